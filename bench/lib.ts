@@ -1,0 +1,49 @@
+/**
+ * Shared shape of benchmark results. Every suite measures its subject and a baseline
+ * in the same run, so the ratio means something on a shared, noisy machine.
+ */
+export interface BenchFigure {
+  /** What was measured, e.g. "publish 1000-message calls (raw v1.PublisherClient)". */
+  readonly name: string;
+  readonly value: number;
+  /** Unit of `value`, e.g. "msg/s", "ms", "rows/s", "KiB". */
+  readonly unit: string;
+  /** The same-run baseline this figure is compared against, when there is one. */
+  readonly baseline?: { readonly name: string; readonly value: number };
+  /** The target from the issue, e.g. { op: '>=', value: 100000 } or a ratio target. */
+  readonly target?: { readonly op: '>=' | '<='; readonly value: number; readonly of?: 'value' | 'ratio' };
+  /** Extra detail printed under the figure (p50/p99, sizes...). */
+  readonly detail?: string;
+}
+
+export interface BenchSuite {
+  readonly name: string;
+  run(): Promise<BenchFigure[]>;
+}
+
+/** Formats one figure as a line: value, baseline, ratio and whether the target is met. */
+export function formatFigure(f: BenchFigure): string {
+  const num = (n: number) => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2));
+  let line = `  ${f.name}: ${num(f.value)} ${f.unit}`;
+  let ratio: number | undefined;
+  if (f.baseline) {
+    ratio = f.baseline.value === 0 ? Number.NaN : f.value / f.baseline.value;
+    line += `  | baseline ${f.baseline.name}: ${num(f.baseline.value)} ${f.unit}  | ratio ${ratio.toFixed(2)}x`;
+  }
+  if (f.target) {
+    const subject = f.target.of === 'ratio' ? ratio : f.value;
+    const ok =
+      subject !== undefined && (f.target.op === '>=' ? subject >= f.target.value : subject <= f.target.value);
+    line += `  | target ${f.target.of === 'ratio' ? 'ratio ' : ''}${f.target.op} ${f.target.value}: ${ok ? 'met' : 'NOT met'}`;
+  }
+  if (f.detail) line += `\n      ${f.detail}`;
+  return line;
+}
+
+/** Percentile of an unsorted list of numbers (nearest rank). */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank] as number;
+}

@@ -1,0 +1,22 @@
+/**
+ * `npm run bench`: runs every suite (or those named on the command line) and prints
+ * figures with their same-run baselines and ratios.
+ */
+import { type BenchSuite, formatFigure } from './lib.ts';
+
+const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {};
+
+const wanted = process.argv.slice(2);
+const names = Object.keys(suiteModules).filter((n) => wanted.length === 0 || wanted.includes(n));
+for (const name of names) {
+  const load = suiteModules[name];
+  if (!load) continue;
+  const { suite } = await load();
+  console.log(`\n# ${suite.name}`);
+  try {
+    for (const figure of await suite.run()) console.log(formatFigure(figure));
+  } catch (err) {
+    console.log(`  failed: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  }
+}
