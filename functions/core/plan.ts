@@ -1,0 +1,230 @@
+/**
+ * `plan(settings)`: what an environment consists of, as data. The local environment
+ * provisions the emulators from it and the Pulumi program declares cloud resources from
+ * it, so what runs locally is what deploys. Pure.
+ */
+import type { Destination, FunctionSizing, Settings } from '../../schemas/settings.ts';
+import { DEFAULT_CONSENT, seconds } from './settings.ts';
+import { type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
+
+export type { TablePlan, ViewPlan } from './warehouse.ts';
+
+export type FunctionName = 'store' | 'forward';
+
+/** Dead-letter backlogs are kept for Pub/Sub's maximum, 31 days. */
+export const DEAD_LETTER_RETENTION = '2678400s';
+/** Ordinary subscriptions keep unacknowledged messages for Pub/Sub's default, 7 days. */
+export const DEFAULT_RETENTION = '604800s';
+
+export interface TopicPlan {
+  readonly name: string;
+  readonly kind: 'events' | 'deliveries' | 'dead_letter';
+  /** Events topics are what producers publish to (gateway and the native path). */
+  readonly producers: boolean;
+}
+
+export interface SubscriptionPlan {
+  readonly name: string;
+  readonly topic: string;
+  readonly kind: 'store' | 'forward' | 'backlog';
+  /** Push subscriptions name the function they push to; backlogs are pull. */
+  readonly push?: { readonly function: FunctionName };
+  /** Only ever on `attributes.destination` (filters are immutable, GCP-WIRE.md §7). */
+  readonly filter?: string;
+  readonly ackDeadlineSeconds: number;
+  readonly retryPolicy?: { readonly minimumBackoff: string; readonly maximumBackoff: string };
+  readonly deadLetterPolicy?: { readonly deadLetterTopic: string; readonly maxDeliveryAttempts: number };
+  readonly messageRetentionDuration: string;
+  /** The destination a forward subscription serves, or the events topic a store subscription reads. */
+  readonly destination?: string;
+}
+
+export interface FunctionPlan {
+  readonly name: FunctionName;
+  /** The functions-framework target registered by the function's module. */
+  readonly entryPoint: string;
+  readonly sizing: Required<Omit<FunctionSizing, 'max_instances'>> & { readonly max_instances: number };
+  /** Secret names the function reads at run time. */
+  readonly secrets: readonly string[];
+  /** Subscriptions that push to it. */
+  readonly triggers: readonly string[];
+}
+
+export interface DestinationPlan {
+  readonly id: string;
+  readonly type: Destination['type'];
+  readonly subscription: string;
+  readonly deadLetterTopic: string;
+  readonly consent: readonly string[];
+  readonly secrets: readonly string[];
+  readonly maxDeliveryAttempts: number;
+}
+
+export interface Plan {
+  readonly environment: string;
+  readonly project: string;
+  readonly region: string;
+  readonly dataset: string;
+  readonly location: string;
+  readonly topics: readonly TopicPlan[];
+  readonly subscriptions: readonly SubscriptionPlan[];
+  readonly tables: readonly TablePlan[];
+  readonly views: readonly ViewPlan[];
+  readonly functions: readonly FunctionPlan[];
+  readonly destinations: readonly DestinationPlan[];
+  readonly gateway: {
+    readonly sizing: FunctionPlan['sizing'];
+    readonly tokenSecret: string;
+    readonly topics: readonly string[];
+  };
+  /** Every secret name the environment refers to (values are set out of band). */
+  readonly secrets: readonly string[];
+}
+
+const DEFAULT_SIZING: FunctionPlan['sizing'] = {
+  memory: '512Mi',
+  cpu: 1,
+  concurrency: 80,
+  min_instances: 0,
+  max_instances: 100,
+  timeout_seconds: 60,
+};
+
+/** Default delivery attempts: storage tries long (the warehouse may be down), deliveries less. */
+export const DEFAULT_MAX_ATTEMPTS = { store: 50, forward: 10 } as const;
+const DEFAULT_BACKOFF = { minimumBackoff: '10s', maximumBackoff: '600s' } as const;
+
+/** Name of the subscription that pushes an events topic to `store`. */
+export const storeSubscriptionName = (topic: string) => `${topic}-store`;
+/** Name of the subscription that pushes one destination's deliveries to `forward`. */
+export const forwardSubscriptionName = (destination: string) => `deliveries-${destination}`;
+/** Name of the dead-letter topic of a subscription. */
+export const deadLetterTopicName = (subscription: string) => `${subscription}-dead-letter`;
+/** Name of the pull subscription that keeps a dead-letter topic's backlog. */
+export const backlogSubscriptionName = (deadLetterTopic: string) => `${deadLetterTopic}-backlog`;
+
+/** Turns validated settings into the environment's resources, as data. */
+export function plan(settings: Readonly<Settings>): Plan {
+  const dataset = settings.dataset ?? 'events';
+  const eventTopics = ['events', ...(settings.topics ?? [])];
+  const destinations = (settings.destinations ?? []).filter((d) => d.enabled !== false);
+  const topics: TopicPlan[] = [];
+  const subscriptions: SubscriptionPlan[] = [];
+
+  const withDeadLetter = (sub: Omit<SubscriptionPlan, 'deadLetterPolicy'>, maxDeliveryAttempts: number) => {
+    const dlTopic = deadLetterTopicName(sub.name);
+    topics.push({ name: dlTopic, kind: 'dead_letter', producers: false });
+    subscriptions.push({ ...sub, deadLetterPolicy: { deadLetterTopic: dlTopic, maxDeliveryAttempts } });
+    subscriptions.push({
+      name: backlogSubscriptionName(dlTopic),
+      topic: dlTopic,
+      kind: 'backlog',
+      ackDeadlineSeconds: 60,
+      messageRetentionDuration: DEAD_LETTER_RETENTION,
+    });
+  };
+
+  const storeRetry = settings.retry ?? {};
+  for (const topic of eventTopics) {
+    topics.push({ name: topic, kind: 'events', producers: true });
+    withDeadLetter(
+      {
+        name: storeSubscriptionName(topic),
+        topic,
+        kind: 'store',
+        push: { function: 'store' },
+        ackDeadlineSeconds: 60,
+        retryPolicy: {
+          minimumBackoff: storeRetry.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff,
+          maximumBackoff: storeRetry.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff,
+        },
+        messageRetentionDuration: DEFAULT_RETENTION,
+      },
+      storeRetry.max_attempts ?? DEFAULT_MAX_ATTEMPTS.store,
+    );
+  }
+
+  topics.push({ name: 'deliveries', kind: 'deliveries', producers: false });
+  const destinationPlans: DestinationPlan[] = [];
+  for (const d of destinations) {
+    const name = forwardSubscriptionName(d.id);
+    const maxDeliveryAttempts = d.retry?.max_attempts ?? DEFAULT_MAX_ATTEMPTS.forward;
+    // The push must outlive the platform call: ack deadline covers the send timeout with room to spare.
+    const ackDeadlineSeconds = Math.min(600, Math.max(30, Math.ceil((d.timeout_ms ?? 10000) / 1000) * 3));
+    withDeadLetter(
+      {
+        name,
+        topic: 'deliveries',
+        kind: 'forward',
+        push: { function: 'forward' },
+        filter: `attributes.destination = "${d.id}"`,
+        ackDeadlineSeconds,
+        retryPolicy: {
+          minimumBackoff: d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff,
+          maximumBackoff: d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff,
+        },
+        messageRetentionDuration: DEFAULT_RETENTION,
+        destination: d.id,
+      },
+      maxDeliveryAttempts,
+    );
+    destinationPlans.push({
+      id: d.id,
+      type: d.type,
+      subscription: name,
+      deadLetterTopic: deadLetterTopicName(name),
+      consent: d.consent ?? DEFAULT_CONSENT[d.type],
+      secrets: Object.values(d.secrets ?? {}),
+      maxDeliveryAttempts,
+    });
+  }
+
+  const tokenSecret = settings.tokens?.secret ?? 'eventbus-tokens';
+  const destinationSecrets = [...new Set(destinationPlans.flatMap((d) => d.secrets))].sort();
+  const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
+  const warehouse = warehousePlan(settings);
+
+  return deepFreeze({
+    environment: settings.name,
+    project: settings.project,
+    region: settings.region,
+    dataset,
+    location: settings.location ?? 'US',
+    topics,
+    subscriptions,
+    tables: warehouse.tables,
+    views: warehouse.views,
+    functions: [
+      {
+        name: 'store',
+        entryPoint: 'store',
+        sizing: sizing(settings.functions?.store),
+        secrets: [],
+        triggers: subscriptions.filter((s) => s.push?.function === 'store').map((s) => s.name),
+      },
+      {
+        name: 'forward',
+        entryPoint: 'forward',
+        sizing: sizing(settings.functions?.forward),
+        secrets: destinationSecrets,
+        triggers: subscriptions.filter((s) => s.push?.function === 'forward').map((s) => s.name),
+      },
+    ],
+    destinations: destinationPlans,
+    gateway: { sizing: sizing(settings.functions?.gateway), tokenSecret, topics: eventTopics },
+    secrets: [tokenSecret, ...destinationSecrets],
+  });
+}
+
+/** The retry policy's minimum backoff in seconds (used by tests and the local supervisor). */
+export function minimumBackoffSeconds(sub: SubscriptionPlan): number {
+  return sub.retryPolicy ? seconds(sub.retryPolicy.minimumBackoff) : 0;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,98 @@
+/**
+ * Parsing and checking an environment's settings: YAML text in, frozen settings with
+ * defaults applied (or every error at once, each naming its key) out. Pure: reading the
+ * file is the caller's job.
+ */
+import { parseDocument } from 'yaml';
+import { type ConsentPurpose, type Destination, Settings } from '../../schemas/settings.ts';
+import { compileValidator, type FieldViolation } from './validation.ts';
+
+const validator = compileValidator<Settings>(Settings);
+
+/** The consent purposes each destination type needs unless its settings say otherwise. */
+export const DEFAULT_CONSENT: Readonly<Record<Destination['type'], readonly ConsentPurpose[]>> =
+  Object.freeze({
+    meta_capi: ['ads', 'ad_user_data'],
+    tiktok_events: ['ads', 'ad_user_data'],
+    ga4_mp: ['analytics'],
+    webhook: [],
+  });
+
+/** Topic names the environment uses itself; extra topics cannot take them. */
+export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries']);
+
+export type LoadResult =
+  | { readonly ok: true; readonly settings: Readonly<Settings> }
+  | { readonly ok: false; readonly errors: readonly FieldViolation[] };
+
+/** Parses YAML settings text, validates it and returns deep-frozen settings or all errors. */
+export function parseSettings(text: string): LoadResult {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    return {
+      ok: false,
+      errors: doc.errors.map((e) => ({
+        field: '(yaml)',
+        description: `${e.message.split('\n')[0]} (line ${e.linePos?.[0]?.line ?? '?'})`,
+      })),
+    };
+  }
+  return checkSettings(doc.toJS());
+}
+
+/** Validates an already-parsed settings object (schema first, then rules across keys). */
+export function checkSettings(value: unknown): LoadResult {
+  const schemaErrors = validator.violations(value);
+  if (schemaErrors.length > 0) return { ok: false, errors: schemaErrors };
+  const settings = value as Settings;
+  const errors: FieldViolation[] = [];
+  const topics = settings.topics ?? [];
+  topics.forEach((t, i) => {
+    if (RESERVED_TOPICS.includes(t))
+      errors.push({ field: `topics[${i}]`, description: `"${t}" is created by every environment` });
+    if (topics.indexOf(t) !== i)
+      errors.push({ field: `topics[${i}]`, description: `duplicate topic "${t}"` });
+  });
+  const ids = new Set<string>();
+  (settings.destinations ?? []).forEach((d, i) => {
+    if (ids.has(d.id))
+      errors.push({ field: `destinations[${i}].id`, description: `duplicate destination id "${d.id}"` });
+    ids.add(d.id);
+    const retry = d.retry ?? {};
+    if (
+      retry.minimum_backoff &&
+      retry.maximum_backoff &&
+      seconds(retry.minimum_backoff) > seconds(retry.maximum_backoff)
+    ) {
+      errors.push({
+        field: `destinations[${i}].retry.minimum_backoff`,
+        description: 'is larger than maximum_backoff',
+      });
+    }
+    for (const key of ['minimum_backoff', 'maximum_backoff'] as const) {
+      const v = retry[key];
+      if (v !== undefined && seconds(v) > 600)
+        errors.push({ field: `destinations[${i}].retry.${key}`, description: 'must be at most 600s' });
+    }
+  });
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, settings: deepFreeze(structuredClone(settings)) };
+}
+
+/** Formats errors one per line, `key: message`, as the CLI and Pulumi print them. */
+export function formatErrors(errors: readonly FieldViolation[]): string {
+  return errors.map((e) => `${e.field}: ${e.description}`).join('\n');
+}
+
+/** Parses a protobuf-JSON duration such as "10s" or "0.5s" into seconds. */
+export function seconds(duration: string): number {
+  return Number(duration.slice(0, -1));
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,233 @@
+/**
+ * The settings of one environment (`environments/<name>.yaml`): the single source for the
+ * local environment and for `pulumi up`. Secret *names* only, never values.
+ */
+import Type, { type Static } from 'typebox';
+
+const Id = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}$', description });
+const Duration = (description: string) =>
+  Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?s$', description: `${description} (seconds, e.g. "10s")` });
+
+export const ConsentPurpose = Type.Union(
+  [
+    Type.Literal('analytics'),
+    Type.Literal('ads'),
+    Type.Literal('ad_user_data'),
+    Type.Literal('ad_personalization'),
+  ],
+  { description: 'A consent purpose carried in the event `consent` group' },
+);
+export type ConsentPurpose = Static<typeof ConsentPurpose>;
+
+export const DestinationType = Type.Union([
+  Type.Literal('meta_capi'),
+  Type.Literal('ga4_mp'),
+  Type.Literal('tiktok_events'),
+  Type.Literal('webhook'),
+]);
+export type DestinationType = Static<typeof DestinationType>;
+
+export const RetrySettings = Type.Object(
+  {
+    max_attempts: Type.Optional(
+      Type.Integer({
+        minimum: 5,
+        maximum: 100,
+        description: 'Delivery attempts before dead-lettering (Pub/Sub allows 5–100)',
+      }),
+    ),
+    minimum_backoff: Type.Optional(Duration('Smallest delay between attempts')),
+    maximum_backoff: Type.Optional(Duration('Largest delay between attempts')),
+  },
+  { additionalProperties: false },
+);
+export type RetrySettings = Static<typeof RetrySettings>;
+
+export const Condition = Type.Object(
+  {
+    field: Type.String({
+      minLength: 1,
+      description: 'Dotted path in the event, e.g. `user.country` or `value`',
+    }),
+    op: Type.Union([
+      Type.Literal('eq'),
+      Type.Literal('ne'),
+      Type.Literal('in'),
+      Type.Literal('not_in'),
+      Type.Literal('exists'),
+      Type.Literal('not_exists'),
+      Type.Literal('gt'),
+      Type.Literal('gte'),
+      Type.Literal('lt'),
+      Type.Literal('lte'),
+      Type.Literal('matches'),
+    ]),
+    value: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+export type Condition = Static<typeof Condition>;
+
+export const Destination = Type.Object(
+  {
+    id: Id('Destination id, used in subscription names and the `destination` attribute'),
+    type: DestinationType,
+    enabled: Type.Optional(Type.Boolean({ default: true })),
+    base_url: Type.Optional(
+      Type.String({ pattern: '^https?://', description: 'Override of the platform base URL' }),
+    ),
+    config: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
+        description:
+          'Non-secret platform settings: pixel_id, measurement_id, pixel_code, url, action_source…',
+      }),
+    ),
+    secrets: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
+        description: 'Role → secret name (Secret Manager in production, env or .data/secrets locally)',
+      }),
+    ),
+    consent: Type.Optional(
+      Type.Array(ConsentPurpose, { description: 'Purposes that must be granted; defaults per type' }),
+    ),
+    events: Type.Optional(
+      Type.Object(
+        { allow: Type.Optional(Type.Array(Type.String())), deny: Type.Optional(Type.Array(Type.String())) },
+        { additionalProperties: false },
+      ),
+    ),
+    conditions: Type.Optional(Type.Array(Condition)),
+    sampling: Type.Optional(
+      Type.Number({ exclusiveMinimum: 0, maximum: 1, description: 'Share of events sent, by event_id hash' }),
+    ),
+    retry: Type.Optional(RetrySettings),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),
+    test_mode: Type.Optional(Type.Boolean()),
+    test_event_code: Type.Optional(Type.String()),
+    mappings: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Linkage overrides per event name' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Destination = Static<typeof Destination>;
+
+export const FunctionSizing = Type.Object(
+  {
+    memory: Type.Optional(Type.String({ pattern: '^[0-9]+(Mi|Gi)$' })),
+    cpu: Type.Optional(Type.Number({ minimum: 0.08, maximum: 8 })),
+    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    min_instances: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+    max_instances: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
+  },
+  { additionalProperties: false },
+);
+export type FunctionSizing = Static<typeof FunctionSizing>;
+
+export const Settings = Type.Object(
+  {
+    name: Id('Environment name, used in resource names'),
+    project: Type.String({ pattern: '^[a-z][a-z0-9-]{4,28}[a-z0-9]$', description: 'GCP project id' }),
+    region: Type.String({ pattern: '^[a-z]+-[a-z]+[0-9]$', description: 'GCP region, e.g. europe-west1' }),
+    dataset: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,1023}$', default: 'events' })),
+    location: Type.Optional(Type.String({ description: 'BigQuery location, e.g. EU or US', default: 'US' })),
+    topics: Type.Optional(
+      Type.Array(Id('Extra event topic'), { description: 'Topics besides `events`, stored the same way' }),
+    ),
+    unknown_events: Type.Optional(
+      Type.Union([Type.Literal('store'), Type.Literal('reject')], { default: 'store' }),
+    ),
+    producers: Type.Optional(
+      Type.Object(
+        {
+          principals: Type.Optional(
+            Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), {
+              description: 'Google identities allowed to publish (gateway and native topics)',
+            }),
+          ),
+          origins: Type.Optional(
+            Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), {
+              description: 'Browser origins for CORS and write keys',
+            }),
+          ),
+          collect_ip: Type.Optional(
+            Type.Union([Type.Literal('full'), Type.Literal('truncated'), Type.Literal('none')], {
+              default: 'full',
+            }),
+          ),
+          collect_user_agent: Type.Optional(Type.Boolean({ default: true })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    tokens: Type.Optional(
+      Type.Object(
+        {
+          secret: Type.Optional(
+            Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$', default: 'eventbus-tokens' }),
+          ),
+          default_expiry_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          rate_limit_per_second: Type.Optional(Type.Number({ exclusiveMinimum: 0, default: 200 })),
+          burst: Type.Optional(Type.Integer({ minimum: 1, default: 400 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    limits: Type.Optional(
+      Type.Object(
+        {
+          max_event_bytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 1048576, default: 1048576 })),
+          max_request_bytes: Type.Optional(
+            Type.Integer({ minimum: 1024, maximum: 10000000, default: 10000000 }),
+          ),
+          max_events_per_request: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 1000 })),
+          max_depth: Type.Optional(Type.Integer({ minimum: 2, maximum: 64, default: 32 })),
+          max_attributes: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 100 })),
+          event_time_past_days: Type.Optional(Type.Integer({ minimum: 1, default: 1826 })),
+          event_time_future_hours: Type.Optional(Type.Integer({ minimum: 0, default: 24 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    warehouse: Type.Optional(
+      Type.Object(
+        {
+          partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          deletion_protection: Type.Optional(Type.Boolean({ default: true })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    pii: Type.Optional(
+      Type.Object(
+        {
+          hash_in_warehouse: Type.Optional(
+            Type.Array(Type.String(), { description: 'Context fields stored as SHA-256 (e.g. user.email)' }),
+          ),
+          drop: Type.Optional(Type.Array(Type.String(), { description: 'Context fields never stored' })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    analysts: Type.Optional(
+      Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), {
+        description: 'Granted bigquery.dataViewer and bigquery.jobUser',
+      }),
+    ),
+    retry: Type.Optional(RetrySettings),
+    destinations: Type.Optional(Type.Array(Destination)),
+    functions: Type.Optional(
+      Type.Object(
+        {
+          store: Type.Optional(FunctionSizing),
+          forward: Type.Optional(FunctionSizing),
+          gateway: Type.Optional(FunctionSizing),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Settings = Static<typeof Settings>;
