@@ -1,0 +1,77 @@
+/**
+ * The contract between the forward function and each destination type (Meta CAPI, GA4 MP,
+ * TikTok Events API, webhook). A driver is pure: it builds the HTTP request from stored
+ * events and interprets the platform's answer; the forward function's adapter sends it
+ * (jitsu-style: the network is injected, so drivers and preview share one code path).
+ */
+import type { Destination } from '../../../schemas/settings.ts';
+
+/** An event as stored in the warehouse and carried on `deliveries` (nested `event_data`). */
+export interface StoredEvent {
+  readonly event_name: string;
+  readonly event_id: string;
+  /** RFC 3339 with milliseconds, UTC. */
+  readonly event_time: string;
+  readonly received_at?: string;
+  readonly topic?: string;
+  readonly user_id?: string;
+  readonly anonymous_id?: string;
+  readonly session_id?: string;
+  readonly source?: string;
+  readonly user?: Readonly<Record<string, string | undefined>>;
+  readonly page?: Readonly<Record<string, string | undefined>>;
+  readonly device?: Readonly<Record<string, string | undefined>>;
+  readonly campaign?: Readonly<Record<string, string | undefined>>;
+  readonly consent?: Readonly<Record<string, 'granted' | 'denied' | undefined>>;
+  readonly event_data: Readonly<Record<string, unknown>>;
+}
+
+/** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
+export interface OutboundRequest {
+  readonly method: 'POST';
+  readonly url: string;
+  readonly redactedUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** The platform's answer, as the sender saw it (a timeout or connection error has no status). */
+export type InboundResponse =
+  | {
+      readonly kind: 'response';
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: string;
+    }
+  | { readonly kind: 'network_error'; readonly message: string };
+
+/**
+ * A delivery's outcome. `retry` makes the push answer non-2xx so Pub/Sub redelivers with
+ * backoff (a `failed` ledger row); `rejected` is permanent and acknowledged.
+ */
+export type Outcome =
+  | { readonly status: 'delivered'; readonly httpStatus?: number; readonly detail?: string }
+  | { readonly status: 'rejected'; readonly reason: string; readonly httpStatus?: number }
+  | { readonly status: 'retry'; readonly reason: string; readonly httpStatus?: number };
+
+/** Either a request to send, or the reason nothing may be sent (mapping or target check failed). */
+export type Prepared =
+  | { readonly ok: true; readonly request: OutboundRequest }
+  | { readonly ok: false; readonly reason: string };
+
+export interface DriverContext {
+  readonly destination: Readonly<Destination>;
+  /** Secret values by role (`access_token`, `api_secret`, `signing_key`…), read at run time. */
+  readonly secrets: Readonly<Record<string, string>>;
+  readonly now: Date;
+}
+
+export interface Driver {
+  readonly type: Destination['type'];
+  /** Secret roles the driver needs; a missing one is a clear `failed` reason, not a crash. */
+  readonly requiredSecrets: readonly string[];
+  /** Builds the request for one event (mapping, then the target's schema and limits). */
+  prepare(event: StoredEvent, ctx: DriverContext): Prepared;
+  /** Classifies the platform's answer into delivered / rejected / retry. */
+  interpret(response: InboundResponse, ctx: DriverContext): Outcome;
+}
