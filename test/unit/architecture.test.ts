@@ -1,0 +1,86 @@
+/**
+ * Keeps the dependency direction of STYLE.md true without a lint plugin:
+ * schemas ← functions/core (pure) ← adapters ← entry points.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+function tsFiles(dir: string): string[] {
+  const abs = join(root, dir);
+  let entries: string[];
+  try {
+    entries = readdirSync(abs);
+  } catch {
+    return [];
+  }
+  return entries.flatMap((name) => {
+    const path = join(abs, name);
+    if (statSync(path).isDirectory()) return tsFiles(relative(root, path));
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs: string[] = [];
+  for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm))
+    specs.push(m[1] as string);
+  for (const m of text.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)) specs.push(m[1] as string);
+  return specs;
+}
+
+const IO_MODULES =
+  /^(node:)?(fs|fs\/promises|http|https|http2|net|tls|dgram|child_process|worker_threads|cluster)$/;
+const CLIENTS = /^(@google-cloud\/|google-auth-library|google-gax|@grpc\/|@pulumi\/|@duckdb\/)/;
+
+describe('architecture: dependency direction', () => {
+  it('functions/core and schemas import no Google client, no I/O module and nothing above them', () => {
+    const problems: string[] = [];
+    for (const file of [...tsFiles('functions/core'), ...tsFiles('schemas')]) {
+      for (const spec of importsOf(file)) {
+        const where = relative(root, file);
+        if (CLIENTS.test(spec)) problems.push(`${where} imports ${spec}`);
+        if (IO_MODULES.test(spec)) problems.push(`${where} imports ${spec} (I/O)`);
+        if (spec.startsWith('.')) {
+          const target = relative(root, resolve(dirname(file), spec));
+          if (!target.startsWith('functions/core/') && !target.startsWith('schemas/')) {
+            problems.push(`${where} imports ${target}`);
+          }
+        }
+      }
+      if (/process\.env/.test(readFileSync(file, 'utf8')))
+        problems.push(`${relative(root, file)} reads process.env`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('adapters do not import entry points', () => {
+    const problems: string[] = [];
+    for (const file of tsFiles('functions/adapters')) {
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(root, resolve(dirname(file), spec));
+        const allowed = ['functions/core/', 'functions/adapters/', 'schemas/', 'functions/config.ts'];
+        if (!allowed.some((a) => target.startsWith(a)))
+          problems.push(`${relative(root, file)} imports ${target}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('code bundled for Cloud Functions and Cloud Run has no top-level await (bundled as CommonJS)', () => {
+    const problems: string[] = [];
+    for (const file of [...tsFiles('functions'), ...tsFiles('gateway'), ...tsFiles('schemas')]) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      lines.forEach((line, i) => {
+        if (/^(await\s|const\s+\w+\s*=\s*await\s|for\s+await\s)/.test(line))
+          problems.push(`${relative(root, file)}:${i + 1}`);
+      });
+    }
+    assert.deepEqual(problems, []);
+  });
+});
