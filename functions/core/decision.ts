@@ -1,0 +1,242 @@
+/**
+ * The decision layer (DESIGN.md §2): pure rules that say, for each destination of an
+ * environment and one stored event, whether the event is sent or skipped, and why.
+ * It runs in `store` after the warehouse write succeeded; every skip becomes a ledger row.
+ */
+import type { Condition, ConsentPurpose, Destination, Settings } from '../../schemas/settings.ts';
+import type { StoredEvent } from './delivery/driver.ts';
+import { DEFAULT_CONSENT } from './settings.ts';
+
+/** What the decision layer says about one destination for one event. */
+export type Decision =
+  | { readonly destination: string; readonly action: 'send' }
+  | { readonly destination: string; readonly action: 'skip'; readonly reason: string };
+
+export interface DecisionOptions {
+  /**
+   * Whether an event name belongs to the standard catalogue (the caller passes the
+   * catalogue's check; unknown events are never forwarded without a mapping, DESIGN.md §3).
+   */
+  readonly isKnownEvent: (eventName: string) => boolean;
+}
+
+/** Decides send or skip (with a reason) for every destination of the settings, in settings order. */
+export function decide(
+  settings: Readonly<Settings>,
+  event: StoredEvent,
+  options: DecisionOptions,
+): Decision[] {
+  return (settings.destinations ?? []).map((d) => decideOne(d, event, options));
+}
+
+/**
+ * Decides for one destination. Rules run cheapest and most explicit first, so the reason
+ * names the first rule that stopped the event: disabled, deny list, allow list, unknown
+ * event without a mapping, consent (fail closed per purpose), conditions, sampling.
+ */
+export function decideOne(
+  destination: Readonly<Destination>,
+  event: StoredEvent,
+  options: DecisionOptions,
+): Decision {
+  const skip = (reason: string): Decision => ({ destination: destination.id, action: 'skip', reason });
+  const name = event.event_name;
+
+  if (destination.enabled === false) return skip('destination disabled');
+  const deny = destination.events?.deny;
+  if (deny?.includes(name)) return skip(`event ${name} is in events.deny`);
+  const allow = destination.events?.allow;
+  if (allow && !allow.includes(name)) return skip(`event ${name} is not in events.allow`);
+
+  if (!options.isKnownEvent(name) && !hasMapping(destination, name)) {
+    return skip(
+      destination.type === 'webhook'
+        ? `unknown event ${name}: list it in events.allow to forward it to a webhook`
+        : `unknown event ${name} has no mapping for ${destination.type}`,
+    );
+  }
+
+  for (const purpose of requiredConsent(destination)) {
+    const state = event.consent?.[purpose];
+    // Fail closed: absent or anything but "granted" is a refusal.
+    if (state !== 'granted') return skip(`consent ${purpose} ${state ?? 'missing'}`);
+  }
+
+  for (const [i, condition] of (destination.conditions ?? []).entries()) {
+    if (!evaluateCondition(condition, event))
+      return skip(`condition ${i} (${describeCondition(condition)}) false`);
+  }
+
+  if (destination.sampling !== undefined && destination.sampling < 1) {
+    if (sampleBucket(event.event_id) >= destination.sampling) {
+      return skip(`sampled out (sampling ${destination.sampling})`);
+    }
+  }
+  return { destination: destination.id, action: 'send' };
+}
+
+/** The consent purposes a destination needs: its own list, or its type's default. */
+export function requiredConsent(destination: Readonly<Destination>): readonly ConsentPurpose[] {
+  return destination.consent ?? DEFAULT_CONSENT[destination.type];
+}
+
+/**
+ * An unknown (custom) event may go to a platform only with a mapping for it; a webhook
+ * sends the stored event as it is, so naming the event in its allow list is its mapping.
+ */
+function hasMapping(destination: Readonly<Destination>, eventName: string): boolean {
+  if (destination.type === 'webhook') return destination.events?.allow?.includes(eventName) ?? false;
+  return destination.mappings !== undefined && Object.hasOwn(destination.mappings, eventName);
+}
+
+/**
+ * Reads a dotted path in a stored event. Context fields sit at the top level and event
+ * fields in `event_data`; producers write both at the top level, so a path that is not a
+ * context field is looked up in `event_data` too (`value` means `event_data.value`).
+ */
+export function readPath(event: StoredEvent, path: string): unknown {
+  const parts = path.split('.');
+  const fromTop = walk(event, parts);
+  if (fromTop !== undefined) return fromTop;
+  const rest = parts[0] === 'event_data' ? parts.slice(1) : parts;
+  return walk(event.event_data, rest);
+}
+
+function walk(root: unknown, parts: readonly string[]): unknown {
+  let current: unknown = root;
+  for (const part of parts) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+/** Evaluates one condition against an event. Comparisons with mismatched types are false. */
+export function evaluateCondition(condition: Readonly<Condition>, event: StoredEvent): boolean {
+  const actual = readPath(event, condition.field);
+  const expected = condition.value;
+  switch (condition.op) {
+    case 'exists':
+      return actual !== undefined && actual !== null;
+    case 'not_exists':
+      return actual === undefined || actual === null;
+    case 'eq':
+      return sameValue(actual, expected);
+    case 'ne':
+      return !sameValue(actual, expected);
+    case 'in':
+      return Array.isArray(expected) && expected.some((v) => sameValue(actual, v));
+    case 'not_in':
+      return Array.isArray(expected) && !expected.some((v) => sameValue(actual, v));
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return compare(condition.op, actual, expected);
+    case 'matches':
+      return matches(actual, expected);
+  }
+}
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  // Numbers arrive as strings from some producers ("19.99"); compare them as numbers.
+  if (typeof a === 'number' && typeof b === 'string') return b.trim() !== '' && a === Number(b);
+  if (typeof a === 'string' && typeof b === 'number') return a.trim() !== '' && Number(a) === b;
+  return false;
+}
+
+function compare(op: 'gt' | 'gte' | 'lt' | 'lte', actual: unknown, expected: unknown): boolean {
+  let a: number | string;
+  let b: number | string;
+  if (typeof expected === 'number') {
+    const n = typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : actual;
+    if (typeof n !== 'number' || Number.isNaN(n)) return false;
+    a = n;
+    b = expected;
+  } else if (typeof expected === 'string' && typeof actual === 'string') {
+    // Strings compare lexically: right for RFC 3339 timestamps and ISO dates.
+    a = actual;
+    b = expected;
+  } else {
+    return false;
+  }
+  switch (op) {
+    case 'gt':
+      return a > b;
+    case 'gte':
+      return a >= b;
+    case 'lt':
+      return a < b;
+    case 'lte':
+      return a <= b;
+  }
+}
+
+const regexCache = new Map<string, RegExp | null>();
+
+function matches(actual: unknown, pattern: unknown): boolean {
+  if (typeof actual !== 'string' || typeof pattern !== 'string') return false;
+  let re = regexCache.get(pattern);
+  if (re === undefined) {
+    try {
+      re = new RegExp(pattern, 'u');
+    } catch {
+      re = null; // An invalid pattern never matches (fail closed); checkDecisionSettings reports it.
+    }
+    regexCache.set(pattern, re);
+  }
+  return re?.test(actual) ?? false;
+}
+
+function describeCondition(c: Readonly<Condition>): string {
+  return c.value === undefined ? `${c.field} ${c.op}` : `${c.field} ${c.op} ${JSON.stringify(c.value)}`;
+}
+
+/**
+ * A stable position in [0, 1) for an event id (FNV-1a, 32 bit): the same event is sampled
+ * the same way on every retry and replay, and in every process.
+ */
+export function sampleBucket(eventId: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < eventId.length; i++) {
+    hash ^= eventId.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash / 0x1_0000_0000;
+}
+
+/** Load-time checks of the decision rules the schema cannot express (key paths as in settings errors). */
+export function checkDecisionSettings(
+  settings: Readonly<Settings>,
+): { readonly field: string; readonly description: string }[] {
+  const errors: { field: string; description: string }[] = [];
+  (settings.destinations ?? []).forEach((d, i) => {
+    (d.conditions ?? []).forEach((c, j) => {
+      const field = `destinations[${i}].conditions[${j}].value`;
+      const needsValue = c.op !== 'exists' && c.op !== 'not_exists';
+      if (needsValue && c.value === undefined) errors.push({ field, description: `is required for ${c.op}` });
+      if ((c.op === 'in' || c.op === 'not_in') && c.value !== undefined && !Array.isArray(c.value))
+        errors.push({ field, description: `must be a list for ${c.op}` });
+      if (['gt', 'gte', 'lt', 'lte'].includes(c.op) && c.value !== undefined) {
+        if (typeof c.value !== 'number' && typeof c.value !== 'string')
+          errors.push({ field, description: `must be a number or a string for ${c.op}` });
+      }
+      if (c.op === 'matches') {
+        if (typeof c.value !== 'string')
+          errors.push({ field, description: 'must be a regular expression string' });
+        else {
+          try {
+            new RegExp(c.value, 'u');
+          } catch (err) {
+            errors.push({
+              field,
+              description: `is not a valid regular expression: ${(err as Error).message}`,
+            });
+          }
+        }
+      }
+    });
+  });
+  return errors;
+}
