@@ -1,0 +1,7 @@
+/**
+ * The CLI's command modules. Each exports `register(program: Command): void`.
+ * To add a command, add ONE line here: `export * as <name> from './<name>.ts';`
+ * (main.ts registers every module this file exports, in alphabetical order).
+ */
+export * as settings from './settings.ts';
+export * as start from './start.ts';

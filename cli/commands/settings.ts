@@ -1,0 +1,118 @@
+/**
+ * `eventbus settings check [file]`: validates an environment's settings and prints what the
+ * environment consists of (plan()): topics, subscriptions, functions, destinations, tables.
+ */
+import type { Command } from 'commander';
+import { type Plan, plan } from '../../functions/core/plan.ts';
+import { environmentFile, readSettingsFile, SettingsFileError } from '../../local/settings-file.ts';
+import { CliError, formatOption, type OutputFormat, printJson, renderTable, section } from '../output.ts';
+
+export function register(program: Command): void {
+  const settings = program.command('settings').description("Work with an environment's settings file");
+  settings
+    .command('check')
+    .description(
+      'Validate a settings file and print the plan: topics, subscriptions (push target, filter, retry, dead letter), functions, destinations, tables and views',
+    )
+    .argument('[file]', 'settings file, or an environment name (local → environments/local.yaml)', 'local')
+    .addOption(formatOption(['table', 'json']))
+    .addHelpText(
+      'after',
+      '\nExamples:\n  eventbus settings check\n  eventbus settings check environments/example.yaml --format json',
+    )
+    .action((file: string, options: { format: OutputFormat }) => {
+      const path = environmentFile(file);
+      let checked: Plan;
+      try {
+        checked = plan(readSettingsFile(path));
+      } catch (err) {
+        if (err instanceof SettingsFileError) throw new CliError(err.message);
+        throw err;
+      }
+      if (options.format === 'json') printJson(checked);
+      else process.stdout.write(`${path}: valid\n\n${renderPlan(checked)}`);
+    });
+}
+
+/** The plan as titled tables, the way `settings check` prints it. */
+export function renderPlan(p: Plan): string {
+  const parts = [
+    section(
+      'Environment',
+      renderTable([
+        {
+          name: p.environment,
+          project: p.project,
+          region: p.region,
+          dataset: p.dataset,
+          location: p.location,
+          secrets: p.secrets,
+        },
+      ]),
+    ),
+    section(
+      'Topics',
+      renderTable(p.topics.map((t) => ({ name: t.name, kind: t.kind, producers: t.producers ? 'yes' : '' }))),
+    ),
+    section(
+      'Subscriptions',
+      renderTable(
+        p.subscriptions.map((s) => ({
+          name: s.name,
+          topic: s.topic,
+          push: s.push ? `→ ${s.push.function}` : 'pull',
+          filter: s.filter ?? '',
+          retry: s.retryPolicy ? `${s.retryPolicy.minimumBackoff}–${s.retryPolicy.maximumBackoff}` : '',
+          'dead letter': s.deadLetterPolicy
+            ? `${s.deadLetterPolicy.deadLetterTopic} after ${s.deadLetterPolicy.maxDeliveryAttempts}`
+            : '',
+          ack: `${s.ackDeadlineSeconds}s`,
+          retention: retentionText(s.messageRetentionDuration),
+        })),
+      ),
+    ),
+    section(
+      'Functions',
+      renderTable(
+        p.functions.map((f) => ({
+          name: f.name,
+          'entry point': f.entryPoint,
+          triggers: f.triggers,
+          sizing: `${f.sizing.memory}, ${f.sizing.cpu} cpu, ${f.sizing.concurrency} concurrent, ${f.sizing.min_instances}–${f.sizing.max_instances} instances`,
+          secrets: f.secrets,
+        })),
+      ),
+    ),
+    section(
+      'Destinations',
+      renderTable(
+        p.destinations.map((d) => ({
+          id: d.id,
+          type: d.type,
+          subscription: d.subscription,
+          attempts: d.maxDeliveryAttempts,
+          consent: d.consent,
+          secrets: d.secrets,
+        })),
+      ),
+    ),
+    section(
+      'Tables',
+      renderTable(
+        p.tables.map((t) => ({
+          name: t.name,
+          columns: t.columns.length,
+          partitioning: t.timePartitioning ? `${t.timePartitioning.type}(${t.timePartitioning.field})` : '',
+          clustering: t.clustering ?? [],
+        })),
+      ),
+    ),
+    section('Views', renderTable(p.views.map((v) => ({ name: v.name, description: v.description })))),
+  ];
+  return parts.join('');
+}
+
+function retentionText(duration: string): string {
+  const s = Number(duration.slice(0, -1));
+  return s % 86400 === 0 ? `${s / 86400}d` : duration;
+}
