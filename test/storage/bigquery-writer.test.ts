@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { createBatchingWriter, type InsertAll } from '../../functions/adapters/bigquery-writer.ts';
+import type { InsertRow, RowRejection } from '../../functions/core/rows.ts';
+
+const row = (id: string, extra: Record<string, unknown> = {}): InsertRow => ({
+  insertId: id,
+  json: { event_id: id, ...extra },
+});
+
+/** A fake insertAll that records requests and rejects rows whose json has `bad: true`. */
+function fakeInsert(behaviour: { fail?: Error } = {}) {
+  const calls: { table: string; ids: string[] }[] = [];
+  const insert: InsertAll = async (table, rows) => {
+    calls.push({ table, ids: rows.map((r) => r.insertId) });
+    if (behaviour.fail) throw behaviour.fail;
+    const bad = rows.flatMap((r, i) => (r.json['bad'] ? [i] : []));
+    if (bad.length === 0) return [];
+    // Like BigQuery with skipInvalidRows=false: the invalid rows get `invalid`, the rest `stopped`.
+    return rows.map(
+      (_r, i): RowRejection =>
+        bad.includes(i)
+          ? { index: i, reason: 'invalid', message: 'no such field: bad.' }
+          : { index: i, reason: 'stopped', message: '' },
+    );
+  };
+  return { insert, calls };
+}
+
+describe('storage: micro-batching BigQuery writer', () => {
+  it('groups concurrent writes to one table into one insertAll request', async () => {
+    const { insert, calls } = fakeInsert();
+    const writer = createBatchingWriter(insert, { windowMs: 5 });
+    const results = await Promise.all([
+      writer.write('events', [row('a')]),
+      writer.write('events', [row('b'), row('c')]),
+      writer.write('invalid_events', [row('x')]),
+    ]);
+    assert.deepEqual(results, [[], [], []]);
+    assert.deepEqual(calls, [
+      { table: 'events', ids: ['a', 'b', 'c'] },
+      { table: 'invalid_events', ids: ['x'] },
+    ]);
+    assert.equal(writer.requests, 2);
+  });
+
+  it('answers each writer with its own rejections and resends the rows that were only stopped', async () => {
+    const { insert, calls } = fakeInsert();
+    const writer = createBatchingWriter(insert, { windowMs: 2 });
+    const [first, second] = await Promise.all([
+      writer.write('events', [row('a'), row('b', { bad: true })]),
+      writer.write('events', [row('c')]),
+    ]);
+    assert.deepEqual(first, [{ index: 1, reason: 'invalid', message: 'no such field: bad.' }]);
+    assert.deepEqual(second, []);
+    assert.deepEqual(calls[1], { table: 'events', ids: ['a', 'c'] });
+  });
+
+  it('rejects every writer of a request that failed, so nothing is acknowledged', async () => {
+    const { insert } = fakeInsert({ fail: new Error('connect ECONNREFUSED') });
+    const writer = createBatchingWriter(insert, { windowMs: 1 });
+    const outcomes = await Promise.allSettled([
+      writer.write('events', [row('a')]),
+      writer.write('events', [row('b')]),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ['rejected', 'rejected'],
+    );
+  });
+
+  it('keeps each request under the row and byte limits', async () => {
+    const { insert, calls } = fakeInsert();
+    const writer = createBatchingWriter(insert, { windowMs: 1, maxRows: 3, maxBytes: 10_000 });
+    const many = Array.from({ length: 7 }, (_, i) => row(`r${i}`));
+    const big = [row('big1', { pad: 'x'.repeat(6000) }), row('big2', { pad: 'y'.repeat(6000) })];
+    await Promise.all([writer.write('events', many), writer.write('wide', big)]);
+    const events = calls.filter((c) => c.table === 'events').map((c) => c.ids.length);
+    assert.deepEqual(events, [3, 3, 1]);
+    assert.deepEqual(
+      calls.filter((c) => c.table === 'wide').map((c) => c.ids),
+      [['big1'], ['big2']],
+    );
+  });
+
+  it('maps rejections of a write split over several requests back to its own indices', async () => {
+    const { insert } = fakeInsert();
+    const writer = createBatchingWriter(insert, { windowMs: 1, maxRows: 2 });
+    const rejections = await writer.write('events', [row('a'), row('b'), row('c', { bad: true })]);
+    assert.deepEqual(
+      rejections.map((r) => r.index),
+      [2],
+    );
+  });
+
+  it('does not hold a write beyond its window when nothing else arrives', async () => {
+    const { insert, calls } = fakeInsert();
+    const writer = createBatchingWriter(insert, { windowMs: 0 });
+    await writer.write('events', [row('only')]);
+    assert.equal(calls.length, 1);
+    await writer.flush();
+  });
+});
