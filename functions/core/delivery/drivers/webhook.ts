@@ -1,0 +1,97 @@
+/**
+ * The webhook destination: a JSON POST of the stored event to `base_url` + `config.path`,
+ * signed with HMAC-SHA256 over `<timestamp>.<body>` with the `signing_key` secret, so a
+ * receiver can check both origin and freshness (docs/delivery.md has the snippet).
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Driver, DriverContext, InboundResponse, Outcome, Prepared, StoredEvent } from '../driver.ts';
+
+export const WEBHOOK_HEADERS = Object.freeze({
+  timestamp: 'x-eventbus-timestamp',
+  signature: 'x-eventbus-signature',
+  eventId: 'x-eventbus-event-id',
+  eventName: 'x-eventbus-event-name',
+  test: 'x-eventbus-test',
+});
+
+/** Signatures older or newer than this are refused by verifyWebhookSignature by default. */
+export const DEFAULT_TOLERANCE_SECONDS = 300;
+
+/** `v1=<hex HMAC-SHA256(key, timestamp + "." + body)>`. */
+export function signWebhook(key: string, timestamp: string, body: string): string {
+  return `v1=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+/**
+ * Checks a webhook signature header against the body and timestamp (constant-time), and
+ * that the timestamp is within `toleranceSeconds` of `now` (replay protection).
+ * The header may carry several `v1=` values (key rotation): any match is accepted.
+ */
+export function verifyWebhookSignature(input: {
+  readonly key: string;
+  readonly body: string;
+  readonly timestamp: string | undefined;
+  readonly signature: string | undefined;
+  readonly now: Date;
+  readonly toleranceSeconds?: number;
+}): { ok: true } | { ok: false; reason: string } {
+  const { timestamp, signature } = input;
+  if (!timestamp || !/^\d{1,12}$/.test(timestamp))
+    return { ok: false, reason: 'missing or malformed timestamp' };
+  if (!signature) return { ok: false, reason: 'missing signature' };
+  const age = Math.abs(input.now.getTime() / 1000 - Number(timestamp));
+  if (age > (input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS))
+    return { ok: false, reason: 'timestamp outside the tolerance window' };
+  const expected = Buffer.from(signWebhook(input.key, timestamp, input.body));
+  const ok = signature
+    .split(',')
+    .map((s) => Buffer.from(s.trim()))
+    .some((given) => given.length === expected.length && timingSafeEqual(given, expected));
+  return ok ? { ok: true } : { ok: false, reason: 'signature does not match' };
+}
+
+function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
+  const { destination } = ctx;
+  if (!destination.base_url) return { ok: false, reason: 'webhook destination has no base_url' };
+  const path = destination.config?.['path'];
+  if (path !== undefined && (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))))
+    return { ok: false, reason: 'config.path must be a string starting with "/"' };
+  const url = `${destination.base_url.replace(/\/+$/, '')}${path ?? ''}`;
+  const body = JSON.stringify(event);
+  const timestamp = String(Math.floor(ctx.now.getTime() / 1000));
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'user-agent': 'eventbus-webhook/1',
+    [WEBHOOK_HEADERS.eventId]: event.event_id,
+    [WEBHOOK_HEADERS.eventName]: event.event_name,
+    [WEBHOOK_HEADERS.timestamp]: timestamp,
+  };
+  const key = ctx.secrets['signing_key'];
+  if (key !== undefined) headers[WEBHOOK_HEADERS.signature] = signWebhook(key, timestamp, body);
+  if (destination.test_mode) headers[WEBHOOK_HEADERS.test] = '1';
+  return { ok: true, request: { method: 'POST', url, redactedUrl: url, headers, body } };
+}
+
+/** Status codes worth another attempt: timeouts, throttling, and the server's own failures. */
+export function isRetryableStatus(status: number): boolean {
+  return status === 408 || status === 425 || status === 429 || status >= 500;
+}
+
+function interpret(response: InboundResponse): Outcome {
+  if (response.kind === 'network_error') return { status: 'retry', reason: response.message };
+  const { status } = response;
+  if (status >= 200 && status < 300) return { status: 'delivered', httpStatus: status };
+  const snippet = response.body.slice(0, 300).trim();
+  const reason = `HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
+  if (isRetryableStatus(status)) return { status: 'retry', reason, httpStatus: status };
+  // Redirects are not followed (a signed body must not go elsewhere): permanent, like other 4xx.
+  return { status: 'rejected', reason, httpStatus: status };
+}
+
+/** Webhooks: signing is optional, but a `signing_key` named in the settings must exist. */
+export const webhookDriver: Driver = {
+  type: 'webhook',
+  requiredSecrets: [],
+  prepare,
+  interpret,
+};

@@ -1,0 +1,145 @@
+/**
+ * One push to `forward`, as a function of injected I/O (jitsu habit): find the destination
+ * named by the message's `destination` attribute, read its secrets, prepare the request with
+ * its driver, send it, interpret the answer, and say which ledger rows to write and whether
+ * to acknowledge. Retryable outcomes are not acknowledged, so Pub/Sub redelivers with
+ * backoff; the attempt that reaches the subscription's maximum is recorded `dead_lettered`.
+ */
+import type { Destination } from '../../../schemas/settings.ts';
+import type { DestinationPlan } from '../plan.ts';
+import type { Driver, InboundResponse, OutboundRequest, StoredEvent } from './driver.ts';
+import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
+import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
+
+/** Platform calls time out after this unless the destination sets `timeout_ms`. */
+export const DEFAULT_TIMEOUT_MS = 10_000;
+
+export interface ForwardDeps {
+  readonly destinations: readonly Readonly<Destination>[];
+  /** From plan(): the subscription's maxDeliveryAttempts per destination. */
+  readonly plans: readonly DestinationPlan[];
+  readonly driverFor: (type: Destination['type']) => Driver | undefined;
+  /** Reads a secret by name; undefined when it has no value, throws when the store is unreachable. */
+  readonly getSecret: (name: string) => Promise<string | undefined>;
+  /** Sends a request; never throws (timeouts and connection errors are `network_error`). */
+  readonly send: (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
+  readonly now: () => Date;
+}
+
+export interface ForwardResult {
+  /** true → answer 2xx (Pub/Sub acknowledges); false → non-2xx, Pub/Sub redelivers. */
+  readonly ack: boolean;
+  readonly entries: readonly LedgerEntry[];
+  /** One line for the function's log. */
+  readonly summary: string;
+}
+
+/** Handles one pushed `deliveries` message. Never throws for anything the message contains. */
+export async function forwardPush(push: PushedMessage, deps: ForwardDeps): Promise<ForwardResult> {
+  const destinationId = push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '';
+  const replay = push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true';
+  const attempt = push.deliveryAttempt;
+  const parsed = parseStoredEvent(push.data);
+  const ids = parsed.ok
+    ? { event_id: parsed.event.event_id, event_name: parsed.event.event_name }
+    : {
+        event_id: push.attributes[DELIVERY_ATTRIBUTES.eventId] ?? `message:${push.messageId}`,
+        event_name: push.attributes[DELIVERY_ATTRIBUTES.eventName] ?? '(unknown)',
+      };
+  const row = (status: Exclude<LedgerStatus, 'skipped'>, reason?: string, httpStatus?: number) =>
+    attemptEntry({
+      ...ids,
+      destination: destinationId || '(none)',
+      status,
+      reason,
+      attempt,
+      httpStatus,
+      replay,
+      messageId: push.messageId,
+      now: deps.now(),
+    });
+  const done = (ack: boolean, entry: LedgerEntry): ForwardResult => ({
+    ack,
+    entries: [entry],
+    summary: `${entry.row.destination} ${entry.row.event_id} attempt ${attempt}: ${entry.row.status}${entry.row.reason ? ` (${entry.row.reason})` : ''}`,
+  });
+
+  // Permanent problems: redelivery cannot fix them, so they are recorded and acknowledged.
+  if (!parsed.ok) return done(true, row('rejected', parsed.reason));
+  const destination = deps.destinations.find((d) => d.id === destinationId);
+  if (!destination) return done(true, row('rejected', `destination "${destinationId}" is not configured`));
+  const driver = deps.driverFor(destination.type);
+  if (!driver) return done(true, row('rejected', `no driver for destination type ${destination.type}`));
+
+  const maxAttempts = deps.plans.find((p) => p.id === destination.id)?.maxDeliveryAttempts;
+  // Retryable: not acknowledged; on the last attempt Pub/Sub moves it to the dead-letter topic.
+  const retry = (reason: string, httpStatus?: number) =>
+    done(
+      false,
+      row(
+        maxAttempts !== undefined && attempt >= maxAttempts ? 'dead_lettered' : 'failed',
+        reason,
+        httpStatus,
+      ),
+    );
+
+  const secrets = await readSecrets(destination, driver, deps.getSecret);
+  if (!secrets.ok) return retry(secrets.reason);
+
+  const ctx = { destination, secrets: secrets.values, now: deps.now() };
+  let prepared: ReturnType<Driver['prepare']>;
+  try {
+    prepared = driver.prepare(parsed.event as StoredEvent, ctx);
+  } catch (err) {
+    // A driver bug on one event must not block the subscription: record it and move on.
+    prepared = { ok: false, reason: `driver error: ${(err as Error).message}` };
+  }
+  if (!prepared.ok) return done(true, row('rejected', prepared.reason));
+
+  let response: InboundResponse;
+  try {
+    response = await deps.send(prepared.request, destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+  } catch (err) {
+    response = { kind: 'network_error', message: (err as Error).message };
+  }
+  const outcome = driver.interpret(response, ctx);
+  switch (outcome.status) {
+    case 'delivered':
+      return done(true, row('delivered', outcome.detail, outcome.httpStatus));
+    case 'rejected':
+      return done(true, row('rejected', outcome.reason, outcome.httpStatus));
+    case 'retry':
+      return retry(outcome.reason, outcome.httpStatus);
+  }
+}
+
+type SecretsResult = { ok: true; values: Record<string, string> } | { ok: false; reason: string };
+
+/** Every role named in the settings must resolve, and so must every role the driver requires. */
+async function readSecrets(
+  destination: Readonly<Destination>,
+  driver: Driver,
+  getSecret: ForwardDeps['getSecret'],
+): Promise<SecretsResult> {
+  const named = destination.secrets ?? {};
+  for (const role of driver.requiredSecrets) {
+    if (!Object.hasOwn(named, role))
+      return {
+        ok: false,
+        reason: `secret role ${role} is not named in destinations.${destination.id}.secrets`,
+      };
+  }
+  const values: Record<string, string> = {};
+  for (const [role, name] of Object.entries(named)) {
+    let value: string | undefined;
+    try {
+      value = await getSecret(name);
+    } catch (err) {
+      return { ok: false, reason: `secret ${name} (${role}) could not be read: ${(err as Error).message}` };
+    }
+    if (value === undefined || value === '')
+      return { ok: false, reason: `secret ${name} (${role}) has no value` };
+    values[role] = value;
+  }
+  return { ok: true, values };
+}

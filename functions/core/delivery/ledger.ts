@@ -1,0 +1,88 @@
+/**
+ * The delivery ledger (`deliveries` table, DESIGN.md §4): one row per decision or attempt.
+ * Rows carry a deterministic insertId so a retried ledger write does not duplicate a row.
+ */
+
+export type LedgerStatus = 'skipped' | 'delivered' | 'rejected' | 'failed' | 'dead_lettered';
+
+/** One row of the `deliveries` table, in the column names of the table. */
+export interface LedgerRow {
+  readonly event_id: string;
+  readonly event_name: string;
+  readonly destination: string;
+  readonly status: LedgerStatus;
+  readonly reason: string | null;
+  /** Pub/Sub delivery attempt (1-based); null for `skipped`, which is decided before any attempt. */
+  readonly attempt: number | null;
+  readonly http_status: number | null;
+  readonly replay: boolean;
+  /** RFC 3339, UTC. */
+  readonly recorded_at: string;
+}
+
+/** A row with the insertId BigQuery uses for best-effort de-duplication of retried writes. */
+export interface LedgerEntry {
+  readonly insertId: string;
+  readonly row: LedgerRow;
+}
+
+/** Longest reason kept: platform messages can be large, the ledger is for people. */
+export const MAX_REASON_CHARS = 1024;
+
+/** A `skipped` row for a destination the decision layer refused. */
+export function skippedEntry(
+  event: { readonly event_id: string; readonly event_name: string },
+  destination: string,
+  reason: string,
+  now: Date,
+  replay = false,
+): LedgerEntry {
+  return {
+    // One skip per event, destination and run: a redelivered store push writes the same id.
+    insertId: `${event.event_id}/${destination}/skipped${replay ? '/replay' : ''}`,
+    row: {
+      event_id: event.event_id,
+      event_name: event.event_name,
+      destination,
+      status: 'skipped',
+      reason: clip(reason),
+      attempt: null,
+      http_status: null,
+      replay,
+      recorded_at: now.toISOString(),
+    },
+  };
+}
+
+/** A row for one forward attempt; `messageId` tells a replay's attempts from the original's. */
+export function attemptEntry(input: {
+  readonly event_id: string;
+  readonly event_name: string;
+  readonly destination: string;
+  readonly status: Exclude<LedgerStatus, 'skipped'>;
+  readonly reason?: string | undefined;
+  readonly attempt: number;
+  readonly httpStatus?: number | undefined;
+  readonly replay: boolean;
+  readonly messageId: string;
+  readonly now: Date;
+}): LedgerEntry {
+  return {
+    insertId: `${input.event_id}/${input.destination}/${input.messageId}/${input.attempt}/${input.status}`,
+    row: {
+      event_id: input.event_id,
+      event_name: input.event_name,
+      destination: input.destination,
+      status: input.status,
+      reason: input.reason === undefined ? null : clip(input.reason),
+      attempt: input.attempt,
+      http_status: input.httpStatus ?? null,
+      replay: input.replay,
+      recorded_at: input.now.toISOString(),
+    },
+  };
+}
+
+function clip(text: string): string {
+  return text.length > MAX_REASON_CHARS ? `${text.slice(0, MAX_REASON_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,223 @@
+import assert from 'node:assert/strict';
+import type { InboundResponse, OutboundRequest, StoredEvent } from '../../functions/core/delivery/driver.ts';
+import {
+  signWebhook,
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+  webhookDriver,
+} from '../../functions/core/delivery/drivers/webhook.ts';
+import { driverFor } from '../../functions/core/delivery/drivers.ts';
+import { type ForwardDeps, forwardPush } from '../../functions/core/delivery/forward.ts';
+import { decodePush, deliveryMessage, type PushedMessage } from '../../functions/core/delivery/message.ts';
+import type { DestinationPlan } from '../../functions/core/plan.ts';
+import type { Destination } from '../../schemas/settings.ts';
+
+const now = new Date('2026-03-01T12:00:00.000Z');
+const stored: StoredEvent = {
+  event_name: 'view_content',
+  event_id: 'evt-1',
+  event_time: '2026-03-01T11:59:00.000Z',
+  event_data: { content_name: 'Shoe', content_type: 'product' },
+};
+const hook: Destination = {
+  id: 'hook',
+  type: 'webhook',
+  base_url: 'http://127.0.0.1:9/',
+  config: { path: '/in' },
+  secrets: { signing_key: 'HOOK_KEY' },
+};
+const plans = [{ id: 'hook', maxDeliveryAttempts: 5 } as DestinationPlan];
+
+function pushOf(event: StoredEvent, attempt = 1, extra: Record<string, string> = {}): PushedMessage {
+  const m = deliveryMessage(event, 'hook');
+  const body = {
+    message: {
+      data: Buffer.from(m.data).toString('base64'),
+      attributes: { ...m.attributes, ...extra },
+      messageId: 'm-1',
+    },
+    subscription: 'projects/p/subscriptions/deliveries-hook',
+    deliveryAttempt: attempt,
+  };
+  const decoded = decodePush(body);
+  assert.ok(decoded.ok);
+  return decoded.push;
+}
+
+function deps(
+  answer: InboundResponse | (() => InboundResponse),
+  secrets: Record<string, string> = { HOOK_KEY: 'k' },
+) {
+  const sent: { request: OutboundRequest; timeoutMs: number }[] = [];
+  const d: ForwardDeps = {
+    destinations: [hook],
+    plans,
+    driverFor,
+    getSecret: async (name) => secrets[name],
+    send: async (request, timeoutMs) => {
+      sent.push({ request, timeoutMs });
+      return typeof answer === 'function' ? answer() : answer;
+    },
+    now: () => now,
+  };
+  return { d, sent };
+}
+const ok = (status: number, body = ''): InboundResponse => ({ kind: 'response', status, headers: {}, body });
+
+describe('forward core (one push → ledger rows and ack)', () => {
+  const cases: {
+    name: string;
+    answer: InboundResponse;
+    attempt?: number;
+    ack: boolean;
+    status: string;
+    http?: number;
+  }[] = [
+    { name: '2xx → delivered, acked', answer: ok(204), ack: true, status: 'delivered', http: 204 },
+    { name: '400 → rejected, acked', answer: ok(400, 'bad field'), ack: true, status: 'rejected', http: 400 },
+    { name: '404 → rejected', answer: ok(404), ack: true, status: 'rejected', http: 404 },
+    { name: '429 → failed, nacked', answer: ok(429), ack: false, status: 'failed', http: 429 },
+    { name: '503 → failed, nacked', answer: ok(503), ack: false, status: 'failed', http: 503 },
+    {
+      name: 'connection error → failed',
+      answer: { kind: 'network_error', message: 'ECONNREFUSED' },
+      ack: false,
+      status: 'failed',
+    },
+    {
+      name: '503 on the last attempt → dead_lettered',
+      answer: ok(503),
+      attempt: 5,
+      ack: false,
+      status: 'dead_lettered',
+    },
+    {
+      name: '400 on the last attempt stays rejected',
+      answer: ok(400),
+      attempt: 5,
+      ack: true,
+      status: 'rejected',
+    },
+  ];
+  for (const c of cases) {
+    it(c.name, async () => {
+      const { d } = deps(c.answer);
+      const r = await forwardPush(pushOf(stored, c.attempt ?? 1), d);
+      assert.equal(r.ack, c.ack);
+      assert.equal(r.entries.length, 1);
+      const row = r.entries[0]!.row;
+      assert.equal(row.status, c.status);
+      assert.equal(row.attempt, c.attempt ?? 1);
+      assert.equal(row.event_id, 'evt-1');
+      assert.equal(row.destination, 'hook');
+      assert.equal(row.replay, false);
+      if (c.http !== undefined) assert.equal(row.http_status, c.http);
+    });
+  }
+
+  it('a missing secret is a clear failed reason, nothing sent', async () => {
+    const { d, sent } = deps(ok(200), {});
+    const r = await forwardPush(pushOf(stored), d);
+    assert.equal(r.ack, false);
+    assert.equal(r.entries[0]!.row.status, 'failed');
+    assert.equal(r.entries[0]!.row.reason, 'secret HOOK_KEY (signing_key) has no value');
+    assert.equal(sent.length, 0);
+  });
+
+  it('replay attribute → replay rows; a different message id gets a different insertId', async () => {
+    const { d } = deps(ok(200));
+    const first = await forwardPush(pushOf(stored), d);
+    const replayed = await forwardPush({ ...pushOf(stored, 1, { replay: 'true' }), messageId: 'm-2' }, d);
+    assert.equal(replayed.entries[0]!.row.replay, true);
+    assert.notEqual(first.entries[0]!.insertId, replayed.entries[0]!.insertId);
+    // The same push handled twice (a retried ledger write) keeps its insertId.
+    assert.equal(first.entries[0]!.insertId, (await forwardPush(pushOf(stored), d)).entries[0]!.insertId);
+  });
+
+  it('unknown destination or broken data → rejected and acked', async () => {
+    const { d } = deps(ok(200));
+    const p = pushOf(stored);
+    const r1 = await forwardPush({ ...p, attributes: { ...p.attributes, destination: 'gone' } }, d);
+    assert.deepEqual([r1.ack, r1.entries[0]!.row.status], [true, 'rejected']);
+    const r2 = await forwardPush({ ...p, data: '{not json' }, d);
+    assert.deepEqual(
+      [r2.ack, r2.entries[0]!.row.status, r2.entries[0]!.row.event_id],
+      [true, 'rejected', 'evt-1'],
+    );
+  });
+
+  it('uses the destination timeout', async () => {
+    const { d, sent } = deps(ok(200));
+    await forwardPush(pushOf(stored), { ...d, destinations: [{ ...hook, timeout_ms: 1234 }] });
+    assert.equal(sent[0]!.timeoutMs, 1234);
+  });
+});
+
+describe('push decoding', () => {
+  const bad: [string, unknown][] = [
+    ['not an object', 'x'],
+    ['no message', {}],
+    ['no messageId', { message: { data: '' } }],
+    ['attribute not a string', { message: { messageId: '1', attributes: { a: 1 } } }],
+  ];
+  for (const [name, body] of bad) it(`refuses ${name}`, () => assert.equal(decodePush(body).ok, false));
+  it('keeps deliveryAttempt, subscription, snake_case message_id', () => {
+    const r = decodePush({
+      message: { message_id: '7', data: Buffer.from('hi').toString('base64') },
+      subscription: 's',
+      deliveryAttempt: 3,
+    });
+    assert.ok(r.ok);
+    assert.deepEqual(
+      [r.push.messageId, r.push.data, r.push.subscription, r.push.deliveryAttempt],
+      ['7', 'hi', 's', 3],
+    );
+  });
+});
+
+describe('webhook driver', () => {
+  const ctx = { destination: hook, secrets: { signing_key: 'sekrit' }, now };
+  it('POSTs the stored event as JSON to base_url + path with a verifiable signature', () => {
+    const p = webhookDriver.prepare(stored, ctx);
+    assert.ok(p.ok);
+    const { request } = p;
+    assert.equal(request.url, 'http://127.0.0.1:9/in');
+    assert.deepEqual(JSON.parse(request.body), stored);
+    const ts = request.headers[WEBHOOK_HEADERS.timestamp];
+    assert.equal(ts, String(now.getTime() / 1000));
+    const sig = request.headers[WEBHOOK_HEADERS.signature];
+    assert.match(sig ?? '', /^v1=[0-9a-f]{64}$/);
+    const verify = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]>) =>
+      verifyWebhookSignature({
+        key: 'sekrit',
+        body: request.body,
+        timestamp: ts,
+        signature: sig,
+        now,
+        ...over,
+      });
+    assert.deepEqual(verify({}), { ok: true });
+    assert.equal(verify({ key: 'other' }).ok, false);
+    assert.equal(verify({ body: `${request.body} ` }).ok, false);
+    assert.equal(verify({ now: new Date(now.getTime() + 301_000) }).ok, false);
+    assert.equal(verify({ signature: undefined }).ok, false);
+    assert.deepEqual(verify({ signature: `v1=${'0'.repeat(64)}, ${sig}` }), { ok: true });
+  });
+  it('matches an independently computed HMAC (the documented recipe)', () => {
+    // HMAC-SHA256("key", "1.{}") computed with openssl: echo -n '1.{}' | openssl dgst -sha256 -hmac key
+    assert.equal(
+      signWebhook('key', '1', '{}'),
+      'v1=1ba6b8171186efc613e8bcc0cbdab2748f24984d7c5a84faa2637afa0e40d224',
+    );
+  });
+  it('signs nothing without a key, and marks test mode', () => {
+    const p = webhookDriver.prepare(stored, { destination: { ...hook, test_mode: true }, secrets: {}, now });
+    assert.ok(p.ok);
+    assert.equal(p.request.headers[WEBHOOK_HEADERS.signature], undefined);
+    assert.equal(p.request.headers[WEBHOOK_HEADERS.test], '1');
+  });
+  it('refuses a destination without base_url', () => {
+    const { base_url: _, ...noUrl } = hook;
+    assert.equal(webhookDriver.prepare(stored, { destination: noUrl, secrets: {}, now }).ok, false);
+  });
+});
