@@ -1,0 +1,85 @@
+/**
+ * The one place the Pulumi program reads its stack config: `gcp:project`, `gcp:region` and
+ * `settingsFile` (the environment's YAML). Settings go through the same parser and schema as
+ * the local environment, so a bad value fails `pulumi up` naming its key.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as pulumi from '@pulumi/pulumi';
+import { type Plan, plan } from '../functions/core/plan.ts';
+import { formatErrors, parseSettings } from '../functions/core/settings.ts';
+import type { Settings } from '../schemas/settings.ts';
+
+/** The repository root: relative settings paths and the bundle manifest are resolved from here. */
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The three values a stack's config holds, as `pulumi config set` wrote them. */
+export interface StackValues {
+  readonly project?: string | undefined;
+  readonly region?: string | undefined;
+  readonly settingsFile?: string | undefined;
+}
+
+export interface StackConfig {
+  readonly project: string;
+  readonly region: string;
+  readonly settingsFile: string;
+  readonly settings: Readonly<Settings>;
+  readonly plan: Plan;
+}
+
+/** Raised for any bad stack value; the message names the config key or settings key at fault. */
+export class StackConfigError extends Error {
+  override name = 'StackConfigError';
+}
+
+/**
+ * Loads and checks the stack's values: the settings file must parse and validate, and its
+ * `project` and `region` must be the stack's (one environment per project).
+ */
+export function loadStackConfig(values: StackValues, root: string = REPO_ROOT): StackConfig {
+  const missing = (['project', 'region', 'settingsFile'] as const).filter((k) => !values[k]);
+  if (missing.length > 0) {
+    const keys = missing.map((k) => (k === 'settingsFile' ? 'settingsFile' : `gcp:${k}`));
+    throw new StackConfigError(
+      `missing stack config ${keys.join(', ')}: set with \`pulumi config set <key> <value>\``,
+    );
+  }
+  const project = values.project as string;
+  const region = values.region as string;
+  const settingsFile = isAbsolute(values.settingsFile as string)
+    ? (values.settingsFile as string)
+    : resolve(root, values.settingsFile as string);
+  let text: string;
+  try {
+    text = readFileSync(settingsFile, 'utf8');
+  } catch (err) {
+    throw new StackConfigError(`settingsFile: cannot read ${settingsFile}: ${(err as Error).message}`);
+  }
+  const result = parseSettings(text);
+  if (!result.ok) {
+    throw new StackConfigError(`settingsFile ${settingsFile} is invalid:\n${formatErrors(result.errors)}`);
+  }
+  const { settings } = result;
+  const mismatches: string[] = [];
+  if (settings.project !== project)
+    mismatches.push(`project: "${settings.project}" differs from the stack's gcp:project "${project}"`);
+  if (settings.region !== region)
+    mismatches.push(`region: "${settings.region}" differs from the stack's gcp:region "${region}"`);
+  if (mismatches.length > 0) {
+    throw new StackConfigError(`settingsFile ${settingsFile} is invalid:\n${mismatches.join('\n')}`);
+  }
+  return Object.freeze({ project, region, settingsFile, settings, plan: plan(settings) });
+}
+
+/** Reads the stack config through Pulumi (the deploy path); tests call loadStackConfig directly. */
+export function readStackConfig(): StackConfig {
+  const gcp = new pulumi.Config('gcp');
+  const own = new pulumi.Config();
+  return loadStackConfig({
+    project: gcp.get('project'),
+    region: gcp.get('region'),
+    settingsFile: own.get('settingsFile'),
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * Topics and subscriptions exactly as plan() lists them: push subscriptions (classic push body,
+ * OIDC with the push service account, filter, retry and dead-letter policies) to the functions,
+ * pull backlogs on every dead-letter topic, and the dead-letter IAM of the Pub/Sub service agent.
+ */
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import type { FunctionName, Plan, SubscriptionPlan } from '../functions/core/plan.ts';
+
+export interface MessagingArgs {
+  readonly plan: Plan;
+  /** The HTTPS endpoint each push subscription posts to, per function. */
+  readonly pushEndpoints: Readonly<Record<FunctionName, pulumi.Input<string>>>;
+  /** The identity whose OIDC token Pub/Sub attaches; it holds run.invoker on each function. */
+  readonly pushServiceAccountEmail: pulumi.Input<string>;
+}
+
+export class Messaging extends pulumi.ComponentResource {
+  readonly topics: Readonly<Record<string, gcp.pubsub.Topic>>;
+  readonly subscriptions: Readonly<Record<string, gcp.pubsub.Subscription>>;
+  readonly topicNames: pulumi.Output<string[]>;
+  readonly subscriptionNames: pulumi.Output<string[]>;
+
+  constructor(name: string, args: MessagingArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('eventbus:infra:Messaging', name, {}, opts);
+    const { plan } = args;
+    const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
+
+    const topics: Record<string, gcp.pubsub.Topic> = {};
+    for (const t of plan.topics) {
+      topics[t.name] = new gcp.pubsub.Topic(
+        `${name}-topic-${t.name}`,
+        { project: plan.project, name: t.name, labels: { environment: plan.environment, kind: t.kind } },
+        child,
+      );
+    }
+    const topic = (topicName: string) => {
+      const found = topics[topicName];
+      if (!found) throw new Error(`plan names topic "${topicName}" but does not declare it`);
+      return found;
+    };
+
+    const subscriptions: Record<string, gcp.pubsub.Subscription> = {};
+    for (const s of plan.subscriptions) {
+      subscriptions[s.name] = new gcp.pubsub.Subscription(
+        `${name}-sub-${s.name}`,
+        subscriptionArgs(s, plan, topic(s.topic).id, args, topic),
+        child,
+      );
+    }
+
+    // Dead-lettering is done by Pub/Sub's own service agent: it must publish to each dead-letter
+    // topic and acknowledge on each source subscription. Its email needs the project *number*.
+    const project = gcp.organizations.getProjectOutput({ projectId: plan.project }, { parent: this });
+    const agent = pulumi.interpolate`serviceAccount:service-${project.number}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+    for (const s of plan.subscriptions) {
+      if (!s.deadLetterPolicy) continue;
+      const dl = s.deadLetterPolicy.deadLetterTopic;
+      new gcp.pubsub.TopicIAMMember(
+        `${name}-dl-publisher-${dl}`,
+        { project: plan.project, topic: topic(dl).name, role: 'roles/pubsub.publisher', member: agent },
+        child,
+      );
+      new gcp.pubsub.SubscriptionIAMMember(
+        `${name}-dl-subscriber-${s.name}`,
+        {
+          project: plan.project,
+          subscription: subscriptions[s.name]!.name,
+          role: 'roles/pubsub.subscriber',
+          member: agent,
+        },
+        child,
+      );
+    }
+
+    this.topics = topics;
+    this.subscriptions = subscriptions;
+    this.topicNames = pulumi.output(plan.topics.map((t) => t.name));
+    this.subscriptionNames = pulumi.output(plan.subscriptions.map((s) => s.name));
+    this.registerOutputs({ topics: this.topicNames, subscriptions: this.subscriptionNames });
+  }
+}
+
+function subscriptionArgs(
+  s: SubscriptionPlan,
+  plan: Plan,
+  topicId: pulumi.Input<string>,
+  args: MessagingArgs,
+  topic: (name: string) => gcp.pubsub.Topic,
+): gcp.pubsub.SubscriptionArgs {
+  return {
+    project: plan.project,
+    name: s.name,
+    topic: topicId,
+    labels: { environment: plan.environment, kind: s.kind },
+    ackDeadlineSeconds: s.ackDeadlineSeconds,
+    messageRetentionDuration: s.messageRetentionDuration,
+    // Pull subscriptions expire after 31 idle days by default; a dead-letter backlog is idle
+    // by design, so it must never expire (an empty ttl means never).
+    expirationPolicy: { ttl: '' },
+    ...(s.filter ? { filter: s.filter } : {}),
+    ...(s.retryPolicy ? { retryPolicy: { ...s.retryPolicy } } : {}),
+    ...(s.deadLetterPolicy
+      ? {
+          deadLetterPolicy: {
+            deadLetterTopic: topic(s.deadLetterPolicy.deadLetterTopic).id,
+            maxDeliveryAttempts: s.deadLetterPolicy.maxDeliveryAttempts,
+          },
+        }
+      : {}),
+    ...(s.push
+      ? {
+          // Classic push body (no noWrapper): the functions decode it themselves and read
+          // deliveryAttempt from it. The OIDC audience defaults to the endpoint, which Cloud Run checks.
+          pushConfig: {
+            pushEndpoint: args.pushEndpoints[s.push.function],
+            oidcToken: { serviceAccountEmail: args.pushServiceAccountEmail },
+          },
+        }
+      : {}),
+  };
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as pulumi from '@pulumi/pulumi';
+import { loadStackConfig, readStackConfig, StackConfigError } from '../../infra/config.ts';
+import { settingsText } from './support.ts';
+
+describe('infra: stack config', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'eventbus-infra-config-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const write = (name: string, text: string) => {
+    const file = join(dir, name);
+    writeFileSync(file, text);
+    return file;
+  };
+  const values = (settingsFile: string) => ({
+    project: 'acme-outdoor-prod',
+    region: 'europe-west1',
+    settingsFile,
+  });
+
+  it('loads the settings file relative to the repository and plans it', () => {
+    const config = loadStackConfig(values('environments/example.yaml'));
+    assert.equal(config.settings.name, 'acme-prod');
+    assert.equal(config.plan.project, 'acme-outdoor-prod');
+    assert.ok(config.plan.topics.some((t) => t.name === 'events'));
+  });
+
+  it('fails on a bad settings value, naming the key', () => {
+    const bad = settingsText('environments/example.yaml').replace('type: ga4_mp', 'type: ga5_mp');
+    const file = write('bad.yaml', bad);
+    assert.throws(
+      () => loadStackConfig(values(file)),
+      (err: Error) => err instanceof StackConfigError && /destinations\[1\]\.type/.test(err.message),
+    );
+  });
+
+  it('fails when the settings name another project or region than the stack', () => {
+    assert.throws(
+      () => loadStackConfig({ ...values('environments/example.yaml'), project: 'other-project-1' }),
+      /project: "acme-outdoor-prod" differs from the stack's gcp:project "other-project-1"/,
+    );
+    assert.throws(
+      () => loadStackConfig({ ...values('environments/example.yaml'), region: 'us-central1' }),
+      /region: .* gcp:region "us-central1"/,
+    );
+  });
+
+  it('names each missing stack value and an unreadable settings file', () => {
+    assert.throws(() => loadStackConfig({ project: 'acme-outdoor-prod' }), /gcp:region, settingsFile/);
+    assert.throws(() => loadStackConfig(values(join(dir, 'nope.yaml'))), /settingsFile: cannot read/);
+  });
+
+  it('reads gcp:project, gcp:region and settingsFile from the stack config', () => {
+    pulumi.runtime.setAllConfig({
+      'gcp:project': 'acme-outdoor-prod',
+      'gcp:region': 'europe-west1',
+      [`${pulumi.getProject()}:settingsFile`]: 'environments/example.yaml',
+    });
+    try {
+      const config = readStackConfig();
+      assert.equal(config.project, 'acme-outdoor-prod');
+      assert.equal(config.settings.region, 'europe-west1');
+    } finally {
+      pulumi.runtime.setAllConfig({});
+    }
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Pulumi offline: `pulumi.runtime.setMocks` stands in for the engine, records every declared
+ * resource and invoke, and answers with plausible outputs (service account emails, function
+ * URIs, the project number), so the program runs with no CLI, no credentials and no network.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import * as pulumi from '@pulumi/pulumi';
+import { REPO_ROOT } from '../../infra/config.ts';
+
+export const PROJECT_NUMBER = '123456789012';
+
+export interface Declared {
+  readonly type: string;
+  readonly name: string;
+  // Resource inputs are whatever the provider schema allows: tests read them as plain JSON.
+  // biome-ignore lint/suspicious/noExplicitAny: mocks hand back untyped provider inputs
+  readonly inputs: Record<string, any>;
+}
+
+export interface Recorded {
+  readonly resources: Declared[];
+  readonly calls: { token: string; inputs: Record<string, unknown> }[];
+}
+
+/** Runs `build` against the mocks and resolves once every registration has drained. */
+export async function declare(build: () => unknown): Promise<Recorded> {
+  const recorded: Recorded = { resources: [], calls: [] };
+  await pulumi.runtime.setMocks(
+    {
+      newResource(args) {
+        recorded.resources.push({ type: args.type, name: args.name, inputs: args.inputs });
+        const state = mockState(args.type, args.inputs);
+        // A resource's `id` output is the mock's id, not a state field: answer with the real shape.
+        return { id: typeof state['id'] === 'string' ? state['id'] : `${args.name}-id`, state };
+      },
+      call(args) {
+        recorded.calls.push({ token: args.token, inputs: args.inputs });
+        if (args.token === 'gcp:organizations/getProject:getProject') {
+          return { number: PROJECT_NUMBER, projectId: args.inputs['projectId'], name: 'mocked' };
+        }
+        throw new Error(`unexpected invoke ${args.token}`);
+      },
+    },
+    'eventbus',
+    'test',
+    false,
+  );
+  const result = build();
+  if (result instanceof Promise) await result;
+  // Waits for every outstanding registration (and the applies that create more resources).
+  await pulumi.runtime.disconnect();
+  return recorded;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: see Declared.inputs
+function mockState(type: string, inputs: Record<string, any>): Record<string, unknown> {
+  const project = inputs['project'] ?? 'mock-project';
+  switch (type) {
+    case 'gcp:pubsub/topic:Topic':
+      return { ...inputs, id: `projects/${project}/topics/${inputs['name']}` };
+    case 'gcp:pubsub/subscription:Subscription':
+      return { ...inputs, id: `projects/${project}/subscriptions/${inputs['name']}` };
+    case 'gcp:serviceaccount/account:Account': {
+      const email = `${inputs['accountId']}@${project}.iam.gserviceaccount.com`;
+      return {
+        ...inputs,
+        email,
+        member: `serviceAccount:${email}`,
+        name: `projects/${project}/serviceAccounts/${email}`,
+      };
+    }
+    case 'gcp:cloudfunctionsv2/function:Function':
+      return {
+        ...inputs,
+        url: `https://${inputs['location']}-${project}.cloudfunctions.net/${inputs['name']}`,
+        serviceConfig: {
+          ...inputs['serviceConfig'],
+          uri: `https://${inputs['name']}-mock-ew.a.run.app`,
+          service: `projects/${project}/locations/${inputs['location']}/services/${inputs['name']}`,
+        },
+      };
+    case 'gcp:cloudrunv2/service:Service':
+      return { ...inputs, uri: `https://${inputs['name']}-mock-ew.a.run.app` };
+    case 'gcp:storage/bucketObject:BucketObject':
+      return { ...inputs, generation: 1700000000000000 };
+    default:
+      return { ...inputs };
+  }
+}
+
+/** Reads a settings file of the repository (the environments/ examples serve as fixtures). */
+export function settingsText(relative: string): string {
+  return readFileSync(resolve(REPO_ROOT, relative), 'utf8');
+}
+
+/** Every declared resource of one type. */
+export function ofType(recorded: Recorded, type: string): Declared[] {
+  return recorded.resources.filter((r) => r.type === type);
+}
