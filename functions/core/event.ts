@@ -1,0 +1,398 @@
+/**
+ * Normalising one event: the single piece of code that turns what a producer sent into the
+ * canonical stored form, used by the gateway (before publishing) and by the store function
+ * (for events published natively to Pub/Sub). Pure: the clock, the id generator and the
+ * client's address come in through the context.
+ */
+import { eventNameProblem, lookupEvent } from '../../schemas/catalogue.ts';
+import {
+  type Campaign,
+  CONTEXT_FIELDS,
+  type Consent,
+  Context,
+  type Device,
+  type Page,
+  RFC3339_PATTERN,
+  type User,
+} from '../../schemas/context.ts';
+import type { EventType } from '../../schemas/events/common.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { inspectJson } from './json-limits.ts';
+import { compileValidator, type FieldViolation, type Validator } from './validation.ts';
+
+/** The canonical event: context at the top level, event-specific fields in `event_data`. */
+export interface NormalizedEvent {
+  event_name: string;
+  event_id: string;
+  /** RFC 3339, milliseconds, UTC (`2026-01-02T03:04:05.678Z`). */
+  event_time: string;
+  user_id?: string;
+  anonymous_id?: string;
+  session_id?: string;
+  source?: string;
+  user?: User;
+  page?: Page;
+  device?: Device;
+  campaign?: Campaign;
+  consent?: Consent;
+  event_data: Record<string, unknown>;
+}
+
+/** The settings the normaliser reads, resolved once (at cold start) from the environment's settings. */
+export interface NormalizeOptions {
+  readonly unknownEvents: 'store' | 'reject';
+  readonly collectIp: 'full' | 'truncated' | 'none';
+  readonly collectUserAgent: boolean;
+  readonly eventTimePastMs: number;
+  readonly eventTimeFutureMs: number;
+}
+
+/** Resolves normaliser options from settings, with the defaults of DESIGN.md §3. */
+export function normalizeOptions(settings: Readonly<Settings>): NormalizeOptions {
+  return Object.freeze({
+    unknownEvents: settings.unknown_events ?? 'store',
+    collectIp: settings.producers?.collect_ip ?? 'full',
+    collectUserAgent: settings.producers?.collect_user_agent ?? true,
+    eventTimePastMs: (settings.limits?.event_time_past_days ?? 1826) * 86_400_000,
+    eventTimeFutureMs: (settings.limits?.event_time_future_hours ?? 24) * 3_600_000,
+  });
+}
+
+export interface NormalizeContext {
+  readonly options: NormalizeOptions;
+  /** When the event was received (epoch ms): the default event_time and the window's anchor. */
+  readonly now: number;
+  /** Mints an event_id when absent: a UUIDv7 in the gateway, the messageId in `store`. */
+  readonly newId: () => string;
+  /** The HTTP client, when there is one (the gateway): fills device.ip / device.user_agent. */
+  readonly client?: { readonly ip?: string | undefined; readonly userAgent?: string | undefined };
+  /** The event name given by the path alias (`POST /v1/topics/view_content`). */
+  readonly pathEventName?: string;
+  /** Field-path prefix for violations, e.g. `[2]` for the third event of a batch. */
+  readonly prefix?: string;
+  /** Whether to enforce the event_time window (store skips it for replays of old messages). */
+  readonly checkWindow?: boolean;
+}
+
+export type NormalizeResult =
+  | {
+      readonly ok: true;
+      readonly event: NormalizedEvent;
+      /** Schema version of the catalogue entry; 0 for custom events. */
+      readonly version: number;
+      /** Whether the name is in the standard catalogue. */
+      readonly known: boolean;
+    }
+  | { readonly ok: false; readonly violations: readonly FieldViolation[] };
+
+const contextValidator = compileValidator<Context>(Context);
+const dataValidators = new Map<string, Validator<Record<string, unknown>>>();
+
+function dataValidator(type: EventType): Validator<Record<string, unknown>> {
+  let v = dataValidators.get(type.name);
+  if (!v) {
+    v = compileValidator<Record<string, unknown>>(type.schema);
+    dataValidators.set(type.name, v);
+  }
+  return v;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function at(prefix: string, field: string): string {
+  if (prefix === '') return field;
+  if (field === '(root)') return prefix;
+  return field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
+}
+
+/**
+ * Splits, validates and completes one event. Context fields are read from the top level;
+ * every other top-level field, and the content of a nested `event_data` object, is event
+ * data. Returns the canonical event, or every violation with its field path.
+ */
+export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeResult {
+  const prefix = ctx.prefix ?? '';
+  if (!isObject(raw)) {
+    return {
+      ok: false,
+      violations: [
+        { field: prefix || '(root)', description: `expected an event object, got ${kindOf(raw)}` },
+      ],
+    };
+  }
+  const problem = inspectJson(raw);
+  if (problem) {
+    const description =
+      problem.kind === 'forbidden_key'
+        ? `the key "${problem.key}" is not allowed`
+        : problem.kind === 'lone_surrogate'
+          ? 'contains a lone UTF-16 surrogate'
+          : 'is a number too large to represent';
+    return { ok: false, violations: [{ field: at(prefix, problem.field), description }] };
+  }
+
+  const violations: FieldViolation[] = [];
+  const context: Record<string, unknown> = {};
+  const data: Record<string, unknown> = {};
+  const nested = new Set<string>();
+  for (const [key, value] of Object.entries(raw)) {
+    if (CONTEXT_FIELDS.has(key)) context[key] = value;
+    else if (key !== 'event_data') data[key] = value;
+  }
+  if ('event_data' in raw) {
+    const inner = raw['event_data'];
+    if (!isObject(inner)) {
+      violations.push({
+        field: at(prefix, 'event_data'),
+        description: `expected object, got ${kindOf(inner)}`,
+      });
+    } else {
+      for (const [key, value] of Object.entries(inner)) {
+        if (key in data) {
+          violations.push({
+            field: at(prefix, `event_data.${key}`),
+            description: 'is given both at the top level and in event_data',
+          });
+        } else {
+          data[key] = value;
+          nested.add(key);
+        }
+      }
+    }
+  }
+
+  if (ctx.pathEventName !== undefined) {
+    if (context['event_name'] === undefined) context['event_name'] = ctx.pathEventName;
+    else if (context['event_name'] !== ctx.pathEventName) {
+      violations.push({
+        field: at(prefix, 'event_name'),
+        description: `does not match the event name in the path ("${ctx.pathEventName}")`,
+      });
+    }
+  }
+
+  violations.push(...contextValidator.violations(context, prefix));
+  const name = context['event_name'];
+  let type: EventType | undefined;
+  if (typeof name === 'string' && !violations.some((v) => v.field === at(prefix, 'event_name'))) {
+    const nameProblem = eventNameProblem(name);
+    type = lookupEvent(name);
+    if (nameProblem) violations.push({ field: at(prefix, 'event_name'), description: nameProblem });
+    else if (!type && ctx.options.unknownEvents === 'reject') {
+      violations.push({
+        field: at(prefix, 'event_name'),
+        description: `"${name}" is not in the event catalogue and this environment rejects unknown events`,
+      });
+    }
+    if (type) {
+      for (const v of dataValidator(type).violations(data)) {
+        const first = /^[A-Za-z_$][\w$]*/.exec(v.field)?.[0];
+        const field = first !== undefined && nested.has(first) ? `event_data.${v.field}` : v.field;
+        violations.push({ field: at(prefix, field), description: v.description });
+      }
+    }
+  }
+
+  let eventTime = ctx.now;
+  const rawTime = context['event_time'];
+  if (rawTime !== undefined && !violations.some((v) => v.field === at(prefix, 'event_time'))) {
+    const parsed = parseEventTime(rawTime as string | number);
+    if (parsed === undefined) {
+      violations.push({ field: at(prefix, 'event_time'), description: 'is not a valid date and time' });
+    } else if (
+      ctx.checkWindow !== false &&
+      (parsed < ctx.now - ctx.options.eventTimePastMs || parsed > ctx.now + ctx.options.eventTimeFutureMs)
+    ) {
+      violations.push({
+        field: at(prefix, 'event_time'),
+        description: `is outside the accepted window (${days(ctx.options.eventTimePastMs)} days back to ${hours(ctx.options.eventTimeFutureMs)} hours ahead); epoch values are milliseconds`,
+      });
+    } else eventTime = parsed;
+  }
+
+  const device = completeDevice(context['device'] as Device | undefined, ctx, prefix, violations);
+  if (violations.length > 0) return { ok: false, violations: dedupe(violations) };
+
+  const c = context as Context;
+  const event: NormalizedEvent = {
+    event_name: c.event_name,
+    event_id: c.event_id ?? ctx.newId(),
+    event_time: new Date(eventTime).toISOString(),
+    event_data: data,
+  };
+  if (c.user_id !== undefined) event.user_id = c.user_id;
+  if (c.anonymous_id !== undefined) event.anonymous_id = c.anonymous_id;
+  if (c.session_id !== undefined) event.session_id = c.session_id;
+  if (c.source !== undefined) event.source = c.source;
+  if (c.user !== undefined) event.user = c.user;
+  if (c.page !== undefined) event.page = c.page;
+  if (device !== undefined) event.device = device;
+  if (c.campaign !== undefined) event.campaign = c.campaign;
+  if (c.consent !== undefined) event.consent = c.consent;
+  // Re-insert event_data last so the canonical key order is context first, then data.
+  const { event_data, ...head } = event;
+  return { ok: true, event: { ...head, event_data }, version: type?.version ?? 0, known: type !== undefined };
+}
+
+function completeDevice(
+  given: Device | undefined,
+  ctx: NormalizeContext,
+  prefix: string,
+  violations: FieldViolation[],
+): Device | undefined {
+  if (given !== undefined && !isObject(given)) return undefined; // the schema already reported it
+  const device: Device = { ...given };
+  const { collectIp, collectUserAgent } = ctx.options;
+  if (device.ip !== undefined && typeof device.ip === 'string') {
+    const ip = parseIp(device.ip);
+    if (!ip)
+      violations.push({ field: at(prefix, 'device.ip'), description: 'is not an IPv4 or IPv6 address' });
+    else if (collectIp === 'none') delete device.ip;
+    else if (collectIp === 'truncated') device.ip = truncateIp(ip);
+  } else if (collectIp !== 'none' && ctx.client?.ip) {
+    const ip = parseIp(ctx.client.ip);
+    if (ip) device.ip = collectIp === 'truncated' ? truncateIp(ip) : formatIp(ip);
+  }
+  if (device.user_agent === undefined && collectUserAgent && ctx.client?.userAgent) {
+    device.user_agent = ctx.client.userAgent.slice(0, 2048);
+  }
+  return Object.keys(device).length > 0 ? device : undefined;
+}
+
+const rfc3339 = new RegExp(RFC3339_PATTERN);
+
+/**
+ * Parses an RFC 3339 string or epoch milliseconds to epoch milliseconds, or undefined when
+ * the value is not a real instant (month 13, 30 February, offset +25:00…). Fractions beyond
+ * milliseconds are truncated.
+ */
+export function parseEventTime(value: string | number): number | undefined {
+  if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+  if (!rfc3339.test(value)) return undefined;
+  const [y, mo, d, h, mi, s] = [0, 5, 8, 11, 14, 17].map((i) =>
+    Number(value.slice(i, i + (i === 0 ? 4 : 2))),
+  );
+  const fracMatch = /\.(\d+)/.exec(value.slice(19));
+  const ms = fracMatch ? Number((fracMatch[1] as string).slice(0, 3).padEnd(3, '0')) : 0;
+  const zone = value.slice(19 + (fracMatch ? (fracMatch[0] as string).length : 0));
+  let offsetMin = 0;
+  if (zone !== 'Z' && zone !== 'z') {
+    const oh = Number(zone.slice(1, 3));
+    const om = Number(zone.slice(4, 6));
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  }
+  if ([y, mo, d, h, mi, s].some((n) => n === undefined)) return undefined;
+  const [Y, M, D, H, Mi, S] = [y, mo, d, h, mi, s] as [number, number, number, number, number, number];
+  if (M < 1 || M > 12 || D < 1 || H > 23 || Mi > 59 || S > 59) return undefined;
+  const date = new Date(0);
+  date.setUTCFullYear(Y, M - 1, D);
+  if (date.getUTCDate() !== D) return undefined; // 30 February rolled over
+  date.setUTCHours(H, Mi, S, ms);
+  return date.getTime() - offsetMin * 60_000;
+}
+
+/** A parsed IP address: 4 bytes or 8 16-bit groups. */
+export type Ip =
+  | { readonly v: 4; readonly parts: readonly number[] }
+  | { readonly v: 6; readonly parts: readonly number[] };
+
+/** Parses an IPv4 or IPv6 address (IPv4-mapped IPv6 becomes IPv4); undefined when it is not one. */
+export function parseIp(text: string): Ip | undefined {
+  const v4 = parseV4(text);
+  if (v4) return { v: 4, parts: v4 };
+  if (text.length > 45 || !/^[0-9A-Fa-f:.]+$/.test(text)) return undefined;
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (s: string): number[] | undefined => {
+    if (s === '') return [];
+    const out: number[] = [];
+    const pieces = s.split(':');
+    for (let i = 0; i < pieces.length; i++) {
+      const p = pieces[i] as string;
+      if (i === pieces.length - 1 && p.includes('.')) {
+        const tail = parseV4(p);
+        if (!tail) return undefined;
+        out.push(
+          ((tail[0] as number) << 8) | (tail[1] as number),
+          ((tail[2] as number) << 8) | (tail[3] as number),
+        );
+      } else if (/^[0-9A-Fa-f]{1,4}$/.test(p)) out.push(Number.parseInt(p, 16));
+      else return undefined;
+    }
+    return out;
+  };
+  const head = groups(halves[0] as string);
+  const tail = halves.length === 2 ? groups(halves[1] as string) : [];
+  if (!head || !tail) return undefined;
+  let parts: number[];
+  if (halves.length === 2) {
+    if (head.length + tail.length > 7) return undefined;
+    parts = [...head, ...new Array(8 - head.length - tail.length).fill(0), ...tail];
+  } else {
+    if (head.length !== 8) return undefined;
+    parts = head;
+  }
+  // ::ffff:a.b.c.d is an IPv4 client seen through a dual-stack socket.
+  if (parts.slice(0, 5).every((p) => p === 0) && parts[5] === 0xffff) {
+    const hi = parts[6] as number;
+    const lo = parts[7] as number;
+    return { v: 4, parts: [hi >> 8, hi & 0xff, lo >> 8, lo & 0xff] };
+  }
+  return { v: 6, parts };
+}
+
+function parseV4(text: string): number[] | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (!m) return undefined;
+  const parts = m.slice(1).map(Number);
+  return parts.every((p) => p <= 255) ? parts : undefined;
+}
+
+/** Formats an IP address canonically (IPv6 lower case with the longest zero run as `::`). */
+export function formatIp(ip: Ip): string {
+  if (ip.v === 4) return ip.parts.join('.');
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (ip.parts[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && ip.parts[j] === 0) j++;
+    if (j - i > bestLen && j - i > 1) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = ip.parts.map((p) => p.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
+}
+
+/** Truncates an address for privacy: IPv4 to its /24, IPv6 to its /48. */
+export function truncateIp(ip: Ip): string {
+  if (ip.v === 4) return formatIp({ v: 4, parts: [...ip.parts.slice(0, 3), 0] });
+  return formatIp({ v: 6, parts: [...ip.parts.slice(0, 3), 0, 0, 0, 0, 0] });
+}
+
+function kindOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+function dedupe(violations: readonly FieldViolation[]): FieldViolation[] {
+  const seen = new Set<string>();
+  return violations.filter((v) => {
+    if (seen.has(v.field)) return false;
+    seen.add(v.field);
+    return true;
+  });
+}
+
+const days = (ms: number) => Math.round(ms / 86_400_000);
+const hours = (ms: number) => Math.round(ms / 3_600_000);

@@ -1,0 +1,134 @@
+/**
+ * The context fields every event may carry (DESIGN.md §3), as typebox schemas: the single
+ * source for validation, TypeScript types, warehouse columns, OpenAPI and docs. Context
+ * fields sit at the top level of an event; every other top-level field is event data.
+ */
+import Type, { type Static } from 'typebox';
+
+/** Custom and catalogue event names: snake_case, 1–40 characters. */
+export const EVENT_NAME_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
+/** Prefixes reserved by Google's analytics products; no event name may start with them. */
+export const RESERVED_EVENT_PREFIXES = Object.freeze(['ga_', 'google_', 'firebase_']);
+
+const Text = (maxLength: number, description: string) => Type.String({ maxLength, description });
+
+export const ConsentState = Type.Union([Type.Literal('granted'), Type.Literal('denied')], {
+  description: 'Whether the person granted the purpose',
+});
+export type ConsentState = Static<typeof ConsentState>;
+
+export const User = Type.Object(
+  {
+    email: Type.Optional(Text(320, 'E-mail address, plain or SHA-256 hex')),
+    phone: Type.Optional(Text(64, 'Phone number, any format, or SHA-256 hex')),
+    first_name: Type.Optional(Text(256, 'Given name')),
+    last_name: Type.Optional(Text(256, 'Family name')),
+    date_of_birth: Type.Optional(
+      Type.String({ pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', description: 'YYYY-MM-DD' }),
+    ),
+    gender: Type.Optional(Text(32, 'Gender as the producer knows it (e.g. f, m)')),
+    city: Type.Optional(Text(256, 'City')),
+    region: Type.Optional(Text(256, 'State or region')),
+    postal_code: Type.Optional(Text(32, 'Postal code')),
+    country: Type.Optional(Text(64, 'Country, ISO 3166-1 alpha-2 preferred')),
+    external_id: Type.Optional(Text(256, "The business's own id for the person")),
+  },
+  { additionalProperties: false, description: 'Who the event is about (PII: see settings.pii)' },
+);
+export type User = Static<typeof User>;
+
+export const Page = Type.Object(
+  {
+    url: Type.Optional(Text(8192, 'Page URL')),
+    referrer: Type.Optional(Text(8192, 'Referring URL')),
+    title: Type.Optional(Text(1024, 'Page title')),
+  },
+  { additionalProperties: false, description: 'The page the event happened on' },
+);
+export type Page = Static<typeof Page>;
+
+export const Device = Type.Object(
+  {
+    ip: Type.Optional(Text(64, 'Client IP (filled by the gateway when absent, per settings)')),
+    user_agent: Type.Optional(Text(2048, 'User agent (filled by the gateway when absent, per settings)')),
+    locale: Type.Optional(Text(64, 'Locale, e.g. en-US')),
+  },
+  { additionalProperties: false, description: 'The client device' },
+);
+export type Device = Static<typeof Device>;
+
+export const Campaign = Type.Object(
+  {
+    source: Type.Optional(Text(512, 'utm_source')),
+    medium: Type.Optional(Text(512, 'utm_medium')),
+    name: Type.Optional(Text(512, 'utm_campaign')),
+    term: Type.Optional(Text(512, 'utm_term')),
+    content: Type.Optional(Text(512, 'utm_content')),
+    gclid: Type.Optional(Text(512, 'Google click id')),
+    fbclid: Type.Optional(Text(512, 'Meta click id')),
+    ttclid: Type.Optional(Text(512, 'TikTok click id')),
+    fbc: Type.Optional(Text(512, 'Meta _fbc cookie')),
+    fbp: Type.Optional(Text(512, 'Meta _fbp cookie')),
+  },
+  { additionalProperties: false, description: 'Attribution' },
+);
+export type Campaign = Static<typeof Campaign>;
+
+export const Consent = Type.Object(
+  {
+    analytics: Type.Optional(ConsentState),
+    ads: Type.Optional(ConsentState),
+    ad_user_data: Type.Optional(ConsentState),
+    ad_personalization: Type.Optional(ConsentState),
+  },
+  {
+    additionalProperties: false,
+    description: 'Consent per purpose; a purpose a destination needs that is not granted means skip',
+  },
+);
+export type Consent = Static<typeof Consent>;
+
+/** RFC 3339 date-time (checked further by the normaliser, which also parses it). */
+export const RFC3339_PATTERN =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$';
+
+/** The context fields as producers send them (event_id and event_time optional). */
+export const Context = Type.Object(
+  {
+    event_name: Type.String({ pattern: EVENT_NAME_PATTERN, description: 'snake_case event name' }),
+    event_id: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description: 'Idempotency key; the gateway mints a UUIDv7 when absent',
+      }),
+    ),
+    event_time: Type.Optional(
+      Type.Union(
+        [
+          Type.String({ pattern: RFC3339_PATTERN, description: 'RFC 3339' }),
+          Type.Integer({ minimum: 0, maximum: 8640000000000000, description: 'epoch milliseconds' }),
+        ],
+        { description: 'When it happened; default: when the gateway received it' },
+      ),
+    ),
+    user_id: Type.Optional(Text(256, 'Signed-in user id')),
+    anonymous_id: Type.Optional(Text(256, 'Anonymous (device or cookie) id')),
+    session_id: Type.Optional(Text(256, 'Session id')),
+    source: Type.Optional(Text(256, 'Producer name, e.g. web or backend')),
+    user: Type.Optional(User),
+    page: Type.Optional(Page),
+    device: Type.Optional(Device),
+    campaign: Type.Optional(Campaign),
+    consent: Type.Optional(Consent),
+  },
+  { additionalProperties: false },
+);
+export type Context = Static<typeof Context>;
+
+/** Top-level keys that are context; every other top-level key is event data. */
+export const CONTEXT_FIELDS: ReadonlySet<string> = new Set(Object.keys(Context.properties));
+
+/** The context groups (nested objects), in the order they are stored. */
+export const CONTEXT_GROUPS = Object.freeze(['user', 'page', 'device', 'campaign', 'consent'] as const);
+export type ContextGroup = (typeof CONTEXT_GROUPS)[number];
