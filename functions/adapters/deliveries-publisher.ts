@@ -1,0 +1,44 @@
+/**
+ * Publishes fan-out messages on the `deliveries` topic. The store function awaits every
+ * publish before it acknowledges its push: a failed publish answers non-2xx, the event is
+ * redelivered, stored again idempotently (insertId = event_id) and fanned out again.
+ */
+import type { PubSub, Topic } from '@google-cloud/pubsub';
+import type { DeliveryMessage } from '../core/delivery/message.ts';
+
+/** The topic every environment has for fan-out (plan(): kind `deliveries`). */
+export const DELIVERIES_TOPIC = 'deliveries';
+
+export interface DeliveriesPublisher {
+  /** Resolves with the message ids once every message is published; rejects if any failed. */
+  publish(messages: readonly DeliveryMessage[]): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * A publisher that batches across concurrent store invocations for a few milliseconds
+ * (each message independent, so the client's batching cannot half-publish an event's
+ * meaning: a failed message fails its caller, who is redelivered).
+ */
+export function createDeliveriesPublisher(pubsub: PubSub, topicName = DELIVERIES_TOPIC): DeliveriesPublisher {
+  let topic: Topic | undefined;
+  const get = () => {
+    topic ??= pubsub.topic(topicName, {
+      batching: { maxMessages: 1000, maxMilliseconds: 5 },
+      // Redelivery of the store push is our retry; do not wait minutes inside the client.
+      gaxOpts: { timeout: 10_000 },
+    });
+    return topic;
+  };
+  return {
+    publish: (messages) =>
+      Promise.all(
+        messages.map((m) =>
+          get().publishMessage({ data: Buffer.from(m.data), attributes: { ...m.attributes } }),
+        ),
+      ),
+    async close() {
+      await topic?.flush().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHttpSender, MAX_RESPONSE_BYTES } from '../../functions/adapters/http-sender.ts';
+import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
+import { createSecrets } from '../../functions/adapters/secrets.ts';
+import type { LedgerEntry } from '../../functions/core/delivery/ledger.ts';
+import { skippedEntry } from '../../functions/core/delivery/ledger.ts';
+import type { InsertRow } from '../../functions/core/rows.ts';
+
+const request = (url: string) => ({
+  method: 'POST' as const,
+  url,
+  redactedUrl: url,
+  headers: { 'content-type': 'application/json' },
+  body: '{"a":1}',
+});
+
+describe('http sender', () => {
+  let server: Server;
+  let base: string;
+  const seen: string[] = [];
+  before(async () => {
+    server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        seen.push(`${req.url} ${body}`);
+        if (req.url === '/ok') res.writeHead(201, { 'x-a': 'b' }).end('fine');
+        else if (req.url === '/busy') res.writeHead(503).end('later');
+        else if (req.url === '/big') res.writeHead(200).end('x'.repeat(MAX_RESPONSE_BYTES * 3));
+        else if (req.url === '/redirect') res.writeHead(302, { location: '/ok' }).end();
+        // /slow never answers within the test's timeout
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  const send = createHttpSender();
+  it('returns any status with body and headers', async () => {
+    const r = await send(request(`${base}/ok`), 2000);
+    assert.deepEqual(r.kind === 'response' && [r.status, r.body, r.headers['x-a']], [201, 'fine', 'b']);
+    assert.ok(seen.includes('/ok {"a":1}'));
+    const busy = await send(request(`${base}/busy`), 2000);
+    assert.equal(busy.kind === 'response' && busy.status, 503);
+  });
+  it('does not follow redirects', async () => {
+    const r = await send(request(`${base}/redirect`), 2000);
+    assert.equal(r.kind === 'response' && r.status, 302);
+  });
+  it('caps the body it keeps', async () => {
+    const r = await send(request(`${base}/big`), 5000);
+    assert.equal(r.kind === 'response' && r.body.length, MAX_RESPONSE_BYTES);
+  });
+  it('turns a timeout into a network error', async () => {
+    const r = await send(request(`${base}/slow`), 150);
+    assert.equal(r.kind, 'network_error');
+    assert.match(r.kind === 'network_error' ? r.message : '', /timeout after 150 ms/);
+  });
+  it('turns a refused connection into a network error', async () => {
+    const probe = createServer();
+    await new Promise<void>((r) => probe.listen(0, '127.0.0.1', r));
+    const port = (probe.address() as AddressInfo).port;
+    await new Promise<void>((r) => probe.close(() => r()));
+    const r = await send(request(`http://127.0.0.1:${port}/`), 2000);
+    assert.equal(r.kind, 'network_error');
+    assert.match(r.kind === 'network_error' ? r.message : '', /ECONNREFUSED/);
+  });
+});
+
+describe('secrets', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'eventbus-secrets-'));
+    writeFileSync(join(dir, 'FILE_KEY'), 'from-file\n');
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads env first, then the secrets dir; missing is undefined', async () => {
+    const s = createSecrets({ env: { ENV_KEY: 'from-env', FILE_KEY: '' }, secretsDir: dir, project: 'p' });
+    assert.equal(await s.get('ENV_KEY'), 'from-env');
+    assert.equal(await s.get('FILE_KEY'), 'from-file');
+    assert.equal(await s.get('NOPE'), undefined);
+  });
+  it('refuses names that could leave the secrets dir', async () => {
+    const s = createSecrets({ env: {}, secretsDir: dir, project: 'p' });
+    await assert.rejects(s.get('../etc/passwd'), /invalid secret name/);
+  });
+  it('uses Secret Manager without a secrets dir, cached; missing values re-checked sooner', async () => {
+    let clock = 0;
+    const calls: string[] = [];
+    const values: Record<string, string> = { A: 'a1' };
+    const s = createSecrets({
+      env: {},
+      project: 'proj',
+      now: () => clock,
+      secretManager: async (project, name) => {
+        calls.push(`${project}/${name}`);
+        return values[name];
+      },
+    });
+    assert.equal(await s.get('A'), 'a1');
+    assert.equal(await s.get('B'), undefined);
+    values['A'] = 'a2';
+    values['B'] = 'b1';
+    clock = 11_000;
+    assert.equal(await s.get('A'), 'a1'); // still cached
+    assert.equal(await s.get('B'), 'b1'); // missing → re-read after 10 s
+    clock = 400_000;
+    assert.equal(await s.get('A'), 'a2');
+    assert.deepEqual(calls, ['proj/A', 'proj/B', 'proj/B', 'proj/A']);
+  });
+  it('propagates an unreachable Secret Manager as an error', async () => {
+    const s = createSecrets({
+      env: {},
+      project: 'p',
+      secretManager: async () => {
+        throw new Error('unavailable');
+      },
+    });
+    await assert.rejects(s.get('X'), /unavailable/);
+  });
+});
+
+describe('ledger writer', () => {
+  it('writes rows to deliveries with their insertIds', async () => {
+    const writes: [string, readonly InsertRow[]][] = [];
+    const w = createLedgerWriter({
+      write: async (table, rows) => {
+        writes.push([table, rows]);
+        return [];
+      },
+    });
+    const e: LedgerEntry = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0));
+    await w.write([e]);
+    assert.equal(writes[0]?.[0], 'deliveries');
+    assert.equal(writes[0]?.[1][0]?.insertId, 'e/d/skipped');
+    assert.equal(writes[0]?.[1][0]?.json['status'], 'skipped');
+  });
+});
