@@ -1,8 +1,13 @@
 /**
  * The warehouse: tables and views of the environment's dataset, generated from `schemas/`.
- * Shared by plan(), the local provisioning and the Pulumi program.
- * (The storage issue fills in the columns and views; this first version declares the tables.)
+ * Shared by plan(), the local provisioning and the Pulumi program, so what is queried
+ * locally is what exists in BigQuery. Column types come from the typebox schemas; view SQL
+ * is written in the subset of GoogleSQL the local emulator runs unchanged.
  */
+import type { TSchema } from 'typebox';
+import { CATALOGUE } from '../../schemas/catalogue.ts';
+import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context } from '../../schemas/context.ts';
+import type { EventType } from '../../schemas/events/common.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 /** A BigQuery column, in the REST API's TableFieldSchema shape. */
@@ -42,9 +47,314 @@ export interface ViewPlan {
   readonly description: string;
   /** BigQuery standard SQL; `{{dataset}}` placeholders are already resolved. */
   readonly query: string;
+  /** The columns the view returns (for docs and tests; BigQuery derives them itself). */
+  readonly columns?: readonly ColumnPlan[];
 }
 
+/** Table names, one name for one thing across code, SQL and docs. */
+export const TABLES = Object.freeze({
+  events: 'events',
+  invalidEvents: 'invalid_events',
+  deliveries: 'deliveries',
+} as const);
+
+/** View names besides the one per catalogue event type (which is named after the event). */
+export const VIEWS = Object.freeze({ eventsDedup: 'events_dedup', identities: 'identities' } as const);
+
+type Mode = NonNullable<ColumnPlan['mode']>;
+
+const col = (
+  name: string,
+  type: ColumnPlan['type'],
+  description: string,
+  mode: Mode = 'NULLABLE',
+): ColumnPlan => ({
+  name,
+  type,
+  mode,
+  description,
+});
+
+interface JsonSchemaLike {
+  readonly type?: string | readonly string[];
+  readonly format?: string;
+  readonly description?: string;
+  readonly properties?: Readonly<Record<string, JsonSchemaLike>>;
+  readonly required?: readonly string[];
+  readonly additionalProperties?: unknown;
+  readonly items?: JsonSchemaLike;
+  readonly anyOf?: readonly JsonSchemaLike[];
+  readonly const?: unknown;
+}
+
+/** The BigQuery type of a scalar JSON schema, or undefined when it is not one scalar type. */
+function scalarType(s: JsonSchemaLike): ColumnPlan['type'] | undefined {
+  if (s.anyOf) {
+    // A union of constants (consent states, enums) stores as their common type.
+    const types = new Set(s.anyOf.map((b) => scalarType(b)));
+    return types.size === 1 ? [...types][0] : undefined;
+  }
+  switch (s.type) {
+    case 'string':
+      if (s.format === 'date-time') return 'TIMESTAMP';
+      if (s.format === 'date') return 'DATE';
+      return 'STRING';
+    case 'integer':
+      return 'INT64';
+    case 'number':
+      return 'FLOAT64';
+    case 'boolean':
+      return 'BOOL';
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The column a typebox schema stores as: scalars by type, closed objects as RECORD,
+ * arrays as REPEATED, and anything open-ended (extra fields allowed, mixed unions) as JSON.
+ */
+export function columnFromSchema(name: string, schema: TSchema, required = false): ColumnPlan {
+  const s = schema as JsonSchemaLike;
+  const mode: Mode = required ? 'REQUIRED' : 'NULLABLE';
+  const described = (c: Omit<ColumnPlan, 'description'>): ColumnPlan =>
+    s.description ? { ...c, description: s.description } : c;
+  const scalar = scalarType(s);
+  if (scalar) return described({ name, type: scalar, mode });
+  if (s.type === 'object' && s.properties && s.additionalProperties === false) {
+    return described({ name, type: 'RECORD', mode, fields: columnsFromObject(schema) });
+  }
+  if (s.type === 'array' && s.items) {
+    const item = columnFromSchema(name, s.items as TSchema);
+    // BigQuery has no arrays of arrays; those stay JSON.
+    if (item.mode !== 'REPEATED' && item.type !== 'JSON') return described({ ...item, mode: 'REPEATED' });
+  }
+  return described({ name, type: 'JSON', mode });
+}
+
+/** The columns of a closed object schema, in declaration order. */
+export function columnsFromObject(schema: TSchema): ColumnPlan[] {
+  const s = schema as JsonSchemaLike;
+  const required = new Set(s.required ?? []);
+  return Object.entries(s.properties ?? {}).map(([name, p]) =>
+    columnFromSchema(name, p as TSchema, required.has(name)),
+  );
+}
+
+const contextProperty = (name: string): TSchema => {
+  const p = (Context.properties as Record<string, TSchema>)[name];
+  if (!p) throw new Error(`schemas/context.ts has no context field ${name}`);
+  return p;
+};
+
+/** The context columns that are plain strings (ids and the producer name). */
+const CONTEXT_IDS = Object.freeze(['user_id', 'anonymous_id', 'session_id', 'source'] as const);
+
+/** Columns of `events`, in order: identity and time first, then context, then data. */
+export function eventColumns(): ColumnPlan[] {
+  return [
+    col(
+      'event_id',
+      'STRING',
+      'Idempotency key (insertId); the messageId when a native publish had none',
+      'REQUIRED',
+    ),
+    col('event_name', 'STRING', 'snake_case event name (catalogue or custom)', 'REQUIRED'),
+    col('event_time', 'TIMESTAMP', 'When it happened (partition column)', 'REQUIRED'),
+    col('received_at', 'TIMESTAMP', 'When Pub/Sub accepted the event (its publishTime)', 'REQUIRED'),
+    col('stored_at', 'TIMESTAMP', 'When the store function wrote this row', 'REQUIRED'),
+    col('topic', 'STRING', 'Pub/Sub topic the event was published to', 'REQUIRED'),
+    col('message_id', 'STRING', 'Pub/Sub messageId', 'REQUIRED'),
+    col('schema_version', 'INT64', 'Catalogue schema version of event_name; 0 for custom events', 'REQUIRED'),
+    ...CONTEXT_IDS.map((name) => columnFromSchema(name, contextProperty(name))),
+    ...CONTEXT_GROUPS.map((name) => columnFromSchema(name, contextProperty(name))),
+    col('event_data', 'JSON', 'Every field that is not context (the event type view types them)'),
+    col('attributes', 'JSON', 'Pub/Sub message attributes'),
+  ];
+}
+
+/** Columns of `invalid_events`: what arrived, where from, and every reason it was refused. */
+export function invalidEventColumns(): ColumnPlan[] {
+  return [
+    col(
+      'received_at',
+      'TIMESTAMP',
+      'When Pub/Sub accepted the message, or when a stray push arrived (partition column)',
+      'REQUIRED',
+    ),
+    col('stored_at', 'TIMESTAMP', 'When the store function wrote this row', 'REQUIRED'),
+    col('reason', 'STRING', 'invalid_event | not_json | malformed_push | rejected_by_warehouse', 'REQUIRED'),
+    col('topic', 'STRING', 'Pub/Sub topic, when known'),
+    col('subscription', 'STRING', 'Push subscription, when known'),
+    col('message_id', 'STRING', 'Pub/Sub messageId, when known'),
+    col('event_id', 'STRING', 'event_id, when one could be read'),
+    col('event_name', 'STRING', 'event_name, when one could be read'),
+    col('payload', 'STRING', 'The message data (or the whole push body) as received; base64 when not UTF-8'),
+    col('attributes', 'JSON', 'Pub/Sub message attributes'),
+    {
+      name: 'errors',
+      type: 'RECORD',
+      mode: 'REPEATED',
+      description: 'Each problem: the field path (`[0].content_name`) and what is wrong',
+      fields: [col('path', 'STRING', 'Field path, or (root)'), col('message', 'STRING', 'What is wrong')],
+    },
+  ];
+}
+
+/** Columns of `deliveries` (the ledger written by `store`'s decision layer and `forward`). */
+export function deliveryColumns(): ColumnPlan[] {
+  return [
+    col('event_id', 'STRING', 'The event delivered or skipped', 'REQUIRED'),
+    col('event_name', 'STRING', 'Its event name', 'REQUIRED'),
+    col('destination', 'STRING', 'Destination id from the settings', 'REQUIRED'),
+    col('status', 'STRING', 'skipped | delivered | rejected | failed | dead_lettered', 'REQUIRED'),
+    col('reason', 'STRING', 'Why it was skipped, rejected or failed'),
+    col('attempt', 'INT64', 'Pub/Sub delivery attempt (1-based); null for skipped'),
+    col('http_status', 'INT64', "The platform's HTTP status, when one answered"),
+    col('replay', 'BOOL', 'Whether this row comes from a replay', 'REQUIRED'),
+    col('recorded_at', 'TIMESTAMP', 'When the row was written (partition column)', 'REQUIRED'),
+  ];
+}
+
+const DAY_MS = 86_400_000;
+
+/** Fully qualified, quoted table reference: works in views on BigQuery and on the emulator. */
+export const tableRef = (project: string, dataset: string, table: string) =>
+  `\`${project}.${dataset}.${table}\``;
+
+/** The columns of an event type's view: its declared fields, typed, read from event_data. */
+export function eventTypeColumns(type: EventType): ColumnPlan[] {
+  return columnsFromObject(type.schema).map((c) => {
+    if (CONTEXT_FIELDS.has(c.name) || c.name === 'event_data') {
+      throw new Error(`event type ${type.name}: field ${c.name} collides with a context column`);
+    }
+    // REPEATED and RECORD fields are kept as JSON in the view: the typed scalars are what
+    // dashboards group by, and JSON keeps the producer's extra item fields.
+    if (c.type === 'RECORD' || c.mode === 'REPEATED')
+      return { ...omitFields(c), type: 'JSON', mode: 'NULLABLE' };
+    return { ...c, mode: 'NULLABLE' };
+  });
+}
+
+function omitFields(c: ColumnPlan): ColumnPlan {
+  const { fields: _fields, ...rest } = c;
+  return rest;
+}
+
+/** SQL expression reading one event_data field as its column type. */
+function dataExpression(c: ColumnPlan): string {
+  const path = `'$.${c.name}'`;
+  switch (c.type) {
+    case 'JSON':
+      return `JSON_QUERY(event_data, ${path})`;
+    case 'STRING':
+      return `JSON_VALUE(event_data, ${path})`;
+    default:
+      // SAFE_CAST: a producer's extra-typed value must not make the whole view fail.
+      return `SAFE_CAST(JSON_VALUE(event_data, ${path}) AS ${c.type})`;
+  }
+}
+
+/** Columns every event-type view starts with (the context of the event). */
+const VIEW_CONTEXT = [
+  'event_id',
+  'event_name',
+  'event_time',
+  'received_at',
+  'topic',
+  'schema_version',
+  ...CONTEXT_IDS,
+  ...CONTEXT_GROUPS,
+] as const;
+
 /** The tables and views of an environment's dataset. */
-export function warehousePlan(_settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {
-  return { tables: [], views: [] };
+export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {
+  const dataset = settings.dataset ?? 'events';
+  const ref = (name: string) => tableRef(settings.project, dataset, name);
+  const days = settings.warehouse?.partition_expiration_days;
+  const partition = (field: string): NonNullable<TablePlan['timePartitioning']> => ({
+    type: 'DAY',
+    field,
+    ...(days !== undefined ? { expirationMs: String(days * DAY_MS) } : {}),
+  });
+
+  const tables: TablePlan[] = [
+    {
+      name: TABLES.events,
+      description:
+        'Every valid event, as stored by the store function (at-least-once: query events_dedup for one row per event_id)',
+      columns: eventColumns(),
+      timePartitioning: partition('event_time'),
+      clustering: ['event_name', 'user_id'],
+    },
+    {
+      name: TABLES.invalidEvents,
+      description: 'Messages that could not be stored as events, with every error (nothing is dropped)',
+      columns: invalidEventColumns(),
+      timePartitioning: partition('received_at'),
+      clustering: ['reason'],
+    },
+    {
+      name: TABLES.deliveries,
+      description: 'The delivery ledger: one row per decision, attempt and outcome per destination',
+      columns: deliveryColumns(),
+      timePartitioning: partition('recorded_at'),
+      clustering: ['destination', 'status'],
+    },
+  ];
+
+  const eventsColumns = eventColumns();
+  const views: ViewPlan[] = [
+    {
+      name: VIEWS.eventsDedup,
+      description:
+        'One row per event_id (the first stored). event_time is part of the window partition so filters on it still prune partitions; a resend must carry the same event_time to be folded',
+      // ORDER BY message_id too, so the choice between two copies is stable across queries.
+      query: [
+        'SELECT * EXCEPT (dedup_rank) FROM (',
+        '  SELECT *, ROW_NUMBER() OVER (PARTITION BY event_time, event_id ORDER BY received_at, message_id) AS dedup_rank',
+        `  FROM ${ref(TABLES.events)}`,
+        ') WHERE dedup_rank = 1',
+      ].join('\n'),
+      columns: eventsColumns,
+    },
+    {
+      name: VIEWS.identities,
+      description: 'Which anonymous_id belonged to which user_id, with first and last seen',
+      query: [
+        'SELECT user_id, anonymous_id, MIN(event_time) AS first_seen, MAX(event_time) AS last_seen, COUNT(*) AS events',
+        `FROM ${ref(VIEWS.eventsDedup)}`,
+        'WHERE user_id IS NOT NULL AND anonymous_id IS NOT NULL',
+        'GROUP BY user_id, anonymous_id',
+      ].join('\n'),
+      columns: [
+        col('user_id', 'STRING', 'Signed-in user id'),
+        col('anonymous_id', 'STRING', 'Anonymous id seen with it'),
+        col('first_seen', 'TIMESTAMP', 'event_time of the first event carrying both'),
+        col('last_seen', 'TIMESTAMP', 'event_time of the last event carrying both'),
+        col('events', 'INT64', 'How many events carried both'),
+      ],
+    },
+  ];
+
+  const byName = new Map(eventsColumns.map((c) => [c.name, c]));
+  for (const type of CATALOGUE) {
+    const data = eventTypeColumns(type);
+    views.push({
+      name: type.name,
+      description: `${type.description} (${type.name} v${type.version}): events_dedup with its fields as typed columns`,
+      query: [
+        // event_data last: the producer's extra fields stay one query away.
+        `SELECT ${[...VIEW_CONTEXT, ...data.map((c) => `${dataExpression(c)} AS ${c.name}`), 'event_data'].join(',\n  ')}`,
+        `FROM ${ref(VIEWS.eventsDedup)}`,
+        `WHERE event_name = '${type.name}'`,
+      ].join('\n'),
+      columns: [
+        ...VIEW_CONTEXT.map((n) => byName.get(n) as ColumnPlan),
+        ...data,
+        byName.get('event_data') as ColumnPlan,
+      ],
+    });
+  }
+  return { tables, views };
 }
