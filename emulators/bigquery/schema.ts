@@ -1,0 +1,558 @@
+/**
+ * BigQuery table schemas ↔ DuckDB types, insertAll row conversion, and the REST value
+ * encodings of query results (GCP-WIRE.md §4).
+ */
+import {
+  blobValue,
+  type DuckDBListType,
+  type DuckDBStructType,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBValue,
+  dateValue,
+  decimalValue,
+  listValue,
+  structValue,
+  timestampTZValue,
+  timestampValue,
+  timeValue,
+} from '@duckdb/node-api';
+import { quoteIdent } from './sql.ts';
+
+export interface FieldSchema {
+  name: string;
+  type: string;
+  mode?: string;
+  fields?: FieldSchema[];
+  description?: string;
+}
+
+/** BigQuery reports legacy type names in schemas whatever name the caller used. */
+const TYPE_NAMES: Record<string, string> = {
+  STRING: 'STRING',
+  BYTES: 'BYTES',
+  INTEGER: 'INTEGER',
+  INT64: 'INTEGER',
+  FLOAT: 'FLOAT',
+  FLOAT64: 'FLOAT',
+  NUMERIC: 'NUMERIC',
+  DECIMAL: 'NUMERIC',
+  BIGNUMERIC: 'BIGNUMERIC',
+  BIGDECIMAL: 'BIGNUMERIC',
+  BOOLEAN: 'BOOLEAN',
+  BOOL: 'BOOLEAN',
+  TIMESTAMP: 'TIMESTAMP',
+  DATE: 'DATE',
+  TIME: 'TIME',
+  DATETIME: 'DATETIME',
+  JSON: 'JSON',
+  RECORD: 'RECORD',
+  STRUCT: 'RECORD',
+  GEOGRAPHY: 'GEOGRAPHY',
+};
+
+const DUCK_TYPES: Record<string, string> = {
+  STRING: 'VARCHAR',
+  BYTES: 'BLOB',
+  INTEGER: 'BIGINT',
+  FLOAT: 'DOUBLE',
+  NUMERIC: 'DECIMAL(38,9)',
+  BIGNUMERIC: 'DECIMAL(38,9)',
+  BOOLEAN: 'BOOLEAN',
+  TIMESTAMP: 'TIMESTAMPTZ',
+  DATE: 'DATE',
+  TIME: 'TIME',
+  DATETIME: 'TIMESTAMP',
+  JSON: 'JSON',
+  GEOGRAPHY: 'VARCHAR',
+};
+
+/** Checks and normalises a schema from tables.insert/patch; returns an error message or the schema. */
+export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | string {
+  if (!Array.isArray(fields)) return `Invalid schema: fields must be an array${path ? ` at ${path}` : ''}`;
+  const seen = new Set<string>();
+  const out: FieldSchema[] = [];
+  for (const f of fields as unknown[]) {
+    if (typeof f !== 'object' || f === null) return 'Invalid schema field';
+    const o = f as Record<string, unknown>;
+    const name = o['name'];
+    if (typeof name !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]{0,299}$/.test(name))
+      return `Invalid field name "${String(name)}". Fields must contain only letters, numbers, and underscores, start with a letter or underscore, and be at most 300 characters long.`;
+    const key = name.toLowerCase();
+    if (seen.has(key)) return `Field ${path}${name} already exists in schema`;
+    seen.add(key);
+    const type = TYPE_NAMES[String(o['type'] ?? '').toUpperCase()];
+    if (!type) return `Invalid value for type: ${String(o['type'])} is not a valid value`;
+    const mode = String(o['mode'] ?? 'NULLABLE').toUpperCase();
+    if (!['NULLABLE', 'REQUIRED', 'REPEATED'].includes(mode))
+      return `Invalid value for mode: ${String(o['mode'])} is not a valid value`;
+    const field: FieldSchema = { name, type, mode };
+    if (typeof o['description'] === 'string') field.description = o['description'];
+    if (type === 'RECORD') {
+      const sub = normaliseSchema(o['fields'], `${path}${name}.`);
+      if (typeof sub === 'string') return sub;
+      if (sub.length === 0) return `Field ${path}${name} is type RECORD but has no schema`;
+      field.fields = sub;
+    }
+    out.push(field);
+  }
+  return out;
+}
+
+/** DuckDB column type for a BigQuery field. */
+export function duckType(f: FieldSchema): string {
+  const base =
+    f.type === 'RECORD'
+      ? `STRUCT(${(f.fields ?? []).map((s) => `${quoteIdent(s.name)} ${duckType(s)}`).join(', ')})`
+      : (DUCK_TYPES[f.type] as string);
+  return f.mode === 'REPEATED' ? `${base}[]` : base;
+}
+
+/** `CREATE TABLE` column list for a schema. */
+export function columnDefinitions(fields: readonly FieldSchema[]): string {
+  return fields
+    .map((f) => `${quoteIdent(f.name)} ${duckType(f)}${f.mode === 'REQUIRED' ? ' NOT NULL' : ''}`)
+    .join(', ');
+}
+
+// ---------------------------------------------------------------------------
+// insertAll row conversion
+
+export interface RowError {
+  reason: string;
+  location: string;
+  message: string;
+  debugInfo?: string;
+}
+
+class ConvertError extends Error {
+  readonly location: string;
+  constructor(location: string, message: string) {
+    super(message);
+    this.location = location;
+  }
+}
+
+const DATE_RE = /^(\d{4})-(\d{1,2})-(\d{1,2})$/;
+const TS_RE =
+  /^(\d{4})[-/](\d{1,2})[-/](\d{1,2})(?:[Tt ]+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?)?\s*(Z|z|UTC|[+-]\d{1,2}(?::?\d{2})?)?$/;
+const TIME_RE = /^(\d{1,2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?$/;
+
+function daysFromCivil(y: number, m: number, d: number): number | undefined {
+  if (m < 1 || m > 12 || d < 1 || d > 31 || y < 1 || y > 9999) return undefined;
+  const dt = new Date(0);
+  dt.setUTCFullYear(y, m - 1, d);
+  if (dt.getUTCMonth() !== m - 1) return undefined;
+  return Math.round(dt.getTime() / 86_400_000);
+}
+
+function fractionMicros(frac: string | undefined): bigint {
+  return BigInt((frac ?? '').padEnd(6, '0').slice(0, 6) || '0');
+}
+
+/** Parses BigQuery's accepted TIMESTAMP text to microseconds since the epoch (UTC). */
+export function parseTimestampMicros(s: string, withZone = true): bigint | undefined {
+  const m = TS_RE.exec(s.trim());
+  if (!m) return undefined;
+  const days = daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3]));
+  if (days === undefined) return undefined;
+  const h = Number(m[4] ?? 0);
+  const mi = Number(m[5] ?? 0);
+  const sec = Number(m[6] ?? 0);
+  if (h > 23 || mi > 59 || sec > 59) return undefined;
+  let micros =
+    BigInt(days) * 86_400_000_000n + BigInt((h * 3600 + mi * 60 + sec) * 1_000_000) + fractionMicros(m[7]);
+  const zone = m[8];
+  if (zone && !withZone) return undefined;
+  if (zone && /^[+-]/.test(zone)) {
+    const zm = /^([+-])(\d{1,2}):?(\d{2})?$/.exec(zone) as RegExpExecArray;
+    const offset = (Number(zm[2]) * 60 + Number(zm[3] ?? 0)) * 60_000_000;
+    micros += zm[1] === '+' ? -BigInt(offset) : BigInt(offset);
+  }
+  return micros;
+}
+
+function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
+  const bad = (what: string) =>
+    new ConvertError(loc, `Cannot convert value to ${what} (bad value): ${JSON.stringify(v)}`);
+  switch (f.type) {
+    case 'STRING':
+    case 'GEOGRAPHY':
+      if (typeof v === 'string') return v;
+      if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+      throw bad('string');
+    case 'INTEGER': {
+      if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+      if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) {
+        const b = BigInt(v.trim());
+        if (b > 9223372036854775807n || b < -9223372036854775808n) throw bad('integer');
+        return b;
+      }
+      throw bad('integer');
+    }
+    case 'FLOAT': {
+      if (typeof v === 'number') return v;
+      if (typeof v === 'string') {
+        const t = v.trim();
+        if (t === 'NaN') return Number.NaN;
+        if (t === 'Infinity' || t === 'inf' || t === '+inf') return Number.POSITIVE_INFINITY;
+        if (t === '-Infinity' || t === '-inf') return Number.NEGATIVE_INFINITY;
+        if (t !== '' && Number.isFinite(Number(t))) return Number(t);
+      }
+      throw bad('double');
+    }
+    case 'NUMERIC':
+    case 'BIGNUMERIC': {
+      const text = typeof v === 'number' ? String(v) : typeof v === 'string' ? v.trim() : '';
+      const m = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text);
+      if (!m || (m[2] === '' && (m[3] ?? '') === '')) throw bad('numeric');
+      let digits = (m[2] ?? '') + (m[3] ?? '');
+      let scale = (m[3] ?? '').length - Number(m[4] ?? 0);
+      if (scale > 9) {
+        const drop = scale - 9;
+        if (/[1-9]/.test(digits.slice(digits.length - drop)))
+          throw new ConvertError(loc, `Invalid NUMERIC value: ${text}`);
+        digits = digits.slice(0, digits.length - drop) || '0';
+        scale = 9;
+      }
+      const scaled = BigInt(digits || '0') * 10n ** BigInt(9 - scale);
+      if (scaled >= 10n ** 38n) throw new ConvertError(loc, `Invalid NUMERIC value: ${text}`);
+      return decimalValue(m[1] === '-' ? -scaled : scaled, 38, 9);
+    }
+    case 'BOOLEAN':
+      if (typeof v === 'boolean') return v;
+      if (typeof v === 'string') {
+        const t = v.trim().toLowerCase();
+        if (t === 'true' || t === '1') return true;
+        if (t === 'false' || t === '0') return false;
+      }
+      if (v === 1 || v === 0) return v === 1;
+      throw bad('boolean');
+    case 'TIMESTAMP': {
+      if (typeof v === 'number' && Number.isFinite(v))
+        return timestampTZValue(BigInt(Math.round(v * 1_000_000)));
+      if (typeof v === 'string') {
+        const us = parseTimestampMicros(v);
+        if (us !== undefined) return timestampTZValue(us);
+      }
+      throw new ConvertError(
+        loc,
+        `Could not parse '${String(v)}' as a timestamp. Required format is YYYY-MM-DD HH:MM[:SS[.SSSSSS]] or YYYY/MM/DD HH:MM[:SS[.SSSSSS]]`,
+      );
+    }
+    case 'DATETIME': {
+      if (typeof v === 'string') {
+        const us = parseTimestampMicros(v, false);
+        if (us !== undefined) return timestampValue(us);
+      }
+      throw new ConvertError(loc, `Could not parse '${String(v)}' as a datetime`);
+    }
+    case 'DATE': {
+      const m = typeof v === 'string' ? DATE_RE.exec(v.trim()) : null;
+      const days = m ? daysFromCivil(Number(m[1]), Number(m[2]), Number(m[3])) : undefined;
+      if (days === undefined) throw new ConvertError(loc, `Could not parse '${String(v)}' as a date`);
+      return dateValue(days);
+    }
+    case 'TIME': {
+      const m = typeof v === 'string' ? TIME_RE.exec(v.trim()) : null;
+      if (!m || Number(m[1]) > 23 || Number(m[2]) > 59 || Number(m[3] ?? 0) > 59)
+        throw new ConvertError(loc, `Could not parse '${String(v)}' as a time`);
+      const secs = Number(m[1]) * 3600 + Number(m[2]) * 60 + Number(m[3] ?? 0);
+      return timeValue(BigInt(secs) * 1_000_000n + fractionMicros(m[4]));
+    }
+    case 'BYTES': {
+      if (typeof v !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(v.replace(/\s/g, '')))
+        throw new ConvertError(
+          loc,
+          `Could not decode base64 string to bytes. Field: ${f.name}; Value: ${String(v)}`,
+        );
+      return blobValue(Buffer.from(v, 'base64'));
+    }
+    case 'JSON': {
+      if (typeof v === 'string') {
+        try {
+          JSON.parse(v);
+          return v;
+        } catch {
+          throw new ConvertError(loc, `Invalid JSON value for field ${f.name}: ${v.slice(0, 100)}`);
+        }
+      }
+      return JSON.stringify(v);
+    }
+    default:
+      throw new ConvertError(loc, `Unsupported type ${f.type}`);
+  }
+}
+
+function convertRecord(
+  fields: readonly FieldSchema[],
+  obj: unknown,
+  path: string,
+  ignoreUnknown: boolean,
+  errors: RowError[],
+): Record<string, DuckDBValue> | undefined {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
+    errors.push({ reason: 'invalid', location: path, message: `This field: ${path} is not a record.` });
+    return undefined;
+  }
+  const input = obj as Record<string, unknown>;
+  const byName = new Map<string, FieldSchema>();
+  for (const f of fields) byName.set(f.name.toLowerCase(), f);
+  if (!ignoreUnknown) {
+    for (const key of Object.keys(input)) {
+      if (!byName.has(key.toLowerCase())) {
+        const loc = `${path}${key}`;
+        errors.push({ reason: 'invalid', location: loc, message: `no such field: ${loc}.` });
+      }
+    }
+  }
+  const lowerInput = new Map<string, unknown>();
+  for (const [k, v] of Object.entries(input)) lowerInput.set(k.toLowerCase(), v);
+  const out: Record<string, DuckDBValue> = {};
+  for (const f of fields) {
+    const loc = `${path}${f.name}`;
+    const v = lowerInput.get(f.name.toLowerCase());
+    out[f.name] = convertField(f, v, loc, ignoreUnknown, errors);
+  }
+  return out;
+}
+
+function convertField(
+  f: FieldSchema,
+  v: unknown,
+  loc: string,
+  ignoreUnknown: boolean,
+  errors: RowError[],
+): DuckDBValue {
+  if (f.mode === 'REPEATED') {
+    if (v === undefined || v === null) return listValue([]);
+    if (!Array.isArray(v)) {
+      errors.push({
+        reason: 'invalid',
+        location: loc,
+        message: `Field ${loc} is REPEATED but the value is not an array.`,
+      });
+      return null;
+    }
+    const items: DuckDBValue[] = [];
+    for (const [k, item] of v.entries()) {
+      if (item === null) {
+        errors.push({
+          reason: 'invalid',
+          location: `${loc}[${k}]`,
+          message: `Array ${loc} cannot have a null element.`,
+        });
+        continue;
+      }
+      items.push(convertOne(f, item, `${loc}[${k}]`, ignoreUnknown, errors));
+    }
+    return listValue(items);
+  }
+  if (v === undefined || v === null) {
+    if (f.mode === 'REQUIRED')
+      errors.push({ reason: 'invalid', location: loc, message: `Missing required field: ${loc}.` });
+    return null;
+  }
+  return convertOne(f, v, loc, ignoreUnknown, errors);
+}
+
+function convertOne(
+  f: FieldSchema,
+  v: unknown,
+  loc: string,
+  ignoreUnknown: boolean,
+  errors: RowError[],
+): DuckDBValue {
+  if (f.type === 'RECORD') {
+    const rec = convertRecord(f.fields ?? [], v, `${loc}.`, ignoreUnknown, errors);
+    return rec ? structValue(rec) : null;
+  }
+  try {
+    return convertScalar(f, v, loc);
+  } catch (e) {
+    if (!(e instanceof ConvertError)) throw e;
+    errors.push({ reason: 'invalid', location: e.location, message: e.message });
+    return null;
+  }
+}
+
+/** Converts one insertAll row to column values in schema order, or returns its errors. */
+export function convertRow(
+  fields: readonly FieldSchema[],
+  json: unknown,
+  ignoreUnknown: boolean,
+): { values: DuckDBValue[] } | { errors: RowError[] } {
+  const errors: RowError[] = [];
+  const rec = convertRecord(fields, json, '', ignoreUnknown, errors);
+  if (errors.length > 0 || !rec) return { errors };
+  return { values: fields.map((f) => rec[f.name] ?? null) };
+}
+
+// ---------------------------------------------------------------------------
+// Result schema and value encodings
+
+export interface OutputField {
+  name: string;
+  type: string;
+  mode: string;
+  fields?: OutputField[];
+}
+
+/** BigQuery schema field for a DuckDB result column. */
+export function fieldForType(name: string, t: DuckDBType): OutputField {
+  if (t.typeId === DuckDBTypeId.LIST || t.typeId === DuckDBTypeId.ARRAY) {
+    const inner = fieldForType(name, (t as DuckDBListType).valueType);
+    return { ...inner, mode: 'REPEATED' };
+  }
+  if (t.typeId === DuckDBTypeId.STRUCT) {
+    const st = t as DuckDBStructType;
+    return {
+      name,
+      type: 'RECORD',
+      mode: 'NULLABLE',
+      fields: st.entryNames.map((n, i) => fieldForType(n, st.entryTypes[i] as DuckDBType)),
+    };
+  }
+  return { name, type: scalarTypeName(t), mode: 'NULLABLE' };
+}
+
+function scalarTypeName(t: DuckDBType): string {
+  switch (t.typeId) {
+    case DuckDBTypeId.BOOLEAN:
+      return 'BOOLEAN';
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+    case DuckDBTypeId.UINTEGER:
+    case DuckDBTypeId.UBIGINT:
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.SQLNULL:
+    case DuckDBTypeId.INTEGER_LITERAL:
+      return 'INTEGER';
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE:
+      return 'FLOAT';
+    case DuckDBTypeId.DECIMAL:
+      return 'NUMERIC';
+    case DuckDBTypeId.VARCHAR:
+    case DuckDBTypeId.STRING_LITERAL:
+      return t.alias === 'JSON' ? 'JSON' : 'STRING';
+    case DuckDBTypeId.BLOB:
+      return 'BYTES';
+    case DuckDBTypeId.DATE:
+      return 'DATE';
+    case DuckDBTypeId.TIMESTAMP:
+    case DuckDBTypeId.TIMESTAMP_S:
+    case DuckDBTypeId.TIMESTAMP_MS:
+    case DuckDBTypeId.TIMESTAMP_NS:
+      return 'DATETIME';
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return 'TIMESTAMP';
+    case DuckDBTypeId.TIME:
+    case DuckDBTypeId.TIME_TZ:
+      return 'TIME';
+    case DuckDBTypeId.INTERVAL:
+      return 'INTERVAL';
+    default:
+      return 'STRING';
+  }
+}
+
+export type TimestampFormat = 'int64' | 'float' | 'iso';
+
+/** A cell in the REST `{v: …}` form: strings, nested `{f:[…]}` records, `[{v:…}]` arrays. */
+export type Cell = string | null | { f: { v: Cell }[] } | { v: Cell }[];
+
+function pad(n: number | bigint, w = 2): string {
+  return String(n).padStart(w, '0');
+}
+
+function civilFromMicros(micros: bigint): { date: string; time: string } {
+  const dayUs = 86_400_000_000n;
+  let days = micros / dayUs;
+  let rem = micros % dayUs;
+  if (rem < 0n) {
+    rem += dayUs;
+    days -= 1n;
+  }
+  const d = new Date(Number(days) * 86_400_000);
+  const date = `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())}`;
+  return { date, time: timeText(rem) };
+}
+
+function timeText(micros: bigint): string {
+  const secs = micros / 1_000_000n;
+  const frac = micros % 1_000_000n;
+  const base = `${pad(secs / 3600n)}:${pad((secs / 60n) % 60n)}:${pad(secs % 60n)}`;
+  return frac === 0n ? base : `${base}.${pad(frac, 6)}`;
+}
+
+function decimalText(value: bigint, scale: number): string {
+  const neg = value < 0n;
+  const digits = (neg ? -value : value).toString().padStart(scale + 1, '0');
+  let intPart = digits.slice(0, digits.length - scale);
+  let frac = scale > 0 ? digits.slice(digits.length - scale).replace(/0+$/, '') : '';
+  if (intPart === '') intPart = '0';
+  if (frac) frac = `.${frac}`;
+  return `${neg ? '-' : ''}${intPart}${frac}`;
+}
+
+/** Encodes one DuckDB value for the REST response. */
+export function encodeValue(v: DuckDBValue, t: DuckDBType, tsFormat: TimestampFormat): Cell {
+  if (v === null) return null;
+  switch (t.typeId) {
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.ARRAY: {
+      const inner = (t as DuckDBListType).valueType;
+      const items = (v as { items: readonly DuckDBValue[] }).items;
+      return items.map((item) => ({ v: encodeValue(item, inner, tsFormat) }));
+    }
+    case DuckDBTypeId.STRUCT: {
+      const st = t as DuckDBStructType;
+      const entries = (v as { entries: Readonly<Record<string, DuckDBValue>> }).entries;
+      return {
+        f: st.entryNames.map((n, i) => ({
+          v: encodeValue(entries[n] ?? null, st.entryTypes[i] as DuckDBType, tsFormat),
+        })),
+      };
+    }
+    case DuckDBTypeId.BOOLEAN:
+      return v ? 'true' : 'false';
+    case DuckDBTypeId.DOUBLE:
+    case DuckDBTypeId.FLOAT: {
+      const n = v as number;
+      if (Number.isNaN(n)) return 'NaN';
+      return String(n);
+    }
+    case DuckDBTypeId.DECIMAL: {
+      const d = v as { value: bigint; scale: number };
+      return decimalText(d.value, d.scale);
+    }
+    case DuckDBTypeId.BLOB:
+      return Buffer.from((v as { bytes: Uint8Array }).bytes).toString('base64');
+    case DuckDBTypeId.TIMESTAMP_TZ: {
+      const us = (v as { micros: bigint }).micros;
+      if (tsFormat === 'int64') return us.toString();
+      if (tsFormat === 'iso') {
+        const c = civilFromMicros(us);
+        return `${c.date}T${c.time}Z`;
+      }
+      // Float seconds, as BigQuery sends without useInt64Timestamp.
+      return (Number(us) / 1e6).toString();
+    }
+    case DuckDBTypeId.TIMESTAMP: {
+      const c = civilFromMicros((v as { micros: bigint }).micros);
+      return `${c.date}T${c.time}`;
+    }
+    case DuckDBTypeId.TIME:
+      return timeText((v as { micros: bigint }).micros);
+    case DuckDBTypeId.DATE:
+      return String(v);
+    default:
+      return typeof v === 'object' ? String(v) : String(v);
+  }
+}

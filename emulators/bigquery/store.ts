@@ -1,0 +1,145 @@
+/**
+ * The DuckDB file behind the emulator: one connection, every use serialised through a
+ * promise chain (DuckDB allows one writer process; a single connection keeps statement
+ * order obvious and makes each request's work atomic with respect to the others).
+ * Dataset and table resources live in the `_emulator` schema so they survive restarts
+ * with the data they describe.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+
+export interface DatasetRecord {
+  projectId: string;
+  datasetId: string;
+  resource: Record<string, unknown>;
+}
+export interface TableRecord {
+  projectId: string;
+  datasetId: string;
+  tableId: string;
+  resource: Record<string, unknown>;
+}
+
+const key = (...parts: string[]) => parts.join('\u0000');
+
+export class Store {
+  readonly instance: DuckDBInstance;
+  readonly conn: DuckDBConnection;
+  readonly datasets = new Map<string, DatasetRecord>();
+  readonly tables = new Map<string, TableRecord>();
+  private chain: Promise<unknown> = Promise.resolve();
+  private closed = false;
+
+  private constructor(instance: DuckDBInstance, conn: DuckDBConnection) {
+    this.instance = instance;
+    this.conn = conn;
+  }
+
+  static async open(dataDir: string): Promise<Store> {
+    mkdirSync(dataDir, { recursive: true });
+    const instance = await DuckDBInstance.create(join(dataDir, 'bigquery.duckdb'), {
+      // No extension downloads: the emulator works offline with the statically linked ones.
+      autoinstall_known_extensions: 'false',
+      autoload_known_extensions: 'false',
+    });
+    const conn = await instance.connect();
+    const store = new Store(instance, conn);
+    await conn.run(`SET TimeZone = 'UTC'`);
+    await conn.run('CREATE SCHEMA IF NOT EXISTS _emulator');
+    await conn.run(
+      'CREATE TABLE IF NOT EXISTS _emulator.datasets (project VARCHAR, dataset VARCHAR, resource VARCHAR, PRIMARY KEY (project, dataset))',
+    );
+    await conn.run(
+      'CREATE TABLE IF NOT EXISTS _emulator.tables (project VARCHAR, dataset VARCHAR, table_id VARCHAR, resource VARCHAR, PRIMARY KEY (project, dataset, table_id))',
+    );
+    for (const row of (
+      await conn.runAndReadAll('SELECT project, dataset, resource FROM _emulator.datasets')
+    ).getRows()) {
+      const [p, d, r] = row as [string, string, string];
+      store.datasets.set(key(p, d), { projectId: p, datasetId: d, resource: JSON.parse(r) });
+    }
+    for (const row of (
+      await conn.runAndReadAll('SELECT project, dataset, table_id, resource FROM _emulator.tables')
+    ).getRows()) {
+      const [p, d, t, r] = row as [string, string, string, string];
+      store.tables.set(key(p, d, t), { projectId: p, datasetId: d, tableId: t, resource: JSON.parse(r) });
+    }
+    return store;
+  }
+
+  /** Runs `fn` alone on the connection, after everything queued before it. */
+  exclusive<T>(fn: (conn: DuckDBConnection) => Promise<T>): Promise<T> {
+    const next = this.chain.then(() => {
+      if (this.closed) throw new Error('store closed');
+      return fn(this.conn);
+    });
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+
+  dataset(projectId: string, datasetId: string): DatasetRecord | undefined {
+    return this.datasets.get(key(projectId, datasetId));
+  }
+  table(projectId: string, datasetId: string, tableId: string): TableRecord | undefined {
+    return this.tables.get(key(projectId, datasetId, tableId));
+  }
+  tablesOf(projectId: string, datasetId: string): TableRecord[] {
+    return [...this.tables.values()].filter((t) => t.projectId === projectId && t.datasetId === datasetId);
+  }
+
+  /** Writes a dataset resource (call inside `exclusive`). */
+  async putDataset(conn: DuckDBConnection, rec: DatasetRecord): Promise<void> {
+    await conn.run('INSERT OR REPLACE INTO _emulator.datasets VALUES ($1, $2, $3)', [
+      rec.projectId,
+      rec.datasetId,
+      JSON.stringify(rec.resource),
+    ]);
+    this.datasets.set(key(rec.projectId, rec.datasetId), rec);
+  }
+  async deleteDataset(conn: DuckDBConnection, projectId: string, datasetId: string): Promise<void> {
+    await conn.run('DELETE FROM _emulator.datasets WHERE project = $1 AND dataset = $2', [
+      projectId,
+      datasetId,
+    ]);
+    await conn.run('DELETE FROM _emulator.tables WHERE project = $1 AND dataset = $2', [
+      projectId,
+      datasetId,
+    ]);
+    this.datasets.delete(key(projectId, datasetId));
+    for (const t of this.tablesOf(projectId, datasetId))
+      this.tables.delete(key(projectId, datasetId, t.tableId));
+  }
+  async putTable(conn: DuckDBConnection, rec: TableRecord): Promise<void> {
+    await conn.run('INSERT OR REPLACE INTO _emulator.tables VALUES ($1, $2, $3, $4)', [
+      rec.projectId,
+      rec.datasetId,
+      rec.tableId,
+      JSON.stringify(rec.resource),
+    ]);
+    this.tables.set(key(rec.projectId, rec.datasetId, rec.tableId), rec);
+  }
+  async deleteTable(
+    conn: DuckDBConnection,
+    projectId: string,
+    datasetId: string,
+    tableId: string,
+  ): Promise<void> {
+    await conn.run('DELETE FROM _emulator.tables WHERE project = $1 AND dataset = $2 AND table_id = $3', [
+      projectId,
+      datasetId,
+      tableId,
+    ]);
+    this.tables.delete(key(projectId, datasetId, tableId));
+  }
+
+  /** Checkpoints (folds the WAL into the file) and closes. */
+  async close(): Promise<void> {
+    await this.exclusive(async (conn) => {
+      await conn.run('CHECKPOINT');
+    }).catch(() => undefined);
+    this.closed = true;
+    this.conn.closeSync();
+    this.instance.closeSync();
+  }
+}

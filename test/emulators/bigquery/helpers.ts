@@ -1,0 +1,39 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
+
+export interface Harness {
+  emulator: BigQueryEmulator;
+  bq: BigQuery;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+/** An emulator on port 0 over a fresh temp directory, and the real client pointed at it. */
+export async function startHarness(projectId = 'test-project'): Promise<Harness> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bq-emu-'));
+  const emulator = await startBigQueryEmulator({ port: 0, dataDir });
+  const bq = new BigQuery({ projectId, apiEndpoint: emulator.url });
+  return {
+    emulator,
+    bq,
+    dataDir,
+    async stop() {
+      await emulator.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Plain JSON of client rows (BigQueryTimestamp → {value}, Buffer → {type,data}) for deep equality. */
+export function plain(rows: unknown): unknown {
+  return JSON.parse(JSON.stringify(rows));
+}
+
+/** The error body's first reason, as the client exposes it. */
+export function reasonOf(err: unknown): string | undefined {
+  const e = err as { errors?: { reason?: string }[]; response?: { body?: string } };
+  return e.errors?.[0]?.reason;
+}
