@@ -1,0 +1,226 @@
+/**
+ * The mapping engine: applies a resolved mapping to one stored event and returns the
+ * platform event it describes. Pure and total: missing source values leave fields out;
+ * whether the result is acceptable is the target layer's question, not this one's.
+ */
+import type { StoredEvent } from '../delivery/driver.ts';
+import type { FieldRule, ResolvedMapping, Transform } from './schema.ts';
+import * as t from './transforms.ts';
+
+/** A mapped platform event: its name and the payload built from the mapping's fields. */
+export interface MappedEvent {
+  readonly event: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/** Applies a mapping to an event: every target field is evaluated in order and set when it has a value. */
+export function applyMapping(mapping: ResolvedMapping, event: StoredEvent): MappedEvent {
+  const payload: Record<string, unknown> = {};
+  for (const [target, rule] of Object.entries(mapping.fields)) {
+    const value = evaluate(rule, { event, item: undefined });
+    if (value !== undefined) setPath(payload, target, value);
+  }
+  return { event: mapping.event, payload };
+}
+
+interface Scope {
+  readonly event: StoredEvent;
+  /** The current element inside `each` (read by `$.x` paths). */
+  readonly item: unknown;
+}
+
+/**
+ * Reads a source path. Context fields sit at the top of a stored event and event fields in
+ * `event_data`; producers write both at the top level, so a path that is not found at the
+ * top is looked up in `event_data` (`value` means `event_data.value`). `$` is the `each` element.
+ */
+export function readSource(event: StoredEvent, path: string, item?: unknown): unknown {
+  if (path === '$') return item;
+  if (path.startsWith('$.')) return walk(item, path.slice(2).split('.'));
+  const parts = path.split('.');
+  const top = walk(event, parts);
+  if (top !== undefined) return top;
+  return walk(event.event_data, parts[0] === 'event_data' ? parts.slice(1) : parts);
+}
+
+function walk(root: unknown, parts: readonly string[]): unknown {
+  let current = root;
+  for (const part of parts) {
+    if (current === null || typeof current !== 'object' || !Object.hasOwn(current, part)) return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}
+
+function present(v: unknown): boolean {
+  return v !== undefined && v !== null && v !== '';
+}
+
+function evaluate(rule: FieldRule, scope: Scope): unknown {
+  if (typeof rule === 'string') {
+    const v = readSource(scope.event, rule, scope.item);
+    return present(v) ? v : undefined;
+  }
+  if ('const' in rule) return rule.const;
+  if ('from' in rule) {
+    const paths = Array.isArray(rule.from) ? rule.from : [rule.from];
+    let value: unknown;
+    for (const p of paths) {
+      const v = readSource(scope.event, p, scope.item);
+      if (present(v)) {
+        value = v;
+        break;
+      }
+    }
+    if (value !== undefined) value = applyTransforms(value, rule.transform ?? [], scope);
+    return value ?? rule.default;
+  }
+  if ('list' in rule) {
+    const values = rule.list.map((r) => evaluate(r, scope)).filter((v) => v !== undefined);
+    return values.length === 0 ? undefined : applyTransforms(values, rule.transform ?? [], scope);
+  }
+  if ('object' in rule) return buildObject(rule.object, scope);
+  if ('each' in rule) {
+    const source = readSource(scope.event, rule.each, scope.item);
+    if (!Array.isArray(source)) return undefined;
+    const out = source
+      .map((item) => {
+        const inner: Scope = { event: scope.event, item };
+        return 'fields' in rule ? buildObject(rule.fields, inner) : evaluate(rule.value, inner);
+      })
+      .filter((v) => v !== undefined);
+    return out.length === 0 ? undefined : out;
+  }
+  return undefined;
+}
+
+/**
+ * Builds a nested object from rules. An object whose only values are constants carries no
+ * data of the event (`{quantity: 1}` without an id), so it is left out.
+ */
+function buildObject(fields: Readonly<Record<string, FieldRule>>, scope: Scope): unknown {
+  const out: Record<string, unknown> = {};
+  let fromEvent = false;
+  for (const [key, rule] of Object.entries(fields)) {
+    const v = evaluate(rule, scope);
+    if (v === undefined) continue;
+    setPath(out, key, v);
+    if (typeof rule === 'string' || !('const' in rule)) fromEvent = true;
+  }
+  return fromEvent ? out : undefined;
+}
+
+/** Sets a dotted path, creating intermediate objects. */
+export function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split('.');
+  let current = target;
+  for (const part of parts.slice(0, -1)) {
+    const next = current[part];
+    if (next === null || typeof next !== 'object' || Array.isArray(next)) current[part] = {};
+    current = current[part] as Record<string, unknown>;
+  }
+  current[parts[parts.length - 1] as string] = value;
+}
+
+/** Transforms that only normalise text before hashing: an already-hashed value passes through them. */
+const NORMALISERS = new Set([
+  'trim',
+  'lowercase',
+  'name',
+  'city',
+  'state',
+  'zip',
+  'country',
+  'gender',
+  'date_of_birth',
+]);
+
+function applyTransforms(value: unknown, transforms: readonly Transform[], scope: Scope): unknown {
+  let v: unknown = value;
+  for (const tr of transforms) {
+    if (v === undefined) return undefined;
+    v = applyOne(v, tr, scope);
+  }
+  return v;
+}
+
+function applyOne(value: unknown, tr: Transform, scope: Scope): unknown {
+  if (typeof tr === 'object') {
+    if ('join' in tr) {
+      if (!Array.isArray(value)) return value;
+      const parts = value.map(t.toText).filter((s) => s !== undefined);
+      return parts.length === 0 ? undefined : parts.join(tr.join);
+    }
+    const country = readSource(scope.event, tr.country ?? 'user.country', scope.item);
+    return eachString(value, (s) =>
+      t.isSha256(s)
+        ? s.toLowerCase()
+        : t.phone(s, tr.phone, typeof country === 'string' ? country : undefined),
+    );
+  }
+  switch (tr) {
+    case 'list':
+      return Array.isArray(value) ? value : [value];
+    case 'number':
+      return eachValue(value, t.toNumber);
+    case 'string':
+      return eachValue(value, t.toText);
+    case 'unix_seconds':
+      return eachValue(value, t.unixSeconds);
+    case 'unix_micros':
+      return eachValue(value, t.unixMicros);
+    case 'sha256':
+      return eachString(value, t.sha256);
+    case 'fbc':
+      // Meta's click-id cookie format; a value that already is one passes through.
+      return eachString(value, (s) => {
+        if (s.startsWith('fb.')) return s;
+        const ms = Date.parse(scope.event.event_time);
+        return Number.isNaN(ms) ? undefined : `fb.1.${ms}.${s}`;
+      });
+    default: {
+      const fn = TEXT[tr];
+      return eachString(value, (s) =>
+        NORMALISERS.has(tr) && t.isSha256(s) ? s.toLowerCase() : fn(s, scope),
+      );
+    }
+  }
+}
+
+const TEXT: Record<
+  Exclude<
+    Transform,
+    object | 'list' | 'number' | 'string' | 'unix_seconds' | 'unix_micros' | 'sha256' | 'fbc'
+  >,
+  (s: string, scope: Scope) => string | undefined
+> = {
+  trim: (s) => s.trim(),
+  lowercase: (s) => s.toLowerCase(),
+  uppercase: (s) => s.toUpperCase(),
+  name: t.personName,
+  city: t.city,
+  state: t.state,
+  zip: (s, scope) => {
+    const c = readSource(scope.event, 'user.country', scope.item);
+    return t.zip(s, typeof c === 'string' ? c : undefined);
+  },
+  country: t.country,
+  gender: t.gender,
+  date_of_birth: t.dateOfBirth,
+};
+
+/** Applies a text function to a string or to every string of a list; non-strings are dropped. */
+function eachString(value: unknown, fn: (s: string) => string | undefined): unknown {
+  return eachValue(value, (v) => {
+    const s = typeof v === 'number' ? String(v) : v;
+    if (typeof s !== 'string') return undefined;
+    const out = fn(s);
+    return out === '' ? undefined : out;
+  });
+}
+
+function eachValue(value: unknown, fn: (v: unknown) => unknown): unknown {
+  if (!Array.isArray(value)) return fn(value);
+  const out = value.map(fn).filter((v) => v !== undefined);
+  return out.length === 0 ? undefined : out;
+}

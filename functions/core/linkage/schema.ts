@@ -1,0 +1,154 @@
+/**
+ * The mapping language (typebox): how a stored event becomes one platform event. A mapping
+ * names the target event and fills target fields (dotted paths such as `custom_data.value`)
+ * from source paths with ordered fallbacks, constants and transform chains.
+ */
+import Type, { type Static } from 'typebox';
+
+/** A dotted path into the stored event; context groups first (`user.email`), else `event_data`. */
+export const SourcePath = Type.String({
+  pattern: '^(\\$|\\$\\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*)(\\.[A-Za-z_][A-Za-z0-9_]*)*$',
+  description: 'Dotted source path: `user.email`, `value`, `event_data.value`; `$.x` inside `each`',
+});
+
+/** Names of the transforms that take no argument. */
+export const SimpleTransform = Type.Union(
+  [
+    Type.Literal('trim'),
+    Type.Literal('lowercase'),
+    Type.Literal('uppercase'),
+    Type.Literal('sha256'),
+    Type.Literal('name'),
+    Type.Literal('city'),
+    Type.Literal('state'),
+    Type.Literal('zip'),
+    Type.Literal('country'),
+    Type.Literal('gender'),
+    Type.Literal('date_of_birth'),
+    Type.Literal('unix_seconds'),
+    Type.Literal('unix_micros'),
+    Type.Literal('number'),
+    Type.Literal('string'),
+    Type.Literal('list'),
+    Type.Literal('fbc'),
+  ],
+  { description: 'A transform without arguments' },
+);
+export type SimpleTransform = Static<typeof SimpleTransform>;
+
+export const PhoneTransform = Type.Object(
+  {
+    phone: Type.Union([Type.Literal('e164'), Type.Literal('digits')], {
+      description: '`digits` with country code (Meta) or `e164` with a leading + (TikTok)',
+    }),
+    country: Type.Optional(
+      Type.Union([SourcePath], { description: 'Where the ISO country is read (default user.country)' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type PhoneTransform = Static<typeof PhoneTransform>;
+
+export const JoinTransform = Type.Object(
+  { join: Type.String({ maxLength: 8, description: 'Separator between list elements' }) },
+  { additionalProperties: false },
+);
+export type JoinTransform = Static<typeof JoinTransform>;
+
+export const Transform = Type.Union([SimpleTransform, PhoneTransform, JoinTransform]);
+export type Transform = Static<typeof Transform>;
+
+const Json = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.Unknown())]);
+
+/**
+ * How one target field is filled. A bare string is a source path. `from` takes the first
+ * present value among its paths; `const` a constant; `list`/`object` build arrays and nested
+ * objects from rules; `each` maps every element of a source array (paths `$.x` read the element).
+ * `transform` runs left to right on the value; `default` applies when nothing was found.
+ */
+export const FieldRule = Type.Cyclic(
+  {
+    FieldRule: Type.Union([
+      SourcePath,
+      Type.Object(
+        {
+          from: Type.Union([SourcePath, Type.Array(SourcePath, { minItems: 1 })]),
+          transform: Type.Optional(Type.Array(Transform)),
+          default: Type.Optional(Json),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Object({ const: Json }, { additionalProperties: false }),
+      Type.Object(
+        {
+          list: Type.Array(Type.Ref('FieldRule')),
+          transform: Type.Optional(Type.Array(Transform)),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Object(
+        { object: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldRule')) },
+        { additionalProperties: false },
+      ),
+      Type.Object(
+        {
+          each: SourcePath,
+          fields: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldRule')),
+        },
+        { additionalProperties: false },
+      ),
+      Type.Object({ each: SourcePath, value: Type.Ref('FieldRule') }, { additionalProperties: false }),
+    ]),
+  },
+  'FieldRule',
+);
+export type FieldRule =
+  | string
+  | { from: string | string[]; transform?: Transform[]; default?: string | number | boolean | unknown[] }
+  | { const: string | number | boolean | unknown[] }
+  | { list: FieldRule[]; transform?: Transform[] }
+  | { object: Record<string, FieldRule> }
+  | { each: string; fields: Record<string, FieldRule> }
+  | { each: string; value: FieldRule };
+
+/** A target field path: dotted (`custom_data.value`, `params.items`). */
+export const TargetPath = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$' });
+
+/**
+ * One event's mapping for one destination. In settings it overrides the built-in default
+ * field by field (`null` removes a default field) unless `replace: true`; for a custom event it
+ * is the whole mapping and must name `event`.
+ */
+export const Mapping = Type.Object(
+  {
+    event: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'The platform event name to send' }),
+    ),
+    replace: Type.Optional(
+      Type.Boolean({ description: 'Ignore the built-in default for this event instead of merging' }),
+    ),
+    fields: Type.Optional(
+      Type.Record(TargetPath, Type.Union([FieldRule, Type.Null()]), {
+        description: 'Target field ← rule; null drops a default field',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export interface Mapping {
+  event?: string;
+  replace?: boolean;
+  fields?: Record<string, FieldRule | null>;
+}
+
+/** A destination's `mappings` settings key: event name → mapping. */
+export const Mappings = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$' }), Mapping, {
+  description: 'Linkage overrides and custom-event mappings, by event name',
+});
+export type Mappings = Record<string, Mapping>;
+
+/** A complete mapping, after defaults and overrides are merged: always names its event. */
+export interface ResolvedMapping {
+  readonly event: string;
+  readonly fields: Readonly<Record<string, FieldRule>>;
+}
