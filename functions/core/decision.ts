@@ -3,6 +3,7 @@
  * environment and one stored event, whether the event is sent or skipped, and why.
  * It runs in `store` after the warehouse write succeeded; every skip becomes a ledger row.
  */
+import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../../schemas/settings.ts';
 import type { StoredEvent } from './delivery/driver.ts';
 import { DEFAULT_CONSENT } from './settings.ts';
@@ -11,6 +12,11 @@ import { DEFAULT_CONSENT } from './settings.ts';
 export type Decision =
   | { readonly destination: string; readonly action: 'send' }
   | { readonly destination: string; readonly action: 'skip'; readonly reason: string };
+
+/** The standard catalogue decides what is a known event. */
+export const CATALOGUE_OPTIONS: DecisionOptions = Object.freeze({
+  isKnownEvent: (name: string) => lookupEvent(name) !== undefined,
+});
 
 export interface DecisionOptions {
   /**
@@ -24,7 +30,7 @@ export interface DecisionOptions {
 export function decide(
   settings: Readonly<Settings>,
   event: StoredEvent,
-  options: DecisionOptions,
+  options: DecisionOptions = CATALOGUE_OPTIONS,
 ): Decision[] {
   return (settings.destinations ?? []).map((d) => decideOne(d, event, options));
 }

@@ -148,3 +148,14 @@ describe('ledger writer', () => {
     assert.equal(writes[0]?.[1][0]?.json['status'], 'skipped');
   });
 });
+
+describe('ledger rows and the deliveries table', () => {
+  it('have the same columns, in the same order', async () => {
+    const { deliveryColumns } = await import('../../functions/core/warehouse.ts');
+    const row = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0)).row;
+    assert.deepEqual(
+      Object.keys(row),
+      deliveryColumns().map((c) => c.name),
+    );
+  });
+});

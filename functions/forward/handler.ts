@@ -1,0 +1,80 @@
+/**
+ * The forward function's request handling, separate from its registration so tests and
+ * the entry point share it: decode the push, run the delivery core, write ledger rows,
+ * then answer 204 (acknowledged) or 503 (Pub/Sub redelivers with backoff).
+ */
+import type { Request, Response } from '@google-cloud/functions-framework';
+import type { Settings } from '../../schemas/settings.ts';
+import type { Sender } from '../adapters/http-sender.ts';
+import type { LedgerWriter } from '../adapters/ledger-writer.ts';
+import type { Secrets } from '../adapters/secrets.ts';
+import type { Driver } from '../core/delivery/driver.ts';
+import { driverFor as builtInDrivers } from '../core/delivery/drivers.ts';
+import { forwardPush } from '../core/delivery/forward.ts';
+import { decodePush } from '../core/delivery/message.ts';
+import type { Plan } from '../core/plan.ts';
+
+export interface ForwardServices {
+  readonly ledger: LedgerWriter;
+  readonly secrets: Secrets;
+  readonly send: Sender;
+  readonly now?: () => Date;
+  readonly driverFor?: (type: Driver['type']) => Driver | undefined;
+}
+
+/** Builds the `forward` http handler; services are created on first use (cold start stays light). */
+export function createForwardHandler(
+  config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
+  services: () => ForwardServices,
+): (req: Request, res: Response) => Promise<void> {
+  const destinations = config.settings.destinations ?? [];
+  return async (req, res) => {
+    if (req.method !== 'POST') {
+      res
+        .status(405)
+        .set('allow', 'POST')
+        .json(errorBody(405, 'METHOD_NOT_ALLOWED', 'Use POST (Pub/Sub push).'));
+      return;
+    }
+    const decoded = decodePush(req.body);
+    if (!decoded.ok) {
+      // Not a push from Pub/Sub: nothing to record, and redelivery cannot fix it.
+      res.status(400).json(errorBody(400, 'INVALID_ARGUMENT', decoded.reason));
+      return;
+    }
+    const s = services();
+    const result = await forwardPush(decoded.push, {
+      destinations,
+      plans: config.plan.destinations,
+      driverFor: s.driverFor ?? builtInDrivers,
+      getSecret: (name) => s.secrets.get(name),
+      send: s.send,
+      now: s.now ?? (() => new Date()),
+    });
+    try {
+      const refused = await s.ledger.write(result.entries);
+      for (const r of refused) log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
+    } catch (err) {
+      // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
+      log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
+      res.status(503).json(errorBody(503, 'UNAVAILABLE', 'ledger write failed'));
+      return;
+    }
+    if (result.ack) {
+      if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
+      res.status(204).end();
+    } else {
+      log('WARNING', result.summary);
+      res.status(503).json(errorBody(503, 'UNAVAILABLE', result.summary));
+    }
+  };
+}
+
+function errorBody(code: number, status: string, message: string) {
+  return { error: { code, message, status } };
+}
+
+/** One JSON line per entry: Cloud Logging reads `severity` and `message`. */
+function log(severity: 'WARNING' | 'ERROR', message: string): void {
+  console.log(JSON.stringify({ severity, message, component: 'forward' }));
+}
