@@ -74,4 +74,16 @@ export interface Driver {
   prepare(event: StoredEvent, ctx: DriverContext): Prepared;
   /** Classifies the platform's answer into delivered / rejected / retry. */
   interpret(response: InboundResponse, ctx: DriverContext): Outcome;
+  /**
+   * Optional batching for platforms that take many events per request (Meta, TikTok: 1000).
+   * Each event is mapped and checked alone, so one bad event is rejected without failing the
+   * batch the platform would otherwise refuse whole; the rest go out in as few requests as allowed.
+   */
+  prepareBatch?(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch;
+}
+
+/** The requests of a batch, each naming the events it carries, and the events refused before sending. */
+export interface PreparedBatch {
+  readonly requests: readonly { readonly request: OutboundRequest; readonly eventIds: readonly string[] }[];
+  readonly rejected: readonly { readonly eventId: string; readonly reason: string }[];
 }
