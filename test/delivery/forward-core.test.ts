@@ -7,8 +7,15 @@ import {
   webhookDriver,
 } from '../../functions/core/delivery/drivers/webhook.ts';
 import { driverFor } from '../../functions/core/delivery/drivers.ts';
+import { createFanOut } from '../../functions/core/delivery/fan-out.ts';
 import { type ForwardDeps, forwardPush } from '../../functions/core/delivery/forward.ts';
-import { decodePush, deliveryMessage, type PushedMessage } from '../../functions/core/delivery/message.ts';
+import type { LedgerEntry } from '../../functions/core/delivery/ledger.ts';
+import {
+  type DeliveryMessage,
+  decodePush,
+  deliveryMessage,
+  type PushedMessage,
+} from '../../functions/core/delivery/message.ts';
 import type { DestinationPlan } from '../../functions/core/plan.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
@@ -219,5 +226,51 @@ describe('webhook driver', () => {
   it('refuses a destination without base_url', () => {
     const { base_url: _, ...noUrl } = hook;
     assert.equal(webhookDriver.prepare(stored, { destination: noUrl, secrets: {}, now }).ok, false);
+  });
+});
+
+describe('fan-out after storage', () => {
+  const settings = {
+    name: 'x',
+    project: 'proj-x1',
+    region: 'europe-west1',
+    destinations: [hook, { id: 'meta', type: 'meta_capi' } as Destination],
+  };
+  it('one message per permitted destination, one skip row per refusal', async () => {
+    const published: DeliveryMessage[] = [];
+    const ledger: LedgerEntry[] = [];
+    const fan = createFanOut({
+      settings,
+      publish: async (m) => published.push(...m),
+      writeLedger: async (e) => ledger.push(...e),
+      now: () => now,
+    });
+    await fan([
+      stored,
+      { ...stored, event_id: 'evt-2', consent: { ads: 'granted', ad_user_data: 'granted' } },
+    ]);
+    assert.deepEqual(
+      published.map((m) => [m.attributes['destination'], m.attributes['event_id']]),
+      [
+        ['hook', 'evt-1'],
+        ['hook', 'evt-2'],
+        ['meta', 'evt-2'],
+      ],
+    );
+    assert.deepEqual(JSON.parse(published[0]!.data), stored);
+    assert.deepEqual(
+      ledger.map((e) => [e.row.destination, e.row.event_id, e.row.status, e.row.reason]),
+      [['meta', 'evt-1', 'skipped', 'consent ads missing']],
+    );
+  });
+  it('fails when the publish fails (the store push is then redelivered)', async () => {
+    const fan = createFanOut({
+      settings,
+      publish: async () => {
+        throw new Error('pubsub down');
+      },
+      writeLedger: async () => {},
+    });
+    await assert.rejects(fan([stored]), /pubsub down/);
   });
 });
