@@ -1,14 +1,120 @@
 /**
- * `eventbus start`: the local environment (emulators, gateway, functions) under one supervisor.
+ * `eventbus start` (`npm start`): the local environment under one supervisor. Runs until
+ * Ctrl-C / SIGTERM (exit 0) or until a child dies (exit 1, with its last log lines).
  */
-import type { Command } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Ports } from '../../local/services.ts';
+import { SettingsFileError } from '../../local/settings-file.ts';
+import { type LocalEnvironment, StartError, startEnvironment } from '../../local/supervisor.ts';
+import { CliError, renderTable } from '../output.ts';
+
+interface StartFlags {
+  env: string;
+  dataDir?: string;
+  portOffset?: number;
+  port: Partial<Record<keyof Ports, number>>;
+}
+
+const PORT_NAMES = ['pubsub', 'bigquery', 'gateway', 'store', 'forward', 'receiver'] as const;
+
+function parseInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new InvalidArgumentError('expected an integer 0–65535');
+  return n;
+}
+
+function parsePortOverride(value: string, previous: StartFlags['port']): StartFlags['port'] {
+  const m = /^([a-z]+)=(\d+)$/.exec(value);
+  const name = m?.[1] as (typeof PORT_NAMES)[number] | undefined;
+  if (!m || !name || !PORT_NAMES.includes(name))
+    throw new InvalidArgumentError(`expected <service>=<port> with service one of ${PORT_NAMES.join(', ')}`);
+  return { ...previous, [name]: parseInteger(m[2] as string) };
+}
 
 export function register(program: Command): void {
   program
     .command('start')
-    .description('Start the local environment (not yet wired: see local/supervisor.ts)')
-    .action(() => {
-      process.stderr.write('start: the supervisor is being written\n');
-      process.exitCode = 1;
+    .description(
+      'Start the local environment: emulators, gateway and functions on 127.0.0.1, provisioned from the settings',
+    )
+    .option('--env <name>', 'environment name or settings file (local → environments/local.yaml)', 'local')
+    .option('--data-dir <dir>', 'state directory: emulator data, logs, local secrets (default .data)')
+    .addOption(
+      new Option(
+        '--port-offset <n>',
+        'add N to every default port (run beside another environment)',
+      ).argParser(parseInteger),
+    )
+    .addOption(
+      new Option(
+        '--port <service=port>',
+        `override one service's port (repeatable; ${PORT_NAMES.join(', ')})`,
+      )
+        .argParser(parsePortOverride)
+        .default({}),
+    )
+    .addHelpText(
+      'after',
+      '\nStops cleanly on Ctrl-C or SIGTERM. A service that dies stops the whole environment (exit 1).\nLogs: <data-dir>/logs/<service>.log',
+    )
+    .action(async (flags: StartFlags) => {
+      let env: LocalEnvironment;
+      try {
+        env = await startEnvironment({
+          env: flags.env,
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+          ...(flags.portOffset !== undefined ? { portOffset: flags.portOffset } : {}),
+          ports: flags.port,
+        });
+      } catch (err) {
+        if (err instanceof SettingsFileError || err instanceof StartError) throw new CliError(err.message);
+        throw err;
+      }
+      process.stdout.write(summary(env));
+      let signals = 0;
+      const onSignal = (signal: NodeJS.Signals) => {
+        signals += 1;
+        if (signals > 1) {
+          process.stderr.write(`${signal} again: exiting now\n`);
+          process.exit(130);
+        }
+        process.stderr.write(`${signal}: stopping…\n`);
+        void env.stop();
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
+      const report = await env.done;
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      if (report.reason === 'died') {
+        throw new CliError(
+          `${report.service} died (exit code ${report.code ?? 'none'}${report.signal ? `, signal ${report.signal}` : ''}); everything was stopped`,
+        );
+      }
+      process.stderr.write('stopped\n');
     });
+}
+
+function summary(env: LocalEnvironment): string {
+  const rows = env.services.map((s) => ({ service: s.name, url: s.url, pid: s.pid, log: s.logFile }));
+  const p = env.provisioning;
+  const lines = [
+    '',
+    renderTable(rows).trimEnd(),
+    '',
+    `settings:  ${env.settingsFile ?? '(given)'}`,
+    `data dir:  ${env.dataDir}`,
+    `logs:      ${env.logDir}`,
+  ];
+  if (p) {
+    lines.push(
+      `provisioned: ${p.created.length} created, ${p.updated.length} updated, ${p.unchanged.length} already there`,
+    );
+    for (const item of [...p.created, ...p.updated]) lines.push(`  ${item}`);
+  }
+  if (env.createdSecrets.length > 0)
+    lines.push(`local secrets created in ${env.dataDir}/secrets: ${env.createdSecrets.join(', ')}`);
+  lines.push('', 'Ctrl-C stops everything.', '');
+  return lines.join('\n');
 }

@@ -1,0 +1,287 @@
+/**
+ * Provisions the local emulators from plan(settings) with the real Google clients, the same
+ * calls a developer would make against Google Cloud. Idempotent: what exists is compared and
+ * left alone (or its mutable fields updated); only what is missing is created. A subscription
+ * whose filter differs cannot be fixed in place (filters are immutable) and is reported.
+ */
+import { BigQuery } from '@google-cloud/bigquery';
+import { PubSub, type Subscription } from '@google-cloud/pubsub';
+import { PassThroughClient } from 'google-auth-library';
+import type { Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../functions/core/plan.ts';
+import { seconds } from '../functions/core/settings.ts';
+
+export interface ProvisionTargets {
+  readonly project: string;
+  /** host:port of the Pub/Sub emulator; omitted: Pub/Sub is not provisioned. */
+  readonly pubsub?: string;
+  /** http://host:port of the BigQuery emulator; omitted: BigQuery is not provisioned. */
+  readonly bigquery?: string;
+  /** Push endpoint of a function, e.g. `store` → http://127.0.0.1:8081/. */
+  readonly functionUrl: (fn: 'store' | 'forward') => string;
+}
+
+export interface ProvisionReport {
+  readonly created: string[];
+  readonly updated: string[];
+  readonly unchanged: string[];
+  /** Differences that cannot be fixed in place, each saying what to do. */
+  readonly conflicts: string[];
+}
+
+/** Creates what plan() describes and is missing from the emulators; reports what it did. */
+export async function provision(p: Plan, targets: ProvisionTargets): Promise<ProvisionReport> {
+  const report: ProvisionReport = { created: [], updated: [], unchanged: [], conflicts: [] };
+  if (targets.pubsub) await provisionPubSub(p, targets, targets.pubsub, report);
+  if (targets.bigquery) await provisionBigQuery(p, targets.project, targets.bigquery, report);
+  return report;
+}
+
+/** A Pub/Sub client pointed at an emulator (plain-text gRPC, no credentials). */
+export function emulatorPubSub(project: string, hostPort: string): PubSub {
+  return new PubSub({ projectId: project, apiEndpoint: hostPort, emulatorMode: true });
+}
+
+/** A BigQuery client pointed at an emulator; no credentials are looked up. */
+export function emulatorBigQuery(project: string, endpoint: string): BigQuery {
+  return new BigQuery({ projectId: project, apiEndpoint: endpoint, authClient: new PassThroughClient() });
+}
+
+const isAlreadyExists = (err: unknown) => (err as { code?: unknown }).code === 6;
+const isNotFound = (err: unknown) => {
+  const code = (err as { code?: unknown }).code;
+  return code === 5 || code === 404;
+};
+
+function duration(text: string): { seconds: number; nanos: number } {
+  const s = seconds(text);
+  return { seconds: Math.floor(s), nanos: Math.round((s - Math.floor(s)) * 1e9) };
+}
+
+function durationSeconds(d: unknown): number {
+  if (d === null || d === undefined) return 0;
+  if (typeof d === 'number') return d;
+  if (typeof d === 'string') return seconds(d);
+  const o = d as { seconds?: unknown; nanos?: unknown };
+  return Number(o.seconds ?? 0) + Number(o.nanos ?? 0) / 1e9;
+}
+
+/** The subscription settings plan() asks for, in the shape the client's create call takes. */
+export function subscriptionOptions(sub: SubscriptionPlan, project: string, pushEndpoint?: string) {
+  return {
+    ackDeadlineSeconds: sub.ackDeadlineSeconds,
+    messageRetentionDuration: duration(sub.messageRetentionDuration),
+    ...(pushEndpoint ? { pushConfig: { pushEndpoint } } : {}),
+    ...(sub.filter ? { filter: sub.filter } : {}),
+    ...(sub.retryPolicy
+      ? {
+          retryPolicy: {
+            minimumBackoff: duration(sub.retryPolicy.minimumBackoff),
+            maximumBackoff: duration(sub.retryPolicy.maximumBackoff),
+          },
+        }
+      : {}),
+    ...(sub.deadLetterPolicy
+      ? {
+          deadLetterPolicy: {
+            deadLetterTopic: `projects/${project}/topics/${sub.deadLetterPolicy.deadLetterTopic}`,
+            maxDeliveryAttempts: sub.deadLetterPolicy.maxDeliveryAttempts,
+          },
+        }
+      : {}),
+  };
+}
+
+async function provisionPubSub(
+  p: Plan,
+  targets: ProvisionTargets,
+  hostPort: string,
+  report: ProvisionReport,
+): Promise<void> {
+  const pubsub = emulatorPubSub(targets.project, hostPort);
+  try {
+    const [topics] = await pubsub.getTopics();
+    const existing = new Set(topics.map((t) => t.name.split('/').pop()));
+    // Dead-letter topics come before the subscriptions that name them: create every topic first.
+    for (const t of p.topics) {
+      if (existing.has(t.name)) {
+        report.unchanged.push(`topic ${t.name}`);
+        continue;
+      }
+      try {
+        await pubsub.createTopic(t.name);
+        report.created.push(`topic ${t.name}`);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+        report.unchanged.push(`topic ${t.name}`);
+      }
+    }
+    for (const sub of p.subscriptions) {
+      const endpoint = sub.push ? targets.functionUrl(sub.push.function) : undefined;
+      const wanted = subscriptionOptions(sub, targets.project, endpoint);
+      const handle = pubsub.subscription(sub.name);
+      let current: Record<string, unknown> | undefined;
+      try {
+        [current] = (await handle.getMetadata()) as unknown as [Record<string, unknown>];
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+      if (!current) {
+        await pubsub.topic(sub.topic).createSubscription(sub.name, wanted);
+        report.created.push(`subscription ${sub.name}`);
+        continue;
+      }
+      await reconcileSubscription(sub, wanted, current, handle, report, targets.project);
+    }
+  } finally {
+    await pubsub.close();
+  }
+}
+
+async function reconcileSubscription(
+  sub: SubscriptionPlan,
+  wanted: ReturnType<typeof subscriptionOptions>,
+  current: Record<string, unknown>,
+  handle: Subscription,
+  report: ProvisionReport,
+  project: string,
+): Promise<void> {
+  const currentTopic = String(current['topic'] ?? '')
+    .split('/')
+    .pop();
+  const currentFilter = String(current['filter'] ?? '');
+  const problems: string[] = [];
+  if (currentTopic && currentTopic !== sub.topic)
+    problems.push(`its topic is ${currentTopic}, not ${sub.topic}`);
+  if (currentFilter !== (sub.filter ?? ''))
+    problems.push(
+      `its filter is ${JSON.stringify(currentFilter)}, the plan says ${JSON.stringify(sub.filter ?? '')}`,
+    );
+  if (problems.length > 0) {
+    report.conflicts.push(
+      `subscription ${sub.name}: ${problems.join('; ')}. Topic and filter cannot change after creation: ` +
+        `delete the subscription (its backlog is lost) or the local data directory, then start again`,
+    );
+    return;
+  }
+  // Mutable fields: bring them in line with the plan (settings may have changed since).
+  const changes: Record<string, unknown> = {};
+  const paths: string[] = [];
+  const pushEndpoint = (current['pushConfig'] as { pushEndpoint?: string } | undefined)?.pushEndpoint ?? '';
+  const wantedPush = wanted.pushConfig?.pushEndpoint ?? '';
+  if (pushEndpoint !== wantedPush) {
+    changes['pushConfig'] = wanted.pushConfig ?? {};
+    paths.push('push_config');
+  }
+  if (Number(current['ackDeadlineSeconds'] ?? 0) !== wanted.ackDeadlineSeconds) {
+    changes['ackDeadlineSeconds'] = wanted.ackDeadlineSeconds;
+    paths.push('ack_deadline_seconds');
+  }
+  if (durationSeconds(current['messageRetentionDuration']) !== seconds(sub.messageRetentionDuration)) {
+    changes['messageRetentionDuration'] = wanted.messageRetentionDuration;
+    paths.push('message_retention_duration');
+  }
+  const retry = current['retryPolicy'] as { minimumBackoff?: unknown; maximumBackoff?: unknown } | null;
+  const retryDiffers = sub.retryPolicy
+    ? !retry ||
+      durationSeconds(retry.minimumBackoff) !== seconds(sub.retryPolicy.minimumBackoff) ||
+      durationSeconds(retry.maximumBackoff) !== seconds(sub.retryPolicy.maximumBackoff)
+    : !!retry && (retry.minimumBackoff !== undefined || retry.maximumBackoff !== undefined);
+  if (retryDiffers) {
+    changes['retryPolicy'] = wanted.retryPolicy ?? null;
+    paths.push('retry_policy');
+  }
+  const dl = current['deadLetterPolicy'] as { deadLetterTopic?: string; maxDeliveryAttempts?: number } | null;
+  const wantedDl = sub.deadLetterPolicy;
+  const dlDiffers = wantedDl
+    ? !dl ||
+      dl.deadLetterTopic !== `projects/${project}/topics/${wantedDl.deadLetterTopic}` ||
+      Number(dl.maxDeliveryAttempts ?? 0) !== wantedDl.maxDeliveryAttempts
+    : !!dl?.deadLetterTopic;
+  if (dlDiffers) {
+    changes['deadLetterPolicy'] = wanted.deadLetterPolicy ?? null;
+    paths.push('dead_letter_policy');
+  }
+  if (paths.length === 0) {
+    report.unchanged.push(`subscription ${sub.name}`);
+    return;
+  }
+  await handle.setMetadata(changes);
+  report.updated.push(`subscription ${sub.name} (${paths.join(', ')})`);
+}
+
+async function provisionBigQuery(
+  p: Plan,
+  project: string,
+  endpoint: string,
+  report: ProvisionReport,
+): Promise<void> {
+  const bigquery = emulatorBigQuery(project, endpoint);
+  const dataset = bigquery.dataset(p.dataset);
+  const [datasetExists] = await dataset.exists();
+  if (datasetExists) report.unchanged.push(`dataset ${p.dataset}`);
+  else {
+    await bigquery.createDataset(p.dataset, { location: p.location });
+    report.created.push(`dataset ${p.dataset}`);
+  }
+  for (const t of p.tables) await provisionTable(dataset, t, report);
+  for (const v of p.views) await provisionView(dataset, v, report);
+}
+
+type Dataset = ReturnType<BigQuery['dataset']>;
+
+/** The table resource plan() describes, in the REST API's shape. */
+export function tableResource(t: TablePlan): Record<string, unknown> {
+  return {
+    description: t.description,
+    schema: { fields: t.columns },
+    ...(t.timePartitioning ? { timePartitioning: t.timePartitioning } : {}),
+    ...(t.clustering ? { clustering: { fields: t.clustering } } : {}),
+  };
+}
+
+async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionReport): Promise<void> {
+  const table = dataset.table(t.name);
+  const [exists] = await table.exists();
+  if (!exists) {
+    await dataset.createTable(t.name, tableResource(t));
+    report.created.push(`table ${t.name}`);
+    return;
+  }
+  const [metadata] = (await table.getMetadata()) as unknown as [{ schema?: { fields?: { name: string }[] } }];
+  const have = new Set((metadata.schema?.fields ?? []).map((f) => f.name));
+  const missing = t.columns.filter((c) => !have.has(c.name));
+  if (missing.length === 0) {
+    report.unchanged.push(`table ${t.name}`);
+    return;
+  }
+  // BigQuery allows adding NULLABLE/REPEATED columns in place; anything else needs a new table.
+  const addable = missing.every((c) => c.mode !== 'REQUIRED');
+  if (!addable) {
+    report.conflicts.push(
+      `table ${t.name}: missing REQUIRED column(s) ${missing.map((c) => c.name).join(', ')}; ` +
+        'required columns cannot be added to an existing table: delete the table or the local data directory',
+    );
+    return;
+  }
+  const fields = [...(metadata.schema?.fields ?? []), ...missing] as unknown as Record<string, unknown>[];
+  await table.setMetadata({ schema: { fields } });
+  report.updated.push(`table ${t.name} (added ${missing.map((c) => c.name).join(', ')})`);
+}
+
+async function provisionView(dataset: Dataset, v: ViewPlan, report: ProvisionReport): Promise<void> {
+  const table = dataset.table(v.name);
+  const [exists] = await table.exists();
+  const view = { query: v.query, useLegacySql: false };
+  if (!exists) {
+    await dataset.createTable(v.name, { description: v.description, view });
+    report.created.push(`view ${v.name}`);
+    return;
+  }
+  const [metadata] = (await table.getMetadata()) as unknown as [{ view?: { query?: string } }];
+  if (metadata.view?.query === v.query) {
+    report.unchanged.push(`view ${v.name}`);
+    return;
+  }
+  await table.setMetadata({ description: v.description, view });
+  report.updated.push(`view ${v.name}`);
+}

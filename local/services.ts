@@ -1,0 +1,196 @@
+/**
+ * What the local environment runs, as data. Each service is a child process of the
+ * supervisor, started with the same Node 24 binary (process.execPath), bound to 127.0.0.1.
+ *
+ * To add a service: write a factory `(ctx) => ServiceSpec` below (or use one of the slots)
+ * and put it in SERVICES. Emulators start first; the supervisor provisions them from
+ * plan(settings) before starting the `app` stage, so apps find their topics and tables.
+ */
+import { join } from 'node:path';
+import type { Settings } from '../schemas/settings.ts';
+
+/** The local ports, one per service (DESIGN.md §6, layout). */
+export interface Ports {
+  readonly pubsub: number;
+  readonly bigquery: number;
+  readonly gateway: number;
+  readonly store: number;
+  readonly forward: number;
+  readonly receiver: number;
+}
+
+export const DEFAULT_PORTS: Ports = Object.freeze({
+  pubsub: 8085,
+  bigquery: 9050,
+  gateway: 8080,
+  store: 8081,
+  forward: 8082,
+  receiver: 8099,
+});
+
+export const LOCAL_HOST = '127.0.0.1';
+
+/** How the supervisor knows a child is ready: a 200 on a URL, or a line on stdout. */
+export type Readiness =
+  | { readonly kind: 'http'; readonly url: string }
+  | { readonly kind: 'tcp'; readonly port: number }
+  | { readonly kind: 'line'; readonly pattern: RegExp };
+
+export interface ServiceSpec {
+  readonly name: string;
+  /** `emulator` services start before provisioning, `app` services after it. */
+  readonly stage: 'emulator' | 'app';
+  readonly command: string;
+  readonly args: readonly string[];
+  /** Added to the supervisor's own environment. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly port: number;
+  /** The URL printed for people (and returned by startEnvironment). */
+  readonly url: string;
+  readonly readiness: Readiness;
+  readonly logFile: string;
+  readonly cwd: string;
+}
+
+/** Everything a service factory may use. */
+export interface LocalContext {
+  readonly root: string;
+  readonly dataDir: string;
+  readonly logDir: string;
+  readonly ports: Ports;
+  readonly settings: Readonly<Settings>;
+  readonly project: string;
+  /** The Node binary children run on (the supervisor's own: Node 24). */
+  readonly node: string;
+}
+
+export type ServiceFactory = (ctx: LocalContext) => ServiceSpec;
+
+const url = (port: number) => `http://${LOCAL_HOST}:${port}`;
+
+/** The URL a push subscription uses for a function (functions-framework serves any path). */
+export function functionUrl(ports: Ports, fn: 'store' | 'forward'): string {
+  return `${url(ports[fn])}/`;
+}
+
+/** The runtime env of the functions and the gateway (functions/config.ts reads it). */
+export function runtimeEnv(ctx: LocalContext): Record<string, string> {
+  return {
+    EVENTBUS_SETTINGS: JSON.stringify(ctx.settings),
+    EVENTBUS_SECRETS_DIR: join(ctx.dataDir, 'secrets'),
+    EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
+    PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${ctx.ports.pubsub}`,
+    BIGQUERY_EMULATOR_HOST: url(ctx.ports.bigquery),
+    GOOGLE_CLOUD_PROJECT: ctx.project,
+    METADATA_SERVER_DETECTION: 'none',
+    NODE_ENV: 'production',
+  };
+}
+
+function emulator(ctx: LocalContext, name: 'pubsub' | 'bigquery'): ServiceSpec {
+  const port = ctx.ports[name];
+  return {
+    name,
+    stage: 'emulator',
+    command: ctx.node,
+    args: [
+      join(ctx.root, 'emulators', name, 'main.ts'),
+      '--host',
+      LOCAL_HOST,
+      '--port',
+      String(port),
+      '--data-dir',
+      join(ctx.dataDir, name),
+    ],
+    env: {},
+    port,
+    url: url(port),
+    readiness: { kind: 'http', url: `${url(port)}/health` },
+    logFile: join(ctx.logDir, `${name}.log`),
+    cwd: ctx.root,
+  };
+}
+
+/** The project's Pub/Sub emulator (gRPC and REST), state in <data>/pubsub. */
+export const pubsubEmulator: ServiceFactory = (ctx) => emulator(ctx, 'pubsub');
+
+/** The project's BigQuery emulator (REST over DuckDB), state in <data>/bigquery. */
+export const bigqueryEmulator: ServiceFactory = (ctx) => emulator(ctx, 'bigquery');
+
+/**
+ * A function served by the real functions-framework CLI (the same loader Cloud Functions
+ * uses), from its TypeScript source: Node 24 strips the types when the framework imports it.
+ */
+export function functionService(
+  ctx: LocalContext,
+  name: 'store' | 'forward',
+  source = join(ctx.root, 'functions', name, 'index.ts'),
+): ServiceSpec {
+  const port = ctx.ports[name];
+  return {
+    name,
+    stage: 'app',
+    command: ctx.node,
+    args: [
+      // The framework CLI has no host option: the preload makes it listen on 127.0.0.1 only.
+      '--import',
+      join(ctx.root, 'local', 'loopback.ts'),
+      join(ctx.root, 'node_modules/@google-cloud/functions-framework/build/src/main.js'),
+      '--target',
+      name,
+      '--source',
+      source,
+      '--port',
+      String(port),
+      '--signature-type',
+      'http',
+    ],
+    env: runtimeEnv(ctx),
+    port,
+    url: functionUrl(ctx.ports, name),
+    // Every path of a function server runs the function: readiness is the port accepting.
+    readiness: { kind: 'tcp', port },
+    logFile: join(ctx.logDir, `${name}.log`),
+    cwd: ctx.root,
+  };
+}
+
+/** Slot: the store function (functions/store/index.ts, target `store`) on 8081. */
+export const storeFunction: ServiceFactory = (ctx) => functionService(ctx, 'store');
+
+/** Slot: the forward function (functions/forward/index.ts, target `forward`) on 8082. */
+export const forwardFunction: ServiceFactory = (ctx) => functionService(ctx, 'forward');
+
+/** Slot: the gateway (gateway/main.ts, PORT) on 8080. */
+export const gateway: ServiceFactory = (ctx) => ({
+  name: 'gateway',
+  stage: 'app',
+  command: ctx.node,
+  args: [join(ctx.root, 'gateway', 'main.ts')],
+  env: { ...runtimeEnv(ctx), HOST: LOCAL_HOST, PORT: String(ctx.ports.gateway) },
+  port: ctx.ports.gateway,
+  url: url(ctx.ports.gateway),
+  readiness: { kind: 'http', url: `${url(ctx.ports.gateway)}/health` },
+  logFile: join(ctx.logDir, 'gateway.log'),
+  cwd: ctx.root,
+});
+
+/** Slot: the local destination receiver (local/receiver/main.ts) on 8099. */
+export const receiver: ServiceFactory = (ctx) => ({
+  name: 'receiver',
+  stage: 'app',
+  command: ctx.node,
+  args: [join(ctx.root, 'local', 'receiver', 'main.ts'), '--port', String(ctx.ports.receiver)],
+  env: { ...runtimeEnv(ctx), HOST: LOCAL_HOST, PORT: String(ctx.ports.receiver) },
+  port: ctx.ports.receiver,
+  url: url(ctx.ports.receiver),
+  readiness: { kind: 'http', url: `${url(ctx.ports.receiver)}/health` },
+  logFile: join(ctx.logDir, 'receiver.log'),
+  cwd: ctx.root,
+});
+
+/**
+ * What `npm start` runs, in start order. Add the slots above as their entry points land
+ * (gateway, storeFunction, forwardFunction, receiver).
+ */
+export const SERVICES: readonly ServiceFactory[] = [pubsubEmulator, bigqueryEmulator];

@@ -1,0 +1,417 @@
+/**
+ * The local supervisor: starts the services of local/services.ts as children, waits for each
+ * to be ready, provisions the emulators from plan(settings), and stops everything cleanly.
+ * Nothing restarts silently: a child that dies is reported and stops the whole environment.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { plan as planOf } from '../functions/core/plan.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { type ProvisionReport, provision } from './provision.ts';
+import {
+  DEFAULT_PORTS,
+  functionUrl,
+  LOCAL_HOST,
+  type LocalContext,
+  type Ports,
+  SERVICES,
+  type ServiceFactory,
+  type ServiceSpec,
+} from './services.ts';
+import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
+
+export interface StartOptions {
+  /** Environment name (`local` → environments/local.yaml) or settings file path. */
+  readonly env?: string;
+  /** Settings given directly (tests); wins over `env`. */
+  readonly settings?: Readonly<Settings>;
+  /** State directory; default <repo>/.data. */
+  readonly dataDir?: string;
+  /** Added to every default port, so a second environment can run beside `npm start`. */
+  readonly portOffset?: number;
+  /** Per-service port overrides (after the offset). */
+  readonly ports?: Partial<Ports>;
+  /** Pick free ports for every service not overridden (tests running in parallel). */
+  readonly freePorts?: boolean;
+  /** The services to run; default SERVICES. */
+  readonly services?: readonly ServiceFactory[];
+  /** Provision the emulators after the emulator stage (default true; only those that run). */
+  readonly provision?: boolean;
+  readonly readyTimeoutMs?: number;
+  /** Time between SIGTERM and SIGKILL when stopping. */
+  readonly graceMs?: number;
+  /** The environment children inherit before their own variables; default process.env. */
+  readonly baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Supervisor messages (what started, what died); default stderr. */
+  readonly log?: (line: string) => void;
+}
+
+export interface ServiceInfo {
+  readonly name: string;
+  readonly pid: number;
+  readonly url: string;
+  readonly port: number;
+  readonly logFile: string;
+}
+
+export type ExitReport =
+  | { readonly reason: 'stopped' }
+  | {
+      readonly reason: 'died';
+      readonly service: string;
+      readonly code: number | null;
+      readonly signal: string | null;
+      readonly lastLines: readonly string[];
+    };
+
+export interface LocalEnvironment {
+  /** Service name → URL. */
+  readonly urls: Readonly<Record<string, string>>;
+  readonly ports: Ports;
+  readonly services: readonly ServiceInfo[];
+  readonly dataDir: string;
+  readonly logDir: string;
+  readonly settingsFile?: string;
+  readonly provisioning?: ProvisionReport;
+  /** Generated local secret values, by name (only those created by this start). */
+  readonly createdSecrets: readonly string[];
+  /** Settles once the environment is down: stopped on request, or a child died (all stopped). */
+  readonly done: Promise<ExitReport>;
+  /** Stops every child (SIGTERM, then SIGKILL after the grace period). */
+  stop(): Promise<void>;
+}
+
+/** A service that could not start: not ready in time, or exited while starting. */
+export class StartError extends Error {
+  readonly service: string;
+  readonly lastLines: readonly string[];
+  constructor(service: string, message: string, lastLines: readonly string[]) {
+    super(
+      `${service}: ${message}${lastLines.length ? `\n--- last lines of its log ---\n${lastLines.join('\n')}` : ''}`,
+    );
+    this.name = 'StartError';
+    this.service = service;
+    this.lastLines = lastLines;
+  }
+}
+
+const TAIL_LINES = 30;
+
+/** One running child: its output goes to its log file and a short tail kept for reports. */
+class Child {
+  readonly spec: ServiceSpec;
+  readonly process: ChildProcess;
+  readonly tail: string[] = [];
+  readonly exited: Promise<{ code: number | null; signal: string | null }>;
+  exit: { code: number | null; signal: string | null } | undefined;
+  private readonly lineListeners = new Set<(line: string) => void>();
+
+  constructor(spec: ServiceSpec, baseEnv: Readonly<Record<string, string | undefined>>) {
+    this.spec = spec;
+    const log = createWriteStream(spec.logFile, { flags: 'a' });
+    log.write(`\n=== ${new Date().toISOString()} ${spec.command} ${spec.args.join(' ')}\n`);
+    this.process = spawn(spec.command, [...spec.args], {
+      cwd: spec.cwd,
+      env: { ...baseEnv, ...spec.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // Its own process group: Ctrl-C reaches the supervisor only, which stops children in
+      // order, and a group kill also reaches anything the child started.
+      detached: true,
+    });
+    let partial = '';
+    const onData = (chunk: Buffer) => {
+      log.write(chunk);
+      const lines = (partial + chunk.toString('utf8')).split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) this.line(line);
+    };
+    this.process.stdout?.on('data', onData);
+    this.process.stderr?.on('data', onData);
+    this.exited = new Promise((done) => {
+      this.process.on('error', (err) => {
+        this.line(`(could not start: ${err.message})`);
+        this.exit ??= { code: null, signal: null };
+        log.end();
+        done(this.exit);
+      });
+      this.process.on('close', (code, signal) => {
+        if (partial) this.line(partial);
+        this.exit ??= { code, signal };
+        log.end();
+        done(this.exit);
+      });
+    });
+  }
+
+  private line(line: string): void {
+    this.tail.push(line);
+    if (this.tail.length > TAIL_LINES) this.tail.shift();
+    for (const l of this.lineListeners) l(line);
+  }
+
+  onLine(listener: (line: string) => void): () => void {
+    this.lineListeners.add(listener);
+    return () => this.lineListeners.delete(listener);
+  }
+
+  /** Signals the whole process group; a group that is already gone is fine. */
+  signal(signal: NodeJS.Signals): void {
+    const pid = this.process.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, signal);
+    } catch {
+      // ESRCH: already gone.
+    }
+  }
+
+  async stop(graceMs: number): Promise<void> {
+    if (this.exit === undefined) {
+      this.signal('SIGTERM');
+      const timer = sleep(graceMs).then(() => 'timeout' as const);
+      if ((await Promise.race([this.exited, timer])) === 'timeout') this.signal('SIGKILL');
+      await this.exited;
+    }
+    // Sweep the group: the leader may have left children of its own behind. Wait (bounded)
+    // until the group is empty, so "stopped" means no process is left.
+    this.signal('SIGKILL');
+    for (let i = 0; i < 40 && this.groupAlive(); i++) await sleep(50);
+  }
+
+  private groupAlive(): boolean {
+    const pid = this.process.pid;
+    if (pid === undefined) return false;
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** A port the OS says is free on 127.0.0.1 right now. */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', fail);
+    server.listen(0, LOCAL_HOST, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** The ports an environment uses: defaults + offset, free ports if asked, then overrides. */
+export async function resolvePorts(options: Pick<StartOptions, 'portOffset' | 'ports' | 'freePorts'>) {
+  const out: Record<string, number> = {};
+  for (const [name, port] of Object.entries(DEFAULT_PORTS)) {
+    const override = options.ports?.[name as keyof Ports];
+    if (override !== undefined) out[name] = override;
+    else if (options.freePorts) out[name] = await freePort();
+    else out[name] = port + (options.portOffset ?? 0);
+  }
+  return out as unknown as Ports;
+}
+
+async function waitReady(child: Child, timeoutMs: number): Promise<void> {
+  const { readiness, name } = child.spec;
+  const deadline = Date.now() + timeoutMs;
+  const died = () =>
+    new StartError(
+      name,
+      `exited while starting (code ${child.exit?.code ?? 'none'}${child.exit?.signal ? `, signal ${child.exit.signal}` : ''})`,
+      child.tail,
+    );
+  if (readiness.kind === 'line') {
+    let stopListening = () => {};
+    const ready = new Promise<'ready'>((done) => {
+      stopListening = child.onLine((line) => {
+        if (readiness.pattern.test(line)) done('ready');
+      });
+      if (child.tail.some((l) => readiness.pattern.test(l))) done('ready');
+    });
+    const timer = sleep(timeoutMs).then(() => 'timeout' as const);
+    const result = await Promise.race([ready, child.exited.then(() => 'exited' as const), timer]);
+    stopListening();
+    if (result === 'exited') throw died();
+    if (result === 'timeout') throw new StartError(name, `not ready after ${timeoutMs} ms`, child.tail);
+    return;
+  }
+  while (Date.now() < deadline) {
+    if (child.exit) throw died();
+    if (readiness.kind === 'http' ? await httpOk(readiness.url) : await tcpOpen(readiness.port)) return;
+    await sleep(100);
+  }
+  if (child.exit) throw died();
+  throw new StartError(name, `not ready after ${timeoutMs} ms`, child.tail);
+}
+
+async function httpOk(url: string): Promise<boolean> {
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await res.body?.cancel();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
+
+function tcpOpen(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host: LOCAL_HOST, port });
+    socket.setTimeout(1000);
+    socket.once('connect', () => {
+      socket.destroy();
+      done(true);
+    });
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => {
+      socket.destroy();
+      done(false);
+    });
+  });
+}
+
+/**
+ * Creates a local value for every destination secret that has none yet, so the local
+ * environment works out of the box (never used in production: Secret Manager is).
+ */
+function ensureLocalSecrets(secretsDir: string, names: readonly string[]): string[] {
+  const created: string[] = [];
+  for (const name of names) {
+    const file = join(secretsDir, name);
+    if (existsSync(file)) continue;
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+    created.push(name);
+  }
+  return created;
+}
+
+/**
+ * Starts the local environment and resolves once every service is ready and the emulators
+ * are provisioned. Rejects (after stopping what it started) if a service fails to start or
+ * provisioning finds a conflict.
+ */
+export async function startEnvironment(options: StartOptions = {}): Promise<LocalEnvironment> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const graceMs = options.graceMs ?? 5000;
+  const readyTimeoutMs = options.readyTimeoutMs ?? 30000;
+  const settingsFile = options.settings ? undefined : environmentFile(options.env ?? 'local');
+  const settings = options.settings ?? readSettingsFile(settingsFile as string);
+  const environmentPlan = planOf(settings);
+  const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
+  const logDir = join(dataDir, 'logs');
+  for (const dir of [dataDir, logDir, join(dataDir, 'secrets')]) mkdirSync(dir, { recursive: true });
+  const createdSecrets = ensureLocalSecrets(
+    join(dataDir, 'secrets'),
+    environmentPlan.destinations.flatMap((d) => d.secrets),
+  );
+  const ports = await resolvePorts(options);
+  const ctx: LocalContext = {
+    root: REPO_ROOT,
+    dataDir,
+    logDir,
+    ports,
+    settings,
+    project: settings.project,
+    node: process.execPath,
+  };
+  const specs = (options.services ?? SERVICES).map((factory) => factory(ctx));
+  const baseEnv = options.baseEnv ?? process.env;
+  const children: Child[] = [];
+  let stopping: Promise<void> | undefined;
+  let resolveDone: (report: ExitReport) => void = () => {};
+  const done = new Promise<ExitReport>((r) => {
+    resolveDone = r;
+  });
+
+  const stopAll = (report: ExitReport): Promise<void> => {
+    stopping ??= (async () => {
+      // Apps first, emulators last, so nothing loses its backend while it drains.
+      for (const child of [...children].reverse()) await child.stop(graceMs);
+      resolveDone(report);
+    })();
+    return stopping;
+  };
+
+  const launch = async (spec: ServiceSpec) => {
+    const child = new Child(spec, baseEnv);
+    children.push(child);
+    void child.exited.then((exit) => {
+      if (stopping) return;
+      const report: ExitReport = {
+        reason: 'died',
+        service: spec.name,
+        code: exit.code,
+        signal: exit.signal,
+        lastLines: [...child.tail],
+      };
+      log(
+        `${spec.name} exited (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''}); stopping the environment. Last lines of ${spec.logFile}:\n${child.tail.map((l) => `  ${l}`).join('\n')}`,
+      );
+      void stopAll(report);
+    });
+    await waitReady(child, readyTimeoutMs);
+    log(`${spec.name} ready on ${spec.url} (pid ${child.process.pid})`);
+  };
+
+  let provisioning: ProvisionReport | undefined;
+  try {
+    for (const spec of specs.filter((s) => s.stage === 'emulator')) await launch(spec);
+    if (options.provision !== false) {
+      const names = new Set(specs.map((s) => s.name));
+      if (names.has('pubsub') || names.has('bigquery')) {
+        provisioning = await provision(environmentPlan, {
+          project: settings.project,
+          ...(names.has('pubsub') ? { pubsub: `${LOCAL_HOST}:${ports.pubsub}` } : {}),
+          ...(names.has('bigquery') ? { bigquery: `http://${LOCAL_HOST}:${ports.bigquery}` } : {}),
+          functionUrl: (fn) => functionUrl(ports, fn),
+        });
+        if (provisioning.conflicts.length > 0) {
+          throw new Error(
+            `the emulators' state does not match the plan:\n${provisioning.conflicts.map((c) => `  ${c}`).join('\n')}`,
+          );
+        }
+      }
+    }
+    for (const spec of specs.filter((s) => s.stage === 'app')) await launch(spec);
+  } catch (err) {
+    await stopAll({ reason: 'stopped' });
+    throw err;
+  }
+  if (stopping) {
+    // A child died between its readiness and the end of startup.
+    const report = await done;
+    throw new StartError(
+      report.reason === 'died' ? report.service : '(environment)',
+      'exited during startup',
+      report.reason === 'died' ? report.lastLines : [],
+    );
+  }
+
+  return {
+    urls: Object.fromEntries(specs.map((s) => [s.name, s.url])),
+    ports,
+    services: children.map((c) => ({
+      name: c.spec.name,
+      pid: c.process.pid ?? 0,
+      url: c.spec.url,
+      port: c.spec.port,
+      logFile: c.spec.logFile,
+    })),
+    dataDir,
+    logDir,
+    ...(settingsFile ? { settingsFile } : {}),
+    ...(provisioning ? { provisioning } : {}),
+    createdSecrets,
+    done,
+    stop: () => stopAll({ reason: 'stopped' }),
+  };
+}

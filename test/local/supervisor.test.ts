@@ -1,0 +1,181 @@
+/** The supervisor with stand-in children: readiness, death reports, clean stops, no leftovers. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DEFAULT_PORTS, type LocalContext, type ServiceSpec } from '../../local/services.ts';
+import { readSettingsFile } from '../../local/settings-file.ts';
+import { type LocalEnvironment, resolvePorts, StartError, startEnvironment } from '../../local/supervisor.ts';
+
+const root = resolve(import.meta.dirname, '../..');
+const dummy = join(root, 'test/local/support/dummy-service.ts');
+const settings = readSettingsFile(join(root, 'environments/local.yaml'));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A dummy service on a port of the context (the `gateway` or `receiver` slot's port). */
+function dummyService(
+  name: string,
+  portName: 'gateway' | 'receiver',
+  mode: string,
+  readiness: 'http' | 'line' = 'http',
+) {
+  return (ctx: LocalContext): ServiceSpec => {
+    const port = ctx.ports[portName];
+    return {
+      name,
+      stage: 'app',
+      command: ctx.node,
+      args: [dummy, '--port', String(port), '--mode', mode],
+      env: {},
+      port,
+      url: `http://127.0.0.1:${port}`,
+      readiness:
+        readiness === 'http'
+          ? { kind: 'http', url: `http://127.0.0.1:${port}/health` }
+          : { kind: 'line', pattern: /listening on/ },
+      logFile: join(ctx.logDir, `${name}.log`),
+      cwd: ctx.root,
+    };
+  };
+}
+
+describe('local supervisor', () => {
+  let dataDir: string;
+  let env: LocalEnvironment | undefined;
+  const messages: string[] = [];
+  const common = () => ({
+    settings,
+    dataDir,
+    freePorts: true,
+    provision: false,
+    graceMs: 500,
+    readyTimeoutMs: 10000,
+    log: (line: string) => messages.push(line),
+  });
+
+  beforeEach(() => {
+    dataDir = mkdtempSync(join(tmpdir(), 'eventbus-supervisor-'));
+    messages.length = 0;
+  });
+  afterEach(async () => {
+    await env?.stop();
+    env = undefined;
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('starts children, waits for readiness, writes logs and stops them all', async () => {
+    env = await startEnvironment({
+      ...common(),
+      services: [dummyService('one', 'gateway', 'ready'), dummyService('two', 'receiver', 'ready', 'line')],
+    });
+    assert.deepEqual(
+      env.services.map((s) => s.name),
+      ['one', 'two'],
+    );
+    const res = await fetch(`${env.urls['one']}/health`);
+    assert.equal(res.status, 200);
+    const pids = env.services.map((s) => s.pid);
+    assert.ok(pids.every(alive));
+    await env.stop();
+    assert.deepEqual(await env.done, { reason: 'stopped' });
+    assert.deepEqual(pids.map(alive), [false, false]);
+    assert.match(readFileSync(join(dataDir, 'logs', 'one.log'), 'utf8'), /dummy listening on/);
+  });
+
+  it('reports a child that dies (name, exit code, last lines) and stops the rest', async () => {
+    env = await startEnvironment({
+      ...common(),
+      services: [dummyService('steady', 'gateway', 'ready'), dummyService('fragile', 'receiver', 'die')],
+    });
+    const steady = env.services[0]?.pid ?? 0;
+    const report = await env.done;
+    assert.equal(report.reason, 'died');
+    assert.ok(report.reason === 'died');
+    assert.equal(report.service, 'fragile');
+    assert.equal(report.code, 3);
+    assert.ok(report.lastLines.some((l) => l.includes('out of memory')));
+    assert.equal(alive(steady), false);
+    assert.ok(messages.some((m) => m.includes('fragile exited (code 3)')));
+  });
+
+  it('fails the start when a child exits while starting, and stops what was started', async () => {
+    let started: number[] = [];
+    await assert.rejects(
+      startEnvironment({
+        ...common(),
+        log: (line) => {
+          messages.push(line);
+          const m = /pid (\d+)/.exec(line);
+          if (m) started = [...started, Number(m[1])];
+        },
+        services: [
+          dummyService('first', 'gateway', 'ready'),
+          dummyService('broken', 'receiver', 'die-at-start'),
+        ],
+      }),
+      (err: unknown) =>
+        err instanceof StartError && err.service === 'broken' && /cannot open its database/.test(err.message),
+    );
+    assert.equal(started.length, 1);
+    assert.equal(alive(started[0] as number), false);
+  });
+
+  it('fails the start when a child never becomes ready', async () => {
+    await assert.rejects(
+      startEnvironment({
+        ...common(),
+        readyTimeoutMs: 700,
+        services: [dummyService('silent', 'gateway', 'quiet', 'line')],
+      }),
+      /silent: not ready after 700 ms/,
+    );
+  });
+
+  it('kills a child that ignores SIGTERM after the grace period, and its own children', async () => {
+    env = await startEnvironment({
+      ...common(),
+      services: [
+        dummyService('stubborn', 'gateway', 'ignore-term'),
+        dummyService('parent', 'receiver', 'grandchild', 'line'),
+      ],
+    });
+    await sleep(100);
+    const grandchild = Number(
+      /grandchild (\d+)/.exec(readFileSync(join(dataDir, 'logs', 'parent.log'), 'utf8'))?.[1],
+    );
+    assert.ok(grandchild > 0 && alive(grandchild));
+    const pids = env.services.map((s) => s.pid);
+    await env.stop();
+    assert.deepEqual([...pids, grandchild].map(alive), [false, false, false]);
+    assert.match(readFileSync(join(dataDir, 'logs', 'stubborn.log'), 'utf8'), /ignoring SIGTERM/);
+  });
+
+  it('creates local values for destination secrets once', async () => {
+    env = await startEnvironment({ ...common(), services: [] });
+    assert.deepEqual(env.createdSecrets, ['WEBHOOK_SIGNING_KEY']);
+    const value = readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8');
+    assert.match(value, /^[0-9a-f]{64}$/);
+    await env.stop();
+    env = await startEnvironment({ ...common(), services: [] });
+    assert.deepEqual(env.createdSecrets, []);
+    assert.equal(readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8'), value);
+  });
+
+  it('resolves ports: defaults, an offset, overrides and free ports', async () => {
+    assert.deepEqual(await resolvePorts({}), DEFAULT_PORTS);
+    const shifted = await resolvePorts({ portOffset: 100, ports: { gateway: 9999 } });
+    assert.equal(shifted.pubsub, 8185);
+    assert.equal(shifted.gateway, 9999);
+    const free = await resolvePorts({ freePorts: true });
+    assert.ok(Object.values(free).every((p) => p > 0 && p !== 8085));
+  });
+});

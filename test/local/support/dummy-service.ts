@@ -1,0 +1,41 @@
+/**
+ * A stand-in service for supervisor tests. Flags: --port N, --mode <ready|die|die-at-start|
+ * ignore-term|grandchild|quiet>. Serves GET /health and prints a ready line like the emulators.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const port = Number(flag('port') ?? 0);
+const mode = flag('mode') ?? 'ready';
+
+if (mode === 'die-at-start') {
+  console.error('dummy: cannot open its database');
+  process.exit(2);
+}
+if (mode === 'ignore-term') process.on('SIGTERM', () => console.log('dummy: ignoring SIGTERM'));
+else process.on('SIGTERM', () => process.exit(0));
+
+const server = createServer((req, res) => {
+  res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
+  res.end('{"status":"ok"}');
+});
+server.listen(port, '127.0.0.1', () => {
+  const address = server.address();
+  const real = typeof address === 'object' && address ? address.port : port;
+  if (mode !== 'quiet') console.log(`dummy listening on http://127.0.0.1:${real}`);
+  if (mode === 'grandchild') {
+    const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    console.log(`grandchild ${child.pid}`);
+  }
+  if (mode === 'die') {
+    setTimeout(() => {
+      console.error('dummy: out of memory, giving up');
+      process.exit(3);
+    }, 300);
+  }
+});
