@@ -1,0 +1,406 @@
+/**
+ * The store path, pure: a classic push body (or a pulled dead letter) in, warehouse rows
+ * out. Valid events become `events` rows with insertId = event_id; everything else becomes
+ * an `invalid_events` row with every error, so nothing that reached the bus is dropped.
+ * The writer and the after-store hook are injected, so this module does no I/O itself.
+ */
+import { createHash } from 'node:crypto';
+import Type from 'typebox';
+import type { Settings } from '../../schemas/settings.ts';
+import type { StoredEvent } from './delivery/driver.ts';
+import { type NormalizedEvent, type NormalizeOptions, normalizeEvent, normalizeOptions } from './event.ts';
+import type { Plan } from './plan.ts';
+import type { InsertRow, RowWriter } from './rows.ts';
+import { compileValidator, type FieldViolation } from './validation.ts';
+import { TABLES } from './warehouse.ts';
+
+/** A Pub/Sub message as the store path needs it, whether pushed or pulled. */
+export interface PubSubMessage {
+  readonly messageId: string;
+  /** RFC 3339, as Pub/Sub sets it when it accepts the publish. */
+  readonly publishTime: string;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly data: Uint8Array;
+  readonly orderingKey?: string;
+  /** Full name (`projects/p/subscriptions/s`) or id of the subscription that delivered it. */
+  readonly subscription: string;
+  /** 1-based; Pub/Sub sends it only when the subscription has a dead-letter policy. */
+  readonly deliveryAttempt: number;
+}
+
+/** Google's classic push body (GCP-WIRE.md §3); both spellings of the ids are accepted. */
+const PushBody = Type.Object(
+  {
+    message: Type.Object({
+      data: Type.Optional(Type.String()),
+      attributes: Type.Optional(Type.Record(Type.String(), Type.String())),
+      messageId: Type.Optional(Type.String({ minLength: 1 })),
+      message_id: Type.Optional(Type.String({ minLength: 1 })),
+      publishTime: Type.Optional(Type.String({ minLength: 1 })),
+      publish_time: Type.Optional(Type.String({ minLength: 1 })),
+      orderingKey: Type.Optional(Type.String()),
+    }),
+    subscription: Type.String({ minLength: 1 }),
+    deliveryAttempt: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  { description: 'Pub/Sub classic push body' },
+);
+const pushValidator = compileValidator(PushBody);
+
+/** Standard base64 (Pub/Sub's `data`), padding required, checked before decoding. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export type PushDecode =
+  | { readonly ok: true; readonly message: PubSubMessage }
+  | { readonly ok: false; readonly violations: readonly FieldViolation[] };
+
+/**
+ * Decodes a classic push body, keeping what the `cloudEvent` conversion drops
+ * (deliveryAttempt, subscription, orderingKey). Anything that is not a push body comes back
+ * as field violations, never as a throw.
+ */
+export function decodePushBody(body: unknown): PushDecode {
+  const violations = pushValidator.violations(body);
+  if (violations.length > 0) return { ok: false, violations };
+  const push = body as {
+    message: {
+      data?: string;
+      attributes?: Record<string, string>;
+      messageId?: string;
+      message_id?: string;
+      publishTime?: string;
+      publish_time?: string;
+      orderingKey?: string;
+    };
+    subscription: string;
+    deliveryAttempt?: number;
+  };
+  const m = push.message;
+  const messageId = m.messageId ?? m.message_id;
+  const publishTime = m.publishTime ?? m.publish_time;
+  const problems: FieldViolation[] = [];
+  if (messageId === undefined) problems.push({ field: 'message.messageId', description: 'is required' });
+  if (publishTime === undefined || Number.isNaN(Date.parse(publishTime))) {
+    problems.push({ field: 'message.publishTime', description: 'is required, as an RFC 3339 timestamp' });
+  }
+  const data = m.data ?? '';
+  if (!BASE64.test(data)) problems.push({ field: 'message.data', description: 'is not standard base64' });
+  if (problems.length > 0) return { ok: false, violations: problems };
+  return {
+    ok: true,
+    message: {
+      messageId: messageId as string,
+      publishTime: publishTime as string,
+      attributes: m.attributes ?? {},
+      data: Buffer.from(data, 'base64'),
+      ...(m.orderingKey ? { orderingKey: m.orderingKey } : {}),
+      subscription: push.subscription,
+      // Without a dead-letter policy Pub/Sub sends 0 or nothing: count the delivery as the first.
+      deliveryAttempt: Math.max(1, push.deliveryAttempt ?? 1),
+    },
+  };
+}
+
+/** What the store path reads from the environment, resolved once at cold start. */
+export interface StoreConfig {
+  readonly normalize: NormalizeOptions;
+  /** Subscription id → the events topic it reads (from plan()). */
+  readonly topics: ReadonlyMap<string, string>;
+  /** Context fields stored as SHA-256 hex in the warehouse (`user.email`…). */
+  readonly hashInWarehouse: readonly string[];
+  /** Context fields never stored. */
+  readonly drop: readonly string[];
+}
+
+/** Resolves the store path's configuration from settings and their plan. */
+export function storeConfig(settings: Readonly<Settings>, plan: Plan): StoreConfig {
+  return Object.freeze({
+    normalize: normalizeOptions(settings),
+    topics: new Map(plan.subscriptions.filter((s) => s.kind === 'store').map((s) => [s.name, s.topic])),
+    hashInWarehouse: settings.pii?.hash_in_warehouse ?? [],
+    drop: settings.pii?.drop ?? [],
+  });
+}
+
+/** Attribute Pub/Sub sets on dead-lettered messages: the subscription they came from. */
+export const DEAD_LETTER_SOURCE = 'CloudPubSubDeadLetterSourceSubscription';
+
+const lastSegment = (name: string) => name.slice(name.lastIndexOf('/') + 1);
+
+/**
+ * The events topic a message was published to, from the subscription that delivered it
+ * (a push body names only the subscription). A dead letter names its source subscription.
+ */
+export function topicOf(message: PubSubMessage, config: StoreConfig): string {
+  const sub = lastSegment(message.attributes[DEAD_LETTER_SOURCE] ?? message.subscription);
+  const known = config.topics.get(sub);
+  if (known) return known;
+  return sub.endsWith('-store') ? sub.slice(0, -'-store'.length) : sub;
+}
+
+/** Why a message landed in `invalid_events` (the `reason` column). */
+export type InvalidReason = 'invalid_event' | 'not_json' | 'malformed_push' | 'rejected_by_warehouse';
+
+/** One message's fate: an event row (and the stored event for the decision layer), or an invalid row. */
+export type MessageRows =
+  | { readonly kind: 'event'; readonly row: InsertRow; readonly event: StoredEvent }
+  | { readonly kind: 'invalid'; readonly row: InsertRow };
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function payloadText(data: Uint8Array): { text: string; base64: boolean } {
+  try {
+    return { text: utf8.decode(data), base64: false };
+  } catch {
+    return { text: Buffer.from(data).toString('base64'), base64: true };
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Turns one Pub/Sub message into its warehouse row. On the native path a missing event_id
+ * becomes the messageId and a missing event_time the publishTime, so a redelivery produces
+ * the same row; the event_time window is checked against the publishTime for the same reason.
+ */
+export function messageRows(message: PubSubMessage, config: StoreConfig, now: number): MessageRows {
+  const topic = topicOf(message, config);
+  const publishMs = Date.parse(message.publishTime);
+  const receivedAt = iso(publishMs);
+  const payload = payloadText(message.data);
+  const invalid = (reason: InvalidReason, errors: readonly FieldViolation[], raw?: unknown): MessageRows => ({
+    kind: 'invalid',
+    row: invalidRow({
+      insertId: `${message.messageId}/invalid`,
+      receivedAt,
+      now,
+      reason,
+      topic,
+      subscription: message.subscription,
+      messageId: message.messageId,
+      raw,
+      payload: payload.text,
+      attributes: message.attributes,
+      errors: payload.base64
+        ? [...errors, { field: '(payload)', description: 'is not UTF-8; stored as base64' }]
+        : errors,
+    }),
+  });
+
+  if (payload.base64)
+    return invalid('not_json', [{ field: '(root)', description: 'message data is not UTF-8 text' }]);
+  let value: unknown;
+  try {
+    value = JSON.parse(payload.text);
+  } catch (err) {
+    return invalid('not_json', [
+      { field: '(root)', description: `message data is not JSON: ${(err as Error).message}` },
+    ]);
+  }
+  const result = normalizeEvent(value, {
+    options: config.normalize,
+    now: publishMs,
+    newId: () => message.messageId,
+  });
+  if (!result.ok) return invalid('invalid_event', result.violations, value);
+
+  const event: StoredEvent = { ...result.event, received_at: receivedAt, topic };
+  return {
+    kind: 'event',
+    event,
+    row: {
+      insertId: event.event_id,
+      json: eventRow(result.event, {
+        receivedAt,
+        now,
+        topic,
+        messageId: message.messageId,
+        version: result.version,
+        attributes: message.attributes,
+        config,
+      }),
+    },
+  };
+}
+
+function eventRow(
+  event: NormalizedEvent,
+  meta: {
+    receivedAt: string;
+    now: number;
+    topic: string;
+    messageId: string;
+    version: number;
+    attributes: Readonly<Record<string, string>>;
+    config: StoreConfig;
+  },
+): Record<string, unknown> {
+  const { event_data, ...context } = applyPiiPolicy(event, meta.config);
+  return {
+    ...context,
+    received_at: meta.receivedAt,
+    stored_at: iso(meta.now),
+    topic: meta.topic,
+    message_id: meta.messageId,
+    schema_version: meta.version,
+    // JSON columns take JSON text in insertAll.
+    event_data: JSON.stringify(event_data),
+    attributes: JSON.stringify(meta.attributes),
+  };
+}
+
+/** Context fields the warehouse keeps hashed or drops, per settings.pii (never event data). */
+function applyPiiPolicy(event: NormalizedEvent, config: StoreConfig): NormalizedEvent {
+  if (config.hashInWarehouse.length === 0 && config.drop.length === 0) return event;
+  const copy = structuredClone(event) as unknown as Record<string, unknown>;
+  const edit = (path: string, f: (parent: Record<string, unknown>, key: string) => void) => {
+    const parts = path.split('.');
+    const key = parts.pop() as string;
+    let parent: unknown = copy;
+    for (const p of parts) parent = isObject(parent) ? parent[p] : undefined;
+    if (isObject(parent) && key in parent) f(parent, key);
+  };
+  for (const path of config.drop) edit(path, (parent, key) => delete parent[key]);
+  for (const path of config.hashInWarehouse) {
+    edit(path, (parent, key) => {
+      const v = parent[key];
+      // Already hashed (64 hex characters) stays as it is, so a producer that hashes is not hashed twice.
+      if (typeof v === 'string' && !/^[0-9a-f]{64}$/.test(v)) parent[key] = sha256(v.trim().toLowerCase());
+    });
+  }
+  return copy as unknown as NormalizedEvent;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+interface InvalidInput {
+  readonly insertId: string;
+  readonly receivedAt: string;
+  readonly now: number;
+  readonly reason: InvalidReason;
+  readonly topic?: string | undefined;
+  readonly subscription?: string | undefined;
+  readonly messageId?: string | undefined;
+  /** The parsed payload, when it parsed: event_id / event_name are read from it. */
+  readonly raw?: unknown;
+  readonly payload: string;
+  readonly attributes?: Readonly<Record<string, string>> | undefined;
+  readonly errors: readonly FieldViolation[];
+}
+
+/** An `invalid_events` row; event_id and event_name are kept when they can be read. */
+export function invalidRow(input: InvalidInput): InsertRow {
+  const raw = isObject(input.raw) ? input.raw : {};
+  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 1024) : null);
+  return {
+    insertId: input.insertId,
+    json: {
+      received_at: input.receivedAt,
+      stored_at: iso(input.now),
+      reason: input.reason,
+      topic: input.topic ?? null,
+      subscription: input.subscription ?? null,
+      message_id: input.messageId ?? null,
+      event_id: text(raw['event_id']),
+      event_name: text(raw['event_name']),
+      payload: input.payload,
+      attributes: input.attributes ? JSON.stringify(input.attributes) : null,
+      errors: input.errors.map((e) => ({ path: e.field, message: e.description })),
+    },
+  };
+}
+
+/**
+ * The row for a request that is not a push body at all (a stray POST): kept with its raw
+ * body so nothing is lost, with an insertId from the body's hash so a retried POST folds.
+ */
+export function malformedPushRow(
+  body: string,
+  violations: readonly FieldViolation[],
+  now: number,
+): InsertRow {
+  return invalidRow({
+    insertId: `malformed/${sha256(body)}`,
+    receivedAt: iso(now),
+    now,
+    reason: 'malformed_push',
+    payload: body,
+    errors: violations,
+  });
+}
+
+/** Called with the events of a batch once their rows are written (the decision layer's hook). */
+export type AfterStored = (
+  events: readonly StoredEvent[],
+  messages: readonly PubSubMessage[],
+) => Promise<void>;
+
+export interface StoreOutcome {
+  /** Events written to `events`, in message order. */
+  readonly stored: readonly StoredEvent[];
+  /** The messages those events came from (same order). */
+  readonly storedMessages: readonly PubSubMessage[];
+  /** Messages written to `invalid_events` (invalid, unreadable or refused by the warehouse). */
+  readonly invalid: number;
+}
+
+/**
+ * Writes a batch of messages: events to `events`, the rest to `invalid_events`. An event
+ * row the warehouse refuses for good (it passed our schema but not the table's) is written
+ * to `invalid_events` instead, with BigQuery's reason. Rejects when anything could not be
+ * written, so the caller acknowledges nothing and Pub/Sub redelivers.
+ */
+export async function storeMessages(
+  messages: readonly PubSubMessage[],
+  deps: { readonly writer: RowWriter; readonly config: StoreConfig; readonly now: () => number },
+): Promise<StoreOutcome> {
+  const now = deps.now();
+  const outcomes = messages.map((m) => messageRows(m, deps.config, now));
+  const events: { row: InsertRow; event: StoredEvent; message: PubSubMessage }[] = [];
+  const invalid: InsertRow[] = [];
+  outcomes.forEach((o, i) => {
+    if (o.kind === 'event')
+      events.push({ row: o.row, event: o.event, message: messages[i] as PubSubMessage });
+    else invalid.push(o.row);
+  });
+  const [eventRejections, invalidRejections] = await Promise.all([
+    deps.writer.write(
+      TABLES.events,
+      events.map((e) => e.row),
+    ),
+    deps.writer.write(TABLES.invalidEvents, invalid),
+  ]);
+  if (invalidRejections.length > 0) {
+    throw new Error(`invalid_events refused a row: ${invalidRejections[0]?.message ?? ''}`);
+  }
+  const refused = new Set(eventRejections.map((r) => r.index));
+  if (refused.size > 0) {
+    const fallback = eventRejections.map((r) => {
+      const e = events[r.index] as (typeof events)[number];
+      return invalidRow({
+        insertId: `${e.message.messageId}/refused`,
+        receivedAt: e.event.received_at ?? iso(now),
+        now,
+        reason: 'rejected_by_warehouse',
+        topic: e.event.topic,
+        subscription: e.message.subscription,
+        messageId: e.message.messageId,
+        raw: e.event,
+        payload: payloadText(e.message.data).text,
+        attributes: e.message.attributes,
+        errors: [{ field: '(row)', description: `${r.reason}: ${r.message}` }],
+      });
+    });
+    const again = await deps.writer.write(TABLES.invalidEvents, fallback);
+    if (again.length > 0) throw new Error(`invalid_events refused a row: ${again[0]?.message ?? ''}`);
+  }
+  const kept = events.filter((_, i) => !refused.has(i));
+  return {
+    stored: kept.map((e) => e.event),
+    storedMessages: kept.map((e) => e.message),
+    invalid: invalid.length + refused.size,
+  };
+}

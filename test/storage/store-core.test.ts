@@ -1,0 +1,268 @@
+import assert from 'node:assert/strict';
+import { plan } from '../../functions/core/plan.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../../functions/core/rows.ts';
+import {
+  decodePushBody,
+  malformedPushRow,
+  messageRows,
+  type PubSubMessage,
+  storeConfig,
+  storeMessages,
+  topicOf,
+} from '../../functions/core/store.ts';
+import type { Settings } from '../../schemas/settings.ts';
+
+const settings: Settings = {
+  name: 'test',
+  project: 'test-project',
+  region: 'europe-west1',
+  topics: ['backend_events'],
+};
+const config = storeConfig(settings, plan(settings));
+const NOW = Date.parse('2026-03-01T12:00:00.500Z');
+const PUBLISHED = '2026-03-01T12:00:00.123Z';
+
+const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64');
+
+function pushBody(data: unknown, extra: Record<string, unknown> = {}) {
+  return {
+    message: {
+      data: b64(data),
+      attributes: { origin: 'test' },
+      messageId: '1001',
+      message_id: '1001',
+      publishTime: PUBLISHED,
+      publish_time: PUBLISHED,
+    },
+    subscription: 'projects/test-project/subscriptions/events-store',
+    deliveryAttempt: 2,
+    ...extra,
+  };
+}
+
+function message(data: unknown, overrides: Partial<PubSubMessage> = {}): PubSubMessage {
+  const decoded = decodePushBody(pushBody(data));
+  assert.ok(decoded.ok);
+  return { ...decoded.message, ...overrides };
+}
+
+const viewContent = {
+  event_name: 'view_content',
+  content_name: 'Shoe',
+  content_type: 'product',
+  value: 12.5,
+};
+
+describe('storage: push bodies and rows (functions/core/store.ts)', () => {
+  it('decodes a classic push body, keeping deliveryAttempt, subscription, attributes and publishTime', () => {
+    const decoded = decodePushBody(pushBody(viewContent));
+    assert.ok(decoded.ok);
+    assert.equal(decoded.message.messageId, '1001');
+    assert.equal(decoded.message.publishTime, PUBLISHED);
+    assert.equal(decoded.message.deliveryAttempt, 2);
+    assert.equal(decoded.message.subscription, 'projects/test-project/subscriptions/events-store');
+    assert.deepEqual(decoded.message.attributes, { origin: 'test' });
+    assert.deepEqual(JSON.parse(Buffer.from(decoded.message.data).toString()), viewContent);
+  });
+
+  it('accepts the snake_case spellings alone and counts a missing deliveryAttempt as the first', () => {
+    const decoded = decodePushBody({
+      message: { data: b64(viewContent), message_id: '7', publish_time: PUBLISHED },
+      subscription: 's',
+    });
+    assert.ok(decoded.ok);
+    assert.equal(decoded.message.messageId, '7');
+    assert.equal(decoded.message.deliveryAttempt, 1);
+  });
+
+  const malformed: [string, unknown, string][] = [
+    ['a string', 'hello', '(root)'],
+    ['an object without message', { subscription: 's' }, 'message'],
+    [
+      'a message without messageId',
+      { message: { data: '', publishTime: PUBLISHED }, subscription: 's' },
+      'message.messageId',
+    ],
+    [
+      'bad base64',
+      { message: { data: '!!!', messageId: '1', publishTime: PUBLISHED }, subscription: 's' },
+      'message.data',
+    ],
+    [
+      'non-string attributes',
+      { message: { attributes: { a: 1 }, messageId: '1', publishTime: PUBLISHED }, subscription: 's' },
+      'message.attributes.a',
+    ],
+    ['no publishTime', { message: { messageId: '1' }, subscription: 's' }, 'message.publishTime'],
+  ];
+  for (const [what, body, field] of malformed) {
+    it(`reports ${what} as a field violation on ${field}`, () => {
+      const decoded = decodePushBody(body);
+      assert.equal(decoded.ok, false);
+      if (!decoded.ok)
+        assert.ok(
+          decoded.violations.some((v) => v.field === field),
+          JSON.stringify(decoded.violations),
+        );
+    });
+  }
+
+  it('resolves the topic from the store subscription, or a dead letter from its source subscription', () => {
+    assert.equal(topicOf(message(viewContent), config), 'events');
+    const backend = message(viewContent, { subscription: 'projects/p/subscriptions/backend_events-store' });
+    assert.equal(topicOf(backend, config), 'backend_events');
+    const dead = message(viewContent, {
+      subscription: 'projects/p/subscriptions/backend_events-store-dead-letter-backlog',
+      attributes: { CloudPubSubDeadLetterSourceSubscription: 'backend_events-store' },
+    });
+    assert.equal(topicOf(dead, config), 'backend_events');
+  });
+
+  it('turns a native event into an events row: event_id from the messageId, event_time from the publishTime', () => {
+    const out = messageRows(message(viewContent), config, NOW);
+    assert.equal(out.kind, 'event');
+    if (out.kind !== 'event') return;
+    assert.equal(out.row.insertId, '1001');
+    const json = out.row.json;
+    assert.equal(json['event_id'], '1001');
+    assert.equal(json['event_time'], PUBLISHED);
+    assert.equal(json['received_at'], PUBLISHED);
+    assert.equal(json['stored_at'], new Date(NOW).toISOString());
+    assert.equal(json['topic'], 'events');
+    assert.equal(json['message_id'], '1001');
+    assert.equal(json['schema_version'], 1);
+    assert.deepEqual(JSON.parse(json['event_data'] as string), {
+      content_name: 'Shoe',
+      content_type: 'product',
+      value: 12.5,
+    });
+    assert.deepEqual(JSON.parse(json['attributes'] as string), { origin: 'test' });
+    assert.equal(out.event.topic, 'events');
+    assert.equal(out.event.received_at, PUBLISHED);
+  });
+
+  it('keeps a given event_id as the insertId, so a second copy folds', () => {
+    const out = messageRows(
+      message({ ...viewContent, event_id: 'evt-1', event_time: '2026-03-01T11:00:00Z' }),
+      config,
+      NOW,
+    );
+    assert.equal(out.kind, 'event');
+    assert.equal(out.row.insertId, 'evt-1');
+    assert.equal(out.row.json['event_time'], '2026-03-01T11:00:00.000Z');
+  });
+
+  it('sends an invalid event to invalid_events with every error and the raw payload', () => {
+    const bad = { event_name: 'view_content', event_id: 'e-bad', content_type: 7 };
+    const out = messageRows(message(bad), config, NOW);
+    assert.equal(out.kind, 'invalid');
+    const json = out.row.json;
+    assert.equal(json['reason'], 'invalid_event');
+    assert.equal(json['event_id'], 'e-bad');
+    assert.equal(json['event_name'], 'view_content');
+    assert.equal(json['payload'], JSON.stringify(bad));
+    assert.equal(json['message_id'], '1001');
+    assert.equal(json['subscription'], 'projects/test-project/subscriptions/events-store');
+    const paths = (json['errors'] as { path: string }[]).map((e) => e.path).sort();
+    assert.deepEqual(paths, ['content_name', 'content_type']);
+    assert.equal(out.row.insertId, '1001/invalid');
+  });
+
+  it('keeps data that is not JSON, or not UTF-8, as not_json', () => {
+    const text = messageRows(message('not json'), config, NOW);
+    assert.equal(text.row.json['reason'], 'not_json');
+    assert.equal(text.row.json['payload'], 'not json');
+    const binary = messageRows(message('x', { data: Uint8Array.from([0xff, 0xfe, 0x00]) }), config, NOW);
+    assert.equal(binary.row.json['reason'], 'not_json');
+    assert.equal(binary.row.json['payload'], Buffer.from([0xff, 0xfe, 0x00]).toString('base64'));
+  });
+
+  it('follows unknown_events: store keeps custom events, reject sends them to invalid_events', () => {
+    const custom = { event_name: 'quote_requested', amount: 3 };
+    const stored = messageRows(message(custom), config, NOW);
+    assert.equal(stored.kind, 'event');
+    assert.equal(stored.row.json['schema_version'], 0);
+    const strict = { ...settings, unknown_events: 'reject' as const };
+    const rejected = messageRows(message(custom), storeConfig(strict, plan(strict)), NOW);
+    assert.equal(rejected.kind, 'invalid');
+  });
+
+  it('applies the PII policy to the warehouse row only: hashed and dropped context fields', () => {
+    const pii = { ...settings, pii: { hash_in_warehouse: ['user.email'], drop: ['device.ip'] } };
+    const out = messageRows(
+      message({
+        ...viewContent,
+        user: { email: ' A@B.example ' },
+        device: { ip: '203.0.113.9', locale: 'en' },
+      }),
+      storeConfig(pii, plan(pii)),
+      NOW,
+    );
+    assert.equal(out.kind, 'event');
+    if (out.kind !== 'event') return;
+    assert.match((out.row.json['user'] as { email: string }).email, /^[0-9a-f]{64}$/);
+    assert.deepEqual(out.row.json['device'], { locale: 'en' });
+    assert.equal(out.event.user?.email, ' A@B.example ', 'the decision layer still sees the event as sent');
+  });
+
+  it('keeps a stray request body with a content-hash insertId', () => {
+    const a = malformedPushRow('{"hello":1}', [{ field: 'message', description: 'is required' }], NOW);
+    const b = malformedPushRow('{"hello":1}', [], NOW);
+    assert.equal(a.insertId, b.insertId);
+    assert.equal(a.json['reason'], 'malformed_push');
+    assert.equal(a.json['payload'], '{"hello":1}');
+  });
+});
+
+/** A writer that records rows and refuses those the test names. */
+function recordingWriter(refuse: (table: string, row: InsertRow) => string | undefined, fail?: Error) {
+  const written: Record<string, InsertRow[]> = {};
+  const writer: RowWriter = {
+    async write(table, rows) {
+      if (fail) throw fail;
+      const rejections: RowRejection[] = [];
+      rows.forEach((row, index) => {
+        const reason = refuse(table, row);
+        if (reason) rejections.push({ index, reason: 'invalid', message: reason });
+        else {
+          written[table] ??= [];
+          written[table].push(row);
+        }
+      });
+      return rejections;
+    },
+  };
+  return { writer, written };
+}
+
+describe('storage: storeMessages', () => {
+  const deps = (writer: RowWriter) => ({ writer, config, now: () => NOW });
+
+  it('writes events and invalid events to their tables and returns the stored events', async () => {
+    const { writer, written } = recordingWriter(() => undefined);
+    const outcome = await storeMessages(
+      [message(viewContent), message({ event_name: 'view_content' }, { messageId: '1002' })],
+      deps(writer),
+    );
+    assert.equal(written['events']?.length, 1);
+    assert.equal(written['invalid_events']?.length, 1);
+    assert.equal(outcome.stored.length, 1);
+    assert.equal(outcome.invalid, 1);
+  });
+
+  it('moves an event row the warehouse refuses to invalid_events with the reason', async () => {
+    const { writer, written } = recordingWriter((table) =>
+      table === 'events' ? 'no such field: x.' : undefined,
+    );
+    const outcome = await storeMessages([message(viewContent)], deps(writer));
+    assert.equal(outcome.stored.length, 0);
+    const row = written['invalid_events']?.[0];
+    assert.equal(row?.json['reason'], 'rejected_by_warehouse');
+    assert.deepEqual(row?.json['errors'], [{ path: '(row)', message: 'invalid: no such field: x.' }]);
+  });
+
+  it('rejects when the warehouse is unavailable, so nothing is acknowledged', async () => {
+    const { writer } = recordingWriter(() => undefined, new Error('ECONNREFUSED'));
+    await assert.rejects(storeMessages([message(viewContent)], deps(writer)), /ECONNREFUSED/);
+  });
+});
