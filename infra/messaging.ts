@@ -1,7 +1,8 @@
 /**
  * Topics and subscriptions exactly as plan() lists them: push subscriptions (classic push body,
  * OIDC with the push service account, filter, retry and dead-letter policies) to the functions,
- * pull backlogs on every dead-letter topic, and the dead-letter IAM of the Pub/Sub service agent.
+ * pull backlogs on every dead-letter topic, the dead-letter IAM of the Pub/Sub service agent and
+ * every other publish grant, each on its topic (never project-wide).
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -13,6 +14,15 @@ export interface MessagingArgs {
   readonly pushEndpoints: Readonly<Record<FunctionName, pulumi.Input<string>>>;
   /** The identity whose OIDC token Pub/Sub attaches; it holds run.invoker on each function. */
   readonly pushServiceAccountEmail: pulumi.Input<string>;
+  /** Who may publish where (producers, the gateway, `store` on deliveries): topic-level grants. */
+  readonly publishers?: readonly TopicPublisher[];
+}
+
+export interface TopicPublisher {
+  /** Short label used in resource names, e.g. `gateway` or a producer's identity. */
+  readonly who: string;
+  readonly member: pulumi.Input<string>;
+  readonly topics: readonly string[];
 }
 
 export class Messaging extends pulumi.ComponentResource {
@@ -71,6 +81,16 @@ export class Messaging extends pulumi.ComponentResource {
         },
         child,
       );
+    }
+
+    for (const p of args.publishers ?? []) {
+      for (const t of p.topics) {
+        new gcp.pubsub.TopicIAMMember(
+          `${name}-publisher-${p.who}-${t}`,
+          { project: plan.project, topic: topic(t).name, role: 'roles/pubsub.publisher', member: p.member },
+          child,
+        );
+      }
     }
 
     this.topics = topics;

@@ -1,0 +1,99 @@
+/**
+ * Alert policies: any message waiting in a dead-letter backlog, and a function answering
+ * with server errors (each failed push is a 5xx, so a steady rate means stuck deliveries).
+ * No notification channel is declared: the settings name none yet, so alerts show in
+ * Cloud Monitoring and channels are attached there.
+ */
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import type { Plan } from '../functions/core/plan.ts';
+
+/** 5xx answers per function over five minutes before the error alert opens. */
+export const FUNCTION_ERRORS_THRESHOLD = 10;
+
+export class Alerts extends pulumi.ComponentResource {
+  readonly policies: readonly gcp.monitoring.AlertPolicy[];
+
+  constructor(name: string, args: { readonly plan: Plan }, opts?: pulumi.ComponentResourceOptions) {
+    super('eventbus:infra:Alerts', name, {}, opts);
+    const { plan } = args;
+    const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
+    const policies: gcp.monitoring.AlertPolicy[] = [];
+    for (const s of plan.subscriptions.filter((sub) => sub.kind === 'backlog')) {
+      policies.push(
+        new gcp.monitoring.AlertPolicy(
+          `${name}-dead-letters-${s.name}`,
+          {
+            project: plan.project,
+            displayName: `eventbus ${plan.environment}: dead letters in ${s.name}`,
+            combiner: 'OR',
+            conditions: [
+              {
+                displayName: `${s.name} holds undelivered messages`,
+                conditionThreshold: {
+                  filter: [
+                    'metric.type = "pubsub.googleapis.com/subscription/num_undelivered_messages"',
+                    'resource.type = "pubsub_subscription"',
+                    `resource.label.subscription_id = "${s.name}"`,
+                  ].join(' AND '),
+                  comparison: 'COMPARISON_GT',
+                  thresholdValue: 0,
+                  duration: '300s',
+                  aggregations: [{ alignmentPeriod: '300s', perSeriesAligner: 'ALIGN_MAX' }],
+                },
+              },
+            ],
+            documentation: {
+              mimeType: 'text/markdown',
+              content: `Messages reached the dead-letter topic of \`${s.topic.replace(/-dead-letter$/, '')}\`. Inspect and replay them with \`eventbus replay\` (README).`,
+            },
+          },
+          child,
+        ),
+      );
+    }
+    for (const f of plan.functions) {
+      policies.push(
+        new gcp.monitoring.AlertPolicy(
+          `${name}-errors-${f.name}`,
+          {
+            project: plan.project,
+            displayName: `eventbus ${plan.environment}: ${f.name} function errors`,
+            combiner: 'OR',
+            conditions: [
+              {
+                displayName: `${f.name} answers 5xx`,
+                conditionThreshold: {
+                  // Gen2 functions are Cloud Run services: their requests are Cloud Run's metrics.
+                  filter: [
+                    'metric.type = "run.googleapis.com/request_count"',
+                    'resource.type = "cloud_run_revision"',
+                    `resource.label.service_name = "${f.name}"`,
+                    'metric.label.response_code_class = "5xx"',
+                  ].join(' AND '),
+                  comparison: 'COMPARISON_GT',
+                  thresholdValue: FUNCTION_ERRORS_THRESHOLD,
+                  duration: '0s',
+                  aggregations: [
+                    {
+                      alignmentPeriod: '300s',
+                      perSeriesAligner: 'ALIGN_DELTA',
+                      crossSeriesReducer: 'REDUCE_SUM',
+                    },
+                  ],
+                },
+              },
+            ],
+            documentation: {
+              mimeType: 'text/markdown',
+              content: `The ${f.name} function failed more than ${FUNCTION_ERRORS_THRESHOLD} requests in five minutes: Pub/Sub is retrying them. Check its logs.`,
+            },
+          },
+          child,
+        ),
+      );
+    }
+    this.policies = policies;
+    this.registerOutputs({});
+  }
+}

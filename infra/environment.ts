@@ -1,0 +1,115 @@
+/**
+ * One environment, composed from its concerns in dependency order. Everything declared comes
+ * from the stack config's plan(settings) and the bundle manifest; nothing is listed here.
+ */
+import type * as pulumi from '@pulumi/pulumi';
+import type { BundleManifest } from '../scripts/build-functions.ts';
+import { Alerts } from './alerts.ts';
+import { Apis } from './apis.ts';
+import type { StackConfig } from './config.ts';
+import { Functions } from './functions.ts';
+import { Gateway } from './gateway.ts';
+import { Identities } from './identities.ts';
+import { Messaging } from './messaging.ts';
+import { Secrets } from './secrets.ts';
+import { Sources } from './sources.ts';
+import { Warehouse } from './warehouse.ts';
+
+export interface EnvironmentOutputs {
+  readonly gatewayUrl: pulumi.Output<string>;
+  /** Pub/Sub's own REST publish URL for the `events` topic (the native path, IAM-guarded). */
+  readonly publishUrl: string;
+  readonly dataset: pulumi.Output<string>;
+  readonly topics: pulumi.Output<string[]>;
+  readonly subscriptions: pulumi.Output<string[]>;
+}
+
+/** Declares every resource of the environment and returns the stack outputs. */
+export function declareEnvironment(config: StackConfig, bundles: BundleManifest): EnvironmentOutputs {
+  const { plan, settings, project, region } = config;
+  const name = plan.environment;
+  const apis = new Apis(name, { project });
+  const after = { dependsOn: [...apis.services] };
+
+  const ids = new Identities(name, { project }, after);
+  const sources = new Sources(name, { project, region, bundles, readers: [ids.members.build] }, after);
+  const secrets = new Secrets(
+    name,
+    {
+      plan,
+      access: [
+        { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
+        { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
+      ],
+    },
+    after,
+  );
+  const warehouse = new Warehouse(
+    name,
+    {
+      plan,
+      deletionProtection: settings.warehouse?.deletion_protection ?? true,
+      writers: [ids.members.store, ids.members.forward],
+      analysts: settings.analysts ?? [],
+    },
+    after,
+  );
+  const functions = new Functions(
+    name,
+    {
+      plan,
+      settings,
+      sourceBucket: sources.bucket.name,
+      sourceObjects: { store: sources.objects.store.name, forward: sources.objects.forward.name },
+      serviceAccounts: { store: ids.accounts.store.email, forward: ids.accounts.forward.email },
+      buildServiceAccount: ids.accounts.build.name,
+      invoker: ids.members.push,
+    },
+    // The build reads the archive with the build account's grant, and secrets must exist before
+    // a function that reads them starts.
+    { dependsOn: [...apis.services, sources, secrets, warehouse] },
+  );
+  const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
+  const messaging = new Messaging(
+    name,
+    {
+      plan,
+      pushEndpoints: functions.endpoints,
+      pushServiceAccountEmail: ids.accounts.push.email,
+      publishers: [
+        { who: 'gateway', member: ids.members.gateway, topics: plan.gateway.topics },
+        { who: 'store', member: ids.members.store, topics: ['deliveries'] },
+        ...(settings.producers?.principals ?? []).map((member) => ({
+          who: member,
+          member,
+          topics: producerTopics,
+        })),
+      ],
+    },
+    after,
+  );
+  const gateway = new Gateway(
+    name,
+    {
+      plan,
+      settings,
+      serviceAccountEmail: ids.accounts.gateway.email,
+      sourceBucket: sources.bucket.name,
+      sourceObject: sources.objects.gateway,
+    },
+    { dependsOn: [...apis.services, secrets, messaging] },
+  );
+  new Alerts(name, { plan }, { dependsOn: [...apis.services, messaging, functions] });
+
+  return {
+    gatewayUrl: gateway.url,
+    publishUrl: `https://pubsub.googleapis.com/v1/projects/${project}/topics/events:publish`,
+    dataset: warehouse.dataset.datasetId,
+    topics: messaging.topicNames,
+    subscriptions: messaging.subscriptionNames,
+  };
+}
+
+function secretsOf(plan: StackConfig['plan'], fn: 'store' | 'forward'): readonly string[] {
+  return plan.functions.find((f) => f.name === fn)?.secrets ?? [];
+}

@@ -1,0 +1,15 @@
+/**
+ * The Pulumi program: read the stack config and the built bundles, declare the environment,
+ * export its outputs. Composition only; see environment.ts and one module per concern.
+ */
+import { readStackConfig } from './config.ts';
+import { declareEnvironment } from './environment.ts';
+import { loadBundleManifest } from './sources.ts';
+
+const environment = declareEnvironment(readStackConfig(), loadBundleManifest());
+
+export const gatewayUrl = environment.gatewayUrl;
+export const publishUrl = environment.publishUrl;
+export const dataset = environment.dataset;
+export const topics = environment.topics;
+export const subscriptions = environment.subscriptions;

@@ -1,0 +1,59 @@
+/**
+ * A Secret Manager secret per name plan() lists (destination credentials and the token store),
+ * with no value: values are added out of band (docs/deploy.md), and the functions read them at
+ * run time, so a missing value is a clear delivery error rather than a failed deploy.
+ */
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import type { Plan } from '../functions/core/plan.ts';
+
+export interface SecretAccess {
+  /** Short label used in resource names, e.g. `forward`. */
+  readonly who: string;
+  readonly member: pulumi.Input<string>;
+  readonly secrets: readonly string[];
+}
+
+export class Secrets extends pulumi.ComponentResource {
+  readonly secrets: Readonly<Record<string, gcp.secretmanager.Secret>>;
+
+  constructor(
+    name: string,
+    args: { readonly plan: Plan; readonly access: readonly SecretAccess[] },
+    opts?: pulumi.ComponentResourceOptions,
+  ) {
+    super('eventbus:infra:Secrets', name, {}, opts);
+    const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
+    const secrets: Record<string, gcp.secretmanager.Secret> = {};
+    for (const secretName of args.plan.secrets) {
+      secrets[secretName] = new gcp.secretmanager.Secret(
+        `${name}-secret-${secretName}`,
+        {
+          project: args.plan.project,
+          secretId: secretName,
+          replication: { auto: {} },
+          labels: { environment: args.plan.environment },
+        },
+        child,
+      );
+    }
+    for (const grant of args.access) {
+      for (const secretName of grant.secrets) {
+        const secret = secrets[secretName];
+        if (!secret) throw new Error(`${grant.who} needs secret "${secretName}" that the plan does not list`);
+        new gcp.secretmanager.SecretIamMember(
+          `${name}-accessor-${grant.who}-${secretName}`,
+          {
+            project: args.plan.project,
+            secretId: secret.secretId,
+            role: 'roles/secretmanager.secretAccessor',
+            member: grant.member,
+          },
+          { parent: this },
+        );
+      }
+    }
+    this.secrets = secrets;
+    this.registerOutputs({});
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The bucket of deployable archives and one object per bundle. Object names carry the
+ * content hash, so a new bundle is a new object and the function or service takes a new revision.
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import type { BundleManifest, BundleName } from '../scripts/build-functions.ts';
+import { REPO_ROOT } from './config.ts';
+
+/** Reads `dist/bundles.json`, written by `npm run build:functions`. */
+export function loadBundleManifest(root: string = REPO_ROOT): BundleManifest {
+  const file = join(root, 'dist', 'bundles.json');
+  let manifest: BundleManifest;
+  try {
+    manifest = JSON.parse(readFileSync(file, 'utf8')) as BundleManifest;
+  } catch {
+    throw new Error(`${file} not found: run \`npm run build:functions\` before \`pulumi up\``);
+  }
+  for (const name of ['store', 'forward', 'gateway'] satisfies BundleName[]) {
+    if (!manifest[name])
+      throw new Error(`${file} has no "${name}" bundle: rebuild with npm run build:functions`);
+  }
+  return manifest;
+}
+
+export interface SourcesArgs {
+  readonly project: string;
+  readonly region: string;
+  readonly bundles: BundleManifest;
+  /** Readers of the archives (the functions' build account). */
+  readonly readers: readonly pulumi.Input<string>[];
+}
+
+export class Sources extends pulumi.ComponentResource {
+  readonly bucket: gcp.storage.Bucket;
+  readonly objects: Readonly<Record<BundleName, gcp.storage.BucketObject>>;
+
+  constructor(name: string, args: SourcesArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('eventbus:infra:Sources', name, {}, opts);
+    const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
+    this.bucket = new gcp.storage.Bucket(
+      `${name}-sources`,
+      {
+        project: args.project,
+        name: `${args.project}-eventbus-sources`,
+        location: args.region,
+        uniformBucketLevelAccess: true,
+        publicAccessPrevention: 'enforced',
+        // Archives are rebuilt from the repository at will: nothing here needs protecting.
+        forceDestroy: true,
+      },
+      child,
+    );
+    const objects = {} as Record<BundleName, gcp.storage.BucketObject>;
+    for (const bundleName of ['store', 'forward', 'gateway'] as const) {
+      const bundle = args.bundles[bundleName];
+      if (!bundle) throw new Error(`no "${bundleName}" bundle in the manifest`);
+      objects[bundleName] = new gcp.storage.BucketObject(
+        `${name}-source-${bundleName}`,
+        {
+          bucket: this.bucket.name,
+          name: bundle.object,
+          source: new pulumi.asset.FileAsset(resolve(REPO_ROOT, bundle.archive)),
+        },
+        { parent: this },
+      );
+    }
+    args.readers.forEach((member, i) => {
+      new gcp.storage.BucketIAMMember(
+        `${name}-sources-reader-${i}`,
+        { bucket: this.bucket.name, role: 'roles/storage.objectViewer', member },
+        { parent: this },
+      );
+    });
+    this.objects = objects;
+    this.registerOutputs({ bucket: this.bucket.name });
+  }
+}

@@ -1,0 +1,333 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type * as pulumi from '@pulumi/pulumi';
+import { REQUIRED_APIS } from '../../infra/apis.ts';
+import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
+import { declareEnvironment } from '../../infra/environment.ts';
+import { BUILD_ROLES } from '../../infra/identities.ts';
+import { EMULATOR_VARIABLES } from '../../infra/runtime-env.ts';
+import type { BundleManifest } from '../../scripts/build-functions.ts';
+import { type Declared, declare, ofType, type Recorded } from './support.ts';
+
+const T = {
+  topic: 'gcp:pubsub/topic:Topic',
+  subscription: 'gcp:pubsub/subscription:Subscription',
+  topicMember: 'gcp:pubsub/topicIAMMember:TopicIAMMember',
+  function: 'gcp:cloudfunctionsv2/function:Function',
+  run: 'gcp:cloudrunv2/service:Service',
+  runMember: 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember',
+  account: 'gcp:serviceaccount/account:Account',
+  projectMember: 'gcp:projects/iAMMember:IAMMember',
+  api: 'gcp:projects/service:Service',
+  secret: 'gcp:secretmanager/secret:Secret',
+  secretVersion: 'gcp:secretmanager/secretVersion:SecretVersion',
+  secretMember: 'gcp:secretmanager/secretIamMember:SecretIamMember',
+  dataset: 'gcp:bigquery/dataset:Dataset',
+  table: 'gcp:bigquery/table:Table',
+  datasetMember: 'gcp:bigquery/datasetIamMember:DatasetIamMember',
+  bucket: 'gcp:storage/bucket:Bucket',
+  object: 'gcp:storage/bucketObject:BucketObject',
+  alert: 'gcp:monitoring/alertPolicy:AlertPolicy',
+} as const;
+
+const PROJECT = 'acme-outdoor-prod';
+const sa = (workload: string) => `eventbus-${workload}@${PROJECT}.iam.gserviceaccount.com`;
+const uri = (service: string) => `https://${service}-mock-ew.a.run.app`;
+
+/** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
+const BUNDLES: BundleManifest = Object.fromEntries(
+  (['store', 'forward', 'gateway'] as const).map((n) => [
+    n,
+    {
+      name: n,
+      kind: n === 'gateway' ? 'service' : 'function',
+      dir: `dist/${n}`,
+      main: n === 'gateway' ? 'main.js' : 'index.js',
+      archive: `dist/archives/${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
+      object: `${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
+      sha256: '0'.repeat(64),
+      bytes: 1,
+    },
+  ]),
+);
+
+const resolveOutput = <V>(o: pulumi.Output<V>) => new Promise<V>((r) => o.apply((v) => r(v)));
+
+describe('infra: the whole environment under mocks (environments/example.yaml)', () => {
+  let config: StackConfig;
+  let recorded: Recorded;
+  let outputs: { gatewayUrl: string; publishUrl: string; dataset: string; topics: string[] };
+  const byType = (type: string) => ofType(recorded, type);
+  const one = (type: string, pred: (d: Declared) => boolean) => {
+    const found = byType(type).filter(pred);
+    assert.equal(found.length, 1, `exactly one ${type} matching`);
+    return found[0]!;
+  };
+
+  // Secret values, planted where a careless program could pick them up: they must appear nowhere.
+  const SENTINEL = 'sentinel-secret-value-7f3a9c';
+  let secretsDir: string;
+
+  before(async () => {
+    config = loadStackConfig({
+      project: PROJECT,
+      region: 'europe-west1',
+      settingsFile: 'environments/example.yaml',
+    });
+    secretsDir = mkdtempSync(join(tmpdir(), 'eventbus-infra-secrets-'));
+    const planted: string[] = [];
+    for (const s of config.plan.secrets) {
+      writeFileSync(join(secretsDir, s), SENTINEL);
+      if (process.env[s] === undefined) {
+        process.env[s] = SENTINEL;
+        planted.push(s);
+      }
+    }
+    const previousDir = process.env['EVENTBUS_SECRETS_DIR'];
+    process.env['EVENTBUS_SECRETS_DIR'] = secretsDir;
+    try {
+      recorded = await declare(async () => {
+        const env = declareEnvironment(config, BUNDLES);
+        outputs = {
+          gatewayUrl: await resolveOutput(env.gatewayUrl),
+          publishUrl: env.publishUrl,
+          dataset: await resolveOutput(env.dataset),
+          topics: await resolveOutput(env.topics),
+        };
+      });
+    } finally {
+      for (const s of planted) delete process.env[s];
+      if (previousDir === undefined) delete process.env['EVENTBUS_SECRETS_DIR'];
+      else process.env['EVENTBUS_SECRETS_DIR'] = previousDir;
+    }
+  });
+  after(() => rmSync(secretsDir, { recursive: true, force: true }));
+
+  it('declares resources in the counts the plan implies', () => {
+    const { plan } = config;
+    const counts: [string, number][] = [
+      [T.api, REQUIRED_APIS.length],
+      [T.topic, plan.topics.length],
+      [T.subscription, plan.subscriptions.length],
+      [T.function, plan.functions.length],
+      [T.run, 1],
+      [T.account, 5],
+      [T.secret, plan.secrets.length],
+      [T.secretVersion, 0],
+      [T.dataset, 1],
+      [T.table, plan.tables.length + plan.views.length],
+      [T.bucket, 1],
+      [T.object, 3],
+      [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length],
+    ];
+    for (const [type, n] of counts) assert.equal(byType(type).length, n, type);
+    assert.equal(plan.destinations.length, 4, 'the example has four destinations');
+  });
+
+  it('points every push subscription at its function, signed as the push account', () => {
+    const subs = byType(T.subscription);
+    for (const p of config.plan.subscriptions.filter((s) => s.push)) {
+      const s = subs.find((d) => d.inputs['name'] === p.name);
+      assert.ok(s, p.name);
+      assert.equal(s.inputs['pushConfig'].pushEndpoint, uri(p.push!.function), p.name);
+      assert.equal(s.inputs['pushConfig'].oidcToken.serviceAccountEmail, sa('push'), p.name);
+    }
+  });
+
+  it('lets only the push account invoke each function', () => {
+    const invokers = byType(T.runMember).filter((m) => m.inputs['member'] !== 'allUsers');
+    assert.deepEqual(
+      invokers.map((m) => m.inputs['name']).sort(),
+      config.plan.functions
+        .map((f) => `projects/${PROJECT}/locations/europe-west1/services/${f.name}`)
+        .sort(),
+    );
+    for (const m of invokers) {
+      assert.equal(m.inputs['role'], 'roles/run.invoker');
+      assert.equal(m.inputs['member'], `serviceAccount:${sa('push')}`);
+    }
+  });
+
+  it('deploys each function as gen2 nodejs24 http, sized from settings, built by the build account', () => {
+    for (const f of config.plan.functions) {
+      const fn = one(T.function, (d) => d.inputs['name'] === f.name);
+      const { buildConfig, serviceConfig } = fn.inputs;
+      assert.equal(buildConfig.runtime, 'nodejs24');
+      assert.equal(buildConfig.entryPoint, f.entryPoint);
+      assert.equal(buildConfig.serviceAccount, `projects/${PROJECT}/serviceAccounts/${sa('build')}`);
+      assert.equal(buildConfig.source.storageSource.object, BUNDLES[f.name]!.object);
+      assert.equal(buildConfig.source.storageSource.bucket, `${PROJECT}-eventbus-sources`);
+      assert.equal(serviceConfig.serviceAccountEmail, sa(f.name));
+      assert.equal(serviceConfig.availableMemory, f.sizing.memory);
+      assert.equal(serviceConfig.availableCpu, String(f.sizing.cpu));
+      assert.equal(serviceConfig.maxInstanceRequestConcurrency, f.sizing.concurrency);
+      assert.equal(serviceConfig.minInstanceCount, f.sizing.min_instances);
+      assert.equal(serviceConfig.maxInstanceCount, f.sizing.max_instances);
+    }
+    const store = one(T.function, (d) => d.inputs['name'] === 'store');
+    assert.equal(store.inputs['serviceConfig'].minInstanceCount, 1, 'functions.store.min_instances');
+    assert.equal(store.inputs['serviceConfig'].maxInstanceCount, 50, 'functions.store.max_instances');
+  });
+
+  it('gives every workload the settings JSON and the project, and never an emulator host', () => {
+    const envs: Record<string, string>[] = [
+      ...byType(T.function).map((f) => f.inputs['serviceConfig'].environmentVariables),
+      Object.fromEntries(
+        (byType(T.run)[0]!.inputs['template'].containers[0].envs as { name: string; value: string }[]).map(
+          (e) => [e.name, e.value],
+        ),
+      ),
+    ];
+    for (const env of envs) {
+      assert.deepEqual(JSON.parse(env['EVENTBUS_SETTINGS']!), config.settings);
+      assert.equal(env['GOOGLE_CLOUD_PROJECT'], PROJECT);
+      assert.equal(env['NODE_ENV'], 'production');
+      for (const v of [...EMULATOR_VARIABLES, 'EVENTBUS_SECRETS_DIR', 'METADATA_SERVER_DETECTION'])
+        assert.equal(env[v], undefined, v);
+    }
+  });
+
+  it('runs the gateway publicly on Cloud Run from its archive, with no container build', () => {
+    const [gateway] = byType(T.run);
+    const container = gateway!.inputs['template'].containers[0];
+    assert.equal(container.image, 'scratch');
+    assert.match(container.baseImageUri, /serverless-runtimes\/google-24-full\/runtimes\/nodejs24$/);
+    assert.deepEqual([...container.commands, ...container.args], ['node', 'main.js']);
+    assert.equal(container.sourceCode.cloudStorageSource.object, BUNDLES['gateway']!.object);
+    assert.equal(gateway!.inputs['template'].serviceAccount, sa('gateway'));
+    const env = Object.fromEntries(
+      container.envs.map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
+    assert.equal(env['EVENTBUS_TOKEN_STORE'], 'secret:eventbus-tokens');
+    assert.equal(env['HOST'], '0.0.0.0');
+    one(T.runMember, (m) => m.inputs['member'] === 'allUsers' && m.inputs['role'] === 'roles/run.invoker');
+    assert.equal(outputs.gatewayUrl, uri('gateway'));
+  });
+
+  it('grants publish on topics only: gateway and producers on events topics, store on deliveries', () => {
+    const publishers = byType(T.topicMember).filter(
+      (m) => !String(m.inputs['member']).includes('gcp-sa-pubsub'),
+    );
+    const grants = (member: string) =>
+      publishers
+        .filter((m) => m.inputs['member'] === member)
+        .map((m) => m.inputs['topic'])
+        .sort();
+    const eventTopics = config.plan.topics
+      .filter((t) => t.producers)
+      .map((t) => t.name)
+      .sort();
+    assert.deepEqual(grants(`serviceAccount:${sa('gateway')}`), eventTopics);
+    assert.deepEqual(grants(`serviceAccount:${sa('store')}`), ['deliveries']);
+    for (const p of config.settings.producers!.principals!) assert.deepEqual(grants(p), eventTopics);
+    assert.deepEqual(grants(`serviceAccount:${sa('forward')}`), []);
+    assert.ok(publishers.every((m) => m.inputs['role'] === 'roles/pubsub.publisher'));
+  });
+
+  it('declares a secret per planned name with no value, readable only by the workload that needs it', () => {
+    assert.deepEqual(
+      byType(T.secret)
+        .map((s) => s.inputs['secretId'])
+        .sort(),
+      [...config.plan.secrets].sort(),
+    );
+    const access = byType(T.secretMember).map((m) => `${m.inputs['member']} ${m.inputs['secretId']}`);
+    const forward = config.plan.functions.find((f) => f.name === 'forward')!.secrets;
+    assert.deepEqual(
+      access.sort(),
+      [
+        ...forward.map((s) => `serviceAccount:${sa('forward')} ${s}`),
+        `serviceAccount:${sa('gateway')} eventbus-tokens`,
+      ].sort(),
+    );
+    assert.ok(byType(T.secretMember).every((m) => m.inputs['role'] === 'roles/secretmanager.secretAccessor'));
+  });
+
+  it('puts no secret value anywhere in the declared resources', () => {
+    const text = JSON.stringify(recorded.resources);
+    assert.ok(!text.includes(SENTINEL), 'a planted secret value leaked into a resource');
+    assert.ok(text.includes('meta-capi-token'), 'secret names are there (sanity check of the scan)');
+  });
+
+  it('grants no basic role anywhere', () => {
+    const roles = recorded.resources.flatMap((r) =>
+      typeof r.inputs['role'] === 'string' ? [r.inputs['role']] : [],
+    );
+    assert.ok(roles.length > 20, 'the scan sees the bindings');
+    for (const role of roles) assert.doesNotMatch(role, /^roles\/(owner|editor|viewer)$/);
+    const projectRoles = byType(T.projectMember).map((m) => `${m.inputs['member']} ${m.inputs['role']}`);
+    assert.deepEqual(
+      projectRoles.sort(),
+      [
+        ...BUILD_ROLES.map((r) => `serviceAccount:${sa('build')} ${r}`),
+        ...config.settings.analysts!.map((a) => `${a} roles/bigquery.jobUser`),
+      ].sort(),
+      'project-wide roles: the builder roles and analysts’ jobUser only',
+    );
+  });
+
+  it('declares tables whose schema, partitioning and clustering equal plan.tables', () => {
+    const tables = byType(T.table).filter((t) => !t.inputs['view']);
+    assert.equal(tables.length, config.plan.tables.length);
+    for (const t of config.plan.tables) {
+      const declared = one(T.table, (d) => d.inputs['tableId'] === t.name && !d.inputs['view']);
+      assert.deepEqual(JSON.parse(declared.inputs['schema']), JSON.parse(JSON.stringify(t.columns)), t.name);
+      assert.equal(declared.inputs['timePartitioning']?.field, t.timePartitioning?.field, t.name);
+      assert.equal(
+        declared.inputs['timePartitioning']?.expirationMs,
+        t.timePartitioning?.expirationMs ? Number(t.timePartitioning.expirationMs) : undefined,
+      );
+      assert.deepEqual(declared.inputs['clusterings'], t.clustering ? [...t.clustering] : undefined, t.name);
+      assert.equal(declared.inputs['deletionProtection'], true, 'warehouse.deletion_protection');
+    }
+    for (const v of config.plan.views) {
+      const declared = one(T.table, (d) => d.inputs['tableId'] === v.name);
+      assert.equal(declared.inputs['view'].query, v.query);
+      assert.equal(declared.inputs['view'].useLegacySql, false);
+    }
+    const [dataset] = byType(T.dataset);
+    assert.equal(dataset!.inputs['location'], 'EU');
+    assert.equal(outputs.dataset, 'events');
+  });
+
+  it('gives analysts dataViewer on the dataset and the functions dataEditor on it, nothing broader', () => {
+    const members = byType(T.datasetMember).map((m) => `${m.inputs['member']} ${m.inputs['role']}`);
+    assert.deepEqual(
+      members.sort(),
+      [
+        `serviceAccount:${sa('store')} roles/bigquery.dataEditor`,
+        `serviceAccount:${sa('forward')} roles/bigquery.dataEditor`,
+        'group:analytics@acme.example roles/bigquery.dataViewer',
+      ].sort(),
+    );
+  });
+
+  it('alerts on every dead-letter backlog and on each function’s errors', () => {
+    const filters = byType(T.alert).map((a) => a.inputs['conditions'][0].conditionThreshold.filter as string);
+    for (const s of config.plan.subscriptions.filter((x) => x.kind === 'backlog')) {
+      assert.ok(
+        filters.some((f) => f.includes('num_undelivered_messages') && f.includes(`"${s.name}"`)),
+        s.name,
+      );
+    }
+    for (const f of config.plan.functions) {
+      assert.ok(
+        filters.some((x) => x.includes('5xx') && x.includes(`service_name = "${f.name}"`)),
+        f.name,
+      );
+    }
+  });
+
+  it('exports the gateway URL, the native publish URL, the dataset and the topics', () => {
+    assert.equal(
+      outputs.publishUrl,
+      `https://pubsub.googleapis.com/v1/projects/${PROJECT}/topics/events:publish`,
+    );
+    assert.deepEqual(
+      outputs.topics,
+      config.plan.topics.map((t) => t.name),
+    );
+  });
+});
