@@ -1,0 +1,151 @@
+/** plan() on environments/example.yaml, asserted as data. */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DEAD_LETTER_RETENTION, DEFAULT_RETENTION, type Plan, plan } from '../../../functions/core/plan.ts';
+import { parseSettings } from '../../../functions/core/settings.ts';
+
+function load(name: string): Plan {
+  const result = parseSettings(
+    readFileSync(resolve(import.meta.dirname, `../../../environments/${name}.yaml`), 'utf8'),
+  );
+  if (!result.ok) throw new Error(JSON.stringify(result.errors));
+  return plan(result.settings);
+}
+
+describe('plan(): the example environment', () => {
+  const p = load('example');
+  const sub = (name: string) => {
+    const s = p.subscriptions.find((x) => x.name === name);
+    assert.ok(s, `no subscription ${name}`);
+    return s;
+  };
+
+  it('names the environment', () => {
+    assert.deepEqual(
+      [p.environment, p.project, p.region, p.dataset, p.location],
+      ['acme-prod', 'acme-outdoor-prod', 'europe-west1', 'events', 'EU'],
+    );
+  });
+
+  it('has the event topics, deliveries and one dead-letter topic per push subscription', () => {
+    assert.deepEqual(
+      p.topics.map((t) => `${t.kind}:${t.name}`),
+      [
+        'events:events',
+        'dead_letter:events-store-dead-letter',
+        'events:backend_events',
+        'dead_letter:backend_events-store-dead-letter',
+        'deliveries:deliveries',
+        'dead_letter:deliveries-meta-dead-letter',
+        'dead_letter:deliveries-ga4-dead-letter',
+        'dead_letter:deliveries-tiktok-dead-letter',
+        'dead_letter:deliveries-crm-dead-letter',
+      ],
+    );
+    assert.deepEqual(
+      p.topics.filter((t) => t.producers).map((t) => t.name),
+      ['events', 'backend_events'],
+    );
+  });
+
+  it('pushes each events topic to store, with the settings retry and dead letter', () => {
+    for (const topic of ['events', 'backend_events']) {
+      assert.deepEqual(sub(`${topic}-store`), {
+        name: `${topic}-store`,
+        topic,
+        kind: 'store',
+        push: { function: 'store' },
+        ackDeadlineSeconds: 60,
+        retryPolicy: { minimumBackoff: '10s', maximumBackoff: '600s' },
+        messageRetentionDuration: DEFAULT_RETENTION,
+        deadLetterPolicy: { deadLetterTopic: `${topic}-store-dead-letter`, maxDeliveryAttempts: 50 },
+      });
+    }
+  });
+
+  it('gives each destination a forward subscription filtered on attributes.destination only', () => {
+    const forward = p.subscriptions.filter((s) => s.kind === 'forward');
+    assert.deepEqual(
+      forward.map((s) => [s.name, s.topic, s.filter, s.push?.function, s.destination]),
+      ['meta', 'ga4', 'tiktok', 'crm'].map((id) => [
+        `deliveries-${id}`,
+        'deliveries',
+        `attributes.destination = "${id}"`,
+        'forward',
+        id,
+      ]),
+    );
+    for (const s of p.subscriptions)
+      if (s.filter) assert.match(s.filter, /^attributes\.destination = "[a-z0-9_-]+"$/);
+    assert.ok(p.subscriptions.every((s) => !s.filter || Buffer.byteLength(s.filter) <= 256));
+  });
+
+  it('takes retry and ack deadlines from each destination', () => {
+    assert.deepEqual(sub('deliveries-meta').deadLetterPolicy, {
+      deadLetterTopic: 'deliveries-meta-dead-letter',
+      maxDeliveryAttempts: 10,
+    });
+    assert.deepEqual(sub('deliveries-ga4').retryPolicy, { minimumBackoff: '10s', maximumBackoff: '600s' });
+    // crm: timeout_ms 5000 → 5 s × 3 = 15 s, raised to the 30 s floor.
+    assert.equal(sub('deliveries-crm').ackDeadlineSeconds, 30);
+  });
+
+  it('keeps every dead-letter backlog as a pull subscription for 31 days', () => {
+    const backlogs = p.subscriptions.filter((s) => s.kind === 'backlog');
+    const deadLetters = p.topics.filter((t) => t.kind === 'dead_letter').map((t) => t.name);
+    assert.deepEqual(
+      backlogs.map((s) => s.topic),
+      deadLetters,
+    );
+    for (const b of backlogs) {
+      assert.equal(b.name, `${b.topic}-backlog`);
+      assert.equal(b.push, undefined);
+      assert.equal(b.deadLetterPolicy, undefined);
+      assert.equal(b.messageRetentionDuration, DEAD_LETTER_RETENTION);
+      assert.equal(DEAD_LETTER_RETENTION, `${31 * 86400}s`);
+    }
+  });
+
+  it('wires the functions to their subscriptions and secrets', () => {
+    assert.deepEqual(
+      p.functions.map((f) => [f.name, f.entryPoint, f.triggers, f.secrets]),
+      [
+        ['store', 'store', ['events-store', 'backend_events-store'], []],
+        [
+          'forward',
+          'forward',
+          ['deliveries-meta', 'deliveries-ga4', 'deliveries-tiktok', 'deliveries-crm'],
+          ['crm-webhook-signing-key', 'ga4-api-secret', 'meta-capi-token', 'tiktok-access-token'],
+        ],
+      ],
+    );
+    assert.equal(p.functions[0]?.sizing.min_instances, 1);
+    assert.equal(p.functions[0]?.sizing.max_instances, 50);
+  });
+
+  it('lists destinations with their consent defaults and the secrets of the environment', () => {
+    assert.deepEqual(
+      p.destinations.map((d) => [d.id, d.type, d.consent]),
+      [
+        ['meta', 'meta_capi', ['ads', 'ad_user_data']],
+        ['ga4', 'ga4_mp', ['analytics']],
+        ['tiktok', 'tiktok_events', ['ads', 'ad_user_data']],
+        ['crm', 'webhook', []],
+      ],
+    );
+    assert.deepEqual(p.secrets, [
+      'eventbus-tokens',
+      'crm-webhook-signing-key',
+      'ga4-api-secret',
+      'meta-capi-token',
+      'tiktok-access-token',
+    ]);
+    assert.deepEqual(p.gateway.topics, ['events', 'backend_events']);
+  });
+
+  it('is frozen data', () => {
+    assert.ok(Object.isFrozen(p));
+    assert.ok(Object.isFrozen(p.subscriptions[0]));
+  });
+});
