@@ -1,0 +1,229 @@
+/**
+ * The local destination receiver (port 8099 under `npm start`): accepts webhook POSTs,
+ * verifies their signatures, and shows on one auto-refreshing page what each example
+ * destination received, so a newcomer sees an event arrive seconds after the curl.
+ * Platform receivers (Meta, GA4, TikTok loopbacks) are mounted under their prefix when given.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../../functions/core/delivery/drivers/webhook.ts';
+import type { Destination } from '../../schemas/settings.ts';
+import { RECEIVER_PAGE } from './page.ts';
+
+/** What the receiver saw of one request. */
+export interface Received {
+  readonly seq: number;
+  readonly at: string;
+  readonly destination: string;
+  readonly path: string;
+  readonly eventId?: string;
+  readonly eventName?: string;
+  /** true: signature checked and valid; false: checked and refused; null: destination signs nothing. */
+  readonly verified: boolean | null;
+  readonly status: number;
+  readonly note?: string;
+  readonly body: unknown;
+}
+
+/** A platform loopback to mount under `/<prefix>` (forwarded to its own server). */
+export interface MountedPlatform {
+  readonly prefix: string;
+  readonly destination: string;
+  readonly url: string;
+}
+
+export interface ReceiverOptions {
+  readonly host?: string;
+  readonly port?: number;
+  /** Webhook destinations whose POSTs this receiver accepts (matched by `config.path`). */
+  readonly webhooks: readonly Readonly<Destination>[];
+  /** The signing key of a webhook destination, if it has one. */
+  readonly signingKey: (destination: Readonly<Destination>) => Promise<string | undefined>;
+  readonly platforms?: readonly MountedPlatform[];
+  /** Tests and demos: the status to answer a verified webhook with (default 200). */
+  readonly respond?: (received: Omit<Received, 'status' | 'seq'>) => number;
+  /** How many requests are kept per destination. */
+  readonly keep?: number;
+  readonly now?: () => Date;
+}
+
+export interface Receiver {
+  readonly url: string;
+  readonly port: number;
+  /** Everything received, oldest first. */
+  received(destination?: string): Received[];
+  clear(): void;
+  close(): Promise<void>;
+}
+
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+/** Starts the receiver; resolves once it listens. */
+export async function startReceiver(options: ReceiverOptions): Promise<Receiver> {
+  const keep = options.keep ?? 200;
+  const now = options.now ?? (() => new Date());
+  const log: Received[] = [];
+  let seq = 0;
+  const record = (r: Omit<Received, 'seq'>): Received => {
+    const full = { ...r, seq: ++seq };
+    log.push(full);
+    const mine = log.filter((x) => x.destination === r.destination);
+    if (mine.length > keep) log.splice(log.indexOf(mine[0] as Received), 1);
+    return full;
+  };
+
+  const byPath = new Map<string, Readonly<Destination>>();
+  for (const d of options.webhooks) {
+    const path = d.config?.['path'];
+    byPath.set(typeof path === 'string' && path !== '' ? path : '/', d);
+  }
+
+  const handleWebhook = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    d: Readonly<Destination>,
+    raw: string,
+  ) => {
+    const path = (req.url ?? '/').split('?')[0] as string;
+    let body: unknown = raw;
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      // Kept as text: the page shows what arrived even when it is not JSON.
+    }
+    const ids = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+    const base = {
+      at: now().toISOString(),
+      destination: d.id,
+      path,
+      ...(typeof ids['event_id'] === 'string' ? { eventId: ids['event_id'] } : {}),
+      ...(typeof ids['event_name'] === 'string' ? { eventName: ids['event_name'] } : {}),
+      body,
+    };
+    const key = await options.signingKey(d);
+    if (key !== undefined) {
+      const check = verifyWebhookSignature({
+        key,
+        body: raw,
+        timestamp: header(req, WEBHOOK_HEADERS.timestamp),
+        signature: header(req, WEBHOOK_HEADERS.signature),
+        now: now(),
+      });
+      if (!check.ok) {
+        record({ ...base, verified: false, status: 401, note: check.reason });
+        json(res, 401, { error: check.reason });
+        return;
+      }
+    }
+    const verified = key === undefined ? null : true;
+    const status = options.respond?.({ ...base, verified }) ?? 200;
+    record({ ...base, verified, status });
+    json(res, status, status < 300 ? { ok: true } : { error: `scripted ${status}` });
+  };
+
+  const proxy = async (req: IncomingMessage, res: ServerResponse, p: MountedPlatform, raw: string) => {
+    const rest = (req.url ?? '/').slice(p.prefix.length + 1) || '/';
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers))
+      if (typeof v === 'string' && k !== 'host') headers[k] = v;
+    let status = 502;
+    let text = '';
+    try {
+      const upstream = await fetch(`${p.url.replace(/\/$/, '')}${rest}`, {
+        method: req.method ?? 'POST',
+        headers,
+        ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: raw }),
+      });
+      status = upstream.status;
+      text = await upstream.text();
+    } catch (err) {
+      text = JSON.stringify({ error: (err as Error).message });
+    }
+    let body: unknown = raw;
+    try {
+      body = JSON.parse(raw);
+    } catch {}
+    record({ at: now().toISOString(), destination: p.destination, path: rest, verified: null, status, body });
+    res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+  };
+
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0] as string;
+    if (req.method === 'GET' && path === '/health') return json(res, 200, { ok: true });
+    if (req.method === 'GET' && path === '/') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(RECEIVER_PAGE);
+      return;
+    }
+    if (req.method === 'GET' && path === '/received.json') {
+      const destinations = [
+        ...options.webhooks.map((d) => d.id),
+        ...(options.platforms ?? []).map((p) => p.destination),
+      ];
+      return json(res, 200, { destinations, received: log.slice().reverse() });
+    }
+    if (req.method === 'DELETE' && path === '/received') {
+      log.length = 0;
+      return json(res, 200, { ok: true });
+    }
+    readBody(req)
+      .then(async (raw) => {
+        const platform = (options.platforms ?? []).find(
+          (p) => path === `/${p.prefix}` || path.startsWith(`/${p.prefix}/`),
+        );
+        if (platform) return proxy(req, res, platform, raw);
+        const hook = req.method === 'POST' ? byPath.get(path) : undefined;
+        if (hook) return handleWebhook(req, res, hook, raw);
+        return json(res, 404, { error: `nothing is mounted at ${req.method} ${path}` });
+      })
+      .catch((err: unknown) => {
+        if (!res.headersSent) json(res, 413, { error: (err as Error).message });
+      });
+  });
+  // Keep-alive connections from the forward function are reused; closing must not wait for them.
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    port,
+    received: (destination) => log.filter((r) => destination === undefined || r.destination === destination),
+    clear: () => {
+      log.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}

@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+import type { StoredEvent } from '../../functions/core/delivery/driver.ts';
+import { webhookDriver } from '../../functions/core/delivery/drivers/webhook.ts';
+import { type Receiver, startReceiver } from '../../local/receiver/server.ts';
+import type { Destination } from '../../schemas/settings.ts';
+
+const hook: Destination = {
+  id: 'webhook',
+  type: 'webhook',
+  base_url: 'http://127.0.0.1:1',
+  config: { path: '/webhook' },
+  secrets: { signing_key: 'K' },
+};
+const event: StoredEvent = {
+  event_name: 'view_content',
+  event_id: 'evt-page-1',
+  event_time: '2026-01-01T00:00:00.000Z',
+  event_data: { content_name: 'Shoe', content_type: 'product' },
+};
+
+async function post(receiver: Receiver, key: string) {
+  const p = webhookDriver.prepare(event, {
+    destination: { ...hook, base_url: receiver.url },
+    secrets: { signing_key: key },
+    now: new Date(),
+  });
+  assert.ok(p.ok);
+  return fetch(p.request.url, { method: 'POST', headers: p.request.headers, body: p.request.body });
+}
+
+describe('local receiver', () => {
+  let receiver: Receiver;
+  before(async () => {
+    receiver = await startReceiver({ webhooks: [hook], signingKey: async () => 'secret-key' });
+  });
+  after(() => receiver.close());
+  beforeEach(() => receiver.clear());
+
+  it('accepts a correctly signed webhook and records it', async () => {
+    const res = await post(receiver, 'secret-key');
+    assert.equal(res.status, 200);
+    const [r] = receiver.received('webhook');
+    assert.deepEqual(
+      [r?.eventId, r?.eventName, r?.verified, r?.status],
+      ['evt-page-1', 'view_content', true, 200],
+    );
+  });
+
+  it('refuses a wrong signature with 401 and shows why', async () => {
+    const res = await post(receiver, 'wrong-key');
+    assert.equal(res.status, 401);
+    const [r] = receiver.received('webhook');
+    assert.deepEqual([r?.verified, r?.note], [false, 'signature does not match']);
+  });
+
+  it('answers 404 for paths no destination uses, 200 on /health', async () => {
+    assert.equal((await fetch(`${receiver.url}/elsewhere`, { method: 'POST', body: '{}' })).status, 404);
+    assert.equal((await fetch(`${receiver.url}/health`)).status, 200);
+  });
+
+  describe('page in a browser', function () {
+    this.timeout(30_000);
+    let browser: Browser | undefined;
+    before(async function () {
+      if (!existsSync('/usr/bin/chromium')) this.skip();
+      browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: [
+          '--headless',
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-component-update',
+          '--disable-sync',
+          '--no-first-run',
+        ],
+      });
+    });
+    after(() => browser?.close());
+
+    it('lists an event seconds after it arrives, without a reload', async () => {
+      const page = await browser!.newPage();
+      await page.goto(`${receiver.url}/`);
+      await page.locator('section[data-destination="webhook"] .empty').waitFor({ timeout: 5000 });
+      assert.equal((await post(receiver, 'secret-key')).status, 200);
+      const row = page.locator('section[data-destination="webhook"] tr[data-event-id="evt-page-1"]');
+      await row.waitFor({ timeout: 5000 });
+      assert.match((await row.textContent()) ?? '', /view_content[\s\S]*verified/);
+      // Bodies are shown as text, never as markup.
+      assert.equal(await page.locator('section[data-destination="webhook"] pre script').count(), 0);
+      await page.close();
+    });
+  });
+});
