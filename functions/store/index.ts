@@ -6,7 +6,10 @@
  */
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../adapters/bigquery-writer.ts';
+import { createDeliveriesPublisher, type DeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
+import { createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { type RuntimeConfig, readRuntimeConfig } from '../config.ts';
+import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { RowWriter } from '../core/rows.ts';
 import { type AfterStored, storeConfig } from '../core/store.ts';
 import { createStoreHandler } from './handler.ts';
@@ -18,9 +21,35 @@ const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
   ? { windowMs: Number(process.env['EVENTBUS_STORE_BATCH_MS']) }
   : {};
 
-/** After the rows are written: where the decision layer runs (issue 7). */
-function afterStoredHook(_runtime: RuntimeConfig, _writer: RowWriter): AfterStored | undefined {
-  return undefined;
+/**
+ * After the rows are written: the decision layer fans out to the destinations (one
+ * `deliveries` message per permitted destination, a `skipped` ledger row per refusal).
+ * A throw here answers non-2xx, so the push is redelivered (storage stays idempotent).
+ */
+function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
+  if ((runtime.settings.destinations ?? []).length === 0) return undefined;
+  const ledger = createLedgerWriter(writer);
+  let publisher: Promise<DeliveriesPublisher> | undefined;
+  const fanOut = createFanOut({
+    settings: runtime.settings,
+    publish: async (messages) => {
+      // The Pub/Sub client is loaded on the first fan-out, like BigQuery on the first write.
+      publisher ??= import('@google-cloud/pubsub').then(({ PubSub }) =>
+        createDeliveriesPublisher(new PubSub({ projectId: runtime.project })),
+      );
+      return (await publisher).publish(messages);
+    },
+    writeLedger: async (entries) => {
+      const refused = await ledger.write(entries);
+      for (const r of refused)
+        process.stdout.write(
+          `${JSON.stringify({ severity: 'ERROR', message: `ledger row refused: ${r.message}` })}\n`,
+        );
+    },
+  });
+  return async (events) => {
+    await fanOut(events);
+  };
 }
 
 type Handler = (req: Request, res: Response) => Promise<void>;
