@@ -67,7 +67,7 @@ describe('decision layer', () => {
     },
     {
       name: 'unknown event, platform with a mapping',
-      dest: { ...meta, mappings: { quote_requested: { event_name: 'Lead' } } },
+      dest: { ...meta, mappings: { quote_requested: { event: 'Lead' } } },
       ev: event({ event_name: 'quote_requested' }),
       want: 'send',
     },
