@@ -141,6 +141,30 @@ export interface Mapping {
   fields?: Record<string, FieldRule | null>;
 }
 
+/**
+ * The shape the settings schema checks for a destination's `mappings`: rules inside `fields`
+ * are checked by `checkMappings` (functions/core/linkage/check.ts), which gives one clear
+ * message per bad rule instead of a union's per-branch noise, and knows the catalogue.
+ */
+export const MappingsSetting = Type.Record(
+  Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$' }),
+  Type.Object(
+    {
+      event: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 64, description: 'The platform event name' }),
+      ),
+      replace: Type.Optional(Type.Boolean({ description: 'Ignore the built-in default instead of merging' })),
+      fields: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          description: 'Target field ← rule; null drops a default field',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  { description: 'Linkage overrides and custom-event mappings, by event name (docs/linkage.md)' },
+);
+
 /** A destination's `mappings` settings key: event name → mapping. */
 export const Mappings = Type.Record(Type.String({ pattern: '^[a-z][a-z0-9_]{0,39}$' }), Mapping, {
   description: 'Linkage overrides and custom-event mappings, by event name',

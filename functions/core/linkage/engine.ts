@@ -3,8 +3,9 @@
  * platform event it describes. Pure and total: missing source values leave fields out;
  * whether the result is acceptable is the target layer's question, not this one's.
  */
+
+import type { FieldRule, ResolvedMapping, Transform } from '../../../schemas/mapping.ts';
 import type { StoredEvent } from '../delivery/driver.ts';
-import type { FieldRule, ResolvedMapping, Transform } from './schema.ts';
 import * as t from './transforms.ts';
 
 /** A mapped platform event: its name and the payload built from the mapping's fields. */

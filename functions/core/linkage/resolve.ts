@@ -3,9 +3,10 @@
  * events, merged field by field with the destination's `mappings` override; for custom
  * events the destination's mapping on top of the platform envelope.
  */
+
+import type { FieldRule, Mapping, ResolvedMapping } from '../../../schemas/mapping.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { DEFAULT_MAPPINGS, ENVELOPES, type MappedType } from './defaults.ts';
-import type { FieldRule, Mapping, ResolvedMapping } from './schema.ts';
 
 /** True for the destination types whose payload comes from a mapping. */
 export function isMappedType(type: Destination['type']): type is MappedType {

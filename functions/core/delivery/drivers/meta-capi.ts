@@ -1,0 +1,135 @@
+/**
+ * Meta Conversions API driver (PLATFORMS.md §1): `POST {base}/{version}/{pixel_id}/events`
+ * with `access_token` in the query, a JSON body `{data, test_event_code?}`; up to 1000 events.
+ */
+import {
+  baseUrl,
+  chunk,
+  configProblem,
+  configText,
+  httpOutcome,
+  mapForDestination,
+  parseJson,
+  snippet,
+} from '../../linkage/prepare.ts';
+import { formatViolations } from '../../targets/common.ts';
+import { checkMetaEvent, META_MAX_EVENTS } from '../../targets/meta.ts';
+import type {
+  Driver,
+  DriverContext,
+  OutboundRequest,
+  Prepared,
+  PreparedBatch,
+  StoredEvent,
+} from '../driver.ts';
+
+export const META_BASE_URL = 'https://graph.facebook.com';
+export const META_API_VERSION = 'v25.0';
+/** Graph API throttling codes (rate limits per app, user, ad account, CAPI). */
+const THROTTLED = new Set([4, 17, 32, 613, 80003, 80004]);
+/** Transient Graph API errors (unknown error, service unavailable). */
+const TRANSIENT = new Set([1, 2]);
+
+type Built = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
+
+/** Maps and checks one event into a Meta server event. */
+function build(event: StoredEvent, ctx: DriverContext): Built {
+  const m = mapForDestination(ctx.destination, event);
+  if (!m.ok) return m;
+  const serverEvent: Record<string, unknown> = {
+    event_name: m.mapped.event,
+    ...m.mapped.payload,
+    action_source:
+      m.mapped.payload['action_source'] ?? configText(ctx.destination, 'action_source') ?? 'website',
+  };
+  const violations = checkMetaEvent(serverEvent, ctx.now);
+  if (violations.length > 0)
+    return { ok: false, reason: formatViolations('meta_capi payload refused', violations) };
+  return { ok: true, event: serverEvent };
+}
+
+function request(events: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest {
+  const d = ctx.destination;
+  const version = configText(d, 'api_version') ?? META_API_VERSION;
+  const path = `${baseUrl(d, META_BASE_URL)}/${version}/${encodeURIComponent(configText(d, 'pixel_id') ?? '')}/events`;
+  const body: Record<string, unknown> = { data: events };
+  if (d.test_mode === true && d.test_event_code) body['test_event_code'] = d.test_event_code;
+  return {
+    method: 'POST',
+    url: `${path}?access_token=${encodeURIComponent(ctx.secrets['access_token'] ?? '')}`,
+    redactedUrl: `${path}?access_token=REDACTED`,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  };
+}
+
+function problem(ctx: DriverContext): string | undefined {
+  return configProblem(ctx, ['pixel_id'], ['access_token'], true);
+}
+
+/** The Meta CAPI driver: one event per `prepare`, up to 1000 per request with `prepareBatch`. */
+export const metaCapiDriver: Driver = {
+  type: 'meta_capi',
+  requiredSecrets: ['access_token'],
+
+  prepare(event: StoredEvent, ctx: DriverContext): Prepared {
+    const p = problem(ctx);
+    if (p) return { ok: false, reason: p };
+    const built = build(event, ctx);
+    return built.ok ? { ok: true, request: request([built.event], ctx) } : built;
+  },
+
+  prepareBatch(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch {
+    const p = problem(ctx);
+    if (p) return { requests: [], rejected: events.map((e) => ({ eventId: e.event_id, reason: p })) };
+    const good: { id: string; event: Record<string, unknown> }[] = [];
+    const rejected: { eventId: string; reason: string }[] = [];
+    for (const e of events) {
+      const built = build(e, ctx);
+      if (built.ok) good.push({ id: e.event_id, event: built.event });
+      else rejected.push({ eventId: e.event_id, reason: built.reason });
+    }
+    const requests = chunk(good, META_MAX_EVENTS).map((c) => ({
+      request: request(
+        c.map((g) => g.event),
+        ctx,
+      ),
+      eventIds: c.map((g) => g.id),
+    }));
+    return { requests, rejected };
+  },
+
+  interpret(response) {
+    const body = response.kind === 'response' ? parseJson(response.body) : undefined;
+    const error = (
+      body as
+        | { error?: { code?: number; error_subcode?: number; message?: string; error_user_msg?: string } }
+        | undefined
+    )?.error;
+    if (response.kind === 'response' && error !== undefined) {
+      const code = error.code ?? 0;
+      const reason = `meta error ${code}${error.error_subcode ? `/${error.error_subcode}` : ''}: ${error.error_user_msg ?? error.message ?? 'no message'}`;
+      const httpStatus = response.status;
+      if (THROTTLED.has(code) || TRANSIENT.has(code)) return { status: 'retry', reason, httpStatus };
+      // 100/2804003 (too old), 100/33 (pixel), 190 (token) and every other error: sending again will not help.
+      if (response.status < 500) return { status: 'rejected', reason, httpStatus };
+      return { status: 'retry', reason, httpStatus };
+    }
+    const transport = httpOutcome(response);
+    if (transport) return transport;
+    if (response.kind === 'network_error') return { status: 'retry', reason: response.message };
+    if (response.status >= 200 && response.status < 300) {
+      const received = (body as { events_received?: number } | undefined)?.events_received;
+      return {
+        status: 'delivered',
+        httpStatus: response.status,
+        ...(received !== undefined ? { detail: `events_received=${received}` } : {}),
+      };
+    }
+    return {
+      status: 'rejected',
+      reason: `HTTP ${response.status}: ${snippet(response.body)}`,
+      httpStatus: response.status,
+    };
+  },
+};

@@ -1,0 +1,118 @@
+/**
+ * TikTok Events API 2.0 driver (PLATFORMS.md §3): `POST {base}/open_api/v1.3/event/track/`
+ * with an `Access-Token` header; up to 1000 events; HTTP 200 with a non-zero `code` is an error.
+ */
+import {
+  baseUrl,
+  chunk,
+  configProblem,
+  configText,
+  httpOutcome,
+  mapForDestination,
+  parseJson,
+  snippet,
+} from '../../linkage/prepare.ts';
+import { formatViolations } from '../../targets/common.ts';
+import { checkTikTokEvent, TIKTOK_MAX_EVENTS } from '../../targets/tiktok.ts';
+import type {
+  Driver,
+  DriverContext,
+  OutboundRequest,
+  Prepared,
+  PreparedBatch,
+  StoredEvent,
+} from '../driver.ts';
+
+export const TIKTOK_BASE_URL = 'https://business-api.tiktok.com';
+const PATH = '/open_api/v1.3/event/track/';
+/** Rate limited; TikTok's 5xxxx codes are server-side errors. */
+const RETRY_CODES = new Set([40100]);
+
+type Built = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
+
+function build(event: StoredEvent, ctx: DriverContext): Built {
+  const m = mapForDestination(ctx.destination, event);
+  if (!m.ok) return m;
+  const row: Record<string, unknown> = { event: m.mapped.event, ...m.mapped.payload };
+  const violations = checkTikTokEvent(row);
+  if (violations.length > 0)
+    return { ok: false, reason: formatViolations('tiktok_events payload refused', violations) };
+  return { ok: true, event: row };
+}
+
+function request(rows: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest {
+  const d = ctx.destination;
+  const body: Record<string, unknown> = {
+    event_source: configText(d, 'event_source') ?? 'web',
+    event_source_id: configText(d, 'pixel_code'),
+  };
+  if (d.test_mode === true && d.test_event_code) body['test_event_code'] = d.test_event_code;
+  body['data'] = rows;
+  const url = `${baseUrl(d, TIKTOK_BASE_URL)}${PATH}`;
+  return {
+    method: 'POST',
+    url,
+    redactedUrl: url,
+    headers: { 'content-type': 'application/json', 'access-token': ctx.secrets['access_token'] ?? '' },
+    body: JSON.stringify(body),
+  };
+}
+
+function problem(ctx: DriverContext): string | undefined {
+  return configProblem(ctx, ['pixel_code'], ['access_token'], true);
+}
+
+/** The TikTok Events API driver. */
+export const tiktokEventsDriver: Driver = {
+  type: 'tiktok_events',
+  requiredSecrets: ['access_token'],
+
+  prepare(event: StoredEvent, ctx: DriverContext): Prepared {
+    const p = problem(ctx);
+    if (p) return { ok: false, reason: p };
+    const built = build(event, ctx);
+    return built.ok ? { ok: true, request: request([built.event], ctx) } : built;
+  },
+
+  prepareBatch(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch {
+    const p = problem(ctx);
+    if (p) return { requests: [], rejected: events.map((e) => ({ eventId: e.event_id, reason: p })) };
+    const good: { id: string; event: Record<string, unknown> }[] = [];
+    const rejected: { eventId: string; reason: string }[] = [];
+    for (const e of events) {
+      const built = build(e, ctx);
+      if (built.ok) good.push({ id: e.event_id, event: built.event });
+      else rejected.push({ eventId: e.event_id, reason: built.reason });
+    }
+    return {
+      requests: chunk(good, TIKTOK_MAX_EVENTS).map((c) => ({
+        request: request(
+          c.map((g) => g.event),
+          ctx,
+        ),
+        eventIds: c.map((g) => g.id),
+      })),
+      rejected,
+    };
+  },
+
+  interpret(response) {
+    const transport = httpOutcome(response);
+    if (transport) return transport;
+    if (response.kind === 'network_error') return { status: 'retry', reason: response.message };
+    const httpStatus = response.status;
+    const parsed = parseJson(response.body) as { code?: number; message?: string } | undefined;
+    if (httpStatus >= 200 && httpStatus < 300 && typeof parsed?.code === 'number') {
+      if (parsed.code === 0) return { status: 'delivered', httpStatus };
+      const reason = `tiktok code ${parsed.code}: ${parsed.message ?? 'no message'}`;
+      if (RETRY_CODES.has(parsed.code) || parsed.code >= 50000)
+        return { status: 'retry', reason, httpStatus };
+      return { status: 'rejected', reason, httpStatus };
+    }
+    return {
+      status: 'rejected',
+      reason: `HTTP ${httpStatus} without a TikTok code: ${snippet(response.body)}`,
+      httpStatus,
+    };
+  },
+};

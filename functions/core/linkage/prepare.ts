@@ -1,0 +1,82 @@
+/**
+ * What the three platform drivers share: mapping one stored event for a destination,
+ * reading config and base URLs, and the HTTP-level classification of an answer.
+ */
+import type { Destination } from '../../../schemas/settings.ts';
+import type { DriverContext, InboundResponse, Outcome, StoredEvent } from '../delivery/driver.ts';
+import { applyMapping, type MappedEvent } from './engine.ts';
+import { resolveMapping } from './resolve.ts';
+
+/** The mapped event, or why there is none. */
+export type MapResult =
+  | { readonly ok: true; readonly mapped: MappedEvent }
+  | { readonly ok: false; readonly reason: string };
+
+/** Maps one stored event with the destination's resolved mapping. */
+export function mapForDestination(destination: Readonly<Destination>, event: StoredEvent): MapResult {
+  const mapping = resolveMapping(destination, event.event_name);
+  if (mapping === undefined)
+    return { ok: false, reason: `no mapping for event ${event.event_name} at ${destination.type}` };
+  return { ok: true, mapped: applyMapping(mapping, event) };
+}
+
+/** A non-secret config value as text, or undefined. */
+export function configText(destination: Readonly<Destination>, key: string): string | undefined {
+  const v = destination.config?.[key];
+  return v === undefined ? undefined : String(v);
+}
+
+/** The base URL: the destination's override (tests, proxies) or the platform's; no trailing slash. */
+export function baseUrl(destination: Readonly<Destination>, fallback: string): string {
+  return (destination.base_url ?? fallback).replace(/\/+$/, '');
+}
+
+/** Why the configuration cannot produce a request (missing keys, test mode without a code), or undefined. */
+export function configProblem(
+  ctx: DriverContext,
+  keys: readonly string[],
+  secrets: readonly string[],
+  testCode: boolean,
+): string | undefined {
+  const d = ctx.destination;
+  for (const k of keys) if (configText(d, k) === undefined) return `config.${k} is required for ${d.type}`;
+  for (const s of secrets) if (!ctx.secrets[s]) return `secret ${s} is missing for destination ${d.id}`;
+  if (testCode && d.test_mode === true && !d.test_event_code)
+    return `test_mode needs test_event_code for ${d.type} (from the platform's test events tool)`;
+  return undefined;
+}
+
+/** Transport-level classification shared by the platforms: network errors, 429 and 5xx retry. */
+export function httpOutcome(response: InboundResponse): Outcome | undefined {
+  if (response.kind === 'network_error')
+    return { status: 'retry', reason: `network error: ${response.message}` };
+  if (response.status === 429 || response.status >= 500)
+    return {
+      status: 'retry',
+      reason: `HTTP ${response.status}: ${snippet(response.body)}`,
+      httpStatus: response.status,
+    };
+  return undefined;
+}
+
+/** Parses a JSON body, or undefined when it is not JSON. */
+export function parseJson(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The start of a body, for reasons (bounded so a large HTML error page does not fill the ledger). */
+export function snippet(body: string): string {
+  const oneLine = body.replace(/\s+/g, ' ').trim();
+  return oneLine.length > 300 ? `${oneLine.slice(0, 300)}…` : oneLine;
+}
+
+/** Splits a list into chunks of at most `size`. */
+export function chunk<T>(list: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}

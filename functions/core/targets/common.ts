@@ -1,0 +1,48 @@
+/** Pieces shared by the platform request schemas. */
+import Type from 'typebox';
+import type { FieldViolation } from '../validation.ts';
+
+export const HASH_PATTERN = '^[a-f0-9]{64}$';
+const HASH = new RegExp(HASH_PATTERN);
+
+/** A lowercase SHA-256 hex digest. */
+export const Hashed = Type.String({ pattern: HASH_PATTERN, description: 'SHA-256, lowercase hex' });
+/** A digest or a non-empty list of digests (Meta and TikTok accept both). */
+export const HashedOrList = Type.Union([Hashed, Type.Array(Hashed, { minItems: 1 })]);
+/** Text or a non-empty list of texts. */
+export const TextOrList = Type.Union([Type.String(), Type.Array(Type.String(), { minItems: 1 })]);
+
+/** True when the value looks like a SHA-256 digest (used to catch hashed fields that must be sent as-is). */
+export function looksHashed(value: unknown): boolean {
+  return typeof value === 'string' && HASH.test(value.toLowerCase());
+}
+
+/** One line per violation, `field: description`, for a `rejected` reason. */
+export function formatViolations(prefix: string, violations: readonly FieldViolation[]): string {
+  return `${prefix}: ${violations.map((v) => `${v.field} ${v.description}`).join('; ')}`;
+}
+
+/**
+ * A failed digest-or-list union gives one error per branch and element; these become one
+ * violation per field that says what is expected.
+ */
+export function collapseHashed(
+  violations: readonly FieldViolation[],
+  fields: readonly string[],
+): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  const seen = new Set<string>();
+  for (const v of violations) {
+    const base = fields.find((f) => v.field === f || v.field.startsWith(`${f}[`));
+    if (base === undefined) {
+      out.push(v);
+    } else if (!seen.has(base)) {
+      seen.add(base);
+      out.push({
+        field: base,
+        description: 'must be SHA-256 lowercase hex (normalise, then hash), or a list of them',
+      });
+    }
+  }
+  return out;
+}

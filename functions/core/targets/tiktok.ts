@@ -1,0 +1,123 @@
+/**
+ * TikTok Events API 2.0 request (PLATFORMS.md §3): `POST /open_api/v1.3/event/track/`.
+ * One bad row fails the whole batch, so every row is checked before anything is sent.
+ */
+import Type, { type Static } from 'typebox';
+import { compileValidator, type FieldViolation } from '../validation.ts';
+import { collapseHashed, HashedOrList, looksHashed } from './common.ts';
+
+export const TIKTOK_MAX_EVENTS = 1000;
+
+export const TikTokContent = Type.Object(
+  {
+    content_id: Type.Optional(Type.String({ minLength: 1 })),
+    content_type: Type.Optional(Type.Union([Type.Literal('product'), Type.Literal('product_group')])),
+    content_name: Type.Optional(Type.String()),
+    content_category: Type.Optional(Type.String()),
+    price: Type.Optional(Type.Number()),
+    quantity: Type.Optional(Type.Integer({ minimum: 0 })),
+    brand: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+export const TikTokEvent = Type.Object(
+  {
+    event: Type.String({ minLength: 1 }),
+    event_time: Type.Integer({ minimum: 0, description: 'unix seconds' }),
+    event_id: Type.Optional(Type.String({ minLength: 1 })),
+    limited_data_use: Type.Optional(Type.Boolean()),
+    user: Type.Optional(
+      Type.Object(
+        {
+          email: Type.Optional(HashedOrList),
+          phone: Type.Optional(HashedOrList),
+          external_id: Type.Optional(HashedOrList),
+          ttclid: Type.Optional(Type.String()),
+          ttp: Type.Optional(Type.String()),
+          ip: Type.Optional(Type.String()),
+          user_agent: Type.Optional(Type.String()),
+          locale: Type.Optional(Type.String()),
+          idfa: Type.Optional(Type.String()),
+          gaid: Type.Optional(Type.String()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    page: Type.Optional(
+      Type.Object(
+        { url: Type.Optional(Type.String()), referrer: Type.Optional(Type.String()) },
+        { additionalProperties: false },
+      ),
+    ),
+    properties: Type.Optional(
+      Type.Object(
+        {
+          contents: Type.Optional(Type.Array(TikTokContent)),
+          content_type: Type.Optional(Type.Union([Type.Literal('product'), Type.Literal('product_group')])),
+          currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
+          value: Type.Optional(Type.Number()),
+          query: Type.Optional(Type.String()),
+          order_id: Type.Optional(Type.String()),
+          description: Type.Optional(Type.String()),
+        },
+        { additionalProperties: true },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TikTokEvent = Static<typeof TikTokEvent>;
+
+export const TikTokRequest = Type.Object(
+  {
+    event_source: Type.Union([
+      Type.Literal('web'),
+      Type.Literal('app'),
+      Type.Literal('offline'),
+      Type.Literal('crm'),
+    ]),
+    event_source_id: Type.String({ minLength: 1 }),
+    test_event_code: Type.Optional(Type.String({ minLength: 1 })),
+    partner_name: Type.Optional(Type.String()),
+    data: Type.Array(TikTokEvent, { minItems: 1, maxItems: TIKTOK_MAX_EVENTS }),
+  },
+  { additionalProperties: false },
+);
+export type TikTokRequest = Static<typeof TikTokRequest>;
+
+const requestValidator = compileValidator<TikTokRequest>(TikTokRequest);
+const eventValidator = compileValidator<TikTokEvent>(TikTokEvent);
+
+/** Checks one `data` row: schema (hashed email/phone/external_id), ip/user_agent not hashed. */
+export function checkTikTokEvent(event: unknown, prefix = ''): FieldViolation[] {
+  const schema = eventValidator.violations(event, prefix);
+  const at = (f: string) => (prefix === '' ? f : `${prefix}.${f}`);
+  if (schema.length > 0)
+    return collapseHashed(
+      schema,
+      ['email', 'phone', 'external_id'].map((f) => at(`user.${f}`)),
+    );
+  const e = event as TikTokEvent;
+  const out: FieldViolation[] = [];
+  for (const f of ['ip', 'user_agent', 'ttclid', 'ttp'] as const) {
+    if (looksHashed(e.user?.[f]))
+      out.push({ field: at(`user.${f}`), description: 'must be sent as-is, not hashed' });
+  }
+  return out;
+}
+
+/** Checks a whole request body. */
+export function checkTikTokRequest(body: unknown): FieldViolation[] {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (Array.isArray(data) && data.length >= 1 && data.length <= TIKTOK_MAX_EVENTS) {
+    const perEvent = data.flatMap((e, i) => checkTikTokEvent(e, `data[${i}]`));
+    const rest = requestValidator
+      .violations({ ...(body as object), data: [] })
+      .filter((v) => v.field !== 'data');
+    return [...rest, ...perEvent];
+  }
+  const schema = requestValidator.violations(body);
+  if (schema.length > 0) return schema;
+  return (body as TikTokRequest).data.flatMap((e, i) => checkTikTokEvent(e, `data[${i}]`));
+}
