@@ -3,6 +3,7 @@
  * local environment and for `pulumi up`. Secret *names* only, never values.
  */
 import Type, { type Static } from 'typebox';
+import { MappingsSetting } from './mapping.ts';
 
 const Id = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}$', description });
 const Duration = (description: string) =>
@@ -104,9 +105,7 @@ export const Destination = Type.Object(
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),
     test_mode: Type.Optional(Type.Boolean()),
     test_event_code: Type.Optional(Type.String()),
-    mappings: Type.Optional(
-      Type.Record(Type.String(), Type.Unknown(), { description: 'Linkage overrides per event name' }),
-    ),
+    mappings: Type.Optional(MappingsSetting),
   },
   { additionalProperties: false },
 );
