@@ -59,6 +59,8 @@ export function register(program: Command): void {
       '\nStops cleanly on Ctrl-C or SIGTERM. A service that dies stops the whole environment (exit 1).\nLogs: <data-dir>/logs/<service>.log',
     )
     .action(async (flags: StartFlags) => {
+      // The provisioning clients in this process must not probe for a GCE metadata server.
+      process.env['METADATA_SERVER_DETECTION'] ??= 'none';
       let env: LocalEnvironment;
       try {
         env = await startEnvironment({
