@@ -1,0 +1,930 @@
+/**
+ * The emulator's state and delivery semantics, independent of the wire (REST or gRPC): topics,
+ * subscriptions, fan-out with filters, leases and ack deadlines, nacks with retry backoff,
+ * dead-lettering, ordering keys, retention, and durability through the append-only log.
+ *
+ * Every state change is applied in memory and appended to the log in the same synchronous step,
+ * so the log order is the apply order and replaying it rebuilds the same state. Callers that
+ * must not answer before the change is durable await the append.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeRecord, encodeRecord, type LogRecord, REC, type StoredMessage } from './codec.ts';
+import { Deque } from './deque.ts';
+import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
+import { compileFilter, type FilterFn } from './filter.ts';
+import { AppendLog, type FsyncPolicy, frame, readLog } from './log.ts';
+import {
+  checkAckDeadline,
+  DELETED_TOPIC,
+  durationMs,
+  normalizeSubscription,
+  normalizeTopic,
+  parseName,
+  type SubscriptionInput,
+  type SubscriptionResource,
+  shortName,
+  type TopicInput,
+  type TopicResource,
+  updateSubscription,
+  updateTopic,
+} from './resources.ts';
+
+export const LIMITS = {
+  messagesPerRequest: 1000,
+  bytesPerRequest: 10_000_000,
+  bytesPerMessage: 10_000_000,
+  attributesPerMessage: 100,
+  attributeKeyBytes: 256,
+  attributeValueBytes: 1024,
+  orderingKeyBytes: 1024,
+  maxPullMessages: 1000,
+  /** Bytes per delivery batch, under the 4 MiB default receive limit of gRPC clients. */
+  batchBytes: 3 * 1024 * 1024,
+} as const;
+
+export interface PublishInput {
+  readonly data: Buffer;
+  readonly attributes: Readonly<Record<string, string>>;
+  readonly orderingKey: string;
+}
+
+export interface Delivery {
+  readonly ackId: string;
+  readonly message: StoredMessage;
+  /** 0 unless the subscription has a dead-letter policy (as Google does for pulls). */
+  readonly deliveryAttempt: number;
+  /** The real attempt count, always set (push bodies carry it). */
+  readonly attempt: number;
+}
+
+/** A receiver of messages: a streaming pull stream, a waiting unary pull, or a push worker. */
+export interface Consumer {
+  /** Most messages it may hold at once (0 = no limit). */
+  readonly maxMessages: number;
+  /** Most bytes it may hold at once (0 = no limit). */
+  readonly maxBytes: number;
+  outstanding: number;
+  outstandingBytes: number;
+  /** Lease granted to messages delivered to it. */
+  leaseMs(): number;
+  deliver(batch: Delivery[]): void;
+}
+
+const READY = 0;
+const LEASED = 1;
+const DELAYED = 2;
+const DONE = 3;
+
+interface SubMsg {
+  readonly m: StoredMessage;
+  attempts: number;
+  state: number;
+  leaseUntil: number;
+  availableAt: number;
+  ackId: string;
+  consumer: Consumer | undefined;
+  /** Ordering key when the subscription orders, else ''. */
+  readonly key: string;
+}
+
+export interface PushHooks {
+  /** Called when a subscription appears, changes, or is deleted (sub undefined). */
+  onSubscriptionChanged(name: string, sub: Subscription | undefined): void;
+}
+
+/** In-memory state of one subscription. */
+export class Subscription {
+  resource: SubscriptionResource;
+  filter: FilterFn;
+  readonly msgs = new Map<number, SubMsg>();
+  readonly ready = new Deque<SubMsg>();
+  readonly redeliver = new Deque<SubMsg>();
+  readonly leased = new Set<SubMsg>();
+  readonly delayed = new Set<SubMsg>();
+  readonly keyQueues = new Map<string, SubMsg[]>();
+  readonly keyLeased = new Map<string, number>();
+  readonly readyKeys = new Deque<string>();
+  readonly keyQueued = new Set<string>();
+  readonly consumers: Consumer[] = [];
+  rr = 0;
+  timer: NodeJS.Timeout | undefined;
+  timerAt = Number.POSITIVE_INFINITY;
+  dispatchScheduled = false;
+  retentionMs: number;
+
+  constructor(resource: SubscriptionResource) {
+    this.resource = resource;
+    this.filter = Subscription.compile(resource.filter);
+    this.retentionMs = durationMs(resource.messageRetentionDuration) ?? 7 * 86_400_000;
+  }
+
+  static compile(filter: string): FilterFn {
+    const c = compileFilter(filter);
+    return c.ok ? c.fn : () => true;
+  }
+
+  setResource(resource: SubscriptionResource): void {
+    this.resource = resource;
+    this.retentionMs = durationMs(resource.messageRetentionDuration) ?? 7 * 86_400_000;
+  }
+
+  get name(): string {
+    return this.resource.name;
+  }
+
+  get ordered(): boolean {
+    return this.resource.enableMessageOrdering;
+  }
+
+  get isPush(): boolean {
+    return Boolean(this.resource.pushConfig.pushEndpoint);
+  }
+}
+
+const ACK_ID = /^(\d+)-(\d+)$/;
+
+export interface EngineOptions {
+  readonly dataDir: string;
+  readonly fsync: FsyncPolicy;
+  /** Compact the log once it exceeds this many bytes and 4× the live data. */
+  readonly compactBytes?: number;
+}
+
+export class Engine {
+  readonly topics = new Map<string, TopicResource>();
+  readonly subs = new Map<string, Subscription>();
+  private readonly topicSubs = new Map<string, Set<Subscription>>();
+  private nextId = 1;
+  private liveBytes = 0;
+  private log: AppendLog | undefined;
+  private replaying = false;
+  private closed = false;
+  private readonly compactBytes: number;
+  private readonly opts: EngineOptions;
+  pushHooks: PushHooks | undefined;
+
+  private constructor(opts: EngineOptions) {
+    this.opts = opts;
+    this.compactBytes = opts.compactBytes ?? 64 * 1024 * 1024;
+  }
+
+  /** Opens the data directory: replays the log, compacts it, and returns a ready engine. */
+  static async open(opts: EngineOptions): Promise<Engine> {
+    const engine = new Engine(opts);
+    mkdirSync(opts.dataDir, { recursive: true });
+    const path = join(opts.dataDir, 'pubsub.log');
+    const { records } = readLog(path);
+    engine.replaying = true;
+    for (const payload of records) engine.replay(decodeRecord(payload));
+    engine.replaying = false;
+    engine.log = await AppendLog.create(path, opts.fsync, engine.snapshot());
+    return engine;
+  }
+
+  // ---------- durability ----------
+
+  private append(rec: LogRecord): Promise<void> {
+    if (this.replaying) return Promise.resolve();
+    const log = this.log;
+    if (!log) return Promise.reject(new Error('engine not open'));
+    const done = log.append(frame(encodeRecord(rec)));
+    if (log.size > this.compactBytes && log.size > 4 * this.liveBytes) {
+      log.requestCompaction(() => this.snapshot());
+    }
+    return done;
+  }
+
+  /** Fire-and-forget append for internal changes (dead-lettering) that nobody waits on. */
+  private appendQuiet(rec: LogRecord): void {
+    this.append(rec).catch((err: unknown) => {
+      process.stderr.write(`pubsub emulator: log write failed: ${String(err)}\n`);
+    });
+  }
+
+  /** The whole state as framed log records (used to compact the log). */
+  private snapshot(): Buffer[] {
+    const out: Buffer[] = [frame(encodeRecord({ type: REC.NEXT_ID, next: this.nextId }))];
+    for (const topic of this.topics.values()) out.push(frame(encodeRecord({ type: REC.TOPIC_PUT, topic })));
+    for (const sub of this.subs.values()) {
+      out.push(frame(encodeRecord({ type: REC.SUB_PUT, sub: sub.resource })));
+      let chunk: StoredMessage[] = [];
+      let bytes = 0;
+      for (const sm of sub.msgs.values()) {
+        chunk.push(sm.m);
+        bytes += sm.m.size;
+        if (chunk.length >= 1000 || bytes > 8 * 1024 * 1024) {
+          out.push(frame(encodeRecord({ type: REC.SUB_MESSAGES, sub: sub.name, messages: chunk })));
+          chunk = [];
+          bytes = 0;
+        }
+      }
+      if (chunk.length > 0) {
+        out.push(frame(encodeRecord({ type: REC.SUB_MESSAGES, sub: sub.name, messages: chunk })));
+      }
+    }
+    return out;
+  }
+
+  private replay(rec: LogRecord): void {
+    switch (rec.type) {
+      case REC.NEXT_ID:
+        this.nextId = Math.max(this.nextId, rec.next);
+        return;
+      case REC.TOPIC_PUT:
+        this.putTopic(rec.topic);
+        return;
+      case REC.TOPIC_DEL:
+        this.removeTopic(rec.name);
+        return;
+      case REC.SUB_PUT: {
+        const existing = this.subs.get(rec.sub.name);
+        if (existing) existing.setResource(rec.sub);
+        else this.addSub(rec.sub);
+        return;
+      }
+      case REC.SUB_DEL:
+        this.removeSub(rec.name);
+        return;
+      case REC.PUBLISH:
+        for (const m of rec.messages) this.nextId = Math.max(this.nextId, m.id + 1);
+        this.fanOut(rec.topic, rec.messages);
+        return;
+      case REC.SUB_MESSAGES: {
+        const sub = this.subs.get(rec.sub);
+        for (const m of rec.messages) {
+          this.nextId = Math.max(this.nextId, m.id + 1);
+          if (sub) this.enqueue(sub, m);
+        }
+        return;
+      }
+      case REC.ACK: {
+        const sub = this.subs.get(rec.sub);
+        if (sub) for (const id of rec.ids) this.remove(sub, id);
+        return;
+      }
+    }
+  }
+
+  // ---------- admin ----------
+
+  private putTopic(topic: TopicResource): void {
+    this.topics.set(topic.name, topic);
+    if (!this.topicSubs.has(topic.name)) this.topicSubs.set(topic.name, new Set());
+  }
+
+  private removeTopic(name: string): void {
+    this.topics.delete(name);
+    const subs = this.topicSubs.get(name);
+    this.topicSubs.delete(name);
+    // Google keeps subscriptions of a deleted topic, detached from it.
+    for (const sub of subs ?? []) sub.setResource({ ...sub.resource, topic: DELETED_TOPIC });
+  }
+
+  private addSub(resource: SubscriptionResource): Subscription {
+    const sub = new Subscription(resource);
+    this.subs.set(resource.name, sub);
+    this.topicSubs.get(resource.topic)?.add(sub);
+    return sub;
+  }
+
+  private removeSub(name: string): Subscription | undefined {
+    const sub = this.subs.get(name);
+    if (!sub) return undefined;
+    this.subs.delete(name);
+    this.topicSubs.get(sub.resource.topic)?.delete(sub);
+    for (const sm of sub.msgs.values()) {
+      sm.state = DONE;
+      this.liveBytes -= sm.m.size;
+    }
+    sub.msgs.clear();
+    if (sub.timer) clearTimeout(sub.timer);
+    return sub;
+  }
+
+  getTopic(name: string): TopicResource {
+    parseName(name, 'topics');
+    const topic = this.topics.get(name);
+    if (!topic) throw notFound(shortName(name));
+    return topic;
+  }
+
+  async createTopic(input: TopicInput, name: string): Promise<TopicResource> {
+    const topic = normalizeTopic(input, name);
+    if (this.topics.has(name)) throw alreadyExists(shortName(name));
+    this.putTopic(topic);
+    await this.append({ type: REC.TOPIC_PUT, topic });
+    return topic;
+  }
+
+  async updateTopic(input: TopicInput, name: string, paths: readonly string[]): Promise<TopicResource> {
+    const current = this.getTopic(name);
+    const topic = updateTopic(current, input, paths);
+    this.putTopic(topic);
+    await this.append({ type: REC.TOPIC_PUT, topic });
+    return topic;
+  }
+
+  async deleteTopic(name: string): Promise<void> {
+    this.getTopic(name);
+    const affected = [...(this.topicSubs.get(name) ?? [])];
+    this.removeTopic(name);
+    await this.append({ type: REC.TOPIC_DEL, name });
+    for (const sub of affected) this.pushHooks?.onSubscriptionChanged(sub.name, sub);
+  }
+
+  listTopics(project: string): TopicResource[] {
+    const prefix = `projects/${project}/topics/`;
+    return [...this.topics.values()].filter((t) => t.name.startsWith(prefix)).sort(byName);
+  }
+
+  listTopicSubscriptions(topicName: string): string[] {
+    this.getTopic(topicName);
+    return [...(this.topicSubs.get(topicName) ?? [])].map((s) => s.name).sort();
+  }
+
+  private topicExists = (name: string): boolean => this.topics.has(name);
+
+  getSubscription(name: string): Subscription {
+    parseName(name, 'subscriptions');
+    const sub = this.subs.get(name);
+    if (!sub) throw notFound(shortName(name));
+    return sub;
+  }
+
+  async createSubscription(input: SubscriptionInput, name: string): Promise<SubscriptionResource> {
+    const resource = normalizeSubscription(input, name, this.topicExists);
+    if (this.subs.has(name)) throw alreadyExists(shortName(name));
+    if (!this.topics.has(resource.topic)) throw notFound(shortName(resource.topic));
+    const sub = this.addSub(resource);
+    await this.append({ type: REC.SUB_PUT, sub: resource });
+    this.pushHooks?.onSubscriptionChanged(name, sub);
+    return resource;
+  }
+
+  async updateSubscription(
+    input: SubscriptionInput,
+    name: string,
+    paths: readonly string[],
+  ): Promise<SubscriptionResource> {
+    const sub = this.getSubscription(name);
+    const resource = updateSubscription(sub.resource, input, paths, this.topicExists);
+    sub.setResource(resource);
+    await this.append({ type: REC.SUB_PUT, sub: resource });
+    this.pushHooks?.onSubscriptionChanged(name, sub);
+    return resource;
+  }
+
+  async modifyPushConfig(name: string, input: SubscriptionInput['pushConfig']): Promise<void> {
+    await this.updateSubscription({ pushConfig: input ?? {} }, name, ['pushConfig']);
+  }
+
+  async deleteSubscription(name: string): Promise<void> {
+    this.getSubscription(name);
+    const sub = this.removeSub(name);
+    await this.append({ type: REC.SUB_DEL, name });
+    if (sub) for (const c of [...sub.consumers]) this.detach(sub, c);
+    this.pushHooks?.onSubscriptionChanged(name, undefined);
+  }
+
+  listSubscriptions(project: string): SubscriptionResource[] {
+    const prefix = `projects/${project}/subscriptions/`;
+    return [...this.subs.values()]
+      .map((s) => s.resource)
+      .filter((s) => s.name.startsWith(prefix))
+      .sort(byName);
+  }
+
+  // ---------- publish ----------
+
+  /** Validates a publish request against Google's limits (GCP-WIRE.md §1). */
+  static checkPublish(messages: readonly PublishInput[]): void {
+    if (messages.length === 0) tooSmallThrow();
+    if (messages.length > LIMITS.messagesPerRequest) {
+      throw tooLarge('message_count', messages.length, LIMITS.messagesPerRequest, 'messages');
+    }
+    let total = 0;
+    const key = messages[0]?.orderingKey ?? '';
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i] as PublishInput;
+      const keys = Object.keys(m.attributes);
+      if (m.data.length === 0 && keys.length === 0) {
+        throw invalid(
+          'One or more messages in the publish request is empty. Each message must contain either non-empty data, or at least one attribute.',
+          `messages[${i}]`,
+        );
+      }
+      if (keys.length > LIMITS.attributesPerMessage) {
+        throw tooLarge(
+          'attribute_count',
+          keys.length,
+          LIMITS.attributesPerMessage,
+          `messages[${i}].attributes`,
+        );
+      }
+      let size = m.data.length + Buffer.byteLength(m.orderingKey);
+      for (const k of keys) {
+        const kb = Buffer.byteLength(k);
+        const vb = Buffer.byteLength(m.attributes[k] as string);
+        if (kb === 0) throw invalid('Attribute keys must be non-empty.', `messages[${i}].attributes`);
+        if (kb > LIMITS.attributeKeyBytes) {
+          throw tooLarge('attribute_key_size', kb, LIMITS.attributeKeyBytes, `messages[${i}].attributes`);
+        }
+        if (vb > LIMITS.attributeValueBytes) {
+          throw tooLarge(
+            'attribute_value_size',
+            vb,
+            LIMITS.attributeValueBytes,
+            `messages[${i}].attributes[${k}]`,
+          );
+        }
+        if (k.startsWith('goog')) {
+          throw invalid(
+            `The attribute key "${k}" is reserved: keys starting with "goog" are not allowed.`,
+            `messages[${i}].attributes`,
+          );
+        }
+        size += kb + vb;
+      }
+      const okb = Buffer.byteLength(m.orderingKey);
+      if (okb > LIMITS.orderingKeyBytes) {
+        throw tooLarge('ordering_key_size', okb, LIMITS.orderingKeyBytes, `messages[${i}].ordering_key`);
+      }
+      if (m.orderingKey !== key) {
+        throw invalid(
+          'All messages in a publish request must have the same ordering key.',
+          `messages[${i}].ordering_key`,
+        );
+      }
+      if (size > LIMITS.bytesPerMessage) {
+        throw tooLarge('message_size', size, LIMITS.bytesPerMessage, `messages[${i}]`);
+      }
+      total += size;
+    }
+    if (total > LIMITS.bytesPerRequest) throw tooLarge('request_size', total, LIMITS.bytesPerRequest);
+  }
+
+  /** Publishes; resolves with the message ids once the messages are durable. */
+  async publish(topicName: string, inputs: readonly PublishInput[]): Promise<string[]> {
+    parseName(topicName, 'topics');
+    Engine.checkPublish(inputs);
+    if (!this.topics.has(topicName)) throw notFound(shortName(topicName));
+    const now = Date.now();
+    const messages: StoredMessage[] = [];
+    const ids: string[] = [];
+    for (const input of inputs) {
+      const id = this.nextId++;
+      let size = input.data.length + input.orderingKey.length;
+      for (const k in input.attributes) size += k.length + (input.attributes[k] as string).length;
+      messages.push({
+        id,
+        publishTime: now,
+        data: input.data,
+        attributes: input.attributes,
+        orderingKey: input.orderingKey,
+        size,
+      });
+      ids.push(String(id));
+    }
+    const touched = this.fanOut(topicName, messages);
+    await this.append({ type: REC.PUBLISH, topic: topicName, messages });
+    for (const sub of touched) this.scheduleDispatch(sub);
+    return ids;
+  }
+
+  private fanOut(topicName: string, messages: readonly StoredMessage[]): Subscription[] {
+    const touched: Subscription[] = [];
+    for (const sub of this.topicSubs.get(topicName) ?? []) {
+      if (sub.resource.detached) continue;
+      let any = false;
+      for (const m of messages) {
+        if (sub.filter(m.attributes)) {
+          this.enqueue(sub, m);
+          any = true;
+        }
+      }
+      if (any) touched.push(sub);
+    }
+    return touched;
+  }
+
+  private enqueue(sub: Subscription, m: StoredMessage): void {
+    if (sub.msgs.has(m.id)) return;
+    const key = sub.ordered ? m.orderingKey : '';
+    const sm: SubMsg = {
+      m,
+      attempts: 0,
+      state: READY,
+      leaseUntil: 0,
+      availableAt: 0,
+      ackId: '',
+      consumer: undefined,
+      key,
+    };
+    sub.msgs.set(m.id, sm);
+    this.liveBytes += m.size;
+    if (key) {
+      let q = sub.keyQueues.get(key);
+      if (!q) {
+        q = [];
+        sub.keyQueues.set(key, q);
+      }
+      q.push(sm);
+      if (q.length === 1) this.queueKey(sub, key);
+    } else {
+      sub.ready.push(sm);
+    }
+  }
+
+  private queueKey(sub: Subscription, key: string): void {
+    if (sub.keyQueued.has(key) || (sub.keyLeased.get(key) ?? 0) > 0) return;
+    const head = sub.keyQueues.get(key)?.[0];
+    if (!head || head.state !== READY) return;
+    sub.keyQueued.add(key);
+    sub.readyKeys.push(key);
+  }
+
+  /** Drops a message from a subscription (acked, expired or dead-lettered). */
+  private remove(sub: Subscription, id: number): SubMsg | undefined {
+    const sm = sub.msgs.get(id);
+    if (!sm) return undefined;
+    sub.msgs.delete(id);
+    this.liveBytes -= sm.m.size;
+    if (sm.state === LEASED) this.unlease(sub, sm);
+    sub.delayed.delete(sm);
+    sm.state = DONE;
+    if (sm.key) {
+      const q = sub.keyQueues.get(sm.key);
+      if (q) {
+        const i = q.indexOf(sm);
+        if (i >= 0) q.splice(i, 1);
+        if (q.length === 0) sub.keyQueues.delete(sm.key);
+        else this.queueKey(sub, sm.key);
+      }
+    }
+    return sm;
+  }
+
+  private unlease(sub: Subscription, sm: SubMsg): void {
+    sub.leased.delete(sm);
+    const c = sm.consumer;
+    if (c) {
+      c.outstanding--;
+      c.outstandingBytes -= sm.m.size;
+      sm.consumer = undefined;
+    }
+    if (sm.key) {
+      const n = (sub.keyLeased.get(sm.key) ?? 1) - 1;
+      if (n <= 0) sub.keyLeased.delete(sm.key);
+      else sub.keyLeased.set(sm.key, n);
+    }
+  }
+
+  // ---------- delivery ----------
+
+  private lease(
+    sub: Subscription,
+    sm: SubMsg,
+    consumer: Consumer | undefined,
+    leaseMs: number,
+    now: number,
+  ): Delivery {
+    sm.attempts++;
+    sm.state = LEASED;
+    sm.leaseUntil = now + leaseMs;
+    sm.ackId = `${sm.m.id}-${sm.attempts}`;
+    sm.consumer = consumer;
+    sub.leased.add(sm);
+    if (consumer) {
+      consumer.outstanding++;
+      consumer.outstandingBytes += sm.m.size;
+    }
+    if (sm.key) sub.keyLeased.set(sm.key, (sub.keyLeased.get(sm.key) ?? 0) + 1);
+    this.wakeAt(sub, sm.leaseUntil);
+    return {
+      ackId: sm.ackId,
+      message: sm.m,
+      deliveryAttempt: sub.resource.deadLetterPolicy ? sm.attempts : 0,
+      attempt: sm.attempts,
+    };
+  }
+
+  /** Takes up to `max` deliverable messages (and `maxBytes`, at least one message) and leases them. */
+  private take(
+    sub: Subscription,
+    max: number,
+    maxBytes: number,
+    consumer: Consumer | undefined,
+    leaseMs: number,
+  ): Delivery[] {
+    const out: Delivery[] = [];
+    const now = Date.now();
+    const oldest = now - sub.retentionMs;
+    let bytes = 0;
+    const full = (): boolean => out.length >= max || (out.length > 0 && bytes >= maxBytes);
+    while (!full()) {
+      const sm = sub.redeliver.shift() ?? sub.ready.shift();
+      if (!sm) break;
+      if (sm.state !== READY || sm.key) continue;
+      if (sm.m.publishTime < oldest) {
+        // Past retention: dropped, as Google does; replay drops it again by the same rule.
+        this.remove(sub, sm.m.id);
+        continue;
+      }
+      out.push(this.lease(sub, sm, consumer, leaseMs, now));
+      bytes += sm.m.size;
+    }
+    while (!full() && sub.readyKeys.length > 0) {
+      const key = sub.readyKeys.shift() as string;
+      sub.keyQueued.delete(key);
+      if ((sub.keyLeased.get(key) ?? 0) > 0) continue;
+      const q = sub.keyQueues.get(key);
+      if (!q) continue;
+      // All consecutive ready messages of one key go to the same consumer, in order.
+      for (const sm of q) {
+        if (sm.state !== READY || full()) break;
+        out.push(this.lease(sub, sm, consumer, leaseMs, now));
+        bytes += sm.m.size;
+      }
+    }
+    return out;
+  }
+
+  /** Adds a consumer (streaming pull stream or push worker) and starts feeding it. */
+  attach(sub: Subscription, consumer: Consumer): void {
+    sub.consumers.push(consumer);
+    this.scheduleDispatch(sub);
+  }
+
+  detach(sub: Subscription, consumer: Consumer): void {
+    const i = sub.consumers.indexOf(consumer);
+    if (i >= 0) sub.consumers.splice(i, 1);
+  }
+
+  scheduleDispatch(sub: Subscription): void {
+    if (sub.dispatchScheduled || sub.consumers.length === 0 || this.closed) return;
+    sub.dispatchScheduled = true;
+    setImmediate(() => {
+      sub.dispatchScheduled = false;
+      this.dispatch(sub);
+    });
+  }
+
+  private capacity(c: Consumer): { n: number; bytes: number } {
+    const n = c.maxMessages > 0 ? c.maxMessages - c.outstanding : LIMITS.maxPullMessages;
+    const bytes = c.maxBytes > 0 ? c.maxBytes - c.outstandingBytes : LIMITS.batchBytes;
+    return { n: Math.min(n, LIMITS.maxPullMessages), bytes: Math.min(bytes, LIMITS.batchBytes) };
+  }
+
+  private dispatch(sub: Subscription): void {
+    if (this.subs.get(sub.name) !== sub) return;
+    let progress = true;
+    while (progress && sub.consumers.length > 0) {
+      progress = false;
+      const n = sub.consumers.length;
+      for (let k = 0; k < n && sub.consumers.length > 0; k++) {
+        sub.rr = (sub.rr + 1) % sub.consumers.length;
+        const c = sub.consumers[sub.rr] as Consumer;
+        const cap = this.capacity(c);
+        if (cap.n <= 0 || cap.bytes <= 0) continue;
+        const batch = this.take(sub, cap.n, cap.bytes, c, c.leaseMs());
+        if (batch.length === 0) return;
+        progress = true;
+        c.deliver(batch);
+      }
+    }
+  }
+
+  /**
+   * Unary pull: returns what is available now; when nothing is and `wait` is true, waits up to
+   * `waitMs` for the first messages.
+   */
+  async pull(name: string, maxMessages: number, wait: boolean, waitMs = 500): Promise<Delivery[]> {
+    const sub = this.getSubscription(name);
+    if (maxMessages < 1) throw tooSmall('max_messages', maxMessages, 1, 'max_messages');
+    const max = Math.min(maxMessages, LIMITS.maxPullMessages);
+    const leaseMs = sub.resource.ackDeadlineSeconds * 1000;
+    const now = this.take(sub, max, LIMITS.batchBytes, undefined, leaseMs);
+    if (now.length > 0 || !wait) return now;
+    return new Promise<Delivery[]>((resolve) => {
+      const waiter: Consumer = {
+        maxMessages: max,
+        maxBytes: 0,
+        outstanding: 0,
+        outstandingBytes: 0,
+        leaseMs: () => leaseMs,
+        deliver: (batch) => {
+          clearTimeout(timer);
+          this.detach(sub, waiter);
+          // A pull's leases are not tied to a consumer that outlives the call.
+          for (const d of batch) {
+            const sm = sub.msgs.get(d.message.id);
+            if (sm) sm.consumer = undefined;
+          }
+          resolve(batch);
+        },
+      };
+      const timer = setTimeout(() => {
+        this.detach(sub, waiter);
+        resolve([]);
+      }, waitMs);
+      this.attach(sub, waiter);
+    });
+  }
+
+  private parseAckIds(ackIds: readonly string[]): number[] {
+    const ids: number[] = [];
+    for (const ackId of ackIds) {
+      const m = ACK_ID.exec(ackId);
+      if (!m) throw invalid(`You have passed an invalid ack ID to the service (ack_id=${ackId}).`, 'ack_ids');
+      ids.push(Number(m[1]));
+    }
+    return ids;
+  }
+
+  /** Acknowledges; resolves once the acks are durable. Unknown or already acked ids are ignored. */
+  async acknowledge(name: string, ackIds: readonly string[]): Promise<void> {
+    const sub = this.getSubscription(name);
+    if (ackIds.length === 0) throw invalid('No ack ids specified.', 'ack_ids');
+    const ids = this.parseAckIds(ackIds);
+    const removed: number[] = [];
+    for (const id of ids) if (this.remove(sub, id)) removed.push(id);
+    if (removed.length === 0) return;
+    this.scheduleDispatch(sub);
+    await this.append({ type: REC.ACK, sub: sub.name, ids: removed });
+  }
+
+  /** Extends leases, or nacks with 0. Only the current delivery of a message is affected. */
+  modifyAckDeadline(name: string, ackIds: readonly string[], seconds: number): void {
+    const sub = this.getSubscription(name);
+    if (ackIds.length === 0) throw invalid('No ack ids specified.', 'ack_ids');
+    if (seconds !== 0) checkAckDeadline(seconds, 'ack_deadline_seconds');
+    if (seconds < 0) throw tooSmall('ack_deadline_seconds', seconds, 0, 'ack_deadline_seconds');
+    this.parseAckIds(ackIds);
+    const now = Date.now();
+    for (const ackId of ackIds) {
+      const sm = sub.msgs.get(Number(ackId.slice(0, ackId.indexOf('-'))));
+      if (!sm || sm.state !== LEASED || sm.ackId !== ackId) continue;
+      if (seconds === 0) {
+        this.release(sub, sm, now);
+      } else {
+        sm.leaseUntil = now + seconds * 1000;
+        this.wakeAt(sub, sm.leaseUntil);
+      }
+    }
+    if (seconds === 0) this.scheduleDispatch(sub);
+  }
+
+  /** Nack from a push worker or stream, by ack id. */
+  nack(sub: Subscription, ackId: string): void {
+    const sm = sub.msgs.get(Number(ackId.slice(0, ackId.indexOf('-'))));
+    if (!sm || sm.state !== LEASED || sm.ackId !== ackId) return;
+    this.release(sub, sm, Date.now());
+    this.scheduleDispatch(sub);
+  }
+
+  private backoffMs(sub: Subscription, attempts: number): number {
+    const rp = sub.resource.retryPolicy;
+    let min: number;
+    let max: number;
+    if (rp) {
+      min = durationMs(rp.minimumBackoff) ?? 10_000;
+      max = durationMs(rp.maximumBackoff) ?? 600_000;
+    } else if (sub.isPush) {
+      // No retry policy: redeliver quickly, but do not hammer a failing endpoint.
+      min = 100;
+      max = 10_000;
+    } else {
+      return 0;
+    }
+    const exp = Math.min(attempts - 1, 30);
+    return Math.min(max, min * 2 ** exp);
+  }
+
+  /** A nack or an expired lease: redeliver after backoff, or dead-letter after the last attempt. */
+  private release(sub: Subscription, sm: SubMsg, now: number): void {
+    this.unlease(sub, sm);
+    const dlp = sub.resource.deadLetterPolicy;
+    if (dlp && sm.attempts >= dlp.maxDeliveryAttempts && this.topics.has(dlp.deadLetterTopic)) {
+      this.deadLetter(sub, sm, dlp.deadLetterTopic);
+      return;
+    }
+    this.makeAvailable(sub, sm, now + this.backoffMs(sub, sm.attempts), true);
+    if (sm.key) {
+      // Ordering: later messages of the key that are out must come again after this one.
+      for (const other of sub.keyQueues.get(sm.key) ?? []) {
+        if (other !== sm && other.state === LEASED) {
+          this.unlease(sub, other);
+          this.makeAvailable(sub, other, now, false);
+        }
+      }
+      this.queueKey(sub, sm.key);
+    }
+  }
+
+  private makeAvailable(sub: Subscription, sm: SubMsg, at: number, front: boolean): void {
+    sm.consumer = undefined;
+    if (at > Date.now()) {
+      sm.state = DELAYED;
+      sm.availableAt = at;
+      sub.delayed.add(sm);
+      this.wakeAt(sub, at);
+      return;
+    }
+    sm.state = READY;
+    if (!sm.key) {
+      if (front) sub.redeliver.push(sm);
+      else sub.ready.push(sm);
+    }
+  }
+
+  private deadLetter(sub: Subscription, sm: SubMsg, topicName: string): void {
+    const m = sm.m;
+    const [, project = ''] = sub.name.split('/');
+    const attributes: Record<string, string> = {
+      ...m.attributes,
+      CloudPubSubDeadLetterSourceDeliveryCount: String(sm.attempts),
+      CloudPubSubDeadLetterSourceSubscription: shortName(sub.name),
+      CloudPubSubDeadLetterSourceSubscriptionProject: project,
+      CloudPubSubDeadLetterSourceTopicPublishTime: new Date(m.publishTime).toISOString(),
+    };
+    const id = this.nextId++;
+    let size = m.data.length + m.orderingKey.length;
+    for (const k in attributes) size += k.length + (attributes[k] as string).length;
+    const dead: StoredMessage = {
+      id,
+      publishTime: Date.now(),
+      data: m.data,
+      attributes,
+      orderingKey: m.orderingKey,
+      size,
+    };
+    const touched = this.fanOut(topicName, [dead]);
+    this.appendQuiet({ type: REC.PUBLISH, topic: topicName, messages: [dead] });
+    this.remove(sub, m.id);
+    this.appendQuiet({ type: REC.ACK, sub: sub.name, ids: [m.id] });
+    for (const t of touched) this.scheduleDispatch(t);
+  }
+
+  private wakeAt(sub: Subscription, at: number): void {
+    if (this.closed || at >= sub.timerAt) return;
+    if (sub.timer) clearTimeout(sub.timer);
+    sub.timerAt = at;
+    sub.timer = setTimeout(() => this.wake(sub), Math.max(0, at - Date.now()));
+    sub.timer.unref();
+  }
+
+  /** Expires leases and ends backoffs that are due, then re-arms the timer for the next one. */
+  private wake(sub: Subscription): void {
+    sub.timer = undefined;
+    sub.timerAt = Number.POSITIVE_INFINITY;
+    if (this.subs.get(sub.name) !== sub || this.closed) return;
+    const now = Date.now();
+    let next = Number.POSITIVE_INFINITY;
+    const expired: SubMsg[] = [];
+    for (const sm of sub.leased) {
+      if (sm.leaseUntil <= now) expired.push(sm);
+      else if (sm.leaseUntil < next) next = sm.leaseUntil;
+    }
+    for (const sm of expired) if (sm.state === LEASED) this.release(sub, sm, now);
+    const due: SubMsg[] = [];
+    for (const sm of sub.delayed) {
+      if (sm.availableAt <= now) due.push(sm);
+      else if (sm.availableAt < next) next = sm.availableAt;
+    }
+    for (const sm of due) {
+      sub.delayed.delete(sm);
+      this.makeAvailable(sub, sm, 0, true);
+      if (sm.key) this.queueKey(sub, sm.key);
+    }
+    // Releases above may have armed a timer already; keep the earliest.
+    if (next < Number.POSITIVE_INFINITY) this.wakeAt(sub, next);
+    this.scheduleDispatch(sub);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const sub of this.subs.values()) {
+      if (sub.timer) clearTimeout(sub.timer);
+      sub.consumers.length = 0;
+    }
+    await this.log?.close();
+  }
+
+  /** Counts for tests and diagnostics. */
+  stats(name: string): { unacked: number; leased: number; delayed: number } {
+    const sub = this.getSubscription(name);
+    return { unacked: sub.msgs.size, leased: sub.leased.size, delayed: sub.delayed.size };
+  }
+
+  get dataDir(): string {
+    return this.opts.dataDir;
+  }
+}
+
+function tooSmallThrow(): never {
+  throw tooSmall('message_count', 0, 1, 'messages');
+}
+
+const byName = (a: { name: string }, b: { name: string }): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;

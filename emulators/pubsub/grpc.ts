@@ -1,0 +1,432 @@
+/**
+ * Pub/Sub's gRPC surface, from the protos shipped in @google-cloud/pubsub. Handlers translate
+ * proto objects to the engine's canonical (REST JSON) shapes and back; every handler is wrapped
+ * so a caller's mistake is INVALID_ARGUMENT / NOT_FOUND / ALREADY_EXISTS, never UNKNOWN (which
+ * the client would retry for ten minutes, GCP-WIRE.md §2).
+ */
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import * as protoLoader from '@grpc/proto-loader';
+import type { StoredMessage } from './codec.ts';
+import type { Consumer, Delivery, Engine, PublishInput, Subscription } from './engine.ts';
+import { invalid, STATUSES, toApiError } from './errors.ts';
+import {
+  durationMs,
+  formatDuration,
+  type PushConfig,
+  type SubscriptionInput,
+  type SubscriptionResource,
+  type TopicInput,
+  type TopicResource,
+} from './resources.ts';
+
+/** Requests up to this size reach our handlers, which judge the 10 MB limits themselves (GCP-WIRE.md §7). */
+export const GRPC_MAX_MESSAGE = 11 * 1024 * 1024;
+
+// Proto objects are dynamic (loaded at run time); these interfaces name the fields we read.
+interface ProtoDuration {
+  seconds: string | number;
+  nanos: number;
+}
+type Obj = Record<string, unknown>;
+
+function protoDir(): { pubsub: string; gax: string } {
+  const require = createRequire(import.meta.url);
+  const pubsubMain = require.resolve('@google-cloud/pubsub');
+  const pubsubRoot = join(dirname(pubsubMain), '..', '..');
+  const gaxMain = createRequire(pubsubMain).resolve('google-gax');
+  return { pubsub: join(pubsubRoot, 'build', 'protos'), gax: join(dirname(gaxMain), '..', 'protos') };
+}
+
+interface ServiceDefinitions {
+  publisher: grpc.ServiceDefinition;
+  subscriber: grpc.ServiceDefinition;
+}
+
+let cached: ServiceDefinitions | undefined;
+
+function loadServices(): ServiceDefinitions {
+  if (cached) return cached;
+  const dirs = protoDir();
+  const def = protoLoader.loadSync('google/pubsub/v1/pubsub.proto', {
+    includeDirs: [dirs.pubsub, dirs.gax],
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as {
+    google: { pubsub: { v1: Record<string, { service: grpc.ServiceDefinition }> } };
+  };
+  const v1 = pkg.google.pubsub.v1;
+  cached = {
+    publisher: (v1['Publisher'] as { service: grpc.ServiceDefinition }).service,
+    subscriber: (v1['Subscriber'] as { service: grpc.ServiceDefinition }).service,
+  };
+  return cached;
+}
+
+// ---------- conversions ----------
+
+const dur = (d: unknown): string | undefined => {
+  if (!d || typeof d !== 'object') return undefined;
+  const p = d as ProtoDuration;
+  return formatDuration(Number(p.seconds), p.nanos ?? 0);
+};
+
+function toProtoDuration(text: string | undefined): ProtoDuration | null {
+  if (!text) return null;
+  const ms = durationMs(text) ?? 0;
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: String(seconds), nanos: Math.round((ms - seconds * 1000) * 1e6) };
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+const map = (v: unknown): Record<string, string> | undefined =>
+  v && typeof v === 'object' && Object.keys(v).length > 0 ? (v as Record<string, string>) : undefined;
+
+function pushConfigIn(v: unknown): PushConfig | undefined {
+  if (!v || typeof v !== 'object') return undefined;
+  const p = v as Obj;
+  const out: PushConfig = {};
+  const endpoint = str(p['pushEndpoint']);
+  if (endpoint) out.pushEndpoint = endpoint;
+  const attributes = map(p['attributes']);
+  if (attributes) out.attributes = attributes;
+  const oidc = p['oidcToken'] as Obj | null | undefined;
+  if (oidc) {
+    out.oidcToken = {
+      serviceAccountEmail: String(oidc['serviceAccountEmail'] ?? ''),
+      audience: String(oidc['audience'] ?? ''),
+    };
+  }
+  return out;
+}
+
+function refuseUnsupported(s: Obj): void {
+  for (const f of ['bigqueryConfig', 'cloudStorageConfig', 'bigtableConfig']) {
+    if (s[f]) throw invalid(`${f} is not supported by this emulator.`, f);
+  }
+  if (Array.isArray(s['messageTransforms']) && s['messageTransforms'].length > 0) {
+    throw invalid('message_transforms is not supported by this emulator.', 'message_transforms');
+  }
+}
+
+function subscriptionIn(s: Obj): SubscriptionInput {
+  refuseUnsupported(s);
+  const dlp = s['deadLetterPolicy'] as Obj | null | undefined;
+  const rp = s['retryPolicy'] as Obj | null | undefined;
+  const exp = s['expirationPolicy'] as Obj | null | undefined;
+  return {
+    name: str(s['name']),
+    topic: str(s['topic']),
+    pushConfig: pushConfigIn(s['pushConfig']),
+    ackDeadlineSeconds: Number(s['ackDeadlineSeconds'] ?? 0),
+    retainAckedMessages: Boolean(s['retainAckedMessages']),
+    messageRetentionDuration: dur(s['messageRetentionDuration']),
+    labels: map(s['labels']),
+    enableMessageOrdering: Boolean(s['enableMessageOrdering']),
+    expirationPolicy: exp ? { ttl: dur(exp['ttl']) } : undefined,
+    filter: typeof s['filter'] === 'string' ? s['filter'] : '',
+    deadLetterPolicy: dlp
+      ? {
+          deadLetterTopic: str(dlp['deadLetterTopic']),
+          maxDeliveryAttempts: Number(dlp['maxDeliveryAttempts'] ?? 0),
+        }
+      : undefined,
+    retryPolicy: rp
+      ? { minimumBackoff: dur(rp['minimumBackoff']), maximumBackoff: dur(rp['maximumBackoff']) }
+      : undefined,
+    detached: Boolean(s['detached']),
+    enableExactlyOnceDelivery: Boolean(s['enableExactlyOnceDelivery']),
+  };
+}
+
+function subscriptionOut(s: SubscriptionResource): Obj {
+  return {
+    name: s.name,
+    topic: s.topic,
+    pushConfig: {
+      pushEndpoint: s.pushConfig.pushEndpoint ?? '',
+      attributes: s.pushConfig.attributes ?? {},
+      oidcToken: s.pushConfig.oidcToken ?? null,
+    },
+    ackDeadlineSeconds: s.ackDeadlineSeconds,
+    retainAckedMessages: s.retainAckedMessages,
+    messageRetentionDuration: toProtoDuration(s.messageRetentionDuration),
+    labels: s.labels ?? {},
+    enableMessageOrdering: s.enableMessageOrdering,
+    expirationPolicy: s.expirationPolicy ? { ttl: toProtoDuration(s.expirationPolicy.ttl) } : null,
+    filter: s.filter,
+    deadLetterPolicy: s.deadLetterPolicy ?? null,
+    retryPolicy: s.retryPolicy
+      ? {
+          minimumBackoff: toProtoDuration(s.retryPolicy.minimumBackoff),
+          maximumBackoff: toProtoDuration(s.retryPolicy.maximumBackoff),
+        }
+      : null,
+    detached: s.detached,
+    enableExactlyOnceDelivery: s.enableExactlyOnceDelivery,
+    state: s.state,
+  };
+}
+
+function topicIn(t: Obj): TopicInput {
+  return {
+    name: str(t['name']),
+    labels: map(t['labels']),
+    messageRetentionDuration: dur(t['messageRetentionDuration']),
+    kmsKeyName: str(t['kmsKeyName']),
+  };
+}
+
+function topicOut(t: TopicResource): Obj {
+  return {
+    name: t.name,
+    labels: t.labels ?? {},
+    messageRetentionDuration: toProtoDuration(t.messageRetentionDuration),
+    kmsKeyName: t.kmsKeyName ?? '',
+    state: 'ACTIVE',
+  };
+}
+
+function messageOut(m: StoredMessage): Obj {
+  const seconds = Math.floor(m.publishTime / 1000);
+  return {
+    data: m.data,
+    attributes: m.attributes,
+    messageId: String(m.id),
+    publishTime: { seconds: String(seconds), nanos: (m.publishTime - seconds * 1000) * 1_000_000 },
+    orderingKey: m.orderingKey,
+  };
+}
+
+const receivedOut = (d: Delivery): Obj => ({
+  ackId: d.ackId,
+  message: messageOut(d.message),
+  deliveryAttempt: d.deliveryAttempt,
+});
+
+const paths = (mask: unknown): string[] =>
+  mask && typeof mask === 'object' && Array.isArray((mask as Obj)['paths'])
+    ? ((mask as Obj)['paths'] as string[])
+    : [];
+
+// ---------- handlers ----------
+
+type Unary = (request: Obj) => Promise<unknown> | unknown;
+
+function unary(fn: Unary): grpc.handleUnaryCall<Obj, unknown> {
+  return (call, callback) => {
+    Promise.resolve()
+      .then(() => fn(call.request))
+      .then(
+        (res) => callback(null, res),
+        (err: unknown) => {
+          const e = toApiError(err);
+          callback({ code: STATUSES[e.status].grpc, details: e.message });
+        },
+      );
+  };
+}
+
+/** One StreamingPull stream as a consumer of its subscription. */
+class StreamConsumer implements Consumer {
+  readonly maxMessages: number;
+  readonly maxBytes: number;
+  outstanding = 0;
+  outstandingBytes = 0;
+  ackDeadlineSeconds: number;
+  private readonly call: grpc.ServerDuplexStream<Obj, unknown>;
+  private readonly properties: Obj;
+
+  constructor(call: grpc.ServerDuplexStream<Obj, unknown>, first: Obj, sub: Subscription) {
+    this.call = call;
+    this.maxMessages = Number(first['maxOutstandingMessages'] ?? 0) || 1000;
+    this.maxBytes = Number(first['maxOutstandingBytes'] ?? 0) || 0;
+    this.ackDeadlineSeconds =
+      Number(first['streamAckDeadlineSeconds'] ?? 0) || sub.resource.ackDeadlineSeconds;
+    this.properties = {
+      exactlyOnceDeliveryEnabled: sub.resource.enableExactlyOnceDelivery,
+      messageOrderingEnabled: sub.resource.enableMessageOrdering,
+    };
+  }
+
+  leaseMs(): number {
+    return this.ackDeadlineSeconds * 1000;
+  }
+
+  deliver(batch: Delivery[]): void {
+    this.call.write({ receivedMessages: batch.map(receivedOut), subscriptionProperties: this.properties });
+  }
+}
+
+function streamingPull(engine: Engine, streams: Set<grpc.ServerDuplexStream<Obj, unknown>>) {
+  return (call: grpc.ServerDuplexStream<Obj, unknown>): void => {
+    streams.add(call);
+    let sub: Subscription | undefined;
+    let consumer: StreamConsumer | undefined;
+    let ended = false;
+    const finish = (err?: unknown): void => {
+      if (ended) return;
+      ended = true;
+      streams.delete(call);
+      if (sub && consumer) engine.detach(sub, consumer);
+      if (err) {
+        const e = toApiError(err);
+        call.emit('error', { code: STATUSES[e.status].grpc, details: e.message });
+      } else {
+        call.end();
+      }
+    };
+    call.on('data', (req: Obj) => {
+      try {
+        if (!consumer) {
+          sub = engine.getSubscription(String(req['subscription'] ?? ''));
+          const seconds = Number(req['streamAckDeadlineSeconds'] ?? 0);
+          if (seconds < 10 || seconds > 600) {
+            throw invalid(
+              `Invalid stream ack deadline: ${seconds} seconds (10 to 600 allowed).`,
+              'stream_ack_deadline_seconds',
+            );
+          }
+          consumer = new StreamConsumer(call, req, sub);
+          engine.attach(sub, consumer);
+        } else if (Number(req['streamAckDeadlineSeconds'] ?? 0) > 0) {
+          consumer.ackDeadlineSeconds = Math.min(600, Math.max(10, Number(req['streamAckDeadlineSeconds'])));
+        }
+        const s = sub as Subscription;
+        const ackIds = (req['ackIds'] as string[] | undefined) ?? [];
+        if (ackIds.length > 0) engine.acknowledge(s.name, ackIds).catch(() => undefined);
+        const modIds = (req['modifyDeadlineAckIds'] as string[] | undefined) ?? [];
+        const modSecs = (req['modifyDeadlineSeconds'] as number[] | undefined) ?? [];
+        for (let i = 0; i < modIds.length; i++) {
+          engine.modifyAckDeadline(s.name, [modIds[i] as string], modSecs[i] ?? 0);
+        }
+      } catch (err) {
+        finish(err);
+      }
+    });
+    call.on('end', () => finish());
+    call.on('cancelled', () => finish());
+    call.on('error', () => finish());
+  };
+}
+
+export interface GrpcHandle {
+  readonly server: grpc.Server;
+  /** Ends every open StreamingPull call (on close). */
+  endStreams(): void;
+}
+
+/** Builds the gRPC server (not bound to a port: sockets are injected by the shared listener). */
+export function createGrpcServer(engine: Engine): GrpcHandle {
+  const { publisher, subscriber } = loadServices();
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': GRPC_MAX_MESSAGE,
+    'grpc.max_send_message_length': GRPC_MAX_MESSAGE,
+  });
+  const streams = new Set<grpc.ServerDuplexStream<Obj, unknown>>();
+
+  server.addService(publisher, {
+    CreateTopic: unary(async (t) => topicOut(await engine.createTopic(topicIn(t), String(t['name'] ?? '')))),
+    UpdateTopic: unary(async (r) => {
+      const t = (r['topic'] ?? {}) as Obj;
+      return topicOut(await engine.updateTopic(topicIn(t), String(t['name'] ?? ''), paths(r['updateMask'])));
+    }),
+    Publish: unary(async (r) => {
+      const messages = ((r['messages'] as Obj[] | undefined) ?? []).map(
+        (m): PublishInput => ({
+          data: (m['data'] as Buffer | undefined) ?? Buffer.alloc(0),
+          attributes: (m['attributes'] as Record<string, string> | undefined) ?? {},
+          orderingKey: String(m['orderingKey'] ?? ''),
+        }),
+      );
+      return { messageIds: await engine.publish(String(r['topic'] ?? ''), messages) };
+    }),
+    GetTopic: unary((r) => topicOut(engine.getTopic(String(r['topic'] ?? '')))),
+    ListTopics: unary((r) => {
+      const all = engine.listTopics(projectOf(r['project']));
+      const p = page(all, r);
+      return { topics: p.items.map(topicOut), nextPageToken: p.next };
+    }),
+    ListTopicSubscriptions: unary((r) => {
+      const p = page(engine.listTopicSubscriptions(String(r['topic'] ?? '')), r);
+      return { subscriptions: p.items, nextPageToken: p.next };
+    }),
+    DeleteTopic: unary(async (r) => {
+      await engine.deleteTopic(String(r['topic'] ?? ''));
+      return {};
+    }),
+  });
+
+  server.addService(subscriber, {
+    CreateSubscription: unary(async (s) =>
+      subscriptionOut(await engine.createSubscription(subscriptionIn(s), String(s['name'] ?? ''))),
+    ),
+    GetSubscription: unary((r) =>
+      subscriptionOut(engine.getSubscription(String(r['subscription'] ?? '')).resource),
+    ),
+    UpdateSubscription: unary(async (r) => {
+      const s = (r['subscription'] ?? {}) as Obj;
+      return subscriptionOut(
+        await engine.updateSubscription(subscriptionIn(s), String(s['name'] ?? ''), paths(r['updateMask'])),
+      );
+    }),
+    ListSubscriptions: unary((r) => {
+      const p = page(engine.listSubscriptions(projectOf(r['project'])), r);
+      return { subscriptions: p.items.map(subscriptionOut), nextPageToken: p.next };
+    }),
+    DeleteSubscription: unary(async (r) => {
+      await engine.deleteSubscription(String(r['subscription'] ?? ''));
+      return {};
+    }),
+    ModifyAckDeadline: unary((r) => {
+      engine.modifyAckDeadline(
+        String(r['subscription'] ?? ''),
+        (r['ackIds'] as string[] | undefined) ?? [],
+        Number(r['ackDeadlineSeconds'] ?? 0),
+      );
+      return {};
+    }),
+    Acknowledge: unary(async (r) => {
+      await engine.acknowledge(String(r['subscription'] ?? ''), (r['ackIds'] as string[] | undefined) ?? []);
+      return {};
+    }),
+    Pull: unary(async (r) => {
+      const deliveries = await engine.pull(
+        String(r['subscription'] ?? ''),
+        Number(r['maxMessages'] ?? 0),
+        r['returnImmediately'] !== true,
+      );
+      return { receivedMessages: deliveries.map(receivedOut) };
+    }),
+    StreamingPull: streamingPull(engine, streams),
+    ModifyPushConfig: unary(async (r) => {
+      await engine.modifyPushConfig(String(r['subscription'] ?? ''), pushConfigIn(r['pushConfig']) ?? {});
+      return {};
+    }),
+  });
+
+  return {
+    server,
+    endStreams: () => {
+      for (const call of streams) call.end();
+      streams.clear();
+    },
+  };
+}
+
+function projectOf(v: unknown): string {
+  const s = String(v ?? '');
+  if (!/^projects\/[^/]+$/.test(s)) throw invalid(`Invalid [projects] name: (name=${s})`, 'project');
+  return s.slice('projects/'.length);
+}
+
+function page<T>(items: T[], r: Obj): { items: T[]; next: string } {
+  const size = Number(r['pageSize'] ?? 0) || 100;
+  const start = Number(r['pageToken'] ?? 0) || 0;
+  const slice = items.slice(start, start + size);
+  return { items: slice, next: start + size < items.length ? String(start + size) : '' };
+}

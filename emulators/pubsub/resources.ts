@@ -1,0 +1,371 @@
+/**
+ * Topic and subscription resources in their canonical (REST JSON) shape, with the validation and
+ * defaults Google applies (GCP-WIRE.md §1). gRPC objects are converted to this shape first.
+ */
+import { ApiError, invalid, tooLarge, tooSmall } from './errors.ts';
+import { compileFilter, MAX_FILTER_BYTES } from './filter.ts';
+
+export interface TopicResource {
+  name: string;
+  labels?: Record<string, string>;
+  messageRetentionDuration?: string;
+  kmsKeyName?: string;
+}
+
+export interface OidcToken {
+  serviceAccountEmail: string;
+  audience: string;
+}
+
+export interface PushConfig {
+  pushEndpoint?: string;
+  attributes?: Record<string, string>;
+  oidcToken?: OidcToken;
+}
+
+export interface SubscriptionResource {
+  name: string;
+  topic: string;
+  pushConfig: PushConfig;
+  ackDeadlineSeconds: number;
+  retainAckedMessages: boolean;
+  messageRetentionDuration: string;
+  labels?: Record<string, string>;
+  enableMessageOrdering: boolean;
+  expirationPolicy?: { ttl?: string };
+  filter: string;
+  deadLetterPolicy?: { deadLetterTopic: string; maxDeliveryAttempts: number };
+  retryPolicy?: { minimumBackoff: string; maximumBackoff: string };
+  detached: boolean;
+  enableExactlyOnceDelivery: boolean;
+  state: 'ACTIVE';
+}
+
+/** What a caller may send for a subscription (after REST or gRPC decoding). */
+export interface SubscriptionInput {
+  name?: string | undefined;
+  topic?: string | undefined;
+  pushConfig?: PushConfig | undefined;
+  ackDeadlineSeconds?: number | undefined;
+  retainAckedMessages?: boolean | undefined;
+  messageRetentionDuration?: string | undefined;
+  labels?: Record<string, string> | undefined;
+  enableMessageOrdering?: boolean | undefined;
+  expirationPolicy?: { ttl?: string | undefined } | undefined;
+  filter?: string | undefined;
+  deadLetterPolicy?:
+    | { deadLetterTopic?: string | undefined; maxDeliveryAttempts?: number | undefined }
+    | undefined;
+  retryPolicy?: { minimumBackoff?: string | undefined; maximumBackoff?: string | undefined } | undefined;
+  detached?: boolean | undefined;
+  enableExactlyOnceDelivery?: boolean | undefined;
+}
+
+export interface TopicInput {
+  name?: string | undefined;
+  labels?: Record<string, string> | undefined;
+  messageRetentionDuration?: string | undefined;
+  kmsKeyName?: string | undefined;
+}
+
+export const DELETED_TOPIC = '_deleted-topic_';
+// Google requires 3–255 characters; shorter ids are accepted here because docs and tests use "t", "s".
+const RESOURCE_ID = /^[A-Za-z][A-Za-z0-9\-_.~+%]{0,254}$/;
+const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9\-_.:]{0,62}$/;
+
+/** Checks `projects/{p}/{kind}/{id}` and returns its parts. */
+export function parseName(name: string, kind: 'topics' | 'subscriptions'): { project: string; id: string } {
+  const parts = name.split('/');
+  const project = parts[1] ?? '';
+  const id = parts[3] ?? '';
+  if (
+    parts.length !== 4 ||
+    parts[0] !== 'projects' ||
+    parts[2] !== kind ||
+    !PROJECT_ID.test(project) ||
+    !RESOURCE_ID.test(id) ||
+    id.toLowerCase().startsWith('goog')
+  ) {
+    throw invalid(`Invalid [${kind}] name: (name=${name})`);
+  }
+  return { project, id };
+}
+
+/** Last path segment, as Google prints it in NOT_FOUND / ALREADY_EXISTS messages. */
+export const shortName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
+
+const DURATION = /^(\d+)(?:\.(\d{1,9}))?s$/;
+
+/** Parses a protobuf JSON duration ("10s", "0.1s") to milliseconds; undefined when malformed. */
+export function durationMs(value: string): number | undefined {
+  const m = DURATION.exec(value);
+  if (!m) return undefined;
+  const frac = m[2] ?? '';
+  return Number(m[1]) * 1000 + (frac ? Number(`0.${frac}`) * 1000 : 0);
+}
+
+/** Formats seconds + nanos the way protobuf JSON does ("10s", "0.100s"). */
+export function formatDuration(seconds: number, nanos: number): string {
+  if (nanos === 0) return `${seconds}s`;
+  const frac = String(nanos).padStart(9, '0').replace(/0+$/, '');
+  return `${seconds}.${frac}s`;
+}
+
+function checkDuration(
+  value: string,
+  field: string,
+  minMs: number,
+  maxMs: number,
+  what: string,
+): { ms: number; text: string } {
+  const ms = durationMs(value);
+  if (ms === undefined)
+    throw invalid(
+      `Invalid value at '${field}' (type.googleapis.com/google.protobuf.Duration), Field '${field}', Illegal duration format; duration must end with 's'`,
+      field,
+    );
+  const seconds = ms / 1000;
+  if (ms < minMs) throw tooSmall(what, seconds, minMs / 1000, field);
+  if (ms > maxMs) throw tooLarge(what, seconds, maxMs / 1000, field);
+  return { ms, text: value };
+}
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+export function normalizeTopic(input: TopicInput, name: string): TopicResource {
+  parseName(name, 'topics');
+  const topic: TopicResource = { name };
+  if (input.labels && Object.keys(input.labels).length > 0) topic.labels = { ...input.labels };
+  if (input.messageRetentionDuration) {
+    checkDuration(
+      input.messageRetentionDuration,
+      'message_retention_duration',
+      10 * MINUTE,
+      31 * DAY,
+      'message_retention_duration',
+    );
+    topic.messageRetentionDuration = input.messageRetentionDuration;
+  }
+  if (input.kmsKeyName) topic.kmsKeyName = input.kmsKeyName;
+  return topic;
+}
+
+function checkPushConfig(pc: PushConfig | undefined): PushConfig {
+  const out: PushConfig = {};
+  if (!pc) return out;
+  if (pc.pushEndpoint) {
+    let ok = false;
+    try {
+      const url = new URL(pc.pushEndpoint);
+      ok = url.protocol === 'http:' || url.protocol === 'https:';
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      throw invalid(
+        `Invalid push endpoint given (endpoint=${pc.pushEndpoint}). Refer to https://cloud.google.com/pubsub/docs/push for more information.`,
+        'push_config.push_endpoint',
+      );
+    }
+    out.pushEndpoint = pc.pushEndpoint;
+  }
+  if (pc.attributes && Object.keys(pc.attributes).length > 0) out.attributes = { ...pc.attributes };
+  if (pc.oidcToken && (pc.oidcToken.serviceAccountEmail || pc.oidcToken.audience)) {
+    if (!out.pushEndpoint) throw invalid('An OIDC token requires a push endpoint.', 'push_config.oidc_token');
+    out.oidcToken = {
+      serviceAccountEmail: pc.oidcToken.serviceAccountEmail ?? '',
+      audience: pc.oidcToken.audience ?? '',
+    };
+  }
+  return out;
+}
+
+export function checkAckDeadline(value: number, field = 'ack_deadline_seconds'): number {
+  if (value < 10) throw tooSmall('ack_deadline_seconds', value, 10, field);
+  if (value > 600) throw tooLarge('ack_deadline_seconds', value, 600, field);
+  return value;
+}
+
+/**
+ * Applies Google's defaults and bounds to a subscription. `topicExists` answers for the
+ * dead-letter topic, which must exist.
+ */
+export function normalizeSubscription(
+  input: SubscriptionInput,
+  name: string,
+  topicExists: (topic: string) => boolean,
+): SubscriptionResource {
+  parseName(name, 'subscriptions');
+  const topicName = input.topic ?? '';
+  if (!topicName) throw invalid('The topic field is required.', 'topic');
+  if (topicName !== DELETED_TOPIC) parseName(topicName, 'topics');
+  const filter = input.filter ?? '';
+  if (Buffer.byteLength(filter) > MAX_FILTER_BYTES) {
+    throw invalid(
+      `Invalid filter: the filter is ${Buffer.byteLength(filter)} bytes, but the maximum length is ${MAX_FILTER_BYTES} bytes.`,
+      'filter',
+    );
+  }
+  const compiled = compileFilter(filter);
+  if (!compiled.ok) throw invalid(`Invalid filter expression: ${compiled.error}.`, 'filter');
+
+  const sub: SubscriptionResource = {
+    name,
+    topic: topicName,
+    pushConfig: checkPushConfig(input.pushConfig),
+    ackDeadlineSeconds: input.ackDeadlineSeconds ? checkAckDeadline(input.ackDeadlineSeconds) : 10,
+    retainAckedMessages: input.retainAckedMessages ?? false,
+    messageRetentionDuration: input.messageRetentionDuration
+      ? checkDuration(
+          input.messageRetentionDuration,
+          'message_retention_duration',
+          10 * MINUTE,
+          31 * DAY,
+          'message_retention_duration',
+        ).text
+      : '604800s',
+    enableMessageOrdering: input.enableMessageOrdering ?? false,
+    filter,
+    detached: input.detached ?? false,
+    enableExactlyOnceDelivery: input.enableExactlyOnceDelivery ?? false,
+    state: 'ACTIVE',
+  };
+  if (input.labels && Object.keys(input.labels).length > 0) sub.labels = { ...input.labels };
+  if (input.expirationPolicy) {
+    sub.expirationPolicy = input.expirationPolicy.ttl ? { ttl: input.expirationPolicy.ttl } : {};
+  }
+  const dlp = input.deadLetterPolicy;
+  if (dlp && (dlp.deadLetterTopic || dlp.maxDeliveryAttempts)) {
+    const dlt = dlp.deadLetterTopic ?? '';
+    if (!dlt) throw invalid('The dead letter topic must be set.', 'dead_letter_policy.dead_letter_topic');
+    parseName(dlt, 'topics');
+    if (!topicExists(dlt)) {
+      throw new ApiError('NOT_FOUND', `Dead letter topic not found (resource=${shortName(dlt)}).`);
+    }
+    const attempts = dlp.maxDeliveryAttempts || 5;
+    if (attempts < 5)
+      throw tooSmall('max_delivery_attempts', attempts, 5, 'dead_letter_policy.max_delivery_attempts');
+    if (attempts > 100)
+      throw tooLarge('max_delivery_attempts', attempts, 100, 'dead_letter_policy.max_delivery_attempts');
+    sub.deadLetterPolicy = { deadLetterTopic: dlt, maxDeliveryAttempts: attempts };
+  }
+  const rp = input.retryPolicy;
+  if (rp) {
+    // Google's bounds are 0–600 s; 0.1 s is allowed on purpose so integration tests retry fast.
+    const min = checkDuration(
+      rp.minimumBackoff || '10s',
+      'retry_policy.minimum_backoff',
+      0,
+      600_000,
+      'minimum_backoff',
+    );
+    const max = checkDuration(
+      rp.maximumBackoff || '600s',
+      'retry_policy.maximum_backoff',
+      0,
+      600_000,
+      'maximum_backoff',
+    );
+    if (max.ms < min.ms) {
+      throw invalid(
+        'The maximum backoff must be greater than or equal to the minimum backoff.',
+        'retry_policy.maximum_backoff',
+      );
+    }
+    sub.retryPolicy = { minimumBackoff: min.text, maximumBackoff: max.text };
+  }
+  return sub;
+}
+
+export const SUBSCRIPTION_MUTABLE = new Set([
+  'ackDeadlineSeconds',
+  'pushConfig',
+  'retainAckedMessages',
+  'messageRetentionDuration',
+  'labels',
+  'expirationPolicy',
+  'deadLetterPolicy',
+  'retryPolicy',
+  'enableExactlyOnceDelivery',
+  'detached',
+]);
+
+/** snake_case or camelCase mask path → camelCase top-level field. */
+export function maskField(path: string): string {
+  const top = path.split('.')[0] ?? '';
+  return top.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * Merges an update into an existing subscription. Filters and ordering are immutable: changing
+ * them is refused (GCP-WIRE.md §7), because it would silently drop or reorder a backlog.
+ */
+export function updateSubscription(
+  current: SubscriptionResource,
+  patch: SubscriptionInput,
+  paths: readonly string[],
+  topicExists: (topic: string) => boolean,
+): SubscriptionResource {
+  if (paths.length === 0) {
+    throw invalid(
+      'The update_mask in the UpdateSubscriptionRequest must be set, and must be non-empty.',
+      'update_mask',
+    );
+  }
+  const merged: SubscriptionInput = { ...current };
+  for (const path of paths) {
+    const field = maskField(path);
+    if (field === 'filter') {
+      if ((patch.filter ?? '') !== current.filter) {
+        throw invalid(
+          'Invalid update_mask provided in the UpdateSubscriptionRequest: the filter of a subscription cannot be changed. Create a new subscription instead.',
+          'update_mask',
+        );
+      }
+      continue;
+    }
+    if (field === 'enableMessageOrdering') {
+      if ((patch.enableMessageOrdering ?? false) !== current.enableMessageOrdering) {
+        throw invalid(
+          'Invalid update_mask provided in the UpdateSubscriptionRequest: enable_message_ordering cannot be changed.',
+          'update_mask',
+        );
+      }
+      continue;
+    }
+    if (!SUBSCRIPTION_MUTABLE.has(field)) {
+      throw invalid(
+        `Invalid update_mask provided in the UpdateSubscriptionRequest: the field ${path} cannot be updated.`,
+        'update_mask',
+      );
+    }
+    (merged as Record<string, unknown>)[field] = (patch as Record<string, unknown>)[field];
+  }
+  return normalizeSubscription(merged, current.name, topicExists);
+}
+
+export function updateTopic(
+  current: TopicResource,
+  patch: TopicInput,
+  paths: readonly string[],
+): TopicResource {
+  if (paths.length === 0) {
+    throw invalid(
+      'The update_mask in the UpdateTopicRequest must be set, and must be non-empty.',
+      'update_mask',
+    );
+  }
+  const merged: TopicInput = { ...current };
+  for (const path of paths) {
+    const field = maskField(path);
+    if (field !== 'labels' && field !== 'messageRetentionDuration' && field !== 'kmsKeyName') {
+      throw invalid(
+        `Invalid update_mask provided in the UpdateTopicRequest: the field ${path} cannot be updated.`,
+        'update_mask',
+      );
+    }
+    (merged as Record<string, unknown>)[field] = patch[field];
+  }
+  return normalizeTopic(merged, current.name);
+}

@@ -1,0 +1,413 @@
+/**
+ * Pub/Sub's REST surface (GCP-WIRE.md §1): Google's paths and JSON, Google's error envelope.
+ * Request bodies are checked against a small schema of the protos' JSON form, so unknown fields,
+ * wrong types and bad base64 get Google's messages instead of being ignored.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StoredMessage } from './codec.ts';
+import type { Delivery, Engine, PublishInput } from './engine.ts';
+import { ApiError, invalid, restErrorBody, STATUSES, toApiError, tooLarge } from './errors.ts';
+import type { PushManager } from './push.ts';
+import type { SubscriptionInput, SubscriptionResource, TopicInput } from './resources.ts';
+
+type Kind =
+  | 'string'
+  | 'int'
+  | 'bool'
+  | 'bytes'
+  | 'duration'
+  | 'map'
+  | 'mask'
+  | 'any'
+  | { readonly obj: Readonly<Record<string, Kind>> }
+  | { readonly arr: Kind };
+
+const obj = (fields: Record<string, Kind>): Kind => ({ obj: fields });
+
+const PubsubMessageKind = obj({
+  data: 'bytes',
+  attributes: 'map',
+  messageId: 'string',
+  publishTime: 'string',
+  orderingKey: 'string',
+});
+const TopicKind = obj({
+  name: 'string',
+  labels: 'map',
+  messageStoragePolicy: 'any',
+  kmsKeyName: 'string',
+  schemaSettings: 'any',
+  satisfiesPzs: 'bool',
+  messageRetentionDuration: 'duration',
+  state: 'string',
+  ingestionDataSourceSettings: 'any',
+  messageTransforms: 'any',
+  tags: 'any',
+});
+const PushConfigKind = obj({
+  pushEndpoint: 'string',
+  attributes: 'map',
+  oidcToken: obj({ serviceAccountEmail: 'string', audience: 'string' }),
+  pubsubWrapper: 'any',
+  noWrapper: 'any',
+});
+const SubscriptionKind = obj({
+  name: 'string',
+  topic: 'string',
+  pushConfig: PushConfigKind,
+  bigqueryConfig: 'any',
+  cloudStorageConfig: 'any',
+  bigtableConfig: 'any',
+  ackDeadlineSeconds: 'int',
+  retainAckedMessages: 'bool',
+  messageRetentionDuration: 'duration',
+  labels: 'map',
+  enableMessageOrdering: 'bool',
+  expirationPolicy: obj({ ttl: 'duration' }),
+  filter: 'string',
+  deadLetterPolicy: obj({ deadLetterTopic: 'string', maxDeliveryAttempts: 'int' }),
+  retryPolicy: obj({ minimumBackoff: 'duration', maximumBackoff: 'duration' }),
+  detached: 'bool',
+  enableExactlyOnceDelivery: 'bool',
+  topicMessageRetentionDuration: 'duration',
+  state: 'string',
+  analyticsHubSubscriptionInfo: 'any',
+  messageTransforms: 'any',
+  tags: 'any',
+});
+const PublishRequestKind = obj({ topic: 'string', messages: { arr: PubsubMessageKind } });
+const UpdateTopicKind = obj({ topic: TopicKind, updateMask: 'mask' });
+const UpdateSubscriptionKind = obj({ subscription: SubscriptionKind, updateMask: 'mask' });
+const PullKind = obj({ subscription: 'string', returnImmediately: 'bool', maxMessages: 'int' });
+const AckKind = obj({ subscription: 'string', ackIds: { arr: 'string' } });
+const ModAckKind = obj({ subscription: 'string', ackIds: { arr: 'string' }, ackDeadlineSeconds: 'int' });
+const ModPushKind = obj({ subscription: 'string', pushConfig: PushConfigKind });
+
+const snake = (s: string): string => s.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const camel = (s: string): string => s.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+const BASE64 = /^[A-Za-z0-9+/\-_]*={0,2}$/;
+
+function badValue(path: string, type: string, value: unknown): ApiError {
+  const shown = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value);
+  return invalid(`Invalid value at '${path}' (${type}), ${shown}`, path);
+}
+
+/** Checks and normalises a JSON value against a kind; paths are Google's snake_case paths. */
+function decode(kind: Kind, value: unknown, path: string): unknown {
+  if (value === null || value === undefined) return undefined;
+  if (kind === 'any') return value;
+  if (kind === 'string' || kind === 'duration') {
+    if (typeof value !== 'string') throw badValue(path, 'TYPE_STRING', value);
+    return value;
+  }
+  if (kind === 'int') {
+    const n = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+    if (typeof n !== 'number' || !Number.isInteger(n)) throw badValue(path, 'TYPE_INT32', value);
+    return n;
+  }
+  if (kind === 'bool') {
+    if (typeof value !== 'boolean') throw badValue(path, 'TYPE_BOOL', value);
+    return value;
+  }
+  if (kind === 'bytes') {
+    if (typeof value !== 'string' || !BASE64.test(value) || value.replace(/=+$/, '').length % 4 === 1) {
+      const shown = typeof value === 'string' ? value : JSON.stringify(value);
+      throw invalid(`Invalid value at '${path}' (TYPE_BYTES), Base64 decoding failed for "${shown}"`, path);
+    }
+    return Buffer.from(value, value.includes('-') || value.includes('_') ? 'base64url' : 'base64');
+  }
+  if (kind === 'map') {
+    if (typeof value !== 'object' || Array.isArray(value)) throw badValue(path, 'TYPE_MAP', value);
+    const out: Record<string, string> = {};
+    for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof v !== 'string') throw badValue(`${path}[${k}]`, 'TYPE_STRING', v);
+      out[k] = v;
+    }
+    return out;
+  }
+  if (kind === 'mask') {
+    if (typeof value !== 'string') throw badValue(path, 'TYPE_STRING', value);
+    return value
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
+  }
+  if ('arr' in kind) {
+    if (!Array.isArray(value)) throw badValue(path, 'TYPE_MESSAGE', value);
+    return value.map((v, i) => decode(kind.arr, v, `${path}[${i}]`));
+  }
+  if (typeof value !== 'object' || Array.isArray(value)) {
+    throw invalid(`Invalid JSON payload received. Expected an object at '${path || 'root'}'.`, path);
+  }
+  const out: Record<string, unknown> = {};
+  for (const [rawKey, v] of Object.entries(value as Record<string, unknown>)) {
+    const key = camel(rawKey);
+    const sub = kind.obj[key];
+    if (!sub) {
+      const where = path ? ` at '${path}'` : '';
+      throw new ApiError(
+        'INVALID_ARGUMENT',
+        `Invalid JSON payload received. Unknown name "${rawKey}"${where}: Cannot find field.`,
+        [
+          {
+            field: path,
+            description: `Invalid JSON payload received. Unknown name "${rawKey}"${where}: Cannot find field.`,
+          },
+        ],
+      );
+    }
+    const decoded = decode(sub, v, path ? `${path}.${snake(key)}` : snake(key));
+    if (decoded !== undefined) out[key] = decoded;
+  }
+  return out;
+}
+
+function refuseUnsupported(s: Record<string, unknown>): void {
+  for (const f of ['bigqueryConfig', 'cloudStorageConfig', 'bigtableConfig', 'messageTransforms']) {
+    const v = s[f];
+    if (v && (typeof v !== 'object' || Object.keys(v).length > 0)) {
+      throw invalid(`${snake(f)} is not supported by this emulator.`, snake(f));
+    }
+  }
+}
+
+/** Subscription resource as Google's JSON prints it: default booleans and empty strings omitted. */
+export function subscriptionJson(s: SubscriptionResource): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(s)) {
+    if (v === false || v === '' || v === undefined) continue;
+    out[k] = v;
+  }
+  return out;
+}
+
+function messageJson(m: StoredMessage): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (m.data.length > 0) out['data'] = m.data.toString('base64');
+  if (Object.keys(m.attributes).length > 0) out['attributes'] = m.attributes;
+  out['messageId'] = String(m.id);
+  out['publishTime'] = new Date(m.publishTime).toISOString();
+  if (m.orderingKey) out['orderingKey'] = m.orderingKey;
+  return out;
+}
+
+function receivedJson(d: Delivery): Record<string, unknown> {
+  const out: Record<string, unknown> = { ackId: d.ackId, message: messageJson(d.message) };
+  if (d.deliveryAttempt > 0) out['deliveryAttempt'] = d.deliveryAttempt;
+  return out;
+}
+
+const MAX_BODY = 16 * 1024 * 1024;
+
+async function readBody(req: IncomingMessage): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw tooLarge('request_size', size, MAX_BODY);
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+function parseJson(body: Buffer): unknown {
+  const text = body.toString('utf8');
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw invalid(`Invalid JSON payload received. Unexpected token.\n${text.slice(0, 80)}\n^`);
+  }
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+function page<T>(items: T[], query: URLSearchParams): { items: T[]; next: string } {
+  const size = Number(query.get('pageSize') ?? query.get('page_size') ?? 0) || 100;
+  const start = Number(query.get('pageToken') ?? query.get('page_token') ?? 0) || 0;
+  const slice = items.slice(start, start + size);
+  return { items: slice, next: start + size < items.length ? String(start + size) : '' };
+}
+
+export interface RestContext {
+  readonly engine: Engine;
+  readonly push: PushManager;
+  isReady(): boolean;
+}
+
+/** Handles one HTTP request; every failure becomes Google's error envelope. */
+export async function handleRest(ctx: RestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const method = req.method ?? 'GET';
+    if (url.pathname === '/' && method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('Ok\n');
+      return;
+    }
+    if (url.pathname === '/health' && method === 'GET') {
+      if (ctx.isReady()) send(res, 200, { status: 'ok' });
+      else send(res, 503, { status: 'starting' });
+      return;
+    }
+    if (url.pathname === '/oauth2/v1/certs' && method === 'GET') {
+      send(res, 200, ctx.push.signer.certs());
+      return;
+    }
+    const auth = req.headers.authorization;
+    if (auth !== undefined && !/^Bearer \S+$/i.test(auth)) {
+      throw new ApiError(
+        'UNAUTHENTICATED',
+        'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential. See https://developers.google.com/identity/sign-in/web/devconsole-project.',
+      );
+    }
+    const body = method === 'GET' || method === 'DELETE' ? Buffer.alloc(0) : await readBody(req);
+    const result = await route(ctx.engine, method, url, body);
+    send(res, 200, result);
+  } catch (err) {
+    const e = toApiError(err);
+    send(res, STATUSES[e.status].http, restErrorBody(e));
+  }
+}
+
+function notFoundRoute(method: string, path: string): ApiError {
+  return new ApiError('NOT_FOUND', `The requested URL ${path} (${method}) was not found on this server.`);
+}
+
+async function route(engine: Engine, method: string, url: URL, body: Buffer): Promise<unknown> {
+  const path = url.pathname;
+  const m =
+    /^\/v1\/projects\/([^/:]+)\/(topics|subscriptions)(?:\/([^/:]+)(?:\/(subscriptions))?)?(?::([A-Za-z]+))?$/.exec(
+      path,
+    );
+  if (!m) throw notFoundRoute(method, path);
+  const project = decodeURIComponent(m[1] as string);
+  const collection = m[2] as 'topics' | 'subscriptions';
+  const id = m[3] === undefined ? undefined : decodeURIComponent(m[3]);
+  const child = m[4];
+  const verb = m[5];
+  const name = id === undefined ? '' : `projects/${project}/${collection}/${id}`;
+  const input = (kind: Kind): Record<string, unknown> =>
+    decode(kind, parseJson(body), '') as Record<string, unknown>;
+
+  if (collection === 'topics') {
+    if (id === undefined) {
+      if (method === 'GET' && !verb) {
+        const p = page(engine.listTopics(project), url.searchParams);
+        return p.next ? { topics: p.items, nextPageToken: p.next } : { topics: p.items };
+      }
+      throw notFoundRoute(method, path);
+    }
+    if (child) {
+      if (method === 'GET' && !verb) {
+        const p = page(engine.listTopicSubscriptions(name), url.searchParams);
+        return p.next ? { subscriptions: p.items, nextPageToken: p.next } : { subscriptions: p.items };
+      }
+      throw notFoundRoute(method, path);
+    }
+    if (verb === 'publish' && method === 'POST') {
+      const req = input(PublishRequestKind);
+      const messages = (req['messages'] ?? []) as Record<string, unknown>[];
+      const inputs: PublishInput[] = messages.map((msg) => ({
+        data: (msg['data'] as Buffer | undefined) ?? Buffer.alloc(0),
+        attributes: (msg['attributes'] as Record<string, string> | undefined) ?? {},
+        orderingKey: (msg['orderingKey'] as string | undefined) ?? '',
+      }));
+      return { messageIds: await engine.publish(name, inputs) };
+    }
+    if (verb) throw notFoundRoute(method, path);
+    switch (method) {
+      case 'GET':
+        return engine.getTopic(name);
+      case 'PUT':
+        return engine.createTopic(input(TopicKind) as TopicInput, name);
+      case 'PATCH': {
+        const req = input(UpdateTopicKind);
+        return engine.updateTopic(
+          (req['topic'] ?? {}) as TopicInput,
+          name,
+          (req['updateMask'] as string[] | undefined) ?? [],
+        );
+      }
+      case 'DELETE':
+        await engine.deleteTopic(name);
+        return {};
+      default:
+        throw notFoundRoute(method, path);
+    }
+  }
+
+  // subscriptions
+  if (id === undefined || child) {
+    if (method === 'GET' && id === undefined && !verb) {
+      const p = page(engine.listSubscriptions(project).map(subscriptionJson), url.searchParams);
+      return p.next ? { subscriptions: p.items, nextPageToken: p.next } : { subscriptions: p.items };
+    }
+    throw notFoundRoute(method, path);
+  }
+  if (verb) {
+    if (method !== 'POST') throw notFoundRoute(method, path);
+    switch (verb) {
+      case 'pull': {
+        const req = input(PullKind);
+        const max = (req['maxMessages'] as number | undefined) ?? 0;
+        const deliveries = await engine.pull(name, max, req['returnImmediately'] !== true);
+        return deliveries.length > 0 ? { receivedMessages: deliveries.map(receivedJson) } : {};
+      }
+      case 'acknowledge': {
+        const req = input(AckKind);
+        await engine.acknowledge(name, (req['ackIds'] as string[] | undefined) ?? []);
+        return {};
+      }
+      case 'modifyAckDeadline': {
+        const req = input(ModAckKind);
+        engine.modifyAckDeadline(
+          name,
+          (req['ackIds'] as string[] | undefined) ?? [],
+          (req['ackDeadlineSeconds'] as number | undefined) ?? 0,
+        );
+        return {};
+      }
+      case 'modifyPushConfig': {
+        const req = input(ModPushKind);
+        await engine.modifyPushConfig(name, (req['pushConfig'] ?? {}) as SubscriptionInput['pushConfig']);
+        return {};
+      }
+      default:
+        throw notFoundRoute(method, path);
+    }
+  }
+  switch (method) {
+    case 'GET':
+      return subscriptionJson(engine.getSubscription(name).resource);
+    case 'PUT': {
+      const sub = input(SubscriptionKind);
+      refuseUnsupported(sub);
+      return subscriptionJson(await engine.createSubscription(sub as SubscriptionInput, name));
+    }
+    case 'PATCH': {
+      const req = input(UpdateSubscriptionKind);
+      const sub = (req['subscription'] ?? {}) as Record<string, unknown>;
+      refuseUnsupported(sub);
+      return subscriptionJson(
+        await engine.updateSubscription(
+          sub as SubscriptionInput,
+          name,
+          (req['updateMask'] as string[] | undefined) ?? [],
+        ),
+      );
+    }
+    case 'DELETE':
+      await engine.deleteSubscription(name);
+      return {};
+    default:
+      throw notFoundRoute(method, path);
+  }
+}

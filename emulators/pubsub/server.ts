@@ -1,0 +1,99 @@
+/**
+ * The Pub/Sub emulator: gRPC and REST on one port, like Google's emulator. One `net.Server`
+ * peeks at the first bytes of each connection: HTTP/2 prior knowledge (`PRI * HTTP/2.0`) goes to
+ * grpc-js through its connection injector, anything else to a `node:http` server (GCP-WIRE.md §2).
+ */
+import http from 'node:http';
+import net from 'node:net';
+import * as grpc from '@grpc/grpc-js';
+import { Engine } from './engine.ts';
+import { createGrpcServer } from './grpc.ts';
+import type { FsyncPolicy } from './log.ts';
+import { PushManager } from './push.ts';
+import { handleRest } from './rest.ts';
+
+export interface PubSubEmulatorOptions {
+  host?: string;
+  port?: number;
+  dataDir: string;
+  fsync?: FsyncPolicy;
+}
+
+export interface PubSubEmulator {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0');
+
+/** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
+export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<PubSubEmulator> {
+  const host = opts.host ?? '127.0.0.1';
+  const engine = await Engine.open({ dataDir: opts.dataDir, fsync: opts.fsync ?? 'always' });
+  const push = new PushManager(engine);
+  const grpcHandle = createGrpcServer(engine);
+  const injector = grpcHandle.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  let ready = false;
+  const httpServer = http.createServer((req, res) => {
+    void handleRest({ engine, push, isReady: () => ready }, req, res);
+  });
+  httpServer.keepAliveTimeout = 65_000;
+
+  const sockets = new Set<net.Socket>();
+  const listener = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    let head = Buffer.alloc(0);
+    const onData = (chunk: Buffer): void => {
+      head = Buffer.concat([head, chunk]);
+      const n = Math.min(head.length, HTTP2_PREFACE.length);
+      // Wait until the bytes seen so far could still be either protocol only if too short to tell.
+      if (n < 3 && head.subarray(0, n).equals(HTTP2_PREFACE.subarray(0, n))) return;
+      socket.off('data', onData);
+      socket.pause();
+      socket.unshift(head);
+      if (head.subarray(0, n).equals(HTTP2_PREFACE.subarray(0, n))) {
+        // Node's HTTP/2 session reads the socket's handle itself and takes over the bytes
+        // buffered by unshift; resuming here would let them flow away as 'data' events.
+        injector.injectConnection(socket);
+      } else {
+        httpServer.emit('connection', socket);
+        socket.resume();
+      }
+    };
+    socket.on('data', onData);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    listener.once('error', reject);
+    listener.listen(opts.port ?? 0, host, () => {
+      listener.off('error', reject);
+      resolve();
+    });
+  });
+  const address = listener.address() as net.AddressInfo;
+  ready = true;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+
+  let closing: Promise<void> | undefined;
+  return {
+    port: address.port,
+    url: `http://${urlHost}:${address.port}`,
+    close: () => {
+      closing ??= (async () => {
+        ready = false;
+        push.stop();
+        grpcHandle.endStreams();
+        listener.close();
+        httpServer.closeAllConnections();
+        grpcHandle.server.forceShutdown();
+        injector.destroy();
+        for (const s of sockets) s.destroy();
+        await engine.close();
+      })();
+      return closing;
+    },
+  };
+}
