@@ -51,11 +51,11 @@ function suite(
       if (dataDir) rmSync(dataDir, { recursive: true, force: true });
     });
 
-    const start = () =>
+    const start = (ports?: LocalEnvironment['ports']) =>
       startEnvironment({
         settings,
         dataDir,
-        freePorts: true,
+        ...(ports ? { ports } : { freePorts: true }),
         services: [factory],
         log: () => {},
         graceMs: 3000,
@@ -68,11 +68,18 @@ function suite(
       assert.deepEqual(first.conflicts, []);
       assert.ok(first.created.length > 0);
       await check(env);
+      const ports = env.ports;
       await env.stop();
-      env = await start();
+      // Same ports: push endpoints are unchanged, so nothing is created or updated.
+      env = await start(ports);
       assert.deepEqual(env.provisioning?.created, []);
       assert.deepEqual(env.provisioning?.updated, []);
       assert.deepEqual(env.provisioning?.unchanged.sort(), [...first.created].sort());
+      await env.stop();
+      // Other ports: the push endpoints follow, nothing else changes.
+      env = await start();
+      assert.deepEqual(env.provisioning?.created, []);
+      assert.ok(env.provisioning?.updated.every((u) => u.endsWith('(push_config)')));
     });
   });
 }
