@@ -15,7 +15,6 @@ import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.t
 import { compileFilter, type FilterFn } from './filter.ts';
 import { AppendLog, type FsyncPolicy, frame, readLog } from './log.ts';
 import {
-  checkAckDeadline,
   DELETED_TOPIC,
   durationMs,
   normalizeSubscription,
@@ -758,8 +757,9 @@ export class Engine {
   modifyAckDeadline(name: string, ackIds: readonly string[], seconds: number): void {
     const sub = this.getSubscription(name);
     if (ackIds.length === 0) throw invalid('No ack ids specified.', 'ack_ids');
-    if (seconds !== 0) checkAckDeadline(seconds, 'ack_deadline_seconds');
+    // Google allows 0–600 s here (not the 10 s floor of the subscription's deadline).
     if (seconds < 0) throw tooSmall('ack_deadline_seconds', seconds, 0, 'ack_deadline_seconds');
+    if (seconds > 600) throw tooLarge('ack_deadline_seconds', seconds, 600, 'ack_deadline_seconds');
     this.parseAckIds(ackIds);
     const now = Date.now();
     for (const ackId of ackIds) {
