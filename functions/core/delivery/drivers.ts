@@ -1,14 +1,20 @@
 /**
- * The drivers by destination type. Platform drivers come from the linkage layer; a type
- * without a driver yet is reported as a clear rejection by `forward`, never a crash.
+ * The drivers by destination type: the three platforms from the linkage layer, and the
+ * webhook. A type without a driver is reported as a clear rejection by `forward`.
  */
 import type { Destination } from '../../../schemas/settings.ts';
 import type { Driver } from './driver.ts';
+import { ga4MpDriver } from './drivers/ga4-mp.ts';
+import { metaCapiDriver } from './drivers/meta-capi.ts';
+import { tiktokEventsDriver } from './drivers/tiktok-events.ts';
 import { webhookDriver } from './drivers/webhook.ts';
 
-const DRIVERS: Partial<Record<Destination['type'], Driver>> = {
+const DRIVERS: Readonly<Record<Destination['type'], Driver>> = Object.freeze({
+  meta_capi: metaCapiDriver,
+  ga4_mp: ga4MpDriver,
+  tiktok_events: tiktokEventsDriver,
   webhook: webhookDriver,
-};
+});
 
 /** The driver of a destination type, or undefined when none is built in. */
 export function driverFor(type: Destination['type']): Driver | undefined {

@@ -1,0 +1,88 @@
+/**
+ * Replays to one destination (pure parts): dead-lettered `deliveries` messages become fresh
+ * messages marked `replay=true`; warehouse rows of `events_dedup` become stored events again.
+ * Event ids never change, so receivers and platforms de-duplicate what they already had.
+ */
+import type { StoredEvent } from './driver.ts';
+import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from './message.ts';
+
+/** Attributes Pub/Sub adds when it dead-letters a message; dropped on replay. */
+const DEAD_LETTER_ATTRIBUTE_PREFIX = 'CloudPubSubDeadLetter';
+
+/**
+ * The message that re-delivers a dead-lettered one: same data and ids, `replay=true`.
+ * Refuses a message addressed to another destination (a backlog is per destination).
+ */
+export function replayFromDeadLetter(
+  message: { readonly data: Uint8Array | string; readonly attributes: Readonly<Record<string, string>> },
+  destination: string,
+): { ok: true; message: DeliveryMessage } | { ok: false; reason: string } {
+  const addressed = message.attributes[DELIVERY_ATTRIBUTES.destination];
+  if (addressed !== destination)
+    return { ok: false, reason: `message is for destination ${addressed ?? '(none)'}, not ${destination}` };
+  const attributes: Record<string, string> = {};
+  for (const [k, v] of Object.entries(message.attributes)) {
+    if (!k.startsWith(DEAD_LETTER_ATTRIBUTE_PREFIX)) attributes[k] = v;
+  }
+  attributes[DELIVERY_ATTRIBUTES.replay] = 'true';
+  const data = typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString('utf8');
+  return { ok: true, message: { data, attributes } };
+}
+
+/** Columns read back from `events_dedup` for a replay (context fields and event data). */
+export const REPLAY_COLUMNS = [
+  'event_id',
+  'event_name',
+  'event_time',
+  'received_at',
+  'topic',
+  'user_id',
+  'anonymous_id',
+  'session_id',
+  'source',
+  'user',
+  'page',
+  'device',
+  'campaign',
+  'consent',
+  'event_data',
+] as const;
+
+/**
+ * The query of a warehouse slice: events_dedup between two instants (half-open, on the
+ * partition column so BigQuery prunes), optionally narrowed by the operator's own SQL.
+ */
+export function sliceQuery(project: string, dataset: string, where?: string): string {
+  const table = `\`${project}.${dataset}.events_dedup\``;
+  const extra = where ? ` AND (${where})` : '';
+  return `SELECT ${REPLAY_COLUMNS.join(', ')} FROM ${table} WHERE event_time >= @from AND event_time < @to${extra} ORDER BY event_time, event_id`;
+}
+
+/** Rebuilds a stored event from a warehouse row as the BigQuery client returns it. */
+export function storedEventFromRow(row: Readonly<Record<string, unknown>>): StoredEvent {
+  const out: Record<string, unknown> = {};
+  for (const column of REPLAY_COLUMNS) {
+    const value = row[column];
+    if (value === null || value === undefined) continue;
+    if (column === 'event_time' || column === 'received_at') out[column] = timestamp(value);
+    else if (column === 'event_data') out[column] = typeof value === 'string' ? JSON.parse(value) : value;
+    else if (typeof value === 'object' && !Array.isArray(value)) {
+      const group = Object.fromEntries(
+        Object.entries(value).filter(([, v]) => v !== null && v !== undefined),
+      );
+      if (Object.keys(group).length > 0) out[column] = group;
+    } else out[column] = value;
+  }
+  out['event_data'] ??= {};
+  return out as unknown as StoredEvent;
+}
+
+/** BigQuery timestamps arrive as `{value}` objects, ISO text or epoch numbers: RFC 3339 ms out. */
+function timestamp(value: unknown): string {
+  const raw =
+    typeof value === 'object' && value !== null && 'value' in value
+      ? (value as { value: unknown }).value
+      : value;
+  const ms = typeof raw === 'number' ? raw : Date.parse(String(raw));
+  return Number.isNaN(ms) ? String(raw) : new Date(ms).toISOString();
+}
