@@ -19,7 +19,8 @@ import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 export type BundleName = 'store' | 'forward' | 'gateway';
 
 export interface BundleSpec {
-  readonly name: BundleName;
+  /** A deployable's name (`BundleName`), or a test fixture's. */
+  readonly name: string;
   /** Entry module, relative to the repository root. */
   readonly entry: string;
   /** `function`: a functions-framework source (zip); `service`: a Cloud Run source (tar.gz). */
@@ -27,7 +28,7 @@ export interface BundleSpec {
 }
 
 /** The one list of deployables: the build, the tests, the bench and the Pulumi program read it. */
-export const BUNDLES: readonly BundleSpec[] = Object.freeze([
+export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = Object.freeze([
   { name: 'store', entry: 'functions/store/index.ts', kind: 'function' },
   { name: 'forward', entry: 'functions/forward/index.ts', kind: 'function' },
   { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
@@ -95,10 +96,20 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     // CommonJS: Google's clients read __dirname, which an ESM bundle does not have.
     format: 'cjs',
     external: isFunction ? [FRAMEWORK] : [],
+    // ESM-only `import.meta` has no CommonJS value: esbuild would leave it empty, so the
+    // gateway's `if (import.meta.main)` never started it. A bundle is the program when Node runs
+    // it directly (a bench that require()s it to time the load must not start a server).
+    define: { 'import.meta.main': '__eventbus_is_main', 'import.meta.url': '__eventbus_import_meta_url' },
+    banner: {
+      js: [
+        'var __eventbus_is_main = require.main === module;',
+        'var __eventbus_import_meta_url = require("node:url").pathToFileURL(__filename).href;',
+      ].join('\n'),
+    },
     // Stack traces keep the names of functions and classes.
     keepNames: true,
     legalComments: 'none',
-    logLevel: 'silent',
+    logLevel: 'error',
     write: false,
   });
   const files: ArchiveEntry[] = [];
@@ -138,9 +149,17 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   };
 }
 
+// No top-level await: tests and the bench import this module, and mocha loads files with require().
 if (import.meta.main) {
-  const manifest = await buildBundles();
-  for (const b of Object.values(manifest)) {
-    console.log(`${b.name}: ${b.archive} (${(b.bytes / 1024).toFixed(0)} KiB)`);
-  }
+  buildBundles().then(
+    (manifest) => {
+      for (const b of Object.values(manifest)) {
+        console.log(`${b.name}: ${b.archive} (${(b.bytes / 1024).toFixed(0)} KiB)`);
+      }
+    },
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exitCode = 1;
+    },
+  );
 }
