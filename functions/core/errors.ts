@@ -32,6 +32,18 @@ export const ERRORS = Object.freeze({
     'Invalid JSON payload received. The body is not valid UTF-8.',
     'The body has bytes that are not UTF-8.',
   ),
+  BAD_ENCODING: spec(
+    400,
+    'INVALID_ARGUMENT',
+    'The gzip body could not be decompressed.',
+    'A body sent with `Content-Encoding: gzip` that is not valid gzip.',
+  ),
+  MALFORMED_REQUEST: spec(
+    400,
+    'INVALID_ARGUMENT',
+    'Malformed HTTP request.',
+    'The request line or headers are not valid HTTP/1.1 (answered before any routing).',
+  ),
   EMPTY_BODY: spec(
     400,
     'INVALID_ARGUMENT',
@@ -248,5 +260,27 @@ export function apiError(
     code,
     headers,
     body: { error: { code: s.http, message: formatMessage(s.message, params), status: s.status, details } },
+  };
+}
+
+/** The same error with field violations added (e.g. naming the envelope message it came from). */
+export function withViolations(e: ApiError, violations: readonly FieldViolation[]): ApiError {
+  const details = e.body.error.details.filter(
+    (d) => d['@type'] !== 'type.googleapis.com/google.rpc.BadRequest',
+  );
+  return {
+    ...e,
+    body: {
+      error: {
+        ...e.body.error,
+        details: [
+          ...details,
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: violations.slice(0, MAX_VIOLATIONS),
+          },
+        ],
+      },
+    },
   };
 }

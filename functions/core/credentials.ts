@@ -1,0 +1,189 @@
+/**
+ * Project tokens and write keys as data: issuing (the secret is returned once, only a salted
+ * hash is kept), verifying in constant time, revoking, and scope checks. Pure apart from the
+ * injected random source; storage is the token-store adapter's job.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+
+export const TOKEN_PREFIX = 'ebt_';
+export const KEY_PREFIX = 'ebk_';
+
+interface CredentialBase {
+  /** Public id, part of the secret string, used to find the record without scanning hashes. */
+  readonly id: string;
+  readonly salt: string;
+  /** hex SHA-256 of salt ‖ secret; the secret itself is 256 random bits, so no slow hash is needed. */
+  readonly hash: string;
+  readonly created_at: string;
+  readonly description?: string;
+  readonly expires_at?: string;
+  readonly revoked_at?: string;
+  /** Overrides settings.tokens.rate_limit_per_second for this credential. */
+  readonly rate_limit_per_second?: number;
+}
+
+export interface TokenRecord extends CredentialBase {
+  readonly kind: 'token';
+  readonly scopes: readonly string[];
+}
+
+export interface KeyRecord extends CredentialBase {
+  readonly kind: 'key';
+  /** Browser origins the key may be used from (`https://shop.example`). */
+  readonly origins: readonly string[];
+}
+
+export type CredentialRecord = TokenRecord | KeyRecord;
+
+/** Everything the token store holds: hashes and metadata, never a usable secret. */
+export interface CredentialSet {
+  readonly version: 1;
+  readonly tokens: readonly TokenRecord[];
+  readonly keys: readonly KeyRecord[];
+}
+
+export const EMPTY_CREDENTIALS: CredentialSet = Object.freeze({ version: 1, tokens: [], keys: [] });
+
+const SCOPE = /^(admin|publish:\*|publish:[a-z][a-z0-9_-]{0,62}|translate:[a-z][a-z0-9_-]{0,62})$/;
+const ORIGIN = /^https?:\/\/[^/\s]+$/;
+
+/** Why a scope string is not valid, or undefined. */
+export function scopeProblem(scope: string): string | undefined {
+  return SCOPE.test(scope)
+    ? undefined
+    : `"${scope}" is not a scope (publish:*, publish:<topic or event>, translate:<id>, admin)`;
+}
+
+/** Why an origin is not valid, or undefined. */
+export function originProblem(origin: string): string | undefined {
+  return ORIGIN.test(origin) ? undefined : `"${origin}" is not an origin like https://shop.example`;
+}
+
+export type RandomBytes = (n: number) => Uint8Array;
+
+function hashSecret(salt: string, secret: string): string {
+  return createHash('sha256').update(salt).update(secret).digest('hex');
+}
+
+function newSecret(prefix: string, random: RandomBytes): { id: string; secret: string; salt: string } {
+  const id = Buffer.from(random(6)).toString('hex');
+  const secret = `${prefix}${id}_${Buffer.from(random(32)).toString('base64url')}`;
+  return { id, secret, salt: Buffer.from(random(16)).toString('hex') };
+}
+
+export interface IssueTokenInput {
+  readonly scopes: readonly string[];
+  readonly expiresAt?: Date;
+  readonly description?: string;
+  readonly rateLimitPerSecond?: number;
+}
+
+/** Adds a project token; returns the new set and the secret (shown once, never stored). */
+export function issueToken(
+  set: CredentialSet,
+  input: IssueTokenInput,
+  random: RandomBytes,
+  now: Date,
+): { set: CredentialSet; secret: string; record: TokenRecord } {
+  const problems = input.scopes.map(scopeProblem).filter((p) => p !== undefined);
+  if (input.scopes.length === 0) problems.push('at least one scope is required');
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const { id, secret, salt } = newSecret(TOKEN_PREFIX, random);
+  const record: TokenRecord = {
+    kind: 'token',
+    id,
+    salt,
+    hash: hashSecret(salt, secret),
+    scopes: [...new Set(input.scopes)],
+    created_at: now.toISOString(),
+    ...(input.expiresAt ? { expires_at: input.expiresAt.toISOString() } : {}),
+    ...(input.description ? { description: input.description } : {}),
+    ...(input.rateLimitPerSecond ? { rate_limit_per_second: input.rateLimitPerSecond } : {}),
+  };
+  return { set: { ...set, tokens: [...set.tokens, record] }, secret, record };
+}
+
+export interface IssueKeyInput {
+  readonly origins: readonly string[];
+  readonly description?: string;
+  readonly rateLimitPerSecond?: number;
+}
+
+/** Adds a write key (publish-only, origin-bound); returns the new set and the key. */
+export function issueKey(
+  set: CredentialSet,
+  input: IssueKeyInput,
+  random: RandomBytes,
+  now: Date,
+): { set: CredentialSet; secret: string; record: KeyRecord } {
+  const problems = input.origins.map(originProblem).filter((p) => p !== undefined);
+  if (input.origins.length === 0) problems.push('at least one origin is required');
+  if (problems.length > 0) throw new Error(problems.join('; '));
+  const { id, secret, salt } = newSecret(KEY_PREFIX, random);
+  const record: KeyRecord = {
+    kind: 'key',
+    id,
+    salt,
+    hash: hashSecret(salt, secret),
+    origins: [...new Set(input.origins)],
+    created_at: now.toISOString(),
+    ...(input.description ? { description: input.description } : {}),
+    ...(input.rateLimitPerSecond ? { rate_limit_per_second: input.rateLimitPerSecond } : {}),
+  };
+  return { set: { ...set, keys: [...set.keys, record] }, secret, record };
+}
+
+/** Marks a token or key revoked (kept, so `list` shows it); throws when the id is unknown. */
+export function revoke(set: CredentialSet, id: string, now: Date): CredentialSet {
+  const mark = <T extends CredentialRecord>(r: T): T =>
+    r.id === id && !r.revoked_at ? { ...r, revoked_at: now.toISOString() } : r;
+  if (![...set.tokens, ...set.keys].some((r) => r.id === id))
+    throw new Error(`no token or key with id ${id}`);
+  return { ...set, tokens: set.tokens.map(mark), keys: set.keys.map(mark) };
+}
+
+export type VerifyResult =
+  | { readonly ok: true; readonly record: CredentialRecord }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Finds the record a presented secret belongs to and checks it: hash compared in constant
+ * time, not revoked, not expired. `kind` says which prefix is expected.
+ */
+export function verifySecret(
+  set: CredentialSet,
+  presented: string,
+  kind: 'token' | 'key',
+  now: number,
+): VerifyResult {
+  const prefix = kind === 'token' ? TOKEN_PREFIX : KEY_PREFIX;
+  const m = /^eb[tk]_([0-9a-f]{12})_[A-Za-z0-9_-]{43}$/.exec(presented);
+  if (!m || !presented.startsWith(prefix)) return { ok: false, reason: `malformed ${kind}` };
+  const list: readonly CredentialRecord[] = kind === 'token' ? set.tokens : set.keys;
+  const record = list.find((r) => r.id === m[1]);
+  // Hash even when the id is unknown so timing does not reveal which ids exist.
+  const expected = Buffer.from(record?.hash ?? '0'.repeat(64), 'hex');
+  const actual = Buffer.from(hashSecret(record?.salt ?? '', presented), 'hex');
+  if (!record || !timingSafeEqual(expected, actual)) return { ok: false, reason: `unknown ${kind}` };
+  if (record.revoked_at) return { ok: false, reason: `${kind} ${record.id} was revoked` };
+  if (record.expires_at && Date.parse(record.expires_at) <= now) {
+    return { ok: false, reason: `${kind} ${record.id} expired at ${record.expires_at}` };
+  }
+  return { ok: true, record };
+}
+
+/**
+ * Whether scopes allow publishing `eventNames` to `topic`: `admin` and `publish:*` allow all;
+ * `publish:<topic>` allows the topic; otherwise every event name needs its own `publish:<name>`.
+ */
+export function canPublish(scopes: readonly string[], topic: string, eventNames: readonly string[]): boolean {
+  if (scopes.includes('admin') || scopes.includes('publish:*') || scopes.includes(`publish:${topic}`))
+    return true;
+  return eventNames.length > 0 && eventNames.every((n) => scopes.includes(`publish:${n}`));
+}
+
+/** Whether a value is a credential set as the store writes it (a light structural check). */
+export function isCredentialSet(value: unknown): value is CredentialSet {
+  const v = value as CredentialSet | null;
+  return !!v && v.version === 1 && Array.isArray(v.tokens) && Array.isArray(v.keys);
+}

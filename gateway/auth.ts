@@ -1,0 +1,196 @@
+/**
+ * Who is calling: project tokens, write keys and Google tokens, plus per-credential rate
+ * limits. The gateway is public on Cloud Run (GCP-WIRE.md §7), so every request passes here.
+ */
+import type { IncomingMessage } from 'node:http';
+import { type GoogleIdentity, principalAllowed } from '../functions/adapters/google-identity.ts';
+import type { TokenStore } from '../functions/adapters/token-store.ts';
+import { type CredentialSet, KEY_PREFIX, TOKEN_PREFIX, verifySecret } from '../functions/core/credentials.ts';
+import { type ApiError, apiError } from '../functions/core/errors.ts';
+
+export type Principal =
+  | {
+      readonly kind: 'token';
+      readonly id: string;
+      readonly scopes: readonly string[];
+      readonly rate?: number;
+    }
+  | { readonly kind: 'key'; readonly id: string; readonly origins: readonly string[]; readonly rate?: number }
+  | { readonly kind: 'google'; readonly id: string };
+
+export type AuthResult =
+  | { readonly ok: true; readonly principal: Principal }
+  | { readonly ok: false; readonly error: ApiError };
+
+/** The current credential set, re-read from the store in the background. */
+export interface CredentialCache {
+  current(): CredentialSet | undefined;
+  /** Re-reads now unless it did so within the last few seconds (a token created a moment ago). */
+  refreshSoon(): Promise<void>;
+  close(): void;
+}
+
+/** Loads the store once, then re-reads it every `store.refreshMs`; a failed read keeps the last good set. */
+export async function startCredentialCache(
+  store: TokenStore,
+  log: (entry: Record<string, unknown>) => void = () => {},
+  now: () => number = Date.now,
+  /** Least time between on-demand re-reads, so a flood of unknown tokens cannot hammer the store. */
+  minRefreshMs = Math.min(5000, store.refreshMs),
+): Promise<CredentialCache> {
+  let set: CredentialSet | undefined;
+  let lastRead = 0;
+  let inFlight: Promise<void> | undefined;
+  const load = () => {
+    inFlight ??= store
+      .read()
+      .then((s) => {
+        set = s;
+      })
+      .catch((err: unknown) =>
+        log({ severity: 'ERROR', message: `token store read failed: ${(err as Error).message}` }),
+      )
+      .finally(() => {
+        lastRead = now();
+        inFlight = undefined;
+      });
+    return inFlight;
+  };
+  await load();
+  const timer = setInterval(load, store.refreshMs);
+  timer.unref();
+  return {
+    current: () => set,
+    refreshSoon: () => (now() - lastRead >= minRefreshMs ? load() : (inFlight ?? Promise.resolve())),
+    close: () => clearInterval(timer),
+  };
+}
+
+/** Counts header lines by name in rawHeaders: node keeps only the first Authorization. */
+function headerCount(req: IncomingMessage, name: string): number {
+  let n = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === name) n++;
+  return n;
+}
+
+export interface AuthenticatorDeps {
+  readonly credentials: CredentialCache;
+  readonly google?: GoogleIdentity;
+  readonly principals: readonly string[];
+  readonly now: () => number;
+}
+
+/**
+ * Finds and checks the request's one credential. Missing → 401 UNAUTHENTICATED; unknown,
+ * revoked, expired, malformed or more than one → 401 INVALID_CREDENTIALS; a write key from an
+ * origin it is not bound to → 403.
+ */
+export async function authenticate(
+  req: IncomingMessage,
+  queryKeys: readonly string[],
+  deps: AuthenticatorDeps,
+): Promise<AuthResult> {
+  const authCount = headerCount(req, 'authorization');
+  const keyHeaderCount = headerCount(req, 'x-write-key');
+  const total = authCount + keyHeaderCount + queryKeys.length;
+  if (total === 0) return { ok: false, error: apiError('UNAUTHENTICATED') };
+  if (total > 1) {
+    return { ok: false, error: apiError('INVALID_CREDENTIALS', { detail: 'Send exactly one credential.' }) };
+  }
+  const set = deps.credentials.current();
+  const invalid = (detail: string): AuthResult => ({
+    ok: false,
+    error: apiError('INVALID_CREDENTIALS', { detail }),
+  });
+
+  if (authCount === 1) {
+    const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
+    if (!m) return invalid('Expected "Authorization: Bearer <token>".');
+    const bearer = m[1] as string;
+    if (bearer.startsWith(TOKEN_PREFIX)) {
+      if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
+      let r = verifySecret(set, bearer, 'token', deps.now());
+      if (!r.ok && r.reason === 'unknown token') {
+        await deps.credentials.refreshSoon();
+        r = verifySecret(deps.credentials.current() ?? set, bearer, 'token', deps.now());
+      }
+      if (!r.ok) return invalid(`Project token: ${r.reason}.`);
+      const rec = r.record;
+      if (rec.kind !== 'token') return invalid('Not a project token.');
+      return {
+        ok: true,
+        principal: {
+          kind: 'token',
+          id: rec.id,
+          scopes: rec.scopes,
+          ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
+        },
+      };
+    }
+    if (bearer.startsWith(KEY_PREFIX))
+      return invalid('Write keys go in ?key= or X-Write-Key, not Authorization.');
+    if (!deps.google || deps.principals.length === 0) return invalid('Google tokens are not accepted here.');
+    const g = await deps.google.verify(bearer);
+    if (!g.ok) return invalid(`${g.reason}.`);
+    if (!principalAllowed(deps.principals, g.email)) {
+      return {
+        ok: false,
+        error: apiError('PERMISSION_DENIED', { detail: `${g.email} is not a producer of this environment` }),
+      };
+    }
+    return { ok: true, principal: { kind: 'google', id: g.email } };
+  }
+
+  const key = keyHeaderCount === 1 ? String(req.headers['x-write-key'] ?? '') : (queryKeys[0] as string);
+  if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
+  let r = verifySecret(set, key, 'key', deps.now());
+  if (!r.ok && r.reason === 'unknown key') {
+    await deps.credentials.refreshSoon();
+    r = verifySecret(deps.credentials.current() ?? set, key, 'key', deps.now());
+  }
+  if (!r.ok) return invalid(`Write key: ${r.reason}.`);
+  const rec = r.record;
+  if (rec.kind !== 'key') return invalid('Not a write key.');
+  const origin = req.headers.origin;
+  if (!origin || !rec.origins.includes(origin)) {
+    return { ok: false, error: apiError('ORIGIN_NOT_ALLOWED', { origin: origin ?? '(none)' }) };
+  }
+  return {
+    ok: true,
+    principal: {
+      kind: 'key',
+      id: rec.id,
+      origins: rec.origins,
+      ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
+    },
+  };
+}
+
+/** Token buckets per credential: `rate` per second refill, `burst` capacity. */
+export class RateLimiter {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #rate: number;
+  readonly #burst: number;
+  constructor(rate: number, burst: number) {
+    this.#rate = rate;
+    this.#burst = burst;
+  }
+
+  /** Takes one request from the bucket; returns 0 when allowed, else seconds to wait. */
+  take(id: string, now: number, rate = this.#rate): number {
+    const burst = Math.max(this.#burst, rate);
+    let b = this.#buckets.get(id);
+    if (!b) {
+      b = { tokens: burst, at: now };
+      this.#buckets.set(id, b);
+      if (this.#buckets.size > 100_000) this.#buckets.delete(this.#buckets.keys().next().value as string);
+    }
+    b.tokens = Math.min(burst, b.tokens + ((now - b.at) / 1000) * rate);
+    b.at = now;
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.max(1, Math.ceil((1 - b.tokens) / rate));
+  }
+}

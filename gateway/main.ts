@@ -1,0 +1,69 @@
+/**
+ * Entry point: `node gateway/main.ts` (npm start runs it through the supervisor on 8080; Cloud
+ * Run runs its bundle). Reads env once, wires the real adapters, listens on 127.0.0.1 unless
+ * HOST says otherwise, and stops cleanly on SIGTERM/SIGINT.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import { createGoogleIdentity } from '../functions/adapters/google-identity.ts';
+import { createPublisher } from '../functions/adapters/publisher.ts';
+import { openTokenStore } from '../functions/adapters/token-store.ts';
+import { readRuntimeConfig } from '../functions/config.ts';
+import { startCredentialCache } from './auth.ts';
+import { openapiDocument } from './openapi.ts';
+import { createGateway } from './server.ts';
+
+/** Starts the gateway from an explicit env; resolves once it listens. */
+export async function startGatewayFromEnv(env: Readonly<Record<string, string | undefined>>) {
+  const config = readRuntimeConfig(env);
+  const log = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(entry)}\n`);
+  const store = openTokenStore(
+    env['EVENTBUS_TOKEN_STORE'] ?? `secret:${config.plan.gateway.tokenSecret}`,
+    config.project,
+  );
+  const credentials = await startCredentialCache(store, log);
+  const publisher = createPublisher({
+    project: config.project,
+    ...(env['PUBSUB_EMULATOR_HOST'] ? { emulatorHost: env['PUBSUB_EMULATOR_HOST'] } : {}),
+    ...(env['EVENTBUS_PUBLISH_TIMEOUT_MS']
+      ? { totalTimeoutMs: Number(env['EVENTBUS_PUBLISH_TIMEOUT_MS']) }
+      : {}),
+  });
+  const audience = env['EVENTBUS_GATEWAY_AUDIENCE'];
+  const server = createGateway(
+    {
+      settings: config.settings,
+      project: config.project,
+      topics: config.plan.gateway.topics,
+      trustProxy: env['K_SERVICE'] !== undefined || env['EVENTBUS_TRUST_PROXY'] === '1',
+      openapi: openapiDocument(),
+    },
+    {
+      publisher,
+      credentials,
+      google: createGoogleIdentity(audience ? { audience } : {}),
+      newId: uuidv7,
+      log,
+    },
+  );
+  const port = Number(env['PORT'] ?? 8080);
+  const host = env['HOST'] ?? (env['K_SERVICE'] ? '0.0.0.0' : '127.0.0.1');
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  log({ severity: 'INFO', message: `gateway listening on http://${host}:${port}`, tokenStore: store.where });
+  const stop = () => {
+    server.close();
+    server.closeIdleConnections();
+    credentials.close();
+    void publisher.close().finally(() => process.exit(0));
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  return server;
+}
+
+if (import.meta.main) {
+  startGatewayFromEnv(process.env).catch((err: unknown) => {
+    process.stderr.write(`gateway failed to start: ${(err as Error).message}\n`);
+    process.exit(1);
+  });
+}

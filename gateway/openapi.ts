@@ -1,0 +1,177 @@
+/**
+ * The gateway's OpenAPI 3.1 document, generated from the typebox schemas (the single source):
+ * served at GET /v1/openapi.json and committed as docs/openapi.json, which a test keeps current.
+ */
+
+import { ERRORS } from '../functions/core/errors.ts';
+import { CATALOGUE } from '../schemas/catalogue.ts';
+import { Context } from '../schemas/context.ts';
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Builds the document; `limits` are the defaults of DESIGN.md §3. */
+export function openapiDocument(): Record<string, unknown> {
+  const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+  const eventSchemas: Record<string, unknown> = {};
+  for (const e of CATALOGUE) {
+    eventSchemas[`${e.name}_v${e.version}`] = {
+      title: `${e.name} (v${e.version})`,
+      description: `${e.description}. Context fields plus these event fields, top level or in \`event_data\`.`,
+      allOf: [
+        ref('Context'),
+        { type: 'object', properties: { event_name: { const: e.name } } },
+        json(e.schema),
+      ],
+    };
+  }
+  const errorResponses = Object.fromEntries(
+    [...new Set(Object.values(ERRORS).map((s) => s.http))].sort().map((http) => [
+      String(http),
+      {
+        description: Object.entries(ERRORS)
+          .filter(([, s]) => s.http === http)
+          .map(([code]) => code)
+          .join(', '),
+        content: { 'application/json': { schema: ref('Error') } },
+      },
+    ]),
+  );
+  const success = {
+    description: 'Published: one message id per event, in order',
+    content: { 'application/json': { schema: ref('PublishResponse') } },
+  };
+  const security = [{ bearer: [] }, { writeKeyHeader: [] }, { writeKeyQuery: [] }];
+  const bodyTypes = (schema: unknown) => ({
+    required: true,
+    content: { 'application/json': { schema }, 'text/plain': { schema } },
+  });
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'eventbus gateway',
+      version: '1',
+      description:
+        "Publishes events to the environment's Pub/Sub topics. Bodies may be gzip-compressed (Content-Encoding: gzip). Limits: 1 MiB per event, 10 MB per request, 1000 events per request, nesting depth 32.",
+    },
+    paths: {
+      '/v1/topics/{topic}': {
+        post: {
+          operationId: 'publishPlain',
+          summary: 'Publish one event or an array of up to 1000',
+          parameters: [
+            {
+              name: 'topic',
+              in: 'path',
+              required: true,
+              description: 'A configured topic (`events`, …) or an event name, an alias for `events`',
+              schema: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' },
+            },
+          ],
+          security,
+          requestBody: bodyTypes({
+            oneOf: [ref('Event'), { type: 'array', minItems: 1, maxItems: 1000, items: ref('Event') }],
+          }),
+          responses: { '200': success, ...errorResponses },
+        },
+      },
+      '/v1/projects/{project}/topics/{topic}:publish': {
+        post: {
+          operationId: 'publishNative',
+          summary: 'Publish one event, or a Pub/Sub publish envelope (base64 JSON events)',
+          parameters: [
+            { name: 'project', in: 'path', required: true, schema: { type: 'string' } },
+            { name: 'topic', in: 'path', required: true, schema: { type: 'string' } },
+          ],
+          security,
+          requestBody: bodyTypes({ oneOf: [ref('Event'), ref('PublishEnvelope')] }),
+          responses: { '200': success, ...errorResponses },
+        },
+      },
+      '/health': {
+        get: { operationId: 'health', responses: { '200': { description: 'Serving' } } },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Project token (ebt_…) or a Google ID/access token',
+        },
+        writeKeyHeader: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Write-Key',
+          description: 'Write key (ebk_…)',
+        },
+        writeKeyQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'key',
+          description: 'Write key (ebk_…), for sendBeacon',
+        },
+      },
+      schemas: {
+        Context: json(Context),
+        Event: {
+          description:
+            'Context fields at the top level; every other field is event data (or nest it in `event_data`).',
+          allOf: [ref('Context')],
+          properties: { event_data: { type: 'object' } },
+          additionalProperties: true,
+        },
+        ...eventSchemas,
+        PublishEnvelope: {
+          type: 'object',
+          required: ['messages'],
+          additionalProperties: false,
+          properties: {
+            messages: {
+              type: 'array',
+              minItems: 1,
+              maxItems: 1000,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  data: {
+                    type: 'string',
+                    contentEncoding: 'base64',
+                    description: 'The event as base64 JSON',
+                  },
+                  attributes: {
+                    type: 'object',
+                    additionalProperties: { type: 'string', maxLength: 1024 },
+                    maxProperties: 96,
+                  },
+                  orderingKey: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        PublishResponse: {
+          type: 'object',
+          required: ['messageIds'],
+          properties: { messageIds: { type: 'array', items: { type: 'string' } } },
+        },
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['code', 'message', 'status'],
+              properties: {
+                code: { type: 'integer' },
+                message: { type: 'string' },
+                status: { type: 'string' },
+                details: { type: 'array', items: { type: 'object' } },
+              },
+            },
+          },
+        },
+      },
+    },
+  };
+}
