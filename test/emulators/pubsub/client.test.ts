@@ -234,7 +234,7 @@ describe('pubsub emulator with the real client', () => {
         m.nack();
         return;
       }
-      got[m.orderingKey]?.push(n);
+      got[m.orderingKey ?? '']?.push(n);
       m.ack();
     });
     await until(() => new Set(got['k1']).size === 40 && (got['k2']?.length ?? 0) === 40);
