@@ -1,0 +1,8 @@
+/**
+ * Loopback receivers of the three ad platforms, for tests, the local receiver page and the
+ * end-to-end tests: each `start…Receiver()` resolves to `{ url, received, failNext, close }`.
+ */
+export { startGa4Receiver, type ValidationMessage } from './ga4.ts';
+export { startMetaReceiver } from './meta.ts';
+export type { Answer, PlatformReceiver, ReceivedRequest, ReceiverOptions } from './server.ts';
+export { startTikTokReceiver } from './tiktok.ts';

@@ -1,0 +1,126 @@
+/**
+ * The loopback server the platform receivers share: a real node:http server on 127.0.0.1,
+ * recording every request with the problems the platform's published rules find in it.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One request as a receiver saw it. */
+export interface ReceivedRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly raw: string;
+  /** The parsed JSON body (undefined when it was not JSON). */
+  readonly body: unknown;
+  /** What breaks the platform's rules; empty when the request is valid. */
+  readonly problems: readonly string[];
+  readonly status: number;
+  /** The answer sent back. */
+  readonly response: unknown;
+}
+
+/** What a platform answers: a status and a JSON body (undefined = no body). */
+export interface Answer {
+  readonly status: number;
+  readonly body?: unknown;
+  readonly problems?: readonly string[];
+}
+
+export interface PlatformReceiver {
+  /** Base URL to put in a destination's `base_url`. */
+  readonly url: string;
+  /** Every request, oldest first. */
+  readonly received: ReceivedRequest[];
+  /**
+   * Scripts the next answers (throttling, outages) before the rules run: each call
+   * answers one request with the given answer, in order.
+   */
+  failNext(...answers: Answer[]): void;
+  close(): Promise<void>;
+}
+
+export interface ReceiverOptions {
+  /** The secret the receiver accepts (default: any non-empty value). */
+  readonly accessToken?: string;
+  /** The receiver's clock, for time windows (default: the real clock). */
+  readonly now?: () => Date;
+}
+
+export type Handler = (req: {
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  headers: Record<string, string>;
+  raw: string;
+  body: unknown;
+}) => Answer;
+
+/** Starts a receiver on 127.0.0.1 port 0 that answers with `handle`. */
+export async function startPlatformServer(handle: Handler): Promise<PlatformReceiver> {
+  const received: ReceivedRequest[] = [];
+  const scripted: Answer[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const url = new URL(req.url ?? '/', 'http://localhost');
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') headers[k] = v;
+      let body: unknown;
+      try {
+        body = raw === '' ? undefined : JSON.parse(raw);
+      } catch {
+        body = undefined;
+      }
+      const request = {
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        query: Object.fromEntries(url.searchParams),
+        headers,
+        raw,
+        body,
+      };
+      const answer = scripted.shift() ?? handle(request);
+      received.push({
+        ...request,
+        problems: answer.problems ?? [],
+        status: answer.status,
+        response: answer.body,
+      });
+      if (answer.body === undefined) res.writeHead(answer.status).end();
+      else
+        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    failNext: (...answers) => {
+      scripted.push(...answers);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+export const SHA256_HEX = /^[a-f0-9]{64}$/;
+
+/** True for a SHA-256 lowercase hex digest or a non-empty list of them. */
+export function isHashed(v: unknown): boolean {
+  if (typeof v === 'string') return SHA256_HEX.test(v);
+  return Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string' && SHA256_HEX.test(x));
+}
+
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
