@@ -48,6 +48,8 @@ export interface StartOptions {
   readonly baseEnv?: Readonly<Record<string, string | undefined>>;
   /** Supervisor messages (what started, what died); default stderr. */
   readonly log?: (line: string) => void;
+  /** Aborting during startup stops what was started and rejects (Ctrl-C while starting). */
+  readonly signal?: AbortSignal;
 }
 
 export interface ServiceInfo {
@@ -220,8 +222,12 @@ export async function resolvePorts(options: Pick<StartOptions, 'portOffset' | 'p
   return out as unknown as Ports;
 }
 
-async function waitReady(child: Child, timeoutMs: number): Promise<void> {
+async function waitReady(child: Child, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const { readiness, name } = child.spec;
+  const aborted = new Promise<'aborted'>((done) => {
+    if (signal?.aborted) done('aborted');
+    signal?.addEventListener('abort', () => done('aborted'), { once: true });
+  });
   const deadline = Date.now() + timeoutMs;
   const died = () =>
     new StartError(
@@ -238,13 +244,15 @@ async function waitReady(child: Child, timeoutMs: number): Promise<void> {
       if (child.tail.some((l) => readiness.pattern.test(l))) done('ready');
     });
     const timer = sleep(timeoutMs).then(() => 'timeout' as const);
-    const result = await Promise.race([ready, child.exited.then(() => 'exited' as const), timer]);
+    const result = await Promise.race([ready, child.exited.then(() => 'exited' as const), timer, aborted]);
     stopListening();
+    signal?.throwIfAborted();
     if (result === 'exited') throw died();
     if (result === 'timeout') throw new StartError(name, `not ready after ${timeoutMs} ms`, child.tail);
     return;
   }
   while (Date.now() < deadline) {
+    signal?.throwIfAborted();
     if (child.exit) throw died();
     if (readiness.kind === 'http' ? await httpOk(readiness.url) : await tcpOpen(readiness.port)) return;
     await sleep(100);
@@ -342,6 +350,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   };
 
   const launch = async (spec: ServiceSpec) => {
+    options.signal?.throwIfAborted();
     const child = new Child(spec, baseEnv);
     children.push(child);
     void child.exited.then((exit) => {
@@ -358,7 +367,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       );
       void stopAll(report);
     });
-    await waitReady(child, readyTimeoutMs);
+    await waitReady(child, readyTimeoutMs, options.signal);
     log(`${spec.name} ready on ${spec.url} (pid ${child.process.pid})`);
   };
 
@@ -382,6 +391,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       }
     }
     for (const spec of specs.filter((s) => s.stage === 'app')) await launch(spec);
+    options.signal?.throwIfAborted();
   } catch (err) {
     await stopAll({ reason: 'stopped' });
     throw err;

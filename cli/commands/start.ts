@@ -61,19 +61,9 @@ export function register(program: Command): void {
     .action(async (flags: StartFlags) => {
       // The provisioning clients in this process must not probe for a GCE metadata server.
       process.env['METADATA_SERVER_DETECTION'] ??= 'none';
-      let env: LocalEnvironment;
-      try {
-        env = await startEnvironment({
-          env: flags.env,
-          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-          ...(flags.portOffset !== undefined ? { portOffset: flags.portOffset } : {}),
-          ports: flags.port,
-        });
-      } catch (err) {
-        if (err instanceof SettingsFileError || err instanceof StartError) throw new CliError(err.message);
-        throw err;
-      }
-      process.stdout.write(summary(env));
+      // Signals are handled from the first moment: Ctrl-C while starting stops what started.
+      const starting = new AbortController();
+      let env: LocalEnvironment | undefined;
       let signals = 0;
       const onSignal = (signal: NodeJS.Signals) => {
         signals += 1;
@@ -82,10 +72,30 @@ export function register(program: Command): void {
           process.exit(130);
         }
         process.stderr.write(`${signal}: stopping…\n`);
-        void env.stop();
+        if (env) void env.stop();
+        else starting.abort();
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      try {
+        env = await startEnvironment({
+          signal: starting.signal,
+          env: flags.env,
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+          ...(flags.portOffset !== undefined ? { portOffset: flags.portOffset } : {}),
+          ports: flags.port,
+        });
+      } catch (err) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+        if (starting.signal.aborted) {
+          process.stderr.write('stopped while starting\n');
+          return;
+        }
+        if (err instanceof SettingsFileError || err instanceof StartError) throw new CliError(err.message);
+        throw err;
+      }
+      process.stdout.write(summary(env));
       const report = await env.done;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
