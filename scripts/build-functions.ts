@@ -10,7 +10,7 @@
  * archive is run as is, with no install step.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -147,6 +147,17 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     sha256,
     bytes: archive.length,
   };
+}
+
+/**
+ * Links the functions framework into a built function's folder, standing in for the npm
+ * install of the Cloud Functions build, so the bundle runs here (tests, bench).
+ */
+export function linkFramework(bundleDir: string): void {
+  const target = join(bundleDir, 'node_modules', ...FRAMEWORK.split('/'));
+  if (existsSync(target)) return;
+  mkdirSync(dirname(target), { recursive: true });
+  symlinkSync(join(REPO_ROOT, 'node_modules', FRAMEWORK), target, 'dir');
 }
 
 // No top-level await: tests and the bench import this module, and mocha loads files with require().

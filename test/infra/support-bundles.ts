@@ -4,20 +4,13 @@
  * provide it), or `node main.js` for the gateway. Every child is killed and awaited.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { join } from 'node:path';
 import { FRAMEWORK, REPO_ROOT } from '../../scripts/build-functions.ts';
 
-export const FRAMEWORK_CLI = join(REPO_ROOT, 'node_modules', FRAMEWORK, 'build', 'src', 'main.js');
+export { linkFramework } from '../../scripts/build-functions.ts';
 
-/** Links the functions framework into a bundle folder, standing in for the build's npm install. */
-export function linkFramework(bundleDir: string): void {
-  const target = join(bundleDir, 'node_modules', ...FRAMEWORK.split('/'));
-  if (existsSync(target)) return;
-  mkdirSync(join(target, '..'), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'node_modules', FRAMEWORK), target, 'dir');
-}
+export const FRAMEWORK_CLI = join(REPO_ROOT, 'node_modules', FRAMEWORK, 'build', 'src', 'main.js');
 
 /** A free loopback port (the framework CLI prints no port, so it cannot be told to use 0). */
 export function freePort(): Promise<number> {
