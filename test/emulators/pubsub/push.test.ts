@@ -1,0 +1,85 @@
+/**
+ * Push delivery to a real functions-framework `http` function: classic push body, OIDC token
+ * verifiable against the emulator's certs, nack on 500 and redelivery after the retry backoff.
+ */
+import assert from 'node:assert/strict';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { http as registerHttp } from '@google-cloud/functions-framework';
+import { getTestServer } from '@google-cloud/functions-framework/testing';
+import { OAuth2Client } from 'google-auth-library';
+import { PROJECT, type Running, rest, start, until } from './support.ts';
+
+interface Received {
+  readonly authorization: string | undefined;
+  readonly body: {
+    message: {
+      data: string;
+      attributes?: Record<string, string>;
+      messageId: string;
+      message_id: string;
+      publishTime: string;
+    };
+    subscription: string;
+    deliveryAttempt: number;
+  };
+}
+
+const received: Received[] = [];
+registerHttp('pubsubEmulatorPushTarget', (req, res) => {
+  received.push({ authorization: req.headers.authorization, body: req.body as Received['body'] });
+  // The first delivery fails, so the emulator must nack and redeliver.
+  res.status(received.length === 1 ? 500 : 204).send('');
+});
+
+describe('pubsub emulator push', () => {
+  let run: Running;
+  let fn: Server;
+  before(async () => {
+    run = await start();
+    fn = getTestServer('pubsubEmulatorPushTarget');
+    await new Promise<void>((resolve) => fn.listen(0, '127.0.0.1', resolve));
+  });
+  after(async () => {
+    await run.stop();
+    fn.closeAllConnections();
+    await new Promise<void>((resolve) => fn.close(() => resolve()));
+  });
+
+  it('pushes the classic body with an ID token, nacks a 500 and redelivers after the backoff', async () => {
+    const endpoint = `http://127.0.0.1:${(fn.address() as AddressInfo).port}/`;
+    const [topic] = await run.client.createTopic('push-t');
+    await topic.createSubscription('push-s', {
+      pushConfig: {
+        pushEndpoint: endpoint,
+        oidcToken: { serviceAccountEmail: `pusher@${PROJECT}.iam.gserviceaccount.com`, audience: 'events' },
+      },
+      retryPolicy: { minimumBackoff: { seconds: 0, nanos: 100_000_000 }, maximumBackoff: { seconds: 1 } },
+    });
+    const started = Date.now();
+    const id = await topic.publishMessage({ data: Buffer.from('hello'), attributes: { kind: 'a' } });
+    await until(() => received.length >= 2);
+    // minimumBackoff 0.1 s is honoured as configured (Google's own minimum is 0 s).
+    assert.ok(Date.now() - started < 3000);
+    const [first, second] = received as [Received, Received];
+    assert.equal(first.body.deliveryAttempt, 1);
+    assert.equal(second.body.deliveryAttempt, 2);
+    assert.equal(second.body.subscription, `projects/${PROJECT}/subscriptions/push-s`);
+    assert.equal(Buffer.from(second.body.message.data, 'base64').toString(), 'hello');
+    assert.deepEqual(second.body.message.attributes, { kind: 'a' });
+    assert.equal(second.body.message.messageId, id);
+    assert.equal(second.body.message.message_id, id);
+    assert.match(second.body.message.publishTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+    const token = (second.authorization ?? '').replace(/^Bearer /, '');
+    const certs = (await rest(run.emulator.url, 'GET', '/oauth2/v1/certs')).body as Record<string, string>;
+    const ticket = await new OAuth2Client().verifySignedJwtWithCertsAsync(token, certs, 'events', [
+      'https://accounts.google.com',
+    ]);
+    assert.equal(ticket.getPayload()?.email, `pusher@${PROJECT}.iam.gserviceaccount.com`);
+
+    // The 204 acked it: nothing is redelivered.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(received.length, 2);
+  });
+});
