@@ -3,5 +3,11 @@
  * To add a command, add ONE line here: `export * as <name> from './<name>.ts';`
  * (main.ts registers every module this file exports, in alphabetical order).
  */
+
+export * as preview from './preview.ts';
+export * as key from './key.ts';
+export * as replay from './replay.ts';
 export * as settings from './settings.ts';
+export * as sql from './sql.ts';
 export * as start from './start.ts';
+export * as token from './token.ts';

@@ -60,9 +60,9 @@ async function init(): Promise<Handler> {
     import('@google-cloud/bigquery'),
     import('../adapters/bigquery-writer.ts'),
   ]);
-  // One retry inside the client at most: a longer wait only delays the non-2xx that lets
-  // Pub/Sub redeliver with the subscription's backoff.
-  const bigquery = new BigQuery({ projectId: runtime.project, maxRetries: 1 });
+  // No retries inside the client: waiting only delays the non-2xx that lets Pub/Sub
+  // redeliver with the subscription's backoff, which is the retry we configure and observe.
+  const bigquery = new BigQuery({ projectId: runtime.project, autoRetry: false });
   const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching);
   const afterStored = afterStoredHook(runtime, writer);
   return createStoreHandler({

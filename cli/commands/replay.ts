@@ -1,0 +1,287 @@
+/**
+ * `eventbus replay`: nothing lost. `--events-dead-letters` pulls the backlogs of the events
+ * subscriptions' dead-letter topics (`<topic>-store-dead-letter-backlog`) and stores them
+ * the way the store function does (idempotent by event_id), acknowledging only what was
+ * written and reporting what still fails and why. (Destination replays join this command.)
+ */
+import { PubSub, v1 } from '@google-cloud/pubsub';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
+import { backlogSubscriptionName, type Plan } from '../../functions/core/plan.ts';
+import type { RowWriter } from '../../functions/core/rows.ts';
+import {
+  type PubSubMessage,
+  type StoreConfig,
+  storeConfig,
+  storeMessages,
+} from '../../functions/core/store.ts';
+import { DEFAULT_PORTS, LOCAL_HOST } from '../../local/services.ts';
+import { CliError, formatOption, type OutputFormat, renderRows } from '../output.ts';
+import { loadEnvironment, warehouseClient } from './sql.ts';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** A message pulled from a backlog subscription. */
+export interface Pulled {
+  readonly ackId: string;
+  readonly message: PubSubMessage;
+}
+
+/** The few Pub/Sub calls a replay makes (unary pull, ack, nack), so tests can fake them. */
+export interface PullSource {
+  pull(subscription: string, maxMessages: number): Promise<Pulled[]>;
+  ack(subscription: string, ackIds: readonly string[]): Promise<void>;
+  nack(subscription: string, ackIds: readonly string[]): Promise<void>;
+}
+
+/** The dead-letter backlogs of the events topics' store subscriptions, from plan(). */
+export function eventDeadLetterBacklogs(p: Plan, topic?: string): string[] {
+  return p.subscriptions
+    .filter((s) => s.kind === 'store' && s.deadLetterPolicy && (topic === undefined || s.topic === topic))
+    .map((s) => backlogSubscriptionName(s.deadLetterPolicy?.deadLetterTopic as string));
+}
+
+/** One backlog's result. */
+export interface BacklogReport {
+  subscription: string;
+  pulled: number;
+  /** Written to `events`. */
+  stored: number;
+  /** Written to `invalid_events` (they were not valid events: acknowledged, nothing lost). */
+  invalid: number;
+  /** Still in the backlog (nacked), with why. */
+  failed: number;
+  error?: string;
+}
+
+/** Pub/Sub's attribute with the original publish time of a dead-lettered message. */
+const SOURCE_PUBLISH_TIME = 'CloudPubSubDeadLetterSourceTopicPublishTime';
+const SOURCE_DELIVERY_COUNT = 'CloudPubSubDeadLetterSourceDeliveryCount';
+
+/**
+ * Stores every message of the given backlogs. A batch the warehouse refuses is nacked (it
+ * stays in the backlog) and ends that backlog's replay with the reason; everything written
+ * is acknowledged. `limit` bounds the messages taken per backlog.
+ */
+export async function replayEventDeadLetters(input: {
+  readonly source: PullSource;
+  readonly writer: RowWriter;
+  readonly config: StoreConfig;
+  readonly backlogs: readonly string[];
+  readonly limit?: number;
+  readonly batchSize?: number;
+  readonly onProgress?: (report: BacklogReport) => void;
+  readonly now?: () => number;
+}): Promise<BacklogReport[]> {
+  const batchSize = input.batchSize ?? 500;
+  const reports: BacklogReport[] = [];
+  for (const subscription of input.backlogs) {
+    const report: BacklogReport = { subscription, pulled: 0, stored: 0, invalid: 0, failed: 0 };
+    reports.push(report);
+    let emptyPulls = 0;
+    // A unary pull may come back empty while messages remain: stop after two empty answers.
+    while (emptyPulls < 2 && (input.limit === undefined || report.pulled < input.limit)) {
+      const want = input.limit === undefined ? batchSize : Math.min(batchSize, input.limit - report.pulled);
+      const batch = await input.source.pull(subscription, want);
+      if (batch.length === 0) {
+        emptyPulls++;
+        continue;
+      }
+      emptyPulls = 0;
+      report.pulled += batch.length;
+      const ackIds = batch.map((b) => b.ackId);
+      try {
+        const outcome = await storeMessages(
+          batch.map((b) => b.message),
+          { writer: input.writer, config: input.config, now: input.now ?? Date.now },
+        );
+        await input.source.ack(subscription, ackIds);
+        report.stored += outcome.stored.length;
+        report.invalid += outcome.invalid;
+      } catch (err) {
+        report.failed += batch.length;
+        report.error = (err as Error).message;
+        await input.source.nack(subscription, ackIds).catch(() => undefined);
+        input.onProgress?.(report);
+        break;
+      }
+      input.onProgress?.(report);
+    }
+  }
+  return reports;
+}
+
+function timestampText(t: unknown): string {
+  if (typeof t === 'string') return t;
+  const ts = t as { seconds?: unknown; nanos?: unknown } | null | undefined;
+  const ms = Number(String(ts?.seconds ?? 0)) * 1000 + Math.floor(Number(ts?.nanos ?? 0) / 1e6);
+  return new Date(ms).toISOString();
+}
+
+interface ReceivedLike {
+  ackId?: string | null;
+  deliveryAttempt?: number | null;
+  message?: {
+    data?: Uint8Array | string | null;
+    attributes?: Record<string, string> | null;
+    messageId?: string | null;
+    publishTime?: unknown;
+    orderingKey?: string | null;
+  } | null;
+}
+
+/** A received backlog message in the store path's shape; the original publish time is kept. */
+export function fromReceived(received: ReceivedLike, subscription: string): Pulled {
+  const m = received.message ?? {};
+  const attributes = { ...(m.attributes ?? {}) };
+  const original = attributes[SOURCE_PUBLISH_TIME];
+  const publishTime =
+    original && !Number.isNaN(Date.parse(original)) ? original : timestampText(m.publishTime);
+  const data = typeof m.data === 'string' ? Buffer.from(m.data, 'base64') : (m.data ?? new Uint8Array());
+  return {
+    ackId: received.ackId ?? '',
+    message: {
+      messageId: m.messageId ?? '',
+      publishTime,
+      attributes,
+      data,
+      ...(m.orderingKey ? { orderingKey: m.orderingKey } : {}),
+      subscription,
+      deliveryAttempt: Number(attributes[SOURCE_DELIVERY_COUNT] ?? received.deliveryAttempt ?? 1),
+    },
+  };
+}
+
+/** A PullSource over the v1 SubscriberClient (honours PUBSUB_EMULATOR_HOST via PubSub's config). */
+export async function pubSubPullSource(
+  project: string,
+  emulatorHost?: string,
+): Promise<PullSource & { close(): Promise<void> }> {
+  const pubsub = new PubSub({
+    projectId: project,
+    ...(emulatorHost ? { apiEndpoint: emulatorHost, emulatorMode: true } : {}),
+  });
+  // getClientConfig() carries the emulator endpoint and insecure credentials when set; its
+  // optional fields are typed looser than the constructor's under exactOptionalPropertyTypes.
+  const clientOptions = (await pubsub.getClientConfig()) as ConstructorParameters<
+    typeof v1.SubscriberClient
+  >[0];
+  const client = new v1.SubscriberClient(clientOptions);
+  const path = (s: string) => `projects/${project}/subscriptions/${s}`;
+  return {
+    async pull(subscription, maxMessages) {
+      const [resp] = await client.pull(
+        { subscription: path(subscription), maxMessages },
+        { timeout: 30_000 },
+      );
+      return (resp.receivedMessages ?? []).map((r) => fromReceived(r as ReceivedLike, path(subscription)));
+    },
+    async ack(subscription, ackIds) {
+      if (ackIds.length > 0)
+        await client.acknowledge({ subscription: path(subscription), ackIds: [...ackIds] });
+    },
+    async nack(subscription, ackIds) {
+      if (ackIds.length > 0)
+        await client.modifyAckDeadline({
+          subscription: path(subscription),
+          ackIds: [...ackIds],
+          ackDeadlineSeconds: 0,
+        });
+    },
+    async close() {
+      await client.close();
+      await pubsub.close();
+    },
+  };
+}
+
+/** Where Pub/Sub is: PUBSUB_EMULATOR_HOST; the local emulator for `local`; otherwise Google. */
+export function pubsubEndpoint(p: Plan, env: Env): string | undefined {
+  const host = env['PUBSUB_EMULATOR_HOST'];
+  if (host) return host;
+  return p.environment === 'local' ? `${LOCAL_HOST}:${DEFAULT_PORTS.pubsub}` : undefined;
+}
+
+interface ReplayOptions {
+  readonly env: string;
+  readonly eventsDeadLetters?: boolean;
+  readonly topic?: string;
+  readonly limit?: string;
+  readonly format: OutputFormat;
+}
+
+export function register(program: Command): void {
+  program
+    .command('replay')
+    .description('Replay dead letters: nothing that reached the bus is lost')
+    .option('--env <name>', 'environment name or settings file', 'local')
+    .option(
+      '--events-dead-letters',
+      'store the backlog of the events dead-letter topics into the warehouse (idempotent by event_id)',
+    )
+    .option('--topic <topic>', 'only this events topic (default: every events topic)')
+    .option('--limit <n>', 'at most this many messages per backlog')
+    .addOption(formatOption(['table', 'json']))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'What was stored (events, or invalid_events for messages that are not valid events) is',
+        'acknowledged; a batch the warehouse refuses stays in the backlog and is reported.',
+        '',
+        'Examples:',
+        '  eventbus replay --events-dead-letters',
+        '  eventbus replay --events-dead-letters --env production --topic events --limit 10000',
+      ].join('\n'),
+    )
+    .action(async (options: ReplayOptions, command: Command) => {
+      if (!options.eventsDeadLetters) throw new CliError('say what to replay: --events-dead-letters');
+      const limit = options.limit === undefined ? undefined : Number(options.limit);
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+        throw new CliError('--limit must be a positive integer');
+      const { settings, plan: p } = loadEnvironment(options.env);
+      if (options.topic && !p.topics.some((t) => t.kind === 'events' && t.name === options.topic))
+        throw new CliError(`${options.topic} is not an events topic of ${p.environment}`);
+      const project = process.env['GOOGLE_CLOUD_PROJECT'] || p.project;
+      const source = await pubSubPullSource(project, pubsubEndpoint(p, process.env));
+      const writer = createBigQueryWriter(warehouseClient(p, process.env), p.dataset);
+      const bar = new SingleBar({
+        format: ' {subscription} | {pulled} pulled | {stored} stored | {invalid} invalid | {failed} failed',
+        hideCursor: true,
+      });
+      bar.start(1, 0, { subscription: '', pulled: 0, stored: 0, invalid: 0, failed: 0 });
+      let reports: BacklogReport[];
+      try {
+        reports = await replayEventDeadLetters({
+          source,
+          writer,
+          config: storeConfig(settings, p),
+          backlogs: eventDeadLetterBacklogs(p, options.topic),
+          ...(limit !== undefined ? { limit } : {}),
+          onProgress: (r) => {
+            bar.setTotal(Math.max(1, r.pulled));
+            bar.update(r.pulled, { ...r });
+          },
+        });
+      } finally {
+        bar.stop();
+        await source.close();
+      }
+      const write = command.configureOutput().writeOut ?? ((t: string) => process.stdout.write(t));
+      write(
+        renderRows(
+          reports.map((r) => ({ ...r, error: r.error ?? '' })),
+          options.format,
+        ),
+      );
+      const failed = reports.filter((r) => r.failed > 0);
+      if (failed.length > 0) {
+        throw new CliError(
+          `${failed.reduce((n, r) => n + r.failed, 0)} message(s) are still in the backlog: ${failed
+            .map((r) => `${r.subscription}: ${r.error}`)
+            .join('; ')}`,
+        );
+      }
+    });
+}
