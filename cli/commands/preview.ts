@@ -1,0 +1,71 @@
+/**
+ * `eventbus preview --destination <id> <event.json | ->`: prints exactly what would be sent
+ * to a destination (method, URL and headers with secrets redacted, body), or what stops the
+ * event (invalid, skipped by the decision layer, mapping or platform rules), sending nothing.
+ */
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { type PreviewResult, previewDelivery } from '../../functions/core/linkage/preview.ts';
+import { environmentFile, readSettingsFile, SettingsFileError } from '../../local/settings-file.ts';
+import { CliError } from '../output.ts';
+
+/** Renders a preview as the CLI prints it (text) — the request as HTTP, or the reason. */
+export function renderPreview(result: PreviewResult): string {
+  switch (result.outcome) {
+    case 'invalid_event':
+      return `invalid event, nothing would be stored or sent:\n${result.violations.map((v) => `  ${v.field}: ${v.description}`).join('\n')}\n`;
+    case 'skipped':
+      return `skipped by the decision layer: ${result.reason}\n`;
+    case 'not_sent':
+      return `not sent: ${result.reason}\n`;
+    case 'send': {
+      const r = result.request;
+      const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
+      const body = typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2);
+      return `${r.method} ${r.url}\n${headers.join('\n')}\n\n${body}\n`;
+    }
+  }
+}
+
+export function register(program: Command): void {
+  program
+    .command('preview')
+    .description(
+      'Show exactly what one event would send to a destination (secrets redacted), or why it would not be sent; sends nothing',
+    )
+    .requiredOption('--destination <id>', 'destination id from the settings')
+    .option('--env <name|file>', 'environment name or settings file', 'local')
+    .option('--format <format>', 'text or json', 'text')
+    .argument('<event>', 'event JSON file, or - for stdin')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  eventbus preview --destination meta event.json\n  echo \'{"event_name":"page_view"}\' | eventbus preview --destination ga4 --env example -',
+    )
+    .action(
+      (file: string, options: { destination: string; env: string; format: string }, command: Command) => {
+        // Written through the program's output so tests running the CLI in-process capture it.
+        const out = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
+        let settings: ReturnType<typeof readSettingsFile>;
+        try {
+          settings = readSettingsFile(environmentFile(options.env));
+        } catch (err) {
+          if (err instanceof SettingsFileError) throw new CliError(err.message);
+          throw err;
+        }
+        let raw: unknown;
+        try {
+          raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
+        } catch (err) {
+          throw new CliError(
+            `cannot read event ${file === '-' ? 'from stdin' : file}: ${(err as Error).message}`,
+          );
+        }
+        const result = previewDelivery(settings, options.destination, raw, new Date());
+        if (options.format === 'json') out(`${JSON.stringify(result, null, 2)}\n`);
+        else if (result.outcome === 'send') out(renderPreview(result));
+        // Nothing would be sent: say why on stderr and exit non-zero (2 for an invalid event).
+        if (result.outcome !== 'send')
+          throw new CliError(renderPreview(result).trimEnd(), result.outcome === 'invalid_event' ? 2 : 1);
+      },
+    );
+}

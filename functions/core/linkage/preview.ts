@@ -1,0 +1,83 @@
+/**
+ * The dry run: what one event would become at one destination, through the same code the
+ * forward function runs (normalise → decide → driver.prepare), without sending anything and
+ * without reading a secret: secrets are placeholders and redacted from what is shown.
+ */
+import { lookupEvent } from '../../../schemas/catalogue.ts';
+import type { Settings } from '../../../schemas/settings.ts';
+import { decideOne } from '../decision.ts';
+import type { StoredEvent } from '../delivery/driver.ts';
+import { driverFor } from '../delivery/drivers.ts';
+import { normalizeEvent, normalizeOptions } from '../event.ts';
+import type { FieldViolation } from '../validation.ts';
+
+/** What preview shows: the request (secrets redacted), or the stage that stops the event and why. */
+export type PreviewResult =
+  | { readonly outcome: 'invalid_event'; readonly violations: readonly FieldViolation[] }
+  | { readonly outcome: 'skipped'; readonly reason: string }
+  | { readonly outcome: 'not_sent'; readonly reason: string }
+  | {
+      readonly outcome: 'send';
+      readonly event: StoredEvent;
+      readonly request: {
+        readonly method: string;
+        readonly url: string;
+        readonly headers: Readonly<Record<string, string>>;
+        readonly body: unknown;
+      };
+    };
+
+export const REDACTED = 'REDACTED';
+/** Headers that carry credentials or are derived from them (signatures). */
+const SECRET_HEADER = /authorization|token|secret|signature|key/i;
+
+/**
+ * Previews one event (as a producer sends it, or as stored) for a destination of the settings.
+ * `now` anchors the time windows exactly as the forward function's clock would.
+ */
+export function previewDelivery(
+  settings: Readonly<Settings>,
+  destinationId: string,
+  raw: unknown,
+  now: Date,
+): PreviewResult {
+  const destination = (settings.destinations ?? []).find((d) => d.id === destinationId);
+  if (destination === undefined) {
+    const ids = (settings.destinations ?? []).map((d) => d.id).join(', ') || 'none';
+    return { outcome: 'not_sent', reason: `no destination "${destinationId}" (destinations: ${ids})` };
+  }
+  const normalized = normalizeEvent(raw, {
+    options: normalizeOptions(settings),
+    now: now.getTime(),
+    newId: () => 'preview-event-id',
+    checkWindow: false,
+  });
+  if (!normalized.ok) return { outcome: 'invalid_event', violations: normalized.violations };
+  const event = normalized.event as unknown as StoredEvent;
+  const decision = decideOne(destination, event, { isKnownEvent: (n) => lookupEvent(n) !== undefined });
+  if (decision.action === 'skip') return { outcome: 'skipped', reason: decision.reason };
+  const driver = driverFor(destination.type);
+  if (driver === undefined) return { outcome: 'not_sent', reason: `no driver for ${destination.type}` };
+  const roles = new Set([...driver.requiredSecrets, ...Object.keys(destination.secrets ?? {})]);
+  const secrets = Object.fromEntries([...roles].map((r) => [r, `${REDACTED}_${r.toUpperCase()}`]));
+  const prepared = driver.prepare(event, { destination, secrets, now });
+  if (!prepared.ok) return { outcome: 'not_sent', reason: prepared.reason };
+  const placeholders = Object.values(secrets);
+  const headers = Object.fromEntries(
+    Object.entries(prepared.request.headers).map(([k, v]) => [
+      k,
+      SECRET_HEADER.test(k) || placeholders.some((p) => v.includes(p)) ? REDACTED : v,
+    ]),
+  );
+  let body: unknown;
+  try {
+    body = JSON.parse(prepared.request.body);
+  } catch {
+    body = prepared.request.body;
+  }
+  return {
+    outcome: 'send',
+    event,
+    request: { method: prepared.request.method, url: prepared.request.redactedUrl, headers, body },
+  };
+}

@@ -1,0 +1,189 @@
+/** Preview shows what the driver sends, and what the sender then sends is the same. */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../../cli/main.ts';
+import { metaCapiDriver } from '../../../functions/core/delivery/drivers/meta-capi.ts';
+import { tiktokEventsDriver } from '../../../functions/core/delivery/drivers/tiktok-events.ts';
+import { previewDelivery } from '../../../functions/core/linkage/preview.ts';
+import { checkSettings } from '../../../functions/core/settings.ts';
+import type { Settings } from '../../../schemas/settings.ts';
+import {
+  type PlatformReceiver,
+  startMetaReceiver,
+  startTikTokReceiver,
+} from '../../support/platforms/index.ts';
+
+const TOKEN = 'real-secret-value';
+
+function settingsFor(meta: string, tiktok: string): Settings {
+  const r = checkSettings({
+    name: 'preview',
+    project: 'preview-project',
+    region: 'europe-west1',
+    destinations: [
+      {
+        id: 'meta',
+        type: 'meta_capi',
+        base_url: meta,
+        config: { pixel_id: '123456789012345' },
+        secrets: { access_token: 'meta-token' },
+        mappings: {
+          quote_requested: {
+            event: 'Lead',
+            fields: { 'custom_data.value': { from: 'amount', transform: ['number'] } },
+          },
+        },
+      },
+      {
+        id: 'tiktok',
+        type: 'tiktok_events',
+        base_url: tiktok,
+        config: { pixel_code: 'CABC' },
+        secrets: { access_token: 'tiktok-token' },
+      },
+    ],
+  });
+  assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
+  return r.settings as Settings;
+}
+
+const producerEvent = (over: Record<string, unknown> = {}) => ({
+  event_name: 'purchase',
+  event_id: 'order-T-1',
+  event_time: new Date(Date.now() - 60_000).toISOString(),
+  user: { email: 'John_Smith@gmail.com', phone: '(650)555-1212', country: 'US' },
+  page: { url: 'https://shop.example/checkout' },
+  device: { ip: '203.0.113.9', user_agent: 'Mozilla/5.0' },
+  consent: { ads: 'granted', ad_user_data: 'granted' },
+  transaction_id: 'T-1',
+  value: 64.9,
+  currency: 'USD',
+  items: [{ item_id: 'SKU1', price: 64.9, quantity: 1 }],
+  ...over,
+});
+
+describe('preview', () => {
+  let meta: PlatformReceiver;
+  let tiktok: PlatformReceiver;
+  let settings: Settings;
+  before(async () => {
+    meta = await startMetaReceiver({ accessToken: TOKEN });
+    tiktok = await startTikTokReceiver({ accessToken: TOKEN });
+    settings = settingsFor(meta.url, tiktok.url);
+  });
+  after(async () => {
+    await Promise.all([meta.close(), tiktok.close()]);
+  });
+
+  for (const [id, driver, receiver] of [
+    ['meta', metaCapiDriver, () => meta],
+    ['tiktok', tiktokEventsDriver, () => tiktok],
+  ] as const) {
+    it(`${id}: the previewed request is what the driver sends, secrets redacted`, async () => {
+      const now = new Date();
+      const preview = previewDelivery(settings, id, producerEvent(), now);
+      assert.equal(preview.outcome, 'send');
+      if (preview.outcome !== 'send') return;
+      assert.ok(!JSON.stringify(preview).includes(TOKEN));
+      const destination = settings.destinations?.find((d) => d.id === id);
+      assert.ok(destination);
+      const prepared = driver.prepare(preview.event, { destination, secrets: { access_token: TOKEN }, now });
+      assert.ok(prepared.ok);
+      const res = await fetch(prepared.request.url, {
+        method: prepared.request.method,
+        headers: prepared.request.headers,
+        body: prepared.request.body,
+      });
+      assert.equal(res.status, 200);
+      const got = receiver().received.at(-1);
+      assert.deepEqual(got?.problems, []);
+      assert.deepEqual(got?.body, preview.request.body, 'body sent equals body previewed');
+      assert.equal(preview.request.method, got?.method);
+      assert.equal(preview.request.url.split('?')[0], `${receiver().url}${got?.path}`);
+      assert.equal(preview.request.url, prepared.request.redactedUrl);
+      for (const [k, v] of Object.entries(preview.request.headers))
+        assert.equal(v, k === 'access-token' ? 'REDACTED' : got?.headers[k]);
+    });
+  }
+
+  it('redacts the token from the URL', () => {
+    const p = previewDelivery(settings, 'meta', producerEvent(), new Date());
+    assert.equal(p.outcome, 'send');
+    assert.match(p.outcome === 'send' ? p.request.url : '', /\?access_token=REDACTED$/);
+  });
+
+  it('says why nothing is sent: consent, invalid event, mapping or platform rule, unknown destination', () => {
+    const now = new Date();
+    assert.deepEqual(previewDelivery(settings, 'meta', producerEvent({ consent: { ads: 'denied' } }), now), {
+      outcome: 'skipped',
+      reason: 'consent ads denied',
+    });
+    const invalid = previewDelivery(settings, 'meta', producerEvent({ currency: 'usd' }), now);
+    assert.equal(invalid.outcome, 'invalid_event');
+    const old = previewDelivery(
+      settings,
+      'meta',
+      producerEvent({ event_time: new Date(Date.now() - 9 * 86400_000).toISOString() }),
+      now,
+    );
+    assert.equal(old.outcome, 'not_sent');
+    assert.match(old.outcome === 'not_sent' ? old.reason : '', /event_time is older than 7 days/);
+    const noMapping = previewDelivery(
+      settings,
+      'tiktok',
+      producerEvent({ event_name: 'quote_requested' }),
+      now,
+    );
+    assert.deepEqual(noMapping, {
+      outcome: 'skipped',
+      reason: 'unknown event quote_requested has no mapping for tiktok_events',
+    });
+    const custom = previewDelivery(
+      settings,
+      'meta',
+      { ...producerEvent({ event_name: 'quote_requested', amount: '120.5' }) },
+      now,
+    );
+    assert.equal(custom.outcome, 'send');
+    assert.equal(previewDelivery(settings, 'nope', producerEvent(), now).outcome, 'not_sent');
+  });
+
+  it('the CLI prints the request, and exits non-zero with the reason when nothing would be sent', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'preview-'));
+    try {
+      const env = join(dir, 'env.yaml');
+      writeFileSync(env, JSON.stringify(settings));
+      const cli = async (event: unknown) => {
+        const file = join(dir, 'event.json');
+        writeFileSync(file, JSON.stringify(event));
+        let out = '';
+        let err = '';
+        const code = await run(['preview', '--destination', 'meta', '--env', env, file], {
+          out: (t) => {
+            out += t;
+          },
+          err: (t) => {
+            err += t;
+          },
+        });
+        return { code, out, err };
+      };
+      const ok = await cli(producerEvent());
+      assert.equal(ok.code, 0, ok.err);
+      assert.match(
+        ok.out,
+        /^POST http:\/\/127\.0\.0\.1:\d+\/v25\.0\/123456789012345\/events\?access_token=REDACTED\n/,
+      );
+      assert.match(ok.out, /"em": \[\n\s+"62a14e44f765419d10fea99367361a727c12365e2520f32218d505ed9aa0f62f"/);
+      const skipped = await cli(producerEvent({ consent: {} }));
+      assert.equal(skipped.code, 1);
+      assert.equal(skipped.out, '');
+      assert.equal(skipped.err, 'error: skipped by the decision layer: consent ads missing\n');
+      assert.equal((await cli(producerEvent({ currency: 'usd' }))).code, 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
