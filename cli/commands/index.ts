@@ -7,7 +7,7 @@
 export * as preview from './preview.ts';
 export * as key from './key.ts';
 export * as replay from './replay.ts';
-export * as preview from './preview.ts';
 export * as settings from './settings.ts';
 export * as sql from './sql.ts';
 export * as start from './start.ts';
+export * as token from './token.ts';
