@@ -10,4 +10,3 @@ export * as replay from './replay.ts';
 export * as settings from './settings.ts';
 export * as sql from './sql.ts';
 export * as start from './start.ts';
-export * as token from './token.ts';
