@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DuckDBConnection, DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBDataChunk, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import {
@@ -64,6 +64,16 @@ interface QueryResult {
   statementType: string;
 }
 
+interface PendingInsert {
+  ref: TableRecord;
+  ids: (string | undefined)[];
+  values: (DuckDBValue[] | undefined)[];
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+const CHUNK_ROWS = 2048;
+
 interface JobRecord {
   resource: Json;
   result?: QueryResult;
@@ -83,6 +93,7 @@ class Emulator {
   readonly jobs = new Map<string, JobRecord>();
   /** insertId de-duplication: key → time first seen; insertion order is time order. */
   readonly insertIds = new Map<string, number>();
+  pendingInserts: PendingInsert[] = [];
   baseUrl = '';
 
   constructor(store: Store) {
@@ -533,44 +544,106 @@ class Emulator {
         ),
       };
     }
-    const tableKey = `${projectId}\u0000${datasetId}\u0000${tableId}\u0000`;
-    await this.store.exclusive(async (conn) => {
-      const now = Date.now();
-      this.pruneInsertIds(now);
-      const seenNow = new Set<string>();
-      const toAppend: DuckDBValue[][] = [];
-      for (const [index, values] of converted.entries()) {
-        if (!values) continue;
-        const id = (rows[index] as Json)['insertId'];
-        if (typeof id === 'string' && id !== '') {
-          const k = tableKey + id;
-          if (this.insertIds.has(k) || seenNow.has(k)) continue;
-          seenNow.add(k);
-        }
-        toAppend.push(values);
-      }
-      if (toAppend.length > 0) {
-        const appender = await conn.createAppender(tableId, schemaName(projectId, datasetId));
-        try {
-          const types = fields.map((_, i) => appender.columnType(i));
-          for (const values of toAppend) {
-            for (const [i, v] of values.entries()) appender.appendValue(v, types[i]);
-            appender.endRow();
-          }
-          appender.flushSync();
-        } catch (e) {
-          appender.clear();
-          throw new ApiError('invalid', `Rows could not be appended: ${(e as Error).message}`);
-        } finally {
-          appender.closeSync();
-        }
-      }
-      for (const k of seenNow) this.insertIds.set(k, now);
+    const ids = rows.map((r) => {
+      const id = (r as Json)['insertId'];
+      return typeof id === 'string' && id !== '' ? id : undefined;
     });
+    await this.enqueueInsert({ ref: t, ids, values: converted });
     return {
       kind: 'bigquery#tableDataInsertAllResponse',
       ...(insertErrors.length > 0 ? { insertErrors } : {}),
     };
+  }
+
+  /**
+   * Group commit: each commit costs an fsync (~10-20 ms), so inserts that arrive while
+   * the connection is busy are appended together in one transaction. Each request is
+   * answered only after the commit that holds its rows.
+   */
+  enqueueInsert(req: Omit<PendingInsert, 'resolve' | 'reject'>): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.pendingInserts.push({ ...req, resolve, reject });
+      if (this.pendingInserts.length === 1) {
+        void this.store.exclusive((conn) => this.flushInserts(conn)).catch(() => undefined);
+      }
+    });
+  }
+
+  async flushInserts(conn: DuckDBConnection): Promise<void> {
+    const batch = this.pendingInserts;
+    this.pendingInserts = [];
+    if (batch.length === 0) return;
+    try {
+      await this.appendInTransaction(conn, batch);
+      for (const p of batch) p.resolve();
+    } catch (e) {
+      // One bad request must not fail the others: retry each alone.
+      for (const p of batch) {
+        try {
+          await this.appendInTransaction(conn, [p]);
+          p.resolve();
+        } catch (err) {
+          p.reject(
+            err instanceof ApiError
+              ? err
+              : new ApiError('invalid', `Rows could not be appended: ${(err as Error).message}`),
+          );
+        }
+      }
+      void e;
+    }
+  }
+
+  async appendInTransaction(conn: DuckDBConnection, batch: readonly PendingInsert[]): Promise<void> {
+    const now = Date.now();
+    this.pruneInsertIds(now);
+    const seen = new Set<string>();
+    const byTable = new Map<string, { ref: TableRecord; rows: DuckDBValue[][] }>();
+    for (const p of batch) {
+      const tableKey = `${p.ref.projectId}\u0000${p.ref.datasetId}\u0000${p.ref.tableId}\u0000`;
+      let entry = byTable.get(tableKey);
+      if (!entry) {
+        entry = { ref: p.ref, rows: [] };
+        byTable.set(tableKey, entry);
+      }
+      for (const [index, values] of p.values.entries()) {
+        if (!values) continue;
+        const id = p.ids[index];
+        if (id !== undefined) {
+          const k = tableKey + id;
+          if (this.insertIds.has(k) || seen.has(k)) continue;
+          seen.add(k);
+        }
+        entry.rows.push(values);
+      }
+    }
+    await conn.run('BEGIN');
+    try {
+      for (const { ref, rows } of byTable.values()) {
+        if (rows.length === 0) continue;
+        if (!this.store.table(ref.projectId, ref.datasetId, ref.tableId))
+          throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
+        const appender = await conn.createAppender(ref.tableId, schemaName(ref.projectId, ref.datasetId));
+        try {
+          const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
+          // Whole data chunks: far cheaper than value-by-value appends for nested types.
+          for (let off = 0; off < rows.length; off += CHUNK_ROWS) {
+            const part = rows.slice(off, off + CHUNK_ROWS);
+            const chunk = DuckDBDataChunk.create(types, part.length);
+            chunk.setRows(part);
+            appender.appendDataChunk(chunk);
+          }
+          appender.flushSync();
+        } finally {
+          appender.closeSync();
+        }
+      }
+      await conn.run('COMMIT');
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+    for (const k of seen) this.insertIds.set(k, now);
   }
 
   pruneInsertIds(now: number): void {

@@ -746,11 +746,16 @@ class Translator {
           this.registerCtes(nodes, i);
           continue;
         case 'INTERVAL': {
-          const v = nodes[i + 1];
-          if (v !== undefined && v.kind !== 'string' && isWord(nodes[i + 2])) {
-            const amount = isGroup(v) ? this.group(v) : v.kind === 'param' ? this.param(v) : this.expr([v]);
-            emit(`INTERVAL (${amount}) ${(nodes[i + 2] as Token).text}`, n);
-            i += 3;
+          // BigQuery: INTERVAL <expr> <part>; DuckDB needs a parenthesised expression.
+          const partAt = nodes.findIndex((m, k) => k > i + 1 && isWord(m, ...DATE_PARTS));
+          if (
+            nodes[i + 1]?.kind !== 'string' &&
+            partAt > i + 1 &&
+            !nodes.slice(i + 1, partAt).some((m) => isOp(m, ','))
+          ) {
+            const amount = this.expr(nodes.slice(i + 1, partAt));
+            emit(`INTERVAL (${amount}) ${(nodes[partAt] as Token).text}`, n);
+            i = partAt + 1;
             continue;
           }
           break;
@@ -1311,6 +1316,19 @@ const NOT_FUNCTIONS = new Set([
 
 // BigQuery allows `CAST (x AS T)` and `EXTRACT (...)`; those must still be rewritten.
 const FUNCTIONS_ALLOWING_SPACE = new Set(['CAST', 'SAFE_CAST', 'EXTRACT', 'STRUCT', 'COUNTIF', 'ARRAY_AGG']);
+
+const DATE_PARTS = [
+  'MICROSECOND',
+  'MILLISECOND',
+  'SECOND',
+  'MINUTE',
+  'HOUR',
+  'DAY',
+  'WEEK',
+  'MONTH',
+  'QUARTER',
+  'YEAR',
+];
 
 const TYPED_LITERALS = new Set(['TIMESTAMP', 'DATE', 'DATETIME', 'TIME', 'NUMERIC', 'BIGNUMERIC', 'JSON']);
 

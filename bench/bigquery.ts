@@ -1,0 +1,320 @@
+/**
+ * BigQuery emulator benchmark:
+ * - insertAll rows/s in batches of 500 realistic event rows through the real client,
+ *   beside raw DuckDB appends of the same rows (same batches, one flush per batch) in the same run;
+ * - a dashboard query's latency over 1M rows (generated inside DuckDB with BigQuery SQL),
+ *   beside the same translated SQL run on DuckDB directly.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
+import { BigQuery } from '@google-cloud/bigquery';
+import {
+  columnDefinitions,
+  convertRow,
+  type FieldSchema,
+  normaliseSchema,
+} from '../emulators/bigquery/schema.ts';
+import { translate } from '../emulators/bigquery/sql.ts';
+import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
+
+const PROJECT = 'bench-project';
+const MAIN = new URL('../emulators/bigquery/main.ts', import.meta.url).pathname;
+
+async function startChild(dataDir: string): Promise<{ url: string; close(): Promise<void> }> {
+  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).once('line', resolve);
+    proc.once('exit', (code) => reject(new Error(`emulator exited with ${code}`)));
+  });
+  const url = line.replace(/^.* on /, '');
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+const BATCH = 500;
+const BATCHES = 60;
+const CONCURRENCY = 4;
+const DASHBOARD_ROWS = 1_000_000;
+const DASHBOARD_RUNS = 5;
+
+const EVENT_FIELDS = [
+  { name: 'event_id', type: 'STRING', mode: 'REQUIRED' },
+  { name: 'event_name', type: 'STRING', mode: 'REQUIRED' },
+  { name: 'event_time', type: 'TIMESTAMP', mode: 'REQUIRED' },
+  { name: 'received_at', type: 'TIMESTAMP', mode: 'REQUIRED' },
+  { name: 'message_id', type: 'STRING' },
+  { name: 'topic', type: 'STRING' },
+  { name: 'schema_version', type: 'INT64' },
+  {
+    name: 'user',
+    type: 'RECORD',
+    fields: [
+      { name: 'user_id', type: 'STRING' },
+      { name: 'anonymous_id', type: 'STRING' },
+      { name: 'email_sha256', type: 'STRING' },
+    ],
+  },
+  {
+    name: 'page',
+    type: 'RECORD',
+    fields: [
+      { name: 'url', type: 'STRING' },
+      { name: 'referrer', type: 'STRING' },
+      { name: 'title', type: 'STRING' },
+    ],
+  },
+  {
+    name: 'device',
+    type: 'RECORD',
+    fields: [
+      { name: 'user_agent', type: 'STRING' },
+      { name: 'ip', type: 'STRING' },
+      { name: 'locale', type: 'STRING' },
+    ],
+  },
+  { name: 'event_data', type: 'JSON' },
+];
+
+const NAMES = ['page_view', 'view_content', 'add_to_cart', 'purchase'];
+
+function eventRow(i: number): Record<string, unknown> {
+  const t = Date.UTC(2024, 0, 1) + i * 1000;
+  return {
+    event_id: `01J${i.toString(36).padStart(10, '0')}`,
+    event_name: NAMES[i % 4],
+    event_time: new Date(t).toISOString(),
+    received_at: new Date(t + 250).toISOString(),
+    message_id: String(9_000_000_000 + i),
+    topic: 'projects/bench/topics/events',
+    schema_version: 1,
+    user: { user_id: `u${i % 5000}`, anonymous_id: `a-${(i * 7919) % 100000}`, email_sha256: 'f'.repeat(64) },
+    page: {
+      url: `https://shop.example.com/products/${i % 1000}?utm_source=news`,
+      referrer: 'https://www.google.com/',
+      title: `Product ${i % 1000} – Example Shop`,
+    },
+    device: {
+      user_agent:
+        'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 Version/17.5 Safari/605.1.15',
+      ip: '203.0.113.7',
+      locale: 'fr-FR',
+    },
+    event_data: {
+      content_name: `Product ${i % 1000}`,
+      content_ids: [`sku-${i % 1000}`],
+      value: (i % 100) + 0.99,
+      currency: 'EUR',
+    },
+  };
+}
+
+async function insertAllRate(bq: BigQuery, rows: Record<string, unknown>[][]): Promise<number> {
+  const table = bq.dataset('bench').table('events');
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < rows.length) {
+        const batch = rows[next++] as Record<string, unknown>[];
+        await table.insert(
+          batch.map((json) => ({ insertId: json['event_id'] as string, json })),
+          { raw: true },
+        );
+      }
+    }),
+  );
+  return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+}
+
+/** The same batches as plain HTTP insertAll requests: the emulator's own throughput without the client's overhead. */
+async function httpInsertRate(url: string, rows: Record<string, unknown>[][]): Promise<number> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < rows.length) {
+        const batch = rows[next++] as Record<string, unknown>[];
+        const body = JSON.stringify({
+          rows: batch.map((json) => ({ insertId: `http-${json['event_id']}`, json })),
+        });
+        const res = await fetch(
+          `${url}/bigquery/v2/projects/${PROJECT}/datasets/bench/tables/events_http/insertAll`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+          },
+        );
+        const out = (await res.json()) as { insertErrors?: unknown };
+        if (res.status !== 200 || out.insertErrors)
+          throw new Error(`insertAll failed: ${JSON.stringify(out).slice(0, 300)}`);
+      }
+    }),
+  );
+  return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+}
+
+async function rawAppendRate(
+  dir: string,
+  fields: FieldSchema[],
+  rows: Record<string, unknown>[][],
+): Promise<number> {
+  const inst = await DuckDBInstance.create(join(dir, 'raw.duckdb'));
+  const conn = await inst.connect();
+  try {
+    await conn.run(`CREATE TABLE events (${columnDefinitions(fields)})`);
+    // The baseline appends already-typed values: DuckDB's own cost for the same rows and batches.
+    const typed = rows.map((batch) =>
+      batch.map((r) => {
+        const c = convertRow(fields, r, false);
+        if (!('values' in c)) throw new Error('bench row invalid');
+        return c.values;
+      }),
+    );
+    const started = performance.now();
+    for (const batch of typed) {
+      // One data chunk and one flush (commit) per 500-row batch, as a writer acknowledging each batch would.
+      const appender = await conn.createAppender('events');
+      const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
+      const chunk = DuckDBDataChunk.create(types, batch.length);
+      chunk.setRows(batch);
+      appender.appendDataChunk(chunk);
+      appender.flushSync();
+      appender.closeSync();
+    }
+    return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+  } finally {
+    conn.closeSync();
+    inst.closeSync();
+  }
+}
+
+const GENERATE = `INSERT INTO \`${PROJECT}.bench.big\` (event_id, event_name, event_time, user, event_data)
+SELECT CONCAT('ev-', CAST(i AS STRING)),
+  CASE MOD(i, 4) WHEN 0 THEN 'page_view' WHEN 1 THEN 'view_content' WHEN 2 THEN 'add_to_cart' ELSE 'purchase' END,
+  TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL MOD(i * 7, 30 * 24 * 3600) SECOND),
+  STRUCT(CONCAT('u', CAST(MOD(i, 20000) AS STRING)) AS user_id, CAST(NULL AS STRING) AS anonymous_id, CAST(NULL AS STRING) AS email_sha256),
+  TO_JSON(STRUCT(CONCAT('Product ', CAST(MOD(i, 1000) AS STRING)) AS content_name, MOD(i, 100) + 0.99 AS value, IF(MOD(i, 3) = 0, 'USD', 'EUR') AS currency))
+FROM UNNEST(GENERATE_ARRAY(1, ${DASHBOARD_ROWS})) AS i`;
+
+const DASHBOARD = `SELECT TIMESTAMP_TRUNC(event_time, DAY) AS day, event_name,
+  COUNT(*) AS events, COUNT(DISTINCT user.user_id) AS users,
+  COUNTIF(JSON_VALUE(event_data, '$.currency') = 'EUR') AS eur_events,
+  SUM(SAFE_CAST(JSON_VALUE(event_data, '$.value') AS FLOAT64)) AS revenue
+FROM \`${PROJECT}.bench.big\`
+WHERE event_time >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 7 DAY)
+GROUP BY day, event_name
+ORDER BY day, event_name`;
+
+export const suite: BenchSuite = {
+  name: 'bigquery emulator (insertAll, dashboard query)',
+  async run(): Promise<BenchFigure[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'bq-bench-'));
+    // The emulator runs in its own process, as it does for `npm start`, so the client's
+    // serialisation and the server's work do not share one event loop.
+    const emulator = await startChild(join(dir, 'emulator'));
+    try {
+      const fields = normaliseSchema(EVENT_FIELDS);
+      if (typeof fields === 'string') throw new Error(fields);
+      const bq = new BigQuery({ projectId: PROJECT, apiEndpoint: emulator.url });
+      const [ds] = await bq.createDataset('bench');
+      await ds.createTable('events', { schema: { fields: EVENT_FIELDS } });
+      await ds.createTable('events_http', { schema: { fields: EVENT_FIELDS } });
+      await ds.createTable('big', {
+        schema: { fields: EVENT_FIELDS.filter((f) => f.mode !== 'REQUIRED' || f.name !== 'received_at') },
+      });
+      const rows = Array.from({ length: BATCHES }, (_, b) =>
+        Array.from({ length: BATCH }, (_, k) => eventRow(b * BATCH + k)),
+      );
+      // Warm up both paths once so neither pays first-call costs inside the timing.
+      await bq
+        .dataset('bench')
+        .table('events')
+        .insert([{ insertId: 'warm', json: eventRow(1e9) }], { raw: true });
+      const viaClient = await insertAllRate(bq, rows);
+      const viaHttp = await httpInsertRate(emulator.url, rows);
+      const raw = await rawAppendRate(dir, fields, rows);
+
+      await bq.query(GENERATE);
+      const latencies: number[] = [];
+      for (let k = 0; k < DASHBOARD_RUNS; k++) {
+        const started = performance.now();
+        await bq.query(DASHBOARD);
+        latencies.push(performance.now() - started);
+      }
+      // Baseline: the translated SQL on a DuckDB of the same 1M rows, in process.
+      const inst = await DuckDBInstance.create(':memory:');
+      const conn = await inst.connect();
+      const direct: number[] = [];
+      try {
+        const schemaFields = normaliseSchema(
+          EVENT_FIELDS.filter((f) => f.name !== 'received_at'),
+        ) as FieldSchema[];
+        await conn.run(`CREATE SCHEMA "${PROJECT}.bench"`);
+        await conn.run(
+          `CREATE TABLE "${PROJECT}.bench"."big" (${columnDefinitions(schemaFields.map((f) => ({ ...f, mode: f.mode === 'REQUIRED' ? 'NULLABLE' : (f.mode ?? 'NULLABLE') })))})`,
+        );
+        await conn.run(translate(GENERATE, { projectId: PROJECT }).sql);
+        const sql = translate(DASHBOARD, { projectId: PROJECT }).sql;
+        for (let k = 0; k < DASHBOARD_RUNS; k++) {
+          const started = performance.now();
+          await conn.runAndReadAll(sql);
+          direct.push(performance.now() - started);
+        }
+      } finally {
+        conn.closeSync();
+        inst.closeSync();
+      }
+      return [
+        {
+          name: `insertAll via @google-cloud/bigquery (batches of ${BATCH} event rows, ${CONCURRENCY} in flight)`,
+          value: viaClient,
+          unit: 'rows/s',
+          baseline: { name: 'raw DuckDB appender, same rows and batches', value: raw },
+          target: { op: '>=', value: 0.5, of: 'ratio' },
+          detail: `${BATCH * BATCHES} rows with insertIds, nested RECORDs and JSON`,
+        },
+        {
+          name: `insertAll as plain HTTP requests (same batches, ${CONCURRENCY} in flight; no client overhead)`,
+          value: viaHttp,
+          unit: 'rows/s',
+          baseline: { name: 'raw DuckDB appender, same rows and batches', value: raw },
+          target: { op: '>=', value: 0.5, of: 'ratio' },
+        },
+        {
+          name: 'insertAll via @google-cloud/bigquery, absolute',
+          value: viaClient,
+          unit: 'rows/s',
+          target: { op: '>=', value: 50_000 },
+        },
+        {
+          name: `dashboard query over ${DASHBOARD_ROWS.toLocaleString('en-US')} rows (p50 of ${DASHBOARD_RUNS}, via client)`,
+          value: percentile(latencies, 50),
+          unit: 'ms',
+          baseline: { name: 'translated SQL on DuckDB in process', value: percentile(direct, 50) },
+          detail: `p90 ${percentile(latencies, 90).toFixed(1)} ms; direct p90 ${percentile(direct, 90).toFixed(1)} ms`,
+        },
+      ];
+    } finally {
+      await emulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+// `node bench/bigquery.ts` runs this suite alone.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { formatFigure } = await import('./lib.ts');
+  for (const f of await suite.run()) console.log(formatFigure(f));
+}
