@@ -4,7 +4,10 @@
  */
 import { type BenchSuite, formatFigure } from './lib.ts';
 
-const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {};
+const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
+  bigquery: () => import('./bigquery.ts'),
+  bundles: () => import('./bundles.ts'),
+};
 
 const wanted = process.argv.slice(2);
 const names = Object.keys(suiteModules).filter((n) => wanted.length === 0 || wanted.includes(n));
