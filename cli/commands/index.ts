@@ -10,3 +10,4 @@ export * as replay from './replay.ts';
 export * as settings from './settings.ts';
 export * as sql from './sql.ts';
 export * as start from './start.ts';
+export * as token from './token.ts';

@@ -1,0 +1,228 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Io } from '../../cli/output.ts';
+import { ensureDevToken, fileTokenStore, secretTokenStore } from '../../functions/adapters/token-store.ts';
+import {
+  canPublish,
+  EMPTY_CREDENTIALS,
+  issueKey,
+  issueToken,
+  revoke,
+  verifySecret,
+} from '../../functions/core/credentials.ts';
+
+const NOW = new Date('2026-01-01T00:00:00Z');
+
+describe('credentials: tokens and keys', () => {
+  it('stores only a salted hash and verifies the secret once issued', () => {
+    const { set, secret, record } = issueToken(
+      EMPTY_CREDENTIALS,
+      { scopes: ['publish:*'] },
+      randomBytes,
+      NOW,
+    );
+    assert.match(secret, /^ebt_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    assert.ok(!JSON.stringify(set).includes(secret.slice(17)), 'the secret part never reaches the store');
+    assert.equal(verifySecret(set, secret, 'token', NOW.getTime()).ok, true);
+    const again = issueToken(EMPTY_CREDENTIALS, { scopes: ['publish:*'] }, randomBytes, NOW);
+    assert.notEqual(again.record.salt, record.salt);
+    assert.equal(
+      verifySecret(set, `${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`, 'token', NOW.getTime())
+        .ok,
+      false,
+    );
+    assert.equal(verifySecret(set, secret, 'key', NOW.getTime()).ok, false);
+  });
+
+  it('refuses revoked and expired credentials', () => {
+    const a = issueToken(
+      EMPTY_CREDENTIALS,
+      { scopes: ['admin'], expiresAt: new Date(NOW.getTime() + 1000) },
+      randomBytes,
+      NOW,
+    );
+    assert.equal(verifySecret(a.set, a.secret, 'token', NOW.getTime() + 999).ok, true);
+    const expired = verifySecret(a.set, a.secret, 'token', NOW.getTime() + 1000);
+    assert.ok(!expired.ok && /expired/.test(expired.reason));
+    const revoked = revoke(a.set, a.record.id, NOW);
+    const r = verifySecret(revoked, a.secret, 'token', NOW.getTime());
+    assert.ok(!r.ok && /revoked/.test(r.reason));
+    assert.throws(() => revoke(a.set, 'nope', NOW), /no token/);
+  });
+
+  it('validates scopes and origins', () => {
+    assert.throws(
+      () => issueToken(EMPTY_CREDENTIALS, { scopes: ['write'] }, randomBytes, NOW),
+      /not a scope/,
+    );
+    assert.throws(() => issueToken(EMPTY_CREDENTIALS, { scopes: [] }, randomBytes, NOW), /at least one/);
+    assert.throws(
+      () => issueKey(EMPTY_CREDENTIALS, { origins: ['shop.example'] }, randomBytes, NOW),
+      /not an origin/,
+    );
+    const k = issueKey(EMPTY_CREDENTIALS, { origins: ['https://shop.example'] }, randomBytes, NOW);
+    assert.match(k.secret, /^ebk_/);
+  });
+
+  it('checks publish scopes by topic and by event', () => {
+    assert.equal(canPublish(['publish:*'], 'events', ['x']), true);
+    assert.equal(canPublish(['admin'], 'backend_events', ['x']), true);
+    assert.equal(canPublish(['publish:backend_events'], 'backend_events', ['x']), true);
+    assert.equal(canPublish(['publish:backend_events'], 'events', ['x']), false);
+    assert.equal(canPublish(['publish:search', 'publish:purchase'], 'events', ['search', 'purchase']), true);
+    assert.equal(canPublish(['publish:search'], 'events', ['search', 'purchase']), false);
+    assert.equal(canPublish(['translate:shop'], 'events', ['search']), false);
+  });
+});
+
+describe('credentials: token stores', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'token-store-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('file store: empty when missing, written atomically with mode 0600', async () => {
+    const store = fileTokenStore(join(dir, 'sub', 'tokens.json'));
+    assert.deepEqual(await store.read(), EMPTY_CREDENTIALS);
+    const secret = await store.update((set) => {
+      const r = issueToken(set, { scopes: ['publish:*'] }, randomBytes, NOW);
+      return { set: r.set, result: r.secret };
+    });
+    const set = await store.read();
+    assert.equal(set.tokens.length, 1);
+    assert.equal(verifySecret(set, secret, 'token', NOW.getTime()).ok, true);
+    assert.equal(statSync(join(dir, 'sub', 'tokens.json')).mode & 0o777, 0o600);
+  });
+
+  it('creates the development token once and writes it to <dataDir>/dev-token', async () => {
+    const store = fileTokenStore(join(dir, 'tokens.json'));
+    const first = await ensureDevToken(dir, store);
+    assert.equal(first.created, true);
+    assert.equal(readFileSync(join(dir, 'dev-token'), 'utf8').trim(), first.token);
+    const second = await ensureDevToken(dir, store);
+    assert.deepEqual([second.created, second.token], [false, first.token]);
+    // A revoked dev token is replaced on the next start.
+    const id = (await store.read()).tokens[0]?.id as string;
+    await store.update((set) => ({ set: revoke(set, id, NOW), result: undefined }));
+    const third = await ensureDevToken(dir, store);
+    assert.equal(third.created, true);
+    assert.notEqual(third.token, first.token);
+  });
+
+  it('secret store: reads latest, adds a version per change (Secret Manager REST on loopback)', async () => {
+    const versions: string[] = [];
+    const seen: string[] = [];
+    const server: Server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => {
+        body += c;
+      });
+      req.on('end', () => {
+        seen.push(`${req.method} ${req.url}`);
+        if (req.url === '/v1/projects/p1/secrets/eventbus-tokens/versions/latest:access') {
+          if (versions.length === 0) {
+            res.writeHead(404).end('{"error":{"code":404,"status":"NOT_FOUND"}}');
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ payload: { data: versions.at(-1) } }));
+        } else if (
+          req.url === '/v1/projects/p1/secrets/eventbus-tokens:addVersion' &&
+          req.method === 'POST'
+        ) {
+          versions.push((JSON.parse(body) as { payload: { data: string } }).payload.data);
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+        } else res.writeHead(404).end('{}');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const store = secretTokenStore({
+        project: 'p1',
+        secret: 'eventbus-tokens',
+        baseUrl: base,
+        request: async ({ url, method, data }) => {
+          const res = await fetch(url, { method, ...(data ? { body: JSON.stringify(data) } : {}) });
+          return { status: res.status, data: await res.json() };
+        },
+      });
+      assert.deepEqual(await store.read(), EMPTY_CREDENTIALS);
+      const secret = await store.update((set) => {
+        const r = issueToken(set, { scopes: ['publish:*'] }, randomBytes, NOW);
+        return { set: r.set, result: r.secret };
+      });
+      await store.update((set) => {
+        const r = issueKey(set, { origins: ['https://a.example'] }, randomBytes, NOW);
+        return { set: r.set, result: r.secret };
+      });
+      assert.equal(versions.length, 2);
+      const set = await store.read();
+      assert.equal(set.keys.length, 1);
+      assert.equal(verifySecret(set, secret, 'token', NOW.getTime()).ok, true);
+      assert.equal(store.refreshMs, 60_000);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('credentials: CLI token and key commands', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'token-cli-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  // In-process (a child per command would spend seconds loading every command module).
+  const cli = async (args: string[]) => {
+    const { run } = await import('../../cli/main.ts');
+    let stdout = '';
+    let stderr = '';
+    const write = process.stdout.write;
+    process.stdout.write = ((chunk: string) => {
+      stdout += chunk;
+      return true;
+    }) as typeof process.stdout.write;
+    try {
+      const code = await run([...args, '--store', `file:${join(dir, 'tokens.json')}`], {
+        out: (s: string) => {
+          stdout += s;
+        },
+        err: (s: string) => {
+          stderr += s;
+        },
+      } satisfies Io);
+      if (code !== 0) throw new Error(`exit ${code}: ${stderr}`);
+    } finally {
+      process.stdout.write = write;
+    }
+    return { stdout };
+  };
+
+  it('creates (shown once), lists without secrets, and revokes', async () => {
+    const created = await cli(['token', 'create', '--scope', 'publish:view_content', '--expires', '30d']);
+    const secret = created.stdout.split('\n')[0] as string;
+    assert.match(secret, /^ebt_/);
+    const listed = await cli(['token', 'list', '--format', 'json']);
+    const rows = JSON.parse(listed.stdout) as { id: string; scopes: string; state: string }[];
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.scopes, 'publish:view_content');
+    assert.ok(!listed.stdout.includes(secret.slice(17)));
+    await cli(['token', 'revoke', rows[0]?.id as string]);
+    const after = JSON.parse((await cli(['token', 'list', '--format', 'json'])).stdout) as {
+      state: string;
+    }[];
+    assert.equal(after[0]?.state, 'revoked');
+    await assert.rejects(cli(['token', 'create', '--scope', 'bogus']), /not a scope/);
+    const key = await cli(['key', 'create', '--origin', 'https://elsewhere.example']);
+    assert.match(key.stdout, /^ebk_/);
+    assert.match(key.stdout, /producers\.origins/);
+    assert.ok(existsSync(join(dir, 'tokens.json')));
+  });
+});
