@@ -1,0 +1,217 @@
+/**
+ * The warehouse's SQL on the BigQuery emulator: every view of the plan runs, and each
+ * dashboard query of docs/storage.md runs unchanged and gives the expected answer.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { runQuery } from '../../cli/commands/sql.ts';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { plan } from '../../functions/core/plan.ts';
+import type { InsertRow } from '../../functions/core/rows.ts';
+import { messageRows, storeConfig } from '../../functions/core/store.ts';
+import { emulatorBigQuery, provision } from '../../local/provision.ts';
+import { REPO_ROOT } from '../../local/settings-file.ts';
+import { testSettings } from './support.ts';
+
+/** The ```sql blocks of docs/storage.md, in order. */
+function docQueries(): string[] {
+  const text = readFileSync(join(REPO_ROOT, 'docs/storage.md'), 'utf8');
+  return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => (m[1] as string).trim());
+}
+
+describe('storage: warehouse SQL on the BigQuery emulator', function () {
+  this.timeout(30_000);
+  const settings = testSettings();
+  const p = plan(settings);
+  const config = storeConfig(settings, p);
+  let dir: string;
+  let emu: BigQueryEmulator;
+  let bigquery: BigQuery;
+
+  const now = Date.now();
+  const ago = (minutes: number) => new Date(now - minutes * 60_000).toISOString();
+  let n = 0;
+  const eventRow = (event: Record<string, unknown>): InsertRow => {
+    n++;
+    const out = messageRows(
+      {
+        messageId: `m${n}`,
+        publishTime: ago(1),
+        attributes: {},
+        data: Buffer.from(JSON.stringify(event)),
+        subscription: 'events-store',
+        deliveryAttempt: 1,
+      },
+      config,
+      now,
+    );
+    return out.row;
+  };
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'eventbus-wh-'));
+    emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
+    await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
+    bigquery = emulatorBigQuery(settings.project, emu.url);
+    const events = [
+      {
+        event_name: 'view_content',
+        event_id: 'v1',
+        event_time: ago(30),
+        user_id: 'u1',
+        anonymous_id: 'a1',
+        content_name: 'Shoe',
+        content_type: 'product',
+      },
+      {
+        event_name: 'view_content',
+        event_id: 'v2',
+        event_time: ago(20),
+        anonymous_id: 'a2',
+        content_name: 'Shoe',
+        content_type: 'product',
+      },
+      {
+        event_name: 'view_content',
+        event_id: 'v3',
+        event_time: ago(10),
+        user_id: 'u3',
+        content_name: 'Hat',
+        content_type: 'product',
+      },
+      {
+        event_name: 'purchase',
+        event_id: 'p1',
+        event_time: ago(5),
+        user_id: 'u1',
+        transaction_id: 't1',
+        value: 40,
+        currency: 'EUR',
+        items: [{ item_id: 'shoe' }],
+      },
+      { event_name: 'page_view', event_id: 'pv1', event_time: ago(50), anonymous_id: 'a1' },
+    ];
+    const rows = events.map(eventRow);
+    // The same v1 once more, stored later under another insertId: the view folds it.
+    const again = eventRow(events[0] as Record<string, unknown>);
+    const table = (t: string) => bigquery.dataset(p.dataset).table(t);
+    await table('events').insert([...rows, { ...again, insertId: 'v1/again' }], { raw: true });
+    const invalid = messageRows(
+      {
+        messageId: 'bad1',
+        publishTime: ago(2),
+        attributes: {},
+        data: Buffer.from(JSON.stringify({ event_name: 'view_content' })),
+        subscription: 'events-store',
+        deliveryAttempt: 1,
+      },
+      config,
+      now,
+    );
+    await table('invalid_events').insert([invalid.row], { raw: true });
+    const ledger = (destination: string, status: string, i: number) => ({
+      insertId: `${destination}-${i}`,
+      json: {
+        event_id: `v${i}`,
+        event_name: 'view_content',
+        destination,
+        status,
+        reason: null,
+        attempt: 1,
+        http_status: 200,
+        replay: false,
+        recorded_at: ago(3),
+      },
+    });
+    await table('deliveries').insert(
+      [
+        ledger('meta', 'delivered', 1),
+        ledger('meta', 'rejected', 2),
+        ledger('meta', 'failed', 3),
+        ledger('webhook', 'delivered', 1),
+      ],
+      { raw: true },
+    );
+  });
+
+  after(async () => {
+    await emu?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs every view of the plan', async () => {
+    for (const view of p.views) {
+      await assert.doesNotReject(runQuery(bigquery, p, `SELECT * FROM ${view.name}`, 10), view.name);
+    }
+  });
+
+  it('gives one row per event_id in events_dedup and typed columns in the event views', async () => {
+    const all = await runQuery(bigquery, p, "SELECT COUNT(*) AS n FROM events WHERE event_id = 'v1'", 10);
+    assert.equal(Number(all[0]?.['n']), 2);
+    const dedup = await runQuery(
+      bigquery,
+      p,
+      "SELECT COUNT(*) AS n FROM events_dedup WHERE event_id = 'v1'",
+      10,
+    );
+    assert.equal(Number(dedup[0]?.['n']), 1);
+    const purchase = await runQuery(bigquery, p, 'SELECT transaction_id, value, currency FROM purchase', 10);
+    assert.deepEqual(purchase, [{ transaction_id: 't1', value: 40, currency: 'EUR' }]);
+    const identities = await runQuery(
+      bigquery,
+      p,
+      'SELECT user_id, anonymous_id, events FROM identities',
+      10,
+    );
+    assert.deepEqual(identities, [{ user_id: 'u1', anonymous_id: 'a1', events: 1 }]);
+  });
+
+  it('has five dashboard queries in docs/storage.md', () => {
+    assert.equal(docQueries().length, 5);
+  });
+
+  it('runs the dashboard queries unchanged and answers them', async () => {
+    const [perHour, topContent, funnel, deliveries, invalid] = await Promise.all(
+      docQueries().map((q) => runQuery(bigquery, p, q, 100)),
+    );
+    assert.equal(
+      perHour?.reduce((sum, r) => sum + Number(r['events']), 0),
+      5,
+      'five distinct events in the last 7 days',
+    );
+    assert.deepEqual(
+      topContent?.map((r) => [r['content_name'], Number(r['views']), Number(r['people'])]),
+      [
+        ['Shoe', 2, 2],
+        ['Hat', 1, 1],
+      ],
+    );
+    assert.deepEqual(
+      funnel?.map((r) => [Number(r['viewers']), Number(r['purchasers']), Number(r['conversion'])]),
+      [[3, 1, 0.3333]],
+    );
+    assert.deepEqual(
+      deliveries?.map((r) => [
+        r['destination'],
+        Number(r['delivered']),
+        Number(r['rejected']),
+        Number(r['failed_attempts']),
+        Number(r['success_rate']),
+      ]),
+      [
+        ['meta', 1, 1, 1, 0.5],
+        ['webhook', 1, 0, 0, 1],
+      ],
+    );
+    assert.deepEqual(
+      invalid?.map((r) => [r['reason'], r['field'], Number(r['events'])]),
+      [
+        ['invalid_event', 'content_name', 1],
+        ['invalid_event', 'content_type', 1],
+      ],
+    );
+  });
+});
