@@ -84,7 +84,10 @@ describe('drivers against loopback platforms', () => {
     it('sends test_event_code in test mode', async () => {
       const c = ctx({ ...dest, test_mode: true, test_event_code: 'TEST123' }, { access_token: TOKEN });
       assert.equal((await deliver(metaCapiDriver, c, recent('lead'))).status, 'delivered');
-      assert.equal((meta.received[0]?.body as { test_event_code?: string } | undefined)?.test_event_code, 'TEST123');
+      assert.equal(
+        (meta.received[0]?.body as { test_event_code?: string } | undefined)?.test_event_code,
+        'TEST123',
+      );
     });
 
     it('batches: an event older than 7 days is rejected alone, the rest go in one request', async () => {
