@@ -749,7 +749,8 @@ class Emulator {
   /** Runs one query configuration (jobs.query or a query job). */
   async runQuery(projectId: string, cfg: Json): Promise<QueryResult> {
     const sql = cfg['query'];
-    if (typeof sql !== 'string' || sql.trim() === '') throw new ApiError('invalid', 'Query text is required');
+    if (typeof sql !== 'string' || sql.trim() === '')
+      throw new ApiError('required', 'Required parameter is missing: query');
     if (cfg['useLegacySql'] === true)
       throw new ApiError(
         'invalidQuery',

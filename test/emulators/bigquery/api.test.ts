@@ -720,6 +720,60 @@ describe('BigQuery emulator: REST API with the real client', () => {
     });
   });
 
+  describe('DDL and job management', () => {
+    it('runs CREATE TABLE AS SELECT, TRUNCATE TABLE and DROP TABLE as queries, keeping table resources in step', async () => {
+      await bq.query(
+        "CREATE TABLE v.copy AS SELECT event_id, event_time FROM v.events WHERE event_name = 'view_content'",
+      );
+      const [md] = await bq.dataset('v').table('copy').getMetadata();
+      assert.deepStrictEqual(
+        (md.schema.fields as { name: string; type: string }[]).map((f) => [f.name, f.type]),
+        [
+          ['event_id', 'STRING'],
+          ['event_time', 'TIMESTAMP'],
+        ],
+      );
+      const [replaced] = await bq.query(
+        'SELECT * REPLACE (UPPER(event_id) AS event_id) FROM v.copy ORDER BY event_id LIMIT 1',
+      );
+      assert.equal((replaced[0] as { event_id: string }).event_id, 'A');
+      await bq.query('TRUNCATE TABLE v.copy');
+      const [count] = await bq.query('SELECT COUNT(*) AS n FROM v.copy');
+      assert.deepStrictEqual(count, [{ n: 0 }]);
+      await bq.query('DROP TABLE v.copy');
+      const [exists] = await bq.dataset('v').table('copy').exists();
+      assert.equal(exists, false);
+    });
+
+    it('lists, cancels and deletes jobs, and answers a dry run with the schema', async () => {
+      const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', jobId: 'managed_job' });
+      const [jobs] = await bq.getJobs();
+      assert.ok(jobs.some((j) => j.id === 'managed_job'));
+      await job.cancel();
+      await job.delete();
+      await rejectsWith(job.getMetadata(), 404, 'notFound');
+      const [dry] = await bq.createQueryJob({ query: 'SELECT event_id FROM v.events', dryRun: true });
+      assert.deepStrictEqual(
+        (dry.metadata.statistics.query.schema.fields as { name: string }[]).map((f) => f.name),
+        ['event_id'],
+      );
+    });
+
+    it('refuses load jobs and legacy SQL with 400', async () => {
+      const res = await fetch(`${h.emulator.url}/projects/${P}/jobs`, {
+        method: 'POST',
+        body: JSON.stringify({ configuration: { load: { sourceUris: ['gs://b/x.csv'] } } }),
+      });
+      assert.equal(res.status, 400);
+      await rejectsWith(
+        bq.query({ query: 'SELECT 1', useLegacySql: true }),
+        400,
+        'invalidQuery',
+        /Legacy SQL/,
+      );
+    });
+  });
+
   describe('query errors', () => {
     it('answers bad SQL with 400 invalidQuery (not jobInternalError, not 500)', async () => {
       await rejectsWith(bq.query('SELECT FROM WHERE'), 400, 'invalidQuery');

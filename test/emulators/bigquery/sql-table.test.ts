@@ -11,7 +11,8 @@ const P = 'test-project';
 interface Case {
   readonly name: string;
   readonly sql: string;
-  readonly rows: unknown[];
+  /** The rows, or only how many when the rows themselves are checked elsewhere. */
+  readonly rows: unknown[] | { readonly count: number };
   readonly params?: Record<string, unknown> | unknown[];
 }
 
@@ -199,6 +200,31 @@ const CASES: readonly Case[] = [
     rows: [{ event_id: 'e1' }, { event_id: 'e1' }],
   },
   {
+    name: 'INTERVAL with an expression (INTERVAL MOD(x, n) SECOND)',
+    sql: "SELECT TIMESTAMP_ADD(TIMESTAMP '2024-01-01 00:00:00', INTERVAL MOD(125, 100) SECOND) AS t",
+    rows: [{ t: ts('2024-01-01T00:00:25.000Z') }],
+  },
+  {
+    name: 'warehouse typed-view columns: SAFE_CAST(JSON_VALUE(...)) AS INT64, NUMERIC, BOOL, TIMESTAMP; JSON_QUERY',
+    sql: `SELECT SAFE_CAST(JSON_VALUE(event_data, '$.value') AS INT64) AS i,
+  SAFE_CAST(JSON_VALUE(event_data, '$.value') AS NUMERIC) AS n,
+  SAFE_CAST(JSON_VALUE(PARSE_JSON('{"b":"true"}'), '$.b') AS BOOL) AS b,
+  SAFE_CAST(JSON_VALUE(PARSE_JSON('{"t":"2024-01-02T03:04:05Z"}'), '$.t') AS TIMESTAMP) AS t,
+  TO_JSON_STRING(JSON_QUERY(event_data, '$.items')) AS items
+FROM d.events WHERE event_id = 'e2'`,
+    rows: [{ i: 3, n: '3', b: true, t: ts('2024-01-02T03:04:05.000Z'), items: '[1,2]' }],
+  },
+  {
+    name: 'warehouse dedup view text: multi-line * EXCEPT (dedup_rank), window over event_time and event_id',
+    sql: [
+      'SELECT * EXCEPT (dedup_rank) FROM (',
+      '  SELECT *, ROW_NUMBER() OVER (PARTITION BY event_time, event_id ORDER BY received_at, event_name) AS dedup_rank',
+      '  FROM `test-project.d.events`',
+      ') WHERE dedup_rank = 1',
+    ].join('\n'),
+    rows: { count: 3 },
+  },
+  {
     name: 'positional parameters (?)',
     sql: 'SELECT ? AS a, ? AS b, ? AS c',
     params: ['x', 7, true],
@@ -306,7 +332,8 @@ describe('BigQuery emulator: SQL subset (table of BigQuery SQL → rows)', () =>
   for (const c of CASES) {
     it(c.name, async () => {
       const [rows] = await h.bq.query({ query: c.sql, ...(c.params ? { params: c.params } : {}) });
-      assert.deepStrictEqual(plain(rows), c.rows);
+      if (Array.isArray(c.rows)) assert.deepStrictEqual(plain(rows), c.rows);
+      else assert.equal(rows.length, c.rows.count);
     });
   }
 
