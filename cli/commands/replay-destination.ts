@@ -1,0 +1,203 @@
+/**
+ * Replays to one destination (the destination half of `eventbus replay`):
+ * `--destination <id> --dead-letters` re-publishes the destination's dead-letter backlog on
+ * `deliveries`; `--destination <id> --from <t> --to <t> [--where <sql>]` re-sends a slice of
+ * the warehouse (events_dedup) through the decision layer again (consent still applies).
+ * Every message carries `replay=true`, so its ledger rows say replay = true; event ids are
+ * unchanged, so receivers de-duplicate what they already had.
+ */
+
+import { CATALOGUE_OPTIONS, decideOne } from '../../functions/core/decision.ts';
+import { type LedgerEntry, skippedEntry } from '../../functions/core/delivery/ledger.ts';
+import { type DeliveryMessage, deliveryMessage } from '../../functions/core/delivery/message.ts';
+import {
+  replayFromDeadLetter,
+  sliceQuery,
+  storedEventFromRow,
+} from '../../functions/core/delivery/replay.ts';
+import {
+  backlogSubscriptionName,
+  deadLetterTopicName,
+  forwardSubscriptionName,
+} from '../../functions/core/plan.ts';
+import type { Destination, Settings } from '../../schemas/settings.ts';
+
+/** The few Pub/Sub calls a dead-letter replay makes (same shape as the events replay's). */
+export interface BacklogSource {
+  pull(
+    subscription: string,
+    maxMessages: number,
+  ): Promise<
+    {
+      readonly ackId: string;
+      readonly message: { readonly data: Uint8Array; readonly attributes: Readonly<Record<string, string>> };
+    }[]
+  >;
+  ack(subscription: string, ackIds: readonly string[]): Promise<void>;
+  nack(subscription: string, ackIds: readonly string[]): Promise<void>;
+}
+
+export interface DestinationReplayReport {
+  destination: string;
+  source: string;
+  /** Messages pulled from the backlog, or rows read from the warehouse. */
+  read: number;
+  /** Published on `deliveries` with replay=true. */
+  republished: number;
+  /** Refused again by the decision layer (slice replays): a skipped row each. */
+  skipped: number;
+  /** Left where they were (nacked), with the last error. */
+  failed: number;
+  error?: string;
+}
+
+/** The backlog subscription of a destination's dead-letter topic (plan() names). */
+export function destinationBacklog(destination: string): string {
+  return backlogSubscriptionName(deadLetterTopicName(forwardSubscriptionName(destination)));
+}
+
+/** Finds a destination in the settings or says which exist. */
+export function findDestination(settings: Readonly<Settings>, id: string): Readonly<Destination> {
+  const d = (settings.destinations ?? []).find((x) => x.id === id);
+  if (!d) {
+    const known = (settings.destinations ?? []).map((x) => x.id).join(', ') || '(none)';
+    throw new Error(`unknown destination "${id}" (destinations: ${known})`);
+  }
+  return d;
+}
+
+/**
+ * Re-publishes a destination's dead-letter backlog; each message is acknowledged only after
+ * its replay is published. Stops at `limit` or when the backlog answers empty twice.
+ */
+export async function replayDestinationDeadLetters(input: {
+  readonly destination: string;
+  readonly source: BacklogSource;
+  readonly publish: (messages: readonly DeliveryMessage[]) => Promise<unknown>;
+  readonly limit?: number;
+  readonly batchSize?: number;
+  readonly onProgress?: (report: DestinationReplayReport) => void;
+}): Promise<DestinationReplayReport> {
+  const subscription = destinationBacklog(input.destination);
+  const report: DestinationReplayReport = {
+    destination: input.destination,
+    source: subscription,
+    read: 0,
+    republished: 0,
+    skipped: 0,
+    failed: 0,
+  };
+  const batchSize = input.batchSize ?? 500;
+  let empty = 0;
+  while (empty < 2 && (input.limit === undefined || report.read < input.limit)) {
+    const want = input.limit === undefined ? batchSize : Math.min(batchSize, input.limit - report.read);
+    const batch = await input.source.pull(subscription, want);
+    if (batch.length === 0) {
+      empty++;
+      continue;
+    }
+    empty = 0;
+    report.read += batch.length;
+    const good: { ackId: string; message: DeliveryMessage }[] = [];
+    const bad: string[] = [];
+    for (const b of batch) {
+      const r = replayFromDeadLetter(b.message, input.destination);
+      if (r.ok) good.push({ ackId: b.ackId, message: r.message });
+      else {
+        bad.push(b.ackId);
+        report.error = r.reason;
+      }
+    }
+    // A message that cannot be replayed comes back on the next pull: stop rather than spin.
+    let stop = bad.length > 0;
+    try {
+      if (good.length > 0) await input.publish(good.map((g) => g.message));
+      await input.source.ack(
+        subscription,
+        good.map((g) => g.ackId),
+      );
+      report.republished += good.length;
+    } catch (err) {
+      // Not published: those messages stay in the backlog; stop and report why.
+      report.failed += good.length;
+      report.error = (err as Error).message;
+      const unpublished = good.map((g) => g.ackId);
+      await input.source.nack(subscription, unpublished).catch(() => undefined);
+      stop = true;
+    }
+    report.failed += bad.length;
+    if (bad.length > 0) await input.source.nack(subscription, bad).catch(() => undefined);
+    input.onProgress?.({ ...report });
+    if (stop) break;
+  }
+  return report;
+}
+
+/**
+ * Re-sends a warehouse slice to one destination: the decision layer runs again (a skip is a
+ * `skipped` row with replay = true), permitted events are published with replay=true.
+ */
+export async function replayDestinationSlice(input: {
+  readonly settings: Readonly<Settings>;
+  readonly project: string;
+  readonly dataset: string;
+  readonly destination: string;
+  readonly from: Date;
+  readonly to: Date;
+  readonly where?: string;
+  readonly query: (
+    sql: string,
+    params: Record<string, unknown>,
+  ) => Promise<readonly Record<string, unknown>[]>;
+  readonly publish: (messages: readonly DeliveryMessage[]) => Promise<unknown>;
+  readonly writeLedger: (entries: readonly LedgerEntry[]) => Promise<unknown>;
+  readonly batchSize?: number;
+  readonly now?: () => Date;
+  readonly onStart?: (total: number) => void;
+  readonly onProgress?: (report: DestinationReplayReport) => void;
+}): Promise<DestinationReplayReport> {
+  const destination = findDestination(input.settings, input.destination);
+  if (!(input.from < input.to)) throw new Error('--from must be before --to');
+  const rows = await input.query(sliceQuery(input.project, input.dataset, input.where), {
+    from: input.from,
+    to: input.to,
+  });
+  input.onStart?.(rows.length);
+  const report: DestinationReplayReport = {
+    destination: destination.id,
+    source: `events_dedup ${input.from.toISOString()} … ${input.to.toISOString()}${input.where ? ` where ${input.where}` : ''}`,
+    read: 0,
+    republished: 0,
+    skipped: 0,
+    failed: 0,
+  };
+  const now = input.now ?? (() => new Date());
+  const batchSize = input.batchSize ?? 500;
+  for (let i = 0; i < rows.length; i += batchSize) {
+    const messages: DeliveryMessage[] = [];
+    const skips: LedgerEntry[] = [];
+    for (const row of rows.slice(i, i + batchSize)) {
+      const event = storedEventFromRow(row);
+      const d = decideOne(destination, event, CATALOGUE_OPTIONS);
+      if (d.action === 'send') messages.push(deliveryMessage(event, destination.id, true));
+      else skips.push(skippedEntry(event, destination.id, d.reason, now(), true));
+    }
+    report.read += messages.length + skips.length;
+    try {
+      await Promise.all([
+        messages.length > 0 ? input.publish(messages) : undefined,
+        skips.length > 0 ? input.writeLedger(skips) : undefined,
+      ]);
+      report.republished += messages.length;
+      report.skipped += skips.length;
+    } catch (err) {
+      // A slice replay is idempotent: run it again to finish; say where it stopped.
+      report.failed += rows.length - i;
+      report.error = (err as Error).message;
+      input.onProgress?.({ ...report });
+      break;
+    }
+    input.onProgress?.({ ...report });
+  }
+  return report;
+}
