@@ -6,6 +6,7 @@
 
 import { v1 } from '@google-cloud/pubsub';
 import { credentials } from '@grpc/grpc-js';
+import { OAuth2Client } from 'google-auth-library';
 
 export interface OutgoingMessage {
   readonly data: Buffer;
@@ -59,6 +60,9 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
       servicePath: host,
       port: Number(port ?? 8085),
       sslCreds: credentials.createInsecure(),
+      // An emulator needs no credentials: a bare client stops gax probing the metadata server
+      // for the universe domain on the first call (seconds offline).
+      authClient: new OAuth2Client(),
     });
   }
   const client = new v1.PublisherClient(clientOptions as ConstructorParameters<typeof v1.PublisherClient>[0]);

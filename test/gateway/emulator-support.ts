@@ -38,7 +38,10 @@ export async function startBus(project: string, topics: readonly string[]): Prom
     async drain(topic) {
       const out: { data: string; attributes: Record<string, string>; messageId: string }[] = [];
       for (;;) {
-        const r = (await api('POST', `subscriptions/${topic}-test:pull`, { maxMessages: 1000 })) as {
+        const r = (await api('POST', `subscriptions/${topic}-test:pull`, {
+          maxMessages: 1000,
+          returnImmediately: true,
+        })) as {
           receivedMessages?: {
             ackId: string;
             message: { data: string; attributes?: Record<string, string>; messageId: string };
