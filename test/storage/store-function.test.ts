@@ -73,7 +73,10 @@ describe('storage: the store function against both emulators', function () {
     });
     // insertId folds copies within about a minute; a copy that comes later (a replay, a
     // redelivery after an outage) is a second row, which only the view folds. Write one.
-    const copy: Record<string, unknown> = { ...(first[0] as Record<string, unknown>), message_id: 'later-copy' };
+    const copy: Record<string, unknown> = {
+      ...(first[0] as Record<string, unknown>),
+      message_id: 'later-copy',
+    };
     for (const k of ['event_time', 'received_at', 'stored_at']) copy[k] = String(copy[k]);
     for (const k of ['event_data', 'attributes']) copy[k] = JSON.stringify(copy[k]);
     await stack.bigquery
