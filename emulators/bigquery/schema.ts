@@ -237,7 +237,7 @@ function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
       }
       throw new ConvertError(
         loc,
-        `Could not parse '${String(v)}' as a timestamp. Required format is YYYY-MM-DD HH:MM[:SS[.SSSSSS]] or YYYY/MM/DD HH:MM[:SS[.SSSSSS]]`,
+        `Could not parse ${JSON.stringify(v)} as a timestamp. Required format is YYYY-MM-DD HH:MM[:SS[.SSSSSS]] or YYYY/MM/DD HH:MM[:SS[.SSSSSS]]`,
       );
     }
     case 'DATETIME': {
@@ -292,7 +292,12 @@ function convertRecord(
   errors: RowError[],
 ): Record<string, DuckDBValue> | undefined {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
-    errors.push({ reason: 'invalid', location: path, message: `This field: ${path} is not a record.` });
+    const where = path.replace(/\.$/, '');
+    errors.push({
+      reason: 'invalid',
+      location: where,
+      message: where ? `This field: ${where} is not a record.` : 'The row is not a JSON object.',
+    });
     return undefined;
   }
   const input = obj as Record<string, unknown>;

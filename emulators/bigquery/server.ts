@@ -712,7 +712,8 @@ class Emulator {
     } catch (e) {
       if (e instanceof UnsupportedSqlError || e instanceof InvalidSqlError)
         throw new ApiError('invalidQuery', e.message);
-      throw e;
+      // The translator is not a full parser: text it cannot follow is the caller's syntax error, not a 500.
+      throw new ApiError('invalidQuery', `Syntax error: ${(e as Error).message}`);
     }
   }
 
@@ -746,6 +747,20 @@ class Emulator {
     }
   }
 
+  parameters(cfg: Json): { named: Record<string, string>; positional: string[] } {
+    const list = cfg['queryParameters'];
+    if (list !== undefined && !Array.isArray(list))
+      throw new ApiError('invalid', 'queryParameters must be an array');
+    try {
+      return renderParameters(
+        list as QueryParameter[] | undefined,
+        cfg['parameterMode'] as string | undefined,
+      );
+    } catch (e) {
+      throw new ApiError('invalid', (e as Error).message);
+    }
+  }
+
   /** Runs one query configuration (jobs.query or a query job). */
   async runQuery(projectId: string, cfg: Json): Promise<QueryResult> {
     const sql = cfg['query'];
@@ -756,15 +771,7 @@ class Emulator {
         'invalidQuery',
         'Legacy SQL is not supported by the emulator; set useLegacySql: false',
       );
-    let params: { named: Record<string, string>; positional: string[] };
-    try {
-      params = renderParameters(
-        cfg['queryParameters'] as QueryParameter[] | undefined,
-        cfg['parameterMode'] as string | undefined,
-      );
-    } catch (e) {
-      throw new ApiError('invalid', (e as Error).message);
-    }
+    const params = this.parameters(cfg);
     const dd = cfg['defaultDataset'] as { projectId?: string; datasetId?: string } | undefined;
     const defaultDataset =
       dd && typeof dd.datasetId === 'string'
@@ -912,10 +919,7 @@ class Emulator {
 
   async dryRun(projectId: string, cfg: Json): Promise<OutputField[]> {
     const sql = String(cfg['query'] ?? '');
-    const params = renderParameters(
-      cfg['queryParameters'] as QueryParameter[] | undefined,
-      cfg['parameterMode'] as string | undefined,
-    );
+    const params = this.parameters(cfg);
     const tr = this.translateOrThrow(
       sql,
       projectId,
@@ -1042,10 +1046,15 @@ class Emulator {
   async route(method: string, path: string, query: URLSearchParams, body: Json): Promise<[number, unknown]> {
     if (path === '/health' && method === 'GET') return [200, { status: 'ok' }];
     const p = path.replace(/^\/bigquery\/v2(?=\/)/, '');
-    const seg = p
-      .split('/')
-      .filter((s) => s !== '')
-      .map(decodeURIComponent);
+    let seg: string[];
+    try {
+      seg = p
+        .split('/')
+        .filter((s) => s !== '')
+        .map(decodeURIComponent);
+    } catch {
+      throw new ApiError('invalid', `Malformed path: ${path}`);
+    }
     if (seg[0] !== 'projects' || seg.length < 3)
       throw new ApiError('notFound', `Not found: ${method} ${path}`);
     const projectId = seg[1] as string;

@@ -774,6 +774,90 @@ describe('BigQuery emulator: REST API with the real client', () => {
     });
   });
 
+  describe('malformed requests', () => {
+    const cases: [string, string, unknown][] = [
+      ['POST', '/projects/test-project/datasets', { datasetReference: 'nope' }],
+      ['POST', '/projects/test-project/datasets', []],
+      [
+        'POST',
+        '/projects/test-project/datasets/v/tables',
+        { tableReference: { tableId: 't1' }, schema: { fields: 'x' } },
+      ],
+      [
+        'POST',
+        '/projects/test-project/datasets/v/tables',
+        { tableReference: { tableId: 't2' }, schema: { fields: [null] } },
+      ],
+      [
+        'POST',
+        '/projects/test-project/datasets/v/tables',
+        { tableReference: { tableId: 't3' }, view: { query: 42 } },
+      ],
+      ['POST', '/projects/test-project/datasets/v/tables/events/insertAll', { rows: 'x' }],
+      [
+        'POST',
+        '/projects/test-project/datasets/v/tables/events/insertAll',
+        { rows: [null, 1, 'x', { json: [] }] },
+      ],
+      [
+        'POST',
+        '/projects/test-project/datasets/v/tables/events/insertAll',
+        { rows: [{ json: { event_time: {} } }] },
+      ],
+      ['POST', '/projects/test-project/queries', {}],
+      ['POST', '/projects/test-project/queries', { query: 7 }],
+      ['POST', '/projects/test-project/queries', { query: 'SELECT @x', queryParameters: 'x' }],
+      ['POST', '/projects/test-project/queries', { query: 'SELECT @x', queryParameters: [{ name: 'x' }] }],
+      [
+        'POST',
+        '/projects/test-project/queries',
+        {
+          query: 'SELECT @x',
+          queryParameters: [
+            { name: 'x', parameterType: { type: 'INT64' }, parameterValue: { value: 'abc' } },
+          ],
+        },
+      ],
+      ['POST', '/projects/test-project/queries', { query: "SELECT ')" }],
+      ['POST', '/projects/test-project/queries', { query: 'SELECT (((' }],
+      ['POST', '/projects/test-project/queries', { query: 'SELECT CAST(1 AS)' }],
+      ['POST', '/projects/test-project/queries', { query: 'SELECT x FROM UNNEST(' }],
+      ['POST', '/projects/test-project/queries', { query: 'SELECT 1', maxResults: 'abc' }],
+      ['GET', '/projects/test-project/queries/nope?pageToken=zz', undefined],
+      ['GET', '/projects/test-project/datasets/v/tables/events/data?maxResults=-1', undefined],
+      ['GET', '/projects/test-project/datasets/%E0%A4%A/tables', undefined],
+      ['POST', '/projects/test-project/jobs', { configuration: 'x' }],
+      [
+        'PATCH',
+        '/projects/test-project/datasets/v/tables/events',
+        { schema: { fields: [{ name: 'event_id', type: 'INT64' }] } },
+      ],
+    ];
+    for (const [method, path, body] of cases) {
+      it(`answers ${method} ${path} ${JSON.stringify(body) ?? ''} with a 4xx (or per-row errors) in BigQuery's shape`, async () => {
+        const res = await fetch(`${h.emulator.url}${path}`, {
+          method,
+          ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+        });
+        const out = (await res.json()) as {
+          error?: { code: number; errors: { reason: string }[] };
+          insertErrors?: { errors: { reason: string }[] }[];
+        };
+        if (path.endsWith('/insertAll') && res.status === 200) {
+          // Row-level mistakes are per-row insertErrors, as in BigQuery.
+          assert.ok(
+            out.insertErrors?.every((e) => e.errors[0]?.reason === 'invalid'),
+            JSON.stringify(out),
+          );
+          return;
+        }
+        assert.ok(res.status >= 400 && res.status < 500, `status ${res.status}: ${JSON.stringify(out)}`);
+        assert.equal(out.error?.code, res.status);
+        assert.ok(out.error?.errors[0]?.reason);
+      });
+    }
+  });
+
   describe('query errors', () => {
     it('answers bad SQL with 400 invalidQuery (not jobInternalError, not 500)', async () => {
       await rejectsWith(bq.query('SELECT FROM WHERE'), 400, 'invalidQuery');
