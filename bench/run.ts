@@ -7,6 +7,7 @@ import { type BenchSuite, formatFigure } from './lib.ts';
 const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   bigquery: () => import('./bigquery.ts'),
   bundles: () => import('./bundles.ts'),
+  store: () => import('./store.ts'),
 };
 
 const wanted = process.argv.slice(2);
