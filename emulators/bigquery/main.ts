@@ -21,7 +21,14 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-const emulator = await startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir });
+let emulator: Awaited<ReturnType<typeof startBigQueryEmulator>>;
+try {
+  emulator = await startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir });
+} catch (err) {
+  // Typically: another process holds the DuckDB file (DuckDB allows one), or the port is taken.
+  console.error(`bigquery emulator failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+}
 console.log(`bigquery emulator listening on http://${opts.host}:${emulator.port}`);
 
 let stopping = false;

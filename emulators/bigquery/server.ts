@@ -1255,10 +1255,15 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
     })();
   });
   const host = opts.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => resolve());
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(opts.port ?? 0, host, () => resolve());
+    });
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   emu.baseUrl = url;

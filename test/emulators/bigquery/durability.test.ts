@@ -73,6 +73,11 @@ describe('BigQuery emulator: CLI and durability', () => {
     );
     await bq.query("DELETE FROM d.events WHERE event_id = 'e0'");
 
+    // DuckDB allows one process per file: a second emulator on the same directory refuses to start.
+    const rival = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], { stdio: 'ignore' });
+    children.push(rival);
+    assert.equal((await exited(rival)).code, 1);
+
     first.proc.kill('SIGKILL');
     assert.equal((await exited(first.proc)).signal, 'SIGKILL');
 
