@@ -284,6 +284,24 @@ function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
   }
 }
 
+interface CompiledFields {
+  exact: Set<string>;
+  lower: Set<string>;
+}
+const compiledCache = new WeakMap<readonly FieldSchema[], CompiledFields>();
+
+function compiled(fields: readonly FieldSchema[]): CompiledFields {
+  let c = compiledCache.get(fields);
+  if (!c) {
+    c = {
+      exact: new Set(fields.map((f) => f.name)),
+      lower: new Set(fields.map((f) => f.name.toLowerCase())),
+    };
+    compiledCache.set(fields, c);
+  }
+  return c;
+}
+
 function convertRecord(
   fields: readonly FieldSchema[],
   obj: unknown,
@@ -301,23 +319,36 @@ function convertRecord(
     return undefined;
   }
   const input = obj as Record<string, unknown>;
-  const byName = new Map<string, FieldSchema>();
-  for (const f of fields) byName.set(f.name.toLowerCase(), f);
-  if (!ignoreUnknown) {
-    for (const key of Object.keys(input)) {
-      if (!byName.has(key.toLowerCase())) {
-        const loc = `${path}${key}`;
-        errors.push({ reason: 'invalid', location: loc, message: `no such field: ${loc}.` });
-      }
+  const c = compiled(fields);
+  // Fast path: every key names a field exactly (the usual case for generated rows).
+  let exact = true;
+  for (const key in input) {
+    if (!c.exact.has(key)) {
+      exact = false;
+      break;
     }
   }
-  const lowerInput = new Map<string, unknown>();
-  for (const [k, v] of Object.entries(input)) lowerInput.set(k.toLowerCase(), v);
-  const out: Record<string, DuckDBValue> = {};
+  let lookup: (f: FieldSchema) => unknown = (f) => (Object.hasOwn(input, f.name) ? input[f.name] : undefined);
+  if (!exact) {
+    const lowerInput = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(input)) {
+      const lower = k.toLowerCase();
+      if (!c.lower.has(lower)) {
+        if (!ignoreUnknown) {
+          const loc = `${path}${k}`;
+          errors.push({ reason: 'invalid', location: loc, message: `no such field: ${loc}.` });
+        }
+        continue;
+      }
+      lowerInput.set(lower, v);
+    }
+    lookup = (f) => lowerInput.get(f.name.toLowerCase());
+  }
+  // No prototype: a field may be called __proto__ or constructor.
+  const out: Record<string, DuckDBValue> = Object.create(null);
   for (const f of fields) {
     const loc = `${path}${f.name}`;
-    const v = lowerInput.get(f.name.toLowerCase());
-    out[f.name] = convertField(f, v, loc, ignoreUnknown, errors);
+    out[f.name] = convertField(f, lookup(f), loc, ignoreUnknown, errors);
   }
   return out;
 }
