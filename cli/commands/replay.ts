@@ -18,6 +18,11 @@ import {
 } from '../../functions/core/store.ts';
 import { DEFAULT_PORTS, LOCAL_HOST } from '../../local/services.ts';
 import { CliError, formatOption, type OutputFormat, renderRows } from '../output.ts';
+import {
+  addDestinationOptions,
+  type DestinationReplayOptions,
+  runDestinationReplay,
+} from './replay-destination.ts';
 import { loadEnvironment, warehouseClient } from './sql.ts';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -212,7 +217,7 @@ interface ReplayOptions {
 }
 
 export function register(program: Command): void {
-  program
+  const replay = program
     .command('replay')
     .description('Replay dead letters: nothing that reached the bus is lost')
     .option('--env <name>', 'environment name or settings file', 'local')
@@ -222,7 +227,8 @@ export function register(program: Command): void {
     )
     .option('--topic <topic>', 'only this events topic (default: every events topic)')
     .option('--limit <n>', 'at most this many messages per backlog')
-    .addOption(formatOption(['table', 'json']))
+    .addOption(formatOption(['table', 'json']));
+  addDestinationOptions(replay)
     .addHelpText(
       'after',
       [
@@ -233,10 +239,21 @@ export function register(program: Command): void {
         'Examples:',
         '  eventbus replay --events-dead-letters',
         '  eventbus replay --events-dead-letters --env production --topic events --limit 10000',
+        '  eventbus replay --destination webhook --dead-letters',
+        '  eventbus replay --destination meta --from 2026-01-01 --to 2026-01-02 --where "event_name = \'purchase\'"',
       ].join('\n'),
     )
-    .action(async (options: ReplayOptions, command: Command) => {
-      if (!options.eventsDeadLetters) throw new CliError('say what to replay: --events-dead-letters');
+    .action(async (options: ReplayOptions & DestinationReplayOptions, command: Command) => {
+      if (options.destination !== undefined) {
+        if (options.eventsDeadLetters)
+          throw new CliError('--events-dead-letters and --destination are separate replays');
+        const write = command.configureOutput().writeOut ?? ((t: string) => process.stdout.write(t));
+        return runDestinationReplay(options, { pullSource: pubSubPullSource, pubsubEndpoint }, write);
+      }
+      if (!options.eventsDeadLetters)
+        throw new CliError(
+          'say what to replay: --events-dead-letters, or --destination <id> (--dead-letters | --from <t> --to <t>)',
+        );
       const limit = options.limit === undefined ? undefined : Number(options.limit);
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
         throw new CliError('--limit must be a positive integer');
