@@ -7,6 +7,12 @@
  * unchanged, so receivers de-duplicate what they already had.
  */
 
+import { PubSub } from '@google-cloud/pubsub';
+import { SingleBar } from 'cli-progress';
+import type { Command } from 'commander';
+import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
+import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
+import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
 import { CATALOGUE_OPTIONS, decideOne } from '../../functions/core/decision.ts';
 import { type LedgerEntry, skippedEntry } from '../../functions/core/delivery/ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from '../../functions/core/delivery/message.ts';
@@ -19,8 +25,11 @@ import {
   backlogSubscriptionName,
   deadLetterTopicName,
   forwardSubscriptionName,
+  type Plan,
 } from '../../functions/core/plan.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
+import { CliError, type OutputFormat, renderRows } from '../output.ts';
+import { loadEnvironment, warehouseClient } from './sql.ts';
 
 /** The few Pub/Sub calls a dead-letter replay makes (same shape as the events replay's). */
 export interface BacklogSource {
@@ -200,4 +209,138 @@ export async function replayDestinationSlice(input: {
     input.onProgress?.({ ...report });
   }
   return report;
+}
+
+/** Command-line options of a destination replay (added to `eventbus replay`). */
+export interface DestinationReplayOptions {
+  readonly env: string;
+  readonly destination?: string;
+  readonly deadLetters?: boolean;
+  readonly from?: string;
+  readonly to?: string;
+  readonly where?: string;
+  readonly limit?: string;
+  readonly format: OutputFormat;
+}
+
+/** Adds the destination options to the replay command. */
+export function addDestinationOptions(command: Command): Command {
+  return command
+    .option('--destination <id>', 're-deliver to this destination (with --dead-letters, or --from/--to)')
+    .option('--dead-letters', "with --destination: re-publish the destination's dead-letter backlog")
+    .option(
+      '--from <time>',
+      'with --destination: start of a warehouse slice (RFC 3339 or YYYY-MM-DD, inclusive)',
+    )
+    .option('--to <time>', 'with --destination: end of the slice (exclusive)')
+    .option('--where <sql>', 'with --from/--to: extra BigQuery SQL condition on events_dedup columns');
+}
+
+/** What the destination replay needs from the events replay module (no import cycle). */
+export interface ReplayPlumbing {
+  readonly pullSource: (
+    project: string,
+    emulatorHost?: string,
+  ) => Promise<BacklogSource & { close(): Promise<void> }>;
+  readonly pubsubEndpoint: (p: Plan, env: Readonly<Record<string, string | undefined>>) => string | undefined;
+}
+
+function parseTime(flag: string, text: string | undefined): Date {
+  const ms = text === undefined ? Number.NaN : Date.parse(text);
+  if (Number.isNaN(ms))
+    throw new CliError(`${flag} needs a time (RFC 3339, e.g. 2026-01-31T00:00:00Z, or YYYY-MM-DD)`);
+  return new Date(ms);
+}
+
+/** Runs `replay --destination …` with the real clients and a progress bar; prints the report. */
+export async function runDestinationReplay(
+  options: DestinationReplayOptions,
+  plumbing: ReplayPlumbing,
+  write: (text: string) => void,
+): Promise<void> {
+  const id = options.destination as string;
+  const slice = options.from !== undefined || options.to !== undefined;
+  if (options.deadLetters === slice)
+    throw new CliError('with --destination, give either --dead-letters or --from <t> --to <t>');
+  if (options.where !== undefined && !slice) throw new CliError('--where needs --from and --to');
+  const limit = options.limit === undefined ? undefined : Number(options.limit);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new CliError('--limit must be a positive integer');
+  const { settings, plan: p } = loadEnvironment(options.env);
+  try {
+    findDestination(settings, id);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  const env = process.env;
+  const project = env['GOOGLE_CLOUD_PROJECT'] || p.project;
+  const host = plumbing.pubsubEndpoint(p, env);
+  const pubsub = new PubSub({
+    projectId: project,
+    ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
+  });
+  const publisher = createDeliveriesPublisher(pubsub);
+  const bar = new SingleBar({
+    format:
+      ' {destination} | {bar} | {read} read | {republished} re-sent | {skipped} skipped | {failed} failed',
+    hideCursor: true,
+  });
+  const progress = (r: DestinationReplayReport) => {
+    if (slice) bar.update(r.read, { ...r });
+    else {
+      bar.setTotal(Math.max(1, r.read));
+      bar.update(r.read, { ...r });
+    }
+  };
+  let report: DestinationReplayReport;
+  try {
+    if (slice) {
+      const from = parseTime('--from', options.from);
+      const to = parseTime('--to', options.to);
+      const bigquery = warehouseClient(p, env);
+      const ledger = createLedgerWriter(createBigQueryWriter(bigquery, p.dataset));
+      report = await replayDestinationSlice({
+        settings,
+        project,
+        dataset: p.dataset,
+        destination: id,
+        from,
+        to,
+        ...(options.where !== undefined ? { where: options.where } : {}),
+        query: async (sql, params) => (await bigquery.query({ query: sql, params }))[0],
+        publish: (m) => publisher.publish(m),
+        writeLedger: (e) => ledger.write(e),
+        onStart: (total) =>
+          bar.start(Math.max(1, total), 0, {
+            destination: id,
+            read: 0,
+            republished: 0,
+            skipped: 0,
+            failed: 0,
+          }),
+        onProgress: progress,
+      });
+    } else {
+      const source = await plumbing.pullSource(project, host);
+      bar.start(1, 0, { destination: id, read: 0, republished: 0, skipped: 0, failed: 0 });
+      try {
+        report = await replayDestinationDeadLetters({
+          destination: id,
+          source,
+          publish: (m) => publisher.publish(m),
+          ...(limit !== undefined ? { limit } : {}),
+          onProgress: progress,
+        });
+      } finally {
+        await source.close();
+      }
+    }
+  } finally {
+    bar.stop();
+    await publisher.close();
+    await pubsub.close();
+  }
+  write(renderRows([{ ...report, error: report.error ?? '' }], options.format));
+  if (report.failed > 0)
+    throw new CliError(`${report.failed} not re-sent: ${report.error ?? 'unknown error'}`);
 }

@@ -11,9 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { type PubSub, v1 } from '@google-cloud/pubsub';
-import { credentials } from '@grpc/grpc-js';
-import type { BacklogSource } from '../../../cli/commands/replay-destination.ts';
+import type { PubSub } from '@google-cloud/pubsub';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
 import type { LedgerRow } from '../../../functions/core/delivery/ledger.ts';
@@ -258,43 +256,4 @@ export async function waitFor<T>(
     await sleep(100);
   }
   throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
-}
-
-/** A unary-pull backlog source over the emulator (the CLI uses the events replay's own). */
-export function backlogSource(stack: Stack): BacklogSource & { close(): Promise<void> } {
-  const [host, port] = stack.pubsubHost.split(':') as [string, string];
-  const client = new v1.SubscriberClient({
-    servicePath: host,
-    port: Number(port),
-    sslCreds: credentials.createInsecure(),
-  });
-  const path = (s: string) => `projects/${stack.settings.project}/subscriptions/${s}`;
-  return {
-    async pull(subscription, maxMessages) {
-      const [resp] = await client.pull({ subscription: path(subscription), maxMessages }, { timeout: 5000 });
-      return (resp.receivedMessages ?? []).map((r) => ({
-        ackId: r.ackId ?? '',
-        message: {
-          data:
-            typeof r.message?.data === 'string'
-              ? Buffer.from(r.message.data, 'base64')
-              : (r.message?.data ?? new Uint8Array()),
-          attributes: { ...(r.message?.attributes ?? {}) },
-        },
-      }));
-    },
-    async ack(subscription, ackIds) {
-      if (ackIds.length > 0)
-        await client.acknowledge({ subscription: path(subscription), ackIds: [...ackIds] });
-    },
-    async nack(subscription, ackIds) {
-      if (ackIds.length > 0)
-        await client.modifyAckDeadline({
-          subscription: path(subscription),
-          ackIds: [...ackIds],
-          ackDeadlineSeconds: 0,
-        });
-    },
-    close: () => client.close(),
-  };
 }
