@@ -217,12 +217,13 @@ async function pushRate(emu: PubSubEmulator, n: number): Promise<number> {
     });
     const started = performance.now();
     await rawPublish(emu, 'push', n);
+    let timer: NodeJS.Timeout | undefined;
     await Promise.race([
       allPushed,
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error(`push got ${pushed}/${n} in 30 s`)), 30_000),
-      ),
-    ]);
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`push got ${pushed}/${n} in 30 s`)), 30_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
     return n / ((performance.now() - started) / 1000);
   } finally {
     fn.closeAllConnections();
@@ -249,12 +250,12 @@ export const suite: BenchSuite = {
 
       const rawNone = await withEmulator('none', async (emu) => {
         await createTopic(emu, 'raw');
-        return rawPublish(emu, 'raw', 200_000);
+        return rawPublish(emu, 'raw', 100_000);
       });
 
       await withEmulator('always', async (emu) => {
         await createTopic(emu, 'raw');
-        const rawAlways = await rawPublish(emu, 'raw', 200_000);
+        const rawAlways = await rawPublish(emu, 'raw', 100_000);
         figures.push({
           name: 'publish, raw v1.PublisherClient, 1000-message calls, fsync always',
           value: rawAlways,
@@ -275,7 +276,7 @@ export const suite: BenchSuite = {
         await createTopic(emu, 'batched');
         figures.push({
           name: 'publish, topic.publishMessage (client batches of 1000 / 10 ms), fsync always',
-          value: await clientPublish(emu, 'batched', 50_000),
+          value: await clientPublish(emu, 'batched', 30_000),
           unit: 'msg/s',
           baseline: fileSync,
           detail: 'bounded by the client library, which handles every message on one core',
@@ -283,19 +284,19 @@ export const suite: BenchSuite = {
 
         await createTopic(emu, 'pull', {});
         await createTopic(emu, 'pull2', {});
-        await rawPublish(emu, 'pull', 100_000);
-        await rawPublish(emu, 'pull2', 50_000);
+        await rawPublish(emu, 'pull', 60_000);
+        await rawPublish(emu, 'pull2', 30_000);
         figures.push({
           name: 'delivery, raw StreamingPull + Acknowledge, fsync always',
-          value: await rawStreamingPull(emu, 'pull-sub', 100_000),
+          value: await rawStreamingPull(emu, 'pull-sub', 60_000),
           unit: 'msg/s',
           baseline: fileSync,
           target: { op: '>=', value: 50_000 },
-          detail: '100,000 messages in backlog, one stream, 10,000 outstanding, acks of 1000 ids',
+          detail: '60,000 messages in backlog, one stream, 10,000 outstanding, acks of 1000 ids',
         });
         figures.push({
           name: 'delivery, client subscriber (5 streams, ack each), fsync always',
-          value: await clientStreamingPull(emu, 'pull2-sub', 50_000),
+          value: await clientStreamingPull(emu, 'pull2-sub', 30_000),
           unit: 'msg/s',
           baseline: fileSync,
           detail: 'bounded by the client library (per-message events, lease management)',
@@ -303,7 +304,7 @@ export const suite: BenchSuite = {
 
         figures.push({
           name: 'delivery, push to a local functions-framework http function (204), fsync always',
-          value: await pushRate(emu, 20_000),
+          value: await pushRate(emu, 10_000),
           unit: 'msg/s',
           baseline: fileSync,
           detail: 'from first publish to last push; up to 1000 requests in flight over keep-alive',
