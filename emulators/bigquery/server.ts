@@ -140,6 +140,17 @@ class Emulator {
     return this.store.exclusive(async (conn) => {
       if (this.store.dataset(projectId, datasetId))
         throw new ApiError('duplicate', `Already Exists: Dataset ${projectId}:${datasetId}`);
+      // DuckDB schema names ignore case; two such datasets would share storage.
+      const clash = [...this.store.datasets.values()].find(
+        (d) =>
+          d.projectId.toLowerCase() === projectId.toLowerCase() &&
+          d.datasetId.toLowerCase() === datasetId.toLowerCase(),
+      );
+      if (clash)
+        throw new ApiError(
+          'invalid',
+          `Dataset ${projectId}:${datasetId} differs only in case from ${clash.projectId}:${clash.datasetId}; the emulator cannot keep both`,
+        );
       await conn.run('BEGIN');
       try {
         await conn.run(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schemaName(projectId, datasetId))}`);
@@ -300,6 +311,14 @@ class Emulator {
       this.datasetOr404(projectId, datasetId);
       if (this.store.table(projectId, datasetId, tableId))
         throw new ApiError('duplicate', `Already Exists: Table ${projectId}:${datasetId}.${tableId}`);
+      const clash = this.store
+        .tablesOf(projectId, datasetId)
+        .find((t) => t.tableId.toLowerCase() === tableId.toLowerCase());
+      if (clash)
+        throw new ApiError(
+          'invalid',
+          `Table ${tableId} differs only in case from ${clash.tableId}; the emulator cannot keep both (DuckDB names ignore case)`,
+        );
       if (view) return this.createView(conn, projectId, datasetId, tableId, body, view, false);
       const fields = normaliseSchema(((body['schema'] ?? { fields: [] }) as Json)['fields'] ?? []);
       if (typeof fields === 'string') throw new ApiError('invalid', fields);

@@ -147,6 +147,18 @@ describe('BigQuery emulator: REST API with the real client', () => {
     it('rejects an invalid dataset id with 400 invalid', async () => {
       await rejectsWith(bq.createDataset('bad-name'), 400, 'invalid');
     });
+
+    it('refuses ids that differ only in case from existing ones (DuckDB names ignore case)', async () => {
+      const [ds] = await bq.createDataset('casey');
+      await rejectsWith(bq.createDataset('Casey'), 400, 'invalid', /differs only in case/);
+      await ds.createTable('events', { schema: { fields: [{ name: 'a', type: 'STRING' }] } });
+      await rejectsWith(
+        ds.createTable('Events', { schema: { fields: [{ name: 'a', type: 'STRING' }] } }),
+        400,
+        'invalid',
+        /differs only in case/,
+      );
+    });
   });
 
   describe('tables', () => {
