@@ -13,6 +13,7 @@ import { decodeRecord, encodeRecord, type LogRecord, REC, type StoredMessage } f
 import { Deque } from './deque.ts';
 import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, type FilterFn } from './filter.ts';
+import { lockDataDir } from './lock.ts';
 import { AppendLog, type FsyncPolicy, frame, readLog } from './log.ts';
 import {
   DELETED_TOPIC,
@@ -162,6 +163,7 @@ export class Engine {
   private readonly compactBytes: number;
   private readonly opts: EngineOptions;
   pushHooks: PushHooks | undefined;
+  private unlock: () => void = () => undefined;
 
   private constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -172,12 +174,18 @@ export class Engine {
   static async open(opts: EngineOptions): Promise<Engine> {
     const engine = new Engine(opts);
     mkdirSync(opts.dataDir, { recursive: true });
-    const path = join(opts.dataDir, 'pubsub.log');
-    const { records } = readLog(path);
-    engine.replaying = true;
-    for (const payload of records) engine.replay(decodeRecord(payload));
-    engine.replaying = false;
-    engine.log = await AppendLog.create(path, opts.fsync, engine.snapshot());
+    engine.unlock = lockDataDir(opts.dataDir);
+    try {
+      const path = join(opts.dataDir, 'pubsub.log');
+      const { records } = readLog(path);
+      engine.replaying = true;
+      for (const payload of records) engine.replay(decodeRecord(payload));
+      engine.replaying = false;
+      engine.log = await AppendLog.create(path, opts.fsync, engine.snapshot());
+    } catch (err) {
+      engine.unlock();
+      throw err;
+    }
     return engine;
   }
 
@@ -909,6 +917,8 @@ export class Engine {
       sub.consumers.length = 0;
     }
     await this.log?.close();
+    this.unlock();
+    this.unlock = () => undefined;
   }
 
   /** Counts for tests and diagnostics. */

@@ -78,4 +78,12 @@ describe('pubsub emulator log', () => {
     assert.equal(again.stats(SUB).unacked, 3);
     await again.close();
   });
+
+  it('refuses a second emulator on the same data directory while the first runs', async () => {
+    const { engine, dir } = await fresh();
+    await assert.rejects(Engine.open({ dataDir: dir, fsync: 'none' }), /in use by another emulator/);
+    await engine.close();
+    const next = await Engine.open({ dataDir: dir, fsync: 'none' });
+    await next.close();
+  });
 });
