@@ -273,6 +273,15 @@ describe('BigQuery emulator: REST API with the real client', () => {
       });
       const fb = (await floatTs.json()) as { rows: { f: { v: string }[] }[] };
       assert.equal(Number(fb.rows[0]?.f[0]?.v), 1704067201.5);
+      const negative = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
+        method: 'POST',
+        body: JSON.stringify({
+          query: "SELECT TIMESTAMP '1969-12-31 23:59:59.5 UTC' AS t",
+          formatOptions: { useInt64Timestamp: true },
+        }),
+      });
+      const nb = (await negative.json()) as { rows: { f: { v: string }[] }[] };
+      assert.equal(nb.rows[0]?.f[0]?.v, '-500000');
     });
 
     it('lists, patches (description, added column, relaxed mode) and deletes tables', async () => {

@@ -225,6 +225,22 @@ FROM d.events WHERE event_id = 'e2'`,
     rows: { count: 3 },
   },
   {
+    name: 'comments, keywords inside strings, unquoted hyphenated project ids',
+    sql: `SELECT 'FROM d.nowhere' AS s, -- a comment with FROM x
+  COUNT(*) AS n /* FROM y */ # and another
+FROM test-project.d.events WHERE event_id = "e2"`,
+    rows: [{ s: 'FROM d.nowhere', n: 1 }],
+  },
+  {
+    // (Pre-1970 TIMESTAMPs are right on the wire, "-500000", but the client's PreciseDate
+    // parses negative microseconds wrongly, against real BigQuery too: see api.test.ts.)
+    name: 'dates before 1970 and DATETIME / TIME values',
+    sql: "SELECT DATE '1900-01-01' AS d, DATETIME '2024-02-29 12:00:00.25' AS dt, TIME '23:59:58' AS tm",
+    rows: [
+      { d: { value: '1900-01-01' }, dt: { value: '2024-02-29T12:00:00.250000' }, tm: { value: '23:59:58' } },
+    ],
+  },
+  {
     name: 'positional parameters (?)',
     sql: 'SELECT ? AS a, ? AS b, ? AS c',
     params: ['x', 7, true],
