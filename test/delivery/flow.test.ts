@@ -3,7 +3,7 @@
  * and forward functions under the functions-framework CLI, the local receiver as webhook.
  */
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { replayDestinationSlice } from '../../cli/commands/replay-destination.ts';
@@ -12,6 +12,7 @@ import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.t
 import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
 import type { LedgerRow } from '../../functions/core/delivery/ledger.ts';
+import { REPO_ROOT } from '../../local/settings-file.ts';
 import { type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 
 const attemptsSeen = new Map<string, number>();
@@ -238,5 +239,19 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     assert.equal(await stack.storedCount(id), 1);
     assert.deepEqual(statuses(rows), ['delivered']);
     assert.equal(stack.receiver.received('hook').filter((r) => r.eventId === id).length, 1);
+  });
+
+  it('the ledger queries in docs/delivery.md run on the emulator', async () => {
+    const docs = readFileSync(join(REPO_ROOT, 'docs', 'delivery.md'), 'utf8');
+    const queries = [...docs.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) =>
+      (m[1] as string).replaceAll('PROJECT.events', `${stack.settings.project}.${stack.plan.dataset}`),
+    );
+    assert.equal(queries.length, 2);
+    const [success] = await stack.bigquery.query(queries[0] as string);
+    const hook = (success as Record<string, unknown>[]).find((r) => r['destination'] === 'hook');
+    assert.ok(Number(hook?.['delivered']) >= 3, JSON.stringify(hook));
+    assert.ok(Number(hook?.['dead_lettered']) >= 1);
+    const [reasons] = await stack.bigquery.query(queries[1] as string);
+    assert.ok((reasons as Record<string, unknown>[]).some((r) => r['reason'] === 'consent ads denied'));
   });
 });
