@@ -2,11 +2,19 @@
  * `node local/receiver/main.ts [--port 8099] [--host 127.0.0.1]`: the local receiver for
  * the example destinations of the environment in EVENTBUS_SETTINGS. Webhook signing keys
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
+ * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
+ * `/tiktok`) are served by the project's loopback platform receivers, which check requests
+ * against each platform's published rules.
  */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSecrets } from '../../functions/adapters/secrets.ts';
 import { readRuntimeConfig } from '../../functions/config.ts';
-import { startReceiver } from './server.ts';
+import type { Destination } from '../../schemas/settings.ts';
+import { REPO_ROOT } from '../settings-file.ts';
+import { type MountedPlatform, startReceiver } from './server.ts';
 
 const { values } = parseArgs({
   options: { port: { type: 'string' }, host: { type: 'string' } },
@@ -16,20 +24,58 @@ const config = readRuntimeConfig(process.env);
 const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
 const host = values.host ?? process.env['HOST'] ?? '127.0.0.1';
 const port = Number(values.port ?? process.env['PORT'] ?? 8099);
-const webhooks = (config.settings.destinations ?? []).filter((d) => d.type === 'webhook');
+const destinations = config.settings.destinations ?? [];
+const webhooks = destinations.filter((d) => d.type === 'webhook');
 
+interface PlatformModule {
+  startMetaReceiver(): Promise<{ url: string; close(): Promise<void> }>;
+  startGa4Receiver(): Promise<{ url: string; close(): Promise<void> }>;
+  startTikTokReceiver(): Promise<{ url: string; close(): Promise<void> }>;
+}
+
+/** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
+async function mountPlatforms(
+  origin: string,
+): Promise<{ mounts: MountedPlatform[]; close: () => Promise<void> }> {
+  const here = destinations.filter(
+    (d): d is Destination & { base_url: string } =>
+      d.type !== 'webhook' && d.base_url !== undefined && d.base_url.startsWith(`${origin}/`),
+  );
+  const file = join(REPO_ROOT, 'test', 'support', 'platforms', 'index.ts');
+  if (here.length === 0 || !existsSync(file)) return { mounts: [], close: async () => {} };
+  const mod = (await import(pathToFileURL(file).href)) as PlatformModule;
+  const start = {
+    meta_capi: mod.startMetaReceiver,
+    ga4_mp: mod.startGa4Receiver,
+    tiktok_events: mod.startTikTokReceiver,
+  } as const;
+  const servers: { close(): Promise<void> }[] = [];
+  const mounts: MountedPlatform[] = [];
+  for (const d of here) {
+    const server = await start[d.type as keyof typeof start]();
+    servers.push(server);
+    const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
+    mounts.push({ prefix, destination: d.id, url: server.url });
+  }
+  return { mounts, close: async () => void (await Promise.all(servers.map((s) => s.close()))) };
+}
+
+const platforms = await mountPlatforms(`http://${host}:${port}`);
 const receiver = await startReceiver({
   host,
   port,
   webhooks,
+  platforms: platforms.mounts,
   signingKey: async (d) => {
     const name = d.secrets?.['signing_key'];
     return name === undefined ? undefined : secrets.get(name);
   },
 });
-console.log(`receiver listening on ${receiver.url} (page: ${receiver.url}/)`);
+console.log(
+  `receiver listening on ${receiver.url} (page: ${receiver.url}/; webhooks: ${webhooks.map((d) => d.id).join(', ') || 'none'}; platforms: ${platforms.mounts.map((m) => `${m.destination} at /${m.prefix}`).join(', ') || 'none'})`,
+);
 const stop = () => {
-  receiver.close().then(() => process.exit(0));
+  Promise.all([receiver.close(), platforms.close()]).then(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import type { StoredEvent } from '../../functions/core/delivery/driver.ts';
 import { webhookDriver } from '../../functions/core/delivery/drivers/webhook.ts';
@@ -58,6 +60,38 @@ describe('local receiver', () => {
   it('answers 404 for paths no destination uses, 200 on /health', async () => {
     assert.equal((await fetch(`${receiver.url}/elsewhere`, { method: 'POST', body: '{}' })).status, 404);
     assert.equal((await fetch(`${receiver.url}/health`)).status, 200);
+  });
+
+  it('forwards a mounted platform path to its loopback and records the answer', async () => {
+    const upstream = createServer((req, res) => {
+      req.resume();
+      req.on('end', () =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(`{"path":"${req.url}"}`),
+      );
+    });
+    await new Promise<void>((r) => upstream.listen(0, '127.0.0.1', r));
+    const mounted = await startReceiver({
+      webhooks: [],
+      signingKey: async () => undefined,
+      platforms: [
+        {
+          prefix: 'meta',
+          destination: 'meta',
+          url: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`,
+        },
+      ],
+    });
+    try {
+      const res = await fetch(`${mounted.url}/meta/v21.0/1/events`, { method: 'POST', body: '{"data":[]}' });
+      assert.deepEqual(await res.json(), { path: '/v21.0/1/events' });
+      assert.deepEqual(
+        mounted.received('meta').map((r) => [r.path, r.status]),
+        [['/v21.0/1/events', 200]],
+      );
+    } finally {
+      await mounted.close();
+      upstream.close();
+    }
   });
 
   describe('page in a browser', function () {
