@@ -71,6 +71,22 @@ export function pushBody(subscription: string, d: Delivery): string {
   return JSON.stringify({ message, subscription, deliveryAttempt: d.attempt });
 }
 
+/**
+ * Push config attribute that switches a subscription to Eventarc-style binary CloudEvents
+ * (`"x-emulator-cloudevents": "binary"`); an emulator extension, ignored by Google.
+ */
+export const CLOUDEVENTS_ATTRIBUTE = 'x-emulator-cloudevents';
+
+export function cloudEventHeaders(topic: string, d: Delivery): Record<string, string> {
+  return {
+    'ce-id': String(d.message.id),
+    'ce-source': `//pubsub.googleapis.com/${topic}`,
+    'ce-specversion': '1.0',
+    'ce-type': 'google.cloud.pubsub.topic.v1.messagePublished',
+    'ce-time': new Date(d.message.publishTime).toISOString(),
+  };
+}
+
 export class PushWorker implements Consumer {
   readonly maxMessages = MAX_IN_FLIGHT;
   readonly maxBytes = 0;
@@ -147,6 +163,10 @@ export class PushWorker implements Consumer {
       'content-length': Buffer.byteLength(body),
       'user-agent': 'APIs-Google; (+https://developers.google.com/webmasters/APIs-Google.html)',
     };
+    if (cfg.attributes?.[CLOUDEVENTS_ATTRIBUTE] === 'binary') {
+      // Eventarc's binary-mode CloudEvent (GCP-WIRE.md §3): same body, ce-* headers.
+      Object.assign(headers, cloudEventHeaders(sub.resource.topic, d));
+    }
     if (cfg.oidcToken) {
       const aud = cfg.oidcToken.audience || endpoint;
       headers['authorization'] = `Bearer ${this.signer.token(aud, cfg.oidcToken.serviceAccountEmail)}`;

@@ -84,6 +84,16 @@ describe('pubsub emulator with the real client', () => {
     await raw.close();
   });
 
+  it('ends a StreamingPull on a missing subscription with NOT_FOUND', async () => {
+    const sub = run.client.subscription('no-such-subscription');
+    const err = await new Promise<unknown>((resolve) => {
+      sub.on('error', resolve);
+      sub.on('message', () => undefined);
+    });
+    await sub.close().catch(() => undefined);
+    assert.equal(errCode(err), 5);
+  });
+
   it('publishes single and batched messages and delivers them by streaming pull with ack', async () => {
     const [topic] = await run.client.createTopic('pub-t');
     const [sub] = await topic.createSubscription('pub-s');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { http as registerHttp } from '@google-cloud/functions-framework';
+import { cloudEvent as registerCloudEvent, http as registerHttp } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { OAuth2Client } from 'google-auth-library';
 import { PROJECT, type Running, rest, start, until } from './support.ts';
@@ -30,6 +30,17 @@ registerHttp('pubsubEmulatorPushTarget', (req, res) => {
   received.push({ authorization: req.headers.authorization, body: req.body as Received['body'] });
   // The first delivery fails, so the emulator must nack and redeliver.
   res.status(received.length === 1 ? 500 : 204).send('');
+});
+
+interface PushedEvent {
+  readonly id: string;
+  readonly source: string;
+  readonly type: string;
+  readonly data: { message: { data: string }; subscription: string };
+}
+const events: PushedEvent[] = [];
+registerCloudEvent('pubsubEmulatorEventTarget', (event: unknown) => {
+  events.push(event as PushedEvent);
 });
 
 describe('pubsub emulator push', () => {
@@ -81,5 +92,30 @@ describe('pubsub emulator push', () => {
     // The 204 acked it: nothing is redelivered.
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(received.length, 2);
+  });
+
+  it('pushes Eventarc binary CloudEvents to a cloudEvent function when the subscription asks for them', async () => {
+    const ce = getTestServer('pubsubEmulatorEventTarget');
+    await new Promise<void>((resolve) => ce.listen(0, '127.0.0.1', resolve));
+    try {
+      const [topic] = await run.client.createTopic('ce-t');
+      await topic.createSubscription('ce-s', {
+        pushConfig: {
+          pushEndpoint: `http://127.0.0.1:${(ce.address() as AddressInfo).port}/`,
+          attributes: { 'x-emulator-cloudevents': 'binary' },
+        },
+      });
+      const id = await topic.publishMessage({ data: Buffer.from('event') });
+      await until(() => events.length >= 1);
+      const [event] = events as [PushedEvent];
+      assert.equal(event.id, id);
+      assert.equal(event.source, `//pubsub.googleapis.com/projects/${PROJECT}/topics/ce-t`);
+      assert.equal(event.type, 'google.cloud.pubsub.topic.v1.messagePublished');
+      assert.equal(Buffer.from(event.data.message.data, 'base64').toString(), 'event');
+      assert.equal(event.data.subscription, `projects/${PROJECT}/subscriptions/ce-s`);
+    } finally {
+      ce.closeAllConnections();
+      ce.close();
+    }
   });
 });
