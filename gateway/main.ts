@@ -3,12 +3,13 @@
  * Run runs its bundle). Reads env once, wires the real adapters, listens on 127.0.0.1 unless
  * HOST says otherwise, and stops cleanly on SIGTERM/SIGINT.
  */
-import { v7 as uuidv7 } from 'uuid';
+import type { AddressInfo } from 'node:net';
 import { createGoogleIdentity } from '../functions/adapters/google-identity.ts';
 import { createPublisher } from '../functions/adapters/publisher.ts';
 import { openTokenStore } from '../functions/adapters/token-store.ts';
 import { readRuntimeConfig } from '../functions/config.ts';
 import { startCredentialCache } from './auth.ts';
+import { uuidv7 } from './ids.ts';
 import { openapiDocument } from './openapi.ts';
 import { createGateway } from './server.ts';
 
@@ -41,14 +42,19 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       publisher,
       credentials,
       google: createGoogleIdentity(audience ? { audience } : {}),
-      newId: uuidv7,
+      newId: () => uuidv7(),
       log,
     },
   );
   const port = Number(env['PORT'] ?? 8080);
   const host = env['HOST'] ?? (env['K_SERVICE'] ? '0.0.0.0' : '127.0.0.1');
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
-  log({ severity: 'INFO', message: `gateway listening on http://${host}:${port}`, tokenStore: store.where });
+  const actual = (server.address() as AddressInfo).port;
+  log({
+    severity: 'INFO',
+    message: `gateway listening on http://${host}:${actual}`,
+    tokenStore: store.where,
+  });
   const stop = () => {
     server.close();
     server.closeIdleConnections();

@@ -32,6 +32,12 @@ export class PublishUnavailableError extends Error {
 
 export interface PublisherOptions {
   readonly project: string;
+  /**
+   * Publish calls in flight per topic. Requests that arrive while all are busy wait and then
+   * share ONE call (each request whole, never split: still all-or-nothing per request); at low
+   * load every request is sent at once, alone. Default 4.
+   */
+  readonly maxInFlight?: number;
   /** `host:port` of an emulator (plaintext gRPC, no auth); production when absent. */
   readonly emulatorHost?: string;
   /** Whole-call deadline including retries (default 5000 ms). */
@@ -67,6 +73,9 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
   }
   const client = new v1.PublisherClient(clientOptions as ConstructorParameters<typeof v1.PublisherClient>[0]);
   const callOptions = {
+    // gax bundles concurrent Publish calls of the raw client by default: several requests would
+    // share one call and get each other's ids. One request is one Publish call, never merged.
+    isBundling: false,
     timeout: total,
     retry: {
       retryCodes: RETRYABLE,
@@ -81,29 +90,106 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
       },
     },
   };
-  return {
-    async publish(topic, messages) {
-      try {
-        const [response] = await client.publish(
-          {
-            topic: `projects/${options.project}/topics/${topic}`,
-            messages: messages.map((m) => ({ data: m.data, attributes: { ...m.attributes } })),
-          },
-          callOptions,
-        );
-        const ids = response.messageIds ?? [];
-        if (ids.length !== messages.length) {
-          throw new Error(`Publish returned ${ids.length} ids for ${messages.length} messages`);
-        }
-        return ids;
-      } catch (err) {
-        const code = (err as { code?: number }).code;
-        if (code === undefined || [...RETRYABLE, RESOURCE_EXHAUSTED].includes(code)) {
-          throw new PublishUnavailableError(`Pub/Sub did not acknowledge: ${(err as Error).message}`, 2);
-        }
-        throw err;
+  const send = async (topic: string, messages: readonly OutgoingMessage[]): Promise<string[]> => {
+    try {
+      const [response] = await client.publish(
+        {
+          topic: `projects/${options.project}/topics/${topic}`,
+          messages: messages.map((m) => ({ data: m.data, attributes: { ...m.attributes } })),
+        },
+        callOptions,
+      );
+      const ids = response.messageIds ?? [];
+      if (ids.length !== messages.length) {
+        throw new Error(`Publish returned ${ids.length} ids for ${messages.length} messages`);
       }
-    },
-    close: () => client.close(),
+      return ids;
+    } catch (err) {
+      const code = (err as { code?: number }).code;
+      if (code === undefined || [...RETRYABLE, RESOURCE_EXHAUSTED].includes(code)) {
+        throw new PublishUnavailableError(`Pub/Sub did not acknowledge: ${(err as Error).message}`, 2);
+      }
+      throw err;
+    }
   };
+  const coalesce = coalescing(send, options.maxInFlight ?? 4);
+  return { publish: coalesce, close: () => client.close() };
+}
+
+/** Pub/Sub's per-call limits, with room for the request envelope. */
+const MAX_CALL_MESSAGES = 1000;
+const MAX_CALL_BYTES = 9_500_000;
+
+interface Waiting {
+  readonly messages: readonly OutgoingMessage[];
+  readonly bytes: number;
+  resolve(ids: string[]): void;
+  reject(err: unknown): void;
+}
+
+const sizeOf = (messages: readonly OutgoingMessage[]) => {
+  let n = 0;
+  for (const m of messages) {
+    n += m.data.length;
+    for (const k in m.attributes) n += k.length + (m.attributes[k] as string).length;
+  }
+  return n;
+};
+
+/**
+ * Wraps a single-call publish so that at most `maxInFlight` calls per topic run at once and the
+ * requests waiting meanwhile go out together in the next call (up to 1000 messages / 9.5 MB).
+ * A request is never split across calls, so it is published whole or not at all; if a shared
+ * call fails, every request in it fails (and each caller gets its 503).
+ */
+export function coalescing(
+  send: (topic: string, messages: readonly OutgoingMessage[]) => Promise<string[]>,
+  maxInFlight: number,
+): (topic: string, messages: readonly OutgoingMessage[]) => Promise<string[]> {
+  const queues = new Map<string, Waiting[]>();
+  const busy = new Map<string, number>();
+  const pump = (topic: string) => {
+    const queue = queues.get(topic);
+    while (queue && queue.length > 0 && (busy.get(topic) ?? 0) < maxInFlight) {
+      const group: Waiting[] = [queue.shift() as Waiting];
+      let count = group[0]?.messages.length ?? 0;
+      let bytes = group[0]?.bytes ?? 0;
+      while (queue.length > 0) {
+        const next = queue[0] as Waiting;
+        if (count + next.messages.length > MAX_CALL_MESSAGES || bytes + next.bytes > MAX_CALL_BYTES) break;
+        group.push(queue.shift() as Waiting);
+        count += next.messages.length;
+        bytes += next.bytes;
+      }
+      busy.set(topic, (busy.get(topic) ?? 0) + 1);
+      const all = group.length === 1 ? (group[0] as Waiting).messages : group.flatMap((w) => w.messages);
+      send(topic, all)
+        .then(
+          (ids) => {
+            let at = 0;
+            for (const w of group) {
+              w.resolve(ids.slice(at, at + w.messages.length));
+              at += w.messages.length;
+            }
+          },
+          (err: unknown) => {
+            for (const w of group) w.reject(err);
+          },
+        )
+        .finally(() => {
+          busy.set(topic, (busy.get(topic) ?? 1) - 1);
+          pump(topic);
+        });
+    }
+  };
+  return (topic, messages) =>
+    new Promise<string[]>((resolve, reject) => {
+      let queue = queues.get(topic);
+      if (!queue) {
+        queue = [];
+        queues.set(topic, queue);
+      }
+      queue.push({ messages, bytes: sizeOf(messages), resolve, reject });
+      pump(topic);
+    });
 }

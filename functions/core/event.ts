@@ -176,8 +176,8 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   const name = context['event_name'];
   let type: EventType | undefined;
   if (typeof name === 'string' && !violations.some((v) => v.field === at(prefix, 'event_name'))) {
-    const nameProblem = eventNameProblem(name);
     type = lookupEvent(name);
+    const nameProblem = type ? undefined : eventNameProblem(name);
     if (nameProblem) violations.push({ field: at(prefix, 'event_name'), description: nameProblem });
     else if (!type && ctx.options.unknownEvents === 'reject') {
       violations.push({
@@ -215,12 +215,12 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (violations.length > 0) return { ok: false, violations: dedupe(violations) };
 
   const c = context as Context;
-  const event: NormalizedEvent = {
+  // Built field by field in the canonical order (context first, event_data last).
+  const event = {
     event_name: c.event_name,
     event_id: c.event_id ?? ctx.newId(),
     event_time: new Date(eventTime).toISOString(),
-    event_data: data,
-  };
+  } as NormalizedEvent;
   if (c.user_id !== undefined) event.user_id = c.user_id;
   if (c.anonymous_id !== undefined) event.anonymous_id = c.anonymous_id;
   if (c.session_id !== undefined) event.session_id = c.session_id;
@@ -230,9 +230,8 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (device !== undefined) event.device = device;
   if (c.campaign !== undefined) event.campaign = c.campaign;
   if (c.consent !== undefined) event.consent = c.consent;
-  // Re-insert event_data last so the canonical key order is context first, then data.
-  const { event_data, ...head } = event;
-  return { ok: true, event: { ...head, event_data }, version: type?.version ?? 0, known: type !== undefined };
+  event.event_data = data;
+  return { ok: true, event, version: type?.version ?? 0, known: type !== undefined };
 }
 
 function completeDevice(
@@ -251,13 +250,23 @@ function completeDevice(
     else if (collectIp === 'none') delete device.ip;
     else if (collectIp === 'truncated') device.ip = truncateIp(ip);
   } else if (collectIp !== 'none' && ctx.client?.ip) {
-    const ip = parseIp(ctx.client.ip);
-    if (ip) device.ip = collectIp === 'truncated' ? truncateIp(ip) : formatIp(ip);
+    const ip = clientIp(ctx.client.ip, collectIp);
+    if (ip) device.ip = ip;
   }
   if (device.user_agent === undefined && collectUserAgent && ctx.client?.userAgent) {
     device.user_agent = ctx.client.userAgent.slice(0, 2048);
   }
   return Object.keys(device).length > 0 ? device : undefined;
+}
+
+// One request's events share the client address: remember the last one formatted.
+let lastClient = { raw: '', mode: '', out: undefined as string | undefined };
+function clientIp(raw: string, mode: 'full' | 'truncated'): string | undefined {
+  if (lastClient.raw !== raw || lastClient.mode !== mode) {
+    const ip = parseIp(raw);
+    lastClient = { raw, mode, out: ip ? (mode === 'truncated' ? truncateIp(ip) : formatIp(ip)) : undefined };
+  }
+  return lastClient.out;
 }
 
 const rfc3339 = new RegExp(RFC3339_PATTERN);

@@ -69,6 +69,28 @@ export type JsonProblem =
  * too large for a double (JSON.parse gives Infinity for 1e400).
  */
 export function inspectJson(value: unknown, path = ''): JsonProblem | undefined {
+  // Fast path without building paths: events are almost always clean, so the path of a
+  // problem is only worked out (by the slow walk) once one is known to exist.
+  return isClean(value) ? undefined : locate(value, path);
+}
+
+function isClean(value: unknown): boolean {
+  if (typeof value === 'string') return value.isWellFormed();
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (!isClean(value[i])) return false;
+    return true;
+  }
+  for (const key in value) {
+    if (FORBIDDEN_KEYS.has(key) || !key.isWellFormed()) return false;
+    if (!isClean((value as Record<string, unknown>)[key])) return false;
+  }
+  // `for…in` skips an own "__proto__" key only if it is not enumerable, which JSON.parse never makes.
+  return true;
+}
+
+function locate(value: unknown, path: string): JsonProblem | undefined {
   if (typeof value === 'string') {
     return value.isWellFormed() ? undefined : { kind: 'lone_surrogate', field: path || '(root)' };
   }
@@ -77,7 +99,7 @@ export function inspectJson(value: unknown, path = ''): JsonProblem | undefined 
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const p = inspectJson(value[i], `${path}[${i}]`);
+      const p = locate(value[i], `${path}[${i}]`);
       if (p) return p;
     }
     return undefined;
@@ -87,7 +109,7 @@ export function inspectJson(value: unknown, path = ''): JsonProblem | undefined 
       const field = path === '' ? safeKey(key) : `${path}.${safeKey(key)}`;
       if (FORBIDDEN_KEYS.has(key)) return { kind: 'forbidden_key', field, key };
       if (!key.isWellFormed()) return { kind: 'lone_surrogate', field: path || '(root)' };
-      const p = inspectJson((value as Record<string, unknown>)[key], field);
+      const p = locate((value as Record<string, unknown>)[key], field);
       if (p) return p;
     }
   }

@@ -1,0 +1,239 @@
+/**
+ * Gateway benchmark (issue 4 §5): single-event POSTs over keep-alive with a project token,
+ * validation and an acknowledged publish to the Pub/Sub emulator, beside a bare node:http
+ * server measured in the same run (ratio), and 1000-event batches in events/s. The gateway,
+ * the bare server and the emulator each run in their own process so autocannon does not share
+ * their event loop.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createPublisher } from '../functions/adapters/publisher.ts';
+import { fileTokenStore } from '../functions/adapters/token-store.ts';
+import { issueToken } from '../functions/core/credentials.ts';
+import type { BenchFigure, BenchSuite } from './lib.ts';
+
+interface CannonResult {
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+  non2xx: number;
+  errors: number;
+  statusCodeStats?: Record<string, { count: number }>;
+}
+type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
+// autocannon ships no types; this is the part of its programmatic API used here.
+const autocannon = createRequire(import.meta.url)('autocannon') as Cannon;
+
+const ROOT = join(import.meta.dirname, '..');
+const PROJECT = 'bench-project';
+const DURATION = 8;
+const event = (i = 0) => ({
+  event_name: 'view_content',
+  content_name: `Red Shoe ${i}`,
+  content_type: 'product',
+  value: 49.9,
+  currency: 'EUR',
+  user_id: `u${i}`,
+  page: { url: 'https://shop.example/p/1' },
+  consent: { analytics: 'granted' },
+});
+
+/** Spawns a node child and resolves with the first http://host:port it prints. */
+function start(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, METADATA_SERVER_DETECTION: 'none', NODE_ENV: 'production', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${out}`)), 20_000);
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        child.stdout?.off('data', onData);
+        if (process.env['BENCH_GATEWAY_DEBUG']) child.stdout?.pipe(process.stderr);
+        else child.stdout?.resume();
+        resolve({ child, url: `http://127.0.0.1:${m[1]}` });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${out}`)));
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.removeAllListeners('exit');
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
+  });
+}
+
+async function cannon(url: string, body: string, headers: Record<string, string>, connections: number) {
+  const opts = {
+    url,
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', ...headers },
+    connections,
+  };
+  await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connection pools, the emulator's log
+  const r = await autocannon({ ...opts, duration: DURATION });
+  if (r.non2xx > 0 || r.errors > 0) {
+    const sample = await fetch(url, { method: 'POST', body, headers: opts.headers });
+    throw new Error(
+      `${url}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors; e.g. ${sample.status} ${(await sample.text()).slice(0, 300)}`,
+    );
+  }
+  return r;
+}
+
+export const suite: BenchSuite = {
+  name: 'gateway: auth + validation + acknowledged publish to the Pub/Sub emulator',
+  async run(): Promise<BenchFigure[]> {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
+    const children: ChildProcess[] = [];
+    try {
+      const emu = await start([
+        'emulators/pubsub/main.ts',
+        '--port',
+        '0',
+        '--data-dir',
+        join(dir, 'pubsub'),
+        '--fsync',
+        process.env['BENCH_FSYNC'] ?? 'always',
+      ]);
+      children.push(emu.child);
+      const put = await fetch(`${emu.url}/v1/projects/${PROJECT}/topics/events`, {
+        method: 'PUT',
+        body: '{}',
+      });
+      if (!put.ok) throw new Error(`create topic: ${put.status}`);
+      const store = fileTokenStore(join(dir, 'tokens.json'));
+      const token = await store.update((set) => {
+        const r = issueToken(
+          set,
+          { scopes: ['publish:*'], rateLimitPerSecond: 1e9 },
+          randomBytes,
+          new Date(),
+        );
+        return { set: r.set, result: r.secret };
+      });
+      const settings = { name: 'bench', project: PROJECT, region: 'europe-west1' };
+      const prof = process.env['BENCH_GATEWAY_PROFILE'];
+      const gw = await start([...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'gateway/main.ts'], {
+        EVENTBUS_SETTINGS: JSON.stringify(settings),
+        EVENTBUS_TOKEN_STORE: `file:${join(dir, 'tokens.json')}`,
+        PUBSUB_EMULATOR_HOST: emu.url.replace('http://', ''),
+        PORT: '0',
+      });
+      children.push(gw.child);
+      const bare = await start(['bench/gateway.ts', 'bare']);
+      children.push(bare.child);
+
+      const auth = { authorization: `Bearer ${token}` };
+      const single = JSON.stringify(event());
+      const b = await cannon(`${bare.url}/v1/topics/events`, single, auth, 50);
+      const s = await cannon(`${gw.url}/v1/topics/events`, single, auth, 50);
+      const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
+      const m = await cannon(`${gw.url}/v1/topics/events`, batch, auth, 4);
+      const raw = await rawPublishRate(
+        emu.url,
+        Buffer.from(JSON.stringify({ ...event(), event_id: 'x'.repeat(36) })),
+      );
+      return [
+        {
+          name: 'single-event POST, 50 keep-alive connections (token, validation, acknowledged publish)',
+          value: s.requests.average,
+          unit: 'req/s',
+          baseline: { name: 'bare node:http (read body, JSON.parse, answer)', value: b.requests.average },
+          target: { op: '>=', value: 0.5, of: 'ratio' },
+          detail: `gateway p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms; bare p50 ${b.latency.p50} ms, p99 ${b.latency.p99} ms`,
+        },
+        {
+          name: '1000-event batches, 4 connections',
+          value: m.requests.average * 1000,
+          unit: 'events/s',
+          baseline: { name: 'raw v1.PublisherClient, 1000-message calls to the same emulator', value: raw },
+          target: { op: '>=', value: 100_000 },
+          detail: `${m.requests.average.toFixed(1)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, ${(Buffer.byteLength(batch) / 1024).toFixed(0)} KiB per request`,
+        },
+      ];
+    } finally {
+      for (const c of children.reverse()) await stop(c);
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** What the emulator takes from the raw client alone: 1000-message Publish calls, 4 at a time. */
+async function rawPublishRate(emulatorUrl: string, data: Buffer): Promise<number> {
+  const publisher = createPublisher({ project: PROJECT, emulatorHost: emulatorUrl.replace('http://', '') });
+  const attributes = {
+    event_name: 'view_content',
+    event_id: 'x'.repeat(36),
+    schema_version: '1',
+    source: 'gateway',
+  };
+  const messages = Array.from({ length: 1000 }, () => ({ data, attributes }));
+  try {
+    await publisher.publish('events', messages);
+    const started = performance.now();
+    let sent = 0;
+    await Promise.all(
+      [0, 1, 2, 3].map(async () => {
+        while (performance.now() - started < DURATION * 1000) {
+          await publisher.publish('events', messages);
+          sent += messages.length;
+        }
+      }),
+    );
+    return sent / ((performance.now() - started) / 1000);
+  } finally {
+    await publisher.close();
+  }
+}
+
+/** The baseline: a bare node:http server that reads the body, parses it and answers. */
+function serveBare(): void {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      const body = '{"messageIds":["1"]}';
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
+      res.end(body);
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.listen(0, '127.0.0.1', () => {
+    process.stdout.write(`bare server on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+  });
+  process.once('SIGTERM', () => process.exit(0));
+}
+
+if (import.meta.main) {
+  if (process.argv[2] === 'bare') serveBare();
+  else {
+    const figures = await suite.run();
+    const { formatFigure } = await import('./lib.ts');
+    for (const f of figures) console.log(formatFigure(f));
+  }
+}
