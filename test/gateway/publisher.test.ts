@@ -1,0 +1,76 @@
+import assert from 'node:assert/strict';
+import { coalescing, type OutgoingMessage } from '../../functions/adapters/publisher.ts';
+import { uuidv7 } from '../../gateway/ids.ts';
+
+const msgs = (n: number, tag: string): OutgoingMessage[] =>
+  Array.from({ length: n }, (_, i) => ({ data: Buffer.from(`${tag}${i}`), attributes: {} }));
+
+describe('publisher: coalescing of waiting requests', () => {
+  it('sends at once below the in-flight limit, then merges waiting requests whole into one call', async () => {
+    const calls: string[][] = [];
+    const gates: (() => void)[] = [];
+    const publish = coalescing(async (_topic, messages) => {
+      const batch = messages.map((m) => m.data.toString());
+      calls.push(batch);
+      await new Promise<void>((r) => gates.push(r));
+      return batch.map((d) => `id-${d}`);
+    }, 1);
+    const a = publish('events', msgs(2, 'a'));
+    const b = publish('events', msgs(1, 'b'));
+    const c = publish('events', msgs(3, 'c'));
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls, [['a0', 'a1']]);
+    gates.shift()?.();
+    assert.deepEqual(await a, ['id-a0', 'id-a1']);
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls[1], ['b0', 'c0', 'c1', 'c2']);
+    gates.shift()?.();
+    assert.deepEqual(await b, ['id-b0']);
+    assert.deepEqual(await c, ['id-c0', 'id-c1', 'id-c2']);
+  });
+
+  it('never splits a request and never exceeds 1000 messages per call', async () => {
+    const sizes: number[] = [];
+    const publish = coalescing(async (_t, messages) => {
+      sizes.push(messages.length);
+      await new Promise((r) => setTimeout(r, 5));
+      return messages.map((_, i) => String(i));
+    }, 1);
+    await Promise.all([
+      publish('t', msgs(600, 'x')),
+      publish('t', msgs(600, 'y')),
+      publish('t', msgs(300, 'z')),
+    ]);
+    assert.deepEqual(sizes, [600, 900]); // y and z share a call; x + y would exceed 1000
+  });
+
+  it('fails every request of a failed call, and only those', async () => {
+    let n = 0;
+    const publish = coalescing(async (_t, messages) => {
+      n++;
+      await new Promise((r) => setTimeout(r, 5));
+      if (n === 2) throw new Error('bus down');
+      return messages.map(() => 'ok');
+    }, 1);
+    const results = await Promise.allSettled([
+      publish('t', msgs(1, 'a')),
+      publish('t', msgs(1, 'b')),
+      publish('t', msgs(1, 'c')),
+    ]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      ['fulfilled', 'rejected', 'rejected'],
+    );
+    assert.deepEqual(await publish('t', msgs(1, 'd')), ['ok']);
+  });
+});
+
+describe('gateway ids', () => {
+  it('mints RFC 9562 UUIDv7 with the timestamp first', () => {
+    const t = Date.parse('2026-01-01T00:00:00.000Z');
+    const id = uuidv7(t);
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.equal(Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16), t);
+    assert.notEqual(uuidv7(t), id);
+  });
+});
