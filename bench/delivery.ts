@@ -1,0 +1,175 @@
+/**
+ * Delivery latency on loopback: events published at a fixed rate on `events` travel
+ * store (warehouse write, decision, fan-out) → `deliveries` → forward → a signed webhook
+ * POST to the local receiver; the figure is publish → webhook arrival, p50/p99.
+ *
+ * Events enter through the Pub/Sub client, not the gateway (the gateway's own suite measures
+ * POST → publish, a few ms). Baseline: the same signed webhook POSTs sent straight to the
+ * receiver at the same rate (the last hop alone). The emulators and both functions run as
+ * `npm start` runs them (child processes); the receiver runs in this process.
+ * Env: BENCH_DELIVERY_RATE (default 1000/s), BENCH_DELIVERY_SECONDS (10),
+ * BENCH_DELIVERY_DEBUG=1 prints when the warehouse and the ledger saw the first/last rows.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createHttpSender } from '../functions/adapters/http-sender.ts';
+import type { StoredEvent } from '../functions/core/delivery/driver.ts';
+import { webhookDriver } from '../functions/core/delivery/drivers/webhook.ts';
+import { emulatorBigQuery, emulatorPubSub } from '../local/provision.ts';
+import { startReceiver } from '../local/receiver/server.ts';
+import { bigqueryEmulator, forwardFunction, pubsubEmulator, storeFunction } from '../local/services.ts';
+import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
+import type { Destination, Settings } from '../schemas/settings.ts';
+import { SIGNING_KEY, SIGNING_KEY_NAME, testSettings } from '../test/delivery/support/stack.ts';
+import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
+
+const env = process.env;
+const RATE = Number(env['BENCH_DELIVERY_RATE'] ?? 1000);
+const SECONDS = Number(env['BENCH_DELIVERY_SECONDS'] ?? 10);
+const DRAIN_MS = 30_000;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Calls `send(i)` RATE times a second for SECONDS, in 10 ms ticks; returns the send times. */
+async function offer(prefix: string, send: (id: string) => Promise<unknown>): Promise<Map<string, number>> {
+  const sent = new Map<string, number>();
+  const total = Math.round(RATE * SECONDS);
+  const start = performance.now();
+  const pending: Promise<unknown>[] = [];
+  let n = 0;
+  while (n < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * RATE));
+    for (; n < due; n++) {
+      const id = `${prefix}-${n}`;
+      sent.set(id, performance.now());
+      pending.push(send(id));
+    }
+    await sleep(10);
+  }
+  await Promise.all(pending);
+  return sent;
+}
+
+function latencies(sent: Map<string, number>, seen: Map<string, number>): number[] {
+  const out: number[] = [];
+  for (const [id, t] of sent) {
+    const s = seen.get(id);
+    if (s !== undefined) out.push(s - t);
+  }
+  return out;
+}
+
+async function drain(sent: Map<string, number>, seen: Map<string, number>, prefix: string): Promise<void> {
+  const deadline = Date.now() + DRAIN_MS;
+  const mine = () => [...sent.keys()].filter((id) => id.startsWith(prefix) && seen.has(id)).length;
+  while (Date.now() < deadline && mine() < sent.size) await sleep(50);
+}
+
+export const suite: BenchSuite = {
+  name: `delivery: publish → store → forward → webhook (${RATE} events/s for ${SECONDS} s, one destination)`,
+  async run(): Promise<BenchFigure[]> {
+    const seen = new Map<string, number>();
+    const dataDir = mkdtempSync(join(tmpdir(), 'eventbus-bench-delivery-'));
+    mkdirSync(join(dataDir, 'secrets'));
+    writeFileSync(join(dataDir, 'secrets', SIGNING_KEY_NAME), SIGNING_KEY);
+    // The receiver runs in this process; emulators and functions run as `npm start` runs them.
+    const webhook = { ...(testSettings().destinations?.[0] as Destination) };
+    let receiver = await startReceiver({ webhooks: [], signingKey: async () => SIGNING_KEY });
+    const receiverPort = receiver.port;
+    await receiver.close();
+    const destination: Destination = { ...webhook, base_url: `http://127.0.0.1:${receiverPort}` };
+    receiver = await startReceiver({
+      port: receiverPort,
+      webhooks: [destination],
+      signingKey: async () => SIGNING_KEY,
+      respond: (r) => {
+        if (r.eventId && !seen.has(r.eventId)) seen.set(r.eventId, performance.now());
+        return 200;
+      },
+      keep: 10,
+    });
+    const settings: Settings = {
+      ...testSettings(),
+      retry: { minimum_backoff: '1s', maximum_backoff: '10s', max_attempts: 10 },
+      destinations: [destination],
+    };
+    let environment: LocalEnvironment | undefined;
+    try {
+      environment = await startEnvironment({
+        settings,
+        dataDir,
+        freePorts: true,
+        services: [pubsubEmulator, bigqueryEmulator, storeFunction, forwardFunction],
+        log: () => {},
+      });
+      // Baseline: the last hop alone, signed POSTs straight to the receiver.
+      const send = createHttpSender();
+      const directEvent = (id: string): StoredEvent => ({
+        event_name: 'view_content',
+        event_id: id,
+        event_time: new Date().toISOString(),
+        event_data: { content_name: 'Shoe', content_type: 'product' },
+      });
+      const direct = await offer('direct', async (id) => {
+        const p = webhookDriver.prepare(directEvent(id), {
+          destination,
+          secrets: { signing_key: SIGNING_KEY },
+          now: new Date(),
+        });
+        if (p.ok) await send(p.request, 5000);
+      });
+      await drain(direct, seen, 'direct');
+      const base = latencies(direct, seen);
+
+      const pubsub = emulatorPubSub(settings.project, `127.0.0.1:${environment.ports.pubsub}`);
+      const topic = pubsub.topic('events', { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
+      const sent = await offer('bus', (id) =>
+        topic.publishMessage({
+          data: Buffer.from(
+            JSON.stringify({
+              event_name: 'view_content',
+              event_id: id,
+              content_name: 'Shoe',
+              content_type: 'product',
+            }),
+          ),
+        }),
+      );
+      await drain(sent, seen, 'bus');
+      await pubsub.close();
+      if (env['BENCH_DELIVERY_DEBUG']) {
+        const bq = emulatorBigQuery(settings.project, `http://127.0.0.1:${environment.ports.bigquery}`);
+        for (const q of [
+          `SELECT MIN(received_at) a, MAX(received_at) b, MIN(stored_at) c, MAX(stored_at) d, COUNT(*) n FROM \`${settings.project}.events.events\``,
+          `SELECT MIN(recorded_at) a, MAX(recorded_at) b, COUNT(*) n FROM \`${settings.project}.events.deliveries\``,
+        ])
+          console.log(JSON.stringify((await bq.query(q))[0]));
+      }
+      const lat = latencies(sent, seen);
+      const lost = sent.size - lat.length;
+      const detail = (xs: number[], n: number) =>
+        `p50 ${percentile(xs, 50).toFixed(1)} ms, p99 ${percentile(xs, 99).toFixed(1)} ms, max ${Math.max(...xs).toFixed(1)} ms, ${xs.length}/${n} arrived`;
+      return [
+        {
+          name: 'publish → webhook arrival p99',
+          value: percentile(lat, 99),
+          unit: 'ms',
+          baseline: { name: 'direct signed POST p99', value: percentile(base, 99) },
+          target: { op: '<=', value: 500 },
+          detail: `${detail(lat, sent.size)}${lost > 0 ? ` (${lost} not arrived within ${DRAIN_MS / 1000} s)` : ''}; baseline ${detail(base, direct.size)}; events enter via the Pub/Sub client, not the gateway`,
+        },
+        {
+          name: 'publish → webhook arrival p50',
+          value: percentile(lat, 50),
+          unit: 'ms',
+          baseline: { name: 'direct signed POST p50', value: percentile(base, 50) },
+        },
+      ];
+    } finally {
+      await environment?.stop();
+      await receiver.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  },
+};
