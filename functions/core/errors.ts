@@ -74,12 +74,6 @@ export const ERRORS = Object.freeze({
     'Invalid JSON payload received. Nesting is deeper than {max} levels.',
     'Objects and arrays nested deeper than the limit (32), checked before parsing.',
   ),
-  FORBIDDEN_KEY: spec(
-    400,
-    'INVALID_ARGUMENT',
-    'Invalid JSON payload received. The key "{key}" is not allowed.',
-    'A `__proto__`, `constructor` or `prototype` key anywhere in an event.',
-  ),
   INVALID_EVENT: spec(
     400,
     'INVALID_ARGUMENT',
@@ -103,12 +97,6 @@ export const ERRORS = Object.freeze({
     'INVALID_ARGUMENT',
     "Invalid value at '{field}' (TYPE_BYTES), Base64 decoding failed.",
     'An envelope message whose `data` is not standard base64.',
-  ),
-  INVALID_QUERY: spec(
-    400,
-    'INVALID_ARGUMENT',
-    'Invalid request: {detail}',
-    'A bad query string (for example the write key given twice).',
   ),
   UNAUTHENTICATED: spec(
     401,
