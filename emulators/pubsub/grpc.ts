@@ -20,6 +20,7 @@ import {
   type TopicInput,
   type TopicResource,
 } from './resources.ts';
+import { decodePublishRequest, encodePublishResponse, encodeStreamingPullResponse } from './wire.ts';
 
 /** Requests up to this size reach our handlers, which judge the 10 MB limits themselves (GCP-WIRE.md §7). */
 export const GRPC_MAX_MESSAGE = 11 * 1024 * 1024;
@@ -60,10 +61,24 @@ function loadServices(): ServiceDefinitions {
     google: { pubsub: { v1: Record<string, { service: grpc.ServiceDefinition }> } };
   };
   const v1 = pkg.google.pubsub.v1;
-  cached = {
-    publisher: (v1['Publisher'] as { service: grpc.ServiceDefinition }).service,
-    subscriber: (v1['Subscriber'] as { service: grpc.ServiceDefinition }).service,
+  const publisher = { ...(v1['Publisher'] as { service: grpc.ServiceDefinition }).service };
+  const subscriber = { ...(v1['Subscriber'] as { service: grpc.ServiceDefinition }).service };
+  // The hot paths use the hand-written codecs of wire.ts.
+  const publish = publisher['Publish'] as grpc.MethodDefinition<unknown, unknown>;
+  publisher['Publish'] = {
+    ...publish,
+    requestDeserialize: decodePublishRequest,
+    responseSerialize: (res: unknown) => encodePublishResponse(res as { messageIds: string[] }),
   };
+  const pull = subscriber['StreamingPull'] as grpc.MethodDefinition<unknown, unknown>;
+  subscriber['StreamingPull'] = {
+    ...pull,
+    responseSerialize: (res: unknown) =>
+      Buffer.isBuffer((res as Obj)['encoded'])
+        ? ((res as Obj)['encoded'] as Buffer)
+        : pull.responseSerialize(res),
+  };
+  cached = { publisher, subscriber };
   return cached;
 }
 
@@ -239,7 +254,7 @@ class StreamConsumer implements Consumer {
   outstandingBytes = 0;
   ackDeadlineSeconds: number;
   private readonly call: grpc.ServerDuplexStream<Obj, unknown>;
-  private readonly properties: Obj;
+  private readonly properties: { exactlyOnce: boolean; ordering: boolean };
 
   constructor(call: grpc.ServerDuplexStream<Obj, unknown>, first: Obj, sub: Subscription) {
     this.call = call;
@@ -248,8 +263,8 @@ class StreamConsumer implements Consumer {
     this.ackDeadlineSeconds =
       Number(first['streamAckDeadlineSeconds'] ?? 0) || sub.resource.ackDeadlineSeconds;
     this.properties = {
-      exactlyOnceDeliveryEnabled: sub.resource.enableExactlyOnceDelivery,
-      messageOrderingEnabled: sub.resource.enableMessageOrdering,
+      exactlyOnce: sub.resource.enableExactlyOnceDelivery,
+      ordering: sub.resource.enableMessageOrdering,
     };
   }
 
@@ -258,7 +273,7 @@ class StreamConsumer implements Consumer {
   }
 
   deliver(batch: Delivery[]): void {
-    this.call.write({ receivedMessages: batch.map(receivedOut), subscriptionProperties: this.properties });
+    this.call.write({ encoded: encodeStreamingPullResponse(batch, this.properties) });
   }
 }
 

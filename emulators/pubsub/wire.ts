@@ -1,0 +1,270 @@
+/**
+ * Hand-written protobuf codecs for the three hot messages: PublishRequest (decode),
+ * PublishResponse and StreamingPullResponse (encode). proto-loader's generic path (decode,
+ * then toObject with defaults) cost ~6.5 ms per 1000-message Publish here; these cost a
+ * fraction of that. Field numbers are those of google/pubsub/v1/pubsub.proto; the tests run
+ * the real client against them. Everything else keeps proto-loader's codecs.
+ */
+import type { StoredMessage } from './codec.ts';
+import type { Delivery, PublishInput } from './engine.ts';
+
+export interface DecodedPublish {
+  readonly topic: string;
+  readonly messages: PublishInput[];
+}
+
+class ProtoReader {
+  private readonly buf: Buffer;
+  pos: number;
+  private readonly end: number;
+
+  constructor(buf: Buffer, pos = 0, end = buf.length) {
+    this.buf = buf;
+    this.pos = pos;
+    this.end = end;
+  }
+
+  more(): boolean {
+    return this.pos < this.end;
+  }
+
+  varint(): number {
+    let result = 0;
+    let mul = 1;
+    for (let i = 0; i < 10; i++) {
+      if (this.pos >= this.end) throw new Error('truncated varint');
+      const b = this.buf[this.pos++] as number;
+      result += (b & 0x7f) * mul;
+      if (b < 0x80) return result;
+      mul *= 128;
+    }
+    throw new Error('varint too long');
+  }
+
+  /** Bounds of a length-delimited field. */
+  span(): [number, number] {
+    const len = this.varint();
+    const start = this.pos;
+    if (start + len > this.end) throw new Error('truncated field');
+    this.pos = start + len;
+    return [start, start + len];
+  }
+
+  string(): string {
+    const [s, e] = this.span();
+    return this.buf.toString('utf8', s, e);
+  }
+
+  skip(wireType: number): void {
+    if (wireType === 0) this.varint();
+    else if (wireType === 1) this.pos += 8;
+    else if (wireType === 2) this.span();
+    else if (wireType === 5) this.pos += 4;
+    else throw new Error(`unsupported wire type ${wireType}`);
+  }
+
+  sub(start: number, end: number): ProtoReader {
+    return new ProtoReader(this.buf, start, end);
+  }
+
+  bytes(start: number, end: number): Buffer {
+    return this.buf.subarray(start, end);
+  }
+}
+
+function decodeMessage(r: ProtoReader): PublishInput {
+  let data: Buffer = Buffer.alloc(0);
+  const attributes: Record<string, string> = {};
+  let orderingKey = '';
+  while (r.more()) {
+    const tag = r.varint();
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    if (field === 1 && wire === 2) {
+      const [s, e] = r.span();
+      data = r.bytes(s, e);
+    } else if (field === 2 && wire === 2) {
+      const [s, e] = r.span();
+      const entry = r.sub(s, e);
+      let key = '';
+      let value = '';
+      while (entry.more()) {
+        const t = entry.varint();
+        if (t === 0x0a) key = entry.string();
+        else if (t === 0x12) value = entry.string();
+        else entry.skip(t & 7);
+      }
+      attributes[key] = value;
+    } else if (field === 5 && wire === 2) {
+      orderingKey = r.string();
+    } else {
+      r.skip(wire);
+    }
+  }
+  return { data, attributes, orderingKey };
+}
+
+/** Decodes a PublishRequest (topic = 1, messages = 2). */
+export function decodePublishRequest(buf: Buffer): DecodedPublish {
+  const r = new ProtoReader(buf);
+  let topic = '';
+  const messages: PublishInput[] = [];
+  while (r.more()) {
+    const tag = r.varint();
+    if (tag === 0x0a) {
+      topic = r.string();
+    } else if (tag === 0x12) {
+      const [s, e] = r.span();
+      messages.push(decodeMessage(r.sub(s, e)));
+    } else {
+      r.skip(tag & 7);
+    }
+  }
+  return { topic, messages };
+}
+
+const varintSize = (n: number): number => {
+  let size = 1;
+  while (n >= 128) {
+    n = Math.floor(n / 128);
+    size++;
+  }
+  return size;
+};
+
+class ProtoWriter {
+  readonly buf: Buffer;
+  pos = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  varint(n: number): void {
+    while (n >= 128) {
+      this.buf[this.pos++] = (n & 0x7f) | 0x80;
+      n = Math.floor(n / 128);
+    }
+    this.buf[this.pos++] = n;
+  }
+
+  /** Tag + length + UTF-8 bytes; `len` must be the string's byte length. */
+  string(tag: number, s: string, len: number): void {
+    this.buf[this.pos++] = tag;
+    this.varint(len);
+    this.pos += this.buf.write(s, this.pos, 'utf8');
+  }
+
+  bytes(tag: number, b: Buffer): void {
+    this.buf[this.pos++] = tag;
+    this.varint(b.length);
+    b.copy(this.buf, this.pos);
+    this.pos += b.length;
+  }
+}
+
+/** Encodes a PublishResponse (message_ids = 1). */
+export function encodePublishResponse(res: { messageIds: readonly string[] }): Buffer {
+  let size = 0;
+  for (const id of res.messageIds) size += 1 + varintSize(id.length) + id.length;
+  const w = new ProtoWriter(size);
+  // Ids are ASCII digits, so string length = byte length.
+  for (const id of res.messageIds) w.string(0x0a, id, id.length);
+  return w.buf;
+}
+
+interface SizedMessage {
+  readonly m: StoredMessage;
+  readonly ackIdLen: number;
+  readonly idText: string;
+  readonly attrs: [string, number, string, number][];
+  readonly keyLen: number;
+  readonly tsSize: number;
+  readonly seconds: number;
+  readonly nanos: number;
+  readonly msgSize: number;
+  readonly rmSize: number;
+}
+
+function sizeOf(d: Delivery): SizedMessage {
+  const m = d.message;
+  const idText = String(m.id);
+  const attrs: [string, number, string, number][] = [];
+  let msgSize = 0;
+  if (m.data.length > 0) msgSize += 1 + varintSize(m.data.length) + m.data.length;
+  for (const k in m.attributes) {
+    const v = m.attributes[k] as string;
+    const kl = Buffer.byteLength(k);
+    const vl = Buffer.byteLength(v);
+    const entry = 1 + varintSize(kl) + kl + 1 + varintSize(vl) + vl;
+    attrs.push([k, kl, v, vl]);
+    msgSize += 1 + varintSize(entry) + entry;
+  }
+  msgSize += 1 + varintSize(idText.length) + idText.length;
+  const seconds = Math.floor(m.publishTime / 1000);
+  const nanos = (m.publishTime - seconds * 1000) * 1_000_000;
+  const tsSize = 1 + varintSize(seconds) + (nanos > 0 ? 1 + varintSize(nanos) : 0);
+  msgSize += 1 + varintSize(tsSize) + tsSize;
+  const keyLen = Buffer.byteLength(m.orderingKey);
+  if (keyLen > 0) msgSize += 1 + varintSize(keyLen) + keyLen;
+  const ackIdLen = d.ackId.length;
+  let rmSize = 1 + varintSize(ackIdLen) + ackIdLen + 1 + varintSize(msgSize) + msgSize;
+  if (d.deliveryAttempt > 0) rmSize += 1 + varintSize(d.deliveryAttempt);
+  return { m, ackIdLen, idText, attrs, keyLen, tsSize, seconds, nanos, msgSize, rmSize };
+}
+
+/**
+ * Encodes a StreamingPullResponse: received_messages = 1 (ack_id 1, message 2,
+ * delivery_attempt 3), subscription_properties = 4 (exactly_once 1, ordering 2).
+ */
+export function encodeStreamingPullResponse(
+  deliveries: readonly Delivery[],
+  props: { exactlyOnce: boolean; ordering: boolean },
+): Buffer {
+  const sized = deliveries.map(sizeOf);
+  const propsSize = (props.exactlyOnce ? 2 : 0) + (props.ordering ? 2 : 0);
+  let size = 2 + propsSize;
+  for (const s of sized) size += 1 + varintSize(s.rmSize) + s.rmSize;
+  const w = new ProtoWriter(size);
+  for (let i = 0; i < sized.length; i++) {
+    const s = sized[i] as SizedMessage;
+    const d = deliveries[i] as Delivery;
+    w.buf[w.pos++] = 0x0a;
+    w.varint(s.rmSize);
+    w.string(0x0a, d.ackId, s.ackIdLen);
+    w.buf[w.pos++] = 0x12;
+    w.varint(s.msgSize);
+    if (s.m.data.length > 0) w.bytes(0x0a, s.m.data);
+    for (const [k, kl, v, vl] of s.attrs) {
+      w.buf[w.pos++] = 0x12;
+      w.varint(1 + varintSize(kl) + kl + 1 + varintSize(vl) + vl);
+      w.string(0x0a, k, kl);
+      w.string(0x12, v, vl);
+    }
+    w.string(0x1a, s.idText, s.idText.length);
+    w.buf[w.pos++] = 0x22;
+    w.varint(s.tsSize);
+    w.buf[w.pos++] = 0x08;
+    w.varint(s.seconds);
+    if (s.nanos > 0) {
+      w.buf[w.pos++] = 0x10;
+      w.varint(s.nanos);
+    }
+    if (s.keyLen > 0) w.string(0x2a, s.m.orderingKey, s.keyLen);
+    if (d.deliveryAttempt > 0) {
+      w.buf[w.pos++] = 0x18;
+      w.varint(d.deliveryAttempt);
+    }
+  }
+  w.buf[w.pos++] = 0x22;
+  w.varint(propsSize);
+  if (props.exactlyOnce) {
+    w.buf[w.pos++] = 0x08;
+    w.buf[w.pos++] = 1;
+  }
+  if (props.ordering) {
+    w.buf[w.pos++] = 0x10;
+    w.buf[w.pos++] = 1;
+  }
+  return w.buf.subarray(0, w.pos);
+}

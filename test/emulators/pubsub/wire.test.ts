@@ -1,0 +1,100 @@
+/** The hand-written codecs agree with the protos the client uses (protobufjs from @google-cloud/pubsub). */
+import assert from 'node:assert/strict';
+import { protos } from '@google-cloud/pubsub';
+import type { Delivery } from '../../../emulators/pubsub/engine.ts';
+import {
+  decodePublishRequest,
+  encodePublishResponse,
+  encodeStreamingPullResponse,
+} from '../../../emulators/pubsub/wire.ts';
+
+const v1 = protos.google.pubsub.v1;
+
+describe('pubsub emulator wire codecs', () => {
+  it('decodes a PublishRequest as the client encodes it, skipping fields it does not use', () => {
+    const buf = Buffer.from(
+      v1.PublishRequest.encode(
+        v1.PublishRequest.fromObject({
+          topic: 'projects/p/topics/t',
+          messages: [
+            {
+              data: Buffer.from('héllo'),
+              attributes: { a: '1', ключ: 'значение' },
+              orderingKey: 'k',
+              messageId: 'ignored',
+              publishTime: { seconds: 5, nanos: 6 },
+            },
+            { attributes: { only: 'attrs' } },
+            { data: Buffer.alloc(300, 7) },
+          ],
+        }),
+      ).finish(),
+    );
+    const got = decodePublishRequest(buf);
+    assert.equal(got.topic, 'projects/p/topics/t');
+    assert.equal(got.messages.length, 3);
+    assert.equal(got.messages[0]?.data.toString(), 'héllo');
+    assert.deepEqual(got.messages[0]?.attributes, { a: '1', ключ: 'значение' });
+    assert.equal(got.messages[0]?.orderingKey, 'k');
+    assert.equal(got.messages[1]?.data.length, 0);
+    assert.deepEqual(got.messages[1]?.attributes, { only: 'attrs' });
+    assert.deepEqual(got.messages[2]?.data, Buffer.alloc(300, 7));
+  });
+
+  it('encodes a PublishResponse the client decodes', () => {
+    const decoded = v1.PublishResponse.decode(
+      encodePublishResponse({ messageIds: ['1', '22', '12345678901'] }),
+    );
+    assert.deepEqual(decoded.messageIds, ['1', '22', '12345678901']);
+  });
+
+  it('encodes a StreamingPullResponse the client decodes', () => {
+    const deliveries: Delivery[] = [
+      {
+        ackId: '7-2',
+        deliveryAttempt: 2,
+        attempt: 2,
+        message: {
+          id: 7,
+          publishTime: 1_767_225_600_123,
+          data: Buffer.from('x'.repeat(200)),
+          attributes: { kind: 'a', é: 'ü' },
+          orderingKey: 'user-1',
+          size: 0,
+        },
+      },
+      {
+        ackId: '8-1',
+        deliveryAttempt: 0,
+        attempt: 1,
+        message: {
+          id: 8,
+          publishTime: 1_767_225_600_000,
+          data: Buffer.alloc(0),
+          attributes: { k: 'v' },
+          orderingKey: '',
+          size: 0,
+        },
+      },
+    ];
+    const res = v1.StreamingPullResponse.decode(
+      encodeStreamingPullResponse(deliveries, { exactlyOnce: false, ordering: true }),
+    );
+    assert.equal(res.receivedMessages?.length, 2);
+    const [a, b] = res.receivedMessages ?? [];
+    assert.equal(a?.ackId, '7-2');
+    assert.equal(a?.deliveryAttempt, 2);
+    assert.equal(Buffer.from(a?.message?.data ?? []).toString(), 'x'.repeat(200));
+    assert.deepEqual({ ...a?.message?.attributes }, { kind: 'a', é: 'ü' });
+    assert.equal(a?.message?.messageId, '7');
+    assert.equal(String(a?.message?.publishTime?.seconds), '1767225600');
+    assert.equal(a?.message?.publishTime?.nanos, 123_000_000);
+    assert.equal(a?.message?.orderingKey, 'user-1');
+    assert.equal(b?.ackId, '8-1');
+    assert.equal(b?.deliveryAttempt, 0);
+    assert.equal(b?.message?.data?.length ?? 0, 0);
+    assert.equal(b?.message?.publishTime?.nanos ?? 0, 0);
+    assert.equal(res.subscriptionProperties?.messageOrderingEnabled, true);
+    assert.equal(res.subscriptionProperties?.exactlyOnceDeliveryEnabled ?? false, false);
+  });
+});
