@@ -36,7 +36,7 @@ export async function startCredentialCache(
   log: (entry: Record<string, unknown>) => void = () => {},
   now: () => number = Date.now,
   /** Least time between on-demand re-reads, so a flood of unknown tokens cannot hammer the store. */
-  minRefreshMs = Math.min(5000, store.refreshMs),
+  minRefreshMs = store.onDemandMinMs,
 ): Promise<CredentialCache> {
   let set: CredentialSet | undefined;
   let lastRead = 0;

@@ -16,6 +16,8 @@ export interface TokenStore {
   readonly where: string;
   /** How often the gateway should re-read (file: cheap; Secret Manager: every minute). */
   readonly refreshMs: number;
+  /** Least time between on-demand re-reads (an unknown token triggers one): bounds the cost of floods. */
+  readonly onDemandMinMs: number;
   read(): Promise<CredentialSet>;
   /** Reads, applies `change`, writes the result; returns what `change` returned. */
   update<T>(change: (set: CredentialSet) => { set: CredentialSet; result: T }): Promise<T>;
@@ -34,6 +36,8 @@ export function fileTokenStore(path: string): TokenStore {
   return {
     where: `file:${abs}`,
     refreshMs: 1000,
+    // A local file is cheap to read: a token created a moment ago by the CLI works at once.
+    onDemandMinMs: 0,
     async read() {
       try {
         return parseSet(await readFile(abs, 'utf8'), abs);
@@ -100,6 +104,7 @@ export function secretTokenStore(options: SecretStoreOptions): TokenStore {
   return {
     where,
     refreshMs: 60_000,
+    onDemandMinMs: 5000,
     read,
     async update(change) {
       const { set, result } = change(await read());

@@ -43,10 +43,15 @@ describe('gateway with the real Pub/Sub emulator', () => {
   it('keeps concurrent requests apart: each gets exactly its own ids', async () => {
     const auth = { authorization: `Bearer ${g.token}` };
     const answers = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => post(`${g.url}/v1/topics/events`, { event_name: 'search', search_term: `c${i}` }, auth)),
+      Array.from({ length: 40 }, (_, i) =>
+        post(`${g.url}/v1/topics/events`, { event_name: 'search', search_term: `c${i}` }, auth),
+      ),
     );
     const ids = answers.map((a) => a.body.messageIds ?? []);
-    assert.ok(ids.every((x) => x.length === 1), JSON.stringify(ids));
+    assert.ok(
+      ids.every((x) => x.length === 1),
+      JSON.stringify(ids),
+    );
     const got = await bus.drain('events');
     const byId = new Map(got.map((m) => [m.messageId, JSON.parse(m.data).event_data.search_term]));
     ids.forEach((x, i) => assert.equal(byId.get(x[0] as string), `c${i}`));

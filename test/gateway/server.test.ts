@@ -324,3 +324,37 @@ describe('gateway: credentials', () => {
     );
   });
 });
+
+describe('gateway: slow clients', () => {
+  it('answers 408 DEADLINE_EXCEEDED when the body does not arrive in time, and keeps serving', async () => {
+    const pub = new FakePublisher();
+    const g = await startTestGateway({ publisher: pub, bodyTimeoutMs: 200 });
+    try {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = request(`${g.url}/v1/topics/events`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'content-length': '100',
+            authorization: `Bearer ${g.token}`,
+          },
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (c) => {
+            body += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.write('{"event_name":'); // …and never the rest
+      });
+      assert.equal(answer.status, 408);
+      assert.equal(JSON.parse(answer.body).error.status, 'DEADLINE_EXCEEDED');
+      assert.equal(pub.published, 0);
+      assert.equal((await fetch(`${g.url}/health`)).status, 200);
+    } finally {
+      await g.close();
+    }
+  });
+});
