@@ -82,7 +82,9 @@ function decodeMessage(r: ProtoReader): PublishInput {
     const wire = tag & 7;
     if (field === 1 && wire === 2) {
       const [s, e] = r.span();
-      data = r.bytes(s, e);
+      // A copy: a view would keep the whole request buffer alive for as long as any one of
+      // its messages waits in a subscription.
+      data = Buffer.from(r.bytes(s, e));
     } else if (field === 2 && wire === 2) {
       const [s, e] = r.span();
       const entry = r.sub(s, e);
