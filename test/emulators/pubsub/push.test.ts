@@ -3,7 +3,7 @@
  * verifiable against the emulator's certs, nack on 500 and redelivery after the retry backoff.
  */
 import assert from 'node:assert/strict';
-import type { Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cloudEvent as registerCloudEvent, http as registerHttp } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
@@ -116,6 +116,88 @@ describe('pubsub emulator push', () => {
     } finally {
       ce.closeAllConnections();
       ce.close();
+    }
+  });
+
+  /** A plain endpoint whose answer per push is decided by `answer` (a status, or a delay first). */
+  async function endpoint(
+    answer: (body: Received['body'], res: ServerResponse) => void,
+  ): Promise<{ url: string; close(): void }> {
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      let text = '';
+      req.on('data', (c: Buffer) => {
+        text += c.toString();
+      });
+      req.on('end', () => answer(JSON.parse(text) as Received['body'], res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+      close: () => {
+        server.closeAllConnections();
+        server.close();
+      },
+    };
+  }
+
+  it('does not hold other messages behind a slow one when ordering is off', async () => {
+    const done: string[] = [];
+    const ep = await endpoint((body, res) => {
+      const text = Buffer.from(body.message.data, 'base64').toString();
+      const finish = () => {
+        done.push(text);
+        res.writeHead(204).end();
+      };
+      if (text === 'slow') setTimeout(finish, 500);
+      else finish();
+    });
+    try {
+      const [topic] = await run.client.createTopic('hol-t');
+      await topic.createSubscription('hol-s', { pushConfig: { pushEndpoint: ep.url } });
+      await topic.publishMessage({ data: Buffer.from('slow') });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) => topic.publishMessage({ data: Buffer.from(`fast-${i}`) })),
+      );
+      await until(() => done.length === 21);
+      assert.equal(done.at(-1), 'slow');
+    } finally {
+      ep.close();
+    }
+  });
+
+  it('pushes one ordering key in order, resending from a failed message', async () => {
+    const seen: number[] = [];
+    let failed = false;
+    const ep = await endpoint((body, res) => {
+      const n = Number(Buffer.from(body.message.data, 'base64').toString());
+      if (n === 5 && !failed) {
+        failed = true;
+        res.writeHead(503).end();
+        return;
+      }
+      seen.push(n);
+      res.writeHead(200).end();
+    });
+    try {
+      const [topic] = await run.client.createTopic('opush-t');
+      await topic.createSubscription('opush-s', {
+        enableMessageOrdering: true,
+        pushConfig: { pushEndpoint: ep.url },
+        retryPolicy: { minimumBackoff: { seconds: 0, nanos: 50_000_000 }, maximumBackoff: { seconds: 1 } },
+      });
+      const ordered = run.client.topic('opush-t', { messageOrdering: true });
+      await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          ordered.publishMessage({ data: Buffer.from(String(i)), orderingKey: 'u1' }),
+        ),
+      );
+      await until(() => seen.includes(19));
+      assert.deepEqual(
+        seen,
+        Array.from({ length: 20 }, (_, i) => i),
+      );
+    } finally {
+      ep.close();
     }
   });
 });
