@@ -193,4 +193,4 @@ export const receiver: ServiceFactory = (ctx) => ({
  * What `npm start` runs, in start order. Add the slots above as their entry points land
  * (gateway, storeFunction, forwardFunction, receiver).
  */
-export const SERVICES: readonly ServiceFactory[] = [pubsubEmulator, bigqueryEmulator];
+export const SERVICES: readonly ServiceFactory[] = [pubsubEmulator, bigqueryEmulator, gateway];

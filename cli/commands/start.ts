@@ -2,7 +2,9 @@
  * `eventbus start` (`npm start`): the local environment under one supervisor. Runs until
  * Ctrl-C / SIGTERM (exit 0) or until a child dies (exit 1, with its last log lines).
  */
+import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { ensureDevToken, fileTokenStore } from '../../functions/adapters/token-store.ts';
 import type { Ports } from '../../local/services.ts';
 import { SettingsFileError } from '../../local/settings-file.ts';
 import { type LocalEnvironment, StartError, startEnvironment } from '../../local/supervisor.ts';
@@ -96,6 +98,11 @@ export function register(program: Command): void {
         throw err;
       }
       process.stdout.write(summary(env));
+      // The development token (publish:*), created on first run; the gateway reads the same file store.
+      const dev = await ensureDevToken(env.dataDir, fileTokenStore(join(env.dataDir, 'tokens.json')));
+      process.stdout.write(
+        `development token${dev.created ? ' (new)' : ''}: ${dev.token}\n  (also in ${dev.path})\n\n`,
+      );
       const report = await env.done;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);
