@@ -5,6 +5,7 @@
 import { type BenchSuite, formatFigure } from './lib.ts';
 
 const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
+  pubsub: () => import('./pubsub.ts'),
   bigquery: () => import('./bigquery.ts'),
   bundles: () => import('./bundles.ts'),
   store: () => import('./store.ts'),
