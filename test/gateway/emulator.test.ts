@@ -54,7 +54,7 @@ describe('gateway with the real Pub/Sub emulator', () => {
     );
     const got = await bus.drain('events');
     const byId = new Map(got.map((m) => [m.messageId, JSON.parse(m.data).event_data.search_term]));
-    ids.forEach((x, i) => assert.equal(byId.get(x[0] as string), `c${i}`));
+    for (const [i, x] of ids.entries()) assert.equal(byId.get(x[0] as string), `c${i}`);
   });
 
   it('publishes nothing for a rejected batch', async () => {
