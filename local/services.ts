@@ -193,4 +193,28 @@ export const receiver: ServiceFactory = (ctx) => ({
  * What `npm start` runs, in start order. Add the slots above as their entry points land
  * (gateway, storeFunction, forwardFunction, receiver).
  */
-export const SERVICES: readonly ServiceFactory[] = [pubsubEmulator, bigqueryEmulator, gateway];
+export const SERVICES: readonly ServiceFactory[] = [
+  pubsubEmulator,
+  bigqueryEmulator,
+  receiver,
+  storeFunction,
+  forwardFunction,
+  gateway,
+];
+
+/**
+ * Settings as the local services see them: destinations whose base_url points at the local
+ * receiver's default address follow the receiver when ports move (`--port-offset`, tests on
+ * free ports). Everything else is unchanged.
+ */
+export function localSettings(settings: Readonly<Settings>, ports: Ports): Readonly<Settings> {
+  const from = url(DEFAULT_PORTS.receiver);
+  const to = url(ports.receiver);
+  if (from === to || !settings.destinations) return settings;
+  return {
+    ...settings,
+    destinations: settings.destinations.map((d) =>
+      d.base_url?.startsWith(from) ? { ...d, base_url: to + d.base_url.slice(from.length) } : d,
+    ),
+  };
+}

@@ -3,9 +3,11 @@
  * to be ready, provisions the emulators from plan(settings), and stops everything cleanly.
  * Nothing restarts silently: a child that dies is reported and stops the whole environment.
  */
+
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,6 +19,7 @@ import {
   functionUrl,
   LOCAL_HOST,
   type LocalContext,
+  localSettings,
   type Ports,
   SERVICES,
   type ServiceFactory,
@@ -261,14 +264,16 @@ async function waitReady(child: Child, timeoutMs: number, signal?: AbortSignal):
   throw new StartError(name, `not ready after ${timeoutMs} ms`, child.tail);
 }
 
-async function httpOk(url: string): Promise<boolean> {
-  try {
-    const res = await fetch(url, { signal: AbortSignal.timeout(1000) });
-    await res.body?.cancel();
-    return res.ok;
-  } catch {
-    return false;
-  }
+/** A 200 on a URL. node:http, not fetch: fetch refuses the Fetch standard's "bad ports" (10080, 6000…). */
+function httpOk(url: string): Promise<boolean> {
+  return new Promise((resolveOk) => {
+    const req = httpGet(url, { timeout: 1000 }, (res) => {
+      res.resume();
+      resolveOk(res.statusCode === 200);
+    });
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolveOk(false));
+  });
 }
 
 function tcpOpen(port: number): Promise<boolean> {
@@ -312,7 +317,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const graceMs = options.graceMs ?? 5000;
   const readyTimeoutMs = options.readyTimeoutMs ?? 30000;
   const settingsFile = options.settings ? undefined : environmentFile(options.env ?? 'local');
-  const settings = options.settings ?? readSettingsFile(settingsFile as string);
+  const ports = await resolvePorts(options);
+  const settings = localSettings(options.settings ?? readSettingsFile(settingsFile as string), ports);
   const environmentPlan = planOf(settings);
   const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
   const logDir = join(dataDir, 'logs');
@@ -321,7 +327,6 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     join(dataDir, 'secrets'),
     environmentPlan.destinations.flatMap((d) => d.secrets),
   );
-  const ports = await resolvePorts(options);
   const ctx: LocalContext = {
     root: REPO_ROOT,
     dataDir,
