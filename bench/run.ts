@@ -8,7 +8,9 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   pubsub: () => import('./pubsub.ts'),
   bigquery: () => import('./bigquery.ts'),
   bundles: () => import('./bundles.ts'),
+  gateway: () => import('./gateway.ts'),
   store: () => import('./store.ts'),
+  delivery: () => import('./delivery.ts'),
 };
 
 const wanted = process.argv.slice(2);
