@@ -161,7 +161,13 @@ describe('local supervisor', () => {
 
   it('creates local values for destination secrets once', async () => {
     env = await startEnvironment({ ...common(), services: [] });
-    assert.deepEqual(env.createdSecrets, ['WEBHOOK_SIGNING_KEY']);
+    // One per destination secret of environments/local.yaml.
+    assert.deepEqual([...env.createdSecrets].sort(), [
+      'GA4_API_SECRET',
+      'META_ACCESS_TOKEN',
+      'TIKTOK_ACCESS_TOKEN',
+      'WEBHOOK_SIGNING_KEY',
+    ]);
     const value = readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8');
     assert.match(value, /^[0-9a-f]{64}$/);
     await env.stop();
