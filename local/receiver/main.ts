@@ -6,14 +6,11 @@
  * `/tiktok`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createSecrets } from '../../functions/adapters/secrets.ts';
 import { readRuntimeConfig } from '../../functions/config.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { REPO_ROOT } from '../settings-file.ts';
+import { startGa4Receiver, startMetaReceiver, startTikTokReceiver } from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
 
 const { values } = parseArgs({
@@ -27,11 +24,11 @@ const port = Number(values.port ?? process.env['PORT'] ?? 8099);
 const destinations = config.settings.destinations ?? [];
 const webhooks = destinations.filter((d) => d.type === 'webhook');
 
-interface PlatformModule {
-  startMetaReceiver(): Promise<{ url: string; close(): Promise<void> }>;
-  startGa4Receiver(): Promise<{ url: string; close(): Promise<void> }>;
-  startTikTokReceiver(): Promise<{ url: string; close(): Promise<void> }>;
-}
+const START = {
+  meta_capi: startMetaReceiver,
+  ga4_mp: startGa4Receiver,
+  tiktok_events: startTikTokReceiver,
+} as const;
 
 /** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
 async function mountPlatforms(
@@ -41,18 +38,10 @@ async function mountPlatforms(
     (d): d is Destination & { base_url: string } =>
       d.type !== 'webhook' && d.base_url !== undefined && d.base_url.startsWith(`${origin}/`),
   );
-  const file = join(REPO_ROOT, 'test', 'support', 'platforms', 'index.ts');
-  if (here.length === 0 || !existsSync(file)) return { mounts: [], close: async () => {} };
-  const mod = (await import(pathToFileURL(file).href)) as PlatformModule;
-  const start = {
-    meta_capi: mod.startMetaReceiver,
-    ga4_mp: mod.startGa4Receiver,
-    tiktok_events: mod.startTikTokReceiver,
-  } as const;
   const servers: { close(): Promise<void> }[] = [];
   const mounts: MountedPlatform[] = [];
   for (const d of here) {
-    const server = await start[d.type as keyof typeof start]();
+    const server = await START[d.type as keyof typeof START]();
     servers.push(server);
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
     mounts.push({ prefix, destination: d.id, url: server.url });

@@ -72,6 +72,22 @@ describe('architecture: dependency direction', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('nothing outside test/ and bench/ imports test code', () => {
+    const problems: string[] = [];
+    const dirs = ['cli', 'emulators', 'functions', 'gateway', 'infra', 'local', 'schemas', 'scripts'];
+    for (const file of dirs.flatMap((d) => tsFiles(d))) {
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(root, resolve(dirname(file), spec));
+        if (target.startsWith('test/')) problems.push(`${relative(root, file)} imports ${target}`);
+      }
+      // Also paths built at run time (`join(root, 'test', 'support', …)`).
+      if (/\btest['"`]?\s*[,/]\s*['"`]?support\b/.test(readFileSync(file, 'utf8')))
+        problems.push(`${relative(root, file)} names test/support/`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('code bundled for Cloud Functions and Cloud Run has no top-level await (bundled as CommonJS)', () => {
     const problems: string[] = [];
     for (const file of [...tsFiles('functions'), ...tsFiles('gateway'), ...tsFiles('schemas')]) {

@@ -10,13 +10,13 @@ import type {
 import { ga4MpDriver } from '../../../functions/core/delivery/drivers/ga4-mp.ts';
 import { metaCapiDriver } from '../../../functions/core/delivery/drivers/meta-capi.ts';
 import { tiktokEventsDriver } from '../../../functions/core/delivery/drivers/tiktok-events.ts';
-import type { Destination } from '../../../schemas/settings.ts';
 import {
   type PlatformReceiver,
   startGa4Receiver,
   startMetaReceiver,
   startTikTokReceiver,
-} from '../../support/platforms/index.ts';
+} from '../../../local/platforms/index.ts';
+import type { Destination } from '../../../schemas/settings.ts';
 import { JOHN_SMITH, PHONE_US, storedEvent } from './sample-events.ts';
 
 const TOKEN = 'secret-token-123';

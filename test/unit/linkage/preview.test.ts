@@ -8,12 +8,12 @@ import { metaCapiDriver } from '../../../functions/core/delivery/drivers/meta-ca
 import { tiktokEventsDriver } from '../../../functions/core/delivery/drivers/tiktok-events.ts';
 import { previewDelivery } from '../../../functions/core/linkage/preview.ts';
 import { checkSettings } from '../../../functions/core/settings.ts';
-import type { Settings } from '../../../schemas/settings.ts';
 import {
   type PlatformReceiver,
   startMetaReceiver,
   startTikTokReceiver,
-} from '../../support/platforms/index.ts';
+} from '../../../local/platforms/index.ts';
+import type { Settings } from '../../../schemas/settings.ts';
 
 const TOKEN = 'real-secret-value';
 

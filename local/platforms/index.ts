@@ -1,5 +1,5 @@
 /**
- * Loopback receivers of the three ad platforms, for tests, the local receiver page and the
+ * Loopback receivers of the three ad platforms, for the local receiver (`npm start`) and the
  * end-to-end tests: each `start…Receiver()` resolves to `{ url, received, failNext, close }`.
  */
 export { startGa4Receiver, type ValidationMessage } from './ga4.ts';
