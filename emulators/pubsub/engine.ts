@@ -9,12 +9,20 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeRecord, encodeRecord, type LogRecord, REC, type StoredMessage } from './codec.ts';
+import {
+  decodeRecord,
+  encodeRecord,
+  type LogRecord,
+  publishRawHead,
+  REC,
+  type StoredMessage,
+  storedMessage,
+} from './codec.ts';
 import { Deque } from './deque.ts';
 import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, type FilterFn } from './filter.ts';
 import { lockDataDir } from './lock.ts';
-import { AppendLog, type FsyncPolicy, frame, readLog } from './log.ts';
+import { AppendLog, type FsyncPolicy, frame, frameParts, readLog } from './log.ts';
 import {
   DELETED_TOPIC,
   durationMs,
@@ -192,10 +200,14 @@ export class Engine {
   // ---------- durability ----------
 
   private append(rec: LogRecord): Promise<void> {
+    return this.appendFramed(() => frame(encodeRecord(rec)));
+  }
+
+  private appendFramed(framed: () => Buffer | Buffer[]): Promise<void> {
     if (this.replaying) return Promise.resolve();
     const log = this.log;
     if (!log) return Promise.reject(new Error('engine not open'));
-    const done = log.append(frame(encodeRecord(rec)));
+    const done = log.append(framed());
     if (log.size > this.compactBytes && log.size > 4 * this.liveBytes) {
       log.requestCompaction(() => this.snapshot());
     }
@@ -404,12 +416,41 @@ export class Engine {
 
   // ---------- publish ----------
 
+  /**
+   * Fast path of checkPublish: true when the request is certainly valid, judged on string
+   * lengths (a UTF-16 unit is at most 3 UTF-8 bytes) without measuring every string's bytes.
+   * When it cannot tell, checkPublish measures exactly and names the first violation.
+   */
+  private static withinLimits(messages: readonly PublishInput[]): boolean {
+    let total = 0;
+    const key = messages[0]?.orderingKey ?? '';
+    for (let i = 0; i < messages.length; i++) {
+      const m = messages[i] as PublishInput;
+      if (m.orderingKey !== key || m.orderingKey.length * 3 > LIMITS.orderingKeyBytes) return false;
+      let size = m.data.length + m.orderingKey.length * 3;
+      let n = 0;
+      for (const k in m.attributes) {
+        const v = m.attributes[k] as string;
+        if (k.length === 0 || k.length * 3 > LIMITS.attributeKeyBytes) return false;
+        if (v.length * 3 > LIMITS.attributeValueBytes) return false;
+        if (k.charCodeAt(0) === 103 /* g */ && k.startsWith('goog')) return false;
+        size += (k.length + v.length) * 3;
+        n++;
+      }
+      if (n > LIMITS.attributesPerMessage || (n === 0 && m.data.length === 0)) return false;
+      if (size > LIMITS.bytesPerMessage) return false;
+      total += size;
+    }
+    return total <= LIMITS.bytesPerRequest;
+  }
+
   /** Validates a publish request against Google's limits (GCP-WIRE.md §1). */
   static checkPublish(messages: readonly PublishInput[]): void {
     if (messages.length === 0) tooSmallThrow();
     if (messages.length > LIMITS.messagesPerRequest) {
       throw tooLarge('message_count', messages.length, LIMITS.messagesPerRequest, 'messages');
     }
+    if (Engine.withinLimits(messages)) return;
     let total = 0;
     const key = messages[0]?.orderingKey ?? '';
     for (let i = 0; i < messages.length; i++) {
@@ -471,30 +512,30 @@ export class Engine {
     if (total > LIMITS.bytesPerRequest) throw tooLarge('request_size', total, LIMITS.bytesPerRequest);
   }
 
-  /** Publishes; resolves with the message ids once the messages are durable. */
-  async publish(topicName: string, inputs: readonly PublishInput[]): Promise<string[]> {
+  /**
+   * Publishes; resolves with the message ids once the messages are durable. `raw`, when given,
+   * is the PublishRequest these inputs were decoded from (gRPC): it is logged as received.
+   */
+  async publish(topicName: string, inputs: readonly PublishInput[], raw?: Buffer): Promise<string[]> {
     parseName(topicName, 'topics');
     Engine.checkPublish(inputs);
     if (!this.topics.has(topicName)) throw notFound(shortName(topicName));
     const now = Date.now();
+    const firstId = this.nextId;
+    // Stored forms are needed to log without `raw` and to fan out; a topic without live
+    // subscriptions logged from `raw` needs neither, so its messages are not built.
+    let keep = !raw;
+    for (const sub of this.topicSubs.get(topicName) ?? []) if (!sub.resource.detached) keep = true;
     const messages: StoredMessage[] = [];
-    const ids: string[] = [];
-    for (const input of inputs) {
+    const ids: string[] = new Array(inputs.length);
+    for (let i = 0; i < inputs.length; i++) {
       const id = this.nextId++;
-      let size = input.data.length + input.orderingKey.length;
-      for (const k in input.attributes) size += k.length + (input.attributes[k] as string).length;
-      messages.push({
-        id,
-        publishTime: now,
-        data: input.data,
-        attributes: input.attributes,
-        orderingKey: input.orderingKey,
-        size,
-      });
-      ids.push(String(id));
+      if (keep) messages.push(storedMessage(inputs[i] as PublishInput, id, now));
+      ids[i] = String(id);
     }
-    const touched = this.fanOut(topicName, messages);
-    await this.append({ type: REC.PUBLISH, topic: topicName, messages });
+    const touched = messages.length > 0 ? this.fanOut(topicName, messages) : [];
+    if (raw) await this.appendFramed(() => frameParts([publishRawHead(firstId, now), raw]));
+    else await this.append({ type: REC.PUBLISH, topic: topicName, messages });
     for (const sub of touched) this.scheduleDispatch(sub);
     return ids;
   }

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { StoredMessage } from './codec.ts';
-import type { Consumer, Delivery, Engine, PublishInput, Subscription } from './engine.ts';
+import type { Consumer, Delivery, Engine, Subscription } from './engine.ts';
 import { invalid, STATUSES, toApiError } from './errors.ts';
 import {
   durationMs,
@@ -20,7 +20,12 @@ import {
   type TopicInput,
   type TopicResource,
 } from './resources.ts';
-import { decodePublishRequest, encodePublishResponse, encodeStreamingPullResponse } from './wire.ts';
+import {
+  type DecodedPublish,
+  decodePublishRequest,
+  encodePublishResponse,
+  encodeStreamingPullResponse,
+} from './wire.ts';
 
 /** Requests up to this size reach our handlers, which judge the 10 MB limits themselves (GCP-WIRE.md §7). */
 export const GRPC_MAX_MESSAGE = 11 * 1024 * 1024;
@@ -351,14 +356,9 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
       return topicOut(await engine.updateTopic(topicIn(t), String(t['name'] ?? ''), paths(r['updateMask'])));
     }),
     Publish: unary(async (r) => {
-      const messages = ((r['messages'] as Obj[] | undefined) ?? []).map(
-        (m): PublishInput => ({
-          data: (m['data'] as Buffer | undefined) ?? Buffer.alloc(0),
-          attributes: (m['attributes'] as Record<string, string> | undefined) ?? {},
-          orderingKey: String(m['orderingKey'] ?? ''),
-        }),
-      );
-      return { messageIds: await engine.publish(String(r['topic'] ?? ''), messages) };
+      // requestDeserialize is decodePublishRequest: messages are PublishInput already.
+      const req = r as unknown as DecodedPublish;
+      return { messageIds: await engine.publish(req.topic, req.messages, req.raw) };
     }),
     GetTopic: unary((r) => topicOut(engine.getTopic(String(r['topic'] ?? '')))),
     ListTopics: unary((r) => {

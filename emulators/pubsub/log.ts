@@ -27,6 +27,20 @@ export function frame(payload: Buffer): Buffer {
   return out;
 }
 
+/** Frames a record given in parts (no copy of the parts): the frame header, then the parts. */
+export function frameParts(parts: readonly Buffer[]): Buffer[] {
+  const head = Buffer.allocUnsafe(8);
+  let len = 0;
+  let sum = 0;
+  for (const p of parts) {
+    len += p.length;
+    sum = crc32(p, sum);
+  }
+  head.writeUInt32LE(len, 0);
+  head.writeUInt32LE(sum, 4);
+  return [head, ...parts];
+}
+
 /** Reads every intact record of a log file; stops at the first torn or corrupt frame. */
 export function readLog(path: string): { records: Buffer[]; validBytes: number } {
   let buf: Buffer;
@@ -100,11 +114,15 @@ export class AppendLog {
     return new AppendLog(path, policy, fh, size);
   }
 
-  /** Queues a framed record; the promise settles once it is written (and synced, per policy). */
-  append(record: Buffer): Promise<void> {
+  /**
+   * Queues a framed record (one buffer, or the parts of one in order); the promise settles once
+   * it is written (and synced, per policy).
+   */
+  append(record: Buffer | readonly Buffer[]): Promise<void> {
     if (this.closed) return Promise.reject(new Error('log closed'));
     return new Promise<void>((resolve, reject) => {
-      this.pending.push(record);
+      if (Buffer.isBuffer(record)) this.pending.push(record);
+      else for (const part of record) this.pending.push(part);
       this.pendingWaiters.push({ resolve, reject });
       if (!this.flushing) void this.flushLoop();
     });

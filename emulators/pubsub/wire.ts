@@ -11,6 +11,11 @@ import type { Delivery, PublishInput } from './engine.ts';
 export interface DecodedPublish {
   readonly topic: string;
   readonly messages: PublishInput[];
+  /**
+   * The request bytes as received. The engine logs them as they are (one copy instead of
+   * re-encoding every message) and decodes them again with this same function on replay.
+   */
+  readonly raw: Buffer;
 }
 
 class ProtoReader {
@@ -62,67 +67,158 @@ class ProtoReader {
     else if (wireType === 5) this.pos += 4;
     else throw new Error(`unsupported wire type ${wireType}`);
   }
-
-  sub(start: number, end: number): ProtoReader {
-    return new ProtoReader(this.buf, start, end);
-  }
-
-  bytes(start: number, end: number): Buffer {
-    return this.buf.subarray(start, end);
-  }
 }
 
-function decodeMessage(r: ProtoReader): PublishInput {
-  let data: Buffer = Buffer.alloc(0);
+/**
+ * Varint at `pos` within `end`, for the publish decoder's inner loop (no reader object per
+ * field). Returns the value; the new position is left in `cursor[0]`.
+ */
+function readVarint(buf: Buffer, pos: number, end: number, cursor: number[]): number {
+  let result = 0;
+  let mul = 1;
+  for (let i = 0; i < 10; i++) {
+    if (pos >= end) throw new Error('truncated varint');
+    const b = buf[pos++] as number;
+    result += (b & 0x7f) * mul;
+    if (b < 0x80) {
+      cursor[0] = pos;
+      return result;
+    }
+    mul *= 128;
+  }
+  throw new Error('varint too long');
+}
+
+/** Bytes [a, a+n) and [b, b+n) of `buf` are equal (short attribute entries: a JS loop beats a native call). */
+function sameBytes(buf: Buffer, a: number, b: number, n: number): boolean {
+  if (n > 64) return buf.compare(buf, a, a + n, b, b + n) === 0;
+  for (let i = 0; i < n; i++) if (buf[a + i] !== buf[b + i]) return false;
+  return true;
+}
+
+/**
+ * Attribute entries of the previous message: publishers mostly send the same attributes on
+ * every message of a batch, so an entry whose bytes equal the previous message's entry at the
+ * same index reuses its decoded strings instead of decoding two strings again.
+ */
+interface EntryCache {
+  starts: number[];
+  lens: number[];
+  keys: string[];
+  values: string[];
+  count: number;
+}
+
+/** Decodes one map entry (key = 1, value = 2) of PubsubMessage.attributes. */
+function decodeEntry(buf: Buffer, pos: number, end: number, cursor: number[], out: string[]): void {
+  let key = '';
+  let value = '';
+  while (pos < end) {
+    const t = readVarint(buf, pos, end, cursor);
+    pos = cursor[0] as number;
+    if (t === 0x0a || t === 0x12) {
+      const len = readVarint(buf, pos, end, cursor);
+      pos = cursor[0] as number;
+      if (pos + len > end) throw new Error('truncated field');
+      const text = buf.toString('utf8', pos, pos + len);
+      if (t === 0x0a) key = text;
+      else value = text;
+      pos += len;
+    } else {
+      const r = new ProtoReader(buf, pos, end);
+      r.skip(t & 7);
+      pos = r.pos;
+    }
+  }
+  out[0] = key;
+  out[1] = value;
+}
+
+function decodeMessage(
+  buf: Buffer,
+  pos: number,
+  end: number,
+  cursor: number[],
+  prev: EntryCache,
+  next: EntryCache,
+  kv: string[],
+): PublishInput {
+  let data: Buffer = EMPTY;
   const attributes: Record<string, string> = {};
   let orderingKey = '';
-  while (r.more()) {
-    const tag = r.varint();
-    const field = Math.floor(tag / 8);
+  next.count = 0;
+  while (pos < end) {
+    const tag = readVarint(buf, pos, end, cursor);
+    pos = cursor[0] as number;
     const wire = tag & 7;
-    if (field === 1 && wire === 2) {
-      const [s, e] = r.span();
-      // A copy: a view would keep the whole request buffer alive for as long as any one of
-      // its messages waits in a subscription.
-      data = Buffer.from(r.bytes(s, e));
-    } else if (field === 2 && wire === 2) {
-      const [s, e] = r.span();
-      const entry = r.sub(s, e);
-      let key = '';
-      let value = '';
-      while (entry.more()) {
-        const t = entry.varint();
-        if (t === 0x0a) key = entry.string();
-        else if (t === 0x12) value = entry.string();
-        else entry.skip(t & 7);
+    if (wire === 2) {
+      const len = readVarint(buf, pos, end, cursor);
+      const s = cursor[0] as number;
+      const e = s + len;
+      if (e > end) throw new Error('truncated field');
+      pos = e;
+      if (tag === 0x0a) {
+        // A copy (from the shared small-buffer pool): a view would keep the whole request
+        // buffer alive for as long as any one of its messages waits in a subscription.
+        data = Buffer.allocUnsafe(len);
+        buf.copy(data, 0, s, e);
+      } else if (tag === 0x12) {
+        const i = next.count++;
+        let key: string;
+        let value: string;
+        if (i < prev.count && prev.lens[i] === len && sameBytes(buf, prev.starts[i] as number, s, len)) {
+          key = prev.keys[i] as string;
+          value = prev.values[i] as string;
+        } else {
+          decodeEntry(buf, s, e, cursor, kv);
+          key = kv[0] as string;
+          value = kv[1] as string;
+        }
+        next.starts[i] = s;
+        next.lens[i] = len;
+        next.keys[i] = key;
+        next.values[i] = value;
+        attributes[key] = value;
+      } else if (tag === 0x2a) {
+        orderingKey = buf.toString('utf8', s, e);
       }
-      attributes[key] = value;
-    } else if (field === 5 && wire === 2) {
-      orderingKey = r.string();
     } else {
+      const r = new ProtoReader(buf, pos, end);
       r.skip(wire);
+      pos = r.pos;
     }
   }
   return { data, attributes, orderingKey };
 }
+
+const EMPTY = Buffer.alloc(0);
+
+const emptyCache = (): EntryCache => ({ starts: [], lens: [], keys: [], values: [], count: 0 });
 
 /** Decodes a PublishRequest (topic = 1, messages = 2). */
 export function decodePublishRequest(buf: Buffer): DecodedPublish {
   const r = new ProtoReader(buf);
   let topic = '';
   const messages: PublishInput[] = [];
+  const cursor = [0];
+  const kv = ['', ''];
+  let prev = emptyCache();
+  let next = emptyCache();
   while (r.more()) {
     const tag = r.varint();
     if (tag === 0x0a) {
       topic = r.string();
     } else if (tag === 0x12) {
       const [s, e] = r.span();
-      messages.push(decodeMessage(r.sub(s, e)));
+      messages.push(decodeMessage(buf, s, e, cursor, prev, next, kv));
+      const t = prev;
+      prev = next;
+      next = t;
     } else {
       r.skip(tag & 7);
     }
   }
-  return { topic, messages };
+  return { topic, messages, raw: buf };
 }
 
 const varintSize = (n: number): number => {

@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { protos } from '@google-cloud/pubsub';
 import { Engine } from '../../../emulators/pubsub/engine.ts';
+import { decodePublishRequest } from '../../../emulators/pubsub/wire.ts';
 import { tempDir, until } from './support.ts';
 
 const TOPIC = 'projects/p/topics/t';
@@ -77,6 +79,48 @@ describe('pubsub emulator log', () => {
     const again = await Engine.open({ dataDir: dir, fsync: 'none' });
     assert.equal(again.stats(SUB).unacked, 3);
     await again.close();
+  });
+
+  it('replays a gRPC publish logged as its request bytes: same ids, data, attributes, ordering keys', async () => {
+    const { engine, dir } = await fresh();
+    // As the client sends it (protobufjs from @google-cloud/pubsub), decoded as the gRPC server does.
+    const raw = Buffer.from(
+      protos.google.pubsub.v1.PublishRequest.encode({
+        topic: TOPIC,
+        messages: [
+          { data: Buffer.from('first'), attributes: { a: '1', b: 'ü' } },
+          { data: Buffer.from('second'), attributes: { a: '1', b: 'ü' } },
+          { attributes: { a: '2' } },
+        ],
+      }).finish(),
+    );
+    const req = decodePublishRequest(raw);
+    const before = await engine.publish(req.topic, req.messages, req.raw);
+    const later = await engine.publish(TOPIC, [message(4)]);
+    const original = await engine.pull(SUB, 10, false);
+    await engine.close();
+    const reopened = await Engine.open({ dataDir: dir, fsync: 'none' });
+    const got = await reopened.pull(SUB, 10, false);
+    const view = (ds: typeof got) =>
+      ds.map((d) => ({
+        id: d.message.id,
+        time: d.message.publishTime,
+        data: d.message.data.toString('hex'),
+        attributes: { ...d.message.attributes },
+        key: d.message.orderingKey,
+        size: d.message.size,
+      }));
+    assert.deepEqual(view(got), view(original));
+    assert.deepEqual(
+      got.map((d) => String(d.message.id)),
+      [...before, ...later],
+    );
+    assert.equal(got[2]?.message.data.length, 0);
+    assert.deepEqual({ ...got[1]?.message.attributes }, { a: '1', b: 'ü' });
+    // New ids continue after the replayed ones.
+    const next = await reopened.publish(TOPIC, [message(5)]);
+    assert.ok(Number(next[0]) > Number(later[0]));
+    await reopened.close();
   });
 
   it('refuses a second emulator on the same data directory while the first runs', async () => {
