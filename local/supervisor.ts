@@ -178,7 +178,10 @@ class Child {
     if (this.exit === undefined) {
       this.signal('SIGTERM');
       const timer = sleep(graceMs).then(() => 'timeout' as const);
-      if ((await Promise.race([this.exited, timer])) === 'timeout') this.signal('SIGKILL');
+      if ((await Promise.race([this.exited, timer])) === 'timeout') {
+        process.stderr.write(`${this.spec.name} did not stop within ${graceMs} ms of SIGTERM: killing it\n`);
+        this.signal('SIGKILL');
+      }
       await this.exited;
     }
     // Sweep the group: the leader may have left children of its own behind. Wait (bounded)
@@ -347,8 +350,10 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
 
   const stopAll = (report: ExitReport): Promise<void> => {
     stopping ??= (async () => {
-      // Apps first, emulators last, so nothing loses its backend while it drains.
-      for (const child of [...children].reverse()) await child.stop(graceMs);
+      // Apps first (together), emulators last (together), so nothing loses its backend while it drains.
+      const byStage = (stage: ServiceSpec['stage']) => children.filter((c) => c.spec.stage === stage);
+      await Promise.all(byStage('app').map((c) => c.stop(graceMs)));
+      await Promise.all(byStage('emulator').map((c) => c.stop(graceMs)));
       resolveDone(report);
     })();
     return stopping;
