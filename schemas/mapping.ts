@@ -87,7 +87,11 @@ export const FieldRule = Type.Cyclic(
         { additionalProperties: false },
       ),
       Type.Object(
-        { object: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldRule')) },
+        {
+          object: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldRule')),
+          // Keys without which the object means nothing (Meta `contents[]` needs an `id`): left out when one is missing.
+          required: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+        },
         { additionalProperties: false },
       ),
       Type.Object(
@@ -107,7 +111,7 @@ export type FieldRule =
   | { from: string | string[]; transform?: Transform[]; default?: string | number | boolean | unknown[] }
   | { const: string | number | boolean | unknown[] }
   | { list: FieldRule[]; transform?: Transform[] }
-  | { object: Record<string, FieldRule> }
+  | { object: Record<string, FieldRule>; required?: string[] }
   | { each: string; fields: Record<string, FieldRule> }
   | { each: string; value: FieldRule };
 

@@ -62,7 +62,12 @@ const META: Record<string, { event: string; fields: Fields }> = {
       'custom_data.content_category': 'content_type',
       'custom_data.content_ids': { list: ['content_id'] },
       'custom_data.contents': {
-        list: [{ object: { id: 'content_id', quantity: { const: 1 }, item_price: num('value') } }],
+        list: [
+          {
+            object: { id: 'content_id', quantity: { const: 1 }, item_price: num('value') },
+            required: ['id'],
+          },
+        ],
       },
       'custom_data.value': num('value'),
       'custom_data.currency': 'currency',

@@ -80,7 +80,13 @@ function evaluate(rule: FieldRule, scope: Scope): unknown {
     const values = rule.list.map((r) => evaluate(r, scope)).filter((v) => v !== undefined);
     return values.length === 0 ? undefined : applyTransforms(values, rule.transform ?? [], scope);
   }
-  if ('object' in rule) return buildObject(rule.object, scope);
+  if ('object' in rule) {
+    const built = buildObject(rule.object, scope);
+    const missing = (rule.required ?? []).some(
+      (k) => built === undefined || !present((built as Record<string, unknown>)[k]),
+    );
+    return missing ? undefined : built;
+  }
   if ('each' in rule) {
     const source = readSource(scope.event, rule.each, scope.item);
     if (!Array.isArray(source)) return undefined;

@@ -50,6 +50,25 @@ describe('linkage defaults: every catalogue event to every platform', () => {
     }
   }
 
+  it('view_content with only the required fields (no content_id) still goes to every platform', () => {
+    const minimal = storedEvent('view_content', {
+      content_name: 'Red Shoe',
+      content_type: 'product',
+      value: 49.9,
+    });
+    for (const [type, driver, check] of platforms) {
+      const prepared = driver.prepare(minimal, ctx(type));
+      assert.ok(prepared.ok, `${type}: ${prepared.ok ? '' : prepared.reason}`);
+      assert.deepEqual(check(JSON.parse(prepared.request.body)), [], type);
+    }
+    const meta = metaCapiDriver.prepare(minimal, ctx('meta_capi'));
+    assert.ok(meta.ok);
+    const custom = (JSON.parse(meta.request.body).data[0] as { custom_data: Record<string, unknown> })
+      .custom_data;
+    assert.equal(custom['contents'], undefined, 'no contents[] entry without an id');
+    assert.equal(custom['content_name'], 'Red Shoe');
+  });
+
   it('view_content → Meta ViewContent with custom_data and hashed user_data', () => {
     const data = (body(metaCapiDriver, 'meta_capi', 'view_content')['data'] as Record<string, unknown>[])[0];
     assert.ok(data);
