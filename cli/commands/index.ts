@@ -4,8 +4,8 @@
  * (main.ts registers every module this file exports, in alphabetical order).
  */
 
-export * as preview from './preview.ts';
 export * as key from './key.ts';
+export * as preview from './preview.ts';
 export * as replay from './replay.ts';
 export * as settings from './settings.ts';
 export * as sql from './sql.ts';
