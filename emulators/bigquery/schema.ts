@@ -412,8 +412,189 @@ function convertOne(
   }
 }
 
+// ---------------------------------------------------------------------------
+// Compiled fast path: one closure per field, built once per schema. It handles the
+// well-formed rows of a streaming load (exact field names, values of the column's own
+// JSON type, canonical timestamps) and gives up on anything else, which then takes the
+// generic path below: that path alone decides errors, so both give the same answers.
+
+/** Returned by a compiled converter that met something only the generic path handles. */
+const BAIL: unique symbol = Symbol('bail');
+type Converter = (v: unknown) => DuckDBValue | typeof BAIL;
+
+const compiledRows = new WeakMap<readonly FieldSchema[], (json: unknown) => DuckDBValue[] | undefined>();
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const digits = (s: string, at: number, n: number): number => {
+  let out = 0;
+  for (let i = at; i < at + n; i++) {
+    const c = s.charCodeAt(i);
+    if (!isDigit(c)) return -1;
+    out = out * 10 + (c - 48);
+  }
+  return out;
+};
+
+/**
+ * `YYYY-MM-DD[T ]HH:MM:SS[.f{1,9}]Z` (what toISOString and most producers write) to
+ * microseconds, without a regular expression; undefined for anything else, which the
+ * generic parser then reads.
+ */
+export function canonicalTimestampMicros(s: string): bigint | undefined {
+  const n = s.length;
+  if (n < 20 || n > 30 || s.charCodeAt(n - 1) !== 90 /* Z */) return undefined;
+  const sep = s.charCodeAt(10);
+  if (s[4] !== '-' || s[7] !== '-' || (sep !== 84 && sep !== 32) || s[13] !== ':' || s[16] !== ':')
+    return undefined;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 2);
+  const d = digits(s, 8, 2);
+  const h = digits(s, 11, 2);
+  const mi = digits(s, 14, 2);
+  const sec = digits(s, 17, 2);
+  // Years below 1000 are left to the generic path (Date.UTC maps 0-99 to 19xx).
+  if (y < 1000 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
+    return undefined;
+  const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  if (d > (DAYS_IN_MONTH[mo - 1] as number) + (leap ? 1 : 0)) return undefined;
+  let micros = 0;
+  if (n > 20) {
+    if (s[19] !== '.' || n === 21) return undefined;
+    const frac = n - 21;
+    const all = digits(s, 20, frac);
+    if (all < 0) return undefined;
+    // Only the first six digits count, as in parseTimestampMicros (BigQuery keeps microseconds).
+    micros = frac <= 6 ? all * 10 ** (6 - frac) : Math.trunc(all / 10 ** (frac - 6));
+  } else if (s[19] !== 'Z') return undefined;
+  return BigInt(Date.UTC(y, mo - 1, d, h, mi, sec)) * 1000n + BigInt(micros);
+}
+
+function compileScalar(f: FieldSchema): Converter {
+  switch (f.type) {
+    case 'STRING':
+    case 'GEOGRAPHY':
+      return (v) =>
+        typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : BAIL;
+    case 'INTEGER':
+      return (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : BAIL);
+    case 'FLOAT':
+      return (v) => (typeof v === 'number' ? v : BAIL);
+    case 'BOOLEAN':
+      return (v) => (typeof v === 'boolean' ? v : BAIL);
+    case 'TIMESTAMP':
+      return (v) => {
+        if (typeof v !== 'string') return BAIL;
+        const us = canonicalTimestampMicros(v);
+        return us === undefined ? BAIL : timestampTZValue(us);
+      };
+    case 'JSON':
+      return (v) => {
+        if (typeof v !== 'string') return JSON.stringify(v);
+        try {
+          JSON.parse(v);
+          return v;
+        } catch {
+          return BAIL;
+        }
+      };
+    case 'RECORD': {
+      const rec = compileRecord(f.fields ?? []);
+      return (v) => {
+        const out = rec(v);
+        return out === BAIL ? BAIL : structValue(out);
+      };
+    }
+    default:
+      return (v) => {
+        try {
+          return convertScalar(f, v, '');
+        } catch {
+          return BAIL;
+        }
+      };
+  }
+}
+
+function compileField(f: FieldSchema): Converter {
+  const one = compileScalar(f);
+  if (f.mode === 'REPEATED')
+    return (v) => {
+      if (v === undefined || v === null) return listValue([]);
+      if (!Array.isArray(v)) return BAIL;
+      const items: DuckDBValue[] = new Array(v.length);
+      for (let i = 0; i < v.length; i++) {
+        const item: unknown = v[i];
+        if (item === null || item === undefined) return BAIL;
+        const out = one(item);
+        if (out === BAIL) return BAIL;
+        items[i] = out;
+      }
+      return listValue(items);
+    };
+  const required = f.mode === 'REQUIRED';
+  return (v) => (v === undefined || v === null ? (required ? BAIL : null) : one(v));
+}
+
+function compileRecord(
+  fields: readonly FieldSchema[],
+): (v: unknown) => Record<string, DuckDBValue> | typeof BAIL {
+  const names = fields.map((f) => f.name);
+  const exact = new Set(names);
+  const converters = fields.map(compileField);
+  return (v) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) return BAIL;
+    const input = v as Record<string, unknown>;
+    for (const k in input) if (!exact.has(k)) return BAIL;
+    // No prototype: a field may be called __proto__ or constructor.
+    const out: Record<string, DuckDBValue> = Object.create(null);
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i] as string;
+      const value = (converters[i] as Converter)(Object.hasOwn(input, name) ? input[name] : undefined);
+      if (value === BAIL) return BAIL;
+      out[name] = value;
+    }
+    return out;
+  };
+}
+
+function compiledRow(fields: readonly FieldSchema[]): (json: unknown) => DuckDBValue[] | undefined {
+  let row = compiledRows.get(fields);
+  if (!row) {
+    const names = fields.map((f) => f.name);
+    const exact = new Set(names);
+    const converters = fields.map(compileField);
+    row = (json) => {
+      if (typeof json !== 'object' || json === null || Array.isArray(json)) return undefined;
+      const input = json as Record<string, unknown>;
+      for (const k in input) if (!exact.has(k)) return undefined;
+      const values: DuckDBValue[] = new Array(names.length);
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string;
+        const value = (converters[i] as Converter)(Object.hasOwn(input, name) ? input[name] : undefined);
+        if (value === BAIL) return undefined;
+        values[i] = value;
+      }
+      return values;
+    };
+    compiledRows.set(fields, row);
+  }
+  return row;
+}
+
 /** Converts one insertAll row to column values in schema order, or returns its errors. */
 export function convertRow(
+  fields: readonly FieldSchema[],
+  json: unknown,
+  ignoreUnknown: boolean,
+): { values: DuckDBValue[] } | { errors: RowError[] } {
+  const values = compiledRow(fields)(json);
+  if (values) return { values };
+  return convertRowGeneric(fields, json, ignoreUnknown);
+}
+
+/** The generic conversion, which also reports every error (exported for tests of the fast path). */
+export function convertRowGeneric(
   fields: readonly FieldSchema[],
   json: unknown,
   ignoreUnknown: boolean,

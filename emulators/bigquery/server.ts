@@ -73,6 +73,10 @@ interface PendingInsert {
 }
 
 const CHUNK_ROWS = 2048;
+/** Rows per group commit: below DuckDB's appender auto-flush (100 chunks of 2048 rows). */
+const GROUP_ROWS = 100_000;
+
+const tableKey = (ref: TableRecord) => `${ref.projectId}\u0000${ref.datasetId}\u0000${ref.tableId}\u0000`;
 
 interface JobRecord {
   resource: Json;
@@ -575,91 +579,105 @@ class Emulator {
   }
 
   /**
-   * Group commit: each commit costs an fsync (~10-20 ms), so inserts that arrive while
-   * the connection is busy are appended together in one transaction. Each request is
-   * answered only after the commit that holds its rows.
+   * Group commit: each commit costs an fsync and a few milliseconds of DuckDB's own work,
+   * so inserts that arrive while the connection is busy are appended together. Each
+   * request is answered only after the commit that holds its rows.
    */
   enqueueInsert(req: Omit<PendingInsert, 'resolve' | 'reject'>): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.pendingInserts.push({ ...req, resolve, reject });
-      if (this.pendingInserts.length === 1) {
-        void this.store.exclusive((conn) => this.flushInserts(conn)).catch(() => undefined);
-      }
+      if (this.pendingInserts.length === 1) this.scheduleFlush();
     });
   }
 
+  scheduleFlush(): void {
+    void this.store.appending((conn) => this.flushInserts(conn)).catch(() => undefined);
+  }
+
   async flushInserts(conn: DuckDBConnection): Promise<void> {
-    const batch = this.pendingInserts;
-    this.pendingInserts = [];
+    // Take whole requests up to a row budget: one flush per table must stay below the
+    // appender's own auto-flush threshold, or a group would commit in several transactions.
+    let rows = 0;
+    let take = 0;
+    for (const p of this.pendingInserts) {
+      if (take > 0 && rows + p.values.length > GROUP_ROWS) break;
+      rows += p.values.length;
+      take++;
+    }
+    const batch = this.pendingInserts.slice(0, take);
+    this.pendingInserts = this.pendingInserts.slice(take);
+    if (this.pendingInserts.length > 0) this.scheduleFlush();
     if (batch.length === 0) return;
-    try {
-      await this.appendInTransaction(conn, batch);
-      for (const p of batch) p.resolve();
-    } catch (e) {
-      // One bad request must not fail the others: retry each alone.
-      for (const p of batch) {
-        try {
-          await this.appendInTransaction(conn, [p]);
-          p.resolve();
-        } catch (err) {
-          p.reject(
-            err instanceof ApiError
-              ? err
-              : new ApiError('invalid', `Rows could not be appended: ${(err as Error).message}`),
-          );
+    const byTable = new Map<string, PendingInsert[]>();
+    for (const p of batch) {
+      const k = tableKey(p.ref);
+      const list = byTable.get(k);
+      if (list) list.push(p);
+      else byTable.set(k, [p]);
+    }
+    for (const group of byTable.values()) {
+      try {
+        await this.appendGroup(conn, group);
+        for (const p of group) p.resolve();
+      } catch {
+        // One bad request must not fail the others: retry each alone.
+        for (const p of group) {
+          try {
+            await this.appendGroup(conn, [p]);
+            p.resolve();
+          } catch (err) {
+            p.reject(
+              err instanceof ApiError
+                ? err
+                : new ApiError('invalid', `Rows could not be appended: ${(err as Error).message}`),
+            );
+          }
         }
       }
-      void e;
     }
   }
 
-  async appendInTransaction(conn: DuckDBConnection, batch: readonly PendingInsert[]): Promise<void> {
+  /**
+   * Appends the rows of requests for one table in one transaction: the appender's flush
+   * commits on its own (durable: DuckDB syncs its WAL on commit), which costs far less
+   * than BEGIN/COMMIT statements around it.
+   */
+  async appendGroup(conn: DuckDBConnection, group: readonly PendingInsert[]): Promise<void> {
+    const ref = (group[0] as PendingInsert).ref;
     const now = Date.now();
     this.pruneInsertIds(now);
+    const prefix = tableKey(ref);
     const seen = new Set<string>();
-    const byTable = new Map<string, { ref: TableRecord; rows: DuckDBValue[][] }>();
-    for (const p of batch) {
-      const tableKey = `${p.ref.projectId}\u0000${p.ref.datasetId}\u0000${p.ref.tableId}\u0000`;
-      let entry = byTable.get(tableKey);
-      if (!entry) {
-        entry = { ref: p.ref, rows: [] };
-        byTable.set(tableKey, entry);
-      }
-      for (const [index, values] of p.values.entries()) {
+    const rows: DuckDBValue[][] = [];
+    for (const p of group) {
+      for (let index = 0; index < p.values.length; index++) {
+        const values = p.values[index];
         if (!values) continue;
         const id = p.ids[index];
         if (id !== undefined) {
-          const k = tableKey + id;
+          const k = prefix + id;
           if (this.insertIds.has(k) || seen.has(k)) continue;
           seen.add(k);
         }
-        entry.rows.push(values);
+        rows.push(values);
       }
     }
-    await conn.run('BEGIN');
+    if (rows.length === 0) return;
+    if (!this.store.table(ref.projectId, ref.datasetId, ref.tableId))
+      throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
+    const schema = schemaName(ref.projectId, ref.datasetId);
+    const { appender, types } = await this.store.appender(conn, schema, ref.tableId);
     try {
-      for (const { ref, rows } of byTable.values()) {
-        if (rows.length === 0) continue;
-        if (!this.store.table(ref.projectId, ref.datasetId, ref.tableId))
-          throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
-        const appender = await conn.createAppender(ref.tableId, schemaName(ref.projectId, ref.datasetId));
-        try {
-          const types = Array.from({ length: appender.columnCount }, (_, i) => appender.columnType(i));
-          // Whole data chunks: far cheaper than value-by-value appends for nested types.
-          for (let off = 0; off < rows.length; off += CHUNK_ROWS) {
-            const part = rows.slice(off, off + CHUNK_ROWS);
-            const chunk = DuckDBDataChunk.create(types, part.length);
-            chunk.setRows(part);
-            appender.appendDataChunk(chunk);
-          }
-          appender.flushSync();
-        } finally {
-          appender.closeSync();
-        }
+      // Whole data chunks: far cheaper than value-by-value appends for nested types.
+      for (let off = 0; off < rows.length; off += CHUNK_ROWS) {
+        const part = off === 0 && rows.length <= CHUNK_ROWS ? rows : rows.slice(off, off + CHUNK_ROWS);
+        const chunk = DuckDBDataChunk.create(types as DuckDBType[], part.length);
+        chunk.setRows(part);
+        appender.appendDataChunk(chunk);
       }
-      await conn.run('COMMIT');
+      appender.flushSync();
     } catch (e) {
-      await conn.run('ROLLBACK').catch(() => undefined);
+      this.store.dropAppender(schema, ref.tableId);
       throw e;
     }
     for (const k of seen) this.insertIds.set(k, now);
