@@ -1,58 +1,137 @@
 /**
- * Sends a driver's request with fetch, bounded by a timeout, and reports every outcome as
- * data: a response (any status) or a network error (timeout, refused connection, DNS...).
- * Redirects are not followed: a signed body must reach the URL it was signed for.
+ * Sends a driver's request over node:http / node:https with keep-alive agents, bounded by a
+ * timeout, and reports every outcome as data: a response (any status) or a network error
+ * (timeout, refused connection, DNS...). Redirects are not followed: a signed body must reach
+ * the URL it was signed for.
+ *
+ * Why not fetch: undici's fetch cost ~0.5 ms CPU per delivery in the forward function (web
+ * streams, a dozen promises per call, each one tracked by the functions framework's domain
+ * hooks); a plain ClientRequest over a kept-alive socket is a fraction of that.
  */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { InboundResponse, OutboundRequest } from '../core/delivery/driver.ts';
 
 /** Bodies of platform answers are kept up to this size (they end up in ledger reasons). */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
+/**
+ * Idle kept-alive sockets are closed after this long: below the 5 s idle timeout of common
+ * servers (Node's default), so we rarely reuse a socket the other end is closing.
+ */
+export const IDLE_SOCKET_MS = 4_000;
+
 export type Sender = (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
 
-/** A sender over the given fetch (global fetch by default; tests inject their own). */
-export function createHttpSender(fetchImpl: typeof fetch = fetch): Sender {
-  return async (request, timeoutMs) => {
-    const signal = AbortSignal.timeout(timeoutMs);
+export interface HttpSenderOptions {
+  /** Agents to send through (tests, custom TLS); default keep-alive agents of this sender. */
+  readonly httpAgent?: HttpAgent;
+  readonly httpsAgent?: HttpsAgent;
+}
+
+/** A sender with its own keep-alive agents: one connection pool per destination origin. */
+export function createHttpSender(options: HttpSenderOptions = {}): Sender {
+  const agents = {
+    'http:': options.httpAgent ?? new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    'https:': options.httpsAgent ?? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  };
+  return (request, timeoutMs) => {
+    let url: URL;
     try {
-      const response = await fetchImpl(request.url, {
-        method: request.method,
-        headers: request.headers,
-        body: request.body,
-        redirect: 'manual',
-        signal,
-      });
-      const body = await readCapped(response, MAX_RESPONSE_BYTES);
-      const headers: Record<string, string> = {};
-      response.headers.forEach((value, key) => {
-        headers[key] = value;
-      });
-      return { kind: 'response', status: response.status, headers, body };
-    } catch (err) {
-      return { kind: 'network_error', message: describe(err, request, timeoutMs, signal) };
+      url = new URL(request.url);
+    } catch {
+      return Promise.resolve({ kind: 'network_error', message: `invalid URL (${request.redactedUrl})` });
     }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      return Promise.resolve({
+        kind: 'network_error',
+        message: `unsupported protocol ${url.protocol} (${request.redactedUrl})`,
+      });
+    const deadline = Date.now() + timeoutMs;
+    return exchange(url, request, agents, timeoutMs, deadline, true);
   };
 }
 
-async function readCapped(response: Response, limit: number): Promise<string> {
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < limit) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  // Stop reading a body that is larger than we keep; the connection is not reused.
-  if (size >= limit) await reader.cancel().catch(() => {});
-  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+function exchange(
+  url: URL,
+  request: OutboundRequest,
+  agents: { readonly 'http:': HttpAgent; readonly 'https:': HttpsAgent },
+  timeoutMs: number,
+  deadline: number,
+  mayRetryStale: boolean,
+): Promise<InboundResponse> {
+  return new Promise((resolve) => {
+    let settled = false;
+    const finish = (result: InboundResponse) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const body = Buffer.from(request.body, 'utf8');
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const req = send(url, {
+      method: request.method,
+      headers: { ...request.headers, 'content-length': String(body.length) },
+      agent: agents[url.protocol as 'http:' | 'https:'],
+    });
+    // One timer bounds the whole exchange: connecting, waiting, and reading the answer.
+    const timer = setTimeout(
+      () => {
+        finish({ kind: 'network_error', message: `timeout after ${timeoutMs} ms (${request.redactedUrl})` });
+        req.destroy();
+      },
+      Math.max(0, deadline - Date.now()),
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (settled) return;
+      // A kept-alive socket the server closed while we picked it: the request never got
+      // there, so it is sent once more on a fresh connection (Node's documented pattern).
+      if (mayRetryStale && req.reusedSocket && err.code === 'ECONNRESET' && Date.now() < deadline) {
+        settled = true;
+        clearTimeout(timer);
+        resolve(exchange(url, request, agents, timeoutMs, deadline, false));
+        return;
+      }
+      finish({ kind: 'network_error', message: describe(err, request) });
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (size >= MAX_RESPONSE_BYTES) return;
+        chunks.push(chunk);
+        size += chunk.length;
+        // Stop reading a body that is larger than we keep; the connection is not reused.
+        if (size >= MAX_RESPONSE_BYTES) {
+          finish(response(res, chunks));
+          res.destroy();
+        }
+      });
+      res.on('end', () => finish(response(res, chunks)));
+      res.on('error', (err: NodeJS.ErrnoException) =>
+        finish({ kind: 'network_error', message: describe(err, request) }),
+      );
+    });
+    req.end(body);
+  });
 }
 
-function describe(err: unknown, request: OutboundRequest, timeoutMs: number, signal: AbortSignal): string {
-  if (signal.aborted) return `timeout after ${timeoutMs} ms (${request.redactedUrl})`;
-  const e = err as { message?: string; cause?: { code?: string; message?: string } };
-  const cause = e.cause?.code ?? e.cause?.message;
-  return `${e.message ?? String(err)}${cause ? ` (${cause})` : ''} (${request.redactedUrl})`;
+function response(res: IncomingMessage, chunks: readonly Buffer[]): InboundResponse {
+  const headers: Record<string, string> = {};
+  for (const [key, value] of Object.entries(res.headers)) {
+    if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const body =
+    chunks.length === 0
+      ? ''
+      : (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))
+          .subarray(0, MAX_RESPONSE_BYTES)
+          .toString('utf8');
+  return { kind: 'response', status: res.statusCode ?? 0, headers, body };
+}
+
+function describe(err: NodeJS.ErrnoException, request: OutboundRequest): string {
+  const code = err.code && !err.message.includes(err.code) ? ` (${err.code})` : '';
+  return `${err.message}${code} (${request.redactedUrl})`;
 }

@@ -10,7 +10,7 @@ import type { LedgerWriter } from '../adapters/ledger-writer.ts';
 import type { Secrets } from '../adapters/secrets.ts';
 import type { Driver } from '../core/delivery/driver.ts';
 import { driverFor as builtInDrivers } from '../core/delivery/drivers.ts';
-import { forwardPush } from '../core/delivery/forward.ts';
+import { type ForwardDeps, forwardPush } from '../core/delivery/forward.ts';
 import { decodePush } from '../core/delivery/message.ts';
 import type { Plan } from '../core/plan.ts';
 
@@ -28,6 +28,26 @@ export function createForwardHandler(
   services: () => ForwardServices,
 ): (req: Request, res: Response) => Promise<void> {
   const destinations = config.settings.destinations ?? [];
+  // The core's dependencies, built once per services object rather than once per push.
+  let depsFor: ForwardServices | undefined;
+  let deps: ForwardDeps | undefined;
+  const depsOf = (s: ForwardServices): ForwardDeps => {
+    if (deps && depsFor === s) return deps;
+    depsFor = s;
+    deps = {
+      destinations,
+      plans: config.plan.destinations,
+      driverFor: s.driverFor ?? builtInDrivers,
+      // A fresh cached secret is returned as is: no promise per delivery.
+      getSecret: (name) => {
+        const hit = s.secrets.peek(name);
+        return hit ? hit.value : s.secrets.get(name);
+      },
+      send: s.send,
+      now: s.now ?? (() => new Date()),
+    };
+    return deps;
+  };
   return async (req, res) => {
     if (req.method !== 'POST') {
       res
@@ -43,14 +63,7 @@ export function createForwardHandler(
       return;
     }
     const s = services();
-    const result = await forwardPush(decoded.push, {
-      destinations,
-      plans: config.plan.destinations,
-      driverFor: s.driverFor ?? builtInDrivers,
-      getSecret: (name) => s.secrets.get(name),
-      send: s.send,
-      now: s.now ?? (() => new Date()),
-    });
+    const result = await forwardPush(decoded.push, depsOf(s));
     try {
       const refused = await s.ledger.write(result.entries);
       for (const r of refused) log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);

@@ -6,9 +6,8 @@
  */
 import { BigQuery } from '@google-cloud/bigquery';
 import { http } from '@google-cloud/functions-framework';
-import { createBigQueryWriter } from '../adapters/bigquery-writer.ts';
 import { createHttpSender } from '../adapters/http-sender.ts';
-import { createLedgerWriter } from '../adapters/ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { createSecrets } from '../adapters/secrets.ts';
 import { readRuntimeConfig } from '../config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
@@ -21,7 +20,7 @@ http(
   createForwardHandler(config, () => {
     services ??= {
       ledger: createLedgerWriter(
-        createBigQueryWriter(new BigQuery({ projectId: config.project }), config.plan.dataset),
+        createLedgerBigQueryWriter(new BigQuery({ projectId: config.project }), config.plan.dataset),
       ),
       secrets: createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project }),
       send: createHttpSender(),

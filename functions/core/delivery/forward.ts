@@ -19,8 +19,11 @@ export interface ForwardDeps {
   /** From plan(): the subscription's maxDeliveryAttempts per destination. */
   readonly plans: readonly DestinationPlan[];
   readonly driverFor: (type: Destination['type']) => Driver | undefined;
-  /** Reads a secret by name; undefined when it has no value, throws when the store is unreachable. */
-  readonly getSecret: (name: string) => Promise<string | undefined>;
+  /**
+   * Reads a secret by name; undefined when it has no value, throws (or rejects) when the store
+   * is unreachable. A cached value may be returned directly, without a promise.
+   */
+  readonly getSecret: (name: string) => string | undefined | Promise<string | undefined>;
   /** Sends a request; never throws (timeouts and connection errors are `network_error`). */
   readonly send: (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
   readonly now: () => Date;
@@ -83,7 +86,9 @@ export async function forwardPush(push: PushedMessage, deps: ForwardDeps): Promi
       ),
     );
 
-  const secrets = await readSecrets(destination, driver, deps.getSecret);
+  // Cached secrets come back synchronously: no await on the common path.
+  const read = readSecrets(destination, driver, deps.getSecret);
+  const secrets = read instanceof Promise ? await read : read;
   if (!secrets.ok) return retry(secrets.reason);
 
   const ctx = { destination, secrets: secrets.values, now: deps.now() };
@@ -115,12 +120,15 @@ export async function forwardPush(push: PushedMessage, deps: ForwardDeps): Promi
 
 type SecretsResult = { ok: true; values: Record<string, string> } | { ok: false; reason: string };
 
-/** Every role named in the settings must resolve, and so must every role the driver requires. */
-async function readSecrets(
+/**
+ * Every role named in the settings must resolve, and so must every role the driver requires.
+ * Synchronous while every value is at hand; a promise only once a read has to wait.
+ */
+function readSecrets(
   destination: Readonly<Destination>,
   driver: Driver,
   getSecret: ForwardDeps['getSecret'],
-): Promise<SecretsResult> {
+): SecretsResult | Promise<SecretsResult> {
   const named = destination.secrets ?? {};
   for (const role of driver.requiredSecrets) {
     if (!Object.hasOwn(named, role))
@@ -129,17 +137,57 @@ async function readSecrets(
         reason: `secret role ${role} is not named in destinations.${destination.id}.secrets`,
       };
   }
+  const roles = Object.entries(named);
   const values: Record<string, string> = {};
-  for (const [role, name] of Object.entries(named)) {
-    let value: string | undefined;
+  for (let i = 0; i < roles.length; i++) {
+    const [role, name] = roles[i] as [string, string];
+    let value: string | undefined | Promise<string | undefined>;
     try {
-      value = await getSecret(name);
+      value = getSecret(name);
     } catch (err) {
-      return { ok: false, reason: `secret ${name} (${role}) could not be read: ${(err as Error).message}` };
+      return unreadable(name, role, err);
     }
-    if (value === undefined || value === '')
-      return { ok: false, reason: `secret ${name} (${role}) has no value` };
-    values[role] = value;
+    if (value instanceof Promise) return readRest(roles, i, value, values, getSecret);
+    const problem = accept(values, role, name, value);
+    if (problem) return problem;
   }
   return { ok: true, values };
+}
+
+/** The slow path of readSecrets, from the first value that has to be awaited. */
+async function readRest(
+  roles: readonly [string, string][],
+  from: number,
+  first: Promise<string | undefined>,
+  values: Record<string, string>,
+  getSecret: ForwardDeps['getSecret'],
+): Promise<SecretsResult> {
+  for (let i = from; i < roles.length; i++) {
+    const [role, name] = roles[i] as [string, string];
+    let value: string | undefined;
+    try {
+      value = await (i === from ? first : getSecret(name));
+    } catch (err) {
+      return unreadable(name, role, err);
+    }
+    const problem = accept(values, role, name, value);
+    if (problem) return problem;
+  }
+  return { ok: true, values };
+}
+
+function accept(
+  values: Record<string, string>,
+  role: string,
+  name: string,
+  value: string | undefined,
+): SecretsResult | undefined {
+  if (value === undefined || value === '')
+    return { ok: false, reason: `secret ${name} (${role}) has no value` };
+  values[role] = value;
+  return undefined;
+}
+
+function unreadable(name: string, role: string, err: unknown): SecretsResult {
+  return { ok: false, reason: `secret ${name} (${role}) could not be read: ${(err as Error).message}` };
 }

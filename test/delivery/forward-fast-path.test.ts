@@ -1,0 +1,265 @@
+/**
+ * The forward function's per-delivery fast path keeps its behaviour: kept-alive connections
+ * (and a fresh one when the server closed an idle one), ledger inserts as one raw insertAll
+ * body with per-row errors mapped back, cached secrets without a promise.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { createHttpSender } from '../../functions/adapters/http-sender.ts';
+import {
+  createLedgerBigQueryWriter,
+  createLedgerWriter,
+  ledgerInsertAll,
+} from '../../functions/adapters/ledger-writer.ts';
+import { createSecrets } from '../../functions/adapters/secrets.ts';
+import type { StoredEvent } from '../../functions/core/delivery/driver.ts';
+import { driverFor } from '../../functions/core/delivery/drivers.ts';
+import { forwardPush } from '../../functions/core/delivery/forward.ts';
+import { attemptEntry } from '../../functions/core/delivery/ledger.ts';
+import { decodePush, deliveryMessage } from '../../functions/core/delivery/message.ts';
+import { plan } from '../../functions/core/plan.ts';
+import { checkSettings } from '../../functions/core/settings.ts';
+import { emulatorBigQuery, provision } from '../../local/provision.ts';
+import type { Destination } from '../../schemas/settings.ts';
+
+const post = (url: string, body = '{"a":1}') => ({
+  method: 'POST' as const,
+  url,
+  redactedUrl: url,
+  headers: { 'content-type': 'application/json' },
+  body,
+});
+
+describe('http sender connections', () => {
+  let server: Server;
+  let base: string;
+  let connections = 0;
+  const perSocket = new WeakMap<object, number>();
+  before(async () => {
+    server = createServer((req, res) => {
+      const n = (perSocket.get(req.socket) ?? 0) + 1;
+      perSocket.set(req.socket, n);
+      // /flaky: the server drops every kept-alive connection at its second request, as a
+      // server does when its idle timeout fires while the client picks the socket.
+      if (req.url === '/flaky' && n > 1) {
+        req.socket.destroy();
+        return;
+      }
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'text/plain' }).end(`ok ${n}`));
+    });
+    server.on('connection', () => {
+      connections++;
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('keeps connections alive between deliveries', async () => {
+    const send = createHttpSender();
+    const before = connections;
+    const bodies: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const r = await send(post(`${base}/ok`), 2000);
+      bodies.push(r.kind === 'response' ? r.body : r.message);
+    }
+    assert.deepEqual(bodies, ['ok 1', 'ok 2', 'ok 3', 'ok 4', 'ok 5']);
+    assert.equal(connections - before, 1);
+  });
+
+  it('sends again on a fresh connection when a kept-alive one was closed under it', async () => {
+    const send = createHttpSender();
+    const first = await send(post(`${base}/flaky`), 2000);
+    const second = await send(post(`${base}/flaky`), 2000);
+    assert.equal(first.kind === 'response' && first.body, 'ok 1');
+    assert.equal(second.kind === 'response' && second.body, 'ok 1');
+  });
+
+  it('refuses what it cannot send as a network error', async () => {
+    const send = createHttpSender();
+    const r = await send(post('ftp://127.0.0.1/x'), 2000);
+    assert.equal(r.kind, 'network_error');
+    assert.match(r.kind === 'network_error' ? r.message : '', /unsupported protocol/);
+  });
+});
+
+/** A stand-in for the client's table.request: records the request, answers `answer`. */
+function fakeBigQuery(answer: unknown) {
+  const calls: { table: string; dataset: string; opts: Record<string, unknown> }[] = [];
+  const bq = {
+    dataset: (dataset: string) => ({
+      table: (table: string) => ({
+        request: async (opts: Record<string, unknown>) => {
+          calls.push({ dataset, table, opts });
+          return [answer];
+        },
+      }),
+    }),
+  } as unknown as BigQuery;
+  return { bq, calls };
+}
+
+describe('ledger insertAll', () => {
+  const rows = [
+    { insertId: 'a', json: { event_id: 'a', reason: 'literal {{projectId}} stays' } },
+    { insertId: 'b', json: { event_id: 'b' } },
+  ];
+
+  it('sends one raw insertAll body, untouched, all-or-nothing', async () => {
+    const { bq, calls } = fakeBigQuery({ kind: 'bigquery#tableDataInsertAllResponse' });
+    assert.deepEqual(await ledgerInsertAll(bq, 'events')('deliveries', rows), []);
+    assert.equal(calls.length, 1);
+    const call = calls[0];
+    assert.equal(call?.dataset, 'events');
+    assert.equal(call?.table, 'deliveries');
+    assert.equal(call?.opts['uri'], '/insertAll');
+    assert.equal(call?.opts['method'], 'POST');
+    assert.equal(typeof call?.opts['body'], 'string');
+    assert.deepEqual(JSON.parse(call?.opts['body'] as string), {
+      rows,
+      skipInvalidRows: false,
+      ignoreUnknownValues: false,
+    });
+  });
+
+  it('maps insertErrors to row rejections', async () => {
+    const { bq } = fakeBigQuery({
+      insertErrors: [
+        { index: 1, errors: [{ reason: 'invalid', message: 'no such field: x' }] },
+        { index: 0, errors: [{ reason: 'stopped', message: '' }] },
+      ],
+    });
+    assert.deepEqual(await ledgerInsertAll(bq, 'events')('deliveries', rows), [
+      { index: 1, reason: 'invalid', message: 'no such field: x' },
+      { index: 0, reason: 'stopped', message: '' },
+    ]);
+  });
+
+  it('fails the request on an error it cannot pin to a row, or on a non-JSON answer', async () => {
+    const unpinned = fakeBigQuery({ insertErrors: [{ errors: [{ reason: 'invalid', message: 'what' }] }] });
+    await assert.rejects(ledgerInsertAll(unpinned.bq, 'events')('deliveries', rows), /invalid: what/);
+    const outOfRange = fakeBigQuery({ insertErrors: [{ index: 7, errors: [{ reason: 'invalid' }] }] });
+    await assert.rejects(ledgerInsertAll(outOfRange.bq, 'events')('deliveries', rows), /invalid/);
+    const text = fakeBigQuery('<html>proxy error</html>');
+    await assert.rejects(ledgerInsertAll(text.bq, 'events')('deliveries', rows), /unexpected answer/);
+  });
+
+  describe('against the BigQuery emulator', () => {
+    let dir: string;
+    let emu: BigQueryEmulator;
+    let bigquery: BigQuery;
+    const project = 'ledger-fast';
+    before(async () => {
+      dir = mkdtempSync(join(tmpdir(), 'eventbus-ledger-fast-'));
+      emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
+      const checked = checkSettings({ name: 'lf', project, region: 'europe-west1', dataset: 'events' });
+      assert.ok(checked.ok);
+      await provision(plan(checked.settings), { project, bigquery: emu.url, functionUrl: () => 'http://x/' });
+      bigquery = emulatorBigQuery(project, emu.url);
+    });
+    after(async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('writes concurrent ledger rows in one request, and a refused row is refused alone', async () => {
+      const writer = createLedgerBigQueryWriter(bigquery, 'events');
+      const ledger = createLedgerWriter(writer);
+      const entry = (id: string) =>
+        attemptEntry({
+          event_id: id,
+          event_name: 'view_content',
+          destination: 'hook',
+          status: 'delivered',
+          attempt: 1,
+          replay: false,
+          messageId: `m-${id}`,
+          now: new Date('2026-03-01T12:00:00Z'),
+        });
+      const results = await Promise.all(['x1', 'x2', 'x3'].map((id) => ledger.write([entry(id)])));
+      assert.deepEqual(results, [[], [], []]);
+      assert.equal(writer.requests, 1);
+      const bad = { ...entry('x4'), row: { ...entry('x4').row, no_such_column: 1 } };
+      const [good, refused] = await Promise.all([ledger.write([entry('x5')]), ledger.write([bad])]);
+      assert.deepEqual(good, []);
+      assert.equal(refused.length, 1);
+      const [found] = await bigquery.query(
+        `SELECT event_id FROM \`${project}.events.deliveries\` ORDER BY event_id`,
+      );
+      assert.deepEqual(
+        found.map((r: { event_id: string }) => r.event_id),
+        ['x1', 'x2', 'x3', 'x5'],
+      );
+    });
+  });
+});
+
+describe('cached secrets', () => {
+  it('peek answers a fresh cached value without reading, and nothing once it expires', async () => {
+    let clock = 0;
+    let reads = 0;
+    const s = createSecrets({
+      env: {},
+      project: 'p',
+      now: () => clock,
+      secretManager: async () => {
+        reads++;
+        return 'v';
+      },
+    });
+    assert.equal(s.peek('K'), undefined);
+    assert.equal(await s.get('K'), 'v');
+    assert.deepEqual(s.peek('K'), { value: 'v', expires: 300_000 });
+    clock = 400_000;
+    assert.equal(s.peek('K'), undefined);
+    assert.equal(reads, 1);
+  });
+
+  it('forward takes secrets given without a promise, and still reports a missing one', async () => {
+    const hook: Destination = {
+      id: 'hook',
+      type: 'webhook',
+      base_url: 'http://127.0.0.1:9',
+      secrets: { signing_key: 'K' },
+    };
+    const event: StoredEvent = {
+      event_name: 'view_content',
+      event_id: 'e1',
+      event_time: '2026-03-01T12:00:00Z',
+      event_data: {},
+    };
+    const m = deliveryMessage(event, 'hook');
+    const decoded = decodePush({
+      message: { data: Buffer.from(m.data).toString('base64'), attributes: m.attributes, messageId: '1' },
+    });
+    assert.ok(decoded.ok);
+    const run = (secret: string | undefined) =>
+      forwardPush(decoded.push, {
+        destinations: [hook],
+        plans: [],
+        driverFor,
+        getSecret: () => secret,
+        send: async (request) => ({
+          kind: 'response',
+          status: request.headers['x-eventbus-signature'] ? 200 : 400,
+          headers: {},
+          body: '',
+        }),
+        now: () => new Date('2026-03-01T12:00:00Z'),
+      });
+    assert.equal((await run('key')).entries[0]?.row.status, 'delivered');
+    const missing = await run(undefined);
+    assert.equal(missing.ack, false);
+    assert.match(missing.entries[0]?.row.reason ?? '', /secret K \(signing_key\) has no value/);
+  });
+});
