@@ -4,7 +4,7 @@
  * 10 MB / 50,000-row limits of insertAll), and each caller is answered as soon as the
  * request carrying its rows is answered, never later.
  */
-import type { BigQuery } from '@google-cloud/bigquery';
+import type { BigQuery, Table } from '@google-cloud/bigquery';
 import type { InsertRow, RowRejection, RowWriter } from '../core/rows.ts';
 
 /**
@@ -12,7 +12,12 @@ import type { InsertRow, RowRejection, RowWriter } from '../core/rows.ts';
  * `rows`, including `stopped` rows that failed only because another row was invalid);
  * rejects when the request as a whole failed.
  */
-export type InsertAll = (table: string, rows: readonly InsertRow[]) => Promise<readonly RowRejection[]>;
+export type InsertAll = (
+  table: string,
+  rows: readonly InsertRow[],
+  /** The same rows already serialised (JSON text each), when the caller has them. */
+  texts?: readonly string[],
+) => Promise<readonly RowRejection[]>;
 
 export interface BatchingOptions {
   /** How long the first row of a batch waits for company; 0 coalesces only the same turn. */
@@ -38,7 +43,8 @@ export const DEFAULT_BATCHING: Required<BatchingOptions> = Object.freeze({
 
 interface Pending {
   readonly rows: readonly InsertRow[];
-  readonly sizes: readonly number[];
+  /** Each row's JSON text: measured for the size limit once, and sent as is. */
+  readonly texts: readonly string[];
   readonly resolve: (rejections: readonly RowRejection[]) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -60,23 +66,29 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
   const inFlight = new Set<Promise<void>>();
   let requests = 0;
 
-  const send = async (table: string, rows: readonly InsertRow[]): Promise<readonly RowRejection[]> => {
+  const send = (
+    table: string,
+    rows: readonly InsertRow[],
+    texts?: readonly string[],
+  ): Promise<readonly RowRejection[]> => {
     requests++;
-    return insertAll(table, rows);
+    return insertAll(table, rows, texts);
   };
 
   /** One request for a batch; rows stopped by another row's error are sent again without it. */
   const sendBatch = async (table: string, items: readonly Pending[]): Promise<void> => {
-    const rows = items.flatMap((p) => p.rows);
+    const rows = items.length === 1 ? (items[0] as Pending).rows : items.flatMap((p) => p.rows);
+    const texts = items.length === 1 ? (items[0] as Pending).texts : items.flatMap((p) => p.texts);
     let rejections: readonly RowRejection[];
     try {
-      rejections = await send(table, rows);
+      rejections = await send(table, rows, texts);
       const stopped = rejections.filter((r) => r.reason === COLLATERAL).map((r) => r.index);
       if (stopped.length > 0) {
         // The second request holds only rows that were not themselves invalid.
         const retried = await send(
           table,
           stopped.map((i) => rows[i] as InsertRow),
+          stopped.map((i) => texts[i] as string),
         );
         const again = retried.map((r) => ({ ...r, index: stopped[r.index] as number }));
         if (again.some((r) => r.reason === COLLATERAL)) {
@@ -91,9 +103,12 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
     let offset = 0;
     for (const p of items) {
       const end = offset + p.rows.length;
-      const mine = rejections
-        .filter((r) => r.index >= offset && r.index < end)
-        .map((r) => ({ ...r, index: r.index - offset }));
+      const mine =
+        rejections.length === 0
+          ? rejections
+          : rejections
+              .filter((r) => r.index >= offset && r.index < end)
+              .map((r) => ({ ...r, index: r.index - offset }));
       p.resolve(mine);
       offset = end;
     }
@@ -127,25 +142,38 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
 
   const write = (table: string, rows: readonly InsertRow[]): Promise<readonly RowRejection[]> => {
     if (rows.length === 0) return Promise.resolve([]);
-    const sizes = rows.map((r) => Buffer.byteLength(JSON.stringify(r)) + 1);
+    // Serialised once: the text both sizes the request and becomes its body.
+    const texts = rows.map((r) => JSON.stringify(r));
+    const sizes = texts.map((t) => Buffer.byteLength(t) + 1);
+    const total = sizes.reduce((a, b) => a + b, 0);
+    if (rows.length <= maxRows && total <= maxBytes) {
+      // The usual case (one push, one row): one part, no re-indexing.
+      return new Promise((resolve, reject) =>
+        enqueue(table, { rows, texts, resolve, reject }, rows.length, total),
+      );
+    }
     // A write larger than one request is split; its parts are answered together.
-    const parts: { rows: InsertRow[]; sizes: number[]; start: number }[] = [];
-    let current: { rows: InsertRow[]; sizes: number[]; start: number; bytes: number } | undefined;
+    const parts: { rows: InsertRow[]; texts: string[]; start: number; bytes: number }[] = [];
+    let current: (typeof parts)[number] | undefined;
     rows.forEach((row, i) => {
       const size = sizes[i] as number;
       if (!current || current.rows.length >= maxRows || current.bytes + size > maxBytes) {
-        current = { rows: [], sizes: [], start: i, bytes: 0 };
+        current = { rows: [], texts: [], start: i, bytes: 0 };
         parts.push(current);
       }
       current.rows.push(row);
-      current.sizes.push(size);
+      current.texts.push(texts[i] as string);
       current.bytes += size;
     });
     return Promise.all(
       parts.map((part) =>
         new Promise<readonly RowRejection[]>((resolve, reject) => {
-          const bytes = part.sizes.reduce((a, b) => a + b, 0);
-          enqueue(table, { rows: part.rows, sizes: part.sizes, resolve, reject }, part.rows.length, bytes);
+          enqueue(
+            table,
+            { rows: part.rows, texts: part.texts, resolve, reject },
+            part.rows.length,
+            part.bytes,
+          );
         }).then((rejections) => rejections.map((r) => ({ ...r, index: r.index + part.start }))),
       ),
     ).then((all) => all.flat());
@@ -163,50 +191,54 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
   };
 }
 
-/** Options given to every insertAll: all-or-nothing per request, unknown fields are errors. */
-const INSERT_OPTIONS = Object.freeze({
-  raw: true,
-  skipInvalidRows: false,
-  ignoreUnknownValues: false,
-  // The client's own partial retries would resend invalid rows too; the batcher retries
-  // only the rows that were stopped by others.
-  partialRetries: 0,
-});
+/**
+ * The request body around the rows: all-or-nothing per request, unknown fields are errors
+ * (the batcher resends only the rows that were stopped by others).
+ */
+const BODY_HEAD = '{"skipInvalidRows":false,"ignoreUnknownValues":false,"rows":[';
 
-interface PartialFailure {
-  readonly name: string;
-  readonly errors?: readonly {
-    readonly row?: unknown;
+interface InsertAllResponse {
+  readonly insertErrors?: readonly {
+    readonly index?: number;
     readonly errors?: readonly { readonly reason?: string; readonly message?: string }[];
   }[];
 }
 
-/** insertAll through the BigQuery client, with `{insertId, json}` rows so insertId = event_id. */
+/**
+ * insertAll through the BigQuery client, with `{insertId, json}` rows so insertId = event_id.
+ * The body goes to the table's own authenticated `request` as pre-serialised JSON text:
+ * `table.insert` deep-copies every row three times and walks each one for `{{projectId}}`
+ * tokens (~70 µs of CPU per event row), for the same request on the wire.
+ */
 export function bigQueryInsertAll(bigquery: BigQuery, dataset: string): InsertAll {
-  return async (table, rows) => {
-    try {
-      await bigquery
-        .dataset(dataset)
-        .table(table)
-        .insert(rows as InsertRow[], INSERT_OPTIONS);
-      return [];
-    } catch (err) {
-      const failure = err as PartialFailure;
-      if (failure?.name !== 'PartialFailureError' || !failure.errors) throw err;
-      // The client reports the row object itself; map it back to its index.
-      const indexOf = new Map<unknown, number>(rows.map((r, i) => [r, i]));
-      const rejections = failure.errors.map((e) => {
-        const first = e.errors?.[0];
-        return {
-          index: indexOf.get(e.row) ?? -1,
-          reason: first?.reason ?? 'invalid',
-          message: first?.message ?? 'row rejected',
-        };
-      });
-      // A rejection we cannot pin to a row cannot be answered per caller: fail the request.
-      if (rejections.some((r) => r.index < 0)) throw err;
-      return rejections;
+  const tables = new Map<string, Table>();
+  return async (table, rows, texts) => {
+    let t = tables.get(table);
+    if (!t) {
+      t = bigquery.dataset(dataset).table(table);
+      tables.set(table, t);
     }
+    const body = `${BODY_HEAD}${(texts ?? rows.map((r) => JSON.stringify(r))).join(',')}]}`;
+    const [resp] = (await t.request({
+      method: 'POST',
+      uri: '/insertAll',
+      body,
+      headers: { 'Content-Type': 'application/json' },
+    })) as unknown as [InsertAllResponse | undefined];
+    const errors = resp?.insertErrors ?? [];
+    if (errors.length === 0) return [];
+    const rejections = errors.map((e) => {
+      const first = e.errors?.[0];
+      return {
+        index: typeof e.index === 'number' && e.index >= 0 && e.index < rows.length ? e.index : -1,
+        reason: first?.reason ?? 'invalid',
+        message: first?.message ?? 'row rejected',
+      };
+    });
+    // A rejection we cannot pin to a row cannot be answered per caller: fail the request.
+    if (rejections.some((r) => r.index < 0))
+      throw new Error(`insertAll into ${table} answered errors for unknown rows`);
+    return rejections;
   };
 }
 

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
-import { createBatchingWriter, type InsertAll } from '../../functions/adapters/bigquery-writer.ts';
+import {
+  createBatchingWriter,
+  createBigQueryWriter,
+  type InsertAll,
+} from '../../functions/adapters/bigquery-writer.ts';
 import type { InsertRow, RowRejection } from '../../functions/core/rows.ts';
+import { type Harness, startHarness } from '../emulators/bigquery/helpers.ts';
 
 const row = (id: string, extra: Record<string, unknown> = {}): InsertRow => ({
   insertId: id,
@@ -98,5 +103,59 @@ describe('storage: micro-batching BigQuery writer', () => {
     await writer.write('events', [row('only')]);
     assert.equal(calls.length, 1);
     await writer.flush();
+  });
+
+  describe('through the BigQuery client against the emulator', () => {
+    let h: Harness;
+    before(async () => {
+      h = await startHarness('writer-test');
+      const [ds] = await h.bq.createDataset('w');
+      await ds.createTable('events', {
+        schema: {
+          fields: [
+            { name: 'event_id', type: 'STRING', mode: 'REQUIRED' },
+            { name: 'ts', type: 'TIMESTAMP' },
+            { name: 'data', type: 'JSON' },
+          ],
+        },
+      });
+    });
+    after(async () => {
+      await h?.stop();
+    });
+
+    it('stores rows with their insertIds and answers per-row rejections by index', async () => {
+      const writer = createBigQueryWriter(h.bq, 'w', { windowMs: 2 });
+      const [first, second] = await Promise.all([
+        writer.write('events', [
+          row('w1', { ts: '2024-05-01T10:00:00.123Z', data: '{"a":1}' }),
+          row('w2', { bad: true }),
+        ]),
+        writer.write('events', [row('w3'), row('w1')]),
+      ]);
+      assert.deepEqual(
+        first.map((r) => [r.index, r.reason]),
+        [[1, 'invalid']],
+      );
+      assert.match(first[0]?.message ?? '', /bad/);
+      assert.deepEqual(second, []);
+      const [rows] = await h.bq.query('SELECT event_id, ts FROM `writer-test.w.events` ORDER BY event_id');
+      // w1 twice in one batch is stored once (insertId = event_id); w2 refused, not stored.
+      assert.deepEqual(
+        (rows as { event_id: string; ts: { value: string } | null }[]).map((r) => [
+          r.event_id,
+          r.ts?.value ?? null,
+        ]),
+        [
+          ['w1', '2024-05-01T10:00:00.123Z'],
+          ['w3', null],
+        ],
+      );
+    });
+
+    it('rejects the write when the request fails as a whole (no such table)', async () => {
+      const writer = createBigQueryWriter(h.bq, 'w', { windowMs: 0 });
+      await assert.rejects(writer.write('missing', [row('m1')]), /Not found/);
+    });
   });
 });
