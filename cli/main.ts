@@ -4,6 +4,7 @@
  * cli/commands/ and are listed in cli/commands/index.ts. Errors go to stderr with a non-zero
  * exit; data goes to stdout.
  */
+import { enableCompileCache } from 'node:module';
 import { Command, CommanderError } from 'commander';
 import * as commands from './commands/index.ts';
 import { CliError, type Io, processIo } from './output.ts';
@@ -43,8 +44,42 @@ export async function run(argv: readonly string[], io: Io = processIo): Promise<
   }
 }
 
+/** Commands that run until stopped and own their shutdown: never exited from here. */
+const LONG_RUNNING = new Set(['start']);
+
+/**
+ * Output closed by the reader (`eventbus sql … | head`): stop writing, quietly. Without a
+ * listener the EPIPE 'error' event would crash the CLI with a stack trace.
+ */
+function ignoreClosedPipe(stream: NodeJS.WriteStream): void {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
+/** Resolves once everything written to the stream so far has been handed to the OS. */
+function flushed(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => {
+    if (stream.destroyed || !stream.writable) resolve();
+    else stream.write('', () => resolve());
+  });
+}
+
 if (import.meta.main) {
-  const code = await run(process.argv.slice(2));
-  // Long-running commands (start) set their own exit; only leave when the command is done.
+  // Later runs reuse V8's compiled code of the modules commands load (a cache in the OS temp
+  // dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
+  enableCompileCache();
+  ignoreClosedPipe(process.stdout);
+  ignoreClosedPipe(process.stderr);
+  const argv = process.argv.slice(2);
+  const code = await run(argv);
   process.exitCode = code;
+  // A one-shot command is done once its action resolves, but Google's clients can keep the
+  // event loop busy for seconds afterwards (keep-alive sockets, gRPC channels, auth timers).
+  // Leave as soon as the output is flushed. `start` returns only after it stopped everything.
+  const command = argv.find((a) => !a.startsWith('-'));
+  if (command === undefined || !LONG_RUNNING.has(command)) {
+    await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+    process.exit(code);
+  }
 }

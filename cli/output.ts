@@ -3,7 +3,7 @@
  * Commands build rows as plain objects and let `printRows` pick the format, so `--format`
  * behaves the same everywhere.
  */
-import { Option } from 'commander';
+import { type Command, Option } from 'commander';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'csv'];
@@ -106,6 +106,14 @@ export const processIo: Io = {
   out: (text) => process.stdout.write(text),
   err: (text) => process.stderr.write(text),
 };
+
+/**
+ * Where a command's data goes: the program's configured output (createProgram(io), so tests
+ * running the CLI in-process capture it), else stdout.
+ */
+export function writerOf(command: Command): (text: string) => void {
+  return command.configureOutput().writeOut ?? processIo.out;
+}
 
 /** Prints rows to stdout in the chosen format. */
 export function printRows(

@@ -4,11 +4,13 @@
  * left alone (or its mutable fields updated); only what is missing is created. A subscription
  * whose filter differs cannot be fixed in place (filters are immutable) and is reported.
  */
-import { BigQuery } from '@google-cloud/bigquery';
+import type { BigQuery } from '@google-cloud/bigquery';
 import { PubSub, type Subscription } from '@google-cloud/pubsub';
-import { PassThroughClient } from 'google-auth-library';
 import type { Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../functions/core/plan.ts';
 import { seconds } from '../functions/core/settings.ts';
+import { emulatorBigQuery } from './emulator-bigquery.ts';
+
+export { emulatorBigQuery };
 
 export interface ProvisionTargets {
   readonly project: string;
@@ -39,11 +41,6 @@ export async function provision(p: Plan, targets: ProvisionTargets): Promise<Pro
 /** A Pub/Sub client pointed at an emulator (plain-text gRPC, no credentials). */
 export function emulatorPubSub(project: string, hostPort: string): PubSub {
   return new PubSub({ projectId: project, apiEndpoint: hostPort, emulatorMode: true });
-}
-
-/** A BigQuery client pointed at an emulator; no credentials are looked up. */
-export function emulatorBigQuery(project: string, endpoint: string): BigQuery {
-  return new BigQuery({ projectId: project, apiEndpoint: endpoint, authClient: new PassThroughClient() });
 }
 
 const isAlreadyExists = (err: unknown) => (err as { code?: unknown }).code === 6;

@@ -4,10 +4,10 @@
  * event (invalid, skipped by the decision layer, mapping or platform rules), sending nothing.
  */
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
-import { type PreviewResult, previewDelivery } from '../../functions/core/linkage/preview.ts';
-import { environmentFile, readSettingsFile, SettingsFileError } from '../../local/settings-file.ts';
-import { CliError } from '../output.ts';
+import { type Command, Option } from 'commander';
+import type { PreviewResult } from '../../functions/core/linkage/preview.ts';
+import { readEnvironment } from '../environment.ts';
+import { CliError, writerOf } from '../output.ts';
 
 /** Renders a preview as the CLI prints it (text) — the request as HTTP, or the reason. */
 export function renderPreview(result: PreviewResult): string {
@@ -35,23 +35,20 @@ export function register(program: Command): void {
     )
     .requiredOption('--destination <id>', 'destination id from the settings')
     .option('--env <name|file>', 'environment name or settings file', 'local')
-    .option('--format <format>', 'text or json', 'text')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .argument('<event>', 'event JSON file, or - for stdin')
     .addHelpText(
       'after',
       '\nExamples:\n  eventbus preview --destination meta event.json\n  echo \'{"event_name":"page_view"}\' | eventbus preview --destination ga4 --env example -',
     )
     .action(
-      (file: string, options: { destination: string; env: string; format: string }, command: Command) => {
-        // Written through the program's output so tests running the CLI in-process capture it.
-        const out = command.configureOutput().writeOut ?? ((text: string) => process.stdout.write(text));
-        let settings: ReturnType<typeof readSettingsFile>;
-        try {
-          settings = readSettingsFile(environmentFile(options.env));
-        } catch (err) {
-          if (err instanceof SettingsFileError) throw new CliError(err.message);
-          throw err;
-        }
+      async (
+        file: string,
+        options: { destination: string; env: string; format: string },
+        command: Command,
+      ) => {
+        const out = writerOf(command);
+        const { settings } = await readEnvironment(options.env);
         let raw: unknown;
         try {
           raw = JSON.parse(readFileSync(file === '-' ? 0 : file, 'utf8'));
@@ -60,6 +57,7 @@ export function register(program: Command): void {
             `cannot read event ${file === '-' ? 'from stdin' : file}: ${(err as Error).message}`,
           );
         }
+        const { previewDelivery } = await import('../../functions/core/linkage/preview.ts');
         const result = previewDelivery(settings, options.destination, raw, new Date());
         if (options.format === 'json') out(`${JSON.stringify(result, null, 2)}\n`);
         else if (result.outcome === 'send') out(renderPreview(result));

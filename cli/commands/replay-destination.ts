@@ -6,10 +6,8 @@
  * Every message carries `replay=true`, so its ledger rows say replay = true; event ids are
  * unchanged, so receivers de-duplicate what they already had.
  */
-
 import { PubSub } from '@google-cloud/pubsub';
 import { SingleBar } from 'cli-progress';
-import type { Command } from 'commander';
 import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
@@ -25,11 +23,11 @@ import {
   backlogSubscriptionName,
   deadLetterTopicName,
   forwardSubscriptionName,
-  type Plan,
 } from '../../functions/core/plan.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
-import { CliError, type OutputFormat, renderRows } from '../output.ts';
-import { loadEnvironment, warehouseClient } from './sql.ts';
+import { loadEnvironment, projectOf, pubsubEndpoint, warehouseClient } from '../environment.ts';
+import { CliError, renderRows } from '../output.ts';
+import { type DestinationReplayOptions, parseLimit, pubSubPullSource } from './replay.ts';
 
 /** The few Pub/Sub calls a dead-letter replay makes (same shape as the events replay's). */
 export interface BacklogSource {
@@ -211,40 +209,6 @@ export async function replayDestinationSlice(input: {
   return report;
 }
 
-/** Command-line options of a destination replay (added to `eventbus replay`). */
-export interface DestinationReplayOptions {
-  readonly env: string;
-  readonly destination?: string;
-  readonly deadLetters?: boolean;
-  readonly from?: string;
-  readonly to?: string;
-  readonly where?: string;
-  readonly limit?: string;
-  readonly format: OutputFormat;
-}
-
-/** Adds the destination options to the replay command. */
-export function addDestinationOptions(command: Command): Command {
-  return command
-    .option('--destination <id>', 're-deliver to this destination (with --dead-letters, or --from/--to)')
-    .option('--dead-letters', "with --destination: re-publish the destination's dead-letter backlog")
-    .option(
-      '--from <time>',
-      'with --destination: start of a warehouse slice (RFC 3339 or YYYY-MM-DD, inclusive)',
-    )
-    .option('--to <time>', 'with --destination: end of the slice (exclusive)')
-    .option('--where <sql>', 'with --from/--to: extra BigQuery SQL condition on events_dedup columns');
-}
-
-/** What the destination replay needs from the events replay module (no import cycle). */
-export interface ReplayPlumbing {
-  readonly pullSource: (
-    project: string,
-    emulatorHost?: string,
-  ) => Promise<BacklogSource & { close(): Promise<void> }>;
-  readonly pubsubEndpoint: (p: Plan, env: Readonly<Record<string, string | undefined>>) => string | undefined;
-}
-
 function parseTime(flag: string, text: string | undefined): Date {
   const ms = text === undefined ? Number.NaN : Date.parse(text);
   if (Number.isNaN(ms))
@@ -255,7 +219,6 @@ function parseTime(flag: string, text: string | undefined): Date {
 /** Runs `replay --destination …` with the real clients and a progress bar; prints the report. */
 export async function runDestinationReplay(
   options: DestinationReplayOptions,
-  plumbing: ReplayPlumbing,
   write: (text: string) => void,
 ): Promise<void> {
   const id = options.destination as string;
@@ -263,18 +226,19 @@ export async function runDestinationReplay(
   if (options.deadLetters === slice)
     throw new CliError('with --destination, give either --dead-letters or --from <t> --to <t>');
   if (options.where !== undefined && !slice) throw new CliError('--where needs --from and --to');
-  const limit = options.limit === undefined ? undefined : Number(options.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-    throw new CliError('--limit must be a positive integer');
-  const { settings, plan: p } = loadEnvironment(options.env);
+  if (options.limit !== undefined && slice) throw new CliError('--limit goes with --dead-letters');
+  const limit = parseLimit(options.limit);
+  const from = slice ? parseTime('--from', options.from) : undefined;
+  const to = slice ? parseTime('--to', options.to) : undefined;
+  const { settings, plan: p } = await loadEnvironment(options.env);
   try {
     findDestination(settings, id);
   } catch (err) {
     throw new CliError((err as Error).message);
   }
   const env = process.env;
-  const project = env['GOOGLE_CLOUD_PROJECT'] || p.project;
-  const host = plumbing.pubsubEndpoint(p, env);
+  const project = projectOf(p, env);
+  const host = pubsubEndpoint(p, env);
   const pubsub = new PubSub({
     projectId: project,
     ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
@@ -294,10 +258,8 @@ export async function runDestinationReplay(
   };
   let report: DestinationReplayReport;
   try {
-    if (slice) {
-      const from = parseTime('--from', options.from);
-      const to = parseTime('--to', options.to);
-      const bigquery = warehouseClient(p, env);
+    if (from && to) {
+      const bigquery = await warehouseClient(p, env);
       const ledger = createLedgerWriter(createBigQueryWriter(bigquery, p.dataset));
       report = await replayDestinationSlice({
         settings,
@@ -321,7 +283,7 @@ export async function runDestinationReplay(
         onProgress: progress,
       });
     } else {
-      const source = await plumbing.pullSource(project, host);
+      const source = await pubSubPullSource(project, host);
       bar.start(1, 0, { destination: id, read: 0, republished: 0, skipped: 0, failed: 0 });
       try {
         report = await replayDestinationDeadLetters({

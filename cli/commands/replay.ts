@@ -4,28 +4,13 @@
  * the way the store function does (idempotent by event_id), acknowledging only what was
  * written and reporting what still fails and why. (Destination replays join this command.)
  */
-import { PubSub, v1 } from '@google-cloud/pubsub';
-import { SingleBar } from 'cli-progress';
+import type { v1 } from '@google-cloud/pubsub';
 import type { Command } from 'commander';
-import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
-import { backlogSubscriptionName, type Plan } from '../../functions/core/plan.ts';
+import type { Plan } from '../../functions/core/plan.ts';
 import type { RowWriter } from '../../functions/core/rows.ts';
-import {
-  type PubSubMessage,
-  type StoreConfig,
-  storeConfig,
-  storeMessages,
-} from '../../functions/core/store.ts';
-import { DEFAULT_PORTS, LOCAL_HOST } from '../../local/services.ts';
-import { CliError, formatOption, type OutputFormat, renderRows } from '../output.ts';
-import {
-  addDestinationOptions,
-  type DestinationReplayOptions,
-  runDestinationReplay,
-} from './replay-destination.ts';
-import { loadEnvironment, warehouseClient } from './sql.ts';
-
-type Env = Readonly<Record<string, string | undefined>>;
+import type { PubSubMessage, StoreConfig } from '../../functions/core/store.ts';
+import { loadEnvironment, projectOf, pubsubEndpoint, warehouseClient } from '../environment.ts';
+import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
 /** A message pulled from a backlog subscription. */
 export interface Pulled {
@@ -42,9 +27,13 @@ export interface PullSource {
 
 /** The dead-letter backlogs of the events topics' store subscriptions, from plan(). */
 export function eventDeadLetterBacklogs(p: Plan, topic?: string): string[] {
-  return p.subscriptions
-    .filter((s) => s.kind === 'store' && s.deadLetterPolicy && (topic === undefined || s.topic === topic))
-    .map((s) => backlogSubscriptionName(s.deadLetterPolicy?.deadLetterTopic as string));
+  const deadLetterTopics = p.subscriptions
+    .filter((s) => s.kind === 'store' && (topic === undefined || s.topic === topic))
+    .flatMap((s) => (s.deadLetterPolicy ? [s.deadLetterPolicy.deadLetterTopic] : []));
+  // The plan lists each dead-letter topic's backlog subscription: take its name from there.
+  return deadLetterTopics.flatMap((t) =>
+    p.subscriptions.filter((s) => s.kind === 'backlog' && s.topic === t).map((s) => s.name),
+  );
 }
 
 /** One backlog's result. */
@@ -79,6 +68,7 @@ export async function replayEventDeadLetters(input: {
   readonly onProgress?: (report: BacklogReport) => void;
   readonly now?: () => number;
 }): Promise<BacklogReport[]> {
+  const { storeMessages } = await import('../../functions/core/store.ts');
   const batchSize = input.batchSize ?? 500;
   const reports: BacklogReport[] = [];
   for (const subscription of input.backlogs) {
@@ -163,6 +153,7 @@ export async function pubSubPullSource(
   project: string,
   emulatorHost?: string,
 ): Promise<PullSource & { close(): Promise<void> }> {
+  const { PubSub, v1 } = await import('@google-cloud/pubsub');
   const pubsub = new PubSub({
     projectId: project,
     ...(emulatorHost ? { apiEndpoint: emulatorHost, emulatorMode: true } : {}),
@@ -201,19 +192,45 @@ export async function pubSubPullSource(
   };
 }
 
-/** Where Pub/Sub is: PUBSUB_EMULATOR_HOST; the local emulator for `local`; otherwise Google. */
-export function pubsubEndpoint(p: Plan, env: Env): string | undefined {
-  const host = env['PUBSUB_EMULATOR_HOST'];
-  if (host) return host;
-  return p.environment === 'local' ? `${LOCAL_HOST}:${DEFAULT_PORTS.pubsub}` : undefined;
-}
-
 interface ReplayOptions {
   readonly env: string;
   readonly eventsDeadLetters?: boolean;
   readonly topic?: string;
   readonly limit?: string;
   readonly format: OutputFormat;
+}
+
+/** Command-line options of a destination replay (the destination half of `eventbus replay`). */
+export interface DestinationReplayOptions {
+  readonly env: string;
+  readonly destination?: string;
+  readonly deadLetters?: boolean;
+  readonly from?: string;
+  readonly to?: string;
+  readonly where?: string;
+  readonly limit?: string;
+  readonly format: OutputFormat;
+}
+
+/** Adds the destination options to the replay command. */
+function addDestinationOptions(command: Command): Command {
+  return command
+    .option('--destination <id>', 're-deliver to this destination (with --dead-letters, or --from/--to)')
+    .option('--dead-letters', "with --destination: re-publish the destination's dead-letter backlog")
+    .option(
+      '--from <time>',
+      'with --destination: start of a warehouse slice (RFC 3339 or YYYY-MM-DD, inclusive)',
+    )
+    .option('--to <time>', 'with --destination: end of the slice (exclusive)')
+    .option('--where <sql>', 'with --from/--to: extra BigQuery SQL condition on events_dedup columns');
+}
+
+/** `--limit`: absent, or a positive integer. */
+export function parseLimit(text: string | undefined): number | undefined {
+  const limit = text === undefined ? undefined : Number(text);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
+    throw new CliError('--limit must be a positive integer');
+  return limit;
 }
 
 export function register(program: Command): void {
@@ -247,22 +264,24 @@ export function register(program: Command): void {
       if (options.destination !== undefined) {
         if (options.eventsDeadLetters)
           throw new CliError('--events-dead-letters and --destination are separate replays');
-        const write = command.configureOutput().writeOut ?? ((t: string) => process.stdout.write(t));
-        return runDestinationReplay(options, { pullSource: pubSubPullSource, pubsubEndpoint }, write);
+        const { runDestinationReplay } = await import('./replay-destination.ts');
+        return runDestinationReplay(options, writerOf(command));
       }
       if (!options.eventsDeadLetters)
         throw new CliError(
           'say what to replay: --events-dead-letters, or --destination <id> (--dead-letters | --from <t> --to <t>)',
         );
-      const limit = options.limit === undefined ? undefined : Number(options.limit);
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-        throw new CliError('--limit must be a positive integer');
-      const { settings, plan: p } = loadEnvironment(options.env);
+      const limit = parseLimit(options.limit);
+      const { settings, plan: p } = await loadEnvironment(options.env);
       if (options.topic && !p.topics.some((t) => t.kind === 'events' && t.name === options.topic))
         throw new CliError(`${options.topic} is not an events topic of ${p.environment}`);
-      const project = process.env['GOOGLE_CLOUD_PROJECT'] || p.project;
-      const source = await pubSubPullSource(project, pubsubEndpoint(p, process.env));
-      const writer = createBigQueryWriter(warehouseClient(p, process.env), p.dataset);
+      const [{ SingleBar }, { createBigQueryWriter }, { storeConfig }] = await Promise.all([
+        import('cli-progress'),
+        import('../../functions/adapters/bigquery-writer.ts'),
+        import('../../functions/core/store.ts'),
+      ]);
+      const writer = createBigQueryWriter(await warehouseClient(p, process.env), p.dataset);
+      const source = await pubSubPullSource(projectOf(p, process.env), pubsubEndpoint(p, process.env));
       const bar = new SingleBar({
         format: ' {subscription} | {pulled} pulled | {stored} stored | {invalid} invalid | {failed} failed',
         hideCursor: true,
@@ -285,8 +304,7 @@ export function register(program: Command): void {
         bar.stop();
         await source.close();
       }
-      const write = command.configureOutput().writeOut ?? ((t: string) => process.stdout.write(t));
-      write(
+      writerOf(command)(
         renderRows(
           reports.map((r) => ({ ...r, error: r.error ?? '' })),
           options.format,

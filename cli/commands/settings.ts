@@ -3,9 +3,9 @@
  * environment consists of (plan()): topics, subscriptions, functions, destinations, tables.
  */
 import type { Command } from 'commander';
-import { type Plan, plan } from '../../functions/core/plan.ts';
-import { environmentFile, readSettingsFile, SettingsFileError } from '../../local/settings-file.ts';
-import { CliError, formatOption, type OutputFormat, printJson, renderTable, section } from '../output.ts';
+import type { Plan } from '../../functions/core/plan.ts';
+import { loadEnvironment } from '../environment.ts';
+import { formatOption, type OutputFormat, renderTable, section, writerOf } from '../output.ts';
 
 export function register(program: Command): void {
   const settings = program.command('settings').description("Work with an environment's settings file");
@@ -20,17 +20,11 @@ export function register(program: Command): void {
       'after',
       '\nExamples:\n  eventbus settings check\n  eventbus settings check environments/example.yaml --format json',
     )
-    .action((file: string, options: { format: OutputFormat }) => {
-      const path = environmentFile(file);
-      let checked: Plan;
-      try {
-        checked = plan(readSettingsFile(path));
-      } catch (err) {
-        if (err instanceof SettingsFileError) throw new CliError(err.message);
-        throw err;
-      }
-      if (options.format === 'json') printJson(checked);
-      else process.stdout.write(`${path}: valid\n\n${renderPlan(checked)}`);
+    .action(async (file: string, options: { format: OutputFormat }, command: Command) => {
+      const { path, plan } = await loadEnvironment(file);
+      const write = writerOf(command);
+      if (options.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
+      else write(`${path}: valid\n\n${renderPlan(plan)}`);
     });
 }
 

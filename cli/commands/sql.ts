@@ -3,44 +3,11 @@
  * the real client (the local emulator, or BigQuery itself) and prints the rows as a table,
  * JSON or CSV. Unqualified table names resolve in the environment's dataset.
  */
-import { BigQuery, type Query } from '@google-cloud/bigquery';
+import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Command } from 'commander';
-import { type Plan, plan } from '../../functions/core/plan.ts';
-import { emulatorBigQuery } from '../../local/provision.ts';
-import { DEFAULT_PORTS, LOCAL_HOST } from '../../local/services.ts';
-import { environmentFile, readSettingsFile, SettingsFileError } from '../../local/settings-file.ts';
-import type { Settings } from '../../schemas/settings.ts';
-import { CliError, formatOption, type OutputFormat, renderRows } from '../output.ts';
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-/** The environment's settings and plan, for commands that take `--env`. */
-export function loadEnvironment(nameOrPath: string): { settings: Readonly<Settings>; plan: Plan } {
-  try {
-    const settings = readSettingsFile(environmentFile(nameOrPath));
-    return { settings, plan: plan(settings) };
-  } catch (err) {
-    if (err instanceof SettingsFileError) throw new CliError(err.message);
-    throw err;
-  }
-}
-
-/**
- * Where BigQuery is: BIGQUERY_EMULATOR_HOST when set; the local emulator's default port for
- * the `local` environment; otherwise BigQuery itself (Application Default Credentials).
- */
-export function warehouseEndpoint(p: Plan, env: Env): string | undefined {
-  const host = env['BIGQUERY_EMULATOR_HOST'];
-  if (host) return host;
-  return p.environment === 'local' ? `http://${LOCAL_HOST}:${DEFAULT_PORTS.bigquery}` : undefined;
-}
-
-/** A BigQuery client for the environment's project and endpoint. */
-export function warehouseClient(p: Plan, env: Env): BigQuery {
-  const project = env['GOOGLE_CLOUD_PROJECT'] || p.project;
-  const endpoint = warehouseEndpoint(p, env);
-  return endpoint ? emulatorBigQuery(project, endpoint) : new BigQuery({ projectId: project });
-}
+import type { Plan } from '../../functions/core/plan.ts';
+import { loadEnvironment, warehouseClient, warehouseEndpoint } from '../environment.ts';
+import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
 /** Turns the client's typed values (timestamps, big numbers, bytes, JSON) into printable ones. */
 export function plainValue(value: unknown): unknown {
@@ -112,8 +79,8 @@ export function register(program: Command): void {
       const maxRows = Number(options.maxRows);
       if (!Number.isInteger(maxRows) || maxRows < 1)
         throw new CliError('--max-rows must be a positive integer');
-      const p = loadEnvironment(options.env).plan;
-      const bigquery = warehouseClient(p, process.env);
+      const p = (await loadEnvironment(options.env)).plan;
+      const bigquery = await warehouseClient(p, process.env);
       let rows: Record<string, unknown>[];
       try {
         rows = await runQuery(bigquery, p, query, maxRows);
@@ -126,7 +93,6 @@ export function register(program: Command): void {
         }
         throw new CliError(e.message ?? String(err));
       }
-      const write = command.configureOutput().writeOut ?? ((t: string) => process.stdout.write(t));
-      write(renderRows(rows, options.format));
+      writerOf(command)(renderRows(rows, options.format));
     });
 }

@@ -4,10 +4,8 @@
  */
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { ensureDevToken, fileTokenStore } from '../../functions/adapters/token-store.ts';
 import type { Ports } from '../../local/services.ts';
-import { SettingsFileError } from '../../local/settings-file.ts';
-import { type LocalEnvironment, StartError, startEnvironment } from '../../local/supervisor.ts';
+import type { LocalEnvironment } from '../../local/supervisor.ts';
 import { CliError, renderTable } from '../output.ts';
 
 interface StartFlags {
@@ -79,6 +77,13 @@ export function register(program: Command): void {
       };
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
+      // Loaded here, not at the top: every other command would pay for the supervisor's imports.
+      const [{ StartError, startEnvironment }, { SettingsFileError }, { ensureDevToken, fileTokenStore }] =
+        await Promise.all([
+          import('../../local/supervisor.ts'),
+          import('../../local/settings-file.ts'),
+          import('../../functions/adapters/token-store.ts'),
+        ]);
       try {
         env = await startEnvironment({
           signal: starting.signal,

@@ -5,36 +5,62 @@
  */
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import type { Command } from 'commander';
-import { openTokenStore, type TokenStore } from '../../functions/adapters/token-store.ts';
-import { type CredentialRecord, issueToken, revoke } from '../../functions/core/credentials.ts';
-import {
-  environmentFile,
-  REPO_ROOT,
-  readSettingsFile,
-  SettingsFileError,
-} from '../../local/settings-file.ts';
-import { CliError, formatOption, type OutputFormat, printJson, renderRows } from '../output.ts';
+import { type Command, InvalidArgumentError } from 'commander';
+import type { TokenStore } from '../../functions/adapters/token-store.ts';
+import type { CredentialRecord, CredentialSet } from '../../functions/core/credentials.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { type Env, loadEnvironment } from '../environment.ts';
+import { CliError, formatOption, type OutputFormat, printJson, renderRows, writerOf } from '../output.ts';
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** The options every token and key subcommand takes to find its store. */
+export interface StoreFlags {
+  env: string;
+  dataDir?: string;
+  store?: string;
+}
 
-/** The token store an environment uses, as the gateway would open it. */
-export function storeFor(envName: string, env: Env = process.env, dataDir?: string): TokenStore {
-  let settings: ReturnType<typeof readSettingsFile>;
-  try {
-    settings = readSettingsFile(environmentFile(envName));
-  } catch (err) {
-    if (err instanceof SettingsFileError) throw new CliError(err.message);
-    throw err;
-  }
+/** Adds `--env`, `--data-dir` and `--store` (the same on every token and key subcommand). */
+export function storeOptions(command: Command): Command {
+  return command
+    .option('--env <name>', 'environment name or settings file', 'local')
+    .option('--data-dir <dir>', 'local state directory (default .data)')
+    .option(
+      '--store <spec>',
+      'token store: file:<path> or secret:<name> (default: EVENTBUS_TOKEN_STORE, else per environment)',
+    );
+}
+
+/** `--rate`: a positive number of requests per second. */
+export function parseRate(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('expected a positive number');
+  return n;
+}
+
+/**
+ * The token store an environment uses, as the gateway would open it: `--store`, else
+ * EVENTBUS_TOKEN_STORE, else `<data dir>/tokens.json` for the local environment, else the
+ * Secret Manager secret of its settings. Returns the settings too (create reads defaults).
+ */
+export async function storeFor(
+  flags: StoreFlags,
+  env: Env = process.env,
+): Promise<{ store: TokenStore; settings: Readonly<Settings> }> {
+  const [{ settings, plan }, { openTokenStore }, { REPO_ROOT }] = await Promise.all([
+    loadEnvironment(flags.env),
+    import('../../functions/adapters/token-store.ts'),
+    import('../../local/settings-file.ts'),
+  ]);
   const project = env['GOOGLE_CLOUD_PROJECT'] || settings.project;
   const spec =
+    flags.store ??
     env['EVENTBUS_TOKEN_STORE'] ??
     (settings.name === 'local'
-      ? `file:${join(dataDir ?? join(REPO_ROOT, '.data'), 'tokens.json')}`
-      : `secret:${settings.tokens?.secret ?? 'eventbus-tokens'}`);
+      ? `file:${join(flags.dataDir ?? join(REPO_ROOT, '.data'), 'tokens.json')}`
+      : // The secret the gateway reads (plan(), as Pulumi declares it and sets EVENTBUS_TOKEN_STORE).
+        `secret:${plan.gateway.tokenSecret}`);
   try {
-    return openTokenStore(spec, project);
+    return { store: openTokenStore(spec, project), settings };
   } catch (err) {
     throw new CliError((err as Error).message);
   }
@@ -69,42 +95,33 @@ export function describeRecord(r: CredentialRecord, now: number): Record<string,
   };
 }
 
-interface Common {
-  env: string;
-  dataDir?: string;
-  store?: string;
-}
-
 export function register(program: Command): void {
   const token = program
     .command('token')
     .description('Project tokens for producers (Authorization: Bearer …)');
-  token
-    .command('create')
-    .description('Create a token and print it ONCE (only a salted hash is kept)')
-    .requiredOption('--scope <scope...>', 'publish:*, publish:<topic or event>, translate:<id>, admin')
-    .option('--expires <when>', 'expiry: an ISO date, or a duration like 30d or 12h')
-    .option('--description <text>', 'what the token is for')
-    .option('--rate <n>', 'requests per second for this token (default: settings.tokens)', Number)
-    .option('--env <name>', 'environment name or settings file', 'local')
-    .option('--data-dir <dir>', 'local state directory (default .data)')
-    .option(
-      '--store <spec>',
-      'token store: file:<path> or secret:<name> (default: EVENTBUS_TOKEN_STORE, else per environment)',
-    )
+  storeOptions(
+    token
+      .command('create')
+      .description('Create a token and print it ONCE (only a salted hash is kept)')
+      .requiredOption('--scope <scope...>', 'publish:*, publish:<topic or event>, translate:<id>, admin')
+      .option('--expires <when>', 'expiry: an ISO date, or a duration like 30d or 12h')
+      .option('--description <text>', 'what the token is for')
+      .option('--rate <n>', 'requests per second for this token (default: settings.tokens)', parseRate),
+  )
     .addHelpText(
       'after',
       '\nExample:\n  eventbus token create --scope publish:* --expires 90d --description "backend"',
     )
     .action(
-      async (o: Common & { scope: string[]; expires?: string; description?: string; rate?: number }) => {
-        const store = storeFor(
-          o.env,
-          o.store ? { ...process.env, EVENTBUS_TOKEN_STORE: o.store } : process.env,
-          o.dataDir,
-        );
+      async (
+        o: StoreFlags & { scope: string[]; expires?: string; description?: string; rate?: number },
+        command: Command,
+      ) => {
+        const [{ store, settings }, { issueToken }] = await Promise.all([
+          storeFor(o),
+          import('../../functions/core/credentials.ts'),
+        ]);
         const now = new Date();
-        const settings = readSettingsFile(environmentFile(o.env));
         const defaultDays = settings.tokens?.default_expiry_days;
         const expiresAt = o.expires
           ? parseExpiry(o.expires, now)
@@ -120,7 +137,7 @@ export function register(program: Command): void {
                 scopes: o.scope,
                 ...(expiresAt ? { expiresAt } : {}),
                 ...(o.description ? { description: o.description } : {}),
-                ...(o.rate ? { rateLimitPerSecond: o.rate } : {}),
+                ...(o.rate !== undefined ? { rateLimitPerSecond: o.rate } : {}),
               },
               randomBytes,
               now,
@@ -130,55 +147,68 @@ export function register(program: Command): void {
         } catch (err) {
           throw new CliError((err as Error).message);
         }
-        process.stdout.write(
+        writerOf(command)(
           `${issued.secret}\n\nToken ${issued.record.id} created in ${store.where}. It is shown only now: keep it secret.\n`,
         );
       },
     );
-  token
-    .command('list')
-    .description('List tokens (ids, scopes, state; never secrets)')
-    .option('--env <name>', 'environment name or settings file', 'local')
-    .option('--data-dir <dir>', 'local state directory (default .data)')
-    .option(
-      '--store <spec>',
-      'token store: file:<path> or secret:<name> (default: EVENTBUS_TOKEN_STORE, else per environment)',
-    )
+  storeOptions(token.command('list').description('List tokens (ids, scopes, state; never secrets)'))
     .addOption(formatOption(['table', 'json', 'csv']))
-    .action(async (o: Common & { format: OutputFormat }) => {
-      const set = await storeFor(
-        o.env,
-        o.store ? { ...process.env, EVENTBUS_TOKEN_STORE: o.store } : process.env,
-        o.dataDir,
-      ).read();
-      const rows = set.tokens.map((r) => describeRecord(r, Date.now()));
-      if (o.format === 'json') printJson(rows);
-      else process.stdout.write(rows.length === 0 ? 'no tokens\n' : renderRows(rows, o.format));
-    });
-  token
-    .command('revoke')
-    .description('Revoke a token by id (the gateway stops accepting it within its refresh interval)')
-    .argument('<id>', 'token id, as `token list` shows it')
-    .option('--env <name>', 'environment name or settings file', 'local')
-    .option('--data-dir <dir>', 'local state directory (default .data)')
-    .option(
-      '--store <spec>',
-      'token store: file:<path> or secret:<name> (default: EVENTBUS_TOKEN_STORE, else per environment)',
-    )
-    .action(async (id: string, o: Common) => {
-      const store = storeFor(
-        o.env,
-        o.store ? { ...process.env, EVENTBUS_TOKEN_STORE: o.store } : process.env,
-        o.dataDir,
+    .action(async (o: StoreFlags & { format: OutputFormat }, command: Command) => {
+      const set = await readStore(o);
+      printRecords(
+        set.tokens.map((r) => describeRecord(r, Date.now())),
+        o.format,
+        'no tokens',
+        writerOf(command),
       );
-      try {
-        await store.update((set) => {
-          if (!set.tokens.some((t) => t.id === id)) throw new Error(`no token with id ${id}`);
-          return { set: revoke(set, id, new Date()), result: undefined };
-        });
-      } catch (err) {
-        throw new CliError((err as Error).message);
-      }
-      process.stdout.write(`token ${id} revoked\n`);
     });
+  storeOptions(
+    token
+      .command('revoke')
+      .description('Revoke a token by id (the gateway stops accepting it within its refresh interval)')
+      .argument('<id>', 'token id, as `token list` shows it'),
+  ).action(async (id: string, o: StoreFlags, command: Command) => {
+    await revokeRecord(o, id, 'token');
+    writerOf(command)(`token ${id} revoked\n`);
+  });
+}
+
+/** Prints `list` rows, or `empty` when there are none (JSON: always the array). */
+export function printRecords(
+  rows: readonly Record<string, unknown>[],
+  format: OutputFormat,
+  empty: string,
+  write: (text: string) => void,
+): void {
+  if (format === 'json') printJson(rows, { out: write, err: write });
+  else write(rows.length === 0 ? `${empty}\n` : renderRows(rows, format));
+}
+
+/** The environment's tokens and keys; a store that cannot be read is a CliError (no stack). */
+export async function readStore(flags: StoreFlags): Promise<CredentialSet> {
+  const { store } = await storeFor(flags);
+  try {
+    return await store.read();
+  } catch (err) {
+    throw new CliError(`cannot read ${store.where}: ${(err as Error).message}`);
+  }
+}
+
+/** Revokes a token or write key by id in the environment's store; an unknown id is an error. */
+export async function revokeRecord(flags: StoreFlags, id: string, kind: 'token' | 'key'): Promise<void> {
+  const [{ store }, { revoke }] = await Promise.all([
+    storeFor(flags),
+    import('../../functions/core/credentials.ts'),
+  ]);
+  try {
+    await store.update((set) => {
+      const records = kind === 'token' ? set.tokens : set.keys;
+      if (!records.some((r) => r.id === id))
+        throw new Error(`no ${kind === 'token' ? 'token' : 'write key'} with id ${id}`);
+      return { set: revoke(set, id, new Date()), result: undefined };
+    });
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
 }

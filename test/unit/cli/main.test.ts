@@ -1,7 +1,10 @@
 /** The CLI as a user runs it: a child process, exit codes, stdout for data, stderr for errors. */
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -67,3 +70,132 @@ describe('cli: eventbus', () => {
     assert.match(r.stderr, /unknown command 'bogus'/);
   });
 });
+
+/** Runs the CLI with a resolve hook that reports, on exit, which packages it loaded. */
+function cliLoads(args: string[]): Promise<{ code: number; packages: string[]; stderr: string }> {
+  const hook = `import { registerHooks } from 'node:module';
+const seen = new Set();
+registerHooks({ resolve(spec, ctx, next) { const r = next(spec, ctx); const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)/.exec(r.url); if (m) seen.add(m[1]); return r; } });
+process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify([...seen]) + '\\n'));`;
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      ['--import', `data:text/javascript,${encodeURIComponent(hook)}`, join(root, 'cli/main.ts'), ...args],
+      { cwd: root },
+      (err, _stdout, stderr) => {
+        const line = /^LOADED (.*)$/m.exec(stderr);
+        done({
+          code: err ? Number((err as { code?: number }).code ?? 1) : 0,
+          packages: line ? (JSON.parse(line[1] as string) as string[]) : [],
+          stderr,
+        });
+      },
+    );
+  });
+}
+
+describe('cli: start-up and shutdown', () => {
+  it('loads Google clients only in the commands that use them (help, settings check: none)', async () => {
+    for (const args of [['--help'], ['settings', 'check']]) {
+      const r = await cliLoads(args);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.packages.includes('commander'), `the hook saw the loads: ${r.packages.join(', ')}`);
+      const google = r.packages.filter((p) => /^(@google-cloud\/|google-|@grpc\/|@pulumi\/)/.test(p));
+      assert.deepEqual(google, [], `${args.join(' ')} loaded ${google.join(', ')}`);
+    }
+  });
+
+  it('a reader that closes the pipe early (| head) ends the CLI quietly, exit 0', async () => {
+    const child = spawn(process.execPath, [join(root, 'cli/main.ts'), 'settings', 'check'], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Close our end before the CLI writes: its write gets EPIPE.
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    const [code] = (await once(child, 'close')) as [number | null];
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+  });
+
+  it('sql prints the rows of the configured BigQuery endpoint as JSON and exits', async () => {
+    const bq = await fakeBigQuery(() => ({
+      status: 200,
+      body: {
+        kind: 'bigquery#queryResponse',
+        schema: { fields: [{ name: 'n', type: 'INTEGER', mode: 'NULLABLE' }] },
+        jobReference: { projectId: 'local-project', jobId: 'j1', location: 'EU' },
+        totalRows: '1',
+        rows: [{ f: [{ v: '42' }] }],
+        jobComplete: true,
+      },
+    }));
+    try {
+      const r = await cliWithEnv(['sql', 'SELECT 42 AS n', '--format', 'json'], {
+        BIGQUERY_EMULATOR_HOST: bq.url,
+      });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), [{ n: 42 }]);
+    } finally {
+      await bq.close();
+    }
+  });
+
+  it('sql against an emulator that fails reports it after one request (no client retries)', async () => {
+    const bq = await fakeBigQuery(() => ({
+      status: 503,
+      body: { error: { code: 503, message: 'emulator unavailable', status: 'UNAVAILABLE' } },
+    }));
+    try {
+      const r = await cliWithEnv(['sql', 'SELECT 1'], { BIGQUERY_EMULATOR_HOST: bq.url });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /^error: .*emulator unavailable/m);
+      assert.equal(bq.requests(), 1);
+    } finally {
+      await bq.close();
+    }
+  });
+});
+
+/** A BigQuery stand-in on loopback: answers every request with `answer()`, keeps connections alive. */
+async function fakeBigQuery(answer: () => { status: number; body: unknown }) {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    req.resume();
+    req.on('end', () => {
+      const a = answer();
+      res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
+    });
+  });
+  server.keepAliveTimeout = 600_000;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: () => requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function cliWithEnv(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    execFile(
+      process.execPath,
+      [join(root, 'cli/main.ts'), ...args],
+      { cwd: root, env: { ...process.env, ...env } },
+      (err, stdout, stderr) =>
+        done({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
