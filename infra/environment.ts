@@ -3,6 +3,7 @@
  * from the stack config's plan(settings) and the bundle manifest; nothing is listed here.
  */
 import type * as pulumi from '@pulumi/pulumi';
+import { TABLES } from '../functions/core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
 import { Apis } from './apis.ts';
@@ -49,7 +50,15 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     {
       plan,
       deletionProtection: settings.warehouse?.deletion_protection ?? true,
-      writers: [ids.members.store, ids.members.forward],
+      // store: events, invalid events and the ledger's `skipped` rows; forward: the ledger.
+      writers: [
+        {
+          who: 'store',
+          member: ids.members.store,
+          tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries],
+        },
+        { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
+      ],
       analysts: settings.analysts ?? [],
     },
     after,

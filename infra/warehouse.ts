@@ -1,6 +1,6 @@
 /**
  * The BigQuery dataset with the tables and views plan() lists (the same list the local
- * emulator is provisioned from), the writers' dataset grants and the analysts' access.
+ * emulator is provisioned from), the writers' table grants and the analysts' access.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -11,10 +11,17 @@ export interface WarehouseArgs {
   readonly plan: Plan;
   /** Deletion protection on tables (settings `warehouse.deletion_protection`, default on). */
   readonly deletionProtection: boolean;
-  /** Members that insert rows (the functions' accounts): dataEditor on this dataset only. */
-  readonly writers: readonly pulumi.Input<string>[];
+  /** Who inserts rows into which tables (the functions' accounts): dataEditor on those tables only. */
+  readonly writers: readonly TableWriter[];
   /** Analysts: dataViewer on the dataset, jobUser on the project (to run queries). */
   readonly analysts: readonly string[];
+}
+
+export interface TableWriter {
+  /** Short label used in resource names, e.g. `store`. */
+  readonly who: string;
+  readonly member: pulumi.Input<string>;
+  readonly tables: readonly string[];
 }
 
 /** The BigQuery REST schema of a table: plan columns are already TableFieldSchema-shaped. */
@@ -104,18 +111,25 @@ export class Warehouse extends pulumi.ComponentResource {
     if (pending.length > 0)
       throw new Error(`views read each other in a cycle: ${pending.map((v) => v.name)}`);
 
-    args.writers.forEach((member, i) => {
-      new gcp.bigquery.DatasetIamMember(
-        `${name}-writer-${i}`,
-        {
-          project: plan.project,
-          datasetId: this.dataset.datasetId,
-          role: 'roles/bigquery.dataEditor',
-          member,
-        },
-        inDataset,
-      );
-    });
+    // Table-level grants: a dataset-level dataEditor could also create, change and delete
+    // tables and views, and write the tables a function never touches.
+    for (const writer of args.writers) {
+      for (const tableName of writer.tables) {
+        const table = tables[tableName];
+        if (!table) throw new Error(`${writer.who} writes table "${tableName}" that the plan does not list`);
+        new gcp.bigquery.IamMember(
+          `${name}-writer-${writer.who}-${tableName}`,
+          {
+            project: plan.project,
+            datasetId: this.dataset.datasetId,
+            tableId: table.tableId,
+            role: 'roles/bigquery.dataEditor',
+            member: writer.member,
+          },
+          inDataset,
+        );
+      }
+    }
     for (const analyst of args.analysts) {
       new gcp.bigquery.DatasetIamMember(
         `${name}-analyst-viewer-${analyst}`,

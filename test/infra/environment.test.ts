@@ -27,6 +27,7 @@ const T = {
   dataset: 'gcp:bigquery/dataset:Dataset',
   table: 'gcp:bigquery/table:Table',
   datasetMember: 'gcp:bigquery/datasetIamMember:DatasetIamMember',
+  tableMember: 'gcp:bigquery/iamMember:IamMember',
   bucket: 'gcp:storage/bucket:Bucket',
   object: 'gcp:storage/bucketObject:BucketObject',
   alert: 'gcp:monitoring/alertPolicy:AlertPolicy',
@@ -292,14 +293,19 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(outputs.dataset, 'events');
   });
 
-  it('gives analysts dataViewer on the dataset and the functions dataEditor on it, nothing broader', () => {
+  it('gives analysts dataViewer on the dataset, and each function dataEditor on the tables it writes only', () => {
     const members = byType(T.datasetMember).map((m) => `${m.inputs['member']} ${m.inputs['role']}`);
+    assert.deepEqual(members, ['group:analytics@acme.example roles/bigquery.dataViewer']);
+    const writes = byType(T.tableMember).map(
+      (m) => `${m.inputs['member']} ${m.inputs['role']} ${m.inputs['datasetId']}.${m.inputs['tableId']}`,
+    );
     assert.deepEqual(
-      members.sort(),
+      writes.sort(),
       [
-        `serviceAccount:${sa('store')} roles/bigquery.dataEditor`,
-        `serviceAccount:${sa('forward')} roles/bigquery.dataEditor`,
-        'group:analytics@acme.example roles/bigquery.dataViewer',
+        `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.events`,
+        `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.invalid_events`,
+        `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.deliveries`,
+        `serviceAccount:${sa('forward')} roles/bigquery.dataEditor events.deliveries`,
       ].sort(),
     );
   });
