@@ -394,8 +394,11 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
           functionUrl: (fn) => functionUrl(ports, fn),
         });
         if (provisioning.conflicts.length > 0) {
-          throw new Error(
+          // A StartError: `eventbus start` prints it as one error, without a stack trace.
+          throw new StartError(
+            'provisioning',
             `the emulators' state does not match the plan:\n${provisioning.conflicts.map((c) => `  ${c}`).join('\n')}`,
+            [],
           );
         }
       }
