@@ -6,9 +6,11 @@
 import { parseDocument } from 'yaml';
 import { type ConsentPurpose, type Destination, Settings } from '../../schemas/settings.ts';
 import { checkMappings } from './linkage/check.ts';
-import { compileValidator, type FieldViolation } from './validation.ts';
+import { type FieldViolation, interpretedValidator } from './validation.ts';
 
-const validator = compileValidator<Settings>(Settings);
+// Settings are checked about once per process (cold start, a CLI command): interpreting the
+// schema is cheaper than compiling it first.
+const validator = interpretedValidator<Settings>(Settings);
 
 /** The consent purposes each destination type needs unless its settings say otherwise. */
 export const DEFAULT_CONSENT: Readonly<Record<Destination['type'], readonly ConsentPurpose[]>> =
