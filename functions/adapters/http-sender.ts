@@ -15,12 +15,6 @@ import type { InboundResponse, OutboundRequest } from '../core/delivery/driver.t
 /** Bodies of platform answers are kept up to this size (they end up in ledger reasons). */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
-/**
- * Idle kept-alive sockets are closed after this long: below the 5 s idle timeout of common
- * servers (Node's default), so we rarely reuse a socket the other end is closing.
- */
-export const IDLE_SOCKET_MS = 4_000;
-
 export type Sender = (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
 
 export interface HttpSenderOptions {
@@ -29,11 +23,15 @@ export interface HttpSenderOptions {
   readonly httpsAgent?: HttpsAgent;
 }
 
-/** A sender with its own keep-alive agents: one connection pool per destination origin. */
+/**
+ * A sender with its own keep-alive agents: one connection pool per destination origin. Idle
+ * sockets stay open until the server closes them (no per-socket idle timer: re-arming it cost a
+ * timer per delivery); a request that meets a socket closed under it is sent again once.
+ */
 export function createHttpSender(options: HttpSenderOptions = {}): Sender {
   const agents = {
-    'http:': options.httpAgent ?? new HttpAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
-    'https:': options.httpsAgent ?? new HttpsAgent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+    'http:': options.httpAgent ?? new HttpAgent({ keepAlive: true }),
+    'https:': options.httpsAgent ?? new HttpsAgent({ keepAlive: true }),
   };
   return (request, timeoutMs) => {
     let url: URL;

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GoogleAuth } from 'google-auth-library';
+import type { GoogleAuth } from 'google-auth-library';
 
 /** Values are re-read after this long, so a rotated secret takes effect without a deploy. */
 export const SECRET_TTL_MS = 5 * 60_000;
@@ -87,13 +87,23 @@ async function readSecretFile(dir: string, name: string): Promise<string | undef
   }
 }
 
-/** Secret Manager over REST (no gRPC client: one small call per secret and TTL). */
-export function restSecretManager(
-  auth = new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] }),
-): SecretManagerAccess {
+/**
+ * Secret Manager over REST (no gRPC client: one small call per secret and TTL).
+ * google-auth-library is loaded on the first read, not when the function loads.
+ */
+export function restSecretManager(auth?: GoogleAuth): SecretManagerAccess {
+  let gettingAuth: Promise<GoogleAuth> | undefined;
+  const authOf = async (): Promise<GoogleAuth> => {
+    if (auth) return auth;
+    gettingAuth ??= import('google-auth-library').then(
+      ({ GoogleAuth: Auth }) => new Auth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] }),
+    );
+    auth = await gettingAuth;
+    return auth;
+  };
   return async (project, name) => {
     const url = `https://secretmanager.googleapis.com/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(name)}/versions/latest:access`;
-    const client = await auth.getClient();
+    const client = await (await authOf()).getClient();
     try {
       const res = await client.request<{ payload?: { data?: string } }>({ url, method: 'GET', retry: true });
       const data = res.data.payload?.data;

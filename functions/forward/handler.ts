@@ -22,10 +22,13 @@ export interface ForwardServices {
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
 }
 
-/** Builds the `forward` http handler; services are created on first use (cold start stays light). */
+/**
+ * Builds the `forward` http handler; services are created on first use (cold start stays
+ * light), and may be given as a promise while they load.
+ */
 export function createForwardHandler(
   config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
-  services: () => ForwardServices,
+  services: () => ForwardServices | Promise<ForwardServices>,
 ): (req: Request, res: Response) => Promise<void> {
   const destinations = config.settings.destinations ?? [];
   // The core's dependencies, built once per services object rather than once per push.
@@ -62,7 +65,8 @@ export function createForwardHandler(
       res.status(400).json(errorBody(400, 'INVALID_ARGUMENT', decoded.reason));
       return;
     }
-    const s = services();
+    const got = services();
+    const s = got instanceof Promise ? await got : got;
     const result = await forwardPush(decoded.push, depsOf(s));
     try {
       const refused = await s.ledger.write(result.entries);
