@@ -10,7 +10,7 @@
  * Env: BENCH_DELIVERY_RATE (default 1000/s), BENCH_DELIVERY_SECONDS (10),
  * BENCH_DELIVERY_DEBUG=1 prints when the warehouse and the ledger saw the first/last rows.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHttpSender } from '../functions/adapters/http-sender.ts';
@@ -56,6 +56,24 @@ function latencies(sent: Map<string, number>, seen: Map<string, number>): number
   for (const [id, t] of sent) {
     const s = seen.get(id);
     if (s !== undefined) out.push(s - t);
+  }
+  return out;
+}
+
+/**
+ * CPU time (user + system, ms) each child has used so far, from /proc (Linux; empty
+ * elsewhere). Throughput on shared cores is noisy; CPU per event says which stage costs.
+ */
+function childCpu(services: readonly { readonly name: string; readonly pid: number }[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of services) {
+    try {
+      const fields = readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+      // utime and stime, in clock ticks (100 per second on Linux).
+      out.set(s.name, (Number(fields[11]) + Number(fields[12])) * 10);
+    } catch {
+      // Not Linux, or the child is gone: no figure.
+    }
   }
   return out;
 }
@@ -124,6 +142,7 @@ export const suite: BenchSuite = {
 
       const pubsub = emulatorPubSub(settings.project, `127.0.0.1:${environment.ports.pubsub}`);
       const topic = pubsub.topic('events', { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
+      const cpuBefore = childCpu(environment.services);
       const sent = await offer('bus', (id) =>
         topic.publishMessage({
           data: Buffer.from(
@@ -137,7 +156,11 @@ export const suite: BenchSuite = {
         }),
       );
       await drain(sent, seen, 'bus');
+      const cpuAfter = childCpu(environment.services);
       await pubsub.close();
+      const cpuPerEvent = [...cpuAfter]
+        .map(([name, ms]) => `${name} ${((ms - (cpuBefore.get(name) ?? ms)) / sent.size).toFixed(2)}`)
+        .join(', ');
       if (env['BENCH_DELIVERY_DEBUG']) {
         const bq = emulatorBigQuery(settings.project, `http://127.0.0.1:${environment.ports.bigquery}`);
         for (const q of [
@@ -157,7 +180,7 @@ export const suite: BenchSuite = {
           unit: 'ms',
           baseline: { name: 'direct signed POST p99', value: percentile(base, 99) },
           target: { op: '<=', value: 500 },
-          detail: `${detail(lat, sent.size)}${lost > 0 ? ` (${lost} not arrived within ${DRAIN_MS / 1000} s)` : ''}; baseline ${detail(base, direct.size)}; events enter via the Pub/Sub client, not the gateway`,
+          detail: `${detail(lat, sent.size)}${lost > 0 ? ` (${lost} not arrived within ${DRAIN_MS / 1000} s)` : ''}; baseline ${detail(base, direct.size)}; events enter via the Pub/Sub client, not the gateway${cpuPerEvent ? `; CPU ms per event: ${cpuPerEvent}` : ''}`,
         },
         {
           name: 'publish → webhook arrival p50',
