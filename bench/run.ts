@@ -13,6 +13,9 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   delivery: () => import('./delivery.ts'),
 };
 
+// Offline: Google's clients must not probe for a GCE metadata server (GCP-WIRE.md §2).
+process.env['METADATA_SERVER_DETECTION'] ??= 'none';
+
 const wanted = process.argv.slice(2);
 const names = Object.keys(suiteModules).filter((n) => wanted.length === 0 || wanted.includes(n));
 for (const name of names) {

@@ -1,17 +1,21 @@
 /**
- * Store path, end to end on loopback: events published at a fixed offered rate reach the
- * Pub/Sub emulator, are pushed to the store function (real functions framework) and written
- * to the BigQuery emulator; a poller measures when each becomes queryable.
- *
- * Publishing goes through the Pub/Sub client, not the gateway (the gateway's own suite
- * measures POST → publish); the output says so. Baseline: raw DuckDB appends of the same
- * rows in this process (the floor any store path over DuckDB pays).
+ * Store path, end to end on loopback, laid out as `npm start` runs it: the Pub/Sub and
+ * BigQuery emulators, the store function (real functions framework) and the gateway, each
+ * its own process. Single-event POSTs to the gateway at a fixed offered rate (token auth,
+ * validation, acknowledged publish); a poller measures when each event becomes queryable.
+ * Baseline: raw DuckDB appends of the same rows in this process (the floor any store path
+ * over DuckDB pays).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
-import { type StorageStack, startStorageStack, testSettings } from '../test/storage/support.ts';
+import { BigQuery } from '@google-cloud/bigquery';
+import { ensureDevToken, fileTokenStore } from '../functions/adapters/token-store.ts';
+import { bigqueryEmulator, gateway, pubsubEmulator, storeFunction } from '../local/services.ts';
+import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
+import type { Settings } from '../schemas/settings.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
 
 const env = process.env;
@@ -20,6 +24,74 @@ const LATENCY_SECONDS = Number(env['BENCH_STORE_SECONDS'] ?? 30);
 const STEP_SECONDS = Number(env['BENCH_STORE_STEP_SECONDS'] ?? 6);
 const STEP_RATES = (env['BENCH_STORE_STEPS'] ?? '1500,2000,3000').split(',').map(Number);
 
+const SETTINGS: Settings = {
+  name: 'benchstore',
+  project: 'bench-store',
+  region: 'europe-west1',
+  dataset: 'events',
+  location: 'EU',
+  retry: { minimum_backoff: '1s', maximum_backoff: '10s', max_attempts: 5 },
+  // One producer sends the whole offered rate: its credential's limit must not be what is measured.
+  tokens: { rate_limit_per_second: 1_000_000, burst: 1_000_000 },
+};
+
+interface Stack {
+  post(body: string): Promise<number>;
+  query(sql: string): Promise<Record<string, unknown>[]>;
+  close(): Promise<void>;
+}
+
+async function startStack(): Promise<Stack> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-store-'));
+  const local: LocalEnvironment = await startEnvironment({
+    settings: SETTINGS,
+    dataDir,
+    freePorts: true,
+    services: [pubsubEmulator, bigqueryEmulator, storeFunction, gateway],
+    baseEnv: { ...process.env, METADATA_SERVER_DETECTION: 'none' },
+    log: () => {},
+  });
+  const { token } = await ensureDevToken(dataDir, fileTokenStore(join(dataDir, 'tokens.json')));
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const bigquery = new BigQuery({
+    projectId: SETTINGS.project,
+    apiEndpoint: `http://127.0.0.1:${local.ports.bigquery}`,
+  });
+  return {
+    post: (body) =>
+      new Promise((resolve, reject) => {
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port: local.ports.gateway,
+            path: '/v1/topics/view_content',
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+    query: async (sql) => {
+      const [rows] = await bigquery.query({
+        query: sql,
+        defaultDataset: { datasetId: 'events', projectId: SETTINGS.project },
+      });
+      return rows as Record<string, unknown>[];
+    },
+    close: async () => {
+      agent.destroy();
+      await local.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 interface Run {
   readonly sent: Map<string, number>;
   readonly seen: Map<string, number>;
@@ -27,39 +99,30 @@ interface Run {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Publishes `rate` events/s for `seconds`, in 10 ms ticks, recording each send time. */
-async function offer(
-  stack: StorageStack,
-  prefix: string,
-  rate: number,
-  seconds: number,
-  run: Run,
-): Promise<void> {
-  const topic = stack.pubsub.topic('events', { batching: { maxMessages: 1000, maxMilliseconds: 5 } });
+/** POSTs `rate` single events/s to the gateway for `seconds`, in 10 ms ticks, recording each send time. */
+async function offer(stack: Stack, prefix: string, rate: number, seconds: number, run: Run): Promise<void> {
   const start = performance.now();
   const total = Math.round(rate * seconds);
   let sent = 0;
-  const pending: Promise<unknown>[] = [];
+  const pending: Promise<number>[] = [];
   while (sent < total) {
     const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
     for (; sent < due; sent++) {
       const id = `${prefix}-${sent}`;
       run.sent.set(id, performance.now());
-      const event = {
-        event_name: 'view_content',
-        event_id: id,
-        content_name: 'Shoe',
-        content_type: 'product',
-      };
-      pending.push(topic.publishMessage({ data: Buffer.from(JSON.stringify(event)) }));
+      pending.push(
+        stack.post(JSON.stringify({ event_id: id, content_name: 'Shoe', content_type: 'product' })),
+      );
     }
     await sleep(10);
   }
-  await Promise.all(pending);
+  const statuses = await Promise.all(pending);
+  const failed = statuses.filter((s) => s !== 200).length;
+  if (failed > 0) throw new Error(`${failed} of ${statuses.length} POSTs were not accepted`);
 }
 
 /** Polls the warehouse for new ids of a prefix and records when each first became visible. */
-function poll(stack: StorageStack, prefix: string, run: Run): { stop: () => Promise<void> } {
+function poll(stack: Stack, prefix: string, run: Run): { stop: () => Promise<void> } {
   let stopped = false;
   let since = new Date(Date.now() - 5_000).toISOString();
   const loop = (async () => {
@@ -72,7 +135,9 @@ function poll(stack: StorageStack, prefix: string, run: Run): { stop: () => Prom
       for (const r of rows) {
         const id = String(r['event_id']);
         if (!run.seen.has(id)) run.seen.set(id, now);
-        const at = new Date(String(r['stored_at'])).toISOString();
+        // The client gives TIMESTAMP columns as BigQueryTimestamp objects ({ value }).
+        const stored = r['stored_at'] as { value?: string } | string;
+        const at = new Date(typeof stored === 'string' ? stored : String(stored.value)).toISOString();
         if (at > latest) latest = at;
       }
       // Re-read the last second: rows of one timestamp may land across two polls.
@@ -129,23 +194,25 @@ async function duckdbAppendRate(rows: number): Promise<number> {
 }
 
 export const suite: BenchSuite = {
-  name: 'store: publish → store function → queryable in the warehouse (published with the Pub/Sub client, not through the gateway)',
+  name: 'store: POST to the gateway → Pub/Sub → store function → queryable in the warehouse (npm start layout)',
   async run(): Promise<BenchFigure[]> {
     const figures: BenchFigure[] = [];
     const baseline = await duckdbAppendRate(50_000);
-    const stack = await startStorageStack(
-      testSettings({ retry: { minimum_backoff: '1s', maximum_backoff: '10s', max_attempts: 5 } }),
-    );
+    const stack = await startStack();
     try {
       // Fixed offered rate: queryable latency.
       const run: Run = { sent: new Map(), seen: new Map() };
       const poller = poll(stack, 'lat', run);
-      await offer(stack, 'lat', LATENCY_RATE, LATENCY_SECONDS, run);
-      const drained = await waitDrained(run, 15_000);
-      await poller.stop();
+      let drained: boolean;
+      try {
+        await offer(stack, 'lat', LATENCY_RATE, LATENCY_SECONDS, run);
+        drained = await waitDrained(run, 15_000);
+      } finally {
+        await poller.stop();
+      }
       const latencies = [...run.seen].map(([id, at]) => at - (run.sent.get(id) ?? at));
       figures.push({
-        name: `publish → queryable p99 at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s`,
+        name: `POST → queryable p99 at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s`,
         value: percentile(latencies, 99),
         unit: 'ms',
         target: { op: '<=', value: 250 },
@@ -159,9 +226,13 @@ export const suite: BenchSuite = {
         const step: Run = { sent: new Map(), seen: new Map() };
         const p = poll(stack, `r${rate}`, step);
         const started = performance.now();
-        await offer(stack, `r${rate}`, rate, STEP_SECONDS, step);
-        const kept = await waitDrained(step, 2_000);
-        await p.stop();
+        let kept: boolean;
+        try {
+          await offer(stack, `r${rate}`, rate, STEP_SECONDS, step);
+          kept = await waitDrained(step, 2_000);
+        } finally {
+          await p.stop();
+        }
         const achieved = step.seen.size / ((performance.now() - started) / 1000);
         steps.push(`${rate}/s → ${achieved.toFixed(0)}/s stored${kept ? '' : ' (backlog grew)'}`);
         if (!kept) {
