@@ -54,6 +54,25 @@ export type BundleManifest = Readonly<Record<string, BuiltBundle>>;
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const FRAMEWORK = '@google-cloud/functions-framework';
 
+/** Packages a function bundle leaves to the Cloud Functions build (`npm install` there). */
+export const FUNCTION_EXTERNALS = [
+  FRAMEWORK,
+  '@google-cloud/bigquery',
+  '@google-cloud/pubsub',
+  'google-auth-library',
+];
+
+function externalVersions(frameworkVersion: string): Record<string, string> {
+  const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+    dependencies: Record<string, string>;
+  };
+  const out: Record<string, string> = {};
+  for (const name of FUNCTION_EXTERNALS) {
+    out[name] = name === FRAMEWORK ? frameworkVersion : (rootPackage.dependencies[name] ?? 'latest');
+  }
+  return out;
+}
+
 export interface BuildOptions {
   readonly specs?: readonly BundleSpec[];
   readonly root?: string;
@@ -95,7 +114,11 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     target: 'node24',
     // CommonJS: Google's clients read __dirname, which an ESM bundle does not have.
     format: 'cjs',
-    external: isFunction ? [FRAMEWORK] : [],
+    // Functions: the framework and Google's clients are installed by the Cloud Functions build
+    // (listed in the bundle's package.json), so the bundle parses only our code at cold start
+    // and the clients load on first use (`await import(...)` stays a lazy require). The gateway
+    // runs on Cloud Run with no build step, so it carries everything inlined.
+    external: isFunction ? FUNCTION_EXTERNALS : [],
     // ESM-only `import.meta` has no CommonJS value: esbuild would leave it empty, so the
     // gateway's `if (import.meta.main)` never started it. A bundle is the program when Node runs
     // it directly (a bench that require()s it to time the load must not start a server).
@@ -121,8 +144,8 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     private: true,
     main,
     engines: { node: '>=24' },
-    // Only the framework is installed by the Cloud Functions build; everything else is inlined.
-    dependencies: isFunction ? { [FRAMEWORK]: frameworkVersion } : {},
+    // Installed by the Cloud Functions build; everything else is inlined.
+    dependencies: isFunction ? externalVersions(frameworkVersion) : {},
   };
   files.push({ name: 'package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
   for (const f of files) writeFileSync(join(dir, f.name), f.data);
@@ -154,10 +177,13 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
  * install of the Cloud Functions build, so the bundle runs here (tests, bench).
  */
 export function linkFramework(bundleDir: string): void {
-  const target = join(bundleDir, 'node_modules', ...FRAMEWORK.split('/'));
-  if (existsSync(target)) return;
-  mkdirSync(dirname(target), { recursive: true });
-  symlinkSync(join(REPO_ROOT, 'node_modules', FRAMEWORK), target, 'dir');
+  // What the Cloud Functions build would install: the framework and the external clients.
+  for (const name of FUNCTION_EXTERNALS) {
+    const target = join(bundleDir, 'node_modules', ...name.split('/'));
+    if (existsSync(target)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(join(REPO_ROOT, 'node_modules', name), target, 'dir');
+  }
 }
 
 // No top-level await: tests and the bench import this module, and mocha loads files with require().

@@ -9,7 +9,7 @@ import {
   BUNDLES,
   type BundleSpec,
   buildBundles,
-  FRAMEWORK,
+  FUNCTION_EXTERNALS,
   REPO_ROOT,
 } from '../../scripts/build-functions.ts';
 import { settingsText } from './support.ts';
@@ -63,7 +63,9 @@ describe('bundles: npm run build:functions', function () {
     assert.doesNotMatch(code, /^export |import\.meta/m, 'no ESM left in a CommonJS bundle');
     const pkg = JSON.parse(readFileSync(resolve(REPO_ROOT, hello.dir, 'package.json'), 'utf8'));
     assert.equal(pkg.main, 'index.js');
-    assert.deepEqual(Object.keys(pkg.dependencies), [FRAMEWORK]);
+    assert.deepEqual(Object.keys(pkg.dependencies), FUNCTION_EXTERNALS);
+    for (const name of FUNCTION_EXTERNALS)
+      assert.match(pkg.dependencies[name], /^\^?\d/, `${name} has a version`);
     assert.equal(pkg.type, undefined, 'package.json must not make index.js ESM');
     assert.match(hello.object, /^hello-[0-9a-f]{16}\.zip$/);
     assert.ok(existsSync(resolve(REPO_ROOT, hello.archive)));
