@@ -5,7 +5,14 @@
 import type { IncomingMessage } from 'node:http';
 import { type GoogleIdentity, principalAllowed } from '../functions/adapters/google-identity.ts';
 import type { TokenStore } from '../functions/adapters/token-store.ts';
-import { type CredentialSet, KEY_PREFIX, TOKEN_PREFIX, verifySecret } from '../functions/core/credentials.ts';
+import {
+  type CredentialRecord,
+  type CredentialSet,
+  KEY_PREFIX,
+  TOKEN_PREFIX,
+  type VerifyResult,
+  verifySecret,
+} from '../functions/core/credentials.ts';
 import { type ApiError, apiError } from '../functions/core/errors.ts';
 
 export type Principal =
@@ -73,6 +80,37 @@ function headerCount(req: IncomingMessage, name: string): number {
   return n;
 }
 
+/**
+ * Secrets that passed verifySecret, per credential set. A set is immutable and replaced on
+ * every re-read of the store, so a revocation drops its cached secrets with it; expiry is
+ * still checked on every request. A hit skips the salted SHA-256 and the record search (a few
+ * µs, run on every request of a keep-alive producer); only valid secrets are ever cached.
+ */
+const verified = new WeakMap<CredentialSet, Map<string, CredentialRecord>>();
+
+function verifyCached(
+  set: CredentialSet,
+  presented: string,
+  kind: 'token' | 'key',
+  now: number,
+): VerifyResult {
+  let cache = verified.get(set);
+  const hit = cache?.get(presented);
+  if (hit && hit.kind === kind && !(hit.expires_at && Date.parse(hit.expires_at) <= now)) {
+    return { ok: true, record: hit };
+  }
+  const r = verifySecret(set, presented, kind, now);
+  if (r.ok) {
+    if (!cache) {
+      cache = new Map();
+      verified.set(set, cache);
+    }
+    if (cache.size >= 10_000) cache.clear();
+    cache.set(presented, r.record);
+  }
+  return r;
+}
+
 export interface AuthenticatorDeps {
   readonly credentials: CredentialCache;
   readonly google?: GoogleIdentity;
@@ -109,10 +147,10 @@ export async function authenticate(
     const bearer = m[1] as string;
     if (bearer.startsWith(TOKEN_PREFIX)) {
       if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
-      let r = verifySecret(set, bearer, 'token', deps.now());
+      let r = verifyCached(set, bearer, 'token', deps.now());
       if (!r.ok && r.reason === 'unknown token') {
         await deps.credentials.refreshSoon();
-        r = verifySecret(deps.credentials.current() ?? set, bearer, 'token', deps.now());
+        r = verifyCached(deps.credentials.current() ?? set, bearer, 'token', deps.now());
       }
       if (!r.ok) return invalid(`Project token: ${r.reason}.`);
       const rec = r.record;
@@ -143,10 +181,10 @@ export async function authenticate(
 
   const key = keyHeaderCount === 1 ? String(req.headers['x-write-key'] ?? '') : (queryKeys[0] as string);
   if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
-  let r = verifySecret(set, key, 'key', deps.now());
+  let r = verifyCached(set, key, 'key', deps.now());
   if (!r.ok && r.reason === 'unknown key') {
     await deps.credentials.refreshSoon();
-    r = verifySecret(deps.credentials.current() ?? set, key, 'key', deps.now());
+    r = verifyCached(deps.credentials.current() ?? set, key, 'key', deps.now());
   }
   if (!r.ok) return invalid(`Write key: ${r.reason}.`);
   const rec = r.record;

@@ -9,6 +9,14 @@ import { randomUUID } from 'node:crypto';
 /** A UUIDv7 for `now` (epoch ms): 48-bit timestamp, version 7, RFC 4122 variant, 74 random bits. */
 export function uuidv7(now: number = Date.now()): string {
   const r = randomUUID(); // xxxxxxxx-xxxx-4xxx-[89ab]xxx-xxxxxxxxxxxx: variant already set
-  const ts = now.toString(16).padStart(12, '0');
-  return `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7${r.slice(15)}`;
+  if (now !== lastMs) {
+    // A batch mints many ids in the same millisecond: format the timestamp part once.
+    const ts = now.toString(16).padStart(12, '0');
+    lastMs = now;
+    lastPrefix = `${ts.slice(0, 8)}-${ts.slice(8, 12)}-7`;
+  }
+  return lastPrefix + r.slice(15);
 }
+
+let lastMs = Number.NaN;
+let lastPrefix = '';

@@ -272,15 +272,17 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
           max: limits.maxEventBytes,
         });
       }
-      const attributes: Record<string, string> = {
-        ...item.attributes,
+      const ours = {
         event_name: r.event.event_name,
         event_id: r.event.event_id,
         schema_version: String(r.version),
         source: r.event.source ?? 'gateway',
       };
+      const attributes: Record<string, string> = item.attributes ? { ...item.attributes, ...ours } : ours;
       total += data.length;
-      for (const [k, v] of Object.entries(attributes)) total += Buffer.byteLength(k) + Buffer.byteLength(v);
+      for (const k in attributes) {
+        total += Buffer.byteLength(k) + Buffer.byteLength(attributes[k] as string);
+      }
       messages.push({ data, attributes });
       eventNames.push(r.event.event_name);
     }

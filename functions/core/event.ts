@@ -219,7 +219,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   const event = {
     event_name: c.event_name,
     event_id: c.event_id ?? ctx.newId(),
-    event_time: new Date(eventTime).toISOString(),
+    event_time: isoTime(eventTime),
   } as NormalizedEvent;
   if (c.user_id !== undefined) event.user_id = c.user_id;
   if (c.anonymous_id !== undefined) event.anonymous_id = c.anonymous_id;
@@ -232,6 +232,17 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (c.consent !== undefined) event.consent = c.consent;
   event.event_data = data;
   return { ok: true, event, version: type?.version ?? 0, known: type !== undefined };
+}
+
+// The events of a batch mostly share one time (the receive time): format it once.
+let lastTime = Number.NaN;
+let lastIso = '';
+function isoTime(ms: number): string {
+  if (ms !== lastTime) {
+    lastIso = new Date(ms).toISOString();
+    lastTime = ms;
+  }
+  return lastIso;
 }
 
 function completeDevice(

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Io } from '../../cli/output.ts';
 import { ensureDevToken, fileTokenStore, secretTokenStore } from '../../functions/adapters/token-store.ts';
 import {
+  type CredentialSet,
   canPublish,
   EMPTY_CREDENTIALS,
   issueKey,
@@ -15,6 +16,7 @@ import {
   revoke,
   verifySecret,
 } from '../../functions/core/credentials.ts';
+import { authenticate } from '../../gateway/auth.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
@@ -224,5 +226,46 @@ describe('credentials: CLI token and key commands', () => {
     assert.match(key.stdout, /^ebk_/);
     assert.match(key.stdout, /producers\.origins/);
     assert.ok(existsSync(join(dir, 'tokens.json')));
+  });
+});
+
+describe('gateway authentication: verified secrets are remembered per credential set', () => {
+  const request = (secret: string) =>
+    ({
+      rawHeaders: ['authorization', `Bearer ${secret}`],
+      headers: { authorization: `Bearer ${secret}` },
+    }) as unknown as IncomingMessage;
+
+  it('still refuses a remembered token once it expires or a re-read set revokes it', async () => {
+    const a = issueToken(
+      EMPTY_CREDENTIALS,
+      { scopes: ['publish:*'], expiresAt: new Date(NOW.getTime() + 1000) },
+      randomBytes,
+      NOW,
+    );
+    let current: CredentialSet = a.set;
+    let now = NOW.getTime();
+    const deps = {
+      credentials: { current: () => current, refreshSoon: async () => {}, close: () => {} },
+      principals: [],
+      now: () => now,
+    };
+    for (let i = 0; i < 2; i++) {
+      const ok = await authenticate(request(a.secret), [], deps);
+      assert.ok(ok.ok && ok.principal.id === a.record.id);
+    }
+    const wrong = await authenticate(
+      request(`${a.secret.slice(0, -1)}${a.secret.endsWith('A') ? 'B' : 'A'}`),
+      [],
+      deps,
+    );
+    assert.ok(!wrong.ok && wrong.error.http === 401);
+    now += 1000;
+    const expired = await authenticate(request(a.secret), [], deps);
+    assert.ok(!expired.ok && /expired/.test(expired.error.body.error.message));
+    now = NOW.getTime();
+    current = revoke(a.set, a.record.id, NOW);
+    const revoked = await authenticate(request(a.secret), [], deps);
+    assert.ok(!revoked.ok && /revoked/.test(revoked.error.body.error.message));
   });
 });
