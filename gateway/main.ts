@@ -55,6 +55,12 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
     message: `gateway listening on http://${host}:${actual}`,
     tokenStore: store.where,
   });
+  // Load the Pub/Sub client now that we listen, so the first publish does not wait for it.
+  publisher
+    .warm?.()
+    .catch((err: unknown) =>
+      log({ severity: 'WARNING', message: `Pub/Sub client not loaded yet: ${(err as Error).message}` }),
+    );
   const stop = () => {
     server.close();
     server.closeIdleConnections();

@@ -4,7 +4,7 @@
  * on loopback (GCP-WIRE.md §5) and nothing leaves the machine.
  */
 import { createHash } from 'node:crypto';
-import { OAuth2Client } from 'google-auth-library';
+import type { OAuth2Client } from 'google-auth-library';
 
 export type IdentityResult =
   | { readonly ok: true; readonly email: string }
@@ -32,7 +32,12 @@ export function createGoogleIdentity(options: GoogleIdentityOptions = {}): Googl
   const endpoints: Record<string, string> = {};
   if (options.certsUrl) endpoints['oauth2FederatedSignonPemCertsUrl'] = options.certsUrl;
   if (options.tokenInfoUrl) endpoints['tokenInfoUrl'] = options.tokenInfoUrl;
-  const client = new OAuth2Client({ endpoints });
+  // google-auth-library is loaded on the first Google token, not at cold start.
+  let loaded: Promise<OAuth2Client> | undefined;
+  const oauth = () => {
+    loaded ??= import('google-auth-library').then(({ OAuth2Client: Client }) => new Client({ endpoints }));
+    return loaded;
+  };
   const cacheMs = options.cacheMs ?? 60_000;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { until: number; result: IdentityResult }>();
@@ -42,7 +47,7 @@ export function createGoogleIdentity(options: GoogleIdentityOptions = {}): Googl
       if (!options.audience)
         return { ok: false, reason: 'ID tokens are not accepted: no audience is configured' };
       try {
-        const ticket = await client.verifyIdToken({ idToken: bearer, audience: options.audience });
+        const ticket = await (await oauth()).verifyIdToken({ idToken: bearer, audience: options.audience });
         const p = ticket.getPayload();
         if (!p?.email || p.email_verified !== true)
           return { ok: false, reason: 'the ID token has no verified email' };
@@ -52,7 +57,7 @@ export function createGoogleIdentity(options: GoogleIdentityOptions = {}): Googl
       }
     }
     try {
-      const info = await client.getTokenInfo(bearer);
+      const info = await (await oauth()).getTokenInfo(bearer);
       if (!info.email || info.email_verified === false)
         return { ok: false, reason: 'the access token has no email' };
       if (info.expiry_date !== undefined && info.expiry_date <= now())

@@ -4,9 +4,7 @@
  * that is down gives the caller a 503 within seconds instead of the library's 600 s retries.
  */
 
-import { v1 } from '@google-cloud/pubsub';
-import { credentials } from '@grpc/grpc-js';
-import { OAuth2Client } from 'google-auth-library';
+import type { v1 } from '@google-cloud/pubsub';
 
 export interface OutgoingMessage {
   readonly data: Buffer;
@@ -18,6 +16,8 @@ export interface EventPublisher {
   /** Resolves with one message id per message, in order, once Pub/Sub acknowledged them. */
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<string[]>;
   close(): Promise<void>;
+  /** Loads the client ahead of the first publish (the gateway calls it once it listens). */
+  warm?(): Promise<void>;
 }
 
 /** The bus did not acknowledge in time (or said UNAVAILABLE): the caller should retry later. */
@@ -60,18 +60,34 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
     'grpc.max_send_message_length': 11 * 1024 * 1024,
     'grpc.max_receive_message_length': 11 * 1024 * 1024,
   };
-  if (options.emulatorHost) {
-    const [host, port] = options.emulatorHost.replace(/^https?:\/\//, '').split(':');
-    Object.assign(clientOptions, {
-      servicePath: host,
-      port: Number(port ?? 8085),
-      sslCreds: credentials.createInsecure(),
-      // An emulator needs no credentials: a bare client stops gax probing the metadata server
-      // for the universe domain on the first call (seconds offline).
-      authClient: new OAuth2Client(),
+  // Google's client is loaded on first use (or by warm()), not at import: it is most of the
+  // gateway's cold start, and the server can listen before it is needed.
+  let loading: Promise<v1.PublisherClient> | undefined;
+  const client = (): Promise<v1.PublisherClient> => {
+    loading ??= (async () => {
+      const [{ v1: api }, { credentials }, { OAuth2Client }] = await Promise.all([
+        import('@google-cloud/pubsub'),
+        import('@grpc/grpc-js'),
+        import('google-auth-library'),
+      ]);
+      if (options.emulatorHost) {
+        const [host, port] = options.emulatorHost.replace(/^https?:\/\//, '').split(':');
+        Object.assign(clientOptions, {
+          servicePath: host,
+          port: Number(port ?? 8085),
+          sslCreds: credentials.createInsecure(),
+          // An emulator needs no credentials: a bare client stops gax probing the metadata server
+          // for the universe domain on the first call (seconds offline).
+          authClient: new OAuth2Client(),
+        });
+      }
+      return new api.PublisherClient(clientOptions as ConstructorParameters<typeof api.PublisherClient>[0]);
+    })();
+    loading.catch(() => {
+      loading = undefined; // a failed load is tried again on the next publish
     });
-  }
-  const client = new v1.PublisherClient(clientOptions as ConstructorParameters<typeof v1.PublisherClient>[0]);
+    return loading;
+  };
   const callOptions = {
     // gax bundles concurrent Publish calls of the raw client by default: several requests would
     // share one call and get each other's ids. One request is one Publish call, never merged.
@@ -92,7 +108,7 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
   };
   const send = async (topic: string, messages: readonly OutgoingMessage[]): Promise<string[]> => {
     try {
-      const [response] = await client.publish(
+      const [response] = await (await client()).publish(
         {
           topic: `projects/${options.project}/topics/${topic}`,
           // As they are: the client reads data and attributes into its own message objects
@@ -115,7 +131,15 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
     }
   };
   const coalesce = coalescing(send, options.maxInFlight ?? 4);
-  return { publish: coalesce, close: () => client.close() };
+  return {
+    publish: coalesce,
+    close: async () => {
+      if (loading) await (await loading).close();
+    },
+    warm: async () => {
+      await client();
+    },
+  };
 }
 
 /** Pub/Sub's per-call limits, with room for the request envelope. */

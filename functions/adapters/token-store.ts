@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { GoogleAuth } from 'google-auth-library';
+import type { GoogleAuth } from 'google-auth-library';
 import { type CredentialSet, EMPTY_CREDENTIALS, isCredentialSet, issueToken } from '../core/credentials.ts';
 
 export interface TokenStore {
@@ -75,9 +75,13 @@ export interface SecretStoreOptions {
 }
 
 function defaultRequest(): AuthorizedRequest {
-  const auth = new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] });
+  // google-auth-library is loaded on the first read, not at cold start.
+  let auth: Promise<GoogleAuth> | undefined;
   return async ({ url, method, data }) => {
-    const client = await auth.getClient();
+    auth ??= import('google-auth-library').then(
+      ({ GoogleAuth: Auth }) => new Auth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] }),
+    );
+    const client = await (await auth).getClient();
     const res = await client.request({
       url,
       method,
@@ -95,8 +99,10 @@ export function secretTokenStore(options: SecretStoreOptions): TokenStore {
   const where = `secret:projects/${options.project}/secrets/${options.secret}`;
   const read = async (): Promise<CredentialSet> => {
     const res = await request({ url: `${base}/versions/latest:access`, method: 'GET' });
-    // No version yet (a fresh secret created by Pulumi without a value): an empty store.
-    if (res.status === 404 || res.status === 400) return EMPTY_CREDENTIALS;
+    // No version yet (a fresh secret created by Pulumi without a value): an empty store. A 400
+    // (the latest version disabled or destroyed) is an error, not "no tokens": the gateway keeps
+    // the set it has and says why, instead of silently refusing every producer.
+    if (res.status === 404) return EMPTY_CREDENTIALS;
     if (res.status !== 200) throw new Error(`${where}: access returned HTTP ${res.status}`);
     const payload = (res.data as { payload?: { data?: string } }).payload?.data ?? '';
     return parseSet(Buffer.from(payload, 'base64').toString('utf8'), where);
