@@ -3,7 +3,16 @@
  * reading config and base URLs, and the HTTP-level classification of an answer.
  */
 import type { Destination } from '../../../schemas/settings.ts';
-import type { DriverContext, InboundResponse, Outcome, StoredEvent } from '../delivery/driver.ts';
+import type {
+  Driver,
+  DriverContext,
+  InboundResponse,
+  OutboundRequest,
+  Outcome,
+  Prepared,
+  PreparedBatch,
+  StoredEvent,
+} from '../delivery/driver.ts';
 import { applyMapping, type MappedEvent } from './engine.ts';
 import { resolveMapping } from './resolve.ts';
 
@@ -79,4 +88,55 @@ export function chunk<T>(list: readonly T[], size: number): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
   return out;
+}
+
+/** One platform event built from a stored event, or why it cannot be sent. */
+export type BuiltEvent =
+  | { readonly ok: true; readonly event: Record<string, unknown> }
+  | { readonly ok: false; readonly reason: string };
+
+/** What a platform taking many events per request supplies to get `prepare` and `prepareBatch`. */
+export interface MultiEventPlatform {
+  /** A configuration or secret problem that stops every event (missing pixel id, token…). */
+  problem(ctx: DriverContext): string | undefined;
+  build(event: StoredEvent, ctx: DriverContext): BuiltEvent;
+  request(events: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest;
+  readonly maxEvents: number;
+}
+
+/**
+ * `prepare` and `prepareBatch` for platforms that take many events per request (Meta, TikTok):
+ * each event is mapped and checked alone, so one bad event is rejected by itself instead of
+ * failing the whole request; the rest go in requests of at most `maxEvents`.
+ */
+export function multiEventPrepare(platform: MultiEventPlatform): Pick<Driver, 'prepare'> & {
+  prepareBatch(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch;
+} {
+  return {
+    prepare(event: StoredEvent, ctx: DriverContext): Prepared {
+      const p = platform.problem(ctx);
+      if (p) return { ok: false, reason: p };
+      const built = platform.build(event, ctx);
+      return built.ok ? { ok: true, request: platform.request([built.event], ctx) } : built;
+    },
+    prepareBatch(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch {
+      const p = platform.problem(ctx);
+      if (p) return { requests: [], rejected: events.map((e) => ({ eventId: e.event_id, reason: p })) };
+      const good: { id: string; event: Record<string, unknown> }[] = [];
+      const rejected: { eventId: string; reason: string }[] = [];
+      for (const e of events) {
+        const built = platform.build(e, ctx);
+        if (built.ok) good.push({ id: e.event_id, event: built.event });
+        else rejected.push({ eventId: e.event_id, reason: built.reason });
+      }
+      const requests = chunk(good, platform.maxEvents).map((c) => ({
+        request: platform.request(
+          c.map((g) => g.event),
+          ctx,
+        ),
+        eventIds: c.map((g) => g.id),
+      }));
+      return { requests, rejected };
+    },
+  };
 }

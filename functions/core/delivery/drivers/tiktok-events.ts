@@ -4,24 +4,17 @@
  */
 import {
   baseUrl,
-  chunk,
   configProblem,
   configText,
   httpOutcome,
   mapForDestination,
+  multiEventPrepare,
   parseJson,
   snippet,
 } from '../../linkage/prepare.ts';
 import { formatViolations } from '../../targets/common.ts';
 import { checkTikTokEvent, TIKTOK_MAX_EVENTS } from '../../targets/tiktok.ts';
-import type {
-  Driver,
-  DriverContext,
-  OutboundRequest,
-  Prepared,
-  PreparedBatch,
-  StoredEvent,
-} from '../driver.ts';
+import type { Driver, DriverContext, OutboundRequest, StoredEvent } from '../driver.ts';
 
 export const TIKTOK_BASE_URL = 'https://business-api.tiktok.com';
 const PATH = '/open_api/v1.3/event/track/';
@@ -67,34 +60,7 @@ export const tiktokEventsDriver: Driver = {
   type: 'tiktok_events',
   requiredSecrets: ['access_token'],
 
-  prepare(event: StoredEvent, ctx: DriverContext): Prepared {
-    const p = problem(ctx);
-    if (p) return { ok: false, reason: p };
-    const built = build(event, ctx);
-    return built.ok ? { ok: true, request: request([built.event], ctx) } : built;
-  },
-
-  prepareBatch(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch {
-    const p = problem(ctx);
-    if (p) return { requests: [], rejected: events.map((e) => ({ eventId: e.event_id, reason: p })) };
-    const good: { id: string; event: Record<string, unknown> }[] = [];
-    const rejected: { eventId: string; reason: string }[] = [];
-    for (const e of events) {
-      const built = build(e, ctx);
-      if (built.ok) good.push({ id: e.event_id, event: built.event });
-      else rejected.push({ eventId: e.event_id, reason: built.reason });
-    }
-    return {
-      requests: chunk(good, TIKTOK_MAX_EVENTS).map((c) => ({
-        request: request(
-          c.map((g) => g.event),
-          ctx,
-        ),
-        eventIds: c.map((g) => g.id),
-      })),
-      rejected,
-    };
-  },
+  ...multiEventPrepare({ problem, build, request, maxEvents: TIKTOK_MAX_EVENTS }),
 
   interpret(response) {
     const transport = httpOutcome(response);
