@@ -202,6 +202,26 @@ class Child {
   }
 }
 
+/**
+ * Starts local/guardian.ts, which kills every child's process group if this process dies
+ * without stopping them (crash, SIGKILL): children run in their own groups, so nothing else
+ * would. `release()` tells it the children were stopped cleanly.
+ */
+function startGuardian(): { watch(pgid: number): void; release(): void } {
+  const guardian = spawn(process.execPath, [join(REPO_ROOT, 'local', 'guardian.ts')], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  // Neither the guardian nor its pipe keeps this process alive.
+  guardian.unref();
+  (guardian.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.();
+  guardian.stdin?.on('error', () => {}); // the guardian is gone: nothing left to tell it
+  return {
+    watch: (pgid) => guardian.stdin?.write(`${pgid}\n`),
+    release: () => guardian.stdin?.end('done\n'),
+  };
+}
+
 /** A port the OS says is free on 127.0.0.1 right now. */
 export function freePort(): Promise<number> {
   return new Promise((done, fail) => {
@@ -342,6 +362,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const specs = (options.services ?? SERVICES).map((factory) => factory(ctx));
   const baseEnv = options.baseEnv ?? process.env;
   const children: Child[] = [];
+  const guardian = startGuardian();
   let stopping: Promise<void> | undefined;
   let resolveDone: (report: ExitReport) => void = () => {};
   const done = new Promise<ExitReport>((r) => {
@@ -354,6 +375,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       const byStage = (stage: ServiceSpec['stage']) => children.filter((c) => c.spec.stage === stage);
       await Promise.all(byStage('app').map((c) => c.stop(graceMs)));
       await Promise.all(byStage('emulator').map((c) => c.stop(graceMs)));
+      guardian.release();
       resolveDone(report);
     })();
     return stopping;
@@ -363,6 +385,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     options.signal?.throwIfAborted();
     const child = new Child(spec, baseEnv);
     children.push(child);
+    if (child.process.pid !== undefined) guardian.watch(child.process.pid);
     void child.exited.then((exit) => {
       if (stopping) return;
       const report: ExitReport = {

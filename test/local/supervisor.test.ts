@@ -1,5 +1,6 @@
 /** The supervisor with stand-in children: readiness, death reports, clean stops, no leftovers. */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -157,6 +158,28 @@ describe('local supervisor', () => {
     await env.stop();
     assert.deepEqual([...pids, grandchild].map(alive), [false, false, false]);
     assert.match(readFileSync(join(dataDir, 'logs', 'stubborn.log'), 'utf8'), /ignoring SIGTERM/);
+  });
+
+  it('leaves no child behind when the supervisor itself is SIGKILLed (the guardian reaps them)', async () => {
+    const supervisor = spawn(
+      process.execPath,
+      [join(root, 'test/local/support/crashing-supervisor.ts'), dataDir],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
+    let out = '';
+    supervisor.stdout?.on('data', (b: Buffer) => {
+      out += b.toString();
+    });
+    const deadline = Date.now() + 20000;
+    while (!/pid \d+/.test(out) && Date.now() < deadline) await sleep(50);
+    const pid = Number(/pid (\d+)/.exec(out)?.[1]);
+    assert.ok(pid > 0 && alive(pid), `the dummy child runs (${out})`);
+    supervisor.kill('SIGKILL');
+    const gone = Date.now() + 5000;
+    while (alive(pid) && Date.now() < gone) await sleep(50);
+    assert.equal(alive(pid), false, 'the child died with its supervisor');
   });
 
   it('creates local values for destination secrets once', async () => {
