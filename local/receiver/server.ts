@@ -143,7 +143,15 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     try {
       body = JSON.parse(raw);
     } catch {}
-    record({ at: now().toISOString(), destination: p.destination, path: rest, verified: null, status, body });
+    record({
+      at: now().toISOString(),
+      destination: p.destination,
+      path: rest,
+      ...platformEvent(body),
+      verified: null,
+      status,
+      body,
+    });
     res.writeHead(status, { 'content-type': 'application/json' }).end(text);
   };
 
@@ -226,4 +234,26 @@ function readBody(req: IncomingMessage): Promise<string> {
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/**
+ * The event name and id a platform request carries, for the page: Meta `data[].event_name`
+ * and `event_id`, TikTok `data[].event` and `event_id`, GA4 `events[].name` (GA4 has no id).
+ * Several events in one request are listed comma-separated.
+ */
+export function platformEvent(body: unknown): { eventName?: string; eventId?: string } {
+  if (body === null || typeof body !== 'object') return {};
+  const b = body as { data?: unknown; events?: unknown };
+  const list = (Array.isArray(b.data) ? b.data : Array.isArray(b.events) ? b.events : []) as Record<
+    string,
+    unknown
+  >[];
+  const names = list
+    .map((e) => e['event_name'] ?? e['event'] ?? e['name'])
+    .filter((v) => typeof v === 'string');
+  const ids = list.map((e) => e['event_id']).filter((v) => typeof v === 'string');
+  return {
+    ...(names.length > 0 ? { eventName: names.join(', ') } : {}),
+    ...(ids.length > 0 ? { eventId: ids.join(', ') } : {}),
+  };
 }

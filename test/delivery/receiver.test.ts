@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
 import type { StoredEvent } from '../../functions/core/delivery/driver.ts';
 import { webhookDriver } from '../../functions/core/delivery/drivers/webhook.ts';
-import { type Receiver, startReceiver } from '../../local/receiver/server.ts';
+import { platformEvent, type Receiver, startReceiver } from '../../local/receiver/server.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 const hook: Destination = {
@@ -92,6 +92,29 @@ describe('local receiver', () => {
       await mounted.close();
       upstream.close();
     }
+  });
+
+  it('shows the event name and id a platform request carries (Meta, TikTok, GA4)', () => {
+    assert.deepEqual(platformEvent({ data: [{ event_name: 'ViewContent', event_id: 'e1' }] }), {
+      eventName: 'ViewContent',
+      eventId: 'e1',
+    });
+    assert.deepEqual(
+      platformEvent({
+        data: [
+          { event: 'Purchase', event_id: 'e2' },
+          { event: 'Lead', event_id: 'e3' },
+        ],
+      }),
+      {
+        eventName: 'Purchase, Lead',
+        eventId: 'e2, e3',
+      },
+    );
+    assert.deepEqual(platformEvent({ client_id: 'c', events: [{ name: 'view_item' }] }), {
+      eventName: 'view_item',
+    });
+    assert.deepEqual(platformEvent('not json'), {});
   });
 
   describe('page in a browser', function () {
