@@ -4,6 +4,8 @@
  * so a caller's mistake is INVALID_ARGUMENT / NOT_FOUND / ALREADY_EXISTS, never UNKNOWN (which
  * the client would retry for ten minutes, GCP-WIRE.md §2).
  */
+import { EventEmitter } from 'node:events';
+import type { ServerHttp2Session } from 'node:http2';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
@@ -332,6 +334,46 @@ function streamingPull(engine: Engine, streams: Set<grpc.ServerDuplexStream<Obj,
     call.on('cancelled', () => finish());
     call.on('error', () => finish());
   };
+}
+
+/**
+ * HTTP/2 receive windows the emulator advertises: per stream (SETTINGS_INITIAL_WINDOW_SIZE) and
+ * per connection. HTTP/2's default is 64 KiB for both, so a 1000-message Publish (~250 KB) went
+ * out in four window-sized pieces, each waiting for a WINDOW_UPDATE that this process only sends
+ * between two event-loop tasks: while it decoded one call, the client's next call stalled, and
+ * the client and the emulator took turns instead of working at the same time. Node reads the
+ * bytes as they arrive (grpc-js buffers a whole message before our handler runs, up to
+ * GRPC_MAX_MESSAGE), so wider windows change when bytes arrive, not how much is held.
+ */
+export const STREAM_WINDOW = 4 * 1024 * 1024;
+export const CONNECTION_WINDOW = 16 * 1024 * 1024;
+
+function widenWindows(session: ServerHttp2Session): void {
+  try {
+    session.settings({ initialWindowSize: STREAM_WINDOW });
+    session.setLocalWindowSize(CONNECTION_WINDOW);
+  } catch {
+    // A session closed before its first tick: nothing to widen.
+  }
+}
+
+/**
+ * Applies the wider windows to every HTTP/2 session of `server`. grpc-js has no server option
+ * for them (its 'grpc-node.flow_control_window' is read by the client only) and keeps its HTTP/2
+ * servers (one per connection injector) in a private map; this reads that map. Returns false
+ * when it is not there (a grpc-js change): the emulator then works as before, only slower, and
+ * test/emulators/pubsub/wire.test.ts fails on the advertised window size.
+ */
+export function widenFlowControl(server: grpc.Server): boolean {
+  const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;
+  if (!(servers instanceof Map)) return false;
+  let found = false;
+  for (const h2 of servers.keys()) {
+    if (!(h2 instanceof EventEmitter)) continue;
+    h2.on('session', widenWindows);
+    found = true;
+  }
+  return found;
 }
 
 export interface GrpcHandle {

@@ -7,7 +7,7 @@ import http from 'node:http';
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
 import { Engine } from './engine.ts';
-import { createGrpcServer } from './grpc.ts';
+import { createGrpcServer, widenFlowControl } from './grpc.ts';
 import type { FsyncPolicy } from './log.ts';
 import { PushManager } from './push.ts';
 import { handleRest } from './rest.ts';
@@ -34,6 +34,7 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<
   const push = new PushManager(engine);
   const grpcHandle = createGrpcServer(engine);
   const injector = grpcHandle.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  widenFlowControl(grpcHandle.server);
   let ready = false;
   const httpServer = http.createServer((req, res) => {
     void handleRest({ engine, push, isReady: () => ready }, req, res);

@@ -1,12 +1,18 @@
 /** The hand-written codecs agree with the protos the client uses (protobufjs from @google-cloud/pubsub). */
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { connect } from 'node:http2';
 import { protos } from '@google-cloud/pubsub';
 import type { Delivery } from '../../../emulators/pubsub/engine.ts';
+import { CONNECTION_WINDOW, STREAM_WINDOW } from '../../../emulators/pubsub/grpc.ts';
+import { startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
 import {
   decodePublishRequest,
   encodePublishResponse,
   encodeStreamingPullResponse,
 } from '../../../emulators/pubsub/wire.ts';
+
+import { tempDir } from './support.ts';
 
 const v1 = protos.google.pubsub.v1;
 
@@ -96,5 +102,31 @@ describe('pubsub emulator wire codecs', () => {
     assert.equal(b?.message?.publishTime?.nanos ?? 0, 0);
     assert.equal(res.subscriptionProperties?.messageOrderingEnabled, true);
     assert.equal(res.subscriptionProperties?.exactlyOnceDeliveryEnabled ?? false, false);
+  });
+});
+
+describe('pubsub emulator HTTP/2 flow control', () => {
+  it('advertises wide receive windows, so a 1000-message Publish is not sent 64 KiB at a time', async () => {
+    const dataDir = tempDir();
+    const emulator = await startPubSubEmulator({ port: 0, dataDir, fsync: 'none' });
+    const session = connect(emulator.url);
+    try {
+      // The windows come in a SETTINGS frame and a connection WINDOW_UPDATE after the initial
+      // SETTINGS; wait (bounded) until both are seen.
+      const deadline = Date.now() + 5000;
+      while (
+        (session.remoteSettings?.initialWindowSize !== STREAM_WINDOW ||
+          (session.state.remoteWindowSize ?? 0) < CONNECTION_WINDOW) &&
+        Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(session.remoteSettings.initialWindowSize, STREAM_WINDOW);
+      assert.ok((session.state.remoteWindowSize ?? 0) >= CONNECTION_WINDOW);
+    } finally {
+      session.destroy();
+      await emulator.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
