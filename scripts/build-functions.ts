@@ -11,9 +11,16 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import {
+  build,
+  type BuildOptions as EsbuildOptions,
+  type Metafile,
+  type OutputFile,
+  type Plugin,
+} from 'esbuild';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 
 export type BundleName = 'store' | 'forward' | 'gateway';
@@ -62,6 +69,160 @@ export const FUNCTION_EXTERNALS = [
   'google-auth-library',
 ];
 
+/**
+ * Google's clients a service bundle ships as sibling files in the same archive instead of
+ * inlining them: the gateway loads them on first use (`import()`), and a file that is only
+ * required then is not read and pre-parsed at cold start (inlined, they were ~5 MB of the
+ * 6.7 MB `main.js` and most of its load time). Two groups, in dependency order: google-auth
+ * (the token store reads its secret with it before the gateway listens) and Pub/Sub with gRPC
+ * (loaded by the publisher's warm() after listen). A group's file exports, lazily, every
+ * package whose entry it carries, and a later group takes a package it shares from there
+ * (Pub/Sub's google-gax uses gaxios, gcp-metadata, ... of google-auth's file): each module
+ * is bundled once, as in a single bundle, and the build fails if one would be bundled twice.
+ */
+export const SERVICE_VENDOR_GROUPS: readonly {
+  readonly file: string;
+  readonly packages: readonly string[];
+}[] = Object.freeze([
+  { file: 'vendor/google-auth.cjs', packages: ['google-auth-library'] },
+  { file: 'vendor/google-pubsub.cjs', packages: ['@google-cloud/pubsub', '@grpc/grpc-js'] },
+]);
+
+/** A package a vendor file exports, under its name. */
+interface Provided {
+  readonly file: string;
+  readonly key: string;
+}
+
+const VENDOR_NS = 'eventbus-vendor';
+const RESOLVING = Symbol('eventbus-vendor-resolving');
+
+/**
+ * Redirects a bare package import to the vendor file that provides it: `provides` gets the
+ * name and the file esbuild resolved it to, and answers with a file and key or leaves the
+ * import to be bundled as usual. The import becomes a small module,
+ * `module.exports = require("<relative vendor file>")[key]`, bundled in place (so an
+ * `import()` of it stays lazy), whose require of the vendor file is external; `fromDir` is the
+ * folder (inside the bundle's folder) of the file being built. Every file used lands in `used`.
+ */
+function vendorPlugin(
+  fromDir: string,
+  provides: (name: string, resolvedPath: string) => Provided | undefined,
+  used: Set<string>,
+): Plugin {
+  return {
+    name: VENDOR_NS,
+    setup(b) {
+      // A package name with no subpath: `x` or `@scope/x`.
+      b.onResolve({ filter: /^(@[^/.][^/]*\/)?[^/.][^/]*$/ }, async (args) => {
+        if (args.pluginData === RESOLVING || args.namespace === VENDOR_NS) return undefined;
+        const found = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: RESOLVING,
+        });
+        if (found.errors.length > 0 || found.external) return undefined;
+        const provided = provides(args.path, found.path);
+        if (!provided) return undefined;
+        used.add(provided.file);
+        return { path: `${provided.file}#${provided.key}`, namespace: VENDOR_NS, pluginData: provided };
+      });
+      b.onLoad({ filter: /.*/, namespace: VENDOR_NS }, (args) => {
+        const { file, key } = args.pluginData as Provided;
+        let path = relative(fromDir, file).split('\\').join('/');
+        if (!path.startsWith('.')) path = `./${path}`;
+        return {
+          contents: `module.exports = require(${JSON.stringify(path)})[${JSON.stringify(key)}];`,
+          loader: 'js',
+        };
+      });
+      b.onResolve({ filter: /.*/, namespace: VENDOR_NS }, (args) => ({ path: args.path, external: true }));
+    },
+  };
+}
+
+/** A vendor file's entry: each package a lazy getter, so only what is used is initialised. */
+const vendorEntry = (names: readonly string[]) =>
+  names
+    .map(
+      (n) =>
+        `Object.defineProperty(exports, ${JSON.stringify(n)}, { enumerable: true, get: () => require(${JSON.stringify(n)}) });`,
+    )
+    .join('\n');
+
+/** The bundled inputs of a build (modules only: JSON data and the plugin's glue may repeat). */
+const moduleInputs = (metafile: Metafile | undefined) =>
+  Object.keys(metafile?.inputs ?? {}).filter(
+    (f) => !f.endsWith('.json') && !f.includes(':') && f !== '<stdin>',
+  );
+
+interface VendorBuild {
+  readonly outputs: OutputFile[];
+  /** Module inputs per built file, for the no-duplicate check. */
+  readonly inputs: Map<string, string[]>;
+}
+
+/**
+ * Builds the vendor groups of a service bundle in order. Each is built once to learn which
+ * packages' entry files it carries, then again exporting them all (if that adds any), so later
+ * groups take those from it.
+ */
+async function buildVendorGroups(common: EsbuildOptions, root: string, dir: string): Promise<VendorBuild> {
+  const rootRequire = createRequire(join(root, 'package.json'));
+  const byPath = new Map<string, Provided>();
+  const outputs: OutputFile[] = [];
+  const inputs = new Map<string, string[]>();
+  for (const group of SERVICE_VENDOR_GROUPS) {
+    const once = (names: readonly string[]) =>
+      build({
+        ...common,
+        stdin: { contents: vendorEntry(names), resolveDir: root, loader: 'js', sourcefile: group.file },
+        outfile: join(dir, group.file),
+        metafile: true,
+        plugins: [vendorPlugin(dirname(group.file), (_name, path) => byPath.get(path), new Set())],
+      });
+    let result = await once(group.packages);
+    const carried = moduleInputs(result.metafile);
+    const carriedSet = new Set(carried);
+    const packages = new Set<string>();
+    for (const f of carried) {
+      const m = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
+      if (m?.[1]) packages.add(m[1]);
+    }
+    const exported = [...packages].filter((name) => {
+      let entry: string;
+      try {
+        entry = relative(root, rootRequire.resolve(name)).split('\\').join('/');
+      } catch {
+        return false; // no CommonJS entry (or not resolvable from the root): not shared by name
+      }
+      // CommonJS only: an ES module handed over as module.exports would change what an
+      // importer's `default` is. A later group needing one fails assertBundledOnce instead.
+      return carriedSet.has(entry) && result.metafile?.inputs[entry]?.format !== 'esm';
+    });
+    for (const name of group.packages) if (!exported.includes(name)) exported.push(name);
+    exported.sort();
+    if (exported.length > group.packages.length) result = await once(exported);
+    for (const name of exported) byPath.set(rootRequire.resolve(name), { file: group.file, key: name });
+    outputs.push(...(result.outputFiles ?? []));
+    inputs.set(group.file, moduleInputs(result.metafile));
+  }
+  return { outputs, inputs };
+}
+
+/** Fails the build if a module would be bundled into two files of one bundle (two copies). */
+function assertBundledOnce(bundle: string, inputs: Map<string, string[]>): void {
+  const owner = new Map<string, string>();
+  for (const [file, modules] of inputs) {
+    for (const m of modules) {
+      const other = owner.get(m);
+      if (other) throw new Error(`${bundle}: ${m} would be bundled twice, in ${other} and ${file}`);
+      owner.set(m, file);
+    }
+  }
+}
+
 function externalVersions(frameworkVersion: string): Record<string, string> {
   const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
@@ -106,19 +267,15 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   const main = isFunction ? 'index.js' : 'main.js';
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const result = await build({
-    entryPoints: [join(root, spec.entry)],
-    outfile: join(dir, main),
+  // Shared by the entry's bundle and the vendor files (same target, same CommonJS shims).
+  const common: EsbuildOptions = {
+    // Metafile paths (and the module comments in the output) relative to the root.
+    absWorkingDir: root,
     bundle: true,
     platform: 'node',
     target: 'node24',
     // CommonJS: Google's clients read __dirname, which an ESM bundle does not have.
     format: 'cjs',
-    // Functions: the framework and Google's clients are installed by the Cloud Functions build
-    // (listed in the bundle's package.json), so the bundle parses only our code at cold start
-    // and the clients load on first use (`await import(...)` stays a lazy require). The gateway
-    // runs on Cloud Run with no build step, so it carries everything inlined.
-    external: isFunction ? FUNCTION_EXTERNALS : [],
     // ESM-only `import.meta` has no CommonJS value: esbuild would leave it empty, so the
     // gateway's `if (import.meta.main)` never started it. A bundle is the program when Node runs
     // it directly (a bench that require()s it to time the load must not start a server).
@@ -134,11 +291,37 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     legalComments: 'none',
     logLevel: 'error',
     write: false,
+  };
+  // The gateway's imports of a vendored client become lazy requires of its group's file.
+  const rootRequire = createRequire(join(root, 'package.json'));
+  const groupOf = (name: string, path: string): Provided | undefined => {
+    const group = SERVICE_VENDOR_GROUPS.find((g) => g.packages.includes(name));
+    // Only the root's own copy: a nested one (another version) stays inlined where it is used.
+    return group && rootRequire.resolve(name) === path ? { file: group.file, key: name } : undefined;
+  };
+  const used = new Set<string>();
+  const result = await build({
+    ...common,
+    entryPoints: [join(root, spec.entry)],
+    outfile: join(dir, main),
+    // Functions: the framework and Google's clients are installed by the Cloud Functions build
+    // (listed in the bundle's package.json), so the bundle parses only our code at cold start
+    // and the clients load on first use (`await import(...)` stays a lazy require). The gateway
+    // runs on Cloud Run with no build step, so it carries the clients itself, as vendor files.
+    external: isFunction ? FUNCTION_EXTERNALS : [],
+    plugins: isFunction ? [] : [vendorPlugin('.', groupOf, used)],
+    metafile: true,
   });
-  const files: ArchiveEntry[] = [];
-  for (const out of result.outputFiles) {
-    files.push({ name: relative(dir, out.path).split('\\').join('/'), data: Buffer.from(out.contents) });
+  const outputs = [...(result.outputFiles ?? [])];
+  if (used.size > 0) {
+    const vendor = await buildVendorGroups(common, root, dir);
+    outputs.push(...vendor.outputs);
+    assertBundledOnce(spec.name, new Map([[main, moduleInputs(result.metafile)], ...vendor.inputs]));
   }
+  const files: ArchiveEntry[] = outputs.map((out) => ({
+    name: relative(dir, out.path).split('\\').join('/'),
+    data: Buffer.from(out.contents),
+  }));
   const pkg = {
     name: `eventbus-${spec.name}`,
     private: true,
@@ -148,7 +331,10 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     dependencies: isFunction ? externalVersions(frameworkVersion) : {},
   };
   files.push({ name: 'package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
-  for (const f of files) writeFileSync(join(dir, f.name), f.data);
+  for (const f of files) {
+    mkdirSync(dirname(join(dir, f.name)), { recursive: true });
+    writeFileSync(join(dir, f.name), f.data);
+  }
 
   const archive = isFunction ? zip(files) : tarGz(files);
   const contentHash = createHash('sha256');

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { fileTokenStore } from '../../functions/adapters/token-store.ts';
+import { issueToken } from '../../functions/core/credentials.ts';
 import { parseSettings } from '../../functions/core/settings.ts';
 import {
   BUNDLES,
@@ -11,7 +14,9 @@ import {
   buildBundles,
   FUNCTION_EXTERNALS,
   REPO_ROOT,
+  SERVICE_VENDOR_GROUPS,
 } from '../../scripts/build-functions.ts';
+import { startBus } from '../gateway/emulator-support.ts';
 import { settingsText } from './support.ts';
 import { FRAMEWORK_CLI, freePort, linkFramework, startAndProbe } from './support-bundles.ts';
 
@@ -133,8 +138,92 @@ describe('bundles: npm run build:functions', function () {
     }
   });
 
-  // The real deployables, as far as their entry modules exist yet (other issues write them).
   const local = parseSettings(settingsText('environments/local.yaml'));
+  // The gateway's build (its vendor groups take seconds), shared by the two tests that only read it.
+  let gatewayBuild: ReturnType<typeof buildBundles> | undefined;
+  const buildGateway = () => {
+    gatewayBuild ??= buildBundles({ specs: BUNDLES.filter((b) => b.name === 'gateway'), outDir: out });
+    return gatewayBuild;
+  };
+
+  it('ships the gateway’s Google clients as vendor files that loading main.js does not read', async () => {
+    const built = (await buildGateway())['gateway']!;
+    const dir = resolve(REPO_ROOT, built.dir);
+    for (const group of SERVICE_VENDOR_GROUPS) assert.ok(existsSync(join(dir, group.file)), group.file);
+    const listed = execFileSync('tar', ['-tzf', resolve(REPO_ROOT, built.archive)])
+      .toString()
+      .split('\n');
+    for (const group of SERVICE_VENDOR_GROUPS) assert.ok(listed.includes(group.file), listed.join(' '));
+    const code = readFileSync(join(dir, 'main.js'), 'utf8');
+    assert.doesNotMatch(
+      code,
+      /^\/\/ node_modules\/(@google-cloud\/pubsub|google-gax|@grpc\/grpc-js|google-auth-library)\//m,
+    );
+    // A plain require of the bundle (not the program: it does not listen) reads no vendor file.
+    const loaded = execFileSync(
+      process.execPath,
+      [
+        '-e',
+        'require(process.argv[1]); process.stdout.write(JSON.stringify(Object.keys(require.cache)))',
+        join(dir, 'main.js'),
+      ],
+      { env: { PATH: process.env['PATH'] ?? '' } },
+    ).toString();
+    const files = JSON.parse(loaded) as string[];
+    assert.ok(files.some((f) => f.endsWith('main.js')));
+    assert.deepEqual(
+      files.filter((f) => f.includes('vendor')),
+      [],
+    );
+  });
+
+  it('the built gateway publishes to a Pub/Sub emulator through its vendor files', async () => {
+    assert.ok(local.ok);
+    const dir = resolve(REPO_ROOT, (await buildGateway())['gateway']!.dir);
+    const project = local.settings.project;
+    const bus = await startBus(project, ['events']);
+    const tokens = join(out, 'publish-tokens.json');
+    const token = await fileTokenStore(tokens).update((set) => {
+      const r = issueToken(set, { scopes: ['publish:*'], rateLimitPerSecond: 1000 }, randomBytes, new Date());
+      return { set: r.set, result: r.secret };
+    });
+    const port = await freePort();
+    const running = await startAndProbe(['main.js'], {
+      cwd: dir,
+      env: {
+        NODE_ENV: 'production',
+        EVENTBUS_SETTINGS: JSON.stringify(local.settings),
+        GOOGLE_CLOUD_PROJECT: project,
+        METADATA_SERVER_DETECTION: 'none',
+        EVENTBUS_TOKEN_STORE: `file:${tokens}`,
+        PUBSUB_EMULATOR_HOST: bus.host,
+        PORT: String(port),
+        HOST: '127.0.0.1',
+      },
+      port,
+      path: '/health',
+    });
+    try {
+      const res = await fetch(`${running.url}/v1/topics/events`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ event_name: 'search', search_term: 'from the bundle' }),
+      });
+      const body = (await res.json()) as { messageIds?: string[] };
+      assert.equal(res.status, 200, `${JSON.stringify(body)}\n${running.output()}`);
+      const got = await bus.drain('events');
+      assert.deepEqual(
+        got.map((m) => m.messageId),
+        body.messageIds,
+      );
+      assert.equal(JSON.parse(got[0]?.data ?? '{}').event_data?.search_term, 'from the bundle');
+    } finally {
+      await running.stop();
+      await bus.close();
+    }
+  });
+
+  // The real deployables, as far as their entry modules exist yet (other issues write them).
   for (const spec of BUNDLES) {
     const present = existsSync(join(REPO_ROOT, spec.entry));
     (present ? it : it.skip)(
