@@ -3,13 +3,25 @@
  * instance pays before serving: a fresh `node` process require()s the bundle (functions also
  * register their target in the framework). Baseline: the same process loading only the
  * functions framework, the floor every function pays.
+ *
+ * The gateway's Google clients are vendor files loaded on first use, not by the require above:
+ * so that the cost is shown, not hidden, each vendor file's own load and the gateway's whole
+ * start (`node main.js` until it logs that it listens; the Pub/Sub file loads after that) are
+ * reported too, without a target.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseSettings } from '../functions/core/settings.ts';
-import { BUNDLES, buildBundles, FRAMEWORK, linkFramework, REPO_ROOT } from '../scripts/build-functions.ts';
+import {
+  BUNDLES,
+  buildBundles,
+  FRAMEWORK,
+  linkFramework,
+  REPO_ROOT,
+  SERVICE_VENDOR_GROUPS,
+} from '../scripts/build-functions.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 
 const RUNS = 5;
@@ -34,6 +46,43 @@ function loadMs(modulePath: string, env: Record<string, string>): number[] {
     times.push(Number(out.toString()));
   }
   return times;
+}
+
+/** `node main.js` in `dir` (PORT=0) until it logs that it listens, in ms; the child is killed. */
+async function startMs(dir: string, main: string, env: Record<string, string>): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [main], {
+    cwd: dir,
+    env: { PATH: process.env['PATH'] ?? '', ...env, PORT: '0', HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<void>((resolveExit) => child.once('exit', () => resolveExit()));
+  try {
+    return await new Promise<number>((resolveStart, reject) => {
+      let out = '';
+      const timer = setTimeout(
+        () => reject(new Error(`${main} did not listen within 20 s:\n${out}`)),
+        20_000,
+      );
+      child.stdout.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+        if (out.includes('listening')) {
+          clearTimeout(timer);
+          resolveStart(performance.now() - t0);
+        }
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        out += chunk.toString();
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`${main} exited (${code}) before listening:\n${out}`));
+      });
+    });
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
 }
 
 const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
@@ -71,6 +120,28 @@ export const suite: BenchSuite = {
           detail: `min ${sorted[0]?.toFixed(1)} ms, max ${sorted.at(-1)?.toFixed(1)} ms over ${RUNS} runs; archive ${(built.bytes / 1024).toFixed(0)} KiB (${built.object})`,
         });
         figures.push({ name: `${spec.name} archive size`, value: built.bytes / 1024, unit: 'KiB' });
+        if (spec.kind !== 'service') continue;
+        for (const group of SERVICE_VENDOR_GROUPS) {
+          const file = join(dir, group.file);
+          if (!existsSync(file)) continue;
+          const t = loadMs(file, env);
+          figures.push({
+            name: `${spec.name} ${group.file} load (first use: ${group.packages.join(', ')})`,
+            value: median(t),
+            unit: 'ms',
+            detail: `min ${Math.min(...t).toFixed(1)} ms, max ${Math.max(...t).toFixed(1)} ms; not part of the load above`,
+          });
+        }
+        const starts: number[] = [];
+        // Emulator host: nothing listens there; the start must not need the bus.
+        for (let i = 0; i < RUNS; i++)
+          starts.push(await startMs(dir, built.main, { ...env, PUBSUB_EMULATOR_HOST: '127.0.0.1:9' }));
+        figures.push({
+          name: `${spec.name} start until listening (node ${built.main})`,
+          value: median(starts),
+          unit: 'ms',
+          detail: `min ${Math.min(...starts).toFixed(1)} ms, max ${Math.max(...starts).toFixed(1)} ms; includes Node's own start`,
+        });
       }
       const missing = BUNDLES.filter((b) => !specs.includes(b)).map((b) => b.entry);
       if (missing.length > 0) console.log(`  (not built yet: ${missing.join(', ')})`);
