@@ -26,6 +26,15 @@ export interface BatchingOptions {
   readonly maxRows?: number;
   /** insertAll accepts 10 MB per request; the default leaves room for the envelope. */
   readonly maxBytes?: number;
+  /**
+   * Requests per table allowed in flight at once. A batch whose window has passed while
+   * this many are in flight keeps gathering rows and goes out as soon as one is answered
+   * (group commit): under load, fewer and larger requests, each paying the client's and the
+   * warehouse's per-request cost once; when idle, nothing changes.
+   */
+  readonly maxInFlight?: number;
+  /** A request in flight longer than this no longer holds the next batch back (a stuck call). */
+  readonly maxHoldMs?: number;
 }
 
 export interface BatchingWriter extends RowWriter {
@@ -39,6 +48,8 @@ export const DEFAULT_BATCHING: Required<BatchingOptions> = Object.freeze({
   windowMs: 5,
   maxRows: 50_000,
   maxBytes: 9_000_000,
+  maxInFlight: 1,
+  maxHoldMs: 1_000,
 });
 
 interface Pending {
@@ -54,6 +65,8 @@ interface Batch {
   rows: number;
   bytes: number;
   timer?: NodeJS.Timeout | undefined;
+  /** The window has passed; the batch waits for a request of its table to be answered. */
+  due?: boolean;
 }
 
 /** Rows BigQuery refused only because another row of the same request was invalid. */
@@ -61,9 +74,11 @@ const COLLATERAL = 'stopped';
 
 /** A RowWriter that groups concurrent writes per table into fewer insertAll requests. */
 export function createBatchingWriter(insertAll: InsertAll, options: BatchingOptions = {}): BatchingWriter {
-  const { windowMs, maxRows, maxBytes } = { ...DEFAULT_BATCHING, ...options };
+  const { windowMs, maxRows, maxBytes, maxInFlight, maxHoldMs } = { ...DEFAULT_BATCHING, ...options };
   const batches = new Map<string, Batch>();
   const inFlight = new Set<Promise<void>>();
+  /** Per table: when each request in flight was sent. */
+  const sentAt = new Map<string, number[]>();
   let requests = 0;
 
   const send = (
@@ -114,13 +129,51 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
     }
   };
 
+  /** Requests of a table in flight that still hold the next batch back. */
+  const holding = (table: string): number => {
+    const times = sentAt.get(table);
+    if (!times) return 0;
+    const young = Date.now() - maxHoldMs;
+    let n = 0;
+    for (const t of times) if (t > young) n++;
+    return n;
+  };
+
   const flushTable = (table: string): void => {
     const batch = batches.get(table);
     if (!batch || batch.items.length === 0) return;
     batches.delete(table);
     if (batch.timer) clearTimeout(batch.timer);
-    const done = sendBatch(table, batch.items).finally(() => inFlight.delete(done));
+    let times = sentAt.get(table);
+    if (!times) {
+      times = [];
+      sentAt.set(table, times);
+    }
+    const at = Date.now();
+    times.push(at);
+    const done = sendBatch(table, batch.items).finally(() => {
+      inFlight.delete(done);
+      const list = sentAt.get(table);
+      list?.splice(list.indexOf(at), 1);
+      if (list?.length === 0) sentAt.delete(table);
+      // The batch that gathered meanwhile goes now.
+      if (batches.get(table)?.due) flushTable(table);
+    });
     inFlight.add(done);
+  };
+
+  /** The window of a batch has passed: send it, or let it gather until a request is answered. */
+  const windowPassed = (table: string): void => {
+    const batch = batches.get(table);
+    if (!batch) return;
+    batch.timer = undefined;
+    if (holding(table) < maxInFlight) {
+      flushTable(table);
+      return;
+    }
+    batch.due = true;
+    // Bounded: a request that never answers does not hold this batch beyond maxHoldMs.
+    batch.timer = setTimeout(() => flushTable(table), maxHoldMs);
   };
 
   const enqueue = (table: string, item: Pending, rows: number, bytes: number): void => {
@@ -137,7 +190,7 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
     batch.rows += rows;
     batch.bytes += bytes;
     if (batch.rows >= maxRows || batch.bytes >= maxBytes) flushTable(table);
-    else if (!batch.timer) batch.timer = setTimeout(() => flushTable(table), windowMs);
+    else if (!batch.timer && !batch.due) batch.timer = setTimeout(() => windowPassed(table), windowMs);
   };
 
   const write = (table: string, rows: readonly InsertRow[]): Promise<readonly RowRejection[]> => {

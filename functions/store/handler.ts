@@ -10,9 +10,12 @@ import {
   type AfterStored,
   decodePushBody,
   malformedPushRow,
+  type PubSubMessage,
   type StoreConfig,
+  type StoreOutcome,
   storeMessages,
 } from '../core/store.ts';
+import type { FieldViolation } from '../core/validation.ts';
 import { TABLES } from '../core/warehouse.ts';
 
 /** One structured log line (Cloud Logging reads `severity` and `message` from JSON on stdout). */
@@ -38,51 +41,78 @@ function send(res: Response, error: ApiError): void {
   res.status(error.http).set(error.headers).json(error.body);
 }
 
-/** The store handler: 204 once every row of the push is written, non-2xx otherwise. */
-export function createStoreHandler(deps: StoreDeps): (req: Request, res: Response) => Promise<void> {
+/**
+ * The store handler: 204 once every row of the push is written, non-2xx otherwise.
+ *
+ * Not an async function, and a single promise chain per push: the functions framework runs
+ * each request in a `domain`, where every promise and await costs ~7 µs of CPU in async
+ * hooks (measured), so the hot path avoids them rather than awaiting step by step.
+ */
+export function createStoreHandler(
+  deps: StoreDeps,
+): (req: Request, res: Response) => Promise<void> | undefined {
   const now = deps.now ?? Date.now;
   const log = deps.log ?? jsonLog;
-  return async (req, res) => {
+  const { afterStored, writer, config } = deps;
+  const storeDeps = { writer, config, now };
+  const failed = (res: Response, err: unknown, message: PubSubMessage | undefined): void => {
+    // Warehouse unavailable or a transient error: nothing is acknowledged; Pub/Sub retries.
+    log({
+      severity: 'ERROR',
+      message: `store failed, the push will be redelivered: ${(err as Error).message}`,
+      messageId: message?.messageId,
+      deliveryAttempt: message?.deliveryAttempt,
+    });
+    send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+  };
+  return (req, res) => {
     if (req.method !== 'POST') {
       res.set('allow', 'POST');
       send(res, apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path }));
-      return;
+      return undefined;
     }
     const decoded = decodePushBody(req.body);
+    if (!decoded.ok) return keepMalformed(req, res, decoded.violations, deps.writer, now, log, failed);
+    const message = decoded.message;
+    let stored: Promise<unknown>;
     try {
-      if (!decoded.ok) {
-        // Not a push body: no redelivery can fix it, so keep the raw body and answer 400.
-        const body = req.rawBody ? req.rawBody.toString('utf8') : JSON.stringify(req.body ?? null);
-        const rejected = await deps.writer.write(TABLES.invalidEvents, [
-          malformedPushRow(body, decoded.violations, now()),
-        ]);
-        if (rejected.length > 0) throw new Error(`invalid_events refused a row: ${rejected[0]?.message}`);
-        log({
-          severity: 'WARNING',
-          message: 'not a Pub/Sub push body; kept in invalid_events',
-          violations: decoded.violations,
-        });
-        send(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, decoded.violations));
-        return;
-      }
-      const outcome = await storeMessages([decoded.message], {
-        writer: deps.writer,
-        config: deps.config,
-        now,
-      });
-      if (deps.afterStored && outcome.stored.length > 0) {
-        await deps.afterStored(outcome.stored, outcome.storedMessages);
-      }
-      res.status(204).end();
+      stored = storeMessages([message], storeDeps);
     } catch (err) {
-      // Warehouse unavailable or a transient error: nothing is acknowledged; Pub/Sub retries.
-      log({
-        severity: 'ERROR',
-        message: `store failed, the push will be redelivered: ${(err as Error).message}`,
-        messageId: decoded.ok ? decoded.message.messageId : undefined,
-        deliveryAttempt: decoded.ok ? decoded.message.deliveryAttempt : undefined,
-      });
-      send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+      failed(res, err, message);
+      return undefined;
     }
+    if (afterStored)
+      stored = stored.then((outcome) => {
+        const o = outcome as StoreOutcome;
+        return o.stored.length > 0 ? afterStored(o.stored, o.storedMessages) : undefined;
+      });
+    return stored.then(
+      () => {
+        res.status(204).end();
+      },
+      (err: unknown) => failed(res, err, message),
+    );
   };
+}
+
+/** Not a push body: no redelivery can fix it, so keep the raw body and answer 400. */
+async function keepMalformed(
+  req: Request,
+  res: Response,
+  violations: readonly FieldViolation[],
+  writer: RowWriter,
+  now: () => number,
+  log: Log,
+  failed: (res: Response, err: unknown, message: undefined) => void,
+): Promise<void> {
+  try {
+    const body = req.rawBody ? req.rawBody.toString('utf8') : JSON.stringify(req.body ?? null);
+    const rejected = await writer.write(TABLES.invalidEvents, [malformedPushRow(body, violations, now())]);
+    if (rejected.length > 0) throw new Error(`invalid_events refused a row: ${rejected[0]?.message}`);
+  } catch (err) {
+    failed(res, err, undefined);
+    return;
+  }
+  log({ severity: 'WARNING', message: 'not a Pub/Sub push body; kept in invalid_events', violations });
+  send(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, violations));
 }

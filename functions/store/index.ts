@@ -1,7 +1,7 @@
 /**
  * Entry point of the `store` function (functions-framework `http` target `store`), pushed
  * from each events topic's `<topic>-store` subscription. Thin: configuration is read once,
- * at cold start, from process.env; the BigQuery client is loaded on the first request
+ * at cold start, from process.env; the BigQuery client loads in the background right after
  * (no top-level await: the bundle is CommonJS).
  */
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
@@ -52,8 +52,23 @@ function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored
   };
 }
 
-type Handler = (req: Request, res: Response) => Promise<void>;
-let ready: Promise<Handler> | undefined;
+type Handler = (req: Request, res: Response) => Promise<void> | undefined;
+let handler: Handler | undefined;
+let loading: Promise<Handler> | undefined;
+
+function load(): Promise<Handler> {
+  loading ??= init().then(
+    (h) => {
+      handler = h;
+      return h;
+    },
+    (err: unknown) => {
+      loading = undefined; // a failed load is retried on the next request
+      throw err;
+    },
+  );
+  return loading;
+}
 
 async function init(): Promise<Handler> {
   const [{ BigQuery }, { createBigQueryWriter }] = await Promise.all([
@@ -72,11 +87,10 @@ async function init(): Promise<Handler> {
   });
 }
 
-http('store', async (req, res) => {
-  ready ??= init().catch((err: unknown) => {
-    ready = undefined; // a failed load is retried on the next request
-    throw err;
-  });
-  const handler = await ready;
-  await handler(req, res);
-});
+// The clients load right after the module (not inside the bundle's load, and not on the first
+// push): a push that arrives meanwhile waits for the same load, later ones find it done.
+setImmediate(() => load().catch(() => undefined));
+
+// Once loaded, a push runs the handler directly: no async wrapper (each promise in the
+// framework's per-request domain costs CPU, see handler.ts).
+http('store', (req, res) => (handler ? handler(req, res) : load().then((h) => h(req, res))));

@@ -105,6 +105,45 @@ describe('storage: micro-batching BigQuery writer', () => {
     await writer.flush();
   });
 
+  it('gathers rows while a request is in flight and sends them together once it is answered', async () => {
+    const calls: string[][] = [];
+    let release: () => void = () => {};
+    const insert: InsertAll = async (_table, rows) => {
+      calls.push(rows.map((r) => r.insertId));
+      if (calls.length === 1) await new Promise<void>((r) => (release = r));
+      return [];
+    };
+    const writer = createBatchingWriter(insert, { windowMs: 1, maxInFlight: 1 });
+    const first = writer.write('events', [row('a')]);
+    await new Promise((r) => setTimeout(r, 10));
+    assert.equal(calls.length, 1);
+    // Three writes, each past its window, while the first request is still unanswered.
+    const later = [writer.write('events', [row('b')])];
+    await new Promise((r) => setTimeout(r, 5));
+    later.push(writer.write('events', [row('c')]));
+    await new Promise((r) => setTimeout(r, 5));
+    later.push(writer.write('events', [row('d')]));
+    await new Promise((r) => setTimeout(r, 5));
+    assert.equal(calls.length, 1, 'nothing more is sent while the first request is in flight');
+    release();
+    assert.deepEqual(await Promise.all([first, ...later]), [[], [], [], []]);
+    assert.deepEqual(calls, [['a'], ['b', 'c', 'd']]);
+  });
+
+  it('does not let a request that never answers hold the next batch beyond maxHoldMs', async () => {
+    const calls: string[][] = [];
+    const insert: InsertAll = async (_table, rows) => {
+      calls.push(rows.map((r) => r.insertId));
+      if (calls.length === 1) await new Promise(() => {}); // never answered
+      return [];
+    };
+    const writer = createBatchingWriter(insert, { windowMs: 1, maxInFlight: 1, maxHoldMs: 30 });
+    void writer.write('events', [row('stuck')]);
+    await new Promise((r) => setTimeout(r, 5));
+    assert.deepEqual(await writer.write('events', [row('next')]), []);
+    assert.deepEqual(calls, [['stuck'], ['next']]);
+  });
+
   describe('through the BigQuery client against the emulator', () => {
     let h: Harness;
     before(async () => {
