@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -177,9 +177,12 @@ describe('bundles: npm run build:functions', function () {
     );
   });
 
-  it('the built gateway publishes to a Pub/Sub emulator through its vendor files', async () => {
+  it('the gateway unpacked from its archive publishes to a Pub/Sub emulator through its vendor files', async () => {
     assert.ok(local.ok);
-    const dir = resolve(REPO_ROOT, (await buildGateway())['gateway']!.dir);
+    // What Cloud Run gets: the archive alone, unpacked, with no node_modules anywhere above it.
+    const dir = join(out, 'unpacked-gateway');
+    mkdirSync(dir, { recursive: true });
+    execFileSync('tar', ['-xzf', resolve(REPO_ROOT, (await buildGateway())['gateway']!.archive), '-C', dir]);
     const project = local.settings.project;
     const bus = await startBus(project, ['events']);
     const tokens = join(out, 'publish-tokens.json');
