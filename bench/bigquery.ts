@@ -1,7 +1,9 @@
 /**
  * BigQuery emulator benchmark:
  * - insertAll rows/s in batches of 500 realistic event rows through the real client,
- *   beside raw DuckDB appends of the same rows (same batches, one flush per batch) in the same run;
+ *   beside the faster of two raw DuckDB ingestions of the same rows (same batches, one
+ *   commit per batch) in the same run: appender data chunks, and one from_json INSERT of
+ *   the batch's JSON text (the emulator's own method since round 3);
  * - a dashboard query's latency over 1M rows (generated inside DuckDB with BigQuery SQL),
  *   beside the same translated SQL run on DuckDB directly.
  */
@@ -12,6 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import { BigQuery } from '@google-cloud/bigquery';
+import { prepareRowText, rowTextInsertSql } from '../emulators/bigquery/row-text.ts';
 import {
   columnDefinitions,
   convertRow,
@@ -227,6 +230,41 @@ async function rawAppendRate(
   }
 }
 
+/**
+ * DuckDB's own JSON reader: each batch as one JSON array of rows whose values are already
+ * in their stored form (JSON column as text), one INSERT ... from_json statement per batch.
+ */
+async function rawFromJsonRate(
+  dir: string,
+  fields: FieldSchema[],
+  rows: Record<string, unknown>[][],
+): Promise<number> {
+  const inst = await DuckDBInstance.create(join(dir, 'raw-json.duckdb'));
+  const conn = await inst.connect();
+  try {
+    await conn.run(`CREATE TABLE events (${columnDefinitions(fields)})`);
+    const texts = rows.map((batch) =>
+      JSON.stringify(
+        batch.map((r) => {
+          const copy = structuredClone(r);
+          if (!prepareRowText(fields, copy)) throw new Error('bench row has no text form');
+          return copy;
+        }),
+      ),
+    );
+    const prepared = await conn.prepare(rowTextInsertSql('events', fields));
+    const started = performance.now();
+    for (const text of texts) {
+      prepared.bindVarchar(1, text);
+      await prepared.run();
+    }
+    return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+  } finally {
+    conn.closeSync();
+    inst.closeSync();
+  }
+}
+
 const GENERATE = `INSERT INTO \`${PROJECT}.bench.big\` (event_id, event_name, event_time, user, event_data)
 SELECT CONCAT('ev-', CAST(i AS STRING)),
   CASE MOD(i, 4) WHEN 0 THEN 'page_view' WHEN 1 THEN 'view_content' WHEN 2 THEN 'add_to_cart' ELSE 'purchase' END,
@@ -273,7 +311,14 @@ export const suite: BenchSuite = {
       const viaClient = await insertAllRate(bq, rows);
       const viaLeanClient = await leanClientRate(bq, rows);
       const viaHttp = await httpInsertRate(emulator.url, rows);
-      const raw = await rawAppendRate(dir, fields, rows);
+      const rawAppender = await rawAppendRate(dir, fields, rows);
+      const rawFromJson = await rawFromJsonRate(dir, fields, rows);
+      // The baseline is the faster raw method of this run; both are printed.
+      const raw =
+        rawFromJson >= rawAppender
+          ? { name: 'raw DuckDB from_json INSERT, same rows and batches', value: rawFromJson }
+          : { name: 'raw DuckDB appender, same rows and batches', value: rawAppender };
+      const rawDetail = `raw appender ${Math.round(rawAppender)} rows/s, raw from_json INSERT ${Math.round(rawFromJson)} rows/s`;
 
       await bq.query(GENERATE);
       const latencies: number[] = [];
@@ -310,15 +355,15 @@ export const suite: BenchSuite = {
           name: `insertAll via @google-cloud/bigquery (batches of ${BATCH} event rows, ${CONCURRENCY} in flight)`,
           value: viaClient,
           unit: 'rows/s',
-          baseline: { name: 'raw DuckDB appender, same rows and batches', value: raw },
+          baseline: raw,
           target: { op: '>=', value: 0.5, of: 'ratio' },
-          detail: `${BATCH * BATCHES} rows with insertIds, nested RECORDs and JSON`,
+          detail: `${BATCH * BATCHES} rows with insertIds, nested RECORDs and JSON; ${rawDetail}`,
         },
         {
           name: `insertAll via @google-cloud/bigquery table.request, rows serialised once (as the store function sends them; ${CONCURRENCY} in flight)`,
           value: viaLeanClient,
           unit: 'rows/s',
-          baseline: { name: 'raw DuckDB appender, same rows and batches', value: raw },
+          baseline: raw,
           target: { op: '>=', value: 0.5, of: 'ratio' },
           detail:
             'table.insert above costs ~70 us of client CPU per row (three deep copies, a {{projectId}} walk)',
@@ -333,7 +378,7 @@ export const suite: BenchSuite = {
           name: `insertAll as plain HTTP requests (same batches, ${CONCURRENCY} in flight; no client overhead)`,
           value: viaHttp,
           unit: 'rows/s',
-          baseline: { name: 'raw DuckDB appender, same rows and batches', value: raw },
+          baseline: raw,
           target: { op: '>=', value: 0.5, of: 'ratio' },
         },
         {

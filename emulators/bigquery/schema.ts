@@ -442,11 +442,30 @@ const digits = (s: string, at: number, n: number): number => {
  * generic parser then reads.
  */
 export function canonicalTimestampMicros(s: string): bigint | undefined {
+  const micros = canonicalFraction(s);
+  if (micros < 0) return undefined;
+  const utc = Date.UTC(
+    digits(s, 0, 4),
+    digits(s, 5, 2) - 1,
+    digits(s, 8, 2),
+    digits(s, 11, 2),
+    digits(s, 14, 2),
+    digits(s, 17, 2),
+  );
+  return BigInt(utc) * 1000n + BigInt(micros);
+}
+
+/** Whether `canonicalTimestampMicros` reads `s` (without building its value). */
+export function isCanonicalTimestamp(s: string): boolean {
+  return canonicalFraction(s) >= 0;
+}
+
+/** The microseconds within the second of a canonical timestamp, or -1 when `s` is not one. */
+function canonicalFraction(s: string): number {
   const n = s.length;
-  if (n < 20 || n > 30 || s.charCodeAt(n - 1) !== 90 /* Z */) return undefined;
+  if (n < 20 || n > 30 || s.charCodeAt(n - 1) !== 90 /* Z */) return -1;
   const sep = s.charCodeAt(10);
-  if (s[4] !== '-' || s[7] !== '-' || (sep !== 84 && sep !== 32) || s[13] !== ':' || s[16] !== ':')
-    return undefined;
+  if (s[4] !== '-' || s[7] !== '-' || (sep !== 84 && sep !== 32) || s[13] !== ':' || s[16] !== ':') return -1;
   const y = digits(s, 0, 4);
   const mo = digits(s, 5, 2);
   const d = digits(s, 8, 2);
@@ -455,19 +474,19 @@ export function canonicalTimestampMicros(s: string): bigint | undefined {
   const sec = digits(s, 17, 2);
   // Years below 1000 are left to the generic path (Date.UTC maps 0-99 to 19xx).
   if (y < 1000 || mo < 1 || mo > 12 || d < 1 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59)
-    return undefined;
+    return -1;
   const leap = mo === 2 && y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  if (d > (DAYS_IN_MONTH[mo - 1] as number) + (leap ? 1 : 0)) return undefined;
+  if (d > (DAYS_IN_MONTH[mo - 1] as number) + (leap ? 1 : 0)) return -1;
   let micros = 0;
   if (n > 20) {
-    if (s[19] !== '.' || n === 21) return undefined;
+    if (s[19] !== '.' || n === 21) return -1;
     const frac = n - 21;
     const all = digits(s, 20, frac);
-    if (all < 0) return undefined;
+    if (all < 0) return -1;
     // Only the first six digits count, as in parseTimestampMicros (BigQuery keeps microseconds).
     micros = frac <= 6 ? all * 10 ** (6 - frac) : Math.trunc(all / 10 ** (frac - 6));
-  } else if (s[19] !== 'Z') return undefined;
-  return BigInt(Date.UTC(y, mo - 1, d, h, mi, sec)) * 1000n + BigInt(micros);
+  } else if (s[19] !== 'Z') return -1;
+  return micros;
 }
 
 function compileScalar(f: FieldSchema): Converter {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { type DuckDBConnection, DuckDBDataChunk, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
+import { prepareRowText, rowTextInsertSql } from './row-text.ts';
 import {
   type Cell,
   columnDefinitions,
@@ -64,10 +65,19 @@ interface QueryResult {
   statementType: string;
 }
 
+/**
+ * One insertAll request waiting for its commit. Its accepted rows go either all as JSON
+ * text (`asText`: `rows` prepared by row-text.ts) or all as converted `values`, so a
+ * request is always committed by one transaction.
+ */
 interface PendingInsert {
   ref: TableRecord;
   ids: (string | undefined)[];
-  values: (DuckDBValue[] | undefined)[];
+  /** The rows' `json` members (undefined for a row without one). */
+  rows: readonly unknown[];
+  asText: boolean;
+  values?: (DuckDBValue[] | undefined)[];
+  ignoreUnknown: boolean;
   resolve(): void;
   reject(err: unknown): void;
 }
@@ -82,6 +92,32 @@ interface JobRecord {
   resource: Json;
   result?: QueryResult;
   error?: ApiError;
+}
+
+const fieldsOf = (t: TableRecord) => ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+
+/**
+ * Values of the first `count` rows, all prepared as text (so the converter accepts them:
+ * row-text.test.ts), or without a `json` member (undefined, already reported).
+ */
+function valuesOfRows(
+  fields: readonly FieldSchema[],
+  jsons: readonly unknown[],
+  count: number,
+  ignoreUnknown: boolean,
+): (DuckDBValue[] | undefined)[] {
+  const out: (DuckDBValue[] | undefined)[] = [];
+  for (let k = 0; k < count; k++) {
+    const json = jsons[k];
+    if (json === undefined) {
+      out.push(undefined);
+      continue;
+    }
+    const r = convertRow(fields, json, ignoreUnknown);
+    if ('errors' in r) throw new Error('a row prepared as text failed conversion');
+    out.push(r.values);
+  }
+  return out;
 }
 
 function nowMs(): string {
@@ -535,17 +571,27 @@ class Emulator {
     const skipInvalid = body['skipInvalidRows'] === true;
     const ignoreUnknown = body['ignoreUnknownValues'] === true;
     const fields = ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
-    const converted: (DuckDBValue[] | undefined)[] = [];
+    // Rows are prepared as JSON text while every row so far has a text form; the first one
+    // that has none turns the request to values (rows before it are converted after all).
+    let converted: (DuckDBValue[] | undefined)[] | undefined;
+    const jsons: unknown[] = new Array(rows.length);
     const insertErrors: { index: number; errors: RowError[] }[] = [];
-    for (const [index, row] of rows.entries()) {
+    for (let index = 0; index < rows.length; index++) {
+      const row: unknown = rows[index];
       const json = typeof row === 'object' && row !== null ? (row as Json)['json'] : undefined;
+      jsons[index] = json;
       if (json === undefined) {
         insertErrors.push({
           index,
           errors: [{ reason: 'invalid', location: '', message: 'Row is missing its json field.' }],
         });
+        converted ??= valuesOfRows(fields, jsons, index, ignoreUnknown);
         converted.push(undefined);
         continue;
+      }
+      if (!converted) {
+        if (prepareRowText(fields, json)) continue;
+        converted = valuesOfRows(fields, jsons, index, ignoreUnknown);
       }
       const r = convertRow(fields, json, ignoreUnknown);
       if ('errors' in r) {
@@ -571,7 +617,11 @@ class Emulator {
       const id = (r as Json)['insertId'];
       return typeof id === 'string' && id !== '' ? id : undefined;
     });
-    await this.enqueueInsert({ ref: t, ids, values: converted });
+    await this.enqueueInsert(
+      converted
+        ? { ref: t, ids, rows: jsons, asText: false, values: converted, ignoreUnknown }
+        : { ref: t, ids, rows: jsons, asText: true, ignoreUnknown },
+    );
     return {
       kind: 'bigquery#tableDataInsertAllResponse',
       ...(insertErrors.length > 0 ? { insertErrors } : {}),
@@ -600,8 +650,8 @@ class Emulator {
     let rows = 0;
     let take = 0;
     for (const p of this.pendingInserts) {
-      if (take > 0 && rows + p.values.length > GROUP_ROWS) break;
-      rows += p.values.length;
+      if (take > 0 && rows + p.ids.length > GROUP_ROWS) break;
+      rows += p.ids.length;
       take++;
     }
     const batch = this.pendingInserts.slice(0, take);
@@ -615,7 +665,23 @@ class Emulator {
       if (list) list.push(p);
       else byTable.set(k, [p]);
     }
-    for (const group of byTable.values()) {
+    for (const all of byTable.values()) {
+      const textual = all.filter((p) => p.asText);
+      if (textual.length > 0) {
+        try {
+          await this.insertTexts(conn, textual);
+          for (const p of textual) p.resolve();
+        } catch {
+          // DuckDB's reader refused something the preparation let through: append these
+          // requests' rows the usual way, which decides what is stored or wrong.
+          for (const p of textual) {
+            p.values = valuesOfRows(fieldsOf(p.ref), p.rows, p.rows.length, p.ignoreUnknown);
+            p.asText = false;
+          }
+        }
+      }
+      const group = all.filter((p) => p.values);
+      if (group.length === 0) continue;
       try {
         await this.appendGroup(conn, group);
         for (const p of group) p.resolve();
@@ -638,6 +704,51 @@ class Emulator {
   }
 
   /**
+   * Inserts the JSON-text rows of requests for one table with one statement: one
+   * transaction, its WAL synced before the statement returns. The statement runs on
+   * DuckDB's thread, so the event loop reads and checks the next requests meanwhile, and
+   * they make up the next group commit.
+   */
+  async insertTexts(conn: DuckDBConnection, group: readonly PendingInsert[]): Promise<void> {
+    const ref = (group[0] as PendingInsert).ref;
+    const now = Date.now();
+    this.pruneInsertIds(now);
+    const prefix = tableKey(ref);
+    const seen = new Set<string>();
+    const kept: unknown[] = [];
+    for (const p of group) {
+      for (let index = 0; index < p.rows.length; index++) {
+        const id = p.ids[index];
+        if (id !== undefined) {
+          const k = prefix + id;
+          if (this.insertIds.has(k) || seen.has(k)) continue;
+          seen.add(k);
+        }
+        kept.push(p.rows[index]);
+      }
+    }
+    if (kept.length === 0) return;
+    if (!this.store.table(ref.projectId, ref.datasetId, ref.tableId))
+      throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
+    // The texts were written for this record's schema; columns added since stay NULL.
+    const sql = rowTextInsertSql(qualifiedName(ref), fieldsOf(ref));
+    const prepared = await this.store.statement(
+      conn,
+      schemaName(ref.projectId, ref.datasetId),
+      ref.tableId,
+      sql,
+    );
+    // One native serialisation of the whole group (prepared rows: row-text.ts).
+    prepared.bindVarchar(1, JSON.stringify(kept));
+    try {
+      await prepared.run();
+    } finally {
+      prepared.clearBindings();
+    }
+    for (const k of seen) this.insertIds.set(k, now);
+  }
+
+  /**
    * Appends the rows of requests for one table in one transaction: the appender's flush
    * commits on its own (durable: DuckDB syncs its WAL on commit), which costs far less
    * than BEGIN/COMMIT statements around it.
@@ -650,8 +761,9 @@ class Emulator {
     const seen = new Set<string>();
     const rows: DuckDBValue[][] = [];
     for (const p of group) {
-      for (let index = 0; index < p.values.length; index++) {
-        const values = p.values[index];
+      const all = p.values ?? [];
+      for (let index = 0; index < all.length; index++) {
+        const values = all[index];
         if (!values) continue;
         const id = p.ids[index];
         if (id !== undefined) {

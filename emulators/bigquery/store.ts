@@ -11,6 +11,7 @@ import {
   type DuckDBAppender,
   type DuckDBConnection,
   DuckDBInstance,
+  type DuckDBPreparedStatement,
   type DuckDBType,
 } from '@duckdb/node-api';
 
@@ -47,6 +48,8 @@ export class Store {
    * connection closes them first, so no appender outlives a schema change or a drop.
    */
   private readonly appenders = new Map<string, CachedAppender>();
+  /** Prepared insert statements of the insert path, by table; same lifetime as the appenders. */
+  private readonly statements = new Map<string, DuckDBPreparedStatement>();
 
   private constructor(instance: DuckDBInstance, conn: DuckDBConnection) {
     this.instance = instance;
@@ -124,6 +127,25 @@ export class Store {
   }
 
   /**
+   * The cached prepared statement `sql` of a table (call inside `appending`): planning the
+   * JSON insert costs more than a millisecond, once per table instead of once per commit.
+   */
+  async statement(
+    conn: DuckDBConnection,
+    schema: string,
+    tableId: string,
+    sql: string,
+  ): Promise<DuckDBPreparedStatement> {
+    const k = key(schema, tableId, sql);
+    let prepared = this.statements.get(k);
+    if (!prepared) {
+      prepared = await conn.prepare(sql);
+      this.statements.set(k, prepared);
+    }
+    return prepared;
+  }
+
+  /**
    * Closes one table's cached appender. Its buffer is cleared first: after a failed flush
    * the rows still buffered belong to requests that were answered with an error, and
    * closing would otherwise try to write them again.
@@ -142,6 +164,9 @@ export class Store {
   }
 
   private closeAppenders(): void {
+    // A statement planned against a table must not outlive a schema change or a drop either.
+    for (const prepared of this.statements.values()) prepared.destroySync();
+    this.statements.clear();
     for (const k of [...this.appenders.keys()]) {
       const [schema, table] = k.split('\u0000') as [string, string];
       this.dropAppender(schema, table);
