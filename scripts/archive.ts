@@ -66,22 +66,33 @@ export function zip(entries: readonly ArchiveEntry[]): Buffer {
   return Buffer.concat([...locals, directory, end]);
 }
 
-/** A gzipped ustar archive of regular files. */
+/**
+ * A gzipped ustar archive of regular files, each preceded by entries for its parent
+ * directories: GNU tar creates missing parents anyway, but not every unpacker does, and an
+ * archive that lists its directories is what `tar -c` itself writes.
+ */
 export function tarGz(entries: readonly ArchiveEntry[]): Buffer {
+  const directories = new Set<string>();
+  for (const { name } of entries) {
+    const parts = name.split('/').slice(0, -1);
+    for (let i = 1; i <= parts.length; i++) directories.add(`${parts.slice(0, i).join('/')}/`);
+  }
+  const all = [...entries, ...[...directories].map((name) => ({ name, data: Buffer.alloc(0) }))];
   const blocks: Buffer[] = [];
-  for (const entry of sorted(entries)) {
+  for (const entry of sorted(all)) {
     if (Buffer.byteLength(entry.name) > 100) throw new Error(`tar name too long: ${entry.name}`);
+    const isDirectory = entry.name.endsWith('/');
     const header = Buffer.alloc(512);
     const field = (value: string, at: number, length: number) => header.write(value, at, length, 'utf8');
     const octal = (n: number, length: number) => n.toString(8).padStart(length - 1, '0');
     field(entry.name, 0, 100);
-    field(octal(0o644, 8), 100, 8);
+    field(octal(isDirectory ? 0o755 : 0o644, 8), 100, 8);
     field(octal(0, 8), 108, 8); // uid
     field(octal(0, 8), 116, 8); // gid
     field(octal(entry.data.length, 12), 124, 12);
     field(octal(0, 12), 136, 12); // mtime: fixed, for a stable hash
     field('        ', 148, 8); // checksum is computed with spaces in its place
-    field('0', 156, 1); // regular file
+    field(isDirectory ? '5' : '0', 156, 1); // directory or regular file
     field('ustar\u000000', 257, 8);
     let sum = 0;
     for (const byte of header) sum += byte;

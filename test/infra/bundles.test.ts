@@ -154,6 +154,11 @@ describe('bundles: npm run build:functions', function () {
       .toString()
       .split('\n');
     for (const group of SERVICE_VENDOR_GROUPS) assert.ok(listed.includes(group.file), listed.join(' '));
+    // Parent directories are entries of their own, ahead of their files (not every unpacker creates them).
+    assert.ok(
+      listed.indexOf('vendor/') >= 0 &&
+        listed.indexOf('vendor/') < listed.indexOf(SERVICE_VENDOR_GROUPS[0]!.file),
+    );
     const code = readFileSync(join(dir, 'main.js'), 'utf8');
     assert.doesNotMatch(
       code,
