@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -85,7 +85,37 @@ async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function cannon(url: string, body: string, headers: Record<string, string>, connections: number) {
+/** CPU time (user + system, µs) a process has used so far, from /proc (Linux; NaN elsewhere). */
+function cpuOf(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime + stime in 10 ms ticks
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * CPU µs per request of each process over the measured run: on two shared cores the request
+ * rate is bounded by the sum, so this says which process to work on.
+ */
+function cpuPerRequest(
+  before: Record<string, number>,
+  after: Record<string, number>,
+  requests: number,
+): string {
+  return Object.keys(after)
+    .map((k) => `${k} ${(((after[k] as number) - (before[k] as number)) / requests).toFixed(0)}`)
+    .join(', ');
+}
+
+async function cannon(
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  connections: number,
+  pids: Record<string, number | undefined> = {},
+) {
   const opts = {
     url,
     method: 'POST',
@@ -94,14 +124,23 @@ async function cannon(url: string, body: string, headers: Record<string, string>
     connections,
   };
   await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connection pools, the emulator's log
+  const sample = () => {
+    const out: Record<string, number> = {};
+    for (const [k, pid] of Object.entries(pids)) out[k] = cpuOf(pid);
+    const self = process.cpuUsage();
+    out['bench (autocannon)'] = self.user + self.system;
+    return out;
+  };
+  const before = sample();
   const r = await autocannon({ ...opts, duration: DURATION });
+  const cpu = cpuPerRequest(before, sample(), r.requests.total);
   if (r.non2xx > 0 || r.errors > 0) {
-    const sample = await fetch(url, { method: 'POST', body, headers: opts.headers });
+    const failed = await fetch(url, { method: 'POST', body, headers: opts.headers });
     throw new Error(
-      `${url}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors; e.g. ${sample.status} ${(await sample.text()).slice(0, 300)}`,
+      `${url}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors; e.g. ${failed.status} ${(await failed.text()).slice(0, 300)}`,
     );
   }
-  return r;
+  return { ...r, cpu };
 }
 
 export const suite: BenchSuite = {
@@ -149,10 +188,11 @@ export const suite: BenchSuite = {
 
       const auth = { authorization: `Bearer ${token}` };
       const single = JSON.stringify(event());
-      const b = await cannon(`${bare.url}/v1/topics/events`, single, auth, 50);
-      const s = await cannon(`${gw.url}/v1/topics/events`, single, auth, 50);
+      const b = await cannon(`${bare.url}/v1/topics/events`, single, auth, 50, { bare: bare.child.pid });
+      const pids = { gateway: gw.child.pid, emulator: emu.child.pid };
+      const s = await cannon(`${gw.url}/v1/topics/events`, single, auth, 50, pids);
       const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
-      const m = await cannon(`${gw.url}/v1/topics/events`, batch, auth, 4);
+      const m = await cannon(`${gw.url}/v1/topics/events`, batch, auth, 4, pids);
       const raw = await rawPublishRate(
         emu.url,
         Buffer.from(JSON.stringify({ ...event(), event_id: 'x'.repeat(36) })),
@@ -164,7 +204,7 @@ export const suite: BenchSuite = {
           unit: 'req/s',
           baseline: { name: 'bare node:http (read body, JSON.parse, answer)', value: b.requests.average },
           target: { op: '>=', value: 0.5, of: 'ratio' },
-          detail: `gateway p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms; bare p50 ${b.latency.p50} ms, p99 ${b.latency.p99} ms`,
+          detail: `gateway p50 ${s.latency.p50} ms, p99 ${s.latency.p99} ms; bare p50 ${b.latency.p50} ms, p99 ${b.latency.p99} ms; CPU µs/request: ${s.cpu}; bare run: ${b.cpu}`,
         },
         {
           name: '1000-event batches, 4 connections',
@@ -172,7 +212,7 @@ export const suite: BenchSuite = {
           unit: 'events/s',
           baseline: { name: 'raw v1.PublisherClient, 1000-message calls to the same emulator', value: raw },
           target: { op: '>=', value: 100_000 },
-          detail: `${m.requests.average.toFixed(1)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, ${(Buffer.byteLength(batch) / 1024).toFixed(0)} KiB per request`,
+          detail: `${m.requests.average.toFixed(1)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, ${(Buffer.byteLength(batch) / 1024).toFixed(0)} KiB per request; CPU µs/request: ${m.cpu}`,
         },
       ];
     } finally {
