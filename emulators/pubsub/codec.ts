@@ -4,7 +4,7 @@
  */
 import type { PublishInput } from './engine.ts';
 import type { SubscriptionResource, TopicResource } from './resources.ts';
-import { decodePublishRequest } from './wire.ts';
+import { decodePublishRequest, sealPubsubMessage } from './wire.ts';
 
 export interface StoredMessage {
   readonly id: number;
@@ -14,6 +14,11 @@ export interface StoredMessage {
   readonly orderingKey: string;
   /** Approximate bytes, for flow control. */
   readonly size: number;
+  /**
+   * The encoded PubsubMessage (ids and publish time included), when the message was published
+   * over gRPC: StreamingPull copies it into responses instead of encoding every field again.
+   */
+  readonly pb?: Buffer | undefined;
 }
 
 export const REC = {
@@ -127,10 +132,20 @@ function writeMessage(w: Writer, m: StoredMessage): void {
   w.bytes(m.data);
 }
 
-/** The stored form of a published message; `size` as `readMessage` computes it on replay. */
-export function storedMessage(input: PublishInput, id: number, publishTime: number): StoredMessage {
+/**
+ * The stored form of a published message; `size` as `readMessage` computes it on replay. A
+ * message decoded from gRPC gets its encoded form completed with `id` and `publishTime`, the
+ * same way when it is published and when its log record is replayed.
+ */
+export function storedMessage(
+  input: PublishInput,
+  id: number,
+  publishTime: number,
+  idText = String(id),
+): StoredMessage {
   let size = input.data.length + input.orderingKey.length;
   for (const k in input.attributes) size += k.length + (input.attributes[k] as string).length;
+  const own = input.pb;
   return {
     id,
     publishTime,
@@ -138,6 +153,7 @@ export function storedMessage(input: PublishInput, id: number, publishTime: numb
     attributes: input.attributes,
     orderingKey: input.orderingKey,
     size,
+    pb: own === undefined ? undefined : sealPubsubMessage(own, input.pbLen ?? 0, idText, publishTime),
   };
 }
 
@@ -164,7 +180,7 @@ function readMessage(r: Reader): StoredMessage {
     size += k.length + v.length;
   }
   const data = r.bytes();
-  return { id, publishTime, data, attributes, orderingKey, size: size + data.length };
+  return { id, publishTime, data, attributes, orderingKey, size: size + data.length, pb: undefined };
 }
 
 function encodeMessages(type: number, name: string, messages: readonly StoredMessage[]): Buffer {

@@ -55,6 +55,13 @@ export interface PublishInput {
   readonly data: Buffer;
   readonly attributes: Readonly<Record<string, string>>;
   readonly orderingKey: string;
+  /**
+   * From the gRPC decoder: the message's bytes as received (first `pbLen` bytes) with room
+   * after them for the fields the server adds (wire.ts sealPubsubMessage); `data` is a view
+   * into it. Absent when the message came over REST or carried fields we do not pass through.
+   */
+  readonly pb?: Buffer | undefined;
+  readonly pbLen?: number;
 }
 
 export interface Delivery {
@@ -530,8 +537,9 @@ export class Engine {
     const ids: string[] = new Array(inputs.length);
     for (let i = 0; i < inputs.length; i++) {
       const id = this.nextId++;
-      if (keep) messages.push(storedMessage(inputs[i] as PublishInput, id, now));
-      ids[i] = String(id);
+      const idText = String(id);
+      if (keep) messages.push(storedMessage(inputs[i] as PublishInput, id, now, idText));
+      ids[i] = idText;
     }
     const touched = messages.length > 0 ? this.fanOut(topicName, messages) : [];
     if (raw) await this.appendFramed(() => frameParts([publishRawHead(firstId, now), raw]));
@@ -911,6 +919,7 @@ export class Engine {
       attributes,
       orderingKey: m.orderingKey,
       size,
+      pb: undefined,
     };
     const touched = this.fanOut(topicName, [dead]);
     this.appendQuiet({ type: REC.PUBLISH, topic: topicName, messages: [dead] });

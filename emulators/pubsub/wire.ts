@@ -134,6 +134,13 @@ function decodeEntry(buf: Buffer, pos: number, end: number, cursor: number[], ou
   out[1] = value;
 }
 
+/**
+ * Bytes after a message's own bytes, kept free for the two fields the server adds:
+ * message_id (tag, length, at most 16 digits: ids stay below 2^53) and publish_time (tag,
+ * length, seconds and nanos as varints of at most 5 bytes each).
+ */
+export const PB_ROOM = 2 + 16 + 2 + 6 + 6;
+
 function decodeMessage(
   buf: Buffer,
   pos: number,
@@ -143,9 +150,20 @@ function decodeMessage(
   next: EntryCache,
   kv: string[],
 ): PublishInput {
+  // The message's bytes are copied once, with room for the fields the server adds, and the
+  // data is a view into that copy: delivery sends these bytes as they are (see
+  // sealPubsubMessage) instead of encoding data and every attribute again. A copy, not a view
+  // of `buf`: a view would keep the whole request alive for as long as any one of its
+  // messages waits in a subscription.
+  const start = pos;
+  const own = Buffer.allocUnsafe(end - start + PB_ROOM);
+  buf.copy(own, 0, start, end);
   let data: Buffer = EMPTY;
   const attributes: Record<string, string> = {};
   let orderingKey = '';
+  // Only data (1), attributes (2) and ordering_key (5) may be passed through: a publisher that
+  // set message_id (3) or publish_time (4) would see its publish_time merged with ours.
+  let plain = true;
   next.count = 0;
   while (pos < end) {
     const tag = readVarint(buf, pos, end, cursor);
@@ -158,10 +176,7 @@ function decodeMessage(
       if (e > end) throw new Error('truncated field');
       pos = e;
       if (tag === 0x0a) {
-        // A copy (from the shared small-buffer pool): a view would keep the whole request
-        // buffer alive for as long as any one of its messages waits in a subscription.
-        data = Buffer.allocUnsafe(len);
-        buf.copy(data, 0, s, e);
+        data = own.subarray(s - start, e - start);
       } else if (tag === 0x12) {
         const i = next.count++;
         let key: string;
@@ -181,14 +196,19 @@ function decodeMessage(
         attributes[key] = value;
       } else if (tag === 0x2a) {
         orderingKey = buf.toString('utf8', s, e);
+      } else {
+        plain = false;
       }
     } else {
+      plain = false;
       const r = new ProtoReader(buf, pos, end);
       r.skip(wire);
       pos = r.pos;
     }
   }
-  return { data, attributes, orderingKey };
+  return plain
+    ? { data, attributes, orderingKey, pb: own, pbLen: end - start }
+    : { data, attributes, orderingKey, pb: undefined, pbLen: 0 };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -271,6 +291,44 @@ export function encodePublishResponse(res: { messageIds: readonly string[] }): B
   return w.buf;
 }
 
+/**
+ * Completes a message kept by the decoder into an encoded PubsubMessage: the publisher's bytes
+ * (data 1, attributes 2, ordering_key 5), then message_id (3) and publish_time (4) written into
+ * the room after them. Fields may come in any order on the wire. Returns the encoded bytes.
+ */
+export function sealPubsubMessage(own: Buffer, len: number, idText: string, publishTime: number): Buffer {
+  let pos = len;
+  own[pos++] = 0x1a;
+  own[pos++] = idText.length;
+  pos = writeAscii(own, pos, idText);
+  const seconds = Math.floor(publishTime / 1000);
+  const nanos = (publishTime - seconds * 1000) * 1_000_000;
+  own[pos++] = 0x22;
+  own[pos++] = 1 + varintSize(seconds) + (nanos > 0 ? 1 + varintSize(nanos) : 0);
+  own[pos++] = 0x08;
+  pos = writeVarint(own, pos, seconds);
+  if (nanos > 0) {
+    own[pos++] = 0x10;
+    pos = writeVarint(own, pos, nanos);
+  }
+  return own.subarray(0, pos);
+}
+
+function writeVarint(buf: Buffer, pos: number, n: number): number {
+  while (n >= 128) {
+    buf[pos++] = (n & 0x7f) | 0x80;
+    n = Math.floor(n / 128);
+  }
+  buf[pos++] = n;
+  return pos;
+}
+
+/** ASCII text (ack ids, message ids) byte by byte: for a few characters, cheaper than a UTF-8 write call. */
+function writeAscii(buf: Buffer, pos: number, text: string): number {
+  for (let i = 0; i < text.length; i++) buf[pos++] = text.charCodeAt(i);
+  return pos;
+}
+
 interface SizedMessage {
   readonly m: StoredMessage;
   readonly ackIdLen: number;
@@ -311,46 +369,63 @@ function sizeOf(d: Delivery): SizedMessage {
   return { m, ackIdLen, idText, attrs, keyLen, tsSize, seconds, nanos, msgSize, rmSize };
 }
 
+/** Bytes of one ReceivedMessage whose message is already encoded (`pb`). */
+function encodedSize(d: Delivery, pb: Buffer): number {
+  const ackIdLen = d.ackId.length;
+  let n = 1 + varintSize(ackIdLen) + ackIdLen + 1 + varintSize(pb.length) + pb.length;
+  if (d.deliveryAttempt > 0) n += 1 + varintSize(d.deliveryAttempt);
+  return n;
+}
+
 /**
  * Encodes a StreamingPullResponse: received_messages = 1 (ack_id 1, message 2,
- * delivery_attempt 3), subscription_properties = 4 (exactly_once 1, ordering 2).
+ * delivery_attempt 3), subscription_properties = 4 (exactly_once 1, ordering 2). A message the
+ * decoder kept as received (`pb`) is copied as it is; others are encoded field by field.
  */
 export function encodeStreamingPullResponse(
   deliveries: readonly Delivery[],
   props: { exactlyOnce: boolean; ordering: boolean },
 ): Buffer {
-  const sized = deliveries.map(sizeOf);
+  const n = deliveries.length;
+  const sizes: number[] = new Array(n);
+  const sized: (SizedMessage | undefined)[] = new Array(n);
   const propsSize = (props.exactlyOnce ? 2 : 0) + (props.ordering ? 2 : 0);
   let size = 2 + propsSize;
-  for (const s of sized) size += 1 + varintSize(s.rmSize) + s.rmSize;
-  const w = new ProtoWriter(size);
-  for (let i = 0; i < sized.length; i++) {
-    const s = sized[i] as SizedMessage;
+  for (let i = 0; i < n; i++) {
     const d = deliveries[i] as Delivery;
-    w.buf[w.pos++] = 0x0a;
-    w.varint(s.rmSize);
-    w.string(0x0a, d.ackId, s.ackIdLen);
-    w.buf[w.pos++] = 0x12;
-    w.varint(s.msgSize);
-    if (s.m.data.length > 0) w.bytes(0x0a, s.m.data);
-    for (const [k, kl, v, vl] of s.attrs) {
-      w.buf[w.pos++] = 0x12;
-      w.varint(1 + varintSize(kl) + kl + 1 + varintSize(vl) + vl);
-      w.string(0x0a, k, kl);
-      w.string(0x12, v, vl);
+    const pb = d.message.pb;
+    let rm: number;
+    if (pb !== undefined) {
+      rm = encodedSize(d, pb);
+      sized[i] = undefined;
+    } else {
+      const s = sizeOf(d);
+      sized[i] = s;
+      rm = s.rmSize;
     }
-    w.string(0x1a, s.idText, s.idText.length);
-    w.buf[w.pos++] = 0x22;
-    w.varint(s.tsSize);
-    w.buf[w.pos++] = 0x08;
-    w.varint(s.seconds);
-    if (s.nanos > 0) {
-      w.buf[w.pos++] = 0x10;
-      w.varint(s.nanos);
+    sizes[i] = rm;
+    size += 1 + varintSize(rm) + rm;
+  }
+  const w = new ProtoWriter(size);
+  for (let i = 0; i < n; i++) {
+    const d = deliveries[i] as Delivery;
+    const buf = w.buf;
+    buf[w.pos++] = 0x0a;
+    w.varint(sizes[i] as number);
+    buf[w.pos++] = 0x0a;
+    w.varint(d.ackId.length);
+    w.pos = writeAscii(buf, w.pos, d.ackId);
+    const pb = d.message.pb;
+    if (pb !== undefined) {
+      buf[w.pos++] = 0x12;
+      w.varint(pb.length);
+      buf.set(pb, w.pos);
+      w.pos += pb.length;
+    } else {
+      writeMessage(w, sized[i] as SizedMessage);
     }
-    if (s.keyLen > 0) w.string(0x2a, s.m.orderingKey, s.keyLen);
     if (d.deliveryAttempt > 0) {
-      w.buf[w.pos++] = 0x18;
+      buf[w.pos++] = 0x18;
       w.varint(d.deliveryAttempt);
     }
   }
@@ -365,4 +440,29 @@ export function encodeStreamingPullResponse(
     w.buf[w.pos++] = 1;
   }
   return w.buf.subarray(0, w.pos);
+}
+
+/** Field 2 of a ReceivedMessage: the PubsubMessage encoded field by field. */
+function writeMessage(w: ProtoWriter, s: SizedMessage): void {
+  w.buf[w.pos++] = 0x12;
+  w.varint(s.msgSize);
+  if (s.m.data.length > 0) w.bytes(0x0a, s.m.data);
+  for (const [k, kl, v, vl] of s.attrs) {
+    w.buf[w.pos++] = 0x12;
+    w.varint(1 + varintSize(kl) + kl + 1 + varintSize(vl) + vl);
+    w.string(0x0a, k, kl);
+    w.string(0x12, v, vl);
+  }
+  w.buf[w.pos++] = 0x1a;
+  w.varint(s.idText.length);
+  w.pos = writeAscii(w.buf, w.pos, s.idText);
+  w.buf[w.pos++] = 0x22;
+  w.varint(s.tsSize);
+  w.buf[w.pos++] = 0x08;
+  w.varint(s.seconds);
+  if (s.nanos > 0) {
+    w.buf[w.pos++] = 0x10;
+    w.varint(s.nanos);
+  }
+  if (s.keyLen > 0) w.string(0x2a, s.m.orderingKey, s.keyLen);
 }

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { protos } from '@google-cloud/pubsub';
+import { decodeRecord, publishRawHead, storedMessage } from '../../../emulators/pubsub/codec.ts';
 import type { Delivery } from '../../../emulators/pubsub/engine.ts';
 import { CONNECTION_WINDOW, STREAM_WINDOW } from '../../../emulators/pubsub/grpc.ts';
 import { startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
@@ -102,6 +103,89 @@ describe('pubsub emulator wire codecs', () => {
     assert.equal(b?.message?.publishTime?.nanos ?? 0, 0);
     assert.equal(res.subscriptionProperties?.messageOrderingEnabled, true);
     assert.equal(res.subscriptionProperties?.exactlyOnceDeliveryEnabled ?? false, false);
+  });
+});
+
+describe('pubsub emulator: messages delivered as the publisher encoded them', () => {
+  const request = (messages: protos.google.pubsub.v1.IPubsubMessage[]): Buffer =>
+    Buffer.from(
+      v1.PublishRequest.encode(
+        v1.PublishRequest.fromObject({ topic: 'projects/p/topics/t', messages }),
+      ).finish(),
+    );
+  const pull = (messages: ReturnType<typeof storedMessage>[]) =>
+    v1.StreamingPullResponse.decode(
+      encodeStreamingPullResponse(
+        messages.map((message, i) => ({ ackId: `${message.id}-1`, deliveryAttempt: i, attempt: 1, message })),
+        { exactlyOnce: false, ordering: false },
+      ),
+    ).receivedMessages ?? [];
+
+  it('keeps the bytes of a plain message and completes them with the id and publish time', () => {
+    const req = decodePublishRequest(
+      request([
+        { data: Buffer.from('héllo'), attributes: { a: '1', ключ: 'значение' }, orderingKey: 'k' },
+        { attributes: { only: 'attrs' } },
+        { data: Buffer.alloc(5000, 9) },
+      ]),
+    );
+    const ids = [9_007_199_254_740_000, 2, 300];
+    const stored = req.messages.map((m, i) => storedMessage(m, ids[i] as number, 1_767_225_600_123 + i));
+    assert.ok(stored.every((m) => m.pb !== undefined));
+    assert.equal(stored[0]?.data.toString(), 'héllo');
+    const got = pull(stored);
+    assert.equal(got.length, 3);
+    const [a, b, c] = got;
+    assert.equal(a?.ackId, '9007199254740000-1');
+    assert.equal(a?.deliveryAttempt ?? 0, 0);
+    assert.equal(a?.message?.messageId, '9007199254740000');
+    assert.equal(Buffer.from(a?.message?.data ?? []).toString(), 'héllo');
+    assert.deepEqual({ ...a?.message?.attributes }, { a: '1', ключ: 'значение' });
+    assert.equal(a?.message?.orderingKey, 'k');
+    assert.equal(String(a?.message?.publishTime?.seconds), '1767225600');
+    assert.equal(a?.message?.publishTime?.nanos, 123_000_000);
+    assert.equal(b?.deliveryAttempt, 1);
+    assert.equal(b?.message?.messageId, '2');
+    assert.equal(b?.message?.data?.length ?? 0, 0);
+    assert.deepEqual({ ...b?.message?.attributes }, { only: 'attrs' });
+    assert.equal(b?.message?.publishTime?.nanos, 124_000_000);
+    assert.equal(c?.message?.messageId, '300');
+    assert.deepEqual(Buffer.from(c?.message?.data ?? []), Buffer.alloc(5000, 9));
+  });
+
+  it('encodes field by field a message whose publisher set message_id or publish_time', () => {
+    const req = decodePublishRequest(
+      request([
+        { data: Buffer.from('x'), messageId: 'mine', publishTime: { seconds: 5, nanos: 7 } },
+        { data: Buffer.from('y'), publishTime: { nanos: 7 } },
+      ]),
+    );
+    const stored = req.messages.map((m, i) => storedMessage(m, 40 + i, 1_767_225_600_000));
+    assert.ok(stored.every((m) => m.pb === undefined));
+    for (const [i, r] of pull(stored).entries()) {
+      assert.equal(r.message?.messageId, String(40 + i));
+      assert.equal(String(r.message?.publishTime?.seconds), '1767225600');
+      assert.equal(r.message?.publishTime?.nanos ?? 0, 0);
+    }
+  });
+
+  it('completes the kept bytes the same way when a logged publish is replayed', () => {
+    const raw = request([{ data: Buffer.from('z'), attributes: { k: 'v' } }, { data: Buffer.from('w') }]);
+    const rec = decodeRecord(Buffer.concat([publishRawHead(77, 1_767_225_600_500), raw]));
+    assert.equal(rec.type, 5);
+    const messages = rec.type === 5 ? rec.messages : [];
+    const live = decodePublishRequest(raw).messages.map((m, i) =>
+      storedMessage(m, 77 + i, 1_767_225_600_500),
+    );
+    assert.deepEqual(
+      messages.map((m) => m.pb),
+      live.map((m) => m.pb),
+    );
+    const [a, b] = pull(messages);
+    assert.equal(a?.message?.messageId, '77');
+    assert.deepEqual({ ...a?.message?.attributes }, { k: 'v' });
+    assert.equal(b?.message?.messageId, '78');
+    assert.equal(Buffer.from(b?.message?.data ?? []).toString(), 'w');
   });
 });
 
