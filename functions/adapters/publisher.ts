@@ -192,6 +192,23 @@ function writeVarint(buf: Buffer, at: number, n: number): number {
 }
 
 /**
+ * UTF-8 length of an attribute key or value. Short ASCII strings (event names, ids) are
+ * counted in JS: a Buffer.byteLength call costs more than the loop.
+ */
+function utf8Length(s: string): number {
+  if (s.length > 64) return Buffer.byteLength(s);
+  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 0x7f) return Buffer.byteLength(s);
+  return s.length;
+}
+
+/** Writes a string whose UTF-8 length is `len`; short ASCII ones byte by byte, for the same reason. */
+function writeString(buf: Buffer, at: number, s: string, len: number): number {
+  if (len !== s.length || len > 64) return at + buf.write(s, at);
+  for (let i = 0; i < len; i++) buf[at + i] = s.charCodeAt(i);
+  return at + len;
+}
+
+/**
  * Encodes a google.pubsub.v1.PublishRequest: `topic` (field 1) and `messages` (field 2, each a
  * PubsubMessage with `data` = field 1 and the `attributes` map = field 2, map entries being
  * key = 1, value = 2). Sizes first, then one buffer written in place.
@@ -206,8 +223,8 @@ export function encodePublishRequest(topic: string, messages: readonly OutgoingM
     const at = lens.length;
     lens.push(0);
     for (const k in m.attributes) {
-      const kl = Buffer.byteLength(k);
-      const vl = Buffer.byteLength(m.attributes[k] as string);
+      const kl = utf8Length(k);
+      const vl = utf8Length(m.attributes[k] as string);
       const entry = 1 + varintSize(kl) + kl + 1 + varintSize(vl) + vl;
       lens.push(kl, vl, entry);
       len += 1 + varintSize(entry) + entry;
@@ -235,10 +252,10 @@ export function encodePublishRequest(topic: string, messages: readonly OutgoingM
       o = writeVarint(buf, o, lens[li++] as number);
       buf[o++] = 0x0a;
       o = writeVarint(buf, o, kl);
-      o += buf.write(k, o);
+      o = writeString(buf, o, k, kl);
       buf[o++] = 0x12;
       o = writeVarint(buf, o, vl);
-      o += buf.write(m.attributes[k] as string, o);
+      o = writeString(buf, o, m.attributes[k] as string, vl);
     }
   }
   if (o !== size) throw new Error(`PublishRequest encoding wrote ${o} of ${size} bytes`);
