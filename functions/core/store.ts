@@ -350,7 +350,7 @@ export function malformedPushRow(
 export type AfterStored = (
   events: readonly StoredEvent[],
   messages: readonly PubSubMessage[],
-) => Promise<void>;
+) => Promise<unknown>;
 
 export interface StoreOutcome {
   /** Events written to `events`, in message order. */

@@ -29,27 +29,37 @@ const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
 function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
   const ledger = createLedgerWriter(writer);
-  let publisher: Promise<DeliveriesPublisher> | undefined;
+  let publisher: DeliveriesPublisher | undefined;
+  let loading: Promise<DeliveriesPublisher> | undefined;
+  const loadPublisher = (): Promise<DeliveriesPublisher> => {
+    loading ??= import('@google-cloud/pubsub').then(
+      ({ PubSub }) => {
+        publisher = createDeliveriesPublisher(new PubSub({ projectId: runtime.project }));
+        return publisher;
+      },
+      (err: unknown) => {
+        loading = undefined; // a failed load is retried by the next fan-out
+        throw err;
+      },
+    );
+    return loading;
+  };
+  // The Pub/Sub client loads with the BigQuery client, in the background at cold start: a
+  // first fan-out that waited for it held every push of the first second or two.
+  loadPublisher().catch(() => undefined);
   const fanOut = createFanOut({
     settings: runtime.settings,
-    publish: async (messages) => {
-      // The Pub/Sub client is loaded on the first fan-out, like BigQuery on the first write.
-      publisher ??= import('@google-cloud/pubsub').then(({ PubSub }) =>
-        createDeliveriesPublisher(new PubSub({ projectId: runtime.project })),
-      );
-      return (await publisher).publish(messages);
-    },
-    writeLedger: async (entries) => {
-      const refused = await ledger.write(entries);
-      for (const r of refused)
-        process.stdout.write(
-          `${JSON.stringify({ severity: 'ERROR', message: `ledger row refused: ${r.message}` })}\n`,
-        );
-    },
+    publish: (messages) =>
+      publisher ? publisher.publish(messages) : loadPublisher().then((p) => p.publish(messages)),
+    writeLedger: (entries) =>
+      ledger.write(entries).then((refused) => {
+        for (const r of refused)
+          process.stdout.write(
+            `${JSON.stringify({ severity: 'ERROR', message: `ledger row refused: ${r.message}` })}\n`,
+          );
+      }),
   });
-  return async (events) => {
-    await fanOut(events);
-  };
+  return fanOut;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | undefined;

