@@ -39,8 +39,8 @@ function scalarPreparer(f: FieldSchema): Preparer | undefined {
       return (_p, _n, v) => typeof v === 'number' && Number.isSafeInteger(v);
     case 'FLOAT':
       // JSON.stringify writes the shortest text that reads back as the same double, but
-      // writes -0 as 0. JSON.parse never gives NaN or infinities.
-      return (_p, _n, v) => typeof v === 'number' && !Object.is(v, -0);
+      // writes -0 as 0 and infinities (JSON.parse reads 1e400 as one) as null.
+      return (_p, _n, v) => typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0);
     case 'BOOLEAN':
       return (_p, _n, v) => typeof v === 'boolean';
     case 'TIMESTAMP':

@@ -112,11 +112,13 @@ describe('BigQuery emulator: insertAll rows as JSON text', () => {
     }
   });
 
-  it('refuses loose forms, lone surrogates, -0 and types without a text form', () => {
+  it('refuses loose forms, lone surrogates, -0, infinities and types without a text form', () => {
     const first = ROWS.findIndex((r) => (r as { price?: string } | null)?.price === '1.25');
     for (const row of ROWS.slice(first))
       assert.equal(prepareRowText(FIELDS, structuredClone(row)), false, String(JSON.stringify(row)));
     assert.equal(prepareRowText(FIELDS, { id: 'a', at: AT, x: -0 }), false);
+    assert.equal(prepareRowText(FIELDS, JSON.parse(`{"id":"a","at":"${AT}","x":1e400}`)), false);
+    assert.equal(prepareRowText(FIELDS, { id: 'a', at: AT, nums: [1, Number.NEGATIVE_INFINITY] }), false);
     assert.equal(prepareRowText(FIELDS, { id: 'a', at: AT, price: null, day: null }), true);
   });
 
