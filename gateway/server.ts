@@ -480,12 +480,14 @@ function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promi
     const finish = (r: Step<Buffer>) => {
       if (done) return;
       done = true;
-      clearTimeout(timer);
+      if (timer) clearTimeout(timer);
       req.off('data', onData);
       if (!r.ok) req.pause();
       resolve(r);
     };
-    const timer = setTimeout(() => finish(fail('REQUEST_TIMEOUT')), timeoutMs);
+    // A small body usually arrives with its headers: when the parser already has all of it,
+    // there is nothing to wait for and no timer to arm and clear on every request.
+    const timer = req.complete ? undefined : setTimeout(() => finish(fail('REQUEST_TIMEOUT')), timeoutMs);
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) finish(fail('REQUEST_TOO_LARGE', { max }));

@@ -73,4 +73,18 @@ describe('gateway ids', () => {
     assert.equal(Number.parseInt(id.replace(/-/g, '').slice(0, 12), 16), t);
     assert.notEqual(uuidv7(t), id);
   });
+
+  it('draws fresh random bits for every id, across pool refills, in every random position', () => {
+    const t = Date.parse('2026-01-01T00:00:00.000Z');
+    const ids = Array.from({ length: 20_000 }, () => uuidv7(t)); // ~12 refills of the pool
+    assert.equal(new Set(ids).size, ids.length);
+    const seen = Array.from({ length: 36 }, () => new Set<string>());
+    for (const id of ids) for (let i = 0; i < 36; i++) seen[i]?.add(id[i] as string);
+    for (let i = 15; i < 36; i++) {
+      if (i === 18 || i === 23) continue; // dashes
+      const want = i === 19 ? 4 : 16; // the variant digit is one of 8, 9, a, b
+      assert.equal(seen[i]?.size, want, `position ${i}: ${[...(seen[i] ?? [])].join('')}`);
+    }
+    assert.deepEqual([...(seen[19] ?? [])].sort(), ['8', '9', 'a', 'b']);
+  });
 });
