@@ -6,7 +6,7 @@
  * Baseline: raw DuckDB appends of the same rows in this process (the floor any store path
  * over DuckDB pays).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +42,8 @@ const SETTINGS: Settings = {
 };
 
 interface Stack {
+  /** CPU ms each child and this process have used so far (Linux /proc; this process via cpuUsage). */
+  cpu(): Map<string, number>;
   post(body: string): Promise<number>;
   query(sql: string): Promise<Record<string, unknown>[]>;
   close(): Promise<void>;
@@ -64,6 +66,20 @@ async function startStack(): Promise<Stack> {
     apiEndpoint: `http://127.0.0.1:${local.ports.bigquery}`,
   });
   return {
+    cpu: () => {
+      const out = new Map<string, number>();
+      for (const s of local.services) {
+        try {
+          const fields = readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+          out.set(s.name, (Number(fields[11]) + Number(fields[12])) * 10); // clock ticks of 10 ms
+        } catch {
+          // Not Linux, or the child is gone: no figure.
+        }
+      }
+      const own = process.cpuUsage();
+      out.set('bench', (own.user + own.system) / 1000);
+      return out;
+    },
     post: (body) =>
       new Promise((resolve, reject) => {
         const req = request(
@@ -236,6 +252,7 @@ export const suite: BenchSuite = {
 
       // Fixed offered rate: queryable latency.
       const run: Run = { sent: new Map(), seen: new Map() };
+      const cpuBefore = stack.cpu();
       const poller = poll(stack, 'lat', run);
       let drained: boolean;
       try {
@@ -244,13 +261,18 @@ export const suite: BenchSuite = {
       } finally {
         await poller.stop();
       }
+      const cpuAfter = stack.cpu();
+      // CPU per event of each process (the bench's own includes its POSTs and the poller).
+      const cpuPerEvent = [...cpuAfter]
+        .map(([name, ms]) => `${name} ${((ms - (cpuBefore.get(name) ?? ms)) / run.sent.size).toFixed(2)}`)
+        .join(', ');
       const latencies = [...run.seen].map(([id, at]) => at - (run.sent.get(id) ?? at));
       figures.push({
         name: `POST → queryable p99 at ${LATENCY_RATE} events/s for ${LATENCY_SECONDS} s`,
         value: percentile(latencies, 99),
         unit: 'ms',
         target: { op: '<=', value: 250 },
-        detail: `p50 ${percentile(latencies, 50).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; ${run.seen.size}/${run.sent.size} queryable${drained ? '' : ' (NOT all drained within 15 s)'}; poll interval 25 ms adds up to that much; p99 per 5 s: ${windows(run)}${WARMUP_SECONDS > 0 ? `; after a ${WARMUP_SECONDS} s warm-up at the same rate (not counted: p50 ${percentile(warmLatencies, 50).toFixed(0)} ms, p99 ${percentile(warmLatencies, 99).toFixed(0)} ms)` : ''}`,
+        detail: `p50 ${percentile(latencies, 50).toFixed(0)} ms, max ${Math.max(...latencies).toFixed(0)} ms; ${run.seen.size}/${run.sent.size} queryable${drained ? '' : ' (NOT all drained within 15 s)'}; poll interval 25 ms adds up to that much; p99 per 5 s: ${windows(run)}${WARMUP_SECONDS > 0 ? `; after a ${WARMUP_SECONDS} s warm-up at the same rate (not counted: p50 ${percentile(warmLatencies, 50).toFixed(0)} ms, p99 ${percentile(warmLatencies, 99).toFixed(0)} ms)` : ''}${cpuPerEvent ? `; CPU ms per event: ${cpuPerEvent}` : ''}`,
       });
 
       // Stepped rates: the highest whose backlog does not grow (all stored within 2 s of the last send).
