@@ -4,7 +4,7 @@
  */
 import type { PublishInput } from './engine.ts';
 import type { SubscriptionResource, TopicResource } from './resources.ts';
-import { decodePublishRequest, sealPubsubMessage } from './wire.ts';
+import { decodePublishRequest, ownPubsubMessage } from './wire.ts';
 
 export interface StoredMessage {
   readonly id: number;
@@ -134,8 +134,10 @@ function writeMessage(w: Writer, m: StoredMessage): void {
 
 /**
  * The stored form of a published message; `size` as `readMessage` computes it on replay. A
- * message decoded from gRPC gets its encoded form completed with `id` and `publishTime`, the
- * same way when it is published and when its log record is replayed.
+ * message decoded from gRPC is copied out of its request here (only messages a subscription
+ * keeps are), the same way when it is published and when its log record is replayed: as its
+ * encoded form completed with `id` and `publishTime` when the publisher sent only data,
+ * attributes and ordering key, else as a copy of its data.
  */
 export function storedMessage(
   input: PublishInput,
@@ -145,16 +147,21 @@ export function storedMessage(
 ): StoredMessage {
   let size = input.data.length + input.orderingKey.length;
   for (const k in input.attributes) size += k.length + (input.attributes[k] as string).length;
-  const own = input.pb;
-  return {
-    id,
-    publishTime,
-    data: input.data,
-    attributes: input.attributes,
-    orderingKey: input.orderingKey,
-    size,
-    pb: own === undefined ? undefined : sealPubsubMessage(own, input.pbLen ?? 0, idText, publishTime),
-  };
+  let data = input.data;
+  let pb: Buffer | undefined;
+  const src = input.src;
+  if (src !== undefined) {
+    if (input.plain) {
+      const own = ownPubsubMessage(src, input.start ?? 0, input.end ?? 0, data, idText, publishTime);
+      data = own.data;
+      pb = own.pb;
+    } else {
+      // A copy: a view would keep the whole request alive while the message waits.
+      data = Buffer.allocUnsafe(data.length);
+      input.data.copy(data);
+    }
+  }
+  return { id, publishTime, data, attributes: input.attributes, orderingKey: input.orderingKey, size, pb };
 }
 
 /** Head of a PUBLISH_PB record payload; the request bytes follow it. */

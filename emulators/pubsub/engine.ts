@@ -56,12 +56,15 @@ export interface PublishInput {
   readonly attributes: Readonly<Record<string, string>>;
   readonly orderingKey: string;
   /**
-   * From the gRPC decoder: the message's bytes as received (first `pbLen` bytes) with room
-   * after them for the fields the server adds (wire.ts sealPubsubMessage); `data` is a view
-   * into it. Absent when the message came over REST or carried fields we do not pass through.
+   * From the gRPC decoder: the request the message was read from, its bytes there
+   * ([start, end)), and whether they hold only data, attributes and ordering_key (then they
+   * are delivered as received, wire.ts ownPubsubMessage). `data` is then a view into `src`,
+   * which codec.ts storedMessage copies out. Absent for REST publishes.
    */
-  readonly pb?: Buffer | undefined;
-  readonly pbLen?: number;
+  readonly src?: Buffer;
+  readonly start?: number;
+  readonly end?: number;
+  readonly plain?: boolean;
 }
 
 export interface Delivery {

@@ -150,14 +150,10 @@ function decodeMessage(
   next: EntryCache,
   kv: string[],
 ): PublishInput {
-  // The message's bytes are copied once, with room for the fields the server adds, and the
-  // data is a view into that copy: delivery sends these bytes as they are (see
-  // sealPubsubMessage) instead of encoding data and every attribute again. A copy, not a view
-  // of `buf`: a view would keep the whole request alive for as long as any one of its
-  // messages waits in a subscription.
+  // Nothing is copied here: `data` is a view into the request, and the message's bytes are
+  // copied out (once, with room for the fields the server adds) only if a subscription keeps
+  // the message (codec.ts storedMessage); a topic without subscriptions copies nothing.
   const start = pos;
-  const own = Buffer.allocUnsafe(end - start + PB_ROOM);
-  buf.copy(own, 0, start, end);
   let data: Buffer = EMPTY;
   const attributes: Record<string, string> = {};
   let orderingKey = '';
@@ -176,7 +172,7 @@ function decodeMessage(
       if (e > end) throw new Error('truncated field');
       pos = e;
       if (tag === 0x0a) {
-        data = own.subarray(s - start, e - start);
+        data = buf.subarray(s, e);
       } else if (tag === 0x12) {
         const i = next.count++;
         let key: string;
@@ -206,9 +202,7 @@ function decodeMessage(
       pos = r.pos;
     }
   }
-  return plain
-    ? { data, attributes, orderingKey, pb: own, pbLen: end - start }
-    : { data, attributes, orderingKey, pb: undefined, pbLen: 0 };
+  return { data, attributes, orderingKey, src: buf, start, end, plain };
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -292,11 +286,24 @@ export function encodePublishResponse(res: { messageIds: readonly string[] }): B
 }
 
 /**
- * Completes a message kept by the decoder into an encoded PubsubMessage: the publisher's bytes
- * (data 1, attributes 2, ordering_key 5), then message_id (3) and publish_time (4) written into
- * the room after them. Fields may come in any order on the wire. Returns the encoded bytes.
+ * Copies a message the decoder left in its request (`src`, bytes [start, end)) into its own
+ * buffer with room after it, then writes message_id (3) and publish_time (4) there: the
+ * publisher's bytes (data 1, attributes 2, ordering_key 5) followed by ours make the encoded
+ * PubsubMessage (fields may come in any order on the wire). Returns the encoded message and
+ * its data, a view into the same buffer.
  */
-export function sealPubsubMessage(own: Buffer, len: number, idText: string, publishTime: number): Buffer {
+export function ownPubsubMessage(
+  src: Buffer,
+  start: number,
+  end: number,
+  data: Buffer,
+  idText: string,
+  publishTime: number,
+): { pb: Buffer; data: Buffer } {
+  const len = end - start;
+  const own = Buffer.allocUnsafe(len + PB_ROOM);
+  src.copy(own, 0, start, end);
+  const dataAt = data.length === 0 ? 0 : data.byteOffset - src.byteOffset - start;
   let pos = len;
   own[pos++] = 0x1a;
   own[pos++] = idText.length;
@@ -311,7 +318,10 @@ export function sealPubsubMessage(own: Buffer, len: number, idText: string, publ
     own[pos++] = 0x10;
     pos = writeVarint(own, pos, nanos);
   }
-  return own.subarray(0, pos);
+  return {
+    pb: own.subarray(0, pos),
+    data: data.length === 0 ? EMPTY : own.subarray(dataAt, dataAt + data.length),
+  };
 }
 
 function writeVarint(buf: Buffer, pos: number, n: number): number {
