@@ -25,6 +25,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
   const publisher = createPublisher({
     project: config.project,
     ...(env['PUBSUB_EMULATOR_HOST'] ? { emulatorHost: env['PUBSUB_EMULATOR_HOST'] } : {}),
+    // Documented in docs/gateway.md; it was never read before.
+    ...(env['EVENTBUS_PUBLISH_IN_FLIGHT'] ? { maxInFlight: Number(env['EVENTBUS_PUBLISH_IN_FLIGHT']) } : {}),
     ...(env['EVENTBUS_PUBLISH_TIMEOUT_MS']
       ? { totalTimeoutMs: Number(env['EVENTBUS_PUBLISH_TIMEOUT_MS']) }
       : {}),
