@@ -211,7 +211,7 @@ export const suite: BenchSuite = {
           value: m.requests.average * 1000,
           unit: 'events/s',
           baseline: {
-            name: 'publisher client alone (no HTTP, no validation), 1000-message calls',
+            name: 'raw v1.PublisherClient alone (the gateway’s publisher: no HTTP, no validation), 1000-message calls',
             value: raw,
           },
           target: { op: '>=', value: 100_000 },
