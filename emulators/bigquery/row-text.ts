@@ -32,7 +32,7 @@ function scalarPreparer(f: FieldSchema): Preparer | undefined {
         // DuckDB's reader refuses lone surrogates; the appender path decides what they become.
         if (typeof v === 'string') return v.isWellFormed();
         if (typeof v !== 'number' && typeof v !== 'boolean') return false;
-        parent[name] = String(v);
+        put(parent, name, String(v));
         return true;
       };
     case 'INTEGER':
@@ -52,7 +52,7 @@ function scalarPreparer(f: FieldSchema): Preparer | undefined {
       return (parent, name, v) => {
         if (typeof v !== 'string') {
           // JSON.stringify escapes lone surrogates, so its output always reads back.
-          parent[name] = JSON.stringify(v);
+          put(parent, name, JSON.stringify(v));
           return true;
         }
         if (!v.isWellFormed()) return false;
@@ -73,6 +73,16 @@ function scalarPreparer(f: FieldSchema): Preparer | undefined {
   }
 }
 
+/**
+ * Replaces a value in place as an own property: plain assignment to a field named `__proto__`
+ * would run Object.prototype's setter (changing the row's prototype, or nothing) instead.
+ */
+function put(parent: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__')
+    Object.defineProperty(parent, name, { value, enumerable: true, writable: true, configurable: true });
+  else parent[name] = value;
+}
+
 function fieldPreparer(f: FieldSchema): Preparer {
   const one = scalarPreparer(f);
   if (f.mode === 'REPEATED') {
@@ -80,7 +90,7 @@ function fieldPreparer(f: FieldSchema): Preparer {
     return (parent, name, v) => {
       if (v === undefined || v === null) {
         // The converter stores an empty array; DuckDB would read a missing list as NULL.
-        parent[name] = [];
+        put(parent, name, []);
         return true;
       }
       if (!one || !Array.isArray(v)) return false;

@@ -425,7 +425,7 @@ class Emulator {
           const next = normaliseSchema(schema['fields']);
           if (typeof next === 'string') throw new ApiError('invalid', next);
           await this.evolveSchema(conn, t, next);
-          resource['schema'] = { fields: next };
+          resource['schema'] = { fields: inColumnOrder(t, next) };
         }
         this.checkLayout(
           { ...resource, ...body },
@@ -658,6 +658,30 @@ class Emulator {
     this.pendingInserts = this.pendingInserts.slice(take);
     if (this.pendingInserts.length > 0) this.scheduleFlush();
     if (batch.length === 0) return;
+    // Every request of the batch is answered, whatever goes wrong below: a throw that escaped
+    // would otherwise leave its caller waiting forever (scheduleFlush swallows it).
+    const answered = new Set<PendingInsert>();
+    for (const p of batch) {
+      const { resolve, reject } = p;
+      p.resolve = () => {
+        answered.add(p);
+        resolve();
+      };
+      p.reject = (err) => {
+        answered.add(p);
+        reject(err);
+      };
+    }
+    try {
+      await this.flushBatch(conn, batch);
+    } catch (err) {
+      for (const p of batch)
+        if (!answered.has(p))
+          p.reject(new ApiError('backendError', `Rows could not be stored: ${(err as Error).message}`));
+    }
+  }
+
+  private async flushBatch(conn: DuckDBConnection, batch: readonly PendingInsert[]): Promise<void> {
     const byTable = new Map<string, PendingInsert[]>();
     for (const p of batch) {
       const k = tableKey(p.ref);
@@ -675,8 +699,12 @@ class Emulator {
           // DuckDB's reader refused something the preparation let through: append these
           // requests' rows the usual way, which decides what is stored or wrong.
           for (const p of textual) {
-            p.values = valuesOfRows(fieldsOf(p.ref), p.rows, p.rows.length, p.ignoreUnknown);
             p.asText = false;
+            try {
+              p.values = valuesOfRows(fieldsOf(p.ref), p.rows, p.rows.length, p.ignoreUnknown);
+            } catch (err) {
+              p.reject(new ApiError('invalid', `Rows could not be appended: ${(err as Error).message}`));
+            }
           }
         }
       }
@@ -1431,4 +1459,18 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
       return closing;
     },
   };
+}
+
+/**
+ * The patched schema in the table's column order: existing fields where they were (as the
+ * patch describes them), added ones after them, where ALTER TABLE ADD COLUMN put them. Rows
+ * are appended by position, so a schema listing the same fields in another order must not be
+ * stored as given.
+ */
+function inColumnOrder(t: TableRecord, next: readonly FieldSchema[]): FieldSchema[] {
+  const current = ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+  const byName = new Map(next.map((f) => [f.name.toLowerCase(), f]));
+  const kept = current.map((f) => byName.get(f.name.toLowerCase()) ?? f);
+  const added = next.filter((f) => !current.some((c) => c.name.toLowerCase() === f.name.toLowerCase()));
+  return [...kept, ...added];
 }
