@@ -52,24 +52,27 @@ export function createForwardHandler(
     return deps;
   };
   const answer = (res: Response, s: ForwardServices, result: ForwardResult): Promise<void> =>
-    s.ledger.write(result.entries).then(
-      (refused) => {
-        for (const r of refused)
-          log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
-        if (result.ack) {
-          if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
-          res.status(204).end();
-        } else {
-          log('WARNING', result.summary);
-          res.status(503).json(errorBody(503, 'UNAVAILABLE', result.summary));
-        }
-      },
-      (err: unknown) => {
-        // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
-        log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
-        res.status(503).json(errorBody(503, 'UNAVAILABLE', 'ledger write failed'));
-      },
-    );
+    // Started inside a then: a synchronous throw from the writer becomes the 503 below too.
+    Promise.resolve(result.entries)
+      .then((entries) => s.ledger.write(entries))
+      .then(
+        (refused) => {
+          for (const r of refused)
+            log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
+          if (result.ack) {
+            if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
+            res.status(204).end();
+          } else {
+            log('WARNING', result.summary);
+            res.status(503).json(errorBody(503, 'UNAVAILABLE', result.summary));
+          }
+        },
+        (err: unknown) => {
+          // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
+          log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
+          res.status(503).json(errorBody(503, 'UNAVAILABLE', 'ledger write failed'));
+        },
+      );
   const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<void> =>
     forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
   // Not async, one promise chain per push: the functions framework runs each request in a
