@@ -33,6 +33,26 @@ describe('BigQuery emulator: both insert paths agree', () => {
       schema: { fields },
     });
 
+  /**
+   * Inserts `text` alone (plain values: the text path) and `appended` with a DATETIME value in
+   * `dt`/`c` (which sends its row through the appender), then selects `columns` from both.
+   */
+  const insertBothWays = async (
+    text: Record<string, unknown>,
+    appended: Record<string, unknown>,
+    columns: string,
+    orderBy: string,
+  ) => {
+    const datetime = '2024-01-01 00:00:00';
+    await call('POST', '/datasets/d/tables/t/insertAll', { rows: [{ json: text }] });
+    const withDatetime = 'id' in appended ? { ...appended, dt: datetime } : { ...appended, c: datetime };
+    await call('POST', '/datasets/d/tables/t/insertAll', { rows: [{ json: withDatetime }] });
+    return call('POST', '/queries', {
+      query: `SELECT ${columns} FROM d.t ORDER BY ${orderBy}`,
+      useLegacySql: false,
+    });
+  };
+
   it('after a patch that lists the fields in another order or adds one', async () => {
     await call('POST', '/datasets', { datasetReference: { projectId: 'p', datasetId: 'd' } });
     await table([
@@ -50,15 +70,12 @@ describe('BigQuery emulator: both insert paths agree', () => {
         ],
       },
     });
-    // Plain strings take the text path; a DATETIME value sends its row through the appender.
-    await call('POST', '/datasets/d/tables/t/insertAll', { rows: [{ json: { a: 'A1', b: 'B1', x: 'X1' } }] });
-    await call('POST', '/datasets/d/tables/t/insertAll', {
-      rows: [{ json: { a: 'A2', b: 'B2', x: 'X2', c: '2024-01-01 00:00:00' } }],
-    });
-    const q = await call('POST', '/queries', {
-      query: 'SELECT a, b, x FROM d.t ORDER BY a',
-      useLegacySql: false,
-    });
+    const q = await insertBothWays(
+      { a: 'A1', b: 'B1', x: 'X1' },
+      { a: 'A2', b: 'B2', x: 'X2' },
+      'a, b, x',
+      'a',
+    );
     assert.deepEqual(rowsOf(q), [
       ['A1', 'B1', 'X1'],
       ['A2', 'B2', 'X2'],
@@ -72,14 +89,12 @@ describe('BigQuery emulator: both insert paths agree', () => {
       { name: '__proto__', type: 'STRING', mode: 'REPEATED' },
       { name: 'dt', type: 'DATETIME' },
     ]);
-    await call('POST', '/datasets/d/tables/t/insertAll', { rows: [{ json: { id: 'text' } }] });
-    await call('POST', '/datasets/d/tables/t/insertAll', {
-      rows: [{ json: { id: 'appender', dt: '2024-01-01 00:00:00' } }],
-    });
-    const q = await call('POST', '/queries', {
-      query: 'SELECT id, `__proto__` IS NULL AS missing, ARRAY_LENGTH(`__proto__`) AS n FROM d.t ORDER BY id',
-      useLegacySql: false,
-    });
+    const q = await insertBothWays(
+      { id: 'text' },
+      { id: 'appender' },
+      'id, `__proto__` IS NULL AS missing, ARRAY_LENGTH(`__proto__`) AS n',
+      'id',
+    );
     assert.deepEqual(rowsOf(q), [
       ['appender', 'false', '0'],
       ['text', 'false', '0'],
