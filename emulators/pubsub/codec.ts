@@ -36,6 +36,12 @@ export const REC = {
    * more than decoding them. Ids are consecutive from the first. Decoded into a PUBLISH record.
    */
   PUBLISH_PB: 9,
+  /**
+   * Delivery attempts of messages that came back unacknowledged (nack, expired lease), for
+   * subscriptions with a dead-letter policy: after a restart `deliveryAttempt` goes on
+   * counting and a message is still dead-lettered after its last attempt.
+   */
+  ATTEMPTS: 10,
 } as const;
 
 export type LogRecord =
@@ -46,7 +52,8 @@ export type LogRecord =
   | { type: typeof REC.PUBLISH; topic: string; messages: StoredMessage[] }
   | { type: typeof REC.ACK; sub: string; ids: number[] }
   | { type: typeof REC.SUB_MESSAGES; sub: string; messages: StoredMessage[] }
-  | { type: typeof REC.NEXT_ID; next: number };
+  | { type: typeof REC.NEXT_ID; next: number }
+  | { type: typeof REC.ATTEMPTS; sub: string; ids: number[]; attempts: number[] };
 
 class Writer {
   buf: Buffer;
@@ -230,6 +237,17 @@ export function encodeRecord(rec: LogRecord): Buffer {
       for (const id of rec.ids) w.f64(id);
       return w.buf.subarray(0, w.off);
     }
+    case REC.ATTEMPTS: {
+      const w = new Writer(1 + strSize(rec.sub) + 4 + 12 * rec.ids.length);
+      w.u8(rec.type);
+      w.str(rec.sub);
+      w.u32(rec.ids.length);
+      for (let i = 0; i < rec.ids.length; i++) {
+        w.f64(rec.ids[i] as number);
+        w.u32(rec.attempts[i] as number);
+      }
+      return w.buf.subarray(0, w.off);
+    }
     case REC.NEXT_ID: {
       const w = new Writer(9);
       w.u8(rec.type);
@@ -264,6 +282,17 @@ export function decodeRecord(payload: Buffer): LogRecord {
       const ids: number[] = [];
       for (let i = 0; i < n; i++) ids.push(r.f64());
       return { type, sub, ids };
+    }
+    case REC.ATTEMPTS: {
+      const sub = r.str();
+      const n = r.u32();
+      const ids: number[] = [];
+      const attempts: number[] = [];
+      for (let i = 0; i < n; i++) {
+        ids.push(r.f64());
+        attempts.push(r.u32());
+      }
+      return { type, sub, ids, attempts };
     }
     case REC.NEXT_ID:
       return { type, next: r.f64() };

@@ -251,6 +251,17 @@ export class Engine {
       if (chunk.length > 0) {
         out.push(frame(encodeRecord({ type: REC.SUB_MESSAGES, sub: sub.name, messages: chunk })));
       }
+      if (sub.resource.deadLetterPolicy) {
+        const ids: number[] = [];
+        const attempts: number[] = [];
+        for (const sm of sub.msgs.values()) {
+          if (sm.attempts === 0) continue;
+          ids.push(sm.m.id);
+          attempts.push(sm.attempts);
+        }
+        if (ids.length > 0)
+          out.push(frame(encodeRecord({ type: REC.ATTEMPTS, sub: sub.name, ids, attempts })));
+      }
     }
     return out;
   }
@@ -290,6 +301,15 @@ export class Engine {
       case REC.ACK: {
         const sub = this.subs.get(rec.sub);
         if (sub) for (const id of rec.ids) this.remove(sub, id);
+        return;
+      }
+      case REC.ATTEMPTS: {
+        const sub = this.subs.get(rec.sub);
+        if (!sub) return;
+        rec.ids.forEach((id, i) => {
+          const sm = sub.msgs.get(id);
+          if (sm) sm.attempts = Math.max(sm.attempts, rec.attempts[i] ?? 0);
+        });
         return;
       }
     }
@@ -873,6 +893,9 @@ export class Engine {
       this.deadLetter(sub, sm, dlp.deadLetterTopic);
       return;
     }
+    // Counted attempts outlive a restart (quietly: nobody waits on a nack's bookkeeping, and
+    // Google calls the count best-effort; a crash in between only loses this one increment).
+    if (dlp) this.appendQuiet({ type: REC.ATTEMPTS, sub: sub.name, ids: [sm.m.id], attempts: [sm.attempts] });
     this.makeAvailable(sub, sm, now + this.backoffMs(sub, sm.attempts), true);
     if (sm.key) {
       // Ordering: later messages of the key that are out must come again after this one.
