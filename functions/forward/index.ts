@@ -1,19 +1,18 @@
 /**
  * Entry point of the `forward` function (functions-framework target `forward`, an `http`
  * function pushed from each `deliveries-<id>` subscription). Reads its configuration once
- * at cold start; clients are loaded and created on the first request. No top-level await (bundled as
+ * at cold start; clients load in the background right after the module. No top-level await (bundled as
  * CommonJS for Cloud Functions).
  */
 import { http } from '@google-cloud/functions-framework';
 import { createHttpSender } from '../adapters/http-sender.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
+import { loadOnce, warmInBackground } from '../adapters/load-once.ts';
 import { createSecrets } from '../adapters/secrets.ts';
 import { readRuntimeConfig } from '../config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
 
 const config = readRuntimeConfig(process.env);
-let ready: ForwardServices | undefined;
-let loading: Promise<ForwardServices> | undefined;
 
 /**
  * The BigQuery client (and with it google-auth-library) is loaded after the module, not
@@ -30,26 +29,9 @@ async function loadServices(): Promise<ForwardServices> {
   };
 }
 
-function services(): ForwardServices | Promise<ForwardServices> {
-  if (ready) return ready;
-  loading ??= loadServices().then(
-    (s) => {
-      ready = s;
-      return s;
-    },
-    (err: unknown) => {
-      loading = undefined;
-      throw err;
-    },
-  );
-  return loading;
-}
-
 // The clients load right after the module, in the background (not inside the bundle's load,
 // and not on the first push, which used to wait for them along with every push behind it).
-setImmediate(() => {
-  const s = services();
-  if (s instanceof Promise) s.catch(() => undefined);
-});
+const services = loadOnce(loadServices);
+warmInBackground(services);
 
 http('forward', createForwardHandler(config, services));

@@ -6,8 +6,9 @@
  */
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../adapters/bigquery-writer.ts';
-import { createDeliveriesPublisher, type DeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
+import { createDeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../adapters/ledger-writer.ts';
+import { loadOnce, warmInBackground } from '../adapters/load-once.ts';
 import { type RuntimeConfig, readRuntimeConfig } from '../config.ts';
 import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { RowWriter } from '../core/rows.ts';
@@ -29,28 +30,20 @@ const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
 function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
   const ledger = createLedgerWriter(writer);
-  let publisher: DeliveriesPublisher | undefined;
-  let loading: Promise<DeliveriesPublisher> | undefined;
-  const loadPublisher = (): Promise<DeliveriesPublisher> => {
-    loading ??= import('@google-cloud/pubsub').then(
-      ({ PubSub }) => {
-        publisher = createDeliveriesPublisher(new PubSub({ projectId: runtime.project }));
-        return publisher;
-      },
-      (err: unknown) => {
-        loading = undefined; // a failed load is retried by the next fan-out
-        throw err;
-      },
-    );
-    return loading;
-  };
   // The Pub/Sub client loads with the BigQuery client, in the background at cold start: a
   // first fan-out that waited for it held every push of the first second or two.
-  loadPublisher().catch(() => undefined);
+  const publisher = loadOnce(() =>
+    import('@google-cloud/pubsub').then(({ PubSub }) =>
+      createDeliveriesPublisher(new PubSub({ projectId: runtime.project })),
+    ),
+  );
+  warmInBackground(publisher);
   const fanOut = createFanOut({
     settings: runtime.settings,
-    publish: (messages) =>
-      publisher ? publisher.publish(messages) : loadPublisher().then((p) => p.publish(messages)),
+    publish: (messages) => {
+      const p = publisher();
+      return p instanceof Promise ? p.then((ready) => ready.publish(messages)) : p.publish(messages);
+    },
     writeLedger: (entries) =>
       ledger.write(entries).then((refused) => {
         for (const r of refused)
@@ -63,22 +56,6 @@ function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | undefined;
-let handler: Handler | undefined;
-let loading: Promise<Handler> | undefined;
-
-function load(): Promise<Handler> {
-  loading ??= init().then(
-    (h) => {
-      handler = h;
-      return h;
-    },
-    (err: unknown) => {
-      loading = undefined; // a failed load is retried on the next request
-      throw err;
-    },
-  );
-  return loading;
-}
 
 async function init(): Promise<Handler> {
   const [{ BigQuery }, { createBigQueryWriter }] = await Promise.all([
@@ -99,8 +76,12 @@ async function init(): Promise<Handler> {
 
 // The clients load right after the module (not inside the bundle's load, and not on the first
 // push): a push that arrives meanwhile waits for the same load, later ones find it done.
-setImmediate(() => load().catch(() => undefined));
+const handler = loadOnce(init);
+warmInBackground(handler);
 
 // Once loaded, a push runs the handler directly: no async wrapper (each promise in the
 // framework's per-request domain costs CPU, see handler.ts).
-http('store', (req, res) => (handler ? handler(req, res) : load().then((h) => h(req, res))));
+http('store', (req, res) => {
+  const h = handler();
+  return h instanceof Promise ? h.then((ready) => ready(req, res)) : h(req, res);
+});
