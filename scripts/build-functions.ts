@@ -18,8 +18,11 @@ import {
   build,
   type BuildOptions as EsbuildOptions,
   type Metafile,
+  type OnResolveArgs,
   type OutputFile,
   type Plugin,
+  type PluginBuild,
+  type ResolveResult,
 } from 'esbuild';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 
@@ -98,6 +101,20 @@ const VENDOR_NS = 'eventbus-vendor';
 const RESOLVING = Symbol('eventbus-vendor-resolving');
 
 /**
+ * Resolves an import the way esbuild would without our plugins (marked, so they pass it by);
+ * undefined when it does not resolve to a file that is bundled.
+ */
+async function resolveAsUsual(b: PluginBuild, args: OnResolveArgs): Promise<ResolveResult | undefined> {
+  const found = await b.resolve(args.path, {
+    kind: args.kind,
+    resolveDir: args.resolveDir,
+    importer: args.importer,
+    pluginData: RESOLVING,
+  });
+  return found.errors.length > 0 || found.external ? undefined : found;
+}
+
+/**
  * Redirects a bare package import to the vendor file that provides it: `provides` gets the
  * name and the file esbuild resolved it to, and answers with a file and key or leaves the
  * import to be bundled as usual. The import becomes a small module,
@@ -116,13 +133,8 @@ function vendorPlugin(
       // A package name with no subpath: `x` or `@scope/x`.
       b.onResolve({ filter: /^(@[^/.][^/]*\/)?[^/.][^/]*$/ }, async (args) => {
         if (args.pluginData === RESOLVING || args.namespace === VENDOR_NS) return undefined;
-        const found = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: RESOLVING,
-        });
-        if (found.errors.length > 0 || found.external) return undefined;
+        const found = await resolveAsUsual(b, args);
+        if (!found) return undefined;
         const provided = provides(args.path, found.path);
         if (!provided) return undefined;
         used.add(provided.file);
@@ -239,13 +251,8 @@ function sideEffectFreePlugin(): Plugin {
     setup(b) {
       b.onResolve({ filter }, async (args) => {
         if (args.pluginData === RESOLVING) return undefined;
-        const found = await b.resolve(args.path, {
-          kind: args.kind,
-          resolveDir: args.resolveDir,
-          importer: args.importer,
-          pluginData: RESOLVING,
-        });
-        if (found.errors.length > 0 || found.external) return undefined;
+        const found = await resolveAsUsual(b, args);
+        if (!found) return undefined;
         return { path: found.path, sideEffects: false };
       });
     },
