@@ -29,8 +29,6 @@ try {
   console.error(`bigquery emulator failed to start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);
 }
-console.log(`bigquery emulator listening on http://${opts.host}:${emulator.port}`);
-
 let stopping = false;
 const stop = (): void => {
   if (stopping) return;
@@ -45,3 +43,5 @@ const stop = (): void => {
 };
 process.on('SIGINT', stop);
 process.on('SIGTERM', stop);
+// The ready line comes last: whoever reads it may signal at once, and must find the handlers.
+console.log(`bigquery emulator listening on http://${opts.host}:${emulator.port}`);

@@ -36,7 +36,6 @@ try {
     dataDir: opts.dataDir,
     fsync: opts.fsync,
   });
-  process.stdout.write(`pubsub emulator listening on ${emulator.url}\n`);
   let stopping = false;
   const stop = (): void => {
     if (stopping) return;
@@ -51,6 +50,8 @@ try {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  // The ready line comes last: whoever reads it may signal at once, and must find the handlers.
+  process.stdout.write(`pubsub emulator listening on ${emulator.url}\n`);
 } catch (err) {
   process.stderr.write(
     `pubsub emulator: failed to start: ${err instanceof Error ? err.message : String(err)}\n`,

@@ -60,11 +60,12 @@ const receiver = await startReceiver({
     return name === undefined ? undefined : secrets.get(name);
   },
 });
-console.log(
-  `receiver listening on ${receiver.url} (page: ${receiver.url}/; webhooks: ${webhooks.map((d) => d.id).join(', ') || 'none'}; platforms: ${platforms.mounts.map((m) => `${m.destination} at /${m.prefix}`).join(', ') || 'none'})`,
-);
 const stop = () => {
   Promise.all([receiver.close(), platforms.close()]).then(() => process.exit(0));
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// The ready line comes last: whoever reads it may signal at once, and must find the handlers.
+console.log(
+  `receiver listening on ${receiver.url} (page: ${receiver.url}/; webhooks: ${webhooks.map((d) => d.id).join(', ') || 'none'}; platforms: ${platforms.mounts.map((m) => `${m.destination} at /${m.prefix}`).join(', ') || 'none'})`,
+);

@@ -29,10 +29,11 @@ function launch(dataDir: string): Promise<{ child: ChildProcess; url: string }> 
   });
 }
 
-function exited(child: ChildProcess): Promise<number | null> {
+/** The exit code, or the signal's name when a signal ended the process (so a failure says which). */
+function exited(child: ChildProcess): Promise<number | string | null> {
   return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.once('exit', (code) => resolve(code));
+    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
+    else child.once('exit', (code, signal) => resolve(code ?? signal));
   });
 }
 
