@@ -134,7 +134,17 @@ function decode(kind: Kind, value: unknown, path: string): unknown {
   }
   if ('arr' in kind) {
     if (!Array.isArray(value)) throw badValue(path, 'TYPE_MESSAGE', value);
-    return value.map((v, i) => decode(kind.arr, v, `${path}[${i}]`));
+    return value.map((v, i) => {
+      // A null stands for "not set" in a field, but a list has no unset elements.
+      if (v === null) {
+        const at = `${path}[${i}]`;
+        if (typeof kind.arr === 'object') {
+          throw invalid(`Invalid JSON payload received. Expected an object at '${at}'.`, at);
+        }
+        throw badValue(at, kind.arr === 'int' ? 'TYPE_INT32' : 'TYPE_STRING', v);
+      }
+      return decode(kind.arr, v, `${path}[${i}]`);
+    });
   }
   if (typeof value !== 'object' || Array.isArray(value)) {
     throw invalid(`Invalid JSON payload received. Expected an object at '${path || 'root'}'.`, path);
@@ -294,8 +304,9 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
   const child = m[4];
   const verb = m[5];
   const name = id === undefined ? '' : `projects/${project}/${collection}/${id}`;
+  // A JSON null body is an empty request (a null message is an unset one), not a missing object.
   const input = (kind: Kind): Record<string, unknown> =>
-    decode(kind, parseJson(body), '') as Record<string, unknown>;
+    decode(kind, parseJson(body) ?? {}, '') as Record<string, unknown>;
 
   if (collection === 'topics') {
     if (id === undefined) {

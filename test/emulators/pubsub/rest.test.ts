@@ -274,6 +274,28 @@ describe('pubsub emulator REST', () => {
         }
       });
     }
+    it('a null body or a null list element → 400 INVALID_ARGUMENT, never INTERNAL', async () => {
+      // A null body is an empty request: each route then names what is missing.
+      const noTopic = await call('PUT', `${S}/null-s`, undefined, 'null');
+      assert.equal(noTopic.status, 400, JSON.stringify(noTopic.body));
+      assert.equal((await call('PUT', `${S}/null-s`, { topic: 'projects/p/topics/t' })).status, 200);
+      for (const [method, path] of [
+        ['POST', `${T}/t:publish`],
+        ['POST', `${S}/null-s:pull`],
+        ['POST', `${S}/null-s:acknowledge`],
+      ] as const) {
+        const res = await call(method, path, undefined, 'null');
+        assert.equal(res.status, 400, `${method} ${path}: ${JSON.stringify(res.body)}`);
+        assert.equal(errorOf(res).status, 'INVALID_ARGUMENT');
+      }
+      const element = await publish('t', [null]);
+      assert.equal(element.status, 400);
+      assert.equal(errorOf(element).message, "Invalid JSON payload received. Expected an object at 'messages[0]'.");
+      const ackIds = await call('POST', `${S}/null-s:acknowledge`, { ackIds: [null] });
+      assert.equal(ackIds.status, 400);
+      assert.equal(errorOf(ackIds).status, 'INVALID_ARGUMENT');
+      assert.equal((await call('DELETE', `${S}/null-s`)).status, 200);
+    });
     it('unknown route → 404 NOT_FOUND in the same envelope', async () => {
       const res = await call('GET', '/v1/projects/p/nothing');
       assert.equal(res.status, 404);
