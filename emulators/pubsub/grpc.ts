@@ -29,8 +29,13 @@ import {
   encodeStreamingPullResponse,
 } from './wire.ts';
 
-/** Requests up to this size reach our handlers, which judge the 10 MB limits themselves (GCP-WIRE.md §7). */
-export const GRPC_MAX_MESSAGE = 11 * 1024 * 1024;
+/**
+ * Requests up to this size reach our handlers, which judge the 10 MB limits themselves
+ * (GCP-WIRE.md §7). Well above 10 MB on purpose: grpc-js answers a larger message with
+ * RESOURCE_EXHAUSTED, which Google's clients retry silently until their deadline, so a 12 MB
+ * publish would hang a producer for minutes instead of failing at once with INVALID_ARGUMENT.
+ */
+export const GRPC_MAX_MESSAGE = 64 * 1024 * 1024;
 
 // Proto objects are dynamic (loaded at run time); these interfaces name the fields we read.
 interface ProtoDuration {
