@@ -723,6 +723,10 @@ export class Engine {
       if ((sub.keyLeased.get(key) ?? 0) > 0) continue;
       const q = sub.keyQueues.get(key);
       if (!q) continue;
+      // Past retention: dropped like the others. A key's oldest messages are at its front.
+      while (q.length > 0 && (q[0] as SubMsg).state === READY && (q[0] as SubMsg).m.publishTime < oldest) {
+        this.remove(sub, (q[0] as SubMsg).m.id);
+      }
       // All consecutive ready messages of one key go to the same consumer, in order.
       for (const sm of q) {
         if (sm.state !== READY || out.length >= max || (out.length > 0 && bytes >= maxBytes)) break;

@@ -17,12 +17,12 @@ describe('Pub/Sub emulator: message retention', () => {
   });
 
   const base = () => `http://127.0.0.1:${run.emulator.port}/v1/projects/${PROJECT}`;
-  const publish = (text: string) =>
+  const publish = (text: string, orderingKey?: string) =>
     rest(base(), 'POST', '/topics/kept:publish', {
-      messages: [{ data: Buffer.from(text).toString('base64') }],
+      messages: [{ data: Buffer.from(text).toString('base64'), ...(orderingKey ? { orderingKey } : {}) }],
     });
-  const pullTexts = async () => {
-    const answer = await rest(base(), 'POST', '/subscriptions/kept-sub:pull', {
+  const pullTexts = async (sub = 'kept-sub') => {
+    const answer = await rest(base(), 'POST', `/subscriptions/${sub}:pull`, {
       maxMessages: 10,
       returnImmediately: true,
     });
@@ -32,7 +32,7 @@ describe('Pub/Sub emulator: message retention', () => {
     }[];
     // Nacked at once, so each is ready again for the next pull unless something drops it.
     if (received.length > 0) {
-      const nack = await rest(base(), 'POST', '/subscriptions/kept-sub:modifyAckDeadline', {
+      const nack = await rest(base(), 'POST', `/subscriptions/${sub}:modifyAckDeadline`, {
         ackIds: received.map((r) => r.ackId),
         ackDeadlineSeconds: 0,
       });
@@ -60,5 +60,25 @@ describe('Pub/Sub emulator: message retention', () => {
     assert.equal((await publish('new')).status, 200);
     const later = await pullTexts();
     assert.deepEqual(later, ['new']);
+  });
+
+  it('drops keyed messages of an ordered subscription past retention too, keeping the key’s order', async () => {
+    assert.equal((await rest(base(), 'PUT', '/topics/kept', {})).status, 200);
+    const created = await rest(base(), 'PUT', '/subscriptions/kept-ordered', {
+      topic: `projects/${PROJECT}/topics/kept`,
+      messageRetentionDuration: '600s',
+      enableMessageOrdering: true,
+    });
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    assert.equal((await publish('old-1', 'k')).status, 200);
+    assert.equal((await publish('old-2', 'k')).status, 200);
+
+    Date.now = () => realNow() + 540_000;
+    assert.deepEqual(await pullTexts('kept-ordered'), ['old-1', 'old-2']);
+
+    Date.now = () => realNow() + 1_200_000;
+    assert.equal((await publish('new-1', 'k')).status, 200);
+    assert.deepEqual(await pullTexts('kept-ordered'), ['new-1']);
+    assert.deepEqual(await pullTexts('kept-ordered'), ['new-1']);
   });
 });
