@@ -1203,6 +1203,14 @@ class Translator {
     // BigQuery accepts 'YYYY-MM-DD HH:MM:SS UTC' and similar in string → TIMESTAMP casts.
     if (type === 'TIMESTAMPTZ' && items.length === 3 && items[0]?.kind === 'string')
       return `${fn}(${stringLiteral(normaliseTimestampText(items[0].text))} AS TIMESTAMPTZ)`;
+    if (type === 'BIGINT') {
+      // DuckDB reads '1.5' and '1e3' as numbers and rounds them into integers; BigQuery takes
+      // only integer text (decimal or 0x hex) and fails (CAST) or gives NULL (SAFE_CAST).
+      const integerText = `regexp_full_match(trim(CAST(${value} AS VARCHAR)), '[+-]?([0-9]+|0[xX][0-9a-fA-F]+)')`;
+      const otherwise =
+        name === 'SAFE_CAST' ? 'NULL' : `error('Bad int64 value: ' || CAST(${value} AS VARCHAR))`;
+      return `(CASE WHEN ${value} IS NULL THEN NULL WHEN typeof(${value}) <> 'VARCHAR' OR ${integerText} THEN ${fn}(${value} AS BIGINT) ELSE ${otherwise} END)`;
+    }
     return `${fn}(${value} AS ${type})`;
   }
 

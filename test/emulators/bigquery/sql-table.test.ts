@@ -128,6 +128,11 @@ const CASES: readonly Case[] = [
     rows: [{ z: null, q: 0.25, i: 'x', c: null, c2: 42 }],
   },
   {
+    name: 'SAFE_CAST to INT64 takes integer text only (decimal or hex), as BigQuery does',
+    sql: "SELECT SAFE_CAST('1.5' AS INT64) AS d, SAFE_CAST('1e3' AS INT64) AS e, SAFE_CAST('0x1A' AS INT64) AS h, SAFE_CAST('-12' AS INT64) AS m, SAFE_CAST(2.5 AS INT64) AS f, SAFE_CAST(NULL AS INT64) AS n",
+    rows: [{ d: null, e: null, h: 26, m: -12, f: 3, n: null }],
+  },
+  {
     name: 'ARRAY_AGG(x ORDER BY y LIMIT 1)[OFFSET(0)]',
     sql: "SELECT event_id, ARRAY_AGG(JSON_VALUE(event_data, '$.content_name') ORDER BY received_at LIMIT 1)[OFFSET(0)] AS first_name, ARRAY_AGG(received_at ORDER BY received_at DESC)[ORDINAL(1)] AS last_received FROM d.events WHERE event_id = 'e1' GROUP BY event_id",
     rows: [{ event_id: 'e1', first_name: 'shoe', last_received: ts('2024-01-07T10:30:05.000Z') }],
@@ -352,6 +357,15 @@ describe('BigQuery emulator: SQL subset (table of BigQuery SQL → rows)', () =>
       else assert.equal(rows.length, c.rows.count);
     });
   }
+
+  it('CAST of non-integer text to INT64 is an invalidQuery error naming the value', async () => {
+    await assert.rejects(h.bq.query("SELECT CAST('1.5' AS INT64) AS x"), (err: Error & { code?: number }) => {
+      assert.equal(err.code, 400);
+      assert.equal(reasonOf(err), 'invalidQuery');
+      assert.match(err.message, /Bad int64 value: 1\.5/);
+      return true;
+    });
+  });
 
   for (const u of UNSUPPORTED) {
     it(`rejects ${u.construct} with 400 invalidQuery naming it`, async () => {
