@@ -182,7 +182,11 @@ function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
       if (typeof v === 'number' || typeof v === 'boolean') return String(v);
       throw bad('string');
     case 'INTEGER': {
-      if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v);
+      // A JSON number is a double: 9223372036854775807 arrives as 2^63, one past INT64's range.
+      if (typeof v === 'number' && Number.isInteger(v)) {
+        if (v >= 2 ** 63 || v < -(2 ** 63)) throw bad('integer');
+        return BigInt(v);
+      }
       if (typeof v === 'string' && /^\s*[+-]?\d+\s*$/.test(v)) {
         const b = BigInt(v.trim());
         if (b > 9223372036854775807n || b < -9223372036854775808n) throw bad('integer');

@@ -401,18 +401,26 @@ describe('BigQuery emulator: REST API with the real client', () => {
 
     it('with skipInvalidRows inserts the valid rows and reports only the invalid ones', async () => {
       await assert.rejects(
-        table.insert([{ id: 'k1' }, { id: 'k2', rec: 'not a record' }, { id: 'k3' }], {
-          skipInvalidRows: true,
-        }),
+        table.insert(
+          [
+            { id: 'k1' },
+            { id: 'k2', rec: 'not a record' },
+            { id: 'k3' },
+            // What JSON.parse makes of 9223372036854775807: 2^63, one past INT64 (the row fails, not the request).
+            { id: 'k4', n: 2 ** 63 },
+            { id: 'k5', n: -(2 ** 63) },
+          ],
+          { skipInvalidRows: true },
+        ),
         (err: Error & { errors: { row: { id: string } }[] }) => {
           assert.deepStrictEqual(
             err.errors.map((e) => e.row.id),
-            ['k2'],
+            ['k2', 'k4'],
           );
           return true;
         },
       );
-      assert.equal(await count("id IN ('k1', 'k2', 'k3')"), 2);
+      assert.equal(await count("id IN ('k1', 'k2', 'k3', 'k4', 'k5')"), 3);
     });
 
     it('with ignoreUnknownValues drops unknown fields, nested ones included', async () => {
