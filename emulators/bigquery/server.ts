@@ -1337,25 +1337,35 @@ function paginate<T>(all: T[], query: URLSearchParams): { page: T[]; next: strin
   return { page, next: start + page.length < all.length ? String(start + page.length) : undefined };
 }
 
+/**
+ * A row index or count from the query string: digits only, at most uint64 (what BigQuery's
+ * field holds); past any table's size it is as good as the largest safe integer.
+ */
+function rowNumber(text: string, what: string): number {
+  if (!/^\d+$/.test(text) || BigInt(text) > 0xffffffffffffffffn) {
+    throw new ApiError('invalid', `Invalid ${what}: ${text}`);
+  }
+  return Math.min(Number(text), Number.MAX_SAFE_INTEGER);
+}
+
 function pageStart(query: URLSearchParams): number {
   const token = query.get('pageToken');
   if (token !== null && token !== '') {
-    if (!/^\d+$/.test(token)) throw new ApiError('invalid', `Invalid page token: ${token}`);
+    // Our tokens are row offsets we handed out: anything past a safe integer is not one.
+    if (!/^\d+$/.test(token) || !Number.isSafeInteger(Number(token))) {
+      throw new ApiError('invalid', `Invalid page token: ${token}`);
+    }
     return Number(token);
   }
   const si = query.get('startIndex');
-  if (si !== null && si !== '') {
-    if (!/^\d+$/.test(si)) throw new ApiError('invalid', `Invalid startIndex: ${si}`);
-    return Number(si);
-  }
+  if (si !== null && si !== '') return rowNumber(si, 'startIndex');
   return 0;
 }
 
 function pageSize(query: URLSearchParams): number {
   const m = query.get('maxResults');
   if (m === null || m === '') return DEFAULT_PAGE_ROWS;
-  if (!/^\d+$/.test(m)) throw new ApiError('invalid', `Invalid maxResults: ${m}`);
-  return Math.max(1, Number(m));
+  return Math.max(1, rowNumber(m, 'maxResults'));
 }
 
 function timestampFormat(query: URLSearchParams): TimestampFormat {

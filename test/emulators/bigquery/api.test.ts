@@ -504,6 +504,15 @@ describe('BigQuery emulator: REST API with the real client', () => {
       );
       const [everything] = await table.getRows({ maxResults: 7 });
       assert.equal(everything.length, 7);
+      // Past the end, however far (within uint64), is an empty page; a huge page size is all rows.
+      const [none] = await table.getRows({ startIndex: '999999999999999999', autoPaginate: false });
+      assert.deepStrictEqual(none, []);
+      const [whole] = await table.getRows({
+        // As text: the client would write the number 1e19 as "1e+19", which is no uint64 literal.
+        maxResults: '9999999999999999999' as unknown as number,
+        autoPaginate: false,
+      });
+      assert.equal(whole.length, 25);
     });
 
     it('pages query results through jobs.getQueryResults', async () => {
@@ -854,6 +863,16 @@ describe('BigQuery emulator: REST API with the real client', () => {
       ['POST', '/projects/test-project/queries', { query: 'SELECT 1', maxResults: 'abc' }],
       ['GET', '/projects/test-project/queries/nope?pageToken=zz', undefined],
       ['GET', '/projects/test-project/datasets/v/tables/events/data?maxResults=-1', undefined],
+      [
+        'GET',
+        '/projects/test-project/datasets/v/tables/events/data?startIndex=99999999999999999999999',
+        undefined,
+      ],
+      [
+        'GET',
+        '/projects/test-project/datasets/v/tables/events/data?pageToken=999999999999999999999',
+        undefined,
+      ],
       ['GET', '/projects/test-project/datasets/%E0%A4%A/tables', undefined],
       ['POST', '/projects/test-project/jobs', { configuration: 'x' }],
       [
