@@ -169,6 +169,10 @@ export async function authenticate(
       return invalid('Write keys go in ?key= or X-Write-Key, not Authorization.');
     if (!deps.google || deps.principals.length === 0) return invalid('Google tokens are not accepted here.');
     const g = await deps.google.verify(bearer);
+    if (!g.ok && g.denied) {
+      // Like Pub/Sub's own "insufficient authentication scopes": the caller is known, not allowed.
+      return { ok: false, error: apiError('PERMISSION_DENIED', { detail: g.reason }) };
+    }
     if (!g.ok) return invalid(`${g.reason}.`);
     if (!principalAllowed(deps.principals, g.email)) {
       return {

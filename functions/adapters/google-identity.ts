@@ -8,7 +8,17 @@ import type { OAuth2Client } from 'google-auth-library';
 
 export type IdentityResult =
   | { readonly ok: true; readonly email: string }
-  | { readonly ok: false; readonly reason: string };
+  /** `denied`: a genuine token that may not publish (403), rather than a bad one (401). */
+  | { readonly ok: false; readonly reason: string; readonly denied?: true };
+
+/**
+ * The OAuth scopes Pub/Sub's own publish requires: an access token minted for anything less
+ * (only `openid email`, say) must not publish through the gateway either.
+ */
+export const PUBLISH_SCOPES: readonly string[] = Object.freeze([
+  'https://www.googleapis.com/auth/pubsub',
+  'https://www.googleapis.com/auth/cloud-platform',
+]);
 
 export interface GoogleIdentity {
   verify(bearer: string): Promise<IdentityResult>;
@@ -62,6 +72,13 @@ export function createGoogleIdentity(options: GoogleIdentityOptions = {}): Googl
         return { ok: false, reason: 'the access token has no email' };
       if (info.expiry_date !== undefined && info.expiry_date <= now())
         return { ok: false, reason: 'access token expired' };
+      if (!info.scopes.some((scope) => PUBLISH_SCOPES.includes(scope))) {
+        return {
+          ok: false,
+          denied: true,
+          reason: `the access token lacks a scope that may publish (${PUBLISH_SCOPES.join(' or ')})`,
+        };
+      }
       return { ok: true, email: info.email.toLowerCase() };
     } catch {
       return { ok: false, reason: 'access token rejected by tokeninfo' };

@@ -36,7 +36,19 @@ describe('gateway: Google ID tokens and access tokens (offline)', () => {
         if (req.url?.startsWith('/tokeninfo')) {
           tokeninfoCalls++;
           const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-          const emails: Record<string, string> = { 'ya29.good': SA, 'ya29.stranger': 'someone@else.example' };
+          const emails: Record<string, string> = {
+            'ya29.good': SA,
+            'ya29.pubsub': SA,
+            'ya29.narrow': SA,
+            'ya29.stranger': 'someone@else.example',
+          };
+          // Scopes as tokeninfo gives them: one space-separated string.
+          const scopes: Record<string, string> = {
+            'ya29.good': 'openid https://www.googleapis.com/auth/cloud-platform',
+            'ya29.pubsub': 'https://www.googleapis.com/auth/pubsub',
+            'ya29.narrow': 'openid https://www.googleapis.com/auth/userinfo.email',
+            'ya29.stranger': 'https://www.googleapis.com/auth/cloud-platform',
+          };
           if (!emails[token]) {
             res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_token"}');
             return;
@@ -47,7 +59,7 @@ describe('gateway: Google ID tokens and access tokens (offline)', () => {
               aud: 'x',
               azp: 'x',
               sub: '1',
-              scope: 'openid',
+              scope: scopes[token],
               expires_in: 3000,
               email: emails[token],
               email_verified: 'true',
@@ -97,6 +109,13 @@ describe('gateway: Google ID tokens and access tokens (offline)', () => {
       assert.equal((await send('ya29.good')).status, 200);
       assert.equal((await send('ya29.good')).status, 200);
       assert.equal(tokeninfoCalls, 1, 'a verified access token is cached');
+      assert.equal((await send('ya29.pubsub')).status, 200, 'the pubsub scope alone is enough');
+      // A listed principal's token minted for openid/email only: known caller, not allowed to
+      // publish, as Pub/Sub answers "insufficient authentication scopes" (403 PERMISSION_DENIED).
+      const narrow = await send('ya29.narrow');
+      assert.equal(narrow.status, 403, JSON.stringify(narrow.body));
+      assert.equal(reasonOf(narrow), 'PERMISSION_DENIED');
+      assert.match(JSON.stringify(narrow.body), /cloud-platform/);
       const stranger = await send('ya29.stranger');
       assert.equal(stranger.status, 403);
       assert.equal((await send('ya29.bad')).status, 401);
@@ -110,7 +129,7 @@ describe('gateway: Google ID tokens and access tokens (offline)', () => {
       const other = generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey;
       assert.equal((await send(jwt(other, 'k1', claims()))).status, 401);
       assert.equal((await send(jwt(privateKey, 'k1', claims({ email: 'x@y.example' })))).status, 403);
-      assert.equal(pub.published, 3);
+      assert.equal(pub.published, 4);
     } finally {
       await g.close();
     }
