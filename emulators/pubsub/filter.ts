@@ -42,8 +42,14 @@ function tokenize(src: string): Token[] {
       tokens.push({ kind: 'punct', text: c, pos: i });
       i++;
     } else if (/[A-Za-z0-9_]/.test(c)) {
+      // A hyphen inside a name is part of it (`attributes.ce-type`, no quotes needed, as in
+      // Google's filters); a leading one stays the negation operator.
       let j = i;
-      while (j < src.length && /[A-Za-z0-9_]/.test(src[j] as string)) j++;
+      while (
+        j < src.length &&
+        (/[A-Za-z0-9_]/.test(src[j] as string) || (src[j] === '-' && /[A-Za-z0-9_]/.test(src[j + 1] ?? '')))
+      )
+        j++;
       tokens.push({ kind: 'word', text: src.slice(i, j), pos: i });
       i = j;
     } else {
@@ -52,6 +58,9 @@ function tokenize(src: string): Token[] {
   }
   return tokens;
 }
+
+/** The attribute itself, never an inherited name (`constructor`, `toString`) of the object. */
+const own = (a: Attributes, key: string): string | undefined => (Object.hasOwn(a, key) ? a[key] : undefined);
 
 class Parser {
   private readonly tokens: Token[];
@@ -151,7 +160,7 @@ class Parser {
       this.expect(',');
       const prefix = this.string();
       this.expect(')');
-      return (a) => a[key]?.startsWith(prefix) === true;
+      return (a) => own(a, key)?.startsWith(prefix) === true;
     }
     if (t.kind === 'word' && t.text === 'attributes') {
       this.i++;
@@ -167,12 +176,12 @@ class Parser {
       if (op?.kind === 'punct' && op.text === '=') {
         this.i++;
         const value = this.string();
-        return (a) => a[key] === value;
+        return (a) => own(a, key) === value;
       }
       if (op?.kind === 'punct' && op.text === '!=') {
         this.i++;
         const value = this.string();
-        return (a) => a[key] !== value;
+        return (a) => own(a, key) !== value;
       }
       throw new FilterSyntaxError(
         `expected '=' or '!='${op ? ` at position ${op.pos}` : ' at end of filter'}`,
