@@ -320,7 +320,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       return fail('NOT_AN_EVENT', { expected: 'an event object or a publish envelope', got: kindOf(value) });
     }
     const obj = value as Record<string, unknown>;
-    if (!('messages' in obj) || 'event_name' in obj)
+    if (!Object.hasOwn(obj, 'messages') || Object.hasOwn(obj, 'event_name'))
       return buildMessages([{ raw: obj, prefix: '' }], topic, undefined, req);
     const unknown = Object.keys(obj).find((k) => !ENVELOPE_KEYS.has(k));
     if (unknown)

@@ -140,7 +140,8 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
     if (CONTEXT_FIELDS.has(key)) context[key] = value;
     else if (key !== 'event_data') data[key] = value;
   }
-  if ('event_data' in raw) {
+  // Own keys only: `in` also sees Object.prototype (valueOf, toString, …) on producer data.
+  if (Object.hasOwn(raw, 'event_data')) {
     const inner = raw['event_data'];
     if (!isObject(inner)) {
       violations.push({
@@ -149,7 +150,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
       });
     } else {
       for (const [key, value] of Object.entries(inner)) {
-        if (key in data) {
+        if (Object.hasOwn(data, key)) {
           violations.push({
             field: at(prefix, `event_data.${key}`),
             description: 'is given both at the top level and in event_data',

@@ -275,7 +275,7 @@ function applyPiiPolicy(event: NormalizedEvent, config: StoreConfig): Normalized
     const key = parts.pop() as string;
     let parent: unknown = copy;
     for (const p of parts) parent = isObject(parent) ? parent[p] : undefined;
-    if (isObject(parent) && key in parent) f(parent, key);
+    if (isObject(parent) && Object.hasOwn(parent, key)) f(parent, key);
   };
   for (const path of config.drop) edit(path, (parent, key) => delete parent[key]);
   for (const path of config.hashInWarehouse) {

@@ -116,6 +116,23 @@ describe('contract: normalizeEvent', () => {
     );
   });
 
+  it('takes event_data keys named like Object.prototype members as data, not as duplicates', () => {
+    // `key in {}` is true for these inherited names; only own keys may count as given twice.
+    const names = ['valueOf', 'toString', 'hasOwnProperty', 'isPrototypeOf', 'toLocaleString'];
+    for (const name of names) {
+      const r = ok({ event_name: 'my_event', event_data: { [name]: 1 } });
+      assert.deepEqual(r.event.event_data, { [name]: 1 }, name);
+    }
+    const top = ok({ event_name: 'my_event', valueOf: 1, event_data: { toString: 2 } });
+    assert.deepEqual(top.event.event_data, { valueOf: 1, toString: 2 });
+    // A real duplicate is still one.
+    const twice = bad({ event_name: 'my_event', valueOf: 1, event_data: { valueOf: 2 } });
+    assert.deepEqual(
+      twice.map((v) => v.field),
+      ['event_data.valueOf'],
+    );
+  });
+
   it('rejects non-objects, missing event_name and names breaking the rule', () => {
     assert.equal(bad([1])[0]?.field, '(root)');
     assert.equal(bad(null, ctxFor({}, { prefix: '[0]' }))[0]?.field, '[0]');
