@@ -1057,8 +1057,11 @@ class Translator {
         return `starts_with(${arg(0)}, ${arg(1)})`;
       case 'ENDS_WITH':
         return `suffix(${arg(0)}, ${arg(1)})`;
-      case 'BYTE_LENGTH':
-        return `octet_length(CAST(${arg(0)} AS BLOB))`;
+      case 'BYTE_LENGTH': {
+        // STRING or BYTES. DuckDB casts only ASCII text to BLOB; strlen counts a string's UTF-8 bytes.
+        const x = arg(0);
+        return `(CASE WHEN typeof(${x}) = 'BLOB' THEN octet_length(TRY_CAST(${x} AS BLOB)) ELSE strlen(CAST(${x} AS VARCHAR)) END)`;
+      }
       case 'CHAR_LENGTH':
       case 'CHARACTER_LENGTH':
         return `length(${arg(0)})`;

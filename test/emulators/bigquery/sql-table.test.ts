@@ -133,6 +133,11 @@ const CASES: readonly Case[] = [
     rows: [{ d: null, e: null, h: 26, m: -12, f: 3, n: null }],
   },
   {
+    name: 'BYTE_LENGTH of STRING (UTF-8 bytes) and BYTES, CHAR_LENGTH',
+    sql: "SELECT BYTE_LENGTH('héllo') AS s, BYTE_LENGTH(b'abc') AS b, CHAR_LENGTH('héllo') AS c",
+    rows: [{ s: 6, b: 3, c: 5 }],
+  },
+  {
     name: 'ARRAY_AGG(x ORDER BY y LIMIT 1)[OFFSET(0)]',
     sql: "SELECT event_id, ARRAY_AGG(JSON_VALUE(event_data, '$.content_name') ORDER BY received_at LIMIT 1)[OFFSET(0)] AS first_name, ARRAY_AGG(received_at ORDER BY received_at DESC)[ORDINAL(1)] AS last_received FROM d.events WHERE event_id = 'e1' GROUP BY event_id",
     rows: [{ event_id: 'e1', first_name: 'shoe', last_received: ts('2024-01-07T10:30:05.000Z') }],
