@@ -22,6 +22,17 @@ function docQueries(): string[] {
   return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) => (m[1] as string).trim());
 }
 
+/** The queries of README.md's ```sql blocks (several per block, each ending with `;`), in order. */
+function readmeQueries(): string[] {
+  const text = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+  return [...text.matchAll(/```sql\n([\s\S]*?)```/g)].flatMap((m) =>
+    (m[1] as string)
+      .split(/;\s*(?:\n|$)/)
+      .map((q) => q.trim())
+      .filter((q) => q !== ''),
+  );
+}
+
 describe('storage: warehouse SQL on the BigQuery emulator', function () {
   this.timeout(30_000);
   const settings = testSettings();
@@ -205,6 +216,43 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
         ['meta', 1, 1, 1, 0.5],
         ['webhook', 1, 0, 0, 1],
       ],
+    );
+    assert.deepEqual(
+      invalid?.map((r) => [r['reason'], r['field'], Number(r['events'])]),
+      [
+        ['invalid_event', 'content_name', 1],
+        ['invalid_event', 'content_type', 1],
+      ],
+    );
+  });
+
+  it('runs the five dashboard queries of README.md unchanged, with the same answers', async () => {
+    const queries = readmeQueries();
+    assert.equal(queries.length, 5);
+    const [perHour, topContent, deliveries, funnel, invalid] = await Promise.all(
+      queries.map((q) => runQuery(bigquery, p, q, 100)),
+    );
+    assert.equal(
+      perHour?.reduce((sum, r) => sum + Number(r['events']), 0),
+      5,
+    );
+    assert.deepEqual(
+      topContent?.map((r) => [r['content_name'], Number(r['views'])]),
+      [
+        ['Shoe', 2],
+        ['Hat', 1],
+      ],
+    );
+    assert.deepEqual(
+      deliveries?.map((r) => [r['destination'], Number(r['delivered']), Number(r['rejected'])]),
+      [
+        ['meta', 1, 1],
+        ['webhook', 1, 0],
+      ],
+    );
+    assert.deepEqual(
+      funnel?.map((r) => [Number(r['viewers']), Number(r['purchasers']), Number(r['conversion'])]),
+      [[3, 1, 0.3333]],
     );
     assert.deepEqual(
       invalid?.map((r) => [r['reason'], r['field'], Number(r['events'])]),
