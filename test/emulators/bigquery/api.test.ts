@@ -442,6 +442,22 @@ describe('BigQuery emulator: REST API with the real client', () => {
       assert.equal(await count("id = 'd3'"), 2, 'rows without insertId are never de-duplicated');
     });
 
+    it('forgets an insertId once its window (60 s) has passed', async () => {
+      // The emulator runs in this process: move its clock instead of waiting a minute.
+      const realNow = Date.now;
+      try {
+        await table.insert([{ insertId: 'win-1', json: { id: 'w1' } }], { raw: true });
+        Date.now = () => realNow() + 30_000;
+        await table.insert([{ insertId: 'win-1', json: { id: 'w1' } }], { raw: true });
+        assert.equal(await count("id = 'w1'"), 1, 'within the window: de-duplicated');
+        Date.now = () => realNow() + 61_000;
+        await table.insert([{ insertId: 'win-1', json: { id: 'w1' } }], { raw: true });
+        assert.equal(await count("id = 'w1'"), 2, 'past the window: a new row');
+      } finally {
+        Date.now = realNow;
+      }
+    });
+
     it('enforces the 50,000-row and 10 MB request limits with 400 invalid', async () => {
       const many = Array.from({ length: 50_001 }, (_, i) => ({ json: { id: `m${i}` } }));
       await rejectsWith(table.insert(many, { raw: true }), 400, 'invalid', /too many rows/);
