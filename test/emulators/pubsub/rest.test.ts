@@ -290,7 +290,10 @@ describe('pubsub emulator REST', () => {
       }
       const element = await publish('t', [null]);
       assert.equal(element.status, 400);
-      assert.equal(errorOf(element).message, "Invalid JSON payload received. Expected an object at 'messages[0]'.");
+      assert.equal(
+        errorOf(element).message,
+        "Invalid JSON payload received. Expected an object at 'messages[0]'.",
+      );
       const ackIds = await call('POST', `${S}/null-s:acknowledge`, { ackIds: [null] });
       assert.equal(ackIds.status, 400);
       assert.equal(errorOf(ackIds).status, 'INVALID_ARGUMENT');
@@ -326,6 +329,22 @@ describe('pubsub emulator REST', () => {
         name: 'ordering key 1024 bytes',
         ok: [{ data: 'eA==', orderingKey: 'o'.repeat(1024) }],
         bad: [{ data: 'eA==', orderingKey: 'o'.repeat(1025) }],
+      },
+      {
+        name: 'reserved "goog" attribute keys',
+        ok: [{ data: 'eA==', attributes: { gog: 'v', x_goog: 'v' } }],
+        bad: [{ data: 'eA==', attributes: { googx: 'v' } }],
+      },
+      {
+        name: 'one ordering key per request',
+        ok: [
+          { data: 'eA==', orderingKey: 'a' },
+          { data: 'eA==', orderingKey: 'a' },
+        ],
+        bad: [
+          { data: 'eA==', orderingKey: 'a' },
+          { data: 'eA==', orderingKey: 'b' },
+        ],
       },
       {
         name: '10,000,000 bytes per message',
