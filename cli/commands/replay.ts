@@ -1,14 +1,16 @@
 /**
  * `eventbus replay`: nothing lost. `--events-dead-letters` pulls the backlogs of the events
  * subscriptions' dead-letter topics (`<topic>-store-dead-letter-backlog`) and stores them
- * the way the store function does (idempotent by event_id), acknowledging only what was
- * written and reporting what still fails and why. (Destination replays join this command.)
+ * the way the store function does (idempotent by event_id), then fans the stored events out
+ * as store does after its write (the decision layer: `deliveries` messages and `skipped`
+ * ledger rows), acknowledging only what was written and fanned out, and reporting what
+ * still fails and why. (Destination replays join this command.)
  */
 import type { v1 } from '@google-cloud/pubsub';
 import type { Command } from 'commander';
 import type { Plan } from '../../functions/core/plan.ts';
 import type { RowWriter } from '../../functions/core/rows.ts';
-import type { PubSubMessage, StoreConfig } from '../../functions/core/store.ts';
+import type { AfterStored, PubSubMessage, StoreConfig } from '../../functions/core/store.ts';
 import { loadEnvironment, projectOf, pubsubEndpoint, warehouseClient } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
@@ -54,14 +56,19 @@ const SOURCE_PUBLISH_TIME = 'CloudPubSubDeadLetterSourceTopicPublishTime';
 const SOURCE_DELIVERY_COUNT = 'CloudPubSubDeadLetterSourceDeliveryCount';
 
 /**
- * Stores every message of the given backlogs. A batch the warehouse refuses is nacked (it
- * stays in the backlog) and ends that backlog's replay with the reason; everything written
- * is acknowledged. `limit` bounds the messages taken per backlog.
+ * Stores every message of the given backlogs, then runs `afterStored` (the store function's
+ * fan-out) on what was stored. A batch the warehouse refuses, or whose fan-out fails, is
+ * nacked (it stays in the backlog) and ends that backlog's replay with the reason; a batch is
+ * acknowledged only once written and fanned out. Replaying a batch again is harmless: rows
+ * are inserted by event_id, skip rows have deterministic insertIds, and receivers
+ * de-duplicate deliveries by event_id. `limit` bounds the messages taken per backlog.
  */
 export async function replayEventDeadLetters(input: {
   readonly source: PullSource;
   readonly writer: RowWriter;
   readonly config: StoreConfig;
+  /** The fan-out after the write (absent: no destinations, store only). */
+  readonly afterStored?: AfterStored;
   readonly backlogs: readonly string[];
   readonly limit?: number;
   readonly batchSize?: number;
@@ -91,6 +98,8 @@ export async function replayEventDeadLetters(input: {
           batch.map((b) => b.message),
           { writer: input.writer, config: input.config, now: input.now ?? Date.now },
         );
+        if (input.afterStored && outcome.stored.length > 0)
+          await input.afterStored(outcome.stored, outcome.storedMessages);
         await input.source.ack(subscription, ackIds);
         report.stored += outcome.stored.length;
         report.invalid += outcome.invalid;
@@ -240,7 +249,7 @@ export function register(program: Command): void {
     .option('--env <name>', 'environment name or settings file', 'local')
     .option(
       '--events-dead-letters',
-      'store the backlog of the events dead-letter topics into the warehouse (idempotent by event_id)',
+      'store the backlog of the events dead-letter topics into the warehouse and fan it out to the destinations (idempotent by event_id)',
     )
     .option('--topic <topic>', 'only this events topic (default: every events topic)')
     .option('--limit <n>', 'at most this many messages per backlog')
@@ -250,8 +259,10 @@ export function register(program: Command): void {
       'after',
       [
         '',
-        'What was stored (events, or invalid_events for messages that are not valid events) is',
-        'acknowledged; a batch the warehouse refuses stays in the backlog and is reported.',
+        'Stored events are fanned out to the destinations as the store function does (deliveries',
+        'messages, skipped ledger rows). What was stored (events, or invalid_events for messages',
+        'that are not valid events) and fanned out is acknowledged; a batch the warehouse or the',
+        'fan-out refuses stays in the backlog and is reported.',
         '',
         'Examples:',
         '  eventbus replay --events-dead-letters',
@@ -275,13 +286,37 @@ export function register(program: Command): void {
       const { settings, plan: p } = await loadEnvironment(options.env);
       if (options.topic && !p.topics.some((t) => t.kind === 'events' && t.name === options.topic))
         throw new CliError(`${options.topic} is not an events topic of ${p.environment}`);
-      const [{ SingleBar }, { createBigQueryWriter }, { storeConfig }] = await Promise.all([
+      const [
+        { SingleBar },
+        { PubSub },
+        { createBigQueryWriter },
+        { createDeliveriesPublisher },
+        { createStoreFanOut },
+        { storeConfig },
+      ] = await Promise.all([
         import('cli-progress'),
+        import('@google-cloud/pubsub'),
         import('../../functions/adapters/bigquery-writer.ts'),
+        import('../../functions/adapters/deliveries-publisher.ts'),
+        import('../../functions/adapters/store-fan-out.ts'),
         import('../../functions/core/store.ts'),
       ]);
       const writer = createBigQueryWriter(await warehouseClient(p, process.env), p.dataset);
-      const source = await pubSubPullSource(projectOf(p, process.env), pubsubEndpoint(p, process.env));
+      const project = projectOf(p, process.env);
+      const host = pubsubEndpoint(p, process.env);
+      const source = await pubSubPullSource(project, host);
+      // The store function's fan-out, on the same `deliveries` topic and ledger.
+      const pubsub = new PubSub({
+        projectId: project,
+        ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
+      });
+      const publisher = createDeliveriesPublisher(pubsub);
+      const afterStored = createStoreFanOut({
+        settings,
+        publish: (m) => publisher.publish(m),
+        rows: writer,
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
       const bar = new SingleBar({
         format: ' {subscription} | {pulled} pulled | {stored} stored | {invalid} invalid | {failed} failed',
         hideCursor: true,
@@ -293,6 +328,7 @@ export function register(program: Command): void {
           source,
           writer,
           config: storeConfig(settings, p),
+          ...(afterStored ? { afterStored } : {}),
           backlogs: eventDeadLetterBacklogs(p, options.topic),
           ...(limit !== undefined ? { limit } : {}),
           onProgress: (r) => {
@@ -303,6 +339,8 @@ export function register(program: Command): void {
       } finally {
         bar.stop();
         await source.close();
+        await publisher.close();
+        await pubsub.close();
       }
       writerOf(command)(
         renderRows(

@@ -7,10 +7,9 @@
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../adapters/load-once.ts';
+import { createStoreFanOut } from '../adapters/store-fan-out.ts';
 import { type RuntimeConfig, readRuntimeConfig } from '../config.ts';
-import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { RowWriter } from '../core/rows.ts';
 import { type AfterStored, storeConfig } from '../core/store.ts';
 import { createStoreHandler } from './handler.ts';
@@ -29,7 +28,6 @@ const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
  */
 function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
-  const ledger = createLedgerWriter(writer);
   // The Pub/Sub client loads with the BigQuery client, in the background at cold start: a
   // first fan-out that waited for it held every push of the first second or two.
   const publisher = loadOnce(() =>
@@ -38,21 +36,14 @@ function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored
     ),
   );
   warmInBackground(publisher);
-  const fanOut = createFanOut({
+  return createStoreFanOut({
     settings: runtime.settings,
     publish: (messages) => {
       const p = publisher();
       return p instanceof Promise ? p.then((ready) => ready.publish(messages)) : p.publish(messages);
     },
-    writeLedger: (entries) =>
-      ledger.write(entries).then((refused) => {
-        for (const r of refused)
-          process.stdout.write(
-            `${JSON.stringify({ severity: 'ERROR', message: `ledger row refused: ${r.message}` })}\n`,
-          );
-      }),
+    rows: writer,
   });
-  return fanOut;
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | undefined;

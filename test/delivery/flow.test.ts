@@ -7,13 +7,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { replayDestinationSlice } from '../../cli/commands/replay-destination.ts';
-import { run as runCli } from '../../cli/main.ts';
 import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
 import type { LedgerRow } from '../../functions/core/delivery/ledger.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
-import { type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
+import { runCliOn, type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 
 const attemptsSeen = new Map<string, number>();
 /** Flipped by the dead-letter test before it replays. */
@@ -130,34 +129,26 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     assert.equal(rows.find((r) => r.status === 'dead_lettered')?.attempt, 5);
 
     healed.deadLetters = true;
-    // Through the CLI, as an operator would run it (the emulators are named by env, as locally).
+    // Through the CLI, as an operator would run it.
     const settingsFile = join(stack.dataDir, 'settings.yaml');
     writeFileSync(settingsFile, JSON.stringify(stack.settings));
-    const saved = { ps: process.env['PUBSUB_EMULATOR_HOST'], bq: process.env['BIGQUERY_EMULATOR_HOST'] };
-    process.env['PUBSUB_EMULATOR_HOST'] = stack.pubsubHost;
-    process.env['BIGQUERY_EMULATOR_HOST'] = stack.bigqueryUrl;
     let out = '';
-    let err = '';
-    try {
-      await waitFor('the dead letter in the backlog', async () => {
-        out = '';
-        const code = await runCli(
-          ['replay', '--env', settingsFile, '--destination', 'hook', '--dead-letters', '--format', 'json'],
-          { out: (t) => (out += t), err: (t) => (err += t) },
-        );
-        assert.equal(code, 0, err);
-        const [report] = JSON.parse(out) as { republished: number; failed: number }[];
-        return report && report.republished > 0 ? report : undefined;
-      });
-    } finally {
-      for (const [k, v] of [
-        ['PUBSUB_EMULATOR_HOST', saved.ps],
-        ['BIGQUERY_EMULATOR_HOST', saved.bq],
-      ] as const) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    }
+    await waitFor('the dead letter in the backlog', async () => {
+      const r = await runCliOn(stack, [
+        'replay',
+        '--env',
+        settingsFile,
+        '--destination',
+        'hook',
+        '--dead-letters',
+        '--format',
+        'json',
+      ]);
+      assert.equal(r.code, 0, r.err);
+      out = r.out;
+      const [report] = JSON.parse(out) as { republished: number; failed: number }[];
+      return report && report.republished > 0 ? report : undefined;
+    });
     assert.deepEqual(
       (JSON.parse(out) as { republished: number; failed: number }[]).map((r) => [r.republished, r.failed]),
       [[1, 0]],

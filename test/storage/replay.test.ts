@@ -23,6 +23,16 @@ import { eventually, type StorageStack, startStorageStack, testSettings } from '
 
 const run = promisify(execFile);
 
+/** A dead-lettered `search` event as the backlog hands it over (event_id = the message id). */
+const deadLetter = (id: string): PubSubMessage => ({
+  messageId: id,
+  publishTime: '2026-01-01T00:00:00.000Z',
+  attributes: { CloudPubSubDeadLetterSourceSubscription: 'events-store' },
+  data: Buffer.from(JSON.stringify({ event_name: 'search', search_term: id, event_id: id })),
+  subscription: 'events-store-dead-letter-backlog',
+  deliveryAttempt: 5,
+});
+
 describe('storage: replay --events-dead-letters', function () {
   this.timeout(90_000);
 
@@ -39,15 +49,7 @@ describe('storage: replay --events-dead-letters', function () {
 
   it('acknowledges what was stored and leaves a batch the warehouse refused in the backlog, with the reason', async () => {
     const settings = testSettings();
-    const msg = (id: string): PubSubMessage => ({
-      messageId: id,
-      publishTime: '2026-01-01T00:00:00.000Z',
-      attributes: { CloudPubSubDeadLetterSourceSubscription: 'events-store' },
-      data: Buffer.from(JSON.stringify({ event_name: 'search', search_term: id })),
-      subscription: 'events-store-dead-letter-backlog',
-      deliveryAttempt: 5,
-    });
-    const queue = [msg('m1'), msg('m2')];
+    const queue = [deadLetter('m1'), deadLetter('m2')];
     const acked: string[] = [];
     const nacked: string[] = [];
     const source: PullSource = {
@@ -81,6 +83,38 @@ describe('storage: replay --events-dead-letters', function () {
     assert.equal(report?.stored, 1);
     assert.equal(report?.failed, 1);
     assert.match(report?.error ?? '', /warehouse unavailable/);
+  });
+
+  it('fans out what it stored before acknowledging, and leaves a batch whose fan-out failed in the backlog', async () => {
+    const settings = testSettings();
+    const queue = [deadLetter('f1'), deadLetter('f2')];
+    const log: string[] = [];
+    const source: PullSource = {
+      async pull(_s, max) {
+        return queue.splice(0, Math.min(1, max)).map((m) => ({ ackId: m.messageId, message: m }));
+      },
+      async ack(_s, ids) {
+        log.push(...ids.map((i) => `ack ${i}`));
+      },
+      async nack(_s, ids) {
+        log.push(...ids.map((i) => `nack ${i}`));
+      },
+    };
+    const writer = createBatchingWriter(async () => [], { windowMs: 0 });
+    const [report] = await replayEventDeadLetters({
+      source,
+      writer,
+      config: storeConfig(settings, plan(settings)),
+      backlogs: ['events-store-dead-letter-backlog'],
+      afterStored: async (events) => {
+        const ids = events.map((e) => e.event_id);
+        log.push(`fan-out ${ids.join(',')}`);
+        if (ids.includes('f2')) throw new Error('deliveries unavailable');
+      },
+    });
+    assert.deepEqual(log, ['fan-out f1', 'ack f1', 'fan-out f2', 'nack f2']);
+    assert.deepEqual([report?.stored, report?.failed], [1, 1]);
+    assert.match(report?.error ?? '', /deliveries unavailable/);
   });
 
   describe('with both emulators and the store function', () => {

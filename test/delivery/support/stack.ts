@@ -257,3 +257,31 @@ export async function waitFor<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
 }
+
+/**
+ * Runs the CLI in this process as an operator would against the stack: the emulators are
+ * named by environment variables (as locally), restored afterwards.
+ */
+export async function runCliOn(
+  stack: Stack,
+  args: readonly string[],
+): Promise<{ code: number; out: string; err: string }> {
+  const { run } = await import('../../../cli/main.ts');
+  const saved = { ps: process.env['PUBSUB_EMULATOR_HOST'], bq: process.env['BIGQUERY_EMULATOR_HOST'] };
+  process.env['PUBSUB_EMULATOR_HOST'] = stack.pubsubHost;
+  process.env['BIGQUERY_EMULATOR_HOST'] = stack.bigqueryUrl;
+  let out = '';
+  let err = '';
+  try {
+    const code = await run([...args], { out: (t) => (out += t), err: (t) => (err += t) });
+    return { code, out, err };
+  } finally {
+    for (const [k, v] of [
+      ['PUBSUB_EMULATOR_HOST', saved.ps],
+      ['BIGQUERY_EMULATOR_HOST', saved.bq],
+    ] as const) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
