@@ -14,16 +14,28 @@ export function openapiDocument(): Record<string, unknown> {
   const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
   const eventSchemas: Record<string, unknown> = {};
   for (const e of CATALOGUE) {
+    const data = json(e.schema);
     eventSchemas[`${e.name}_v${e.version}`] = {
       title: `${e.name} (v${e.version})`,
-      description: `${e.description}. Context fields plus these event fields, top level or in \`event_data\`.`,
-      allOf: [
-        ref('Context'),
-        { type: 'object', properties: { event_name: { const: e.name } } },
-        json(e.schema),
+      description: `${e.description}. Context fields plus these event fields, all at the top level or all in \`event_data\`.`,
+      type: 'object',
+      allOf: [ref('Context'), { properties: { event_name: { const: e.name } } }],
+      // The gateway takes the event fields at the top level or in `event_data`; a schema of
+      // required fields can say "here or there" only as two forms.
+      anyOf: [
+        { ...data, title: 'top level' },
+        { title: 'in event_data', required: ['event_data'], properties: { event_data: data } },
       ],
     };
   }
+  // Context is closed in schemas/context.ts because the normaliser validates only the context
+  // keys it split off; on the wire every other top-level key is event data, so here it is open
+  // (its groups, user, page, …, stay closed as the gateway checks them).
+  const {
+    additionalProperties: _closed,
+    required: _required,
+    ...contextFields
+  } = json(Context as unknown as Record<string, unknown>);
   const errorResponses = Object.fromEntries(
     [...new Set(Object.values(ERRORS).map((s) => s.http))].sort().map((http) => [
       String(http),
@@ -69,7 +81,10 @@ export function openapiDocument(): Record<string, unknown> {
           ],
           security,
           requestBody: bodyTypes({
-            oneOf: [ref('Event'), { type: 'array', minItems: 1, maxItems: 1000, items: ref('Event') }],
+            oneOf: [
+              ref('PathEvent'),
+              { type: 'array', minItems: 1, maxItems: 1000, items: ref('PathEvent') },
+            ],
           }),
           responses: { '200': success, ...errorResponses },
         },
@@ -112,13 +127,26 @@ export function openapiDocument(): Record<string, unknown> {
         },
       },
       schemas: {
-        Context: json(Context),
+        ContextFields: contextFields,
+        Context: {
+          description: 'The context fields, with `event_name` required.',
+          type: 'object',
+          allOf: [ref('ContextFields')],
+          required: ['event_name'],
+        },
         Event: {
           description:
             'Context fields at the top level; every other field is event data (or nest it in `event_data`).',
+          type: 'object',
           allOf: [ref('Context')],
           properties: { event_data: { type: 'object' } },
-          additionalProperties: true,
+        },
+        PathEvent: {
+          description:
+            'An Event on /v1/topics/{topic}: `event_name` may be left out when the path is the event name (an alias of `events`), and must then match it.',
+          type: 'object',
+          allOf: [ref('ContextFields')],
+          properties: { event_data: { type: 'object' } },
         },
         ...eventSchemas,
         PublishEnvelope: {
