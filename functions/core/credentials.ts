@@ -187,3 +187,118 @@ export function isCredentialSet(value: unknown): value is CredentialSet {
   const v = value as CredentialSet | null;
   return !!v && v.version === 1 && Array.isArray(v.tokens) && Array.isArray(v.keys);
 }
+
+/**
+ * How long a revoked or expired record is kept before an update drops it: long enough for
+ * `token list` to show a recent revocation or expiry, short enough that the store (one Secret
+ * Manager payload, see CREDENTIAL_STORE_LIMIT_BYTES) does not fill with dead records.
+ */
+export const CREDENTIAL_GRACE_MS = 30 * 86_400_000;
+
+/** Secret Manager's limit on one secret version's payload (64 KiB); the file store keeps it too. */
+export const CREDENTIAL_STORE_LIMIT_BYTES = 65_536;
+
+/** When a record stopped being usable (revoked or expired), or undefined while it is active. */
+function endedAt(r: CredentialRecord, now: number): number | undefined {
+  const revoked = r.revoked_at ? Date.parse(r.revoked_at) : undefined;
+  const expires = r.expires_at ? Date.parse(r.expires_at) : undefined;
+  const expired = expires !== undefined && expires <= now ? expires : undefined;
+  if (revoked === undefined) return expired;
+  return expired === undefined ? revoked : Math.min(revoked, expired);
+}
+
+/** Whether a record is usable at `now`: not revoked, not expired. */
+export function isActive(r: CredentialRecord, now: number): boolean {
+  return endedAt(r, now) === undefined;
+}
+
+/**
+ * Drops records revoked or expired more than `graceMs` before `now` (applied on every store
+ * update). Active records and recently ended ones are kept, in their order.
+ */
+export function pruneCredentials(
+  set: CredentialSet,
+  now: number,
+  graceMs = CREDENTIAL_GRACE_MS,
+): CredentialSet {
+  const keep = (r: CredentialRecord): boolean => {
+    const ended = endedAt(r, now);
+    return ended === undefined || now - ended <= graceMs;
+  };
+  return { ...set, tokens: set.tokens.filter(keep), keys: set.keys.filter(keep) };
+}
+
+/**
+ * Unions two sets by record id: `ours` keeps its order and gains the records only `theirs`
+ * has; a record revoked in either is revoked (the earlier time wins), so a concurrent
+ * revocation is never undone. Used when two writers raced on the Secret Manager store.
+ */
+export function mergeCredentials(ours: CredentialSet, theirs: CredentialSet): CredentialSet {
+  const merge = <T extends CredentialRecord>(a: readonly T[], b: readonly T[]): T[] => {
+    const byId = new Map(b.map((r) => [r.id, r]));
+    const merged = a.map((r) => {
+      const other = byId.get(r.id);
+      byId.delete(r.id);
+      if (!other?.revoked_at || (r.revoked_at && r.revoked_at <= other.revoked_at)) return r;
+      return { ...r, revoked_at: other.revoked_at };
+    });
+    return [...merged, ...byId.values()];
+  };
+  return { ...ours, tokens: merge(ours.tokens, theirs.tokens), keys: merge(ours.keys, theirs.keys) };
+}
+
+/** The bytes a store writes for a set (compact JSON: what Secret Manager receives). */
+export function serializeCredentials(set: CredentialSet): string {
+  return JSON.stringify(set);
+}
+
+/** Thrown instead of writing a set over CREDENTIAL_STORE_LIMIT_BYTES; nothing is written. */
+export class CredentialStoreFullError extends Error {
+  readonly code = 'CREDENTIAL_STORE_FULL';
+  readonly bytes: number;
+  readonly limitBytes: number;
+  /** Tokens and keys in the set that would have been written, and how many of them are active. */
+  readonly tokens: number;
+  readonly keys: number;
+  readonly active: number;
+  constructor(fields: { bytes: number; limitBytes: number; tokens: number; keys: number; active: number }) {
+    super(
+      `the token store is full: ${fields.bytes} bytes is over the ${fields.limitBytes}-byte limit of one Secret Manager version ` +
+        `(${fields.active} active credentials of ${fields.tokens} tokens and ${fields.keys} write keys; revoked and ` +
+        `expired ones are dropped ${CREDENTIAL_GRACE_MS / 86_400_000} days after they end). Nothing was changed. ` +
+        'Revoke tokens or keys that are no longer used (`token list`, `token revoke <id>`, `key revoke <id>`), ' +
+        'or share one token between producers with the same scopes.',
+    );
+    this.name = 'CredentialStoreFullError';
+    this.bytes = fields.bytes;
+    this.limitBytes = fields.limitBytes;
+    this.tokens = fields.tokens;
+    this.keys = fields.keys;
+    this.active = fields.active;
+  }
+}
+
+/**
+ * What every store update writes: the changed set pruned (CREDENTIAL_GRACE_MS) and serialized,
+ * or a CredentialStoreFullError when the result is over `limitBytes`.
+ */
+export function prepareCredentialWrite(
+  set: CredentialSet,
+  now: number,
+  limitBytes = CREDENTIAL_STORE_LIMIT_BYTES,
+): { set: CredentialSet; text: string } {
+  const pruned = pruneCredentials(set, now);
+  const text = serializeCredentials(pruned);
+  const bytes = Buffer.byteLength(text);
+  if (bytes > limitBytes) {
+    const all = [...pruned.tokens, ...pruned.keys];
+    throw new CredentialStoreFullError({
+      bytes,
+      limitBytes,
+      tokens: pruned.tokens.length,
+      keys: pruned.keys.length,
+      active: all.filter((r) => isActive(r, now)).length,
+    });
+  }
+  return { set: pruned, text };
+}

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Io } from '../../cli/output.ts';
@@ -17,6 +16,7 @@ import {
   verifySecret,
 } from '../../functions/core/credentials.ts';
 import { authenticate } from '../../gateway/auth.ts';
+import { startFakeSecretManager } from './fake-secret-manager.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
@@ -118,42 +118,13 @@ describe('credentials: token stores', () => {
   });
 
   it('secret store: reads latest, adds a version per change (Secret Manager REST on loopback)', async () => {
-    const versions: string[] = [];
-    const seen: string[] = [];
-    const server: Server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => {
-        body += c;
-      });
-      req.on('end', () => {
-        seen.push(`${req.method} ${req.url}`);
-        if (req.url === '/v1/projects/p1/secrets/eventbus-tokens/versions/latest:access') {
-          if (versions.length === 0) {
-            res.writeHead(404).end('{"error":{"code":404,"status":"NOT_FOUND"}}');
-            return;
-          }
-          res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ payload: { data: versions.at(-1) } }));
-        } else if (
-          req.url === '/v1/projects/p1/secrets/eventbus-tokens:addVersion' &&
-          req.method === 'POST'
-        ) {
-          versions.push((JSON.parse(body) as { payload: { data: string } }).payload.data);
-          res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-        } else res.writeHead(404).end('{}');
-      });
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const fake = await startFakeSecretManager('p1', 'eventbus-tokens');
     try {
       const store = secretTokenStore({
         project: 'p1',
         secret: 'eventbus-tokens',
-        baseUrl: base,
-        request: async ({ url, method, data }) => {
-          const res = await fetch(url, { method, ...(data ? { body: JSON.stringify(data) } : {}) });
-          return { status: res.status, data: await res.json() };
-        },
+        baseUrl: fake.url,
+        request: fake.request,
       });
       assert.deepEqual(await store.read(), EMPTY_CREDENTIALS);
       const secret = await store.update((set) => {
@@ -164,13 +135,13 @@ describe('credentials: token stores', () => {
         const r = issueKey(set, { origins: ['https://a.example'] }, randomBytes, NOW);
         return { set: r.set, result: r.secret };
       });
-      assert.equal(versions.length, 2);
+      assert.equal(fake.versions.length, 2);
       const set = await store.read();
       assert.equal(set.keys.length, 1);
       assert.equal(verifySecret(set, secret, 'token', NOW.getTime()).ok, true);
       assert.equal(store.refreshMs, 60_000);
     } finally {
-      server.close();
+      await fake.close();
     }
   });
 });
