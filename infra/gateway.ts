@@ -12,6 +12,17 @@ import type { Plan } from '../functions/core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 
+/** The Cloud Run service's name: also the first label of its deterministic URL. */
+export const GATEWAY_SERVICE = 'gateway';
+
+/**
+ * The gateway's deterministic URL, `https://SERVICE-PROJECT_NUMBER.REGION.run.app`
+ * (https://cloud.google.com/run/docs/triggering/https-request#deterministic): known before
+ * the service exists, so the service can be told its own URL without depending on itself.
+ */
+export const deterministicUrl = (projectNumber: string, region: string) =>
+  `https://${GATEWAY_SERVICE}-${projectNumber}.${region}.run.app`;
+
 /** Google's Node 24 runtime image for Cloud Run, in the service's region. */
 export const baseImage = (region: string) =>
   `${region}-docker.pkg.dev/serverless-runtimes/google-24-full/runtimes/nodejs24`;
@@ -26,25 +37,30 @@ export interface GatewayArgs {
 
 export class Gateway extends pulumi.ComponentResource {
   readonly service: gcp.cloudrunv2.Service;
+  /** The deterministic URL: the one ID tokens name as audience, exported as `gatewayUrl`. */
   readonly url: pulumi.Output<string>;
 
   constructor(name: string, args: GatewayArgs, opts?: pulumi.ComponentResourceOptions) {
     super('eventbus:infra:Gateway', name, {}, opts);
     const { plan } = args;
     const sizing = plan.gateway.sizing;
-    const env = {
+    const project = gcp.organizations.getProjectOutput({ projectId: plan.project }, { parent: this });
+    this.url = project.number.apply((n) => deterministicUrl(n, plan.region));
+    const env: Record<string, pulumi.Input<string>> = {
       ...runtimeEnvironment(args.settings, plan.project),
       [ENV.tokenStore]: `secret:${plan.gateway.tokenSecret}`,
       // gateway/main.ts binds 127.0.0.1 unless told otherwise; Cloud Run sends traffic to all
       // interfaces (PORT is set by Cloud Run itself).
       HOST: '0.0.0.0',
+      // The `aud` Google ID tokens must carry (gateway/main.ts refuses ID tokens without it).
+      EVENTBUS_GATEWAY_AUDIENCE: this.url,
     };
     this.service = new gcp.cloudrunv2.Service(
       `${name}-service`,
       {
         project: plan.project,
         location: plan.region,
-        name: 'gateway',
+        name: GATEWAY_SERVICE,
         description: `eventbus gateway (${plan.environment})`,
         labels: { environment: plan.environment },
         launchStage: 'BETA',
@@ -92,7 +108,6 @@ export class Gateway extends pulumi.ComponentResource {
       },
       { parent: this },
     );
-    this.url = this.service.uri;
     this.registerOutputs({ url: this.url });
   }
 }

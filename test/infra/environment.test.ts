@@ -9,7 +9,7 @@ import { declareEnvironment } from '../../infra/environment.ts';
 import { BUILD_ROLES } from '../../infra/identities.ts';
 import { EMULATOR_VARIABLES } from '../../infra/runtime-env.ts';
 import type { BundleManifest } from '../../scripts/build-functions.ts';
-import { type Declared, declare, ofType, type Recorded } from './support.ts';
+import { type Declared, declare, ofType, PROJECT_NUMBER, type Recorded } from './support.ts';
 
 const T = {
   topic: 'gcp:pubsub/topic:Topic',
@@ -204,7 +204,23 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(env['EVENTBUS_TOKEN_STORE'], 'secret:eventbus-tokens');
     assert.equal(env['HOST'], '0.0.0.0');
     one(T.runMember, (m) => m.inputs['member'] === 'allUsers' && m.inputs['role'] === 'roles/run.invoker');
-    assert.equal(outputs.gatewayUrl, uri('gateway'));
+  });
+
+  it('tells the gateway its own deterministic URL as the ID-token audience, and exports it', () => {
+    const container = byType(T.run)[0]!.inputs['template'].containers[0];
+    const env = Object.fromEntries(
+      container.envs.map((e: { name: string; value: string }) => [e.name, e.value]),
+    );
+    // https://SERVICE-PROJECT_NUMBER.REGION.run.app, the number from getProject (no cycle on
+    // the service's own uri output).
+    const url = `https://gateway-${PROJECT_NUMBER}.europe-west1.run.app`;
+    assert.equal(env['EVENTBUS_GATEWAY_AUDIENCE'], url);
+    assert.equal(outputs.gatewayUrl, url);
+    assert.ok(
+      recorded.calls.some(
+        (c) => c.token === 'gcp:organizations/getProject:getProject' && c.inputs['projectId'] === PROJECT,
+      ),
+    );
   });
 
   it('grants publish on topics only: gateway and producers on events topics, store on deliveries', () => {
