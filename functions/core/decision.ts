@@ -188,7 +188,7 @@ function matches(actual: unknown, pattern: unknown): boolean {
     try {
       re = new RegExp(pattern, 'u');
     } catch {
-      re = null; // An invalid pattern never matches (fail closed); checkDecisionSettings reports it.
+      re = null; // An invalid pattern never matches (fail closed); the settings check reports it.
     }
     regexCache.set(pattern, re);
   }
@@ -210,39 +210,4 @@ export function sampleBucket(eventId: string): number {
     hash = Math.imul(hash, 0x01000193) >>> 0;
   }
   return hash / 0x1_0000_0000;
-}
-
-/** Load-time checks of the decision rules the schema cannot express (key paths as in settings errors). */
-export function checkDecisionSettings(
-  settings: Readonly<Settings>,
-): { readonly field: string; readonly description: string }[] {
-  const errors: { field: string; description: string }[] = [];
-  (settings.destinations ?? []).forEach((d, i) => {
-    (d.conditions ?? []).forEach((c, j) => {
-      const field = `destinations[${i}].conditions[${j}].value`;
-      const needsValue = c.op !== 'exists' && c.op !== 'not_exists';
-      if (needsValue && c.value === undefined) errors.push({ field, description: `is required for ${c.op}` });
-      if ((c.op === 'in' || c.op === 'not_in') && c.value !== undefined && !Array.isArray(c.value))
-        errors.push({ field, description: `must be a list for ${c.op}` });
-      if (['gt', 'gte', 'lt', 'lte'].includes(c.op) && c.value !== undefined) {
-        if (typeof c.value !== 'number' && typeof c.value !== 'string')
-          errors.push({ field, description: `must be a number or a string for ${c.op}` });
-      }
-      if (c.op === 'matches') {
-        if (typeof c.value !== 'string')
-          errors.push({ field, description: 'must be a regular expression string' });
-        else {
-          try {
-            new RegExp(c.value, 'u');
-          } catch (err) {
-            errors.push({
-              field,
-              description: `is not a valid regular expression: ${(err as Error).message}`,
-            });
-          }
-        }
-      }
-    });
-  });
-  return errors;
 }

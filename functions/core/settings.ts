@@ -5,6 +5,7 @@
  */
 import { parseDocument } from 'yaml';
 import { type ConsentPurpose, type Destination, Settings } from '../../schemas/settings.ts';
+import { checkDestinationRules } from './destination-rules.ts';
 import { checkMappings } from './linkage/check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';
 
@@ -78,6 +79,7 @@ export function checkSettings(value: unknown): LoadResult {
         errors.push({ field: `destinations[${i}].retry.${key}`, description: 'must be at most 600s' });
     }
   });
+  errors.push(...checkDestinationRules(settings));
   errors.push(...checkMappings(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };

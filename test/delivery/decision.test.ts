@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import {
-  checkDecisionSettings,
   decide,
   decideOne,
   evaluateCondition,
@@ -8,6 +7,7 @@ import {
   sampleBucket,
 } from '../../functions/core/decision.ts';
 import type { StoredEvent } from '../../functions/core/delivery/driver.ts';
+import { checkDecisionSettings } from '../../functions/core/destination-rules.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 
 const known = new Set(['view_content', 'purchase', 'page_view']);

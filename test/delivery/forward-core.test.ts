@@ -217,15 +217,20 @@ describe('webhook driver', () => {
       'v1=1ba6b8171186efc613e8bcc0cbdab2748f24984d7c5a84faa2637afa0e40d224',
     );
   });
-  it('signs nothing without a key, and marks test mode', () => {
-    const p = webhookDriver.prepare(stored, { destination: { ...hook, test_mode: true }, secrets: {}, now });
+  it('never sends unsigned: signing_key is a required secret and prepare refuses without it', () => {
+    assert.deepEqual(webhookDriver.requiredSecrets, ['signing_key']);
+    const p = webhookDriver.prepare(stored, { destination: hook, secrets: {}, now });
+    assert.deepEqual(p, { ok: false, reason: 'secret signing_key is missing for destination hook' });
+  });
+  it('marks test mode', () => {
+    const p = webhookDriver.prepare(stored, { ...ctx, destination: { ...hook, test_mode: true } });
     assert.ok(p.ok);
-    assert.equal(p.request.headers[WEBHOOK_HEADERS.signature], undefined);
     assert.equal(p.request.headers[WEBHOOK_HEADERS.test], '1');
+    assert.match(p.request.headers[WEBHOOK_HEADERS.signature] ?? '', /^v1=/);
   });
   it('refuses a destination without base_url', () => {
     const { base_url: _, ...noUrl } = hook;
-    assert.equal(webhookDriver.prepare(stored, { destination: noUrl, secrets: {}, now }).ok, false);
+    assert.equal(webhookDriver.prepare(stored, { ...ctx, destination: noUrl }).ok, false);
   });
 });
 

@@ -91,6 +91,7 @@ destinations:
   - id: meta
     type: meta_capi
     config: { pixel_id: "1" }
+    secrets: { access_token: META_TOKEN }
     mappings:
       quote_requested:
         event: Lead

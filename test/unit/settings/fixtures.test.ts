@@ -1,6 +1,7 @@
 /**
  * Settings fixtures: every file under valid/ loads; every file under invalid/ fails with an
- * error naming the key its first line announces (`# expect: destinations[1].type`).
+ * error naming the key its first line announces (`# expect: destinations[1].type`), and only
+ * that key.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -35,9 +36,10 @@ describe('settings fixtures', () => {
       const result = parseSettings(text);
       assert.equal(result.ok, false, `${file} was accepted`);
       assert.ok(!result.ok);
+      // Only on that key: each fixture shows one mistake, so it fails for the reason it names.
       assert.ok(
-        result.errors.some((e) => e.field === expected),
-        `expected an error on ${expected}, got:\n${formatErrors(result.errors)}`,
+        result.errors.length > 0 && result.errors.every((e) => e.field === expected),
+        `expected errors on ${expected} only, got:\n${formatErrors(result.errors)}`,
       );
     });
   }

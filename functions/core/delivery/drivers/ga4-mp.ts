@@ -3,6 +3,7 @@
  * or `/debug/mp/collect` in test mode, whose `validationMessages` decide the outcome. One event
  * per request: events of different people cannot share a request's client_id.
  */
+import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
 import {
   baseUrl,
   configProblem,
@@ -24,14 +25,16 @@ interface ValidationMessage {
   validationCode?: string;
 }
 
+const NEEDS = DESTINATION_REQUIREMENTS.ga4_mp;
+
 /** The GA4 MP driver. */
 export const ga4MpDriver: Driver = {
   type: 'ga4_mp',
-  requiredSecrets: ['api_secret'],
+  requiredSecrets: NEEDS.secrets,
 
   prepare(event: StoredEvent, ctx: DriverContext): Prepared {
     const d = ctx.destination;
-    const p = configProblem(ctx, ['measurement_id'], ['api_secret'], false);
+    const p = configProblem(ctx, NEEDS.config, NEEDS.secrets, false);
     if (p) return { ok: false, reason: p };
     const m = mapForDestination(d, event);
     if (!m.ok) return m;

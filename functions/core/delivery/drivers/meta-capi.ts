@@ -2,6 +2,7 @@
  * Meta Conversions API driver (PLATFORMS.md §1): `POST {base}/{version}/{pixel_id}/events`
  * with `access_token` in the query, a JSON body `{data, test_event_code?}`; up to 1000 events.
  */
+import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
 import {
   baseUrl,
   configProblem,
@@ -56,14 +57,16 @@ function request(events: readonly Record<string, unknown>[], ctx: DriverContext)
   };
 }
 
+const NEEDS = DESTINATION_REQUIREMENTS.meta_capi;
+
 function problem(ctx: DriverContext): string | undefined {
-  return configProblem(ctx, ['pixel_id'], ['access_token'], true);
+  return configProblem(ctx, NEEDS.config, NEEDS.secrets, true);
 }
 
 /** The Meta CAPI driver: one event per `prepare`, up to 1000 per request with `prepareBatch`. */
 export const metaCapiDriver: Driver = {
   type: 'meta_capi',
-  requiredSecrets: ['access_token'],
+  requiredSecrets: NEEDS.secrets,
 
   ...multiEventPrepare({ problem, build, request, maxEvents: META_MAX_EVENTS }),
 

@@ -2,6 +2,7 @@
  * TikTok Events API 2.0 driver (PLATFORMS.md §3): `POST {base}/open_api/v1.3/event/track/`
  * with an `Access-Token` header; up to 1000 events; HTTP 200 with a non-zero `code` is an error.
  */
+import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
 import {
   baseUrl,
   configProblem,
@@ -51,14 +52,16 @@ function request(rows: readonly Record<string, unknown>[], ctx: DriverContext): 
   };
 }
 
+const NEEDS = DESTINATION_REQUIREMENTS.tiktok_events;
+
 function problem(ctx: DriverContext): string | undefined {
-  return configProblem(ctx, ['pixel_code'], ['access_token'], true);
+  return configProblem(ctx, NEEDS.config, NEEDS.secrets, true);
 }
 
 /** The TikTok Events API driver. */
 export const tiktokEventsDriver: Driver = {
   type: 'tiktok_events',
-  requiredSecrets: ['access_token'],
+  requiredSecrets: NEEDS.secrets,
 
   ...multiEventPrepare({ problem, build, request, maxEvents: TIKTOK_MAX_EVENTS }),
 

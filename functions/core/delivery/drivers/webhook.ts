@@ -4,6 +4,7 @@
  * receiver can check both origin and freshness (docs/delivery.md has the snippet).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
 import type { Driver, DriverContext, InboundResponse, Outcome, Prepared, StoredEvent } from '../driver.ts';
 
 export const WEBHOOK_HEADERS = Object.freeze({
@@ -66,8 +67,10 @@ function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
     [WEBHOOK_HEADERS.eventName]: event.event_name,
     [WEBHOOK_HEADERS.timestamp]: timestamp,
   };
+  // Always signed: a webhook without its key is not sent (the settings check requires it).
   const key = ctx.secrets['signing_key'];
-  if (key !== undefined) headers[WEBHOOK_HEADERS.signature] = signWebhook(key, timestamp, body);
+  if (!key) return { ok: false, reason: `secret signing_key is missing for destination ${destination.id}` };
+  headers[WEBHOOK_HEADERS.signature] = signWebhook(key, timestamp, body);
   if (destination.test_mode) headers[WEBHOOK_HEADERS.test] = '1';
   return { ok: true, request: { method: 'POST', url, redactedUrl: url, headers, body } };
 }
@@ -88,10 +91,10 @@ function interpret(response: InboundResponse): Outcome {
   return { status: 'rejected', reason, httpStatus: status };
 }
 
-/** Webhooks: signing is optional, but a `signing_key` named in the settings must exist. */
+/** Webhooks: every request is signed with the `signing_key` secret (DESIGN.md §2, issue 7 §4). */
 export const webhookDriver: Driver = {
   type: 'webhook',
-  requiredSecrets: [],
+  requiredSecrets: DESTINATION_REQUIREMENTS.webhook.secrets,
   prepare,
   interpret,
 };

@@ -1,0 +1,94 @@
+/**
+ * Load-time checks of destinations that the settings schema cannot express: what each
+ * platform needs at run time (config keys, secret roles, a URL), and condition values that
+ * could never match. Settings that pass these checks do not fail every event at run time.
+ * Pure, and free of the decision layer and the drivers, so the settings check and the drivers
+ * share one table without an import cycle.
+ */
+import type { Destination, Settings } from '../../schemas/settings.ts';
+import type { FieldViolation } from './validation.ts';
+
+export interface DestinationRequirements {
+  /** `config` keys the driver reads (ids the platform addresses events by). */
+  readonly config: readonly string[];
+  /** Secret roles the driver sends with every request (named under `secrets`). */
+  readonly secrets: readonly string[];
+  /** Whether `base_url` is the target itself (no platform default). */
+  readonly baseUrl: boolean;
+}
+
+/** Per destination type: what its driver cannot work without (PLATFORMS.md, DESIGN.md §2). */
+export const DESTINATION_REQUIREMENTS: Readonly<Record<Destination['type'], DestinationRequirements>> =
+  Object.freeze({
+    meta_capi: { config: ['pixel_id'], secrets: ['access_token'], baseUrl: false },
+    ga4_mp: { config: ['measurement_id'], secrets: ['api_secret'], baseUrl: false },
+    tiktok_events: { config: ['pixel_code'], secrets: ['access_token'], baseUrl: false },
+    // Webhooks are always signed (HMAC-SHA256 with the shared signing_key).
+    webhook: { config: [], secrets: ['signing_key'], baseUrl: true },
+  });
+
+/**
+ * Every destination's missing requirements and unusable conditions, each naming its key
+ * (`destinations[2].config.pixel_id`, `destinations[0].conditions[1].value`).
+ */
+export function checkDestinationRules(settings: Readonly<Settings>): FieldViolation[] {
+  const errors: FieldViolation[] = [];
+  (settings.destinations ?? []).forEach((d, i) => {
+    // A disabled destination is never sent to: what it needs is checked once it is enabled.
+    if (d.enabled === false) return;
+    const at = `destinations[${i}]`;
+    const needs = DESTINATION_REQUIREMENTS[d.type];
+    if (needs.baseUrl && !d.base_url)
+      errors.push({
+        field: `${at}.base_url`,
+        description: `is required for ${d.type} (the URL events are POSTed to)`,
+      });
+    for (const key of needs.config) {
+      const v = d.config?.[key];
+      if (v === undefined || v === '')
+        errors.push({ field: `${at}.config.${key}`, description: `is required for ${d.type}` });
+    }
+    for (const role of needs.secrets) {
+      if (!d.secrets?.[role])
+        errors.push({
+          field: `${at}.secrets.${role}`,
+          description: `is required for ${d.type} (the name of the secret holding it)`,
+        });
+    }
+  });
+  errors.push(...checkDecisionSettings(settings));
+  return errors;
+}
+
+/** Load-time checks of the decision rules the schema cannot express (key paths as in settings errors). */
+export function checkDecisionSettings(settings: Readonly<Settings>): FieldViolation[] {
+  const errors: FieldViolation[] = [];
+  (settings.destinations ?? []).forEach((d, i) => {
+    (d.conditions ?? []).forEach((c, j) => {
+      const field = `destinations[${i}].conditions[${j}].value`;
+      const needsValue = c.op !== 'exists' && c.op !== 'not_exists';
+      if (needsValue && c.value === undefined) errors.push({ field, description: `is required for ${c.op}` });
+      if ((c.op === 'in' || c.op === 'not_in') && c.value !== undefined && !Array.isArray(c.value))
+        errors.push({ field, description: `must be a list for ${c.op}` });
+      if (['gt', 'gte', 'lt', 'lte'].includes(c.op) && c.value !== undefined) {
+        if (typeof c.value !== 'number' && typeof c.value !== 'string')
+          errors.push({ field, description: `must be a number or a string for ${c.op}` });
+      }
+      if (c.op === 'matches') {
+        if (typeof c.value !== 'string')
+          errors.push({ field, description: 'must be a regular expression string' });
+        else {
+          try {
+            new RegExp(c.value, 'u');
+          } catch (err) {
+            errors.push({
+              field,
+              description: `is not a valid regular expression: ${(err as Error).message}`,
+            });
+          }
+        }
+      }
+    });
+  });
+  return errors;
+}
