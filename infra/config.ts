@@ -83,3 +83,13 @@ export function readStackConfig(): StackConfig {
     settingsFile: own.get('settingsFile'),
   });
 }
+
+/**
+ * Where the program reads `dist/bundles.json` from: the stack's optional `buildRoot` (a folder
+ * holding `dist/`, relative to the repository), else the repository itself. Lets CI, and the
+ * test of index.ts, point `pulumi up` at a build made elsewhere.
+ */
+export function readBuildRoot(): string {
+  const root = new pulumi.Config().get('buildRoot');
+  return root ? resolve(REPO_ROOT, root) : REPO_ROOT;
+}

@@ -2,11 +2,11 @@
  * The Pulumi program: read the stack config and the built bundles, declare the environment,
  * export its outputs. Composition only; see environment.ts and one module per concern.
  */
-import { readStackConfig } from './config.ts';
+import { readBuildRoot, readStackConfig } from './config.ts';
 import { declareEnvironment } from './environment.ts';
 import { loadBundleManifest } from './sources.ts';
 
-const environment = declareEnvironment(readStackConfig(), loadBundleManifest());
+const environment = declareEnvironment(readStackConfig(), loadBundleManifest(readBuildRoot()));
 
 export const gatewayUrl = environment.gatewayUrl;
 export const publishUrl = environment.publishUrl;

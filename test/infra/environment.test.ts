@@ -2,14 +2,20 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type * as pulumi from '@pulumi/pulumi';
 import { REQUIRED_APIS } from '../../infra/apis.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { BUILD_ROLES } from '../../infra/identities.ts';
 import { EMULATOR_VARIABLES } from '../../infra/runtime-env.ts';
-import type { BundleManifest } from '../../scripts/build-functions.ts';
-import { type Declared, declare, ofType, PROJECT_NUMBER, type Recorded } from './support.ts';
+import {
+  BUNDLES,
+  type Declared,
+  declare,
+  ofType,
+  PROJECT_NUMBER,
+  type Recorded,
+  resolveOutput,
+} from './support.ts';
 
 const T = {
   topic: 'gcp:pubsub/topic:Topic',
@@ -36,25 +42,6 @@ const T = {
 const PROJECT = 'acme-outdoor-prod';
 const sa = (workload: string) => `eventbus-${workload}@${PROJECT}.iam.gserviceaccount.com`;
 const uri = (service: string) => `https://${service}-mock-ew.a.run.app`;
-
-/** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
-const BUNDLES: BundleManifest = Object.fromEntries(
-  (['store', 'forward', 'gateway'] as const).map((n) => [
-    n,
-    {
-      name: n,
-      kind: n === 'gateway' ? 'service' : 'function',
-      dir: `dist/${n}`,
-      main: n === 'gateway' ? 'main.js' : 'index.js',
-      archive: `dist/archives/${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
-      object: `${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
-      sha256: '0'.repeat(64),
-      bytes: 1,
-    },
-  ]),
-);
-
-const resolveOutput = <V>(o: pulumi.Output<V>) => new Promise<V>((r) => o.apply((v) => r(v)));
 
 describe('infra: the whole environment under mocks (environments/example.yaml)', () => {
   let config: StackConfig;

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import * as pulumi from '@pulumi/pulumi';
 import { REPO_ROOT } from '../../infra/config.ts';
+import type { BundleManifest } from '../../scripts/build-functions.ts';
 
 export const PROJECT_NUMBER = '123456789012';
 
@@ -94,7 +95,27 @@ export function settingsText(relative: string): string {
   return readFileSync(resolve(REPO_ROOT, relative), 'utf8');
 }
 
+/** The value an output settles on (under mocks every output settles). */
+export const resolveOutput = <V>(o: pulumi.Output<V>) => new Promise<V>((r) => o.apply((v) => r(v)));
+
 /** Every declared resource of one type. */
 export function ofType(recorded: Recorded, type: string): Declared[] {
   return recorded.resources.filter((r) => r.type === type);
 }
+
+/** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
+export const BUNDLES: BundleManifest = Object.fromEntries(
+  (['store', 'forward', 'gateway'] as const).map((n) => [
+    n,
+    {
+      name: n,
+      kind: n === 'gateway' ? 'service' : 'function',
+      dir: `dist/${n}`,
+      main: n === 'gateway' ? 'main.js' : 'index.js',
+      archive: `dist/archives/${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
+      object: `${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
+      sha256: '0'.repeat(64),
+      bytes: 1,
+    },
+  ]),
+);
