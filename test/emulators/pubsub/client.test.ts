@@ -84,7 +84,10 @@ describe('pubsub emulator with the real client', () => {
     // Far past it too, with the client's default retry settings: refused at once, not retried as
     // RESOURCE_EXHAUSTED until the deadline.
     await assert.rejects(
-      raw.publish({ topic: topic.name, messages: [{ data: Buffer.alloc(20_000_000, 1) }] }, { timeout: 20_000 }),
+      raw.publish(
+        { topic: topic.name, messages: [{ data: Buffer.alloc(20_000_000, 1) }] },
+        { timeout: 20_000 },
+      ),
       (e) => errCode(e) === 3,
     );
     await raw.close();
