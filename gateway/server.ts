@@ -413,7 +413,8 @@ function checkAttributes(value: unknown, field: string, max: number): Step<Recor
       detail: `${field}.attributes has ${entries.length} entries; at most ${max} are allowed.`,
     });
   }
-  const out: Record<string, string> = {};
+  // No prototype: an attribute named `__proto__` is kept as one, not swallowed by the setter.
+  const out = Object.create(null) as Record<string, string>;
   for (const [k, v] of entries) {
     const where = `${field}.attributes[${JSON.stringify(truncate(k))}]`;
     if (typeof v !== 'string') return fail('INVALID_ENVELOPE', { detail: `${where} must be a string.` });

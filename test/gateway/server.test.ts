@@ -116,6 +116,17 @@ describe('gateway: publishing', () => {
     assert.equal(pub.calls[0]?.messages[0]?.attributes['event_name'], 'view_content');
     const plain = await post(`${g.url}/v1/projects/test-project/topics/events:publish`, vc(), auth);
     assert.deepEqual(plain.body, { messageIds: ['3'] });
+    // Attribute names that are Object.prototype names are attributes like any other.
+    const odd = JSON.parse('{"__proto__":"p","constructor":"c"}') as Record<string, string>;
+    const kept = await post(
+      `${g.url}/v1/projects/test-project/topics/events:publish`,
+      { messages: [{ data, attributes: odd }] },
+      auth,
+    );
+    assert.equal(kept.status, 200, JSON.stringify(kept.body));
+    const attributes = pub.calls.at(-1)?.messages[0]?.attributes ?? {};
+    assert.equal(Object.getOwnPropertyDescriptor(attributes, '__proto__')?.value, 'p');
+    assert.equal(Object.getOwnPropertyDescriptor(attributes, 'constructor')?.value, 'c');
     const bad = await post(
       `${g.url}/v1/projects/test-project/topics/events:publish`,
       {
