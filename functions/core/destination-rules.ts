@@ -48,6 +48,13 @@ export function checkDestinationRules(settings: Readonly<Settings>): FieldViolat
       if (v === undefined || v === '')
         errors.push({ field: `${at}.config.${key}`, description: `is required for ${d.type}` });
     }
+    // Meta and TikTok take test events only under a test_event_code: without one, test mode
+    // would send live events (GA4's test mode is its debug endpoint and needs no code).
+    if (d.test_mode === true && (d.type === 'meta_capi' || d.type === 'tiktok_events') && !d.test_event_code)
+      errors.push({
+        field: `${at}.test_event_code`,
+        description: `is required when test_mode is on for ${d.type} (without it events go out as live ones)`,
+      });
     for (const role of needs.secrets) {
       if (!d.secrets?.[role])
         errors.push({
