@@ -455,7 +455,7 @@ class Emulator {
 
   /** BigQuery allows adding NULLABLE/REPEATED columns and relaxing REQUIRED; nothing else. */
   async evolveSchema(conn: DuckDBConnection, t: TableRecord, next: FieldSchema[]): Promise<void> {
-    const current = ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+    const current = fieldsOf(t);
     const name = qualifiedName(t);
     for (const old of current) {
       const nf = next.find((f) => f.name.toLowerCase() === old.name.toLowerCase());
@@ -570,7 +570,7 @@ class Emulator {
       );
     const skipInvalid = body['skipInvalidRows'] === true;
     const ignoreUnknown = body['ignoreUnknownValues'] === true;
-    const fields = ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+    const fields = fieldsOf(t);
     // Rows are prepared as JSON text while every row so far has a text form; the first one
     // that has none turns the request to values (rows before it are converted after all).
     let converted: (DuckDBValue[] | undefined)[] | undefined;
@@ -739,25 +739,8 @@ class Emulator {
    */
   async insertTexts(conn: DuckDBConnection, group: readonly PendingInsert[]): Promise<void> {
     const ref = (group[0] as PendingInsert).ref;
-    const now = Date.now();
-    this.pruneInsertIds(now);
-    const prefix = tableKey(ref);
-    const seen = new Set<string>();
-    const kept: unknown[] = [];
-    for (const p of group) {
-      for (let index = 0; index < p.rows.length; index++) {
-        const id = p.ids[index];
-        if (id !== undefined) {
-          const k = prefix + id;
-          if (this.insertIds.has(k) || seen.has(k)) continue;
-          seen.add(k);
-        }
-        kept.push(p.rows[index]);
-      }
-    }
+    const { rows: kept, remember } = this.freshRows(group, (p) => p.rows);
     if (kept.length === 0) return;
-    if (!this.store.table(ref.projectId, ref.datasetId, ref.tableId))
-      throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
     // The texts were written for this record's schema; columns added since stay NULL.
     const sql = rowTextInsertSql(qualifiedName(ref), fieldsOf(ref));
     const prepared = await this.store.statement(
@@ -773,7 +756,7 @@ class Emulator {
     } finally {
       prepared.clearBindings();
     }
-    for (const k of seen) this.insertIds.set(k, now);
+    remember();
   }
 
   /**
@@ -783,28 +766,8 @@ class Emulator {
    */
   async appendGroup(conn: DuckDBConnection, group: readonly PendingInsert[]): Promise<void> {
     const ref = (group[0] as PendingInsert).ref;
-    const now = Date.now();
-    this.pruneInsertIds(now);
-    const prefix = tableKey(ref);
-    const seen = new Set<string>();
-    const rows: DuckDBValue[][] = [];
-    for (const p of group) {
-      const all = p.values ?? [];
-      for (let index = 0; index < all.length; index++) {
-        const values = all[index];
-        if (!values) continue;
-        const id = p.ids[index];
-        if (id !== undefined) {
-          const k = prefix + id;
-          if (this.insertIds.has(k) || seen.has(k)) continue;
-          seen.add(k);
-        }
-        rows.push(values);
-      }
-    }
+    const { rows, remember } = this.freshRows(group, (p) => p.values ?? []);
     if (rows.length === 0) return;
-    if (!this.store.table(ref.projectId, ref.datasetId, ref.tableId))
-      throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
     const schema = schemaName(ref.projectId, ref.datasetId);
     const { appender, types } = await this.store.appender(conn, schema, ref.tableId);
     try {
@@ -820,7 +783,48 @@ class Emulator {
       this.store.dropAppender(schema, ref.tableId);
       throw e;
     }
-    for (const k of seen) this.insertIds.set(k, now);
+    remember();
+  }
+
+  /**
+   * The rows of `group` (requests for one table) to store, by either path: `rowsOf` gives a
+   * request's rows by index (undefined: a rejected row), and a row whose insertId was stored
+   * within the window, or comes earlier in the group, is left out. `remember()` records the
+   * group's ids once its rows are committed. Throws notFound when there are rows but the table
+   * is gone.
+   */
+  freshRows<T>(
+    group: readonly PendingInsert[],
+    rowsOf: (p: PendingInsert) => readonly (T | undefined)[],
+  ): { rows: T[]; remember(): void } {
+    const ref = (group[0] as PendingInsert).ref;
+    const now = Date.now();
+    this.pruneInsertIds(now);
+    const prefix = tableKey(ref);
+    const seen = new Set<string>();
+    const rows: T[] = [];
+    for (const p of group) {
+      const all = rowsOf(p);
+      for (let index = 0; index < all.length; index++) {
+        const row = all[index];
+        if (row === undefined) continue;
+        const id = p.ids[index];
+        if (id !== undefined) {
+          const k = prefix + id;
+          if (this.insertIds.has(k) || seen.has(k)) continue;
+          seen.add(k);
+        }
+        rows.push(row);
+      }
+    }
+    if (rows.length > 0 && !this.store.table(ref.projectId, ref.datasetId, ref.tableId))
+      throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
+    return {
+      rows,
+      remember: () => {
+        for (const k of seen) this.insertIds.set(k, now);
+      },
+    };
   }
 
   pruneInsertIds(now: number): void {
@@ -839,7 +843,7 @@ class Emulator {
     const t = this.tableOr404(projectId, datasetId, tableId);
     if (t.resource['type'] !== 'TABLE')
       throw new ApiError('invalid', `Cannot list a table of type ${String(t.resource['type'])}.`);
-    const fields = ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+    const fields = fieldsOf(t);
     const selected = query.get('selectedFields');
     let cols = fields.map((f) => f.name);
     if (selected) {
@@ -1478,7 +1482,7 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
  * stored as given.
  */
 function inColumnOrder(t: TableRecord, next: readonly FieldSchema[]): FieldSchema[] {
-  const current = ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+  const current = fieldsOf(t);
   const byName = new Map(next.map((f) => [f.name.toLowerCase(), f]));
   const kept = current.map((f) => byName.get(f.name.toLowerCase()) ?? f);
   const added = next.filter((f) => !current.some((c) => c.name.toLowerCase() === f.name.toLowerCase()));

@@ -442,6 +442,27 @@ describe('BigQuery emulator: REST API with the real client', () => {
       assert.equal(await count("id = 'd3'"), 2, 'rows without insertId are never de-duplicated');
     });
 
+    it('de-duplicates by insertId on the appender path too, and across the two paths', async () => {
+      // An integer as a string has no text form (row-text.ts): such a request is appended.
+      const appended = [
+        { insertId: 'dup-a1', json: { id: 'a1', n: '1' } },
+        { insertId: 'dup-a1', json: { id: 'a1', n: '1' } },
+        { insertId: 'dup-t1', json: { id: 't1', n: '2' } },
+      ];
+      await table.insert(appended, { raw: true });
+      await table.insert(appended, { raw: true });
+      assert.equal(await count("id IN ('a1', 't1')"), 2);
+      // The same ids sent as rows with a text form: already stored, so nothing new.
+      await table.insert(
+        [
+          { insertId: 'dup-a1', json: { id: 'a1', n: 1 } },
+          { insertId: 'dup-t1', json: { id: 't1', n: 2 } },
+        ],
+        { raw: true },
+      );
+      assert.equal(await count("id IN ('a1', 't1')"), 2);
+    });
+
     it('forgets an insertId once its window (60 s) has passed', async () => {
       // The emulator runs in this process: move its clock instead of waiting a minute.
       const realNow = Date.now;
