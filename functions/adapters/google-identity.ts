@@ -4,7 +4,7 @@
  * on loopback (GCP-WIRE.md §5) and nothing leaves the machine.
  */
 import { createHash } from 'node:crypto';
-import type { OAuth2Client } from 'google-auth-library';
+import { loadOnce } from './load-once.ts';
 
 export type IdentityResult =
   | { readonly ok: true; readonly email: string }
@@ -43,11 +43,9 @@ export function createGoogleIdentity(options: GoogleIdentityOptions = {}): Googl
   if (options.certsUrl) endpoints['oauth2FederatedSignonPemCertsUrl'] = options.certsUrl;
   if (options.tokenInfoUrl) endpoints['tokenInfoUrl'] = options.tokenInfoUrl;
   // google-auth-library is loaded on the first Google token, not at cold start.
-  let loaded: Promise<OAuth2Client> | undefined;
-  const oauth = () => {
-    loaded ??= import('google-auth-library').then(({ OAuth2Client: Client }) => new Client({ endpoints }));
-    return loaded;
-  };
+  const oauth = loadOnce(() =>
+    import('google-auth-library').then(({ OAuth2Client }) => new OAuth2Client({ endpoints })),
+  );
   const cacheMs = options.cacheMs ?? 60_000;
   const now = options.now ?? Date.now;
   const cache = new Map<string, { until: number; result: IdentityResult }>();

@@ -9,7 +9,6 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { GoogleAuth } from 'google-auth-library';
 import {
   type CredentialSet,
   EMPTY_CREDENTIALS,
@@ -18,6 +17,7 @@ import {
   mergeCredentials,
   prepareCredentialWrite,
 } from '../core/credentials.ts';
+import { loadOnce } from './load-once.ts';
 
 export interface TokenStore {
   /** A human-readable location, for CLI output. */
@@ -135,12 +135,13 @@ export interface SecretStoreOptions extends StoreClock {
 
 function defaultRequest(): AuthorizedRequest {
   // google-auth-library is loaded on the first read, not at cold start.
-  let auth: Promise<GoogleAuth> | undefined;
+  const auth = loadOnce(() =>
+    import('google-auth-library').then(
+      ({ GoogleAuth }) => new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] }),
+    ),
+  );
   return async ({ url, method, data }) => {
-    auth ??= import('google-auth-library').then(
-      ({ GoogleAuth: Auth }) => new Auth({ scopes: ['https://www.googleapis.com/auth/cloud-platform'] }),
-    );
-    const client = await (await auth).getClient();
+    const client = await (await auth()).getClient();
     const res = await client.request({
       url,
       method,
