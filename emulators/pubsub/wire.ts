@@ -253,11 +253,7 @@ class ProtoWriter {
   }
 
   varint(n: number): void {
-    while (n >= 128) {
-      this.buf[this.pos++] = (n & 0x7f) | 0x80;
-      n = Math.floor(n / 128);
-    }
-    this.buf[this.pos++] = n;
+    this.pos = writeVarint(this.buf, this.pos, n);
   }
 
   /** Tag + length + UTF-8 bytes; `len` must be the string's byte length. */
@@ -301,27 +297,32 @@ export function ownPubsubMessage(
   publishTime: number,
 ): { pb: Buffer; data: Buffer } {
   const len = end - start;
-  const own = Buffer.allocUnsafe(len + PB_ROOM);
-  src.copy(own, 0, start, end);
+  const w = new ProtoWriter(len + PB_ROOM);
+  src.copy(w.buf, 0, start, end);
   const dataAt = data.length === 0 ? 0 : data.byteOffset - src.byteOffset - start;
-  let pos = len;
-  own[pos++] = 0x1a;
-  own[pos++] = idText.length;
-  pos = writeAscii(own, pos, idText);
+  w.pos = len;
   const seconds = Math.floor(publishTime / 1000);
   const nanos = (publishTime - seconds * 1000) * 1_000_000;
-  own[pos++] = 0x22;
-  own[pos++] = 1 + varintSize(seconds) + (nanos > 0 ? 1 + varintSize(nanos) : 0);
-  own[pos++] = 0x08;
-  pos = writeVarint(own, pos, seconds);
-  if (nanos > 0) {
-    own[pos++] = 0x10;
-    pos = writeVarint(own, pos, nanos);
-  }
+  writeIdAndTime(w, idText, seconds, nanos);
   return {
-    pb: own.subarray(0, pos),
-    data: data.length === 0 ? EMPTY : own.subarray(dataAt, dataAt + data.length),
+    pb: w.buf.subarray(0, w.pos),
+    data: data.length === 0 ? EMPTY : w.buf.subarray(dataAt, dataAt + data.length),
   };
+}
+
+/** message_id (3) and publish_time (4: seconds 1, nanos 2) of a PubsubMessage. */
+function writeIdAndTime(w: ProtoWriter, idText: string, seconds: number, nanos: number): void {
+  w.buf[w.pos++] = 0x1a;
+  w.varint(idText.length);
+  w.pos = writeAscii(w.buf, w.pos, idText);
+  w.buf[w.pos++] = 0x22;
+  w.varint(1 + varintSize(seconds) + (nanos > 0 ? 1 + varintSize(nanos) : 0));
+  w.buf[w.pos++] = 0x08;
+  w.varint(seconds);
+  if (nanos > 0) {
+    w.buf[w.pos++] = 0x10;
+    w.varint(nanos);
+  }
 }
 
 function writeVarint(buf: Buffer, pos: number, n: number): number {
@@ -345,7 +346,6 @@ interface SizedMessage {
   readonly idText: string;
   readonly attrs: [string, number, string, number][];
   readonly keyLen: number;
-  readonly tsSize: number;
   readonly seconds: number;
   readonly nanos: number;
   readonly msgSize: number;
@@ -376,7 +376,7 @@ function sizeOf(d: Delivery): SizedMessage {
   const ackIdLen = d.ackId.length;
   let rmSize = 1 + varintSize(ackIdLen) + ackIdLen + 1 + varintSize(msgSize) + msgSize;
   if (d.deliveryAttempt > 0) rmSize += 1 + varintSize(d.deliveryAttempt);
-  return { m, ackIdLen, idText, attrs, keyLen, tsSize, seconds, nanos, msgSize, rmSize };
+  return { m, ackIdLen, idText, attrs, keyLen, seconds, nanos, msgSize, rmSize };
 }
 
 /** Bytes of one ReceivedMessage whose message is already encoded (`pb`). */
@@ -463,16 +463,6 @@ function writeMessage(w: ProtoWriter, s: SizedMessage): void {
     w.string(0x0a, k, kl);
     w.string(0x12, v, vl);
   }
-  w.buf[w.pos++] = 0x1a;
-  w.varint(s.idText.length);
-  w.pos = writeAscii(w.buf, w.pos, s.idText);
-  w.buf[w.pos++] = 0x22;
-  w.varint(s.tsSize);
-  w.buf[w.pos++] = 0x08;
-  w.varint(s.seconds);
-  if (s.nanos > 0) {
-    w.buf[w.pos++] = 0x10;
-    w.varint(s.nanos);
-  }
+  writeIdAndTime(w, s.idText, s.seconds, s.nanos);
   if (s.keyLen > 0) w.string(0x2a, s.m.orderingKey, s.keyLen);
 }
