@@ -5,6 +5,7 @@
  * `--help` included, seconds of start-up.
  */
 import type { BigQuery } from '@google-cloud/bigquery';
+import type { PubSub } from '@google-cloud/pubsub';
 import type { Plan } from '../functions/core/plan.ts';
 import { DEFAULT_PORTS, LOCAL_HOST } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
@@ -59,6 +60,16 @@ export function pubsubEndpoint(p: Plan, env: Env): string | undefined {
   const host = env['PUBSUB_EMULATOR_HOST'];
   if (host) return host;
   return p.environment === 'local' ? `${LOCAL_HOST}:${DEFAULT_PORTS.pubsub}` : undefined;
+}
+
+/** A Pub/Sub client for the environment's project and endpoint (plaintext to an emulator). */
+export async function pubsubClient(p: Plan, env: Env): Promise<PubSub> {
+  const { PubSub } = await import('@google-cloud/pubsub');
+  const host = pubsubEndpoint(p, env);
+  return new PubSub({
+    projectId: projectOf(p, env),
+    ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
+  });
 }
 
 /** A BigQuery client for the environment's project and endpoint. */

@@ -6,7 +6,6 @@
  * Every message carries `replay=true`, so its ledger rows say replay = true; event ids are
  * unchanged, so receivers de-duplicate what they already had.
  */
-import { PubSub } from '@google-cloud/pubsub';
 import { SingleBar } from 'cli-progress';
 import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
@@ -25,7 +24,7 @@ import {
   forwardSubscriptionName,
 } from '../../functions/core/plan.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
-import { loadEnvironment, projectOf, pubsubEndpoint, warehouseClient } from '../environment.ts';
+import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';
 import { type DestinationReplayOptions, parseLimit, pubSubPullSource } from './replay.ts';
 
@@ -238,11 +237,7 @@ export async function runDestinationReplay(
   }
   const env = process.env;
   const project = projectOf(p, env);
-  const host = pubsubEndpoint(p, env);
-  const pubsub = new PubSub({
-    projectId: project,
-    ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
-  });
+  const pubsub = await pubsubClient(p, env);
   const publisher = createDeliveriesPublisher(pubsub);
   const bar = new SingleBar({
     format:
@@ -283,7 +278,7 @@ export async function runDestinationReplay(
         onProgress: progress,
       });
     } else {
-      const source = await pubSubPullSource(project, host);
+      const source = await pubSubPullSource(pubsub, project);
       bar.start(1, 0, { destination: id, read: 0, republished: 0, skipped: 0, failed: 0 });
       try {
         report = await replayDestinationDeadLetters({

@@ -6,12 +6,12 @@
  * ledger rows), acknowledging only what was written and fanned out, and reporting what
  * still fails and why. (Destination replays join this command.)
  */
-import type { v1 } from '@google-cloud/pubsub';
+import type { PubSub, v1 } from '@google-cloud/pubsub';
 import type { Command } from 'commander';
 import type { Plan } from '../../functions/core/plan.ts';
 import type { RowWriter } from '../../functions/core/rows.ts';
 import type { AfterStored, PubSubMessage, StoreConfig } from '../../functions/core/store.ts';
-import { loadEnvironment, projectOf, pubsubEndpoint, warehouseClient } from '../environment.ts';
+import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
 /** A message pulled from a backlog subscription. */
@@ -157,16 +157,15 @@ export function fromReceived(received: ReceivedLike, subscription: string): Pull
   };
 }
 
-/** A PullSource over the v1 SubscriberClient (honours PUBSUB_EMULATOR_HOST via PubSub's config). */
+/**
+ * A PullSource over the v1 SubscriberClient, configured like the caller's PubSub client (its
+ * emulator endpoint included), which the command also publishes with and closes itself.
+ */
 export async function pubSubPullSource(
+  pubsub: PubSub,
   project: string,
-  emulatorHost?: string,
 ): Promise<PullSource & { close(): Promise<void> }> {
-  const { PubSub, v1 } = await import('@google-cloud/pubsub');
-  const pubsub = new PubSub({
-    projectId: project,
-    ...(emulatorHost ? { apiEndpoint: emulatorHost, emulatorMode: true } : {}),
-  });
+  const { v1 } = await import('@google-cloud/pubsub');
   // getClientConfig() carries the emulator endpoint and insecure credentials when set; its
   // optional fields are typed looser than the constructor's under exactOptionalPropertyTypes.
   const clientOptions = (await pubsub.getClientConfig()) as ConstructorParameters<
@@ -196,7 +195,6 @@ export async function pubSubPullSource(
     },
     async close() {
       await client.close();
-      await pubsub.close();
     },
   };
 }
@@ -288,28 +286,21 @@ export function register(program: Command): void {
         throw new CliError(`${options.topic} is not an events topic of ${p.environment}`);
       const [
         { SingleBar },
-        { PubSub },
         { createBigQueryWriter },
         { createDeliveriesPublisher },
         { createStoreFanOut },
         { storeConfig },
       ] = await Promise.all([
         import('cli-progress'),
-        import('@google-cloud/pubsub'),
         import('../../functions/adapters/bigquery-writer.ts'),
         import('../../functions/adapters/deliveries-publisher.ts'),
         import('../../functions/adapters/store-fan-out.ts'),
         import('../../functions/core/store.ts'),
       ]);
       const writer = createBigQueryWriter(await warehouseClient(p, process.env), p.dataset);
-      const project = projectOf(p, process.env);
-      const host = pubsubEndpoint(p, process.env);
-      const source = await pubSubPullSource(project, host);
+      const pubsub = await pubsubClient(p, process.env);
+      const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
       // The store function's fan-out, on the same `deliveries` topic and ledger.
-      const pubsub = new PubSub({
-        projectId: project,
-        ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
-      });
       const publisher = createDeliveriesPublisher(pubsub);
       const afterStored = createStoreFanOut({
         settings,
