@@ -11,7 +11,7 @@
  * BENCH_DELIVERY_DEBUG=1 prints when the warehouse and the ledger saw the first/last rows,
  * and per second of sending: publish → received_at → stored_at → webhook arrival → ledger recorded_at.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHttpSender } from '../functions/adapters/http-sender.ts';
@@ -24,6 +24,7 @@ import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts'
 import type { Destination, Settings } from '../schemas/settings.ts';
 import { SIGNING_KEY, SIGNING_KEY_NAME, testSettings } from '../test/delivery/support/stack.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
+import { childCpu } from './proc-cpu.ts';
 
 const env = process.env;
 const RATE = Number(env['BENCH_DELIVERY_RATE'] ?? 1000);
@@ -67,24 +68,6 @@ function latencies(sent: Map<string, number>, seen: Map<string, number>): number
   for (const [id, t] of sent) {
     const s = seen.get(id);
     if (s !== undefined) out.push(s - t);
-  }
-  return out;
-}
-
-/**
- * CPU time (user + system, ms) each child has used so far, from /proc (Linux; empty
- * elsewhere). Throughput on shared cores is noisy; CPU per event says which stage costs.
- */
-function childCpu(services: readonly { readonly name: string; readonly pid: number }[]): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const s of services) {
-    try {
-      const fields = readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-      // utime and stime, in clock ticks (100 per second on Linux).
-      out.set(s.name, (Number(fields[11]) + Number(fields[12])) * 10);
-    } catch {
-      // Not Linux, or the child is gone: no figure.
-    }
   }
   return out;
 }

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -17,6 +17,7 @@ import { createPublisher } from '../functions/adapters/publisher.ts';
 import { fileTokenStore } from '../functions/adapters/token-store.ts';
 import { issueToken } from '../functions/core/credentials.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
+import { processCpuMs } from './proc-cpu.ts';
 
 interface CannonResult {
   requests: { average: number; total: number };
@@ -85,16 +86,6 @@ async function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-/** CPU time (user + system, µs) a process has used so far, from /proc (Linux; NaN elsewhere). */
-function cpuOf(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return (Number(fields[11]) + Number(fields[12])) * 10_000; // utime + stime in 10 ms ticks
-  } catch {
-    return Number.NaN;
-  }
-}
-
 /**
  * CPU µs per request of each process over the measured run: on two shared cores the request
  * rate is bounded by the sum, so this says which process to work on.
@@ -126,7 +117,7 @@ async function cannon(
   await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connection pools, the emulator's log
   const sample = () => {
     const out: Record<string, number> = {};
-    for (const [k, pid] of Object.entries(pids)) out[k] = cpuOf(pid);
+    for (const [k, pid] of Object.entries(pids)) out[k] = (processCpuMs(pid) ?? Number.NaN) * 1000; // µs
     const self = process.cpuUsage();
     out['bench (autocannon)'] = self.user + self.system;
     return out;

@@ -6,7 +6,7 @@
  * Baseline: raw DuckDB appends of the same rows in this process (the floor any store path
  * over DuckDB pays).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { bigqueryEmulator, gateway, pubsubEmulator, storeFunction } from '../loc
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
+import { childCpu } from './proc-cpu.ts';
 
 const env = process.env;
 const LATENCY_RATE = Number(env['BENCH_STORE_RATE'] ?? 1000);
@@ -69,15 +70,7 @@ async function startStack(): Promise<Stack> {
   });
   return {
     cpu: () => {
-      const out = new Map<string, number>();
-      for (const s of local.services) {
-        try {
-          const fields = readFileSync(`/proc/${s.pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-          out.set(s.name, (Number(fields[11]) + Number(fields[12])) * 10); // clock ticks of 10 ms
-        } catch {
-          // Not Linux, or the child is gone: no figure.
-        }
-      }
+      const out = childCpu(local.services);
       const own = process.cpuUsage();
       out.set('bench', (own.user + own.system) / 1000);
       return out;
