@@ -304,6 +304,34 @@ describe('credentials: Secret Manager store limit, destroyed versions and concur
     assert.equal((await store.read()).tokens.length, 0);
   });
 
+  it('a latest version disabled by hand is an error, not an empty store, and nothing is written', async () => {
+    const store = open();
+    await createToken(store);
+    const disabled = await fake.request({
+      url: `${fake.url}/v1/projects/p1/secrets/eventbus-tokens/versions/1:disable`,
+      method: 'POST',
+      data: {},
+    });
+    assert.equal(disabled.status, 200);
+    await assert.rejects(store.read(), /access latest returned HTTP 400/);
+    await assert.rejects(createToken(store), /access latest returned HTTP 400/);
+    assert.equal(fake.versions.length, 1, 'no version was added over it');
+  });
+
+  it('gives up, asking to run the command again, when other writers keep adding versions', async () => {
+    // Before each of our addVersion calls another writer adds a version with a token of its own.
+    const store = open(async (opts) => {
+      if (opts.url.endsWith(':addVersion')) {
+        const theirs = Buffer.from(JSON.stringify(withToken(EMPTY_CREDENTIALS).set)).toString('base64');
+        await fake.request({ url: opts.url, method: 'POST', data: { payload: { data: theirs } } });
+      }
+      return fake.request(opts);
+    });
+    await assert.rejects(createToken(store), /other writers kept adding versions; run the command again/);
+    // The first write and five merged rewrites, each after another writer's version.
+    assert.equal(fake.versions.length, 12);
+  });
+
   it('two writers that read the same version keep both new tokens and a revocation', async () => {
     const a = open();
     const seed = await createToken(a);
