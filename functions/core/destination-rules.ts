@@ -15,16 +15,21 @@ export interface DestinationRequirements {
   readonly secrets: readonly string[];
   /** Whether `base_url` is the target itself (no platform default). */
   readonly baseUrl: boolean;
+  /**
+   * Whether test mode needs a `test_event_code`: the platform takes test events only under one,
+   * so without it test mode would send live events (GA4's test mode is its debug endpoint).
+   */
+  readonly testEventCode: boolean;
 }
 
 /** Per destination type: what its driver cannot work without (PLATFORMS.md, DESIGN.md §2). */
 export const DESTINATION_REQUIREMENTS: Readonly<Record<Destination['type'], DestinationRequirements>> =
   Object.freeze({
-    meta_capi: { config: ['pixel_id'], secrets: ['access_token'], baseUrl: false },
-    ga4_mp: { config: ['measurement_id'], secrets: ['api_secret'], baseUrl: false },
-    tiktok_events: { config: ['pixel_code'], secrets: ['access_token'], baseUrl: false },
+    meta_capi: { config: ['pixel_id'], secrets: ['access_token'], baseUrl: false, testEventCode: true },
+    ga4_mp: { config: ['measurement_id'], secrets: ['api_secret'], baseUrl: false, testEventCode: false },
+    tiktok_events: { config: ['pixel_code'], secrets: ['access_token'], baseUrl: false, testEventCode: true },
     // Webhooks are always signed (HMAC-SHA256 with the shared signing_key).
-    webhook: { config: [], secrets: ['signing_key'], baseUrl: true },
+    webhook: { config: [], secrets: ['signing_key'], baseUrl: true, testEventCode: false },
   });
 
 /**
@@ -48,9 +53,7 @@ export function checkDestinationRules(settings: Readonly<Settings>): FieldViolat
       if (v === undefined || v === '')
         errors.push({ field: `${at}.config.${key}`, description: `is required for ${d.type}` });
     }
-    // Meta and TikTok take test events only under a test_event_code: without one, test mode
-    // would send live events (GA4's test mode is its debug endpoint and needs no code).
-    if (d.test_mode === true && (d.type === 'meta_capi' || d.type === 'tiktok_events') && !d.test_event_code)
+    if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
       errors.push({
         field: `${at}.test_event_code`,
         description: `is required when test_mode is on for ${d.type} (without it events go out as live ones)`,

@@ -34,7 +34,7 @@ export const ga4MpDriver: Driver = {
 
   prepare(event: StoredEvent, ctx: DriverContext): Prepared {
     const d = ctx.destination;
-    const p = configProblem(ctx, NEEDS.config, NEEDS.secrets, false);
+    const p = configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);
     if (p) return { ok: false, reason: p };
     const m = mapForDestination(d, event);
     if (!m.ok) return m;

@@ -60,7 +60,7 @@ function request(events: readonly Record<string, unknown>[], ctx: DriverContext)
 const NEEDS = DESTINATION_REQUIREMENTS.meta_capi;
 
 function problem(ctx: DriverContext): string | undefined {
-  return configProblem(ctx, NEEDS.config, NEEDS.secrets, true);
+  return configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);
 }
 
 /** The Meta CAPI driver: one event per `prepare`, up to 1000 per request with `prepareBatch`. */

@@ -55,7 +55,7 @@ function request(rows: readonly Record<string, unknown>[], ctx: DriverContext): 
 const NEEDS = DESTINATION_REQUIREMENTS.tiktok_events;
 
 function problem(ctx: DriverContext): string | undefined {
-  return configProblem(ctx, NEEDS.config, NEEDS.secrets, true);
+  return configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);
 }
 
 /** The TikTok Events API driver. */
