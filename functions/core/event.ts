@@ -235,16 +235,23 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   return { ok: true, event, version: type?.version ?? 0, known: type !== undefined };
 }
 
-// The events of a batch mostly share one time (the receive time): format it once.
-let lastTime = Number.NaN;
-let lastIso = '';
-function isoTime(ms: number): string {
-  if (ms !== lastTime) {
-    lastIso = new Date(ms).toISOString();
-    lastTime = ms;
-  }
-  return lastIso;
+/**
+ * An RFC 3339 formatter that remembers its last answer: the times it is given repeat (the
+ * events of a batch mostly share the receive time; rows of one push share a millisecond).
+ */
+export function lastIso(): (ms: number) => string {
+  let last = Number.NaN;
+  let text = '';
+  return (ms) => {
+    if (ms !== last) {
+      text = new Date(ms).toISOString();
+      last = ms;
+    }
+    return text;
+  };
 }
+
+const isoTime = lastIso();
 
 function completeDevice(
   given: Device | undefined,

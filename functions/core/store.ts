@@ -8,7 +8,13 @@ import { createHash } from 'node:crypto';
 import Type from 'typebox';
 import type { Settings } from '../../schemas/settings.ts';
 import type { StoredEvent } from './delivery/driver.ts';
-import { type NormalizedEvent, type NormalizeOptions, normalizeEvent, normalizeOptions } from './event.ts';
+import {
+  lastIso,
+  type NormalizedEvent,
+  type NormalizeOptions,
+  normalizeEvent,
+  normalizeOptions,
+} from './event.ts';
 import type { Plan } from './plan.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
 import { compileValidator, type FieldViolation } from './validation.ts';
@@ -159,18 +165,6 @@ function payloadText(data: Uint8Array): { text: string; base64: boolean } {
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
-/** An RFC 3339 formatter that remembers its last answer (times repeat within a millisecond). */
-function lastIso(): (ms: number) => string {
-  let last = Number.NaN;
-  let text = '';
-  return (ms) => {
-    if (ms !== last) {
-      text = new Date(ms).toISOString();
-      last = ms;
-    }
-    return text;
-  };
-}
 /** stored_at and received_at alternate, so each has its own memory. */
 const iso = lastIso();
 const isoReceived = lastIso();
