@@ -5,16 +5,22 @@ import { uuidv7 } from '../../gateway/ids.ts';
 const msgs = (n: number, tag: string): OutgoingMessage[] =>
   Array.from({ length: n }, (_, i) => ({ data: Buffer.from(`${tag}${i}`), attributes: {} }));
 
+/** A coalescing publisher whose calls are recorded and each held until its gate is opened. */
+function gated(maxInFlight: number) {
+  const calls: string[][] = [];
+  const gates: (() => void)[] = [];
+  const publish = coalescing(async (_topic, messages) => {
+    const batch = messages.map((m) => m.data.toString());
+    calls.push(batch);
+    await new Promise<void>((r) => gates.push(r));
+    return batch.map((d) => `id-${d}`);
+  }, maxInFlight);
+  return { calls, gates, publish };
+}
+
 describe('publisher: coalescing of waiting requests', () => {
   it('sends at once below the in-flight limit, then merges waiting requests whole into one call', async () => {
-    const calls: string[][] = [];
-    const gates: (() => void)[] = [];
-    const publish = coalescing(async (_topic, messages) => {
-      const batch = messages.map((m) => m.data.toString());
-      calls.push(batch);
-      await new Promise<void>((r) => gates.push(r));
-      return batch.map((d) => `id-${d}`);
-    }, 1);
+    const { calls, gates, publish } = gated(1);
     const a = publish('events', msgs(2, 'a'));
     const b = publish('events', msgs(1, 'b'));
     const c = publish('events', msgs(3, 'c'));
@@ -27,6 +33,23 @@ describe('publisher: coalescing of waiting requests', () => {
     gates.shift()?.();
     assert.deepEqual(await b, ['id-b0']);
     assert.deepEqual(await c, ['id-c0', 'id-c1', 'id-c2']);
+  });
+
+  it('while a call is in flight, requests of one event-loop turn share a free slot', async () => {
+    const { calls, gates, publish } = gated(4);
+    const a = publish('events', msgs(1, 'a')); // idle bus: sent at once
+    assert.deepEqual(calls, [['a0']]);
+    // Three slots are free, yet the requests of this turn go together, not one call each.
+    const rest = [
+      publish('events', msgs(1, 'b')),
+      publish('events', msgs(1, 'c')),
+      publish('events', msgs(1, 'd')),
+    ];
+    assert.equal(calls.length, 1, 'nothing more before the end of the turn');
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(calls, [['a0'], ['b0', 'c0', 'd0']]);
+    for (const open of gates.splice(0)) open();
+    assert.deepEqual(await Promise.all([a, ...rest]), [['id-a0'], ['id-b0'], ['id-c0'], ['id-d0']]);
   });
 
   it('never splits a request and never exceeds 1000 messages per call', async () => {
