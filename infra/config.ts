@@ -1,7 +1,7 @@
 /**
- * The one place the Pulumi program reads its stack config: `gcp:project`, `gcp:region` and
- * `settingsFile` (the environment's YAML). Settings go through the same parser and schema as
- * the local environment, so a bad value fails `pulumi up` naming its key.
+ * The one place the Pulumi program reads its stack config: `gcp:project`, `gcp:region`,
+ * `settingsFile` (the environment's YAML) and the optional `buildRoot`. Settings go through the
+ * same parser and schema as the local environment, so a bad value fails `pulumi up` naming its key.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
