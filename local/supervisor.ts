@@ -222,17 +222,33 @@ function startGuardian(): { watch(pgid: number): void; release(): void } {
   };
 }
 
-/** A port the OS says is free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
+/** A loopback port free right now, outside the range the kernel gives outgoing connections. */
+export async function freePort(): Promise<number> {
+  // Below the kernel's ephemeral range (Linux 32768–60999, macOS 49152–65535): a port asked of
+  // the kernel with listen(0) comes from that range, and between this probe and the service's own
+  // listen an outgoing connection may take it as its local port (seen in CI: EADDRINUSE).
+  for (let tries = 0; tries < 50; tries++) {
+    const port = PROBE_FROM + Math.floor(Math.random() * (PROBE_TO - PROBE_FROM));
+    if (handedOut.has(port)) continue;
+    if (await canListen(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error(`no free loopback port found in ${PROBE_FROM}–${PROBE_TO}`);
+}
+
+const PROBE_FROM = 20_000;
+const PROBE_TO = 32_000;
+/** Ports this process already handed out: two services must not be given the same one. */
+const handedOut = new Set<number>();
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((done) => {
     const server = createServer();
     server.unref();
-    server.on('error', fail);
-    server.listen(0, LOCAL_HOST, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => done(port));
-    });
+    server.once('error', () => done(false));
+    server.listen(port, LOCAL_HOST, () => server.close(() => done(true)));
   });
 }
 

@@ -4,25 +4,15 @@
  * provide it), or `node main.js` for the gateway. Every child is killed and awaited.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { FRAMEWORK, REPO_ROOT } from '../../scripts/build-functions.ts';
 
+// The framework CLI prints no port, so it cannot be told to use 0.
+export { freePort } from '../../local/supervisor.ts';
 export { linkFramework } from '../../scripts/build-functions.ts';
 
 export const FRAMEWORK_CLI = join(REPO_ROOT, 'node_modules', FRAMEWORK, 'build', 'src', 'main.js');
-
-/** A free loopback port (the framework CLI prints no port, so it cannot be told to use 0). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 export interface Running {
   readonly child: ChildProcess;

@@ -2,12 +2,19 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_PORTS, type LocalContext, type ServiceSpec } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
-import { type LocalEnvironment, resolvePorts, StartError, startEnvironment } from '../../local/supervisor.ts';
+import {
+  freePort,
+  type LocalEnvironment,
+  resolvePorts,
+  StartError,
+  startEnvironment,
+} from '../../local/supervisor.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 const dummy = join(root, 'test/local/support/dummy-service.ts');
@@ -206,5 +213,25 @@ describe('local supervisor', () => {
     assert.equal(shifted.gateway, 9999);
     const free = await resolvePorts({ freePorts: true });
     assert.ok(Object.values(free).every((p) => p > 0 && p !== 8085));
+  });
+
+  it('hands out free ports below the kernel range of outgoing connections, never one twice', async () => {
+    const ports = await Promise.all(Array.from({ length: 40 }, () => freePort()));
+    assert.equal(new Set(ports).size, ports.length);
+    // Linux gives outgoing connections 32768–60999 by default: a port there could be taken
+    // between the probe and the service's own listen.
+    assert.ok(
+      ports.every((p) => p >= 1024 && p < 32_768),
+      String(ports),
+    );
+    // Free means free: each can be listened on.
+    for (const port of ports.slice(0, 5)) {
+      const server = createServer();
+      await new Promise<void>((done, fail) => {
+        server.once('error', fail);
+        server.listen(port, '127.0.0.1', done);
+      });
+      await new Promise((done) => server.close(done));
+    }
   });
 });
