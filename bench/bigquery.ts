@@ -142,7 +142,7 @@ async function insertAllRate(bq: BigQuery, rows: Record<string, unknown>[][]): P
 
 /**
  * The same batches through the same client as the store function sends them
- * (functions/adapters/bigquery-writer.ts): the table's authenticated `request` with the rows
+ * (adapters/bigquery-writer.ts): the table's authenticated `request` with the rows
  * serialised once, instead of `table.insert`, which deep-copies every row three times.
  */
 async function leanClientRate(bq: BigQuery, rows: Record<string, unknown>[][]): Promise<number> {

@@ -13,7 +13,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseSettings } from '../functions/core/settings.ts';
+import { parseSettings } from '../core/settings.ts';
 import {
   BUNDLES,
   buildBundles,

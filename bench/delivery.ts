@@ -14,9 +14,9 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpSender } from '../functions/adapters/http-sender.ts';
-import type { StoredEvent } from '../functions/core/delivery/driver.ts';
-import { webhookDriver } from '../functions/core/delivery/drivers/webhook.ts';
+import { createHttpSender } from '../adapters/http-sender.ts';
+import type { StoredEvent } from '../core/delivery/driver.ts';
+import { webhookDriver } from '../core/delivery/drivers/webhook.ts';
 import { emulatorBigQuery, emulatorPubSub } from '../local/provision.ts';
 import { startReceiver } from '../local/receiver/server.ts';
 import { bigqueryEmulator, forwardFunction, pubsubEmulator, storeFunction } from '../local/services.ts';

@@ -13,9 +13,9 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPublisher } from '../functions/adapters/publisher.ts';
-import { fileTokenStore } from '../functions/adapters/token-store.ts';
-import { issueToken } from '../functions/core/credentials.ts';
+import { createPublisher } from '../adapters/publisher.ts';
+import { issueToken } from '../gateway/credentials.ts';
+import { fileTokenStore } from '../gateway/token-store.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 import { processCpuMs } from './proc-cpu.ts';
 

@@ -87,7 +87,7 @@ async function rawPublish(emu: PubSubEmulator, topic: string, messages: number):
   });
   const batch = Array.from({ length: BATCH }, () => ({ data: PAYLOAD, attributes: ATTRIBUTES }));
   const name = `projects/${PROJECT}/topics/${topic}`;
-  // One Publish per call, as the gateway makes them (functions/adapters/publisher.ts): without
+  // One Publish per call, as the gateway makes them (adapters/publisher.ts): without
   // this, gax's request bundler re-counts every message of an already full 1000-message call.
   const options = { isBundling: false };
   await client.publish({ topic: name, messages: batch.slice(0, 1) }, options);

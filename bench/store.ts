@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { BigQuery } from '@google-cloud/bigquery';
-import { ensureDevToken, fileTokenStore } from '../functions/adapters/token-store.ts';
+import { ensureDevToken, fileTokenStore } from '../gateway/token-store.ts';
 import { bigqueryEmulator, gateway, pubsubEmulator, storeFunction } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import type { Settings } from '../schemas/settings.ts';

@@ -6,7 +6,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { PubSub } from '@google-cloud/pubsub';
-import type { Plan } from '../functions/core/plan.ts';
+import type { Plan } from '../core/plan.ts';
 import { DEFAULT_PORTS, LOCAL_HOST } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { CliError } from './output.ts';
@@ -33,10 +33,7 @@ export async function readEnvironment(nameOrPath: string): Promise<EnvironmentSe
 
 /** The environment's settings and plan, for commands that take `--env`. */
 export async function loadEnvironment(nameOrPath: string): Promise<EnvironmentSettings & { plan: Plan }> {
-  const [environment, { plan }] = await Promise.all([
-    readEnvironment(nameOrPath),
-    import('../functions/core/plan.ts'),
-  ]);
+  const [environment, { plan }] = await Promise.all([readEnvironment(nameOrPath), import('../core/plan.ts')]);
   return { ...environment, plan: plan(environment.settings) };
 }
 

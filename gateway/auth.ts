@@ -3,8 +3,7 @@
  * limits. The gateway is public on Cloud Run (GCP-WIRE.md §7), so every request passes here.
  */
 import type { IncomingMessage } from 'node:http';
-import { type GoogleIdentity, principalAllowed } from '../functions/adapters/google-identity.ts';
-import type { TokenStore } from '../functions/adapters/token-store.ts';
+import { type ApiError, apiError } from '../core/errors.ts';
 import {
   type CredentialRecord,
   type CredentialSet,
@@ -12,8 +11,9 @@ import {
   TOKEN_PREFIX,
   type VerifyResult,
   verifySecret,
-} from '../functions/core/credentials.ts';
-import { type ApiError, apiError } from '../functions/core/errors.ts';
+} from './credentials.ts';
+import { type GoogleIdentity, principalAllowed } from './google-identity.ts';
+import type { TokenStore } from './token-store.ts';
 
 export type Principal =
   | {

@@ -4,14 +4,14 @@
  * HOST says otherwise, and stops cleanly on SIGTERM/SIGINT.
  */
 import type { AddressInfo } from 'node:net';
-import { createGoogleIdentity } from '../functions/adapters/google-identity.ts';
-import { createPublisher } from '../functions/adapters/publisher.ts';
-import { openTokenStore } from '../functions/adapters/token-store.ts';
-import { readRuntimeConfig } from '../functions/config.ts';
+import { createPublisher } from '../adapters/publisher.ts';
+import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
+import { createGoogleIdentity } from './google-identity.ts';
 import { uuidv7 } from './ids.ts';
 import { openapiDocument } from './openapi.ts';
 import { createGateway } from './server.ts';
+import { openTokenStore } from './token-store.ts';
 
 /** Starts the gateway from an explicit env; resolves once it listens. */
 export async function startGatewayFromEnv(env: Readonly<Record<string, string | undefined>>) {

@@ -3,7 +3,7 @@
  * served at GET /v1/openapi.json and committed as docs/openapi.json, which a test keeps current.
  */
 
-import { ERRORS } from '../functions/core/errors.ts';
+import { ERRORS } from '../core/errors.ts';
 import { CATALOGUE } from '../schemas/catalogue.ts';
 import { Context } from '../schemas/context.ts';
 

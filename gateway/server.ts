@@ -7,19 +7,15 @@
 import { isUtf8 } from 'node:buffer';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { gunzip } from 'node:zlib';
-import {
-  type EventPublisher,
-  type OutgoingMessage,
-  PublishUnavailableError,
-} from '../functions/adapters/publisher.ts';
-import { canPublish } from '../functions/core/credentials.ts';
-import { type ApiError, apiError, type ErrorCode, withViolations } from '../functions/core/errors.ts';
-import { type NormalizeOptions, normalizeEvent, normalizeOptions } from '../functions/core/event.ts';
-import { exceedsDepth, type Limits, limitsOf } from '../functions/core/json-limits.ts';
-import type { FieldViolation } from '../functions/core/validation.ts';
+import { type EventPublisher, type OutgoingMessage, PublishUnavailableError } from '../adapters/publisher.ts';
+import { type ApiError, apiError, type ErrorCode, withViolations } from '../core/errors.ts';
+import { type NormalizeOptions, normalizeEvent, normalizeOptions } from '../core/event.ts';
+import { exceedsDepth, type Limits, limitsOf } from '../core/json-limits.ts';
+import type { FieldViolation } from '../core/validation.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type AuthenticatorDeps, authenticate, type Principal, RateLimiter } from './auth.ts';
+import { canPublish } from './credentials.ts';
 
 export interface GatewayConfig {
   readonly settings: Readonly<Settings>;

@@ -6,7 +6,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { Plan } from '../functions/core/plan.ts';
+import type { Plan } from '../core/plan.ts';
 
 /** 5xx answers per function over five minutes before the error alert opens. */
 export const FUNCTION_ERRORS_THRESHOLD = 10;

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pulumi from '@pulumi/pulumi';
-import { type Plan, plan } from '../functions/core/plan.ts';
-import { formatErrors, parseSettings } from '../functions/core/settings.ts';
+import { type Plan, plan } from '../core/plan.ts';
+import { formatErrors, parseSettings } from '../core/settings.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** The repository root: relative settings paths and the bundle manifest are resolved from here. */

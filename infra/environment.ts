@@ -3,7 +3,7 @@
  * from the stack config's plan(settings) and the bundle manifest; nothing is listed here.
  */
 import type * as pulumi from '@pulumi/pulumi';
-import { TABLES } from '../functions/core/warehouse.ts';
+import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
 import { Apis } from './apis.ts';

@@ -5,7 +5,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { FunctionName, Plan } from '../functions/core/plan.ts';
+import type { FunctionName, Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 

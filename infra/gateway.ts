@@ -7,8 +7,8 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { ENV } from '../functions/config.ts';
-import type { Plan } from '../functions/core/plan.ts';
+import type { Plan } from '../core/plan.ts';
+import { ENV } from '../core/runtime-config.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 

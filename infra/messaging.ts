@@ -6,7 +6,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { FunctionName, Plan, SubscriptionPlan } from '../functions/core/plan.ts';
+import type { FunctionName, Plan, SubscriptionPlan } from '../core/plan.ts';
 
 export interface MessagingArgs {
   readonly plan: Plan;

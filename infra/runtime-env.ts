@@ -3,7 +3,7 @@
  * settings as JSON and the project, never an emulator host and never a secret value.
  */
 
-import { ENV } from '../functions/config.ts';
+import { ENV } from '../core/runtime-config.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** Variables Google's clients would read as emulator hosts; a deployed workload must never get one. */

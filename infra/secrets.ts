@@ -5,7 +5,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { Plan } from '../functions/core/plan.ts';
+import type { Plan } from '../core/plan.ts';
 
 export interface SecretAccess {
   /** Short label used in resource names, e.g. `forward`. */

@@ -4,8 +4,8 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { Plan } from '../functions/core/plan.ts';
-import type { ColumnPlan } from '../functions/core/warehouse.ts';
+import type { Plan } from '../core/plan.ts';
+import type { ColumnPlan } from '../core/warehouse.ts';
 
 export interface WarehouseArgs {
   readonly plan: Plan;

@@ -6,8 +6,8 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import { PubSub, type Subscription } from '@google-cloud/pubsub';
-import type { Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../functions/core/plan.ts';
-import { seconds } from '../functions/core/settings.ts';
+import type { Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../core/plan.ts';
+import { seconds } from '../core/settings.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
 
 export { emulatorBigQuery };

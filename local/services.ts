@@ -73,7 +73,7 @@ export function functionUrl(ports: Ports, fn: 'store' | 'forward'): string {
   return `${url(ports[fn])}/`;
 }
 
-/** The runtime env of the functions and the gateway (functions/config.ts reads it). */
+/** The runtime env of the functions and the gateway (core/runtime-config.ts reads it). */
 export function runtimeEnv(ctx: LocalContext): Record<string, string> {
   return {
     EVENTBUS_SETTINGS: JSON.stringify(ctx.settings),

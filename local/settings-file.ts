@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { formatErrors, parseSettings } from '../functions/core/settings.ts';
-import type { FieldViolation } from '../functions/core/validation.ts';
+import { formatErrors, parseSettings } from '../core/settings.ts';
+import type { FieldViolation } from '../core/validation.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** The repository root (this file lives in <root>/local). */

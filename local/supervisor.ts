@@ -11,7 +11,7 @@ import { get as httpGet } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { plan as planOf } from '../functions/core/plan.ts';
+import { plan as planOf } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {

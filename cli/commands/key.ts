@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
-import type { CredentialRecord } from '../../functions/core/credentials.ts';
+import type { CredentialRecord } from '../../gateway/credentials.ts';
 import { CliError, formatOption, type OutputFormat, writerOf } from '../output.ts';
 import {
   describeRecord,
@@ -35,7 +35,7 @@ export function register(program: Command): void {
       async (o: StoreFlags & { origin: string[]; description?: string; rate?: number }, command: Command) => {
         const [{ store, settings }, { issueKey }] = await Promise.all([
           storeFor(o),
-          import('../../functions/core/credentials.ts'),
+          import('../../gateway/credentials.ts'),
         ]);
         const cors = settings.producers?.origins ?? [];
         let issued: { secret: string; record: CredentialRecord };

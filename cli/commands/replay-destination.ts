@@ -7,22 +7,14 @@
  * unchanged, so receivers de-duplicate what they already had.
  */
 import { SingleBar } from 'cli-progress';
-import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
-import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
-import { CATALOGUE_OPTIONS, decideOne } from '../../functions/core/decision.ts';
-import { type LedgerEntry, skippedEntry } from '../../functions/core/delivery/ledger.ts';
-import { type DeliveryMessage, deliveryMessage } from '../../functions/core/delivery/message.ts';
-import {
-  replayFromDeadLetter,
-  sliceQuery,
-  storedEventFromRow,
-} from '../../functions/core/delivery/replay.ts';
-import {
-  backlogSubscriptionName,
-  deadLetterTopicName,
-  forwardSubscriptionName,
-} from '../../functions/core/plan.ts';
+import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { CATALOGUE_OPTIONS, decideOne } from '../../core/decision.ts';
+import { type LedgerEntry, skippedEntry } from '../../core/delivery/ledger.ts';
+import { type DeliveryMessage, deliveryMessage } from '../../core/delivery/message.ts';
+import { replayFromDeadLetter, sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
+import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';

@@ -8,9 +8,9 @@
  */
 import type { PubSub, v1 } from '@google-cloud/pubsub';
 import type { Command } from 'commander';
-import type { Plan } from '../../functions/core/plan.ts';
-import type { RowWriter } from '../../functions/core/rows.ts';
-import type { AfterStored, PubSubMessage, StoreConfig } from '../../functions/core/store.ts';
+import type { Plan } from '../../core/plan.ts';
+import type { RowWriter } from '../../core/rows.ts';
+import type { AfterStored, PubSubMessage, StoreConfig } from '../../core/store.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
@@ -75,7 +75,7 @@ export async function replayEventDeadLetters(input: {
   readonly onProgress?: (report: BacklogReport) => void;
   readonly now?: () => number;
 }): Promise<BacklogReport[]> {
-  const { storeMessages } = await import('../../functions/core/store.ts');
+  const { storeMessages } = await import('../../core/store.ts');
   const batchSize = input.batchSize ?? 500;
   const reports: BacklogReport[] = [];
   for (const subscription of input.backlogs) {
@@ -292,10 +292,10 @@ export function register(program: Command): void {
         { storeConfig },
       ] = await Promise.all([
         import('cli-progress'),
-        import('../../functions/adapters/bigquery-writer.ts'),
-        import('../../functions/adapters/deliveries-publisher.ts'),
-        import('../../functions/adapters/store-fan-out.ts'),
-        import('../../functions/core/store.ts'),
+        import('../../adapters/bigquery-writer.ts'),
+        import('../../adapters/deliveries-publisher.ts'),
+        import('../../adapters/store-fan-out.ts'),
+        import('../../core/store.ts'),
       ]);
       const writer = createBigQueryWriter(await warehouseClient(p, process.env), p.dataset);
       const pubsub = await pubsubClient(p, process.env);

@@ -3,7 +3,7 @@
  * environment consists of (plan()): topics, subscriptions, functions, destinations, tables.
  */
 import type { Command } from 'commander';
-import type { Plan } from '../../functions/core/plan.ts';
+import type { Plan } from '../../core/plan.ts';
 import { loadEnvironment } from '../environment.ts';
 import { formatOption, type OutputFormat, renderTable, section, writerOf } from '../output.ts';
 

@@ -5,7 +5,7 @@
  */
 import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Command } from 'commander';
-import type { Plan } from '../../functions/core/plan.ts';
+import type { Plan } from '../../core/plan.ts';
 import { loadEnvironment, warehouseClient, warehouseEndpoint } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 

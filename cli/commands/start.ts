@@ -82,7 +82,7 @@ export function register(program: Command): void {
         await Promise.all([
           import('../../local/supervisor.ts'),
           import('../../local/settings-file.ts'),
-          import('../../functions/adapters/token-store.ts'),
+          import('../../gateway/token-store.ts'),
         ]);
       try {
         env = await startEnvironment({

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError } from 'commander';
-import type { TokenStore } from '../../functions/adapters/token-store.ts';
-import type { CredentialRecord, CredentialSet } from '../../functions/core/credentials.ts';
+import type { CredentialRecord, CredentialSet } from '../../gateway/credentials.ts';
+import type { TokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { type Env, loadEnvironment } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, printJson, renderRows, writerOf } from '../output.ts';
@@ -48,7 +48,7 @@ export async function storeFor(
 ): Promise<{ store: TokenStore; settings: Readonly<Settings> }> {
   const [{ settings, plan }, { openTokenStore }, { REPO_ROOT }] = await Promise.all([
     loadEnvironment(flags.env),
-    import('../../functions/adapters/token-store.ts'),
+    import('../../gateway/token-store.ts'),
     import('../../local/settings-file.ts'),
   ]);
   const project = env['GOOGLE_CLOUD_PROJECT'] || settings.project;
@@ -119,7 +119,7 @@ export function register(program: Command): void {
       ) => {
         const [{ store, settings }, { issueToken }] = await Promise.all([
           storeFor(o),
-          import('../../functions/core/credentials.ts'),
+          import('../../gateway/credentials.ts'),
         ]);
         const now = new Date();
         const defaultDays = settings.tokens?.default_expiry_days;
@@ -199,7 +199,7 @@ export async function readStore(flags: StoreFlags): Promise<CredentialSet> {
 export async function revokeRecord(flags: StoreFlags, id: string, kind: 'token' | 'key'): Promise<void> {
   const [{ store }, { revoke }] = await Promise.all([
     storeFor(flags),
-    import('../../functions/core/credentials.ts'),
+    import('../../gateway/credentials.ts'),
   ]);
   try {
     await store.update((set) => {

@@ -4,15 +4,15 @@
  * then answer 204 (acknowledged) or 503 (Pub/Sub redelivers with backoff).
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
+import type { Sender } from '../../adapters/http-sender.ts';
+import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
+import type { Secrets } from '../../adapters/secrets.ts';
+import type { Driver } from '../../core/delivery/driver.ts';
+import { driverFor as builtInDrivers } from '../../core/delivery/drivers.ts';
+import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
+import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
+import type { Plan } from '../../core/plan.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import type { Sender } from '../adapters/http-sender.ts';
-import type { LedgerWriter } from '../adapters/ledger-writer.ts';
-import type { Secrets } from '../adapters/secrets.ts';
-import type { Driver } from '../core/delivery/driver.ts';
-import { driverFor as builtInDrivers } from '../core/delivery/drivers.ts';
-import { type ForwardDeps, type ForwardResult, forwardPush } from '../core/delivery/forward.ts';
-import { decodePush, type PushedMessage } from '../core/delivery/message.ts';
-import type { Plan } from '../core/plan.ts';
 
 export interface ForwardServices {
   readonly ledger: LedgerWriter;

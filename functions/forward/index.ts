@@ -5,11 +5,11 @@
  * CommonJS for Cloud Functions).
  */
 import { http } from '@google-cloud/functions-framework';
-import { createHttpSender } from '../adapters/http-sender.ts';
-import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
-import { loadOnce, warmInBackground } from '../adapters/load-once.ts';
-import { createSecrets } from '../adapters/secrets.ts';
-import { readRuntimeConfig } from '../config.ts';
+import { createHttpSender } from '../../adapters/http-sender.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { createSecrets } from '../../adapters/secrets.ts';
+import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
 
 const config = readRuntimeConfig(process.env);

@@ -4,8 +4,8 @@
  * `index.ts` registers it with the functions framework.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
-import { type ApiError, apiError } from '../core/errors.ts';
-import type { RowWriter } from '../core/rows.ts';
+import { type ApiError, apiError } from '../../core/errors.ts';
+import type { RowWriter } from '../../core/rows.ts';
 import {
   type AfterStored,
   decodePushBody,
@@ -14,9 +14,9 @@ import {
   type StoreConfig,
   type StoreOutcome,
   storeMessages,
-} from '../core/store.ts';
-import type { FieldViolation } from '../core/validation.ts';
-import { TABLES } from '../core/warehouse.ts';
+} from '../../core/store.ts';
+import type { FieldViolation } from '../../core/validation.ts';
+import { TABLES } from '../../core/warehouse.ts';
 
 /** One structured log line (Cloud Logging reads `severity` and `message` from JSON on stdout). */
 export type Log = (

@@ -5,13 +5,13 @@
  * (no top-level await: the bundle is CommonJS).
  */
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
-import type { BatchingOptions } from '../adapters/bigquery-writer.ts';
-import { createDeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
-import { loadOnce, warmInBackground } from '../adapters/load-once.ts';
-import { createStoreFanOut } from '../adapters/store-fan-out.ts';
-import { type RuntimeConfig, readRuntimeConfig } from '../config.ts';
-import type { RowWriter } from '../core/rows.ts';
-import { type AfterStored, storeConfig } from '../core/store.ts';
+import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
+import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
+import type { RowWriter } from '../../core/rows.ts';
+import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
+import { type AfterStored, storeConfig } from '../../core/store.ts';
 import { createStoreHandler } from './handler.ts';
 
 const runtime = readRuntimeConfig(process.env);
@@ -51,7 +51,7 @@ type Handler = (req: Request, res: Response) => Promise<void> | undefined;
 async function init(): Promise<Handler> {
   const [{ BigQuery }, { createBigQueryWriter }] = await Promise.all([
     import('@google-cloud/bigquery'),
-    import('../adapters/bigquery-writer.ts'),
+    import('../../adapters/bigquery-writer.ts'),
   ]);
   // No retries inside the client: waiting only delays the non-2xx that lets Pub/Sub
   // redeliver with the subscription's backoff, which is the retry we configure and observe.

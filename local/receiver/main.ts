@@ -7,8 +7,8 @@
  * against each platform's published rules.
  */
 import { parseArgs } from 'node:util';
-import { createSecrets } from '../../functions/adapters/secrets.ts';
-import { readRuntimeConfig } from '../../functions/config.ts';
+import { createSecrets } from '../../adapters/secrets.ts';
+import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { startGa4Receiver, startMetaReceiver, startTikTokReceiver } from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';

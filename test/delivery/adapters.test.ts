@@ -4,12 +4,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createHttpSender, MAX_RESPONSE_BYTES } from '../../functions/adapters/http-sender.ts';
-import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
-import { createSecrets } from '../../functions/adapters/secrets.ts';
-import type { LedgerEntry } from '../../functions/core/delivery/ledger.ts';
-import { skippedEntry } from '../../functions/core/delivery/ledger.ts';
-import type { InsertRow } from '../../functions/core/rows.ts';
+import { createHttpSender, MAX_RESPONSE_BYTES } from '../../adapters/http-sender.ts';
+import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { createSecrets } from '../../adapters/secrets.ts';
+import type { LedgerEntry } from '../../core/delivery/ledger.ts';
+import { skippedEntry } from '../../core/delivery/ledger.ts';
+import type { InsertRow } from '../../core/rows.ts';
 
 const request = (url: string) => ({
   method: 'POST' as const,
@@ -151,7 +151,7 @@ describe('ledger writer', () => {
 
 describe('ledger rows and the deliveries table', () => {
   it('have the same columns, in the same order', async () => {
-    const { deliveryColumns } = await import('../../functions/core/warehouse.ts');
+    const { deliveryColumns } = await import('../../core/warehouse.ts');
     const row = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0)).row;
     assert.deepEqual(
       Object.keys(row),

@@ -6,11 +6,11 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../../cli/commands/replay-destination.ts';
-import { createBigQueryWriter } from '../../functions/adapters/bigquery-writer.ts';
-import { createDeliveriesPublisher } from '../../functions/adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../../functions/adapters/ledger-writer.ts';
-import type { LedgerRow } from '../../functions/core/delivery/ledger.ts';
+import type { LedgerRow } from '../../core/delivery/ledger.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { runCliOn, type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 

@@ -1,22 +1,22 @@
 import assert from 'node:assert/strict';
-import type { InboundResponse, OutboundRequest, StoredEvent } from '../../functions/core/delivery/driver.ts';
+import type { InboundResponse, OutboundRequest, StoredEvent } from '../../core/delivery/driver.ts';
 import {
   signWebhook,
   verifyWebhookSignature,
   WEBHOOK_HEADERS,
   webhookDriver,
-} from '../../functions/core/delivery/drivers/webhook.ts';
-import { driverFor } from '../../functions/core/delivery/drivers.ts';
-import { createFanOut } from '../../functions/core/delivery/fan-out.ts';
-import { type ForwardDeps, forwardPush } from '../../functions/core/delivery/forward.ts';
-import type { LedgerEntry } from '../../functions/core/delivery/ledger.ts';
+} from '../../core/delivery/drivers/webhook.ts';
+import { driverFor } from '../../core/delivery/drivers.ts';
+import { createFanOut } from '../../core/delivery/fan-out.ts';
+import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
+import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import {
   type DeliveryMessage,
   decodePush,
   deliveryMessage,
   type PushedMessage,
-} from '../../functions/core/delivery/message.ts';
-import type { DestinationPlan } from '../../functions/core/plan.ts';
+} from '../../core/delivery/message.ts';
+import type { DestinationPlan } from '../../core/plan.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 const now = new Date('2026-03-01T12:00:00.000Z');

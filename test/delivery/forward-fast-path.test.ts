@@ -10,21 +10,21 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
-import { createHttpSender } from '../../functions/adapters/http-sender.ts';
+import { createHttpSender } from '../../adapters/http-sender.ts';
 import {
   createLedgerBigQueryWriter,
   createLedgerWriter,
   ledgerInsertAll,
-} from '../../functions/adapters/ledger-writer.ts';
-import { createSecrets } from '../../functions/adapters/secrets.ts';
-import type { StoredEvent } from '../../functions/core/delivery/driver.ts';
-import { driverFor } from '../../functions/core/delivery/drivers.ts';
-import { forwardPush } from '../../functions/core/delivery/forward.ts';
-import { attemptEntry } from '../../functions/core/delivery/ledger.ts';
-import { decodePush, deliveryMessage } from '../../functions/core/delivery/message.ts';
-import { plan } from '../../functions/core/plan.ts';
-import { checkSettings } from '../../functions/core/settings.ts';
+} from '../../adapters/ledger-writer.ts';
+import { createSecrets } from '../../adapters/secrets.ts';
+import type { StoredEvent } from '../../core/delivery/driver.ts';
+import { driverFor } from '../../core/delivery/drivers.ts';
+import { forwardPush } from '../../core/delivery/forward.ts';
+import { attemptEntry } from '../../core/delivery/ledger.ts';
+import { decodePush, deliveryMessage } from '../../core/delivery/message.ts';
+import { plan } from '../../core/plan.ts';
+import { checkSettings } from '../../core/settings.ts';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import type { Destination } from '../../schemas/settings.ts';
 

@@ -4,7 +4,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileTokenStore, secretTokenStore, type TokenStore } from '../../functions/adapters/token-store.ts';
 import {
   CREDENTIAL_GRACE_MS,
   CREDENTIAL_STORE_LIMIT_BYTES,
@@ -19,7 +18,8 @@ import {
   revoke,
   serializeCredentials,
   verifySecret,
-} from '../../functions/core/credentials.ts';
+} from '../../gateway/credentials.ts';
+import { fileTokenStore, secretTokenStore, type TokenStore } from '../../gateway/token-store.ts';
 import { type FakeSecretManager, startFakeSecretManager } from './fake-secret-manager.ts';
 
 const NOW = Date.parse('2026-03-01T00:00:00Z');
@@ -170,8 +170,8 @@ describe('credentials: file store limit, pruning and concurrent writers', () => 
   it('two processes creating tokens at once lose none of them (lock file)', async function () {
     this.timeout(20_000);
     const path = join(dir, 'tokens.json');
-    const storeModule = resolve('functions/adapters/token-store.ts');
-    const coreModule = resolve('functions/core/credentials.ts');
+    const storeModule = resolve('gateway/token-store.ts');
+    const coreModule = resolve('gateway/credentials.ts');
     // Each writer loads its modules, says "ready" and waits for "go" on stdin, so both write
     // at the same time instead of one finishing before the other has started.
     const script = `

@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Io } from '../../cli/output.ts';
-import { ensureDevToken, fileTokenStore, secretTokenStore } from '../../functions/adapters/token-store.ts';
+import { authenticate } from '../../gateway/auth.ts';
 import {
   type CredentialSet,
   canPublish,
@@ -14,8 +14,8 @@ import {
   issueToken,
   revoke,
   verifySecret,
-} from '../../functions/core/credentials.ts';
-import { authenticate } from '../../gateway/auth.ts';
+} from '../../gateway/credentials.ts';
+import { ensureDevToken, fileTokenStore, secretTokenStore } from '../../gateway/token-store.ts';
 import { startFakeSecretManager } from './fake-secret-manager.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');

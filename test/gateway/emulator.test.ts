@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
-import { createPublisher, type EventPublisher } from '../../functions/adapters/publisher.ts';
+import { createPublisher, type EventPublisher } from '../../adapters/publisher.ts';
 import { type Bus, startBus } from './emulator-support.ts';
 import { baseSettings, post, startTestGateway, type TestGateway } from './support.ts';
 

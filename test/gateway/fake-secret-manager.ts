@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AuthorizedRequest } from '../../functions/adapters/token-store.ts';
+import type { AuthorizedRequest } from '../../gateway/token-store.ts';
 
 export interface FakeVersion {
   state: 'ENABLED' | 'DISABLED' | 'DESTROYED';

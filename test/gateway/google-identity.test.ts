@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createGoogleIdentity, principalAllowed } from '../../functions/adapters/google-identity.ts';
+import { createGoogleIdentity, principalAllowed } from '../../gateway/google-identity.ts';
 import { baseSettings, FakePublisher, post, reasonOf, startTestGateway } from './support.ts';
 
 const AUDIENCE = 'https://gateway.example';

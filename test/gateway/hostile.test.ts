@@ -8,8 +8,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { createPublisher, type EventPublisher } from '../../functions/adapters/publisher.ts';
-import { revoke } from '../../functions/core/credentials.ts';
+import { createPublisher, type EventPublisher } from '../../adapters/publisher.ts';
+import { revoke } from '../../gateway/credentials.ts';
 import { type Bus, startBus } from './emulator-support.ts';
 import { type Answer, fieldsOf, reasonOf, startTestGateway, type TestGateway } from './support.ts';
 

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { coalescing, type OutgoingMessage } from '../../functions/adapters/publisher.ts';
+import { coalescing, type OutgoingMessage } from '../../adapters/publisher.ts';
 import { uuidv7 } from '../../gateway/ids.ts';
 
 const msgs = (n: number, tag: string): OutgoingMessage[] =>

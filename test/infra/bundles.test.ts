@@ -5,9 +5,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { fileTokenStore } from '../../functions/adapters/token-store.ts';
-import { issueToken } from '../../functions/core/credentials.ts';
-import { parseSettings } from '../../functions/core/settings.ts';
+import { parseSettings } from '../../core/settings.ts';
+import { issueToken } from '../../gateway/credentials.ts';
+import { fileTokenStore } from '../../gateway/token-store.ts';
 import {
   BUNDLES,
   type BundleSpec,

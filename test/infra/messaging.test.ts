@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DEAD_LETTER_RETENTION } from '../../functions/core/plan.ts';
+import { DEAD_LETTER_RETENTION } from '../../core/plan.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { Messaging } from '../../infra/messaging.ts';
 import { declare, ofType, PROJECT_NUMBER, type Recorded } from './support.ts';

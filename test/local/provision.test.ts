@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { plan } from '../../functions/core/plan.ts';
+import { plan } from '../../core/plan.ts';
 import { emulatorBigQuery, emulatorPubSub } from '../../local/provision.ts';
 import { bigqueryEmulator, pubsubEmulator, type ServiceFactory } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';

@@ -3,8 +3,8 @@ import {
   createBatchingWriter,
   createBigQueryWriter,
   type InsertAll,
-} from '../../functions/adapters/bigquery-writer.ts';
-import type { InsertRow, RowRejection } from '../../functions/core/rows.ts';
+} from '../../adapters/bigquery-writer.ts';
+import type { InsertRow, RowRejection } from '../../core/rows.ts';
 import { type Harness, startHarness } from '../emulators/bigquery/helpers.ts';
 
 const row = (id: string, extra: Record<string, unknown> = {}): InsertRow => ({

@@ -9,15 +9,15 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createBatchingWriter } from '../../adapters/bigquery-writer.ts';
 import {
   eventDeadLetterBacklogs,
   type PullSource,
   replayEventDeadLetters,
 } from '../../cli/commands/replay.ts';
-import { createBatchingWriter } from '../../functions/adapters/bigquery-writer.ts';
-import { plan } from '../../functions/core/plan.ts';
-import type { PubSubMessage } from '../../functions/core/store.ts';
-import { storeConfig } from '../../functions/core/store.ts';
+import { plan } from '../../core/plan.ts';
+import type { PubSubMessage } from '../../core/store.ts';
+import { storeConfig } from '../../core/store.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { eventually, type StorageStack, startStorageStack, testSettings } from './support.ts';
 

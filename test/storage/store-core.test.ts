@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { plan } from '../../functions/core/plan.ts';
-import type { InsertRow, RowRejection, RowWriter } from '../../functions/core/rows.ts';
+import { plan } from '../../core/plan.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
 import {
   decodePushBody,
   malformedPushRow,
@@ -9,7 +9,7 @@ import {
   storeConfig,
   storeMessages,
   topicOf,
-} from '../../functions/core/store.ts';
+} from '../../core/store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 const settings: Settings = {
@@ -53,7 +53,7 @@ const viewContent = {
   value: 12.5,
 };
 
-describe('storage: push bodies and rows (functions/core/store.ts)', () => {
+describe('storage: push bodies and rows (core/store.ts)', () => {
   it('decodes a classic push body, keeping deliveryAttempt, subscription, attributes and publishTime', () => {
     const decoded = decodePushBody(pushBody(viewContent));
     assert.ok(decoded.ok);

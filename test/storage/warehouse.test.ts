@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import Type from 'typebox';
-import { plan } from '../../functions/core/plan.ts';
-import {
-  type ColumnPlan,
-  columnFromSchema,
-  eventColumns,
-  warehousePlan,
-} from '../../functions/core/warehouse.ts';
+import { plan } from '../../core/plan.ts';
+import { type ColumnPlan, columnFromSchema, eventColumns, warehousePlan } from '../../core/warehouse.ts';
 import { CATALOGUE } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 

@@ -1,6 +1,6 @@
 /**
  * Keeps the dependency direction of STYLE.md true without a lint plugin:
- * schemas ← functions/core (pure) ← adapters ← entry points.
+ * schemas ← core (pure) ← adapters ← entry points.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -38,16 +38,16 @@ const IO_MODULES =
 const CLIENTS = /^(@google-cloud\/|google-auth-library|google-gax|@grpc\/|@pulumi\/|@duckdb\/)/;
 
 describe('architecture: dependency direction', () => {
-  it('functions/core and schemas import no Google client, no I/O module and nothing above them', () => {
+  it('core and schemas import no Google client, no I/O module and nothing above them', () => {
     const problems: string[] = [];
-    for (const file of [...tsFiles('functions/core'), ...tsFiles('schemas')]) {
+    for (const file of [...tsFiles('core'), ...tsFiles('schemas')]) {
       for (const spec of importsOf(file)) {
         const where = relative(root, file);
         if (CLIENTS.test(spec)) problems.push(`${where} imports ${spec}`);
         if (IO_MODULES.test(spec)) problems.push(`${where} imports ${spec} (I/O)`);
         if (spec.startsWith('.')) {
           const target = relative(root, resolve(dirname(file), spec));
-          if (!target.startsWith('functions/core/') && !target.startsWith('schemas/')) {
+          if (!target.startsWith('core/') && !target.startsWith('schemas/')) {
             problems.push(`${where} imports ${target}`);
           }
         }
@@ -60,11 +60,11 @@ describe('architecture: dependency direction', () => {
 
   it('adapters do not import entry points', () => {
     const problems: string[] = [];
-    for (const file of tsFiles('functions/adapters')) {
+    for (const file of tsFiles('adapters')) {
       for (const spec of importsOf(file)) {
         if (!spec.startsWith('.')) continue;
         const target = relative(root, resolve(dirname(file), spec));
-        const allowed = ['functions/core/', 'functions/adapters/', 'schemas/', 'functions/config.ts'];
+        const allowed = ['core/', 'adapters/', 'schemas/', 'core/runtime-config.ts'];
         if (!allowed.some((a) => target.startsWith(a)))
           problems.push(`${relative(root, file)} imports ${target}`);
       }
@@ -74,7 +74,18 @@ describe('architecture: dependency direction', () => {
 
   it('nothing outside test/ and bench/ imports test code', () => {
     const problems: string[] = [];
-    const dirs = ['cli', 'emulators', 'functions', 'gateway', 'infra', 'local', 'schemas', 'scripts'];
+    const dirs = [
+      'adapters',
+      'cli',
+      'core',
+      'emulators',
+      'functions',
+      'gateway',
+      'infra',
+      'local',
+      'schemas',
+      'scripts',
+    ];
     for (const file of dirs.flatMap((d) => tsFiles(d))) {
       for (const spec of importsOf(file)) {
         if (!spec.startsWith('.')) continue;
@@ -90,13 +101,14 @@ describe('architecture: dependency direction', () => {
 
   it('code bundled for Cloud Functions and Cloud Run has no top-level await (bundled as CommonJS)', () => {
     const problems: string[] = [];
-    for (const file of [...tsFiles('functions'), ...tsFiles('gateway'), ...tsFiles('schemas')]) {
-      const lines = readFileSync(file, 'utf8').split('\n');
-      lines.forEach((line, i) => {
-        if (/^(await\s|const\s+\w+\s*=\s*await\s|for\s+await\s)/.test(line))
-          problems.push(`${relative(root, file)}:${i + 1}`);
-      });
-    }
+    for (const dir of ['adapters', 'core', 'functions', 'gateway', 'schemas'])
+      for (const file of tsFiles(dir)) {
+        const lines = readFileSync(file, 'utf8').split('\n');
+        lines.forEach((line, i) => {
+          if (/^(await\s|const\s+\w+\s*=\s*await\s|for\s+await\s)/.test(line))
+            problems.push(`${relative(root, file)}:${i + 1}`);
+        });
+      }
     assert.deepEqual(problems, []);
   });
 });

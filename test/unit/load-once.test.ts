@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { loadOnce } from '../../functions/adapters/load-once.ts';
+import { loadOnce } from '../../adapters/load-once.ts';
 
 describe('loadOnce', () => {
   it('shares one load between callers, then hands out the value itself', async () => {

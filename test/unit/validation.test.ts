@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import Type from 'typebox';
-import { compileValidator, pointerToField } from '../../functions/core/validation.ts';
+import { compileValidator, pointerToField } from '../../core/validation.ts';
 
 describe('validation: typebox errors as field paths', () => {
   it('turns JSON pointers into field paths', () => {

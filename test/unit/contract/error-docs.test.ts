@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ERRORS } from '../../../functions/core/errors.ts';
+import { ERRORS } from '../../../core/errors.ts';
 
 /** The README's error table once the lead moved it there; docs/gateway.md until then. */
 function errorTableSource(): { file: string; text: string } {

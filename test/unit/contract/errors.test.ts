@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { apiError, ERRORS, type ErrorCode, formatMessage } from '../../../functions/core/errors.ts';
+import { apiError, ERRORS, type ErrorCode, formatMessage } from '../../../core/errors.ts';
 
 const STATUS_BY_HTTP: Record<number, string[]> = {
   400: ['INVALID_ARGUMENT'],

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StoredEvent } from '../../../functions/core/delivery/driver.ts';
+import type { StoredEvent } from '../../../core/delivery/driver.ts';
 import {
   type NormalizeContext,
   type NormalizedEvent,
@@ -10,8 +10,8 @@ import {
   parseEventTime,
   parseIp,
   truncateIp,
-} from '../../../functions/core/event.ts';
-import { exceedsDepth, inspectJson } from '../../../functions/core/json-limits.ts';
+} from '../../../core/event.ts';
+import { exceedsDepth, inspectJson } from '../../../core/json-limits.ts';
 import { CATALOGUE, eventNameProblem, lookupEvent } from '../../../schemas/catalogue.ts';
 import type { Settings } from '../../../schemas/settings.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { checkMappings } from '../../../functions/core/linkage/check.ts';
-import { parseSettings } from '../../../functions/core/settings.ts';
+import { checkMappings } from '../../../core/linkage/check.ts';
+import { parseSettings } from '../../../core/settings.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 
 const meta = (mappings: Record<string, unknown>): Destination =>

@@ -6,10 +6,10 @@ import type {
   InboundResponse,
   OutboundRequest,
   StoredEvent,
-} from '../../../functions/core/delivery/driver.ts';
-import { ga4MpDriver } from '../../../functions/core/delivery/drivers/ga4-mp.ts';
-import { metaCapiDriver } from '../../../functions/core/delivery/drivers/meta-capi.ts';
-import { tiktokEventsDriver } from '../../../functions/core/delivery/drivers/tiktok-events.ts';
+} from '../../../core/delivery/driver.ts';
+import { ga4MpDriver } from '../../../core/delivery/drivers/ga4-mp.ts';
+import { metaCapiDriver } from '../../../core/delivery/drivers/meta-capi.ts';
+import { tiktokEventsDriver } from '../../../core/delivery/drivers/tiktok-events.ts';
 import {
   type PlatformReceiver,
   startGa4Receiver,

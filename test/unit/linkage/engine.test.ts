@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { applyMapping, readSource } from '../../../functions/core/linkage/engine.ts';
-import { resolveMapping } from '../../../functions/core/linkage/resolve.ts';
+import { applyMapping, readSource } from '../../../core/linkage/engine.ts';
+import { resolveMapping } from '../../../core/linkage/resolve.ts';
 import { JOHN_SMITH, PHONE_US, storedEvent } from './sample-events.ts';
 
 describe('linkage engine', () => {

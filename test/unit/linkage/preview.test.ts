@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../../cli/main.ts';
-import { metaCapiDriver } from '../../../functions/core/delivery/drivers/meta-capi.ts';
-import { tiktokEventsDriver } from '../../../functions/core/delivery/drivers/tiktok-events.ts';
-import { previewDelivery } from '../../../functions/core/linkage/preview.ts';
-import { checkSettings } from '../../../functions/core/settings.ts';
+import { metaCapiDriver } from '../../../core/delivery/drivers/meta-capi.ts';
+import { tiktokEventsDriver } from '../../../core/delivery/drivers/tiktok-events.ts';
+import { previewDelivery } from '../../../core/linkage/preview.ts';
+import { checkSettings } from '../../../core/settings.ts';
 import {
   type PlatformReceiver,
   startMetaReceiver,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import * as t from '../../../functions/core/linkage/transforms.ts';
+import * as t from '../../../core/linkage/transforms.ts';
 
 // Meta's own documented examples (customer-information parameters).
 const JOHN_SMITH = '62a14e44f765419d10fea99367361a727c12365e2520f32218d505ed9aa0f62f';

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEAD_LETTER_RETENTION, DEFAULT_RETENTION, type Plan, plan } from '../../../functions/core/plan.ts';
-import { parseSettings } from '../../../functions/core/settings.ts';
+import { DEAD_LETTER_RETENTION, DEFAULT_RETENTION, type Plan, plan } from '../../../core/plan.ts';
+import { parseSettings } from '../../../core/settings.ts';
 
 function load(name: string): Plan {
   const result = parseSettings(

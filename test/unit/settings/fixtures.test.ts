@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { formatErrors, parseSettings } from '../../../functions/core/settings.ts';
+import { formatErrors, parseSettings } from '../../../core/settings.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/settings');
 const files = (kind: 'valid' | 'invalid') =>

@@ -3,8 +3,8 @@
  * forward function runs (normalise → decide → driver.prepare), without sending anything and
  * without reading a secret: secrets are placeholders and redacted from what is shown.
  */
-import { lookupEvent } from '../../../schemas/catalogue.ts';
-import type { Settings } from '../../../schemas/settings.ts';
+import { lookupEvent } from '../../schemas/catalogue.ts';
+import type { Settings } from '../../schemas/settings.ts';
 import { decideOne } from '../decision.ts';
 import type { StoredEvent } from '../delivery/driver.ts';
 import { driverFor } from '../delivery/drivers.ts';

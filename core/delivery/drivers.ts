@@ -2,7 +2,7 @@
  * The drivers by destination type: the three platforms from the linkage layer, and the
  * webhook. A type without a driver is reported as a clear rejection by `forward`.
  */
-import type { Destination } from '../../../schemas/settings.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import type { Driver } from './driver.ts';
 import { ga4MpDriver } from './drivers/ga4-mp.ts';
 import { metaCapiDriver } from './drivers/meta-capi.ts';

@@ -4,7 +4,7 @@
  * file is the caller's job.
  */
 import { parseDocument } from 'yaml';
-import { type ConsentPurpose, type Destination, Settings } from '../../schemas/settings.ts';
+import { type ConsentPurpose, type Destination, Settings } from '../schemas/settings.ts';
 import { checkDestinationRules } from './destination-rules.ts';
 import { checkMappings } from './linkage/check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';

@@ -3,7 +3,7 @@
  * provisions the emulators from it and the Pulumi program declares cloud resources from
  * it, so what runs locally is what deploys. Pure.
  */
-import type { Destination, FunctionSizing, Settings } from '../../schemas/settings.ts';
+import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { DEFAULT_CONSENT, seconds } from './settings.ts';
 import { type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
 

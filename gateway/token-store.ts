@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { loadOnce } from '../adapters/load-once.ts';
 import {
   type CredentialSet,
   EMPTY_CREDENTIALS,
@@ -16,8 +17,7 @@ import {
   issueToken,
   mergeCredentials,
   prepareCredentialWrite,
-} from '../core/credentials.ts';
-import { loadOnce } from './load-once.ts';
+} from './credentials.ts';
 
 export interface TokenStore {
   /** A human-readable location, for CLI output. */

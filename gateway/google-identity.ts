@@ -4,7 +4,7 @@
  * on loopback (GCP-WIRE.md §5) and nothing leaves the machine.
  */
 import { createHash } from 'node:crypto';
-import { loadOnce } from './load-once.ts';
+import { loadOnce } from '../adapters/load-once.ts';
 
 export type IdentityResult =
   | { readonly ok: true; readonly email: string }

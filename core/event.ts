@@ -4,7 +4,7 @@
  * (for events published natively to Pub/Sub). Pure: the clock, the id generator and the
  * client's address come in through the context.
  */
-import { eventNameProblem, lookupEvent } from '../../schemas/catalogue.ts';
+import { eventNameProblem, lookupEvent } from '../schemas/catalogue.ts';
 import {
   type Campaign,
   CONTEXT_FIELDS,
@@ -14,9 +14,9 @@ import {
   type Page,
   RFC3339_PATTERN,
   type User,
-} from '../../schemas/context.ts';
-import type { EventType } from '../../schemas/events/common.ts';
-import type { Settings } from '../../schemas/settings.ts';
+} from '../schemas/context.ts';
+import type { EventType } from '../schemas/events/common.ts';
+import type { Settings } from '../schemas/settings.ts';
 import { inspectJson } from './json-limits.ts';
 import { compileValidator, type FieldViolation, type Validator } from './validation.ts';
 

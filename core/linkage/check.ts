@@ -4,9 +4,9 @@
  * source path names a field the event type has. Context paths are checked for every event.
  */
 import type { TSchema } from 'typebox';
-import { lookupEvent } from '../../../schemas/catalogue.ts';
-import { CONTEXT_FIELDS, Context } from '../../../schemas/context.ts';
-import type { Settings } from '../../../schemas/settings.ts';
+import { lookupEvent } from '../../schemas/catalogue.ts';
+import { CONTEXT_FIELDS, Context } from '../../schemas/context.ts';
+import type { Settings } from '../../schemas/settings.ts';
 import { ga4NameProblem } from '../targets/ga4.ts';
 import type { FieldViolation } from '../validation.ts';
 import { isMappedType } from './resolve.ts';

@@ -3,7 +3,7 @@
  * after parsing (forbidden keys, lone surrogates, numbers JSON.parse turned into Infinity).
  * Pure; shared by the gateway and the store function.
  */
-import type { Settings } from '../../schemas/settings.ts';
+import type { Settings } from '../schemas/settings.ts';
 
 /** The limits of DESIGN.md §3, resolved from settings. */
 export interface Limits {

@@ -4,7 +4,7 @@
  * per refusal. Runs only after the warehouse write succeeded (storage first); both the
  * publish and the ledger write must succeed before the store push is acknowledged.
  */
-import type { Settings } from '../../../schemas/settings.ts';
+import type { Settings } from '../../schemas/settings.ts';
 import { CATALOGUE_OPTIONS, type DecisionOptions, decide } from '../decision.ts';
 import type { StoredEvent } from './driver.ts';
 import { type LedgerEntry, skippedEntry } from './ledger.ts';

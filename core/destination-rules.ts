@@ -5,7 +5,7 @@
  * Pure, and free of the decision layer and the drivers, so the settings check and the drivers
  * share one table without an import cycle.
  */
-import type { Destination, Settings } from '../../schemas/settings.ts';
+import type { Destination, Settings } from '../schemas/settings.ts';
 import type { FieldViolation } from './validation.ts';
 
 export interface DestinationRequirements {

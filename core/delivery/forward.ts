@@ -5,7 +5,7 @@
  * to acknowledge. Retryable outcomes are not acknowledged, so Pub/Sub redelivers with
  * backoff; the attempt that reaches the subscription's maximum is recorded `dead_lettered`.
  */
-import type { Destination } from '../../../schemas/settings.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import type { DestinationPlan } from '../plan.ts';
 import type { Driver, InboundResponse, OutboundRequest } from './driver.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';

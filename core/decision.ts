@@ -3,8 +3,8 @@
  * environment and one stored event, whether the event is sent or skipped, and why.
  * It runs in `store` after the warehouse write succeeded; every skip becomes a ledger row.
  */
-import { lookupEvent } from '../../schemas/catalogue.ts';
-import type { Condition, ConsentPurpose, Destination, Settings } from '../../schemas/settings.ts';
+import { lookupEvent } from '../schemas/catalogue.ts';
+import type { Condition, ConsentPurpose, Destination, Settings } from '../schemas/settings.ts';
 import type { StoredEvent } from './delivery/driver.ts';
 import { DEFAULT_CONSENT } from './settings.ts';
 

@@ -2,7 +2,7 @@
  * What the three platform drivers share: mapping one stored event for a destination,
  * reading config and base URLs, and the HTTP-level classification of an answer.
  */
-import type { Destination } from '../../../schemas/settings.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import type {
   Driver,
   DriverContext,

@@ -4,7 +4,7 @@
  * events and interprets the platform's answer; the forward function's adapter sends it
  * (jitsu-style: the network is injected, so drivers and preview share one code path).
  */
-import type { Destination } from '../../../schemas/settings.ts';
+import type { Destination } from '../../schemas/settings.ts';
 
 /** An event as stored in the warehouse and carried on `deliveries` (nested `event_data`). */
 export interface StoredEvent {

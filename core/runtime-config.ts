@@ -1,11 +1,11 @@
 /**
  * Configuration of the functions and the gateway, read once at cold start from an explicit
- * `env` (STYLE.md: tests pass plain objects instead of mutating process.env). Production and
+ * `env` (STYLE.md: tests pass plain objects instead of mutating the process environment). Production and
  * local differ only in values: emulator hosts are read by Google's clients themselves.
  */
 import type { Settings } from '../schemas/settings.ts';
-import { type Plan, plan } from './core/plan.ts';
-import { checkSettings, formatErrors } from './core/settings.ts';
+import { type Plan, plan } from './plan.ts';
+import { checkSettings, formatErrors } from './settings.ts';
 
 /** Environment variables every entry point understands. */
 export const ENV = Object.freeze({

@@ -3,7 +3,7 @@
  * gets the platform's envelope (time, id, hashed user data, page) plus the event's own fields.
  * Settings override these field by field (`mappings` on a destination).
  */
-import type { FieldRule, ResolvedMapping, Transform } from '../../../schemas/mapping.ts';
+import type { FieldRule, ResolvedMapping, Transform } from '../../schemas/mapping.ts';
 
 /** Destination types that use mappings (webhooks send the stored event as it is). */
 export type MappedType = 'meta_capi' | 'ga4_mp' | 'tiktok_events';

@@ -4,8 +4,8 @@
  * events the destination's mapping on top of the platform envelope.
  */
 
-import type { FieldRule, Mapping, ResolvedMapping } from '../../../schemas/mapping.ts';
-import type { Destination } from '../../../schemas/settings.ts';
+import type { FieldRule, Mapping, ResolvedMapping } from '../../schemas/mapping.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import { DEFAULT_MAPPINGS, ENVELOPES, type MappedType } from './defaults.ts';
 
 /** True for the destination types whose payload comes from a mapping. */

@@ -1,6 +1,6 @@
 /**
  * What the store path hands the warehouse: raw insertAll rows and the contract of a writer.
- * The core only describes rows; `functions/adapters/bigquery-writer.ts` writes them.
+ * The core only describes rows; `adapters/bigquery-writer.ts` writes them.
  */
 
 /** One insertAll row in BigQuery's raw form: the caller picks the insertId (the event_id). */

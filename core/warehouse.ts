@@ -5,10 +5,10 @@
  * is written in the subset of GoogleSQL the local emulator runs unchanged.
  */
 import type { TSchema } from 'typebox';
-import { CATALOGUE } from '../../schemas/catalogue.ts';
-import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context } from '../../schemas/context.ts';
-import type { EventType } from '../../schemas/events/common.ts';
-import type { Settings } from '../../schemas/settings.ts';
+import { CATALOGUE } from '../schemas/catalogue.ts';
+import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context } from '../schemas/context.ts';
+import type { EventType } from '../schemas/events/common.ts';
+import type { Settings } from '../schemas/settings.ts';
 
 /** A BigQuery column, in the REST API's TableFieldSchema shape. */
 export interface ColumnPlan {

@@ -4,7 +4,7 @@
  * whether the result is acceptable is the target layer's question, not this one's.
  */
 
-import type { FieldRule, ResolvedMapping, Transform } from '../../../schemas/mapping.ts';
+import type { FieldRule, ResolvedMapping, Transform } from '../../schemas/mapping.ts';
 import type { StoredEvent } from '../delivery/driver.ts';
 import * as t from './transforms.ts';
 
