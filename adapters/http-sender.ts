@@ -10,7 +10,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { InboundResponse, OutboundRequest } from '../core/delivery/driver.ts';
+import type { InboundResponse, OutboundRequest } from '../core/platforms/driver.ts';
 
 /** Bodies of platform answers are kept up to this size (they end up in ledger reasons). */
 export const MAX_RESPONSE_BYTES = 64 * 1024;

@@ -5,8 +5,8 @@
  */
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../schemas/settings.ts';
-import type { StoredEvent } from './delivery/driver.ts';
-import { DEFAULT_CONSENT } from './settings.ts';
+import type { StoredEvent } from './event.ts';
+import { DEFAULT_CONSENT } from './platforms/rules.ts';
 
 /** What the decision layer says about one destination for one event. */
 export type Decision =

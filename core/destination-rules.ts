@@ -5,32 +5,9 @@
  * Pure, and free of the decision layer and the drivers, so the settings check and the drivers
  * share one table without an import cycle.
  */
-import type { Destination, Settings } from '../schemas/settings.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { DESTINATION_REQUIREMENTS } from './platforms/rules.ts';
 import type { FieldViolation } from './validation.ts';
-
-export interface DestinationRequirements {
-  /** `config` keys the driver reads (ids the platform addresses events by). */
-  readonly config: readonly string[];
-  /** Secret roles the driver sends with every request (named under `secrets`). */
-  readonly secrets: readonly string[];
-  /** Whether `base_url` is the target itself (no platform default). */
-  readonly baseUrl: boolean;
-  /**
-   * Whether test mode needs a `test_event_code`: the platform takes test events only under one,
-   * so without it test mode would send live events (GA4's test mode is its debug endpoint).
-   */
-  readonly testEventCode: boolean;
-}
-
-/** Per destination type: what its driver cannot work without (PLATFORMS.md, DESIGN.md §2). */
-export const DESTINATION_REQUIREMENTS: Readonly<Record<Destination['type'], DestinationRequirements>> =
-  Object.freeze({
-    meta_capi: { config: ['pixel_id'], secrets: ['access_token'], baseUrl: false, testEventCode: true },
-    ga4_mp: { config: ['measurement_id'], secrets: ['api_secret'], baseUrl: false, testEventCode: false },
-    tiktok_events: { config: ['pixel_code'], secrets: ['access_token'], baseUrl: false, testEventCode: true },
-    // Webhooks are always signed (HMAC-SHA256 with the shared signing_key).
-    webhook: { config: [], secrets: ['signing_key'], baseUrl: true, testEventCode: false },
-  });
 
 /**
  * Every destination's missing requirements and unusable conditions, each naming its key

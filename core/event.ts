@@ -424,3 +424,23 @@ function dedupe(violations: readonly FieldViolation[]): FieldViolation[] {
 
 const days = (ms: number) => Math.round(ms / 86_400_000);
 const hours = (ms: number) => Math.round(ms / 3_600_000);
+
+/** An event as stored in the warehouse and carried on `deliveries` (nested `event_data`). */
+export interface StoredEvent {
+  readonly event_name: string;
+  readonly event_id: string;
+  /** RFC 3339 with milliseconds, UTC. */
+  readonly event_time: string;
+  readonly received_at?: string;
+  readonly topic?: string;
+  readonly user_id?: string;
+  readonly anonymous_id?: string;
+  readonly session_id?: string;
+  readonly source?: string;
+  readonly user?: Readonly<Record<string, string | undefined>>;
+  readonly page?: Readonly<Record<string, string | undefined>>;
+  readonly device?: Readonly<Record<string, string | undefined>>;
+  readonly campaign?: Readonly<Record<string, string | undefined>>;
+  readonly consent?: Readonly<Record<string, 'granted' | 'denied' | undefined>>;
+  readonly event_data: Readonly<Record<string, unknown>>;
+}

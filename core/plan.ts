@@ -4,7 +4,8 @@
  * it, so what runs locally is what deploys. Pure.
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
-import { DEFAULT_CONSENT, seconds } from './settings.ts';
+import { DEFAULT_CONSENT } from './platforms/rules.ts';
+import { seconds } from './settings.ts';
 import { type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
 
 export type { TablePlan, ViewPlan } from './warehouse.ts';

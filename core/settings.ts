@@ -4,23 +4,14 @@
  * file is the caller's job.
  */
 import { parseDocument } from 'yaml';
-import { type ConsentPurpose, type Destination, Settings } from '../schemas/settings.ts';
+import { Settings } from '../schemas/settings.ts';
 import { checkDestinationRules } from './destination-rules.ts';
-import { checkMappings } from './linkage/check.ts';
+import { checkMappings } from './platforms/mapping-check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';
 
 // Settings are checked about once per process (cold start, a CLI command): interpreting the
 // schema is cheaper than compiling it first.
 const validator = interpretedValidator<Settings>(Settings);
-
-/** The consent purposes each destination type needs unless its settings say otherwise. */
-export const DEFAULT_CONSENT: Readonly<Record<Destination['type'], readonly ConsentPurpose[]>> =
-  Object.freeze({
-    meta_capi: ['ads', 'ad_user_data'],
-    tiktok_events: ['ads', 'ad_user_data'],
-    ga4_mp: ['analytics'],
-    webhook: [],
-  });
 
 /** Topic names the environment uses itself; extra topics cannot take them. */
 export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries']);

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import Type from 'typebox';
 import type { Settings } from '../schemas/settings.ts';
-import type { StoredEvent } from './delivery/driver.ts';
+import type { StoredEvent } from './event.ts';
 import {
   lastIso,
   type NormalizedEvent,

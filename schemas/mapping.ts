@@ -147,7 +147,7 @@ export interface Mapping {
 
 /**
  * The shape the settings schema checks for a destination's `mappings`: rules inside `fields`
- * are checked by `checkMappings` (core/linkage/check.ts), which gives one clear
+ * are checked by `checkMappings` (core/platforms/mapping-check.ts), which gives one clear
  * message per bad rule instead of a union's per-branch noise, and knows the catalogue.
  */
 export const MappingsSetting = Type.Record(

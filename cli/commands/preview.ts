@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';
-import type { PreviewResult } from '../../core/linkage/preview.ts';
+import type { PreviewResult } from '../../core/delivery/preview.ts';
 import { readEnvironment } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 
@@ -57,7 +57,7 @@ export function register(program: Command): void {
             `cannot read event ${file === '-' ? 'from stdin' : file}: ${(err as Error).message}`,
           );
         }
-        const { previewDelivery } = await import('../../core/linkage/preview.ts');
+        const { previewDelivery } = await import('../../core/delivery/preview.ts');
         const result = previewDelivery(settings, options.destination, raw, new Date());
         if (options.format === 'json') out(`${JSON.stringify(result, null, 2)}\n`);
         else if (result.outcome === 'send') out(renderPreview(result));

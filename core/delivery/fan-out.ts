@@ -6,7 +6,7 @@
  */
 import type { Settings } from '../../schemas/settings.ts';
 import { CATALOGUE_OPTIONS, type DecisionOptions, decide } from '../decision.ts';
-import type { StoredEvent } from './driver.ts';
+import type { StoredEvent } from '../event.ts';
 import { type LedgerEntry, skippedEntry } from './ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from './message.ts';
 

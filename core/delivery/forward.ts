@@ -7,7 +7,7 @@
  */
 import type { Destination } from '../../schemas/settings.ts';
 import type { DestinationPlan } from '../plan.ts';
-import type { Driver, InboundResponse, OutboundRequest } from './driver.ts';
+import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
 

@@ -3,7 +3,7 @@
  * One message per permitted destination: attribute `destination=<id>` (the only attribute
  * subscriptions filter on, GCP-WIRE.md §7), data = the stored event as JSON.
  */
-import type { StoredEvent } from './driver.ts';
+import type { StoredEvent } from '../event.ts';
 
 /** Attribute names on `deliveries` messages. */
 export const DELIVERY_ATTRIBUTES = Object.freeze({

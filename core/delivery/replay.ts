@@ -3,7 +3,7 @@
  * messages marked `replay=true`; warehouse rows of `events_dedup` become stored events again.
  * Event ids never change, so receivers and platforms de-duplicate what they already had.
  */
-import type { StoredEvent } from './driver.ts';
+import type { StoredEvent } from '../event.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from './message.ts';
 
 /** Attributes Pub/Sub adds when it dead-letters a message; dropped on replay. */

@@ -5,7 +5,7 @@
  */
 
 import type { FieldRule, ResolvedMapping, Transform } from '../../schemas/mapping.ts';
-import type { StoredEvent } from '../delivery/driver.ts';
+import type { StoredEvent } from '../event.ts';
 import * as t from './transforms.ts';
 
 /** A mapped platform event: its name and the payload built from the mapping's fields. */

@@ -7,11 +7,11 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import type { Sender } from '../../adapters/http-sender.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
-import type { Driver } from '../../core/delivery/driver.ts';
-import { driverFor as builtInDrivers } from '../../core/delivery/drivers.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import type { Plan } from '../../core/plan.ts';
+import type { Driver } from '../../core/platforms/driver.ts';
+import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 export interface ForwardServices {

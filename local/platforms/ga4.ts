@@ -5,7 +5,7 @@
  */
 import { isObject, type PlatformReceiver, type ReceiverOptions, startPlatformServer } from './server.ts';
 
-// Written out again on purpose, not imported from core/targets/ga4.ts: the receiver
+// Written out again on purpose, not imported from core/platforms/ga4/target.ts: the receiver
 // is an independent check of what the target layer lets through.
 const RESERVED_EVENTS = new Set([
   'ad_activeview',

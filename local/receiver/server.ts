@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/delivery/drivers/webhook.ts';
+import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { RECEIVER_PAGE } from './page.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { decide, decideOne, evaluateCondition, readPath, sampleBucket } from '../../core/decision.ts';
-import type { StoredEvent } from '../../core/delivery/driver.ts';
 import { checkDecisionSettings } from '../../core/destination-rules.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 
 const known = new Set(['view_content', 'purchase', 'page_view']);

@@ -1,12 +1,4 @@
 import assert from 'node:assert/strict';
-import type { InboundResponse, OutboundRequest, StoredEvent } from '../../core/delivery/driver.ts';
-import {
-  signWebhook,
-  verifyWebhookSignature,
-  WEBHOOK_HEADERS,
-  webhookDriver,
-} from '../../core/delivery/drivers/webhook.ts';
-import { driverFor } from '../../core/delivery/drivers.ts';
 import { createFanOut } from '../../core/delivery/fan-out.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
@@ -16,7 +8,16 @@ import {
   deliveryMessage,
   type PushedMessage,
 } from '../../core/delivery/message.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import type { DestinationPlan } from '../../core/plan.ts';
+import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
+import { driverFor } from '../../core/platforms/drivers.ts';
+import {
+  signWebhook,
+  verifyWebhookSignature,
+  WEBHOOK_HEADERS,
+  webhookDriver,
+} from '../../core/platforms/webhook/driver.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 const now = new Date('2026-03-01T12:00:00.000Z');

@@ -17,12 +17,12 @@ import {
   ledgerInsertAll,
 } from '../../adapters/ledger-writer.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
-import type { StoredEvent } from '../../core/delivery/driver.ts';
-import { driverFor } from '../../core/delivery/drivers.ts';
 import { forwardPush } from '../../core/delivery/forward.ts';
 import { attemptEntry } from '../../core/delivery/ledger.ts';
 import { decodePush, deliveryMessage } from '../../core/delivery/message.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import { plan } from '../../core/plan.ts';
+import { driverFor } from '../../core/platforms/drivers.ts';
 import { checkSettings } from '../../core/settings.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Browser, chromium } from 'playwright-core';
-import type { StoredEvent } from '../../core/delivery/driver.ts';
-import { webhookDriver } from '../../core/delivery/drivers/webhook.ts';
+import type { StoredEvent } from '../../core/event.ts';
+import { webhookDriver } from '../../core/platforms/webhook/driver.ts';
 import { platformEvent, type Receiver, startReceiver } from '../../local/receiver/server.ts';
 import type { Destination } from '../../schemas/settings.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { StoredEvent } from '../../../core/delivery/driver.ts';
+import type { StoredEvent } from '../../../core/event.ts';
 import {
   type NormalizeContext,
   type NormalizedEvent,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { checkMappings } from '../../../core/linkage/check.ts';
+import { checkMappings } from '../../../core/platforms/mapping-check.ts';
 import { parseSettings } from '../../../core/settings.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 

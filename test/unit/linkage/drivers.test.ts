@@ -1,15 +1,15 @@
 /** Each platform driver against its loopback receiver, over real HTTP. */
 import assert from 'node:assert/strict';
+import type { StoredEvent } from '../../../core/event.ts';
 import type {
   Driver,
   DriverContext,
   InboundResponse,
   OutboundRequest,
-  StoredEvent,
-} from '../../../core/delivery/driver.ts';
-import { ga4MpDriver } from '../../../core/delivery/drivers/ga4-mp.ts';
-import { metaCapiDriver } from '../../../core/delivery/drivers/meta-capi.ts';
-import { tiktokEventsDriver } from '../../../core/delivery/drivers/tiktok-events.ts';
+} from '../../../core/platforms/driver.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/driver.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
 import {
   type PlatformReceiver,
   startGa4Receiver,

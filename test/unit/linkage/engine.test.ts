@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { applyMapping, readSource } from '../../../core/linkage/engine.ts';
-import { resolveMapping } from '../../../core/linkage/resolve.ts';
+import { resolveMapping } from '../../../core/platforms/mappings.ts';
 import { JOHN_SMITH, PHONE_US, storedEvent } from './sample-events.ts';
 
 describe('linkage engine', () => {

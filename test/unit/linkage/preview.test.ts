@@ -4,9 +4,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../../cli/main.ts';
-import { metaCapiDriver } from '../../../core/delivery/drivers/meta-capi.ts';
-import { tiktokEventsDriver } from '../../../core/delivery/drivers/tiktok-events.ts';
-import { previewDelivery } from '../../../core/linkage/preview.ts';
+import { previewDelivery } from '../../../core/delivery/preview.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
 import { checkSettings } from '../../../core/settings.ts';
 import {
   type PlatformReceiver,

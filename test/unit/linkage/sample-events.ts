@@ -1,5 +1,5 @@
 /** Stored events for the linkage tests: one per catalogue event, all context groups filled. */
-import type { StoredEvent } from '../../../core/delivery/driver.ts';
+import type { StoredEvent } from '../../../core/event.ts';
 
 export const NOW = new Date('2024-11-16T08:00:00.000Z');
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { checkGa4Request, ga4NameProblem } from '../../../core/targets/ga4.ts';
-import { checkMetaRequest } from '../../../core/targets/meta.ts';
-import { checkTikTokRequest } from '../../../core/targets/tiktok.ts';
+import { checkGa4Request, ga4NameProblem } from '../../../core/platforms/ga4/target.ts';
+import { checkMetaRequest } from '../../../core/platforms/meta/target.ts';
+import { checkTikTokRequest } from '../../../core/platforms/tiktok/target.ts';
 
 const NOW = new Date('2024-11-16T08:00:00.000Z');
 const NOW_S = Math.floor(NOW.getTime() / 1000);

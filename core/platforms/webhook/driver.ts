@@ -4,8 +4,9 @@
  * receiver can check both origin and freshness (docs/delivery.md has the snippet).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
-import type { Driver, DriverContext, InboundResponse, Outcome, Prepared, StoredEvent } from '../driver.ts';
+import type { StoredEvent } from '../../event.ts';
+import type { Driver, DriverContext, InboundResponse, Outcome, Prepared } from '../driver.ts';
+import { WEBHOOK_RULES } from './rules.ts';
 
 export const WEBHOOK_HEADERS = Object.freeze({
   timestamp: 'x-eventbus-timestamp',
@@ -94,7 +95,7 @@ function interpret(response: InboundResponse): Outcome {
 /** Webhooks: every request is signed with the `signing_key` secret (DESIGN.md §2, issue 7 §4). */
 export const webhookDriver: Driver = {
   type: 'webhook',
-  requiredSecrets: DESTINATION_REQUIREMENTS.webhook.secrets,
+  requiredSecrets: WEBHOOK_RULES.requirements.secrets,
   prepare,
   interpret,
 };

@@ -7,9 +7,9 @@ import type { TSchema } from 'typebox';
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import { CONTEXT_FIELDS, Context } from '../../schemas/context.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { ga4NameProblem } from '../targets/ga4.ts';
 import type { FieldViolation } from '../validation.ts';
-import { isMappedType } from './resolve.ts';
+import { ga4NameProblem } from './ga4/target.ts';
+import { isMappedType } from './mappings.ts';
 
 const SOURCE_PATH = /^(\$|\$\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const TARGET_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;

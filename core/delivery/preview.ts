@@ -6,9 +6,9 @@
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { decideOne } from '../decision.ts';
-import type { StoredEvent } from '../delivery/driver.ts';
-import { driverFor } from '../delivery/drivers.ts';
+import type { StoredEvent } from '../event.ts';
 import { normalizeEvent, normalizeOptions } from '../event.ts';
+import { driverFor } from '../platforms/drivers.ts';
 import type { FieldViolation } from '../validation.ts';
 
 /** What preview shows: the request (secrets redacted), or the stage that stops the event and why. */

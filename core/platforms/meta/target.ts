@@ -3,8 +3,8 @@
  * and the rules the schema cannot express (7-day window, website fields, hashing rules).
  */
 import Type, { type Static } from 'typebox';
-import { compileValidator, type FieldViolation } from '../validation.ts';
-import { collapseHashed, HashedOrList, looksHashed, TextOrList } from './common.ts';
+import { compileValidator, type FieldViolation } from '../../validation.ts';
+import { collapseHashed, HashedOrList, looksHashed, TextOrList } from '../target-common.ts';
 
 export const META_MAX_EVENTS = 1000;
 export const META_MAX_AGE_SECONDS = 7 * 24 * 3600;

@@ -3,7 +3,8 @@
  * or `/debug/mp/collect` in test mode, whose `validationMessages` decide the outcome. One event
  * per request: events of different people cannot share a request's client_id.
  */
-import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
+import type { StoredEvent } from '../../event.ts';
+import type { Driver, DriverContext, Prepared } from '../driver.ts';
 import {
   baseUrl,
   configProblem,
@@ -12,10 +13,10 @@ import {
   mapForDestination,
   parseJson,
   snippet,
-} from '../../linkage/prepare.ts';
-import { formatViolations } from '../../targets/common.ts';
-import { checkGa4Request } from '../../targets/ga4.ts';
-import type { Driver, DriverContext, Prepared, StoredEvent } from '../driver.ts';
+} from '../prepare.ts';
+import { formatViolations } from '../target-common.ts';
+import { GA4_RULES } from './rules.ts';
+import { checkGa4Request } from './target.ts';
 
 export const GA4_BASE_URL = 'https://www.google-analytics.com';
 
@@ -25,7 +26,7 @@ interface ValidationMessage {
   validationCode?: string;
 }
 
-const NEEDS = DESTINATION_REQUIREMENTS.ga4_mp;
+const NEEDS = GA4_RULES.requirements;
 
 /** The GA4 MP driver. */
 export const ga4MpDriver: Driver = {

@@ -4,7 +4,7 @@
  * prefixes, 72 h backdating, client_id for web streams.
  */
 import Type, { type Static } from 'typebox';
-import { compileValidator, type FieldViolation } from '../validation.ts';
+import { compileValidator, type FieldViolation } from '../../validation.ts';
 
 export const GA4_MAX_EVENTS = 25;
 /** "The total size of the post body must be smaller than 130kB" (taken as 130 000 bytes, the stricter reading). */

@@ -3,6 +3,8 @@
  * reading config and base URLs, and the HTTP-level classification of an answer.
  */
 import type { Destination } from '../../schemas/settings.ts';
+import type { StoredEvent } from '../event.ts';
+import { applyMapping, type MappedEvent } from '../linkage/engine.ts';
 import type {
   Driver,
   DriverContext,
@@ -11,10 +13,8 @@ import type {
   Outcome,
   Prepared,
   PreparedBatch,
-  StoredEvent,
-} from '../delivery/driver.ts';
-import { applyMapping, type MappedEvent } from './engine.ts';
-import { resolveMapping } from './resolve.ts';
+} from './driver.ts';
+import { resolveMapping } from './mappings.ts';
 
 /** The mapped event, or why there is none. */
 export type MapResult =

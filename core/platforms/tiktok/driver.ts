@@ -2,7 +2,8 @@
  * TikTok Events API 2.0 driver (PLATFORMS.md §3): `POST {base}/open_api/v1.3/event/track/`
  * with an `Access-Token` header; up to 1000 events; HTTP 200 with a non-zero `code` is an error.
  */
-import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
+import type { StoredEvent } from '../../event.ts';
+import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
   baseUrl,
   configProblem,
@@ -12,10 +13,10 @@ import {
   multiEventPrepare,
   parseJson,
   snippet,
-} from '../../linkage/prepare.ts';
-import { formatViolations } from '../../targets/common.ts';
-import { checkTikTokEvent, TIKTOK_MAX_EVENTS } from '../../targets/tiktok.ts';
-import type { Driver, DriverContext, OutboundRequest, StoredEvent } from '../driver.ts';
+} from '../prepare.ts';
+import { formatViolations } from '../target-common.ts';
+import { TIKTOK_RULES } from './rules.ts';
+import { checkTikTokEvent, TIKTOK_MAX_EVENTS } from './target.ts';
 
 export const TIKTOK_BASE_URL = 'https://business-api.tiktok.com';
 const PATH = '/open_api/v1.3/event/track/';
@@ -52,7 +53,7 @@ function request(rows: readonly Record<string, unknown>[], ctx: DriverContext): 
   };
 }
 
-const NEEDS = DESTINATION_REQUIREMENTS.tiktok_events;
+const NEEDS = TIKTOK_RULES.requirements;
 
 function problem(ctx: DriverContext): string | undefined {
   return configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);

@@ -2,7 +2,8 @@
  * Meta Conversions API driver (PLATFORMS.md §1): `POST {base}/{version}/{pixel_id}/events`
  * with `access_token` in the query, a JSON body `{data, test_event_code?}`; up to 1000 events.
  */
-import { DESTINATION_REQUIREMENTS } from '../../destination-rules.ts';
+import type { StoredEvent } from '../../event.ts';
+import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
   baseUrl,
   configProblem,
@@ -12,10 +13,10 @@ import {
   multiEventPrepare,
   parseJson,
   snippet,
-} from '../../linkage/prepare.ts';
-import { formatViolations } from '../../targets/common.ts';
-import { checkMetaEvent, META_MAX_EVENTS } from '../../targets/meta.ts';
-import type { Driver, DriverContext, OutboundRequest, StoredEvent } from '../driver.ts';
+} from '../prepare.ts';
+import { formatViolations } from '../target-common.ts';
+import { META_RULES } from './rules.ts';
+import { checkMetaEvent, META_MAX_EVENTS } from './target.ts';
 
 export const META_BASE_URL = 'https://graph.facebook.com';
 export const META_API_VERSION = 'v25.0';
@@ -57,7 +58,7 @@ function request(events: readonly Record<string, unknown>[], ctx: DriverContext)
   };
 }
 
-const NEEDS = DESTINATION_REQUIREMENTS.meta_capi;
+const NEEDS = META_RULES.requirements;
 
 function problem(ctx: DriverContext): string | undefined {
   return configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);

@@ -4,10 +4,10 @@
  */
 import type { Destination } from '../../schemas/settings.ts';
 import type { Driver } from './driver.ts';
-import { ga4MpDriver } from './drivers/ga4-mp.ts';
-import { metaCapiDriver } from './drivers/meta-capi.ts';
-import { tiktokEventsDriver } from './drivers/tiktok-events.ts';
-import { webhookDriver } from './drivers/webhook.ts';
+import { ga4MpDriver } from './ga4/driver.ts';
+import { metaCapiDriver } from './meta/driver.ts';
+import { tiktokEventsDriver } from './tiktok/driver.ts';
+import { webhookDriver } from './webhook/driver.ts';
 
 const DRIVERS: Readonly<Record<Destination['type'], Driver>> = Object.freeze({
   meta_capi: metaCapiDriver,

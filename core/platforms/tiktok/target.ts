@@ -3,8 +3,8 @@
  * One bad row fails the whole batch, so every row is checked before anything is sent.
  */
 import Type, { type Static } from 'typebox';
-import { compileValidator, type FieldViolation } from '../validation.ts';
-import { collapseHashed, HashedOrList, looksHashed } from './common.ts';
+import { compileValidator, type FieldViolation } from '../../validation.ts';
+import { collapseHashed, HashedOrList, looksHashed } from '../target-common.ts';
 
 export const TIKTOK_MAX_EVENTS = 1000;
 

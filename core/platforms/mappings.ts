@@ -6,7 +6,7 @@
 
 import type { FieldRule, Mapping, ResolvedMapping } from '../../schemas/mapping.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { DEFAULT_MAPPINGS, ENVELOPES, type MappedType } from './defaults.ts';
+import { DEFAULT_MAPPINGS, ENVELOPES, type MappedType } from './mapping-defaults.ts';
 
 /** True for the destination types whose payload comes from a mapping. */
 export function isMappedType(type: Destination['type']): type is MappedType {

@@ -5,26 +5,7 @@
  * (jitsu-style: the network is injected, so drivers and preview share one code path).
  */
 import type { Destination } from '../../schemas/settings.ts';
-
-/** An event as stored in the warehouse and carried on `deliveries` (nested `event_data`). */
-export interface StoredEvent {
-  readonly event_name: string;
-  readonly event_id: string;
-  /** RFC 3339 with milliseconds, UTC. */
-  readonly event_time: string;
-  readonly received_at?: string;
-  readonly topic?: string;
-  readonly user_id?: string;
-  readonly anonymous_id?: string;
-  readonly session_id?: string;
-  readonly source?: string;
-  readonly user?: Readonly<Record<string, string | undefined>>;
-  readonly page?: Readonly<Record<string, string | undefined>>;
-  readonly device?: Readonly<Record<string, string | undefined>>;
-  readonly campaign?: Readonly<Record<string, string | undefined>>;
-  readonly consent?: Readonly<Record<string, 'granted' | 'denied' | undefined>>;
-  readonly event_data: Readonly<Record<string, unknown>>;
-}
+import type { StoredEvent } from '../event.ts';
 
 /** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
 export interface OutboundRequest {

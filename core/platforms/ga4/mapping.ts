@@ -1,0 +1,96 @@
+/**
+ * GA4 Measurement Protocol: the built-in mapping of every catalogue event, request-level fields
+ * plus the `params` of the one event.
+ * Settings override it field by field (`mappings` on a destination).
+ */
+import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+
+const GA4_ENVELOPE: Fields = {
+  // client_id identifies the browser; a backend event without one falls back to the user id.
+  client_id: { from: ['anonymous_id', 'user_id'], transform: ['string'] },
+  user_id: 'user_id',
+  timestamp_micros: { from: 'event_time', transform: ['unix_micros'] },
+  'consent.ad_user_data': { from: 'consent.ad_user_data', transform: ['uppercase'] },
+  'consent.ad_personalization': { from: 'consent.ad_personalization', transform: ['uppercase'] },
+  'params.session_id': 'session_id',
+  // Google's own examples send it; without it the event does not show in Realtime reports.
+  'params.engagement_time_msec': { const: 1 },
+  'params.page_location': 'page.url',
+  'params.page_referrer': 'page.referrer',
+  'params.page_title': 'page.title',
+};
+
+const GA4_ITEMS: Fields = {
+  'params.currency': 'currency',
+  'params.value': num('value'),
+  'params.items': {
+    each: 'items',
+    fields: {
+      item_id: '$.item_id',
+      item_name: '$.item_name',
+      item_category: '$.item_category',
+      item_brand: '$.item_brand',
+      price: num('$.price'),
+      quantity: num('$.quantity'),
+    },
+  },
+};
+
+const GA4: Record<string, { event: string; fields: Fields }> = {
+  page_view: { event: 'page_view', fields: {} },
+  view_content: {
+    event: 'view_item',
+    fields: {
+      'params.currency': 'currency',
+      'params.value': num('value'),
+      'params.items': {
+        list: [
+          {
+            object: {
+              item_id: 'content_id',
+              item_name: 'content_name',
+              item_category: 'content_type',
+              price: num('value'),
+              quantity: { const: 1 },
+            },
+          },
+        ],
+      },
+    },
+  },
+  search: { event: 'search', fields: { 'params.search_term': 'search_term' } },
+  add_to_cart: { event: 'add_to_cart', fields: GA4_ITEMS },
+  begin_checkout: { event: 'begin_checkout', fields: { ...GA4_ITEMS, 'params.coupon': 'coupon' } },
+  add_payment_info: {
+    event: 'add_payment_info',
+    fields: { ...GA4_ITEMS, 'params.payment_type': 'payment_type' },
+  },
+  purchase: {
+    event: 'purchase',
+    fields: {
+      ...GA4_ITEMS,
+      'params.transaction_id': 'transaction_id',
+      'params.tax': num('tax'),
+      'params.shipping': num('shipping'),
+      'params.coupon': 'coupon',
+    },
+  },
+  lead: {
+    event: 'generate_lead',
+    fields: {
+      'params.currency': 'currency',
+      'params.value': num('value'),
+      'params.lead_source': 'lead_type',
+    },
+  },
+  sign_up: { event: 'sign_up', fields: { 'params.method': 'method' } },
+  // GA4 has no recommended event for these two: they go out under their own (valid) names.
+  subscribe: {
+    event: 'subscribe',
+    fields: { 'params.currency': 'currency', 'params.value': num('value'), 'params.plan': 'plan' },
+  },
+  contact: { event: 'contact', fields: { 'params.method': 'method' } },
+};
+
+/** The envelope every GA4 event starts from, and the catalogue's events. */
+export const GA4_MAPPING: PlatformMapping = { envelope: GA4_ENVELOPE, events: GA4 };

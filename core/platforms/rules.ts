@@ -1,0 +1,55 @@
+/**
+ * Each destination type's rules, read from the platform's own folder (meta/, ga4/, tiktok/,
+ * webhook/rules.ts): the settings check, plan(), the decision layer and the drivers share
+ * these tables, so a platform's needs are written once.
+ */
+import type { ConsentPurpose, Destination } from '../../schemas/settings.ts';
+import { GA4_RULES } from './ga4/rules.ts';
+import { META_RULES } from './meta/rules.ts';
+import { TIKTOK_RULES } from './tiktok/rules.ts';
+import { WEBHOOK_RULES } from './webhook/rules.ts';
+
+export interface DestinationRequirements {
+  /** `config` keys the driver reads (ids the platform addresses events by). */
+  readonly config: readonly string[];
+  /** Secret roles the driver sends with every request (named under `secrets`). */
+  readonly secrets: readonly string[];
+  /** Whether `base_url` is the target itself (no platform default). */
+  readonly baseUrl: boolean;
+  /**
+   * Whether test mode needs a `test_event_code`: the platform takes test events only under one,
+   * so without it test mode would send live events (GA4's test mode is its debug endpoint).
+   */
+  readonly testEventCode: boolean;
+}
+
+export interface PlatformRules {
+  readonly requirements: DestinationRequirements;
+  /** The consent purposes the type needs unless a destination's settings say otherwise. */
+  readonly consent: readonly ConsentPurpose[];
+}
+
+const RULES: Readonly<Record<Destination['type'], PlatformRules>> = Object.freeze({
+  meta_capi: META_RULES,
+  ga4_mp: GA4_RULES,
+  tiktok_events: TIKTOK_RULES,
+  webhook: WEBHOOK_RULES,
+});
+
+/** Per destination type: what its driver cannot work without. */
+export const DESTINATION_REQUIREMENTS: Readonly<Record<Destination['type'], DestinationRequirements>> =
+  Object.freeze({
+    meta_capi: RULES.meta_capi.requirements,
+    ga4_mp: RULES.ga4_mp.requirements,
+    tiktok_events: RULES.tiktok_events.requirements,
+    webhook: RULES.webhook.requirements,
+  });
+
+/** The consent purposes each destination type needs unless its settings say otherwise. */
+export const DEFAULT_CONSENT: Readonly<Record<Destination['type'], readonly ConsentPurpose[]>> =
+  Object.freeze({
+    meta_capi: RULES.meta_capi.consent,
+    ga4_mp: RULES.ga4_mp.consent,
+    tiktok_events: RULES.tiktok_events.consent,
+    webhook: RULES.webhook.consent,
+  });
