@@ -1,0 +1,101 @@
+/**
+ * Reading a producer's request body: content type and encoding checks, the body read with a
+ * hard cap and a timeout, gzip inflated under the same cap, then UTF-8, nesting depth (on the
+ * raw bytes, before JSON.parse builds anything) and JSON, each failure with its own code.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage } from 'node:http';
+import { gunzip } from 'node:zlib';
+import { exceedsDepth, type Limits } from '../core/json-limits.ts';
+import { fail, type Step, truncate } from './step.ts';
+
+/** Content type and encoding checks, then the body read with its caps, inflated and parsed. */
+export async function readRequest(
+  req: IncomingMessage,
+  limits: Limits,
+  timeoutMs: number,
+): Promise<Step<unknown>> {
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  const [media = '', ...params] = type.split(';').map((s) => s.trim());
+  const charset = params
+    .find((p) => p.startsWith('charset='))
+    ?.slice(8)
+    .replace(/"/g, '');
+  if (
+    (media !== 'application/json' && media !== 'text/plain') ||
+    (charset && charset !== 'utf-8' && charset !== 'utf8')
+  ) {
+    return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type) });
+  }
+  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  if (encoding !== 'identity' && encoding !== 'gzip') {
+    return fail('UNSUPPORTED_MEDIA_TYPE', { type: `${media} with Content-Encoding ${truncate(encoding)}` });
+  }
+  const declared = Number(req.headers['content-length'] ?? Number.NaN);
+  if (declared > limits.maxRequestBytes) return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
+
+  const raw = await readCapped(req, limits.maxRequestBytes, timeoutMs);
+  if (!raw.ok) return raw;
+  let bytes = raw.value;
+  if (encoding === 'gzip') {
+    try {
+      bytes = await new Promise<Buffer>((resolve, reject) =>
+        gunzip(raw.value, { maxOutputLength: limits.maxRequestBytes }, (err, out) =>
+          err ? reject(err) : resolve(out),
+        ),
+      );
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+        return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
+      }
+      return fail('BAD_ENCODING');
+    }
+  }
+  return decodeJson(bytes, limits.maxDepth);
+}
+
+function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promise<Step<Buffer>> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    const finish = (r: Step<Buffer>) => {
+      if (done) return;
+      done = true;
+      if (timer) clearTimeout(timer);
+      req.off('data', onData);
+      if (!r.ok) req.pause();
+      resolve(r);
+    };
+    // A small body usually arrives with its headers: when the parser already has all of it,
+    // there is nothing to wait for and no timer to arm and clear on every request.
+    const timer = req.complete ? undefined : setTimeout(() => finish(fail('REQUEST_TIMEOUT')), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) finish(fail('REQUEST_TOO_LARGE', { max }));
+      else chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.once('end', () =>
+      finish({ ok: true, value: chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size) }),
+    );
+    req.once('error', () => finish(fail('REQUEST_TIMEOUT')));
+    req.once('aborted', () => finish(fail('REQUEST_TIMEOUT')));
+  });
+}
+
+/** UTF-8 check, nesting depth on the raw bytes, then JSON.parse; each failure has its own code. */
+export function decodeJson(bytes: Buffer, maxDepth: number): Step<unknown> {
+  let start = 0;
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3; // a UTF-8 BOM
+  const body = start ? bytes.subarray(start) : bytes;
+  if (!isUtf8(body)) return fail('INVALID_UTF8');
+  const text = body.toString('utf8');
+  if (text.trim() === '') return fail('EMPTY_BODY');
+  if (exceedsDepth(body, maxDepth)) return fail('TOO_DEEP', { max: maxDepth });
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch (err) {
+    return fail('MALFORMED_JSON', { detail: truncate((err as Error).message, 200) });
+  }
+}
