@@ -5,7 +5,6 @@
  * The writer and the after-store hook are injected, so this module does no I/O itself.
  */
 import { createHash } from 'node:crypto';
-import Type from 'typebox';
 import type { Settings } from '../schemas/settings.ts';
 import type { StoredEvent } from './event.ts';
 import {
@@ -16,8 +15,9 @@ import {
   normalizeOptions,
 } from './event.ts';
 import type { Plan } from './plan.ts';
+import { decodePushBody } from './push.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
-import { compileValidator, type FieldViolation } from './validation.ts';
+import type { FieldViolation } from './validation.ts';
 import { TABLES } from './warehouse.ts';
 
 /** A Pub/Sub message as the store path needs it, whether pushed or pulled. */
@@ -34,77 +34,24 @@ export interface PubSubMessage {
   readonly deliveryAttempt: number;
 }
 
-/** Google's classic push body (GCP-WIRE.md §3); both spellings of the ids are accepted. */
-const PushBody = Type.Object(
-  {
-    message: Type.Object({
-      data: Type.Optional(Type.String()),
-      attributes: Type.Optional(Type.Record(Type.String(), Type.String())),
-      messageId: Type.Optional(Type.String({ minLength: 1 })),
-      message_id: Type.Optional(Type.String({ minLength: 1 })),
-      publishTime: Type.Optional(Type.String({ minLength: 1 })),
-      publish_time: Type.Optional(Type.String({ minLength: 1 })),
-      orderingKey: Type.Optional(Type.String()),
-    }),
-    subscription: Type.String({ minLength: 1 }),
-    deliveryAttempt: Type.Optional(Type.Integer({ minimum: 0 })),
-  },
-  { description: 'Pub/Sub classic push body' },
-);
-const pushValidator = compileValidator(PushBody);
-
-/** Standard base64 (Pub/Sub's `data`), padding required, checked before decoding. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
-
 export type PushDecode =
   | { readonly ok: true; readonly message: PubSubMessage }
   | { readonly ok: false; readonly violations: readonly FieldViolation[] };
 
 /**
- * Decodes a classic push body, keeping what the `cloudEvent` conversion drops
- * (deliveryAttempt, subscription, orderingKey). Anything that is not a push body comes back
- * as field violations, never as a throw.
+ * Decodes a classic push body for the store path (core/push.ts), which also needs the
+ * publishTime (the fallback event_time) and the subscription (the event's topic).
  */
-export function decodePushBody(body: unknown): PushDecode {
-  const violations = pushValidator.violations(body);
-  if (violations.length > 0) return { ok: false, violations };
-  const push = body as {
-    message: {
-      data?: string;
-      attributes?: Record<string, string>;
-      messageId?: string;
-      message_id?: string;
-      publishTime?: string;
-      publish_time?: string;
-      orderingKey?: string;
-    };
-    subscription: string;
-    deliveryAttempt?: number;
-  };
-  const m = push.message;
-  const messageId = m.messageId ?? m.message_id;
-  const publishTime = m.publishTime ?? m.publish_time;
+export function decodeStorePush(body: unknown): PushDecode {
+  const decoded = decodePushBody(body);
+  if (!decoded.ok) return decoded;
+  const { publishTime, subscription } = decoded.message;
   const problems: FieldViolation[] = [];
-  if (messageId === undefined) problems.push({ field: 'message.messageId', description: 'is required' });
-  if (publishTime === undefined || Number.isNaN(Date.parse(publishTime))) {
+  if (publishTime === undefined)
     problems.push({ field: 'message.publishTime', description: 'is required, as an RFC 3339 timestamp' });
-  }
-  const data = m.data ?? '';
-  if (!BASE64.test(data)) problems.push({ field: 'message.data', description: 'is not standard base64' });
+  if (subscription === '') problems.push({ field: 'subscription', description: 'is required' });
   if (problems.length > 0) return { ok: false, violations: problems };
-  return {
-    ok: true,
-    message: {
-      messageId: messageId as string,
-      publishTime: publishTime as string,
-      attributes: m.attributes ?? {},
-      data: Buffer.from(data, 'base64'),
-      ...(m.orderingKey ? { orderingKey: m.orderingKey } : {}),
-      subscription: push.subscription,
-      // Without a dead-letter policy Pub/Sub sends 0 or nothing: count the delivery as the first.
-      deliveryAttempt: Math.max(1, push.deliveryAttempt ?? 1),
-    },
-  };
+  return { ok: true, message: { ...decoded.message, publishTime: publishTime as string } };
 }
 
 /** What the store path reads from the environment, resolved once at cold start. */

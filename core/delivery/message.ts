@@ -4,6 +4,7 @@
  * subscriptions filter on, GCP-WIRE.md §7), data = the stored event as JSON.
  */
 import type { StoredEvent } from '../event.ts';
+import { decodePushBody } from '../push.ts';
 
 /** Attribute names on `deliveries` messages. */
 export const DELIVERY_ATTRIBUTES = Object.freeze({
@@ -48,32 +49,22 @@ export type PushDecode =
   | { readonly ok: true; readonly push: PushedMessage }
   | { readonly ok: false; readonly reason: string };
 
-/** Decodes a classic push body; anything else is a reason, never a throw. */
+/** Decodes a classic push body (core/push.ts) for `forward`; anything else is a reason, never a throw. */
 export function decodePush(body: unknown): PushDecode {
-  if (!isObject(body)) return { ok: false, reason: 'body is not a Pub/Sub push envelope (object expected)' };
-  const message = body['message'];
-  if (!isObject(message)) return { ok: false, reason: 'push envelope has no `message` object' };
-  const messageId = message['messageId'] ?? message['message_id'];
-  if (typeof messageId !== 'string' || messageId === '')
-    return { ok: false, reason: 'push message has no messageId' };
-  const rawAttributes = message['attributes'] ?? {};
-  if (!isObject(rawAttributes)) return { ok: false, reason: 'push message attributes are not an object' };
-  const attributes: Record<string, string> = {};
-  for (const [k, v] of Object.entries(rawAttributes)) {
-    if (typeof v !== 'string') return { ok: false, reason: `push message attribute ${k} is not a string` };
-    attributes[k] = v;
+  const decoded = decodePushBody(body);
+  if (!decoded.ok) {
+    const reason = decoded.violations.map((v) => `${v.field} ${v.description}`).join('; ');
+    return { ok: false, reason: `not a Pub/Sub push body: ${reason}` };
   }
-  const rawData = message['data'] ?? '';
-  if (typeof rawData !== 'string') return { ok: false, reason: 'push message data is not base64 text' };
-  const attempt = body['deliveryAttempt'];
+  const m = decoded.message;
   return {
     ok: true,
     push: {
-      messageId,
-      attributes,
-      data: Buffer.from(rawData, 'base64').toString('utf8'),
-      subscription: typeof body['subscription'] === 'string' ? body['subscription'] : '',
-      deliveryAttempt: typeof attempt === 'number' && Number.isInteger(attempt) && attempt > 0 ? attempt : 1,
+      messageId: m.messageId,
+      attributes: m.attributes,
+      data: Buffer.from(m.data).toString('utf8'),
+      subscription: m.subscription,
+      deliveryAttempt: m.deliveryAttempt,
     },
   };
 }

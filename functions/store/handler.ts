@@ -8,7 +8,7 @@ import { type ApiError, apiError } from '../../core/errors.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import {
   type AfterStored,
-  decodePushBody,
+  decodeStorePush,
   malformedPushRow,
   type PubSubMessage,
   type StoreConfig,
@@ -71,7 +71,7 @@ export function createStoreHandler(
       send(res, apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path }));
       return undefined;
     }
-    const decoded = decodePushBody(req.body);
+    const decoded = decodeStorePush(req.body);
     if (!decoded.ok) return keepMalformed(req, res, decoded.violations, deps.writer, now, log, failed);
     const message = decoded.message;
     let stored: Promise<unknown>;

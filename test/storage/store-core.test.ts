@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
 import {
-  decodePushBody,
+  decodeStorePush,
   malformedPushRow,
   messageRows,
   type PubSubMessage,
@@ -41,7 +41,7 @@ function pushBody(data: unknown, extra: Record<string, unknown> = {}) {
 }
 
 function message(data: unknown, overrides: Partial<PubSubMessage> = {}): PubSubMessage {
-  const decoded = decodePushBody(pushBody(data));
+  const decoded = decodeStorePush(pushBody(data));
   assert.ok(decoded.ok);
   return { ...decoded.message, ...overrides };
 }
@@ -55,7 +55,7 @@ const viewContent = {
 
 describe('storage: push bodies and rows (core/store.ts)', () => {
   it('decodes a classic push body, keeping deliveryAttempt, subscription, attributes and publishTime', () => {
-    const decoded = decodePushBody(pushBody(viewContent));
+    const decoded = decodeStorePush(pushBody(viewContent));
     assert.ok(decoded.ok);
     assert.equal(decoded.message.messageId, '1001');
     assert.equal(decoded.message.publishTime, PUBLISHED);
@@ -66,7 +66,7 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
   });
 
   it('accepts the snake_case spellings alone and counts a missing deliveryAttempt as the first', () => {
-    const decoded = decodePushBody({
+    const decoded = decodeStorePush({
       message: { data: b64(viewContent), message_id: '7', publish_time: PUBLISHED },
       subscription: 's',
     });
@@ -97,7 +97,7 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
   ];
   for (const [what, body, field] of malformed) {
     it(`reports ${what} as a field violation on ${field}`, () => {
-      const decoded = decodePushBody(body);
+      const decoded = decodeStorePush(body);
       assert.equal(decoded.ok, false);
       if (!decoded.ok)
         assert.ok(
