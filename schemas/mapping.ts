@@ -36,6 +36,11 @@ export const SimpleTransform = Type.Union(
 );
 export type SimpleTransform = Static<typeof SimpleTransform>;
 
+/** The names of the transforms without arguments, read from the schema (the one list of them). */
+export const SIMPLE_TRANSFORMS: readonly SimpleTransform[] = Object.freeze(
+  SimpleTransform.anyOf.map((literal) => literal.const),
+);
+
 export const PhoneTransform = Type.Object(
   {
     phone: Type.Union([Type.Literal('e164'), Type.Literal('digits')], {

@@ -18,7 +18,7 @@ import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName }
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';
-import { type DestinationReplayOptions, parseLimit, pubSubPullSource } from './replay.ts';
+import { type DestinationReplayOptions, drainBacklog, parseLimit, pubSubPullSource } from './backlog.ts';
 
 /** The few Pub/Sub calls a dead-letter replay makes (same shape as the events replay's). */
 export interface BacklogSource {
@@ -86,15 +86,7 @@ export async function replayDestinationDeadLetters(input: {
     failed: 0,
   };
   const batchSize = input.batchSize ?? 500;
-  let empty = 0;
-  while (empty < 2 && (input.limit === undefined || report.read < input.limit)) {
-    const want = input.limit === undefined ? batchSize : Math.min(batchSize, input.limit - report.read);
-    const batch = await input.source.pull(subscription, want);
-    if (batch.length === 0) {
-      empty++;
-      continue;
-    }
-    empty = 0;
+  await drainBacklog(input.source, subscription, { limit: input.limit, batchSize }, async (batch) => {
     report.read += batch.length;
     const good: { ackId: string; message: DeliveryMessage }[] = [];
     const bad: string[] = [];
@@ -126,8 +118,8 @@ export async function replayDestinationDeadLetters(input: {
     report.failed += bad.length;
     if (bad.length > 0) await input.source.nack(subscription, bad).catch(() => undefined);
     input.onProgress?.({ ...report });
-    if (stop) break;
-  }
+    return stop ? 'stop' : 'continue';
+  });
   return report;
 }
 

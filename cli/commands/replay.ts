@@ -6,26 +6,19 @@
  * ledger rows), acknowledging only what was written and fanned out, and reporting what
  * still fails and why. (Destination replays join this command.)
  */
-import type { PubSub, v1 } from '@google-cloud/pubsub';
 import type { Command } from 'commander';
 import type { Plan } from '../../core/plan.ts';
 import type { RowWriter } from '../../core/rows.ts';
-import type { AfterStored, PubSubMessage, StoreConfig } from '../../core/store.ts';
+import type { AfterStored, StoreConfig } from '../../core/store.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
-
-/** A message pulled from a backlog subscription. */
-export interface Pulled {
-  readonly ackId: string;
-  readonly message: PubSubMessage;
-}
-
-/** The few Pub/Sub calls a replay makes (unary pull, ack, nack), so tests can fake them. */
-export interface PullSource {
-  pull(subscription: string, maxMessages: number): Promise<Pulled[]>;
-  ack(subscription: string, ackIds: readonly string[]): Promise<void>;
-  nack(subscription: string, ackIds: readonly string[]): Promise<void>;
-}
+import {
+  type DestinationReplayOptions,
+  drainBacklog,
+  type PullSource,
+  parseLimit,
+  pubSubPullSource,
+} from './backlog.ts';
 
 /** The dead-letter backlogs of the events topics' store subscriptions, from plan(). */
 export function eventDeadLetterBacklogs(p: Plan, topic?: string): string[] {
@@ -50,10 +43,6 @@ export interface BacklogReport {
   failed: number;
   error?: string;
 }
-
-/** Pub/Sub's attribute with the original publish time of a dead-lettered message. */
-const SOURCE_PUBLISH_TIME = 'CloudPubSubDeadLetterSourceTopicPublishTime';
-const SOURCE_DELIVERY_COUNT = 'CloudPubSubDeadLetterSourceDeliveryCount';
 
 /**
  * Stores every message of the given backlogs, then runs `afterStored` (the store function's
@@ -81,16 +70,7 @@ export async function replayEventDeadLetters(input: {
   for (const subscription of input.backlogs) {
     const report: BacklogReport = { subscription, pulled: 0, stored: 0, invalid: 0, failed: 0 };
     reports.push(report);
-    let emptyPulls = 0;
-    // A unary pull may come back empty while messages remain: stop after two empty answers.
-    while (emptyPulls < 2 && (input.limit === undefined || report.pulled < input.limit)) {
-      const want = input.limit === undefined ? batchSize : Math.min(batchSize, input.limit - report.pulled);
-      const batch = await input.source.pull(subscription, want);
-      if (batch.length === 0) {
-        emptyPulls++;
-        continue;
-      }
-      emptyPulls = 0;
+    await drainBacklog(input.source, subscription, { limit: input.limit, batchSize }, async (batch) => {
       report.pulled += batch.length;
       const ackIds = batch.map((b) => b.ackId);
       try {
@@ -108,113 +88,19 @@ export async function replayEventDeadLetters(input: {
         report.error = (err as Error).message;
         await input.source.nack(subscription, ackIds).catch(() => undefined);
         input.onProgress?.(report);
-        break;
+        return 'stop';
       }
       input.onProgress?.(report);
-    }
+      return 'continue';
+    });
   }
   return reports;
-}
-
-function timestampText(t: unknown): string {
-  if (typeof t === 'string') return t;
-  const ts = t as { seconds?: unknown; nanos?: unknown } | null | undefined;
-  const ms = Number(String(ts?.seconds ?? 0)) * 1000 + Math.floor(Number(ts?.nanos ?? 0) / 1e6);
-  return new Date(ms).toISOString();
-}
-
-interface ReceivedLike {
-  ackId?: string | null;
-  deliveryAttempt?: number | null;
-  message?: {
-    data?: Uint8Array | string | null;
-    attributes?: Record<string, string> | null;
-    messageId?: string | null;
-    publishTime?: unknown;
-    orderingKey?: string | null;
-  } | null;
-}
-
-/** A received backlog message in the store path's shape; the original publish time is kept. */
-export function fromReceived(received: ReceivedLike, subscription: string): Pulled {
-  const m = received.message ?? {};
-  const attributes = { ...(m.attributes ?? {}) };
-  const original = attributes[SOURCE_PUBLISH_TIME];
-  const publishTime =
-    original && !Number.isNaN(Date.parse(original)) ? original : timestampText(m.publishTime);
-  const data = typeof m.data === 'string' ? Buffer.from(m.data, 'base64') : (m.data ?? new Uint8Array());
-  return {
-    ackId: received.ackId ?? '',
-    message: {
-      messageId: m.messageId ?? '',
-      publishTime,
-      attributes,
-      data,
-      ...(m.orderingKey ? { orderingKey: m.orderingKey } : {}),
-      subscription,
-      deliveryAttempt: Number(attributes[SOURCE_DELIVERY_COUNT] ?? received.deliveryAttempt ?? 1),
-    },
-  };
-}
-
-/**
- * A PullSource over the v1 SubscriberClient, configured like the caller's PubSub client (its
- * emulator endpoint included), which the command also publishes with and closes itself.
- */
-export async function pubSubPullSource(
-  pubsub: PubSub,
-  project: string,
-): Promise<PullSource & { close(): Promise<void> }> {
-  const { v1 } = await import('@google-cloud/pubsub');
-  // getClientConfig() carries the emulator endpoint and insecure credentials when set; its
-  // optional fields are typed looser than the constructor's under exactOptionalPropertyTypes.
-  const clientOptions = (await pubsub.getClientConfig()) as ConstructorParameters<
-    typeof v1.SubscriberClient
-  >[0];
-  const client = new v1.SubscriberClient(clientOptions);
-  const path = (s: string) => `projects/${project}/subscriptions/${s}`;
-  return {
-    async pull(subscription, maxMessages) {
-      const [resp] = await client.pull(
-        { subscription: path(subscription), maxMessages },
-        { timeout: 30_000 },
-      );
-      return (resp.receivedMessages ?? []).map((r) => fromReceived(r as ReceivedLike, path(subscription)));
-    },
-    async ack(subscription, ackIds) {
-      if (ackIds.length > 0)
-        await client.acknowledge({ subscription: path(subscription), ackIds: [...ackIds] });
-    },
-    async nack(subscription, ackIds) {
-      if (ackIds.length > 0)
-        await client.modifyAckDeadline({
-          subscription: path(subscription),
-          ackIds: [...ackIds],
-          ackDeadlineSeconds: 0,
-        });
-    },
-    async close() {
-      await client.close();
-    },
-  };
 }
 
 interface ReplayOptions {
   readonly env: string;
   readonly eventsDeadLetters?: boolean;
   readonly topic?: string;
-  readonly limit?: string;
-  readonly format: OutputFormat;
-}
-
-/** Command-line options of a destination replay (the destination half of `eventbus replay`). */
-export interface DestinationReplayOptions {
-  readonly env: string;
-  readonly destination?: string;
-  readonly deadLetters?: boolean;
-  readonly from?: string;
-  readonly to?: string;
-  readonly where?: string;
   readonly limit?: string;
   readonly format: OutputFormat;
 }
@@ -230,14 +116,6 @@ function addDestinationOptions(command: Command): Command {
     )
     .option('--to <time>', 'with --destination: end of the slice (exclusive)')
     .option('--where <sql>', 'with --from/--to: extra BigQuery SQL condition on events_dedup columns');
-}
-
-/** `--limit`: absent, or a positive integer. */
-export function parseLimit(text: string | undefined): number | undefined {
-  const limit = text === undefined ? undefined : Number(text);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 1))
-    throw new CliError('--limit must be a positive integer');
-  return limit;
 }
 
 export function register(program: Command): void {

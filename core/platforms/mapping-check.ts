@@ -6,6 +6,7 @@
 import type { TSchema } from 'typebox';
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import { CONTEXT_FIELDS, Context } from '../../schemas/context.ts';
+import { SIMPLE_TRANSFORMS } from '../../schemas/mapping.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { FieldViolation } from '../validation.ts';
 import { ga4NameProblem } from './ga4/target.ts';
@@ -13,25 +14,7 @@ import { isMappedType } from './mappings.ts';
 
 const SOURCE_PATH = /^(\$|\$\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const TARGET_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-const SIMPLE = new Set([
-  'trim',
-  'lowercase',
-  'uppercase',
-  'sha256',
-  'name',
-  'city',
-  'state',
-  'zip',
-  'country',
-  'gender',
-  'date_of_birth',
-  'unix_seconds',
-  'unix_micros',
-  'number',
-  'string',
-  'list',
-  'fbc',
-]);
+const SIMPLE: ReadonlySet<string> = new Set(SIMPLE_TRANSFORMS);
 const RULE_KEYS = 'a source path, or an object with `from`, `const`, `list`, `object` or `each`';
 
 /** Appends a key to a field path the way settings errors name keys (`a.b`, `a["x.y"]`). */

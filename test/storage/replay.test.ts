@@ -10,11 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createBatchingWriter } from '../../adapters/bigquery-writer.ts';
-import {
-  eventDeadLetterBacklogs,
-  type PullSource,
-  replayEventDeadLetters,
-} from '../../cli/commands/replay.ts';
+import type { PullSource } from '../../cli/commands/backlog.ts';
+import { eventDeadLetterBacklogs, replayEventDeadLetters } from '../../cli/commands/replay.ts';
 import { plan } from '../../core/plan.ts';
 import type { PubSubMessage } from '../../core/store.ts';
 import { storeConfig } from '../../core/store.ts';
