@@ -17,6 +17,22 @@ export const ENV = Object.freeze({
   tokenStore: 'EVENTBUS_TOKEN_STORE',
   /** GCP project id, set by Cloud Run; falls back to the settings' project. */
   project: 'GOOGLE_CLOUD_PROJECT',
+  /** The gateway's Google ID token audience (its own URL; set by Pulumi). */
+  gatewayAudience: 'EVENTBUS_GATEWAY_AUDIENCE',
+  /** `1`: take the client IP from X-Forwarded-For (always on under Cloud Run). */
+  trustProxy: 'EVENTBUS_TRUST_PROXY',
+  /** Publish calls the gateway keeps in flight at once (docs/gateway.md). */
+  publishInFlight: 'EVENTBUS_PUBLISH_IN_FLIGHT',
+  /** How long one publish may take in all, retries included, in milliseconds. */
+  publishTimeoutMs: 'EVENTBUS_PUBLISH_TIMEOUT_MS',
+  /** The Pub/Sub emulator's host:port (read by Google's clients too). */
+  pubsubEmulatorHost: 'PUBSUB_EMULATOR_HOST',
+  /** Set by Cloud Run: the service's name. */
+  cloudRunService: 'K_SERVICE',
+  /** The port to listen on (Cloud Run sets it). */
+  port: 'PORT',
+  /** The address to listen on (default 127.0.0.1 locally, 0.0.0.0 under Cloud Run). */
+  host: 'HOST',
 });
 
 export interface RuntimeConfig {

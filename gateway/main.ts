@@ -5,7 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { createPublisher } from '../adapters/publisher.ts';
-import { readRuntimeConfig } from '../core/runtime-config.ts';
+import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
 import { createGoogleIdentity } from './google-identity.ts';
 import { uuidv7 } from './ids.ts';
@@ -18,26 +18,25 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
   const config = readRuntimeConfig(env);
   const log = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   const store = openTokenStore(
-    env['EVENTBUS_TOKEN_STORE'] ?? `secret:${config.plan.gateway.tokenSecret}`,
+    env[ENV.tokenStore] ?? `secret:${config.plan.gateway.tokenSecret}`,
     config.project,
   );
   const credentials = await startCredentialCache(store, log);
+  const emulatorHost = env[ENV.pubsubEmulatorHost];
   const publisher = createPublisher({
     project: config.project,
-    ...(env['PUBSUB_EMULATOR_HOST'] ? { emulatorHost: env['PUBSUB_EMULATOR_HOST'] } : {}),
+    ...(emulatorHost ? { emulatorHost } : {}),
     // Documented in docs/gateway.md; it was never read before.
-    ...(env['EVENTBUS_PUBLISH_IN_FLIGHT'] ? { maxInFlight: Number(env['EVENTBUS_PUBLISH_IN_FLIGHT']) } : {}),
-    ...(env['EVENTBUS_PUBLISH_TIMEOUT_MS']
-      ? { totalTimeoutMs: Number(env['EVENTBUS_PUBLISH_TIMEOUT_MS']) }
-      : {}),
+    ...(env[ENV.publishInFlight] ? { maxInFlight: Number(env[ENV.publishInFlight]) } : {}),
+    ...(env[ENV.publishTimeoutMs] ? { totalTimeoutMs: Number(env[ENV.publishTimeoutMs]) } : {}),
   });
-  const audience = env['EVENTBUS_GATEWAY_AUDIENCE'];
+  const audience = env[ENV.gatewayAudience];
   const server = createGateway(
     {
       settings: config.settings,
       project: config.project,
       topics: config.plan.gateway.topics,
-      trustProxy: env['K_SERVICE'] !== undefined || env['EVENTBUS_TRUST_PROXY'] === '1',
+      trustProxy: env[ENV.cloudRunService] !== undefined || env[ENV.trustProxy] === '1',
       openapi: openapiDocument(),
     },
     {
@@ -48,8 +47,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       log,
     },
   );
-  const port = Number(env['PORT'] ?? 8080);
-  const host = env['HOST'] ?? (env['K_SERVICE'] ? '0.0.0.0' : '127.0.0.1');
+  const port = Number(env[ENV.port] ?? 8080);
+  const host = env[ENV.host] ?? (env[ENV.cloudRunService] ? '0.0.0.0' : '127.0.0.1');
   await new Promise<void>((resolve) => server.listen(port, host, resolve));
   const actual = (server.address() as AddressInfo).port;
   log({

@@ -9,6 +9,7 @@ import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
+import { type ApiError, apiError } from '../../core/errors.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
@@ -64,13 +65,13 @@ export function createForwardHandler(
             res.status(204).end();
           } else {
             log('WARNING', result.summary);
-            res.status(503).json(errorBody(503, 'UNAVAILABLE', result.summary));
+            send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
           }
         },
         (err: unknown) => {
           // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
           log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
-          res.status(503).json(errorBody(503, 'UNAVAILABLE', 'ledger write failed'));
+          send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
         },
       );
   const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<void> =>
@@ -79,16 +80,14 @@ export function createForwardHandler(
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.
   return (req, res) => {
     if (req.method !== 'POST') {
-      res
-        .status(405)
-        .set('allow', 'POST')
-        .json(errorBody(405, 'METHOD_NOT_ALLOWED', 'Use POST (Pub/Sub push).'));
+      const e = apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path });
+      send(res, { ...e, headers: { ...e.headers, allow: 'POST' } });
       return undefined;
     }
     const decoded = decodePush(req.body);
     if (!decoded.ok) {
       // Not a push from Pub/Sub: nothing to record, and redelivery cannot fix it.
-      res.status(400).json(errorBody(400, 'INVALID_ARGUMENT', decoded.reason));
+      send(res, apiError('INVALID_ENVELOPE', { detail: decoded.reason }));
       return undefined;
     }
     const got = services();
@@ -97,8 +96,11 @@ export function createForwardHandler(
   };
 }
 
-function errorBody(code: number, status: string, message: string) {
-  return { error: { code, message, status } };
+/** Seconds a 503 suggests; Pub/Sub itself follows the subscription's retry policy. */
+const RETRY_AFTER_SECONDS = 10;
+
+function send(res: Response, error: ApiError): void {
+  res.status(error.http).set(error.headers).json(error.body);
 }
 
 /** One JSON line per entry: Cloud Logging reads `severity` and `message`. */
