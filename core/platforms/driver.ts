@@ -4,7 +4,7 @@
  * events and interprets the platform's answer; the forward function's adapter sends it
  * (jitsu-style: the network is injected, so drivers and preview share one code path).
  */
-import type { Destination } from '../../schemas/settings.ts';
+import type { ConsentPurpose, Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 
 /** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
@@ -67,4 +67,24 @@ export interface Driver {
 export interface PreparedBatch {
   readonly requests: readonly { readonly request: OutboundRequest; readonly eventIds: readonly string[] }[];
   readonly rejected: readonly { readonly eventId: string; readonly reason: string }[];
+}
+
+export interface DestinationRequirements {
+  /** `config` keys the driver reads (ids the platform addresses events by). */
+  readonly config: readonly string[];
+  /** Secret roles the driver sends with every request (named under `secrets`). */
+  readonly secrets: readonly string[];
+  /** Whether `base_url` is the target itself (no platform default). */
+  readonly baseUrl: boolean;
+  /**
+   * Whether test mode needs a `test_event_code`: the platform takes test events only under one,
+   * so without it test mode would send live events (GA4's test mode is its debug endpoint).
+   */
+  readonly testEventCode: boolean;
+}
+
+export interface PlatformRules {
+  readonly requirements: DestinationRequirements;
+  /** The consent purposes the type needs unless a destination's settings say otherwise. */
+  readonly consent: readonly ConsentPurpose[];
 }

@@ -4,30 +4,11 @@
  * these tables, so a platform's needs are written once.
  */
 import type { ConsentPurpose, Destination } from '../../schemas/settings.ts';
+import type { DestinationRequirements, PlatformRules } from './driver.ts';
 import { GA4_RULES } from './ga4/rules.ts';
 import { META_RULES } from './meta/rules.ts';
 import { TIKTOK_RULES } from './tiktok/rules.ts';
 import { WEBHOOK_RULES } from './webhook/rules.ts';
-
-export interface DestinationRequirements {
-  /** `config` keys the driver reads (ids the platform addresses events by). */
-  readonly config: readonly string[];
-  /** Secret roles the driver sends with every request (named under `secrets`). */
-  readonly secrets: readonly string[];
-  /** Whether `base_url` is the target itself (no platform default). */
-  readonly baseUrl: boolean;
-  /**
-   * Whether test mode needs a `test_event_code`: the platform takes test events only under one,
-   * so without it test mode would send live events (GA4's test mode is its debug endpoint).
-   */
-  readonly testEventCode: boolean;
-}
-
-export interface PlatformRules {
-  readonly requirements: DestinationRequirements;
-  /** The consent purposes the type needs unless a destination's settings say otherwise. */
-  readonly consent: readonly ConsentPurpose[];
-}
 
 const RULES: Readonly<Record<Destination['type'], PlatformRules>> = Object.freeze({
   meta_capi: META_RULES,

@@ -58,6 +58,71 @@ describe('architecture: dependency direction', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('inside core, layers import only downwards: base ← linkage ← platforms ← domain ← delivery', () => {
+    // The base: contracts and helpers every layer may use.
+    const BASE = [
+      'core/validation.ts',
+      'core/errors.ts',
+      'core/json-limits.ts',
+      'core/event.ts',
+      'core/rows.ts',
+    ];
+    const layerOf = (path: string): number => {
+      if (path.startsWith('schemas/') || BASE.includes(path)) return 0;
+      if (path.startsWith('core/linkage/')) return 1;
+      if (path.startsWith('core/platforms/')) return 2;
+      if (path.startsWith('core/delivery/')) return 4;
+      return 3; // the domain: settings, plan, decision, store, warehouse…
+    };
+    const problems: string[] = [];
+    for (const file of tsFiles('core')) {
+      const where = relative(root, file);
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(root, resolve(dirname(file), spec));
+        if (layerOf(target) > layerOf(where)) problems.push(`${where} imports ${target} (upwards)`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("entry points do not import each other, but for the CLI using the gateway's token code", () => {
+    const ENTRY = [
+      'functions/store/',
+      'functions/forward/',
+      'gateway/',
+      'infra/',
+      'local/',
+      'cli/',
+      'bench/',
+    ];
+    // `eventbus token|key` manage the gateway's credentials; `eventbus start` runs the local
+    // environment; infra and bench reuse what they deploy or measure.
+    const ALLOWED: Record<string, string[]> = {
+      'cli/': ['gateway/credentials.ts', 'gateway/token-store.ts', 'local/'],
+      'bench/': ['gateway/', 'local/', 'functions/'],
+      'infra/': ['gateway/openapi.ts'],
+      'local/': ['functions/', 'gateway/'],
+      'gateway/': [],
+      'functions/store/': [],
+      'functions/forward/': [],
+    };
+    const problems: string[] = [];
+    for (const entry of ENTRY) {
+      for (const file of tsFiles(entry)) {
+        const where = relative(root, file);
+        for (const spec of importsOf(file)) {
+          if (!spec.startsWith('.')) continue;
+          const target = relative(root, resolve(dirname(file), spec));
+          const other = ENTRY.find((e) => e !== entry && target.startsWith(e));
+          if (other && !(ALLOWED[entry] ?? []).some((a) => target.startsWith(a)))
+            problems.push(`${where} imports ${target}`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
   it('adapters do not import entry points', () => {
     const problems: string[] = [];
     for (const file of tsFiles('adapters')) {

@@ -3,7 +3,7 @@
  * a test code in test mode) and the consent purposes it requires by default.
  * Analytics only; GA4 test mode is its debug endpoint, so it needs no test code.
  */
-import type { PlatformRules } from '../rules.ts';
+import type { PlatformRules } from '../driver.ts';
 
 export const GA4_RULES: PlatformRules = {
   requirements: {

@@ -3,7 +3,7 @@
  * a test code in test mode) and the consent purposes it requires by default.
  * Ads and the user data they carry need both purposes.
  */
-import type { PlatformRules } from '../rules.ts';
+import type { PlatformRules } from '../driver.ts';
 
 export const TIKTOK_RULES: PlatformRules = {
   requirements: {

@@ -4,7 +4,7 @@
  * A webhook is the business's own endpoint: no consent purpose by default. Webhooks are always
  * signed (HMAC-SHA256 with the shared signing_key).
  */
-import type { PlatformRules } from '../rules.ts';
+import type { PlatformRules } from '../driver.ts';
 
 export const WEBHOOK_RULES: PlatformRules = {
   requirements: { config: [], secrets: ['signing_key'], baseUrl: true, testEventCode: false },
