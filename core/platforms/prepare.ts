@@ -5,7 +5,9 @@
 import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 import { applyMapping, type MappedEvent } from '../linkage/engine.ts';
+import type { FieldViolation } from '../validation.ts';
 import type {
+  DestinationRequirements,
   Driver,
   DriverContext,
   InboundResponse,
@@ -15,6 +17,7 @@ import type {
   PreparedBatch,
 } from './driver.ts';
 import { resolveMapping } from './mappings.ts';
+import { formatViolations } from './target-common.ts';
 
 /** The mapped event, or why there is none. */
 export type MapResult =
@@ -41,18 +44,36 @@ export function baseUrl(destination: Readonly<Destination>, fallback: string): s
 }
 
 /** Why the configuration cannot produce a request (missing keys, test mode without a code), or undefined. */
-export function configProblem(
-  ctx: DriverContext,
-  keys: readonly string[],
-  secrets: readonly string[],
-  testCode: boolean,
-): string | undefined {
+export function configProblem(ctx: DriverContext, needs: DestinationRequirements): string | undefined {
   const d = ctx.destination;
-  for (const k of keys) if (configText(d, k) === undefined) return `config.${k} is required for ${d.type}`;
-  for (const s of secrets) if (!ctx.secrets[s]) return `secret ${s} is missing for destination ${d.id}`;
-  if (testCode && d.test_mode === true && !d.test_event_code)
+  for (const k of needs.config)
+    if (configText(d, k) === undefined) return `config.${k} is required for ${d.type}`;
+  for (const s of needs.secrets) if (!ctx.secrets[s]) return `secret ${s} is missing for destination ${d.id}`;
+  if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
     return `test_mode needs test_event_code for ${d.type} (from the platform's test events tool)`;
   return undefined;
+}
+
+/** One platform event built from a stored event, or why it cannot be sent. */
+export type Built = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
+
+/**
+ * Maps one stored event for the destination, shapes it as the platform's event and checks it
+ * against the platform's rules: a payload that fails is not sent, and the reason says why.
+ */
+export function buildChecked(
+  event: StoredEvent,
+  ctx: DriverContext,
+  shape: (mapped: MappedEvent) => Record<string, unknown>,
+  check: (platformEvent: Record<string, unknown>) => FieldViolation[],
+): Built {
+  const m = mapForDestination(ctx.destination, event);
+  if (!m.ok) return m;
+  const platformEvent = shape(m.mapped);
+  const violations = check(platformEvent);
+  if (violations.length > 0)
+    return { ok: false, reason: formatViolations(`${ctx.destination.type} payload refused`, violations) };
+  return { ok: true, event: platformEvent };
 }
 
 /** Transport-level classification shared by the platforms: network errors, 429 and 5xx retry. */

@@ -46,3 +46,27 @@ export function collapseHashed(
   }
   return out;
 }
+
+/**
+ * Checks a request whose events travel in `data` (Meta CAPI, TikTok Events API): each event
+ * with the platform's own event check (so each failure carries the platform's wording), the
+ * rest of the body against the request schema.
+ */
+export function checkDataRequest(
+  body: unknown,
+  maxEvents: number,
+  requestValidator: { violations(value: unknown): FieldViolation[] },
+  checkEvent: (event: unknown, prefix: string) => FieldViolation[],
+): FieldViolation[] {
+  const data = (body as { data?: unknown } | null)?.data;
+  if (Array.isArray(data) && data.length >= 1 && data.length <= maxEvents) {
+    const perEvent = data.flatMap((e, i) => checkEvent(e, `data[${i}]`));
+    const rest = requestValidator
+      .violations({ ...(body as object), data: [] })
+      .filter((v) => v.field !== 'data');
+    return [...rest, ...perEvent];
+  }
+  const schema = requestValidator.violations(body);
+  if (schema.length > 0) return schema;
+  return (body as { data: unknown[] }).data.flatMap((e, i) => checkEvent(e, `data[${i}]`));
+}

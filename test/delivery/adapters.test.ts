@@ -10,6 +10,7 @@ import { createSecrets } from '../../adapters/secrets.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import { skippedEntry } from '../../core/delivery/ledger.ts';
 import type { InsertRow } from '../../core/rows.ts';
+import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
 const request = (url: string) => ({
   method: 'POST' as const,
@@ -38,13 +39,9 @@ describe('http sender', () => {
         // /slow never answers within the test's timeout
       });
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(server);
   });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => closeServer(server));
 
   const send = createHttpSender();
   it('returns any status with body and headers', async () => {

@@ -6,7 +6,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
@@ -27,6 +26,7 @@ import { checkSettings } from '../../core/settings.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
 const post = (url: string, body = '{"a":1}') => ({
   method: 'POST' as const,
@@ -57,13 +57,9 @@ describe('http sender connections', () => {
     server.on('connection', () => {
       connections++;
     });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    base = await listenOnLoopback(server);
   });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  after(() => closeServer(server));
 
   it('keeps connections alive between deliveries', async () => {
     const send = createHttpSender();

@@ -30,7 +30,7 @@ function relativeImports(file: string): string[] {
 }
 
 /** Strongly connected components with more than one module, or a module importing itself (Tarjan). */
-export function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
+function cycles(graph: ReadonlyMap<string, readonly string[]>): string[][] {
   let index = 0;
   const stack: string[] = [];
   const onStack = new Set<string>();

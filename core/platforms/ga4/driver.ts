@@ -35,7 +35,7 @@ export const ga4MpDriver: Driver = {
 
   prepare(event: StoredEvent, ctx: DriverContext): Prepared {
     const d = ctx.destination;
-    const p = configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);
+    const p = configProblem(ctx, NEEDS);
     if (p) return { ok: false, reason: p };
     const m = mapForDestination(d, event);
     if (!m.ok) return m;

@@ -5,16 +5,16 @@
 import type { StoredEvent } from '../../event.ts';
 import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
+  type Built,
   baseUrl,
+  buildChecked,
   configProblem,
   configText,
   httpOutcome,
-  mapForDestination,
   multiEventPrepare,
   parseJson,
   snippet,
 } from '../prepare.ts';
-import { formatViolations } from '../target-common.ts';
 import { META_RULES } from './rules.ts';
 import { checkMetaEvent, META_MAX_EVENTS } from './target.ts';
 
@@ -25,22 +25,19 @@ const THROTTLED = new Set([4, 17, 32, 613, 80003, 80004]);
 /** Transient Graph API errors (unknown error, service unavailable). */
 const TRANSIENT = new Set([1, 2]);
 
-type Built = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
-
 /** Maps and checks one event into a Meta server event. */
 function build(event: StoredEvent, ctx: DriverContext): Built {
-  const m = mapForDestination(ctx.destination, event);
-  if (!m.ok) return m;
-  const serverEvent: Record<string, unknown> = {
-    event_name: m.mapped.event,
-    ...m.mapped.payload,
-    action_source:
-      m.mapped.payload['action_source'] ?? configText(ctx.destination, 'action_source') ?? 'website',
-  };
-  const violations = checkMetaEvent(serverEvent, ctx.now);
-  if (violations.length > 0)
-    return { ok: false, reason: formatViolations('meta_capi payload refused', violations) };
-  return { ok: true, event: serverEvent };
+  return buildChecked(
+    event,
+    ctx,
+    (mapped) => ({
+      event_name: mapped.event,
+      ...mapped.payload,
+      action_source:
+        mapped.payload['action_source'] ?? configText(ctx.destination, 'action_source') ?? 'website',
+    }),
+    (serverEvent) => checkMetaEvent(serverEvent, ctx.now),
+  );
 }
 
 function request(events: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest {
@@ -59,10 +56,7 @@ function request(events: readonly Record<string, unknown>[], ctx: DriverContext)
 }
 
 const NEEDS = META_RULES.requirements;
-
-function problem(ctx: DriverContext): string | undefined {
-  return configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);
-}
+const problem = (ctx: DriverContext) => configProblem(ctx, NEEDS);
 
 /** The Meta CAPI driver: one event per `prepare`, up to 1000 per request with `prepareBatch`. */
 export const metaCapiDriver: Driver = {

@@ -4,7 +4,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
-import { collapseHashed, HashedOrList, looksHashed, TextOrList } from '../target-common.ts';
+import { checkDataRequest, collapseHashed, HashedOrList, looksHashed, TextOrList } from '../target-common.ts';
 
 export const META_MAX_EVENTS = 1000;
 export const META_MAX_AGE_SECONDS = 7 * 24 * 3600;
@@ -167,16 +167,7 @@ export function checkMetaEvent(event: unknown, now: Date, prefix = ''): FieldVio
 
 /** Checks a whole request body (the object that would be JSON-encoded). */
 export function checkMetaRequest(body: unknown, now: Date): FieldViolation[] {
-  const data = (body as { data?: unknown } | null)?.data;
-  if (Array.isArray(data) && data.length >= 1 && data.length <= META_MAX_EVENTS) {
-    // Per event, so each failure carries Meta's own wording for hashed fields.
-    const perEvent = data.flatMap((e, i) => checkMetaEvent(e, now, `data[${i}]`));
-    const rest = requestValidator
-      .violations({ ...(body as object), data: [] })
-      .filter((v) => v.field !== 'data');
-    return [...rest, ...perEvent];
-  }
-  const schema = requestValidator.violations(body);
-  if (schema.length > 0) return schema;
-  return (body as MetaRequest).data.flatMap((e, i) => checkMetaEvent(e, now, `data[${i}]`));
+  return checkDataRequest(body, META_MAX_EVENTS, requestValidator, (e, prefix) =>
+    checkMetaEvent(e, now, prefix),
+  );
 }

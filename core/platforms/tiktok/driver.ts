@@ -5,16 +5,16 @@
 import type { StoredEvent } from '../../event.ts';
 import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
+  type Built,
   baseUrl,
+  buildChecked,
   configProblem,
   configText,
   httpOutcome,
-  mapForDestination,
   multiEventPrepare,
   parseJson,
   snippet,
 } from '../prepare.ts';
-import { formatViolations } from '../target-common.ts';
 import { TIKTOK_RULES } from './rules.ts';
 import { checkTikTokEvent, TIKTOK_MAX_EVENTS } from './target.ts';
 
@@ -23,16 +23,13 @@ const PATH = '/open_api/v1.3/event/track/';
 /** Rate limited; TikTok's 5xxxx codes are server-side errors. */
 const RETRY_CODES = new Set([40100]);
 
-type Built = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
-
 function build(event: StoredEvent, ctx: DriverContext): Built {
-  const m = mapForDestination(ctx.destination, event);
-  if (!m.ok) return m;
-  const row: Record<string, unknown> = { event: m.mapped.event, ...m.mapped.payload };
-  const violations = checkTikTokEvent(row);
-  if (violations.length > 0)
-    return { ok: false, reason: formatViolations('tiktok_events payload refused', violations) };
-  return { ok: true, event: row };
+  return buildChecked(
+    event,
+    ctx,
+    (mapped) => ({ event: mapped.event, ...mapped.payload }),
+    (row) => checkTikTokEvent(row),
+  );
 }
 
 function request(rows: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest {
@@ -54,10 +51,7 @@ function request(rows: readonly Record<string, unknown>[], ctx: DriverContext): 
 }
 
 const NEEDS = TIKTOK_RULES.requirements;
-
-function problem(ctx: DriverContext): string | undefined {
-  return configProblem(ctx, NEEDS.config, NEEDS.secrets, NEEDS.testEventCode);
-}
+const problem = (ctx: DriverContext) => configProblem(ctx, NEEDS);
 
 /** The TikTok Events API driver. */
 export const tiktokEventsDriver: Driver = {

@@ -4,7 +4,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
-import { collapseHashed, HashedOrList, looksHashed } from '../target-common.ts';
+import { checkDataRequest, collapseHashed, HashedOrList, looksHashed } from '../target-common.ts';
 
 export const TIKTOK_MAX_EVENTS = 1000;
 
@@ -109,15 +109,5 @@ export function checkTikTokEvent(event: unknown, prefix = ''): FieldViolation[] 
 
 /** Checks a whole request body. */
 export function checkTikTokRequest(body: unknown): FieldViolation[] {
-  const data = (body as { data?: unknown } | null)?.data;
-  if (Array.isArray(data) && data.length >= 1 && data.length <= TIKTOK_MAX_EVENTS) {
-    const perEvent = data.flatMap((e, i) => checkTikTokEvent(e, `data[${i}]`));
-    const rest = requestValidator
-      .violations({ ...(body as object), data: [] })
-      .filter((v) => v.field !== 'data');
-    return [...rest, ...perEvent];
-  }
-  const schema = requestValidator.violations(body);
-  if (schema.length > 0) return schema;
-  return (body as TikTokRequest).data.flatMap((e, i) => checkTikTokEvent(e, `data[${i}]`));
+  return checkDataRequest(body, TIKTOK_MAX_EVENTS, requestValidator, checkTikTokEvent);
 }

@@ -13,6 +13,8 @@ import {
   normaliseSchema,
 } from '../../../emulators/bigquery/schema.ts';
 
+// The same table shape as convert.test.ts on purpose: both insert paths must agree on it.
+// jscpd:ignore-start
 const FIELDS = normaliseSchema([
   { name: 'id', type: 'STRING', mode: 'REQUIRED' },
   { name: 'at', type: 'TIMESTAMP', mode: 'REQUIRED' },
@@ -36,6 +38,7 @@ const FIELDS = normaliseSchema([
   { name: 'hits', type: 'RECORD', mode: 'REPEATED', fields: [{ name: 'k', type: 'INT64' }] },
   { name: 'constructor', type: 'JSON' },
 ]) as FieldSchema[];
+// jscpd:ignore-end
 
 const AT = '2024-01-01T00:00:00Z';
 const ROWS: unknown[] = [
