@@ -1,0 +1,328 @@
+/**
+ * The emulator's `jobs` and `queries` resources: query jobs translated to DuckDB, dry runs, results pages, the job list.
+ * Every function takes the emulator's state (state.ts) first.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { ApiError } from './errors.ts';
+import { type QueryParameter, renderParameters } from './params.ts';
+import { type Cell, encodeValue, fieldForType, type OutputField } from './schema.ts';
+import { qualifiedName, type TableRef } from './sql.ts';
+import {
+  dmlStats,
+  type Emulator,
+  emptyResult,
+  etag,
+  type JobRecord,
+  type Json,
+  LOCATION,
+  MAX_KEPT_JOBS,
+  nowMs,
+  outName,
+  pageSize,
+  pageStart,
+  paginate,
+  type QueryResult,
+  STATEMENT_TYPES,
+  timestampFormat,
+} from './state.ts';
+import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
+import { createView, tableResource } from './tables.ts';
+
+export function parameters(
+  _em: Emulator,
+  cfg: Json,
+): { named: Record<string, string>; positional: string[] } {
+  const list = cfg['queryParameters'];
+  if (list !== undefined && !Array.isArray(list))
+    throw new ApiError('invalid', 'queryParameters must be an array');
+  try {
+    return renderParameters(list as QueryParameter[] | undefined, cfg['parameterMode'] as string | undefined);
+  } catch (e) {
+    throw new ApiError('invalid', (e as Error).message);
+  }
+}
+
+/** Runs one query configuration (jobs.query or a query job). */
+export async function runQuery(em: Emulator, projectId: string, cfg: Json): Promise<QueryResult> {
+  const sql = cfg['query'];
+  if (typeof sql !== 'string' || sql.trim() === '')
+    throw new ApiError('required', 'Required parameter is missing: query');
+  if (cfg['useLegacySql'] === true)
+    throw new ApiError(
+      'invalidQuery',
+      'Legacy SQL is not supported by the emulator; set useLegacySql: false',
+    );
+  const params = parameters(em, cfg);
+  const dd = cfg['defaultDataset'] as { projectId?: string; datasetId?: string } | undefined;
+  const defaultDataset =
+    dd && typeof dd.datasetId === 'string'
+      ? { ...(dd.projectId ? { projectId: dd.projectId } : {}), datasetId: dd.datasetId }
+      : undefined;
+  const tr = translateOrThrow(em, sql, projectId, defaultDataset, params);
+  return em.store.exclusive(async (conn) => {
+    const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
+    const dropping = tr.kind === 'drop_table' || tr.kind === 'drop_view';
+    checkTablesExist(
+      em,
+      tr.tables.filter((r) => !(dropping && r === tr.target)),
+      creating,
+    );
+    if (dropping && tr.target) em.datasetOr404(tr.target.projectId, tr.target.datasetId);
+    if (creating) em.datasetOr404(creating.projectId, creating.datasetId);
+    if (tr.kind === 'create_view' && tr.target) {
+      const exists = em.store.table(tr.target.projectId, tr.target.datasetId, tr.target.tableId);
+      const replace = /^\s*CREATE\s+OR\s+REPLACE/i.test(sql);
+      if (exists && !replace) {
+        if (/IF\s+NOT\s+EXISTS/i.test(sql)) return emptyResult('CREATE_VIEW');
+        throw new ApiError(
+          'duplicate',
+          `Already Exists: Table ${tr.target.projectId}:${tr.target.datasetId}.${tr.target.tableId}`,
+        );
+      }
+      await createView(
+        em,
+        conn,
+        tr.target.projectId,
+        tr.target.datasetId,
+        tr.target.tableId,
+        {},
+        { query: tr.viewQuery ?? '' },
+        replace,
+      );
+      return emptyResult('CREATE_VIEW');
+    }
+    const statementType = STATEMENT_TYPES[tr.kind] ?? 'SELECT';
+    if (tr.kind !== 'select') {
+      await conn.run('BEGIN');
+      try {
+        const r = await runSql(em, conn, tr.sql);
+        if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
+        await conn.run('COMMIT');
+        const isDml =
+          tr.kind === 'insert' || tr.kind === 'update' || tr.kind === 'delete' || tr.kind === 'truncate';
+        return { ...emptyResult(statementType), ...(isDml ? { dmlAffected: r.rowsChanged } : {}) };
+      } catch (e) {
+        await conn.run('ROLLBACK');
+        throw e;
+      }
+    }
+    const r = await runSql(em, conn, tr.sql);
+    const types = r.columnTypes();
+    const fields = r.columnNames().map((n, i) => fieldForType(outName(n, i), types[i] as DuckDBType));
+    return { fields, types, rows: r.getRows(), statementType };
+  });
+}
+
+/** After DDL run as SQL, bring the stored table resources in line with DuckDB's catalog. */
+export async function syncCatalog(
+  em: Emulator,
+  conn: DuckDBConnection,
+  ref: TableRef,
+  kind: string,
+): Promise<void> {
+  if (kind === 'drop_table' || kind === 'drop_view') {
+    await em.store.deleteTable(conn, ref.projectId, ref.datasetId, ref.tableId);
+    return;
+  }
+  if (kind !== 'create_table') return;
+  const probe = await conn.runAndReadAll(`SELECT * FROM ${qualifiedName(ref)} LIMIT 0`);
+  const fields = probe.columnNames().map((n, i) => fieldForType(n, probe.columnType(i)));
+  const resource = tableResource(em, ref.projectId, ref.datasetId, ref.tableId, {}, 'TABLE', fields);
+  await em.store.putTable(conn, { ...ref, resource });
+}
+
+export function keepJob(em: Emulator, jobId: string, rec: JobRecord): void {
+  em.jobs.set(jobId, rec);
+  while (em.jobs.size > MAX_KEPT_JOBS) {
+    const oldest = em.jobs.keys().next().value as string;
+    em.jobs.delete(oldest);
+  }
+}
+
+export function jobResource(
+  em: Emulator,
+  projectId: string,
+  jobId: string,
+  cfg: Json,
+  result: QueryResult | undefined,
+  error: ApiError | undefined,
+  location: string,
+): Json {
+  const now = nowMs();
+  const stats: Json = {
+    totalBytesProcessed: '0',
+    cacheHit: false,
+    statementType: result?.statementType ?? 'SELECT',
+  };
+  if (result?.dmlAffected !== undefined) {
+    stats['numDmlAffectedRows'] = String(result.dmlAffected);
+    stats['dmlStats'] = dmlStats(result);
+  }
+  if (result?.fields.length) stats['schema'] = { fields: result.fields };
+  return {
+    kind: 'bigquery#job',
+    etag: etag(),
+    id: `${projectId}:${location}.${jobId}`,
+    selfLink: `${em.baseUrl}/bigquery/v2/projects/${projectId}/jobs/${jobId}?location=${location}`,
+    jobReference: { projectId, jobId, location },
+    configuration: { jobType: 'QUERY', query: cfg },
+    status: error
+      ? { state: 'DONE', errorResult: error.errorProto(), errors: [error.errorProto()] }
+      : { state: 'DONE' },
+    statistics: { creationTime: now, startTime: now, endTime: now, totalBytesProcessed: '0', query: stats },
+    user_email: 'emulator@localhost',
+  };
+}
+
+export async function jobsQuery(em: Emulator, projectId: string, body: Json): Promise<Json> {
+  const jobId = `job_${randomUUID().replaceAll('-', '_')}`;
+  const location = typeof body['location'] === 'string' ? body['location'] : LOCATION;
+  const cfg: Json = { ...body };
+  delete cfg['formatOptions'];
+  delete cfg['requestId'];
+  delete cfg['maxResults'];
+  if (body['dryRun'] === true) {
+    const probe = await dryRun(em, projectId, cfg);
+    return {
+      kind: 'bigquery#queryResponse',
+      jobReference: { projectId, location },
+      schema: { fields: probe },
+      jobComplete: true,
+      totalBytesProcessed: '0',
+    };
+  }
+  const result = await runQuery(em, projectId, cfg);
+  keepJob(em, jobId, {
+    resource: jobResource(em, projectId, jobId, cfg, result, undefined, location),
+    result,
+  });
+  const fmt = body['formatOptions'] as Json | undefined;
+  const params = new URLSearchParams();
+  if (fmt?.['useInt64Timestamp'] !== undefined)
+    params.set('formatOptions.useInt64Timestamp', String(fmt['useInt64Timestamp']));
+  if (typeof fmt?.['timestampOutputFormat'] === 'string')
+    params.set('formatOptions.timestampOutputFormat', fmt['timestampOutputFormat']);
+  if (body['maxResults'] !== undefined) params.set('maxResults', String(body['maxResults']));
+  return resultsPage(em, projectId, jobId, location, result, params);
+}
+
+export async function dryRun(em: Emulator, projectId: string, cfg: Json): Promise<OutputField[]> {
+  const sql = String(cfg['query'] ?? '');
+  const params = parameters(em, cfg);
+  const tr = translateOrThrow(
+    em,
+    sql,
+    projectId,
+    cfg['defaultDataset'] as { datasetId: string } | undefined,
+    params,
+  );
+  checkTablesExist(em, tr.tables);
+  if (tr.kind !== 'select') return [];
+  return em.store.exclusive(async (conn) => {
+    const r = await runSql(em, conn, `SELECT * FROM (${tr.sql}) LIMIT 0`);
+    return r.columnNames().map((n, i) => fieldForType(outName(n, i), r.columnType(i)));
+  });
+}
+
+export function resultsPage(
+  _em: Emulator,
+  projectId: string,
+  jobId: string,
+  location: string,
+  result: QueryResult,
+  query: URLSearchParams,
+): Json {
+  const start = pageStart(query);
+  const max = pageSize(query);
+  const fmt = timestampFormat(query);
+  const slice = result.rows.slice(start, start + max);
+  const next = start + slice.length < result.rows.length ? String(start + slice.length) : undefined;
+  const out: Json = {
+    kind: 'bigquery#getQueryResultsResponse',
+    etag: etag(),
+    jobReference: { projectId, jobId, location },
+    jobComplete: true,
+    totalRows: String(result.rows.length),
+    totalBytesProcessed: '0',
+    cacheHit: false,
+  };
+  if (result.fields.length > 0) {
+    out['schema'] = { fields: result.fields };
+    out['rows'] = slice.map((r) => ({
+      f: r.map((v, i): { v: Cell } => ({ v: encodeValue(v, result.types[i] as DuckDBType, fmt) })),
+    }));
+  }
+  if (result.dmlAffected !== undefined) {
+    out['numDmlAffectedRows'] = String(result.dmlAffected);
+    out['dmlStats'] = dmlStats(result);
+    out['totalRows'] = '0';
+  }
+  if (next) out['pageToken'] = next;
+  return out;
+}
+
+export async function jobsInsert(em: Emulator, projectId: string, body: Json): Promise<Json> {
+  const conf = (body['configuration'] ?? {}) as Json;
+  const ref = (body['jobReference'] ?? {}) as Json;
+  const jobId = typeof ref['jobId'] === 'string' ? ref['jobId'] : `job_${randomUUID().replaceAll('-', '_')}`;
+  const location = typeof ref['location'] === 'string' ? ref['location'] : LOCATION;
+  if (!/^[A-Za-z0-9_-]{1,1024}$/.test(jobId)) throw new ApiError('invalid', `Invalid job ID "${jobId}"`);
+  if (em.jobs.has(jobId))
+    throw new ApiError('duplicate', `Already Exists: Job ${projectId}:${location}.${jobId}`);
+  const cfg = conf['query'] as Json | undefined;
+  if (!cfg) {
+    const kind = Object.keys(conf).find((k) => ['load', 'extract', 'copy'].includes(k)) ?? 'unknown';
+    throw new ApiError(
+      'invalid',
+      `Unsupported in the BigQuery emulator: ${kind} jobs (only query jobs are supported)`,
+    );
+  }
+  if (conf['dryRun'] === true) {
+    const fields = await dryRun(em, projectId, cfg);
+    return {
+      kind: 'bigquery#job',
+      jobReference: { projectId, location },
+      configuration: { query: cfg, dryRun: true, jobType: 'QUERY' },
+      status: { state: 'DONE' },
+      statistics: { totalBytesProcessed: '0', query: { totalBytesProcessed: '0', schema: { fields } } },
+    };
+  }
+  if (cfg['destinationTable'])
+    throw new ApiError('invalid', 'Unsupported in the BigQuery emulator: query destinationTable');
+  try {
+    const result = await runQuery(em, projectId, cfg);
+    const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location);
+    keepJob(em, jobId, { resource, result });
+    return resource;
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    // Keep the failed job so jobs.get shows its errorResult, and answer like BigQuery does for bad SQL.
+    keepJob(em, jobId, {
+      resource: jobResource(em, projectId, jobId, cfg, undefined, e, location),
+      error: e,
+    });
+    throw e;
+  }
+}
+
+export function getQueryResults(
+  em: Emulator,
+  projectId: string,
+  jobId: string,
+  query: URLSearchParams,
+): Json {
+  const job = em.jobOr404(projectId, jobId, query);
+  if (job.error) throw job.error;
+  const location = String((job.resource['jobReference'] as Json)['location'] ?? LOCATION);
+  return resultsPage(em, projectId, jobId, location, job.result ?? emptyResult('SELECT'), query);
+}
+
+export function listJobs(em: Emulator, projectId: string, query: URLSearchParams): Json {
+  const all = [...em.jobs.values()]
+    .filter((j) => (j.resource['jobReference'] as Json)['projectId'] === projectId)
+    .reverse()
+    .map((j) => ({ ...j.resource, state: 'DONE' }));
+  const { page, next } = paginate(all, query);
+  return { kind: 'bigquery#jobList', etag: etag(), jobs: page, ...(next ? { nextPageToken: next } : {}) };
+}

@@ -1,0 +1,226 @@
+/**
+ * The BigQuery emulator's shared state (the DuckDB store, jobs, insertIds, pending inserts)
+ * and what every resource module uses: lookups that answer 404, wire types, limits, paging.
+ */
+import { randomUUID } from 'node:crypto';
+import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
+import { ApiError } from './errors.ts';
+import { convertRow, type FieldSchema, type OutputField, type TimestampFormat } from './schema.ts';
+import type { Store, TableRecord } from './store.ts';
+
+/** BigQuery's per-request limits for insertAll (and our cap for any request body). */
+export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+export const MAX_INSERT_ROWS = 50_000;
+/** How long an insertId is remembered; BigQuery documents "at least one minute". */
+export const INSERT_ID_WINDOW_MS = 60_000;
+export const DEFAULT_PAGE_ROWS = 10_000;
+export const MAX_KEPT_JOBS = 200;
+export const LOCATION = 'US';
+
+export type Json = Record<string, unknown>;
+
+export interface QueryResult {
+  fields: OutputField[];
+  types: DuckDBType[];
+  rows: DuckDBValue[][];
+  dmlAffected?: number;
+  statementType: string;
+}
+
+/**
+ * One insertAll request waiting for its commit. Its accepted rows go either all as JSON
+ * text (`asText`: `rows` prepared by row-text.ts) or all as converted `values`, so a
+ * request is always committed by one transaction.
+ */
+export interface PendingInsert {
+  ref: TableRecord;
+  ids: (string | undefined)[];
+  /** The rows' `json` members (undefined for a row without one). */
+  rows: readonly unknown[];
+  asText: boolean;
+  values?: (DuckDBValue[] | undefined)[];
+  ignoreUnknown: boolean;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
+export const CHUNK_ROWS = 2048;
+/** Rows per group commit: below DuckDB's appender auto-flush (100 chunks of 2048 rows). */
+export const GROUP_ROWS = 100_000;
+
+export const tableKey = (ref: TableRecord) =>
+  `${ref.projectId}\u0000${ref.datasetId}\u0000${ref.tableId}\u0000`;
+
+export interface JobRecord {
+  resource: Json;
+  result?: QueryResult;
+  error?: ApiError;
+}
+
+export const fieldsOf = (t: TableRecord) => ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
+
+/**
+ * Values of the first `count` rows, all prepared as text (so the converter accepts them:
+ * row-text.test.ts), or without a `json` member (undefined, already reported).
+ */
+export function valuesOfRows(
+  fields: readonly FieldSchema[],
+  jsons: readonly unknown[],
+  count: number,
+  ignoreUnknown: boolean,
+): (DuckDBValue[] | undefined)[] {
+  const out: (DuckDBValue[] | undefined)[] = [];
+  for (let k = 0; k < count; k++) {
+    const json = jsons[k];
+    if (json === undefined) {
+      out.push(undefined);
+      continue;
+    }
+    const r = convertRow(fields, json, ignoreUnknown);
+    if ('errors' in r) throw new Error('a row prepared as text failed conversion');
+    out.push(r.values);
+  }
+  return out;
+}
+
+export function nowMs(): string {
+  return String(Date.now());
+}
+
+export function etag(): string {
+  return Buffer.from(randomUUID()).toString('base64').slice(0, 24);
+}
+
+export const STATEMENT_TYPES: Record<string, string> = {
+  select: 'SELECT',
+  insert: 'INSERT',
+  update: 'UPDATE',
+  delete: 'DELETE',
+  truncate: 'TRUNCATE_TABLE',
+  create_table: 'CREATE_TABLE',
+  create_view: 'CREATE_VIEW',
+  drop_table: 'DROP_TABLE',
+  drop_view: 'DROP_VIEW',
+};
+
+export function emptyResult(statementType: string): QueryResult {
+  return { fields: [], types: [], rows: [], statementType };
+}
+
+export function dmlStats(r: QueryResult): Json {
+  const n = String(r.dmlAffected ?? 0);
+  return {
+    insertedRowCount: r.statementType === 'INSERT' ? n : '0',
+    updatedRowCount: r.statementType === 'UPDATE' ? n : '0',
+    deletedRowCount: r.statementType === 'DELETE' || r.statementType === 'TRUNCATE_TABLE' ? n : '0',
+  };
+}
+
+/** BigQuery names unnamed result columns f0_, f1_…; DuckDB names them after the expression. */
+export function outName(name: string, i: number): string {
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `f${i}_`;
+}
+
+export function cleanDuckMessage(m: string): string {
+  // DuckDB prefixes messages with its error class and quotes our internal schema names.
+  return m
+    .replace(/\n+LINE \d+:[\s\S]*$/, '')
+    .replace(/"([^".]+)\.([^"]+)"\."([^"]+)"/g, '$1:$2.$3')
+    .trim();
+}
+
+export function paginate<T>(all: T[], query: URLSearchParams): { page: T[]; next: string | undefined } {
+  const start = pageStart(query);
+  const max = Math.max(1, Number(query.get('maxResults') ?? 1000) || 1000);
+  const page = all.slice(start, start + max);
+  return { page, next: start + page.length < all.length ? String(start + page.length) : undefined };
+}
+
+/**
+ * A row index or count from the query string: digits only, at most uint64 (what BigQuery's
+ * field holds); past any table's size it is as good as the largest safe integer.
+ */
+export function rowNumber(text: string, what: string): number {
+  if (!/^\d+$/.test(text) || BigInt(text) > 0xffffffffffffffffn) {
+    throw new ApiError('invalid', `Invalid ${what}: ${text}`);
+  }
+  return Math.min(Number(text), Number.MAX_SAFE_INTEGER);
+}
+
+export function pageStart(query: URLSearchParams): number {
+  const token = query.get('pageToken');
+  if (token !== null && token !== '') {
+    // Our tokens are row offsets we handed out: anything past a safe integer is not one.
+    if (!/^\d+$/.test(token) || !Number.isSafeInteger(Number(token))) {
+      throw new ApiError('invalid', `Invalid page token: ${token}`);
+    }
+    return Number(token);
+  }
+  const si = query.get('startIndex');
+  if (si !== null && si !== '') return rowNumber(si, 'startIndex');
+  return 0;
+}
+
+export function pageSize(query: URLSearchParams): number {
+  const m = query.get('maxResults');
+  if (m === null || m === '') return DEFAULT_PAGE_ROWS;
+  return Math.max(1, rowNumber(m, 'maxResults'));
+}
+
+export function timestampFormat(query: URLSearchParams): TimestampFormat {
+  const out = query.get('formatOptions.timestampOutputFormat');
+  if (out === 'ISO8601_STRING') return 'iso';
+  if (out === 'INT64') return 'int64';
+  if (out === 'FLOAT64') return 'float';
+  return query.get('formatOptions.useInt64Timestamp') === 'false' ? 'float' : 'int64';
+}
+
+/**
+ * The patched schema in the table's column order: existing fields where they were (as the
+ * patch describes them), added ones after them, where ALTER TABLE ADD COLUMN put them. Rows
+ * are appended by position, so a schema listing the same fields in another order must not be
+ * stored as given.
+ */
+export function inColumnOrder(t: TableRecord, next: readonly FieldSchema[]): FieldSchema[] {
+  const current = fieldsOf(t);
+  const byName = new Map(next.map((f) => [f.name.toLowerCase(), f]));
+  const kept = current.map((f) => byName.get(f.name.toLowerCase()) ?? f);
+  const added = next.filter((f) => !current.some((c) => c.name.toLowerCase() === f.name.toLowerCase()));
+  return [...kept, ...added];
+}
+
+export class Emulator {
+  readonly store: Store;
+  readonly jobs = new Map<string, JobRecord>();
+  /** insertId de-duplication: key → time first seen; insertion order is time order. */
+  readonly insertIds = new Map<string, number>();
+  pendingInserts: PendingInsert[] = [];
+  baseUrl = '';
+
+  datasetOr404(projectId: string, datasetId: string) {
+    const ds = this.store.dataset(projectId, datasetId);
+    if (!ds) throw new ApiError('notFound', `Not found: Dataset ${projectId}:${datasetId}`);
+    return ds;
+  }
+
+  tableOr404(projectId: string, datasetId: string, tableId: string): TableRecord {
+    this.datasetOr404(projectId, datasetId);
+    const t = this.store.table(projectId, datasetId, tableId);
+    if (!t) throw new ApiError('notFound', `Not found: Table ${projectId}:${datasetId}.${tableId}`);
+    return t;
+  }
+
+  jobOr404(projectId: string, jobId: string, query: URLSearchParams): JobRecord {
+    const job = this.jobs.get(jobId);
+    if (!job || (job.resource['jobReference'] as Json)['projectId'] !== projectId)
+      throw new ApiError(
+        'notFound',
+        `Not found: Job ${projectId}:${query.get('location') ?? LOCATION}.${jobId}`,
+      );
+    return job;
+  }
+
+  constructor(store: Store) {
+    this.store = store;
+  }
+}
