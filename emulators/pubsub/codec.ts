@@ -2,24 +2,9 @@
  * Binary encoding of log records. Publishes are the hot path (100k messages/s), so messages are
  * written field by field into one buffer instead of going through JSON and base64.
  */
-import type { PublishInput } from './engine.ts';
 import type { SubscriptionResource, TopicResource } from './resources.ts';
+import type { PublishInput, StoredMessage } from './types.ts';
 import { decodePublishRequest, ownPubsubMessage } from './wire.ts';
-
-export interface StoredMessage {
-  readonly id: number;
-  readonly publishTime: number;
-  readonly data: Buffer;
-  readonly attributes: Readonly<Record<string, string>>;
-  readonly orderingKey: string;
-  /** Approximate bytes, for flow control. */
-  readonly size: number;
-  /**
-   * The encoded PubsubMessage (ids and publish time included), when the message was published
-   * over gRPC: StreamingPull copies it into responses instead of encoding every field again.
-   */
-  readonly pb?: Buffer | undefined;
-}
 
 export const REC = {
   TOPIC_PUT: 1,

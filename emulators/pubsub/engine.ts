@@ -9,15 +9,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  decodeRecord,
-  encodeRecord,
-  type LogRecord,
-  publishRawHead,
-  REC,
-  type StoredMessage,
-  storedMessage,
-} from './codec.ts';
+import { decodeRecord, encodeRecord, type LogRecord, publishRawHead, REC, storedMessage } from './codec.ts';
 import { Deque } from './deque.ts';
 import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, type FilterFn } from './filter.ts';
@@ -37,6 +29,7 @@ import {
   updateSubscription,
   updateTopic,
 } from './resources.ts';
+import type { Delivery, PublishInput, StoredMessage } from './types.ts';
 
 export const LIMITS = {
   messagesPerRequest: 1000,
@@ -50,31 +43,6 @@ export const LIMITS = {
   /** Bytes per delivery batch, under the 4 MiB default receive limit of gRPC clients. */
   batchBytes: 3 * 1024 * 1024,
 } as const;
-
-export interface PublishInput {
-  readonly data: Buffer;
-  readonly attributes: Readonly<Record<string, string>>;
-  readonly orderingKey: string;
-  /**
-   * From the gRPC decoder: the request the message was read from, its bytes there
-   * ([start, end)), and whether they hold only data, attributes and ordering_key (then they
-   * are delivered as received, wire.ts ownPubsubMessage). `data` is then a view into `src`,
-   * which codec.ts storedMessage copies out. Absent for REST publishes.
-   */
-  readonly src?: Buffer;
-  readonly start?: number;
-  readonly end?: number;
-  readonly plain?: boolean;
-}
-
-export interface Delivery {
-  readonly ackId: string;
-  readonly message: StoredMessage;
-  /** 0 unless the subscription has a dead-letter policy (as Google does for pulls). */
-  readonly deliveryAttempt: number;
-  /** The real attempt count, always set (push bodies carry it). */
-  readonly attempt: number;
-}
 
 /** A receiver of messages: a streaming pull stream, a waiting unary pull, or a push worker. */
 export interface Consumer {

@@ -10,8 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { StoredMessage } from './codec.ts';
-import type { Consumer, Delivery, Engine, Subscription } from './engine.ts';
+import type { Consumer, Engine, Subscription } from './engine.ts';
 import { invalid, STATUSES, toApiError } from './errors.ts';
 import {
   durationMs,
@@ -22,6 +21,7 @@ import {
   type TopicInput,
   type TopicResource,
 } from './resources.ts';
+import type { Delivery, StoredMessage } from './types.ts';
 import {
   type DecodedPublish,
   decodePublishRequest,

@@ -7,8 +7,9 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { Consumer, Delivery, Engine, Subscription } from './engine.ts';
+import type { Consumer, Engine, Subscription } from './engine.ts';
 import { PushHttpClient } from './http-client.ts';
+import type { Delivery } from './types.ts';
 
 const ACK_CODES = new Set([102, 200, 201, 202, 204]);
 const MAX_IN_FLIGHT = 1000;

@@ -4,11 +4,12 @@
  * wrong types and bad base64 get Google's messages instead of being ignored.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { StoredMessage } from './codec.ts';
-import type { Delivery, Engine, PublishInput } from './engine.ts';
+
+import type { Engine } from './engine.ts';
 import { ApiError, invalid, restErrorBody, STATUSES, toApiError, tooLarge } from './errors.ts';
 import type { PushManager } from './push.ts';
 import type { SubscriptionInput, SubscriptionResource, TopicInput } from './resources.ts';
+import type { Delivery, PublishInput, StoredMessage } from './types.ts';
 
 type Kind =
   | 'string'

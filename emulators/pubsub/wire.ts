@@ -5,8 +5,8 @@
  * fraction of that. Field numbers are those of google/pubsub/v1/pubsub.proto; the tests run
  * the real client against them. Everything else keeps proto-loader's codecs.
  */
-import type { StoredMessage } from './codec.ts';
-import type { Delivery, PublishInput } from './engine.ts';
+
+import type { Delivery, PublishInput, StoredMessage } from './types.ts';
 
 export interface DecodedPublish {
   readonly topic: string;

@@ -4,9 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import net from 'node:net';
-import type { Delivery } from '../../../emulators/pubsub/engine.ts';
 import { PushHttpClient } from '../../../emulators/pubsub/http-client.ts';
 import { pushBody } from '../../../emulators/pubsub/push.ts';
+import type { Delivery } from '../../../emulators/pubsub/types.ts';
 
 /** A server that answers each request (head + content-length body) with `answer(n)`, n = request number. */
 async function rawServer(

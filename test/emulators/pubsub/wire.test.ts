@@ -4,9 +4,9 @@ import { rmSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { protos } from '@google-cloud/pubsub';
 import { decodeRecord, publishRawHead, storedMessage } from '../../../emulators/pubsub/codec.ts';
-import type { Delivery } from '../../../emulators/pubsub/engine.ts';
 import { CONNECTION_WINDOW, STREAM_WINDOW } from '../../../emulators/pubsub/grpc.ts';
 import { startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
+import type { Delivery } from '../../../emulators/pubsub/types.ts';
 import {
   decodePublishRequest,
   encodePublishResponse,
