@@ -12,6 +12,7 @@ import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { plan as planOf } from '../core/plan.ts';
+import { acquireOwnerLock, LockHeldError } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
@@ -351,6 +352,19 @@ function ensureLocalSecrets(secretsDir: string, names: readonly string[]): strin
  * are provisioned. Rejects (after stopping what it started) if a service fails to start or
  * provisioning finds a conflict.
  */
+/**
+ * One `eventbus start` per data directory, refused before anything starts (and so before any
+ * "ready" line) while a live one holds it; a holder that died (kill -9, a crash) never does.
+ */
+function lockDataDirForStart(dataDir: string): () => void {
+  try {
+    return acquireOwnerLock(join(dataDir, 'start.lock'), `data directory ${dataDir}`, '`eventbus start`');
+  } catch (err) {
+    if (err instanceof LockHeldError) throw new StartError('(environment)', err.message, []);
+    throw err;
+  }
+}
+
 export async function startEnvironment(options: StartOptions = {}): Promise<LocalEnvironment> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const graceMs = options.graceMs ?? 5000;
@@ -362,10 +376,17 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
   const logDir = join(dataDir, 'logs');
   for (const dir of [dataDir, logDir, join(dataDir, 'secrets')]) mkdirSync(dir, { recursive: true });
-  const createdSecrets = ensureLocalSecrets(
-    join(dataDir, 'secrets'),
-    environmentPlan.destinations.flatMap((d) => d.secrets),
-  );
+  const releaseDataDir = lockDataDirForStart(dataDir);
+  let createdSecrets: string[];
+  try {
+    createdSecrets = ensureLocalSecrets(
+      join(dataDir, 'secrets'),
+      environmentPlan.destinations.flatMap((d) => d.secrets),
+    );
+  } catch (err) {
+    releaseDataDir();
+    throw err;
+  }
   const ctx: LocalContext = {
     root: REPO_ROOT,
     dataDir,
@@ -392,6 +413,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       await Promise.all(byStage('app').map((c) => c.stop(graceMs)));
       await Promise.all(byStage('emulator').map((c) => c.stop(graceMs)));
       guardian.release();
+      releaseDataDir();
       resolveDone(report);
     })();
     return stopping;

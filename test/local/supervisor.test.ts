@@ -6,7 +6,13 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEFAULT_PORTS, type LocalContext, type ServiceSpec } from '../../local/services.ts';
+import {
+  bigqueryEmulator,
+  DEFAULT_PORTS,
+  type LocalContext,
+  pubsubEmulator,
+  type ServiceSpec,
+} from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
 import {
   freePort,
@@ -187,6 +193,48 @@ describe('local supervisor', () => {
     const gone = Date.now() + 5000;
     while (alive(pid) && Date.now() < gone) await sleep(50);
     assert.equal(alive(pid), false, 'the child died with its supervisor');
+  });
+
+  it('refuses a second start on a data dir a live start holds, naming it, before starting anything', async () => {
+    env = await startEnvironment({ ...common(), services: [dummyService('one', 'gateway', 'ready')] });
+    const before = messages.length;
+    await assert.rejects(
+      startEnvironment({ ...common(), services: [dummyService('two', 'receiver', 'ready')] }),
+      (e: unknown) =>
+        e instanceof StartError &&
+        e.message.includes(`is in use by another \`eventbus start\` (pid ${process.pid}: `),
+    );
+    assert.deepEqual(messages.slice(before), [], 'the refused start started nothing and said nothing ready');
+  });
+
+  it('starts at once on the data dir of a start killed with kill -9, emulators and all', async () => {
+    for (let round = 0; round < 2; round++) {
+      const supervisor = spawn(
+        process.execPath,
+        [join(root, 'test/local/support/crashing-supervisor.ts'), dataDir, 'emulators'],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let out = '';
+      supervisor.stdout?.on('data', (b: Buffer) => {
+        out += b.toString();
+      });
+      const deadline = Date.now() + 20000;
+      while (!/pid \d+/.test(out) && Date.now() < deadline) await sleep(50);
+      assert.match(out, /pid \d+/);
+      // kill -9 of the whole environment: the supervisor, its guardian and every emulator.
+      const pids = [...out.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+      supervisor.kill('SIGKILL');
+      for (const pid of pids) process.kill(pid, 'SIGKILL');
+      // No wait: nothing killed may be reaped yet; the new start finds its data again.
+      env = await startEnvironment({
+        ...common(),
+        provision: true,
+        services: [pubsubEmulator, bigqueryEmulator],
+      });
+      assert.ok(env.provisioning, 'provisioned against the data found again');
+      await env.stop();
+      env = undefined;
+    }
   });
 
   it('creates local values for destination secrets once', async () => {
