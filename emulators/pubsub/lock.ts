@@ -5,7 +5,8 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-function alive(pid: number): boolean {
+/** Whether a pid belongs to a running process (also used by the local environment's record). */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,11 +1,12 @@
 /** The supervisor with stand-in children: readiness, death reports, clean stops, no leftovers. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readEnvironmentRecord } from '../../local/environment-record.ts';
 import { DEFAULT_PORTS, type LocalContext, type ServiceSpec } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
 import {
@@ -204,6 +205,40 @@ describe('local supervisor', () => {
     env = await startEnvironment({ ...common(), services: [] });
     assert.deepEqual(env.createdSecrets, []);
     assert.equal(readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8'), value);
+  });
+
+  it('refuses to start when a port is taken, naming port and service, before any child starts', async () => {
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((done) => taken.listen(port, '127.0.0.1', done));
+    try {
+      await assert.rejects(
+        startEnvironment({
+          ...common(),
+          ports: { receiver: port },
+          services: [dummyService('first', 'gateway', 'ready'), dummyService('second', 'receiver', 'ready')],
+        }),
+        (err: Error) =>
+          err instanceof StartError && new RegExp(`^second: port ${port} .*already in use`).test(err.message),
+      );
+      // Nothing was started, so nothing said "ready", and no record points at this data dir.
+      assert.deepEqual(messages, []);
+      assert.ok(!existsSync(join(dataDir, 'environment.json')));
+    } finally {
+      await new Promise((done) => taken.close(done));
+    }
+  });
+
+  it('records where the environment listens once ready, and removes the record on a clean stop', async () => {
+    env = await startEnvironment({ ...common(), services: [dummyService('one', 'gateway', 'ready')] });
+    const found = readEnvironmentRecord(dataDir);
+    assert.equal(found.state, 'running');
+    assert.ok(found.state === 'running');
+    assert.equal(found.record.pid, process.pid);
+    assert.deepEqual(found.record.ports, env.ports);
+    assert.equal(found.record.bigqueryUrl, `http://127.0.0.1:${env.ports.bigquery}`);
+    await env.stop();
+    assert.deepEqual(readEnvironmentRecord(dataDir), { state: 'absent' });
   });
 
   it('resolves ports: defaults, an offset, overrides and free ports', async () => {
