@@ -212,6 +212,25 @@ describe('end to end: the first hour, as the README says, beside another environ
     assert.match(tokens.stdout, /publish:\*/);
   });
 
+  it("the README's client code reads the warehouse through BIGQUERY_EMULATOR_HOST", async () => {
+    const code = blocks('js').find((b) => b.includes('BigQuery'));
+    assert.ok(code, 'the README has a BigQuery client example');
+    const r = await new Promise<Run>((done) => {
+      execFile(
+        process.execPath,
+        ['--input-type=module', '-e', `${code}\nconsole.log(JSON.stringify(rows));`],
+        { cwd: root, env: { ...cleanEnv(), BIGQUERY_EMULATOR_HOST: `http://127.0.0.1:${port('bigquery')}` } },
+        (err, stdout, stderr) => done({ code: err ? 1 : 0, stdout, stderr }),
+      );
+    });
+    assert.equal(r.code, 0, r.stderr);
+    const rows = JSON.parse(r.stdout) as { event_name: string; n: number }[];
+    assert.ok(
+      rows.some((row) => row.event_name === 'view_content' && row.n >= 1),
+      r.stdout,
+    );
+  });
+
   it('a command pointed at a data dir with no environment says so instead of guessing ports', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'eventbus-first-hour-none-'));
     try {
