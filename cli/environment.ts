@@ -4,14 +4,28 @@
  * use, inside the command that needs them: loading them all up front cost every command,
  * `--help` included, seconds of start-up.
  */
+
+import { join, resolve } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { PubSub } from '@google-cloud/pubsub';
 import type { Plan } from '../core/plan.ts';
-import { DEFAULT_PORTS, LOCAL_HOST } from '../local/services.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { CliError } from './output.ts';
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Help text for commands that talk to the local environment's emulators. */
+export const LOCAL_ENDPOINT_HELP = [
+  'Local environment: found through <data-dir>/environment.json, written by `eventbus start`',
+  '(same --data-dir, default .data), so --port-offset and other ports are followed.',
+  'PUBSUB_EMULATOR_HOST, BIGQUERY_EMULATOR_HOST and GOOGLE_CLOUD_PROJECT win when set.',
+].join('\n');
+
+/** `--data-dir`, as `start` takes it. */
+export const DATA_DIR_OPTION: readonly [string, string] = [
+  '--data-dir <dir>',
+  'local state directory of the environment, as given to start (default .data)',
+];
 
 /** A settings file read and validated, and the path it came from. */
 export interface EnvironmentSettings {
@@ -42,37 +56,58 @@ export function projectOf(p: Plan, env: Env): string {
   return env['GOOGLE_CLOUD_PROJECT'] || p.project;
 }
 
-/**
- * Where BigQuery is: BIGQUERY_EMULATOR_HOST when set; the local emulator's default port for
- * the `local` environment; otherwise BigQuery itself (Application Default Credentials).
- */
-export function warehouseEndpoint(p: Plan, env: Env): string | undefined {
-  const host = env['BIGQUERY_EMULATOR_HOST'];
-  if (host) return host;
-  return p.environment === 'local' ? `http://${LOCAL_HOST}:${DEFAULT_PORTS.bigquery}` : undefined;
+/** Where a started local environment is recorded: `--data-dir`, default <repo>/.data, as for `start`. */
+async function localRecord(dataDir: string | undefined) {
+  const [{ readEnvironmentRecord, recordPath }, { REPO_ROOT }] = await Promise.all([
+    import('../local/environment-record.ts'),
+    import('../local/settings-file.ts'),
+  ]);
+  const dir = resolve(dataDir ?? join(REPO_ROOT, '.data'));
+  const found = readEnvironmentRecord(dir);
+  if (found.state === 'running') return found.record;
+  const hint = `start it (npm start${dataDir ? ` -- --data-dir ${dataDir}` : ''}), pass the --data-dir it uses, or set PUBSUB_EMULATOR_HOST and BIGQUERY_EMULATOR_HOST`;
+  if (found.state === 'stale')
+    throw new CliError(
+      `the local environment recorded in ${recordPath(dir)} (pid ${found.record.pid}) is not running: ${hint}`,
+    );
+  throw new CliError(`no local environment is running with data dir ${dir}: ${hint}`);
 }
 
-/** Where Pub/Sub is: PUBSUB_EMULATOR_HOST; the local emulator for `local`; otherwise Google. */
-export function pubsubEndpoint(p: Plan, env: Env): string | undefined {
+/**
+ * Where BigQuery is: BIGQUERY_EMULATOR_HOST when set; for the `local` environment, the
+ * emulator that `start` recorded in the data dir; otherwise BigQuery itself (Application
+ * Default Credentials).
+ */
+export async function warehouseEndpoint(p: Plan, env: Env, dataDir?: string): Promise<string | undefined> {
+  const host = env['BIGQUERY_EMULATOR_HOST'];
+  if (host) return host;
+  return p.environment === 'local' ? (await localRecord(dataDir)).bigqueryUrl : undefined;
+}
+
+/** Where Pub/Sub is: PUBSUB_EMULATOR_HOST; for `local`, the recorded emulator; otherwise Google. */
+export async function pubsubEndpoint(p: Plan, env: Env, dataDir?: string): Promise<string | undefined> {
   const host = env['PUBSUB_EMULATOR_HOST'];
   if (host) return host;
-  return p.environment === 'local' ? `${LOCAL_HOST}:${DEFAULT_PORTS.pubsub}` : undefined;
+  return p.environment === 'local' ? (await localRecord(dataDir)).pubsubHost : undefined;
 }
 
 /** A Pub/Sub client for the environment's project and endpoint (plaintext to an emulator). */
-export async function pubsubClient(p: Plan, env: Env): Promise<PubSub> {
+export async function pubsubClient(p: Plan, env: Env, dataDir?: string): Promise<PubSub> {
+  const host = await pubsubEndpoint(p, env, dataDir);
   const { PubSub } = await import('@google-cloud/pubsub');
-  const host = pubsubEndpoint(p, env);
   return new PubSub({
     projectId: projectOf(p, env),
-    ...(host ? { apiEndpoint: host, emulatorMode: true } : {}),
+    // The universe is given for an emulator: left open, the gRPC client asks the credentials
+    // for theirs, which looks for Application Default Credentials and probes the GCE metadata
+    // server (a MetadataLookupWarning and seconds lost, off Google Cloud).
+    ...(host ? { apiEndpoint: host, emulatorMode: true, universeDomain: 'googleapis.com' } : {}),
   });
 }
 
 /** A BigQuery client for the environment's project and endpoint. */
-export async function warehouseClient(p: Plan, env: Env): Promise<BigQuery> {
+export async function warehouseClient(p: Plan, env: Env, dataDir?: string): Promise<BigQuery> {
   const project = projectOf(p, env);
-  const endpoint = warehouseEndpoint(p, env);
+  const endpoint = await warehouseEndpoint(p, env, dataDir);
   if (endpoint) {
     const { emulatorBigQuery } = await import('../local/emulator-bigquery.ts');
     // An emulator answers or is not running: the client's retries only delayed the error

@@ -16,10 +16,18 @@ import type { FieldViolation } from './validation.ts';
 export function checkDestinationRules(settings: Readonly<Settings>): FieldViolation[] {
   const errors: FieldViolation[] = [];
   (settings.destinations ?? []).forEach((d, i) => {
-    // A disabled destination is never sent to: what it needs is checked once it is enabled.
-    if (d.enabled === false) return;
     const at = `destinations[${i}]`;
     const needs = DESTINATION_REQUIREMENTS[d.type];
+    // A key no driver reads is a typo (`pixelid`) that would otherwise be ignored in silence.
+    const known = [...needs.config, ...needs.optionalConfig];
+    for (const key of Object.keys(d.config ?? {}))
+      if (!known.includes(key))
+        errors.push({
+          field: `${at}.config.${key}`,
+          description: `is not a config key of ${d.type} (known: ${known.join(', ') || 'none'})`,
+        });
+    // A disabled destination is never sent to: what it needs is checked once it is enabled.
+    if (d.enabled === false) return;
     if (needs.baseUrl && !d.base_url)
       errors.push({
         field: `${at}.base_url`,

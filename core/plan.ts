@@ -5,7 +5,7 @@
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
-import { seconds } from './settings.ts';
+import { protoDuration, seconds } from './settings.ts';
 import { type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
 
 export type { TablePlan, ViewPlan } from './warehouse.ts';
@@ -136,8 +136,8 @@ export function plan(settings: Readonly<Settings>): Plan {
         push: { function: 'store' },
         ackDeadlineSeconds: 60,
         retryPolicy: {
-          minimumBackoff: storeRetry.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff,
-          maximumBackoff: storeRetry.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff,
+          minimumBackoff: protoDuration(storeRetry.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
+          maximumBackoff: protoDuration(storeRetry.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
         },
         messageRetentionDuration: DEFAULT_RETENTION,
       },
@@ -161,8 +161,8 @@ export function plan(settings: Readonly<Settings>): Plan {
         filter: `attributes.destination = "${d.id}"`,
         ackDeadlineSeconds,
         retryPolicy: {
-          minimumBackoff: d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff,
-          maximumBackoff: d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff,
+          minimumBackoff: protoDuration(d.retry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
+          maximumBackoff: protoDuration(d.retry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
         },
         messageRetentionDuration: DEFAULT_RETENTION,
         destination: d.id,

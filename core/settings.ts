@@ -3,15 +3,17 @@
  * defaults applied (or every error at once, each naming its key) out. Pure: reading the
  * file is the caller's job.
  */
-import { parseDocument } from 'yaml';
-import { Settings } from '../schemas/settings.ts';
+import { LineCounter, parseDocument } from 'yaml';
+import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
 import { checkDestinationRules } from './destination-rules.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';
 
 // Settings are checked about once per process (cold start, a CLI command): interpreting the
 // schema is cheaper than compiling it first.
-const validator = interpretedValidator<Settings>(Settings);
+const validator = interpretedValidator<Settings>(Settings, {
+  patterns: new Map([[DURATION_PATTERN, 'expected a duration like 10s or 5m']]),
+});
 
 /** Topic names the environment uses itself; extra topics cannot take them. */
 export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries']);
@@ -22,14 +24,20 @@ export type LoadResult =
 
 /** Parses YAML settings text, validates it and returns deep-frozen settings or all errors. */
 export function parseSettings(text: string): LoadResult {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  // The counter maps each error's offset to a line and column (without it, `linePos` is unset
+  // when prettyErrors is off, and the message said "line ?").
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter: lines });
   if (doc.errors.length > 0) {
     return {
       ok: false,
-      errors: doc.errors.map((e) => ({
-        field: '(yaml)',
-        description: `${e.message.split('\n')[0]} (line ${e.linePos?.[0]?.line ?? '?'})`,
-      })),
+      errors: doc.errors.map((e) => {
+        const at = lines.linePos(e.pos[0]);
+        return {
+          field: '(yaml)',
+          description: `line ${at.line}, column ${at.col}: ${e.message.split('\n')[0]}`,
+        };
+      }),
     };
   }
   return checkSettings(doc.toJS());
@@ -81,9 +89,15 @@ export function formatErrors(errors: readonly FieldViolation[]): string {
   return errors.map((e) => `${e.field}: ${e.description}`).join('\n');
 }
 
-/** Parses a protobuf-JSON duration such as "10s" or "0.5s" into seconds. */
+/** Parses a settings duration such as "10s", "0.5s" or "5m" into seconds. */
 export function seconds(duration: string): number {
-  return Number(duration.slice(0, -1));
+  const n = Number(duration.slice(0, -1));
+  return duration.endsWith('m') ? n * 60 : n;
+}
+
+/** A settings duration as protobuf JSON (seconds: "5m" → "300s"), the form Pub/Sub takes. */
+export function protoDuration(duration: string): string {
+  return `${seconds(duration)}s`;
 }
 
 function deepFreeze<T>(value: T): T {

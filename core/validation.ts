@@ -54,14 +54,19 @@ export function compileValidator<T>(schema: TSchema): Validator<T> {
  * errors, without code generation. For schemas checked about once per process (the settings
  * at cold start), where compiling costs far more than the one check.
  */
-export function interpretedValidator<T>(schema: TSchema): Validator<T> {
+export function interpretedValidator<T>(schema: TSchema, words: ViolationWords = {}): Validator<T> {
   return {
     check: (value: unknown): value is T => Value.Check(schema, value),
     violations: (value: unknown, prefix = '') =>
       Value.Check(schema, value)
         ? []
-        : toViolations([...Value.Errors(schema, value)] as unknown as SchemaError[], prefix),
+        : toViolations([...Value.Errors(schema, value)] as unknown as SchemaError[], prefix, words),
   };
+}
+
+/** Messages in words for patterns a person cannot be expected to read (pattern → message). */
+export interface ViolationWords {
+  readonly patterns?: ReadonlyMap<string, string>;
 }
 
 /** Turns a JSON pointer into a field path: `/a/0/b` → `a[0].b`; a prefix is prepended. */
@@ -85,7 +90,11 @@ function join(field: string, key: string): string {
  * Union failures become "expected one of …" when every branch is a constant, and the
  * per-branch noise under a failed union is dropped.
  */
-export function toViolations(errors: readonly SchemaError[], prefix = ''): FieldViolation[] {
+export function toViolations(
+  errors: readonly SchemaError[],
+  prefix = '',
+  words: ViolationWords = {},
+): FieldViolation[] {
   const unionPaths = new Set(
     errors.filter((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf').map((e) => e.instancePath),
   );
@@ -127,13 +136,15 @@ export function toViolations(errors: readonly SchemaError[], prefix = ''): Field
       }
       continue;
     }
-    add(field, describe(e));
+    add(field, describe(e, words));
   }
   return [...out.values()];
 }
 
-function describe(e: SchemaError): string {
+function describe(e: SchemaError, words: ViolationWords): string {
   switch (e.keyword) {
+    case 'pattern':
+      return words.patterns?.get(String(e.params['pattern'])) ?? e.message;
     case 'type':
       return `expected ${String(e.params['type'] ?? 'another type')}`;
     case 'const':

@@ -205,16 +205,36 @@ export const SERVICES: readonly ServiceFactory[] = [
 /**
  * Settings as the local services see them: destinations whose base_url points at the local
  * receiver's default address follow the receiver when ports move (`--port-offset`, tests on
- * free ports). Everything else is unchanged.
+ * free ports), and so do `producers.origins` naming a local service's default port (the
+ * receiver's test page, the gateway). Everything else is unchanged.
  */
 export function localSettings(settings: Readonly<Settings>, ports: Ports): Readonly<Settings> {
   const from = url(DEFAULT_PORTS.receiver);
   const to = url(ports.receiver);
-  if (from === to || !settings.destinations) return settings;
+  const moved = (Object.keys(DEFAULT_PORTS) as (keyof Ports)[]).some((k) => DEFAULT_PORTS[k] !== ports[k]);
+  if (!moved) return settings;
+  const origins = settings.producers?.origins;
   return {
     ...settings,
-    destinations: settings.destinations.map((d) =>
-      d.base_url?.startsWith(from) ? { ...d, base_url: to + d.base_url.slice(from.length) } : d,
-    ),
+    ...(settings.destinations
+      ? {
+          destinations: settings.destinations.map((d) =>
+            d.base_url?.startsWith(from) ? { ...d, base_url: to + d.base_url.slice(from.length) } : d,
+          ),
+        }
+      : {}),
+    ...(settings.producers && origins
+      ? { producers: { ...settings.producers, origins: origins.map((o) => movedOrigin(o, ports)) } }
+      : {}),
   };
+}
+
+/** `http://localhost:8099` → the receiver's current port; an origin elsewhere is unchanged. */
+function movedOrigin(origin: string, ports: Ports): string {
+  const m = /^(https?:\/\/(?:localhost|127\.0\.0\.1)):(\d+)$/.exec(origin);
+  if (!m) return origin;
+  const service = (Object.keys(DEFAULT_PORTS) as (keyof Ports)[]).find(
+    (k) => DEFAULT_PORTS[k] === Number(m[2]),
+  );
+  return service ? `${m[1]}:${ports[service]}` : origin;
 }

@@ -14,6 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { plan as planOf } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
   DEFAULT_PORTS,
@@ -265,6 +266,18 @@ export async function resolvePorts(options: Pick<StartOptions, 'portOffset' | 'p
   return out as unknown as Ports;
 }
 
+/** Refuses to start when a service's port is taken, naming the port and the service. */
+async function assertPortsFree(specs: readonly ServiceSpec[]): Promise<void> {
+  for (const spec of specs) {
+    if (!(await canListen(spec.port)))
+      throw new StartError(
+        spec.name,
+        `port ${spec.port} on ${LOCAL_HOST} is already in use (another environment? try --port-offset or --port ${spec.name}=<port>)`,
+        [],
+      );
+  }
+}
+
 async function waitReady(child: Child, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   const { readiness, name } = child.spec;
   const aborted = new Promise<'aborted'>((done) => {
@@ -397,6 +410,9 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     node: process.execPath,
   };
   const specs = (options.services ?? SERVICES).map((factory) => factory(ctx));
+  // Before anything starts or is provisioned: a taken port would otherwise mean provisioning
+  // into somebody else's emulator and a start that dies a moment after saying "ready".
+  await assertPortsFree(specs);
   const baseEnv = options.baseEnv ?? process.env;
   const children: Child[] = [];
   const guardian = startGuardian();
@@ -412,6 +428,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       const byStage = (stage: ServiceSpec['stage']) => children.filter((c) => c.spec.stage === stage);
       await Promise.all(byStage('app').map((c) => c.stop(graceMs)));
       await Promise.all(byStage('emulator').map((c) => c.stop(graceMs)));
+      removeEnvironmentRecord(dataDir);
       guardian.release();
       releaseDataDir();
       resolveDone(report);
@@ -480,8 +497,19 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     );
   }
 
+  const urls = Object.fromEntries(specs.map((s) => [s.name, s.url]));
+  writeEnvironmentRecord(dataDir, {
+    pid: process.pid,
+    startedAt: new Date().toISOString(),
+    project: settings.project,
+    dataset: environmentPlan.dataset,
+    ports,
+    urls,
+    pubsubHost: `${LOCAL_HOST}:${ports.pubsub}`,
+    bigqueryUrl: `http://${LOCAL_HOST}:${ports.bigquery}`,
+  });
   return {
-    urls: Object.fromEntries(specs.map((s) => [s.name, s.url])),
+    urls,
     ports,
     services: children.map((c) => ({
       name: c.spec.name,

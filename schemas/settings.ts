@@ -6,8 +6,10 @@ import Type, { type Static } from 'typebox';
 import { MappingsSetting } from './mapping.ts';
 
 const Id = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}$', description });
+/** A duration in seconds or minutes ("10s", "0.5s", "5m"); the plan hands Pub/Sub seconds. */
+export const DURATION_PATTERN = '^[0-9]+(\\.[0-9]+)?[sm]$';
 const Duration = (description: string) =>
-  Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?s$', description: `${description} (seconds, e.g. "10s")` });
+  Type.String({ pattern: DURATION_PATTERN, description: `${description} (e.g. "10s" or "5m")` });
 
 export const ConsentPurpose = Type.Union(
   [

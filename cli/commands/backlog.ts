@@ -140,6 +140,7 @@ export async function pubSubPullSource(
 /** Command-line options of a destination replay (the destination half of `eventbus replay`). */
 export interface DestinationReplayOptions {
   readonly env: string;
+  readonly dataDir?: string;
   readonly destination?: string;
   readonly deadLetters?: boolean;
   readonly from?: string;

@@ -221,7 +221,7 @@ export async function runDestinationReplay(
   }
   const env = process.env;
   const project = projectOf(p, env);
-  const pubsub = await pubsubClient(p, env);
+  const pubsub = await pubsubClient(p, env, options.dataDir);
   const publisher = createDeliveriesPublisher(pubsub);
   const bar = new SingleBar({
     format:
@@ -238,7 +238,7 @@ export async function runDestinationReplay(
   let report: DestinationReplayReport;
   try {
     if (from && to) {
-      const bigquery = await warehouseClient(p, env);
+      const bigquery = await warehouseClient(p, env, options.dataDir);
       const ledger = createLedgerWriter(createBigQueryWriter(bigquery, p.dataset));
       report = await replayDestinationSlice({
         settings,

@@ -10,7 +10,14 @@ import type { Command } from 'commander';
 import type { Plan } from '../../core/plan.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import type { AfterStored, StoreConfig } from '../../core/store.ts';
-import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
+import {
+  DATA_DIR_OPTION,
+  LOCAL_ENDPOINT_HELP,
+  loadEnvironment,
+  projectOf,
+  pubsubClient,
+  warehouseClient,
+} from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 import {
   type DestinationReplayOptions,
@@ -99,6 +106,7 @@ export async function replayEventDeadLetters(input: {
 
 interface ReplayOptions {
   readonly env: string;
+  readonly dataDir?: string;
   readonly eventsDeadLetters?: boolean;
   readonly topic?: string;
   readonly limit?: string;
@@ -123,6 +131,7 @@ export function register(program: Command): void {
     .command('replay')
     .description('Replay dead letters: nothing that reached the bus is lost')
     .option('--env <name>', 'environment name or settings file', 'local')
+    .option(...DATA_DIR_OPTION)
     .option(
       '--events-dead-letters',
       'store the backlog of the events dead-letter topics into the warehouse and fan it out to the destinations (idempotent by event_id)',
@@ -134,6 +143,8 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       [
+        '',
+        LOCAL_ENDPOINT_HELP,
         '',
         'Stored events are fanned out to the destinations as the store function does (deliveries',
         'messages, skipped ledger rows). What was stored (events, or invalid_events for messages',
@@ -175,8 +186,8 @@ export function register(program: Command): void {
         import('../../adapters/store-fan-out.ts'),
         import('../../core/store.ts'),
       ]);
-      const writer = createBigQueryWriter(await warehouseClient(p, process.env), p.dataset);
-      const pubsub = await pubsubClient(p, process.env);
+      const writer = createBigQueryWriter(await warehouseClient(p, process.env, options.dataDir), p.dataset);
+      const pubsub = await pubsubClient(p, process.env, options.dataDir);
       const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
       // The store function's fan-out, on the same `deliveries` topic and ledger.
       const publisher = createDeliveriesPublisher(pubsub);

@@ -6,7 +6,13 @@
 import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Command } from 'commander';
 import type { Plan } from '../../core/plan.ts';
-import { loadEnvironment, warehouseClient, warehouseEndpoint } from '../environment.ts';
+import {
+  DATA_DIR_OPTION,
+  LOCAL_ENDPOINT_HELP,
+  loadEnvironment,
+  warehouseClient,
+  warehouseEndpoint,
+} from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
 /** Turns the client's typed values (timestamps, big numbers, bytes, JSON) into printable ones. */
@@ -26,6 +32,7 @@ export function plainValue(value: unknown): unknown {
 
 interface SqlOptions {
   readonly env: string;
+  readonly dataDir?: string;
   readonly format: OutputFormat;
   readonly maxRows: string;
 }
@@ -61,14 +68,15 @@ export function register(program: Command): void {
       'the query; unqualified tables are in the environment dataset (events_dedup, view_content…)',
     )
     .option('--env <name>', 'environment name or settings file', 'local')
+    .option(...DATA_DIR_OPTION)
     .addOption(formatOption())
     .option('--max-rows <n>', 'print at most this many rows', '1000')
     .addHelpText(
       'after',
       [
         '',
-        'Endpoint: BIGQUERY_EMULATOR_HOST when set; for --env local, the emulator on 127.0.0.1:9050;',
-        'otherwise BigQuery with Application Default Credentials.',
+        LOCAL_ENDPOINT_HELP,
+        'Any other environment: BigQuery with Application Default Credentials.',
         '',
         'Examples:',
         '  eventbus sql "SELECT event_name, COUNT(*) AS n FROM events_dedup GROUP BY event_name"',
@@ -80,7 +88,8 @@ export function register(program: Command): void {
       if (!Number.isInteger(maxRows) || maxRows < 1)
         throw new CliError('--max-rows must be a positive integer');
       const p = (await loadEnvironment(options.env)).plan;
-      const bigquery = await warehouseClient(p, process.env);
+      const endpoint = await warehouseEndpoint(p, process.env, options.dataDir);
+      const bigquery = await warehouseClient(p, process.env, options.dataDir);
       let rows: Record<string, unknown>[];
       try {
         rows = await runQuery(bigquery, p, query, maxRows);
@@ -88,7 +97,7 @@ export function register(program: Command): void {
         const e = err as { message?: string; code?: unknown };
         if (/ECONNREFUSED/.test(String(e.message))) {
           throw new CliError(
-            `cannot reach BigQuery at ${warehouseEndpoint(p, process.env)}: is the local environment running (npm start)?`,
+            `cannot reach BigQuery at ${endpoint}: is the local environment running (npm start)?`,
           );
         }
         throw new CliError(e.message ?? String(err));

@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { Ports } from '../../local/services.ts';
+import { DEFAULT_PORTS, type Ports } from '../../local/services.ts';
 import type { LocalEnvironment } from '../../local/supervisor.ts';
 import { CliError, renderTable } from '../output.ts';
 
@@ -21,6 +21,18 @@ function parseInteger(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
     throw new InvalidArgumentError('expected an integer 0–65535');
+  return n;
+}
+
+/** The largest offset that keeps every default port a valid port. */
+const MAX_OFFSET = 65535 - Math.max(...Object.values(DEFAULT_PORTS));
+
+function parseOffset(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_OFFSET)
+    throw new InvalidArgumentError(
+      `expected an integer 0–${MAX_OFFSET} (the highest default port, ${Math.max(...Object.values(DEFAULT_PORTS))}, plus the offset must stay a port)`,
+    );
   return n;
 }
 
@@ -44,7 +56,7 @@ export function register(program: Command): void {
       new Option(
         '--port-offset <n>',
         'add N to every default port (run beside another environment)',
-      ).argParser(parseInteger),
+      ).argParser(parseOffset),
     )
     .addOption(
       new Option(
@@ -56,7 +68,13 @@ export function register(program: Command): void {
     )
     .addHelpText(
       'after',
-      '\nStops cleanly on Ctrl-C or SIGTERM. A service that dies stops the whole environment (exit 1).\nLogs: <data-dir>/logs/<service>.log',
+      [
+        '',
+        'Stops cleanly on Ctrl-C or SIGTERM. A service that dies stops the whole environment (exit 1).',
+        'A port already in use is refused before anything starts.',
+        'Logs: <data-dir>/logs/<service>.log',
+        'Where each service listens: <data-dir>/environment.json (sql, replay… read it; same --data-dir).',
+      ].join('\n'),
     )
     .action(async (flags: StartFlags) => {
       // The provisioning clients in this process must not probe for a GCE metadata server.

@@ -72,6 +72,8 @@ export interface PreparedBatch {
 export interface DestinationRequirements {
   /** `config` keys the driver reads (ids the platform addresses events by). */
   readonly config: readonly string[];
+  /** `config` keys the driver reads when present; any key outside both lists is refused (a typo). */
+  readonly optionalConfig: readonly string[];
   /** Secret roles the driver sends with every request (named under `secrets`). */
   readonly secrets: readonly string[];
   /** Whether `base_url` is the target itself (no platform default). */

@@ -1,11 +1,12 @@
 /** The supervisor with stand-in children: readiness, death reports, clean stops, no leftovers. */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { readEnvironmentRecord } from '../../local/environment-record.ts';
 import {
   bigqueryEmulator,
   DEFAULT_PORTS,
@@ -33,6 +34,23 @@ function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Starts test/local/support/crashing-supervisor.ts and waits for the pids of its `count` services. */
+async function crashingSupervisor(dataDir: string, count: number, ...args: string[]) {
+  const supervisor = spawn(
+    process.execPath,
+    [join(root, 'test/local/support/crashing-supervisor.ts'), dataDir, ...args],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  let out = '';
+  supervisor.stdout?.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
+  const pidsOf = () => [...out.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+  const deadline = Date.now() + 20000;
+  while (pidsOf().length < count && Date.now() < deadline) await sleep(50);
+  return { supervisor, pids: pidsOf(), out };
 }
 
 /** A dummy service on a port of the context (the `gateway` or `receiver` slot's port). */
@@ -174,20 +192,8 @@ describe('local supervisor', () => {
   });
 
   it('leaves no child behind when the supervisor itself is SIGKILLed (the guardian reaps them)', async () => {
-    const supervisor = spawn(
-      process.execPath,
-      [join(root, 'test/local/support/crashing-supervisor.ts'), dataDir],
-      {
-        stdio: ['ignore', 'pipe', 'inherit'],
-      },
-    );
-    let out = '';
-    supervisor.stdout?.on('data', (b: Buffer) => {
-      out += b.toString();
-    });
-    const deadline = Date.now() + 20000;
-    while (!/pid \d+/.test(out) && Date.now() < deadline) await sleep(50);
-    const pid = Number(/pid (\d+)/.exec(out)?.[1]);
+    const { supervisor, pids, out } = await crashingSupervisor(dataDir, 1);
+    const pid = pids[0] as number;
     assert.ok(pid > 0 && alive(pid), `the dummy child runs (${out})`);
     supervisor.kill('SIGKILL');
     const gone = Date.now() + 5000;
@@ -209,20 +215,8 @@ describe('local supervisor', () => {
 
   it('starts at once on the data dir of a start killed with kill -9, emulators and all', async () => {
     for (let round = 0; round < 2; round++) {
-      const supervisor = spawn(
-        process.execPath,
-        [join(root, 'test/local/support/crashing-supervisor.ts'), dataDir, 'emulators'],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      let out = '';
-      supervisor.stdout?.on('data', (b: Buffer) => {
-        out += b.toString();
-      });
-      const deadline = Date.now() + 20000;
-      while (!/pid \d+/.test(out) && Date.now() < deadline) await sleep(50);
-      assert.match(out, /pid \d+/);
-      // kill -9 of the whole environment: the supervisor, its guardian and every emulator.
-      const pids = [...out.matchAll(/pid (\d+)/g)].map((m) => Number(m[1]));
+      // kill -9 of the whole environment: the supervisor and every emulator.
+      const { supervisor, pids } = await crashingSupervisor(dataDir, 2, 'emulators');
       supervisor.kill('SIGKILL');
       for (const pid of pids) process.kill(pid, 'SIGKILL');
       // No wait: nothing killed may be reaped yet; the new start finds its data again.
@@ -252,6 +246,40 @@ describe('local supervisor', () => {
     env = await startEnvironment({ ...common(), services: [] });
     assert.deepEqual(env.createdSecrets, []);
     assert.equal(readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8'), value);
+  });
+
+  it('refuses to start when a port is taken, naming port and service, before any child starts', async () => {
+    const taken = createServer();
+    const port = await freePort();
+    await new Promise<void>((done) => taken.listen(port, '127.0.0.1', done));
+    try {
+      await assert.rejects(
+        startEnvironment({
+          ...common(),
+          ports: { receiver: port },
+          services: [dummyService('first', 'gateway', 'ready'), dummyService('second', 'receiver', 'ready')],
+        }),
+        (err: Error) =>
+          err instanceof StartError && new RegExp(`^second: port ${port} .*already in use`).test(err.message),
+      );
+      // Nothing was started, so nothing said "ready", and no record points at this data dir.
+      assert.deepEqual(messages, []);
+      assert.ok(!existsSync(join(dataDir, 'environment.json')));
+    } finally {
+      await new Promise((done) => taken.close(done));
+    }
+  });
+
+  it('records where the environment listens once ready, and removes the record on a clean stop', async () => {
+    env = await startEnvironment({ ...common(), services: [dummyService('one', 'gateway', 'ready')] });
+    const found = readEnvironmentRecord(dataDir);
+    assert.equal(found.state, 'running');
+    assert.ok(found.state === 'running');
+    assert.equal(found.record.pid, process.pid);
+    assert.deepEqual(found.record.ports, env.ports);
+    assert.equal(found.record.bigqueryUrl, `http://127.0.0.1:${env.ports.bigquery}`);
+    await env.stop();
+    assert.deepEqual(readEnvironmentRecord(dataDir), { state: 'absent' });
   });
 
   it('resolves ports: defaults, an offset, overrides and free ports', async () => {

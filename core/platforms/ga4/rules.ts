@@ -8,6 +8,7 @@ import type { PlatformRules } from '../driver.ts';
 export const GA4_RULES: PlatformRules = {
   requirements: {
     config: ['measurement_id'],
+    optionalConfig: [],
     secrets: ['api_secret'],
     baseUrl: false,
     testEventCode: false,

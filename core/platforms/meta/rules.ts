@@ -8,6 +8,7 @@ import type { PlatformRules } from '../driver.ts';
 export const META_RULES: PlatformRules = {
   requirements: {
     config: ['pixel_id'],
+    optionalConfig: ['action_source', 'api_version'],
     secrets: ['access_token'],
     baseUrl: false,
     testEventCode: true,

@@ -8,6 +8,7 @@ import type { PlatformRules } from '../driver.ts';
 export const TIKTOK_RULES: PlatformRules = {
   requirements: {
     config: ['pixel_code'],
+    optionalConfig: ['event_source'],
     secrets: ['access_token'],
     baseUrl: false,
     testEventCode: true,

@@ -7,6 +7,12 @@
 import type { PlatformRules } from '../driver.ts';
 
 export const WEBHOOK_RULES: PlatformRules = {
-  requirements: { config: [], secrets: ['signing_key'], baseUrl: true, testEventCode: false },
+  requirements: {
+    config: [],
+    optionalConfig: ['path'],
+    secrets: ['signing_key'],
+    baseUrl: true,
+    testEventCode: false,
+  },
   consent: [],
 };

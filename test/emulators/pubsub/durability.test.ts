@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { errorOf, rest, tempDir } from './support.ts';
+import { childrenOnTempDir, errorOf, rest, tempDir } from './support.ts';
 
 const MAIN = fileURLToPath(new URL('../../../emulators/pubsub/main.ts', import.meta.url));
 
@@ -38,12 +38,7 @@ function exited(child: ChildProcess): Promise<number | string | null> {
 }
 
 describe('pubsub emulator durability', () => {
-  const dataDir = tempDir();
-  const children: ChildProcess[] = [];
-  after(() => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { dataDir, children } = childrenOnTempDir();
 
   it('keeps answered publishes and forgets acknowledged messages across kill -9', async () => {
     const first = await launch(dataDir);

@@ -9,7 +9,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { procStat } from '../../../emulators/common/owner-lock.ts';
-import { rest, tempDir } from './support.ts';
+import { childrenOnTempDir, rest, tempDir } from './support.ts';
 
 const MAIN = fileURLToPath(new URL('../../../emulators/pubsub/main.ts', import.meta.url));
 
@@ -46,12 +46,7 @@ function launch(dataDir: string): { parent: ChildProcess; pid: Promise<number>; 
 }
 
 describe('pubsub emulator: restart right after kill -9', () => {
-  const dataDir = tempDir();
-  const children: ChildProcess[] = [];
-  after(() => {
-    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const { dataDir, children } = childrenOnTempDir();
 
   it('accepts 20 immediate restarts and keeps every answered publish', async () => {
     const published: string[] = [];

@@ -1,4 +1,5 @@
 /** Shared helpers for the Pub/Sub emulator tests: temp data dirs, a started emulator, REST calls. */
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,4 +83,18 @@ export async function until(check: () => boolean | Promise<boolean>, ms = 5000):
     await sleep(20);
   }
   throw new Error('condition not met in time');
+}
+
+/**
+ * A data dir and the child processes a test starts on it; after the tests, the children still
+ * running are killed and the dir is removed.
+ */
+export function childrenOnTempDir(): { dataDir: string; children: ChildProcess[] } {
+  const dataDir = tempDir();
+  const children: ChildProcess[] = [];
+  after(() => {
+    for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  return { dataDir, children };
 }

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -95,6 +95,23 @@ process.on('exit', () => process.stderr.write('\\nLOADED ' + JSON.stringify([...
 }
 
 describe('cli: start-up and shutdown', () => {
+  it('the bin is committed executable with a Node shebang, so npm linking it changes no tracked file', async () => {
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      bin: Record<string, string>;
+    };
+    const bin = (pkg.bin['eventbus'] as string).replace(/^\.\//, '');
+    // npm (bin-links) makes a bin target executable in place: a target committed 644 showed as
+    // modified in git after the first `npx eventbus`. Under npm the PATH starts with
+    // node_modules/.bin, where the pinned Node 24 is, so `env node` finds it.
+    const staged = await new Promise<string>((done, fail) =>
+      execFile('git', ['ls-files', '-s', bin], { cwd: root }, (err, out) => (err ? fail(err) : done(out))),
+    );
+    if (staged === '') return; // not a git checkout (a packed copy): nothing to compare with
+    assert.match(staged, /^100755 /, `${bin} is committed executable`);
+    assert.ok((statSync(join(root, bin)).mode & 0o111) !== 0);
+    assert.equal(readFileSync(join(root, bin), 'utf8').split('\n')[0], '#!/usr/bin/env node');
+  });
+
   it('loads Google clients only in the commands that use them (help, settings check: none)', async () => {
     for (const args of [['--help'], ['settings', 'check']]) {
       const r = await cliLoads(args);

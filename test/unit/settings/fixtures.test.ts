@@ -1,11 +1,12 @@
 /**
  * Settings fixtures: every file under valid/ loads; every file under invalid/ fails with an
  * error naming the key its first line announces (`# expect: destinations[1].type`), and only
- * that key.
+ * that key; a second line `# says: <regex>` also fixes the one message's words.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { plan } from '../../../core/plan.ts';
 import { formatErrors, parseSettings } from '../../../core/settings.ts';
 
 const dir = resolve(import.meta.dirname, '../../fixtures/settings');
@@ -41,6 +42,12 @@ describe('settings fixtures', () => {
         result.errors.length > 0 && result.errors.every((e) => e.field === expected),
         `expected errors on ${expected} only, got:\n${formatErrors(result.errors)}`,
       );
+      // `# says: <regex>` on the second line: what the message must say, once.
+      const says = /^.*\n# says: (.+)$/m.exec(text)?.[1];
+      if (says) {
+        assert.equal(result.errors.length, 1, formatErrors(result.errors));
+        assert.match(result.errors[0]?.description ?? '', new RegExp(says));
+      }
     });
   }
 
@@ -51,6 +58,15 @@ describe('settings fixtures', () => {
     assert.ok(!result.ok);
     const fields = result.errors.map((e) => e.field).sort();
     assert.deepEqual(fields, ['destinations[0].type', 'name', 'project', 'region']);
+  });
+
+  it('takes durations in seconds or minutes and hands Pub/Sub seconds', () => {
+    const result = parseSettings(
+      'name: shop\nproject: shop-project\nregion: europe-west1\nretry: { minimum_backoff: 0.5s, maximum_backoff: 5m }\n',
+    );
+    assert.ok(result.ok, result.ok ? '' : formatErrors(result.errors));
+    const store = plan(result.settings).subscriptions.find((s) => s.kind === 'store');
+    assert.deepEqual(store?.retryPolicy, { minimumBackoff: '0.5s', maximumBackoff: '300s' });
   });
 
   it('the environments of the repository are valid', () => {
