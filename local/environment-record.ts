@@ -10,7 +10,7 @@
  */
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { processAlive } from '../emulators/common/owner-lock.ts';
+import { ownerAlive } from '../emulators/common/owner-lock.ts';
 import type { Ports } from './services.ts';
 
 export const RECORD_FILE = 'environment.json';
@@ -18,6 +18,8 @@ export const RECORD_FILE = 'environment.json';
 export interface EnvironmentRecord {
   /** The supervisor's pid (`eventbus start`). */
   readonly pid: number;
+  /** Its start time from /proc (owner-lock.ts), so a reused pid is not taken for it. */
+  readonly pidStart?: string | null;
   readonly startedAt: string;
   readonly project: string;
   readonly dataset: string;
@@ -73,5 +75,6 @@ export type RecordLookup =
 export function readEnvironmentRecord(dataDir: string): RecordLookup {
   const record = readRecordFile(dataDir);
   if (!record) return { state: 'absent' };
-  return { state: processAlive(record.pid) ? 'running' : 'stale', record };
+  const alive = ownerAlive({ pid: record.pid, start: record.pidStart ?? null, command: '' });
+  return { state: alive ? 'running' : 'stale', record };
 }

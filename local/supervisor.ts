@@ -12,7 +12,7 @@ import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { plan as planOf } from '../core/plan.ts';
-import { acquireOwnerLock, LockHeldError } from '../emulators/common/owner-lock.ts';
+import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
 import { type ProvisionReport, provision } from './provision.ts';
@@ -500,6 +500,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const urls = Object.fromEntries(specs.map((s) => [s.name, s.url]));
   writeEnvironmentRecord(dataDir, {
     pid: process.pid,
+    pidStart: selfRecord().start,
     startedAt: new Date().toISOString(),
     project: settings.project,
     dataset: environmentPlan.dataset,

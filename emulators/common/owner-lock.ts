@@ -66,11 +66,6 @@ export function selfRecord(): OwnerRecord {
   };
 }
 
-/** Whether a pid belongs to a running process (a zombie does not count). */
-export function processAlive(pid: number): boolean {
-  return ownerAlive({ pid, start: null, command: '' });
-}
-
 /** Whether the recorded owner is still the same live process. */
 export function ownerAlive(owner: OwnerRecord): boolean {
   if (!Number.isInteger(owner.pid) || owner.pid <= 0) return false;
