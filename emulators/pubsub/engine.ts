@@ -6,6 +6,12 @@
  * Every state change is applied in memory and appended to the log in the same synchronous step,
  * so the log order is the apply order and replaying it rebuilds the same state. Callers that
  * must not answer before the change is durable await the append.
+ *
+ * Why one file of ~1000 lines: that single apply-and-append step is the engine's invariant, and
+ * every operation (topics, subscriptions, publish, leases, acks, dead letters, retention,
+ * compaction) mutates the same maps inside it; split across modules, the order of apply and
+ * append would be everyone's and no one's responsibility. The message types are in types.ts,
+ * the log records' encoding in codec.ts, the wire encodings in wire.ts.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';

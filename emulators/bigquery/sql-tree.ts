@@ -1,0 +1,368 @@
+/**
+ * The BigQuery SQL translator's first steps: tokens (with BigQuery's literals and escapes),
+ * the token tree grouped by brackets, argument lists and types, the statement's table
+ * references and errors. Pure.
+ */
+/** A table reference after resolution: DuckDB schema `"<project>.<dataset>"`, table name. */
+export interface TableRef {
+  readonly projectId: string;
+  readonly datasetId: string;
+  readonly tableId: string;
+}
+
+export interface TranslateOptions {
+  readonly projectId: string;
+  readonly defaultDataset?: { readonly projectId?: string; readonly datasetId: string } | undefined;
+  /** Named parameters, already rendered as DuckDB literals (see params.ts). */
+  readonly named?: Readonly<Record<string, string>>;
+  /** Positional parameters, already rendered as DuckDB literals. */
+  readonly positional?: readonly string[];
+}
+
+export type StatementKind =
+  | 'select'
+  | 'insert'
+  | 'update'
+  | 'delete'
+  | 'create_view'
+  | 'create_table'
+  | 'drop_table'
+  | 'drop_view'
+  | 'truncate';
+
+export interface Translation {
+  readonly sql: string;
+  readonly kind: StatementKind;
+  /** The table or view a DML/DDL statement writes. */
+  readonly target?: TableRef;
+  /** For CREATE VIEW: the BigQuery text of the view's query, kept as `view.query`. */
+  readonly viewQuery?: string;
+  /** Every table referenced, in order of appearance. */
+  readonly tables: readonly TableRef[];
+}
+
+/** The query uses BigQuery SQL this emulator does not support; `construct` names it. */
+export class UnsupportedSqlError extends Error {
+  readonly construct: string;
+  constructor(construct: string, detail?: string) {
+    super(`Unsupported in the BigQuery emulator: ${construct}${detail ? ` (${detail})` : ''}`);
+    this.construct = construct;
+  }
+}
+
+/** The query is invalid BigQuery SQL in a way we can tell without running it. */
+export class InvalidSqlError extends Error {}
+
+/** DuckDB schema name for a BigQuery dataset: projects are kept apart by naming schemas `project.dataset`. */
+export function schemaName(projectId: string, datasetId: string): string {
+  return `${projectId}.${datasetId}`;
+}
+
+/** Quotes a DuckDB identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
+}
+
+/** Quoted DuckDB name of a BigQuery table. */
+export function qualifiedName(ref: TableRef): string {
+  return `${quoteIdent(schemaName(ref.projectId, ref.datasetId))}.${quoteIdent(ref.tableId)}`;
+}
+
+/** A DuckDB string literal. */
+export function stringLiteral(s: string): string {
+  return `'${s.replaceAll("'", "''")}'`;
+}
+
+// ---------------------------------------------------------------------------
+// Tokens
+
+export type TokenKind = 'ident' | 'qident' | 'string' | 'bytes' | 'number' | 'param' | 'op';
+
+export interface Token {
+  readonly kind: TokenKind;
+  /** ident: as written; qident: inside the backticks; string/bytes: decoded value; param: name or '?'. */
+  readonly text: string;
+  readonly space: boolean;
+  readonly pos: number;
+}
+
+export const TWO_CHAR_OPS = new Set(['<=', '>=', '<>', '!=', '||', '=>', '->', '<<', '>>', '**']);
+
+export function decodeEscapes(raw: string, pos: number): string {
+  let out = '';
+  for (let i = 0; i < raw.length; i++) {
+    const ch = raw[i] as string;
+    if (ch !== '\\') {
+      out += ch;
+      continue;
+    }
+    const n = raw[++i];
+    switch (n) {
+      case 'n':
+        out += '\n';
+        break;
+      case 't':
+        out += '\t';
+        break;
+      case 'r':
+        out += '\r';
+        break;
+      case '0':
+        out += '\0';
+        break;
+      case 'x': {
+        out += String.fromCharCode(Number.parseInt(raw.slice(i + 1, i + 3), 16));
+        i += 2;
+        break;
+      }
+      case 'u': {
+        out += String.fromCharCode(Number.parseInt(raw.slice(i + 1, i + 5), 16));
+        i += 4;
+        break;
+      }
+      case undefined:
+        throw new InvalidSqlError(`Syntax error: Illegal escape sequence at [${pos}]`);
+      default:
+        out += n;
+    }
+  }
+  return out;
+}
+
+export function tokenize(sql: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  let space = false;
+  const n = sql.length;
+  while (i < n) {
+    const ch = sql[i] as string;
+    if (/\s/.test(ch)) {
+      space = true;
+      i++;
+      continue;
+    }
+    if ((ch === '-' && sql[i + 1] === '-') || ch === '#') {
+      while (i < n && sql[i] !== '\n') i++;
+      space = true;
+      continue;
+    }
+    if (ch === '/' && sql[i + 1] === '*') {
+      const end = sql.indexOf('*/', i + 2);
+      if (end < 0) throw new InvalidSqlError('Syntax error: Unclosed comment');
+      i = end + 2;
+      space = true;
+      continue;
+    }
+    const start = i;
+    const push = (kind: TokenKind, text: string) => {
+      tokens.push({ kind, text, space, pos: start });
+      space = false;
+    };
+    // String and bytes literals, with optional r/b prefixes and triple quotes.
+    const prefix = /^([rRbB]{0,2})(['"])/.exec(sql.slice(i, i + 3));
+    if (prefix && (prefix[1] === '' || /^[rRbB]+$/.test(prefix[1] as string))) {
+      const flags = (prefix[1] as string).toLowerCase();
+      const q = prefix[2] as string;
+      let j = i + (prefix[1] as string).length;
+      const triple = sql.startsWith(q.repeat(3), j);
+      const delim = triple ? q.repeat(3) : q;
+      j += delim.length;
+      let raw = '';
+      for (;;) {
+        if (j >= n) throw new InvalidSqlError(`Syntax error: Unclosed string literal at [${start}]`);
+        if (sql[j] === '\\' && !flags.includes('r')) {
+          raw += sql.slice(j, j + 2);
+          j += 2;
+          continue;
+        }
+        if (sql.startsWith(delim, j)) break;
+        if (!triple && sql[j] === '\n')
+          throw new InvalidSqlError(`Syntax error: Unclosed string literal at [${start}]`);
+        raw += sql[j];
+        j++;
+      }
+      i = j + delim.length;
+      const value = flags.includes('r') ? raw : decodeEscapes(raw, start);
+      push(flags.includes('b') ? 'bytes' : 'string', value);
+      continue;
+    }
+    if (ch === '`') {
+      const end = sql.indexOf('`', i + 1);
+      if (end < 0) throw new InvalidSqlError('Syntax error: Unclosed identifier literal');
+      push('qident', sql.slice(i + 1, end));
+      i = end + 1;
+      continue;
+    }
+    if (/[A-Za-z_]/.test(ch)) {
+      let j = i + 1;
+      while (j < n && /[A-Za-z0-9_]/.test(sql[j] as string)) j++;
+      push('ident', sql.slice(i, j));
+      i = j;
+      continue;
+    }
+    if (/[0-9]/.test(ch) || (ch === '.' && /[0-9]/.test(sql[i + 1] ?? ''))) {
+      const m = /^(0[xX][0-9a-fA-F]+|(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?)/.exec(sql.slice(i)) as RegExpExecArray;
+      push('number', m[0]);
+      i += m[0].length;
+      continue;
+    }
+    if (ch === '@') {
+      if (sql[i + 1] === '@') throw new UnsupportedSqlError('@@ system variables');
+      let j = i + 1;
+      if (sql[j] === '`') {
+        const end = sql.indexOf('`', j + 1);
+        push('param', sql.slice(j + 1, end));
+        i = end + 1;
+        continue;
+      }
+      while (j < n && /[A-Za-z0-9_]/.test(sql[j] as string)) j++;
+      push('param', sql.slice(i + 1, j));
+      i = j;
+      continue;
+    }
+    if (ch === '?') {
+      push('param', '?');
+      i++;
+      continue;
+    }
+    const two = sql.slice(i, i + 2);
+    if (TWO_CHAR_OPS.has(two)) {
+      push('op', two);
+      i += 2;
+      continue;
+    }
+    push('op', ch);
+    i++;
+  }
+  return tokens;
+}
+
+// ---------------------------------------------------------------------------
+// Token tree: brackets group their contents.
+
+export interface Group {
+  readonly kind: 'group';
+  readonly open: '(' | '[';
+  readonly items: Node[];
+  readonly space: boolean;
+  readonly pos: number;
+}
+export type Node = Token | Group;
+
+export function isGroup(n: Node | undefined, open?: '(' | '['): n is Group {
+  return n !== undefined && n.kind === 'group' && (open === undefined || n.open === open);
+}
+export function isWord(n: Node | undefined, ...words: string[]): boolean {
+  return (
+    n !== undefined && n.kind === 'ident' && (words.length === 0 || words.includes(n.text.toUpperCase()))
+  );
+}
+export function isOp(n: Node | undefined, op?: string): boolean {
+  return n !== undefined && n.kind === 'op' && (op === undefined || n.text === op);
+}
+
+export function buildTree(tokens: Token[]): Node[] {
+  const root: Node[] = [];
+  const stack: { items: Node[]; close: string; pos: number }[] = [{ items: root, close: '', pos: 0 }];
+  for (const t of tokens) {
+    const top = stack[stack.length - 1] as { items: Node[]; close: string };
+    if (t.kind === 'op' && (t.text === '(' || t.text === '[')) {
+      const g: Group = { kind: 'group', open: t.text, items: [], space: t.space, pos: t.pos };
+      top.items.push(g);
+      stack.push({ items: g.items, close: t.text === '(' ? ')' : ']', pos: t.pos });
+    } else if (t.kind === 'op' && (t.text === ')' || t.text === ']')) {
+      if (top.close !== t.text)
+        throw new InvalidSqlError(`Syntax error: Unexpected "${t.text}" at [${t.pos}]`);
+      stack.pop();
+    } else {
+      top.items.push(t);
+    }
+  }
+  if (stack.length > 1)
+    throw new InvalidSqlError('Syntax error: Unexpected end of script (unclosed bracket)');
+  return root;
+}
+
+/** Splits a group's items on top-level commas. */
+export function splitArgs(items: readonly Node[]): Node[][] {
+  const out: Node[][] = [[]];
+  for (const it of items) {
+    if (isOp(it, ',')) out.push([]);
+    else (out[out.length - 1] as Node[]).push(it);
+  }
+  if (out.length === 1 && (out[0] as Node[]).length === 0) return [];
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Types
+
+export const SIMPLE_TYPES: Record<string, string> = {
+  INT64: 'BIGINT',
+  INT: 'BIGINT',
+  INTEGER: 'BIGINT',
+  SMALLINT: 'BIGINT',
+  BIGINT: 'BIGINT',
+  TINYINT: 'BIGINT',
+  BYTEINT: 'BIGINT',
+  FLOAT64: 'DOUBLE',
+  FLOAT: 'DOUBLE',
+  STRING: 'VARCHAR',
+  BOOL: 'BOOLEAN',
+  BOOLEAN: 'BOOLEAN',
+  NUMERIC: 'DECIMAL(38,9)',
+  DECIMAL: 'DECIMAL(38,9)',
+  BIGNUMERIC: 'DECIMAL(38,9)',
+  BIGDECIMAL: 'DECIMAL(38,9)',
+  BYTES: 'BLOB',
+  TIMESTAMP: 'TIMESTAMPTZ',
+  DATETIME: 'TIMESTAMP',
+  DATE: 'DATE',
+  TIME: 'TIME',
+  JSON: 'JSON',
+  INTERVAL: 'INTERVAL',
+};
+
+/** Parses a BigQuery type from nodes starting at `i`; returns the DuckDB type and the next index. */
+export function parseType(nodes: readonly Node[], i: number): [string, number] {
+  const n = nodes[i];
+  if (!isWord(n)) throw new InvalidSqlError('Syntax error: expected a type name');
+  const name = (n as Token).text.toUpperCase();
+  if (name === 'ARRAY' && isOp(nodes[i + 1], '<')) {
+    const [inner, j] = parseType(nodes, i + 2);
+    if (!isOp(nodes[j], '>') && !isOp(nodes[j], '>>'))
+      throw new InvalidSqlError('Syntax error: expected ">" closing ARRAY<');
+    return [`${inner}[]`, j + 1];
+  }
+  if (name === 'STRUCT' && isOp(nodes[i + 1], '<')) {
+    const fields: string[] = [];
+    let j = i + 2;
+    for (;;) {
+      const fname = nodes[j];
+      if (!isWord(fname) && fname?.kind !== 'qident')
+        throw new InvalidSqlError('Syntax error: expected a field name');
+      const [ft, k] = parseType(nodes, j + 1);
+      fields.push(`${quoteIdent((fname as Token).text)} ${ft}`);
+      j = k;
+      if (isOp(nodes[j], ',')) {
+        j++;
+        continue;
+      }
+      if (isOp(nodes[j], '>')) return [`STRUCT(${fields.join(', ')})`, j + 1];
+      throw new InvalidSqlError('Syntax error: expected ">" closing STRUCT<');
+    }
+  }
+  const mapped = SIMPLE_TYPES[name];
+  if (!mapped) throw new UnsupportedSqlError(`type ${name}`);
+  // Parameterised types (STRING(10), NUMERIC(10,2)) keep our fixed DuckDB mapping.
+  const next = isGroup(nodes[i + 1], '(') ? i + 2 : i + 1;
+  return [mapped, next];
+}
+
+// ---------------------------------------------------------------------------
+// Translation
+
+/** BigQuery TIMESTAMP literal text → text DuckDB's TIMESTAMPTZ cast reads the same way. */
+export function normaliseTimestampText(text: string): string {
+  return text.trim().replace(/\s*(UTC|Z)$/i, '+00');
+}
