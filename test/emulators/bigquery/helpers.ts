@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,3 +38,48 @@ export function reasonOf(err: unknown): string | undefined {
   const e = err as { errors?: { reason?: string }[]; response?: { body?: string } };
   return e.errors?.[0]?.reason;
 }
+
+/** The project the API tests use. */
+export const P = 'test-project';
+
+export interface ClientError extends Error {
+  code?: number;
+}
+
+/** Expects a client call to fail with this HTTP code and BigQuery reason (and message). */
+export async function rejectsWith(
+  p: Promise<unknown>,
+  code: number,
+  reason: string,
+  message?: RegExp,
+): Promise<void> {
+  await assert.rejects(p, (err: ClientError) => {
+    assert.equal(err.code, code, err.message);
+    assert.equal(reasonOf(err), reason);
+    if (message) assert.match(err.message, message);
+    return true;
+  });
+}
+
+/** A table schema with every type and mode. */
+export const ALL_TYPES = [
+  { name: 'id', type: 'STRING', mode: 'REQUIRED' },
+  { name: 'i', type: 'INT64' },
+  { name: 'f', type: 'FLOAT64' },
+  { name: 'n', type: 'NUMERIC' },
+  { name: 'b', type: 'BOOL' },
+  { name: 'ts', type: 'TIMESTAMP' },
+  { name: 'd', type: 'DATE' },
+  { name: 'dt', type: 'DATETIME' },
+  { name: 'by', type: 'BYTES' },
+  { name: 'j', type: 'JSON' },
+  { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+  {
+    name: 'user',
+    type: 'RECORD',
+    fields: [
+      { name: 'email', type: 'STRING' },
+      { name: 'address', type: 'RECORD', fields: [{ name: 'city', type: 'STRING' }] },
+    ],
+  },
+];
