@@ -1,6 +1,6 @@
 /**
  * Publishing a request's events in ONE Publish call with the raw `v1.PublisherClient` (so a
- * batch is all-or-nothing, GCP-WIRE.md §7), with our own short timeout and retry so a bus
+ * batch is all-or-nothing, docs/google-wire.md §7), with our own short timeout and retry so a bus
  * that is down gives the caller a 503 within seconds instead of the library's 600 s retries.
  */
 
@@ -56,7 +56,7 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
   const total = options.totalTimeoutMs ?? 5000;
   const clientOptions: Record<string, unknown> = {
     projectId: options.project,
-    // Our requests can be 10 MB (GCP-WIRE.md §7: the default 4 MiB would fail large batches).
+    // Our requests can be 10 MB (docs/google-wire.md §7: the default 4 MiB would fail large batches).
     'grpc.max_send_message_length': 11 * 1024 * 1024,
     'grpc.max_receive_message_length': 11 * 1024 * 1024,
   };

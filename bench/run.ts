@@ -13,7 +13,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   delivery: () => import('./delivery.ts'),
 };
 
-// Offline: Google's clients must not probe for a GCE metadata server (GCP-WIRE.md §2).
+// Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).
 process.env['METADATA_SERVER_DETECTION'] ??= 'none';
 
 const wanted = process.argv.slice(2);

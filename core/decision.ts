@@ -1,5 +1,5 @@
 /**
- * The decision layer (DESIGN.md §2): pure rules that say, for each destination of an
+ * The decision layer (docs/architecture.md §2): pure rules that say, for each destination of an
  * environment and one stored event, whether the event is sent or skipped, and why.
  * It runs in `store` after the warehouse write succeeded; every skip becomes a ledger row.
  */
@@ -21,7 +21,7 @@ export const CATALOGUE_OPTIONS: DecisionOptions = Object.freeze({
 export interface DecisionOptions {
   /**
    * Whether an event name belongs to the standard catalogue (the caller passes the
-   * catalogue's check; unknown events are never forwarded without a mapping, DESIGN.md §3).
+   * catalogue's check; unknown events are never forwarded without a mapping, docs/architecture.md §3).
    */
   readonly isKnownEvent: (eventName: string) => boolean;
 }

@@ -1,7 +1,7 @@
 /**
  * The one registry of the error codes producers can see, each with its HTTP status, Google
  * status string and message template, and the builder of Google's REST error envelope
- * (GCP-WIRE.md §1). The README's error table is checked against this registry by a test.
+ * (docs/google-wire.md §1). The README's error table is checked against this registry by a test.
  */
 import type { FieldViolation } from './validation.ts';
 

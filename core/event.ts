@@ -47,7 +47,7 @@ export interface NormalizeOptions {
   readonly eventTimeFutureMs: number;
 }
 
-/** Resolves normaliser options from settings, with the defaults of DESIGN.md §3. */
+/** Resolves normaliser options from settings, with the defaults of docs/architecture.md §3. */
 export function normalizeOptions(settings: Readonly<Settings>): NormalizeOptions {
   return Object.freeze({
     unknownEvents: settings.unknown_events ?? 'store',

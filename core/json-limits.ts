@@ -5,7 +5,7 @@
  */
 import type { Settings } from '../schemas/settings.ts';
 
-/** The limits of DESIGN.md §3, resolved from settings. */
+/** The limits of docs/architecture.md §3, resolved from settings. */
 export interface Limits {
   readonly maxEventBytes: number;
   readonly maxRequestBytes: number;
@@ -18,7 +18,7 @@ export interface Limits {
 
 const DAY_MS = 86_400_000;
 
-/** Resolves the settings' `limits` block with the defaults of DESIGN.md §3. */
+/** Resolves the settings' `limits` block with the defaults of docs/architecture.md §3. */
 export function limitsOf(settings: Readonly<Pick<Settings, 'limits'>>): Limits {
   const l = settings.limits ?? {};
   return Object.freeze({

@@ -30,7 +30,7 @@ export interface SubscriptionPlan {
   readonly kind: 'store' | 'forward' | 'backlog';
   /** Push subscriptions name the function they push to; backlogs are pull. */
   readonly push?: { readonly function: FunctionName };
-  /** Only ever on `attributes.destination` (filters are immutable, GCP-WIRE.md §7). */
+  /** Only ever on `attributes.destination` (filters are immutable, docs/google-wire.md §7). */
   readonly filter?: string;
   readonly ackDeadlineSeconds: number;
   readonly retryPolicy?: { readonly minimumBackoff: string; readonly maximumBackoff: string };

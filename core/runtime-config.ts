@@ -1,6 +1,6 @@
 /**
  * Configuration of the functions and the gateway, read once at cold start from an explicit
- * `env` (STYLE.md: tests pass plain objects instead of mutating the process environment). Production and
+ * `env` (docs/style.md: tests pass plain objects instead of mutating the process environment). Production and
  * local differ only in values: emulator hosts are read by Google's clients themselves.
  */
 import type { Settings } from '../schemas/settings.ts';

@@ -1,6 +1,6 @@
 /**
  * Who is calling: project tokens, write keys and Google tokens, plus per-credential rate
- * limits. The gateway is public on Cloud Run (GCP-WIRE.md §7), so every request passes here.
+ * limits. The gateway is public on Cloud Run (docs/google-wire.md §7), so every request passes here.
  */
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, apiError } from '../core/errors.ts';

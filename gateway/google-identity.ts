@@ -1,7 +1,7 @@
 /**
  * Google ID tokens and OAuth access tokens of the principals listed in the settings, checked
  * with google-auth-library. Endpoints are injectable so tests serve certificates and tokeninfo
- * on loopback (GCP-WIRE.md §5) and nothing leaves the machine.
+ * on loopback (docs/google-wire.md §5) and nothing leaves the machine.
  */
 import { createHash } from 'node:crypto';
 import { loadOnce } from '../adapters/load-once.ts';

@@ -9,7 +9,7 @@ import { Context } from '../schemas/context.ts';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** Builds the document; `limits` are the defaults of DESIGN.md §3. */
+/** Builds the document; `limits` are the defaults of docs/architecture.md §3. */
 export function openapiDocument(): Record<string, unknown> {
   const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
   const eventSchemas: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 /**
  * The ingest gateway: a lean node:http server (the functions framework costs ~85% of the
- * throughput and answers malformed JSON with HTML, GCP-WIRE.md §6). It composes the steps of a
+ * throughput and answers malformed JSON with HTML, docs/google-wire.md §6). It composes the steps of a
  * request, each in its own module: routing (routing.ts), authentication and rate limits
  * (auth.ts), the body read with hard caps (body.ts), the two request forms (envelope.ts), then
  * one Publish call per request. Google's error envelope for every failure; everything it talks

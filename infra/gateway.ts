@@ -1,6 +1,6 @@
 /**
  * The gateway: a public Cloud Run service (allUsers may invoke; it authenticates every request
- * itself, GCP-WIRE.md §7) run straight from its bundle, with no container build: Cloud Run's
+ * itself, docs/google-wire.md §7) run straight from its bundle, with no container build: Cloud Run's
  * source deploy without build (container `sourceCode` from Cloud Storage on a Google-managed
  * Node 24 base image, `image: scratch`; a Beta field, hence launchStage BETA). Its own account
  * may publish to the events topics and read the token store secret, granted where those live.

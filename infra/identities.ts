@@ -1,7 +1,7 @@
 /**
  * One service account per workload (store, forward, gateway), the push identity Pub/Sub signs
  * its OIDC tokens as, and a dedicated build account for the functions (new projects' default
- * build account lacks the roles a gen2 build needs, GCP-WIRE.md §7). Each gets its grants next
+ * build account lacks the roles a gen2 build needs, docs/google-wire.md §7). Each gets its grants next
  * to the resource it touches; only the build account has project-level roles, the builder's.
  */
 import * as gcp from '@pulumi/gcp';

@@ -1,7 +1,7 @@
 /**
  * Preloaded (`node --import`) into servers that take no host option, such as the
  * functions-framework CLI, which listens on every interface: a `listen(port)` without a
- * host binds 127.0.0.1 instead, so local servers stay on loopback (DESIGN.md §6).
+ * host binds 127.0.0.1 instead, so local servers stay on loopback (docs/architecture.md §6).
  */
 import { Server } from 'node:net';
 

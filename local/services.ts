@@ -9,7 +9,7 @@
 import { join } from 'node:path';
 import type { Settings } from '../schemas/settings.ts';
 
-/** The local ports, one per service (DESIGN.md §6, layout). */
+/** The local ports, one per service (docs/architecture.md §6, layout). */
 export interface Ports {
   readonly pubsub: number;
   readonly bigquery: number;

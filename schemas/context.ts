@@ -1,5 +1,5 @@
 /**
- * The context fields every event may carry (DESIGN.md §3), as typebox schemas: the single
+ * The context fields every event may carry (docs/architecture.md §3), as typebox schemas: the single
  * source for validation, TypeScript types, warehouse columns, OpenAPI and docs. Context
  * fields sit at the top level of an event; every other top-level field is event data.
  */

@@ -6,7 +6,7 @@
  *
  * Functions keep `@google-cloud/functions-framework` external and list it in their own
  * package.json: a bundled copy registers targets into a map the runtime never reads
- * (GCP-WIRE.md §7). The gateway is a plain node:http server and is bundled whole, since its
+ * (docs/google-wire.md §7). The gateway is a plain node:http server and is bundled whole, since its
  * archive is run as is, with no install step.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Fan-out after storage (DESIGN.md §1): for stored events, the decision layer's verdicts
+ * Fan-out after storage (docs/architecture.md §1): for stored events, the decision layer's verdicts
  * become one `deliveries` message per permitted destination and one `skipped` ledger row
  * per refusal. Runs only after the warehouse write succeeded (storage first); both the
  * publish and the ledger write must succeed before the store push is acknowledged.

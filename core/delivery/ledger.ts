@@ -1,5 +1,5 @@
 /**
- * The delivery ledger (`deliveries` table, DESIGN.md §4): one row per decision or attempt.
+ * The delivery ledger (`deliveries` table, docs/architecture.md §4): one row per decision or attempt.
  * Rows carry a deterministic insertId so a retried ledger write does not duplicate a row.
  */
 

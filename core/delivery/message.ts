@@ -1,7 +1,7 @@
 /**
  * Messages on the `deliveries` topic and the push bodies that bring them to `forward`.
  * One message per permitted destination: attribute `destination=<id>` (the only attribute
- * subscriptions filter on, GCP-WIRE.md §7), data = the stored event as JSON.
+ * subscriptions filter on, docs/google-wire.md §7), data = the stored event as JSON.
  */
 import type { StoredEvent } from '../event.ts';
 import { decodePushBody } from '../push.ts';
@@ -34,7 +34,7 @@ export function deliveryMessage(event: StoredEvent, destination: string, replay 
   };
 }
 
-/** A classic push body, decoded (GCP-WIRE.md §3). */
+/** A classic push body, decoded (docs/google-wire.md §3). */
 export interface PushedMessage {
   readonly messageId: string;
   readonly attributes: Readonly<Record<string, string>>;

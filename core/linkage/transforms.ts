@@ -2,7 +2,7 @@
  * The named value transforms of the mapping language. Each is pure and total: a value it
  * cannot make sense of becomes `undefined` (the field is then left out), never an exception,
  * so one odd field does not stop an event. Normalisation follows the platforms' own rules
- * (PLATFORMS.md: Meta's customer-information parameters and SDK normalisers), not a peer's.
+ * (docs/platforms.md: Meta's customer-information parameters and SDK normalisers), not a peer's.
  */
 import { createHash } from 'node:crypto';
 

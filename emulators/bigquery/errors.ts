@@ -1,4 +1,4 @@
-/** BigQuery's error shape (GCP-WIRE.md §4): one registry of reasons and their HTTP status. */
+/** BigQuery's error shape (docs/google-wire.md §4): one registry of reasons and their HTTP status. */
 
 export const REASONS = {
   invalid: 400,

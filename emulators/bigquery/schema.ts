@@ -1,6 +1,6 @@
 /**
  * BigQuery table schemas ↔ DuckDB types, insertAll row conversion, and the REST value
- * encodings of query results (GCP-WIRE.md §4).
+ * encodings of query results (docs/google-wire.md §4).
  *
  * Why ~800 lines in one file: each BigQuery type has three forms here — its DuckDB column, the
  * conversion of an inserted JSON value, and the encoding of a result value — kept side by side

@@ -1,5 +1,5 @@
 /**
- * Local BigQuery emulator: Google's REST API (GCP-WIRE.md §4) over an embedded DuckDB
+ * Local BigQuery emulator: Google's REST API (docs/google-wire.md §4) over an embedded DuckDB
  * file, served with and without the `/bigquery/v2` prefix so that both
  * `BIGQUERY_EMULATOR_HOST` and `apiEndpoint` work with the unchanged client.
  */

@@ -448,7 +448,7 @@ export class Engine {
     return total <= LIMITS.bytesPerRequest;
   }
 
-  /** Validates a publish request against Google's limits (GCP-WIRE.md §1). */
+  /** Validates a publish request against Google's limits (docs/google-wire.md §1). */
   static checkPublish(messages: readonly PublishInput[]): void {
     if (messages.length === 0) tooSmallThrow();
     if (messages.length > LIMITS.messagesPerRequest) {

@@ -1,6 +1,6 @@
 /**
  * One registry of the errors the emulator answers with: each status has its gRPC code and HTTP
- * status, so REST and gRPC report a caller's mistake the same way (GCP-WIRE.md §1).
+ * status, so REST and gRPC report a caller's mistake the same way (docs/google-wire.md §1).
  */
 export const STATUSES = {
   INVALID_ARGUMENT: { grpc: 3, http: 400 },

@@ -2,7 +2,7 @@
  * Pub/Sub's gRPC surface, from the protos shipped in @google-cloud/pubsub. Handlers translate
  * proto objects to the engine's canonical (REST JSON) shapes and back; every handler is wrapped
  * so a caller's mistake is INVALID_ARGUMENT / NOT_FOUND / ALREADY_EXISTS, never UNKNOWN (which
- * the client would retry for ten minutes, GCP-WIRE.md §2).
+ * the client would retry for ten minutes, docs/google-wire.md §2).
  */
 import { EventEmitter } from 'node:events';
 import type { ServerHttp2Session } from 'node:http2';
@@ -31,7 +31,7 @@ import {
 
 /**
  * Requests up to this size reach our handlers, which judge the 10 MB limits themselves
- * (GCP-WIRE.md §7). Well above 10 MB on purpose: grpc-js answers a larger message with
+ * (docs/google-wire.md §7). Well above 10 MB on purpose: grpc-js answers a larger message with
  * RESOURCE_EXHAUSTED, which Google's clients retry silently until their deadline, so a 12 MB
  * publish would hang a producer for minutes instead of failing at once with INVALID_ARGUMENT.
  */

@@ -115,7 +115,7 @@ class Connection {
         this.buf = this.buf.subarray(end + 4);
         if (!this.readHead(head)) continue; // an informational answer other than 102
         if (this.status === 102) {
-          // 102 Processing acks (GCP-WIRE.md §3); the rest of this exchange is not needed.
+          // 102 Processing acks (docs/google-wire.md §3); the rest of this exchange is not needed.
           const s = this.status;
           this.socket.destroy();
           this.settle(s);

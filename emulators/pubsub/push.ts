@@ -78,7 +78,7 @@ let lastTime = Number.NaN;
 let lastIso = '';
 
 /**
- * The classic push body of GCP-WIRE.md §3. Written out as text (the same bytes JSON.stringify
+ * The classic push body of docs/google-wire.md §3. Written out as text (the same bytes JSON.stringify
  * gives for the object form, which the tests check): it is built once per push.
  */
 export function pushBody(subscription: string, d: Delivery): string {
@@ -220,7 +220,7 @@ export class PushWorker implements Consumer {
       'user-agent': 'APIs-Google; (+https://developers.google.com/webmasters/APIs-Google.html)',
     };
     if (cfg.attributes?.[CLOUDEVENTS_ATTRIBUTE] === 'binary') {
-      // Eventarc's binary-mode CloudEvent (GCP-WIRE.md §3): same body, ce-* headers.
+      // Eventarc's binary-mode CloudEvent (docs/google-wire.md §3): same body, ce-* headers.
       Object.assign(headers, cloudEventHeaders(sub.resource.topic, d));
     }
     if (cfg.oidcToken) {

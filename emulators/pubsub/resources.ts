@@ -1,6 +1,6 @@
 /**
  * Topic and subscription resources in their canonical (REST JSON) shape, with the validation and
- * defaults Google applies (GCP-WIRE.md §1). gRPC objects are converted to this shape first.
+ * defaults Google applies (docs/google-wire.md §1). gRPC objects are converted to this shape first.
  */
 import { ApiError, invalid, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, MAX_FILTER_BYTES } from './filter.ts';
@@ -299,7 +299,7 @@ export function maskField(path: string): string {
 
 /**
  * Merges an update into an existing subscription. Filters and ordering are immutable: changing
- * them is refused (GCP-WIRE.md §7), because it would silently drop or reorder a backlog.
+ * them is refused (docs/google-wire.md §7), because it would silently drop or reorder a backlog.
  */
 export function updateSubscription(
   current: SubscriptionResource,

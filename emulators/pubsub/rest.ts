@@ -1,5 +1,5 @@
 /**
- * Pub/Sub's REST surface (GCP-WIRE.md §1): Google's paths and JSON, Google's error envelope.
+ * Pub/Sub's REST surface (docs/google-wire.md §1): Google's paths and JSON, Google's error envelope.
  * Request bodies are checked against a small schema of the protos' JSON form, so unknown fields,
  * wrong types and bad base64 get Google's messages instead of being ignored.
  */

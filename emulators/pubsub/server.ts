@@ -1,7 +1,7 @@
 /**
  * The Pub/Sub emulator: gRPC and REST on one port, like Google's emulator. One `net.Server`
  * peeks at the first bytes of each connection: HTTP/2 prior knowledge (`PRI * HTTP/2.0`) goes to
- * grpc-js through its connection injector, anything else to a `node:http` server (GCP-WIRE.md §2).
+ * grpc-js through its connection injector, anything else to a `node:http` server (docs/google-wire.md §2).
  */
 import http from 'node:http';
 import net from 'node:net';

@@ -1,7 +1,7 @@
 /**
  * A loopback GA4 Measurement Protocol: `/mp/collect` answers 204 whatever it gets (as Google's
  * does) but records the problems; `/debug/mp/collect` answers `{validationMessages}` like the
- * validation server. Rules from PLATFORMS.md §2.
+ * validation server. Rules from docs/platforms.md §2.
  */
 import { isObject, type PlatformReceiver, type ReceiverOptions, startPlatformServer } from './server.ts';
 

@@ -1,6 +1,6 @@
 /**
  * A loopback Meta Conversions API (`POST /{version}/{pixel}/events?access_token=`), checking
- * requests against Meta's published rules (PLATFORMS.md §1) and answering in Graph API shapes.
+ * requests against Meta's published rules (docs/platforms.md §1) and answering in Graph API shapes.
  */
 import {
   type Answer,

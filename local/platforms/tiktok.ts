@@ -1,6 +1,6 @@
 /**
  * A loopback TikTok Events API 2.0 (`POST /open_api/v1.3/event/track/`, `Access-Token` header),
- * answering HTTP 200 with `{code, message, request_id, data}` as TikTok does (PLATFORMS.md §3).
+ * answering HTTP 200 with `{code, message, request_id, data}` as TikTok does (docs/platforms.md §3).
  */
 import {
   type Answer,

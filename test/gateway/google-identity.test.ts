@@ -8,7 +8,7 @@ import { baseSettings, FakePublisher, post, reasonOf, startTestGateway } from '.
 const AUDIENCE = 'https://gateway.example';
 const SA = 'producer@p1.iam.gserviceaccount.com';
 
-/** Signs an RS256 JWT with a local key (GCP-WIRE.md §5): no network. */
+/** Signs an RS256 JWT with a local key (docs/google-wire.md §5): no network. */
 function jwt(
   privateKey: ReturnType<typeof generateKeyPairSync>['privateKey'],
   kid: string,

@@ -19,7 +19,7 @@ import { REPO_ROOT } from '../../local/settings-file.ts';
 import { freePort } from '../../local/supervisor.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
-// Google's clients in this process probe the GCE metadata server unless told not to (GCP-WIRE §2);
+// Google's clients in this process probe the GCE metadata server unless told not to (docs/google-wire.md §2);
 // offline that only costs seconds and prints warnings.
 process.env['METADATA_SERVER_DETECTION'] ??= 'none';
 

@@ -44,7 +44,7 @@ describe('storage: warehouse plan (tables and views as data)', () => {
     assert.equal(noExpiry?.timePartitioning?.expirationMs, undefined);
   });
 
-  it('gives events the DESIGN §4 columns with the context groups as RECORDs from schemas/context.ts', () => {
+  it('gives events the docs/architecture.md §4 columns with the context groups as RECORDs from schemas/context.ts', () => {
     const cols = eventColumns();
     for (const name of [
       'event_id',

@@ -1,5 +1,5 @@
 /**
- * Keeps the dependency direction of STYLE.md true without a lint plugin:
+ * Keeps the dependency direction of docs/style.md true without a lint plugin:
  * schemas ← core (pure) ← adapters ← entry points.
  */
 import assert from 'node:assert/strict';

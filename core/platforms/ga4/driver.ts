@@ -1,5 +1,5 @@
 /**
- * GA4 Measurement Protocol driver (PLATFORMS.md §2): `POST {base}/mp/collect?measurement_id&api_secret`,
+ * GA4 Measurement Protocol driver (docs/platforms.md §2): `POST {base}/mp/collect?measurement_id&api_secret`,
  * or `/debug/mp/collect` in test mode, whose `validationMessages` decide the outcome. One event
  * per request: events of different people cannot share a request's client_id.
  */

@@ -1,5 +1,5 @@
 /**
- * GA4 Measurement Protocol request (PLATFORMS.md §2). `/mp/collect` answers 2xx even for
+ * GA4 Measurement Protocol request (docs/platforms.md §2). `/mp/collect` answers 2xx even for
  * data it drops, so these checks are the only guard: limits, name rules, reserved names and
  * prefixes, 72 h backdating, client_id for web streams.
  */

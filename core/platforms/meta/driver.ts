@@ -1,5 +1,5 @@
 /**
- * Meta Conversions API driver (PLATFORMS.md §1): `POST {base}/{version}/{pixel_id}/events`
+ * Meta Conversions API driver (docs/platforms.md §1): `POST {base}/{version}/{pixel_id}/events`
  * with `access_token` in the query, a JSON body `{data, test_event_code?}`; up to 1000 events.
  */
 import type { StoredEvent } from '../../event.ts';

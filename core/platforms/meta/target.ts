@@ -1,5 +1,5 @@
 /**
- * Meta Conversions API request (PLATFORMS.md §1): the schema of `POST /{version}/{pixel}/events`
+ * Meta Conversions API request (docs/platforms.md §1): the schema of `POST /{version}/{pixel}/events`
  * and the rules the schema cannot express (7-day window, website fields, hashing rules).
  */
 import Type, { type Static } from 'typebox';

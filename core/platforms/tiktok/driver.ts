@@ -1,5 +1,5 @@
 /**
- * TikTok Events API 2.0 driver (PLATFORMS.md §3): `POST {base}/open_api/v1.3/event/track/`
+ * TikTok Events API 2.0 driver (docs/platforms.md §3): `POST {base}/open_api/v1.3/event/track/`
  * with an `Access-Token` header; up to 1000 events; HTTP 200 with a non-zero `code` is an error.
  */
 import type { StoredEvent } from '../../event.ts';

@@ -1,5 +1,5 @@
 /**
- * TikTok Events API 2.0 request (PLATFORMS.md §3): `POST /open_api/v1.3/event/track/`.
+ * TikTok Events API 2.0 request (docs/platforms.md §3): `POST /open_api/v1.3/event/track/`.
  * One bad row fails the whole batch, so every row is checked before anything is sent.
  */
 import Type, { type Static } from 'typebox';

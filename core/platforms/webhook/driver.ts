@@ -92,7 +92,7 @@ function interpret(response: InboundResponse): Outcome {
   return { status: 'rejected', reason, httpStatus: status };
 }
 
-/** Webhooks: every request is signed with the `signing_key` secret (DESIGN.md §2, issue 7 §4). */
+/** Webhooks: every request is signed with the `signing_key` secret (docs/architecture.md §2, issue 7 §4). */
 export const webhookDriver: Driver = {
   type: 'webhook',
   requiredSecrets: WEBHOOK_RULES.requirements.secrets,

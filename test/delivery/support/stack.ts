@@ -71,7 +71,7 @@ export function testSettings(extraDestinations: Settings['destinations'] = []): 
   };
 }
 
-// Google's clients probe the GCE metadata server unless told not to (GCP-WIRE.md §2); they
+// Google's clients probe the GCE metadata server unless told not to (docs/google-wire.md §2); they
 // read this only from the environment, so the test process sets it once.
 process.env['METADATA_SERVER_DETECTION'] ??= 'none';
 

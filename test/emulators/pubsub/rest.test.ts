@@ -1,5 +1,5 @@
 /**
- * Raw HTTP against the REST surface: every route, every error row of GCP-WIRE.md §1 (status,
+ * Raw HTTP against the REST surface: every route, every error row of docs/google-wire.md §1 (status,
  * status string, message shape), limits at and just past each bound, a filter change refused.
  */
 import assert from 'node:assert/strict';
@@ -163,7 +163,7 @@ describe('pubsub emulator REST', () => {
     assert.equal(same.status, 200);
   });
 
-  describe('error rows of GCP-WIRE.md §1', () => {
+  describe('error rows of docs/google-wire.md §1', () => {
     const rows: {
       name: string;
       req: () => Promise<{ status: number; body: Record<string, unknown> }>;
