@@ -25,6 +25,8 @@ export function register(program: Command): void {
       const write = writerOf(command);
       if (options.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
       else write(`${path}: valid\n\n${renderPlan(plan)}`);
+      const { retryBudgetWarnings } = await import('../../core/retry-budget.ts');
+      for (const w of retryBudgetWarnings(plan)) process.stderr.write(`warning: ${w}\n`);
     });
 }
 

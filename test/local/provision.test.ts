@@ -99,7 +99,7 @@ suite('pubsub', pubsubEmulator, async (env) => {
       meta.deadLetterPolicy?.deadLetterTopic,
       `projects/${settings.project}/topics/deliveries-webhook-dead-letter`,
     );
-    assert.equal(meta.deadLetterPolicy?.maxDeliveryAttempts, 5);
+    assert.equal(meta.deadLetterPolicy?.maxDeliveryAttempts, 16);
   } finally {
     await pubsub.close();
   }
