@@ -92,6 +92,9 @@ export type Consent = Static<typeof Consent>;
 export const RFC3339_PATTERN =
   '^[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,9})?([Zz]|[+-][0-9]{2}:[0-9]{2})$';
 
+/** What an event_id may hold: visible ASCII (no spaces or control characters). */
+export const EVENT_ID_PATTERN = '^[!-~]+$';
+
 /** The context fields as producers send them (event_id and event_time optional). */
 export const Context = Type.Object(
   {
@@ -100,7 +103,11 @@ export const Context = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 128,
-        description: 'Idempotency key; the gateway mints a UUIDv7 when absent',
+        // Visible ASCII only: the id travels in HTTP headers (the webhook's x-eventbus-event-id),
+        // and a control character there (a CR LF) could never be sent, so it is refused up front.
+        pattern: EVENT_ID_PATTERN,
+        description:
+          'Idempotency key, 1–128 visible ASCII characters; the gateway mints a UUIDv7 when absent',
       }),
     ),
     event_time: Type.Optional(
