@@ -173,13 +173,22 @@ export function verifySecret(
 }
 
 /**
- * Whether scopes allow publishing `eventNames` to `topic`: `admin` and `publish:*` allow all;
- * `publish:<topic>` allows the topic; otherwise every event name needs its own `publish:<name>`.
+ * Whether scopes allow publishing `eventNames` to `topic`. `admin` and `publish:*` allow all.
+ * `publish:<name>` names a topic when `name` is one of the environment's producer `topics`
+ * (then it allows that topic only, whatever the events); otherwise it names an event, and an
+ * event scope reaches only the `events` topic, where the plain form's event paths publish.
+ * Every event of the request must be covered, so one foreign event refuses the whole batch.
  */
-export function canPublish(scopes: readonly string[], topic: string, eventNames: readonly string[]): boolean {
+export function canPublish(
+  scopes: readonly string[],
+  topic: string,
+  eventNames: readonly string[],
+  topics: ReadonlySet<string>,
+): boolean {
   if (scopes.includes('admin') || scopes.includes('publish:*') || scopes.includes(`publish:${topic}`))
     return true;
-  return eventNames.length > 0 && eventNames.every((n) => scopes.includes(`publish:${n}`));
+  if (topic !== 'events' || eventNames.length === 0) return false;
+  return eventNames.every((n) => !topics.has(n) && scopes.includes(`publish:${n}`));
 }
 
 /** Whether a value is a credential set as the store writes it (a light structural check). */

@@ -182,7 +182,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   };
 
   const allowed = (principal: Principal, p: Parsed): boolean => {
-    if (principal.kind === 'token') return canPublish(principal.scopes, p.topic, p.eventNames);
+    if (principal.kind === 'token') return canPublish(principal.scopes, p.topic, p.eventNames, topics);
     return true; // write keys and listed Google principals are publish-only by definition
   };
 

@@ -270,6 +270,62 @@ describe('gateway: credentials', () => {
     );
   });
 
+  it('an event scope publishes only its event, a topic scope only its topic, in every form', async () => {
+    const eventScoped = { authorization: `Bearer ${await g.mint(['publish:view_content'])}` };
+    const topicScoped = { authorization: `Bearer ${await g.mint(['publish:backend_events'])}` };
+    const search = { event_name: 'search', search_term: 'x' };
+    const envelope = (...events: object[]) => ({
+      messages: events.map((e) => ({ data: Buffer.from(JSON.stringify(e)).toString('base64') })),
+    });
+    const publishUrl = (topic: string) => `${g.url}/v1/projects/test-project/topics/${topic}:publish`;
+    const cases: [string, string, unknown, Record<string, string>, number][] = [
+      [
+        'plain, event path',
+        `${g.url}/v1/topics/view_content`,
+        { content_name: 'S', content_type: 'p' },
+        eventScoped,
+        200,
+      ],
+      ['plain, events topic', `${g.url}/v1/topics/events`, vc(), eventScoped, 200],
+      ['plain, other topic', `${g.url}/v1/topics/backend_events`, vc(), eventScoped, 403],
+      ['plain, foreign event', `${g.url}/v1/topics/events`, search, eventScoped, 403],
+      ['plain batch, one foreign', `${g.url}/v1/topics/events`, [vc(), vc(), search], eventScoped, 403],
+      [':publish plain', publishUrl('events'), vc(), eventScoped, 200],
+      [':publish plain, other topic', publishUrl('backend_events'), vc(), eventScoped, 403],
+      ['envelope', publishUrl('events'), envelope(vc()), eventScoped, 200],
+      ['envelope, other topic', publishUrl('backend_events'), envelope(vc()), eventScoped, 403],
+      ['envelope batch, one foreign', publishUrl('events'), envelope(vc(), search), eventScoped, 403],
+      ['topic scope, plain', `${g.url}/v1/topics/backend_events`, [vc(), search], topicScoped, 200],
+      [
+        'topic scope, event path',
+        `${g.url}/v1/topics/view_content`,
+        { content_name: 'S', content_type: 'p' },
+        topicScoped,
+        403,
+      ],
+      ['topic scope, events topic', `${g.url}/v1/topics/events`, vc(), topicScoped, 403],
+      ['topic scope, :publish', publishUrl('backend_events'), envelope(vc(), search), topicScoped, 200],
+      ['topic scope, :publish events', publishUrl('events'), envelope(vc()), topicScoped, 403],
+      // The topic's name used as an event name does not make the topic scope an event scope.
+      [
+        'topic scope, its name as event',
+        publishUrl('events'),
+        { event_name: 'backend_events' },
+        topicScoped,
+        403,
+      ],
+    ];
+    for (const [name, url, body, headers, status] of cases) {
+      const before = pub.published;
+      const a = await post(url, body, headers);
+      assert.equal(a.status, status, `${name}: ${JSON.stringify(a.body)}`);
+      if (status === 403) {
+        assert.equal(a.body.error?.status, 'PERMISSION_DENIED', name);
+        assert.equal(pub.published, before, `${name} published nothing`);
+      }
+    }
+  });
+
   it('takes write keys in ?key= or X-Write-Key, only from their origins', async () => {
     assert.equal(
       (
