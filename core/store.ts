@@ -14,7 +14,7 @@ import {
   normalizeEvent,
   normalizeOptions,
 } from './event.ts';
-import type { Plan } from './plan.ts';
+import { backlogSubscriptionName, type Plan } from './plan.ts';
 import { decodePushBody } from './push.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
 import type { FieldViolation } from './validation.ts';
@@ -65,27 +65,48 @@ export interface StoreConfig {
   readonly drop: readonly string[];
 }
 
+/**
+ * Subscription id → events topic, for every subscription whose messages reach the store path:
+ * the store subscriptions (pushed) and the backlogs of their dead-letter topics (pulled by
+ * `eventbus replay`). Known from the plan, so provenance never depends on an attribute.
+ */
+function storeTopics(plan: Plan): Map<string, string> {
+  const topics = new Map<string, string>();
+  for (const s of plan.subscriptions) {
+    if (s.kind !== 'store') continue;
+    topics.set(s.name, s.topic);
+    const dlTopic = s.deadLetterPolicy?.deadLetterTopic;
+    if (dlTopic) topics.set(backlogSubscriptionName(dlTopic), s.topic);
+  }
+  return topics;
+}
+
 /** Resolves the store path's configuration from settings and their plan. */
 export function storeConfig(settings: Readonly<Settings>, plan: Plan): StoreConfig {
   return Object.freeze({
     normalize: normalizeOptions(settings),
-    topics: new Map(plan.subscriptions.filter((s) => s.kind === 'store').map((s) => [s.name, s.topic])),
+    topics: storeTopics(plan),
     hashInWarehouse: settings.pii?.hash_in_warehouse ?? [],
     drop: settings.pii?.drop ?? [],
   });
 }
 
-/** Attribute Pub/Sub sets on dead-lettered messages: the subscription they came from. */
+/**
+ * Attribute Pub/Sub sets on dead-lettered messages: the subscription they came from. Only ever
+ * informative: a producer can set any attribute Pub/Sub does not reserve (the gateway refuses
+ * this family, but the native path cannot), so the store path never derives the topic from it.
+ */
 export const DEAD_LETTER_SOURCE = 'CloudPubSubDeadLetterSourceSubscription';
 
 const lastSegment = (name: string) => name.slice(name.lastIndexOf('/') + 1);
 
 /**
- * The events topic a message was published to, from the subscription that delivered it
- * (a push body names only the subscription). A dead letter names its source subscription.
+ * The events topic a message was published to, from the subscription that delivered it (a
+ * push body names only the subscription; Pub/Sub sets it, not the publisher), looked up in the
+ * plan. A subscription the plan does not know keeps its own name, minus a `-store` suffix.
  */
 export function topicOf(message: PubSubMessage, config: StoreConfig): string {
-  const sub = lastSegment(message.attributes[DEAD_LETTER_SOURCE] ?? message.subscription);
+  const sub = lastSegment(message.subscription);
   const known = config.topics.get(sub);
   if (known) return known;
   return sub.endsWith('-store') ? sub.slice(0, -'-store'.length) : sub;

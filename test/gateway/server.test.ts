@@ -137,6 +137,21 @@ describe('gateway: publishing', () => {
     assert.deepEqual(fieldsOf(bad), ['messages[0].data.content_name', 'messages[0].data.content_type']);
   });
 
+  it('refuses attribute names Pub/Sub reserves (goog…) or sets on dead letters (CloudPubSub…)', async () => {
+    const data = Buffer.from(JSON.stringify(vc())).toString('base64');
+    for (const name of ['googclient_x', 'CloudPubSubDeadLetterSourceSubscription', 'CloudPubSubAnything']) {
+      const a = await post(
+        `${g.url}/v1/projects/test-project/topics/events:publish`,
+        { messages: [{ data, attributes: { [name]: 'admin' } }] },
+        auth,
+      );
+      assert.equal(a.status, 400, name);
+      assert.equal(reasonOf(a), 'INVALID_ENVELOPE', name);
+      assert.match(a.body.error?.message ?? '', /reserved/, name);
+    }
+    assert.equal(pub.published, 0);
+  });
+
   it('parses text/plain bodies (sendBeacon) and gzip, and refuses other types', async () => {
     assert.equal(
       (await post(`${g.url}/v1/topics/events`, vc(), { ...auth, 'content-type': 'text/plain;charset=UTF-8' }))

@@ -116,6 +116,16 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
       attributes: { CloudPubSubDeadLetterSourceSubscription: 'backend_events-store' },
     });
     assert.equal(topicOf(dead, config), 'backend_events');
+    // A producer-set attribute never decides the topic column (the issue's forged `admin`).
+    const forged = message(viewContent, { attributes: { CloudPubSubDeadLetterSourceSubscription: 'admin' } });
+    assert.equal(topicOf(forged, config), 'events');
+    const forgedDead = message(viewContent, {
+      subscription: 'projects/p/subscriptions/events-store-dead-letter-backlog',
+      attributes: { CloudPubSubDeadLetterSourceSubscription: 'backend_events-store' },
+    });
+    assert.equal(topicOf(forgedDead, config), 'events');
+    const out = messageRows(forged, config, NOW);
+    assert.equal(out.row.json['topic'], 'events');
   });
 
   it('turns a native event into an events row: event_id from the messageId, event_time from the publishTime', () => {
