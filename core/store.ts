@@ -4,7 +4,6 @@
  * an `invalid_events` row with every error, so nothing that reached the bus is dropped.
  * The writer and the after-store hook are injected, so this module does no I/O itself.
  */
-import { createHash } from 'node:crypto';
 import type { Settings } from '../schemas/settings.ts';
 import type { StoredEvent } from './event.ts';
 import {
@@ -14,6 +13,7 @@ import {
   normalizeEvent,
   normalizeOptions,
 } from './event.ts';
+import { applyPiiPolicy, type PiiPolicy, scrubText, sha256 } from './pii.ts';
 import { backlogSubscriptionName, type Plan } from './plan.ts';
 import { decodePushBody } from './push.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
@@ -55,7 +55,7 @@ export function decodeStorePush(body: unknown): PushDecode {
 }
 
 /** What the store path reads from the environment, resolved once at cold start. */
-export interface StoreConfig {
+export interface StoreConfig extends PiiPolicy {
   readonly normalize: NormalizeOptions;
   /** Subscription id → the events topic it reads (from plan()). */
   readonly topics: ReadonlyMap<string, string>;
@@ -160,6 +160,7 @@ export function messageRows(message: PubSubMessage, config: StoreConfig, now: nu
       raw,
       payload: payload.text,
       attributes: message.attributes,
+      pii: config,
       errors: payload.base64
         ? [...errors, { field: '(payload)', description: 'is not UTF-8; stored as base64' }]
         : errors,
@@ -214,7 +215,10 @@ function eventRow(
     config: StoreConfig;
   },
 ): Record<string, unknown> {
-  const { event_data, ...context } = applyPiiPolicy(event, meta.config);
+  const { event_data, ...context } = applyPiiPolicy(event, {
+    hashInWarehouse: meta.config.hashInWarehouse,
+    drop: meta.config.drop,
+  });
   return {
     ...context,
     received_at: meta.receivedAt,
@@ -227,30 +231,6 @@ function eventRow(
     attributes: JSON.stringify(meta.attributes),
   };
 }
-
-/** Context fields the warehouse keeps hashed or drops, per settings.pii (never event data). */
-function applyPiiPolicy(event: NormalizedEvent, config: StoreConfig): NormalizedEvent {
-  if (config.hashInWarehouse.length === 0 && config.drop.length === 0) return event;
-  const copy = structuredClone(event) as unknown as Record<string, unknown>;
-  const edit = (path: string, f: (parent: Record<string, unknown>, key: string) => void) => {
-    const parts = path.split('.');
-    const key = parts.pop() as string;
-    let parent: unknown = copy;
-    for (const p of parts) parent = isObject(parent) ? parent[p] : undefined;
-    if (isObject(parent) && Object.hasOwn(parent, key)) f(parent, key);
-  };
-  for (const path of config.drop) edit(path, (parent, key) => delete parent[key]);
-  for (const path of config.hashInWarehouse) {
-    edit(path, (parent, key) => {
-      const v = parent[key];
-      // Already hashed (64 hex characters) stays as it is, so a producer that hashes is not hashed twice.
-      if (typeof v === 'string' && !/^[0-9a-f]{64}$/.test(v)) parent[key] = sha256(v.trim().toLowerCase());
-    });
-  }
-  return copy as unknown as NormalizedEvent;
-}
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 interface InvalidInput {
   readonly insertId: string;
@@ -265,6 +245,24 @@ interface InvalidInput {
   readonly payload: string;
   readonly attributes?: Readonly<Record<string, string>> | undefined;
   readonly errors: readonly FieldViolation[];
+  /** The warehouse's PII policy, applied to the payload too (it is kept for debugging, not for PII). */
+  readonly pii?: PiiPolicy | undefined;
+}
+
+/**
+ * The raw payload as the warehouse may keep it: when it is a JSON object, the PII policy's
+ * fields are hashed or dropped and the rest keeps its shape (re-serialised); other text, whose
+ * fields cannot be found, has emails and international phone numbers replaced.
+ */
+function keptPayload(payload: string, pii: PiiPolicy | undefined): string {
+  if (!pii || (pii.hashInWarehouse.length === 0 && pii.drop.length === 0)) return payload;
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return scrubText(payload);
+  }
+  return isObject(value) ? JSON.stringify(applyPiiPolicy(value, pii)) : scrubText(payload);
 }
 
 /** An `invalid_events` row; event_id and event_name are kept when they can be read. */
@@ -282,7 +280,7 @@ export function invalidRow(input: InvalidInput): InsertRow {
       message_id: input.messageId ?? null,
       event_id: text(raw['event_id']),
       event_name: text(raw['event_name']),
-      payload: input.payload,
+      payload: keptPayload(input.payload, input.pii),
       attributes: input.attributes ? JSON.stringify(input.attributes) : null,
       errors: input.errors.map((e) => ({ path: e.field, message: e.description })),
     },
@@ -359,7 +357,7 @@ export function storeMessages(
         invalid: invalid.length,
       };
     }
-    return keepRefused(events, eventRejections, invalid.length, deps.writer, now);
+    return keepRefused(events, eventRejections, invalid.length, deps.writer, now, deps.config);
   };
   const none: readonly RowRejection[] = [];
   if (invalid.length === 0) {
@@ -389,6 +387,7 @@ async function keepRefused(
   invalidCount: number,
   writer: RowWriter,
   now: number,
+  pii: PiiPolicy,
 ): Promise<StoreOutcome> {
   const refused = new Set(eventRejections.map((r) => r.index));
   const fallback = eventRejections.map((r) => {
@@ -404,6 +403,7 @@ async function keepRefused(
       raw: e.event,
       payload: payloadText(e.message.data).text,
       attributes: e.message.attributes,
+      pii,
       errors: [{ field: '(row)', description: `${r.reason}: ${r.message}` }],
     });
   });

@@ -108,6 +108,13 @@ export const Destination = Type.Object(
     test_mode: Type.Optional(Type.Boolean()),
     test_event_code: Type.Optional(Type.String()),
     mappings: Type.Optional(MappingsSetting),
+    scrub_pii: Type.Optional(
+      Type.Boolean({
+        description:
+          'Replace emails and phone numbers found in URLs and free text of the outgoing payload; ' +
+          'default true for meta_capi, ga4_mp and tiktok_events, false for webhook (it receives the stored event)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

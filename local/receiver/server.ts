@@ -25,6 +25,14 @@ export interface Received {
   readonly body: unknown;
 }
 
+/** Query parameters that carry a platform credential (GA4's api_secret, Meta's access_token…). */
+const SECRET_PARAMS = /([?&](?:api_secret|access_token)=)[^&#]*/gi;
+
+/** A request path as the page shows it: credentials in its query replaced by REDACTED. */
+export function redactSecrets(path: string): string {
+  return path.replace(SECRET_PARAMS, '$1REDACTED');
+}
+
 /** A platform loopback to mount under `/<prefix>` (forwarded to its own server). */
 export interface MountedPlatform {
   readonly prefix: string;
@@ -146,7 +154,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     record({
       at: now().toISOString(),
       destination: p.destination,
-      path: rest,
+      path: redactSecrets(rest),
       ...platformEvent(body),
       verified: null,
       status,

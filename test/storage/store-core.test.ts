@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { sha256 } from '../../core/pii.ts';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
 import {
@@ -213,6 +214,33 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
     assert.match((out.row.json['user'] as { email: string }).email, /^[0-9a-f]{64}$/);
     assert.deepEqual(out.row.json['device'], { locale: 'en' });
     assert.equal(out.event.user?.email, ' A@B.example ', 'the decision layer still sees the event as sent');
+  });
+
+  it('applies the PII policy to invalid_events.payload too, keeping its shape', () => {
+    const pii = {
+      ...settings,
+      pii: { hash_in_warehouse: ['user.email', 'user.phone'], drop: ['device.ip'] },
+    };
+    const cfg = storeConfig(pii, plan(pii));
+    const raw = {
+      event_name: 'view_content',
+      user: { email: 'ann@example.com', phone: '+4915112345678', country: 'de' },
+      device: { ip: '203.0.113.9', locale: 'en' },
+    };
+    const out = messageRows(message(raw), cfg, NOW);
+    assert.equal(out.kind, 'invalid', 'content_name and content_type are missing');
+    const payload = JSON.parse(out.row.json['payload'] as string);
+    assert.deepEqual(Object.keys(payload), ['event_name', 'user', 'device']);
+    assert.equal(payload.user.email, sha256('ann@example.com'));
+    assert.equal(payload.user.phone, sha256('+4915112345678'));
+    assert.equal(payload.user.country, 'de');
+    assert.deepEqual(payload.device, { locale: 'en' });
+    // Text that is not JSON has no fields to find: emails and phone numbers are replaced.
+    const text = messageRows(message('contact ann@example.com or +49 151 1234 5678 {'), cfg, NOW);
+    assert.equal(text.row.json['payload'], 'contact REDACTED or REDACTED {');
+    // Without a policy the payload is kept byte for byte.
+    const plain = messageRows(message(raw), config, NOW);
+    assert.equal(plain.row.json['payload'], JSON.stringify(raw));
   });
 
   it('keeps a stray request body with a content-hash insertId', () => {

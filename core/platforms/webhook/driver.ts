@@ -5,7 +5,9 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { StoredEvent } from '../../event.ts';
+import { scrubPayload } from '../../pii.ts';
 import type { Driver, DriverContext, InboundResponse, Outcome, Prepared } from '../driver.ts';
+import { scrubsPii } from '../prepare.ts';
 import { WEBHOOK_RULES } from './rules.ts';
 
 export const WEBHOOK_HEADERS = Object.freeze({
@@ -59,7 +61,7 @@ function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
   if (path !== undefined && (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))))
     return { ok: false, reason: 'config.path must be a string starting with "/"' };
   const url = `${destination.base_url.replace(/\/+$/, '')}${path ?? ''}`;
-  const body = JSON.stringify(event);
+  const body = JSON.stringify(scrubsPii(destination) ? scrubPayload(event) : event);
   const timestamp = String(Math.floor(ctx.now.getTime() / 1000));
   const headers: Record<string, string> = {
     'content-type': 'application/json',
