@@ -140,6 +140,13 @@ export const Settings = Type.Object(
     region: Type.String({ pattern: '^[a-z]+-[a-z]+[0-9]$', description: 'GCP region, e.g. europe-west1' }),
     dataset: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,1023}$', default: 'events' })),
     location: Type.Optional(Type.String({ description: 'BigQuery location, e.g. EU or US', default: 'US' })),
+    data_residency: Type.Optional(
+      Type.Boolean({
+        description:
+          'Keep stored data in `region`: Secret Manager secrets are replicated there only (user-managed)',
+        default: false,
+      }),
+    ),
     topics: Type.Optional(
       Type.Array(Id('Extra event topic'), { description: 'Topics besides `events`, stored the same way' }),
     ),

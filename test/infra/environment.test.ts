@@ -190,7 +190,35 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     );
     assert.equal(env['EVENTBUS_TOKEN_STORE'], 'secret:eventbus-tokens');
     assert.equal(env['HOST'], '0.0.0.0');
-    one(T.runMember, (m) => m.inputs['member'] === 'allUsers' && m.inputs['role'] === 'roles/run.invoker');
+    // Public through Cloud Run's invoker switch: Domain Restricted Sharing refuses allUsers.
+    assert.equal(gateway!.inputs['invokerIamDisabled'], true);
+    const everything = JSON.stringify(recorded.resources.map((r) => r.inputs));
+    assert.doesNotMatch(everything, /allUsers|allAuthenticatedUsers/);
+  });
+
+  it('starts the functions’ builds only after the build account holds its roles', () => {
+    const grants = byType(T.projectMember).filter(
+      (m) => m.inputs['member'] === `serviceAccount:${sa('build')}`,
+    );
+    assert.deepEqual(grants.map((g) => g.inputs['role']).sort(), [...BUILD_ROLES].sort());
+    for (const fn of byType(T.function)) {
+      const deps = recorded.dependsOn.get(fn.name) ?? [];
+      for (const g of grants) assert.ok(deps.includes(g.name), `${fn.name} waits for ${g.name}`);
+    }
+  });
+
+  it('lets Cloud Run’s service agent read the archives (the gateway’s build-less source deploy)', () => {
+    const readers = byType('gcp:storage/bucketIAMMember:BucketIAMMember').map((m) => [
+      m.inputs['role'],
+      m.inputs['member'],
+    ]);
+    assert.deepEqual(readers.sort(), [
+      ['roles/storage.objectViewer', `serviceAccount:${sa('build')}`],
+      [
+        'roles/storage.objectViewer',
+        `serviceAccount:service-${PROJECT_NUMBER}@serverless-robot-prod.iam.gserviceaccount.com`,
+      ],
+    ]);
   });
 
   it('tells the gateway its own deterministic URL as the ID-token audience, and exports it', () => {
