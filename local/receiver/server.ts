@@ -112,6 +112,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     if (key !== undefined) {
       const check = verifyWebhookSignature({
         key,
+        method: req.method ?? 'POST',
+        // The URL the sender signed: this receiver's own address (no proxy on loopback) and the path.
+        url: `${ownOrigin()}${req.url ?? '/'}`,
         body: raw,
         timestamp: header(req, WEBHOOK_HEADERS.timestamp),
         signature: header(req, WEBHOOK_HEADERS.signature),
@@ -196,6 +199,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         if (!res.headersSent) json(res, 413, { error: (err as Error).message });
       });
   });
+  function ownOrigin(): string {
+    return `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
+  }
   // Keep-alive connections from the forward function are reused; closing must not wait for them.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -203,7 +209,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url: ownOrigin(),
     port,
     received: (destination) => log.filter((r) => destination === undefined || r.destination === destination),
     clear: () => {
