@@ -4,6 +4,7 @@
  * injected random source; storage is the token-store adapter's job.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { eventNameProblem } from '../schemas/catalogue.ts';
 
 export const TOKEN_PREFIX = 'ebt_';
 export const KEY_PREFIX = 'ebk_';
@@ -31,6 +32,11 @@ export interface KeyRecord extends CredentialBase {
   readonly kind: 'key';
   /** Browser origins the key may be used from (`https://shop.example`). */
   readonly origins: readonly string[];
+  /**
+   * Event names the key may publish; absent means any. A key is public (it sits in the page
+   * source), so a shop that sends `purchase` from its backend leaves it off the key's list.
+   */
+  readonly events?: readonly string[];
 }
 
 export type CredentialRecord = TokenRecord | KeyRecord;
@@ -105,6 +111,7 @@ export function issueToken(
 
 export interface IssueKeyInput {
   readonly origins: readonly string[];
+  readonly events?: readonly string[];
   readonly description?: string;
   readonly rateLimitPerSecond?: number;
 }
@@ -118,6 +125,10 @@ export function issueKey(
 ): { set: CredentialSet; secret: string; record: KeyRecord } {
   const problems = input.origins.map(originProblem).filter((p) => p !== undefined);
   if (input.origins.length === 0) problems.push('at least one origin is required');
+  for (const e of input.events ?? []) {
+    const problem = eventNameProblem(e);
+    if (problem) problems.push(`event "${e}" ${problem}`);
+  }
   if (problems.length > 0) throw new Error(problems.join('; '));
   const { id, secret, salt } = newSecret(KEY_PREFIX, random);
   const record: KeyRecord = {
@@ -126,6 +137,7 @@ export function issueKey(
     salt,
     hash: hashSecret(salt, secret),
     origins: [...new Set(input.origins)],
+    ...(input.events?.length ? { events: [...new Set(input.events)] } : {}),
     created_at: now.toISOString(),
     ...(input.description ? { description: input.description } : {}),
     ...(input.rateLimitPerSecond ? { rate_limit_per_second: input.rateLimitPerSecond } : {}),

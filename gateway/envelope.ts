@@ -25,7 +25,12 @@ export interface EnvelopeContext {
   readonly options: NormalizeOptions;
   /** When the request was received (ms since the epoch). */
   readonly received: number;
-  readonly client: { readonly ip: string | undefined; readonly userAgent: string | undefined };
+  readonly client: {
+    readonly ip: string | undefined;
+    readonly userAgent: string | undefined;
+    /** The observed address replaces a device.ip the event carries (write keys). */
+    readonly observedIpWins?: boolean;
+  };
   readonly newId: () => string;
 }
 

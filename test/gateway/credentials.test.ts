@@ -71,6 +71,24 @@ describe('credentials: tokens and keys', () => {
     );
     const k = issueKey(EMPTY_CREDENTIALS, { origins: ['https://shop.example'] }, randomBytes, NOW);
     assert.match(k.secret, /^ebk_/);
+    assert.equal(k.record.events, undefined, 'no list: any event');
+    assert.throws(
+      () =>
+        issueKey(
+          EMPTY_CREDENTIALS,
+          { origins: ['https://shop.example'], events: ['Purchase'] },
+          randomBytes,
+          NOW,
+        ),
+      /event "Purchase" must match/,
+    );
+    const listed = issueKey(
+      EMPTY_CREDENTIALS,
+      { origins: ['https://shop.example'], events: ['page_view', 'page_view', 'view_content'] },
+      randomBytes,
+      NOW,
+    );
+    assert.deepEqual(listed.record.events, ['page_view', 'view_content']);
   });
 
   it('checks publish scopes by topic and by event', () => {
