@@ -341,6 +341,15 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     );
   });
 
+  it('counts the gateway’s refused requests in a log-based metric, by status and reason', () => {
+    const [metric, ...more] = byType('gcp:logging/metric:Metric');
+    assert.equal(more.length, 0);
+    assert.equal(metric?.inputs['name'], 'eventbus/auth_refusals');
+    assert.match(metric?.inputs['filter'], /service_name = "gateway"/);
+    assert.match(metric?.inputs['filter'], /jsonPayload\.refusal\.status >= 401/);
+    assert.deepEqual(Object.keys(metric?.inputs['labelExtractors']).sort(), ['reason', 'status']);
+  });
+
   it('alerts on every dead-letter backlog and on each function’s errors', () => {
     const filters = byType(T.alert).map((a) => a.inputs['conditions'][0].conditionThreshold.filter as string);
     for (const s of config.plan.subscriptions.filter((x) => x.kind === 'backlog')) {
