@@ -7,7 +7,8 @@ import * as pulumi from '@pulumi/pulumi';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
-import { Apis } from './apis.ts';
+import { Apis, COLUMN_SECURITY_APIS } from './apis.ts';
+import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
 import { Gateway } from './gateway.ts';
@@ -30,7 +31,8 @@ export interface EnvironmentOutputs {
 export function declareEnvironment(config: StackConfig, bundles: BundleManifest): EnvironmentOutputs {
   const { plan, settings, project, region } = config;
   const name = plan.environment;
-  const apis = new Apis(name, { project });
+  const columnSecurity = settings.pii?.column_security === true;
+  const apis = new Apis(name, { project, ...(columnSecurity ? { extra: COLUMN_SECURITY_APIS } : {}) });
   const after = { dependsOn: [...apis.services] };
 
   const ids = new Identities(name, { project }, after);
@@ -51,6 +53,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     after,
   );
+  const pii = columnSecurity
+    ? new ColumnSecurity(
+        name,
+        { plan, analysts: settings.analysts ?? [], piiReaders: settings.pii_readers ?? [] },
+        after,
+      )
+    : undefined;
   const warehouse = new Warehouse(
     name,
     {
@@ -66,6 +75,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
       ],
       analysts: settings.analysts ?? [],
+      piiTag: pii?.piiTag,
     },
     after,
   );

@@ -221,6 +221,13 @@ export const Settings = Type.Object(
             Type.Array(Type.String(), { description: 'Context fields stored as SHA-256 (e.g. user.email)' }),
           ),
           drop: Type.Optional(Type.Array(Type.String(), { description: 'Context fields never stored' })),
+          column_security: Type.Optional(
+            Type.Boolean({
+              description:
+                'Production: tag the PII columns with a BigQuery policy tag; analysts read them as SHA-256, pii_readers raw',
+              default: false,
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -228,6 +235,11 @@ export const Settings = Type.Object(
     analysts: Type.Optional(
       Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), {
         description: 'Granted bigquery.dataViewer and bigquery.jobUser',
+      }),
+    ),
+    pii_readers: Type.Optional(
+      Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), {
+        description: 'With pii.column_security: who reads the PII columns raw (analysts see SHA-256)',
       }),
     ),
     retry: Type.Optional(RetrySettings),

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REQUIRED_APIS } from '../../infra/apis.ts';
+import { COLUMN_SECURITY_APIS, REQUIRED_APIS } from '../../infra/apis.ts';
+import { PII_COLUMNS } from '../../infra/column-security.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { BUILD_ROLES } from '../../infra/identities.ts';
@@ -11,6 +12,7 @@ import {
   BUNDLES,
   type Declared,
   declare,
+  mockPolicyTag,
   ofType,
   PROJECT_NUMBER,
   type Recorded,
@@ -96,7 +98,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   it('declares resources in the counts the plan implies', () => {
     const { plan } = config;
     const counts: [string, number][] = [
-      [T.api, REQUIRED_APIS.length],
+      [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length],
       [T.topic, plan.topics.length],
       [T.subscription, plan.subscriptions.length],
       [T.function, plan.functions.length],
@@ -305,7 +307,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(tables.length, config.plan.tables.length);
     for (const t of config.plan.tables) {
       const declared = one(T.table, (d) => d.inputs['tableId'] === t.name && !d.inputs['view']);
-      assert.deepEqual(JSON.parse(declared.inputs['schema']), JSON.parse(JSON.stringify(t.columns)), t.name);
+      const untagged = JSON.stringify(JSON.parse(declared.inputs['schema']), (k, v) =>
+        k === 'policyTags' ? undefined : v,
+      );
+      assert.deepEqual(JSON.parse(untagged), JSON.parse(JSON.stringify(t.columns)), t.name);
       assert.equal(declared.inputs['timePartitioning']?.field, t.timePartitioning?.field, t.name);
       assert.equal(
         declared.inputs['timePartitioning']?.expirationMs,
@@ -322,6 +327,36 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     const [dataset] = byType(T.dataset);
     assert.equal(dataset!.inputs['location'], 'EU');
     assert.equal(outputs.dataset, 'events');
+  });
+
+  it('column-level security: the pii tag on exactly the PII columns, a SHA-256 masking rule on it', () => {
+    const tag = mockPolicyTag(PROJECT, 'eu');
+    const [taxonomy] = byType('gcp:datacatalog/taxonomy:Taxonomy');
+    assert.deepEqual(taxonomy?.inputs['activatedPolicyTypes'], ['FINE_GRAINED_ACCESS_CONTROL']);
+    assert.equal(taxonomy?.inputs['region'], 'eu', 'where the dataset is (EU)');
+    const [rule, ...more] = byType('gcp:bigquerydatapolicy/dataPolicy:DataPolicy');
+    assert.equal(more.length, 0);
+    assert.equal(rule?.inputs['policyTag'], tag);
+    assert.equal(rule?.inputs['dataPolicyType'], 'DATA_MASKING_POLICY');
+    assert.deepEqual(rule?.inputs['dataMaskingPolicy'], { predefinedExpression: 'SHA256' });
+    const tagged = (
+      fields: { name: string; fields?: unknown[]; policyTags?: { names: string[] } }[],
+      prefix = '',
+    ): string[] =>
+      fields.flatMap((f) => {
+        if (f.fields) return tagged(f.fields as typeof fields, `${prefix}${f.name}.`);
+        if (f.policyTags) assert.deepEqual(f.policyTags.names, [tag]);
+        return f.policyTags ? [`${prefix}${f.name}`] : [];
+      });
+    for (const t of config.plan.tables) {
+      const declared = one(T.table, (d) => d.inputs['tableId'] === t.name && !d.inputs['view']);
+      assert.deepEqual(
+        tagged(JSON.parse(declared.inputs['schema'])),
+        [...(PII_COLUMNS[t.name] ?? [])],
+        t.name,
+      );
+    }
+    assert.ok(byType(T.api).some((a) => a.inputs['service'] === 'bigquerydatapolicy.googleapis.com'));
   });
 
   it('gives analysts dataViewer on the dataset, and each function dataEditor on the tables it writes only', () => {

@@ -10,6 +10,11 @@ import { REPO_ROOT } from '../../infra/config.ts';
 import type { BundleManifest } from '../../scripts/build-functions.ts';
 
 export const PROJECT_NUMBER = '123456789012';
+const MOCK_TAXONOMY = '1111';
+const MOCK_POLICY_TAG = '2222';
+/** The `pii` policy tag's name under mocks (project, location `eu`, the mock ids). */
+export const mockPolicyTag = (project: string, location: string) =>
+  `projects/${project}/locations/${location}/taxonomies/${MOCK_TAXONOMY}/policyTags/${MOCK_POLICY_TAG}`;
 
 export interface Declared {
   readonly type: string;
@@ -98,6 +103,13 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
           service: `projects/${project}/locations/${inputs['location']}/services/${inputs['name']}`,
         },
       };
+    case 'gcp:datacatalog/taxonomy:Taxonomy':
+      return {
+        ...inputs,
+        id: `projects/${project}/locations/${inputs['region']}/taxonomies/${MOCK_TAXONOMY}`,
+      };
+    case 'gcp:datacatalog/policyTag:PolicyTag':
+      return { ...inputs, name: `${inputs['taxonomy']}/policyTags/${MOCK_POLICY_TAG}` };
     case 'gcp:projects/serviceIdentity:ServiceIdentity': {
       // Google's agent naming: service-<project number>@gcp-sa-<service>.iam.gserviceaccount.com.
       const email = `service-${PROJECT_NUMBER}@gcp-sa-${String(inputs['service']).split('.')[0]}.iam.gserviceaccount.com`;

@@ -54,6 +54,7 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
     if (member === `serviceAccount:service-${PROJECT_NUMBER}@serverless-robot-prod.iam.gserviceaccount.com`)
       return 'Cloud Run service agent';
     if ((config.settings.analysts ?? []).includes(member)) return 'analysts';
+    if ((config.settings.pii_readers ?? []).includes(member)) return 'pii_readers';
     if ((config.settings.producers?.principals ?? []).includes(member)) return 'producers';
     return `unknown member ${member}`;
   }
@@ -84,6 +85,10 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
         return `service ${last(i['name'])}`;
       case 'gcp:storage/bucketIAMMember:BucketIAMMember':
         return 'sources bucket';
+      case 'gcp:datacatalog/policyTagIamMember:PolicyTagIamMember':
+        return 'policy tag pii';
+      case 'gcp:bigquerydatapolicy/dataPolicyIamMember:DataPolicyIamMember':
+        return 'PII masking rule';
       case 'gcp:serviceaccount/iAMMember:IAMMember':
         return `account ${last(i['serviceAccountId']).split('@')[0]}`;
       default:
