@@ -262,7 +262,17 @@ function keptPayload(payload: string, pii: PiiPolicy | undefined): string {
   } catch {
     return scrubText(payload);
   }
-  return isObject(value) ? JSON.stringify(applyPiiPolicy(value, pii)) : scrubText(payload);
+  return isObject(value) ? JSON.stringify(applyPiiPolicy(value, rawPaths(pii))) : scrubText(payload);
+}
+
+/**
+ * The policy for a payload as the producer sent it: an event field (`event_data.x`) may sit at
+ * the top level there, so each such path also applies without its `event_data.` prefix.
+ */
+function rawPaths(pii: PiiPolicy): PiiPolicy {
+  const both = (paths: readonly string[]) =>
+    paths.flatMap((p) => (p.startsWith('event_data.') ? [p, p.slice('event_data.'.length)] : [p]));
+  return { hashInWarehouse: both(pii.hashInWarehouse), drop: both(pii.drop) };
 }
 
 /** An `invalid_events` row; event_id and event_name are kept when they can be read. */

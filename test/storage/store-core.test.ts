@@ -243,6 +243,32 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
     assert.equal(plain.row.json['payload'], JSON.stringify(raw));
   });
 
+  it('hashes or drops event fields named event_data.<field>, in events and in invalid payloads', () => {
+    const pii = {
+      ...settings,
+      pii: { hash_in_warehouse: ['event_data.customer_email'], drop: ['event_data.notes'] },
+    };
+    const cfg = storeConfig(pii, plan(pii));
+    const ok = messageRows(
+      message({ ...viewContent, customer_email: 'Ann@Example.com', notes: 'x' }),
+      cfg,
+      NOW,
+    );
+    assert.equal(ok.kind, 'event');
+    const data = JSON.parse(ok.row.json['event_data'] as string);
+    assert.equal(data.customer_email, sha256('ann@example.com'));
+    assert.equal(data.notes, undefined);
+    // In the raw payload of an invalid event the field may be top-level, as the producer sent it.
+    const bad = messageRows(
+      message({ event_name: 'view_content', customer_email: 'ann@example.com', notes: 'x' }),
+      cfg,
+      NOW,
+    );
+    assert.equal(bad.kind, 'invalid');
+    const payload = JSON.parse(bad.row.json['payload'] as string);
+    assert.deepEqual(payload, { event_name: 'view_content', customer_email: sha256('ann@example.com') });
+  });
+
   it('keeps a stray request body with a content-hash insertId', () => {
     const a = malformedPushRow('{"hello":1}', [{ field: 'message', description: 'is required' }], NOW);
     const b = malformedPushRow('{"hello":1}', [], NOW);
