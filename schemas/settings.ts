@@ -210,6 +210,12 @@ export const Settings = Type.Object(
         {
           partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
           deletion_protection: Type.Optional(Type.Boolean({ default: true })),
+          max_bytes_billed: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description: 'Cap on the bytes one query people write (eventbus sql) may bill; default 10 GiB',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

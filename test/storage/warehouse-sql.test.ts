@@ -153,6 +153,24 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('runs only a single SELECT: DML, DDL and scripts are refused by a dry run before anything runs', async () => {
+    const count = async () =>
+      Number((await runQuery(bigquery, p, 'SELECT COUNT(*) AS n FROM deliveries', 10))[0]?.['n']);
+    const before = await count();
+    for (const q of [
+      "DELETE FROM deliveries WHERE destination = 'meta'",
+      "INSERT INTO deliveries (destination) VALUES ('x')",
+      'DROP TABLE deliveries',
+    ]) {
+      await assert.rejects(runQuery(bigquery, p, q, 10), (e: Error) => {
+        assert.equal(e.name, 'NotASelectError', `${q}: ${e.message}`);
+        return true;
+      });
+    }
+    await assert.rejects(runQuery(bigquery, p, 'SELECT 1; DELETE FROM deliveries WHERE TRUE', 10));
+    assert.equal(await count(), before, 'nothing was deleted or inserted');
+  });
+
   it('runs every view of the plan', async () => {
     for (const view of p.views) {
       await assert.doesNotReject(runQuery(bigquery, p, `SELECT * FROM ${view.name}`, 10), view.name);
