@@ -46,6 +46,25 @@ export class NotASelectError extends Error {
 }
 
 /**
+ * Runs a query that holds SQL someone wrote (a whole query, or a `--where` inside ours) only if
+ * a dry run says it is a single SELECT, and caps what it may bill. Returns the client's rows.
+ */
+export async function selectOnly(
+  bigquery: BigQuery,
+  options: Query,
+  maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
+): Promise<Record<string, unknown>[]> {
+  const { maxResults: _, ...probeOptions } = options;
+  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
+  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
+    ?.statistics?.query?.statementType;
+  if (statementType !== 'SELECT')
+    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+  const [rows] = await bigquery.query({ ...options, maximumBytesBilled: String(maxBytesBilled) });
+  return rows as Record<string, unknown>[];
+}
+
+/**
  * Runs one query people wrote and returns its rows as plain objects. It must be a single
  * SELECT: a dry run (which BigQuery does not bill) checks the statement type first, so an
  * INSERT, DELETE, DDL or a multi-statement script never runs. The run itself is capped at
@@ -64,19 +83,8 @@ export async function runQuery(
     defaultDataset: { projectId: bigquery.projectId, datasetId: p.dataset },
     location: p.location,
   };
-  const [probe] = await bigquery.createQueryJob({ ...options, dryRun: true });
-  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
-    ?.statistics?.query?.statementType;
-  if (statementType !== 'SELECT')
-    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
-  const [rows] = await bigquery.query({
-    ...options,
-    maxResults: maxRows,
-    maximumBytesBilled: String(maxBytesBilled),
-  });
-  return (rows as Record<string, unknown>[])
-    .slice(0, maxRows)
-    .map((r) => plainValue(r) as Record<string, unknown>);
+  const rows = await selectOnly(bigquery, { ...options, maxResults: maxRows }, maxBytesBilled);
+  return rows.slice(0, maxRows).map((r) => plainValue(r) as Record<string, unknown>);
 }
 
 export function register(program: Command): void {

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { runQuery } from '../../cli/commands/sql.ts';
+import { runQuery, selectOnly } from '../../cli/commands/sql.ts';
+import { sliceQuery } from '../../core/delivery/replay.ts';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow } from '../../core/rows.ts';
 import { messageRows, storeConfig } from '../../core/store.ts';
@@ -168,6 +169,11 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
       });
     }
     await assert.rejects(runQuery(bigquery, p, 'SELECT 1; DELETE FROM deliveries WHERE TRUE', 10));
+    // replay --where is SQL inside the slice query: the same guard keeps it a single SELECT.
+    const injected = sliceQuery(bigquery.projectId, p.dataset, 'TRUE); DELETE FROM deliveries WHERE (TRUE');
+    await assert.rejects(
+      selectOnly(bigquery, { query: injected, params: { from: new Date(0), to: new Date() } }),
+    );
     assert.equal(await count(), before, 'nothing was deleted or inserted');
   });
 
