@@ -105,22 +105,24 @@ function headerCount(req: IncomingMessage, name: string): number {
 const verified = new WeakMap<CredentialSet, Map<string, CredentialRecord>>();
 
 /**
- * Secrets a set did not know even after an on-demand re-read, per set. Without it every
- * repeat of an unknown secret re-verified twice and waited on the store's re-read, so an
- * unknown token answered slower than a revoked one (~958 µs vs ~629 µs), which tells an attacker
- * which is which. A secret created after the set was read is a new string, never listed here;
- * the next re-read starts a new set with an empty list.
+ * Refused secrets and why, per set: unknown (even after an on-demand re-read), revoked,
+ * expired, malformed. Without it every repeat of an unknown secret re-verified twice and waited
+ * on the store's re-read, so an unknown token answered ~1.5x slower than a revoked one (issue
+ * 16 measured ~958 µs vs ~629 µs end to end), which tells an attacker which is which; with
+ * every refusal remembered, repeats of either are one map lookup (npm run bench -- auth). A set
+ * is immutable, so a refusal stays true for it (an expired secret does not un-expire); a secret
+ * created after the set was read is a new string, and the next re-read starts a new set.
  */
-const unknown = new WeakMap<CredentialSet, Set<string>>();
+const refused = new WeakMap<CredentialSet, Map<string, string>>();
 
-function rememberUnknown(set: CredentialSet, presented: string): void {
-  let seen = unknown.get(set);
+function rememberRefusal(set: CredentialSet, presented: string, reason: string): void {
+  let seen = refused.get(set);
   if (!seen) {
-    seen = new Set();
-    unknown.set(set, seen);
+    seen = new Map();
+    refused.set(set, seen);
   }
   if (seen.size >= 10_000) seen.clear();
-  seen.add(presented);
+  seen.set(presented, reason);
 }
 
 /** The safe name of a presented credential: its public id when it has one, else a hash prefix. */
@@ -132,7 +134,7 @@ function credentialName(presented: string): string {
 
 /**
  * Verifies a token or key, re-reading the store once when the secret is unknown (it may have
- * been created a moment ago), and remembering secrets that stay unknown.
+ * been created a moment ago), and remembering every refusal for the set it was made against.
  */
 async function verifyFresh(
   deps: AuthenticatorDeps,
@@ -140,14 +142,16 @@ async function verifyFresh(
   presented: string,
   kind: 'token' | 'key',
 ): Promise<VerifyResult> {
-  if (unknown.get(set)?.has(presented)) return { ok: false, reason: `unknown ${kind}` };
+  const known = refused.get(set)?.get(presented);
+  if (known !== undefined) return { ok: false, reason: known };
   let r = verifyCached(set, presented, kind, deps.now());
+  let against = set;
   if (!r.ok && r.reason === `unknown ${kind}`) {
     await deps.credentials.refreshSoon();
-    const fresh = deps.credentials.current() ?? set;
-    r = verifyCached(fresh, presented, kind, deps.now());
-    if (!r.ok && r.reason === `unknown ${kind}`) rememberUnknown(fresh, presented);
+    against = deps.credentials.current() ?? set;
+    r = verifyCached(against, presented, kind, deps.now());
   }
+  if (!r.ok) rememberRefusal(against, presented, r.reason);
   return r;
 }
 
