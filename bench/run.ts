@@ -11,6 +11,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   gateway: () => import('./gateway.ts'),
   store: () => import('./store.ts'),
   delivery: () => import('./delivery.ts'),
+  auth: () => import('./auth.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).

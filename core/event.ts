@@ -65,7 +65,15 @@ export interface NormalizeContext {
   /** Mints an event_id when absent: a UUIDv7 in the gateway, the messageId in `store`. */
   readonly newId: () => string;
   /** The HTTP client, when there is one (the gateway): fills device.ip / device.user_agent. */
-  readonly client?: { readonly ip?: string | undefined; readonly userAgent?: string | undefined };
+  readonly client?: {
+    readonly ip?: string | undefined;
+    readonly userAgent?: string | undefined;
+    /**
+     * The observed address wins over a device.ip the producer sent (a browser write key, whose
+     * caller can claim any address): the event's own value is discarded, not merely checked.
+     */
+    readonly observedIpWins?: boolean;
+  };
   /** The event name given by the path alias (`POST /v1/topics/view_content`). */
   readonly pathEventName?: string;
   /** Field-path prefix for violations, e.g. `[2]` for the third event of a batch. */
@@ -261,6 +269,7 @@ function completeDevice(
 ): Device | undefined {
   if (given !== undefined && !isObject(given)) return undefined; // the schema already reported it
   const device: Device = { ...given };
+  if (ctx.client?.observedIpWins) delete device.ip;
   const { collectIp, collectUserAgent } = ctx.options;
   if (device.ip !== undefined && typeof device.ip === 'string') {
     const ip = parseIp(device.ip);

@@ -4,7 +4,6 @@
  * an `invalid_events` row with every error, so nothing that reached the bus is dropped.
  * The writer and the after-store hook are injected, so this module does no I/O itself.
  */
-import { createHash } from 'node:crypto';
 import type { Settings } from '../schemas/settings.ts';
 import type { StoredEvent } from './event.ts';
 import {
@@ -14,7 +13,8 @@ import {
   normalizeEvent,
   normalizeOptions,
 } from './event.ts';
-import type { Plan } from './plan.ts';
+import { applyPiiPolicy, type PiiPolicy, scrubText, sha256 } from './pii.ts';
+import { backlogSubscriptionName, type Plan } from './plan.ts';
 import { decodePushBody } from './push.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
 import type { FieldViolation } from './validation.ts';
@@ -55,7 +55,7 @@ export function decodeStorePush(body: unknown): PushDecode {
 }
 
 /** What the store path reads from the environment, resolved once at cold start. */
-export interface StoreConfig {
+export interface StoreConfig extends PiiPolicy {
   readonly normalize: NormalizeOptions;
   /** Subscription id → the events topic it reads (from plan()). */
   readonly topics: ReadonlyMap<string, string>;
@@ -65,27 +65,48 @@ export interface StoreConfig {
   readonly drop: readonly string[];
 }
 
+/**
+ * Subscription id → events topic, for every subscription whose messages reach the store path:
+ * the store subscriptions (pushed) and the backlogs of their dead-letter topics (pulled by
+ * `eventbus replay`). Known from the plan, so provenance never depends on an attribute.
+ */
+function storeTopics(plan: Plan): Map<string, string> {
+  const topics = new Map<string, string>();
+  for (const s of plan.subscriptions) {
+    if (s.kind !== 'store') continue;
+    topics.set(s.name, s.topic);
+    const dlTopic = s.deadLetterPolicy?.deadLetterTopic;
+    if (dlTopic) topics.set(backlogSubscriptionName(dlTopic), s.topic);
+  }
+  return topics;
+}
+
 /** Resolves the store path's configuration from settings and their plan. */
 export function storeConfig(settings: Readonly<Settings>, plan: Plan): StoreConfig {
   return Object.freeze({
     normalize: normalizeOptions(settings),
-    topics: new Map(plan.subscriptions.filter((s) => s.kind === 'store').map((s) => [s.name, s.topic])),
+    topics: storeTopics(plan),
     hashInWarehouse: settings.pii?.hash_in_warehouse ?? [],
     drop: settings.pii?.drop ?? [],
   });
 }
 
-/** Attribute Pub/Sub sets on dead-lettered messages: the subscription they came from. */
+/**
+ * Attribute Pub/Sub sets on dead-lettered messages: the subscription they came from. Only ever
+ * informative: a producer can set any attribute Pub/Sub does not reserve (the gateway refuses
+ * this family, but the native path cannot), so the store path never derives the topic from it.
+ */
 export const DEAD_LETTER_SOURCE = 'CloudPubSubDeadLetterSourceSubscription';
 
 const lastSegment = (name: string) => name.slice(name.lastIndexOf('/') + 1);
 
 /**
- * The events topic a message was published to, from the subscription that delivered it
- * (a push body names only the subscription). A dead letter names its source subscription.
+ * The events topic a message was published to, from the subscription that delivered it (a
+ * push body names only the subscription; Pub/Sub sets it, not the publisher), looked up in the
+ * plan. A subscription the plan does not know keeps its own name, minus a `-store` suffix.
  */
 export function topicOf(message: PubSubMessage, config: StoreConfig): string {
-  const sub = lastSegment(message.attributes[DEAD_LETTER_SOURCE] ?? message.subscription);
+  const sub = lastSegment(message.subscription);
   const known = config.topics.get(sub);
   if (known) return known;
   return sub.endsWith('-store') ? sub.slice(0, -'-store'.length) : sub;
@@ -139,6 +160,7 @@ export function messageRows(message: PubSubMessage, config: StoreConfig, now: nu
       raw,
       payload: payload.text,
       attributes: message.attributes,
+      pii: config,
       errors: payload.base64
         ? [...errors, { field: '(payload)', description: 'is not UTF-8; stored as base64' }]
         : errors,
@@ -193,7 +215,10 @@ function eventRow(
     config: StoreConfig;
   },
 ): Record<string, unknown> {
-  const { event_data, ...context } = applyPiiPolicy(event, meta.config);
+  const { event_data, ...context } = applyPiiPolicy(event, {
+    hashInWarehouse: meta.config.hashInWarehouse,
+    drop: meta.config.drop,
+  });
   return {
     ...context,
     received_at: meta.receivedAt,
@@ -206,30 +231,6 @@ function eventRow(
     attributes: JSON.stringify(meta.attributes),
   };
 }
-
-/** Context fields the warehouse keeps hashed or drops, per settings.pii (never event data). */
-function applyPiiPolicy(event: NormalizedEvent, config: StoreConfig): NormalizedEvent {
-  if (config.hashInWarehouse.length === 0 && config.drop.length === 0) return event;
-  const copy = structuredClone(event) as unknown as Record<string, unknown>;
-  const edit = (path: string, f: (parent: Record<string, unknown>, key: string) => void) => {
-    const parts = path.split('.');
-    const key = parts.pop() as string;
-    let parent: unknown = copy;
-    for (const p of parts) parent = isObject(parent) ? parent[p] : undefined;
-    if (isObject(parent) && Object.hasOwn(parent, key)) f(parent, key);
-  };
-  for (const path of config.drop) edit(path, (parent, key) => delete parent[key]);
-  for (const path of config.hashInWarehouse) {
-    edit(path, (parent, key) => {
-      const v = parent[key];
-      // Already hashed (64 hex characters) stays as it is, so a producer that hashes is not hashed twice.
-      if (typeof v === 'string' && !/^[0-9a-f]{64}$/.test(v)) parent[key] = sha256(v.trim().toLowerCase());
-    });
-  }
-  return copy as unknown as NormalizedEvent;
-}
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 interface InvalidInput {
   readonly insertId: string;
@@ -244,6 +245,34 @@ interface InvalidInput {
   readonly payload: string;
   readonly attributes?: Readonly<Record<string, string>> | undefined;
   readonly errors: readonly FieldViolation[];
+  /** The warehouse's PII policy, applied to the payload too (it is kept for debugging, not for PII). */
+  readonly pii?: PiiPolicy | undefined;
+}
+
+/**
+ * The raw payload as the warehouse may keep it: when it is a JSON object, the PII policy's
+ * fields are hashed or dropped and the rest keeps its shape (re-serialised); other text, whose
+ * fields cannot be found, has emails and international phone numbers replaced.
+ */
+function keptPayload(payload: string, pii: PiiPolicy | undefined): string {
+  if (!pii || (pii.hashInWarehouse.length === 0 && pii.drop.length === 0)) return payload;
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    return scrubText(payload);
+  }
+  return isObject(value) ? JSON.stringify(applyPiiPolicy(value, rawPaths(pii))) : scrubText(payload);
+}
+
+/**
+ * The policy for a payload as the producer sent it: an event field (`event_data.x`) may sit at
+ * the top level there, so each such path also applies without its `event_data.` prefix.
+ */
+function rawPaths(pii: PiiPolicy): PiiPolicy {
+  const both = (paths: readonly string[]) =>
+    paths.flatMap((p) => (p.startsWith('event_data.') ? [p, p.slice('event_data.'.length)] : [p]));
+  return { hashInWarehouse: both(pii.hashInWarehouse), drop: both(pii.drop) };
 }
 
 /** An `invalid_events` row; event_id and event_name are kept when they can be read. */
@@ -261,7 +290,7 @@ export function invalidRow(input: InvalidInput): InsertRow {
       message_id: input.messageId ?? null,
       event_id: text(raw['event_id']),
       event_name: text(raw['event_name']),
-      payload: input.payload,
+      payload: keptPayload(input.payload, input.pii),
       attributes: input.attributes ? JSON.stringify(input.attributes) : null,
       errors: input.errors.map((e) => ({ path: e.field, message: e.description })),
     },
@@ -338,7 +367,7 @@ export function storeMessages(
         invalid: invalid.length,
       };
     }
-    return keepRefused(events, eventRejections, invalid.length, deps.writer, now);
+    return keepRefused(events, eventRejections, invalid.length, deps.writer, now, deps.config);
   };
   const none: readonly RowRejection[] = [];
   if (invalid.length === 0) {
@@ -368,6 +397,7 @@ async function keepRefused(
   invalidCount: number,
   writer: RowWriter,
   now: number,
+  pii: PiiPolicy,
 ): Promise<StoreOutcome> {
   const refused = new Set(eventRejections.map((r) => r.index));
   const fallback = eventRejections.map((r) => {
@@ -383,6 +413,7 @@ async function keepRefused(
       raw: e.event,
       payload: payloadText(e.message.data).text,
       attributes: e.message.attributes,
+      pii,
       errors: [{ field: '(row)', description: `${r.reason}: ${r.message}` }],
     });
   });

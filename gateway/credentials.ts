@@ -4,6 +4,7 @@
  * injected random source; storage is the token-store adapter's job.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { eventNameProblem } from '../schemas/catalogue.ts';
 
 export const TOKEN_PREFIX = 'ebt_';
 export const KEY_PREFIX = 'ebk_';
@@ -31,6 +32,11 @@ export interface KeyRecord extends CredentialBase {
   readonly kind: 'key';
   /** Browser origins the key may be used from (`https://shop.example`). */
   readonly origins: readonly string[];
+  /**
+   * Event names the key may publish; absent means any. A key is public (it sits in the page
+   * source), so a shop that sends `purchase` from its backend leaves it off the key's list.
+   */
+  readonly events?: readonly string[];
 }
 
 export type CredentialRecord = TokenRecord | KeyRecord;
@@ -105,6 +111,7 @@ export function issueToken(
 
 export interface IssueKeyInput {
   readonly origins: readonly string[];
+  readonly events?: readonly string[];
   readonly description?: string;
   readonly rateLimitPerSecond?: number;
 }
@@ -118,6 +125,10 @@ export function issueKey(
 ): { set: CredentialSet; secret: string; record: KeyRecord } {
   const problems = input.origins.map(originProblem).filter((p) => p !== undefined);
   if (input.origins.length === 0) problems.push('at least one origin is required');
+  for (const e of input.events ?? []) {
+    const problem = eventNameProblem(e);
+    if (problem) problems.push(`event "${e}" ${problem}`);
+  }
   if (problems.length > 0) throw new Error(problems.join('; '));
   const { id, secret, salt } = newSecret(KEY_PREFIX, random);
   const record: KeyRecord = {
@@ -126,6 +137,7 @@ export function issueKey(
     salt,
     hash: hashSecret(salt, secret),
     origins: [...new Set(input.origins)],
+    ...(input.events?.length ? { events: [...new Set(input.events)] } : {}),
     created_at: now.toISOString(),
     ...(input.description ? { description: input.description } : {}),
     ...(input.rateLimitPerSecond ? { rate_limit_per_second: input.rateLimitPerSecond } : {}),
@@ -173,13 +185,22 @@ export function verifySecret(
 }
 
 /**
- * Whether scopes allow publishing `eventNames` to `topic`: `admin` and `publish:*` allow all;
- * `publish:<topic>` allows the topic; otherwise every event name needs its own `publish:<name>`.
+ * Whether scopes allow publishing `eventNames` to `topic`. `admin` and `publish:*` allow all.
+ * `publish:<name>` names a topic when `name` is one of the environment's producer `topics`
+ * (then it allows that topic only, whatever the events); otherwise it names an event, and an
+ * event scope reaches only the `events` topic, where the plain form's event paths publish.
+ * Every event of the request must be covered, so one foreign event refuses the whole batch.
  */
-export function canPublish(scopes: readonly string[], topic: string, eventNames: readonly string[]): boolean {
+export function canPublish(
+  scopes: readonly string[],
+  topic: string,
+  eventNames: readonly string[],
+  topics: ReadonlySet<string>,
+): boolean {
   if (scopes.includes('admin') || scopes.includes('publish:*') || scopes.includes(`publish:${topic}`))
     return true;
-  return eventNames.length > 0 && eventNames.every((n) => scopes.includes(`publish:${n}`));
+  if (topic !== 'events' || eventNames.length === 0) return false;
+  return eventNames.every((n) => !topics.has(n) && scopes.includes(`publish:${n}`));
 }
 
 /** Whether a value is a credential set as the store writes it (a light structural check). */

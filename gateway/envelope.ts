@@ -25,13 +25,24 @@ export interface EnvelopeContext {
   readonly options: NormalizeOptions;
   /** When the request was received (ms since the epoch). */
   readonly received: number;
-  readonly client: { readonly ip: string | undefined; readonly userAgent: string | undefined };
+  readonly client: {
+    readonly ip: string | undefined;
+    readonly userAgent: string | undefined;
+    /** The observed address replaces a device.ip the event carries (write keys). */
+    readonly observedIpWins?: boolean;
+  };
   readonly newId: () => string;
 }
 
 const ENVELOPE_KEYS = new Set(['messages']);
 const MESSAGE_KEYS = new Set(['data', 'attributes', 'orderingKey', 'messageId', 'publishTime']);
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/**
+ * Attribute names a producer may not set: `goog…` Pub/Sub itself refuses, and `CloudPubSub…`
+ * are the names Pub/Sub writes on dead letters (source subscription, delivery count), which a
+ * producer must not be able to imitate.
+ */
+const RESERVED_ATTRIBUTE_PREFIXES = ['goog', 'CloudPubSub'] as const;
 /** Attributes the gateway sets from the event itself; a producer's values for them are ignored. */
 export const OUR_ATTRIBUTES = ['event_name', 'event_id', 'schema_version', 'source'] as const;
 
@@ -193,9 +204,13 @@ function checkAttributes(value: unknown, field: string, max: number): Step<Recor
   for (const [k, v] of entries) {
     const where = `${field}.attributes[${JSON.stringify(truncate(k))}]`;
     if (typeof v !== 'string') return fail('INVALID_ENVELOPE', { detail: `${where} must be a string.` });
-    if (k === '' || Buffer.byteLength(k) > 256 || k.startsWith('goog') || !k.isWellFormed()) {
+    if (k === '' || Buffer.byteLength(k) > 256 || !k.isWellFormed()) {
+      return fail('INVALID_ENVELOPE', { detail: `${where}: keys are 1–256 bytes.` });
+    }
+    const reserved = RESERVED_ATTRIBUTE_PREFIXES.find((p) => k.startsWith(p));
+    if (reserved) {
       return fail('INVALID_ENVELOPE', {
-        detail: `${where}: keys are 1–256 bytes and must not start with "goog".`,
+        detail: `${where}: keys starting with "${reserved}" are reserved for Pub/Sub.`,
       });
     }
     if (Buffer.byteLength(v) > 1024 || !v.isWellFormed()) {

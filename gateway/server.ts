@@ -132,7 +132,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 
     const query = new URLSearchParams(queryText);
     const auth = await authenticate(req, query.getAll('key'), authDeps);
-    if (!auth.ok) return sendError(req, res, auth.error, true);
+    if (!auth.ok) {
+      refused(auth.error, auth.credential, path);
+      return sendError(req, res, auth.error, true);
+    }
     const principal = auth.principal;
     const wait = limiter.take(
       `${principal.kind}:${principal.id}`,
@@ -148,7 +151,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       limits,
       options,
       received: now(),
-      client: clientOf(req),
+      // A write key sits in a page's source: the address the gateway observes wins over the
+      // event's device.ip. Tokens and Google identities are servers that may forward their
+      // users' addresses (docs/gateway.md).
+      client: { ...clientOf(req), observedIpWins: principal.kind === 'key' },
       newId: deps.newId,
     };
     const parsed =
@@ -158,13 +164,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     if (!parsed.ok) return sendError(req, res, parsed.error);
 
     if (!allowed(principal, parsed.value)) {
-      return sendError(
-        req,
-        res,
-        apiError('PERMISSION_DENIED', {
-          detail: `this credential may not publish ${[...new Set(parsed.value.eventNames)].join(', ')} to ${parsed.value.topic}`,
-        }),
-      );
+      const e = apiError('PERMISSION_DENIED', {
+        detail: `this credential may not publish ${[...new Set(parsed.value.eventNames)].join(', ')} to ${parsed.value.topic}`,
+      });
+      refused(e, `${principal.kind}:${principal.id}`, path);
+      return sendError(req, res, e);
     }
 
     try {
@@ -182,8 +186,29 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   };
 
   const allowed = (principal: Principal, p: Parsed): boolean => {
-    if (principal.kind === 'token') return canPublish(principal.scopes, p.topic, p.eventNames);
-    return true; // write keys and listed Google principals are publish-only by definition
+    if (principal.kind === 'token') return canPublish(principal.scopes, p.topic, p.eventNames, topics);
+    if (principal.kind === 'key' && principal.events)
+      return p.eventNames.every((n) => principal.events?.includes(n));
+    return true; // listed Google principals (and keys without a list) may publish any event
+  };
+
+  /**
+   * One structured line per 401/403, so an attack shows in the logs and in the
+   * `eventbus/auth_refusals` log-based metric: the credential's public id or a hash prefix of
+   * what was presented (never the secret), and a running count per status and reason.
+   */
+  const refusals = new Map<string, number>();
+  const refused = (e: ApiError, credential: string | undefined, path: string) => {
+    if (e.http !== 401 && e.http !== 403) return;
+    const reason = e.code;
+    const key = `${e.http} ${reason}`;
+    const count = (refusals.get(key) ?? 0) + 1;
+    refusals.set(key, count);
+    log({
+      severity: 'WARNING',
+      message: `refused ${e.http} ${reason}${credential ? ` for ${credential}` : ''}`,
+      refusal: { status: e.http, reason, credential: credential ?? '(none)', path: truncate(path), count },
+    });
   };
 
   const clientOf = (req: IncomingMessage) => {

@@ -1,12 +1,18 @@
 /**
  * Alert policies: any message waiting in a dead-letter backlog, and a function answering
  * with server errors (each failed push is a 5xx, so a steady rate means stuck deliveries).
+ * One log-based metric counts the gateway's 401/403 lines, by status and reason, so an
+ * attack on credentials shows as a curve.
  * No notification channel is declared: the settings name none yet, so alerts show in
  * Cloud Monitoring and channels are attached there.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
+import { GATEWAY_SERVICE } from './gateway.ts';
+
+/** The log-based metric counting the gateway's refused requests (its `refusal` log lines). */
+export const AUTH_REFUSALS_METRIC = 'eventbus/auth_refusals';
 
 /** 5xx answers per function over five minutes before the error alert opens. */
 export const FUNCTION_ERRORS_THRESHOLD = 10;
@@ -93,6 +99,32 @@ export class Alerts extends pulumi.ComponentResource {
         ),
       );
     }
+    new gcp.logging.Metric(
+      `${name}-auth-refusals`,
+      {
+        project: plan.project,
+        name: AUTH_REFUSALS_METRIC,
+        description: 'Gateway requests refused with 401 or 403, by status and reason',
+        filter: [
+          'resource.type = "cloud_run_revision"',
+          `resource.labels.service_name = "${GATEWAY_SERVICE}"`,
+          'jsonPayload.refusal.status >= 401',
+        ].join(' AND '),
+        metricDescriptor: {
+          metricKind: 'DELTA',
+          valueType: 'INT64',
+          labels: [
+            { key: 'status', valueType: 'STRING', description: '401 or 403' },
+            { key: 'reason', valueType: 'STRING', description: 'our error code, e.g. INVALID_CREDENTIALS' },
+          ],
+        },
+        labelExtractors: {
+          status: 'EXTRACT(jsonPayload.refusal.status)',
+          reason: 'EXTRACT(jsonPayload.refusal.reason)',
+        },
+      },
+      child,
+    );
     this.policies = policies;
     this.registerOutputs({});
   }

@@ -17,12 +17,22 @@ export const REQUIRED_APIS = Object.freeze([
   'logging.googleapis.com',
 ]);
 
+/** The APIs column-level security needs besides (policy tags, data masking rules). */
+export const COLUMN_SECURITY_APIS = Object.freeze([
+  'datacatalog.googleapis.com',
+  'bigquerydatapolicy.googleapis.com',
+]);
+
 export class Apis extends pulumi.ComponentResource {
   readonly services: readonly gcp.projects.Service[];
 
-  constructor(name: string, args: { readonly project: string }, opts?: pulumi.ComponentResourceOptions) {
+  constructor(
+    name: string,
+    args: { readonly project: string; readonly extra?: readonly string[] },
+    opts?: pulumi.ComponentResourceOptions,
+  ) {
     super('eventbus:infra:Apis', name, {}, opts);
-    this.services = REQUIRED_APIS.map(
+    this.services = [...REQUIRED_APIS, ...(args.extra ?? [])].map(
       (api) =>
         new gcp.projects.Service(
           `${name}-api-${api.split('.')[0]}`,

@@ -2,11 +2,13 @@
  * One environment, composed from its concerns in dependency order. Everything declared comes
  * from the stack config's plan(settings) and the bundle manifest; nothing is listed here.
  */
-import type * as pulumi from '@pulumi/pulumi';
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
-import { Apis } from './apis.ts';
+import { Apis, COLUMN_SECURITY_APIS } from './apis.ts';
+import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
 import { Gateway } from './gateway.ts';
@@ -29,15 +31,21 @@ export interface EnvironmentOutputs {
 export function declareEnvironment(config: StackConfig, bundles: BundleManifest): EnvironmentOutputs {
   const { plan, settings, project, region } = config;
   const name = plan.environment;
-  const apis = new Apis(name, { project });
+  const columnSecurity = settings.pii?.column_security === true;
+  const apis = new Apis(name, { project, ...(columnSecurity ? { extra: COLUMN_SECURITY_APIS } : {}) });
   const after = { dependsOn: [...apis.services] };
 
   const ids = new Identities(name, { project }, after);
-  const sources = new Sources(name, { project, region, bundles, readers: [ids.members.build] }, after);
+  const sources = new Sources(
+    name,
+    { project, region, bundles, readers: [ids.members.build, cloudRunAgent(project)] },
+    after,
+  );
   const secrets = new Secrets(
     name,
     {
       plan,
+      ...(settings.data_residency ? { replicaLocation: region } : {}),
       access: [
         { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
@@ -45,6 +53,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     after,
   );
+  const pii = columnSecurity
+    ? new ColumnSecurity(
+        name,
+        { plan, analysts: settings.analysts ?? [], piiReaders: settings.pii_readers ?? [] },
+        after,
+      )
+    : undefined;
   const warehouse = new Warehouse(
     name,
     {
@@ -60,6 +75,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
       ],
       analysts: settings.analysts ?? [],
+      piiTag: pii?.piiTag,
     },
     after,
   );
@@ -76,7 +92,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     // The build reads the archive with the build account's grant, and secrets must exist before
     // a function that reads them starts.
-    { dependsOn: [...apis.services, sources, secrets, warehouse] },
+    // The first gen2 build also needs the build account's project roles in place.
+    { dependsOn: [...apis.services, ...ids.buildGrants, sources, secrets, warehouse] },
   );
   const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
   const messaging = new Messaging(
@@ -117,6 +134,18 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     topics: messaging.topicNames,
     subscriptions: messaging.subscriptionNames,
   };
+}
+
+/**
+ * Cloud Run's service agent, which fetches a revision's source for the build-less deploy the
+ * gateway uses (container `sourceCode`). Google documents the agent as the reader of images in
+ * other projects; that it reads the Cloud Storage source with the same identity is our reading
+ * of the source-deploy docs, not verified against a real project (docs/deploy.md says so). It
+ * exists as soon as the Cloud Run API is enabled.
+ */
+function cloudRunAgent(project: string): pulumi.Output<string> {
+  const number = gcp.organizations.getProjectOutput({ projectId: project }).number;
+  return pulumi.interpolate`serviceAccount:service-${number}@serverless-robot-prod.iam.gserviceaccount.com`;
 }
 
 function secretsOf(plan: StackConfig['plan'], fn: 'store' | 'forward'): readonly string[] {

@@ -1,9 +1,12 @@
 /**
- * The gateway: a public Cloud Run service (allUsers may invoke; it authenticates every request
- * itself, docs/google-wire.md §7) run straight from its bundle, with no container build: Cloud Run's
+ * The gateway: a public Cloud Run service (it authenticates every request itself,
+ * docs/google-wire.md §7) run straight from its bundle, with no container build: Cloud Run's
  * source deploy without build (container `sourceCode` from Cloud Storage on a Google-managed
- * Node 24 base image, `image: scratch`; a Beta field, hence launchStage BETA). Its own account
- * may publish to the events topics and read the token store secret, granted where those live.
+ * Node 24 base image, `image: scratch`; a Beta field, hence launchStage BETA). Public by turning
+ * off Cloud Run's invoker IAM check (`invokerIamDisabled`), not by an `allUsers` run.invoker
+ * binding: Domain Restricted Sharing, common in companies, refuses `allUsers` in any IAM
+ * policy, and Google documents this switch for exactly that case. Its own account may publish
+ * to the events topics and read the token store secret, granted where those live.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -65,6 +68,7 @@ export class Gateway extends pulumi.ComponentResource {
         labels: { environment: plan.environment },
         launchStage: 'BETA',
         ingress: 'INGRESS_TRAFFIC_ALL',
+        invokerIamDisabled: true,
         deletionProtection: false,
         template: {
           serviceAccount: args.serviceAccountEmail,
@@ -96,17 +100,6 @@ export class Gateway extends pulumi.ComponentResource {
         },
       },
       { parent: this, dependsOn: opts?.dependsOn ?? [] },
-    );
-    new gcp.cloudrunv2.ServiceIamMember(
-      `${name}-public`,
-      {
-        project: plan.project,
-        location: plan.region,
-        name: this.service.name,
-        role: 'roles/run.invoker',
-        member: 'allUsers',
-      },
-      { parent: this },
     );
     this.registerOutputs({ url: this.url });
   }

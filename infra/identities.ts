@@ -28,6 +28,8 @@ export class Identities extends pulumi.ComponentResource {
   readonly accounts: Readonly<Record<Workload, gcp.serviceaccount.Account>>;
   /** `serviceAccount:<email>` per workload, for IAM members. */
   readonly members: Readonly<Record<Workload, pulumi.Output<string>>>;
+  /** The build account's project roles: a gen2 build started before they exist fails. */
+  readonly buildGrants: readonly gcp.projects.IAMMember[];
 
   constructor(name: string, args: { readonly project: string }, opts?: pulumi.ComponentResourceOptions) {
     super('eventbus:infra:Identities', name, {}, opts);
@@ -48,13 +50,14 @@ export class Identities extends pulumi.ComponentResource {
       accounts[workload] = account;
       members[workload] = pulumi.interpolate`serviceAccount:${account.email}`;
     }
-    for (const role of BUILD_ROLES) {
-      new gcp.projects.IAMMember(
-        `${name}-build-${role.split('/')[1]}`,
-        { project: args.project, role, member: members.build },
-        child,
-      );
-    }
+    this.buildGrants = BUILD_ROLES.map(
+      (role) =>
+        new gcp.projects.IAMMember(
+          `${name}-build-${role.split('/')[1]}`,
+          { project: args.project, role, member: members.build },
+          child,
+        ),
+    );
     this.accounts = accounts;
     this.members = members;
     this.registerOutputs({});

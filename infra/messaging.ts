@@ -60,16 +60,35 @@ export class Messaging extends pulumi.ComponentResource {
     }
 
     // Dead-lettering is done by Pub/Sub's own service agent: it must publish to each dead-letter
-    // topic and acknowledge on each source subscription. Its email needs the project *number*.
-    const project = gcp.organizations.getProjectOutput({ projectId: plan.project }, { parent: this });
-    const agent = pulumi.interpolate`serviceAccount:service-${project.number}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+    // topic and acknowledge on each source subscription. On a fresh project the agent may not
+    // exist yet when the first binding is made (IAM then refuses the unknown member): declaring
+    // its service identity creates it, and every binding below waits for it.
+    const pubsubAgent = new gcp.projects.ServiceIdentity(
+      `${name}-pubsub-agent`,
+      { project: plan.project, service: 'pubsub.googleapis.com' },
+      child,
+    );
+    const agent = pubsubAgent.member;
+    // The agent itself waits for the APIs (child), so waiting for it is enough here.
+    const afterAgent = { parent: this, dependsOn: [pubsubAgent] };
+    // Projects created before 8 April 2021 also need the agent to mint the push account's OIDC
+    // tokens (authenticated push); newer ones have it built in. Granted on that account only.
+    new gcp.serviceaccount.IAMMember(
+      `${name}-push-token-creator`,
+      {
+        serviceAccountId: pulumi.interpolate`projects/${plan.project}/serviceAccounts/${args.pushServiceAccountEmail}`,
+        role: 'roles/iam.serviceAccountTokenCreator',
+        member: agent,
+      },
+      afterAgent,
+    );
     for (const s of plan.subscriptions) {
       if (!s.deadLetterPolicy) continue;
       const dl = s.deadLetterPolicy.deadLetterTopic;
       new gcp.pubsub.TopicIAMMember(
         `${name}-dl-publisher-${dl}`,
         { project: plan.project, topic: topic(dl).name, role: 'roles/pubsub.publisher', member: agent },
-        child,
+        afterAgent,
       );
       new gcp.pubsub.SubscriptionIAMMember(
         `${name}-dl-subscriber-${s.name}`,
@@ -79,7 +98,7 @@ export class Messaging extends pulumi.ComponentResource {
           role: 'roles/pubsub.subscriber',
           member: agent,
         },
-        child,
+        afterAgent,
       );
     }
 

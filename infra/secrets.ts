@@ -19,7 +19,15 @@ export class Secrets extends pulumi.ComponentResource {
 
   constructor(
     name: string,
-    args: { readonly plan: Plan; readonly access: readonly SecretAccess[] },
+    args: {
+      readonly plan: Plan;
+      readonly access: readonly SecretAccess[];
+      /**
+       * Where to keep the secrets' payloads when the settings ask for data residency: replicated
+       * by the user to this one location instead of automatically (anywhere Google chooses).
+       */
+      readonly replicaLocation?: string | undefined;
+    },
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super('eventbus:infra:Secrets', name, {}, opts);
@@ -31,7 +39,9 @@ export class Secrets extends pulumi.ComponentResource {
         {
           project: args.plan.project,
           secretId: secretName,
-          replication: { auto: {} },
+          replication: args.replicaLocation
+            ? { userManaged: { replicas: [{ location: args.replicaLocation }] } }
+            : { auto: {} },
           labels: { environment: args.plan.environment },
         },
         child,

@@ -6,6 +6,7 @@ import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
 import type { ColumnPlan } from '../core/warehouse.ts';
+import { PII_COLUMNS, withPolicyTags } from './column-security.ts';
 
 export interface WarehouseArgs {
   readonly plan: Plan;
@@ -15,6 +16,8 @@ export interface WarehouseArgs {
   readonly writers: readonly TableWriter[];
   /** Analysts: dataViewer on the dataset, jobUser on the project (to run queries). */
   readonly analysts: readonly string[];
+  /** The `pii` policy tag to put on PII_COLUMNS, when column-level security is on. */
+  readonly piiTag?: pulumi.Output<string> | undefined;
 }
 
 export interface TableWriter {
@@ -60,7 +63,11 @@ export class Warehouse extends pulumi.ComponentResource {
           datasetId: this.dataset.datasetId,
           tableId: t.name,
           description: t.description,
-          schema: bigQuerySchema(t.columns),
+          schema: args.piiTag
+            ? args.piiTag.apply((tag) =>
+                JSON.stringify(withPolicyTags(t.columns, PII_COLUMNS[t.name] ?? [], tag)),
+              )
+            : bigQuerySchema(t.columns),
           ...(t.timePartitioning
             ? {
                 timePartitioning: {

@@ -108,6 +108,13 @@ export const Destination = Type.Object(
     test_mode: Type.Optional(Type.Boolean()),
     test_event_code: Type.Optional(Type.String()),
     mappings: Type.Optional(MappingsSetting),
+    scrub_pii: Type.Optional(
+      Type.Boolean({
+        description:
+          'Replace emails and phone numbers found in URLs and free text of the outgoing payload; ' +
+          'default true for meta_capi, ga4_mp and tiktok_events, false for webhook (it receives the stored event)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -133,6 +140,13 @@ export const Settings = Type.Object(
     region: Type.String({ pattern: '^[a-z]+-[a-z]+[0-9]$', description: 'GCP region, e.g. europe-west1' }),
     dataset: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,1023}$', default: 'events' })),
     location: Type.Optional(Type.String({ description: 'BigQuery location, e.g. EU or US', default: 'US' })),
+    data_residency: Type.Optional(
+      Type.Boolean({
+        description:
+          'Keep stored data in `region`: Secret Manager secrets are replicated there only (user-managed)',
+        default: false,
+      }),
+    ),
     topics: Type.Optional(
       Type.Array(Id('Extra event topic'), { description: 'Topics besides `events`, stored the same way' }),
     ),
@@ -196,6 +210,12 @@ export const Settings = Type.Object(
         {
           partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
           deletion_protection: Type.Optional(Type.Boolean({ default: true })),
+          max_bytes_billed: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              description: 'Cap on the bytes one query people write (eventbus sql) may bill; default 10 GiB',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -207,6 +227,13 @@ export const Settings = Type.Object(
             Type.Array(Type.String(), { description: 'Context fields stored as SHA-256 (e.g. user.email)' }),
           ),
           drop: Type.Optional(Type.Array(Type.String(), { description: 'Context fields never stored' })),
+          column_security: Type.Optional(
+            Type.Boolean({
+              description:
+                'Production: tag the PII columns with a BigQuery policy tag; analysts read them as SHA-256, pii_readers raw',
+              default: false,
+            }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -214,6 +241,11 @@ export const Settings = Type.Object(
     analysts: Type.Optional(
       Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), {
         description: 'Granted bigquery.dataViewer and bigquery.jobUser',
+      }),
+    ),
+    pii_readers: Type.Optional(
+      Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), {
+        description: 'With pii.column_security: who reads the PII columns raw (analysts see SHA-256)',
       }),
     ),
     retry: Type.Optional(RetrySettings),

@@ -25,14 +25,18 @@ export function register(program: Command): void {
       .description('Create a write key for one or more origins and print it')
       .requiredOption('--origin <origin...>', 'allowed origin(s), e.g. https://shop.example')
       .option('--description <text>', 'what the key is for')
+      .option('--event <name...>', 'the only event names the key may publish (default: any)')
       .option('--rate <n>', 'requests per second for this key (default: settings.tokens)', parseRate),
   )
     .addHelpText(
       'after',
-      '\nExample:\n  eventbus key create --origin https://shop.example --description "storefront"',
+      '\nExample:\n  eventbus key create --origin https://shop.example --event page_view view_content --rate 50 --description "storefront"',
     )
     .action(
-      async (o: StoreFlags & { origin: string[]; description?: string; rate?: number }, command: Command) => {
+      async (
+        o: StoreFlags & { origin: string[]; event?: string[]; description?: string; rate?: number },
+        command: Command,
+      ) => {
         const [{ store, settings }, { issueKey }] = await Promise.all([
           storeFor(o),
           import('../../gateway/credentials.ts'),
@@ -45,6 +49,7 @@ export function register(program: Command): void {
               set,
               {
                 origins: o.origin,
+                ...(o.event ? { events: o.event } : {}),
                 ...(o.description ? { description: o.description } : {}),
                 ...(o.rate !== undefined ? { rateLimitPerSecond: o.rate } : {}),
               },

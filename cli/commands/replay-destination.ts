@@ -19,6 +19,7 @@ import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';
 import { type DestinationReplayOptions, drainBacklog, parseLimit, pubSubPullSource } from './backlog.ts';
+import { selectOnly } from './sql.ts';
 
 /** The few Pub/Sub calls a dead-letter replay makes (same shape as the events replay's). */
 export interface BacklogSource {
@@ -248,7 +249,9 @@ export async function runDestinationReplay(
         from,
         to,
         ...(options.where !== undefined ? { where: options.where } : {}),
-        query: async (sql, params) => (await bigquery.query({ query: sql, params }))[0],
+        // The operator's --where is SQL inside ours: a single SELECT only, under the bytes cap.
+        query: (sql, params) =>
+          selectOnly(bigquery, { query: sql, params }, settings.warehouse?.max_bytes_billed),
         publish: (m) => publisher.publish(m),
         writeLedger: (e) => ledger.write(e),
         onStart: (total) =>

@@ -37,24 +37,54 @@ interface SqlOptions {
   readonly maxRows: string;
 }
 
-/** Runs one query and returns its rows as plain objects (exported for tests and dashboards docs). */
+/** The bytes one query may bill unless `warehouse.max_bytes_billed` says otherwise (10 GiB). */
+export const DEFAULT_MAX_BYTES_BILLED = 10 * 1024 ** 3;
+
+/** Raised for a query that is not a single SELECT; nothing was run. */
+export class NotASelectError extends Error {
+  override name = 'NotASelectError';
+}
+
+/**
+ * Runs a query that holds SQL someone wrote (a whole query, or a `--where` inside ours) only if
+ * a dry run says it is a single SELECT, and caps what it may bill. Returns the client's rows.
+ */
+export async function selectOnly(
+  bigquery: BigQuery,
+  options: Query,
+  maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
+): Promise<Record<string, unknown>[]> {
+  const { maxResults: _, ...probeOptions } = options;
+  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
+  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
+    ?.statistics?.query?.statementType;
+  if (statementType !== 'SELECT')
+    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+  const [rows] = await bigquery.query({ ...options, maximumBytesBilled: String(maxBytesBilled) });
+  return rows as Record<string, unknown>[];
+}
+
+/**
+ * Runs one query people wrote and returns its rows as plain objects. It must be a single
+ * SELECT: a dry run (which BigQuery does not bill) checks the statement type first, so an
+ * INSERT, DELETE, DDL or a multi-statement script never runs. The run itself is capped at
+ * `maxBytesBilled`: BigQuery fails the query rather than bill more.
+ */
 export async function runQuery(
   bigquery: BigQuery,
   p: Plan,
   query: string,
   maxRows: number,
+  maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
 ): Promise<Record<string, unknown>[]> {
   const options: Query = {
     query,
     useLegacySql: false,
     defaultDataset: { projectId: bigquery.projectId, datasetId: p.dataset },
     location: p.location,
-    maxResults: maxRows,
   };
-  const [rows] = await bigquery.query(options);
-  return (rows as Record<string, unknown>[])
-    .slice(0, maxRows)
-    .map((r) => plainValue(r) as Record<string, unknown>);
+  const rows = await selectOnly(bigquery, { ...options, maxResults: maxRows }, maxBytesBilled);
+  return rows.slice(0, maxRows).map((r) => plainValue(r) as Record<string, unknown>);
 }
 
 export function register(program: Command): void {
@@ -87,12 +117,12 @@ export function register(program: Command): void {
       const maxRows = Number(options.maxRows);
       if (!Number.isInteger(maxRows) || maxRows < 1)
         throw new CliError('--max-rows must be a positive integer');
-      const p = (await loadEnvironment(options.env)).plan;
+      const { plan: p, settings } = await loadEnvironment(options.env);
       const endpoint = await warehouseEndpoint(p, process.env, options.dataDir);
       const bigquery = await warehouseClient(p, process.env, options.dataDir);
       let rows: Record<string, unknown>[];
       try {
-        rows = await runQuery(bigquery, p, query, maxRows);
+        rows = await runQuery(bigquery, p, query, maxRows, settings.warehouse?.max_bytes_billed);
       } catch (err) {
         const e = err as { message?: string; code?: unknown };
         if (/ECONNREFUSED/.test(String(e.message))) {

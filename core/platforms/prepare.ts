@@ -5,6 +5,7 @@
 import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 import { applyMapping, type MappedEvent } from '../linkage/engine.ts';
+import { scrubPayload } from '../pii.ts';
 import type { FieldViolation } from '../validation.ts';
 import type {
   DestinationRequirements,
@@ -24,12 +25,23 @@ export type MapResult =
   | { readonly ok: true; readonly mapped: MappedEvent }
   | { readonly ok: false; readonly reason: string };
 
-/** Maps one stored event with the destination's resolved mapping. */
+/** Whether a destination's outgoing payload is scrubbed of PII patterns (docs/delivery.md). */
+export function scrubsPii(destination: Readonly<Destination>): boolean {
+  return destination.scrub_pii ?? destination.type !== 'webhook';
+}
+
+/**
+ * Maps one stored event with the destination's resolved mapping, then (unless the destination
+ * turns it off) scrubs emails and phone numbers from the mapped URLs and text: a final pass
+ * over every target field, so fields a mapping adds later are covered too.
+ */
 export function mapForDestination(destination: Readonly<Destination>, event: StoredEvent): MapResult {
   const mapping = resolveMapping(destination, event.event_name);
   if (mapping === undefined)
     return { ok: false, reason: `no mapping for event ${event.event_name} at ${destination.type}` };
-  return { ok: true, mapped: applyMapping(mapping, event) };
+  const mapped = applyMapping(mapping, event);
+  if (!scrubsPii(destination)) return { ok: true, mapped };
+  return { ok: true, mapped: { event: mapped.event, payload: scrubPayload(mapped.payload) } };
 }
 
 /** A non-secret config value as text, or undefined. */

@@ -187,7 +187,7 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
     return {
       kind: 'bigquery#queryResponse',
       jobReference: { projectId, location },
-      schema: { fields: probe },
+      schema: { fields: probe.fields },
       jobComplete: true,
       totalBytesProcessed: '0',
     };
@@ -207,7 +207,12 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
   return resultsPage(em, projectId, jobId, location, result, params);
 }
 
-export async function dryRun(em: Emulator, projectId: string, cfg: Json): Promise<OutputField[]> {
+/** Checks a query without running it: its output fields and statement type (as BigQuery's dry run). */
+export async function dryRun(
+  em: Emulator,
+  projectId: string,
+  cfg: Json,
+): Promise<{ fields: OutputField[]; statementType: string }> {
   const sql = String(cfg['query'] ?? '');
   const params = parameters(em, cfg);
   const tr = translateOrThrow(
@@ -218,11 +223,13 @@ export async function dryRun(em: Emulator, projectId: string, cfg: Json): Promis
     params,
   );
   checkTablesExist(em, tr.tables);
-  if (tr.kind !== 'select') return [];
-  return em.store.exclusive(async (conn) => {
+  const statementType = STATEMENT_TYPES[tr.kind] ?? 'SELECT';
+  if (tr.kind !== 'select') return { fields: [], statementType };
+  const fields = await em.store.exclusive(async (conn) => {
     const r = await runSql(em, conn, `SELECT * FROM (${tr.sql}) LIMIT 0`);
     return r.columnNames().map((n, i) => fieldForType(outName(n, i), r.columnType(i)));
   });
+  return { fields, statementType };
 }
 
 export function resultsPage(
@@ -279,13 +286,16 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
     );
   }
   if (conf['dryRun'] === true) {
-    const fields = await dryRun(em, projectId, cfg);
+    const { fields, statementType } = await dryRun(em, projectId, cfg);
     return {
       kind: 'bigquery#job',
       jobReference: { projectId, location },
       configuration: { query: cfg, dryRun: true, jobType: 'QUERY' },
       status: { state: 'DONE' },
-      statistics: { totalBytesProcessed: '0', query: { totalBytesProcessed: '0', schema: { fields } } },
+      statistics: {
+        totalBytesProcessed: '0',
+        query: { totalBytesProcessed: '0', schema: { fields }, statementType },
+      },
     };
   }
   if (cfg['destinationTable'])

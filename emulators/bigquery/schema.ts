@@ -29,6 +29,8 @@ export interface FieldSchema {
   mode?: string;
   fields?: FieldSchema[];
   description?: string;
+  /** Column-level security tags: kept and reported back, not enforced (nothing here has IAM). */
+  policyTags?: { names: string[] };
 }
 
 /** BigQuery reports legacy type names in schemas whatever name the caller used. */
@@ -92,6 +94,13 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
       return `Invalid value for mode: ${String(o['mode'])} is not a valid value`;
     const field: FieldSchema = { name, type, mode };
     if (typeof o['description'] === 'string') field.description = o['description'];
+    if (o['policyTags'] !== undefined) {
+      const names = (o['policyTags'] as { names?: unknown } | null)?.names;
+      if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length > 1)
+        return `Invalid value for policyTags at ${path}${name}: names must be a list of at most one policy tag name`;
+      if (type === 'RECORD') return `Field ${path}${name} is type RECORD: policy tags go on its leaf fields`;
+      if (names.length > 0) field.policyTags = { names: [...(names as string[])] };
+    }
     if (type === 'RECORD') {
       const sub = normaliseSchema(o['fields'], `${path}${name}.`);
       if (typeof sub === 'string') return sub;

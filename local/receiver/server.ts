@@ -25,6 +25,14 @@ export interface Received {
   readonly body: unknown;
 }
 
+/** Query parameters that carry a platform credential (GA4's api_secret, Meta's access_token…). */
+const SECRET_PARAMS = /([?&](?:api_secret|access_token)=)[^&#]*/gi;
+
+/** A request path as the page shows it: credentials in its query replaced by REDACTED. */
+export function redactSecrets(path: string): string {
+  return path.replace(SECRET_PARAMS, '$1REDACTED');
+}
+
 /** A platform loopback to mount under `/<prefix>` (forwarded to its own server). */
 export interface MountedPlatform {
   readonly prefix: string;
@@ -104,6 +112,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     if (key !== undefined) {
       const check = verifyWebhookSignature({
         key,
+        method: req.method ?? 'POST',
+        // The URL the sender signed: this receiver's own address (no proxy on loopback) and the path.
+        url: `${ownOrigin()}${req.url ?? '/'}`,
         body: raw,
         timestamp: header(req, WEBHOOK_HEADERS.timestamp),
         signature: header(req, WEBHOOK_HEADERS.signature),
@@ -146,7 +157,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     record({
       at: now().toISOString(),
       destination: p.destination,
-      path: rest,
+      path: redactSecrets(rest),
       ...platformEvent(body),
       verified: null,
       status,
@@ -188,6 +199,9 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         if (!res.headersSent) json(res, 413, { error: (err as Error).message });
       });
   });
+  function ownOrigin(): string {
+    return `http://${options.host ?? '127.0.0.1'}:${(server.address() as AddressInfo).port}`;
+  }
   // Keep-alive connections from the forward function are reused; closing must not wait for them.
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -195,7 +209,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   });
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${options.host ?? '127.0.0.1'}:${port}`,
+    url: ownOrigin(),
     port,
     received: (destination) => log.filter((r) => destination === undefined || r.destination === destination),
     clear: () => {

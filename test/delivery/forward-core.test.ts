@@ -194,10 +194,13 @@ describe('webhook driver', () => {
     const ts = request.headers[WEBHOOK_HEADERS.timestamp];
     assert.equal(ts, String(now.getTime() / 1000));
     const sig = request.headers[WEBHOOK_HEADERS.signature];
-    assert.match(sig ?? '', /^v1=[0-9a-f]{64}$/);
+    assert.match(sig ?? '', /^v2=[0-9a-f]{64}$/);
+    assert.equal(request.headers[WEBHOOK_HEADERS.deliveryId], `${stored.event_id}/${ts}`);
     const verify = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]>) =>
       verifyWebhookSignature({
         key: 'sekrit',
+        method: 'POST',
+        url: request.url,
         body: request.body,
         timestamp: ts,
         signature: sig,
@@ -208,14 +211,20 @@ describe('webhook driver', () => {
     assert.equal(verify({ key: 'other' }).ok, false);
     assert.equal(verify({ body: `${request.body} ` }).ok, false);
     assert.equal(verify({ now: new Date(now.getTime() + 301_000) }).ok, false);
+    assert.equal(verify({ now: new Date(now.getTime() - 301_000) }).ok, false);
+    assert.deepEqual(verify({ now: new Date(now.getTime() + 299_000) }), { ok: true });
+    // The method and URL are signed: a captured request replayed elsewhere does not verify.
+    assert.equal(verify({ url: 'http://127.0.0.1:9/other' }).ok, false);
+    assert.equal(verify({ method: 'PUT' }).ok, false);
     assert.equal(verify({ signature: undefined }).ok, false);
-    assert.deepEqual(verify({ signature: `v1=${'0'.repeat(64)}, ${sig}` }), { ok: true });
+    assert.deepEqual(verify({ signature: `v2=${'0'.repeat(64)}, ${sig}` }), { ok: true });
   });
   it('matches an independently computed HMAC (the documented recipe)', () => {
-    // HMAC-SHA256("key", "1.{}") computed with openssl: echo -n '1.{}' | openssl dgst -sha256 -hmac key
+    // Computed with openssl, as docs/delivery.md shows:
+    // printf '%s\n%s\n%s\n%s' 1 POST https://hooks.example/in '{}' | openssl dgst -sha256 -hmac key
     assert.equal(
-      signWebhook('key', '1', '{}'),
-      'v1=1ba6b8171186efc613e8bcc0cbdab2748f24984d7c5a84faa2637afa0e40d224',
+      signWebhook('key', { timestamp: '1', method: 'POST', url: 'https://hooks.example/in', body: '{}' }),
+      'v2=25cd7bcde7a2a679354ec9a20796eb603c6cd5635b10564e15fddef2c088e3b6',
     );
   });
   it('never sends unsigned: signing_key is a required secret and prepare refuses without it', () => {
@@ -227,7 +236,7 @@ describe('webhook driver', () => {
     const p = webhookDriver.prepare(stored, { ...ctx, destination: { ...hook, test_mode: true } });
     assert.ok(p.ok);
     assert.equal(p.request.headers[WEBHOOK_HEADERS.test], '1');
-    assert.match(p.request.headers[WEBHOOK_HEADERS.signature] ?? '', /^v1=/);
+    assert.match(p.request.headers[WEBHOOK_HEADERS.signature] ?? '', /^v2=/);
   });
   it('refuses a destination without base_url', () => {
     const { base_url: _, ...noUrl } = hook;

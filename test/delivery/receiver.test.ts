@@ -84,10 +84,26 @@ describe('local receiver', () => {
     try {
       const res = await fetch(`${mounted.url}/meta/v21.0/1/events`, { method: 'POST', body: '{"data":[]}' });
       assert.deepEqual(await res.json(), { path: '/v21.0/1/events' });
+      // The platform gets its credential; the page and received.json show it redacted.
+      const secret = await fetch(`${mounted.url}/meta/v21.0/1/events?access_token=tok-123&x=1`, {
+        method: 'POST',
+        body: '{"data":[]}',
+      });
+      assert.deepEqual(await secret.json(), { path: '/v21.0/1/events?access_token=tok-123&x=1' });
+      await fetch(`${mounted.url}/meta/mp/collect?measurement_id=G-1&api_secret=sec-456`, {
+        method: 'POST',
+        body: '{}',
+      });
       assert.deepEqual(
         mounted.received('meta').map((r) => [r.path, r.status]),
-        [['/v21.0/1/events', 200]],
+        [
+          ['/v21.0/1/events', 200],
+          ['/v21.0/1/events?access_token=REDACTED&x=1', 200],
+          ['/mp/collect?measurement_id=G-1&api_secret=REDACTED', 200],
+        ],
       );
+      const page = await (await fetch(`${mounted.url}/received.json`)).text();
+      assert.doesNotMatch(page, /tok-123|sec-456/);
     } finally {
       await mounted.close();
       upstream.close();

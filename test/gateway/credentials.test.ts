@@ -20,6 +20,8 @@ import { startFakeSecretManager } from './fake-secret-manager.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 
+const TOPICS: ReadonlySet<string> = new Set(['events', 'backend_events']);
+
 describe('credentials: tokens and keys', () => {
   it('stores only a salted hash and verifies the secret once issued', () => {
     const { set, secret, record } = issueToken(
@@ -69,16 +71,42 @@ describe('credentials: tokens and keys', () => {
     );
     const k = issueKey(EMPTY_CREDENTIALS, { origins: ['https://shop.example'] }, randomBytes, NOW);
     assert.match(k.secret, /^ebk_/);
+    assert.equal(k.record.events, undefined, 'no list: any event');
+    assert.throws(
+      () =>
+        issueKey(
+          EMPTY_CREDENTIALS,
+          { origins: ['https://shop.example'], events: ['Purchase'] },
+          randomBytes,
+          NOW,
+        ),
+      /event "Purchase" must match/,
+    );
+    const listed = issueKey(
+      EMPTY_CREDENTIALS,
+      { origins: ['https://shop.example'], events: ['page_view', 'page_view', 'view_content'] },
+      randomBytes,
+      NOW,
+    );
+    assert.deepEqual(listed.record.events, ['page_view', 'view_content']);
   });
 
   it('checks publish scopes by topic and by event', () => {
-    assert.equal(canPublish(['publish:*'], 'events', ['x']), true);
-    assert.equal(canPublish(['admin'], 'backend_events', ['x']), true);
-    assert.equal(canPublish(['publish:backend_events'], 'backend_events', ['x']), true);
-    assert.equal(canPublish(['publish:backend_events'], 'events', ['x']), false);
-    assert.equal(canPublish(['publish:search', 'publish:purchase'], 'events', ['search', 'purchase']), true);
-    assert.equal(canPublish(['publish:search'], 'events', ['search', 'purchase']), false);
-    assert.equal(canPublish(['translate:shop'], 'events', ['search']), false);
+    assert.equal(canPublish(['publish:*'], 'events', ['x'], TOPICS), true);
+    assert.equal(canPublish(['admin'], 'backend_events', ['x'], TOPICS), true);
+    assert.equal(canPublish(['publish:backend_events'], 'backend_events', ['x'], TOPICS), true);
+    assert.equal(canPublish(['publish:backend_events'], 'events', ['x'], TOPICS), false);
+    assert.equal(
+      canPublish(['publish:search', 'publish:purchase'], 'events', ['search', 'purchase'], TOPICS),
+      true,
+    );
+    assert.equal(canPublish(['publish:search'], 'events', ['search', 'purchase'], TOPICS), false);
+    assert.equal(canPublish(['translate:shop'], 'events', ['search'], TOPICS), false);
+    // An event scope never reaches another topic, and a topic's name is never an event scope.
+    assert.equal(canPublish(['publish:view_content'], 'backend_events', ['view_content'], TOPICS), false);
+    assert.equal(canPublish(['publish:backend_events'], 'events', ['backend_events'], TOPICS), false);
+    assert.equal(canPublish(['publish:events'], 'events', ['search'], TOPICS), true);
+    assert.equal(canPublish(['publish:events'], 'backend_events', ['search'], TOPICS), false);
   });
 });
 

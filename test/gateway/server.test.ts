@@ -137,6 +137,21 @@ describe('gateway: publishing', () => {
     assert.deepEqual(fieldsOf(bad), ['messages[0].data.content_name', 'messages[0].data.content_type']);
   });
 
+  it('refuses attribute names Pub/Sub reserves (goog…) or sets on dead letters (CloudPubSub…)', async () => {
+    const data = Buffer.from(JSON.stringify(vc())).toString('base64');
+    for (const name of ['googclient_x', 'CloudPubSubDeadLetterSourceSubscription', 'CloudPubSubAnything']) {
+      const a = await post(
+        `${g.url}/v1/projects/test-project/topics/events:publish`,
+        { messages: [{ data, attributes: { [name]: 'admin' } }] },
+        auth,
+      );
+      assert.equal(a.status, 400, name);
+      assert.equal(reasonOf(a), 'INVALID_ENVELOPE', name);
+      assert.match(a.body.error?.message ?? '', /reserved/, name);
+    }
+    assert.equal(pub.published, 0);
+  });
+
   it('parses text/plain bodies (sendBeacon) and gzip, and refuses other types', async () => {
     assert.equal(
       (await post(`${g.url}/v1/topics/events`, vc(), { ...auth, 'content-type': 'text/plain;charset=UTF-8' }))
@@ -268,6 +283,62 @@ describe('gateway: credentials', () => {
       (await post(`${g.url}/v1/topics/events`, vc(), { authorization: `Bearer ${translate}` })).status,
       403,
     );
+  });
+
+  it('an event scope publishes only its event, a topic scope only its topic, in every form', async () => {
+    const eventScoped = { authorization: `Bearer ${await g.mint(['publish:view_content'])}` };
+    const topicScoped = { authorization: `Bearer ${await g.mint(['publish:backend_events'])}` };
+    const search = { event_name: 'search', search_term: 'x' };
+    const envelope = (...events: object[]) => ({
+      messages: events.map((e) => ({ data: Buffer.from(JSON.stringify(e)).toString('base64') })),
+    });
+    const publishUrl = (topic: string) => `${g.url}/v1/projects/test-project/topics/${topic}:publish`;
+    const cases: [string, string, unknown, Record<string, string>, number][] = [
+      [
+        'plain, event path',
+        `${g.url}/v1/topics/view_content`,
+        { content_name: 'S', content_type: 'p' },
+        eventScoped,
+        200,
+      ],
+      ['plain, events topic', `${g.url}/v1/topics/events`, vc(), eventScoped, 200],
+      ['plain, other topic', `${g.url}/v1/topics/backend_events`, vc(), eventScoped, 403],
+      ['plain, foreign event', `${g.url}/v1/topics/events`, search, eventScoped, 403],
+      ['plain batch, one foreign', `${g.url}/v1/topics/events`, [vc(), vc(), search], eventScoped, 403],
+      [':publish plain', publishUrl('events'), vc(), eventScoped, 200],
+      [':publish plain, other topic', publishUrl('backend_events'), vc(), eventScoped, 403],
+      ['envelope', publishUrl('events'), envelope(vc()), eventScoped, 200],
+      ['envelope, other topic', publishUrl('backend_events'), envelope(vc()), eventScoped, 403],
+      ['envelope batch, one foreign', publishUrl('events'), envelope(vc(), search), eventScoped, 403],
+      ['topic scope, plain', `${g.url}/v1/topics/backend_events`, [vc(), search], topicScoped, 200],
+      [
+        'topic scope, event path',
+        `${g.url}/v1/topics/view_content`,
+        { content_name: 'S', content_type: 'p' },
+        topicScoped,
+        403,
+      ],
+      ['topic scope, events topic', `${g.url}/v1/topics/events`, vc(), topicScoped, 403],
+      ['topic scope, :publish', publishUrl('backend_events'), envelope(vc(), search), topicScoped, 200],
+      ['topic scope, :publish events', publishUrl('events'), envelope(vc()), topicScoped, 403],
+      // The topic's name used as an event name does not make the topic scope an event scope.
+      [
+        'topic scope, its name as event',
+        publishUrl('events'),
+        { event_name: 'backend_events' },
+        topicScoped,
+        403,
+      ],
+    ];
+    for (const [name, url, body, headers, status] of cases) {
+      const before = pub.published;
+      const a = await post(url, body, headers);
+      assert.equal(a.status, status, `${name}: ${JSON.stringify(a.body)}`);
+      if (status === 403) {
+        assert.equal(a.body.error?.status, 'PERMISSION_DENIED', name);
+        assert.equal(pub.published, before, `${name} published nothing`);
+      }
+    }
   });
 
   it('takes write keys in ?key= or X-Write-Key, only from their origins', async () => {

@@ -52,6 +52,8 @@ export interface TestGateway {
   /** A write key bound to ORIGIN. */
   readonly key: string;
   mint(scopes: string[], extra?: { expiresAt?: Date; rate?: number }): Promise<string>;
+  /** A write key bound to ORIGIN, with an optional event list and rate. */
+  mintKey(extra?: { events?: string[]; rate?: number }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function startTestGateway(opts: {
   google?: GoogleIdentity;
   clock?: () => number;
   bodyTimeoutMs?: number;
+  log?: (entry: Record<string, unknown>) => void;
 }): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -80,10 +83,21 @@ export async function startTestGateway(opts: {
       return { set: r.set, result: r.secret };
     });
   const token = await mint(['publish:*']);
-  const key = await store.update((set) => {
-    const r = issueKey(set, { origins: [ORIGIN], rateLimitPerSecond: 100_000 }, randomBytes, now);
-    return { set: r.set, result: r.secret };
-  });
+  const mintKey = (extra: { events?: string[]; rate?: number } = {}) =>
+    store.update((set) => {
+      const r = issueKey(
+        set,
+        {
+          origins: [ORIGIN],
+          rateLimitPerSecond: extra.rate ?? 100_000,
+          ...(extra.events ? { events: extra.events } : {}),
+        },
+        randomBytes,
+        now,
+      );
+      return { set: r.set, result: r.secret };
+    });
+  const key = await mintKey();
   const credentials = await startCredentialCache(store, () => {}, Date.now, 0);
   const settings = opts.settings ?? baseSettings();
   const deps: GatewayDeps = {
@@ -92,6 +106,7 @@ export async function startTestGateway(opts: {
     newId: () => crypto.randomUUID(),
     ...(opts.google ? { google: opts.google } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
+    ...(opts.log ? { log: opts.log } : {}),
   };
   const server: Server = createGateway(
     {
@@ -113,6 +128,7 @@ export async function startTestGateway(opts: {
     token,
     key,
     mint,
+    mintKey,
     async close() {
       credentials.close();
       server.closeAllConnections();

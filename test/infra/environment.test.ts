@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REQUIRED_APIS } from '../../infra/apis.ts';
+import { COLUMN_SECURITY_APIS, REQUIRED_APIS } from '../../infra/apis.ts';
+import { PII_COLUMNS } from '../../infra/column-security.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { BUILD_ROLES } from '../../infra/identities.ts';
@@ -11,6 +12,7 @@ import {
   BUNDLES,
   type Declared,
   declare,
+  mockPolicyTag,
   ofType,
   PROJECT_NUMBER,
   type Recorded,
@@ -96,7 +98,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   it('declares resources in the counts the plan implies', () => {
     const { plan } = config;
     const counts: [string, number][] = [
-      [T.api, REQUIRED_APIS.length],
+      [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length],
       [T.topic, plan.topics.length],
       [T.subscription, plan.subscriptions.length],
       [T.function, plan.functions.length],
@@ -190,7 +192,35 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     );
     assert.equal(env['EVENTBUS_TOKEN_STORE'], 'secret:eventbus-tokens');
     assert.equal(env['HOST'], '0.0.0.0');
-    one(T.runMember, (m) => m.inputs['member'] === 'allUsers' && m.inputs['role'] === 'roles/run.invoker');
+    // Public through Cloud Run's invoker switch: Domain Restricted Sharing refuses allUsers.
+    assert.equal(gateway!.inputs['invokerIamDisabled'], true);
+    const everything = JSON.stringify(recorded.resources.map((r) => r.inputs));
+    assert.doesNotMatch(everything, /allUsers|allAuthenticatedUsers/);
+  });
+
+  it('starts the functions’ builds only after the build account holds its roles', () => {
+    const grants = byType(T.projectMember).filter(
+      (m) => m.inputs['member'] === `serviceAccount:${sa('build')}`,
+    );
+    assert.deepEqual(grants.map((g) => g.inputs['role']).sort(), [...BUILD_ROLES].sort());
+    for (const fn of byType(T.function)) {
+      const deps = recorded.dependsOn.get(fn.name) ?? [];
+      for (const g of grants) assert.ok(deps.includes(g.name), `${fn.name} waits for ${g.name}`);
+    }
+  });
+
+  it('lets Cloud Run’s service agent read the archives (the gateway’s build-less source deploy)', () => {
+    const readers = byType('gcp:storage/bucketIAMMember:BucketIAMMember').map((m) => [
+      m.inputs['role'],
+      m.inputs['member'],
+    ]);
+    assert.deepEqual(readers.sort(), [
+      ['roles/storage.objectViewer', `serviceAccount:${sa('build')}`],
+      [
+        'roles/storage.objectViewer',
+        `serviceAccount:service-${PROJECT_NUMBER}@serverless-robot-prod.iam.gserviceaccount.com`,
+      ],
+    ]);
   });
 
   it('tells the gateway its own deterministic URL as the ID-token audience, and exports it', () => {
@@ -277,7 +307,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(tables.length, config.plan.tables.length);
     for (const t of config.plan.tables) {
       const declared = one(T.table, (d) => d.inputs['tableId'] === t.name && !d.inputs['view']);
-      assert.deepEqual(JSON.parse(declared.inputs['schema']), JSON.parse(JSON.stringify(t.columns)), t.name);
+      const untagged = JSON.stringify(JSON.parse(declared.inputs['schema']), (k, v) =>
+        k === 'policyTags' ? undefined : v,
+      );
+      assert.deepEqual(JSON.parse(untagged), JSON.parse(JSON.stringify(t.columns)), t.name);
       assert.equal(declared.inputs['timePartitioning']?.field, t.timePartitioning?.field, t.name);
       assert.equal(
         declared.inputs['timePartitioning']?.expirationMs,
@@ -296,6 +329,36 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(outputs.dataset, 'events');
   });
 
+  it('column-level security: the pii tag on exactly the PII columns, a SHA-256 masking rule on it', () => {
+    const tag = mockPolicyTag(PROJECT, 'eu');
+    const [taxonomy] = byType('gcp:datacatalog/taxonomy:Taxonomy');
+    assert.deepEqual(taxonomy?.inputs['activatedPolicyTypes'], ['FINE_GRAINED_ACCESS_CONTROL']);
+    assert.equal(taxonomy?.inputs['region'], 'eu', 'where the dataset is (EU)');
+    const [rule, ...more] = byType('gcp:bigquerydatapolicy/dataPolicy:DataPolicy');
+    assert.equal(more.length, 0);
+    assert.equal(rule?.inputs['policyTag'], tag);
+    assert.equal(rule?.inputs['dataPolicyType'], 'DATA_MASKING_POLICY');
+    assert.deepEqual(rule?.inputs['dataMaskingPolicy'], { predefinedExpression: 'SHA256' });
+    const tagged = (
+      fields: { name: string; fields?: unknown[]; policyTags?: { names: string[] } }[],
+      prefix = '',
+    ): string[] =>
+      fields.flatMap((f) => {
+        if (f.fields) return tagged(f.fields as typeof fields, `${prefix}${f.name}.`);
+        if (f.policyTags) assert.deepEqual(f.policyTags.names, [tag]);
+        return f.policyTags ? [`${prefix}${f.name}`] : [];
+      });
+    for (const t of config.plan.tables) {
+      const declared = one(T.table, (d) => d.inputs['tableId'] === t.name && !d.inputs['view']);
+      assert.deepEqual(
+        tagged(JSON.parse(declared.inputs['schema'])),
+        [...(PII_COLUMNS[t.name] ?? [])],
+        t.name,
+      );
+    }
+    assert.ok(byType(T.api).some((a) => a.inputs['service'] === 'bigquerydatapolicy.googleapis.com'));
+  });
+
   it('gives analysts dataViewer on the dataset, and each function dataEditor on the tables it writes only', () => {
     const members = byType(T.datasetMember).map((m) => `${m.inputs['member']} ${m.inputs['role']}`);
     assert.deepEqual(members, ['group:analytics@acme.example roles/bigquery.dataViewer']);
@@ -311,6 +374,15 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('forward')} roles/bigquery.dataEditor events.deliveries`,
       ].sort(),
     );
+  });
+
+  it('counts the gateway’s refused requests in a log-based metric, by status and reason', () => {
+    const [metric, ...more] = byType('gcp:logging/metric:Metric');
+    assert.equal(more.length, 0);
+    assert.equal(metric?.inputs['name'], 'eventbus/auth_refusals');
+    assert.match(metric?.inputs['filter'], /service_name = "gateway"/);
+    assert.match(metric?.inputs['filter'], /jsonPayload\.refusal\.status >= 401/);
+    assert.deepEqual(Object.keys(metric?.inputs['labelExtractors']).sort(), ['reason', 'status']);
   });
 
   it('alerts on every dead-letter backlog and on each function’s errors', () => {

@@ -76,7 +76,10 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
   });
 
   it('lets the Pub/Sub service agent publish to each dead-letter topic and ack each source subscription', () => {
-    assert.ok(recorded.calls.some((c) => c.token === 'gcp:organizations/getProject:getProject'));
+    // The agent is declared (so it exists on a fresh project) and every binding waits for it.
+    const [identity, ...more] = ofType(recorded, 'gcp:projects/serviceIdentity:ServiceIdentity');
+    assert.equal(more.length, 0);
+    assert.equal(identity?.inputs['service'], 'pubsub.googleapis.com');
     const agent = `serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com`;
     const withDl = config.plan.subscriptions.filter((s) => s.deadLetterPolicy);
     const publishers = ofType(recorded, 'gcp:pubsub/topicIAMMember:TopicIAMMember');
@@ -90,7 +93,24 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
       withDl.map((s) => s.name).sort(),
     );
     for (const m of [...publishers, ...subscribers]) assert.equal(m.inputs['member'], agent);
+    for (const m of [...publishers, ...subscribers])
+      assert.deepEqual(recorded.dependsOn.get(m.name), [identity?.name], `${m.name} waits for the agent`);
     assert.ok(publishers.every((p) => p.inputs['role'] === 'roles/pubsub.publisher'));
     assert.ok(subscribers.every((p) => p.inputs['role'] === 'roles/pubsub.subscriber'));
+  });
+
+  it('lets the agent mint the push account’s OIDC tokens (older projects), on that account only', () => {
+    const agent = `serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-pubsub.iam.gserviceaccount.com`;
+    const grants = ofType(recorded, 'gcp:serviceaccount/iAMMember:IAMMember');
+    assert.deepEqual(
+      grants.map((g) => [g.inputs['serviceAccountId'], g.inputs['role'], g.inputs['member']]),
+      [
+        [
+          `projects/acme-outdoor-prod/serviceAccounts/${PUSH_SA}`,
+          'roles/iam.serviceAccountTokenCreator',
+          agent,
+        ],
+      ],
+    );
   });
 });

@@ -10,6 +10,11 @@ import { REPO_ROOT } from '../../infra/config.ts';
 import type { BundleManifest } from '../../scripts/build-functions.ts';
 
 export const PROJECT_NUMBER = '123456789012';
+const MOCK_TAXONOMY = '1111';
+const MOCK_POLICY_TAG = '2222';
+/** The `pii` policy tag's name under mocks (project, location `eu`, the mock ids). */
+export const mockPolicyTag = (project: string, location: string) =>
+  `projects/${project}/locations/${location}/taxonomies/${MOCK_TAXONOMY}/policyTags/${MOCK_POLICY_TAG}`;
 
 export interface Declared {
   readonly type: string;
@@ -22,11 +27,13 @@ export interface Declared {
 export interface Recorded {
   readonly resources: Declared[];
   readonly calls: { token: string; inputs: Record<string, unknown> }[];
+  /** Logical name → the logical names of its explicit `dependsOn` (as declared, not inherited). */
+  readonly dependsOn: Map<string, string[]>;
 }
 
 /** Runs `build` against the mocks and resolves once every registration has drained. */
 export async function declare(build: () => unknown): Promise<Recorded> {
-  const recorded: Recorded = { resources: [], calls: [] };
+  const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map() };
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -47,8 +54,23 @@ export async function declare(build: () => unknown): Promise<Recorded> {
     'test',
     false,
   );
-  const result = build();
-  if (result instanceof Promise) await result;
+  // Inside a stack, so a stack transformation sees every resource's options: the mocks are not
+  // told what a resource depends on, and first-deploy ordering is part of what tests check.
+  await pulumi.runtime.runInPulumiStack(async () => {
+    pulumi.runtime.registerStackTransformation((args) => {
+      const deps = args.opts.dependsOn;
+      const list = Array.isArray(deps) ? deps : deps === undefined ? [] : [deps];
+      // `__name` is the logical name Pulumi keeps on every resource object.
+      recorded.dependsOn.set(
+        args.name,
+        list.map((d) => String((d as unknown as { __name?: string }).__name ?? '?')),
+      );
+      return undefined;
+    });
+    const result = build();
+    if (result instanceof Promise) await result;
+    return {};
+  });
   // Waits for every outstanding registration (and the applies that create more resources).
   await pulumi.runtime.disconnect();
   return recorded;
@@ -81,6 +103,18 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
           service: `projects/${project}/locations/${inputs['location']}/services/${inputs['name']}`,
         },
       };
+    case 'gcp:datacatalog/taxonomy:Taxonomy':
+      return {
+        ...inputs,
+        id: `projects/${project}/locations/${inputs['region']}/taxonomies/${MOCK_TAXONOMY}`,
+      };
+    case 'gcp:datacatalog/policyTag:PolicyTag':
+      return { ...inputs, name: `${inputs['taxonomy']}/policyTags/${MOCK_POLICY_TAG}` };
+    case 'gcp:projects/serviceIdentity:ServiceIdentity': {
+      // Google's agent naming: service-<project number>@gcp-sa-<service>.iam.gserviceaccount.com.
+      const email = `service-${PROJECT_NUMBER}@gcp-sa-${String(inputs['service']).split('.')[0]}.iam.gserviceaccount.com`;
+      return { ...inputs, email, member: `serviceAccount:${email}` };
+    }
     case 'gcp:cloudrunv2/service:Service':
       return { ...inputs, uri: `https://${inputs['name']}-mock-ew.a.run.app` };
     case 'gcp:storage/bucketObject:BucketObject':

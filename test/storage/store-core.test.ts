@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { sha256 } from '../../core/pii.ts';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
 import {
@@ -116,6 +117,16 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
       attributes: { CloudPubSubDeadLetterSourceSubscription: 'backend_events-store' },
     });
     assert.equal(topicOf(dead, config), 'backend_events');
+    // A producer-set attribute never decides the topic column (the issue's forged `admin`).
+    const forged = message(viewContent, { attributes: { CloudPubSubDeadLetterSourceSubscription: 'admin' } });
+    assert.equal(topicOf(forged, config), 'events');
+    const forgedDead = message(viewContent, {
+      subscription: 'projects/p/subscriptions/events-store-dead-letter-backlog',
+      attributes: { CloudPubSubDeadLetterSourceSubscription: 'backend_events-store' },
+    });
+    assert.equal(topicOf(forgedDead, config), 'events');
+    const out = messageRows(forged, config, NOW);
+    assert.equal(out.row.json['topic'], 'events');
   });
 
   it('turns a native event into an events row: event_id from the messageId, event_time from the publishTime', () => {
@@ -203,6 +214,59 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
     assert.match((out.row.json['user'] as { email: string }).email, /^[0-9a-f]{64}$/);
     assert.deepEqual(out.row.json['device'], { locale: 'en' });
     assert.equal(out.event.user?.email, ' A@B.example ', 'the decision layer still sees the event as sent');
+  });
+
+  it('applies the PII policy to invalid_events.payload too, keeping its shape', () => {
+    const pii = {
+      ...settings,
+      pii: { hash_in_warehouse: ['user.email', 'user.phone'], drop: ['device.ip'] },
+    };
+    const cfg = storeConfig(pii, plan(pii));
+    const raw = {
+      event_name: 'view_content',
+      user: { email: 'ann@example.com', phone: '+4915112345678', country: 'de' },
+      device: { ip: '203.0.113.9', locale: 'en' },
+    };
+    const out = messageRows(message(raw), cfg, NOW);
+    assert.equal(out.kind, 'invalid', 'content_name and content_type are missing');
+    const payload = JSON.parse(out.row.json['payload'] as string);
+    assert.deepEqual(Object.keys(payload), ['event_name', 'user', 'device']);
+    assert.equal(payload.user.email, sha256('ann@example.com'));
+    assert.equal(payload.user.phone, sha256('+4915112345678'));
+    assert.equal(payload.user.country, 'de');
+    assert.deepEqual(payload.device, { locale: 'en' });
+    // Text that is not JSON has no fields to find: emails and phone numbers are replaced.
+    const text = messageRows(message('contact ann@example.com or +49 151 1234 5678 {'), cfg, NOW);
+    assert.equal(text.row.json['payload'], 'contact REDACTED or REDACTED {');
+    // Without a policy the payload is kept byte for byte.
+    const plain = messageRows(message(raw), config, NOW);
+    assert.equal(plain.row.json['payload'], JSON.stringify(raw));
+  });
+
+  it('hashes or drops event fields named event_data.<field>, in events and in invalid payloads', () => {
+    const pii = {
+      ...settings,
+      pii: { hash_in_warehouse: ['event_data.customer_email'], drop: ['event_data.notes'] },
+    };
+    const cfg = storeConfig(pii, plan(pii));
+    const ok = messageRows(
+      message({ ...viewContent, customer_email: 'Ann@Example.com', notes: 'x' }),
+      cfg,
+      NOW,
+    );
+    assert.equal(ok.kind, 'event');
+    const data = JSON.parse(ok.row.json['event_data'] as string);
+    assert.equal(data.customer_email, sha256('ann@example.com'));
+    assert.equal(data.notes, undefined);
+    // In the raw payload of an invalid event the field may be top-level, as the producer sent it.
+    const bad = messageRows(
+      message({ event_name: 'view_content', customer_email: 'ann@example.com', notes: 'x' }),
+      cfg,
+      NOW,
+    );
+    assert.equal(bad.kind, 'invalid');
+    const payload = JSON.parse(bad.row.json['payload'] as string);
+    assert.deepEqual(payload, { event_name: 'view_content', customer_email: sha256('ann@example.com') });
   });
 
   it('keeps a stray request body with a content-hash insertId', () => {

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { runQuery } from '../../cli/commands/sql.ts';
+import { runQuery, selectOnly } from '../../cli/commands/sql.ts';
+import { sliceQuery } from '../../core/delivery/replay.ts';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow } from '../../core/rows.ts';
 import { messageRows, storeConfig } from '../../core/store.ts';
@@ -151,6 +152,29 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
   after(async () => {
     await emu?.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs only a single SELECT: DML, DDL and scripts are refused by a dry run before anything runs', async () => {
+    const count = async () =>
+      Number((await runQuery(bigquery, p, 'SELECT COUNT(*) AS n FROM deliveries', 10))[0]?.['n']);
+    const before = await count();
+    for (const q of [
+      "DELETE FROM deliveries WHERE destination = 'meta'",
+      "INSERT INTO deliveries (destination) VALUES ('x')",
+      'DROP TABLE deliveries',
+    ]) {
+      await assert.rejects(runQuery(bigquery, p, q, 10), (e: Error) => {
+        assert.equal(e.name, 'NotASelectError', `${q}: ${e.message}`);
+        return true;
+      });
+    }
+    await assert.rejects(runQuery(bigquery, p, 'SELECT 1; DELETE FROM deliveries WHERE TRUE', 10));
+    // replay --where is SQL inside the slice query: the same guard keeps it a single SELECT.
+    const injected = sliceQuery(bigquery.projectId, p.dataset, 'TRUE); DELETE FROM deliveries WHERE (TRUE');
+    await assert.rejects(
+      selectOnly(bigquery, { query: injected, params: { from: new Date(0), to: new Date() } }),
+    );
+    assert.equal(await count(), before, 'nothing was deleted or inserted');
   });
 
   it('runs every view of the plan', async () => {

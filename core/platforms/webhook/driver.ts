@@ -1,11 +1,14 @@
 /**
  * The webhook destination: a JSON POST of the stored event to `base_url` + `config.path`,
- * signed with HMAC-SHA256 over `<timestamp>.<body>` with the `signing_key` secret, so a
- * receiver can check both origin and freshness (docs/delivery.md has the snippet).
+ * signed with HMAC-SHA256 over the timestamp, method, URL and body with the `signing_key`
+ * secret, so a receiver can check origin, freshness and that the request was meant for this
+ * URL (docs/delivery.md has the snippet).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { StoredEvent } from '../../event.ts';
+import { scrubPayload } from '../../pii.ts';
 import type { Driver, DriverContext, InboundResponse, Outcome, Prepared } from '../driver.ts';
+import { scrubsPii } from '../prepare.ts';
 import { WEBHOOK_RULES } from './rules.ts';
 
 export const WEBHOOK_HEADERS = Object.freeze({
@@ -13,24 +16,49 @@ export const WEBHOOK_HEADERS = Object.freeze({
   signature: 'x-eventbus-signature',
   eventId: 'x-eventbus-event-id',
   eventName: 'x-eventbus-event-name',
+  deliveryId: 'x-eventbus-delivery-id',
   test: 'x-eventbus-test',
 });
 
 /** Signatures older or newer than this are refused by verifyWebhookSignature by default. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
 
-/** `v1=<hex HMAC-SHA256(key, timestamp + "." + body)>`. */
-export function signWebhook(key: string, timestamp: string, body: string): string {
-  return `v1=${createHmac('sha256', key).update(`${timestamp}.${body}`).digest('hex')}`;
+/** What a webhook signature covers. */
+export interface SignedParts {
+  readonly timestamp: string;
+  readonly method: string;
+  /** The URL as the destination's settings name it (base_url + config.path), not as a proxy rewrote it. */
+  readonly url: string;
+  readonly body: string;
 }
 
 /**
- * Checks a webhook signature header against the body and timestamp (constant-time), and
- * that the timestamp is within `toleranceSeconds` of `now` (replay protection).
- * The header may carry several `v1=` values (key rotation): any match is accepted.
+ * `v2=<hex HMAC-SHA256(key, timestamp LF method LF url LF body)>`. Newlines separate the parts
+ * because none of the first three can hold one, so no two requests share a signed text. (v1
+ * signed only `timestamp.body`: a captured request could be replayed to another URL.)
+ */
+export function signWebhook(key: string, parts: SignedParts): string {
+  const text = `${parts.timestamp}\n${parts.method.toUpperCase()}\n${parts.url}\n${parts.body}`;
+  return `v2=${createHmac('sha256', key).update(text).digest('hex')}`;
+}
+
+/** Where a webhook is sent, and the URL its signature covers: base_url + config.path. */
+export const webhookUrl = (baseUrl: string, path: string | undefined) =>
+  `${baseUrl.replace(/\/+$/, '')}${path ?? ''}`;
+
+/** The delivery id: one per signed attempt, from signed parts (event id in the body, timestamp). */
+export const webhookDeliveryId = (eventId: string, timestamp: string) => `${eventId}/${timestamp}`;
+
+/**
+ * Checks a webhook signature header against the method, URL, body and timestamp
+ * (constant-time), and that the timestamp is within `toleranceSeconds` of `now`, which bounds
+ * replays to that window (a receiver rejects a delivery id it has seen within it).
+ * The header may carry several `v2=` values (key rotation): any match is accepted.
  */
 export function verifyWebhookSignature(input: {
   readonly key: string;
+  readonly method: string;
+  readonly url: string;
   readonly body: string;
   readonly timestamp: string | undefined;
   readonly signature: string | undefined;
@@ -44,7 +72,9 @@ export function verifyWebhookSignature(input: {
   const age = Math.abs(input.now.getTime() / 1000 - Number(timestamp));
   if (age > (input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS))
     return { ok: false, reason: 'timestamp outside the tolerance window' };
-  const expected = Buffer.from(signWebhook(input.key, timestamp, input.body));
+  const expected = Buffer.from(
+    signWebhook(input.key, { timestamp, method: input.method, url: input.url, body: input.body }),
+  );
   const ok = signature
     .split(',')
     .map((s) => Buffer.from(s.trim()))
@@ -58,8 +88,8 @@ function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
   const path = destination.config?.['path'];
   if (path !== undefined && (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))))
     return { ok: false, reason: 'config.path must be a string starting with "/"' };
-  const url = `${destination.base_url.replace(/\/+$/, '')}${path ?? ''}`;
-  const body = JSON.stringify(event);
+  const url = webhookUrl(destination.base_url, path);
+  const body = JSON.stringify(scrubsPii(destination) ? scrubPayload(event) : event);
   const timestamp = String(Math.floor(ctx.now.getTime() / 1000));
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -67,11 +97,12 @@ function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
     [WEBHOOK_HEADERS.eventId]: event.event_id,
     [WEBHOOK_HEADERS.eventName]: event.event_name,
     [WEBHOOK_HEADERS.timestamp]: timestamp,
+    [WEBHOOK_HEADERS.deliveryId]: webhookDeliveryId(event.event_id, timestamp),
   };
   // Always signed: a webhook without its key is not sent (the settings check requires it).
   const key = ctx.secrets['signing_key'];
   if (!key) return { ok: false, reason: `secret signing_key is missing for destination ${destination.id}` };
-  headers[WEBHOOK_HEADERS.signature] = signWebhook(key, timestamp, body);
+  headers[WEBHOOK_HEADERS.signature] = signWebhook(key, { timestamp, method: 'POST', url, body });
   if (destination.test_mode) headers[WEBHOOK_HEADERS.test] = '1';
   return { ok: true, request: { method: 'POST', url, redactedUrl: url, headers, body } };
 }

@@ -52,6 +52,38 @@ describe('BigQuery emulator API: tables', () => {
       );
     });
 
+    it('keeps policy tags in the schema (column-level security is declared, not enforced here)', async () => {
+      const tag = 'projects/p/locations/eu/taxonomies/1/policyTags/2';
+      const [table] = await bq.dataset('tables').createTable('tagged', {
+        schema: {
+          fields: [
+            { name: 'id', type: 'STRING' },
+            {
+              name: 'user',
+              type: 'RECORD',
+              fields: [{ name: 'email', type: 'STRING', policyTags: { names: [tag] } }],
+            },
+          ],
+        },
+      });
+      const [md] = await table.getMetadata();
+      assert.deepStrictEqual(md.schema.fields[1].fields[0].policyTags, { names: [tag] });
+      assert.equal(md.schema.fields[0].policyTags, undefined);
+      await table.insert([{ id: 'a', user: { email: 'ann@example.com' } }]);
+      const [rows] = await table.getRows();
+      assert.equal(rows[0]?.['user'].email, 'ann@example.com', 'not masked: the emulator enforces nothing');
+      await rejectsWith(
+        bq.dataset('tables').createTable('bad_tags', {
+          schema: {
+            fields: [{ name: 'x', type: 'STRING', policyTags: { names: 'nope' as unknown as string[] } }],
+          },
+        }),
+        400,
+        'invalid',
+        /policyTags/,
+      );
+    });
+
     it('round-trips every type through insertAll, tabledata.list and a query', async () => {
       const table = bq.dataset('tables').table('all_types');
       const row = {

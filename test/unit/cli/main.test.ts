@@ -139,16 +139,24 @@ describe('cli: start-up and shutdown', () => {
   });
 
   it('sql prints the rows of the configured BigQuery endpoint as JSON and exits', async () => {
-    const bq = await fakeBigQuery(() => ({
+    const bq = await fakeBigQuery((path) => ({
       status: 200,
-      body: {
-        kind: 'bigquery#queryResponse',
-        schema: { fields: [{ name: 'n', type: 'INTEGER', mode: 'NULLABLE' }] },
-        jobReference: { projectId: 'local-project', jobId: 'j1', location: 'EU' },
-        totalRows: '1',
-        rows: [{ f: [{ v: '42' }] }],
-        jobComplete: true,
-      },
+      // The dry run (jobs.insert) that checks the statement is a SELECT, then jobs.query.
+      body: path.includes('/jobs')
+        ? {
+            kind: 'bigquery#job',
+            jobReference: { projectId: 'local-project', location: 'EU' },
+            status: { state: 'DONE' },
+            statistics: { query: { statementType: 'SELECT', totalBytesProcessed: '0' } },
+          }
+        : {
+            kind: 'bigquery#queryResponse',
+            schema: { fields: [{ name: 'n', type: 'INTEGER', mode: 'NULLABLE' }] },
+            jobReference: { projectId: 'local-project', jobId: 'j1', location: 'EU' },
+            totalRows: '1',
+            rows: [{ f: [{ v: '42' }] }],
+            jobComplete: true,
+          },
     }));
     try {
       const r = await cliWithEnv(['sql', 'SELECT 42 AS n', '--format', 'json'], {
@@ -178,13 +186,13 @@ describe('cli: start-up and shutdown', () => {
 });
 
 /** A BigQuery stand-in on loopback: answers every request with `answer()`, keeps connections alive. */
-async function fakeBigQuery(answer: () => { status: number; body: unknown }) {
+async function fakeBigQuery(answer: (path: string) => { status: number; body: unknown }) {
   let requests = 0;
   const server = createServer((req, res) => {
     requests++;
     req.resume();
     req.on('end', () => {
-      const a = answer();
+      const a = answer(req.url ?? '/');
       res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
     });
   });

@@ -1,0 +1,130 @@
+/**
+ * BigQuery column-level security for personal data: a policy-tag taxonomy with one `pii` tag,
+ * put on the PII columns of the warehouse tables, and a data-masking rule (SHA-256) on that
+ * tag. Analysts read those columns as SHA-256 (Masked Reader on the rule); the settings'
+ * `pii_readers` read them raw (Fine-Grained Reader on the tag); anybody else who can read the
+ * table gets an access error when a query selects them. Declared only when the settings ask
+ * (`pii.column_security: true`); the local emulator keeps tags in schemas but enforces nothing.
+ */
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import type { Plan } from '../core/plan.ts';
+import { type ColumnPlan, TABLES } from '../core/warehouse.ts';
+
+/**
+ * Columns that hold personal data directly, per table (dotted paths into RECORDs). Masking
+ * applies to STRING columns: `event_data` (JSON) cannot carry a masked tag, which is why
+ * `store` hashes or drops listed fields before they get there (docs/storage.md).
+ */
+export const PII_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  [TABLES.events]: [
+    'user.email',
+    'user.phone',
+    'user.first_name',
+    'user.last_name',
+    'user.date_of_birth',
+    'user.postal_code',
+    'user.external_id',
+    'device.ip',
+  ],
+  // The raw payload keeps whatever the producer sent, personal data included.
+  [TABLES.invalidEvents]: ['payload'],
+});
+
+/** The masking rule's id: letters, digits and underscores only (BigQuery data policy ids). */
+export const dataPolicyId = (environment: string) =>
+  `${environment.replace(/[^A-Za-z0-9_]/g, '_')}_pii_sha256`;
+
+export interface ColumnSecurityArgs {
+  readonly plan: Plan;
+  /** See masked values (SHA-256) of the PII columns. */
+  readonly analysts: readonly string[];
+  /** See raw values of the PII columns. */
+  readonly piiReaders: readonly string[];
+}
+
+export class ColumnSecurity extends pulumi.ComponentResource {
+  /** The `pii` policy tag's resource name, for table schemas' `policyTags.names`. */
+  readonly piiTag: pulumi.Output<string>;
+
+  constructor(name: string, args: ColumnSecurityArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('eventbus:infra:ColumnSecurity', name, {}, opts);
+    const { plan } = args;
+    const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
+    // Taxonomies live where the dataset does (multi-regions `EU`/`US` are `eu`/`us` here).
+    const location = plan.location.toLowerCase();
+    const taxonomy = new gcp.datacatalog.Taxonomy(
+      `${name}-pii-taxonomy`,
+      {
+        project: plan.project,
+        region: location,
+        displayName: `eventbus ${plan.environment} personal data`,
+        description: 'Columns of the eventbus warehouse that hold personal data',
+        activatedPolicyTypes: ['FINE_GRAINED_ACCESS_CONTROL'],
+      },
+      child,
+    );
+    const tag = new gcp.datacatalog.PolicyTag(
+      `${name}-pii-tag`,
+      {
+        taxonomy: taxonomy.id,
+        displayName: 'pii',
+        description: 'Personal data: raw to pii_readers, SHA-256 to analysts',
+      },
+      { parent: this },
+    );
+    const policyId = dataPolicyId(plan.environment);
+    const rule = new gcp.bigquerydatapolicy.DataPolicy(
+      `${name}-pii-masking`,
+      {
+        project: plan.project,
+        location,
+        dataPolicyId: policyId,
+        policyTag: tag.name,
+        dataPolicyType: 'DATA_MASKING_POLICY',
+        dataMaskingPolicy: { predefinedExpression: 'SHA256' },
+      },
+      { parent: this },
+    );
+    for (const reader of args.piiReaders) {
+      new gcp.datacatalog.PolicyTagIamMember(
+        `${name}-pii-reader-${reader}`,
+        { policyTag: tag.name, role: 'roles/datacatalog.categoryFineGrainedReader', member: reader },
+        { parent: this },
+      );
+    }
+    for (const analyst of args.analysts) {
+      new gcp.bigquerydatapolicy.DataPolicyIamMember(
+        `${name}-pii-masked-${analyst}`,
+        {
+          project: plan.project,
+          location,
+          dataPolicyId: rule.dataPolicyId,
+          role: 'roles/bigquerydatapolicy.maskedReader',
+          member: analyst,
+        },
+        { parent: this },
+      );
+    }
+    this.piiTag = tag.name;
+    this.registerOutputs({ piiTag: this.piiTag });
+  }
+}
+
+/**
+ * A table schema (BigQuery REST JSON) with `policyTags` on the listed columns; other columns
+ * unchanged. Paths into RECORDs follow their `fields`.
+ */
+export function withPolicyTags(
+  columns: readonly ColumnPlan[],
+  paths: readonly string[],
+  tag: string,
+): unknown[] {
+  const tagAt = (fields: readonly ColumnPlan[], prefix: string): unknown[] =>
+    fields.map((f) => {
+      const path = `${prefix}${f.name}`;
+      if (f.fields) return { ...f, fields: tagAt(f.fields, `${path}.`) };
+      return paths.includes(path) ? { ...f, policyTags: { names: [tag] } } : f;
+    });
+  return tagAt(columns, '');
+}
