@@ -114,8 +114,11 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
     const interpret = (response: InboundResponse): ForwardResult => {
       const outcome = driver.interpret(response, ctx);
       switch (outcome.status) {
-        case 'delivered':
-          return done(true, row('delivered', outcome.detail, outcome.httpStatus));
+        case 'delivered': {
+          // What the driver left out travels in the delivered row's reason, so it is never silent.
+          const note = [prepared.dropped, outcome.detail].filter(Boolean).join('; ') || undefined;
+          return done(true, row('delivered', note, outcome.httpStatus));
+        }
         case 'rejected':
           return done(true, row('rejected', outcome.reason, outcome.httpStatus));
         case 'retry':

@@ -37,7 +37,12 @@ export type Outcome =
 
 /** Either a request to send, or the reason nothing may be sent (mapping or target check failed). */
 export type Prepared =
-  | { readonly ok: true; readonly request: OutboundRequest }
+  | {
+      readonly ok: true;
+      readonly request: OutboundRequest;
+      /** Parts of the event left out so the rest could be sent (a bad item line), in words. */
+      readonly dropped?: string;
+    }
   | { readonly ok: false; readonly reason: string };
 
 export interface DriverContext {

@@ -66,9 +66,6 @@ export function configProblem(ctx: DriverContext, needs: DestinationRequirements
   return undefined;
 }
 
-/** One platform event built from a stored event, or why it cannot be sent. */
-export type Built = { ok: true; event: Record<string, unknown> } | { ok: false; reason: string };
-
 /**
  * Maps one stored event for the destination, shapes it as the platform's event and checks it
  * against the platform's rules: a payload that fails is not sent, and the reason says why.
@@ -78,14 +75,17 @@ export function buildChecked(
   ctx: DriverContext,
   shape: (mapped: MappedEvent) => Record<string, unknown>,
   check: (platformEvent: Record<string, unknown>) => FieldViolation[],
-): Built {
+  /** Removes the parts the platform would refuse but the event can do without; says what it removed. */
+  trim?: (platformEvent: Record<string, unknown>) => string | undefined,
+): BuiltEvent {
   const m = mapForDestination(ctx.destination, event);
   if (!m.ok) return m;
   const platformEvent = shape(m.mapped);
+  const dropped = trim?.(platformEvent);
   const violations = check(platformEvent);
   if (violations.length > 0)
     return { ok: false, reason: formatViolations(`${ctx.destination.type} payload refused`, violations) };
-  return { ok: true, event: platformEvent };
+  return dropped ? { ok: true, event: platformEvent, dropped } : { ok: true, event: platformEvent };
 }
 
 /** Transport-level classification shared by the platforms: network errors, 429 and 5xx retry. */
@@ -125,7 +125,7 @@ export function chunk<T>(list: readonly T[], size: number): T[][] {
 
 /** One platform event built from a stored event, or why it cannot be sent. */
 export type BuiltEvent =
-  | { readonly ok: true; readonly event: Record<string, unknown> }
+  | { readonly ok: true; readonly event: Record<string, unknown>; readonly dropped?: string }
   | { readonly ok: false; readonly reason: string };
 
 /** What a platform taking many events per request supplies to get `prepare` and `prepareBatch`. */
@@ -150,7 +150,9 @@ export function multiEventPrepare(platform: MultiEventPlatform): Pick<Driver, 'p
       const p = platform.problem(ctx);
       if (p) return { ok: false, reason: p };
       const built = platform.build(event, ctx);
-      return built.ok ? { ok: true, request: platform.request([built.event], ctx) } : built;
+      if (!built.ok) return built;
+      const request = platform.request([built.event], ctx);
+      return built.dropped ? { ok: true, request, dropped: built.dropped } : { ok: true, request };
     },
     prepareBatch(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch {
       const p = platform.problem(ctx);

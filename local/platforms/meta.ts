@@ -20,6 +20,7 @@ const ACTION_SOURCES = [
   'chat',
   'physical_store',
   'system_generated',
+  'business_messaging',
   'other',
 ];
 const HASHED = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country'];

@@ -132,6 +132,27 @@ describe('forward core (one push → ledger rows and ack)', () => {
     assert.equal(sent.length, 0);
   });
 
+  it('a part the driver left out is named in the delivered row, never silent', async () => {
+    const { d } = deps(ok(200));
+    const leaving: ForwardDeps = {
+      ...d,
+      driverFor: (type) => {
+        const real = driverFor(type);
+        if (!real) return undefined;
+        return {
+          ...real,
+          prepare: (e, c) => {
+            const p = real.prepare(e, c);
+            return p.ok ? { ...p, dropped: 'left out items[1]' } : p;
+          },
+        };
+      },
+    };
+    const r = await forwardPush(pushOf(stored), leaving);
+    assert.equal(r.entries[0]!.row.status, 'delivered');
+    assert.equal(r.entries[0]!.row.reason, 'left out items[1]');
+  });
+
   it('replay attribute → replay rows; a different message id gets a different insertId', async () => {
     const { d } = deps(ok(200));
     const first = await forwardPush(pushOf(stored), d);

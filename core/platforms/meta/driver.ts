@@ -5,7 +5,7 @@
 import type { StoredEvent } from '../../event.ts';
 import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
-  type Built,
+  type BuiltEvent,
   baseUrl,
   buildChecked,
   configProblem,
@@ -16,7 +16,7 @@ import {
   snippet,
 } from '../prepare.ts';
 import { META_RULES } from './rules.ts';
-import { checkMetaEvent, META_MAX_EVENTS } from './target.ts';
+import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent } from './target.ts';
 
 export const META_BASE_URL = 'https://graph.facebook.com';
 export const META_API_VERSION = 'v25.0';
@@ -26,7 +26,7 @@ const THROTTLED = new Set([4, 17, 32, 613, 80003, 80004]);
 const TRANSIENT = new Set([1, 2]);
 
 /** Maps and checks one event into a Meta server event. */
-function build(event: StoredEvent, ctx: DriverContext): Built {
+function build(event: StoredEvent, ctx: DriverContext): BuiltEvent {
   return buildChecked(
     event,
     ctx,
@@ -37,6 +37,7 @@ function build(event: StoredEvent, ctx: DriverContext): Built {
         mapped.payload['action_source'] ?? configText(ctx.destination, 'action_source') ?? 'website',
     }),
     (serverEvent) => checkMetaEvent(serverEvent, ctx.now),
+    trimMetaEvent,
   );
 }
 

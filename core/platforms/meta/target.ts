@@ -27,9 +27,17 @@ export const META_HASHED_FIELDS = Object.freeze([
 export const META_PLAIN_FIELDS = Object.freeze(['client_ip_address', 'client_user_agent', 'fbc', 'fbp']);
 
 export const MetaActionSource = Type.Union(
-  ['email', 'website', 'app', 'phone_call', 'chat', 'physical_store', 'system_generated', 'other'].map((s) =>
-    Type.Literal(s),
-  ),
+  [
+    'email',
+    'website',
+    'app',
+    'phone_call',
+    'chat',
+    'physical_store',
+    'system_generated',
+    'business_messaging',
+    'other',
+  ].map((s) => Type.Literal(s)),
 );
 
 export const MetaUserData = Type.Object(
@@ -158,6 +166,13 @@ export function checkMetaEvent(event: unknown, now: Date, prefix = ''): FieldVio
     if (e.custom_data?.currency === undefined)
       out.push({ field: at('custom_data.currency'), description: 'is required for Purchase' });
   }
+  const identifiers = Object.keys(e.user_data).filter((k) => k !== 'client_user_agent');
+  if (identifiers.length === 0)
+    out.push({
+      field: at('user_data'),
+      description:
+        "holds only client_user_agent, below Meta's matching baseline (Meta refuses it, and in a batch the whole batch): send an email, phone, external_id, fbp/fbc or the client IP too",
+    });
   for (const f of META_PLAIN_FIELDS) {
     if (looksHashed(e.user_data[f as keyof typeof e.user_data]))
       out.push({ field: at(`user_data.${f}`), description: 'must be sent as-is, not hashed' });
@@ -170,4 +185,26 @@ export function checkMetaRequest(body: unknown, now: Date): FieldViolation[] {
   return checkDataRequest(body, META_MAX_EVENTS, requestValidator, (e, prefix) =>
     checkMetaEvent(e, now, prefix),
   );
+}
+
+/**
+ * Leaves out the `contents` lines Meta would refuse (a line needs an `id`; a gift card or a fee
+ * often has none) instead of losing the event: `contents` is optional (catalog ads), and a
+ * Purchase needs only value and currency. Says what it left out.
+ */
+export function trimMetaEvent(event: Record<string, unknown>): string | undefined {
+  const custom = event['custom_data'] as Record<string, unknown> | undefined;
+  const contents = custom?.['contents'];
+  if (!custom || !Array.isArray(contents)) return undefined;
+  const hasId = (c: unknown) =>
+    c !== null &&
+    typeof c === 'object' &&
+    typeof (c as { id?: unknown }).id === 'string' &&
+    (c as { id: string }).id !== '';
+  const dropped = contents.flatMap((c, i) => (hasId(c) ? [] : [i]));
+  if (dropped.length === 0) return undefined;
+  const kept = contents.filter(hasId);
+  if (kept.length > 0) custom['contents'] = kept;
+  else delete custom['contents'];
+  return `left out custom_data.contents[${dropped.join(', ')}] (no id: Meta refuses a content line without one); ${kept.length} of ${contents.length} lines sent`;
 }

@@ -5,7 +5,7 @@
 import type { StoredEvent } from '../../event.ts';
 import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
-  type Built,
+  type BuiltEvent,
   baseUrl,
   buildChecked,
   configProblem,
@@ -23,7 +23,7 @@ const PATH = '/open_api/v1.3/event/track/';
 /** Rate limited; TikTok's 5xxxx codes are server-side errors. */
 const RETRY_CODES = new Set([40100]);
 
-function build(event: StoredEvent, ctx: DriverContext): Built {
+function build(event: StoredEvent, ctx: DriverContext): BuiltEvent {
   return buildChecked(
     event,
     ctx,

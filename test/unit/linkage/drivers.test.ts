@@ -81,6 +81,54 @@ describe('drivers against loopback platforms', () => {
       assert.equal(e?.['custom_data']?.['order_id'], 'T-1');
     });
 
+    it('keeps a purchase whose gift-card line has no item_id: that line is left out and named', async () => {
+      const base = recent('purchase');
+      const items = [
+        { item_id: 'SKU1', item_name: 'Red Shoe', price: 49.9, quantity: 1 },
+        { item_name: 'Gift card', price: 15, quantity: 1 },
+      ];
+      const event = { ...base, event_data: { ...base.event_data, items } };
+      const c = ctx(dest, { access_token: TOKEN });
+      const prepared = metaCapiDriver.prepare(event, c);
+      assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
+      assert.match(prepared.dropped ?? '', /custom_data\.contents\[1\].*1 of 2 lines sent/);
+      const outcome = metaCapiDriver.interpret(await send(prepared.request), c);
+      assert.equal(outcome.status, 'delivered');
+      const got = meta.received[0];
+      assert.deepEqual(got?.problems, []);
+      const e = (got?.body as { data: Record<string, Record<string, unknown>>[] } | undefined)?.data[0];
+      const contents = (e?.['custom_data']?.['contents'] ?? []) as { id: string }[];
+      assert.deepEqual(
+        contents.map((x) => x.id),
+        ['SKU1'],
+      );
+      assert.equal(e?.['custom_data']?.['value'], 64.9);
+    });
+
+    it("refuses an event identified by its user agent alone, naming Meta's matching baseline", () => {
+      const base = recent('view_content');
+      const event = {
+        ...base,
+        user: {},
+        device: { user_agent: 'Mozilla/5.0 (X11; Linux x86_64)' },
+        campaign: {},
+      } as StoredEvent;
+      delete (event as { user_id?: string }).user_id;
+      delete (event as { anonymous_id?: string }).anonymous_id;
+      const prepared = metaCapiDriver.prepare(event, ctx(dest, { access_token: TOKEN }));
+      assert.equal(prepared.ok, false);
+      assert.match(
+        prepared.ok ? '' : prepared.reason,
+        /only client_user_agent, below Meta's matching baseline/,
+      );
+    });
+
+    it('accepts action_source business_messaging, a documented value', async () => {
+      const d = { ...dest, config: { ...dest.config, action_source: 'business_messaging' } };
+      const outcome = await deliver(metaCapiDriver, ctx(d, { access_token: TOKEN }), recent('lead'));
+      assert.equal(outcome.status, 'delivered');
+    });
+
     it('sends test_event_code in test mode', async () => {
       const c = ctx({ ...dest, test_mode: true, test_event_code: 'TEST123' }, { access_token: TOKEN });
       assert.equal((await deliver(metaCapiDriver, c, recent('lead'))).status, 'delivered');
