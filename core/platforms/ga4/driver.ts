@@ -16,7 +16,7 @@ import {
 } from '../prepare.ts';
 import { formatViolations } from '../target-common.ts';
 import { GA4_RULES } from './rules.ts';
-import { checkGa4Request } from './target.ts';
+import { checkGa4Request, trimGa4Request } from './target.ts';
 
 export const GA4_BASE_URL = 'https://www.google-analytics.com';
 
@@ -44,6 +44,7 @@ export const ga4MpDriver: Driver = {
       ...requestFields,
       events: [{ name: m.mapped.event, params: params ?? {} }],
     };
+    const dropped = trimGa4Request(body, ctx.now);
     const violations = checkGa4Request(body, ctx.now);
     if (violations.length > 0)
       return { ok: false, reason: formatViolations('ga4_mp payload refused', violations) };
@@ -58,6 +59,7 @@ export const ga4MpDriver: Driver = {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(body),
       },
+      ...(dropped ? { dropped } : {}),
     };
   },
 

@@ -10,6 +10,8 @@ export const GA4_MAX_EVENTS = 25;
 /** "The total size of the post body must be smaller than 130kB" (taken as 130 000 bytes, the stricter reading). */
 export const GA4_MAX_BODY_BYTES = 130_000;
 export const GA4_MAX_PARAMS = 25;
+/** Longest parameter value GA4 keeps (standard properties; some page_* parameters take more). */
+export const GA4_MAX_VALUE_LENGTH = 100;
 export const GA4_MAX_USER_PROPERTIES = 25;
 export const GA4_MAX_CUSTOM_ITEM_PARAMS = 10;
 export const GA4_MAX_BACKDATE_MICROS = 72 * 3600 * 1_000_000;
@@ -51,7 +53,7 @@ export const GA4_RESERVED_USER_PROPERTIES: ReadonlySet<string> = new Set([
   'first_open_after_install',
 ]);
 /** Parameter value length limits above the default 100 (Google's collection-limit exceptions). */
-const VALUE_LIMITS: Readonly<Record<string, number>> = {
+export const GA4_VALUE_LIMITS: Readonly<Record<string, number>> = {
   page_title: 300,
   page_referrer: 420,
   page_location: 1000,
@@ -164,7 +166,7 @@ function checkParams(params: Record<string, unknown>, at: string, out: FieldViol
       continue;
     }
     if (typeof value === 'string') {
-      const limit = VALUE_LIMITS[name] ?? 100;
+      const limit = GA4_VALUE_LIMITS[name] ?? GA4_MAX_VALUE_LENGTH;
       if (value.length > limit) out.push({ field: f, description: `is longer than ${limit} characters` });
     } else if (typeof value !== 'number' && typeof value !== 'boolean') {
       out.push({ field: f, description: 'must be a string or a number' });
@@ -247,4 +249,53 @@ export function checkGa4Request(body: unknown, now: Date): FieldViolation[] {
     checkParams(rest, at, out);
   });
   return out;
+}
+
+/**
+ * Fixes, in place, what GA4 would drop or misread but the event can do without, and says what
+ * changed (the rest of the request is checked as it is):
+ * - a string parameter (or item field) over its length limit is cut to the limit (GA4
+ *   truncates or drops it; cutting keeps the useful start);
+ * - `value` without `currency` is left out (GA4 requires the currency whenever value is set);
+ * - a `timestamp_micros` in the future is left out, so GA4 uses the time it receives the event
+ *   (it takes past events only).
+ */
+export function trimGa4Request(body: Record<string, unknown>, now: Date): string | undefined {
+  const notes: string[] = [];
+  const nowMicros = now.getTime() * 1000;
+  if (typeof body['timestamp_micros'] === 'number' && body['timestamp_micros'] > nowMicros) {
+    delete body['timestamp_micros'];
+    notes.push('left out timestamp_micros (in the future; GA4 takes past events only)');
+  }
+  const events = Array.isArray(body['events'])
+    ? (body['events'] as { params?: Record<string, unknown> }[])
+    : [];
+  events.forEach((e, i) => {
+    const params = e.params;
+    if (!params) return;
+    for (const [name, value] of Object.entries(params)) {
+      const limit = GA4_VALUE_LIMITS[name] ?? GA4_MAX_VALUE_LENGTH;
+      if (typeof value === 'string' && value.length > limit) {
+        params[name] = value.slice(0, limit);
+        notes.push(`cut events[${i}].params.${name} to ${limit} characters (was ${value.length})`);
+      }
+    }
+    const items = Array.isArray(params['items']) ? (params['items'] as Record<string, unknown>[]) : [];
+    items.forEach((item, j) => {
+      if (item === null || typeof item !== 'object') return;
+      for (const [k, v] of Object.entries(item)) {
+        if (typeof v === 'string' && v.length > GA4_MAX_VALUE_LENGTH) {
+          item[k] = v.slice(0, GA4_MAX_VALUE_LENGTH);
+          notes.push(
+            `cut events[${i}].params.items[${j}].${k} to ${GA4_MAX_VALUE_LENGTH} characters (was ${v.length})`,
+          );
+        }
+      }
+    });
+    if (params['value'] !== undefined && params['currency'] === undefined) {
+      delete params['value'];
+      notes.push(`left out events[${i}].params.value (no currency; GA4 requires one with a value)`);
+    }
+  });
+  return notes.length > 0 ? notes.join('; ') : undefined;
 }

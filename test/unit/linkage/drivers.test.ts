@@ -230,6 +230,34 @@ describe('drivers against loopback platforms', () => {
       assert.deepEqual(ga4.received[0]?.problems, []);
     });
 
+    it('keeps the event when a part is wrong: a long parameter is cut, a value without currency and a future time left out, each named', async () => {
+      const base = recent('view_content');
+      const event: StoredEvent = {
+        ...base,
+        event_time: new Date(Date.now() + 3_600_000).toISOString(),
+        event_data: { ...base.event_data, content_name: 'x'.repeat(150), value: 12 },
+      };
+      delete (event.event_data as Record<string, unknown>)['currency'];
+      const c = ctx(dest, { api_secret: TOKEN });
+      const prepared = ga4MpDriver.prepare(event, c);
+      assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
+      assert.match(prepared.dropped ?? '', /left out timestamp_micros \(in the future/);
+      assert.match(
+        prepared.dropped ?? '',
+        /cut events\[0\]\.params\.items\[0\]\.item_name to 100 characters \(was 150\)/,
+      );
+      assert.match(prepared.dropped ?? '', /left out events\[0\]\.params\.value \(no currency/);
+      const outcome = ga4MpDriver.interpret(await send(prepared.request), c);
+      assert.equal(outcome.status, 'delivered');
+      assert.deepEqual(ga4.received[0]?.problems, []);
+      const body = ga4.received[0]?.body as {
+        timestamp_micros?: number;
+        events: { params: Record<string, unknown> }[];
+      };
+      assert.equal(body.timestamp_micros, undefined);
+      assert.equal(body.events[0]?.params['value'], undefined);
+    });
+
     it('test mode uses /debug/mp/collect and turns validationMessages into a rejection', async () => {
       const c = ctx({ ...dest, test_mode: true }, { api_secret: TOKEN });
       assert.equal((await deliver(ga4MpDriver, c, recent('purchase'))).status, 'delivered');

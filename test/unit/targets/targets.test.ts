@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { checkGa4Request, ga4NameProblem } from '../../../core/platforms/ga4/target.ts';
+import { checkGa4Request, ga4NameProblem, trimGa4Request } from '../../../core/platforms/ga4/target.ts';
 import { checkMetaRequest } from '../../../core/platforms/meta/target.ts';
 import { checkTikTokRequest } from '../../../core/platforms/tiktok/target.ts';
 
@@ -127,5 +127,40 @@ describe('targets: TikTok Events API', () => {
   it('needs event_source_id and a known event_source', () => {
     const v = checkTikTokRequest({ ...tiktok(), event_source: 'tv', event_source_id: undefined });
     assert.deepEqual(fields(v).sort(), ['event_source', 'event_source_id']);
+  });
+});
+
+describe('targets: GA4 parts cut or left out instead of losing the event', () => {
+  const now = new Date('2026-01-01T00:00:00Z');
+  it('cuts a parameter to its limit (100, page_location 1000) and leaves the rest alone', () => {
+    const body = {
+      client_id: 'c1',
+      events: [
+        {
+          name: 'page_view',
+          params: { page_title: 't'.repeat(301), page_location: 'u'.repeat(900), note: 'n'.repeat(101) },
+        },
+      ],
+    };
+    const note = trimGa4Request(body, now);
+    const params = body.events[0]!.params;
+    assert.equal(params.page_title.length, 300);
+    assert.equal(params.page_location.length, 900);
+    assert.equal(params.note.length, 100);
+    assert.equal(
+      note,
+      'cut events[0].params.page_title to 300 characters (was 301); cut events[0].params.note to 100 characters (was 101)',
+    );
+    assert.deepEqual(checkGa4Request(body, now), []);
+  });
+
+  it('changes nothing in a clean request', () => {
+    const body = {
+      client_id: 'c1',
+      timestamp_micros: now.getTime() * 1000 - 1,
+      events: [{ name: 'purchase', params: { value: 1, currency: 'EUR' } }],
+    };
+    assert.equal(trimGa4Request(body, now), undefined);
+    assert.equal(body.events[0]!.params.value, 1);
   });
 });
