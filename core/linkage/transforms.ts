@@ -5,6 +5,7 @@
  * (docs/platforms.md: Meta's customer-information parameters and SDK normalisers), not a peer's.
  */
 import { createHash } from 'node:crypto';
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 
 const HASH = /^[a-f0-9]{64}$/i;
 
@@ -19,112 +20,28 @@ export function sha256(value: string): string {
   return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
-/**
- * Country calling codes by ISO 3166-1 alpha-2 (lowercase). Not exhaustive: a phone number
- * without an international prefix and a country outside this table cannot be completed and
- * is dropped rather than sent wrong.
- */
-export const CALLING_CODES: Readonly<Record<string, string>> = Object.freeze({
-  us: '1',
-  ca: '1',
-  pr: '1',
-  gb: '44',
-  ie: '353',
-  fr: '33',
-  de: '49',
-  at: '43',
-  ch: '41',
-  it: '39',
-  es: '34',
-  pt: '351',
-  nl: '31',
-  be: '32',
-  lu: '352',
-  dk: '45',
-  se: '46',
-  no: '47',
-  fi: '358',
-  is: '354',
-  pl: '48',
-  cz: '420',
-  sk: '421',
-  hu: '36',
-  ro: '40',
-  bg: '359',
-  gr: '30',
-  hr: '385',
-  si: '386',
-  rs: '381',
-  ua: '380',
-  ee: '372',
-  lv: '371',
-  lt: '370',
-  tr: '90',
-  il: '972',
-  ae: '971',
-  sa: '966',
-  eg: '20',
-  za: '27',
-  ng: '234',
-  ke: '254',
-  ma: '212',
-  in: '91',
-  pk: '92',
-  bd: '880',
-  cn: '86',
-  hk: '852',
-  tw: '886',
-  jp: '81',
-  kr: '82',
-  sg: '65',
-  my: '60',
-  th: '66',
-  vn: '84',
-  id: '62',
-  ph: '63',
-  au: '61',
-  nz: '64',
-  mx: '52',
-  br: '55',
-  ar: '54',
-  cl: '56',
-  co: '57',
-  pe: '51',
-  ru: '7',
-  kz: '7',
-});
-
 /** The result of phone normalisation: digits with the country code, or nothing. */
 export type PhoneFormat = 'e164' | 'digits';
 
 /**
  * Normalises a phone number to digits with the country code (Meta: `16505551212`) or to
- * E.164 (`+16505551212`, TikTok). An explicit international prefix (`+` or `00`) wins;
- * otherwise the national trunk `0` is dropped and the calling code of `country` prefixed.
- * Meta's SDK accepts 7–15 digits; anything outside that is dropped.
+ * E.164 (`+16505551212`, TikTok), with libphonenumber-js: an international prefix (`+`, `00`)
+ * wins; otherwise the number is read as a national number of `country` (an ISO code or a
+ * country name), so each country's own trunk prefix rules apply (Italy keeps its leading 0,
+ * `+44 (0)20 …` drops the bracketed one). A number that cannot be a phone number of that
+ * country is dropped rather than sent wrong.
  */
-export function phone(value: string, format: PhoneFormat, country?: string): string | undefined {
-  const trimmed = value.trim();
-  let digits: string;
-  if (/^\s*(\+|00)/.test(trimmed)) {
-    digits = trimmed.replace(/\D/g, '').replace(/^00/, '');
-  } else {
-    const national = trimmed.replace(/\D/g, '');
-    const code = country ? CALLING_CODES[country.trim().toLowerCase()] : undefined;
-    if (code === undefined) {
-      // Without a country we can only trust a number long enough to carry its own code.
-      if (national.length < 11) return undefined;
-      digits = national;
-    } else if (code === '1' && national.length === 11 && national.startsWith('1')) {
-      digits = national; // NANP numbers are often written with the leading 1 already.
-    } else if (national.startsWith(code) && national.length > 10 && !national.startsWith('0')) {
-      digits = national;
-    } else {
-      digits = code + national.replace(/^0/, '');
-    }
+export function phone(value: string, format: PhoneFormat, countryValue?: string): string | undefined {
+  const trimmed = value.trim().replace(/^00/, '+');
+  const region = countryValue ? country(countryValue)?.toUpperCase() : undefined;
+  let parsed = parsePhoneNumberFromString(trimmed, region as CountryCode | undefined);
+  if (!parsed && region === undefined) {
+    // Without a country we can only trust a number long enough to carry its own code.
+    const digits = trimmed.replace(/\D/g, '');
+    if (digits.length >= 11) parsed = parsePhoneNumberFromString(`+${digits}`);
   }
-  if (digits.length < 7 || digits.length > 15) return undefined;
-  return format === 'e164' ? `+${digits}` : digits;
+  if (!parsed?.isPossible()) return undefined;
+  return format === 'e164' ? parsed.number : parsed.number.slice(1);
 }
 
 /** Names (first/last): lowercase, punctuation and digits removed, letters of any script kept (`Valéry`→`valéry`). */
@@ -205,21 +122,83 @@ export function state(value: string): string | undefined {
   return US_STATES[letters] ?? letters;
 }
 
-/** Postal code: lowercase, no spaces, the part before `-`; US codes cut to 5 digits. */
-export function zip(value: string, country?: string): string | undefined {
-  const base = value.toLowerCase().replace(/\s+/g, '').split('-')[0] ?? '';
-  if (base === '') return undefined;
-  if (country?.trim().toLowerCase() === 'us') {
-    const digits = base.replace(/\D/g, '');
+/**
+ * Postal code as Meta documents it: lowercase, no spaces and no dash (JP `100-0001` → `1000001`);
+ * US codes keep their first 5 digits (ZIP+4 `94025-1234` → `94025`).
+ */
+export function zip(value: string, countryValue?: string): string | undefined {
+  const lower = value.toLowerCase().replace(/\s+/g, '');
+  if (lower === '') return undefined;
+  if (countryValue !== undefined && country(countryValue) === 'us') {
+    const digits = (lower.split('-')[0] ?? '').replace(/\D/g, '');
     return digits.length >= 5 ? digits.slice(0, 5) : undefined;
   }
-  return base;
+  const compact = lower.replace(/-/g, '');
+  return compact === '' ? undefined : compact;
 }
 
-/** Country: ISO 3166-1 alpha-2, lowercase; anything else is dropped. */
+/**
+ * Regions Intl names that are not current countries: the EU, the UN, pseudo-regions, and
+ * deprecated codes CLDR still names (DD is "Germany", SU the Soviet Union, YU Yugoslavia…).
+ */
+const NOT_COUNTRIES = new Set(
+  'EU EZ UN QO XA XB ZZ AN BU CS DD DY FX HV NH NT RH SU TP UK VD YD YU ZR'.split(' '),
+);
+/** Common names Intl does not give (abbreviations, parts named for the whole). */
+const COUNTRY_ALIASES: Readonly<Record<string, string>> = {
+  usa: 'us',
+  unitedstatesofamerica: 'us',
+  uk: 'gb',
+  greatbritain: 'gb',
+  england: 'gb',
+  scotland: 'gb',
+  wales: 'gb',
+  holland: 'nl',
+};
+/** Languages whose country names are recognised (besides the codes themselves). */
+const COUNTRY_NAME_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'sv', 'da'];
+let countriesByName: Map<string, string> | undefined;
+
+const nameKey = (s: string) =>
+  s
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+
+/** Country names in several languages → ISO code, from the runtime's own CLDR data (Intl), built once. */
+function countryNames(): Map<string, string> {
+  if (countriesByName) return countriesByName;
+  const map = new Map<string, string>();
+  const namers = COUNTRY_NAME_LOCALES.map(
+    (l) => new Intl.DisplayNames([l], { type: 'region', fallback: 'none' }),
+  );
+  for (let a = 65; a <= 90; a++) {
+    for (let b = 65; b <= 90; b++) {
+      const code = String.fromCharCode(a, b);
+      if (NOT_COUNTRIES.has(code)) continue;
+      for (const namer of namers) {
+        const name = namer.of(code);
+        // First code wins: an alias code (UK for GB) comes later in the alphabet than its country.
+        if (name && !map.has(nameKey(name))) map.set(nameKey(name), code.toLowerCase());
+      }
+    }
+  }
+  countriesByName = map;
+  return map;
+}
+
+/**
+ * Country: ISO 3166-1 alpha-2, lowercase. A code is taken as it is; a name in one of several
+ * languages ("United States", "Deutschland", "Royaume-Uni") becomes its code, as Meta's own
+ * example does; anything else is dropped.
+ */
 export function country(value: string): string | undefined {
+  const k = nameKey(value);
+  if (COUNTRY_ALIASES[k]) return COUNTRY_ALIASES[k];
   const v = value.trim().toLowerCase();
-  return /^[a-z]{2}$/.test(v) ? v : undefined;
+  if (/^[a-z]{2}$/.test(v)) return v;
+  return countryNames().get(k);
 }
 
 /** Gender: `f` or `m` (Meta's SDK maps female/male); other values are dropped. */

@@ -1,5 +1,6 @@
 /** Each platform driver against its loopback receiver, over real HTTP. */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../../core/event.ts';
 import type {
   Driver,
@@ -127,6 +128,17 @@ describe('drivers against loopback platforms', () => {
       const d = { ...dest, config: { ...dest.config, action_source: 'business_messaging' } };
       const outcome = await deliver(metaCapiDriver, ctx(d, { access_token: TOKEN }), recent('lead'));
       assert.equal(outcome.status, 'delivered');
+    });
+
+    it('reads a country written as a name, so the country and a national phone number still match', () => {
+      const base = recent('view_content');
+      const event = { ...base, user: { ...base.user, country: 'United States', phone: '(650) 555-1212' } };
+      const prepared = metaCapiDriver.prepare(event, ctx(dest, { access_token: TOKEN }));
+      assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
+      const sent = JSON.parse(prepared.request.body) as { data: { user_data: Record<string, unknown> }[] };
+      const userData = sent.data[0]?.user_data;
+      assert.deepEqual(userData?.['ph'], [PHONE_US]);
+      assert.deepEqual(userData?.['country'], [createHash('sha256').update('us').digest('hex')]);
     });
 
     it('sends test_event_code in test mode', async () => {

@@ -32,6 +32,10 @@ describe('linkage transforms', () => {
     ['555-1212', 'digits', undefined, undefined],
     ['12', 'digits', 'us', undefined],
     ['+1234567890123456789', 'digits', undefined, undefined],
+    // National numbers as each country writes them (E.164 per the ITU; Italy keeps its 0).
+    ['06 6988 4000', 'e164', 'it', '+390669884000'],
+    ['+44 (0)20 7946 0958', 'e164', undefined, '+442079460958'],
+    ['020 7946 0958', 'digits', 'United Kingdom', '442079460958'],
   ];
   for (const [input, format, country, expected] of phones) {
     it(`phone ${JSON.stringify(input)} (${country ?? 'no country'}, ${format}) → ${expected}`, () => {
@@ -50,8 +54,15 @@ describe('linkage transforms', () => {
     assert.equal(t.zip('94025-1234', 'us'), '94025');
     assert.equal(t.zip('SW1A 1AA', 'gb'), 'sw1a1aa');
     assert.equal(t.zip('abc', 'us'), undefined);
+    assert.equal(t.zip('100-0001', 'jp'), '1000001');
+    assert.equal(t.zip('94025-1234', 'United States'), '94025');
     assert.equal(t.country(' US '), 'us');
-    assert.equal(t.country('United States'), undefined);
+    assert.equal(t.country('United States'), 'us');
+    assert.equal(t.country('Germany'), 'de');
+    assert.equal(t.country('Deutschland'), 'de');
+    assert.equal(t.country('Royaume-Uni'), 'gb');
+    assert.equal(t.country('UK'), 'gb');
+    assert.equal(t.country('Atlantis'), undefined);
     assert.equal(t.gender('Female'), 'f');
     assert.equal(t.gender('M'), 'm');
     assert.equal(t.gender('x'), undefined);
