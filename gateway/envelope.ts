@@ -15,8 +15,12 @@ import { fail, kindOf, type Step, truncate } from './step.ts';
 /** What one request asks to publish, before auth-dependent checks. */
 export interface Parsed {
   readonly topic: string;
+  /** One message per distinct event_id of the request. */
   readonly messages: OutgoingMessage[];
+  /** Every event's name, duplicates included (scopes are checked on all of them). */
   readonly eventNames: string[];
+  /** For each event of the request, in order, the index of its message in `messages`. */
+  readonly order: number[];
 }
 
 /** What parsing needs besides the body: limits, normalising options, and the request's client. */
@@ -146,6 +150,10 @@ function buildMessages(
   const violations: FieldViolation[] = [];
   const messages: OutgoingMessage[] = [];
   const eventNames: string[] = [];
+  const order: number[] = [];
+  // An event_id given twice in one request is one event: published once, and every copy is
+  // answered with that message's id (otherwise each copy became its own delivery downstream).
+  const firstById = new Map<string, number>();
   let total = 0;
   for (const item of events) {
     const r = normalizeEvent(item.raw, {
@@ -161,6 +169,12 @@ function buildMessages(
       continue;
     }
     if (violations.length > 0) continue;
+    eventNames.push(r.event.event_name);
+    const seen = firstById.get(r.event.event_id);
+    if (seen !== undefined) {
+      order.push(seen);
+      continue;
+    }
     const data = Buffer.from(JSON.stringify(r.event));
     if (data.length > limits.maxEventBytes) {
       return fail('EVENT_TOO_LARGE', {
@@ -180,12 +194,13 @@ function buildMessages(
     for (const k in attributes) {
       total += Buffer.byteLength(k) + Buffer.byteLength(attributes[k] as string);
     }
+    firstById.set(r.event.event_id, messages.length);
+    order.push(messages.length);
     messages.push({ data, attributes });
-    eventNames.push(r.event.event_name);
   }
   if (violations.length > 0) return fail('INVALID_EVENT', { count: violations.length }, violations);
   if (total > limits.maxRequestBytes) return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
-  return { ok: true, value: { topic, messages, eventNames } };
+  return { ok: true, value: { topic, messages, eventNames, order } };
 }
 
 function checkAttributes(value: unknown, field: string, max: number): Step<Record<string, string>> {

@@ -172,7 +172,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     }
 
     try {
-      const messageIds = await deps.publisher.publish(parsed.value.topic, parsed.value.messages);
+      const published = await deps.publisher.publish(parsed.value.topic, parsed.value.messages);
+      // One id per event of the request, in order; copies of an event_id share its message's id.
+      const messageIds = parsed.value.order.map((i) => published[i]);
       send(req, res, 200, { messageIds });
     } catch (err) {
       const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;

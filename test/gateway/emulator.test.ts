@@ -57,6 +57,21 @@ describe('gateway with the real Pub/Sub emulator', () => {
     for (const [i, x] of ids.entries()) assert.equal(byId.get(x[0] as string), `c${i}`);
   });
 
+  it('folds an event_id given several times in one request: published once, every copy answered with its id', async () => {
+    const auth = { authorization: `Bearer ${g.token}` };
+    const same = { event_name: 'search', search_term: 'dup', event_id: 'evt-dup-1' };
+    const batch = [same, same, { event_name: 'search', search_term: 'other', event_id: 'evt-2' }, same];
+    const a = await post(`${g.url}/v1/topics/events`, batch, auth);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const ids = a.body.messageIds as string[];
+    assert.equal(ids.length, 4);
+    assert.equal(new Set([ids[0], ids[1], ids[3]]).size, 1);
+    assert.notEqual(ids[2], ids[0]);
+    const got = await bus.drain('events');
+    assert.deepEqual(got.map((m) => m.attributes['event_id']).sort(), ['evt-2', 'evt-dup-1']);
+    assert.deepEqual(got.map((m) => m.messageId).sort(), [ids[0], ids[2]].sort());
+  });
+
   it('publishes nothing for a rejected batch', async () => {
     const auth = { authorization: `Bearer ${g.token}` };
     const a = await post(
