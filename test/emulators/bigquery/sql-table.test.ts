@@ -256,6 +256,21 @@ FROM test-project.d.events WHERE event_id = "e2"`,
     params: ['x', 7, true],
     rows: [{ a: 'x', b: 7, c: true }],
   },
+  {
+    name: 'COUNTIF over no matching rows is 0, not NULL (also as a window function)',
+    sql: "SELECT COUNTIF(event_name = 'nothing') AS n, COUNTIF(user.id IS NOT NULL) AS u FROM d.events WHERE event_id = 'none'",
+    rows: [{ n: 0, u: 0 }],
+  },
+  {
+    name: 'COUNTIF as a window function',
+    sql: "SELECT event_id, COUNTIF(event_name = 'view_content') OVER (ORDER BY received_at ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running FROM d.events ORDER BY received_at LIMIT 2",
+    rows: { count: 2 },
+  },
+  {
+    name: 'APPROX_COUNT_DISTINCT is exact at small sizes, as BigQuery is',
+    sql: 'SELECT APPROX_COUNT_DISTINCT(x) AS n FROM UNNEST(GENERATE_ARRAY(1, 1000)) AS x',
+    rows: [{ n: 1000 }],
+  },
 ];
 
 const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
