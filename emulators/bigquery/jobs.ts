@@ -29,6 +29,9 @@ import {
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import { createView, tableResource } from './tables.ts';
 
+/** Whitespace and comments (line comments with -- or #, block comments) before the first word. */
+const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
+
 export function parameters(
   _em: Emulator,
   cfg: Json,
@@ -72,9 +75,11 @@ export async function runQuery(em: Emulator, projectId: string, cfg: Json): Prom
     if (creating) em.datasetOr404(creating.projectId, creating.datasetId);
     if (tr.kind === 'create_view' && tr.target) {
       const exists = em.store.table(tr.target.projectId, tr.target.datasetId, tr.target.tableId);
-      const replace = /^\s*CREATE\s+OR\s+REPLACE/i.test(sql);
+      // Read the statement's head past any leading comments (a saved query often starts with one).
+      const head = sql.replace(LEADING_COMMENTS, '');
+      const replace = /^CREATE\s+OR\s+REPLACE/i.test(head);
       if (exists && !replace) {
-        if (/IF\s+NOT\s+EXISTS/i.test(sql)) return emptyResult('CREATE_VIEW');
+        if (/^CREATE\s+VIEW\s+IF\s+NOT\s+EXISTS/i.test(head)) return emptyResult('CREATE_VIEW');
         throw new ApiError(
           'duplicate',
           `Already Exists: Table ${tr.target.projectId}:${tr.target.datasetId}.${tr.target.tableId}`,

@@ -190,6 +190,18 @@ describe('BigQuery emulator API: jobs and queries', () => {
       assert.deepStrictEqual(after, [{ n: 2 }]);
     });
 
+    it('reads CREATE OR REPLACE VIEW after a leading comment (it was answered Already Exists)', async () => {
+      const view = (column: string) =>
+        `-- the names we saw\n/* kept by the dashboard */\nCREATE OR REPLACE VIEW \`test-project.v.commented\` AS SELECT DISTINCT event_name AS ${column} FROM v.events`;
+      await bq.query(view('a'));
+      await bq.query(view('b'));
+      const [md] = await bq.dataset('v').table('commented').getMetadata();
+      assert.deepStrictEqual(
+        (md.schema.fields as { name: string }[]).map((f) => f.name),
+        ['b'],
+      );
+    });
+
     it('supports CREATE OR REPLACE VIEW and DROP VIEW through queries', async () => {
       await bq.query(
         'CREATE OR REPLACE VIEW `test-project.v.names` AS SELECT DISTINCT event_name FROM v.events',
