@@ -4,6 +4,7 @@
  * Prints one line when ready; SIGINT/SIGTERM checkpoint the DuckDB file and exit 0.
  */
 import { Command } from 'commander';
+import { httpUrl, serveUntilSignalled } from '../common/cli.ts';
 import { startBigQueryEmulator } from './server.ts';
 
 const program = new Command()
@@ -21,27 +22,9 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
   process.exit(2);
 }
 
-let emulator: Awaited<ReturnType<typeof startBigQueryEmulator>>;
-try {
-  emulator = await startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir });
-} catch (err) {
-  // Typically: another process holds the DuckDB file (DuckDB allows one), or the port is taken.
-  console.error(`bigquery emulator failed to start: ${err instanceof Error ? err.message : String(err)}`);
-  process.exit(1);
-}
-let stopping = false;
-const stop = (): void => {
-  if (stopping) return;
-  stopping = true;
-  emulator.close().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
-// The ready line comes last: whoever reads it may signal at once, and must find the handlers.
-console.log(`bigquery emulator listening on http://${opts.host}:${emulator.port}`);
+await serveUntilSignalled('bigquery emulator', () =>
+  startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir }).then((emulator) => ({
+    url: httpUrl(opts.host, emulator.port),
+    close: () => emulator.close(),
+  })),
+);

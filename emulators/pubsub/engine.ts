@@ -15,12 +15,12 @@
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { AppendLog, type FsyncPolicy, frame, frameParts, readLog } from '../common/append-log.ts';
 import { decodeRecord, encodeRecord, type LogRecord, publishRawHead, REC, storedMessage } from './codec.ts';
 import { Deque } from './deque.ts';
 import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, type FilterFn } from './filter.ts';
 import { lockDataDir } from './lock.ts';
-import { AppendLog, type FsyncPolicy, frame, frameParts, readLog } from './log.ts';
 import {
   DELETED_TOPIC,
   durationMs,

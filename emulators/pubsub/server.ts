@@ -6,9 +6,10 @@
 import http from 'node:http';
 import net from 'node:net';
 import * as grpc from '@grpc/grpc-js';
+import type { FsyncPolicy } from '../common/append-log.ts';
+import { httpUrl, listenOn } from '../common/cli.ts';
 import { Engine } from './engine.ts';
 import { createGrpcServer, widenFlowControl } from './grpc.ts';
-import type { FsyncPolicy } from './log.ts';
 import { PushManager } from './push.ts';
 import { handleRest } from './rest.ts';
 
@@ -67,21 +68,13 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<
     socket.on('data', onData);
   });
 
-  await new Promise<void>((resolve, reject) => {
-    listener.once('error', reject);
-    listener.listen(opts.port ?? 0, host, () => {
-      listener.off('error', reject);
-      resolve();
-    });
-  });
-  const address = listener.address() as net.AddressInfo;
+  const port = await listenOn(listener, opts.port ?? 0, host);
   ready = true;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
 
   let closing: Promise<void> | undefined;
   return {
-    port: address.port,
-    url: `http://${urlHost}:${address.port}`,
+    port,
+    url: httpUrl(host, port),
     close: () => {
       closing ??= (async () => {
         ready = false;

@@ -1,0 +1,79 @@
+/** Bucket methods of the JSON API: insert, get, list, patch/update, delete. */
+import type { Catalog } from './catalog.ts';
+import { preconditionFailed, StorageError } from './errors.ts';
+import { checkBucketName } from './names.ts';
+import { applyBucketBody, type BucketState, renderBucket } from './resources.ts';
+import { type Ctx, intParam, readJson, sendJson } from './wire.ts';
+
+function checkMetageneration(ctx: Ctx, b: BucketState): void {
+  const match = ctx.query.get('ifMetagenerationMatch');
+  const notMatch = ctx.query.get('ifMetagenerationNotMatch');
+  if (match !== null && match !== String(b.metageneration)) throw preconditionFailed();
+  if (notMatch !== null && notMatch === String(b.metageneration)) throw preconditionFailed();
+}
+
+export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
+  const body = await readJson(ctx.req);
+  const name = checkBucketName(body.name);
+  if (c.buckets.has(name))
+    throw new StorageError(
+      'conflict',
+      'Your previous request to create the named bucket succeeded and you already own it.',
+    );
+  const now = new Date().toISOString();
+  const base: BucketState = {
+    name,
+    timeCreated: now,
+    updated: now,
+    metageneration: 1,
+    location: typeof body.location === 'string' ? body.location.toUpperCase() : 'US',
+    storageClass: 'STANDARD',
+    labels: {},
+    versioning: false,
+    extra: {},
+  };
+  const b = applyBucketBody(base, body);
+  await c.putBucket(b);
+  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
+}
+
+export function getBucket(c: Catalog, ctx: Ctx, name: string): void {
+  const b = c.bucket(name).state;
+  checkMetageneration(ctx, b);
+  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
+}
+
+export function listBuckets(c: Catalog, ctx: Ctx): void {
+  const prefix = ctx.query.get('prefix') ?? '';
+  const max = Math.min(intParam(ctx.query, 'maxResults') ?? 1000, 1000) || 1000;
+  const after = ctx.query.get('pageToken')
+    ? Buffer.from(ctx.query.get('pageToken') ?? '', 'base64url').toString()
+    : '';
+  const names = [...c.buckets.keys()].filter((n) => n.startsWith(prefix) && n > after).sort();
+  const page = names.slice(0, max);
+  sendJson(ctx.res, 200, {
+    kind: 'storage#buckets',
+    ...(page.length > 0 ? { items: page.map((n) => renderBucket(c.bucket(n).state, ctx.base)) } : {}),
+    ...(names.length > max ? { nextPageToken: Buffer.from(page.at(-1) ?? '').toString('base64url') } : {}),
+  });
+}
+
+/** PATCH merges the given fields; PUT (update) starts from a bucket with only its name and times. */
+export async function patchBucket(c: Catalog, ctx: Ctx, name: string, replace: boolean): Promise<void> {
+  const current = c.bucket(name).state;
+  checkMetageneration(ctx, current);
+  const body = await readJson(ctx.req);
+  const start: BucketState = replace ? { ...current, labels: {}, versioning: false, extra: {} } : current;
+  const next = applyBucketBody(start, body);
+  next.metageneration = current.metageneration + 1;
+  next.updated = new Date().toISOString();
+  await c.putBucket(next);
+  sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+}
+
+export async function deleteBucket(c: Catalog, ctx: Ctx, name: string): Promise<void> {
+  checkMetageneration(ctx, c.bucket(name).state);
+  await c.deleteBucket(name);
+  ctx.res.writeHead(204);
+  ctx.res.end();
+}

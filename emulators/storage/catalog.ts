@@ -1,0 +1,382 @@
+/**
+ * The emulator's state: buckets, object generations and open resumable uploads, kept in memory
+ * and made durable in `<data-dir>/catalog.log` (the append log with group commit shared with the
+ * Pub/Sub emulator). Every change is one JSON record, applied in memory by the same function at
+ * run time and on replay, and answered only once the log has it on disk. Object bytes live in
+ * their own files (blobs.ts), written and synced before the record that names them.
+ *
+ * On open the log is replayed and rewritten as a snapshot, and files no record names (deleted
+ * generations, uploads cut off by a crash before their record) are removed: that is the
+ * compaction of deleted data. The log is compacted again when it has grown to twice its snapshot.
+ */
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { AppendLog, type FsyncPolicy, frame, readLog } from '../common/append-log.ts';
+import { coalesced, fsyncDir } from './blobs.ts';
+import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
+import type { BucketState, ObjectState } from './resources.ts';
+import { checkPreconditions, type Preconditions } from './wire.ts';
+
+export interface UploadSession {
+  id: string;
+  bucket: string;
+  name: string;
+  /** The object resource given when the upload started. */
+  meta: Record<string, unknown>;
+  /** Total size announced by `X-Upload-Content-Length`, if any. */
+  expectedSize?: number;
+  /** Preconditions of the start request, checked again when the upload completes. */
+  pre: Record<string, string>;
+  /** Hashes the resource announced (`md5Hash`, `crc32c`), checked when the upload completes. */
+  expected: { md5?: string; crc32c?: string };
+  created: string;
+}
+
+type CatalogRecord =
+  | { t: 'b'; b: BucketState }
+  | { t: '-b'; name: string }
+  | { t: 'o'; o: ObjectState; nc?: true; done?: string }
+  | { t: '-o'; bucket: string; name: string; generation: number; keep: boolean; time: string }
+  | { t: 'u'; s: UploadSession }
+  | { t: '-u'; id: string };
+
+/** A new generation whose bytes are written and synced in `blob`. */
+export interface NewGeneration {
+  bucket: string;
+  name: string;
+  meta: Record<string, unknown>;
+  blob: string;
+  digest: { size: number; md5?: string; crc32c: string };
+  componentCount?: number;
+  pre: Preconditions;
+  /** The resumable upload this completes. */
+  done?: string;
+}
+
+export interface Versions {
+  live?: ObjectState;
+  /** Noncurrent generations, oldest first (only in buckets with versioning). */
+  old: ObjectState[];
+}
+
+export interface BucketEntry {
+  state: BucketState;
+  objects: Map<string, Versions>;
+  /** Object names in byte order, rebuilt lazily after a name is added or removed. */
+  sorted: string[] | undefined;
+}
+
+const UPLOAD_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+const COMPACT_MIN_BYTES = 4 << 20;
+
+/**
+ * Compares as Cloud Storage orders names: by UTF-8 bytes. UTF-16 code units order the same way
+ * except that surrogates (characters above U+FFFF) must sort after U+E000-U+FFFF, so those two
+ * ranges are swapped at the first difference.
+ */
+export function byteOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    let x = a.charCodeAt(i);
+    let y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x >= 0xd800 && y >= 0xd800) {
+      x = x < 0xe000 ? x + 0x2000 : x - 0x800;
+      y = y < 0xe000 ? y + 0x2000 : y - 0x800;
+    }
+    return x - y;
+  }
+  return a.length - b.length;
+}
+
+export class Catalog {
+  readonly dataDir: string;
+  readonly blobDir: string;
+  readonly uploadDir: string;
+  readonly sync: boolean;
+  readonly buckets = new Map<string, BucketEntry>();
+  readonly sessions = new Map<string, UploadSession>();
+  private log!: AppendLog;
+  private snapshotBytes = 0;
+  private lastGeneration = 0;
+  /** Makes new blob and upload file names durable; shared by concurrent writers. */
+  readonly syncDirs: () => Promise<void>;
+
+  private constructor(dataDir: string, policy: FsyncPolicy) {
+    this.dataDir = dataDir;
+    this.blobDir = join(dataDir, 'blobs');
+    this.uploadDir = join(dataDir, 'uploads');
+    this.sync = policy === 'always';
+    this.syncDirs = coalesced(async () => {
+      if (!this.sync) return;
+      fsyncDir(this.blobDir);
+      fsyncDir(this.uploadDir);
+    });
+  }
+
+  static async open(dataDir: string, policy: FsyncPolicy): Promise<Catalog> {
+    const c = new Catalog(dataDir, policy);
+    mkdirSync(c.blobDir, { recursive: true });
+    mkdirSync(c.uploadDir, { recursive: true });
+    const path = join(dataDir, 'catalog.log');
+    for (const payload of readLog(path).records)
+      c.apply(JSON.parse(payload.toString('utf8')) as CatalogRecord);
+    const now = Date.now();
+    for (const s of c.sessions.values()) {
+      const expired = now - Date.parse(s.created) > UPLOAD_LIFETIME_MS;
+      if (expired || !c.buckets.has(s.bucket) || !existsSync(c.uploadPath(s.id))) c.sessions.delete(s.id);
+    }
+    c.removeUnnamedFiles();
+    const snapshot = c.snapshot();
+    c.snapshotBytes = snapshot.reduce((n, b) => n + b.length, 0);
+    c.log = await AppendLog.create(path, policy, snapshot);
+    return c;
+  }
+
+  /** Generations are microseconds since the epoch, strictly increasing, as in Cloud Storage. */
+  nextGeneration(): number {
+    this.lastGeneration = Math.max(Date.now() * 1000, this.lastGeneration + 1);
+    return this.lastGeneration;
+  }
+
+  bucket(name: string): BucketEntry {
+    const b = this.buckets.get(name);
+    if (!b) throw noSuchBucket();
+    return b;
+  }
+
+  /** The live generation, or the given one (live or noncurrent); undefined when there is none. */
+  find(bucket: string, name: string, generation?: number): ObjectState | undefined {
+    const v = this.bucket(bucket).objects.get(name);
+    if (!v) return undefined;
+    if (generation === undefined) return v.live;
+    if (v.live?.generation === generation) return v.live;
+    return v.old.find((o) => o.generation === generation);
+  }
+
+  get(bucket: string, name: string, generation?: number): ObjectState {
+    const o = this.find(bucket, name, generation);
+    if (!o) throw noSuchObject(bucket, name);
+    return o;
+  }
+
+  sortedNames(entry: BucketEntry): string[] {
+    entry.sorted ??= [...entry.objects.keys()].sort(byteOrder);
+    return entry.sorted;
+  }
+
+  blobPath(blob: string): string {
+    return join(this.blobDir, blob);
+  }
+
+  uploadPath(id: string): string {
+    return join(this.uploadDir, id);
+  }
+
+  /** Applies a change in memory, then resolves once it is on disk. */
+  async commit(rec: CatalogRecord): Promise<void> {
+    const dead = this.apply(rec);
+    await this.log.append(frame(Buffer.from(JSON.stringify(rec))));
+    for (const f of dead) await unlink(f).catch(() => undefined);
+    if (this.log.size > COMPACT_MIN_BYTES && this.log.size > 2 * this.snapshotBytes) {
+      this.log.requestCompaction(() => {
+        const snap = this.snapshot();
+        this.snapshotBytes = snap.reduce((n, b) => n + b.length, 0);
+        return snap;
+      });
+    }
+  }
+
+  putBucket(b: BucketState): Promise<void> {
+    return this.commit({ t: 'b', b });
+  }
+
+  deleteBucket(name: string): Promise<void> {
+    const entry = this.bucket(name);
+    if (entry.objects.size > 0)
+      throw new StorageError('conflict', 'The bucket you tried to delete is not empty.');
+    return this.commit({ t: '-b', name });
+  }
+
+  /** New metadata of an existing generation. */
+  putObject(o: ObjectState): Promise<void> {
+    return this.commit({ t: 'o', o });
+  }
+
+  /** Deletes a generation; `keep` turns a live one noncurrent (versioned bucket, no generation given). */
+  deleteObject(o: ObjectState, keep: boolean): Promise<void> {
+    return this.commit({
+      t: '-o',
+      bucket: o.bucket,
+      name: o.name,
+      generation: o.generation,
+      keep,
+      time: new Date().toISOString(),
+    });
+  }
+
+  /**
+   * Makes a written blob the object's new live generation. The write's preconditions are checked
+   * against the object as it is now, and again once the new file's name is synced (another write
+   * may have completed meanwhile); on a refusal the blob is removed.
+   */
+  async addGeneration(g: NewGeneration): Promise<ObjectState> {
+    try {
+      checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
+      await this.syncDirs();
+      checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
+    } catch (err) {
+      await unlink(this.blobPath(g.blob)).catch(() => undefined);
+      throw err;
+    }
+    const now = new Date().toISOString();
+    const o: ObjectState = {
+      bucket: g.bucket,
+      name: g.name,
+      generation: this.nextGeneration(),
+      metageneration: 1,
+      size: g.digest.size,
+      crc32c: g.digest.crc32c,
+      timeCreated: now,
+      updated: now,
+      meta: g.meta,
+      blob: g.blob,
+      ...(g.digest.md5 ? { md5: g.digest.md5 } : {}),
+      ...(g.componentCount ? { componentCount: g.componentCount } : {}),
+    };
+    await this.commit(g.done ? { t: 'o', o, done: g.done } : { t: 'o', o });
+    return o;
+  }
+
+  putSession(s: UploadSession): Promise<void> {
+    return this.commit({ t: 'u', s });
+  }
+
+  endSession(id: string): Promise<void> {
+    return this.commit({ t: '-u', id });
+  }
+
+  close(): Promise<void> {
+    return this.log.close();
+  }
+
+  /** Applies one record to memory; returns the files it leaves unnamed (deleted after the commit). */
+  private apply(rec: CatalogRecord): string[] {
+    switch (rec.t) {
+      case 'b': {
+        const entry = this.buckets.get(rec.b.name);
+        if (entry) entry.state = rec.b;
+        else this.buckets.set(rec.b.name, { state: rec.b, objects: new Map(), sorted: [] });
+        return [];
+      }
+      case '-b':
+        this.buckets.delete(rec.name);
+        return [];
+      case 'o':
+        if (rec.done) this.sessions.delete(rec.done);
+        return this.applyObject(rec.o, rec.nc === true);
+      case '-o':
+        return this.applyDelete(rec.bucket, rec.name, rec.generation, rec.keep, rec.time);
+      case 'u':
+        this.sessions.set(rec.s.id, rec.s);
+        return [];
+      case '-u':
+        this.sessions.delete(rec.id);
+        return [this.uploadPath(rec.id)];
+    }
+  }
+
+  private versions(entry: BucketEntry, name: string): Versions {
+    let v = entry.objects.get(name);
+    if (!v) {
+      v = { old: [] };
+      entry.objects.set(name, v);
+      entry.sorted = undefined;
+    }
+    return v;
+  }
+
+  private applyObject(o: ObjectState, noncurrent: boolean): string[] {
+    const entry = this.buckets.get(o.bucket);
+    if (!entry) return [];
+    this.lastGeneration = Math.max(this.lastGeneration, o.generation);
+    const v = this.versions(entry, o.name);
+    if (noncurrent) {
+      v.old.push(o);
+      return [];
+    }
+    const i = v.old.findIndex((x) => x.generation === o.generation);
+    if (i >= 0) {
+      v.old[i] = o;
+      return [];
+    }
+    const prev = v.live;
+    v.live = o;
+    if (!prev || prev.generation === o.generation) return [];
+    if (entry.state.versioning) {
+      v.old.push({ ...prev, timeDeleted: o.timeCreated });
+      return [];
+    }
+    return [this.blobPath(prev.blob)];
+  }
+
+  private applyDelete(
+    bucket: string,
+    name: string,
+    generation: number,
+    keep: boolean,
+    time: string,
+  ): string[] {
+    const entry = this.buckets.get(bucket);
+    const v = entry?.objects.get(name);
+    if (!entry || !v) return [];
+    let dead: ObjectState | undefined;
+    if (v.live?.generation === generation) {
+      dead = v.live;
+      delete v.live;
+      if (keep) {
+        v.old.push({ ...dead, timeDeleted: time });
+        dead = undefined;
+      }
+    } else {
+      const i = v.old.findIndex((x) => x.generation === generation);
+      if (i >= 0) dead = v.old.splice(i, 1)[0];
+    }
+    if (!v.live && v.old.length === 0) {
+      entry.objects.delete(name);
+      entry.sorted = undefined;
+    }
+    return dead ? [this.blobPath(dead.blob)] : [];
+  }
+
+  private snapshot(): Buffer[] {
+    const out: Buffer[] = [];
+    const push = (rec: CatalogRecord): void => {
+      out.push(frame(Buffer.from(JSON.stringify(rec))));
+    };
+    for (const entry of this.buckets.values()) {
+      push({ t: 'b', b: entry.state });
+      for (const v of entry.objects.values()) {
+        for (const o of v.old) push({ t: 'o', o, nc: true });
+        if (v.live) push({ t: 'o', o: v.live });
+      }
+    }
+    for (const s of this.sessions.values()) push({ t: 'u', s });
+    return out;
+  }
+
+  /** Deletes blob and upload files no record names (compaction of deleted data). */
+  private removeUnnamedFiles(): void {
+    const named = new Set<string>();
+    for (const entry of this.buckets.values())
+      for (const v of entry.objects.values()) {
+        if (v.live) named.add(v.live.blob);
+        for (const o of v.old) named.add(o.blob);
+      }
+    for (const f of readdirSync(this.blobDir))
+      if (!named.has(f)) rmSync(join(this.blobDir, f), { force: true });
+    for (const f of readdirSync(this.uploadDir))
+      if (!this.sessions.has(f)) rmSync(join(this.uploadDir, f), { force: true });
+  }
+}

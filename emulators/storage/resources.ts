@@ -1,0 +1,188 @@
+/**
+ * The bucket and object records the emulator keeps, and the JSON resources Cloud Storage answers
+ * with (`storage#bucket`, `storage#object`). Only fields a user writes are kept as given; the
+ * rest (ids, links, etags, sizes, times) is derived when a resource is rendered.
+ */
+import { StorageError } from './errors.ts';
+
+export interface BucketState {
+  name: string;
+  timeCreated: string;
+  updated: string;
+  metageneration: number;
+  location: string;
+  storageClass: string;
+  labels: Record<string, string>;
+  versioning: boolean;
+  /** Other configuration a user set (cors, lifecycle, website, ...), echoed back unchanged. */
+  extra: Record<string, unknown>;
+}
+
+export interface ObjectState {
+  bucket: string;
+  name: string;
+  generation: number;
+  metageneration: number;
+  size: number;
+  /** Base64 MD5; composite objects have none, as in Cloud Storage. */
+  md5?: string;
+  /** Base64 of the big-endian CRC32C. */
+  crc32c: string;
+  timeCreated: string;
+  updated: string;
+  /** Set once the generation is no longer live (versioned buckets keep it). */
+  timeDeleted?: string;
+  componentCount?: number;
+  /** Writable metadata: contentType, contentEncoding, cacheControl, metadata, ... */
+  meta: Record<string, unknown>;
+  /** File under the data directory's `blobs/` holding the bytes. */
+  blob: string;
+}
+
+/** Object fields a request may set; anything else in a request body is ignored. */
+const OBJECT_WRITABLE = [
+  'contentType',
+  'contentEncoding',
+  'contentDisposition',
+  'contentLanguage',
+  'cacheControl',
+  'metadata',
+  'customTime',
+  'temporaryHold',
+  'eventBasedHold',
+  'storageClass',
+] as const;
+
+const BUCKET_DERIVED = new Set([
+  'kind',
+  'id',
+  'selfLink',
+  'name',
+  'projectNumber',
+  'timeCreated',
+  'updated',
+  'metageneration',
+  'etag',
+  'location',
+  'locationType',
+  'storageClass',
+  'labels',
+  'versioning',
+  'owner',
+  'acl',
+  'defaultObjectAcl',
+]);
+
+const MAX_CUSTOM_METADATA_BYTES = 8 * 1024;
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Merges a `{key: value | null}` patch into a string map (null removes the key). */
+export function mergeStringMap(
+  base: Record<string, string>,
+  patch: unknown,
+  field: string,
+): Record<string, string> {
+  if (patch === null) return {};
+  if (!isRecord(patch)) throw new StorageError('invalid', `Invalid value for ${field}: expected an object`);
+  const out = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else out[k] = String(v);
+  }
+  return out;
+}
+
+/** The writable object metadata of a request body, merged onto `base` (patch) or alone (insert/update). */
+export function objectMeta(body: unknown, base: Record<string, unknown> = {}): Record<string, unknown> {
+  if (body === undefined) return { ...base };
+  if (!isRecord(body)) throw new StorageError('invalid', 'The object resource must be a JSON object.');
+  const out: Record<string, unknown> = { ...base };
+  for (const key of OBJECT_WRITABLE) {
+    if (!(key in body)) continue;
+    const v = body[key];
+    if (key === 'metadata') {
+      const merged = mergeStringMap((base.metadata as Record<string, string>) ?? {}, v, 'metadata');
+      const bytes = Object.entries(merged).reduce(
+        (n, [k, x]) => n + Buffer.byteLength(k) + Buffer.byteLength(x),
+        0,
+      );
+      if (bytes > MAX_CUSTOM_METADATA_BYTES)
+        throw new StorageError('invalid', 'Custom metadata is over the 8 KiB limit.');
+      if (Object.keys(merged).length === 0) delete out.metadata;
+      else out.metadata = merged;
+    } else if (v === null || v === undefined) delete out[key];
+    else out[key] = key === 'temporaryHold' || key === 'eventBasedHold' ? Boolean(v) : String(v);
+  }
+  return out;
+}
+
+/** Bucket settings from an insert or patch body, applied to `base`. */
+export function applyBucketBody(base: BucketState, body: Record<string, unknown>): BucketState {
+  const next: BucketState = { ...base, extra: { ...base.extra } };
+  if ('labels' in body) next.labels = mergeStringMap(base.labels, body.labels, 'labels');
+  if ('versioning' in body) next.versioning = isRecord(body.versioning) && body.versioning.enabled === true;
+  if (typeof body.storageClass === 'string') next.storageClass = body.storageClass.toUpperCase();
+  for (const [k, v] of Object.entries(body)) {
+    if (BUCKET_DERIVED.has(k)) continue;
+    if (v === null) delete next.extra[k];
+    else next.extra[k] = v;
+  }
+  return next;
+}
+
+function etag(a: number, b: number): string {
+  return Buffer.from(`${a}/${b}`).toString('base64');
+}
+
+/** Path segment encoding the client uses for object names (`/` as %2F). */
+export const enc = encodeURIComponent;
+
+export function renderBucket(b: BucketState, base: string): Record<string, unknown> {
+  return {
+    kind: 'storage#bucket',
+    selfLink: `${base}/storage/v1/b/${enc(b.name)}`,
+    id: b.name,
+    name: b.name,
+    projectNumber: '0',
+    metageneration: String(b.metageneration),
+    location: b.location,
+    locationType: b.location.includes('-') ? 'region' : 'multi-region',
+    storageClass: b.storageClass,
+    etag: etag(b.metageneration, 0),
+    timeCreated: b.timeCreated,
+    updated: b.updated,
+    ...(Object.keys(b.labels).length > 0 ? { labels: b.labels } : {}),
+    ...(b.versioning ? { versioning: { enabled: true } } : {}),
+    ...b.extra,
+  };
+}
+
+export function renderObject(o: ObjectState, base: string): Record<string, unknown> {
+  const path = `b/${enc(o.bucket)}/o/${enc(o.name)}`;
+  return {
+    kind: 'storage#object',
+    id: `${o.bucket}/${o.name}/${o.generation}`,
+    selfLink: `${base}/storage/v1/${path}`,
+    mediaLink: `${base}/download/storage/v1/${path}?generation=${o.generation}&alt=media`,
+    name: o.name,
+    bucket: o.bucket,
+    generation: String(o.generation),
+    metageneration: String(o.metageneration),
+    contentType: 'application/octet-stream',
+    storageClass: 'STANDARD',
+    size: String(o.size),
+    ...(o.md5 ? { md5Hash: o.md5 } : {}),
+    crc32c: o.crc32c,
+    etag: etag(o.generation, o.metageneration),
+    timeCreated: o.timeCreated,
+    updated: o.updated,
+    timeStorageClassUpdated: o.timeCreated,
+    timeFinalized: o.timeCreated,
+    ...(o.timeDeleted ? { timeDeleted: o.timeDeleted } : {}),
+    ...(o.componentCount ? { componentCount: o.componentCount } : {}),
+    ...o.meta,
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * The Cloud Storage emulator: the JSON API on one HTTP port, as `@google-cloud/storage` calls it
+ * when `STORAGE_EMULATOR_HOST` is set (docs/storage-emulator.md). The client uses that value as
+ * the API's base URL itself, so every path is served both bare (`/b/...`) and under
+ * `/storage/v1`; uploads come to `/upload/storage/v1/...`, downloads may come to
+ * `/download/storage/v1/...`. One emulator per data directory (owner lock).
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import { join } from 'node:path';
+import type { FsyncPolicy } from '../common/append-log.ts';
+import { httpUrl, listenOn } from '../common/cli.ts';
+import { acquireOwnerLock } from '../common/owner-lock.ts';
+import { deleteBucket, getBucket, insertBucket, listBuckets, patchBucket } from './buckets.ts';
+import { Catalog } from './catalog.ts';
+import { StorageError } from './errors.ts';
+import { composeObject, copyObject, deleteObject, getObject, listObjects, patchObject } from './objects.ts';
+import { ResumableUploads } from './resumable.ts';
+import { mediaUpload, multipartUpload } from './uploads.ts';
+import { type Ctx, sendError, sendJson } from './wire.ts';
+
+export interface StorageEmulatorOptions {
+  host?: string;
+  port?: number;
+  dataDir: string;
+  fsync?: FsyncPolicy;
+}
+
+export interface StorageEmulator {
+  readonly port: number;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+type Area = 'json' | 'upload' | 'download';
+
+interface Route {
+  area: Area;
+  /** Decoded path segments after the API prefix, e.g. ['b', 'bucket', 'o', 'name']. */
+  segs: string[];
+}
+
+function decode(seg: string): string {
+  try {
+    return decodeURIComponent(seg);
+  } catch {
+    throw new StorageError('invalid', `Invalid percent-encoding in the path: ${seg}`);
+  }
+}
+
+function route(pathname: string): Route {
+  const raw = pathname.split('/').slice(1);
+  if (raw.at(-1) === '') raw.pop();
+  let area: Area = 'json';
+  if ((raw[0] === 'upload' || raw[0] === 'download') && raw[1] === 'storage' && raw[2] === 'v1') {
+    area = raw[0];
+    raw.splice(0, 3);
+  } else if (raw[0] === 'storage' && raw[1] === 'v1') raw.splice(0, 2);
+  return { area, segs: raw.map(decode) };
+}
+
+const notSupported = (what: string): StorageError =>
+  new StorageError('notImplemented', `${what} is not supported by the local Cloud Storage emulator.`);
+
+/** Splits `o/<name...>[/compose | /copyTo|rewriteTo/b/<bucket>/o/<name...>]`. */
+function objectPath(rest: string[]): {
+  name: string;
+  action?: string;
+  dest?: { bucket: string; name: string };
+} {
+  const copyAt = rest.findIndex(
+    (s, i) => (s === 'copyTo' || s === 'rewriteTo') && rest[i + 1] === 'b' && rest[i + 3] === 'o',
+  );
+  if (copyAt > 0)
+    return {
+      name: rest.slice(0, copyAt).join('/'),
+      action: rest[copyAt] as string,
+      dest: { bucket: rest[copyAt + 2] as string, name: rest.slice(copyAt + 4).join('/') },
+    };
+  const tail = rest.at(-1);
+  if (rest.length > 1 && (tail === 'compose' || tail === 'acl' || tail === 'iam'))
+    return { name: rest.slice(0, -1).join('/'), action: tail };
+  return { name: rest.join('/') };
+}
+
+async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Route): Promise<void> {
+  const method = ctx.req.method ?? 'GET';
+  const { segs } = r;
+  if (segs.length === 0 && method === 'GET') return sendJson(ctx.res, 200, { status: 'ok' });
+  if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
+  if (segs.length === 1) {
+    if (method === 'GET') return listBuckets(c, ctx);
+    if (method === 'POST') return insertBucket(c, ctx);
+  }
+  const bucket = segs[1] as string;
+  if (segs.length === 2 && r.area === 'json') {
+    if (method === 'GET') return getBucket(c, ctx, bucket);
+    if (method === 'PATCH' || method === 'PUT') return patchBucket(c, ctx, bucket, method === 'PUT');
+    if (method === 'DELETE') return deleteBucket(c, ctx, bucket);
+  }
+  if (segs[2] !== 'o') {
+    if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
+    throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
+  }
+  if (segs.length === 3) {
+    if (r.area === 'upload') return upload(c, uploads, ctx, bucket, method);
+    if (method === 'GET' && r.area === 'json') return listObjects(c, ctx, bucket);
+    if (method === 'POST')
+      throw new StorageError('invalid', 'Objects are created at /upload/storage/v1/b/{bucket}/o.');
+  }
+  const o = objectPath(segs.slice(3));
+  if (r.area === 'download') {
+    if (method === 'GET') return getObject(c, ctx, bucket, o.name, true);
+  } else if (o.action === 'compose' && method === 'POST') return composeObject(c, ctx, bucket, o.name);
+  else if (o.dest && method === 'POST')
+    return copyObject(c, ctx, { bucket, name: o.name }, o.dest, o.action === 'rewriteTo');
+  else if (o.action === 'acl' || o.action === 'iam') throw notSupported(`Object ${o.action}`);
+  else if (method === 'GET') return getObject(c, ctx, bucket, o.name, false);
+  else if (method === 'PATCH' || method === 'PUT')
+    return patchObject(c, ctx, bucket, o.name, method === 'PUT');
+  else if (method === 'DELETE') return deleteObject(c, ctx, bucket, o.name);
+  throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
+}
+
+function upload(
+  c: Catalog,
+  uploads: ResumableUploads,
+  ctx: Ctx,
+  bucket: string,
+  method: string,
+): Promise<void> {
+  const id = ctx.query.get('upload_id');
+  if (id !== null) {
+    if (method === 'PUT' || method === 'POST') return uploads.put(ctx, id);
+    if (method === 'DELETE') return uploads.cancel(id);
+  }
+  if (method !== 'POST') throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
+  const type = ctx.query.get('uploadType') ?? 'media';
+  if (type === 'resumable') return uploads.start(ctx, bucket);
+  if (type === 'multipart') return multipartUpload(c, ctx, bucket);
+  if (type === 'media') return mediaUpload(c, ctx, bucket);
+  throw new StorageError('invalid', `Invalid uploadType: ${type}`);
+}
+
+/** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
+export async function startStorageEmulator(opts: StorageEmulatorOptions): Promise<StorageEmulator> {
+  const host = opts.host ?? '127.0.0.1';
+  const release = acquireOwnerLock(join(opts.dataDir, 'LOCK'), `data directory ${opts.dataDir}`, 'emulator');
+  let catalog: Catalog;
+  try {
+    catalog = await Catalog.open(opts.dataDir, opts.fsync ?? 'always');
+  } catch (err) {
+    release();
+    throw err;
+  }
+  const uploads = new ResumableUploads(catalog);
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const ctx: Ctx = { req, res, query: url.searchParams, base: `http://${req.headers.host ?? `${host}`}` };
+    req.on('error', () => undefined);
+    Promise.resolve()
+      .then(() => dispatch(catalog, uploads, ctx, route(url.pathname)))
+      .catch((err: unknown) => {
+        if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
+        sendError(res, err);
+        if (!req.complete) req.resume();
+      });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 0;
+  const sockets = new Set<net.Socket>();
+  server.on('connection', (s: net.Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  const port = await listenOn(server, opts.port ?? 0, host);
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    url: httpUrl(host, port),
+    close: () => {
+      closing ??= (async () => {
+        server.close();
+        for (const s of sockets) s.destroy();
+        await catalog.close();
+        release();
+      })();
+      return closing;
+    },
+  };
+}
