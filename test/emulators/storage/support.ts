@@ -1,0 +1,97 @@
+/** Shared helpers of the Cloud Storage emulator tests: a started emulator and a client on it. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Storage } from '@google-cloud/storage';
+import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'storage-emu-'));
+}
+
+export interface Running {
+  readonly emulator: StorageEmulator;
+  readonly dataDir: string;
+  /** A client that finds the emulator through STORAGE_EMULATOR_HOST, as a deployed function would. */
+  readonly storage: Storage;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an emulator on port 0 with a fresh data dir; STORAGE_EMULATOR_HOST points at it while it
+ * runs (the client reads it when constructed).
+ */
+export async function start(fsync: 'always' | 'none' = 'none'): Promise<Running> {
+  const dataDir = tempDir();
+  const emulator = await startStorageEmulator({ port: 0, dataDir, fsync });
+  const before = process.env.STORAGE_EMULATOR_HOST;
+  process.env.STORAGE_EMULATOR_HOST = emulator.url;
+  const storage = new Storage({ projectId: 'test-project' });
+  return {
+    emulator,
+    dataDir,
+    storage,
+    stop: async () => {
+      if (before === undefined) delete process.env.STORAGE_EMULATOR_HOST;
+      else process.env.STORAGE_EMULATOR_HOST = before;
+      await emulator.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A raw JSON API call; the body parsed when it is JSON. */
+export async function call(
+  url: string,
+  method: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Headers; json: Record<string, unknown> | undefined; text: string }> {
+  const init: RequestInit = { method, headers: { ...headers } };
+  if (body !== undefined) {
+    init.body =
+      typeof body === 'string' || body instanceof Uint8Array ? (body as BodyInit) : JSON.stringify(body);
+    if (typeof body === 'object' && !(body instanceof Uint8Array))
+      (init.headers as Record<string, string>)['content-type'] = 'application/json';
+  }
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let json: Record<string, unknown> | undefined;
+  try {
+    json = JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, json, text };
+}
+
+const MAIN = fileURLToPath(new URL('../../../emulators/storage/main.ts', import.meta.url));
+
+/** Runs the emulator as its own process (for kill -9), resolving with its URL once ready. */
+export function launch(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    child.stderr?.on('data', (c: Buffer) => {
+      err += c.toString();
+    });
+    child.stdout?.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^storage emulator listening on (http:\/\/\S+)\n/.exec(out);
+      if (m) resolve({ child, url: m[1] as string });
+    });
+    child.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${err}`)));
+  });
+}
+
+export function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
