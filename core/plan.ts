@@ -61,6 +61,19 @@ export interface DestinationPlan {
   readonly maxDeliveryAttempts: number;
 }
 
+/**
+ * A Cloud Storage bucket of the environment. The registry holds runtime resources (event
+ * definitions, translators, syncs, rules, saved queries): one immutable object per version and
+ * one index object per kind, so history comes from objects, not from bucket versioning.
+ */
+export interface BucketPlan {
+  readonly name: string;
+  readonly purpose: 'registry';
+  /** The environment's data location (the warehouse's), so runtime resources stay with the data. */
+  readonly location: string;
+  readonly versioning: boolean;
+}
+
 export interface Plan {
   readonly environment: string;
   readonly project: string;
@@ -71,6 +84,7 @@ export interface Plan {
   readonly subscriptions: readonly SubscriptionPlan[];
   readonly tables: readonly TablePlan[];
   readonly views: readonly ViewPlan[];
+  readonly buckets: readonly BucketPlan[];
   readonly functions: readonly FunctionPlan[];
   readonly destinations: readonly DestinationPlan[];
   readonly gateway: {
@@ -103,6 +117,24 @@ export const forwardSubscriptionName = (destination: string) => `deliveries-${de
 export const deadLetterTopicName = (subscription: string) => `${subscription}-dead-letter`;
 /** Name of the pull subscription that keeps a dead-letter topic's backlog. */
 export const backlogSubscriptionName = (deadLetterTopic: string) => `${deadLetterTopic}-backlog`;
+
+/**
+ * The registry bucket's name: bucket names are global, so it starts with the (globally unique)
+ * project id; over Cloud Storage's 63 characters the environment's part is shortened and a
+ * digest of the whole keeps it unique.
+ */
+export function registryBucketName(project: string, environment: string): string {
+  const full = `${project}-${environment}-registry`.replaceAll('_', '-');
+  if (full.length <= 63) return full;
+  let h = 0x811c9dc5;
+  for (const ch of full) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  const digest = h.toString(36).padStart(7, '0');
+  const room = 63 - project.length - '-registry'.length - digest.length - 2;
+  return `${project}-${environment.replaceAll('_', '-').slice(0, room)}-${digest}-registry`.replace(
+    /-+/g,
+    '-',
+  );
+}
 
 /** Turns validated settings into the environment's resources, as data. */
 export function plan(settings: Readonly<Settings>): Plan {
@@ -195,6 +227,14 @@ export function plan(settings: Readonly<Settings>): Plan {
     subscriptions,
     tables: warehouse.tables,
     views: warehouse.views,
+    buckets: [
+      {
+        name: registryBucketName(settings.project, settings.name),
+        purpose: 'registry',
+        location: settings.location ?? 'US',
+        versioning: false,
+      },
+    ],
     functions: [
       {
         name: 'store',

@@ -14,6 +14,7 @@ import { Functions } from './functions.ts';
 import { Gateway } from './gateway.ts';
 import { Identities } from './identities.ts';
 import { Messaging } from './messaging.ts';
+import { Buckets } from './registry.ts';
 import { Secrets } from './secrets.ts';
 import { Sources } from './sources.ts';
 import { Warehouse } from './warehouse.ts';
@@ -25,6 +26,8 @@ export interface EnvironmentOutputs {
   readonly dataset: pulumi.Output<string>;
   readonly topics: pulumi.Output<string[]>;
   readonly subscriptions: pulumi.Output<string[]>;
+  /** The registry bucket of runtime resources. */
+  readonly registryBucket: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -126,6 +129,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     { dependsOn: [...apis.services, secrets, messaging] },
   );
   new Alerts(name, { plan }, { dependsOn: [...apis.services, messaging, functions] });
+  const buckets = new Buckets(name, { plan }, after);
 
   return {
     gatewayUrl: gateway.url,
@@ -133,6 +137,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     dataset: warehouse.dataset.datasetId,
     topics: messaging.topicNames,
     subscriptions: messaging.subscriptionNames,
+    registryBucket: (buckets.buckets.registry as gcp.storage.Bucket).name,
   };
 }
 

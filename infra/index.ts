@@ -13,3 +13,4 @@ export const publishUrl = environment.publishUrl;
 export const dataset = environment.dataset;
 export const topics = environment.topics;
 export const subscriptions = environment.subscriptions;
+export const registryBucket = environment.registryBucket;

@@ -30,6 +30,8 @@ export interface EnvironmentRecord {
   readonly pubsubHost: string;
   /** What a client sets as BIGQUERY_EMULATOR_HOST (a URL). */
   readonly bigqueryUrl: string;
+  /** What a client sets as STORAGE_EMULATOR_HOST (a URL); absent in records of older versions. */
+  readonly storageUrl?: string;
 }
 
 export function recordPath(dataDir: string): string {

@@ -6,6 +6,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import { PubSub, type Subscription } from '@google-cloud/pubsub';
+import { Storage } from '@google-cloud/storage';
 import type { Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../core/plan.ts';
 import { seconds } from '../core/settings.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
@@ -18,6 +19,8 @@ export interface ProvisionTargets {
   readonly pubsub?: string;
   /** http://host:port of the BigQuery emulator; omitted: BigQuery is not provisioned. */
   readonly bigquery?: string;
+  /** http://host:port of the Cloud Storage emulator; omitted: buckets are not provisioned. */
+  readonly storage?: string;
   /** Push endpoint of a function, e.g. `store` → http://127.0.0.1:8081/. */
   readonly functionUrl: (fn: 'store' | 'forward') => string;
 }
@@ -35,7 +38,37 @@ export async function provision(p: Plan, targets: ProvisionTargets): Promise<Pro
   const report: ProvisionReport = { created: [], updated: [], unchanged: [], conflicts: [] };
   if (targets.pubsub) await provisionPubSub(p, targets, targets.pubsub, report);
   if (targets.bigquery) await provisionBigQuery(p, targets.project, targets.bigquery, report);
+  if (targets.storage) await provisionStorage(p, targets.project, targets.storage, report);
   return report;
+}
+
+/** A Cloud Storage client pointed at an emulator (the client sends no credentials to a custom endpoint). */
+export function emulatorStorage(project: string, url: string): Storage {
+  return new Storage({ projectId: project, apiEndpoint: url });
+}
+
+/** Creates the plan's buckets; an existing bucket gets the plan's versioning setting. */
+async function provisionStorage(
+  p: Plan,
+  project: string,
+  url: string,
+  report: ProvisionReport,
+): Promise<void> {
+  const storage = emulatorStorage(project, url);
+  for (const b of p.buckets) {
+    const bucket = storage.bucket(b.name);
+    const [exists] = await bucket.exists();
+    if (!exists) {
+      await storage.createBucket(b.name, { location: b.location, versioning: { enabled: b.versioning } });
+      report.created.push(`bucket ${b.name}`);
+      continue;
+    }
+    const [meta] = await bucket.getMetadata();
+    if ((meta.versioning?.enabled ?? false) !== b.versioning) {
+      await bucket.setMetadata({ versioning: { enabled: b.versioning } });
+      report.updated.push(`bucket ${b.name}`);
+    } else report.unchanged.push(`bucket ${b.name}`);
+  }
 }
 
 /** A Pub/Sub client pointed at an emulator (plain-text gRPC, no credentials). */

@@ -13,6 +13,7 @@ import type { Settings } from '../schemas/settings.ts';
 export interface Ports {
   readonly pubsub: number;
   readonly bigquery: number;
+  readonly storage: number;
   readonly gateway: number;
   readonly store: number;
   readonly forward: number;
@@ -22,6 +23,7 @@ export interface Ports {
 export const DEFAULT_PORTS: Ports = Object.freeze({
   pubsub: 8085,
   bigquery: 9050,
+  storage: 4443,
   gateway: 8080,
   store: 8081,
   forward: 8082,
@@ -81,13 +83,14 @@ export function runtimeEnv(ctx: LocalContext): Record<string, string> {
     EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
     PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${ctx.ports.pubsub}`,
     BIGQUERY_EMULATOR_HOST: url(ctx.ports.bigquery),
+    STORAGE_EMULATOR_HOST: url(ctx.ports.storage),
     GOOGLE_CLOUD_PROJECT: ctx.project,
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',
   };
 }
 
-function emulator(ctx: LocalContext, name: 'pubsub' | 'bigquery'): ServiceSpec {
+function emulator(ctx: LocalContext, name: 'pubsub' | 'bigquery' | 'storage'): ServiceSpec {
   const port = ctx.ports[name];
   return {
     name,
@@ -116,6 +119,9 @@ export const pubsubEmulator: ServiceFactory = (ctx) => emulator(ctx, 'pubsub');
 
 /** The project's BigQuery emulator (REST over DuckDB), state in <data>/bigquery. */
 export const bigqueryEmulator: ServiceFactory = (ctx) => emulator(ctx, 'bigquery');
+
+/** The project's Cloud Storage emulator (JSON API), state in <data>/storage. */
+export const storageEmulator: ServiceFactory = (ctx) => emulator(ctx, 'storage');
 
 /**
  * A function served by the real functions-framework CLI (the same loader Cloud Functions
@@ -196,6 +202,7 @@ export const receiver: ServiceFactory = (ctx) => ({
 export const SERVICES: readonly ServiceFactory[] = [
   pubsubEmulator,
   bigqueryEmulator,
+  storageEmulator,
   receiver,
   storeFunction,
   forwardFunction,

@@ -464,11 +464,12 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     for (const spec of specs.filter((s) => s.stage === 'emulator')) await launch(spec);
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
-      if (names.has('pubsub') || names.has('bigquery')) {
+      if (names.has('pubsub') || names.has('bigquery') || names.has('storage')) {
         provisioning = await provision(environmentPlan, {
           project: settings.project,
           ...(names.has('pubsub') ? { pubsub: `${LOCAL_HOST}:${ports.pubsub}` } : {}),
           ...(names.has('bigquery') ? { bigquery: `http://${LOCAL_HOST}:${ports.bigquery}` } : {}),
+          ...(names.has('storage') ? { storage: `http://${LOCAL_HOST}:${ports.storage}` } : {}),
           functionUrl: (fn) => functionUrl(ports, fn),
         });
         if (provisioning.conflicts.length > 0) {
@@ -508,6 +509,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     urls,
     pubsubHost: `${LOCAL_HOST}:${ports.pubsub}`,
     bigqueryUrl: `http://${LOCAL_HOST}:${ports.bigquery}`,
+    storageUrl: `http://${LOCAL_HOST}:${ports.storage}`,
   });
   return {
     urls,

@@ -15,7 +15,7 @@ interface StartFlags {
   port: Partial<Record<keyof Ports, number>>;
 }
 
-const PORT_NAMES = ['pubsub', 'bigquery', 'gateway', 'store', 'forward', 'receiver'] as const;
+const PORT_NAMES = Object.keys(DEFAULT_PORTS) as (keyof Ports)[];
 
 function parseInteger(value: string): number {
   const n = Number(value);

@@ -5,6 +5,7 @@
  * `/storage/v1`; uploads come to `/upload/storage/v1/...`, downloads may come to
  * `/download/storage/v1/...`. One emulator per data directory (owner lock).
  */
+import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import type net from 'node:net';
 import { join } from 'node:path';
@@ -86,7 +87,8 @@ function objectPath(rest: string[]): {
 async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Route): Promise<void> {
   const method = ctx.req.method ?? 'GET';
   const { segs } = r;
-  if (segs.length === 0 && method === 'GET') return sendJson(ctx.res, 200, { status: 'ok' });
+  if ((segs.length === 0 || (segs.length === 1 && segs[0] === 'health')) && method === 'GET')
+    return sendJson(ctx.res, 200, { status: 'ok' });
   if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
   if (segs.length === 1) {
     if (method === 'GET') return listBuckets(c, ctx);
@@ -145,6 +147,7 @@ function upload(
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
 export async function startStorageEmulator(opts: StorageEmulatorOptions): Promise<StorageEmulator> {
   const host = opts.host ?? '127.0.0.1';
+  mkdirSync(opts.dataDir, { recursive: true });
   const release = acquireOwnerLock(join(opts.dataDir, 'LOCK'), `data directory ${opts.dataDir}`, 'emulator');
   let catalog: Catalog;
   try {

@@ -12,6 +12,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BigQuery } from '@google-cloud/bigquery';
+import { Storage } from '@google-cloud/storage';
+import { registryBucketName } from '../../core/plan.ts';
 import { freePort } from '../../local/supervisor.ts';
 import { until } from '../support/until.ts';
 
@@ -38,7 +40,7 @@ describe('end to end: the local environment of `npm start`', function () {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'eventbus-e2e-'));
-    for (const name of ['pubsub', 'bigquery', 'gateway', 'store', 'forward', 'receiver'])
+    for (const name of ['pubsub', 'bigquery', 'storage', 'gateway', 'store', 'forward', 'receiver'])
       ports[name] = await freePort();
     const args = [join(root, 'cli', 'main.ts'), 'start', '--data-dir', dataDir];
     for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
@@ -104,6 +106,21 @@ describe('end to end: the local environment of `npm start`', function () {
       assert.match(output, new RegExp(`${name}\\s+http://127\\.0\\.0\\.1:${ports[name]}`));
     const health = await fetch(`${gateway}/health`);
     assert.equal(health.status, 200);
+  });
+
+  it("creates the plan's registry bucket in the Cloud Storage emulator, which Google's client uses", async () => {
+    const storage = new Storage({
+      projectId: 'local-project',
+      apiEndpoint: `http://127.0.0.1:${ports['storage']}`,
+    });
+    const bucket = storage.bucket(registryBucketName('local-project', 'local'));
+    const [meta] = await bucket.getMetadata();
+    assert.equal(meta.location, 'EU');
+    await bucket
+      .file('probe/hello.json')
+      .save('{"hello":"registry"}', { preconditionOpts: { ifGenerationMatch: 0 } });
+    const [back] = await bucket.file('probe/hello.json').download();
+    assert.deepEqual(JSON.parse(back.toString()), { hello: 'registry' });
   });
 
   it('stores a POSTed view_content first, then delivers it to every permitted destination', async () => {
@@ -220,7 +237,7 @@ describe('end to end: the local environment of `npm start`', function () {
 
   it('stops every process cleanly on Ctrl-C', async () => {
     const pids = [...output.matchAll(/ready on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    assert.equal(pids.length, 6);
+    assert.equal(pids.length, 7);
     const exited = new Promise<number | null>((r) => child?.once('exit', (code) => r(code)));
     child?.kill('SIGINT');
     assert.equal(await exited, 0);

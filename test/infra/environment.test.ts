@@ -108,7 +108,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [T.secretVersion, 0],
       [T.dataset, 1],
       [T.table, plan.tables.length + plan.views.length],
-      [T.bucket, 1],
+      // The sources bucket, and one per plan bucket (the registry).
+      [T.bucket, 1 + plan.buckets.length],
       [T.object, 3],
       [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length],
     ];

@@ -39,6 +39,7 @@ describe('infra: index.ts under mocks, with its stack outputs', () => {
           dataset: await resolveOutput(program.dataset),
           topics: await resolveOutput(program.topics),
           subscriptions: await resolveOutput(program.subscriptions),
+          registryBucket: await resolveOutput(program.registryBucket),
         };
       });
     } finally {
@@ -66,6 +67,25 @@ describe('infra: index.ts under mocks, with its stack outputs', () => {
       dataset: plan.dataset,
       topics: plan.topics.map((t) => t.name),
       subscriptions: plan.subscriptions.map((s) => s.name),
+      registryBucket: `${PROJECT}-acme-prod-registry`,
     });
+  });
+
+  it('declares the registry bucket that npm start creates locally: private, kept on destroy, in the data location', () => {
+    const { plan } = loadStackConfig({
+      project: PROJECT,
+      region: REGION,
+      settingsFile: 'environments/example.yaml',
+    });
+    const buckets = recorded.resources.filter(
+      (r) => r.type === 'gcp:storage/bucket:Bucket' && String(r.inputs['name']).endsWith('-registry'),
+    );
+    assert.equal(buckets.length, 1);
+    const registry = buckets[0]?.inputs ?? {};
+    assert.equal(registry['name'], plan.buckets[0]?.name);
+    assert.equal(registry['location'], plan.location);
+    assert.equal(registry['uniformBucketLevelAccess'], true);
+    assert.equal(registry['publicAccessPrevention'], 'enforced');
+    assert.equal(registry['forceDestroy'], false);
   });
 });

@@ -126,6 +126,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     const ports = {
       pubsub: ps.port,
       bigquery: bqPort,
+      storage: 0,
       gateway: 0,
       store: await freePort(),
       forward: await freePort(),

@@ -3,39 +3,11 @@
  * same data dir. Every answered publish is delivered again; nothing acknowledged reappears.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { exited, launchEmulator } from '../../support/emulator-process.ts';
 import { childrenOnTempDir, errorOf, rest, tempDir } from './support.ts';
 
-const MAIN = fileURLToPath(new URL('../../../emulators/pubsub/main.ts', import.meta.url));
-
-function launch(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^pubsub emulator listening on (http:\/\/\S+)\n/.exec(out);
-      if (m) resolve({ child, url: m[1] as string });
-    });
-    child.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${err}`)));
-  });
-}
-
-/** The exit code, or the signal's name when a signal ended the process (so a failure says which). */
-function exited(child: ChildProcess): Promise<number | string | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
-    else child.once('exit', (code, signal) => resolve(code ?? signal));
-  });
-}
+const launch = (dataDir: string) => launchEmulator('pubsub', dataDir);
 
 describe('pubsub emulator durability', () => {
   const { dataDir, children } = childrenOnTempDir();

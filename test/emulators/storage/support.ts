@@ -1,11 +1,10 @@
 /** Shared helpers of the Cloud Storage emulator tests: a started emulator and a client on it. */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Storage } from '@google-cloud/storage';
 import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
+import { exited, launchEmulator } from '../../support/emulator-process.ts';
 
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'storage-emu-'));
@@ -67,31 +66,7 @@ export async function call(
   return { status: res.status, headers: res.headers, json, text };
 }
 
-const MAIN = fileURLToPath(new URL('../../../emulators/storage/main.ts', import.meta.url));
-
 /** Runs the emulator as its own process (for kill -9), resolving with its URL once ready. */
-export function launch(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    let err = '';
-    child.stderr?.on('data', (c: Buffer) => {
-      err += c.toString();
-    });
-    child.stdout?.on('data', (c: Buffer) => {
-      out += c.toString();
-      const m = /^storage emulator listening on (http:\/\/\S+)\n/.exec(out);
-      if (m) resolve({ child, url: m[1] as string });
-    });
-    child.on('exit', (code) => reject(new Error(`emulator exited (${code}): ${err}`)));
-  });
-}
+export const launch = (dataDir: string) => launchEmulator('storage', dataDir);
 
-export function exited(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once('exit', () => resolve());
-  });
-}
+export { exited };
