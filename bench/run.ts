@@ -12,6 +12,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   store: () => import('./store.ts'),
   delivery: () => import('./delivery.ts'),
   auth: () => import('./auth.ts'),
+  storage: () => import('./storage.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).

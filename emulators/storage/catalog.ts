@@ -52,6 +52,8 @@ export interface NewGeneration {
   pre: Preconditions;
   /** The resumable upload this completes. */
   done?: string;
+  /** A `syncDirs()` run started after the blob's file was created (overlaps its upload). */
+  dirSynced?: Promise<void>;
 }
 
 export interface Versions {
@@ -100,7 +102,7 @@ export class Catalog {
   private log!: AppendLog;
   private snapshotBytes = 0;
   private lastGeneration = 0;
-  /** Makes new blob and upload file names durable; shared by concurrent writers. */
+  /** Makes the names of new files in `blobs/` durable; one run shared by concurrent writers. */
   readonly syncDirs: () => Promise<void>;
 
   private constructor(dataDir: string, policy: FsyncPolicy) {
@@ -109,9 +111,7 @@ export class Catalog {
     this.uploadDir = join(dataDir, 'uploads');
     this.sync = policy === 'always';
     this.syncDirs = coalesced(async () => {
-      if (!this.sync) return;
-      fsyncDir(this.blobDir);
-      fsyncDir(this.uploadDir);
+      if (this.sync) await fsyncDir(this.blobDir);
     });
   }
 
@@ -224,7 +224,7 @@ export class Catalog {
   async addGeneration(g: NewGeneration): Promise<ObjectState> {
     try {
       checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
-      await this.syncDirs();
+      await (g.dirSynced ?? this.syncDirs());
       checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
     } catch (err) {
       await unlink(this.blobPath(g.blob)).catch(() => undefined);

@@ -12,7 +12,7 @@
  */
 import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { rename, stat, writeFile } from 'node:fs/promises';
-import { BlobWriter, crcBase64, type Digest, digestFile, newBlobName } from './blobs.ts';
+import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName } from './blobs.ts';
 import type { Catalog, UploadSession } from './catalog.ts';
 import { StorageError } from './errors.ts';
 import { enc, objectMeta, renderObject } from './resources.ts';
@@ -80,7 +80,7 @@ export class ResumableUploads {
       ...(Number.isSafeInteger(announcedSize) && announcedSize >= 0 ? { expectedSize: announcedSize } : {}),
     };
     await writeFile(this.c.uploadPath(id), '');
-    await this.c.syncDirs();
+    if (this.c.sync) await fsyncDir(this.c.uploadDir);
     await this.c.putSession(session);
     const location = `${ctx.base}/upload/storage/v1/b/${enc(bucket)}/o?uploadType=resumable&name=${enc(name)}&upload_id=${id}`;
     ctx.res.writeHead(200, { location, 'x-guploader-uploadid': id, 'content-length': 0 });

@@ -73,13 +73,16 @@ async function receive(
   c: Catalog,
   chunks: AsyncIterable<Buffer>,
   transform?: (chunk: Buffer | undefined) => Buffer,
-): Promise<{ blob: string; digest: Digest }> {
+): Promise<{ blob: string; digest: Digest; dirSynced: Promise<void> }> {
   const blob = newBlobName();
   const w = await BlobWriter.create(c.blobPath(blob));
+  // The file's name is synced while its bytes arrive.
+  const dirSynced = c.syncDirs();
+  dirSynced.catch(() => undefined);
   try {
     for await (const chunk of chunks) await w.write(transform ? transform(chunk) : chunk);
     if (transform) await w.write(transform(undefined));
-    return { blob, digest: (await w.finish(c.sync)) as Digest };
+    return { blob, digest: (await w.finish(c.sync)) as Digest, dirSynced };
   } catch (err) {
     await w.abort();
     throw err;
@@ -101,8 +104,9 @@ export async function mediaUpload(c: Catalog, ctx: Ctx, bucket: string): Promise
   const pre = preconditions(ctx.query);
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta({ contentType: contentTypeOf(ctx.req) });
-  const { blob, digest } = await receive(c, ctx.req);
-  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre }, expectedHashes(ctx.req, {}));
+  const { blob, digest, dirSynced } = await receive(c, ctx.req);
+  const expected = expectedHashes(ctx.req, {});
+  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced }, expected);
   sendJson(ctx.res, 200, renderObject(o, ctx.base));
 }
 
@@ -190,8 +194,8 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
       }
     },
   };
-  const { blob, digest } = await receive(c, remaining, splitter.take);
+  const { blob, digest, dirSynced } = await receive(c, remaining, splitter.take);
   const expected = expectedHashes(ctx.req, resource);
-  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre }, expected);
+  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced }, expected);
   sendJson(ctx.res, 200, renderObject(o, ctx.base));
 }

@@ -9,9 +9,10 @@ import { fileURLToPath } from 'node:url';
 export function launchEmulator(
   kind: 'pubsub' | 'storage',
   dataDir: string,
+  extraArgs: readonly string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
   const main = fileURLToPath(new URL(`../../emulators/${kind}/main.ts`, import.meta.url));
-  const child = spawn(process.execPath, [main, '--port', '0', '--data-dir', dataDir], {
+  const child = spawn(process.execPath, [main, '--port', '0', '--data-dir', dataDir, ...extraArgs], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const ready = new RegExp(`^${kind} emulator listening on (http://\\S+)\\n`);
