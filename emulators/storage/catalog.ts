@@ -39,7 +39,9 @@ type CatalogRecord =
   | { t: 'o'; o: ObjectState; nc?: true; done?: string }
   | { t: '-o'; bucket: string; name: string; generation: number; keep: boolean; time: string }
   | { t: 'u'; s: UploadSession }
-  | { t: '-u'; id: string };
+  | { t: '-u'; id: string }
+  /** Several changes made durable together (a move: the new name and the old one's deletion). */
+  | { t: 'all'; recs: CatalogRecord[] };
 
 /** A new generation whose bytes are written and synced in `blob`. */
 export interface NewGeneration {
@@ -54,6 +56,8 @@ export interface NewGeneration {
   done?: string;
   /** A `syncDirs()` run started after the blob's file was created (overlaps its upload). */
   dirSynced?: Promise<void>;
+  /** An object deleted in the same record (a move's source). */
+  moveFrom?: ObjectState;
 }
 
 export interface Versions {
@@ -206,14 +210,12 @@ export class Catalog {
 
   /** Deletes a generation; `keep` turns a live one noncurrent (versioned bucket, no generation given). */
   deleteObject(o: ObjectState, keep: boolean): Promise<void> {
-    return this.commit({
-      t: '-o',
-      bucket: o.bucket,
-      name: o.name,
-      generation: o.generation,
-      keep,
-      time: new Date().toISOString(),
-    });
+    return this.commit(this.deletion(o, keep));
+  }
+
+  private deletion(o: ObjectState, keep: boolean): CatalogRecord {
+    const time = new Date().toISOString();
+    return { t: '-o', bucket: o.bucket, name: o.name, generation: o.generation, keep, time };
   }
 
   /**
@@ -245,7 +247,13 @@ export class Catalog {
       ...(g.digest.md5 ? { md5: g.digest.md5 } : {}),
       ...(g.componentCount ? { componentCount: g.componentCount } : {}),
     };
-    await this.commit(g.done ? { t: 'o', o, done: g.done } : { t: 'o', o });
+    const put: CatalogRecord = g.done ? { t: 'o', o, done: g.done } : { t: 'o', o };
+    const from = g.moveFrom;
+    if (!from) await this.commit(put);
+    else {
+      const keep = this.bucket(from.bucket).state.versioning;
+      await this.commit({ t: 'all', recs: [put, this.deletion(from, keep)] });
+    }
     return o;
   }
 
@@ -284,6 +292,8 @@ export class Catalog {
       case '-u':
         this.sessions.delete(rec.id);
         return [this.uploadPath(rec.id)];
+      case 'all':
+        return rec.recs.flatMap((r) => this.apply(r));
     }
   }
 

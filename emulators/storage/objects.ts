@@ -2,12 +2,13 @@
  * Object methods of the JSON API besides uploads: get (metadata or media, with `Range`), list
  * (prefix, delimiter, offsets, pages, versions), patch/update, delete, copy/rewrite and compose.
  */
-import { copyFile, open } from 'node:fs/promises';
+import { copyFile, link, open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { concatFiles, newBlobName } from './blobs.ts';
 import { byteOrder, type Catalog } from './catalog.ts';
 import { noSuchObject, StorageError } from './errors.ts';
+import { globToRegExp } from './glob.ts';
 import { checkObjectName } from './names.ts';
 import { type ObjectState, objectMeta, renderObject } from './resources.ts';
 import { type Ctx, checkPreconditions, intParam, preconditions, readJson, sendJson } from './wire.ts';
@@ -143,6 +144,7 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
   const trailing = q.get('includeTrailingDelimiter') === 'true';
   const max = Math.min(intParam(q, 'maxResults') ?? MAX_PAGE, MAX_PAGE) || MAX_PAGE;
   const token = readToken(q.get('pageToken'));
+  const glob = q.get('matchGlob') ? globToRegExp(q.get('matchGlob') as string) : undefined;
   const names = c.sortedNames(entry);
   let from = prefix;
   if (byteOrder(startOffset, from) > 0) from = startOffset;
@@ -157,6 +159,7 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
     if (token?.p && name.startsWith(token.k)) continue;
     if (token && !token.p && token.g === undefined && name === token.k) continue;
     if (last?.p && name.startsWith(last.k)) continue;
+    if (glob && !glob.test(name)) continue;
     const cut = delimiter === '' ? -1 : name.indexOf(delimiter, prefix.length);
     if (cut >= 0) {
       const p = name.slice(0, cut + delimiter.length);
@@ -306,5 +309,37 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   // Composite objects have a CRC32C but no MD5, as in Cloud Storage.
   const digestNoMd5 = { size: digest.size, crc32c: digest.crc32c };
   const o = await c.addGeneration({ bucket, name, meta, blob, digest: digestNoMd5, componentCount, pre });
+  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+}
+
+/**
+ * moveTo: the object under a new name in the same bucket, and the old name gone, in one catalog
+ * record (atomic, as `moveFileAtomic` promises). The bytes are hard-linked, not copied.
+ */
+export async function moveObject(
+  c: Catalog,
+  ctx: Ctx,
+  bucket: string,
+  from: string,
+  to: string,
+): Promise<void> {
+  const source = c.get(bucket, from);
+  checkPreconditions(source, preconditions(ctx.query, true), 'write');
+  checkObjectName(to);
+  ctx.req.resume();
+  const blob = newBlobName();
+  await link(c.blobPath(source.blob), c.blobPath(blob)).catch(() =>
+    copyFile(c.blobPath(source.blob), c.blobPath(blob)),
+  );
+  const pre = preconditions(ctx.query);
+  const o = await c.addGeneration({
+    bucket,
+    name: to,
+    meta: { ...source.meta },
+    blob,
+    digest: source,
+    pre,
+    moveFrom: source,
+  });
   sendJson(ctx.res, 200, renderObject(o, ctx.base));
 }

@@ -127,7 +127,9 @@ export function applyBucketBody(base: BucketState, body: Record<string, unknown>
   if (typeof body.storageClass === 'string') next.storageClass = body.storageClass.toUpperCase();
   for (const [k, v] of Object.entries(body)) {
     if (BUCKET_DERIVED.has(k)) continue;
-    if (v === null) delete next.extra[k];
+    // An empty list (cors: []) or null removes the setting, as Cloud Storage answers it.
+    if (v === null || (Array.isArray(v) && v.length === 0)) delete next.extra[k];
+    else if (k === 'autoclass' && isRecord(v)) next.extra[k] = { ...v, toggleTime: new Date().toISOString() };
     else next.extra[k] = v;
   }
   return next;

@@ -15,10 +15,18 @@ import { acquireOwnerLock } from '../common/owner-lock.ts';
 import { deleteBucket, getBucket, insertBucket, listBuckets, patchBucket } from './buckets.ts';
 import { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
-import { composeObject, copyObject, deleteObject, getObject, listObjects, patchObject } from './objects.ts';
+import {
+  composeObject,
+  copyObject,
+  deleteObject,
+  getObject,
+  listObjects,
+  moveObject,
+  patchObject,
+} from './objects.ts';
 import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
-import { type Ctx, sendError, sendJson } from './wire.ts';
+import { type Ctx, requestedFields, sendError, sendJson } from './wire.ts';
 
 export interface StorageEmulatorOptions {
   host?: string;
@@ -68,6 +76,8 @@ function objectPath(rest: string[]): {
   name: string;
   action?: string;
   dest?: { bucket: string; name: string };
+  /** moveTo's new name. */
+  to?: string;
 } {
   const copyAt = rest.findIndex(
     (s, i) => (s === 'copyTo' || s === 'rewriteTo') && rest[i + 1] === 'b' && rest[i + 3] === 'o',
@@ -78,6 +88,9 @@ function objectPath(rest: string[]): {
       action: rest[copyAt] as string,
       dest: { bucket: rest[copyAt + 2] as string, name: rest.slice(copyAt + 4).join('/') },
     };
+  const moveAt = rest.findIndex((s, i) => s === 'moveTo' && rest[i + 1] === 'o' && i > 0);
+  if (moveAt > 0)
+    return { name: rest.slice(0, moveAt).join('/'), action: 'moveTo', to: rest.slice(moveAt + 2).join('/') };
   const tail = rest.at(-1);
   if (rest.length > 1 && (tail === 'compose' || tail === 'acl' || tail === 'iam'))
     return { name: rest.slice(0, -1).join('/'), action: tail };
@@ -114,6 +127,7 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
   if (r.area === 'download') {
     if (method === 'GET') return getObject(c, ctx, bucket, o.name, true);
   } else if (o.action === 'compose' && method === 'POST') return composeObject(c, ctx, bucket, o.name);
+  else if (o.to !== undefined && method === 'POST') return moveObject(c, ctx, bucket, o.name, o.to);
   else if (o.dest && method === 'POST')
     return copyObject(c, ctx, { bucket, name: o.name }, o.dest, o.action === 'rewriteTo');
   else if (o.action === 'acl' || o.action === 'iam') throw notSupported(`Object ${o.action}`);
@@ -161,6 +175,8 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
     const url = new URL(req.url ?? '/', 'http://localhost');
     const ctx: Ctx = { req, res, query: url.searchParams, base: `http://${req.headers.host ?? `${host}`}` };
     req.on('error', () => undefined);
+    const fields = url.searchParams.get('fields');
+    if (fields) requestedFields.set(res, fields);
     Promise.resolve()
       .then(() => dispatch(catalog, uploads, ctx, route(url.pathname)))
       .catch((err: unknown) => {

@@ -152,8 +152,7 @@ class MultipartSplitter {
         const mediaType = /^content-type:\s*(.+)$/im.exec(headers)?.[1]?.trim();
         return { resource, ...(mediaType ? { mediaType } : {}), rest: buf.subarray(h2 + 4) };
       }
-      if (buf.length > MAX_MULTIPART_HEAD)
-        throw new StorageError('invalid', 'The multipart body has no media part within its first 2 MiB.');
+      if (buf.length > MAX_MULTIPART_HEAD) throw new StorageError('invalid', 'Metadata part is too large.');
       const next = await it.next();
       if (next.done) throw new StorageError('invalid', 'The multipart body ends before its media part.');
       buf = Buffer.concat([buf, next.value]);

@@ -4,6 +4,7 @@
  */
 import type http from 'node:http';
 import { preconditionFailed, StorageError } from './errors.ts';
+import { parseFields, selectFields } from './fields.ts';
 import type { ObjectState } from './resources.ts';
 
 export interface Ctx {
@@ -44,8 +45,12 @@ export async function readJson(req: http.IncomingMessage): Promise<Record<string
   return v as Record<string, unknown>;
 }
 
+/** The `fields` selection of each request being answered (set by the server, read by sendJson). */
+export const requestedFields = new WeakMap<http.ServerResponse, string>();
+
 export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  const fields = status < 300 ? requestedFields.get(res) : undefined;
+  const text = JSON.stringify(fields ? selectFields(body, parseFields(fields)) : body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=UTF-8',
     'content-length': Buffer.byteLength(text),

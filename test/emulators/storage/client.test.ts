@@ -181,6 +181,25 @@ describe('storage emulator with the Google client', () => {
     assert.equal(pages, Math.ceil(bytes.length / 2));
   });
 
+  it('moves atomically, filters by matchGlob and answers partial responses (fields)', async () => {
+    await Promise.all(['logs/a.csv', 'logs/b.json', 'logs/2026/c.csv'].map((n) => bucket.file(n).save(n)));
+    const [csv] = await bucket.getFiles({ matchGlob: 'logs/**.csv' });
+    assert.deepEqual(
+      csv.map((f) => f.name),
+      ['logs/2026/c.csv', 'logs/a.csv'],
+    );
+    // With `fields`, the client hands back the selected fields themselves.
+    const [names] = await bucket.getFiles({ fields: 'items(name)' });
+    assert.deepEqual(names, [{ name: 'logs/2026/c.csv' }, { name: 'logs/a.csv' }, { name: 'logs/b.json' }]);
+    const [before] = await bucket.file('logs/a.csv').getMetadata();
+    await bucket.file('logs/a.csv').moveFileAtomic('archive/a.csv');
+    assert.equal((await bucket.file('logs/a.csv').exists())[0], false);
+    const [moved] = await bucket.file('archive/a.csv').getMetadata();
+    assert.notEqual(moved.generation, before.generation);
+    assert.equal(moved.md5Hash, before.md5Hash);
+    assert.equal((await bucket.file('archive/a.csv').download())[0].toString(), 'logs/a.csv');
+  });
+
   it('reads byte ranges, copies, rewrites and composes', async () => {
     const body = Buffer.from('0123456789abcdef');
     await bucket.file('src').save(body, { resumable: false, contentType: 'text/plain' });
