@@ -12,7 +12,7 @@ import type { Bucket } from '@google-cloud/storage';
 import { Storage } from '@google-cloud/storage';
 import { crc32c } from '@node-rs/crc32';
 import { crcBase64 } from '../../../emulators/storage/blobs.ts';
-import { call, type Running, start } from './support.ts';
+import { call, emulatorWithFreshBuckets, type Running } from './support.ts';
 
 /** The HTTP status of a client error: `code` for API calls, `response.status` for upload session starts. */
 function codeOf(err: unknown): unknown {
@@ -31,16 +31,12 @@ async function refused(p: Promise<unknown>, code: number): Promise<Error> {
 }
 
 describe('storage emulator with the Google client', () => {
+  const fx = emulatorWithFreshBuckets('bucket');
   let run: Running;
   let bucket: Bucket;
   let n = 0;
-  before(async () => {
-    run = await start();
-  });
-  after(() => run.stop());
-  beforeEach(async () => {
-    n += 1;
-    [bucket] = await run.storage.createBucket(`bucket-${n}`);
+  beforeEach(() => {
+    ({ run, bucket, n } = fx);
   });
 
   it('creates, reads, lists, patches and deletes buckets, with Cloud Storage errors', async () => {

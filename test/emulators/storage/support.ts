@@ -2,7 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Storage } from '@google-cloud/storage';
+import { type Bucket, Storage } from '@google-cloud/storage';
 import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
 import { exited, launchEmulator } from '../../support/emulator-process.ts';
 
@@ -70,3 +70,34 @@ export async function call(
 export const launch = (dataDir: string) => launchEmulator('storage', dataDir);
 
 export { exited };
+
+/** The current emulator, a fresh bucket for the current test, and its number. */
+export interface Fixture {
+  readonly run: Running;
+  readonly bucket: Bucket;
+  readonly n: number;
+}
+
+/** Mocha hooks: one emulator for the suite, a new bucket named `<prefix>-<n>` before each test. */
+export function emulatorWithFreshBuckets(prefix: string): Fixture {
+  const state: { run?: Running; bucket?: Bucket; n: number } = { n: 0 };
+  before(async () => {
+    state.run = await start();
+  });
+  after(() => state.run?.stop());
+  beforeEach(async () => {
+    state.n += 1;
+    [state.bucket] = await (state.run as Running).storage.createBucket(`${prefix}-${state.n}`);
+  });
+  return {
+    get run() {
+      return state.run as Running;
+    },
+    get bucket() {
+      return state.bucket as Bucket;
+    },
+    get n() {
+      return state.n;
+    },
+  };
+}
