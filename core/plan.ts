@@ -27,7 +27,7 @@ export interface TopicPlan {
 export interface SubscriptionPlan {
   readonly name: string;
   readonly topic: string;
-  readonly kind: 'store' | 'forward' | 'backlog';
+  readonly kind: 'store' | 'forward' | 'backlog' | 'dead_letter_ledger';
   /** Push subscriptions name the function they push to; backlogs are pull. */
   readonly push?: { readonly function: FunctionName };
   /** Only ever on `attributes.destination` (filters are immutable, docs/google-wire.md §7). */
@@ -117,6 +117,8 @@ export const forwardSubscriptionName = (destination: string) => `deliveries-${de
 export const deadLetterTopicName = (subscription: string) => `${subscription}-dead-letter`;
 /** Name of the pull subscription that keeps a dead-letter topic's backlog. */
 export const backlogSubscriptionName = (deadLetterTopic: string) => `${deadLetterTopic}-backlog`;
+/** Name of the push subscription that records each dead letter of a destination in the ledger. */
+export const deadLetterLedgerSubscriptionName = (deadLetterTopic: string) => `${deadLetterTopic}-ledger`;
 
 /**
  * The registry bucket's name: bucket names are global, so it starts with the (globally unique)
@@ -155,6 +157,20 @@ export function plan(settings: Readonly<Settings>): Plan {
       ackDeadlineSeconds: 60,
       messageRetentionDuration: DEAD_LETTER_RETENTION,
     });
+    if (sub.kind === 'forward') {
+      // Every dead letter gets its ledger row, also when no push ever reached forward (a
+      // refused connection, a push deadline): Pub/Sub counts those attempts too.
+      subscriptions.push({
+        name: deadLetterLedgerSubscriptionName(dlTopic),
+        topic: dlTopic,
+        kind: 'dead_letter_ledger',
+        push: { function: 'forward' },
+        ackDeadlineSeconds: 60,
+        retryPolicy: { ...DEFAULT_BACKOFF },
+        messageRetentionDuration: DEAD_LETTER_RETENTION,
+        ...(sub.destination ? { destination: sub.destination } : {}),
+      });
+    }
   };
 
   const storeRetry = settings.retry ?? {};

@@ -88,17 +88,9 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
   const driver = deps.driverFor(destination.type);
   if (!driver) return done(true, row('rejected', `no driver for destination type ${destination.type}`));
 
-  const maxAttempts = deps.plans.find((p) => p.id === destination.id)?.maxDeliveryAttempts;
-  // Retryable: not acknowledged; on the last attempt Pub/Sub moves it to the dead-letter topic.
-  const retry = (reason: string, httpStatus?: number) =>
-    done(
-      false,
-      row(
-        maxAttempts !== undefined && attempt >= maxAttempts ? 'dead_lettered' : 'failed',
-        reason,
-        httpStatus,
-      ),
-    );
+  // Retryable: not acknowledged. After the last attempt Pub/Sub moves it to the dead-letter
+  // topic, whose ledger subscription records the `dead_lettered` row (dead-letter.ts).
+  const retry = (reason: string, httpStatus?: number) => done(false, row('failed', reason, httpStatus));
 
   const event = parsed.event;
   const deliver = (values: Record<string, string>): ForwardResult | Promise<ForwardResult> => {

@@ -7,6 +7,7 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import type { Sender } from '../../adapters/http-sender.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
+import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
@@ -75,7 +76,9 @@ export function createForwardHandler(
         },
       );
   const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<void> =>
-    forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
+    isDeadLetter(push)
+      ? answer(res, s, recordDeadLetter(push, (s.now ?? (() => new Date()))()))
+      : forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
   // Not async, one promise chain per push: the functions framework runs each request in a
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.
   return (req, res) => {

@@ -11,6 +11,7 @@ import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.t
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../../cli/commands/replay-destination.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
+import { deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { runCliOn, type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 
@@ -118,6 +119,35 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     assert.equal(attemptsSeen.get(id), 1);
   });
 
+  it('records a dead letter whose pushes never reached forward (a refused connection, a push deadline)', async () => {
+    const id = `unseen-${run}`;
+    // What Pub/Sub publishes on the dead-letter topic after attempts forward never saw (on meta's
+    // topic: the replay test below counts hook's backlog).
+    const topic = deadLetterTopicName(forwardSubscriptionName('meta'));
+    await stack.pubsub.topic(topic).publishMessage({
+      data: Buffer.from(JSON.stringify({ event_id: id, event_name: 'view_content' })),
+      attributes: {
+        destination: 'meta',
+        event_id: id,
+        event_name: 'view_content',
+        CloudPubSubDeadLetterSourceDeliveryCount: '16',
+        CloudPubSubDeadLetterSourceSubscription: forwardSubscriptionName('meta'),
+      },
+    });
+    const rows = await waitFor('dead_lettered row', async () => {
+      const r = await stack.ledger(id);
+      return r.length > 0 ? r : undefined;
+    });
+    assert.deepEqual(statuses(rows, 'meta'), ['dead_lettered']);
+    assert.equal(rows[0]?.attempt, 16);
+    assert.match(String(rows[0]?.reason), /after 16 delivery attempts on deliveries-meta/);
+    assert.equal(
+      stack.receiver.received('meta').filter((r) => r.eventId === id).length,
+      0,
+      'a dead letter is not sent',
+    );
+  });
+
   it('dead-letters after max attempts, then replay from the backlog delivers (replay = true)', async () => {
     const id = `dead-${run}`;
     await stack.publishEvents([event(id)]);
@@ -125,7 +155,8 @@ describe('delivery flow (emulators, functions, receiver)', function () {
       statuses(await stack.ledger(id)).includes('dead_lettered') ? true : undefined,
     );
     const rows = await stack.ledger(id);
-    assert.deepEqual(statuses(rows), ['failed', 'failed', 'failed', 'failed', 'dead_lettered']);
+    // Five attempts forward saw, then the dead letter itself, recorded from the dead-letter topic.
+    assert.deepEqual(statuses(rows), ['failed', 'failed', 'failed', 'failed', 'failed', 'dead_lettered']);
     assert.equal(rows.find((r) => r.status === 'dead_lettered')?.attempt, 5);
 
     healed.deadLetters = true;

@@ -93,11 +93,12 @@ describe('forward core (one push → ledger rows and ack)', () => {
       status: 'failed',
     },
     {
-      name: '503 on the last attempt → dead_lettered',
+      // Pub/Sub then dead-letters it; the dead-letter ledger subscription writes dead_lettered.
+      name: '503 on the last attempt is a failed attempt',
       answer: ok(503),
       attempt: 5,
       ack: false,
-      status: 'dead_lettered',
+      status: 'failed',
     },
     {
       name: '400 on the last attempt stays rejected',

@@ -52,6 +52,12 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
       assert.equal(s['filter'], p.filter, p.name);
       assert.deepEqual(s['retryPolicy'], p.retryPolicy, p.name);
       assert.equal(s['ackDeadlineSeconds'], p.ackDeadlineSeconds, p.name);
+      if (p.kind === 'dead_letter_ledger') {
+        // Recording dead letters retries for the backlog's 31 days, and is never dead-lettered itself.
+        assert.equal(s['deadLetterPolicy'], undefined, p.name);
+        assert.equal(s['messageRetentionDuration'], DEAD_LETTER_RETENTION, p.name);
+        continue;
+      }
       assert.equal(
         s['deadLetterPolicy'].deadLetterTopic,
         `projects/acme-outdoor-prod/topics/${p.deadLetterPolicy!.deadLetterTopic}`,
@@ -59,6 +65,11 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
       );
       assert.equal(s['deadLetterPolicy'].maxDeliveryAttempts, p.deadLetterPolicy!.maxDeliveryAttempts);
     }
+    assert.equal(
+      pushed.filter((p) => p.kind === 'dead_letter_ledger').length,
+      config.plan.destinations.length,
+      'one dead-letter ledger subscription per destination',
+    );
     const meta = subs.get('deliveries-meta');
     assert.equal(meta?.['filter'], 'attributes.destination = "meta"');
   });

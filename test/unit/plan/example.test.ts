@@ -115,7 +115,16 @@ describe('plan(): the example environment', () => {
         [
           'forward',
           'forward',
-          ['deliveries-meta', 'deliveries-ga4', 'deliveries-tiktok', 'deliveries-crm'],
+          [
+            'deliveries-meta',
+            'deliveries-meta-dead-letter-ledger',
+            'deliveries-ga4',
+            'deliveries-ga4-dead-letter-ledger',
+            'deliveries-tiktok',
+            'deliveries-tiktok-dead-letter-ledger',
+            'deliveries-crm',
+            'deliveries-crm-dead-letter-ledger',
+          ],
           ['crm-webhook-signing-key', 'ga4-api-secret', 'meta-capi-token', 'tiktok-access-token'],
         ],
       ],
@@ -147,5 +156,28 @@ describe('plan(): the example environment', () => {
   it('is frozen data', () => {
     assert.ok(Object.isFrozen(p));
     assert.ok(Object.isFrozen(p.subscriptions[0]));
+  });
+});
+
+describe('plan(): every dead letter of a destination reaches the ledger', () => {
+  const p = load('example');
+
+  it('adds a push subscription to forward on each destination dead-letter topic, and none on the events topics', () => {
+    for (const d of p.destinations) {
+      const ledger = p.subscriptions.filter(
+        (s) => s.topic === d.deadLetterTopic && s.kind === 'dead_letter_ledger',
+      );
+      assert.equal(ledger.length, 1, d.id);
+      assert.deepEqual(
+        [ledger[0]?.name, ledger[0]?.push, ledger[0]?.destination, ledger[0]?.deadLetterPolicy],
+        [`${d.deadLetterTopic}-ledger`, { function: 'forward' }, d.id, undefined],
+      );
+      // The backlog stays for replay beside it.
+      assert.ok(p.subscriptions.some((s) => s.topic === d.deadLetterTopic && s.kind === 'backlog'));
+    }
+    const storeDeadLetters = p.topics.filter((t) => t.kind === 'dead_letter' && t.name.includes('-store-'));
+    assert.ok(storeDeadLetters.length > 0);
+    for (const t of storeDeadLetters)
+      assert.ok(!p.subscriptions.some((s) => s.topic === t.name && s.kind === 'dead_letter_ledger'), t.name);
   });
 });
