@@ -3,7 +3,8 @@
  * named by the message's `destination` attribute, read its secrets, prepare the request with
  * its driver, send it, interpret the answer, and say which ledger rows to write and whether
  * to acknowledge. Retryable outcomes are not acknowledged, so Pub/Sub redelivers with
- * backoff; the attempt that reaches the subscription's maximum is recorded `dead_lettered`.
+ * backoff; dead letters are recorded from the dead-letter topic (dead-letter.ts). A redelivery
+ * is not sent again when the ledger already has it delivered.
  */
 import type { Destination } from '../../schemas/settings.ts';
 import type { DestinationPlan } from '../plan.ts';
@@ -27,6 +28,12 @@ export interface ForwardDeps {
   /** Sends a request; never throws (timeouts and connection errors are `network_error`). */
   readonly send: (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
   readonly now: () => Date;
+  /**
+   * Whether the ledger has a `delivered` row for this event and destination; asked on
+   * redeliveries only. Resolves false when it cannot tell in time (fail-open: a duplicate rather
+   * than a lost delivery). Absent: never asked.
+   */
+  readonly alreadyDelivered?: (eventId: string, destination: string) => Promise<boolean>;
 }
 
 export interface ForwardResult {
@@ -128,11 +135,25 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
     return sent.then(interpret, networkError);
   };
 
-  // Cached secrets come back synchronously: no promise on the common path.
-  const read = readSecrets(destination, driver, deps.getSecret);
-  const withSecrets = (secrets: SecretsResult) =>
-    secrets.ok ? deliver(secrets.values) : retry(secrets.reason);
-  return read instanceof Promise ? read.then(withSecrets) : withSecrets(read);
+  const send = (): ForwardResult | Promise<ForwardResult> => {
+    // Cached secrets come back synchronously: no promise on the common path.
+    const read = readSecrets(destination, driver, deps.getSecret);
+    const withSecrets = (secrets: SecretsResult) =>
+      secrets.ok ? deliver(secrets.values) : retry(secrets.reason);
+    return read instanceof Promise ? read.then(withSecrets) : withSecrets(read);
+  };
+  // A redelivery may follow a send that succeeded but whose push Pub/Sub gave up on: the ledger
+  // says whether it did. A person's replay is always sent.
+  if (attempt <= 1 || replay || !deps.alreadyDelivered) return send();
+  return deps.alreadyDelivered(ids.event_id, destination.id).then((delivered) =>
+    delivered
+      ? {
+          ack: true,
+          entries: [],
+          summary: `${destination.id} ${ids.event_id} attempt ${attempt}: already delivered (ledger), not sent again`,
+        }
+      : send(),
+  );
 }
 
 type SecretsResult = { ok: true; values: Record<string, string> } | { ok: false; reason: string };

@@ -22,6 +22,8 @@ export interface ForwardServices {
   readonly send: Sender;
   readonly now?: () => Date;
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
+  /** The ledger check on redeliveries (adapters/delivered-check.ts); absent: never checked. */
+  readonly alreadyDelivered?: ForwardDeps['alreadyDelivered'];
 }
 
 /**
@@ -50,6 +52,7 @@ export function createForwardHandler(
       },
       send: s.send,
       now: s.now ?? (() => new Date()),
+      ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
     };
     return deps;
   };

@@ -5,6 +5,7 @@
  * CommonJS for Cloud Functions).
  */
 import { http } from '@google-cloud/functions-framework';
+import { createDeliveredCheck, ledgerDeliveredQuery } from '../../adapters/delivered-check.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
@@ -20,10 +21,12 @@ const config = readRuntimeConfig(process.env);
  */
 async function loadServices(): Promise<ForwardServices> {
   const { BigQuery } = await import('@google-cloud/bigquery');
+  const bigquery = new BigQuery({ projectId: config.project });
   return {
-    ledger: createLedgerWriter(
-      createLedgerBigQueryWriter(new BigQuery({ projectId: config.project }), config.plan.dataset),
-    ),
+    ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
+    alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
+      log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'forward' })),
+    }),
     secrets: createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project }),
     send: createHttpSender(),
   };

@@ -176,6 +176,40 @@ describe('forward core (one push → ledger rows and ack)', () => {
     );
   });
 
+  it('on a redelivery, asks the ledger first and does not send what is already delivered', async () => {
+    const asked: string[] = [];
+    const withLedger = (delivered: boolean) => {
+      const x = deps(ok(200));
+      return {
+        ...x,
+        d: {
+          ...x.d,
+          alreadyDelivered: async (id: string, dest: string) => {
+            asked.push(`${id}/${dest}`);
+            return delivered;
+          },
+        },
+      };
+    };
+    const done = withLedger(true);
+    const result = await forwardPush(pushOf(stored, 3), done.d);
+    assert.deepEqual([result.ack, result.entries.length, done.sent.length], [true, 0, 0]);
+    assert.match(result.summary, /already delivered/);
+    assert.deepEqual(asked, [`${stored.event_id}/hook`]);
+
+    const notYet = withLedger(false);
+    const sentAgain = await forwardPush(pushOf(stored, 3), notYet.d);
+    assert.deepEqual(
+      [sentAgain.ack, sentAgain.entries[0]?.row.status, notYet.sent.length],
+      [true, 'delivered', 1],
+    );
+
+    asked.length = 0;
+    await forwardPush(pushOf(stored, 1), withLedger(true).d);
+    await forwardPush(pushOf(stored, 4, { replay: 'true' }), withLedger(true).d);
+    assert.deepEqual(asked, [], 'a first attempt and a person’s replay are never checked');
+  });
+
   it('uses the destination timeout', async () => {
     const { d, sent } = deps(ok(200));
     await forwardPush(pushOf(stored), { ...d, destinations: [{ ...hook, timeout_ms: 1234 }] });
