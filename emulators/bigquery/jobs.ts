@@ -105,7 +105,11 @@ export async function runQuery(em: Emulator, projectId: string, cfg: Json): Prom
         if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
         await conn.run('COMMIT');
         const isDml =
-          tr.kind === 'insert' || tr.kind === 'update' || tr.kind === 'delete' || tr.kind === 'truncate';
+          tr.kind === 'insert' ||
+          tr.kind === 'update' ||
+          tr.kind === 'delete' ||
+          tr.kind === 'truncate' ||
+          tr.kind === 'merge';
         return { ...emptyResult(statementType), ...(isDml ? { dmlAffected: r.rowsChanged } : {}) };
       } catch (e) {
         await conn.run('ROLLBACK');

@@ -28,7 +28,8 @@ export type StatementKind =
   | 'create_table'
   | 'drop_table'
   | 'drop_view'
-  | 'truncate';
+  | 'truncate'
+  | 'merge';
 
 export interface Translation {
   readonly sql: string;

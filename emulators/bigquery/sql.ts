@@ -72,7 +72,6 @@ const UNSUPPORTED_FUNCTIONS = new Set([
 ]);
 
 const UNSUPPORTED_LEADING = new Set([
-  'MERGE',
   'DECLARE',
   'SET',
   'BEGIN',
@@ -827,6 +826,7 @@ function detectKind(nodes: readonly Node[], t: Translator): { kind: StatementKin
   if (w === 'UPDATE') return { kind: 'update' };
   if (w === 'DELETE') return { kind: 'delete' };
   if (w === 'TRUNCATE') return { kind: 'truncate' };
+  if (w === 'MERGE') return { kind: 'merge' };
   if (w === 'CREATE') {
     const words = nodes
       .slice(1, 6)
@@ -899,6 +899,31 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
       prefix = `DELETE FROM ${qualifiedName(target)}`;
       body = nodes.slice(k);
       if (!body.some((n) => isWord(n, 'WHERE'))) throw new InvalidSqlError('DELETE must have a WHERE clause');
+      break;
+    }
+    case 'merge': {
+      // MERGE [INTO] target [[AS] alias] USING source ... : DuckDB's MERGE INTO takes the same
+      // clauses (WHEN [NOT] MATCHED [BY TARGET | BY SOURCE] [AND cond] THEN ...).
+      let j = 1;
+      if (isWord(nodes[j], 'INTO')) j++;
+      const [parts, k] = t.readName(nodes, j);
+      target = t.resolveTable(parts, nodes[j]?.pos ?? 0);
+      const using = nodes.findIndex((n, q) => q >= k && isWord(n, 'USING'));
+      if (using < 0) throw new InvalidSqlError('Syntax error: MERGE needs USING');
+      if (nodes.some((n, q) => isWord(n, 'ROW') && isWord(nodes[q - 1], 'INSERT')))
+        throw new UnsupportedSqlError(
+          'MERGE ... INSERT ROW (name the columns: INSERT (a, b) VALUES (S.a, S.b))',
+        );
+      const alias = t.sequence(nodes.slice(k, using));
+      let source = '';
+      let m = using + 1;
+      if (!isGroup(nodes[m], '(')) {
+        const [sparts, e] = t.readName(nodes, m);
+        source = ` ${qualifiedName(t.resolveTable(sparts, nodes[m]?.pos ?? 0))}`;
+        m = e;
+      }
+      prefix = `MERGE INTO ${qualifiedName(target)}${alias ? ` ${alias}` : ''} USING${source}`;
+      body = nodes.slice(m);
       break;
     }
     case 'truncate': {

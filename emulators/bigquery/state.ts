@@ -101,6 +101,7 @@ export const STATEMENT_TYPES: Record<string, string> = {
   create_view: 'CREATE_VIEW',
   drop_table: 'DROP_TABLE',
   drop_view: 'DROP_VIEW',
+  merge: 'MERGE',
 };
 
 export function emptyResult(statementType: string): QueryResult {
