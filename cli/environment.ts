@@ -117,3 +117,37 @@ export async function warehouseClient(p: Plan, env: Env, dataDir?: string): Prom
   const { BigQuery } = await import('@google-cloud/bigquery');
   return new BigQuery({ projectId: project });
 }
+
+/** Where the studio's admin API is, and the token to call it with. */
+export interface StudioEndpoint {
+  readonly url: string;
+  readonly token: string;
+}
+
+/**
+ * The studio: EVENTBUS_STUDIO_URL and EVENTBUS_ADMIN_TOKEN when set; otherwise the local
+ * environment's studio, recorded by `start` in the data dir, with the admin token `start` keeps
+ * beside it (<data-dir>/admin-token).
+ */
+export async function studioEndpoint(env: Env, dataDir?: string): Promise<StudioEndpoint> {
+  const url = env['EVENTBUS_STUDIO_URL'];
+  if (url) {
+    const token = env['EVENTBUS_ADMIN_TOKEN'];
+    if (!token) throw new CliError('EVENTBUS_STUDIO_URL is set but EVENTBUS_ADMIN_TOKEN is not');
+    return { url, token };
+  }
+  const record = await localRecord(dataDir);
+  const studio = record.urls['studio'];
+  if (!studio)
+    throw new CliError('the running local environment has no studio: restart it with this version');
+  const [{ REPO_ROOT }, { readFileSync }] = await Promise.all([
+    import('../local/settings-file.ts'),
+    import('node:fs'),
+  ]);
+  const file = join(resolve(dataDir ?? join(REPO_ROOT, '.data')), 'admin-token');
+  try {
+    return { url: studio, token: readFileSync(file, 'utf8').trim() };
+  } catch {
+    throw new CliError(`cannot read the local admin token ${file}`);
+  }
+}

@@ -158,6 +158,18 @@ export const ERRORS = Object.freeze({
     'Content-Type {type} is not supported; send application/json or text/plain.',
     'A missing or other content type, a non-UTF-8 charset, or an unknown Content-Encoding.',
   ),
+  INVALID_RESOURCE: spec(
+    400,
+    'INVALID_ARGUMENT',
+    'Invalid resource documents; nothing was applied. {detail}',
+    'Studio admin API: a resource document breaks its schema or its name rule (details name each field).',
+  ),
+  REGISTRY_RACE: spec(
+    409,
+    'ABORTED',
+    'Another apply changed the registry first; nothing of this one was applied. {detail}',
+    "Studio admin API: a concurrent apply committed between this one's read and its commit; run it again.",
+  ),
   RATE_LIMITED: spec(
     429,
     'RESOURCE_EXHAUSTED',

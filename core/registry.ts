@@ -8,8 +8,9 @@
  * commit point, naming each resource's current version (or that it was deleted).
  */
 
-export const REGISTRY_KINDS = ['EventDefinition', 'Translator', 'Sync', 'Rule', 'Query'] as const;
-export type RegistryKind = (typeof REGISTRY_KINDS)[number];
+import type { RegistryKind } from '../schemas/resource.ts';
+
+export { REGISTRY_KINDS, type RegistryKind } from '../schemas/resource.ts';
 
 /** A resource as a user writes it (one YAML document of a resource file). */
 export interface ResourceDoc {

@@ -18,6 +18,7 @@ export interface Ports {
   readonly store: number;
   readonly forward: number;
   readonly receiver: number;
+  readonly studio: number;
 }
 
 export const DEFAULT_PORTS: Ports = Object.freeze({
@@ -28,6 +29,7 @@ export const DEFAULT_PORTS: Ports = Object.freeze({
   store: 8081,
   forward: 8082,
   receiver: 8099,
+  studio: 8090,
 });
 
 export const LOCAL_HOST = '127.0.0.1';
@@ -195,6 +197,28 @@ export const receiver: ServiceFactory = (ctx) => ({
   cwd: ctx.root,
 });
 
+/** The admin token of the local studio (the CLI reads it from the same place). */
+export const adminTokenFile = (dataDir: string): string => join(dataDir, 'admin-token');
+
+/** The studio service (studio/main.ts): the registry's admin API, on 8090. */
+export const studio: ServiceFactory = (ctx) => ({
+  name: 'studio',
+  stage: 'app',
+  command: ctx.node,
+  args: [join(ctx.root, 'studio', 'main.ts')],
+  env: {
+    ...runtimeEnv(ctx),
+    HOST: LOCAL_HOST,
+    PORT: String(ctx.ports.studio),
+    EVENTBUS_ADMIN_TOKEN_FILE: adminTokenFile(ctx.dataDir),
+  },
+  port: ctx.ports.studio,
+  url: url(ctx.ports.studio),
+  readiness: { kind: 'http', url: `${url(ctx.ports.studio)}/health` },
+  logFile: join(ctx.logDir, 'studio.log'),
+  cwd: ctx.root,
+});
+
 /**
  * What `npm start` runs, in start order. Add the slots above as their entry points land
  * (gateway, storeFunction, forwardFunction, receiver).
@@ -207,6 +231,7 @@ export const SERVICES: readonly ServiceFactory[] = [
   storeFunction,
   forwardFunction,
   gateway,
+  studio,
 ];
 
 /**

@@ -40,7 +40,7 @@ describe('end to end: the local environment of `npm start`', function () {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'eventbus-e2e-'));
-    for (const name of ['pubsub', 'bigquery', 'storage', 'gateway', 'store', 'forward', 'receiver'])
+    for (const name of ['pubsub', 'bigquery', 'storage', 'gateway', 'store', 'forward', 'receiver', 'studio'])
       ports[name] = await freePort();
     const args = [join(root, 'cli', 'main.ts'), 'start', '--data-dir', dataDir];
     for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
@@ -121,6 +121,26 @@ describe('end to end: the local environment of `npm start`', function () {
       .save('{"hello":"registry"}', { preconditionOpts: { ifGenerationMatch: 0 } });
     const [back] = await bucket.file('probe/hello.json').download();
     assert.deepEqual(JSON.parse(back.toString()), { hello: 'registry' });
+  });
+
+  it('runs the studio on that registry, with the admin token it keeps in the data dir', async () => {
+    const studio = `http://127.0.0.1:${ports['studio']}`;
+    const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
+    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
+    const doc = { kind: 'Query', name: 'daily_purchases', spec: { sql: 'SELECT 1' } };
+    const applied = await fetch(`${studio}/v1/admin/apply`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ documents: [doc] }),
+    });
+    assert.equal(applied.status, 200, await applied.clone().text());
+    const listed = (await (await fetch(`${studio}/v1/admin/resources/Query`, { headers })).json()) as {
+      resources: { name: string; version: string }[];
+    };
+    assert.deepEqual(
+      listed.resources.map((r) => [r.name, r.version]),
+      [['daily_purchases', '1.0']],
+    );
   });
 
   it('stores a POSTed view_content first, then delivers it to every permitted destination', async () => {
@@ -237,7 +257,7 @@ describe('end to end: the local environment of `npm start`', function () {
 
   it('stops every process cleanly on Ctrl-C', async () => {
     const pids = [...output.matchAll(/ready on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    assert.equal(pids.length, 7);
+    assert.equal(pids.length, 8);
     const exited = new Promise<number | null>((r) => child?.once('exit', (code) => r(code)));
     child?.kill('SIGINT');
     assert.equal(await exited, 0);

@@ -93,6 +93,7 @@ describe('architecture: dependency direction', () => {
       'functions/store/',
       'functions/forward/',
       'gateway/',
+      'studio/',
       'infra/',
       'local/',
       'cli/',
@@ -106,6 +107,7 @@ describe('architecture: dependency direction', () => {
       'infra/': ['gateway/openapi.ts'],
       'local/': ['functions/', 'gateway/'],
       'gateway/': [],
+      'studio/': [],
       'functions/store/': [],
       'functions/forward/': [],
     };
@@ -148,6 +150,7 @@ describe('architecture: dependency direction', () => {
       'emulators',
       'functions',
       'gateway',
+      'studio',
       'infra',
       'local',
       'schemas',

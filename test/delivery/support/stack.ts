@@ -127,6 +127,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       pubsub: ps.port,
       bigquery: bqPort,
       storage: 0,
+      studio: 0,
       gateway: 0,
       store: await freePort(),
       forward: await freePort(),

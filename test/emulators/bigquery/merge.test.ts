@@ -1,5 +1,5 @@
 /**
- * MERGE, as syncs keep their state tables (DESIGN §8): upsert from a subquery or a table, delete
+ * MERGE, as syncs keep their state tables (docs/registry.md): upsert from a subquery or a table, delete
  * by source, conditions on WHEN clauses, the affected-row count and statement type BigQuery
  * reports; INSERT ROW is refused with a way out.
  */

@@ -1,0 +1,167 @@
+/**
+ * Runtime resources (docs/studio.md), one grammar for every kind, through the studio's admin API:
+ *
+ *   eventbus apply -f <file|dir|->  [--dry-run]     create or update from YAML (several documents per file)
+ *   eventbus list <kind>                             the kind's resources and their current versions
+ *   eventbus get <kind> <name>                       the current version, as YAML
+ *   eventbus history <kind> <name>                   every committed version
+ *   eventbus delete <kind> <name>                    mark deleted (history stays)
+ *
+ * Kinds: EventDefinition, Translator, Sync, Rule, Query. Locally the studio of the running
+ * environment is found through --data-dir; EVENTBUS_STUDIO_URL and EVENTBUS_ADMIN_TOKEN point
+ * elsewhere.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { parseAllDocuments, stringify } from 'yaml';
+import { DATA_DIR_OPTION, type StudioEndpoint, studioEndpoint } from '../environment.ts';
+import { CliError, writerOf } from '../output.ts';
+
+interface Change {
+  kind: string;
+  name: string;
+  change: string;
+  version: string;
+  previous?: string;
+}
+
+/** Reads the YAML documents of a file, every .yaml/.yml file of a directory, or stdin (`-`). */
+export function readDocuments(path: string, stdin: () => string = () => readFileSync(0, 'utf8')): unknown[] {
+  const sources: { name: string; text: string }[] = [];
+  if (path === '-') sources.push({ name: '<stdin>', text: stdin() });
+  else if (statSync(path, { throwIfNoEntry: false })?.isDirectory())
+    for (const f of readdirSync(path)
+      .filter((n) => /\.ya?ml$/.test(n))
+      .sort())
+      sources.push({ name: join(path, f), text: readFileSync(join(path, f), 'utf8') });
+  else {
+    try {
+      sources.push({ name: path, text: readFileSync(path, 'utf8') });
+    } catch {
+      throw new CliError(`cannot read ${path}`);
+    }
+  }
+  const docs: unknown[] = [];
+  for (const { name, text } of sources) {
+    for (const doc of parseAllDocuments(text)) {
+      if (doc.errors.length > 0) throw new CliError(`${name}: ${doc.errors[0]?.message}`);
+      const value: unknown = doc.toJS();
+      if (value !== null && value !== undefined) docs.push(value);
+    }
+  }
+  if (docs.length === 0) throw new CliError(`${path}: no resource documents`);
+  return docs;
+}
+
+async function call(s: StudioEndpoint, method: string, path: string, body?: unknown): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(`${s.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${s.token}`,
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch (err) {
+    throw new CliError(`the studio at ${s.url} did not answer: ${(err as Error).message}`);
+  }
+  const parsed = (await res.json().catch(() => ({}))) as {
+    error?: { message?: string; details?: { fieldViolations?: { field: string; description: string }[] }[] };
+  };
+  if (!res.ok) {
+    const violations = (parsed.error?.details ?? []).flatMap((d) => d.fieldViolations ?? []);
+    throw new CliError(
+      [
+        parsed.error?.message ?? `HTTP ${res.status}`,
+        ...violations.map((v) => `  ${v.field}: ${v.description}`),
+      ].join('\n'),
+    );
+  }
+  return parsed;
+}
+
+const resourcePath = (kind: string, name?: string, tail = ''): string =>
+  `/v1/admin/resources/${encodeURIComponent(kind)}${name ? `/${encodeURIComponent(name)}` : ''}${tail}`;
+
+function describeChange(c: Change, dryRun: boolean): string {
+  const verb = dryRun ? { created: 'would create', updated: 'would update', deleted: 'would delete' } : {};
+  const what = (verb as Record<string, string>)[c.change] ?? c.change;
+  const from = c.previous && c.change !== 'unchanged' ? ` (was ${c.previous})` : '';
+  return `${c.kind}/${c.name} ${what} ${c.version}${from}`;
+}
+
+export function register(program: Command): void {
+  const studio = (o: { dataDir?: string }) => studioEndpoint(process.env, o.dataDir);
+
+  program
+    .command('apply')
+    .description('create or update runtime resources from YAML (one or several documents per file)')
+    .requiredOption('-f, --file <path>', 'a YAML file, a directory of them, or - for stdin')
+    .option('--dry-run', 'show what would change, change nothing')
+    .option(...DATA_DIR_OPTION)
+    .action(async (o: { file: string; dryRun?: boolean; dataDir?: string }, cmd: Command) => {
+      const documents = readDocuments(o.file);
+      const answer = (await call(await studio(o), 'POST', '/v1/admin/apply', {
+        documents,
+        dryRun: o.dryRun === true,
+      })) as { changes: Change[] };
+      const out = writerOf(cmd);
+      for (const c of answer.changes) out(`${describeChange(c, o.dryRun === true)}\n`);
+    });
+
+  program
+    .command('list')
+    .description('list the resources of a kind and their current versions')
+    .argument('<kind>', 'EventDefinition | Translator | Sync | Rule | Query')
+    .option(...DATA_DIR_OPTION)
+    .action(async (kind: string, o: { dataDir?: string }, cmd: Command) => {
+      const answer = (await call(await studio(o), 'GET', resourcePath(kind))) as {
+        resources: { name: string; version: string; updated: string; author: string; deleted?: boolean }[];
+      };
+      const out = writerOf(cmd);
+      if (answer.resources.length === 0) out('(none)\n');
+      for (const r of answer.resources)
+        out(`${r.name}\t${r.version}${r.deleted ? ' (deleted)' : ''}\t${r.updated}\t${r.author}\n`);
+    });
+
+  program
+    .command('get')
+    .description('print the current version of a resource as YAML')
+    .argument('<kind>')
+    .argument('<name>')
+    .option(...DATA_DIR_OPTION)
+    .action(async (kind: string, name: string, o: { dataDir?: string }, cmd: Command) => {
+      writerOf(cmd)(stringify(await call(await studio(o), 'GET', resourcePath(kind, name))));
+    });
+
+  program
+    .command('history')
+    .description('list every committed version of a resource')
+    .argument('<kind>')
+    .argument('<name>')
+    .option(...DATA_DIR_OPTION)
+    .action(async (kind: string, name: string, o: { dataDir?: string }, cmd: Command) => {
+      const answer = (await call(await studio(o), 'GET', resourcePath(kind, name, '/history'))) as {
+        versions: { version: string; created: string; author: string }[];
+      };
+      const out = writerOf(cmd);
+      if (answer.versions.length === 0) out('(none)\n');
+      for (const v of answer.versions) out(`${v.version}\t${v.created}\t${v.author}\n`);
+    });
+
+  program
+    .command('delete')
+    .description('delete a resource (its history stays)')
+    .argument('<kind>')
+    .argument('<name>')
+    .option(...DATA_DIR_OPTION)
+    .action(async (kind: string, name: string, o: { dataDir?: string }, cmd: Command) => {
+      const answer = (await call(await studio(o), 'DELETE', resourcePath(kind, name))) as {
+        changes: Change[];
+      };
+      for (const c of answer.changes) writerOf(cmd)(`${describeChange(c, false)}\n`);
+    });
+}

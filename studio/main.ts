@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+/**
+ * The studio service's entry point (docs/studio.md): reads the runtime settings like the
+ * functions do (EVENTBUS_SETTINGS), the registry bucket from plan(), the admin token from
+ * EVENTBUS_ADMIN_TOKEN_FILE (created with a random value when missing), and serves on HOST:PORT.
+ * Google's Cloud Storage client finds the emulator through STORAGE_EMULATOR_HOST locally.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { Storage } from '@google-cloud/storage';
+import { RegistryClient } from '../adapters/registry.ts';
+import { readRuntimeConfig } from '../core/runtime-config.ts';
+import { startStudio } from './server.ts';
+
+function adminToken(file: string | undefined): string {
+  if (!file)
+    throw new Error('EVENTBUS_ADMIN_TOKEN_FILE is not set: it names the file holding the admin token');
+  if (!existsSync(file)) {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+  }
+  const token = readFileSync(file, 'utf8').trim();
+  if (token.length < 16) throw new Error(`${file} holds no usable admin token (at least 16 characters)`);
+  return token;
+}
+
+try {
+  const config = readRuntimeConfig(process.env);
+  const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
+  if (!bucketName) throw new Error('the plan has no registry bucket');
+  const storage = new Storage({ projectId: config.project });
+  const studio = await startStudio({
+    registry: new RegistryClient(storage.bucket(bucketName)),
+    adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
+    host: process.env.HOST ?? '127.0.0.1',
+    port: Number(process.env.PORT ?? 8090),
+  });
+  const stop = (): void => {
+    void studio.close().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  process.stdout.write(`studio listening on ${studio.url} (registry gs://${bucketName})\n`);
+} catch (err) {
+  process.stderr.write(`studio: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+}

@@ -1,0 +1,194 @@
+/**
+ * The studio service's admin API, first slice (docs/studio.md): the only writer of the registry.
+ * JSON over HTTP with the gateway's error envelope (core/errors.ts):
+ *
+ *   POST   /v1/admin/apply                            {documents: [...], dryRun?: true}
+ *   GET    /v1/admin/resources/{kind}                 the kind's index
+ *   GET    /v1/admin/resources/{kind}/{name}          the current version
+ *   GET    /v1/admin/resources/{kind}/{name}/history  every committed version
+ *   DELETE /v1/admin/resources/{kind}/{name}          marks it deleted (history stays)
+ *   GET    /health
+ *
+ * Every call but /health needs `Authorization: Bearer <admin token>`; the author recorded in a
+ * version is the caller the token stands for. (On Google Cloud the service sits behind Cloud Run's
+ * IAP and takes the verified caller's email instead; that path comes with its deployment.)
+ */
+import { timingSafeEqual } from 'node:crypto';
+import http from 'node:http';
+import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapters/registry.ts';
+import { type ApiError, apiError, withViolations } from '../core/errors.ts';
+import { REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
+import { applyViolations } from '../core/resources.ts';
+
+export interface StudioOptions {
+  readonly registry: RegistryClient;
+  readonly adminToken: string;
+  /** Who the admin token stands for, recorded as the author of what it applies. */
+  readonly adminName?: string;
+}
+
+const MAX_BODY_BYTES = 4 << 20;
+
+class Refusal extends Error {
+  readonly error: ApiError;
+  constructor(error: ApiError) {
+    super(error.body.error.message);
+    this.error = error;
+  }
+}
+
+function send(
+  res: http.ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(text);
+}
+
+function refuse(res: http.ServerResponse, e: ApiError): void {
+  send(res, e.http, e.body, { ...e.headers });
+}
+
+async function readJson(req: http.IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of req as AsyncIterable<Buffer>) {
+    size += c.length;
+    if (size > MAX_BODY_BYTES) throw new Refusal(apiError('REQUEST_TOO_LARGE', { max: MAX_BODY_BYTES }));
+    chunks.push(c);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') throw new Refusal(apiError('EMPTY_BODY'));
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new Refusal(apiError('MALFORMED_JSON', { detail: (err as Error).message }));
+  }
+}
+
+function authorised(req: http.IncomingMessage, token: string): boolean {
+  const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+  if (!m) return false;
+  const given = Buffer.from(m[1] as string);
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+function kindOf(raw: string | undefined): RegistryKind {
+  const kind = REGISTRY_KINDS.find((k) => k === raw);
+  if (!kind)
+    throw new Refusal(
+      apiError('NOT_FOUND', { resource: `kind ${raw ?? ''} (kinds: ${REGISTRY_KINDS.join(', ')})` }),
+    );
+  return kind;
+}
+
+async function apply(o: StudioOptions, req: http.IncomingMessage, author: string): Promise<unknown> {
+  const body = await readJson(req);
+  const b = (typeof body === 'object' && body !== null ? body : {}) as {
+    documents?: unknown;
+    dryRun?: unknown;
+  };
+  if (!Array.isArray(b.documents) || b.documents.length === 0)
+    throw new Refusal(
+      withViolations(apiError('INVALID_RESOURCE', { detail: 'Send {"documents": [...]}.' }), [
+        { field: 'documents', description: 'must be a non-empty list of resource documents' },
+      ]),
+    );
+  const problems = applyViolations(b.documents);
+  if (problems.length > 0)
+    throw new Refusal(
+      withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
+    );
+  const changes = await o.registry.apply(b.documents as ResourceDoc[], { author, dryRun: b.dryRun === true });
+  return { dryRun: b.dryRun === true, changes };
+}
+
+async function route(o: StudioOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://studio');
+  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  if (url.pathname === '/health' && req.method === 'GET') return send(res, 200, { status: 'ok' });
+  if (parts[0] !== 'v1' || parts[1] !== 'admin')
+    throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
+  if (!authorised(req, o.adminToken))
+    throw new Refusal(apiError('INVALID_CREDENTIALS', { detail: 'The studio needs the admin token.' }));
+  const author = o.adminName ?? 'local-admin';
+  const method = req.method ?? 'GET';
+  const notAllowed = (allow: string): Refusal => {
+    const e = apiError('METHOD_NOT_ALLOWED', { method, path: url.pathname });
+    return new Refusal({ ...e, headers: { ...e.headers, allow } });
+  };
+  if (parts[2] === 'apply' && parts.length === 3) {
+    if (method !== 'POST') throw notAllowed('POST');
+    return send(res, 200, await apply(o, req, author));
+  }
+  if (parts[2] !== 'resources' || parts.length < 4 || parts.length > 6)
+    throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
+  const kind = kindOf(parts[3]);
+  const name = parts[4];
+  if (name === undefined) {
+    if (method !== 'GET') throw notAllowed('GET');
+    const { index, generation } = await o.registry.readIndex(kind);
+    const resources = Object.entries(index.resources).map(([n, e]) => ({ name: n, ...e }));
+    return send(res, 200, { kind, generation: String(generation), resources });
+  }
+  if (parts[5] === 'history') {
+    if (method !== 'GET') throw notAllowed('GET');
+    return send(res, 200, { kind, name, versions: await o.registry.history(kind, name) });
+  }
+  if (parts.length === 6) throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
+  if (method === 'DELETE') {
+    const changes = await o.registry.delete(kind, name, author);
+    if (changes.length === 0) throw new Refusal(apiError('NOT_FOUND', { resource: `${kind}/${name}` }));
+    return send(res, 200, { changes });
+  }
+  if (method !== 'GET') throw notAllowed('GET, DELETE');
+  const entry = (await o.registry.readIndex(kind)).index.resources[name];
+  if (!entry || entry.deleted) throw new Refusal(apiError('NOT_FOUND', { resource: `${kind}/${name}` }));
+  return send(res, 200, await o.registry.readVersion(kind, name, entry.version));
+}
+
+/** The studio's request handler; never throws, answers every failure in the error envelope. */
+export function createStudioHandler(
+  o: StudioOptions,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  return (req, res) => {
+    route(o, req, res).catch((err: unknown) => {
+      if (err instanceof Refusal) return refuse(res, err.error);
+      if (err instanceof RegistryRace) return refuse(res, apiError('REGISTRY_RACE', { detail: err.message }));
+      if (err instanceof RegistryUnavailable) return refuse(res, apiError('UNAVAILABLE', { retryAfter: 5 }));
+      console.log(
+        JSON.stringify({
+          severity: 'ERROR',
+          component: 'studio',
+          message: `registry call failed: ${String(err)}`,
+        }),
+      );
+      refuse(res, apiError('UNAVAILABLE', { retryAfter: 5 }));
+    });
+  };
+}
+
+export async function startStudio(
+  o: StudioOptions & { readonly host?: string; readonly port?: number },
+): Promise<{ readonly url: string; readonly port: number; close(): Promise<void> }> {
+  const server = http.createServer(createStudioHandler(o));
+  const host = o.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
