@@ -192,6 +192,12 @@ export const ERRORS = Object.freeze({
 
 export type ErrorCode = keyof typeof ERRORS;
 
+/** Codes only the studio's admin API answers (the gateway's OpenAPI leaves them out). */
+export const STUDIO_ONLY_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
+  'INVALID_RESOURCE',
+  'REGISTRY_RACE',
+]);
+
 /** The wire form of an error, ready to be written by an HTTP adapter. */
 export interface ApiError {
   readonly http: number;

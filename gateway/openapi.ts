@@ -3,7 +3,7 @@
  * served at GET /v1/openapi.json and committed as docs/openapi.json, which a test keeps current.
  */
 
-import { ERRORS } from '../core/errors.ts';
+import { ERRORS, type ErrorCode, STUDIO_ONLY_CODES } from '../core/errors.ts';
 import { CATALOGUE } from '../schemas/catalogue.ts';
 import { Context } from '../schemas/context.ts';
 
@@ -36,11 +36,12 @@ export function openapiDocument(): Record<string, unknown> {
     required: _required,
     ...contextFields
   } = json(Context as unknown as Record<string, unknown>);
+  const gatewayErrors = Object.entries(ERRORS).filter(([code]) => !STUDIO_ONLY_CODES.has(code as ErrorCode));
   const errorResponses = Object.fromEntries(
-    [...new Set(Object.values(ERRORS).map((s) => s.http))].sort().map((http) => [
+    [...new Set(gatewayErrors.map(([, s]) => s.http))].sort().map((http) => [
       String(http),
       {
-        description: Object.entries(ERRORS)
+        description: gatewayErrors
           .filter(([, s]) => s.http === http)
           .map(([code]) => code)
           .join(', '),
