@@ -108,7 +108,7 @@ export class RegistryClient {
       author: string;
       dryRun?: boolean;
       now?: string;
-      breaking?: (from: ResourceDoc, to: ResourceDoc) => boolean;
+      breaking?: (from: ResourceDoc, to: ResourceDoc) => readonly string[];
     },
   ): Promise<PlannedChange[]> {
     const now = opts.now ?? new Date().toISOString();

@@ -73,6 +73,8 @@ export interface PlannedChange {
   /** The version the index names after the apply (the current one when unchanged or deleted). */
   readonly version: string;
   readonly previous?: string;
+  /** Why this is a new major version (what breaks the previous version's readers). */
+  readonly breaking?: readonly string[];
 }
 
 /**
@@ -93,8 +95,8 @@ export interface ApplyInput {
   readonly docs: readonly ResourceDoc[];
   readonly author: string;
   readonly now: string;
-  /** Whether changing `from` into `to` breaks its readers; minor versions otherwise. */
-  readonly breaking?: (from: ResourceDoc, to: ResourceDoc) => boolean;
+  /** What in changing `from` into `to` breaks its readers (empty: a minor version). */
+  readonly breaking?: (from: ResourceDoc, to: ResourceDoc) => readonly string[];
 }
 
 export interface ApplyPlan {
@@ -120,9 +122,9 @@ export function planApply(input: ApplyInput): ApplyPlan {
       changes.push({ kind: doc.kind, name: doc.name, change: 'unchanged', version: live.version });
       continue;
     }
-    const breaking = live && before ? (input.breaking?.(before, doc) ?? false) : false;
+    const breaking = live && before ? (input.breaking?.(before, doc) ?? []) : [];
     // A deleted resource that comes back continues its numbering rather than reusing a version.
-    const version = nextVersion(entry?.version, breaking);
+    const version = nextVersion(entry?.version, breaking.length > 0);
     writes.push({ ...doc, version, author: input.author, created: input.now });
     resources[doc.name] = { version, updated: input.now, author: input.author };
     changes.push({
@@ -131,6 +133,7 @@ export function planApply(input: ApplyInput): ApplyPlan {
       change: live ? 'updated' : 'created',
       version,
       ...(entry ? { previous: entry.version } : {}),
+      ...(breaking.length > 0 ? { breaking } : {}),
     });
   }
   const changed = changes.some((c) => c.change !== 'unchanged');

@@ -4,6 +4,7 @@
  */
 import { eventNameProblem, lookupEvent } from '../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN, ResourceDocSchema } from '../schemas/resource.ts';
+import { breakingChanges, definitionViolations } from './definitions.ts';
 import type { ResourceDoc } from './registry.ts';
 import { compileValidator, type FieldViolation } from './validation.ts';
 
@@ -26,6 +27,7 @@ export function resourceViolations(doc: unknown, prefix: string): FieldViolation
           description: `${d.name} is a built-in catalogue event: it cannot be redefined; name yours differently`,
         },
       ];
+    return definitionViolations(d.spec, `${prefix}.spec`);
   } else if (!namePattern.test(d.name)) {
     return [{ field, description: `must match ${RESOURCE_NAME_PATTERN}` }];
   }
@@ -45,4 +47,9 @@ export function applyViolations(docs: readonly unknown[]): FieldViolation[] {
     else seen.set(key, i);
   });
   return out;
+}
+
+/** What breaks readers when a resource changes: for definitions, the compatibility rule. */
+export function resourceBreakingChanges(from: ResourceDoc, to: ResourceDoc): readonly string[] {
+  return from.kind === 'EventDefinition' ? breakingChanges(from.spec, to.spec) : [];
 }

@@ -18,7 +18,7 @@ import http from 'node:http';
 import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapters/registry.ts';
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
 import { REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
-import { applyViolations } from '../core/resources.ts';
+import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
 
 export interface StudioOptions {
   readonly registry: RegistryClient;
@@ -103,7 +103,11 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
     throw new Refusal(
       withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
     );
-  const changes = await o.registry.apply(b.documents as ResourceDoc[], { author, dryRun: b.dryRun === true });
+  const changes = await o.registry.apply(b.documents as ResourceDoc[], {
+    author,
+    dryRun: b.dryRun === true,
+    breaking: resourceBreakingChanges,
+  });
   return { dryRun: b.dryRun === true, changes };
 }
 

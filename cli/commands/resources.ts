@@ -24,6 +24,7 @@ interface Change {
   change: string;
   version: string;
   previous?: string;
+  breaking?: string[];
 }
 
 /** Reads the YAML documents of a file, every .yaml/.yml file of a directory, or stdin (`-`). */
@@ -90,7 +91,8 @@ function describeChange(c: Change, dryRun: boolean): string {
   const verb = dryRun ? { created: 'would create', updated: 'would update', deleted: 'would delete' } : {};
   const what = (verb as Record<string, string>)[c.change] ?? c.change;
   const from = c.previous && c.change !== 'unchanged' ? ` (was ${c.previous})` : '';
-  return `${c.kind}/${c.name} ${what} ${c.version}${from}`;
+  const why = c.breaking?.length ? `, a new major version: ${c.breaking.join('; ')}` : '';
+  return `${c.kind}/${c.name} ${what} ${c.version}${from}${why}`;
 }
 
 export function register(program: Command): void {

@@ -41,7 +41,7 @@ describe('registry on Cloud Storage', () => {
     assert.equal(same[0]?.change, 'unchanged', 'key order does not make a new version');
     const wider = { fields: [...FIELDS.fields, { name: 'note', type: 'string' }] };
     assert.equal((await registry.apply([quote(wider)], { author }))[0]?.version, '1.1');
-    const breaking = () => true;
+    const breaking = () => ['amount removed'];
     const changed = await registry.apply([quote({ fields: [] })], { author: 'bo@acme.example', breaking });
     assert.deepEqual(changed[0], {
       kind: 'EventDefinition',
@@ -49,6 +49,7 @@ describe('registry on Cloud Storage', () => {
       change: 'updated',
       version: '2.0',
       previous: '1.1',
+      breaking: ['amount removed'],
     });
     const history = await registry.history('EventDefinition', 'quote_requested');
     assert.deepEqual(

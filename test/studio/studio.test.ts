@@ -107,6 +107,25 @@ describe('studio admin API and `eventbus apply`', () => {
     assert.match(gone.err, /Resource not found \(resource=Translator\/quotes_csv\)/);
   });
 
+  it('makes a new major version of a definition when a change breaks its readers, and says why', async () => {
+    const file = join(dir, 'quotes.yaml');
+    writeFileSync(file, QUOTES);
+    await cli('apply', '-f', file);
+    writeFileSync(
+      file,
+      QUOTES.replace('{ name: amount, type: number, required: true }', '{ name: amount, type: string }'),
+    );
+    const r = await cli('apply', '-f', file);
+    assert.match(
+      r.out,
+      /EventDefinition\/quote_requested updated 2\.0 \(was 1\.0\), a new major version: amount changed type number → string/,
+    );
+    writeFileSync(file, QUOTES.replace('type: number', 'type: money'));
+    const bad = await cli('apply', '-f', file);
+    assert.equal(bad.code, 1);
+    assert.match(bad.err, /documents\[0\]\.spec\.fields\[0\]\.type: must be one of string, integer/);
+  });
+
   it('refuses bad documents whole, naming each field, and never redefines the catalogue', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(
