@@ -13,6 +13,11 @@
  * translations, one per BigQuery function, in sql-functions.ts.
  */
 
+import {
+  INFORMATION_SCHEMA_VIEWS,
+  type InformationSchemaView,
+  informationSchemaSql,
+} from './information-schema.ts';
 import { callOf, FUNCTIONS } from './sql-functions.ts';
 import {
   buildTree,
@@ -131,7 +136,6 @@ class Translator {
     const clean = parts.flatMap((p) => p.split('.'));
     for (const p of clean) {
       if (p.endsWith('*')) throw new UnsupportedSqlError('wildcard tables', clean.join('.'));
-      if (p.toUpperCase() === 'INFORMATION_SCHEMA') throw new UnsupportedSqlError('INFORMATION_SCHEMA');
     }
     let ref: TableRef;
     if (clean.length === 3) {
@@ -154,6 +158,28 @@ class Translator {
     }
     this.tables.push(ref);
     return ref;
+  }
+
+  /** `[project.]dataset.INFORMATION_SCHEMA.<view>` as a subquery, or undefined for other names. */
+  informationSchema(parts: string[]): string | undefined {
+    const clean = parts.flatMap((p) => p.split('.'));
+    const at = clean.findIndex((p) => p.toUpperCase() === 'INFORMATION_SCHEMA');
+    if (at < 0) return undefined;
+    const view = (clean[at + 1] ?? '').toUpperCase();
+    const scope = clean.slice(0, at);
+    if (
+      at !== clean.length - 2 ||
+      scope.length === 0 ||
+      scope.length > 2 ||
+      /^region-/i.test(scope.at(-1) ?? '')
+    )
+      throw new UnsupportedSqlError(
+        'INFORMATION_SCHEMA outside a dataset (only <dataset>.INFORMATION_SCHEMA.TABLES and .COLUMNS)',
+      );
+    if (!INFORMATION_SCHEMA_VIEWS.includes(view as InformationSchemaView))
+      throw new UnsupportedSqlError(`INFORMATION_SCHEMA.${view} (only TABLES and COLUMNS)`);
+    const projectId = scope.length === 2 ? (scope[0] as string) : this.opts.projectId;
+    return `(${informationSchemaSql(projectId, scope.at(-1) as string, view as InformationSchemaView)})`;
   }
 
   /** Reads a dotted name (idents and backticked parts) from nodes at i. */
@@ -213,7 +239,8 @@ class Translator {
         out.push(quoteIdent(n.text));
         return j;
       }
-      out.push(qualifiedName(this.resolveTable(parts, n.pos)));
+      const info = this.informationSchema(parts);
+      out.push(info ?? qualifiedName(this.resolveTable(parts, n.pos)));
       if (isWord(nodes[j], 'FOR') && isWord(nodes[j + 1], 'SYSTEM_TIME'))
         throw new UnsupportedSqlError('FOR SYSTEM_TIME AS OF');
       if (isWord(nodes[j], 'TABLESAMPLE')) throw new UnsupportedSqlError('TABLESAMPLE');
