@@ -18,7 +18,9 @@ export interface CommandModule {
 export function createProgram(io: Io = processIo): Command {
   // Output and exit behaviour are set before registering: subcommands inherit them when created.
   const program = new Command('eventbus')
-    .description('Event collection on Google Cloud: settings, the local environment, tokens, SQL, replays.')
+    .description(
+      'Event collection on Google Cloud: settings, the local environment, tokens, SQL, replays, runtime resources.',
+    )
     .configureOutput({ writeOut: io.out, writeErr: io.err })
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

@@ -100,7 +100,9 @@ export function register(program: Command): void {
 
   program
     .command('apply')
-    .description('create or update runtime resources from YAML (one or several documents per file)')
+    .description(
+      'Create or update runtime resources (event definitions, translators, syncs, rules, queries) from YAML',
+    )
     .requiredOption('-f, --file <path>', 'a YAML file, a directory of them, or - for stdin')
     .option('--dry-run', 'show what would change, change nothing')
     .option(...DATA_DIR_OPTION)
@@ -116,7 +118,7 @@ export function register(program: Command): void {
 
   program
     .command('list')
-    .description('list the resources of a kind and their current versions')
+    .description('List the runtime resources of a kind and their current versions')
     .argument('<kind>', 'EventDefinition | Translator | Sync | Rule | Query')
     .option(...DATA_DIR_OPTION)
     .action(async (kind: string, o: { dataDir?: string }, cmd: Command) => {
@@ -131,7 +133,7 @@ export function register(program: Command): void {
 
   program
     .command('get')
-    .description('print the current version of a resource as YAML')
+    .description('Print the current version of a runtime resource as YAML')
     .argument('<kind>')
     .argument('<name>')
     .option(...DATA_DIR_OPTION)
@@ -141,7 +143,7 @@ export function register(program: Command): void {
 
   program
     .command('history')
-    .description('list every committed version of a resource')
+    .description('List every committed version of a runtime resource')
     .argument('<kind>')
     .argument('<name>')
     .option(...DATA_DIR_OPTION)
@@ -156,7 +158,7 @@ export function register(program: Command): void {
 
   program
     .command('delete')
-    .description('delete a resource (its history stays)')
+    .description('Delete a runtime resource (its history stays)')
     .argument('<kind>')
     .argument('<name>')
     .option(...DATA_DIR_OPTION)
