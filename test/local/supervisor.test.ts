@@ -13,6 +13,7 @@ import {
   type LocalContext,
   pubsubEmulator,
   type ServiceSpec,
+  storageEmulator,
 } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
 import {
@@ -216,16 +217,22 @@ describe('local supervisor', () => {
   it('starts at once on the data dir of a start killed with kill -9, emulators and all', async () => {
     for (let round = 0; round < 2; round++) {
       // kill -9 of the whole environment: the supervisor and every emulator.
-      const { supervisor, pids } = await crashingSupervisor(dataDir, 2, 'emulators');
+      const { supervisor, pids } = await crashingSupervisor(dataDir, 3, 'emulators');
+      assert.equal(pids.length, 3);
       supervisor.kill('SIGKILL');
       for (const pid of pids) process.kill(pid, 'SIGKILL');
       // No wait: nothing killed may be reaped yet; the new start finds its data again.
       env = await startEnvironment({
         ...common(),
         provision: true,
-        services: [pubsubEmulator, bigqueryEmulator],
+        services: [pubsubEmulator, bigqueryEmulator, storageEmulator],
       });
       assert.ok(env.provisioning, 'provisioned against the data found again');
+      // The registry bucket survived the kill -9 and was found, not created again.
+      assert.ok(
+        round === 0 || env.provisioning.unchanged.some((u) => u.startsWith('bucket ')),
+        String(round),
+      );
       await env.stop();
       env = undefined;
     }

@@ -1,11 +1,11 @@
 /**
- * Runs startEnvironment with one dummy service (or, given `emulators`, the real Pub/Sub and
- * BigQuery emulators, provisioned), prints `pid <n>` for each, then waits to be killed: the
+ * Runs startEnvironment with one dummy service (or, given `emulators`, the real Pub/Sub,
+ * BigQuery and Cloud Storage emulators, provisioned), prints `pid <n>` for each, then waits to be killed: the
  * guardian test SIGKILLs this process and checks nothing outlives it; the restart test starts
  * again at once on the same data dir.
  */
 import { join, resolve } from 'node:path';
-import { bigqueryEmulator, pubsubEmulator } from '../../../local/services.ts';
+import { bigqueryEmulator, pubsubEmulator, storageEmulator } from '../../../local/services.ts';
 import { readSettingsFile } from '../../../local/settings-file.ts';
 import { startEnvironment } from '../../../local/supervisor.ts';
 
@@ -19,7 +19,7 @@ const env = await startEnvironment({
   provision: withEmulators,
   log: () => {},
   services: withEmulators
-    ? [pubsubEmulator, bigqueryEmulator]
+    ? [pubsubEmulator, bigqueryEmulator, storageEmulator]
     : [
         (ctx) => ({
           name: 'orphan-candidate',
