@@ -60,7 +60,20 @@ export const JoinTransform = Type.Object(
 );
 export type JoinTransform = Static<typeof JoinTransform>;
 
-export const Transform = Type.Union([SimpleTransform, PhoneTransform, JoinTransform]);
+export const OneOfTransform = Type.Object(
+  {
+    oneOf: Type.Array(Type.String({ maxLength: 100 }), {
+      minItems: 1,
+      maxItems: 50,
+      description:
+        'Keep the value only when it is one of these (compared case-insensitively); otherwise leave the field out',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type OneOfTransform = Static<typeof OneOfTransform>;
+
+export const Transform = Type.Union([SimpleTransform, PhoneTransform, JoinTransform, OneOfTransform]);
 export type Transform = Static<typeof Transform>;
 
 const Json = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Array(Type.Unknown())]);

@@ -158,6 +158,11 @@ function applyOne(value: unknown, tr: Transform, scope: Scope): unknown {
       const parts = value.map(t.toText).filter((s) => s !== undefined);
       return parts.length === 0 ? undefined : parts.join(tr.join);
     }
+    if ('oneOf' in tr) {
+      // A value outside a platform's documented set would make the event invalid: leave it out.
+      const text = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+      return tr.oneOf.find((allowed) => allowed.toLowerCase() === text);
+    }
     const country = readSource(scope.event, tr.country ?? 'user.country', scope.item);
     return eachString(value, (s) =>
       t.isSha256(s)

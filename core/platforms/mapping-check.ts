@@ -102,8 +102,20 @@ function checkTransforms(value: unknown, field: string, scope: Scope, out: Field
     } else if (isObj(tr) && 'join' in tr) {
       if (typeof tr['join'] !== 'string' || Object.keys(tr).length !== 1)
         out.push({ field: f, description: '`join` takes one separator string' });
+    } else if (isObj(tr) && 'oneOf' in tr) {
+      const list = tr['oneOf'];
+      if (
+        !Array.isArray(list) ||
+        list.length === 0 ||
+        list.some((v) => typeof v !== 'string') ||
+        Object.keys(tr).length !== 1
+      )
+        out.push({ field: f, description: '`oneOf` takes a non-empty list of strings' });
     } else {
-      out.push({ field: f, description: 'expected a transform name, {phone: e164|digits} or {join: "…"}' });
+      out.push({
+        field: f,
+        description: 'expected a transform name, {phone: e164|digits}, {join: "…"} or {oneOf: […]}',
+      });
     }
   });
 }

@@ -32,7 +32,12 @@ const META_ITEMS: Fields = {
   'custom_data.content_ids': { each: 'items', value: '$.item_id' },
   'custom_data.contents': {
     each: 'items',
-    fields: { id: '$.item_id', quantity: '$.quantity', item_price: num('$.price') },
+    // Meta documents id and quantity on every contents line; a line without a quantity is one item.
+    fields: {
+      id: '$.item_id',
+      quantity: { from: '$.quantity', transform: ['number'], default: 1 },
+      item_price: num('$.price'),
+    },
   },
   'custom_data.value': num('value'),
   'custom_data.currency': 'currency',
@@ -45,6 +50,11 @@ const META: Record<string, { event: string; fields: Fields }> = {
     fields: {
       'custom_data.content_name': 'content_name',
       'custom_data.content_category': 'content_type',
+      // Meta's content_type takes product or product_group only (catalog matching).
+      'custom_data.content_type': {
+        from: 'content_type',
+        transform: [{ oneOf: ['product', 'product_group'] }],
+      },
       'custom_data.content_ids': { list: ['content_id'] },
       'custom_data.contents': {
         list: [

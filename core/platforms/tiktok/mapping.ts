@@ -52,6 +52,11 @@ const TIKTOK: Record<string, { event: string; fields: Fields }> = {
         ],
       },
       'properties.description': 'content_type',
+      // TikTok's content_type takes product or product_group only.
+      'properties.content_type': {
+        from: 'content_type',
+        transform: [{ oneOf: ['product', 'product_group'] }],
+      },
       'properties.value': num('value'),
       'properties.currency': 'currency',
     },

@@ -83,6 +83,7 @@ describe('linkage defaults: every catalogue event to every platform', () => {
     assert.deepEqual(data['custom_data'], {
       content_name: 'Red Shoe',
       content_category: 'product',
+      content_type: 'product',
       content_ids: ['SKU1'],
       contents: [{ id: 'SKU1', quantity: 1, item_price: 49.9 }],
       value: 49.9,

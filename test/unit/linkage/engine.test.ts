@@ -29,6 +29,38 @@ describe('linkage engine', () => {
     assert.deepEqual(out, { event: 'X', payload: { a: ' John_Smith@gmail.com ', b: 'fallback', d: 7 } });
   });
 
+  it('keeps a value only when it is one of a documented set (oneOf), case-insensitively', () => {
+    const rule = { from: 'content_type', transform: [{ oneOf: ['product', 'product_group'] }] };
+    const map = (content_type: string) =>
+      applyMapping({ event: 'X', fields: { t: rule } }, storedEvent('view_content', { content_type }))
+        .payload;
+    assert.deepEqual(map('product'), { t: 'product' });
+    assert.deepEqual(map(' Product_Group '), { t: 'product_group' });
+    assert.deepEqual(map('article'), {}, 'a value outside the set is left out, never sent');
+  });
+
+  it('gives a contents line without a quantity the quantity 1 (Meta Purchase, AddToCart)', () => {
+    const m = resolveMapping({ type: 'meta_capi' }, 'purchase');
+    assert.ok(m);
+    const out = applyMapping(
+      m,
+      storedEvent('purchase', {
+        transaction_id: 'T1',
+        value: 30,
+        currency: 'EUR',
+        items: [
+          { item_id: 'A', price: 10 },
+          { item_id: 'B', quantity: '2', price: 10 },
+        ],
+      }),
+    );
+    const contents = (out.payload['custom_data'] as { contents: unknown }).contents;
+    assert.deepEqual(contents, [
+      { id: 'A', quantity: 1, item_price: 10 },
+      { id: 'B', quantity: 2, item_price: 10 },
+    ]);
+  });
+
   it('chains transforms and hashes a normalised e-mail and phone as Meta documents', () => {
     const out = applyMapping(
       {
