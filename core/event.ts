@@ -4,7 +4,7 @@
  * (for events published natively to Pub/Sub). Pure: the clock, the id generator and the
  * client's address come in through the context.
  */
-import { eventNameProblem, lookupEvent } from '../schemas/catalogue.ts';
+import { eventNameProblem, lookupEvent, nearCatalogueName } from '../schemas/catalogue.ts';
 import {
   type Campaign,
   CONTEXT_FIELDS,
@@ -183,12 +183,31 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
 
   violations.push(...contextValidator.violations(context, prefix));
   const name = context['event_name'];
+  if (typeof name === 'string') {
+    // A name the schema refuses (AddToCart, page-view) may still say which event was meant.
+    const i = violations.findIndex((v) => v.field === at(prefix, 'event_name'));
+    const near = i >= 0 ? nearCatalogueName(name) : undefined;
+    const v = violations[i];
+    if (near && v)
+      violations[i] = { field: v.field, description: `${v.description}; did you mean "${near}"?` };
+  }
   let type: EventType | undefined;
   if (typeof name === 'string' && !violations.some((v) => v.field === at(prefix, 'event_name'))) {
     type = lookupEvent(name);
     const nameProblem = type ? undefined : eventNameProblem(name);
-    if (nameProblem) violations.push({ field: at(prefix, 'event_name'), description: nameProblem });
-    else if (!type && ctx.options.unknownEvents === 'reject') {
+    const near = type ? undefined : nearCatalogueName(name);
+    if (nameProblem)
+      violations.push({
+        field: at(prefix, 'event_name'),
+        description: near ? `${nameProblem}; did you mean "${near}"?` : nameProblem,
+      });
+    else if (near) {
+      // A typo of a catalogue name would be stored as a custom event and never forwarded.
+      violations.push({
+        field: at(prefix, 'event_name'),
+        description: `"${name}" is not in the event catalogue; did you mean "${near}"? (a custom event's name must not be this close to a catalogue event's)`,
+      });
+    } else if (!type && ctx.options.unknownEvents === 'reject') {
       violations.push({
         field: at(prefix, 'event_name'),
         description: `"${name}" is not in the event catalogue and this environment rejects unknown events`,

@@ -44,3 +44,45 @@ export function eventNameProblem(name: string): string | undefined {
   if (prefix) return `must not start with the reserved prefix "${prefix}"`;
   return undefined;
 }
+
+/** Edit distance with adjacent transpositions (optimal string alignment), capped at `max + 1`. */
+function editDistance(a: string, b: string, max: number): number {
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  const w = b.length + 1;
+  const d = new Array<number>((a.length + 1) * w).fill(0);
+  const at = (i: number, j: number): number => d[i * w + j] ?? 0;
+  for (let i = 0; i <= a.length; i++) d[i * w] = i;
+  for (let j = 0; j <= b.length; j++) d[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        v = Math.min(v, at(i - 2, j - 2) + 1);
+      d[i * w + j] = v;
+    }
+  }
+  return at(a.length, b.length);
+}
+
+const squash = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/**
+ * The catalogue event a name that is not in the catalogue was most likely meant to be, or
+ * undefined: the same name in other case or separators (`AddToCart`, `page-view`), or a typo (one
+ * edit in names of 6 or more characters, two from 10), so `purchse` is not silently stored as a
+ * new custom event. Short names are left alone (`read` is not `lead`).
+ */
+export function nearCatalogueName(name: string): string | undefined {
+  if (byName.has(name)) return undefined;
+  const flat = squash(name);
+  for (const e of CATALOGUE) if (squash(e.name) === flat) return e.name;
+  const max = name.length >= 10 ? 2 : name.length >= 6 ? 1 : 0;
+  if (max === 0) return undefined;
+  let best: { name: string; d: number } | undefined;
+  for (const e of CATALOGUE) {
+    const d = editDistance(name.toLowerCase(), e.name, max);
+    if (d <= max && (!best || d < best.d)) best = { name: e.name, d };
+  }
+  return best?.name;
+}
