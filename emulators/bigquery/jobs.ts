@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { tableBytes } from './bytes.ts';
 import { ApiError } from './errors.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { type Cell, encodeValue, fieldForType, type OutputField } from './schema.ts';
@@ -198,7 +199,7 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
       jobReference: { projectId, location },
       schema: { fields: probe.fields },
       jobComplete: true,
-      totalBytesProcessed: '0',
+      totalBytesProcessed: String(probe.bytes),
     };
   }
   const result = await runQuery(em, projectId, cfg);
@@ -221,7 +222,7 @@ export async function dryRun(
   em: Emulator,
   projectId: string,
   cfg: Json,
-): Promise<{ fields: OutputField[]; statementType: string }> {
+): Promise<{ fields: OutputField[]; statementType: string; bytes: number }> {
   const sql = String(cfg['query'] ?? '');
   const params = parameters(em, cfg);
   const tr = translateOrThrow(
@@ -233,12 +234,25 @@ export async function dryRun(
   );
   checkTablesExist(em, tr.tables);
   const statementType = STATEMENT_TYPES[tr.kind] ?? 'SELECT';
-  if (tr.kind !== 'select') return { fields: [], statementType };
-  const fields = await em.store.exclusive(async (conn) => {
+  return em.store.exclusive(async (conn) => {
+    // Every table the statement reads, once (an upper bound of what BigQuery would bill).
+    const seen = new Set<string>();
+    let bytes = 0;
+    for (const ref of tr.tables) {
+      const key = qualifiedName(ref);
+      if (
+        seen.has(key) ||
+        em.tableOr404(ref.projectId, ref.datasetId, ref.tableId).resource['type'] !== 'TABLE'
+      )
+        continue;
+      seen.add(key);
+      bytes += await tableBytes(conn, ref);
+    }
+    if (tr.kind !== 'select') return { fields: [], statementType, bytes };
     const r = await runSql(em, conn, `SELECT * FROM (${tr.sql}) LIMIT 0`);
-    return r.columnNames().map((n, i) => fieldForType(outName(n, i), r.columnType(i)));
+    const fields = r.columnNames().map((n, i) => fieldForType(outName(n, i), r.columnType(i)));
+    return { fields, statementType, bytes };
   });
-  return { fields, statementType };
 }
 
 export function resultsPage(
@@ -295,15 +309,15 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
     );
   }
   if (conf['dryRun'] === true) {
-    const { fields, statementType } = await dryRun(em, projectId, cfg);
+    const { fields, statementType, bytes } = await dryRun(em, projectId, cfg);
     return {
       kind: 'bigquery#job',
       jobReference: { projectId, location },
       configuration: { query: cfg, dryRun: true, jobType: 'QUERY' },
       status: { state: 'DONE' },
       statistics: {
-        totalBytesProcessed: '0',
-        query: { totalBytesProcessed: '0', schema: { fields }, statementType },
+        totalBytesProcessed: String(bytes),
+        query: { totalBytesProcessed: String(bytes), schema: { fields }, statementType },
       },
     };
   }

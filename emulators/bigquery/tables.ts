@@ -4,6 +4,7 @@
  * Every function takes the emulator's state (state.ts) first.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { tableBytes } from './bytes.ts';
 import { ApiError } from './errors.ts';
 import {
   columnDefinitions,
@@ -300,11 +301,11 @@ export async function getTable(
 ): Promise<Json> {
   const t = em.tableOr404(projectId, datasetId, tableId);
   if (t.resource['type'] !== 'TABLE') return t.resource;
-  const count = await em.store.exclusive((conn) =>
-    conn.runAndReadAll(`SELECT count(*) FROM ${qualifiedName(t)}`),
-  );
-  const n = String(count.getRows()[0]?.[0] ?? '0');
-  return { ...t.resource, numRows: n, numBytes: '0', numLongTermBytes: '0' };
+  const [n, bytes] = await em.store.exclusive(async (conn) => {
+    const count = await conn.runAndReadAll(`SELECT count(*) FROM ${qualifiedName(t)}`);
+    return [String(count.getRows()[0]?.[0] ?? '0'), await tableBytes(conn, t)] as const;
+  });
+  return { ...t.resource, numRows: n, numBytes: String(bytes), numLongTermBytes: '0' };
 }
 
 export function listTables(em: Emulator, projectId: string, datasetId: string, query: URLSearchParams): Json {
