@@ -57,11 +57,11 @@ export class RegistryClient {
     this.bucket = bucket;
   }
 
-  async readIndex(kind: RegistryKind): Promise<IndexRead> {
+  /** The index; `known` is its current generation when the caller already read it. */
+  async readIndex(kind: RegistryKind, known?: number): Promise<IndexRead> {
     const file = this.bucket.file(indexPath(kind));
     try {
-      const [meta] = await file.getMetadata();
-      const generation = Number(meta.generation);
+      const generation = known ?? Number((await file.getMetadata())[0].generation);
       return { index: await readJson<RegistryIndex>(file, generation), generation };
     } catch (err) {
       // No index yet is an empty registry; no bucket is a registry that cannot be read.
@@ -240,6 +240,7 @@ export class RegistryReader {
 
   private async load(kind: RegistryKind, copy: Snapshot | undefined): Promise<Snapshot> {
     const file = this.client.bucket.file(indexPath(kind));
+    let known: number | undefined;
     if (copy && copy.generation > 0) {
       // Conditional read: unchanged since the copy (a 304 from Cloud Storage).
       const [meta] = await file
@@ -249,8 +250,9 @@ export class RegistryReader {
           throw err;
         });
       if (meta === undefined) return { ...copy, readAt: this.clock(), stale: false };
+      known = Number(meta.generation);
     }
-    const read = await this.client.readIndex(kind);
+    const read = await this.client.readIndex(kind, known);
     const resources = new Map<string, ResourceVersion>();
     for (const [name, entry] of Object.entries(read.index.resources)) {
       if (entry.deleted) continue;

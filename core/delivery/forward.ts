@@ -7,7 +7,6 @@
  * is not sent again when the ledger already has it delivered.
  */
 import type { Destination } from '../../schemas/settings.ts';
-import type { DestinationPlan } from '../plan.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
@@ -17,8 +16,6 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface ForwardDeps {
   readonly destinations: readonly Readonly<Destination>[];
-  /** From plan(): the subscription's maxDeliveryAttempts per destination. */
-  readonly plans: readonly DestinationPlan[];
   readonly driverFor: (type: Destination['type']) => Driver | undefined;
   /**
    * Reads a secret by name; undefined when it has no value, throws (or rejects) when the store

@@ -54,7 +54,7 @@ export interface NewGeneration {
   pre: Preconditions;
   /** The resumable upload this completes. */
   done?: string;
-  /** A `syncDirs()` run started after the blob's file was created (overlaps its upload). */
+  /** A `syncBlobNames()` run started after the blob's file was created (overlaps its upload). */
   dirSynced?: Promise<void>;
   /** An object deleted in the same record (a move's source). */
   moveFrom?: ObjectState;
@@ -107,14 +107,14 @@ export class Catalog {
   private snapshotBytes = 0;
   private lastGeneration = 0;
   /** Makes the names of new files in `blobs/` durable; one run shared by concurrent writers. */
-  readonly syncDirs: () => Promise<void>;
+  readonly syncBlobNames: () => Promise<void>;
 
   private constructor(dataDir: string, policy: FsyncPolicy) {
     this.dataDir = dataDir;
     this.blobDir = join(dataDir, 'blobs');
     this.uploadDir = join(dataDir, 'uploads');
     this.sync = policy === 'always';
-    this.syncDirs = coalesced(async () => {
+    this.syncBlobNames = coalesced(async () => {
       if (this.sync) await fsyncDir(this.blobDir);
     });
   }
@@ -226,7 +226,7 @@ export class Catalog {
   async addGeneration(g: NewGeneration): Promise<ObjectState> {
     try {
       checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
-      await (g.dirSynced ?? this.syncDirs());
+      await (g.dirSynced ?? this.syncBlobNames());
       checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
     } catch (err) {
       await unlink(this.blobPath(g.blob)).catch(() => undefined);

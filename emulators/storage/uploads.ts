@@ -77,7 +77,7 @@ async function receive(
   const blob = newBlobName();
   const w = await BlobWriter.create(c.blobPath(blob));
   // The file's name is synced while its bytes arrive.
-  const dirSynced = c.syncDirs();
+  const dirSynced = c.syncBlobNames();
   dirSynced.catch(() => undefined);
   try {
     for await (const chunk of chunks) await w.write(transform ? transform(chunk) : chunk);

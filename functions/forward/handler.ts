@@ -43,7 +43,6 @@ export function createForwardHandler(
     depsFor = s;
     deps = {
       destinations,
-      plans: config.plan.destinations,
       driverFor: s.driverFor ?? builtInDrivers,
       // A fresh cached secret is returned as is: no promise per delivery.
       getSecret: (name) => {

@@ -9,7 +9,6 @@ import {
   type PushedMessage,
 } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import type { DestinationPlan } from '../../core/plan.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
 import {
@@ -34,7 +33,6 @@ const hook: Destination = {
   config: { path: '/in' },
   secrets: { signing_key: 'HOOK_KEY' },
 };
-const plans = [{ id: 'hook', maxDeliveryAttempts: 5 } as DestinationPlan];
 
 function pushOf(event: StoredEvent, attempt = 1, extra: Record<string, string> = {}): PushedMessage {
   const m = deliveryMessage(event, 'hook');
@@ -59,7 +57,6 @@ function deps(
   const sent: { request: OutboundRequest; timeoutMs: number }[] = [];
   const d: ForwardDeps = {
     destinations: [hook],
-    plans,
     driverFor,
     getSecret: async (name) => secrets[name],
     send: async (request, timeoutMs) => {

@@ -242,7 +242,6 @@ describe('cached secrets', () => {
     const run = (secret: string | undefined) =>
       forwardPush(decoded.push, {
         destinations: [hook],
-        plans: [],
         driverFor,
         getSecret: () => secret,
         send: async (request) => ({
