@@ -10,7 +10,7 @@ import { type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
 
 export type { TablePlan, ViewPlan } from './warehouse.ts';
 
-export type FunctionName = 'store' | 'forward';
+export type FunctionName = 'store' | 'forward' | 'schedule';
 
 /** Dead-letter backlogs are kept for Pub/Sub's maximum, 31 days. */
 export const DEAD_LETTER_RETENTION = '2678400s';
@@ -19,7 +19,7 @@ export const DEFAULT_RETENTION = '604800s';
 
 export interface TopicPlan {
   readonly name: string;
-  readonly kind: 'events' | 'deliveries' | 'dead_letter';
+  readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs';
   /** Events topics are what producers publish to (gateway and the native path). */
   readonly producers: boolean;
 }
@@ -27,7 +27,7 @@ export interface TopicPlan {
 export interface SubscriptionPlan {
   readonly name: string;
   readonly topic: string;
-  readonly kind: 'store' | 'forward' | 'backlog' | 'dead_letter_ledger';
+  readonly kind: 'store' | 'forward' | 'backlog' | 'dead_letter_ledger' | 'tick' | 'run';
   /** Push subscriptions name the function they push to; backlogs are pull. */
   readonly push?: { readonly function: FunctionName };
   /** Only ever on `attributes.destination` (filters are immutable, docs/google-wire.md §7). */
@@ -108,6 +108,10 @@ const DEFAULT_SIZING: FunctionPlan['sizing'] = {
 /** Default delivery attempts: storage tries long (the warehouse may be down), deliveries less. */
 export const DEFAULT_MAX_ATTEMPTS = { store: 50, forward: 10 } as const;
 const DEFAULT_BACKOFF = { minimumBackoff: '10s', maximumBackoff: '600s' } as const;
+
+/** The scheduler's topics: the minute tick (Cloud Scheduler publishes it) and the run messages. */
+export const TICKS_TOPIC = 'ticks';
+export const RUNS_TOPIC = 'runs';
 
 /** Name of the subscription that pushes an events topic to `store`. */
 export const storeSubscriptionName = (topic: string) => `${topic}-store`;
@@ -228,6 +232,36 @@ export function plan(settings: Readonly<Settings>): Plan {
     });
   }
 
+  // The scheduler (docs/scheduler.md): a tick a minute, and the run messages it dispatches. A
+  // failed chunk is acknowledged and retried by the next tick, so neither needs a dead letter;
+  // a tick older than a few minutes is worthless, a run message is kept a day.
+  const scheduleSizing = {
+    ...DEFAULT_SIZING,
+    timeout_seconds: 300,
+    concurrency: 10,
+    ...settings.functions?.schedule,
+  };
+  topics.push({ name: TICKS_TOPIC, kind: 'ticks', producers: false });
+  topics.push({ name: RUNS_TOPIC, kind: 'runs', producers: false });
+  subscriptions.push({
+    name: `${TICKS_TOPIC}-schedule`,
+    topic: TICKS_TOPIC,
+    kind: 'tick',
+    push: { function: 'schedule' },
+    ackDeadlineSeconds: 60,
+    retryPolicy: { minimumBackoff: '10s', maximumBackoff: '60s' },
+    messageRetentionDuration: '600s',
+  });
+  subscriptions.push({
+    name: `${RUNS_TOPIC}-schedule`,
+    topic: RUNS_TOPIC,
+    kind: 'run',
+    push: { function: 'schedule' },
+    ackDeadlineSeconds: Math.min(600, scheduleSizing.timeout_seconds + 30),
+    retryPolicy: { ...DEFAULT_BACKOFF },
+    messageRetentionDuration: '86400s',
+  });
+
   const tokenSecret = settings.tokens?.secret ?? 'eventbus-tokens';
   const destinationSecrets = [...new Set(destinationPlans.flatMap((d) => d.secrets))].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
@@ -265,6 +299,13 @@ export function plan(settings: Readonly<Settings>): Plan {
         sizing: sizing(settings.functions?.forward),
         secrets: destinationSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'forward').map((s) => s.name),
+      },
+      {
+        name: 'schedule',
+        entryPoint: 'schedule',
+        sizing: scheduleSizing,
+        secrets: [],
+        triggers: subscriptions.filter((s) => s.push?.function === 'schedule').map((s) => s.name),
       },
     ],
     destinations: destinationPlans,

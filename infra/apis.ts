@@ -13,6 +13,7 @@ export const REQUIRED_APIS = Object.freeze([
   'storage.googleapis.com',
   'bigquery.googleapis.com',
   'secretmanager.googleapis.com',
+  'cloudscheduler.googleapis.com',
   'monitoring.googleapis.com',
   'logging.googleapis.com',
 ]);

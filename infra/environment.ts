@@ -4,6 +4,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import { RUNS_TOPIC } from '../core/plan.ts';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
@@ -15,6 +16,7 @@ import { Gateway } from './gateway.ts';
 import { Identities } from './identities.ts';
 import { Messaging } from './messaging.ts';
 import { Buckets } from './registry.ts';
+import { Scheduler } from './scheduler.ts';
 import { Secrets } from './secrets.ts';
 import { Sources } from './sources.ts';
 import { Warehouse } from './warehouse.ts';
@@ -77,6 +79,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         },
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
       ],
+      // Queries: the scheduler reads the ledger to tell whether a destination is healthy again;
+      // forward asks it whether a redelivered event was already delivered (its dataEditor on the
+      // table covers the read, but a query is a job in the project: jobUser).
+      readers: [
+        { who: 'schedule', member: ids.members.schedule, tables: [TABLES.deliveries] },
+        { who: 'forward', member: ids.members.forward, tables: [] },
+      ],
       analysts: settings.analysts ?? [],
       piiTag: pii?.piiTag,
     },
@@ -88,8 +97,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       plan,
       settings,
       sourceBucket: sources.bucket.name,
-      sourceObjects: { store: sources.objects.store.name, forward: sources.objects.forward.name },
-      serviceAccounts: { store: ids.accounts.store.email, forward: ids.accounts.forward.email },
+      sourceObjects: {
+        store: sources.objects.store.name,
+        forward: sources.objects.forward.name,
+        schedule: sources.objects.schedule.name,
+      },
+      serviceAccounts: {
+        store: ids.accounts.store.email,
+        forward: ids.accounts.forward.email,
+        schedule: ids.accounts.schedule.email,
+      },
       buildServiceAccount: ids.accounts.build.name,
       invoker: ids.members.push,
     },
@@ -108,6 +125,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       publishers: [
         { who: 'gateway', member: ids.members.gateway, topics: plan.gateway.topics },
         { who: 'store', member: ids.members.store, topics: ['deliveries'] },
+        // The scheduler publishes its own continuations and the re-driven dead letters.
+        { who: 'schedule', member: ids.members.schedule, topics: [RUNS_TOPIC, 'deliveries'] },
         ...(settings.producers?.principals ?? []).map((member) => ({
           who: member,
           member,
@@ -129,7 +148,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     { dependsOn: [...apis.services, secrets, messaging] },
   );
   new Alerts(name, { plan }, { dependsOn: [...apis.services, messaging, functions] });
-  const buckets = new Buckets(name, { plan }, after);
+  const buckets = new Buckets(
+    name,
+    { plan, lockWriters: [{ who: 'schedule', member: ids.members.schedule }] },
+    after,
+  );
+  new Scheduler(name, { plan, region }, { dependsOn: [...apis.services, messaging] });
 
   return {
     gatewayUrl: gateway.url,

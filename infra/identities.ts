@@ -7,11 +7,13 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 
-export type Workload = 'store' | 'forward' | 'gateway' | 'push' | 'build';
+export type Workload = 'store' | 'forward' | 'schedule' | 'gateway' | 'push' | 'build';
 
 const PURPOSE: Readonly<Record<Workload, string>> = {
   store: 'Runs the store function: writes events to BigQuery, publishes deliveries',
   forward: 'Runs the forward function: reads destination secrets, writes the delivery ledger',
+  schedule:
+    'Runs the scheduler: dispatches ticks, holds run locks in the registry bucket, re-drives dead letters',
   gateway: 'Runs the gateway: publishes producers’ events, reads the token store secret',
   push: 'Signs Pub/Sub push requests (OIDC); may invoke the functions and nothing else',
   build: 'Builds the functions (Cloud Build)',

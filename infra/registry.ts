@@ -5,8 +5,9 @@
  *
  * Users' resources live here, so unlike the sources bucket it is never force-destroyed, and
  * nobody outside the project reads it (uniform access, public access prevention). No account
- * is granted access yet: the studio service that writes it, and the gateway's read of the
- * EventDefinition and Translator prefixes, come with them (docs/deploy.md).
+ * is granted access to the resources yet: the studio service that writes it, and the gateway's
+ * read of the EventDefinition and Translator prefixes, come with them (docs/deploy.md). The
+ * scheduler's account may write the `locks/` prefix only.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -14,6 +15,8 @@ import type { Plan } from '../core/plan.ts';
 
 export interface BucketsArgs {
   readonly plan: Plan;
+  /** Workloads that hold the scheduler's locks: object admin on `locks/` only (an IAM condition). */
+  readonly lockWriters?: readonly { readonly who: string; readonly member: pulumi.Input<string> }[];
 }
 
 export class Buckets extends pulumi.ComponentResource {
@@ -34,6 +37,24 @@ export class Buckets extends pulumi.ComponentResource {
           publicAccessPrevention: 'enforced',
           versioning: { enabled: b.versioning },
           forceDestroy: false,
+        },
+        child,
+      );
+    }
+    const registry = buckets['registry'];
+    for (const w of args.lockWriters ?? []) {
+      if (!registry) break;
+      new gcp.storage.BucketIAMMember(
+        `${name}-registry-locks-${w.who}`,
+        {
+          bucket: registry.name,
+          role: 'roles/storage.objectUser',
+          member: w.member,
+          condition: {
+            title: 'scheduler locks only',
+            description: 'Create, read and replace the lock objects of scheduled runs',
+            expression: `resource.name.startsWith("projects/_/buckets/${args.plan.buckets.find((b) => b.purpose === 'registry')?.name}/objects/locks/")`,
+          },
         },
         child,
       );

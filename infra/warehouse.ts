@@ -14,6 +14,8 @@ export interface WarehouseArgs {
   readonly deletionProtection: boolean;
   /** Who inserts rows into which tables (the functions' accounts): dataEditor on those tables only. */
   readonly writers: readonly TableWriter[];
+  /** Workloads that query some tables: dataViewer on those tables only, jobUser on the project. */
+  readonly readers?: readonly TableWriter[];
   /** Analysts: dataViewer on the dataset, jobUser on the project (to run queries). */
   readonly analysts: readonly string[];
   /** The `pii` policy tag to put on PII_COLUMNS, when column-level security is on. */
@@ -120,22 +122,34 @@ export class Warehouse extends pulumi.ComponentResource {
 
     // Table-level grants: a dataset-level dataEditor could also create, change and delete
     // tables and views, and write the tables a function never touches.
-    for (const writer of args.writers) {
-      for (const tableName of writer.tables) {
+    const tableGrant = (who: TableWriter, access: 'writer' | 'reader') => {
+      for (const tableName of who.tables) {
         const table = tables[tableName];
-        if (!table) throw new Error(`${writer.who} writes table "${tableName}" that the plan does not list`);
+        if (!table)
+          throw new Error(
+            `${who.who} ${access === 'writer' ? 'writes' : 'reads'} table "${tableName}" that the plan does not list`,
+          );
         new gcp.bigquery.IamMember(
-          `${name}-writer-${writer.who}-${tableName}`,
+          `${name}-${access}-${who.who}-${tableName}`,
           {
             project: plan.project,
             datasetId: this.dataset.datasetId,
             tableId: table.tableId,
-            role: 'roles/bigquery.dataEditor',
-            member: writer.member,
+            role: access === 'writer' ? 'roles/bigquery.dataEditor' : 'roles/bigquery.dataViewer',
+            member: who.member,
           },
           inDataset,
         );
       }
+    };
+    for (const writer of args.writers) tableGrant(writer, 'writer');
+    for (const reader of args.readers ?? []) {
+      tableGrant(reader, 'reader');
+      new gcp.projects.IAMMember(
+        `${name}-reader-jobuser-${reader.who}`,
+        { project: plan.project, role: 'roles/bigquery.jobUser', member: reader.member },
+        child,
+      );
     }
     for (const analyst of args.analysts) {
       new gcp.bigquery.DatasetIamMember(

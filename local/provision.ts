@@ -7,7 +7,7 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import { PubSub, type Subscription } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
-import type { Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../core/plan.ts';
+import type { FunctionName, Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../core/plan.ts';
 import { seconds } from '../core/settings.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
 
@@ -22,7 +22,7 @@ export interface ProvisionTargets {
   /** http://host:port of the Cloud Storage emulator; omitted: buckets are not provisioned. */
   readonly storage?: string;
   /** Push endpoint of a function, e.g. `store` → http://127.0.0.1:8081/. */
-  readonly functionUrl: (fn: 'store' | 'forward') => string;
+  readonly functionUrl: (fn: FunctionName) => string;
 }
 
 export interface ProvisionReport {

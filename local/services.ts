@@ -7,6 +7,7 @@
  * plan(settings) before starting the `app` stage, so apps find their topics and tables.
  */
 import { join } from 'node:path';
+import type { FunctionName } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** The local ports, one per service (docs/architecture.md §6, layout). */
@@ -17,6 +18,7 @@ export interface Ports {
   readonly gateway: number;
   readonly store: number;
   readonly forward: number;
+  readonly schedule: number;
   readonly receiver: number;
   readonly studio: number;
 }
@@ -28,6 +30,7 @@ export const DEFAULT_PORTS: Ports = Object.freeze({
   gateway: 8080,
   store: 8081,
   forward: 8082,
+  schedule: 8083,
   receiver: 8099,
   studio: 8090,
 });
@@ -73,7 +76,7 @@ export type ServiceFactory = (ctx: LocalContext) => ServiceSpec;
 const url = (port: number) => `http://${LOCAL_HOST}:${port}`;
 
 /** The URL a push subscription uses for a function (functions-framework serves any path). */
-export function functionUrl(ports: Ports, fn: 'store' | 'forward'): string {
+export function functionUrl(ports: Ports, fn: FunctionName): string {
   return `${url(ports[fn])}/`;
 }
 
@@ -131,7 +134,7 @@ export const storageEmulator: ServiceFactory = (ctx) => emulator(ctx, 'storage')
  */
 export function functionService(
   ctx: LocalContext,
-  name: 'store' | 'forward',
+  name: FunctionName,
   source = join(ctx.root, 'functions', name, 'index.ts'),
 ): ServiceSpec {
   const port = ctx.ports[name];
@@ -168,6 +171,9 @@ export const storeFunction: ServiceFactory = (ctx) => functionService(ctx, 'stor
 
 /** Slot: the forward function (functions/forward/index.ts, target `forward`) on 8082. */
 export const forwardFunction: ServiceFactory = (ctx) => functionService(ctx, 'forward');
+
+/** The scheduler's function (functions/schedule/index.ts, target `schedule`) on 8083. */
+export const scheduleFunction: ServiceFactory = (ctx) => functionService(ctx, 'schedule');
 
 /** Slot: the gateway (gateway/main.ts, PORT) on 8080. */
 export const gateway: ServiceFactory = (ctx) => ({
@@ -230,6 +236,7 @@ export const SERVICES: readonly ServiceFactory[] = [
   receiver,
   storeFunction,
   forwardFunction,
+  scheduleFunction,
   gateway,
   studio,
 ];

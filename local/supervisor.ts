@@ -11,7 +11,7 @@ import { get as httpGet } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { plan as planOf } from '../core/plan.ts';
+import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
@@ -55,6 +55,11 @@ export interface StartOptions {
   readonly log?: (line: string) => void;
   /** Aborting during startup stops what was started and rejects (Ctrl-C while starting). */
   readonly signal?: AbortSignal;
+  /**
+   * Seconds between the scheduler's ticks, which the supervisor publishes on the `ticks` topic as
+   * Cloud Scheduler does in the cloud (default EVENTBUS_TICK_SECONDS, else 60; 0: no ticks).
+   */
+  readonly tickSeconds?: number;
 }
 
 export interface ServiceInfo {
@@ -422,8 +427,10 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     resolveDone = r;
   });
 
+  let ticker: NodeJS.Timeout | undefined;
   const stopAll = (report: ExitReport): Promise<void> => {
     stopping ??= (async () => {
+      if (ticker) clearInterval(ticker);
       // Apps first (together), emulators last (together), so nothing loses its backend while it drains.
       const byStage = (stage: ServiceSpec['stage']) => children.filter((c) => c.spec.stage === stage);
       await Promise.all(byStage('app').map((c) => c.stop(graceMs)));
@@ -498,6 +505,14 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     );
   }
 
+  const tickSeconds = options.tickSeconds ?? Number(baseEnv['EVENTBUS_TICK_SECONDS'] ?? 60);
+  if (tickSeconds > 0 && specs.some((s) => s.name === 'schedule') && specs.some((s) => s.name === 'pubsub')) {
+    const publishTick = localTicker(settings.project, ports.pubsub, log);
+    ticker = setInterval(publishTick, tickSeconds * 1000);
+    ticker.unref();
+    void publishTick();
+  }
+
   const urls = Object.fromEntries(specs.map((s) => [s.name, s.url]));
   writeEnvironmentRecord(dataDir, {
     pid: process.pid,
@@ -528,5 +543,36 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     createdSecrets,
     done,
     stop: () => stopAll({ reason: 'stopped' }),
+  };
+}
+
+/**
+ * What Cloud Scheduler does in the cloud: publish a tick on the `ticks` topic (through the Pub/Sub
+ * emulator's REST API). A failed publish is only logged: the next tick comes anyway.
+ */
+function localTicker(project: string, pubsubPort: number, log: (line: string) => void): () => Promise<void> {
+  const url = `http://${LOCAL_HOST}:${pubsubPort}/v1/projects/${project}/topics/${TICKS_TOPIC}:publish`;
+  let failing = false;
+  return async () => {
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          messages: [
+            {
+              data: Buffer.from(JSON.stringify({ at: new Date().toISOString() })).toString('base64'),
+              attributes: { type: 'tick' },
+            },
+          ],
+        }),
+        signal: AbortSignal.timeout(10_000),
+      });
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      failing = false;
+    } catch (err) {
+      if (!failing) log(`scheduler tick not published: ${(err as Error).message}`);
+      failing = true;
+    }
   };
 }

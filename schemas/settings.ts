@@ -105,6 +105,26 @@ export const Destination = Type.Object(
     ),
     retry: Type.Optional(RetrySettings),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),
+    redrive: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              description:
+                'Re-drive dead letters automatically once the destination is healthy (default true)',
+            }),
+          ),
+          per_minute: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 10000,
+              description: 'Most dead letters re-driven per minute while healthy (default 600)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     test_mode: Type.Optional(Type.Boolean()),
     test_event_code: Type.Optional(Type.String()),
     mappings: Type.Optional(MappingsSetting),
@@ -256,6 +276,7 @@ export const Settings = Type.Object(
           store: Type.Optional(FunctionSizing),
           forward: Type.Optional(FunctionSizing),
           gateway: Type.Optional(FunctionSizing),
+          schedule: Type.Optional(FunctionSizing),
         },
         { additionalProperties: false },
       ),

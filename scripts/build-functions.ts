@@ -26,7 +26,7 @@ import {
 } from 'esbuild';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 
-export type BundleName = 'store' | 'forward' | 'gateway';
+export type BundleName = 'store' | 'forward' | 'schedule' | 'gateway';
 
 export interface BundleSpec {
   /** A deployable's name (`BundleName`), or a test fixture's. */
@@ -41,6 +41,7 @@ export interface BundleSpec {
 export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = Object.freeze([
   { name: 'store', entry: 'functions/store/index.ts', kind: 'function' },
   { name: 'forward', entry: 'functions/forward/index.ts', kind: 'function' },
+  { name: 'schedule', entry: 'functions/schedule/index.ts', kind: 'function' },
   { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
 ]);
 

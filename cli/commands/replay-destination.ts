@@ -8,52 +8,28 @@
  */
 import { SingleBar } from 'cli-progress';
 import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import {
+  type DestinationReplayReport,
+  replayDestinationDeadLetters,
+} from '../../adapters/dead-letter-replay.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { CATALOGUE_OPTIONS, decideOne } from '../../core/decision.ts';
 import { type LedgerEntry, skippedEntry } from '../../core/delivery/ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from '../../core/delivery/message.ts';
-import { replayFromDeadLetter, sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
-import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
+import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';
-import { type DestinationReplayOptions, drainBacklog, parseLimit, pubSubPullSource } from './backlog.ts';
+import { type DestinationReplayOptions, parseLimit, pubSubPullSource } from './backlog.ts';
 import { selectOnly } from './sql.ts';
 
-/** The few Pub/Sub calls a dead-letter replay makes (same shape as the events replay's). */
-export interface BacklogSource {
-  pull(
-    subscription: string,
-    maxMessages: number,
-  ): Promise<
-    {
-      readonly ackId: string;
-      readonly message: { readonly data: Uint8Array; readonly attributes: Readonly<Record<string, string>> };
-    }[]
-  >;
-  ack(subscription: string, ackIds: readonly string[]): Promise<void>;
-  nack(subscription: string, ackIds: readonly string[]): Promise<void>;
-}
-
-export interface DestinationReplayReport {
-  destination: string;
-  source: string;
-  /** Messages pulled from the backlog, or rows read from the warehouse. */
-  read: number;
-  /** Published on `deliveries` with replay=true. */
-  republished: number;
-  /** Refused again by the decision layer (slice replays): a skipped row each. */
-  skipped: number;
-  /** Left where they were (nacked), with the last error. */
-  failed: number;
-  error?: string;
-}
-
-/** The backlog subscription of a destination's dead-letter topic (plan() names). */
-export function destinationBacklog(destination: string): string {
-  return backlogSubscriptionName(deadLetterTopicName(forwardSubscriptionName(destination)));
-}
+export {
+  type BacklogSource,
+  type DestinationReplayReport,
+  destinationBacklog,
+  replayDestinationDeadLetters,
+} from '../../adapters/dead-letter-replay.ts';
 
 /** Finds a destination in the settings or says which exist. */
 export function findDestination(settings: Readonly<Settings>, id: string): Readonly<Destination> {
@@ -63,65 +39,6 @@ export function findDestination(settings: Readonly<Settings>, id: string): Reado
     throw new Error(`unknown destination "${id}" (destinations: ${known})`);
   }
   return d;
-}
-
-/**
- * Re-publishes a destination's dead-letter backlog; each message is acknowledged only after
- * its replay is published. Stops at `limit` or when the backlog answers empty twice.
- */
-export async function replayDestinationDeadLetters(input: {
-  readonly destination: string;
-  readonly source: BacklogSource;
-  readonly publish: (messages: readonly DeliveryMessage[]) => Promise<unknown>;
-  readonly limit?: number;
-  readonly batchSize?: number;
-  readonly onProgress?: (report: DestinationReplayReport) => void;
-}): Promise<DestinationReplayReport> {
-  const subscription = destinationBacklog(input.destination);
-  const report: DestinationReplayReport = {
-    destination: input.destination,
-    source: subscription,
-    read: 0,
-    republished: 0,
-    skipped: 0,
-    failed: 0,
-  };
-  const batchSize = input.batchSize ?? 500;
-  await drainBacklog(input.source, subscription, { limit: input.limit, batchSize }, async (batch) => {
-    report.read += batch.length;
-    const good: { ackId: string; message: DeliveryMessage }[] = [];
-    const bad: string[] = [];
-    for (const b of batch) {
-      const r = replayFromDeadLetter(b.message, input.destination);
-      if (r.ok) good.push({ ackId: b.ackId, message: r.message });
-      else {
-        bad.push(b.ackId);
-        report.error = r.reason;
-      }
-    }
-    // A message that cannot be replayed comes back on the next pull: stop rather than spin.
-    let stop = bad.length > 0;
-    try {
-      if (good.length > 0) await input.publish(good.map((g) => g.message));
-      await input.source.ack(
-        subscription,
-        good.map((g) => g.ackId),
-      );
-      report.republished += good.length;
-    } catch (err) {
-      // Not published: those messages stay in the backlog; stop and report why.
-      report.failed += good.length;
-      report.error = (err as Error).message;
-      const unpublished = good.map((g) => g.ackId);
-      await input.source.nack(subscription, unpublished).catch(() => undefined);
-      stop = true;
-    }
-    report.failed += bad.length;
-    if (bad.length > 0) await input.source.nack(subscription, bad).catch(() => undefined);
-    input.onProgress?.({ ...report });
-    return stop ? 'stop' : 'continue';
-  });
-  return report;
 }
 
 /**

@@ -40,7 +40,17 @@ describe('end to end: the local environment of `npm start`', function () {
 
   before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'eventbus-e2e-'));
-    for (const name of ['pubsub', 'bigquery', 'storage', 'gateway', 'store', 'forward', 'receiver', 'studio'])
+    for (const name of [
+      'pubsub',
+      'bigquery',
+      'storage',
+      'gateway',
+      'store',
+      'forward',
+      'schedule',
+      'receiver',
+      'studio',
+    ])
       ports[name] = await freePort();
     const args = [join(root, 'cli', 'main.ts'), 'start', '--data-dir', dataDir];
     for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
@@ -255,9 +265,25 @@ describe('end to end: the local environment of `npm start`', function () {
     assert.equal((await fetch(`${gateway}/health`)).status, 200);
   });
 
+  it('ticks the scheduler: the schedule function gets the supervisor’s tick and dispatches re-drive runs', async () => {
+    const log = join(dataDir, 'logs', 'schedule.log');
+    const tick = await until(
+      'a tick in the schedule log',
+      async () => {
+        const lines = existsSync(log) ? readFileSync(log, 'utf8').split('\n') : [];
+        const found = lines.find((l) => l.includes('"message":"tick"'));
+        return found ? (JSON.parse(found) as { scheduled: number; errors: string[] }) : undefined;
+      },
+      30000,
+    );
+    // environments/local.yaml's destinations each have a re-drive job.
+    assert.ok(tick.scheduled >= 1, JSON.stringify(tick));
+    assert.deepEqual(tick.errors, []);
+  });
+
   it('stops every process cleanly on Ctrl-C', async () => {
     const pids = [...output.matchAll(/ready on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    assert.equal(pids.length, 8);
+    assert.equal(pids.length, 9);
     const exited = new Promise<number | null>((r) => child?.once('exit', (code) => r(code)));
     child?.kill('SIGINT');
     assert.equal(await exited, 0);

@@ -103,14 +103,15 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [T.subscription, plan.subscriptions.length],
       [T.function, plan.functions.length],
       [T.run, 1],
-      [T.account, 5],
+      [T.account, 6],
       [T.secret, plan.secrets.length],
       [T.secretVersion, 0],
       [T.dataset, 1],
       [T.table, plan.tables.length + plan.views.length],
       // The sources bucket, and one per plan bucket (the registry).
       [T.bucket, 1 + plan.buckets.length],
-      [T.object, 3],
+      [T.object, 4],
+      ['gcp:cloudscheduler/job:Job', 1],
       [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length],
     ];
     for (const [type, n] of counts) assert.equal(byType(type).length, n, type);
@@ -210,11 +211,23 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
   });
 
+  it('ticks the scheduler every minute on the ticks topic, and lets it write scheduler locks only', () => {
+    const job = one('gcp:cloudscheduler/job:Job', () => true);
+    assert.equal(job.inputs['schedule'], '* * * * *');
+    assert.equal(job.inputs['pubsubTarget'].topicName, `projects/${PROJECT}/topics/ticks`);
+    assert.deepEqual(job.inputs['pubsubTarget'].attributes, { type: 'tick' });
+    const locks = one(
+      'gcp:storage/bucketIAMMember:BucketIAMMember',
+      (m) => m.inputs['member'] === `serviceAccount:${sa('schedule')}`,
+    );
+    assert.equal(locks.inputs['role'], 'roles/storage.objectUser');
+    assert.match(locks.inputs['condition'].expression, /\/objects\/locks\/"\)$/);
+  });
+
   it('lets Cloud Run’s service agent read the archives (the gateway’s build-less source deploy)', () => {
-    const readers = byType('gcp:storage/bucketIAMMember:BucketIAMMember').map((m) => [
-      m.inputs['role'],
-      m.inputs['member'],
-    ]);
+    const readers = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
+      .filter((m) => m.inputs['role'] === 'roles/storage.objectViewer')
+      .map((m) => [m.inputs['role'], m.inputs['member']]);
     assert.deepEqual(readers.sort(), [
       ['roles/storage.objectViewer', `serviceAccount:${sa('build')}`],
       [
@@ -298,8 +311,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [
         ...BUILD_ROLES.map((r) => `serviceAccount:${sa('build')} ${r}`),
         ...config.settings.analysts!.map((a) => `${a} roles/bigquery.jobUser`),
+        `serviceAccount:${sa('schedule')} roles/bigquery.jobUser`,
+        `serviceAccount:${sa('forward')} roles/bigquery.jobUser`,
       ].sort(),
-      'project-wide roles: the builder roles and analysts’ jobUser only',
+      'project-wide roles: the builder roles and jobUser for analysts and the workloads that query',
     );
   });
 
@@ -373,6 +388,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.invalid_events`,
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.deliveries`,
         `serviceAccount:${sa('forward')} roles/bigquery.dataEditor events.deliveries`,
+        `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events.deliveries`,
       ].sort(),
     );
   });

@@ -4,7 +4,11 @@ import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { Messaging } from '../../infra/messaging.ts';
 import { declare, ofType, PROJECT_NUMBER, type Recorded } from './support.ts';
 
-const ENDPOINTS = { store: 'https://store.example.run.app', forward: 'https://forward.example.run.app' };
+const ENDPOINTS = {
+  store: 'https://store.example.run.app',
+  forward: 'https://forward.example.run.app',
+  schedule: 'https://schedule.example.run.app',
+};
 const PUSH_SA = 'eventbus-push@acme-outdoor-prod.iam.gserviceaccount.com';
 
 describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
@@ -52,6 +56,11 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
       assert.equal(s['filter'], p.filter, p.name);
       assert.deepEqual(s['retryPolicy'], p.retryPolicy, p.name);
       assert.equal(s['ackDeadlineSeconds'], p.ackDeadlineSeconds, p.name);
+      if (p.kind === 'tick' || p.kind === 'run') {
+        // The scheduler's failures are retried by the next tick: no dead letters.
+        assert.equal(s['deadLetterPolicy'], undefined, p.name);
+        continue;
+      }
       if (p.kind === 'dead_letter_ledger') {
         // Recording dead letters retries for the backlog's 31 days, and is never dead-lettered itself.
         assert.equal(s['deadLetterPolicy'], undefined, p.name);

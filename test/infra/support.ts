@@ -139,7 +139,7 @@ export function ofType(recorded: Recorded, type: string): Declared[] {
 
 /** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
 export const BUNDLES: BundleManifest = Object.fromEntries(
-  (['store', 'forward', 'gateway'] as const).map((n) => [
+  (['store', 'forward', 'schedule', 'gateway'] as const).map((n) => [
     n,
     {
       name: n,

@@ -84,7 +84,7 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember':
         return `service ${last(i['name'])}`;
       case 'gcp:storage/bucketIAMMember:BucketIAMMember':
-        return 'sources bucket';
+        return i['condition'] ? 'registry bucket, locks/ only' : 'sources bucket';
       case 'gcp:datacatalog/policyTagIamMember:PolicyTagIamMember':
         return 'policy tag pii';
       case 'gcp:bigquerydatapolicy/dataPolicyIamMember:DataPolicyIamMember':

@@ -131,6 +131,8 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       gateway: 0,
       store: await freePort(),
       forward: await freePort(),
+      // No scheduler in this stack: nothing publishes ticks here.
+      schedule: 0,
       receiver: receiver.port,
     };
     const ctx: LocalContext = {

@@ -41,6 +41,8 @@ describe('plan(): the example environment', () => {
         'dead_letter:deliveries-ga4-dead-letter',
         'dead_letter:deliveries-tiktok-dead-letter',
         'dead_letter:deliveries-crm-dead-letter',
+        'ticks:ticks',
+        'runs:runs',
       ],
     );
     assert.deepEqual(
@@ -91,6 +93,21 @@ describe('plan(): the example environment', () => {
     assert.equal(sub('deliveries-crm').ackDeadlineSeconds, 30);
   });
 
+  it('pushes the minute tick and the run messages to the schedule function, without dead letters', () => {
+    const tick = sub('ticks-schedule');
+    const run = sub('runs-schedule');
+    assert.equal(tick.topic, 'ticks');
+    assert.equal(run.topic, 'runs');
+    for (const s of [tick, run]) {
+      assert.deepEqual(s.push, { function: 'schedule' });
+      // A failed chunk is acknowledged and the next tick retries it: nothing to dead-letter.
+      assert.equal(s.deadLetterPolicy, undefined);
+    }
+    const timeout = p.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 0;
+    // The run push outlives a chunk, which the function's timeout bounds.
+    assert.ok(run.ackDeadlineSeconds > timeout, `${run.ackDeadlineSeconds} > ${timeout}`);
+  });
+
   it('keeps every dead-letter backlog as a pull subscription for 31 days', () => {
     const backlogs = p.subscriptions.filter((s) => s.kind === 'backlog');
     const deadLetters = p.topics.filter((t) => t.kind === 'dead_letter').map((t) => t.name);
@@ -127,6 +144,7 @@ describe('plan(): the example environment', () => {
           ],
           ['crm-webhook-signing-key', 'ga4-api-secret', 'meta-capi-token', 'tiktok-access-token'],
         ],
+        ['schedule', 'schedule', ['ticks-schedule', 'runs-schedule'], []],
       ],
     );
     assert.equal(p.functions[0]?.sizing.min_instances, 1);

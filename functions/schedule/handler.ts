@@ -1,0 +1,79 @@
+/**
+ * The `schedule` function's request handling: a push from `ticks-schedule` dispatches, a push
+ * from `runs-schedule` runs one chunk (runner.ts). Answers 204 once the work is done or needs
+ * nothing, including a failed chunk (the next tick retries it: one retry path, not two), and 503
+ * when a run message could not be published, so Pub/Sub redelivers.
+ */
+import type { Request, Response } from '@google-cloud/functions-framework';
+import { type ApiError, apiError } from '../../core/errors.ts';
+import { decodePushBody } from '../../core/push.ts';
+import type { RunMessage, RunTrigger } from '../../core/scheduler.ts';
+import { type RunnerDeps, runChunk, tick } from './runner.ts';
+
+/** The attribute that tells a run message from a tick (Cloud Scheduler's tick sets `tick`). */
+export const MESSAGE_TYPE_ATTRIBUTE = 'type';
+
+/** Reads a run message's body; undefined when it is not one. */
+export function parseRunMessage(data: Uint8Array): RunMessage | undefined {
+  try {
+    const v = JSON.parse(Buffer.from(data).toString('utf8')) as Partial<RunMessage>;
+    const trigger: RunTrigger | undefined =
+      v.trigger === 'manual' || v.trigger === 'schedule' ? v.trigger : undefined;
+    if (
+      typeof v.kind !== 'string' ||
+      typeof v.name !== 'string' ||
+      typeof v.slot !== 'string' ||
+      Number.isNaN(Date.parse(v.slot)) ||
+      !trigger
+    )
+      return undefined;
+    return { kind: v.kind, name: v.name, slot: v.slot, trigger };
+  } catch {
+    return undefined;
+  }
+}
+
+export function createScheduleHandler(
+  deps: () => RunnerDeps | Promise<RunnerDeps>,
+): (req: Request, res: Response) => Promise<void> | undefined {
+  return (req, res) => {
+    if (req.method !== 'POST') {
+      const e = apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path });
+      send(res, { ...e, headers: { ...e.headers, allow: 'POST' } });
+      return undefined;
+    }
+    const decoded = decodePushBody(req.body);
+    if (!decoded.ok) {
+      send(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, decoded.violations));
+      return undefined;
+    }
+    const { attributes, data } = decoded.message;
+    const isRun = attributes[MESSAGE_TYPE_ATTRIBUTE] === 'run';
+    const run = isRun ? parseRunMessage(data) : undefined;
+    if (isRun && !run) {
+      // Redelivery cannot fix a malformed run message: acknowledged, and said in the log.
+      log('ERROR', 'a run message without kind, name, slot and trigger was dropped');
+      res.status(204).end();
+      return undefined;
+    }
+    return Promise.resolve(deps())
+      .then((d): Promise<unknown> => (run ? runChunk(d, run) : tick(d)))
+      .then(
+        () => {
+          res.status(204).end();
+        },
+        (err: unknown) => {
+          log('ERROR', `${run ? 'run' : 'tick'} failed, answering 503: ${(err as Error).message}`);
+          send(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+        },
+      );
+  };
+}
+
+function send(res: Response, error: ApiError): void {
+  res.status(error.http).set(error.headers).json(error.body);
+}
+
+function log(severity: 'WARNING' | 'ERROR', message: string): void {
+  console.log(JSON.stringify({ severity, message, component: 'schedule' }));
+}
