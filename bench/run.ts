@@ -13,6 +13,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   delivery: () => import('./delivery.ts'),
   auth: () => import('./auth.ts'),
   storage: () => import('./storage.ts'),
+  rules: () => import('./rules.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).

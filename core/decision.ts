@@ -5,6 +5,7 @@
  */
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../schemas/settings.ts';
+import { patternMatches } from './conditions.ts';
 import type { StoredEvent } from './event.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 
@@ -101,12 +102,20 @@ function hasMapping(destination: Readonly<Destination>, eventName: string): bool
  * context field is looked up in `event_data` too (`value` means `event_data.value`).
  */
 export function readPath(event: StoredEvent, path: string): unknown {
-  const parts = path.split('.');
+  let parts = splitPaths.get(path);
+  if (!parts) {
+    parts = path.split('.');
+    if (splitPaths.size > 4096) splitPaths.clear();
+    splitPaths.set(path, parts);
+  }
   const fromTop = walk(event, parts);
   if (fromTop !== undefined) return fromTop;
   const rest = parts[0] === 'event_data' ? parts.slice(1) : parts;
   return walk(event.event_data, rest);
 }
+
+/** Paths come from settings and rules: a few dozen, split once each. */
+const splitPaths = new Map<string, string[]>();
 
 function walk(root: unknown, parts: readonly string[]): unknown {
   let current: unknown = root;
@@ -139,8 +148,12 @@ export function evaluateCondition(condition: Readonly<Condition>, event: StoredE
     case 'lt':
     case 'lte':
       return compare(condition.op, actual, expected);
+    case 'between':
+      return (
+        Array.isArray(expected) && compare('gte', actual, expected[0]) && compare('lte', actual, expected[1])
+      );
     case 'matches':
-      return matches(actual, expected);
+      return patternMatches(actual, expected);
   }
 }
 
@@ -177,22 +190,6 @@ function compare(op: 'gt' | 'gte' | 'lt' | 'lte', actual: unknown, expected: unk
     case 'lte':
       return a <= b;
   }
-}
-
-const regexCache = new Map<string, RegExp | null>();
-
-function matches(actual: unknown, pattern: unknown): boolean {
-  if (typeof actual !== 'string' || typeof pattern !== 'string') return false;
-  let re = regexCache.get(pattern);
-  if (re === undefined) {
-    try {
-      re = new RegExp(pattern, 'u');
-    } catch {
-      re = null; // An invalid pattern never matches (fail closed); the settings check reports it.
-    }
-    regexCache.set(pattern, re);
-  }
-  return re?.test(actual) ?? false;
 }
 
 function describeCondition(c: Readonly<Condition>): string {

@@ -6,6 +6,7 @@
  * share one table without an import cycle.
  */
 import type { Settings } from '../schemas/settings.ts';
+import { conditionProblems } from './conditions.ts';
 import { DESTINATION_REQUIREMENTS } from './platforms/rules.ts';
 import type { FieldViolation } from './validation.ts';
 
@@ -61,28 +62,7 @@ export function checkDecisionSettings(settings: Readonly<Settings>): FieldViolat
   (settings.destinations ?? []).forEach((d, i) => {
     (d.conditions ?? []).forEach((c, j) => {
       const field = `destinations[${i}].conditions[${j}].value`;
-      const needsValue = c.op !== 'exists' && c.op !== 'not_exists';
-      if (needsValue && c.value === undefined) errors.push({ field, description: `is required for ${c.op}` });
-      if ((c.op === 'in' || c.op === 'not_in') && c.value !== undefined && !Array.isArray(c.value))
-        errors.push({ field, description: `must be a list for ${c.op}` });
-      if (['gt', 'gte', 'lt', 'lte'].includes(c.op) && c.value !== undefined) {
-        if (typeof c.value !== 'number' && typeof c.value !== 'string')
-          errors.push({ field, description: `must be a number or a string for ${c.op}` });
-      }
-      if (c.op === 'matches') {
-        if (typeof c.value !== 'string')
-          errors.push({ field, description: 'must be a regular expression string' });
-        else {
-          try {
-            new RegExp(c.value, 'u');
-          } catch (err) {
-            errors.push({
-              field,
-              description: `is not a valid regular expression: ${(err as Error).message}`,
-            });
-          }
-        }
-      }
+      errors.push(...conditionProblems(c, field));
     });
   });
   return errors;

@@ -19,7 +19,7 @@ export const DEFAULT_RETENTION = '604800s';
 
 export interface TopicPlan {
   readonly name: string;
-  readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs';
+  readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs' | 'actions';
   /** Events topics are what producers publish to (gateway and the native path). */
   readonly producers: boolean;
 }
@@ -27,7 +27,7 @@ export interface TopicPlan {
 export interface SubscriptionPlan {
   readonly name: string;
   readonly topic: string;
-  readonly kind: 'store' | 'forward' | 'backlog' | 'dead_letter_ledger' | 'tick' | 'run';
+  readonly kind: 'store' | 'forward' | 'backlog' | 'dead_letter_ledger' | 'tick' | 'run' | 'action';
   /** Push subscriptions name the function they push to; backlogs are pull. */
   readonly push?: { readonly function: FunctionName };
   /** Only ever on `attributes.destination` (filters are immutable, docs/google-wire.md §7). */
@@ -112,6 +112,8 @@ const DEFAULT_BACKOFF = { minimumBackoff: '10s', maximumBackoff: '600s' } as con
 /** The scheduler's topics: the minute tick (Cloud Scheduler publishes it) and the run messages. */
 export const TICKS_TOPIC = 'ticks';
 export const RUNS_TOPIC = 'runs';
+/** Rules' firings (experimental): store publishes, the schedule function acts. */
+export const ACTIONS_TOPIC = 'actions';
 
 /** Name of the subscription that pushes an events topic to `store`. */
 export const storeSubscriptionName = (topic: string) => `${topic}-store`;
@@ -161,14 +163,14 @@ export function plan(settings: Readonly<Settings>): Plan {
       ackDeadlineSeconds: 60,
       messageRetentionDuration: DEAD_LETTER_RETENTION,
     });
-    if (sub.kind === 'forward') {
+    if (sub.kind === 'forward' || sub.kind === 'action') {
       // Every dead letter gets its ledger row, also when no push ever reached forward (a
       // refused connection, a push deadline): Pub/Sub counts those attempts too.
       subscriptions.push({
         name: deadLetterLedgerSubscriptionName(dlTopic),
         topic: dlTopic,
         kind: 'dead_letter_ledger',
-        push: { function: 'forward' },
+        push: { function: sub.kind === 'action' ? 'schedule' : 'forward' },
         ackDeadlineSeconds: 60,
         retryPolicy: { ...DEFAULT_BACKOFF },
         messageRetentionDuration: DEAD_LETTER_RETENTION,
@@ -262,8 +264,38 @@ export function plan(settings: Readonly<Settings>): Plan {
     messageRetentionDuration: '86400s',
   });
 
+  // Rules (experimental): store publishes firings on `actions`; the schedule function acts, with
+  // retries and dead letters like deliveries (every dead letter recorded in action_runs).
+  const actionsRetry = settings.experimental?.rules_retry;
+  if (settings.experimental?.rules) {
+    topics.push({ name: ACTIONS_TOPIC, kind: 'actions', producers: false });
+    withDeadLetter(
+      {
+        name: `${ACTIONS_TOPIC}-schedule`,
+        topic: ACTIONS_TOPIC,
+        kind: 'action',
+        push: { function: 'schedule' },
+        ackDeadlineSeconds: 60,
+        retryPolicy: {
+          minimumBackoff: protoDuration(actionsRetry?.minimum_backoff ?? DEFAULT_BACKOFF.minimumBackoff),
+          maximumBackoff: protoDuration(actionsRetry?.maximum_backoff ?? DEFAULT_BACKOFF.maximumBackoff),
+        },
+        messageRetentionDuration: DEFAULT_RETENTION,
+      },
+      actionsRetry?.max_attempts ?? DEFAULT_MAX_ATTEMPTS.forward,
+    );
+  }
+
   const tokenSecret = settings.tokens?.secret ?? 'eventbus-tokens';
   const destinationSecrets = [...new Set(destinationPlans.flatMap((d) => d.secrets))].sort();
+  const connectionSecrets = [
+    ...new Set(
+      (settings.connections ?? []).flatMap((c) => [
+        ...Object.values(c.secrets ?? {}),
+        ...(c.url_secret ? [c.url_secret] : []),
+      ]),
+    ),
+  ].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
   const warehouse = warehousePlan(settings);
 
@@ -304,13 +336,13 @@ export function plan(settings: Readonly<Settings>): Plan {
         name: 'schedule',
         entryPoint: 'schedule',
         sizing: scheduleSizing,
-        secrets: [],
+        secrets: connectionSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'schedule').map((s) => s.name),
       },
     ],
     destinations: destinationPlans,
     gateway: { sizing: sizing(settings.functions?.gateway), tokenSecret, topics: eventTopics },
-    secrets: [tokenSecret, ...destinationSecrets],
+    secrets: [...new Set([tokenSecret, ...destinationSecrets, ...connectionSecrets])],
   });
 }
 

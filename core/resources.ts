@@ -4,15 +4,26 @@
  */
 import { eventNameProblem, lookupEvent } from '../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN, ResourceDocSchema } from '../schemas/resource.ts';
+import type { Connection } from '../schemas/settings.ts';
 import { breakingChanges, definitionViolations } from './definitions.ts';
 import type { ResourceDoc } from './registry.ts';
+import { ruleViolations } from './rules.ts';
 import { compileValidator, type FieldViolation } from './validation.ts';
 
 const shape = compileValidator<ResourceDoc>(ResourceDocSchema);
 const namePattern = new RegExp(RESOURCE_NAME_PATTERN);
 
 /** The violations of one document (`documents[i].…` with the given prefix), none when it is valid. */
-export function resourceViolations(doc: unknown, prefix: string): FieldViolation[] {
+export interface ResourceContext {
+  /** The settings' connections (rules and syncs name them by id). */
+  readonly connections?: readonly Connection[];
+}
+
+export function resourceViolations(
+  doc: unknown,
+  prefix: string,
+  context: ResourceContext = {},
+): FieldViolation[] {
   const problems = shape.violations(doc, prefix);
   if (problems.length > 0) return problems;
   const d = doc as ResourceDoc;
@@ -31,12 +42,13 @@ export function resourceViolations(doc: unknown, prefix: string): FieldViolation
   } else if (!namePattern.test(d.name)) {
     return [{ field, description: `must match ${RESOURCE_NAME_PATTERN}` }];
   }
+  if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
   return [];
 }
 
 /** Violations of a whole apply: each document, and names given twice. */
-export function applyViolations(docs: readonly unknown[]): FieldViolation[] {
-  const out = docs.flatMap((d, i) => resourceViolations(d, `documents[${i}]`));
+export function applyViolations(docs: readonly unknown[], context: ResourceContext = {}): FieldViolation[] {
+  const out = docs.flatMap((d, i) => resourceViolations(d, `documents[${i}]`, context));
   const seen = new Map<string, number>();
   docs.forEach((d, i) => {
     const r = d as Partial<ResourceDoc>;

@@ -56,6 +56,7 @@ export const TABLES = Object.freeze({
   events: 'events',
   invalidEvents: 'invalid_events',
   deliveries: 'deliveries',
+  actionRuns: 'action_runs',
 } as const);
 
 /** View names besides the one per catalogue event type (which is named after the event). */
@@ -216,6 +217,29 @@ export function deliveryColumns(): ColumnPlan[] {
   ];
 }
 
+/** Columns of `action_runs` (rules' firings and their outcomes, written by the schedule function). */
+export function actionRunColumns(): ColumnPlan[] {
+  return [
+    col('rule', 'STRING', 'Rule name', 'REQUIRED'),
+    col('version', 'STRING', 'The rule version that fired', 'REQUIRED'),
+    col('firing_id', 'STRING', 'sha256 of the rule and the triggering event id', 'REQUIRED'),
+    col('event_id', 'STRING', 'The triggering event', 'REQUIRED'),
+    col('once_key', 'STRING', "The once-per key's value"),
+    col('once_slot', 'STRING', 'The once-per period slot (start, or forever)'),
+    col(
+      'action',
+      'STRING',
+      'webhook:<connection> | chat:<connection> | publish:<event> | once_per',
+      'REQUIRED',
+    ),
+    col('status', 'STRING', 'sent | failed | skipped_once | dry_run | dead_lettered', 'REQUIRED'),
+    col('reason', 'STRING', 'Why it failed or was skipped'),
+    col('attempt', 'INT64', 'Pub/Sub delivery attempt of the firing (1-based)'),
+    col('http_status', 'INT64', 'The endpoint’s HTTP status, when one answered'),
+    col('recorded_at', 'TIMESTAMP', 'When the row was written (partition column)', 'REQUIRED'),
+  ];
+}
+
 const DAY_MS = 86_400_000;
 
 /** Fully qualified, quoted table reference: works in views on BigQuery and on the emulator. */
@@ -301,6 +325,17 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
       timePartitioning: partition('recorded_at'),
       clustering: ['destination', 'status'],
     },
+    ...(settings.experimental?.rules
+      ? [
+          {
+            name: TABLES.actionRuns,
+            description: 'Rules (experimental): one row per firing outcome and action',
+            columns: actionRunColumns(),
+            timePartitioning: partition('recorded_at'),
+            clustering: ['rule', 'status'],
+          },
+        ]
+      : []),
   ];
 
   const eventsColumns = eventColumns();

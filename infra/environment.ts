@@ -4,7 +4,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { RUNS_TOPIC } from '../core/plan.ts';
+import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
@@ -37,6 +37,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const { plan, settings, project, region } = config;
   const name = plan.environment;
   const columnSecurity = settings.pii?.column_security === true;
+  const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, { project, ...(columnSecurity ? { extra: COLUMN_SECURITY_APIS } : {}) });
   const after = { dependsOn: [...apis.services] };
 
@@ -54,6 +55,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       access: [
         { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
+        { who: 'schedule', member: ids.members.schedule, secrets: secretsOf(plan, 'schedule') },
       ],
     },
     after,
@@ -78,6 +80,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries],
         },
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
+        ...(rules ? [{ who: 'schedule', member: ids.members.schedule, tables: [TABLES.actionRuns] }] : []),
       ],
       // Queries: the scheduler reads the ledger to tell whether a destination is healthy again;
       // forward asks it whether a redelivered event was already delivered (its dataEditor on the
@@ -124,9 +127,18 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       pushServiceAccountEmail: ids.accounts.push.email,
       publishers: [
         { who: 'gateway', member: ids.members.gateway, topics: plan.gateway.topics },
-        { who: 'store', member: ids.members.store, topics: ['deliveries'] },
-        // The scheduler publishes its own continuations and the re-driven dead letters.
-        { who: 'schedule', member: ids.members.schedule, topics: [RUNS_TOPIC, 'deliveries'] },
+        {
+          who: 'store',
+          member: ids.members.store,
+          topics: ['deliveries', ...(rules ? [ACTIONS_TOPIC] : [])],
+        },
+        // The scheduler publishes its own continuations and the re-driven dead letters; with
+        // rules on, the events its publish actions send back into the bus.
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          topics: [RUNS_TOPIC, 'deliveries', ...(rules ? plan.gateway.topics : [])],
+        },
         ...(settings.producers?.principals ?? []).map((member) => ({
           who: member,
           member,
@@ -150,7 +162,36 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   new Alerts(name, { plan }, { dependsOn: [...apis.services, messaging, functions] });
   const buckets = new Buckets(
     name,
-    { plan, lockWriters: [{ who: 'schedule', member: ids.members.schedule }] },
+    {
+      plan,
+      prefixGrants: [
+        { who: 'schedule', member: ids.members.schedule, role: 'roles/storage.objectUser', prefix: 'locks/' },
+        ...(rules
+          ? ([
+              // Rules: store matches events against them; schedule reads the version that fired
+              // and claims the once-per markers.
+              {
+                who: 'store',
+                member: ids.members.store,
+                role: 'roles/storage.objectViewer',
+                prefix: 'Rule/',
+              },
+              {
+                who: 'schedule',
+                member: ids.members.schedule,
+                role: 'roles/storage.objectViewer',
+                prefix: 'Rule/',
+              },
+              {
+                who: 'schedule',
+                member: ids.members.schedule,
+                role: 'roles/storage.objectUser',
+                prefix: 'once/',
+              },
+            ] as const)
+          : []),
+      ],
+    },
     after,
   );
   new Scheduler(name, { plan, region }, { dependsOn: [...apis.services, messaging] });
@@ -177,6 +218,6 @@ function cloudRunAgent(project: string): pulumi.Output<string> {
   return pulumi.interpolate`serviceAccount:service-${number}@serverless-robot-prod.iam.gserviceaccount.com`;
 }
 
-function secretsOf(plan: StackConfig['plan'], fn: 'store' | 'forward'): readonly string[] {
+function secretsOf(plan: StackConfig['plan'], fn: 'store' | 'forward' | 'schedule'): readonly string[] {
   return plan.functions.find((f) => f.name === fn)?.secrets ?? [];
 }

@@ -15,8 +15,16 @@ import type { Plan } from '../core/plan.ts';
 
 export interface BucketsArgs {
   readonly plan: Plan;
-  /** Workloads that hold the scheduler's locks: object admin on `locks/` only (an IAM condition). */
-  readonly lockWriters?: readonly { readonly who: string; readonly member: pulumi.Input<string> }[];
+  /** Grants on one prefix of the registry bucket only (an IAM condition on the object name). */
+  readonly prefixGrants?: readonly PrefixGrant[];
+}
+
+export interface PrefixGrant {
+  readonly who: string;
+  readonly member: pulumi.Input<string>;
+  readonly role: 'roles/storage.objectViewer' | 'roles/storage.objectUser';
+  /** e.g. `locks/`, `once/`, `Rule/`. */
+  readonly prefix: string;
 }
 
 export class Buckets extends pulumi.ComponentResource {
@@ -42,18 +50,20 @@ export class Buckets extends pulumi.ComponentResource {
       );
     }
     const registry = buckets['registry'];
-    for (const w of args.lockWriters ?? []) {
+    const registryName = args.plan.buckets.find((b) => b.purpose === 'registry')?.name;
+    for (const g of args.prefixGrants ?? []) {
       if (!registry) break;
+      const label = g.prefix.replace(/\/$/, '').toLowerCase();
       new gcp.storage.BucketIAMMember(
-        `${name}-registry-locks-${w.who}`,
+        `${name}-registry-${label}-${g.who}`,
         {
           bucket: registry.name,
-          role: 'roles/storage.objectUser',
-          member: w.member,
+          role: g.role,
+          member: g.member,
           condition: {
-            title: 'scheduler locks only',
-            description: 'Create, read and replace the lock objects of scheduled runs',
-            expression: `resource.name.startsWith("projects/_/buckets/${args.plan.buckets.find((b) => b.purpose === 'registry')?.name}/objects/locks/")`,
+            title: `${g.prefix} only`,
+            description: `Objects under ${g.prefix} of the registry bucket`,
+            expression: `resource.name.startsWith("projects/_/buckets/${registryName}/objects/${g.prefix}")`,
           },
         },
         child,

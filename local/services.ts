@@ -243,7 +243,7 @@ export const SERVICES: readonly ServiceFactory[] = [
 
 /**
  * Settings as the local services see them: destinations whose base_url points at the local
- * receiver's default address follow the receiver when ports move (`--port-offset`, tests on
+ * receiver's default address (and connections) follow the receiver when ports move (`--port-offset`, tests on
  * free ports), and so do `producers.origins` naming a local service's default port (the
  * receiver's test page, the gateway). Everything else is unchanged.
  */
@@ -259,6 +259,13 @@ export function localSettings(settings: Readonly<Settings>, ports: Ports): Reado
       ? {
           destinations: settings.destinations.map((d) =>
             d.base_url?.startsWith(from) ? { ...d, base_url: to + d.base_url.slice(from.length) } : d,
+          ),
+        }
+      : {}),
+    ...(settings.connections
+      ? {
+          connections: settings.connections.map((c) =>
+            c.url?.startsWith(from) ? { ...c, url: to + c.url.slice(from.length) } : c,
           ),
         }
       : {}),

@@ -64,6 +64,7 @@ export const Condition = Type.Object(
       Type.Literal('lt'),
       Type.Literal('lte'),
       Type.Literal('matches'),
+      Type.Literal('between'),
     ]),
     value: Type.Optional(Type.Unknown()),
   },
@@ -139,6 +140,34 @@ export const Destination = Type.Object(
   { additionalProperties: false },
 );
 export type Destination = Static<typeof Destination>;
+
+/**
+ * A named endpoint that runtime resources (rules' actions, syncs) refer to by id, so a resource
+ * never holds a URL with a credential in it or a secret: a signed webhook, or a chat incoming
+ * webhook (Slack and Google Chat both accept `{"text": …}`), whose URL is itself a credential and
+ * is therefore read from a secret.
+ */
+export const Connection = Type.Object(
+  {
+    id: Id('Connection id, named by rules and syncs'),
+    type: Type.Union([Type.Literal('webhook'), Type.Literal('chat')]),
+    url: Type.Optional(Type.String({ pattern: '^https?://', description: 'The endpoint (webhooks)' })),
+    url_secret: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,255}$',
+        description: 'Secret holding the URL, for URLs that are credentials (chat webhooks)',
+      }),
+    ),
+    secrets: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
+        description: 'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed',
+      }),
+    ),
+    timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),
+  },
+  { additionalProperties: false },
+);
+export type Connection = Static<typeof Connection>;
 
 export const FunctionSizing = Type.Object(
   {
@@ -270,6 +299,21 @@ export const Settings = Type.Object(
     ),
     retry: Type.Optional(RetrySettings),
     destinations: Type.Optional(Type.Array(Destination)),
+    connections: Type.Optional(Type.Array(Connection)),
+    experimental: Type.Optional(
+      Type.Object(
+        {
+          rules: Type.Optional(
+            Type.Boolean({
+              description:
+                'Automated actions (rules): evaluated after storage, acted on by the schedule function',
+            }),
+          ),
+          rules_retry: Type.Optional(RetrySettings),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     functions: Type.Optional(
       Type.Object(
         {

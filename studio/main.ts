@@ -33,6 +33,7 @@ try {
   const studio = await startStudio({
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
+    connections: config.settings.connections ?? [],
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? 8090),
   });

@@ -19,12 +19,15 @@ import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapt
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
 import { REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
 import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
+import type { Connection } from '../schemas/settings.ts';
 
 export interface StudioOptions {
   readonly registry: RegistryClient;
   readonly adminToken: string;
   /** Who the admin token stands for, recorded as the author of what it applies. */
   readonly adminName?: string;
+  /** The settings' connections, which rules and syncs name (an unknown id is refused). */
+  readonly connections?: readonly Connection[];
 }
 
 const MAX_BODY_BYTES = 4 << 20;
@@ -98,7 +101,7 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
         { field: 'documents', description: 'must be a non-empty list of resource documents' },
       ]),
     );
-  const problems = applyViolations(b.documents);
+  const problems = applyViolations(b.documents, { connections: o.connections ?? [] });
   if (problems.length > 0)
     throw new Refusal(
       withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),

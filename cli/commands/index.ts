@@ -8,6 +8,7 @@ export * as key from './key.ts';
 export * as preview from './preview.ts';
 export * as replay from './replay.ts';
 export * as resources from './resources.ts';
+export * as rule from './rule.ts';
 export * as settings from './settings.ts';
 export * as sql from './sql.ts';
 export * as start from './start.ts';

@@ -84,6 +84,16 @@ async function call(s: StudioEndpoint, method: string, path: string, body?: unkn
   return parsed;
 }
 
+/** A call to the studio's admin API for commands elsewhere (`rule test`). */
+export async function studioCall(
+  o: { dataDir?: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  return call(await studioEndpoint(process.env, o.dataDir), method, path, body);
+}
+
 const resourcePath = (kind: string, name?: string, tail = ''): string =>
   `/v1/admin/resources/${encodeURIComponent(kind)}${name ? `/${encodeURIComponent(name)}` : ''}${tail}`;
 

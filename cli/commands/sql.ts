@@ -5,6 +5,12 @@
  */
 import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Command } from 'commander';
+import {
+  DEFAULT_MAX_BYTES_BILLED,
+  NotASelectError,
+  plainValue,
+  selectOnly,
+} from '../../adapters/user-sql.ts';
 import type { Plan } from '../../core/plan.ts';
 import {
   DATA_DIR_OPTION,
@@ -15,53 +21,13 @@ import {
 } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
-/** Turns the client's typed values (timestamps, big numbers, bytes, JSON) into printable ones. */
-export function plainValue(value: unknown): unknown {
-  if (value === null || value === undefined) return null;
-  if (Buffer.isBuffer(value)) return value.toString('base64');
-  if (Array.isArray(value)) return value.map(plainValue);
-  if (typeof value === 'object') {
-    const v = value as { value?: unknown; constructor?: { name?: string } };
-    // BigQueryTimestamp / BigQueryDate / BigQueryInt / Big: wrappers with a `value`, or toString.
-    if ('value' in v && Object.keys(v).length === 1) return plainValue(v.value);
-    if (v.constructor?.name === 'Big') return String(value);
-    return Object.fromEntries(Object.entries(value).map(([k, x]) => [k, plainValue(x)]));
-  }
-  return value;
-}
+export { DEFAULT_MAX_BYTES_BILLED, NotASelectError, plainValue, selectOnly };
 
 interface SqlOptions {
   readonly env: string;
   readonly dataDir?: string;
   readonly format: OutputFormat;
   readonly maxRows: string;
-}
-
-/** The bytes one query may bill unless `warehouse.max_bytes_billed` says otherwise (10 GiB). */
-export const DEFAULT_MAX_BYTES_BILLED = 10 * 1024 ** 3;
-
-/** Raised for a query that is not a single SELECT; nothing was run. */
-export class NotASelectError extends Error {
-  override name = 'NotASelectError';
-}
-
-/**
- * Runs a query that holds SQL someone wrote (a whole query, or a `--where` inside ours) only if
- * a dry run says it is a single SELECT, and caps what it may bill. Returns the client's rows.
- */
-export async function selectOnly(
-  bigquery: BigQuery,
-  options: Query,
-  maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
-): Promise<Record<string, unknown>[]> {
-  const { maxResults: _, ...probeOptions } = options;
-  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
-  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
-    ?.statistics?.query?.statementType;
-  if (statementType !== 'SELECT')
-    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
-  const [rows] = await bigquery.query({ ...options, maximumBytesBilled: String(maxBytesBilled) });
-  return rows as Record<string, unknown>[];
 }
 
 /**

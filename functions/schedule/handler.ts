@@ -8,7 +8,13 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import { decodePushBody } from '../../core/push.ts';
 import type { RunMessage, RunTrigger } from '../../core/scheduler.ts';
+import { type ActionDeps, deadLetterRow, isDeadLetterPush, parseFiring, runFiring } from './actions.ts';
 import { type RunnerDeps, runChunk, tick } from './runner.ts';
+
+/** What the schedule function needs: the runner's deps, and the actions' when rules are on. */
+export interface ScheduleDeps extends RunnerDeps {
+  readonly actions?: ActionDeps;
+}
 
 /** The attribute that tells a run message from a tick (Cloud Scheduler's tick sets `tick`). */
 export const MESSAGE_TYPE_ATTRIBUTE = 'type';
@@ -34,7 +40,7 @@ export function parseRunMessage(data: Uint8Array): RunMessage | undefined {
 }
 
 export function createScheduleHandler(
-  deps: () => RunnerDeps | Promise<RunnerDeps>,
+  deps: () => ScheduleDeps | Promise<ScheduleDeps>,
 ): (req: Request, res: Response) => Promise<void> | undefined {
   return (req, res) => {
     if (req.method !== 'POST') {
@@ -48,6 +54,37 @@ export function createScheduleHandler(
       return undefined;
     }
     const { attributes, data } = decoded.message;
+    if (attributes[MESSAGE_TYPE_ATTRIBUTE] === 'action') {
+      const firing = parseFiring(data);
+      if (!firing) {
+        log('ERROR', 'a firing without rule, version, firing_id and event was dropped');
+        res.status(204).end();
+        return undefined;
+      }
+      return Promise.resolve(deps())
+        .then(async (d) => {
+          if (!d.actions) throw new Error('rules are off in these settings (experimental.rules)');
+          if (isDeadLetterPush(attributes)) {
+            await d.actions.writeRuns([deadLetterRow(firing, attributes, new Date())]);
+            return true;
+          }
+          const outcome = await runFiring(d.actions, firing, decoded.message.deliveryAttempt);
+          return outcome.ack;
+        })
+        .then(
+          (ack) => {
+            if (ack) res.status(204).end();
+            else send(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+          },
+          (err: unknown) => {
+            log(
+              'ERROR',
+              `firing ${firing.firing_id} of rule ${firing.rule} failed: ${(err as Error).message}`,
+            );
+            send(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+          },
+        );
+    }
     const isRun = attributes[MESSAGE_TYPE_ATTRIBUTE] === 'run';
     const run = isRun ? parseRunMessage(data) : undefined;
     if (isRun && !run) {

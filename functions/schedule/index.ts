@@ -4,24 +4,116 @@
  * `runs-schedule` (one run message per chunk). Configuration is read once at cold start; the
  * clients load in the background right after the module (no top-level await: bundled as CommonJS).
  */
+import type { BigQuery } from '@google-cloud/bigquery';
 import { http } from '@google-cloud/functions-framework';
+import type { PubSub } from '@google-cloud/pubsub';
+import type { Bucket } from '@google-cloud/storage';
 import { pubSubPullSource } from '../../adapters/backlog.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
-import { LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
+import { createHttpSender } from '../../adapters/http-sender.ts';
+import { LEDGER_TABLE, ledgerInsertAll } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
-import { RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
+import { createSecrets } from '../../adapters/secrets.ts';
+import { DEFAULT_MAX_BYTES_BILLED, plainValue, selectOnly } from '../../adapters/user-sql.ts';
+import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import type { RuleVersion } from '../../core/rules.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler.ts';
-import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE } from './handler.ts';
+import { TABLES } from '../../core/warehouse.ts';
+import type { RuleSpec } from '../../schemas/rule.ts';
+import type { ActionDeps } from './actions.ts';
+import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { redriveJob } from './redrive.ts';
-import type { RunnerDeps } from './runner.ts';
+import type { Job } from './runner.ts';
+import { scheduledRulesJob } from './scheduled-rules.ts';
 
 const config = readRuntimeConfig(process.env);
 const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;
 
-async function loadDeps(): Promise<RunnerDeps> {
+/** The actions' dependencies (rules, experimental): registry, once markers, secrets, HTTP, action_runs. */
+function actionDeps(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): ActionDeps {
+  const registry = new RegistryClient(bucket);
+  const versions = new Map<string, Promise<RuleVersion>>();
+  const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
+  const insert = ledgerInsertAll(bigquery, config.plan.dataset);
+  return {
+    settings: config.settings,
+    readRule: (name, version) => {
+      // Versions are immutable: one read per version per instance.
+      const key = `${name}@${version}`;
+      let v = versions.get(key);
+      if (!v) {
+        v = registry.readVersion('Rule', name, version).then((r) => ({
+          name: r.name,
+          version: r.version,
+          spec: r.spec as unknown as RuleSpec,
+        }));
+        v.catch(() => versions.delete(key));
+        versions.set(key, v);
+      }
+      return v;
+    },
+    claimOnce: async (path, firingId) => {
+      const file = bucket.file(path);
+      try {
+        await file.save(JSON.stringify({ firing_id: firingId }), {
+          resumable: false,
+          contentType: 'application/json',
+          preconditionOpts: { ifGenerationMatch: 0 },
+        });
+        return 'claimed';
+      } catch (err) {
+        if ((err as { code?: unknown }).code !== 412) throw err;
+        const [bytes] = await file.download();
+        return (JSON.parse(bytes.toString('utf8')) as { firing_id?: string }).firing_id === firingId
+          ? 'ours'
+          : 'taken';
+      }
+    },
+    secret: (name) => secrets.get(name),
+    send: createHttpSender(),
+    publish: async (topic, body, attributes) => {
+      await pubsub.topic(topic).publishMessage({ data: Buffer.from(JSON.stringify(body)), attributes });
+    },
+    writeRuns: async (rows) => {
+      const refused = await insert(
+        TABLES.actionRuns,
+        rows.map((r) => ({ insertId: r.insertId, json: r.row as unknown as Record<string, unknown> })),
+      );
+      if (refused.length > 0) throw new Error(`action_runs refused a row: ${refused[0]?.message}`);
+    },
+  };
+}
+
+/** Scheduled rules: their queries run as people's SQL (a single SELECT, under the bytes cap). */
+function scheduledRules(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): Job {
+  const reader = new RegistryReader(new RegistryClient(bucket));
+  const actions = createDeliveriesPublisher(pubsub, ACTIONS_TOPIC);
+  const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
+  return scheduledRulesJob({
+    rules: () => reader.current('Rule'),
+    query: async (sql, maxRows) => {
+      const rows = await selectOnly(
+        bigquery,
+        {
+          query: sql,
+          useLegacySql: false,
+          maxResults: maxRows,
+          defaultDataset: { datasetId: config.plan.dataset },
+        },
+        maxBytes,
+      );
+      return rows.slice(0, maxRows).map((r) => plainValue(r) as Record<string, unknown>);
+    },
+    publish: (messages) => actions.publish(messages),
+    log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
+  });
+}
+
+async function loadDeps(): Promise<ScheduleDeps> {
   const [{ BigQuery }, { PubSub }, { Storage }] = await Promise.all([
     import('@google-cloud/bigquery'),
     import('@google-cloud/pubsub'),
@@ -36,6 +128,7 @@ async function loadDeps(): Promise<RunnerDeps> {
   const deliveries = createDeliveriesPublisher(pubsub, DELIVERIES_TOPIC);
   const source = loadOnce(() => pubSubPullSource(pubsub, config.project));
   return {
+    ...(config.settings.experimental?.rules ? { actions: actionDeps(bucket, pubsub, bigquery) } : {}),
     locks: new LockStore(bucket),
     // A lease outlives the function's timeout, so a chunk still running is never taken over.
     leaseMs: (timeoutSeconds + 60) * 1000,
@@ -49,6 +142,7 @@ async function loadDeps(): Promise<RunnerDeps> {
     },
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
     jobs: [
+      ...(config.settings.experimental?.rules ? [scheduledRules(bucket, pubsub, bigquery)] : []),
       redriveJob({
         settings: config.settings,
         project: config.project,

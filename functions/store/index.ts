@@ -8,7 +8,9 @@ import { http, type Request, type Response } from '@google-cloud/functions-frame
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
+import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
 import { type AfterStored, storeConfig } from '../../core/store.ts';
@@ -26,7 +28,7 @@ const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
  * `deliveries` message per permitted destination, a `skipped` ledger row per refusal).
  * A throw here answers non-2xx, so the push is redelivered (storage stays idempotent).
  */
-function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
+function fanOutHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
   // The Pub/Sub client loads with the BigQuery client, in the background at cold start: a
   // first fan-out that waited for it held every push of the first second or two.
@@ -44,6 +46,42 @@ function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored
     },
     rows: writer,
   });
+}
+
+/**
+ * Rules (experimental): the stored events are matched against the registry's event rules and
+ * each firing is published on `actions`. The registry is read on the request path (a copy at
+ * most 30 s old); with no copy at all the push answers non-2xx and comes back.
+ */
+function rulesHook(runtime: RuntimeConfig): AfterStored | undefined {
+  if (!runtime.settings.experimental?.rules) return undefined;
+  const loaded = loadOnce(async () => {
+    const [{ PubSub }, { Storage }, { RegistryClient, RegistryReader }, { createDeliveriesPublisher }] =
+      await Promise.all([
+        import('@google-cloud/pubsub'),
+        import('@google-cloud/storage'),
+        import('../../adapters/registry.ts'),
+        import('../../adapters/deliveries-publisher.ts'),
+      ]);
+    const bucket = new Storage({ projectId: runtime.project }).bucket(
+      registryBucketName(runtime.project, runtime.plan.environment),
+    );
+    const reader = new RegistryReader(new RegistryClient(bucket));
+    const actions = createDeliveriesPublisher(new PubSub({ projectId: runtime.project }), ACTIONS_TOPIC);
+    return createRuleFirings({ rules: () => reader.current('Rule'), publish: (m) => actions.publish(m) });
+  });
+  warmInBackground(loaded);
+  return async (events, messages) => {
+    const hook = await loaded();
+    return hook(events, messages);
+  };
+}
+
+/** Both hooks, in parallel: the push is answered once both are done. */
+function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
+  const hooks = [fanOutHook(runtime, writer), rulesHook(runtime)].filter((h): h is AfterStored => !!h);
+  if (hooks.length <= 1) return hooks[0];
+  return (events, messages) => Promise.all(hooks.map((h) => h(events, messages)));
 }
 
 type Handler = (req: Request, res: Response) => Promise<void> | undefined;

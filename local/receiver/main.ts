@@ -50,10 +50,23 @@ async function mountPlatforms(
 }
 
 const platforms = await mountPlatforms(`http://${host}:${port}`);
+/**
+ * Connections (rules' webhooks and chat messages) whose URL points here are received like
+ * webhooks: shown on the page, signatures checked when the connection signs.
+ */
+const origin = `http://${host}:${port}`;
+const connections: Destination[] = (config.settings.connections ?? [])
+  .filter((c) => c.url?.startsWith(`${origin}/`))
+  .map((c) => ({
+    id: c.id,
+    type: 'webhook',
+    config: { path: (c.url as string).slice(origin.length) },
+    ...(c.secrets ? { secrets: c.secrets } : {}),
+  }));
 const receiver = await startReceiver({
   host,
   port,
-  webhooks,
+  webhooks: [...webhooks, ...connections],
   platforms: platforms.mounts,
   signingKey: async (d) => {
     const name = d.secrets?.['signing_key'];

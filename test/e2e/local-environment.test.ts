@@ -6,18 +6,14 @@
  * clean stop on SIGINT with no process left behind.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
 import { registryBucketName } from '../../core/plan.ts';
-import { freePort } from '../../local/supervisor.ts';
+import { startLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
-
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 const alive = (pid: number) => {
   try {
@@ -39,36 +35,10 @@ describe('end to end: the local environment of `npm start`', function () {
   let gateway = '';
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'eventbus-e2e-'));
-    for (const name of [
-      'pubsub',
-      'bigquery',
-      'storage',
-      'gateway',
-      'store',
-      'forward',
-      'schedule',
-      'receiver',
-      'studio',
-    ])
-      ports[name] = await freePort();
-    const args = [join(root, 'cli', 'main.ts'), 'start', '--data-dir', dataDir];
-    for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
-    child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout?.on('data', (b: Buffer) => {
-      output += b.toString();
-    });
-    child.stderr?.on('data', (b: Buffer) => {
-      output += b.toString();
-    });
-    await until(
-      'the development token',
-      async () => {
-        if (child?.exitCode !== null) throw new Error(`start exited early:\n${output}`);
-        return /development token/.test(output) && existsSync(join(dataDir, 'dev-token')) ? true : undefined;
-      },
-      90000,
-    );
+    const local = await startLocalCli({ prefix: 'eventbus-e2e-' });
+    ({ child, dataDir } = local);
+    Object.assign(ports, local.ports);
+    output = local.output();
     token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
     gateway = `http://127.0.0.1:${ports['gateway']}`;
     bigquery = new BigQuery({

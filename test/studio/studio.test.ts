@@ -167,4 +167,52 @@ describe('studio admin API and `eventbus apply`', () => {
     assert.equal(e.error.status, 'ABORTED');
     assert.match(e.error.message, /Another apply changed the registry first/);
   });
+
+  it('`rule test` shows which events would fire a rule and what it would publish, applying once_per across the file', async () => {
+    const rule = join(dir, 'rule.yaml');
+    writeFileSync(
+      rule,
+      [
+        'kind: Rule',
+        'name: big-orders',
+        'spec:',
+        '  trigger: { event: { names: [purchase], all: [{ field: value, op: gt, value: 500 }] } }',
+        '  once_per: { key: user_id, period: 1d }',
+        '  actions:',
+        '    - publish: { event_name: high_value_customer, fields: { order_value: value } }',
+        '',
+      ].join('\n'),
+    );
+    assert.equal((await cli('apply', '-f', rule)).code, 0);
+    const events = join(dir, 'events.ndjson');
+    const p = (id: string, user: string, value: number) =>
+      JSON.stringify({
+        event_name: 'purchase',
+        event_id: id,
+        event_time: '2026-11-22T10:00:00Z',
+        user_id: user,
+        transaction_id: id,
+        value,
+        currency: 'EUR',
+      });
+    writeFileSync(
+      events,
+      [p('p1', 'ana', 600), p('p2', 'ana', 900), p('p3', 'ben', 100), '{"event_name":"purchase"}'].join('\n'),
+    );
+    const r = await cli('rule', 'test', 'big-orders', '--event', events);
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.trim().split('\n');
+    assert.match(
+      lines[0] ?? '',
+      /^event 1 \(purchase p1\): fires \(user_id ana, 2026-11-22T00:00:00.000Z\)$/,
+    );
+    assert.match(
+      lines[1] ?? '',
+      /^ {2}publish events: \{"event_name":"high_value_customer","event_id":"[0-9a-f]{64}","event_time":"2026-11-22T10:00:00.000Z","user_id":"ana","order_value":600\}$/,
+    );
+    assert.match(lines[2] ?? '', /^event 2 \(purchase p2\): skipped: already fired for user_id ana/);
+    assert.equal(lines[3], 'event 3 (purchase p3): does not fire');
+    assert.match(lines[4] ?? '', /^event 4: invalid, not stored: .*transaction_id/);
+    assert.equal(lines[5], '1 of 4 event(s) would fire big-orders 1.0; nothing was sent');
+  });
 });

@@ -1,0 +1,46 @@
+/**
+ * `store`'s part in rules (experimental, docs/rules.md): after the rows are written, the stored
+ * events are matched against the event rules of the registry and each firing is published on the
+ * `actions` topic. Nothing is sent from here: the schedule function acts. The push is answered
+ * only once the firings are published (a failure answers non-2xx and the push is redelivered;
+ * storage is idempotent, and a firing's id is deterministic, so a repeat folds).
+ */
+import type { Firing } from '../core/rules.ts';
+import { candidates, eventTrigger, indexRules, matchEventRules, type RuleIndex } from '../core/rules.ts';
+import type { AfterStored } from '../core/store.ts';
+import type { RuleSpec } from '../schemas/rule.ts';
+import type { Snapshot } from './registry.ts';
+
+export interface RuleFiringDeps {
+  /** The Rule kind's current snapshot (RegistryReader.current('Rule')). */
+  readonly rules: () => Promise<Snapshot>;
+  readonly publish: (
+    messages: readonly { data: string; attributes: Record<string, string> }[],
+  ) => Promise<unknown>;
+}
+
+/** The attributes of a firing message on `actions`. */
+export const firingMessage = (f: Firing) => ({
+  data: JSON.stringify(f),
+  attributes: { type: 'action', rule: f.rule, firing_id: f.firing_id },
+});
+
+export function createRuleFirings(deps: RuleFiringDeps): AfterStored {
+  let cached: { generation: number; rules: RuleIndex; count: number } | undefined;
+  const rulesOf = (s: Snapshot): { rules: RuleIndex; count: number } => {
+    if (cached && cached.generation === s.generation) return cached;
+    const rules = [...s.resources.values()]
+      .map((r) => ({ name: r.name, version: r.version, spec: r.spec as unknown as RuleSpec }))
+      .filter((r) => r.spec.enabled !== false && eventTrigger(r.spec) !== undefined);
+    cached = { generation: s.generation, rules: indexRules(rules), count: rules.length };
+    return cached;
+  };
+  return async (events, messages) => {
+    const { rules, count } = rulesOf(await deps.rules());
+    if (count === 0) return;
+    const firings = events.flatMap((e, i) =>
+      matchEventRules(candidates(rules, e.event_name), e, messages[i]?.attributes ?? {}),
+    );
+    if (firings.length > 0) await deps.publish(firings.map(firingMessage));
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * Starts the local environment as a user does (`eventbus start`, the command `npm start` runs)
+ * as a child process, every service on a free port, and waits for its development token.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_PORTS } from '../../local/services.ts';
+import { freePort } from '../../local/supervisor.ts';
+import { until } from './until.ts';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface StartedLocal {
+  readonly child: ChildProcess;
+  readonly dataDir: string;
+  readonly ports: Readonly<Record<string, number>>;
+  /** Everything the command printed so far. */
+  output(): string;
+}
+
+export async function startLocalCli(options: {
+  readonly prefix: string;
+  /** Writes a settings file into the data dir and returns its path (default: `local`). */
+  readonly settings?: (dataDir: string) => string;
+  readonly env?: Readonly<Record<string, string>>;
+}): Promise<StartedLocal> {
+  const dataDir = mkdtempSync(join(tmpdir(), options.prefix));
+  const ports: Record<string, number> = {};
+  for (const name of Object.keys(DEFAULT_PORTS)) ports[name] = await freePort();
+  const args = [join(REPO, 'cli', 'main.ts'), 'start', '--data-dir', dataDir];
+  if (options.settings) args.push('--env', options.settings(dataDir));
+  for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+  });
+  let output = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    output += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    output += b.toString();
+  });
+  await until(
+    'the development token',
+    async () => {
+      if (child.exitCode !== null) throw new Error(`start exited early:\n${output}`);
+      return /development token/.test(output) && existsSync(join(dataDir, 'dev-token')) ? true : undefined;
+    },
+    90000,
+  );
+  return { child, dataDir, ports, output: () => output };
+}

@@ -1,0 +1,245 @@
+/**
+ * Rules (core/rules.ts, core/conditions.ts): checking a spec against the settings' connections,
+ * criteria with all/any, numeric ranges and RE2 patterns, once-per slots, the loop guards, and
+ * the deterministic ids of what a firing publishes. Pure.
+ */
+import assert from 'node:assert/strict';
+import { patternMatches, patternProblem } from '../../core/conditions.ts';
+import type { StoredEvent } from '../../core/event.ts';
+import {
+  MAX_HOPS,
+  matchEventRules,
+  onceMarkerPath,
+  onceSlot,
+  publishedEvent,
+  type RuleVersion,
+  renderTemplate,
+  rowFirings,
+  ruleViolations,
+} from '../../core/rules.ts';
+import type { RuleSpec } from '../../schemas/rule.ts';
+import type { Connection } from '../../schemas/settings.ts';
+
+const CONNECTIONS: Connection[] = [
+  { id: 'sales-chat', type: 'chat', url_secret: 'sales-chat-url' },
+  { id: 'crm', type: 'webhook', url: 'https://crm.example/hook' },
+];
+
+const spec = (over: Partial<RuleSpec> = {}): RuleSpec => ({
+  trigger: { event: { names: ['purchase'], all: [{ field: 'value', op: 'gt', value: 500 }] } },
+  once_per: { key: 'user_id', period: '1d' },
+  actions: [{ chat: { connection: 'sales-chat', text: 'Order {{transaction_id}}: {{value}}' } }],
+  ...over,
+});
+
+const event = (over: Partial<StoredEvent> = {}, data: Record<string, unknown> = {}): StoredEvent => ({
+  event_name: 'purchase',
+  event_id: 'e1',
+  event_time: '2026-11-22T10:15:00.000Z',
+  user_id: 'u1',
+  event_data: { value: 600, transaction_id: 'T1', currency: 'EUR', ...data },
+  ...over,
+});
+
+const rule = (s: RuleSpec = spec(), name = 'big-orders'): RuleVersion => ({ name, version: '1.0', spec: s });
+
+describe('rules: checking a Rule spec', () => {
+  it('accepts a rule whose connections exist with the right type', () => {
+    assert.deepEqual(ruleViolations(spec(), 'spec', CONNECTIONS), []);
+  });
+
+  it('names unknown connections and connections of the wrong type, listing what exists', () => {
+    const bad = spec({
+      actions: [{ chat: { connection: 'nope', text: 'x' } }, { webhook: { connection: 'sales-chat' } }],
+    });
+    assert.deepEqual(ruleViolations(bad, 'spec', CONNECTIONS), [
+      {
+        field: 'spec.actions[0].chat.connection',
+        description: 'unknown connection "nope" (settings: sales-chat (chat), crm (webhook))',
+      },
+      {
+        field: 'spec.actions[1].webhook.connection',
+        description: '"sales-chat" is a chat connection, not webhook',
+      },
+    ]);
+  });
+
+  it('checks criteria values deep inside all/any, patterns in the RE2 dialect, and refuses a rule on every event', () => {
+    const bad = spec({
+      trigger: {
+        event: {
+          any: [
+            { all: [{ field: 'value', op: 'between', value: [900, 100] }] },
+            { field: 'page.url', op: 'matches', value: '(?<=checkout)/done' },
+          ],
+        },
+      },
+    });
+    const problems = ruleViolations(bad, 'spec', CONNECTIONS);
+    assert.deepEqual(
+      problems.map((p) => p.field),
+      ['spec.trigger.event.any[0].all[0].value', 'spec.trigger.event.any[1].value'],
+    );
+    assert.match(problems[1]?.description ?? '', /RE2/);
+    const everything = ruleViolations(spec({ trigger: { event: {} } }), 'spec', CONNECTIONS);
+    assert.match(everything[0]?.description ?? '', /every event/);
+    assert.match(
+      ruleViolations(spec({ actions: [{ publish: { event_name: 'Purchase' } }] }), 'spec', CONNECTIONS)[0]
+        ?.description ?? '',
+      /snake_case/,
+    );
+  });
+
+  it('matches patterns as REGEXP_CONTAINS does, in linear time', () => {
+    assert.equal(patternMatches('https://shop.example/checkout/done', 'checkout/(done|thanks)$'), true);
+    assert.equal(patternMatches('CHECKOUT', '(?i)checkout'), true);
+    // A pattern that backtracks exponentially in JavaScript's engine answers at once here.
+    assert.equal(patternMatches(`${'a'.repeat(5000)}b`, '(a+)+$'), false);
+    assert.equal(patternProblem('(a+)+$'), undefined);
+    assert.match(patternProblem('\\1') ?? '', /RE2/);
+  });
+});
+
+describe('rules: firing on stored events', () => {
+  it('fires for an event meeting the criteria, with the once-per key and day', () => {
+    const [f, ...more] = matchEventRules([rule()], event());
+    assert.equal(more.length, 0);
+    assert.deepEqual(
+      [f?.rule, f?.key, f?.slot, f?.hops],
+      ['big-orders', 'u1', '2026-11-22T00:00:00.000Z', 0],
+    );
+    assert.deepEqual(matchEventRules([rule()], event({}, { value: 100 })), []);
+    assert.deepEqual(matchEventRules([rule()], event({ event_name: 'add_to_cart' })), []);
+  });
+
+  it('combines all and any, with ranges, lists and exists', () => {
+    const { once_per: _, ...withoutOnce } = spec();
+    const s: RuleSpec = {
+      ...withoutOnce,
+      trigger: {
+        event: {
+          names: ['purchase'],
+          all: [{ field: 'value', op: 'between', value: [500, 1000] }],
+          any: [
+            { field: 'currency', op: 'in', value: ['EUR', 'CHF'] },
+            {
+              all: [
+                { field: 'coupon', op: 'exists' },
+                { field: 'coupon', op: 'matches', value: '^VIP' },
+              ],
+            },
+          ],
+        },
+      },
+    };
+    assert.equal(matchEventRules([rule(s)], event()).length, 1);
+    assert.equal(matchEventRules([rule(s)], event({}, { currency: 'USD' })).length, 0);
+    assert.equal(matchEventRules([rule(s)], event({}, { currency: 'USD', coupon: 'VIP10' })).length, 1);
+    assert.equal(matchEventRules([rule(s)], event({}, { value: 1001 })).length, 0);
+  });
+
+  it('gives one firing id per rule and triggering event, the same on a redelivery', () => {
+    const a = matchEventRules([rule()], event())[0];
+    const again = matchEventRules([rule()], event())[0];
+    const other = matchEventRules([rule()], event({ event_id: 'e2' }))[0];
+    assert.equal(a?.firing_id, again?.firing_id);
+    assert.notEqual(a?.firing_id, other?.firing_id);
+    // Two events of one user on one day claim the same once-per marker.
+    assert.equal(onceMarkerPath(a!), onceMarkerPath(other!));
+    assert.notEqual(
+      onceMarkerPath(a!),
+      onceMarkerPath(matchEventRules([rule()], event({ user_id: 'u2' }))[0]!),
+    );
+  });
+
+  it('does not fire without the once-per key, for its own events, or past the hop limit', () => {
+    const { user_id: _, ...anonymous } = event();
+    assert.deepEqual(matchEventRules([rule()], anonymous), []);
+    assert.deepEqual(matchEventRules([rule()], event(), { origin: 'Rule/big-orders', hops: '1' }), []);
+    assert.equal(matchEventRules([rule()], event(), { origin: 'Rule/other', hops: '2' }).length, 1);
+    assert.deepEqual(
+      matchEventRules([rule()], event(), { origin: 'Rule/other', hops: String(MAX_HOPS) }),
+      [],
+    );
+    assert.deepEqual(matchEventRules([rule(spec({ enabled: false }))], event()), []);
+  });
+
+  it('aligns once-per periods to the epoch; forever is one slot', () => {
+    assert.equal(onceSlot('1d', '2026-11-22T23:59:59.999Z'), '2026-11-22T00:00:00.000Z');
+    assert.equal(onceSlot('12h', '2026-11-22T13:00:00.000Z'), '2026-11-22T12:00:00.000Z');
+    assert.equal(onceSlot('forever', '2026-11-22T13:00:00.000Z'), 'forever');
+  });
+});
+
+describe('rules: what a firing sends', () => {
+  it('fills chat templates from the event, leaving missing values empty', () => {
+    assert.equal(
+      renderTemplate('Order {{transaction_id}}: {{ value }} {{currency}} {{nothing}}!', event()),
+      'Order T1: 600 EUR !',
+    );
+  });
+
+  it('publishes an event with a deterministic id, the triggering time and user, mapped fields, origin and hop', () => {
+    const f = matchEventRules([rule()], event())[0]!;
+    const second = matchEventRules([rule()], event({ event_id: 'e2' }))[0]!;
+    const action = { event_name: 'high_value_customer', fields: { order_value: 'value' } };
+    const out = publishedEvent(f, 1, action);
+    assert.equal(out.body['event_name'], 'high_value_customer');
+    assert.equal(out.body['event_time'], '2026-11-22T10:15:00.000Z');
+    assert.equal(out.body['user_id'], 'u1');
+    assert.equal(out.body['order_value'], 600);
+    assert.deepEqual(out.attributes, { origin: 'Rule/big-orders', hops: '1' });
+    // Within a once-per slot the id is the same whatever event fired: a repeat folds.
+    assert.equal(publishedEvent(second, 1, action).body['event_id'], out.body['event_id']);
+    assert.notEqual(publishedEvent(f, 0, action).body['event_id'], out.body['event_id']);
+  });
+});
+
+describe('rules: scheduled triggers', () => {
+  const scheduled = (over: Partial<RuleSpec> = {}): RuleSpec => ({
+    trigger: { schedule: { every: '10m' }, sql: 'SELECT cart_id, user_id FROM carts' },
+    once_per: { key: 'cart_id', period: 'forever' },
+    actions: [{ chat: { connection: 'sales-chat', text: 'Cart {{cart_id}} of {{user_id}}' } }],
+    ...over,
+  });
+
+  it('checks the schedule', () => {
+    assert.deepEqual(ruleViolations(scheduled(), 'spec', CONNECTIONS), []);
+    const bad = ruleViolations(
+      scheduled({ trigger: { schedule: { every: '10s' }, sql: 'SELECT 1' } }),
+      'spec',
+      CONNECTIONS,
+    );
+    assert.deepEqual(
+      bad.map((v) => v.field),
+      ['spec.trigger.schedule'],
+    );
+  });
+
+  it('makes one firing per row, the row as event data and the slot as its time, the same on a retry', () => {
+    const r = rule(scheduled(), 'abandoned');
+    const rows = [
+      { cart_id: 'c1', user_id: 'u1' },
+      { cart_id: 'c2', user_id: 'u2' },
+      { user_id: 'u3' }, // no cart id: nothing to fire once for
+    ];
+    const slot = '2026-11-22T10:00:00.000Z';
+    const firings = rowFirings(r, rows, slot);
+    assert.deepEqual(
+      firings.map((f) => [f.key, f.slot, f.event.user_id, f.event.event_time]),
+      [
+        ['c1', 'forever', 'u1', slot],
+        ['c2', 'forever', 'u2', slot],
+      ],
+    );
+    assert.equal(renderTemplate('Cart {{cart_id}} of {{user_id}}', firings[0]!.event), 'Cart c1 of u1');
+    assert.deepEqual(
+      rowFirings(r, [{ user_id: 'u1', cart_id: 'c1' }], slot).map((f) => f.firing_id),
+      [firings[0]?.firing_id],
+      'column order does not change the id',
+    );
+    assert.notEqual(rowFirings(r, rows, '2026-11-22T10:10:00.000Z')[0]?.firing_id, firings[0]?.firing_id);
+    // A scheduled rule never matches stored events.
+    assert.deepEqual(matchEventRules([r], event()), []);
+  });
+});
