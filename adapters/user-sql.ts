@@ -28,6 +28,16 @@ export class NotASelectError extends Error {
   override name = 'NotASelectError';
 }
 
+/** Throws NotASelectError unless a dry run (not billed) says the query is a single SELECT. */
+export async function assertSingleSelect(bigquery: BigQuery, options: Query): Promise<void> {
+  const { maxResults: _, ...probeOptions } = options;
+  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
+  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
+    ?.statistics?.query?.statementType;
+  if (statementType !== 'SELECT')
+    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+}
+
 /**
  * Runs a query that holds SQL someone wrote (a whole query, or a `--where` inside ours) only if
  * a dry run says it is a single SELECT, and caps what it may bill. Returns the client's rows.
@@ -37,12 +47,7 @@ export async function selectOnly(
   options: Query,
   maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
 ): Promise<Record<string, unknown>[]> {
-  const { maxResults: _, ...probeOptions } = options;
-  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
-  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
-    ?.statistics?.query?.statementType;
-  if (statementType !== 'SELECT')
-    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+  await assertSingleSelect(bigquery, options);
   const [rows] = await bigquery.query({ ...options, maximumBytesBilled: String(maxBytesBilled) });
   return rows as Record<string, unknown>[];
 }

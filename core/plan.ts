@@ -6,7 +6,7 @@
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 import { protoDuration, seconds } from './settings.ts';
-import { type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
+import { OPS_TABLES, syncRunColumns, type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
 
 export type { TablePlan, ViewPlan } from './warehouse.ts';
 
@@ -85,6 +85,11 @@ export interface Plan {
   readonly tables: readonly TablePlan[];
   readonly views: readonly ViewPlan[];
   readonly buckets: readonly BucketPlan[];
+  /**
+   * The ops dataset (`eventbus_ops`): what the service does on its own behalf — sync runs, and
+   * each sync's state table (primary key → row hash), which runs create and MERGE into.
+   */
+  readonly ops: { readonly dataset: string; readonly tables: readonly TablePlan[] };
   readonly functions: readonly FunctionPlan[];
   readonly destinations: readonly DestinationPlan[];
   readonly gateway: {
@@ -108,6 +113,9 @@ const DEFAULT_SIZING: FunctionPlan['sizing'] = {
 /** Default delivery attempts: storage tries long (the warehouse may be down), deliveries less. */
 export const DEFAULT_MAX_ATTEMPTS = { store: 50, forward: 10 } as const;
 const DEFAULT_BACKOFF = { minimumBackoff: '10s', maximumBackoff: '600s' } as const;
+
+/** The ops dataset's name (DESIGN: state and run tables live apart from the events). */
+export const OPS_DATASET = 'eventbus_ops';
 
 /** The scheduler's topics: the minute tick (Cloud Scheduler publishes it) and the run messages. */
 export const TICKS_TOPIC = 'ticks';
@@ -309,6 +317,18 @@ export function plan(settings: Readonly<Settings>): Plan {
     subscriptions,
     tables: warehouse.tables,
     views: warehouse.views,
+    ops: {
+      dataset: OPS_DATASET,
+      tables: [
+        {
+          name: OPS_TABLES.syncRuns,
+          description: 'Syncs (reverse ETL): one row per finished run',
+          columns: syncRunColumns(),
+          timePartitioning: { type: 'DAY', field: 'finished_at' },
+          clustering: ['sync'],
+        },
+      ],
+    },
     buckets: [
       {
         name: registryBucketName(settings.project, settings.name),

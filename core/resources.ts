@@ -8,6 +8,7 @@ import type { Connection } from '../schemas/settings.ts';
 import { breakingChanges, definitionViolations } from './definitions.ts';
 import type { ResourceDoc } from './registry.ts';
 import { ruleViolations } from './rules.ts';
+import { syncViolations } from './syncs.ts';
 import { compileValidator, type FieldViolation } from './validation.ts';
 
 const shape = compileValidator<ResourceDoc>(ResourceDocSchema);
@@ -43,6 +44,7 @@ export function resourceViolations(
     return [{ field, description: `must match ${RESOURCE_NAME_PATTERN}` }];
   }
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
+  if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
   return [];
 }
 

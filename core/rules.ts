@@ -10,11 +10,12 @@ import type { FieldRule } from '../schemas/mapping.ts';
 import { type Criterion, type EventTrigger, RuleSpec } from '../schemas/rule.ts';
 import type { Condition, Connection } from '../schemas/settings.ts';
 import { conditionProblems } from './conditions.ts';
+import { connectionProblem, specChecker } from './connections.ts';
 import { evaluateCondition, readPath } from './decision.ts';
 import type { StoredEvent } from './event.ts';
 import { applyMapping } from './linkage/engine.ts';
 import { durationMs, scheduleProblem } from './schedule.ts';
-import { compileValidator, type FieldViolation } from './validation.ts';
+import type { FieldViolation } from './validation.ts';
 
 /** Events published by rules stop after this many rule hops. */
 export const MAX_HOPS = 3;
@@ -28,25 +29,14 @@ export interface RuleVersion {
   readonly spec: RuleSpec;
 }
 
-const shape = compileValidator<RuleSpec>(RuleSpec);
-
 /** The violations of a Rule's spec (`prefix` names it), given the settings' connections. */
-export function ruleViolations(
-  spec: unknown,
-  prefix: string,
-  connections: readonly Connection[] | undefined,
-): FieldViolation[] {
-  const problems = shape.violations(spec, prefix);
-  if (problems.length > 0) return problems;
-  const s = spec as RuleSpec;
-  const out: FieldViolation[] = [];
+export const ruleViolations = specChecker<RuleSpec>(RuleSpec, (s, prefix, connections, out) => {
   if ('schedule' in s.trigger) {
     const why = scheduleProblem(s.trigger.schedule);
     if (why) out.push({ field: `${prefix}.trigger.schedule`, description: why });
   } else eventTriggerViolations(s.trigger.event, `${prefix}.trigger.event`, out);
   actionViolations(s, prefix, connections, out);
-  return out;
-}
+});
 
 /** A rule's event trigger, or undefined for a scheduled rule. */
 export const eventTrigger = (spec: RuleSpec): EventTrigger | undefined =>
@@ -77,20 +67,8 @@ function actionViolations(
     const field = `${prefix}.actions[${i}]`;
     const want = 'webhook' in a ? 'webhook' : 'chat' in a ? 'chat' : undefined;
     const id = 'webhook' in a ? a.webhook.connection : 'chat' in a ? a.chat.connection : undefined;
-    if (want && id !== undefined) {
-      const c = (connections ?? []).find((x) => x.id === id);
-      const known = (connections ?? []).map((x) => `${x.id} (${x.type})`).join(', ') || 'none';
-      if (!c)
-        out.push({
-          field: `${field}.${want}.connection`,
-          description: `unknown connection "${id}" (settings: ${known})`,
-        });
-      else if (c.type !== want)
-        out.push({
-          field: `${field}.${want}.connection`,
-          description: `"${id}" is a ${c.type} connection, not ${want}`,
-        });
-    }
+    const why = want && id !== undefined ? connectionProblem(connections, id, want) : undefined;
+    if (why) out.push({ field: `${field}.${want}.connection`, description: why });
     if ('publish' in a) {
       const why = eventNameProblem(a.publish.event_name);
       if (why) out.push({ field: `${field}.publish.event_name`, description: why });

@@ -240,6 +240,28 @@ export function actionRunColumns(): ColumnPlan[] {
   ];
 }
 
+/** The ops dataset's tables: what syncs did (per-sync state tables are created by the runs). */
+export const OPS_TABLES = Object.freeze({ syncRuns: 'sync_runs' } as const);
+
+/** Columns of `sync_runs`: one row per finished sync run. */
+export function syncRunColumns(): ColumnPlan[] {
+  return [
+    col('sync', 'STRING', 'Sync name', 'REQUIRED'),
+    col('version', 'STRING', 'The sync version that ran', 'REQUIRED'),
+    col('run_id', 'STRING', '<kind>/<name>@<slot>', 'REQUIRED'),
+    col('trigger', 'STRING', 'schedule | manual', 'REQUIRED'),
+    col('mode', 'STRING', 'insert | upsert | mirror | full', 'REQUIRED'),
+    col('destination', 'STRING', 'webhook:<connection> | files:<connection> | topic:<topic>', 'REQUIRED'),
+    col('status', 'STRING', 'succeeded | nothing_to_send', 'REQUIRED'),
+    col('rows_planned', 'INT64', 'Changed, new and deleted rows the diff found', 'REQUIRED'),
+    col('rows_sent', 'INT64', 'Rows sent (upserts)', 'REQUIRED'),
+    col('rows_removed', 'INT64', 'Deletions sent (mirror mode)', 'REQUIRED'),
+    col('chunks', 'INT64', 'Chunks the run took', 'REQUIRED'),
+    col('started_at', 'TIMESTAMP', 'When the run planned its diff', 'REQUIRED'),
+    col('finished_at', 'TIMESTAMP', 'When its last page was committed (partition column)', 'REQUIRED'),
+  ];
+}
+
 const DAY_MS = 86_400_000;
 
 /** Fully qualified, quoted table reference: works in views on BigQuery and on the emulator. */

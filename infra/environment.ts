@@ -15,6 +15,7 @@ import { Functions } from './functions.ts';
 import { Gateway } from './gateway.ts';
 import { Identities } from './identities.ts';
 import { Messaging } from './messaging.ts';
+import { Ops } from './ops.ts';
 import { Buckets } from './registry.ts';
 import { Scheduler } from './scheduler.ts';
 import { Secrets } from './secrets.ts';
@@ -94,6 +95,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     after,
   );
+  new Ops(
+    name,
+    {
+      plan,
+      deletionProtection: settings.warehouse?.deletion_protection ?? true,
+      runner: ids.members.schedule,
+      eventsDataset: warehouse.dataset.datasetId,
+    },
+    after,
+  );
   const functions = new Functions(
     name,
     {
@@ -132,12 +143,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           member: ids.members.store,
           topics: ['deliveries', ...(rules ? [ACTIONS_TOPIC] : [])],
         },
-        // The scheduler publishes its own continuations and the re-driven dead letters; with
-        // rules on, the events its publish actions send back into the bus.
+        // The scheduler publishes its own continuations, the re-driven dead letters, and the
+        // events syncs and rules send back into the bus.
         {
           who: 'schedule',
           member: ids.members.schedule,
-          topics: [RUNS_TOPIC, 'deliveries', ...(rules ? plan.gateway.topics : [])],
+          topics: [RUNS_TOPIC, 'deliveries', ...plan.gateway.topics],
         },
         ...(settings.producers?.principals ?? []).map((member) => ({
           who: member,
@@ -194,6 +205,15 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     after,
   );
+  // Syncs write files to the buckets of their storage connections (create only: parts are
+  // written once, with ifGenerationMatch=0).
+  for (const c of (settings.connections ?? []).filter((x) => x.type === 'storage' && x.bucket)) {
+    new gcp.storage.BucketIAMMember(
+      `${name}-sync-files-${c.id}`,
+      { bucket: c.bucket as string, role: 'roles/storage.objectCreator', member: ids.members.schedule },
+      after,
+    );
+  }
   new Scheduler(name, { plan, region }, { dependsOn: [...apis.services, messaging] });
 
   return {

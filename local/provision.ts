@@ -255,6 +255,13 @@ async function provisionBigQuery(
   }
   for (const t of p.tables) await provisionTable(dataset, t, report);
   for (const v of p.views) await provisionView(dataset, v, report);
+  const ops = bigquery.dataset(p.ops.dataset);
+  if ((await ops.exists())[0]) report.unchanged.push(`dataset ${p.ops.dataset}`);
+  else {
+    await bigquery.createDataset(p.ops.dataset, { location: p.location });
+    report.created.push(`dataset ${p.ops.dataset}`);
+  }
+  for (const t of p.ops.tables) await provisionTable(ops, t, report);
 }
 
 type Dataset = ReturnType<BigQuery['dataset']>;

@@ -150,8 +150,14 @@ export type Destination = Static<typeof Destination>;
 export const Connection = Type.Object(
   {
     id: Id('Connection id, named by rules and syncs'),
-    type: Type.Union([Type.Literal('webhook'), Type.Literal('chat')]),
+    type: Type.Union([Type.Literal('webhook'), Type.Literal('chat'), Type.Literal('storage')]),
     url: Type.Optional(Type.String({ pattern: '^https?://', description: 'The endpoint (webhooks)' })),
+    bucket: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$',
+        description: 'The Cloud Storage bucket files are written to (storage connections)',
+      }),
+    ),
     url_secret: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9_-]{1,255}$',

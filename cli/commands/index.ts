@@ -12,4 +12,5 @@ export * as rule from './rule.ts';
 export * as settings from './settings.ts';
 export * as sql from './sql.ts';
 export * as start from './start.ts';
+export * as sync from './sync.ts';
 export * as token from './token.ts';

@@ -9,7 +9,6 @@
 import { createHash } from 'node:crypto';
 import { DEAD_LETTER_ATTRIBUTES } from '../../core/delivery/dead-letter.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
-import { signWebhook, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
 import {
   type Firing,
   mapFields,
@@ -19,7 +18,8 @@ import {
   renderTemplate,
 } from '../../core/rules.ts';
 import type { RuleAction } from '../../schemas/rule.ts';
-import type { Connection, Settings } from '../../schemas/settings.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { type PostResult, postJson } from './connections.ts';
 
 export type ActionStatus = 'sent' | 'failed' | 'skipped_once' | 'dry_run' | 'dead_lettered';
 
@@ -145,14 +145,12 @@ export async function runFiring(deps: ActionDeps, f: Firing, attempt: number): P
   return { ack, rows: rows.map((r) => r.row) };
 }
 
-type ActionResult = { ok: true; http: number | null } | { ok: false; reason: string; http: number | null };
-
 async function runAction(
   deps: ActionDeps,
   f: Firing,
   index: number,
   action: RuleAction,
-): Promise<ActionResult> {
+): Promise<PostResult> {
   if ('publish' in action) {
     const { body, attributes } = publishedEvent(f, index, action.publish);
     await deps.publish(action.publish.topic ?? 'events', body, attributes);
@@ -161,7 +159,6 @@ async function runAction(
   const id = 'webhook' in action ? action.webhook.connection : action.chat.connection;
   const c = (deps.settings.connections ?? []).find((x) => x.id === id);
   if (!c) return { ok: false, reason: `connection ${id} is not in the settings`, http: null };
-  const url = await connectionUrl(deps, c);
   const body =
     'webhook' in action
       ? JSON.stringify({
@@ -174,46 +171,8 @@ async function runAction(
           payload: action.webhook.payload ? mapFields(action.webhook.payload, f.event) : f.event,
         })
       : JSON.stringify({ text: renderTemplate(action.chat.text, f.event) });
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'x-eventbus-firing-id': f.firing_id,
-  };
-  const signingKey = c.secrets?.['signing_key'];
-  if (signingKey) {
-    const key = await deps.secret(signingKey);
-    if (!key)
-      return { ok: false, reason: `secret ${signingKey} of connection ${id} has no value`, http: null };
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    headers[WEBHOOK_HEADERS.timestamp] = timestamp;
-    headers[WEBHOOK_HEADERS.signature] = signWebhook(key, { timestamp, method: 'POST', url, body });
-  }
-  const res = await deps.send(
-    { method: 'POST', url, redactedUrl: redact(url), headers, body },
-    c.timeout_ms ?? 10_000,
-  );
-  if (res.kind === 'network_error') return { ok: false, reason: res.message, http: null };
-  if (res.status >= 200 && res.status < 300) return { ok: true, http: res.status };
-  return { ok: false, reason: `HTTP ${res.status}: ${res.body.slice(0, 200)}`, http: res.status };
+  return postJson(deps, c, body, { 'x-eventbus-firing-id': f.firing_id });
 }
-
-async function connectionUrl(deps: ActionDeps, c: Readonly<Connection>): Promise<string> {
-  if (c.url) return c.url;
-  if (c.url_secret) {
-    const url = await deps.secret(c.url_secret);
-    if (url) return url.trim();
-    throw new Error(`secret ${c.url_secret} of connection ${c.id} has no value`);
-  }
-  throw new Error(`connection ${c.id} has neither url nor url_secret`);
-}
-
-/** Chat webhook URLs carry their credential in the path: logs see the origin only. */
-const redact = (url: string): string => {
-  try {
-    return `${new URL(url).origin}/…`;
-  } catch {
-    return '(invalid URL)';
-  }
-};
 
 /** Whether a push came from the actions dead-letter topic's ledger subscription. */
 export const isDeadLetterPush = (attributes: Readonly<Record<string, string>>): boolean =>

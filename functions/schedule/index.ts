@@ -7,7 +7,7 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import { http } from '@google-cloud/functions-framework';
 import type { PubSub } from '@google-cloud/pubsub';
-import type { Bucket } from '@google-cloud/storage';
+import type { Bucket, Storage } from '@google-cloud/storage';
 import { pubSubPullSource } from '../../adapters/backlog.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
@@ -16,20 +16,28 @@ import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
-import { DEFAULT_MAX_BYTES_BILLED, plainValue, selectOnly } from '../../adapters/user-sql.ts';
+import {
+  assertSingleSelect,
+  DEFAULT_MAX_BYTES_BILLED,
+  plainValue,
+  selectOnly,
+} from '../../adapters/user-sql.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RuleVersion } from '../../core/rules.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler.ts';
-import { TABLES } from '../../core/warehouse.ts';
+import { OPS_TABLES, TABLES } from '../../core/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { ActionDeps } from './actions.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { redriveJob } from './redrive.ts';
 import type { Job } from './runner.ts';
 import { scheduledRulesJob } from './scheduled-rules.ts';
+import { syncJob } from './syncs.ts';
 
 const config = readRuntimeConfig(process.env);
+const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
+const sender = createHttpSender();
 const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;
 
@@ -37,7 +45,6 @@ const timeoutSeconds =
 function actionDeps(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): ActionDeps {
   const registry = new RegistryClient(bucket);
   const versions = new Map<string, Promise<RuleVersion>>();
-  const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
   const insert = ledgerInsertAll(bigquery, config.plan.dataset);
   return {
     settings: config.settings,
@@ -74,7 +81,7 @@ function actionDeps(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): ActionD
       }
     },
     secret: (name) => secrets.get(name),
-    send: createHttpSender(),
+    send: sender,
     publish: async (topic, body, attributes) => {
       await pubsub.topic(topic).publishMessage({ data: Buffer.from(JSON.stringify(body)), attributes });
     },
@@ -113,6 +120,57 @@ function scheduledRules(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): Job
   });
 }
 
+/** Syncs (reverse ETL): their SQL runs under the bytes cap, their state lives in the ops dataset. */
+function syncs(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery, storage: Storage): Job {
+  const reader = new RegistryReader(new RegistryClient(bucket));
+  const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
+  const defaults = { useLegacySql: false, defaultDataset: { datasetId: config.plan.dataset } };
+  const insert = ledgerInsertAll(bigquery, config.plan.ops.dataset);
+  return syncJob({
+    settings: config.settings,
+    ops: config.plan.ops.dataset,
+    syncs: () => reader.current('Sync'),
+    secret: (name) => secrets.get(name),
+    send: sender,
+    assertSelect: (sql) => assertSingleSelect(bigquery, { ...defaults, query: sql }),
+    run: async (sql) => {
+      const [rows] = await bigquery.query({ ...defaults, query: sql, maximumBytesBilled: String(maxBytes) });
+      return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+    },
+    page: async (table, startIndex, maxResults) => {
+      const [rows] = await bigquery
+        .dataset(config.plan.ops.dataset)
+        .table(table)
+        .getRows({ startIndex: String(startIndex), maxResults, autoPaginate: false });
+      return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+    },
+    writeFile: async (bucketName, path, body, contentType) => {
+      try {
+        await storage
+          .bucket(bucketName)
+          .file(path)
+          .save(body, {
+            resumable: false,
+            contentType,
+            preconditionOpts: { ifGenerationMatch: 0 },
+          });
+        return 'created';
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 412) return 'exists';
+        throw err;
+      }
+    },
+    publish: async (topic, body, attributes) => {
+      await pubsub.topic(topic).publishMessage({ data: Buffer.from(JSON.stringify(body)), attributes });
+    },
+    writeRun: async (row, insertId) => {
+      const refused = await insert(OPS_TABLES.syncRuns, [{ insertId, json: row }]);
+      if (refused.length > 0) throw new Error(`sync_runs refused the run's row: ${refused[0]?.message}`);
+    },
+    log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
+  });
+}
+
 async function loadDeps(): Promise<ScheduleDeps> {
   const [{ BigQuery }, { PubSub }, { Storage }] = await Promise.all([
     import('@google-cloud/bigquery'),
@@ -121,9 +179,8 @@ async function loadDeps(): Promise<ScheduleDeps> {
   ]);
   const bigquery = new BigQuery({ projectId: config.project });
   const pubsub = new PubSub({ projectId: config.project });
-  const bucket = new Storage({ projectId: config.project }).bucket(
-    registryBucketName(config.project, config.plan.environment),
-  );
+  const storage = new Storage({ projectId: config.project });
+  const bucket = storage.bucket(registryBucketName(config.project, config.plan.environment));
   const runs = createDeliveriesPublisher(pubsub, RUNS_TOPIC);
   const deliveries = createDeliveriesPublisher(pubsub, DELIVERIES_TOPIC);
   const source = loadOnce(() => pubSubPullSource(pubsub, config.project));
@@ -143,6 +200,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
     jobs: [
       ...(config.settings.experimental?.rules ? [scheduledRules(bucket, pubsub, bigquery)] : []),
+      syncs(bucket, pubsub, bigquery, storage),
       redriveJob({
         settings: config.settings,
         project: config.project,

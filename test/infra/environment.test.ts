@@ -106,8 +106,9 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [T.account, 6],
       [T.secret, plan.secrets.length],
       [T.secretVersion, 0],
-      [T.dataset, 1],
-      [T.table, plan.tables.length + plan.views.length],
+      // The events dataset and the ops dataset (sync runs and state).
+      [T.dataset, 2],
+      [T.table, plan.tables.length + plan.views.length + plan.ops.tables.length],
       // The sources bucket, and one per plan bucket (the registry).
       [T.bucket, 1 + plan.buckets.length],
       [T.object, 4],
@@ -319,7 +320,9 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   });
 
   it('declares tables whose schema, partitioning and clustering equal plan.tables', () => {
-    const tables = byType(T.table).filter((t) => !t.inputs['view']);
+    const tables = byType(T.table).filter(
+      (t) => !t.inputs['view'] && t.inputs['datasetId'] !== 'eventbus_ops',
+    );
     assert.equal(tables.length, config.plan.tables.length);
     for (const t of config.plan.tables) {
       const declared = one(T.table, (d) => d.inputs['tableId'] === t.name && !d.inputs['view']);
@@ -376,8 +379,15 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   });
 
   it('gives analysts dataViewer on the dataset, and each function dataEditor on the tables it writes only', () => {
-    const members = byType(T.datasetMember).map((m) => `${m.inputs['member']} ${m.inputs['role']}`);
-    assert.deepEqual(members, ['group:analytics@acme.example roles/bigquery.dataViewer']);
+    const members = byType(T.datasetMember).map(
+      (m) => `${m.inputs['member']} ${m.inputs['role']} ${m.inputs['datasetId']}`,
+    );
+    assert.deepEqual(members.sort(), [
+      'group:analytics@acme.example roles/bigquery.dataViewer events',
+      // The scheduler reads the events its syncs and scheduled rules query, and keeps sync state.
+      `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor eventbus_ops`,
+      `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events`,
+    ]);
     const writes = byType(T.tableMember).map(
       (m) => `${m.inputs['member']} ${m.inputs['role']} ${m.inputs['datasetId']}.${m.inputs['tableId']}`,
     );

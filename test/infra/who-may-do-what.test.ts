@@ -78,7 +78,7 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:bigquery/iamMember:IamMember':
         return `table ${i['tableId']}`;
       case 'gcp:bigquery/datasetIamMember:DatasetIamMember':
-        return 'dataset';
+        return i['datasetId'] === plan.ops.dataset ? 'ops dataset' : 'dataset';
       case 'gcp:projects/iAMMember:IAMMember':
         return 'project';
       case 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember':

@@ -1,0 +1,218 @@
+/**
+ * Syncs (reverse ETL; docs/syncs.md), the pure part: checking a Sync's spec, the SQL that diffs a
+ * model against the sync's last-sent state inside BigQuery, what a page of changes becomes for
+ * each destination, and the names of the tables and files a run writes.
+ *
+ * A run: (1) snapshot the model into `eventbus_ops.sync_snap__<name>` with each row's key and a
+ * hash of the row; (2) compute `sync_changes__<name>`: new and changed rows (and, in mirror mode,
+ * deleted keys), numbered; (3) page the changes out with tabledata.list (no query cost per
+ * page), sending each page and then MERGE-ing exactly those keys into `sync_state__<name>`. A run
+ * with nothing changed sends nothing; a failed page is retried from the committed cursor and the
+ * state never gets ahead of what was sent.
+ */
+import { createHash } from 'node:crypto';
+import { eventNameProblem } from '../schemas/catalogue.ts';
+import { SyncSpec } from '../schemas/sync.ts';
+import { connectionProblem, specChecker } from './connections.ts';
+import type { StoredEvent } from './event.ts';
+import { applyMapping } from './linkage/engine.ts';
+import { scheduleProblem } from './schedule.ts';
+
+export interface SyncVersion {
+  readonly name: string;
+  readonly version: string;
+  readonly spec: SyncSpec;
+}
+
+/** The violations of a Sync's spec (`prefix` names it), given the settings' connections. */
+export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connections, out) => {
+  const why = scheduleProblem(s.schedule);
+  if (why) out.push({ field: `${prefix}.schedule`, description: why });
+  const d = s.destination;
+  const want = 'webhook' in d ? 'webhook' : 'files' in d ? 'storage' : undefined;
+  const id = 'webhook' in d ? d.webhook.connection : 'files' in d ? d.files.connection : undefined;
+  const bad = want && id !== undefined ? connectionProblem(connections, id, want) : undefined;
+  if (bad)
+    out.push({
+      field: `${prefix}.destination.${'webhook' in d ? 'webhook' : 'files'}.connection`,
+      description: bad,
+    });
+  if ('topic' in d) {
+    const bad = eventNameProblem(d.topic.event_name);
+    if (bad) out.push({ field: `${prefix}.destination.topic.event_name`, description: bad });
+  }
+  if (s.mode === 'mirror' && 'topic' in d)
+    out.push({
+      field: `${prefix}.mode`,
+      description: 'mirror sends deletions, which a topic destination cannot carry',
+    });
+});
+
+/** BigQuery table names of a sync (names are [a-z][a-z0-9_-]: `-` becomes `_`). */
+export function syncTables(ops: string, name: string) {
+  const n = name.replaceAll('-', '_');
+  return {
+    snapshot: `${ops}.sync_snap__${n}`,
+    changes: `${ops}.sync_changes__${n}`,
+    state: `${ops}.sync_state__${n}`,
+    changesId: `sync_changes__${n}`,
+  };
+}
+
+/** The model as a FROM item: a query in parentheses, or a table/view reference. */
+export function modelSource(model: string): string {
+  const m = model.trim().replace(/;\s*$/, '');
+  return /^[A-Za-z_][\w-]*(\.[A-Za-z_][\w-]*){1,2}$/.test(m) ? `\`${m}\`` : `(${m})`;
+}
+
+/** The model as a plain SELECT (what the dry run checks). */
+export const modelSelect = (model: string): string => `SELECT * FROM ${modelSource(model)}`;
+
+/** The statements of a run's planning chunk, in order. */
+export function planStatements(spec: SyncSpec, ops: string, name: string): string[] {
+  const t = syncTables(ops, name);
+  const key = `TO_JSON_STRING(STRUCT(${spec.primary_key.map((k) => `m.${k}`).join(', ')}))`;
+  const changed =
+    spec.mode === 'insert'
+      ? 'st.__key IS NULL'
+      : spec.mode === 'full'
+        ? 'TRUE'
+        : 'st.__key IS NULL OR st.__hash != s.__hash';
+  const deletes =
+    spec.mode === 'mirror'
+      ? ` UNION ALL SELECT st.__key, st.__row, 'delete' AS __op FROM ${t.state} st LEFT JOIN ${t.snapshot} s ON s.__key = st.__key WHERE s.__key IS NULL`
+      : '';
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.state} (__key STRING, __hash STRING, __row STRING, synced_at TIMESTAMP)`,
+    `CREATE OR REPLACE TABLE ${t.snapshot} AS SELECT ${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash FROM ${modelSource(spec.model)} m`,
+    `CREATE OR REPLACE TABLE ${t.changes} AS SELECT ROW_NUMBER() OVER (ORDER BY __op, __key) AS __n, __key, __row, __op FROM (SELECT s.__key, s.__row, 'upsert' AS __op FROM ${t.snapshot} s LEFT JOIN ${t.state} st ON st.__key = s.__key WHERE ${changed}${deletes})`,
+    `SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals FROM ${t.changes}`,
+  ];
+}
+
+/**
+ * The state commit of one sent page: the changes numbered `ns` take their snapshot hash (or
+ * leave the state when deleted). Numbers are integers the run read back: no user text in it.
+ */
+export function commitStatement(ops: string, name: string, ns: readonly number[]): string {
+  const list = ns.filter((n) => Number.isSafeInteger(n)).join(', ') || 'NULL';
+  const t = syncTables(ops, name);
+  return `MERGE ${t.state} t USING (SELECT c.__key, s.__hash, c.__row, c.__op FROM ${t.changes} c LEFT JOIN ${t.snapshot} s ON s.__key = c.__key WHERE c.__n IN (${list})) u ON t.__key = u.__key WHEN MATCHED AND u.__op = 'delete' THEN DELETE WHEN MATCHED THEN UPDATE SET __hash = u.__hash, __row = u.__row, synced_at = CURRENT_TIMESTAMP() WHEN NOT MATCHED AND u.__op = 'upsert' THEN INSERT (__key, __hash, __row, synced_at) VALUES (u.__key, u.__hash, u.__row, CURRENT_TIMESTAMP())`;
+}
+
+/** One change as a destination receives it. */
+export interface Change {
+  readonly n: number;
+  readonly op: 'upsert' | 'delete';
+  readonly key: Readonly<Record<string, unknown>>;
+  /** The row after `fields` (the mapping language), or the row as the model gave it. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** A page of the changes table (`__n`, `__key`, `__row`, `__op`) as changes, mapped. */
+export function changesOf(spec: SyncSpec, rows: readonly Readonly<Record<string, unknown>>[]): Change[] {
+  return rows
+    .map((r) => {
+      const row = JSON.parse(String(r['__row'])) as Record<string, unknown>;
+      const data = spec.fields
+        ? applyMapping({ event: '', fields: spec.fields }, rowEvent(row, '')).payload
+        : row;
+      return {
+        n: Number(r['__n']),
+        op: r['__op'] === 'delete' ? ('delete' as const) : ('upsert' as const),
+        key: JSON.parse(String(r['__key'])) as Record<string, unknown>,
+        data,
+      };
+    })
+    .sort((a, b) => a.n - b.n);
+}
+
+/** A row seen through the mapping language: columns are event data, `user_id` a context field. */
+function rowEvent(row: Record<string, unknown>, time: string): StoredEvent {
+  const user = row['user_id'];
+  return {
+    event_name: 'sync_row',
+    event_id: '',
+    event_time: time,
+    ...(typeof user === 'string' ? { user_id: user } : {}),
+    event_data: row,
+  };
+}
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/** Where a files destination writes part `n` (1-based) of a run, and its manifest. */
+export function filePaths(name: string, slot: string, runKey: string, format: 'jsonl' | 'csv') {
+  const dir = `syncs/${name}/dt=${slot.slice(0, 10)}/run-${digest(runKey).slice(0, 16)}`;
+  return {
+    part: (n: number) => `${dir}/part-${String(n).padStart(5, '0')}.${format}`,
+    success: `${dir}/_SUCCESS`,
+  };
+}
+
+/** A part file's body: JSON lines, or CSV with a header from the union of the columns. */
+export function fileBody(changes: readonly Change[], format: 'jsonl' | 'csv'): string {
+  const rows: Record<string, unknown>[] = changes.map((c) =>
+    c.op === 'delete' ? { _op: 'delete', ...c.key } : { _op: 'upsert', ...c.data },
+  );
+  if (format === 'jsonl') return rows.map((r) => JSON.stringify(r)).join('\n') + (rows.length ? '\n' : '');
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  const cell = (v: unknown): string => {
+    if (v === undefined || v === null) return '';
+    const s = typeof v === 'string' ? v : JSON.stringify(v);
+    // Quoted when it holds a separator, a quote or a line break; a leading =+-@ cannot start a formula.
+    const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+    return /[",\r\n]/.test(safe) || safe !== s ? `"${safe.replaceAll('"', '""')}"` : safe;
+  };
+  return `${[columns.map(cell).join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\r\n')}\r\n`;
+}
+
+/** The events a topic destination publishes: deterministic ids (sync, key, slot), the slot as time. */
+export function syncEvents(
+  sync: SyncVersion,
+  changes: readonly Change[],
+  slot: string,
+): { readonly body: Record<string, unknown>; readonly attributes: Record<string, string> }[] {
+  const d = sync.spec.destination;
+  if (!('topic' in d)) return [];
+  return changes
+    .filter((c) => c.op === 'upsert')
+    .map((c) => {
+      const user = c.data['user_id'];
+      const { user_id: _, ...data } = c.data;
+      return {
+        body: {
+          event_name: d.topic.event_name,
+          event_id: digest(`Sync/${sync.name}\n${JSON.stringify(c.key)}\n${slot}`),
+          event_time: slot,
+          ...(typeof user === 'string' ? { user_id: user } : {}),
+          ...data,
+        },
+        attributes: { origin: `Sync/${sync.name}`, hops: '1' },
+      };
+    });
+}
+
+/** What a webhook destination receives for one page. */
+export function webhookBody(
+  sync: SyncVersion,
+  runKey: string,
+  page: number,
+  changes: readonly Change[],
+): string {
+  return JSON.stringify({
+    sync: sync.name,
+    version: sync.version,
+    run_id: runKey,
+    page,
+    rows: changes.map((c) => ({ op: c.op, key: c.key, ...(c.op === 'upsert' ? { data: c.data } : {}) })),
+  });
+}
+
+/** How a destination is named in `sync_runs`. */
+export function destinationLabel(spec: SyncSpec): string {
+  const d = spec.destination;
+  if ('webhook' in d) return `webhook:${d.webhook.connection}`;
+  if ('files' in d) return `files:${d.files.connection}`;
+  return `topic:${d.topic.topic ?? 'events'}`;
+}

@@ -1,0 +1,80 @@
+/**
+ * The ops dataset (`eventbus_ops`, plan().ops): what the service records about its own work —
+ * `sync_runs`, and each sync's state table, which the runs create and MERGE into at run time
+ * (syncs are runtime resources: no deploy per sync). The scheduler's account may therefore edit
+ * this dataset, and read the events dataset its syncs' and scheduled rules' queries read.
+ */
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
+import type { Plan } from '../core/plan.ts';
+import { bigQuerySchema } from './warehouse.ts';
+
+export interface OpsArgs {
+  readonly plan: Plan;
+  readonly deletionProtection: boolean;
+  /** The schedule function's account. */
+  readonly runner: pulumi.Input<string>;
+  /** The events dataset, which the runner's queries read. */
+  readonly eventsDataset: pulumi.Input<string>;
+}
+
+export class Ops extends pulumi.ComponentResource {
+  readonly dataset: gcp.bigquery.Dataset;
+
+  constructor(name: string, args: OpsArgs, opts?: pulumi.ComponentResourceOptions) {
+    super('eventbus:infra:Ops', name, {}, opts);
+    const { plan } = args;
+    const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
+    this.dataset = new gcp.bigquery.Dataset(
+      `${name}-ops-dataset`,
+      {
+        project: plan.project,
+        datasetId: plan.ops.dataset,
+        location: plan.location,
+        description: `What eventbus records about its own work in ${plan.environment}: sync runs and state`,
+        labels: { environment: plan.environment },
+        deleteContentsOnDestroy: false,
+      },
+      child,
+    );
+    for (const t of plan.ops.tables) {
+      new gcp.bigquery.Table(
+        `${name}-ops-table-${t.name}`,
+        {
+          project: plan.project,
+          datasetId: this.dataset.datasetId,
+          tableId: t.name,
+          description: t.description,
+          schema: bigQuerySchema(t.columns),
+          ...(t.timePartitioning
+            ? { timePartitioning: { type: t.timePartitioning.type, field: t.timePartitioning.field } }
+            : {}),
+          ...(t.clustering ? { clusterings: [...t.clustering] } : {}),
+          deletionProtection: args.deletionProtection,
+        },
+        { parent: this },
+      );
+    }
+    new gcp.bigquery.DatasetIamMember(
+      `${name}-ops-editor-schedule`,
+      {
+        project: plan.project,
+        datasetId: this.dataset.datasetId,
+        role: 'roles/bigquery.dataEditor',
+        member: args.runner,
+      },
+      { parent: this },
+    );
+    new gcp.bigquery.DatasetIamMember(
+      `${name}-events-viewer-schedule`,
+      {
+        project: plan.project,
+        datasetId: args.eventsDataset,
+        role: 'roles/bigquery.dataViewer',
+        member: args.runner,
+      },
+      { parent: this },
+    );
+    this.registerOutputs({ dataset: this.dataset.datasetId });
+  }
+}

@@ -1,0 +1,79 @@
+/**
+ * The `spec` of a Sync resource (reverse ETL; docs/syncs.md): a model in SQL with a primary key,
+ * a mode, a schedule, and one destination named through a settings connection or a topic.
+ */
+import Type, { type Static } from 'typebox';
+import { FieldRule } from './mapping.ts';
+import { Schedule } from './rule.ts';
+
+export const SyncDestination = Type.Union([
+  Type.Object(
+    { webhook: Type.Object({ connection: Type.String({ minLength: 1 }) }, { additionalProperties: false }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      files: Type.Object(
+        {
+          connection: Type.String({ minLength: 1, description: 'A storage connection (its bucket)' }),
+          format: Type.Optional(Type.Union([Type.Literal('jsonl'), Type.Literal('csv')])),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      topic: Type.Object(
+        {
+          event_name: Type.String({ minLength: 1, maxLength: 64 }),
+          topic: Type.Optional(Type.String({ minLength: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+]);
+
+export const SyncSpec = Type.Object(
+  {
+    model: Type.String({
+      minLength: 1,
+      maxLength: 100_000,
+      description: 'A single SELECT (BigQuery SQL), or a table or view as dataset.table',
+    }),
+    primary_key: Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), {
+      minItems: 1,
+      maxItems: 8,
+    }),
+    mode: Type.Union([
+      Type.Literal('insert'),
+      Type.Literal('upsert'),
+      Type.Literal('mirror'),
+      Type.Literal('full'),
+    ]),
+    schedule: Type.Union([
+      Schedule,
+      Type.Object({ manual: Type.Literal(true) }, { additionalProperties: false }),
+    ]),
+    destination: SyncDestination,
+    fields: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }), FieldRule, {
+        description: 'What each row becomes, in the mapping language (default: the row as it is)',
+      }),
+    ),
+    batch_size: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 10_000,
+        description: 'Rows per request or file part (default 500)',
+      }),
+    ),
+    enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  },
+  { additionalProperties: false },
+);
+export type SyncSpec = Static<typeof SyncSpec>;
+export type SyncDestination = Static<typeof SyncDestination>;
