@@ -1,0 +1,55 @@
+/**
+ * Names in a sample: column names made unique, names reduced to a comparable key (case,
+ * separators, accents), and names turned into definition field names (`^[a-z][a-z0-9_]{0,63}$`).
+ */
+
+/** The words of a name: accents dropped, ß as ss, split at separators, camelCase and before digits. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/ß/g, 'ss')
+    .replace(/([a-z])(\d)/g, '$1 $2')
+    .split(/[^a-z0-9]+/)
+    .filter((w) => w !== '');
+}
+
+/**
+ * A definition field name for a column: snake_case ASCII, starting with a letter, at most 64
+ * characters (`E-Mail Adresse` → `e_mail_adresse`, `Währung` → `wahrung`, `1st` → `f_1st`).
+ */
+export function fieldName(name: string): string {
+  let out = nameWords(name).join('_');
+  if (out === '') out = 'field';
+  if (!/^[a-z]/.test(out)) out = `f_${out}`;
+  return out.slice(0, 64).replace(/_+$/, '');
+}
+
+/**
+ * Makes names unique and non-empty, in order: an empty name becomes `column_<position>`, a
+ * repeated one gets `_2`, `_3`… (skipping names already taken). `key` says when two names clash.
+ */
+export function uniqueNames(names: readonly string[], key: (n: string) => string = (n) => n): string[] {
+  const taken = new Set(names.filter((n) => n !== '').map(key));
+  const used = new Set<string>();
+  return names.map((raw, i) => {
+    let name = raw === '' ? `column_${i + 1}` : raw;
+    if (used.has(key(name)) || (raw === '' && taken.has(key(name)))) {
+      const base = name;
+      for (let n = 2; used.has(key(name)) || taken.has(key(name)); n++) name = `${base}_${n}`;
+    }
+    used.add(key(name));
+    return name;
+  });
+}
+
+/**
+ * Sets a field of a row built from untrusted names: a column named `__proto__` becomes an own
+ * field instead of replacing the row's prototype.
+ */
+export function setField(row: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true });
+  else row[name] = value;
+}
