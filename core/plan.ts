@@ -171,20 +171,20 @@ export function plan(settings: Readonly<Settings>): Plan {
       ackDeadlineSeconds: 60,
       messageRetentionDuration: DEAD_LETTER_RETENTION,
     });
-    if (sub.kind === 'forward' || sub.kind === 'action') {
-      // Every dead letter gets its ledger row, also when no push ever reached forward (a
-      // refused connection, a push deadline): Pub/Sub counts those attempts too.
-      subscriptions.push({
-        name: deadLetterLedgerSubscriptionName(dlTopic),
-        topic: dlTopic,
-        kind: 'dead_letter_ledger',
-        push: { function: sub.kind === 'action' ? 'schedule' : 'forward' },
-        ackDeadlineSeconds: 60,
-        retryPolicy: { ...DEFAULT_BACKOFF },
-        messageRetentionDuration: DEAD_LETTER_RETENTION,
-        ...(sub.destination ? { destination: sub.destination } : {}),
-      });
-    }
+    // Every dead letter is recorded, also when no push ever reached the function (a refused
+    // connection, a push deadline): Pub/Sub counts those attempts too. A destination's and a
+    // rule's in their ledgers; an event's by storing it after all (store's retries outlasted,
+    // e.g. a long warehouse outage): the row keeps Pub/Sub's dead-letter attributes.
+    subscriptions.push({
+      name: deadLetterLedgerSubscriptionName(dlTopic),
+      topic: dlTopic,
+      kind: 'dead_letter_ledger',
+      push: { function: sub.push?.function ?? 'forward' },
+      ackDeadlineSeconds: 60,
+      retryPolicy: { ...DEFAULT_BACKOFF },
+      messageRetentionDuration: DEAD_LETTER_RETENTION,
+      ...(sub.destination ? { destination: sub.destination } : {}),
+    });
   };
 
   const storeRetry = settings.retry ?? {};

@@ -14,7 +14,7 @@ import {
   normalizeOptions,
 } from './event.ts';
 import { applyPiiPolicy, type PiiPolicy, scrubText, sha256 } from './pii.ts';
-import { backlogSubscriptionName, type Plan } from './plan.ts';
+import { backlogSubscriptionName, deadLetterLedgerSubscriptionName, type Plan } from './plan.ts';
 import { decodePushBody } from './push.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
 import type { FieldViolation } from './validation.ts';
@@ -76,7 +76,10 @@ function storeTopics(plan: Plan): Map<string, string> {
     if (s.kind !== 'store') continue;
     topics.set(s.name, s.topic);
     const dlTopic = s.deadLetterPolicy?.deadLetterTopic;
-    if (dlTopic) topics.set(backlogSubscriptionName(dlTopic), s.topic);
+    if (dlTopic) {
+      topics.set(backlogSubscriptionName(dlTopic), s.topic);
+      topics.set(deadLetterLedgerSubscriptionName(dlTopic), s.topic);
+    }
   }
   return topics;
 }

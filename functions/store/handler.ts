@@ -8,6 +8,7 @@ import { type ApiError, apiError } from '../../core/errors.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import {
   type AfterStored,
+  DEAD_LETTER_SOURCE,
   decodeStorePush,
   malformedPushRow,
   type PubSubMessage,
@@ -88,6 +89,13 @@ export function createStoreHandler(
       });
     return stored.then(
       () => {
+        if (message.attributes[DEAD_LETTER_SOURCE] !== undefined && message.subscription.endsWith('-ledger'))
+          log({
+            severity: 'WARNING',
+            message: `stored a dead letter of ${message.attributes[DEAD_LETTER_SOURCE]} after its retries ran out`,
+            messageId: message.messageId,
+            deliveryAttempts: message.attributes['CloudPubSubDeadLetterSourceDeliveryCount'],
+          });
         res.status(204).end();
       },
       (err: unknown) => failed(res, err, message),

@@ -76,8 +76,8 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
     }
     assert.equal(
       pushed.filter((p) => p.kind === 'dead_letter_ledger').length,
-      config.plan.destinations.length,
-      'one dead-letter ledger subscription per destination',
+      config.plan.destinations.length + config.plan.gateway.topics.length,
+      'one dead-letter ledger subscription per destination and per events topic',
     );
     const meta = subs.get('deliveries-meta');
     assert.equal(meta?.['filter'], 'attributes.destination = "meta"');

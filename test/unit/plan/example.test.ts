@@ -128,7 +128,17 @@ describe('plan(): the example environment', () => {
     assert.deepEqual(
       p.functions.map((f) => [f.name, f.entryPoint, f.triggers, f.secrets]),
       [
-        ['store', 'store', ['events-store', 'backend_events-store'], []],
+        [
+          'store',
+          'store',
+          [
+            'events-store',
+            'events-store-dead-letter-ledger',
+            'backend_events-store',
+            'backend_events-store-dead-letter-ledger',
+          ],
+          [],
+        ],
         [
           'forward',
           'forward',
@@ -193,9 +203,15 @@ describe('plan(): every dead letter of a destination reaches the ledger', () => 
       // The backlog stays for replay beside it.
       assert.ok(p.subscriptions.some((s) => s.topic === d.deadLetterTopic && s.kind === 'backlog'));
     }
+    // An events topic's dead letters go back to store, which stores them once it can.
     const storeDeadLetters = p.topics.filter((t) => t.kind === 'dead_letter' && t.name.includes('-store-'));
     assert.ok(storeDeadLetters.length > 0);
-    for (const t of storeDeadLetters)
-      assert.ok(!p.subscriptions.some((s) => s.topic === t.name && s.kind === 'dead_letter_ledger'), t.name);
+    for (const t of storeDeadLetters) {
+      const ledger = p.subscriptions.filter((s) => s.topic === t.name && s.kind === 'dead_letter_ledger');
+      assert.deepEqual(
+        ledger.map((s) => [s.name, s.push]),
+        [[`${t.name}-ledger`, { function: 'store' }]],
+      );
+    }
   });
 });
