@@ -1,0 +1,432 @@
+/**
+ * `npm run chaos` (docs/delivery.md, "The chaos run"): what an operations team would do to the
+ * local environment, bounded and on loopback only. It starts `eventbus start` as a user does,
+ * sends events at a steady rate (a failed POST is retried with the same `event_id` and
+ * `event_time`, as a careful producer does), `kill -9`s each process in turn — store, the BigQuery
+ * emulator, the Pub/Sub emulator, the gateway, forward, the supervisor itself — each followed by
+ * `eventbus start` on the same data dir, freezes the destinations for minutes (requests held
+ * unanswered, as a stopped process would), waits until the pipeline is quiet, and prints per
+ * destination: acknowledged, stored, delivered, dead-lettered in the ledger, dead letters without
+ * a ledger row, deliveries without a ledger row, and duplicates received. It exits 1 when an
+ * acknowledged event is missing or a dead letter or delivery has no ledger row.
+ *
+ *   npm run chaos                                   # 3,000 events at ~150/s, a 3-minute freeze
+ *   npm run chaos -- --events 500 --freeze 30       # smaller
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BigQuery } from '@google-cloud/bigquery';
+import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
+import { emulatorPubSub } from '../local/provision.ts';
+import { freePort } from '../local/supervisor.ts';
+
+const REPO = resolve(import.meta.dirname, '..');
+// Offline: Google's clients must not probe for a GCE metadata server.
+process.env['METADATA_SERVER_DETECTION'] ??= 'none';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface ChaosOptions {
+  readonly events: number;
+  readonly rate: number;
+  /** Seconds the destinations hold every request unanswered. */
+  readonly freezeSeconds: number;
+  /** Which processes to kill -9, in order, each followed by a restart. */
+  readonly kills: readonly string[];
+  /** Seconds to wait for quiet at most. */
+  readonly quietTimeoutSeconds: number;
+  readonly log?: (line: string) => void;
+}
+
+export const DEFAULT_CHAOS: ChaosOptions = {
+  events: 3000,
+  rate: 150,
+  freezeSeconds: 180,
+  kills: ['store', 'bigquery', 'pubsub', 'gateway', 'forward', 'supervisor'],
+  quietTimeoutSeconds: 900,
+};
+
+export interface DestinationReport {
+  readonly destination: string;
+  readonly acknowledged: number;
+  readonly stored: number;
+  readonly delivered: number;
+  readonly deadLettered: number;
+  readonly backlogWithoutLedgerRow: number;
+  readonly deliveredWithoutLedgerRow: number;
+  readonly duplicatesReceived: number;
+  readonly received: number;
+}
+
+export interface ChaosReport {
+  readonly acknowledged: number;
+  readonly missing: number;
+  readonly destinations: readonly DestinationReport[];
+  readonly restarts: number;
+  readonly seconds: number;
+}
+
+const DESTINATIONS = ['hook', 'meta', 'tiktok'] as const;
+
+/** The destinations' stand-in: counts event ids per destination; frozen, it holds every request. */
+async function startCountingReceiver() {
+  const received = new Map<string, Map<string, number>>(DESTINATIONS.map((d) => [d, new Map()]));
+  let frozen = false;
+  const held: (() => void)[] = [];
+  const idsOf = (dest: string, body: unknown): string[] => {
+    const b = body as { event_id?: string; data?: { event_id?: string }[] };
+    if (dest === 'hook') return typeof b.event_id === 'string' ? [b.event_id] : [];
+    return (b.data ?? []).map((d) => d.event_id).filter((x): x is string => typeof x === 'string');
+  };
+  const answer = (req: IncomingMessage, res: ServerResponse, raw: string) => {
+    const dest = DESTINATIONS.find((d) => req.url?.startsWith(`/${d}`)) ?? 'hook';
+    let body: unknown = {};
+    try {
+      body = JSON.parse(raw);
+    } catch {}
+    const counts = received.get(dest) as Map<string, number>;
+    for (const id of idsOf(dest, body)) counts.set(id, (counts.get(id) ?? 0) + 1);
+    const reply =
+      dest === 'meta'
+        ? { events_received: 1, fbtrace_id: 'chaos' }
+        : dest === 'tiktok'
+          ? { code: 0, message: 'OK' }
+          : { ok: true };
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(reply));
+  };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks).toString('utf8');
+      // A frozen process answers nothing until it runs again; then it handles what queued up.
+      if (frozen) held.push(() => answer(req, res, raw));
+      else answer(req, res, raw);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    received,
+    freeze: () => {
+      frozen = true;
+    },
+    thaw: () => {
+      frozen = false;
+      for (const h of held.splice(0)) h();
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** `eventbus start` as a user runs it; resolves once every service is ready, with their pids. */
+async function startEnvironment(
+  settingsFile: string,
+  dataDir: string,
+  ports: Record<string, number>,
+): Promise<{ child: ChildProcess; pids: Map<string, number> }> {
+  const args = [join(REPO, 'cli', 'main.ts'), 'start', '--env', settingsFile, '--data-dir', dataDir];
+  for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
+  const child = spawn(process.execPath, args, {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, EVENTBUS_TICK_SECONDS: '10' },
+  });
+  let output = '';
+  child.stdout?.on('data', (b: Buffer) => {
+    output += b.toString();
+  });
+  child.stderr?.on('data', (b: Buffer) => {
+    output += b.toString();
+  });
+  const deadline = Date.now() + 120_000;
+  while (!/development token/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`eventbus start failed:\n${output}`);
+    await sleep(200);
+  }
+  const pids = new Map<string, number>();
+  for (const m of output.matchAll(/^(\w+) ready on \S+ \(pid (\d+)\)/gm))
+    pids.set(m[1] as string, Number(m[2]));
+  if (child.pid) pids.set('supervisor', child.pid);
+  return { child, pids };
+}
+
+export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<ChaosReport> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const started = Date.now();
+  const dataDir = mkdtempSync(join(tmpdir(), 'eventbus-chaos-'));
+  const receiver = await startCountingReceiver();
+  const ports: Record<string, number> = {};
+  for (const name of [
+    'pubsub',
+    'bigquery',
+    'storage',
+    'gateway',
+    'store',
+    'forward',
+    'schedule',
+    'receiver',
+    'studio',
+  ])
+    ports[name] = await freePort();
+  const settingsFile = join(dataDir, 'chaos.yaml');
+  const retry = '{ minimum_backoff: 1s, maximum_backoff: 60s, max_attempts: 16 }';
+  writeFileSync(
+    settingsFile,
+    `name: chaos
+project: local-project
+region: europe-west1
+dataset: events
+location: EU
+unknown_events: store
+retry: ${retry}
+destinations:
+  - { id: hook, type: webhook, base_url: "${receiver.url}/hook", secrets: { signing_key: WEBHOOK_SIGNING_KEY }, retry: ${retry}, timeout_ms: 5000 }
+  - { id: meta, type: meta_capi, base_url: "${receiver.url}/meta", config: { pixel_id: "123456789012345", action_source: website }, secrets: { access_token: META_ACCESS_TOKEN }, retry: ${retry}, timeout_ms: 5000 }
+  - { id: tiktok, type: tiktok_events, base_url: "${receiver.url}/tiktok", config: { pixel_code: CLOCAL0123456789AB }, secrets: { access_token: TIKTOK_ACCESS_TOKEN }, retry: ${retry}, timeout_ms: 5000 }
+`,
+  );
+  let env = await startEnvironment(settingsFile, dataDir, ports);
+  let restarts = 0;
+  const token = () => readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+  const gateway = `http://127.0.0.1:${ports['gateway']}`;
+
+  // The producer: a steady rate, each event retried with the same body until acknowledged.
+  const acknowledged = new Set<string>();
+  const t0 = Date.now();
+  const base = new Date(t0 - 60_000).toISOString();
+  const send = async (i: number) => {
+    const id = `chaos-${t0.toString(36)}-${i}`;
+    const body = JSON.stringify({
+      event_name: 'view_content',
+      event_id: id,
+      event_time: base,
+      content_name: 'Shoe',
+      content_type: 'product',
+      content_id: `SKU${i % 97}`,
+      user_id: `u${i % 300}`,
+      user: { email: `buyer${i % 300}@example.com` },
+      page: { url: `https://shop.example/p/${i % 97}` },
+      device: { user_agent: 'Mozilla/5.0 (chaos)' },
+      consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
+    });
+    for (let attempt = 0; attempt < 600; attempt++) {
+      try {
+        const res = await fetch(`${gateway}/v1/topics/view_content`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${token()}`, 'content-type': 'application/json' },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
+        if (res.status === 200) {
+          acknowledged.add(id);
+          return;
+        }
+        await res.text();
+      } catch {}
+      await sleep(500);
+    }
+    log(`gave up on ${id}`);
+  };
+  const load = (async () => {
+    const inflight: Promise<void>[] = [];
+    for (let i = 0; i < options.events; i++) {
+      inflight.push(send(i));
+      const due = t0 + ((i + 1) * 1000) / options.rate;
+      if (due > Date.now()) await sleep(due - Date.now());
+    }
+    await Promise.all(inflight);
+  })();
+
+  // The destinations freeze a third of the way into the load: every request held unanswered
+  // (forward's calls time out and are retried), then answered late when they run again.
+  const loadSeconds = options.events / options.rate;
+  const freezer = (async () => {
+    if (options.freezeSeconds <= 0) return;
+    await sleep((loadSeconds * 1000) / 3);
+    log(`destinations frozen for ${options.freezeSeconds} s`);
+    receiver.freeze();
+    await sleep(options.freezeSeconds * 1000);
+    receiver.thaw();
+    log('destinations answer again');
+  })();
+
+  // The operator: one kill -9 at a time, spread over the load, each followed by a restart.
+  for (const name of options.kills) {
+    await sleep((loadSeconds * 1000) / (options.kills.length + 1));
+    const pid = env.pids.get(name);
+    if (!pid) {
+      log(`no pid for ${name}; skipped`);
+      continue;
+    }
+    log(`kill -9 ${name} (pid ${pid})`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {}
+    // The supervisor stops the rest when a child dies; a killed supervisor's guardian does.
+    await new Promise((r) => (env.child.exitCode !== null ? r(null) : env.child.once('exit', r)));
+    await sleep(1000);
+    env = await startEnvironment(settingsFile, dataDir, ports);
+    restarts++;
+    log(`restarted (${restarts})`);
+  }
+  await load;
+  log(`load done: ${acknowledged.size} of ${options.events} acknowledged`);
+  await freezer;
+
+  const bigquery = new BigQuery({
+    projectId: 'local-project',
+    apiEndpoint: `http://127.0.0.1:${ports['bigquery']}`,
+  });
+  const q = async <T>(sql: string, params: Record<string, unknown> = {}) =>
+    (await bigquery.query({ query: sql, params }))[0] as T[];
+  const prefix = `chaos-${t0.toString(36)}-`;
+  // Quiet: the counts stop moving for 20 s.
+  let last = '';
+  let stableSince = Date.now();
+  const deadline = Date.now() + options.quietTimeoutSeconds * 1000;
+  while (Date.now() < deadline) {
+    const [s] = await q<{ stored: number; rows: number }>(
+      `SELECT (SELECT COUNT(*) FROM events.events_dedup WHERE STARTS_WITH(event_id, @p)) AS stored,
+              (SELECT COUNT(*) FROM events.deliveries WHERE STARTS_WITH(event_id, @p)) AS rows`,
+      { p: prefix },
+    ).catch(() => [{ stored: -1, rows: -1 }]);
+    const now = JSON.stringify(s);
+    if (now !== last) {
+      last = now;
+      stableSince = Date.now();
+    } else if (Date.now() - stableSince > 20_000) break;
+    await sleep(2000);
+  }
+
+  const [storedRow] = await q<{ n: number }>(
+    'SELECT COUNT(DISTINCT event_id) AS n FROM events.events_dedup WHERE event_id IN UNNEST(@ids)',
+    { ids: [...acknowledged] },
+  );
+  const stored = Number(storedRow?.n ?? 0);
+  const pubsub = emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`);
+  const destinations: DestinationReport[] = [];
+  for (const d of DESTINATIONS) {
+    const ledger = await q<{ event_id: string; status: string }>(
+      `SELECT DISTINCT event_id, status FROM events.deliveries WHERE destination = @d AND STARTS_WITH(event_id, @p)`,
+      { d, p: prefix },
+    );
+    const delivered = new Set(ledger.filter((r) => r.status === 'delivered').map((r) => r.event_id));
+    const deadLettered = new Set(ledger.filter((r) => r.status === 'dead_lettered').map((r) => r.event_id));
+    const recorded = new Set(ledger.filter((r) => r.status !== 'skipped').map((r) => r.event_id));
+    // Dead letters waiting in the backlog: peeked (pulled and handed straight back).
+    const backlog = backlogSubscriptionName(deadLetterTopicName(forwardSubscriptionName(d)));
+    let orphans = 0;
+    const sub = pubsub.subscription(backlog);
+    const seen = await new Promise<string[]>((resolvePeek) => {
+      const ids: string[] = [];
+      const onMessage = (m: { attributes: Record<string, string>; data: Buffer; nack(): void }) => {
+        const id =
+          m.attributes['event_id'] ?? (JSON.parse(m.data.toString()) as { event_id?: string }).event_id;
+        if (id?.startsWith(prefix)) ids.push(id);
+        m.nack();
+      };
+      sub.on('message', onMessage);
+      setTimeout(() => {
+        sub.removeListener('message', onMessage);
+        void sub.close().then(() => resolvePeek(ids));
+      }, 3000);
+    });
+    for (const id of new Set(seen)) if (!deadLettered.has(id)) orphans++;
+    const counts = receiver.received.get(d) as Map<string, number>;
+    let withoutRow = 0;
+    let duplicates = 0;
+    for (const [id, n] of counts) {
+      if (!id.startsWith(prefix)) continue;
+      if (!recorded.has(id)) withoutRow++;
+      if (n > 1) duplicates += n - 1;
+    }
+    destinations.push({
+      destination: d,
+      acknowledged: acknowledged.size,
+      stored,
+      delivered: delivered.size,
+      deadLettered: deadLettered.size,
+      backlogWithoutLedgerRow: orphans,
+      deliveredWithoutLedgerRow: withoutRow,
+      duplicatesReceived: duplicates,
+      received: [...counts.keys()].filter((id) => id.startsWith(prefix)).length,
+    });
+  }
+  await pubsub.close();
+  env.child.kill('SIGINT');
+  await new Promise((r) => (env.child.exitCode !== null ? r(null) : env.child.once('exit', r)));
+  await receiver.close();
+  rmSync(dataDir, { recursive: true, force: true });
+  return {
+    acknowledged: acknowledged.size,
+    missing: acknowledged.size - stored,
+    destinations,
+    restarts,
+    seconds: Math.round((Date.now() - started) / 1000),
+  };
+}
+
+/** The report as a table, one row per destination. */
+export function formatChaos(r: ChaosReport): string {
+  const head = [
+    'destination',
+    'acknowledged',
+    'stored',
+    'delivered',
+    'dead_lettered',
+    'backlog w/o ledger row',
+    'delivered w/o ledger row',
+    'duplicates received',
+  ];
+  const rows = r.destinations.map((d) => [
+    d.destination,
+    d.acknowledged,
+    d.stored,
+    d.delivered,
+    d.deadLettered,
+    d.backlogWithoutLedgerRow,
+    d.deliveredWithoutLedgerRow,
+    `${d.duplicatesReceived} (${((d.duplicatesReceived / Math.max(1, d.delivered)) * 100).toFixed(2)}%)`,
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
+  const line = (cells: readonly unknown[]) =>
+    cells.map((c, i) => String(c).padEnd(widths[i] as number)).join('  ');
+  return [
+    `${r.acknowledged} acknowledged, ${r.missing} missing from events_dedup, ${r.restarts} kill -9 and restarts, ${r.seconds} s`,
+    line(head),
+    ...rows.map(line),
+  ].join('\n');
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    options: {
+      events: { type: 'string' },
+      rate: { type: 'string' },
+      freeze: { type: 'string' },
+      kills: { type: 'string' },
+    },
+  });
+  const report = await runChaos({
+    ...DEFAULT_CHAOS,
+    ...(values.events ? { events: Number(values.events) } : {}),
+    ...(values.rate ? { rate: Number(values.rate) } : {}),
+    ...(values.freeze ? { freezeSeconds: Number(values.freeze) } : {}),
+    ...(values.kills ? { kills: values.kills.split(',') } : {}),
+  });
+  console.log(formatChaos(report));
+  const bad =
+    report.missing > 0 ||
+    report.destinations.some((d) => d.backlogWithoutLedgerRow > 0 || d.deliveredWithoutLedgerRow > 0);
+  process.exitCode = bad ? 1 : 0;
+}
