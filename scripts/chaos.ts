@@ -290,21 +290,28 @@ destinations:
   const q = async <T>(sql: string, params: Record<string, unknown> = {}) =>
     (await bigquery.query({ query: sql, params }))[0] as T[];
   const prefix = `chaos-${t0.toString(36)}-`;
-  // Quiet: the counts stop moving for 20 s.
+  // Quiet: every acknowledged event has a final ledger row (delivered, dead-lettered, rejected
+  // or skipped) for every destination, or nothing has moved for longer than the largest retry
+  // backoff (60 s) could explain.
   let last = '';
   let stableSince = Date.now();
   const deadline = Date.now() + options.quietTimeoutSeconds * 1000;
   while (Date.now() < deadline) {
-    const [s] = await q<{ stored: number; rows: number }>(
-      `SELECT (SELECT COUNT(*) FROM events.events_dedup WHERE STARTS_WITH(event_id, @p)) AS stored,
-              (SELECT COUNT(*) FROM events.deliveries WHERE STARTS_WITH(event_id, @p)) AS rows`,
+    const settled = await q<{ destination: string; n: number }>(
+      `SELECT destination, COUNT(DISTINCT event_id) AS n FROM events.deliveries
+       WHERE STARTS_WITH(event_id, @p) AND status IN ('delivered', 'dead_lettered', 'rejected', 'skipped')
+       GROUP BY destination`,
       { p: prefix },
-    ).catch(() => [{ stored: -1, rows: -1 }]);
-    const now = JSON.stringify(s);
+    ).catch(() => []);
+    if (
+      DESTINATIONS.every((d) => Number(settled.find((s) => s.destination === d)?.n ?? 0) >= acknowledged.size)
+    )
+      break;
+    const now = JSON.stringify(settled);
     if (now !== last) {
       last = now;
       stableSince = Date.now();
-    } else if (Date.now() - stableSince > 20_000) break;
+    } else if (Date.now() - stableSince > 90_000) break;
     await sleep(2000);
   }
 

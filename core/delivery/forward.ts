@@ -8,6 +8,7 @@
  */
 import type { Destination } from '../../schemas/settings.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
+import type { Breaker } from './breaker.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
 
@@ -31,6 +32,8 @@ export interface ForwardDeps {
    * than a lost delivery). Absent: never asked.
    */
   readonly alreadyDelivered?: (eventId: string, destination: string) => Promise<boolean>;
+  /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
+  readonly breaker?: Breaker;
 }
 
 export interface ForwardResult {
@@ -123,13 +126,28 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
     };
     const networkError = (err: unknown): ForwardResult =>
       interpret({ kind: 'network_error', message: (err as Error).message });
+    const breaker = deps.breaker;
+    if (breaker && !breaker.allow(destination.id, deps.now().getTime()))
+      return retry(
+        `held back: ${destination.id} did not answer its last ${breaker.failures(destination.id)} calls (one probe every 10 s until it does)`,
+      );
     let sent: Promise<InboundResponse>;
     try {
       sent = deps.send(prepared.request, destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
     } catch (err) {
       return networkError(err);
     }
-    return sent.then(interpret, networkError);
+    if (!breaker) return sent.then(interpret, networkError);
+    return sent.then(
+      (response) => {
+        breaker.record(destination.id, response.kind === 'response', deps.now().getTime());
+        return interpret(response);
+      },
+      (err: unknown) => {
+        breaker.record(destination.id, false, deps.now().getTime());
+        return networkError(err);
+      },
+    );
   };
 
   const send = (): ForwardResult | Promise<ForwardResult> => {

@@ -7,6 +7,7 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import type { Sender } from '../../adapters/http-sender.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
+import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
@@ -35,6 +36,8 @@ export function createForwardHandler(
   services: () => ForwardServices | Promise<ForwardServices>,
 ): (req: Request, res: Response) => Promise<void> | undefined {
   const destinations = config.settings.destinations ?? [];
+  // One breaker per instance: a destination that stops answering gets probes, not every retry.
+  const breaker = new Breaker();
   // The core's dependencies, built once per services object rather than once per push.
   let depsFor: ForwardServices | undefined;
   let deps: ForwardDeps | undefined;
@@ -51,6 +54,7 @@ export function createForwardHandler(
       },
       send: s.send,
       now: s.now ?? (() => new Date()),
+      breaker,
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
     };
     return deps;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Breaker, FAILURES_TO_OPEN, PROBE_EVERY_MS } from '../../core/delivery/breaker.ts';
 import { createFanOut } from '../../core/delivery/fan-out.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
@@ -340,5 +341,45 @@ describe('fan-out after storage', () => {
       writeLedger: async () => {},
     });
     await assert.rejects(fan([stored]), /pubsub down/);
+  });
+});
+
+describe('forward core: a destination that stops answering gets probes, not every retry', () => {
+  it('holds calls back after 5 unanswered ones, probes every 10 s, and closes on the first answer', async () => {
+    let clock = now.getTime();
+    let answering = false;
+    const { d, sent } = deps(() =>
+      answering ? ok(200) : { kind: 'network_error', message: 'timeout after 5000 ms' },
+    );
+    const breaker = new Breaker();
+    const withBreaker: ForwardDeps = { ...d, breaker, now: () => new Date(clock) };
+    const attempt = () => forwardPush(pushOf(stored, 2), withBreaker);
+    for (let i = 0; i < FAILURES_TO_OPEN; i++) assert.equal((await attempt()).ack, false);
+    assert.equal(sent.length, FAILURES_TO_OPEN);
+    // Open: answered "retry" at once, with a failed row that says why, and nothing sent.
+    const held = await attempt();
+    assert.equal(held.ack, false);
+    assert.equal(held.entries[0]?.row.status, 'failed');
+    assert.match(held.entries[0]?.row.reason ?? '', /held back: hook did not answer its last 5 calls/);
+    assert.equal(sent.length, FAILURES_TO_OPEN);
+    // One probe once 10 s have passed; it fails, so the next call is held again.
+    clock += PROBE_EVERY_MS;
+    await attempt();
+    assert.equal(sent.length, FAILURES_TO_OPEN + 1);
+    await attempt();
+    assert.equal(sent.length, FAILURES_TO_OPEN + 1);
+    // The destination answers again: the next probe closes the breaker and calls flow.
+    answering = true;
+    clock += PROBE_EVERY_MS;
+    assert.equal((await attempt()).ack, true);
+    assert.equal((await attempt()).ack, true);
+    assert.equal(sent.length, FAILURES_TO_OPEN + 3);
+  });
+
+  it('counts an error status as an answer: a destination that answers 500 is not held back', async () => {
+    const breaker = new Breaker();
+    const { d, sent } = deps(ok(500));
+    for (let i = 0; i < FAILURES_TO_OPEN + 2; i++) await forwardPush(pushOf(stored, 2), { ...d, breaker });
+    assert.equal(sent.length, FAILURES_TO_OPEN + 2);
   });
 });

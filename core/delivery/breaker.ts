@@ -1,0 +1,48 @@
+/**
+ * A circuit breaker per destination (docs/delivery.md, "A destination that stops answering"):
+ * after FAILURES_TO_OPEN calls in a row that got no answer (timeouts, refused connections), calls
+ * to that destination are answered "retry" at once, without sending, except one probe every
+ * PROBE_EVERY_MS; the first answer closes it again. A destination that hangs then receives one
+ * probe at a time instead of every retry of every event — each of which it would answer late,
+ * as a duplicate. Pub/Sub's backoff and attempts are unchanged: a held-back call is a failed
+ * attempt with its ledger row. Per function instance, in memory. Pure (the clock is passed in).
+ */
+
+export const FAILURES_TO_OPEN = 5;
+export const PROBE_EVERY_MS = 10_000;
+
+interface State {
+  failures: number;
+  /** While open: when the next probe may go. */
+  nextProbeAt: number;
+}
+
+export class Breaker {
+  private readonly states = new Map<string, State>();
+
+  /** Whether a call may be sent now (closed, or the next probe of an open breaker). */
+  allow(destination: string, now: number): boolean {
+    const s = this.states.get(destination);
+    if (!s || s.failures < FAILURES_TO_OPEN) return true;
+    if (now < s.nextProbeAt) return false;
+    s.nextProbeAt = now + PROBE_EVERY_MS;
+    return true;
+  }
+
+  /** The outcome of a sent call: `answered` is any HTTP answer, even an error status. */
+  record(destination: string, answered: boolean, now: number): void {
+    if (answered) {
+      this.states.delete(destination);
+      return;
+    }
+    const s = this.states.get(destination) ?? { failures: 0, nextProbeAt: 0 };
+    s.failures++;
+    if (s.failures === FAILURES_TO_OPEN) s.nextProbeAt = now + PROBE_EVERY_MS;
+    this.states.set(destination, s);
+  }
+
+  /** Calls in a row without an answer (for the reason of a held-back attempt). */
+  failures(destination: string): number {
+    return this.states.get(destination)?.failures ?? 0;
+  }
+}
