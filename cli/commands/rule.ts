@@ -7,8 +7,11 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import { normalizeEvent, normalizeOptions, type StoredEvent } from '../../core/event.ts';
 import {
+  eventTrigger,
+  type Firing,
   mapFields,
   matchEventRules,
   onceMarkerPath,
@@ -16,10 +19,19 @@ import {
   type RuleVersion,
   renderTemplate,
 } from '../../core/rules.ts';
+import { durationMs } from '../../core/schedule.ts';
+import { TABLES } from '../../core/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { DATA_DIR_OPTION, readEnvironment } from '../environment.ts';
+import {
+  DATA_DIR_OPTION,
+  loadEnvironment,
+  projectOf,
+  readEnvironment,
+  warehouseClient,
+} from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
+import { registerHistory } from './history-table.ts';
 import { studioCall } from './resources.ts';
 
 /** The events of a file: a JSON object, a JSON array, or one JSON object per line. */
@@ -43,6 +55,45 @@ export function readEvents(text: string): unknown[] {
   }
 }
 
+/** The once-per markers a run over events in order would claim, as the actions function would. */
+function onceClaims() {
+  const claimed = new Set<string>();
+  return (firing: Firing): boolean => {
+    const marker = onceMarkerPath(firing);
+    if (claimed.has(marker)) return false;
+    claimed.add(marker);
+    return true;
+  };
+}
+
+export interface SinceSummary {
+  readonly events: number;
+  readonly fired: number;
+  readonly skippedOnce: number;
+  /** Firings per once-per key (or per event when the rule has none), most first. */
+  readonly byKey: readonly (readonly [string, number])[];
+}
+
+/** What the rule would have done over stored events, in event-time order. Pure. */
+export function sinceSummary(rule: RuleVersion, events: readonly StoredEvent[]): SinceSummary {
+  const claim = onceClaims();
+  let fired = 0;
+  let skippedOnce = 0;
+  const byKey = new Map<string, number>();
+  for (const event of events) {
+    const [firing] = matchEventRules([rule], event);
+    if (!firing) continue;
+    if (rule.spec.once_per && !claim(firing)) {
+      skippedOnce++;
+      continue;
+    }
+    fired++;
+    const key = firing.key ?? event.event_id;
+    byKey.set(key, (byKey.get(key) ?? 0) + 1);
+  }
+  return { events: events.length, fired, skippedOnce, byKey: [...byKey].sort((a, b) => b[1] - a[1]) };
+}
+
 /** What the rule would do with each event, as lines of text. Pure. */
 export function ruleTestReport(
   rule: RuleVersion,
@@ -50,7 +101,7 @@ export function ruleTestReport(
   settings: Readonly<Settings>,
 ): string[] {
   const options = normalizeOptions(settings);
-  const claimed = new Set<string>();
+  const claim = onceClaims();
   const lines: string[] = [];
   let fired = 0;
   events.forEach((raw, i) => {
@@ -68,15 +119,11 @@ export function ruleTestReport(
       lines.push(`${label}: does not fire`);
       return;
     }
-    if (rule.spec.once_per) {
-      const marker = onceMarkerPath(firing);
-      if (claimed.has(marker)) {
-        lines.push(
-          `${label}: skipped: already fired for ${rule.spec.once_per.key} ${firing.key} in ${firing.slot}`,
-        );
-        return;
-      }
-      claimed.add(marker);
+    if (rule.spec.once_per && !claim(firing)) {
+      lines.push(
+        `${label}: skipped: already fired for ${rule.spec.once_per.key} ${firing.key} in ${firing.slot}`,
+      );
+      return;
     }
     fired++;
     lines.push(
@@ -103,34 +150,72 @@ export function ruleTestReport(
   return lines;
 }
 
+const MAX_SINCE_EVENTS = 100_000;
+
 export function register(program: Command): void {
-  const rule = program.command('rule').description('Rules (experimental): test a rule against events');
+  const rule = program.command('rule').description('Rules (experimental): test a rule, list its firings');
   rule
     .command('test')
     .description('Show whether events would fire a rule and what its actions would send (sends nothing)')
     .argument('<name>', 'the rule')
-    .requiredOption('--event <file>', 'events as a producer posts them: a JSON object, an array, or NDJSON')
+    .option('--event <file>', 'events as a producer posts them: a JSON object, an array, or NDJSON')
+    .option('--since <duration>', 'stored events of the last 30m, 24h, 7d… (events_dedup) instead of a file')
     .option('--env <name>', 'settings (environments/<name>.yaml or a path)', 'local')
     .option(...DATA_DIR_OPTION)
-    .action(async (name: string, o: { event: string; env: string; dataDir?: string }, cmd: Command) => {
-      let text: string;
-      try {
-        text = readFileSync(o.event, 'utf8');
-      } catch {
-        throw new CliError(`cannot read ${o.event}`);
-      }
-      const doc = (await studioCall(o, 'GET', `/v1/admin/resources/Rule/${encodeURIComponent(name)}`)) as {
-        name: string;
-        version: string;
-        spec: RuleSpec;
-      };
-      const { settings } = await readEnvironment(o.env);
-      const out = writerOf(cmd);
-      for (const line of ruleTestReport(
-        { name: doc.name, version: doc.version, spec: doc.spec },
-        readEvents(text),
-        settings,
-      ))
-        out(`${line}\n`);
-    });
+    .action(
+      async (
+        name: string,
+        o: { event?: string; since?: string; env: string; dataDir?: string },
+        cmd: Command,
+      ) => {
+        if ((o.event === undefined) === (o.since === undefined))
+          throw new CliError('give either --event <file> or --since <duration>');
+        const doc = (await studioCall(o, 'GET', `/v1/admin/resources/Rule/${encodeURIComponent(name)}`)) as {
+          name: string;
+          version: string;
+          spec: RuleSpec;
+        };
+        const version: RuleVersion = { name: doc.name, version: doc.version, spec: doc.spec };
+        const out = writerOf(cmd);
+        if (o.event !== undefined) {
+          let text: string;
+          try {
+            text = readFileSync(o.event, 'utf8');
+          } catch {
+            throw new CliError(`cannot read ${o.event}`);
+          }
+          const { settings } = await readEnvironment(o.env);
+          for (const line of ruleTestReport(version, readEvents(text), settings)) out(`${line}\n`);
+          return;
+        }
+        const ms = durationMs(o.since ?? '');
+        if (ms === undefined) throw new CliError('--since takes a duration such as 30m, 24h or 7d');
+        const trigger = eventTrigger(version.spec);
+        if (!trigger) throw new CliError(`${name} is a scheduled rule: --since tests event rules`);
+        const { plan } = await loadEnvironment(o.env);
+        const bigquery = await warehouseClient(plan, process.env, o.dataDir);
+        const to = new Date();
+        const from = new Date(to.getTime() - ms);
+        const names = trigger.names;
+        const [rows] = await bigquery.query({
+          query: `${sliceQuery(projectOf(plan, process.env), plan.dataset, names ? 'event_name IN UNNEST(@names)' : undefined)} LIMIT ${MAX_SINCE_EVENTS + 1}`,
+          params: { from, to, ...(names ? { names } : {}) },
+          useLegacySql: false,
+        });
+        const events = (rows as Record<string, unknown>[]).slice(0, MAX_SINCE_EVENTS).map(storedEventFromRow);
+        const s = sinceSummary(version, events);
+        out(
+          `${name} ${version.version} over ${s.events} stored event(s) since ${from.toISOString()}: would fire ${s.fired} time(s)${version.spec.once_per ? `, ${s.skippedOnce} skipped by once_per` : ''}; nothing was sent\n`,
+        );
+        if (rows.length > MAX_SINCE_EVENTS) out(`(only the first ${MAX_SINCE_EVENTS} events were read)\n`);
+        for (const [key, n] of s.byKey.slice(0, 20)) out(`  ${key}\t${n}\n`);
+      },
+    );
+  registerHistory(rule, {
+    description: "List a rule's firings and their outcomes (action_runs), newest first",
+    what: 'the rule',
+    defaultLimit: 50,
+    query: (plan) => `SELECT recorded_at, version, event_id, once_key, action, status, attempt, reason
+FROM \`${plan.dataset}.${TABLES.actionRuns}\` WHERE rule = @name ORDER BY recorded_at DESC LIMIT @limit`,
+  });
 }

@@ -4,12 +4,12 @@
  * scheduled one, chunk by chunk), and list a sync's finished runs from `eventbus_ops.sync_runs`.
  */
 import type { Command } from 'commander';
-import { plainValue } from '../../adapters/user-sql.ts';
 import { RUNS_TOPIC } from '../../core/plan.ts';
 import { type RunMessage, runKey } from '../../core/scheduler.ts';
 import { OPS_TABLES } from '../../core/warehouse.ts';
-import { DATA_DIR_OPTION, loadEnvironment, pubsubClient, warehouseClient } from '../environment.ts';
-import { formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
+import { DATA_DIR_OPTION, loadEnvironment, pubsubClient } from '../environment.ts';
+import { writerOf } from '../output.ts';
+import { registerHistory } from './history-table.ts';
 import { studioCall } from './resources.ts';
 
 export function register(program: Command): void {
@@ -36,34 +36,13 @@ export function register(program: Command): void {
       }
       writerOf(cmd)(`started ${runKey(message)}; see it with: eventbus sync runs ${name}\n`);
     });
-  sync
-    .command('runs')
-    .description("List a sync's finished runs, newest first")
-    .argument('<name>', 'the sync')
-    .option('--env <name>', 'settings (environments/<name>.yaml or a path)', 'local')
-    .option('--limit <n>', 'how many', '20')
-    .addOption(formatOption())
-    .option(...DATA_DIR_OPTION)
-    .action(
-      async (
-        name: string,
-        o: { env: string; limit: string; format: OutputFormat; dataDir?: string },
-        cmd: Command,
-      ) => {
-        const { plan } = await loadEnvironment(o.env);
-        const bigquery = await warehouseClient(plan, process.env, o.dataDir);
-        const [rows] = await bigquery.query({
-          query: `SELECT run_id, trigger, status, rows_planned, rows_sent, rows_removed, chunks, started_at, finished_at
+  registerHistory(sync, {
+    description: "List a sync's finished runs, newest first",
+    what: 'the sync',
+    defaultLimit: 20,
+    query: (
+      plan,
+    ) => `SELECT run_id, trigger, status, rows_planned, rows_sent, rows_removed, chunks, started_at, finished_at
 FROM \`${plan.ops.dataset}.${OPS_TABLES.syncRuns}\` WHERE sync = @name ORDER BY finished_at DESC LIMIT @limit`,
-          params: { name, limit: Math.max(1, Math.min(1000, Number(o.limit) || 20)) },
-          useLegacySql: false,
-        });
-        writerOf(cmd)(
-          renderRows(
-            (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>),
-            o.format,
-          ),
-        );
-      },
-    );
+  });
 }

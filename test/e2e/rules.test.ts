@@ -11,6 +11,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
+import { run as cli } from '../../cli/main.ts';
 import { REPO, startLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
@@ -60,11 +61,13 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
   const ports: Record<string, number> = {};
   let bigquery: BigQuery;
 
+  let settingsFile = '';
   before(async () => {
     const local = await startLocalCli({
       prefix: 'eventbus-rules-',
       settings: (dir) => {
         const file = join(dir, 'rules.yaml');
+        settingsFile = file;
         writeFileSync(
           file,
           `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${RULES_SETTINGS}`,
@@ -252,6 +255,36 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
         [`ben-${run}`, 800],
       ],
     );
+  });
+
+  it('`rule test --since` agrees with what the rule did over the same stored events; `rule runs` lists it', async () => {
+    const eventbus = async (...argv: string[]) => {
+      let out = '';
+      let err = '';
+      const code = await cli([...argv, '--env', settingsFile, '--data-dir', dataDir], {
+        out: (t) => (out += t),
+        err: (t) => (err += t),
+      });
+      assert.equal(code, 0, err);
+      return out;
+    };
+    const test = await eventbus('rule', 'test', 'high-value-purchase', '--since', '1h');
+    const m =
+      /over (\d+) stored event\(s\) since .*: would fire (\d+) time\(s\), (\d+) skipped by once_per; nothing was sent/.exec(
+        test,
+      );
+    assert.ok(m, test);
+    const [did] = await query<{ fired: number; skipped: number }>(
+      `SELECT COUNT(DISTINCT IF(status = 'sent', event_id, NULL)) AS fired,
+              COUNT(DISTINCT IF(status = 'skipped_once', event_id, NULL)) AS skipped
+       FROM events.action_runs WHERE rule = 'high-value-purchase'`,
+    );
+    assert.deepEqual([Number(m[2]), Number(m[3])], [Number(did?.fired), Number(did?.skipped)], test);
+    assert.deepEqual([Number(m[2]), Number(m[3])], [2, 1]);
+    const runs = JSON.parse(await eventbus('rule', 'runs', 'high-value-purchase', '--format', 'json')) as {
+      status: string;
+    }[];
+    assert.deepEqual(runs.map((r) => r.status).sort(), ['sent', 'sent', 'sent', 'sent', 'skipped_once']);
   });
 
   it('runs a scheduled rule’s query on its slot and fires once per abandoned cart', async () => {
