@@ -195,6 +195,15 @@ export interface Snapshot {
   readonly stale: boolean;
 }
 
+/** A snapshot's current versions with their specs typed as the kind's (checked when applied). */
+export function currentSpecs<S>(s: Snapshot): { name: string; version: string; spec: S }[] {
+  return [...s.resources.values()].map((r) => ({
+    name: r.name,
+    version: r.version,
+    spec: r.spec as unknown as S,
+  }));
+}
+
 export class RegistryReader {
   private readonly client: RegistryClient;
   private readonly maxAgeMs: number;

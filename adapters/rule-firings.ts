@@ -9,7 +9,7 @@ import type { Firing } from '../core/rules.ts';
 import { candidates, eventTrigger, indexRules, matchEventRules, type RuleIndex } from '../core/rules.ts';
 import type { AfterStored } from '../core/store.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
-import type { Snapshot } from './registry.ts';
+import { currentSpecs, type Snapshot } from './registry.ts';
 
 export interface RuleFiringDeps {
   /** The Rule kind's current snapshot (RegistryReader.current('Rule')). */
@@ -29,9 +29,9 @@ export function createRuleFirings(deps: RuleFiringDeps): AfterStored {
   let cached: { generation: number; rules: RuleIndex; count: number } | undefined;
   const rulesOf = (s: Snapshot): { rules: RuleIndex; count: number } => {
     if (cached && cached.generation === s.generation) return cached;
-    const rules = [...s.resources.values()]
-      .map((r) => ({ name: r.name, version: r.version, spec: r.spec as unknown as RuleSpec }))
-      .filter((r) => r.spec.enabled !== false && eventTrigger(r.spec) !== undefined);
+    const rules = currentSpecs<RuleSpec>(s).filter(
+      (r) => r.spec.enabled !== false && eventTrigger(r.spec) !== undefined,
+    );
     cached = { generation: s.generation, rules: indexRules(rules), count: rules.length };
     return cached;
   };

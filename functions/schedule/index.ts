@@ -42,8 +42,12 @@ const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;
 
 /** The actions' dependencies (rules, experimental): registry, once markers, secrets, HTTP, action_runs. */
-function actionDeps(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): ActionDeps {
-  const registry = new RegistryClient(bucket);
+function actionDeps(
+  bucket: Bucket,
+  registry: RegistryClient,
+  pubsub: PubSub,
+  bigquery: BigQuery,
+): ActionDeps {
   const versions = new Map<string, Promise<RuleVersion>>();
   const insert = ledgerInsertAll(bigquery, config.plan.dataset);
   return {
@@ -96,8 +100,7 @@ function actionDeps(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): ActionD
 }
 
 /** Scheduled rules: their queries run as people's SQL (a single SELECT, under the bytes cap). */
-function scheduledRules(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): Job {
-  const reader = new RegistryReader(new RegistryClient(bucket));
+function scheduledRules(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery): Job {
   const actions = createDeliveriesPublisher(pubsub, ACTIONS_TOPIC);
   const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
   return scheduledRulesJob({
@@ -121,8 +124,7 @@ function scheduledRules(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery): Job
 }
 
 /** Syncs (reverse ETL): their SQL runs under the bytes cap, their state lives in the ops dataset. */
-function syncs(bucket: Bucket, pubsub: PubSub, bigquery: BigQuery, storage: Storage): Job {
-  const reader = new RegistryReader(new RegistryClient(bucket));
+function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, storage: Storage): Job {
   const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
   const defaults = { useLegacySql: false, defaultDataset: { datasetId: config.plan.dataset } };
   const insert = ledgerInsertAll(bigquery, config.plan.ops.dataset);
@@ -181,11 +183,16 @@ async function loadDeps(): Promise<ScheduleDeps> {
   const pubsub = new PubSub({ projectId: config.project });
   const storage = new Storage({ projectId: config.project });
   const bucket = storage.bucket(registryBucketName(config.project, config.plan.environment));
+  // One registry client and one reader (a copy per kind) for every job of this instance.
+  const registry = new RegistryClient(bucket);
+  const reader = new RegistryReader(registry);
   const runs = createDeliveriesPublisher(pubsub, RUNS_TOPIC);
   const deliveries = createDeliveriesPublisher(pubsub, DELIVERIES_TOPIC);
   const source = loadOnce(() => pubSubPullSource(pubsub, config.project));
   return {
-    ...(config.settings.experimental?.rules ? { actions: actionDeps(bucket, pubsub, bigquery) } : {}),
+    ...(config.settings.experimental?.rules
+      ? { actions: actionDeps(bucket, registry, pubsub, bigquery) }
+      : {}),
     locks: new LockStore(bucket),
     // A lease outlives the function's timeout, so a chunk still running is never taken over.
     leaseMs: (timeoutSeconds + 60) * 1000,
@@ -199,8 +206,8 @@ async function loadDeps(): Promise<ScheduleDeps> {
     },
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
     jobs: [
-      ...(config.settings.experimental?.rules ? [scheduledRules(bucket, pubsub, bigquery)] : []),
-      syncs(bucket, pubsub, bigquery, storage),
+      ...(config.settings.experimental?.rules ? [scheduledRules(reader, pubsub, bigquery)] : []),
+      syncs(reader, pubsub, bigquery, storage),
       redriveJob({
         settings: config.settings,
         project: config.project,

@@ -4,7 +4,7 @@
  * topic, acted on exactly like an event rule's (once-per markers, retries, dead letters).
  */
 
-import type { Snapshot } from '../../adapters/registry.ts';
+import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
 import { firingMessage } from '../../adapters/rule-firings.ts';
 import { type RuleVersion, rowFirings } from '../../core/rules.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
@@ -24,9 +24,9 @@ export interface ScheduledRulesDeps {
 }
 
 function scheduledRules(s: Snapshot): RuleVersion[] {
-  return [...s.resources.values()]
-    .map((r) => ({ name: r.name, version: r.version, spec: r.spec as unknown as RuleSpec }))
-    .filter((r) => r.spec.enabled !== false && 'schedule' in (r.spec.trigger ?? {}));
+  return currentSpecs<RuleSpec>(s).filter(
+    (r) => r.spec.enabled !== false && 'schedule' in (r.spec.trigger ?? {}),
+  );
 }
 
 export function scheduledRulesJob(deps: ScheduledRulesDeps): Job {

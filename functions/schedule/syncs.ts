@@ -6,7 +6,7 @@
  * killed mid-way resumes at the first page not committed; a files destination creates each part
  * only if absent, so a page sent twice is one object.
  */
-import type { Snapshot } from '../../adapters/registry.ts';
+import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
 import {
   changesOf,
@@ -72,9 +72,9 @@ interface SyncCursor {
 }
 
 function enabledSyncs(s: Snapshot): SyncVersion[] {
-  return [...s.resources.values()]
-    .map((r) => ({ name: r.name, version: r.version, spec: r.spec as unknown as SyncSpec }))
-    .filter((x) => x.spec.enabled !== false && scheduleProblem(x.spec.schedule ?? {}) === undefined);
+  return currentSpecs<SyncSpec>(s).filter(
+    (x) => x.spec.enabled !== false && scheduleProblem(x.spec.schedule ?? {}) === undefined,
+  );
 }
 
 export function syncJob(deps: SyncJobDeps): Job {
