@@ -64,9 +64,15 @@ export class RegistryClient {
       const generation = known ?? Number((await file.getMetadata())[0].generation);
       return { index: await readJson<RegistryIndex>(file, generation), generation };
     } catch (err) {
-      // No index yet is an empty registry; no bucket is a registry that cannot be read.
-      if (statusOf(err) === 404 && (await this.bucket.exists())[0])
-        return { index: emptyIndex(kind), generation: 0 };
+      // No index yet is an empty registry; no bucket is a registry that cannot be read. A
+      // reader granted objects under one prefix only may not ask about the bucket (403): its
+      // 404 came from the bucket, so the bucket is there.
+      if (statusOf(err) !== 404) throw err;
+      const exists = await this.bucket.exists().then(
+        ([e]) => e,
+        (e: unknown) => (statusOf(e) === 403 ? true : Promise.reject(e)),
+      );
+      if (exists) return { index: emptyIndex(kind), generation: 0 };
       throw err;
     }
   }

@@ -5,6 +5,7 @@
  * replayed event is decided and fanned out exactly as a pushed one.
  */
 
+import type { DecisionOptions } from '../core/decision.ts';
 import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { DeliveryMessage } from '../core/delivery/message.ts';
 import type { RowWriter } from '../core/rows.ts';
@@ -20,6 +21,8 @@ export interface StoreFanOutDeps {
   readonly rows: RowWriter;
   /** Where a ledger row the warehouse refused for good is reported (one line each). */
   readonly log?: (line: string) => void;
+  /** The decision layer's options (which events are known, definitions' mappings). */
+  readonly options?: DecisionOptions;
 }
 
 /** The after-write hook, or undefined when no destination is configured (nothing to decide). */
@@ -30,6 +33,7 @@ export function createStoreFanOut(deps: StoreFanOutDeps): AfterStored | undefine
   return createFanOut({
     settings: deps.settings,
     publish: deps.publish,
+    ...(deps.options ? { options: deps.options } : {}),
     writeLedger: (entries) =>
       ledger.write(entries).then((refused) => {
         for (const r of refused)

@@ -25,6 +25,11 @@ export interface DecisionOptions {
    * catalogue's check; unknown events are never forwarded without a mapping, docs/architecture.md §3).
    */
   readonly isKnownEvent: (eventName: string) => boolean;
+  /**
+   * Whether a defined event's definition version (`name@major.minor`) maps it for a destination
+   * type (its `spec.mappings`). Absent: definitions' mappings are not considered.
+   */
+  readonly definitionMaps?: (stamp: string, type: Destination['type']) => boolean;
 }
 
 /** Decides send or skip (with a reason) for every destination of the settings, in settings order. */
@@ -55,7 +60,11 @@ export function decideOne(
   const allow = destination.events?.allow;
   if (allow && !allow.includes(name)) return skip(`event ${name} is not in events.allow`);
 
-  if (!options.isKnownEvent(name) && !hasMapping(destination, name)) {
+  if (
+    !options.isKnownEvent(name) &&
+    !hasMapping(destination, name) &&
+    !definedFor(destination, event, options)
+  ) {
     return skip(
       destination.type === 'webhook'
         ? `unknown event ${name}: list it in events.allow to forward it to a webhook`
@@ -80,6 +89,17 @@ export function decideOne(
     }
   }
   return { destination: destination.id, action: 'send' };
+}
+
+/** A defined event goes to webhooks as it is, and to a platform when its definition maps it there. */
+function definedFor(
+  destination: Readonly<Destination>,
+  event: StoredEvent,
+  options: DecisionOptions,
+): boolean {
+  const stamp = event.definition_version;
+  if (stamp === undefined) return false;
+  return destination.type === 'webhook' || options.definitionMaps?.(stamp, destination.type) === true;
 }
 
 /** The consent purposes a destination needs: its own list, or its type's default. */

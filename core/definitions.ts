@@ -7,7 +7,20 @@
  * required field added, an enum narrowed, bounds or lengths tightened, a format added. Anything
  * else (an optional field added, a field made optional, descriptions, widening) is a minor version.
  */
+import { CONTEXT_FIELDS } from '../schemas/context.ts';
 import type { FieldViolation } from './validation.ts';
+
+/** Columns of `events` besides the context that a data field's view column would collide with. */
+const RESERVED_FIELDS: ReadonlySet<string> = new Set([
+  'event_data',
+  'definition_version',
+  'received_at',
+  'stored_at',
+  'topic',
+  'message_id',
+  'schema_version',
+  'attributes',
+]);
 
 export const FIELD_TYPES = [
   'string',
@@ -138,12 +151,42 @@ export function definitionViolations(spec: unknown, prefix: string): FieldViolat
   const out: FieldViolation[] = [];
   if (!isRecord(spec)) return [{ field: prefix, description: 'must be an object with fields' }];
   for (const k of Object.keys(spec))
-    if (k !== 'fields' && k !== 'mappings')
+    if (k !== 'fields' && k !== 'mappings' && k !== 'accept_previous_major_until')
       out.push({ field: `${prefix}.${k}`, description: 'is not a definition setting' });
+  const until = spec.accept_previous_major_until;
+  if (until !== undefined && (typeof until !== 'string' || !isCalendarDate(until)))
+    out.push({
+      field: `${prefix}.accept_previous_major_until`,
+      description:
+        'must be a date (YYYY-MM-DD): until then events valid under the previous major are accepted',
+    });
   checkFields(spec.fields, `${prefix}.fields`, 1, out);
+  // Context fields are read from the top level of an event, never from its data: such a field
+  // could never be filled (and its view column would collide with the context's).
+  if (Array.isArray(spec.fields))
+    spec.fields.forEach((f, i) => {
+      const name = isRecord(f) ? f.name : undefined;
+      if (typeof name === 'string' && isReservedFieldName(name))
+        out.push({
+          field: `${prefix}.fields[${i}].name`,
+          description: `${name} is a context field of every event (or a column of the warehouse), not event data`,
+        });
+    });
   if (spec.mappings !== undefined && !isRecord(spec.mappings))
     out.push({ field: `${prefix}.mappings`, description: 'must map destination types to mappings' });
   return out;
+}
+
+/** Whether a top-level data field may not have this name (a context field, or a column of `events`). */
+export function isReservedFieldName(name: string): boolean {
+  return CONTEXT_FIELDS.has(name) || RESERVED_FIELDS.has(name);
+}
+
+/** `YYYY-MM-DD` naming a real calendar day. */
+export function isCalendarDate(text: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text)) return false;
+  const d = new Date(`${text}T00:00:00Z`);
+  return !Number.isNaN(d.getTime()) && d.toISOString().startsWith(text);
 }
 
 function byName(fields: readonly FieldSpec[] | undefined): Map<string, FieldSpec> {

@@ -80,6 +80,18 @@ export const ERRORS = Object.freeze({
     'Invalid event: {count} field(s) failed validation.',
     'Events that break the contract; `fieldViolations` names each field (`[2].content_name`).',
   ),
+  INVALID_ROWS: spec(
+    400,
+    'INVALID_ARGUMENT',
+    'Translator {translator}: {count} of {rows} row(s) are invalid; nothing was published. Fix them, or send ?partial=true to publish the valid rows.',
+    'A translator payload with invalid rows; `fieldViolations` names each row and field (`rows[3].amount`).',
+  ),
+  UNREADABLE_PAYLOAD: spec(
+    400,
+    'INVALID_ARGUMENT',
+    'Translator {translator} could not read the payload; nothing was published.',
+    "A translator payload that is not in the translator's format (unparseable, no rows, too many rows).",
+  ),
   INVALID_ENVELOPE: spec(
     400,
     'INVALID_ARGUMENT',
@@ -155,8 +167,8 @@ export const ERRORS = Object.freeze({
   UNSUPPORTED_MEDIA_TYPE: spec(
     415,
     'INVALID_ARGUMENT',
-    'Content-Type {type} is not supported; send application/json or text/plain.',
-    'A missing or other content type, a non-UTF-8 charset, or an unknown Content-Encoding.',
+    'Content-Type {type} is not supported; send {accepted}.',
+    'A missing or other content type, a charset the endpoint does not read, or an unknown Content-Encoding.',
   ),
   INVALID_RESOURCE: spec(
     400,
@@ -181,6 +193,12 @@ export const ERRORS = Object.freeze({
     'INTERNAL',
     'Internal error. It has been logged; retry later.',
     'A bug on our side (never a caller mistake; no stack trace is ever returned).',
+  ),
+  REGISTRY_UNAVAILABLE: spec(
+    503,
+    'UNAVAILABLE',
+    'Event definitions could not be read; custom events are refused rather than accepted unvalidated. Retry after {retryAfter} s.',
+    'No copy of the registry could be read yet (a cold start while Cloud Storage fails): catalogue events still pass, other events wait.',
   ),
   UNAVAILABLE: spec(
     503,

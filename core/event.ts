@@ -17,6 +17,7 @@ import {
 } from '../schemas/context.ts';
 import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { type DefinedEvent, type DefinedEvents, type Deprecated, parseStamp } from './defined-events.ts';
 import { inspectJson } from './json-limits.ts';
 import { compileValidator, type FieldViolation, type Validator } from './validation.ts';
 
@@ -80,6 +81,10 @@ export interface NormalizeContext {
   readonly prefix?: string;
   /** Whether to enforce the event_time window (store skips it for replays of old messages). */
   readonly checkWindow?: boolean;
+  /** The registry's event definitions; without them every custom event is stored as it comes. */
+  readonly defined?: DefinedEvents;
+  /** The definition version the gateway validated this event against (`name@major.minor`). */
+  readonly stamp?: string;
 }
 
 export type NormalizeResult =
@@ -90,6 +95,10 @@ export type NormalizeResult =
       readonly version: number;
       /** Whether the name is in the standard catalogue. */
       readonly known: boolean;
+      /** The definition version a defined (custom) event was validated against. */
+      readonly definition?: DefinedEvent;
+      /** Set when it was accepted under a previous major still in its grace period. */
+      readonly deprecated?: Deprecated;
     }
   | { readonly ok: false; readonly violations: readonly FieldViolation[] };
 
@@ -192,33 +201,53 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
       violations[i] = { field: v.field, description: `${v.description}; did you mean "${near}"?` };
   }
   let type: EventType | undefined;
+  let defined: DefinedEvent | undefined;
+  let deprecated: Deprecated | undefined;
   if (typeof name === 'string' && !violations.some((v) => v.field === at(prefix, 'event_name'))) {
     type = lookupEvent(name);
-    const nameProblem = type ? undefined : eventNameProblem(name);
-    const near = type ? undefined : nearCatalogueName(name);
+    if (!type && ctx.defined) {
+      // store re-validates against the version the gateway stamped (immutable), else the current one.
+      const stamped = ctx.stamp !== undefined && parseStamp(ctx.stamp)?.name === name;
+      defined = (stamped ? ctx.defined.exact(ctx.stamp as string) : undefined) ?? ctx.defined.current(name);
+    }
+    const known = type !== undefined || defined !== undefined;
+    const nameProblem = known ? undefined : eventNameProblem(name);
+    const near = known ? undefined : (nearCatalogueName(name) ?? ctx.defined?.near(name));
     if (nameProblem)
       violations.push({
         field: at(prefix, 'event_name'),
         description: near ? `${nameProblem}; did you mean "${near}"?` : nameProblem,
       });
     else if (near) {
-      // A typo of a catalogue name would be stored as a custom event and never forwarded.
+      // A typo of a known name would be stored as a custom event and never forwarded.
       violations.push({
         field: at(prefix, 'event_name'),
-        description: `"${name}" is not in the event catalogue; did you mean "${near}"? (a custom event's name must not be this close to a catalogue event's)`,
+        description: `"${name}" is not a known event; did you mean "${near}"? (a custom event's name must not be this close to a catalogue or defined event's; define it to use it)`,
       });
-    } else if (!type && ctx.options.unknownEvents === 'reject') {
+    } else if (!known && ctx.options.unknownEvents === 'reject') {
       violations.push({
         field: at(prefix, 'event_name'),
-        description: `"${name}" is not in the event catalogue and this environment rejects unknown events`,
+        description: `"${name}" is neither in the event catalogue nor defined, and this environment rejects unknown events`,
       });
     }
-    if (type) {
-      for (const v of dataValidator(type).violations(data)) {
-        const first = /^[A-Za-z_$][\w$]*/.exec(v.field)?.[0];
-        const field = first !== undefined && nested.has(first) ? `event_data.${v.field}` : v.field;
-        violations.push({ field: at(prefix, field), description: v.description });
+    let dataViolations = type ? dataValidator(type).violations(data) : defined ? defined.validate(data) : [];
+    // During a major's grace period an event still valid under the previous major is accepted
+    // as that version, and the producer is told (Deprecation, Sunset; docs/versioning.md).
+    const previous = defined?.previous;
+    if (dataViolations.length > 0 && previous && ctx.now < previous.untilMs) {
+      if (previous.event.validate(data).length === 0) {
+        deprecated = previous;
+        defined = previous.event;
+        dataViolations = [];
       }
+    }
+    for (const v of dataViolations) {
+      const first = /^[A-Za-z_$][\w$]*/.exec(v.field)?.[0];
+      const field = first !== undefined && nested.has(first) ? `event_data.${v.field}` : v.field;
+      violations.push({
+        field: at(prefix, field),
+        description: defined ? `${v.description} (${defined.stamp})` : v.description,
+      });
     }
   }
 
@@ -259,7 +288,14 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (c.campaign !== undefined) event.campaign = c.campaign;
   if (c.consent !== undefined) event.consent = c.consent;
   event.event_data = data;
-  return { ok: true, event, version: type?.version ?? 0, known: type !== undefined };
+  return {
+    ok: true,
+    event,
+    version: type?.version ?? 0,
+    known: type !== undefined,
+    ...(defined ? { definition: defined } : {}),
+    ...(deprecated ? { deprecated } : {}),
+  };
 }
 
 /**
@@ -461,6 +497,8 @@ export interface StoredEvent {
   readonly event_time: string;
   readonly received_at?: string;
   readonly topic?: string;
+  /** For a defined event: the definition version it was validated against (`name@major.minor`). */
+  readonly definition_version?: string;
   readonly user_id?: string;
   readonly anonymous_id?: string;
   readonly session_id?: string;

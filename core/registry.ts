@@ -27,6 +27,11 @@ export interface ResourceVersion extends ResourceDoc {
   readonly version: string;
   readonly author: string;
   readonly created: string;
+  /**
+   * The last version of the previous major, once there is one (`1.3` in every 2.x): what an
+   * EventDefinition's `accept_previous_major_until` keeps accepting (docs/versioning.md).
+   */
+  readonly previous_major?: string;
 }
 
 export interface IndexEntry {
@@ -125,7 +130,15 @@ export function planApply(input: ApplyInput): ApplyPlan {
     const breaking = live && before ? (input.breaking?.(before, doc) ?? []) : [];
     // A deleted resource that comes back continues its numbering rather than reusing a version.
     const version = nextVersion(entry?.version, breaking.length > 0);
-    writes.push({ ...doc, version, author: input.author, created: input.now });
+    const carried = (before as Partial<ResourceVersion> | undefined)?.previous_major;
+    const previousMajor = breaking.length > 0 ? entry?.version : carried;
+    writes.push({
+      ...doc,
+      version,
+      author: input.author,
+      created: input.now,
+      ...(previousMajor ? { previous_major: previousMajor } : {}),
+    });
     resources[doc.name] = { version, updated: input.now, author: input.author };
     changes.push({
       kind: doc.kind,

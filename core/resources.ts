@@ -4,11 +4,13 @@
  */
 import { eventNameProblem, lookupEvent } from '../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN, ResourceDocSchema } from '../schemas/resource.ts';
-import type { Connection } from '../schemas/settings.ts';
+import type { Connection, Destination } from '../schemas/settings.ts';
 import { breakingChanges, definitionViolations } from './definitions.ts';
+import { checkMappings } from './platforms/mapping-check.ts';
 import type { ResourceDoc } from './registry.ts';
 import { ruleViolations } from './rules.ts';
 import { syncViolations } from './syncs.ts';
+import { translatorViolations } from './translate/spec.ts';
 import { compileValidator, type FieldViolation } from './validation.ts';
 
 const shape = compileValidator<ResourceDoc>(ResourceDocSchema);
@@ -39,13 +41,52 @@ export function resourceViolations(
           description: `${d.name} is a built-in catalogue event: it cannot be redefined; name yours differently`,
         },
       ];
-    return definitionViolations(d.spec, `${prefix}.spec`);
+    return [
+      ...definitionViolations(d.spec, `${prefix}.spec`),
+      ...definitionMappingViolations(d.name, d.spec, `${prefix}.spec.mappings`),
+    ];
   } else if (!namePattern.test(d.name)) {
     return [{ field, description: `must match ${RESOURCE_NAME_PATTERN}` }];
   }
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
+  if (d.kind === 'Translator') return translatorViolations(d.spec, `${prefix}.spec`);
   return [];
+}
+
+const MAPPED_TYPES = ['meta_capi', 'ga4_mp', 'tiktok_events'] as const;
+
+/**
+ * A definition's `mappings` (destination type → a mapping in the mapping language): the same
+ * checks as a destination's `mappings` in the settings, where a custom event must name its
+ * target `event`.
+ */
+function definitionMappingViolations(name: string, spec: unknown, prefix: string): FieldViolation[] {
+  const mappings = (spec as { mappings?: unknown }).mappings;
+  if (mappings === null || typeof mappings !== 'object' || Array.isArray(mappings)) return [];
+  const out: FieldViolation[] = [];
+  const destinations: Destination[] = [];
+  const at: string[] = [];
+  for (const [type, mapping] of Object.entries(mappings)) {
+    if (!(MAPPED_TYPES as readonly string[]).includes(type)) {
+      out.push({ field: `${prefix}.${type}`, description: `must be one of ${MAPPED_TYPES.join(', ')}` });
+      continue;
+    }
+    at.push(`${prefix}.${type}`);
+    destinations.push({
+      id: `definition-${type}`,
+      type: type as (typeof MAPPED_TYPES)[number],
+      mappings: { [name]: mapping as NonNullable<Destination['mappings']>[string] },
+    } as Destination);
+  }
+  for (const v of checkMappings({ destinations })) {
+    const m = /^destinations\[(\d+)\]\.mappings\.[a-z0-9_]+(.*)$/.exec(v.field);
+    out.push({
+      field: m ? `${at[Number(m[1])]}${m[2]}` : `${prefix} ${v.field}`,
+      description: v.description,
+    });
+  }
+  return out;
 }
 
 /** Violations of a whole apply: each document, and names given twice. */

@@ -5,6 +5,7 @@
  * The writer and the after-store hook are injected, so this module does no I/O itself.
  */
 import type { Settings } from '../schemas/settings.ts';
+import type { DefinedEvent, DefinedEvents } from './defined-events.ts';
 import type { StoredEvent } from './event.ts';
 import {
   lastIso,
@@ -145,7 +146,12 @@ const isoReceived = lastIso();
  * becomes the messageId and a missing event_time the publishTime, so a redelivery produces
  * the same row; the event_time window is checked against the publishTime for the same reason.
  */
-export function messageRows(message: PubSubMessage, config: StoreConfig, now: number): MessageRows {
+export function messageRows(
+  message: PubSubMessage,
+  config: StoreConfig,
+  now: number,
+  defined?: DefinedEvents,
+): MessageRows {
   const topic = topicOf(message, config);
   const publishMs = Date.parse(message.publishTime);
   const receivedAt = isoReceived(publishMs);
@@ -180,14 +186,22 @@ export function messageRows(message: PubSubMessage, config: StoreConfig, now: nu
       { field: '(root)', description: `message data is not JSON: ${(err as Error).message}` },
     ]);
   }
+  const stamp = message.attributes['definition_version'];
   const result = normalizeEvent(value, {
     options: config.normalize,
     now: publishMs,
     newId: () => message.messageId,
+    ...(defined ? { defined } : {}),
+    ...(stamp !== undefined ? { stamp } : {}),
   });
   if (!result.ok) return invalid('invalid_event', result.violations, value);
 
-  const event: StoredEvent = { ...result.event, received_at: receivedAt, topic };
+  const event: StoredEvent = {
+    ...result.event,
+    received_at: receivedAt,
+    topic,
+    ...(result.definition ? { definition_version: result.definition.stamp } : {}),
+  };
   return {
     kind: 'event',
     event,
@@ -199,6 +213,7 @@ export function messageRows(message: PubSubMessage, config: StoreConfig, now: nu
         topic,
         messageId: message.messageId,
         version: result.version,
+        definition: result.definition,
         attributes: message.attributes,
         config,
       }),
@@ -214,12 +229,17 @@ function eventRow(
     topic: string;
     messageId: string;
     version: number;
+    definition: DefinedEvent | undefined;
     attributes: Readonly<Record<string, string>>;
     config: StoreConfig;
   },
 ): Record<string, unknown> {
+  // A definition's `pii` fields are hashed like the settings' hash_in_warehouse paths (unless the
+  // settings drop them).
+  const extra = meta.definition?.piiPaths.filter((p) => !meta.config.drop.includes(p)) ?? [];
   const { event_data, ...context } = applyPiiPolicy(event, {
-    hashInWarehouse: meta.config.hashInWarehouse,
+    hashInWarehouse:
+      extra.length > 0 ? [...meta.config.hashInWarehouse, ...extra] : meta.config.hashInWarehouse,
     drop: meta.config.drop,
   });
   return {
@@ -232,6 +252,7 @@ function eventRow(
     // JSON columns take JSON text in insertAll.
     event_data: JSON.stringify(event_data),
     attributes: JSON.stringify(meta.attributes),
+    ...(meta.definition ? { definition_version: meta.definition.stamp } : {}),
   };
 }
 
@@ -346,13 +367,19 @@ export interface StoreOutcome {
  */
 export function storeMessages(
   messages: readonly PubSubMessage[],
-  deps: { readonly writer: RowWriter; readonly config: StoreConfig; readonly now: () => number },
+  deps: {
+    readonly writer: RowWriter;
+    readonly config: StoreConfig;
+    readonly now: () => number;
+    /** The registry's event definitions, when the messages may carry defined events. */
+    readonly defined?: DefinedEvents;
+  },
 ): Promise<StoreOutcome> {
   const now = deps.now();
   const events: { row: InsertRow; event: StoredEvent; message: PubSubMessage }[] = [];
   const invalid: InsertRow[] = [];
   for (const m of messages) {
-    const o = messageRows(m, deps.config, now);
+    const o = messageRows(m, deps.config, now, deps.defined);
     if (o.kind === 'event') events.push({ row: o.row, event: o.event, message: m });
     else invalid.push(o.row);
   }

@@ -9,6 +9,7 @@ import { CATALOGUE } from '../schemas/catalogue.ts';
 import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context } from '../schemas/context.ts';
 import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
+import type { FieldSpec } from './definitions.ts';
 
 /** A BigQuery column, in the REST API's TableFieldSchema shape. */
 export interface ColumnPlan {
@@ -171,6 +172,12 @@ export function eventColumns(): ColumnPlan[] {
     ...CONTEXT_GROUPS.map((name) => columnFromSchema(name, contextProperty(name))),
     col('event_data', 'JSON', 'Every field that is not context (the event type view types them)'),
     col('attributes', 'JSON', 'Pub/Sub message attributes'),
+    // Last: BigQuery adds columns to an existing table only at the end.
+    col(
+      'definition_version',
+      'STRING',
+      'For a defined event: the definition version it was validated against (`name@major.minor`)',
+    ),
   ];
 }
 
@@ -312,6 +319,59 @@ const VIEW_CONTEXT = [
   ...CONTEXT_IDS,
   ...CONTEXT_GROUPS,
 ] as const;
+
+const DEFINITION_COLUMN_TYPES: Readonly<Record<FieldSpec['type'], ColumnPlan['type']>> = {
+  string: 'STRING',
+  integer: 'INT64',
+  number: 'FLOAT64',
+  boolean: 'BOOL',
+  timestamp: 'TIMESTAMP',
+  date: 'DATE',
+  json: 'JSON',
+  array: 'JSON',
+  object: 'JSON',
+};
+
+/** A defined event's view name: `<name>` for the current major, `<name>_v<N>` for an older one. */
+export const definitionViewName = (name: string, major: number, latest: boolean): string =>
+  latest ? name : `${name}_v${major}`;
+
+/**
+ * The typed view of one major version of a defined event (docs/definitions.md): the context,
+ * the definition's top-level fields as typed columns read from event_data (arrays and objects
+ * stay JSON), then event_data and definition_version. The current major's view shows every
+ * event of that name (older ones' values cast where they still fit); an older major's view only
+ * the events validated against that major.
+ */
+export function definitionView(
+  ref: string,
+  def: { name: string; version: string; fields: readonly FieldSpec[]; description?: string },
+  latest: boolean,
+): ViewPlan {
+  const major = Number(def.version.split('.')[0]);
+  const byName = new Map(eventColumns().map((c) => [c.name, c]));
+  const data = def.fields.map((f) =>
+    col(f.name, DEFINITION_COLUMN_TYPES[f.type], (f.description ?? '').slice(0, 1024)),
+  );
+  const where = latest
+    ? `event_name = '${def.name}'`
+    : `event_name = '${def.name}' AND STARTS_WITH(definition_version, '${def.name}@${major}.')`;
+  return {
+    name: definitionViewName(def.name, major, latest),
+    description: `${def.description ?? def.name} (${def.name}@${def.version}): events_dedup with its fields as typed columns`,
+    query: [
+      `SELECT ${[...VIEW_CONTEXT, ...data.map((c) => `${dataExpression(c)} AS ${c.name}`), 'event_data', 'definition_version'].join(',\n  ')}`,
+      `FROM ${ref}`,
+      `WHERE ${where}`,
+    ].join('\n'),
+    columns: [
+      ...VIEW_CONTEXT.map((n) => byName.get(n) as ColumnPlan),
+      ...data,
+      byName.get('event_data') as ColumnPlan,
+      byName.get('definition_version') as ColumnPlan,
+    ],
+  };
+}
 
 /** The tables and views of an environment's dataset. */
 export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {

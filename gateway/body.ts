@@ -9,27 +9,53 @@ import { gunzip } from 'node:zlib';
 import { exceedsDepth, type Limits } from '../core/json-limits.ts';
 import { fail, type Step, truncate } from './step.ts';
 
+/** A request body as received (inflated), with its media type and declared charset. */
+export interface RawBody {
+  readonly bytes: Buffer;
+  readonly media: string;
+  readonly charset: string | undefined;
+}
+
+const JSON_MEDIA = ['application/json', 'text/plain'] as const;
+
 /** Content type and encoding checks, then the body read with its caps, inflated and parsed. */
 export async function readRequest(
   req: IncomingMessage,
   limits: Limits,
   timeoutMs: number,
 ): Promise<Step<unknown>> {
+  const raw = await readRawBody(req, limits, timeoutMs, JSON_MEDIA, ['utf-8', 'utf8']);
+  return raw.ok ? decodeJson(raw.value.bytes, limits.maxDepth) : raw;
+}
+
+/**
+ * Content type and encoding checks (one of `media`, a charset among `charsets` when one is
+ * declared), then the body read with a hard cap and a timeout, and gzip inflated under the
+ * same cap.
+ */
+export async function readRawBody(
+  req: IncomingMessage,
+  limits: Limits,
+  timeoutMs: number,
+  media: readonly string[],
+  charsets: readonly string[],
+): Promise<Step<RawBody>> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
-  const [media = '', ...params] = type.split(';').map((s) => s.trim());
+  const [given = '', ...params] = type.split(';').map((s) => s.trim());
   const charset = params
     .find((p) => p.startsWith('charset='))
     ?.slice(8)
     .replace(/"/g, '');
-  if (
-    (media !== 'application/json' && media !== 'text/plain') ||
-    (charset && charset !== 'utf-8' && charset !== 'utf8')
-  ) {
-    return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type) });
+  const accepted = media.join(' or ');
+  if (!media.includes(given) || (charset && !charsets.includes(charset))) {
+    return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type), accepted });
   }
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
   if (encoding !== 'identity' && encoding !== 'gzip') {
-    return fail('UNSUPPORTED_MEDIA_TYPE', { type: `${media} with Content-Encoding ${truncate(encoding)}` });
+    return fail('UNSUPPORTED_MEDIA_TYPE', {
+      type: `${given} with Content-Encoding ${truncate(encoding)}`,
+      accepted: `${accepted}, plain or gzip`,
+    });
   }
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (declared > limits.maxRequestBytes) return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
@@ -51,7 +77,7 @@ export async function readRequest(
       return fail('BAD_ENCODING');
     }
   }
-  return decodeJson(bytes, limits.maxDepth);
+  return { ok: true, value: { bytes, media: given, charset } };
 }
 
 function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promise<Step<Buffer>> {

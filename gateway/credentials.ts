@@ -50,14 +50,15 @@ export interface CredentialSet {
 
 export const EMPTY_CREDENTIALS: CredentialSet = Object.freeze({ version: 1, tokens: [], keys: [] });
 
-const SCOPE = /^(admin|publish:\*|publish:[a-z][a-z0-9_-]{0,62}|translate:[a-z][a-z0-9_-]{0,62})$/;
+const SCOPE =
+  /^(admin|publish:\*|publish:[a-z][a-z0-9_-]{0,62}|translate:\*|translate:[a-z][a-z0-9_-]{0,62})$/;
 const ORIGIN = /^https?:\/\/[^/\s]+$/;
 
 /** Why a scope string is not valid, or undefined. */
 export function scopeProblem(scope: string): string | undefined {
   return SCOPE.test(scope)
     ? undefined
-    : `"${scope}" is not a scope (publish:*, publish:<topic or event>, translate:<id>, admin)`;
+    : `"${scope}" is not a scope (publish:*, publish:<topic or event>, translate:*, translate:<translator>, admin)`;
 }
 
 /** Why an origin is not valid, or undefined. */

@@ -5,6 +5,7 @@
  * same code as `store`, and every violation of every event is reported at once.
  */
 import type { OutgoingMessage } from '../adapters/publisher.ts';
+import type { DefinedEvents, Deprecated } from '../core/defined-events.ts';
 import { withViolations } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
@@ -21,6 +22,8 @@ export interface Parsed {
   readonly eventNames: string[];
   /** For each event of the request, in order, the index of its message in `messages`. */
   readonly order: number[];
+  /** The soonest-ending grace period an event of the request was accepted under, if any. */
+  readonly deprecated?: Deprecated;
 }
 
 /** What parsing needs besides the body: limits, normalising options, and the request's client. */
@@ -36,6 +39,8 @@ export interface EnvelopeContext {
     readonly observedIpWins?: boolean;
   };
   readonly newId: () => string;
+  /** The registry's event definitions: defined events are validated against them and stamped. */
+  readonly defined?: DefinedEvents;
 }
 
 const ENVELOPE_KEYS = new Set(['messages']);
@@ -48,7 +53,13 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  */
 const RESERVED_ATTRIBUTE_PREFIXES = ['goog', 'CloudPubSub'] as const;
 /** Attributes the gateway sets from the event itself; a producer's values for them are ignored. */
-export const OUR_ATTRIBUTES = ['event_name', 'event_id', 'schema_version', 'source'] as const;
+export const OUR_ATTRIBUTES = [
+  'event_name',
+  'event_id',
+  'schema_version',
+  'source',
+  'definition_version',
+] as const;
 
 /** The `/v1/topics/{topic}` form: one plain event, or an array of them. */
 export function parseTopicsForm(
@@ -139,6 +150,66 @@ export function parsePublishForm(value: unknown, topic: string, ctx: EnvelopeCon
   return buildMessages(events, topic, undefined, ctx);
 }
 
+/** One event normalised into its Pub/Sub message, or its violations. */
+export type EventMessage =
+  | {
+      readonly ok: true;
+      readonly eventName: string;
+      readonly eventId: string;
+      readonly message: OutgoingMessage;
+      readonly deprecated?: Deprecated;
+    }
+  | { readonly ok: false; readonly violations: readonly FieldViolation[]; readonly tooLarge?: number };
+
+/**
+ * Normalises one event (every check `store` makes, plus its definition when it has one) and
+ * builds its message: the event as JSON data, and our attributes (name, id, catalogue schema
+ * version, source, the definition version it was validated against) over the producer's.
+ */
+export function eventMessage(
+  raw: unknown,
+  prefix: string,
+  ctx: EnvelopeContext,
+  extra: { pathEventName?: string; attributes?: Record<string, string> } = {},
+): EventMessage {
+  const { options, received, client, newId, defined } = ctx;
+  const r = normalizeEvent(raw, {
+    options,
+    now: received,
+    newId,
+    client,
+    prefix,
+    ...(extra.pathEventName ? { pathEventName: extra.pathEventName } : {}),
+    ...(defined ? { defined } : {}),
+  });
+  if (!r.ok) return r;
+  const data = Buffer.from(JSON.stringify(r.event));
+  if (data.length > ctx.limits.maxEventBytes) return { ok: false, violations: [], tooLarge: data.length };
+  const ours: Record<string, string> = {
+    event_name: r.event.event_name,
+    event_id: r.event.event_id,
+    schema_version: String(r.version),
+    source: r.event.source ?? 'gateway',
+  };
+  // store re-validates against this exact (immutable) version and stores it.
+  if (r.definition) ours['definition_version'] = r.definition.stamp;
+  const attributes: Record<string, string> = extra.attributes ? { ...extra.attributes, ...ours } : ours;
+  return {
+    ok: true,
+    eventName: r.event.event_name,
+    eventId: r.event.event_id,
+    message: { data, attributes },
+    ...(r.deprecated ? { deprecated: r.deprecated } : {}),
+  };
+}
+
+/** The bytes a message counts for in Pub/Sub's request limit: data and attributes. */
+export function messageBytes(m: OutgoingMessage): number {
+  let total = m.data.length;
+  for (const k in m.attributes) total += Buffer.byteLength(k) + Buffer.byteLength(m.attributes[k] as string);
+  return total;
+}
+
 /** Normalises events and builds the Pub/Sub messages; every violation of every event at once. */
 function buildMessages(
   events: readonly { raw: unknown; prefix: string; attributes?: Record<string, string> }[],
@@ -146,7 +217,7 @@ function buildMessages(
   pathEventName: string | undefined,
   ctx: EnvelopeContext,
 ): Step<Parsed> {
-  const { limits, options, received, client, newId } = ctx;
+  const { limits } = ctx;
   const violations: FieldViolation[] = [];
   const messages: OutgoingMessage[] = [];
   const eventNames: string[] = [];
@@ -155,52 +226,57 @@ function buildMessages(
   // answered with that message's id (otherwise each copy became its own delivery downstream).
   const firstById = new Map<string, number>();
   let total = 0;
+  let deprecated: Deprecated | undefined;
   for (const item of events) {
-    const r = normalizeEvent(item.raw, {
-      options,
-      now: received,
-      newId,
-      client,
-      prefix: item.prefix,
+    const r = eventMessage(item.raw, item.prefix, ctx, {
       ...(pathEventName ? { pathEventName } : {}),
+      ...(item.attributes ? { attributes: item.attributes } : {}),
     });
+    if (!r.ok && r.tooLarge !== undefined && violations.length === 0) {
+      return fail('EVENT_TOO_LARGE', {
+        field: item.prefix || '(root)',
+        size: r.tooLarge,
+        max: limits.maxEventBytes,
+      });
+    }
     if (!r.ok) {
       violations.push(...r.violations);
       continue;
     }
     if (violations.length > 0) continue;
-    eventNames.push(r.event.event_name);
-    const seen = firstById.get(r.event.event_id);
+    deprecated = soonest(deprecated, r.deprecated);
+    eventNames.push(r.eventName);
+    const seen = firstById.get(r.eventId);
     if (seen !== undefined) {
       order.push(seen);
       continue;
     }
-    const data = Buffer.from(JSON.stringify(r.event));
-    if (data.length > limits.maxEventBytes) {
-      return fail('EVENT_TOO_LARGE', {
-        field: item.prefix || '(root)',
-        size: data.length,
-        max: limits.maxEventBytes,
-      });
-    }
-    const ours = {
-      event_name: r.event.event_name,
-      event_id: r.event.event_id,
-      schema_version: String(r.version),
-      source: r.event.source ?? 'gateway',
-    };
-    const attributes: Record<string, string> = item.attributes ? { ...item.attributes, ...ours } : ours;
-    total += data.length;
-    for (const k in attributes) {
-      total += Buffer.byteLength(k) + Buffer.byteLength(attributes[k] as string);
-    }
-    firstById.set(r.event.event_id, messages.length);
+    total += messageBytes(r.message);
+    firstById.set(r.eventId, messages.length);
     order.push(messages.length);
-    messages.push({ data, attributes });
+    messages.push(r.message);
   }
   if (violations.length > 0) return fail('INVALID_EVENT', { count: violations.length }, violations);
   if (total > limits.maxRequestBytes) return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
-  return { ok: true, value: { topic, messages, eventNames, order } };
+  return { ok: true, value: { topic, messages, eventNames, order, ...(deprecated ? { deprecated } : {}) } };
+}
+
+/** Of two grace periods, the one that ends first. */
+export function soonest(a: Deprecated | undefined, b: Deprecated | undefined): Deprecated | undefined {
+  if (!a || !b) return a ?? b;
+  return b.untilMs < a.untilMs ? b : a;
+}
+
+/**
+ * The headers that tell a producer it used a definition major in its grace period: `Deprecation`
+ * (RFC 9745, `@<epoch seconds>` of the new major) and `Sunset` (RFC 8594, when it stops).
+ */
+export function deprecationHeaders(d: Deprecated | undefined): Record<string, string> {
+  if (!d) return {};
+  return {
+    deprecation: `@${Math.floor(d.sinceMs / 1000)}`,
+    sunset: new Date(d.untilMs).toUTCString(),
+  };
 }
 
 function checkAttributes(value: unknown, field: string, max: number): Step<Record<string, string>> {

@@ -4,6 +4,7 @@
  * HOST says otherwise, and stops cleanly on SIGTERM/SIGINT.
  */
 import type { AddressInfo } from 'node:net';
+import { registryReaders } from '../adapters/definitions.ts';
 import { createPublisher } from '../adapters/publisher.ts';
 import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
@@ -31,6 +32,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
     ...(env[ENV.publishTimeoutMs] ? { totalTimeoutMs: Number(env[ENV.publishTimeoutMs]) } : {}),
   });
   const audience = env[ENV.gatewayAudience];
+  const bucket = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
+  const registry = bucket ? registryReaders(config.project, bucket) : undefined;
   const server = createGateway(
     {
       settings: config.settings,
@@ -45,6 +48,7 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       google: createGoogleIdentity(audience ? { audience } : {}),
       newId: () => uuidv7(),
       log,
+      ...(registry ? { definitions: registry.definitions, translators: registry.translators } : {}),
     },
   );
   const port = Number(env[ENV.port] ?? 8080);

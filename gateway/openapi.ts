@@ -103,6 +103,52 @@ export function openapiDocument(): Record<string, unknown> {
           responses: { '200': success, ...errorResponses },
         },
       },
+      '/v1/translators/{name}': {
+        post: {
+          operationId: 'translate',
+          summary:
+            'Turn a payload in a translator’s format (CSV, JSON, NDJSON) into events: every row validated first, the request refused whole on any invalid row unless partial=true; idempotent, not atomic',
+          parameters: [
+            {
+              name: 'name',
+              in: 'path',
+              required: true,
+              description: 'The translator (a runtime resource of the registry)',
+              schema: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' },
+            },
+            {
+              name: 'partial',
+              in: 'query',
+              description: 'true: publish the valid rows and answer null for the invalid ones',
+              schema: { type: 'boolean' },
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              description:
+                'Without a translator `key`, event ids derive from this (else the body digest) and the row number',
+              schema: { type: 'string' },
+            },
+          ],
+          security: [{ bearer: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              'text/csv': { schema: { type: 'string' } },
+              'application/json': { schema: {} },
+              'application/x-ndjson': { schema: { type: 'string' } },
+            },
+          },
+          responses: {
+            '200': {
+              description:
+                'Published: one message id per row, in order (null for a row refused with partial=true)',
+              content: { 'application/json': { schema: ref('TranslateResponse') } },
+            },
+            ...errorResponses,
+          },
+        },
+      },
       '/health': {
         get: { operationId: 'health', responses: { '200': { description: 'Serving' } } },
       },
@@ -183,6 +229,22 @@ export function openapiDocument(): Record<string, unknown> {
           type: 'object',
           required: ['messageIds'],
           properties: { messageIds: { type: 'array', items: { type: 'string' } } },
+        },
+        TranslateResponse: {
+          type: 'object',
+          required: ['messageIds'],
+          properties: {
+            messageIds: { type: 'array', items: { type: ['string', 'null'] } },
+            invalidRows: { type: 'integer', description: 'With partial=true: rows refused' },
+            violations: {
+              type: 'array',
+              description: 'With partial=true: why (at most 100), `rows[3].amount`',
+              items: {
+                type: 'object',
+                properties: { field: { type: 'string' }, description: { type: 'string' } },
+              },
+            },
+          },
         },
         Error: {
           type: 'object',

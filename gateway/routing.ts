@@ -1,11 +1,12 @@
 /**
  * Which resource a request addresses, from its path and the environment's topics: the two
- * publish forms, health and the OpenAPI document. Pure.
+ * publish forms, a translator's endpoint, health and the OpenAPI document. Pure.
  */
 import { eventNameProblem } from '../schemas/catalogue.ts';
 
 const TOPIC_PATH = /^\/v1\/topics\/([^/]+)$/;
 const PUBLISH_PATH = /^\/v1\/projects\/([^/]+)\/topics\/([^/]+):publish$/;
+const TRANSLATOR_PATH = /^\/v1\/translators\/([a-z][a-z0-9_-]{0,62})$/;
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 const RESERVED_TOPICS = new Set(['deliveries']);
 
@@ -19,6 +20,7 @@ export type Route =
   | { readonly kind: 'health' }
   | { readonly kind: 'openapi' }
   | { readonly kind: 'publish'; readonly form: 'topics' | 'publish'; readonly target: Target }
+  | { readonly kind: 'translate'; readonly translator: string }
   | { readonly kind: 'not_found' };
 
 /** The path and query of a request URL (no URL parsing for the common case). */
@@ -36,6 +38,8 @@ export function route(path: string, project: string, topics: ReadonlySet<string>
     const target = resolveTopic(tm[1] as string, topics);
     return target ? { kind: 'publish', form: 'topics', target } : { kind: 'not_found' };
   }
+  const xm = TRANSLATOR_PATH.exec(path);
+  if (xm) return { kind: 'translate', translator: xm[1] as string };
   const pm = PUBLISH_PATH.exec(path);
   if (pm) {
     const topic = pm[2] as string;

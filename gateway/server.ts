@@ -8,16 +8,33 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type EventPublisher, PublishUnavailableError } from '../adapters/publisher.ts';
+import { RegistryUnavailable } from '../adapters/registry.ts';
+import type { DefinedEvents } from '../core/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
 import { type Limits, limitsOf } from '../core/json-limits.ts';
+import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type AuthenticatorDeps, authenticate, type Principal, RateLimiter } from './auth.ts';
-import { readRequest } from './body.ts';
+import { readRawBody, readRequest } from './body.ts';
 import { canPublish } from './credentials.ts';
-import { type EnvelopeContext, type Parsed, parsePublishForm, parseTopicsForm } from './envelope.ts';
+import {
+  deprecationHeaders,
+  type EnvelopeContext,
+  type Parsed,
+  parsePublishForm,
+  parseTopicsForm,
+} from './envelope.ts';
 import { route, splitUrl } from './routing.ts';
 import { truncate } from './step.ts';
+import {
+  publishChunks,
+  TRANSLATOR_CHARSETS,
+  TRANSLATOR_MEDIA,
+  type TranslatorEntry,
+  translateAnswer,
+  translateRows,
+} from './translate.ts';
 
 export interface GatewayConfig {
   readonly settings: Readonly<Settings>;
@@ -37,6 +54,10 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly clock?: () => number;
   readonly newId: () => string;
   readonly log?: (entry: Record<string, unknown>) => void;
+  /** The registry's event definitions (adapters/definitions.ts); without it custom events are not checked. */
+  readonly definitions?: { get(): DefinedEvents | Promise<DefinedEvents> };
+  /** The registry's translators; without it `/v1/translators/…` answers 404. */
+  readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
 }
 
 /** Creates the gateway's http.Server (not listening yet). */
@@ -109,7 +130,6 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     if (r.kind === 'not_found') {
       return sendError(req, res, apiError('NOT_FOUND', { resource: truncate(path) }), true);
     }
-    const { form, target } = r;
     if (method === 'OPTIONS') {
       const origin = req.headers.origin;
       if (!origin || !origins.has(origin)) {
@@ -143,9 +163,12 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       'rate' in principal ? principal.rate : undefined,
     );
     if (wait > 0) return sendError(req, res, apiError('RATE_LIMITED', { retryAfter: wait }), true);
+    if (r.kind === 'translate') return handleTranslate(req, res, r.translator, principal, query);
+    const { form, target } = r;
 
     const body = await readRequest(req, limits, bodyTimeoutMs);
     if (!body.ok) return sendError(req, res, body.error, true);
+    const defined = await definitionsNow();
 
     const ctx: EnvelopeContext = {
       limits,
@@ -156,12 +179,17 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       // users' addresses (docs/gateway.md).
       client: { ...clientOf(req), observedIpWins: principal.kind === 'key' },
       newId: deps.newId,
+      ...(defined ? { defined } : {}),
     };
     const parsed =
       form === 'topics'
         ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
         : parsePublishForm(body.value, target.topic, ctx);
     if (!parsed.ok) return sendError(req, res, parsed.error);
+    if (defined === null && parsed.value.eventNames.some((n) => !lookupEvent(n))) {
+      // No copy of the definitions: a custom event may be a defined one, so it is not accepted unchecked.
+      return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }));
+    }
 
     if (!allowed(principal, parsed.value)) {
       const e = apiError('PERMISSION_DENIED', {
@@ -175,7 +203,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       const published = await deps.publisher.publish(parsed.value.topic, parsed.value.messages);
       // One id per event of the request, in order; copies of an event_id share its message's id.
       const messageIds = parsed.value.order.map((i) => published[i]);
-      send(req, res, 200, { messageIds });
+      send(req, res, 200, { messageIds }, deprecationHeaders(parsed.value.deprecated));
     } catch (err) {
       const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;
       log({
@@ -184,6 +212,89 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
         topic: parsed.value.topic,
       });
       sendError(req, res, apiError('UNAVAILABLE', { retryAfter }));
+    }
+  };
+
+  /** `POST /v1/translators/{name}` (gateway/translate.ts). */
+  const handleTranslate = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    principal: Principal,
+    query: URLSearchParams,
+  ): Promise<void> => {
+    const entry = await translatorNow(name);
+    if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
+    if (!entry) return sendError(req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
+    if (!mayTranslate(principal, name)) {
+      const e = apiError('PERMISSION_DENIED', { detail: `this credential may not use translator ${name}` });
+      refused(e, `${principal.kind}:${principal.id}`, `/v1/translators/${name}`);
+      return sendError(req, res, e, true);
+    }
+    const media = TRANSLATOR_MEDIA[entry.spec.format.type];
+    const body = await readRawBody(req, limits, bodyTimeoutMs, [media], TRANSLATOR_CHARSETS);
+    if (!body.ok) return sendError(req, res, body.error, true);
+    const defined = await definitionsNow();
+    if (defined === null && !lookupEvent(entry.spec.event))
+      return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }));
+    const ctx: EnvelopeContext = {
+      limits,
+      options,
+      received: now(),
+      client: { ...clientOf(req), observedIpWins: false },
+      newId: deps.newId,
+      ...(defined ? { defined } : {}),
+    };
+    const key = req.headers['idempotency-key'];
+    const rows = translateRows(entry, body.value, ctx, {
+      partial: query.get('partial') === 'true',
+      idempotencyKey: Array.isArray(key) ? key[0] : key,
+    });
+    if (!rows.ok) return sendError(req, res, rows.error);
+    try {
+      const ids = await publishChunks(deps.publisher, 'events', rows.value.messages);
+      send(
+        req,
+        res,
+        200,
+        translateAnswer(rows.value.order, ids, rows.value.violations),
+        deprecationHeaders(rows.value.deprecated),
+      );
+    } catch (err) {
+      const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;
+      log({ severity: 'ERROR', message: `publish failed: ${(err as Error).message}`, translator: name });
+      sendError(req, res, apiError('UNAVAILABLE', { retryAfter }));
+    }
+  };
+
+  /** The translator now; undefined when there is none, null when the registry cannot be read. */
+  const translatorNow = async (name: string): Promise<TranslatorEntry | null | undefined> => {
+    if (!deps.translators) return undefined;
+    try {
+      return await deps.translators.get(name);
+    } catch (err) {
+      if (!(err instanceof RegistryUnavailable)) throw err;
+      log({ severity: 'ERROR', message: err.message });
+      return null;
+    }
+  };
+
+  const mayTranslate = (principal: Principal, name: string): boolean => {
+    if (principal.kind === 'token')
+      return ['admin', 'translate:*', `translate:${name}`].some((s) => principal.scopes.includes(s));
+    // A write key sits in a page's source: it publishes events, never bulk payloads.
+    return principal.kind !== 'key';
+  };
+
+  /** The definitions now; null when no copy of the registry could be read (RegistryUnavailable). */
+  const definitionsNow = async (): Promise<DefinedEvents | null | undefined> => {
+    if (!deps.definitions) return undefined;
+    try {
+      return await deps.definitions.get();
+    } catch (err) {
+      if (!(err instanceof RegistryUnavailable)) throw err;
+      log({ severity: 'ERROR', message: err.message });
+      return null;
     }
   };
 

@@ -263,7 +263,7 @@ export function openTokenStore(spec: string, project: string, request?: Authoriz
 }
 
 /**
- * Creates the development token on first run (scope publish:*) and writes the secret to
+ * Creates the development token on first run (scopes publish:* and translate:*) and writes the secret to
  * `<dataDir>/dev-token`; later runs return the existing one. Called by the local supervisor.
  */
 export async function ensureDevToken(
@@ -280,7 +280,7 @@ export async function ensureDevToken(
   const token = await store.update((set) => {
     const issued = issueToken(
       set,
-      { scopes: ['publish:*'], description: 'development token (npm start)' },
+      { scopes: ['publish:*', 'translate:*'], description: 'development token (npm start)' },
       (n) => randomBytes(n),
       new Date(),
     );

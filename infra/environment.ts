@@ -177,6 +177,20 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       plan,
       prefixGrants: [
         { who: 'schedule', member: ids.members.schedule, role: 'roles/storage.objectUser', prefix: 'locks/' },
+        // Defined events: the gateway validates and stamps them, store re-validates against the
+        // stamped version, forward reads its mappings; the gateway also serves translators.
+        ...(['gateway', 'store', 'forward'] as const).map((who) => ({
+          who,
+          member: ids.members[who],
+          role: 'roles/storage.objectViewer' as const,
+          prefix: 'EventDefinition/',
+        })),
+        {
+          who: 'gateway',
+          member: ids.members.gateway,
+          role: 'roles/storage.objectViewer',
+          prefix: 'Translator/',
+        },
         ...(rules
           ? ([
               // Rules: store matches events against them; schedule reads the version that fired

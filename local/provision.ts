@@ -7,6 +7,7 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import { PubSub, type Subscription } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
+import { ensureView } from '../adapters/views.ts';
 import type { FunctionName, Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../core/plan.ts';
 import { seconds } from '../core/settings.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
@@ -306,19 +307,6 @@ async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionR
 }
 
 async function provisionView(dataset: Dataset, v: ViewPlan, report: ProvisionReport): Promise<void> {
-  const table = dataset.table(v.name);
-  const [exists] = await table.exists();
-  const view = { query: v.query, useLegacySql: false };
-  if (!exists) {
-    await dataset.createTable(v.name, { description: v.description, view });
-    report.created.push(`view ${v.name}`);
-    return;
-  }
-  const [metadata] = (await table.getMetadata()) as unknown as [{ view?: { query?: string } }];
-  if (metadata.view?.query === v.query) {
-    report.unchanged.push(`view ${v.name}`);
-    return;
-  }
-  await table.setMetadata({ description: v.description, view });
-  report.updated.push(`view ${v.name}`);
+  const done = await ensureView(dataset, v);
+  report[done].push(`view ${v.name}`);
 }

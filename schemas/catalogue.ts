@@ -68,21 +68,28 @@ function editDistance(a: string, b: string, max: number): number {
 const squash = (name: string): string => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
 /**
- * The catalogue event a name that is not in the catalogue was most likely meant to be, or
+ * The name among `names` that `name` (not itself one of them) was most likely meant to be, or
  * undefined: the same name in other case or separators (`AddToCart`, `page-view`), or a typo (one
  * edit in names of 6 or more characters, two from 10), so `purchse` is not silently stored as a
  * new custom event. Short names are left alone (`read` is not `lead`).
  */
-export function nearCatalogueName(name: string): string | undefined {
-  if (byName.has(name)) return undefined;
+export function nearestName(name: string, names: readonly string[]): string | undefined {
   const flat = squash(name);
-  for (const e of CATALOGUE) if (squash(e.name) === flat) return e.name;
+  for (const n of names) if (squash(n) === flat) return n;
   const max = name.length >= 10 ? 2 : name.length >= 6 ? 1 : 0;
   if (max === 0) return undefined;
   let best: { name: string; d: number } | undefined;
-  for (const e of CATALOGUE) {
-    const d = editDistance(name.toLowerCase(), e.name, max);
-    if (d <= max && (!best || d < best.d)) best = { name: e.name, d };
+  for (const n of names) {
+    const d = editDistance(name.toLowerCase(), n, max);
+    if (d <= max && (!best || d < best.d)) best = { name: n, d };
   }
   return best?.name;
+}
+
+const CATALOGUE_NAMES: readonly string[] = CATALOGUE.map((e) => e.name);
+
+/** The catalogue event a name that is not in the catalogue was most likely meant to be (nearestName). */
+export function nearCatalogueName(name: string): string | undefined {
+  if (byName.has(name)) return undefined;
+  return nearestName(name, CATALOGUE_NAMES);
 }

@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   build,
@@ -77,9 +77,10 @@ export const FUNCTION_EXTERNALS = [
  * Google's clients a service bundle ships as sibling files in the same archive instead of
  * inlining them: the gateway loads them on first use (`import()`), and a file that is only
  * required then is not read and pre-parsed at cold start (inlined, they were ~5 MB of the
- * 6.7 MB `main.js` and most of its load time). Two groups, in dependency order: google-auth
- * (the token store reads its secret with it before the gateway listens) and Pub/Sub with gRPC
- * (loaded by the publisher's warm() after listen). A group's file exports, lazily, every
+ * 6.7 MB `main.js` and most of its load time). Three groups, in dependency order: google-auth
+ * (the token store reads its secret with it before the gateway listens), Pub/Sub with gRPC
+ * (loaded by the publisher's warm() after listen) and Cloud Storage (the registry's reader,
+ * loaded in the background after listen). A group's file exports, lazily, every
  * package whose entry it carries, and a later group takes a package it shares from there
  * (Pub/Sub's google-gax uses gaxios, gcp-metadata, ... of google-auth's file): each module
  * is bundled once, as in a single bundle, and the build fails if one would be bundled twice.
@@ -90,6 +91,8 @@ export const SERVICE_VENDOR_GROUPS: readonly {
 }[] = Object.freeze([
   { file: 'vendor/google-auth.cjs', packages: ['google-auth-library'] },
   { file: 'vendor/google-pubsub.cjs', packages: ['@google-cloud/pubsub', '@grpc/grpc-js'] },
+  // The registry's reader (defined events, translators), loaded in the background after listen.
+  { file: 'vendor/google-storage.cjs', packages: ['@google-cloud/storage'] },
 ]);
 
 /** A package a vendor file exports, under its name. */
@@ -334,7 +337,10 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   const groupOf = (name: string, path: string): Provided | undefined => {
     const group = SERVICE_VENDOR_GROUPS.find((g) => g.packages.includes(name));
     // Only the root's own copy: a nested one (another version) stays inlined where it is used.
-    return group && rootRequire.resolve(name) === path ? { file: group.file, key: name } : undefined;
+    // Its ES module entry (what an `import()` resolves to) is the same package as its CommonJS one.
+    const own = (p: string) =>
+      p === rootRequire.resolve(name) || p.startsWith(join(root, 'node_modules', name, 'build', 'esm', sep));
+    return group && own(path) ? { file: group.file, key: name } : undefined;
   };
   const used = new Set<string>();
   const result = await build({

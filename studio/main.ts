@@ -8,9 +8,12 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
 import { RegistryClient } from '../adapters/registry.ts';
+import { ensureView } from '../adapters/views.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
+import { tableRef, VIEWS } from '../core/warehouse.ts';
 import { startStudio } from './server.ts';
 
 function adminToken(file: string | undefined): string {
@@ -30,10 +33,15 @@ try {
   const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   if (!bucketName) throw new Error('the plan has no registry bucket');
   const storage = new Storage({ projectId: config.project });
+  const dataset = new BigQuery({ projectId: config.project }).dataset(config.plan.dataset);
   const studio = await startStudio({
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
     connections: config.settings.connections ?? [],
+    views: {
+      source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
+      ensure: (v) => ensureView(dataset, v),
+    },
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? 8090),
   });

@@ -16,9 +16,11 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapters/registry.ts';
+import { type DefinitionSpec, majorOf } from '../core/defined-events.ts';
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
-import { REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
+import { type PlannedChange, REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
 import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
+import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 
 export interface StudioOptions {
@@ -28,6 +30,14 @@ export interface StudioOptions {
   readonly adminName?: string;
   /** The settings' connections, which rules and syncs name (an unknown id is refused). */
   readonly connections?: readonly Connection[];
+  /**
+   * Defined events' typed views (docs/definitions.md): `events_dedup` as a quoted table reference,
+   * and how to create or replace a view in the events dataset. Without it no view is made.
+   */
+  readonly views?: {
+    readonly source: string;
+    ensure(v: ViewPlan): Promise<string>;
+  };
 }
 
 const MAX_BODY_BYTES = 4 << 20;
@@ -106,13 +116,55 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
     throw new Refusal(
       withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
     );
-  const changes = await o.registry.apply(b.documents as ResourceDoc[], {
+  const docs = b.documents as ResourceDoc[];
+  const changes = await o.registry.apply(docs, {
     author,
     dryRun: b.dryRun === true,
     breaking: resourceBreakingChanges,
   });
-  return { dryRun: b.dryRun === true, changes };
+  const views = b.dryRun === true ? [] : await definitionViews(o, docs, changes);
+  return { dryRun: b.dryRun === true, changes, ...(views.length > 0 ? { views } : {}) };
 }
+
+/**
+ * The typed views of the definitions an apply created or changed: `<name>` for the current
+ * version, and on a new major `<name>_v<N>` for the major it replaced (its last version). A view
+ * that fails is reported, not fatal: the registry is the commit point, and the next apply (or
+ * `eventbus apply` of the same file, unchanged) makes it again.
+ */
+async function definitionViews(
+  o: StudioOptions,
+  docs: readonly ResourceDoc[],
+  changes: readonly PlannedChange[],
+): Promise<{ name: string; result: string }[]> {
+  const views = o.views;
+  if (!views) return [];
+  const out: { name: string; result: string }[] = [];
+  for (const c of changes) {
+    if (c.kind !== 'EventDefinition' || c.change === 'deleted') continue;
+    const doc = docs.find((d) => d.kind === c.kind && d.name === c.name);
+    if (!doc) continue;
+    const plans = [definitionView(views.source, defOf(doc, c.version), true)];
+    if (c.previous && majorOf(c.previous) !== majorOf(c.version)) {
+      const before = await o.registry.readVersion('EventDefinition', c.name, c.previous);
+      plans.push(definitionView(views.source, defOf(before, c.previous), false));
+    }
+    for (const v of plans) {
+      out.push({
+        name: v.name,
+        result: await views.ensure(v).catch((err: unknown) => `failed: ${String(err)}`),
+      });
+    }
+  }
+  return out;
+}
+
+const defOf = (doc: ResourceDoc, version: string) => ({
+  name: doc.name,
+  version,
+  fields: (doc.spec as unknown as DefinitionSpec).fields,
+  ...(doc.description ? { description: doc.description } : {}),
+});
 
 async function route(o: StudioOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://studio');

@@ -121,9 +121,10 @@ export function register(program: Command): void {
       const answer = (await call(await studio(o), 'POST', '/v1/admin/apply', {
         documents,
         dryRun: o.dryRun === true,
-      })) as { changes: Change[] };
+      })) as { changes: Change[]; views?: { name: string; result: string }[] };
       const out = writerOf(cmd);
       for (const c of answer.changes) out(`${describeChange(c, o.dryRun === true)}\n`);
+      for (const v of answer.views ?? []) out(`view ${v.name}: ${v.result}\n`);
     });
 
   program

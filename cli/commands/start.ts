@@ -121,7 +121,7 @@ export function register(program: Command): void {
         throw err;
       }
       process.stdout.write(summary(env));
-      // The development token (publish:*), created on first run; the gateway reads the same file store.
+      // The development token (publish:*, translate:*), created on first run; the gateway reads the same file store.
       const dev = await ensureDevToken(env.dataDir, fileTokenStore(join(env.dataDir, 'tokens.json')));
       process.stdout.write(
         `development token${dev.created ? ' (new)' : ''}: ${dev.token}\n  (also in ${dev.path})\n\n`,

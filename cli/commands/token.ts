@@ -103,7 +103,10 @@ export function register(program: Command): void {
     token
       .command('create')
       .description('Create a token and print it ONCE (only a salted hash is kept)')
-      .requiredOption('--scope <scope...>', 'publish:*, publish:<topic or event>, translate:<id>, admin')
+      .requiredOption(
+        '--scope <scope...>',
+        'publish:*, publish:<topic or event>, translate:*, translate:<translator>, admin',
+      )
       .option('--expires <when>', 'expiry: an ISO date, or a duration like 30d or 12h')
       .option('--description <text>', 'what the token is for')
       .option('--rate <n>', 'requests per second for this token (default: settings.tokens)', parseRate),

@@ -7,6 +7,7 @@
  * is not sent again when the ledger already has it delivered.
  */
 import type { Destination } from '../../schemas/settings.ts';
+import { type DefinedEvent, withDefinitionMappings } from '../defined-events.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
 import type { Breaker } from './breaker.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
@@ -34,6 +35,12 @@ export interface ForwardDeps {
   readonly alreadyDelivered?: (eventId: string, destination: string) => Promise<boolean>;
   /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
   readonly breaker?: Breaker;
+  /**
+   * The definition version a defined event was stored with (`definition_version`), for the
+   * mappings it declares per destination type; rejects when the registry cannot be read.
+   * Absent: definitions' mappings are not used.
+   */
+  readonly definitionFor?: (stamp: string) => DefinedEvent | undefined | Promise<DefinedEvent | undefined>;
 }
 
 export interface ForwardResult {
@@ -101,6 +108,24 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
 
   const event = parsed.event;
   const deliver = (values: Record<string, string>): ForwardResult | Promise<ForwardResult> => {
+    const stamp = event.definition_version;
+    if (stamp === undefined || !deps.definitionFor) return deliverAs(values, destination);
+    let def: ReturnType<NonNullable<ForwardDeps['definitionFor']>>;
+    try {
+      def = deps.definitionFor(stamp);
+    } catch (err) {
+      return retry(`event definition ${stamp} could not be read: ${(err as Error).message}`);
+    }
+    if (!(def instanceof Promise)) return deliverAs(values, withDefinitionMappings(destination, def));
+    return def.then(
+      (d) => deliverAs(values, withDefinitionMappings(destination, d)),
+      (err: unknown) => retry(`event definition ${stamp} could not be read: ${(err as Error).message}`),
+    );
+  };
+  const deliverAs = (
+    values: Record<string, string>,
+    destination: Readonly<Destination>,
+  ): ForwardResult | Promise<ForwardResult> => {
     const ctx = { destination, secrets: values, now: deps.now() };
     let prepared: ReturnType<Driver['prepare']>;
     try {

@@ -2,7 +2,7 @@
  * Inferred fields as an EventDefinition's `spec.fields` (core/definitions.ts): names made valid
  * field names, dotted JSON paths rebuilt as nested `object` fields, formats and enums carried over.
  */
-import type { FieldSpec } from '../definitions.ts';
+import { type FieldSpec, isReservedFieldName } from '../definitions.ts';
 import { fieldName, uniqueNames } from './names.ts';
 import type { InferredField } from './sample.ts';
 
@@ -12,7 +12,8 @@ const MAX_LEVELS = 4;
 /**
  * The definition path of each column: `user.email` stays a path of two field names, `E-Mail`
  * becomes `e_mail`; a dotted column under a name that is itself a column (`user` and
- * `user.email`) is flattened (`user_email`). Paths are unique.
+ * `user.email`) is flattened (`user_email`); a top-level name that is a context field or a
+ * warehouse column (`user`, `source`, `topic`) gets `_data` (`user_data.email`). Paths are unique.
  */
 export function fieldPaths(columns: readonly string[]): Map<string, string> {
   const split = columns.map((c) => {
@@ -22,7 +23,10 @@ export function fieldPaths(columns: readonly string[]): Map<string, string> {
   const leaves = new Set(split.map((p) => p.join('.')));
   const paths = split.map((parts) => {
     const blocked = parts.some((_, i) => i > 0 && leaves.has(parts.slice(0, i).join('.')));
-    return blocked ? parts.join('_') : parts.join('.');
+    const path = blocked ? parts.join('_') : parts.join('.');
+    // A context field's name (`user`, `source`) is the contract's, not event data: kept as `user_data`.
+    const [top = '', ...rest] = path.split('.');
+    return isReservedFieldName(top) ? [`${top}_data`, ...rest].join('.') : path;
   });
   const unique = uniqueNames(paths);
   return new Map(columns.map((c, i) => [c, unique[i] as string]));

@@ -25,6 +25,8 @@ export interface ForwardServices {
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
   /** The ledger check on redeliveries (adapters/delivered-check.ts); absent: never checked. */
   readonly alreadyDelivered?: ForwardDeps['alreadyDelivered'];
+  /** Definitions' mappings for defined events (adapters/definitions.ts); absent: not used. */
+  readonly definitionFor?: ForwardDeps['definitionFor'];
 }
 
 /**
@@ -56,6 +58,7 @@ export function createForwardHandler(
       now: s.now ?? (() => new Date()),
       breaker,
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
+      ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
     };
     return deps;
   };

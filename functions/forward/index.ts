@@ -5,11 +5,13 @@
  * CommonJS for Cloud Functions).
  */
 import { http } from '@google-cloud/functions-framework';
+import { registryReaders } from '../../adapters/definitions.ts';
 import { createDeliveredCheck, ledgerDeliveredQuery } from '../../adapters/delivered-check.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
+import { registryBucketName } from '../../core/plan.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
 
@@ -29,8 +31,18 @@ async function loadServices(): Promise<ForwardServices> {
     }),
     secrets: createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project }),
     send: createHttpSender(),
+    definitionFor: (stamp) => {
+      const got = definitions.get(stamp);
+      return got instanceof Promise ? got.then((d) => d.exact(stamp)) : got.exact(stamp);
+    },
   };
 }
+
+/** Defined events' mappings, read by the version each event was stored with (immutable). */
+const definitions = registryReaders(
+  config.project,
+  registryBucketName(config.project, config.plan.environment),
+).definitions;
 
 // The clients load right after the module, in the background (not inside the bundle's load,
 // and not on the first push, which used to wait for them along with every push behind it).

@@ -4,6 +4,7 @@
  * `index.ts` registers it with the functions framework.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
+import type { DefinedEvents } from '../../core/defined-events.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import {
@@ -18,6 +19,7 @@ import {
 } from '../../core/store.ts';
 import type { FieldViolation } from '../../core/validation.ts';
 import { TABLES } from '../../core/warehouse.ts';
+import { lookupEvent } from '../../schemas/catalogue.ts';
 
 /** One structured log line (Cloud Logging reads `severity` and `message` from JSON on stdout). */
 export type Log = (
@@ -31,6 +33,12 @@ export interface StoreDeps {
   readonly afterStored?: AfterStored;
   readonly now?: () => number;
   readonly log?: Log;
+  /**
+   * The registry's event definitions (adapters/definitions.ts): a custom event is re-validated
+   * against the version the gateway stamped, or the current one. Rejecting (no copy of the
+   * registry) answers non-2xx, so the push comes back rather than storing it unchecked.
+   */
+  readonly definitions?: { get(stamp?: string): DefinedEvents | Promise<DefinedEvents> };
 }
 
 /** Seconds a producer-facing 503 suggests; Pub/Sub itself follows the subscription's backoff. */
@@ -76,8 +84,16 @@ export function createStoreHandler(
     if (!decoded.ok) return keepMalformed(req, res, decoded.violations, deps.writer, now, log, failed);
     const message = decoded.message;
     let stored: Promise<unknown>;
+    const run = (defined: DefinedEvents | undefined) =>
+      storeMessages([message], defined ? { ...storeDeps, defined } : storeDeps);
     try {
-      stored = storeMessages([message], storeDeps);
+      const name = message.attributes['event_name'];
+      // Catalogue events (named so by the gateway) need no definitions; anything else might.
+      const defined =
+        deps.definitions && (name === undefined || !lookupEvent(name))
+          ? deps.definitions.get(message.attributes['definition_version'])
+          : undefined;
+      stored = defined instanceof Promise ? defined.then(run) : run(defined);
     } catch (err) {
       failed(res, err, message);
       return undefined;

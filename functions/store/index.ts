@@ -6,10 +6,12 @@
  */
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
+import { registryReaders } from '../../adapters/definitions.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
+import { CATALOGUE_OPTIONS } from '../../core/decision.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
@@ -28,7 +30,11 @@ const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
  * `deliveries` message per permitted destination, a `skipped` ledger row per refusal).
  * A throw here answers non-2xx, so the push is redelivered (storage stays idempotent).
  */
-function fanOutHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
+function fanOutHook(
+  runtime: RuntimeConfig,
+  writer: RowWriter,
+  definitions: Definitions,
+): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
   // The Pub/Sub client loads with the BigQuery client, in the background at cold start: a
   // first fan-out that waited for it held every push of the first second or two.
@@ -45,6 +51,11 @@ function fanOutHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | un
       return p instanceof Promise ? p.then((ready) => ready.publish(messages)) : p.publish(messages);
     },
     rows: writer,
+    options: {
+      ...CATALOGUE_OPTIONS,
+      // The handler loaded the event's definition version before storing it.
+      definitionMaps: (stamp, type) => definitions.peek(stamp)?.spec.mappings?.[type] !== undefined,
+    },
   });
 }
 
@@ -78,11 +89,24 @@ function rulesHook(runtime: RuntimeConfig): AfterStored | undefined {
 }
 
 /** Both hooks, in parallel: the push is answered once both are done. */
-function afterStoredHook(runtime: RuntimeConfig, writer: RowWriter): AfterStored | undefined {
-  const hooks = [fanOutHook(runtime, writer), rulesHook(runtime)].filter((h): h is AfterStored => !!h);
+function afterStoredHook(
+  runtime: RuntimeConfig,
+  writer: RowWriter,
+  definitions: Definitions,
+): AfterStored | undefined {
+  const hooks = [fanOutHook(runtime, writer, definitions), rulesHook(runtime)].filter(
+    (h): h is AfterStored => !!h,
+  );
   if (hooks.length <= 1) return hooks[0];
   return (events, messages) => Promise.all(hooks.map((h) => h(events, messages)));
 }
+
+/** The registry's event definitions (the Cloud Storage client loads in the background). */
+const definitions = registryReaders(
+  runtime.project,
+  registryBucketName(runtime.project, runtime.plan.environment),
+).definitions;
+type Definitions = typeof definitions;
 
 type Handler = (req: Request, res: Response) => Promise<void> | undefined;
 
@@ -95,11 +119,12 @@ async function init(): Promise<Handler> {
   // redeliver with the subscription's backoff, which is the retry we configure and observe.
   const bigquery = new BigQuery({ projectId: runtime.project, autoRetry: false });
   const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching);
-  const afterStored = afterStoredHook(runtime, writer);
+  const afterStored = afterStoredHook(runtime, writer, definitions);
   return createStoreHandler({
     config: storeConfig(runtime.settings, runtime.plan),
     writer,
     ...(afterStored ? { afterStored } : {}),
+    definitions,
   });
 }
 

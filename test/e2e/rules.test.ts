@@ -8,11 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { run as cli } from '../../cli/main.ts';
-import { REPO, startLocalCli } from '../support/local-start.ts';
+import { REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
 /** What the test adds to environments/local.yaml: rules on, a chat connection, a webhook that is down. */
@@ -85,16 +85,7 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
     });
   });
 
-  after(() => {
-    if (child && child.exitCode === null) child.kill('SIGINT');
-    return new Promise<void>((r) => {
-      if (!child || child.exitCode !== null) r();
-      else child.once('exit', () => r());
-    }).then(() => {
-      if (process.env.KEEP) console.log(dataDir);
-      else rmSync(dataDir, { recursive: true, force: true });
-    });
-  });
+  after(() => stopLocal(child, dataDir));
 
   const query = async <T>(sql: string): Promise<T[]> => (await bigquery.query({ query: sql }))[0] as T[];
 

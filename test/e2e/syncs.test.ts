@@ -12,8 +12,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
-import { run as cli } from '../../cli/main.ts';
-import { REPO, startLocalCli } from '../support/local-start.ts';
+import { eventbusIn, REPO, startLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
 const EXTRA = `
@@ -73,16 +72,7 @@ describe('end to end: syncs from warehouse SQL to a webhook, files and a topic',
   });
 
   const query = async <T>(sql: string): Promise<T[]> => (await bigquery.query({ query: sql }))[0] as T[];
-  const eventbus = async (...argv: string[]) => {
-    let out = '';
-    let err = '';
-    const code = await cli([...argv, '--data-dir', dataDir], {
-      out: (t) => (out += t),
-      err: (t) => (err += t),
-    });
-    assert.equal(code, 0, `${argv.join(' ')}: ${err}`);
-    return out;
-  };
+  const eventbus = (...argv: string[]) => eventbusIn(dataDir)(...argv);
   const purchase = async (n: number, user: string, value: number) => {
     const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
     const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/purchase`, {

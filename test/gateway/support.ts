@@ -64,6 +64,8 @@ export async function startTestGateway(opts: {
   clock?: () => number;
   bodyTimeoutMs?: number;
   log?: (entry: Record<string, unknown>) => void;
+  definitions?: GatewayDeps['definitions'];
+  translators?: GatewayDeps['translators'];
 }): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -107,6 +109,8 @@ export async function startTestGateway(opts: {
     ...(opts.google ? { google: opts.google } : {}),
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.log ? { log: opts.log } : {}),
+    ...(opts.definitions ? { definitions: opts.definitions } : {}),
+    ...(opts.translators ? { translators: opts.translators } : {}),
   };
   const server: Server = createGateway(
     {

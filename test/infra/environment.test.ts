@@ -227,7 +227,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
 
   it('lets Cloud Run’s service agent read the archives (the gateway’s build-less source deploy)', () => {
     const readers = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
-      .filter((m) => m.inputs['role'] === 'roles/storage.objectViewer')
+      .filter((m) => m.inputs['role'] === 'roles/storage.objectViewer' && !m.inputs['condition'])
       .map((m) => [m.inputs['role'], m.inputs['member']]);
     assert.deepEqual(readers.sort(), [
       ['roles/storage.objectViewer', `serviceAccount:${sa('build')}`],
@@ -235,6 +235,23 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         'roles/storage.objectViewer',
         `serviceAccount:service-${PROJECT_NUMBER}@serverless-robot-prod.iam.gserviceaccount.com`,
       ],
+    ]);
+  });
+
+  it('lets the gateway, store and forward read definitions, and the gateway translators, by object prefix only', () => {
+    const grants = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
+      .filter((m) => m.inputs['condition'] && m.inputs['role'] === 'roles/storage.objectViewer')
+      .map(
+        (m) =>
+          `${String(m.inputs['member']).split(':')[1]?.split('@')[0]} ${m.inputs['condition'].expression}`,
+      )
+      .filter((g) => !g.includes('/Rule/'));
+    const registry = 'projects/_/buckets/acme-outdoor-prod-acme-prod-registry/objects';
+    assert.deepEqual(grants.sort(), [
+      `eventbus-forward resource.name.startsWith("${registry}/EventDefinition/")`,
+      `eventbus-gateway resource.name.startsWith("${registry}/EventDefinition/")`,
+      `eventbus-gateway resource.name.startsWith("${registry}/Translator/")`,
+      `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
     ]);
   });
 

@@ -84,7 +84,9 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember':
         return `service ${last(i['name'])}`;
       case 'gcp:storage/bucketIAMMember:BucketIAMMember':
-        return i['condition'] ? 'registry bucket, locks/ only' : 'sources bucket';
+        return i['condition']
+          ? `registry bucket, ${/objects\/([^"]+)"/.exec(String(i['condition'].expression))?.[1]} only`
+          : 'sources bucket';
       case 'gcp:datacatalog/policyTagIamMember:PolicyTagIamMember':
         return 'policy tag pii';
       case 'gcp:bigquerydatapolicy/dataPolicyIamMember:DataPolicyIamMember':

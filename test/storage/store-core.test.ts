@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { definedEvent, definedEvents } from '../../core/defined-events.ts';
 import { sha256 } from '../../core/pii.ts';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
@@ -328,5 +329,40 @@ describe('storage: storeMessages', () => {
   it('rejects when the warehouse is unavailable, so nothing is acknowledged', async () => {
     const { writer } = recordingWriter(() => undefined, new Error('ECONNREFUSED'));
     await assert.rejects(storeMessages([message(viewContent)], deps(writer)), /ECONNREFUSED/);
+  });
+});
+
+describe('storage: defined events in store', () => {
+  const v1 = definedEvent('quote_requested', '1.0', {
+    fields: [
+      { name: 'amount', type: 'number', required: true },
+      { name: 'contact', type: 'string', pii: true },
+    ],
+  });
+  const v2 = definedEvent('quote_requested', '2.0', {
+    fields: [
+      { name: 'amount', type: 'string', required: true },
+      { name: 'contact', type: 'string', pii: true },
+    ],
+  });
+  const defined = definedEvents([v2], [v1]);
+  const quote = { event_name: 'quote_requested', amount: 12, contact: ' Ana@Example.com ' };
+
+  it('re-validates against the stamped version, stores it, and hashes its pii fields', () => {
+    const m = message(quote, { attributes: { definition_version: 'quote_requested@1.0' } });
+    const r = messageRows(m, config, NOW, defined);
+    assert.equal(r.kind, 'event');
+    assert.ok(r.kind === 'event');
+    assert.equal(r.row.json['definition_version'], 'quote_requested@1.0');
+    assert.equal(r.event.definition_version, 'quote_requested@1.0');
+    const data = JSON.parse(String(r.row.json['event_data'])) as Record<string, unknown>;
+    assert.equal(data['contact'], sha256('ana@example.com'), 'a pii field is hashed in the warehouse');
+    assert.equal(r.event.event_data['contact'], ' Ana@Example.com ', 'the decision layer gets the raw value');
+  });
+
+  it('checks an unstamped message (the native path) against the current version', () => {
+    const r = messageRows(message(quote), config, NOW, defined);
+    assert.equal(r.kind, 'invalid');
+    assert.match(JSON.stringify(r.row.json['errors']), /quote_requested@2\.0/);
   });
 });

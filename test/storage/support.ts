@@ -13,6 +13,7 @@ import type { PubSub } from '@google-cloud/pubsub';
 import { type Plan, plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../emulators/pubsub/server.ts';
+import { type StorageEmulator, startStorageEmulator } from '../../emulators/storage/server.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../local/provision.ts';
 import { DEFAULT_PORTS, functionService, type LocalContext } from '../../local/services.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
@@ -84,6 +85,8 @@ export async function startStorageStack(
   const p = plan(settings);
   let bq: BigQueryEmulator | undefined;
   let ps: PubSubEmulator | undefined;
+  // The registry (event definitions) lives in Cloud Storage: store reads it for custom events.
+  let gcs: StorageEmulator | undefined;
   let child: ChildProcess | undefined;
   let pubsub: PubSub | undefined;
   const cleanup = async () => {
@@ -96,6 +99,7 @@ export async function startStorageStack(
     await pubsub?.close().catch(() => undefined);
     await ps?.close().catch(() => undefined);
     await bq?.close().catch(() => undefined);
+    await gcs?.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -104,13 +108,14 @@ export async function startStorageStack(
     const bqPort = bq.port;
     ps = await startPubSubEmulator({ port: 0, dataDir: join(dir, 'pubsub'), fsync: 'none' });
     const pubsubHost = `127.0.0.1:${ps.port}`;
+    gcs = await startStorageEmulator({ port: 0, dataDir: join(dir, 'storage'), fsync: 'none' });
     const storePort = await freePort();
     mkdirSync(join(dir, 'logs'), { recursive: true });
     const ctx: LocalContext = {
       root: REPO_ROOT,
       dataDir: dir,
       logDir: join(dir, 'logs'),
-      ports: { ...DEFAULT_PORTS, store: storePort, bigquery: bqPort, pubsub: ps.port },
+      ports: { ...DEFAULT_PORTS, store: storePort, bigquery: bqPort, pubsub: ps.port, storage: gcs.port },
       settings,
       project: settings.project,
       node: process.execPath,
@@ -126,6 +131,7 @@ export async function startStorageStack(
       project: settings.project,
       pubsub: pubsubHost,
       bigquery: bq.url,
+      storage: gcs.url,
       functionUrl: () => spec.url,
     });
     const bigquery = emulatorBigQuery(settings.project, bq.url);

@@ -27,7 +27,9 @@ kind: Translator
 name: quotes_csv
 spec:
   event: quote_requested
-  format: csv
+  format: { type: csv }
+  fields:
+    - { target: amount, source: Amount, transforms: [{ decimal: "," }] }
 `;
 
 describe('studio admin API and `eventbus apply`', () => {

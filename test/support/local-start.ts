@@ -3,7 +3,7 @@
  * as a child process, every service on a free port, and waits for its development token.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -54,4 +54,36 @@ export async function startLocalCli(options: {
     90000,
   );
   return { child, dataDir, ports, output: () => output };
+}
+
+/** Stops what startLocalCli started (SIGINT, as a user would) and removes its data dir unless KEEP is set. */
+export async function stopLocal(child: ChildProcess | undefined, dataDir: string): Promise<void> {
+  if (child && child.exitCode === null) child.kill('SIGINT');
+  await new Promise<void>((r) => {
+    if (!child || child.exitCode !== null) r();
+    else child.once('exit', () => r());
+  });
+  if (process.env.KEEP) console.log(dataDir);
+  else rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** Runs `eventbus <argv> --data-dir <dataDir> [extra]` in process; its output, or a failed assertion. */
+export function eventbusIn(dataDir: string, extra: readonly string[] = []) {
+  return async (...argv: string[]): Promise<string> => {
+    const { run } = await import('../../cli/main.ts');
+    let out = '';
+    let err = '';
+    const code = await run([...argv, ...extra, '--data-dir', dataDir], {
+      out: (t) => (out += t),
+      err: (t) => (err += t),
+    });
+    if (code !== 0) throw new Error(`eventbus ${argv.join(' ')} exited ${code}: ${err}`);
+    return out;
+  };
+}
+
+/** Google's BigQuery client on a started environment's emulator. */
+export async function localBigQuery(ports: Readonly<Record<string, number>>) {
+  const { BigQuery } = await import('@google-cloud/bigquery');
+  return new BigQuery({ projectId: 'local-project', apiEndpoint: `http://127.0.0.1:${ports['bigquery']}` });
 }

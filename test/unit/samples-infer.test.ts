@@ -165,7 +165,8 @@ describe('samples: spec fields from inferred columns', () => {
   it('renames columns to field names and nests dotted paths as objects', () => {
     assert.deepEqual(
       fields.map((f) => f.name),
-      ['e_mail', 'user', 'tier', 'betrag', 'tags', 'f_1st_visit', 'e_mail_2'],
+      // `user` is a context field of every event: as event data it is `user_data`.
+      ['e_mail', 'user_data', 'tier', 'betrag', 'tags', 'f_1st_visit', 'e_mail_2'],
     );
     const user = fields[1];
     assert.equal(user?.type, 'object');
@@ -193,12 +194,13 @@ describe('samples: spec fields from inferred columns', () => {
 
   it('flattens a dotted column whose parent is itself a column', () => {
     const f = toFieldSpecs([
-      { name: 'user', type: 'string', nullable: false, examples: [], distinct: 1 },
-      { name: 'user.email', type: 'string', format: 'email', nullable: false, examples: [], distinct: 1 },
+      { name: 'buyer', type: 'string', nullable: false, examples: [], distinct: 1 },
+      { name: 'buyer.email', type: 'string', format: 'email', nullable: false, examples: [], distinct: 1 },
+      { name: 'source', type: 'string', nullable: false, examples: [], distinct: 1 },
     ]);
     assert.deepEqual(
       f.map((x) => x.name),
-      ['user', 'user_email'],
+      ['buyer', 'buyer_email', 'source_data'],
     );
     assert.deepEqual(definitionViolations({ fields: f }, 'spec'), []);
   });

@@ -17,6 +17,7 @@ import { type Plan, plan as planOf } from '../../../core/plan.ts';
 import { checkSettings, formatErrors } from '../../../core/settings.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
+import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../../local/provision.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from '../../../local/receiver/server.ts';
 import { functionService, type LocalContext } from '../../../local/services.ts';
@@ -83,6 +84,8 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
   const children: ChildProcess[] = [];
   let ps: PubSubEmulator | undefined;
   let bq: BigQueryEmulator | undefined;
+  // The registry (event definitions) lives in Cloud Storage: store reads it for custom events.
+  let gcs: StorageEmulator | undefined;
   let receiver: Receiver | undefined;
   let pubsub: PubSub | undefined;
   const cleanup = async () => {
@@ -94,12 +97,14 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     await receiver?.close();
     await ps?.close();
     await bq?.close().catch(() => {});
+    await gcs?.close().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
     ps = await startPubSubEmulator({ port: 0, dataDir: join(dataDir, 'pubsub'), fsync: 'none' });
     bq = await startBigQueryEmulator({ port: 0, dataDir: join(dataDir, 'bigquery') });
     const bqPort = bq.port;
+    gcs = await startStorageEmulator({ port: 0, dataDir: join(dataDir, 'storage'), fsync: 'none' });
     receiver = await startReceiver({
       webhooks: [],
       signingKey: async () => SIGNING_KEY,
@@ -126,7 +131,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     const ports = {
       pubsub: ps.port,
       bigquery: bqPort,
-      storage: 0,
+      storage: gcs.port,
       studio: 0,
       gateway: 0,
       store: await freePort(),
@@ -170,6 +175,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       project: settings.project,
       pubsub: pubsubHost,
       bigquery: bq.url,
+      storage: gcs.url,
       functionUrl: (fn) => `http://127.0.0.1:${ports[fn]}/`,
     });
     if (report.conflicts.length > 0) throw new Error(report.conflicts.join('\n'));

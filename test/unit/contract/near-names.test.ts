@@ -42,7 +42,7 @@ describe('contract: names close to the catalogue', () => {
       {
         field: 'event_name',
         description:
-          '"purchse" is not in the event catalogue; did you mean "purchase"? (a custom event\'s name must not be this close to a catalogue event\'s)',
+          '"purchse" is not a known event; did you mean "purchase"? (a custom event\'s name must not be this close to a catalogue or defined event\'s; define it to use it)',
       },
     ]);
     const camel = violations({ event_name: 'AddToCart', anonymous_id: 'a1' });

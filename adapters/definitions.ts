@@ -1,0 +1,174 @@
+/**
+ * The registry's event definitions for the gateway and `store` (docs/definitions.md): the
+ * current ones from a RegistryReader (a copy at most 30 s old, the last good copy on errors,
+ * RegistryUnavailable with no copy at all), plus, for `store`, the exact versions the gateway
+ * stamped (immutable objects, read once per process).
+ *
+ * On the hot path it answers without a promise when its copy is fresh and holds what is asked.
+ */
+import {
+  type DefinedEvent,
+  type DefinedEvents,
+  type DefinitionSpec,
+  definedEvent,
+  definedEvents,
+  parseStamp,
+} from '../core/defined-events.ts';
+import type { TranslatorSpec } from '../schemas/translator.ts';
+import { loadOnce, warmInBackground } from './load-once.ts';
+import type { RegistryClient, RegistryReader, Snapshot } from './registry.ts';
+
+export class Definitions {
+  private readonly reader: RegistryReader;
+  private readonly client: RegistryClient;
+  private readonly clock: () => number;
+  private readonly maxAgeMs: number;
+  private held: { snapshot: Snapshot; events: DefinedEvents } | undefined;
+  private readonly older = new Map<string, DefinedEvent>();
+  /** Stamps that name no version (looked up once, not on every message that carries them). */
+  private readonly missing = new Set<string>();
+
+  constructor(
+    reader: RegistryReader,
+    client: RegistryClient,
+    opts: { clock?: () => number; maxAgeMs?: number } = {},
+  ) {
+    this.reader = reader;
+    this.client = client;
+    this.clock = opts.clock ?? Date.now;
+    this.maxAgeMs = opts.maxAgeMs ?? 30_000;
+  }
+
+  /**
+   * The defined events now, and the stamped version when one is given (`name@major.minor`).
+   * Rejects with RegistryUnavailable when no copy of the registry could ever be read.
+   */
+  get(given?: string): DefinedEvents | Promise<DefinedEvents> {
+    // Anything but a well-formed stamp is ignored: the current definition applies.
+    const stamp = given !== undefined && parseStamp(given) ? given : undefined;
+    const held = this.held;
+    const fresh = held && !held.snapshot.stale && this.clock() - held.snapshot.readAt < this.maxAgeMs;
+    if (fresh && (stamp === undefined || held.events.exact(stamp) || this.missing.has(stamp)))
+      return held.events;
+    return this.load(stamp);
+  }
+
+  /** One version (immutable), read once per process. */
+  private async version(name: string, version: string): Promise<DefinedEvent> {
+    const stamp = `${name}@${version}`;
+    const held = this.older.get(stamp);
+    if (held) return held;
+    const v = await this.client.readVersion('EventDefinition', name, version);
+    const d = definedEvent(v.name, v.version, v.spec as unknown as DefinitionSpec);
+    this.older.set(stamp, d);
+    return d;
+  }
+
+  /** A version this process already holds (what `get` loaded), without any read. */
+  peek(stamp: string): DefinedEvent | undefined {
+    return this.held?.events.exact(stamp) ?? this.older.get(stamp);
+  }
+
+  private async load(stamp: string | undefined): Promise<DefinedEvents> {
+    const snapshot = await this.reader.current('EventDefinition');
+    const wanted = stamp === undefined ? undefined : parseStamp(stamp);
+    let added = false;
+    const key = stamp as string;
+    if (wanted && snapshot.resources.get(wanted.name)?.version !== wanted.version) {
+      if (!this.older.has(key) && !this.missing.has(key)) {
+        const v = await this.client
+          .readVersion('EventDefinition', wanted.name, wanted.version)
+          .catch((err: unknown) => {
+            // A stamp naming no version (a native publish may carry any attribute): the current
+            // definition applies. Any other error is the registry failing: the caller retries.
+            if ((err as { code?: unknown }).code === 404) return undefined;
+            throw err;
+          });
+        if (v) {
+          this.older.set(key, definedEvent(v.name, v.version, v.spec as unknown as DefinitionSpec));
+          added = true;
+        } else this.missing.add(key);
+      }
+    }
+    if (!added && this.held?.snapshot.resources === snapshot.resources) {
+      this.held = { snapshot, events: this.held.events };
+      return this.held.events;
+    }
+    const current = await Promise.all(
+      [...snapshot.resources.values()].map(async (r) => {
+        const spec = r.spec as unknown as DefinitionSpec;
+        const previous =
+          spec.accept_previous_major_until && r.previous_major
+            ? await this.version(r.name, r.previous_major)
+            : undefined;
+        return definedEvent(r.name, r.version, spec, {
+          created: r.created,
+          ...(previous ? { previous } : {}),
+        });
+      }),
+    );
+    const events = definedEvents(current, [...this.older.values()]);
+    this.held = { snapshot, events };
+    return events;
+  }
+}
+
+/** A translator as the registry holds it. */
+export interface TranslatorEntry {
+  readonly name: string;
+  readonly version: string;
+  readonly spec: TranslatorSpec;
+}
+
+/**
+ * The event definitions and translators of the registry bucket `bucketName`, with Google's Cloud
+ * Storage client loaded on first use (in the background at cold start), so a process that never
+ * sees a custom event does not wait for it.
+ */
+export function registryReaders(
+  project: string,
+  bucketName: string,
+): {
+  definitions: {
+    get(stamp?: string): DefinedEvents | Promise<DefinedEvents>;
+    peek(stamp: string): DefinedEvent | undefined;
+  };
+  translators: { get(name: string): Promise<TranslatorEntry | undefined> };
+} {
+  const loaded = loadOnce(async () => {
+    const [{ Storage }, { RegistryClient, RegistryReader }] = await Promise.all([
+      import('@google-cloud/storage'),
+      import('./registry.ts'),
+    ]);
+    const client = new RegistryClient(new Storage({ projectId: project }).bucket(bucketName));
+    const reader = new RegistryReader(client);
+    return { reader, definitions: new Definitions(reader, client) };
+  });
+  warmInBackground(loaded);
+  const ready = async () => loaded();
+  return {
+    definitions: {
+      get: (stamp) => {
+        const d = loaded();
+        return d instanceof Promise ? d.then((r) => r.definitions.get(stamp)) : d.definitions.get(stamp);
+      },
+      peek: (stamp) => {
+        const d = loaded();
+        return d instanceof Promise ? undefined : d.definitions.peek(stamp);
+      },
+    },
+    translators: { get: async (name) => translatorLookup((await ready()).reader).get(name) },
+  };
+}
+
+/** The current version of a translator, from a reader's copy of the registry. */
+export function translatorLookup(reader: RegistryReader): {
+  get(name: string): Promise<TranslatorEntry | undefined>;
+} {
+  return {
+    get: async (name) => {
+      const r = (await reader.current('Translator')).resources.get(name);
+      return r ? { name: r.name, version: r.version, spec: r.spec as unknown as TranslatorSpec } : undefined;
+    },
+  };
+}

@@ -1,0 +1,80 @@
+/**
+ * The checks of a Translator's `spec` on `apply` (docs/translators.md): its schema, then what a
+ * schema cannot say — one source or one constant per field, each target once, valid date
+ * patterns and time zones, and a `key` only with an `event_time` read from the payload (a re-sent
+ * file folds in events_dedup only when both the id and the time repeat). Pure.
+ */
+import { CONTEXT_FIELDS } from '../../schemas/context.ts';
+import { type TranslatorSpec, TranslatorSpecSchema } from '../../schemas/translator.ts';
+import { isReservedFieldName } from '../definitions.ts';
+import { compileValidator, type FieldViolation } from '../validation.ts';
+import { isTimeZone, patternProblem } from './patterns.ts';
+
+const shape = compileValidator<TranslatorSpec>(TranslatorSpecSchema);
+
+/** Targets that are not event data: the event's own fields. */
+const EVENT_TARGETS = new Set(['event_name', 'event_id', 'event_time']);
+
+export function translatorViolations(spec: unknown, prefix: string): FieldViolation[] {
+  const problems = shape.violations(spec, prefix);
+  if (problems.length > 0) return problems;
+  const s = spec as TranslatorSpec;
+  const out: FieldViolation[] = [];
+  const seen = new Map<string, number>();
+  s.fields.forEach((f, i) => {
+    const at = `${prefix}.fields[${i}]`;
+    if ((f.source === undefined) === (f.value === undefined))
+      out.push({
+        field: at,
+        description: 'takes a value from a `source` or a constant `value`, one of them',
+      });
+    const first = seen.get(f.target);
+    if (first !== undefined)
+      out.push({ field: `${at}.target`, description: `${f.target} is also fields[${first}].target` });
+    else seen.set(f.target, i);
+    const [top = ''] = f.target.split('.');
+    const isContext = CONTEXT_FIELDS.has(top) || EVENT_TARGETS.has(top);
+    if (!isContext && isReservedFieldName(top))
+      out.push({
+        field: `${at}.target`,
+        description: `${top} is a column of the warehouse, not an event field`,
+      });
+    if (EVENT_TARGETS.has(top) && f.target !== top)
+      out.push({ field: `${at}.target`, description: `${top} has no parts` });
+    (f.transforms ?? []).forEach((t, j) => {
+      if (typeof t !== 'object') return;
+      const tat = `${at}.transforms[${j}]`;
+      if ('date' in t) {
+        const why = patternProblem(t.date, 'date');
+        if (why) out.push({ field: `${tat}.date`, description: why });
+      }
+      if ('timestamp' in t) {
+        const why = patternProblem(t.timestamp, 'timestamp');
+        if (why) out.push({ field: `${tat}.timestamp`, description: why });
+        if (t.zone !== undefined && !isTimeZone(t.zone))
+          out.push({
+            field: `${tat}.zone`,
+            description: `${t.zone} is not an IANA time zone (Europe/Berlin)`,
+          });
+      }
+    });
+  });
+  if (s.key) {
+    const time = s.fields.find((f) => f.target === 'event_time');
+    if (!time || time.source === undefined)
+      out.push({
+        field: `${prefix}.key`,
+        description:
+          'needs event_time mapped from the payload: a re-sent row folds only when its event_id and event_time repeat',
+      });
+    if (seen.has('event_id'))
+      out.push({ field: `${prefix}.key`, description: 'makes the event_id: do not map event_id as well' });
+  }
+  const format = s.format;
+  if (format.type === 'csv' && format.header === false && !format.columns)
+    out.push({
+      field: `${prefix}.format.columns`,
+      description: 'names the columns when there is no header row',
+    });
+  return out;
+}

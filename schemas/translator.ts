@@ -1,0 +1,189 @@
+/**
+ * The `spec` of a Translator resource (docs/translators.md): how a payload someone already has
+ * (a CSV export, a JSON body another tool sends, NDJSON) becomes events. Its endpoint is
+ * `POST /v1/translators/{name}` on the gateway.
+ */
+import Type, { type Static } from 'typebox';
+import { EVENT_NAME_PATTERN } from './context.ts';
+
+export const CsvFormat = Type.Object(
+  {
+    type: Type.Literal('csv'),
+    delimiter: Type.Optional(Type.String({ minLength: 1, maxLength: 1, description: 'Default `,`' })),
+    quote: Type.Optional(Type.String({ minLength: 1, maxLength: 1, description: 'Default `"`' })),
+    header: Type.Optional(Type.Boolean({ description: 'The first record names the columns (default true)' })),
+    columns: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        minItems: 1,
+        maxItems: 1000,
+        description: 'The column names when the payload has no header row',
+      }),
+    ),
+    charset: Type.Optional(
+      Type.Union([Type.Literal('utf-8'), Type.Literal('latin1')], {
+        description: 'How the bytes are decoded (default utf-8; a charset in the Content-Type wins)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const JsonFormat = Type.Object(
+  {
+    type: Type.Literal('json'),
+    records: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z_$][A-Za-z0-9_$-]*(\\.[A-Za-z_$][A-Za-z0-9_$-]*)*$',
+        description: 'Dotted path to the array of records inside the body (`batch`, `events`)',
+      }),
+    ),
+    single: Type.Optional(
+      Type.Boolean({
+        description: 'A body without the `records` list is one record (default false: refused)',
+      }),
+    ),
+    inherit: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        maxItems: 50,
+        description:
+          'Top-level fields of the body every record also sees (`client_id`, `user_id` beside `events`)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const NdjsonFormat = Type.Object({ type: Type.Literal('ndjson') }, { additionalProperties: false });
+
+const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
+
+/** One step of a field's transform chain. */
+export const TranslatorTransform = Type.Union([
+  Type.Union(
+    [
+      Type.Literal('trim'),
+      Type.Literal('lowercase'),
+      Type.Literal('uppercase'),
+      Type.Literal('number'),
+      Type.Literal('integer'),
+      Type.Literal('boolean'),
+      Type.Literal('string'),
+      Type.Literal('sha256'),
+      Type.Literal('empty_is_null'),
+      Type.Literal('snake_case'),
+    ],
+    { description: 'A transform without arguments' },
+  ),
+  Type.Object(
+    {
+      decimal: Type.Union([Type.Literal(','), Type.Literal('.')], {
+        description: 'A number written with this decimal mark (thousands separators are dropped)',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    { date: Type.String({ minLength: 2, maxLength: 64, description: 'A date pattern: DD.MM.YYYY' }) },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      timestamp: Type.String({
+        minLength: 2,
+        maxLength: 64,
+        description: 'A date-and-time pattern: DD/MM/YYYY HH:mm (Z for an offset)',
+      }),
+      zone: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 64,
+          description: 'IANA time zone of times without an offset',
+        }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      split: Type.String({ minLength: 1, maxLength: 8, description: 'Text into a list, on this separator' }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      epoch: Type.Union([Type.Literal('seconds'), Type.Literal('millis'), Type.Literal('micros')], {
+        description: 'A number (or digits) of this unit since 1970 into an RFC 3339 time',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      each: Type.Record(
+        Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
+        Type.String({ minLength: 1, maxLength: 256 }),
+        {
+          minProperties: 1,
+          description: 'Each object of a list (or one object) rebuilt: new key ← path in the object',
+        },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      lookup: Type.Record(Type.String({ maxLength: 256 }), Scalar, {
+        description: 'Replace a value by the one it maps to',
+      }),
+      otherwise: Type.Optional(Type.Union([Scalar, Type.Null()], { description: 'For values not listed' })),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type TranslatorTransform = Static<typeof TranslatorTransform>;
+
+/** Where a value goes: `event_time`, `event_name`, `event_id`, a context path, or an event field. */
+export const TARGET_PATTERN = '^[a-z][a-z0-9_]{0,63}(\\.[a-z][a-z0-9_]{0,63}){0,3}$';
+
+export const TranslatorField = Type.Object(
+  {
+    target: Type.String({ pattern: TARGET_PATTERN }),
+    source: Type.Optional(
+      Type.Union([
+        Type.String({
+          minLength: 1,
+          maxLength: 256,
+          description: 'A column of the CSV, or a dotted path into a JSON record',
+        }),
+        Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+          minItems: 1,
+          maxItems: 8,
+          description: 'The first of these that is present',
+        }),
+      ]),
+    ),
+    value: Type.Optional(Scalar),
+    transforms: Type.Optional(Type.Array(TranslatorTransform, { maxItems: 16 })),
+    default: Type.Optional(Scalar),
+  },
+  { additionalProperties: false },
+);
+export type TranslatorField = Static<typeof TranslatorField>;
+
+export const TranslatorSpecSchema = Type.Object(
+  {
+    event: Type.String({ pattern: EVENT_NAME_PATTERN, description: 'The event each row becomes' }),
+    format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat]),
+    fields: Type.Array(TranslatorField, { minItems: 1, maxItems: 500 }),
+    key: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+        minItems: 1,
+        maxItems: 8,
+        description: 'Sources whose values make a row’s event_id (re-sent rows fold)',
+      }),
+    ),
+    max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000, description: 'Default 50,000' })),
+  },
+  { additionalProperties: false },
+);
+export type TranslatorSpec = Static<typeof TranslatorSpecSchema>;
