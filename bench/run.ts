@@ -14,6 +14,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   auth: () => import('./auth.ts'),
   storage: () => import('./storage.ts'),
   rules: () => import('./rules.ts'),
+  translate: () => import('./translate.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).

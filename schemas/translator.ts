@@ -182,7 +182,9 @@ export const TranslatorSpecSchema = Type.Object(
         description: 'Sources whose values make a row’s event_id (re-sent rows fold)',
       }),
     ),
-    max_rows: Type.Optional(Type.Integer({ minimum: 1, maximum: 50_000, description: 'Default 50,000' })),
+    max_rows: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 200_000, description: 'Rows per request (default 50,000)' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -149,8 +149,23 @@ export function isTimeZone(zone: string): boolean {
   }
 }
 
-/** Minutes east of UTC that `zone` is at the instant `utcMs`. */
+/** Offsets already computed, per zone and quarter hour (no zone changes offset within one). */
+const offsets = new Map<string, number>();
+const QUARTER_HOUR = 900_000;
+
+/** Minutes east of UTC that `zone` is at the instant `utcMs` (formatToParts is slow: cached). */
 function zoneOffset(zone: string, utcMs: number): number {
+  const key = `${zone}\n${Math.floor(utcMs / QUARTER_HOUR)}`;
+  let offset = offsets.get(key);
+  if (offset === undefined) {
+    offset = computeOffset(zone, Math.floor(utcMs / QUARTER_HOUR) * QUARTER_HOUR);
+    if (offsets.size > 100_000) offsets.clear();
+    offsets.set(key, offset);
+  }
+  return offset;
+}
+
+function computeOffset(zone: string, utcMs: number): number {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {

@@ -32,14 +32,21 @@ const TRUE = new Set(['true', 'yes', 'y', 'ja', 'j', 'oui', 'si', 'sí', '1', 'o
 const FALSE = new Set(['false', 'no', 'n', 'nein', 'non', '0', 'off', 'falsch', 'faux']);
 const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 
+/** Groups of thousands with the other mark: 1.234.567,89 or 1,234.5 (compiled once per mark). */
+const GROUPED: Readonly<Record<',' | '.', RegExp>> = {
+  ',': /^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$/,
+  '.': /^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$/,
+};
+
 /** A number written with `mark` as the decimal mark; thousands separators (., ', spaces) dropped. */
 function decimal(text: string, mark: ',' | '.'): number | undefined {
   const other = mark === ',' ? '.' : ',';
   let t = text.trim().replace(/[\s'\u00a0\u202f]/g, '');
-  // The other mark may only group thousands: 1.234.567,89 or 1,234.5
-  if (t.includes(other) && !new RegExp(`^[+-]?\\d{1,3}(\\${other}\\d{3})+(\\${mark}\\d+)?$`).test(t))
-    return undefined;
-  t = t.split(other).join('');
+  // The other mark may only group thousands.
+  if (t.includes(other)) {
+    if (!GROUPED[mark].test(t)) return undefined;
+    t = t.split(other).join('');
+  }
   if (mark === ',') t = t.replace(',', '.');
   if (!PLAIN_NUMBER.test(t)) return undefined;
   const n = Number(t);
