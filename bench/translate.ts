@@ -26,16 +26,16 @@ const SPEC: TranslatorSpec = {
   // 10 MB of short rows is more than the default 50,000; a translator may allow up to 200,000.
   max_rows: 200_000,
   fields: [
-    { target: 'order_id', source: 'Order' },
-    { target: 'user.email', source: 'E-Mail', transforms: ['trim', 'lowercase'] },
-    { target: 'amount', source: 'Amount', transforms: [{ decimal: ',' }] },
     {
       target: 'event_time',
       source: 'Date',
       transforms: [{ timestamp: 'DD.MM.YYYY HH:mm', zone: 'Europe/Berlin' }],
     },
-    { target: 'product', source: 'Product' },
+    { target: 'amount', source: 'Amount', transforms: [{ decimal: ',' }] },
+    { target: 'order_id', source: 'Order' },
+    { target: 'user.email', source: 'E-Mail', transforms: ['trim', 'lowercase'] },
     { target: 'express', source: 'Express', transforms: ['boolean'] },
+    { target: 'product', source: 'Product', transforms: ['trim'] },
   ],
 };
 

@@ -217,6 +217,7 @@ export const studio: ServiceFactory = (ctx) => ({
     HOST: LOCAL_HOST,
     PORT: String(ctx.ports.studio),
     EVENTBUS_ADMIN_TOKEN_FILE: adminTokenFile(ctx.dataDir),
+    EVENTBUS_GATEWAY_URL: url(ctx.ports.gateway),
   },
   port: ctx.ports.studio,
   url: url(ctx.ports.studio),

@@ -14,6 +14,7 @@ import { RegistryClient } from '../adapters/registry.ts';
 import { ensureView } from '../adapters/views.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { tableRef, VIEWS } from '../core/warehouse.ts';
+import { buildAssets } from './assets.ts';
 import { startStudio } from './server.ts';
 
 function adminToken(file: string | undefined): string {
@@ -38,6 +39,8 @@ try {
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
     connections: config.settings.connections ?? [],
+    assets: await buildAssets(),
+    ...(process.env.EVENTBUS_GATEWAY_URL ? { gatewayUrl: process.env.EVENTBUS_GATEWAY_URL } : {}),
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
       ensure: (v) => ensureView(dataset, v),

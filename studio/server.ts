@@ -22,6 +22,7 @@ import { type PlannedChange, REGISTRY_KINDS, type RegistryKind, type ResourceDoc
 import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
+import type { Asset } from './assets.ts';
 
 export interface StudioOptions {
   readonly registry: RegistryClient;
@@ -38,7 +39,23 @@ export interface StudioOptions {
     readonly source: string;
     ensure(v: ViewPlan): Promise<string>;
   };
+  /** The web pages (studio/assets.ts), served without the token: they hold no data. */
+  readonly assets?: ReadonlyMap<string, Asset>;
+  /** The gateway's URL, which the pages show as translators' endpoints. */
+  readonly gatewayUrl?: string;
 }
+
+/**
+ * The pages' policy: scripts, styles and connections to this origin only, nothing inline, no
+ * frames; with everything from samples written as text, a hostile cell cannot run.
+ */
+const PAGE_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
 
 const MAX_BODY_BYTES = 4 << 20;
 
@@ -170,6 +187,14 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
   const url = new URL(req.url ?? '/', 'http://studio');
   const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
   if (url.pathname === '/health' && req.method === 'GET') return send(res, 200, { status: 'ok' });
+  const asset = req.method === 'GET' ? o.assets?.get(url.pathname) : undefined;
+  if (asset) {
+    res.writeHead(200, { 'content-type': asset.type, ...PAGE_HEADERS });
+    res.end(asset.body);
+    return;
+  }
+  if (url.pathname === '/config.json' && req.method === 'GET')
+    return send(res, 200, { gatewayUrl: o.gatewayUrl ?? null }, PAGE_HEADERS);
   if (parts[0] !== 'v1' || parts[1] !== 'admin')
     throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
   if (!authorised(req, o.adminToken))

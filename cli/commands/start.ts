@@ -2,6 +2,7 @@
  * `eventbus start` (`npm start`): the local environment under one supervisor. Runs until
  * Ctrl-C / SIGTERM (exit 0) or until a child dies (exit 1, with its last log lines).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_PORTS, type Ports } from '../../local/services.ts';
@@ -126,6 +127,13 @@ export function register(program: Command): void {
       process.stdout.write(
         `development token${dev.created ? ' (new)' : ''}: ${dev.token}\n  (also in ${dev.path})\n\n`,
       );
+      // The studio's pages take the admin token from this link (kept for the tab, never sent in a URL).
+      const studio = env.services.find((s) => s.name === 'studio');
+      const admin = join(env.dataDir, 'admin-token');
+      if (studio && existsSync(admin))
+        process.stdout.write(
+          `studio (create events from a sample): ${studio.url}/#token=${encodeURIComponent(readFileSync(admin, 'utf8').trim())}\n\n`,
+        );
       const report = await env.done;
       process.off('SIGINT', onSignal);
       process.off('SIGTERM', onSignal);

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { StoredEvent } from '../../core/event.ts';
 import { webhookDriver } from '../../core/platforms/webhook/driver.ts';
 import { platformEvent, type Receiver, startReceiver } from '../../local/receiver/server.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { launchChromium } from '../support/chromium.ts';
 
 const hook: Destination = {
   id: 'webhook',
@@ -137,19 +137,8 @@ describe('local receiver', () => {
     this.timeout(30_000);
     let browser: Browser | undefined;
     before(async function () {
-      if (!existsSync('/usr/bin/chromium')) this.skip();
-      browser = await chromium.launch({
-        executablePath: '/usr/bin/chromium',
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--no-first-run',
-        ],
-      });
+      browser = await launchChromium();
+      if (!browser) this.skip();
     });
     after(() => browser?.close());
 

@@ -1,0 +1,375 @@
+/**
+ * The studio's payload creator, in the browser (docs/studio.md): a pasted sample → its format and
+ * fields (core/samples, the same inference the tests check) → a name and a mapping per column →
+ * the EventDefinition and Translator (core/samples/draft.ts), every sample row translated and
+ * validated with the translator's own module as the person edits → saved through the admin API.
+ *
+ * Everything from the sample is put on the page as text (textContent, option values), never as
+ * HTML, so a hostile cell stays a string.
+ */
+import { stringify } from 'yaml';
+import { definedEvent, definedEvents } from '../../core/defined-events.ts';
+import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
+import type { PlannedChange } from '../../core/registry.ts';
+import { type ColumnChoice, type Draft, draftResources } from '../../core/samples/draft.ts';
+import {
+  CONTEXT_TARGETS,
+  type InferredField,
+  inferFields,
+  type ParsedSample,
+  parseSample,
+  suggestMappings,
+} from '../../core/samples/index.ts';
+import { translate } from '../../core/translate/index.ts';
+import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
+
+const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+/** The admin token: from the link `npm start` prints (#token=…), kept for this tab only. */
+function adminToken(): string | undefined {
+  const m = /token=([^&]+)/.exec(location.hash);
+  if (m?.[1]) {
+    sessionStorage.setItem('eventbus-admin-token', decodeURIComponent(m[1]));
+    history.replaceState(null, '', location.pathname);
+  }
+  return sessionStorage.getItem('eventbus-admin-token') ?? undefined;
+}
+
+async function admin(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  const token = adminToken();
+  const res = await fetch(path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: await res.json().catch(() => ({})) };
+}
+
+const show = (v: unknown): string => {
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+};
+
+const TARGETS = ['event_data', ...CONTEXT_TARGETS.filter((t) => t !== 'event_name'), 'skip'];
+
+interface State {
+  sample?: ParsedSample;
+  text: string;
+  fields: InferredField[];
+  choices: ColumnChoice[];
+  draft?: Draft;
+}
+const state: State = { text: '', fields: [], choices: [] };
+
+function readSample(): void {
+  const text = $<HTMLTextAreaElement>('sample').value;
+  const format = $<HTMLSelectElement>('format').value;
+  const sample = parseSample(text, format === 'auto' ? {} : { format: format as ParsedSample['format'] });
+  state.sample = sample;
+  state.text = text;
+  state.fields = inferFields(sample);
+  const suggestions = suggestMappings(
+    state.fields.map((f) => ({ name: f.name, type: f.type, ...(f.format ? { format: f.format } : {}) })),
+  );
+  state.choices = suggestions.map((s) => ({
+    column: s.column,
+    target: s.target,
+    ...(s.field ? { field: s.field } : {}),
+  }));
+  $('detected').textContent =
+    `Read as ${sample.format.toUpperCase()}${sample.delimiter ? ` (delimiter ${JSON.stringify(sample.delimiter)})` : ''}${sample.header ? ', with a header row' : ''}: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
+  const problems = $('problems');
+  problems.replaceChildren(
+    ...sample.problems
+      .slice(0, 10)
+      .map((p) => el('li', {}, `${p.line ? `line ${p.line}: ` : ''}${p.message}`)),
+  );
+  $('fields-section').hidden = sample.columns.length === 0;
+  $('save-section').hidden = sample.columns.length === 0;
+  renderFields();
+  update();
+}
+
+function renderFields(): void {
+  const table = $<HTMLTableElement>('fields');
+  const head = el(
+    'tr',
+    {},
+    ...['Column', 'Found', 'Examples', 'Goes to', 'Field name', 'Required', 'Personal data'].map((h) =>
+      el('th', { scope: 'col' }, h),
+    ),
+  );
+  const rows = state.fields.map((f, i) => {
+    const choice = state.choices[i] as ColumnChoice;
+    const target = el('select', { 'aria-label': `Where ${f.name} goes`, 'data-column': f.name });
+    for (const t of TARGETS) {
+      const o = el(
+        'option',
+        { value: t },
+        t === 'event_data' ? 'event field' : t === 'skip' ? 'leave out' : t,
+      );
+      if (t === choice.target) o.selected = true;
+      target.append(o);
+    }
+    const name = el('input', {
+      type: 'text',
+      'aria-label': `Field name for ${f.name}`,
+      value: choice.field ?? '',
+    });
+    name.disabled = choice.target !== 'event_data';
+    const required = el('input', { type: 'checkbox', 'aria-label': `${f.name} is required` });
+    required.checked = choice.required === true;
+    const pii = el('input', { type: 'checkbox', 'aria-label': `${f.name} is personal data` });
+    pii.checked = choice.pii ?? (f.format === 'email' || f.format === 'phone');
+    // Name, required and personal data are a field's: only an event field has them here (the
+    // context's own fields, user.email…, are hashed per the settings).
+    const enable = () => {
+      const data = state.choices[i]?.target === 'event_data';
+      for (const input of [name, required, pii]) input.disabled = !data;
+      name.placeholder = data ? '' : '—';
+      if (!data) name.value = '';
+      else if (name.value === '') name.value = state.choices[i]?.field ?? '';
+    };
+    const set = (next: Partial<ColumnChoice>) => {
+      state.choices[i] = { ...(state.choices[i] as ColumnChoice), ...next };
+      enable();
+      update();
+    };
+    target.addEventListener('change', () => set({ target: target.value }));
+    name.addEventListener('input', () => set({ field: name.value }));
+    required.addEventListener('change', () => set({ required: required.checked }));
+    pii.addEventListener('change', () => set({ pii: pii.checked }));
+    state.choices[i] = { ...choice, pii: pii.checked };
+    enable();
+    const found = `${f.type}${f.format ? ` (${f.format})` : ''}${f.pattern ? `, ${f.pattern}` : ''}${f.nullable ? ', sometimes empty' : ''}`;
+    return el(
+      'tr',
+      {},
+      el('th', { scope: 'row' }, f.name),
+      el('td', {}, found),
+      el('td', {}, f.examples.map(show).join(' · ')),
+      el('td', {}, target),
+      el('td', {}, name),
+      el('td', {}, required),
+      el('td', {}, pii),
+    );
+  });
+  table.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
+}
+
+/** The name rule, catalogue names, platform names and near misses, as the person types. */
+function checkName(name: string): { ok: boolean; text: string; cls: string } {
+  if (name === '') return { ok: false, text: 'Give the event a name (snake_case).', cls: 'warn' };
+  const problem = eventNameProblem(name);
+  if (problem) return { ok: false, text: `The name ${problem}.`, cls: 'err' };
+  if (lookupEvent(name))
+    return { ok: false, text: `${name} is a built-in catalogue event: it cannot be redefined.`, cls: 'err' };
+  const near = nearCatalogueName(name);
+  if (near)
+    return { ok: false, text: `Too close to the catalogue event "${near}": did you mean it?`, cls: 'err' };
+  if (/^(purchase|lead|contact|subscribe|search)s?$/i.test(name.replace(/_/g, '')))
+    return {
+      ok: true,
+      text: 'This reads like a platform event name: map it to the platform below instead.',
+      cls: 'warn',
+    };
+  return { ok: true, text: `${name} is a good name.`, cls: 'ok' };
+}
+
+function update(): void {
+  const sample = state.sample;
+  if (!sample) return;
+  const eventName = $<HTMLInputElement>('event-name').value.trim();
+  const name = checkName(eventName);
+  const check = $('name-check');
+  check.textContent = name.text;
+  check.className = name.cls;
+  const zone = $<HTMLInputElement>('zone').value.trim() || 'UTC';
+  const draft = draftResources({
+    eventName: eventName || 'unnamed_event',
+    description: $<HTMLInputElement>('description').value.trim(),
+    translatorName: `${(eventName || 'unnamed_event').replace(/_/g, '-')}-${sample.format}`,
+    sample,
+    fields: state.fields,
+    choices: state.choices,
+    zone,
+  });
+  state.draft = draft;
+  const refused = validateRows(draft);
+  renderPreview(sample, refused);
+  const bad = refused.size;
+  const rowCheck = $('row-check');
+  const dataFields = (draft.definition.spec['fields'] as unknown[]).length;
+  rowCheck.textContent =
+    dataFields === 0
+      ? 'Keep at least one column as an event field.'
+      : bad === 0
+        ? `All ${sample.rows.length} sample rows fit the definition.`
+        : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`;
+  rowCheck.className = dataFields === 0 || bad > 0 ? 'warn' : 'ok';
+  $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0;
+  $<HTMLButtonElement>('save').disabled = true;
+  $('plan').replaceChildren();
+}
+
+/** Every sample row through the translator and the gateway's checks: row → reasons. */
+function validateRows(draft: Draft): Map<number, string> {
+  const out = new Map<number, string>();
+  const spec = draft.definition.spec as { fields: [] };
+  const defined = definedEvents([definedEvent(draft.definition.name, '0.0', spec)]);
+  const types = {
+    csv: 'text/csv',
+    tsv: 'text/csv',
+    json: 'application/json',
+    ndjson: 'application/x-ndjson',
+  };
+  const r = translate({
+    translator: draft.translator.name,
+    spec: draft.translator.spec,
+    eventName: draft.definition.name,
+    body: new TextEncoder().encode(state.text),
+    contentType: types[state.sample?.format ?? 'csv'],
+  });
+  if (!r.ok) {
+    out.set(-1, r.violations.map((v) => v.description).join('; '));
+    return out;
+  }
+  const add = (row: number, why: string) => out.set(row, out.has(row) ? `${out.get(row)}; ${why}` : why);
+  for (const p of r.problems)
+    add(
+      Number(/rows\[(\d+)\]/.exec(p.field)?.[1] ?? -1),
+      `${p.field.replace(/^rows\[\d+\]\.?/, '')}: ${p.description}`,
+    );
+  const options = normalizeOptions({ name: 'studio', project: 'studio', region: 'europe-west1' });
+  for (const row of r.rows) {
+    const n = normalizeEvent(row.event, {
+      options,
+      now: Date.now(),
+      newId: () => 'preview',
+      defined,
+      checkWindow: false,
+    });
+    if (!n.ok)
+      for (const v of n.violations)
+        add(row.row, `${v.field}: ${v.description.replace(/ \([a-z0-9_]+@0\.0\)$/, '')}`);
+  }
+  return out;
+}
+
+function renderPreview(sample: ParsedSample, refused: Map<number, string>): void {
+  const columns = sample.columns;
+  const head = el(
+    'tr',
+    {},
+    el('th', { scope: 'col' }, '#'),
+    ...columns.map((c) => el('th', { scope: 'col' }, c)),
+    el('th', { scope: 'col' }, 'Check'),
+  );
+  const body = sample.rows.slice(0, 50).map((row, i) => {
+    const why = refused.get(i);
+    return el(
+      'tr',
+      why ? { class: 'bad' } : {},
+      el('td', {}, String(i + 1)),
+      ...columns.map((c) => el('td', {}, show(row[c] ?? ''))),
+      why ? el('td', { class: 'why' }, why) : el('td', { class: 'ok' }, 'fits'),
+    );
+  });
+  const table = el(
+    'table',
+    { 'aria-label': 'The sample as read' },
+    el('thead', {}, head),
+    el('tbody', {}, ...body),
+  );
+  $('preview').replaceChildren(table);
+}
+
+async function checkSave(dryRun: boolean): Promise<void> {
+  const draft = state.draft;
+  if (!draft) return;
+  const documents = [draft.definition, draft.translator];
+  const { status, json } = await admin('/v1/admin/apply', { documents, dryRun });
+  const plan = $('plan');
+  if (status !== 200) {
+    const e = (
+      json as {
+        error?: {
+          message?: string;
+          details?: { fieldViolations?: { field: string; description: string }[] }[];
+        };
+      }
+    ).error;
+    const list = (e?.details ?? []).flatMap((d) => d.fieldViolations ?? []);
+    plan.replaceChildren(
+      el('p', { class: 'err' }, e?.message ?? `The studio answered ${status}.`),
+      el('ul', {}, ...list.map((v) => el('li', {}, `${v.field}: ${v.description}`))),
+    );
+    $<HTMLButtonElement>('save').disabled = true;
+    return;
+  }
+  const changes = (json as { changes: PlannedChange[] }).changes;
+  plan.replaceChildren(
+    el(
+      'ul',
+      {},
+      ...changes.map((c) =>
+        el(
+          'li',
+          {},
+          `${c.kind}/${c.name}: ${dryRun ? 'would be ' : ''}${c.change} ${c.version}${c.previous ? ` (was ${c.previous})` : ''}${c.breaking ? ` — a new major version: ${c.breaking.join('; ')}` : ''}`,
+        ),
+      ),
+    ),
+  );
+  const yaml = $('yaml');
+  yaml.textContent = documents.map((d) => stringify(d)).join('---\n');
+  yaml.hidden = false;
+  $<HTMLButtonElement>('save').disabled = !dryRun;
+  if (!dryRun) {
+    const config = (await (await fetch('/config.json')).json().catch(() => ({}))) as { gatewayUrl?: string };
+    const endpoint = `${config.gatewayUrl ?? '{gateway}'}/v1/translators/${draft.translator.name}`;
+    $('endpoint').textContent = endpoint;
+    const type =
+      draft.translator.spec.format.type === 'csv'
+        ? 'text/csv'
+        : draft.translator.spec.format.type === 'json'
+          ? 'application/json'
+          : 'application/x-ndjson';
+    $('curl').textContent =
+      `curl -sS -X POST '${endpoint}' \\\n  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: ${type}' \\\n  --data-binary @your-file`;
+    $('live').hidden = false;
+  }
+}
+
+function start(): void {
+  if (!adminToken()) {
+    const auth = $('auth');
+    auth.textContent =
+      'Open the studio from the link `npm start` prints (it carries the admin token) to save.';
+    auth.hidden = false;
+  }
+  $('read').addEventListener('click', readSample);
+  $('file').addEventListener('change', async () => {
+    const file = $<HTMLInputElement>('file').files?.[0];
+    if (file) {
+      $<HTMLTextAreaElement>('sample').value = await file.text();
+      readSample();
+    }
+  });
+  for (const id of ['event-name', 'description', 'zone']) $(id).addEventListener('input', update);
+  $('check').addEventListener('click', () => void checkSave(true));
+  $('save').addEventListener('click', () => void checkSave(false));
+}
+
+start();
