@@ -158,6 +158,25 @@ describe('studio creator in a browser', function () {
     await page.close();
   });
 
+  it('can be used with the keyboard alone', async () => {
+    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${studio.url}/#token=${TOKEN}`);
+    const focused = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName);
+    // Tab from the top of the page to the sample box, type it, then on to the read button.
+    for (let i = 0; i < 5 && (await focused()) !== 'sample'; i++) await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'sample');
+    await page.keyboard.type('id,amount\nA,1\nB,2\n');
+    for (let i = 0; i < 6 && (await focused()) !== 'read'; i++) await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'read');
+    await page.keyboard.press('Enter');
+    await page.getByText(/Read as CSV/).waitFor();
+    for (let i = 0; i < 10 && (await focused()) !== 'event-name'; i++) await page.keyboard.press('Tab');
+    assert.equal(await focused(), 'event-name');
+    await page.keyboard.type('stock_counted');
+    await page.getByText('stock_counted is a good name.').waitFor();
+    await page.close();
+  });
+
   it('serves its pages under a strict Content-Security-Policy, and the API only with the token', async () => {
     const res = await fetch(`${studio.url}/`);
     assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
