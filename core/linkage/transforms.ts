@@ -44,6 +44,38 @@ export function phone(value: string, format: PhoneFormat, countryValue?: string)
   return format === 'e164' ? parsed.number : parsed.number.slice(1);
 }
 
+/**
+ * E-mail as Google's user-provided data wants it before hashing: trimmed, lowercased, and for
+ * gmail.com and googlemail.com addresses without the dots before the `@`.
+ */
+export function googleEmail(value: string): string | undefined {
+  const v = value.trim().toLowerCase();
+  const at = v.lastIndexOf('@');
+  if (at <= 0) return v === '' ? undefined : v;
+  const domain = v.slice(at + 1);
+  if (domain !== 'gmail.com' && domain !== 'googlemail.com') return v;
+  return `${v.slice(0, at).replace(/\./g, '')}@${domain}`;
+}
+
+/**
+ * A stable stand-in for a device id, derived from another id (a signed-in user's id) so it never
+ * carries that id itself: two decimal numbers from its SHA-256, in the `<n>.<n>` shape of a
+ * browser client id. The same input always gives the same id.
+ */
+export function pseudonymousId(value: string): string | undefined {
+  const v = value.trim();
+  if (v === '') return undefined;
+  const h = createHash('sha256').update(`eventbus-client-id:${v}`, 'utf8').digest('hex');
+  return `${Number.parseInt(h.slice(0, 8), 16)}.${Number.parseInt(h.slice(8, 16), 16)}`;
+}
+
+/** The sum of the numbers in a list (nested lists flattened); nothing when none is a number. */
+export function sum(value: unknown): number | undefined {
+  const flat = Array.isArray(value) ? value.flat(Number.POSITIVE_INFINITY) : [value];
+  const numbers = flat.map(toNumber).filter((n) => n !== undefined);
+  return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0);
+}
+
 /** Names (first/last): lowercase, punctuation and digits removed, letters of any script kept (`Valéry`→`valéry`). */
 export function personName(value: string): string | undefined {
   const out = value
