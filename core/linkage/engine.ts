@@ -71,7 +71,9 @@ function describeSource(rule: FieldRule, scope: Scope): string {
   if ('from' in rule) {
     const paths = Array.isArray(rule.from) ? rule.from : [rule.from];
     const used = paths.find((p) => present(readSource(scope.event, p, scope.item)));
-    return used ?? `default ${JSON.stringify(rule.default)}`;
+    if (used !== undefined) return used;
+    const fallback = rule.default === undefined ? '' : ` (default ${JSON.stringify(rule.default)})`;
+    return `${paths.join(' → ')}${fallback}`;
   }
   if ('list' in rule) return `[${rule.list.map((r) => describeSource(r, scope)).join(', ')}]`;
   if ('object' in rule) return describeFields(rule.object, scope);
