@@ -69,6 +69,7 @@ export const Campaign = Type.Object(
     ttclid: Type.Optional(Text(512, 'TikTok click id')),
     fbc: Type.Optional(Text(512, 'Meta _fbc cookie')),
     fbp: Type.Optional(Text(512, 'Meta _fbp cookie')),
+    ttp: Type.Optional(Text(512, 'TikTok _ttp cookie (sent to TikTok as user.ttp)')),
   },
   { additionalProperties: false, description: 'Attribution' },
 );

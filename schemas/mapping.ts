@@ -31,6 +31,9 @@ export const SimpleTransform = Type.Union(
     Type.Literal('string'),
     Type.Literal('list'),
     Type.Literal('fbc'),
+    Type.Literal('google_email'),
+    Type.Literal('pseudonymous_id'),
+    Type.Literal('sum'),
   ],
   { description: 'A transform without arguments' },
 );
@@ -97,6 +100,11 @@ export const FieldRule = Type.Cyclic(
         { additionalProperties: false },
       ),
       Type.Object({ const: Json }, { additionalProperties: false }),
+      // Ordered fallbacks whose transforms differ: the first rule that gives a value.
+      Type.Object(
+        { first: Type.Array(Type.Ref('FieldRule'), { minItems: 1 }) },
+        { additionalProperties: false },
+      ),
       Type.Object(
         {
           list: Type.Array(Type.Ref('FieldRule')),
@@ -128,6 +136,7 @@ export type FieldRule =
   | string
   | { from: string | string[]; transform?: Transform[]; default?: string | number | boolean | unknown[] }
   | { const: string | number | boolean | unknown[] }
+  | { first: FieldRule[] }
   | { list: FieldRule[]; transform?: Transform[] }
   | { object: Record<string, FieldRule>; required?: string[] }
   | { each: string; fields: Record<string, FieldRule> }

@@ -129,6 +129,14 @@ export const Destination = Type.Object(
     test_mode: Type.Optional(Type.Boolean()),
     test_event_code: Type.Optional(Type.String()),
     mappings: Type.Optional(MappingsSetting),
+    limited_data_use: Type.Optional(
+      Type.Union([Type.Literal('when_denied'), Type.Literal('always'), Type.Literal('never')], {
+        description:
+          'Limited data use flag (Meta data_processing_options LDU, TikTok limited_data_use): ' +
+          'when_denied (default) sets it for events whose consent.ad_personalization is denied; ' +
+          'GA4 gets the event consent as its consent field (docs/linkage.md)',
+      }),
+    ),
     scrub_pii: Type.Optional(
       Type.Boolean({
         description:

@@ -22,9 +22,19 @@ export function renderPreview(result: PreviewResult): string {
       const r = result.request;
       const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
       const body = typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2);
-      return `${r.method} ${r.url}\n${headers.join('\n')}\n\n${body}\n`;
+      return `${r.method} ${r.url}\n${headers.join('\n')}\n\n${body}\n${renderOrigins(result)}`;
     }
   }
+}
+
+/** The fields' origins and what was left out, as `#` lines after the request. */
+function renderOrigins(result: Extract<PreviewResult, { outcome: 'send' }>): string {
+  const lines = (result.fields ?? []).map(
+    (f) => `#   ${f.target} ← ${f.source}${f.transforms.length > 0 ? ` (${f.transforms.join(', ')})` : ''}`,
+  );
+  const out = lines.length > 0 ? [`\n# where the mapped fields came from:`, ...lines] : [];
+  if (result.dropped) out.push(`# left out: ${result.dropped}`);
+  return out.length > 0 ? `${out.join('\n')}\n` : '';
 }
 
 export function register(program: Command): void {

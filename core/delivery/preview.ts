@@ -8,7 +8,9 @@ import type { Settings } from '../../schemas/settings.ts';
 import { decideOne } from '../decision.ts';
 import type { StoredEvent } from '../event.ts';
 import { normalizeEvent, normalizeOptions } from '../event.ts';
+import type { FieldOrigin } from '../linkage/engine.ts';
 import { driverFor } from '../platforms/drivers.ts';
+import { traceForDestination } from '../platforms/prepare.ts';
 import type { FieldViolation } from '../validation.ts';
 
 /** What preview shows: the request (secrets redacted), or the stage that stops the event and why. */
@@ -19,6 +21,10 @@ export type PreviewResult =
   | {
       readonly outcome: 'send';
       readonly event: StoredEvent;
+      /** Where each mapped field came from (source path → target field, transforms applied). */
+      readonly fields?: readonly FieldOrigin[];
+      /** What was left out of the event so the rest could be sent, and why. */
+      readonly dropped?: string;
       readonly request: {
         readonly method: string;
         readonly url: string;
@@ -78,6 +84,8 @@ export function previewDelivery(
   return {
     outcome: 'send',
     event,
+    fields: traceForDestination(destination, event),
+    ...(prepared.dropped ? { dropped: prepared.dropped } : {}),
     request: { method: prepared.request.method, url: prepared.request.redactedUrl, headers, body },
   };
 }

@@ -24,6 +24,68 @@ export function applyMapping(mapping: ResolvedMapping, event: StoredEvent): Mapp
   return { event: mapping.event, payload };
 }
 
+/** Where one field of a mapped event came from: the source path(s) read and the transforms applied. */
+export interface FieldOrigin {
+  readonly target: string;
+  readonly source: string;
+  readonly transforms: readonly string[];
+}
+
+/**
+ * The origin of every field a mapping fills for this event (fields left out are not listed): the
+ * path that gave the value (the first present one of `from`), a constant, or the shape of a list,
+ * object or `each`, with the transform chain. Preview prints it next to the request.
+ */
+export function traceMapping(mapping: ResolvedMapping, event: StoredEvent): FieldOrigin[] {
+  const scope: Scope = { event, item: undefined };
+  const out: FieldOrigin[] = [];
+  for (const [target, rule] of Object.entries(mapping.fields)) {
+    if (evaluate(rule, scope) === undefined) continue;
+    const transforms = transformsOf(rule, scope);
+    out.push({ target, source: describeSource(rule, scope), transforms: transforms.map(transformName) });
+  }
+  return out;
+}
+
+/** The transform chain that made the value (of the `first` rule that gave one). */
+function transformsOf(rule: FieldRule, scope: Scope): readonly Transform[] {
+  if (typeof rule !== 'object') return [];
+  if ('first' in rule) {
+    const used = rule.first.find((r) => evaluate(r, scope) !== undefined);
+    return used === undefined ? [] : transformsOf(used, scope);
+  }
+  return 'transform' in rule ? (rule.transform ?? []) : [];
+}
+
+function transformName(tr: Transform): string {
+  return typeof tr === 'string' ? tr : JSON.stringify(tr);
+}
+
+function describeSource(rule: FieldRule, scope: Scope): string {
+  if (typeof rule === 'string') return rule;
+  if ('const' in rule) return `constant ${JSON.stringify(rule.const)}`;
+  if ('first' in rule) {
+    const used = rule.first.find((r) => evaluate(r, scope) !== undefined);
+    return used === undefined ? 'nothing' : describeSource(used, scope);
+  }
+  if ('from' in rule) {
+    const paths = Array.isArray(rule.from) ? rule.from : [rule.from];
+    const used = paths.find((p) => present(readSource(scope.event, p, scope.item)));
+    if (used !== undefined) return used;
+    const fallback = rule.default === undefined ? '' : ` (default ${JSON.stringify(rule.default)})`;
+    return `${paths.join(' → ')}${fallback}`;
+  }
+  if ('list' in rule) return `[${rule.list.map((r) => describeSource(r, scope)).join(', ')}]`;
+  if ('object' in rule) return describeFields(rule.object, scope);
+  if ('fields' in rule) return `each ${rule.each} → ${describeFields(rule.fields, scope)}`;
+  return `each ${rule.each} → ${describeSource(rule.value, scope)}`;
+}
+
+function describeFields(fields: Readonly<Record<string, FieldRule>>, scope: Scope): string {
+  const parts = Object.entries(fields).map(([k, r]) => `${k}: ${describeSource(r, scope)}`);
+  return `{${parts.join(', ')}}`;
+}
+
 interface Scope {
   readonly event: StoredEvent;
   /** The current element inside `each` (read by `$.x` paths). */
@@ -63,6 +125,13 @@ function evaluate(rule: FieldRule, scope: Scope): unknown {
     return present(v) ? v : undefined;
   }
   if ('const' in rule) return rule.const;
+  if ('first' in rule) {
+    for (const r of rule.first) {
+      const v = evaluate(r, scope);
+      if (v !== undefined) return v;
+    }
+    return undefined;
+  }
   if ('from' in rule) {
     const paths = Array.isArray(rule.from) ? rule.from : [rule.from];
     let value: unknown;
@@ -132,6 +201,7 @@ export function setPath(target: Record<string, unknown>, path: string, value: un
 /** Transforms that only normalise text before hashing: an already-hashed value passes through them. */
 const NORMALISERS = new Set([
   'trim',
+  'google_email',
   'lowercase',
   'name',
   'city',
@@ -173,6 +243,8 @@ function applyOne(value: unknown, tr: Transform, scope: Scope): unknown {
   switch (tr) {
     case 'list':
       return Array.isArray(value) ? value : [value];
+    case 'sum':
+      return t.sum(value);
     case 'number':
       return eachValue(value, t.toNumber);
     case 'string':
@@ -202,7 +274,7 @@ function applyOne(value: unknown, tr: Transform, scope: Scope): unknown {
 const TEXT: Record<
   Exclude<
     Transform,
-    object | 'list' | 'number' | 'string' | 'unix_seconds' | 'unix_micros' | 'sha256' | 'fbc'
+    object | 'list' | 'number' | 'string' | 'unix_seconds' | 'unix_micros' | 'sha256' | 'fbc' | 'sum'
   >,
   (s: string, scope: Scope) => string | undefined
 > = {
@@ -217,6 +289,8 @@ const TEXT: Record<
     return t.zip(s, typeof c === 'string' ? c : undefined);
   },
   country: t.country,
+  google_email: t.googleEmail,
+  pseudonymous_id: t.pseudonymousId,
   gender: t.gender,
   date_of_birth: t.dateOfBirth,
 };

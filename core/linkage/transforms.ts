@@ -5,6 +5,15 @@
  * (docs/platforms.md: Meta's customer-information parameters and SDK normalisers), not a peer's.
  */
 import { createHash } from 'node:crypto';
+// The library's own entry (index), not its Node entry, which would register every language.
+import countries from 'i18n-iso-countries/index.js';
+import de from 'i18n-iso-countries/langs/de.json' with { type: 'json' };
+import en from 'i18n-iso-countries/langs/en.json' with { type: 'json' };
+import es from 'i18n-iso-countries/langs/es.json' with { type: 'json' };
+import fr from 'i18n-iso-countries/langs/fr.json' with { type: 'json' };
+import it from 'i18n-iso-countries/langs/it.json' with { type: 'json' };
+import nl from 'i18n-iso-countries/langs/nl.json' with { type: 'json' };
+import pt from 'i18n-iso-countries/langs/pt.json' with { type: 'json' };
 import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js';
 
 const HASH = /^[a-f0-9]{64}$/i;
@@ -42,6 +51,38 @@ export function phone(value: string, format: PhoneFormat, countryValue?: string)
   }
   if (!parsed?.isPossible()) return undefined;
   return format === 'e164' ? parsed.number : parsed.number.slice(1);
+}
+
+/**
+ * E-mail as Google's user-provided data wants it before hashing: trimmed, lowercased, and for
+ * gmail.com and googlemail.com addresses without the dots before the `@`.
+ */
+export function googleEmail(value: string): string | undefined {
+  const v = value.trim().toLowerCase();
+  const at = v.lastIndexOf('@');
+  if (at <= 0) return v === '' ? undefined : v;
+  const domain = v.slice(at + 1);
+  if (domain !== 'gmail.com' && domain !== 'googlemail.com') return v;
+  return `${v.slice(0, at).replace(/\./g, '')}@${domain}`;
+}
+
+/**
+ * A stable stand-in for a device id, derived from another id (a signed-in user's id) so it never
+ * carries that id itself: two decimal numbers from its SHA-256, in the `<n>.<n>` shape of a
+ * browser client id. The same input always gives the same id.
+ */
+export function pseudonymousId(value: string): string | undefined {
+  const v = value.trim();
+  if (v === '') return undefined;
+  const h = createHash('sha256').update(`eventbus-client-id:${v}`, 'utf8').digest('hex');
+  return `${Number.parseInt(h.slice(0, 8), 16)}.${Number.parseInt(h.slice(8, 16), 16)}`;
+}
+
+/** The sum of the numbers in a list (nested lists flattened); nothing when none is a number. */
+export function sum(value: unknown): number | undefined {
+  const flat = Array.isArray(value) ? value.flat(Number.POSITIVE_INFINITY) : [value];
+  const numbers = flat.map(toNumber).filter((n) => n !== undefined);
+  return numbers.length === 0 ? undefined : numbers.reduce((a, b) => a + b, 0);
 }
 
 /** Names (first/last): lowercase, punctuation and digits removed, letters of any script kept (`Valéry`→`valéry`). */
@@ -137,26 +178,16 @@ export function zip(value: string, countryValue?: string): string | undefined {
   return compact === '' ? undefined : compact;
 }
 
-/**
- * Regions Intl names that are not current countries: the EU, the UN, pseudo-regions, and
- * deprecated codes CLDR still names (DD is "Germany", SU the Soviet Union, YU Yugoslavia…).
- */
-const NOT_COUNTRIES = new Set(
-  'EU EZ UN QO XA XB ZZ AN BU CS DD DY FX HV NH NT RH SU TP UK VD YD YU ZR'.split(' '),
-);
-/** Common names Intl does not give (abbreviations, parts named for the whole). */
+/** Names for parts named for the whole, which the country list does not carry. */
 const COUNTRY_ALIASES: Readonly<Record<string, string>> = {
-  usa: 'us',
-  unitedstatesofamerica: 'us',
-  uk: 'gb',
-  greatbritain: 'gb',
   england: 'gb',
   scotland: 'gb',
   wales: 'gb',
+  northernireland: 'gb',
   holland: 'nl',
 };
-/** Languages whose country names are recognised (besides the codes themselves). */
-const COUNTRY_NAME_LOCALES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'pl', 'sv', 'da'];
+/** Languages whose country names are recognised (besides the codes themselves): registered once. */
+const COUNTRY_NAME_LOCALES = [en, de, fr, es, it, nl, pt];
 let countriesByName: Map<string, string> | undefined;
 
 const nameKey = (s: string) =>
@@ -166,22 +197,17 @@ const nameKey = (s: string) =>
     .toLowerCase()
     .replace(/[^\p{L}\p{N}]/gu, '');
 
-/** Country names in several languages → ISO code, from the runtime's own CLDR data (Intl), built once. */
+/**
+ * Country names (official and common aliases such as `USA`, `UK`) in several languages → ISO code,
+ * from i18n-iso-countries, built once.
+ */
 function countryNames(): Map<string, string> {
   if (countriesByName) return countriesByName;
   const map = new Map<string, string>();
-  const namers = COUNTRY_NAME_LOCALES.map(
-    (l) => new Intl.DisplayNames([l], { type: 'region', fallback: 'none' }),
-  );
-  for (let a = 65; a <= 90; a++) {
-    for (let b = 65; b <= 90; b++) {
-      const code = String.fromCharCode(a, b);
-      if (NOT_COUNTRIES.has(code)) continue;
-      for (const namer of namers) {
-        const name = namer.of(code);
-        // First code wins: an alias code (UK for GB) comes later in the alphabet than its country.
-        if (name && !map.has(nameKey(name))) map.set(nameKey(name), code.toLowerCase());
-      }
+  for (const locale of COUNTRY_NAME_LOCALES) {
+    countries.registerLocale(locale);
+    for (const [code, names] of Object.entries(countries.getNames(locale.locale, { select: 'all' }))) {
+      for (const name of names) if (!map.has(nameKey(name))) map.set(nameKey(name), code.toLowerCase());
     }
   }
   countriesByName = map;
@@ -189,15 +215,15 @@ function countryNames(): Map<string, string> {
 }
 
 /**
- * Country: ISO 3166-1 alpha-2, lowercase. A code is taken as it is; a name in one of several
- * languages ("United States", "Deutschland", "Royaume-Uni") becomes its code, as Meta's own
+ * Country: ISO 3166-1 alpha-2, lowercase. An ISO code is taken as it is; a name in one of several
+ * languages ("United States", "Deutschland", "Royaume-Uni", "UK") becomes its code, as Meta's own
  * example does; anything else is dropped.
  */
 export function country(value: string): string | undefined {
   const k = nameKey(value);
   if (COUNTRY_ALIASES[k]) return COUNTRY_ALIASES[k];
   const v = value.trim().toLowerCase();
-  if (/^[a-z]{2}$/.test(v)) return v;
+  if (/^[a-z]{2}$/.test(v) && countries.isValid(v.toUpperCase())) return v;
   return countryNames().get(k);
 }
 

@@ -15,7 +15,7 @@ import { isMappedType } from './mappings.ts';
 const SOURCE_PATH = /^(\$|\$\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const TARGET_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const SIMPLE: ReadonlySet<string> = new Set(SIMPLE_TRANSFORMS);
-const RULE_KEYS = 'a source path, or an object with `from`, `const`, `list`, `object` or `each`';
+const RULE_KEYS = 'a source path, or an object with `from`, `first`, `const`, `list`, `object` or `each`';
 
 /** Appends a key to a field path the way settings errors name keys (`a.b`, `a["x.y"]`). */
 function key(path: string, k: string): string {
@@ -150,6 +150,16 @@ function checkRule(rule: unknown, field: string, scope: Scope, out: FieldViolati
     allowed(['const']);
     return;
   }
+  if ('first' in rule) {
+    allowed(['first']);
+    if (!Array.isArray(rule['first']) || rule['first'].length === 0)
+      out.push({ field: `${field}.first`, description: 'must be a non-empty list of rules' });
+    else
+      rule['first'].forEach((r, i) => {
+        checkRule(r, `${field}.first[${i}]`, scope, out);
+      });
+    return;
+  }
   if ('list' in rule) {
     allowed(['list', 'transform']);
     if (!Array.isArray(rule['list']))
@@ -162,7 +172,7 @@ function checkRule(rule: unknown, field: string, scope: Scope, out: FieldViolati
     return;
   }
   if ('object' in rule) {
-    allowed(['object']);
+    allowed(['object', 'required']);
     checkFields(rule['object'], `${field}.object`, scope, out);
     return;
   }

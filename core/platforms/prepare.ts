@@ -4,7 +4,7 @@
  */
 import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
-import { applyMapping, type MappedEvent } from '../linkage/engine.ts';
+import { applyMapping, type FieldOrigin, type MappedEvent, traceMapping } from '../linkage/engine.ts';
 import { scrubPayload } from '../pii.ts';
 import type { FieldViolation } from '../validation.ts';
 import type {
@@ -42,6 +42,12 @@ export function mapForDestination(destination: Readonly<Destination>, event: Sto
   const mapped = applyMapping(mapping, event);
   if (!scrubsPii(destination)) return { ok: true, mapped };
   return { ok: true, mapped: { event: mapped.event, payload: scrubPayload(mapped.payload) } };
+}
+
+/** Where each field the destination's mapping fills for this event comes from (for preview). */
+export function traceForDestination(destination: Readonly<Destination>, event: StoredEvent): FieldOrigin[] {
+  const mapping = resolveMapping(destination, event.event_name);
+  return mapping === undefined ? [] : traceMapping(mapping, event);
 }
 
 /** A non-secret config value as text, or undefined. */

@@ -4,6 +4,7 @@
  * per request: events of different people cannot share a request's client_id.
  */
 import type { StoredEvent } from '../../event.ts';
+import { applyGa4Consent } from '../consent-signals.ts';
 import type { Driver, DriverContext, Prepared } from '../driver.ts';
 import {
   baseUrl,
@@ -44,7 +45,11 @@ export const ga4MpDriver: Driver = {
       ...requestFields,
       events: [{ name: m.mapped.event, params: params ?? {} }],
     };
-    const dropped = trimGa4Request(body, ctx.now);
+    // In test mode the validation server also reports missing recommended parameters.
+    if (d.test_mode === true && body['validation_behavior'] === undefined)
+      body['validation_behavior'] = 'ENFORCE_RECOMMENDATIONS';
+    const dropped =
+      [applyGa4Consent(body, event), trimGa4Request(body, ctx.now)].filter(Boolean).join('; ') || undefined;
     const violations = checkGa4Request(body, ctx.now);
     if (violations.length > 0)
       return { ok: false, reason: formatViolations('ga4_mp payload refused', violations) };

@@ -3,12 +3,46 @@
  * plus the `params` of the one event.
  * Settings override it field by field (`mappings` on a destination).
  */
-import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+import type { FieldRule, Transform } from '../../../schemas/mapping.ts';
+import { type Fields, hashedList, num, type PlatformMapping } from '../mapping-rules.ts';
+
+/** Hashed for Google's user-provided data: normalised, then SHA-256 (one value, not a list). */
+const hashed = (from: string, ...normalise: Transform[]): FieldRule => ({
+  from,
+  transform: [...normalise, 'sha256'],
+});
 
 const GA4_ENVELOPE: Fields = {
-  // client_id identifies the browser; a backend event without one falls back to the user id.
-  client_id: { from: ['anonymous_id', 'user_id'], transform: ['string'] },
+  // client_id is the device's (browser's) id. A backend event without one gets a stable id derived
+  // from the user id, never the user id itself (docs/linkage.md).
+  client_id: {
+    first: [
+      { from: 'anonymous_id', transform: ['string'] },
+      { from: 'user_id', transform: ['string', 'pseudonymous_id'] },
+    ],
+  },
   user_id: 'user_id',
+  ip_override: 'device.ip',
+  'device.language': { from: 'device.locale', transform: ['lowercase'] },
+  'user_location.city': 'user.city',
+  'user_location.country_id': { from: 'user.country', transform: ['country', 'uppercase'] },
+  // User-provided data (enhanced conversions), normalised as Google documents, then hashed.
+  'user_data.sha256_email_address': hashedList('user.email', 'google_email'),
+  'user_data.sha256_phone_number': hashedList('user.phone', { phone: 'e164' }),
+  'user_data.address': {
+    list: [
+      {
+        object: {
+          sha256_first_name: hashed('user.first_name', 'name'),
+          sha256_last_name: hashed('user.last_name', 'name'),
+          city: { from: 'user.city', transform: ['trim', 'lowercase'] },
+          region: { from: 'user.region', transform: ['trim', 'lowercase'] },
+          postal_code: { from: 'user.postal_code', transform: ['trim'] },
+          country: { from: 'user.country', transform: ['country', 'uppercase'] },
+        },
+      },
+    ],
+  },
   timestamp_micros: { from: 'event_time', transform: ['unix_micros'] },
   'consent.ad_user_data': { from: 'consent.ad_user_data', transform: ['uppercase'] },
   'consent.ad_personalization': { from: 'consent.ad_personalization', transform: ['uppercase'] },
@@ -30,6 +64,15 @@ const GA4_ITEMS: Fields = {
       item_name: '$.item_name',
       item_category: '$.item_category',
       item_brand: '$.item_brand',
+      item_variant: '$.item_variant',
+      item_category2: '$.item_category2',
+      item_category3: '$.item_category3',
+      item_category4: '$.item_category4',
+      item_category5: '$.item_category5',
+      affiliation: '$.affiliation',
+      coupon: '$.coupon',
+      discount: num('$.discount'),
+      index: num('$.index'),
       price: num('$.price'),
       quantity: num('$.quantity'),
     },

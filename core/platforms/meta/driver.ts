@@ -3,6 +3,7 @@
  * with `access_token` in the query, a JSON body `{data, test_event_code?}`; up to 1000 events.
  */
 import type { StoredEvent } from '../../event.ts';
+import { applyMetaConsent } from '../consent-signals.ts';
 import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
   type BuiltEvent,
@@ -16,7 +17,7 @@ import {
   snippet,
 } from '../prepare.ts';
 import { META_RULES } from './rules.ts';
-import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent } from './target.ts';
+import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent, trimMetaValue } from './target.ts';
 
 export const META_BASE_URL = 'https://graph.facebook.com';
 export const META_API_VERSION = 'v25.0';
@@ -30,15 +31,30 @@ function build(event: StoredEvent, ctx: DriverContext): BuiltEvent {
   return buildChecked(
     event,
     ctx,
-    (mapped) => ({
-      event_name: mapped.event,
-      ...mapped.payload,
-      action_source:
-        mapped.payload['action_source'] ?? configText(ctx.destination, 'action_source') ?? 'website',
-    }),
+    (mapped) => {
+      const serverEvent: Record<string, unknown> = {
+        event_name: mapped.event,
+        ...mapped.payload,
+        action_source: mapped.payload['action_source'] ?? actionSource(event, ctx),
+      };
+      applyMetaConsent(serverEvent, ctx.destination, event);
+      return serverEvent;
+    },
     (serverEvent) => checkMetaEvent(serverEvent, ctx.now),
-    trimMetaEvent,
+    (serverEvent) =>
+      [trimMetaEvent(serverEvent), trimMetaValue(serverEvent)].filter(Boolean).join('; ') || undefined,
   );
+}
+
+/**
+ * Where the conversion happened, when the event does not say: the destination's `action_source`,
+ * but `website` (also the default) only for an event that has a page — a backend event without
+ * one (an order confirmed by the shop system) did not happen on a page we can name, so it is `other`.
+ */
+function actionSource(event: StoredEvent, ctx: DriverContext): string {
+  const configured = configText(ctx.destination, 'action_source') ?? 'website';
+  if (configured !== 'website') return configured;
+  return event.page?.['url'] ? 'website' : 'other';
 }
 
 function request(events: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest {

@@ -4,11 +4,16 @@
  * Settings override it field by field (`mappings` on a destination).
  */
 import { type Fields, hashedList, num, type PlatformMapping } from '../mapping-rules.ts';
+import { META_ACTION_SOURCES } from './target.ts';
 
 const META_ENVELOPE: Fields = {
   event_time: { from: 'event_time', transform: ['unix_seconds'] },
   event_id: 'event_id',
   event_source_url: 'page.url',
+  referrer_url: 'page.referrer',
+  // Where the conversion happened, when the event says so (a phone order, a store sale); else the
+  // driver decides from the destination's config and whether the event has a page (docs/linkage.md).
+  action_source: { from: 'action_source', transform: [{ oneOf: [...META_ACTION_SOURCES] }] },
   'user_data.em': hashedList('user.email', 'trim', 'lowercase'),
   'user_data.ph': hashedList('user.phone', { phone: 'digits' }),
   'user_data.fn': hashedList('user.first_name', 'name'),
@@ -70,7 +75,17 @@ const META: Record<string, { event: string; fields: Fields }> = {
   },
   search: { event: 'Search', fields: { 'custom_data.search_string': 'search_term' } },
   add_to_cart: { event: 'AddToCart', fields: META_ITEMS },
-  begin_checkout: { event: 'InitiateCheckout', fields: META_ITEMS },
+  begin_checkout: {
+    event: 'InitiateCheckout',
+    fields: {
+      ...META_ITEMS,
+      // Meta documents num_items for InitiateCheckout: the number of items being bought.
+      'custom_data.num_items': {
+        list: [{ each: 'items', value: { from: '$.quantity', transform: ['number'], default: 1 } }],
+        transform: ['sum'],
+      },
+    },
+  },
   add_payment_info: { event: 'AddPaymentInfo', fields: META_ITEMS },
   purchase: { event: 'Purchase', fields: { ...META_ITEMS, 'custom_data.order_id': 'transaction_id' } },
   lead: {

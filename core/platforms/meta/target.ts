@@ -26,19 +26,12 @@ export const META_HASHED_FIELDS = Object.freeze([
 /** Fields Meta matches as sent: hashing them breaks matching. */
 export const META_PLAIN_FIELDS = Object.freeze(['client_ip_address', 'client_user_agent', 'fbc', 'fbp']);
 
-export const MetaActionSource = Type.Union(
-  [
-    'email',
-    'website',
-    'app',
-    'phone_call',
-    'chat',
-    'physical_store',
-    'system_generated',
-    'business_messaging',
-    'other',
-  ].map((s) => Type.Literal(s)),
+/** The documented `action_source` values (server event parameters). */
+export const META_ACTION_SOURCES: readonly string[] = Object.freeze(
+  'email website app phone_call chat physical_store system_generated business_messaging other'.split(' '),
 );
+
+export const MetaActionSource = Type.Union(META_ACTION_SOURCES.map((s) => Type.Literal(s)));
 
 export const MetaUserData = Type.Object(
   {
@@ -113,6 +106,9 @@ export const MetaServerEvent = Type.Object(
     data_processing_options_country: Type.Optional(Type.Integer()),
     data_processing_options_state: Type.Optional(Type.Integer()),
     referrer_url: Type.Optional(Type.String()),
+    customer_segmentation: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    original_event_data: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    messaging_channel: Type.Optional(Type.String()),
     app_data: Type.Optional(Type.Object({}, { additionalProperties: true })),
   },
   { additionalProperties: false },
@@ -207,4 +203,16 @@ export function trimMetaEvent(event: Record<string, unknown>): string | undefine
   if (kept.length > 0) custom['contents'] = kept;
   else delete custom['contents'];
   return `left out custom_data.contents[${dropped.join(', ')}] (no id: Meta refuses a content line without one); ${kept.length} of ${contents.length} lines sent`;
+}
+
+/**
+ * Leaves out a `value` sent without its `currency` (a value is an amount of a currency; Meta
+ * pairs them), except on a Purchase, which needs both and is refused naming the missing one.
+ */
+export function trimMetaValue(event: Record<string, unknown>): string | undefined {
+  const custom = event['custom_data'] as Record<string, unknown> | undefined;
+  if (custom?.['value'] === undefined || custom['currency'] !== undefined) return undefined;
+  if (event['event_name'] === 'Purchase') return undefined;
+  delete custom['value'];
+  return 'left out custom_data.value (no currency)';
 }

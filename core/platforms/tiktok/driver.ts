@@ -3,6 +3,7 @@
  * with an `Access-Token` header; up to 1000 events; HTTP 200 with a non-zero `code` is an error.
  */
 import type { StoredEvent } from '../../event.ts';
+import { applyTikTokConsent } from '../consent-signals.ts';
 import type { Driver, DriverContext, OutboundRequest } from '../driver.ts';
 import {
   type BuiltEvent,
@@ -16,7 +17,7 @@ import {
   snippet,
 } from '../prepare.ts';
 import { TIKTOK_RULES } from './rules.ts';
-import { checkTikTokEvent, TIKTOK_MAX_EVENTS } from './target.ts';
+import { checkTikTokEvent, TIKTOK_MAX_EVENTS, trimTikTokEvent } from './target.ts';
 
 export const TIKTOK_BASE_URL = 'https://business-api.tiktok.com';
 const PATH = '/open_api/v1.3/event/track/';
@@ -27,8 +28,13 @@ function build(event: StoredEvent, ctx: DriverContext): BuiltEvent {
   return buildChecked(
     event,
     ctx,
-    (mapped) => ({ event: mapped.event, ...mapped.payload }),
+    (mapped) => {
+      const row: Record<string, unknown> = { event: mapped.event, ...mapped.payload };
+      applyTikTokConsent(row, ctx.destination, event);
+      return row;
+    },
     (row) => checkTikTokEvent(row),
+    trimTikTokEvent,
   );
 }
 

@@ -14,12 +14,18 @@ const TIKTOK_ENVELOPE: Fields = {
   'user.user_agent': 'device.user_agent',
   'user.locale': 'device.locale',
   'user.ttclid': 'campaign.ttclid',
+  'user.ttp': 'campaign.ttp',
   'page.url': 'page.url',
   'page.referrer': 'page.referrer',
 };
 
 const TIKTOK_ITEMS: Fields = {
   'properties.content_type': { const: 'product' },
+  'properties.content_ids': { each: 'items', value: { from: '$.item_id', transform: ['string'] } },
+  'properties.num_items': {
+    list: [{ each: 'items', value: { from: '$.quantity', transform: ['number'], default: 1 } }],
+    transform: ['sum'],
+  },
   'properties.contents': {
     each: 'items',
     fields: {
@@ -35,7 +41,8 @@ const TIKTOK_ITEMS: Fields = {
 };
 
 const TIKTOK: Record<string, { event: string; fields: Fields }> = {
-  page_view: { event: 'Pageview', fields: {} },
+  // TikTok's reserved-events page maps page browsing to the PageView event (docs/linkage.md).
+  page_view: { event: 'PageView', fields: {} },
   view_content: {
     event: 'ViewContent',
     fields: {
@@ -51,6 +58,7 @@ const TIKTOK: Record<string, { event: string; fields: Fields }> = {
           },
         ],
       },
+      'properties.content_ids': { list: [{ from: 'content_id', transform: ['string'] }] },
       'properties.description': 'content_type',
       // TikTok's content_type takes product or product_group only.
       'properties.content_type': {

@@ -33,6 +33,12 @@ export const TikTokEvent = Type.Object(
           email: Type.Optional(HashedOrList),
           phone: Type.Optional(HashedOrList),
           external_id: Type.Optional(HashedOrList),
+          first_name: Type.Optional(HashedOrList),
+          last_name: Type.Optional(HashedOrList),
+          city: Type.Optional(Type.String()),
+          state: Type.Optional(Type.String()),
+          country: Type.Optional(Type.String()),
+          zip_code: Type.Optional(HashedOrList),
           ttclid: Type.Optional(Type.String()),
           ttp: Type.Optional(Type.String()),
           ip: Type.Optional(Type.String()),
@@ -54,6 +60,8 @@ export const TikTokEvent = Type.Object(
       Type.Object(
         {
           contents: Type.Optional(Type.Array(TikTokContent)),
+          content_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+          num_items: Type.Optional(Type.Integer({ minimum: 0 })),
           content_type: Type.Optional(Type.Union([Type.Literal('product'), Type.Literal('product_group')])),
           currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$' })),
           value: Type.Optional(Type.Number()),
@@ -96,7 +104,7 @@ export function checkTikTokEvent(event: unknown, prefix = ''): FieldViolation[] 
   if (schema.length > 0)
     return collapseHashed(
       schema,
-      ['email', 'phone', 'external_id'].map((f) => at(`user.${f}`)),
+      ['email', 'phone', 'external_id', 'first_name', 'last_name', 'zip_code'].map((f) => at(`user.${f}`)),
     );
   const e = event as TikTokEvent;
   const out: FieldViolation[] = [];
@@ -110,4 +118,33 @@ export function checkTikTokEvent(event: unknown, prefix = ''): FieldViolation[] 
 /** Checks a whole request body. */
 export function checkTikTokRequest(body: unknown): FieldViolation[] {
   return checkDataRequest(body, TIKTOK_MAX_EVENTS, requestValidator, checkTikTokEvent);
+}
+
+/**
+ * Leaves out, in place, what TikTok would misread but the event can do without, and says what:
+ * a `value` without its `currency`, and `contents` lines without a `content_id` (with `content_ids`
+ * kept in step).
+ */
+export function trimTikTokEvent(row: Record<string, unknown>): string | undefined {
+  const props = row['properties'] as Record<string, unknown> | undefined;
+  if (!props) return undefined;
+  const notes: string[] = [];
+  if (props['value'] !== undefined && props['currency'] === undefined) {
+    delete props['value'];
+    notes.push('left out properties.value (no currency)');
+  }
+  const contents = props['contents'];
+  if (Array.isArray(contents)) {
+    const hasId = (c: unknown) => typeof (c as { content_id?: unknown } | null)?.content_id === 'string';
+    const dropped = contents.flatMap((c, i) => (hasId(c) ? [] : [i]));
+    if (dropped.length > 0) {
+      const kept = contents.filter(hasId);
+      if (kept.length > 0) props['contents'] = kept;
+      else delete props['contents'];
+      notes.push(
+        `left out properties.contents[${dropped.join(', ')}] (no content_id); ${kept.length} of ${contents.length} lines sent`,
+      );
+    }
+  }
+  return notes.length > 0 ? notes.join('; ') : undefined;
 }

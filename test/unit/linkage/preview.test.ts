@@ -108,6 +108,37 @@ describe('preview', () => {
     });
   }
 
+  it('shows where each field came from and what was left out', () => {
+    const giftCard = { item_name: 'Gift card', price: 25 };
+    const p = previewDelivery(
+      settings,
+      'meta',
+      producerEvent({
+        event_name: 'purchase',
+        transaction_id: 'T-1',
+        value: 25,
+        currency: 'EUR',
+        items: [giftCard],
+      }),
+      new Date(),
+    );
+    assert.equal(p.outcome, 'send');
+    if (p.outcome !== 'send') return;
+    assert.deepEqual(
+      p.fields?.find((f) => f.target === 'user_data.em'),
+      { target: 'user_data.em', source: 'user.email', transforms: ['trim', 'lowercase', 'sha256', 'list'] },
+    );
+    assert.equal(
+      p.fields?.some((f) => f.target === 'custom_data.contents'),
+      true,
+    );
+    assert.match(p.dropped ?? '', /left out custom_data\.contents\[0\] \(no id/);
+    assert.equal(
+      (p.request.body as { data: { custom_data: { contents?: unknown } }[] }).data[0]?.custom_data.contents,
+      undefined,
+    );
+  });
+
   it('redacts the token from the URL', () => {
     const p = previewDelivery(settings, 'meta', producerEvent(), new Date());
     assert.equal(p.outcome, 'send');
