@@ -4,6 +4,8 @@
  * functions do (EVENTBUS_SETTINGS), the registry bucket from plan(), the admin token from
  * EVENTBUS_ADMIN_TOKEN_FILE (created with a random value when missing), and serves on HOST:PORT.
  * Google's Cloud Storage client finds the emulator through STORAGE_EMULATOR_HOST locally.
+ * EVENTBUS_IAP_AUDIENCE (set by Pulumi) turns on IAP's signed header as a credential, with the
+ * settings' `studio` lists as roles (studio/auth.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { dirname } from 'node:path';
 import { Storage } from '@google-cloud/storage';
 import { RegistryClient } from '../adapters/registry.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
+import { iapVerifier } from './auth.ts';
 import { startStudio } from './server.ts';
 
 function adminToken(file: string | undefined): string {
@@ -34,6 +37,14 @@ try {
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
     connections: config.settings.connections ?? [],
+    ...(process.env.EVENTBUS_IAP_AUDIENCE
+      ? {
+          iap: {
+            verify: iapVerifier(process.env.EVENTBUS_IAP_AUDIENCE),
+            access: config.settings.studio ?? {},
+          },
+        }
+      : {}),
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? 8090),
   });
