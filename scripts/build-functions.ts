@@ -26,7 +26,7 @@ import {
 } from 'esbuild';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 
-export type BundleName = 'store' | 'forward' | 'schedule' | 'gateway';
+export type BundleName = 'store' | 'forward' | 'schedule' | 'gateway' | 'studio';
 
 export interface BundleSpec {
   /** A deployable's name (`BundleName`), or a test fixture's. */
@@ -43,6 +43,7 @@ export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = 
   { name: 'forward', entry: 'functions/forward/index.ts', kind: 'function' },
   { name: 'schedule', entry: 'functions/schedule/index.ts', kind: 'function' },
   { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
+  { name: 'studio', entry: 'studio/main.ts', kind: 'service' },
 ]);
 
 export interface BuiltBundle {
@@ -90,6 +91,8 @@ export const SERVICE_VENDOR_GROUPS: readonly {
 }[] = Object.freeze([
   { file: 'vendor/google-auth.cjs', packages: ['google-auth-library'] },
   { file: 'vendor/google-pubsub.cjs', packages: ['@google-cloud/pubsub', '@grpc/grpc-js'] },
+  // The studio's registry client (it shares gaxios, extend, ... with google-auth's file).
+  { file: 'vendor/google-storage.cjs', packages: ['@google-cloud/storage'] },
 ]);
 
 /** A package a vendor file exports, under its name. */
@@ -200,7 +203,8 @@ async function buildVendorGroups(common: EsbuildOptions, root: string, dir: stri
     const carriedSet = new Set(carried);
     const packages = new Set<string>();
     for (const f of carried) {
-      const m = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
+      // Also under `../x/node_modules` (a worktree whose node_modules links to another checkout).
+      const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
       if (m?.[1]) packages.add(m[1]);
     }
     const exported = [...packages].filter((name) => {
@@ -334,7 +338,14 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   const groupOf = (name: string, path: string): Provided | undefined => {
     const group = SERVICE_VENDOR_GROUPS.find((g) => g.packages.includes(name));
     // Only the root's own copy: a nested one (another version) stays inlined where it is used.
-    return group && rootRequire.resolve(name) === path ? { file: group.file, key: name } : undefined;
+    // Its ES module entry counts too (the vendor file requires the CommonJS one of the same copy).
+    if (!group) return undefined;
+    const entry = rootRequire.resolve(name);
+    const packageDir = entry.slice(
+      0,
+      entry.indexOf(`/node_modules/${name}/`) + `/node_modules/${name}/`.length,
+    );
+    return path === entry || path.startsWith(packageDir) ? { file: group.file, key: name } : undefined;
   };
   const used = new Set<string>();
   const result = await build({

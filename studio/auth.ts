@@ -45,14 +45,6 @@ const LISTS: readonly (readonly [Role, keyof StudioAccess])[] = [
 /** The issuer of IAP's signed headers. */
 export const IAP_ISSUER = 'https://cloud.google.com/iap';
 
-/**
- * The audience of the signed header for a Cloud Run service with IAP turned on directly (no
- * load balancer): `/projects/PROJECT_NUMBER/locations/REGION/services/SERVICE`, per Google's
- * "Securing your app with signed headers" (https://cloud.google.com/iap/docs/signed-headers-howto).
- */
-export const cloudRunIapAudience = (projectNumber: string, region: string, service: string) =>
-  `/projects/${projectNumber}/locations/${region}/services/${service}`;
-
 /** The role of a verified email under the settings' lists; undefined when none applies. */
 export function roleOf(email: string, access: StudioAccess): Role | undefined {
   const address = email.toLowerCase();

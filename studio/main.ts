@@ -28,7 +28,8 @@ function adminToken(file: string | undefined): string {
   return token;
 }
 
-try {
+// A function, not top-level await: the deployed bundle is CommonJS (scripts/build-functions.ts).
+async function main(): Promise<void> {
   const config = readRuntimeConfig(process.env);
   const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   if (!bucketName) throw new Error('the plan has no registry bucket');
@@ -54,7 +55,9 @@ try {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.stdout.write(`studio listening on ${studio.url} (registry gs://${bucketName})\n`);
-} catch (err) {
+}
+
+main().catch((err: unknown) => {
   process.stderr.write(`studio: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
-}
+});

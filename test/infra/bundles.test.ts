@@ -248,6 +248,9 @@ describe('bundles: npm run build:functions', function () {
           GOOGLE_CLOUD_PROJECT: local.settings.project,
           METADATA_SERVER_DETECTION: 'none',
           EVENTBUS_TOKEN_STORE: `file:${join(out, 'tokens.json')}`,
+          // The studio: its admin token file (made at start), and IAP's audience as Pulumi sets it.
+          EVENTBUS_ADMIN_TOKEN_FILE: join(out, 'admin-token'),
+          EVENTBUS_IAP_AUDIENCE: '/projects/123456789012/locations/europe-west1/services/studio',
           // Nothing listens here: the bundle must start and answer without a Pub/Sub backend.
           PUBSUB_EMULATOR_HOST: '127.0.0.1:9',
           BIGQUERY_EMULATOR_HOST: bigqueryUrl,

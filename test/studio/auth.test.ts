@@ -10,7 +10,6 @@ import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { RegistryClient } from '../../adapters/registry.ts';
 import {
   allowed,
-  cloudRunIapAudience,
   IAP_ISSUER,
   IapRefused,
   iapVerifier,
@@ -21,7 +20,7 @@ import {
 import { startStudio } from '../../studio/server.ts';
 import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
-const AUDIENCE = cloudRunIapAudience('123456789012', 'europe-west1', 'studio');
+const AUDIENCE = '/projects/123456789012/locations/europe-west1/services/studio';
 
 function keyPair(): { privateKey: KeyObject; pem: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -98,7 +97,7 @@ describe('studio auth: IAP signed header verification', () => {
     const past = Math.floor(Date.now() / 1000) - 7200;
     const cases: Record<string, string> = {
       audience: assertion(signer.privateKey, 'k1', {
-        aud: cloudRunIapAudience('1', 'europe-west1', 'studio'),
+        aud: '/projects/1/locations/europe-west1/services/studio',
       }),
       issuer: assertion(signer.privateKey, 'k1', { iss: 'https://accounts.google.com' }),
       expired: assertion(signer.privateKey, 'k1', {}, past),
