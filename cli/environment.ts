@@ -118,23 +118,67 @@ export async function warehouseClient(p: Plan, env: Env, dataDir?: string): Prom
   return new BigQuery({ projectId: project });
 }
 
-/** Where the studio's admin API is, and the token to call it with. */
+/** Where the studio's admin API is, and the bearer token to call it with. */
 export interface StudioEndpoint {
   readonly url: string;
   readonly token: string;
 }
 
 /**
- * The studio: EVENTBUS_STUDIO_URL and EVENTBUS_ADMIN_TOKEN when set; otherwise the local
- * environment's studio, recorded by `start` in the data dir, with the admin token `start` keeps
- * beside it (<data-dir>/admin-token).
+ * Which credential the CLI calls a studio at EVENTBUS_STUDIO_URL with: the admin token
+ * (EVENTBUS_ADMIN_TOKEN, a local or self-run studio), else a Google ID token given as is
+ * (EVENTBUS_ID_TOKEN), else one minted from Application Default Credentials for the audience
+ * EVENTBUS_STUDIO_AUDIENCE (default: the URL). A studio behind IAP takes the last two.
  */
-export async function studioEndpoint(env: Env, dataDir?: string): Promise<StudioEndpoint> {
+export type StudioCredential =
+  | { readonly kind: 'admin-token'; readonly token: string }
+  | { readonly kind: 'id-token'; readonly token: string }
+  | { readonly kind: 'google'; readonly audience: string };
+
+export function studioCredential(env: Env, url: string): StudioCredential {
+  const admin = env['EVENTBUS_ADMIN_TOKEN'];
+  if (admin) return { kind: 'admin-token', token: admin };
+  const given = env['EVENTBUS_ID_TOKEN'];
+  if (given) return { kind: 'id-token', token: given };
+  return { kind: 'google', audience: env['EVENTBUS_STUDIO_AUDIENCE'] || url };
+}
+
+/** Mints a Google ID token for an audience (google-auth-library, Application Default Credentials). */
+export type IdTokenMinter = (audience: string) => Promise<string>;
+
+const googleIdToken: IdTokenMinter = async (audience) => {
+  const { GoogleAuth } = await import('google-auth-library');
+  const client = await new GoogleAuth().getIdTokenClient(audience);
+  return client.idTokenProvider.fetchIdToken(audience);
+};
+
+/**
+ * The studio: EVENTBUS_STUDIO_URL with the credential studioCredential() picks; otherwise the
+ * local environment's studio, recorded by `start` in the data dir, with the admin token `start`
+ * keeps beside it (<data-dir>/admin-token).
+ */
+export async function studioEndpoint(
+  env: Env,
+  dataDir?: string,
+  mint: IdTokenMinter = googleIdToken,
+): Promise<StudioEndpoint> {
   const url = env['EVENTBUS_STUDIO_URL'];
   if (url) {
-    const token = env['EVENTBUS_ADMIN_TOKEN'];
-    if (!token) throw new CliError('EVENTBUS_STUDIO_URL is set but EVENTBUS_ADMIN_TOKEN is not');
-    return { url, token };
+    const credential = studioCredential(env, url);
+    if (credential.kind !== 'google') return { url, token: credential.token };
+    try {
+      return { url, token: await mint(credential.audience) };
+    } catch (err) {
+      throw new CliError(
+        [
+          `cannot get a Google ID token for ${credential.audience} from Application Default Credentials (${(err as Error).message}).`,
+          'User credentials from `gcloud auth application-default login` cannot mint one: run',
+          '  export EVENTBUS_ID_TOKEN=$(gcloud auth print-identity-token)',
+          'or use a service account (GOOGLE_APPLICATION_CREDENTIALS, or impersonation), or set',
+          'EVENTBUS_ADMIN_TOKEN for a studio that takes one (docs/studio.md).',
+        ].join('\n'),
+      );
+    }
   }
   const record = await localRecord(dataDir);
   const studio = record.urls['studio'];

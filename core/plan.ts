@@ -97,6 +97,8 @@ export interface Plan {
     readonly tokenSecret: string;
     readonly topics: readonly string[];
   };
+  /** The studio service (the admin API of runtime resources, the registry's only writer). */
+  readonly studio: { readonly name: 'studio'; readonly sizing: FunctionPlan['sizing'] };
   /** Every secret name the environment refers to (values are set out of band). */
   readonly secrets: readonly string[];
 }
@@ -362,6 +364,7 @@ export function plan(settings: Readonly<Settings>): Plan {
     ],
     destinations: destinationPlans,
     gateway: { sizing: sizing(settings.functions?.gateway), tokenSecret, topics: eventTopics },
+    studio: { name: 'studio', sizing: sizing(settings.functions?.studio) },
     secrets: [...new Set([tokenSecret, ...destinationSecrets, ...connectionSecrets])],
   });
 }

@@ -20,6 +20,7 @@ import { Buckets } from './registry.ts';
 import { Scheduler } from './scheduler.ts';
 import { Secrets } from './secrets.ts';
 import { Sources } from './sources.ts';
+import { STUDIO_APIS, Studio } from './studio.ts';
 import { Warehouse } from './warehouse.ts';
 
 export interface EnvironmentOutputs {
@@ -31,6 +32,8 @@ export interface EnvironmentOutputs {
   readonly subscriptions: pulumi.Output<string[]>;
   /** The registry bucket of runtime resources. */
   readonly registryBucket: pulumi.Output<string>;
+  /** The studio's URL, behind IAP (EVENTBUS_STUDIO_URL for the CLI). */
+  readonly studioUrl: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -39,7 +42,10 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const name = plan.environment;
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
-  const apis = new Apis(name, { project, ...(columnSecurity ? { extra: COLUMN_SECURITY_APIS } : {}) });
+  const apis = new Apis(name, {
+    project,
+    extra: [...(columnSecurity ? COLUMN_SECURITY_APIS : []), ...STUDIO_APIS],
+  });
   const after = { dependsOn: [...apis.services] };
 
   const ids = new Identities(name, { project }, after);
@@ -229,6 +235,20 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     );
   }
   new Scheduler(name, { plan, region }, { dependsOn: [...apis.services, messaging] });
+  const studio = new Studio(
+    name,
+    {
+      plan,
+      settings,
+      serviceAccountEmail: ids.accounts.studio.email,
+      sourceBucket: sources.bucket.name,
+      sourceObject: sources.objects.studio,
+      registryBucket: (buckets.buckets.registry as gcp.storage.Bucket).name,
+      dataset: warehouse.dataset.datasetId,
+      gatewayUrl: gateway.url,
+    },
+    after,
+  );
 
   return {
     gatewayUrl: gateway.url,
@@ -237,6 +257,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     topics: messaging.topicNames,
     subscriptions: messaging.subscriptionNames,
     registryBucket: (buckets.buckets.registry as gcp.storage.Bucket).name,
+    studioUrl: studio.url,
   };
 }
 

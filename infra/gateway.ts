@@ -13,6 +13,7 @@ import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
 import { ENV } from '../core/runtime-config.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { bundleService } from './cloud-run.ts';
 import { runtimeEnvironment } from './runtime-env.ts';
 
 /** The Cloud Run service's name: also the first label of its deterministic URL. */
@@ -25,10 +26,6 @@ export const GATEWAY_SERVICE = 'gateway';
  */
 export const deterministicUrl = (projectNumber: string, region: string) =>
   `https://${GATEWAY_SERVICE}-${projectNumber}.${region}.run.app`;
-
-/** Google's Node 24 runtime image for Cloud Run, in the service's region. */
-export const baseImage = (region: string) =>
-  `${region}-docker.pkg.dev/serverless-runtimes/google-24-full/runtimes/nodejs24`;
 
 export interface GatewayArgs {
   readonly plan: Plan;
@@ -61,43 +58,18 @@ export class Gateway extends pulumi.ComponentResource {
     this.service = new gcp.cloudrunv2.Service(
       `${name}-service`,
       {
-        project: plan.project,
-        location: plan.region,
-        name: GATEWAY_SERVICE,
-        description: `eventbus gateway (${plan.environment})`,
-        labels: { environment: plan.environment },
-        launchStage: 'BETA',
-        ingress: 'INGRESS_TRAFFIC_ALL',
+        ...bundleService({
+          plan,
+          name: GATEWAY_SERVICE,
+          sizing,
+          serviceAccountEmail: args.serviceAccountEmail,
+          sourceBucket: args.sourceBucket,
+          sourceObject: args.sourceObject,
+          env,
+          // Tokens are refreshed in the background (every minute): keep CPU between requests.
+          cpuIdle: false,
+        }),
         invokerIamDisabled: true,
-        deletionProtection: false,
-        template: {
-          serviceAccount: args.serviceAccountEmail,
-          maxInstanceRequestConcurrency: sizing.concurrency,
-          timeout: `${sizing.timeout_seconds}s`,
-          scaling: { minInstanceCount: sizing.min_instances, maxInstanceCount: sizing.max_instances },
-          containers: [
-            {
-              image: 'scratch',
-              baseImageUri: baseImage(plan.region),
-              commands: ['node'],
-              args: ['main.js'],
-              sourceCode: {
-                cloudStorageSource: {
-                  bucket: args.sourceBucket,
-                  object: args.sourceObject.name,
-                  generation: args.sourceObject.generation.apply((g) => String(g)),
-                },
-              },
-              envs: Object.entries(env).map(([envName, value]) => ({ name: envName, value })),
-              resources: {
-                limits: { cpu: String(sizing.cpu), memory: sizing.memory },
-                // Tokens are refreshed in the background (every minute): keep CPU between requests.
-                cpuIdle: false,
-              },
-              startupProbe: { httpGet: { path: '/health' }, periodSeconds: 2, failureThreshold: 15 },
-            },
-          ],
-        },
       },
       { parent: this, dependsOn: opts?.dependsOn ?? [] },
     );

@@ -1,5 +1,5 @@
 /**
- * One service account per workload (store, forward, gateway), the push identity Pub/Sub signs
+ * One service account per workload (store, forward, gateway, studio), the push identity Pub/Sub signs
  * its OIDC tokens as, and a dedicated build account for the functions (new projects' default
  * build account lacks the roles a gen2 build needs, docs/google-wire.md §7). Each gets its grants next
  * to the resource it touches; only the build account has project-level roles, the builder's.
@@ -7,7 +7,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 
-export type Workload = 'store' | 'forward' | 'schedule' | 'gateway' | 'push' | 'build';
+export type Workload = 'store' | 'forward' | 'schedule' | 'gateway' | 'studio' | 'push' | 'build';
 
 const PURPOSE: Readonly<Record<Workload, string>> = {
   store: 'Runs the store function: writes events to BigQuery, publishes deliveries',
@@ -15,6 +15,7 @@ const PURPOSE: Readonly<Record<Workload, string>> = {
   schedule:
     'Runs the scheduler: dispatches ticks, holds run locks in the registry bucket, re-drives dead letters',
   gateway: 'Runs the gateway: publishes producers’ events, reads the token store secret',
+  studio: 'Runs the studio: writes the registry bucket, creates views in the events dataset',
   push: 'Signs Pub/Sub push requests (OIDC); may invoke the functions and nothing else',
   build: 'Builds the functions (Cloud Build)',
 };

@@ -9,6 +9,7 @@ import { loadBundleManifest } from './sources.ts';
 const environment = declareEnvironment(readStackConfig(), loadBundleManifest(readBuildRoot()));
 
 export const gatewayUrl = environment.gatewayUrl;
+export const studioUrl = environment.studioUrl;
 export const publishUrl = environment.publishUrl;
 export const dataset = environment.dataset;
 export const topics = environment.topics;

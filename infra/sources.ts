@@ -18,7 +18,7 @@ export function loadBundleManifest(root: string = REPO_ROOT): BundleManifest {
   } catch {
     throw new Error(`${file} not found: run \`npm run build:functions\` before \`pulumi up\``);
   }
-  for (const name of ['store', 'forward', 'schedule', 'gateway'] satisfies BundleName[]) {
+  for (const name of ['store', 'forward', 'schedule', 'gateway', 'studio'] satisfies BundleName[]) {
     if (!manifest[name])
       throw new Error(`${file} has no "${name}" bundle: rebuild with npm run build:functions`);
   }
@@ -54,7 +54,7 @@ export class Sources extends pulumi.ComponentResource {
       child,
     );
     const objects = {} as Record<BundleName, gcp.storage.BucketObject>;
-    for (const bundleName of ['store', 'forward', 'schedule', 'gateway'] as const) {
+    for (const bundleName of ['store', 'forward', 'schedule', 'gateway', 'studio'] as const) {
       const bundle = args.bundles[bundleName];
       if (!bundle) throw new Error(`no "${bundleName}" bundle in the manifest`);
       objects[bundleName] = new gcp.storage.BucketObject(

@@ -196,6 +196,10 @@ export const FunctionSizing = Type.Object(
 );
 export type FunctionSizing = Static<typeof FunctionSizing>;
 
+/** IAM members granted IAP access to the studio, each list a role inside it (studio/auth.ts). */
+const StudioMembers = (description: string) =>
+  Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), { description });
+
 export const Settings = Type.Object(
   {
     name: Id('Environment name, used in resource names'),
@@ -311,6 +315,19 @@ export const Settings = Type.Object(
         description: 'With pii.column_security: who reads the PII columns raw (analysts see SHA-256)',
       }),
     ),
+    studio: Type.Optional(
+      Type.Object(
+        {
+          viewers: Type.Optional(StudioMembers('May read runtime resources through the studio')),
+          editors: Type.Optional(StudioMembers('May also apply runtime resources')),
+          admins: Type.Optional(StudioMembers('May also delete runtime resources')),
+        },
+        {
+          additionalProperties: false,
+          description: 'Who reaches the studio on Google Cloud (through IAP) and with which role',
+        },
+      ),
+    ),
     retry: Type.Optional(RetrySettings),
     destinations: Type.Optional(Type.Array(Destination)),
     connections: Type.Optional(Type.Array(Connection)),
@@ -335,6 +352,7 @@ export const Settings = Type.Object(
           forward: Type.Optional(FunctionSizing),
           gateway: Type.Optional(FunctionSizing),
           schedule: Type.Optional(FunctionSizing),
+          studio: Type.Optional(FunctionSizing),
         },
         { additionalProperties: false },
       ),

@@ -26,7 +26,12 @@ import {
 } from 'esbuild';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 
-export type BundleName = 'store' | 'forward' | 'schedule' | 'gateway';
+export type BundleName = 'store' | 'forward' | 'schedule' | 'gateway' | 'studio';
+
+export interface VendorGroup {
+  readonly file: string;
+  readonly packages: readonly string[];
+}
 
 export interface BundleSpec {
   /** A deployable's name (`BundleName`), or a test fixture's. */
@@ -35,15 +40,11 @@ export interface BundleSpec {
   readonly entry: string;
   /** `function`: a functions-framework source (zip); `service`: a Cloud Run source (tar.gz). */
   readonly kind: 'function' | 'service';
+  /** Its Google clients' vendor files (default: SERVICE_VENDOR_GROUPS); services only. */
+  readonly vendor?: readonly VendorGroup[];
+  /** Carries the studio's web pages, built into `web/` beside its main file (studio/assets.ts). */
+  readonly web?: boolean;
 }
-
-/** The one list of deployables: the build, the tests, the bench and the Pulumi program read it. */
-export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = Object.freeze([
-  { name: 'store', entry: 'functions/store/index.ts', kind: 'function' },
-  { name: 'forward', entry: 'functions/forward/index.ts', kind: 'function' },
-  { name: 'schedule', entry: 'functions/schedule/index.ts', kind: 'function' },
-  { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
-]);
 
 export interface BuiltBundle {
   readonly name: string;
@@ -85,14 +86,32 @@ export const FUNCTION_EXTERNALS = [
  * (Pub/Sub's google-gax uses gaxios, gcp-metadata, ... of google-auth's file): each module
  * is bundled once, as in a single bundle, and the build fails if one would be bundled twice.
  */
-export const SERVICE_VENDOR_GROUPS: readonly {
-  readonly file: string;
-  readonly packages: readonly string[];
-}[] = Object.freeze([
+export const SERVICE_VENDOR_GROUPS: readonly VendorGroup[] = Object.freeze([
   { file: 'vendor/google-auth.cjs', packages: ['google-auth-library'] },
   { file: 'vendor/google-pubsub.cjs', packages: ['@google-cloud/pubsub', '@grpc/grpc-js'] },
   // The registry's reader (defined events, translators), loaded in the background after listen.
   { file: 'vendor/google-storage.cjs', packages: ['@google-cloud/storage'] },
+]);
+
+/**
+ * The studio's: one file. Its BigQuery client (typed views) and google-auth-library's gaxios
+ * share node-fetch, an ES module that two files would each carry; the studio's start is not
+ * on anyone's request path, so one file costs nothing there.
+ */
+export const STUDIO_VENDOR_GROUPS: readonly VendorGroup[] = Object.freeze([
+  {
+    file: 'vendor/google-cloud.cjs',
+    packages: ['google-auth-library', '@google-cloud/storage', '@google-cloud/bigquery'],
+  },
+]);
+
+/** The one list of deployables: the build, the tests, the bench and the Pulumi program read it. */
+export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = Object.freeze([
+  { name: 'store', entry: 'functions/store/index.ts', kind: 'function' },
+  { name: 'forward', entry: 'functions/forward/index.ts', kind: 'function' },
+  { name: 'schedule', entry: 'functions/schedule/index.ts', kind: 'function' },
+  { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
+  { name: 'studio', entry: 'studio/main.ts', kind: 'service', vendor: STUDIO_VENDOR_GROUPS, web: true },
 ]);
 
 /** A package a vendor file exports, under its name. */
@@ -184,12 +203,17 @@ interface VendorBuild {
  * packages' entry files it carries, then again exporting them all (if that adds any), so later
  * groups take those from it.
  */
-async function buildVendorGroups(common: EsbuildOptions, root: string, dir: string): Promise<VendorBuild> {
+async function buildVendorGroups(
+  groups: readonly VendorGroup[],
+  common: EsbuildOptions,
+  root: string,
+  dir: string,
+): Promise<VendorBuild> {
   const rootRequire = createRequire(join(root, 'package.json'));
   const byPath = new Map<string, Provided>();
   const outputs: OutputFile[] = [];
   const inputs = new Map<string, string[]>();
-  for (const group of SERVICE_VENDOR_GROUPS) {
+  for (const group of groups) {
     const once = (names: readonly string[]) =>
       build({
         ...common,
@@ -203,7 +227,8 @@ async function buildVendorGroups(common: EsbuildOptions, root: string, dir: stri
     const carriedSet = new Set(carried);
     const packages = new Set<string>();
     for (const f of carried) {
-      const m = /^node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
+      // Also under `../x/node_modules` (a worktree whose node_modules links to another checkout).
+      const m = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f);
       if (m?.[1]) packages.add(m[1]);
     }
     const exported = [...packages].filter((name) => {
@@ -334,13 +359,18 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   };
   // The gateway's imports of a vendored client become lazy requires of its group's file.
   const rootRequire = createRequire(join(root, 'package.json'));
+  const groups = spec.vendor ?? SERVICE_VENDOR_GROUPS;
   const groupOf = (name: string, path: string): Provided | undefined => {
-    const group = SERVICE_VENDOR_GROUPS.find((g) => g.packages.includes(name));
+    const group = groups.find((g) => g.packages.includes(name));
     // Only the root's own copy: a nested one (another version) stays inlined where it is used.
-    // Its ES module entry (what an `import()` resolves to) is the same package as its CommonJS one.
-    const own = (p: string) =>
-      p === rootRequire.resolve(name) || p.startsWith(join(root, 'node_modules', name, 'build', 'esm', sep));
-    return group && own(path) ? { file: group.file, key: name } : undefined;
+    // Its ES module entry counts too (the vendor file requires the CommonJS one of the same copy).
+    if (!group) return undefined;
+    const entry = rootRequire.resolve(name);
+    const packageDir = entry.slice(
+      0,
+      entry.indexOf(`/node_modules/${name}/`) + `/node_modules/${name}/`.length,
+    );
+    return path === entry || path.startsWith(packageDir) ? { file: group.file, key: name } : undefined;
   };
   const used = new Set<string>();
   const result = await build({
@@ -351,7 +381,8 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     // (listed in the bundle's package.json), so the bundle parses only our code at cold start
     // and the clients load on first use (`await import(...)` stays a lazy require). The gateway
     // runs on Cloud Run with no build step, so it carries the clients itself, as vendor files.
-    external: isFunction ? FUNCTION_EXTERNALS : [],
+    // esbuild itself only builds the studio's pages from the sources, which a bundle carries built.
+    external: isFunction ? FUNCTION_EXTERNALS : ['esbuild'],
     plugins: isFunction
       ? [sideEffectFreePlugin()]
       : [sideEffectFreePlugin(), vendorPlugin('.', groupOf, used)],
@@ -359,7 +390,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   });
   const outputs = [...(result.outputFiles ?? [])];
   if (used.size > 0) {
-    const vendor = await buildVendorGroups(common, root, dir);
+    const vendor = await buildVendorGroups(groups, common, root, dir);
     outputs.push(...vendor.outputs);
     assertBundledOnce(spec.name, new Map([[main, moduleInputs(result.metafile)], ...vendor.inputs]));
   }
@@ -367,6 +398,10 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     name: relative(dir, out.path).split('\\').join('/'),
     data: Buffer.from(out.contents),
   }));
+  if (spec.web) {
+    const { buildWebFiles } = await import('../studio/assets.ts');
+    for (const [name, data] of await buildWebFiles()) files.push({ name: `web/${name}`, data });
+  }
   const pkg = {
     name: `eventbus-${spec.name}`,
     private: true,

@@ -4,6 +4,8 @@
  * functions do (EVENTBUS_SETTINGS), the registry bucket from plan(), the admin token from
  * EVENTBUS_ADMIN_TOKEN_FILE (created with a random value when missing), and serves on HOST:PORT.
  * Google's Cloud Storage client finds the emulator through STORAGE_EMULATOR_HOST locally.
+ * EVENTBUS_IAP_AUDIENCE (set by Pulumi) turns on IAP's signed header as a credential, with the
+ * settings' `studio` lists as roles (studio/auth.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { ensureView } from '../adapters/views.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { tableRef, VIEWS } from '../core/warehouse.ts';
 import { buildAssets } from './assets.ts';
+import { iapVerifier } from './auth.ts';
 import { startStudio } from './server.ts';
 
 function adminToken(file: string | undefined): string {
@@ -29,7 +32,8 @@ function adminToken(file: string | undefined): string {
   return token;
 }
 
-try {
+// A function, not top-level await: the deployed bundle is CommonJS (scripts/build-functions.ts).
+async function main(): Promise<void> {
   const config = readRuntimeConfig(process.env);
   const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   if (!bucketName) throw new Error('the plan has no registry bucket');
@@ -45,6 +49,14 @@ try {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
       ensure: (v) => ensureView(dataset, v),
     },
+    ...(process.env.EVENTBUS_IAP_AUDIENCE
+      ? {
+          iap: {
+            verify: iapVerifier(process.env.EVENTBUS_IAP_AUDIENCE),
+            access: config.settings.studio ?? {},
+          },
+        }
+      : {}),
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? 8090),
   });
@@ -54,7 +66,9 @@ try {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   process.stdout.write(`studio listening on ${studio.url} (registry gs://${bucketName})\n`);
-} catch (err) {
+}
+
+main().catch((err: unknown) => {
   process.stderr.write(`studio: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);
-}
+});

@@ -9,9 +9,9 @@
  *   DELETE /v1/admin/resources/{kind}/{name}          marks it deleted (history stays)
  *   GET    /health
  *
- * Every call but /health needs `Authorization: Bearer <admin token>`; the author recorded in a
- * version is the caller the token stands for. (On Google Cloud the service sits behind Cloud Run's
- * IAP and takes the verified caller's email instead; that path comes with its deployment.)
+ * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
+ * audience is configured, IAP's signed header: the verified email is the author and its role
+ * comes from the settings' `studio` lists (studio/auth.ts).
  */
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -23,6 +23,7 @@ import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
+import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAccess } from './auth.ts';
 
 export interface StudioOptions {
   readonly registry: RegistryClient;
@@ -43,6 +44,8 @@ export interface StudioOptions {
   readonly assets?: ReadonlyMap<string, Asset>;
   /** The gateway's URL, which the pages show as translators' endpoints. */
   readonly gatewayUrl?: string;
+  /** Behind IAP: the signed header's verifier (studio/auth.ts iapVerifier) and who has which role. */
+  readonly iap?: { readonly verify: (jwt: string) => Promise<string>; readonly access: StudioAccess };
 }
 
 /**
@@ -105,6 +108,33 @@ function authorised(req: http.IncomingMessage, token: string): boolean {
   const given = Buffer.from(m[1] as string);
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+/** The caller: the admin token's admin, or IAP's verified caller with their role; else a refusal. */
+async function callerOf(o: StudioOptions, req: http.IncomingMessage): Promise<Caller> {
+  if (authorised(req, o.adminToken)) return { author: o.adminName ?? 'local-admin', role: 'admin' };
+  const jwt = req.headers['x-goog-iap-jwt-assertion'];
+  if (!o.iap || typeof jwt !== 'string')
+    throw new Refusal(apiError('INVALID_CREDENTIALS', { detail: 'The studio needs the admin token.' }));
+  let email: string;
+  try {
+    email = await o.iap.verify(jwt);
+  } catch (err) {
+    if (!(err instanceof IapRefused)) throw err;
+    throw new Refusal(apiError('INVALID_CREDENTIALS', { detail: err.message }));
+  }
+  const role = roleOf(email, o.iap.access);
+  if (!role) throw new Refusal(apiError('PERMISSION_DENIED', { detail: `${email} has no studio role` }));
+  return { author: email, role };
+}
+
+function permit(caller: Caller, action: Action): void {
+  if (!allowed(caller.role, action))
+    throw new Refusal(
+      apiError('PERMISSION_DENIED', {
+        detail: `${caller.author} is a studio ${caller.role}, not allowed to ${action}`,
+      }),
+    );
 }
 
 function kindOf(raw: string | undefined): RegistryKind {
@@ -197,10 +227,10 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
     return send(res, 200, { gatewayUrl: o.gatewayUrl ?? null }, PAGE_HEADERS);
   if (parts[0] !== 'v1' || parts[1] !== 'admin')
     throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
-  if (!authorised(req, o.adminToken))
-    throw new Refusal(apiError('INVALID_CREDENTIALS', { detail: 'The studio needs the admin token.' }));
-  const author = o.adminName ?? 'local-admin';
+  const caller = await callerOf(o, req);
+  const author = caller.author;
   const method = req.method ?? 'GET';
+  permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');
   const notAllowed = (allow: string): Refusal => {
     const e = apiError('METHOD_NOT_ALLOWED', { method, path: url.pathname });
     return new Refusal({ ...e, headers: { ...e.headers, allow } });

@@ -248,6 +248,9 @@ describe('bundles: npm run build:functions', function () {
           GOOGLE_CLOUD_PROJECT: local.settings.project,
           METADATA_SERVER_DETECTION: 'none',
           EVENTBUS_TOKEN_STORE: `file:${join(out, 'tokens.json')}`,
+          // The studio: its admin token file (made at start), and IAP's audience as Pulumi sets it.
+          EVENTBUS_ADMIN_TOKEN_FILE: join(out, 'admin-token'),
+          EVENTBUS_IAP_AUDIENCE: '/projects/123456789012/locations/europe-west1/services/studio',
           // Nothing listens here: the bundle must start and answer without a Pub/Sub backend.
           PUBSUB_EMULATOR_HOST: '127.0.0.1:9',
           BIGQUERY_EMULATOR_HOST: bigqueryUrl,
@@ -282,6 +285,15 @@ describe('bundles: npm run build:functions', function () {
           );
           if (spec.kind === 'service') assert.equal(res.status, 200, running.output());
           else assert.ok(res.status >= 200 && res.status < 600, running.output());
+          if (spec.web) {
+            // The pages come prebuilt from web/ (no esbuild where the studio runs).
+            const page = await fetch(`${running.url}/`);
+            assert.match(await page.text(), /<script[^>]+assets\/app\.js/);
+            const script = await fetch(`${running.url}/assets/app.js`);
+            assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
+            assert.ok((await script.text()).length > 10_000, 'the creator’s script is bundled');
+            assert.ok(existsSync(join(dir, 'web', 'app.js')), 'carried in the archive');
+          }
           if (spec.name === 'store') {
             // The bundled (lazily loaded) BigQuery client really ran: a bad push body is kept.
             assert.ok(

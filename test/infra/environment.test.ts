@@ -8,6 +8,7 @@ import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { BUILD_ROLES } from '../../infra/identities.ts';
 import { EMULATOR_VARIABLES } from '../../infra/runtime-env.ts';
+import { STUDIO_APIS } from '../../infra/studio.ts';
 import {
   BUNDLES,
   type Declared,
@@ -55,6 +56,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(found.length, 1, `exactly one ${type} matching`);
     return found[0]!;
   };
+  const gatewayService = () => one(T.run, (d) => d.inputs['name'] === 'gateway');
 
   // Secret values, planted where a careless program could pick them up: they must appear nowhere.
   const SENTINEL = 'sentinel-secret-value-7f3a9c';
@@ -98,12 +100,13 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   it('declares resources in the counts the plan implies', () => {
     const { plan } = config;
     const counts: [string, number][] = [
-      [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length],
+      [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length + STUDIO_APIS.length],
       [T.topic, plan.topics.length],
       [T.subscription, plan.subscriptions.length],
       [T.function, plan.functions.length],
-      [T.run, 1],
-      [T.account, 6],
+      // The gateway and the studio.
+      [T.run, 2],
+      [T.account, 7],
       [T.secret, plan.secrets.length],
       [T.secretVersion, 0],
       // The events dataset and the ops dataset (sync runs and state).
@@ -111,7 +114,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [T.table, plan.tables.length + plan.views.length + plan.ops.tables.length],
       // The sources bucket, and one per plan bucket (the registry).
       [T.bucket, 1 + plan.buckets.length],
-      [T.object, 4],
+      [T.object, 5],
       ['gcp:cloudscheduler/job:Job', 1],
       [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length],
     ];
@@ -130,7 +133,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   });
 
   it('lets only the push account invoke each function', () => {
-    const invokers = byType(T.runMember).filter((m) => m.inputs['member'] !== 'allUsers');
+    // The studio's one invoker is IAP's service agent (test/infra/studio.test.ts).
+    const invokers = byType(T.runMember).filter((m) => m.inputs['name'] !== 'studio');
     assert.deepEqual(
       invokers.map((m) => m.inputs['name']).sort(),
       config.plan.functions
@@ -168,7 +172,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     const envs: Record<string, string>[] = [
       ...byType(T.function).map((f) => f.inputs['serviceConfig'].environmentVariables),
       Object.fromEntries(
-        (byType(T.run)[0]!.inputs['template'].containers[0].envs as { name: string; value: string }[]).map(
+        (gatewayService().inputs['template'].containers[0].envs as { name: string; value: string }[]).map(
           (e) => [e.name, e.value],
         ),
       ),
@@ -183,20 +187,20 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   });
 
   it('runs the gateway publicly on Cloud Run from its archive, with no container build', () => {
-    const [gateway] = byType(T.run);
-    const container = gateway!.inputs['template'].containers[0];
+    const gateway = gatewayService();
+    const container = gateway.inputs['template'].containers[0];
     assert.equal(container.image, 'scratch');
     assert.match(container.baseImageUri, /serverless-runtimes\/google-24-full\/runtimes\/nodejs24$/);
     assert.deepEqual([...container.commands, ...container.args], ['node', 'main.js']);
     assert.equal(container.sourceCode.cloudStorageSource.object, BUNDLES['gateway']!.object);
-    assert.equal(gateway!.inputs['template'].serviceAccount, sa('gateway'));
+    assert.equal(gateway.inputs['template'].serviceAccount, sa('gateway'));
     const env = Object.fromEntries(
       container.envs.map((e: { name: string; value: string }) => [e.name, e.value]),
     );
     assert.equal(env['EVENTBUS_TOKEN_STORE'], 'secret:eventbus-tokens');
     assert.equal(env['HOST'], '0.0.0.0');
     // Public through Cloud Run's invoker switch: Domain Restricted Sharing refuses allUsers.
-    assert.equal(gateway!.inputs['invokerIamDisabled'], true);
+    assert.equal(gateway.inputs['invokerIamDisabled'], true);
     const everything = JSON.stringify(recorded.resources.map((r) => r.inputs));
     assert.doesNotMatch(everything, /allUsers|allAuthenticatedUsers/);
   });
@@ -256,7 +260,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   });
 
   it('tells the gateway its own deterministic URL as the ID-token audience, and exports it', () => {
-    const container = byType(T.run)[0]!.inputs['template'].containers[0];
+    const container = gatewayService().inputs['template'].containers[0];
     const env = Object.fromEntries(
       container.envs.map((e: { name: string; value: string }) => [e.name, e.value]),
     );
@@ -331,6 +335,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         ...config.settings.analysts!.map((a) => `${a} roles/bigquery.jobUser`),
         `serviceAccount:${sa('schedule')} roles/bigquery.jobUser`,
         `serviceAccount:${sa('forward')} roles/bigquery.jobUser`,
+        `serviceAccount:${sa('studio')} roles/bigquery.jobUser`,
       ].sort(),
       'project-wide roles: the builder roles and jobUser for analysts and the workloads that query',
     );
@@ -404,6 +409,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       // The scheduler reads the events its syncs and scheduled rules query, and keeps sync state.
       `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor eventbus_ops`,
       `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events`,
+      // The studio creates views of the events.
+      `serviceAccount:${sa('studio')} roles/bigquery.dataEditor events`,
     ]);
     const writes = byType(T.tableMember).map(
       (m) => `${m.inputs['member']} ${m.inputs['role']} ${m.inputs['datasetId']}.${m.inputs['tableId']}`,

@@ -139,17 +139,21 @@ export function ofType(recorded: Recorded, type: string): Declared[] {
 
 /** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
 export const BUNDLES: BundleManifest = Object.fromEntries(
-  (['store', 'forward', 'schedule', 'gateway'] as const).map((n) => [
-    n,
-    {
-      name: n,
-      kind: n === 'gateway' ? 'service' : 'function',
-      dir: `dist/${n}`,
-      main: n === 'gateway' ? 'main.js' : 'index.js',
-      archive: `dist/archives/${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
-      object: `${n}-0123456789abcdef.${n === 'gateway' ? 'tar.gz' : 'zip'}`,
-      sha256: '0'.repeat(64),
-      bytes: 1,
-    },
-  ]),
+  (['store', 'forward', 'schedule', 'gateway', 'studio'] as const).map((n) => {
+    const service = n === 'gateway' || n === 'studio';
+    const ext = service ? 'tar.gz' : 'zip';
+    return [
+      n,
+      {
+        name: n,
+        kind: service ? 'service' : 'function',
+        dir: `dist/${n}`,
+        main: service ? 'main.js' : 'index.js',
+        archive: `dist/archives/${n}-0123456789abcdef.${ext}`,
+        object: `${n}-0123456789abcdef.${ext}`,
+        sha256: '0'.repeat(64),
+        bytes: 1,
+      },
+    ];
+  }),
 );

@@ -53,6 +53,10 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       return 'Pub/Sub service agent';
     if (member === `serviceAccount:service-${PROJECT_NUMBER}@serverless-robot-prod.iam.gserviceaccount.com`)
       return 'Cloud Run service agent';
+    if (member === `serviceAccount:service-${PROJECT_NUMBER}@gcp-sa-iap.iam.gserviceaccount.com`)
+      return 'IAP service agent';
+    for (const list of ['viewers', 'editors', 'admins'] as const)
+      if ((config.settings.studio?.[list] ?? []).includes(member)) return `studio.${list}`;
     if ((config.settings.analysts ?? []).includes(member)) return 'analysts';
     if ((config.settings.pii_readers ?? []).includes(member)) return 'pii_readers';
     if ((config.settings.producers?.principals ?? []).includes(member)) return 'producers';
@@ -84,9 +88,11 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember':
         return `service ${last(i['name'])}`;
       case 'gcp:storage/bucketIAMMember:BucketIAMMember':
-        return i['condition']
-          ? `registry bucket, ${/objects\/([^"]+)"/.exec(String(i['condition'].expression))?.[1]} only`
-          : 'sources bucket';
+        if (i['condition'])
+          return `registry bucket, ${/objects\/([^"]+)"/.exec(String(i['condition'].expression))?.[1]} only`;
+        return plan.buckets.some((b) => b.name === i['bucket']) ? 'registry bucket' : 'sources bucket';
+      case 'gcp:iap/webCloudRunServiceIamMember:WebCloudRunServiceIamMember':
+        return `service ${i['cloudRunServiceName']} (IAP)`;
       case 'gcp:datacatalog/policyTagIamMember:PolicyTagIamMember':
         return 'policy tag pii';
       case 'gcp:bigquerydatapolicy/dataPolicyIamMember:DataPolicyIamMember':
