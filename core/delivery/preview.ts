@@ -6,6 +6,7 @@
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { decideOne } from '../decision.ts';
+import type { DefinedEvent } from '../defined-events.ts';
 import type { StoredEvent } from '../event.ts';
 import { normalizeEvent, normalizeOptions } from '../event.ts';
 import type { FieldOrigin } from '../linkage/engine.ts';
@@ -39,13 +40,16 @@ const SECRET_HEADER = /authorization|token|secret|signature|key/i;
 
 /**
  * Previews one event (as a producer sends it, or as stored) for a destination of the settings.
- * `now` anchors the time windows exactly as the forward function's clock would.
+ * `now` anchors the time windows exactly as the forward function's clock would. With a
+ * `definition` (the creator's draft), an event of that name is taken as defined by it, as the
+ * gateway's stamp would make it: webhooks send it, platforms when the definition maps it.
  */
 export function previewDelivery(
   settings: Readonly<Settings>,
   destinationId: string,
   raw: unknown,
   now: Date,
+  definition?: DefinedEvent,
 ): PreviewResult {
   const destination = (settings.destinations ?? []).find((d) => d.id === destinationId);
   if (destination === undefined) {
@@ -59,8 +63,16 @@ export function previewDelivery(
     checkWindow: false,
   });
   if (!normalized.ok) return { outcome: 'invalid_event', violations: normalized.violations };
-  const event = normalized.event as unknown as StoredEvent;
-  const decision = decideOne(destination, event, { isKnownEvent: (n) => lookupEvent(n) !== undefined });
+  const stamped = definition !== undefined && normalized.event.event_name === definition.name;
+  const event = (stamped
+    ? { ...normalized.event, definition_version: definition.stamp }
+    : normalized.event) as unknown as StoredEvent;
+  const decision = decideOne(destination, event, {
+    isKnownEvent: (n) => lookupEvent(n) !== undefined,
+    ...(stamped
+      ? { definitionMaps: (_: string, type) => definition.spec.mappings?.[type] !== undefined }
+      : {}),
+  });
   if (decision.action === 'skip') return { outcome: 'skipped', reason: decision.reason };
   const driver = driverFor(destination.type);
   if (driver === undefined) return { outcome: 'not_sent', reason: `no driver for ${destination.type}` };

@@ -6,6 +6,7 @@
 
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions.ts';
+import { type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
 import { fieldName } from './names.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 
@@ -20,6 +21,43 @@ export interface ColumnChoice {
   readonly pii?: boolean;
   readonly description?: string;
 }
+
+/** Where the event goes beyond the warehouse: a platform's own event per destination type. */
+export interface PlatformChoice {
+  /** Destination type → the platform's event name (docs/linkage.md); absent: not sent there. */
+  readonly events: Partial<Record<PlatformType, string>>;
+  /** The event field holding the value the platforms report (a number). */
+  readonly valueField?: string;
+  /** The currency: an event field holding ISO 4217 codes, or one code for every row. */
+  readonly currency?: { readonly field: string } | { readonly code: string };
+  /**
+   * The people in this data consented to ads and ad user data when it was collected (the
+   * platforms' default consent): every row carries it, so the platforms receive it. Without it,
+   * consent comes from columns mapped to `consent.*`, and a row without it is not sent.
+   */
+  readonly consentGranted?: boolean;
+}
+
+/** A mapping per destination type, in the settings' mapping language (docs/linkage.md). */
+export function platformMappings(choice: PlatformChoice): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [type, event] of Object.entries(choice.events) as [PlatformType, string | undefined][]) {
+    if (!event) continue;
+    const at = VALUE_TARGETS[type];
+    const fields: Record<string, unknown> = {};
+    if (choice.valueField) {
+      fields[at.value] = { from: choice.valueField, transform: ['number'] };
+      const c = choice.currency;
+      if (c && 'field' in c) fields[at.currency] = { from: c.field };
+      else if (c && 'code' in c) fields[at.currency] = { const: c.code.toUpperCase() };
+    }
+    out[type] = Object.keys(fields).length > 0 ? { event, fields } : { event };
+  }
+  return out;
+}
+
+/** The consent every row carries when the person says it was given at collection. */
+export const GRANTED_CONSENT = ['consent.ads', 'consent.ad_user_data', 'consent.ad_personalization'] as const;
 
 export interface Draft {
   readonly definition: {
@@ -67,6 +105,7 @@ export function draftResources(input: {
   readonly choices: readonly ColumnChoice[];
   /** Time zone of times written without an offset. */
   readonly zone?: string;
+  readonly platforms?: PlatformChoice;
 }): Draft {
   const zone = input.zone ?? 'UTC';
   const byColumn = new Map(input.fields.map((f) => [f.name, f]));
@@ -109,6 +148,10 @@ export function draftResources(input: {
             header: input.sample.header,
             ...(input.sample.header ? {} : { columns: [...input.sample.columns] }),
           };
+  if (input.platforms?.consentGranted)
+    for (const target of GRANTED_CONSENT)
+      if (!tFields.some((t) => t.target === target)) tFields.push({ target, value: 'granted' });
+  const mappings = input.platforms ? platformMappings(input.platforms) : {};
   // A key folds re-sent rows only with an event_time from the payload (the translator's rule).
   const keyed = key.length > 0 && tFields.some((t) => t.target === 'event_time');
   return {
@@ -116,7 +159,7 @@ export function draftResources(input: {
       kind: 'EventDefinition',
       name: input.eventName,
       ...(input.description ? { description: input.description } : {}),
-      spec: { fields: specFields },
+      spec: { fields: specFields, ...(Object.keys(mappings).length > 0 ? { mappings } : {}) },
     },
     translator: {
       kind: 'Translator',
