@@ -176,6 +176,18 @@ export const ERRORS = Object.freeze({
     'Invalid resource documents; nothing was applied. {detail}',
     'Studio admin API: a resource document breaks its schema or its name rule (details name each field).',
   ),
+  INVALID_REQUEST: spec(
+    400,
+    'INVALID_ARGUMENT',
+    'Invalid request. {detail}',
+    'Studio admin API: a field of the request is missing or wrong (details name it).',
+  ),
+  NOT_CONFIGURED: spec(
+    400,
+    'FAILED_PRECONDITION',
+    'This studio is not set up for that: {detail}',
+    'Studio admin API: the action needs what this studio was started without (a token store, the gateway URL, the warehouse).',
+  ),
   REGISTRY_RACE: spec(
     409,
     'ABORTED',

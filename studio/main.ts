@@ -16,6 +16,7 @@ import { RegistryClient } from '../adapters/registry.ts';
 import { ensureView } from '../adapters/views.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { tableRef, VIEWS } from '../core/warehouse.ts';
+import { openTokenStore } from '../gateway/token-store.ts';
 import { buildAssets } from './assets.ts';
 import { iapVerifier } from './auth.ts';
 import { startStudio } from './server.ts';
@@ -38,13 +39,23 @@ async function main(): Promise<void> {
   const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   if (!bucketName) throw new Error('the plan has no registry bucket');
   const storage = new Storage({ projectId: config.project });
-  const dataset = new BigQuery({ projectId: config.project }).dataset(config.plan.dataset);
+  const bigquery = new BigQuery({ projectId: config.project });
+  const dataset = bigquery.dataset(config.plan.dataset);
   const studio = await startStudio({
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
     connections: config.settings.connections ?? [],
     assets: await buildAssets(),
     ...(process.env.EVENTBUS_GATEWAY_URL ? { gatewayUrl: process.env.EVENTBUS_GATEWAY_URL } : {}),
+    settings: config.settings,
+    ...(config.tokenStore ? { tokens: openTokenStore(config.tokenStore, config.project) } : {}),
+    warehouse: {
+      table: (name) => tableRef(config.project, config.plan.dataset, name),
+      query: async (sql, params) => {
+        const [rows] = await bigquery.query({ query: sql, params, useLegacySql: false });
+        return rows as Record<string, unknown>[];
+      },
+    },
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
       ensure: (v) => ensureView(dataset, v),

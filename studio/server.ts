@@ -7,6 +7,10 @@
  *   GET    /v1/admin/resources/{kind}/{name}          the current version
  *   GET    /v1/admin/resources/{kind}/{name}/history  every committed version
  *   DELETE /v1/admin/resources/{kind}/{name}          marks it deleted (history stays)
+ *   POST   /v1/admin/preview    {definition, event}   each destination's request (read)
+ *   POST   /v1/admin/tokens     {translator}          a translate:<name> token, shown once (apply)
+ *   POST   /v1/admin/send       {translator, token, contentType, text}  through the gateway (apply)
+ *   POST   /v1/admin/arrivals   {event, since}        stored rows and deliveries since (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
@@ -24,8 +28,10 @@ import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
 import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAccess } from './auth.ts';
+import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
+import { Refusal } from './refusal.ts';
 
-export interface StudioOptions {
+export interface StudioOptions extends CreatorApiOptions {
   readonly registry: RegistryClient;
   readonly adminToken: string;
   /** Who the admin token stands for, recorded as the author of what it applies. */
@@ -61,14 +67,6 @@ const PAGE_HEADERS = {
 };
 
 const MAX_BODY_BYTES = 4 << 20;
-
-class Refusal extends Error {
-  readonly error: ApiError;
-  constructor(error: ApiError) {
-    super(error.body.error.message);
-    this.error = error;
-  }
-}
 
 function send(
   res: http.ServerResponse,
@@ -230,11 +228,20 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
   const caller = await callerOf(o, req);
   const author = caller.author;
   const method = req.method ?? 'GET';
-  permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');
   const notAllowed = (allow: string): Refusal => {
     const e = apiError('METHOD_NOT_ALLOWED', { method, path: url.pathname });
     return new Refusal({ ...e, headers: { ...e.headers, allow } });
   };
+  const creator =
+    parts.length === 3 && Object.hasOwn(CREATOR_ACTIONS, parts[2] as string)
+      ? CREATOR_ACTIONS[parts[2] as string]
+      : undefined;
+  if (creator) {
+    if (method !== 'POST') throw notAllowed('POST');
+    permit(caller, creator);
+    return send(res, 200, await creatorAction(o, parts[2] as string, await readJson(req), author));
+  }
+  permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');
   if (parts[2] === 'apply' && parts.length === 3) {
     if (method !== 'POST') throw notAllowed('POST');
     return send(res, 200, await apply(o, req, author));

@@ -163,6 +163,15 @@ describe('studio auth: the admin API behind IAP', () => {
     const viewerApply = await call('bob@acme.example', 'POST', '/v1/admin/apply', { documents: [DOC] });
     assert.equal(viewerApply.status, 403);
     assert.match(JSON.stringify(viewerApply.body), /bob@acme\.example is a studio viewer/);
+    // The creator's actions: a viewer may look (here: a studio without a warehouse says so), not
+    // make tokens or send.
+    const look = await call('bob@acme.example', 'POST', '/v1/admin/arrivals', { event: 'x', since: 'now' });
+    assert.equal(look.status, 400);
+    assert.equal(
+      (await call('bob@acme.example', 'POST', '/v1/admin/tokens', { translator: 'x' })).status,
+      403,
+    );
+    assert.equal((await call('bob@acme.example', 'POST', '/v1/admin/send', {})).status, 403);
 
     assert.equal(
       (await call('eve@acme.example', 'POST', '/v1/admin/apply', { documents: [DOC] })).status,

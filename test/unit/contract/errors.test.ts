@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { apiError, ERRORS, type ErrorCode, formatMessage } from '../../../core/errors.ts';
 
 const STATUS_BY_HTTP: Record<number, string[]> = {
-  400: ['INVALID_ARGUMENT'],
+  // google.rpc.Code maps FAILED_PRECONDITION to 400 as well.
+  400: ['INVALID_ARGUMENT', 'FAILED_PRECONDITION'],
   401: ['UNAUTHENTICATED'],
   403: ['PERMISSION_DENIED'],
   404: ['NOT_FOUND'],

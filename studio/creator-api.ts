@@ -1,0 +1,205 @@
+/**
+ * What the creator's page asks of the studio beyond the registry (docs/studio.md):
+ * - `preview`: the exact request each destination of the environment would receive for one
+ *   event of a draft definition (its mappings in effect), through the same code as
+ *   `eventbus preview` (core/delivery/preview.ts); secrets redacted.
+ * - `tokens`: a `translate:<name>` token for a translator, in the gateway's token store, its
+ *   secret answered once.
+ * - `send`: the sample posted to the gateway's translator endpoint with such a token, exactly
+ *   as a producer would (the page cannot: the gateway is another origin).
+ * - `arrivals`: what the warehouse holds since a moment for an event: its typed view's rows and
+ *   the delivery ledger per destination and status.
+ */
+import { randomBytes } from 'node:crypto';
+import { type DefinitionSpec, definedEvent, withDefinitionMappings } from '../core/defined-events.ts';
+import { previewDelivery } from '../core/delivery/preview.ts';
+import { apiError, withViolations } from '../core/errors.ts';
+import { applyViolations } from '../core/resources.ts';
+import { TABLES } from '../core/warehouse.ts';
+import { issueToken } from '../gateway/credentials.ts';
+import type { TokenStore } from '../gateway/token-store.ts';
+import { eventNameProblem } from '../schemas/catalogue.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { Refusal } from './refusal.ts';
+
+export type Row = Record<string, unknown>;
+
+export interface CreatorApiOptions {
+  /** The environment's settings: their destinations are what `preview` shows. */
+  readonly settings?: Readonly<Settings>;
+  /** The gateway's token store (where `eventbus token create` writes). */
+  readonly tokens?: TokenStore;
+  /** The gateway's URL, which `send` posts to. */
+  readonly gatewayUrl?: string;
+  /** Read-only SQL on the events dataset; `table` quotes a table's full reference. */
+  readonly warehouse?: {
+    table(name: string): string;
+    query(sql: string, params: Record<string, unknown>): Promise<Row[]>;
+  };
+}
+
+/** The creator's actions, and whether each only reads. */
+export const CREATOR_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
+  preview: 'read',
+  tokens: 'apply',
+  send: 'apply',
+  arrivals: 'read',
+});
+
+const invalid = (field: string, description: string) =>
+  new Refusal(
+    withViolations(apiError('INVALID_REQUEST', { detail: `${field} ${description}` }), [
+      { field, description },
+    ]),
+  );
+
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+function text(body: Record<string, unknown>, field: string, max = 1024): string {
+  const v = body[field];
+  if (typeof v !== 'string' || v === '' || v.length > max)
+    throw invalid(field, `must be a non-empty string of at most ${max} characters`);
+  return v;
+}
+
+function eventName(body: Record<string, unknown>, field: string): string {
+  const name = text(body, field, 64);
+  const problem = eventNameProblem(name);
+  if (problem) throw invalid(field, problem);
+  return name;
+}
+
+function needs<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new Refusal(apiError('NOT_CONFIGURED', { detail: `it has no ${what}` }));
+  return v;
+}
+
+export async function creatorAction(
+  o: CreatorApiOptions,
+  action: string,
+  raw: unknown,
+  author: string,
+  now: Date = new Date(),
+): Promise<unknown> {
+  const body = record(raw);
+  switch (action) {
+    case 'preview':
+      return preview(needs(o.settings, 'settings'), body, now);
+    case 'tokens':
+      return token(needs(o.tokens, 'token store'), o.settings, body, author, now);
+    case 'send':
+      return sendSample(needs(o.gatewayUrl, 'gateway URL'), body);
+    case 'arrivals':
+      return arrivals(needs(o.warehouse, 'warehouse'), body);
+    default:
+      throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+  }
+}
+
+/** Each destination's request for one event of a draft definition (not saved). */
+function preview(settings: Readonly<Settings>, body: Record<string, unknown>, now: Date) {
+  const definition = record(body['definition']);
+  const name = eventName(definition, 'name');
+  const problems = applyViolations([{ kind: 'EventDefinition', name, spec: definition['spec'] }], {
+    connections: settings.connections ?? [],
+  });
+  if (problems.length > 0)
+    throw new Refusal(
+      withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
+    );
+  const defined = definedEvent(name, '0.0', definition['spec'] as DefinitionSpec);
+  const mapped = {
+    ...settings,
+    destinations: (settings.destinations ?? []).map((d) => withDefinitionMappings(d, defined)),
+  };
+  return {
+    destinations: mapped.destinations.map((d) => ({
+      id: d.id,
+      type: d.type,
+      result: previewDelivery(mapped, d.id, body['event'], now, defined),
+    })),
+  };
+}
+
+/** A `translate:<name>` token; the secret is in this answer only. */
+async function token(
+  store: TokenStore,
+  settings: Readonly<Settings> | undefined,
+  body: Record<string, unknown>,
+  author: string,
+  now: Date,
+) {
+  const translator = text(body, 'translator', 64);
+  const days = settings?.tokens?.default_expiry_days;
+  const issued = await store
+    .update((set) => {
+      const r = issueToken(
+        set,
+        {
+          scopes: [`translate:${translator}`],
+          description: `made in the studio's creator by ${author}`,
+          ...(days ? { expiresAt: new Date(now.getTime() + days * 86_400_000) } : {}),
+        },
+        randomBytes,
+        now,
+      );
+      return { set: r.set, result: r };
+    })
+    .catch((err: unknown) => {
+      throw invalid('translator', (err as Error).message);
+    });
+  return { id: issued.record.id, secret: issued.secret, scopes: issued.record.scopes };
+}
+
+const SEND_MAX = 4 << 20;
+
+/** The sample through the gateway's endpoint, with the producer's token; the gateway's answer. */
+async function sendSample(gatewayUrl: string, body: Record<string, unknown>) {
+  const translator = text(body, 'translator', 64);
+  const secret = text(body, 'token', 256);
+  const contentType = text(body, 'contentType', 128);
+  const sample = text(body, 'text', SEND_MAX);
+  const url = `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator)}?partial=true`;
+  let res: Response;
+  try {
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': contentType },
+      body: sample,
+      signal: AbortSignal.timeout(30_000),
+    });
+  } catch (err) {
+    throw new Refusal(apiError('UNAVAILABLE', { retryAfter: 5, detail: `the gateway: ${String(err)}` }));
+  }
+  const answer: unknown = await res.json().catch(() => ({}));
+  return { status: res.status, body: answer };
+}
+
+/** BigQuery's client gives timestamps as `{ value }` objects: their text. */
+const plain = (row: Row): Row =>
+  Object.fromEntries(
+    Object.entries(row).map(([k, v]) => [
+      k,
+      typeof v === 'object' && v !== null && 'value' in v ? (v as { value: unknown }).value : v,
+    ]),
+  );
+
+/** The event's typed-view rows and the ledger's counts since `since`. */
+async function arrivals(w: NonNullable<CreatorApiOptions['warehouse']>, body: Record<string, unknown>) {
+  const name = eventName(body, 'event');
+  const since = text(body, 'since', 40);
+  if (Number.isNaN(Date.parse(since))) throw invalid('since', 'must be an RFC 3339 timestamp');
+  const params = { name, since };
+  const [stored, deliveries] = await Promise.all([
+    w.query(
+      `SELECT * FROM ${w.table(name)} WHERE received_at >= TIMESTAMP(@since) ORDER BY received_at, event_id LIMIT 50`,
+      params,
+    ),
+    w.query(
+      `SELECT destination, status, COUNT(*) AS events, MAX(reason) AS reason FROM ${w.table(TABLES.deliveries)} WHERE event_name = @name AND recorded_at >= TIMESTAMP(@since) GROUP BY destination, status ORDER BY destination, status`,
+      params,
+    ),
+  ]);
+  return { stored: stored.map(plain), deliveries: deliveries.map(plain) };
+}

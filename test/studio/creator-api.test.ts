@@ -1,0 +1,182 @@
+/**
+ * The creator's actions on the studio's admin API (studio/creator-api.ts), over real HTTP with a
+ * registry bucket in the Cloud Storage emulator and a token store file: the preview of a draft
+ * definition for every destination (a defined event goes to webhooks, to a platform when mapped,
+ * consent still decides), `translate:<name>` tokens kept hashed and shown once, and clear refusals
+ * for bad requests and for what a studio was started without. Sending and arrivals against the
+ * whole environment are in test/e2e/creator.browser.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RegistryClient } from '../../adapters/registry.ts';
+import { checkSettings } from '../../core/settings.ts';
+import { fileTokenStore } from '../../gateway/token-store.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { startStudio } from '../../studio/server.ts';
+import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+
+const TOKEN = 'creator-api-admin-token-0123456789';
+
+function settings(): Settings {
+  const r = checkSettings({
+    name: 'creator',
+    project: 'creator-project',
+    region: 'europe-west1',
+    destinations: [
+      { id: 'hook', type: 'webhook', base_url: 'http://127.0.0.1:9/hook', secrets: { signing_key: 'k' } },
+      {
+        id: 'meta',
+        type: 'meta_capi',
+        base_url: 'http://127.0.0.1:9/meta',
+        config: { pixel_id: '123456789012345' },
+        secrets: { access_token: 'meta-token' },
+      },
+    ],
+  });
+  assert.ok(r.ok, r.ok ? '' : JSON.stringify(r.errors));
+  return r.settings as Settings;
+}
+
+const DRAFT = {
+  name: 'quote_asked',
+  spec: {
+    fields: [{ name: 'amount', type: 'number', required: true }],
+    mappings: {
+      meta_capi: {
+        event: 'Lead',
+        fields: {
+          'custom_data.value': { from: 'amount', transform: ['number'] },
+          'custom_data.currency': { const: 'EUR' },
+        },
+      },
+    },
+  },
+};
+
+const event = (consent: Record<string, string>) => ({
+  event_name: 'quote_asked',
+  event_id: 'A-1',
+  event_time: new Date(Date.now() - 3_600_000).toISOString(),
+  user: { email: 'Ana@Example.com' },
+  consent,
+  amount: 1234.5,
+});
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+describe('studio creator API: preview, tokens, refusals', () => {
+  const fx = emulatorWithFreshBuckets('creator-api');
+  let dir: string;
+  let studio: Awaited<ReturnType<typeof startStudio>>;
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'creator-api-'));
+    studio = await startStudio({
+      registry: new RegistryClient(fx.bucket),
+      adminToken: TOKEN,
+      adminName: 'ana',
+      settings: settings(),
+      tokens: fileTokenStore(join(dir, 'tokens.json')),
+    });
+  });
+  afterEach(async () => {
+    await studio.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function call(path: string, body: unknown, url = studio.url, method = 'POST'): Promise<Answer> {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      ...(method === 'POST' ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+  type Result = { id: string; result: { outcome: string; reason?: string; request?: { body: unknown } } };
+  const results = (a: Answer) =>
+    Object.fromEntries((a.body['destinations'] as Result[]).map((d) => [d.id, d.result]));
+
+  it('previews a draft definition: webhooks take it as defined, Meta as the mapped Lead', async () => {
+    const a = await call('/v1/admin/preview', {
+      definition: DRAFT,
+      event: event({ ads: 'granted', ad_user_data: 'granted' }),
+    });
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const r = results(a);
+    assert.equal(r['hook']?.outcome, 'send', JSON.stringify(r['hook']));
+    assert.equal(r['meta']?.outcome, 'send', JSON.stringify(r['meta']));
+    const body = r['meta']?.request?.body as { data: { event_name: string; custom_data: unknown }[] };
+    assert.equal(body.data[0]?.event_name, 'Lead');
+    assert.deepEqual(body.data[0]?.custom_data, { value: 1234.5, currency: 'EUR' });
+    // The access token is never shown.
+    assert.doesNotMatch(JSON.stringify(a.body), /meta-token/);
+  });
+
+  it('says why a platform would not receive it: no mapping, or no consent', async () => {
+    const unmapped = await call('/v1/admin/preview', {
+      definition: { name: 'quote_asked', spec: { fields: DRAFT.spec.fields } },
+      event: event({ ads: 'granted', ad_user_data: 'granted' }),
+    });
+    assert.match(results(unmapped)['meta']?.reason ?? '', /no mapping for meta_capi/);
+    const denied = await call('/v1/admin/preview', { definition: DRAFT, event: event({ ads: 'denied' }) });
+    assert.equal(results(denied)['meta']?.outcome, 'skipped');
+    assert.match(results(denied)['meta']?.reason ?? '', /consent ads denied/);
+  });
+
+  it('refuses a bad draft or name naming the field, an unknown action 404, a GET 405', async () => {
+    const bad = await call('/v1/admin/preview', {
+      definition: { name: 'quote_asked', spec: { fields: [{ name: 'amount', type: 'money' }] } },
+      event: event({}),
+    });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /fields/);
+    const name = await call('/v1/admin/preview', {
+      definition: { name: 'Quote Asked', spec: {} },
+      event: {},
+    });
+    assert.equal(name.status, 400);
+    assert.match(JSON.stringify(name.body), /"field":"name"/);
+    const since = await call('/v1/admin/arrivals', { event: 'quote_asked', since: 'yesterday' });
+    assert.equal(since.status, 400);
+    assert.equal((await call('/v1/admin/nothing', {})).status, 404);
+    assert.equal((await call('/v1/admin/preview', undefined, studio.url, 'GET')).status, 405);
+  });
+
+  it('issues a translate:<name> token once, stored only as a hash, authored by the caller', async () => {
+    const a = await call('/v1/admin/tokens', { translator: 'quote-asked-csv' });
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const secret = String(a.body['secret']);
+    assert.match(secret, /^ebt_[0-9a-f]{12}_/);
+    assert.deepEqual(a.body['scopes'], ['translate:quote-asked-csv']);
+    const file = readFileSync(join(dir, 'tokens.json'), 'utf8');
+    assert.ok(!file.includes(secret), 'the secret is not stored');
+    const stored = (await fileTokenStore(join(dir, 'tokens.json')).read()).tokens;
+    assert.equal(stored.length, 1);
+    assert.match(String(stored[0]?.description), /by ana/);
+    const bad = await call('/v1/admin/tokens', { translator: '' });
+    assert.equal(bad.status, 400);
+  });
+
+  it('answers FAILED_PRECONDITION for what the studio was started without', async () => {
+    const bare = await startStudio({ registry: new RegistryClient(fx.bucket), adminToken: TOKEN });
+    try {
+      for (const [action, body] of [
+        ['preview', { definition: DRAFT, event: event({}) }],
+        ['tokens', { translator: 'x' }],
+        ['send', { translator: 'x', token: 't', contentType: 'text/csv', text: 'a' }],
+        ['arrivals', { event: 'quote_asked', since: new Date().toISOString() }],
+      ] as const) {
+        const a = await call(`/v1/admin/${action}`, body, bare.url);
+        assert.equal(a.status, 400, action);
+        assert.equal((a.body['error'] as { status: string }).status, 'FAILED_PRECONDITION', action);
+      }
+    } finally {
+      await bare.close();
+    }
+  });
+});
