@@ -63,6 +63,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
         { who: 'schedule', member: ids.members.schedule, secrets: secretsOf(plan, 'schedule') },
+        // The studio's creator issues translate:<name> tokens (a new version of the store).
+        {
+          who: 'studio',
+          member: ids.members.studio,
+          secrets: [plan.gateway.tokenSecret],
+          roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionAdder'],
+        },
       ],
     },
     after,

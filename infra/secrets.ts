@@ -7,11 +7,15 @@ import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
 
+const ACCESSOR = 'roles/secretmanager.secretAccessor';
+
 export interface SecretAccess {
   /** Short label used in resource names, e.g. `forward`. */
   readonly who: string;
   readonly member: pulumi.Input<string>;
   readonly secrets: readonly string[];
+  /** Default: read (`secretAccessor`). The studio also adds versions (it issues tokens). */
+  readonly roles?: readonly string[];
 }
 
 export class Secrets extends pulumi.ComponentResource {
@@ -51,16 +55,15 @@ export class Secrets extends pulumi.ComponentResource {
       for (const secretName of grant.secrets) {
         const secret = secrets[secretName];
         if (!secret) throw new Error(`${grant.who} needs secret "${secretName}" that the plan does not list`);
-        new gcp.secretmanager.SecretIamMember(
-          `${name}-accessor-${grant.who}-${secretName}`,
-          {
-            project: args.plan.project,
-            secretId: secret.secretId,
-            role: 'roles/secretmanager.secretAccessor',
-            member: grant.member,
-          },
-          { parent: this },
-        );
+        for (const role of grant.roles ?? [ACCESSOR]) {
+          // The reader's resource keeps its name (renaming would re-create it on `pulumi up`).
+          const label = role === ACCESSOR ? 'accessor' : role.replace(/^roles\/secretmanager\./, '');
+          new gcp.secretmanager.SecretIamMember(
+            `${name}-${label}-${grant.who}-${secretName}`,
+            { project: args.plan.project, secretId: secret.secretId, role, member: grant.member },
+            { parent: this },
+          );
+        }
       }
     }
     this.secrets = secrets;

@@ -96,6 +96,8 @@ export class Studio extends pulumi.ComponentResource {
       // on Google Cloud every caller comes through IAP.
       EVENTBUS_ADMIN_TOKEN_FILE: '/tmp/eventbus-admin-token',
       EVENTBUS_GATEWAY_URL: args.gatewayUrl,
+      // The creator issues translate:<name> tokens into the gateway's store.
+      EVENTBUS_TOKEN_STORE: `secret:${plan.gateway.tokenSecret}`,
     };
     this.service = new gcp.cloudrunv2.Service(
       `${name}-studio`,

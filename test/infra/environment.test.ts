@@ -303,16 +303,21 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         .sort(),
       [...config.plan.secrets].sort(),
     );
-    const access = byType(T.secretMember).map((m) => `${m.inputs['member']} ${m.inputs['secretId']}`);
+    const access = byType(T.secretMember).map(
+      (m) => `${m.inputs['member']} ${m.inputs['secretId']} ${m.inputs['role']}`,
+    );
     const forward = config.plan.functions.find((f) => f.name === 'forward')!.secrets;
+    const read = 'roles/secretmanager.secretAccessor';
     assert.deepEqual(
       access.sort(),
       [
-        ...forward.map((s) => `serviceAccount:${sa('forward')} ${s}`),
-        `serviceAccount:${sa('gateway')} eventbus-tokens`,
+        ...forward.map((s) => `serviceAccount:${sa('forward')} ${s} ${read}`),
+        `serviceAccount:${sa('gateway')} eventbus-tokens ${read}`,
+        // The studio's creator issues translate:<name> tokens: it reads and adds versions.
+        `serviceAccount:${sa('studio')} eventbus-tokens ${read}`,
+        `serviceAccount:${sa('studio')} eventbus-tokens roles/secretmanager.secretVersionAdder`,
       ].sort(),
     );
-    assert.ok(byType(T.secretMember).every((m) => m.inputs['role'] === 'roles/secretmanager.secretAccessor'));
   });
 
   it('puts no secret value anywhere in the declared resources', () => {
