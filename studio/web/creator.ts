@@ -9,9 +9,16 @@
  */
 import { stringify } from 'yaml';
 import { definedEvent, definedEvents } from '../../core/defined-events.ts';
+import type { PreviewResult } from '../../core/delivery/preview.ts';
 import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
+import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../core/platforms/standard-events.ts';
 import type { PlannedChange } from '../../core/registry.ts';
-import { type ColumnChoice, type Draft, draftResources } from '../../core/samples/draft.ts';
+import {
+  type ColumnChoice,
+  type Draft,
+  draftResources,
+  type PlatformChoice,
+} from '../../core/samples/draft.ts';
 import {
   CONTEXT_TARGETS,
   type InferredField,
@@ -46,6 +53,20 @@ function adminToken(): string | undefined {
   return sessionStorage.getItem('eventbus-admin-token') ?? undefined;
 }
 
+interface ApiErrorBody {
+  error?: { message?: string; details?: { fieldViolations?: { field: string; description: string }[] }[] };
+}
+
+/** An admin API refusal as a paragraph and its field violations as a list. */
+function refusal(status: number, json: unknown): HTMLElement[] {
+  const e = (json as ApiErrorBody).error;
+  const list = (e?.details ?? []).flatMap((d) => d.fieldViolations ?? []);
+  return [
+    el('p', { class: 'err' }, e?.message ?? `The studio answered ${status}.`),
+    el('ul', {}, ...list.map((v) => el('li', {}, `${v.field}: ${v.description}`))),
+  ];
+}
+
 async function admin(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
   const token = adminToken();
   const res = await fetch(path, {
@@ -69,8 +90,19 @@ interface State {
   fields: InferredField[];
   choices: ColumnChoice[];
   draft?: Draft;
+  /** The sample's rows as events (what the translator makes of them). */
+  events: unknown[];
+  /** A translate token made on this page (its secret is shown once, kept for this page). */
+  token?: string;
 }
-const state: State = { text: '', fields: [], choices: [] };
+const state: State = { text: '', fields: [], choices: [], events: [] };
+
+const MEDIA = {
+  csv: 'text/csv',
+  tsv: 'text/csv',
+  json: 'application/json',
+  ndjson: 'application/x-ndjson',
+} as const;
 
 function readSample(): void {
   const text = $<HTMLTextAreaElement>('sample').value;
@@ -97,6 +129,7 @@ function readSample(): void {
   );
   $('fields-section').hidden = sample.columns.length === 0;
   $('save-section').hidden = sample.columns.length === 0;
+  $('platforms-section').hidden = sample.columns.length === 0;
   renderFields();
   update();
 }
@@ -204,8 +237,10 @@ function update(): void {
     fields: state.fields,
     choices: state.choices,
     zone,
+    platforms: platformChoice(),
   });
   state.draft = draft;
+  refreshValueOptions(draft);
   const refused = validateRows(draft);
   renderPreview(sample, refused);
   const bad = refused.size;
@@ -221,6 +256,96 @@ function update(): void {
   $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0;
   $<HTMLButtonElement>('save').disabled = true;
   $('plan').replaceChildren();
+  $('payloads').replaceChildren();
+}
+
+/** What step 3 says: the platforms' events, the value and currency, consent at collection. */
+function platformChoice(): PlatformChoice {
+  const events: PlatformChoice['events'] = {};
+  for (const type of PLATFORM_TYPES) {
+    const v = $<HTMLSelectElement>(`platform-${type}`).value;
+    if (v) events[type] = v;
+  }
+  const valueField = $<HTMLSelectElement>('value-field').value;
+  const currencyField = $<HTMLSelectElement>('currency-field').value;
+  const code = $<HTMLInputElement>('currency-code').value.trim().toUpperCase();
+  const consentGranted = $<HTMLInputElement>('consent-granted').checked;
+  const mapsConsent = state.choices.some((c) => c.target.startsWith('consent.'));
+  $('consent-note').textContent =
+    consentGranted || mapsConsent
+      ? ''
+      : 'Meta and TikTok receive an event only with consent to ads and ad user data, GA4 with consent to analytics: map consent columns above, or tick the box if it was given when the data was collected.';
+  return {
+    events,
+    ...(valueField ? { valueField } : {}),
+    ...(valueField && currencyField ? { currency: { field: currencyField } } : {}),
+    ...(valueField && !currencyField && /^[A-Z]{3}$/.test(code) ? { currency: { code } } : {}),
+    ...(consentGranted ? { consentGranted } : {}),
+  };
+}
+
+/** The value and currency lists offer the definition's number and text fields. */
+function refreshValueOptions(draft: Draft): void {
+  const fields = draft.definition.spec['fields'] as { name: string; type: string; format?: string }[];
+  const fill = (id: string, none: string, keep: (f: { type: string; format?: string }) => boolean) => {
+    const select = $<HTMLSelectElement>(id);
+    const current = select.value;
+    const names = fields.filter(keep).map((f) => f.name);
+    select.replaceChildren(
+      el('option', { value: '' }, none),
+      ...names.map((n) => {
+        const o = el('option', { value: n }, n);
+        o.selected = n === current;
+        return o;
+      }),
+    );
+  };
+  fill('value-field', 'no value', (f) => f.type === 'number' || f.type === 'integer');
+  fill('currency-field', 'the code →', (f) => f.type === 'string');
+}
+
+/** Each destination's exact request for the first sample row (the same code as `preview`). */
+async function previewPayloads(): Promise<void> {
+  const draft = state.draft;
+  const out = $('payloads');
+  const event = state.events[0];
+  if (!draft || event === undefined) {
+    out.replaceChildren(el('p', { class: 'warn' }, 'No sample row makes an event yet.'));
+    return;
+  }
+  const { status, json } = await admin('/v1/admin/preview', {
+    definition: { name: draft.definition.name, spec: draft.definition.spec },
+    event,
+  });
+  if (status !== 200) {
+    out.replaceChildren(...refusal(status, json));
+    return;
+  }
+  const list = (json as { destinations: { id: string; type: string; result: PreviewResult }[] }).destinations;
+  out.replaceChildren(
+    el('p', {}, 'For the first sample row, nothing is sent now:'),
+    ...list.map((d) => {
+      const r = d.result;
+      const head = `${d.id} (${d.type}): `;
+      if (r.outcome !== 'send')
+        return el(
+          'div',
+          { class: 'payload' },
+          el('h3', {}, `${head}not sent`),
+          el('p', { class: 'warn' }, r.outcome === 'invalid_event' ? 'the event is invalid' : r.reason),
+        );
+      const headers = Object.entries(r.request.headers).map(([k, v]) => `${k}: ${v}`);
+      const body =
+        typeof r.request.body === 'string' ? r.request.body : JSON.stringify(r.request.body, null, 2);
+      return el(
+        'div',
+        { class: 'payload' },
+        el('h3', {}, `${head}sends`),
+        el('pre', {}, `${r.request.method} ${r.request.url}\n${headers.join('\n')}\n\n${body}`),
+        ...(r.dropped ? [el('p', { class: 'warn' }, `Left out: ${r.dropped}`)] : []),
+      );
+    }),
+  );
 }
 
 /** Every sample row through the translator and the gateway's checks: row → reasons. */
@@ -228,19 +353,14 @@ function validateRows(draft: Draft): Map<number, string> {
   const out = new Map<number, string>();
   const spec = draft.definition.spec as { fields: [] };
   const defined = definedEvents([definedEvent(draft.definition.name, '0.0', spec)]);
-  const types = {
-    csv: 'text/csv',
-    tsv: 'text/csv',
-    json: 'application/json',
-    ndjson: 'application/x-ndjson',
-  };
   const r = translate({
     translator: draft.translator.name,
     spec: draft.translator.spec,
     eventName: draft.definition.name,
     body: new TextEncoder().encode(state.text),
-    contentType: types[state.sample?.format ?? 'csv'],
+    contentType: MEDIA[state.sample?.format ?? 'csv'],
   });
+  state.events = r.ok ? r.rows.map((row) => row.event) : [];
   if (!r.ok) {
     out.set(-1, r.violations.map((v) => v.description).join('; '));
     return out;
@@ -302,19 +422,7 @@ async function checkSave(dryRun: boolean): Promise<void> {
   const { status, json } = await admin('/v1/admin/apply', { documents, dryRun });
   const plan = $('plan');
   if (status !== 200) {
-    const e = (
-      json as {
-        error?: {
-          message?: string;
-          details?: { fieldViolations?: { field: string; description: string }[] }[];
-        };
-      }
-    ).error;
-    const list = (e?.details ?? []).flatMap((d) => d.fieldViolations ?? []);
-    plan.replaceChildren(
-      el('p', { class: 'err' }, e?.message ?? `The studio answered ${status}.`),
-      el('ul', {}, ...list.map((v) => el('li', {}, `${v.field}: ${v.description}`))),
-    );
+    plan.replaceChildren(...refusal(status, json));
     $<HTMLButtonElement>('save').disabled = true;
     return;
   }
@@ -340,16 +448,106 @@ async function checkSave(dryRun: boolean): Promise<void> {
     const config = (await (await fetch('/config.json')).json().catch(() => ({}))) as { gatewayUrl?: string };
     const endpoint = `${config.gatewayUrl ?? '{gateway}'}/v1/translators/${draft.translator.name}`;
     $('endpoint').textContent = endpoint;
-    const type =
-      draft.translator.spec.format.type === 'csv'
-        ? 'text/csv'
-        : draft.translator.spec.format.type === 'json'
-          ? 'application/json'
-          : 'application/x-ndjson';
+    const type = MEDIA[state.sample?.format ?? 'csv'];
     $('curl').textContent =
       `curl -sS -X POST '${endpoint}' \\\n  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: ${type}' \\\n  --data-binary @your-file`;
     $('live').hidden = false;
   }
+}
+
+/** A translate:<name> token for the saved translator, shown once. */
+async function makeToken(): Promise<void> {
+  const draft = state.draft;
+  if (!draft) return;
+  const { status, json } = await admin('/v1/admin/tokens', { translator: draft.translator.name });
+  if (status !== 200) {
+    $('send-status').replaceChildren(...refusal(status, json));
+    return;
+  }
+  state.token = (json as { secret: string }).secret;
+  $('token').textContent = state.token;
+  $('token-once').hidden = false;
+  $<HTMLButtonElement>('make-token').disabled = true;
+  $<HTMLButtonElement>('send-samples').disabled = false;
+}
+
+/** The sample through the live endpoint, then what the warehouse holds as it arrives. */
+async function sendSamples(): Promise<void> {
+  const draft = state.draft;
+  if (!draft || !state.token) return;
+  const since = new Date(Date.now() - 5_000).toISOString();
+  const status = $('send-status');
+  status.textContent = 'Sending…';
+  const sent = await admin('/v1/admin/send', {
+    translator: draft.translator.name,
+    token: state.token,
+    contentType: MEDIA[state.sample?.format ?? 'csv'],
+    text: state.text,
+  });
+  if (sent.status !== 200) {
+    status.replaceChildren(...refusal(sent.status, sent.json));
+    return;
+  }
+  const gateway = sent.json as {
+    status: number;
+    body: { messageIds?: (string | null)[]; invalidRows?: number };
+  };
+  if (gateway.status !== 200) {
+    status.replaceChildren(...refusal(gateway.status, gateway.body));
+    return;
+  }
+  const published = (gateway.body.messageIds ?? []).filter((m) => m !== null).length;
+  const refused = gateway.body.invalidRows ?? 0;
+  status.textContent = `The endpoint accepted ${published} row(s)${refused ? `, refused ${refused}` : ''}. Waiting for the warehouse…`;
+  const deadline = Date.now() + 60_000;
+  let last = '';
+  let looks = 0;
+  for (;;) {
+    looks += 1;
+    const got = await admin('/v1/admin/arrivals', { event: draft.definition.name, since });
+    if (got.status === 200) {
+      const a = got.json as { stored: Record<string, unknown>[]; deliveries: Record<string, unknown>[] };
+      renderArrivals(a);
+      // Done when every row is stored and the ledger stopped changing between two looks (an
+      // event no destination takes may never have a ledger row: then after a few looks).
+      const now = JSON.stringify(a.deliveries);
+      const settled = now === last && (a.deliveries.length > 0 || looks >= 5);
+      last = now;
+      if (a.stored.length >= published && settled) {
+        status.textContent = `${a.stored.length} row(s) stored in events.${draft.definition.name}; deliveries below.`;
+        return;
+      }
+    }
+    if (Date.now() > deadline) {
+      status.textContent = 'Still arriving: the rows and deliveries so far are below.';
+      return;
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+}
+
+function table(label: string, rows: Record<string, unknown>[], columns: string[]): HTMLElement {
+  return el(
+    'table',
+    { 'aria-label': label },
+    el('thead', {}, el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...columns.map((c) => el('td', {}, show(r[c] ?? '')))))),
+  );
+}
+
+function renderArrivals(a: {
+  stored: Record<string, unknown>[];
+  deliveries: Record<string, unknown>[];
+}): void {
+  const fields = ((state.draft?.definition.spec['fields'] as { name: string }[] | undefined) ?? []).map(
+    (f) => f.name,
+  );
+  $('arrivals').replaceChildren(
+    el('h4', {}, `Stored (events.${state.draft?.definition.name ?? ''})`),
+    el('div', { class: 'scroll' }, table('Stored rows', a.stored, ['event_id', 'event_time', ...fields])),
+    el('h4', {}, 'Deliveries'),
+    table('Deliveries by destination', a.deliveries, ['destination', 'status', 'events', 'reason']),
+  );
 }
 
 function start(): void {
@@ -367,7 +565,24 @@ function start(): void {
       readSample();
     }
   });
-  for (const id of ['event-name', 'description', 'zone']) $(id).addEventListener('input', update);
+  for (const type of PLATFORM_TYPES) {
+    $(`platform-${type}`).replaceChildren(
+      el('option', { value: '' }, 'not sent'),
+      ...STANDARD_EVENTS[type].map((e) => el('option', { value: e }, e)),
+    );
+  }
+  for (const id of ['event-name', 'description', 'zone', 'currency-code'])
+    $(id).addEventListener('input', update);
+  for (const id of [
+    ...PLATFORM_TYPES.map((t) => `platform-${t}`),
+    'value-field',
+    'currency-field',
+    'consent-granted',
+  ])
+    $(id).addEventListener('change', update);
+  $('preview-payloads').addEventListener('click', () => void previewPayloads());
+  $('make-token').addEventListener('click', () => void makeToken());
+  $('send-samples').addEventListener('click', () => void sendSamples());
   $('check').addEventListener('click', () => void checkSave(true));
   $('save').addEventListener('click', () => void checkSave(false));
 }

@@ -1,0 +1,236 @@
+/**
+ * The creator end to end, in Debian's Chromium against the whole local environment (`npm start`):
+ * a person pastes a German spreadsheet export, maps its columns, chooses Meta's `Lead` with the
+ * amount as value in euros and consent given at collection, sees the exact payloads, saves,
+ * creates a token, and sends the sample through the live endpoint from the page. The rows then
+ * stand typed in the warehouse, the page shows them and the deliveries, and the Meta stand-in has
+ * received three Leads with the value, the currency and the hashed e-mail. A second walk pastes
+ * NDJSON with a nested address and sees its rows arrive too.
+ * Screenshots of each step go to $SCREENSHOTS (default: a temp dir).
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium.ts';
+import { localBigQuery, startLocalCli, stopLocal } from '../support/local-start.ts';
+import { until } from '../support/until.ts';
+
+interface Received {
+  destination: string;
+  body: {
+    data?: {
+      event_name: string;
+      custom_data?: Record<string, unknown>;
+      user_data?: Record<string, unknown>;
+    }[];
+  };
+}
+
+describe('end to end: the creator from a sample to Leads at Meta', function () {
+  this.timeout(240_000);
+  let child: ChildProcess | undefined;
+  let dataDir = '';
+  const ports: Record<string, number> = {};
+  let browser: Browser | undefined;
+  let bigquery: BigQuery;
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'creator-e2e-shots-'));
+  mkdirSync(shots, { recursive: true });
+  const run = Date.now().toString(36);
+  // Recent days as the export writes them: Meta takes events of the last 7 days only.
+  const day = (back: number) =>
+    new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10).split('-').reverse().join('.');
+  const CSV = [
+    'Anfrage;E-Mail;Betrag;Datum;Produkt',
+    `A-${run}-1;ana@example.com;1.234,50;${day(1)};"Dachziegel; rot"`,
+    `A-${run}-2;Ben@Example.com ;99,90;${day(2)};Dachrinne`,
+    `A-${run}-3;cy@example.com;12,00;${day(3)};Fenster`,
+  ].join('\n');
+
+  before(async function () {
+    browser = await launchChromium();
+    if (!browser) this.skip();
+    const local = await startLocalCli({ prefix: 'eventbus-creator-' });
+    ({ child, dataDir } = local);
+    Object.assign(ports, local.ports);
+    bigquery = await localBigQuery(ports);
+  });
+  after(async () => {
+    await browser?.close();
+    await stopLocal(child, dataDir);
+  });
+
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(shots, `e2e-${name}.png`), fullPage: true });
+  const studio = () =>
+    `http://127.0.0.1:${ports['studio']}/#token=${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}`;
+  const failOn = (page: Page) => {
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('dialog', (d) => {
+      errors.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    return errors;
+  };
+  /** Saves the checked draft and waits for the endpoint's URL; then a token, shown once. */
+  const saveAndMakeToken = async (page: Page, translator: string): Promise<string> => {
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(new RegExp(`/v1/translators/${translator}$`))
+      .waitFor();
+    await page.getByRole('button', { name: 'Create a token for this endpoint' }).click();
+    await page.locator('#token-once').waitFor();
+    return (await page.locator('#token').textContent()) ?? '';
+  };
+  /**
+   * The gateway reads the registry on the request path (a copy at most 30 s old): presses "Send
+   * the sample rows" again until the endpoint accepts them, as a person would.
+   */
+  const sendUntilAccepted = (page: Page, rows: number) =>
+    until(
+      'the endpoint live and the sample accepted',
+      async () => {
+        await page.getByRole('button', { name: 'Send the sample rows' }).click();
+        await page.waitForFunction(() => document.getElementById('send-status')?.textContent !== 'Sending…');
+        const status = (await page.locator('#send-status').textContent()) ?? '';
+        return status.includes(`accepted ${rows} row`) ? true : undefined;
+      },
+      60_000,
+      3000,
+    );
+  const leads = async (): Promise<NonNullable<Received['body']['data']>> => {
+    const r = (await (await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`)).json()) as {
+      received: Received[];
+    };
+    return r.received
+      .filter((x) => x.destination === 'meta')
+      .flatMap((x) => x.body.data ?? [])
+      .filter((e) => e.event_name === 'Lead');
+  };
+
+  it('maps a CSV export to Meta’s Lead, shows the payloads, saves, sends the sample and shows it arrive', async () => {
+    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = failOn(page);
+    await page.goto(studio());
+    await page.getByLabel('Paste the raw data').fill(CSV);
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as CSV \(delimiter ";"\), with a header row: 3 row\(s\)/).waitFor();
+    await page.getByLabel('Event name').fill('quote_asked');
+    await page.getByText('quote_asked is a good name.').waitFor();
+    await page.getByLabel('Where Anfrage goes').selectOption('event_id');
+    await page.getByLabel('Where Datum goes').selectOption('event_time');
+    await page.getByLabel('Where E-Mail goes').selectOption('user.email');
+    await page.getByLabel('Where Betrag goes').selectOption('event_data');
+    await page.getByLabel('Field name for Betrag').fill('amount');
+    await page.getByLabel('Where Anfrage goes').selectOption('event_data');
+    await page.getByLabel('Field name for Anfrage').fill('order_id');
+    await page.getByText('All 3 sample rows fit the definition.').waitFor();
+
+    // Step 3: before consent is given, the page says why nothing would reach Meta.
+    await page.getByLabel('Meta', { exact: true }).selectOption('Lead');
+    await page.getByText(/Meta and TikTok receive an event only with consent/).waitFor();
+    await page.getByLabel('Value from').selectOption('amount');
+    await page.getByLabel('Code').fill('EUR');
+    await page.getByLabel(/agreed to ads when it was collected/).check();
+    await page.getByRole('button', { name: 'Show what each destination receives' }).click();
+    const meta = page.locator('.payload', { hasText: 'meta (meta_capi): sends' });
+    await meta.waitFor();
+    const payload = (await meta.locator('pre').textContent()) ?? '';
+    assert.match(payload, /"event_name": "Lead"/);
+    assert.match(payload, /"value": 1234.5/);
+    assert.match(payload, /"currency": "EUR"/);
+    const ana = createHash('sha256').update('ana@example.com').digest('hex');
+    assert.ok(payload.includes(ana), payload);
+    await shot(page, '1-platform-payloads');
+    await page.locator('#platforms-section').screenshot({ path: join(shots, 'e2e-platforms-section.png') });
+
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('EventDefinition/quote_asked: would be created 1.0').waitFor();
+    const token = await saveAndMakeToken(page, 'quote-asked-csv');
+    assert.match(token, /^ebt_[0-9a-f]{12}_/);
+    await sendUntilAccepted(page, 3);
+    await page
+      .getByText(/3 row\(s\) stored in events\.quote_asked/)
+      .waitFor({ timeout: 90_000 })
+      .catch(async (err: unknown) => {
+        await shot(page, 'failed-arrivals');
+        throw err;
+      });
+    const stored = page.getByRole('table', { name: 'Stored rows' });
+    assert.equal(await stored.locator('tbody tr').count(), 3);
+    assert.match((await stored.textContent()) ?? '', /Dachziegel; rot/);
+    await shot(page, '2-sent-and-arrived');
+    await page.locator('#live').screenshot({ path: join(shots, 'e2e-live-section.png') });
+    assert.deepEqual(errors, []);
+
+    const [rows] = await bigquery.query({
+      query: `SELECT order_id, amount, definition_version FROM events.quote_asked WHERE STARTS_WITH(order_id, 'A-${run}-') ORDER BY amount`,
+    });
+    assert.deepEqual(
+      (rows as { order_id: string; amount: number; definition_version: string }[]).map((r) => [
+        r.amount,
+        r.definition_version,
+      ]),
+      [
+        [12, 'quote_asked@1.0'],
+        [99.9, 'quote_asked@1.0'],
+        [1234.5, 'quote_asked@1.0'],
+      ],
+    );
+    const got = await until(
+      'three Leads at the Meta stand-in',
+      async () => {
+        const l = await leads();
+        return new Set(l.map((e) => e.custom_data?.['value'])).size >= 3 ? l : undefined;
+      },
+      60_000,
+    );
+    const ben = got.find((e) => e.custom_data?.['value'] === 99.9);
+    assert.equal(ben?.custom_data?.['currency'], 'EUR');
+    // Trimmed and lower-cased before hashing, as Meta documents.
+    assert.deepEqual(ben?.user_data?.['em'], [createHash('sha256').update('ben@example.com').digest('hex')]);
+    await page.close();
+  });
+
+  it('takes NDJSON with nested paths through the same steps', async () => {
+    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = failOn(page);
+    await page.goto(studio());
+    const lines = [1, 2].map((n) =>
+      JSON.stringify({
+        ticket: `T-${run}-${n}`,
+        contact: { mail: `t${n}@example.com`, city: 'Köln' },
+        score: n * 5,
+      }),
+    );
+    await page.getByLabel('Paste the raw data').fill(`${lines.join('\n')}\n`);
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as NDJSON/).waitFor();
+    await page.getByLabel('Event name').fill('ticket_scored');
+    await page.getByLabel('Where contact.mail goes').selectOption('user.email');
+    await page.getByText('All 2 sample rows fit the definition.').waitFor();
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await saveAndMakeToken(page, 'ticket-scored-ndjson');
+    await sendUntilAccepted(page, 2);
+    await page.getByText(/2 row\(s\) stored in events\.ticket_scored/).waitFor({ timeout: 90_000 });
+    await shot(page, '3-ndjson-arrived');
+    assert.deepEqual(errors, []);
+    const [rows] = await bigquery.query({
+      query: `SELECT ticket, user.email AS email FROM events.ticket_scored WHERE STARTS_WITH(ticket, 'T-${run}-') ORDER BY ticket`,
+    });
+    assert.deepEqual(
+      (rows as { ticket: string; email: string }[]).map((r) => [r.ticket, r.email]),
+      [
+        [`T-${run}-1`, 't1@example.com'],
+        [`T-${run}-2`, 't2@example.com'],
+      ],
+    );
+    await page.close();
+  });
+});
