@@ -23,6 +23,7 @@ import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapt
 import { type DefinitionSpec, majorOf } from '../core/defined-events.ts';
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
 import { type PlannedChange, REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
+import { resourceDiff } from '../core/resource-diff.ts';
 import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
@@ -167,8 +168,28 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
     dryRun: b.dryRun === true,
     breaking: resourceBreakingChanges,
   });
-  const views = b.dryRun === true ? [] : await definitionViews(o, docs, changes);
-  return { dryRun: b.dryRun === true, changes, ...(views.length > 0 ? { views } : {}) };
+  if (b.dryRun === true) return { dryRun: true, changes: await withDiffs(o, docs, changes) };
+  const views = await definitionViews(o, docs, changes);
+  return { dryRun: false, changes, ...(views.length > 0 ? { views } : {}) };
+}
+
+/** A dry run's changes, each with the diff from the current version to the document sent. */
+async function withDiffs(
+  o: StudioOptions,
+  docs: readonly ResourceDoc[],
+  changes: readonly PlannedChange[],
+): Promise<(PlannedChange & { diff?: string })[]> {
+  return Promise.all(
+    changes.map(async (c) => {
+      if (c.change === 'unchanged') return c;
+      const doc = docs.find((d) => d.kind === c.kind && d.name === c.name);
+      const before = c.previous
+        ? { doc: await o.registry.readVersion(c.kind, c.name, c.previous), label: c.previous }
+        : undefined;
+      const after = doc && c.change !== 'deleted' ? { doc, label: `${c.version} (proposed)` } : undefined;
+      return { ...c, diff: resourceDiff(before, after) };
+    }),
+  );
 }
 
 /**

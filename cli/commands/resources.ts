@@ -2,8 +2,9 @@
  * Runtime resources (docs/studio.md), one grammar for every kind, through the studio's admin API:
  *
  *   eventbus apply -f <file|dir|->  [--dry-run]     create or update from YAML (several documents per file)
+ *   eventbus diff -f <file|dir|->                    what apply would change, as a diff (exit 1 if any)
  *   eventbus list <kind>                             the kind's resources and their current versions
- *   eventbus get <kind> <name>                       the current version, as YAML
+ *   eventbus get <kind> [name]                       the current version(s), as YAML apply reads
  *   eventbus history <kind> <name>                   every committed version
  *   eventbus delete <kind> <name>                    mark deleted (history stays)
  *
@@ -14,7 +15,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
+import type { ResourceDoc, ResourceVersion } from '../../core/registry.ts';
+import { resourceYaml } from '../../core/resource-diff.ts';
 import { DATA_DIR_OPTION, type StudioEndpoint, studioEndpoint } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 
@@ -25,6 +28,8 @@ interface Change {
   version: string;
   previous?: string;
   breaking?: string[];
+  /** Dry runs: the diff from the current version to the document sent. */
+  diff?: string;
 }
 
 /** Reads the YAML documents of a file, every .yaml/.yml file of a directory, or stdin (`-`). */
@@ -123,8 +128,33 @@ export function register(program: Command): void {
         dryRun: o.dryRun === true,
       })) as { changes: Change[]; views?: { name: string; result: string }[] };
       const out = writerOf(cmd);
-      for (const c of answer.changes) out(`${describeChange(c, o.dryRun === true)}\n`);
+      for (const c of answer.changes) {
+        out(`${describeChange(c, o.dryRun === true)}\n`);
+        if (c.diff) out(c.diff);
+      }
       for (const v of answer.views ?? []) out(`view ${v.name}: ${v.result}\n`);
+    });
+
+  program
+    .command('diff')
+    .description(
+      'Show what `apply -f` would change, as a unified diff per resource; exit 1 when anything differs',
+    )
+    .requiredOption('-f, --file <path>', 'a YAML file, a directory of them, or - for stdin')
+    .option(...DATA_DIR_OPTION)
+    .action(async (o: { file: string; dataDir?: string }, cmd: Command) => {
+      const answer = (await call(await studio(o), 'POST', '/v1/admin/apply', {
+        documents: readDocuments(o.file),
+        dryRun: true,
+      })) as { changes: Change[] };
+      const out = writerOf(cmd);
+      const changed = answer.changes.filter((c) => c.change !== 'unchanged');
+      for (const c of changed) out(`${describeChange(c, true)}\n${c.diff ?? ''}`);
+      if (changed.length > 0)
+        throw new CliError(
+          `${changed.length} of ${answer.changes.length} resource(s) differ from the registry`,
+        );
+      out(`no differences (${answer.changes.length} resource(s))\n`);
     });
 
   program
@@ -144,12 +174,29 @@ export function register(program: Command): void {
 
   program
     .command('get')
-    .description('Print the current version of a runtime resource as YAML')
+    .description(
+      'Print the current version of a runtime resource (or of every one of a kind) as the YAML `apply -f` reads',
+    )
     .argument('<kind>')
-    .argument('<name>')
+    .argument('[name]', 'one resource; without it, every resource of the kind that is not deleted')
     .option(...DATA_DIR_OPTION)
-    .action(async (kind: string, name: string, o: { dataDir?: string }, cmd: Command) => {
-      writerOf(cmd)(stringify(await call(await studio(o), 'GET', resourcePath(kind, name))));
+    .action(async (kind: string, name: string | undefined, o: { dataDir?: string }, cmd: Command) => {
+      const s = await studio(o);
+      let names = name ? [name] : [];
+      if (!name) {
+        const index = (await call(s, 'GET', resourcePath(kind))) as {
+          resources: { name: string; deleted?: boolean }[];
+        };
+        names = index.resources.filter((r) => !r.deleted).map((r) => r.name);
+      }
+      const out = writerOf(cmd);
+      for (const [i, n] of names.entries()) {
+        const v = (await call(s, 'GET', resourcePath(kind, n))) as ResourceVersion;
+        // The version's metadata as a comment: the document applies back as it is.
+        out(`${i > 0 ? '---\n' : ''}# ${v.kind}/${v.name} ${v.version}, by ${v.author} at ${v.created}\n`);
+        out(resourceYaml(v as ResourceDoc));
+      }
+      if (names.length === 0) out('# (none)\n');
     });
 
   program

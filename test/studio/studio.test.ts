@@ -81,6 +81,14 @@ describe('studio admin API and `eventbus apply`', () => {
     writeFileSync(file, QUOTES.replace('A visitor asked for a quote.', 'A quote request.'));
     const dry = await cli('apply', '-f', file, '--dry-run');
     assert.match(dry.out, /EventDefinition\/quote_requested would update 1\.1 \(was 1\.0\)/);
+    // The dry run shows the change itself, as a diff from the current version.
+    assert.match(dry.out, /^-description: A visitor asked for a quote\.\n\+description: A quote request\.$/m);
+    assert.match(dry.out, /^--- EventDefinition\/quote_requested\t1\.0$/m);
+    const diff = await cli('diff', '-f', file);
+    assert.equal(diff.code, 1, 'diff exits 1 when something differs');
+    assert.match(diff.out, /^\+description: A quote request\.$/m);
+    assert.doesNotMatch(diff.out, /Translator\/quotes_csv/, 'unchanged resources are not listed');
+    assert.match(diff.err, /1 of 2 resource\(s\) differ/);
     assert.match(
       (await cli('list', 'EventDefinition')).out,
       /^quote_requested\t1\.0\t/m,
@@ -88,10 +96,15 @@ describe('studio admin API and `eventbus apply`', () => {
     );
     assert.match((await cli('apply', '-f', file)).out, /quote_requested updated 1\.1 \(was 1\.0\)/);
 
+    assert.equal((await cli('diff', '-f', file)).code, 0, 'nothing differs once applied');
     const got = await cli('get', 'EventDefinition', 'quote_requested');
-    assert.match(got.out, /^version: "1\.1"$/m);
-    assert.match(got.out, /^author: ana$/m);
+    assert.match(got.out, /^# EventDefinition\/quote_requested 1\.1, by ana at /m);
     assert.match(got.out, /^description: A quote request\.$/m);
+    // The export applies back unchanged: every resource of a kind, as one YAML stream.
+    const all = await cli('get', 'EventDefinition');
+    assert.equal(all.out, got.out);
+    writeFileSync(join(dir, 'export.yaml'), all.out);
+    assert.match((await cli('apply', '-f', join(dir, 'export.yaml'))).out, /quote_requested unchanged 1\.1/);
     const history = await cli('history', 'EventDefinition', 'quote_requested');
     assert.deepEqual(
       history.out
