@@ -7,7 +7,7 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
-import type { ResourceDoc } from './registry.ts';
+import type { ResourceDoc, ResourceVersion } from './registry.ts';
 
 /** A document (or a stored version) as the YAML `eventbus apply -f` reads back unchanged. */
 export function resourceYaml(doc: ResourceDoc): string {
@@ -18,9 +18,14 @@ export function resourceYaml(doc: ResourceDoc): string {
   return stringify(plain, { lineWidth: 0 });
 }
 
-/** Several documents as one YAML stream (`---` between documents). */
-export function resourcesYaml(docs: readonly ResourceDoc[]): string {
-  return docs.map(resourceYaml).join('---\n');
+/**
+ * Stored versions as an export: one YAML stream (`---` between documents), each with its
+ * version, author and time in a comment, so that `eventbus apply -f` reads it back unchanged.
+ */
+export function exportYaml(versions: readonly ResourceVersion[]): string {
+  return versions
+    .map((v) => `# ${v.kind}/${v.name} ${v.version}, by ${v.author} at ${v.created}\n${resourceYaml(v)}`)
+    .join('---\n');
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * The studio's web pages as static assets: the HTML and CSS as written, and the creator's script
- * bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
+ * The studio's web pages as static assets: the HTML and CSS as written, and each page's script
+ * (the creator, the resources page) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
  * `node:crypto` replaced by a SHA-256 from @noble/hashes).
  *
  * The deployed studio carries them prebuilt in `web/` beside its bundle (scripts/build-functions.ts
@@ -22,29 +22,39 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/', file: 'index.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
   { path: '/assets/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/resources', file: 'resources.html', type: 'text/html; charset=utf-8' },
+  { path: '/assets/resources.js', file: 'resources.js', type: 'text/javascript; charset=utf-8' },
+];
+
+/** The pages' scripts: their entry points in web/ and the bundles' file names. */
+const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
+  { entry: 'creator.ts', file: 'app.js' },
+  { entry: 'resources.ts', file: 'resources.js' },
 ];
 
 /** The pages' files, by name, built from the sources (what the deployed bundle carries in web/). */
 export async function buildWebFiles(): Promise<Map<string, Buffer>> {
   const { build } = await import('esbuild');
-  const result = await build({
-    entryPoints: [join(WEB, 'creator.ts')],
-    bundle: true,
-    format: 'esm',
-    platform: 'browser',
-    target: 'es2022',
-    minify: true,
-    write: false,
-    alias: { 'node:crypto': join(WEB, 'crypto-shim.ts') },
-    logLevel: 'error',
-  });
-  const script = result.outputFiles[0];
-  if (!script) throw new Error('esbuild produced no bundle for the creator');
-  return new Map([
-    ['index.html', readFileSync(join(WEB, 'index.html'))],
-    ['app.css', readFileSync(join(WEB, 'app.css'))],
-    ['app.js', Buffer.from(script.contents)],
-  ]);
+  const files = new Map<string, Buffer>();
+  for (const page of PAGES)
+    if (!page.file.endsWith('.js')) files.set(page.file, readFileSync(join(WEB, page.file)));
+  for (const script of SCRIPTS) {
+    const result = await build({
+      entryPoints: [join(WEB, script.entry)],
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      minify: true,
+      write: false,
+      alias: { 'node:crypto': join(WEB, 'crypto-shim.ts') },
+      logLevel: 'error',
+    });
+    const out = result.outputFiles[0];
+    if (!out) throw new Error(`esbuild produced no bundle for ${script.entry}`);
+    files.set(script.file, Buffer.from(out.contents));
+  }
+  return files;
 }
 
 /** The pages by path: prebuilt when `web/app.js` is there (the deployed bundle), else built now. */

@@ -16,8 +16,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
-import type { ResourceDoc, ResourceVersion } from '../../core/registry.ts';
-import { resourceYaml } from '../../core/resource-diff.ts';
+import type { ResourceVersion } from '../../core/registry.ts';
+import { exportYaml } from '../../core/resource-diff.ts';
 import { DATA_DIR_OPTION, type StudioEndpoint, studioEndpoint } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 
@@ -189,14 +189,9 @@ export function register(program: Command): void {
         };
         names = index.resources.filter((r) => !r.deleted).map((r) => r.name);
       }
-      const out = writerOf(cmd);
-      for (const [i, n] of names.entries()) {
-        const v = (await call(s, 'GET', resourcePath(kind, n))) as ResourceVersion;
-        // The version's metadata as a comment: the document applies back as it is.
-        out(`${i > 0 ? '---\n' : ''}# ${v.kind}/${v.name} ${v.version}, by ${v.author} at ${v.created}\n`);
-        out(resourceYaml(v as ResourceDoc));
-      }
-      if (names.length === 0) out('# (none)\n');
+      const versions: ResourceVersion[] = [];
+      for (const n of names) versions.push((await call(s, 'GET', resourcePath(kind, n))) as ResourceVersion);
+      writerOf(cmd)(versions.length > 0 ? exportYaml(versions) : '# (none)\n');
     });
 
   program

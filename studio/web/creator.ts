@@ -29,58 +29,7 @@ import {
 } from '../../core/samples/index.ts';
 import { translate } from '../../core/translate/index.ts';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
-
-const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
-
-function el<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  attrs: Record<string, string> = {},
-  ...children: (Node | string)[]
-): HTMLElementTagNameMap[K] {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
-  for (const c of children) e.append(c);
-  return e;
-}
-
-/** The admin token: from the link `npm start` prints (#token=…), kept for this tab only. */
-function adminToken(): string | undefined {
-  const m = /token=([^&]+)/.exec(location.hash);
-  if (m?.[1]) {
-    sessionStorage.setItem('eventbus-admin-token', decodeURIComponent(m[1]));
-    history.replaceState(null, '', location.pathname);
-  }
-  return sessionStorage.getItem('eventbus-admin-token') ?? undefined;
-}
-
-interface ApiErrorBody {
-  error?: { message?: string; details?: { fieldViolations?: { field: string; description: string }[] }[] };
-}
-
-/** An admin API refusal as a paragraph and its field violations as a list. */
-function refusal(status: number, json: unknown): HTMLElement[] {
-  const e = (json as ApiErrorBody).error;
-  const list = (e?.details ?? []).flatMap((d) => d.fieldViolations ?? []);
-  return [
-    el('p', { class: 'err' }, e?.message ?? `The studio answered ${status}.`),
-    el('ul', {}, ...list.map((v) => el('li', {}, `${v.field}: ${v.description}`))),
-  ];
-}
-
-async function admin(path: string, body: unknown): Promise<{ status: number; json: unknown }> {
-  const token = adminToken();
-  const res = await fetch(path, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-    body: JSON.stringify(body),
-  });
-  return { status: res.status, json: await res.json().catch(() => ({})) };
-}
-
-const show = (v: unknown): string => {
-  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-};
+import { $, admin, diffView, el, noteMissingToken, refusal, show } from './common.ts';
 
 const TARGETS = ['event_data', ...CONTEXT_TARGETS.filter((t) => t !== 'event_name'), 'skip'];
 
@@ -426,7 +375,7 @@ async function checkSave(dryRun: boolean): Promise<void> {
     $<HTMLButtonElement>('save').disabled = true;
     return;
   }
-  const changes = (json as { changes: PlannedChange[] }).changes;
+  const changes = (json as { changes: (PlannedChange & { diff?: string })[] }).changes;
   plan.replaceChildren(
     el(
       'ul',
@@ -436,6 +385,8 @@ async function checkSave(dryRun: boolean): Promise<void> {
           'li',
           {},
           `${c.kind}/${c.name}: ${dryRun ? 'would be ' : ''}${c.change} ${c.version}${c.previous ? ` (was ${c.previous})` : ''}${c.breaking ? ` — a new major version: ${c.breaking.join('; ')}` : ''}`,
+          // An update shows what changes against the saved version first.
+          ...(c.diff && c.previous ? [diffView(c.diff, `Changes to ${c.kind}/${c.name}`)] : []),
         ),
       ),
     ),
@@ -551,12 +502,7 @@ function renderArrivals(a: {
 }
 
 function start(): void {
-  if (!adminToken()) {
-    const auth = $('auth');
-    auth.textContent =
-      'Open the studio from the link `npm start` prints (it carries the admin token) to save.';
-    auth.hidden = false;
-  }
+  noteMissingToken();
   $('read').addEventListener('click', readSample);
   $('file').addEventListener('change', async () => {
     const file = $<HTMLInputElement>('file').files?.[0];

@@ -7,17 +7,12 @@
  * cell stays text. Screenshots of each step go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { translate } from '../../core/translate/index.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
-import { buildAssets } from '../../studio/assets.ts';
-import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { studioInBrowser } from '../support/studio-browser.ts';
 
 const TOKEN = 'creator-test-admin-token-0123456789';
 const SAMPLE = [
@@ -29,39 +24,20 @@ const SAMPLE = [
 
 describe('studio creator in a browser', function () {
   this.timeout(60_000);
-  const fx = emulatorWithFreshBuckets('creator-registry');
-  let browser: Browser | undefined;
-  let studio: Awaited<ReturnType<typeof startStudio>>;
-  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'creator-shots-'));
-  mkdirSync(shots, { recursive: true });
-
-  before(async function () {
-    browser = await launchChromium();
-    if (!browser) this.skip();
-  });
-  after(() => browser?.close());
-  beforeEach(async () => {
-    studio = await startStudio({
-      registry: new RegistryClient(fx.bucket),
-      adminToken: TOKEN,
-      assets: await buildAssets(),
-      gatewayUrl: 'http://127.0.0.1:8080',
-    });
-  });
-  afterEach(() => studio?.close());
+  const ui = studioInBrowser('creator-registry', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
 
   const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+    page.screenshot({ path: join(ui.shots, `${name}.png`), fullPage: true });
 
   it('turns a pasted CSV into a definition and a live translator, checking every row', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 800 } });
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 800 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('dialog', (d) => {
       errors.push(`dialog: ${d.message()}`);
       void d.dismiss();
     });
-    await page.goto(`${studio.url}/#token=${TOKEN}`);
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
     assert.equal(new URL(page.url()).hash, '', 'the token leaves the address bar');
     await page.getByLabel('Paste the raw data').fill(SAMPLE);
     await page.getByRole('button', { name: 'Read the sample' }).click();
@@ -109,7 +85,7 @@ describe('studio creator in a browser', function () {
     await shot(page, '3-saved-live');
     assert.deepEqual(errors, []);
 
-    const registry = new RegistryClient(fx.bucket);
+    const registry = new RegistryClient(ui.bucket());
     const def = await registry.readVersion('EventDefinition', 'quote_requested', '1.0');
     const fields = (def.spec as { fields: { name: string; type: string; required?: boolean }[] }).fields;
     assert.deepEqual(
@@ -142,8 +118,8 @@ describe('studio creator in a browser', function () {
   });
 
   it('marks sample rows the definition would refuse, with the reason, and works at a narrow width', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 420, height: 900 } });
-    await page.goto(`${studio.url}/#token=${TOKEN}`);
+    const page = await ui.browser().newPage({ viewport: { width: 420, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
     await page
       .getByLabel('Paste the raw data')
       .fill('{"sku":"A-1","qty":"2"}\n{"sku":"B-2","qty":"three"}\n{"sku":"C-3","qty":4}\n');
@@ -159,8 +135,8 @@ describe('studio creator in a browser', function () {
   });
 
   it('can be used with the keyboard alone', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 800 } });
-    await page.goto(`${studio.url}/#token=${TOKEN}`);
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
     const focused = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName);
     // Tab from the top of the page to the sample box, type it, then on to the read button.
     for (let i = 0; i < 5 && (await focused()) !== 'sample'; i++) await page.keyboard.press('Tab');
@@ -178,9 +154,9 @@ describe('studio creator in a browser', function () {
   });
 
   it('serves its pages under a strict Content-Security-Policy, and the API only with the token', async () => {
-    const res = await fetch(`${studio.url}/`);
+    const res = await fetch(`${ui.studio().url}/`);
     assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'/);
-    const api = await fetch(`${studio.url}/v1/admin/resources/EventDefinition`);
+    const api = await fetch(`${ui.studio().url}/v1/admin/resources/EventDefinition`);
     assert.equal(api.status, 401);
   });
 });

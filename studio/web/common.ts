@@ -1,0 +1,91 @@
+/**
+ * What the studio's pages share: the admin token of the tab, calls to the admin API, refusals
+ * in the gateway's error envelope, the page's navigation, and building elements. Everything
+ * from samples, events and resources goes on a page as text (textContent, attribute values),
+ * never as HTML.
+ */
+
+export const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
+
+export function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string)[]
+): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+  for (const c of children) e.append(c);
+  return e;
+}
+
+/** The admin token: from the link `npm start` prints (#token=…), kept for this tab only. */
+export function adminToken(): string | undefined {
+  const m = /token=([^&]+)/.exec(location.hash);
+  if (m?.[1]) {
+    sessionStorage.setItem('eventbus-admin-token', decodeURIComponent(m[1]));
+    history.replaceState(null, '', location.pathname + location.search);
+  }
+  return sessionStorage.getItem('eventbus-admin-token') ?? undefined;
+}
+
+interface ApiErrorBody {
+  error?: { message?: string; details?: { fieldViolations?: { field: string; description: string }[] }[] };
+}
+
+/** An admin API refusal as a paragraph and its field violations as a list. */
+export function refusal(status: number, json: unknown): HTMLElement[] {
+  const e = (json as ApiErrorBody).error;
+  const list = (e?.details ?? []).flatMap((d) => d.fieldViolations ?? []);
+  return [
+    el('p', { class: 'err' }, e?.message ?? `The studio answered ${status}.`),
+    el('ul', {}, ...list.map((v) => el('li', {}, `${v.field}: ${v.description}`))),
+  ];
+}
+
+/** A call to the admin API with the tab's token (behind IAP, the signed header does instead). */
+export async function admin(
+  path: string,
+  body?: unknown,
+  method = body === undefined ? 'GET' : 'POST',
+): Promise<{ status: number; json: unknown }> {
+  const token = adminToken();
+  const res = await fetch(path, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: res.status, json: await res.json().catch(() => ({})) };
+}
+
+/** A value shortened for a table cell. */
+export const show = (v: unknown): string => {
+  const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+};
+
+/** A unified diff as lines marked added, removed or context (classes add / del / hunk). */
+export function diffView(diff: string, label: string): HTMLElement {
+  const pre = el('pre', { class: 'diff', 'aria-label': label });
+  for (const line of diff.split('\n')) {
+    const cls = line.startsWith('@@')
+      ? 'hunk'
+      : line.startsWith('+') && !line.startsWith('+++')
+        ? 'add'
+        : line.startsWith('-') && !line.startsWith('---')
+          ? 'del'
+          : '';
+    pre.append(el('span', cls ? { class: cls } : {}, `${line}\n`));
+  }
+  return pre;
+}
+
+/** Says, when the tab has no token, how to open the studio with one. */
+export function noteMissingToken(): void {
+  if (adminToken()) return;
+  const auth = $('auth');
+  auth.textContent = 'Open the studio from the link `npm start` prints (it carries the admin token).';
+  auth.hidden = false;
+}

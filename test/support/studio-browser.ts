@@ -1,0 +1,49 @@
+/**
+ * The studio's pages in a browser test: Debian's Chromium for the describe block (the tests skip
+ * where it is not installed), a studio on a fresh registry bucket of the Cloud Storage emulator
+ * for each test, and a directory for screenshots ($SCREENSHOTS, default a temp dir).
+ */
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { RegistryClient } from '../../adapters/registry.ts';
+import { buildAssets } from '../../studio/assets.ts';
+import { type StudioOptions, startStudio } from '../../studio/server.ts';
+import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+import { launchChromium } from './chromium.ts';
+
+export function studioInBrowser(
+  bucketPrefix: string,
+  options: Omit<StudioOptions, 'registry' | 'assets'>,
+): {
+  browser(): Browser;
+  studio(): Awaited<ReturnType<typeof startStudio>>;
+  bucket(): RegistryClient['bucket'];
+  readonly shots: string;
+} {
+  const fx = emulatorWithFreshBuckets(bucketPrefix);
+  let browser: Browser | undefined;
+  let studio: Awaited<ReturnType<typeof startStudio>> | undefined;
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), `${bucketPrefix}-shots-`));
+  mkdirSync(shots, { recursive: true });
+  before(async function () {
+    browser = await launchChromium();
+    if (!browser) this.skip();
+  });
+  after(() => browser?.close());
+  beforeEach(async () => {
+    studio = await startStudio({
+      ...options,
+      registry: new RegistryClient(fx.bucket),
+      assets: await buildAssets(),
+    });
+  });
+  afterEach(() => studio?.close());
+  return {
+    browser: () => browser as Browser,
+    studio: () => studio as Awaited<ReturnType<typeof startStudio>>,
+    bucket: () => fx.bucket,
+    shots,
+  };
+}
