@@ -1,12 +1,13 @@
 /**
  * The studio's web pages as static assets: the HTML and CSS as written, and each page's script
- * (the creator, the resources page) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
+ * (the creator, the resources page, the console) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
  * `node:crypto` replaced by a SHA-256 from @noble/hashes).
  *
  * The deployed studio carries them prebuilt in `web/` beside its bundle (scripts/build-functions.ts
  * writes them there); run from the sources, the studio builds them once when it starts.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,20 +25,32 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/assets/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
   { path: '/resources', file: 'resources.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/resources.js', file: 'resources.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/console', file: 'console.html', type: 'text/html; charset=utf-8' },
+  { path: '/assets/console.js', file: 'console.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/assets/uplot.css', file: 'uplot.css', type: 'text/css; charset=utf-8' },
+  { path: '/assets/icon.svg', file: 'icon.svg', type: 'image/svg+xml' },
 ];
+
+/** Files taken as they are from a package (the chart library's stylesheet). */
+const PACKAGE_FILES: Readonly<Record<string, string>> = { 'uplot.css': 'uplot/dist/uPlot.min.css' };
 
 /** The pages' scripts: their entry points in web/ and the bundles' file names. */
 const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
   { entry: 'creator.ts', file: 'app.js' },
   { entry: 'resources.ts', file: 'resources.js' },
+  { entry: 'console.ts', file: 'console.js' },
 ];
 
 /** The pages' files, by name, built from the sources (what the deployed bundle carries in web/). */
 export async function buildWebFiles(): Promise<Map<string, Buffer>> {
   const { build } = await import('esbuild');
   const files = new Map<string, Buffer>();
-  for (const page of PAGES)
-    if (!page.file.endsWith('.js')) files.set(page.file, readFileSync(join(WEB, page.file)));
+  const require = createRequire(import.meta.url);
+  for (const page of PAGES) {
+    const from = PACKAGE_FILES[page.file];
+    if (from) files.set(page.file, readFileSync(require.resolve(from)));
+    else if (!page.file.endsWith('.js')) files.set(page.file, readFileSync(join(WEB, page.file)));
+  }
   for (const script of SCRIPTS) {
     const result = await build({
       entryPoints: [join(WEB, script.entry)],

@@ -11,6 +11,7 @@
  *   POST   /v1/admin/tokens     {translator}          a translate:<name> token, shown once (apply)
  *   POST   /v1/admin/send       {translator, token, contentType, text}  through the gateway (apply)
  *   POST   /v1/admin/arrivals   {event, since}        stored rows and deliveries since (read)
+ *   POST   /v1/admin/overview   {from, to}            the console's overview (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
@@ -29,6 +30,7 @@ import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
 import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAccess } from './auth.ts';
+import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 
@@ -253,14 +255,18 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
     const e = apiError('METHOD_NOT_ALLOWED', { method, path: url.pathname });
     return new Refusal({ ...e, headers: { ...e.headers, allow } });
   };
-  const creator =
-    parts.length === 3 && Object.hasOwn(CREATOR_ACTIONS, parts[2] as string)
-      ? CREATOR_ACTIONS[parts[2] as string]
-      : undefined;
-  if (creator) {
+  const action = parts.length === 3 ? (parts[2] as string) : '';
+  const creator = Object.hasOwn(CREATOR_ACTIONS, action) ? CREATOR_ACTIONS[action] : undefined;
+  const viewing = Object.hasOwn(CONSOLE_ACTIONS, action) ? CONSOLE_ACTIONS[action] : undefined;
+  if (creator || viewing) {
     if (method !== 'POST') throw notAllowed('POST');
-    permit(caller, creator);
-    return send(res, 200, await creatorAction(o, parts[2] as string, await readJson(req), author));
+    permit(caller, (creator ?? viewing) as Action);
+    const body = await readJson(req);
+    return send(
+      res,
+      200,
+      creator ? await creatorAction(o, action, body, author) : await consoleAction(o, action, body),
+    );
   }
   permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');
   if (parts[2] === 'apply' && parts.length === 3) {

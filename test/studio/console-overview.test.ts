@@ -1,0 +1,250 @@
+/**
+ * The console's overview over the BigQuery emulator, through the studio's admin API: a warehouse
+ * with known rows (a redelivered copy, an event outside the range, invalid events with and
+ * without field errors, ledger rows with a dead letter) gives the numbers worked out by hand
+ * here, and the same numbers as plain SQL a dashboard would run over the same tables; the
+ * console page in Debian's Chromium shows them, as figures, charts and tables, under the studio's
+ * Content-Security-Policy. Screenshots go to $SCREENSHOTS (default: a temp dir).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { RegistryClient } from '../../adapters/registry.ts';
+import type { Overview } from '../../core/console/overview.ts';
+import { plan } from '../../core/plan.ts';
+import { tableRef } from '../../core/warehouse.ts';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { emulatorBigQuery, provision } from '../../local/provision.ts';
+import { buildAssets } from '../../studio/assets.ts';
+import { startStudio } from '../../studio/server.ts';
+import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+import { testSettings } from '../storage/support.ts';
+import { launchChromium } from '../support/chromium.ts';
+
+const TOKEN = 'console-overview-admin-token-0123456789';
+const HOUR = 3_600_000;
+
+describe('console: the overview agrees with SQL over the same rows', function () {
+  this.timeout(30_000);
+  const settings = testSettings();
+  const p = plan(settings);
+  const fx = emulatorWithFreshBuckets('console-overview');
+  let dir: string;
+  let emu: BigQueryEmulator;
+  let bigquery: BigQuery;
+  let studio: Awaited<ReturnType<typeof startStudio>>;
+  // Three whole hours, ending at the last hour boundary.
+  const h0 = Math.floor(Date.now() / HOUR) * HOUR - 3 * HOUR;
+  const at = (hour: number, minute: number, ms = 0) =>
+    new Date(h0 + hour * HOUR + minute * 60_000 + ms).toISOString();
+  const range = { from: at(0, 0), to: at(3, 0) };
+
+  const event = (
+    id: string,
+    name: string,
+    message: string,
+    received: string,
+    latencyMs: number,
+    eventTime = received,
+  ) => ({
+    event_id: id,
+    event_name: name,
+    event_time: eventTime,
+    received_at: received,
+    stored_at: new Date(Date.parse(received) + latencyMs).toISOString(),
+    topic: 'events',
+    message_id: message,
+    schema_version: 1,
+  });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'eventbus-console-'));
+    emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
+    await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
+    bigquery = emulatorBigQuery(settings.project, emu.url);
+    const dataset = bigquery.dataset(p.dataset);
+    await dataset.table('events').insert([
+      event('e1', 'page_view', 'm1', at(0, 5), 100),
+      event('e2', 'page_view', 'm2', at(0, 10), 200),
+      event('p1', 'purchase', 'm3', at(0, 20), 300),
+      event('e3', 'page_view', 'm4', at(1, 30), 400),
+      // Redelivered: the same event stored twice, counted once.
+      event('e3', 'page_view', 'm5', at(1, 31), 5000, at(1, 30)),
+      event('p2', 'purchase', 'm6', at(2, 59, 59_999), 1000),
+      // Outside the range on both sides.
+      event('old', 'page_view', 'm7', at(-1, 59), 50),
+      event('new', 'page_view', 'm8', at(3, 0), 50),
+    ]);
+    const invalid = (received: string, reason: string, errors: { path: string; message: string }[]) => ({
+      received_at: received,
+      stored_at: received,
+      reason,
+      errors,
+    });
+    await dataset
+      .table('invalid_events')
+      .insert([
+        invalid(at(0, 1), 'invalid_event', [{ path: 'value', message: 'must be a number' }]),
+        invalid(at(0, 2), 'invalid_event', [{ path: 'value', message: 'must be a number' }]),
+        invalid(at(2, 3), 'not_json', []),
+      ]);
+    const delivery = (id: string, destination: string, status: string, minute: number) => ({
+      event_id: id,
+      event_name: 'purchase',
+      destination,
+      status,
+      replay: false,
+      recorded_at: at(0, minute),
+    });
+    await dataset
+      .table('deliveries')
+      .insert([
+        delivery('e1', 'meta', 'delivered', 6),
+        delivery('e2', 'meta', 'delivered', 11),
+        delivery('p1', 'meta', 'delivered', 21),
+        delivery('p1', 'meta', 'dead_lettered', 40),
+        delivery('e1', 'ga4', 'skipped', 6),
+        delivery('e2', 'ga4', 'skipped', 11),
+      ]);
+    studio = await startStudio({
+      registry: new RegistryClient(fx.bucket),
+      adminToken: TOKEN,
+      assets: await buildAssets(),
+      warehouse: {
+        table: (name) => tableRef(settings.project, p.dataset, name),
+        query: async (query, params) =>
+          (await bigquery.query({ query, params }))[0] as Record<string, unknown>[],
+      },
+    });
+  });
+  after(async () => {
+    await studio?.close();
+    await emu?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const overview = async (body: unknown) => {
+    const res = await fetch(`${studio.url}/v1/admin/overview`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Overview & { error?: { message: string } } };
+  };
+  const sql = async <T>(query: string): Promise<T[]> =>
+    (await bigquery.query({ query, params: range }))[0] as T[];
+
+  it('gives the numbers worked out by hand: hourly series, reasons, ledger, latency', async () => {
+    const { status, json: o } = await overview(range);
+    assert.equal(status, 200, JSON.stringify(o));
+    assert.deepEqual(o.hours, [at(0, 0), at(1, 0), at(2, 0)]);
+    assert.deepEqual(
+      o.events.map((e) => [e.name, e.counts, e.total]),
+      [
+        ['page_view', [2, 1, 0], 3],
+        ['purchase', [1, 0, 1], 2],
+      ],
+    );
+    assert.deepEqual(o.invalid, [2, 0, 1]);
+    assert.deepEqual(o.totals, { events: 5, invalid: 3 });
+    assert.deepEqual(o.reasons, [
+      { reason: 'invalid_event', path: 'value', message: 'must be a number', events: 2 },
+      { reason: 'not_json', path: '', message: '', events: 1 },
+    ]);
+    assert.deepEqual(o.deliveries, [
+      { destination: 'ga4', status: 'skipped', deliveries: 2 },
+      { destination: 'meta', status: 'dead_lettered', deliveries: 1 },
+      { destination: 'meta', status: 'delivered', deliveries: 3 },
+    ]);
+    assert.deepEqual(o.deadLetters, [{ destination: 'meta', deliveries: 1 }]);
+    // Six stored rows in range: 100, 200, 300, 400, 1000, 5000 ms; nearest rank 3 and 6.
+    assert.deepEqual(o.latency, { stored: 6, p50_ms: 300, p99_ms: 5000, max_ms: 5000 });
+  });
+
+  it('agrees with the plain SQL a dashboard runs over events_dedup and the ledger', async () => {
+    const { json: o } = await overview(range);
+    const [dedup] = await sql<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM events.events_dedup WHERE received_at >= TIMESTAMP(@from) AND received_at < TIMESTAMP(@to)`,
+    );
+    assert.equal(o.totals.events, dedup?.n);
+    const [invalid] = await sql<{ n: number }>(
+      `SELECT COUNT(*) AS n FROM events.invalid_events WHERE received_at >= TIMESTAMP(@from) AND received_at < TIMESTAMP(@to)`,
+    );
+    assert.equal(o.totals.invalid, invalid?.n);
+    const [dead] = await sql<{ n: number }>(
+      `SELECT COUNTIF(status = 'dead_lettered') AS n FROM events.deliveries WHERE recorded_at >= TIMESTAMP(@from) AND recorded_at < TIMESTAMP(@to)`,
+    );
+    assert.equal(
+      o.deadLetters.reduce((a, d) => a + d.deliveries, 0),
+      dead?.n,
+    );
+  });
+
+  it('refuses a bad range naming the field, and says when it has no warehouse', async () => {
+    const backwards = await overview({ from: range.to, to: range.from });
+    assert.equal(backwards.status, 400);
+    assert.match(backwards.json.error?.message ?? '', /from must be before to/);
+    assert.equal((await overview({ from: 'yesterday', to: range.to })).status, 400);
+    const year = await overview({ from: at(-24 * 365, 0), to: range.to });
+    assert.match(year.json.error?.message ?? '', /at most 92 days/);
+    const bare = await startStudio({ registry: new RegistryClient(fx.bucket), adminToken: TOKEN });
+    try {
+      const res = await fetch(`${bare.url}/v1/admin/overview`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}` },
+        body: JSON.stringify(range),
+      });
+      assert.equal(res.status, 400);
+      assert.match(await res.text(), /FAILED_PRECONDITION/);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  it('shows them on the console page: figures, charts and tables, nothing refused by the CSP', async function () {
+    const browser = await launchChromium();
+    if (!browser) this.skip();
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const problems: string[] = [];
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
+      await page.goto(`${studio.url}/console?hours=24#token=${TOKEN}`);
+      await page.getByText(/UTC, in \d+ ms\./).waitFor();
+      const figures = (await page.locator('#figures').innerText()).replace(/\s+/g, ' ');
+      // The last 24 hours hold the range's five events and the two just outside it.
+      assert.match(figures, /Events stored 7 /);
+      assert.match(figures, /Invalid events 3 30\.0% of what arrived/);
+      assert.match(figures, /Dead letters 1 meta: 1/);
+      // Eight stored rows: 50, 50, 100, 200, 300, 400, 1000, 5000 ms; nearest rank 4 and 8.
+      assert.match(figures, /Receipt to storage p50 200 ms p99 5\.0 s, max 5\.0 s/);
+      assert.equal(await page.locator('#events-chart canvas').count(), 1);
+      assert.equal(await page.locator('#invalid-chart canvas').count(), 1);
+      const meta = page
+        .getByRole('table', { name: 'Deliveries by destination and status' })
+        .getByRole('row', { name: /^meta/ });
+      assert.deepEqual(
+        (await meta.locator('td').allInnerTexts()).map((t) => t.trim()),
+        ['meta', '3', '0', '0', '0', '1'],
+      );
+      const reasons = await page
+        .getByRole('table', { name: 'Top reasons' })
+        .locator('tbody tr')
+        .allInnerTexts();
+      assert.match(reasons[0] ?? '', /invalid_event\s+value\s+must be a number\s+2/);
+      const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'console-shots-'));
+      mkdirSync(shots, { recursive: true });
+      await page.screenshot({ path: join(shots, 'console-overview.png'), fullPage: true });
+      await page.setViewportSize({ width: 420, height: 900 });
+      await page.waitForTimeout(300);
+      await page.screenshot({ path: join(shots, 'console-overview-narrow.png'), fullPage: true });
+      assert.deepEqual(problems, []);
+    } finally {
+      await browser.close();
+    }
+  });
+});
