@@ -46,6 +46,8 @@ export const REPLAY_COLUMNS = [
   'campaign',
   'consent',
   'event_data',
+  // A defined event keeps its stamp: forward maps it with its definition's mappings.
+  'definition_version',
 ] as const;
 
 /**

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { runQuery, selectOnly } from '../../cli/commands/sql.ts';
-import { sliceQuery } from '../../core/delivery/replay.ts';
+import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import { plan } from '../../core/plan.ts';
 import type { InsertRow } from '../../core/rows.ts';
 import { messageRows, storeConfig } from '../../core/store.ts';
@@ -285,5 +285,34 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
         ['invalid_event', 'content_type', 1],
       ],
     );
+  });
+
+  // Last: the row it adds would change the dashboard queries' answers above.
+  it('replays a defined event with its definition version (forward maps it with its definition)', async () => {
+    await bigquery
+      .dataset(p.dataset)
+      .table('events')
+      .insert([
+        {
+          event_id: 'defined-1',
+          event_name: 'quote_asked',
+          event_time: ago(20),
+          received_at: ago(20),
+          stored_at: ago(20),
+          topic: 'events',
+          message_id: 'md1',
+          schema_version: 0,
+          event_data: JSON.stringify({ amount: 3 }),
+          definition_version: 'quote_asked@1.0',
+        },
+      ]);
+    const [rows] = await bigquery.query({
+      query: sliceQuery(bigquery.projectId, p.dataset, "event_id = 'defined-1'"),
+      params: { from: new Date(now - 3_600_000), to: new Date(now) },
+    });
+    const events = (rows as Record<string, unknown>[]).map(storedEventFromRow);
+    assert.equal(events.length, 1);
+    assert.equal(events[0]?.definition_version, 'quote_asked@1.0');
+    assert.deepEqual(events[0]?.event_data, { amount: 3 });
   });
 });
