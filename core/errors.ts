@@ -225,6 +225,8 @@ export type ErrorCode = keyof typeof ERRORS;
 /** Codes only the studio's admin API answers (the gateway's OpenAPI leaves them out). */
 export const STUDIO_ONLY_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   'INVALID_RESOURCE',
+  'INVALID_REQUEST',
+  'NOT_CONFIGURED',
   'REGISTRY_RACE',
 ]);
 

@@ -241,7 +241,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       limits,
       options,
       received: now(),
-      client: { ...clientOf(req), observedIpWins: false },
+      // A file's rows are other people's: the uploader's address and user agent are nobody's
+      // device here (they would reach Meta as every row's client_ip_address).
+      client: { ip: undefined, userAgent: undefined, observedIpWins: false },
       newId: deps.newId,
       ...(defined ? { defined } : {}),
     };

@@ -1,7 +1,14 @@
 /**
  * The console's calls on the admin API (docs/console.md), all read-only:
  * - `overview` `{from, to}`: core/console/overview.ts's queries over the warehouse, shaped.
+ * - `explore` `{event_id}`: one event's stored rows, invalid twins, ledger rows, and the request
+ *   each destination gets for it (the same code as `eventbus preview`, at the time it was
+ *   received, with its definition's mappings); or `{from, to, user_id?, event_name?}`: the
+ *   events of a range, newest first (core/console/explorer.ts).
  */
+
+import type { RegistryClient } from '../adapters/registry.ts';
+import { exploreEventSql, exploreListSql, exploreProblem } from '../core/console/explorer.ts';
 import {
   OVERVIEW_QUERIES,
   type OverviewQuery,
@@ -9,23 +16,41 @@ import {
   overviewSql,
   shapeOverview,
 } from '../core/console/overview.ts';
+import {
+  type DefinedEvent,
+  type DefinitionSpec,
+  definedEvent,
+  withDefinitionMappings,
+} from '../core/defined-events.ts';
+import { previewDelivery } from '../core/delivery/preview.ts';
+import { storedEventFromRow } from '../core/delivery/replay.ts';
 import { apiError, withViolations } from '../core/errors.ts';
-import type { CreatorApiOptions, Row } from './creator-api.ts';
+import type { StoredEvent } from '../core/event.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { type CreatorApiOptions, plain, type Row } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 
 /** The console's actions, and whether each only reads. */
 export const CONSOLE_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   overview: 'read',
+  explore: 'read',
 });
+
+export interface ConsoleApiOptions extends CreatorApiOptions {
+  /** Where a defined event's definition version is read, for its mappings. */
+  readonly registry?: RegistryClient;
+}
 
 type Warehouse = NonNullable<CreatorApiOptions['warehouse']>;
 
-export async function consoleAction(o: CreatorApiOptions, action: string, raw: unknown): Promise<unknown> {
+export async function consoleAction(o: ConsoleApiOptions, action: string, raw: unknown): Promise<unknown> {
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   if (!o.warehouse) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
   switch (action) {
     case 'overview':
       return overview(o.warehouse, body);
+    case 'explore':
+      return explore(o, o.warehouse, body);
     default:
       throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   }
@@ -46,4 +71,63 @@ async function overview(w: Warehouse, body: Record<string, unknown>) {
     range,
     Object.fromEntries(OVERVIEW_QUERIES.map((q, i) => [q, rows[i] ?? []])) as Record<OverviewQuery, Row[]>,
   );
+}
+
+async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, unknown>) {
+  const problem = exploreProblem(body);
+  if (problem)
+    throw new Refusal(
+      withViolations(apiError('INVALID_REQUEST', { detail: `${problem.field} ${problem.description}` }), [
+        problem,
+      ]),
+    );
+  if (typeof body['event_id'] !== 'string') {
+    const q = {
+      from: String(body['from']),
+      to: String(body['to']),
+      ...(typeof body['user_id'] === 'string' ? { user_id: body['user_id'] } : {}),
+      ...(typeof body['event_name'] === 'string' ? { event_name: body['event_name'] } : {}),
+    };
+    return { events: (await w.query(exploreListSql(w.table, q), q)).map(plain) };
+  }
+  const params = { event_id: body['event_id'] };
+  const sql = exploreEventSql(w.table);
+  const [stored, invalid, ledger] = await Promise.all([
+    w.query(sql.stored, params),
+    w.query(sql.invalid, params),
+    w.query(sql.ledger, params),
+  ]);
+  const first = stored[0];
+  return {
+    stored: stored.map(plain),
+    invalid: invalid.map(plain),
+    ledger: ledger.map(plain),
+    payloads: first && o.settings ? await payloads(o, o.settings, storedEventFromRow(first)) : [],
+  };
+}
+
+/** What each destination gets for a stored event, as forward built it when it was received. */
+async function payloads(o: ConsoleApiOptions, settings: Readonly<Settings>, event: StoredEvent) {
+  let definition: DefinedEvent | undefined;
+  const stamp = event.definition_version;
+  const at = stamp?.lastIndexOf('@') ?? -1;
+  if (stamp && o.registry && at > 0) {
+    const name = stamp.slice(0, at);
+    const version = stamp.slice(at + 1);
+    const doc = await o.registry.readVersion('EventDefinition', name, version).catch(() => undefined);
+    if (doc) definition = definedEvent(name, version, doc.spec as DefinitionSpec);
+  }
+  const mapped = {
+    ...settings,
+    destinations: (settings.destinations ?? []).map((d) => withDefinitionMappings(d, definition)),
+  };
+  const when = new Date(Date.parse(event.received_at ?? '') || Date.now());
+  return mapped.destinations.map((d) => ({
+    id: d.id,
+    type: d.type,
+    result: previewDelivery(mapped, d.id, event, when, {
+      ...(definition ? { definition } : {}),
+      stored: event,
+    }),
+  }));
 }

@@ -117,7 +117,7 @@ function preview(settings: Readonly<Settings>, body: Record<string, unknown>, no
     destinations: mapped.destinations.map((d) => ({
       id: d.id,
       type: d.type,
-      result: previewDelivery(mapped, d.id, body['event'], now, defined),
+      result: previewDelivery(mapped, d.id, body['event'], now, { definition: defined }),
     })),
   };
 }
@@ -176,14 +176,18 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>) {
   return { status: res.status, body: answer };
 }
 
-/** BigQuery's client gives timestamps as `{ value }` objects: their text. */
-const plain = (row: Row): Row =>
-  Object.fromEntries(
-    Object.entries(row).map(([k, v]) => [
-      k,
-      typeof v === 'object' && v !== null && 'value' in v ? (v as { value: unknown }).value : v,
-    ]),
-  );
+/**
+ * A warehouse row as plain JSON: BigQuery's client gives TIMESTAMP, DATE and NUMERIC values as
+ * `{ value }` objects (at any depth, in records and arrays too): their text.
+ */
+export function plain(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(plain);
+  if (typeof v !== 'object' || v === null) return v;
+  // The client's value classes, not a record that happens to have a field named value.
+  if (Object.getPrototypeOf(v) !== Object.prototype && Object.hasOwn(v, 'value'))
+    return (v as { value: unknown }).value;
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
+}
 
 /** The event's typed-view rows and the ledger's counts since `since`. */
 async function arrivals(w: NonNullable<CreatorApiOptions['warehouse']>, body: Record<string, unknown>) {

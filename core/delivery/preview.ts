@@ -41,32 +41,41 @@ const SECRET_HEADER = /authorization|token|secret|signature|key/i;
 /**
  * Previews one event (as a producer sends it, or as stored) for a destination of the settings.
  * `now` anchors the time windows exactly as the forward function's clock would. With a
- * `definition` (the creator's draft), an event of that name is taken as defined by it, as the
- * gateway's stamp would make it: webhooks send it, platforms when the definition maps it.
+ * `definition` (the creator's draft, or a stored event's version), an event of that name is taken
+ * as defined by it, as the gateway's stamp would make it: webhooks send it, platforms when the
+ * definition maps it. With `stored`, `raw` is ignored and that stored event is used as it is.
  */
 export function previewDelivery(
   settings: Readonly<Settings>,
   destinationId: string,
   raw: unknown,
   now: Date,
-  definition?: DefinedEvent,
+  options: {
+    readonly definition?: DefinedEvent;
+    /** The event as stored (a warehouse row rebuilt): sent as it is, not normalised again. */
+    readonly stored?: StoredEvent;
+  } = {},
 ): PreviewResult {
+  const { definition } = options;
   const destination = (settings.destinations ?? []).find((d) => d.id === destinationId);
   if (destination === undefined) {
     const ids = (settings.destinations ?? []).map((d) => d.id).join(', ') || 'none';
     return { outcome: 'not_sent', reason: `no destination "${destinationId}" (destinations: ${ids})` };
   }
-  const normalized = normalizeEvent(raw, {
-    options: normalizeOptions(settings),
-    now: now.getTime(),
-    newId: () => 'preview-event-id',
-    checkWindow: false,
-  });
-  if (!normalized.ok) return { outcome: 'invalid_event', violations: normalized.violations };
-  const stamped = definition !== undefined && normalized.event.event_name === definition.name;
-  const event = (stamped
-    ? { ...normalized.event, definition_version: definition.stamp }
-    : normalized.event) as unknown as StoredEvent;
+  let base: StoredEvent;
+  if (options.stored) base = options.stored;
+  else {
+    const normalized = normalizeEvent(raw, {
+      options: normalizeOptions(settings),
+      now: now.getTime(),
+      newId: () => 'preview-event-id',
+      checkWindow: false,
+    });
+    if (!normalized.ok) return { outcome: 'invalid_event', violations: normalized.violations };
+    base = normalized.event as unknown as StoredEvent;
+  }
+  const stamped = definition !== undefined && base.event_name === definition.name;
+  const event: StoredEvent = stamped ? { ...base, definition_version: definition.stamp } : base;
   const decision = decideOne(destination, event, {
     isKnownEvent: (n) => lookupEvent(n) !== undefined,
     ...(stamped

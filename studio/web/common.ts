@@ -4,6 +4,7 @@
  * from samples, events and resources goes on a page as text (textContent, attribute values),
  * never as HTML.
  */
+import type { PreviewResult } from '../../core/delivery/preview.ts';
 
 export const $ = <T extends HTMLElement>(id: string): T => document.getElementById(id) as T;
 
@@ -88,4 +89,50 @@ export function noteMissingToken(): void {
   const auth = $('auth');
   auth.textContent = 'Open the studio from the link `npm start` prints (it carries the admin token).';
   auth.hidden = false;
+}
+
+/** One destination's preview, as the admin API answers it. */
+export interface DestinationPayload {
+  readonly id: string;
+  readonly type: string;
+  readonly result: PreviewResult;
+}
+
+/** Each destination's request (method, URL, headers, body) or why it gets none. */
+export function payloadBlocks(list: readonly DestinationPayload[]): HTMLElement[] {
+  return list.map((d) => {
+    const r = d.result;
+    const head = `${d.id} (${d.type}): `;
+    if (r.outcome !== 'send')
+      return el(
+        'div',
+        { class: 'payload' },
+        el('h3', {}, `${head}not sent`),
+        el('p', { class: 'warn' }, r.outcome === 'invalid_event' ? 'the event is invalid' : r.reason),
+      );
+    const headers = Object.entries(r.request.headers).map(([k, v]) => `${k}: ${v}`);
+    const body =
+      typeof r.request.body === 'string' ? r.request.body : JSON.stringify(r.request.body, null, 2);
+    return el(
+      'div',
+      { class: 'payload' },
+      el('h3', {}, `${head}sends`),
+      el('pre', {}, `${r.request.method} ${r.request.url}\n${headers.join('\n')}\n\n${body}`),
+      ...(r.dropped ? [el('p', { class: 'warn' }, `Left out: ${r.dropped}`)] : []),
+    );
+  });
+}
+
+/** Rows as a table with the given columns (values shortened for a cell). */
+export function rowsTable(
+  label: string,
+  rows: readonly Record<string, unknown>[],
+  columns: readonly string[],
+): HTMLElement {
+  return el(
+    'table',
+    { 'aria-label': label },
+    el('thead', {}, el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)))),
+    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...columns.map((c) => el('td', {}, show(r[c] ?? '')))))),
+  );
 }

@@ -9,7 +9,6 @@
  */
 import { stringify } from 'yaml';
 import { definedEvent, definedEvents } from '../../core/defined-events.ts';
-import type { PreviewResult } from '../../core/delivery/preview.ts';
 import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../core/platforms/standard-events.ts';
 import type { PlannedChange } from '../../core/registry.ts';
@@ -29,7 +28,18 @@ import {
 } from '../../core/samples/index.ts';
 import { translate } from '../../core/translate/index.ts';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
-import { $, admin, diffView, el, noteMissingToken, refusal, show } from './common.ts';
+import {
+  $,
+  admin,
+  type DestinationPayload,
+  diffView,
+  el,
+  noteMissingToken,
+  payloadBlocks,
+  refusal,
+  rowsTable,
+  show,
+} from './common.ts';
 
 const TARGETS = ['event_data', ...CONTEXT_TARGETS.filter((t) => t !== 'event_name'), 'skip'];
 
@@ -270,31 +280,8 @@ async function previewPayloads(): Promise<void> {
     out.replaceChildren(...refusal(status, json));
     return;
   }
-  const list = (json as { destinations: { id: string; type: string; result: PreviewResult }[] }).destinations;
-  out.replaceChildren(
-    el('p', {}, 'For the first sample row, nothing is sent now:'),
-    ...list.map((d) => {
-      const r = d.result;
-      const head = `${d.id} (${d.type}): `;
-      if (r.outcome !== 'send')
-        return el(
-          'div',
-          { class: 'payload' },
-          el('h3', {}, `${head}not sent`),
-          el('p', { class: 'warn' }, r.outcome === 'invalid_event' ? 'the event is invalid' : r.reason),
-        );
-      const headers = Object.entries(r.request.headers).map(([k, v]) => `${k}: ${v}`);
-      const body =
-        typeof r.request.body === 'string' ? r.request.body : JSON.stringify(r.request.body, null, 2);
-      return el(
-        'div',
-        { class: 'payload' },
-        el('h3', {}, `${head}sends`),
-        el('pre', {}, `${r.request.method} ${r.request.url}\n${headers.join('\n')}\n\n${body}`),
-        ...(r.dropped ? [el('p', { class: 'warn' }, `Left out: ${r.dropped}`)] : []),
-      );
-    }),
-  );
+  const list = (json as { destinations: DestinationPayload[] }).destinations;
+  out.replaceChildren(el('p', {}, 'For the first sample row, nothing is sent now:'), ...payloadBlocks(list));
 }
 
 /** Every sample row through the translator and the gateway's checks: row → reasons. */
@@ -477,15 +464,6 @@ async function sendSamples(): Promise<void> {
   }
 }
 
-function table(label: string, rows: Record<string, unknown>[], columns: string[]): HTMLElement {
-  return el(
-    'table',
-    { 'aria-label': label },
-    el('thead', {}, el('tr', {}, ...columns.map((c) => el('th', { scope: 'col' }, c)))),
-    el('tbody', {}, ...rows.map((r) => el('tr', {}, ...columns.map((c) => el('td', {}, show(r[c] ?? '')))))),
-  );
-}
-
 function renderArrivals(a: {
   stored: Record<string, unknown>[];
   deliveries: Record<string, unknown>[];
@@ -495,9 +473,9 @@ function renderArrivals(a: {
   );
   $('arrivals').replaceChildren(
     el('h4', {}, `Stored (events.${state.draft?.definition.name ?? ''})`),
-    el('div', { class: 'scroll' }, table('Stored rows', a.stored, ['event_id', 'event_time', ...fields])),
+    el('div', { class: 'scroll' }, rowsTable('Stored rows', a.stored, ['event_id', 'event_time', ...fields])),
     el('h4', {}, 'Deliveries'),
-    table('Deliveries by destination', a.deliveries, ['destination', 'status', 'events', 'reason']),
+    rowsTable('Deliveries by destination', a.deliveries, ['destination', 'status', 'events', 'reason']),
   );
 }
 

@@ -170,13 +170,12 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     assert.deepEqual(errors, []);
 
     const [rows] = await bigquery.query({
-      query: `SELECT order_id, amount, definition_version FROM events.quote_asked WHERE STARTS_WITH(order_id, 'A-${run}-') ORDER BY amount`,
+      query: `SELECT event_id, order_id, amount, definition_version FROM events.quote_asked WHERE STARTS_WITH(order_id, 'A-${run}-') ORDER BY amount`,
     });
     assert.deepEqual(
-      (rows as { order_id: string; amount: number; definition_version: string }[]).map((r) => [
-        r.amount,
-        r.definition_version,
-      ]),
+      (rows as { event_id: string; order_id: string; amount: number; definition_version: string }[]).map(
+        (r) => [r.amount, r.definition_version],
+      ),
       [
         [12, 'quote_asked@1.0'],
         [99.9, 'quote_asked@1.0'],
@@ -195,6 +194,43 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     assert.equal(ben?.custom_data?.['currency'], 'EUR');
     // Trimmed and lower-cased before hashing, as Meta documents.
     assert.deepEqual(ben?.user_data?.['em'], [createHash('sha256').update('ben@example.com').digest('hex')]);
+
+    // The explorer shows the same event whole: stored once, its ledger, Meta's Lead.
+    const id = (rows as { event_id: string; amount: number }[]).find((r) => r.amount === 99.9)?.event_id;
+    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByLabel('Event id').fill(String(id));
+    await page.getByRole('button', { name: 'Show the event' }).click();
+    await page.getByText(/Stored 1 time\(s\), refused 0 time\(s\), \d+ ledger row/).waitFor();
+    assert.equal(new URL(page.url()).search, `?event_id=${id}`);
+    const ledger = await page.getByRole('table', { name: 'Ledger' }).locator('tbody tr').allInnerTexts();
+    assert.ok(
+      ledger.some((r) => /meta\s+delivered/.test(r)),
+      ledger.join('\n'),
+    );
+    assert.ok(
+      ledger.some((r) => /ga4\s+skipped\s+unknown event quote_asked has no mapping/.test(r)),
+      ledger.join('\n'),
+    );
+    const sent =
+      (await page.locator('.payload', { hasText: 'meta (meta_capi): sends' }).locator('pre').textContent()) ??
+      '';
+    assert.match(sent, /"event_name": "Lead"/);
+    assert.match(sent, /"value": 99.9/);
+    assert.match(
+      (await page.getByLabel('Stored row 1').textContent()) ?? '',
+      /"definition_version": "quote_asked@1\.0"/,
+    );
+    // The webhook gets the stored event as it is (received_at at the top, not in event_data).
+    const hook =
+      (await page
+        .locator('.payload', { hasText: 'webhook (webhook): sends' })
+        .locator('pre')
+        .textContent()) ?? '';
+    const hookBody = JSON.parse(hook.slice(hook.indexOf('\n\n') + 2)) as Record<string, unknown>;
+    assert.equal(typeof hookBody['received_at'], 'string');
+    assert.deepEqual(Object.keys(hookBody['event_data'] as object).sort(), ['amount', 'order_id', 'produkt']);
+    await shot(page, '4-explorer');
+    assert.deepEqual(errors, []);
     await page.close();
   });
 

@@ -149,6 +149,11 @@ describe('gateway: defined events and translators', () => {
         ['quote_requested', 'Q-2', 7],
       ],
     );
+    // The uploader's address and user agent are no row's device.
+    assert.deepEqual(
+      first?.map((e) => e.device),
+      [undefined, undefined],
+    );
     const again = await post('/v1/translators/quotes-csv', CSV, 'text/csv', translate);
     assert.equal(again.status, 200);
     const second = publisher.calls[1]?.messages.map((m) => m.attributes['event_id']);

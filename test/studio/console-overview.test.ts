@@ -77,19 +77,24 @@ describe('console: the overview agrees with SQL over the same rows', function ()
       event('old', 'page_view', 'm7', at(-1, 59), 50),
       event('new', 'page_view', 'm8', at(3, 0), 50),
     ]);
-    const invalid = (received: string, reason: string, errors: { path: string; message: string }[]) => ({
+    const invalid = (
+      received: string,
+      reason: string,
+      errors: { path: string; message: string }[],
+      eventId?: string,
+    ) => ({
       received_at: received,
       stored_at: received,
       reason,
       errors,
+      ...(eventId ? { event_id: eventId } : {}),
     });
-    await dataset
-      .table('invalid_events')
-      .insert([
-        invalid(at(0, 1), 'invalid_event', [{ path: 'value', message: 'must be a number' }]),
-        invalid(at(0, 2), 'invalid_event', [{ path: 'value', message: 'must be a number' }]),
-        invalid(at(2, 3), 'not_json', []),
-      ]);
+    await dataset.table('invalid_events').insert([
+      // e1's invalid twin: refused once, then sent again correctly.
+      invalid(at(0, 1), 'invalid_event', [{ path: 'value', message: 'must be a number' }], 'e1'),
+      invalid(at(0, 2), 'invalid_event', [{ path: 'value', message: 'must be a number' }]),
+      invalid(at(2, 3), 'not_json', []),
+    ]);
     const delivery = (id: string, destination: string, status: string, minute: number) => ({
       event_id: id,
       event_name: 'purchase',
@@ -180,6 +185,60 @@ describe('console: the overview agrees with SQL over the same rows', function ()
       o.deadLetters.reduce((a, d) => a + d.deliveries, 0),
       dead?.n,
     );
+  });
+
+  const explore = async (body: unknown) => {
+    const res = await fetch(`${studio.url}/v1/admin/explore`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, Record<string, unknown>[]> };
+  };
+
+  it('explores one event: its stored copies, its invalid twin and its ledger rows', async () => {
+    const e3 = await explore({ event_id: 'e3' });
+    assert.equal(e3.status, 200, JSON.stringify(e3.json));
+    assert.deepEqual(
+      e3.json['stored']?.map((r) => [r['message_id'], r['received_at']]),
+      [
+        ['m4', at(1, 30)],
+        ['m5', at(1, 31)],
+      ],
+    );
+    const e1 = await explore({ event_id: 'e1' });
+    assert.deepEqual(
+      e1.json['invalid']?.map((r) => [r['reason'], r['errors']]),
+      [['invalid_event', [{ path: 'value', message: 'must be a number' }]]],
+    );
+    assert.deepEqual(
+      e1.json['ledger']?.map((r) => [r['destination'], r['status']]),
+      [
+        ['ga4', 'skipped'],
+        ['meta', 'delivered'],
+      ],
+    );
+    // This studio has no settings: no destinations to show payloads for.
+    assert.deepEqual(e1.json['payloads'], []);
+    const none = await explore({ event_id: 'nope' });
+    assert.deepEqual([none.json['stored'], none.json['invalid'], none.json['ledger']], [[], [], []]);
+  });
+
+  it('lists a range’s events by name, newest first, once each with their copies counted', async () => {
+    const list = await explore({ ...range, event_name: 'page_view' });
+    assert.equal(list.status, 200, JSON.stringify(list.json));
+    assert.deepEqual(
+      list.json['events']?.map((r) => [r['event_id'], r['copies']]),
+      [
+        ['e3', 2],
+        ['e2', 1],
+        ['e1', 1],
+      ],
+    );
+    const bad = await explore({ event_id: 'has space' });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.json), /"field":"event_id"/);
+    assert.equal((await explore({ from: range.to, to: range.from })).status, 400);
   });
 
   it('refuses a bad range naming the field, and says when it has no warehouse', async () => {
