@@ -4,6 +4,7 @@
  * values turned into plain JSON ones.
  */
 import type { BigQuery, Query } from '@google-cloud/bigquery';
+import type { Plan } from '../core/plan.ts';
 
 /** Turns the client's typed values (timestamps, big numbers, bytes, JSON) into printable ones. */
 export function plainValue(value: unknown): unknown {
@@ -50,4 +51,27 @@ export async function selectOnly(
   await assertSingleSelect(bigquery, options);
   const [rows] = await bigquery.query({ ...options, maximumBytesBilled: String(maxBytesBilled) });
   return rows as Record<string, unknown>[];
+}
+
+/**
+ * Runs one query people wrote and returns its rows as plain objects. It must be a single
+ * SELECT: a dry run (which BigQuery does not bill) checks the statement type first, so an
+ * INSERT, DELETE, DDL or a multi-statement script never runs. The run itself is capped at
+ * `maxBytesBilled`: BigQuery fails the query rather than bill more.
+ */
+export async function runQuery(
+  bigquery: BigQuery,
+  p: Plan,
+  query: string,
+  maxRows: number,
+  maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
+): Promise<Record<string, unknown>[]> {
+  const options: Query = {
+    query,
+    useLegacySql: false,
+    defaultDataset: { projectId: bigquery.projectId, datasetId: p.dataset },
+    location: p.location,
+  };
+  const rows = await selectOnly(bigquery, { ...options, maxResults: maxRows }, maxBytesBilled);
+  return rows.slice(0, maxRows).map((r) => plainValue(r) as Record<string, unknown>);
 }

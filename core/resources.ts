@@ -51,6 +51,26 @@ export function resourceViolations(
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Translator') return translatorViolations(d.spec, `${prefix}.spec`);
+  return queryViolations(d.spec, `${prefix}.spec`);
+}
+
+/** The longest saved query (BigQuery takes 1 MB; a console query is far shorter). */
+export const QUERY_MAX_CHARS = 100_000;
+
+/**
+ * A saved query's spec: `{sql}`, one query of the console (run there as a single SELECT, checked
+ * by a dry run when it runs, since only BigQuery knows the statement type).
+ */
+function queryViolations(spec: unknown, prefix: string): FieldViolation[] {
+  const s = spec as Record<string, unknown>;
+  const extra = Object.keys(s).filter((k) => k !== 'sql');
+  if (extra.length > 0)
+    return [{ field: `${prefix}.${extra[0]}`, description: 'is not a field of a Query (sql)' }];
+  const sql = s['sql'];
+  if (typeof sql !== 'string' || sql.trim() === '' || sql.length > QUERY_MAX_CHARS)
+    return [
+      { field: `${prefix}.sql`, description: `must be one SQL query of 1 to ${QUERY_MAX_CHARS} characters` },
+    ];
   return [];
 }
 

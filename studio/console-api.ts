@@ -5,6 +5,8 @@
  *   each destination gets for it (the same code as `eventbus preview`, at the time it was
  *   received, with its definition's mappings); or `{from, to, user_id?, event_name?}`: the
  *   events of a range, newest first (core/console/explorer.ts).
+ * - `sql` `{query, maxRows?}`: a query someone wrote, run only as a single SELECT under the bytes
+ *   cap; its rows (at most maxRows, 1000 unless said, 10,000 at most) and columns.
  */
 
 import type { RegistryClient } from '../adapters/registry.ts';
@@ -26,6 +28,7 @@ import { previewDelivery } from '../core/delivery/preview.ts';
 import { storedEventFromRow } from '../core/delivery/replay.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import type { StoredEvent } from '../core/event.ts';
+import { QUERY_MAX_CHARS } from '../core/resources.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type CreatorApiOptions, plain, type Row } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
@@ -34,6 +37,7 @@ import { Refusal } from './refusal.ts';
 export const CONSOLE_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   overview: 'read',
   explore: 'read',
+  sql: 'read',
 });
 
 export interface ConsoleApiOptions extends CreatorApiOptions {
@@ -51,6 +55,8 @@ export async function consoleAction(o: ConsoleApiOptions, action: string, raw: u
       return overview(o.warehouse, body);
     case 'explore':
       return explore(o, o.warehouse, body);
+    case 'sql':
+      return sql(o.warehouse, body);
     default:
       throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   }
@@ -130,4 +136,37 @@ async function payloads(o: ConsoleApiOptions, settings: Readonly<Settings>, even
       stored: event,
     }),
   }));
+}
+
+export const SQL_MAX_ROWS = 10_000;
+
+async function sql(w: Warehouse, body: Record<string, unknown>) {
+  const query = body['query'];
+  // The message leads with what is wrong: BigQuery's own words for a query it refused.
+  const bad = (field: string, description: string, detail = `${field} ${description}`) =>
+    new Refusal(withViolations(apiError('INVALID_REQUEST', { detail }), [{ field, description }]));
+  if (typeof query !== 'string' || query.trim() === '' || query.length > QUERY_MAX_CHARS)
+    throw bad('query', `must be one SQL query of 1 to ${QUERY_MAX_CHARS} characters`);
+  const maxRows = body['maxRows'] ?? 1000;
+  if (typeof maxRows !== 'number' || !Number.isInteger(maxRows) || maxRows < 1 || maxRows > SQL_MAX_ROWS)
+    throw bad('maxRows', `must be a whole number from 1 to ${SQL_MAX_ROWS}`);
+  if (!w.select) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot run SQL' }));
+  const started = Date.now();
+  let rows: Row[];
+  try {
+    rows = await w.select(query, maxRows);
+  } catch (err) {
+    // A query that is not a single SELECT, does not parse, or would bill over the cap is the
+    // writer's to fix (BigQuery answers 400); anything else is the warehouse's trouble.
+    const e = err as { name?: string; code?: number; message?: string };
+    if (e.name === 'NotASelectError' || e.code === 400) {
+      const why = e.message ?? String(err);
+      throw bad('query', why, `The query was not run: ${why}`);
+    }
+    throw new Refusal(
+      apiError('UNAVAILABLE', { retryAfter: 5, detail: `the warehouse: ${e.message ?? String(err)}` }),
+    );
+  }
+  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  return { columns, rows, truncated: rows.length >= maxRows, ms: Date.now() - started };
 }

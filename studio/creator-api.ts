@@ -35,6 +35,11 @@ export interface CreatorApiOptions {
   readonly warehouse?: {
     table(name: string): string;
     query(sql: string, params: Record<string, unknown>): Promise<Row[]>;
+    /**
+     * SQL someone wrote, run only if a dry run says it is a single SELECT, under the settings'
+     * bytes cap, unqualified tables in the events dataset (adapters/user-sql.ts): plain rows.
+     */
+    select?(sql: string, maxRows: number): Promise<Row[]>;
   };
 }
 

@@ -13,6 +13,7 @@ import { dirname } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
 import { RegistryClient } from '../adapters/registry.ts';
+import { DEFAULT_MAX_BYTES_BILLED, runQuery } from '../adapters/user-sql.ts';
 import { ensureView } from '../adapters/views.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { tableRef, VIEWS } from '../core/warehouse.ts';
@@ -55,6 +56,14 @@ async function main(): Promise<void> {
         const [rows] = await bigquery.query({ query: sql, params, useLegacySql: false });
         return rows as Record<string, unknown>[];
       },
+      select: (sql, maxRows) =>
+        runQuery(
+          bigquery,
+          config.plan,
+          sql,
+          maxRows,
+          config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED,
+        ),
     },
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),

@@ -13,6 +13,7 @@
  *   POST   /v1/admin/arrivals   {event, since}        stored rows and deliveries since (read)
  *   POST   /v1/admin/overview   {from, to}            the console's overview (read)
  *   POST   /v1/admin/explore    {event_id} or {from, to, user_id?, event_name?}  the explorer (read)
+ *   POST   /v1/admin/sql        {query, maxRows?}     a single SELECT under the bytes cap (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP

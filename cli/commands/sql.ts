@@ -3,15 +3,14 @@
  * the real client (the local emulator, or BigQuery itself) and prints the rows as a table,
  * JSON or CSV. Unqualified table names resolve in the environment's dataset.
  */
-import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Command } from 'commander';
 import {
   DEFAULT_MAX_BYTES_BILLED,
   NotASelectError,
   plainValue,
+  runQuery,
   selectOnly,
 } from '../../adapters/user-sql.ts';
-import type { Plan } from '../../core/plan.ts';
 import {
   DATA_DIR_OPTION,
   LOCAL_ENDPOINT_HELP,
@@ -21,36 +20,13 @@ import {
 } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
 
-export { DEFAULT_MAX_BYTES_BILLED, NotASelectError, plainValue, selectOnly };
+export { DEFAULT_MAX_BYTES_BILLED, NotASelectError, plainValue, runQuery, selectOnly };
 
 interface SqlOptions {
   readonly env: string;
   readonly dataDir?: string;
   readonly format: OutputFormat;
   readonly maxRows: string;
-}
-
-/**
- * Runs one query people wrote and returns its rows as plain objects. It must be a single
- * SELECT: a dry run (which BigQuery does not bill) checks the statement type first, so an
- * INSERT, DELETE, DDL or a multi-statement script never runs. The run itself is capped at
- * `maxBytesBilled`: BigQuery fails the query rather than bill more.
- */
-export async function runQuery(
-  bigquery: BigQuery,
-  p: Plan,
-  query: string,
-  maxRows: number,
-  maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
-): Promise<Record<string, unknown>[]> {
-  const options: Query = {
-    query,
-    useLegacySql: false,
-    defaultDataset: { projectId: bigquery.projectId, datasetId: p.dataset },
-    location: p.location,
-  };
-  const rows = await selectOnly(bigquery, { ...options, maxResults: maxRows }, maxBytesBilled);
-  return rows.slice(0, maxRows).map((r) => plainValue(r) as Record<string, unknown>);
 }
 
 export function register(program: Command): void {

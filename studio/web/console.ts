@@ -4,21 +4,12 @@
  * numbers as tables, for readers of either. The range is kept in the address
  * (`/console?hours=168`).
  */
-import uPlot from 'uplot';
 import type { Overview } from '../../core/console/overview.ts';
+import { clearCharts, lineChart } from './charts.ts';
 import { $, admin, el, noteMissingToken, refusal } from './common.ts';
 
-/** Distinct at a glance and for the common kinds of colour blindness (Okabe–Ito). */
-const PALETTE = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#999999'];
 /** Lines drawn per chart; the other names are summed as one. */
 const MAX_SERIES = 6;
-
-/** Steps between a count axis's ticks: whole numbers only. */
-const COUNT_STEPS = [1, 2, 5]
-  .flatMap((m) => [1, 10, 100, 1e3, 1e4, 1e5, 1e6].map((p) => m * p))
-  .sort((a, b) => a - b);
-
-const charts: uPlot[] = [];
 
 function table(label: string, head: string[], rows: (string | number)[][]): HTMLElement {
   return el(
@@ -41,38 +32,10 @@ const figure = (label: string, value: string, note = '') =>
 const fmt = new Intl.NumberFormat('en');
 const ms = (v: number | null) => (v === null ? '—' : v < 1000 ? `${v} ms` : `${(v / 1000).toFixed(1)} s`);
 
-/** A line chart of hourly series into `target`, replacing what was there. */
-function lineChart(
-  target: HTMLElement,
-  label: string,
-  hours: readonly string[],
-  series: { name: string; counts: readonly number[] }[],
-): void {
-  const x = hours.map((h) => Date.parse(h) / 1000);
-  const opts: uPlot.Options = {
-    title: label,
-    width: Math.max(280, target.clientWidth),
-    height: 260,
-    // The page speaks UTC, and so do the axes; counts are whole numbers.
-    tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-    scales: { y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
-    axes: [{}, { label: 'per hour', size: 60, incrs: COUNT_STEPS }],
-    series: [
-      { label: 'hour (UTC)' },
-      ...series.map((s, i) => ({
-        label: s.name,
-        stroke: PALETTE[i % PALETTE.length] as string,
-        width: 2,
-        points: { show: hours.length <= 48 },
-      })),
-    ],
-  };
-  target.replaceChildren();
-  charts.push(new uPlot(opts, [x, ...series.map((s) => [...s.counts])], target));
-}
+const hourly = (title: string) => ({ title, xLabel: 'hour (UTC)', yLabel: 'per hour', wholeNumbers: true });
 
 function render(o: Overview): void {
-  for (const c of charts.splice(0)) c.destroy();
+  clearCharts();
   const dead = o.deadLetters.reduce((a, d) => a + d.deliveries, 0);
   const all = o.totals.events + o.totals.invalid;
   $('figures').replaceChildren(
@@ -96,15 +59,16 @@ function render(o: Overview): void {
 
   const top = o.events.slice(0, MAX_SERIES);
   const rest = o.events.slice(MAX_SERIES);
-  const series = [...top.map((e) => ({ name: e.name, counts: e.counts }))];
+  const series = [...top.map((e) => ({ name: e.name, values: e.counts }))];
   if (rest.length > 0)
     series.push({
       name: `${rest.length} other event(s)`,
-      counts: o.hours.map((_, i) => rest.reduce((a, e) => a + (e.counts[i] ?? 0), 0)),
+      values: o.hours.map((_, i) => rest.reduce((a, e) => a + (e.counts[i] ?? 0), 0)),
     });
+  const x = o.hours.map((h) => Date.parse(h) / 1000);
   const eventsChart = $('events-chart');
   if (o.events.length === 0) eventsChart.replaceChildren(el('p', {}, 'No events were stored in this range.'));
-  else lineChart(eventsChart, 'Events stored per hour, by name', o.hours, series);
+  else lineChart(eventsChart, hourly('Events stored per hour, by name'), x, series);
   $('events-table').replaceChildren(
     table(
       'Events per hour',
@@ -118,7 +82,8 @@ function render(o: Overview): void {
   const invalidChart = $('invalid-chart');
   if (o.totals.invalid === 0)
     invalidChart.replaceChildren(el('p', { class: 'ok' }, 'No invalid events in this range.'));
-  else lineChart(invalidChart, 'Invalid events per hour', o.hours, [{ name: 'invalid', counts: o.invalid }]);
+  else
+    lineChart(invalidChart, hourly('Invalid events per hour'), x, [{ name: 'invalid', values: o.invalid }]);
   $('reasons').replaceChildren(
     o.reasons.length === 0
       ? el('p', {}, 'None.')
@@ -171,14 +136,6 @@ function start(): void {
   if (asked && [...range.options].some((o) => o.value === asked)) range.value = asked;
   range.addEventListener('change', () => void refresh());
   $('refresh').addEventListener('click', () => void refresh());
-  let resizing: ReturnType<typeof setTimeout> | undefined;
-  window.addEventListener('resize', () => {
-    clearTimeout(resizing);
-    resizing = setTimeout(() => {
-      for (const c of charts)
-        c.setSize({ width: Math.max(280, c.root.parentElement?.clientWidth ?? 280), height: 260 });
-    }, 150);
-  });
   void refresh();
 }
 
