@@ -10,6 +10,7 @@
  */
 
 import type { RegistryClient } from '../adapters/registry.ts';
+import { plainValue } from '../adapters/user-sql.ts';
 import { exploreEventSql, exploreListSql, exploreProblem } from '../core/console/explorer.ts';
 import {
   OVERVIEW_QUERIES,
@@ -30,7 +31,7 @@ import { apiError, withViolations } from '../core/errors.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { QUERY_MAX_CHARS } from '../core/resources.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { type CreatorApiOptions, plain, type Row } from './creator-api.ts';
+import type { CreatorApiOptions, Row } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 
 /** The console's actions, and whether each only reads. */
@@ -94,7 +95,7 @@ async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, 
       ...(typeof body['user_id'] === 'string' ? { user_id: body['user_id'] } : {}),
       ...(typeof body['event_name'] === 'string' ? { event_name: body['event_name'] } : {}),
     };
-    return { events: (await w.query(exploreListSql(w.table, q), q)).map(plain) };
+    return { events: (await w.query(exploreListSql(w.table, q), q)).map(plainValue) };
   }
   const params = { event_id: body['event_id'] };
   const sql = exploreEventSql(w.table);
@@ -105,9 +106,9 @@ async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, 
   ]);
   const first = stored[0];
   return {
-    stored: stored.map(plain),
-    invalid: invalid.map(plain),
-    ledger: ledger.map(plain),
+    stored: stored.map(plainValue),
+    invalid: invalid.map(plainValue),
+    ledger: ledger.map(plainValue),
     payloads: first && o.settings ? await payloads(o, o.settings, storedEventFromRow(first)) : [],
   };
 }

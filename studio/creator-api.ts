@@ -11,6 +11,7 @@
  *   the delivery ledger per destination and status.
  */
 import { randomBytes } from 'node:crypto';
+import { plainValue } from '../adapters/user-sql.ts';
 import { type DefinitionSpec, definedEvent, withDefinitionMappings } from '../core/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
 import { apiError, withViolations } from '../core/errors.ts';
@@ -181,19 +182,6 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>) {
   return { status: res.status, body: answer };
 }
 
-/**
- * A warehouse row as plain JSON: BigQuery's client gives TIMESTAMP, DATE and NUMERIC values as
- * `{ value }` objects (at any depth, in records and arrays too): their text.
- */
-export function plain(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(plain);
-  if (typeof v !== 'object' || v === null) return v;
-  // The client's value classes, not a record that happens to have a field named value.
-  if (Object.getPrototypeOf(v) !== Object.prototype && Object.hasOwn(v, 'value'))
-    return (v as { value: unknown }).value;
-  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, plain(x)]));
-}
-
 /** The event's typed-view rows and the ledger's counts since `since`. */
 async function arrivals(w: NonNullable<CreatorApiOptions['warehouse']>, body: Record<string, unknown>) {
   const name = eventName(body, 'event');
@@ -210,5 +198,5 @@ async function arrivals(w: NonNullable<CreatorApiOptions['warehouse']>, body: Re
       params,
     ),
   ]);
-  return { stored: stored.map(plain), deliveries: deliveries.map(plain) };
+  return { stored: stored.map(plainValue), deliveries: deliveries.map(plainValue) };
 }
