@@ -15,6 +15,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   storage: () => import('./storage.ts'),
   rules: () => import('./rules.ts'),
   translate: () => import('./translate.ts'),
+  studio: () => import('./studio.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).

@@ -200,23 +200,34 @@ function update(): void {
   });
   state.draft = draft;
   refreshValueOptions(draft);
-  const refused = validateRows(draft);
-  renderPreview(sample, refused);
-  const bad = refused.size;
-  const rowCheck = $('row-check');
   const dataFields = (draft.definition.spec['fields'] as unknown[]).length;
-  rowCheck.textContent =
-    dataFields === 0
-      ? 'Keep at least one column as an event field.'
-      : bad === 0
-        ? `All ${sample.rows.length} sample rows fit the definition.`
-        : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`;
-  rowCheck.className = dataFields === 0 || bad > 0 ? 'warn' : 'ok';
-  $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0;
+  $<HTMLButtonElement>('check').disabled = true;
   $<HTMLButtonElement>('save').disabled = true;
   $('plan').replaceChildren();
   $('payloads').replaceChildren();
+  // Checking every row of a large sample takes a moment (10,000 rows: about 3 s on a slow
+  // machine): once typing pauses, not on every key.
+  clearTimeout(rowCheckTimer);
+  const rowCheck = $('row-check');
+  rowCheck.textContent = `Checking the ${sample.rows.length} sample rows…`;
+  rowCheck.className = '';
+  rowCheckTimer = setTimeout(() => {
+    if (state.draft !== draft) return;
+    const refused = validateRows(draft);
+    renderPreview(sample, refused);
+    const bad = refused.size;
+    rowCheck.textContent =
+      dataFields === 0
+        ? 'Keep at least one column as an event field.'
+        : bad === 0
+          ? `All ${sample.rows.length} sample rows fit the definition.`
+          : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`;
+    rowCheck.className = dataFields === 0 || bad > 0 ? 'warn' : 'ok';
+    $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0;
+  }, 250);
 }
+
+let rowCheckTimer: ReturnType<typeof setTimeout> | undefined;
 
 /** What step 3 says: the platforms' events, the value and currency, consent at collection. */
 function platformChoice(): PlatformChoice {
@@ -332,7 +343,16 @@ function renderPreview(sample: ParsedSample, refused: Map<number, string>): void
     ...columns.map((c) => el('th', { scope: 'col' }, c)),
     el('th', { scope: 'col' }, 'Check'),
   );
-  const body = sample.rows.slice(0, 50).map((row, i) => {
+  // The first 50 rows, and the first 50 refused ones beyond them, so every mark is on screen.
+  const shown = [
+    ...Array.from({ length: Math.min(50, sample.rows.length) }, (_, i) => i),
+    ...[...refused.keys()]
+      .filter((i) => i >= 50)
+      .sort((a, b) => a - b)
+      .slice(0, 50),
+  ];
+  const body = shown.map((i) => {
+    const row = sample.rows[i] ?? {};
     const why = refused.get(i);
     return el(
       'tr',
