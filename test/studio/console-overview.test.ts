@@ -27,6 +27,7 @@ import { launchChromium } from '../support/chromium.ts';
 
 const TOKEN = 'console-overview-admin-token-0123456789';
 const HOUR = 3_600_000;
+const HOSTILE = '<img src=x onerror="window.__xss=1">';
 
 describe('console: the overview agrees with SQL over the same rows', function () {
   this.timeout(30_000);
@@ -70,7 +71,8 @@ describe('console: the overview agrees with SQL over the same rows', function ()
     const dataset = bigquery.dataset(p.dataset);
     await dataset.table('events').insert([
       event('e1', 'page_view', 'm1', at(0, 5), 100),
-      event('e2', 'page_view', 'm2', at(0, 10), 200),
+      // A hostile value the explorer must show as text.
+      { ...event('e2', 'page_view', 'm2', at(0, 10), 200), event_data: JSON.stringify({ note: HOSTILE }) },
       event('p1', 'purchase', 'm3', at(0, 20), 300),
       event('e3', 'page_view', 'm4', at(1, 30), 400),
       // Redelivered: the same event stored twice, counted once.
@@ -94,7 +96,10 @@ describe('console: the overview agrees with SQL over the same rows', function ()
     });
     await dataset.table('invalid_events').insert([
       // e1's invalid twin: refused once, then sent again correctly.
-      invalid(at(0, 1), 'invalid_event', [{ path: 'value', message: 'must be a number' }], 'e1'),
+      {
+        ...invalid(at(0, 1), 'invalid_event', [{ path: 'value', message: 'must be a number' }], 'e1'),
+        payload: JSON.stringify({ event_name: 'page_view', event_id: 'e1', value: HOSTILE }),
+      },
       invalid(at(0, 2), 'invalid_event', [{ path: 'value', message: 'must be a number' }]),
       invalid(at(2, 3), 'not_json', []),
     ]);
@@ -350,6 +355,28 @@ GROUP BY hour, event_name ORDER BY hour, event_name`;
       await page
         .locator('#sql-status p.err', { hasText: /The query was not run: only a single SELECT may run here/ })
         .waitFor();
+    });
+  });
+
+  it('shows events with hostile fields as text in the explorer', async function () {
+    await inBrowser(this, '/explorer?event_id=e1', async (page) => {
+      await page.getByText(/Stored 1 time\(s\), refused 1 time\(s\), 2 ledger row/).waitFor();
+      assert.match((await page.getByRole('table', { name: 'Refused' }).textContent()) ?? '', /onerror/);
+      await page.getByLabel('Event id').fill('e2');
+      await page.getByRole('button', { name: 'Show the event' }).click();
+      await page
+        .getByLabel('Stored row 1')
+        .getByText(/onerror=/)
+        .waitFor();
+      await page.getByLabel('Event name').fill('page_view');
+      await page.getByLabel('Happened in').selectOption('24');
+      await page.getByRole('button', { name: 'List events' }).click();
+      // The day holds the range's three page views and the two just outside it.
+      await page.getByText(/^5 event\(s\), the newest first\.$/).waitFor();
+      assert.equal(await page.getByRole('table', { name: 'Events found' }).locator('tbody tr').count(), 5);
+      assert.equal(await page.locator('img').count(), 0);
+      assert.equal(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss), undefined);
+      await page.screenshot({ path: join(shots, 'console-explorer-hostile.png'), fullPage: true });
     });
   });
 
