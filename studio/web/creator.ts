@@ -211,7 +211,8 @@ function update(): void {
   const rowCheck = $('row-check');
   rowCheck.textContent = `Checking the ${sample.rows.length} sample rows…`;
   rowCheck.className = '';
-  rowCheckTimer = setTimeout(() => {
+  pendingRowCheck = () => {
+    pendingRowCheck = undefined;
     if (state.draft !== draft) return;
     const refused = validateRows(draft);
     renderPreview(sample, refused);
@@ -224,10 +225,18 @@ function update(): void {
           : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`;
     rowCheck.className = dataFields === 0 || bad > 0 ? 'warn' : 'ok';
     $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0;
-  }, 250);
+  };
+  rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
 }
 
 let rowCheckTimer: ReturnType<typeof setTimeout> | undefined;
+let pendingRowCheck: (() => void) | undefined;
+
+/** Runs a waiting row check now: what needs the sample's events must see the current draft's. */
+function flushRowCheck(): void {
+  clearTimeout(rowCheckTimer);
+  pendingRowCheck?.();
+}
 
 /** What step 3 says: the platforms' events, the value and currency, consent at collection. */
 function platformChoice(): PlatformChoice {
@@ -276,6 +285,7 @@ function refreshValueOptions(draft: Draft): void {
 
 /** Each destination's exact request for the first sample row (the same code as `preview`). */
 async function previewPayloads(): Promise<void> {
+  flushRowCheck();
   const draft = state.draft;
   const out = $('payloads');
   const event = state.events[0];

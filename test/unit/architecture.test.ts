@@ -108,7 +108,7 @@ describe('architecture: dependency direction', () => {
     // and bench reuse what they deploy or measure.
     const ALLOWED: Record<string, string[]> = {
       'cli/': ['gateway/credentials.ts', 'gateway/token-store.ts', 'local/'],
-      'bench/': ['gateway/', 'local/', 'functions/'],
+      'bench/': ['gateway/', 'local/', 'functions/', 'studio/'],
       'infra/': ['gateway/openapi.ts'],
       'local/': ['functions/', 'gateway/'],
       'gateway/': [],
