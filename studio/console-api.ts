@@ -5,6 +5,7 @@
  *   each destination gets for it (the same code as `eventbus preview`, at the time it was
  *   received, with its definition's mappings); or `{from, to, user_id?, event_name?}`: the
  *   events of a range, newest first (core/console/explorer.ts).
+ * - `rule-test`, `rule-firings`: the rules page's (studio/rules-api.ts).
  * - `sql` `{query, maxRows?}`: a query someone wrote, run only as a single SELECT under the bytes
  *   cap; its rows (at most maxRows, 1000 unless said, 10,000 at most) and columns.
  */
@@ -33,12 +34,15 @@ import { QUERY_MAX_CHARS } from '../core/resources.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { CreatorApiOptions, Row } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
+import { ruleFirings, ruleTest } from './rules-api.ts';
 
 /** The console's actions, and whether each only reads. */
 export const CONSOLE_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   overview: 'read',
   explore: 'read',
   sql: 'read',
+  'rule-test': 'read',
+  'rule-firings': 'read',
 });
 
 export interface ConsoleApiOptions extends CreatorApiOptions {
@@ -58,6 +62,10 @@ export async function consoleAction(o: ConsoleApiOptions, action: string, raw: u
       return explore(o, o.warehouse, body);
     case 'sql':
       return sql(o.warehouse, body);
+    case 'rule-test':
+      return ruleTest(o, o.warehouse, body);
+    case 'rule-firings':
+      return ruleFirings(o.warehouse, body);
     default:
       throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   }

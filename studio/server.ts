@@ -14,6 +14,7 @@
  *   POST   /v1/admin/overview   {from, to}            the console's overview (read)
  *   POST   /v1/admin/explore    {event_id} or {from, to, user_id?, event_name?}  the explorer (read)
  *   POST   /v1/admin/sql        {query, maxRows?}     a single SELECT under the bytes cap (read)
+ *   POST   /v1/admin/rule-test, /v1/admin/rule-firings   the rules page (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP

@@ -83,8 +83,30 @@ export function diffView(diff: string, label: string): HTMLElement {
   return pre;
 }
 
-/** Says, when the tab has no token, how to open the studio with one. */
+/** The studio's pages, in the order the navigation shows them. */
+const PAGES = [
+  { href: '/console', label: 'Overview' },
+  { href: '/explorer', label: 'Events' },
+  { href: '/sql', label: 'SQL' },
+  { href: '/rules', label: 'Rules' },
+  { href: '/', label: 'Create an event' },
+  { href: '/resources', label: 'Definitions and translators' },
+] as const;
+
+/** Fills the page's navigation (`<nav id="pages">`), marking the current page. */
+function renderNav(): void {
+  const nav = document.getElementById('pages');
+  if (!nav) return;
+  nav.replaceChildren(
+    ...PAGES.map((p) =>
+      el('a', { href: p.href, ...(p.href === location.pathname ? { 'aria-current': 'page' } : {}) }, p.label),
+    ),
+  );
+}
+
+/** Starts a page: its navigation, and a note when the tab has no token saying how to get one. */
 export function noteMissingToken(): void {
+  renderNav();
   if (adminToken()) return;
   const auth = $('auth');
   auth.textContent = 'Open the studio from the link `npm start` prints (it carries the admin token).';
