@@ -68,9 +68,14 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
       settings: (dir) => {
         const file = join(dir, 'rules.yaml');
         settingsFile = file;
+        // The local webhook destination takes the events the rule publishes (a custom event
+        // reaches a webhook when it is allowed there, docs/architecture.md §3).
+        const local = readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8');
+        const hook = '    config: { path: /webhook }\n';
+        assert.ok(local.includes(hook), 'environments/local.yaml has the webhook destination');
         writeFileSync(
           file,
-          `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${RULES_SETTINGS}`,
+          `${local.replace(hook, `${hook}    events: { allow: [high_value_customer] }\n`)}${RULES_SETTINGS}`,
         );
         return file;
       },
@@ -246,6 +251,24 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
         [`ben-${run}`, 800],
       ],
     );
+    // Stored first, then forwarded like any other event: the webhook destination receives both.
+    const forwarded = await until(
+      'the published events at the webhook destination',
+      async () => {
+        const r = (await (await fetch(`${receiver}/received.json`)).json()) as {
+          received: { destination: string; body: { event_name?: string; user_id?: string } }[];
+        };
+        const mine = r.received.filter(
+          (x) =>
+            x.destination === 'webhook' &&
+            x.body.event_name === 'high_value_customer' &&
+            x.body.user_id?.endsWith(run),
+        );
+        return new Set(mine.map((x) => x.body.user_id)).size >= 2 ? mine : undefined;
+      },
+      60000,
+    );
+    assert.deepEqual([...new Set(forwarded.map((x) => x.body.user_id))].sort(), [`ana-${run}`, `ben-${run}`]);
   });
 
   it('`rule test --since` agrees with what the rule did over the same stored events; `rule runs` lists it', async () => {
