@@ -15,6 +15,12 @@ import {
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { CATALOGUE_OPTIONS, decideOne } from '../../core/decision.ts';
+import {
+  type DefinedEvent,
+  type DefinitionSpec,
+  definedEvent,
+  parseStamp,
+} from '../../core/defined-events.ts';
 import { type LedgerEntry, skippedEntry } from '../../core/delivery/ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from '../../core/delivery/message.ts';
 import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
@@ -60,6 +66,11 @@ export async function replayDestinationSlice(input: {
   readonly publish: (messages: readonly DeliveryMessage[]) => Promise<unknown>;
   readonly writeLedger: (entries: readonly LedgerEntry[]) => Promise<unknown>;
   readonly batchSize?: number;
+  /**
+   * A defined event's version (`name@major.minor`): the platforms its definition maps it to
+   * take it, as in `store`'s decision. Absent, or undefined for a stamp: only webhooks do.
+   */
+  readonly definition?: (stamp: string) => Promise<DefinedEvent | undefined>;
   readonly now?: () => Date;
   readonly onStart?: (total: number) => void;
   readonly onProgress?: (report: DestinationReplayReport) => void;
@@ -81,12 +92,20 @@ export async function replayDestinationSlice(input: {
   };
   const now = input.now ?? (() => new Date());
   const batchSize = input.batchSize ?? 500;
+  const definitions = new Map<string, DefinedEvent | undefined>();
+  const options = {
+    ...CATALOGUE_OPTIONS,
+    definitionMaps: (stamp: string, type: Destination['type']) =>
+      definitions.get(stamp)?.spec.mappings?.[type] !== undefined,
+  };
   for (let i = 0; i < rows.length; i += batchSize) {
     const messages: DeliveryMessage[] = [];
     const skips: LedgerEntry[] = [];
-    for (const row of rows.slice(i, i + batchSize)) {
-      const event = storedEventFromRow(row);
-      const d = decideOne(destination, event, CATALOGUE_OPTIONS);
+    const events = rows.slice(i, i + batchSize).map(storedEventFromRow);
+    for (const stamp of new Set(events.flatMap((e) => e.definition_version ?? [])))
+      if (!definitions.has(stamp)) definitions.set(stamp, await input.definition?.(stamp));
+    for (const event of events) {
+      const d = decideOne(destination, event, options);
       if (d.action === 'send') messages.push(deliveryMessage(event, destination.id, true));
       else skips.push(skippedEntry(event, destination.id, d.reason, now(), true));
     }
@@ -171,6 +190,7 @@ export async function runDestinationReplay(
           selectOnly(bigquery, { query: sql, params }, settings.warehouse?.max_bytes_billed),
         publish: (m) => publisher.publish(m),
         writeLedger: (e) => ledger.write(e),
+        definition: (stamp) => definitionFromStudio(options, stamp, write),
         onStart: (total) =>
           bar.start(Math.max(1, total), 0, {
             destination: id,
@@ -204,4 +224,33 @@ export async function runDestinationReplay(
   write(renderRows([{ ...report, error: report.error ?? '' }], options.format));
   if (report.failed > 0)
     throw new CliError(`${report.failed} not re-sent: ${report.error ?? 'unknown error'}`);
+}
+
+/**
+ * A definition version through the studio's admin API (its history holds every version), for a
+ * replayed defined event. Without a studio to ask, the event goes to webhooks only, as before,
+ * and the command says so.
+ */
+async function definitionFromStudio(
+  o: { dataDir?: string },
+  stamp: string,
+  warn: (text: string) => void,
+): Promise<DefinedEvent | undefined> {
+  const parsed = parseStamp(stamp);
+  if (!parsed) return undefined;
+  try {
+    const { studioCall } = await import('./resources.ts');
+    const history = (await studioCall(
+      o,
+      'GET',
+      `/v1/admin/resources/EventDefinition/${encodeURIComponent(parsed.name)}/history`,
+    )) as { versions: { version: string; spec: unknown }[] };
+    const v = history.versions.find((x) => x.version === parsed.version);
+    return v ? definedEvent(parsed.name, parsed.version, v.spec as DefinitionSpec) : undefined;
+  } catch (err) {
+    warn(
+      `note: ${stamp} could not be read from the studio (${(err as Error).message}); its platform mappings are not applied\n`,
+    );
+    return undefined;
+  }
 }
