@@ -47,6 +47,20 @@ function launch(dataDir: string): { parent: ChildProcess; pid: Promise<number>; 
 
 describe('pubsub emulator: restart right after kill -9', () => {
   const { dataDir, children } = childrenOnTempDir();
+  // The emulators are the parents' background children: killing a parent leaves its emulator
+  // running, so each is stopped by its own pid.
+  const emulators: Promise<number>[] = [];
+  after(async () => {
+    // Never 0 or negative: those signal process groups, not one emulator.
+    for (const pid of await Promise.allSettled(emulators))
+      if (pid.status === 'fulfilled' && pid.value > 0) {
+        try {
+          process.kill(pid.value, 'SIGKILL');
+        } catch {
+          // Already gone.
+        }
+      }
+  });
 
   it('accepts 20 immediate restarts and keeps every answered publish', async () => {
     const published: string[] = [];
@@ -72,6 +86,7 @@ describe('pubsub emulator: restart right after kill -9', () => {
     }
     const last = launch(dataDir);
     children.push(last.parent);
+    emulators.push(last.pid);
     const base = await last.ready;
     const seen = new Set<string>();
     for (let i = 0; i < 20 && seen.size < published.length; i++) {
@@ -87,10 +102,12 @@ describe('pubsub emulator: restart right after kill -9', () => {
     try {
       const first = launch(dir);
       children.push(first.parent);
+      emulators.push(first.pid);
       await first.ready;
       const firstPid = await first.pid;
       const second = launch(dir);
       children.push(second.parent);
+      emulators.push(second.pid.catch(() => 0));
       await assert.rejects(second.ready, (e: Error) =>
         e.message.includes(`is in use by another emulator (pid ${firstPid}: `),
       );
