@@ -254,7 +254,7 @@ class Translator {
     const arg = this.expr((nodes[i + 1] as Group).items);
     let j = i + 2;
     if (isWord(nodes[j], 'AS')) j++;
-    let alias = 'f0_';
+    let alias: string | undefined;
     const aliasNode = nodes[j];
     if (
       aliasNode !== undefined &&
@@ -280,7 +280,13 @@ class Translator {
         j++;
       }
     }
-    const cols = [`unnest(__arr) AS ${quoteIdent(alias)}`];
+    // Without an alias, BigQuery makes an array of structs' fields the row's columns (`FROM t,
+    // UNNEST(items)` then `item_id`; `(SELECT value.int_value FROM UNNEST(event_params) WHERE key
+    // = …)`), and names a scalar element f0_. DuckDB's unnest to depth 2 does both: a struct's
+    // fields become columns (the alias is then unused), a scalar keeps the alias.
+    const cols = [
+      alias === undefined ? 'unnest(__arr, max_depth := 2) AS "f0_"' : `unnest(__arr) AS ${quoteIdent(alias)}`,
+    ];
     if (offset !== undefined) cols.push(`generate_subscripts(__arr, 1) - 1 AS ${quoteIdent(offset)}`);
     this.unnestCounter++;
     out.push(`(SELECT ${cols.join(', ')} FROM (SELECT ${arg} AS __arr)) AS __unnest_${this.unnestCounter}`);

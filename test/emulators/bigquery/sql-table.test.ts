@@ -151,6 +151,27 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    // The idiom of GA4 export queries: an array of structs unnested without an alias exposes
+    // the struct's fields as columns (BigQuery "UNNEST operator": an array of STRUCTs yields a
+    // value table whose columns are the fields).
+    name: 'UNNEST of a REPEATED RECORD without an alias: its fields as columns',
+    sql: 'SELECT e.event_id, reason, code FROM d.events AS e, UNNEST(e.errors) ORDER BY code',
+    rows: [
+      { event_id: 'e2', reason: 'late', code: 1 },
+      { event_id: 'e2', reason: 'retry', code: 2 },
+    ],
+  },
+  {
+    name: 'a correlated (SELECT field FROM UNNEST(arr) WHERE key = …), as GA4 event_params queries',
+    sql: "SELECT e.event_id, (SELECT code FROM UNNEST(e.errors) WHERE reason = 'retry') AS retry_code FROM d.events AS e WHERE e.event_id = 'e2'",
+    rows: [{ event_id: 'e2', retry_code: 2 }],
+  },
+  {
+    name: 'an unaliased UNNEST of scalars names its column f0_',
+    sql: 'SELECT * FROM UNNEST([3, 1]) ORDER BY 1',
+    rows: [{ f0_: 1 }, { f0_: 3 }],
+  },
+  {
     name: 'LEFT JOIN UNNEST keeps rows with empty arrays',
     sql: "SELECT e.event_id, err.reason FROM d.events AS e LEFT JOIN UNNEST(e.errors) AS err WHERE e.event_id IN ('e2', 'e3') ORDER BY e.event_id, err.reason",
     rows: [
