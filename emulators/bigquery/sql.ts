@@ -285,7 +285,9 @@ class Translator {
     // = …)`), and names a scalar element f0_. DuckDB's unnest to depth 2 does both: a struct's
     // fields become columns (the alias is then unused), a scalar keeps the alias.
     const cols = [
-      alias === undefined ? 'unnest(__arr, max_depth := 2) AS "f0_"' : `unnest(__arr) AS ${quoteIdent(alias)}`,
+      alias === undefined
+        ? 'unnest(__arr, max_depth := 2) AS "f0_"'
+        : `unnest(__arr) AS ${quoteIdent(alias)}`,
     ];
     if (offset !== undefined) cols.push(`generate_subscripts(__arr, 1) - 1 AS ${quoteIdent(offset)}`);
     this.unnestCounter++;
