@@ -308,6 +308,10 @@ class Translator {
     const out: string[] = [];
     let inFrom = false;
     let expectTable = false;
+    // In a SELECT list, at the start of an item: a bare path `a.b.c` is named `c`, as BigQuery
+    // names it (DuckDB would not let GROUP BY or an outer query use that name).
+    let inSelect = false;
+    let selectItem = false;
     let i = 0;
     const emit = (s: string, node?: Node) => {
       if (out.length > 0 && (node === undefined || node.space)) out.push(' ');
@@ -315,6 +319,21 @@ class Translator {
     };
     while (i < nodes.length) {
       const n = nodes[i] as Node;
+      if (selectItem && !isWord(n, 'DISTINCT', 'ALL')) {
+        selectItem = false;
+        const end = pathItemEnd(nodes, i);
+        if (end > i) {
+          const last = nodes[end - 1] as Token;
+          emit(`${this.sequence(nodes.slice(i, end))} AS ${quoteIdent(last.text)}`, n);
+          i = end;
+          continue;
+        }
+      }
+      if (isWord(n, 'SELECT')) {
+        inSelect = true;
+        selectItem = true;
+      } else if (isWord(n, 'FROM')) inSelect = false;
+      else if (inSelect && !inFrom && isOp(n, ',')) selectItem = true;
       if (expectTable) {
         expectTable = false;
         const parts: string[] = [];
@@ -797,6 +816,38 @@ const NOT_FUNCTIONS = new Set([
 ]);
 
 // BigQuery allows `CAST (x AS T)` and `EXTRACT (...)`; those must still be rewritten.
+/**
+ * The end of a SELECT item that is a bare path of two or more names (`traffic_source.source`,
+ * `e.event_id`) followed by the item's end (`,`, FROM, or nothing); `i` when it is anything else.
+ */
+function pathItemEnd(nodes: readonly Node[], i: number): number {
+  const name = (n: Node | undefined) =>
+    n !== undefined &&
+    (n.kind === 'qident' || (n.kind === 'ident' && !PATH_STOP_WORDS.has(n.text.toUpperCase())));
+  if (!name(nodes[i])) return i;
+  let k = i + 1;
+  while (isOp(nodes[k], '.') && name(nodes[k + 1])) k += 2;
+  if (k === i + 1) return i;
+  const after = nodes[k];
+  return after === undefined || isOp(after, ',') || isWord(after, 'FROM') ? k : i;
+}
+
+/** Words that start something other than a path in a SELECT item. */
+const PATH_STOP_WORDS = new Set([
+  'AS',
+  'DISTINCT',
+  'ALL',
+  'CASE',
+  'NOT',
+  'NULL',
+  'TRUE',
+  'FALSE',
+  'INTERVAL',
+  'EXISTS',
+  'ARRAY',
+  'STRUCT',
+]);
+
 const FUNCTIONS_ALLOWING_SPACE = new Set(['CAST', 'SAFE_CAST', 'EXTRACT', 'STRUCT', 'COUNTIF', 'ARRAY_AGG']);
 
 const DATE_PARTS = [

@@ -117,9 +117,13 @@ export function dmlStats(r: QueryResult): Json {
   };
 }
 
-/** BigQuery names unnamed result columns f0_, f1_…; DuckDB names them after the expression. */
+/**
+ * BigQuery names unnamed result columns f0_, f1_…; DuckDB names them after the expression. A name
+ * of letters (any script: BigQuery's flexible column names, `größe`), digits and underscores,
+ * not starting with a digit, is a column's or an alias's; anything else is an expression's text.
+ */
 export function outName(name: string, i: number): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(name) ? name : `f${i}_`;
+  return /^[\p{L}_][\p{L}\p{M}\p{N}_]*$/u.test(name) ? name : `f${i}_`;
 }
 
 export function cleanDuckMessage(m: string): string {

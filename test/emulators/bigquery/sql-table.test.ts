@@ -167,6 +167,21 @@ const CASES: readonly Case[] = [
     rows: [{ event_id: 'e2', retry_code: 2 }],
   },
   {
+    // BigQuery names a bare path after its last part: GROUP BY and outer queries use that name.
+    name: 'a path selected without an alias is named after its last part',
+    sql: 'SELECT user.id, COUNT(*) AS n FROM d.events WHERE user.id IS NOT NULL GROUP BY id ORDER BY id',
+    rows: [
+      { id: 1, n: 2 },
+      { id: 2, n: 1 },
+    ],
+  },
+  {
+    // BigQuery's flexible column names take letters of any script.
+    name: 'a non-ASCII alias is kept',
+    sql: 'SELECT 1 AS größe, 2 AS 数量',
+    rows: [{ größe: 1, 数量: 2 }],
+  },
+  {
     name: 'an unaliased UNNEST of scalars names its column f0_',
     sql: 'SELECT * FROM UNNEST([3, 1]) ORDER BY 1',
     rows: [{ f0_: 1 }, { f0_: 3 }],
