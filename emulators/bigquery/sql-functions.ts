@@ -212,6 +212,18 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   // for 40), so the emulator counts exactly.
   APPROX_COUNT_DISTINCT: ({ g, t }) => `count(DISTINCT ${t.expr(g.items)})`,
   STRING_AGG: ({ g, t }) => `string_agg(${t.expr(g.items)})`,
+  // Analytic in BigQuery (with OVER), aggregates DuckDB also runs over a window.
+  PERCENTILE_CONT: ({ arg }) => `quantile_cont(${arg(0)}, ${arg(1)})`,
+  PERCENTILE_DISC: ({ arg }) => `quantile_disc(${arg(0)}, ${arg(1)})`,
+  // n + 1 boundaries from the minimum to the maximum; exact here, as BigQuery's approximation is
+  // at dashboard sizes. The number of quantiles must be a literal, as in BigQuery.
+  APPROX_QUANTILES: ({ arg, raw }) => {
+    const n = Number((raw()[1]?.[0] as Token | undefined)?.text);
+    if (!Number.isInteger(n) || n < 1 || n > 10_000)
+      throw new InvalidSqlError('APPROX_QUANTILES takes a number of quantiles from 1 to 10000, as a literal');
+    const fractions = Array.from({ length: n + 1 }, (_, i) => String(i / n));
+    return `quantile_disc(${arg(0)}, [${fractions.join(', ')}])`;
+  },
   LAST_DAY: ({ arg }) => `last_day(${arg(0)})`,
 };
 

@@ -57,7 +57,6 @@ export {
 } from './sql-tree.ts';
 
 const UNSUPPORTED_FUNCTIONS = new Set([
-  'APPROX_QUANTILES',
   'APPROX_TOP_COUNT',
   'APPROX_TOP_SUM',
   'FARM_FINGERPRINT',
@@ -427,6 +426,18 @@ class Translator {
       }
       if (isGroup(next, '(') && next.space && FUNCTIONS_ALLOWING_SPACE.has(word)) {
         emit(this.call(n as Token, next, nodes, i), n);
+        i += 2;
+        continue;
+      }
+      // `OVER (w)` names a window of the WINDOW clause; DuckDB copies a named window with a frame
+      // only as `OVER w`.
+      if (
+        word === 'OVER' &&
+        isGroup(next, '(') &&
+        next.items.length === 1 &&
+        (next.items[0]?.kind === 'ident' || next.items[0]?.kind === 'qident')
+      ) {
+        emit(`OVER ${quoteIdent((next.items[0] as Token).text)}`, n);
         i += 2;
         continue;
       }

@@ -176,6 +176,25 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    // BigQuery's example: APPROX_QUANTILES(x, 2) over 1..10 (with a NULL) is [1, 5, 10].
+    name: 'APPROX_QUANTILES(x, n): n + 1 boundaries, minimum to maximum',
+    sql: 'SELECT APPROX_QUANTILES(x, 2) AS q FROM UNNEST([1, 1, 1, 4, 5, 6, 7, 8, 9, 10]) AS x',
+    rows: [{ q: [1, 5, 10] }],
+  },
+  {
+    name: 'PERCENTILE_CONT over a window, and a named WINDOW with a frame used as OVER (w)',
+    sql: `SELECT x, PERCENTILE_CONT(x, 0.5) OVER () AS median, SUM(x) OVER (w) AS running
+      FROM UNNEST([1, 2, 3, 4]) AS x
+      WINDOW w AS (ORDER BY x ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+      ORDER BY x`,
+    rows: [
+      { x: 1, median: 2.5, running: 1 },
+      { x: 2, median: 2.5, running: 3 },
+      { x: 3, median: 2.5, running: 6 },
+      { x: 4, median: 2.5, running: 10 },
+    ],
+  },
+  {
     // BigQuery's flexible column names take letters of any script.
     name: 'a non-ASCII alias is kept',
     sql: 'SELECT 1 AS größe, 2 AS 数量',
@@ -310,7 +329,7 @@ FROM test-project.d.events WHERE event_id = "e2"`,
 ];
 
 const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
-  { sql: 'SELECT APPROX_QUANTILES(x, 4) FROM d.events', construct: 'APPROX_QUANTILES' },
+  { sql: 'SELECT APPROX_TOP_COUNT(event_name, 2) FROM d.events', construct: 'APPROX_TOP_COUNT' },
   {
     sql: 'SELECT * FROM d.events FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP()',
     construct: 'FOR SYSTEM_TIME AS OF',
