@@ -444,8 +444,17 @@ class Translator {
       // Namespaced functions such as NET.HOST(...) or SAFE.PARSE_DATE(...).
       if (isOp(next, '.') && UNSUPPORTED_FUNCTIONS.has(word))
         throw new UnsupportedSqlError(`${word}.* functions`);
-      if (word === 'SAFE' && isOp(next, '.') && isGroup(nodes[i + 3], '('))
-        throw new UnsupportedSqlError('SAFE. function prefix');
+      // SAFE.f(…) is NULL where f would raise an error: DuckDB's try().
+      if (
+        word === 'SAFE' &&
+        isOp(next, '.') &&
+        nodes[i + 2]?.kind === 'ident' &&
+        isGroup(nodes[i + 3], '(')
+      ) {
+        emit(`try(${this.call(nodes[i + 2] as Token, nodes[i + 3] as Group, nodes, i + 2)})`, n);
+        i += 4;
+        continue;
+      }
       if (TYPED_LITERALS.has(word) && next?.kind === 'string') {
         emit(this.typedLiteral(word, next.text), n);
         i += 2;

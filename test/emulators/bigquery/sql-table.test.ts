@@ -195,6 +195,12 @@ const CASES: readonly Case[] = [
     ],
   },
   {
+    // SAFE. returns NULL instead of raising an error (BigQuery "SAFE. prefix").
+    name: 'SAFE.PARSE_DATE, SAFE.LN and SAFE_DIVIDE are NULL where the plain call fails',
+    sql: "SELECT SAFE.PARSE_DATE('%Y-%m-%d', 'not a date') AS d, SAFE.PARSE_DATE('%Y-%m-%d', '2024-02-29') AS ok, SAFE.LN(-1) AS l, SAFE_DIVIDE(1, 0) AS q",
+    rows: [{ d: null, ok: { value: '2024-02-29' }, l: null, q: null }],
+  },
+  {
     // BigQuery's flexible column names take letters of any script.
     name: 'a non-ASCII alias is kept',
     sql: 'SELECT 1 AS größe, 2 AS 数量',
