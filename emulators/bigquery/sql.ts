@@ -242,7 +242,6 @@ class Translator {
       out.push(info ?? qualifiedName(this.resolveTable(parts, n.pos)));
       if (isWord(nodes[j], 'FOR') && isWord(nodes[j + 1], 'SYSTEM_TIME'))
         throw new UnsupportedSqlError('FOR SYSTEM_TIME AS OF');
-      if (isWord(nodes[j], 'TABLESAMPLE')) throw new UnsupportedSqlError('TABLESAMPLE');
       return j;
     }
     return i;
@@ -488,10 +487,10 @@ class Translator {
           continue;
         case 'PIVOT':
         case 'UNPIVOT':
-        case 'TABLESAMPLE':
         case 'MATCH_RECOGNIZE':
-          if (isGroup(next, '(') || word === 'TABLESAMPLE') throw new UnsupportedSqlError(word);
+          if (isGroup(next, '(')) throw new UnsupportedSqlError(word);
           break;
+        // `TABLESAMPLE SYSTEM (n PERCENT)` is DuckDB's syntax too (a random sample in both).
         case 'WITH':
           if (isWord(next, 'RECURSIVE')) {
             emit('WITH RECURSIVE', n);

@@ -201,6 +201,11 @@ const CASES: readonly Case[] = [
     rows: [{ d: null, ok: { value: '2024-02-29' }, l: null, q: null }],
   },
   {
+    name: 'TABLESAMPLE SYSTEM (n PERCENT), with and without a table alias',
+    sql: 'SELECT (SELECT COUNT(*) FROM d.events TABLESAMPLE SYSTEM (100 PERCENT)) AS a, (SELECT COUNT(*) FROM d.events AS e TABLESAMPLE SYSTEM (0 PERCENT)) AS b',
+    rows: [{ a: 4, b: 0 }],
+  },
+  {
     // BigQuery's flexible column names take letters of any script.
     name: 'a non-ASCII alias is kept',
     sql: 'SELECT 1 AS größe, 2 AS 数量',
