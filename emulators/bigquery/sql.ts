@@ -282,14 +282,14 @@ class Translator {
     // UNNEST(items)` then `item_id`; `(SELECT value.int_value FROM UNNEST(event_params) WHERE key
     // = …)`), and names a scalar element f0_. DuckDB's unnest to depth 2 does both: a struct's
     // fields become columns (the alias is then unused), a scalar keeps the alias.
-    const cols = [
-      alias === undefined
-        ? 'unnest(__arr, max_depth := 2) AS "f0_"'
-        : `unnest(__arr) AS ${quoteIdent(alias)}`,
-    ];
+    // With an alias x, the range is named x too: `x.field` is then the field of an element of
+    // structs, and `UNNEST(items) AS items` shadows the column items as in BigQuery instead of
+    // being ambiguous; a scalar element is the column x.
+    const cols = [`unnest(__arr, max_depth := 2) AS ${quoteIdent(alias ?? 'f0_')}`];
     if (offset !== undefined) cols.push(`generate_subscripts(__arr, 1) - 1 AS ${quoteIdent(offset)}`);
     this.unnestCounter++;
-    out.push(`(SELECT ${cols.join(', ')} FROM (SELECT ${arg} AS __arr)) AS __unnest_${this.unnestCounter}`);
+    const name = alias === undefined ? `__unnest_${this.unnestCounter}` : quoteIdent(alias);
+    out.push(`(SELECT ${cols.join(', ')} FROM (SELECT ${arg} AS __arr)) AS ${name}`);
     return j;
   }
 

@@ -212,6 +212,20 @@ const CASES: readonly Case[] = [
     rows: [{ größe: 1, 数量: 2 }],
   },
   {
+    // BigQuery: the UNNEST alias is a range variable that shadows a column of the same name.
+    name: 'UNNEST(errors) AS errors: errors.reason is the element’s field, not an ambiguous name',
+    sql: 'SELECT errors.reason, errors.code FROM d.events AS e, UNNEST(e.errors) AS errors ORDER BY errors.code',
+    rows: [
+      { reason: 'late', code: 1 },
+      { reason: 'retry', code: 2 },
+    ],
+  },
+  {
+    name: 'an UNNEST alias as a value is the whole element, a STRUCT',
+    sql: 'SELECT TO_JSON_STRING(err) AS j FROM d.events AS e, UNNEST(e.errors) AS err ORDER BY err.code',
+    rows: [{ j: '{"reason":"late","code":1}' }, { j: '{"reason":"retry","code":2}' }],
+  },
+  {
     name: 'an unaliased UNNEST of scalars names its column f0_',
     sql: 'SELECT * FROM UNNEST([3, 1]) ORDER BY 1',
     rows: [{ f0_: 1 }, { f0_: 3 }],
