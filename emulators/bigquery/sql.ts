@@ -417,6 +417,12 @@ class Translator {
       // Identifiers and keywords.
       const word = n.text.toUpperCase();
       const next = nodes[i + 1];
+      // An implicit alias (`SELECT x timestamp`): quoted, since it may be a DuckDB keyword.
+      if (inSelect && !inFrom && implicitAlias(nodes, i)) {
+        emit(quoteIdent(n.text), n);
+        i++;
+        continue;
+      }
       if (isGroup(next, '(') && !next.space && !NOT_FUNCTIONS.has(word)) {
         emit(this.call(n as Token, next, nodes, i), n);
         i += 2;
@@ -849,6 +855,49 @@ function pathItemEnd(nodes: readonly Node[], i: number): number {
   if (k === i + 1) return i;
   const after = nodes[k];
   return after === undefined || isOp(after, ',') || isWord(after, 'FROM') ? k : i;
+}
+
+/** Words after which a name is not an alias: they do not end an expression. */
+const NOT_EXPRESSION_ENDS = new Set([
+  'SELECT',
+  'DISTINCT',
+  'ALL',
+  'AS',
+  'AND',
+  'OR',
+  'NOT',
+  'IS',
+  'IN',
+  'LIKE',
+  'BETWEEN',
+  'CASE',
+  'WHEN',
+  'THEN',
+  'ELSE',
+  'BY',
+  'ON',
+  'OVER',
+  'INTERVAL',
+  'EXCEPT',
+  'REPLACE',
+  'STRUCT',
+  'ARRAY',
+]);
+
+/**
+ * Whether the name at `i` is a SELECT item's implicit alias: it follows the end of an expression
+ * (a name, literal, parameter or bracket, `END`) and ends the item (`,`, FROM, or nothing).
+ */
+function implicitAlias(nodes: readonly Node[], i: number): boolean {
+  const n = nodes[i];
+  const prev = nodes[i - 1];
+  const after = nodes[i + 1];
+  if (n === undefined || n.kind !== 'ident' || prev === undefined) return false;
+  if (!(after === undefined || isOp(after, ',') || isWord(after, 'FROM'))) return false;
+  if (PATH_STOP_WORDS.has(n.text.toUpperCase()) || isWord(n, 'FROM')) return false;
+  if (prev.kind === 'op') return false;
+  if (prev.kind === 'ident') return !NOT_EXPRESSION_ENDS.has(prev.text.toUpperCase());
+  return true;
 }
 
 /** Words that start something other than a path in a SELECT item. */

@@ -206,6 +206,12 @@ const CASES: readonly Case[] = [
     rows: [{ a: 4, b: 0 }],
   },
   {
+    // Implicit aliases that are DuckDB keywords (a common one in dashboards: `… timestamp`).
+    name: 'implicit aliases, keywords among them',
+    sql: "SELECT TIMESTAMP '2024-01-07 10:00:00+00' timestamp, 1 x, CAST('2' AS INT64) y, CASE WHEN TRUE THEN 3 END z",
+    rows: [{ timestamp: ts('2024-01-07T10:00:00.000Z'), x: 1, y: 2, z: 3 }],
+  },
+  {
     // BigQuery's flexible column names take letters of any script.
     name: 'a non-ASCII alias is kept',
     sql: 'SELECT 1 AS größe, 2 AS 数量',
