@@ -212,6 +212,14 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   // for 40), so the emulator counts exactly.
   APPROX_COUNT_DISTINCT: ({ g, t }) => `count(DISTINCT ${t.expr(g.items)})`,
   STRING_AGG: ({ g, t }) => `string_agg(${t.expr(g.items)})`,
+  // The n most frequent values with their counts, most first (exact here, as BigQuery's answer
+  // is at dashboard sizes); n a literal, as in BigQuery.
+  APPROX_TOP_COUNT: ({ arg, raw }) => {
+    const n = Number((raw()[1]?.[0] as Token | undefined)?.text);
+    if (!Number.isInteger(n) || n < 1 || n > 100_000)
+      throw new InvalidSqlError('APPROX_TOP_COUNT takes a number of values from 1 to 100000, as a literal');
+    return `list_transform(list_slice(list_sort(list_transform(map_entries(histogram(${arg(0)})), e -> {'c': e.value, 'v': e.key}), 'DESC'), 1, ${n}), e -> {'value': e.v, 'count': CAST(e.c AS BIGINT)})`;
+  },
   // Analytic in BigQuery (with OVER), aggregates DuckDB also runs over a window.
   PERCENTILE_CONT: ({ arg }) => `quantile_cont(${arg(0)}, ${arg(1)})`,
   PERCENTILE_DISC: ({ arg }) => `quantile_disc(${arg(0)}, ${arg(1)})`,

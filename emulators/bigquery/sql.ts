@@ -57,7 +57,6 @@ export {
 } from './sql-tree.ts';
 
 const UNSUPPORTED_FUNCTIONS = new Set([
-  'APPROX_TOP_COUNT',
   'APPROX_TOP_SUM',
   'FARM_FINGERPRINT',
   'ML',

@@ -182,6 +182,19 @@ const CASES: readonly Case[] = [
     rows: [{ q: [1, 5, 10] }],
   },
   {
+    // BigQuery's documented example.
+    name: 'APPROX_TOP_COUNT(x, 2): the two most frequent values and their counts',
+    sql: "SELECT APPROX_TOP_COUNT(x, 2) AS approx_top_count FROM UNNEST(['apple', 'apple', 'pear', 'pear', 'pear', 'banana']) AS x",
+    rows: [
+      {
+        approx_top_count: [
+          { value: 'pear', count: 3 },
+          { value: 'apple', count: 2 },
+        ],
+      },
+    ],
+  },
+  {
     name: 'PERCENTILE_CONT over a window, and a named WINDOW with a frame used as OVER (w)',
     sql: `SELECT x, PERCENTILE_CONT(x, 0.5) OVER () AS median, SUM(x) OVER (w) AS running
       FROM UNNEST([1, 2, 3, 4]) AS x
@@ -360,7 +373,7 @@ FROM test-project.d.events WHERE event_id = "e2"`,
 ];
 
 const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
-  { sql: 'SELECT APPROX_TOP_COUNT(event_name, 2) FROM d.events', construct: 'APPROX_TOP_COUNT' },
+  { sql: 'SELECT APPROX_TOP_SUM(event_name, 1, 2) FROM d.events', construct: 'APPROX_TOP_SUM' },
   {
     sql: 'SELECT * FROM d.events FOR SYSTEM_TIME AS OF CURRENT_TIMESTAMP()',
     construct: 'FOR SYSTEM_TIME AS OF',
