@@ -326,6 +326,49 @@ class Translator {
           continue;
         }
       }
+      // `SELECT AS STRUCT a, b AS c FROM …` makes each row one STRUCT; `SELECT AS VALUE x` a value.
+      if (isWord(n, 'SELECT') && isWord(nodes[i + 1], 'AS') && isWord(nodes[i + 2], 'STRUCT', 'VALUE')) {
+        let end = i + 3;
+        while (
+          end < nodes.length &&
+          !isWord(
+            nodes[end],
+            'FROM',
+            'WHERE',
+            'GROUP',
+            'HAVING',
+            'ORDER',
+            'LIMIT',
+            'WINDOW',
+            'QUALIFY',
+            'UNION',
+            'INTERSECT',
+            'EXCEPT',
+          )
+        )
+          end++;
+        const items = splitTopLevel(nodes.slice(i + 3, end));
+        if (isWord(nodes[i + 2], 'VALUE')) {
+          if (items.length !== 1) throw new InvalidSqlError('SELECT AS VALUE takes exactly one expression');
+          emit(`SELECT ${this.expr(items[0] as Node[])}`, n);
+        } else {
+          const fields = items.map((item, k) => {
+            const named = item.length > 2 && isWord(item[item.length - 2], 'AS');
+            const body = named ? item.slice(0, -2) : item;
+            const last = body[body.length - 1];
+            const name = named
+              ? (item[item.length - 1] as Token).text
+              : pathItemEnd(body, 0) === body.length || (body.length === 1 && last?.kind === 'ident')
+                ? (last as Token).text
+                : `_field_${k + 1}`;
+            return `${stringLiteral(name)}: ${this.expr(body)}`;
+          });
+          emit(`SELECT {${fields.join(', ')}}`, n);
+        }
+        i = end;
+        inSelect = false;
+        continue;
+      }
       if (isWord(n, 'SELECT')) {
         inSelect = true;
         selectItem = true;
@@ -854,6 +897,16 @@ function pathItemEnd(nodes: readonly Node[], i: number): number {
   if (k === i + 1) return i;
   const after = nodes[k];
   return after === undefined || isOp(after, ',') || isWord(after, 'FROM') ? k : i;
+}
+
+/** Nodes split at their top-level commas. */
+function splitTopLevel(nodes: readonly Node[]): Node[][] {
+  const out: Node[][] = [[]];
+  for (const n of nodes) {
+    if (isOp(n, ',')) out.push([]);
+    else (out[out.length - 1] as Node[]).push(n);
+  }
+  return out.filter((x) => x.length > 0);
 }
 
 /** Words after which a name is not an alias: they do not end an expression. */

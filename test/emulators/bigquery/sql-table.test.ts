@@ -182,6 +182,23 @@ const CASES: readonly Case[] = [
     rows: [{ q: [1, 5, 10] }],
   },
   {
+    name: 'SELECT AS STRUCT in ARRAY(…): one STRUCT per row, fields named by alias or path',
+    sql: 'SELECT ARRAY(SELECT AS STRUCT err.code, err.reason AS why FROM d.events AS e, UNNEST(e.errors) AS err ORDER BY err.code) AS errs',
+    rows: [
+      {
+        errs: [
+          { code: 1, why: 'late' },
+          { code: 2, why: 'retry' },
+        ],
+      },
+    ],
+  },
+  {
+    name: 'SELECT AS VALUE: the value itself',
+    sql: 'SELECT ARRAY(SELECT AS VALUE err.reason FROM d.events AS e, UNNEST(e.errors) AS err ORDER BY err.code) AS reasons',
+    rows: [{ reasons: ['late', 'retry'] }],
+  },
+  {
     // BigQuery's documented example.
     name: 'APPROX_TOP_COUNT(x, 2): the two most frequent values and their counts',
     sql: "SELECT APPROX_TOP_COUNT(x, 2) AS approx_top_count FROM UNNEST(['apple', 'apple', 'pear', 'pear', 'pear', 'banana']) AS x",
