@@ -69,8 +69,6 @@ const UNSUPPORTED_FUNCTIONS = new Set([
   'SESSION_USER',
   'EXTERNAL_QUERY',
   'VECTOR_SEARCH',
-  'PIVOT',
-  'UNPIVOT',
   'MATCH_RECOGNIZE',
 ]);
 
@@ -535,6 +533,14 @@ class Translator {
           continue;
         case 'PIVOT':
         case 'UNPIVOT':
+          // `PIVOT(SUM(v) FOR k IN ('a', 'b'))` and `UNPIVOT(v FOR k IN (a, b))`: DuckDB takes
+          // BigQuery's syntax and names the columns as BigQuery does.
+          if (isGroup(next, '(')) {
+            emit(`${word}(${this.sequence(next.items)})`, n);
+            i += 2;
+            continue;
+          }
+          break;
         case 'MATCH_RECOGNIZE':
           if (isGroup(next, '(')) throw new UnsupportedSqlError(word);
           break;

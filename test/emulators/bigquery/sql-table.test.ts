@@ -199,6 +199,27 @@ const CASES: readonly Case[] = [
     rows: [{ reasons: ['late', 'retry'] }],
   },
   {
+    // BigQuery's PIVOT operator example (Produce), two quarters.
+    name: 'PIVOT(SUM(sales) FOR quarter IN (…)): one column per value',
+    sql: `SELECT * FROM (
+        SELECT * FROM UNNEST([
+          STRUCT('kale' AS product, 51 AS sales, 'Q1' AS quarter), ('kale', 23, 'Q2'),
+          ('apple', 77, 'Q1'), ('apple', 0, 'Q2')])
+      ) PIVOT(SUM(sales) FOR quarter IN ('Q1', 'Q2')) ORDER BY product`,
+    rows: [
+      { product: 'apple', Q1: 77, Q2: 0 },
+      { product: 'kale', Q1: 51, Q2: 23 },
+    ],
+  },
+  {
+    name: 'UNPIVOT(sales FOR quarter IN (q1, q2)): one row per column',
+    sql: "SELECT * FROM (SELECT 'kale' AS product, 51 AS q1, 23 AS q2) UNPIVOT(sales FOR quarter IN (q1, q2)) ORDER BY quarter",
+    rows: [
+      { product: 'kale', sales: 51, quarter: 'q1' },
+      { product: 'kale', sales: 23, quarter: 'q2' },
+    ],
+  },
+  {
     // BigQuery's documented example.
     name: 'APPROX_TOP_COUNT(x, 2): the two most frequent values and their counts',
     sql: "SELECT APPROX_TOP_COUNT(x, 2) AS approx_top_count FROM UNNEST(['apple', 'apple', 'pear', 'pear', 'pear', 'banana']) AS x",
@@ -401,7 +422,7 @@ const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
   { sql: 'SELECT 1; SELECT 2', construct: 'multi-statement scripts' },
   { sql: 'SELECT * FROM d.INFORMATION_SCHEMA.JOBS', construct: 'INFORMATION_SCHEMA.JOBS' },
   { sql: 'SELECT FARM_FINGERPRINT(event_id) FROM d.events', construct: 'FARM_FINGERPRINT' },
-  { sql: 'SELECT * FROM d.events PIVOT(COUNT(*) FOR event_name IN ("a"))', construct: 'PIVOT' },
+  { sql: 'SELECT * FROM d.events MATCH_RECOGNIZE(ORDER BY event_time)', construct: 'MATCH_RECOGNIZE' },
 ];
 
 async function seed(bq: BigQuery): Promise<void> {
