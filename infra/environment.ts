@@ -94,7 +94,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries],
         },
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
-        ...(rules ? [{ who: 'schedule', member: ids.members.schedule, tables: [TABLES.actionRuns] }] : []),
+        // schedule: the `skipped` rows of slice replays (and the rules' action runs).
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          tables: [TABLES.deliveries, ...(rules ? [TABLES.actionRuns] : [])],
+        },
       ],
       // Queries: the scheduler reads the ledger to tell whether a destination is healthy again;
       // forward asks it whether a redelivered event was already delivered (its dataEditor on the
@@ -163,6 +168,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           member: ids.members.schedule,
           topics: [RUNS_TOPIC, 'deliveries', ...plan.gateway.topics],
         },
+        // The studio starts the console's replays with a run message.
+        { who: 'studio', member: ids.members.studio, topics: [RUNS_TOPIC] },
         ...(settings.producers?.principals ?? []).map((member) => ({
           who: member,
           member,
@@ -190,9 +197,24 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       plan,
       prefixGrants: [
         { who: 'schedule', member: ids.members.schedule, role: 'roles/storage.objectUser', prefix: 'locks/' },
+        // Syncs are read from the registry; the console's replays are objects the studio creates
+        // and the scheduler finishes.
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          role: 'roles/storage.objectViewer',
+          prefix: 'Sync/',
+        },
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          role: 'roles/storage.objectUser',
+          prefix: 'replays/',
+        },
         // Defined events: the gateway validates and stamps them, store re-validates against the
         // stamped version, forward reads its mappings; the gateway also serves translators.
-        ...(['gateway', 'store', 'forward'] as const).map((who) => ({
+        // (schedule: for the definitions' mappings of a replayed slice)
+        ...(['gateway', 'store', 'forward', 'schedule'] as const).map((who) => ({
           who,
           member: ids.members[who],
           role: 'roles/storage.objectViewer' as const,

@@ -101,7 +101,14 @@ export const SERVICE_VENDOR_GROUPS: readonly VendorGroup[] = Object.freeze([
 export const STUDIO_VENDOR_GROUPS: readonly VendorGroup[] = Object.freeze([
   {
     file: 'vendor/google-cloud.cjs',
-    packages: ['google-auth-library', '@google-cloud/storage', '@google-cloud/bigquery'],
+    // (Pub/Sub: the run message of a replay started from the console.)
+    packages: [
+      'google-auth-library',
+      '@google-cloud/storage',
+      '@google-cloud/bigquery',
+      '@google-cloud/pubsub',
+      '@grpc/grpc-js',
+    ],
   },
 ]);
 

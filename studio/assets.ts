@@ -1,6 +1,6 @@
 /**
  * The studio's web pages as static assets: the HTML and CSS as written, and each page's script
- * (the creator, the resources page, the console's overview, explorer and SQL page, rules) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
+ * (the creator, the resources page, the console's overview, explorer, SQL page and replays, rules) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
  * `node:crypto` replaced by a SHA-256 from @noble/hashes).
  *
  * The deployed studio carries them prebuilt in `web/` beside its bundle (scripts/build-functions.ts
@@ -34,6 +34,8 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/assets/sql.js', file: 'sql.js', type: 'text/javascript; charset=utf-8' },
   { path: '/rules', file: 'rules.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/rules.js', file: 'rules.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/replays', file: 'replays.html', type: 'text/html; charset=utf-8' },
+  { path: '/assets/replays.js', file: 'replays.js', type: 'text/javascript; charset=utf-8' },
   { path: '/assets/icon.svg', file: 'icon.svg', type: 'image/svg+xml' },
 ];
 
@@ -48,6 +50,7 @@ const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
   { entry: 'explorer.ts', file: 'explorer.js' },
   { entry: 'sql.ts', file: 'sql.js' },
   { entry: 'rules.ts', file: 'rules.js' },
+  { entry: 'replays.ts', file: 'replays.js' },
 ];
 
 /** The pages' files, by name, built from the sources (what the deployed bundle carries in web/). */

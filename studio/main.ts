@@ -11,11 +11,14 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
+import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
 import { RegistryClient } from '../adapters/registry.ts';
-import { DEFAULT_MAX_BYTES_BILLED, runQuery } from '../adapters/user-sql.ts';
+import { assertSingleSelect, DEFAULT_MAX_BYTES_BILLED, runQuery } from '../adapters/user-sql.ts';
 import { ensureView } from '../adapters/views.ts';
+import { RUNS_TOPIC } from '../core/plan.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
+import { runKey } from '../core/scheduler.ts';
 import { tableRef, VIEWS } from '../core/warehouse.ts';
 import { openTokenStore } from '../gateway/token-store.ts';
 import { buildAssets } from './assets.ts';
@@ -42,6 +45,7 @@ async function main(): Promise<void> {
   const storage = new Storage({ projectId: config.project });
   const bigquery = new BigQuery({ projectId: config.project });
   const dataset = bigquery.dataset(config.plan.dataset);
+  const pubsub = new PubSub({ projectId: config.project });
   const studio = await startStudio({
     registry: new RegistryClient(storage.bucket(bucketName)),
     adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
@@ -65,6 +69,17 @@ async function main(): Promise<void> {
           config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED,
         ),
     },
+    // The console's replays: a run message for the scheduler, a slice's SQL checked by a dry run.
+    runs: {
+      start: async (m) => {
+        await pubsub.topic(RUNS_TOPIC).publishMessage({
+          data: Buffer.from(JSON.stringify(m)),
+          attributes: { type: 'run', kind: m.kind, name: m.name, run: runKey(m) },
+        });
+      },
+    },
+    checkSelect: (sql, params) => assertSingleSelect(bigquery, { query: sql, params, useLegacySql: false }),
+    warehouseRef: { project: config.project, dataset: config.plan.dataset },
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
       ensure: (v) => ensureView(dataset, v),

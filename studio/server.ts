@@ -15,6 +15,8 @@
  *   POST   /v1/admin/explore    {event_id} or {from, to, user_id?, event_name?}  the explorer (read)
  *   POST   /v1/admin/sql        {query, maxRows?}     a single SELECT under the bytes cap (read)
  *   POST   /v1/admin/rule-test, /v1/admin/rule-firings   the rules page (read)
+ *   POST   /v1/admin/replay-start  {destination, source, …}  a replay on the scheduler (apply)
+ *   POST   /v1/admin/replays       {}                     the newest replays and their progress (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
@@ -36,8 +38,9 @@ import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAcces
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
+import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
 
-export interface StudioOptions extends CreatorApiOptions {
+export interface StudioOptions extends CreatorApiOptions, Omit<ReplayApiOptions, 'registry' | 'settings'> {
   readonly registry: RegistryClient;
   readonly adminToken: string;
   /** Who the admin token stands for, recorded as the author of what it applies. */
@@ -261,14 +264,19 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
   const action = parts.length === 3 ? (parts[2] as string) : '';
   const creator = Object.hasOwn(CREATOR_ACTIONS, action) ? CREATOR_ACTIONS[action] : undefined;
   const viewing = Object.hasOwn(CONSOLE_ACTIONS, action) ? CONSOLE_ACTIONS[action] : undefined;
-  if (creator || viewing) {
+  const replaying = Object.hasOwn(REPLAY_ACTIONS, action) ? REPLAY_ACTIONS[action] : undefined;
+  if (creator || viewing || replaying) {
     if (method !== 'POST') throw notAllowed('POST');
-    permit(caller, (creator ?? viewing) as Action);
+    permit(caller, (creator ?? viewing ?? replaying) as Action);
     const body = await readJson(req);
     return send(
       res,
       200,
-      creator ? await creatorAction(o, action, body, author) : await consoleAction(o, action, body),
+      creator
+        ? await creatorAction(o, action, body, author)
+        : replaying
+          ? await replayAction(o, action, body, author)
+          : await consoleAction(o, action, body),
     );
   }
   permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');

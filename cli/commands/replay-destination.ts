@@ -14,16 +14,16 @@ import {
 } from '../../adapters/dead-letter-replay.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
-import { CATALOGUE_OPTIONS, decideOne } from '../../core/decision.ts';
 import {
   type DefinedEvent,
   type DefinitionSpec,
   definedEvent,
   parseStamp,
 } from '../../core/defined-events.ts';
-import { type LedgerEntry, skippedEntry } from '../../core/delivery/ledger.ts';
-import { type DeliveryMessage, deliveryMessage } from '../../core/delivery/message.ts';
-import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
+import type { LedgerEntry } from '../../core/delivery/ledger.ts';
+import type { DeliveryMessage } from '../../core/delivery/message.ts';
+import { sliceQuery } from '../../core/delivery/replay.ts';
+import { sliceSender } from '../../core/delivery/slice-replay.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';
@@ -90,33 +90,21 @@ export async function replayDestinationSlice(input: {
     skipped: 0,
     failed: 0,
   };
-  const now = input.now ?? (() => new Date());
   const batchSize = input.batchSize ?? 500;
-  const definitions = new Map<string, DefinedEvent | undefined>();
-  const options = {
-    ...CATALOGUE_OPTIONS,
-    definitionMaps: (stamp: string, type: Destination['type']) =>
-      definitions.get(stamp)?.spec.mappings?.[type] !== undefined,
-  };
+  const sender = sliceSender({
+    destination,
+    publish: input.publish,
+    writeLedger: input.writeLedger,
+    ...(input.definition ? { definition: input.definition } : {}),
+    ...(input.now ? { now: input.now } : {}),
+  });
   for (let i = 0; i < rows.length; i += batchSize) {
-    const messages: DeliveryMessage[] = [];
-    const skips: LedgerEntry[] = [];
-    const events = rows.slice(i, i + batchSize).map(storedEventFromRow);
-    for (const stamp of new Set(events.flatMap((e) => e.definition_version ?? [])))
-      if (!definitions.has(stamp)) definitions.set(stamp, await input.definition?.(stamp));
-    for (const event of events) {
-      const d = decideOne(destination, event, options);
-      if (d.action === 'send') messages.push(deliveryMessage(event, destination.id, true));
-      else skips.push(skippedEntry(event, destination.id, d.reason, now(), true));
-    }
-    report.read += messages.length + skips.length;
+    const page = rows.slice(i, i + batchSize);
     try {
-      await Promise.all([
-        messages.length > 0 ? input.publish(messages) : undefined,
-        skips.length > 0 ? input.writeLedger(skips) : undefined,
-      ]);
-      report.republished += messages.length;
-      report.skipped += skips.length;
+      const sent = await sender.page(page);
+      report.read += page.length;
+      report.republished += sent.republished;
+      report.skipped += sent.skipped;
     } catch (err) {
       // A slice replay is idempotent: run it again to finish; say where it stopped.
       report.failed += rows.length - i;

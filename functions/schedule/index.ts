@@ -8,13 +8,15 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { http } from '@google-cloud/functions-framework';
 import type { PubSub } from '@google-cloud/pubsub';
 import type { Bucket, Storage } from '@google-cloud/storage';
-import { pubSubPullSource } from '../../adapters/backlog.ts';
+import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
+import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
-import { LEDGER_TABLE, ledgerInsertAll } from '../../adapters/ledger-writer.ts';
+import { createLedgerWriter, LEDGER_TABLE, ledgerInsertAll } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
+import { ReplayStore } from '../../adapters/replays.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import {
   assertSingleSelect,
@@ -22,6 +24,7 @@ import {
   plainValue,
   selectOnly,
 } from '../../adapters/user-sql.ts';
+import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/defined-events.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RuleVersion } from '../../core/rules.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
@@ -31,6 +34,7 @@ import type { RuleSpec } from '../../schemas/rule.ts';
 import type { ActionDeps } from './actions.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { redriveJob } from './redrive.ts';
+import { replayJob } from './replays.ts';
 import type { Job } from './runner.ts';
 import { scheduledRulesJob } from './scheduled-rules.ts';
 import { syncJob } from './syncs.ts';
@@ -123,6 +127,17 @@ function scheduledRules(reader: RegistryReader, pubsub: PubSub, bigquery: BigQue
   });
 }
 
+/** tabledata.list of an ops table (no query, nothing billed): a page of plain rows. */
+const opsPage =
+  (bigquery: BigQuery) =>
+  async (table: string, startIndex: number, maxResults: number): Promise<Record<string, unknown>[]> => {
+    const [rows] = await bigquery
+      .dataset(config.plan.ops.dataset)
+      .table(table)
+      .getRows({ startIndex: String(startIndex), maxResults, autoPaginate: false });
+    return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+  };
+
 /** Syncs (reverse ETL): their SQL runs under the bytes cap, their state lives in the ops dataset. */
 function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, storage: Storage): Job {
   const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
@@ -139,13 +154,7 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
       const [rows] = await bigquery.query({ ...defaults, query: sql, maximumBytesBilled: String(maxBytes) });
       return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
     },
-    page: async (table, startIndex, maxResults) => {
-      const [rows] = await bigquery
-        .dataset(config.plan.ops.dataset)
-        .table(table)
-        .getRows({ startIndex: String(startIndex), maxResults, autoPaginate: false });
-      return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
-    },
+    page: opsPage(bigquery),
     writeFile: async (bucketName, path, body, contentType) => {
       try {
         await storage
@@ -170,6 +179,53 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
       if (refused.length > 0) throw new Error(`sync_runs refused the run's row: ${refused[0]?.message}`);
     },
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
+  });
+}
+
+/**
+ * The console's replays: dead letters re-published, warehouse slices re-sent through the decision
+ * layer, with the CLI's code; a slice is kept in the ops dataset while it is paged out.
+ */
+function replays(
+  registry: RegistryClient,
+  bucket: Bucket,
+  bigquery: BigQuery,
+  source: () => Promise<PullSource>,
+  deliveries: ReturnType<typeof createDeliveriesPublisher>,
+): Job {
+  const maxBytes = String(config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED);
+  const store = new ReplayStore(bucket);
+  const ledger = createLedgerWriter(createBigQueryWriter(bigquery, config.plan.dataset));
+  return replayJob({
+    settings: config.settings,
+    project: config.project,
+    dataset: config.plan.dataset,
+    ops: config.plan.ops.dataset,
+    pending: (now) => store.pending(now),
+    read: (id) => store.read(id),
+    finish: (record) => store.write(record),
+    source,
+    publish: (messages) => deliveries.publish(messages),
+    writeLedger: (entries) => ledger.write(entries),
+    assertSelect: (sql, params) => assertSingleSelect(bigquery, { query: sql, params, useLegacySql: false }),
+    run: async (sql, params) => {
+      const [rows] = await bigquery.query({
+        query: sql,
+        ...(params ? { params } : {}),
+        useLegacySql: false,
+        maximumBytesBilled: maxBytes,
+      });
+      return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+    },
+    page: opsPage(bigquery),
+    definition: async (stamp) => {
+      const parsed = parseStamp(stamp);
+      if (!parsed) return undefined;
+      const doc = await registry
+        .readVersion('EventDefinition', parsed.name, parsed.version)
+        .catch(() => undefined);
+      return doc ? definedEvent(parsed.name, parsed.version, doc.spec as DefinitionSpec) : undefined;
+    },
   });
 }
 
@@ -208,6 +264,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
     jobs: [
       ...(config.settings.experimental?.rules ? [scheduledRules(reader, pubsub, bigquery)] : []),
       syncs(reader, pubsub, bigquery, storage),
+      replays(registry, bucket, bigquery, async () => source(), deliveries),
       redriveJob({
         settings: config.settings,
         project: config.project,

@@ -88,6 +88,7 @@ const PAGES = [
   { href: '/console', label: 'Overview' },
   { href: '/explorer', label: 'Events' },
   { href: '/sql', label: 'SQL' },
+  { href: '/replays', label: 'Replays' },
   { href: '/rules', label: 'Rules' },
   { href: '/', label: 'Create an event' },
   { href: '/resources', label: 'Definitions and translators' },

@@ -216,17 +216,22 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
   });
 
-  it('ticks the scheduler every minute on the ticks topic, and lets it write scheduler locks only', () => {
+  it('ticks the scheduler every minute on the ticks topic, and lets it write scheduler locks and replays only', () => {
     const job = one('gcp:cloudscheduler/job:Job', () => true);
     assert.equal(job.inputs['schedule'], '* * * * *');
     assert.equal(job.inputs['pubsubTarget'].topicName, `projects/${PROJECT}/topics/ticks`);
     assert.deepEqual(job.inputs['pubsubTarget'].attributes, { type: 'tick' });
-    const locks = one(
-      'gcp:storage/bucketIAMMember:BucketIAMMember',
-      (m) => m.inputs['member'] === `serviceAccount:${sa('schedule')}`,
-    );
-    assert.equal(locks.inputs['role'], 'roles/storage.objectUser');
-    assert.match(locks.inputs['condition'].expression, /\/objects\/locks\/"\)$/);
+    const writes = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
+      .filter(
+        (m) =>
+          m.inputs['member'] === `serviceAccount:${sa('schedule')}` &&
+          m.inputs['role'] !== 'roles/storage.objectViewer',
+      )
+      .map(
+        (m) =>
+          `${m.inputs['role']} ${/objects\/([^"]+)"/.exec(m.inputs['condition']?.expression ?? '')?.[1]}`,
+      );
+    assert.deepEqual(writes.sort(), ['roles/storage.objectUser locks/', 'roles/storage.objectUser replays/']);
   });
 
   it('lets Cloud Run’s service agent read the archives (the gateway’s build-less source deploy)', () => {
@@ -242,7 +247,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     ]);
   });
 
-  it('lets the gateway, store and forward read definitions, and the gateway translators, by object prefix only', () => {
+  it('lets the gateway, store, forward and schedule read definitions, the gateway translators and schedule syncs, by object prefix only', () => {
     const grants = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
       .filter((m) => m.inputs['condition'] && m.inputs['role'] === 'roles/storage.objectViewer')
       .map(
@@ -255,6 +260,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `eventbus-forward resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-gateway resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-gateway resource.name.startsWith("${registry}/Translator/")`,
+      `eventbus-schedule resource.name.startsWith("${registry}/EventDefinition/")`,
+      `eventbus-schedule resource.name.startsWith("${registry}/Sync/")`,
       `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
     ]);
   });
@@ -427,6 +434,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.invalid_events`,
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.deliveries`,
         `serviceAccount:${sa('forward')} roles/bigquery.dataEditor events.deliveries`,
+        // The `skipped` rows of slice replays the console starts.
+        `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.deliveries`,
         `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events.deliveries`,
       ].sort(),
     );

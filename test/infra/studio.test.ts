@@ -95,17 +95,19 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     );
   });
 
-  it('grants its account the registry bucket, the events dataset, query jobs and the token store, nothing else', () => {
+  it('grants its account the registry bucket, the events dataset, query jobs, the token store and run messages, nothing else', () => {
     const mine = recorded.resources
       .filter((r) => r.inputs['member'] === SA)
       .map(
         (r) =>
-          `${r.inputs['role']} ${r.inputs['bucket'] ?? r.inputs['datasetId'] ?? r.inputs['secretId'] ?? 'project'}`,
+          `${r.inputs['role']} ${r.inputs['bucket'] ?? r.inputs['datasetId'] ?? r.inputs['secretId'] ?? r.inputs['topic'] ?? 'project'}`,
       );
     const registry = config.plan.buckets.find((b) => b.purpose === 'registry')!.name;
     assert.deepEqual(mine.sort(), [
       'roles/bigquery.dataEditor events',
       'roles/bigquery.jobUser project',
+      // The console's replays start with a run message.
+      'roles/pubsub.publisher runs',
       'roles/secretmanager.secretAccessor eventbus-tokens',
       'roles/secretmanager.secretVersionAdder eventbus-tokens',
       `roles/storage.objectAdmin ${registry}`,

@@ -15,17 +15,10 @@ import { REDRIVE_KIND, redriveJob } from '../../functions/schedule/redrive.ts';
 import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner.ts';
 import { type Stack, startStack, testSettings, waitFor } from '../delivery/support/stack.ts';
 import { type Running, start as startStorage } from '../emulators/storage/support.ts';
+import { outage, viewContent } from './support.ts';
 
-const state = { down: true };
-const respond = (r: { eventId?: string }) =>
-  (r.eventId ?? '').startsWith('down-') && state.down ? 503 : 200;
-const event = (id: string) => ({
-  event_name: 'view_content',
-  event_id: id,
-  content_name: 'Shoe',
-  content_type: 'product',
-  consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
-});
+const { state, respond } = outage();
+const event = viewContent;
 const statuses = (rows: readonly LedgerRow[]) =>
   rows.filter((r) => r.destination === 'hook').map((r) => r.status);
 

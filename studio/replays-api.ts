@@ -1,0 +1,125 @@
+/**
+ * The console's replays (docs/console.md#replays):
+ * - `replay-start` `{destination, source: "dead-letters", limit?}` or
+ *   `{destination, source: "slice", from, to, where?}` (apply): checks the request (a slice's
+ *   `where` by a dry run, as a single SELECT), keeps it as `replays/<id>.json` in the registry
+ *   bucket and publishes a run message; the scheduler's Replay job runs it chunk by chunk with the
+ *   CLI's code, never in this request.
+ * - `replays` `{}` (read): the newest replays with where each stands (queued, running with its
+ *   figures so far, finished, given up), read from their objects and their locks.
+ */
+import { randomBytes } from 'node:crypto';
+import { LockStore } from '../adapters/locks.ts';
+import type { RegistryClient } from '../adapters/registry.ts';
+import { ReplayStore } from '../adapters/replays.ts';
+import { sliceQuery } from '../core/delivery/replay.ts';
+import { apiError, withViolations } from '../core/errors.ts';
+import {
+  parseReplayRequest,
+  REPLAY_KIND,
+  type ReplayRecord,
+  replayId,
+  replayState,
+} from '../core/replays.ts';
+import { type RunMessage, runKey } from '../core/scheduler.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { Refusal } from './refusal.ts';
+
+export const REPLAY_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
+  'replay-start': 'apply',
+  replays: 'read',
+});
+
+export interface ReplayApiOptions {
+  readonly registry: RegistryClient;
+  readonly settings?: Readonly<Settings>;
+  /** Publishes a run message on the scheduler's `runs` topic. */
+  readonly runs?: { start(message: RunMessage): Promise<void> };
+  /** Throws unless the SQL is a single SELECT that parses (a dry run, not billed). */
+  readonly checkSelect?: (sql: string, params: Record<string, unknown>) => Promise<void>;
+  /** The environment's project and events dataset, for a slice's SQL. */
+  readonly warehouseRef?: { readonly project: string; readonly dataset: string };
+}
+
+const LIST_SIZE = 20;
+
+const messageOf = (r: ReplayRecord): RunMessage => ({
+  kind: REPLAY_KIND,
+  name: r.id,
+  slot: r.requested_at,
+  trigger: 'manual',
+});
+
+export async function replayAction(
+  o: ReplayApiOptions,
+  action: string,
+  raw: unknown,
+  author: string,
+): Promise<unknown> {
+  const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  const store = new ReplayStore(o.registry.bucket);
+  if (action === 'replays') return { replays: await list(o, store), destinations: destinations(o) };
+  if (action !== 'replay-start')
+    throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+  if (!o.runs) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot reach the scheduler' }));
+  const parsed = parseReplayRequest(
+    body,
+    destinations(o).map((d) => d.id),
+  );
+  if (!parsed.ok) {
+    const detail = parsed.violations.map((v) => `${v.field} ${v.description}`).join('; ');
+    throw new Refusal(withViolations(apiError('INVALID_REQUEST', { detail }), parsed.violations));
+  }
+  const request = parsed.request;
+  if (request.source === 'slice' && request.where !== undefined && o.checkSelect && o.warehouseRef) {
+    try {
+      await o.checkSelect(sliceQuery(o.warehouseRef.project, o.warehouseRef.dataset, request.where), {
+        from: new Date(request.from as string),
+        to: new Date(request.to as string),
+      });
+    } catch (err) {
+      const e = err as { name?: string; code?: number; message?: string };
+      if (e.name !== 'NotASelectError' && e.code !== 400) throw err;
+      const description = `is not a condition BigQuery accepts here: ${e.message ?? String(err)}`;
+      throw new Refusal(
+        withViolations(apiError('INVALID_REQUEST', { detail: `where ${description}` }), [
+          { field: 'where', description },
+        ]),
+      );
+    }
+  }
+  const now = new Date();
+  const record: ReplayRecord = {
+    ...request,
+    id: replayId(now, randomBytes(6).toString('hex')),
+    requested_by: author,
+    requested_at: now.toISOString(),
+    status: 'requested',
+  };
+  await store.create(record);
+  try {
+    await o.runs.start(messageOf(record));
+  } catch (err) {
+    // Not started: nothing is left behind that looks queued.
+    await store.delete(record.id).catch(() => undefined);
+    throw new Refusal(
+      apiError('UNAVAILABLE', { retryAfter: 5, detail: `the scheduler: ${(err as Error).message}` }),
+    );
+  }
+  return { replay: { ...record, state: 'queued' } };
+}
+
+function destinations(o: ReplayApiOptions) {
+  return (o.settings?.destinations ?? []).map((d) => ({ id: d.id, type: d.type }));
+}
+
+async function list(o: ReplayApiOptions, store: ReplayStore) {
+  const locks = new LockStore(o.registry.bucket);
+  const records = await store.recent(LIST_SIZE);
+  return Promise.all(
+    records.map(async (r) => {
+      const lock = await locks.read(REPLAY_KIND, r.id);
+      return { ...r, ...replayState(r, lock.state, runKey(messageOf(r))) };
+    }),
+  );
+}
