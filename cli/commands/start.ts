@@ -132,7 +132,7 @@ export function register(program: Command): void {
       const admin = join(env.dataDir, 'admin-token');
       if (studio && existsSync(admin))
         process.stdout.write(
-          `studio: ${studio.url}/#token=${encodeURIComponent(readFileSync(admin, 'utf8').trim())}\n  create events from a sample; from there: the overview, events, SQL, rules, definitions\n\n`,
+          `studio: ${studio.url}/#token=${encodeURIComponent(readFileSync(admin, 'utf8').trim())}\n  create events from a sample; from there: the overview, events, SQL, replays, rules, definitions\n\n`,
         );
       const report = await env.done;
       process.off('SIGINT', onSignal);
