@@ -952,7 +952,8 @@ function implicitAlias(nodes: readonly Node[], i: number): boolean {
   const after = nodes[i + 1];
   if (n === undefined || n.kind !== 'ident' || prev === undefined) return false;
   if (!(after === undefined || isOp(after, ',') || isWord(after, 'FROM'))) return false;
-  if (PATH_STOP_WORDS.has(n.text.toUpperCase()) || isWord(n, 'FROM')) return false;
+  // END closes a CASE (`… ELSE 'b' END,`): never an alias.
+  if (PATH_STOP_WORDS.has(n.text.toUpperCase()) || isWord(n, 'FROM') || isWord(n, 'END')) return false;
   if (prev.kind === 'op') return false;
   if (prev.kind === 'ident') return !NOT_EXPRESSION_ENDS.has(prev.text.toUpperCase());
   return true;

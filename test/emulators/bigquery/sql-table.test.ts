@@ -263,6 +263,15 @@ const CASES: readonly Case[] = [
     rows: [{ timestamp: ts('2024-01-07T10:00:00.000Z'), x: 1, y: 2, z: 3 }],
   },
   {
+    // END closes a CASE: never an implicit alias, whatever comes before it.
+    name: 'CASE … END without an alias, before a comma and before FROM',
+    sql: "SELECT CASE WHEN n > 1 THEN 'big' ELSE 'small' END, CASE n WHEN 1 THEN NULL ELSE n END FROM UNNEST([1, 2]) AS n ORDER BY n",
+    rows: [
+      { f0_: 'small', f1_: null },
+      { f0_: 'big', f1_: 2 },
+    ],
+  },
+  {
     // BigQuery's flexible column names take letters of any script.
     name: 'a non-ASCII alias is kept',
     sql: 'SELECT 1 AS größe, 2 AS 数量',
