@@ -6,7 +6,14 @@
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 import { protoDuration, seconds } from './settings.ts';
-import { OPS_TABLES, syncRunColumns, type TablePlan, type ViewPlan, warehousePlan } from './warehouse.ts';
+import {
+  OPS_TABLES,
+  syncFailedRowColumns,
+  syncRunColumns,
+  type TablePlan,
+  type ViewPlan,
+  warehousePlan,
+} from './warehouse.ts';
 
 export type { TablePlan, ViewPlan } from './warehouse.ts';
 
@@ -327,6 +334,13 @@ export function plan(settings: Readonly<Settings>): Plan {
           description: 'Syncs (reverse ETL): one row per finished run',
           columns: syncRunColumns(),
           timePartitioning: { type: 'DAY', field: 'finished_at' },
+          clustering: ['sync'],
+        },
+        {
+          name: OPS_TABLES.syncFailedRows,
+          description: 'Syncs: rows a run could not send, with the reason (retried by the next run)',
+          columns: syncFailedRowColumns(),
+          timePartitioning: { type: 'DAY', field: 'failed_at' },
           clustering: ['sync'],
         },
       ],

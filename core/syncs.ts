@@ -29,13 +29,14 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
   const why = scheduleProblem(s.schedule);
   if (why) out.push({ field: `${prefix}.schedule`, description: why });
   const d = s.destination;
-  const want = 'webhook' in d ? 'webhook' : 'files' in d ? 'storage' : undefined;
-  const id = 'webhook' in d ? d.webhook.connection : 'files' in d ? d.files.connection : undefined;
-  const bad = want && id !== undefined ? connectionProblem(connections, id, want) : undefined;
-  if (bad)
+  const named = connectionOf(d);
+  const bad = named ? connectionProblem(connections, named.id, named.type) : undefined;
+  if (bad && named) out.push({ field: `${prefix}.destination.${named.key}.connection`, description: bad });
+  if (s.cursor !== undefined && s.mode === 'mirror')
     out.push({
-      field: `${prefix}.destination.${'webhook' in d ? 'webhook' : 'files'}.connection`,
-      description: bad,
+      field: `${prefix}.cursor`,
+      description:
+        'mirror finds deletions by reading the whole model, which a cursor skips: drop one of them',
     });
   if ('topic' in d) {
     const bad = eventNameProblem(d.topic.event_name);
@@ -48,6 +49,17 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
     });
 });
 
+/** The settings connection a destination names: its key in the spec, its id and the type it must be. */
+function connectionOf(
+  d: SyncSpec['destination'],
+): { key: string; id: string; type: 'webhook' | 'storage' | 'meta_audience' } | undefined {
+  if ('webhook' in d) return { key: 'webhook', id: d.webhook.connection, type: 'webhook' };
+  if ('files' in d) return { key: 'files', id: d.files.connection, type: 'storage' };
+  if ('meta_audience' in d)
+    return { key: 'meta_audience', id: d.meta_audience.connection, type: 'meta_audience' };
+  return undefined;
+}
+
 /** BigQuery table names of a sync (names are [a-z][a-z0-9_-]: `-` becomes `_`). */
 export function syncTables(ops: string, name: string) {
   const n = name.replaceAll('-', '_');
@@ -55,6 +67,7 @@ export function syncTables(ops: string, name: string) {
     snapshot: `${ops}.sync_snap__${n}`,
     changes: `${ops}.sync_changes__${n}`,
     state: `${ops}.sync_state__${n}`,
+    cursor: `${ops}.sync_cursor__${n}`,
     changesId: `sync_changes__${n}`,
   };
 }
@@ -68,7 +81,13 @@ export function modelSource(model: string): string {
 /** The model as a plain SELECT (what the dry run checks). */
 export const modelSelect = (model: string): string => `SELECT * FROM ${modelSource(model)}`;
 
-/** The statements of a run's planning chunk, in order. */
+/**
+ * The statements of a run's planning chunk, in order; the last one counts the changes (and, with
+ * a cursor, says from where to where the run reads). With a `cursor` column the snapshot holds only
+ * the model's rows past the high-water mark of the last clean run (`sync_cursor__<name>`, one row,
+ * NULL before the first), so an incremental model is read cheaply; the diff against the state still
+ * decides what is sent.
+ */
 export function planStatements(spec: SyncSpec, ops: string, name: string): string[] {
   const t = syncTables(ops, name);
   const key = `TO_JSON_STRING(STRUCT(${spec.primary_key.map((k) => `m.${k}`).join(', ')}))`;
@@ -82,12 +101,33 @@ export function planStatements(spec: SyncSpec, ops: string, name: string): strin
     spec.mode === 'mirror'
       ? ` UNION ALL SELECT st.__key, st.__row, 'delete' AS __op FROM ${t.state} st LEFT JOIN ${t.snapshot} s ON s.__key = st.__key WHERE s.__key IS NULL`
       : '';
+  const c = spec.cursor;
+  const source = modelSource(spec.model);
+  const snapshot = c
+    ? `CREATE OR REPLACE TABLE ${t.snapshot} AS SELECT ${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash, m.${c} AS __cursor FROM ${source} m CROSS JOIN ${t.cursor} cur WHERE cur.value IS NULL OR m.${c} > cur.value`
+    : `CREATE OR REPLACE TABLE ${t.snapshot} AS SELECT ${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash FROM ${source} m`;
+  const window = c
+    ? `, (SELECT CAST(value AS STRING) FROM ${t.cursor}) AS cursor_from, (SELECT CAST(MAX(__cursor) AS STRING) FROM ${t.snapshot}) AS cursor_to`
+    : '';
   return [
     `CREATE TABLE IF NOT EXISTS ${t.state} (__key STRING, __hash STRING, __row STRING, synced_at TIMESTAMP)`,
-    `CREATE OR REPLACE TABLE ${t.snapshot} AS SELECT ${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash FROM ${modelSource(spec.model)} m`,
+    // A typed NULL the first time (the cursor column's own type, read from the model).
+    ...(c
+      ? [`CREATE TABLE IF NOT EXISTS ${t.cursor} AS SELECT MAX(m.${c}) AS value FROM ${source} m WHERE FALSE`]
+      : []),
+    snapshot,
     `CREATE OR REPLACE TABLE ${t.changes} AS SELECT ROW_NUMBER() OVER (ORDER BY __op, __key) AS __n, __key, __row, __op FROM (SELECT s.__key, s.__row, 'upsert' AS __op FROM ${t.snapshot} s LEFT JOIN ${t.state} st ON st.__key = s.__key WHERE ${changed}${deletes})`,
-    `SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals FROM ${t.changes}`,
+    `SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals${window} FROM ${t.changes}`,
   ];
+}
+
+/**
+ * Moves the cursor's high-water mark to the snapshot's highest value: only after a run that sent
+ * every row it planned (a row that failed must be read again by the next run).
+ */
+export function cursorAdvanceStatement(ops: string, name: string): string {
+  const t = syncTables(ops, name);
+  return `UPDATE ${t.cursor} SET value = (SELECT MAX(__cursor) FROM ${t.snapshot}) WHERE EXISTS (SELECT 1 FROM ${t.snapshot})`;
 }
 
 /**
@@ -214,5 +254,44 @@ export function destinationLabel(spec: SyncSpec): string {
   const d = spec.destination;
   if ('webhook' in d) return `webhook:${d.webhook.connection}`;
   if ('files' in d) return `files:${d.files.connection}`;
+  if ('meta_audience' in d) return `meta_audience:${d.meta_audience.audience_id}`;
   return `topic:${d.topic.topic ?? 'events'}`;
+}
+
+/**
+ * What a webhook destination refused row by row: a 2xx answer may list rows it did not take,
+ * `{"rejected": [{"key": {...}, "reason": "..."}]}` (by the key it was sent); those rows are not
+ * committed and are retried by the next run. Anything else in the answer is ignored.
+ */
+export function webhookRejections(
+  body: string,
+  changes: readonly Change[],
+): { readonly change: Change; readonly reason: string }[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return [];
+  }
+  const list = (parsed as { rejected?: unknown } | null)?.rejected;
+  if (!Array.isArray(list)) return [];
+  // Keys compare whatever order the receiver wrote their columns in.
+  const canon = (k: unknown) =>
+    typeof k === 'object' && k !== null
+      ? JSON.stringify(Object.entries(k).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : JSON.stringify(k);
+  const byKey = new Map(changes.map((c) => [canon(c.key), c]));
+  const out: { change: Change; reason: string }[] = [];
+  for (const r of list) {
+    const key = (r as { key?: unknown })?.key;
+    const change = key === undefined ? undefined : byKey.get(canon(key));
+    if (!change) continue;
+    const reason = (r as { reason?: unknown }).reason;
+    out.push({
+      change,
+      reason: typeof reason === 'string' ? reason.slice(0, 500) : 'rejected by the webhook',
+    });
+    byKey.delete(canon(key));
+  }
+  return out;
 }

@@ -248,7 +248,10 @@ export function actionRunColumns(): ColumnPlan[] {
 }
 
 /** The ops dataset's tables: what syncs did (per-sync state tables are created by the runs). */
-export const OPS_TABLES = Object.freeze({ syncRuns: 'sync_runs' } as const);
+export const OPS_TABLES = Object.freeze({
+  syncRuns: 'sync_runs',
+  syncFailedRows: 'sync_failed_rows',
+} as const);
 
 /** Columns of `sync_runs`: one row per finished sync run. */
 export function syncRunColumns(): ColumnPlan[] {
@@ -259,13 +262,35 @@ export function syncRunColumns(): ColumnPlan[] {
     col('trigger', 'STRING', 'schedule | manual', 'REQUIRED'),
     col('mode', 'STRING', 'insert | upsert | mirror | full', 'REQUIRED'),
     col('destination', 'STRING', 'webhook:<connection> | files:<connection> | topic:<topic>', 'REQUIRED'),
-    col('status', 'STRING', 'succeeded | nothing_to_send', 'REQUIRED'),
+    col(
+      'status',
+      'STRING',
+      'succeeded | partial (some rows failed: sync_failed_rows) | nothing_to_send | failed (given up)',
+      'REQUIRED',
+    ),
     col('rows_planned', 'INT64', 'Changed, new and deleted rows the diff found', 'REQUIRED'),
     col('rows_sent', 'INT64', 'Rows sent (upserts)', 'REQUIRED'),
     col('rows_removed', 'INT64', 'Deletions sent (mirror mode)', 'REQUIRED'),
     col('chunks', 'INT64', 'Chunks the run took', 'REQUIRED'),
     col('started_at', 'TIMESTAMP', 'When the run planned its diff', 'REQUIRED'),
     col('finished_at', 'TIMESTAMP', 'When its last page was committed (partition column)', 'REQUIRED'),
+    // Added later: NULLABLE, so an existing table takes them in place.
+    col('rows_failed', 'INT64', 'Rows a destination refused or that could not be sent (retried next run)'),
+    col('cursor_from', 'STRING', 'The cursor column’s high-water mark the run read from (cursor syncs)'),
+    col('cursor_to', 'STRING', 'The highest cursor value the run read'),
+    col('error', 'STRING', 'Why the run was given up (status failed)'),
+  ];
+}
+
+/** Columns of `sync_failed_rows`: a row a run could not send, and why (it is retried next run). */
+export function syncFailedRowColumns(): ColumnPlan[] {
+  return [
+    col('sync', 'STRING', 'Sync name', 'REQUIRED'),
+    col('run_id', 'STRING', 'The run that failed to send it', 'REQUIRED'),
+    col('key', 'STRING', 'Its primary key, as JSON', 'REQUIRED'),
+    col('op', 'STRING', 'upsert | delete', 'REQUIRED'),
+    col('reason', 'STRING', 'Why: the destination’s words, or what was missing', 'REQUIRED'),
+    col('failed_at', 'TIMESTAMP', 'When (partition column)', 'REQUIRED'),
   ];
 }
 

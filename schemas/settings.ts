@@ -158,8 +158,19 @@ export type Destination = Static<typeof Destination>;
 export const Connection = Type.Object(
   {
     id: Id('Connection id, named by rules and syncs'),
-    type: Type.Union([Type.Literal('webhook'), Type.Literal('chat'), Type.Literal('storage')]),
-    url: Type.Optional(Type.String({ pattern: '^https?://', description: 'The endpoint (webhooks)' })),
+    type: Type.Union([
+      Type.Literal('webhook'),
+      Type.Literal('chat'),
+      Type.Literal('storage'),
+      Type.Literal('meta_audience'),
+    ]),
+    url: Type.Optional(
+      Type.String({
+        pattern: '^https?://',
+        description:
+          'The endpoint (webhooks); meta_audience: the Graph API origin (default https://graph.facebook.com)',
+      }),
+    ),
     bucket: Type.Optional(
       Type.String({
         pattern: '^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$',
@@ -174,7 +185,8 @@ export const Connection = Type.Object(
     ),
     secrets: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
-        description: 'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed',
+        description:
+          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token',
       }),
     ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),

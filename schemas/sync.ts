@@ -1,6 +1,7 @@
 /**
  * The `spec` of a Sync resource (reverse ETL; docs/syncs.md): a model in SQL with a primary key,
- * a mode, a schedule, and one destination named through a settings connection or a topic.
+ * a mode, an optional cursor column, a schedule, and one destination named through a settings
+ * connection (webhook, files, a Meta custom audience) or a topic.
  */
 import Type, { type Static } from 'typebox';
 import { FieldRule } from './mapping.ts';
@@ -17,6 +18,21 @@ export const SyncDestination = Type.Union([
         {
           connection: Type.String({ minLength: 1, description: 'A storage connection (its bucket)' }),
           format: Type.Optional(Type.Union([Type.Literal('jsonl'), Type.Literal('csv')])),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      meta_audience: Type.Object(
+        {
+          connection: Type.String({ minLength: 1, description: 'A meta_audience connection (its token)' }),
+          audience_id: Type.String({
+            pattern: '^[0-9]{1,24}$',
+            description: 'The customer list custom audience',
+          }),
         },
         { additionalProperties: false },
       ),
@@ -48,6 +64,13 @@ export const SyncSpec = Type.Object(
       minItems: 1,
       maxItems: 8,
     }),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        description:
+          'A column that grows when a row changes (updated_at, a sequence): each run reads only rows past the last one sent',
+      }),
+    ),
     mode: Type.Union([
       Type.Literal('insert'),
       Type.Literal('upsert'),

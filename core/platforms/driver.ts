@@ -9,7 +9,8 @@ import type { StoredEvent } from '../event.ts';
 
 /** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
 export interface OutboundRequest {
-  readonly method: 'POST';
+  /** POST everywhere but Meta's custom audiences, which remove users with DELETE. */
+  readonly method: 'POST' | 'DELETE';
   readonly url: string;
   readonly redactedUrl: string;
   readonly headers: Readonly<Record<string, string>>;

@@ -178,6 +178,13 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
       const refused = await insert(OPS_TABLES.syncRuns, [{ insertId, json: row }]);
       if (refused.length > 0) throw new Error(`sync_runs refused the run's row: ${refused[0]?.message}`);
     },
+    writeFailedRows: async (rows) => {
+      const refused = await insert(
+        OPS_TABLES.syncFailedRows,
+        rows.map((r) => ({ insertId: r.insertId, json: r.row })),
+      );
+      if (refused.length > 0) throw new Error(`sync_failed_rows refused a row: ${refused[0]?.message}`);
+    },
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
   });
 }

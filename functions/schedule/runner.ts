@@ -41,6 +41,11 @@ export interface Job {
   scheduled(now: Date): Promise<readonly Scheduled[]>;
   /** One chunk, well inside the function's timeout. */
   chunk(ctx: ChunkContext): Promise<ChunkResult>;
+  /**
+   * The run was given up (MAX_CHUNK_FAILURES failed chunks in a row): record it where its users
+   * look (a failed row in the job's run table). Best effort: the lock already says it.
+   */
+  gaveUp?(ctx: Omit<ChunkContext, 'fence'>, error: string): Promise<void>;
 }
 
 export interface Locks {
@@ -138,10 +143,27 @@ export async function runChunk(deps: RunnerDeps, message: RunMessage): Promise<R
   } catch (err) {
     const error = (err as Error).message;
     // The lease is let go at once and the cursor stays put: the next tick retries the chunk.
-    await deps.locks
-      .write(kind, name, afterFailure(holding, decision.run, error, clock()), generation)
-      .catch(() => undefined);
+    const after = afterFailure(holding, decision.run, error, clock());
+    const written = await deps.locks.write(kind, name, after, generation).then(
+      () => true,
+      () => false,
+    );
     deps.log?.({ severity: 'ERROR', message: 'run chunk failed', run: id, chunk: decision.chunk, error });
+    if (written && after.run === null && job.gaveUp) {
+      await job
+        .gaveUp(
+          { run: decision.run, runId: id, cursor: decision.cursor, chunk: decision.chunk, now: started },
+          after.last_error ?? error,
+        )
+        .catch((err: unknown) =>
+          deps.log?.({
+            severity: 'ERROR',
+            message: 'recording a given-up run failed',
+            run: id,
+            error: String(err),
+          }),
+        );
+    }
     return { outcome: 'failed', run: id, error };
   }
   try {

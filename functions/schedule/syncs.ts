@@ -7,10 +7,14 @@
  * only if absent, so a page sent twice is one object.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
+import { META_API_VERSION, META_BASE_URL } from '../../core/platforms/meta/driver.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
+import { AUDIENCE_MAX_ROWS, audiencePage, audienceSession } from '../../core/sync-audience.ts';
 import {
+  type Change,
   changesOf,
   commitStatement,
+  cursorAdvanceStatement,
   destinationLabel,
   fileBody,
   filePaths,
@@ -20,6 +24,7 @@ import {
   syncEvents,
   syncTables,
   webhookBody,
+  webhookRejections,
 } from '../../core/syncs.ts';
 import type { Connection, Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -57,6 +62,10 @@ export interface SyncJobDeps extends ConnectionDeps {
     attributes: Record<string, string>,
   ) => Promise<unknown>;
   readonly writeRun: (row: Record<string, unknown>, insertId: string) => Promise<void>;
+  /** Rows a run could not send (`sync_failed_rows`), each with its insertId. */
+  readonly writeFailedRows: (
+    rows: readonly { readonly insertId: string; readonly row: Record<string, unknown> }[],
+  ) => Promise<void>;
   readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
 }
 
@@ -68,14 +77,27 @@ interface SyncCursor {
   readonly pages: number;
   readonly sent: number;
   readonly removed: number;
+  /** Rows the destination refused or that could not go (sync_failed_rows); absent in older cursors. */
+  readonly failed?: number;
   readonly started_at: string;
+  readonly cursor_from?: string | null;
+  readonly cursor_to?: string | null;
 }
+
+type Failed = { readonly change: Change; readonly reason: string };
+
+/** Graph API errors worth another try: throttling and Meta's transient ones. */
+const META_RETRY_CODES = new Set([1, 2, 4, 17, 32, 613, 80003, 80004]);
 
 function enabledSyncs(s: Snapshot): SyncVersion[] {
   return currentSpecs<SyncSpec>(s).filter(
     (x) => x.spec.enabled !== false && scheduleProblem(x.spec.schedule ?? {}) === undefined,
   );
 }
+
+/** A 4xx other than 408 and 429 will not change on retry: its rows fail, the run goes on. */
+const permanent = (http: number | null): boolean =>
+  http !== null && http >= 400 && http < 500 && http !== 408 && http !== 429;
 
 export function syncJob(deps: SyncJobDeps): Job {
   const connection = (id: string): Connection => {
@@ -86,10 +108,10 @@ export function syncJob(deps: SyncJobDeps): Job {
 
   const plan = async (sync: SyncVersion, ctx: ChunkContext): Promise<ChunkResult> => {
     await deps.assertSelect(modelSelect(sync.spec.model));
-    const [ensureState, snapshot, changes, counts] = planStatements(sync.spec, deps.ops, sync.name);
+    const statements = planStatements(sync.spec, deps.ops, sync.name);
     await ctx.fence();
-    for (const sql of [ensureState, snapshot, changes] as string[]) await deps.run(sql);
-    const [row] = await deps.run(counts as string);
+    for (const sql of statements.slice(0, -1)) await deps.run(sql);
+    const [row] = await deps.run(statements.at(-1) as string);
     const cursor: SyncCursor = {
       planned: Number(row?.['planned'] ?? 0),
       removals: Number(row?.['removals'] ?? 0),
@@ -97,26 +119,36 @@ export function syncJob(deps: SyncJobDeps): Job {
       pages: 0,
       sent: 0,
       removed: 0,
+      failed: 0,
       started_at: ctx.now.toISOString(),
+      ...(sync.spec.cursor
+        ? { cursor_from: textOrNull(row?.['cursor_from']), cursor_to: textOrNull(row?.['cursor_to']) }
+        : {}),
     };
     if (cursor.planned === 0) return finish(sync, ctx, cursor);
     return { done: false, cursor, summary: { planned: cursor.planned, removals: cursor.removals } };
   };
 
-  const send = async (sync: SyncVersion, ctx: ChunkContext, cursor: SyncCursor): Promise<ChunkResult> => {
-    const batch = sync.spec.batch_size ?? DEFAULT_BATCH;
-    const rows = await deps.page(syncTables(deps.ops, sync.name).changesId, cursor.done, batch);
-    if (rows.length === 0) return finish(sync, ctx, cursor);
-    const changes = changesOf(sync.spec, rows);
-    const page = cursor.pages + 1;
+  /** Sends one page to the destination; the rows it could not send, with why. */
+  const deliver = async (
+    sync: SyncVersion,
+    ctx: ChunkContext,
+    cursor: SyncCursor,
+    page: number,
+    last: boolean,
+    changes: readonly Change[],
+  ): Promise<Failed[]> => {
     const d = sync.spec.destination;
     if ('webhook' in d) {
       const c = connection(d.webhook.connection);
       const result = await postJson(deps, c, webhookBody(sync, ctx.runId, page, changes), {
         'x-eventbus-sync-page': `${ctx.runId}#${page}`,
       });
-      if (!result.ok) throw new Error(`page ${page} to ${c.id}: ${result.reason}`);
-    } else if ('files' in d) {
+      if (result.ok) return webhookRejections(result.body ?? '', changes);
+      if (permanent(result.http)) return changes.map((change) => ({ change, reason: result.reason }));
+      throw new Error(`page ${page} to ${c.id}: ${result.reason}`);
+    }
+    if ('files' in d) {
       const c = connection(d.files.connection);
       if (!c.bucket) throw new Error(`connection ${c.id} has no bucket`);
       const format = d.files.format ?? 'jsonl';
@@ -127,33 +159,139 @@ export function syncJob(deps: SyncJobDeps): Job {
         fileBody(changes, format),
         format === 'csv' ? 'text/csv' : 'application/x-ndjson',
       );
-    } else {
-      for (const e of syncEvents(sync, changes, ctx.run.slot))
-        await deps.publish(d.topic.topic ?? 'events', e.body, e.attributes);
+      return [];
     }
-    // The state moves only past what was sent, and only while this runner holds the lock.
-    await ctx.fence();
-    await deps.run(
-      commitStatement(
-        deps.ops,
-        sync.name,
-        changes.map((x) => x.n),
-      ),
+    if ('meta_audience' in d) return audience(d.meta_audience, ctx, cursor, page, last, changes);
+    for (const e of syncEvents(sync, changes, ctx.run.slot))
+      await deps.publish(d.topic.topic ?? 'events', e.body, e.attributes);
+    return [];
+  };
+
+  /** A page to a Meta custom audience: users added with POST, removed with DELETE. */
+  const audience = async (
+    d: { readonly connection: string; readonly audience_id: string },
+    ctx: ChunkContext,
+    cursor: SyncCursor,
+    page: number,
+    last: boolean,
+    changes: readonly Change[],
+  ): Promise<Failed[]> => {
+    const c = connection(d.connection);
+    const tokenName = c.secrets?.['access_token'];
+    const token = tokenName ? await deps.secret(tokenName) : undefined;
+    if (!token) throw new Error(`connection ${c.id} has no access_token secret with a value`);
+    const built = audiencePage(changes);
+    const failed: Failed[] = [...built.failed];
+    const path = `${(c.url ?? META_BASE_URL).replace(/\/+$/, '')}/${META_API_VERSION}/${d.audience_id}/users`;
+    const requests = [
+      ['POST', built.add, ctx.runId] as const,
+      ['DELETE', built.remove, `${ctx.runId}#remove`] as const,
+    ];
+    for (const [method, part, session] of requests) {
+      if (!part) continue;
+      const res = await deps.send(
+        {
+          method,
+          url: `${path}?access_token=${encodeURIComponent(token.trim())}`,
+          redactedUrl: `${path}?access_token=REDACTED`,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            payload: part.payload,
+            session: audienceSession(session, page, last, cursor.planned),
+          }),
+        },
+        c.timeout_ms ?? 30_000,
+      );
+      if (res.kind === 'network_error') throw new Error(`audience ${d.audience_id}: ${res.message}`);
+      if (res.status >= 200 && res.status < 300) continue;
+      const error = graphError(res.body);
+      if (!permanent(res.status) || (error.code !== undefined && META_RETRY_CODES.has(error.code)))
+        throw new Error(`audience ${d.audience_id}: HTTP ${res.status} ${error.message}`);
+      failed.push(...part.changes.map((change) => ({ change, reason: `Meta: ${error.message}` })));
+    }
+    return failed;
+  };
+
+  const send = async (sync: SyncVersion, ctx: ChunkContext, cursor: SyncCursor): Promise<ChunkResult> => {
+    const batch = Math.min(
+      sync.spec.batch_size ?? DEFAULT_BATCH,
+      'meta_audience' in sync.spec.destination ? AUDIENCE_MAX_ROWS : Number.POSITIVE_INFINITY,
     );
-    const removed = changes.filter((x) => x.op === 'delete').length;
+    const rows = await deps.page(syncTables(deps.ops, sync.name).changesId, cursor.done, batch);
+    if (rows.length === 0) return finish(sync, ctx, cursor);
+    const changes = changesOf(sync.spec, rows);
+    const page = cursor.pages + 1;
+    const failed = await deliver(
+      sync,
+      ctx,
+      cursor,
+      page,
+      cursor.done + rows.length >= cursor.planned,
+      changes,
+    );
+    const failedNs = new Set(failed.map((f) => f.change.n));
+    const sent = changes.filter((x) => !failedNs.has(x.n));
+    if (failed.length > 0) {
+      const at = new Date().toISOString();
+      await deps.writeFailedRows(
+        failed.map((f) => ({
+          insertId: `${ctx.runId}#${f.change.n}`,
+          row: {
+            sync: sync.name,
+            run_id: ctx.runId,
+            key: JSON.stringify(f.change.key),
+            op: f.change.op,
+            reason: f.reason,
+            failed_at: at,
+          },
+        })),
+      );
+    }
+    // The state moves only past what was sent, and only while this runner holds the lock: a row
+    // that failed stays out of it, so the next run's diff sends it again.
+    await ctx.fence();
+    if (sent.length > 0)
+      await deps.run(
+        commitStatement(
+          deps.ops,
+          sync.name,
+          sent.map((x) => x.n),
+        ),
+      );
+    const removed = sent.filter((x) => x.op === 'delete').length;
     const next: SyncCursor = {
       ...cursor,
       done: cursor.done + rows.length,
       pages: page,
-      sent: cursor.sent + changes.length - removed,
+      sent: cursor.sent + sent.length - removed,
       removed: cursor.removed + removed,
+      failed: (cursor.failed ?? 0) + failed.length,
     };
     if (next.done >= next.planned) return finish(sync, ctx, next);
-    return { done: false, cursor: next, summary: { page, rows: rows.length } };
+    return { done: false, cursor: next, summary: { page, rows: rows.length, failed: failed.length } };
   };
+
+  const runRow = (sync: SyncVersion, ctx: Omit<ChunkContext, 'fence'>, cursor: SyncCursor | null) => ({
+    sync: sync.name,
+    version: sync.version,
+    run_id: ctx.runId,
+    trigger: ctx.run.trigger,
+    mode: sync.spec.mode,
+    destination: destinationLabel(sync.spec),
+    rows_planned: cursor?.planned ?? 0,
+    rows_sent: cursor?.sent ?? 0,
+    rows_removed: cursor?.removed ?? 0,
+    rows_failed: cursor?.failed ?? 0,
+    chunks: ctx.chunk + 1,
+    started_at: cursor?.started_at ?? ctx.now.toISOString(),
+    finished_at: new Date().toISOString(),
+    ...(cursor?.cursor_from ? { cursor_from: cursor.cursor_from } : {}),
+    ...(cursor?.cursor_to ? { cursor_to: cursor.cursor_to } : {}),
+  });
 
   const finish = async (sync: SyncVersion, ctx: ChunkContext, cursor: SyncCursor): Promise<ChunkResult> => {
     const d = sync.spec.destination;
+    const failed = cursor.failed ?? 0;
     if ('files' in d && cursor.pages > 0) {
       const c = connection(d.files.connection);
       const format = d.files.format ?? 'jsonl';
@@ -172,28 +310,22 @@ export function syncJob(deps: SyncJobDeps): Job {
         'application/json',
       );
     }
-    const finished = new Date();
-    await deps.writeRun(
-      {
-        sync: sync.name,
-        version: sync.version,
-        run_id: ctx.runId,
-        trigger: ctx.run.trigger,
-        mode: sync.spec.mode,
-        destination: destinationLabel(sync.spec),
-        status: cursor.planned === 0 ? 'nothing_to_send' : 'succeeded',
-        rows_planned: cursor.planned,
-        rows_sent: cursor.sent,
-        rows_removed: cursor.removed,
-        chunks: ctx.chunk + 1,
-        started_at: cursor.started_at,
-        finished_at: finished.toISOString(),
-      },
-      ctx.runId,
-    );
+    // The cursor moves only after a clean run: a failed row must be read again next time.
+    if (sync.spec.cursor && failed === 0 && cursor.planned > 0) {
+      await ctx.fence();
+      await deps.run(cursorAdvanceStatement(deps.ops, sync.name));
+    }
+    const status = cursor.planned === 0 ? 'nothing_to_send' : failed > 0 ? 'partial' : 'succeeded';
+    await deps.writeRun({ ...runRow(sync, ctx, cursor), status }, ctx.runId);
     return {
       done: true,
-      summary: { planned: cursor.planned, sent: cursor.sent, removed: cursor.removed, pages: cursor.pages },
+      summary: {
+        planned: cursor.planned,
+        sent: cursor.sent,
+        removed: cursor.removed,
+        failed,
+        pages: cursor.pages,
+      },
     };
   };
 
@@ -212,5 +344,30 @@ export function syncJob(deps: SyncJobDeps): Job {
       const cursor = ctx.cursor as SyncCursor | null;
       return cursor ? send(sync, ctx, cursor) : plan(sync, ctx);
     },
+    // Given up after failed chunks in a row: a `failed` row says so in sync_runs, with the error.
+    async gaveUp(ctx, error) {
+      const sync = enabledSyncs(await deps.syncs()).find((s) => s.name === ctx.run.name);
+      if (!sync) return;
+      await deps.writeRun(
+        {
+          ...runRow(sync, ctx, ctx.cursor as SyncCursor | null),
+          status: 'failed',
+          error: error.slice(0, 1000),
+        },
+        ctx.runId,
+      );
+    },
   };
+}
+
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A Graph API error answer's code and message (or the body's start). */
+function graphError(body: string): { code?: number; message: string } {
+  try {
+    const e = (JSON.parse(body) as { error?: { code?: unknown; message?: unknown } }).error;
+    if (e && typeof e.message === 'string')
+      return { ...(typeof e.code === 'number' ? { code: e.code } : {}), message: e.message };
+  } catch {}
+  return { message: body.slice(0, 200) };
 }

@@ -1,6 +1,8 @@
 /**
- * A loopback Meta Conversions API (`POST /{version}/{pixel}/events?access_token=`), checking
- * requests against Meta's published rules (docs/platforms.md §1) and answering in Graph API shapes.
+ * A loopback Meta Conversions API (`POST /{version}/{pixel}/events?access_token=`) and customer
+ * list custom audiences (`POST|DELETE /{version}/{audience}/users`, what syncs send), checking
+ * requests against Meta's published rules (docs/platforms.md §1, docs/syncs.md) and answering in
+ * Graph API shapes.
  */
 import {
   type Answer,
@@ -49,15 +51,98 @@ const graphError = (
   },
 });
 
+/** Audience schema keys Meta documents, and those it takes unhashed. */
+const AUDIENCE_KEYS = new Set([
+  'EMAIL',
+  'PHONE',
+  'GEN',
+  'DOBY',
+  'DOBM',
+  'DOBD',
+  'LN',
+  'FN',
+  'FI',
+  'CT',
+  'ST',
+  'ZIP',
+  'MADID',
+  'COUNTRY',
+  'EXTERN_ID',
+]);
+const AUDIENCE_PLAIN = new Set(['MADID', 'EXTERN_ID']);
+
+/**
+ * `/{audience}/users`: a `payload` of `schema` (one key or a list) and `data` (1 to 10,000 rows,
+ * each as wide as the schema, hashed where Meta wants hashes, '' for a missing value), with an
+ * optional upload `session`. A row with nothing in it is an invalid entry (counted, not refused).
+ */
+function audienceUsers(method: string, path: string, body: unknown): Answer {
+  if (method !== 'POST' && method !== 'DELETE')
+    return graphError(400, 100, `(#100) ${method} is not supported on ${path}`);
+  const payload = isObject(body) ? body['payload'] : undefined;
+  if (!isObject(payload)) return graphError(400, 100, '(#100) The parameter payload is required');
+  const schema = typeof payload['schema'] === 'string' ? [payload['schema']] : payload['schema'];
+  const data = payload['data'];
+  if (!Array.isArray(schema) || schema.length === 0 || !schema.every((k) => AUDIENCE_KEYS.has(k as string)))
+    return graphError(400, 100, '(#100) payload.schema must name keys Meta knows (EMAIL, PHONE, FN, …)');
+  if (!Array.isArray(data) || data.length === 0 || data.length > 10_000)
+    return graphError(
+      400,
+      100,
+      `(#100) payload.data must hold 1 to 10000 rows, got ${Array.isArray(data) ? data.length : 'none'}`,
+    );
+  const problems: string[] = [];
+  let invalid = 0;
+  for (const [i, raw] of data.entries()) {
+    const row = schema.length === 1 && typeof raw === 'string' ? [raw] : raw;
+    if (!Array.isArray(row) || row.length !== schema.length) {
+      problems.push(`payload.data[${i}] must hold ${schema.length} value(s), one per schema key`);
+      continue;
+    }
+    if (row.every((v) => v === '')) invalid++;
+    row.forEach((v, j) => {
+      const k = schema[j] as string;
+      if (typeof v !== 'string') problems.push(`payload.data[${i}][${j}] (${k}) must be a string`);
+      else if (v !== '' && !AUDIENCE_PLAIN.has(k) && !SHA256_HEX.test(v))
+        problems.push(`payload.data[${i}][${j}] (${k}) must be SHA-256 hashed`);
+    });
+  }
+  const session = isObject(body) ? body['session'] : undefined;
+  if (session !== undefined) {
+    if (
+      !isObject(session) ||
+      !Number.isSafeInteger(session['session_id']) ||
+      !Number.isInteger(session['batch_seq']) ||
+      (session['batch_seq'] as number) < 1 ||
+      typeof session['last_batch_flag'] !== 'boolean'
+    )
+      problems.push('session needs session_id (an integer), batch_seq (from 1) and last_batch_flag');
+  }
+  if (problems.length > 0)
+    return graphError(400, 100, '(#100) Invalid parameter', undefined, problems.slice(0, 20));
+  return {
+    status: 200,
+    body: {
+      audience_id: path.split('/')[2],
+      session_id: isObject(session) ? session['session_id'] : undefined,
+      num_received: data.length,
+      num_invalid_entries: invalid,
+      invalid_entry_samples: {},
+    },
+  };
+}
+
 /** Starts the Meta receiver. Answers 200 `{events_received, messages, fbtrace_id}` or a Graph error. */
 export function startMetaReceiver(options: ReceiverOptions = {}): Promise<PlatformReceiver> {
   const now = options.now ?? (() => new Date());
   return startPlatformServer(({ method, path, query, body }) => {
-    if (method !== 'POST' || !/^\/v\d+\.\d+\/\d+\/events$/.test(path))
+    const users = /^\/v\d+\.\d+\/\d+\/users$/.test(path);
+    if (!users && (method !== 'POST' || !/^\/v\d+\.\d+\/\d+\/events$/.test(path)))
       return graphError(400, 2500, `Unknown path components: ${path}`);
     const token = query['access_token'];
     if (!token || (options.accessToken !== undefined && token !== options.accessToken))
       return graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
+    if (users) return audienceUsers(method, path, body);
     if (!isObject(body) || !Array.isArray(body['data']))
       return graphError(400, 100, '(#100) The parameter data is required');
     const data = body['data'] as unknown[];

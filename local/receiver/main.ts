@@ -46,6 +46,15 @@ async function mountPlatforms(
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
     mounts.push({ prefix, destination: d.id, url: server.url });
   }
+  // Meta custom audiences that syncs fill (a meta_audience connection's url pointing here).
+  for (const c of config.settings.connections ?? []) {
+    if (c.type !== 'meta_audience' || !c.url?.startsWith(`${origin}/`)) continue;
+    const prefix = c.url.slice(origin.length + 1).replace(/\/+$/, '');
+    if (mounts.some((m) => m.prefix === prefix)) continue;
+    const server = await startMetaReceiver();
+    servers.push(server);
+    mounts.push({ prefix, destination: c.id, url: server.url });
+  }
   return { mounts, close: async () => void (await Promise.all(servers.map((s) => s.close()))) };
 }
 
@@ -56,7 +65,7 @@ const platforms = await mountPlatforms(`http://${host}:${port}`);
  */
 const origin = `http://${host}:${port}`;
 const connections: Destination[] = (config.settings.connections ?? [])
-  .filter((c) => c.url?.startsWith(`${origin}/`))
+  .filter((c) => c.type !== 'meta_audience' && c.url?.startsWith(`${origin}/`))
   .map((c) => ({
     id: c.id,
     type: 'webhook',

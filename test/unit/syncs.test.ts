@@ -4,6 +4,8 @@
  * Pure; the SQL itself runs on the BigQuery emulator in test/e2e/syncs.test.ts.
  */
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { audiencePage, audienceSession } from '../../core/sync-audience.ts';
 import {
   changesOf,
   commitStatement,
@@ -14,6 +16,7 @@ import {
   type SyncVersion,
   syncEvents,
   syncViolations,
+  webhookRejections,
 } from '../../core/syncs.ts';
 import type { Connection } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -155,5 +158,99 @@ describe('syncs: what destinations receive', () => {
     assert.deepEqual(events[0]?.attributes, { origin: 'Sync/ltv', hops: '1' });
     const again = syncEvents(sync, changesOf(sync.spec, rows), '2026-11-22T10:00:00.000Z');
     assert.equal(again[0]?.body['event_id'], events[0]?.body['event_id'], 'a retried run folds');
+  });
+});
+
+describe('syncs: cursors, row-level failures and Meta custom audiences', () => {
+  const change = (n: number, op: 'upsert' | 'delete', data: Record<string, unknown>) => ({
+    n,
+    op,
+    key: { user_id: `u${n}` },
+    data,
+  });
+
+  it('reads only rows past the high-water mark with a cursor, and refuses a cursor in mirror mode', () => {
+    const statements = planStatements(spec({ cursor: 'updated_at' }), 'ops', 'ltv');
+    assert.equal(statements.length, 5);
+    assert.match(
+      statements[1] ?? '',
+      /^CREATE TABLE IF NOT EXISTS ops\.sync_cursor__ltv AS SELECT MAX\(m\.updated_at\) AS value .* WHERE FALSE$/,
+    );
+    assert.match(
+      statements[2] ?? '',
+      /CROSS JOIN ops\.sync_cursor__ltv cur WHERE cur\.value IS NULL OR m\.updated_at > cur\.value$/,
+    );
+    assert.match(statements[4] ?? '', /AS cursor_from, .* AS cursor_to FROM ops\.sync_changes__ltv$/);
+    // Without a cursor: no cursor table, the whole model.
+    assert.equal(planStatements(spec(), 'ops', 'ltv').length, 4);
+    assert.deepEqual(
+      syncViolations(spec({ mode: 'mirror', cursor: 'updated_at' }), 'spec', CONNECTIONS).map((v) => v.field),
+      ['spec.cursor'],
+    );
+  });
+
+  it('takes the rows a webhook rejects by key, whatever the order of the key’s columns', () => {
+    const changes = [change(1, 'upsert', {}), change(2, 'upsert', {})];
+    assert.deepEqual(
+      webhookRejections(
+        JSON.stringify({
+          rejected: [{ key: { user_id: 'u2' }, reason: 'unknown customer' }, { key: { user_id: 'x' } }],
+        }),
+        changes,
+      ).map((r) => [r.change.n, r.reason]),
+      [[2, 'unknown customer']],
+    );
+    assert.deepEqual(webhookRejections('{"ok":true}', changes), []);
+    assert.deepEqual(webhookRejections('not json', changes), []);
+  });
+
+  it('checks a meta_audience destination’s connection', () => {
+    const connections: Connection[] = [
+      ...CONNECTIONS,
+      { id: 'ads', type: 'meta_audience', secrets: { access_token: 'META_AUDIENCE_TOKEN' } },
+    ];
+    assert.deepEqual(
+      syncViolations(
+        spec({ mode: 'mirror', destination: { meta_audience: { connection: 'ads', audience_id: '2385' } } }),
+        'spec',
+        connections,
+      ),
+      [],
+    );
+    assert.deepEqual(
+      syncViolations(
+        spec({ destination: { meta_audience: { connection: 'crm', audience_id: '2385' } } }),
+        'spec',
+        connections,
+      ).map((v) => `${v.field}: ${v.description}`),
+      ['spec.destination.meta_audience.connection: "crm" is a webhook connection, not meta_audience'],
+    );
+  });
+
+  it('builds the audience payload with the Conversions API’s normalisation and hashing', () => {
+    const sha = (s: string) => createHash('sha256').update(s).digest('hex');
+    const page = audiencePage([
+      change(1, 'upsert', { email: '  Ana@Example.COM ', phone: '06 6988 4000', country: 'Italy', ltv: 9 }),
+      change(2, 'upsert', { email: 'bo@example.com', external_id: 'C-2' }),
+      change(3, 'delete', { email: 'gone@example.com' }),
+      change(4, 'upsert', { ltv: 1, phone: 'none' }),
+    ]);
+    assert.deepEqual(page.add?.payload.schema, ['EMAIL', 'PHONE', 'COUNTRY', 'EXTERN_ID']);
+    assert.deepEqual(page.add?.payload.data, [
+      [sha('ana@example.com'), sha('390669884000'), sha('it'), ''],
+      [sha('bo@example.com'), '', '', 'C-2'],
+    ]);
+    assert.deepEqual(page.remove?.payload, { schema: ['EMAIL'], data: [[sha('gone@example.com')]] });
+    assert.deepEqual(
+      page.failed.map((f) => f.change.n),
+      [4],
+    );
+    assert.match(page.failed[0]?.reason ?? '', /no identifier Meta can match/);
+    const s = audienceSession('Sync/ltv@2026-11-23T07:00:00Z', 2, true, 20_000);
+    assert.ok(Number.isSafeInteger(s.session_id) && s.session_id > 0);
+    assert.deepEqual(
+      { ...s, session_id: 0 },
+      { session_id: 0, batch_seq: 2, last_batch_flag: true, estimated_num_total: 20_000 },
+    );
   });
 });
