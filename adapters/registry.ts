@@ -235,6 +235,19 @@ export class RegistryReader {
     return run;
   }
 
+  /**
+   * The kind's resources as they are now (a conditional read when a copy is held): for a name the
+   * copy does not know yet, such as a sync applied a moment ago and run at once.
+   */
+  async fresh(kind: RegistryKind): Promise<Snapshot> {
+    const pending = this.refreshing.get(kind);
+    if (pending) await pending.catch(() => undefined);
+    const copy = this.copies.get(kind);
+    const run = this.refresh(kind, copy).finally(() => this.refreshing.delete(kind));
+    this.refreshing.set(kind, run);
+    return run;
+  }
+
   private async refresh(kind: RegistryKind, copy: Snapshot | undefined): Promise<Snapshot> {
     try {
       const next = await this.load(kind, copy);

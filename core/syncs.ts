@@ -90,7 +90,37 @@ export const modelSelect = (model: string): string => `SELECT * FROM ${modelSour
  */
 export function planStatements(spec: SyncSpec, ops: string, name: string): string[] {
   const t = syncTables(ops, name);
+  const c = spec.cursor;
+  const window = c
+    ? `, (SELECT CAST(value AS STRING) FROM ${t.cursor}) AS cursor_from, (SELECT CAST(MAX(__cursor) AS STRING) FROM ${t.snapshot}) AS cursor_to`
+    : '';
+  return [
+    `CREATE TABLE IF NOT EXISTS ${t.state} (__key STRING, __hash STRING, __row STRING, synced_at TIMESTAMP)`,
+    // A typed NULL the first time (the cursor column's own type, read from the model).
+    ...(c
+      ? [
+          `CREATE TABLE IF NOT EXISTS ${t.cursor} AS SELECT MAX(m.${c}) AS value FROM ${modelSource(spec.model)} m WHERE FALSE`,
+        ]
+      : []),
+    `CREATE OR REPLACE TABLE ${t.snapshot} AS ${snapshotSelect(spec, t.cursor)}`,
+    `CREATE OR REPLACE TABLE ${t.changes} AS ${changesSelect(spec, t.snapshot, t.state)}`,
+    `SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals${window} FROM ${t.changes}`,
+  ];
+}
+
+/** The model with each row's key, JSON and hash (and cursor value), past the cursor's mark. */
+function snapshotSelect(spec: SyncSpec, cursorTable: string): string {
   const key = `TO_JSON_STRING(STRUCT(${spec.primary_key.map((k) => `m.${k}`).join(', ')}))`;
+  const c = spec.cursor;
+  const columns = `${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash`;
+  const source = modelSource(spec.model);
+  return c
+    ? `SELECT ${columns}, m.${c} AS __cursor FROM ${source} m CROSS JOIN ${cursorTable} cur WHERE cur.value IS NULL OR m.${c} > cur.value`
+    : `SELECT ${columns} FROM ${source} m`;
+}
+
+/** The rows to send for the mode, numbered: new or changed upserts, and mirror's deletions. */
+function changesSelect(spec: SyncSpec, snapshot: string, state: string): string {
   const changed =
     spec.mode === 'insert'
       ? 'st.__key IS NULL'
@@ -99,26 +129,38 @@ export function planStatements(spec: SyncSpec, ops: string, name: string): strin
         : 'st.__key IS NULL OR st.__hash != s.__hash';
   const deletes =
     spec.mode === 'mirror'
-      ? ` UNION ALL SELECT st.__key, st.__row, 'delete' AS __op FROM ${t.state} st LEFT JOIN ${t.snapshot} s ON s.__key = st.__key WHERE s.__key IS NULL`
+      ? ` UNION ALL SELECT st.__key, st.__row, 'delete' AS __op FROM ${state} st LEFT JOIN ${snapshot} s ON s.__key = st.__key WHERE s.__key IS NULL`
       : '';
-  const c = spec.cursor;
-  const source = modelSource(spec.model);
-  const snapshot = c
-    ? `CREATE OR REPLACE TABLE ${t.snapshot} AS SELECT ${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash, m.${c} AS __cursor FROM ${source} m CROSS JOIN ${t.cursor} cur WHERE cur.value IS NULL OR m.${c} > cur.value`
-    : `CREATE OR REPLACE TABLE ${t.snapshot} AS SELECT ${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash FROM ${source} m`;
-  const window = c
-    ? `, (SELECT CAST(value AS STRING) FROM ${t.cursor}) AS cursor_from, (SELECT CAST(MAX(__cursor) AS STRING) FROM ${t.snapshot}) AS cursor_to`
+  return `SELECT ROW_NUMBER() OVER (ORDER BY __op, __key) AS __n, __key, __row, __op FROM (SELECT s.__key, s.__row, 'upsert' AS __op FROM ${snapshot} s LEFT JOIN ${state} st ON st.__key = s.__key WHERE ${changed}${deletes})`;
+}
+
+/**
+ * A dry run's two queries (`eventbus sync run --dry-run`): the counts a run would plan, and its
+ * first `limit` changes, computed as a run computes them but in one read-only query each (no
+ * table written); a state or cursor table that does not exist yet counts as empty.
+ */
+export function dryRunQueries(
+  spec: SyncSpec,
+  ops: string,
+  name: string,
+  exists: { readonly state: boolean; readonly cursor: boolean },
+  limit: number,
+): { readonly counts: string; readonly first: string } {
+  const t = syncTables(ops, name);
+  const state = exists.state
+    ? t.state
+    : '(SELECT CAST(NULL AS STRING) AS __key, CAST(NULL AS STRING) AS __hash, CAST(NULL AS STRING) AS __row LIMIT 0)';
+  const cursor = exists.cursor ? t.cursor : '(SELECT NULL AS value)';
+  const snapshot = snapshotSelect(spec, cursor);
+  const changes = changesSelect(spec, '__snap', '__state');
+  const withs = `WITH __snap AS (${snapshot}), __state AS (SELECT * FROM ${state}), __changes AS (${changes})`;
+  const window = spec.cursor
+    ? `, (SELECT CAST(value AS STRING) FROM ${cursor}) AS cursor_from, (SELECT CAST(MAX(__cursor) AS STRING) FROM __snap) AS cursor_to`
     : '';
-  return [
-    `CREATE TABLE IF NOT EXISTS ${t.state} (__key STRING, __hash STRING, __row STRING, synced_at TIMESTAMP)`,
-    // A typed NULL the first time (the cursor column's own type, read from the model).
-    ...(c
-      ? [`CREATE TABLE IF NOT EXISTS ${t.cursor} AS SELECT MAX(m.${c}) AS value FROM ${source} m WHERE FALSE`]
-      : []),
-    snapshot,
-    `CREATE OR REPLACE TABLE ${t.changes} AS SELECT ROW_NUMBER() OVER (ORDER BY __op, __key) AS __n, __key, __row, __op FROM (SELECT s.__key, s.__row, 'upsert' AS __op FROM ${t.snapshot} s LEFT JOIN ${t.state} st ON st.__key = s.__key WHERE ${changed}${deletes})`,
-    `SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals${window} FROM ${t.changes}`,
-  ];
+  return {
+    counts: `${withs} SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals${window} FROM __changes`,
+    first: `${withs} SELECT __n, __key, __row, __op FROM __changes ORDER BY __n LIMIT ${Math.max(1, Math.floor(limit))}`,
+  };
 }
 
 /**

@@ -7,6 +7,8 @@
  *   CLI's code, never in this request.
  * - `replays` `{}` (read): the newest replays with where each stands (queued, running with its
  *   figures so far, finished, given up), read from their objects and their locks.
+ * - `sync-status` `{name}` (read): where a sync's run stands, from its lock (what
+ *   `eventbus sync run --wait` follows): the run under way, its chunk and cursor, the last run.
  */
 import { randomBytes } from 'node:crypto';
 import { LockStore } from '../adapters/locks.ts';
@@ -28,6 +30,7 @@ import { Refusal } from './refusal.ts';
 export const REPLAY_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   'replay-start': 'apply',
   replays: 'read',
+  'sync-status': 'read',
 });
 
 export interface ReplayApiOptions {
@@ -59,6 +62,7 @@ export async function replayAction(
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   const store = new ReplayStore(o.registry.bucket);
   if (action === 'replays') return { replays: await list(o, store), destinations: destinations(o) };
+  if (action === 'sync-status') return syncStatus(o, body);
   if (action !== 'replay-start')
     throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   if (!o.runs) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot reach the scheduler' }));
@@ -122,4 +126,27 @@ async function list(o: ReplayApiOptions, store: ReplayStore) {
       return { ...r, ...replayState(r, lock.state, runKey(messageOf(r))) };
     }),
   );
+}
+
+async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>) {
+  const name = body['name'];
+  if (typeof name !== 'string' || !/^[a-z][a-z0-9_-]{0,62}$/.test(name)) {
+    const description = 'must be a sync name';
+    throw new Refusal(
+      withViolations(apiError('INVALID_REQUEST', { detail: `name ${description}` }), [
+        { field: 'name', description },
+      ]),
+    );
+  }
+  const { state } = await new LockStore(o.registry.bucket).read('Sync', name);
+  return {
+    name,
+    run: state.run,
+    chunk: state.chunk,
+    cursor: state.cursor,
+    failures: state.failures,
+    last_run: state.last_run,
+    last_finished_at: state.last_finished_at,
+    last_error: state.last_error,
+  };
 }

@@ -146,7 +146,7 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
   return syncJob({
     settings: config.settings,
     ops: config.plan.ops.dataset,
-    syncs: () => reader.current('Sync'),
+    syncs: (fresh) => (fresh ? reader.fresh('Sync') : reader.current('Sync')),
     secret: (name) => secrets.get(name),
     send: sender,
     assertSelect: (sql) => assertSingleSelect(bigquery, { ...defaults, query: sql }),

@@ -36,7 +36,8 @@ const DEFAULT_BATCH = 500;
 
 export interface SyncJobDeps extends ConnectionDeps {
   readonly settings: Readonly<Settings>;
-  readonly syncs: () => Promise<Snapshot>;
+  /** The registry's syncs (a copy refreshed every 30 s; `fresh`: read now). */
+  readonly syncs: (fresh?: boolean) => Promise<Snapshot>;
   /** The ops dataset. */
   readonly ops: string;
   /** Throws unless the SQL is a single SELECT (a dry run). */
@@ -339,7 +340,10 @@ export function syncJob(deps: SyncJobDeps): Job {
       }));
     },
     async chunk(ctx) {
-      const sync = enabledSyncs(await deps.syncs()).find((s) => s.name === ctx.run.name);
+      // A sync applied a moment ago and run at once may not be in the copy yet: read it now.
+      const named = async (fresh: boolean) =>
+        enabledSyncs(await deps.syncs(fresh)).find((s) => s.name === ctx.run.name);
+      const sync = (await named(false)) ?? (await named(true));
       if (!sync) return { done: true, summary: { skipped: 'the sync is gone or off' } };
       const cursor = ctx.cursor as SyncCursor | null;
       return cursor ? send(sync, ctx, cursor) : plan(sync, ctx);

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
@@ -24,6 +25,10 @@ connections:
   - id: exports
     type: storage
     bucket: local-project-exports
+  - id: meta-ads
+    type: meta_audience
+    url: http://127.0.0.1:8099/meta-audience
+    secrets: { access_token: META_ACCESS_TOKEN }
 `;
 
 describe('end to end: syncs from warehouse SQL to a webhook, files and a topic', function () {
@@ -250,5 +255,171 @@ WHERE ENDS_WITH(user_id, '${run}') GROUP BY user_id HAVING SUM(value) < 1000`;
     const third = await runAndWait('ltv-crm', 3);
     assert.deepEqual([third.status, Number(third.rows_planned)], ['nothing_to_send', 0]);
     assert.equal((await received()).length, 3, 'no request for an unchanged model');
+  });
+
+  it('mirrors a Meta custom audience, keeps failed rows for the next run, reads incrementally with a cursor, and dry-runs', async () => {
+    const tag = `${run}m`;
+    const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+    const buy = async (n: number, user: string, value: number, email?: string) => {
+      const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/purchase`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          event_id: `${tag}-${n}`,
+          transaction_id: `M${n}`,
+          value,
+          currency: 'EUR',
+          user_id: `${user}-${tag}`,
+          ...(email ? { user: { email } } : {}),
+        }),
+      });
+      assert.equal(res.status, 200, await res.clone().text());
+    };
+    const stored = (n: number) =>
+      until(
+        `${n} purchases of ${tag} stored`,
+        async () => {
+          const [r] = await query<{ n: number }>(
+            `SELECT COUNT(*) AS n FROM events.events_dedup WHERE ENDS_WITH(user_id, '${tag}')`,
+          );
+          return Number(r?.n) === n ? true : undefined;
+        },
+        30000,
+      );
+    await buy(1, 'fay', 100, 'Fay@Example.com');
+    await buy(2, 'gus', 200, 'gus@example.com');
+    await buy(3, 'hal', 300); // no e-mail: Meta cannot match this customer
+    await stored(3);
+    const docs = [
+      {
+        kind: 'Sync',
+        name: 'vip-audience',
+        spec: {
+          model: `SELECT user_id, ANY_VALUE(user.email) AS email, SUM(CAST(JSON_VALUE(event_data, '$.value') AS FLOAT64)) AS ltv
+FROM events.events_dedup WHERE event_name = 'purchase' AND ENDS_WITH(user_id, '${tag}') GROUP BY user_id HAVING ltv < 1000`,
+          primary_key: ['user_id'],
+          mode: 'mirror',
+          schedule: { manual: true },
+          destination: { meta_audience: { connection: 'meta-ads', audience_id: '23850000000001' } },
+        },
+      },
+      {
+        kind: 'Sync',
+        name: 'new-orders',
+        spec: {
+          model: `SELECT event_id, user_id, received_at FROM events.events_dedup WHERE event_name = 'purchase' AND ENDS_WITH(user_id, '${tag}')`,
+          primary_key: ['event_id'],
+          cursor: 'received_at',
+          mode: 'insert',
+          schedule: { manual: true },
+          destination: { files: { connection: 'exports', format: 'csv' } },
+        },
+      },
+    ];
+    const file = join(dataDir, 'syncs-more.yaml');
+    writeFileSync(file, docs.map((d) => JSON.stringify(d)).join('\n---\n'));
+    await eventbus('apply', '-f', file);
+
+    // The dry run: the counts and the exact requests, hashed, nothing sent, no table written.
+    const dry = await eventbus(
+      'sync',
+      'run',
+      'vip-audience',
+      '--env',
+      settingsFile,
+      '--dry-run',
+      '--rows',
+      '5',
+    );
+    assert.match(dry, /would send 3 row\(s\): 3 upsert\(s\), 0 deletion\(s\)/);
+    assert.match(
+      dry,
+      /POST http:\/\/127\.0\.0\.1:\d+\/meta-audience\/v25\.0\/23850000000001\/users\?access_token=REDACTED/,
+    );
+    assert.ok(dry.includes(createHash('sha256').update('fay@example.com').digest('hex')), dry);
+    assert.match(dry, /not sent \{"user_id":"hal-[^"]+"\}: no identifier Meta can match/);
+    const audienceRequests = async () => {
+      const r = (await (await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`)).json()) as {
+        received: {
+          destination: string;
+          path: string;
+          status: number;
+          body: { payload: { schema: string[]; data: string[][] } };
+        }[];
+      };
+      return r.received.filter((x) => x.destination === 'meta-ads').reverse();
+    };
+    assert.equal((await audienceRequests()).length, 0, 'the dry run sent nothing');
+
+    // First run, followed with --wait: two users added, Hal failed with the reason, kept for next time.
+    const first = await eventbus('sync', 'run', 'vip-audience', '--env', settingsFile, '--wait');
+    assert.match(first, /partial/);
+    const added = await audienceRequests();
+    assert.deepEqual(
+      added.map((r) => [r.status, r.body.payload.schema, r.body.payload.data.length]),
+      [[200, ['EMAIL'], 2]],
+    );
+    const failedRows = await query<{ key: string; reason: string }>(
+      `SELECT key, reason FROM eventbus_ops.sync_failed_rows WHERE sync = 'vip-audience'`,
+    );
+    assert.deepEqual(
+      failedRows.map((f) => JSON.parse(f.key).user_id.split('-')[0]),
+      ['hal'],
+    );
+    // Gus leaves the model (his LTV passes 1000): removed with DELETE, by the e-mail he was added with.
+    await buy(4, 'gus', 900);
+    await stored(4);
+    await eventbus('sync', 'run', 'vip-audience', '--env', settingsFile, '--wait');
+    const [second] = await runsOf('vip-audience');
+    assert.deepEqual(
+      [second?.status, Number(second?.rows_planned), Number(second?.rows_sent), Number(second?.rows_removed)],
+      ['partial', 2, 0, 1],
+      'Hal again (still failing), Gus removed',
+    );
+    const removal = (await audienceRequests()).at(-1);
+    assert.deepEqual(removal?.body.payload, {
+      schema: ['EMAIL'],
+      data: [[createHash('sha256').update('gus@example.com').digest('hex')]],
+    });
+    assert.ok(
+      (await audienceRequests()).every((r) => r.status === 200),
+      'the stand-in took every request',
+    );
+
+    // The cursor: the first run reads everything, the next only what arrived since.
+    const c1 = await eventbus('sync', 'run', 'new-orders', '--env', settingsFile, '--wait');
+    assert.match(c1, /succeeded/);
+    await buy(5, 'ivy', 50, 'ivy@example.com');
+    await stored(5);
+    await eventbus('sync', 'run', 'new-orders', '--env', settingsFile, '--wait');
+    const cursorRuns = await query<{
+      rows_planned: number;
+      cursor_from: string | null;
+      cursor_to: string | null;
+    }>(
+      `SELECT rows_planned, cursor_from, cursor_to FROM eventbus_ops.sync_runs WHERE sync = 'new-orders' ORDER BY finished_at`,
+    );
+    assert.deepEqual(
+      cursorRuns.map((r) => Number(r.rows_planned)),
+      [4, 1],
+    );
+    assert.equal(cursorRuns[0]?.cursor_from, null);
+    assert.equal(
+      cursorRuns[1]?.cursor_from,
+      cursorRuns[0]?.cursor_to,
+      'the second run starts where the first ended',
+    );
+
+    const list = JSON.parse(await eventbus('sync', 'list', '--env', settingsFile, '--format', 'json')) as {
+      name: string;
+      mode: string;
+      destination: string;
+      last_status: string;
+    }[];
+    const vip = list.find((l) => l.name === 'vip-audience');
+    assert.deepEqual(
+      [vip?.mode, vip?.destination, vip?.last_status],
+      ['mirror', 'meta_audience:23850000000001', 'partial'],
+    );
   });
 });
