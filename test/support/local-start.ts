@@ -26,10 +26,12 @@ export async function startLocalCli(options: {
   /** Writes a settings file into the data dir and returns its path (default: `local`). */
   readonly settings?: (dataDir: string) => string;
   readonly env?: Readonly<Record<string, string>>;
+  /** Start again on an earlier run's data dir and ports (a restart, as a user would). */
+  readonly again?: { readonly dataDir: string; readonly ports: Readonly<Record<string, number>> };
 }): Promise<StartedLocal> {
-  const dataDir = mkdtempSync(join(tmpdir(), options.prefix));
-  const ports: Record<string, number> = {};
-  for (const name of Object.keys(DEFAULT_PORTS)) ports[name] = await freePort();
+  const dataDir = options.again?.dataDir ?? mkdtempSync(join(tmpdir(), options.prefix));
+  const ports: Record<string, number> = { ...options.again?.ports };
+  if (!options.again) for (const name of Object.keys(DEFAULT_PORTS)) ports[name] = await freePort();
   const args = [join(REPO, 'cli', 'main.ts'), 'start', '--data-dir', dataDir];
   if (options.settings) args.push('--env', options.settings(dataDir));
   for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
