@@ -16,6 +16,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   rules: () => import('./rules.ts'),
   translate: () => import('./translate.ts'),
   studio: () => import('./studio.ts'),
+  syncs: () => import('./syncs.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).

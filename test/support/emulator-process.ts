@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * the URL of its ready line (`<kind> emulator listening on http://...`), rejects if it exits first.
  */
 export function launchEmulator(
-  kind: 'pubsub' | 'storage',
+  kind: 'pubsub' | 'storage' | 'bigquery',
   dataDir: string,
   extraArgs: readonly string[] = [],
 ): Promise<{ child: ChildProcess; url: string }> {
