@@ -8,6 +8,7 @@ import { tableBytes } from './bytes.ts';
 import { ApiError } from './errors.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { type Cell, encodeValue, fieldForType, type OutputField } from './schema.ts';
+import { isScript, runScript, splitStatements } from './script.ts';
 import { qualifiedName, type TableRef } from './sql.ts';
 import {
   dmlStats,
@@ -47,8 +48,13 @@ export function parameters(
   }
 }
 
-/** Runs one query configuration (jobs.query or a query job). */
-export async function runQuery(em: Emulator, projectId: string, cfg: Json): Promise<QueryResult> {
+/** Runs one query configuration (jobs.query or a query job); `extra` adds named parameters. */
+export async function runQuery(
+  em: Emulator,
+  projectId: string,
+  cfg: Json,
+  extra: Readonly<Record<string, string>> = {},
+): Promise<QueryResult> {
   const sql = cfg['query'];
   if (typeof sql !== 'string' || sql.trim() === '')
     throw new ApiError('required', 'Required parameter is missing: query');
@@ -57,12 +63,36 @@ export async function runQuery(em: Emulator, projectId: string, cfg: Json): Prom
       'invalidQuery',
       'Legacy SQL is not supported by the emulator; set useLegacySql: false',
     );
-  const params = parameters(em, cfg);
+  const given = parameters(em, cfg);
+  const params = { named: { ...given.named, ...extra }, positional: given.positional };
   const dd = cfg['defaultDataset'] as { projectId?: string; datasetId?: string } | undefined;
   const defaultDataset =
     dd && typeof dd.datasetId === 'string'
       ? { ...(dd.projectId ? { projectId: dd.projectId } : {}), datasetId: dd.datasetId }
       : undefined;
+  const statements = splitStatements(sql);
+  if (isScript(statements)) {
+    // A script: its statements one by one, its variables and temporary functions in DuckDB.
+    const result = await runScript<QueryResult>(statements, {
+      run: (statement, named) =>
+        runQuery(em, projectId, { ...cfg, query: statement }, { ...extra, ...named }),
+      translate: (select, named) =>
+        translateOrThrow(em, select, projectId, defaultDataset, {
+          named: { ...params.named, ...named },
+          positional: params.positional,
+        }).sql,
+      raw: (duck) =>
+        em.store.exclusive(async (conn) => {
+          try {
+            await conn.run(duck);
+          } catch (e) {
+            throw new ApiError('invalidQuery', (e as Error).message);
+          }
+        }),
+      empty: emptyResult('SCRIPT'),
+    });
+    return { ...result, statementType: 'SCRIPT' };
+  }
   const tr = translateOrThrow(em, sql, projectId, defaultDataset, params);
   return em.store.exclusive(async (conn) => {
     const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
@@ -225,6 +255,8 @@ export async function dryRun(
 ): Promise<{ fields: OutputField[]; statementType: string; bytes: number }> {
   const sql = String(cfg['query'] ?? '');
   const params = parameters(em, cfg);
+  // A script is not run to be checked: BigQuery's dry run says SCRIPT (not a single SELECT).
+  if (isScript(splitStatements(sql))) return { fields: [], statementType: 'SCRIPT', bytes: 0 };
   const tr = translateOrThrow(
     em,
     sql,

@@ -168,11 +168,20 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
         return true;
       });
     }
-    await assert.rejects(runQuery(bigquery, p, 'SELECT 1; DELETE FROM deliveries WHERE TRUE', 10));
+    // A script's dry run says SCRIPT (the emulator runs scripts now, as BigQuery does).
+    await assert.rejects(
+      runQuery(bigquery, p, 'SELECT 1; DELETE FROM deliveries WHERE TRUE', 10),
+      (e: Error) => {
+        assert.equal(e.name, 'NotASelectError');
+        assert.match(e.message, /this is SCRIPT/);
+        return true;
+      },
+    );
     // replay --where is SQL inside the slice query: the same guard keeps it a single SELECT.
     const injected = sliceQuery(bigquery.projectId, p.dataset, 'TRUE); DELETE FROM deliveries WHERE (TRUE');
     await assert.rejects(
       selectOnly(bigquery, { query: injected, params: { from: new Date(0), to: new Date() } }),
+      (e: Error) => e.name === 'NotASelectError',
     );
     assert.equal(await count(), before, 'nothing was deleted or inserted');
   });

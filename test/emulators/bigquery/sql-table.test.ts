@@ -263,6 +263,39 @@ const CASES: readonly Case[] = [
     rows: [{ timestamp: ts('2024-01-07T10:00:00.000Z'), x: 1, y: 2, z: 3 }],
   },
   {
+    // Scripts: variables declared with a type or a default, set from themselves, read in a query.
+    name: 'DECLARE and SET: a script’s result is its last statement’s',
+    sql: `DECLARE n INT64 DEFAULT 2;
+DECLARE since DATE DEFAULT DATE '2024-01-01';
+DECLARE label STRING;
+SET n = n + 1;
+SELECT n AS n, since AS since, n * 2 AS twice, label IS NULL AS unset`,
+    rows: [{ n: 3, since: { value: '2024-01-01' }, twice: 6, unset: true }],
+  },
+  {
+    // The GA4 export samples' idiom: the date range as variables, then the query.
+    name: 'a query over a table filtered by script variables',
+    sql: `DECLARE start_time TIMESTAMP DEFAULT TIMESTAMP '2024-01-06 00:00:00+00';
+DECLARE wanted ARRAY<STRING> DEFAULT ['purchase'];
+SELECT COUNT(*) AS n FROM d.events WHERE event_time >= start_time AND event_name IN UNNEST(wanted)`,
+    rows: [{ n: 1 }],
+  },
+  {
+    name: 'CREATE TEMP FUNCTION (a SQL UDF) used by the next statement',
+    sql: `CREATE TEMP FUNCTION add_tax(x FLOAT64) RETURNS FLOAT64 AS (x * 1.2);
+CREATE TEMPORARY FUNCTION label(s STRING) AS (CONCAT('[', UPPER(s), ']'));
+SELECT add_tax(10.0) AS gross, label('a') AS l`,
+    rows: [{ gross: 12, l: '[A]' }],
+  },
+  {
+    name: 'BEGIN … END blocks run their statements',
+    sql: `BEGIN
+  DECLARE x INT64 DEFAULT 5;
+  SELECT x * x AS sq;
+END;`,
+    rows: [{ sq: 25 }],
+  },
+  {
     // END closes a CASE: never an implicit alias, whatever comes before it.
     name: 'CASE … END without an alias, before a comma and before FROM',
     sql: "SELECT CASE WHEN n > 1 THEN 'big' ELSE 'small' END, CASE n WHEN 1 THEN NULL ELSE n END FROM UNNEST([1, 2]) AS n ORDER BY n",
@@ -427,8 +460,11 @@ const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
   },
   { sql: 'SELECT * FROM `test-project.d.events_*`', construct: 'wildcard tables' },
   { sql: 'MERGE d.events t USING d.events s ON FALSE WHEN NOT MATCHED THEN INSERT ROW', construct: 'MERGE' },
-  { sql: 'DECLARE x INT64', construct: 'DECLARE' },
-  { sql: 'SELECT 1; SELECT 2', construct: 'multi-statement scripts' },
+  { sql: 'DECLARE x INT64 DEFAULT 1; IF x > 0 THEN SELECT 1; END IF', construct: 'IF in scripts' },
+  {
+    sql: 'CREATE TEMP FUNCTION f(x STRING) RETURNS STRING LANGUAGE js AS r"return x;"; SELECT f("a")',
+    construct: 'JavaScript functions',
+  },
   { sql: 'SELECT * FROM d.INFORMATION_SCHEMA.JOBS', construct: 'INFORMATION_SCHEMA.JOBS' },
   { sql: 'SELECT FARM_FINGERPRINT(event_id) FROM d.events', construct: 'FARM_FINGERPRINT' },
   { sql: 'SELECT * FROM d.events MATCH_RECOGNIZE(ORDER BY event_time)', construct: 'MATCH_RECOGNIZE' },
