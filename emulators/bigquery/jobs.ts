@@ -188,6 +188,7 @@ export function jobResource(
   result: QueryResult | undefined,
   error: ApiError | undefined,
   location: string,
+  labels?: Json,
 ): Json {
   const now = nowMs();
   const stats: Json = {
@@ -206,7 +207,7 @@ export function jobResource(
     id: `${projectId}:${location}.${jobId}`,
     selfLink: `${em.baseUrl}/bigquery/v2/projects/${projectId}/jobs/${jobId}?location=${location}`,
     jobReference: { projectId, jobId, location },
-    configuration: { jobType: 'QUERY', query: cfg },
+    configuration: { jobType: 'QUERY', query: cfg, ...(labels ? { labels } : {}) },
     status: error
       ? { state: 'DONE', errorResult: error.errorProto(), errors: [error.errorProto()] }
       : { state: 'DONE' },
@@ -218,10 +219,18 @@ export function jobResource(
 export async function jobsQuery(em: Emulator, projectId: string, body: Json): Promise<Json> {
   const jobId = `job_${randomUUID().replaceAll('-', '_')}`;
   const location = typeof body['location'] === 'string' ? body['location'] : LOCATION;
+  const labels = validLabels(body['labels']);
   const cfg: Json = { ...body };
-  delete cfg['formatOptions'];
-  delete cfg['requestId'];
-  delete cfg['maxResults'];
+  for (const k of [
+    'formatOptions',
+    'requestId',
+    'maxResults',
+    'labels',
+    'location',
+    'jobCreationMode',
+    'timeoutMs',
+  ])
+    delete cfg[k];
   if (body['dryRun'] === true) {
     const probe = await dryRun(em, projectId, cfg);
     return {
@@ -234,7 +243,7 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
   }
   const result = await runQuery(em, projectId, cfg);
   keepJob(em, jobId, {
-    resource: jobResource(em, projectId, jobId, cfg, result, undefined, location),
+    resource: jobResource(em, projectId, jobId, cfg, result, undefined, location, labels),
     result,
   });
   const fmt = body['formatOptions'] as Json | undefined;
@@ -244,7 +253,31 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
   if (typeof fmt?.['timestampOutputFormat'] === 'string')
     params.set('formatOptions.timestampOutputFormat', fmt['timestampOutputFormat']);
   if (body['maxResults'] !== undefined) params.set('maxResults', String(body['maxResults']));
-  return resultsPage(em, projectId, jobId, location, result, params);
+  // jobs.query answers a QueryResponse (the same page, its own kind) with the query's id.
+  return {
+    ...resultsPage(em, projectId, jobId, location, result, params),
+    kind: 'bigquery#queryResponse',
+    queryId: jobId,
+  };
+}
+
+/** Labels as BigQuery takes them: lowercase keys and values, at most 64 of them. */
+function validLabels(raw: unknown): Json | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new ApiError('invalid', 'labels must be an object');
+  const entries = Object.entries(raw as Record<string, unknown>);
+  if (entries.length > 64) throw new ApiError('invalid', 'A job may have at most 64 labels');
+  for (const [k, v] of entries) {
+    if (!/^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u.test(k))
+      throw new ApiError('invalid', `Invalid label key "${k}": lowercase letters, digits, _ and - only`);
+    if (typeof v !== 'string' || !/^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u.test(v))
+      throw new ApiError(
+        'invalid',
+        `Invalid label value for "${k}": lowercase letters, digits, _ and - only`,
+      );
+  }
+  return raw as Json;
 }
 
 /** Checks a query without running it: its output fields and statement type (as BigQuery's dry run). */
@@ -353,22 +386,69 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
       },
     };
   }
-  if (cfg['destinationTable'])
-    throw new ApiError('invalid', 'Unsupported in the BigQuery emulator: query destinationTable');
+  const labels = validLabels(conf['labels']);
   try {
-    const result = await runQuery(em, projectId, cfg);
-    const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location);
+    const result = cfg['destinationTable']
+      ? await queryInto(em, projectId, cfg)
+      : await runQuery(em, projectId, cfg);
+    const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
     keepJob(em, jobId, { resource, result });
     return resource;
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     // Keep the failed job so jobs.get shows its errorResult, and answer like BigQuery does for bad SQL.
     keepJob(em, jobId, {
-      resource: jobResource(em, projectId, jobId, cfg, undefined, e, location),
+      resource: jobResource(em, projectId, jobId, cfg, undefined, e, location, labels),
       error: e,
     });
     throw e;
   }
+}
+
+/**
+ * A query job with a `destinationTable`: its rows written to the table as `writeDisposition` says
+ * (WRITE_EMPTY, the default: only into a missing or empty table; WRITE_TRUNCATE: replaced;
+ * WRITE_APPEND: added), the table created unless `createDisposition` is CREATE_NEVER. The job's
+ * results are the table's rows, as BigQuery reads them from the destination.
+ */
+async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<QueryResult> {
+  const dest = cfg['destinationTable'] as Json;
+  const p = typeof dest['projectId'] === 'string' ? dest['projectId'] : projectId;
+  const d = dest['datasetId'];
+  const t = dest['tableId'];
+  if (typeof d !== 'string' || typeof t !== 'string')
+    throw new ApiError('invalid', 'destinationTable needs datasetId and tableId');
+  em.datasetOr404(p, d);
+  const ref = `\`${p}.${d}.${t}\``;
+  const write = String(cfg['writeDisposition'] ?? 'WRITE_EMPTY').toUpperCase();
+  const create = String(cfg['createDisposition'] ?? 'CREATE_IF_NEEDED').toUpperCase();
+  if (!['WRITE_EMPTY', 'WRITE_TRUNCATE', 'WRITE_APPEND'].includes(write))
+    throw new ApiError('invalid', `Invalid writeDisposition ${write}`);
+  const exists = em.store.table(p, d, t) !== undefined;
+  if (!exists && create === 'CREATE_NEVER') throw new ApiError('notFound', `Not found: Table ${p}:${d}.${t}`);
+  const select = String(cfg['query']);
+  const base: Json = { ...cfg };
+  delete base['destinationTable'];
+  delete base['writeDisposition'];
+  delete base['createDisposition'];
+  if (exists && write === 'WRITE_EMPTY') {
+    const [row] = (await runQuery(em, projectId, { ...base, query: `SELECT COUNT(*) AS n FROM ${ref}` }))
+      .rows;
+    if (Number(row?.[0] ?? 0) > 0)
+      throw new ApiError(
+        'duplicate',
+        `Already Exists: Table ${p}:${d}.${t} is not empty (writeDisposition WRITE_EMPTY)`,
+      );
+  }
+  const statement =
+    exists && write === 'WRITE_APPEND'
+      ? `INSERT INTO ${ref} SELECT * FROM (${select})`
+      : `CREATE OR REPLACE TABLE ${ref} AS ${select}`;
+  await runQuery(em, projectId, { ...base, query: statement });
+  return {
+    ...(await runQuery(em, projectId, { ...base, query: `SELECT * FROM ${ref}` })),
+    statementType: 'SELECT',
+  };
 }
 
 export function getQueryResults(

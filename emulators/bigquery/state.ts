@@ -217,11 +217,15 @@ export class Emulator {
 
   jobOr404(projectId: string, jobId: string, query: URLSearchParams): JobRecord {
     const job = this.jobs.get(jobId);
-    if (!job || (job.resource['jobReference'] as Json)['projectId'] !== projectId)
-      throw new ApiError(
-        'notFound',
-        `Not found: Job ${projectId}:${query.get('location') ?? LOCATION}.${jobId}`,
-      );
+    const ref = job?.resource['jobReference'] as Json | undefined;
+    const asked = query.get('location');
+    // A job is found in its own location only (BigQuery: 404 when another location is given).
+    const elsewhere =
+      asked !== null &&
+      typeof ref?.['location'] === 'string' &&
+      asked.toUpperCase() !== ref['location'].toUpperCase();
+    if (!job || ref?.['projectId'] !== projectId || elsewhere)
+      throw new ApiError('notFound', `Not found: Job ${projectId}:${asked ?? LOCATION}.${jobId}`);
     return job;
   }
 

@@ -328,4 +328,76 @@ describe('BigQuery emulator API: jobs and queries', () => {
       assert.deepStrictEqual(rows, [{ n: 4 }]);
     });
   });
+
+  describe('query jobs as Google’s client uses them', () => {
+    before(async () => {
+      await bq.createDataset('qj');
+    });
+
+    it('writes a query job’s rows to its destinationTable, as its write disposition says', async () => {
+      const into = (query: string, extra: Record<string, unknown> = {}) =>
+        bq.createQueryJob({ query, destination: bq.dataset('qj').table('out'), ...extra });
+      const [job] = await into('SELECT n, n * 2 AS twice FROM UNNEST([1, 2]) AS n');
+      const [rows] = await job.getQueryResults();
+      assert.deepStrictEqual(plain(rows), [
+        { n: 1, twice: 2 },
+        { n: 2, twice: 4 },
+      ]);
+      const [md] = await bq.dataset('qj').table('out').getMetadata();
+      assert.deepStrictEqual(
+        (md.schema.fields as { name: string }[]).map((f) => f.name),
+        ['n', 'twice'],
+      );
+      // WRITE_EMPTY (the default) refuses a table that has rows; WRITE_APPEND adds; WRITE_TRUNCATE replaces.
+      // (The client treats a 409 from jobs.insert as its own retry and fetches the job: the
+      // failed job's error is what it throws.)
+      await assert.rejects(
+        into('SELECT 3 AS n, 6 AS twice'),
+        /Already Exists: Table test-project:qj\.out is not empty/,
+      );
+      await into('SELECT 3 AS n, 6 AS twice', { writeDisposition: 'WRITE_APPEND' });
+      let [all] = await bq.query('SELECT COUNT(*) AS c FROM qj.out');
+      assert.deepStrictEqual(all, [{ c: 3 }]);
+      await into('SELECT 9 AS n, 18 AS twice', { writeDisposition: 'WRITE_TRUNCATE' });
+      [all] = await bq.query('SELECT n FROM qj.out');
+      assert.deepStrictEqual(all, [{ n: 9 }]);
+      await rejectsWith(
+        bq.createQueryJob({
+          query: 'SELECT 1 AS n',
+          destination: bq.dataset('qj').table('never'),
+          createDisposition: 'CREATE_NEVER',
+        }),
+        404,
+        'notFound',
+      );
+    });
+
+    it('keeps a query job’s labels, and answers jobs.query as a QueryResponse with its query id', async () => {
+      const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', labels: { team: 'growth', run: '1' } });
+      const [md] = await job.getMetadata();
+      assert.deepStrictEqual(md.configuration.labels, { team: 'growth', run: '1' });
+      await rejectsWith(
+        bq.createQueryJob({ query: 'SELECT 1', labels: { Bad: 'x' } }),
+        400,
+        'invalid',
+        /label key/,
+      );
+      const res = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
+        method: 'POST',
+        body: JSON.stringify({ query: 'SELECT 1 AS x', useLegacySql: false }),
+      });
+      const body = (await res.json()) as { kind: string; queryId?: string; jobReference: { jobId: string } };
+      assert.equal(body.kind, 'bigquery#queryResponse');
+      assert.equal(typeof body.queryId, 'string');
+    });
+
+    it('finds a job in its own location only', async () => {
+      const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', jobId: 'located_job', location: 'EU' });
+      assert.equal((await job.getMetadata())[0].jobReference.location, 'EU');
+      const elsewhere = (loc: string) =>
+        fetch(`${h.emulator.url}/projects/${P}/jobs/located_job?location=${loc}`).then((r) => r.status);
+      assert.equal(await elsewhere('EU'), 200);
+      assert.equal(await elsewhere('US'), 404);
+    });
+  });
 });
