@@ -29,23 +29,11 @@
  * Exit 0 when the run completed (failures are the figure), 1 on a harness error, and with
  * `--strict` 1 on any failure.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Command } from 'commander';
-import * as esbuild from 'esbuild';
-import type Mocha from 'mocha';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runFidelity, type TextEdit } from './fidelity-harness.ts';
 
 const PINNED = { commit: '5aa34a44', version: '7.19.0' };
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(ROOT, '.data', 'fidelity-storage');
-const EMULATOR_MAIN = join(ROOT, 'emulators', 'storage', 'main.ts');
-const TEST_TIMEOUT_MS = 120_000;
-const EMULATOR_START_TIMEOUT_MS = 30_000;
 
 /**
  * Packages the test imports that are installed into the cache directory at the checkout's ranges.
@@ -92,7 +80,7 @@ export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
 };
 
 /** Text changes to the test file that make it runnable offline; each must apply exactly once. */
-const TEXT_EDITS: readonly { what: string; pattern: RegExp; replacement: string }[] = [
+const TEXT_EDITS: readonly TextEdit[] = [
   {
     what: 'the Pub/Sub topic and its IAM policy in the root before hook',
     pattern: /const data = await pubsub\.createTopic\(generateName\(\)\);[\s\S]*?\n {4}\}\);\n/,
@@ -102,358 +90,35 @@ const TEXT_EDITS: readonly { what: string; pattern: RegExp; replacement: string 
   { what: 'retries', pattern: /this\.retries\(3\);/, replacement: 'this.retries(0);' },
 ];
 
-function say(line: string): void {
-  process.stdout.write(`${line}\n`);
-}
-
-function fail(message: string): never {
-  process.stderr.write(`fidelity:storage: ${message}\n`);
-  process.exit(1);
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-function readJson<T>(file: string): T {
-  return JSON.parse(readFileSync(file, 'utf8')) as T;
-}
-
-// --- the checkout -------------------------------------------------------------------------------
-
-interface PackageJson {
-  version?: string;
-  dependencies?: Record<string, string>;
-  devDependencies?: Record<string, string>;
-}
-
-/** Checks the checkout has the test file, says what is pinned, warns on another release. */
-function checkCheckout(checkout: string): PackageJson {
-  const testFile = join(checkout, 'system-test', 'storage.ts');
-  if (!existsSync(testFile)) {
-    fail(
-      `${testFile} not found: give a checkout of googleapis/nodejs-storage, e.g.\n` +
-        `  git --git-dir=<mirror of googleapis/nodejs-storage> archive ${PINNED.commit} | tar -x -C /tmp/nodejs-storage`,
-    );
-  }
-  const pkg = readJson<PackageJson>(join(checkout, 'package.json'));
-  const client = readJson<PackageJson>(
-    join(ROOT, 'node_modules', '@google-cloud', 'storage', 'package.json'),
-  ).version;
-  say(
-    `google tests: ${checkout} (release ${pkg.version}); pinned: commit ${PINNED.commit}, release ${PINNED.version}`,
-  );
-  say(`client under test: @google-cloud/storage ${client} (this project's node_modules)`);
-  if (pkg.version !== PINNED.version) {
-    say(
-      `warning: the checkout is release ${pkg.version}, not the pinned ${PINNED.version}; the figure may differ`,
-    );
-  }
-  return pkg;
-}
-
-/** `name@range` for each test package, the range taken from the checkout's package.json. */
-function testPackageSpecs(pkg: PackageJson): string[] {
-  const ranges = { ...pkg.devDependencies, ...pkg.dependencies };
-  return TEST_PACKAGES.map((name) => {
-    const range = ranges[name];
-    if (range === undefined) fail(`the checkout's package.json does not list ${name}`);
-    return `${name}@${range}`;
-  });
-}
-
-function installTestPackages(specs: readonly string[]): void {
-  const marker = join(CACHE, 'node_modules', '.fidelity-installed');
-  if (existsSync(marker) && readFileSync(marker, 'utf8') === specs.join(' ')) return;
-  mkdirSync(CACHE, { recursive: true });
-  writeFileSync(join(CACHE, 'package.json'), '{"private":true}\n');
-  say(`installing the test's packages into ${CACHE}: ${specs.join(' ')}`);
-  const args = ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', CACHE, ...specs];
-  execFileSync('npm', args, { stdio: 'inherit' });
-  writeFileSync(marker, specs.join(' '));
-}
-
-// --- the bundle ---------------------------------------------------------------------------------
-
-function adapt(source: string): string {
-  let out = source;
-  for (const { what, pattern, replacement } of TEXT_EDITS) {
-    const hits = out.match(new RegExp(pattern.source, 'g'))?.length ?? 0;
-    if (hits !== 1) fail(`the test file changed: cannot adapt ${what} (${hits} matches)`);
-    out = out.replace(pattern, replacement);
-  }
-  return out;
-}
-
-function adaptPlugin(shim: string): esbuild.Plugin {
-  return {
-    name: 'adapt-google-system-test',
-    setup(build) {
-      build.onResolve({ filter: /^\.\.\/src\/(index|nodejs-common\/index)\.js$/ }, () => ({
-        path: '@google-cloud/storage',
-        external: true,
-      }));
-      build.onResolve({ filter: /^\.\.\/src\/util\.js$/ }, () => ({ path: shim }));
-      build.onResolve({ filter: /^\.\.\/src\// }, (args) => ({
-        errors: [{ text: `unexpected import of the checkout's src: ${args.path}` }],
-      }));
-      // Packages and node built-ins stay imports, resolved from the cache dir, then the project.
-      build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
-      build.onLoad({ filter: /system-test[\\/]storage\.ts$/ }, (args) => ({
-        contents: adapt(readFileSync(args.path, 'utf8')),
-        loader: 'ts',
-      }));
-    },
-  };
-}
-
-/** Bundles the checkout's system test into the cache directory; returns the bundle's path. */
-async function bundle(checkout: string): Promise<string> {
-  mkdirSync(CACHE, { recursive: true });
-  const shim = join(CACHE, 'util-shim.mjs');
-  // In Google's build getDirName() is the compiled file's folder, build/esm/src: three levels down.
-  const dir = JSON.stringify(join(checkout, 'build', 'esm', 'src'));
-  writeFileSync(shim, `export function getDirName() { return ${dir}; }\n`);
-  const outfile = join(CACHE, 'storage.system-test.mjs');
-  await esbuild.build({
-    entryPoints: [join(checkout, 'system-test', 'storage.ts')],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    logLevel: 'warning',
-    // Not the checkout's tsconfig.json: it extends gts, which is not installed.
-    tsconfigRaw: {},
-    plugins: [adaptPlugin(shim)],
-  });
-  return outfile;
-}
-
-// --- the network guard --------------------------------------------------------------------------
-
-const refused: string[] = [];
-
-function isAllowed(host: string, emulatorHost: string): boolean {
-  const loopback =
-    host === 'localhost' || host === '::1' || host.startsWith('127.') || host === '::ffff:127.0.0.1';
-  return loopback || host === emulatorHost;
-}
-
-/** Where a `Socket#connect` call goes (host:port), or undefined for an IPC path. */
-function destination(args: readonly unknown[]): { host: string; port: string } | undefined {
-  const [first, second] = args;
-  const options = (Array.isArray(first) ? first[0] : first) as unknown;
-  if (typeof options === 'object' && options !== null) {
-    const o = options as { host?: string; port?: number | string; path?: string | null };
-    if (o.path) return undefined; // an IPC path (http sets path: null for TCP)
-    return { host: o.host ?? 'localhost', port: String(o.port) };
-  }
-  if (typeof options === 'string' && Number.isNaN(Number(options))) return undefined;
-  return { host: typeof second === 'string' ? second : 'localhost', port: String(options) };
-}
-
-/** Refuses every connection from this process except to loopback and to the emulator's host. */
-function guardNetwork(emulatorUrl: string): void {
-  const emulatorHost = new URL(emulatorUrl).hostname.replace(/^\[|\]$/g, '');
-  const original = net.Socket.prototype.connect;
-  const guarded = function (this: net.Socket, ...args: unknown[]): net.Socket {
-    const to = destination(args);
-    if (to && !isAllowed(to.host, emulatorHost)) {
-      const where = `${to.host}:${to.port}`;
-      if (!refused.includes(where)) refused.push(where);
-      this.destroy(
-        new Error(
-          `fidelity:storage refused a connection to ${where} (only loopback and the emulator are allowed)`,
-        ),
+await runFidelity({
+  name: 'fidelity:storage',
+  repo: 'googleapis/nodejs-storage',
+  testFile: 'system-test/storage.ts',
+  client: '@google-cloud/storage',
+  pinned: PINNED,
+  rootTitle: 'storage',
+  testPackages: TEST_PACKAGES,
+  textEdits: TEXT_EDITS,
+  skipped: SKIPPED,
+  skippedTests: SKIPPED_TESTS,
+  resolveSrc: (path, cache, checkout) => {
+    if (/^\.\.\/src\/(index|nodejs-common\/index)\.js$/.test(path)) return '@google-cloud/storage';
+    if (path === '../src/util.js') {
+      // In Google's build getDirName() is the compiled file's folder, build/esm/src: three levels down.
+      const shim = join(cache, 'util-shim.mjs');
+      writeFileSync(
+        shim,
+        `export function getDirName() { return ${JSON.stringify(join(checkout, 'build', 'esm', 'src'))}; }\n`,
       );
-      return this;
+      return shim;
     }
-    return (original as (...a: unknown[]) => net.Socket).apply(this, args);
-  };
-  net.Socket.prototype.connect = guarded as typeof original;
-}
-
-// --- the emulator -------------------------------------------------------------------------------
-
-interface Emulator {
-  url: string;
-  stop(): Promise<void>;
-}
-
-/** Starts `emulators/storage/main.ts` on a free port and a temporary data directory. */
-async function startEmulator(): Promise<Emulator> {
-  if (!existsSync(EMULATOR_MAIN)) {
-    fail(`${EMULATOR_MAIN} not found: set STORAGE_EMULATOR_HOST to a running Cloud Storage emulator`);
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'fidelity-storage-'));
-  const child = spawn(
-    process.execPath,
-    [EMULATOR_MAIN, '--port', '0', '--data-dir', dataDir, '--fsync', 'none'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
-  const url = await emulatorUrl(child, () => stderr).catch((err: unknown) => {
-    child.kill('SIGTERM');
-    rmSync(dataDir, { recursive: true, force: true });
-    fail(`the storage emulator did not start: ${err instanceof Error ? err.message : String(err)}`);
-  });
-  return { url, stop: () => stopEmulator(child, dataDir, () => stderr) };
-}
-
-/** Waits for the emulator's `storage emulator listening on <url>` line. */
-function emulatorUrl(child: ChildProcess, stderr: () => string): Promise<string> {
-  return new Promise((done, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error('no listening line in 30 s')), EMULATOR_START_TIMEOUT_MS);
-    child.stdout?.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        done(url);
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`it exited with ${code}\n${stdout}${stderr()}`));
-    });
-  });
-}
-
-async function stopEmulator(child: ChildProcess, dataDir: string, stderr: () => string): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) {
-    say(`warning: the emulator stopped during the run (${child.exitCode ?? child.signalCode})\n${stderr()}`);
-  } else {
-    const exited = new Promise((done) => child.once('exit', done));
-    child.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-}
-
-// --- the run ------------------------------------------------------------------------------------
-
-interface Exclusions {
-  grep: RegExp | undefined;
-  excluded: number;
-  total: number;
-}
-
-function allTests(suite: Mocha.Suite): Mocha.Test[] {
-  return [...suite.tests, ...suite.suites.flatMap(allTests)];
-}
-
-/** Finds the skipped groups and tests in the loaded tree; the grep that leaves them out. */
-function exclusions(root: Mocha.Suite): Exclusions {
-  const prefixes: string[] = [];
-  const unused = new Set([...Object.keys(SKIPPED), ...Object.keys(SKIPPED_TESTS)]);
-  const walk = (suite: Mocha.Suite): void => {
-    for (const child of suite.suites) {
-      if (child.title in SKIPPED) {
-        prefixes.push(`^${escapeRegExp(child.fullTitle())} `);
-        unused.delete(child.title);
-      } else walk(child);
-    }
-  };
-  walk(root);
-  const tests = allTests(root);
-  for (const test of tests) {
-    const title = test.fullTitle().replace(/^storage /, '');
-    if (title in SKIPPED_TESTS) {
-      prefixes.push(`^${escapeRegExp(test.fullTitle())}$`);
-      unused.delete(title);
-    }
-  }
-  for (const title of unused) say(`warning: "${title}" (skip list) matches nothing in the test file`);
-  const grep = prefixes.length > 0 ? new RegExp(prefixes.join('|')) : undefined;
-  const excluded = grep ? tests.filter((t) => grep.test(t.fullTitle())).length : 0;
-  return { grep, excluded, total: tests.length };
-}
-
-interface Counts {
-  passed: number;
-  failed: number;
-  failedHooks: number;
-  pending: number;
-  failures: string[];
-}
-
-async function runMocha(file: string): Promise<Counts & Exclusions> {
-  const require = createRequire(import.meta.url);
-  const MochaClass = require('mocha') as typeof Mocha;
-  const mocha = new MochaClass({ timeout: TEST_TIMEOUT_MS, reporter: 'spec' });
-  mocha.addFile(file);
-  await mocha.loadFilesAsync();
-  const skip = exclusions(mocha.suite);
-  if (skip.grep) mocha.grep(skip.grep).invert();
-  const counts: Counts = { passed: 0, failed: 0, failedHooks: 0, pending: 0, failures: [] };
-  await new Promise<void>((done) => {
-    const runner = mocha.run(() => done());
-    runner.on('pass', () => {
-      counts.passed += 1;
-    });
-    runner.on('pending', () => {
-      counts.pending += 1;
-    });
-    runner.on('fail', (test: Mocha.Hook | Mocha.Test, err: Error) => {
-      if (test.type === 'hook') counts.failedHooks += 1;
-      else counts.failed += 1;
-      counts.failures.push(`${test.fullTitle()}: ${String(err?.message).split('\n')[0]}`);
-    });
-  });
-  return { ...counts, ...skip };
-}
-
-function report(r: Counts & Exclusions): void {
-  say('\nfailing:');
-  if (r.failures.length === 0) say('  none');
-  for (const f of r.failures) say(`  - ${f}`);
-  if (refused.length > 0)
-    say(`\nrefused connections (neither loopback nor the emulator): ${refused.join(', ')}`);
-  const skipped = r.pending + r.excluded;
-  const notRun = r.total - r.passed - r.failed - skipped;
-  const extra = notRun > 0 || r.failedHooks > 0 ? `  not run ${notRun} (${r.failedHooks} failed hooks)` : '';
-  say(
-    `\nfidelity:storage  passed ${r.passed}  failed ${r.failed}  skipped(pending/excluded) ${skipped} ` +
-      `(${r.pending}/${r.excluded})${extra}  of ${r.total}`,
-  );
-}
-
-async function main(): Promise<void> {
-  const program = new Command()
-    .name('fidelity:storage')
-    .description("Runs Google's Cloud Storage client system tests against the emulator and prints the figure")
-    .argument('<checkout>', `a checkout of googleapis/nodejs-storage (pinned: ${PINNED.commit})`)
-    .option('--strict', 'exit 1 when any test fails')
-    .parse();
-  const checkout = resolve(program.args[0] as string);
-  const strict = program.opts<{ strict?: boolean }>().strict === true;
-
-  const pkg = checkCheckout(checkout);
-  installTestPackages(testPackageSpecs(pkg));
-  const file = await bundle(checkout);
-
-  process.env.METADATA_SERVER_DETECTION ??= 'none';
-  process.env.GCLOUD_PROJECT ??= 'fidelity-project';
-  process.env.GOOGLE_CLOUD_PROJECT ??= process.env.GCLOUD_PROJECT;
-  process.env.PROJECT_ID ??= process.env.GOOGLE_CLOUD_PROJECT;
-  const given = process.env.STORAGE_EMULATOR_HOST;
-  // The client reads a host without a scheme as a protocol ('Only HTTP(S) protocols are supported').
-  if (given && !given.includes('://')) process.env.STORAGE_EMULATOR_HOST = `http://${given}`;
-  const emulator = given ? undefined : await startEmulator();
-  if (emulator) process.env.STORAGE_EMULATOR_HOST = emulator.url;
-  guardNetwork(process.env.STORAGE_EMULATOR_HOST as string);
-
-  say(`running ${file} against ${process.env.STORAGE_EMULATOR_HOST}`);
-  const result = await runMocha(file);
-  await emulator?.stop();
-  report(result);
-  const failed = result.failed + result.failedHooks > 0;
-  process.exit(strict && failed ? 1 : 0);
-}
-
-await main();
+    return undefined;
+  },
+  emulators: [
+    {
+      kind: 'storage',
+      env: 'STORAGE_EMULATOR_HOST',
+      args: ['--fsync', 'none'],
+    },
+  ],
+});

@@ -70,6 +70,7 @@ export async function patchDataset(
 ): Promise<Json> {
   return em.store.exclusive(async (conn) => {
     const ds = em.datasetOr404(projectId, datasetId);
+    checkEtag(body, ds.resource);
     const resource = { ...ds.resource };
     for (const k of [
       'description',
@@ -128,4 +129,14 @@ export function listDatasets(em: Emulator, projectId: string, query: URLSearchPa
     datasets: page,
     ...(next ? { nextPageToken: next } : {}),
   };
+}
+
+/**
+ * An update that names an etag (Google's client sends it as `If-Match` and in the body) applies
+ * only to the version it read: another one is 412, as BigQuery answers it.
+ */
+export function checkEtag(body: Json, resource: Json): void {
+  const given = body['etag'];
+  if (typeof given === 'string' && given !== resource['etag'])
+    throw new ApiError('conditionNotMet', 'Precondition check failed.');
 }

@@ -8,6 +8,7 @@ export const REASONS = {
   resourceInUse: 400,
   notFound: 404,
   duplicate: 409,
+  conditionNotMet: 412,
   stopped: 200,
   backendError: 500,
   notImplemented: 501,
@@ -18,6 +19,7 @@ const STATUS: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
   404: 'NOT_FOUND',
   409: 'ALREADY_EXISTS',
+  412: 'FAILED_PRECONDITION',
   500: 'INTERNAL',
   501: 'UNIMPLEMENTED',
 };

@@ -31,6 +31,16 @@ export interface FieldSchema {
   description?: string;
   /** Column-level security tags: kept and reported back, not enforced (nothing here has IAM). */
   policyTags?: { names: string[] };
+  maxLength?: string;
+  precision?: string;
+  scale?: string;
+  roundingMode?: string;
+  defaultValueExpression?: string;
+}
+
+/** A field as compared across schema versions: NULLABLE where no mode is given, at any depth. */
+export function effectiveField(f: FieldSchema): FieldSchema {
+  return { ...f, mode: f.mode ?? 'NULLABLE', ...(f.fields ? { fields: f.fields.map(effectiveField) } : {}) };
 }
 
 /** BigQuery reports legacy type names in schemas whatever name the caller used. */
@@ -92,8 +102,12 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
     const mode = String(o['mode'] ?? 'NULLABLE').toUpperCase();
     if (!['NULLABLE', 'REQUIRED', 'REPEATED'].includes(mode))
       return `Invalid value for mode: ${String(o['mode'])} is not a valid value`;
-    const field: FieldSchema = { name, type, mode };
+    // A field created without a mode has none in the schema BigQuery answers (it is NULLABLE).
+    const field: FieldSchema = { name, type, ...(o['mode'] !== undefined ? { mode } : {}) };
     if (typeof o['description'] === 'string') field.description = o['description'];
+    // Kept and answered back (the column is typed as the emulator types it).
+    for (const k of ['maxLength', 'precision', 'scale', 'roundingMode', 'defaultValueExpression'] as const)
+      if (o[k] !== undefined) field[k] = String(o[k]);
     if (o['policyTags'] !== undefined) {
       const names = (o['policyTags'] as { names?: unknown } | null)?.names;
       if (!Array.isArray(names) || names.some((n) => typeof n !== 'string') || names.length > 1)

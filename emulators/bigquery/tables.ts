@@ -5,9 +5,11 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { tableBytes } from './bytes.ts';
+import { checkEtag } from './datasets.ts';
 import { ApiError } from './errors.ts';
 import {
   columnDefinitions,
+  effectiveField,
   type FieldSchema,
   fieldForType,
   normaliseSchema,
@@ -183,6 +185,7 @@ export async function patchTable(
 ): Promise<Json> {
   return em.store.exclusive(async (conn) => {
     const t = em.tableOr404(projectId, datasetId, tableId);
+    checkEtag(body, t.resource);
     if (t.resource['type'] === 'VIEW' && body['view']) {
       const merged = { ...t.resource, ...body };
       return createView(em, conn, projectId, datasetId, tableId, merged, body['view'] as Json, true);
@@ -240,13 +243,14 @@ export async function evolveSchema(
         'invalid',
         `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} is missing in new schema`,
       );
-    if (nf.type !== old.type || JSON.stringify(nf.fields ?? []) !== JSON.stringify(old.fields ?? []))
+    const nested = (f: FieldSchema) => JSON.stringify((f.fields ?? []).map(effectiveField));
+    if (nf.type !== old.type || nested(nf) !== nested(old))
       throw new ApiError(
         'invalid',
         `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} has changed type or nested fields`,
       );
-    if (nf.mode !== old.mode) {
-      if (old.mode === 'REQUIRED' && nf.mode === 'NULLABLE')
+    if ((nf.mode ?? 'NULLABLE') !== (old.mode ?? 'NULLABLE')) {
+      if (old.mode === 'REQUIRED' && (nf.mode ?? 'NULLABLE') === 'NULLABLE')
         await conn.run(`ALTER TABLE ${name} ALTER COLUMN ${quoteIdent(old.name)} DROP NOT NULL`);
       else
         throw new ApiError(

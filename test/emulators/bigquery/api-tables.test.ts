@@ -32,22 +32,23 @@ describe('BigQuery emulator API: tables', () => {
       assert.equal(md.expirationTime, expirationTime);
       assert.equal(md.description, 'every type');
       assert.equal(md.type, 'TABLE');
-      const fields = md.schema.fields as { name: string; type: string; mode: string; fields?: unknown[] }[];
+      const fields = md.schema.fields as { name: string; type: string; mode?: string; fields?: unknown[] }[];
+      // A field created without a mode comes back without one, as BigQuery answers it (it is NULLABLE).
       assert.deepStrictEqual(
-        fields.map((f) => [f.name, f.type, f.mode]),
+        fields.map((f) => [f.name, f.type, f.mode ?? '(none)']),
         [
           ['id', 'STRING', 'REQUIRED'],
-          ['i', 'INTEGER', 'NULLABLE'],
-          ['f', 'FLOAT', 'NULLABLE'],
-          ['n', 'NUMERIC', 'NULLABLE'],
-          ['b', 'BOOLEAN', 'NULLABLE'],
-          ['ts', 'TIMESTAMP', 'NULLABLE'],
-          ['d', 'DATE', 'NULLABLE'],
-          ['dt', 'DATETIME', 'NULLABLE'],
-          ['by', 'BYTES', 'NULLABLE'],
-          ['j', 'JSON', 'NULLABLE'],
+          ['i', 'INTEGER', '(none)'],
+          ['f', 'FLOAT', '(none)'],
+          ['n', 'NUMERIC', '(none)'],
+          ['b', 'BOOLEAN', '(none)'],
+          ['ts', 'TIMESTAMP', '(none)'],
+          ['d', 'DATE', '(none)'],
+          ['dt', 'DATETIME', '(none)'],
+          ['by', 'BYTES', '(none)'],
+          ['j', 'JSON', '(none)'],
           ['tags', 'STRING', 'REPEATED'],
-          ['user', 'RECORD', 'NULLABLE'],
+          ['user', 'RECORD', '(none)'],
         ],
       );
     });

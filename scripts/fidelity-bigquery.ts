@@ -1,0 +1,111 @@
+#!/usr/bin/env node
+/**
+ * `npm run fidelity:bigquery -- <checkout of googleapis/nodejs-bigquery> [--strict]`: runs Google's
+ * own system tests of the BigQuery Node client (`system-test/bigquery.ts`, written for the real
+ * service) against the BigQuery emulator (and the Cloud Storage emulator the tests' root hook needs
+ * for a bucket), with the client this project installs, and prints the figure: passed, failed,
+ * skipped with reasons, and the failing titles (scripts/fidelity-harness.ts does the running).
+ *
+ * The adaptation, all of it here:
+ * - `../src` and `../src/types` become the installed `@google-cloud/bigquery` (the types are only
+ *   types);
+ * - Google's public sample tables the tests query are stood in for by small tables with the columns
+ *   and rows their conditions need (`publicSamples`);
+ * - groups and single tests needing what the emulator does not stand in for are excluded, each
+ *   with its reason (SKIPPED, SKIPPED_TESTS): Google's public datasets, Cloud Storage loads and
+ *   extracts, models and routines, and the features the emulator answers as unsupported;
+ * - `import * as assert` and `import * as Big` become default imports (called as functions, they
+ *   work only under TypeScript's CommonJS output), and the data files it requires from
+ *   `../../system-test/data/` are read from the checkout.
+ *
+ * Exit 0 when the run completed (failures are the figure), 1 on a harness error, and with
+ * `--strict` 1 on any failure.
+ */
+import { join } from 'node:path';
+import { runFidelity } from './fidelity-harness.ts';
+
+const PINNED = { commit: 'c61c15d2', version: '8.1.1' };
+
+/** Groups (describe titles, at any depth) excluded, and why. Shrink this table as the emulator grows. */
+export const SKIPPED: Readonly<Record<string, string>> = {
+  'BigQuery/Model': 'BigQuery ML models are not emulated',
+  'BigQuery/Routine': 'routines (persistent UDFs, procedures) are not emulated',
+  copy: 'copy jobs: unsupported in the emulator (docs/bigquery-emulator.md)',
+  copying: 'copy jobs: unsupported in the emulator (docs/bigquery-emulator.md)',
+  extract: 'extract jobs write to Cloud Storage: unsupported in the emulator',
+  'Query timeout': 'timeoutMs: jobs complete at once in the emulator, so jobComplete: false never happens',
+};
+
+/** Single tests excluded (full titles below the root `BigQuery` group), and why. */
+const LOADS = 'load jobs (from Cloud Storage or an uploaded file): unsupported in the emulator';
+const EXTRACTS = 'extract jobs write to Cloud Storage: unsupported in the emulator';
+export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
+  'BigQuery/Table loading & extracting should start to load data from a storage file': LOADS,
+  'BigQuery/Table loading & extracting should load data from a storage file': LOADS,
+  'BigQuery/Table loading & extracting should load data from a file via promises': LOADS,
+  'BigQuery/Table loading & extracting should start extracting data to a storage file': EXTRACTS,
+  'BigQuery/Table loading & extracting should extract data to a storage file': EXTRACTS,
+};
+
+/**
+ * Stand-ins for the two public sample tables the tests query (`publicdata.samples.github_nested`
+ * and `.gsod`), with the columns they read and rows their conditions find: Google's data is not
+ * reachable offline, and the tests check only that a matching row comes back.
+ */
+async function publicSamples(): Promise<void> {
+  const { BigQuery } = await import('@google-cloud/bigquery');
+  const bq = new BigQuery({
+    projectId: 'publicdata',
+    apiEndpoint: process.env.BIGQUERY_EMULATOR_HOST as string,
+  });
+  await bq.createDataset('samples');
+  await bq.query(`CREATE TABLE samples.github_nested AS
+SELECT CONCAT('https://github.com/', owner, '/repo-', CAST(n AS STRING)) AS url, MOD(n, 3) != 0 AS public,
+  STRUCT(owner AS owner, n AS forks) AS repository
+FROM UNNEST(GENERATE_ARRAY(1, 200)) AS n, UNNEST([IF(MOD(n, 2) = 0, 'google', 'someone')]) AS owner`);
+  await bq.query(`CREATE TABLE samples.gsod AS
+SELECT CAST(n AS FLOAT64) / 2 AS snow_depth, 2000 + MOD(n, 20) AS year FROM UNNEST(GENERATE_ARRAY(0, 60)) AS n`);
+}
+
+await runFidelity({
+  name: 'fidelity:bigquery',
+  repo: 'googleapis/nodejs-bigquery',
+  testFile: 'system-test/bigquery.ts',
+  client: '@google-cloud/bigquery',
+  pinned: PINNED,
+  rootTitle: 'BigQuery',
+  testPackages: [],
+  textEdits: [
+    // Namespace imports called as functions work under TypeScript's CommonJS output only.
+    {
+      what: 'the assert import',
+      pattern: /import \* as assert from 'assert';/,
+      replacement: "import assert from 'assert';",
+    },
+    {
+      what: 'the big.js import',
+      pattern: /import \* as Big from 'big\.js';/,
+      replacement: "import Big from 'big.js';",
+    },
+    {
+      what: 'the data files named with require.resolve from the compiled build/system-test/',
+      pattern: /require\.resolve\('\.\.\/\.\.\/system-test\//,
+      replacement: "String(process.env.FIDELITY_CHECKOUT) + ('/system-test/",
+      all: true,
+    },
+  ],
+  skipped: SKIPPED,
+  skippedTests: SKIPPED_TESTS,
+  resolveSrc: (path, _cache, checkout) => {
+    if (path === '../src' || path === '../src/types') return '@google-cloud/bigquery';
+    // Data files the compiled test (in build/system-test/) requires from the checkout.
+    if (path.startsWith('../../system-test/data/')) return join(checkout, path.slice('../../'.length));
+    return undefined;
+  },
+  emulators: [
+    { kind: 'bigquery', env: 'BIGQUERY_EMULATOR_HOST' },
+    { kind: 'storage', env: 'STORAGE_EMULATOR_HOST', args: ['--fsync', 'none'] },
+  ],
+  testTimeoutMs: 20_000,
+  prepare: publicSamples,
+});

@@ -1,0 +1,401 @@
+/**
+ * What the `fidelity:*` scripts share (scripts/fidelity-storage.ts, scripts/fidelity-bigquery.ts):
+ * running one of Google's own Node client system tests, read from a checkout of its repository and
+ * bundled at run time (nothing of Google's is copied into this repository), against our emulators,
+ * with the client this project installs, and printing the figure: passed, failed, skipped with
+ * reasons, and the failing titles.
+ *
+ * Each script gives a `Fidelity`: the checkout's test file and pinned release, the test's own
+ * packages to install into a cache directory, text edits that make the file runnable offline
+ * (each must apply exactly once), how its imports of the checkout's `src` resolve, the groups and
+ * single tests excluded with their reasons, and the emulators to start. Only connections to
+ * loopback and to the emulators are allowed from the process (no metadata server, no internet).
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import * as esbuild from 'esbuild';
+import type Mocha from 'mocha';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const EMULATOR_START_TIMEOUT_MS = 30_000;
+
+export interface TextEdit {
+  readonly what: string;
+  readonly pattern: RegExp;
+  readonly replacement: string;
+  /** Every match rather than exactly one (still at least one). */
+  readonly all?: boolean;
+}
+
+export interface EmulatorNeed {
+  /** `emulators/<kind>/main.ts`. */
+  readonly kind: 'storage' | 'bigquery' | 'pubsub';
+  /** The variable the client reads (set to the emulator's URL, or used as given when set). */
+  readonly env: string;
+  /** The value of the variable from the emulator's URL (default: the URL). */
+  readonly value?: (url: string) => string;
+  readonly args?: readonly string[];
+}
+
+export interface Fidelity {
+  /** `fidelity:storage`. */
+  readonly name: string;
+  /** `googleapis/nodejs-storage`. */
+  readonly repo: string;
+  /** `system-test/storage.ts`, in the checkout. */
+  readonly testFile: string;
+  /** The client this project installs, e.g. `@google-cloud/storage`. */
+  readonly client: string;
+  readonly pinned: { readonly commit: string; readonly version: string };
+  /** The root describe title, dropped from single tests' titles in `skippedTests`. */
+  readonly rootTitle: string;
+  readonly testPackages: readonly string[];
+  readonly textEdits: readonly TextEdit[];
+  readonly skipped: Readonly<Record<string, string>>;
+  readonly skippedTests: Readonly<Record<string, string>>;
+  /**
+   * Where an import of a path above the test file (`../src`, `../../system-test/data/…`) goes: a
+   * package name (external), a file path, or undefined for an error. `cache` is the cache
+   * directory (for shims).
+   */
+  readonly resolveSrc: (path: string, cache: string, checkout: string) => string | undefined;
+  readonly emulators: readonly EmulatorNeed[];
+  readonly testTimeoutMs?: number;
+  /** Runs once the emulators are up, before the tests (stand-in data the tests read). */
+  readonly prepare?: () => Promise<void>;
+}
+
+export function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+interface PackageJson {
+  version?: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+}
+
+const readJson = <T>(file: string): T => JSON.parse(readFileSync(file, 'utf8')) as T;
+
+/** Runs one fidelity script: its command line, the bundle, the emulators, mocha, the figure. */
+export async function runFidelity(f: Fidelity): Promise<void> {
+  const fail = (message: string): never => {
+    process.stderr.write(`${f.name}: ${message}\n`);
+    process.exit(1);
+  };
+  const cache = join(ROOT, '.data', f.name.replace(':', '-'));
+  const program = new Command()
+    .name(f.name)
+    .description(`Runs Google's ${f.client} system tests against the emulator and prints the figure`)
+    .argument('<checkout>', `a checkout of ${f.repo} (pinned: ${f.pinned.commit})`)
+    .option('--strict', 'exit 1 when any test fails')
+    .parse();
+  const checkout = resolve(program.args[0] as string);
+  // Text edits may name files of the checkout through it.
+  process.env.FIDELITY_CHECKOUT = checkout;
+  const strict = program.opts<{ strict?: boolean }>().strict === true;
+
+  // The checkout.
+  const testFile = join(checkout, f.testFile);
+  if (!existsSync(testFile))
+    fail(
+      `${testFile} not found: give a checkout of ${f.repo}, e.g.\n` +
+        `  git --git-dir=<mirror of ${f.repo}> archive ${f.pinned.commit} | tar -x -C /tmp/checkout`,
+    );
+  const pkg = readJson<PackageJson>(join(checkout, 'package.json'));
+  const client = readJson<PackageJson>(
+    join(ROOT, 'node_modules', ...f.client.split('/'), 'package.json'),
+  ).version;
+  say(
+    `google tests: ${checkout} (release ${pkg.version}); pinned: commit ${f.pinned.commit}, release ${f.pinned.version}`,
+  );
+  say(`client under test: ${f.client} ${client} (this project's node_modules)`);
+  if (pkg.version !== f.pinned.version)
+    say(
+      `warning: the checkout is release ${pkg.version}, not the pinned ${f.pinned.version}; the figure may differ`,
+    );
+
+  // The test's own packages, at the checkout's ranges.
+  const ranges = { ...pkg.devDependencies, ...pkg.dependencies };
+  const specs = f.testPackages.map((name) => {
+    const range = ranges[name];
+    if (range === undefined) fail(`the checkout's package.json does not list ${name}`);
+    return `${name}@${range}`;
+  });
+  const marker = join(cache, 'node_modules', '.fidelity-installed');
+  if (specs.length > 0 && !(existsSync(marker) && readFileSync(marker, 'utf8') === specs.join(' '))) {
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, 'package.json'), '{"private":true}\n');
+    say(`installing the test's packages into ${cache}: ${specs.join(' ')}`);
+    execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', cache, ...specs], {
+      stdio: 'inherit',
+    });
+    writeFileSync(marker, specs.join(' '));
+  }
+
+  // The bundle.
+  mkdirSync(cache, { recursive: true });
+  const adapt = (source: string): string => {
+    let out = source;
+    for (const { what, pattern, replacement, all } of f.textEdits) {
+      const global = new RegExp(pattern.source, 'g');
+      const hits = out.match(global)?.length ?? 0;
+      if (all ? hits === 0 : hits !== 1)
+        fail(`the test file changed: cannot adapt ${what} (${hits} matches)`);
+      out = all ? out.replace(global, replacement) : out.replace(pattern, replacement);
+    }
+    return out;
+  };
+  const outfile = join(cache, `${f.testFile.split('/').pop()?.replace(/\.ts$/, '')}.system-test.mjs`);
+  const base = f.testFile.split('/').pop() as string;
+  await esbuild.build({
+    entryPoints: [testFile],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    logLevel: 'warning',
+    // Not the checkout's tsconfig.json: it extends gts, which is not installed.
+    tsconfigRaw: {},
+    plugins: [
+      {
+        name: 'adapt-google-system-test',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.\// }, (args) => {
+            const to = f.resolveSrc(args.path, cache, checkout);
+            if (to === undefined)
+              return { errors: [{ text: `unexpected import of the checkout's src: ${args.path}` }] };
+            return to.startsWith('/') ? { path: to } : { path: to, external: true };
+          });
+          // Packages and node built-ins stay imports, resolved from the cache dir, then the project.
+          build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
+          build.onLoad({ filter: new RegExp(`system-test[\\\\/]${escapeRegExp(base)}$`) }, (args) => ({
+            contents: adapt(readFileSync(args.path, 'utf8')),
+            loader: 'ts',
+          }));
+        },
+      },
+    ],
+  });
+
+  // The emulators, then the guard.
+  process.env.METADATA_SERVER_DETECTION ??= 'none';
+  process.env.GCLOUD_PROJECT ??= 'fidelity-project';
+  process.env.GOOGLE_CLOUD_PROJECT ??= process.env.GCLOUD_PROJECT;
+  process.env.PROJECT_ID ??= process.env.GOOGLE_CLOUD_PROJECT;
+  const started: { stop(): Promise<void> }[] = [];
+  const hosts: string[] = [];
+  for (const e of f.emulators) {
+    const given = process.env[e.env];
+    if (given) {
+      hosts.push(new URL(given.includes('://') ? given : `http://${given}`).hostname);
+      continue;
+    }
+    const emu = await startEmulator(e, fail);
+    started.push(emu);
+    process.env[e.env] = e.value ? e.value(emu.url) : emu.url;
+    hosts.push(new URL(emu.url).hostname);
+  }
+  const refused = guardNetwork(hosts, f.name);
+  await f.prepare?.();
+
+  say(`running ${outfile} against ${f.emulators.map((e) => `${e.env}=${process.env[e.env]}`).join(', ')}`);
+  const result = await runMocha(f, outfile);
+  for (const s of started) await s.stop();
+  report(f, result, refused);
+  process.exit(strict && result.failed + result.failedHooks > 0 ? 1 : 0);
+}
+
+/** Refuses every connection from this process except to loopback and the emulators' hosts. */
+function guardNetwork(hosts: readonly string[], name: string): string[] {
+  const refused: string[] = [];
+  const allowed = (host: string) =>
+    host === 'localhost' ||
+    host === '::1' ||
+    host.startsWith('127.') ||
+    host === '::ffff:127.0.0.1' ||
+    hosts.includes(host.replace(/^\[|\]$/g, ''));
+  const original = net.Socket.prototype.connect;
+  const guarded = function (this: net.Socket, ...args: unknown[]): net.Socket {
+    const to = destination(args);
+    if (to && !allowed(to.host)) {
+      const where = `${to.host}:${to.port}`;
+      if (!refused.includes(where)) refused.push(where);
+      this.destroy(
+        new Error(`${name} refused a connection to ${where} (only loopback and the emulators are allowed)`),
+      );
+      return this;
+    }
+    return (original as (...a: unknown[]) => net.Socket).apply(this, args);
+  };
+  net.Socket.prototype.connect = guarded as typeof original;
+  return refused;
+}
+
+/** Where a `Socket#connect` call goes (host:port), or undefined for an IPC path. */
+function destination(args: readonly unknown[]): { host: string; port: string } | undefined {
+  const [first, second] = args;
+  const options = (Array.isArray(first) ? first[0] : first) as unknown;
+  if (typeof options === 'object' && options !== null) {
+    const o = options as { host?: string; port?: number | string; path?: string | null };
+    if (o.path) return undefined; // an IPC path (http sets path: null for TCP)
+    return { host: o.host ?? 'localhost', port: String(o.port) };
+  }
+  if (typeof options === 'string' && Number.isNaN(Number(options))) return undefined;
+  return { host: typeof second === 'string' ? second : 'localhost', port: String(options) };
+}
+
+/** Starts `emulators/<kind>/main.ts` on a free port and a temporary data directory. */
+async function startEmulator(
+  e: EmulatorNeed,
+  fail: (message: string) => never,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const main = join(ROOT, 'emulators', e.kind, 'main.ts');
+  if (!existsSync(main)) fail(`${main} not found: set ${e.env} to a running emulator`);
+  const dataDir = mkdtempSync(join(tmpdir(), `fidelity-${e.kind}-`));
+  const child = spawn(process.execPath, [main, '--port', '0', '--data-dir', dataDir, ...(e.args ?? [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-4000);
+  });
+  const url = await listening(child, () => stderr).catch((err: unknown) => {
+    child.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+    return fail(`the ${e.kind} emulator did not start: ${err instanceof Error ? err.message : String(err)}`);
+  });
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        say(
+          `warning: the ${e.kind} emulator stopped during the run (${child.exitCode ?? child.signalCode})\n${stderr}`,
+        );
+      } else {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Waits for the emulator's `<kind> emulator listening on <url>` line. */
+function listening(child: ChildProcess, stderr: () => string): Promise<string> {
+  return new Promise((done, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => reject(new Error('no listening line in 30 s')), EMULATOR_START_TIMEOUT_MS);
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(stdout)?.[1];
+      if (url) {
+        clearTimeout(timer);
+        done(url);
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`it exited with ${code}\n${stdout}${stderr()}`));
+    });
+  });
+}
+
+interface Exclusions {
+  grep: RegExp | undefined;
+  excluded: number;
+  total: number;
+}
+
+interface Counts {
+  passed: number;
+  failed: number;
+  failedHooks: number;
+  pending: number;
+  failures: string[];
+}
+
+const allTests = (suite: Mocha.Suite): Mocha.Test[] => [...suite.tests, ...suite.suites.flatMap(allTests)];
+
+/** Finds the skipped groups and tests in the loaded tree; the grep that leaves them out. */
+function exclusions(f: Fidelity, root: Mocha.Suite): Exclusions {
+  const prefixes: string[] = [];
+  const unused = new Set([...Object.keys(f.skipped), ...Object.keys(f.skippedTests)]);
+  const walk = (suite: Mocha.Suite): void => {
+    for (const child of suite.suites) {
+      if (child.title in f.skipped) {
+        prefixes.push(`^${escapeRegExp(child.fullTitle())} `);
+        unused.delete(child.title);
+      } else walk(child);
+    }
+  };
+  walk(root);
+  const tests = allTests(root);
+  for (const test of tests) {
+    const title = test.fullTitle().replace(new RegExp(`^${escapeRegExp(f.rootTitle)} `), '');
+    if (title in f.skippedTests) {
+      prefixes.push(`^${escapeRegExp(test.fullTitle())}$`);
+      unused.delete(title);
+    }
+  }
+  for (const title of unused) say(`warning: "${title}" (skip list) matches nothing in the test file`);
+  const grep = prefixes.length > 0 ? new RegExp(prefixes.join('|')) : undefined;
+  const excluded = grep ? tests.filter((t) => grep.test(t.fullTitle())).length : 0;
+  return { grep, excluded, total: tests.length };
+}
+
+async function runMocha(f: Fidelity, file: string): Promise<Counts & Exclusions> {
+  const require = createRequire(import.meta.url);
+  const MochaClass = require('mocha') as typeof Mocha;
+  const mocha = new MochaClass({ timeout: f.testTimeoutMs ?? 120_000, reporter: 'spec' });
+  mocha.addFile(file);
+  await mocha.loadFilesAsync();
+  const skip = exclusions(f, mocha.suite);
+  if (skip.grep) mocha.grep(skip.grep).invert();
+  const counts: Counts = { passed: 0, failed: 0, failedHooks: 0, pending: 0, failures: [] };
+  await new Promise<void>((done) => {
+    const runner = mocha.run(() => done());
+    runner.on('pass', () => {
+      counts.passed += 1;
+    });
+    runner.on('pending', () => {
+      counts.pending += 1;
+    });
+    runner.on('fail', (test: Mocha.Hook | Mocha.Test, err: Error) => {
+      if (test.type === 'hook') counts.failedHooks += 1;
+      else counts.failed += 1;
+      counts.failures.push(`${test.fullTitle()}: ${String(err?.message).split('\n')[0]}`);
+    });
+  });
+  return { ...counts, ...skip };
+}
+
+function report(f: Fidelity, r: Counts & Exclusions, refused: readonly string[]): void {
+  say('\nfailing:');
+  if (r.failures.length === 0) say('  none');
+  for (const x of r.failures) say(`  - ${x}`);
+  if (refused.length > 0)
+    say(`\nrefused connections (neither loopback nor an emulator): ${refused.join(', ')}`);
+  say('\nexcluded, and why:');
+  for (const [title, why] of [...Object.entries(f.skipped), ...Object.entries(f.skippedTests)])
+    say(`  - ${title}: ${why}`);
+  const skipped = r.pending + r.excluded;
+  const notRun = r.total - r.passed - r.failed - skipped;
+  const extra = notRun > 0 || r.failedHooks > 0 ? `  not run ${notRun} (${r.failedHooks} failed hooks)` : '';
+  say(
+    `\n${f.name}  passed ${r.passed}  failed ${r.failed}  skipped(pending/excluded) ${skipped} ` +
+      `(${r.pending}/${r.excluded})${extra}  of ${r.total}`,
+  );
+}
