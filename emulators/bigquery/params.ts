@@ -43,6 +43,8 @@ const CAST_TYPES: Record<string, string> = {
 
 function duckTypeOf(t: ParamType | undefined, name: string): string {
   const type = String(t?.type ?? '').toUpperCase();
+  if (type === 'RANGE')
+    throw new InvalidSqlError(`Unsupported in the BigQuery emulator: RANGE parameters (${name})`);
   if (type === 'ARRAY') return `${duckTypeOf(t?.arrayType, name)}[]`;
   if (type === 'STRUCT' || type === 'RECORD') {
     const fields = (t?.structTypes ?? []).map(

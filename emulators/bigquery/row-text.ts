@@ -31,7 +31,8 @@ function scalarPreparer(f: FieldSchema): Preparer | undefined {
       return (parent, name, v) => {
         // DuckDB's reader refuses lone surrogates; the appender path decides what they become.
         if (typeof v === 'string') return v.isWellFormed();
-        if (typeof v !== 'number' && typeof v !== 'boolean') return false;
+        // A boolean for a STRING column is refused (the converter says why).
+        if (typeof v !== 'number') return false;
         put(parent, name, String(v));
         return true;
       };

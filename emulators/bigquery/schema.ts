@@ -97,6 +97,10 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
     const key = name.toLowerCase();
     if (seen.has(key)) return `Field ${path}${name} already exists in schema`;
     seen.add(key);
+    if (String(o['type'] ?? '').toUpperCase() === 'RANGE')
+      return `Unsupported in the BigQuery emulator: RANGE columns (${path}${name})`;
+    if (o['timestampPrecision'] !== undefined && String(o['timestampPrecision']) !== '6')
+      return `Unsupported in the BigQuery emulator: picosecond timestamps (timestampPrecision ${String(o['timestampPrecision'])} on ${path}${name})`;
     const type = TYPE_NAMES[String(o['type'] ?? '').toUpperCase()];
     if (!type) return `Invalid value for type: ${String(o['type'])} is not a valid value`;
     const mode = String(o['mode'] ?? 'NULLABLE').toUpperCase();
@@ -206,7 +210,10 @@ function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
     case 'STRING':
     case 'GEOGRAPHY':
       if (typeof v === 'string') return v;
-      if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+      if (typeof v === 'number') return String(v);
+      // BigQuery's own words for a JSON boolean sent to a STRING column.
+      if (typeof v === 'boolean')
+        throw new ConvertError(loc, 'Conversion from bool to std::string is unsupported.');
       throw bad('string');
     case 'INTEGER': {
       // A JSON number is a double: 9223372036854775807 arrives as 2^63, one past INT64's range.
@@ -524,8 +531,7 @@ function compileScalar(f: FieldSchema): Converter {
   switch (f.type) {
     case 'STRING':
     case 'GEOGRAPHY':
-      return (v) =>
-        typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : BAIL;
+      return (v) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : BAIL);
     case 'INTEGER':
       return (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? BigInt(v) : BAIL);
     case 'FLOAT':

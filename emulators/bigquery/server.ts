@@ -66,7 +66,7 @@ async function route(
         if (method === 'GET') return [200, listTables(em, projectId, a, query)];
         if (method === 'POST') return [200, await insertTable(em, projectId, a, body)];
       } else if (d === undefined) {
-        if (method === 'GET') return [200, await getTable(em, projectId, a, c)];
+        if (method === 'GET') return [200, await getTable(em, projectId, a, c, query.get('view'))];
         if (method === 'PATCH' || method === 'PUT') return [200, await patchTable(em, projectId, a, c, body)];
         if (method === 'DELETE') {
           await deleteTable(em, projectId, a, c);
@@ -91,7 +91,8 @@ async function route(
     if (a !== undefined && b === 'delete' && method === 'DELETE') {
       em.jobOr404(projectId, a, query);
       em.jobs.delete(a);
-      return [204, undefined];
+      // Google's client hands the body back: BigQuery's is an empty object.
+      return [200, {}];
     }
   }
   throw new ApiError('notFound', `Not found: ${method} ${path}`);

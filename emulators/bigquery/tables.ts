@@ -302,8 +302,20 @@ export async function getTable(
   projectId: string,
   datasetId: string,
   tableId: string,
+  view?: string | null,
 ): Promise<Json> {
   const t = em.tableOr404(projectId, datasetId, tableId);
+  if (
+    view !== undefined &&
+    view !== null &&
+    !['BASIC', 'STORAGE_STATS', 'FULL', 'TABLE_METADATA_VIEW_UNSPECIFIED'].includes(view)
+  )
+    throw new ApiError('invalid', `Invalid value for view: ${view}`);
+  if (view === 'BASIC') {
+    // Without the storage statistics (BigQuery does not compute them for BASIC).
+    const { lastModifiedTime: _m, numBytes: _b, numRows: _r, numLongTermBytes: _l, ...basic } = t.resource;
+    return basic;
+  }
   if (t.resource['type'] !== 'TABLE') return t.resource;
   const [n, bytes] = await em.store.exclusive(async (conn) => {
     const count = await conn.runAndReadAll(`SELECT count(*) FROM ${qualifiedName(t)}`);

@@ -391,6 +391,40 @@ describe('BigQuery emulator API: jobs and queries', () => {
       assert.equal(typeof body.queryId, 'string');
     });
 
+    it('answers RANGE columns and parameters and picosecond timestamps as unsupported, naming them', async () => {
+      await rejectsWith(
+        bq.dataset('qj').createTable('ranges', { schema: { fields: [{ name: 'r', type: 'RANGE' }] } }),
+        400,
+        'invalid',
+        /Unsupported in the BigQuery emulator: RANGE columns/,
+      );
+      await rejectsWith(
+        bq.dataset('qj').createTable('pico', {
+          schema: { fields: [{ name: 't', type: 'TIMESTAMP', timestampPrecision: '12' }] },
+        }),
+        400,
+        'invalid',
+        /picosecond timestamps/,
+      );
+      const res = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
+        method: 'POST',
+        body: JSON.stringify({
+          query: 'SELECT @r AS r',
+          useLegacySql: false,
+          parameterMode: 'NAMED',
+          queryParameters: [
+            {
+              name: 'r',
+              parameterType: { type: 'RANGE', rangeElementType: { type: 'DATE' } },
+              parameterValue: {},
+            },
+          ],
+        }),
+      });
+      assert.equal(res.status, 400);
+      assert.match(await res.text(), /RANGE parameters/);
+    });
+
     it('finds a job in its own location only', async () => {
       const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', jobId: 'located_job', location: 'EU' });
       assert.equal((await job.getMetadata())[0].jobReference.location, 'EU');

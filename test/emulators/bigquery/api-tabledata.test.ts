@@ -59,6 +59,21 @@ describe('BigQuery emulator API: tabledata', () => {
       assert.equal(await count("id IN ('s1', 's2', 's4')"), 0);
     });
 
+    it('refuses a boolean for a STRING column in BigQuery’s words, and takes a number as its text', async () => {
+      await assert.rejects(
+        table.insert([{ id: true }]),
+        (err: Error & { errors: { errors: { message: string }[] }[] }) => {
+          assert.equal(
+            err.errors[0]?.errors[0]?.message,
+            'Conversion from bool to std::string is unsupported.',
+          );
+          return true;
+        },
+      );
+      await table.insert([{ id: 42 }]);
+      assert.equal(await count("id = '42'"), 1);
+    });
+
     it('with skipInvalidRows inserts the valid rows and reports only the invalid ones', async () => {
       await assert.rejects(
         table.insert(
