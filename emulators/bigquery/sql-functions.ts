@@ -156,6 +156,13 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   ARRAY_LENGTH: ({ arg }) => `len(${arg(0)})`,
   ARRAY_CONCAT: ({ args }) => `list_concat(${args().join(', ')})`,
   ARRAY_REVERSE: ({ arg }) => `list_reverse(${arg(0)})`,
+  // Upper case after a delimiter (BigQuery's default set) and at the start, lower case elsewhere.
+  INITCAP: ({ args }) => {
+    const [text, delimiters] = args();
+    const d = delimiters ?? stringLiteral(' [](){}/|\\<>!?@"^#$&~_,.:;*%+-\t\n\r');
+    const agg = `(SELECT string_agg(CASE WHEN __i = 1 OR contains(${d}, substr(__s, __i - 1, 1)) THEN upper(substr(__s, __i, 1)) ELSE lower(substr(__s, __i, 1)) END, '' ORDER BY __i) FROM (SELECT ${text} AS __s), range(1, coalesce(length(${text}), 0) + 1) AS __r(__i))`;
+    return `CASE WHEN ${text} IS NULL THEN NULL ELSE coalesce(${agg}, '') END`;
+  },
   ARRAY_TO_STRING: ({ args }) => `array_to_string(${args().join(', ')})`,
   GENERATE_ARRAY: ({ args }) => {
     const a = args();

@@ -174,6 +174,15 @@ export function pageSize(query: URLSearchParams): number {
 
 export function timestampFormat(query: URLSearchParams): TimestampFormat {
   const out = query.get('formatOptions.timestampOutputFormat');
+  const int64 = query.get('formatOptions.useInt64Timestamp');
+  if (
+    out !== null &&
+    !['TIMESTAMP_OUTPUT_FORMAT_UNSPECIFIED', 'FLOAT64', 'INT64', 'ISO8601_STRING'].includes(out)
+  )
+    throw new ApiError('invalid', `Invalid value for formatOptions.timestampOutputFormat: ${out}`);
+  // BigQuery's words: the legacy flag and a format other than INT64 cannot both be asked for.
+  if (int64 === 'true' && (out === 'FLOAT64' || out === 'ISO8601_STRING'))
+    throw new ApiError('invalid', 'Cannot specify both use_int64_timestamp and timestamp_output_format.');
   if (out === 'ISO8601_STRING') return 'iso';
   if (out === 'INT64') return 'int64';
   if (out === 'FLOAT64') return 'float';

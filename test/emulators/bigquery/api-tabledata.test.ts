@@ -74,6 +74,24 @@ describe('BigQuery emulator API: tabledata', () => {
       assert.equal(await count("id = '42'"), 1);
     });
 
+    it('refuses useInt64Timestamp=true with a FLOAT64 or ISO8601 timestamp output format, in BigQuery’s words', async () => {
+      const list = (q: string) =>
+        fetch(`${h.emulator.url}/projects/${P}/datasets/ins/tables/rows/data?${q}`).then(async (r) => ({
+          status: r.status,
+          text: await r.text(),
+        }));
+      const both = await list(
+        'formatOptions.useInt64Timestamp=true&formatOptions.timestampOutputFormat=FLOAT64',
+      );
+      assert.equal(both.status, 400);
+      assert.match(both.text, /Cannot specify both use_int64_timestamp and timestamp_output_format\./);
+      assert.equal(
+        (await list('formatOptions.useInt64Timestamp=true&formatOptions.timestampOutputFormat=INT64')).status,
+        200,
+      );
+      assert.equal((await list('formatOptions.timestampOutputFormat=NANOS')).status, 400);
+    });
+
     it('with skipInvalidRows inserts the valid rows and reports only the invalid ones', async () => {
       await assert.rejects(
         table.insert(

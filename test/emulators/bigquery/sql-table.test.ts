@@ -296,6 +296,88 @@ END;`,
     rows: [{ sq: 25 }],
   },
   {
+    // Time zones, as dashboards use them: the local date, hour and day of a UTC instant.
+    name: 'time zones: DATE(ts, zone), FORMAT_TIMESTAMP with a zone, EXTRACT … AT TIME ZONE, TIMESTAMP_TRUNC(…, DAY, zone)',
+    sql: `SELECT DATE(TIMESTAMP '2024-01-06 23:30:00+00', 'Europe/Berlin') AS d,
+  FORMAT_TIMESTAMP('%Y-%m-%d %H:%M', TIMESTAMP '2024-01-06 23:30:00+00', 'America/New_York') AS ny,
+  EXTRACT(HOUR FROM TIMESTAMP '2024-01-06 23:30:00+00' AT TIME ZONE 'Asia/Tokyo') AS tokyo_hour,
+  TIMESTAMP_TRUNC(TIMESTAMP '2024-01-06 23:30:00+00', DAY, 'Europe/Berlin') AS berlin_day`,
+    rows: [
+      {
+        d: { value: '2024-01-07' },
+        ny: '2024-01-06 18:30',
+        tokyo_hour: 8,
+        berlin_day: ts('2024-01-06T23:00:00.000Z'),
+      },
+    ],
+  },
+  {
+    name: 'GROUP BY ROLLUP: the groups and their total',
+    sql: "SELECT x, COUNT(*) AS n FROM UNNEST(['a', 'b', 'a']) AS x GROUP BY ROLLUP(x) ORDER BY x NULLS FIRST",
+    rows: [
+      { x: null, n: 3 },
+      { x: 'a', n: 2 },
+      { x: 'b', n: 1 },
+    ],
+  },
+  {
+    name: 'window functions: LAG, LEAD with a default, a running SUM, RANK',
+    sql: `SELECT n, LAG(n) OVER (ORDER BY n) AS prev, LEAD(n, 1, 0) OVER (ORDER BY n) AS next,
+  SUM(n) OVER (ORDER BY n ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS running,
+  RANK() OVER (ORDER BY MOD(n, 2)) AS r
+FROM UNNEST([1, 2, 3]) AS n ORDER BY n`,
+    rows: [
+      { n: 1, prev: null, next: 2, running: 1, r: 2 },
+      { n: 2, prev: 1, next: 3, running: 3, r: 1 },
+      { n: 3, prev: 2, next: 0, running: 6, r: 2 },
+    ],
+  },
+  {
+    name: 'strings: REGEXP_REPLACE, SPLIT, ARRAY_TO_STRING, LPAD, SUBSTR, STRPOS, REVERSE, INITCAP',
+    sql: String.raw`SELECT REGEXP_REPLACE('a1b22', r'\d+', '#') AS r, SPLIT('a,b,,c', ',') AS parts,
+  ARRAY_TO_STRING(['x', 'y'], '-') AS joined, LPAD('7', 3, '0') AS p, SUBSTR('hello', 2, 3) AS sub,
+  STRPOS('hello', 'l') AS pos, REVERSE('abc') AS rev, INITCAP('hello bIG-world') AS cap, INITCAP('') AS blank`,
+    rows: [
+      {
+        r: 'a#b#',
+        parts: ['a', 'b', '', 'c'],
+        joined: 'x-y',
+        p: '007',
+        sub: 'ell',
+        pos: 3,
+        rev: 'cba',
+        cap: 'Hello Big-World',
+        blank: '',
+      },
+    ],
+  },
+  {
+    name: 'aggregates: STRING_AGG with ORDER BY, LOGICAL_OR, COUNT(DISTINCT)',
+    sql: "SELECT STRING_AGG(s, '|' ORDER BY s) AS agg, LOGICAL_OR(s = 'b') AS any_b, COUNT(DISTINCT s) AS d FROM UNNEST(['b', 'a', 'b']) AS s",
+    rows: [{ agg: 'a|b|b', any_b: true, d: 2 }],
+  },
+  {
+    name: 'JSON: JSON_EXTRACT_ARRAY, TO_JSON_STRING of a STRUCT, a nested JSON_VALUE',
+    sql: `SELECT JSON_EXTRACT_ARRAY('{"a":[1,2]}', '$.a') AS arr, TO_JSON_STRING(STRUCT(1 AS x, 'y' AS z)) AS j,
+  JSON_VALUE('{"a":{"b":"c"}}', '$.a.b') AS v`,
+    rows: [{ arr: ['1', '2'], j: '{"x":1,"z":"y"}', v: 'c' }],
+  },
+  {
+    name: 'dates: LAST_DAY, DATE_TRUNC to QUARTER, FORMAT_DATE, PARSE_DATE, UNIX_SECONDS',
+    sql: `SELECT LAST_DAY(DATE '2024-02-10') AS l, DATE_TRUNC(DATE '2024-05-15', QUARTER) AS q,
+  FORMAT_DATE('%A %d %B %Y', DATE '2024-01-07') AS f, PARSE_DATE('%d.%m.%Y', '07.01.2024') AS p,
+  UNIX_SECONDS(TIMESTAMP '2024-01-01 00:00:00+00') AS u`,
+    rows: [
+      {
+        l: { value: '2024-02-29' },
+        q: { value: '2024-04-01' },
+        f: 'Sunday 07 January 2024',
+        p: { value: '2024-01-07' },
+        u: 1704067200,
+      },
+    ],
+  },
+  {
     // END closes a CASE: never an implicit alias, whatever comes before it.
     name: 'CASE … END without an alias, before a comma and before FROM',
     sql: "SELECT CASE WHEN n > 1 THEN 'big' ELSE 'small' END, CASE n WHEN 1 THEN NULL ELSE n END FROM UNNEST([1, 2]) AS n ORDER BY n",
