@@ -78,17 +78,20 @@ export async function insertAll(
     } else converted.push(r.values);
   }
   if (insertErrors.length > 0 && !skipInvalid) {
-    // BigQuery inserts nothing and marks every valid row "stopped".
-    const byIndex = new Map(insertErrors.map((e) => [e.index, e]));
+    // BigQuery inserts nothing and marks every valid row "stopped", listing the invalid rows first.
+    const invalid = new Set(insertErrors.map((e) => e.index));
     return {
       kind: 'bigquery#tableDataInsertAllResponse',
-      insertErrors: rows.map(
-        (_, index) =>
-          byIndex.get(index) ?? {
+      insertErrors: [
+        ...insertErrors,
+        ...rows
+          .map((_, index) => index)
+          .filter((index) => !invalid.has(index))
+          .map((index) => ({
             index,
             errors: [{ reason: 'stopped', location: '', debugInfo: '', message: '' }],
-          },
-      ),
+          })),
+      ],
     };
   }
   const ids = rows.map((r) => {

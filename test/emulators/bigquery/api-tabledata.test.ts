@@ -46,13 +46,14 @@ describe('BigQuery emulator API: tabledata', () => {
           },
         ) => {
           assert.equal(err.name, 'PartialFailureError');
+          // The invalid rows first, then the others "stopped" (the order BigQuery answers in).
           assert.deepStrictEqual(
             err.errors.map((e) => e.errors.map((x) => x.reason)),
-            [['invalid'], ['stopped'], ['invalid'], ['invalid']],
+            [['invalid'], ['invalid'], ['invalid'], ['stopped']],
           );
           assert.match(err.errors[0]?.errors[0]?.message ?? '', /no such field: bad/);
-          assert.match(err.errors[2]?.errors[0]?.message ?? '', /Missing required field: id/);
-          assert.match(err.errors[3]?.errors[0]?.message ?? '', /Cannot convert value to integer/);
+          assert.match(err.errors[1]?.errors[0]?.message ?? '', /Missing required field: id/);
+          assert.match(err.errors[2]?.errors[0]?.message ?? '', /Cannot convert value to integer/);
           return true;
         },
       );
