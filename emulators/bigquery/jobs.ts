@@ -54,6 +54,7 @@ export async function runQuery(
   projectId: string,
   cfg: Json,
   extra: Readonly<Record<string, string>> = {},
+  location?: string,
 ): Promise<QueryResult> {
   const sql = cfg['query'];
   if (typeof sql !== 'string' || sql.trim() === '')
@@ -101,6 +102,7 @@ export async function runQuery(
       em,
       tr.tables.filter((r) => !(dropping && r === tr.target)),
       creating,
+      location,
     );
     if (dropping && tr.target) em.datasetOr404(tr.target.projectId, tr.target.datasetId);
     if (creating) em.datasetOr404(creating.projectId, creating.datasetId);
@@ -241,7 +243,8 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
       totalBytesProcessed: String(probe.bytes),
     };
   }
-  const result = await runQuery(em, projectId, cfg);
+  const named = typeof body['location'] === 'string' ? body['location'] : undefined;
+  const result = await runQuery(em, projectId, cfg, {}, named);
   keepJob(em, jobId, {
     resource: jobResource(em, projectId, jobId, cfg, result, undefined, location, labels),
     result,
@@ -388,9 +391,10 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
   }
   const labels = validLabels(conf['labels']);
   try {
+    const named = typeof ref['location'] === 'string' ? ref['location'] : undefined;
     const result = cfg['destinationTable']
       ? await queryInto(em, projectId, cfg)
-      : await runQuery(em, projectId, cfg);
+      : await runQuery(em, projectId, cfg, {}, named);
     const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
     keepJob(em, jobId, { resource, result });
     return resource;

@@ -36,6 +36,8 @@ export interface FieldSchema {
   scale?: string;
   roundingMode?: string;
   defaultValueExpression?: string;
+  /** Only 6 (microseconds); 12 is refused as unsupported. */
+  timestampPrecision?: string;
 }
 
 /** A field as compared across schema versions: NULLABLE where no mode is given, at any depth. */
@@ -110,7 +112,14 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
     const field: FieldSchema = { name, type, ...(o['mode'] !== undefined ? { mode } : {}) };
     if (typeof o['description'] === 'string') field.description = o['description'];
     // Kept and answered back (the column is typed as the emulator types it).
-    for (const k of ['maxLength', 'precision', 'scale', 'roundingMode', 'defaultValueExpression'] as const)
+    for (const k of [
+      'maxLength',
+      'precision',
+      'scale',
+      'roundingMode',
+      'defaultValueExpression',
+      'timestampPrecision',
+    ] as const)
       if (o[k] !== undefined) field[k] = String(o[k]);
     if (o['policyTags'] !== undefined) {
       const names = (o['policyTags'] as { names?: unknown } | null)?.names;
@@ -814,8 +823,8 @@ export function encodeValue(v: DuckDBValue, t: DuckDBType, tsFormat: TimestampFo
         const c = civilFromMicros(us);
         return `${c.date}T${c.time}Z`;
       }
-      // Float seconds, as BigQuery sends without useInt64Timestamp.
-      return (Number(us) / 1e6).toString();
+      // Float seconds, as BigQuery sends without useInt64Timestamp, in its notation (1.7040672005E9).
+      return javaDouble(Number(us) / 1e6);
     }
     case DuckDBTypeId.TIMESTAMP: {
       const c = civilFromMicros((v as { micros: bigint }).micros);
@@ -828,4 +837,19 @@ export function encodeValue(v: DuckDBValue, t: DuckDBType, tsFormat: TimestampFo
     default:
       return typeof v === 'object' ? String(v) : String(v);
   }
+}
+
+/**
+ * A double as BigQuery's REST API writes timestamps in float seconds (Java's Double.toString):
+ * plain between 10^-3 and 10^7, else one digit, the shortest fraction and `E<exponent>`.
+ */
+export function javaDouble(d: number): string {
+  if (!Number.isFinite(d)) return String(d);
+  const a = Math.abs(d);
+  if (d === 0 || (a >= 1e-3 && a < 1e7)) {
+    const text = String(d);
+    return text.includes('.') || text.includes('e') ? text : `${text}.0`;
+  }
+  const [mantissa, exponent] = d.toExponential().split('e') as [string, string];
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
 }

@@ -186,7 +186,8 @@ export function timestampFormat(query: URLSearchParams): TimestampFormat {
   if (out === 'ISO8601_STRING') return 'iso';
   if (out === 'INT64') return 'int64';
   if (out === 'FLOAT64') return 'float';
-  return query.get('formatOptions.useInt64Timestamp') === 'false' ? 'float' : 'int64';
+  // BigQuery's default is useInt64Timestamp=false (float seconds); Google's client always asks for true.
+  return int64 === 'true' ? 'int64' : 'float';
 }
 
 /**

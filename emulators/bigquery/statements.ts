@@ -29,7 +29,17 @@ export function translateOrThrow(
   }
 }
 
-export function checkTablesExist(em: Emulator, tables: readonly TableRef[], creating?: TableRef): void {
+/**
+ * Every table a statement reads exists, in a dataset of the job's location when the job names
+ * one (BigQuery runs a job in one location: a dataset elsewhere is not found there).
+ */
+export function checkTablesExist(
+  em: Emulator,
+  tables: readonly TableRef[],
+  creating?: TableRef,
+  location?: string,
+): void {
+  const where = location ?? LOCATION;
   for (const r of tables) {
     if (
       creating &&
@@ -38,15 +48,20 @@ export function checkTablesExist(em: Emulator, tables: readonly TableRef[], crea
       r.tableId === creating.tableId
     )
       continue;
-    if (!em.store.dataset(r.projectId, r.datasetId))
+    const ds = em.store.dataset(r.projectId, r.datasetId);
+    const elsewhere =
+      location !== undefined &&
+      typeof ds?.resource['location'] === 'string' &&
+      ds.resource['location'].toUpperCase() !== location.toUpperCase();
+    if (!ds || elsewhere)
       throw new ApiError(
         'notFound',
-        `Not found: Dataset ${r.projectId}:${r.datasetId} was not found in location ${LOCATION}`,
+        `Not found: Dataset ${r.projectId}:${r.datasetId} was not found in location ${where}`,
       );
     if (!em.store.table(r.projectId, r.datasetId, r.tableId))
       throw new ApiError(
         'notFound',
-        `Not found: Table ${r.projectId}:${r.datasetId}.${r.tableId} was not found in location ${LOCATION}`,
+        `Not found: Table ${r.projectId}:${r.datasetId}.${r.tableId} was not found in location ${where}`,
       );
   }
 }

@@ -389,6 +389,17 @@ describe('BigQuery emulator API: jobs and queries', () => {
       const body = (await res.json()) as { kind: string; queryId?: string; jobReference: { jobId: string } };
       assert.equal(body.kind, 'bigquery#queryResponse');
       assert.equal(typeof body.queryId, 'string');
+      // Without formatOptions a TIMESTAMP is float seconds (useInt64Timestamp defaults to false).
+      const plainTs = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
+        method: 'POST',
+        body: JSON.stringify({
+          query: "SELECT TIMESTAMP '2024-01-01 00:00:00.5+00' AS t",
+          useLegacySql: false,
+        }),
+      });
+      const ts = (await plainTs.json()) as { rows: { f: { v: string }[] }[] };
+      assert.equal(Number(ts.rows[0]?.f[0]?.v), 1704067200.5);
+      assert.match(ts.rows[0]?.f[0]?.v ?? '', /E9$/);
     });
 
     it('answers RANGE columns and parameters and picosecond timestamps as unsupported, naming them', async () => {
@@ -432,6 +443,19 @@ describe('BigQuery emulator API: jobs and queries', () => {
         fetch(`${h.emulator.url}/projects/${P}/jobs/located_job?location=${loc}`).then((r) => r.status);
       assert.equal(await elsewhere('EU'), 200);
       assert.equal(await elsewhere('US'), 404);
+    });
+
+    it('runs a job that names a location only over datasets in that location', async () => {
+      await bq.createDataset('eu_data', { location: 'EU' });
+      await bq.query('CREATE TABLE eu_data.t AS SELECT 1 AS x');
+      const [rows] = await bq.query({ query: 'SELECT x FROM eu_data.t', location: 'EU' });
+      assert.deepStrictEqual(rows, [{ x: 1 }]);
+      await rejectsWith(
+        bq.query({ query: 'SELECT x FROM eu_data.t', location: 'US' }),
+        404,
+        'notFound',
+        /Not found: Dataset test-project:eu_data was not found in location US/,
+      );
     });
   });
 });
