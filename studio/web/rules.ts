@@ -144,7 +144,10 @@ async function apply(dryRun: boolean): Promise<void> {
     ...(c.diff ? [diffView(c.diff, `Changes to ${c.kind}/${c.name}`)] : []),
   );
   $<HTMLButtonElement>('save').disabled = !dryRun || c.change === 'unchanged';
-  if (!dryRun) await loadList(c.name);
+  if (dryRun) return;
+  await loadList(c.name);
+  // Opening the saved version clears the plan: say again what was saved, so it stays in view.
+  plan.replaceChildren(el('p', { class: 'ok' }, `${c.kind}/${c.name}: ${c.change} ${c.version}`));
 }
 
 function start(): void {
