@@ -5,7 +5,13 @@
  * newest are the last names of the listing.
  */
 import type { Bucket } from '@google-cloud/storage';
-import { REPLAYS_PREFIX, type ReplayRecord, replayId, replayPath } from '../core/replays.ts';
+import {
+  REPLAY_ID_PATTERN,
+  REPLAYS_PREFIX,
+  type ReplayRecord,
+  replayId,
+  replayPath,
+} from '../core/replays.ts';
 
 const statusOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 
@@ -25,6 +31,8 @@ export class ReplayStore {
   }
 
   async read(id: string): Promise<ReplayRecord | undefined> {
+    // A run message naming something that is not a replay id finds no replay.
+    if (!REPLAY_ID_PATTERN.test(id)) return undefined;
     try {
       const [bytes] = await this.bucket.file(replayPath(id)).download();
       return JSON.parse(bytes.toString('utf8')) as ReplayRecord;

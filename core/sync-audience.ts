@@ -6,6 +6,7 @@
  * mirror mode, removed with DELETE, in one upload session per run.
  */
 import * as t from './linkage/transforms.ts';
+import { META_API_VERSION, META_BASE_URL } from './platforms/meta/driver.ts';
 import type { Change } from './syncs.ts';
 
 /** Meta's limit on rows per `/users` request. */
@@ -112,4 +113,50 @@ export function audiencePage(changes: readonly Change[]): AudiencePage {
 export function audienceSession(runKey: string, page: number, last: boolean, planned: number) {
   const id = Number.parseInt(t.sha256(runKey).slice(0, 13), 16);
   return { session_id: id, batch_seq: page, last_batch_flag: last, estimated_num_total: planned };
+}
+
+/** One `/users` request of a page, without the token (the sender adds it to the URL). */
+export interface AudienceRequest {
+  readonly method: 'POST' | 'DELETE';
+  /** `<origin>/<version>/<audience>/users`. */
+  readonly path: string;
+  readonly body: { readonly payload: AudiencePayload; readonly session: ReturnType<typeof audienceSession> };
+  /** The changes it carries (they fail together if Meta refuses it). */
+  readonly changes: readonly Change[];
+}
+
+/**
+ * A page's requests to an audience — users added (POST), then removed (DELETE), each in its own
+ * upload session of the run — and the rows that cannot go: what the schedule function sends and
+ * what `sync run --dry-run` prints.
+ */
+export function audienceRequests(input: {
+  /** The connection's `url`, or Meta's Graph API. */
+  readonly origin?: string;
+  readonly audienceId: string;
+  readonly runKey: string;
+  readonly page: number;
+  readonly last: boolean;
+  readonly planned: number;
+  readonly changes: readonly Change[];
+}): { readonly requests: readonly AudienceRequest[]; readonly failed: AudiencePage['failed'] } {
+  const built = audiencePage(input.changes);
+  const path = `${(input.origin ?? META_BASE_URL).replace(/\/+$/, '')}/${META_API_VERSION}/${input.audienceId}/users`;
+  const requests: AudienceRequest[] = [];
+  for (const [method, part, session] of [
+    ['POST', built.add, input.runKey],
+    ['DELETE', built.remove, `${input.runKey}#remove`],
+  ] as const) {
+    if (!part) continue;
+    requests.push({
+      method,
+      path,
+      body: {
+        payload: part.payload,
+        session: audienceSession(session, input.page, input.last, input.planned),
+      },
+      changes: part.changes,
+    });
+  }
+  return { requests, failed: built.failed };
 }

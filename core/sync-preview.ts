@@ -4,9 +4,8 @@
  * names, topic events, audience payloads), secrets left out. Pure.
  */
 import type { Connection } from '../schemas/settings.ts';
-import { META_API_VERSION, META_BASE_URL } from './platforms/meta/driver.ts';
 import { WEBHOOK_HEADERS } from './platforms/webhook/driver.ts';
-import { audiencePage, audienceSession } from './sync-audience.ts';
+import { audienceRequests } from './sync-audience.ts';
 import { type Change, fileBody, filePaths, type SyncVersion, syncEvents, webhookBody } from './syncs.ts';
 
 export interface PreviewedRequest {
@@ -75,26 +74,23 @@ export function previewSyncPage(input: {
   }
   if ('meta_audience' in d) {
     const c = connection(d.meta_audience.connection);
-    const url = `${(c.url ?? META_BASE_URL).replace(/\/+$/, '')}/${META_API_VERSION}/${d.meta_audience.audience_id}/users?access_token=REDACTED`;
-    const page = audiencePage(changes);
-    const last = changes.length >= input.planned;
-    const requests: PreviewedRequest[] = [];
-    for (const [method, part, session] of [
-      ['POST', page.add, runKey],
-      ['DELETE', page.remove, `${runKey}#remove`],
-    ] as const) {
-      if (!part) continue;
-      requests.push({
-        title: `${method} ${url}`,
+    const built = audienceRequests({
+      ...(c.url ? { origin: c.url } : {}),
+      audienceId: d.meta_audience.audience_id,
+      runKey,
+      page: 1,
+      last: changes.length >= input.planned,
+      planned: input.planned,
+      changes,
+    });
+    return {
+      requests: built.requests.map((r) => ({
+        title: `${r.method} ${r.path}?access_token=REDACTED`,
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(
-          { payload: part.payload, session: audienceSession(session, 1, last, input.planned) },
-          null,
-          2,
-        ),
-      });
-    }
-    return { requests, notSent: page.failed.map((f) => ({ key: f.change.key, reason: f.reason })) };
+        body: JSON.stringify(r.body, null, 2),
+      })),
+      notSent: built.failed.map((f) => ({ key: f.change.key, reason: f.reason })),
+    };
   }
   return {
     requests: syncEvents(sync, changes, input.slot).map((e) => ({

@@ -23,7 +23,8 @@ import {
   replayId,
   replayState,
 } from '../core/replays.ts';
-import { type RunMessage, runKey } from '../core/scheduler.ts';
+import { FREE_LOCK, type RunMessage, runKey } from '../core/scheduler.ts';
+import { RESOURCE_NAME_PATTERN } from '../schemas/resource.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { Refusal } from './refusal.ts';
 
@@ -122,15 +123,16 @@ async function list(o: ReplayApiOptions, store: ReplayStore) {
   const records = await store.recent(LIST_SIZE);
   return Promise.all(
     records.map(async (r) => {
-      const lock = await locks.read(REPLAY_KIND, r.id);
-      return { ...r, ...replayState(r, lock.state, runKey(messageOf(r))) };
+      // A finished replay's object says it all: only the others' locks are read (the page polls).
+      const lock = r.status === 'finished' ? FREE_LOCK : (await locks.read(REPLAY_KIND, r.id)).state;
+      return { ...r, ...replayState(r, lock, runKey(messageOf(r))) };
     }),
   );
 }
 
 async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>) {
   const name = body['name'];
-  if (typeof name !== 'string' || !/^[a-z][a-z0-9_-]{0,62}$/.test(name)) {
+  if (typeof name !== 'string' || !new RegExp(RESOURCE_NAME_PATTERN).test(name)) {
     const description = 'must be a sync name';
     throw new Refusal(
       withViolations(apiError('INVALID_REQUEST', { detail: `name ${description}` }), [

@@ -7,9 +7,8 @@
  * only if absent, so a page sent twice is one object.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
-import { META_API_VERSION, META_BASE_URL } from '../../core/platforms/meta/driver.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
-import { AUDIENCE_MAX_ROWS, audiencePage, audienceSession } from '../../core/sync-audience.ts';
+import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/sync-audience.ts';
 import {
   type Change,
   changesOf,
@@ -181,25 +180,24 @@ export function syncJob(deps: SyncJobDeps): Job {
     const tokenName = c.secrets?.['access_token'];
     const token = tokenName ? await deps.secret(tokenName) : undefined;
     if (!token) throw new Error(`connection ${c.id} has no access_token secret with a value`);
-    const built = audiencePage(changes);
+    const built = audienceRequests({
+      ...(c.url ? { origin: c.url } : {}),
+      audienceId: d.audience_id,
+      runKey: ctx.runId,
+      page,
+      last,
+      planned: cursor.planned,
+      changes,
+    });
     const failed: Failed[] = [...built.failed];
-    const path = `${(c.url ?? META_BASE_URL).replace(/\/+$/, '')}/${META_API_VERSION}/${d.audience_id}/users`;
-    const requests = [
-      ['POST', built.add, ctx.runId] as const,
-      ['DELETE', built.remove, `${ctx.runId}#remove`] as const,
-    ];
-    for (const [method, part, session] of requests) {
-      if (!part) continue;
+    for (const r of built.requests) {
       const res = await deps.send(
         {
-          method,
-          url: `${path}?access_token=${encodeURIComponent(token.trim())}`,
-          redactedUrl: `${path}?access_token=REDACTED`,
+          method: r.method,
+          url: `${r.path}?access_token=${encodeURIComponent(token.trim())}`,
+          redactedUrl: `${r.path}?access_token=REDACTED`,
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            payload: part.payload,
-            session: audienceSession(session, page, last, cursor.planned),
-          }),
+          body: JSON.stringify(r.body),
         },
         c.timeout_ms ?? 30_000,
       );
@@ -208,7 +206,7 @@ export function syncJob(deps: SyncJobDeps): Job {
       const error = graphError(res.body);
       if (!permanent(res.status) || (error.code !== undefined && META_RETRY_CODES.has(error.code)))
         throw new Error(`audience ${d.audience_id}: HTTP ${res.status} ${error.message}`);
-      failed.push(...part.changes.map((change) => ({ change, reason: `Meta: ${error.message}` })));
+      failed.push(...r.changes.map((change) => ({ change, reason: `Meta: ${error.message}` })));
     }
     return failed;
   };

@@ -3,33 +3,16 @@
  * replay to one destination (`replay-start`; the scheduler runs it, not this page), and follow the
  * newest replays (`replays`), polled every two seconds while one is queued or running.
  */
+import type { ReplayFigures, ReplayRecord, ReplayState } from '../../core/replays.ts';
 import { $, admin, el, noteMissingToken, refusal } from './common.ts';
 
-interface Figures {
-  read: number;
-  republished: number;
-  skipped: number;
-  failed: number;
-  total?: number;
-  error?: string;
-}
-
-interface Replay {
-  id: string;
-  destination: string;
-  source: 'dead-letters' | 'slice';
-  from?: string;
-  to?: string;
-  where?: string;
-  limit?: number;
-  requested_by: string;
-  requested_at: string;
-  finished_at?: string;
-  state: 'queued' | 'running' | 'finished' | 'given up';
-  chunk?: number;
-  error?: string;
-  figures?: Figures;
-}
+/** A replay as `replays` lists it: its object and where it stands (core/replays.ts). */
+type Replay = ReplayRecord & {
+  readonly state: ReplayState['state'];
+  readonly chunk?: number;
+  readonly error?: string;
+  readonly figures?: ReplayFigures;
+};
 
 const POLL_MS = 2000;
 let timer: number | undefined;

@@ -248,5 +248,7 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
       (err: Refusal) => err instanceof Refusal && /where/.test(JSON.stringify(err.error.body)),
     );
     assert.equal(published.length, before, 'nothing was started');
+    // A run message naming something other than a replay id finds nothing to run.
+    assert.equal(await new ReplayStore(api.registry.bucket).read('../locks/x'), undefined);
   });
 });

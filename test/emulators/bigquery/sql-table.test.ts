@@ -284,8 +284,9 @@ SELECT COUNT(*) AS n FROM d.events WHERE event_time >= start_time AND event_name
     name: 'CREATE TEMP FUNCTION (a SQL UDF) used by the next statement',
     sql: `CREATE TEMP FUNCTION add_tax(x FLOAT64) RETURNS FLOAT64 AS (x * 1.2);
 CREATE TEMPORARY FUNCTION label(s STRING) AS (CONCAT('[', UPPER(s), ']'));
-SELECT add_tax(10.0) AS gross, label('a') AS l`,
-    rows: [{ gross: 12, l: '[A]' }],
+CREATE TEMP FUNCTION twice(x ANY TYPE) AS (x * 2);
+SELECT add_tax(10.0) AS gross, label('a') AS l, twice(21) AS t`,
+    rows: [{ gross: 12, l: '[A]', t: 42 }],
   },
   {
     name: 'BEGIN … END blocks run their statements',
