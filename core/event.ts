@@ -499,6 +499,11 @@ export interface StoredEvent {
   readonly topic?: string;
   /** For a defined event: the definition version it was validated against (`name@major.minor`). */
   readonly definition_version?: string;
+  /**
+   * SHA-256 of the canonical event (core/identity.ts): with event_id, the stored event's identity,
+   * carried to every ledger row so each delivery names the exact row it came from.
+   */
+  readonly payload_digest?: string;
   readonly user_id?: string;
   readonly anonymous_id?: string;
   readonly session_id?: string;

@@ -26,7 +26,7 @@ export const DEFAULT_RETENTION = '604800s';
 
 export interface TopicPlan {
   readonly name: string;
-  readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs' | 'actions';
+  readonly kind: 'events' | 'deliveries' | 'dead_letter' | 'ticks' | 'runs' | 'actions' | 'poison';
   /** Events topics are what producers publish to (gateway and the native path). */
   readonly producers: boolean;
 }
@@ -34,7 +34,15 @@ export interface TopicPlan {
 export interface SubscriptionPlan {
   readonly name: string;
   readonly topic: string;
-  readonly kind: 'store' | 'forward' | 'backlog' | 'dead_letter_ledger' | 'tick' | 'run' | 'action';
+  readonly kind:
+    | 'store'
+    | 'forward'
+    | 'backlog'
+    | 'dead_letter_ledger'
+    | 'tick'
+    | 'run'
+    | 'action'
+    | 'poison';
   /** Push subscriptions name the function they push to; backlogs are pull. */
   readonly push?: { readonly function: FunctionName };
   /** Only ever on `attributes.destination` (filters are immutable, docs/google-wire.md §7). */
@@ -144,6 +152,22 @@ export const backlogSubscriptionName = (deadLetterTopic: string) => `${deadLette
 export const deadLetterLedgerSubscriptionName = (deadLetterTopic: string) => `${deadLetterTopic}-ledger`;
 
 /**
+ * The last stop (docs/delivery.md, "Poison messages"): a dead letter that its `-ledger`
+ * subscription could not record after POISON_ATTEMPTS pushes is dead-lettered once more, here.
+ * `store` keeps each one as an `invalid_events` row (reason `poison`) without reading it as an
+ * event, a pull backlog keeps a copy for 31 days, and an alert opens. Nothing loops.
+ */
+export const POISON_TOPIC = 'poison';
+/**
+ * Pushes of one dead letter to its `-ledger` subscription before it is poison: with the source
+ * subscription's backoff (default 10 s to 600 s) about 2 h 20 min, so a warehouse outage that
+ * outlasted the source's own retries still ends with the dead letter recorded where it belongs.
+ */
+export const POISON_ATTEMPTS = 20;
+/** The push subscription that keeps each poison message in `invalid_events`. */
+export const POISON_STORE_SUBSCRIPTION = `${POISON_TOPIC}-store`;
+
+/**
  * The registry bucket's name: bucket names are global, so it starts with the (globally unique)
  * project id; over Cloud Storage's 63 characters the environment's part is shortened and a
  * digest of the whole keeps it unique.
@@ -184,13 +208,16 @@ export function plan(settings: Readonly<Settings>): Plan {
     // connection, a push deadline): Pub/Sub counts those attempts too. A destination's and a
     // rule's in their ledgers; an event's by storing it after all (store's retries outlasted,
     // e.g. a long warehouse outage): the row keeps Pub/Sub's dead-letter attributes.
+    // A dead letter its function cannot record (a bug, a poison payload) must not be pushed for
+    // 31 days: after a few attempts it moves on to the poison topic (POISON_TOPIC).
     subscriptions.push({
       name: deadLetterLedgerSubscriptionName(dlTopic),
       topic: dlTopic,
       kind: 'dead_letter_ledger',
       push: { function: sub.push?.function ?? 'forward' },
       ackDeadlineSeconds: 60,
-      retryPolicy: { ...DEFAULT_BACKOFF },
+      retryPolicy: { ...(sub.retryPolicy ?? DEFAULT_BACKOFF) },
+      deadLetterPolicy: { deadLetterTopic: POISON_TOPIC, maxDeliveryAttempts: POISON_ATTEMPTS },
       messageRetentionDuration: DEAD_LETTER_RETENTION,
       ...(sub.destination ? { destination: sub.destination } : {}),
     });
@@ -215,6 +242,29 @@ export function plan(settings: Readonly<Settings>): Plan {
       storeRetry.max_attempts ?? DEFAULT_MAX_ATTEMPTS.store,
     );
   }
+
+  // The poison topic: kept by `store` in invalid_events (no dead letter of its own: writing a raw
+  // row cannot fail for a message's content, only while the warehouse is down, which retries
+  // fix) and in a pull backlog for 31 days, which the dead-letter alert watches.
+  topics.push({ name: POISON_TOPIC, kind: 'poison', producers: false });
+  subscriptions.push(
+    {
+      name: POISON_STORE_SUBSCRIPTION,
+      topic: POISON_TOPIC,
+      kind: 'poison',
+      push: { function: 'store' },
+      ackDeadlineSeconds: 60,
+      retryPolicy: { ...DEFAULT_BACKOFF },
+      messageRetentionDuration: DEAD_LETTER_RETENTION,
+    },
+    {
+      name: backlogSubscriptionName(POISON_TOPIC),
+      topic: POISON_TOPIC,
+      kind: 'backlog',
+      ackDeadlineSeconds: 60,
+      messageRetentionDuration: DEAD_LETTER_RETENTION,
+    },
+  );
 
   topics.push({ name: 'deliveries', kind: 'deliveries', producers: false });
   const destinationPlans: DestinationPlan[] = [];

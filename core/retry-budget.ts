@@ -37,7 +37,8 @@ export function retryBudget(sub: SubscriptionPlan): { seconds: number; delays: n
 export function retryBudgetWarnings(plan: Plan): string[] {
   const warnings: string[] = [];
   for (const sub of plan.subscriptions) {
-    if (sub.kind === 'backlog') continue;
+    // Backlogs are pulled; the poison bound of `-ledger` subscriptions is chosen (core/plan.ts).
+    if (sub.kind === 'backlog' || sub.kind === 'dead_letter_ledger') continue;
     const budget = retryBudget(sub);
     if (!budget || budget.seconds >= RECOMMENDED_BUDGET_SECONDS) continue;
     const who =

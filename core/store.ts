@@ -1,6 +1,7 @@
 /**
  * The store path, pure: a classic push body (or a pulled dead letter) in, warehouse rows
- * out. Valid events become `events` rows with insertId = event_id; everything else becomes
+ * out. Valid events become `events` rows whose insertId is the event's payload digest (its
+ * identity with event_id, core/identity.ts); everything else becomes
  * an `invalid_events` row with every error, so nothing that reached the bus is dropped.
  * The writer and the after-store hook are injected, so this module does no I/O itself.
  */
@@ -14,8 +15,14 @@ import {
   normalizeEvent,
   normalizeOptions,
 } from './event.ts';
+import { payloadDigest } from './identity.ts';
 import { applyPiiPolicy, type PiiPolicy, scrubText, sha256 } from './pii.ts';
-import { backlogSubscriptionName, deadLetterLedgerSubscriptionName, type Plan } from './plan.ts';
+import {
+  backlogSubscriptionName,
+  deadLetterLedgerSubscriptionName,
+  type Plan,
+  POISON_ATTEMPTS,
+} from './plan.ts';
 import { decodePushBody } from './push.ts';
 import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
 import type { FieldViolation } from './validation.ts';
@@ -64,6 +71,8 @@ export interface StoreConfig extends PiiPolicy {
   readonly hashInWarehouse: readonly string[];
   /** Context fields never stored. */
   readonly drop: readonly string[];
+  /** Subscription ids whose messages are poison (core/plan.ts): kept raw, never read as events. */
+  readonly poison: ReadonlySet<string>;
 }
 
 /**
@@ -92,6 +101,7 @@ export function storeConfig(settings: Readonly<Settings>, plan: Plan): StoreConf
     topics: storeTopics(plan),
     hashInWarehouse: settings.pii?.hash_in_warehouse ?? [],
     drop: settings.pii?.drop ?? [],
+    poison: new Set(plan.subscriptions.filter((s) => s.kind === 'poison').map((s) => s.name)),
   });
 }
 
@@ -117,7 +127,12 @@ export function topicOf(message: PubSubMessage, config: StoreConfig): string {
 }
 
 /** Why a message landed in `invalid_events` (the `reason` column). */
-export type InvalidReason = 'invalid_event' | 'not_json' | 'malformed_push' | 'rejected_by_warehouse';
+export type InvalidReason =
+  | 'invalid_event'
+  | 'not_json'
+  | 'malformed_push'
+  | 'rejected_by_warehouse'
+  | 'poison';
 
 /** One message's fate: an event row (and the stored event for the decision layer), or an invalid row. */
 export type MessageRows =
@@ -176,6 +191,7 @@ export function messageRows(
     }),
   });
 
+  if (config.poison.has(lastSegment(message.subscription))) return poisonRow(message, invalid);
   if (payload.base64)
     return invalid('not_json', [{ field: '(root)', description: 'message data is not UTF-8 text' }]);
   let value: unknown;
@@ -196,18 +212,23 @@ export function messageRows(
   });
   if (!result.ok) return invalid('invalid_event', result.violations, value);
 
+  // The digest of what the producer sent, before the PII policy: the same content always
+  // gives the same insertId, and a reused event_id with other content another one.
+  const digest = payloadDigest(result.event);
   const event: StoredEvent = {
     ...result.event,
     received_at: receivedAt,
     topic,
     ...(result.definition ? { definition_version: result.definition.stamp } : {}),
+    payload_digest: digest,
   };
   return {
     kind: 'event',
     event,
     row: {
-      insertId: event.event_id,
+      insertId: digest,
       json: eventRow(result.event, {
+        digest,
         receivedAt,
         now,
         topic,
@@ -221,9 +242,37 @@ export function messageRows(
   };
 }
 
+/**
+ * A poison message (core/plan.ts, POISON_TOPIC): a dead letter its `-ledger` subscription could
+ * not record. Kept as it came, never parsed as an event, so nothing in it can fail again.
+ */
+function poisonRow(
+  message: PubSubMessage,
+  invalid: (reason: InvalidReason, errors: readonly FieldViolation[], raw?: unknown) => MessageRows,
+): MessageRows {
+  const source = message.attributes[DEAD_LETTER_SOURCE] ?? 'a dead-letter subscription';
+  let raw: unknown;
+  try {
+    raw = JSON.parse(utf8.decode(message.data));
+  } catch {
+    raw = undefined; // not JSON: kept as text (or base64) all the same
+  }
+  return invalid(
+    'poison',
+    [
+      {
+        field: '(message)',
+        description: `a dead letter that ${source} could not record after ${POISON_ATTEMPTS} attempts; kept here as received (docs/delivery.md, "Poison messages")`,
+      },
+    ],
+    raw,
+  );
+}
+
 function eventRow(
   event: NormalizedEvent,
   meta: {
+    digest: string;
     receivedAt: string;
     now: number;
     topic: string;
@@ -253,6 +302,7 @@ function eventRow(
     event_data: JSON.stringify(event_data),
     attributes: JSON.stringify(meta.attributes),
     ...(meta.definition ? { definition_version: meta.definition.stamp } : {}),
+    payload_digest: meta.digest,
   };
 }
 
@@ -356,10 +406,41 @@ export interface StoreOutcome {
 }
 
 /**
+ * How long BigQuery (and the emulator) are counted on to fold a repeated insertId. Past it, a
+ * redelivery asks the warehouse whether its row is there before writing it again.
+ */
+export const INSERT_ID_WINDOW_MS = 55_000;
+
+/** What a late redelivery asks the warehouse: is the row of this identity stored? */
+export interface StoredQuestion {
+  readonly event_id: string;
+  readonly event_time: string;
+  readonly payload_digest: string;
+}
+
+/** Answers a StoredQuestion; `false` when unsure (a second copy is folded by events_dedup). */
+export type AlreadyStored = (question: StoredQuestion) => Promise<boolean>;
+
+/**
+ * A message that may have been stored already by an earlier push of the same content, beyond the
+ * insertId window: a redelivery (attempt > 1) published more than a window ago, or a dead letter.
+ */
+function lateCopy(message: PubSubMessage, now: number): boolean {
+  if (message.attributes[DEAD_LETTER_SOURCE] !== undefined) return true;
+  if (message.deliveryAttempt <= 1) return false;
+  return now - Date.parse(message.publishTime) > INSERT_ID_WINDOW_MS;
+}
+
+type EventEntry = { row: InsertRow; event: StoredEvent; message: PubSubMessage };
+
+/**
  * Writes a batch of messages: events to `events`, the rest to `invalid_events`. An event
- * row the warehouse refuses for good (it passed our schema but not the table's) is written
+ * row the warehouse refused for good (it passed our schema but not the table's) is written
  * to `invalid_events` instead, with BigQuery's reason. Rejects when anything could not be
- * written, so the caller acknowledges nothing and Pub/Sub redelivers.
+ * written, so the caller acknowledges nothing and Pub/Sub redelivers. Every event in the
+ * outcome's `stored` is in the warehouse under its identity (event_id, payload_digest): written
+ * now, folded by its insertId, or found by `alreadyStored` for a late copy — only those are
+ * fanned out.
  *
  * Not an async function, and no write for an empty table: the functions framework runs each
  * request in a `domain`, where every promise costs ~7 µs of CPU in async hooks (measured),
@@ -373,16 +454,46 @@ export function storeMessages(
     readonly now: () => number;
     /** The registry's event definitions, when the messages may carry defined events. */
     readonly defined?: DefinedEvents;
+    /** Asked for late copies only (see lateCopy); without it they are written again. */
+    readonly alreadyStored?: AlreadyStored;
   },
 ): Promise<StoreOutcome> {
   const now = deps.now();
-  const events: { row: InsertRow; event: StoredEvent; message: PubSubMessage }[] = [];
+  const events: EventEntry[] = [];
   const invalid: InsertRow[] = [];
+  const late: EventEntry[] = [];
   for (const m of messages) {
     const o = messageRows(m, deps.config, now, deps.defined);
-    if (o.kind === 'event') events.push({ row: o.row, event: o.event, message: m });
-    else invalid.push(o.row);
+    if (o.kind === 'invalid') invalid.push(o.row);
+    else if (deps.alreadyStored && lateCopy(m, now)) late.push({ row: o.row, event: o.event, message: m });
+    else events.push({ row: o.row, event: o.event, message: m });
   }
+  if (late.length === 0) return writeRows(events, invalid, [], deps.writer, now, deps.config);
+  const ask = deps.alreadyStored as AlreadyStored;
+  return Promise.all(
+    late.map((e) =>
+      ask({
+        event_id: e.event.event_id,
+        event_time: e.event.event_time,
+        payload_digest: e.event.payload_digest as string,
+      }),
+    ),
+  ).then((found) => {
+    const present = late.filter((_, i) => found[i]);
+    const missing = late.filter((_, i) => !found[i]);
+    return writeRows([...events, ...missing], invalid, present, deps.writer, now, deps.config);
+  });
+}
+
+/** The writes of storeMessages; `present` are events found already stored (no write). */
+function writeRows(
+  events: readonly EventEntry[],
+  invalid: readonly InsertRow[],
+  present: readonly EventEntry[],
+  writer: RowWriter,
+  now: number,
+  config: StoreConfig,
+): Promise<StoreOutcome> {
   const finish = (
     eventRejections: readonly RowRejection[],
     invalidRejections: readonly RowRejection[],
@@ -390,19 +501,28 @@ export function storeMessages(
     if (invalidRejections.length > 0) {
       throw new Error(`invalid_events refused a row: ${invalidRejections[0]?.message ?? ''}`);
     }
+    const all = present.length > 0 ? [...events, ...present] : events;
     if (eventRejections.length === 0) {
       return {
-        stored: events.map((e) => e.event),
-        storedMessages: events.map((e) => e.message),
+        stored: all.map((e) => e.event),
+        storedMessages: all.map((e) => e.message),
         invalid: invalid.length,
       };
     }
-    return keepRefused(events, eventRejections, invalid.length, deps.writer, now, deps.config);
+    return keepRefused(events, eventRejections, invalid.length, writer, now, config).then((o) =>
+      present.length === 0
+        ? o
+        : {
+            stored: [...o.stored, ...present.map((e) => e.event)],
+            storedMessages: [...o.storedMessages, ...present.map((e) => e.message)],
+            invalid: o.invalid,
+          },
+    );
   };
   const none: readonly RowRejection[] = [];
   if (invalid.length === 0) {
     if (events.length === 0) return Promise.resolve(finish(none, none));
-    return deps.writer
+    return writer
       .write(
         TABLES.events,
         events.map((e) => e.row),
@@ -410,19 +530,19 @@ export function storeMessages(
       .then((rejections) => finish(rejections, none));
   }
   if (events.length === 0)
-    return deps.writer.write(TABLES.invalidEvents, invalid).then((rejections) => finish(none, rejections));
+    return writer.write(TABLES.invalidEvents, invalid).then((rejections) => finish(none, rejections));
   return Promise.all([
-    deps.writer.write(
+    writer.write(
       TABLES.events,
       events.map((e) => e.row),
     ),
-    deps.writer.write(TABLES.invalidEvents, invalid),
+    writer.write(TABLES.invalidEvents, invalid),
   ]).then(([eventRejections, invalidRejections]) => finish(eventRejections, invalidRejections));
 }
 
 /** Event rows the warehouse refused for good go to `invalid_events` with its reason (rare). */
 async function keepRefused(
-  events: readonly { row: InsertRow; event: StoredEvent; message: PubSubMessage }[],
+  events: readonly EventEntry[],
   eventRejections: readonly RowRejection[],
   invalidCount: number,
   writer: RowWriter,

@@ -58,10 +58,15 @@ export const TABLES = Object.freeze({
   invalidEvents: 'invalid_events',
   deliveries: 'deliveries',
   actionRuns: 'action_runs',
+  hookFailures: 'hook_failures',
 } as const);
 
 /** View names besides the one per catalogue event type (which is named after the event). */
-export const VIEWS = Object.freeze({ eventsDedup: 'events_dedup', identities: 'identities' } as const);
+export const VIEWS = Object.freeze({
+  eventsDedup: 'events_dedup',
+  identities: 'identities',
+  eventIdConflicts: 'event_id_conflicts',
+} as const);
 
 type Mode = NonNullable<ColumnPlan['mode']>;
 
@@ -158,7 +163,7 @@ export function eventColumns(): ColumnPlan[] {
     col(
       'event_id',
       'STRING',
-      'Idempotency key (insertId); the messageId when a native publish had none',
+      'The producer’s event id (with payload_digest, the event’s identity); the messageId when a native publish had none',
       'REQUIRED',
     ),
     col('event_name', 'STRING', 'snake_case event name (catalogue or custom)', 'REQUIRED'),
@@ -178,6 +183,11 @@ export function eventColumns(): ColumnPlan[] {
       'STRING',
       'For a defined event: the definition version it was validated against (`name@major.minor`)',
     ),
+    col(
+      'payload_digest',
+      'STRING',
+      'SHA-256 of the canonical event as sent (the insertId): the same event_id with another digest is another event',
+    ),
   ];
 }
 
@@ -191,7 +201,12 @@ export function invalidEventColumns(): ColumnPlan[] {
       'REQUIRED',
     ),
     col('stored_at', 'TIMESTAMP', 'When the store function wrote this row', 'REQUIRED'),
-    col('reason', 'STRING', 'invalid_event | not_json | malformed_push | rejected_by_warehouse', 'REQUIRED'),
+    col(
+      'reason',
+      'STRING',
+      'invalid_event | not_json | malformed_push | rejected_by_warehouse | poison',
+      'REQUIRED',
+    ),
     col('topic', 'STRING', 'Pub/Sub topic, when known'),
     col('subscription', 'STRING', 'Push subscription, when known'),
     col('message_id', 'STRING', 'Pub/Sub messageId, when known'),
@@ -221,6 +236,26 @@ export function deliveryColumns(): ColumnPlan[] {
     col('http_status', 'INT64', "The platform's HTTP status, when one answered"),
     col('replay', 'BOOL', 'Whether this row comes from a replay', 'REQUIRED'),
     col('recorded_at', 'TIMESTAMP', 'When the row was written (partition column)', 'REQUIRED'),
+    col('payload_digest', 'STRING', 'The payload_digest of the event row this decision or attempt is about'),
+  ];
+}
+
+/**
+ * Columns of `hook_failures`: an event stored, whose after-store step (fan-out, rules) failed in a
+ * way no redelivery can fix. The push is acknowledged, so one bad event or rule never multiplies
+ * rows or deliveries; the row says what to fix and which event to replay.
+ */
+export function hookFailureColumns(): ColumnPlan[] {
+  return [
+    col('recorded_at', 'TIMESTAMP', 'When the failure was recorded (partition column)', 'REQUIRED'),
+    col('hook', 'STRING', 'fan_out | rules', 'REQUIRED'),
+    col('event_id', 'STRING', 'The stored event', 'REQUIRED'),
+    col('event_name', 'STRING', 'Its event name', 'REQUIRED'),
+    col('payload_digest', 'STRING', 'Its payload digest (with event_id, the row in events)'),
+    col('topic', 'STRING', 'Its events topic'),
+    col('message_id', 'STRING', 'Pub/Sub messageId of the push'),
+    col('attempt', 'INT64', 'Pub/Sub delivery attempt of the push'),
+    col('error', 'STRING', 'What failed', 'REQUIRED'),
   ];
 }
 
@@ -432,6 +467,14 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
       timePartitioning: partition('recorded_at'),
       clustering: ['destination', 'status'],
     },
+    {
+      name: TABLES.hookFailures,
+      description:
+        'Stored events whose fan-out or rules failed for good (acknowledged, never retried): fix the cause, then replay',
+      columns: hookFailureColumns(),
+      timePartitioning: partition('recorded_at'),
+      clustering: ['hook'],
+    },
     ...(settings.experimental?.rules
       ? [
           {
@@ -450,11 +493,11 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
     {
       name: VIEWS.eventsDedup,
       description:
-        'One row per event_id (the first stored). event_time is part of the window partition so filters on it still prune partitions; a resend must carry the same event_time to be folded',
+        'One row per event (event_id, event_time and payload_digest: the first stored copy). event_time is part of the window partition so filters on it still prune partitions; a resend must carry the same content to be folded, and the same event_id with other content is another event (see event_id_conflicts)',
       // ORDER BY message_id too, so the choice between two copies is stable across queries.
       query: [
         'SELECT * EXCEPT (dedup_rank) FROM (',
-        '  SELECT *, ROW_NUMBER() OVER (PARTITION BY event_time, event_id ORDER BY received_at, message_id) AS dedup_rank',
+        '  SELECT *, ROW_NUMBER() OVER (PARTITION BY event_time, event_id, payload_digest ORDER BY received_at, message_id) AS dedup_rank',
         `  FROM ${ref(TABLES.events)}`,
         ') WHERE dedup_rank = 1',
       ].join('\n'),
@@ -475,6 +518,27 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
         col('first_seen', 'TIMESTAMP', 'event_time of the first event carrying both'),
         col('last_seen', 'TIMESTAMP', 'event_time of the last event carrying both'),
         col('events', 'INT64', 'How many events carried both'),
+      ],
+    },
+    {
+      name: VIEWS.eventIdConflicts,
+      description:
+        'event_ids stored with more than one content (payload_digest): each version is its own event, stored and delivered; filter on first_time/last_time to prune',
+      query: [
+        'SELECT event_id, COUNT(DISTINCT payload_digest) AS versions, COUNT(*) AS copies,',
+        '  STRING_AGG(DISTINCT event_name) AS event_names, MIN(event_time) AS first_time, MAX(event_time) AS last_time',
+        `FROM ${ref(TABLES.events)}`,
+        'WHERE payload_digest IS NOT NULL',
+        'GROUP BY event_id',
+        'HAVING COUNT(DISTINCT payload_digest) > 1',
+      ].join('\n'),
+      columns: [
+        col('event_id', 'STRING', 'The reused event_id'),
+        col('versions', 'INT64', 'How many different contents carried it'),
+        col('copies', 'INT64', 'How many rows carry it (copies of one content included)'),
+        col('event_names', 'STRING', 'The event names it was used with, comma-separated'),
+        col('first_time', 'TIMESTAMP', 'Earliest event_time among them'),
+        col('last_time', 'TIMESTAMP', 'Latest event_time among them'),
       ],
     },
   ];

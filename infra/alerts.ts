@@ -8,7 +8,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { Plan } from '../core/plan.ts';
+import { type Plan, POISON_ATTEMPTS, POISON_TOPIC } from '../core/plan.ts';
 import { GATEWAY_SERVICE } from './gateway.ts';
 
 /** The log-based metric counting the gateway's refused requests (its `refusal` log lines). */
@@ -51,7 +51,10 @@ export class Alerts extends pulumi.ComponentResource {
             ],
             documentation: {
               mimeType: 'text/markdown',
-              content: `Messages reached the dead-letter topic of \`${s.topic.replace(/-dead-letter$/, '')}\`. Inspect and replay them with \`eventbus replay\` (README).`,
+              content:
+                s.topic === POISON_TOPIC
+                  ? `Poison messages: dead letters their \`-ledger\` subscription could not record after ${POISON_ATTEMPTS} attempts. Each is kept in \`invalid_events\` (reason = 'poison') with the subscription it came from; fix the cause, then purge or replay the \`${s.name}\` backlog (docs/delivery.md).`
+                  : `Messages reached the dead-letter topic of \`${s.topic.replace(/-dead-letter$/, '')}\`. Inspect and replay them with \`eventbus replay\` (README).`,
             },
           },
           child,

@@ -82,14 +82,20 @@ export class Messaging extends pulumi.ComponentResource {
       },
       afterAgent,
     );
+    // Several subscriptions share one dead-letter topic (every `-ledger` subscription dead-letters
+    // to the poison topic): one publisher binding per topic.
+    const boundTopics = new Set<string>();
     for (const s of plan.subscriptions) {
       if (!s.deadLetterPolicy) continue;
       const dl = s.deadLetterPolicy.deadLetterTopic;
-      new gcp.pubsub.TopicIAMMember(
-        `${name}-dl-publisher-${dl}`,
-        { project: plan.project, topic: topic(dl).name, role: 'roles/pubsub.publisher', member: agent },
-        afterAgent,
-      );
+      if (!boundTopics.has(dl)) {
+        boundTopics.add(dl);
+        new gcp.pubsub.TopicIAMMember(
+          `${name}-dl-publisher-${dl}`,
+          { project: plan.project, topic: topic(dl).name, role: 'roles/pubsub.publisher', member: agent },
+          afterAgent,
+        );
+      }
       new gcp.pubsub.SubscriptionIAMMember(
         `${name}-dl-subscriber-${s.name}`,
         {

@@ -22,20 +22,30 @@ export function isDeadLetter(push: PushedMessage): boolean {
 }
 
 /** The event's id and name from the attributes, or from the data when a producer left them out. */
-function eventOf(push: PushedMessage): { event_id: string; event_name: string } {
+function eventOf(push: PushedMessage): { event_id: string; event_name: string; payload_digest?: string } {
   const a = push.attributes;
   let id = a[DELIVERY_ATTRIBUTES.eventId];
   let name = a[DELIVERY_ATTRIBUTES.eventName];
-  if (id === undefined || name === undefined) {
+  let digest = a[DELIVERY_ATTRIBUTES.payloadDigest];
+  if (id === undefined || name === undefined || digest === undefined) {
     try {
-      const data = JSON.parse(push.data) as { event_id?: unknown; event_name?: unknown };
+      const data = JSON.parse(push.data) as {
+        event_id?: unknown;
+        event_name?: unknown;
+        payload_digest?: unknown;
+      };
       if (typeof data.event_id === 'string') id ??= data.event_id;
       if (typeof data.event_name === 'string') name ??= data.event_name;
+      if (typeof data.payload_digest === 'string') digest ??= data.payload_digest;
     } catch {
       // Not JSON: recorded under the message id below.
     }
   }
-  return { event_id: id ?? `message:${push.messageId}`, event_name: name ?? '(unknown)' };
+  return {
+    event_id: id ?? `message:${push.messageId}`,
+    event_name: name ?? '(unknown)',
+    ...(digest !== undefined ? { payload_digest: digest } : {}),
+  };
 }
 
 /**

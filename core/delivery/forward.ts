@@ -32,7 +32,11 @@ export interface ForwardDeps {
    * redeliveries only. Resolves false when it cannot tell in time (fail-open: a duplicate rather
    * than a lost delivery). Absent: never asked.
    */
-  readonly alreadyDelivered?: (eventId: string, destination: string) => Promise<boolean>;
+  readonly alreadyDelivered?: (
+    eventId: string,
+    destination: string,
+    payloadDigest: string | undefined,
+  ) => Promise<boolean>;
   /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
   readonly breaker?: Breaker;
   /**
@@ -72,10 +76,15 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
   const attempt = push.deliveryAttempt;
   const parsed = parseStoredEvent(push.data);
   const ids = parsed.ok
-    ? { event_id: parsed.event.event_id, event_name: parsed.event.event_name }
+    ? {
+        event_id: parsed.event.event_id,
+        event_name: parsed.event.event_name,
+        payload_digest: parsed.event.payload_digest,
+      }
     : {
         event_id: push.attributes[DELIVERY_ATTRIBUTES.eventId] ?? `message:${push.messageId}`,
         event_name: push.attributes[DELIVERY_ATTRIBUTES.eventName] ?? '(unknown)',
+        payload_digest: push.attributes[DELIVERY_ATTRIBUTES.payloadDigest],
       };
   const row = (status: Exclude<LedgerStatus, 'skipped'>, reason?: string, httpStatus?: number) =>
     attemptEntry({
@@ -185,7 +194,7 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
   // A redelivery may follow a send that succeeded but whose push Pub/Sub gave up on: the ledger
   // says whether it did. A person's replay is always sent.
   if (attempt <= 1 || replay || !deps.alreadyDelivered) return send();
-  return deps.alreadyDelivered(ids.event_id, destination.id).then((delivered) =>
+  return deps.alreadyDelivered(ids.event_id, destination.id, ids.payload_digest).then((delivered) =>
     delivered
       ? {
           ack: true,

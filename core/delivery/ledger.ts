@@ -18,6 +18,8 @@ export interface LedgerRow {
   readonly replay: boolean;
   /** RFC 3339, UTC. */
   readonly recorded_at: string;
+  /** The event row's payload digest (core/identity.ts): with event_id, which stored event this is about. */
+  readonly payload_digest: string | null;
 }
 
 /** A row with the insertId BigQuery uses for best-effort de-duplication of retried writes. */
@@ -31,15 +33,17 @@ export const MAX_REASON_CHARS = 1024;
 
 /** A `skipped` row for a destination the decision layer refused. */
 export function skippedEntry(
-  event: { readonly event_id: string; readonly event_name: string },
+  event: { readonly event_id: string; readonly event_name: string; readonly payload_digest?: string },
   destination: string,
   reason: string,
   now: Date,
   replay = false,
 ): LedgerEntry {
+  const digest = event.payload_digest ?? null;
   return {
-    // One skip per event, destination and run: a redelivered store push writes the same id.
-    insertId: `${event.event_id}/${destination}/skipped${replay ? '/replay' : ''}`,
+    // One skip per event (its identity: id and digest), destination and run: a redelivered store
+    // push writes the same id, another event that reused the event_id its own.
+    insertId: `${event.event_id}/${digest ?? ''}/${destination}/skipped${replay ? '/replay' : ''}`,
     row: {
       event_id: event.event_id,
       event_name: event.event_name,
@@ -50,6 +54,7 @@ export function skippedEntry(
       http_status: null,
       replay,
       recorded_at: now.toISOString(),
+      payload_digest: digest,
     },
   };
 }
@@ -58,6 +63,7 @@ export function skippedEntry(
 export function attemptEntry(input: {
   readonly event_id: string;
   readonly event_name: string;
+  readonly payload_digest?: string | undefined;
   readonly destination: string;
   readonly status: Exclude<LedgerStatus, 'skipped'>;
   readonly reason?: string | undefined;
@@ -79,6 +85,7 @@ export function attemptEntry(input: {
       http_status: input.httpStatus ?? null,
       replay: input.replay,
       recorded_at: input.now.toISOString(),
+      payload_digest: input.payload_digest ?? null,
     },
   };
 }

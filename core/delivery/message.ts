@@ -11,6 +11,8 @@ export const DELIVERY_ATTRIBUTES = Object.freeze({
   destination: 'destination',
   eventName: 'event_name',
   eventId: 'event_id',
+  /** The event row's payload digest: with event_id, the stored event's identity. */
+  payloadDigest: 'payload_digest',
   /** "true" on messages published by `replay`: their ledger rows carry replay = true. */
   replay: 'replay',
 });
@@ -29,6 +31,7 @@ export function deliveryMessage(event: StoredEvent, destination: string, replay 
       [DELIVERY_ATTRIBUTES.destination]: destination,
       [DELIVERY_ATTRIBUTES.eventName]: event.event_name,
       [DELIVERY_ATTRIBUTES.eventId]: event.event_id,
+      ...(event.payload_digest ? { [DELIVERY_ATTRIBUTES.payloadDigest]: event.payload_digest } : {}),
       ...(replay ? { [DELIVERY_ATTRIBUTES.replay]: 'true' } : {}),
     },
   };

@@ -6,9 +6,11 @@
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { DefinedEvents } from '../../core/defined-events.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import {
   type AfterStored,
+  type AlreadyStored,
   DEAD_LETTER_SOURCE,
   decodeStorePush,
   malformedPushRow,
@@ -39,6 +41,8 @@ export interface StoreDeps {
    * registry) answers non-2xx, so the push comes back rather than storing it unchecked.
    */
   readonly definitions?: { get(stamp?: string): DefinedEvents | Promise<DefinedEvents> };
+  /** For late copies (core/store.ts, lateCopy): is the row already stored? */
+  readonly alreadyStored?: AlreadyStored;
 }
 
 /** Seconds a producer-facing 503 suggests; Pub/Sub itself follows the subscription's backoff. */
@@ -63,7 +67,12 @@ export function createStoreHandler(
   const now = deps.now ?? Date.now;
   const log = deps.log ?? jsonLog;
   const { afterStored, writer, config } = deps;
-  const storeDeps = { writer, config, now };
+  const storeDeps = {
+    writer,
+    config,
+    now,
+    ...(deps.alreadyStored ? { alreadyStored: deps.alreadyStored } : {}),
+  };
   const failed = (res: Response, err: unknown, message: PubSubMessage | undefined): void => {
     // Warehouse unavailable or a transient error: nothing is acknowledged; Pub/Sub retries.
     log({
@@ -139,4 +148,86 @@ async function keepMalformed(
   }
   log({ severity: 'WARNING', message: 'not a Pub/Sub push body; kept in invalid_events', violations });
   send(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, violations));
+}
+
+/** The after-store steps, by the name `hook_failures` records them under. */
+export type HookName = 'fan_out' | 'rules';
+
+/**
+ * A failure no redelivery can fix: an error JavaScript itself raises for the code and the data
+ * it ran on (`Invalid time value` is a RangeError, a missing field a TypeError). Everything else
+ * (a refused connection, a gRPC or HTTP status from Pub/Sub or BigQuery, a timeout) may pass.
+ */
+export function isDeterministic(err: unknown): boolean {
+  return (
+    err instanceof TypeError ||
+    err instanceof RangeError ||
+    err instanceof SyntaxError ||
+    err instanceof ReferenceError ||
+    err instanceof URIError ||
+    err instanceof EvalError
+  );
+}
+
+/**
+ * Runs the after-store hooks in parallel, each guarded: a deterministic failure (isDeterministic)
+ * is recorded in `hook_failures` — one row per event and hook — and the push is acknowledged, so
+ * a bad rule or a bug never makes Pub/Sub redeliver the event for a month (each redelivery used
+ * to store and fan out again). A transient failure rejects, and the push comes back; its row is
+ * not written twice (insertId, then alreadyStored).
+ */
+export function guardHooks(
+  hooks: readonly { readonly name: HookName; readonly run: AfterStored }[],
+  deps: { readonly writer: RowWriter; readonly now?: () => number; readonly log?: Log },
+): AfterStored | undefined {
+  if (hooks.length === 0) return undefined;
+  const now = deps.now ?? Date.now;
+  const log = deps.log ?? jsonLog;
+  const guarded = (name: HookName, run: AfterStored): AfterStored => {
+    const record = (err: unknown, events: readonly StoredEvent[], messages: readonly PubSubMessage[]) => {
+      const error = `${(err as Error).name}: ${(err as Error).message}`.slice(0, 1024);
+      log({
+        severity: 'ERROR',
+        message: `${name} failed for good after the rows were stored; recorded in hook_failures and acknowledged: ${error}`,
+        events: events.map((e) => e.event_id),
+      });
+      const at = new Date(now()).toISOString();
+      return deps.writer
+        .write(
+          TABLES.hookFailures,
+          events.map((e, i) => ({
+            insertId: `${e.event_id}/${e.payload_digest ?? ''}/${name}`,
+            json: {
+              recorded_at: at,
+              hook: name,
+              event_id: e.event_id,
+              event_name: e.event_name,
+              payload_digest: e.payload_digest ?? null,
+              topic: e.topic ?? null,
+              message_id: messages[i]?.messageId ?? null,
+              attempt: messages[i]?.deliveryAttempt ?? null,
+              error,
+            },
+          })),
+        )
+        .then((refused) => {
+          if (refused.length > 0) throw new Error(`hook_failures refused a row: ${refused[0]?.message}`);
+        });
+    };
+    return (events, messages) => {
+      let ran: Promise<unknown>;
+      try {
+        ran = run(events, messages);
+      } catch (err) {
+        ran = Promise.reject(err);
+      }
+      return ran.catch((err: unknown) => {
+        if (!isDeterministic(err)) throw err;
+        return record(err, events, messages);
+      });
+    };
+  };
+  const all = hooks.map((h) => guarded(h.name, h.run));
+  if (all.length === 1) return all[0];
+  return (events, messages) => Promise.all(all.map((h) => h(events, messages)));
 }

@@ -11,12 +11,13 @@ import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.t
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
+import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
 import { type AfterStored, storeConfig } from '../../core/store.ts';
-import { createStoreHandler } from './handler.ts';
+import { createStoreHandler, guardHooks } from './handler.ts';
 
 const runtime = readRuntimeConfig(process.env);
 
@@ -88,17 +89,24 @@ function rulesHook(runtime: RuntimeConfig): AfterStored | undefined {
   };
 }
 
-/** Both hooks, in parallel: the push is answered once both are done. */
+/**
+ * Both hooks, in parallel and each guarded (handler.ts, guardHooks): the push is answered once
+ * both are done; a failure no redelivery can fix is recorded in hook_failures and acknowledged.
+ */
 function afterStoredHook(
   runtime: RuntimeConfig,
   writer: RowWriter,
   definitions: Definitions,
 ): AfterStored | undefined {
-  const hooks = [fanOutHook(runtime, writer, definitions), rulesHook(runtime)].filter(
-    (h): h is AfterStored => !!h,
+  const fanOut = fanOutHook(runtime, writer, definitions);
+  const rules = rulesHook(runtime);
+  return guardHooks(
+    [
+      ...(fanOut ? [{ name: 'fan_out' as const, run: fanOut }] : []),
+      ...(rules ? [{ name: 'rules' as const, run: rules }] : []),
+    ],
+    { writer },
   );
-  if (hooks.length <= 1) return hooks[0];
-  return (events, messages) => Promise.all(hooks.map((h) => h(events, messages)));
 }
 
 /** The registry's event definitions (the Cloud Storage client loads in the background). */
@@ -125,6 +133,9 @@ async function init(): Promise<Handler> {
     writer,
     ...(afterStored ? { afterStored } : {}),
     definitions,
+    alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, runtime.plan.dataset), {
+      log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' })),
+    }),
   });
 }
 

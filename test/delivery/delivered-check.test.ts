@@ -22,7 +22,13 @@ describe('ledger check on redelivery', () => {
     h = await startHarness(p.project);
     await provision(p, { project: p.project, bigquery: h.emulator.url, functionUrl: () => '' });
     const now = new Date().toISOString();
-    const row = (event_id: string, destination: string, status: string) => ({
+    const row = (
+      event_id: string,
+      destination: string,
+      status: string,
+      payload_digest: string | null = null,
+    ) => ({
+      payload_digest,
       event_id,
       event_name: 'purchase',
       destination,
@@ -36,7 +42,12 @@ describe('ledger check on redelivery', () => {
     await h.bq
       .dataset(p.dataset)
       .table('deliveries')
-      .insert([row('e1', 'hook', 'delivered'), row('e2', 'hook', 'failed'), row('e3', 'meta', 'delivered')]);
+      .insert([
+        row('e1', 'hook', 'delivered'),
+        row('e2', 'hook', 'failed'),
+        row('e3', 'meta', 'delivered'),
+        row('shared', 'hook', 'delivered', 'digest-of-view-content'),
+      ]);
     query = ledgerDeliveredQuery(h.bq, p.dataset);
   });
   after(() => h.stop());
@@ -58,6 +69,18 @@ describe('ledger check on redelivery', () => {
     ]);
     assert.deepEqual(answers, [true, false, false, true, true, false]);
     assert.equal(queries, 1);
+  });
+
+  it('asks by identity: another event that reused a delivered event_id is not taken for it', async () => {
+    const check = createDeliveredCheck(query);
+    const answers = await Promise.all([
+      check('shared', 'hook', 'digest-of-view-content'),
+      check('shared', 'hook', 'digest-of-purchase'),
+      // A message from before digests matches by id; so does a row without one.
+      check('shared', 'hook'),
+      check('e1', 'hook', 'any-digest'),
+    ]);
+    assert.deepEqual(answers, [true, false, true, true]);
   });
 
   it('fails open when the ledger is slow or down, and says so', async () => {

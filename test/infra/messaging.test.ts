@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DEAD_LETTER_RETENTION } from '../../core/plan.ts';
+import { DEAD_LETTER_RETENTION, POISON_ATTEMPTS, POISON_TOPIC } from '../../core/plan.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { Messaging } from '../../infra/messaging.ts';
 import { declare, ofType, PROJECT_NUMBER, type Recorded } from './support.ts';
@@ -62,9 +62,22 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
         continue;
       }
       if (p.kind === 'dead_letter_ledger') {
-        // Recording dead letters retries for the backlog's 31 days, and is never dead-lettered itself.
-        assert.equal(s['deadLetterPolicy'], undefined, p.name);
+        // Recording dead letters keeps them the backlog's 31 days; one that cannot be recorded
+        // is poison after a bounded number of attempts (core/plan.ts), never a month-long loop.
         assert.equal(s['messageRetentionDuration'], DEAD_LETTER_RETENTION, p.name);
+        assert.deepEqual(
+          s['deadLetterPolicy'],
+          {
+            deadLetterTopic: `projects/acme-outdoor-prod/topics/${POISON_TOPIC}`,
+            maxDeliveryAttempts: POISON_ATTEMPTS,
+          },
+          p.name,
+        );
+        continue;
+      }
+      if (p.kind === 'poison') {
+        // The last stop: kept in invalid_events, no dead letter of its own.
+        assert.equal(s['deadLetterPolicy'], undefined, p.name);
         continue;
       }
       assert.equal(
@@ -104,9 +117,10 @@ describe('infra: messaging (topics, subscriptions, dead-letter IAM)', () => {
     const withDl = config.plan.subscriptions.filter((s) => s.deadLetterPolicy);
     const publishers = ofType(recorded, 'gcp:pubsub/topicIAMMember:TopicIAMMember');
     const subscribers = ofType(recorded, 'gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember');
+    // One binding per dead-letter topic, the poison topic shared by every -ledger subscription.
     assert.deepEqual(
       publishers.map((p) => p.inputs['topic']).sort(),
-      withDl.map((s) => s.deadLetterPolicy!.deadLetterTopic).sort(),
+      [...new Set(withDl.map((s) => s.deadLetterPolicy!.deadLetterTopic))].sort(),
     );
     assert.deepEqual(
       subscribers.map((p) => p.inputs['subscription']).sort(),

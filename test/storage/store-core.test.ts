@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { definedEvent, definedEvents } from '../../core/defined-events.ts';
 import { sha256 } from '../../core/pii.ts';
-import { plan } from '../../core/plan.ts';
+import { POISON_STORE_SUBSCRIPTION, plan } from '../../core/plan.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
 import {
   decodeStorePush,
+  INSERT_ID_WINDOW_MS,
   malformedPushRow,
   messageRows,
   type PubSubMessage,
+  type StoredQuestion,
   storeConfig,
   storeMessages,
   topicOf,
@@ -134,8 +136,11 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
     const out = messageRows(message(viewContent), config, NOW);
     assert.equal(out.kind, 'event');
     if (out.kind !== 'event') return;
-    assert.equal(out.row.insertId, '1001');
+    // The insertId is the payload digest (core/identity.ts), carried in the row and the event.
+    assert.match(out.row.insertId, /^[0-9a-f]{64}$/);
     const json = out.row.json;
+    assert.equal(json['payload_digest'], out.row.insertId);
+    assert.equal(out.event.payload_digest, out.row.insertId);
     assert.equal(json['event_id'], '1001');
     assert.equal(json['event_time'], PUBLISHED);
     assert.equal(json['received_at'], PUBLISHED);
@@ -153,15 +158,47 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
     assert.equal(out.event.received_at, PUBLISHED);
   });
 
-  it('keeps a given event_id as the insertId, so a second copy folds', () => {
-    const out = messageRows(
-      message({ ...viewContent, event_id: 'evt-1', event_time: '2026-03-01T11:00:00Z' }),
+  it('gives a second copy of the same content the same insertId, whatever its field order or message', () => {
+    const sent = { ...viewContent, event_id: 'evt-1', event_time: '2026-03-01T11:00:00Z' };
+    const out = messageRows(message(sent), config, NOW);
+    assert.equal(out.kind, 'event');
+    assert.equal(out.row.json['event_id'], 'evt-1');
+    assert.equal(out.row.json['event_time'], '2026-03-01T11:00:00.000Z');
+    const reordered = Object.fromEntries(Object.entries(sent).reverse());
+    const again = messageRows(message(reordered, { messageId: '2002' }), config, NOW + 90_000);
+    assert.equal(again.row.insertId, out.row.insertId);
+  });
+
+  it('gives another event that reuses an event_id its own insertId, so the warehouse keeps both', () => {
+    // Segment's spec examples share one messageId between a page and an identify call; here a
+    // view_content and, later, a purchase with the same event_id.
+    const first = messageRows(
+      message({ ...viewContent, event_id: 'shared-1', event_time: '2026-03-01T11:00:00Z' }),
       config,
       NOW,
     );
-    assert.equal(out.kind, 'event');
-    assert.equal(out.row.insertId, 'evt-1');
-    assert.equal(out.row.json['event_time'], '2026-03-01T11:00:00.000Z');
+    const second = messageRows(
+      message({
+        event_name: 'purchase',
+        event_id: 'shared-1',
+        event_time: '2026-03-01T11:00:03Z',
+        transaction_id: 'T1',
+        value: 10,
+        currency: 'EUR',
+      }),
+      config,
+      NOW,
+    );
+    const sameTime = messageRows(
+      message({ ...viewContent, value: 99, event_id: 'shared-1', event_time: '2026-03-01T11:00:00Z' }),
+      config,
+      NOW,
+    );
+    assert.equal(first.kind, 'event');
+    assert.equal(second.kind, 'event');
+    assert.equal(sameTime.kind, 'event');
+    const ids = new Set([first.row.insertId, second.row.insertId, sameTime.row.insertId]);
+    assert.equal(ids.size, 3);
   });
 
   it('sends an invalid event to invalid_events with every error and the raw payload', () => {
@@ -329,6 +366,57 @@ describe('storage: storeMessages', () => {
   it('rejects when the warehouse is unavailable, so nothing is acknowledged', async () => {
     const { writer } = recordingWriter(() => undefined, new Error('ECONNREFUSED'));
     await assert.rejects(storeMessages([message(viewContent)], deps(writer)), /ECONNREFUSED/);
+  });
+
+  it('asks the warehouse before writing a late redelivery again, and still fans out what it finds', async () => {
+    const { writer, written } = recordingWriter(() => undefined);
+    const asked: StoredQuestion[] = [];
+    const found = new Set<string>();
+    const alreadyStored = async (q: StoredQuestion) => {
+      asked.push(q);
+      return found.has(q.payload_digest);
+    };
+    // Within the insertId window (attempt 2, a second after publishing): written, not asked.
+    await storeMessages([message(viewContent)], { ...deps(writer), alreadyStored });
+    assert.equal(asked.length, 0);
+    assert.equal(written['events']?.length, 1);
+    // Past the window: asked; found, so no second row, yet the event is in the outcome.
+    const digest = written['events']?.[0]?.insertId as string;
+    found.add(digest);
+    const late = { ...deps(writer), now: () => NOW + INSERT_ID_WINDOW_MS + 1000, alreadyStored };
+    const outcome = await storeMessages([message(viewContent)], late);
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0], { event_id: '1001', event_time: PUBLISHED, payload_digest: digest });
+    assert.equal(written['events']?.length, 1, 'no second row');
+    assert.deepEqual(
+      outcome.stored.map((e) => e.payload_digest),
+      [digest],
+    );
+    // Not found (or unsure): written again, and events_dedup folds the copy.
+    found.clear();
+    await storeMessages([message(viewContent)], late);
+    assert.equal(written['events']?.length, 2);
+    // A first attempt is never late, however old.
+    await storeMessages([message(viewContent, { deliveryAttempt: 1 })], late);
+    assert.equal(asked.length, 2);
+  });
+
+  it('keeps a poison message as an invalid_events row without reading it as an event', async () => {
+    const { writer, written } = recordingWriter(() => undefined);
+    const poison = message(viewContent, {
+      subscription: `projects/test-project/subscriptions/${POISON_STORE_SUBSCRIPTION}`,
+      attributes: { CloudPubSubDeadLetterSourceSubscription: 'deliveries-meta-dead-letter-ledger' },
+    });
+    const outcome = await storeMessages([poison], deps(writer));
+    assert.equal(outcome.stored.length, 0, 'nothing is fanned out');
+    assert.equal(written['events'], undefined);
+    const row = written['invalid_events']?.[0]?.json;
+    assert.equal(row?.['reason'], 'poison');
+    assert.equal(row?.['payload'], JSON.stringify(viewContent));
+    assert.match(
+      JSON.stringify(row?.['errors']),
+      /deliveries-meta-dead-letter-ledger could not record after \d+ attempts/,
+    );
   });
 });
 

@@ -2,7 +2,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { DEAD_LETTER_RETENTION, DEFAULT_RETENTION, type Plan, plan } from '../../../core/plan.ts';
+import {
+  DEAD_LETTER_RETENTION,
+  DEFAULT_RETENTION,
+  type Plan,
+  POISON_ATTEMPTS,
+  POISON_STORE_SUBSCRIPTION,
+  POISON_TOPIC,
+  plan,
+} from '../../../core/plan.ts';
 import { parseSettings } from '../../../core/settings.ts';
 
 function load(name: string): Plan {
@@ -36,6 +44,7 @@ describe('plan(): the example environment', () => {
         'dead_letter:events-store-dead-letter',
         'events:backend_events',
         'dead_letter:backend_events-store-dead-letter',
+        'poison:poison',
         'deliveries:deliveries',
         'dead_letter:deliveries-meta-dead-letter',
         'dead_letter:deliveries-ga4-dead-letter',
@@ -110,7 +119,10 @@ describe('plan(): the example environment', () => {
 
   it('keeps every dead-letter backlog as a pull subscription for 31 days', () => {
     const backlogs = p.subscriptions.filter((s) => s.kind === 'backlog');
-    const deadLetters = p.topics.filter((t) => t.kind === 'dead_letter').map((t) => t.name);
+    // The poison topic is the last dead-letter topic of all (core/plan.ts): kept the same way.
+    const deadLetters = p.topics
+      .filter((t) => t.kind === 'dead_letter' || t.kind === 'poison')
+      .map((t) => t.name);
     assert.deepEqual(
       backlogs.map((s) => s.topic),
       deadLetters,
@@ -136,6 +148,7 @@ describe('plan(): the example environment', () => {
             'events-store-dead-letter-ledger',
             'backend_events-store',
             'backend_events-store-dead-letter-ledger',
+            'poison-store',
           ],
           [],
         ],
@@ -198,7 +211,13 @@ describe('plan(): every dead letter of a destination reaches the ledger', () => 
       assert.equal(ledger.length, 1, d.id);
       assert.deepEqual(
         [ledger[0]?.name, ledger[0]?.push, ledger[0]?.destination, ledger[0]?.deadLetterPolicy],
-        [`${d.deadLetterTopic}-ledger`, { function: 'forward' }, d.id, undefined],
+        [
+          `${d.deadLetterTopic}-ledger`,
+          { function: 'forward' },
+          d.id,
+          // A dead letter forward cannot record does not come back for a month: it is poison.
+          { deadLetterTopic: POISON_TOPIC, maxDeliveryAttempts: POISON_ATTEMPTS },
+        ],
       );
       // The backlog stays for replay beside it.
       assert.ok(p.subscriptions.some((s) => s.topic === d.deadLetterTopic && s.kind === 'backlog'));
@@ -213,5 +232,35 @@ describe('plan(): every dead letter of a destination reaches the ledger', () => 
         [[`${t.name}-ledger`, { function: 'store' }]],
       );
     }
+  });
+});
+
+describe('plan(): dead letters that cannot be recorded end as poison, never in a loop', () => {
+  const p = load('example');
+
+  it('gives every -ledger subscription a bounded dead-letter policy to the poison topic', () => {
+    const ledgers = p.subscriptions.filter((s) => s.kind === 'dead_letter_ledger');
+    assert.ok(ledgers.length >= 6, 'store and forward ledgers');
+    for (const s of ledgers) {
+      assert.deepEqual(s.deadLetterPolicy, {
+        deadLetterTopic: POISON_TOPIC,
+        maxDeliveryAttempts: POISON_ATTEMPTS,
+      });
+      // The same backoff as the subscription whose dead letters it records.
+      const source = p.subscriptions.find((o) => `${o.name}-dead-letter-ledger` === s.name);
+      assert.deepEqual(s.retryPolicy, source?.retryPolicy, s.name);
+    }
+  });
+
+  it('keeps the poison topic in invalid_events through store and in a 31-day backlog, with no further dead letter', () => {
+    assert.ok(p.topics.some((t) => t.name === POISON_TOPIC && t.kind === 'poison' && !t.producers));
+    const onPoison = p.subscriptions.filter((s) => s.topic === POISON_TOPIC);
+    assert.deepEqual(
+      onPoison.map((s) => [s.name, s.kind, s.push?.function, s.deadLetterPolicy, s.messageRetentionDuration]),
+      [
+        [POISON_STORE_SUBSCRIPTION, 'poison', 'store', undefined, DEAD_LETTER_RETENTION],
+        [`${POISON_TOPIC}-backlog`, 'backlog', undefined, undefined, DEAD_LETTER_RETENTION],
+      ],
+    );
   });
 });

@@ -1,0 +1,47 @@
+/**
+ * `store`'s question for a late copy of an event (core/store.ts, lateCopy): is the row of this
+ * identity (event_id, payload_digest) already in `events`? Past BigQuery's insertId window a
+ * second write would be a second row; asking first keeps one. Questions arriving together share
+ * one query, which reads only the partitions of their event times. An answer that does not come
+ * in time, or an error, is "no": the row is written again, and `events_dedup` folds the copy.
+ */
+import type { BigQuery } from '@google-cloud/bigquery';
+import { identityKey } from '../core/identity.ts';
+import type { AlreadyStored, StoredQuestion } from '../core/store.ts';
+import { TABLES } from '../core/warehouse.ts';
+import { createBatchedLookup } from './batched-lookup.ts';
+
+/** Runs the check's query: the identity keys (core/identity.ts) found among the questions. */
+export type StoredQuery = (questions: readonly StoredQuestion[]) => Promise<ReadonlySet<string>>;
+
+export function eventsStoredQuery(bigquery: BigQuery, dataset: string): StoredQuery {
+  const sql = `SELECT DISTINCT event_id, payload_digest FROM \`${dataset}.${TABLES.events}\`
+WHERE event_time BETWEEN @from AND @to AND event_id IN UNNEST(@ids) AND payload_digest IN UNNEST(@digests)`;
+  return async (questions) => {
+    const times = questions.map((q) => Date.parse(q.event_time));
+    const [rows] = await bigquery.query({
+      query: sql,
+      params: {
+        from: bigquery.timestamp(new Date(Math.min(...times))),
+        to: bigquery.timestamp(new Date(Math.max(...times))),
+        ids: [...new Set(questions.map((q) => q.event_id))],
+        digests: [...new Set(questions.map((q) => q.payload_digest))],
+      },
+    });
+    return new Set(
+      (rows as { event_id: string; payload_digest: string }[]).map((r) =>
+        identityKey(r.event_id, r.payload_digest),
+      ),
+    );
+  };
+}
+
+export function createStoredCheck(
+  query: StoredQuery,
+  opts: { readonly windowMs?: number; readonly timeoutMs?: number; readonly log?: (m: string) => void } = {},
+): AlreadyStored {
+  return createBatchedLookup(query, (q) => identityKey(q.event_id, q.payload_digest), {
+    what: 'stored check',
+    ...opts,
+  });
+}
