@@ -564,3 +564,19 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   }
   return { tables, views };
 }
+
+/**
+ * The storage-first invariant as SQL (docs/architecture.md §1): `delivered` ledger rows with no
+ * `events` row of the same identity (event_id and payload_digest). Always 0; the chaos run and the
+ * integrity tests check it. `dataset` is a dataset reference as the query's FROM takes it.
+ */
+export function deliveredWithoutStoredRowSql(dataset: string, where = 'TRUE'): string {
+  return [
+    'SELECT d.destination, COUNT(*) AS n',
+    `FROM ${dataset}.${TABLES.deliveries} AS d`,
+    `LEFT JOIN ${dataset}.${TABLES.events} AS e`,
+    '  ON e.event_id = d.event_id AND e.payload_digest = d.payload_digest',
+    `WHERE d.status = 'delivered' AND e.event_id IS NULL AND (${where})`,
+    'GROUP BY d.destination',
+  ].join('\n');
+}
