@@ -34,6 +34,9 @@ export const changesState = (method: string): boolean => !SAFE_METHODS.has(metho
 const hasBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
+/** Whether a request has a body not yet read whole: an answer now should close the connection. */
+export const bodyUnread = (req: IncomingMessage): boolean => hasBody(req) && !req.complete;
+
 const first = (v: string | string[] | undefined): string | undefined =>
   (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim() || undefined;
 

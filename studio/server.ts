@@ -43,7 +43,7 @@ import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
-import { checkedName, guardStateChange, pathSegments, readJsonBody } from './request.ts';
+import { bodyUnread, checkedName, guardStateChange, pathSegments, readJsonBody } from './request.ts';
 
 export interface StudioOptions extends CreatorApiOptions, Omit<ReplayApiOptions, 'registry' | 'settings'> {
   readonly registry: RegistryClient;
@@ -109,7 +109,7 @@ function send(
  * closes the connection rather than wait for the rest of the body to drain.
  */
 function refuse(req: http.IncomingMessage, res: http.ServerResponse, e: ApiError): void {
-  send(res, e.http, e.body, { ...e.headers, ...(req.complete ? {} : { connection: 'close' }) });
+  send(res, e.http, e.body, { ...e.headers, ...(bodyUnread(req) ? { connection: 'close' } : {}) });
 }
 
 /** Refusals worth a person's attention: someone without access, or a client that misbehaves. */

@@ -269,6 +269,13 @@ describe('studio hardening: the admin API as a web app', () => {
     assert.match(raw.text, /^HTTP\/1\.1 408/);
     assert.match(raw.text, /connection: close/i);
     assert.ok(raw.closed, 'the studio closed the connection');
+    // A write refused before its body is read is answered at once, and the rest not waited for.
+    const forged = await rawExchange(
+      studio.port,
+      head.replace('\r\n\r\n', '\r\nOrigin: https://evil.example\r\n\r\n'),
+    );
+    assert.match(forged.text, /^HTTP\/1\.1 403/);
+    assert.ok(forged.closed);
     assert.ok(logged.some((e) => e['severity'] === 'WARNING' && e['status'] === 408));
   });
 });
