@@ -84,7 +84,7 @@ export class RegistryClient {
   /** Every committed version of a resource, oldest first. */
   async history(kind: RegistryKind, name: string): Promise<ResourceVersion[]> {
     const { index } = await this.readIndex(kind);
-    const current = index.resources[name]?.version;
+    const current = Object.hasOwn(index.resources, name) ? index.resources[name]?.version : undefined;
     if (!current) return [];
     const [files] = await this.bucket.getFiles({ prefix: `${kind}/${name}/` });
     const order = (v: string) => v.split('.').map(Number) as [number, number];
@@ -124,7 +124,7 @@ export class RegistryClient {
       const ofKind = docs.filter((d) => d.kind === kind);
       const current = new Map<string, ResourceDoc>();
       for (const d of ofKind) {
-        const entry = read.index.resources[d.name];
+        const entry = Object.hasOwn(read.index.resources, d.name) ? read.index.resources[d.name] : undefined;
         if (entry && !entry.deleted) current.set(d.name, await this.readVersion(kind, d.name, entry.version));
       }
       const plan = planApply({

@@ -114,13 +114,14 @@ export interface ApplyPlan {
 
 /** Plans an apply of documents of one kind against the index read. */
 export function planApply(input: ApplyInput): ApplyPlan {
-  const resources: Record<string, IndexEntry> = { ...input.index.resources };
+  // Names are users' (`constructor` is a valid one): no lookup may reach Object.prototype.
+  const resources: Record<string, IndexEntry> = Object.assign(Object.create(null), input.index.resources);
   const changes: PlannedChange[] = [];
   const writes: ResourceVersion[] = [];
   for (const doc of input.docs) {
     if (doc.kind !== input.index.kind)
       throw new Error(`a ${doc.kind} given to the ${input.index.kind} index`);
-    const entry = resources[doc.name];
+    const entry = Object.hasOwn(resources, doc.name) ? resources[doc.name] : undefined;
     const live = entry && !entry.deleted ? entry : undefined;
     const before = input.current.get(doc.name);
     if (live && before && content(before) === content(doc)) {
@@ -155,7 +156,7 @@ export function planApply(input: ApplyInput): ApplyPlan {
 
 /** Plans the deletion of a resource: the index marks it deleted; its versions stay as history. */
 export function planDelete(index: RegistryIndex, name: string, author: string, now: string): ApplyPlan {
-  const entry = index.resources[name];
+  const entry = Object.hasOwn(index.resources, name) ? index.resources[name] : undefined;
   if (!entry || entry.deleted) return { changes: [], writes: [], index: undefined };
   return {
     changes: [{ kind: index.kind, name, change: 'deleted', version: entry.version }],

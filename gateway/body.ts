@@ -29,13 +29,24 @@ export async function readRequest(
 }
 
 /**
+ * Whether a media type (lower case, without parameters) is one of `media`. An entry `+json`
+ * stands for every structured-syntax type with that suffix (`application/merge-patch+json`,
+ * RFC 6839), which the studio's admin API takes as JSON.
+ */
+export function mediaAccepted(given: string, media: readonly string[]): boolean {
+  return media.some((m) =>
+    m.startsWith('+') ? /^[a-z0-9.-]+\/[a-z0-9.+-]+$/.test(given) && given.endsWith(m) : m === given,
+  );
+}
+
+/**
  * Content type and encoding checks (one of `media`, a charset among `charsets` when one is
  * declared), then the body read with a hard cap and a timeout, and gzip inflated under the
  * same cap.
  */
 export async function readRawBody(
   req: IncomingMessage,
-  limits: Limits,
+  limits: Pick<Limits, 'maxRequestBytes'>,
   timeoutMs: number,
   media: readonly string[],
   charsets: readonly string[],
@@ -46,8 +57,8 @@ export async function readRawBody(
     .find((p) => p.startsWith('charset='))
     ?.slice(8)
     .replace(/"/g, '');
-  const accepted = media.join(' or ');
-  if (!media.includes(given) || (charset && !charsets.includes(charset))) {
+  const accepted = media.map((m) => (m.startsWith('+') ? `*/*${m}` : m)).join(' or ');
+  if (!mediaAccepted(given, media) || (charset && !charsets.includes(charset))) {
     return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type), accepted });
   }
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();

@@ -85,6 +85,31 @@ export interface IssueTokenInput {
   readonly rateLimitPerSecond?: number;
 }
 
+/** How long a token made interactively (the studio, the admin API) lasts unless told otherwise. */
+export const INTERACTIVE_TOKEN_DAYS = 90;
+
+/**
+ * An expiry as people write it: `never` (no expiry, said explicitly), a duration like `30d` or
+ * `12h` from `now`, or a future date. Answers the date (undefined for `never`) or why the text
+ * is not one.
+ */
+export function parseExpiry(
+  text: string,
+  now: Date,
+): { ok: true; at: Date | undefined } | { ok: false; problem: string } {
+  if (text === 'never') return { ok: true, at: undefined };
+  const m = /^(\d{1,5})([dh])$/.exec(text);
+  if (m && Number(m[1]) > 0)
+    return { ok: true, at: new Date(now.getTime() + Number(m[1]) * (m[2] === 'd' ? 86_400_000 : 3_600_000)) };
+  const t = Date.parse(text);
+  if (m || Number.isNaN(t) || t <= now.getTime())
+    return {
+      ok: false,
+      problem: `"${text.slice(0, 40)}" must be a future date, a duration like 30d or 12h, or never`,
+    };
+  return { ok: true, at: new Date(t) };
+}
+
 /** Adds a project token; returns the new set and the secret (shown once, never stored). */
 export function issueToken(
   set: CredentialSet,

@@ -3,25 +3,29 @@
  * - `preview`: the exact request each destination of the environment would receive for one
  *   event of a draft definition (its mappings in effect), through the same code as
  *   `eventbus preview` (core/delivery/preview.ts); secrets redacted.
- * - `tokens`: a `translate:<name>` token for a translator, in the gateway's token store, its
- *   secret answered once.
+ * - `tokens`: a `translate:<name>` token for a translator the registry holds, in the gateway's
+ *   token store, its secret answered once. It expires: after `expires` (`30d`, `12h`, a date),
+ *   else the settings' `tokens.default_expiry_days`, else INTERACTIVE_TOKEN_DAYS (90); a token
+ *   that never expires only when asked with `"expires": "never"`.
  * - `send`: the sample posted to the gateway's translator endpoint with such a token, exactly
  *   as a producer would (the page cannot: the gateway is another origin).
  * - `arrivals`: what the warehouse holds since a moment for an event: its typed view's rows and
  *   the delivery ledger per destination and status.
  */
 import { randomBytes } from 'node:crypto';
+import type { RegistryClient } from '../adapters/registry.ts';
 import { plainValue } from '../adapters/user-sql.ts';
 import { type DefinitionSpec, definedEvent, withDefinitionMappings } from '../core/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import { applyViolations } from '../core/resources.ts';
 import { TABLES } from '../core/warehouse.ts';
-import { issueToken } from '../gateway/credentials.ts';
+import { INTERACTIVE_TOKEN_DAYS, issueToken, parseExpiry } from '../gateway/credentials.ts';
 import type { TokenStore } from '../gateway/token-store.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { Refusal } from './refusal.ts';
+import { checkedName } from './request.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -32,6 +36,8 @@ export interface CreatorApiOptions {
   readonly tokens?: TokenStore;
   /** The gateway's URL, which `send` posts to. */
   readonly gatewayUrl?: string;
+  /** The registry: a token is made only for a translator it holds. */
+  readonly registry?: Pick<RegistryClient, 'readIndex'>;
   /** Read-only SQL on the events dataset; `table` quotes a table's full reference. */
   readonly warehouse?: {
     table(name: string): string;
@@ -93,7 +99,7 @@ export async function creatorAction(
     case 'preview':
       return preview(needs(o.settings, 'settings'), body, now);
     case 'tokens':
-      return token(needs(o.tokens, 'token store'), o.settings, body, author, now);
+      return token(needs(o.tokens, 'token store'), o, body, author, now);
     case 'send':
       return sendSample(needs(o.gatewayUrl, 'gateway URL'), body);
     case 'arrivals':
@@ -128,16 +134,23 @@ function preview(settings: Readonly<Settings>, body: Record<string, unknown>, no
   };
 }
 
-/** A `translate:<name>` token; the secret is in this answer only. */
+/** A `translate:<name>` token for an existing translator; the secret is in this answer only. */
 async function token(
   store: TokenStore,
-  settings: Readonly<Settings> | undefined,
+  o: CreatorApiOptions,
   body: Record<string, unknown>,
   author: string,
   now: Date,
 ) {
-  const translator = text(body, 'translator', 64);
-  const days = settings?.tokens?.default_expiry_days;
+  const translator = checkedName('Translator', body['translator'], 'translator');
+  const { resources } = (await needs(o.registry, 'registry').readIndex('Translator')).index;
+  const entry = Object.hasOwn(resources, translator) ? resources[translator] : undefined;
+  if (!entry || entry.deleted)
+    throw invalid('translator', `names no Translator: apply Translator/${translator} first`);
+  const expires = body['expires'] ?? `${o.settings?.tokens?.default_expiry_days ?? INTERACTIVE_TOKEN_DAYS}d`;
+  if (typeof expires !== 'string') throw invalid('expires', 'must be a string: 30d, 12h, a date, or never');
+  const expiry = parseExpiry(expires, now);
+  if (!expiry.ok) throw invalid('expires', expiry.problem);
   const issued = await store
     .update((set) => {
       const r = issueToken(
@@ -145,7 +158,7 @@ async function token(
         {
           scopes: [`translate:${translator}`],
           description: `made in the studio's creator by ${author}`,
-          ...(days ? { expiresAt: new Date(now.getTime() + days * 86_400_000) } : {}),
+          ...(expiry.at ? { expiresAt: expiry.at } : {}),
         },
         randomBytes,
         now,
@@ -155,14 +168,19 @@ async function token(
     .catch((err: unknown) => {
       throw invalid('translator', (err as Error).message);
     });
-  return { id: issued.record.id, secret: issued.secret, scopes: issued.record.scopes };
+  return {
+    id: issued.record.id,
+    secret: issued.secret,
+    scopes: issued.record.scopes,
+    expires_at: issued.record.expires_at ?? 'never',
+  };
 }
 
 const SEND_MAX = 4 << 20;
 
 /** The sample through the gateway's endpoint, with the producer's token; the gateway's answer. */
 async function sendSample(gatewayUrl: string, body: Record<string, unknown>) {
-  const translator = text(body, 'translator', 64);
+  const translator = checkedName('Translator', body['translator'], 'translator');
   const secret = text(body, 'token', 256);
   const contentType = text(body, 'contentType', 128);
   const sample = text(body, 'text', SEND_MAX);

@@ -5,7 +5,8 @@
  * EVENTBUS_ADMIN_TOKEN_FILE (created with a random value when missing), and serves on HOST:PORT.
  * Google's Cloud Storage client finds the emulator through STORAGE_EMULATOR_HOST locally.
  * EVENTBUS_IAP_AUDIENCE (set by Pulumi) turns on IAP's signed header as a credential, with the
- * settings' `studio` lists as roles (studio/auth.ts).
+ * settings' `studio` lists as roles (studio/auth.ts). EVENTBUS_STUDIO_ORIGINS (comma-separated)
+ * names more origins whose pages may write, for a proxy that rewrites Host (docs/security.md).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -92,6 +93,10 @@ async function main(): Promise<void> {
           },
         }
       : {}),
+    origins: (process.env.EVENTBUS_STUDIO_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     host: process.env.HOST ?? '127.0.0.1',
     port: Number(process.env.PORT ?? 8090),
   });

@@ -24,9 +24,9 @@ import {
   replayState,
 } from '../core/replays.ts';
 import { FREE_LOCK, type RunMessage, runKey } from '../core/scheduler.ts';
-import { RESOURCE_NAME_PATTERN } from '../schemas/resource.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { Refusal } from './refusal.ts';
+import { checkedName } from './request.ts';
 
 export const REPLAY_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   'replay-start': 'apply',
@@ -131,15 +131,7 @@ async function list(o: ReplayApiOptions, store: ReplayStore) {
 }
 
 async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>) {
-  const name = body['name'];
-  if (typeof name !== 'string' || !new RegExp(RESOURCE_NAME_PATTERN).test(name)) {
-    const description = 'must be a sync name';
-    throw new Refusal(
-      withViolations(apiError('INVALID_REQUEST', { detail: `name ${description}` }), [
-        { field: 'name', description },
-      ]),
-    );
-  }
+  const name = checkedName('Sync', body['name'], 'name');
   const { state } = await new LockStore(o.registry.bucket).read('Sync', name);
   return {
     name,

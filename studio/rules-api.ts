@@ -17,6 +17,7 @@ import { TABLES } from '../core/warehouse.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
+import { checkedName } from './request.ts';
 
 type Warehouse = NonNullable<CreatorApiOptions['warehouse']>;
 
@@ -70,9 +71,7 @@ export async function ruleTest(o: CreatorApiOptions, w: Warehouse, body: Record<
 }
 
 export async function ruleFirings(w: Warehouse, body: Record<string, unknown>) {
-  const rule = body['rule'];
-  if (typeof rule !== 'string' || !/^[a-z][a-z0-9_-]{0,62}$/.test(rule))
-    throw invalid('rule', 'must be a rule name');
+  const rule = checkedName('Rule', body['rule'], 'rule');
   const limit = body['limit'] ?? 50;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000)
     throw invalid('limit', 'must be a whole number from 1 to 1000');

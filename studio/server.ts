@@ -8,7 +8,7 @@
  *   GET    /v1/admin/resources/{kind}/{name}/history  every committed version
  *   DELETE /v1/admin/resources/{kind}/{name}          marks it deleted (history stays)
  *   POST   /v1/admin/preview    {definition, event}   each destination's request (read)
- *   POST   /v1/admin/tokens     {translator}          a translate:<name> token, shown once (apply)
+ *   POST   /v1/admin/tokens     {translator, expires?}  a translate:<name> token, shown once (apply)
  *   POST   /v1/admin/send       {translator, token, contentType, text}  through the gateway (apply)
  *   POST   /v1/admin/arrivals   {event, since}        stored rows and deliveries since (read)
  *   POST   /v1/admin/overview   {from, to}            the console's overview (read)
@@ -21,7 +21,11 @@
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
  * audience is configured, IAP's signed header: the verified email is the author and its role
- * comes from the settings' `studio` lists (studio/auth.ts).
+ * comes from the settings' `studio` lists (studio/auth.ts). Before that, studio/request.ts turns
+ * away cross-site writes, bodies that are not JSON, malformed paths and names (docs/security.md).
+ * Every answer carries `X-Content-Type-Options: nosniff`; client errors are answered 4xx and
+ * refusals worth attention (401, 403, 408, 413, 415) logged at WARNING, only the studio's own
+ * failures at ERROR.
  */
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
@@ -39,6 +43,7 @@ import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
+import { bodyUnread, checkedName, guardStateChange, pathSegments, readJsonBody } from './request.ts';
 
 export interface StudioOptions extends CreatorApiOptions, Omit<ReplayApiOptions, 'registry' | 'settings'> {
   readonly registry: RegistryClient;
@@ -61,6 +66,15 @@ export interface StudioOptions extends CreatorApiOptions, Omit<ReplayApiOptions,
   readonly gatewayUrl?: string;
   /** Behind IAP: the signed header's verifier (studio/auth.ts iapVerifier) and who has which role. */
   readonly iap?: { readonly verify: (jwt: string) => Promise<string>; readonly access: StudioAccess };
+  /**
+   * Origins taken as the studio's own besides its Host's (`https://studio.acme.example`): for a
+   * proxy that rewrites Host without saying so in X-Forwarded-Host (studio/request.ts).
+   */
+  readonly origins?: readonly string[];
+  /** How long a request body may take to arrive (default 10 s, as at the gateway). */
+  readonly bodyTimeoutMs?: number;
+  /** Where log entries go (one JSON line each on stdout unless given). */
+  readonly log?: (entry: Record<string, unknown>) => void;
 }
 
 /**
@@ -75,8 +89,6 @@ const PAGE_HEADERS = {
   'cache-control': 'no-store',
 };
 
-const MAX_BODY_BYTES = 4 << 20;
-
 function send(
   res: http.ServerResponse,
   status: number,
@@ -84,30 +96,24 @@ function send(
   headers: Record<string, string> = {},
 ): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'x-content-type-options': 'nosniff',
+    ...headers,
+  });
   res.end(text);
 }
 
-function refuse(res: http.ServerResponse, e: ApiError): void {
-  send(res, e.http, e.body, { ...e.headers });
+/**
+ * Answers a refusal. One sent before the body was read whole (a cross-site write, a slow body)
+ * closes the connection rather than wait for the rest of the body to drain.
+ */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, e: ApiError): void {
+  send(res, e.http, e.body, { ...e.headers, ...(bodyUnread(req) ? { connection: 'close' } : {}) });
 }
 
-async function readJson(req: http.IncomingMessage): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const c of req as AsyncIterable<Buffer>) {
-    size += c.length;
-    if (size > MAX_BODY_BYTES) throw new Refusal(apiError('REQUEST_TOO_LARGE', { max: MAX_BODY_BYTES }));
-    chunks.push(c);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  if (text.trim() === '') throw new Refusal(apiError('EMPTY_BODY'));
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new Refusal(apiError('MALFORMED_JSON', { detail: (err as Error).message }));
-  }
-}
+/** Refusals worth a person's attention: someone without access, or a client that misbehaves. */
+const WARNING_STATUSES = new Set([401, 403, 408, 413, 415]);
 
 function authorised(req: http.IncomingMessage, token: string): boolean {
   const m = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
@@ -154,7 +160,7 @@ function kindOf(raw: string | undefined): RegistryKind {
 }
 
 async function apply(o: StudioOptions, req: http.IncomingMessage, author: string): Promise<unknown> {
-  const body = await readJson(req);
+  const body = await readJsonBody(req, o.bodyTimeoutMs);
   const b = (typeof body === 'object' && body !== null ? body : {}) as {
     documents?: unknown;
     dryRun?: unknown;
@@ -242,8 +248,10 @@ const defOf = (doc: ResourceDoc, version: string) => ({
 
 async function route(o: StudioOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://studio');
-  const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
-  if (url.pathname === '/health' && req.method === 'GET') return send(res, 200, { status: 'ok' });
+  const method = req.method ?? 'GET';
+  const parts = pathSegments(url.pathname);
+  guardStateChange(req, method, o.origins);
+  if (url.pathname === '/health' && method === 'GET') return send(res, 200, { status: 'ok' });
   const asset = req.method === 'GET' ? o.assets?.get(url.pathname) : undefined;
   if (asset) {
     res.writeHead(200, { 'content-type': asset.type, ...PAGE_HEADERS });
@@ -256,7 +264,6 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
     throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
   const caller = await callerOf(o, req);
   const author = caller.author;
-  const method = req.method ?? 'GET';
   const notAllowed = (allow: string): Refusal => {
     const e = apiError('METHOD_NOT_ALLOWED', { method, path: url.pathname });
     return new Refusal({ ...e, headers: { ...e.headers, allow } });
@@ -268,7 +275,7 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
   if (creator || viewing || replaying) {
     if (method !== 'POST') throw notAllowed('POST');
     permit(caller, (creator ?? viewing ?? replaying) as Action);
-    const body = await readJson(req);
+    const body = await readJsonBody(req, o.bodyTimeoutMs);
     return send(
       res,
       200,
@@ -287,7 +294,7 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
   if (parts[2] !== 'resources' || parts.length < 4 || parts.length > 6)
     throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
   const kind = kindOf(parts[3]);
-  const name = parts[4];
+  const name = parts[4] === undefined ? undefined : checkedName(kind, parts[4], 'name');
   if (name === undefined) {
     if (method !== 'GET') throw notAllowed('GET');
     const { index, generation } = await o.registry.readIndex(kind);
@@ -305,7 +312,8 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
     return send(res, 200, { changes });
   }
   if (method !== 'GET') throw notAllowed('GET, DELETE');
-  const entry = (await o.registry.readIndex(kind)).index.resources[name];
+  const { resources } = (await o.registry.readIndex(kind)).index;
+  const entry = Object.hasOwn(resources, name) ? resources[name] : undefined;
   if (!entry || entry.deleted) throw new Refusal(apiError('NOT_FOUND', { resource: `${kind}/${name}` }));
   return send(res, 200, await o.registry.readVersion(kind, name, entry.version));
 }
@@ -314,19 +322,27 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
 export function createStudioHandler(
   o: StudioOptions,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const log = o.log ?? ((entry) => console.log(JSON.stringify(entry)));
   return (req, res) => {
     route(o, req, res).catch((err: unknown) => {
-      if (err instanceof Refusal) return refuse(res, err.error);
-      if (err instanceof RegistryRace) return refuse(res, apiError('REGISTRY_RACE', { detail: err.message }));
-      if (err instanceof RegistryUnavailable) return refuse(res, apiError('UNAVAILABLE', { retryAfter: 5 }));
-      console.log(
-        JSON.stringify({
-          severity: 'ERROR',
-          component: 'studio',
-          message: `registry call failed: ${String(err)}`,
-        }),
-      );
-      refuse(res, apiError('UNAVAILABLE', { retryAfter: 5 }));
+      if (err instanceof Refusal) {
+        const e = err.error;
+        // The rest (a bad field, an unknown path) is the caller's to read in the answer.
+        if (WARNING_STATUSES.has(e.http))
+          log({
+            severity: 'WARNING',
+            component: 'studio',
+            message: `refused ${req.method} ${(req.url ?? '').slice(0, 200)}: ${e.http} ${e.body.error.message}`,
+            status: e.http,
+          });
+        return refuse(req, res, e);
+      }
+      if (err instanceof RegistryRace)
+        return refuse(req, res, apiError('REGISTRY_RACE', { detail: err.message }));
+      if (err instanceof RegistryUnavailable)
+        return refuse(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }));
+      log({ severity: 'ERROR', component: 'studio', message: `registry call failed: ${String(err)}` });
+      refuse(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }));
     });
   };
 }
@@ -334,7 +350,22 @@ export function createStudioHandler(
 export async function startStudio(
   o: StudioOptions & { readonly host?: string; readonly port?: number },
 ): Promise<{ readonly url: string; readonly port: number; close(): Promise<void> }> {
-  const server = http.createServer(createStudioHandler(o));
+  // The 10 s cut on bodies is the handler's (studio/request.ts); these bound the rest of a
+  // request's arrival, as at the gateway, instead of Node's five minutes.
+  const server = http.createServer(
+    { requestTimeout: 60_000, headersTimeout: 20_000 },
+    createStudioHandler(o),
+  );
+  // A request Node cannot parse: the envelope and nosniff, as on every other answer.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const text = JSON.stringify(
+      apiError('INVALID_REQUEST', { detail: 'The request could not be parsed.' }).body,
+    );
+    socket.end(
+      `HTTP/1.1 400 Bad Request\r\ncontent-type: application/json; charset=utf-8\r\nx-content-type-options: nosniff\r\ncontent-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+    );
+  });
   const host = o.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -66,14 +66,20 @@ export async function storeFor(
   }
 }
 
-/** Parses `--expires`: an ISO date, or a duration like 30d / 12h. */
-export function parseExpiry(text: string, now: Date): Date {
-  const m = /^(\d+)([dh])$/.exec(text);
-  if (m) return new Date(now.getTime() + Number(m[1]) * (m[2] === 'd' ? 86_400_000 : 3_600_000));
-  const t = Date.parse(text);
-  if (Number.isNaN(t) || t <= now.getTime())
-    throw new CliError(`--expires "${text}" must be a future date or like 30d / 12h`);
-  return new Date(t);
+/**
+ * `--expires` (an ISO date, a duration like 30d / 12h, or `never`), else the settings' default
+ * (`tokens.default_expiry_days`), else none.
+ */
+export async function expiryOf(
+  text: string | undefined,
+  defaultDays: number | undefined,
+  now: Date,
+): Promise<Date | undefined> {
+  if (text === undefined) return defaultDays ? new Date(now.getTime() + defaultDays * 86_400_000) : undefined;
+  const { parseExpiry } = await import('../../gateway/credentials.ts');
+  const r = parseExpiry(text, now);
+  if (!r.ok) throw new CliError(`--expires ${r.problem}`);
+  return r.at;
 }
 
 /** The rows `list` prints: never a hash or a salt. */
@@ -90,7 +96,7 @@ export function describeRecord(r: CredentialRecord, now: number): Record<string,
       r.kind === 'token' ? r.scopes.join(' ') : r.origins.join(' '),
     state,
     created_at: r.created_at,
-    expires_at: r.expires_at ?? '',
+    expires_at: r.expires_at ?? 'never',
     description: r.description ?? '',
   };
 }
@@ -107,7 +113,7 @@ export function register(program: Command): void {
         '--scope <scope...>',
         'publish:*, publish:<topic or event>, translate:*, translate:<translator>, admin',
       )
-      .option('--expires <when>', 'expiry: an ISO date, or a duration like 30d or 12h')
+      .option('--expires <when>', 'expiry: an ISO date, a duration like 30d or 12h, or never')
       .option('--description <text>', 'what the token is for')
       .option('--rate <n>', 'requests per second for this token (default: settings.tokens)', parseRate),
   )
@@ -125,12 +131,7 @@ export function register(program: Command): void {
           import('../../gateway/credentials.ts'),
         ]);
         const now = new Date();
-        const defaultDays = settings.tokens?.default_expiry_days;
-        const expiresAt = o.expires
-          ? parseExpiry(o.expires, now)
-          : defaultDays
-            ? new Date(now.getTime() + defaultDays * 86_400_000)
-            : undefined;
+        const expiresAt = await expiryOf(o.expires, settings.tokens?.default_expiry_days, now);
         let issued: { secret: string; record: CredentialRecord };
         try {
           issued = await store.update((set) => {

@@ -432,8 +432,12 @@ async function makeToken(): Promise<void> {
     $('send-status').replaceChildren(...refusal(status, json));
     return;
   }
-  state.token = (json as { secret: string }).secret;
+  const made = json as { secret: string; expires_at?: string };
+  state.token = made.secret;
   $('token').textContent = state.token;
+  // Tokens made here expire (docs/studio.md#tokens-made-in-the-studio): say when.
+  $('token-expiry').textContent =
+    made.expires_at && made.expires_at !== 'never' ? `It expires on ${made.expires_at.slice(0, 10)}.` : '';
   $('token-once').hidden = false;
   $<HTMLButtonElement>('make-token').disabled = true;
   $<HTMLButtonElement>('send-samples').disabled = false;

@@ -86,6 +86,11 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       .waitFor();
     await page.getByRole('button', { name: 'Create a token for this endpoint' }).click();
     await page.locator('#token-once').waitFor();
+    // A token made in the studio expires (90 days unless the settings say otherwise), and says when.
+    await page
+      .locator('#token-expiry')
+      .getByText(/^It expires on \d{4}-\d\d-\d\d\.$/)
+      .waitFor();
     return (await page.locator('#token').textContent()) ?? '';
   };
   /**

@@ -277,7 +277,7 @@ describe('console: the overview agrees with SQL over the same rows', function ()
     try {
       const res = await fetch(`${bare.url}/v1/admin/overview`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${TOKEN}` },
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
         body: JSON.stringify(range),
       });
       assert.equal(res.status, 400);

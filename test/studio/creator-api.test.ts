@@ -148,6 +148,20 @@ describe('studio creator API: preview, tokens, refusals', () => {
   });
 
   it('issues a translate:<name> token once, stored only as a hash, authored by the caller', async () => {
+    const applied = await call('/v1/admin/apply', {
+      documents: [
+        {
+          kind: 'Translator',
+          name: 'quote-asked-csv',
+          spec: {
+            event: 'view_content',
+            format: { type: 'csv' },
+            fields: [{ target: 'event_id', source: 'Id' }],
+          },
+        },
+      ],
+    });
+    assert.equal(applied.status, 200, JSON.stringify(applied.body));
     const a = await call('/v1/admin/tokens', { translator: 'quote-asked-csv' });
     assert.equal(a.status, 200, JSON.stringify(a.body));
     const secret = String(a.body['secret']);
