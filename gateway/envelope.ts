@@ -6,9 +6,11 @@
  */
 import type { OutgoingMessage } from '../adapters/publisher.ts';
 import type { DefinedEvents, Deprecated } from '../core/defined-events.ts';
+import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
+import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { decodeJson } from './body.ts';
 import { fail, kindOf, type Step, truncate } from './step.ts';
@@ -52,6 +54,22 @@ const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
  * producer must not be able to imitate.
  */
 const RESERVED_ATTRIBUTE_PREFIXES = ['goog', 'CloudPubSub'] as const;
+/** The attribute naming the translator that made an event (gateway/translate.ts sets it). */
+export const TRANSLATOR_ATTRIBUTE = 'translator';
+/**
+ * Attribute names the pipeline itself writes and trusts (docs/security.md, "Reserved message
+ * attributes"): a rule's provenance (`origin`) and loop guard (`hops`), the translator that made
+ * an event, a replay's mark. A producer that could set them could stop rules from firing or forge
+ * provenance, so any credential's request naming one is refused with a 400 naming it.
+ */
+export const RESERVED_ATTRIBUTES: readonly string[] = Object.freeze([
+  ORIGIN_ATTRIBUTE,
+  HOPS_ATTRIBUTE,
+  TRANSLATOR_ATTRIBUTE,
+  DELIVERY_ATTRIBUTES.replay,
+  DELIVERY_ATTRIBUTES.destination,
+  DELIVERY_ATTRIBUTES.payloadDigest,
+]);
 /** Attributes the gateway sets from the event itself; a producer's values for them are ignored. */
 export const OUR_ATTRIBUTES = [
   'event_name',
@@ -302,6 +320,11 @@ function checkAttributes(value: unknown, field: string, max: number): Step<Recor
     if (reserved) {
       return fail('INVALID_ENVELOPE', {
         detail: `${where}: keys starting with "${reserved}" are reserved for Pub/Sub.`,
+      });
+    }
+    if (RESERVED_ATTRIBUTES.includes(k)) {
+      return fail('INVALID_ENVELOPE', {
+        detail: `${where}: "${k}" is reserved: the pipeline sets it (docs/security.md).`,
       });
     }
     if (Buffer.byteLength(v) > 1024 || !v.isWellFormed()) {
