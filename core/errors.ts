@@ -170,6 +170,12 @@ export const ERRORS = Object.freeze({
     'Content-Type {type} is not supported; send {accepted}.',
     'A missing or other content type, a charset the endpoint does not read, or an unknown Content-Encoding.',
   ),
+  IDEMPOTENCY_KEY_REUSED: spec(
+    422,
+    'FAILED_PRECONDITION',
+    'Idempotency-Key {key} was used with another body; nothing was published. Use a new key for a new payload.',
+    'A translator request whose Idempotency-Key the gateway saw with a different body in the last 24 hours (per gateway instance).',
+  ),
   INVALID_RESOURCE: spec(
     400,
     'INVALID_ARGUMENT',

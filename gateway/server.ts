@@ -25,6 +25,7 @@ import {
   parsePublishForm,
   parseTopicsForm,
 } from './envelope.ts';
+import { createIdempotencyMemory } from './idempotency.ts';
 import { route, splitUrl } from './routing.ts';
 import { truncate } from './step.ts';
 import {
@@ -68,6 +69,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   const topics = new Set(config.topics);
   const now = deps.clock ?? Date.now;
   const log = deps.log ?? (() => {});
+  const idempotency = createIdempotencyMemory();
   const limiter = new RateLimiter(
     config.settings.tokens?.rate_limit_per_second ?? 200,
     config.settings.tokens?.burst ?? 400,
@@ -247,12 +249,19 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       newId: deps.newId,
       ...(defined ? { defined } : {}),
     };
-    const key = req.headers['idempotency-key'];
+    const keyHeader = req.headers['idempotency-key'];
+    const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader;
     const rows = translateRows(entry, body.value, ctx, {
       partial: query.get('partial') === 'true',
-      idempotencyKey: Array.isArray(key) ? key[0] : key,
+      idempotencyKey: key,
     });
     if (!rows.ok) return sendError(req, res, rows.error);
+    if (key !== undefined && !idempotency.admit(name, key, body.value.bytes, now()))
+      return sendError(
+        req,
+        res,
+        apiError('IDEMPOTENCY_KEY_REUSED', { key: JSON.stringify(key.slice(0, 64)) }),
+      );
     try {
       const ids = await publishChunks(deps.publisher, 'events', rows.value.messages);
       send(

@@ -240,7 +240,12 @@ function translateUnsafe(input: TranslateInput): TranslateResult {
       violations: [{ field: '(body)', description: `has ${total} rows; at most ${max} per request` }],
     };
 
-  const base = input.idempotencyKey !== undefined ? `key:${input.idempotencyKey}` : `body:${digest(text)}`;
+  // With a key, ids come from the key and the body's digest: a retry (same key, same body) gets
+  // the same ids, a key reused with another body other ids, stored and delivered as their own.
+  const base =
+    input.idempotencyKey !== undefined
+      ? `key:${input.idempotencyKey}:body:${digest(text)}`
+      : `body:${digest(text)}`;
   const rows: TranslatedRow[] = [];
   const problems: FieldViolation[] = [];
   parsed.records.forEach((record, row) => {
