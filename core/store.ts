@@ -73,6 +73,8 @@ export interface StoreConfig extends PiiPolicy {
   readonly drop: readonly string[];
   /** Subscription ids whose messages are poison (core/plan.ts): kept raw, never read as events. */
   readonly poison: ReadonlySet<string>;
+  /** Subscription ids on the events topics' dead-letter topics (their `-ledger` and `-backlog`). */
+  readonly deadLetters: ReadonlySet<string>;
 }
 
 /**
@@ -102,6 +104,14 @@ export function storeConfig(settings: Readonly<Settings>, plan: Plan): StoreConf
     hashInWarehouse: settings.pii?.hash_in_warehouse ?? [],
     drop: settings.pii?.drop ?? [],
     poison: new Set(plan.subscriptions.filter((s) => s.kind === 'poison').map((s) => s.name)),
+    deadLetters: new Set(
+      plan.subscriptions
+        .filter((s) => s.kind === 'store' && s.deadLetterPolicy)
+        .flatMap((s) => {
+          const dl = (s.deadLetterPolicy as { deadLetterTopic: string }).deadLetterTopic;
+          return [backlogSubscriptionName(dl), deadLetterLedgerSubscriptionName(dl)];
+        }),
+    ),
   });
 }
 
@@ -124,6 +134,22 @@ export function topicOf(message: PubSubMessage, config: StoreConfig): string {
   const known = config.topics.get(sub);
   if (known) return known;
   return sub.endsWith('-store') ? sub.slice(0, -'-store'.length) : sub;
+}
+
+/** Pub/Sub's attribute on a dead letter: when the message was first published. */
+export const DEAD_LETTER_PUBLISH_TIME = 'CloudPubSubDeadLetterSourceTopicPublishTime';
+
+/**
+ * When the producer's message was published: its publishTime, or for a dead letter (a message on
+ * a dead-letter subscription the plan knows, where Pub/Sub sets the attribute) the original one,
+ * so a dead letter stored late gets the same event_time, received_at and identity as the copy an
+ * earlier attempt may have written.
+ */
+function firstPublishMs(message: PubSubMessage, config: StoreConfig): number {
+  const own = Date.parse(message.publishTime);
+  if (!config.deadLetters.has(lastSegment(message.subscription))) return own;
+  const original = Date.parse(message.attributes[DEAD_LETTER_PUBLISH_TIME] ?? '');
+  return Number.isNaN(original) ? own : original;
 }
 
 /** Why a message landed in `invalid_events` (the `reason` column). */
@@ -168,7 +194,7 @@ export function messageRows(
   defined?: DefinedEvents,
 ): MessageRows {
   const topic = topicOf(message, config);
-  const publishMs = Date.parse(message.publishTime);
+  const publishMs = firstPublishMs(message, config);
   const receivedAt = isoReceived(publishMs);
   const payload = payloadText(message.data);
   const invalid = (reason: InvalidReason, errors: readonly FieldViolation[], raw?: unknown): MessageRows => ({

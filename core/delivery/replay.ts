@@ -48,6 +48,8 @@ export const REPLAY_COLUMNS = [
   'event_data',
   // A defined event keeps its stamp: forward maps it with its definition's mappings.
   'definition_version',
+  // The row's identity with event_id: a replay's ledger rows name the row they replay.
+  'payload_digest',
 ] as const;
 
 /**

@@ -169,6 +169,26 @@ describe('storage: push bodies and rows (core/store.ts)', () => {
     assert.equal(again.row.insertId, out.row.insertId);
   });
 
+  it('takes a dead letter’s original publish time, so a late store of it is the same event; a forged attribute elsewhere is ignored', () => {
+    const original = '2026-03-01T11:59:00.000Z';
+    const attributes = { CloudPubSubDeadLetterSourceTopicPublishTime: original };
+    const direct = messageRows(message(viewContent), config, NOW);
+    const dead = messageRows(
+      message(viewContent, {
+        subscription: 'projects/p/subscriptions/events-store-dead-letter-ledger',
+        publishTime: PUBLISHED,
+        attributes,
+      }),
+      config,
+      NOW,
+    );
+    assert.equal(dead.row.json['event_time'], original);
+    assert.equal(dead.row.json['received_at'], original);
+    const forged = messageRows(message(viewContent, { attributes }), config, NOW);
+    assert.equal(forged.row.json['event_time'], PUBLISHED);
+    assert.equal(direct.row.json['event_time'], PUBLISHED);
+  });
+
   it('gives another event that reuses an event_id its own insertId, so the warehouse keeps both', () => {
     // Segment's spec examples share one messageId between a page and an identify call; here a
     // view_content and, later, a purchase with the same event_id.
