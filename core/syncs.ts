@@ -16,6 +16,7 @@ import { SyncSpec } from '../schemas/sync.ts';
 import { connectionProblem, specChecker } from './connections.ts';
 import type { StoredEvent } from './event.ts';
 import { applyMapping } from './linkage/engine.ts';
+import { publishTopicProblem } from './reserved-names.ts';
 import { scheduleProblem } from './schedule.ts';
 
 export interface SyncVersion {
@@ -41,6 +42,8 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
   if ('topic' in d) {
     const bad = eventNameProblem(d.topic.event_name);
     if (bad) out.push({ field: `${prefix}.destination.topic.event_name`, description: bad });
+    const internal = d.topic.topic === undefined ? undefined : publishTopicProblem(d.topic.topic);
+    if (internal) out.push({ field: `${prefix}.destination.topic.topic`, description: internal });
   }
   if (s.mode === 'mirror' && 'topic' in d)
     out.push({
