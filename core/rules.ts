@@ -280,13 +280,28 @@ export function rowFirings(
 export const onceMarkerPath = (f: Firing): string =>
   `once/${f.rule}/${digest(f.key ?? '')}/${f.slot === 'forever' ? 'forever' : (f.slot ?? '').replace(/[:.]/g, '')}.json`;
 
-/** `{{path}}` placeholders filled from the event (missing values are empty). */
+/**
+ * A chat action's text: `{{path}}` placeholders filled from the event (missing values are empty),
+ * each value escaped for chat markup so that what a producer sent reaches the channel as written
+ * (docs/security.md#chat-messages). The template's own markup (a link the rule's author wrote) is
+ * kept.
+ */
 export function renderTemplate(text: string, event: StoredEvent): string {
   return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}/g, (_, path: string) => {
     const v = readPath(event, path);
     if (v === undefined || v === null) return '';
-    return typeof v === 'string' ? v : JSON.stringify(v);
+    return chatLiteral(typeof v === 'string' ? v : JSON.stringify(v));
   });
+}
+
+/**
+ * Text as a literal in Slack's and Google Chat's message markup: `&`, `<` and `>` as the HTML
+ * entities Slack documents for them, so `<!channel>`, `<https://evil|Reset your password>` or
+ * `<users/all>` is neither a mention nor a link. A chat connection does not say which service it
+ * is, and Google Chat's links and mentions also start with `<`: one escaping serves both.
+ */
+export function chatLiteral(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 /** Fields built with the mapping language from the triggering event. */

@@ -245,8 +245,9 @@ export function fileBody(changes: readonly Change[], format: 'jsonl' | 'csv'): s
   const cell = (v: unknown): string => {
     if (v === undefined || v === null) return '';
     const s = typeof v === 'string' ? v : JSON.stringify(v);
-    // Quoted when it holds a separator, a quote or a line break; a leading =+-@ cannot start a formula.
-    const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+    // Quoted when it holds a separator, a quote or a line break. A cell a spreadsheet would read
+    // as a formula (OWASP's list: = + - @, TAB and CR first) starts with ' instead.
+    const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
     return /[",\r\n]/.test(safe) || safe !== s ? `"${safe.replaceAll('"', '""')}"` : safe;
   };
   return `${[columns.map(cell).join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\r\n')}\r\n`;

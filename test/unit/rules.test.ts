@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { MAX_PATTERN_BYTES, patternMatches, patternProblem } from '../../core/conditions.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import {
+  chatLiteral,
   MAX_HOPS,
   matchEventRules,
   onceMarkerPath,
@@ -329,5 +330,14 @@ describe('rules: bounds and escaping (issue 33)', () => {
     // Multi-byte characters count as UTF-8 bytes.
     assert.match(patternProblem('é'.repeat(MAX_PATTERN_BYTES / 2 + 1)) ?? '', /16 KiB/);
     assert.equal(patternMatches('id7', long), false, 'fails closed');
+  });
+
+  it('escapes event values in chat text: mentions and links arrive as literal text', () => {
+    const hostile = event({}, { note: '<!channel> <http://evil|Reset your password> & <users/all>' });
+    assert.equal(
+      renderTemplate('New order <https://shop.example/admin|open>: {{note}}', hostile),
+      'New order <https://shop.example/admin|open>: &lt;!channel&gt; &lt;http://evil|Reset your password&gt; &amp; &lt;users/all&gt;',
+    );
+    assert.equal(chatLiteral('a&b<c>'), 'a&amp;b&lt;c&gt;');
   });
 });
