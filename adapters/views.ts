@@ -3,7 +3,7 @@
  * `npm start`'s provisioning for plan()'s views and by the studio for defined events' typed views.
  */
 import type { Dataset } from '@google-cloud/bigquery';
-import { RESERVED } from '../core/reserved-names.ts';
+import { reserved } from '../core/reserved-names.ts';
 import type { ViewPlan } from '../core/warehouse.ts';
 
 /** Raised instead of replacing what a view may not replace; nothing was changed. */
@@ -40,7 +40,7 @@ export async function ensureDefinitionView(
   dataset: Dataset,
   v: ViewPlan,
 ): Promise<'created' | 'updated' | 'unchanged'> {
-  if (RESERVED.warehouse.includes(v.name))
+  if (reserved().warehouse.has(v.name))
     throw new ViewRefused(
       `${v.name} is the warehouse's own table or view: a definition's view cannot replace it`,
     );

@@ -9,21 +9,40 @@ import type { RegistryKind } from '../schemas/resource.ts';
 import { builtInNames } from './plan.ts';
 import { definitionViewName } from './warehouse.ts';
 
-const builtIn = builtInNames();
-const WAREHOUSE: ReadonlySet<string> = new Set(builtIn.warehouse);
-const INTERNAL_TOPICS: ReadonlySet<string> = new Set(builtIn.internalTopics);
 /** `_v`, from the view name of major 1 of a definition named `x` (`x_v1`). */
 const MAJOR_INFIX = definitionViewName('x', 1, false).slice(1, -1);
 const OLDER_MAJOR_VIEW = new RegExp(`^.+${MAJOR_INFIX}[0-9]+$`);
 
-/** The reserved lists as the docs print them (docs/security.md is checked against this). */
-export const RESERVED = Object.freeze({
+export interface ReservedLists {
   /** Tables and views of the events and ops datasets (with one view per catalogue event). */
-  warehouse: Object.freeze([...WAREHOUSE]),
-  internalTopics: Object.freeze([...INTERNAL_TOPICS]),
-  deadLetterSuffix: builtIn.deadLetterSuffix,
-  olderMajorView: `<name>${MAJOR_INFIX}<N>`,
-});
+  readonly warehouse: ReadonlySet<string>;
+  readonly internalTopics: ReadonlySet<string>;
+  /** Every dead-letter topic's name ends with it. */
+  readonly deadLetterSuffix: string;
+}
+
+let lists: ReservedLists | undefined;
+
+/**
+ * The reserved lists (docs/security.md is checked against them), worked out on first use: plan()
+ * is not run when a cold start never checks a name.
+ */
+export function reserved(): ReservedLists {
+  if (!lists) {
+    const names = builtInNames();
+    lists = Object.freeze({
+      warehouse: new Set(names.warehouse),
+      internalTopics: new Set(names.internalTopics),
+      deadLetterSuffix: names.deadLetterSuffix,
+    });
+  }
+  return lists;
+}
+
+const isInternalTopic = (name: string): boolean => {
+  const r = reserved();
+  return r.internalTopics.has(name) || name.endsWith(r.deadLetterSuffix);
+};
 
 /**
  * Why a resource of `kind` may not be called `name`, or undefined. Every kind avoids the
@@ -34,9 +53,9 @@ export const RESERVED = Object.freeze({
  * `purchase` collides with nothing.
  */
 export function reservedNameProblem(kind: RegistryKind, name: string): string | undefined {
-  if (WAREHOUSE.has(name) && (kind === 'EventDefinition' || !lookupEvent(name)))
+  if (reserved().warehouse.has(name) && (kind === 'EventDefinition' || !lookupEvent(name)))
     return `"${name}" is reserved: the warehouse's own table or view \`${name}\` has that name`;
-  if (INTERNAL_TOPICS.has(name) || name.endsWith(builtIn.deadLetterSuffix))
+  if (isInternalTopic(name))
     return `"${name}" is reserved: the environment's internal topic ${name} has that name`;
   if (kind === 'EventDefinition' && OLDER_MAJOR_VIEW.test(name))
     return `"${name}" is reserved: names ending in ${MAJOR_INFIX}<N> are the views of a definition's older major versions`;
@@ -49,7 +68,7 @@ export function reservedNameProblem(kind: RegistryKind, name: string): string | 
  * dead-letter topic is where failures end, not an input.
  */
 export function publishTopicProblem(topic: string): string | undefined {
-  if (INTERNAL_TOPICS.has(topic) || topic.endsWith(builtIn.deadLetterSuffix))
+  if (isInternalTopic(topic))
     return `"${topic}" is an internal topic of the environment: publish to events or a topic of the settings' topics`;
   return undefined;
 }
