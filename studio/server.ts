@@ -30,8 +30,12 @@ import { type DefinitionSpec, majorOf } from '../core/defined-events.ts';
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
 import { type PlannedChange, REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
 import { resourceDiff } from '../core/resource-diff.ts';
-import type { ResourceSql } from '../core/resources.ts';
-import { applyViolations, resourceBreakingChanges, resourceSql } from '../core/resources.ts';
+import {
+  applyViolations,
+  type ResourceSql,
+  resourceBreakingChanges,
+  resourceSql,
+} from '../core/resources.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
