@@ -3,10 +3,19 @@
  * events are matched against the event rules of the registry and each firing is published on the
  * `actions` topic. Nothing is sent from here: the schedule function acts. The push is answered
  * only once the firings are published (a failure answers non-2xx and the push is redelivered;
- * storage is idempotent, and a firing's id is deterministic, so a repeat folds).
+ * storage is idempotent, and a firing's id is deterministic, so a repeat folds). A stored rule
+ * that fails today's checks (written before them, or by hand) is skipped with its reason logged
+ * once per registry copy: after the rows are written nothing here may throw for good.
  */
 import type { Firing } from '../core/rules.ts';
-import { candidates, eventTrigger, indexRules, matchEventRules, type RuleIndex } from '../core/rules.ts';
+import {
+  candidates,
+  eventTrigger,
+  indexRules,
+  matchEventRules,
+  type RuleIndex,
+  storedRuleProblem,
+} from '../core/rules.ts';
 import type { AfterStored } from '../core/store.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import { currentSpecs, type Snapshot } from './registry.ts';
@@ -17,6 +26,8 @@ export interface RuleFiringDeps {
   readonly publish: (
     messages: readonly { data: string; attributes: Record<string, string> }[],
   ) => Promise<unknown>;
+  /** Where a skipped rule is reported (one JSON line each); stdout by default. */
+  readonly log?: (line: string) => void;
 }
 
 /** The attributes of a firing message on `actions`. */
@@ -27,10 +38,22 @@ export const firingMessage = (f: Firing) => ({
 
 export function createRuleFirings(deps: RuleFiringDeps): AfterStored {
   let cached: { generation: number; rules: RuleIndex; count: number } | undefined;
+  const log = deps.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const usable = (r: { name: string; version: string; spec: RuleSpec }): boolean => {
+    const why = storedRuleProblem(r.spec);
+    if (why)
+      log(
+        JSON.stringify({
+          severity: 'WARNING',
+          message: `Rule/${r.name} ${r.version} skipped: ${why} (apply a corrected version)`,
+        }),
+      );
+    return why === undefined;
+  };
   const rulesOf = (s: Snapshot): { rules: RuleIndex; count: number } => {
     if (cached && cached.generation === s.generation) return cached;
     const rules = currentSpecs<RuleSpec>(s).filter(
-      (r) => r.spec.enabled !== false && eventTrigger(r.spec) !== undefined,
+      (r) => usable(r) && r.spec.enabled !== false && eventTrigger(r.spec) !== undefined,
     );
     cached = { generation: s.generation, rules: indexRules(rules), count: rules.length };
     return cached;

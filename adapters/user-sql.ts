@@ -5,6 +5,8 @@
  */
 import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Plan } from '../core/plan.ts';
+import type { ResourceSql } from '../core/resources.ts';
+import type { FieldViolation } from '../core/validation.ts';
 
 /** Turns the client's typed values (timestamps, big numbers, bytes, JSON) into printable ones. */
 export function plainValue(value: unknown): unknown {
@@ -37,6 +39,60 @@ export async function assertSingleSelect(bigquery: BigQuery, options: Query): Pr
     ?.statistics?.query?.statementType;
   if (statementType !== 'SELECT')
     throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+}
+
+interface DryRunStatistics {
+  readonly statementType?: string;
+  readonly referencedTables?: readonly { projectId?: string; datasetId?: string; tableId?: string }[];
+}
+
+/**
+ * Why SQL a resource holds may not be stored, from BigQuery's dry run (not billed): anything but
+ * a single SELECT (DML, DDL, scripts, `EXPORT DATA`), a table of another project, or an error
+ * BigQuery finds in it (a syntax error, a table that does not exist). Undefined when it is fine.
+ * A failure of the service itself (not a 4xx about the SQL) is thrown: the apply is retried.
+ */
+export async function selectProblem(bigquery: BigQuery, options: Query): Promise<string | undefined> {
+  let statistics: DryRunStatistics | undefined;
+  try {
+    const [probe] = await bigquery.createQueryJob({ ...options, dryRun: true });
+    statistics = (probe.metadata as { statistics?: { query?: DryRunStatistics } })?.statistics?.query;
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code === 400 || code === 403 || code === 404) return String((err as Error).message).split('\n')[0];
+    throw err;
+  }
+  if (statistics?.statementType !== 'SELECT')
+    return `must be a single SELECT; this is ${statistics?.statementType ?? 'not a query'}`;
+  const foreign = (statistics.referencedTables ?? []).find((t) => t.projectId !== bigquery.projectId);
+  if (foreign)
+    return `reads ${foreign.projectId}.${foreign.datasetId}.${foreign.tableId}: only tables of ${bigquery.projectId} may be read`;
+  return undefined;
+}
+
+/**
+ * The violations of the SQL of an apply's documents (core/resources.ts resourceSql), each dry
+ * run as it will run: in the events dataset by default.
+ */
+export async function resourceSqlViolations(
+  bigquery: BigQuery,
+  p: Pick<Plan, 'dataset' | 'location'>,
+  items: readonly ResourceSql[],
+): Promise<FieldViolation[]> {
+  const problems = await Promise.all(
+    items.map((item) =>
+      selectProblem(bigquery, {
+        query: item.sql,
+        useLegacySql: false,
+        defaultDataset: { projectId: bigquery.projectId, datasetId: p.dataset },
+        location: p.location,
+      }),
+    ),
+  );
+  return items.flatMap((item, i) => {
+    const why = problems[i];
+    return why ? [{ field: item.field, description: why }] : [];
+  });
 }
 
 /**

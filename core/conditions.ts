@@ -10,12 +10,26 @@ import type { FieldViolation } from './validation.ts';
 
 const patterns = new Map<string, RE2JS | null>();
 
-/** The compiled pattern, or null when it is not a valid RE2 expression (cached either way). */
+/**
+ * The longest pattern (UTF-8 bytes): RE2 runs in linear time, but in the size of the pattern too,
+ * and a 1 MB pattern tripled `store`'s latency for every event it was tried on. Real conditions
+ * are a few dozen bytes; 16 KiB leaves room for long alternations of ids.
+ */
+export const MAX_PATTERN_BYTES = 16 * 1024;
+const utf8 = new TextEncoder();
+const tooLong = (pattern: string): boolean =>
+  pattern.length > MAX_PATTERN_BYTES || utf8.encode(pattern).length > MAX_PATTERN_BYTES;
+
+/**
+ * The compiled pattern, or null when it is not a valid RE2 expression or is longer than
+ * MAX_PATTERN_BYTES (cached either way): settings and rules are checked when applied, this
+ * keeps one that slipped past from costing more than a refusal.
+ */
 export function compilePattern(pattern: string): RE2JS | null {
   let re = patterns.get(pattern);
   if (re === undefined) {
     try {
-      re = RE2JS.compile(pattern);
+      re = tooLong(pattern) ? null : RE2JS.compile(pattern);
     } catch {
       re = null;
     }
@@ -33,6 +47,8 @@ export function patternMatches(actual: unknown, pattern: unknown): boolean {
 
 /** Why a pattern is refused, or undefined. */
 export function patternProblem(pattern: string): string | undefined {
+  if (tooLong(pattern))
+    return `is longer than ${MAX_PATTERN_BYTES / 1024} KiB: match fewer alternatives, or test the list in SQL`;
   try {
     RE2JS.compile(pattern);
     return undefined;

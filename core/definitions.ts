@@ -71,6 +71,10 @@ const KEYS = new Set([
   'fields',
   'items',
 ]);
+/** The most fields one level of a definition lists (a view has at most 10,000 columns). */
+const MAX_FIELDS = 500;
+/** The most values an enum lists. */
+const MAX_ENUM = 1000;
 /** Nesting deeper than this is refused: events are flat-ish, and views must stay readable. */
 const MAX_DEPTH = 4;
 
@@ -106,8 +110,13 @@ function checkField(f: unknown, at: string, depth: number, out: FieldViolation[]
     const want =
       type === 'string' ? 'string' : type === 'integer' || type === 'number' ? 'number' : undefined;
     if (!want) bad('.enum', 'applies to string, integer and number fields');
-    else if (!Array.isArray(f.enum) || f.enum.length === 0 || f.enum.some((v) => typeof v !== want))
-      bad('.enum', `must be a non-empty list of ${want}s`);
+    else if (
+      !Array.isArray(f.enum) ||
+      f.enum.length === 0 ||
+      f.enum.length > MAX_ENUM ||
+      f.enum.some((v) => typeof v !== want || (typeof v === 'string' && v.length > 1024))
+    )
+      bad('.enum', `must be a list of 1 to ${MAX_ENUM} ${want}s (strings of at most 1024 characters)`);
   }
   for (const [lo, hi, types] of [
     ['minimum', 'maximum', ['integer', 'number']],
@@ -118,6 +127,8 @@ function checkField(f: unknown, at: string, depth: number, out: FieldViolation[]
       if (!(types as readonly string[]).includes(type as string))
         bad(`.${k}`, `applies to ${types.join(' and ')} fields`);
       else if (!isNumber(f[k])) bad(`.${k}`, 'must be a number');
+      else if (lo === 'minLength' && !(Number.isSafeInteger(f[k]) && (f[k] as number) >= 0))
+        bad(`.${k}`, 'must be a whole number, 0 or more');
     }
     if (isNumber(f[lo]) && isNumber(f[hi]) && f[lo] > f[hi]) bad(`.${lo}`, `must not be above ${hi}`);
   }
@@ -131,8 +142,9 @@ function checkField(f: unknown, at: string, depth: number, out: FieldViolation[]
 }
 
 function checkFields(fields: unknown, at: string, depth: number, out: FieldViolation[]): void {
-  if (!Array.isArray(fields) || fields.length === 0) {
-    out.push({ field: at, description: 'must be a non-empty list of fields' });
+  if (!Array.isArray(fields) || fields.length === 0 || fields.length > MAX_FIELDS) {
+    const size = Array.isArray(fields) && fields.length > 0 ? ` at most ${MAX_FIELDS}` : '';
+    out.push({ field: at, description: `must be a non-empty list of${size} fields` });
     return;
   }
   const seen = new Set<string>();

@@ -445,3 +445,30 @@ function deepFreeze<T>(value: T): T {
   }
   return value;
 }
+
+/**
+ * What the environment names itself, whatever its settings (docs/security.md#reserved-names):
+ * the topics only the service publishes to (every topic but the producers' events topics and
+ * the dead-letter topics), the suffix of every dead-letter topic, and the tables and views of
+ * its datasets (the views include one per catalogue event). Read off plan() itself with every
+ * optional part on, so a topic or table added there is reserved without a second list.
+ */
+export function builtInNames(): {
+  readonly internalTopics: readonly string[];
+  readonly deadLetterSuffix: string;
+  readonly warehouse: readonly string[];
+} {
+  const p = plan({
+    name: 'reserved',
+    project: 'reserved-names',
+    region: 'europe-west1',
+    experimental: { rules: true },
+  } as Settings);
+  return {
+    internalTopics: p.topics
+      .filter((t) => t.kind !== 'events' && t.kind !== 'dead_letter')
+      .map((t) => t.name),
+    deadLetterSuffix: deadLetterTopicName(''),
+    warehouse: [...p.tables, ...p.views, ...p.ops.tables].map((t) => t.name),
+  };
+}

@@ -112,6 +112,10 @@ export function parseReplayRequest(
     const where = body['where'];
     if (where !== undefined && (typeof where !== 'string' || where.length > MAX_WHERE_CHARS))
       bad('where', `must be a BigQuery condition of at most ${MAX_WHERE_CHARS} characters`);
+    else if (typeof where === 'string') {
+      const why = whereProblem(where);
+      if (why) bad('where', why);
+    }
     if (from !== undefined && to !== undefined)
       request = {
         destination: String(destination),
@@ -137,6 +141,46 @@ export function parseReplayRequest(
   }
   if (violations.length > 0 || !request) return { ok: false, violations };
   return { ok: true, request };
+}
+
+/**
+ * Why a slice's `where` is not one boolean expression, or undefined. It is SQL a person wrote,
+ * put inside ours as ` AND (<where>)` (core/delivery/replay.ts): BigQuery's dry run would accept
+ * `FALSE) OR (TRUE`, which reads past the window and the 31-day cap, so the text is read here
+ * token by token as BigQuery's lexer reads it (quoted strings and identifiers with their escapes,
+ * comments, semicolons) and must keep its parentheses balanced: then the parentheses around it
+ * hold all of it. Comments and semicolons are refused outright: a condition needs neither.
+ */
+export function whereProblem(where: string): string | undefined {
+  let depth = 0;
+  for (let i = 0; i < where.length; i++) {
+    const ch = where[i] as string;
+    if (ch === "'" || ch === '"' || ch === '`') {
+      const end = closingQuote(where, i);
+      if (end < 0) return `has an unterminated ${ch === '`' ? 'quoted name' : 'string'}`;
+      i = end;
+    } else if (ch === '(') depth++;
+    else if (ch === ')') {
+      if (--depth < 0) return 'closes a parenthesis it did not open: give one condition';
+    } else if (ch === ';') return 'must be one condition, without ";"';
+    else if (ch === '#' || (ch === '-' && where[i + 1] === '-') || (ch === '/' && where[i + 1] === '*'))
+      return 'must not hold comments';
+  }
+  return depth === 0 ? undefined : 'leaves a parenthesis open: give one condition';
+}
+
+/** The index of the quote that closes the one at `start` (triple quotes too), or -1. */
+function closingQuote(text: string, start: number): number {
+  const q = text[start] as string;
+  const triple = q !== '`' && text.startsWith(q.repeat(3), start);
+  const close = triple ? q.repeat(3) : q;
+  for (let i = start + close.length; i < text.length; i++) {
+    // A backslash takes the next character with it, in raw strings too (BigQuery's lexer).
+    if (text[i] === '\\') i++;
+    else if (text.startsWith(close, i)) return i + close.length - 1;
+    else if (!triple && (text[i] === '\n' || text[i] === '\r') && q !== '`') return -1;
+  }
+  return -1;
 }
 
 /** Where a replay stands, as the console shows it. */

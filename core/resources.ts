@@ -8,8 +8,9 @@ import type { Connection, Destination } from '../schemas/settings.ts';
 import { breakingChanges, definitionViolations } from './definitions.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
 import type { ResourceDoc } from './registry.ts';
+import { reservedNameProblem } from './reserved-names.ts';
 import { ruleViolations } from './rules.ts';
-import { syncViolations } from './syncs.ts';
+import { modelSelect, syncViolations } from './syncs.ts';
 import { translatorViolations } from './translate/spec.ts';
 import { compileValidator, type FieldViolation } from './validation.ts';
 
@@ -27,31 +28,54 @@ export function resourceViolations(
   prefix: string,
   context: ResourceContext = {},
 ): FieldViolation[] {
+  // Before any recursive check: a rule's criteria 100,000 levels deep overflowed the stack.
+  if (nestedDeeperThan(doc, MAX_DOCUMENT_DEPTH))
+    return [
+      { field: prefix, description: `nests objects and lists more than ${MAX_DOCUMENT_DEPTH} levels deep` },
+    ];
   const problems = shape.violations(doc, prefix);
   if (problems.length > 0) return problems;
   const d = doc as ResourceDoc;
   const field = `${prefix}.name`;
   if (d.kind === 'EventDefinition') {
-    const why = eventNameProblem(d.name);
+    const why =
+      eventNameProblem(d.name) ??
+      (lookupEvent(d.name)
+        ? `${d.name} is a built-in catalogue event: it cannot be redefined; name yours differently`
+        : undefined);
     if (why) return [{ field, description: why }];
-    if (lookupEvent(d.name))
-      return [
-        {
-          field,
-          description: `${d.name} is a built-in catalogue event: it cannot be redefined; name yours differently`,
-        },
-      ];
+  } else if (!namePattern.test(d.name)) {
+    return [{ field, description: `must match ${RESOURCE_NAME_PATTERN}` }];
+  }
+  const reserved = reservedNameProblem(d.kind, d.name);
+  if (reserved) return [{ field, description: reserved }];
+  if (d.kind === 'EventDefinition')
     return [
       ...definitionViolations(d.spec, `${prefix}.spec`),
       ...definitionMappingViolations(d.name, d.spec, `${prefix}.spec.mappings`),
     ];
-  } else if (!namePattern.test(d.name)) {
-    return [{ field, description: `must match ${RESOURCE_NAME_PATTERN}` }];
-  }
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Translator') return translatorViolations(d.spec, `${prefix}.spec`);
   return queryViolations(d.spec, `${prefix}.spec`);
+}
+
+/**
+ * How deep a resource document may nest objects and lists: a rule's criteria five groups deep
+ * or a definition's fields at their four levels use about a dozen.
+ */
+export const MAX_DOCUMENT_DEPTH = 48;
+
+/** Whether a parsed value nests objects and arrays deeper than `max` (iterative: no recursion to overflow). */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    const [v, depth] = item;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth + 1 > max) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** The longest saved query (BigQuery takes 1 MB; a console query is far shorter). */
@@ -120,6 +144,32 @@ export function applyViolations(docs: readonly unknown[], context: ResourceConte
     if (first !== undefined)
       out.push({ field: `documents[${i}].name`, description: `${key} is also documents[${first}]` });
     else seen.set(key, i);
+  });
+  return out;
+}
+
+/** SQL a document holds, and the field it is in (`documents[i].spec.…`). */
+export interface ResourceSql {
+  readonly field: string;
+  readonly sql: string;
+}
+
+/**
+ * The SQL each document runs, as it will run (a sync's model as the SELECT a run reads): a
+ * scheduled rule's query, a sync's model, a saved query. The studio has BigQuery dry-run each at
+ * apply (a single SELECT reading this project only), so a DELETE, a script or `EXPORT DATA`
+ * is refused then rather than failing chunk after chunk once scheduled. Call on checked documents.
+ */
+export function resourceSql(docs: readonly ResourceDoc[]): ResourceSql[] {
+  const out: ResourceSql[] = [];
+  docs.forEach((d, i) => {
+    const spec = d.spec as Record<string, unknown>;
+    const at = `documents[${i}].spec`;
+    if (d.kind === 'Query') out.push({ field: `${at}.sql`, sql: String(spec['sql']) });
+    if (d.kind === 'Sync') out.push({ field: `${at}.model`, sql: modelSelect(String(spec['model'])) });
+    const trigger = spec['trigger'] as Record<string, unknown> | undefined;
+    if (d.kind === 'Rule' && typeof trigger?.['sql'] === 'string')
+      out.push({ field: `${at}.trigger.sql`, sql: trigger['sql'] });
   });
   return out;
 }

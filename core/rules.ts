@@ -14,8 +14,9 @@ import { connectionProblem, specChecker } from './connections.ts';
 import { evaluateCondition, readPath } from './decision.ts';
 import type { StoredEvent } from './event.ts';
 import { applyMapping } from './linkage/engine.ts';
+import { publishTopicProblem } from './reserved-names.ts';
 import { durationMs, scheduleProblem } from './schedule.ts';
-import type { FieldViolation } from './validation.ts';
+import { compileValidator, type FieldViolation } from './validation.ts';
 
 /** Events published by rules stop after this many rule hops. */
 export const MAX_HOPS = 3;
@@ -31,12 +32,55 @@ export interface RuleVersion {
 
 /** The violations of a Rule's spec (`prefix` names it), given the settings' connections. */
 export const ruleViolations = specChecker<RuleSpec>(RuleSpec, (s, prefix, connections, out) => {
+  selfViolations(s, prefix, out);
+  actionViolations(s, prefix, connections, out);
+});
+
+/** What is wrong with a rule on its own (no settings needed): its trigger, period and topics. */
+function selfViolations(s: RuleSpec, prefix: string, out: FieldViolation[]): void {
   if ('schedule' in s.trigger) {
     const why = scheduleProblem(s.trigger.schedule);
     if (why) out.push({ field: `${prefix}.trigger.schedule`, description: why });
   } else eventTriggerViolations(s.trigger.event, `${prefix}.trigger.event`, out);
-  actionViolations(s, prefix, connections, out);
-});
+  const period = s.once_per?.period;
+  const why = period === undefined ? undefined : oncePeriodProblem(period);
+  if (why) out.push({ field: `${prefix}.once_per.period`, description: why });
+  s.actions.forEach((a, i) => {
+    const topic = 'publish' in a ? a.publish.topic : undefined;
+    const bad = topic === undefined ? undefined : publishTopicProblem(topic);
+    if (bad) out.push({ field: `${prefix}.actions[${i}].publish.topic`, description: bad });
+  });
+}
+
+/** The shortest once-per period: the scheduler's minute (a shorter slot would not mean "once"). */
+export const MIN_ONCE_PERIOD_MS = 60_000;
+/** The longest once-per period other than `forever`: a leap year. */
+export const MAX_ONCE_PERIOD_MS = 366 * 86_400_000;
+
+/** Why a once-per period is refused (`0m`, `9999999d`…), or undefined for a usable one. */
+export function oncePeriodProblem(period: string): string | undefined {
+  if (period === 'forever') return undefined;
+  const ms = durationMs(period);
+  if (ms === undefined || !/^[0-9]+[mhd]$/.test(period))
+    return 'must be a whole number of minutes, hours or days (30m, 12h, 1d) or forever';
+  if (ms < MIN_ONCE_PERIOD_MS) return 'must be at least 1m';
+  if (ms > MAX_ONCE_PERIOD_MS) return 'must be at most 366d (use forever for longer)';
+  return undefined;
+}
+
+const ruleShape = compileValidator<RuleSpec>(RuleSpec);
+
+/**
+ * Why a stored rule cannot be matched, or undefined: the checks of an apply that need no settings.
+ * A registry object written before a check existed (or by hand) must never make `store` throw
+ * after its rows are written: such a rule is skipped, with this reason logged.
+ */
+export function storedRuleProblem(spec: unknown): string | undefined {
+  const out = ruleShape.violations(spec, 'spec');
+  if (out.length === 0) selfViolations(spec as RuleSpec, 'spec', out);
+  const first = out[0];
+  return first ? `${first.field}: ${first.description}` : undefined;
+}
 
 /** A rule's event trigger, or undefined for a scheduled rule. */
 export const eventTrigger = (spec: RuleSpec): EventTrigger | undefined =>
@@ -109,11 +153,16 @@ export interface Firing {
 
 const digest = (text: string): string => hash('sha256', text);
 
-/** The start of the once-per period holding `eventTime` (periods aligned to the epoch), or `forever`. */
-export function onceSlot(period: string, eventTime: string): string {
+/**
+ * The start of the once-per period holding `eventTime` (periods aligned to the epoch), or
+ * `forever`; undefined when either cannot make a slot (a period of 0, a time that is not one),
+ * so a bad rule that slipped past its checks fires nothing rather than throwing.
+ */
+export function onceSlot(period: string, eventTime: string): string | undefined {
   if (period === 'forever') return 'forever';
   const ms = durationMs(period) ?? 86_400_000;
   const start = Math.floor(Date.parse(eventTime) / ms) * ms;
+  if (!(ms > 0) || !Number.isFinite(start) || Math.abs(start) > 8.64e15) return undefined;
   // Formatting a date costs more than matching a rule: the few slots in use are kept formatted.
   let text = slotTexts.get(start);
   if (text === undefined) {
@@ -186,7 +235,8 @@ function firingOf(r: RuleVersion, event: StoredEvent, hops: number): Firing | un
     const v = readPath(event, once.key);
     if (v === undefined || v === null || v === '') return undefined;
     key = typeof v === 'string' ? v : JSON.stringify(v);
-    slot = onceSlot(once.period, event.event_time);
+    slot = onceSlot(once.period, event.event_time) ?? null;
+    if (slot === null) return undefined;
   }
   const firing_id = digest(`Rule/${r.name}\n${event.event_id}`);
   return { rule: r.name, version: r.version, firing_id, key, slot, hops, event };
@@ -230,13 +280,28 @@ export function rowFirings(
 export const onceMarkerPath = (f: Firing): string =>
   `once/${f.rule}/${digest(f.key ?? '')}/${f.slot === 'forever' ? 'forever' : (f.slot ?? '').replace(/[:.]/g, '')}.json`;
 
-/** `{{path}}` placeholders filled from the event (missing values are empty). */
+/**
+ * A chat action's text: `{{path}}` placeholders filled from the event (missing values are empty),
+ * each value escaped for chat markup so that what a producer sent reaches the channel as written
+ * (docs/security.md#chat-messages). The template's own markup (a link the rule's author wrote) is
+ * kept.
+ */
 export function renderTemplate(text: string, event: StoredEvent): string {
   return text.replace(/\{\{\s*([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}/g, (_, path: string) => {
     const v = readPath(event, path);
     if (v === undefined || v === null) return '';
-    return typeof v === 'string' ? v : JSON.stringify(v);
+    return chatLiteral(typeof v === 'string' ? v : JSON.stringify(v));
   });
+}
+
+/**
+ * Text as a literal in Slack's and Google Chat's message markup: `&`, `<` and `>` as the HTML
+ * entities Slack documents for them, so `<!channel>`, `<https://evil|Reset your password>` or
+ * `<users/all>` is neither a mention nor a link. A chat connection does not say which service it
+ * is, and Google Chat's links and mentions also start with `<`: one escaping serves both.
+ */
+export function chatLiteral(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 /** Fields built with the mapping language from the triggering event. */

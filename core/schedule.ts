@@ -24,6 +24,9 @@ export function durationMs(text: string): number | undefined {
 /** The scheduler ticks once a minute: no schedule runs more often. */
 export const MIN_INTERVAL_MS = 60_000;
 
+/** The longest interval: a year (a longer one would run once, at an epoch-aligned slot long past). */
+export const MAX_INTERVAL_MS = 366 * 86_400_000;
+
 /** What is wrong with a schedule, or undefined when it is usable. */
 export function scheduleProblem(spec: Readonly<Record<string, unknown>>): string | undefined {
   if ('manual' in spec) return spec['manual'] === true ? undefined : 'manual must be true';
@@ -31,6 +34,7 @@ export function scheduleProblem(spec: Readonly<Record<string, unknown>>): string
     const ms = typeof spec['every'] === 'string' ? durationMs(spec['every']) : undefined;
     if (ms === undefined) return 'every must be a duration such as 30m, 1h or 1d';
     if (ms < MIN_INTERVAL_MS) return 'every must be at least 1m: the scheduler ticks once a minute';
+    if (ms > MAX_INTERVAL_MS) return 'every must be at most 366d: use a cron expression for rarer runs';
     return undefined;
   }
   if ('cron' in spec) {

@@ -40,7 +40,17 @@ export function parseSettings(text: string): LoadResult {
       }),
     };
   }
-  return checkSettings(doc.toJS());
+  let value: unknown;
+  try {
+    // Aliases that expand past the library's limit (a "billion laughs") throw here.
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (err) {
+    return {
+      ok: false,
+      errors: [{ field: '(yaml)', description: (err as Error).message.split('\n')[0] ?? '' }],
+    };
+  }
+  return checkSettings(value);
 }
 
 /** Validates an already-parsed settings object (schema first, then rules across keys). */
@@ -82,6 +92,71 @@ export function checkSettings(value: unknown): LoadResult {
   errors.push(...checkMappings(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };
+}
+
+/** The environment `npm start` runs (environments/local.yaml), where loopback URLs are the point. */
+export const LOCAL_ENVIRONMENT = 'local';
+
+/**
+ * Warnings (not errors) for URLs of the settings that point at the cloud metadata server or
+ * link-local addresses (169.254.0.0/16, metadata.google.internal: a request there can read the
+ * service account's token) or, in any environment but the local one, at loopback addresses
+ * (localhost, 127.0.0.0/8, ::1, 0.0.0.0: in the cloud that is the function itself). Hosts are read
+ * as a URL parser reads them, so `http://2852039166/` is 169.254.169.254 too. URLs kept in
+ * secrets (`url_secret`) are not known here.
+ */
+export function addressWarnings(settings: Readonly<Settings>): string[] {
+  const urls: { key: string; url: string }[] = [];
+  (settings.destinations ?? []).forEach((d, i) => {
+    if (d.base_url) urls.push({ key: `destinations[${i}].base_url`, url: d.base_url });
+    const configured = d.config?.['url'];
+    if (typeof configured === 'string') urls.push({ key: `destinations[${i}].config.url`, url: configured });
+  });
+  (settings.connections ?? []).forEach((c, i) => {
+    if (c.url) urls.push({ key: `connections[${i}].url`, url: c.url });
+  });
+  const out: string[] = [];
+  for (const { key, url } of urls) {
+    const kind = addressKind(url);
+    if (kind === 'metadata')
+      out.push(`${key}: ${url} is the metadata server or a link-local address: it can hand out credentials`);
+    else if (kind === 'loopback' && settings.name !== LOCAL_ENVIRONMENT)
+      out.push(
+        `${key}: ${url} is a loopback address: outside the local environment it reaches the service itself`,
+      );
+  }
+  return out;
+}
+
+/** Whether a URL's host is the metadata server or link-local, loopback, or neither. */
+export function addressKind(url: string): 'metadata' | 'loopback' | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname.toLowerCase().replace(/\.$/, '');
+  } catch {
+    return undefined;
+  }
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (
+    host === 'metadata.google.internal' ||
+    host === 'metadata' ||
+    /^169\.254\./.test(host) ||
+    /^fe[89ab][0-9a-f]:/.test(bare) ||
+    bare === 'fd00:ec2::254' ||
+    /^::ffff:a9fe:/.test(bare)
+  )
+    return 'metadata';
+  if (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127\./.test(host) ||
+    host === '0.0.0.0' ||
+    bare === '::1' ||
+    bare === '::' ||
+    /^::ffff:7f/.test(bare)
+  )
+    return 'loopback';
+  return undefined;
 }
 
 /** Formats errors one per line, `key: message`, as the CLI and Pulumi print them. */

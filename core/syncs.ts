@@ -16,6 +16,7 @@ import { SyncSpec } from '../schemas/sync.ts';
 import { connectionProblem, specChecker } from './connections.ts';
 import type { StoredEvent } from './event.ts';
 import { applyMapping } from './linkage/engine.ts';
+import { publishTopicProblem } from './reserved-names.ts';
 import { scheduleProblem } from './schedule.ts';
 
 export interface SyncVersion {
@@ -41,6 +42,8 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
   if ('topic' in d) {
     const bad = eventNameProblem(d.topic.event_name);
     if (bad) out.push({ field: `${prefix}.destination.topic.event_name`, description: bad });
+    const internal = d.topic.topic === undefined ? undefined : publishTopicProblem(d.topic.topic);
+    if (internal) out.push({ field: `${prefix}.destination.topic.topic`, description: internal });
   }
   if (s.mode === 'mirror' && 'topic' in d)
     out.push({
@@ -242,8 +245,9 @@ export function fileBody(changes: readonly Change[], format: 'jsonl' | 'csv'): s
   const cell = (v: unknown): string => {
     if (v === undefined || v === null) return '';
     const s = typeof v === 'string' ? v : JSON.stringify(v);
-    // Quoted when it holds a separator, a quote or a line break; a leading =+-@ cannot start a formula.
-    const safe = /^[=+\-@]/.test(s) ? `'${s}` : s;
+    // Quoted when it holds a separator, a quote or a line break. A cell a spreadsheet would read
+    // as a formula (OWASP's list: = + - @, TAB and CR first) starts with ' instead.
+    const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
     return /[",\r\n]/.test(safe) || safe !== s ? `"${safe.replaceAll('"', '""')}"` : safe;
   };
   return `${[columns.map(cell).join(','), ...rows.map((r) => columns.map((c) => cell(r[c])).join(','))].join('\r\n')}\r\n`;

@@ -31,11 +31,14 @@ export const EventTrigger = Type.Object(
     names: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
         minItems: 1,
+        maxItems: 100,
         description: 'Event names the rule looks at (default: every event)',
       }),
     ),
-    all: Type.Optional(Type.Array(Criterion, { description: 'Every criterion must hold' })),
-    any: Type.Optional(Type.Array(Criterion, { description: 'At least one criterion must hold' })),
+    all: Type.Optional(Type.Array(Criterion, { maxItems: 100, description: 'Every criterion must hold' })),
+    any: Type.Optional(
+      Type.Array(Criterion, { maxItems: 100, description: 'At least one criterion must hold' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -91,7 +94,7 @@ export const RuleAction = Type.Union([
       publish: Type.Object(
         {
           event_name: Type.String({ minLength: 1, maxLength: 64 }),
-          topic: Type.Optional(Type.String({ minLength: 1 })),
+          topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
           fields: Type.Optional(Fields),
         },
         { additionalProperties: false },

@@ -44,7 +44,7 @@ export const SyncDestination = Type.Union([
       topic: Type.Object(
         {
           event_name: Type.String({ minLength: 1, maxLength: 64 }),
-          topic: Type.Optional(Type.String({ minLength: 1 })),
+          topic: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
         },
         { additionalProperties: false },
       ),
@@ -60,13 +60,14 @@ export const SyncSpec = Type.Object(
       maxLength: 100_000,
       description: 'A single SELECT (BigQuery SQL), or a table or view as dataset.table',
     }),
-    primary_key: Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }), {
+    primary_key: Type.Array(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$', maxLength: 300 }), {
       minItems: 1,
       maxItems: 8,
     }),
     cursor: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+        maxLength: 300,
         description:
           'A column that grows when a row changes (updated_at, a sequence): each run reads only rows past the last one sent',
       }),

@@ -15,8 +15,13 @@ import { BigQuery } from '@google-cloud/bigquery';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
 import { RegistryClient } from '../adapters/registry.ts';
-import { assertSingleSelect, DEFAULT_MAX_BYTES_BILLED, runQuery } from '../adapters/user-sql.ts';
-import { ensureView } from '../adapters/views.ts';
+import {
+  assertSingleSelect,
+  DEFAULT_MAX_BYTES_BILLED,
+  resourceSqlViolations,
+  runQuery,
+} from '../adapters/user-sql.ts';
+import { ensureDefinitionView } from '../adapters/views.ts';
 import { RUNS_TOPIC } from '../core/plan.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { runKey } from '../core/scheduler.ts';
@@ -80,10 +85,12 @@ async function main(): Promise<void> {
       },
     },
     checkSelect: (sql, params) => assertSingleSelect(bigquery, { query: sql, params, useLegacySql: false }),
+    // Scheduled rules', syncs' and saved queries' SQL: dry-run at apply.
+    checkSql: (items) => resourceSqlViolations(bigquery, config.plan, items),
     warehouseRef: { project: config.project, dataset: config.plan.dataset },
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
-      ensure: (v) => ensureView(dataset, v),
+      ensure: (v) => ensureDefinitionView(dataset, v),
     },
     ...(process.env.EVENTBUS_IAP_AUDIENCE
       ? {

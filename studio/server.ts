@@ -34,7 +34,13 @@ import { type DefinitionSpec, majorOf } from '../core/defined-events.ts';
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
 import { type PlannedChange, REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
 import { resourceDiff } from '../core/resource-diff.ts';
-import { applyViolations, resourceBreakingChanges } from '../core/resources.ts';
+import {
+  applyViolations,
+  type ResourceSql,
+  resourceBreakingChanges,
+  resourceSql,
+} from '../core/resources.ts';
+import type { FieldViolation } from '../core/validation.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
@@ -50,6 +56,11 @@ export interface StudioOptions extends CreatorApiOptions, Omit<ReplayApiOptions,
   readonly adminToken: string;
   /** Who the admin token stands for, recorded as the author of what it applies. */
   readonly adminName?: string;
+  /**
+   * Dry-runs the SQL of applied documents (adapters/user-sql.ts resourceSqlViolations): what is
+   * not a single SELECT of this project is refused at apply. Without it SQL is checked when it runs.
+   */
+  readonly checkSql?: (items: readonly ResourceSql[]) => Promise<FieldViolation[]>;
   /** The settings' connections, which rules and syncs name (an unknown id is refused). */
   readonly connections?: readonly Connection[];
   /**
@@ -172,6 +183,8 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
       ]),
     );
   const problems = applyViolations(b.documents, { connections: o.connections ?? [] });
+  if (problems.length === 0 && o.checkSql)
+    problems.push(...(await o.checkSql(resourceSql(b.documents as ResourceDoc[]))));
   if (problems.length > 0)
     throw new Refusal(
       withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),

@@ -24,6 +24,7 @@ import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
 import { sliceQuery } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
+import { whereProblem } from '../../core/replays.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';
@@ -134,6 +135,8 @@ export async function runDestinationReplay(
   if (options.deadLetters === slice)
     throw new CliError('with --destination, give either --dead-letters or --from <t> --to <t>');
   if (options.where !== undefined && !slice) throw new CliError('--where needs --from and --to');
+  const unsafe = options.where !== undefined ? whereProblem(options.where) : undefined;
+  if (unsafe) throw new CliError(`--where ${unsafe}`);
   if (options.limit !== undefined && slice) throw new CliError('--limit goes with --dead-letters');
   const limit = parseLimit(options.limit);
   const from = slice ? parseTime('--from', options.from) : undefined;

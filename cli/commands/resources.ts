@@ -32,6 +32,9 @@ interface Change {
   diff?: string;
 }
 
+/** Aliases one document may expand (the yaml library's default; a resource needs few, if any). */
+const MAX_ALIAS_COUNT = 100;
+
 /** Reads the YAML documents of a file, every .yaml/.yml file of a directory, or stdin (`-`). */
 export function readDocuments(path: string, stdin: () => string = () => readFileSync(0, 'utf8')): unknown[] {
   const sources: { name: string; text: string }[] = [];
@@ -52,7 +55,13 @@ export function readDocuments(path: string, stdin: () => string = () => readFile
   for (const { name, text } of sources) {
     for (const doc of parseAllDocuments(text)) {
       if (doc.errors.length > 0) throw new CliError(`${name}: ${doc.errors[0]?.message}`);
-      const value: unknown = doc.toJS();
+      let value: unknown;
+      try {
+        // toJS throws for aliases expanding past the yaml library's limit (a "billion laughs").
+        value = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+      } catch (err) {
+        throw new CliError(`${name}: ${(err as Error).message.split('\n')[0]}`);
+      }
       if (value !== null && value !== undefined) docs.push(value);
     }
   }
@@ -143,8 +152,10 @@ export function register(program: Command): void {
     .requiredOption('-f, --file <path>', 'a YAML file, a directory of them, or - for stdin')
     .option(...DATA_DIR_OPTION)
     .action(async (o: { file: string; dataDir?: string }, cmd: Command) => {
+      // The file first, as apply does: a bad file is named even when no studio is running.
+      const documents = readDocuments(o.file);
       const answer = (await call(await studio(o), 'POST', '/v1/admin/apply', {
-        documents: readDocuments(o.file),
+        documents,
         dryRun: true,
       })) as { changes: Change[] };
       const out = writerOf(cmd);

@@ -21,12 +21,14 @@ export function register(program: Command): void {
       '\nExamples:\n  eventbus settings check\n  eventbus settings check environments/example.yaml --format json',
     )
     .action(async (file: string, options: { format: OutputFormat }, command: Command) => {
-      const { path, plan } = await loadEnvironment(file);
+      const { path, plan, settings } = await loadEnvironment(file);
       const write = writerOf(command);
       if (options.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
       else write(`${path}: valid\n\n${renderPlan(plan)}`);
       const { retryBudgetWarnings } = await import('../../core/retry-budget.ts');
-      for (const w of retryBudgetWarnings(plan)) process.stderr.write(`warning: ${w}\n`);
+      const { addressWarnings } = await import('../../core/settings.ts');
+      const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
+      for (const w of [...retryBudgetWarnings(plan), ...addressWarnings(settings)]) warn(`warning: ${w}\n`);
     });
 }
 

@@ -3,7 +3,9 @@
  * messages marked `replay=true`; warehouse rows of `events_dedup` become stored events again.
  * Event ids never change, so receivers and platforms de-duplicate what they already had.
  */
+
 import type { StoredEvent } from '../event.ts';
+import { whereProblem } from '../replays.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from './message.ts';
 
 /** Attributes Pub/Sub adds when it dead-letters a message; dropped on replay. */
@@ -54,9 +56,13 @@ export const REPLAY_COLUMNS = [
 
 /**
  * The query of a warehouse slice: events_dedup between two instants (half-open, on the
- * partition column so BigQuery prunes), optionally narrowed by the operator's own SQL.
+ * partition column so BigQuery prunes), optionally narrowed by the operator's own SQL: one
+ * condition (core/replays.ts whereProblem), in parentheses of its own.
  */
 export function sliceQuery(project: string, dataset: string, where?: string): string {
+  // The callers check `where` first and answer the reason; this is the last line, never pasted.
+  const unsafe = where ? whereProblem(where) : undefined;
+  if (unsafe) throw new Error(`where ${unsafe}`);
   const table = `\`${project}.${dataset}.events_dedup\``;
   const extra = where ? ` AND (${where})` : '';
   return `SELECT ${REPLAY_COLUMNS.join(', ')} FROM ${table} WHERE event_time >= @from AND event_time < @to${extra} ORDER BY event_time, event_id`;

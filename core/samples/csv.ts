@@ -130,7 +130,9 @@ function readRecords(text: string, options: DelimitedOptions): RawRecord[] {
 
 /** Parses CSV or TSV text into rows keyed by column; never throws. */
 export function parseDelimited(text: string, options: DelimitedOptions): DelimitedResult {
-  const records = readRecords(text, options);
+  // A byte order mark is dropped by the decoder only at the very start: one after a line break
+  // (files joined end to end, a header after blank lines) would stay in that record's first cell.
+  const records = readRecords(text.replace(/(^|[\r\n])\uFEFF/g, '$1'), options);
   const header =
     options.header === 'auto' ? looksLikeHeader(records.map((r) => r.cells)) : options.header === true;
   const first = records[0]?.cells ?? [];

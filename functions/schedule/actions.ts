@@ -9,6 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DEAD_LETTER_ATTRIBUTES } from '../../core/delivery/dead-letter.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
+import { publishTopicProblem } from '../../core/reserved-names.ts';
 import {
   type Firing,
   mapFields,
@@ -152,8 +153,12 @@ async function runAction(
   action: RuleAction,
 ): Promise<PostResult> {
   if ('publish' in action) {
+    // Refused at apply; a rule stored before that check must not feed the service's own topics.
+    const topic = action.publish.topic ?? 'events';
+    const internal = publishTopicProblem(topic);
+    if (internal) return { ok: false, reason: internal, http: null };
     const { body, attributes } = publishedEvent(f, index, action.publish);
-    await deps.publish(action.publish.topic ?? 'events', body, attributes);
+    await deps.publish(topic, body, attributes);
     return { ok: true, http: null };
   }
   const id = 'webhook' in action ? action.webhook.connection : action.chat.connection;

@@ -15,7 +15,7 @@ import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
 import { sliceQuery } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
-import { REPLAY_KIND, type ReplayFigures, type ReplayRecord } from '../../core/replays.ts';
+import { REPLAY_KIND, type ReplayFigures, type ReplayRecord, whereProblem } from '../../core/replays.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { ChunkContext, ChunkResult, Job } from './runner.ts';
 
@@ -109,7 +109,10 @@ export function replayJob(deps: ReplayJobDeps): Job {
   const slice = async (record: ReplayRecord, ctx: ChunkContext, at: Cursor): Promise<ChunkResult> => {
     const table = sliceTable(record.id);
     if (at.total === undefined) {
-      // Chunk 0: the slice, taken once, so every later page reads the same rows.
+      // Chunk 0: the slice, taken once, so every later page reads the same rows. A record
+      // written before conditions were checked as one expression is given up, never pasted.
+      const unsafe = record.where ? whereProblem(record.where) : undefined;
+      if (unsafe) return finish(record, ctx, { ...at, total: 0, error: `where ${unsafe}` });
       const select = sliceQuery(deps.project, deps.dataset, record.where);
       const params = { from: new Date(record.from as string), to: new Date(record.to as string) };
       try {

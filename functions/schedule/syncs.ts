@@ -7,6 +7,7 @@
  * only if absent, so a page sent twice is one object.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
+import { publishTopicProblem } from '../../core/reserved-names.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
 import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/sync-audience.ts';
 import {
@@ -107,6 +108,11 @@ export function syncJob(deps: SyncJobDeps): Job {
   };
 
   const plan = async (sync: SyncVersion, ctx: ChunkContext): Promise<ChunkResult> => {
+    // Refused at apply; a sync stored before that check must not feed the service's own topics.
+    const d = sync.spec.destination;
+    const internal =
+      'topic' in d && d.topic.topic !== undefined ? publishTopicProblem(d.topic.topic) : undefined;
+    if (internal) throw new Error(`destination.topic.topic: ${internal}`);
     await deps.assertSelect(modelSelect(sync.spec.model));
     const statements = planStatements(sync.spec, deps.ops, sync.name);
     await ctx.fence();

@@ -51,6 +51,19 @@ describe('event definitions', () => {
     assert.equal(definitionViolations('nope', 's').length, 1);
   });
 
+  it('bounds lengths, enums and field lists (issue 33)', () => {
+    const one = (f: Record<string, unknown>) =>
+      definitionViolations({ fields: [{ name: 'x', type: 'string', ...f }] }, 's').map((v) => v.field);
+    assert.deepEqual(one({ minLength: -1 }), ['s.fields[0].minLength']);
+    assert.deepEqual(one({ maxLength: 1.5 }), ['s.fields[0].maxLength']);
+    assert.deepEqual(one({ minLength: 0, maxLength: 10 }), []);
+    assert.deepEqual(one({ enum: Array.from({ length: 1001 }, (_, i) => `v${i}`) }), ['s.fields[0].enum']);
+    const many = Array.from({ length: 501 }, (_, i) => ({ name: `f${i}`, type: 'string' }));
+    assert.deepEqual(definitionViolations({ fields: many }, 's'), [
+      { field: 's.fields', description: 'must be a non-empty list of at most 500 fields' },
+    ]);
+  });
+
   it('makes a new major for what breaks readers, a minor for the rest', () => {
     const v1 = spec(amount, note, { name: 'tier', type: 'string', enum: ['gold', 'silver'] });
     assert.deepEqual(

@@ -6,6 +6,7 @@ import {
   type ReplayRecord,
   replayId,
   replayState,
+  whereProblem,
 } from '../../core/replays.ts';
 import { FREE_LOCK } from '../../core/scheduler.ts';
 
@@ -132,5 +133,35 @@ describe('console replays: requests and their state', () => {
       state: 'finished',
       figures,
     });
+  });
+
+  it('takes a slice condition only as one expression: FALSE) OR (TRUE is refused', () => {
+    const slice = (where: string) =>
+      parseReplayRequest(
+        { destination: 'meta', source: 'slice', from: '2026-11-01', to: '2026-11-02', where },
+        ['meta'],
+      );
+    for (const where of [
+      'FALSE) OR (TRUE',
+      "event_name = 'purchase') OR (TRUE",
+      '(TRUE',
+      'TRUE; DELETE FROM deliveries WHERE TRUE',
+      'TRUE -- ) OR (TRUE',
+      'TRUE /* ) OR ( */',
+      'TRUE # comment',
+      "event_name = 'open",
+    ]) {
+      const r = slice(where);
+      assert.deepEqual(fields(r), ['where'], where);
+    }
+    for (const where of [
+      "event_name = 'purchase'",
+      `event_name IN ('a)', "b(") AND user_id = 'it\\'s'`,
+      '(value > 10 OR value < 1) AND NOT EXISTS (SELECT 1 FROM UNNEST([1]) AS x WHERE x = 2)',
+      '`event)name` = """)(""" OR TRUE',
+      "url LIKE '%--%'",
+    ])
+      assert.equal(whereProblem(where), undefined, where);
+    assert.match(whereProblem('FALSE) OR (TRUE') ?? '', /closes a parenthesis it did not open/);
   });
 });

@@ -4,9 +4,10 @@
  * the deterministic ids of what a firing publishes. Pure.
  */
 import assert from 'node:assert/strict';
-import { patternMatches, patternProblem } from '../../core/conditions.ts';
+import { MAX_PATTERN_BYTES, patternMatches, patternProblem } from '../../core/conditions.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import {
+  chatLiteral,
   MAX_HOPS,
   matchEventRules,
   onceMarkerPath,
@@ -16,6 +17,7 @@ import {
   renderTemplate,
   rowFirings,
   ruleViolations,
+  storedRuleProblem,
 } from '../../core/rules.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { Connection } from '../../schemas/settings.ts';
@@ -241,5 +243,101 @@ describe('rules: scheduled triggers', () => {
     assert.notEqual(rowFirings(r, rows, '2026-11-22T10:10:00.000Z')[0]?.firing_id, firings[0]?.firing_id);
     // A scheduled rule never matches stored events.
     assert.deepEqual(matchEventRules([r], event()), []);
+  });
+});
+
+describe('rules: bounds and escaping (issue 33)', () => {
+  it('refuses a once-per period of 0, below a minute or beyond a year, naming the path', () => {
+    for (const period of ['0m', '0d', '000h', '367d', '999999d', '999999h']) {
+      const problems = ruleViolations(spec({ once_per: { key: 'user_id', period } }), 'spec', CONNECTIONS);
+      assert.deepEqual(
+        problems.map((p) => p.field),
+        ['spec.once_per.period'],
+        period,
+      );
+    }
+    // Negative, fractional, unitless and second periods are refused by the schema's pattern.
+    for (const period of ['-1d', '1.5h', '10', '30s', '1w'])
+      assert.equal(
+        ruleViolations(spec({ once_per: { key: 'user_id', period } }), 'spec', CONNECTIONS)[0]?.field,
+        'spec.once_per.period',
+        period,
+      );
+    for (const period of ['1m', '12h', '366d', 'forever'])
+      assert.deepEqual(
+        ruleViolations(spec({ once_per: { key: 'user_id', period } }), 'spec', CONNECTIONS),
+        [],
+      );
+  });
+
+  it('refuses an every of more than a year', () => {
+    const every = (e: string) => {
+      const { once_per: _, ...rest } = spec({ trigger: { schedule: { every: e }, sql: 'SELECT 1 AS x' } });
+      return ruleViolations(rest, 'spec', CONNECTIONS).map((v) => v.field);
+    };
+    assert.deepEqual(every('367d'), ['spec.trigger.schedule']);
+    assert.deepEqual(every('366d'), []);
+  });
+
+  it('a stored rule with a period of 0 fires nothing instead of throwing Invalid time value', () => {
+    const bad = rule(spec({ once_per: { key: 'user_id', period: '0m' } }));
+    assert.doesNotThrow(() => matchEventRules([bad], event()));
+    assert.deepEqual(matchEventRules([bad], event()), []);
+    assert.equal(onceSlot('0m', '2026-11-22T10:00:00Z'), undefined);
+    assert.equal(onceSlot('1d', 'not a time'), undefined);
+    assert.match(storedRuleProblem(bad.spec) ?? '', /^spec\.once_per\.period: must be at least 1m/);
+    assert.match(storedRuleProblem({ trigger: 1 }) ?? '', /^spec/);
+    assert.equal(storedRuleProblem(spec()), undefined);
+  });
+
+  it('refuses internal topics as publish targets', () => {
+    for (const topic of ['runs', 'deliveries', 'ticks', 'actions', 'events-store-dead-letter']) {
+      const problems = ruleViolations(
+        spec({ actions: [{ publish: { event_name: 'high_value', topic } }] }),
+        'spec',
+        CONNECTIONS,
+      );
+      assert.deepEqual(
+        problems.map((p) => p.field),
+        ['spec.actions[0].publish.topic'],
+        topic,
+      );
+      assert.match(problems[0]?.description ?? '', /internal topic/);
+    }
+    assert.deepEqual(
+      ruleViolations(
+        spec({ actions: [{ publish: { event_name: 'x', topic: 'backend_events' } }] }),
+        'spec',
+        CONNECTIONS,
+      ),
+      [],
+    );
+  });
+
+  it('refuses RE2 patterns over 16 KiB, and never compiles one that slipped past', () => {
+    const long = `(${Array.from({ length: 3000 }, (_, i) => `id${i}`).join('|')})`;
+    assert.ok(long.length > MAX_PATTERN_BYTES);
+    const problems = ruleViolations(
+      spec({ trigger: { event: { all: [{ field: 'page.url', op: 'matches', value: long }] } } }),
+      'spec',
+      CONNECTIONS,
+    );
+    assert.deepEqual(
+      problems.map((p) => p.field),
+      ['spec.trigger.event.all[0].value'],
+    );
+    assert.match(problems[0]?.description ?? '', /longer than 16 KiB/);
+    // Multi-byte characters count as UTF-8 bytes.
+    assert.match(patternProblem('é'.repeat(MAX_PATTERN_BYTES / 2 + 1)) ?? '', /16 KiB/);
+    assert.equal(patternMatches('id7', long), false, 'fails closed');
+  });
+
+  it('escapes event values in chat text: mentions and links arrive as literal text', () => {
+    const hostile = event({}, { note: '<!channel> <http://evil|Reset your password> & <users/all>' });
+    assert.equal(
+      renderTemplate('New order <https://shop.example/admin|open>: {{note}}', hostile),
+      'New order <https://shop.example/admin|open>: &lt;!channel&gt; &lt;http://evil|Reset your password&gt; &amp; &lt;users/all&gt;',
+    );
+    assert.equal(chatLiteral('a&b<c>'), 'a&amp;b&lt;c&gt;');
   });
 });

@@ -139,6 +139,18 @@ describe('samples: reading CSV and TSV', () => {
   });
 });
 
+describe('samples: byte order marks', () => {
+  it('drops a BOM after a line break (files joined end to end), not only at the start', () => {
+    const p = parseSample('\uFEFFname,amount\nana,1\n\uFEFFben,2\n\n\uFEFF"cy, jr",3\n', { header: true });
+    assert.deepEqual(p.columns, ['name', 'amount']);
+    assert.deepEqual(
+      p.rows.map((r) => r['name']),
+      ['ana', 'ben', 'cy, jr'],
+    );
+    assert.deepEqual(p.problems, []);
+  });
+});
+
 describe('samples: reading JSON and NDJSON', () => {
   it('flattens nested objects to dotted paths and keeps arrays whole', () => {
     const p = parseSample(

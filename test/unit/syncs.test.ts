@@ -138,6 +138,24 @@ describe('syncs: what destinations receive', () => {
     assert.equal(csv[3], 'delete,u3,');
   });
 
+  it('neutralises every cell a spreadsheet would read as a formula: = + - @, TAB and CR first', () => {
+    const cells = ['=1+1', '+1', '-1', '@SUM(A1)', '\t=1+1', '\r=1+1', 'plain'];
+    const csv = fileBody(
+      cells.map((v, n) => ({ n, op: 'upsert' as const, key: { id: n }, data: { v } })),
+      'csv',
+    ).split('\r\n');
+    assert.deepEqual(csv.slice(1, -1), [
+      `upsert,"'=1+1"`,
+      `upsert,"'+1"`,
+      `upsert,"'-1"`,
+      `upsert,"'@SUM(A1)"`,
+      `upsert,"'\t=1+1"`,
+      // A CR inside a quoted cell is data, not a line break; the cell starts with ' either way.
+      `upsert,"'\r=1+1"`,
+      'upsert,plain',
+    ]);
+  });
+
   it('names parts and the manifest per run, and publishes upserts as events with deterministic ids', () => {
     const p = filePaths('ltv', '2026-11-22T10:00:00.000Z', 'Sync/ltv@2026-11-22T10:00:00.000Z', 'jsonl');
     assert.match(p.part(1), /^syncs\/ltv\/dt=2026-11-22\/run-[0-9a-f]{16}\/part-00001\.jsonl$/);

@@ -1,0 +1,109 @@
+/**
+ * The CLI given hostile or risky files (issue 33): a YAML "billion laughs" is refused with one
+ * line naming the file, never a stack trace, whether it is a resource file or a settings file;
+ * settings pointing at the metadata server, or at loopback outside the local environment, are
+ * checked with a warning (not a refusal).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { addressKind, addressWarnings, checkSettings } from '../../../core/settings.ts';
+import type { Settings } from '../../../schemas/settings.ts';
+import { runCli as cli } from '../../support/cli.ts';
+
+/** Nine levels of nine aliases each: 9^6 nodes once expanded. */
+const BOMB = [
+  'a: &a [x, x, x, x, x, x, x, x, x]',
+  'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]',
+  'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]',
+  'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]',
+  'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]',
+  'f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]',
+  'kind: Rule',
+  '',
+].join('\n');
+
+describe('cli: hostile files', () => {
+  let dir: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'eventbus-hostile-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('refuses a YAML bomb in a resource file with one clear line, not a stack trace', async () => {
+    const file = join(dir, 'bomb.yaml');
+    writeFileSync(file, BOMB);
+    for (const command of ['apply', 'diff']) {
+      const r = await cli(command, '-f', file);
+      assert.equal(r.code, 1);
+      assert.equal(r.err, `error: ${file}: Excessive alias count indicates a resource exhaustion attack\n`);
+    }
+  });
+
+  it('refuses a YAML bomb in a settings file naming the problem, not with a stack trace', async () => {
+    const file = join(dir, 'settings-bomb.yaml');
+    writeFileSync(
+      file,
+      `name: x\nproject: some-project\nregion: europe-west1\n${BOMB.replace('kind: Rule', '')}`,
+    );
+    const r = await cli('settings', 'check', file);
+    assert.equal(r.code, 1);
+    assert.match(r.err, /\(yaml\): Excessive alias count/);
+    assert.doesNotMatch(r.err, /\n\s+at /, 'no stack trace');
+  });
+
+  it('warns when settings point at the metadata server, or at loopback outside the local environment', async () => {
+    const file = join(dir, 'prod.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: prod',
+        'project: some-project',
+        'region: europe-west1',
+        'destinations:',
+        '  - { id: hook, type: webhook, base_url: "http://127.0.0.1:8099", config: { path: /x }, secrets: { signing_key: HOOK_KEY } }',
+        'connections:',
+        '  - { id: crm, type: webhook, url: "http://169.254.169.254/computeMetadata/v1/" }',
+        '  - { id: meta2, type: webhook, url: "http://metadata.google.internal/" }',
+        '  - { id: ok, type: webhook, url: "https://crm.example/hook" }',
+        '',
+      ].join('\n'),
+    );
+    const r = await cli('settings', 'check', file);
+    assert.equal(r.code, 0, r.err);
+    const warnings = r.err.split('\n').filter((l) => l.startsWith('warning: ') && /address/.test(l));
+    assert.deepEqual(
+      warnings.map((w) => w.split(':')[1]?.trim()),
+      ['destinations[0].base_url', 'connections[0].url', 'connections[1].url'],
+    );
+    assert.match(
+      r.err,
+      /connections\[0\]\.url: http:\/\/169\.254\.169\.254\/computeMetadata\/v1\/ is the metadata server/,
+    );
+    assert.match(r.err, /destinations\[0\]\.base_url: http:\/\/127\.0\.0\.1:8099 is a loopback address/);
+  });
+
+  it('reads hosts as URL parsers do, and leaves loopback alone in the local environment', () => {
+    assert.equal(addressKind('http://2852039166/'), 'metadata', 'decimal 169.254.169.254');
+    assert.equal(addressKind('http://[::ffff:169.254.169.254]/'), 'metadata');
+    assert.equal(addressKind('http://metadata.google.internal./'), 'metadata');
+    assert.equal(addressKind('http://0x7f.1:80/'), 'loopback');
+    assert.equal(addressKind('http://[::1]/'), 'loopback');
+    assert.equal(addressKind('https://api.example.com/'), undefined);
+    const local = checkSettings({
+      name: 'local',
+      project: 'local-project',
+      region: 'europe-west1',
+      connections: [
+        { id: 'a', type: 'webhook', url: 'http://127.0.0.1:8099/hook' },
+        { id: 'b', type: 'webhook', url: 'http://169.254.169.254/' },
+      ],
+    });
+    assert.ok(local.ok);
+    assert.deepEqual(
+      addressWarnings(local.settings as Settings).map((w) => w.split(':')[0]),
+      ['connections[1].url'],
+    );
+  });
+});
