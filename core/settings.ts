@@ -16,7 +16,7 @@ const validator = interpretedValidator<Settings>(Settings, {
 });
 
 /** Topic names the environment uses itself; extra topics cannot take them. */
-export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries']);
+export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries', 'ticks', 'runs', 'actions', 'poison']);
 
 export type LoadResult =
   | { readonly ok: true; readonly settings: Readonly<Settings> }
