@@ -159,9 +159,9 @@ export const deadLetterLedgerSubscriptionName = (deadLetterTopic: string) => `${
  */
 export const POISON_TOPIC = 'poison';
 /**
- * Pushes of one dead letter to its `-ledger` subscription before it is poison: with the source
- * subscription's backoff (default 10 s to 600 s) about 2 h 20 min, so a warehouse outage that
- * outlasted the source's own retries still ends with the dead letter recorded where it belongs.
+ * Pushes of one dead letter to its `-ledger` subscription before it is poison: with its backoff
+ * (10 s to 600 s) about 2 h 20 min, so a warehouse outage that outlasted the source's own retries
+ * still ends with the dead letter recorded where it belongs.
  */
 export const POISON_ATTEMPTS = 20;
 /** The push subscription that keeps each poison message in `invalid_events`. */
@@ -216,7 +216,7 @@ export function plan(settings: Readonly<Settings>): Plan {
       kind: 'dead_letter_ledger',
       push: { function: sub.push?.function ?? 'forward' },
       ackDeadlineSeconds: 60,
-      retryPolicy: { ...(sub.retryPolicy ?? DEFAULT_BACKOFF) },
+      retryPolicy: { ...DEFAULT_BACKOFF },
       deadLetterPolicy: { deadLetterTopic: POISON_TOPIC, maxDeliveryAttempts: POISON_ATTEMPTS },
       messageRetentionDuration: DEAD_LETTER_RETENTION,
       ...(sub.destination ? { destination: sub.destination } : {}),

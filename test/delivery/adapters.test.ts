@@ -138,10 +138,17 @@ describe('ledger writer', () => {
         return [];
       },
     });
-    const e: LedgerEntry = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0));
+    const e: LedgerEntry = skippedEntry(
+      { event_id: 'e', event_name: 'n', payload_digest: 'abc' },
+      'd',
+      'why',
+      new Date(0),
+    );
     await w.write([e]);
     assert.equal(writes[0]?.[0], 'deliveries');
-    assert.equal(writes[0]?.[1][0]?.insertId, 'e/d/skipped');
+    // The event's identity (id and digest): another event that reused `e` gets its own row.
+    assert.equal(writes[0]?.[1][0]?.insertId, 'e/abc/d/skipped');
+    assert.equal(writes[0]?.[1][0]?.json['payload_digest'], 'abc');
     assert.equal(writes[0]?.[1][0]?.json['status'], 'skipped');
   });
 });

@@ -268,7 +268,7 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     const queries = [...docs.matchAll(/```sql\n([\s\S]*?)```/g)].map((m) =>
       (m[1] as string).replaceAll('PROJECT.events', `${stack.settings.project}.${stack.plan.dataset}`),
     );
-    assert.equal(queries.length, 3);
+    assert.equal(queries.length, 5);
     const [success] = await stack.bigquery.query(queries[0] as string);
     const hook = (success as Record<string, unknown>[]).find((r) => r['destination'] === 'hook');
     assert.ok(Number(hook?.['delivered']) >= 3, JSON.stringify(hook));
@@ -278,5 +278,7 @@ describe('delivery flow (emulators, functions, receiver)', function () {
     // Events stored from a dead letter: none in this run, but the query must run.
     const [fromDeadLetters] = await stack.bigquery.query(queries[2] as string);
     assert.ok(Array.isArray(fromDeadLetters));
+    // hook_failures and poison rows: none in this run, but the queries must run.
+    for (const q of queries.slice(3)) assert.ok(Array.isArray((await stack.bigquery.query(q))[0]));
   });
 });

@@ -137,6 +137,13 @@ describe('integrity: nothing delivered that is not stored under its identity', f
       await ledgerSub.modifyPushConfig({
         pushEndpoint: `http://127.0.0.1:${(failing.address() as AddressInfo).port}/`,
       });
+      // Its backoff shortened for the test (10 s to 600 s in the plan): 20 pushes in seconds.
+      await ledgerSub.setMetadata({
+        retryPolicy: {
+          minimumBackoff: { seconds: 0, nanos: 100_000_000 },
+          maximumBackoff: { seconds: 0, nanos: 300_000_000 },
+        },
+      });
       const id = `poison-${run}`;
       await stack.pubsub.topic(dlTopic).publishMessage({
         data: Buffer.from(JSON.stringify({ event_name: 'view_content', event_id: id, content_name: 'Shoe' })),
