@@ -1,0 +1,242 @@
+/**
+ * The cost and scale model of a deployed environment (docs/scale.md): from measured CPU per event
+ * at each hop, the configured sizing and Google's list prices, what a million events cost per
+ * hop and how many instances each hop needs at a given rate. Pure arithmetic, so `npm run bench`
+ * can print a cost line from the CPU it measured, and docs/scale.md's table is reproducible.
+ *
+ * The prices are Google's published list prices as last known (2025, us-central1 tier 1); no
+ * machine here reaches Google, so they are unverified: recheck them before quoting a figure.
+ */
+
+/** List prices in USD, dated. */
+export const PRICES = Object.freeze({
+  asOf: '2025 list prices (unverified offline; recheck before quoting)',
+  /** Cloud Run, request-based billing: CPU allocated only while a request is handled. */
+  requestBased: { vcpuSecond: 0.000024, gibSecond: 0.0000025, perMillionRequests: 0.4 },
+  /** Cloud Run, instance-based billing: CPU always allocated, no per-request fee. */
+  instanceBased: { vcpuSecond: 0.000018, gibSecond: 0.000002, perMillionRequests: 0 },
+  /** Pub/Sub throughput: publish and each subscription's delivery, at least 1000 bytes a message. */
+  pubsubPerTib: 40,
+  pubsubMinimumBytes: 1000,
+  /** BigQuery legacy streaming (`tabledata.insertAll`), at least 1 KB a row. */
+  insertAllPerGib: 0.05,
+  insertAllMinimumBytes: 1024,
+  /** Cloud Logging ingestion after the first 50 GiB of a month. */
+  loggingPerGib: 0.5,
+});
+
+export type Billing = 'request' | 'instance';
+
+/** One Cloud Run hop (the gateway or a function) as the model sees it. */
+export interface HopInput {
+  readonly name: 'gateway' | 'store' | 'forward';
+  /** Requests this hop serves per event (forward: one per permitted destination). */
+  readonly requestsPerEvent: number;
+  /** Measured CPU seconds per request (`npm run bench`). */
+  readonly cpuSecondsPerRequest: number;
+  /** Wall time of a request, for the instance count (forward: the platform's answer time). */
+  readonly latencySeconds: number;
+  readonly concurrency: number;
+  readonly vcpu: number;
+  readonly memoryGib: number;
+  readonly billing: Billing;
+  readonly maxInstances: number;
+}
+
+export interface ModelInput {
+  readonly hops: readonly HopInput[];
+  /** Bytes of one event as published (the 1 KB of the issue's example). */
+  readonly eventBytes: number;
+  /** Rows written per event: the event, and the ledger rows of its deliveries. */
+  readonly rowsPerEvent: number;
+  /** Cloud Run's automatic request log, bytes per request, when it is not excluded. */
+  readonly requestLogBytes: number;
+  /** Whether the successful-request log exclusion is on (errors and refusals are always kept). */
+  readonly excludeSuccessLogs: boolean;
+  /**
+   * Messages per event through Pub/Sub: publishes (the event, its delivery messages) and
+   * deliveries (the store push, each forward push). Each is billed at least 1000 bytes.
+   */
+  readonly pubsubMessagesPerEvent: number;
+  /** CPU a busy instance really uses before the autoscaler adds one (Cloud Run aims at ~60 %). */
+  readonly utilisation: number;
+}
+
+export interface HopCost {
+  readonly name: string;
+  readonly compute: number;
+  readonly requests: number;
+  readonly logging: number;
+}
+
+export interface CostPerMillion {
+  readonly hops: readonly HopCost[];
+  readonly pubsub: number;
+  readonly bigquery: number;
+  readonly total: number;
+}
+
+const round = (x: number) => Math.round(x * 1000) / 1000;
+
+/** What one million events cost when busy (instances kept full by the load), per hop, in USD. */
+export function costPerMillion(input: ModelInput): CostPerMillion {
+  const events = 1_000_000;
+  const hops = input.hops.map((h): HopCost => {
+    const price = h.billing === 'request' ? PRICES.requestBased : PRICES.instanceBased;
+    const requests = events * h.requestsPerEvent;
+    // Busy: an instance is billed while it holds a request, so its billed time is the larger of
+    // the CPU it uses (over the utilisation the autoscaler keeps) and the wall time its requests
+    // occupy at full concurrency (forward waits 0.2–0.5 s on each platform call).
+    const instanceSeconds = requests * instanceSecondsPerRequest(h, input.utilisation);
+    const vcpuSeconds = instanceSeconds * h.vcpu;
+    const gibSeconds = instanceSeconds * h.memoryGib;
+    const logBytes = input.excludeSuccessLogs ? 0 : requests * input.requestLogBytes;
+    return {
+      name: h.name,
+      compute: round(vcpuSeconds * price.vcpuSecond + gibSeconds * price.gibSecond),
+      requests: round((requests / 1e6) * price.perMillionRequests),
+      logging: round((logBytes / 2 ** 30) * PRICES.loggingPerGib),
+    };
+  });
+  const pubsubBytes =
+    events * input.pubsubMessagesPerEvent * Math.max(PRICES.pubsubMinimumBytes, input.eventBytes);
+  const pubsub = round((pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib);
+  const rowBytes = events * input.rowsPerEvent * Math.max(PRICES.insertAllMinimumBytes, input.eventBytes);
+  const bigquery = round((rowBytes / 2 ** 30) * PRICES.insertAllPerGib);
+  const total = round(hops.reduce((a, h) => a + h.compute + h.requests + h.logging, 0) + pubsub + bigquery);
+  return { hops, pubsub, bigquery, total };
+}
+
+/** Instance time one request occupies on a busy instance: by CPU or by concurrency slot. */
+function instanceSecondsPerRequest(h: HopInput, utilisation: number): number {
+  return Math.max(h.cpuSecondsPerRequest / (h.vcpu * utilisation), h.latencySeconds / h.concurrency);
+}
+
+export interface HopScale {
+  readonly name: string;
+  /** Instances needed at this rate: by CPU, and by concurrency over the request's wall time. */
+  readonly instances: number;
+  /** What bounds it: `cpu`, `concurrency`, or `max_instances` when the cap is below the need. */
+  readonly boundBy: 'cpu' | 'concurrency' | 'max_instances';
+}
+
+/** Instances each hop needs at `eventsPerSecond`, and which limit binds first. */
+export function scaleAt(input: ModelInput, eventsPerSecond: number): HopScale[] {
+  return input.hops.map((h) => {
+    const rps = eventsPerSecond * h.requestsPerEvent;
+    const byCpu = (rps * h.cpuSecondsPerRequest) / (h.vcpu * input.utilisation);
+    const byConcurrency = (rps * h.latencySeconds) / h.concurrency;
+    // (instanceSecondsPerRequest is the larger of the two per request.)
+    const need = Math.max(1, Math.ceil(Math.max(byCpu, byConcurrency)));
+    const boundBy = need > h.maxInstances ? 'max_instances' : byCpu >= byConcurrency ? 'cpu' : 'concurrency';
+    return { name: h.name, instances: need, boundBy };
+  });
+}
+
+/** The highest event rate the configured max_instances allow, and the hop that sets it. */
+export function ceiling(input: ModelInput): { eventsPerSecond: number; hop: string } {
+  let best = { eventsPerSecond: Number.POSITIVE_INFINITY, hop: '' };
+  for (const h of input.hops) {
+    const perInstanceRps = Math.min(
+      (h.vcpu * input.utilisation) / h.cpuSecondsPerRequest,
+      h.concurrency / h.latencySeconds,
+    );
+    const eps = (perInstanceRps * h.maxInstances) / h.requestsPerEvent;
+    if (eps < best.eventsPerSecond) best = { eventsPerSecond: Math.floor(eps), hop: h.name };
+  }
+  return best;
+}
+
+/** CPU seconds per request measured by `npm run bench` (the figures docs/scale.md uses). */
+export interface MeasuredCpu {
+  readonly gateway: number;
+  readonly store: number;
+  readonly forward: number;
+}
+
+/** What the model needs from a deployment beyond its plan: its traffic shape and choices. */
+export interface Deployment {
+  readonly eventBytes: number;
+  /** Events per gateway request (1 for single events; up to 1000 for batches). */
+  readonly eventsPerRequest: number;
+  /** Destinations an event is sent to after the decision layer. */
+  readonly destinationsPerEvent: number;
+  /** A platform call's wall time, seconds. */
+  readonly platformLatencySeconds: number;
+  readonly excludeSuccessLogs: boolean;
+  readonly billing: { readonly store: Billing; readonly forward: Billing };
+}
+
+/** The model's input for a plan's sizing (core/plan.ts) and measured CPU. */
+export function modelInputFor(
+  sizing: {
+    readonly gateway: PlanSizing;
+    readonly store: PlanSizing;
+    readonly forward: PlanSizing;
+  },
+  cpu: MeasuredCpu,
+  d: Deployment,
+): ModelInput {
+  const hop = (
+    name: HopInput['name'],
+    s: PlanSizing,
+    requestsPerEvent: number,
+    cpuSecondsPerRequest: number,
+    latencySeconds: number,
+    billing: Billing,
+  ): HopInput => ({
+    name,
+    requestsPerEvent,
+    cpuSecondsPerRequest,
+    latencySeconds,
+    concurrency: s.concurrency,
+    vcpu: s.cpu,
+    memoryGib: gib(s.memory),
+    billing,
+    maxInstances: s.max_instances,
+  });
+  return {
+    hops: [
+      // The gateway runs with CPU always allocated (infra/gateway.ts): instance-based billing.
+      hop('gateway', sizing.gateway, 1 / d.eventsPerRequest, cpu.gateway, 0.005, 'instance'),
+      hop('store', sizing.store, 1, cpu.store, 0.05, d.billing.store),
+      hop(
+        'forward',
+        sizing.forward,
+        d.destinationsPerEvent,
+        cpu.forward,
+        d.platformLatencySeconds,
+        d.billing.forward,
+      ),
+    ],
+    eventBytes: d.eventBytes,
+    // The event and one ledger row per destination.
+    rowsPerEvent: 1 + d.destinationsPerEvent,
+    requestLogBytes: REQUEST_LOG_BYTES,
+    excludeSuccessLogs: d.excludeSuccessLogs,
+    // Published: the event, its delivery messages; delivered: the store push, each forward push.
+    pubsubMessagesPerEvent: 2 * (1 + d.destinationsPerEvent),
+    utilisation: 0.6,
+  };
+}
+
+/** A function's sizing as plan() gives it. */
+export interface PlanSizing {
+  readonly memory: string;
+  readonly cpu: number;
+  readonly concurrency: number;
+  readonly max_instances: number;
+}
+
+/**
+ * Bytes of one Cloud Run request log entry (an HTTP request record with its resource labels,
+ * trace and latency): about 1.2 KB as Cloud Logging bills it, an estimate to recheck.
+ */
+export const REQUEST_LOG_BYTES = 1200;
+
+function gib(memory: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Mi|Gi)$/.exec(memory);
+  if (!m) return 0.5;
+  const n = Number(m[1]);
+  return m[2] === 'Gi' ? n : n / 1024;
+}
