@@ -23,10 +23,10 @@ describe('storage: warehouse plan (tables and views as data)', () => {
     return t;
   };
 
-  it('declares events, invalid_events and deliveries, each listed once', () => {
+  it('declares events, invalid_events, deliveries and hook_failures, each listed once', () => {
     assert.deepEqual(
       tables.map((t) => t.name),
-      ['events', 'invalid_events', 'deliveries'],
+      ['events', 'invalid_events', 'deliveries', 'hook_failures'],
     );
     const all = [...tables.map((t) => t.name), ...views.map((v) => v.name)];
     assert.equal(new Set(all).size, all.length);
@@ -108,6 +108,8 @@ describe('storage: warehouse plan (tables and views as data)', () => {
       'http_status',
       'replay',
       'recorded_at',
+      // Appended (BigQuery adds columns only at the end): the event row's identity with event_id.
+      'payload_digest',
     ]);
   });
 

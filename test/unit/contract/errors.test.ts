@@ -12,6 +12,8 @@ const STATUS_BY_HTTP: Record<number, string[]> = {
   409: ['ABORTED', 'ALREADY_EXISTS'],
   413: ['INVALID_ARGUMENT'],
   415: ['INVALID_ARGUMENT'],
+  // Not a google.rpc.Code mapping: the IETF Idempotency-Key draft answers a reused key with 422.
+  422: ['FAILED_PRECONDITION'],
   429: ['RESOURCE_EXHAUSTED'],
   500: ['INTERNAL'],
   503: ['UNAVAILABLE'],
