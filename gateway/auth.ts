@@ -142,7 +142,10 @@ async function verifyFresh(
   presented: string,
   kind: 'token' | 'key',
 ): Promise<VerifyResult> {
-  const known = refused.get(set)?.get(presented);
+  // Keyed by kind too: a token sent once as a write key (`?key=`) is a malformed key, not a
+  // refused token, and must still verify as a Bearer token (issue 33).
+  const verdict = `${kind}\u0000${presented}`;
+  const known = refused.get(set)?.get(verdict);
   if (known !== undefined) return { ok: false, reason: known };
   let r = verifyCached(set, presented, kind, deps.now());
   let against = set;
@@ -151,7 +154,7 @@ async function verifyFresh(
     against = deps.credentials.current() ?? set;
     r = verifyCached(against, presented, kind, deps.now());
   }
-  if (!r.ok) rememberRefusal(against, presented, r.reason);
+  if (!r.ok) rememberRefusal(against, verdict, r.reason);
   return r;
 }
 

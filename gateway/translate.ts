@@ -12,7 +12,9 @@ import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
 import type { Deprecated } from '../core/defined-events.ts';
 import { apiError } from '../core/errors.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
+import { translatorEvents } from '../core/translate/spec.ts';
 import type { FieldViolation } from '../core/validation.ts';
+import { lookupEvent } from '../schemas/catalogue.ts';
 import type { RawBody } from './body.ts';
 import { type EnvelopeContext, eventMessage, soonest } from './envelope.ts';
 import type { Step } from './step.ts';
@@ -70,7 +72,17 @@ export function translateRows(
   const messages: OutgoingMessage[] = [];
   const byId = new Map<string, number>();
   let deprecated: Deprecated | undefined;
+  const events = translatorEvents(entry.spec);
   for (const { row, event } of result.rows) {
+    const name = event['event_name'];
+    // The allow-list (issue 33): a translator's credential publishes its own events only.
+    if (typeof name === 'string' && !events.names.has(name) && !(events.custom && !lookupEvent(name))) {
+      violations.push({
+        field: `rows[${row}].event_name`,
+        description: `${name} is not among the events of translator ${entry.name} (its spec's \`events\`)`,
+      });
+      continue;
+    }
     const m = eventMessage(event, `rows[${row}]`, ctx, { attributes: { translator: entry.name } });
     if (!m.ok) {
       violations.push(

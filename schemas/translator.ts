@@ -170,6 +170,9 @@ export const TranslatorField = Type.Object(
 );
 export type TranslatorField = Static<typeof TranslatorField>;
 
+/** In `events`: any event that is not in the catalogue (custom events kept by name). */
+export const ANY_CUSTOM_EVENT = 'custom:*';
+
 export const TranslatorSpecSchema = Type.Object(
   {
     event: Type.String({ pattern: EVENT_NAME_PATTERN, description: 'The event each row becomes' }),
@@ -180,6 +183,14 @@ export const TranslatorSpecSchema = Type.Object(
         minItems: 1,
         maxItems: 8,
         description: 'Sources whose values make a row’s event_id (re-sent rows fold)',
+      }),
+    ),
+    events: Type.Optional(
+      Type.Array(Type.Union([Type.String({ pattern: EVENT_NAME_PATTERN }), Type.Literal(ANY_CUSTOM_EVENT)]), {
+        minItems: 1,
+        maxItems: 500,
+        description:
+          'The events the translator may produce (required when event_name comes from the payload; `custom:*` for any custom event)',
       }),
     ),
     max_rows: Type.Optional(

@@ -14,6 +14,7 @@ import { openapiDocument } from '../../gateway/openapi.ts';
 import { createGateway, type GatewayDeps } from '../../gateway/server.ts';
 import { fileTokenStore, type TokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
+import type { TranslatorSpec } from '../../schemas/translator.ts';
 
 export const ORIGIN = 'https://shop.example';
 
@@ -181,4 +182,12 @@ export function reasonOf(a: Answer): string | undefined {
     (d) => (d as { '@type': string })['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo',
   ) as { reason: string } | undefined;
   return info?.reason;
+}
+
+/** A registry of fixed translators (no bucket): `{ name: spec }`. */
+export function fixedTranslators(specs: Record<string, unknown>): NonNullable<GatewayDeps['translators']> {
+  return {
+    get: async (name) =>
+      Object.hasOwn(specs, name) ? { name, version: '1', spec: specs[name] as TranslatorSpec } : undefined,
+  };
 }

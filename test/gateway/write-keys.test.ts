@@ -146,3 +146,18 @@ describe('gateway authentication: unknown secrets are remembered', () => {
     assert.equal(refreshes, 1, 'one on-demand re-read, then the repeats are known unknowns');
   });
 });
+
+describe('gateway authentication: verdicts per credential kind', () => {
+  let g: TestGateway;
+  beforeEach(async () => {
+    g = await startTestGateway({ publisher: new FakePublisher() });
+  });
+  afterEach(() => g.close());
+
+  it('a token refused as a write key (?key=) still verifies as a Bearer token at once (issue 33)', async () => {
+    const asKey = await post(`${g.url}/v1/topics/events?key=${g.token}`, vc(), { origin: ORIGIN });
+    assert.equal(asKey.status, 401);
+    const asBearer = await post(`${g.url}/v1/topics/events`, vc(), { authorization: `Bearer ${g.token}` });
+    assert.equal(asBearer.status, 200, JSON.stringify(asBearer.body));
+  });
+});
