@@ -12,6 +12,8 @@ import { fail, type Step, truncate } from './step.ts';
 /** A request body as received (inflated), with its media type and declared charset. */
 export interface RawBody {
   readonly bytes: Buffer;
+  /** The bytes as they arrived, before any inflating: what a sender's signature covers. */
+  readonly received: Buffer;
   readonly media: string;
   readonly charset: string | undefined;
 }
@@ -77,7 +79,7 @@ export async function readRawBody(
       return fail('BAD_ENCODING');
     }
   }
-  return { ok: true, value: { bytes, media: given, charset } };
+  return { ok: true, value: { bytes, received: raw.value, media: given, charset } };
 }
 
 function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promise<Step<Buffer>> {

@@ -6,7 +6,8 @@ import { eventNameProblem } from '../schemas/catalogue.ts';
 
 const TOPIC_PATH = /^\/v1\/topics\/([^/]+)$/;
 const PUBLISH_PATH = /^\/v1\/projects\/([^/]+)\/topics\/([^/]+):publish$/;
-const TRANSLATOR_PATH = /^\/v1\/translators\/([a-z][a-z0-9_-]{0,62})$/;
+/** A translator, and optionally its URL credential as the last segment (docs/senders.md). */
+const TRANSLATOR_PATH = /^\/v1\/translators\/([a-z][a-z0-9_-]{0,62})(?:\/([A-Za-z0-9_-]{1,128}))?$/;
 const NAME = /^[a-z][a-z0-9_-]{0,62}$/;
 const RESERVED_TOPICS = new Set(['deliveries']);
 
@@ -20,7 +21,12 @@ export type Route =
   | { readonly kind: 'health' }
   | { readonly kind: 'openapi' }
   | { readonly kind: 'publish'; readonly form: 'topics' | 'publish'; readonly target: Target }
-  | { readonly kind: 'translate'; readonly translator: string }
+  | {
+      readonly kind: 'translate';
+      readonly translator: string;
+      /** A credential given in the path (senders that can only be given a URL). */
+      readonly pathCredential?: string;
+    }
   | { readonly kind: 'not_found' };
 
 /** The path and query of a request URL (no URL parsing for the common case). */
@@ -39,7 +45,12 @@ export function route(path: string, project: string, topics: ReadonlySet<string>
     return target ? { kind: 'publish', form: 'topics', target } : { kind: 'not_found' };
   }
   const xm = TRANSLATOR_PATH.exec(path);
-  if (xm) return { kind: 'translate', translator: xm[1] as string };
+  if (xm)
+    return {
+      kind: 'translate',
+      translator: xm[1] as string,
+      ...(xm[2] !== undefined ? { pathCredential: xm[2] } : {}),
+    };
   const pm = PUBLISH_PATH.exec(path);
   if (pm) {
     const topic = pm[2] as string;

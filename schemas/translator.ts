@@ -170,6 +170,81 @@ export const TranslatorField = Type.Object(
 );
 export type TranslatorField = Static<typeof TranslatorField>;
 
+/** Secret Manager names (the way destinations name theirs: adapters/secrets.ts), never values. */
+const SecretName = Type.String({
+  pattern: '^[A-Za-z0-9_-]{1,255}$',
+  description: 'A Secret Manager secret name',
+});
+
+/** How a sender that signs its body proves itself (docs/senders.md). */
+export const TranslatorSignature = Type.Object(
+  {
+    scheme: Type.Union(
+      [
+        Type.Literal('stripe'),
+        Type.Literal('shopify'),
+        Type.Literal('github'),
+        Type.Literal('woocommerce'),
+        Type.Literal('hubspot'),
+        Type.Literal('paddle'),
+        Type.Literal('typeform'),
+        Type.Literal('calendly'),
+        Type.Literal('hmac'),
+      ],
+      { description: 'The vendor whose signature header is checked, or `hmac` for the generic form' },
+    ),
+    secrets: Type.Array(SecretName, {
+      minItems: 1,
+      maxItems: 2,
+      description: 'The signing secret by name; two during a rotation (either verifies)',
+    }),
+    tolerance_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 3600,
+        description: 'How old a timestamped signature may be (default 300; HubSpot at most 300)',
+      }),
+    ),
+    header: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$', description: '`hmac` only: the header (X-Signature)' }),
+    ),
+    algorithm: Type.Optional(
+      Type.Union([Type.Literal('sha256'), Type.Literal('sha1'), Type.Literal('sha512')], {
+        description: '`hmac` only (default sha256)',
+      }),
+    ),
+    encoding: Type.Optional(
+      Type.Union([Type.Literal('hex'), Type.Literal('base64'), Type.Literal('base64url')], {
+        description: '`hmac` only (default hex)',
+      }),
+    ),
+    prefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32,
+        description: '`hmac` only: text before the digest (sha256=)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TranslatorSignature = Static<typeof TranslatorSignature>;
+
+/** Which credentials a translator's endpoint takes besides project tokens (docs/senders.md). */
+export const TranslatorAuth = Type.Object(
+  {
+    signature: Type.Optional(TranslatorSignature),
+    url_token: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also take a token scoped to this translator alone in the URL (?key= or a path segment), for senders that can only be given a URL',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TranslatorAuth = Static<typeof TranslatorAuth>;
+
 /** In `events`: any event that is not in the catalogue (custom events kept by name). */
 export const ANY_CUSTOM_EVENT = 'custom:*';
 
@@ -193,6 +268,7 @@ export const TranslatorSpecSchema = Type.Object(
           'The events the translator may produce (required when event_name comes from the payload; `custom:*` for any custom event)',
       }),
     ),
+    auth: Type.Optional(TranslatorAuth),
     max_rows: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 200_000, description: 'Rows per request (default 50,000)' }),
     ),

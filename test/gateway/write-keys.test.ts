@@ -84,7 +84,7 @@ describe('gateway: write keys and refusals', () => {
     assert.equal(fromToken.device.ip, '198.51.100.7');
   });
 
-  it('logs every 401 and 403 as a structured line naming the credential, never its secret, and counts them', async () => {
+  it('logs every 401 and 403 as a structured line naming the credential, never its secret, and counts them per credential and reason', async () => {
     const revoked = await g.mint(['publish:search']);
     await g.store.update((set) => ({ set: revoke(set, revoked.slice(4, 16), new Date()), result: 0 }));
     const unknown = `ebt_${'a'.repeat(12)}_${'b'.repeat(43)}`;
@@ -102,8 +102,8 @@ describe('gateway: write keys and refusals', () => {
       [
         [401, 'INVALID_CREDENTIALS', 'token:aaaaaaaaaaaa', 1],
         [401, 'INVALID_CREDENTIALS', 'token:aaaaaaaaaaaa', 2],
-        [401, 'INVALID_CREDENTIALS', `token:${revoked.slice(4, 16)}`, 3],
-        [401, 'INVALID_CREDENTIALS', refusals[3]?.['credential'], 4],
+        [401, 'INVALID_CREDENTIALS', `token:${revoked.slice(4, 16)}`, 1],
+        [401, 'INVALID_CREDENTIALS', refusals[3]?.['credential'], 1],
         [403, 'PERMISSION_DENIED', `token:${scoped.slice(4, 16)}`, 1],
         [403, 'ORIGIN_NOT_ALLOWED', `key:${g.key.slice(4, 16)}`, 1],
       ],
