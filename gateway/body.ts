@@ -1,11 +1,11 @@
 /**
  * Reading a producer's request body: content type and encoding checks, the body read with a
- * hard cap and a timeout, gzip inflated under the same cap, then UTF-8, nesting depth (on the
+ * hard cap and a timeout, gzip or deflate inflated under the same cap, then UTF-8, nesting depth (on the
  * raw bytes, before JSON.parse builds anything) and JSON, each failure with its own code.
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { gunzip } from 'node:zlib';
+import { gunzip, inflate, inflateRaw } from 'node:zlib';
 import { exceedsDepth, type Limits } from '../core/json-limits.ts';
 import { fail, type Step, truncate } from './step.ts';
 
@@ -53,10 +53,10 @@ export async function readRawBody(
     return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type), accepted });
   }
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-  if (encoding !== 'identity' && encoding !== 'gzip') {
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
     return fail('UNSUPPORTED_MEDIA_TYPE', {
       type: `${given} with Content-Encoding ${truncate(encoding)}`,
-      accepted: `${accepted}, plain or gzip`,
+      accepted: `${accepted}, plain, gzip or deflate`,
     });
   }
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
@@ -65,13 +65,16 @@ export async function readRawBody(
   const raw = await readCapped(req, limits.maxRequestBytes, timeoutMs);
   if (!raw.ok) return raw;
   let bytes = raw.value;
-  if (encoding === 'gzip') {
-    try {
-      bytes = await new Promise<Buffer>((resolve, reject) =>
-        gunzip(raw.value, { maxOutputLength: limits.maxRequestBytes }, (err, out) =>
-          err ? reject(err) : resolve(out),
-        ),
+  if (encoding !== 'identity') {
+    // Inflated under the same cap as a plain body: a small bomb stops at the cap with 413.
+    const options = { maxOutputLength: limits.maxRequestBytes };
+    const inflateWith = (fn: typeof gunzip) =>
+      new Promise<Buffer>((resolve, reject) =>
+        fn(raw.value, options, (err, out) => (err ? reject(err) : resolve(out))),
       );
+    try {
+      // `deflate` is zlib-wrapped by the standard; some senders send the raw stream (0x78 starts zlib's).
+      bytes = await inflateWith(encoding === 'gzip' ? gunzip : raw.value[0] === 0x78 ? inflate : inflateRaw);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
         return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });

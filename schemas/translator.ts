@@ -55,10 +55,20 @@ export const JsonFormat = Type.Object(
 
 export const NdjsonFormat = Type.Object({ type: Type.Literal('ndjson') }, { additionalProperties: false });
 
+export const FormFormat = Type.Object(
+  {
+    type: Type.Literal('form'),
+    max_depth: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 16, description: 'How deep bracketed keys may nest (default 5)' }),
+    ),
+  },
+  { additionalProperties: false, description: 'An application/x-www-form-urlencoded body: one record' },
+);
+
 const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
 
-/** One step of a field's transform chain. */
-export const TranslatorTransform = Type.Union([
+/** A transform that takes one value (every one but `each`, which may use them inside its items). */
+const ValueTransforms = [
   Type.Union(
     [
       Type.Literal('trim'),
@@ -71,6 +81,9 @@ export const TranslatorTransform = Type.Union([
       Type.Literal('sha256'),
       Type.Literal('empty_is_null'),
       Type.Literal('snake_case'),
+      Type.Literal('list'),
+      Type.Literal('base64'),
+      Type.Literal('json'),
     ],
     { description: 'A transform without arguments' },
   ),
@@ -119,23 +132,73 @@ export const TranslatorTransform = Type.Union([
   ),
   Type.Object(
     {
-      each: Type.Record(
-        Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
-        Type.String({ minLength: 1, maxLength: 256 }),
-        {
-          minProperties: 1,
-          description: 'Each object of a list (or one object) rebuilt: new key ← path in the object',
-        },
-      ),
+      lookup: Type.Record(Type.String({ maxLength: 256 }), Scalar, {
+        description: 'Replace a value by the one it maps to',
+      }),
+      otherwise: Type.Optional(Type.Union([Scalar, Type.Null()], { description: 'For values not listed' })),
     },
     { additionalProperties: false },
   ),
   Type.Object(
     {
-      lookup: Type.Record(Type.String({ maxLength: 256 }), Scalar, {
-        description: 'Replace a value by the one it maps to',
+      path: Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'A dotted path into the value (after `json` or `base64`): `email.0`, `data.sku`',
       }),
-      otherwise: Type.Optional(Type.Union([Scalar, Type.Null()], { description: 'For values not listed' })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      major_units: Type.Union(
+        [
+          Type.Object(
+            { source: Type.String({ minLength: 1, maxLength: 256 }) },
+            { additionalProperties: false, description: 'Where the record holds its ISO 4217 code' },
+          ),
+          Type.Object(
+            { currency: Type.String({ pattern: '^[A-Za-z]{3}$' }) },
+            { additionalProperties: false, description: 'One currency for every record' },
+          ),
+        ],
+        {
+          description:
+            'An amount in minor units (cents) into major units by the currency’s ISO 4217 exponent: JPY 0, EUR 2, KWD 3',
+        },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+] as const;
+
+/** One step of a value's transform chain inside `each`. */
+export const TranslatorValueTransform = Type.Union([...ValueTransforms]);
+export type TranslatorValueTransform = Static<typeof TranslatorValueTransform>;
+
+/** One step of a field's transform chain. */
+export const TranslatorTransform = Type.Union([
+  ...ValueTransforms,
+  Type.Object(
+    {
+      each: Type.Record(
+        Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
+        Type.Union([
+          Type.String({ minLength: 1, maxLength: 256 }),
+          Type.Object(
+            {
+              source: Type.String({ minLength: 1, maxLength: 256 }),
+              transforms: Type.Optional(Type.Array(TranslatorValueTransform, { maxItems: 16 })),
+            },
+            { additionalProperties: false, description: 'A path in the object, with transforms' },
+          ),
+        ]),
+        {
+          minProperties: 1,
+          description:
+            'Each object of a list (or one object) rebuilt: new key ← path in the object, or {source, transforms}',
+        },
+      ),
     },
     { additionalProperties: false },
   ),
@@ -251,7 +314,7 @@ export const ANY_CUSTOM_EVENT = 'custom:*';
 export const TranslatorSpecSchema = Type.Object(
   {
     event: Type.String({ pattern: EVENT_NAME_PATTERN, description: 'The event each row becomes' }),
-    format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat]),
+    format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat, FormFormat]),
     fields: Type.Array(TranslatorField, { minItems: 1, maxItems: 500 }),
     key: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
