@@ -27,7 +27,18 @@ export type Route =
       /** A credential given in the path (senders that can only be given a URL). */
       readonly pathCredential?: string;
     }
+  | {
+      /** Segment's HTTP API paths, served by the translator named `segment` (docs/senders.md). */
+      readonly kind: 'segment';
+      readonly call: SegmentCall;
+    }
   | { readonly kind: 'not_found' };
+
+/** The calls of Segment's HTTP API (RudderStack's is the same): a batch, or one call of a type. */
+export type SegmentCall = 'batch' | 'track' | 'identify' | 'page' | 'screen' | 'group' | 'alias';
+const SEGMENT_PATH = /^\/v1\/(batch|track|identify|page|screen|group|alias)$/;
+/** What a Segment-compatible sender's calls are translated by. */
+export const SEGMENT_TRANSLATOR = 'segment';
 
 /** The path and query of a request URL (no URL parsing for the common case). */
 export function splitUrl(url: string): { path: string; query: string } {
@@ -44,6 +55,8 @@ export function route(path: string, project: string, topics: ReadonlySet<string>
     const target = resolveTopic(tm[1] as string, topics);
     return target ? { kind: 'publish', form: 'topics', target } : { kind: 'not_found' };
   }
+  const sm = SEGMENT_PATH.exec(path);
+  if (sm) return { kind: 'segment', call: sm[1] as SegmentCall };
   const xm = TRANSLATOR_PATH.exec(path);
   if (xm)
     return {

@@ -33,10 +33,12 @@ import {
   parsePublishForm,
   parseTopicsForm,
 } from './envelope.ts';
-import { route, splitUrl } from './routing.ts';
+import { route, SEGMENT_TRANSLATOR, type SegmentCall, splitUrl } from './routing.ts';
 import { truncate } from './step.ts';
 import {
+  invalidCalls,
   publishChunks,
+  SEGMENT_MEDIA,
   TRANSLATOR_CHARSETS,
   TRANSLATOR_MEDIA,
   type TranslatorEntry,
@@ -162,6 +164,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 
     const query = new URLSearchParams(queryText);
     if (r.kind === 'translate') return handleTranslate(req, res, r.translator, r.pathCredential, query);
+    if (r.kind === 'segment') return handleTranslate(req, res, SEGMENT_TRANSLATOR, undefined, query, r.call);
     const auth = await authenticate(req, query.getAll('key'), authDeps);
     if (!auth.ok) {
       refused(auth.error, auth.credential, { path, size: sizeOf(req) });
@@ -243,11 +246,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     name: string,
     pathCredential: string | undefined,
     query: URLSearchParams,
+    /** A call on Segment's paths: the `segment` translator, with their content types and answers. */
+    segment?: SegmentCall,
   ): Promise<void> => {
     const entry = await translatorNow(name);
     if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
     // The path with a credential segment redacted: what refusal records and logs may show.
-    const shownPath = `/v1/translators/${name}${pathCredential ? '/[redacted]' : ''}`;
+    const shownPath = segment
+      ? `/v1/${segment}`
+      : `/v1/translators/${name}${pathCredential ? '/[redacted]' : ''}`;
     const refuse = (e: ApiError, credential: string | undefined, reason?: string) => {
       refused(e, credential, {
         path: shownPath,
@@ -257,13 +264,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       });
       return sendError(req, res, e, true);
     };
-    const media = entry ? TRANSLATOR_MEDIA[entry.spec.format.type] : undefined;
+    const format = entry ? TRANSLATOR_MEDIA[entry.spec.format.type] : undefined;
+    // RudderStack's library labels its gzipped JSON application/x-www-form-urlencoded.
+    const media = format && segment && format === 'application/json' ? SEGMENT_MEDIA : format && [format];
     const signature = entry?.spec.auth?.signature;
     let body: RawBody | undefined;
     let principal: Principal;
     if (entry && signature && media) {
       // A signing sender (Stripe, GitHub, …) cannot add a token: its signature is its credential.
-      const read = await readRawBody(req, limits, bodyTimeoutMs, [media], TRANSLATOR_CHARSETS);
+      const read = await readRawBody(req, limits, bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
       if (!read.ok) return sendError(req, res, read.error, true);
       body = read.value;
       let values: (string | undefined)[];
@@ -328,14 +337,23 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       principal = auth.principal;
     }
     if (!entry || !media)
-      return sendError(req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
+      return sendError(
+        req,
+        res,
+        apiError('NOT_FOUND', {
+          resource: segment
+            ? `translator ${name} (Segment's paths need it: apply examples/translators/segment-rudderstack.yaml)`
+            : `translator ${name}`,
+        }),
+        true,
+      );
     if (!mayTranslate(principal, name)) {
       const e = apiError('PERMISSION_DENIED', { detail: `this credential may not use translator ${name}` });
       return refuse(e, `${principal.kind}:${principal.id}`);
     }
     if (!admit(req, res, principal)) return;
     if (!body) {
-      const read = await readRawBody(req, limits, bodyTimeoutMs, [media], TRANSLATOR_CHARSETS);
+      const read = await readRawBody(req, limits, bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
       if (!read.ok) return sendError(req, res, read.error, true);
       body = read.value;
     }
@@ -353,18 +371,28 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       ...(defined ? { defined } : {}),
     };
     const key = req.headers['idempotency-key'];
-    const rows = translateRows(entry, body, ctx, {
-      partial: query.get('partial') === 'true',
-      idempotencyKey: Array.isArray(key) ? key[0] : key,
-    });
+    const rows = translateRows(
+      entry,
+      segment ? { ...body, media: 'application/json', charset: undefined } : body,
+      ctx,
+      {
+        // A Segment library cannot add ?partial=true: one bad call must not refuse its batch.
+        partial: segment !== undefined || query.get('partial') === 'true',
+        idempotencyKey: Array.isArray(key) ? key[0] : key,
+        ...(segment && segment !== 'batch' ? { defaults: { type: segment } } : {}),
+      },
+    );
     if (!rows.ok) return sendError(req, res, rows.error);
+    // Segment's calls that could not become events are kept in invalid_events, not dropped.
+    const invalid = segment ? invalidCalls(entry, body, rows.value.violations) : [];
     try {
-      const ids = await publishChunks(deps.publisher, 'events', rows.value.messages);
+      const ids = await publishChunks(deps.publisher, 'events', [...rows.value.messages, ...invalid]);
+      const answer = translateAnswer(rows.value.order, ids, rows.value.violations);
       send(
         req,
         res,
         200,
-        translateAnswer(rows.value.order, ids, rows.value.violations),
+        segment ? { success: true, ...answer } : answer,
         deprecationHeaders(rows.value.deprecated),
       );
     } catch (err) {
