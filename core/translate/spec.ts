@@ -12,6 +12,9 @@ import { isTimeZone, patternProblem } from './patterns.ts';
 
 const shape = compileValidator<TranslatorSpec>(TranslatorSpecSchema);
 
+/** The signature schemes that sign a timestamp (a tolerance applies). */
+const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle', 'calendly']);
+
 /** Targets that are not event data: the event's own fields. */
 const EVENT_TARGETS = new Set(['event_name', 'event_id', 'event_time']);
 
@@ -76,6 +79,27 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
       field: `${prefix}.events`,
       description: `fields[${named}] takes event_name from the payload: list the events it may produce (custom:* for any custom event), or a sender could publish any event`,
     });
+  const sig = s.auth?.signature;
+  if (sig) {
+    const at = `${prefix}.auth.signature`;
+    if (sig.scheme !== 'hmac')
+      for (const k of ['header', 'algorithm', 'encoding', 'prefix'] as const)
+        if (sig[k] !== undefined)
+          out.push({
+            field: `${at}.${k}`,
+            description: `is for the generic hmac scheme; ${sig.scheme} fixes its own`,
+          });
+    if (sig.tolerance_seconds !== undefined && !TIMESTAMPED.has(sig.scheme))
+      out.push({
+        field: `${at}.tolerance_seconds`,
+        description: `${sig.scheme} signs no timestamp (only ${[...TIMESTAMPED].join(', ')} do)`,
+      });
+    if (s.auth?.url_token)
+      out.push({
+        field: `${prefix}.auth.url_token`,
+        description: 'a translator with a signature takes signed bodies only: drop one of the two',
+      });
+  }
   const format = s.format;
   if (format.type === 'csv' && format.header === false && !format.columns)
     out.push({

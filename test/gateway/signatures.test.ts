@@ -7,6 +7,7 @@
  * rotation, and the signature is checked before the body is parsed.
  */
 import assert from 'node:assert/strict';
+import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Paddle } from '@paddle/paddle-node-sdk';
 import Stripe from 'stripe';
@@ -152,6 +153,16 @@ describe('gateway: senders that sign their body', () => {
     });
   }
 
+  it('a vendor’s retry of a delivery (same body, a new signature) gets the same event id', async () => {
+    const sig: TranslatorSignature = { scheme: 'stripe', secrets: ['NEW_SECRET'] };
+    const now = Math.floor(clock / 1000);
+    assert.equal((await post(url('stripe'), BODY, signed(sig, BODY, now - 60), true)).status, 200);
+    assert.equal((await post(url('stripe'), BODY, signed(sig, BODY, now), true)).status, 200);
+    const ids = pub.calls.map((c) => c.messages[0]?.attributes['event_id']);
+    assert.equal(ids.length, 2);
+    assert.equal(ids[0], ids[1]);
+  });
+
   it('accepts either secret during a rotation', async () => {
     const sig: TranslatorSignature = { scheme: 'github', secrets: ['OLD_SECRET', 'NEW_SECRET'] };
     for (const secret of [SECRETS.OLD_SECRET, SECRETS.NEW_SECRET] as string[]) {
@@ -216,6 +227,38 @@ describe('gateway: senders that sign their body', () => {
         true,
       );
       assert.equal(await octokitVerify('other', BODY, ours['x-hub-signature-256'] as string), false);
+    });
+
+    it('HubSpot: a v3 signature by the SDK’s getSignature is accepted; ours passes its isValid', async () => {
+      const ms = Date.now();
+      const signature = HubSpotSignature.getSignature('POST', 'v3', {
+        signature: '', // its type asks for one; getSignature does not read it
+        clientSecret: SECRETS.NEW_SECRET as string,
+        url: url('hubspot'),
+        requestBody: BODY,
+        timestamp: ms,
+      });
+      const a = await post(
+        url('hubspot'),
+        BODY,
+        { 'x-hubspot-signature-v3': signature, 'x-hubspot-request-timestamp': String(ms) },
+        true,
+      );
+      assert.equal(a.status, 200, JSON.stringify(a.body));
+      const now = Math.floor(Date.now() / 1000);
+      const ours = signed({ scheme: 'hubspot', secrets: ['NEW_SECRET'] }, BODY, now);
+      const valid = (secret: string) =>
+        HubSpotSignature.isValid({
+          signatureVersion: 'v3',
+          signature: ours['x-hubspot-signature-v3'] as string,
+          clientSecret: secret,
+          requestBody: BODY,
+          url: url('hubspot'),
+          method: 'POST',
+          timestamp: now * 1000,
+        });
+      assert.equal(valid(SECRETS.NEW_SECRET as string), true);
+      assert.equal(valid('other'), false);
     });
 
     it('Paddle: ours passes the SDK’s isSignatureValid (it has no signer)', async () => {

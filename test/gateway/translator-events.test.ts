@@ -1,7 +1,8 @@
 /**
  * A translator's event allow-list (issue 33): a translator that takes `event_name` from the
  * payload publishes only the events it lists (`custom:*`: any custom event), one without a list
- * only what its mapping can produce, and the spec check asks for the list.
+ * only what its mapping can produce, and the spec check asks for the list; the spec check of
+ * `auth` (docs/senders.md) too.
  */
 import assert from 'node:assert/strict';
 import { translatorViolations } from '../../core/translate/spec.ts';
@@ -70,5 +71,35 @@ describe('gateway: a translator publishes only its own events', () => {
       ['spec.events'],
     );
     assert.deepEqual(translatorViolations(named(['view_content']), 'spec'), []);
+  });
+});
+
+describe('translators: apply-time checks of auth', () => {
+  const base = {
+    event: 'lead',
+    format: { type: 'json' },
+    fields: [{ target: 'user.email', source: 'email' }],
+  };
+  it('takes generic options only for hmac, a tolerance only where a timestamp is signed, and not url_token beside a signature', () => {
+    const fields = (auth: unknown) => translatorViolations({ ...base, auth }, 'spec').map((v) => v.field);
+    assert.deepEqual(
+      fields({ signature: { scheme: 'hmac', secrets: ['S'], header: 'X-Sig', prefix: 'v1=' } }),
+      [],
+    );
+    assert.deepEqual(
+      fields({ signature: { scheme: 'stripe', secrets: ['S', 'T'], tolerance_seconds: 600 } }),
+      [],
+    );
+    assert.deepEqual(fields({ signature: { scheme: 'github', secrets: ['S'], prefix: 'x' } }), [
+      'spec.auth.signature.prefix',
+    ]);
+    assert.deepEqual(fields({ signature: { scheme: 'shopify', secrets: ['S'], tolerance_seconds: 60 } }), [
+      'spec.auth.signature.tolerance_seconds',
+    ]);
+    assert.deepEqual(fields({ signature: { scheme: 'github', secrets: ['S'] }, url_token: true }), [
+      'spec.auth.url_token',
+    ]);
+    assert.deepEqual(fields({ signature: { scheme: 'github', secrets: ['S', 'T', 'U'] } }).length, 1);
+    assert.deepEqual(fields({ signature: { scheme: 'github', secrets: ['not a name!'] } }).length, 1);
   });
 });
