@@ -142,6 +142,35 @@ describe('gateway: Segment and RudderStack libraries, host changed only', functi
     assert.equal((got[1]?.event['event_data'] as Record<string, unknown> | undefined)?.['group_id'], 'acme');
   });
 
+  it('maps the e-commerce spec: a product event’s one product is its items; other spec events keep their names', async () => {
+    const basic = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
+    const track = (event: string, properties: object) =>
+      post(`${g.url}/v1/track`, { userId: 'u-4', event, properties }, basic);
+    const product = {
+      product_id: 507,
+      sku: 'G-32',
+      name: 'Monopoly',
+      price: 18.99,
+      quantity: 1,
+      currency: 'USD',
+    };
+    assert.equal((await track('Product Added', product)).status, 200);
+    assert.equal((await track('Product Removed', product)).status, 200);
+    assert.equal(
+      (await track('Item Purchased', { order_id: 'o-9', revenue: 39.95, currency: 'usd' })).status,
+      200,
+    );
+    const got = await drain();
+    assert.deepEqual(
+      got.map((m) => m.event['event_name']),
+      ['add_to_cart', 'product_removed', 'purchase'],
+    );
+    const item = { item_id: '507', item_name: 'Monopoly', price: 18.99, quantity: 1 };
+    assert.deepEqual((got[0]?.event['event_data'] as Record<string, unknown>)?.['items'], [item]);
+    assert.deepEqual((got[1]?.event['event_data'] as Record<string, unknown>)?.['items'], [item]);
+    assert.equal((got[2]?.event['event_data'] as Record<string, unknown>)?.['value'], 39.95);
+  });
+
   it('one malformed call of a batch goes to invalid_events; the others are stored', async () => {
     const basic = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
     const a = await post(
