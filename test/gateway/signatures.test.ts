@@ -3,13 +3,16 @@
  * port: for each vendor's scheme a body signed by our signer is accepted and a tampered, missing
  * or stale one refused with 401 in Google's envelope and one refusal record (reason, credential,
  * translator, size; never the secret); bodies signed by the vendors' own SDK helpers are
- * accepted, and our signatures pass the vendors' own verifiers. Two secrets verify during a
- * rotation, and the signature is checked before the body is parsed.
+ * accepted (Stripe, GitHub, HubSpot), and our signatures pass the vendors' own verifiers (Stripe,
+ * GitHub, HubSpot, Shopify, Paddle; WooCommerce, Typeform and Calendly publish no Node helper).
+ * Two secrets verify during a rotation, and the signature is checked before the body is parsed.
  */
 import assert from 'node:assert/strict';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Paddle } from '@paddle/paddle-node-sdk';
+import '@shopify/shopify-api/adapters/node';
+import { ApiVersion, LogSeverity, shopifyApi } from '@shopify/shopify-api';
 import Stripe from 'stripe';
 import { signRequest } from '../../core/translate/signatures.ts';
 import type { TranslatorSignature } from '../../schemas/translator.ts';
@@ -259,6 +262,36 @@ describe('gateway: senders that sign their body', () => {
         });
       assert.equal(valid(SECRETS.NEW_SECRET as string), true);
       assert.equal(valid('other'), false);
+    });
+
+    it('Shopify: ours passes @shopify/shopify-api’s webhooks.validate (it has no signer)', async () => {
+      const shopify = shopifyApi({
+        apiKey: 'app-key',
+        apiSecretKey: SECRETS.NEW_SECRET as string,
+        scopes: [],
+        hostName: 'gateway.example',
+        apiVersion: ApiVersion.October25,
+        isEmbeddedApp: false,
+        logger: { level: LogSeverity.Error },
+      });
+      const ours = signed({ scheme: 'shopify', secrets: ['NEW_SECRET'] }, BODY);
+      // The headers Shopify sends with every webhook, which its validator also asks for.
+      const headers = {
+        ...ours,
+        'x-shopify-topic': 'orders/create',
+        'x-shopify-shop-domain': 'shop.myshopify.com',
+        'x-shopify-api-version': '2025-10',
+        'x-shopify-webhook-id': 'b54557e4',
+      };
+      const validate = (rawBody: string) =>
+        shopify.webhooks.validate({
+          rawBody,
+          // The node adapter reads only these of an IncomingMessage.
+          rawRequest: { headers, method: 'POST', url: '/v1/translators/shopify' } as never,
+          rawResponse: {} as never,
+        });
+      assert.equal((await validate(BODY)).valid, true);
+      assert.equal((await validate(`${BODY} `)).valid, false);
     });
 
     it('Paddle: ours passes the SDK’s isSignatureValid (it has no signer)', async () => {
