@@ -308,13 +308,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
           message: `translator ${name}: ${check.detail}`,
           secrets: signature.secrets,
         });
-        refused(apiError('UNAVAILABLE', { retryAfter: 30 }), credential, {
-          path: shownPath,
-          translator: name,
-          size: sizeOf(req),
-          reason: check.reason,
-        });
-        return sendError(req, res, apiError('UNAVAILABLE', { retryAfter: 30 }), true);
+        return refuse(apiError('UNAVAILABLE', { retryAfter: 30 }), credential, check.reason);
       }
       if (!check.ok)
         return refuse(apiError('INVALID_CREDENTIALS', { detail: check.detail }), credential, check.reason);
