@@ -10,6 +10,12 @@ import { Context } from '../schemas/context.ts';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** Builds the document; `limits` are the defaults of docs/architecture.md §3. */
+/** A translator's URL with a credential as its last segment (docs/senders.md). */
+const urlCredentialParameters = [
+  { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+  { name: 'credential', in: 'path', required: true, schema: { type: 'string' } },
+];
+
 /** How a translator's senders may prove themselves (docs/senders.md). */
 const translatorSecurity = [{ bearer: [] }, { basic: [] }, { signature: [] }];
 
@@ -174,14 +180,19 @@ export function openapiDocument(): Record<string, unknown> {
         },
       },
       '/v1/translators/{name}/{credential}': {
+        get: {
+          operationId: 'checkTranslatorUrl',
+          summary:
+            'For senders that check a URL before posting (Mailchimp): 200 when a post with this credential would be accepted; nothing is published',
+          parameters: urlCredentialParameters,
+          security: [],
+          responses: { '200': { description: 'The URL and its credential are good' }, ...errorResponses },
+        },
         post: {
           operationId: 'translateWithUrlCredential',
           summary:
             'The same, for senders that can only be given a URL: a token whose only scope is translate:{name}, where the translator sets auth.url_token (docs/senders.md)',
-          parameters: [
-            { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
-            { name: 'credential', in: 'path', required: true, schema: { type: 'string' } },
-          ],
+          parameters: urlCredentialParameters,
           security: [],
           requestBody: translatorBody,
           responses: translateResponses,

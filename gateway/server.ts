@@ -157,12 +157,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       res.end();
       return;
     }
+    const query = new URLSearchParams(queryText);
+    if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
+      const inUrl = urlCredential(r.pathCredential, query);
+      if (inUrl) return verifyUrl(req, res, r.translator, inUrl, r.pathCredential !== undefined);
+    }
     if (method !== 'POST') {
       const e = apiError('METHOD_NOT_ALLOWED', { method, path: truncate(path) });
       return sendError(req, res, { ...e, headers: { ...e.headers, allow: 'POST, OPTIONS' } }, true);
     }
 
-    const query = new URLSearchParams(queryText);
     if (r.kind === 'translate') return handleTranslate(req, res, r.translator, r.pathCredential, query);
     if (r.kind === 'segment') return handleTranslate(req, res, SEGMENT_TRANSLATOR, undefined, query, r.call);
     const auth = await authenticate(req, query.getAll('key'), authDeps);
@@ -314,19 +318,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
         return refuse(apiError('INVALID_CREDENTIALS', { detail: check.detail }), credential, check.reason);
       principal = { kind: 'signature', id: name };
     } else {
-      const inUrl = pathCredential ?? (query.get('key')?.startsWith(TOKEN_PREFIX) ? query.get('key') : null);
-      let auth: AuthResult;
-      if (inUrl) {
-        auth =
-          entry && !entry.spec.auth?.url_token
-            ? {
-                ok: false,
-                error: apiError('INVALID_CREDENTIALS', {
-                  detail: `translator ${name} takes no credential in its URL (its spec's auth.url_token)`,
-                }),
-              }
-            : await authenticateUrlToken(inUrl, name, authDeps);
-      } else auth = await authenticate(req, query.getAll('key'), authDeps);
+      const inUrl = urlCredential(pathCredential, query);
+      const auth = inUrl
+        ? await authenticateInUrl(entry, name, inUrl)
+        : await authenticate(req, query.getAll('key'), authDeps);
       if (!auth.ok) return refuse(auth.error, auth.credential);
       principal = auth.principal;
     }
@@ -394,6 +389,51 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       log({ severity: 'ERROR', message: `publish failed: ${(err as Error).message}`, translator: name });
       sendError(req, res, apiError('UNAVAILABLE', { retryAfter }));
     }
+  };
+
+  /** A credential in a translator's URL: its last path segment, or a token in `?key=`. */
+  const urlCredential = (pathCredential: string | undefined, query: URLSearchParams): string | undefined => {
+    const key = query.get('key');
+    return pathCredential ?? (key?.startsWith(TOKEN_PREFIX) ? key : undefined);
+  };
+
+  /** A URL credential, where the translator takes one (auth.url_token). */
+  const authenticateInUrl = async (
+    entry: TranslatorEntry | undefined,
+    name: string,
+    presented: string,
+  ): Promise<AuthResult> =>
+    entry && !entry.spec.auth?.url_token
+      ? {
+          ok: false,
+          error: apiError('INVALID_CREDENTIALS', {
+            detail: `translator ${name} takes no credential in its URL (its spec's auth.url_token)`,
+          }),
+        }
+      : authenticateUrlToken(presented, name, authDeps);
+
+  /**
+   * `GET` on a translator's URL with its credential: senders that check a webhook URL before
+   * they post to it (Mailchimp sends a GET when the webhook is saved) get 200 when the URL would
+   * be accepted, and the refusal a POST would get otherwise. Nothing is read or published.
+   */
+  const verifyUrl = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    presented: string,
+    inPath: boolean,
+  ): Promise<void> => {
+    const entry = await translatorNow(name);
+    if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
+    const auth = await authenticateInUrl(entry, name, presented);
+    if (!auth.ok) {
+      const shown = `/v1/translators/${name}${inPath ? '/[redacted]' : ''}`;
+      refused(auth.error, auth.credential, { path: shown, translator: name, size: undefined });
+      return sendError(req, res, auth.error, true);
+    }
+    if (!entry) return sendError(req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
+    send(req, res, 200, { status: 'ok', translator: name });
   };
 
   /** The translator now; undefined when there is none, null when the registry cannot be read. */

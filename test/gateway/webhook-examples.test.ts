@@ -1,8 +1,9 @@
 /**
- * The shipped webhook translators (examples/translators/stripe-checkout.yaml and
- * shopify-orders.yaml) through the endpoint, as the vendor sends them: the recorded sample,
- * signed (Stripe's by its own SDK), becomes one valid purchase with its amounts in major units
- * and typed line items, and a redelivery keeps its event id.
+ * The shipped webhook translators (examples/translators/stripe-checkout.yaml, shopify-orders.yaml
+ * and mailchimp-audience.yaml) through the endpoint, as the vendor sends them: the recorded
+ * sample, signed (Stripe's by its own SDK), becomes one valid purchase with its amounts in major
+ * units and typed line items, and a redelivery keeps its event id; Mailchimp's form post, with
+ * a token in its URL, becomes a lead, after the GET Mailchimp sends to check the URL.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ const SECRETS: Record<string, string> = {
 
 /** The parts of a published event these tests read. */
 interface Published {
+  event_name: string;
   event_id: string;
   event_time: string;
   user_id?: string;
@@ -41,11 +43,16 @@ describe('gateway: the shipped webhook translators', () => {
   let pub: FakePublisher;
   const stripe = spec('stripe-checkout.yaml');
   const shopify = spec('shopify-orders.yaml');
+  const mailchimp = spec('mailchimp-audience.yaml');
   beforeEach(async () => {
     pub = new FakePublisher();
     g = await startTestGateway({
       publisher: pub,
-      translators: fixedTranslators({ [stripe.name]: stripe.spec, [shopify.name]: shopify.spec }),
+      translators: fixedTranslators({
+        [stripe.name]: stripe.spec,
+        [shopify.name]: shopify.spec,
+        [mailchimp.name]: mailchimp.spec,
+      }),
       secrets: { get: async (name) => SECRETS[name] },
     });
   });
@@ -117,5 +124,28 @@ describe('gateway: the shipped webhook translators', () => {
     assert.equal(e?.user.email, 'ana.lima@example.com');
     const unsigned = await post(url, body, {}, true);
     assert.equal(unsigned.status, 401);
+  });
+
+  it('Mailchimp: the URL check (GET) and a subscribe form post with the token in the URL', async () => {
+    const token = await g.mint(['translate:mailchimp']);
+    const url = `${g.url}/v1/translators/mailchimp/${token}`;
+    const check = await fetch(url);
+    assert.equal(check.status, 200);
+    assert.equal((await fetch(`${g.url}/v1/translators/mailchimp/${token.slice(0, -3)}abc`)).status, 401);
+    const at = new Date(Date.now() - 60_000).toISOString().slice(0, 19);
+    const form = readFileSync(join(EXAMPLES, 'samples', 'mailchimp-subscribe.form'), 'utf8').replace(
+      /fired_at=[^&]*/,
+      `fired_at=${encodeURIComponent(at.replace('T', ' '))}`,
+    );
+    const a = await post(url, form, { 'content-type': 'application/x-www-form-urlencoded' }, true);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const [e] = events();
+    assert.equal(e?.event_name, 'lead');
+    assert.equal(e?.event_time, `${at}.000Z`);
+    assert.deepEqual(
+      [e?.user.email, e?.user.first_name, e?.user.last_name],
+      ['ana.lima@example.com', 'Ana', 'Lima'],
+    );
+    assert.deepEqual([e?.event_data.lead_type, e?.event_data.list_id], ['newsletter', 'a6b5da1054']);
   });
 });
