@@ -32,8 +32,8 @@ export async function readRequest(
 
 /**
  * Content type and encoding checks (one of `media`, a charset among `charsets` when one is
- * declared), then the body read with a hard cap and a timeout, and gzip inflated under the
- * same cap.
+ * declared), then the body read with a hard cap and a timeout, and gzip or deflate inflated
+ * under the same cap.
  */
 export async function readRawBody(
   req: IncomingMessage,
@@ -42,6 +42,26 @@ export async function readRawBody(
   media: readonly string[],
   charsets: readonly string[],
 ): Promise<Step<RawBody>> {
+  const received = await receiveBody(req, limits, timeoutMs, media, charsets);
+  return received.ok ? inflateBody(received.value, limits) : received;
+}
+
+/** A body as it arrived, not inflated yet: what a signature is checked on before anything else. */
+export interface ReceivedBody {
+  readonly received: Buffer;
+  readonly encoding: 'identity' | 'gzip' | 'deflate';
+  readonly media: string;
+  readonly charset: string | undefined;
+}
+
+/** The checks of readRawBody and the capped read, without inflating. */
+export async function receiveBody(
+  req: IncomingMessage,
+  limits: Limits,
+  timeoutMs: number,
+  media: readonly string[],
+  charsets: readonly string[],
+): Promise<Step<ReceivedBody>> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   const [given = '', ...params] = type.split(';').map((s) => s.trim());
   const charset = params
@@ -64,25 +84,30 @@ export async function readRawBody(
 
   const raw = await readCapped(req, limits.maxRequestBytes, timeoutMs);
   if (!raw.ok) return raw;
-  let bytes = raw.value;
-  if (encoding !== 'identity') {
-    // Inflated under the same cap as a plain body: a small bomb stops at the cap with 413.
-    const options = { maxOutputLength: limits.maxRequestBytes };
-    const inflateWith = (fn: typeof gunzip) =>
-      new Promise<Buffer>((resolve, reject) =>
-        fn(raw.value, options, (err, out) => (err ? reject(err) : resolve(out))),
-      );
-    try {
-      // `deflate` is zlib-wrapped by the standard; some senders send the raw stream (0x78 starts zlib's).
-      bytes = await inflateWith(encoding === 'gzip' ? gunzip : raw.value[0] === 0x78 ? inflate : inflateRaw);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-        return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
-      }
-      return fail('BAD_ENCODING');
+  return { ok: true, value: { received: raw.value, encoding, media: given, charset } };
+}
+
+/** Inflates a received body under the request cap: a small bomb stops at the cap with 413. */
+export async function inflateBody(body: ReceivedBody, limits: Limits): Promise<Step<RawBody>> {
+  const { received, encoding, media, charset } = body;
+  if (encoding === 'identity') return { ok: true, value: { bytes: received, received, media, charset } };
+  const options = { maxOutputLength: limits.maxRequestBytes };
+  const inflateWith = (fn: typeof gunzip) =>
+    new Promise<Buffer>((resolve, reject) =>
+      fn(received, options, (err, out) => (err ? reject(err) : resolve(out))),
+    );
+  try {
+    // `deflate` is zlib-wrapped by the standard; some senders send the raw stream (0x78 starts zlib's).
+    const bytes = await inflateWith(
+      encoding === 'gzip' ? gunzip : received[0] === 0x78 ? inflate : inflateRaw,
+    );
+    return { ok: true, value: { bytes, received, media, charset } };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+      return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
     }
+    return fail('BAD_ENCODING');
   }
-  return { ok: true, value: { bytes, received: raw.value, media: given, charset } };
 }
 
 function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promise<Step<Buffer>> {

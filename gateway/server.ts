@@ -24,7 +24,7 @@ import {
   type Principal,
   RateLimiter,
 } from './auth.ts';
-import { type RawBody, readRawBody, readRequest } from './body.ts';
+import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
 import { canPublish, TOKEN_PREFIX } from './credentials.ts';
 import {
   deprecationHeaders,
@@ -275,10 +275,10 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     let body: RawBody | undefined;
     let principal: Principal;
     if (entry && signature && media) {
-      // A signing sender (Stripe, GitHub, …) cannot add a token: its signature is its credential.
-      const read = await readRawBody(req, limits, bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
-      if (!read.ok) return sendError(req, res, read.error, true);
-      body = read.value;
+      // A signing sender (Stripe, GitHub, …) cannot add a token: its signature is its credential,
+      // checked on the bytes as they arrived, before they are inflated or parsed.
+      const got = await receiveBody(req, limits, bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
+      if (!got.ok) return sendError(req, res, got.error, true);
       let values: (string | undefined)[];
       try {
         values = await Promise.all(signature.secrets.map((s) => deps.secrets?.get(s)));
@@ -299,7 +299,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
             const v = req.headers[h];
             return Array.isArray(v) ? v[0] : v;
           },
-          body: body.received,
+          body: got.value.received,
         },
         values.filter((v): v is string => v !== undefined),
         now(),
@@ -317,6 +317,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       if (!check.ok)
         return refuse(apiError('INVALID_CREDENTIALS', { detail: check.detail }), credential, check.reason);
       principal = { kind: 'signature', id: name };
+      const inflated = await inflateBody(got.value, limits);
+      if (!inflated.ok) return sendError(req, res, inflated.error, true);
+      body = inflated.value;
     } else {
       const inUrl = urlCredential(pathCredential, query);
       const auth = inUrl

@@ -8,6 +8,7 @@
  * Two secrets verify during a rotation, and the signature is checked before the body is parsed.
  */
 import assert from 'node:assert/strict';
+import { gzipSync } from 'node:zlib';
 import { Signature as HubSpotSignature } from '@hubspot/api-client';
 import { sign as octokitSign, verify as octokitVerify } from '@octokit/webhooks-methods';
 import { Paddle } from '@paddle/paddle-node-sdk';
@@ -181,6 +182,28 @@ describe('gateway: senders that sign their body', () => {
       url('github'),
       '{not json',
       { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}` },
+      true,
+    );
+    assert.equal(a.status, 401);
+  });
+
+  it('checks a gzip body’s signature on the bytes as sent, before inflating: a bomb unsigned is 401, not 413', async () => {
+    const zipped = gzipSync(BODY);
+    const sig: TranslatorSignature = { scheme: 'github', secrets: ['NEW_SECRET'] };
+    const headers = signRequest(
+      sig,
+      SECRETS.NEW_SECRET as string,
+      { method: 'POST', url: '', body: zipped },
+      0,
+    );
+    const ok = await post(url('github'), zipped, { ...headers, 'content-encoding': 'gzip' }, true);
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    const member = gzipSync(Buffer.alloc(10_000_000));
+    const bomb = Buffer.concat(Array.from({ length: 20 }, () => member));
+    const a = await post(
+      url('github'),
+      bomb,
+      { 'x-hub-signature-256': `sha256=${'0'.repeat(64)}`, 'content-encoding': 'gzip' },
       true,
     );
     assert.equal(a.status, 401);
