@@ -9,6 +9,7 @@ import {
   type CredentialRecord,
   type CredentialSet,
   KEY_PREFIX,
+  type KeyRecord,
   TOKEN_PREFIX,
   type VerifyResult,
   verifySecret,
@@ -31,7 +32,9 @@ export type Principal =
       readonly events?: readonly string[];
       readonly rate?: number;
     }
-  | { readonly kind: 'google'; readonly id: string };
+  | { readonly kind: 'google'; readonly id: string }
+  /** A sender whose body signature verified under a translator's secret; `id` is the translator. */
+  | { readonly kind: 'signature'; readonly id: string };
 
 export type AuthResult =
   | { readonly ok: true; readonly principal: Principal }
@@ -142,7 +145,10 @@ async function verifyFresh(
   presented: string,
   kind: 'token' | 'key',
 ): Promise<VerifyResult> {
-  const known = refused.get(set)?.get(presented);
+  // Keyed by kind too: a token sent once as a write key (`?key=`) is a malformed key, not a
+  // refused token, and must still verify as a Bearer token (issue 33).
+  const verdict = `${kind}\u0000${presented}`;
+  const known = refused.get(set)?.get(verdict);
   if (known !== undefined) return { ok: false, reason: known };
   let r = verifyCached(set, presented, kind, deps.now());
   let against = set;
@@ -151,7 +157,7 @@ async function verifyFresh(
     against = deps.credentials.current() ?? set;
     r = verifyCached(against, presented, kind, deps.now());
   }
-  if (!r.ok) rememberRefusal(against, presented, r.reason);
+  if (!r.ok) rememberRefusal(against, verdict, r.reason);
   return r;
 }
 
@@ -210,25 +216,13 @@ export async function authenticate(
   });
 
   if (authCount === 1) {
-    const m = /^Bearer +(\S+) *$/i.exec(req.headers.authorization ?? '');
-    if (!m) return invalid('Expected "Authorization: Bearer <token>".', req.headers.authorization);
+    const header = req.headers.authorization ?? '';
+    const basic = /^Basic +([A-Za-z0-9+/=]{1,1024}) *$/i.exec(header);
+    if (basic) return authenticateBasic(req, basic[1] as string, deps);
+    const m = /^Bearer +(\S+) *$/i.exec(header);
+    if (!m) return invalid('Expected "Authorization: Bearer <token>" or Basic.', header);
     const bearer = m[1] as string;
-    if (bearer.startsWith(TOKEN_PREFIX)) {
-      if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
-      const r = await verifyFresh(deps, set, bearer, 'token');
-      if (!r.ok) return invalid(`Project token: ${r.reason}.`, bearer);
-      const rec = r.record;
-      if (rec.kind !== 'token') return invalid('Not a project token.', bearer);
-      return {
-        ok: true,
-        principal: {
-          kind: 'token',
-          id: rec.id,
-          scopes: rec.scopes,
-          ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
-        },
-      };
-    }
+    if (bearer.startsWith(TOKEN_PREFIX)) return authenticateToken(bearer, deps);
     if (bearer.startsWith(KEY_PREFIX))
       return invalid('Write keys go in ?key= or X-Write-Key, not Authorization.', bearer);
     if (!deps.google || deps.principals.length === 0)
@@ -267,15 +261,108 @@ export async function authenticate(
       credential: `key:${rec.id}`,
     };
   }
+  return { ok: true, principal: keyPrincipal(rec) };
+}
+
+/** A write key's principal: its origins, event list and rate. */
+function keyPrincipal(rec: KeyRecord): Principal {
+  return {
+    kind: 'key',
+    id: rec.id,
+    origins: rec.origins,
+    ...(rec.events ? { events: rec.events } : {}),
+    ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
+  };
+}
+
+/** A project token, by its secret: the token's principal with its scopes, or why not. */
+export async function authenticateToken(presented: string, deps: AuthenticatorDeps): Promise<AuthResult> {
+  const set = deps.credentials.current();
+  if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
+  const r = await verifyFresh(deps, set, presented, 'token');
+  const invalid = (detail: string): AuthResult => ({
+    ok: false,
+    error: apiError('INVALID_CREDENTIALS', { detail }),
+    credential: credentialName(presented),
+  });
+  if (!r.ok) return invalid(`Project token: ${r.reason}.`);
+  const rec = r.record;
+  if (rec.kind !== 'token') return invalid('Not a project token.');
   return {
     ok: true,
     principal: {
-      kind: 'key',
+      kind: 'token',
       id: rec.id,
-      origins: rec.origins,
-      ...(rec.events ? { events: rec.events } : {}),
+      scopes: rec.scopes,
       ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
     },
+  };
+}
+
+/**
+ * HTTP Basic with the credential as the user name and no password (how Segment's and
+ * RudderStack's libraries send their write key): a project token with its scopes, or a write
+ * key marked server-usable (a key is public: an unmarked one stays bound to its origins).
+ */
+async function authenticateBasic(
+  req: IncomingMessage,
+  encoded: string,
+  deps: AuthenticatorDeps,
+): Promise<AuthResult> {
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const user = colon < 0 ? decoded : decoded.slice(0, colon);
+  const password = colon < 0 ? '' : decoded.slice(colon + 1);
+  const invalid = (detail: string): AuthResult => ({
+    ok: false,
+    error: apiError('INVALID_CREDENTIALS', { detail }),
+    credential: credentialName(user),
+  });
+  // A password beside the key would be a second secret we do not check: refused, not ignored.
+  if (password !== '') return invalid('Basic: the token or key is the user name, with no password.');
+  if (user.startsWith(TOKEN_PREFIX)) return authenticateToken(user, deps);
+  if (!user.startsWith(KEY_PREFIX)) return invalid('Basic: the user name is a project token or a write key.');
+  const set = deps.credentials.current();
+  if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
+  const r = await verifyFresh(deps, set, user, 'key');
+  if (!r.ok) return invalid(`Write key: ${r.reason}.`);
+  const rec = r.record;
+  if (rec.kind !== 'key') return invalid('Not a write key.');
+  if (!rec.server) {
+    // A browser's key in Basic: still bound to its origins, as in X-Write-Key.
+    const origin = req.headers.origin;
+    if (!origin || !rec.origins.includes(origin))
+      return {
+        ok: false,
+        error: apiError('PERMISSION_DENIED', {
+          detail: `write key ${rec.id} is not server-usable: from a server, use a project token or a key created with --server`,
+        }),
+        credential: `key:${rec.id}`,
+      };
+  }
+  return { ok: true, principal: keyPrincipal(rec) };
+}
+
+/**
+ * A credential given in a translator's URL (`?key=` or its last path segment): a project token
+ * whose only scope is `translate:<translator>`, so a URL that leaks into a proxy's or the
+ * sender's logs can feed that one translator and nothing else (docs/senders.md).
+ */
+export async function authenticateUrlToken(
+  presented: string,
+  translator: string,
+  deps: AuthenticatorDeps,
+): Promise<AuthResult> {
+  const r = await authenticateToken(presented, deps);
+  if (!r.ok) return r;
+  const p = r.principal;
+  if (p.kind === 'token' && p.scopes.length === 1 && p.scopes[0] === `translate:${translator}`) return r;
+  return {
+    ok: false,
+    error: apiError('PERMISSION_DENIED', {
+      detail: `a credential in a URL may hold translate:${translator} alone (a URL is logged by proxies and senders)`,
+    }),
+    credential: `token:${p.id}`,
   };
 }
 

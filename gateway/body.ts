@@ -1,17 +1,19 @@
 /**
  * Reading a producer's request body: content type and encoding checks, the body read with a
- * hard cap and a timeout, gzip inflated under the same cap, then UTF-8, nesting depth (on the
+ * hard cap and a timeout, gzip or deflate inflated under the same cap, then UTF-8, nesting depth (on the
  * raw bytes, before JSON.parse builds anything) and JSON, each failure with its own code.
  */
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { gunzip } from 'node:zlib';
+import { gunzip, inflate, inflateRaw } from 'node:zlib';
 import { exceedsDepth, type Limits } from '../core/json-limits.ts';
 import { fail, type Step, truncate } from './step.ts';
 
 /** A request body as received (inflated), with its media type and declared charset. */
 export interface RawBody {
   readonly bytes: Buffer;
+  /** The bytes as they arrived, before any inflating: what a sender's signature covers. */
+  readonly received: Buffer;
   readonly media: string;
   readonly charset: string | undefined;
 }
@@ -41,8 +43,8 @@ export function mediaAccepted(given: string, media: readonly string[]): boolean 
 
 /**
  * Content type and encoding checks (one of `media`, a charset among `charsets` when one is
- * declared), then the body read with a hard cap and a timeout, and gzip inflated under the
- * same cap.
+ * declared), then the body read with a hard cap and a timeout, and gzip or deflate inflated
+ * under the same cap.
  */
 export async function readRawBody(
   req: IncomingMessage,
@@ -51,6 +53,26 @@ export async function readRawBody(
   media: readonly string[],
   charsets: readonly string[],
 ): Promise<Step<RawBody>> {
+  const received = await receiveBody(req, limits, timeoutMs, media, charsets);
+  return received.ok ? inflateBody(received.value, limits) : received;
+}
+
+/** A body as it arrived, not inflated yet: what a signature is checked on before anything else. */
+export interface ReceivedBody {
+  readonly received: Buffer;
+  readonly encoding: 'identity' | 'gzip' | 'deflate';
+  readonly media: string;
+  readonly charset: string | undefined;
+}
+
+/** The checks of readRawBody and the capped read, without inflating. */
+export async function receiveBody(
+  req: IncomingMessage,
+  limits: Limits,
+  timeoutMs: number,
+  media: readonly string[],
+  charsets: readonly string[],
+): Promise<Step<ReceivedBody>> {
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   const [given = '', ...params] = type.split(';').map((s) => s.trim());
   const charset = params
@@ -62,10 +84,10 @@ export async function readRawBody(
     return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type), accepted });
   }
   const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
-  if (encoding !== 'identity' && encoding !== 'gzip') {
+  if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
     return fail('UNSUPPORTED_MEDIA_TYPE', {
       type: `${given} with Content-Encoding ${truncate(encoding)}`,
-      accepted: `${accepted}, plain or gzip`,
+      accepted: `${accepted}, plain, gzip or deflate`,
     });
   }
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
@@ -73,22 +95,30 @@ export async function readRawBody(
 
   const raw = await readCapped(req, limits.maxRequestBytes, timeoutMs);
   if (!raw.ok) return raw;
-  let bytes = raw.value;
-  if (encoding === 'gzip') {
-    try {
-      bytes = await new Promise<Buffer>((resolve, reject) =>
-        gunzip(raw.value, { maxOutputLength: limits.maxRequestBytes }, (err, out) =>
-          err ? reject(err) : resolve(out),
-        ),
-      );
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
-        return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
-      }
-      return fail('BAD_ENCODING');
+  return { ok: true, value: { received: raw.value, encoding, media: given, charset } };
+}
+
+/** Inflates a received body under the request cap: a small bomb stops at the cap with 413. */
+export async function inflateBody(body: ReceivedBody, limits: Limits): Promise<Step<RawBody>> {
+  const { received, encoding, media, charset } = body;
+  if (encoding === 'identity') return { ok: true, value: { bytes: received, received, media, charset } };
+  const options = { maxOutputLength: limits.maxRequestBytes };
+  const inflateWith = (fn: typeof gunzip) =>
+    new Promise<Buffer>((resolve, reject) =>
+      fn(received, options, (err, out) => (err ? reject(err) : resolve(out))),
+    );
+  try {
+    // `deflate` is zlib-wrapped by the standard; some senders send the raw stream (0x78 starts zlib's).
+    const bytes = await inflateWith(
+      encoding === 'gzip' ? gunzip : received[0] === 0x78 ? inflate : inflateRaw,
+    );
+    return { ok: true, value: { bytes, received, media, charset } };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+      return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
     }
+    return fail('BAD_ENCODING');
   }
-  return { ok: true, value: { bytes, media: given, charset } };
 }
 
 function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promise<Step<Buffer>> {

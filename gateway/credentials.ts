@@ -37,6 +37,12 @@ export interface KeyRecord extends CredentialBase {
    * source), so a shop that sends `purchase` from its backend leaves it off the key's list.
    */
   readonly events?: readonly string[];
+  /**
+   * Also usable by a server, as HTTP Basic's user name without an Origin (a Segment or
+   * RudderStack server library). Off by default: a key is public, and a server-usable one
+   * publishes from anywhere, so its event list matters more.
+   */
+  readonly server?: boolean;
 }
 
 export type CredentialRecord = TokenRecord | KeyRecord;
@@ -140,6 +146,8 @@ export interface IssueKeyInput {
   readonly events?: readonly string[];
   readonly description?: string;
   readonly rateLimitPerSecond?: number;
+  /** Usable through HTTP Basic without an Origin (KeyRecord.server). */
+  readonly server?: boolean;
 }
 
 /** Adds a write key (publish-only, origin-bound); returns the new set and the key. */
@@ -164,6 +172,7 @@ export function issueKey(
     hash: hashSecret(salt, secret),
     origins: [...new Set(input.origins)],
     ...(input.events?.length ? { events: [...new Set(input.events)] } : {}),
+    ...(input.server ? { server: true } : {}),
     created_at: now.toISOString(),
     ...(input.description ? { description: input.description } : {}),
     ...(input.rateLimitPerSecond ? { rate_limit_per_second: input.rateLimitPerSecond } : {}),

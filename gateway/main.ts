@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { registryReaders } from '../adapters/definitions.ts';
 import { createPublisher } from '../adapters/publisher.ts';
+import { createSecrets } from '../adapters/secrets.ts';
 import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
 import { createGoogleIdentity } from './google-identity.ts';
@@ -48,6 +49,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       google: createGoogleIdentity(audience ? { audience } : {}),
       newId: () => uuidv7(),
       log,
+      // Translators' signing secrets, read like destinations' (a secrets dir locally).
+      secrets: createSecrets({ env, secretsDir: config.secretsDir, project: config.project }),
       ...(registry ? { definitions: registry.definitions, translators: registry.translators } : {}),
     },
   );

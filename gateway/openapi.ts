@@ -10,6 +10,35 @@ import { Context } from '../schemas/context.ts';
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
 /** Builds the document; `limits` are the defaults of docs/architecture.md §3. */
+/** A translator's URL with a credential as its last segment (docs/senders.md). */
+const urlCredentialParameters = [
+  { name: 'name', in: 'path', required: true, schema: { type: 'string' } },
+  { name: 'credential', in: 'path', required: true, schema: { type: 'string' } },
+];
+
+/** How a translator's senders may prove themselves (docs/senders.md). */
+const translatorSecurity = [{ bearer: [] }, { basic: [] }, { signature: [] }];
+
+const translatorBody = {
+  required: true,
+  content: {
+    'text/csv': { schema: { type: 'string' } },
+    'application/json': { schema: {} },
+    'application/x-ndjson': { schema: { type: 'string' } },
+    'application/x-www-form-urlencoded': { schema: { type: 'string' } },
+  },
+};
+
+const segmentBody = {
+  required: true,
+  content: {
+    'application/json': { schema: { type: 'object' } },
+    'application/x-www-form-urlencoded': {
+      schema: { type: 'string', description: 'JSON, as RudderStack’s library labels it' },
+    },
+  },
+};
+
 export function openapiDocument(): Record<string, unknown> {
   const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
   const eventSchemas: Record<string, unknown> = {};
@@ -53,7 +82,22 @@ export function openapiDocument(): Record<string, unknown> {
     description: 'Published: one message id per event, in order',
     content: { 'application/json': { schema: ref('PublishResponse') } },
   };
-  const security = [{ bearer: [] }, { writeKeyHeader: [] }, { writeKeyQuery: [] }];
+  const security = [{ bearer: [] }, { basic: [] }, { writeKeyHeader: [] }, { writeKeyQuery: [] }];
+  const translateResponses = {
+    '200': {
+      description: 'Published: one message id per row, in order (null for a row refused with partial=true)',
+      content: { 'application/json': { schema: ref('TranslateResponse') } },
+    },
+    ...errorResponses,
+  };
+  const segmentResponses = {
+    '200': {
+      description:
+        'Segment’s {"success": true}, with one message id per call (null for a call kept for invalid_events)',
+      content: { 'application/json': { schema: ref('TranslateResponse') } },
+    },
+    ...errorResponses,
+  };
   const bodyTypes = (schema: unknown) => ({
     required: true,
     content: { 'application/json': { schema }, 'text/plain': { schema } },
@@ -130,23 +174,55 @@ export function openapiDocument(): Record<string, unknown> {
               schema: { type: 'string' },
             },
           ],
-          security: [{ bearer: [] }],
-          requestBody: {
-            required: true,
-            content: {
-              'text/csv': { schema: { type: 'string' } },
-              'application/json': { schema: {} },
-              'application/x-ndjson': { schema: { type: 'string' } },
+          security: translatorSecurity,
+          requestBody: translatorBody,
+          responses: translateResponses,
+        },
+      },
+      '/v1/translators/{name}/{credential}': {
+        get: {
+          operationId: 'checkTranslatorUrl',
+          summary:
+            'For senders that check a URL before posting (Mailchimp): 200 when a post with this credential would be accepted; nothing is published',
+          parameters: urlCredentialParameters,
+          security: [],
+          responses: { '200': { description: 'The URL and its credential are good' }, ...errorResponses },
+        },
+        post: {
+          operationId: 'translateWithUrlCredential',
+          summary:
+            'The same, for senders that can only be given a URL: a token whose only scope is translate:{name}, where the translator sets auth.url_token (docs/senders.md)',
+          parameters: urlCredentialParameters,
+          security: [],
+          requestBody: translatorBody,
+          responses: translateResponses,
+        },
+      },
+      '/v1/batch': {
+        post: {
+          operationId: 'segmentBatch',
+          summary:
+            'Segment’s and RudderStack’s batch call, translated by the translator named segment; a call that cannot become an event is kept for invalid_events while the rest go on (docs/senders.md)',
+          security: [{ basic: [] }, { bearer: [] }],
+          requestBody: segmentBody,
+          responses: segmentResponses,
+        },
+      },
+      '/v1/{call}': {
+        post: {
+          operationId: 'segmentCall',
+          summary: 'One Segment HTTP API call; the path gives its type when the body does not',
+          parameters: [
+            {
+              name: 'call',
+              in: 'path',
+              required: true,
+              schema: { type: 'string', enum: ['track', 'identify', 'page', 'screen', 'group', 'alias'] },
             },
-          },
-          responses: {
-            '200': {
-              description:
-                'Published: one message id per row, in order (null for a row refused with partial=true)',
-              content: { 'application/json': { schema: ref('TranslateResponse') } },
-            },
-            ...errorResponses,
-          },
+          ],
+          security: [{ basic: [] }, { bearer: [] }],
+          requestBody: segmentBody,
+          responses: segmentResponses,
         },
       },
       '/health': {
@@ -159,6 +235,19 @@ export function openapiDocument(): Record<string, unknown> {
           type: 'http',
           scheme: 'bearer',
           description: 'Project token (ebt_…) or a Google ID/access token',
+        },
+        basic: {
+          type: 'http',
+          scheme: 'basic',
+          description:
+            'A project token, or a write key created server-usable, as the user name with no password (Segment’s and RudderStack’s libraries)',
+        },
+        signature: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Stripe-Signature',
+          description:
+            'A vendor’s body signature where the translator sets auth.signature: Stripe-Signature, X-Shopify-Hmac-Sha256, X-Hub-Signature-256, X-WC-Webhook-Signature, X-HubSpot-Signature-v3, Paddle-Signature, Typeform-Signature, Calendly-Webhook-Signature, or the generic form’s header',
         },
         writeKeyHeader: {
           type: 'apiKey',

@@ -13,11 +13,19 @@ import type { DefinedEvents } from '../core/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
 import { type Limits, limitsOf } from '../core/json-limits.ts';
+import { verifySignature } from '../core/translate/signatures.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { type AuthenticatorDeps, authenticate, type Principal, RateLimiter } from './auth.ts';
-import { readRawBody, readRequest } from './body.ts';
-import { canPublish } from './credentials.ts';
+import {
+  type AuthenticatorDeps,
+  type AuthResult,
+  authenticate,
+  authenticateUrlToken,
+  type Principal,
+  RateLimiter,
+} from './auth.ts';
+import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
+import { canPublish, TOKEN_PREFIX } from './credentials.ts';
 import {
   deprecationHeaders,
   type EnvelopeContext,
@@ -26,10 +34,12 @@ import {
   parseTopicsForm,
 } from './envelope.ts';
 import { createIdempotencyMemory } from './idempotency.ts';
-import { route, splitUrl } from './routing.ts';
+import { route, SEGMENT_TRANSLATOR, type SegmentCall, splitUrl } from './routing.ts';
 import { truncate } from './step.ts';
 import {
+  invalidCalls,
   publishChunks,
+  SEGMENT_MEDIA,
   TRANSLATOR_CHARSETS,
   TRANSLATOR_MEDIA,
   type TranslatorEntry,
@@ -59,6 +69,8 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly definitions?: { get(): DefinedEvents | Promise<DefinedEvents> };
   /** The registry's translators; without it `/v1/translators/…` answers 404. */
   readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
+  /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
+  readonly secrets?: { get(name: string): Promise<string | undefined> };
 }
 
 /** Creates the gateway's http.Server (not listening yet). */
@@ -147,25 +159,25 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       res.end();
       return;
     }
+    const query = new URLSearchParams(queryText);
+    if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
+      const inUrl = urlCredential(r.pathCredential, query);
+      if (inUrl) return verifyUrl(req, res, r.translator, inUrl, r.pathCredential !== undefined);
+    }
     if (method !== 'POST') {
       const e = apiError('METHOD_NOT_ALLOWED', { method, path: truncate(path) });
       return sendError(req, res, { ...e, headers: { ...e.headers, allow: 'POST, OPTIONS' } }, true);
     }
 
-    const query = new URLSearchParams(queryText);
+    if (r.kind === 'translate') return handleTranslate(req, res, r.translator, r.pathCredential, query);
+    if (r.kind === 'segment') return handleTranslate(req, res, SEGMENT_TRANSLATOR, undefined, query, r.call);
     const auth = await authenticate(req, query.getAll('key'), authDeps);
     if (!auth.ok) {
-      refused(auth.error, auth.credential, path);
+      refused(auth.error, auth.credential, { path, size: sizeOf(req) });
       return sendError(req, res, auth.error, true);
     }
     const principal = auth.principal;
-    const wait = limiter.take(
-      `${principal.kind}:${principal.id}`,
-      now(),
-      'rate' in principal ? principal.rate : undefined,
-    );
-    if (wait > 0) return sendError(req, res, apiError('RATE_LIMITED', { retryAfter: wait }), true);
-    if (r.kind === 'translate') return handleTranslate(req, res, r.translator, principal, query);
+    if (!admit(req, res, principal)) return;
     const { form, target } = r;
 
     const body = await readRequest(req, limits, bodyTimeoutMs);
@@ -197,7 +209,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       const e = apiError('PERMISSION_DENIED', {
         detail: `this credential may not publish ${[...new Set(parsed.value.eventNames)].join(', ')} to ${parsed.value.topic}`,
       });
-      refused(e, `${principal.kind}:${principal.id}`, path);
+      refused(e, `${principal.kind}:${principal.id}`, { path, size: sizeOf(req) });
       return sendError(req, res, e);
     }
 
@@ -217,25 +229,128 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     }
   };
 
-  /** `POST /v1/translators/{name}` (gateway/translate.ts). */
+  /** The rate limit of a principal; false (and 429 sent) when it is over. */
+  const admit = (req: IncomingMessage, res: ServerResponse, principal: Principal): boolean => {
+    const wait = limiter.take(
+      `${principal.kind}:${principal.id}`,
+      now(),
+      'rate' in principal ? principal.rate : undefined,
+    );
+    if (wait > 0) sendError(req, res, apiError('RATE_LIMITED', { retryAfter: wait }), true);
+    return wait <= 0;
+  };
+
+  /**
+   * `POST /v1/translators/{name}[/{credential}]` (gateway/translate.ts, docs/senders.md). The
+   * translator is read first, since it says how its senders prove themselves: a vendor's body
+   * signature (checked on the bytes as received, before anything is parsed), a token scoped to
+   * it alone in the URL, or the usual credentials.
+   */
   const handleTranslate = async (
     req: IncomingMessage,
     res: ServerResponse,
     name: string,
-    principal: Principal,
+    pathCredential: string | undefined,
     query: URLSearchParams,
+    /** A call on Segment's paths: the `segment` translator, with their content types and answers. */
+    segment?: SegmentCall,
   ): Promise<void> => {
     const entry = await translatorNow(name);
     if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
-    if (!entry) return sendError(req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
+    // The path with a credential segment redacted: what refusal records and logs may show.
+    const shownPath = segment
+      ? `/v1/${segment}`
+      : `/v1/translators/${name}${pathCredential ? '/[redacted]' : ''}`;
+    const refuse = (e: ApiError, credential: string | undefined, reason?: string) => {
+      refused(e, credential, {
+        path: shownPath,
+        translator: name,
+        size: sizeOf(req),
+        ...(reason ? { reason } : {}),
+      });
+      return sendError(req, res, e, true);
+    };
+    const format = entry ? TRANSLATOR_MEDIA[entry.spec.format.type] : undefined;
+    // RudderStack's library labels its gzipped JSON application/x-www-form-urlencoded.
+    const media = format && segment && format === 'application/json' ? SEGMENT_MEDIA : format && [format];
+    const signature = entry?.spec.auth?.signature;
+    let body: RawBody | undefined;
+    let principal: Principal;
+    if (entry && signature && media) {
+      // A signing sender (Stripe, GitHub, …) cannot add a token: its signature is its credential,
+      // checked on the bytes as they arrived, before they are inflated or parsed.
+      const got = await receiveBody(req, limits, bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
+      if (!got.ok) return sendError(req, res, got.error, true);
+      let values: (string | undefined)[];
+      try {
+        values = await Promise.all(signature.secrets.map((s) => deps.secrets?.get(s)));
+      } catch (err) {
+        log({
+          severity: 'ERROR',
+          message: `signing secret unreadable: ${(err as Error).message}`,
+          translator: name,
+        });
+        return sendError(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }), true);
+      }
+      const check = verifySignature(
+        signature,
+        {
+          method: req.method ?? 'POST',
+          url: `${protoOf(req)}://${req.headers.host ?? ''}${req.url ?? ''}`,
+          header: (h) => {
+            const v = req.headers[h];
+            return Array.isArray(v) ? v[0] : v;
+          },
+          body: got.value.received,
+        },
+        values.filter((v): v is string => v !== undefined),
+        now(),
+      );
+      const credential = `signature:${signature.scheme}`;
+      if (!check.ok && check.reason === 'no_secret') {
+        // The operator's doing, not the sender's: a 5xx makes the vendor retry once it is set.
+        log({
+          severity: 'ERROR',
+          message: `translator ${name}: ${check.detail}`,
+          secrets: signature.secrets,
+        });
+        return refuse(apiError('UNAVAILABLE', { retryAfter: 30 }), credential, check.reason);
+      }
+      if (!check.ok)
+        return refuse(apiError('INVALID_CREDENTIALS', { detail: check.detail }), credential, check.reason);
+      principal = { kind: 'signature', id: name };
+      const inflated = await inflateBody(got.value, limits);
+      if (!inflated.ok) return sendError(req, res, inflated.error, true);
+      body = inflated.value;
+    } else {
+      const inUrl = urlCredential(pathCredential, query);
+      const auth = inUrl
+        ? await authenticateInUrl(entry, name, inUrl)
+        : await authenticate(req, query.getAll('key'), authDeps);
+      if (!auth.ok) return refuse(auth.error, auth.credential);
+      principal = auth.principal;
+    }
+    if (!entry || !media)
+      return sendError(
+        req,
+        res,
+        apiError('NOT_FOUND', {
+          resource: segment
+            ? `translator ${name} (Segment's paths need it: apply examples/translators/segment-rudderstack.yaml)`
+            : `translator ${name}`,
+        }),
+        true,
+      );
     if (!mayTranslate(principal, name)) {
       const e = apiError('PERMISSION_DENIED', { detail: `this credential may not use translator ${name}` });
-      refused(e, `${principal.kind}:${principal.id}`, `/v1/translators/${name}`);
-      return sendError(req, res, e, true);
+      return refuse(e, `${principal.kind}:${principal.id}`);
     }
-    const media = TRANSLATOR_MEDIA[entry.spec.format.type];
-    const body = await readRawBody(req, limits, bodyTimeoutMs, [media], TRANSLATOR_CHARSETS);
-    if (!body.ok) return sendError(req, res, body.error, true);
+    if (!admit(req, res, principal)) return;
+    if (!body) {
+      const read = await readRawBody(req, limits, bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
+      if (!read.ok) return sendError(req, res, read.error, true);
+      body = read.value;
+    }
     const defined = await definitionsNow();
     if (defined === null && !lookupEvent(entry.spec.event))
       return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }));
@@ -251,24 +366,34 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     };
     const keyHeader = req.headers['idempotency-key'];
     const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader;
-    const rows = translateRows(entry, body.value, ctx, {
-      partial: query.get('partial') === 'true',
-      idempotencyKey: key,
-    });
+    const rows = translateRows(
+      entry,
+      segment ? { ...body, media: 'application/json', charset: undefined } : body,
+      ctx,
+      {
+        // A Segment library cannot add ?partial=true: one bad call must not refuse its batch.
+        partial: segment !== undefined || query.get('partial') === 'true',
+        idempotencyKey: key,
+        ...(segment && segment !== 'batch' ? { defaults: { type: segment } } : {}),
+      },
+    );
     if (!rows.ok) return sendError(req, res, rows.error);
-    if (key !== undefined && !idempotency.admit(name, key, body.value.bytes, now()))
+    if (key !== undefined && !idempotency.admit(name, key, body.bytes, now()))
       return sendError(
         req,
         res,
         apiError('IDEMPOTENCY_KEY_REUSED', { key: JSON.stringify(key.slice(0, 64)) }),
       );
+    // Segment's calls that could not become events are kept in invalid_events, not dropped.
+    const invalid = segment ? invalidCalls(entry, body, rows.value.violations) : [];
     try {
-      const ids = await publishChunks(deps.publisher, 'events', rows.value.messages);
+      const ids = await publishChunks(deps.publisher, 'events', [...rows.value.messages, ...invalid]);
+      const answer = translateAnswer(rows.value.order, ids, rows.value.violations);
       send(
         req,
         res,
         200,
-        translateAnswer(rows.value.order, ids, rows.value.violations),
+        segment ? { success: true, ...answer } : answer,
         deprecationHeaders(rows.value.deprecated),
       );
     } catch (err) {
@@ -276,6 +401,51 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       log({ severity: 'ERROR', message: `publish failed: ${(err as Error).message}`, translator: name });
       sendError(req, res, apiError('UNAVAILABLE', { retryAfter }));
     }
+  };
+
+  /** A credential in a translator's URL: its last path segment, or a token in `?key=`. */
+  const urlCredential = (pathCredential: string | undefined, query: URLSearchParams): string | undefined => {
+    const key = query.get('key');
+    return pathCredential ?? (key?.startsWith(TOKEN_PREFIX) ? key : undefined);
+  };
+
+  /** A URL credential, where the translator takes one (auth.url_token). */
+  const authenticateInUrl = async (
+    entry: TranslatorEntry | undefined,
+    name: string,
+    presented: string,
+  ): Promise<AuthResult> =>
+    entry && !entry.spec.auth?.url_token
+      ? {
+          ok: false,
+          error: apiError('INVALID_CREDENTIALS', {
+            detail: `translator ${name} takes no credential in its URL (its spec's auth.url_token)`,
+          }),
+        }
+      : authenticateUrlToken(presented, name, authDeps);
+
+  /**
+   * `GET` on a translator's URL with its credential: senders that check a webhook URL before
+   * they post to it (Mailchimp sends a GET when the webhook is saved) get 200 when the URL would
+   * be accepted, and the refusal a POST would get otherwise. Nothing is read or published.
+   */
+  const verifyUrl = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    name: string,
+    presented: string,
+    inPath: boolean,
+  ): Promise<void> => {
+    const entry = await translatorNow(name);
+    if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
+    const auth = await authenticateInUrl(entry, name, presented);
+    if (!auth.ok) {
+      const shown = `/v1/translators/${name}${inPath ? '/[redacted]' : ''}`;
+      refused(auth.error, auth.credential, { path: shown, translator: name, size: undefined });
+      return sendError(req, res, auth.error, true);
+    }
+    if (!entry) return sendError(req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
+    send(req, res, 200, { status: 'ok', translator: name });
   };
 
   /** The translator now; undefined when there is none, null when the registry cannot be read. */
@@ -291,6 +461,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   };
 
   const mayTranslate = (principal: Principal, name: string): boolean => {
+    if (principal.kind === 'signature') return principal.id === name;
     if (principal.kind === 'token')
       return ['admin', 'translate:*', `translate:${name}`].some((s) => principal.scopes.includes(s));
     // A write key sits in a page's source: it publishes events, never bulk payloads.
@@ -317,22 +488,53 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   };
 
   /**
-   * One structured line per 401/403, so an attack shows in the logs and in the
-   * `eventbus/auth_refusals` log-based metric: the credential's public id or a hash prefix of
-   * what was presented (never the secret), and a running count per status and reason.
+   * One refusal record per 401/403 (and per signature refused for want of a secret): a
+   * structured line in the logs and the `eventbus/auth_refusals` log-based metric, for the
+   * studio to show. It names the credential by its public id, `signature:<scheme>` or a hash
+   * prefix of what was presented, the translator, our reason and the declared size; never the
+   * body or a secret (a URL credential's path segment is redacted). Counted per credential,
+   * translator and reason.
    */
   const refusals = new Map<string, number>();
-  const refused = (e: ApiError, credential: string | undefined, path: string) => {
-    if (e.http !== 401 && e.http !== 403) return;
-    const reason = e.code;
-    const key = `${e.http} ${reason}`;
+  const refused = (
+    e: ApiError,
+    credential: string | undefined,
+    at: { path: string; size: number | undefined; translator?: string; reason?: string },
+  ) => {
+    if (e.http !== 401 && e.http !== 403 && at.reason === undefined) return;
+    const reason = at.reason ?? e.code;
+    const who = credential ?? '(none)';
+    const key = `${who} ${at.translator ?? ''} ${reason}`;
     const count = (refusals.get(key) ?? 0) + 1;
+    if (refusals.size >= 10_000 && !refusals.has(key)) refusals.clear();
     refusals.set(key, count);
     log({
       severity: 'WARNING',
-      message: `refused ${e.http} ${reason}${credential ? ` for ${credential}` : ''}`,
-      refusal: { status: e.http, reason, credential: credential ?? '(none)', path: truncate(path), count },
+      message: `refused ${e.http} ${reason}${credential ? ` for ${credential}` : ''}${at.translator ? ` at translator ${at.translator}` : ''}`,
+      refusal: {
+        status: e.http,
+        code: e.code,
+        reason,
+        credential: who,
+        ...(at.translator ? { translator: at.translator } : {}),
+        path: truncate(at.path),
+        ...(at.size !== undefined ? { size: at.size } : {}),
+        count,
+      },
     });
+  };
+
+  /** The body's declared size, for refusal records (the body itself is never read for them). */
+  const sizeOf = (req: IncomingMessage): number | undefined => {
+    const n = Number(req.headers['content-length']);
+    return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+  };
+
+  /** The scheme the sender used: Cloud Run's front end says it in X-Forwarded-Proto. */
+  const protoOf = (req: IncomingMessage): string => {
+    const p = config.trustProxy ? req.headers['x-forwarded-proto'] : undefined;
+    const first = (Array.isArray(p) ? p[0] : p)?.split(',')[0]?.trim();
+    return first === 'https' || first === 'http' ? first : 'http';
   };
 
   const clientOf = (req: IncomingMessage) => {

@@ -12,7 +12,9 @@ import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
 import type { Deprecated } from '../core/defined-events.ts';
 import { apiError } from '../core/errors.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
+import { translatorEvents } from '../core/translate/spec.ts';
 import type { FieldViolation } from '../core/validation.ts';
+import { lookupEvent } from '../schemas/catalogue.ts';
 import type { RawBody } from './body.ts';
 import { type EnvelopeContext, eventMessage, soonest } from './envelope.ts';
 import type { Step } from './step.ts';
@@ -22,6 +24,12 @@ export type { TranslatorEntry };
 export { TRANSLATOR_MEDIA };
 
 export const TRANSLATOR_CHARSETS = ['utf-8', 'utf8', 'iso-8859-1', 'latin1'] as const;
+
+/**
+ * What Segment's paths take: JSON, as their libraries label it. RudderStack's (axios sending a
+ * gzipped Buffer) says application/x-www-form-urlencoded; the body is JSON all the same.
+ */
+export const SEGMENT_MEDIA = ['application/json', 'text/plain', 'application/x-www-form-urlencoded'] as const;
 
 /** Messages per Publish call (Pub/Sub allows 1000). */
 const CHUNK = 1000;
@@ -44,7 +52,11 @@ export function translateRows(
   entry: TranslatorEntry,
   body: RawBody,
   ctx: EnvelopeContext,
-  opts: { partial: boolean; idempotencyKey?: string | undefined },
+  opts: {
+    partial: boolean;
+    idempotencyKey?: string | undefined;
+    defaults?: Readonly<Record<string, unknown>>;
+  },
 ): Step<{
   messages: OutgoingMessage[];
   order: (number | undefined)[];
@@ -58,6 +70,7 @@ export function translateRows(
     body: body.bytes,
     contentType: body.charset ? `${body.media}; charset=${body.charset}` : body.media,
     ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}),
+    ...(opts.defaults ? { defaults: opts.defaults } : {}),
   });
   if (!result.ok)
     return {
@@ -70,7 +83,17 @@ export function translateRows(
   const messages: OutgoingMessage[] = [];
   const byId = new Map<string, number>();
   let deprecated: Deprecated | undefined;
+  const events = translatorEvents(entry.spec);
   for (const { row, event } of result.rows) {
+    const name = event['event_name'];
+    // The allow-list (issue 33): a translator's credential publishes its own events only.
+    if (typeof name === 'string' && !events.names.has(name) && !(events.custom && !lookupEvent(name))) {
+      violations.push({
+        field: `rows[${row}].event_name`,
+        description: `${name} is not among the events of translator ${entry.name} (its spec's \`events\`)`,
+      });
+      continue;
+    }
     const m = eventMessage(event, `rows[${row}]`, ctx, { attributes: { translator: entry.name } });
     if (!m.ok) {
       violations.push(
@@ -137,4 +160,41 @@ export function translateAnswer(
   if (violations.length === 0) return { messageIds };
   const invalidRows = messageIds.filter((id) => id === null).length;
   return { messageIds, invalidRows, violations: violations.slice(0, 100) };
+}
+
+/**
+ * The calls of a Segment body that could not become events, as messages the store keeps in
+ * `invalid_events` (docs/senders.md): the call as sent under `invalid_call` (an object with no
+ * `event_name` never validates, so it cannot pass as an event), and our reasons in the
+ * `invalid` attribute. A body that cannot be read again gives none (its rows were all refused).
+ */
+export function invalidCalls(
+  entry: TranslatorEntry,
+  body: RawBody,
+  violations: readonly FieldViolation[],
+): OutgoingMessage[] {
+  const byRow = new Map<number, string[]>();
+  for (const v of violations) {
+    const m = ROW.exec(v.field);
+    if (!m) continue;
+    const row = Number(m[1]);
+    byRow.set(row, [...(byRow.get(row) ?? []), `${v.field}: ${v.description}`]);
+  }
+  if (byRow.size === 0) return [];
+  let calls: unknown[];
+  try {
+    const value: unknown = JSON.parse(body.bytes.toString('utf8'));
+    const records = entry.spec.format.type === 'json' ? entry.spec.format.records : undefined;
+    const list =
+      records && typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? (value as Record<string, unknown>)[records]
+        : value;
+    calls = Array.isArray(list) ? list : [value];
+  } catch {
+    return [];
+  }
+  return [...byRow].map(([row, reasons]) => ({
+    data: Buffer.from(JSON.stringify({ invalid_call: calls[row] ?? null })),
+    attributes: { translator: entry.name, invalid: reasons.join('; ').slice(0, 1024) },
+  }));
 }

@@ -55,10 +55,20 @@ export const JsonFormat = Type.Object(
 
 export const NdjsonFormat = Type.Object({ type: Type.Literal('ndjson') }, { additionalProperties: false });
 
+export const FormFormat = Type.Object(
+  {
+    type: Type.Literal('form'),
+    max_depth: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 16, description: 'How deep bracketed keys may nest (default 5)' }),
+    ),
+  },
+  { additionalProperties: false, description: 'An application/x-www-form-urlencoded body: one record' },
+);
+
 const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
 
-/** One step of a field's transform chain. */
-export const TranslatorTransform = Type.Union([
+/** A transform that takes one value (every one but `each`, which may use them inside its items). */
+const ValueTransforms = [
   Type.Union(
     [
       Type.Literal('trim'),
@@ -71,6 +81,9 @@ export const TranslatorTransform = Type.Union([
       Type.Literal('sha256'),
       Type.Literal('empty_is_null'),
       Type.Literal('snake_case'),
+      Type.Literal('list'),
+      Type.Literal('base64'),
+      Type.Literal('json'),
     ],
     { description: 'A transform without arguments' },
   ),
@@ -119,23 +132,73 @@ export const TranslatorTransform = Type.Union([
   ),
   Type.Object(
     {
-      each: Type.Record(
-        Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
-        Type.String({ minLength: 1, maxLength: 256 }),
-        {
-          minProperties: 1,
-          description: 'Each object of a list (or one object) rebuilt: new key ← path in the object',
-        },
-      ),
+      lookup: Type.Record(Type.String({ maxLength: 256 }), Scalar, {
+        description: 'Replace a value by the one it maps to',
+      }),
+      otherwise: Type.Optional(Type.Union([Scalar, Type.Null()], { description: 'For values not listed' })),
     },
     { additionalProperties: false },
   ),
   Type.Object(
     {
-      lookup: Type.Record(Type.String({ maxLength: 256 }), Scalar, {
-        description: 'Replace a value by the one it maps to',
+      path: Type.String({
+        minLength: 1,
+        maxLength: 256,
+        description: 'A dotted path into the value (after `json` or `base64`): `email.0`, `data.sku`',
       }),
-      otherwise: Type.Optional(Type.Union([Scalar, Type.Null()], { description: 'For values not listed' })),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      major_units: Type.Union(
+        [
+          Type.Object(
+            { source: Type.String({ minLength: 1, maxLength: 256 }) },
+            { additionalProperties: false, description: 'Where the record holds its ISO 4217 code' },
+          ),
+          Type.Object(
+            { currency: Type.String({ pattern: '^[A-Za-z]{3}$' }) },
+            { additionalProperties: false, description: 'One currency for every record' },
+          ),
+        ],
+        {
+          description:
+            'An amount in minor units (cents) into major units by the currency’s ISO 4217 exponent: JPY 0, EUR 2, KWD 3',
+        },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+] as const;
+
+/** One step of a value's transform chain inside `each`. */
+export const TranslatorValueTransform = Type.Union([...ValueTransforms]);
+export type TranslatorValueTransform = Static<typeof TranslatorValueTransform>;
+
+/** One step of a field's transform chain. */
+export const TranslatorTransform = Type.Union([
+  ...ValueTransforms,
+  Type.Object(
+    {
+      each: Type.Record(
+        Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
+        Type.Union([
+          Type.String({ minLength: 1, maxLength: 256 }),
+          Type.Object(
+            {
+              source: Type.String({ minLength: 1, maxLength: 256 }),
+              transforms: Type.Optional(Type.Array(TranslatorValueTransform, { maxItems: 16 })),
+            },
+            { additionalProperties: false, description: 'A path in the object, with transforms' },
+          ),
+        ]),
+        {
+          minProperties: 1,
+          description:
+            'Each object of a list (or one object) rebuilt: new key ← path in the object, or {source, transforms}',
+        },
+      ),
     },
     { additionalProperties: false },
   ),
@@ -170,10 +233,88 @@ export const TranslatorField = Type.Object(
 );
 export type TranslatorField = Static<typeof TranslatorField>;
 
+/** Secret Manager names (the way destinations name theirs: adapters/secrets.ts), never values. */
+const SecretName = Type.String({
+  pattern: '^[A-Za-z0-9_-]{1,255}$',
+  description: 'A Secret Manager secret name',
+});
+
+/** How a sender that signs its body proves itself (docs/senders.md). */
+export const TranslatorSignature = Type.Object(
+  {
+    scheme: Type.Union(
+      [
+        Type.Literal('stripe'),
+        Type.Literal('shopify'),
+        Type.Literal('github'),
+        Type.Literal('woocommerce'),
+        Type.Literal('hubspot'),
+        Type.Literal('paddle'),
+        Type.Literal('typeform'),
+        Type.Literal('calendly'),
+        Type.Literal('hmac'),
+      ],
+      { description: 'The vendor whose signature header is checked, or `hmac` for the generic form' },
+    ),
+    secrets: Type.Array(SecretName, {
+      minItems: 1,
+      maxItems: 2,
+      description: 'The signing secret by name; two during a rotation (either verifies)',
+    }),
+    tolerance_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 3600,
+        description: 'How old a timestamped signature may be (default 300; HubSpot at most 300)',
+      }),
+    ),
+    header: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$', description: '`hmac` only: the header (X-Signature)' }),
+    ),
+    algorithm: Type.Optional(
+      Type.Union([Type.Literal('sha256'), Type.Literal('sha1'), Type.Literal('sha512')], {
+        description: '`hmac` only (default sha256)',
+      }),
+    ),
+    encoding: Type.Optional(
+      Type.Union([Type.Literal('hex'), Type.Literal('base64'), Type.Literal('base64url')], {
+        description: '`hmac` only (default hex)',
+      }),
+    ),
+    prefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 32,
+        description: '`hmac` only: text before the digest (sha256=)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TranslatorSignature = Static<typeof TranslatorSignature>;
+
+/** Which credentials a translator's endpoint takes besides project tokens (docs/senders.md). */
+export const TranslatorAuth = Type.Object(
+  {
+    signature: Type.Optional(TranslatorSignature),
+    url_token: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also take a token scoped to this translator alone in the URL (?key= or a path segment), for senders that can only be given a URL',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type TranslatorAuth = Static<typeof TranslatorAuth>;
+
+/** In `events`: any event that is not in the catalogue (custom events kept by name). */
+export const ANY_CUSTOM_EVENT = 'custom:*';
+
 export const TranslatorSpecSchema = Type.Object(
   {
     event: Type.String({ pattern: EVENT_NAME_PATTERN, description: 'The event each row becomes' }),
-    format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat]),
+    format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat, FormFormat]),
     fields: Type.Array(TranslatorField, { minItems: 1, maxItems: 500 }),
     key: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
@@ -182,6 +323,15 @@ export const TranslatorSpecSchema = Type.Object(
         description: 'Sources whose values make a row’s event_id (re-sent rows fold)',
       }),
     ),
+    events: Type.Optional(
+      Type.Array(Type.Union([Type.String({ pattern: EVENT_NAME_PATTERN }), Type.Literal(ANY_CUSTOM_EVENT)]), {
+        minItems: 1,
+        maxItems: 500,
+        description:
+          'The events the translator may produce (required when event_name comes from the payload; `custom:*` for any custom event)',
+      }),
+    ),
+    auth: Type.Optional(TranslatorAuth),
     max_rows: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 200_000, description: 'Rows per request (default 50,000)' }),
     ),

@@ -26,7 +26,8 @@ export function register(program: Command): void {
       .requiredOption('--origin <origin...>', 'allowed origin(s), e.g. https://shop.example')
       .option('--description <text>', 'what the key is for')
       .option('--event <name...>', 'the only event names the key may publish (default: any)')
-      .option('--rate <n>', 'requests per second for this key (default: settings.tokens)', parseRate),
+      .option('--rate <n>', 'requests per second for this key (default: settings.tokens)', parseRate)
+      .option('--server', 'also usable from a server, as HTTP Basic without an Origin (docs/senders.md)'),
   )
     .addHelpText(
       'after',
@@ -34,7 +35,13 @@ export function register(program: Command): void {
     )
     .action(
       async (
-        o: StoreFlags & { origin: string[]; event?: string[]; description?: string; rate?: number },
+        o: StoreFlags & {
+          origin: string[];
+          event?: string[];
+          description?: string;
+          rate?: number;
+          server?: boolean;
+        },
         command: Command,
       ) => {
         const [{ store, settings }, { issueKey }] = await Promise.all([
@@ -52,6 +59,7 @@ export function register(program: Command): void {
                 ...(o.event ? { events: o.event } : {}),
                 ...(o.description ? { description: o.description } : {}),
                 ...(o.rate !== undefined ? { rateLimitPerSecond: o.rate } : {}),
+                ...(o.server ? { server: true } : {}),
               },
               randomBytes,
               new Date(),

@@ -14,7 +14,8 @@ import { parseDelimited } from '../samples/csv.ts';
 import { readJson } from '../samples/json.ts';
 import { setField } from '../samples/names.ts';
 import type { FieldViolation } from '../validation.ts';
-import { applyTransform, readPath } from './transforms.ts';
+import { parseForm } from './form.ts';
+import { applyTransforms, readPath } from './transforms.ts';
 
 export interface TranslateInput {
   /** The translator's name: part of every derived event_id. */
@@ -28,6 +29,11 @@ export interface TranslateInput {
   readonly contentType: string;
   /** Without a `key`, ids derive from this (the `Idempotency-Key` header) or the body's digest. */
   readonly idempotencyKey?: string;
+  /**
+   * Top-level fields every JSON record has unless it sets them: the call type of Segment's
+   * single-call paths (`/v1/identify` bodies need not say `type: identify`).
+   */
+  readonly defaults?: Readonly<Record<string, unknown>>;
 }
 
 export interface TranslatedRow {
@@ -53,6 +59,7 @@ export const TRANSLATOR_MEDIA: Readonly<Record<TranslatorSpec['format']['type'],
   csv: 'text/csv',
   json: 'application/json',
   ndjson: 'application/x-ndjson',
+  form: 'application/x-www-form-urlencoded',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -78,7 +85,11 @@ function decode(body: Uint8Array, charset: string): { text: string } | { why: st
   }
 }
 
-function parse(spec: TranslatorSpec, text: string): Parsed | { why: string } {
+function parse(
+  spec: TranslatorSpec,
+  text: string,
+  defaults: Readonly<Record<string, unknown>> = {},
+): Parsed | { why: string } {
   const format = spec.format;
   if (format.type === 'csv') {
     const header = format.header ?? format.columns === undefined;
@@ -107,6 +118,10 @@ function parse(spec: TranslatorSpec, text: string): Parsed | { why: string } {
         problems.set(p.row, `${p.message.replace(/: the extra ones.*$/, '')} (line ${p.line ?? '?'})`);
     }
     return { records, problems, cells: true };
+  }
+  if (format.type === 'form') {
+    const read = parseForm(text, format.max_depth);
+    return 'why' in read ? read : { records: [read.record], problems: new Map(), cells: false };
   }
   if (format.type === 'ndjson') {
     const problems = new Map<number, string>();
@@ -146,7 +161,7 @@ function parse(spec: TranslatorSpec, text: string): Parsed | { why: string } {
       problems.set(i, `is not a JSON object: ${shown(item)}`);
       return {};
     }
-    return { ...inherited, ...item };
+    return { ...defaults, ...inherited, ...item };
   });
   return { records, problems, cells: false };
 }
@@ -184,13 +199,9 @@ function fieldValue(
     if (value !== undefined && value !== null) break;
   }
   if (value === undefined || value === null) return { value: f.default };
-  for (const t of f.transforms ?? []) {
-    const step = applyTransform(value, t);
-    if (!step.ok) return { why: step.why };
-    value = step.value;
-    if (value === null || value === undefined) return { value: f.default };
-  }
-  return { value };
+  const step = applyTransforms(value, f.transforms ?? [], record);
+  if (!step.ok) return { why: step.why };
+  return { value: step.value === null || step.value === undefined ? f.default : step.value };
 }
 
 /** Translates a payload; every row that cannot become an event is named in `problems`. */
@@ -229,7 +240,7 @@ function translateUnsafe(input: TranslateInput): TranslateResult {
   if ('why' in decoded) return { ok: false, violations: [{ field: '(body)', description: decoded.why }] };
   const text = decoded.text.charCodeAt(0) === 0xfeff ? decoded.text.slice(1) : decoded.text;
   if (text.trim() === '') return { ok: false, violations: [{ field: '(body)', description: 'is empty' }] };
-  const parsed = parse(spec, text);
+  const parsed = parse(spec, text, input.defaults);
   if ('why' in parsed) return { ok: false, violations: [{ field: '(body)', description: parsed.why }] };
   const max = spec.max_rows ?? DEFAULT_MAX_ROWS;
   const total = parsed.records.length;

@@ -5,12 +5,15 @@
  * file folds in events_dedup only when both the id and the time repeat). Pure.
  */
 import { CONTEXT_FIELDS } from '../../schemas/context.ts';
-import { type TranslatorSpec, TranslatorSpecSchema } from '../../schemas/translator.ts';
+import { ANY_CUSTOM_EVENT, type TranslatorSpec, TranslatorSpecSchema } from '../../schemas/translator.ts';
 import { isReservedFieldName } from '../definitions.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
 import { isTimeZone, patternProblem } from './patterns.ts';
 
 const shape = compileValidator<TranslatorSpec>(TranslatorSpecSchema);
+
+/** The signature schemes that sign a timestamp (a tolerance applies). */
+const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle', 'calendly']);
 
 /** Targets that are not event data: the event's own fields. */
 const EVENT_TARGETS = new Set(['event_name', 'event_id', 'event_time']);
@@ -70,6 +73,33 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
     if (seen.has('event_id'))
       out.push({ field: `${prefix}.key`, description: 'makes the event_id: do not map event_id as well' });
   }
+  const named = s.fields.findIndex((f) => f.target === 'event_name');
+  if (named >= 0 && s.fields[named]?.source !== undefined && !s.events)
+    out.push({
+      field: `${prefix}.events`,
+      description: `fields[${named}] takes event_name from the payload: list the events it may produce (custom:* for any custom event), or a sender could publish any event`,
+    });
+  const sig = s.auth?.signature;
+  if (sig) {
+    const at = `${prefix}.auth.signature`;
+    if (sig.scheme !== 'hmac')
+      for (const k of ['header', 'algorithm', 'encoding', 'prefix'] as const)
+        if (sig[k] !== undefined)
+          out.push({
+            field: `${at}.${k}`,
+            description: `is for the generic hmac scheme; ${sig.scheme} fixes its own`,
+          });
+    if (sig.tolerance_seconds !== undefined && !TIMESTAMPED.has(sig.scheme))
+      out.push({
+        field: `${at}.tolerance_seconds`,
+        description: `${sig.scheme} signs no timestamp (only ${[...TIMESTAMPED].join(', ')} do)`,
+      });
+    if (s.auth?.url_token)
+      out.push({
+        field: `${prefix}.auth.url_token`,
+        description: 'a translator with a signature takes signed bodies only: drop one of the two',
+      });
+  }
   const format = s.format;
   if (format.type === 'csv' && format.header === false && !format.columns)
     out.push({
@@ -77,4 +107,31 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
       description: 'names the columns when there is no header row',
     });
   return out;
+}
+
+/** The events a translator may produce: listed names, and whether any custom event may pass. */
+export interface TranslatorEvents {
+  readonly names: ReadonlySet<string>;
+  readonly custom: boolean;
+}
+
+/**
+ * The translator's event allow-list (issue 33): its `events` when it has them; otherwise the
+ * names its mapping can produce — `event`, the `event_name` field's constant or default, and
+ * what its lookups map to. A value a lookup does not list is not among them, so a resource
+ * stored before `events` existed refuses rows naming other events rather than publish them.
+ */
+export function translatorEvents(spec: TranslatorSpec): TranslatorEvents {
+  if (spec.events)
+    return {
+      names: new Set(spec.events.filter((e) => e !== ANY_CUSTOM_EVENT)),
+      custom: spec.events.includes(ANY_CUSTOM_EVENT),
+    };
+  const names = new Set([spec.event]);
+  const f = spec.fields.find((x) => x.target === 'event_name');
+  for (const v of [f?.value, f?.default]) if (typeof v === 'string') names.add(v);
+  for (const t of f?.transforms ?? [])
+    if (typeof t === 'object' && 'lookup' in t)
+      for (const v of [...Object.values(t.lookup), t.otherwise]) if (typeof v === 'string') names.add(v);
+  return { names, custom: false };
 }

@@ -3,22 +3,48 @@
  * next, or a reason the value does not fit. Values from CSV are strings; from JSON, anything.
  */
 import { createHash } from 'node:crypto';
-import type { TranslatorTransform } from '../../schemas/translator.ts';
+import type { TranslatorTransform, TranslatorValueTransform } from '../../schemas/translator.ts';
 import { shown } from '../event-validator.ts';
 import { instant, isoDate, readPattern } from './patterns.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
-/** A dotted path into an object: the exact key first (`user.email` as one key), else step by step. */
+const INDEX = /^(0|[1-9]\d{0,5})$/;
+
+/**
+ * A dotted path into an object: the exact key first (`user.email` as one key), else step by
+ * step; a number steps into a list (`em.0`, `items.2.sku`), where an object's own key of that
+ * name would be read as well.
+ */
 export function readPath(record: Record<string, unknown>, path: string): unknown {
   if (Object.hasOwn(record, path)) return record[path];
   let at: unknown = record;
   for (const part of path.split('.')) {
-    if (!isObject(at) || !Object.hasOwn(at, part)) return undefined;
-    at = at[part];
+    if (Array.isArray(at) && INDEX.test(part)) at = at[Number(part)];
+    else if (isObject(at) && Object.hasOwn(at, part)) at = at[part];
+    else return undefined;
   }
   return at;
+}
+
+/**
+ * ISO 4217 minor-unit exponents other than 2 (every other code has 2): what a Stripe-like
+ * amount in the smallest unit is divided by, as 10^exponent.
+ */
+const EXPONENTS: Readonly<Record<string, number>> = {
+  ...Object.fromEntries(
+    'BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV XAF XOF XPF'.split(' ').map((c) => [c, 0]),
+  ),
+  ...Object.fromEntries('BHD IQD JOD KWD LYD OMR TND'.split(' ').map((c) => [c, 3])),
+  CLF: 4,
+  UYW: 4,
+};
+
+/** The ISO 4217 exponent of a currency code (2 unless listed), or undefined for a non-code. */
+export function currencyExponent(code: string): number | undefined {
+  const c = code.trim().toUpperCase();
+  return /^[A-Z]{3}$/.test(c) ? (EXPONENTS[c] ?? 2) : undefined;
 }
 
 export type Step =
@@ -56,8 +82,68 @@ function decimal(text: string, mark: ',' | '.'): number | undefined {
 const text = (v: unknown): string | undefined =>
   typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 
+/** Applies transforms in order; null or absent ends the chain (the field's default applies). */
+export function applyTransforms(
+  value: unknown,
+  transforms: readonly TranslatorTransform[],
+  record: Record<string, unknown>,
+): Step {
+  let v = value;
+  for (const t of transforms) {
+    const step = applyTransform(v, t, record);
+    if (!step.ok) return step;
+    v = step.value;
+    if (v === null || v === undefined) return ok(null);
+  }
+  return ok(v);
+}
+
+/** Decoded base64 (standard or URL-safe alphabet, padding optional) as UTF-8 text, or why not. */
+function base64Text(value: unknown): Step {
+  const s = text(value)?.trim();
+  if (s === undefined || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1)
+    return fail(`expected base64, got ${shown(value)}`);
+  const bytes = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  try {
+    return ok(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch {
+    return fail('the base64 does not hold UTF-8 text');
+  }
+}
+
+/** JSON held in a string, parsed (an object or list stays as it is). */
+function jsonValue(value: unknown): Step {
+  if (typeof value !== 'string') return ok(value);
+  try {
+    return ok(JSON.parse(value));
+  } catch (err) {
+    return fail(`expected JSON text: ${(err as Error).message.slice(0, 120)}`);
+  }
+}
+
+/** An amount in minor units scaled to major units by the record's (or a fixed) currency. */
+function majorUnits(
+  value: unknown,
+  t: Extract<TranslatorValueTransform, { major_units: unknown }>,
+  record: Record<string, unknown>,
+): Step {
+  const code = 'currency' in t.major_units ? t.major_units.currency : readPath(record, t.major_units.source);
+  const exponent = typeof code === 'string' ? currencyExponent(code) : undefined;
+  if (exponent === undefined)
+    return fail(`expected an ISO 4217 currency code to scale by, got ${shown(code)}`);
+  const n = typeof value === 'number' ? value : typeof value === 'string' ? decimal(value, '.') : undefined;
+  if (n === undefined || !Number.isSafeInteger(n))
+    return fail(`expected a whole amount in minor units, got ${shown(value)}`);
+  // Divided as text so 1999 EUR is 19.99, not 19.990000000000002.
+  return ok(exponent === 0 ? n : Number((n / 10 ** exponent).toFixed(exponent)));
+}
+
 /** Applies one transform. A null value passes through every transform but `lookup` and `boolean`. */
-export function applyTransform(value: unknown, t: TranslatorTransform): Step {
+export function applyTransform(
+  value: unknown,
+  t: TranslatorTransform,
+  record: Record<string, unknown> = {},
+): Step {
   if (value === null && typeof t === 'string' && t !== 'boolean') return ok(null);
   if (typeof t === 'string') {
     switch (t) {
@@ -78,6 +164,12 @@ export function applyTransform(value: unknown, t: TranslatorTransform): Step {
         const name = words.join('_');
         return ok(/^[0-9]/.test(name) ? `e_${name}` : name);
       }
+      case 'list':
+        return ok(Array.isArray(value) ? value : [value]);
+      case 'base64':
+        return base64Text(value);
+      case 'json':
+        return jsonValue(value);
       case 'empty_is_null':
         return ok(typeof value === 'string' && value.trim() === '' ? null : value);
       case 'string': {
@@ -151,18 +243,40 @@ export function applyTransform(value: unknown, t: TranslatorTransform): Step {
     return ok(date.toISOString());
   }
   if ('each' in t) {
+    // Each item is rebuilt from its own paths, with transforms typing its values; an item with
+    // nothing to keep is dropped, and a list left empty is absent.
+    let why: string | undefined;
     const rebuild = (o: unknown): Record<string, unknown> | undefined => {
-      if (typeof o !== 'object' || o === null || Array.isArray(o)) return undefined;
+      if (!isObject(o)) return undefined;
       const out: Record<string, unknown> = {};
-      for (const [to, from] of Object.entries(t.each as Record<string, string>)) {
-        const v = readPath(o as Record<string, unknown>, from);
-        if (v !== undefined && v !== null) out[to] = v;
+      for (const [to, from] of Object.entries(t.each)) {
+        const path = typeof from === 'string' ? from : from.source;
+        const raw = readPath(o, path);
+        if (raw === undefined || raw === null) continue;
+        const step =
+          typeof from === 'string'
+            ? ok(raw)
+            : applyTransforms(raw, from.transforms ?? [], o as Record<string, unknown>);
+        if (!step.ok) {
+          why ??= `${to}: ${step.why}`;
+          continue;
+        }
+        if (step.value !== undefined && step.value !== null) out[to] = step.value;
       }
       return out;
     };
     const list = Array.isArray(value) ? value.map(rebuild) : [rebuild(value)];
     if (list.some((x) => x === undefined)) return fail(`expected objects to rebuild, got ${shown(value)}`);
-    return ok(Array.isArray(value) ? list : list[0]);
+    if (why !== undefined) return fail(why);
+    const kept = list.filter((x) => x !== undefined && Object.keys(x).length > 0);
+    if (!Array.isArray(value)) return ok(kept[0] ?? null);
+    return ok(kept.length > 0 ? kept : null);
+  }
+  if ('major_units' in t) return majorUnits(value, t, record);
+  if ('path' in t) {
+    // Into what `json` or `base64` decoded, or any object or list a source gave whole.
+    if (Array.isArray(value)) return ok(readPath({ list: value }, `list.${t.path}`) ?? null);
+    return ok(isObject(value) ? (readPath(value, t.path) ?? null) : null);
   }
   // lookup
   const key = text(value);

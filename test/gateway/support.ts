@@ -14,6 +14,7 @@ import { openapiDocument } from '../../gateway/openapi.ts';
 import { createGateway, type GatewayDeps } from '../../gateway/server.ts';
 import { fileTokenStore, type TokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
+import type { TranslatorSpec } from '../../schemas/translator.ts';
 
 export const ORIGIN = 'https://shop.example';
 
@@ -53,7 +54,7 @@ export interface TestGateway {
   readonly key: string;
   mint(scopes: string[], extra?: { expiresAt?: Date; rate?: number }): Promise<string>;
   /** A write key bound to ORIGIN, with an optional event list and rate. */
-  mintKey(extra?: { events?: string[]; rate?: number }): Promise<string>;
+  mintKey(extra?: { events?: string[]; rate?: number; server?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -66,6 +67,7 @@ export async function startTestGateway(opts: {
   log?: (entry: Record<string, unknown>) => void;
   definitions?: GatewayDeps['definitions'];
   translators?: GatewayDeps['translators'];
+  secrets?: GatewayDeps['secrets'];
 }): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -85,7 +87,7 @@ export async function startTestGateway(opts: {
       return { set: r.set, result: r.secret };
     });
   const token = await mint(['publish:*']);
-  const mintKey = (extra: { events?: string[]; rate?: number } = {}) =>
+  const mintKey = (extra: { events?: string[]; rate?: number; server?: boolean } = {}) =>
     store.update((set) => {
       const r = issueKey(
         set,
@@ -93,6 +95,7 @@ export async function startTestGateway(opts: {
           origins: [ORIGIN],
           rateLimitPerSecond: extra.rate ?? 100_000,
           ...(extra.events ? { events: extra.events } : {}),
+          ...(extra.server ? { server: true } : {}),
         },
         randomBytes,
         now,
@@ -111,6 +114,7 @@ export async function startTestGateway(opts: {
     ...(opts.log ? { log: opts.log } : {}),
     ...(opts.definitions ? { definitions: opts.definitions } : {}),
     ...(opts.translators ? { translators: opts.translators } : {}),
+    ...(opts.secrets ? { secrets: opts.secrets } : {}),
   };
   const server: Server = createGateway(
     {
@@ -181,4 +185,24 @@ export function reasonOf(a: Answer): string | undefined {
     (d) => (d as { '@type': string })['@type'] === 'type.googleapis.com/google.rpc.ErrorInfo',
   ) as { reason: string } | undefined;
   return info?.reason;
+}
+
+/** A registry of fixed translators (no bucket): `{ name: spec }`. */
+export function fixedTranslators(specs: Record<string, unknown>): NonNullable<GatewayDeps['translators']> {
+  return {
+    get: async (name) =>
+      Object.hasOwn(specs, name) ? { name, version: '1', spec: specs[name] as TranslatorSpec } : undefined,
+  };
+}
+
+/** A gateway with a fake publisher whose log lines are kept, and the refusal records among them. */
+export async function loggingGateway(
+  opts: Omit<Parameters<typeof startTestGateway>[0], 'publisher' | 'log'>,
+) {
+  const pub = new FakePublisher();
+  const logged: Record<string, unknown>[] = [];
+  const g = await startTestGateway({ ...opts, publisher: pub, log: (e) => logged.push(e) });
+  const refusals = () =>
+    logged.flatMap((e) => (e['refusal'] ? [e['refusal'] as Record<string, unknown>] : []));
+  return { g, pub, logged, refusals };
 }

@@ -84,7 +84,7 @@ describe('gateway: write keys and refusals', () => {
     assert.equal(fromToken.device.ip, '198.51.100.7');
   });
 
-  it('logs every 401 and 403 as a structured line naming the credential, never its secret, and counts them', async () => {
+  it('logs every 401 and 403 as a structured line naming the credential, never its secret, and counts them per credential and reason', async () => {
     const revoked = await g.mint(['publish:search']);
     await g.store.update((set) => ({ set: revoke(set, revoked.slice(4, 16), new Date()), result: 0 }));
     const unknown = `ebt_${'a'.repeat(12)}_${'b'.repeat(43)}`;
@@ -102,8 +102,8 @@ describe('gateway: write keys and refusals', () => {
       [
         [401, 'INVALID_CREDENTIALS', 'token:aaaaaaaaaaaa', 1],
         [401, 'INVALID_CREDENTIALS', 'token:aaaaaaaaaaaa', 2],
-        [401, 'INVALID_CREDENTIALS', `token:${revoked.slice(4, 16)}`, 3],
-        [401, 'INVALID_CREDENTIALS', refusals[3]?.['credential'], 4],
+        [401, 'INVALID_CREDENTIALS', `token:${revoked.slice(4, 16)}`, 1],
+        [401, 'INVALID_CREDENTIALS', refusals[3]?.['credential'], 1],
         [403, 'PERMISSION_DENIED', `token:${scoped.slice(4, 16)}`, 1],
         [403, 'ORIGIN_NOT_ALLOWED', `key:${g.key.slice(4, 16)}`, 1],
       ],
@@ -144,5 +144,20 @@ describe('gateway authentication: unknown secrets are remembered', () => {
       if (!r.ok) assert.equal(r.error.code, 'INVALID_CREDENTIALS');
     }
     assert.equal(refreshes, 1, 'one on-demand re-read, then the repeats are known unknowns');
+  });
+});
+
+describe('gateway authentication: verdicts per credential kind', () => {
+  let g: TestGateway;
+  beforeEach(async () => {
+    g = await startTestGateway({ publisher: new FakePublisher() });
+  });
+  afterEach(() => g.close());
+
+  it('a token refused as a write key (?key=) still verifies as a Bearer token at once (issue 33)', async () => {
+    const asKey = await post(`${g.url}/v1/topics/events?key=${g.token}`, vc(), { origin: ORIGIN });
+    assert.equal(asKey.status, 401);
+    const asBearer = await post(`${g.url}/v1/topics/events`, vc(), { authorization: `Bearer ${g.token}` });
+    assert.equal(asBearer.status, 200, JSON.stringify(asBearer.body));
   });
 });
