@@ -68,7 +68,7 @@ export interface ReceivedBody {
 /** The checks of readRawBody and the capped read, without inflating. */
 export async function receiveBody(
   req: IncomingMessage,
-  limits: Limits,
+  limits: Pick<Limits, 'maxRequestBytes'>,
   timeoutMs: number,
   media: readonly string[],
   charsets: readonly string[],
@@ -99,7 +99,10 @@ export async function receiveBody(
 }
 
 /** Inflates a received body under the request cap: a small bomb stops at the cap with 413. */
-export async function inflateBody(body: ReceivedBody, limits: Limits): Promise<Step<RawBody>> {
+export async function inflateBody(
+  body: ReceivedBody,
+  limits: Pick<Limits, 'maxRequestBytes'>,
+): Promise<Step<RawBody>> {
   const { received, encoding, media, charset } = body;
   if (encoding === 'identity') return { ok: true, value: { bytes: received, received, media, charset } };
   const options = { maxOutputLength: limits.maxRequestBytes };
