@@ -7,8 +7,8 @@
  * only if absent, so a page sent twice is one object.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
+import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/platforms/meta/audience.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
-import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/sync-audience.ts';
 import {
   type Change,
   changesOf,
