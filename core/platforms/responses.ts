@@ -36,8 +36,10 @@ export interface ResponseTable {
   };
   /** Statuses worth another attempt whatever the body says (throttling, the server's own failures). */
   readonly retryStatus: (status: number) => boolean;
-  /** The reason given for a status that no code explained. */
-  readonly httpReason: (status: number, body: string) => string;
+  /** The reason given for a status retried (`retryStatus`) that no code explained. */
+  readonly retried: (status: number, body: string) => string;
+  /** The reason given for any other non-2xx status that no code explained. */
+  readonly refused: (status: number, body: string) => string;
   /** What a 2xx answer that no code decided means; delivered when absent. */
   readonly ok?: (answer: Answer, ctx: DriverContext) => Verdict;
 }
@@ -56,8 +58,8 @@ export function classify(table: ResponseTable, response: InboundResponse, ctx: D
     return { status: retry ? 'retry' : 'rejected', reason: code.reason, httpStatus };
   }
   if (table.retryStatus(httpStatus))
-    return { status: 'retry', reason: table.httpReason(httpStatus, response.body), httpStatus };
-  if (!ok) return { status: 'rejected', reason: table.httpReason(httpStatus, response.body), httpStatus };
+    return { status: 'retry', reason: table.retried(httpStatus, response.body), httpStatus };
+  if (!ok) return { status: 'rejected', reason: table.refused(httpStatus, response.body), httpStatus };
   const verdict = table.ok?.({ status: httpStatus, body: response.body, json }, ctx) ?? {
     status: 'delivered',
   };

@@ -14,7 +14,8 @@ interface ValidationMessage {
 export const GA4_RESPONSES: ResponseTable = {
   network: networkReason,
   retryStatus: throttledOrServerError,
-  httpReason,
+  retried: httpReason,
+  refused: httpReason,
   ok({ json }, ctx) {
     if (ctx.destination.test_mode !== true) return { status: 'delivered' };
     const messages =

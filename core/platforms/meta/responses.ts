@@ -36,7 +36,8 @@ export const META_RESPONSES: ResponseTable = {
     retry: (code) => THROTTLED.has(code) || TRANSIENT.has(code),
   },
   retryStatus: throttledOrServerError,
-  httpReason,
+  retried: httpReason,
+  refused: httpReason,
   ok({ json }) {
     const received = (json as { events_received?: number } | undefined)?.events_received;
     return received !== undefined

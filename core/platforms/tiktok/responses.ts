@@ -3,7 +3,13 @@
  * a 2xx answer carries TikTok's `code` — 0 is delivered, rate limiting (40100) and the 5xxxx
  * server-side codes are retried, any other code is refused; an answer without a code is refused.
  */
-import { networkReason, type ResponseTable, snippet, throttledOrServerError } from '../responses.ts';
+import {
+  httpReason,
+  networkReason,
+  type ResponseTable,
+  snippet,
+  throttledOrServerError,
+} from '../responses.ts';
 
 /** Rate limited; TikTok's 5xxxx codes are server-side errors. */
 const RETRY_CODES = new Set([40100]);
@@ -24,6 +30,7 @@ export const TIKTOK_RESPONSES: ResponseTable = {
     retry: (code) => RETRY_CODES.has(code) || code >= 50000,
   },
   retryStatus: throttledOrServerError,
-  httpReason: withoutCode,
+  retried: httpReason,
+  refused: withoutCode,
   ok: ({ status, body }) => ({ status: 'rejected', reason: withoutCode(status, body) }),
 };

@@ -10,11 +10,15 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 425 || status === 429 || status >= 500;
 }
 
+/** `HTTP <status>` and the start of the body as the receiver wrote it. */
+function statusReason(status: number, body: string): string {
+  const snippet = body.slice(0, 300).trim();
+  return `HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
+}
+
 export const WEBHOOK_RESPONSES: ResponseTable = {
   network: (message) => message,
   retryStatus: isRetryableStatus,
-  httpReason(status, body) {
-    const snippet = body.slice(0, 300).trim();
-    return `HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
-  },
+  retried: statusReason,
+  refused: statusReason,
 };
