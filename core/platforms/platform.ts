@@ -34,15 +34,19 @@ export type ConsentSignals = (
   event: StoredEvent,
 ) => string | undefined;
 
-/** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
-export interface MappedPayload {
-  readonly kind: 'mapped';
-  /** The built-in mapping: the envelope every event gets, and each catalogue event's fields. */
-  readonly mapping: PlatformMapping;
-  /** The platform's own event names a custom event can be sent as (the studio's creator offers them). */
+/** What the studio's creator offers for a mapped platform (data only: it runs in the browser too). */
+export interface StandardEvents {
+  /** The platform's own event names a custom event can be sent as. */
   readonly standardEvents: readonly string[];
   /** Where the platform's event carries a value and its currency (target fields). */
   readonly valueTargets: { readonly value: string; readonly currency: string };
+}
+
+/** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
+export interface MappedPayload extends StandardEvents {
+  readonly kind: 'mapped';
+  /** The built-in mapping: the envelope every event gets, and each catalogue event's fields. */
+  readonly mapping: PlatformMapping;
   /** Why a target event name breaks the platform's rules (checked when settings load), if it does. */
   readonly eventNameProblem?: (name: string) => string | undefined;
   readonly consentSignals: ConsentSignals;

@@ -1,22 +1,40 @@
 /**
  * The platforms' own event names a custom event can be sent as (the studio's creator offers
- * them; docs/linkage.md), and where each platform's event carries a value and its currency —
- * derived from the table of platforms (platforms.ts); each list is written in its platform's
- * folder, from the platform's published list of standard events.
+ * them; docs/linkage.md), and where each platform's event carries a value and its currency.
+ * Each list is written in its platform's folder (`<platform>/standard-events.ts`) and is part of
+ * the platform's value. This file lists those data-only files itself instead of deriving from
+ * platforms.ts: the creator is bundled for the browser, which cannot load the platforms' drivers
+ * (validators, `node:crypto` signing). The type checker refuses a mapped type missing here, and
+ * test/unit/platform-folders.test.ts checks each entry is the one the platform's value carries.
  */
-import { everyMapped, type MappedType } from './platforms.ts';
+import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
+import { META_STANDARD_EVENTS } from './meta/standard-events.ts';
+import type { StandardEvents } from './platform.ts';
+import type { MappedType } from './platforms.ts';
+import { TIKTOK_STANDARD_EVENTS } from './tiktok/standard-events.ts';
 
-/** The destination types a custom event can be mapped to. */
+/** The destination types a custom event can be mapped to (the platforms sent a mapping). */
 type PlatformType = MappedType;
 
-export const STANDARD_EVENTS: Readonly<Record<PlatformType, readonly string[]>> = everyMapped(
-  (p) => p.payload.standardEvents,
+const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
+  meta_capi: META_STANDARD_EVENTS,
+  ga4_mp: GA4_STANDARD_EVENTS,
+  tiktok_events: TIKTOK_STANDARD_EVENTS,
+};
+
+const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>
+  Object.freeze(
+    Object.fromEntries(Object.entries(LISTS).map(([type, s]) => [type, pick(s)])) as Record<PlatformType, T>,
+  );
+
+export const STANDARD_EVENTS: Readonly<Record<PlatformType, readonly string[]>> = byType(
+  (s) => s.standardEvents,
 );
 
 /** Where each platform's request carries an event's value and currency. */
-export const VALUE_TARGETS: Readonly<Record<PlatformType, { value: string; currency: string }>> = everyMapped(
-  (p) => p.payload.valueTargets,
+export const VALUE_TARGETS: Readonly<Record<PlatformType, { value: string; currency: string }>> = byType(
+  (s) => s.valueTargets,
 );
 
-export const PLATFORM_TYPES = Object.keys(STANDARD_EVENTS) as PlatformType[];
+export const PLATFORM_TYPES = Object.keys(LISTS) as PlatformType[];
 export type { PlatformType };

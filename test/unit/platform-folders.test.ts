@@ -4,8 +4,9 @@
  * and every other table is derived from that list. These tests keep it so: the table and the
  * folders agree, each derived table holds each platform's own values, no folder reaches into
  * another or into a derived table, no code outside a folder names a platform's type, and a fake
- * platform added the documented way — a folder, a line in the table, its settings type — shows
- * up in every derived table without another file touched.
+ * platform added the documented way — a folder, a line in the table (and, being mapped, in the
+ * creator's browser-safe list of standard events), its settings type — shows up in every derived
+ * table without another file touched.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -59,6 +60,14 @@ function importsOf(file: string): string[] {
 /** The folder of core/platforms/ a path is in (`meta`), or undefined for the shared files. */
 const folderOf = (path: string): string | undefined =>
   /^core\/platforms\/([^/]+)\//.exec(path)?.[1] ?? undefined;
+
+/**
+ * Only the table imports the folders, but for the creator's browser-safe list of standard
+ * events, which reads each folder's data-only `standard-events.ts`.
+ */
+const mayImportFolder = (where: string, target: string): boolean =>
+  where === 'core/platforms/platforms.ts' ||
+  (where === 'core/platforms/standard-events.ts' && target.endsWith('/standard-events.ts'));
 
 /** The files that hold a table derived from the list, and the list itself. */
 const TABLES = [
@@ -118,12 +127,36 @@ describe('architecture: one folder is the whole platform', () => {
           if (other !== undefined && other !== own)
             problems.push(`${where} imports ${target} (another folder)`);
           if (TABLES.includes(target)) problems.push(`${where} imports ${target} (a table of all platforms)`);
-        } else if (other !== undefined && where !== 'core/platforms/platforms.ts') {
+        } else if (other !== undefined && !mayImportFolder(where, target)) {
           problems.push(`${where} imports ${target} (only platforms.ts lists the folders)`);
         }
       }
     }
     assert.deepEqual(problems, []);
+  });
+
+  it("the creator's standard events stay browser-safe: they load no platform value, driver or table", () => {
+    // What the browser bundle loads: relative imports that are not type-only, followed through.
+    const runtimeImports = (file: string): string[] =>
+      [
+        ...readFileSync(join(root, file), 'utf8').matchAll(
+          /^\s*import\s+(?!type\s)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm,
+        ),
+      ].map((m) => relative(root, resolve(dirname(join(root, file)), m[1] as string)));
+    const seen = new Set<string>();
+    const queue = ['core/platforms/standard-events.ts'];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      queue.push(...runtimeImports(file));
+    }
+    assert.deepEqual([...seen].sort(), [
+      'core/platforms/ga4/standard-events.ts',
+      'core/platforms/meta/standard-events.ts',
+      'core/platforms/standard-events.ts',
+      'core/platforms/tiktok/standard-events.ts',
+    ]);
   });
 
   it("no code in core/ outside a platform's folder and the table names a platform's type", () => {
@@ -150,10 +183,17 @@ describe('architecture: one folder is the whole platform', () => {
 
     /** What adding a platform touches (the stand-in and the docs section are outside core/). */
     const FILES = {
+      'core/platforms/fake/standard-events.ts': `
+export const FAKE_STANDARD_EVENTS = {
+  standardEvents: ['buy', 'lead'],
+  valueTargets: { value: 'amount', currency: 'money' },
+};
+`,
       'core/platforms/fake/index.ts': `
 import { definePlatform } from '../platform.ts';
 import { baseUrl, configText } from '../prepare.ts';
 import { httpReason, networkReason, throttledOrServerError } from '../responses.ts';
+import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
 
 export const FAKE_PLATFORM = definePlatform({
   type: 'fake_ads',
@@ -165,8 +205,7 @@ export const FAKE_PLATFORM = definePlatform({
       envelope: { id: 'event_id' },
       events: { purchase: { event: 'buy', fields: { amount: { from: 'value', transform: ['number'] } } } },
     },
-    standardEvents: ['buy', 'lead'],
-    valueTargets: { value: 'amount', currency: 'money' },
+    ...FAKE_STANDARD_EVENTS,
     eventNameProblem: (name) => (/^[a-z]+$/.test(name) ? undefined : \`"\${name}" must be lowercase letters\`),
     consentSignals(e, _d, event) {
       if (event.consent?.ads !== 'granted') e['limited'] = true;
@@ -184,7 +223,7 @@ export const FAKE_PLATFORM = definePlatform({
 });
 `,
     };
-    /** The one line in the table, and the settings type. */
+    /** The one line in the table (and its import), the creator's list, and the settings type. */
     const EDITS: readonly (readonly [file: string, after: string, insert: string])[] = [
       [
         'core/platforms/platforms.ts',
@@ -192,6 +231,17 @@ export const FAKE_PLATFORM = definePlatform({
         "import { FAKE_PLATFORM } from './fake/index.ts';",
       ],
       ['core/platforms/platforms.ts', '  webhook: WEBHOOK_PLATFORM,', '  fake_ads: FAKE_PLATFORM,'],
+      // A mapped platform's standard events also go in the creator's browser-safe list.
+      [
+        'core/platforms/standard-events.ts',
+        "import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';",
+        "import { FAKE_STANDARD_EVENTS } from './fake/standard-events.ts';",
+      ],
+      [
+        'core/platforms/standard-events.ts',
+        '  tiktok_events: TIKTOK_STANDARD_EVENTS,',
+        '  fake_ads: FAKE_STANDARD_EVENTS,',
+      ],
       ['schemas/settings.ts', "  Type.Literal('webhook'),", "  Type.Literal('fake_ads'),"],
     ];
     const PROBE = `

@@ -9,6 +9,7 @@ import { ga4ConsentSignals } from './consent.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_MAPPING } from './mapping.ts';
 import { GA4_RESPONSES } from './responses.ts';
+import { GA4_STANDARD_EVENTS } from './standard-events.ts';
 import { checkGa4Request, ga4NameProblem, trimGa4Request } from './target.ts';
 
 export const GA4_PLATFORM: Platform = definePlatform({
@@ -26,26 +27,7 @@ export const GA4_PLATFORM: Platform = definePlatform({
   payload: {
     kind: 'mapped',
     mapping: GA4_MAPPING,
-    // GA4's recommended events; lead-like events first.
-    standardEvents: [
-      'generate_lead',
-      'qualify_lead',
-      'working_lead',
-      'close_convert_lead',
-      'close_unconvert_lead',
-      'disqualify_lead',
-      'sign_up',
-      'login',
-      'purchase',
-      'refund',
-      'begin_checkout',
-      'add_to_cart',
-      'add_payment_info',
-      'view_item',
-      'search',
-      'share',
-    ],
-    valueTargets: { value: 'params.value', currency: 'params.currency' },
+    ...GA4_STANDARD_EVENTS,
     eventNameProblem: (name) => ga4NameProblem(name, 'event'),
     consentSignals: ga4ConsentSignals,
     shape: ga4Body,

@@ -10,6 +10,7 @@ import { metaConsentSignals } from './consent.ts';
 import { metaRequest, metaServerEvent } from './driver.ts';
 import { META_MAPPING } from './mapping.ts';
 import { META_RESPONSES } from './responses.ts';
+import { META_STANDARD_EVENTS } from './standard-events.ts';
 import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent, trimMetaValue } from './target.ts';
 
 export const META_PLATFORM: Platform = definePlatform({
@@ -26,28 +27,7 @@ export const META_PLATFORM: Platform = definePlatform({
   payload: {
     kind: 'mapped',
     mapping: META_MAPPING,
-    // Meta's "Standard events" (Conversions API and pixel); lead-like events first, the creator's
-    // usual case being a form or a lead export.
-    standardEvents: [
-      'Lead',
-      'CompleteRegistration',
-      'Contact',
-      'SubmitApplication',
-      'Schedule',
-      'Subscribe',
-      'StartTrial',
-      'Purchase',
-      'InitiateCheckout',
-      'AddToCart',
-      'AddPaymentInfo',
-      'AddToWishlist',
-      'ViewContent',
-      'Search',
-      'FindLocation',
-      'CustomizeProduct',
-      'Donate',
-    ],
-    valueTargets: { value: 'custom_data.value', currency: 'custom_data.currency' },
+    ...META_STANDARD_EVENTS,
     consentSignals: metaConsentSignals,
     shape: metaServerEvent,
     trim: (serverEvent) =>

@@ -8,6 +8,7 @@ import { tiktokConsentSignals } from './consent.ts';
 import { tiktokRequest, tiktokRow } from './driver.ts';
 import { TIKTOK_MAPPING } from './mapping.ts';
 import { TIKTOK_RESPONSES } from './responses.ts';
+import { TIKTOK_STANDARD_EVENTS } from './standard-events.ts';
 import { checkTikTokEvent, TIKTOK_MAX_EVENTS, trimTikTokEvent } from './target.ts';
 
 export const TIKTOK_PLATFORM: Platform = definePlatform({
@@ -24,30 +25,7 @@ export const TIKTOK_PLATFORM: Platform = definePlatform({
   payload: {
     kind: 'mapped',
     mapping: TIKTOK_MAPPING,
-    // TikTok's "Supported standard events" (Ads Manager help); lead-like events first.
-    standardEvents: [
-      'SubmitForm',
-      'Lead',
-      'Contact',
-      'CompleteRegistration',
-      'SubmitApplication',
-      'ApplicationApproval',
-      'Schedule',
-      'Subscribe',
-      'StartTrial',
-      'Purchase',
-      'PlaceAnOrder',
-      'InitiateCheckout',
-      'AddToCart',
-      'AddPaymentInfo',
-      'AddToWishlist',
-      'ViewContent',
-      'Search',
-      'Download',
-      'FindLocation',
-      'CustomizeProduct',
-    ],
-    valueTargets: { value: 'properties.value', currency: 'properties.currency' },
+    ...TIKTOK_STANDARD_EVENTS,
     consentSignals: tiktokConsentSignals,
     shape: tiktokRow,
     trim: trimTikTokEvent,
