@@ -14,6 +14,7 @@ import type {
   DestinationRequirements,
   Driver,
   DriverContext,
+  InboundResponse,
   OutboundRequest,
   Prepared,
   PreparedBatch,
@@ -131,18 +132,21 @@ export interface Platform extends PlatformSpec {
 
 /** A platform from its folder's parts: the driver and the mapping defaults derived once. */
 export function definePlatform(spec: PlatformSpec): Platform {
-  const defaults = spec.payload.kind === 'mapped' ? mappingDefaults(spec.payload.mapping) : undefined;
+  const { payload } = spec;
   const base = {
     type: spec.type,
     // The secrets a driver checks before sending are the ones the platform requires: one list.
     requiredSecrets: spec.requirements.secrets,
-    interpret: (response: Parameters<Driver['interpret']>[0], ctx: DriverContext) =>
-      classify(spec.responses, response, ctx),
+    interpret: (response: InboundResponse, ctx: DriverContext) => classify(spec.responses, response, ctx),
   };
-  const driver: Driver =
-    spec.payload.kind === 'mapped' && defaults !== undefined
-      ? { ...base, ...mappedPrepare(spec, spec.payload, defaults) }
-      : { ...base, prepare: (spec.payload as StoredPayload).prepare };
+  if (payload.kind === 'stored')
+    return Object.freeze({
+      ...spec,
+      driver: Object.freeze({ ...base, prepare: payload.prepare }),
+      defaults: undefined,
+    });
+  const defaults = mappingDefaults(payload.mapping);
+  const driver: Driver = { ...base, ...mappedPrepare(spec, payload, defaults) };
   return Object.freeze({ ...spec, driver: Object.freeze(driver), defaults });
 }
 

@@ -2,7 +2,7 @@
  * What a platform's answer means. Each platform writes a table (meta/, ga4/, tiktok/,
  * webhook/responses.ts) and one classifier reads it, in a fixed order: a network error, the
  * platform's own code in the body, the statuses worth another attempt, then a 2xx answer
- * (docs/platforms.md, "Answers"). A `retry` makes Pub/Sub deliver the message again; `rejected`
+ * (docs/platforms.md §5). A `retry` makes Pub/Sub deliver the message again; `rejected`
  * is permanent.
  */
 import type { DriverContext, InboundResponse, Outcome } from './driver.ts';

@@ -58,8 +58,7 @@ function importsOf(file: string): string[] {
 }
 
 /** The folder of core/platforms/ a path is in (`meta`), or undefined for the shared files. */
-const folderOf = (path: string): string | undefined =>
-  /^core\/platforms\/([^/]+)\//.exec(path)?.[1] ?? undefined;
+const folderOf = (path: string): string | undefined => /^core\/platforms\/([^/]+)\//.exec(path)?.[1];
 
 /**
  * Only the table imports the folders, but for the creator's browser-safe list of standard
