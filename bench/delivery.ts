@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHttpSender } from '../adapters/http-sender.ts';
 import type { StoredEvent } from '../core/event.ts';
-import { webhookDriver } from '../core/platforms/webhook/driver.ts';
+import { webhookDriver } from '../core/platforms/webhook/index.ts';
 import { emulatorBigQuery, emulatorPubSub } from '../local/provision.ts';
 import { startReceiver } from '../local/receiver/server.ts';
 import { bigqueryEmulator, forwardFunction, pubsubEmulator, storeFunction } from '../local/services.ts';

@@ -7,6 +7,7 @@ import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../schemas/settings.ts';
 import { patternMatches } from './conditions.ts';
 import type { StoredEvent } from './event.ts';
+import { isMappedType } from './platforms/mappings.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 
 /** What the decision layer says about one destination for one event. */
@@ -66,8 +67,8 @@ export function decideOne(
     !definedFor(destination, event, options)
   ) {
     return skip(
-      destination.type === 'webhook'
-        ? `unknown event ${name}: list it in events.allow to forward it to a webhook`
+      !isMappedType(destination.type)
+        ? `unknown event ${name}: list it in events.allow to forward it to a ${destination.type}`
         : `unknown event ${name} has no mapping for ${destination.type}`,
     );
   }
@@ -99,7 +100,7 @@ function definedFor(
 ): boolean {
   const stamp = event.definition_version;
   if (stamp === undefined) return false;
-  return destination.type === 'webhook' || options.definitionMaps?.(stamp, destination.type) === true;
+  return !isMappedType(destination.type) || options.definitionMaps?.(stamp, destination.type) === true;
 }
 
 /** The consent purposes a destination needs: its own list, or its type's default. */
@@ -112,7 +113,7 @@ export function requiredConsent(destination: Readonly<Destination>): readonly Co
  * sends the stored event as it is, so naming the event in its allow list is its mapping.
  */
 function hasMapping(destination: Readonly<Destination>, eventName: string): boolean {
-  if (destination.type === 'webhook') return destination.events?.allow?.includes(eventName) ?? false;
+  if (!isMappedType(destination.type)) return destination.events?.allow?.includes(eventName) ?? false;
   return destination.mappings !== undefined && Object.hasOwn(destination.mappings, eventName);
 }
 

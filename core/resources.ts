@@ -7,6 +7,7 @@ import { RESOURCE_NAME_PATTERN, ResourceDocSchema } from '../schemas/resource.ts
 import type { Connection, Destination } from '../schemas/settings.ts';
 import { breakingChanges, definitionViolations } from './definitions.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
+import { MAPPED_TYPES, type MappedType } from './platforms/mappings.ts';
 import type { ResourceDoc } from './registry.ts';
 import { reservedNameProblem } from './reserved-names.ts';
 import { ruleViolations } from './rules.ts';
@@ -98,8 +99,6 @@ function queryViolations(spec: unknown, prefix: string): FieldViolation[] {
   return [];
 }
 
-const MAPPED_TYPES = ['meta_capi', 'ga4_mp', 'tiktok_events'] as const;
-
 /**
  * A definition's `mappings` (destination type → a mapping in the mapping language): the same
  * checks as a destination's `mappings` in the settings, where a custom event must name its
@@ -119,7 +118,7 @@ function definitionMappingViolations(name: string, spec: unknown, prefix: string
     at.push(`${prefix}.${type}`);
     destinations.push({
       id: `definition-${type}`,
-      type: type as (typeof MAPPED_TYPES)[number],
+      type: type as MappedType,
       mappings: { [name]: mapping as NonNullable<Destination['mappings']>[string] },
     } as Destination);
   }

@@ -4,8 +4,8 @@
  * names, topic events, audience payloads), secrets left out. Pure.
  */
 import type { Connection } from '../schemas/settings.ts';
+import { audienceRequests } from './platforms/meta/audience.ts';
 import { WEBHOOK_HEADERS } from './platforms/webhook/driver.ts';
-import { audienceRequests } from './sync-audience.ts';
 import { type Change, fileBody, filePaths, type SyncVersion, syncEvents, webhookBody } from './syncs.ts';
 
 export interface PreviewedRequest {

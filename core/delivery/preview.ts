@@ -11,7 +11,7 @@ import type { StoredEvent } from '../event.ts';
 import { normalizeEvent, normalizeOptions } from '../event.ts';
 import type { FieldOrigin } from '../linkage/engine.ts';
 import { driverFor } from '../platforms/drivers.ts';
-import { traceForDestination } from '../platforms/prepare.ts';
+import { traceForDestination } from '../platforms/mappings.ts';
 import type { FieldViolation } from '../validation.ts';
 
 /** What preview shows: the request (secrets redacted), or the stage that stops the event and why. */

@@ -1,10 +1,11 @@
 /**
  * The contract between the forward function and each destination type (Meta CAPI, GA4 MP,
- * TikTok Events API, webhook). A driver is pure: it builds the HTTP request from stored
- * events and interprets the platform's answer; the forward function's adapter sends it
- * (jitsu-style: the network is injected, so drivers and preview share one code path).
+ * TikTok Events API, webhook), built from each platform's parts by platform.ts. A driver is
+ * pure: it builds the HTTP request from stored events and interprets the platform's answer; the
+ * forward function's adapter sends it (jitsu-style: the network is injected, so drivers and
+ * preview share one code path).
  */
-import type { ConsentPurpose, Destination } from '../../schemas/settings.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 
 /** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
@@ -55,7 +56,10 @@ export interface DriverContext {
 
 export interface Driver {
   readonly type: Destination['type'];
-  /** Secret roles the driver needs; a missing one is a clear `failed` reason, not a crash. */
+  /**
+   * Secret roles the driver needs; a missing one is a clear `failed` reason, not a crash. Always
+   * the platform's `requirements.secrets` (platform.ts builds the driver from them).
+   */
   readonly requiredSecrets: readonly string[];
   /** Builds the request for one event (mapping, then the target's schema and limits). */
   prepare(event: StoredEvent, ctx: DriverContext): Prepared;
@@ -89,10 +93,4 @@ export interface DestinationRequirements {
    * so without it test mode would send live events (GA4's test mode is its debug endpoint).
    */
   readonly testEventCode: boolean;
-}
-
-export interface PlatformRules {
-  readonly requirements: DestinationRequirements;
-  /** The consent purposes the type needs unless a destination's settings say otherwise. */
-  readonly consent: readonly ConsentPurpose[];
 }

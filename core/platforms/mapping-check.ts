@@ -9,8 +9,8 @@ import { CONTEXT_FIELDS, Context } from '../../schemas/context.ts';
 import { SIMPLE_TRANSFORMS } from '../../schemas/mapping.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { FieldViolation } from '../validation.ts';
-import { ga4NameProblem } from './ga4/target.ts';
 import { isMappedType } from './mappings.ts';
+import { PLATFORMS } from './platforms.ts';
 
 const SOURCE_PATH = /^(\$|\$\.[A-Za-z_][A-Za-z0-9_]*|[A-Za-z_][A-Za-z0-9_]*)(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const TARGET_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
@@ -226,7 +226,7 @@ function checkFields(
 
 /**
  * Checks every destination's `mappings`: syntax, source paths against the catalogue and the
- * context, custom events naming their target `event`, and GA4 event-name rules. Returns
+ * context, custom events naming their target `event`, and the platform's event-name rules (GA4's). Returns
  * violations with settings key paths (`destinations[0].mappings.quote_requested.fields.value`).
  */
 export function checkMappings(settings: Readonly<Pick<Settings, 'destinations'>>): FieldViolation[] {
@@ -254,8 +254,9 @@ export function checkMappings(settings: Readonly<Pick<Settings, 'destinations'>>
           field: `${m}.event`,
           description: `is required: ${eventName} is a custom event with no default`,
         });
-      if (event !== undefined && d.type === 'ga4_mp' && typeof event === 'string') {
-        const problem = ga4NameProblem(event, 'event');
+      const payload = PLATFORMS[d.type].payload;
+      if (typeof event === 'string' && payload.kind === 'mapped' && payload.eventNameProblem) {
+        const problem = payload.eventNameProblem(event);
         if (problem) out.push({ field: `${m}.event`, description: problem });
       }
       const scope: Scope = { eventName, data: known?.schema, item: undefined, inEach: false };

@@ -1,17 +1,38 @@
 /**
- * Which mapping applies to an event at a destination: the built-in default for catalogue
- * events, merged field by field with the destination's `mappings` override; for custom
- * events the destination's mapping on top of the platform envelope.
+ * Which destination types take a mapping, their built-in mappings and envelopes, and the mapping
+ * that applies to an event at a destination — derived from the table of platforms
+ * (platforms.ts); the merge itself is mapping-resolve.ts, which each platform's driver uses on
+ * its own mapping.
  */
-
-import type { FieldRule, Mapping, ResolvedMapping } from '../../schemas/mapping.ts';
+import type { ResolvedMapping } from '../../schemas/mapping.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { DEFAULT_MAPPINGS, ENVELOPES, type MappedType } from './mapping-defaults.ts';
+import type { StoredEvent } from '../event.ts';
+import { type FieldOrigin, traceMapping } from '../linkage/engine.ts';
+import { type MappingDefaults, resolveWith } from './mapping-resolve.ts';
+import type { Fields } from './mapping-rules.ts';
+import { everyMapped, MAPPED_PLATFORMS, type MappedType } from './platforms.ts';
+
+export type { MappedType };
+
+/** Each mapped platform's built-in mapping, merged once by its platform value. */
+const DEFAULTS: Readonly<Record<MappedType, MappingDefaults>> = everyMapped((p) => p.defaults);
+
+/** The destination types that use mappings, in the table's order. */
+export const MAPPED_TYPES: readonly MappedType[] = Object.freeze(MAPPED_PLATFORMS.map((p) => p.type));
 
 /** True for the destination types whose payload comes from a mapping. */
 export function isMappedType(type: Destination['type']): type is MappedType {
-  return type === 'meta_capi' || type === 'ga4_mp' || type === 'tiktok_events';
+  return Object.hasOwn(DEFAULTS, type);
 }
+
+/** The built-in mapping of every catalogue event, per destination type. */
+export const DEFAULT_MAPPINGS: Readonly<Record<MappedType, Readonly<Record<string, ResolvedMapping>>>> =
+  everyMapped((p) => p.defaults.events);
+
+/** The fields every mapping of a type starts from (custom-event mappings get them too). */
+export const ENVELOPES: Readonly<Record<MappedType, Readonly<Fields>>> = everyMapped(
+  (p) => p.defaults.envelope,
+);
 
 /**
  * The mapping for one event at one destination, or undefined when there is none (a custom
@@ -23,18 +44,11 @@ export function resolveMapping(
   eventName: string,
 ): ResolvedMapping | undefined {
   if (!isMappedType(destination.type)) return undefined;
-  const base = DEFAULT_MAPPINGS[destination.type][eventName];
-  const override = destination.mappings?.[eventName] as Mapping | undefined;
-  if (override === undefined) return base;
-  const event = override.event ?? base?.event;
-  if (event === undefined) return undefined;
-  const start: Readonly<Record<string, FieldRule>> = override.replace
-    ? {}
-    : (base?.fields ?? ENVELOPES[destination.type]);
-  const fields: Record<string, FieldRule> = { ...start };
-  for (const [target, rule] of Object.entries(override.fields ?? {})) {
-    if (rule === null) delete fields[target];
-    else fields[target] = rule;
-  }
-  return Object.freeze({ event, fields: Object.freeze(fields) });
+  return resolveWith(DEFAULTS[destination.type], destination, eventName);
+}
+
+/** Where each field the destination's mapping fills for this event comes from (for preview). */
+export function traceForDestination(destination: Readonly<Destination>, event: StoredEvent): FieldOrigin[] {
+  const mapping = resolveMapping(destination, event.event_name);
+  return mapping === undefined ? [] : traceMapping(mapping, event);
 }

@@ -1,83 +1,40 @@
 /**
  * The platforms' own event names a custom event can be sent as (the studio's creator offers
- * them; docs/linkage.md). From each platform's list of standard events: Meta's "Standard events"
- * of the Conversions API and pixel, GA4's recommended events, TikTok's "Supported standard
- * events" (Ads Manager help). Lead-like events first: the creator's usual case is a form or a
- * lead export.
+ * them; docs/linkage.md), and where each platform's event carries a value and its currency.
+ * Each list is written in its platform's folder (`<platform>/standard-events.ts`) and is part of
+ * the platform's value. This file lists those data-only files itself instead of deriving from
+ * platforms.ts: the creator is bundled for the browser, which cannot load the platforms' drivers
+ * (validators, `node:crypto` signing). The type checker refuses a mapped type missing here, and
+ * test/unit/platform-folders.test.ts checks each entry is the one the platform's value carries.
  */
-import type { Destination } from '../../schemas/settings.ts';
+import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
+import { META_STANDARD_EVENTS } from './meta/standard-events.ts';
+import type { StandardEvents } from './platform.ts';
+import type { MappedType } from './platforms.ts';
+import { TIKTOK_STANDARD_EVENTS } from './tiktok/standard-events.ts';
 
-type PlatformType = Exclude<Destination['type'], 'webhook'>;
+/** The destination types a custom event can be mapped to (the platforms sent a mapping). */
+type PlatformType = MappedType;
 
-export const STANDARD_EVENTS: Readonly<Record<PlatformType, readonly string[]>> = Object.freeze({
-  meta_capi: [
-    'Lead',
-    'CompleteRegistration',
-    'Contact',
-    'SubmitApplication',
-    'Schedule',
-    'Subscribe',
-    'StartTrial',
-    'Purchase',
-    'InitiateCheckout',
-    'AddToCart',
-    'AddPaymentInfo',
-    'AddToWishlist',
-    'ViewContent',
-    'Search',
-    'FindLocation',
-    'CustomizeProduct',
-    'Donate',
-  ],
-  ga4_mp: [
-    'generate_lead',
-    'qualify_lead',
-    'working_lead',
-    'close_convert_lead',
-    'close_unconvert_lead',
-    'disqualify_lead',
-    'sign_up',
-    'login',
-    'purchase',
-    'refund',
-    'begin_checkout',
-    'add_to_cart',
-    'add_payment_info',
-    'view_item',
-    'search',
-    'share',
-  ],
-  tiktok_events: [
-    'SubmitForm',
-    'Lead',
-    'Contact',
-    'CompleteRegistration',
-    'SubmitApplication',
-    'ApplicationApproval',
-    'Schedule',
-    'Subscribe',
-    'StartTrial',
-    'Purchase',
-    'PlaceAnOrder',
-    'InitiateCheckout',
-    'AddToCart',
-    'AddPaymentInfo',
-    'AddToWishlist',
-    'ViewContent',
-    'Search',
-    'Download',
-    'FindLocation',
-    'CustomizeProduct',
-  ],
-});
+const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
+  meta_capi: META_STANDARD_EVENTS,
+  ga4_mp: GA4_STANDARD_EVENTS,
+  tiktok_events: TIKTOK_STANDARD_EVENTS,
+};
+
+const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>
+  Object.freeze(
+    Object.fromEntries(Object.entries(LISTS).map(([type, s]) => [type, pick(s)])) as Record<PlatformType, T>,
+  );
+
+export const STANDARD_EVENTS: Readonly<Record<PlatformType, readonly string[]>> = byType(
+  (s) => s.standardEvents,
+);
 
 /** Where each platform's request carries an event's value and currency. */
-export const VALUE_TARGETS: Readonly<Record<PlatformType, { value: string; currency: string }>> =
-  Object.freeze({
-    meta_capi: { value: 'custom_data.value', currency: 'custom_data.currency' },
-    ga4_mp: { value: 'params.value', currency: 'params.currency' },
-    tiktok_events: { value: 'properties.value', currency: 'properties.currency' },
-  });
+export const VALUE_TARGETS: Readonly<Record<PlatformType, { value: string; currency: string }>> = byType(
+  (s) => s.valueTargets,
+);
 
-export const PLATFORM_TYPES = Object.keys(STANDARD_EVENTS) as PlatformType[];
+export const PLATFORM_TYPES = Object.keys(LISTS) as PlatformType[];
 export type { PlatformType };

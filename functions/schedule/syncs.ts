@@ -7,9 +7,9 @@
  * only if absent, so a page sent twice is one object.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
+import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/platforms/meta/audience.ts';
 import { publishTopicProblem } from '../../core/reserved-names.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
-import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/sync-audience.ts';
 import {
   type Change,
   changesOf,

@@ -12,12 +12,8 @@ import {
 import type { StoredEvent } from '../../core/event.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
-import {
-  signWebhook,
-  verifyWebhookSignature,
-  WEBHOOK_HEADERS,
-  webhookDriver,
-} from '../../core/platforms/webhook/driver.ts';
+import { signWebhook, verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
+import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 const now = new Date('2026-03-01T12:00:00.000Z');

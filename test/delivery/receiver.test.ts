@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import type { StoredEvent } from '../../core/event.ts';
-import { webhookDriver } from '../../core/platforms/webhook/driver.ts';
+import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import { platformEvent, type Receiver, startReceiver } from '../../local/receiver/server.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { launchChromium } from '../support/chromium.ts';

@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { WEBHOOK_HEADERS, webhookDriver } from '../../core/platforms/webhook/driver.ts';
+import { WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
+import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 
 type Verify = (

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { audiencePage, audienceSession } from '../../core/sync-audience.ts';
+import { audiencePage, audienceSession } from '../../core/platforms/meta/audience.ts';
 import {
   changesOf,
   commitStatement,

@@ -1,5 +1,5 @@
 /**
- * The webhook destination: a JSON POST of the stored event to `base_url` + `config.path`,
+ * Webhook requests: a JSON POST of the stored event to `base_url` + `config.path`,
  * signed with HMAC-SHA256 over the timestamp, method, URL and body with the `signing_key`
  * secret, so a receiver can check origin, freshness and that the request was meant for this
  * URL (docs/delivery.md has the snippet).
@@ -7,9 +7,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { StoredEvent } from '../../event.ts';
 import { scrubPayload } from '../../pii.ts';
-import type { Driver, DriverContext, InboundResponse, Outcome, Prepared } from '../driver.ts';
+import type { DriverContext, Prepared } from '../driver.ts';
 import { scrubsPii } from '../prepare.ts';
-import { WEBHOOK_RULES } from './rules.ts';
 
 export const WEBHOOK_HEADERS = Object.freeze({
   timestamp: 'x-eventbus-timestamp',
@@ -82,14 +81,15 @@ export function verifyWebhookSignature(input: {
   return ok ? { ok: true } : { ok: false, reason: 'signature does not match' };
 }
 
-function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
+/** The signed request of one stored event (scrubbed only when the destination asks: `scrub_pii`). */
+export function webhookPrepare(event: StoredEvent, ctx: DriverContext): Prepared {
   const { destination } = ctx;
   if (!destination.base_url) return { ok: false, reason: 'webhook destination has no base_url' };
   const path = destination.config?.['path'];
   if (path !== undefined && (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))))
     return { ok: false, reason: 'config.path must be a string starting with "/"' };
   const url = webhookUrl(destination.base_url, path);
-  const body = JSON.stringify(scrubsPii(destination) ? scrubPayload(event) : event);
+  const body = JSON.stringify(scrubsPii(destination, false) ? scrubPayload(event) : event);
   const timestamp = String(Math.floor(ctx.now.getTime() / 1000));
   const headers: Record<string, string> = {
     'content-type': 'application/json',
@@ -106,27 +106,3 @@ function prepare(event: StoredEvent, ctx: DriverContext): Prepared {
   if (destination.test_mode) headers[WEBHOOK_HEADERS.test] = '1';
   return { ok: true, request: { method: 'POST', url, redactedUrl: url, headers, body } };
 }
-
-/** Status codes worth another attempt: timeouts, throttling, and the server's own failures. */
-export function isRetryableStatus(status: number): boolean {
-  return status === 408 || status === 425 || status === 429 || status >= 500;
-}
-
-function interpret(response: InboundResponse): Outcome {
-  if (response.kind === 'network_error') return { status: 'retry', reason: response.message };
-  const { status } = response;
-  if (status >= 200 && status < 300) return { status: 'delivered', httpStatus: status };
-  const snippet = response.body.slice(0, 300).trim();
-  const reason = `HTTP ${status}${snippet ? `: ${snippet}` : ''}`;
-  if (isRetryableStatus(status)) return { status: 'retry', reason, httpStatus: status };
-  // Redirects are not followed (a signed body must not go elsewhere): permanent, like other 4xx.
-  return { status: 'rejected', reason, httpStatus: status };
-}
-
-/** Webhooks: every request is signed with the `signing_key` secret (docs/architecture.md §2, issue 7 §4). */
-export const webhookDriver: Driver = {
-  type: 'webhook',
-  requiredSecrets: WEBHOOK_RULES.requirements.secrets,
-  prepare,
-  interpret,
-};

@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../../core/event.ts';
 import type { Driver, Prepared } from '../../../core/platforms/driver.ts';
-import { ga4MpDriver } from '../../../core/platforms/ga4/driver.ts';
-import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
-import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { CASES, type ConformanceCase, type Expected, type PlatformExpectation } from './conformance-cases.ts';
 

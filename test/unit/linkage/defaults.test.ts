@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import type { Driver, DriverContext } from '../../../core/platforms/driver.ts';
-import { ga4MpDriver } from '../../../core/platforms/ga4/driver.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { checkGa4Request } from '../../../core/platforms/ga4/target.ts';
-import { DEFAULT_MAPPINGS } from '../../../core/platforms/mapping-defaults.ts';
-import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
+import { DEFAULT_MAPPINGS } from '../../../core/platforms/mappings.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
 import { checkMetaRequest } from '../../../core/platforms/meta/target.ts';
-import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import { checkTikTokRequest } from '../../../core/platforms/tiktok/target.ts';
 import { CATALOGUE } from '../../../schemas/catalogue.ts';
 import type { Destination } from '../../../schemas/settings.ts';

@@ -8,9 +8,9 @@ import type {
   InboundResponse,
   OutboundRequest,
 } from '../../../core/platforms/driver.ts';
-import { ga4MpDriver } from '../../../core/platforms/ga4/driver.ts';
-import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
-import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import {
   type PlatformReceiver,
   startGa4Receiver,

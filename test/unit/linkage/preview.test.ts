@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../../cli/main.ts';
 import { previewDelivery } from '../../../core/delivery/preview.ts';
-import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
-import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import { checkSettings } from '../../../core/settings.ts';
 import {
   type PlatformReceiver,

@@ -2,10 +2,10 @@
 import assert from 'node:assert/strict';
 import { applyPiiPolicy, REDACTED, scrubPayload, scrubText, scrubUrl, sha256 } from '../../../core/pii.ts';
 import type { DriverContext } from '../../../core/platforms/driver.ts';
-import { ga4MpDriver } from '../../../core/platforms/ga4/driver.ts';
-import { metaCapiDriver } from '../../../core/platforms/meta/driver.ts';
-import { tiktokEventsDriver } from '../../../core/platforms/tiktok/driver.ts';
-import { webhookDriver } from '../../../core/platforms/webhook/driver.ts';
+import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
+import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
+import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
+import { webhookDriver } from '../../../core/platforms/webhook/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { storedEvent } from '../linkage/sample-events.ts';
 

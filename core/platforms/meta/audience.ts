@@ -3,11 +3,12 @@
  * part: each row's identifiers normalised and hashed by the Conversions API's own transforms
  * (core/linkage/transforms.ts), a page as the `payload` Meta's `/{audience_id}/users` takes —
  * `{schema: [...], data: [[...], ...]}`, at most 10,000 rows a request — added with POST and, in
- * mirror mode, removed with DELETE, in one upload session per run.
+ * mirror mode, removed with DELETE, in one upload session per run. Generic over the change a
+ * sync carries (core/syncs.ts's `Change`), which it hands back untouched with each request.
  */
-import * as t from './linkage/transforms.ts';
-import { META_API_VERSION, META_BASE_URL } from './platforms/meta/driver.ts';
-import type { Change } from './syncs.ts';
+import * as t from '../../linkage/transforms.ts';
+import type { AudienceChange, AudiencePageInput, AudienceSync } from '../platform.ts';
+import { META_API_VERSION, META_BASE_URL } from './driver.ts';
 
 /** Meta's limit on rows per `/users` request. */
 export const AUDIENCE_MAX_ROWS = 10_000;
@@ -51,10 +52,10 @@ export interface AudiencePayload {
 }
 
 /** A page's changes as the users to add and the users to remove, and the rows that cannot go. */
-export interface AudiencePage {
-  readonly add?: { readonly payload: AudiencePayload; readonly changes: readonly Change[] };
-  readonly remove?: { readonly payload: AudiencePayload; readonly changes: readonly Change[] };
-  readonly failed: readonly { readonly change: Change; readonly reason: string }[];
+export interface AudiencePage<C extends AudienceChange = AudienceChange> {
+  readonly add?: { readonly payload: AudiencePayload; readonly changes: readonly C[] };
+  readonly remove?: { readonly payload: AudiencePayload; readonly changes: readonly C[] };
+  readonly failed: readonly { readonly change: C; readonly reason: string }[];
 }
 
 /** One row's identifiers, normalised (and hashed where Meta wants them hashed), by schema key. */
@@ -80,10 +81,10 @@ function payloadOf(rows: readonly Map<string, string>[]): AudiencePayload {
  * so a removed user is matched by the same identifiers they were added with. A row without any
  * identifier Meta can match is a failed row with the reason, not a request.
  */
-export function audiencePage(changes: readonly Change[]): AudiencePage {
-  const failed: { change: Change; reason: string }[] = [];
-  const add: { change: Change; ids: Map<string, string> }[] = [];
-  const remove: { change: Change; ids: Map<string, string> }[] = [];
+export function audiencePage<C extends AudienceChange>(changes: readonly C[]): AudiencePage<C> {
+  const failed: { change: C; reason: string }[] = [];
+  const add: { change: C; ids: Map<string, string> }[] = [];
+  const remove: { change: C; ids: Map<string, string> }[] = [];
   for (const change of changes) {
     const ids = identifiersOf(change.data);
     if (ids.size === 0) {
@@ -116,13 +117,13 @@ export function audienceSession(runKey: string, page: number, last: boolean, pla
 }
 
 /** One `/users` request of a page, without the token (the sender adds it to the URL). */
-export interface AudienceRequest {
+export interface AudienceRequest<C extends AudienceChange = AudienceChange> {
   readonly method: 'POST' | 'DELETE';
   /** `<origin>/<version>/<audience>/users`. */
   readonly path: string;
   readonly body: { readonly payload: AudiencePayload; readonly session: ReturnType<typeof audienceSession> };
   /** The changes it carries (they fail together if Meta refuses it). */
-  readonly changes: readonly Change[];
+  readonly changes: readonly C[];
 }
 
 /**
@@ -130,19 +131,12 @@ export interface AudienceRequest {
  * upload session of the run — and the rows that cannot go: what the schedule function sends and
  * what `sync run --dry-run` prints.
  */
-export function audienceRequests(input: {
-  /** The connection's `url`, or Meta's Graph API. */
-  readonly origin?: string;
-  readonly audienceId: string;
-  readonly runKey: string;
-  readonly page: number;
-  readonly last: boolean;
-  readonly planned: number;
-  readonly changes: readonly Change[];
-}): { readonly requests: readonly AudienceRequest[]; readonly failed: AudiencePage['failed'] } {
+export function audienceRequests<C extends AudienceChange>(
+  input: AudiencePageInput<C>,
+): { readonly requests: readonly AudienceRequest<C>[]; readonly failed: AudiencePage<C>['failed'] } {
   const built = audiencePage(input.changes);
   const path = `${(input.origin ?? META_BASE_URL).replace(/\/+$/, '')}/${META_API_VERSION}/${input.audienceId}/users`;
-  const requests: AudienceRequest[] = [];
+  const requests: AudienceRequest<C>[] = [];
   for (const [method, part, session] of [
     ['POST', built.add, input.runKey],
     ['DELETE', built.remove, `${input.runKey}#remove`],
@@ -160,3 +154,10 @@ export function audienceRequests(input: {
   }
   return { requests, failed: built.failed };
 }
+
+/** Meta's customer-list custom audiences, as the platform value carries them. */
+export const META_AUDIENCES: AudienceSync = {
+  maxRows: AUDIENCE_MAX_ROWS,
+  columns: AUDIENCE_COLUMNS,
+  requests: audienceRequests,
+};

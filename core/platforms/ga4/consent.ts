@@ -1,0 +1,12 @@
+/**
+ * GA4's consent signals (docs/linkage.md, "Consent signals"): user-provided data (`user_data`) is
+ * for ads measurement; when the person denied `ad_user_data` it is left out (the request's
+ * `consent` field, filled by the mapping, says the same). Says what it left out.
+ */
+import type { ConsentSignals } from '../platform.ts';
+
+export const ga4ConsentSignals: ConsentSignals = (body, _destination, event) => {
+  if (event.consent?.ad_user_data !== 'denied' || body['user_data'] === undefined) return undefined;
+  delete body['user_data'];
+  return 'left out user_data (consent ad_user_data denied)';
+};

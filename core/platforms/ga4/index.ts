@@ -1,0 +1,44 @@
+/**
+ * GA4 Measurement Protocol: the whole platform in one value (docs/platforms.md §2). Its mapping
+ * (mapping.ts), its request (driver.ts), its target check and event-name rules (target.ts), its
+ * consent signals (consent.ts) and how its answers are read (responses.ts) are assembled here;
+ * platforms.ts lists it.
+ */
+import { definePlatform, type Platform } from '../platform.ts';
+import { ga4ConsentSignals } from './consent.ts';
+import { ga4Body, ga4Request } from './driver.ts';
+import { GA4_MAPPING } from './mapping.ts';
+import { GA4_RESPONSES } from './responses.ts';
+import { GA4_STANDARD_EVENTS } from './standard-events.ts';
+import { checkGa4Request, ga4NameProblem, trimGa4Request } from './target.ts';
+
+export const GA4_PLATFORM: Platform = definePlatform({
+  type: 'ga4_mp',
+  requirements: {
+    config: ['measurement_id'],
+    optionalConfig: [],
+    secrets: ['api_secret'],
+    baseUrl: false,
+    // GA4's test mode is its debug endpoint: no test code.
+    testEventCode: false,
+  },
+  // Analytics only.
+  consent: ['analytics'],
+  payload: {
+    kind: 'mapped',
+    mapping: GA4_MAPPING,
+    ...GA4_STANDARD_EVENTS,
+    eventNameProblem: (name) => ga4NameProblem(name, 'event'),
+    consentSignals: ga4ConsentSignals,
+    shape: ga4Body,
+    trim: trimGa4Request,
+    check: checkGa4Request,
+    request: ga4Request,
+    // One event per request: events of different people cannot share a request's client_id.
+    maxEvents: 1,
+  },
+  responses: GA4_RESPONSES,
+});
+
+/** The driver the forward function uses for `ga4_mp` destinations. */
+export const ga4MpDriver = GA4_PLATFORM.driver;

@@ -1,0 +1,20 @@
+/**
+ * Meta's consent signals (docs/linkage.md, "Consent signals"): `opt_out: true` when ad
+ * personalization is denied (Meta then uses the event for attribution only, not ad delivery
+ * optimisation); with limited data use, `data_processing_options: ["LDU"]` and country/state 0,
+ * which asks Meta to geolocate the event. A value the mapping set is kept.
+ */
+import { limitedDataUse } from '../consent-signals.ts';
+import type { ConsentSignals } from '../platform.ts';
+
+export const metaConsentSignals: ConsentSignals = (serverEvent, destination, event) => {
+  if (event.consent?.ad_personalization === 'denied' && serverEvent['opt_out'] === undefined)
+    serverEvent['opt_out'] = true;
+  if (serverEvent['data_processing_options'] !== undefined) return undefined;
+  if (limitedDataUse(destination, event)) {
+    serverEvent['data_processing_options'] = ['LDU'];
+    serverEvent['data_processing_options_country'] = 0;
+    serverEvent['data_processing_options_state'] = 0;
+  }
+  return undefined;
+};

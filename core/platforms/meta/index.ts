@@ -1,0 +1,44 @@
+/**
+ * Meta Conversions API: the whole platform in one value (docs/platforms.md §1). Its mapping
+ * (mapping.ts), its request (driver.ts), its target check (target.ts), its consent signals
+ * (consent.ts), how its answers are read (responses.ts) and its custom audiences (audience.ts)
+ * are assembled here; platforms.ts lists it.
+ */
+import { definePlatform, type Platform } from '../platform.ts';
+import { META_AUDIENCES } from './audience.ts';
+import { metaConsentSignals } from './consent.ts';
+import { metaRequest, metaServerEvent } from './driver.ts';
+import { META_MAPPING } from './mapping.ts';
+import { META_RESPONSES } from './responses.ts';
+import { META_STANDARD_EVENTS } from './standard-events.ts';
+import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent, trimMetaValue } from './target.ts';
+
+export const META_PLATFORM: Platform = definePlatform({
+  type: 'meta_capi',
+  requirements: {
+    config: ['pixel_id'],
+    optionalConfig: ['action_source', 'api_version'],
+    secrets: ['access_token'],
+    baseUrl: false,
+    testEventCode: true,
+  },
+  // Ads and the user data they carry need both purposes.
+  consent: ['ads', 'ad_user_data'],
+  payload: {
+    kind: 'mapped',
+    mapping: META_MAPPING,
+    ...META_STANDARD_EVENTS,
+    consentSignals: metaConsentSignals,
+    shape: metaServerEvent,
+    trim: (serverEvent) =>
+      [trimMetaEvent(serverEvent), trimMetaValue(serverEvent)].filter(Boolean).join('; ') || undefined,
+    check: (serverEvent, now) => checkMetaEvent(serverEvent, now),
+    request: metaRequest,
+    maxEvents: META_MAX_EVENTS,
+  },
+  responses: META_RESPONSES,
+  audiences: META_AUDIENCES,
+});
+
+/** The driver the forward function uses for `meta_capi` destinations. */
+export const metaCapiDriver = META_PLATFORM.driver;

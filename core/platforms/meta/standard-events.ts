@@ -1,0 +1,31 @@
+/**
+ * Meta's "Standard events" (Conversions API and pixel), which a custom event can be sent as (the
+ * studio's creator offers them; docs/linkage.md, docs/platforms.md §1), lead-like events first:
+ * the creator's usual case is a form or a lead export; and where the platform's event carries a
+ * value and its currency. Data only, importing nothing: the creator's browser bundle reads it
+ * (core/platforms/standard-events.ts).
+ */
+import type { StandardEvents } from '../platform.ts';
+
+export const META_STANDARD_EVENTS: StandardEvents = {
+  standardEvents: [
+    'Lead',
+    'CompleteRegistration',
+    'Contact',
+    'SubmitApplication',
+    'Schedule',
+    'Subscribe',
+    'StartTrial',
+    'Purchase',
+    'InitiateCheckout',
+    'AddToCart',
+    'AddPaymentInfo',
+    'AddToWishlist',
+    'ViewContent',
+    'Search',
+    'FindLocation',
+    'CustomizeProduct',
+    'Donate',
+  ],
+  valueTargets: { value: 'custom_data.value', currency: 'custom_data.currency' },
+};

@@ -1,0 +1,208 @@
+/**
+ * What one platform is, in one value: each folder (meta/, ga4/, tiktok/, webhook/) exports a
+ * `Platform` from its `index.ts`, platforms.ts lists them, and every table the rest of the code
+ * reads (requirements, default consent, drivers, mappings, standard events) is derived from that
+ * list (docs/architecture.md, "Platforms"). The driver the forward function calls is built here
+ * from the platform's parts, so its secrets, its mapping and its reading of answers cannot
+ * drift from what the platform declares.
+ */
+import type { ConsentPurpose, Destination, DestinationType } from '../../schemas/settings.ts';
+import type { StoredEvent } from '../event.ts';
+import type { MappedEvent } from '../linkage/engine.ts';
+import type { FieldViolation } from '../validation.ts';
+import type {
+  DestinationRequirements,
+  Driver,
+  DriverContext,
+  InboundResponse,
+  OutboundRequest,
+  Prepared,
+  PreparedBatch,
+} from './driver.ts';
+import { type MappingDefaults, mappingDefaults, resolveWith } from './mapping-resolve.ts';
+import type { PlatformMapping } from './mapping-rules.ts';
+import { type BuiltEvent, chunk, configProblem, mapForDestination } from './prepare.ts';
+import { classify, type ResponseTable } from './responses.ts';
+import { formatViolations } from './target-common.ts';
+
+/**
+ * The event's consent written as the platform's own privacy fields (docs/linkage.md, "Consent
+ * signals"); says what it left out, if anything. A field the mapping set is never replaced.
+ */
+export type ConsentSignals = (
+  platformEvent: Record<string, unknown>,
+  destination: Readonly<Destination>,
+  event: StoredEvent,
+) => string | undefined;
+
+/** What the studio's creator offers for a mapped platform (data only: it runs in the browser too). */
+export interface StandardEvents {
+  /** The platform's own event names a custom event can be sent as. */
+  readonly standardEvents: readonly string[];
+  /** Where the platform's event carries a value and its currency (target fields). */
+  readonly valueTargets: { readonly value: string; readonly currency: string };
+}
+
+/** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
+export interface MappedPayload extends StandardEvents {
+  readonly kind: 'mapped';
+  /** The built-in mapping: the envelope every event gets, and each catalogue event's fields. */
+  readonly mapping: PlatformMapping;
+  /** Why a target event name breaks the platform's rules (checked when settings load), if it does. */
+  readonly eventNameProblem?: (name: string) => string | undefined;
+  readonly consentSignals: ConsentSignals;
+  /** The platform event made of the mapped event (its name, the payload, what the mapping left open). */
+  shape(mapped: MappedEvent, event: StoredEvent, ctx: DriverContext): Record<string, unknown>;
+  /** Leaves out the parts the platform would refuse but the event can do without; says what. */
+  trim?(platformEvent: Record<string, unknown>, now: Date): string | undefined;
+  /** The target check: the platform's schema and limits, as field violations. */
+  check(platformEvent: Record<string, unknown>, now: Date): FieldViolation[];
+  /** The request carrying some platform events (at most `maxEvents`). */
+  request(events: readonly Record<string, unknown>[], ctx: DriverContext): OutboundRequest;
+  /** Events per request; above 1 the driver also prepares batches. */
+  readonly maxEvents: number;
+}
+
+/** A platform that receives the stored event itself (the webhook). */
+export interface StoredPayload {
+  readonly kind: 'stored';
+  prepare(event: StoredEvent, ctx: DriverContext): Prepared;
+}
+
+/** A change a sync sends to an audience: a row added (or updated) or removed. */
+export interface AudienceChange {
+  readonly op: 'upsert' | 'delete';
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** One page of a sync run to an audience. */
+export interface AudiencePageInput<C extends AudienceChange> {
+  /** The connection's `url`, or the platform's API. */
+  readonly origin?: string;
+  readonly audienceId: string;
+  /** Names the run: its upload sessions are derived from it. */
+  readonly runKey: string;
+  readonly page: number;
+  readonly last: boolean;
+  /** The run's planned total of rows. */
+  readonly planned: number;
+  readonly changes: readonly C[];
+}
+
+/** Customer lists a sync can fill (Meta's custom audiences; docs/syncs.md). */
+export interface AudienceSync {
+  /** Rows per request. */
+  readonly maxRows: number;
+  /** The row columns the platform matches people by. */
+  readonly columns: readonly string[];
+  /** A page's requests (the token left out) and the rows that cannot go. */
+  requests<C extends AudienceChange>(
+    input: AudiencePageInput<C>,
+  ): {
+    readonly requests: readonly {
+      readonly method: 'POST' | 'DELETE';
+      readonly path: string;
+      readonly changes: readonly C[];
+    }[];
+    readonly failed: readonly { readonly change: C; readonly reason: string }[];
+  };
+}
+
+/** What a platform's folder writes. */
+export interface PlatformSpec {
+  /** The destination type in the settings (schemas/settings.ts `DestinationType`). */
+  readonly type: DestinationType;
+  /** Config keys, secret roles, URL and test code the platform cannot work without. */
+  readonly requirements: DestinationRequirements;
+  /** The consent purposes the type needs unless a destination's settings say otherwise. */
+  readonly consent: readonly ConsentPurpose[];
+  /** How an event becomes the platform's request. */
+  readonly payload: MappedPayload | StoredPayload;
+  /** How the platform's answers are read. */
+  readonly responses: ResponseTable;
+  readonly audiences?: AudienceSync;
+}
+
+/** A platform with what is derived from its parts: the driver, and its mapping's defaults. */
+export interface Platform extends PlatformSpec {
+  readonly driver: Driver;
+  /** The built-in mapping, merged once (undefined for a platform sent the stored event). */
+  readonly defaults: MappingDefaults | undefined;
+}
+
+/** A platform from its folder's parts: the driver and the mapping defaults derived once. */
+export function definePlatform(spec: PlatformSpec): Platform {
+  const { payload } = spec;
+  const base = {
+    type: spec.type,
+    // The secrets a driver checks before sending are the ones the platform requires: one list.
+    requiredSecrets: spec.requirements.secrets,
+    interpret: (response: InboundResponse, ctx: DriverContext) => classify(spec.responses, response, ctx),
+  };
+  if (payload.kind === 'stored')
+    return Object.freeze({
+      ...spec,
+      driver: Object.freeze({ ...base, prepare: payload.prepare }),
+      defaults: undefined,
+    });
+  const defaults = mappingDefaults(payload.mapping);
+  const driver: Driver = { ...base, ...mappedPrepare(spec, payload, defaults) };
+  return Object.freeze({ ...spec, driver: Object.freeze(driver), defaults });
+}
+
+/**
+ * `prepare` (and `prepareBatch` for platforms taking many events per request) of a mapped
+ * platform: each event is mapped with the destination's resolved mapping, shaped, given its
+ * consent signals, trimmed and checked alone, so one bad event is rejected by itself instead of
+ * failing the request; the rest go in requests of at most `maxEvents`.
+ */
+function mappedPrepare(
+  spec: PlatformSpec,
+  payload: MappedPayload,
+  defaults: MappingDefaults,
+): Pick<Driver, 'prepare' | 'prepareBatch'> {
+  const problem = (ctx: DriverContext) => configProblem(ctx, spec.requirements);
+  const build = (event: StoredEvent, ctx: DriverContext): BuiltEvent => {
+    const mapping = resolveWith(defaults, ctx.destination, event.event_name);
+    const m = mapForDestination(mapping, ctx.destination, event);
+    if (!m.ok) return m;
+    const platformEvent = payload.shape(m.mapped, event, ctx);
+    const dropped =
+      [payload.consentSignals(platformEvent, ctx.destination, event), payload.trim?.(platformEvent, ctx.now)]
+        .filter(Boolean)
+        .join('; ') || undefined;
+    const violations = payload.check(platformEvent, ctx.now);
+    if (violations.length > 0)
+      return { ok: false, reason: formatViolations(`${ctx.destination.type} payload refused`, violations) };
+    return dropped ? { ok: true, event: platformEvent, dropped } : { ok: true, event: platformEvent };
+  };
+  const prepare = (event: StoredEvent, ctx: DriverContext): Prepared => {
+    const p = problem(ctx);
+    if (p) return { ok: false, reason: p };
+    const built = build(event, ctx);
+    if (!built.ok) return built;
+    const request = payload.request([built.event], ctx);
+    return built.dropped ? { ok: true, request, dropped: built.dropped } : { ok: true, request };
+  };
+  if (payload.maxEvents <= 1) return { prepare };
+  const prepareBatch = (events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch => {
+    const p = problem(ctx);
+    if (p) return { requests: [], rejected: events.map((e) => ({ eventId: e.event_id, reason: p })) };
+    const good: { id: string; event: Record<string, unknown> }[] = [];
+    const rejected: { eventId: string; reason: string }[] = [];
+    for (const e of events) {
+      const built = build(e, ctx);
+      if (built.ok) good.push({ id: e.event_id, event: built.event });
+      else rejected.push({ eventId: e.event_id, reason: built.reason });
+    }
+    const requests = chunk(good, payload.maxEvents).map((c) => ({
+      request: payload.request(
+        c.map((g) => g.event),
+        ctx,
+      ),
+      eventIds: c.map((g) => g.id),
+    }));
+    return { requests, rejected };
+  };
+  return { prepare, prepareBatch };
+}

@@ -1,0 +1,12 @@
+/**
+ * TikTok's consent signal (docs/linkage.md, "Consent signals"): `limited_data_use: true` when the
+ * event is flagged for limited data use. A value the mapping set is kept.
+ */
+import { limitedDataUse } from '../consent-signals.ts';
+import type { ConsentSignals } from '../platform.ts';
+
+export const tiktokConsentSignals: ConsentSignals = (row, destination, event) => {
+  if (row['limited_data_use'] === undefined && limitedDataUse(destination, event))
+    row['limited_data_use'] = true;
+  return undefined;
+};

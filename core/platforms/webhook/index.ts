@@ -1,0 +1,27 @@
+/**
+ * Signed webhooks: the whole platform in one value (docs/delivery.md). The request and its
+ * signature (driver.ts) and how a receiver's answers are read (responses.ts) are assembled
+ * here; platforms.ts lists it. A webhook receives the stored event as it is: no mapping.
+ */
+import { definePlatform, type Platform } from '../platform.ts';
+import { webhookPrepare } from './driver.ts';
+import { WEBHOOK_RESPONSES } from './responses.ts';
+
+export const WEBHOOK_PLATFORM: Platform = definePlatform({
+  type: 'webhook',
+  requirements: {
+    config: [],
+    optionalConfig: ['path'],
+    // Always signed (HMAC-SHA256 with the shared signing_key; docs/architecture.md §2).
+    secrets: ['signing_key'],
+    baseUrl: true,
+    testEventCode: false,
+  },
+  // The business's own endpoint: no consent purpose by default.
+  consent: [],
+  payload: { kind: 'stored', prepare: webhookPrepare },
+  responses: WEBHOOK_RESPONSES,
+});
+
+/** The driver the forward function uses for `webhook` destinations. */
+export const webhookDriver = WEBHOOK_PLATFORM.driver;
