@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { createPublisher } from '../adapters/publisher.ts';
 import { issueToken } from '../gateway/credentials.ts';
 import { fileTokenStore } from '../gateway/token-store.ts';
+import { emulatorPubSub } from '../local/provision.ts';
 import { environmentOf, gateway, type ServiceFactory } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
@@ -172,6 +173,12 @@ export const suite: BenchSuite = {
         baseEnv: { ...process.env, METADATA_SERVER_DETECTION: 'none' },
         log: () => {},
       });
+      // The plan's subscriptions push to functions this suite does not run: the emulator's
+      // delivery attempts to them would take CPU from the publishing measured here.
+      const pubsub = emulatorPubSub(PROJECT, `127.0.0.1:${local.ports.pubsub}`);
+      const [subscriptions] = await pubsub.getSubscriptions();
+      await Promise.all(subscriptions.map((sub) => sub.delete()));
+      await pubsub.close();
       const pid = (name: string) => local?.services.find((x) => x.name === name)?.pid;
       bare = await start(['bench/gateway.ts', 'bare']);
 

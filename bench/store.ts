@@ -303,6 +303,8 @@ export const suite: BenchSuite = {
       // second between the two, and everything must be stored within 2 s after the last send.
       // (Draining alone is too lenient: a 6 s step at 1.3× capacity still drains in 2 s.)
       let sustained = 0;
+      /** When no step holds: what the first one stored per second, from its start to its drain. */
+      let storedRate = 0;
       const steps: string[] = [];
       for (const rate of stepRates) {
         const step = newRun();
@@ -332,14 +334,20 @@ export const suite: BenchSuite = {
           `${rate}/s → backlog ${growth >= 0 ? '+' : ''}${growth.toFixed(0)}/s, ${stored}/${step.sent.size} stored within 2 s of the last send${kept ? '' : ' (backlog grew)'}`,
         );
         if (!kept) {
+          if (sustained === 0) storedRate = stored / ((performance.now() - started) / 1000);
           await waitDrained(step, 20_000);
           break;
         }
         sustained = rate;
       }
+      // No step held (a machine busy with other work): the rate the path did store is the figure
+      // then, under its own name, rather than a 0 that reads like a bench that measured nothing.
       figures.push({
-        name: 'highest offered rate sustained without backlog growth',
-        value: sustained,
+        name:
+          sustained > 0
+            ? 'highest offered rate sustained without backlog growth'
+            : `no offered rate sustained; stored while ${stepRates[0]} events/s were offered`,
+        value: sustained > 0 ? sustained : storedRate,
         unit: 'events/s',
         target: { op: '>=', value: 2000 },
         baseline: { name: 'raw DuckDB appends (same rows, batches of 100)', value: baseline },
