@@ -1,10 +1,11 @@
 /**
  * The registry's event definitions for the gateway and `store` (docs/definitions.md): the
- * current ones from a RegistryReader (a copy at most 30 s old, the last good copy on errors,
- * RegistryUnavailable with no copy at all), plus, for `store`, the exact versions the gateway
- * stamped (immutable objects, read once per process).
+ * current ones from a RegistryReader's copy (refreshed in the background, the last good copy on
+ * errors, RegistryUnavailable with no copy at all), plus, for `store`, the exact versions the
+ * gateway stamped (immutable objects, read once per process).
  *
- * On the hot path it answers without a promise when its copy is fresh and holds what is asked.
+ * On the hot path it answers without a promise when the reader's copy is the one it built its
+ * definitions from and holds what is asked.
  */
 import {
   type DefinedEvent,
@@ -21,34 +22,32 @@ import type { RegistryClient, RegistryReader, Snapshot } from './registry.ts';
 export class Definitions {
   private readonly reader: RegistryReader;
   private readonly client: RegistryClient;
-  private readonly clock: () => number;
-  private readonly maxAgeMs: number;
   private held: { snapshot: Snapshot; events: DefinedEvents } | undefined;
   private readonly older = new Map<string, DefinedEvent>();
   /** Stamps that name no version (looked up once, not on every message that carries them). */
   private readonly missing = new Set<string>();
 
-  constructor(
-    reader: RegistryReader,
-    client: RegistryClient,
-    opts: { clock?: () => number; maxAgeMs?: number } = {},
-  ) {
+  constructor(reader: RegistryReader, client: RegistryClient) {
     this.reader = reader;
     this.client = client;
-    this.clock = opts.clock ?? Date.now;
-    this.maxAgeMs = opts.maxAgeMs ?? 30_000;
   }
 
   /**
    * The defined events now, and the stamped version when one is given (`name@major.minor`).
-   * Rejects with RegistryUnavailable when no copy of the registry could ever be read.
+   * Rejects with RegistryUnavailable when no copy of the registry could be read (quickly: the
+   * reader waits for a first read at most briefly).
    */
   get(given?: string): DefinedEvents | Promise<DefinedEvents> {
     // Anything but a well-formed stamp is ignored: the current definition applies.
     const stamp = given !== undefined && parseStamp(given) ? given : undefined;
     const held = this.held;
-    const fresh = held && !held.snapshot.stale && this.clock() - held.snapshot.readAt < this.maxAgeMs;
-    if (fresh && (stamp === undefined || held.events.exact(stamp) || this.missing.has(stamp)))
+    // The reader's copy, at once (an old one starts a refresh in the background).
+    const copy = this.reader.cached('EventDefinition');
+    if (
+      held &&
+      copy?.resources === held.snapshot.resources &&
+      (stamp === undefined || held.events.exact(stamp) || this.missing.has(stamp))
+    )
       return held.events;
     return this.load(stamp);
   }
@@ -142,6 +141,8 @@ export function registryReaders(
     ]);
     const client = new RegistryClient(new Storage({ projectId: project }).bucket(bucketName));
     const reader = new RegistryReader(client);
+    // The first read starts now, at cold start, not with the first request that needs it.
+    reader.cached('EventDefinition');
     return { reader, definitions: new Definitions(reader, client) };
   });
   warmInBackground(loaded);

@@ -9,11 +9,15 @@
  * writer that lost at the index step is not history (the index never named it): the next writer
  * of that version replaces it.
  *
- * Readers (`RegistryReader`): refresh on the request path, not from a timer (Cloud Run throttles
- * CPU between requests): a copy older than 30 s is checked with a conditional read of the index
- * (`ifGenerationNotMatch`, a 304 when nothing changed); on a read error the last good copy is
- * served; with no copy at all `RegistryUnavailable` tells the caller to answer 503 rather than
- * accept events unvalidated.
+ * Readers (`RegistryReader`): stale-while-revalidate. A request that finds the copy older than
+ * 30 s starts a refresh and is answered from the copy at once: no request waits on Cloud Storage
+ * while a copy is held. The refresh is started by requests, not by a timer (Cloud Run throttles CPU
+ * between requests), and is a conditional read of the index (`ifGenerationNotMatch`, a 304 when
+ * nothing changed). A failed read is remembered for a moment (1 s, doubling to 10 s) instead of
+ * being retried by every request; meanwhile the last good copy is served, marked stale. With no
+ * copy at all a request waits for the first read at most 500 ms, then `RegistryUnavailable` tells
+ * the caller to answer 503 rather than accept events unvalidated; the next read after the pause
+ * recovers without a restart.
  */
 import type { Bucket, File } from '@google-cloud/storage';
 import {
@@ -75,6 +79,21 @@ export class RegistryClient {
       if (exists) return { index: emptyIndex(kind), generation: 0 };
       throw err;
     }
+  }
+
+  /**
+   * The index's generation when it is no longer `generation`; undefined when it still is (a
+   * conditional read: a 304 from Cloud Storage, nothing downloaded).
+   */
+  async indexChanged(kind: RegistryKind, generation: number): Promise<number | undefined> {
+    const [meta] = await this.bucket
+      .file(indexPath(kind))
+      .getMetadata({ ifGenerationNotMatch: generation })
+      .catch((err: unknown) => {
+        if (statusOf(err) === 304) return [undefined];
+        throw err;
+      });
+    return meta === undefined ? undefined : Number(meta.generation);
   }
 
   readVersion(kind: RegistryKind, name: string, version: string): Promise<ResourceVersion> {
@@ -210,75 +229,168 @@ export function currentSpecs<S>(s: Snapshot): { name: string; version: string; s
   }));
 }
 
+/** How a reader refreshes; every field has a default suited to the gateway and the functions. */
+export interface ReaderOptions {
+  /** A copy older than this is refreshed (in the background) by the next request. Default 30 s. */
+  readonly maxAgeMs?: number;
+  /** The clock ages and pauses are measured on (tests move it). Default Date.now. */
+  readonly clock?: () => number;
+  /**
+   * With no copy at all, how long a request waits for a read that is under way (counted from
+   * when the read started) before it is told RegistryUnavailable. Default 500 ms.
+   */
+  readonly coldWaitMs?: number;
+  /** A read that has not finished after this long counts as failed (a hung connection). Default 20 s. */
+  readonly readTimeoutMs?: number;
+  /** The pause after a failed read: `firstMs`, doubling per failure in a row up to `maxMs`. */
+  readonly retry?: { readonly firstMs: number; readonly maxMs: number };
+}
+
+/** What a reader knows about one kind: its copy, the read under way, the last failure. */
+interface KindState {
+  copy: Snapshot | undefined;
+  reading: { readonly done: Promise<Snapshot | undefined>; readonly startedAt: number } | undefined;
+  failure: { readonly failures: number; readonly retryAt: number; readonly message: string } | undefined;
+}
+
 export class RegistryReader {
   private readonly client: RegistryClient;
   private readonly maxAgeMs: number;
   private readonly clock: () => number;
-  private readonly copies = new Map<RegistryKind, Snapshot>();
-  private readonly refreshing = new Map<RegistryKind, Promise<Snapshot>>();
+  private readonly coldWaitMs: number;
+  private readonly readTimeoutMs: number;
+  private readonly retry: { readonly firstMs: number; readonly maxMs: number };
+  private readonly kinds = new Map<RegistryKind, KindState>();
 
-  constructor(client: RegistryClient, opts: { maxAgeMs?: number; clock?: () => number } = {}) {
+  constructor(client: RegistryClient, opts: ReaderOptions = {}) {
     this.client = client;
     this.maxAgeMs = opts.maxAgeMs ?? 30_000;
     this.clock = opts.clock ?? Date.now;
+    this.coldWaitMs = opts.coldWaitMs ?? 500;
+    this.readTimeoutMs = opts.readTimeoutMs ?? 20_000;
+    this.retry = opts.retry ?? { firstMs: 1000, maxMs: 10_000 };
   }
 
-  /** The kind's resources, refreshed when the copy is older than maxAgeMs (one refresh at a time). */
-  async current(kind: RegistryKind): Promise<Snapshot> {
-    const copy = this.copies.get(kind);
-    if (copy && !copy.stale && this.clock() - copy.readAt < this.maxAgeMs) return copy;
-    let run = this.refreshing.get(kind);
-    if (!run) {
-      run = this.refresh(kind, copy).finally(() => this.refreshing.delete(kind));
-      this.refreshing.set(kind, run);
+  private state(kind: RegistryKind): KindState {
+    let s = this.kinds.get(kind);
+    if (!s) {
+      s = { copy: undefined, reading: undefined, failure: undefined };
+      this.kinds.set(kind, s);
     }
-    return run;
+    return s;
   }
 
   /**
-   * The kind's resources as they are now (a conditional read when a copy is held): for a name the
-   * copy does not know yet, such as a sync applied a moment ago and run at once.
+   * The copy held now, without waiting (undefined when none was ever read); starts a background
+   * refresh when the copy is old, or the first read, unless one is under way or a failure is
+   * still being remembered.
    */
-  async fresh(kind: RegistryKind): Promise<Snapshot> {
-    const pending = this.refreshing.get(kind);
-    if (pending) await pending.catch(() => undefined);
-    const copy = this.copies.get(kind);
-    const run = this.refresh(kind, copy).finally(() => this.refreshing.delete(kind));
-    this.refreshing.set(kind, run);
-    return run;
+  cached(kind: RegistryKind): Snapshot | undefined {
+    const s = this.state(kind);
+    if (this.due(s)) this.startRead(kind, s);
+    return s.copy;
   }
 
-  private async refresh(kind: RegistryKind, copy: Snapshot | undefined): Promise<Snapshot> {
-    try {
-      const next = await this.load(kind, copy);
-      this.copies.set(kind, next);
-      return next;
-    } catch (err) {
-      if (!copy) {
-        throw new RegistryUnavailable(
-          `the registry could not be read (${err instanceof Error ? err.message : String(err)}) and no earlier copy is held`,
-        );
-      }
-      // The last good copy, checked again at the next request (not from a timer).
-      const kept = { ...copy, stale: true };
-      this.copies.set(kind, kept);
-      return kept;
+  /**
+   * The kind's resources: the copy when one is held (never waiting on Cloud Storage). With none,
+   * the first read is waited for at most `coldWaitMs`; then, or while a failed read is remembered,
+   * it rejects with RegistryUnavailable.
+   */
+  async current(kind: RegistryKind): Promise<Snapshot> {
+    const copy = this.cached(kind);
+    if (copy) return copy;
+    const s = this.state(kind);
+    const left = s.reading ? s.reading.startedAt + this.coldWaitMs - performance.now() : 0;
+    if (s.reading && left > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = await Promise.race([
+        s.reading.done,
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), left);
+        }),
+      ]);
+      clearTimeout(timer);
+      if (waited) return waited;
     }
+    throw this.unavailable(s);
+  }
+
+  /**
+   * The kind's resources as they are now, waiting for a read (a conditional one when a copy is
+   * held): for a name the copy does not know yet, such as a sync applied a moment ago and run at
+   * once. While a failed read is remembered, the copy (stale) or RegistryUnavailable, at once.
+   */
+  async fresh(kind: RegistryKind): Promise<Snapshot> {
+    const s = this.state(kind);
+    if (s.reading) await s.reading.done;
+    if (!s.failure || this.clock() >= s.failure.retryAt) {
+      const read = await this.startRead(kind, s);
+      if (read) return read;
+    }
+    if (s.copy) return s.copy;
+    throw this.unavailable(s);
+  }
+
+  /** Settles once no read of the kind is under way (tests, and a clean stop). */
+  async idle(kind: RegistryKind): Promise<void> {
+    await this.state(kind).reading?.done;
+  }
+
+  private due(s: KindState): boolean {
+    if (s.reading) return false;
+    if (s.failure) return this.clock() >= s.failure.retryAt;
+    return !s.copy || this.clock() - s.copy.readAt >= this.maxAgeMs;
+  }
+
+  private unavailable(s: KindState): RegistryUnavailable {
+    const why = s.failure
+      ? s.failure.message
+      : `no answer from Cloud Storage within ${this.coldWaitMs} ms; still reading`;
+    return new RegistryUnavailable(`the registry could not be read (${why}) and no earlier copy is held`);
+  }
+
+  /** Starts one read of the kind; it never rejects: a failure is remembered in the kind's state. */
+  private startRead(kind: RegistryKind, s: KindState): Promise<Snapshot | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`no answer from Cloud Storage within ${this.readTimeoutMs} ms`)),
+        this.readTimeoutMs,
+      );
+      timer.unref();
+    });
+    const done = Promise.race([this.load(kind, s.copy), timeout]).then(
+      (next) => {
+        s.copy = next;
+        s.failure = undefined;
+        return next;
+      },
+      (err: unknown) => {
+        const failures = (s.failure?.failures ?? 0) + 1;
+        const pause = Math.min(this.retry.firstMs * 2 ** (failures - 1), this.retry.maxMs);
+        const message = err instanceof Error ? err.message : String(err);
+        s.failure = { failures, retryAt: this.clock() + pause, message };
+        // The last good copy keeps serving, marked stale until a read succeeds.
+        if (s.copy && !s.copy.stale) s.copy = { ...s.copy, stale: true };
+        return undefined;
+      },
+    );
+    const reading = {
+      startedAt: performance.now(),
+      done: done.finally(() => {
+        clearTimeout(timer);
+        if (s.reading === reading) s.reading = undefined;
+      }),
+    };
+    s.reading = reading;
+    return reading.done;
   }
 
   private async load(kind: RegistryKind, copy: Snapshot | undefined): Promise<Snapshot> {
-    const file = this.client.bucket.file(indexPath(kind));
     let known: number | undefined;
     if (copy && copy.generation > 0) {
-      // Conditional read: unchanged since the copy (a 304 from Cloud Storage).
-      const [meta] = await file
-        .getMetadata({ ifGenerationNotMatch: copy.generation })
-        .catch((err: unknown) => {
-          if (statusOf(err) === 304) return [undefined];
-          throw err;
-        });
-      if (meta === undefined) return { ...copy, readAt: this.clock(), stale: false };
-      known = Number(meta.generation);
+      known = await this.client.indexChanged(kind, copy.generation);
+      if (known === undefined) return { ...copy, readAt: this.clock(), stale: false };
     }
     const read = await this.client.readIndex(kind, known);
     const resources = new Map<string, ResourceVersion>();

@@ -137,7 +137,7 @@ async function insertAllRate(bq: BigQuery, rows: Record<string, unknown>[][]): P
       }
     }),
   );
-  return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+  return (BATCH * rows.length) / ((performance.now() - started) / 1000);
 }
 
 /**
@@ -164,7 +164,7 @@ async function leanClientRate(bq: BigQuery, rows: Record<string, unknown>[][]): 
       }
     }),
   );
-  return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+  return (BATCH * rows.length) / ((performance.now() - started) / 1000);
 }
 
 /** The same batches as plain HTTP insertAll requests: the emulator's own throughput without the client's overhead. */
@@ -192,7 +192,7 @@ async function httpInsertRate(url: string, rows: Record<string, unknown>[][]): P
       }
     }),
   );
-  return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+  return (BATCH * rows.length) / ((performance.now() - started) / 1000);
 }
 
 async function rawAppendRate(
@@ -223,7 +223,7 @@ async function rawAppendRate(
       appender.flushSync();
       appender.closeSync();
     }
-    return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+    return (BATCH * rows.length) / ((performance.now() - started) / 1000);
   } finally {
     conn.closeSync();
     inst.closeSync();
@@ -258,20 +258,22 @@ async function rawFromJsonRate(
       prepared.bindVarchar(1, text);
       await prepared.run();
     }
-    return (BATCH * BATCHES) / ((performance.now() - started) / 1000);
+    return (BATCH * rows.length) / ((performance.now() - started) / 1000);
   } finally {
     conn.closeSync();
     inst.closeSync();
   }
 }
 
-const GENERATE = `INSERT INTO \`${PROJECT}.bench.big\` (event_id, event_name, event_time, user, event_data)
+const generate = (
+  rows: number,
+) => `INSERT INTO \`${PROJECT}.bench.big\` (event_id, event_name, event_time, user, event_data)
 SELECT CONCAT('ev-', CAST(i AS STRING)),
   CASE MOD(i, 4) WHEN 0 THEN 'page_view' WHEN 1 THEN 'view_content' WHEN 2 THEN 'add_to_cart' ELSE 'purchase' END,
   TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL MOD(i * 7, 30 * 24 * 3600) SECOND),
   STRUCT(CONCAT('u', CAST(MOD(i, 20000) AS STRING)) AS user_id, CAST(NULL AS STRING) AS anonymous_id, CAST(NULL AS STRING) AS email_sha256),
   TO_JSON(STRUCT(CONCAT('Product ', CAST(MOD(i, 1000) AS STRING)) AS content_name, MOD(i, 100) + 0.99 AS value, IF(MOD(i, 3) = 0, 'USD', 'EUR') AS currency))
-FROM UNNEST(GENERATE_ARRAY(1, ${DASHBOARD_ROWS})) AS i`;
+FROM UNNEST(GENERATE_ARRAY(1, ${rows})) AS i`;
 
 const DASHBOARD = `SELECT TIMESTAMP_TRUNC(event_time, DAY) AS day, event_name,
   COUNT(*) AS events, COUNT(DISTINCT user.user_id) AS users,
@@ -284,7 +286,12 @@ ORDER BY day, event_name`;
 
 export const suite: BenchSuite = {
   name: 'bigquery emulator (insertAll, dashboard query)',
-  async run(): Promise<BenchFigure[]> {
+  async run({ quick }): Promise<BenchFigure[]> {
+    // Quick mode: a few batches, a small table, two query runs (that it works, not its speed).
+    const batches = quick ? 4 : BATCHES;
+    const dashboardRows = quick ? 20_000 : DASHBOARD_ROWS;
+    const runs = quick ? 2 : DASHBOARD_RUNS;
+    const fill = generate(dashboardRows);
     const dir = mkdtempSync(join(tmpdir(), 'bq-bench-'));
     // The emulator runs in its own process, as it does for `npm start`, so the client's
     // serialisation and the server's work do not share one event loop.
@@ -300,7 +307,7 @@ export const suite: BenchSuite = {
       await ds.createTable('big', {
         schema: { fields: EVENT_FIELDS.filter((f) => f.mode !== 'REQUIRED' || f.name !== 'received_at') },
       });
-      const rows = Array.from({ length: BATCHES }, (_, b) =>
+      const rows = Array.from({ length: batches }, (_, b) =>
         Array.from({ length: BATCH }, (_, k) => eventRow(b * BATCH + k)),
       );
       // Warm up both paths once so neither pays first-call costs inside the timing.
@@ -320,9 +327,9 @@ export const suite: BenchSuite = {
           : { name: 'raw DuckDB appender, same rows and batches', value: rawAppender };
       const rawDetail = `raw appender ${Math.round(rawAppender)} rows/s, raw from_json INSERT ${Math.round(rawFromJson)} rows/s`;
 
-      await bq.query(GENERATE);
+      await bq.query(fill);
       const latencies: number[] = [];
-      for (let k = 0; k < DASHBOARD_RUNS; k++) {
+      for (let k = 0; k < runs; k++) {
         const started = performance.now();
         await bq.query(DASHBOARD);
         latencies.push(performance.now() - started);
@@ -339,9 +346,9 @@ export const suite: BenchSuite = {
         await conn.run(
           `CREATE TABLE "${PROJECT}.bench"."big" (${columnDefinitions(schemaFields.map((f) => ({ ...f, mode: f.mode === 'REQUIRED' ? 'NULLABLE' : (f.mode ?? 'NULLABLE') })))})`,
         );
-        await conn.run(translate(GENERATE, { projectId: PROJECT }).sql);
+        await conn.run(translate(fill, { projectId: PROJECT }).sql);
         const sql = translate(DASHBOARD, { projectId: PROJECT }).sql;
-        for (let k = 0; k < DASHBOARD_RUNS; k++) {
+        for (let k = 0; k < runs; k++) {
           const started = performance.now();
           await conn.runAndReadAll(sql);
           direct.push(performance.now() - started);
@@ -357,7 +364,7 @@ export const suite: BenchSuite = {
           unit: 'rows/s',
           baseline: raw,
           target: { op: '>=', value: 0.5, of: 'ratio' },
-          detail: `${BATCH * BATCHES} rows with insertIds, nested RECORDs and JSON; ${rawDetail}`,
+          detail: `${BATCH * batches} rows with insertIds, nested RECORDs and JSON; ${rawDetail}`,
         },
         {
           name: `insertAll via @google-cloud/bigquery table.request, rows serialised once (as the store function sends them; ${CONCURRENCY} in flight)`,
@@ -388,7 +395,7 @@ export const suite: BenchSuite = {
           target: { op: '>=', value: 50_000 },
         },
         {
-          name: `dashboard query over ${DASHBOARD_ROWS.toLocaleString('en-US')} rows (p50 of ${DASHBOARD_RUNS}, via client)`,
+          name: `dashboard query over ${dashboardRows.toLocaleString('en-US')} rows (p50 of ${runs}, via client)`,
           value: percentile(latencies, 50),
           unit: 'ms',
           baseline: { name: 'translated SQL on DuckDB in process', value: percentile(direct, 50) },
@@ -405,5 +412,5 @@ export const suite: BenchSuite = {
 // `node bench/bigquery.ts` runs this suite alone.
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { formatFigure } = await import('./lib.ts');
-  for (const f of await suite.run()) console.log(formatFigure(f));
+  for (const f of await suite.run({ quick: process.argv.includes('--quick') })) console.log(formatFigure(f));
 }

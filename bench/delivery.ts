@@ -19,7 +19,7 @@ import type { StoredEvent } from '../core/event.ts';
 import { webhookDriver } from '../core/platforms/webhook/index.ts';
 import { emulatorBigQuery, emulatorPubSub } from '../local/provision.ts';
 import { startReceiver } from '../local/receiver/server.ts';
-import { bigqueryEmulator, forwardFunction, pubsubEmulator, storeFunction } from '../local/services.ts';
+import { environmentOf, forwardFunction, storeFunction } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
 import { SIGNING_KEY, SIGNING_KEY_NAME, testSettings } from '../test/delivery/support/stack.ts';
@@ -39,19 +39,20 @@ const WARMUP_SECONDS = Number(env['BENCH_DELIVERY_WARMUP_SECONDS'] ?? 3);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Calls `send(i)` RATE times a second for SECONDS, in 10 ms ticks; returns the send times. */
+/** Calls `send(i)` `rate` times a second for `seconds`, in 10 ms ticks; returns the send times. */
 async function offer(
   prefix: string,
   send: (id: string) => Promise<unknown>,
-  seconds = SECONDS,
+  rate: number,
+  seconds: number,
 ): Promise<Map<string, number>> {
   const sent = new Map<string, number>();
-  const total = Math.round(RATE * seconds);
+  const total = Math.round(rate * seconds);
   const start = performance.now();
   const pending: Promise<unknown>[] = [];
   let n = 0;
   while (n < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * RATE));
+    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
     for (; n < due; n++) {
       const id = `${prefix}-${n}`;
       sent.set(id, performance.now());
@@ -84,7 +85,11 @@ async function drain(sent: Map<string, number>, arrived: Map<string, number>, pr
 
 export const suite: BenchSuite = {
   name: `delivery: publish → store → forward → webhook (${RATE} events/s for ${SECONDS} s, one destination)`,
-  async run(): Promise<BenchFigure[]> {
+  async run({ quick }): Promise<BenchFigure[]> {
+    // Quick mode: a few hundred events, no warm-up (that the path works, not its speed).
+    const { rate, seconds, warmup } = quick
+      ? { rate: 200, seconds: 2, warmup: 0 }
+      : { rate: RATE, seconds: SECONDS, warmup: WARMUP_SECONDS };
     const seen = new Map<string, number>();
     const seenWall = new Map<string, number>();
     const arrived = new Map<string, number>();
@@ -123,7 +128,7 @@ export const suite: BenchSuite = {
         settings,
         dataDir,
         freePorts: true,
-        services: [pubsubEmulator, bigqueryEmulator, storeFunction, forwardFunction],
+        services: environmentOf([storeFunction, forwardFunction]),
         log: () => {},
       });
       // Baseline: the last hop alone, signed POSTs straight to the receiver.
@@ -134,14 +139,19 @@ export const suite: BenchSuite = {
         event_time: new Date().toISOString(),
         event_data: { content_name: 'Shoe', content_type: 'product' },
       });
-      const direct = await offer('direct', async (id) => {
-        const p = webhookDriver.prepare(directEvent(id), {
-          destination,
-          secrets: { signing_key: SIGNING_KEY },
-          now: new Date(),
-        });
-        if (p.ok) await send(p.request, 5000);
-      });
+      const direct = await offer(
+        'direct',
+        async (id) => {
+          const p = webhookDriver.prepare(directEvent(id), {
+            destination,
+            secrets: { signing_key: SIGNING_KEY },
+            now: new Date(),
+          });
+          if (p.ok) await send(p.request, 5000);
+        },
+        rate,
+        seconds,
+      );
       await drain(direct, arrived, 'direct');
       const base = latencies(direct, seen);
 
@@ -158,14 +168,13 @@ export const suite: BenchSuite = {
             }),
           ),
         });
-      const warm =
-        WARMUP_SECONDS > 0 ? await offer('warm', publish, WARMUP_SECONDS) : new Map<string, number>();
+      const warm = warmup > 0 ? await offer('warm', publish, rate, warmup) : new Map<string, number>();
       await drain(warm, arrived, 'warm');
       const cold = latencies(warm, seen);
       const cpuBefore = childCpu(environment.services);
       const benchCpuBefore = process.cpuUsage();
       cpuBefore.set('bench (publisher + receiver)', 0);
-      const sent = await offer('bus', publish);
+      const sent = await offer('bus', publish, rate, seconds);
       await drain(sent, arrived, 'bus');
       const cpuAfter = childCpu(environment.services);
       const benchCpu = process.cpuUsage(benchCpuBefore);
@@ -247,7 +256,7 @@ export const suite: BenchSuite = {
           unit: 'ms',
           baseline: { name: 'direct signed POST p99', value: percentile(base, 99) },
           target: { op: '<=', value: 500 },
-          detail: `${detail(lat, sent.size)}${lost > 0 ? ` (${lost} not arrived within ${DRAIN_MS / 1000} s)` : ''}${warm.size > 0 ? `; after a ${WARMUP_SECONDS} s warm-up at the same rate (drained, not counted: ${detail(cold, warm.size)})` : ''}; baseline ${detail(base, direct.size)}; events enter via the Pub/Sub client, not the gateway${cpuPerEvent ? `; CPU ms per event: ${cpuPerEvent}` : ''}`,
+          detail: `${detail(lat, sent.size)}${lost > 0 ? ` (${lost} not arrived within ${DRAIN_MS / 1000} s)` : ''}${warm.size > 0 ? `; after a ${warmup} s warm-up at the same rate (drained, not counted: ${detail(cold, warm.size)})` : ''}; baseline ${detail(base, direct.size)}; events enter via the Pub/Sub client, not the gateway${cpuPerEvent ? `; CPU ms per event: ${cpuPerEvent}` : ''}`,
         },
         {
           name: 'publish → webhook arrival p50',

@@ -1,9 +1,11 @@
 /**
  * Gateway benchmark (issue 4 §5): single-event POSTs over keep-alive with a project token,
  * validation and an acknowledged publish to the Pub/Sub emulator, beside a bare node:http
- * server measured in the same run (ratio), and 1000-event batches in events/s. The gateway,
- * the bare server and the emulator each run in their own process so autocannon does not share
- * their event loop.
+ * server measured in the same run (ratio), and 1000-event batches in events/s. The gateway and
+ * the emulators run as `npm start` runs them (local/services.ts: provisioned, the registry bucket
+ * included, which the gateway reads its definitions from); they and the bare server each run in
+ * their own process so autocannon does not share their event loop.
+ * Env: BENCH_GATEWAY_PROFILE=<dir> writes the gateway's CPU profile there.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +18,9 @@ import { join } from 'node:path';
 import { createPublisher } from '../adapters/publisher.ts';
 import { issueToken } from '../gateway/credentials.ts';
 import { fileTokenStore } from '../gateway/token-store.ts';
+import { emulatorPubSub } from '../local/provision.ts';
+import { environmentOf, gateway, type ServiceFactory } from '../local/services.ts';
+import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
@@ -63,8 +68,7 @@ function start(
       if (m) {
         clearTimeout(timer);
         child.stdout?.off('data', onData);
-        if (process.env['BENCH_GATEWAY_DEBUG']) child.stdout?.pipe(process.stderr);
-        else child.stdout?.resume();
+        child.stdout?.resume();
         resolve({ child, url: `http://127.0.0.1:${m[1]}` });
       }
     };
@@ -105,6 +109,7 @@ async function cannon(
   body: string,
   headers: Record<string, string>,
   connections: number,
+  timing: { readonly warmup: number; readonly seconds: number },
   pids: Record<string, number | undefined> = {},
 ) {
   const opts = {
@@ -114,7 +119,7 @@ async function cannon(
     headers: { 'content-type': 'application/json', ...headers },
     connections,
   };
-  await autocannon({ ...opts, duration: 2 }); // warm-up: JIT, connection pools, the emulator's log
+  await autocannon({ ...opts, duration: timing.warmup }); // warm-up: JIT, connection pools, the emulator's log
   const sample = () => {
     const out: Record<string, number> = {};
     for (const [k, pid] of Object.entries(pids)) out[k] = (processCpuMs(pid) ?? Number.NaN) * 1000; // µs
@@ -123,7 +128,7 @@ async function cannon(
     return out;
   };
   const before = sample();
-  const r = await autocannon({ ...opts, duration: DURATION });
+  const r = await autocannon({ ...opts, duration: timing.seconds });
   const cpu = cpuPerRequest(before, sample(), r.requests.total);
   if (r.non2xx > 0 || r.errors > 0) {
     const failed = await fetch(url, { method: 'POST', body, headers: opts.headers });
@@ -136,25 +141,13 @@ async function cannon(
 
 export const suite: BenchSuite = {
   name: 'gateway: auth + validation + acknowledged publish to the Pub/Sub emulator',
-  async run(): Promise<BenchFigure[]> {
+  async run({ quick }): Promise<BenchFigure[]> {
+    const timing = quick ? { warmup: 0.25, seconds: 0.75 } : { warmup: 2, seconds: DURATION };
     const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
-    const children: ChildProcess[] = [];
+    let local: LocalEnvironment | undefined;
+    let bare: { child: ChildProcess; url: string } | undefined;
     try {
-      const emu = await start([
-        'emulators/pubsub/main.ts',
-        '--port',
-        '0',
-        '--data-dir',
-        join(dir, 'pubsub'),
-        '--fsync',
-        process.env['BENCH_FSYNC'] ?? 'always',
-      ]);
-      children.push(emu.child);
-      const put = await fetch(`${emu.url}/v1/projects/${PROJECT}/topics/events`, {
-        method: 'PUT',
-        body: '{}',
-      });
-      if (!put.ok) throw new Error(`create topic: ${put.status}`);
+      // A token whose rate limit is not what is measured, in the store the gateway reads.
       const store = fileTokenStore(join(dir, 'tokens.json'));
       const token = await store.update((set) => {
         const r = issueToken(
@@ -165,28 +158,44 @@ export const suite: BenchSuite = {
         );
         return { set: r.set, result: r.secret };
       });
-      const settings = { name: 'bench', project: PROJECT, region: 'europe-west1' };
+      // As `npm start` runs it: the emulators provisioned from the plan (the events topic, the
+      // registry bucket the gateway reads its definitions from), then the gateway.
       const prof = process.env['BENCH_GATEWAY_PROFILE'];
-      const gw = await start([...(prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : []), 'gateway/main.ts'], {
-        EVENTBUS_SETTINGS: JSON.stringify(settings),
-        EVENTBUS_TOKEN_STORE: `file:${join(dir, 'tokens.json')}`,
-        PUBSUB_EMULATOR_HOST: emu.url.replace('http://', ''),
-        PORT: '0',
+      const profiled: ServiceFactory = (ctx) => {
+        const spec = gateway(ctx);
+        return prof ? { ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${prof}`, ...spec.args] } : spec;
+      };
+      local = await startEnvironment({
+        settings: { name: 'bench', project: PROJECT, region: 'europe-west1' },
+        dataDir: dir,
+        freePorts: true,
+        services: environmentOf([profiled]),
+        baseEnv: { ...process.env, METADATA_SERVER_DETECTION: 'none' },
+        log: () => {},
       });
-      children.push(gw.child);
-      const bare = await start(['bench/gateway.ts', 'bare']);
-      children.push(bare.child);
+      // The plan's subscriptions push to functions this suite does not run: the emulator's
+      // delivery attempts to them would take CPU from the publishing measured here.
+      const pubsub = emulatorPubSub(PROJECT, `127.0.0.1:${local.ports.pubsub}`);
+      const [subscriptions] = await pubsub.getSubscriptions();
+      await Promise.all(subscriptions.map((sub) => sub.delete()));
+      await pubsub.close();
+      const pid = (name: string) => local?.services.find((x) => x.name === name)?.pid;
+      bare = await start(['bench/gateway.ts', 'bare']);
 
       const auth = { authorization: `Bearer ${token}` };
       const single = JSON.stringify(event());
-      const b = await cannon(`${bare.url}/v1/topics/events`, single, auth, 50, { bare: bare.child.pid });
-      const pids = { gateway: gw.child.pid, emulator: emu.child.pid };
-      const s = await cannon(`${gw.url}/v1/topics/events`, single, auth, 50, pids);
+      const gw = `http://127.0.0.1:${local.ports.gateway}`;
+      const b = await cannon(`${bare.url}/v1/topics/events`, single, auth, 50, timing, {
+        bare: bare.child.pid,
+      });
+      const pids = { gateway: pid('gateway'), emulator: pid('pubsub') };
+      const s = await cannon(`${gw}/v1/topics/events`, single, auth, 50, timing, pids);
       const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
-      const m = await cannon(`${gw.url}/v1/topics/events`, batch, auth, 4, pids);
+      const m = await cannon(`${gw}/v1/topics/events`, batch, auth, 4, timing, pids);
       const raw = await rawPublishRate(
-        emu.url,
+        `http://127.0.0.1:${local.ports.pubsub}`,
         Buffer.from(JSON.stringify({ ...event(), event_id: 'x'.repeat(36) })),
+        timing.seconds,
       );
       return [
         {
@@ -210,14 +219,15 @@ export const suite: BenchSuite = {
         },
       ];
     } finally {
-      for (const c of children.reverse()) await stop(c);
+      if (bare) await stop(bare.child);
+      await local?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   },
 };
 
 /** What the emulator takes from the gateway's publisher client alone (no HTTP, no validation): 1000-message Publish calls, 4 at a time. */
-async function rawPublishRate(emulatorUrl: string, data: Buffer): Promise<number> {
+async function rawPublishRate(emulatorUrl: string, data: Buffer, seconds: number): Promise<number> {
   const publisher = createPublisher({ project: PROJECT, emulatorHost: emulatorUrl.replace('http://', '') });
   const attributes = {
     event_name: 'view_content',
@@ -232,7 +242,7 @@ async function rawPublishRate(emulatorUrl: string, data: Buffer): Promise<number
     let sent = 0;
     await Promise.all(
       [0, 1, 2, 3].map(async () => {
-        while (performance.now() - started < DURATION * 1000) {
+        while (performance.now() - started < seconds * 1000) {
           await publisher.publish('events', messages);
           sent += messages.length;
         }
@@ -266,7 +276,7 @@ function serveBare(): void {
 if (import.meta.main) {
   if (process.argv[2] === 'bare') serveBare();
   else {
-    const figures = await suite.run();
+    const figures = await suite.run({ quick: process.argv.includes('--quick') });
     const { formatFigure } = await import('./lib.ts');
     for (const f of figures) console.log(formatFigure(f));
   }

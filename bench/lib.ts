@@ -16,9 +16,30 @@ export interface BenchFigure {
   readonly detail?: string;
 }
 
+/** How a suite runs: measured in full, or `quick` (a few seconds: checks it works, never a speed). */
+export interface BenchOptions {
+  readonly quick: boolean;
+}
+
 export interface BenchSuite {
   readonly name: string;
-  run(): Promise<BenchFigure[]>;
+  run(options: BenchOptions): Promise<BenchFigure[]>;
+}
+
+/**
+ * What is wrong with a suite's figures, if anything: none at all, or a value or baseline that is
+ * zero, negative or not a number (a bench that measured nothing, such as 0.00 req/s).
+ */
+export function figureProblems(figures: readonly BenchFigure[]): string[] {
+  if (figures.length === 0) return ['no figures'];
+  const bad = (n: number) => !Number.isFinite(n) || n <= 0;
+  const out: string[] = [];
+  for (const f of figures) {
+    if (bad(f.value)) out.push(`${f.name}: measured ${f.value} ${f.unit}`);
+    if (f.baseline && bad(f.baseline.value))
+      out.push(`${f.name}: baseline ${f.baseline.name} measured ${f.baseline.value} ${f.unit}`);
+  }
+  return out;
 }
 
 /** Formats one figure as a line: value, baseline, ratio and whether the target is met. */

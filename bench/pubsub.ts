@@ -236,29 +236,31 @@ async function pushRate(emu: PubSubEmulator, n: number): Promise<number> {
 
 export const suite: BenchSuite = {
   name: 'pubsub emulator',
-  async run(): Promise<BenchFigure[]> {
+  async run({ quick }): Promise<BenchFigure[]> {
     process.env['METADATA_SERVER_DETECTION'] = 'none';
+    // Message counts: quick mode sends a twentieth (checks the paths work, not their speed).
+    const n = (full: number) => (quick ? full / 20 : full);
     const dir = mkdtempSync(join(tmpdir(), 'pubsub-bench-file-'));
     const figures: BenchFigure[] = [];
     try {
       const fileSync = {
         name: 'plain file append, fdatasync per 1000 messages',
-        value: await fileBaseline(dir, 100_000, true),
+        value: await fileBaseline(dir, n(100_000), true),
       };
       const fileNoSync = {
         name: 'plain file append, no fsync',
-        value: await fileBaseline(dir, 100_000, false),
+        value: await fileBaseline(dir, n(100_000), false),
       };
       const bytes = `${messageBytes()} bytes per message (200 data + 2 attributes)`;
 
       const rawNone = await withEmulator('none', async (emu) => {
         await createTopic(emu, 'raw');
-        return rawPublish(emu, 'raw', 100_000);
+        return rawPublish(emu, 'raw', n(100_000));
       });
 
       await withEmulator('always', async (emu) => {
         await createTopic(emu, 'raw');
-        const rawAlways = await rawPublish(emu, 'raw', 100_000);
+        const rawAlways = await rawPublish(emu, 'raw', n(100_000));
         figures.push({
           name: 'publish, raw v1.PublisherClient, 1000-message calls, fsync always',
           value: rawAlways,
@@ -279,7 +281,7 @@ export const suite: BenchSuite = {
         await createTopic(emu, 'batched');
         figures.push({
           name: 'publish, topic.publishMessage (client batches of 1000 / 10 ms), fsync always',
-          value: await clientPublish(emu, 'batched', 30_000),
+          value: await clientPublish(emu, 'batched', n(30_000)),
           unit: 'msg/s',
           baseline: fileSync,
           detail: 'bounded by the client library, which handles every message on one core',
@@ -287,11 +289,11 @@ export const suite: BenchSuite = {
 
         await createTopic(emu, 'pull', {});
         await createTopic(emu, 'pull2', {});
-        await rawPublish(emu, 'pull', 60_000);
-        await rawPublish(emu, 'pull2', 30_000);
+        await rawPublish(emu, 'pull', n(60_000));
+        await rawPublish(emu, 'pull2', n(30_000));
         figures.push({
           name: 'delivery, raw StreamingPull + Acknowledge, fsync always',
-          value: await rawStreamingPull(emu, 'pull-sub', 60_000),
+          value: await rawStreamingPull(emu, 'pull-sub', n(60_000)),
           unit: 'msg/s',
           baseline: fileSync,
           target: { op: '>=', value: 50_000 },
@@ -299,7 +301,7 @@ export const suite: BenchSuite = {
         });
         figures.push({
           name: 'delivery, client subscriber (5 streams, ack each), fsync always',
-          value: await clientStreamingPull(emu, 'pull2-sub', 30_000),
+          value: await clientStreamingPull(emu, 'pull2-sub', n(30_000)),
           unit: 'msg/s',
           baseline: fileSync,
           detail: 'bounded by the client library (per-message events, lease management)',
@@ -307,7 +309,7 @@ export const suite: BenchSuite = {
 
         figures.push({
           name: 'delivery, push to a local functions-framework http function (204), fsync always',
-          value: await pushRate(emu, 10_000),
+          value: await pushRate(emu, n(10_000)),
           unit: 'msg/s',
           baseline: fileSync,
           detail: 'from first publish to last push; up to 1000 requests in flight over keep-alive',
@@ -322,5 +324,5 @@ export const suite: BenchSuite = {
 
 if (import.meta.main) {
   const { formatFigure } = await import('./lib.ts');
-  for (const f of await suite.run()) console.log(formatFigure(f));
+  for (const f of await suite.run({ quick: process.argv.includes('--quick') })) console.log(formatFigure(f));
 }

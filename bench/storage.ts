@@ -34,6 +34,14 @@ const CASES: readonly Case[] = [
   { label: '100 MB', size: 100 * MB, count: 2, concurrency: 1 },
 ];
 
+/** Quick mode: the same paths (a resumable upload included) with a few small objects. */
+const QUICK_CASES: readonly Case[] = [
+  { label: '1 KB', size: KB, count: 50, concurrency: 8 },
+  { label: '1 MB', size: MB, count: 10, concurrency: 4 },
+  { label: '16 MB', size: 16 * MB, count: 1, concurrency: 1 },
+];
+const QUICK_LIST_OBJECTS = 2_000;
+
 async function pool(count: number, concurrency: number, task: (i: number) => Promise<void>): Promise<number> {
   let next = 0;
   const started = performance.now();
@@ -98,8 +106,8 @@ async function transfer(gcs: Storage, dir: string, c: Case): Promise<BenchFigure
   ];
 }
 
-/** Writes 100k objects straight into a data directory through the catalog (no HTTP), sharing one file. */
-async function fillCatalog(dataDir: string): Promise<void> {
+/** Writes `objects` objects (100k in full) straight into a data directory through the catalog (no HTTP), sharing one file. */
+async function fillCatalog(dataDir: string, objects: number): Promise<void> {
   const catalog = await Catalog.open(dataDir, 'none');
   const now = new Date().toISOString();
   await catalog.putBucket({
@@ -115,7 +123,7 @@ async function fillCatalog(dataDir: string): Promise<void> {
   });
   writeFileSync(catalog.blobPath('shared'), 'x');
   const digest = { size: 1, md5: 'nV3fX/3s8mWgXlbzAdzCaA==', crc32c: 'kzUVgA==' };
-  for (let i = 0; i < LIST_OBJECTS; i += 1000) {
+  for (let i = 0; i < objects; i += 1000) {
     await Promise.all(
       Array.from({ length: 1000 }, (_, k) =>
         catalog.addGeneration({
@@ -132,10 +140,10 @@ async function fillCatalog(dataDir: string): Promise<void> {
   await catalog.close();
 }
 
-async function listing(gcs: Storage, dir: string): Promise<BenchFigure> {
+async function listing(gcs: Storage, dir: string, objects: number): Promise<BenchFigure> {
   const names = join(dir, 'names');
   mkdirSync(names);
-  for (let i = 0; i < LIST_OBJECTS; i++) writeFileSync(join(names, `p${i % 100}-obj-${i}`), '');
+  for (let i = 0; i < objects; i++) writeFileSync(join(names, `p${i % 100}-obj-${i}`), '');
   const rounds = 5;
   let expected = 0;
   let started = performance.now();
@@ -152,28 +160,29 @@ async function listing(gcs: Storage, dir: string): Promise<BenchFigure> {
   const ms = (performance.now() - started) / rounds;
   if (got !== expected) throw new Error(`listed ${got} objects, expected ${expected}`);
   return {
-    name: `list a prefix of ${got} objects among ${LIST_OBJECTS.toLocaleString('en-US')} (getFiles, every page)`,
+    name: `list a prefix of ${got} objects among ${objects.toLocaleString('en-US')} (getFiles, every page)`,
     value: ms,
     unit: 'ms',
-    baseline: { name: 'readdir of 100k names + filter', value: baseline },
+    baseline: { name: `readdir of ${objects.toLocaleString('en-US')} names + filter`, value: baseline },
     detail: `${Math.ceil(got / 1000)} pages of at most 1000`,
   };
 }
 
 export const suite: BenchSuite = {
   name: 'storage emulator (Google client, --fsync always, own process)',
-  async run() {
+  async run({ quick }) {
+    const objects = quick ? QUICK_LIST_OBJECTS : LIST_OBJECTS;
     const dir = mkdtempSync(join(tmpdir(), 'storage-bench-'));
     const dataDir = join(dir, 'data');
     try {
-      await fillCatalog(dataDir);
+      await fillCatalog(dataDir, objects);
       const { child, url } = await launchEmulator('storage', dataDir, ['--fsync', 'always']);
       try {
         const gcs = new Storage({ apiEndpoint: url, projectId: 'bench' });
         await gcs.createBucket('bench');
         const figures: BenchFigure[] = [];
-        for (const c of CASES) figures.push(...(await transfer(gcs, dir, c)));
-        figures.push(await listing(gcs, dir));
+        for (const c of quick ? QUICK_CASES : CASES) figures.push(...(await transfer(gcs, dir, c)));
+        figures.push(await listing(gcs, dir, objects));
         return figures;
       } finally {
         child.kill('SIGTERM');

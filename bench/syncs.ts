@@ -33,7 +33,7 @@ import { provision } from '../local/provision.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { SyncSpec } from '../schemas/sync.ts';
 import { launchEmulator } from '../test/support/emulator-process.ts';
-import type { BenchFigure, BenchSuite } from './lib.ts';
+import type { BenchFigure, BenchOptions, BenchSuite } from './lib.ts';
 
 const ROWS = 1_000_000;
 const PAGE = 10_000;
@@ -63,7 +63,10 @@ async function webhookCounter(): Promise<{ url: string; rows: () => number; clos
   };
 }
 
-async function run(): Promise<BenchFigure[]> {
+async function run({ quick }: BenchOptions): Promise<BenchFigure[]> {
+  // Quick mode: a fiftieth of the model, in smaller pages (that the runs work, not their speed).
+  const rows = quick ? ROWS / 50 : ROWS;
+  const page = quick ? PAGE / 5 : PAGE;
   const dirs = ['bq', 'gcs'].map((k) => mkdtempSync(join(tmpdir(), `bench-syncs-${k}-`)));
   const children: ChildProcess[] = [];
   const hook = await webhookCounter();
@@ -92,7 +95,7 @@ async function run(): Promise<BenchFigure[]> {
     await bigquery.query(`CREATE TABLE events.customers AS
 SELECT CONCAT('c', CAST(i AS STRING)) AS customer_id, CONCAT('user', CAST(i AS STRING), '@example.com') AS email,
   ROUND(MOD(i * 7919, 100000) / 100, 2) AS ltv, MOD(i, 40) AS orders, TIMESTAMP_SECONDS(1700000000 + i) AS updated_at
-FROM UNNEST(GENERATE_ARRAY(1, ${ROWS})) AS i`);
+FROM UNNEST(GENERATE_ARRAY(1, ${rows})) AS i`);
 
     const spec = (destination: SyncSpec['destination']): SyncSpec => ({
       model: 'events.customers',
@@ -100,7 +103,7 @@ FROM UNNEST(GENERATE_ARRAY(1, ${ROWS})) AS i`);
       mode: 'upsert',
       schedule: { manual: true },
       destination,
-      batch_size: PAGE,
+      batch_size: page,
     });
     const syncs = new Map<string, SyncSpec>([
       ['to-webhook', spec({ webhook: { connection: 'crm' } })],
@@ -194,11 +197,11 @@ FROM UNNEST(GENERATE_ARRAY(1, ${ROWS})) AS i`);
 
     // The baseline: the same snapshot paged out with tabledata.list, nothing sent or committed.
     const pagedStarted = performance.now();
-    for (let i = 0; i < ROWS; i += PAGE)
+    for (let i = 0; i < rows; i += page)
       await bigquery
         .dataset(p.ops.dataset)
         .table('sync_snap__to_files')
-        .getRows({ startIndex: String(i), maxResults: PAGE, autoPaginate: false });
+        .getRows({ startIndex: String(i), maxResults: page, autoPaginate: false });
     const pagedMs = performance.now() - pagedStarted;
 
     // 1% of the source rows change; the diff run sends only those.
@@ -213,22 +216,22 @@ FROM UNNEST(GENERATE_ARRAY(1, ${ROWS})) AS i`);
     const mib = (n: number) => n / 1048576;
     return [
       {
-        name: `full run to the webhook, ${ROWS.toLocaleString('en-US')} rows, ${PAGE.toLocaleString('en-US')} a page`,
+        name: `full run to the webhook, ${rows.toLocaleString('en-US')} rows, ${page.toLocaleString('en-US')} a page`,
         value: rate(hookFull),
         unit: 'rows/s',
         baseline: {
           name: 'paging the snapshot out with tabledata.list alone',
-          value: ROWS / (pagedMs / 1000),
+          value: rows / (pagedMs / 1000),
         },
-        detail: `${(hookFull.ms / 1000).toFixed(1)} s; the webhook counted ${hookBefore.toLocaleString('en-US')} rows; plan, then ${ROWS / PAGE} pages each sent and committed with MERGE`,
+        detail: `${(hookFull.ms / 1000).toFixed(1)} s; the webhook counted ${hookBefore.toLocaleString('en-US')} rows; plan, then ${rows / page} pages each sent and committed with MERGE`,
       },
       {
-        name: `full run to JSONL files, ${ROWS.toLocaleString('en-US')} rows`,
+        name: `full run to JSONL files, ${rows.toLocaleString('en-US')} rows`,
         value: rate(filesFull),
         unit: 'rows/s',
         baseline: {
           name: 'paging the snapshot out with tabledata.list alone',
-          value: ROWS / (pagedMs / 1000),
+          value: rows / (pagedMs / 1000),
         },
         detail: `${(filesFull.ms / 1000).toFixed(1)} s; ${parts.length} objects after both runs (parts and manifests)`,
       },
@@ -238,7 +241,7 @@ FROM UNNEST(GENERATE_ARRAY(1, ${ROWS})) AS i`);
         unit: 'MiB',
         baseline: { name: 'RSS before them', value: mib(before) },
         target: { op: '<=', value: 512 },
-        detail: `peak after the plan and the first 10 pages (100,000 rows): ${mib(peakEarly).toFixed(0)} MiB; pages of ${PAGE.toLocaleString('en-US')} rows are read, sent and let go one at a time`,
+        detail: `peak after the plan and the first 10 pages (100,000 rows): ${mib(peakEarly).toFixed(0)} MiB; pages of ${page.toLocaleString('en-US')} rows are read, sent and let go one at a time`,
       },
       {
         name: 'diff run to the webhook after 1% of the rows changed',

@@ -227,20 +227,29 @@ export const studio: ServiceFactory = (ctx) => ({
 });
 
 /**
- * What `npm start` runs, in start order. Add the slots above as their entry points land
- * (gateway, storeFunction, forwardFunction, receiver).
+ * The emulators every app service is pointed at (runtimeEnv names all three): Pub/Sub, BigQuery,
+ * and Cloud Storage, which holds the registry the gateway and the functions read.
  */
-export const SERVICES: readonly ServiceFactory[] = [
-  pubsubEmulator,
-  bigqueryEmulator,
-  storageEmulator,
+export const EMULATORS: readonly ServiceFactory[] = [pubsubEmulator, bigqueryEmulator, storageEmulator];
+
+/**
+ * An environment running `apps`: the emulators first, then the apps in the order given. The
+ * supervisor provisions the emulators (topics, tables, the registry bucket) before the apps
+ * start. `npm start` runs every app; a benchmark runs the ones it measures, on the same footing.
+ */
+export function environmentOf(apps: readonly ServiceFactory[]): readonly ServiceFactory[] {
+  return [...EMULATORS, ...apps];
+}
+
+/** What `npm start` runs, in start order. */
+export const SERVICES: readonly ServiceFactory[] = environmentOf([
   receiver,
   storeFunction,
   forwardFunction,
   scheduleFunction,
   gateway,
   studio,
-];
+]);
 
 /**
  * Settings as the local services see them: destinations whose base_url points at the local

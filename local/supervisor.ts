@@ -468,7 +468,10 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
 
   let provisioning: ProvisionReport | undefined;
   try {
-    for (const spec of specs.filter((s) => s.stage === 'emulator')) await launch(spec);
+    // The emulators start together (none needs another; provisioning waits for all of them).
+    const emulators = await Promise.allSettled(specs.filter((s) => s.stage === 'emulator').map(launch));
+    const failed = emulators.find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
       if (names.has('pubsub') || names.has('bigquery') || names.has('storage')) {

@@ -63,7 +63,7 @@ describe('gateway: defined events and translators', () => {
     publisher = new FakePublisher();
     gw = await startTestGateway({
       publisher,
-      definitions: new Definitions(reader, client, { clock: () => clock }),
+      definitions: new Definitions(reader, client),
       translators: translatorLookup(reader),
     });
   };
@@ -191,7 +191,7 @@ describe('gateway: defined events and translators', () => {
     // The same reader, its copy stale, the registry gone: the copy keeps validating.
     const dead = deadBucket(fx.bucket.name);
     const reader = new RegistryReader(client, { clock: () => clock });
-    const defs = new Definitions(reader, client, { clock: () => clock });
+    const defs = new Definitions(reader, client);
     await defs.get();
     const deadClient = new RegistryClient(dead);
     Object.assign(client, { bucket: dead });

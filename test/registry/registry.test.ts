@@ -1,8 +1,9 @@
 /**
  * The registry (adapters/registry.ts) on the Cloud Storage emulator, through Google's client:
  * versions are immutable objects, the index is the commit point, a racing apply is refused naming
- * the race, readers refresh on the request path with a conditional read, keep the last good copy
- * when the registry cannot be read, and answer "unavailable" when they never had one.
+ * the race, readers refresh in the background with a conditional read, keep the last good copy
+ * when the registry cannot be read, and answer "unavailable" when they never had one
+ * (test/registry/reader-refresh.test.ts: outages, hung reads, recovery).
  */
 import assert from 'node:assert/strict';
 import type { Bucket } from '@google-cloud/storage';
@@ -118,32 +119,45 @@ describe('registry on Cloud Storage', () => {
     );
   });
 
-  it('refreshes readers on the request path, with a conditional read, and keeps the last good copy', async () => {
+  it('refreshes readers in the background, with a conditional read, and keeps the last good copy', async () => {
     const registry = new RegistryClient(bucket);
     await registry.apply([quote(FIELDS)], { author: 'a' });
     let now = 1_000_000;
     const reader = new RegistryReader(new RegistryClient(bucket), { clock: () => now });
     const first = await reader.current('EventDefinition');
-    assert.equal(first.resources.get('quote_requested')?.version, '1.0');
+    assert.equal(
+      first.resources.get('quote_requested')?.version,
+      '1.0',
+      'with no copy, the first read is waited for',
+    );
     await registry.apply([quote(FIELDS, 'edited')], { author: 'a' });
     now += 10_000;
     assert.equal((await reader.current('EventDefinition')).resources.get('quote_requested')?.version, '1.0');
+    await reader.idle('EventDefinition');
+    assert.equal(reader.cached('EventDefinition'), first, 'a copy younger than 30 s starts no read');
     now += 25_000;
+    const served = await reader.current('EventDefinition');
+    assert.equal(served, first, 'an old copy is served at once while it is refreshed');
+    await reader.idle('EventDefinition');
     const fresh = await reader.current('EventDefinition');
-    assert.equal(fresh.resources.get('quote_requested')?.version, '1.1', 'refreshed once older than 30 s');
+    assert.equal(fresh.resources.get('quote_requested')?.version, '1.1', 'refreshed in the background');
     now += 31_000;
+    await reader.current('EventDefinition');
+    await reader.idle('EventDefinition');
     const unchanged = await reader.current('EventDefinition');
     assert.equal(unchanged.generation, fresh.generation);
     assert.equal(unchanged.readAt, now);
     assert.equal(unchanged.resources, fresh.resources, 'an unchanged index is a 304: nothing is read again');
 
-    // The registry goes away: the last good copy is served, marked stale.
+    // The registry goes away: the last good copy is served, marked stale once the read failed.
     const gone = new RegistryReader(new RegistryClient(run.storage.bucket('no-such-registry')), {
       clock: () => now,
     });
     await assert.rejects(gone.current('EventDefinition'), RegistryUnavailable);
     await bucket.file('EventDefinition/index.json').save('not json', { resumable: false });
     now += 31_000;
+    assert.equal((await reader.current('EventDefinition')).stale, false);
+    await reader.idle('EventDefinition');
     const kept = await reader.current('EventDefinition');
     assert.equal(kept.stale, true);
     assert.equal(kept.resources.get('quote_requested')?.version, '1.1');

@@ -1,0 +1,160 @@
+/**
+ * How a RegistryReader (adapters/registry.ts) behaves when Cloud Storage does not answer: its
+ * reads go through a client whose calls can be made to hang or fail on demand, over the real
+ * Cloud Storage emulator otherwise. A reader holding a copy never makes a caller wait; a failed
+ * read is remembered for a growing pause instead of being retried by every caller; a reader with
+ * no copy answers RegistryUnavailable quickly and recovers by itself once reads succeed again.
+ */
+import assert from 'node:assert/strict';
+import { Definitions } from '../../adapters/definitions.ts';
+import {
+  type IndexRead,
+  RegistryClient,
+  RegistryReader,
+  RegistryUnavailable,
+} from '../../adapters/registry.ts';
+import type { RegistryKind, ResourceDoc, ResourceVersion } from '../../core/registry.ts';
+import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+
+const DEFINITION: ResourceDoc = {
+  kind: 'EventDefinition',
+  name: 'quote_requested',
+  spec: { fields: [{ name: 'amount', type: 'number' }] },
+};
+
+/** A registry client whose reads pass, hang (never settle) or fail, as the test says; it counts them. */
+class GatedClient extends RegistryClient {
+  gate: 'open' | 'hang' | 'fail' = 'open';
+  reads = 0;
+
+  private pass<T>(read: () => Promise<T>): Promise<T> {
+    this.reads++;
+    if (this.gate === 'hang') return new Promise<T>(() => {});
+    if (this.gate === 'fail') return Promise.reject(new Error('connect ECONNREFUSED (test)'));
+    return read();
+  }
+
+  override readIndex(kind: RegistryKind, known?: number): Promise<IndexRead> {
+    return this.pass(() => super.readIndex(kind, known));
+  }
+
+  override indexChanged(kind: RegistryKind, generation: number): Promise<number | undefined> {
+    return this.pass(() => super.indexChanged(kind, generation));
+  }
+
+  override readVersion(kind: RegistryKind, name: string, version: string): Promise<ResourceVersion> {
+    return this.pass(() => super.readVersion(kind, name, version));
+  }
+}
+
+/** Milliseconds `f` took to settle, and whether it rejected with RegistryUnavailable. */
+async function timed(f: () => Promise<unknown>): Promise<{ ms: number; unavailable: boolean }> {
+  const started = performance.now();
+  const unavailable = await f().then(
+    () => false,
+    (err: unknown) => {
+      if (err instanceof RegistryUnavailable) return true;
+      throw err;
+    },
+  );
+  return { ms: performance.now() - started, unavailable };
+}
+
+describe('registry readers when Cloud Storage does not answer', () => {
+  const fx = emulatorWithFreshBuckets('reader-refresh-registry');
+  let now: number;
+  let client: GatedClient;
+  beforeEach(async () => {
+    now = 1_000_000;
+    await new RegistryClient(fx.bucket).apply([DEFINITION], { author: 'test' });
+    client = new GatedClient(fx.bucket);
+  });
+
+  it('answers from its copy while the refresh hangs, with one read under way, not one per request', async () => {
+    const reader = new RegistryReader(client, { clock: () => now, readTimeoutMs: 300 });
+    const copy = await reader.current('EventDefinition');
+    client.gate = 'hang';
+    client.reads = 0;
+    now += 31_000;
+    // Each of these would never settle if it waited for the hung read.
+    for (let i = 0; i < 50; i++) assert.equal(await reader.current('EventDefinition'), copy);
+    const definitions = new Definitions(reader, client);
+    await definitions.get();
+    assert.ok(!(definitions.get() instanceof Promise), 'the definitions answer without a promise');
+    assert.equal(client.reads, 1, 'one refresh under way, shared');
+    // The hung read times out and counts as failed: the copy is kept, marked stale.
+    await reader.idle('EventDefinition');
+    const kept = await reader.current('EventDefinition');
+    assert.equal(kept.stale, true);
+    assert.equal(kept.resources.get('quote_requested')?.version, '1.0');
+  });
+
+  it('remembers a failed read for a pause that grows, then takes the registry back when it answers', async () => {
+    const reader = new RegistryReader(client, { clock: () => now });
+    await reader.current('EventDefinition');
+    client.gate = 'fail';
+    client.reads = 0;
+    now += 31_000;
+    const many = async () => {
+      for (let i = 0; i < 20; i++) await reader.current('EventDefinition');
+      await reader.idle('EventDefinition');
+    };
+    await many();
+    assert.equal(
+      client.reads,
+      1,
+      'the first request after the copy aged read once; the rest were served the copy',
+    );
+    now += 900;
+    await many();
+    assert.equal(client.reads, 1, 'within the first pause (1 s) nothing is read');
+    now += 200;
+    await many();
+    assert.equal(client.reads, 2, 'after it, one read');
+    now += 1500;
+    await many();
+    assert.equal(client.reads, 2, 'the second pause is 2 s');
+    now += 600;
+    await many();
+    assert.equal(client.reads, 3);
+    assert.equal((await reader.current('EventDefinition')).stale, true);
+
+    client.gate = 'open';
+    await new RegistryClient(fx.bucket).apply([{ ...DEFINITION, description: 'edited' }], { author: 'test' });
+    now += 4001;
+    await many();
+    const back = await reader.current('EventDefinition');
+    assert.equal(back.stale, false);
+    assert.equal(back.resources.get('quote_requested')?.version, '1.1', 'the registry is read again');
+  });
+
+  it('with no copy, answers RegistryUnavailable within a second and recovers without a restart', async () => {
+    client.gate = 'hang';
+    const reader = new RegistryReader(client, { clock: () => now, readTimeoutMs: 1500 });
+    const definitions = new Definitions(reader, client);
+    // The first read hangs: the request waits at most the cold wait (500 ms), not for the read.
+    const first = await timed(async () => definitions.get());
+    assert.ok(first.unavailable);
+    assert.ok(first.ms < 1000, `answered after ${first.ms.toFixed(0)} ms`);
+    // Later requests find the read still under way past the cold wait: answered at once.
+    for (let i = 0; i < 10; i++) {
+      const later = await timed(() => reader.current('EventDefinition'));
+      assert.ok(later.unavailable && later.ms < 1000, `answered after ${later.ms.toFixed(0)} ms`);
+    }
+    assert.equal(client.reads, 1);
+    // The hung read times out; the failure is remembered: no read, no wait, until the pause ends.
+    await reader.idle('EventDefinition');
+    client.gate = 'fail';
+    await assert.rejects(reader.current('EventDefinition'), /within 1500 ms.*no earlier copy/);
+    assert.equal(client.reads, 1);
+    now += 1001;
+    await assert.rejects(reader.current('EventDefinition'), /ECONNREFUSED \(test\).*no earlier copy/);
+    assert.equal(client.reads, 2);
+
+    // The registry answers again: the first request after the pause reads it and is answered from it.
+    client.gate = 'open';
+    now += 2001;
+    const back = await definitions.get();
+    assert.equal(back.current('quote_requested')?.version, '1.0');
+  });
+});
