@@ -17,6 +17,7 @@ const suiteModules: Record<string, () => Promise<{ suite: BenchSuite }>> = {
   translate: () => import('./translate.ts'),
   studio: () => import('./studio.ts'),
   syncs: () => import('./syncs.ts'),
+  enrich: () => import('./enrich.ts'),
 };
 
 // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).
