@@ -70,8 +70,9 @@ export const Campaign = Type.Object(
     fbc: Type.Optional(Text(512, 'Meta _fbc cookie')),
     fbp: Type.Optional(Text(512, 'Meta _fbp cookie')),
     ttp: Type.Optional(Text(512, 'TikTok _ttp cookie (sent to TikTok as user.ttp)')),
-    // The other ad platforms' click ids (URL parameters) and first-party cookies, named as
-    // ../shared/PLATFORMS-2.md §8 lists them; appended so existing tables take them in place.
+    // The next ad platforms' click ids (URL parameters) and first-party cookies, under the names
+    // their conversion APIs use (Google Ads, Microsoft, Snapchat, Pinterest, LinkedIn, Reddit, X);
+    // appended so existing tables take them in place (docs/enrichment.md).
     gbraid: Type.Optional(Text(512, 'Google Ads app click id (gbraid URL parameter)')),
     wbraid: Type.Optional(Text(512, 'Google Ads web click id (wbraid URL parameter)')),
     msclkid: Type.Optional(
