@@ -164,6 +164,15 @@ describe('enrichment: in store, decisions, mappings, preview and replays', () =>
       }
     });
 
+    it('conditions read the derived fields (enriched.geo.country, enriched.channel)', () => {
+      const human = rows(landing).event;
+      const only = (field: string, value: string) =>
+        decideOne({ ...dest('meta'), conditions: [{ field, op: 'eq', value }] }, human, options).action;
+      assert.equal(only('enriched.geo.country', 'NL'), 'send');
+      assert.equal(only('enriched.geo.country', 'DE'), 'skip');
+      assert.equal(only('enriched.channel', 'paid_search'), 'send');
+    });
+
     it('webhooks get it by default, and a platform with bots: send', () => {
       assert.equal(decideOne(dest('hook'), bot, options).action, 'send');
       assert.equal(decideOne({ ...dest('meta'), bots: 'send' }, bot, options).action, 'send');
