@@ -380,6 +380,8 @@ const VIEW_CONTEXT = [
   'schema_version',
   ...CONTEXT_IDS,
   ...CONTEXT_GROUPS,
+  // What store derived (docs/enrichment.md): dashboards on a typed view group by it too.
+  'enriched',
 ] as const;
 
 const DEFINITION_COLUMN_TYPES: Readonly<Record<FieldSpec['type'], ColumnPlan['type']>> = {

@@ -54,5 +54,10 @@ describe('storage: the enriched column', function () {
         country: 'NL',
       },
     ]);
+    // The event type's typed view carries it too.
+    const typed = await stack.query(
+      `SELECT enriched.channel AS channel FROM page_view WHERE event_id = 'enriched-1'`,
+    );
+    assert.deepEqual(typed, [{ channel: 'paid_search' }]);
   });
 });
