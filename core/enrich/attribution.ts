@@ -99,7 +99,8 @@ export interface AttributionOptions {
 
 export interface Attribution {
   readonly campaign?: EnrichedCampaign;
-  readonly channel: Channel;
+  /** Absent for an event with no page, referrer or campaign (a backend's): it was no visit. */
+  readonly channel?: Channel;
   readonly referrer_host?: string;
   readonly referrer_source?: string;
 }
@@ -149,10 +150,13 @@ export function attribution(event: StoredEvent, options: AttributionOptions): At
   const referrerHost = referrer?.hostname.toLowerCase() || undefined;
   const entry =
     referrer && referrerHost ? lookupReferrer(options.referrers, referrerHost, referrer.pathname) : undefined;
-  const channel = classify(campaign, referrerHost, entry?.medium, pageUrl?.hostname.toLowerCase(), options);
+  const visit = pageUrl !== undefined || referrer !== undefined || Object.keys(campaign).length > 0;
+  const channel = visit
+    ? classify(campaign, referrerHost, entry?.medium, pageUrl?.hostname.toLowerCase(), options)
+    : undefined;
   return {
     ...(Object.keys(campaign).length > 0 ? { campaign } : {}),
-    channel,
+    ...(channel ? { channel } : {}),
     ...(referrerHost ? { referrer_host: referrerHost } : {}),
     ...(entry ? { referrer_source: entry.source } : {}),
   };

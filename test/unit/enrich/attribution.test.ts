@@ -139,7 +139,8 @@ describe('enrichment: attribution from page.url and page.referrer', () => {
 
   it('direct without a referrer, internal from the same site or a listed host, referral otherwise', () => {
     assert.equal(attribution(event({ url: 'https://shop.example/' }), options).channel, 'direct');
-    assert.equal(attribution(event({}), options).channel, 'direct');
+    // An event with no page, referrer or campaign (a backend's) was no visit: no channel at all.
+    assert.deepEqual(attribution(event({}), options), {});
     const internal = attribution(
       event({ url: 'https://www.shop.example/cart', referrer: 'https://shop.example/p/1' }),
       options,
@@ -165,9 +166,7 @@ describe('enrichment: attribution from page.url and page.referrer', () => {
   });
 
   it('ignores a page URL or referrer that is not an absolute URL', () => {
-    assert.deepEqual(attribution(event({ url: '/landing?gclid=x', referrer: 'not a url' }), options), {
-      channel: 'direct',
-    });
+    assert.deepEqual(attribution(event({ url: '/landing?gclid=x', referrer: 'not a url' }), options), {});
   });
 
   it('looks a host up through its parent domains, never past two labels', () => {
