@@ -34,6 +34,7 @@ const SUITES: Record<string, string> = {
   translate: './translate.ts',
   studio: './studio.ts',
   syncs: './syncs.ts',
+  enrich: './enrich.ts',
 };
 
 /** What a suite's process tells the harness (over the IPC channel). */

@@ -44,7 +44,7 @@ export function decide(
 
 /**
  * Decides for one destination. Rules run cheapest and most explicit first, so the reason
- * names the first rule that stopped the event: disabled, deny list, allow list, unknown
+ * names the first rule that stopped the event: disabled, deny list, allow list, bots, unknown
  * event without a mapping, consent (fail closed per purpose), conditions, sampling.
  */
 export function decideOne(
@@ -60,6 +60,8 @@ export function decideOne(
   if (deny?.includes(name)) return skip(`event ${name} is in events.deny`);
   const allow = destination.events?.allow;
   if (allow && !allow.includes(name)) return skip(`event ${name} is not in events.allow`);
+  if (event.enriched?.bot === true && botPolicy(destination) === 'skip')
+    return skip('bot: the user agent is a known crawler (enriched.bot; destination bots: send to keep it)');
 
   if (
     !options.isKnownEvent(name) &&
@@ -101,6 +103,15 @@ function definedFor(
   const stamp = event.definition_version;
   if (stamp === undefined) return false;
   return !isMappedType(destination.type) || options.definitionMaps?.(stamp, destination.type) === true;
+}
+
+/**
+ * What a destination does with events flagged as bots (docs/enrichment.md): its own `bots`, or
+ * skip for the ad and analytics platforms (a crawler's page views are not conversions and harm
+ * their matching) and send for webhooks (they receive the stored event, flag included).
+ */
+export function botPolicy(destination: Readonly<Destination>): 'skip' | 'send' {
+  return destination.bots ?? (destination.type === 'webhook' ? 'send' : 'skip');
 }
 
 /** The consent purposes a destination needs: its own list, or its type's default. */

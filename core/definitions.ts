@@ -20,6 +20,7 @@ const RESERVED_FIELDS: ReadonlySet<string> = new Set([
   'message_id',
   'schema_version',
   'attributes',
+  'enriched',
 ]);
 
 export const FIELD_TYPES = [

@@ -5,6 +5,7 @@
  * client's address come in through the context.
  */
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../schemas/catalogue.ts';
+import type { Enriched } from '../schemas/context.ts';
 import {
   type Campaign,
   CONTEXT_FIELDS,
@@ -513,5 +514,7 @@ export interface StoredEvent {
   readonly device?: Readonly<Record<string, string | undefined>>;
   readonly campaign?: Readonly<Record<string, string | undefined>>;
   readonly consent?: Readonly<Record<string, 'granted' | 'denied' | undefined>>;
+  /** What the store function derived (core/enrich/): attribution, device, bot flag, geography. */
+  readonly enriched?: Enriched;
   readonly event_data: Readonly<Record<string, unknown>>;
 }

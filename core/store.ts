@@ -7,6 +7,7 @@
  */
 import type { Settings } from '../schemas/settings.ts';
 import type { DefinedEvent, DefinedEvents } from './defined-events.ts';
+import { type Enricher, withEnrichment } from './enrich/index.ts';
 import type { StoredEvent } from './event.ts';
 import {
   lastIso,
@@ -75,6 +76,8 @@ export interface StoreConfig extends PiiPolicy {
   readonly poison: ReadonlySet<string>;
   /** Subscription ids on the events topics' dead-letter topics (their `-ledger` and `-backlog`). */
   readonly deadLetters: ReadonlySet<string>;
+  /** The enrichment step (core/enrich/), when the settings ask for one; set by the entry point. */
+  readonly enrich?: Enricher;
 }
 
 /**
@@ -241,19 +244,24 @@ export function messageRows(
   // The digest of what the producer sent, before the PII policy: the same content always
   // gives the same insertId, and a reused event_id with other content another one.
   const digest = payloadDigest(result.event);
-  const event: StoredEvent = {
-    ...result.event,
-    received_at: receivedAt,
-    topic,
-    ...(result.definition ? { definition_version: result.definition.stamp } : {}),
-    payload_digest: digest,
-  };
+  // Enrichment after the digest (it never changes an event's identity) and before the PII policy
+  // (geography is read from the full IP): docs/enrichment.md.
+  const event: StoredEvent = withEnrichment(
+    {
+      ...result.event,
+      received_at: receivedAt,
+      topic,
+      ...(result.definition ? { definition_version: result.definition.stamp } : {}),
+      payload_digest: digest,
+    },
+    config.enrich,
+  );
   return {
     kind: 'event',
     event,
     row: {
       insertId: digest,
-      json: eventRow(result.event, {
+      json: eventRow(event.enriched ? { ...result.event, enriched: event.enriched } : result.event, {
         digest,
         receivedAt,
         now,
@@ -296,7 +304,7 @@ function poisonRow(
 }
 
 function eventRow(
-  event: NormalizedEvent,
+  event: NormalizedEvent & Pick<StoredEvent, 'enriched'>,
   meta: {
     digest: string;
     receivedAt: string;

@@ -6,7 +6,7 @@
  */
 import type { TSchema } from 'typebox';
 import { CATALOGUE } from '../schemas/catalogue.ts';
-import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context } from '../schemas/context.ts';
+import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context, Enriched } from '../schemas/context.ts';
 import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { FieldSpec } from './definitions.ts';
@@ -188,6 +188,8 @@ export function eventColumns(): ColumnPlan[] {
       'STRING',
       'SHA-256 of the canonical event as sent (the insertId): the same event_id with another digest is another event',
     ),
+    // What the store function derived (docs/enrichment.md); not part of the identity above.
+    columnFromSchema('enriched', Enriched),
   ];
 }
 
@@ -378,6 +380,8 @@ const VIEW_CONTEXT = [
   'schema_version',
   ...CONTEXT_IDS,
   ...CONTEXT_GROUPS,
+  // What store derived (docs/enrichment.md): dashboards on a typed view group by it too.
+  'enriched',
 ] as const;
 
 const DEFINITION_COLUMN_TYPES: Readonly<Record<FieldSpec['type'], ColumnPlan['type']>> = {

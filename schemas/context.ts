@@ -70,6 +70,21 @@ export const Campaign = Type.Object(
     fbc: Type.Optional(Text(512, 'Meta _fbc cookie')),
     fbp: Type.Optional(Text(512, 'Meta _fbp cookie')),
     ttp: Type.Optional(Text(512, 'TikTok _ttp cookie (sent to TikTok as user.ttp)')),
+    // The next ad platforms' click ids (URL parameters) and first-party cookies, under the names
+    // their conversion APIs use (Google Ads, Microsoft, Snapchat, Pinterest, LinkedIn, Reddit, X);
+    // appended so existing tables take them in place (docs/enrichment.md).
+    gbraid: Type.Optional(Text(512, 'Google Ads app click id (gbraid URL parameter)')),
+    wbraid: Type.Optional(Text(512, 'Google Ads web click id (wbraid URL parameter)')),
+    msclkid: Type.Optional(
+      Text(512, 'Microsoft Advertising click id (msclkid parameter, _uetmsclkid cookie)'),
+    ),
+    sccid: Type.Optional(Text(512, 'Snapchat click id (ScCid URL parameter)')),
+    scid: Type.Optional(Text(512, 'Snapchat _scid cookie')),
+    epik: Type.Optional(Text(512, 'Pinterest click id (epik URL parameter, _epik cookie)')),
+    li_fat_id: Type.Optional(Text(512, 'LinkedIn click id (li_fat_id URL parameter or cookie)')),
+    rdt_cid: Type.Optional(Text(512, 'Reddit click id (rdt_cid URL parameter)')),
+    rdt_uuid: Type.Optional(Text(512, 'Reddit _rdt_uuid cookie')),
+    twclid: Type.Optional(Text(512, 'X click id (twclid URL parameter, _twclid cookie)')),
   },
   { additionalProperties: false, description: 'Attribution' },
 );
@@ -140,3 +155,85 @@ export const CONTEXT_FIELDS: ReadonlySet<string> = new Set(Object.keys(Context.p
 /** The context groups (nested objects), in the order they are stored. */
 export const CONTEXT_GROUPS = Object.freeze(['user', 'page', 'device', 'campaign', 'consent'] as const);
 export type ContextGroup = (typeof CONTEXT_GROUPS)[number];
+
+/** The channels an event's visit is classified into (docs/enrichment.md, "Channel"). */
+export const CHANNELS = Object.freeze([
+  'direct',
+  'organic_search',
+  'paid_search',
+  'social',
+  'email',
+  'display',
+  'referral',
+  'internal',
+] as const);
+export type Channel = (typeof CHANNELS)[number];
+
+const Derived = (description: string) => Type.Optional(Type.String({ description }));
+
+/**
+ * What the store function derives from an event (core/enrich/, docs/enrichment.md): never sent by
+ * producers, stored in the `enriched` column and readable by conditions and mappings as
+ * `enriched.*`. Every field is optional: absent when its input was absent or its switch is off.
+ */
+export const Enriched = Type.Object(
+  {
+    campaign: Type.Optional(
+      Type.Object(
+        {
+          source: Derived('utm_source: the producer’s campaign.source, else from page.url'),
+          medium: Derived('utm_medium, likewise'),
+          name: Derived('utm_campaign, likewise'),
+          term: Derived('utm_term, likewise'),
+          content: Derived('utm_content, likewise'),
+          gclid: Derived('Google click id: campaign.gclid, else the page URL’s gclid'),
+          gbraid: Derived('Google Ads gbraid, likewise'),
+          wbraid: Derived('Google Ads wbraid, likewise'),
+          fbclid: Derived('Meta click id, likewise'),
+          ttclid: Derived('TikTok click id, likewise'),
+          msclkid: Derived('Microsoft click id, likewise'),
+          sccid: Derived('Snapchat ScCid, likewise'),
+          epik: Derived('Pinterest epik, likewise'),
+          li_fat_id: Derived('LinkedIn li_fat_id, likewise'),
+          rdt_cid: Derived('Reddit rdt_cid, likewise'),
+          twclid: Derived('X twclid, likewise'),
+          fbc: Derived('Meta fbc: campaign.fbc, else fb.1.<event_time ms>.<fbclid>'),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'Attribution in effect: the producer’s campaign fields win, the page URL fills the rest',
+        },
+      ),
+    ),
+    channel: Type.Optional(
+      Type.Union(
+        CHANNELS.map((c) => Type.Literal(c)),
+        { description: CHANNELS.join(' | ') },
+      ),
+    ),
+    referrer_host: Derived('Host of page.referrer, lower-case'),
+    referrer_source: Derived('The referrer’s name in the referrer list (Google, Facebook, Gmail…)'),
+    device: Type.Optional(
+      Type.Object(
+        {
+          browser: Derived('Browser name from the user agent (Chrome, Mobile Safari…)'),
+          browser_version: Derived('Browser version'),
+          os: Derived('Operating system (Windows, iOS, Android…)'),
+          os_version: Derived('Operating system version'),
+          type: Derived('desktop | mobile | tablet | smarttv | console | wearable | embedded'),
+        },
+        { additionalProperties: false, description: 'The device, from device.user_agent' },
+      ),
+    ),
+    bot: Type.Optional(Type.Boolean({ description: 'The user agent is a known crawler or bot' })),
+    geo: Type.Optional(
+      Type.Object(
+        { country: Derived('ISO 3166-1 alpha-2 country of device.ip (IP geolocation by DB-IP)') },
+        { additionalProperties: false, description: 'Where device.ip is, before the PII policy' },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'Derived by the store function (docs/enrichment.md)' },
+);
+export type Enriched = Static<typeof Enriched>;

@@ -72,6 +72,43 @@ export const Condition = Type.Object(
 );
 export type Condition = Static<typeof Condition>;
 
+/**
+ * What the store function derives from each event before the PII policy applies
+ * (docs/enrichment.md). Everything is on by default except geography, which is processing of
+ * the full IP address that a privacy notice must cover.
+ */
+export const Enrichment = Type.Object(
+  {
+    attribution: Type.Optional(
+      Type.Boolean({
+        description:
+          'UTM fields and click ids from page.url, referrer host and channel, Meta fbc from fbclid (default true)',
+      }),
+    ),
+    device: Type.Optional(
+      Type.Boolean({ description: 'Browser, OS and device type from the user agent (default true)' }),
+    ),
+    bots: Type.Optional(
+      Type.Boolean({
+        description: 'Flag known crawlers and bots (enriched.bot) from the user agent (default true)',
+      }),
+    ),
+    geo: Type.Optional(
+      Type.Union([Type.Literal('off'), Type.Literal('country')], {
+        description:
+          'Country from the full device.ip, looked up before the PII policy truncates or drops it (default off: see the privacy note)',
+      }),
+    ),
+    internal_hosts: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
+        description: 'Hosts (and their subdomains) whose referrals are internal, besides the page’s own host',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type Enrichment = Static<typeof Enrichment>;
+
 export const Destination = Type.Object(
   {
     id: Id('Destination id, used in subscription names and the `destination` attribute'),
@@ -135,6 +172,12 @@ export const Destination = Type.Object(
           'Limited data use flag (Meta data_processing_options LDU, TikTok limited_data_use): ' +
           'when_denied (default) sets it for events whose consent.ad_personalization is denied; ' +
           'GA4 gets the event consent as its consent field (docs/linkage.md)',
+      }),
+    ),
+    bots: Type.Optional(
+      Type.Union([Type.Literal('skip'), Type.Literal('send')], {
+        description:
+          'Events flagged enriched.bot: skip (default for meta_capi, ga4_mp and tiktok_events) or send (default for webhook)',
       }),
     ),
     scrub_pii: Type.Optional(
@@ -299,6 +342,7 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    enrichment: Type.Optional(Enrichment),
     pii: Type.Optional(
       Type.Object(
         {

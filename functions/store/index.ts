@@ -8,6 +8,7 @@ import { http, type Request, type Response } from '@google-cloud/functions-frame
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { loadEnricher } from '../../adapters/enrichment.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
@@ -20,6 +21,8 @@ import { type AfterStored, storeConfig } from '../../core/store.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
 const runtime = readRuntimeConfig(process.env);
+/** The enrichment step's data (referrer list, geography database), read once at cold start. */
+const enrich = loadEnricher(runtime.settings);
 
 /** Optional tuning of the micro-batch window (milliseconds); the default suits most loads. */
 const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
@@ -129,7 +132,7 @@ async function init(): Promise<Handler> {
   const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching);
   const afterStored = afterStoredHook(runtime, writer, definitions);
   return createStoreHandler({
-    config: storeConfig(runtime.settings, runtime.plan),
+    config: { ...storeConfig(runtime.settings, runtime.plan), ...(enrich ? { enrich } : {}) },
     writer,
     ...(afterStored ? { afterStored } : {}),
     definitions,

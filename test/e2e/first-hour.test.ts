@@ -289,7 +289,11 @@ describe('end to end: the first hour, as the README says, beside another environ
       ],
     });
     try {
-      const tab = await browser.newPage();
+      // A person's browser, not a headless one: store flags HeadlessChrome as a bot and the
+      // platforms skip bots by default (docs/enrichment.md, "Bots").
+      const tab = await browser.newPage({
+        userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${browser.version()} Safari/537.36`,
+      });
       const errors: string[] = [];
       tab.on('pageerror', (e) => errors.push(e.message));
       // The gateway may take a moment to see the new key (it re-reads its store): reload until sent.

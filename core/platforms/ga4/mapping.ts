@@ -52,6 +52,13 @@ const GA4_ENVELOPE: Fields = {
   'params.page_location': 'page.url',
   'params.page_referrer': 'page.referrer',
   'params.page_title': 'page.title',
+  // Campaign, in the parameter names of GA4's campaign_details event: the attribution store
+  // derived (producer's campaign first, then the landing URL: docs/enrichment.md), else campaign.
+  'params.source': { from: ['enriched.campaign.source', 'campaign.source'] },
+  'params.medium': { from: ['enriched.campaign.medium', 'campaign.medium'] },
+  'params.campaign': { from: ['enriched.campaign.name', 'campaign.name'] },
+  'params.term': { from: ['enriched.campaign.term', 'campaign.term'] },
+  'params.content': { from: ['enriched.campaign.content', 'campaign.content'] },
 };
 
 const GA4_ITEMS: Fields = {

@@ -28,7 +28,9 @@ const META_ENVELOPE: Fields = {
   // Meta matches these as sent: never hashed.
   'user_data.client_ip_address': 'device.ip',
   'user_data.client_user_agent': 'device.user_agent',
-  'user_data.fbc': { from: ['campaign.fbc', 'campaign.fbclid'], transform: ['fbc'] },
+  // The producer's _fbc cookie, else the one store built from the landing URL's fbclid
+  // (docs/enrichment.md), else from a campaign.fbclid the producer sent (enrichment off).
+  'user_data.fbc': { from: ['campaign.fbc', 'enriched.campaign.fbc', 'campaign.fbclid'], transform: ['fbc'] },
   'user_data.fbp': 'campaign.fbp',
 };
 

@@ -1,0 +1,205 @@
+/**
+ * The `sessions` table, maintained incrementally by the scheduler (docs/sessions.md): the table's
+ * columns and the one BigQuery script a run executes. Pure: SQL text and query parameters out;
+ * the schedule function runs it (not wired yet, docs/sessions.md "State").
+ *
+ * A run reads only the events that arrived after its watermark (`received_at`, the Pub/Sub
+ * publish time, which only grows), finds the visitors they belong to, recomputes those visitors'
+ * sessions from the start of the session the earliest new event can touch, and replaces exactly
+ * those sessions, all in one transaction with the watermark's move: a run over unchanged data
+ * finds no visitor and writes no row, and a run that fails leaves the watermark where it was.
+ */
+import { type ColumnPlan, tableRef } from './warehouse.ts';
+
+/** Table names of the model, in the events dataset. */
+export const SESSION_TABLES = Object.freeze({
+  sessions: 'sessions',
+  watermarks: 'model_watermarks',
+} as const);
+
+/** What shapes a sessions run; every value has a documented default. */
+export interface SessionOptions {
+  readonly project: string;
+  readonly dataset: string;
+  /** Inactivity that ends a session (default 30). */
+  readonly gapMinutes?: number;
+  /**
+   * How far back an arriving event's event_time may lie and still be sessionised incrementally
+   * (default 72 h): the bound that lets BigQuery prune events' partitions. Older arrivals (a
+   * back-fill) are sessionised by a run over an explicit window.
+   */
+  readonly lookbackHours?: number;
+  /** Event names that count as conversions (default the catalogue's purchase, lead, sign_up…). */
+  readonly conversions?: readonly string[];
+}
+
+export const DEFAULT_CONVERSIONS = Object.freeze([
+  'purchase',
+  'generate_lead',
+  'lead',
+  'sign_up',
+  'subscribe',
+  'begin_checkout',
+]);
+
+const c = (
+  name: string,
+  type: ColumnPlan['type'],
+  description: string,
+  mode: ColumnPlan['mode'] = 'NULLABLE',
+) => ({ name, type, mode, description }) as ColumnPlan;
+
+/** Columns of `sessions` (partitioned by day of session_start, clustered by visitor_id). */
+export function sessionColumns(): ColumnPlan[] {
+  return [
+    c('session_id', 'STRING', 'SHA-256 hex of visitor_id and session_start: stable across runs', 'REQUIRED'),
+    c('visitor_id', 'STRING', 'anonymous_id, else user_id: whose visit it is', 'REQUIRED'),
+    c('user_id', 'STRING', 'The last user_id seen in the session'),
+    c('session_start', 'TIMESTAMP', 'event_time of its first event (partition column)', 'REQUIRED'),
+    c('session_end', 'TIMESTAMP', 'event_time of its last event', 'REQUIRED'),
+    c('events', 'INT64', 'How many events it holds', 'REQUIRED'),
+    c('landing_page', 'STRING', 'page.url of its first event'),
+    c('referrer_host', 'STRING', 'enriched.referrer_host of its first event'),
+    c('channel', 'STRING', 'enriched.channel of its first event'),
+    c('source', 'STRING', 'enriched.campaign.source of its first event'),
+    c('medium', 'STRING', 'enriched.campaign.medium of its first event'),
+    c('campaign', 'STRING', 'enriched.campaign.name of its first event'),
+    c('country', 'STRING', 'enriched.geo.country of its first event'),
+    c('device_type', 'STRING', 'enriched.device.type of its first event'),
+    c('converted', 'BOOL', 'Whether a conversion event happened in it', 'REQUIRED'),
+    c('conversions', 'INT64', 'How many conversion events it holds', 'REQUIRED'),
+    c('updated_at', 'TIMESTAMP', 'When a run last wrote this row', 'REQUIRED'),
+  ];
+}
+
+/** Columns of `model_watermarks`: one row per incremental model. */
+export function watermarkColumns(): ColumnPlan[] {
+  return [
+    c('model', 'STRING', 'sessions | identity_map', 'REQUIRED'),
+    c('watermark', 'TIMESTAMP', 'received_at up to which events are in the model', 'REQUIRED'),
+    c('updated_at', 'TIMESTAMP', 'When the run that moved it committed', 'REQUIRED'),
+  ];
+}
+
+/** A run's script and its parameters (`@upto`: the arrival time this run reads up to). */
+export interface SessionRun {
+  readonly sql: string;
+  readonly params: Readonly<Record<string, unknown>>;
+}
+
+const FIRST = (expr: string, alias: string) =>
+  `ARRAY_AGG(${expr} IGNORE NULLS ORDER BY event_time, event_id LIMIT 1)[SAFE_OFFSET(0)] AS ${alias}`;
+
+/**
+ * The script of one incremental run. `upto` should trail now by a few minutes so rows still in
+ * BigQuery's streaming buffer are read by the next run rather than missed: a row's received_at is
+ * its publish time, earlier than its arrival in the table.
+ */
+export function sessionsRunSql(options: SessionOptions, upto: Date): SessionRun {
+  const ref = (t: string) => tableRef(options.project, options.dataset, t);
+  const gapSeconds = (options.gapMinutes ?? 30) * 60;
+  const lookbackHours = options.lookbackHours ?? 72;
+  const visitor = 'COALESCE(anonymous_id, user_id)';
+  const sql = [
+    // BigQuery takes DECLARE only at the top of a script; the scheduler's lock keeps runs apart.
+    '-- Where the last run stopped (the epoch on the first run).',
+    'DECLARE watermark TIMESTAMP DEFAULT (',
+    `  SELECT IFNULL(MAX(watermark), TIMESTAMP '1970-01-01') FROM ${ref(SESSION_TABLES.watermarks)} WHERE model = 'sessions'`,
+    ');',
+    '',
+    'BEGIN TRANSACTION;',
+    '',
+    '-- Visitors with events that arrived since, and their earliest such event.',
+    'CREATE TEMP TABLE arrived AS',
+    `SELECT ${visitor} AS visitor_id, MIN(event_time) AS first_new`,
+    `FROM ${ref('events')}`,
+    'WHERE received_at > watermark AND received_at <= @upto',
+    // The partition filter: what BigQuery prunes on (events are partitioned by event_time).
+    '  AND event_time >= TIMESTAMP_SUB(@upto, INTERVAL @lookback_hours HOUR)',
+    `  AND ${visitor} IS NOT NULL`,
+    'GROUP BY visitor_id;',
+    '',
+    '-- Where each visitor’s recomputation starts: the start of the stored session the earliest',
+    '-- new event extends (one gap or less before it), else that event itself.',
+    'CREATE TEMP TABLE anchors AS',
+    'SELECT a.visitor_id, LEAST(a.first_new, IFNULL(MIN(s.session_start), a.first_new)) AS anchor',
+    'FROM arrived AS a',
+    `LEFT JOIN ${ref(SESSION_TABLES.sessions)} AS s`,
+    '  ON s.visitor_id = a.visitor_id',
+    '  AND s.session_end >= TIMESTAMP_SUB(a.first_new, INTERVAL @gap_seconds SECOND)',
+    '  AND s.session_start <= a.first_new',
+    'GROUP BY a.visitor_id, a.first_new;',
+    '',
+    '-- Their sessions from the anchor on, recomputed from events_dedup (one row per event).',
+    'CREATE TEMP TABLE recomputed AS',
+    'WITH touched AS (',
+    `  SELECT ${visitor} AS visitor_id, e.event_id, e.event_time, e.event_name, e.user_id, e.page.url AS url, e.enriched`,
+    `  FROM ${ref('events_dedup')} AS e`,
+    `  JOIN anchors AS a ON ${visitor} = a.visitor_id`,
+    '  WHERE e.event_time >= a.anchor',
+    '    AND e.event_time >= TIMESTAMP_SUB(@upto, INTERVAL @lookback_hours + 24 HOUR)',
+    '), numbered AS (',
+    '  SELECT *, COUNTIF(gap) OVER (PARTITION BY visitor_id ORDER BY event_time, event_id) AS n',
+    '  FROM (',
+    '    SELECT *, IFNULL(TIMESTAMP_DIFF(event_time, LAG(event_time) OVER (PARTITION BY visitor_id ORDER BY event_time, event_id), SECOND) > @gap_seconds, TRUE) AS gap',
+    '    FROM touched',
+    '  )',
+    ')',
+    'SELECT',
+    "  TO_HEX(SHA256(CONCAT(visitor_id, '|', CAST(UNIX_MICROS(MIN(event_time)) AS STRING)))) AS session_id,",
+    '  visitor_id,',
+    '  ARRAY_AGG(user_id IGNORE NULLS ORDER BY event_time DESC, event_id DESC LIMIT 1)[SAFE_OFFSET(0)] AS user_id,',
+    '  MIN(event_time) AS session_start,',
+    '  MAX(event_time) AS session_end,',
+    '  COUNT(*) AS events,',
+    `  ${FIRST('url', 'landing_page')},`,
+    `  ${FIRST('enriched.referrer_host', 'referrer_host')},`,
+    `  ${FIRST('enriched.channel', 'channel')},`,
+    `  ${FIRST('enriched.campaign.source', 'source')},`,
+    `  ${FIRST('enriched.campaign.medium', 'medium')},`,
+    `  ${FIRST('enriched.campaign.name', 'campaign')},`,
+    `  ${FIRST('enriched.geo.country', 'country')},`,
+    `  ${FIRST('enriched.device.type', 'device_type')},`,
+    '  COUNTIF(event_name IN UNNEST(@conversions)) > 0 AS converted,',
+    '  COUNTIF(event_name IN UNNEST(@conversions)) AS conversions',
+    'FROM numbered',
+    'GROUP BY visitor_id, n;',
+    '',
+    '-- The stored sessions the recomputation replaces: the visitors’ sessions from their anchor on.',
+    `DELETE FROM ${ref(SESSION_TABLES.sessions)} AS s`,
+    'WHERE EXISTS (SELECT 1 FROM anchors AS a WHERE a.visitor_id = s.visitor_id AND s.session_start >= a.anchor)',
+    '  AND s.session_id NOT IN (SELECT session_id FROM recomputed);',
+    '',
+    '-- Insert new sessions, update changed ones; an unchanged session is not written.',
+    `MERGE ${ref(SESSION_TABLES.sessions)} AS t`,
+    'USING recomputed AS s',
+    'ON t.session_id = s.session_id',
+    'WHEN MATCHED AND (t.session_end != s.session_end OR t.events != s.events OR t.conversions != s.conversions',
+    "  OR IFNULL(t.user_id, '') != IFNULL(s.user_id, '')) THEN UPDATE SET",
+    '  user_id = s.user_id, session_end = s.session_end, events = s.events, converted = s.converted,',
+    '  conversions = s.conversions, updated_at = CURRENT_TIMESTAMP()',
+    'WHEN NOT MATCHED THEN INSERT (session_id, visitor_id, user_id, session_start, session_end, events, landing_page,',
+    '  referrer_host, channel, source, medium, campaign, country, device_type, converted, conversions, updated_at)',
+    '  VALUES (s.session_id, s.visitor_id, s.user_id, s.session_start, s.session_end, s.events, s.landing_page,',
+    '  s.referrer_host, s.channel, s.source, s.medium, s.campaign, s.country, s.device_type, s.converted, s.conversions,',
+    '  CURRENT_TIMESTAMP());',
+    '',
+    '-- The watermark moves with the rows, in the same transaction.',
+    `MERGE ${ref(SESSION_TABLES.watermarks)} AS w`,
+    "USING (SELECT 'sessions' AS model, @upto AS watermark) AS n",
+    'ON w.model = n.model',
+    'WHEN MATCHED AND w.watermark < n.watermark THEN UPDATE SET watermark = n.watermark, updated_at = CURRENT_TIMESTAMP()',
+    'WHEN NOT MATCHED THEN INSERT (model, watermark, updated_at) VALUES (n.model, n.watermark, CURRENT_TIMESTAMP());',
+    '',
+    'COMMIT TRANSACTION;',
+  ].join('\n');
+  return {
+    sql,
+    params: {
+      upto: upto.toISOString(),
+      gap_seconds: gapSeconds,
+      lookback_hours: lookbackHours,
+      conversions: [...(options.conversions ?? DEFAULT_CONVERSIONS)],
+    },
+  };
+}
