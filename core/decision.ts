@@ -111,7 +111,8 @@ function definedFor(
  * their matching) and send for webhooks (they receive the stored event, flag included).
  */
 export function botPolicy(destination: Readonly<Destination>): 'skip' | 'send' {
-  return destination.bots ?? (destination.type === 'webhook' ? 'send' : 'skip');
+  // A platform with a mapping skips them; a destination sent the stored event receives them.
+  return destination.bots ?? (isMappedType(destination.type) ? 'skip' : 'send');
 }
 
 /** The consent purposes a destination needs: its own list, or its type's default. */
