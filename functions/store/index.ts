@@ -65,8 +65,9 @@ function fanOutHook(
 
 /**
  * Rules (experimental): the stored events are matched against the registry's event rules and
- * each firing is published on `actions`. The registry is read on the request path (a copy at
- * most 30 s old); with no copy at all the push answers non-2xx and comes back.
+ * each firing is published on `actions`. The registry's reader answers from its copy and
+ * refreshes it in the background (adapters/registry.ts); with no copy at all the push answers
+ * non-2xx and comes back.
  */
 function rulesHook(runtime: RuntimeConfig): AfterStored | undefined {
   if (!runtime.settings.experimental?.rules) return undefined;
