@@ -46,7 +46,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     project,
     extra: [...(columnSecurity ? COLUMN_SECURITY_APIS : []), ...STUDIO_APIS],
   });
-  const after = { dependsOn: [...apis.services] };
+  const after = { dependsOn: [apis.ready] };
 
   const ids = new Identities(name, { project }, after);
   const sources = new Sources(
@@ -145,7 +145,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     // The build reads the archive with the build account's grant, and secrets must exist before
     // a function that reads them starts.
     // The first gen2 build also needs the build account's project roles in place.
-    { dependsOn: [...apis.services, ...ids.buildGrants, sources, secrets, warehouse] },
+    { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse] },
   );
   const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
   const messaging = new Messaging(
@@ -188,9 +188,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       sourceBucket: sources.bucket.name,
       sourceObject: sources.objects.gateway,
     },
-    { dependsOn: [...apis.services, secrets, messaging] },
+    { dependsOn: [apis.ready, secrets, messaging] },
   );
-  new Alerts(name, { plan }, { dependsOn: [...apis.services, messaging, functions] });
+  new Alerts(name, { plan }, { dependsOn: [apis.ready, messaging, functions] });
   const buckets = new Buckets(
     name,
     {
@@ -263,7 +263,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       after,
     );
   }
-  new Scheduler(name, { plan, region }, { dependsOn: [...apis.services, messaging] });
+  new Scheduler(name, { plan, region }, { dependsOn: [apis.ready, messaging] });
   const studio = new Studio(
     name,
     {
