@@ -68,7 +68,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           who: 'studio',
           member: ids.members.studio,
           secrets: [plan.gateway.tokenSecret],
-          roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionAdder'],
+          // It adds a version per change and destroys the one it supersedes (gateway/token-store.ts):
+          // Version Manager, since Version Adder cannot destroy.
+          roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionManager'],
         },
       ],
     },

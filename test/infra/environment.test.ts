@@ -320,9 +320,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [
         ...forward.map((s) => `serviceAccount:${sa('forward')} ${s} ${read}`),
         `serviceAccount:${sa('gateway')} eventbus-tokens ${read}`,
-        // The studio's creator issues translate:<name> tokens: it reads and adds versions.
+        // The studio's creator issues translate:<name> tokens: it reads, adds versions and destroys
+        // the superseded ones (Version Adder cannot destroy).
         `serviceAccount:${sa('studio')} eventbus-tokens ${read}`,
-        `serviceAccount:${sa('studio')} eventbus-tokens roles/secretmanager.secretVersionAdder`,
+        `serviceAccount:${sa('studio')} eventbus-tokens roles/secretmanager.secretVersionManager`,
       ].sort(),
     );
   });

@@ -109,7 +109,7 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
       // The console's replays start with a run message.
       'roles/pubsub.publisher runs',
       'roles/secretmanager.secretAccessor eventbus-tokens',
-      'roles/secretmanager.secretVersionAdder eventbus-tokens',
+      'roles/secretmanager.secretVersionManager eventbus-tokens',
       `roles/storage.objectAdmin ${registry}`,
     ]);
   });
