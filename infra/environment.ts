@@ -79,7 +79,15 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const pii = columnSecurity
     ? new ColumnSecurity(
         name,
-        { plan, analysts: settings.analysts ?? [], piiReaders: settings.pii_readers ?? [] },
+        {
+          plan,
+          analysts: settings.analysts ?? [],
+          piiReaders: settings.pii_readers ?? [],
+          // The scheduler sends what it reads to platforms (syncs, scheduled rules, slice
+          // replays): raw. The studio previews and dry-runs those queries: masked is enough.
+          rawWorkloads: [{ who: 'schedule', member: ids.members.schedule }],
+          maskedWorkloads: [{ who: 'studio', member: ids.members.studio }],
+        },
         after,
       )
     : undefined;
