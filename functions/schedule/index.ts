@@ -18,6 +18,7 @@ import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
+import { sliceTableMaker } from '../../adapters/slice-table.ts';
 import {
   assertSingleSelect,
   DEFAULT_MAX_BYTES_BILLED,
@@ -225,6 +226,7 @@ function replays(
       return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
     },
     page: opsPage(bigquery),
+    createSlice: sliceTableMaker(bigquery, { dataset: config.plan.dataset, ops: config.plan.ops.dataset }),
     definition: async (stamp) => {
       const parsed = parseStamp(stamp);
       if (!parsed) return undefined;
