@@ -4,6 +4,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import { buildRegionWarnings } from '../core/build-regions.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
@@ -40,6 +41,8 @@ export interface EnvironmentOutputs {
 export function declareEnvironment(config: StackConfig, bundles: BundleManifest): EnvironmentOutputs {
   const { plan, settings, project, region } = config;
   const name = plan.environment;
+  // Said before anything is created: a first build refused for the region fails halfway through.
+  for (const w of buildRegionWarnings(plan)) pulumi.log.warn(w);
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, {

@@ -26,7 +26,9 @@ export function register(program: Command): void {
       if (options.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
       else write(`${path}: valid\n\n${renderPlan(plan)}`);
       const { retryBudgetWarnings } = await import('../../core/retry-budget.ts');
-      for (const w of retryBudgetWarnings(plan)) process.stderr.write(`warning: ${w}\n`);
+      const { buildRegionWarnings } = await import('../../core/build-regions.ts');
+      for (const w of [...retryBudgetWarnings(plan), ...buildRegionWarnings(plan)])
+        process.stderr.write(`warning: ${w}\n`);
     });
 }
 
