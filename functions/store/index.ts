@@ -10,6 +10,7 @@ import { registryReaders } from '../../adapters/definitions.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
+import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision.ts';
@@ -19,7 +20,7 @@ import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config
 import { type AfterStored, storeConfig } from '../../core/store.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
-const runtime = readRuntimeConfig(process.env);
+const runtime = readRuntimeConfig(process.env, readSettingsText);
 
 /** Optional tuning of the micro-batch window (milliseconds); the default suits most loads. */
 const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
