@@ -62,6 +62,14 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     {
       plan,
       ...(settings.data_residency ? { replicaLocation: region } : {}),
+      // The settings reach every workload as a mounted file (infra/runtime-env.ts).
+      settings: {
+        json: JSON.stringify(settings),
+        readers: (['store', 'forward', 'schedule', 'gateway', 'studio'] as const).map((who) => ({
+          who,
+          member: ids.members[who],
+        })),
+      },
       access: [
         { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
@@ -154,6 +162,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       },
       buildServiceAccount: ids.accounts.build.name,
       invoker: ids.members.push,
+      settingsFile: secrets.settingsFile,
     },
     // The build reads the archive with the build account's grant, and secrets must exist before
     // a function that reads them starts.
@@ -200,6 +209,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       serviceAccountEmail: ids.accounts.gateway.email,
       sourceBucket: sources.bucket.name,
       sourceObject: sources.objects.gateway,
+      settingsFile: secrets.settingsFile,
     },
     { dependsOn: [apis.ready, secrets, messaging] },
   );
@@ -285,11 +295,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       serviceAccountEmail: ids.accounts.studio.email,
       sourceBucket: sources.bucket.name,
       sourceObject: sources.objects.studio,
+      settingsFile: secrets.settingsFile,
       registryBucket: (buckets.buckets.registry as gcp.storage.Bucket).name,
       dataset: warehouse.dataset.datasetId,
       gatewayUrl: gateway.url,
     },
-    after,
+    // Its account's read of the settings secret first: the revision mounts it at start.
+    { dependsOn: [apis.ready, secrets] },
   );
 
   return {

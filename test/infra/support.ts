@@ -163,6 +163,8 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
     }
     case 'gcp:cloudrunv2/service:Service':
       return { ...inputs, uri: `https://${inputs['name']}-mock-ew.a.run.app` };
+    case 'gcp:secretmanager/secretVersion:SecretVersion':
+      return { ...inputs, version: '1', name: `${inputs['secret']}/versions/1` };
     case 'gcp:storage/bucketObject:BucketObject':
       return { ...inputs, generation: 1700000000000000 };
     default:

@@ -4,35 +4,12 @@
  * 32 KiB, which settings with many destinations or connections outgrow.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { ENV, readRuntimeConfig } from '../../core/runtime-config.ts';
-import { parseSettings } from '../../core/settings.ts';
-import type { Settings } from '../../schemas/settings.ts';
-
-const CLOUD_RUN_VALUE_LIMIT = 32 * 1024;
-
-/** The example settings with enough webhook destinations to pass `bytes` as JSON. */
-function largeSettings(bytes: number): Settings {
-  const text = readFileSync(resolve(import.meta.dirname, '../../environments/example.yaml'), 'utf8');
-  const result = parseSettings(text);
-  assert.ok(result.ok);
-  const base = structuredClone(result.settings) as Settings;
-  const destinations = [...(base.destinations ?? [])];
-  for (let i = 0; JSON.stringify({ ...base, destinations }).length <= bytes; i++) {
-    destinations.push({
-      id: `partner_${i}`,
-      type: 'webhook',
-      base_url: `https://partner-${i}.example.com`,
-      config: { path: `/hooks/eventbus/${'x'.repeat(40)}` },
-      secrets: { signing_key: `partner-${i}-signing-key` },
-      events: { allow: ['purchase', 'lead', 'quote_requested', 'view_content'] },
-    } as NonNullable<Settings['destinations']>[number]);
-  }
-  return { ...base, destinations };
-}
+import { CLOUD_RUN_VALUE_LIMIT, largeSettings } from '../support/large-settings.ts';
 
 describe('runtime config: settings from a file', () => {
   let dir: string;
