@@ -88,6 +88,23 @@ for (const stack of SETTINGS_FILES) {
       assert.deepEqual(late, []);
     });
 
+    it('grants the source archives’ reader (Cloud Run’s service agent) only once the Run API is enabled and settled', () => {
+      // The agent is made by enabling the Run API; its e-mail is computed, not a resource, so
+      // the grant must come after the enablement and the wait (unverified: docs/deploy.md).
+      const entries = [...recorded.graph.entries()];
+      const runApi = entries.find(([, r]) => r.type === API && r.name.endsWith('-api-run'))?.[0];
+      const sleep = entries.find(([, r]) => r.type === SLEEP)?.[0];
+      const reader = recorded.resources.find(
+        (r) =>
+          r.type === 'gcp:storage/bucketIAMMember:BucketIAMMember' &&
+          String(r.inputs['member']).includes('@serverless-robot-prod.iam.gserviceaccount.com'),
+      );
+      assert.ok(runApi && sleep && reader, 'the Run API, the wait and the agent’s grant are declared');
+      const urn = entries.find(([, r]) => r.name === reader.name)?.[0] as string;
+      const before = dependenciesOf(recorded, urn);
+      assert.ok(before.has(sleep) && before.has(runApi));
+    });
+
     it('documents, for each declared resource type, the deployer role that creates it (docs/deploy.md)', () => {
       const table = deployerRoles();
       const declared = [...new Set(recorded.resources.map((r) => r.type))].filter(
