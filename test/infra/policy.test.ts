@@ -8,7 +8,7 @@
  * keys, basic roles), the program's own resource changed by a transformation.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import * as gcp from '@pulumi/gcp';
 import type { ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
@@ -21,6 +21,7 @@ import {
   type OrganisationConfig,
   organisationConfigFor,
   organisationPolicies,
+  packConfig,
 } from '../../infra/policy/rules.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { BUNDLES, declare, type Recorded, SETTINGS_FILES } from './support.ts';
@@ -168,6 +169,17 @@ describe('infra: the organisation policy pack over the declared environment', ()
 });
 
 describe('infra: the policy pack as the CLI starts it', () => {
+  it('gets its configuration from `node infra/policy/config.ts <settings>` (the docs’ command)', () => {
+    const out = execFileSync(
+      process.execPath,
+      [resolve(REPO_ROOT, 'infra/policy/config.ts'), 'environments/example.yaml'],
+      {
+        cwd: REPO_ROOT,
+      },
+    ).toString();
+    assert.deepEqual(JSON.parse(out), packConfig(organisationConfigFor(example().settings)));
+  });
+
   it('loads on Node 24 and serves the analyzer, printing its port as the CLI expects', async () => {
     const child = spawn(process.execPath, [resolve(REPO_ROOT, 'infra/policy/main.mjs')], { cwd: REPO_ROOT });
     const first = await new Promise<string>((done, fail) => {
