@@ -26,7 +26,7 @@ import {
   SERVICES,
   type ServiceFactory,
   type ServiceSpec,
-  settingsPath,
+  writeSettingsFile,
 } from './services.ts';
 import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
 
@@ -399,7 +399,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   let createdSecrets: string[];
   try {
     // After the lock: a second start on the same folder must not change the running one's file.
-    writeFileSync(settingsPath(dataDir), JSON.stringify(settings));
+    writeSettingsFile({ dataDir, settings });
     createdSecrets = ensureLocalSecrets(
       join(dataDir, 'secrets'),
       environmentPlan.destinations.flatMap((d) => d.secrets),
