@@ -172,10 +172,11 @@ export async function studioEndpoint(
       throw new CliError(
         [
           `cannot get a Google ID token for ${credential.audience} from Application Default Credentials (${(err as Error).message}).`,
-          'User credentials from `gcloud auth application-default login` cannot mint one: run',
-          '  export EVENTBUS_ID_TOKEN=$(gcloud auth print-identity-token)',
-          'or use a service account (GOOGLE_APPLICATION_CREDENTIALS, or impersonation), or set',
-          'EVENTBUS_ADMIN_TOKEN for a studio that takes one (docs/studio.md).',
+          'User credentials from `gcloud auth application-default login` cannot mint one, and IAP',
+          "with Google's managed client refuses a person's own gcloud token: impersonate an operator",
+          'account listed in studio.editors (no key file needed, docs/deploy.md):',
+          `  export EVENTBUS_ID_TOKEN=$(gcloud auth print-identity-token --impersonate-service-account=<operator> --audiences=${credential.audience} --include-email)`,
+          'or set EVENTBUS_ADMIN_TOKEN for a studio that takes one (docs/studio.md).',
         ].join('\n'),
       );
     }

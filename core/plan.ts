@@ -365,6 +365,19 @@ export function plan(settings: Readonly<Settings>): Plan {
   ].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
   const warehouse = warehousePlan(settings);
+  // A push must outlive the function's run, or Pub/Sub redelivers a message that is still being
+  // handled (a duplicate, and an attempt burnt toward the dead-letter limit). settings.ts refuses
+  // a pushed function's timeout above Pub/Sub's 600 s maximum, so the raise always covers it.
+  const timeouts: Record<FunctionName, number> = {
+    store: sizing(settings.functions?.store).timeout_seconds,
+    forward: sizing(settings.functions?.forward).timeout_seconds,
+    schedule: scheduleSizing.timeout_seconds,
+  };
+  const outlivingRuns = subscriptions.map((s) =>
+    s.push
+      ? { ...s, ackDeadlineSeconds: Math.min(600, Math.max(s.ackDeadlineSeconds, timeouts[s.push.function])) }
+      : s,
+  );
 
   return deepFreeze({
     environment: settings.name,
@@ -373,7 +386,7 @@ export function plan(settings: Readonly<Settings>): Plan {
     dataset,
     location: settings.location ?? 'US',
     topics,
-    subscriptions,
+    subscriptions: outlivingRuns,
     tables: warehouse.tables,
     views: warehouse.views,
     ops: {

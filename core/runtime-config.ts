@@ -2,6 +2,12 @@
  * Configuration of the functions and the gateway, read once at cold start from an explicit
  * `env` (docs/style.md: tests pass plain objects instead of mutating the process environment). Production and
  * local differ only in values: emulator hosts are read by Google's clients themselves.
+ *
+ * The settings come from a file (EVENTBUS_SETTINGS_FILE), the same way for `npm start` (a file
+ * in the data folder) and on Google Cloud (a Secret Manager secret mounted as a file), because
+ * Cloud Run caps an environment variable's value at 32 KiB and settings with many destinations
+ * or connections outgrow it. EVENTBUS_SETTINGS (the JSON itself) stays for tests and benches.
+ * The core reads no file: the entry point hands over its reader.
  */
 import type { Settings } from '../schemas/settings.ts';
 import { type Plan, plan } from './plan.ts';
@@ -9,8 +15,10 @@ import { checkSettings, formatErrors } from './settings.ts';
 
 /** Environment variables every entry point understands. */
 export const ENV = Object.freeze({
-  /** The environment's validated settings as JSON (no secret values, ever). */
+  /** The environment's validated settings as JSON (no secret values, ever); tests and benches. */
   settings: 'EVENTBUS_SETTINGS',
+  /** A file holding the settings as JSON: how `npm start` and Google Cloud deliver them. */
+  settingsFile: 'EVENTBUS_SETTINGS_FILE',
   /** Folder of local secret files, one file per secret name (local environment only). */
   secretsDir: 'EVENTBUS_SECRETS_DIR',
   /** Where the gateway keeps token and write-key hashes: `file:<path>` or `secret:<name>`. */
@@ -43,18 +51,26 @@ export interface RuntimeConfig {
   readonly tokenStore?: string;
 }
 
-/** Reads and validates the runtime configuration; throws one error listing every bad key. */
-export function readRuntimeConfig(env: Readonly<Record<string, string | undefined>>): RuntimeConfig {
-  const raw = env[ENV.settings];
-  if (!raw) throw new Error(`${ENV.settings} is not set: it must hold the environment's settings as JSON`);
+/** Reads a text file (the entry point's `readFileSync`); the core itself does no I/O. */
+export type ReadText = (path: string) => string;
+
+/**
+ * Reads and validates the runtime configuration; throws one error listing every bad key. The
+ * settings come from EVENTBUS_SETTINGS_FILE (read with `readText`) or else EVENTBUS_SETTINGS.
+ */
+export function readRuntimeConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  readText?: ReadText,
+): RuntimeConfig {
+  const { raw, from } = settingsText(env, readText);
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch (err) {
-    throw new Error(`${ENV.settings} is not valid JSON: ${(err as Error).message}`);
+    throw new Error(`${from} is not valid JSON: ${(err as Error).message}`);
   }
   const result = checkSettings(parsed);
-  if (!result.ok) throw new Error(`${ENV.settings} is invalid:\n${formatErrors(result.errors)}`);
+  if (!result.ok) throw new Error(`${from} is invalid:\n${formatErrors(result.errors)}`);
   const settings = result.settings;
   return Object.freeze({
     settings,
@@ -63,4 +79,27 @@ export function readRuntimeConfig(env: Readonly<Record<string, string | undefine
     ...(env[ENV.secretsDir] ? { secretsDir: env[ENV.secretsDir] as string } : {}),
     ...(env[ENV.tokenStore] ? { tokenStore: env[ENV.tokenStore] as string } : {}),
   });
+}
+
+/** The settings' JSON text and where it came from (for error messages). */
+function settingsText(
+  env: Readonly<Record<string, string | undefined>>,
+  readText: ReadText | undefined,
+): { raw: string; from: string } {
+  const file = env[ENV.settingsFile];
+  if (file) {
+    const from = `${ENV.settingsFile} (${file})`;
+    if (!readText) throw new Error(`${from} is set, but this entry point reads no files`);
+    try {
+      return { raw: readText(file), from };
+    } catch (err) {
+      throw new Error(`${from} cannot be read: ${(err as Error).message}`);
+    }
+  }
+  const raw = env[ENV.settings];
+  if (!raw)
+    throw new Error(
+      `neither ${ENV.settingsFile} nor ${ENV.settings} is set: one must give the environment's settings as JSON`,
+    );
+  return { raw, from: ENV.settings };
 }

@@ -15,6 +15,10 @@ const validator = interpretedValidator<Settings>(Settings, {
   patterns: new Map([[DURATION_PATTERN, 'expected a duration like 10s or 5m']]),
 });
 
+/** The functions Pub/Sub pushes to, and the longest ack deadline a push subscription may have. */
+const PUSHED_FUNCTIONS = ['store', 'forward', 'schedule'] as const;
+const MAX_ACK_DEADLINE_SECONDS = 600;
+
 /** Topic names the environment uses itself; extra topics cannot take them. */
 export const RESERVED_TOPICS = Object.freeze(['events', 'deliveries', 'ticks', 'runs', 'actions', 'poison']);
 
@@ -88,6 +92,16 @@ export function checkSettings(value: unknown): LoadResult {
         errors.push({ field: `destinations[${i}].retry.${key}`, description: 'must be at most 600s' });
     }
   });
+  // Pub/Sub pushes to these: a push's ack deadline (at most 600 s) must cover the function's run,
+  // or a slow run is redelivered while it goes on (plan() raises each deadline to the timeout).
+  for (const fn of PUSHED_FUNCTIONS) {
+    const timeout = settings.functions?.[fn]?.timeout_seconds;
+    if (timeout !== undefined && timeout > MAX_ACK_DEADLINE_SECONDS)
+      errors.push({
+        field: `functions.${fn}.timeout_seconds`,
+        description: `must be at most ${MAX_ACK_DEADLINE_SECONDS}: Pub/Sub pushes to ${fn}, and a push's ack deadline (at most ${MAX_ACK_DEADLINE_SECONDS} s) must outlast the function's run`,
+      });
+  }
   errors.push(...checkDestinationRules(settings));
   errors.push(...checkMappings(settings));
   if (errors.length > 0) return { ok: false, errors };

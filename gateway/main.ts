@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { registryReaders } from '../adapters/definitions.ts';
 import { createPublisher } from '../adapters/publisher.ts';
 import { createSecrets } from '../adapters/secrets.ts';
+import { readSettingsText } from '../adapters/settings-file.ts';
 import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
 import { createGoogleIdentity } from './google-identity.ts';
@@ -17,7 +18,7 @@ import { openTokenStore } from './token-store.ts';
 
 /** Starts the gateway from an explicit env; resolves once it listens. */
 export async function startGatewayFromEnv(env: Readonly<Record<string, string | undefined>>) {
-  const config = readRuntimeConfig(env);
+  const config = readRuntimeConfig(env, readSettingsText);
   const log = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   const store = openTokenStore(
     env[ENV.tokenStore] ?? `secret:${config.plan.gateway.tokenSecret}`,

@@ -1,6 +1,18 @@
-/** The Google APIs an environment uses, enabled before anything else is declared. */
+/**
+ * The Google APIs an environment uses, enabled before anything else is declared, and the wait
+ * after enabling them that everything else depends on.
+ *
+ * On a new project the first calls to a just-enabled API are refused for a few minutes ("If you
+ * enabled this API recently, wait a few minutes for the action to propagate"), and the Google
+ * provider does not retry a creation refused that way (terraform-provider-google #11023, #3151;
+ * its own guide recommends a sleep). Enabling returns before the API serves, so nothing in the
+ * provider can tell when it is ready: a fixed wait (`time.Sleep`, from the `time` provider) is
+ * the documented remedy. It runs once, when the environment is created or its API list grows,
+ * and never on an unchanged `pulumi up`.
+ */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import * as time from '@pulumiverse/time';
 
 export const REQUIRED_APIS = Object.freeze([
   'cloudresourcemanager.googleapis.com',
@@ -24,8 +36,19 @@ export const COLUMN_SECURITY_APIS = Object.freeze([
   'bigquerydatapolicy.googleapis.com',
 ]);
 
+/**
+ * How long to wait after enabling: Google's message says "a few minutes"; two covers what public
+ * reports of the refusal describe, and costs nothing after the first deploy.
+ */
+export const API_SETTLE = '120s';
+
 export class Apis extends pulumi.ComponentResource {
   readonly services: readonly gcp.projects.Service[];
+  /**
+   * Done when every API is enabled and has had time to serve: every other resource of the
+   * environment depends on it (`dependsOn: [apis.ready]`).
+   */
+  readonly ready: time.Sleep;
 
   constructor(
     name: string,
@@ -33,7 +56,8 @@ export class Apis extends pulumi.ComponentResource {
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super('eventbus:infra:Apis', name, {}, opts);
-    this.services = [...REQUIRED_APIS, ...(args.extra ?? [])].map(
+    const apis = [...REQUIRED_APIS, ...(args.extra ?? [])];
+    this.services = apis.map(
       (api) =>
         new gcp.projects.Service(
           `${name}-api-${api.split('.')[0]}`,
@@ -41,6 +65,12 @@ export class Apis extends pulumi.ComponentResource {
           { project: args.project, service: api, disableOnDestroy: false, disableDependentServices: false },
           { parent: this },
         ),
+    );
+    this.ready = new time.Sleep(
+      `${name}-apis-settle`,
+      // A new API in the list (column security turned on) replaces the sleep: it waits again.
+      { createDuration: API_SETTLE, triggers: { apis: [...apis].sort().join(',') } },
+      { parent: this, dependsOn: [...this.services] },
     );
     this.registerOutputs({});
   }

@@ -6,6 +6,7 @@
 import type * as gcp from '@pulumi/gcp';
 import type * as pulumi from '@pulumi/pulumi';
 import type { FunctionPlan, Plan } from '../core/plan.ts';
+import { type SettingsDelivery, serviceSettingsVolume } from './runtime-env.ts';
 
 /** Google's Node 24 runtime image for Cloud Run, in the service's region. */
 export const baseImage = (region: string) =>
@@ -20,6 +21,8 @@ export interface BundleRevision {
   readonly sourceBucket: pulumi.Input<string>;
   readonly sourceObject: gcp.storage.BucketObject;
   readonly env: Record<string, pulumi.Input<string>>;
+  /** The settings secret's version, mounted as the settings file. */
+  readonly settingsFile: SettingsDelivery;
   /** false: keep CPU between requests (background work). */
   readonly cpuIdle?: boolean;
 }
@@ -41,7 +44,9 @@ export function bundleService(r: BundleRevision): gcp.cloudrunv2.ServiceArgs {
 
 function bundleTemplate(r: BundleRevision): gcp.types.input.cloudrunv2.ServiceTemplate {
   const { sizing } = r;
+  const settings = serviceSettingsVolume(r.settingsFile);
   return {
+    volumes: [settings.volume],
     serviceAccount: r.serviceAccountEmail,
     maxInstanceRequestConcurrency: sizing.concurrency,
     timeout: `${sizing.timeout_seconds}s`,
@@ -60,6 +65,7 @@ function bundleTemplate(r: BundleRevision): gcp.types.input.cloudrunv2.ServiceTe
           },
         },
         envs: Object.entries(r.env).map(([name, value]) => ({ name, value })),
+        volumeMounts: [settings.mount],
         resources: {
           limits: { cpu: String(sizing.cpu), memory: sizing.memory },
           ...(r.cpuIdle === undefined ? {} : { cpuIdle: r.cpuIdle }),

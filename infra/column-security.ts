@@ -35,12 +35,26 @@ export const PII_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.f
 export const dataPolicyId = (environment: string) =>
   `${environment.replace(/[^A-Za-z0-9_]/g, '_')}_pii_sha256`;
 
+/** A workload account that reads the PII columns, raw or masked. */
+export interface PiiWorkload {
+  /** Short label used in resource names, e.g. `schedule`. */
+  readonly who: string;
+  readonly member: pulumi.Input<string>;
+}
+
 export interface ColumnSecurityArgs {
   readonly plan: Plan;
   /** See masked values (SHA-256) of the PII columns. */
   readonly analysts: readonly string[];
   /** See raw values of the PII columns. */
   readonly piiReaders: readonly string[];
+  /**
+   * Workloads whose queries must send personal data on to platforms (syncs, scheduled rules,
+   * slice replays): raw, or the platforms would get SHA-256 of a hash where data belongs.
+   */
+  readonly rawWorkloads?: readonly PiiWorkload[];
+  /** Workloads that only show or check queries (the studio's previews and dry runs): masked. */
+  readonly maskedWorkloads?: readonly PiiWorkload[];
 }
 
 export class ColumnSecurity extends pulumi.ComponentResource {
@@ -93,15 +107,26 @@ export class ColumnSecurity extends pulumi.ComponentResource {
         { parent: this },
       );
     }
-    for (const analyst of args.analysts) {
+    for (const w of args.rawWorkloads ?? []) {
+      new gcp.datacatalog.PolicyTagIamMember(
+        `${name}-pii-reader-workload-${w.who}`,
+        { policyTag: tag.name, role: 'roles/datacatalog.categoryFineGrainedReader', member: w.member },
+        { parent: this },
+      );
+    }
+    const masked = [
+      ...args.analysts.map((a) => ({ label: a, member: a as pulumi.Input<string> })),
+      ...(args.maskedWorkloads ?? []).map((w) => ({ label: `workload-${w.who}`, member: w.member })),
+    ];
+    for (const m of masked) {
       new gcp.bigquerydatapolicy.DataPolicyIamMember(
-        `${name}-pii-masked-${analyst}`,
+        `${name}-pii-masked-${m.label}`,
         {
           project: plan.project,
           location,
           dataPolicyId: rule.dataPolicyId,
           role: 'roles/bigquerydatapolicy.maskedReader',
-          member: analyst,
+          member: m.member,
         },
         { parent: this },
       );

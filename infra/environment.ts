@@ -4,6 +4,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import { buildRegionWarnings } from '../core/build-regions.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
@@ -40,13 +41,15 @@ export interface EnvironmentOutputs {
 export function declareEnvironment(config: StackConfig, bundles: BundleManifest): EnvironmentOutputs {
   const { plan, settings, project, region } = config;
   const name = plan.environment;
+  // Said before anything is created: a first build refused for the region fails halfway through.
+  for (const w of buildRegionWarnings(plan)) pulumi.log.warn(w);
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, {
     project,
     extra: [...(columnSecurity ? COLUMN_SECURITY_APIS : []), ...STUDIO_APIS],
   });
-  const after = { dependsOn: [...apis.services] };
+  const after = { dependsOn: [apis.ready] };
 
   const ids = new Identities(name, { project }, after);
   const sources = new Sources(
@@ -59,6 +62,14 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     {
       plan,
       ...(settings.data_residency ? { replicaLocation: region } : {}),
+      // The settings reach every workload as a mounted file (infra/runtime-env.ts).
+      settings: {
+        json: JSON.stringify(settings),
+        readers: (['store', 'forward', 'schedule', 'gateway', 'studio'] as const).map((who) => ({
+          who,
+          member: ids.members[who],
+        })),
+      },
       access: [
         { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
@@ -68,7 +79,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           who: 'studio',
           member: ids.members.studio,
           secrets: [plan.gateway.tokenSecret],
-          roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionAdder'],
+          // It adds a version per change and destroys the one it supersedes (gateway/token-store.ts):
+          // Version Manager, since Version Adder cannot destroy.
+          roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionManager'],
         },
       ],
     },
@@ -77,7 +90,15 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const pii = columnSecurity
     ? new ColumnSecurity(
         name,
-        { plan, analysts: settings.analysts ?? [], piiReaders: settings.pii_readers ?? [] },
+        {
+          plan,
+          analysts: settings.analysts ?? [],
+          piiReaders: settings.pii_readers ?? [],
+          // The scheduler sends what it reads to platforms (syncs, scheduled rules, slice
+          // replays): raw. The studio previews and dry-runs those queries: masked is enough.
+          rawWorkloads: [{ who: 'schedule', member: ids.members.schedule }],
+          maskedWorkloads: [{ who: 'studio', member: ids.members.studio }],
+        },
         after,
       )
     : undefined;
@@ -141,11 +162,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       },
       buildServiceAccount: ids.accounts.build.name,
       invoker: ids.members.push,
+      settingsFile: secrets.settingsFile,
     },
     // The build reads the archive with the build account's grant, and secrets must exist before
     // a function that reads them starts.
     // The first gen2 build also needs the build account's project roles in place.
-    { dependsOn: [...apis.services, ...ids.buildGrants, sources, secrets, warehouse] },
+    { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse] },
   );
   const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
   const messaging = new Messaging(
@@ -187,10 +209,11 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       serviceAccountEmail: ids.accounts.gateway.email,
       sourceBucket: sources.bucket.name,
       sourceObject: sources.objects.gateway,
+      settingsFile: secrets.settingsFile,
     },
-    { dependsOn: [...apis.services, secrets, messaging] },
+    { dependsOn: [apis.ready, secrets, messaging] },
   );
-  new Alerts(name, { plan }, { dependsOn: [...apis.services, messaging, functions] });
+  new Alerts(name, { plan }, { dependsOn: [apis.ready, messaging, functions] });
   const buckets = new Buckets(
     name,
     {
@@ -263,7 +286,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       after,
     );
   }
-  new Scheduler(name, { plan, region }, { dependsOn: [...apis.services, messaging] });
+  new Scheduler(name, { plan, region }, { dependsOn: [apis.ready, messaging] });
   const studio = new Studio(
     name,
     {
@@ -272,11 +295,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       serviceAccountEmail: ids.accounts.studio.email,
       sourceBucket: sources.bucket.name,
       sourceObject: sources.objects.studio,
+      settingsFile: secrets.settingsFile,
       registryBucket: (buckets.buckets.registry as gcp.storage.Bucket).name,
       dataset: warehouse.dataset.datasetId,
       gatewayUrl: gateway.url,
     },
-    after,
+    // Its account's read of the settings secret first: the revision mounts it at start.
+    { dependsOn: [apis.ready, secrets] },
   );
 
   return {

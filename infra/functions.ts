@@ -7,7 +7,7 @@ import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { FunctionName, Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { runtimeEnvironment } from './runtime-env.ts';
+import { functionSettingsVolume, runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
 
 export const FUNCTION_RUNTIME = 'nodejs24';
 
@@ -22,6 +22,8 @@ export interface FunctionsArgs {
   readonly buildServiceAccount: pulumi.Input<string>;
   /** The Pub/Sub push identity, granted run.invoker on each function's service. */
   readonly invoker: pulumi.Input<string>;
+  /** The settings secret's version, mounted as the settings file. */
+  readonly settingsFile: SettingsDelivery;
 }
 
 export class Functions extends pulumi.ComponentResource {
@@ -58,7 +60,8 @@ export class Functions extends pulumi.ComponentResource {
             maxInstanceCount: f.sizing.max_instances,
             timeoutSeconds: f.sizing.timeout_seconds,
             serviceAccountEmail: args.serviceAccounts[f.name],
-            environmentVariables: runtimeEnvironment(args.settings, plan.project),
+            environmentVariables: runtimeEnvironment(plan.project),
+            secretVolumes: [functionSettingsVolume(plan.project, args.settingsFile)],
             // Pub/Sub push comes from Google's front ends, not from a VPC: ingress must allow
             // all, and IAM (run.invoker, held by the push identity only) is the guard.
             ingressSettings: 'ALLOW_ALL',

@@ -14,7 +14,7 @@ import type { Plan } from '../core/plan.ts';
 import { ENV } from '../core/runtime-config.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
-import { runtimeEnvironment } from './runtime-env.ts';
+import { runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
 
 /** The Cloud Run service's name: also the first label of its deterministic URL. */
 export const GATEWAY_SERVICE = 'gateway';
@@ -33,6 +33,8 @@ export interface GatewayArgs {
   readonly serviceAccountEmail: pulumi.Input<string>;
   readonly sourceBucket: pulumi.Input<string>;
   readonly sourceObject: gcp.storage.BucketObject;
+  /** The settings secret's version, mounted as the settings file. */
+  readonly settingsFile: SettingsDelivery;
 }
 
 export class Gateway extends pulumi.ComponentResource {
@@ -47,7 +49,7 @@ export class Gateway extends pulumi.ComponentResource {
     const project = gcp.organizations.getProjectOutput({ projectId: plan.project }, { parent: this });
     this.url = project.number.apply((n) => deterministicUrl(n, plan.region));
     const env: Record<string, pulumi.Input<string>> = {
-      ...runtimeEnvironment(args.settings, plan.project),
+      ...runtimeEnvironment(plan.project),
       [ENV.tokenStore]: `secret:${plan.gateway.tokenSecret}`,
       // gateway/main.ts binds 127.0.0.1 unless told otherwise; Cloud Run sends traffic to all
       // interfaces (PORT is set by Cloud Run itself).
@@ -65,6 +67,7 @@ export class Gateway extends pulumi.ComponentResource {
           serviceAccountEmail: args.serviceAccountEmail,
           sourceBucket: args.sourceBucket,
           sourceObject: args.sourceObject,
+          settingsFile: args.settingsFile,
           env,
           // Tokens are refreshed in the background (every minute): keep CPU between requests.
           cpuIdle: false,

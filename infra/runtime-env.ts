@@ -1,20 +1,58 @@
 /**
- * The environment variables a deployed function or the gateway starts with: the validated
- * settings as JSON and the project, never an emulator host and never a secret value.
+ * The environment variables a deployed function or service starts with, and how its settings
+ * reach it: the validated settings as JSON in a Secret Manager secret (infra/secrets.ts), mounted
+ * as a file that core/runtime-config.ts reads once at cold start, the way `npm start` hands them
+ * over in a file. One environment variable would not do: Cloud Run caps a value at 32 KiB, and
+ * settings with many destinations or connections outgrow it. Never an emulator host, never a
+ * secret value.
  */
 
+import type * as pulumi from '@pulumi/pulumi';
 import { ENV } from '../core/runtime-config.ts';
-import type { Settings } from '../schemas/settings.ts';
 
 /** Variables Google's clients would read as emulator hosts; a deployed workload must never get one. */
 export const EMULATOR_VARIABLES = Object.freeze(['PUBSUB_EMULATOR_HOST', 'BIGQUERY_EMULATOR_HOST']);
 
-/** The runtime environment of every deployed workload (functions and gateway). */
-export function runtimeEnvironment(settings: Readonly<Settings>, project: string): Record<string, string> {
+/** The settings secret's id in the project (its payload: the settings as JSON). */
+export const SETTINGS_SECRET = 'eventbus-settings';
+/** Where the settings secret is mounted in every workload, and the file's name there. */
+export const SETTINGS_MOUNT = '/eventbus-settings';
+export const SETTINGS_FILE = 'settings.json';
+/**
+ * Secret Manager's limit on one version's payload (64 KiB): settings larger than this cannot be
+ * delivered, and `pulumi up` says so before anything is created.
+ */
+export const SETTINGS_MAX_BYTES = 64 * 1024;
+
+/** The runtime environment of every deployed workload (functions, gateway, studio). */
+export function runtimeEnvironment(project: string): Record<string, string> {
   return {
-    [ENV.settings]: JSON.stringify(settings),
+    [ENV.settingsFile]: `${SETTINGS_MOUNT}/${SETTINGS_FILE}`,
     [ENV.project]: project,
     // The functions framework prints stack traces in its error pages unless production.
     NODE_ENV: 'production',
   };
 }
+
+/** The settings secret's version every workload mounts (a new version is a new revision). */
+export interface SettingsDelivery {
+  readonly secretId: pulumi.Input<string>;
+  readonly version: pulumi.Input<string>;
+}
+
+/** A function's (gen2) `serviceConfig.secretVolumes` entry mounting the settings file. */
+export const functionSettingsVolume = (project: string, d: SettingsDelivery) => ({
+  mountPath: SETTINGS_MOUNT,
+  projectId: project,
+  secret: d.secretId,
+  versions: [{ version: d.version, path: SETTINGS_FILE }],
+});
+
+/** A Cloud Run template's volume holding the settings file, and the container's mount of it. */
+export const serviceSettingsVolume = (d: SettingsDelivery) => ({
+  volume: {
+    name: 'settings',
+    secret: { secret: d.secretId, items: [{ version: d.version, path: SETTINGS_FILE }] },
+  },
+  mount: { name: 'settings', mountPath: SETTINGS_MOUNT },
+});

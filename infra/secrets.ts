@@ -6,6 +6,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
+import { SETTINGS_MAX_BYTES, SETTINGS_SECRET, type SettingsDelivery } from './runtime-env.ts';
 
 const ACCESSOR = 'roles/secretmanager.secretAccessor';
 
@@ -18,8 +19,18 @@ export interface SecretAccess {
   readonly roles?: readonly string[];
 }
 
+/** The settings every workload reads (no secret values: delivered as a mounted file). */
+export interface SettingsSecretArgs {
+  /** The validated settings as JSON. */
+  readonly json: string;
+  /** The workloads that read them. */
+  readonly readers: readonly Omit<SecretAccess, 'secrets' | 'roles'>[];
+}
+
 export class Secrets extends pulumi.ComponentResource {
   readonly secrets: Readonly<Record<string, gcp.secretmanager.Secret>>;
+  /** The settings secret's version the workloads mount. */
+  readonly settingsFile: SettingsDelivery;
 
   constructor(
     name: string,
@@ -31,18 +42,19 @@ export class Secrets extends pulumi.ComponentResource {
        * by the user to this one location instead of automatically (anywhere Google chooses).
        */
       readonly replicaLocation?: string | undefined;
+      readonly settings: SettingsSecretArgs;
     },
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super('eventbus:infra:Secrets', name, {}, opts);
     const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
     const secrets: Record<string, gcp.secretmanager.Secret> = {};
-    for (const secretName of args.plan.secrets) {
-      secrets[secretName] = new gcp.secretmanager.Secret(
-        `${name}-secret-${secretName}`,
+    const secret = (label: string, secretId: string) =>
+      new gcp.secretmanager.Secret(
+        `${name}-${label}`,
         {
           project: args.plan.project,
-          secretId: secretName,
+          secretId,
           replication: args.replicaLocation
             ? { userManaged: { replicas: [{ location: args.replicaLocation }] } }
             : { auto: {} },
@@ -50,7 +62,14 @@ export class Secrets extends pulumi.ComponentResource {
         },
         child,
       );
-    }
+    for (const secretName of args.plan.secrets)
+      secrets[secretName] = secret(`secret-${secretName}`, secretName);
+    this.settingsFile = this.settingsSecret(
+      name,
+      args.plan.project,
+      args.settings,
+      secret('settings', SETTINGS_SECRET),
+    );
     for (const grant of args.access) {
       for (const secretName of grant.secrets) {
         const secret = secrets[secretName];
@@ -68,5 +87,32 @@ export class Secrets extends pulumi.ComponentResource {
     }
     this.secrets = secrets;
     this.registerOutputs({});
+  }
+
+  /** The settings' one version, readable by every workload; each change is a new version. */
+  private settingsSecret(
+    name: string,
+    project: string,
+    settings: SettingsSecretArgs,
+    secret: gcp.secretmanager.Secret,
+  ): SettingsDelivery {
+    const bytes = Buffer.byteLength(settings.json);
+    if (bytes > SETTINGS_MAX_BYTES)
+      throw new Error(
+        `the settings are ${bytes} bytes as JSON, more than Secret Manager's ${SETTINGS_MAX_BYTES} per version: move destinations or connections into fewer, shorter entries`,
+      );
+    const version = new gcp.secretmanager.SecretVersion(
+      `${name}-settings-version`,
+      { secret: secret.id, secretData: settings.json },
+      { parent: this },
+    );
+    for (const reader of settings.readers) {
+      new gcp.secretmanager.SecretIamMember(
+        `${name}-settings-accessor-${reader.who}`,
+        { project, secretId: secret.secretId, role: ACCESSOR, member: reader.member },
+        { parent: this },
+      );
+    }
+    return { secretId: secret.secretId, version: version.version };
   }
 }

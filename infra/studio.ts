@@ -16,7 +16,7 @@ import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
-import { runtimeEnvironment } from './runtime-env.ts';
+import { runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
 
 /** APIs the studio's deployment needs besides the environment's own: IAP. */
 export const STUDIO_APIS = Object.freeze(['iap.googleapis.com']);
@@ -39,6 +39,8 @@ export interface StudioArgs {
   readonly serviceAccountEmail: pulumi.Input<string>;
   readonly sourceBucket: pulumi.Input<string>;
   readonly sourceObject: gcp.storage.BucketObject;
+  /** The settings secret's version, mounted as the settings file. */
+  readonly settingsFile: SettingsDelivery;
   /** The registry bucket, which the studio alone writes. */
   readonly registryBucket: pulumi.Input<string>;
   /** The events dataset, where the studio creates views. */
@@ -86,7 +88,7 @@ export class Studio extends pulumi.ComponentResource {
       ),
     ];
     const env: Record<string, pulumi.Input<string>> = {
-      ...runtimeEnvironment(args.settings, plan.project),
+      ...runtimeEnvironment(plan.project),
       HOST: '0.0.0.0',
       // Turns on IAP's signed header as the credential (studio/main.ts).
       EVENTBUS_IAP_AUDIENCE: project.number.apply((n) =>
@@ -109,6 +111,7 @@ export class Studio extends pulumi.ComponentResource {
           serviceAccountEmail: args.serviceAccountEmail,
           sourceBucket: args.sourceBucket,
           sourceObject: args.sourceObject,
+          settingsFile: args.settingsFile,
           env,
         }),
         iapEnabled: true,

@@ -6,6 +6,7 @@
  * and put it in SERVICES. Emulators start first; the supervisor provisions them from
  * plan(settings) before starting the `app` stage, so apps find their topics and tables.
  */
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FunctionName } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
@@ -80,10 +81,21 @@ export function functionUrl(ports: Ports, fn: FunctionName): string {
   return `${url(ports[fn])}/`;
 }
 
+/**
+ * Where the supervisor writes the settings the services read once at start: a file, as on
+ * Google Cloud (a mounted secret), never one environment variable (Cloud Run caps those at 32 KiB).
+ */
+export const settingsPath = (dataDir: string): string => join(dataDir, 'settings.json');
+
+/** Writes the settings file the services' runtime env names; before any service starts. */
+export function writeSettingsFile(ctx: Pick<LocalContext, 'dataDir' | 'settings'>): void {
+  writeFileSync(settingsPath(ctx.dataDir), JSON.stringify(ctx.settings));
+}
+
 /** The runtime env of the functions and the gateway (core/runtime-config.ts reads it). */
 export function runtimeEnv(ctx: LocalContext): Record<string, string> {
   return {
-    EVENTBUS_SETTINGS: JSON.stringify(ctx.settings),
+    EVENTBUS_SETTINGS_FILE: settingsPath(ctx.dataDir),
     EVENTBUS_SECRETS_DIR: join(ctx.dataDir, 'secrets'),
     EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
     PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${ctx.ports.pubsub}`,

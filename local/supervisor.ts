@@ -26,6 +26,7 @@ import {
   SERVICES,
   type ServiceFactory,
   type ServiceSpec,
+  writeSettingsFile,
 } from './services.ts';
 import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
 
@@ -397,6 +398,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const releaseDataDir = lockDataDirForStart(dataDir);
   let createdSecrets: string[];
   try {
+    // After the lock: a second start on the same folder must not change the running one's file.
+    writeSettingsFile({ dataDir, settings });
     createdSecrets = ensureLocalSecrets(
       join(dataDir, 'secrets'),
       environmentPlan.destinations.flatMap((d) => d.secrets),

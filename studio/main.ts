@@ -15,6 +15,7 @@ import { BigQuery } from '@google-cloud/bigquery';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
 import { RegistryClient } from '../adapters/registry.ts';
+import { readSettingsText } from '../adapters/settings-file.ts';
 import {
   assertSingleSelect,
   DEFAULT_MAX_BYTES_BILLED,
@@ -45,7 +46,7 @@ function adminToken(file: string | undefined): string {
 
 // A function, not top-level await: the deployed bundle is CommonJS (scripts/build-functions.ts).
 async function main(): Promise<void> {
-  const config = readRuntimeConfig(process.env);
+  const config = readRuntimeConfig(process.env, readSettingsText);
   const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   if (!bucketName) throw new Error('the plan has no registry bucket');
   const storage = new Storage({ projectId: config.project });

@@ -27,8 +27,14 @@ export function register(program: Command): void {
       else write(`${path}: valid\n\n${renderPlan(plan)}`);
       const { retryBudgetWarnings } = await import('../../core/retry-budget.ts');
       const { addressWarnings } = await import('../../core/settings.ts');
+      const { buildRegionWarnings } = await import('../../core/build-regions.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
-      for (const w of [...retryBudgetWarnings(plan), ...addressWarnings(settings)]) warn(`warning: ${w}\n`);
+      for (const w of [
+        ...retryBudgetWarnings(plan),
+        ...addressWarnings(settings),
+        ...buildRegionWarnings(plan),
+      ])
+        warn(`warning: ${w}\n`);
     });
 }
 

@@ -70,6 +70,35 @@ export function sliceQuery(project: string, dataset: string, where?: string): st
   return `SELECT ${REPLAY_COLUMNS.join(', ')} FROM ${table} WHERE event_time >= @from AND event_time < @to${extra} ORDER BY event_time, event_id`;
 }
 
+/** A column of a BigQuery table schema as tables.get returns it, policy tags included. */
+export interface SchemaField {
+  readonly name: string;
+  readonly fields?: readonly SchemaField[];
+  readonly policyTags?: { readonly names: readonly string[] };
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The schema of the table a slice is kept in: the events table's own columns for the replay
+ * columns, policy tags and all, so personal data copied into it stays under the same
+ * column-level security (`CREATE TABLE … AS SELECT` would make a table with no tags).
+ */
+export function sliceSchema(events: readonly SchemaField[]): SchemaField[] {
+  return REPLAY_COLUMNS.map((column) => {
+    const field = events.find((f) => f.name === column);
+    if (!field) throw new Error(`the events table has no column ${column}`);
+    return field;
+  });
+}
+
+/**
+ * Fills a slice table made with sliceSchema: an INSERT of the replay columns into it, never a
+ * statement that creates the table from the query (which would drop the PII columns' tags).
+ */
+export function sliceInsert(table: string, select: string): string {
+  return `INSERT INTO ${table} (${REPLAY_COLUMNS.join(', ')}) ${select}`;
+}
+
 /** Rebuilds a stored event from a warehouse row as the BigQuery client returns it. */
 export function storedEventFromRow(row: Readonly<Record<string, unknown>>): StoredEvent {
   const out: Record<string, unknown> = {};

@@ -11,11 +11,12 @@ import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
+import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryBucketName } from '../../core/plan.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
 
-const config = readRuntimeConfig(process.env);
+const config = readRuntimeConfig(process.env, readSettingsText);
 
 /**
  * The BigQuery client (and with it google-auth-library) is loaded after the module, not

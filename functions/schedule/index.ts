@@ -18,6 +18,8 @@ import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
+import { readSettingsText } from '../../adapters/settings-file.ts';
+import { sliceTableMaker } from '../../adapters/slice-table.ts';
 import {
   assertSingleSelect,
   DEFAULT_MAX_BYTES_BILLED,
@@ -39,7 +41,7 @@ import type { Job } from './runner.ts';
 import { scheduledRulesJob } from './scheduled-rules.ts';
 import { syncJob } from './syncs.ts';
 
-const config = readRuntimeConfig(process.env);
+const config = readRuntimeConfig(process.env, readSettingsText);
 const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
 const sender = createHttpSender();
 const timeoutSeconds =
@@ -225,6 +227,7 @@ function replays(
       return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
     },
     page: opsPage(bigquery),
+    createSlice: sliceTableMaker(bigquery, { dataset: config.plan.dataset, ops: config.plan.ops.dataset }),
     definition: async (stamp) => {
       const parsed = parseStamp(stamp);
       if (!parsed) return undefined;

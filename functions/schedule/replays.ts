@@ -13,7 +13,7 @@ import { replayDestinationDeadLetters } from '../../adapters/dead-letter-replay.
 import type { DefinedEvent } from '../../core/defined-events.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
-import { sliceQuery } from '../../core/delivery/replay.ts';
+import { sliceInsert, sliceQuery } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
 import { REPLAY_KIND, type ReplayFigures, type ReplayRecord, whereProblem } from '../../core/replays.ts';
 import type { Settings } from '../../schemas/settings.ts';
@@ -40,6 +40,11 @@ export interface ReplayJobDeps {
     sql: string,
     params?: Record<string, unknown>,
   ) => Promise<readonly Record<string, unknown>[]>;
+  /**
+   * (Re)creates an ops table for a slice with the events table's columns, policy tags included
+   * (core/delivery/replay.ts sliceSchema): the PII it will hold stays column-secured.
+   */
+  readonly createSlice: (table: string) => Promise<void>;
   /** tabledata.list of an ops table. */
   readonly page: (
     table: string,
@@ -124,7 +129,10 @@ export function replayJob(deps: ReplayJobDeps): Job {
         return finish(record, ctx, { ...at, total: 0, error: `where: ${e.message ?? String(err)}` });
       }
       await ctx.fence();
-      await deps.run(`CREATE OR REPLACE TABLE \`${deps.ops}.${table}\` AS ${select}`, params);
+      // A table with the events table's policy tags first, then the rows: copying PII into an
+      // untagged table would let anyone who can read the ops dataset read it raw.
+      await deps.createSlice(table);
+      await deps.run(sliceInsert(`\`${deps.ops}.${table}\``, select), params);
       const [row] = await deps.run(`SELECT COUNT(*) AS n FROM \`${deps.ops}.${table}\``);
       const next: Cursor = { ...at, total: Number(row?.['n'] ?? 0) };
       if (next.total === 0) return finish(record, ctx, next);

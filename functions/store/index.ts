@@ -11,6 +11,7 @@ import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.t
 import { loadEnricher } from '../../adapters/enrichment.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
+import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision.ts';
@@ -20,7 +21,7 @@ import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config
 import { type AfterStored, storeConfig } from '../../core/store.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
-const runtime = readRuntimeConfig(process.env);
+const runtime = readRuntimeConfig(process.env, readSettingsText);
 /** The enrichment step's data (referrer list, geography database), read once at cold start. */
 const enrich = loadEnricher(runtime.settings);
 

@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { createSecrets } from '../../adapters/secrets.ts';
+import { readSettingsText } from '../../adapters/settings-file.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { startGa4Receiver, startMetaReceiver, startTikTokReceiver } from '../platforms/index.ts';
@@ -17,7 +18,7 @@ const { values } = parseArgs({
   options: { port: { type: 'string' }, host: { type: 'string' } },
   allowPositionals: false,
 });
-const config = readRuntimeConfig(process.env);
+const config = readRuntimeConfig(process.env, readSettingsText);
 const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
 const host = values.host ?? process.env['HOST'] ?? '127.0.0.1';
 const port = Number(values.port ?? process.env['PORT'] ?? 8099);

@@ -7,7 +7,12 @@ import { PII_COLUMNS } from '../../infra/column-security.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { BUILD_ROLES } from '../../infra/identities.ts';
-import { EMULATOR_VARIABLES } from '../../infra/runtime-env.ts';
+import {
+  EMULATOR_VARIABLES,
+  SETTINGS_FILE,
+  SETTINGS_MOUNT,
+  SETTINGS_SECRET,
+} from '../../infra/runtime-env.ts';
 import { STUDIO_APIS } from '../../infra/studio.ts';
 import {
   BUNDLES,
@@ -107,8 +112,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       // The gateway and the studio.
       [T.run, 2],
       [T.account, 7],
-      [T.secret, plan.secrets.length],
-      [T.secretVersion, 0],
+      // And the settings secret.
+      [T.secret, plan.secrets.length + 1],
+      // The settings' one version; the planned secrets get theirs out of band.
+      [T.secretVersion, 1],
       // The events dataset and the ops dataset (sync runs and state).
       [T.dataset, 2],
       [T.table, plan.tables.length + plan.views.length + plan.ops.tables.length],
@@ -168,21 +175,46 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(store.inputs['serviceConfig'].maxInstanceCount, 50, 'functions.store.max_instances');
   });
 
-  it('gives every workload the settings JSON and the project, and never an emulator host', () => {
+  it('gives every workload its settings as a mounted file (no 32 KiB variable) and the project, and never an emulator host', () => {
+    const services = byType(T.run);
     const envs: Record<string, string>[] = [
       ...byType(T.function).map((f) => f.inputs['serviceConfig'].environmentVariables),
-      Object.fromEntries(
-        (gatewayService().inputs['template'].containers[0].envs as { name: string; value: string }[]).map(
-          (e) => [e.name, e.value],
+      ...services.map((r) =>
+        Object.fromEntries(
+          (r.inputs['template'].containers[0].envs as { name: string; value: string }[]).map((e) => [
+            e.name,
+            e.value,
+          ]),
         ),
       ),
     ];
+    assert.equal(envs.length, config.plan.functions.length + 2);
     for (const env of envs) {
-      assert.deepEqual(JSON.parse(env['EVENTBUS_SETTINGS']!), config.settings);
+      assert.equal(env['EVENTBUS_SETTINGS_FILE'], `${SETTINGS_MOUNT}/${SETTINGS_FILE}`);
+      assert.equal(env['EVENTBUS_SETTINGS'], undefined);
       assert.equal(env['GOOGLE_CLOUD_PROJECT'], PROJECT);
       assert.equal(env['NODE_ENV'], 'production');
       for (const v of [...EMULATOR_VARIABLES, 'EVENTBUS_SECRETS_DIR', 'METADATA_SERVER_DETECTION'])
         assert.equal(env[v], undefined, v);
+    }
+    // The file is the settings secret's one version, holding the settings as JSON.
+    const [version, ...more] = byType(T.secretVersion);
+    assert.equal(more.length, 0);
+    // The provider marks secretData secret: the mocks hand it over wrapped, with its value.
+    const data = version?.inputs['secretData'];
+    assert.deepEqual(JSON.parse(typeof data === 'string' ? data : data?.value), config.settings);
+    const item = { version: '1', path: SETTINGS_FILE };
+    for (const f of byType(T.function))
+      assert.deepEqual(f.inputs['serviceConfig'].secretVolumes, [
+        { mountPath: SETTINGS_MOUNT, projectId: PROJECT, secret: SETTINGS_SECRET, versions: [item] },
+      ]);
+    for (const r of services) {
+      assert.deepEqual(r.inputs['template'].volumes, [
+        { name: 'settings', secret: { secret: SETTINGS_SECRET, items: [item] } },
+      ]);
+      assert.deepEqual(r.inputs['template'].containers[0].volumeMounts, [
+        { name: 'settings', mountPath: SETTINGS_MOUNT },
+      ]);
     }
   });
 
@@ -308,11 +340,21 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       byType(T.secret)
         .map((s) => s.inputs['secretId'])
         .sort(),
-      [...config.plan.secrets].sort(),
+      [...config.plan.secrets, SETTINGS_SECRET].sort(),
     );
-    const access = byType(T.secretMember).map(
-      (m) => `${m.inputs['member']} ${m.inputs['secretId']} ${m.inputs['role']}`,
+    // Every workload reads the settings secret (settings hold no secret value), nothing more.
+    assert.deepEqual(
+      byType(T.secretMember)
+        .filter((m) => m.inputs['secretId'] === SETTINGS_SECRET)
+        .map((m) => `${m.inputs['member']} ${m.inputs['role']}`)
+        .sort(),
+      ['forward', 'gateway', 'schedule', 'store', 'studio'].map(
+        (w) => `serviceAccount:${sa(w)} roles/secretmanager.secretAccessor`,
+      ),
     );
+    const access = byType(T.secretMember)
+      .filter((m) => m.inputs['secretId'] !== SETTINGS_SECRET)
+      .map((m) => `${m.inputs['member']} ${m.inputs['secretId']} ${m.inputs['role']}`);
     const forward = config.plan.functions.find((f) => f.name === 'forward')!.secrets;
     const read = 'roles/secretmanager.secretAccessor';
     assert.deepEqual(
@@ -320,9 +362,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [
         ...forward.map((s) => `serviceAccount:${sa('forward')} ${s} ${read}`),
         `serviceAccount:${sa('gateway')} eventbus-tokens ${read}`,
-        // The studio's creator issues translate:<name> tokens: it reads and adds versions.
+        // The studio's creator issues translate:<name> tokens: it reads, adds versions and destroys
+        // the superseded ones (Version Adder cannot destroy).
         `serviceAccount:${sa('studio')} eventbus-tokens ${read}`,
-        `serviceAccount:${sa('studio')} eventbus-tokens roles/secretmanager.secretVersionAdder`,
+        `serviceAccount:${sa('studio')} eventbus-tokens roles/secretmanager.secretVersionManager`,
       ].sort(),
     );
   });

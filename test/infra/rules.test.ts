@@ -75,7 +75,7 @@ describe('infra: rules (experimental)', () => {
     const tables = bindings('gcp:bigquery/iamMember:IamMember').filter((b) => b[2] === 'action_runs');
     assert.deepEqual(tables, [[sa('schedule'), 'roles/bigquery.dataEditor', 'action_runs']]);
     const secrets = bindings('gcp:secretmanager/secretIamMember:SecretIamMember').filter(
-      (b) => b[0] === sa('schedule'),
+      (b) => b[0] === sa('schedule') && b[2] !== 'eventbus-settings',
     );
     assert.deepEqual(secrets.map((b) => b[2]).sort(), ['crm-hook-key', 'sales-chat-url']);
   });

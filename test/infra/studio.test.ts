@@ -64,7 +64,8 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     );
     assert.equal(env['HOST'], '0.0.0.0');
     assert.match(env['EVENTBUS_GATEWAY_URL'], /^https:\/\/gateway-/, 'the creator shows the endpoint');
-    assert.deepEqual(JSON.parse(env['EVENTBUS_SETTINGS']).studio, config.settings.studio);
+    // Its settings (the studio lists included) come in the mounted settings file.
+    assert.equal(env['EVENTBUS_SETTINGS_FILE'], '/eventbus-settings/settings.json');
     assert.equal(s['template'].scaling.maxInstanceCount, config.plan.studio.sizing.max_instances);
     assert.ok(studioUrl.startsWith('https://studio-'), studioUrl);
   });
@@ -106,10 +107,13 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     assert.deepEqual(mine.sort(), [
       'roles/bigquery.dataEditor events',
       'roles/bigquery.jobUser project',
+      // With column security: PII columns masked in its previews and dry runs.
+      'roles/bigquerydatapolicy.maskedReader project',
       // The console's replays start with a run message.
       'roles/pubsub.publisher runs',
+      'roles/secretmanager.secretAccessor eventbus-settings',
       'roles/secretmanager.secretAccessor eventbus-tokens',
-      'roles/secretmanager.secretVersionAdder eventbus-tokens',
+      'roles/secretmanager.secretVersionManager eventbus-tokens',
       `roles/storage.objectAdmin ${registry}`,
     ]);
   });

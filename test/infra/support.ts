@@ -29,11 +29,40 @@ export interface Recorded {
   readonly calls: { token: string; inputs: Record<string, unknown> }[];
   /** Logical name → the logical names of its explicit `dependsOn` (as declared, not inherited). */
   readonly dependsOn: Map<string, string[]>;
+  /**
+   * What the engine would be told: URN → the resource's name, whether it is custom (not a
+   * component), and the URNs it depends on (explicit `dependsOn` and every input's resources,
+   * components expanded to their children), i.e. the real deploy order.
+   */
+  readonly graph: Map<string, { name: string; type: string; custom: boolean; dependencies: string[] }>;
+}
+
+/** The monitor's request, as much of it as the graph needs (the gRPC message's getters). */
+interface RegisterRequest {
+  getName(): string;
+  getType(): string;
+  getCustom(): boolean;
+  getDependenciesList(): string[];
+}
+type RegisterCallback = (err: unknown, res: { getUrn(): string } | undefined) => void;
+
+/** Every URN `urn` depends on, directly or through its dependencies. */
+export function dependenciesOf(recorded: Recorded, urn: string): Set<string> {
+  const seen = new Set<string>();
+  const walk = (u: string) => {
+    for (const d of recorded.graph.get(u)?.dependencies ?? []) {
+      if (seen.has(d)) continue;
+      seen.add(d);
+      walk(d);
+    }
+  };
+  walk(urn);
+  return seen;
 }
 
 /** Runs `build` against the mocks and resolves once every registration has drained. */
 export async function declare(build: () => unknown): Promise<Recorded> {
-  const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map() };
+  const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map(), graph: new Map() };
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
@@ -54,6 +83,23 @@ export async function declare(build: () => unknown): Promise<Recorded> {
     'test',
     false,
   );
+  // The mock monitor sees each registration's dependency URNs; the mocks' hook does not.
+  const monitor = pulumi.runtime.getMonitor() as unknown as {
+    registerResource(req: RegisterRequest, callback: RegisterCallback): unknown;
+  };
+  const register = monitor.registerResource.bind(monitor);
+  monitor.registerResource = (req, callback) =>
+    register(req, (err, res) => {
+      if (res) {
+        recorded.graph.set(res.getUrn(), {
+          name: req.getName(),
+          type: req.getType(),
+          custom: req.getCustom(),
+          dependencies: req.getDependenciesList(),
+        });
+      }
+      callback(err, res);
+    });
   // Inside a stack, so a stack transformation sees every resource's options: the mocks are not
   // told what a resource depends on, and first-deploy ordering is part of what tests check.
   await pulumi.runtime.runInPulumiStack(async () => {
@@ -117,6 +163,8 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
     }
     case 'gcp:cloudrunv2/service:Service':
       return { ...inputs, uri: `https://${inputs['name']}-mock-ew.a.run.app` };
+    case 'gcp:secretmanager/secretVersion:SecretVersion':
+      return { ...inputs, version: '1', name: `${inputs['secret']}/versions/1` };
     case 'gcp:storage/bucketObject:BucketObject':
       return { ...inputs, generation: 1700000000000000 };
     default:
@@ -157,3 +205,13 @@ export const BUNDLES: BundleManifest = Object.fromEntries(
     ];
   }),
 );
+
+/** The example (column security, rules, studio lists) and the least settings there are. */
+export const SETTINGS_FILES = [
+  { settingsFile: 'environments/example.yaml', project: 'acme-outdoor-prod', region: 'europe-west1' },
+  {
+    settingsFile: 'test/fixtures/settings/valid/minimal.yaml',
+    project: 'minimal-project',
+    region: 'us-central1',
+  },
+] as const;

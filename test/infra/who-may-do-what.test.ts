@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadStackConfig, REPO_ROOT } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
+import { SETTINGS_SECRET } from '../../infra/runtime-env.ts';
 import { BUNDLES, type Declared, declare, PROJECT_NUMBER, type Recorded } from './support.ts';
 
 const PROJECT = 'acme-outdoor-prod';
@@ -78,6 +79,7 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
           ? 'each subscription with a dead-letter policy'
           : `subscription ${last(i['subscription'])}`;
       case 'gcp:secretmanager/secretIamMember:SecretIamMember':
+        if (i['secretId'] === SETTINGS_SECRET) return 'settings secret';
         return i['secretId'] === plan.gateway.tokenSecret ? 'token store secret' : 'each destination secret';
       case 'gcp:bigquery/iamMember:IamMember':
         return `table ${i['tableId']}`;

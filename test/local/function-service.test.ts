@@ -21,10 +21,12 @@ describe('local supervisor: a function under the functions-framework CLI', () =>
     // Type annotations and `import type` prove the source is stripped, not transpiled elsewhere.
     writeFileSync(
       join(dir, 'index.ts'),
-      `import type { IncomingMessage } from 'node:http';
+      `import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
 interface Reply { status(code: number): { json(body: unknown): void } }
 export function store(req: IncomingMessage, res: Reply): void {
-  const settings: { name: string } = JSON.parse(process.env.EVENTBUS_SETTINGS ?? '{}');
+  // The settings come in a file (EVENTBUS_SETTINGS_FILE), as on Google Cloud.
+  const settings: { name: string } = JSON.parse(readFileSync(process.env.EVENTBUS_SETTINGS_FILE ?? '', 'utf8'));
   res.status(200).json({ method: req.method, env: settings.name, node: process.env.NODE_ENV,
     pubsub: process.env.PUBSUB_EMULATOR_HOST, tokens: process.env.EVENTBUS_TOKEN_STORE });
 }

@@ -14,6 +14,7 @@ import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
+import { sliceTableMaker } from '../../adapters/slice-table.ts';
 import { assertSingleSelect, plainValue } from '../../adapters/user-sql.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
 import type { RunMessage } from '../../core/scheduler.ts';
@@ -102,6 +103,7 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
                 .table(table)
                 .getRows({ startIndex: String(startIndex), maxResults, autoPaginate: false })
             )[0] as Record<string, unknown>[],
+          createSlice: sliceTableMaker(bq, { dataset: stack.plan.dataset, ops: stack.plan.ops.dataset }),
           chunkSize: 2,
         }),
       ],

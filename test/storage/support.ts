@@ -15,7 +15,12 @@ import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bi
 import { type PubSubEmulator, startPubSubEmulator } from '../../emulators/pubsub/server.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../emulators/storage/server.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../local/provision.ts';
-import { DEFAULT_PORTS, functionService, type LocalContext } from '../../local/services.ts';
+import {
+  DEFAULT_PORTS,
+  functionService,
+  type LocalContext,
+  writeSettingsFile,
+} from '../../local/services.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { freePort } from '../../local/supervisor.ts';
 import type { Settings } from '../../schemas/settings.ts';
@@ -120,6 +125,7 @@ export async function startStorageStack(
       project: settings.project,
       node: process.execPath,
     };
+    writeSettingsFile(ctx);
     const spec = functionService(ctx, 'store');
     child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,

@@ -94,6 +94,7 @@ describe('studio replays page in a browser', function () {
           assertSelect: async () => undefined,
           run: async () => [],
           page: async () => [],
+          createSlice: async () => {},
           chunkSize: 2,
         }),
       ],

@@ -20,7 +20,7 @@ import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pub
 import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../../local/provision.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from '../../../local/receiver/server.ts';
-import { functionService, type LocalContext } from '../../../local/services.ts';
+import { functionService, type LocalContext, writeSettingsFile } from '../../../local/services.ts';
 import { REPO_ROOT } from '../../../local/settings-file.ts';
 import { freePort } from '../../../local/supervisor.ts';
 import type { Settings } from '../../../schemas/settings.ts';
@@ -149,6 +149,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       project: settings.project,
       node: process.execPath,
     };
+    writeSettingsFile(ctx);
     for (const name of ['store', 'forward'] as const) {
       const spec = functionService(ctx, name);
       const child = spawn(spec.command, [...spec.args], {

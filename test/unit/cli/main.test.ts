@@ -64,6 +64,16 @@ describe('cli: eventbus', () => {
     assert.match(r.stderr, /destinations\[0\]\.type: expected one of/);
   });
 
+  it('settings check warns about a region Cloud Build is not known to build in for new projects', async () => {
+    const file = join(dir, 'frankfurt.yaml');
+    writeFileSync(file, 'name: fra\nproject: some-project\nregion: europe-west3\n');
+    const r = await cli(['settings', 'check', file]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^warning: region europe-west3: the functions are built there by Cloud Build/m);
+    const known = await cli(['settings', 'check', 'environments/example.yaml']);
+    assert.doesNotMatch(known.stderr, /Cloud Build/);
+  });
+
   it('an unknown command is an error', async () => {
     const r = await cli(['bogus']);
     assert.notEqual(r.code, 0);

@@ -43,7 +43,12 @@ describe('cli: the studio credential', () => {
     await assert.rejects(studioEndpoint({ EVENTBUS_STUDIO_URL: URL }, undefined, mint), (err: unknown) => {
       assert.ok(err instanceof CliError);
       assert.match(err.message, /cannot get a Google ID token for https:\/\/studio-abc.*in this environment/);
-      assert.match(err.message, /EVENTBUS_ID_TOKEN=\$\(gcloud auth print-identity-token\)/);
+      // Impersonation, not a key file (iam.disableServiceAccountKeyCreation forbids keys).
+      assert.match(
+        err.message,
+        /EVENTBUS_ID_TOKEN=\$\(gcloud auth print-identity-token --impersonate-service-account=<operator> --audiences=https:\/\/studio-abc/,
+      );
+      assert.doesNotMatch(err.message, /GOOGLE_APPLICATION_CREDENTIALS/);
       return true;
     });
   });

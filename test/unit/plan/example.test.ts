@@ -12,14 +12,17 @@ import {
   plan,
 } from '../../../core/plan.ts';
 import { parseSettings } from '../../../core/settings.ts';
+import type { Settings } from '../../../schemas/settings.ts';
 
-function load(name: string): Plan {
+function settingsOf(name: string): Settings {
   const result = parseSettings(
     readFileSync(resolve(import.meta.dirname, `../../../environments/${name}.yaml`), 'utf8'),
   );
   if (!result.ok) throw new Error(JSON.stringify(result.errors));
-  return plan(result.settings);
+  return result.settings;
 }
+
+const load = (name: string): Plan => plan(settingsOf(name));
 
 describe('plan(): the example environment', () => {
   const p = load('example');
@@ -98,8 +101,29 @@ describe('plan(): the example environment', () => {
       maxDeliveryAttempts: 10,
     });
     assert.deepEqual(sub('deliveries-ga4').retryPolicy, { minimumBackoff: '10s', maximumBackoff: '600s' });
-    // crm: timeout_ms 5000 → 5 s × 3 = 15 s, raised to the 30 s floor.
-    assert.equal(sub('deliveries-crm').ackDeadlineSeconds, 30);
+    // crm: timeout_ms 5000 → 5 s × 3 = 15 s, raised to the 30 s floor, then to forward's 60 s run.
+    assert.equal(sub('deliveries-crm').ackDeadlineSeconds, 60);
+  });
+
+  it('gives every push an ack deadline at least its function’s timeout', () => {
+    const timeouts = (q: typeof p) => new Map(q.functions.map((f) => [f.name, f.sizing.timeout_seconds]));
+    const settings = settingsOf('example');
+    const slow = plan({
+      ...settings,
+      functions: {
+        ...settings.functions,
+        forward: { timeout_seconds: 120 },
+        store: { timeout_seconds: 600 },
+      },
+    });
+    for (const q of [p, slow]) {
+      const short = q.subscriptions
+        .filter((s) => s.push && s.ackDeadlineSeconds < (timeouts(q).get(s.push.function) ?? 0))
+        .map((s) => `${s.name}: ${s.ackDeadlineSeconds}`);
+      assert.deepEqual(short, []);
+    }
+    assert.equal(slow.subscriptions.find((s) => s.name === 'deliveries-crm')?.ackDeadlineSeconds, 120);
+    assert.equal(slow.subscriptions.find((s) => s.name === 'events-store')?.ackDeadlineSeconds, 600);
   });
 
   it('pushes the minute tick and the run messages to the schedule function, without dead letters', () => {

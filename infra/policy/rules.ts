@@ -1,0 +1,180 @@
+/**
+ * The organisation rules this deployment must satisfy, as Pulumi CrossGuard policies: the
+ * policies of a typical company organisation (docs/deploy.md, "Organisation policies") checked
+ * before anything reaches Google, instead of failing halfway through `pulumi up`.
+ *
+ * Pure validators over a resource's type and inputs: the pack (index.ts) hands them to the
+ * Pulumi CLI, and test/infra/policy.test.ts calls them over what the program registers under
+ * mocks, since the CLI is not available to tests.
+ */
+import type { ReportViolation, ResourceValidationArgs, ResourceValidationPolicy } from '@pulumi/policy';
+import type { Settings } from '../../schemas/settings.ts';
+
+/** The pack's configuration (`pulumi preview --policy-pack-config <file>`). */
+export interface OrganisationConfig {
+  /** Where resources may live (the organisation's `gcp.resourceLocations`), lower case. */
+  readonly locations: readonly string[];
+  /** Allowed `ingressSettings` of Cloud Functions (`cloudfunctions.allowedIngressSettings`). */
+  readonly functionIngress: readonly string[];
+  /** Allowed `ingress` of Cloud Run services (`run.allowedIngress`). */
+  readonly serviceIngress: readonly string[];
+}
+
+/** What this deployment needs: pushes from Pub/Sub and a public gateway reach them from outside. */
+export const DEFAULT_INGRESS = Object.freeze({
+  functionIngress: ['ALLOW_ALL'],
+  serviceIngress: ['INGRESS_TRAFFIC_ALL'],
+});
+
+/**
+ * The configuration an environment's settings imply: the region, the BigQuery location and,
+ * when secrets are replicated automatically (no `data_residency`), `global`. Compare it with
+ * the organisation's own lists before a first deploy (docs/deploy.md).
+ */
+export function organisationConfigFor(settings: Readonly<Settings>): OrganisationConfig {
+  const locations = [
+    settings.region,
+    settings.location ?? 'US',
+    ...(settings.data_residency ? [] : ['global']),
+  ];
+  return { locations: [...new Set(locations.map((l) => l.toLowerCase()))], ...DEFAULT_INGRESS };
+}
+
+const PUBLIC_MEMBERS = ['allUsers', 'allAuthenticatedUsers'];
+const BASIC_ROLES = ['roles/owner', 'roles/editor', 'roles/viewer'];
+
+/** Every IAM member a resource grants (`member` of the *IamMember resources, `members` of bindings). */
+function membersOf(props: Readonly<Record<string, unknown>>): string[] {
+  const one = typeof props['member'] === 'string' ? [props['member']] : [];
+  const many = Array.isArray(props['members']) ? props['members'].filter((m) => typeof m === 'string') : [];
+  return [...one, ...many];
+}
+
+/** The locations a resource is placed in, lower case (`global` for automatic replication). */
+function locationsOf(type: string, props: Readonly<Record<string, unknown>>): string[] {
+  if (type === 'gcp:secretmanager/secret:Secret') {
+    const replication = props['replication'] as
+      | { auto?: unknown; userManaged?: { replicas?: { location?: string }[] } }
+      | undefined;
+    if (replication?.userManaged)
+      return (replication.userManaged.replicas ?? []).map((r) => String(r.location).toLowerCase());
+    return ['global'];
+  }
+  return (['location', 'region'] as const)
+    .map((key) => props[key])
+    .filter((v): v is string => typeof v === 'string')
+    .map((v) => v.toLowerCase());
+}
+
+type Validate = (args: ResourceValidationArgs, report: ReportViolation) => void;
+const policy = (
+  name: string,
+  description: string,
+  validateResource: Validate,
+  configSchema?: ResourceValidationPolicy['configSchema'],
+): ResourceValidationPolicy => ({
+  name,
+  description,
+  enforcementLevel: 'mandatory',
+  validateResource,
+  ...(configSchema ? { configSchema } : {}),
+});
+
+const strings = (defaults?: readonly string[]) => ({
+  type: 'array' as const,
+  items: { type: 'string' as const },
+  ...(defaults ? { default: [...defaults] } : {}),
+});
+
+/** The policies that take configuration, by name. */
+export const CONFIGURED = Object.freeze({ locations: 'eventbus-locations', ingress: 'eventbus-ingress' });
+
+/** The pack config file (`--policy-pack-config`) for a configuration: one entry per policy. */
+export function packConfig(config: OrganisationConfig): Record<string, Record<string, unknown>> {
+  return {
+    [CONFIGURED.locations]: { locations: config.locations },
+    [CONFIGURED.ingress]: { functionIngress: config.functionIngress, serviceIngress: config.serviceIngress },
+  };
+}
+
+/** The organisation's rules, configured by `config` (the CLI passes the pack config instead). */
+export function organisationPolicies(config?: OrganisationConfig): ResourceValidationPolicy[] {
+  const settingsOf = (args: ResourceValidationArgs): OrganisationConfig =>
+    config ?? { ...DEFAULT_INGRESS, locations: [], ...args.getConfig<Partial<OrganisationConfig>>() };
+  return [
+    policy(
+      'eventbus-no-public-members',
+      'No IAM grant to allUsers or allAuthenticatedUsers (Domain Restricted Sharing refuses them)',
+      ({ props }, report) => {
+        for (const m of membersOf(props))
+          if (PUBLIC_MEMBERS.includes(m))
+            report(`grants to ${m}: nothing of this deployment is public by IAM`);
+      },
+    ),
+    policy(
+      'eventbus-no-basic-roles',
+      'No basic role (owner, editor, viewer) granted to anything',
+      ({ props }, report) => {
+        const role = props['role'];
+        if (typeof role === 'string' && BASIC_ROLES.includes(role))
+          report(`grants the basic role ${role}: grant a predefined role on the resource instead`);
+      },
+    ),
+    policy(
+      'eventbus-bucket-uniform-private',
+      'Buckets use uniform bucket-level access and enforce public access prevention',
+      ({ type, props }, report) => {
+        if (type !== 'gcp:storage/bucket:Bucket') return;
+        if (props['uniformBucketLevelAccess'] !== true) report('uniformBucketLevelAccess must be true');
+        if (props['publicAccessPrevention'] !== 'enforced')
+          report('publicAccessPrevention must be "enforced"');
+      },
+    ),
+    policy(
+      'eventbus-no-service-account-keys',
+      'No service-account key (iam.disableServiceAccountKeyCreation): workloads use their attached accounts',
+      ({ type }, report) => {
+        if (type === 'gcp:serviceaccount/key:Key') report('declares a service-account key');
+      },
+    ),
+    policy(
+      CONFIGURED.ingress,
+      'Functions and Cloud Run services declare an ingress the organisation allows',
+      (args, report) => {
+        const { type, props } = args;
+        const allowed = settingsOf(args);
+        if (type === 'gcp:cloudfunctionsv2/function:Function') {
+          const ingress = (props['serviceConfig'] as { ingressSettings?: string } | undefined)
+            ?.ingressSettings;
+          if (!ingress || !allowed.functionIngress.includes(ingress))
+            report(
+              `ingressSettings ${ingress ?? '(unset)'} is not one of ${allowed.functionIngress.join(', ')}`,
+            );
+        }
+        if (type === 'gcp:cloudrunv2/service:Service') {
+          const ingress = props['ingress'];
+          if (typeof ingress !== 'string' || !allowed.serviceIngress.includes(ingress))
+            report(
+              `ingress ${String(ingress ?? '(unset)')} is not one of ${allowed.serviceIngress.join(', ')}`,
+            );
+        }
+      },
+      {
+        properties: {
+          functionIngress: strings(DEFAULT_INGRESS.functionIngress),
+          serviceIngress: strings(DEFAULT_INGRESS.serviceIngress),
+        },
+      },
+    ),
+    policy(
+      CONFIGURED.locations,
+      'Every located resource is in a location the organisation allows (gcp.resourceLocations)',
+      (args, report) => {
+        const allowed = settingsOf(args).locations.map((l) => l.toLowerCase());
+        for (const where of locationsOf(args.type, args.props))
+          if (!allowed.includes(where)) report(`is in ${where}, not one of ${allowed.join(', ')}`);
+      },
+      { properties: { locations: strings() }, required: ['locations'] },
+    ),
+  ];
+}
