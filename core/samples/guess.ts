@@ -29,8 +29,11 @@ export interface Guesses {
   readonly columns: ColumnGuess[];
   /** The event's name, when a column names it (`type`: `checkout.session.completed`). */
   readonly eventName?: { readonly name: string; readonly why: string };
-  /** Why the event time is the column chosen, or the time of arrival. */
-  readonly eventTime: { readonly column?: string; readonly why: string };
+  /**
+   * Why the event time is the column chosen, or the time of arrival; `outside`: the column that
+   * would be the event time but whose values fall outside the gateway's window.
+   */
+  readonly eventTime: { readonly column?: string; readonly outside?: string; readonly why: string };
   /** Columns whose names and yes/no values read as consent: offered per purpose, never applied. */
   readonly consent: readonly { readonly column: string; readonly why: string }[];
   /** Meta's action_source, from whether a page URL is mapped. */
@@ -136,6 +139,7 @@ function chooseEventTime(
     const days = Math.round((window as TimeWindow).pastMs / 86_400_000);
     const share = out === rows.length ? 'the sample’s times are' : `${out} of its ${rows.length} values are`;
     return {
+      outside: best.f.name,
       why: `${best.f.name} ${best.why}, but ${share} outside the accepted window (${days} days back to now): the event time is when each row arrives, and ${best.f.name} is kept as a field`,
     };
   }
@@ -186,6 +190,12 @@ export function guessChoices(
       };
     if (s.column === eventTime.column)
       return { column: s.column, target: 'event_time', why: `the event time: ${eventTime.why}` };
+    if (s.column === eventTime.outside)
+      return {
+        column: s.column,
+        ...own,
+        why: 'would be the event time, but is outside the accepted window (see above)',
+      };
     if (s.target === 'event_time')
       return { column: s.column, ...own, why: `a time, but not the event time (${eventTime.why})` };
     if (s.target === 'event_name') {
