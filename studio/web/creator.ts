@@ -107,7 +107,7 @@ function readSample(): void {
   if (offer) state.offer = offer;
   else delete state.offer;
   if (offer) {
-    $('records-label').textContent = `Each item of "${offer}" is one event (else the whole body is one)`;
+    $('records-key').textContent = offer;
     if (box.checked) sample = parseSample(text, { ...options, records: offer });
   }
   state.sample = sample;
