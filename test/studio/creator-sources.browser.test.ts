@@ -7,10 +7,14 @@
  * payload is cut down with the search and "Leave out all but…". Screenshots go to $SCREENSHOTS.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
+import { fileTokenStore } from '../../gateway/token-store.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import { studioInBrowser } from '../support/studio-browser.ts';
 
@@ -185,6 +189,55 @@ describe('studio creator on vendors’ samples in a browser', function () {
     // Unticked, the whole body is one row.
     await page.getByLabel('Each item of "events" is one event').uncheck();
     await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
+    await page.close();
+  });
+});
+
+describe('studio creator: “Send the sample rows” when the endpoint stores nothing', function () {
+  this.timeout(60_000);
+  // A stand-in for the gateway that refuses every row, as `?partial=true` answers it.
+  let gateway: Server | undefined;
+  const options = {
+    adminToken: TOKEN,
+    gatewayUrl: 'http://127.0.0.1:9',
+    tokens: fileTokenStore(join(mkdtempSync(join(tmpdir(), 'creator-send-')), 'tokens.json')),
+  };
+  before(async () => {
+    gateway = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          messageIds: [null],
+          invalidRows: 1,
+          violations: [{ field: 'rows[0].event_time', description: 'is outside the accepted window' }],
+        }),
+      );
+    });
+    await new Promise<void>((r) => gateway?.listen(0, '127.0.0.1', r));
+    options.gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  });
+  after(() => gateway?.close());
+  const ui = studioInBrowser('creator-send', options);
+
+  it('says the endpoint accepted none, and why, instead of waiting for rows that will not come', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill('order,amount\nA-1,12.50\n');
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByLabel('Event name').fill('order_placed');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(/order-placed-csv$/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Create a token for this endpoint' }).click();
+    await page.getByRole('button', { name: 'Send the sample rows' }).click();
+    await page
+      .getByText('The endpoint accepted 0 rows and refused 1: nothing will be stored. Why:')
+      .waitFor();
+    await page.getByText('rows[0].event_time: is outside the accepted window').waitFor();
     await page.close();
   });
 });
