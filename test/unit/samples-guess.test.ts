@@ -120,6 +120,19 @@ describe('the creator on vendors’ samples', () => {
     assert.equal(cancel?.target, 'event_data');
     assert.match(cancel?.why ?? '', /not named as the page/);
     assert.equal(stripe.guesses.actionSource.value, 'other');
+    // Chosen for Meta, it is written into the definition's mapping, which the registry takes.
+    const meta = walk(source('stripe/checkout-session-completed.json'), {
+      events: { meta_capi: 'Purchase' },
+      actionSource: stripe.guesses.actionSource.value,
+    });
+    assert.deepEqual(meta.applied, []);
+    assert.deepEqual(
+      (meta.draft.definition.spec['mappings'] as Record<string, { fields: unknown }>)['meta_capi'],
+      {
+        event: 'Purchase',
+        fields: { action_source: { const: 'other' } },
+      },
+    );
     const gh = walk(source('github/issues-opened.json'));
     assert.ok(!gh.guesses.columns.some((c) => c.target === 'page.url'));
     const page = guessChoices(inferFields(parseSample('{"page_url":"https://shop.example/p/1"}')), []);
