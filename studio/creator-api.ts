@@ -11,6 +11,8 @@
  *   as a producer would (the page cannot: the gateway is another origin).
  * - `arrivals`: what the warehouse holds since a moment for an event: its typed view's rows and
  *   the delivery ledger per destination and status.
+ * - `limits`: the gateway's accepted event_time window (the settings' `limits`), so the page's
+ *   check of the sample rows is the endpoint's, window included.
  */
 import { randomBytes } from 'node:crypto';
 import type { RegistryClient } from '../adapters/registry.ts';
@@ -56,6 +58,7 @@ export const CREATOR_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Objec
   tokens: 'apply',
   send: 'apply',
   arrivals: 'read',
+  limits: 'read',
 });
 
 const invalid = (field: string, description: string) =>
@@ -104,6 +107,8 @@ export async function creatorAction(
       return sendSample(needs(o.gatewayUrl, 'gateway URL'), body);
     case 'arrivals':
       return arrivals(needs(o.warehouse, 'warehouse'), body);
+    case 'limits':
+      return { limits: o.settings?.limits ?? {} };
     default:
       throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   }

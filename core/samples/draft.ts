@@ -31,12 +31,40 @@ export interface PlatformChoice {
   /** The currency: an event field holding ISO 4217 codes, or one code for every row. */
   readonly currency?: { readonly field: string } | { readonly code: string };
   /**
-   * The people in this data consented to ads and ad user data when it was collected (the
-   * platforms' default consent): every row carries it, so the platforms receive it. Without it,
-   * consent comes from columns mapped to `consent.*`, and a row without it is not sent.
+   * Consent per purpose (schemas/context.ts): `granted` when the people in this data gave it when
+   * it was collected (every row carries it), or a column whose values say it per row (true/yes →
+   * granted, anything else → denied). A purpose left out is not in the event, and a destination
+   * that needs it skips the event (Meta and TikTok: ads and ad_user_data; GA4: analytics).
    */
-  readonly consentGranted?: boolean;
+  readonly consent?: Partial<Record<ConsentPurpose, 'granted' | { readonly column: string }>>;
+  /** Meta's `action_source` for every event (`website` only with a page URL; else `other`…). */
+  readonly actionSource?: string;
 }
+
+export const CONSENT_PURPOSES = ['analytics', 'ads', 'ad_user_data', 'ad_personalization'] as const;
+export type ConsentPurpose = (typeof CONSENT_PURPOSES)[number];
+
+/** A consent column's values as the context's `granted`/`denied`. */
+const CONSENT_LOOKUP: TranslatorTransform = {
+  lookup: Object.fromEntries(
+    [
+      'true',
+      'yes',
+      'y',
+      '1',
+      'granted',
+      'on',
+      'ja',
+      'oui',
+      'si',
+      'sí',
+      'opt_in',
+      'opted_in',
+      'subscribed',
+    ].map((k) => [k, 'granted']),
+  ),
+  otherwise: 'denied',
+};
 
 /** A mapping per destination type, in the settings' mapping language (docs/linkage.md). */
 export function platformMappings(choice: PlatformChoice): Record<string, unknown> {
@@ -51,13 +79,11 @@ export function platformMappings(choice: PlatformChoice): Record<string, unknown
       if (c && 'field' in c) fields[at.currency] = { from: c.field };
       else if (c && 'code' in c) fields[at.currency] = { const: c.code.toUpperCase() };
     }
+    if (type === 'meta_capi' && choice.actionSource) fields['action_source'] = { const: choice.actionSource };
     out[type] = Object.keys(fields).length > 0 ? { event, fields } : { event };
   }
   return out;
 }
-
-/** The consent every row carries when the person says it was given at collection. */
-export const GRANTED_CONSENT = ['consent.ads', 'consent.ad_user_data', 'consent.ad_personalization'] as const;
 
 export interface Draft {
   readonly definition: {
@@ -74,6 +100,9 @@ const isText = (sample: ParsedSample) => sample.format === 'csv' || sample.forma
 
 const ISO = new Set(['ISO 8601', 'RFC 3339']);
 
+/** The targets a number stays a number in: an event field, or the event time (epoch values). */
+const NUMERIC_TARGET = new Set(['event_data', 'event_time']);
+
 /** The transforms that read a column's values as its inferred type. */
 export function transformsFor(f: InferredField, sample: ParsedSample, zone: string): TranslatorTransform[] {
   const text = isText(sample);
@@ -83,7 +112,8 @@ export function transformsFor(f: InferredField, sample: ParsedSample, zone: stri
   if (f.type === 'date' && f.pattern && !ISO.has(f.pattern)) return [{ date: f.pattern }];
   if (f.type === 'timestamp' && f.pattern && !ISO.has(f.pattern))
     return [{ timestamp: f.pattern, ...(f.pattern.includes('Z') ? {} : { zone }) }];
-  if (!text) return [];
+  // A JSON number needs nothing; a number written as text ("29.35") is converted.
+  if (!text && !f.text) return [];
   if (f.type === 'number') return ['number'];
   if (f.type === 'integer') return ['integer'];
   if (f.type === 'boolean') return ['boolean'];
@@ -119,11 +149,14 @@ export function draftResources(input: {
       key.push(c.column);
       continue;
     }
-    // A date column as the event's time: midnight of that day in the zone.
+    // A date column as the event's time: midnight of that day in the zone. A number as a context
+    // id (`user_id`, `user.external_id`, a postal code) is the text the context holds.
     const transforms =
       c.target === 'event_time' && f.type === 'date'
         ? [{ timestamp: f.pattern && !ISO.has(f.pattern) ? f.pattern : 'YYYY-MM-DD', zone }]
-        : transformsFor(f, input.sample, zone);
+        : (f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target)
+          ? ['string' as const]
+          : transformsFor(f, input.sample, zone);
     const target = c.target === 'event_data' ? (c.field ?? fieldName(c.column)) : c.target;
     tFields.push({ target, source: c.column, ...(transforms.length > 0 ? { transforms } : {}) });
     if (c.target !== 'event_data') continue;
@@ -139,7 +172,7 @@ export function draftResources(input: {
   }
   const format: TranslatorSpec['format'] =
     input.sample.format === 'json'
-      ? { type: 'json' }
+      ? { type: 'json', ...(input.sample.records ? { records: input.sample.records } : {}) }
       : input.sample.format === 'ndjson'
         ? { type: 'ndjson' }
         : {
@@ -148,9 +181,15 @@ export function draftResources(input: {
             header: input.sample.header,
             ...(input.sample.header ? {} : { columns: [...input.sample.columns] }),
           };
-  if (input.platforms?.consentGranted)
-    for (const target of GRANTED_CONSENT)
-      if (!tFields.some((t) => t.target === target)) tFields.push({ target, value: 'granted' });
+  for (const [purpose, how] of Object.entries(input.platforms?.consent ?? {})) {
+    const target = `consent.${purpose}`;
+    if (!how || tFields.some((t) => t.target === target)) continue;
+    tFields.push(
+      how === 'granted'
+        ? { target, value: 'granted' }
+        : { target, source: how.column, transforms: ['trim', 'lowercase', CONSENT_LOOKUP] },
+    );
+  }
   const mappings = input.platforms ? platformMappings(input.platforms) : {};
   // A key folds re-sent rows only with an event_time from the payload (the translator's rule).
   const keyed = key.length > 0 && tFields.some((t) => t.target === 'event_time');

@@ -118,8 +118,12 @@ function choose(name: string, stats: ColumnStats, minShare: number, delimiter?: 
   const fits = (k: string) => count(k) >= need;
   if (stats.nonEmpty === 0) return { type: 'string', accepts: [] };
   if (fits(VOTE.json)) return { type: 'json', accepts: [VOTE.json] };
-  // 0/1 alone are integers unless a word (true, yes, ja…) or a flag-like name says otherwise.
-  if (count(VOTE.bool) + count(VOTE.bool01) >= need && (count(VOTE.bool) > 0 || FLAG_NAME.test(name)))
+  // 0/1 alone are integers unless a word (true, yes, ja…) or a flag-like name says otherwise; and
+  // every value must be a boolean word, so `ON` among state codes (`ON`, `CA`) stays text.
+  if (
+    count(VOTE.bool) + count(VOTE.bool01) === stats.nonEmpty &&
+    (count(VOTE.bool) > 0 || FLAG_NAME.test(name))
+  )
     return { type: 'boolean', accepts: [VOTE.bool, VOTE.bool01] };
   for (const [prefix, type] of [
     ['ts:', 'timestamp'],
@@ -159,7 +163,8 @@ function numberPattern(reading: Reading, stats: ColumnStats): string | undefined
 
 function enumValues(reading: Reading, stats: ColumnStats): string[] | undefined {
   const n = stats.distinct.size;
-  if (reading.type !== 'string' || reading.format || n > ENUM_MAX_VALUES || stats.nonEmpty < 2 * n)
+  // A column never filled has no values to list: an empty enum would refuse every value.
+  if (n === 0 || reading.type !== 'string' || reading.format || n > ENUM_MAX_VALUES || stats.nonEmpty < 2 * n)
     return undefined;
   const all = [...values(stats)];
   return all.every((v) => typeof v === 'string' && v.length <= ENUM_MAX_LENGTH)
@@ -196,10 +201,16 @@ function inferColumn(
   rows: readonly Record<string, unknown>[],
   name: string,
   minShare: number,
-  delimiter?: string,
+  delimiter: string | undefined,
+  json: boolean,
 ) {
   const stats = collect(rows, name);
   let reading = choose(name, stats, minShare, delimiter);
+  const strings = [...values(stats)].filter((v) => typeof v === 'string');
+  // A JSON sender that writes an integer as a string ("727", "94103") does so for an id, an
+  // order number or a postal code: it stays text. Decimals in strings ("29.35") are amounts.
+  if (json && reading.type === 'integer' && strings.length > 0 && !TIME_NAME.test(name))
+    reading = { type: 'string', accepts: [] };
   const pattern = (reading.type === 'integer' && epochPattern(name, stats)) || numberPattern(reading, stats);
   if (pattern?.startsWith('epoch')) reading = { type: 'timestamp', accepts: reading.accepts };
   const fitting = reading.accepts.reduce((n, k) => n + (stats.votes.get(k) ?? 0), 0);
@@ -208,9 +219,12 @@ function inferColumn(
       ? invalidRows(rows, name, stats, reading.accepts)
       : [];
   const enumerated = enumValues(reading, stats);
+  // Typed values written as text need converting (`"29.35"` → 29.35); JSON numbers do not.
+  const text = reading.type !== 'string' && reading.type !== 'json' && strings.length > 0;
   const field: InferredField = {
     name,
     type: reading.type,
+    ...(text ? { text } : {}),
     ...(reading.format ? { format: reading.format } : {}),
     ...(pattern ? { pattern } : {}),
     nullable: stats.nullable,
@@ -227,9 +241,13 @@ export { toFieldSpecs } from './specs.ts';
 
 /** One inferred field per column of a parsed sample, in column order. */
 export function inferFields(
-  parsed: Pick<ParsedSample, 'columns' | 'rows'> & { readonly delimiter?: string | undefined },
+  parsed: Pick<ParsedSample, 'columns' | 'rows'> & {
+    readonly delimiter?: string | undefined;
+    readonly format?: ParsedSample['format'];
+  },
   options: InferOptions = {},
 ): InferredField[] {
   const minShare = options.minShare ?? 0.95;
-  return parsed.columns.map((name) => inferColumn(parsed.rows, name, minShare, parsed.delimiter));
+  const json = parsed.format === 'json' || parsed.format === 'ndjson';
+  return parsed.columns.map((name) => inferColumn(parsed.rows, name, minShare, parsed.delimiter, json));
 }

@@ -68,8 +68,25 @@ export function readJson(text: string): { value: unknown } | { problem: SamplePr
   }
 }
 
-/** Rows of a parsed JSON value: an object is one row, an array holds one object per row. */
-export function jsonRows(value: unknown): JsonResult {
+const isRecords = (v: unknown) => Array.isArray(v) && v.length > 0 && v.every(isObject);
+
+/**
+ * The key of an object that holds one array of objects among its values (`events` in GA4's
+ * Measurement Protocol, `data` in Meta's): the records a translator's `format.records` reads.
+ * Undefined when there is none or more than one (an order's `line_items` beside `tax_lines`).
+ */
+export function recordsPath(value: unknown): string | undefined {
+  if (!isObject(value)) return undefined;
+  const keys = Object.keys(value).filter((k) => isRecords(value[k]));
+  return keys.length === 1 && /^[A-Za-z_$][A-Za-z0-9_$-]*$/.test(keys[0] as string) ? keys[0] : undefined;
+}
+
+/**
+ * Rows of a parsed JSON value: an object is one row, an array holds one object per row; with
+ * `records`, the items of that key's array are the rows.
+ */
+export function jsonRows(parsed: unknown, records?: string): JsonResult {
+  const value = records !== undefined && isObject(parsed) ? parsed[records] : parsed;
   const out = collector();
   const problems: SampleProblem[] = [];
   if (isObject(value)) out.add(value);

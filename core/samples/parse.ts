@@ -4,7 +4,7 @@
  * for the browser too); bad input is reported as problems, never thrown.
  */
 import { detectDelimiter, parseDelimited } from './csv.ts';
-import { jsonRows, ndjsonRows, readJson } from './json.ts';
+import { jsonRows, ndjsonRows, readJson, recordsPath } from './json.ts';
 import type { ParsedSample, SampleFormat } from './sample.ts';
 
 export type { ParsedSample, SampleFormat, SampleProblem } from './sample.ts';
@@ -28,6 +28,8 @@ export interface ParseOptions {
   /** Whether the first CSV/TSV record names the columns (default `auto`: see csv.ts). */
   readonly header?: boolean | 'auto';
   readonly maxBytes?: number;
+  /** JSON: the key of the array whose items are the rows (see `ParsedSample.recordsOffer`). */
+  readonly records?: string;
 }
 
 export type SampleEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
@@ -101,7 +103,15 @@ export function parseSample(input: string, options: ParseOptions = {}): ParsedSa
   if (format === 'json') {
     const read = found?.json ?? readJson(text);
     if ('problem' in read) return { format, header: true, columns: [], rows: [], problems: [read.problem] };
-    return { format, header: true, ...jsonRows(read.value) };
+    const offer = recordsPath(read.value);
+    const records = options.records !== undefined && options.records === offer ? offer : undefined;
+    return {
+      format,
+      header: true,
+      ...(offer ? { recordsOffer: offer } : {}),
+      ...(records ? { records } : {}),
+      ...jsonRows(read.value, records),
+    };
   }
   if (format === 'ndjson') return { format, header: true, ...ndjsonRows(text) };
   const quoteChar = options.quoteChar ?? '"';

@@ -31,6 +31,10 @@ export interface ParsedSample {
   /** CSV cells stay the strings they were; JSON values keep their JSON types. */
   readonly rows: readonly Record<string, unknown>[];
   readonly problems: readonly SampleProblem[];
+  /** JSON: an object holding one array of objects offers that key as the records (`events`). */
+  readonly recordsOffer?: string;
+  /** JSON: the key whose array items were read as the rows. */
+  readonly records?: string;
 }
 
 export type InferredType = Exclude<FieldType, 'array' | 'object'>;
@@ -43,6 +47,8 @@ export interface InferredField {
   readonly format?: InferredFormat;
   /** How the values are written when that matters to read them: `DD.MM.YYYY`, `decimal_comma`, `epoch_millis`… */
   readonly pattern?: string;
+  /** Some values are written as text (`"29.35"`, CSV cells): reading them as the type needs a conversion. */
+  readonly text?: boolean;
   /** Some rows have no value (an empty cell, `null`, a missing key). */
   readonly nullable: boolean;
   /** The few values a low-cardinality text column takes, in order of first appearance. */

@@ -42,7 +42,7 @@ const ONE_GROUP = /^[+-]?\d{1,3}[.,]\d{3}$/;
 /** Digits in groups of three with one separator, then optionally a decimal part. */
 const GROUPED = /^[+-]?\d{1,3}([,. '\u00a0\u202f])\d{3}(?:\1\d{3})*(?:([.,])\d+)?$/;
 const ISO_DATE_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:([Tt ])(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?\s?([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
+  /^(\d{4})-(\d{2})-(\d{2})(?:([Tt ])(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(\s?)([Zz]|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const NUMERIC_DATE = /^(\d{1,4})([./-])(\d{1,2})\2(\d{1,4})(?:[ T,]+(\d{1,2}):(\d{2})(?::(\d{2}))?)?$/;
 const EMAIL = /^[^\s@<>()[\]\\",;:]+@(?:[\p{L}\p{N}-]+\.)+\p{L}{2,}$/u;
 const URL_TEXT = /^https?:\/\/[^\s/?#]+[^\s]*$/i;
@@ -99,7 +99,7 @@ function numberVotes(s: string, out: string[]): void {
 }
 
 function isoVotes(m: RegExpExecArray, out: string[]): void {
-  const [, y, mo, d, sep, h, min, sec, , zone] = m;
+  const [, y, mo, d, sep, h, min, sec, fraction, space, zone] = m;
   if (!validDay(Number(y), Number(mo), Number(d))) return;
   if (sep === undefined) {
     out.push('date:YYYY-MM-DD');
@@ -108,9 +108,13 @@ function isoVotes(m: RegExpExecArray, out: string[]): void {
   if (!validTime(h, min, sec)) return;
   out.push(`ts:${ISO_8601}`);
   const tee = sep === ' ' ? ' ' : 'T';
-  if (tee === 'T' && sec !== undefined && (zone?.length === 1 || zone?.length === 6))
+  if (tee === 'T' && sec !== undefined && space === '' && (zone?.length === 1 || zone?.length === 6))
     out.push(`ts:${RFC_3339}`);
-  else out.push(`ts:YYYY-MM-DD${tee}HH:mm${sec === undefined ? '' : ':ss'}${zone === undefined ? '' : 'Z'}`);
+  // The blank before an offset is part of the pattern: `2018-01-04 15:51:23 -0800` is `… HH:mm:ss Z`.
+  else
+    out.push(
+      `ts:YYYY-MM-DD${tee}HH:mm${sec === undefined ? '' : ':ss'}${fraction ? '.SSS' : ''}${zone === undefined ? '' : `${space}Z`}`,
+    );
 }
 
 /** `01.03.2024`, `03/01/2024`, `2024/03/01`, with an optional time: one vote per reading that is a real date. */

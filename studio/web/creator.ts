@@ -10,9 +10,11 @@
 import { stringify } from 'yaml';
 import { definedEvent, definedEvents } from '../../core/defined-events.ts';
 import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
+import { META_ACTION_SOURCES } from '../../core/platforms/meta/target.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../core/platforms/standard-events.ts';
 import type { PlannedChange } from '../../core/registry.ts';
 import {
+  CONSENT_PURPOSES,
   type ColumnChoice,
   type Draft,
   draftResources,
@@ -20,14 +22,17 @@ import {
 } from '../../core/samples/draft.ts';
 import {
   CONTEXT_TARGETS,
+  type Guesses,
+  guessChoices,
   type InferredField,
   inferFields,
   type ParsedSample,
   parseSample,
-  suggestMappings,
+  type TimeWindow,
 } from '../../core/samples/index.ts';
 import { translate } from '../../core/translate/index.ts';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
+import type { Settings } from '../../schemas/settings.ts';
 import {
   $,
   admin,
@@ -53,8 +58,34 @@ interface State {
   events: unknown[];
   /** A translate token made on this page (its secret is shown once, kept for this page). */
   token?: string;
+  /** Why each column goes where it was guessed to (in column order). */
+  whys: string[];
+  guesses?: Guesses;
+  /** The event name the page filled in from a guess (replaced by the next guess, unless edited). */
+  autoName: string;
+  /** The records key the sample offered last (its checkbox keeps the person's choice). */
+  offer?: string;
+  /** The environment's settings limits (the gateway's event_time window). */
+  limits: NonNullable<Settings['limits']>;
 }
-const state: State = { text: '', fields: [], choices: [], events: [] };
+const state: State = { text: '', fields: [], choices: [], events: [], whys: [], autoName: '', limits: {} };
+
+/** Keys that hold one event per item when a body is an object around a list (GA4, Meta, batches). */
+const RECORD_KEYS = /^(events|data|batch|records|rows|items_?list)$/;
+
+/** The gateway's normalize options for this environment: its limits, so its window. */
+const gatewayOptions = () =>
+  normalizeOptions({
+    name: 'studio',
+    project: 'studio',
+    region: 'europe-west1',
+    limits: state.limits,
+  } as Settings);
+
+function timeWindow(): TimeWindow {
+  const o = gatewayOptions();
+  return { now: Date.now(), pastMs: o.eventTimePastMs, futureMs: o.eventTimeFutureMs };
+}
 
 const MEDIA = {
   csv: 'text/csv',
@@ -66,18 +97,31 @@ const MEDIA = {
 function readSample(): void {
   const text = $<HTMLTextAreaElement>('sample').value;
   const format = $<HTMLSelectElement>('format').value;
-  const sample = parseSample(text, format === 'auto' ? {} : { format: format as ParsedSample['format'] });
+  const options = format === 'auto' ? {} : { format: format as ParsedSample['format'] };
+  let sample = parseSample(text, options);
+  // An object around one list of objects (GA4's events[], Meta's data[]): offer its items as rows.
+  const offer = sample.recordsOffer;
+  const box = $<HTMLInputElement>('records');
+  $('records-row').hidden = !offer;
+  if (offer && offer !== state.offer) box.checked = RECORD_KEYS.test(offer);
+  if (offer) state.offer = offer;
+  else delete state.offer;
+  if (offer) {
+    $('records-key').textContent = offer;
+    if (box.checked) sample = parseSample(text, { ...options, records: offer });
+  }
   state.sample = sample;
   state.text = text;
   state.fields = inferFields(sample);
-  const suggestions = suggestMappings(
-    state.fields.map((f) => ({ name: f.name, type: f.type, ...(f.format ? { format: f.format } : {}) })),
-  );
-  state.choices = suggestions.map((s) => ({
-    column: s.column,
-    target: s.target,
-    ...(s.field ? { field: s.field } : {}),
+  const guesses = guessChoices(state.fields, sample.rows, { window: timeWindow() });
+  state.guesses = guesses;
+  state.choices = guesses.columns.map((g) => ({
+    column: g.column,
+    target: g.target,
+    ...(g.field ? { field: g.field } : {}),
   }));
+  state.whys = guesses.columns.map((g) => g.why);
+  showGuesses(guesses);
   $('detected').textContent =
     `Read as ${sample.format.toUpperCase()}${sample.delimiter ? ` (delimiter ${JSON.stringify(sample.delimiter)})` : ''}${sample.header ? ', with a header row' : ''}: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
   const problems = $('problems');
@@ -98,7 +142,7 @@ function renderFields(): void {
   const head = el(
     'tr',
     {},
-    ...['Column', 'Found', 'Examples', 'Goes to', 'Field name', 'Required', 'Personal data'].map((h) =>
+    ...['Column', 'Goes to', 'Why', 'Found', 'Examples', 'Field name', 'Required', 'Personal data'].map((h) =>
       el('th', { scope: 'col' }, h),
     ),
   );
@@ -144,20 +188,93 @@ function renderFields(): void {
     pii.addEventListener('change', () => set({ pii: pii.checked }));
     state.choices[i] = { ...choice, pii: pii.checked };
     enable();
-    const found = `${f.type}${f.format ? ` (${f.format})` : ''}${f.pattern ? `, ${f.pattern}` : ''}${f.nullable ? ', sometimes empty' : ''}`;
+    const found =
+      f.distinct === 0
+        ? 'always empty'
+        : `${f.type}${f.format ? ` (${f.format})` : ''}${f.pattern ? `, ${f.pattern}` : ''}${f.text ? ', written as text: converted' : ''}${f.nullable ? ', sometimes empty' : ''}`;
+    const why = el('td', { class: 'guess' }, state.whys[i] ?? '');
+    // The guess's reason stands until the person changes the column: then it is theirs.
+    target.addEventListener('change', () => {
+      why.textContent = 'your choice';
+    });
     return el(
       'tr',
-      {},
+      { 'data-column': f.name },
       el('th', { scope: 'row' }, f.name),
+      el('td', {}, target),
+      why,
       el('td', {}, found),
       el('td', {}, f.examples.map(show).join(' · ')),
-      el('td', {}, target),
       el('td', {}, name),
       el('td', {}, required),
       el('td', {}, pii),
     );
   });
   table.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
+  filterFields();
+}
+
+/** Shows only the columns whose name, or where they go (`user.`), holds the search text. */
+function filterFields(): void {
+  const q = $<HTMLInputElement>('field-search').value.trim().toLowerCase();
+  const rows = [...$('fields').querySelectorAll<HTMLTableRowElement>('tbody tr')];
+  let shown = 0;
+  rows.forEach((row, i) => {
+    const f = state.fields[i];
+    const c = state.choices[i];
+    const hit =
+      q === '' ||
+      (f?.name.toLowerCase().includes(q) ?? false) ||
+      (c !== undefined && c.target !== 'event_data' && c.target.startsWith(q));
+    row.hidden = !hit;
+    if (hit) shown++;
+  });
+  const kept = state.choices.filter((c) => c.target !== 'skip').length;
+  $('field-count').textContent = `${shown} of ${rows.length} columns shown, ${kept} kept.`;
+}
+
+/** "Leave out all but…": every column the search hides is left out; the ones shown keep their choice. */
+function keepShown(): void {
+  const rows = [...$('fields').querySelectorAll<HTMLTableRowElement>('tbody tr')];
+  for (const row of rows) {
+    const select = row.querySelector('select');
+    if (!row.hidden || !select || select.value === 'skip') continue;
+    select.value = 'skip';
+    select.dispatchEvent(new Event('change'));
+  }
+  filterFields();
+}
+
+/** The event name, event time, consent and action source guesses, each with why. */
+function showGuesses(g: Guesses): void {
+  const input = $<HTMLInputElement>('event-name');
+  if (input.value.trim() === '' || input.value === state.autoName) {
+    input.value = g.eventName?.name ?? '';
+    state.autoName = input.value;
+  }
+  $('name-guess').textContent = g.eventName
+    ? `Name guessed ${g.eventName.why}: change it if you like.`
+    : 'No column names the event: give it a name.';
+  $('time-guess').textContent = `Event time: ${g.eventTime.why}.`;
+  const candidates = state.fields.filter(
+    (f) => f.type === 'boolean' || g.consent.some((c) => c.column === f.name),
+  );
+  for (const purpose of CONSENT_PURPOSES) {
+    const select = $<HTMLSelectElement>(`consent-${purpose}`);
+    select.replaceChildren(
+      el('option', { value: '' }, 'not in the event'),
+      el('option', { value: 'granted' }, 'given when the data was collected'),
+      ...candidates.map((f) => el('option', { value: `column:${f.name}` }, `from ${f.name}`)),
+    );
+  }
+  $('consent-guess').textContent =
+    g.consent.length > 0
+      ? `${g.consent.map((c) => c.why).join('; ')}: choose it for the purposes it covers (yes/true → granted, else denied).`
+      : '';
+  const source = $<HTMLSelectElement>('action-source');
+  source.replaceChildren(...META_ACTION_SOURCES.map((v) => el('option', { value: v }, v)));
+  source.value = g.actionSource.value;
+  $('action-why').textContent = `Guessed: ${g.actionSource.why}.`;
 }
 
 /** The name rule, catalogue names, platform names and near misses, as the person types. */
@@ -248,18 +365,30 @@ function platformChoice(): PlatformChoice {
   const valueField = $<HTMLSelectElement>('value-field').value;
   const currencyField = $<HTMLSelectElement>('currency-field').value;
   const code = $<HTMLInputElement>('currency-code').value.trim().toUpperCase();
-  const consentGranted = $<HTMLInputElement>('consent-granted').checked;
-  const mapsConsent = state.choices.some((c) => c.target.startsWith('consent.'));
+  const consent: NonNullable<PlatformChoice['consent']> = {};
+  for (const purpose of CONSENT_PURPOSES) {
+    const v = $<HTMLSelectElement>(`consent-${purpose}`).value;
+    if (v === 'granted') consent[purpose] = 'granted';
+    else if (v.startsWith('column:')) consent[purpose] = { column: v.slice('column:'.length) };
+  }
+  const mapped = new Set(state.choices.filter((c) => c.target.startsWith('consent.')).map((c) => c.target));
+  const has = (p: string) => p in consent || mapped.has(`consent.${p}`);
+  const missing = [
+    ...(events.meta_capi || events.tiktok_events ? ['ads', 'ad_user_data'] : []),
+    ...(events.ga4_mp ? ['analytics'] : []),
+  ].filter((p, i, all) => !has(p) && all.indexOf(p) === i);
   $('consent-note').textContent =
-    consentGranted || mapsConsent
+    missing.length === 0
       ? ''
-      : 'Meta and TikTok receive an event only with consent to ads and ad user data, GA4 with consent to analytics: map consent columns above, or tick the box if it was given when the data was collected.';
+      : `Meta and TikTok receive an event only with consent to ads and ad user data, GA4 with consent to analytics: say where consent to ${missing.join(', ')} comes from above, or nothing is sent there.`;
+  const actionSource = $<HTMLSelectElement>('action-source').value;
   return {
     events,
     ...(valueField ? { valueField } : {}),
     ...(valueField && currencyField ? { currency: { field: currencyField } } : {}),
     ...(valueField && !currencyField && /^[A-Z]{3}$/.test(code) ? { currency: { code } } : {}),
-    ...(consentGranted ? { consentGranted } : {}),
+    ...(Object.keys(consent).length > 0 ? { consent } : {}),
+    ...(events.meta_capi && actionSource ? { actionSource } : {}),
   };
 }
 
@@ -328,15 +457,10 @@ function validateRows(draft: Draft): Map<number, string> {
       Number(/rows\[(\d+)\]/.exec(p.field)?.[1] ?? -1),
       `${p.field.replace(/^rows\[\d+\]\.?/, '')}: ${p.description}`,
     );
-  const options = normalizeOptions({ name: 'studio', project: 'studio', region: 'europe-west1' });
+  // The gateway's own check with this environment's limits: the event_time window included.
+  const options = gatewayOptions();
   for (const row of r.rows) {
-    const n = normalizeEvent(row.event, {
-      options,
-      now: Date.now(),
-      newId: () => 'preview',
-      defined,
-      checkWindow: false,
-    });
+    const n = normalizeEvent(row.event, { options, now: Date.now(), newId: () => 'preview', defined });
     if (!n.ok)
       for (const v of n.violations)
         add(row.row, `${v.field}: ${v.description.replace(/ \([a-z0-9_]+@0\.0\)$/, '')}`);
@@ -350,8 +474,8 @@ function renderPreview(sample: ParsedSample, refused: Map<number, string>): void
     'tr',
     {},
     el('th', { scope: 'col' }, '#'),
-    ...columns.map((c) => el('th', { scope: 'col' }, c)),
     el('th', { scope: 'col' }, 'Check'),
+    ...columns.map((c) => el('th', { scope: 'col' }, c)),
   );
   // The first 50 rows, and the first 50 refused ones beyond them, so every mark is on screen.
   const shown = [
@@ -368,8 +492,9 @@ function renderPreview(sample: ParsedSample, refused: Map<number, string>): void
       'tr',
       why ? { class: 'bad' } : {},
       el('td', {}, String(i + 1)),
-      ...columns.map((c) => el('td', {}, show(row[c] ?? ''))),
+      // Beside the row, not after 200 columns: why it would be refused.
       why ? el('td', { class: 'why' }, why) : el('td', { class: 'ok' }, 'fits'),
+      ...columns.map((c) => el('td', {}, show(row[c] ?? ''))),
     );
   });
   const table = el(
@@ -381,6 +506,31 @@ function renderPreview(sample: ParsedSample, refused: Map<number, string>): void
   $('preview').replaceChildren(table);
 }
 
+/**
+ * A refusal's fields named by the sample's columns: `documents[0].spec.fields[5].enum` is the
+ * definition's sixth field, made from a column the person can find in the table.
+ */
+function byColumn(json: unknown, draft: Draft): unknown {
+  const e = (json as { error?: { details?: { fieldViolations?: { field: string }[] }[] } }).error;
+  const specFields = draft.definition.spec['fields'] as { name: string }[];
+  const source = (target: string) => draft.translator.spec.fields.find((f) => f.target === target)?.source;
+  for (const d of e?.details ?? [])
+    for (const v of d.fieldViolations ?? []) {
+      const def = /^documents\[0\]\.spec\.fields\[(\d+)\]\.?(.*)$/.exec(v.field);
+      const tr = /^documents\[1\]\.spec\.fields\[(\d+)\]\.?(.*)$/.exec(v.field);
+      const name = def ? specFields[Number(def[1])]?.name : undefined;
+      const column = def
+        ? name && source(name)
+        : tr
+          ? draft.translator.spec.fields[Number(tr[1])]?.source
+          : undefined;
+      const rest = (def ?? tr)?.[2];
+      if (typeof column === 'string')
+        v.field = `column "${column}"${name ? ` (field ${name})` : ''}${rest ? `: ${rest}` : ''}`;
+    }
+  return json;
+}
+
 async function checkSave(dryRun: boolean): Promise<void> {
   const draft = state.draft;
   if (!draft) return;
@@ -388,7 +538,7 @@ async function checkSave(dryRun: boolean): Promise<void> {
   const { status, json } = await admin('/v1/admin/apply', { documents, dryRun });
   const plan = $('plan');
   if (status !== 200) {
-    plan.replaceChildren(...refusal(status, json));
+    plan.replaceChildren(...refusal(status, byColumn(json, draft)));
     $<HTMLButtonElement>('save').disabled = true;
     return;
   }
@@ -462,7 +612,11 @@ async function sendSamples(): Promise<void> {
   }
   const gateway = sent.json as {
     status: number;
-    body: { messageIds?: (string | null)[]; invalidRows?: number };
+    body: {
+      messageIds?: (string | null)[];
+      invalidRows?: number;
+      violations?: { field: string; description: string }[];
+    };
   };
   if (gateway.status !== 200) {
     status.replaceChildren(...refusal(gateway.status, gateway.body));
@@ -470,7 +624,16 @@ async function sendSamples(): Promise<void> {
   }
   const published = (gateway.body.messageIds ?? []).filter((m) => m !== null).length;
   const refused = gateway.body.invalidRows ?? 0;
-  status.textContent = `The endpoint accepted ${published} row(s)${refused ? `, refused ${refused}` : ''}. Waiting for the warehouse…`;
+  // Why rows were refused, from the endpoint's own answer: "0 stored" never stands alone.
+  const reasons = (gateway.body.violations ?? [])
+    .slice(0, 10)
+    .map((v) => el('li', {}, `${v.field}: ${v.description}`));
+  $('send-reasons').replaceChildren(...reasons);
+  if (published === 0) {
+    status.textContent = `The endpoint accepted 0 rows and refused ${refused}: nothing will be stored. Why:`;
+    return;
+  }
+  status.textContent = `The endpoint accepted ${published} row(s)${refused ? `, refused ${refused} (why below)` : ''}. Waiting for the warehouse…`;
   const deadline = Date.now() + 60_000;
   let last = '';
   let looks = 0;
@@ -491,7 +654,7 @@ async function sendSamples(): Promise<void> {
       }
     }
     if (Date.now() > deadline) {
-      status.textContent = 'Still arriving: the rows and deliveries so far are below.';
+      status.textContent = `Still arriving after a minute: ${published} row(s) accepted, the rows and deliveries so far are below (is the store function running?).`;
       return;
     }
     await new Promise((r) => setTimeout(r, 1500));
@@ -535,9 +698,17 @@ function start(): void {
     ...PLATFORM_TYPES.map((t) => `platform-${t}`),
     'value-field',
     'currency-field',
-    'consent-granted',
+    'action-source',
+    ...CONSENT_PURPOSES.map((p) => `consent-${p}`),
   ])
     $(id).addEventListener('change', update);
+  $('records').addEventListener('change', readSample);
+  $('field-search').addEventListener('input', filterFields);
+  $('keep-shown').addEventListener('click', keepShown);
+  // The gateway's limits (its event_time window), so the rows are checked as the endpoint will.
+  void admin('/v1/admin/limits', {}).then(({ status, json }) => {
+    if (status === 200) state.limits = (json as { limits: State['limits'] }).limits ?? {};
+  });
   $('preview-payloads').addEventListener('click', () => void previewPayloads());
   $('make-token').addEventListener('click', () => void makeToken());
   $('send-samples').addEventListener('click', () => void sendSamples());

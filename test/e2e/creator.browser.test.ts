@@ -5,7 +5,9 @@
  * creates a token, and sends the sample through the live endpoint from the page. The rows then
  * stand typed in the warehouse, the page shows them and the deliveries, and the Meta stand-in has
  * received three Leads with the value, the currency and the hashed e-mail. A second walk pastes
- * NDJSON with a nested address and sees its rows arrive too.
+ * NDJSON with a nested address and sees its rows arrive too. A third walk pastes vendors' own
+ * payloads (a WooCommerce order, a Stripe event, a GitHub webhook: test/fixtures/sources/) with no
+ * edit beyond a name where none is guessed, and they arrive typed through the real gateway.
  * Screenshots of each step go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
@@ -142,7 +144,10 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     await page.getByText(/Meta and TikTok receive an event only with consent/).waitFor();
     await page.getByLabel('Value from').selectOption('amount');
     await page.getByLabel('Code').fill('EUR');
-    await page.getByLabel(/agreed to ads when it was collected/).check();
+    // Consent per purpose: Meta needs ads and ad user data; here both were given at collection.
+    await page.getByLabel('Ads', { exact: true }).selectOption('granted');
+    await page.getByLabel('Ad user data', { exact: true }).selectOption('granted');
+    assert.equal(await page.locator('#consent-note').textContent(), '');
     await page.getByRole('button', { name: 'Show what each destination receives' }).click();
     const meta = page.locator('.payload', { hasText: 'meta (meta_capi): sends' });
     await meta.waitFor();
@@ -272,6 +277,56 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
         [`T-${run}-2`, 't2@example.com'],
       ],
     );
+    await page.close();
+  });
+
+  it('takes vendors’ own payloads as they are, and they arrive typed through the real gateway', async () => {
+    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = failOn(page);
+    const source = (path: string) =>
+      readFileSync(new URL(`../fixtures/sources/${path}`, import.meta.url), 'utf8');
+    for (const [path, name] of [
+      ['woocommerce/order.json', 'woo_order_received'],
+      ['stripe/checkout-session-completed.json', 'checkout_session_completed'],
+      ['github/issues-opened.json', 'github_issue_opened'],
+    ] as const) {
+      // A fresh page for each (the same address with only its #token would not reload it).
+      await page.goto('about:blank');
+      await page.goto(studio());
+      await page.getByLabel('Paste the raw data').fill(source(path));
+      await page.getByRole('button', { name: 'Read the sample' }).click();
+      await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
+      const input = page.getByLabel('Event name');
+      // Stripe's event names itself (its `type`); the others get a name, nothing else is edited.
+      if ((await input.inputValue()) !== name) await input.fill(name);
+      await page.getByText('All 1 sample rows fit the definition.').waitFor();
+      await page.getByRole('button', { name: 'Show what will be saved' }).click();
+      await page.getByText(`EventDefinition/${name}: would be created 1.0`).waitFor();
+      await saveAndMakeToken(page, `${name.replace(/_/g, '-')}-json`);
+      await sendUntilAccepted(page, 1);
+      await page
+        .getByText(new RegExp(`1 row\\(s\\) stored in events\\.${name}`))
+        .waitFor({ timeout: 90_000 })
+        .catch(async (err: unknown) => {
+          await shot(page, `failed-${name}`);
+          throw err;
+        });
+      await shot(page, `5-${name}-arrived`);
+    }
+    assert.deepEqual(errors, []);
+    // Typed in the warehouse: WooCommerce's "29.35" as a number, Stripe's cents as an integer.
+    const [woo] = await bigquery.query({
+      query: 'SELECT value, shipping_total, number FROM events.woo_order_received',
+    });
+    assert.deepEqual(woo, [{ value: 29.35, shipping_total: 10, number: '727' }]);
+    const [stripe] = await bigquery.query({
+      query: 'SELECT data_object_amount_total, livemode FROM events.checkout_session_completed',
+    });
+    assert.deepEqual(stripe, [{ data_object_amount_total: 25000, livemode: false }]);
+    const [gh] = await bigquery.query({
+      query: 'SELECT issue_number, issue_locked FROM events.github_issue_opened',
+    });
+    assert.deepEqual(gh, [{ issue_number: 1, issue_locked: false }]);
     await page.close();
   });
 });

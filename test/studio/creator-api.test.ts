@@ -176,6 +176,22 @@ describe('studio creator API: preview, tokens, refusals', () => {
     assert.equal(bad.status, 400);
   });
 
+  it('tells the page the gateway’s event_time window (the settings’ limits), so its row check is the endpoint’s', async () => {
+    assert.deepEqual((await call('/v1/admin/limits', {})).body, { limits: {} });
+    const narrow = await startStudio({
+      registry: new RegistryClient(fx.bucket),
+      adminToken: TOKEN,
+      settings: { ...settings(), limits: { event_time_past_days: 30, event_time_future_hours: 2 } },
+    });
+    try {
+      const a = await call('/v1/admin/limits', {}, narrow.url);
+      assert.equal(a.status, 200);
+      assert.deepEqual(a.body, { limits: { event_time_past_days: 30, event_time_future_hours: 2 } });
+    } finally {
+      await narrow.close();
+    }
+  });
+
   it('answers FAILED_PRECONDITION for what the studio was started without', async () => {
     const bare = await startStudio({ registry: new RegistryClient(fx.bucket), adminToken: TOKEN });
     try {

@@ -1,0 +1,246 @@
+/**
+ * The creator on vendors' own payloads (issue #38), in Debian's Chromium: a Stripe event, a
+ * WooCommerce order and a GitHub webhook (test/fixtures/sources/SOURCES.md) pasted as they are,
+ * read, and saved with no YAML edit and no column removed by hand; the registry then holds a
+ * definition whose translator carries the inferred conversions. The same walk at 390 px wide
+ * scrolls only inside the tables' own boxes, and every "Goes to" stays reachable. A wide GitHub
+ * payload is cut down with the search and "Leave out all but…". Screenshots go to $SCREENSHOTS.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { RegistryClient } from '../../adapters/registry.ts';
+import { fileTokenStore } from '../../gateway/token-store.ts';
+import type { TranslatorSpec } from '../../schemas/translator.ts';
+import { studioInBrowser } from '../support/studio-browser.ts';
+
+const TOKEN = 'creator-sources-admin-token-0123456789';
+const source = (path: string) =>
+  readFileSync(new URL(`../fixtures/sources/${path}`, import.meta.url), 'utf8');
+
+const SAMPLES = [
+  {
+    vendor: 'stripe',
+    path: 'stripe/checkout-session-completed.json',
+    name: 'checkout_session_completed',
+    guessed: true,
+  },
+  { vendor: 'woocommerce', path: 'woocommerce/order.json', name: 'woo_order_received', guessed: false },
+  { vendor: 'github', path: 'github/issues-opened.json', name: 'github_issue_opened', guessed: false },
+] as const;
+
+describe('studio creator on vendors’ samples in a browser', function () {
+  this.timeout(90_000);
+  const ui = studioInBrowser('creator-sources', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
+  const shot = (page: Page, name: string) =>
+    page.screenshot({ path: join(ui.shots, `sources-${name}.png`), fullPage: true });
+
+  /** Paste, read, take the guesses (a name only where none was guessed), check, save. */
+  async function pasteAndSave(page: Page, s: (typeof SAMPLES)[number], tag: string): Promise<void> {
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(source(s.path));
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
+    const name = page.getByLabel('Event name');
+    if (s.guessed) {
+      assert.equal(await name.inputValue(), s.name);
+      await page.getByText(/Name guessed from type = "checkout\.session\.completed"/).waitFor();
+    } else await name.fill(s.name);
+    await page.getByText(`${s.name} is a good name.`).waitFor();
+    await page.getByText('All 1 sample rows fit the definition.').waitFor({ timeout: 10_000 });
+    await shot(page, `${s.vendor}-${tag}-read`);
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText(`EventDefinition/${s.name}: would be created 1.0`).waitFor();
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(new RegExp(`/v1/translators/${s.name.replace(/_/g, '-')}-json$`))
+      .waitFor();
+    await shot(page, `${s.vendor}-${tag}-saved`);
+  }
+
+  for (const s of SAMPLES)
+    it(`saves a ${s.vendor} sample as it is, with its conversions`, async () => {
+      const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await pasteAndSave(page, s, 'wide');
+      assert.deepEqual(errors, []);
+      const registry = new RegistryClient(ui.bucket());
+      const tr = await registry.readVersion('Translator', `${s.name.replace(/_/g, '-')}-json`, '1.0');
+      const spec = tr.spec as TranslatorSpec;
+      if (s.vendor === 'woocommerce') {
+        // "29.35" is read as the number it is: the saved translator converts it.
+        assert.deepEqual(spec.fields.find((f) => f.source === 'total')?.transforms, ['number']);
+        assert.deepEqual(spec.fields.find((f) => f.source === 'date_created_gmt')?.transforms, [
+          { timestamp: 'YYYY-MM-DDTHH:mm:ss', zone: 'UTC' },
+        ]);
+      }
+      if (s.vendor === 'stripe') {
+        // The event's own type names it, and a cancel URL is no page.
+        assert.equal(
+          spec.fields.find((f) => f.source === 'data.object.cancel_url')?.target,
+          'data_object_cancel_url',
+        );
+        assert.ok(
+          !spec.fields.some((f) => f.source === 'data.object.customer_email'),
+          'always null: left out',
+        );
+      }
+      await page.close();
+    });
+
+  it('at 390 px scrolls only inside the tables, with every “Goes to” reachable', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 390, height: 844 } });
+    for (const sample of SAMPLES) {
+      await page.goto('about:blank');
+      await pasteAndSave(page, sample, 'phone');
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `${sample.vendor}: the page scrolls sideways by ${overflow}px`);
+    }
+    // The last column's "Goes to", scrolled into view inside the table's box, is on screen.
+    const last = page.getByLabel('Where sender.site_admin goes');
+    await last.scrollIntoViewIfNeeded();
+    const box = await last.boundingBox();
+    assert.ok(box && box.x >= 0 && box.x + box.width <= 390, JSON.stringify(box));
+    await page
+      .locator('#fields-section')
+      .screenshot({ path: join(ui.shots, 'sources-github-phone-fields.png') });
+    await page.close();
+  });
+
+  it('cuts a 215-field GitHub payload down with the search and “Leave out all but…”', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(source('github/issues-opened.json'));
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON, with a header row: 1 row\(s\), 215 column\(s\)/).waitFor();
+    await page.getByLabel('Event name').fill('github_issue_opened');
+    await page.getByLabel('Find columns').fill('issue.title');
+    await page.getByText(/^1 of 215 columns shown/).waitFor();
+    await page.getByLabel('Find columns').fill('issue.');
+    await page.getByRole('button', { name: 'Leave out all but the columns shown' }).click();
+    await page.getByLabel('Find columns').fill('');
+    const count = (await page.locator('#field-count').textContent()) ?? '';
+    const kept = Number(/(\d+) kept/.exec(count)?.[1]);
+    assert.ok(kept > 0 && kept < 100, count);
+    assert.equal(await page.getByLabel('Where repository.full_name goes').inputValue(), 'skip');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor({ timeout: 10_000 });
+    await shot(page, 'github-cut-down');
+    await page.close();
+  });
+
+  it('checks rows as the endpoint does (its time window), and names the column in a refusal', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page
+      .getByLabel('Paste the raw data')
+      .fill('order,created_at,amount\nA-1,2015-01-04T10:00:00Z,12.50\n');
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page
+      .getByText(/Event time: created_at names when it was created, but the sample’s times are outside/)
+      .waitFor();
+    await page.getByLabel('Event name').fill('order_placed');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    // The person insists: the page refuses the row as the gateway would, the reason beside it.
+    await page.getByLabel('Where created_at goes').selectOption('event_time');
+    await page.getByText('1 of 1 sample rows would be refused: see the marked rows.').waitFor();
+    const check = page.locator('#preview tr.bad td').nth(1);
+    assert.match((await check.textContent()) ?? '', /event_time: is outside the accepted window/);
+    await page.getByLabel('Where created_at goes').selectOption('event_data');
+    // A field name the registry refuses is reported by its column, not documents[0].spec.fields[2].
+    await page.getByLabel('Field name for amount').fill('Amount In Euro');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page
+      .getByText(/^column "amount" \(field Amount In Euro\)/)
+      .first()
+      .waitFor();
+    await shot(page, 'refusals-by-column');
+    await page.close();
+  });
+
+  it('reads GA4’s events[] as the rows, and takes consent per purpose from a column', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    const body = {
+      client_id: '123.456',
+      events: [
+        { name: 'sign_up', params: { method: 'email', marketing_consent: true } },
+        { name: 'sign_up', params: { method: 'google', marketing_consent: false } },
+      ],
+    };
+    await page.getByLabel('Paste the raw data').fill(JSON.stringify(body));
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON, with a header row: 2 row\(s\)/).waitFor();
+    assert.equal(await page.getByLabel('Each item of "events" is one event').isChecked(), true);
+    await page.getByText(/params\.marketing_consent reads like consent/).waitFor();
+    assert.equal(await page.getByLabel('Where params.marketing_consent goes').inputValue(), 'event_data');
+    await page.getByLabel('Ads', { exact: true }).selectOption('column:params.marketing_consent');
+    await page.getByLabel('Analytics', { exact: true }).selectOption('granted');
+    await page.getByLabel('Event name').fill('signed_up');
+    await page.getByText('All 2 sample rows fit the definition.').waitFor();
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('Translator/signed-up-json: would be created 1.0').waitFor();
+    const yaml = (await page.locator('#yaml').textContent()) ?? '';
+    assert.match(yaml, /records: events/);
+    assert.match(yaml, /target: consent\.ads\n\s+source: params\.marketing_consent/);
+    assert.match(yaml, /target: consent\.analytics\n\s+value: granted/);
+    // Unticked, the whole body is one row.
+    await page.getByLabel('Each item of "events" is one event').uncheck();
+    await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
+    await page.close();
+  });
+});
+
+describe('studio creator: “Send the sample rows” when the endpoint stores nothing', function () {
+  this.timeout(60_000);
+  // A stand-in for the gateway that refuses every row, as `?partial=true` answers it.
+  let gateway: Server | undefined;
+  const options = {
+    adminToken: TOKEN,
+    gatewayUrl: 'http://127.0.0.1:9',
+    tokens: fileTokenStore(join(mkdtempSync(join(tmpdir(), 'creator-send-')), 'tokens.json')),
+  };
+  before(async () => {
+    gateway = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          messageIds: [null],
+          invalidRows: 1,
+          violations: [{ field: 'rows[0].event_time', description: 'is outside the accepted window' }],
+        }),
+      );
+    });
+    await new Promise<void>((r) => gateway?.listen(0, '127.0.0.1', r));
+    options.gatewayUrl = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+  });
+  after(() => gateway?.close());
+  const ui = studioInBrowser('creator-send', options);
+
+  it('says the endpoint accepted none, and why, instead of waiting for rows that will not come', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill('order,amount\nA-1,12.50\n');
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByLabel('Event name').fill('order_placed');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(/order-placed-csv$/)
+      .waitFor();
+    await page.getByRole('button', { name: 'Create a token for this endpoint' }).click();
+    await page.getByRole('button', { name: 'Send the sample rows' }).click();
+    await page
+      .getByText('The endpoint accepted 0 rows and refused 1: nothing will be stored. Why:')
+      .waitFor();
+    await page.getByText('rows[0].event_time: is outside the accepted window').waitFor();
+    await page.close();
+  });
+});
