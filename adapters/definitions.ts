@@ -26,6 +26,8 @@ export class Definitions {
   private readonly older = new Map<string, DefinedEvent>();
   /** Stamps that name no version (looked up once, not on every message that carries them). */
   private readonly missing = new Set<string>();
+  /** When the last read for a name the copy did not know was made (one a second at most). */
+  private lastFreshAt = Number.NEGATIVE_INFINITY;
 
   constructor(reader: RegistryReader, client: RegistryClient) {
     this.reader = reader;
@@ -50,6 +52,33 @@ export class Definitions {
     )
       return held.events;
     return this.load(stamp);
+  }
+
+  /**
+   * The definitions read now from Cloud Storage, for a custom event name the copy does not know:
+   * a definition applied a moment ago is used at once rather than after the copy's next
+   * background refresh. At most one such read a second per process (a steady stream of custom
+   * events that have no definition costs one conditional read a second), and at most `waitMs`
+   * of waiting; undefined when no read was made, or it failed or took too long (the copy stands).
+   */
+  async afresh(waitMs = 1000): Promise<DefinedEvents | undefined> {
+    const now = performance.now();
+    if (now - this.lastFreshAt < 1000) return undefined;
+    this.lastFreshAt = now;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const read = this.reader.fresh('EventDefinition').then(() => this.load(undefined));
+      return await Promise.race([
+        read,
+        new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), waitMs);
+        }),
+      ]);
+    } catch {
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** One version (immutable), read once per process. */
@@ -131,6 +160,7 @@ export function registryReaders(
   definitions: {
     get(stamp?: string): DefinedEvents | Promise<DefinedEvents>;
     peek(stamp: string): DefinedEvent | undefined;
+    afresh(waitMs?: number): Promise<DefinedEvents | undefined>;
   };
   translators: { get(name: string): Promise<TranslatorEntry | undefined> };
 } {
@@ -157,6 +187,7 @@ export function registryReaders(
         const d = loaded();
         return d instanceof Promise ? undefined : d.definitions.peek(stamp);
       },
+      afresh: async (waitMs) => (await ready()).definitions.afresh(waitMs),
     },
     translators: { get: async (name) => translatorLookup((await ready()).reader).get(name) },
   };
@@ -166,9 +197,16 @@ export function registryReaders(
 export function translatorLookup(reader: RegistryReader): {
   get(name: string): Promise<TranslatorEntry | undefined>;
 } {
+  // A name the copy does not know is read again from Cloud Storage (a translator applied a moment
+  // ago answers at once, not after the copy's next refresh), at most once a second.
+  let lastFreshAt = Number.NEGATIVE_INFINITY;
   return {
     get: async (name) => {
-      const r = (await reader.current('Translator')).resources.get(name);
+      let r = (await reader.current('Translator')).resources.get(name);
+      if (!r && performance.now() - lastFreshAt >= 1000) {
+        lastFreshAt = performance.now();
+        r = (await reader.fresh('Translator')).resources.get(name);
+      }
       return r ? { name: r.name, version: r.version, spec: r.spec as unknown as TranslatorSpec } : undefined;
     },
   };

@@ -66,7 +66,11 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly newId: () => string;
   readonly log?: (entry: Record<string, unknown>) => void;
   /** The registry's event definitions (adapters/definitions.ts); without it custom events are not checked. */
-  readonly definitions?: { get(): DefinedEvents | Promise<DefinedEvents> };
+  readonly definitions?: {
+    get(): DefinedEvents | Promise<DefinedEvents>;
+    /** Read now, for a custom name the copy does not know (adapters/definitions.ts). */
+    afresh?(): Promise<DefinedEvents | undefined>;
+  };
   /** The registry's translators; without it `/v1/translators/…` answers 404. */
   readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
   /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
@@ -182,9 +186,9 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 
     const body = await readRequest(req, limits, bodyTimeoutMs);
     if (!body.ok) return sendError(req, res, body.error, true);
-    const defined = await definitionsNow();
+    let defined = await definitionsNow();
 
-    const ctx: EnvelopeContext = {
+    const ctx = (): EnvelopeContext => ({
       limits,
       options,
       received: now(),
@@ -194,11 +198,25 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       client: { ...clientOf(req), observedIpWins: principal.kind === 'key' },
       newId: deps.newId,
       ...(defined ? { defined } : {}),
-    };
-    const parsed =
+    });
+    const parse = () =>
       form === 'topics'
-        ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
-        : parsePublishForm(body.value, target.topic, ctx);
+        ? parseTopicsForm(body.value, target.topic, target.eventName, ctx())
+        : parsePublishForm(body.value, target.topic, ctx());
+    let parsed = parse();
+    // A custom name the copy of the definitions does not know may be defined a moment ago: the
+    // definitions are read again (at most once a second) and the request parsed with them.
+    if (
+      parsed.ok &&
+      defined &&
+      parsed.value.eventNames.some((n) => !lookupEvent(n) && !defined?.current(n))
+    ) {
+      const again = await deps.definitions?.afresh?.();
+      if (again) {
+        defined = again;
+        parsed = parse();
+      }
+    }
     if (!parsed.ok) return sendError(req, res, parsed.error);
     if (defined === null && parsed.value.eventNames.some((n) => !lookupEvent(n))) {
       // No copy of the definitions: a custom event may be a defined one, so it is not accepted unchecked.
@@ -351,9 +369,12 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       if (!read.ok) return sendError(req, res, read.error, true);
       body = read.value;
     }
-    const defined = await definitionsNow();
+    let defined = await definitionsNow();
     if (defined === null && !lookupEvent(entry.spec.event))
       return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }));
+    // The translator's event defined a moment ago (applied with it, typically): read it now.
+    if (defined && !lookupEvent(entry.spec.event) && !defined.current(entry.spec.event))
+      defined = (await deps.definitions?.afresh?.()) ?? defined;
     const ctx: EnvelopeContext = {
       limits,
       options,
