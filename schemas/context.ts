@@ -65,6 +65,12 @@ export const Campaign = Type.Object(
     term: Type.Optional(Text(512, 'utm_term')),
     content: Type.Optional(Text(512, 'utm_content')),
     gclid: Type.Optional(Text(512, 'Google click id')),
+    gbraid: Type.Optional(
+      Text(512, 'Google click id for app conversions from iOS 14+ (gbraid URL parameter)'),
+    ),
+    wbraid: Type.Optional(
+      Text(512, 'Google click id for web conversions from iOS 14+ (wbraid URL parameter)'),
+    ),
     fbclid: Type.Optional(Text(512, 'Meta click id')),
     ttclid: Type.Optional(Text(512, 'TikTok click id')),
     fbc: Type.Optional(Text(512, 'Meta _fbc cookie')),

@@ -26,6 +26,7 @@ export const DestinationType = Type.Union([
   Type.Literal('meta_capi'),
   Type.Literal('ga4_mp'),
   Type.Literal('tiktok_events'),
+  Type.Literal('google_ads'),
   Type.Literal('webhook'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;
