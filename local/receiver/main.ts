@@ -3,14 +3,19 @@
  * the example destinations of the environment in EVENTBUS_SETTINGS. Webhook signing keys
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
  * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
- * `/tiktok`) are served by the project's loopback platform receivers, which check requests
+ * `/tiktok`, `/google-ads`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules.
  */
 import { parseArgs } from 'node:util';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { startGa4Receiver, startMetaReceiver, startTikTokReceiver } from '../platforms/index.ts';
+import {
+  startGa4Receiver,
+  startGoogleAdsReceiver,
+  startMetaReceiver,
+  startTikTokReceiver,
+} from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
 
 const { values } = parseArgs({
@@ -28,6 +33,7 @@ const START = {
   meta_capi: startMetaReceiver,
   ga4_mp: startGa4Receiver,
   tiktok_events: startTikTokReceiver,
+  google_ads: startGoogleAdsReceiver,
 } as const;
 
 /** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
