@@ -70,7 +70,7 @@ export function googleEmail(value: string): string | undefined {
  * E-mail as the Data Manager API (Google Ads) wants it before hashing: all whitespace removed,
  * lowercased, and for gmail.com and googlemail.com only, the dots of the local part and any
  * `+tag` removed (`cloudy.sanfrancisco+shopping@gmail.com` → `cloudysanfrancisco@gmail.com`);
- * other domains keep both (docs/platforms.md, "Google Ads"). Stricter than `googleEmail`,
+ * other domains keep both (docs/platforms.md §6). Stricter than `googleEmail`,
  * which follows GA4's text (dots only).
  */
 export function googleAdsEmail(value: string): string | undefined {

@@ -2,7 +2,7 @@
  * A loopback Data Manager API for Google Ads (`POST /v1/events:ingest`, `Authorization: Bearer`)
  * with its own OAuth token endpoint (`POST /token`, the refresh-token grant an authorized user's
  * credentials file names as `token_uri`), checking requests against Google's published rules
- * (docs/platforms.md, "Google Ads") and answering as Google does: `{requestId}`, or Google's error
+ * (docs/platforms.md §6) and answering as Google does: `{requestId}`, or Google's error
  * envelope `{"error": {code, message, status, details}}` refusing the whole request. Written out
  * again on purpose, not imported from core/platforms/google-ads/target.ts: the stand-in checks the
  * driver, so it must not share the driver's mistakes. `expireTokens()` makes every token issued

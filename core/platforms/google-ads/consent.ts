@@ -1,5 +1,5 @@
 /**
- * Google's consent signals for the EEA (docs/platforms.md, "Google Ads"): the event's
+ * Google's consent signals for the EEA (docs/platforms.md §6): the event's
  * `ad_user_data` and `ad_personalization` as the Data Manager event's `consent.adUserData` and
  * `consent.adPersonalization` (`CONSENT_GRANTED` / `CONSENT_DENIED`). A purpose the event does not
  * state is left out, which Google reads as unspecified; a value the mapping set is kept. With

@@ -1,5 +1,5 @@
 /**
- * Data Manager API requests for Google Ads (docs/platforms.md, "Google Ads"):
+ * Data Manager API requests for Google Ads (docs/platforms.md §6):
  * `POST {base}/v1/events:ingest` with an OAuth access token (`Authorization: Bearer`, scope
  * `datamanager`), the accounts in the body — one destination per conversion action the events
  * go to (its `reference` is the action id each event names in `destinationReferences`) — hashes

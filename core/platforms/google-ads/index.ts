@@ -1,6 +1,6 @@
 /**
  * Google Ads conversions through the Data Manager API: the whole platform in one value
- * (docs/platforms.md, "Google Ads"). Its mapping (mapping.ts), its request (driver.ts), its
+ * (docs/platforms.md §6). Its mapping (mapping.ts), its request (driver.ts), its
  * target check (target.ts), its consent signals (consent.ts) and how its answers are read
  * (responses.ts) are assembled here; platforms.ts lists it. It takes an OAuth access token
  * obtained from the `credentials` secret, and routes each event to a conversion action.

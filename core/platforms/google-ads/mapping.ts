@@ -1,6 +1,6 @@
 /**
  * Google Ads (Data Manager API `events:ingest`): the built-in mapping of the catalogue's
- * conversions, one `Event` each (docs/platforms.md, "Google Ads"). The mapped event's name is
+ * conversions, one `Event` each (docs/platforms.md §6). The mapped event's name is
  * the conversion action it goes to: Google Ads has no event names, so the built-in name is the
  * catalogue's own and means "not routed yet" until a destination's `mappings.<event>.event`
  * names the conversion action id (an event left so is skipped with that reason). Page views,

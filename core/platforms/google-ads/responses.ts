@@ -1,5 +1,5 @@
 /**
- * How the Data Manager API's answers are read (docs/platforms.md, "Google Ads"; §5): Google's
+ * How the Data Manager API's answers are read (docs/platforms.md §6; §5): Google's
  * error envelope `{"error": {code, status, message, details}}` decides on any status — quota
  * (`RESOURCE_EXHAUSTED`) and the service's own failures (`UNAVAILABLE`, `INTERNAL`,
  * `DEADLINE_EXCEEDED`, `ABORTED`) are sent again; a refused request (`INVALID_ARGUMENT`),

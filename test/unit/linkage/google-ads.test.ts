@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { decide } from '../../../core/decision.ts';
+import { previewDelivery } from '../../../core/delivery/preview.ts';
 import { googleAdsEmail, googleAdsName } from '../../../core/linkage/transforms.ts';
+import { plan } from '../../../core/plan.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
 import { checkGoogleAdsRequest } from '../../../core/platforms/google-ads/target.ts';
 import { checkSettings } from '../../../core/settings.ts';
@@ -160,5 +162,34 @@ describe('Google Ads (Data Manager API)', () => {
     assert.equal(googleAdsEmail('+tag@gmail.com'), undefined);
     assert.equal(googleAdsName('  Dr. Mary  Ann-Lee Jr. '), 'mary annlee');
     assert.equal(googleAdsName('Mr.'), undefined);
+  });
+
+  it('preview shows the request with the token redacted and where each field came from; plan declares the credentials secret', () => {
+    const settings = { ...base, destinations: [DESTINATION] } as Settings;
+    const raw = {
+      event_name: 'purchase',
+      event_time: NOW.toISOString(),
+      transaction_id: 'T-9',
+      value: 10,
+      currency: 'EUR',
+      user: { email: 'Jane.Doe+x@gmail.com' },
+      consent: granted,
+    };
+    const result = previewDelivery(settings, 'google-ads', raw, NOW);
+    assert.equal(result.outcome, 'send', JSON.stringify(result));
+    if (result.outcome !== 'send') return;
+    assert.equal(result.request.headers['authorization'], 'REDACTED');
+    const body = result.request.body as { events: Record<string, unknown>[] };
+    assert.equal(body.events[0]?.['transactionId'], 'T-9');
+    assert.deepEqual(
+      result.fields?.find((f) => f.target === 'userData.userIdentifiers')?.transforms,
+      [],
+      'the identifiers list is traced (its parts carry the transforms)',
+    );
+    assert.ok(result.fields?.some((f) => f.target === 'transactionId' && f.source === 'transaction_id'));
+    const forward = plan(settings).functions.find((f) => f.name === 'forward');
+    assert.ok(forward?.secrets.includes('GOOGLE_ADS_CREDENTIALS'));
+    const skipped = previewDelivery(settings, 'google-ads', { ...raw, event_name: 'sign_up' }, NOW);
+    assert.equal(skipped.outcome, 'skipped');
   });
 });
