@@ -56,8 +56,8 @@ const EVENT_FIELDS = new Set([
   'appInstanceId',
 ]);
 
-/** Google's error envelope. */
-function googleError(
+/** Google's error envelope; each violation is `field: description` (a BadRequest detail). */
+export function googleError(
   code: number,
   status: string,
   message: string,
@@ -200,6 +200,20 @@ function ingestEvents(body: unknown): Answer {
     return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', unique.slice(0, 20));
   // validateOnly: only errors come back.
   return { status: 200, body: body['validateOnly'] === true ? {} : { requestId: randomUUID() } };
+}
+
+/**
+ * An authorized user's credentials file whose tokens the stand-in at `url` issues: what the
+ * `credentials` secret of a destination pointed at the stand-in holds.
+ */
+export function standInCredentials(url: string): string {
+  return JSON.stringify({
+    type: 'authorized_user',
+    client_id: 'local-client',
+    client_secret: 'local-secret',
+    refresh_token: 'local-refresh-token',
+    token_uri: `${url.replace(/\/+$/, '')}/token`,
+  });
 }
 
 /** Starts the Google Ads receiver. */

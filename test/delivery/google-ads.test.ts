@@ -11,7 +11,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
-import { type GoogleAdsReceiver, startGoogleAdsReceiver } from '../../local/platforms/index.ts';
+import {
+  type GoogleAdsReceiver,
+  googleError,
+  standInCredentials,
+  startGoogleAdsReceiver,
+} from '../../local/platforms/index.ts';
 import { type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 
 const CONSENT = { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' };
@@ -39,16 +44,7 @@ describe('Google Ads end to end (delivery stack, Data Manager stand-in)', functi
       ]),
     );
     // Read by the forward function at its first Google Ads delivery, as Secret Manager's would be.
-    writeFileSync(
-      join(stack.dataDir, 'secrets', 'GOOGLE_ADS_CREDENTIALS'),
-      JSON.stringify({
-        type: 'authorized_user',
-        client_id: 'local-client',
-        client_secret: 'local-secret',
-        refresh_token: 'local-refresh-token',
-        token_uri: `${standIn.url}/token`,
-      }),
-    );
+    writeFileSync(join(stack.dataDir, 'secrets', 'GOOGLE_ADS_CREDENTIALS'), standInCredentials(standIn.url));
   });
   after(async () => {
     await stack?.close();
@@ -128,27 +124,11 @@ describe('Google Ads end to end (delivery stack, Data Manager stand-in)', functi
 
   it("Google's refusal is recorded in Google's words (INVALID_ARGUMENT, not retried)", async () => {
     const id = `refused-${run}`;
-    standIn.failNext({
-      status: 400,
-      body: {
-        error: {
-          code: 400,
-          message: 'Request contains an invalid argument.',
-          status: 'INVALID_ARGUMENT',
-          details: [
-            {
-              '@type': 'type.googleapis.com/google.rpc.BadRequest',
-              fieldViolations: [
-                {
-                  field: 'destinations[0].productDestinationId',
-                  description: 'Conversion action not found.',
-                },
-              ],
-            },
-          ],
-        },
-      },
-    });
+    standIn.failNext(
+      googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [
+        'destinations[0].productDestinationId: Conversion action not found.',
+      ]),
+    );
     await stack.publishEvents([
       { event_name: 'lead', event_id: id, campaign: { gclid: 'G-r' }, consent: CONSENT },
     ]);

@@ -11,7 +11,11 @@ import type { StoredEvent } from '../../../core/event.ts';
 import type { DriverContext } from '../../../core/platforms/driver.ts';
 import { DATA_MANAGER_SCOPE } from '../../../core/platforms/google-ads/driver.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
-import { type GoogleAdsReceiver, startGoogleAdsReceiver } from '../../../local/platforms/index.ts';
+import {
+  type GoogleAdsReceiver,
+  standInCredentials,
+  startGoogleAdsReceiver,
+} from '../../../local/platforms/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { sendOverHttp as send, storedEvent } from './sample-events.ts';
 
@@ -31,13 +35,7 @@ describe('Google Ads driver against its local stand-in', () => {
       mappings: { purchase: { event: '111' }, lead: { event: '222' } },
     };
     // An authorized user's credentials file, refreshed at the stand-in's token endpoint.
-    credentials = JSON.stringify({
-      type: 'authorized_user',
-      client_id: 'local-client',
-      client_secret: 'local-secret',
-      refresh_token: 'local-refresh-token',
-      token_uri: `${standIn.url}/token`,
-    });
+    credentials = standInCredentials(standIn.url);
   });
   after(() => standIn.close());
 
