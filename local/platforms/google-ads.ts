@@ -1,5 +1,6 @@
 /**
- * A loopback Data Manager API for Google Ads (`POST /v1/events:ingest`, `Authorization: Bearer`)
+ * A loopback Data Manager API for Google Ads (`POST /v1/events:ingest`, and Customer Match's
+ * `/v1/audienceMembers:ingest` and `:remove`, keeping each list's members; `Authorization: Bearer`)
  * with its own OAuth token endpoint (`POST /token`, the refresh-token grant an authorized user's
  * credentials file names as `token_uri`), checking requests against Google's published rules
  * (docs/platforms.md §6) and answering as Google does: `{requestId}`, or Google's error
@@ -18,6 +19,8 @@ import {
 } from './server.ts';
 
 export interface GoogleAdsReceiver extends PlatformReceiver {
+  /** The identifiers (as JSON) of a Customer Match list's members, as ingest and remove left them. */
+  members(userListId: string): string[];
   /** Every access token issued so far is refused from now on (401 UNAUTHENTICATED). */
   expireTokens(): void;
   /** How many access tokens the token endpoint issued. */
@@ -133,16 +136,19 @@ function checkEvent(
     for (const r of Array.isArray(references) ? references : [references])
       if (!refs.has(r as string))
         problems.push(`${at}.destinationReferences: ${String(r)} names no destination of the request`);
-  const user = e['userData'];
-  if (user === undefined) return;
+  if (e['userData'] !== undefined) checkUserData(e['userData'], `${at}.userData`, encoding, problems);
+}
+
+/** A `UserData`: 1 to 10 identifiers, each exactly one of email, phone, a whole address, hashed as the encoding says. */
+function checkUserData(user: unknown, at: string, encoding: unknown, problems: string[]): void {
   const ids = isObject(user) ? user['userIdentifiers'] : undefined;
   if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10) {
-    problems.push(`${at}.userData.userIdentifiers: must hold 1 to 10 identifiers`);
+    problems.push(`${at}.userIdentifiers: must hold 1 to 10 identifiers`);
     return;
   }
   if (encoding === undefined) problems.push('encoding: is required when user data is sent');
   ids.forEach((id, i) => {
-    const where = `${at}.userData.userIdentifiers[${i}]`;
+    const where = `${at}.userIdentifiers[${i}]`;
     const keys = isObject(id) ? Object.keys(id) : [];
     if (!isObject(id) || keys.length !== 1) {
       problems.push(`${where}: must hold exactly one of emailAddress, phoneNumber, address`);
@@ -164,30 +170,90 @@ function checkEvent(
   });
 }
 
+/** `encoding`: HEX or BASE64 when given; returned for the hash checks. */
+function checkEncoding(encoding: unknown, problems: string[]): unknown {
+  if (encoding !== undefined && encoding !== 'HEX' && encoding !== 'BASE64')
+    problems.push('encoding: Invalid value');
+  return encoding;
+}
+
+/** Google's answer: the whole request refused when anything is wrong, else a requestId (validateOnly: `{}`, only errors come back). */
+function verdict(problems: readonly string[], validateOnly: boolean): Answer {
+  const unique = [...new Set(problems)];
+  if (unique.length > 0)
+    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', unique.slice(0, 20));
+  return { status: 200, body: validateOnly ? {} : { requestId: randomUUID() } };
+}
+
+/** `destinations[]`: 1 to 10, Google Ads accounts, the numeric id of a conversion action or user list. */
+function checkDestinations(destinations: unknown, object: string, problems: string[]): Set<string> {
+  const refs = new Set<string>();
+  if (!Array.isArray(destinations) || destinations.length === 0 || destinations.length > 10) {
+    problems.push('destinations: must hold 1 to 10 destinations');
+    return refs;
+  }
+  destinations.forEach((d, i) => {
+    const at = `destinations[${i}]`;
+    if (!isObject(d)) {
+      problems.push(`${at}: must be an object`);
+      return;
+    }
+    checkAccount(d['operatingAccount'], `${at}.operatingAccount`, problems);
+    if (d['loginAccount'] !== undefined) checkAccount(d['loginAccount'], `${at}.loginAccount`, problems);
+    if (typeof d['productDestinationId'] !== 'string' || !/^\d+$/.test(d['productDestinationId']))
+      problems.push(`${at}.productDestinationId: must be the id of a ${object}`);
+    if (typeof d['reference'] === 'string') refs.add(d['reference']);
+  });
+  return refs;
+}
+
+/** Customer Match lists as the stand-in keeps them: list id → the identifiers of its members. */
+type Lists = Map<string, Set<string>>;
+
+/**
+ * `audienceMembers:ingest` / `:remove`: destinations (the user lists), 1 to 10,000 members each
+ * holding `userData` checked as an event's is; the lists' members change only when all is valid.
+ */
+function audienceMembers(verb: 'ingest' | 'remove', body: unknown, lists: Lists): Answer {
+  if (!isObject(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+  const problems: string[] = [];
+  checkDestinations(body['destinations'], 'user list', problems);
+  const encoding = checkEncoding(body['encoding'], problems);
+  const members = body['audienceMembers'];
+  if (!Array.isArray(members) || members.length === 0 || members.length > 10_000)
+    problems.push('audienceMembers: must hold 1 to 10000 members');
+  else
+    members.forEach((m, i) => {
+      const at = `audienceMembers[${i}]`;
+      if (!isObject(m) || m['userData'] === undefined) {
+        problems.push(`${at}: must hold userData`);
+        return;
+      }
+      checkUserData(m['userData'], `${at}.userData`, encoding, problems);
+      const consent = m['consent'];
+      for (const k of ['adUserData', 'adPersonalization'])
+        if (isObject(consent) && consent[k] !== undefined && !CONSENT.includes(consent[k] as string))
+          problems.push(`${at}.consent.${k}: Invalid value`);
+    });
+  if (problems.length > 0 || body['validateOnly'] === true)
+    return verdict(problems, body['validateOnly'] === true);
+  for (const d of body['destinations'] as Record<string, unknown>[]) {
+    const list = lists.get(d['productDestinationId'] as string) ?? new Set<string>();
+    lists.set(d['productDestinationId'] as string, list);
+    for (const m of members as { userData: { userIdentifiers: unknown[] } }[])
+      for (const id of m.userData.userIdentifiers)
+        if (verb === 'ingest') list.add(JSON.stringify(id));
+        else list.delete(JSON.stringify(id));
+  }
+  return verdict([], false);
+}
+
 /** `events:ingest`: the destinations (1 to 10) and each event (1 to 2,000); one problem refuses all. */
 function ingestEvents(body: unknown): Answer {
   if (!isObject(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
   const problems: string[] = [];
-  const destinations = body['destinations'];
-  const refs = new Set<string>();
-  if (!Array.isArray(destinations) || destinations.length === 0 || destinations.length > 10)
-    problems.push('destinations: must hold 1 to 10 destinations');
-  else
-    destinations.forEach((d, i) => {
-      const at = `destinations[${i}]`;
-      if (!isObject(d)) {
-        problems.push(`${at}: must be an object`);
-        return;
-      }
-      checkAccount(d['operatingAccount'], `${at}.operatingAccount`, problems);
-      if (d['loginAccount'] !== undefined) checkAccount(d['loginAccount'], `${at}.loginAccount`, problems);
-      if (typeof d['productDestinationId'] !== 'string' || !/^\d+$/.test(d['productDestinationId']))
-        problems.push(`${at}.productDestinationId: must be the id of a conversion action`);
-      if (typeof d['reference'] === 'string') refs.add(d['reference']);
-    });
-  const encoding = body['encoding'];
-  if (encoding !== undefined && encoding !== 'HEX' && encoding !== 'BASE64')
-    problems.push('encoding: Invalid value');
+  const refs = checkDestinations(body['destinations'], 'conversion action', problems);
+  const encoding = checkEncoding(body['encoding'], problems);
   const events = body['events'];
   if (!Array.isArray(events) || events.length === 0 || events.length > 2000)
     problems.push('events: must hold 1 to 2000 events');
@@ -195,11 +261,7 @@ function ingestEvents(body: unknown): Answer {
     events.forEach((e, i) => {
       checkEvent(e, `events[${i}]`, refs, encoding, problems);
     });
-  const unique = [...new Set(problems)];
-  if (unique.length > 0)
-    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', unique.slice(0, 20));
-  // validateOnly: only errors come back.
-  return { status: 200, body: body['validateOnly'] === true ? {} : { requestId: randomUUID() } };
+  return verdict(problems, body['validateOnly'] === true);
 }
 
 /**
@@ -219,6 +281,7 @@ export function standInCredentials(url: string): string {
 /** Starts the Google Ads receiver. */
 export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Promise<GoogleAdsReceiver> {
   const live = new Set<string>();
+  const lists: Lists = new Map();
   let issued = 0;
   const server = await startPlatformServer(({ method, path, headers, raw, body }) => {
     if (method === 'POST' && path === '/token') {
@@ -239,7 +302,8 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
         body: { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: form.get('scope') ?? '' },
       };
     }
-    if (method !== 'POST' || path !== '/v1/events:ingest')
+    const route = /^\/v1\/(events:ingest|audienceMembers:ingest|audienceMembers:remove)$/.exec(path)?.[1];
+    if (method !== 'POST' || route === undefined)
       return googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
     const token = /^Bearer (.+)$/.exec(headers['authorization'] ?? '')?.[1];
     const accepted =
@@ -251,7 +315,13 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
         'UNAUTHENTICATED',
         'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
       );
-    return ingestEvents(body);
+    if (route === 'events:ingest') return ingestEvents(body);
+    return audienceMembers(route === 'audienceMembers:ingest' ? 'ingest' : 'remove', body, lists);
   });
-  return { ...server, expireTokens: () => live.clear(), tokensIssued: () => issued };
+  return {
+    ...server,
+    expireTokens: () => live.clear(),
+    tokensIssued: () => issued,
+    members: (id) => [...(lists.get(id) ?? [])].sort(),
+  };
 }
