@@ -12,6 +12,8 @@ import { googleAdsEmail, googleAdsName } from '../../../core/linkage/transforms.
 import { plan } from '../../../core/plan.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
 import { checkGoogleAdsRequest } from '../../../core/platforms/google-ads/target.ts';
+import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../../core/platforms/standard-events.ts';
+import { platformMappings } from '../../../core/samples/draft.ts';
 import { checkSettings } from '../../../core/settings.ts';
 import type { Destination, Settings } from '../../../schemas/settings.ts';
 import { NOW, storedEvent } from './sample-events.ts';
@@ -191,5 +193,24 @@ describe('Google Ads (Data Manager API)', () => {
     assert.ok(forward?.secrets.includes('GOOGLE_ADS_CREDENTIALS'));
     const skipped = previewDelivery(settings, 'google-ads', { ...raw, event_name: 'sign_up' }, NOW);
     assert.equal(skipped.outcome, 'skipped');
+  });
+
+  it("the creator's platform step: a conversion action id typed for Google Ads becomes its mapping, with value and currency", () => {
+    // No names to pick: the page shows a text field for it (studio/web/index.html).
+    assert.ok(PLATFORM_TYPES.includes('google_ads'));
+    assert.deepEqual(STANDARD_EVENTS.google_ads, []);
+    assert.deepEqual(
+      platformMappings({
+        events: { google_ads: '987654321' },
+        valueField: 'amount',
+        currency: { code: 'eur' },
+      }),
+      {
+        google_ads: {
+          event: '987654321',
+          fields: { conversionValue: { from: 'amount', transform: ['number'] }, currency: { const: 'EUR' } },
+        },
+      },
+    );
   });
 });
