@@ -52,12 +52,14 @@ async function mountPlatforms(
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
     mounts.push({ prefix, destination: d.id, url: server.url });
   }
-  // Meta custom audiences that syncs fill (a meta_audience connection's url pointing here).
+  // Meta custom audiences and Google Ads Customer Match lists that syncs fill (a connection's
+  // url pointing here).
   for (const c of config.settings.connections ?? []) {
-    if (c.type !== 'meta_audience' || !c.url?.startsWith(`${origin}/`)) continue;
+    if (c.type !== 'meta_audience' && c.type !== 'google_ads_audience') continue;
+    if (!c.url?.startsWith(`${origin}/`)) continue;
     const prefix = c.url.slice(origin.length + 1).replace(/\/+$/, '');
     if (mounts.some((m) => m.prefix === prefix)) continue;
-    const server = await startMetaReceiver();
+    const server = await (c.type === 'meta_audience' ? startMetaReceiver() : startGoogleAdsReceiver());
     servers.push(server);
     mounts.push({ prefix, destination: c.id, url: server.url });
   }
@@ -71,7 +73,9 @@ const platforms = await mountPlatforms(`http://${host}:${port}`);
  */
 const origin = `http://${host}:${port}`;
 const connections: Destination[] = (config.settings.connections ?? [])
-  .filter((c) => c.type !== 'meta_audience' && c.url?.startsWith(`${origin}/`))
+  .filter(
+    (c) => c.type !== 'meta_audience' && c.type !== 'google_ads_audience' && c.url?.startsWith(`${origin}/`),
+  )
   .map((c) => ({
     id: c.id,
     type: 'webhook',

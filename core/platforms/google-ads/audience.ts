@@ -5,8 +5,8 @@
  * transforms), members added with `POST /v1/audienceMembers:ingest` and — in mirror mode —
  * removed with `POST /v1/audienceMembers:remove`, at most 10,000 a request. A row's consent
  * columns (`ad_user_data`, `ad_personalization`: granted or denied) become the member's consent.
- * Generic over the change a sync carries, which it hands back untouched with each request. Not
- * yet wired to the schedule function's syncs (docs/platforms.md §6 says what is left).
+ * Generic over the change a sync carries, which it hands back untouched with each request. The
+ * schedule function sends them for a `google_ads_audience` sync destination (docs/syncs.md).
  */
 import * as t from '../../linkage/transforms.ts';
 import type { AudienceChange } from '../platform.ts';
