@@ -7,7 +7,7 @@ import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../schemas/settings.ts';
 import { patternMatches } from './conditions.ts';
 import type { StoredEvent } from './event.ts';
-import { isMappedType } from './platforms/mappings.ts';
+import { isMappedType, unroutedReason } from './platforms/mappings.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 
 /** What the decision layer says about one destination for one event. */
@@ -45,7 +45,8 @@ export function decide(
 /**
  * Decides for one destination. Rules run cheapest and most explicit first, so the reason
  * names the first rule that stopped the event: disabled, deny list, allow list, bots, unknown
- * event without a mapping, consent (fail closed per purpose), conditions, sampling.
+ * event without a mapping, an event the settings route nowhere, consent (fail closed per
+ * purpose), conditions, sampling.
  */
 export function decideOne(
   destination: Readonly<Destination>,
@@ -74,6 +75,12 @@ export function decideOne(
         : `unknown event ${name} has no mapping for ${destination.type}`,
     );
   }
+
+  // A platform that routes each event to an object the settings name (a Google Ads conversion
+  // action) skips an event routed nowhere, saying which setting would route it. A defined event
+  // may be routed by its definition's mapping, which the forward function resolves instead.
+  const unrouted = event.definition_version === undefined ? unroutedReason(destination, name) : undefined;
+  if (unrouted !== undefined) return skip(unrouted);
 
   for (const purpose of requiredConsent(destination)) {
     const state = event.consent?.[purpose];

@@ -4,9 +4,18 @@
  * names, topic events, audience payloads), secrets left out. Pure.
  */
 import type { Connection } from '../schemas/settings.ts';
+import { customerMatchRequests } from './platforms/google-ads/audience.ts';
 import { audienceRequests } from './platforms/meta/audience.ts';
 import { WEBHOOK_HEADERS } from './platforms/webhook/driver.ts';
-import { type Change, fileBody, filePaths, type SyncVersion, syncEvents, webhookBody } from './syncs.ts';
+import {
+  type Change,
+  customerMatchTarget,
+  fileBody,
+  filePaths,
+  type SyncVersion,
+  syncEvents,
+  webhookBody,
+} from './syncs.ts';
 
 export interface PreviewedRequest {
   /** The request line: method and URL, an object to create, or a topic to publish on. */
@@ -87,6 +96,18 @@ export function previewSyncPage(input: {
       requests: built.requests.map((r) => ({
         title: `${r.method} ${r.path}?access_token=REDACTED`,
         headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(r.body, null, 2),
+      })),
+      notSent: built.failed.map((f) => ({ key: f.change.key, reason: f.reason })),
+    };
+  }
+  if ('google_ads_audience' in d) {
+    const c = connection(d.google_ads_audience.connection);
+    const built = customerMatchRequests(customerMatchTarget(d.google_ads_audience, c), changes);
+    return {
+      requests: built.requests.map((r) => ({
+        title: `POST ${r.path}`,
+        headers: { 'content-type': 'application/json', authorization: 'Bearer REDACTED' },
         body: JSON.stringify(r.body, null, 2),
       })),
       notSent: built.failed.map((f) => ({ key: f.change.key, reason: f.reason })),

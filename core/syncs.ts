@@ -12,10 +12,12 @@
  */
 import { createHash } from 'node:crypto';
 import { eventNameProblem } from '../schemas/catalogue.ts';
+import type { Connection } from '../schemas/settings.ts';
 import { SyncSpec } from '../schemas/sync.ts';
 import { connectionProblem, specChecker } from './connections.ts';
 import type { StoredEvent } from './event.ts';
 import { applyMapping } from './linkage/engine.ts';
+import type { CustomerMatchTarget } from './platforms/google-ads/audience.ts';
 import { publishTopicProblem } from './reserved-names.ts';
 import { scheduleProblem } from './schedule.ts';
 
@@ -55,11 +57,15 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
 /** The settings connection a destination names: its key in the spec, its id and the type it must be. */
 function connectionOf(
   d: SyncSpec['destination'],
-): { key: string; id: string; type: 'webhook' | 'storage' | 'meta_audience' } | undefined {
+):
+  | { key: string; id: string; type: 'webhook' | 'storage' | 'meta_audience' | 'google_ads_audience' }
+  | undefined {
   if ('webhook' in d) return { key: 'webhook', id: d.webhook.connection, type: 'webhook' };
   if ('files' in d) return { key: 'files', id: d.files.connection, type: 'storage' };
   if ('meta_audience' in d)
     return { key: 'meta_audience', id: d.meta_audience.connection, type: 'meta_audience' };
+  if ('google_ads_audience' in d)
+    return { key: 'google_ads_audience', id: d.google_ads_audience.connection, type: 'google_ads_audience' };
   return undefined;
 }
 
@@ -295,12 +301,26 @@ export function webhookBody(
   });
 }
 
+/** Where a google_ads_audience destination's list is, for the Customer Match requests. */
+export function customerMatchTarget(
+  d: Extract<SyncSpec['destination'], { google_ads_audience: unknown }>['google_ads_audience'],
+  c: Readonly<Connection>,
+): CustomerMatchTarget {
+  return {
+    ...(c.url ? { origin: c.url } : {}),
+    operatingAccountId: d.operating_account_id,
+    ...(d.login_account_id ? { loginAccountId: d.login_account_id } : {}),
+    userListId: d.user_list_id,
+  };
+}
+
 /** How a destination is named in `sync_runs`. */
 export function destinationLabel(spec: SyncSpec): string {
   const d = spec.destination;
   if ('webhook' in d) return `webhook:${d.webhook.connection}`;
   if ('files' in d) return `files:${d.files.connection}`;
   if ('meta_audience' in d) return `meta_audience:${d.meta_audience.audience_id}`;
+  if ('google_ads_audience' in d) return `google_ads_audience:${d.google_ads_audience.user_list_id}`;
   return `topic:${d.topic.topic ?? 'events'}`;
 }
 

@@ -15,6 +15,7 @@ import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
+import { standInCredentials } from './platforms/google-ads.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
   DEFAULT_PORTS,
@@ -353,17 +354,45 @@ function tcpOpen(port: number): Promise<boolean> {
 
 /**
  * Creates a local value for every destination secret that has none yet, so the local
- * environment works out of the box (never used in production: Secret Manager is).
+ * environment works out of the box (never used in production: Secret Manager is): a random key,
+ * or the value `values` gives for the name.
  */
-function ensureLocalSecrets(secretsDir: string, names: readonly string[]): string[] {
+function ensureLocalSecrets(
+  secretsDir: string,
+  names: readonly string[],
+  values: ReadonlyMap<string, string> = new Map(),
+): string[] {
   const created: string[] = [];
   for (const name of names) {
     const file = join(secretsDir, name);
     if (existsSync(file)) continue;
-    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+    writeFileSync(file, values.get(name) ?? randomBytes(32).toString('hex'), { mode: 0o600 });
     created.push(name);
   }
   return created;
+}
+
+/**
+ * Secrets whose local value cannot be random: the OAuth credentials of a Google Ads destination
+ * or Customer Match connection pointed at the local receiver are an authorized user file whose
+ * tokens the receiver's stand-in issues (docs/platforms.md §6).
+ */
+export function standInSecrets(settings: Readonly<Settings>, receiver: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const targets = [
+    ...(settings.destinations ?? []).map((d) => ({ type: d.type, url: d.base_url, secrets: d.secrets })),
+    ...(settings.connections ?? []).map((c) => ({ type: c.type, url: c.url, secrets: c.secrets })),
+  ];
+  for (const t of targets) {
+    const name = t.secrets?.['credentials'];
+    if (
+      (t.type === 'google_ads' || t.type === 'google_ads_audience') &&
+      name &&
+      t.url?.startsWith(`${receiver}/`)
+    )
+      out.set(name, standInCredentials(t.url));
+  }
+  return out;
 }
 
 /**
@@ -400,9 +429,11 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   try {
     // After the lock: a second start on the same folder must not change the running one's file.
     writeSettingsFile({ dataDir, settings });
+    const standIns = standInSecrets(settings, `http://${LOCAL_HOST}:${ports.receiver}`);
     createdSecrets = ensureLocalSecrets(
       join(dataDir, 'secrets'),
-      environmentPlan.destinations.flatMap((d) => d.secrets),
+      [...new Set([...environmentPlan.destinations.flatMap((d) => d.secrets), ...standIns.keys()])],
+      standIns,
     );
   } catch (err) {
     releaseDataDir();

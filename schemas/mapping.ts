@@ -32,6 +32,8 @@ export const SimpleTransform = Type.Union(
     Type.Literal('list'),
     Type.Literal('fbc'),
     Type.Literal('google_email'),
+    Type.Literal('google_ads_email'),
+    Type.Literal('google_ads_name'),
     Type.Literal('pseudonymous_id'),
     Type.Literal('sum'),
   ],

@@ -26,6 +26,7 @@ export const DestinationType = Type.Union([
   Type.Literal('meta_capi'),
   Type.Literal('ga4_mp'),
   Type.Literal('tiktok_events'),
+  Type.Literal('google_ads'),
   Type.Literal('webhook'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;
@@ -206,12 +207,13 @@ export const Connection = Type.Object(
       Type.Literal('chat'),
       Type.Literal('storage'),
       Type.Literal('meta_audience'),
+      Type.Literal('google_ads_audience'),
     ]),
     url: Type.Optional(
       Type.String({
         pattern: '^https?://',
         description:
-          'The endpoint (webhooks); meta_audience: the Graph API origin (default https://graph.facebook.com)',
+          'The endpoint (webhooks); meta_audience: the Graph API origin (default https://graph.facebook.com); google_ads_audience: the Data Manager API origin (default https://datamanager.googleapis.com)',
       }),
     ),
     bucket: Type.Optional(
@@ -229,7 +231,7 @@ export const Connection = Type.Object(
     secrets: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
         description:
-          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token',
+          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token; `credentials` a google_ads_audience connection’s OAuth credentials (a service account key or an authorized user file)',
       }),
     ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),

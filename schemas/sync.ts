@@ -41,6 +41,34 @@ export const SyncDestination = Type.Union([
   ),
   Type.Object(
     {
+      google_ads_audience: Type.Object(
+        {
+          connection: Type.String({
+            minLength: 1,
+            description: 'A google_ads_audience connection (its OAuth credentials)',
+          }),
+          operating_account_id: Type.String({
+            pattern: '^[0-9]{3}-?[0-9]{3}-?[0-9]{4}$',
+            description: 'The Google Ads account that owns the list (10 digits)',
+          }),
+          login_account_id: Type.Optional(
+            Type.String({
+              pattern: '^[0-9]{3}-?[0-9]{3}-?[0-9]{4}$',
+              description: 'The manager account the credentials belong to',
+            }),
+          ),
+          user_list_id: Type.String({
+            pattern: '^[0-9]{1,24}$',
+            description: 'The Customer Match user list',
+          }),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
       topic: Type.Object(
         {
           event_name: Type.String({ minLength: 1, maxLength: 64 }),

@@ -5,11 +5,15 @@
  * PROBE_EVERY_MS; the first answer closes it again. A destination that hangs then receives one
  * probe at a time instead of every retry of every event — each of which it would answer late,
  * as a duplicate. Pub/Sub's backoff and attempts are unchanged: a held-back call is a failed
- * attempt with its ledger row. Per function instance, in memory. Pure (the clock is passed in).
+ * attempt with its ledger row. A destination that answered with `Retry-After` (throttling) is
+ * held back the same way until the time it asked for (at most MAX_HOLD_MS). Per function
+ * instance, in memory. Pure (the clock is passed in).
  */
 
 export const FAILURES_TO_OPEN = 5;
 export const PROBE_EVERY_MS = 10_000;
+/** The longest a `Retry-After` holds a destination back (a wrong header must not stop it for a day). */
+export const MAX_HOLD_MS = 15 * 60_000;
 
 interface State {
   failures: number;
@@ -19,6 +23,22 @@ interface State {
 
 export class Breaker {
   private readonly states = new Map<string, State>();
+  /** Destinations that asked for no calls before a time (`Retry-After`). */
+  private readonly holds = new Map<string, number>();
+
+  /** Holds calls to a destination back until `until` (from its `Retry-After`), at most MAX_HOLD_MS. */
+  hold(destination: string, until: number, now: number): void {
+    this.holds.set(destination, Math.min(until, now + MAX_HOLD_MS));
+  }
+
+  /** When a destination asked to be called again, while that is still ahead; else undefined. */
+  heldUntil(destination: string, now: number): number | undefined {
+    const until = this.holds.get(destination);
+    if (until === undefined) return undefined;
+    if (now < until) return until;
+    this.holds.delete(destination);
+    return undefined;
+  }
 
   /** Whether a call may be sent now (closed, or the next probe of an open breaker). */
   allow(destination: string, now: number): boolean {
@@ -45,4 +65,16 @@ export class Breaker {
   failures(destination: string): number {
     return this.states.get(destination)?.failures ?? 0;
   }
+}
+
+/**
+ * The time a `Retry-After` header asks for, from now: delay-seconds or an HTTP date (RFC 9110);
+ * undefined when absent or unreadable.
+ */
+export function retryAfterTime(header: string | undefined, now: number): number | undefined {
+  if (header === undefined) return undefined;
+  const text = header.trim();
+  if (/^\d+$/.test(text)) return now + Number(text) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : date;
 }

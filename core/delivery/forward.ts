@@ -9,7 +9,7 @@
 import type { Destination } from '../../schemas/settings.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../defined-events.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
-import type { Breaker } from './breaker.ts';
+import { type Breaker, retryAfterTime } from './breaker.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
 
@@ -45,6 +45,12 @@ export interface ForwardDeps {
    * Absent: definitions' mappings are not used.
    */
   readonly definitionFor?: (stamp: string) => DefinedEvent | undefined | Promise<DefinedEvent | undefined>;
+  /**
+   * An OAuth access token for a driver that takes one (`driver.oauth`): from the credentials its
+   * secret holds, for its scope; `fresh` asks for a new one (after a 401). Rejects when none can
+   * be obtained. Absent: such drivers' deliveries are retried with the reason.
+   */
+  readonly accessToken?: (credentials: string, scope: string, fresh: boolean) => Promise<string>;
 }
 
 export interface ForwardResult {
@@ -135,6 +141,28 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
     values: Record<string, string>,
     destination: Readonly<Destination>,
   ): ForwardResult | Promise<ForwardResult> => {
+    const oauth = driver.oauth;
+    if (oauth === undefined) return callWith(values, destination);
+    const tokens = deps.accessToken;
+    if (!tokens) return retry(`no OAuth token source for ${destination.type} in this function`);
+    // The token the credentials give (cached by the source); a 401 gets a fresh one and one more call.
+    const withToken = (fresh: boolean): Promise<ForwardResult> =>
+      tokens(values[oauth.credentials] ?? '', oauth.scope, fresh).then(
+        (token) =>
+          callWith(
+            { ...values, access_token: token },
+            destination,
+            fresh ? { refreshed: true } : { reauthorize: () => withToken(true) },
+          ),
+        (err: unknown) => retry(`no OAuth access token for ${destination.id}: ${(err as Error).message}`),
+      );
+    return withToken(false);
+  };
+  const callWith = (
+    values: Record<string, string>,
+    destination: Readonly<Destination>,
+    auth: { readonly reauthorize?: () => Promise<ForwardResult>; readonly refreshed?: true } = {},
+  ): ForwardResult | Promise<ForwardResult> => {
     const ctx = { destination, secrets: values, now: deps.now() };
     let prepared: ReturnType<Driver['prepare']>;
     try {
@@ -144,12 +172,28 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
       prepared = { ok: false, reason: `driver error: ${(err as Error).message}` };
     }
     if (!prepared.ok) return done(true, row('rejected', prepared.reason));
-    const interpret = (response: InboundResponse): ForwardResult => {
+    const interpret = (response: InboundResponse): ForwardResult | Promise<ForwardResult> => {
+      // An access token refused (expired, revoked): once, with a fresh one.
+      if (auth.reauthorize && response.kind === 'response' && response.status === 401)
+        return auth.reauthorize();
       const outcome = driver.interpret(response, ctx);
+      if (outcome.status === 'retry' && deps.breaker && response.kind === 'response') {
+        // Throttled with a time to come back: no call to the destination before it.
+        const now = deps.now().getTime();
+        const until = retryAfterTime(response.headers['retry-after'], now);
+        if (until !== undefined && until > now) deps.breaker.hold(destination.id, until, now);
+      }
       switch (outcome.status) {
         case 'delivered': {
           // What the driver left out travels in the delivered row's reason, so it is never silent.
-          const note = [prepared.dropped, outcome.detail].filter(Boolean).join('; ') || undefined;
+          const note =
+            [
+              auth.refreshed ? 'access token refreshed after a 401' : undefined,
+              prepared.dropped,
+              outcome.detail,
+            ]
+              .filter(Boolean)
+              .join('; ') || undefined;
           return done(true, row('delivered', note, outcome.httpStatus));
         }
         case 'rejected':
@@ -158,9 +202,14 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
           return retry(outcome.reason, outcome.httpStatus);
       }
     };
-    const networkError = (err: unknown): ForwardResult =>
+    const networkError = (err: unknown): ForwardResult | Promise<ForwardResult> =>
       interpret({ kind: 'network_error', message: (err as Error).message });
     const breaker = deps.breaker;
+    const heldUntil = breaker?.heldUntil(destination.id, deps.now().getTime());
+    if (heldUntil !== undefined)
+      return retry(
+        `held back: ${destination.id} asked for no calls before ${new Date(heldUntil).toISOString()} (Retry-After)`,
+      );
     if (breaker && !breaker.allow(destination.id, deps.now().getTime()))
       return retry(
         `held back: ${destination.id} did not answer its last ${breaker.failures(destination.id)} calls (one probe every 10 s until it does)`,

@@ -202,6 +202,8 @@ export function setPath(target: Record<string, unknown>, path: string, value: un
 const NORMALISERS = new Set([
   'trim',
   'google_email',
+  'google_ads_email',
+  'google_ads_name',
   'lowercase',
   'name',
   'city',
@@ -290,6 +292,8 @@ const TEXT: Record<
   },
   country: t.country,
   google_email: t.googleEmail,
+  google_ads_email: t.googleAdsEmail,
+  google_ads_name: t.googleAdsName,
   pseudonymous_id: t.pseudonymousId,
   gender: t.gender,
   date_of_birth: t.dateOfBirth,

@@ -67,6 +67,41 @@ export function googleEmail(value: string): string | undefined {
 }
 
 /**
+ * E-mail as the Data Manager API (Google Ads) wants it before hashing: all whitespace removed,
+ * lowercased, and for gmail.com and googlemail.com only, the dots of the local part and any
+ * `+tag` removed (`cloudy.sanfrancisco+shopping@gmail.com` → `cloudysanfrancisco@gmail.com`);
+ * other domains keep both (docs/platforms.md §6). Stricter than `googleEmail`,
+ * which follows GA4's text (dots only).
+ */
+export function googleAdsEmail(value: string): string | undefined {
+  const v = value.replace(/\s+/g, '').toLowerCase();
+  const at = v.lastIndexOf('@');
+  if (at <= 0) return v === '' ? undefined : v;
+  const domain = v.slice(at + 1);
+  if (domain !== 'gmail.com' && domain !== 'googlemail.com') return v;
+  const local = v.slice(0, at).split('+')[0]?.replace(/\./g, '') ?? '';
+  return local === '' ? undefined : `${local}@${domain}`;
+}
+
+/** Titles and generational suffixes Google asks to leave out of a name before hashing. */
+const NAME_AFFIXES = new Set(['mr', 'mrs', 'ms', 'miss', 'dr', 'prof', 'jr', 'sr', 'ii', 'iii', 'iv']);
+
+/**
+ * A given or family name as the Data Manager API wants it before hashing: lowercase, without
+ * punctuation, prefixes or suffixes (`Mrs.`, `Jr.`), whitespace trimmed and single between words
+ * (`Mary-Ann  O'Neil Jr.` → `maryann oneil`). Unlike `name` (Meta), spaces between words stay.
+ */
+export function googleAdsName(value: string): string | undefined {
+  const words = value
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}\p{M}\s]/gu, '')
+    .split(/\s+/)
+    .filter((w) => w !== '' && !NAME_AFFIXES.has(w));
+  return words.length === 0 ? undefined : words.join(' ');
+}
+
+/**
  * A stable stand-in for a device id, derived from another id (a signed-in user's id) so it never
  * carries that id itself: two decimal numbers from its SHA-256, in the `<n>.<n>` shape of a
  * browser client id. The same input always gives the same id.

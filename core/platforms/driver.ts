@@ -61,6 +61,13 @@ export interface Driver {
    * the platform's `requirements.secrets` (platform.ts builds the driver from them).
    */
   readonly requiredSecrets: readonly string[];
+  /**
+   * For a platform that takes an OAuth access token (Google's Data Manager API): the secret role
+   * holding the credentials it is obtained with, and the scope. The forward function exchanges
+   * them (adapters/google-oauth.ts) and hands the token to the driver as `secrets.access_token`;
+   * an answer of 401 gets a fresh token and one more call.
+   */
+  readonly oauth?: OAuthNeeds;
   /** Builds the request for one event (mapping, then the target's schema and limits). */
   prepare(event: StoredEvent, ctx: DriverContext): Prepared;
   /** Classifies the platform's answer into delivered / rejected / retry. */
@@ -77,6 +84,12 @@ export interface Driver {
 export interface PreparedBatch {
   readonly requests: readonly { readonly request: OutboundRequest; readonly eventIds: readonly string[] }[];
   readonly rejected: readonly { readonly eventId: string; readonly reason: string }[];
+}
+
+/** Where a driver's OAuth credentials are, and the scope its access token needs. */
+export interface OAuthNeeds {
+  readonly credentials: string;
+  readonly scope: string;
 }
 
 export interface DestinationRequirements {

@@ -47,6 +47,22 @@ export function resolveMapping(
   return resolveWith(DEFAULTS[destination.type], destination, eventName);
 }
 
+/** Each mapped platform's rule for events its settings route nowhere (only some platforms have one). */
+const UNROUTED = everyMapped((p) => p.unrouted);
+
+/**
+ * Why an event is not sent to a destination that routes it nowhere (Google Ads without a
+ * conversion action for it), or undefined: the decision layer skips it with this reason.
+ */
+export function unroutedReason(
+  destination: Readonly<Pick<Destination, 'type' | 'mappings'>>,
+  eventName: string,
+): string | undefined {
+  if (!isMappedType(destination.type)) return undefined;
+  const rule = UNROUTED[destination.type];
+  return rule?.(eventName, resolveMapping(destination, eventName)?.event);
+}
+
 /** Where each field the destination's mapping fills for this event comes from (for preview). */
 export function traceForDestination(destination: Readonly<Destination>, event: StoredEvent): FieldOrigin[] {
   const mapping = resolveMapping(destination, event.event_name);

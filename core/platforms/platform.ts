@@ -15,6 +15,7 @@ import type {
   Driver,
   DriverContext,
   InboundResponse,
+  OAuthNeeds,
   OutboundRequest,
   Prepared,
   PreparedBatch,
@@ -121,6 +122,14 @@ export interface PlatformSpec {
   /** How the platform's answers are read. */
   readonly responses: ResponseTable;
   readonly audiences?: AudienceSync;
+  /** OAuth credentials exchanged for an access token before each call (Google's APIs). */
+  readonly oauth?: OAuthNeeds;
+  /**
+   * Why a catalogue event is not sent to a destination whose settings route it nowhere (Google
+   * Ads: no conversion action named for it): the decision layer skips it with this reason.
+   * `mapped` is the event name its resolved mapping sends, undefined when it has no mapping.
+   */
+  readonly unrouted?: (eventName: string, mapped: string | undefined) => string | undefined;
 }
 
 /** A platform with what is derived from its parts: the driver, and its mapping's defaults. */
@@ -137,6 +146,7 @@ export function definePlatform(spec: PlatformSpec): Platform {
     type: spec.type,
     // The secrets a driver checks before sending are the ones the platform requires: one list.
     requiredSecrets: spec.requirements.secrets,
+    ...(spec.oauth ? { oauth: spec.oauth } : {}),
     interpret: (response: InboundResponse, ctx: DriverContext) => classify(spec.responses, response, ctx),
   };
   if (payload.kind === 'stored')

@@ -8,6 +8,7 @@
  */
 import type { DestinationType } from '../../schemas/settings.ts';
 import { GA4_PLATFORM } from './ga4/index.ts';
+import { GOOGLE_ADS_PLATFORM } from './google-ads/index.ts';
 import type { MappingDefaults } from './mapping-resolve.ts';
 import { META_PLATFORM } from './meta/index.ts';
 import type { MappedPayload, Platform } from './platform.ts';
@@ -19,6 +20,7 @@ export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.fre
   meta_capi: META_PLATFORM,
   ga4_mp: GA4_PLATFORM,
   tiktok_events: TIKTOK_PLATFORM,
+  google_ads: GOOGLE_ADS_PLATFORM,
   webhook: WEBHOOK_PLATFORM,
 });
 

@@ -8,6 +8,7 @@
  * test/unit/platform-folders.test.ts checks each entry is the one the platform's value carries.
  */
 import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
+import { GOOGLE_ADS_STANDARD_EVENTS } from './google-ads/standard-events.ts';
 import { META_STANDARD_EVENTS } from './meta/standard-events.ts';
 import type { StandardEvents } from './platform.ts';
 import type { MappedType } from './platforms.ts';
@@ -20,6 +21,7 @@ const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
   meta_capi: META_STANDARD_EVENTS,
   ga4_mp: GA4_STANDARD_EVENTS,
   tiktok_events: TIKTOK_STANDARD_EVENTS,
+  google_ads: GOOGLE_ADS_STANDARD_EVENTS,
 };
 
 const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>

@@ -27,6 +27,8 @@ export interface ForwardServices {
   readonly alreadyDelivered?: ForwardDeps['alreadyDelivered'];
   /** Definitions' mappings for defined events (adapters/definitions.ts); absent: not used. */
   readonly definitionFor?: ForwardDeps['definitionFor'];
+  /** OAuth access tokens for drivers that take one (adapters/google-oauth.ts); absent: not available. */
+  readonly accessToken?: ForwardDeps['accessToken'];
 }
 
 /**
@@ -59,6 +61,7 @@ export function createForwardHandler(
       breaker,
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
+      ...(s.accessToken ? { accessToken: s.accessToken } : {}),
     };
     return deps;
   };

@@ -7,6 +7,7 @@
 import { http } from '@google-cloud/functions-framework';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { createDeliveredCheck, ledgerDeliveredQuery } from '../../adapters/delivered-check.ts';
+import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
@@ -32,6 +33,7 @@ async function loadServices(): Promise<ForwardServices> {
     }),
     secrets: createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project }),
     send: createHttpSender(),
+    accessToken: createAccessTokens(),
     definitionFor: (stamp) => {
       const got = definitions.get(stamp);
       return got instanceof Promise ? got.then((d) => d.exact(stamp)) : got.exact(stamp);

@@ -4,6 +4,7 @@
  * `runs-schedule` (one run message per chunk). Configuration is read once at cold start; the
  * clients load in the background right after the module (no top-level await: bundled as CommonJS).
  */
+
 import type { BigQuery } from '@google-cloud/bigquery';
 import { http } from '@google-cloud/functions-framework';
 import type { PubSub } from '@google-cloud/pubsub';
@@ -11,6 +12,7 @@ import type { Bucket, Storage } from '@google-cloud/storage';
 import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
 import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
+import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerWriter, LEDGER_TABLE, ledgerInsertAll } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
@@ -151,6 +153,7 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
     syncs: (fresh) => (fresh ? reader.fresh('Sync') : reader.current('Sync')),
     secret: (name) => secrets.get(name),
     send: sender,
+    accessToken: createAccessTokens(),
     assertSelect: (sql) => assertSingleSelect(bigquery, { ...defaults, query: sql }),
     run: async (sql) => {
       const [rows] = await bigquery.query({ ...defaults, query: sql, maximumBytesBilled: String(maxBytes) });

@@ -7,7 +7,14 @@
  * only if absent, so a page sent twice is one object.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
+import {
+  CUSTOMER_MATCH_MAX_MEMBERS,
+  customerMatchRequests,
+} from '../../core/platforms/google-ads/audience.ts';
+import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
+import { GOOGLE_ADS_RESPONSES } from '../../core/platforms/google-ads/responses.ts';
 import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/platforms/meta/audience.ts';
+import { classify } from '../../core/platforms/responses.ts';
 import { publishTopicProblem } from '../../core/reserved-names.ts';
 import { scheduleProblem } from '../../core/schedule.ts';
 import {
@@ -15,6 +22,7 @@ import {
   changesOf,
   commitStatement,
   cursorAdvanceStatement,
+  customerMatchTarget,
   destinationLabel,
   fileBody,
   filePaths,
@@ -68,6 +76,8 @@ export interface SyncJobDeps extends ConnectionDeps {
     rows: readonly { readonly insertId: string; readonly row: Record<string, unknown> }[],
   ) => Promise<void>;
   readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
+  /** OAuth access tokens (Google Ads Customer Match), as the forward function gets them; absent: none. */
+  readonly accessToken?: (credentials: string, scope: string, fresh: boolean) => Promise<string>;
 }
 
 interface SyncCursor {
@@ -105,6 +115,15 @@ export function syncJob(deps: SyncJobDeps): Job {
     const c = (deps.settings.connections ?? []).find((x) => x.id === id);
     if (!c) throw new Error(`connection ${id} is not in the settings`);
     return c;
+  };
+
+  /** A connection and the value of its secret in `role`; throws (the chunk is retried) without one. */
+  const connectionSecret = async (id: string, role: string) => {
+    const c = connection(id);
+    const name = c.secrets?.[role];
+    const value = name ? await deps.secret(name) : undefined;
+    if (!value) throw new Error(`connection ${c.id} has no ${role} secret with a value`);
+    return { c, value };
   };
 
   const plan = async (sync: SyncVersion, ctx: ChunkContext): Promise<ChunkResult> => {
@@ -168,6 +187,7 @@ export function syncJob(deps: SyncJobDeps): Job {
       return [];
     }
     if ('meta_audience' in d) return audience(d.meta_audience, ctx, cursor, page, last, changes);
+    if ('google_ads_audience' in d) return customerMatch(d.google_ads_audience, changes);
     for (const e of syncEvents(sync, changes, ctx.run.slot))
       await deps.publish(d.topic.topic ?? 'events', e.body, e.attributes);
     return [];
@@ -182,10 +202,7 @@ export function syncJob(deps: SyncJobDeps): Job {
     last: boolean,
     changes: readonly Change[],
   ): Promise<Failed[]> => {
-    const c = connection(d.connection);
-    const tokenName = c.secrets?.['access_token'];
-    const token = tokenName ? await deps.secret(tokenName) : undefined;
-    if (!token) throw new Error(`connection ${c.id} has no access_token secret with a value`);
+    const { c, value: token } = await connectionSecret(d.connection, 'access_token');
     const built = audienceRequests({
       ...(c.url ? { origin: c.url } : {}),
       audienceId: d.audience_id,
@@ -217,11 +234,58 @@ export function syncJob(deps: SyncJobDeps): Job {
     return failed;
   };
 
+  /**
+   * A page to a Google Ads Customer Match list (Data Manager): members added with
+   * `audienceMembers:ingest`, removed with `:remove`, under an OAuth token from the connection's
+   * credentials (a 401 gets one fresh token and one more call). A refused request fails its rows
+   * with Google's reason; quota and outages throw, so the chunk is tried again.
+   */
+  const customerMatch = async (
+    d: Extract<SyncSpec['destination'], { google_ads_audience: unknown }>['google_ads_audience'],
+    changes: readonly Change[],
+  ): Promise<Failed[]> => {
+    const { c, value: credentials } = await connectionSecret(d.connection, 'credentials');
+    if (!deps.accessToken) throw new Error('no OAuth token source in this function');
+    const tokens = deps.accessToken;
+    const built = customerMatchRequests(customerMatchTarget(d, c), changes);
+    const failed: Failed[] = [...built.failed];
+    for (const r of built.requests) {
+      const call = async (fresh: boolean) => {
+        const token = await tokens(credentials, DATA_MANAGER_SCOPE, fresh);
+        return deps.send(
+          {
+            method: 'POST',
+            url: r.path,
+            redactedUrl: r.path,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+            body: JSON.stringify(r.body),
+          },
+          c.timeout_ms ?? 30_000,
+        );
+      };
+      let res = await call(false);
+      if (res.kind === 'response' && res.status === 401) res = await call(true);
+      const outcome = classify(GOOGLE_ADS_RESPONSES, res, {
+        destination: { id: c.id, type: 'google_ads' },
+        secrets: {},
+        now: new Date(),
+      });
+      if (outcome.status === 'retry') throw new Error(`user list ${d.user_list_id}: ${outcome.reason}`);
+      if (outcome.status === 'rejected')
+        failed.push(...r.changes.map((change) => ({ change, reason: outcome.reason })));
+    }
+    return failed;
+  };
+
   const send = async (sync: SyncVersion, ctx: ChunkContext, cursor: SyncCursor): Promise<ChunkResult> => {
-    const batch = Math.min(
-      sync.spec.batch_size ?? DEFAULT_BATCH,
-      'meta_audience' in sync.spec.destination ? AUDIENCE_MAX_ROWS : Number.POSITIVE_INFINITY,
-    );
+    const d = sync.spec.destination;
+    const limit =
+      'meta_audience' in d
+        ? AUDIENCE_MAX_ROWS
+        : 'google_ads_audience' in d
+          ? CUSTOMER_MATCH_MAX_MEMBERS
+          : Number.POSITIVE_INFINITY;
+    const batch = Math.min(sync.spec.batch_size ?? DEFAULT_BATCH, limit);
     const rows = await deps.page(syncTables(deps.ops, sync.name).changesId, cursor.done, batch);
     if (rows.length === 0) return finish(sync, ctx, cursor);
     const changes = changesOf(sync.spec, rows);

@@ -1,8 +1,14 @@
 /**
- * Loopback receivers of the three ad platforms, for the local receiver (`npm start`) and the
+ * Loopback receivers of the ad platforms, for the local receiver (`npm start`) and the
  * end-to-end tests: each `start…Receiver()` resolves to `{ url, received, failNext, close }`.
  */
 export { startGa4Receiver, type ValidationMessage } from './ga4.ts';
+export {
+  type GoogleAdsReceiver,
+  googleError,
+  standInCredentials,
+  startGoogleAdsReceiver,
+} from './google-ads.ts';
 export { startMetaReceiver } from './meta.ts';
 export type { Answer, PlatformReceiver, ReceivedRequest, ReceiverOptions } from './server.ts';
 export { startTikTokReceiver } from './tiktok.ts';

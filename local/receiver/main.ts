@@ -3,7 +3,7 @@
  * the example destinations of the environment in EVENTBUS_SETTINGS. Webhook signing keys
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
  * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
- * `/tiktok`) are served by the project's loopback platform receivers, which check requests
+ * `/tiktok`, `/google-ads`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules.
  */
 import { parseArgs } from 'node:util';
@@ -11,7 +11,12 @@ import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { startGa4Receiver, startMetaReceiver, startTikTokReceiver } from '../platforms/index.ts';
+import {
+  startGa4Receiver,
+  startGoogleAdsReceiver,
+  startMetaReceiver,
+  startTikTokReceiver,
+} from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
 
 const { values } = parseArgs({
@@ -29,6 +34,7 @@ const START = {
   meta_capi: startMetaReceiver,
   ga4_mp: startGa4Receiver,
   tiktok_events: startTikTokReceiver,
+  google_ads: startGoogleAdsReceiver,
 } as const;
 
 /** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
@@ -47,12 +53,14 @@ async function mountPlatforms(
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
     mounts.push({ prefix, destination: d.id, url: server.url });
   }
-  // Meta custom audiences that syncs fill (a meta_audience connection's url pointing here).
+  // Meta custom audiences and Google Ads Customer Match lists that syncs fill (a connection's
+  // url pointing here).
   for (const c of config.settings.connections ?? []) {
-    if (c.type !== 'meta_audience' || !c.url?.startsWith(`${origin}/`)) continue;
+    if (c.type !== 'meta_audience' && c.type !== 'google_ads_audience') continue;
+    if (!c.url?.startsWith(`${origin}/`)) continue;
     const prefix = c.url.slice(origin.length + 1).replace(/\/+$/, '');
     if (mounts.some((m) => m.prefix === prefix)) continue;
-    const server = await startMetaReceiver();
+    const server = await (c.type === 'meta_audience' ? startMetaReceiver() : startGoogleAdsReceiver());
     servers.push(server);
     mounts.push({ prefix, destination: c.id, url: server.url });
   }
@@ -66,7 +74,9 @@ const platforms = await mountPlatforms(`http://${host}:${port}`);
  */
 const origin = `http://${host}:${port}`;
 const connections: Destination[] = (config.settings.connections ?? [])
-  .filter((c) => c.type !== 'meta_audience' && c.url?.startsWith(`${origin}/`))
+  .filter(
+    (c) => c.type !== 'meta_audience' && c.type !== 'google_ads_audience' && c.url?.startsWith(`${origin}/`),
+  )
   .map((c) => ({
     id: c.id,
     type: 'webhook',

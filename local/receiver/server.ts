@@ -252,7 +252,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 /**
  * The event name and id a platform request carries, for the page: Meta `data[].event_name`
- * and `event_id`, TikTok `data[].event` and `event_id`, GA4 `events[].name` (GA4 has no id).
+ * and `event_id`, TikTok `data[].event` and `event_id`, GA4 `events[].name` (GA4 has no id),
+ * Google Ads `events[].transactionId` (it has no event names: each goes to a conversion action).
  * Several events in one request are listed comma-separated.
  */
 export function platformEvent(body: unknown): { eventName?: string; eventId?: string } {
@@ -265,7 +266,7 @@ export function platformEvent(body: unknown): { eventName?: string; eventId?: st
   const names = list
     .map((e) => e['event_name'] ?? e['event'] ?? e['name'])
     .filter((v) => typeof v === 'string');
-  const ids = list.map((e) => e['event_id']).filter((v) => typeof v === 'string');
+  const ids = list.map((e) => e['event_id'] ?? e['transactionId']).filter((v) => typeof v === 'string');
   return {
     ...(names.length > 0 ? { eventName: names.join(', ') } : {}),
     ...(ids.length > 0 ? { eventId: ids.join(', ') } : {}),

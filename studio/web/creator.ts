@@ -359,7 +359,7 @@ function flushRowCheck(): void {
 function platformChoice(): PlatformChoice {
   const events: PlatformChoice['events'] = {};
   for (const type of PLATFORM_TYPES) {
-    const v = $<HTMLSelectElement>(`platform-${type}`).value;
+    const v = $<HTMLSelectElement>(`platform-${type}`).value.trim();
     if (v) events[type] = v;
   }
   const valueField = $<HTMLSelectElement>('value-field').value;
@@ -687,6 +687,8 @@ function start(): void {
     }
   });
   for (const type of PLATFORM_TYPES) {
+    // A platform without event names (Google Ads: each conversion goes to an action id) is a text field.
+    if (STANDARD_EVENTS[type].length === 0) continue;
     $(`platform-${type}`).replaceChildren(
       el('option', { value: '' }, 'not sent'),
       ...STANDARD_EVENTS[type].map((e) => el('option', { value: e }, e)),

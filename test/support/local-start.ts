@@ -89,3 +89,13 @@ export async function localBigQuery(ports: Readonly<Record<string, number>>) {
   const { BigQuery } = await import('@google-cloud/bigquery');
   return new BigQuery({ projectId: 'local-project', apiEndpoint: `http://127.0.0.1:${ports['bigquery']}` });
 }
+
+/** Stops a started environment as a user would (Ctrl-C) and removes its data dir. */
+export async function stopLocalCli(local: Pick<StartedLocal, 'child' | 'dataDir'>): Promise<void> {
+  if (local.child.exitCode === null) {
+    const gone = new Promise((r) => local.child.once('exit', r));
+    local.child.kill('SIGINT');
+    await gone;
+  }
+  rmSync(local.dataDir, { recursive: true, force: true });
+}

@@ -152,6 +152,7 @@ describe('architecture: one folder is the whole platform', () => {
     }
     assert.deepEqual([...seen].sort(), [
       'core/platforms/ga4/standard-events.ts',
+      'core/platforms/google-ads/standard-events.ts',
       'core/platforms/meta/standard-events.ts',
       'core/platforms/standard-events.ts',
       'core/platforms/tiktok/standard-events.ts',

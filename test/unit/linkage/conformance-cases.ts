@@ -31,6 +31,8 @@ export interface ConformanceCase {
   readonly meta?: PlatformExpectation;
   readonly ga4?: PlatformExpectation;
   readonly tiktok?: PlatformExpectation;
+  /** Google Ads (Data Manager): the first of `events[]`, its conversions routed to action ids. */
+  readonly googleAds?: PlatformExpectation;
 }
 
 const ABSENT = { absent: true } as const;
@@ -432,5 +434,161 @@ export const CASES: readonly ConformanceCase[] = [
       consent: { analytics: 'granted', ad_user_data: 'denied' },
     },
     ga4: { fields: { user_data: ABSENT, 'consent.ad_user_data': 'DENIED' }, dropped: 'ad_user_data' },
+  },
+  // ---- Google Ads (Data Manager API): its own normalisation, the briefing's published examples ----
+  {
+    name: "Data Manager's gmail example: dots and +tag removed at Google Ads; Meta keeps both, GA4 the plus",
+    event: 'lead',
+    context: { user: { email: 'cloudy.sanfrancisco+shopping@gmail.com' } },
+    googleAds: {
+      fields: { 'userData.userIdentifiers[0].emailAddress': { sha256: 'cloudysanfrancisco@gmail.com' } },
+    },
+    meta: { fields: { 'user_data.em': { sha256List: ['cloudy.sanfrancisco+shopping@gmail.com'] } } },
+    ga4: {
+      fields: { 'user_data.sha256_email_address': { sha256List: ['cloudysanfrancisco+shopping@gmail.com'] } },
+    },
+  },
+  {
+    name: "Data Manager's example for other domains: lowercased, dots and plus kept",
+    event: 'lead',
+    context: { user: { email: 'User.Name+NYC@Example.com' } },
+    googleAds: {
+      fields: { 'userData.userIdentifiers[0].emailAddress': { sha256: 'user.name+nyc@example.com' } },
+    },
+  },
+  {
+    name: "Data Manager's phone example: US (800)555-0100 is +18005550100 before hashing",
+    event: 'lead',
+    context: { user: { phone: '(800)555-0100', country: 'US' } },
+    googleAds: { fields: { 'userData.userIdentifiers[0].phoneNumber': { sha256: '+18005550100' } } },
+  },
+  {
+    name: 'Google Ads: googlemail with a +tag, whitespace inside the address removed',
+    event: 'lead',
+    context: { user: { email: ' J.Doe+news @GoogleMail.com' } },
+    googleAds: { fields: { 'userData.userIdentifiers[0].emailAddress': { sha256: 'jdoe@googlemail.com' } } },
+  },
+  {
+    name: 'Google Ads: an already hashed e-mail is sent as it is',
+    event: 'lead',
+    context: { user: { email: META_JOHN_SMITH.toUpperCase() } },
+    googleAds: { fields: { 'userData.userIdentifiers[0].emailAddress': META_JOHN_SMITH } },
+  },
+  {
+    name: 'Google Ads: each identifier its own UserIdentifier; an address with all four parts, region and postal code in clear',
+    event: 'lead',
+    context: {
+      user: {
+        email: 'a@example.com',
+        phone: '+33 6 12 34 56 78',
+        first_name: ' Mrs. Marie-Claire ',
+        last_name: "O'Neil",
+        country: 'France',
+        postal_code: ' 75001 ',
+      },
+    },
+    googleAds: {
+      fields: {
+        'userData.userIdentifiers[0].emailAddress': { sha256: 'a@example.com' },
+        'userData.userIdentifiers[1].phoneNumber': { sha256: '+33612345678' },
+        'userData.userIdentifiers[2].address.givenName': { sha256: 'marieclaire' },
+        'userData.userIdentifiers[2].address.familyName': { sha256: 'oneil' },
+        'userData.userIdentifiers[2].address.regionCode': 'FR',
+        'userData.userIdentifiers[2].address.postalCode': '75001',
+        encoding: 'HEX',
+      },
+    },
+  },
+  {
+    name: 'Google Ads: an address without its postal code is not sent (all four parts are required)',
+    event: 'lead',
+    context: { user: { email: 'a@example.com', first_name: 'Ann', last_name: 'Lee', country: 'US' } },
+    googleAds: {
+      fields: {
+        'userData.userIdentifiers[0].emailAddress': { sha256: 'a@example.com' },
+        'userData.userIdentifiers[1]': ABSENT,
+      },
+    },
+  },
+  {
+    name: 'Google Ads purchase: order id as transactionId, value, currency, cart items, routed to its conversion action',
+    event: 'purchase',
+    context: { campaign: { gclid: 'Cj0KCQ-test' } },
+    data: {
+      transaction_id: 'T-1001',
+      value: '59.9',
+      currency: 'eur',
+      items: [SHOE, { ...SOCKS, quantity: 2 }],
+    },
+    googleAds: {
+      fields: {
+        destinationReferences: ['111'],
+        transactionId: 'T-1001',
+        eventTimestamp: '2024-11-16T07:17:34.567Z',
+        conversionValue: 59.9,
+        currency: 'EUR',
+        'adIdentifiers.gclid': 'Cj0KCQ-test',
+        'cartData.items': [
+          { merchantProductId: 'SKU1', quantity: '1', unitPrice: 49.9 },
+          { merchantProductId: 'SKU2', quantity: '2', unitPrice: 5 },
+        ],
+        eventSource: 'WEB',
+        'eventDeviceInfo.userAgent': 'Mozilla/5.0 (X11; Linux x86_64)',
+        'eventDeviceInfo.ipAddress': '203.0.113.7',
+        'adIdentifiers.landingPageDeviceInfo.ipAddress': '203.0.113.7',
+      },
+    },
+  },
+  {
+    name: 'Google Ads lead: the event id is the transactionId',
+    event: 'lead',
+    context: { campaign: { gbraid: 'GB-1' } },
+    googleAds: {
+      fields: { transactionId: 'evt-lead', 'adIdentifiers.gbraid': 'GB-1', destinationReferences: ['222'] },
+    },
+  },
+  {
+    name: 'Google Ads: one click id per conversion, the gclid kept over a wbraid',
+    event: 'lead',
+    context: { campaign: { gclid: 'G-1', wbraid: 'WB-1' } },
+    googleAds: {
+      fields: { 'adIdentifiers.gclid': 'G-1', 'adIdentifiers.wbraid': ABSENT },
+      dropped: 'adIdentifiers.wbraid',
+    },
+  },
+  {
+    name: 'Google Ads: nothing to match a conversion by (no click id, no user data) is refused',
+    event: 'lead',
+    googleAds: { refused: 'nothing to match the conversion by' },
+  },
+  {
+    name: 'Google Ads: consent as CONSENT_GRANTED / CONSENT_DENIED',
+    event: 'lead',
+    context: {
+      campaign: { gclid: 'G-1' },
+      consent: { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'denied' },
+    },
+    googleAds: {
+      fields: { 'consent.adUserData': 'CONSENT_GRANTED', 'consent.adPersonalization': 'CONSENT_DENIED' },
+    },
+  },
+  {
+    name: 'Google Ads: ad_user_data denied leaves the hashed user data out',
+    event: 'lead',
+    context: {
+      user: { email: 'a@example.com' },
+      campaign: { gclid: 'G-1' },
+      consent: { ads: 'granted', ad_user_data: 'denied' },
+    },
+    googleAds: {
+      fields: { userData: ABSENT, 'consent.adUserData': 'CONSENT_DENIED' },
+      dropped: 'ad_user_data',
+    },
+  },
+  {
+    name: 'Google Ads: a backend event without a page takes its action_source as eventSource',
+    event: 'lead',
+    context: { page: undefined, action_source: 'phone_call', campaign: { gclid: 'G-1' } },
+    googleAds: { fields: { eventSource: 'PHONE' } },
   },
 ];

@@ -7,13 +7,14 @@ import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../../core/event.ts';
 import type { Driver, Prepared } from '../../../core/platforms/driver.ts';
 import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
+import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
 import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
 import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { CASES, type ConformanceCase, type Expected, type PlatformExpectation } from './conformance-cases.ts';
 
 const NOW = new Date('2024-11-16T08:00:00.000Z');
-const SECRETS = { access_token: 'token', api_secret: 'secret' };
+const SECRETS = { access_token: 'token', api_secret: 'secret', credentials: '{}' };
 
 const BASE: Record<string, unknown> = {
   event_time: '2024-11-16T07:17:34.567Z',
@@ -48,7 +49,7 @@ const destination = (type: Destination['type'], config: Record<string, string>):
 });
 
 const PLATFORMS: readonly {
-  key: 'meta' | 'ga4' | 'tiktok';
+  key: 'meta' | 'ga4' | 'tiktok' | 'googleAds';
   driver: Driver;
   destination: Destination;
   /** The platform event inside the request body (GA4: the whole body, its events under events[]). */
@@ -71,6 +72,17 @@ const PLATFORMS: readonly {
     driver: tiktokEventsDriver,
     destination: destination('tiktok_events', { pixel_code: 'C1' }),
     pick: firstOfData,
+  },
+  {
+    key: 'googleAds',
+    driver: googleAdsDriver,
+    // Each conversion routed to a conversion action id, as a destination's settings do.
+    destination: {
+      ...destination('google_ads', { operating_account_id: '1234567890' }),
+      secrets: { credentials: 'c' },
+      mappings: { purchase: { event: '111' }, lead: { event: '222' } },
+    },
+    pick: (b) => ({ ...(b['events'] as Record<string, unknown>[])[0], encoding: b['encoding'] }),
   },
 ];
 

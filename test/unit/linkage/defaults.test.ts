@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import type { Driver, DriverContext } from '../../../core/platforms/driver.ts';
 import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { checkGa4Request } from '../../../core/platforms/ga4/target.ts';
+import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
+import { checkGoogleAdsRequest } from '../../../core/platforms/google-ads/target.ts';
 import { DEFAULT_MAPPINGS } from '../../../core/platforms/mappings.ts';
 import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
 import { checkMetaRequest } from '../../../core/platforms/meta/target.ts';
@@ -15,8 +17,15 @@ const DESTINATIONS: Record<string, Destination> = {
   meta_capi: { id: 'meta', type: 'meta_capi', config: { pixel_id: '123456789012345' } },
   ga4_mp: { id: 'ga4', type: 'ga4_mp', config: { measurement_id: 'G-ABC123' } },
   tiktok_events: { id: 'tiktok', type: 'tiktok_events', config: { pixel_code: 'CABCDEFGHIJ1234567' } },
+  // Every catalogue event routed to a conversion action, as a destination's settings do.
+  google_ads: {
+    id: 'google-ads',
+    type: 'google_ads',
+    config: { operating_account_id: '1234567890' },
+    mappings: Object.fromEntries(CATALOGUE_NAMES.map((name, i) => [name, { event: String(1000 + i) }])),
+  },
 };
-const SECRETS = { access_token: 'tok', api_secret: 'sec' };
+const SECRETS = { access_token: 'tok', api_secret: 'sec', credentials: '{}' };
 const ctx = (type: string): DriverContext => ({
   destination: DESTINATIONS[type] as Destination,
   secrets: SECRETS,
@@ -27,6 +36,7 @@ const platforms: [string, Driver, (body: unknown) => readonly unknown[]][] = [
   ['meta_capi', metaCapiDriver, (b) => checkMetaRequest(b, NOW)],
   ['ga4_mp', ga4MpDriver, (b) => checkGa4Request(b, NOW)],
   ['tiktok_events', tiktokEventsDriver, (b) => checkTikTokRequest(b)],
+  ['google_ads', googleAdsDriver, (b) => checkGoogleAdsRequest(b)],
 ];
 
 function body(driver: Driver, type: string, name: string): Record<string, unknown> {

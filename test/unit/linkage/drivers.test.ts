@@ -2,12 +2,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import type { StoredEvent } from '../../../core/event.ts';
-import type {
-  Driver,
-  DriverContext,
-  InboundResponse,
-  OutboundRequest,
-} from '../../../core/platforms/driver.ts';
+import type { Driver, DriverContext } from '../../../core/platforms/driver.ts';
 import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
 import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
@@ -18,19 +13,9 @@ import {
   startTikTokReceiver,
 } from '../../../local/platforms/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
-import { JOHN_SMITH, PHONE_US, storedEvent } from './sample-events.ts';
+import { JOHN_SMITH, PHONE_US, sendOverHttp as send, storedEvent } from './sample-events.ts';
 
 const TOKEN = 'secret-token-123';
-
-async function send(req: OutboundRequest): Promise<InboundResponse> {
-  const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
-  return {
-    kind: 'response',
-    status: res.status,
-    headers: Object.fromEntries(res.headers),
-    body: await res.text(),
-  };
-}
 
 /** A catalogue event that happened a minute ago (the platforms' windows run on the real clock). */
 function recent(name: string, over: Partial<StoredEvent> = {}): StoredEvent {

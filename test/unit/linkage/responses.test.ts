@@ -161,6 +161,99 @@ const CASES: readonly Case[] = [
     response: NETWORK,
     outcome: { status: 'retry', reason: 'ECONNREFUSED' },
   },
+  // Google Ads (Data Manager): Google's error envelope decides on any status.
+  {
+    name: 'Google Ads: a 2xx is delivered with the requestId that names its diagnostics',
+    type: 'google_ads',
+    response: answer(200, { requestId: 'req-1' }),
+    outcome: { status: 'delivered', httpStatus: 200, detail: 'requestId=req-1' },
+  },
+  {
+    name: 'Google Ads: in test mode a 2xx was validated only',
+    type: 'google_ads',
+    testMode: true,
+    response: answer(200, {}),
+    outcome: {
+      status: 'delivered',
+      httpStatus: 200,
+      detail: 'validateOnly: Google checked the request and kept nothing',
+    },
+  },
+  {
+    name: 'Google Ads: INVALID_ARGUMENT is refused, naming the field Google names',
+    type: 'google_ads',
+    response: answer(400, {
+      error: {
+        code: 400,
+        message: 'Request contains an invalid argument.',
+        status: 'INVALID_ARGUMENT',
+        details: [
+          {
+            '@type': 'type.googleapis.com/google.rpc.BadRequest',
+            fieldViolations: [{ field: 'events[0].currency', description: 'Invalid currency code.' }],
+          },
+        ],
+      },
+    }),
+    outcome: {
+      status: 'rejected',
+      reason:
+        'google ads INVALID_ARGUMENT (400): Request contains an invalid argument. (events[0].currency: Invalid currency code.)',
+      httpStatus: 400,
+    },
+  },
+  {
+    name: 'Google Ads: PERMISSION_DENIED (no link to the account) is refused with its ErrorInfo reason',
+    type: 'google_ads',
+    response: answer(403, {
+      error: {
+        code: 403,
+        message: 'The caller does not have permission',
+        status: 'PERMISSION_DENIED',
+        details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'PERMISSION_DENIED' }],
+      },
+    }),
+    outcome: {
+      status: 'rejected',
+      reason:
+        'google ads PERMISSION_DENIED (403): The caller does not have permission (reason PERMISSION_DENIED)',
+      httpStatus: 403,
+    },
+  },
+  {
+    name: 'Google Ads: RESOURCE_EXHAUSTED (quota) is retried',
+    type: 'google_ads',
+    response: answer(429, { error: { code: 429, message: 'Quota exceeded', status: 'RESOURCE_EXHAUSTED' } }),
+    outcome: {
+      status: 'retry',
+      reason: 'google ads RESOURCE_EXHAUSTED (429): Quota exceeded',
+      httpStatus: 429,
+    },
+  },
+  {
+    name: 'Google Ads: UNAVAILABLE is retried',
+    type: 'google_ads',
+    response: answer(503, {
+      error: { code: 503, message: 'The service is unavailable', status: 'UNAVAILABLE' },
+    }),
+    outcome: {
+      status: 'retry',
+      reason: 'google ads UNAVAILABLE (503): The service is unavailable',
+      httpStatus: 503,
+    },
+  },
+  {
+    name: 'Google Ads: a retryable status is retried whatever HTTP status carries it',
+    type: 'google_ads',
+    response: answer(400, { error: { code: 409, message: 'aborted', status: 'ABORTED' } }),
+    outcome: { status: 'retry', reason: 'google ads ABORTED (409): aborted', httpStatus: 400 },
+  },
+  {
+    name: "Google Ads: a 429 without Google's envelope is retried",
+    type: 'google_ads',
+    response: answer(429, 'slow down'),
+    outcome: { status: 'retry', reason: 'HTTP 429: slow down', httpStatus: 429 },
+  },
 ];
 
 describe('platform answers: one table per platform, one classifier', () => {

@@ -1,5 +1,6 @@
 /** Stored events for the linkage tests: one per catalogue event, all context groups filled. */
 import type { StoredEvent } from '../../../core/event.ts';
+import type { InboundResponse, OutboundRequest } from '../../../core/platforms/driver.ts';
 
 export const NOW = new Date('2024-11-16T08:00:00.000Z');
 
@@ -69,3 +70,14 @@ export function storedEvent(name: string, eventData?: Record<string, unknown>): 
 export const CATALOGUE_NAMES = Object.keys(data);
 export const JOHN_SMITH = '62a14e44f765419d10fea99367361a727c12365e2520f32218d505ed9aa0f62f';
 export const PHONE_US = 'e323ec626319ca94ee8bff2e4c87cf613be6ea19919ed1364124e16807ab3176';
+
+/** Sends a driver's request over real HTTP (fetch), as the answer the driver interprets. */
+export async function sendOverHttp(req: OutboundRequest): Promise<InboundResponse> {
+  const res = await fetch(req.url, { method: req.method, headers: req.headers, body: req.body });
+  return {
+    kind: 'response',
+    status: res.status,
+    headers: Object.fromEntries(res.headers),
+    body: await res.text(),
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Google's consent signals for the EEA (docs/platforms.md §6): the event's
+ * `ad_user_data` and `ad_personalization` as the Data Manager event's `consent.adUserData` and
+ * `consent.adPersonalization` (`CONSENT_GRANTED` / `CONSENT_DENIED`). A purpose the event does not
+ * state is left out, which Google reads as unspecified; a value the mapping set is kept. With
+ * `ad_user_data` denied the hashed user data is left out too (as at GA4): the person refused
+ * that their data be used for ads, which a destination's own consent list may not have checked.
+ */
+import type { ConsentSignals } from '../platform.ts';
+
+const STATE = { granted: 'CONSENT_GRANTED', denied: 'CONSENT_DENIED' } as const;
+
+export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
+  const given = event.consent;
+  if (given === undefined) return undefined;
+  const consent = (platformEvent['consent'] ?? {}) as Record<string, unknown>;
+  for (const [purpose, field] of [
+    ['ad_user_data', 'adUserData'],
+    ['ad_personalization', 'adPersonalization'],
+  ] as const) {
+    const state = given[purpose];
+    if (state !== undefined && consent[field] === undefined) consent[field] = STATE[state];
+  }
+  if (Object.keys(consent).length > 0) platformEvent['consent'] = consent;
+  if (given.ad_user_data === 'denied' && platformEvent['userData'] !== undefined) {
+    delete platformEvent['userData'];
+    return 'left out userData (ad_user_data denied)';
+  }
+  return undefined;
+};

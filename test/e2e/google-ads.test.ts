@@ -1,0 +1,103 @@
+/**
+ * Google Ads end to end on the local environment (`eventbus start`, what `npm start` runs) with a
+ * `google_ads` destination pointed at the local receiver: the supervisor writes its credentials
+ * secret as an authorized user file whose tokens the receiver's Data Manager stand-in issues, the
+ * forward function exchanges it through google-auth-library, and a purchase and a lead with
+ * consent, sent to the gateway, reach the stand-in and are `delivered`; a lead with nothing
+ * Google Ads could match it by is `rejected` alone with the reason.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
+import { REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
+import { until } from '../support/until.ts';
+
+const GOOGLE_ADS = `  - id: google-ads
+    type: google_ads
+    base_url: http://127.0.0.1:8099/google-ads
+    config: { operating_account_id: "1234567890" }
+    secrets: { credentials: GOOGLE_ADS_CREDENTIALS }
+    mappings:
+      purchase: { event: "987654321" }
+      lead: { event: "987654322" }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+`;
+
+describe('end to end: Google Ads on the local environment', function () {
+  this.timeout(180000);
+  let child: ChildProcess;
+  let dataDir = '';
+  const ports: Record<string, number> = {};
+  let bigquery: BigQuery;
+  const run = `g${Date.now().toString(36)}`;
+  const consent = { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' };
+
+  before(async () => {
+    const local = await startLocalCli({
+      prefix: 'eventbus-google-ads-',
+      settings: (dir) => {
+        const file = join(dir, 'google-ads.yaml');
+        writeFileSync(file, `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${GOOGLE_ADS}`);
+        return file;
+      },
+    });
+    ({ child, dataDir } = local);
+    Object.assign(ports, local.ports);
+    bigquery = new BigQuery({
+      projectId: 'local-project',
+      apiEndpoint: `http://127.0.0.1:${ports['bigquery']}`,
+    });
+  });
+  after(() => stopLocalCli({ child, dataDir }));
+
+  const post = async (topic: string, body: Record<string, unknown>) => {
+    const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+    const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/${topic}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+  };
+  const ledger = (id: string) =>
+    until(
+      `the google-ads row of ${id}`,
+      async () => {
+        const [rows] = await bigquery.query({
+          query: `SELECT status, reason FROM \`local-project.events.deliveries\` WHERE event_id = '${id}' AND destination = 'google-ads' AND status IN ('delivered', 'rejected', 'skipped')`,
+        });
+        return (rows as { status: string; reason: string | null }[])[0];
+      },
+      60000,
+    );
+
+  it('a purchase and a lead with consent reach the stand-in and are delivered; a lead Google could not match is rejected alone', async () => {
+    await post('purchase', {
+      event_id: `${run}-p`,
+      transaction_id: `T-${run}`,
+      value: 59.9,
+      currency: 'EUR',
+      campaign: { gclid: 'Cj0KCQ-local' },
+      user: { email: 'Jane.Doe+shop@gmail.com' },
+      consent,
+    });
+    await post('lead', { event_id: `${run}-l`, user: { email: 'buyer@example.com' }, consent });
+    await post('lead', { event_id: `${run}-bad`, consent });
+    for (const id of [`${run}-p`, `${run}-l`]) {
+      const row = await ledger(id);
+      assert.equal(row.status, 'delivered', row.reason ?? '');
+      assert.match(row.reason ?? '', /requestId=/);
+    }
+    const bad = await ledger(`${run}-bad`);
+    assert.equal(bad.status, 'rejected');
+    assert.match(bad.reason ?? '', /adIdentifiers holds no click id/);
+    const res = await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`);
+    const list = (await res.json()) as {
+      received: { destination: string; eventId?: string; status: number }[];
+    };
+    const mine = list.received.filter((r) => r.destination === 'google-ads' && r.eventId?.includes(run));
+    assert.deepEqual(mine.map((r) => r.status).sort(), [200, 200]);
+  });
+});

@@ -1,0 +1,191 @@
+/**
+ * A sync to a Google Ads Customer Match list (destination `google_ads_audience`): the schedule
+ * function's sync job sends each page of changes to the Data Manager stand-in over real HTTP,
+ * with an OAuth token from the connection's credentials (google-auth-library), so the list is
+ * added to, kept and removed from as the model says (mirror); an expired token is replaced once;
+ * a refused page fails its rows with Google's reason. The warehouse side is faked: the pages are
+ * the change rows the plan would have written.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { createAccessTokens } from '../../adapters/google-oauth.ts';
+import { createHttpSender } from '../../adapters/http-sender.ts';
+import type { Snapshot } from '../../adapters/registry.ts';
+import { previewSyncPage } from '../../core/sync-preview.ts';
+import { syncViolations } from '../../core/syncs.ts';
+import { syncJob } from '../../functions/schedule/syncs.ts';
+import {
+  type GoogleAdsReceiver,
+  standInCredentials,
+  startGoogleAdsReceiver,
+} from '../../local/platforms/index.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import type { SyncSpec } from '../../schemas/sync.ts';
+
+const sha = (s: string) => JSON.stringify({ emailAddress: createHash('sha256').update(s).digest('hex') });
+
+describe('sync to a Google Ads Customer Match list (schedule function, Data Manager stand-in)', () => {
+  let standIn: GoogleAdsReceiver;
+  // One token source for every page, as one function instance has.
+  const accessToken = createAccessTokens();
+  before(async () => {
+    standIn = await startGoogleAdsReceiver();
+  });
+  after(() => standIn.close());
+
+  /** Runs one page of `changes` through the sync job; the rows it wrote to sync_failed_rows. */
+  async function page(changes: { op: 'upsert' | 'delete'; email: string }[]) {
+    const spec: SyncSpec = {
+      model: 'SELECT email FROM crm.vip',
+      primary_key: ['email'],
+      mode: 'mirror',
+      schedule: { manual: true },
+      destination: {
+        google_ads_audience: {
+          connection: 'ads',
+          operating_account_id: '123-456-7890',
+          user_list_id: '5550001',
+        },
+      },
+    } as SyncSpec;
+    const settings = {
+      name: 'shop',
+      project: 'shop-project',
+      region: 'europe-west1',
+      connections: [
+        { id: 'ads', type: 'google_ads_audience', url: standIn.url, secrets: { credentials: 'ADS_CREDS' } },
+      ],
+    } as Settings;
+    const failedRows: Record<string, unknown>[] = [];
+    const snapshot = {
+      resources: new Map([['vip', { name: 'vip', version: '1', spec }]]),
+    } as unknown as Snapshot;
+    const job = syncJob({
+      settings,
+      ops: 'ops',
+      syncs: async () => snapshot,
+      secret: async (name) => (name === 'ADS_CREDS' ? standInCredentials(standIn.url) : undefined),
+      send: createHttpSender(),
+      accessToken,
+      assertSelect: async () => {},
+      run: async () => [],
+      page: async (_table, start) =>
+        start > 0
+          ? []
+          : changes.map((c, n) => ({
+              __n: n,
+              __op: c.op,
+              __key: JSON.stringify({ email: c.email }),
+              __row: JSON.stringify({ email: c.email }),
+            })),
+      writeFile: async () => 'created',
+      publish: async () => undefined,
+      writeRun: async () => {},
+      writeFailedRows: async (rows) => {
+        failedRows.push(...rows.map((r) => r.row));
+      },
+    });
+    const result = await job.chunk({
+      run: { kind: 'Sync', name: 'vip', slot: 'manual', trigger: 'manual' },
+      runId: `run-${Math.random()}`,
+      cursor: {
+        planned: changes.length,
+        removals: 0,
+        done: 0,
+        pages: 0,
+        sent: 0,
+        removed: 0,
+        started_at: new Date().toISOString(),
+      },
+      chunk: 1,
+      now: new Date(),
+      fence: async () => {},
+    } as never);
+    return { result, failedRows };
+  }
+
+  it('adds, keeps and removes members as the model says', async () => {
+    const first = await page([
+      { op: 'upsert', email: 'A@example.com' },
+      { op: 'upsert', email: 'b@example.com' },
+    ]);
+    assert.deepEqual(first.failedRows, []);
+    assert.equal(first.result.done, true);
+    assert.deepEqual(standIn.members('5550001'), [sha('a@example.com'), sha('b@example.com')].sort());
+    // a is unchanged (not in the diff), b left the model, c joined it.
+    await page([
+      { op: 'delete', email: 'b@example.com' },
+      { op: 'upsert', email: 'c@example.com' },
+    ]);
+    assert.deepEqual(standIn.members('5550001'), [sha('a@example.com'), sha('c@example.com')].sort());
+    assert.deepEqual(
+      standIn.received.map((r) => r.path),
+      ['/token', '/v1/audienceMembers:ingest', '/v1/audienceMembers:ingest', '/v1/audienceMembers:remove'],
+    );
+  });
+
+  it('an expired token is replaced once and the page sent again', async () => {
+    await page([{ op: 'upsert', email: 'd@example.com' }]);
+    standIn.expireTokens();
+    const before = standIn.received.length;
+    const { failedRows } = await page([{ op: 'upsert', email: 'e@example.com' }]);
+    assert.deepEqual(failedRows, []);
+    assert.ok(standIn.members('5550001').includes(sha('e@example.com')));
+    assert.deepEqual(
+      standIn.received.slice(before).map((r) => [r.path, r.status]),
+      [
+        ['/v1/audienceMembers:ingest', 401],
+        ['/token', 200],
+        ['/v1/audienceMembers:ingest', 200],
+      ],
+    );
+  });
+
+  it("a refused page fails its rows with Google's reason; the run goes on", async () => {
+    standIn.failNext({
+      status: 400,
+      body: { error: { code: 400, status: 'INVALID_ARGUMENT', message: 'User list not found.' } },
+    });
+    const { failedRows } = await page([{ op: 'upsert', email: 'f@example.com' }]);
+    assert.deepEqual(
+      failedRows.map((r) => [r['op'], r['reason']]),
+      [['upsert', 'google ads INVALID_ARGUMENT (400): User list not found.']],
+    );
+  });
+
+  it('the spec check wants a google_ads_audience connection; the dry run prints the requests, the token redacted', () => {
+    const destination = {
+      google_ads_audience: { connection: 'ads', operating_account_id: '1234567890', user_list_id: '5550001' },
+    };
+    const spec = {
+      model: 'SELECT email FROM crm.vip',
+      primary_key: ['email'],
+      mode: 'mirror',
+      schedule: { manual: true },
+      destination,
+    };
+    const meta = [{ id: 'ads', type: 'meta_audience' as const }];
+    assert.deepEqual(
+      syncViolations(spec, 'spec', meta).map((v) => `${v.field}: ${v.description}`),
+      [
+        'spec.destination.google_ads_audience.connection: "ads" is a meta_audience connection, not google_ads_audience',
+      ],
+    );
+    const connections = [
+      { id: 'ads', type: 'google_ads_audience' as const, secrets: { credentials: 'ADS_CREDS' } },
+    ];
+    assert.deepEqual(syncViolations(spec, 'spec', connections), []);
+    const preview = previewSyncPage({
+      sync: { name: 'vip', version: '1', spec: spec as SyncSpec },
+      connections,
+      runKey: 'dry',
+      slot: 'manual',
+      planned: 1,
+      changes: [{ n: 1, op: 'upsert', key: { email: 'a@example.com' }, data: { email: 'a@example.com' } }],
+    });
+    assert.deepEqual(
+      preview.requests.map((r) => [r.title, r.headers?.['authorization']]),
+      [['POST https://datamanager.googleapis.com/v1/audienceMembers:ingest', 'Bearer REDACTED']],
+    );
+  });
+});
