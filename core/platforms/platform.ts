@@ -42,6 +42,8 @@ export interface StandardEvents {
   readonly standardEvents: readonly string[];
   /** Where the platform's event carries a value and its currency (target fields). */
   readonly valueTargets: { readonly value: string; readonly currency: string };
+  /** Where the platform's event says where the conversion happened (Meta's `action_source`), if it does. */
+  readonly actionSourceTarget?: string;
 }
 
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */

@@ -38,5 +38,10 @@ export const VALUE_TARGETS: Readonly<Record<PlatformType, { value: string; curre
   (s) => s.valueTargets,
 );
 
+/** Where a platform's event says where the conversion happened, for the platforms that have it. */
+export const ACTION_SOURCE_TARGETS: Readonly<Record<PlatformType, string | undefined>> = byType(
+  (s) => s.actionSourceTarget,
+);
+
 export const PLATFORM_TYPES = Object.keys(LISTS) as PlatformType[];
 export type { PlatformType };

@@ -6,7 +6,7 @@
 
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions.ts';
-import { type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
+import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
 import { fieldName } from './names.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 
@@ -79,7 +79,8 @@ export function platformMappings(choice: PlatformChoice): Record<string, unknown
       if (c && 'field' in c) fields[at.currency] = { from: c.field };
       else if (c && 'code' in c) fields[at.currency] = { const: c.code.toUpperCase() };
     }
-    if (type === 'meta_capi' && choice.actionSource) fields['action_source'] = { const: choice.actionSource };
+    const where = ACTION_SOURCE_TARGETS[type];
+    if (where && choice.actionSource) fields[where] = { const: choice.actionSource };
     out[type] = Object.keys(fields).length > 0 ? { event, fields } : { event };
   }
   return out;

@@ -28,4 +28,5 @@ export const META_STANDARD_EVENTS: StandardEvents = {
     'Donate',
   ],
   valueTargets: { value: 'custom_data.value', currency: 'custom_data.currency' },
+  actionSourceTarget: 'action_source',
 };
