@@ -21,7 +21,7 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type BenchFigure, type BenchSuite, figureProblems, formatFigure } from './lib.ts';
 
-const SUITES: Record<string, string> = {
+export const SUITES: Readonly<Record<string, string>> = {
   pubsub: './pubsub.ts',
   bigquery: './bigquery.ts',
   bundles: './bundles.ts',

@@ -222,7 +222,11 @@ destinations:
       user_id: `u${i % 300}`,
       user: { email: `buyer${i % 300}@example.com` },
       page: { url: `https://shop.example/p/${i % 97}` },
-      device: { user_agent: 'Mozilla/5.0 (chaos)' },
+      // A real browser's user agent: an odd one is flagged as a bot and kept from the platforms.
+      device: {
+        user_agent:
+          'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+      },
       consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
     });
     for (let attempt = 0; attempt < 600; attempt++) {
