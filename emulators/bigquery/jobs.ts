@@ -11,6 +11,7 @@ import { type Cell, encodeValue, fieldForType, type OutputField } from './schema
 import { isScript, runScript, splitStatements } from './script.ts';
 import { qualifiedName, type TableRef } from './sql.ts';
 import {
+  cleanDuckMessage,
   dmlStats,
   type Emulator,
   emptyResult,
@@ -87,7 +88,7 @@ export async function runQuery(
           try {
             await conn.run(duck);
           } catch (e) {
-            throw new ApiError('invalidQuery', (e as Error).message);
+            throw new ApiError('invalidQuery', cleanDuckMessage((e as Error).message));
           }
         }),
       empty: emptyResult('SCRIPT'),
