@@ -402,10 +402,11 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     // Keep the failed job so jobs.get shows its errorResult, and answer like BigQuery does for bad SQL.
-    keepJob(em, jobId, {
-      resource: jobResource(em, projectId, jobId, cfg, undefined, e, location, labels),
-      error: e,
-    });
+    const resource = jobResource(em, projectId, jobId, cfg, undefined, e, location, labels);
+    keepJob(em, jobId, { resource, error: e });
+    // A table or dataset not found (in the job's location) fails the job BigQuery has created:
+    // the answer is the job, DONE with its errorResult, so the caller holds a job object.
+    if (e.reason === 'notFound') return resource;
     throw e;
   }
 }

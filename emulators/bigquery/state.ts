@@ -260,10 +260,10 @@ export class Emulator {
     const ref = job?.resource['jobReference'] as Json | undefined;
     const asked = query.get('location');
     // A job is found in its own location only (BigQuery: 404 when another location is given).
-    const elsewhere =
-      asked !== null &&
-      typeof ref?.['location'] === 'string' &&
-      asked.toUpperCase() !== ref['location'].toUpperCase();
+    // Without a location BigQuery looks in the US and EU multi-regions only, so a job elsewhere
+    // (asia-northeast1) must be asked for with its location.
+    const own = typeof ref?.['location'] === 'string' ? ref['location'].toUpperCase() : LOCATION;
+    const elsewhere = asked === null ? own !== 'US' && own !== 'EU' : asked.toUpperCase() !== own;
     if (!job || ref?.['projectId'] !== projectId || elsewhere)
       throw new ApiError('notFound', `Not found: Job ${projectId}:${asked ?? LOCATION}.${jobId}`);
     return job;
