@@ -182,6 +182,20 @@ function refuseUnsupported(s: Record<string, unknown>): void {
   }
 }
 
+/** Fields of a topic the emulator cannot honour: refused, never silently dropped. */
+function refuseTopicFeatures(t: Record<string, unknown>): void {
+  const schema = t['schemaSettings'] as Record<string, unknown> | undefined;
+  if (schema && Object.keys(schema).length > 0)
+    throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
+  const ingestion = t['ingestionDataSourceSettings'] as Record<string, unknown> | undefined;
+  if (ingestion && Object.keys(ingestion).length > 0)
+    throw invalid(
+      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
+      'ingestion_data_source_settings',
+    );
+  refuseUnsupported({ messageTransforms: t['messageTransforms'] });
+}
+
 /** Subscription resource as Google's JSON prints it: default booleans and empty strings omitted. */
 export function subscriptionJson(s: SubscriptionResource): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -338,8 +352,11 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
     switch (method) {
       case 'GET':
         return engine.getTopic(name);
-      case 'PUT':
-        return engine.createTopic(input(TopicKind) as TopicInput, name);
+      case 'PUT': {
+        const topic = input(TopicKind);
+        refuseTopicFeatures(topic);
+        return engine.createTopic(topic as TopicInput, name);
+      }
       case 'PATCH': {
         const req = input(UpdateTopicKind);
         return engine.updateTopic(
@@ -387,6 +404,9 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
         );
         return {};
       }
+      case 'detach':
+        await engine.detachSubscription(name);
+        return {};
       case 'modifyPushConfig': {
         const req = input(ModPushKind);
         await engine.modifyPushConfig(name, (req['pushConfig'] ?? {}) as SubscriptionInput['pushConfig']);
