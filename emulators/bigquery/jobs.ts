@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { tableBytes } from './bytes.ts';
+import { copyTables } from './copy.ts';
 import { ApiError } from './errors.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { type Cell, encodeValue, fieldForType, type OutputField } from './schema.ts';
@@ -31,6 +32,7 @@ import {
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import { createView, tableResource } from './tables.ts';
+import { extractTable, loadTable } from './transfer.ts';
 
 /** Whitespace and comments (line comments with -- or #, block comments) before the first word. */
 const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
@@ -193,7 +195,6 @@ export function jobResource(
   location: string,
   labels?: Json,
 ): Json {
-  const now = nowMs();
   const stats: Json = {
     totalBytesProcessed: '0',
     cacheHit: false,
@@ -204,17 +205,36 @@ export function jobResource(
     stats['dmlStats'] = dmlStats(result);
   }
   if (result?.fields.length) stats['schema'] = { fields: result.fields };
+  return doneJob(
+    em,
+    { projectId, jobId, location },
+    { jobType: 'QUERY', query: cfg, ...(labels ? { labels } : {}) },
+    { totalBytesProcessed: '0', query: stats },
+    error,
+  );
+}
+
+/** A finished job's resource (query, copy, load or extract): DONE, with its error if it failed. */
+export function doneJob(
+  em: Emulator,
+  ref: { projectId: string; jobId: string; location: string },
+  configuration: Json,
+  statistics: Json,
+  error: ApiError | undefined,
+): Json {
+  const now = nowMs();
+  const { projectId, jobId, location } = ref;
   return {
     kind: 'bigquery#job',
     etag: etag(),
     id: `${projectId}:${location}.${jobId}`,
     selfLink: `${em.baseUrl}/bigquery/v2/projects/${projectId}/jobs/${jobId}?location=${location}`,
     jobReference: { projectId, jobId, location },
-    configuration: { jobType: 'QUERY', query: cfg, ...(labels ? { labels } : {}) },
+    configuration,
     status: error
       ? { state: 'DONE', errorResult: error.errorProto(), errors: [error.errorProto()] }
       : { state: 'DONE' },
-    statistics: { creationTime: now, startTime: now, endTime: now, totalBytesProcessed: '0', query: stats },
+    statistics: { creationTime: now, startTime: now, endTime: now, ...statistics },
     user_email: 'emulator@localhost',
   };
 }
@@ -361,7 +381,16 @@ export function resultsPage(
   return out;
 }
 
-export async function jobsInsert(em: Emulator, projectId: string, body: Json): Promise<Json> {
+/**
+ * jobs.insert; `upload` is the file of a load job sent with it (the client's multipart upload to
+ * `/upload/bigquery/v2/projects/{p}/jobs`).
+ */
+export async function jobsInsert(
+  em: Emulator,
+  projectId: string,
+  body: Json,
+  upload?: Buffer,
+): Promise<Json> {
   const conf = (body['configuration'] ?? {}) as Json;
   const ref = (body['jobReference'] ?? {}) as Json;
   const jobId = typeof ref['jobId'] === 'string' ? ref['jobId'] : `job_${randomUUID().replaceAll('-', '_')}`;
@@ -370,6 +399,7 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
   if (em.jobs.has(jobId))
     throw new ApiError('duplicate', `Already Exists: Job ${projectId}:${location}.${jobId}`);
   const cfg = conf['query'] as Json | undefined;
+  if (conf['copy'] || conf['load'] || conf['extract']) return transferJob(em, projectId, jobId, body, upload);
   if (!cfg) {
     const kind = Object.keys(conf).find((k) => ['load', 'extract', 'copy'].includes(k)) ?? 'unknown';
     throw new ApiError(
@@ -409,6 +439,60 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
     if (e.reason === 'notFound') return resource;
     throw e;
   }
+}
+
+/**
+ * A copy, load or extract job, run at once. A table, dataset or object not found (in the job's
+ * location) is a 404 and a request missing a required part a 400, as BigQuery answers jobs.insert;
+ * a failure while running (a non-empty destination, another schema, a bad row) is the job's:
+ * answered as the DONE job with its errorResult.
+ */
+async function transferJob(
+  em: Emulator,
+  projectId: string,
+  jobId: string,
+  body: Json,
+  upload: Buffer | undefined,
+): Promise<Json> {
+  const conf = (body['configuration'] ?? {}) as Json;
+  const given = (body['jobReference'] as Json | undefined)?.['location'];
+  const location = typeof given === 'string' ? given : LOCATION;
+  const explicit = typeof given === 'string' ? given : undefined;
+  const labels = validLabels(conf['labels']);
+  const kind = conf['copy'] ? 'copy' : conf['load'] ? 'load' : 'extract';
+  const cfg = conf[kind] as Json;
+  const configuration = { jobType: kind.toUpperCase(), [kind]: cfg, ...(labels ? { labels } : {}) };
+  const ref = { projectId, jobId, location };
+  let resource: Json;
+  try {
+    let statistics: Json;
+    if (kind === 'copy') {
+      const rows = await copyTables(em, projectId, cfg, explicit);
+      statistics = { copy: { copiedRows: String(rows), copiedLogicalBytes: '0' } };
+    } else if (kind === 'load') {
+      const rows = await loadTable(em, projectId, cfg, upload, explicit);
+      statistics = {
+        load: {
+          outputRows: String(rows),
+          inputFiles: '1',
+          inputFileBytes: String(upload?.length ?? 0),
+          outputBytes: '0',
+        },
+      };
+    } else {
+      const rows = await extractTable(em, projectId, cfg, explicit);
+      statistics = {
+        extract: { destinationUriFileCounts: ['1'], inputBytes: '0' },
+        totalBytesProcessed: String(rows),
+      };
+    }
+    resource = doneJob(em, ref, configuration, statistics, undefined);
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.reason === 'required' || e.reason === 'notFound') throw e;
+    resource = doneJob(em, ref, configuration, {}, e);
+  }
+  keepJob(em, jobId, { resource });
+  return resource;
 }
 
 /**

@@ -116,6 +116,56 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * The two parts of a `multipart/related` upload body: the job resource (JSON), then the file.
+ * Only multipart uploads are served (the client's default for a load from a file).
+ */
+export function splitMultipart(
+  raw: Buffer,
+  contentType: string | undefined,
+  query: URLSearchParams,
+): { metadata: Json; data: Buffer } {
+  const type = query.get('uploadType') ?? 'multipart';
+  if (type !== 'multipart')
+    throw new ApiError(
+      'invalid',
+      `Unsupported in the BigQuery emulator: uploadType=${type} (multipart only)`,
+    );
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!mark)
+    throw new ApiError('invalid', 'A load upload needs Content-Type: multipart/related with a boundary.');
+  const delimiter = Buffer.from(`--${mark}`);
+  const parts: Buffer[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    // A part: CRLF, its headers, a blank line, its bytes, then the CRLF before the next delimiter.
+    const part = raw.subarray(start, next);
+    const headEnd = part.indexOf('\r\n\r\n');
+    const end =
+      part.length >= 2 && part.subarray(part.length - 2).toString() === '\r\n'
+        ? part.length - 2
+        : part.length;
+    parts.push(headEnd < 0 ? Buffer.alloc(0) : part.subarray(headEnd + 4, Math.max(headEnd + 4, end)));
+    at = next;
+  }
+  if (parts.length < 2)
+    throw new ApiError('invalid', 'The multipart body needs the job resource and the file.');
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse((parts[0] as Buffer).toString('utf8'));
+  } catch (e) {
+    throw new ApiError('parseError', `Invalid JSON payload received. ${(e as Error).message}`);
+  }
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new ApiError('parseError', 'Invalid JSON payload received. Expected an object.');
+  return { metadata: metadata as Json, data: parts[1] as Buffer };
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (status === 204 || body === undefined) {
     res.writeHead(204).end();
@@ -138,6 +188,13 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const raw = req.method === 'GET' || req.method === 'DELETE' ? Buffer.alloc(0) : await readBody(req);
+        const upload = /^\/upload\/bigquery\/v2\/projects\/([^/]+)\/jobs$/.exec(url.pathname);
+        if (upload && req.method === 'POST') {
+          // A load job with its file (the client's `table.load(path)`): metadata and bytes in one body.
+          const { metadata, data } = splitMultipart(raw, req.headers['content-type'], url.searchParams);
+          send(res, 200, await jobsInsert(emu, decodeURIComponent(upload[1] as string), metadata, data));
+          return;
+        }
         let body: Json = {};
         if (raw.length > 0) {
           try {

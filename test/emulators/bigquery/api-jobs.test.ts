@@ -281,7 +281,7 @@ describe('BigQuery emulator API: jobs and queries', () => {
       );
     });
 
-    it('refuses load jobs and legacy SQL with 400', async () => {
+    it('refuses a load job without a destination table, and legacy SQL, with 400', async () => {
       const res = await fetch(`${h.emulator.url}/projects/${P}/jobs`, {
         method: 'POST',
         body: JSON.stringify({ configuration: { load: { sourceUris: ['gs://b/x.csv'] } } }),
