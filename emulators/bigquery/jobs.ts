@@ -265,7 +265,49 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
     };
   }
   const named = typeof body['location'] === 'string' ? body['location'] : undefined;
-  const result = await runQuery(em, projectId, cfg, {}, named);
+  const waitMs = timeoutOf(body['timeoutMs']);
+  const run = runQuery(em, projectId, cfg, {}, named);
+  // Settled either way ('done'): a failure is read from `run` below, or by the running job.
+  const settled = run.then(
+    () => 'done' as const,
+    () => 'done' as const,
+  );
+  const first = await Promise.race([settled, delay(waitMs)]);
+  if (first !== 'done') {
+    // Still running when timeoutMs ran out: answered as BigQuery does (jobComplete false, the job's
+    // reference); the job finishes on its own, and jobs.get / getQueryResults see it then.
+    const rec: JobRecord = {
+      resource: {
+        ...jobResource(em, projectId, jobId, cfg, undefined, undefined, location, labels),
+        status: { state: 'RUNNING' },
+      },
+    };
+    rec.running = run
+      .then(
+        (result) => {
+          rec.result = result;
+          rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
+        },
+        (e: unknown) => {
+          rec.error =
+            e instanceof ApiError
+              ? e
+              : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
+          rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
+        },
+      )
+      .finally(() => {
+        delete rec.running;
+      });
+    keepJob(em, jobId, rec);
+    return {
+      kind: 'bigquery#queryResponse',
+      jobReference: { projectId, jobId, location },
+      jobComplete: false,
+      queryId: jobId,
+    };
+  }
+  const result = await run;
   keepJob(em, jobId, {
     resource: jobResource(em, projectId, jobId, cfg, result, undefined, location, labels),
     result,
@@ -541,13 +583,41 @@ async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<Qu
   };
 }
 
-export function getQueryResults(
+/** How long a call waits for a running job: `timeoutMs` (BigQuery's default is 10 s). */
+function timeoutOf(raw: unknown): number {
+  const n = raw === undefined || raw === null ? 10_000 : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : 10_000;
+}
+
+const delay = (ms: number): Promise<'timeout'> =>
+  new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+
+/**
+ * jobs.getQueryResults: a running job is waited for up to `timeoutMs`; still running then, the
+ * answer is `jobComplete: false` with the job's reference, as BigQuery answers.
+ */
+export async function getQueryResults(
   em: Emulator,
   projectId: string,
   jobId: string,
   query: URLSearchParams,
-): Json {
+): Promise<Json> {
   const job = em.jobOr404(projectId, jobId, query);
+  if (job.running) {
+    const first = await Promise.race([
+      job.running.then(() => 'done' as const),
+      delay(timeoutOf(query.get('timeoutMs') ?? undefined)),
+    ]);
+    if (first !== 'done') {
+      const location = String((job.resource['jobReference'] as Json)['location'] ?? LOCATION);
+      return {
+        kind: 'bigquery#getQueryResultsResponse',
+        etag: etag(),
+        jobReference: { projectId, jobId, location },
+        jobComplete: false,
+      };
+    }
+  }
   if (job.error) throw job.error;
   const location = String((job.resource['jobReference'] as Json)['location'] ?? LOCATION);
   return resultsPage(em, projectId, jobId, location, job.result ?? emptyResult('SELECT'), query);

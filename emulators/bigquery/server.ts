@@ -80,7 +80,7 @@ async function route(
     }
   } else if (coll === 'queries') {
     if (a === undefined && method === 'POST') return [200, await jobsQuery(em, projectId, body)];
-    if (a !== undefined && method === 'GET') return [200, getQueryResults(em, projectId, a, query)];
+    if (a !== undefined && method === 'GET') return [200, await getQueryResults(em, projectId, a, query)];
   } else if (coll === 'jobs') {
     if (a === undefined && method === 'POST') return [200, await jobsInsert(em, projectId, body)];
     if (a === undefined && method === 'GET') return [200, listJobs(em, projectId, query)];

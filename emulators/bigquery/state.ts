@@ -55,6 +55,8 @@ export interface JobRecord {
   resource: Json;
   result?: QueryResult;
   error?: ApiError;
+  /** Set while the job runs (a jobs.query answered before its `timeoutMs` ran out); settles when it is done. */
+  running?: Promise<void>;
 }
 
 export const fieldsOf = (t: TableRecord) => ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];

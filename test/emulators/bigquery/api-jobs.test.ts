@@ -445,6 +445,23 @@ describe('BigQuery emulator API: jobs and queries', () => {
       assert.equal(await elsewhere('US'), 404);
     });
 
+    it('answers jobs.query still running after timeoutMs with jobComplete false, and the results once done', async () => {
+      // A 400-million-row cross join cannot finish within 1 ms.
+      const query =
+        'SELECT COUNT(*) AS c FROM UNNEST(GENERATE_ARRAY(1, 20000)) AS a, UNNEST(GENERATE_ARRAY(1, 20000)) AS b';
+      const res = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
+        method: 'POST',
+        body: JSON.stringify({ query, useLegacySql: false, timeoutMs: 1 }),
+      });
+      const first = (await res.json()) as { jobComplete: boolean; jobReference: { jobId: string } };
+      assert.equal(first.jobComplete, false);
+      const jobId = first.jobReference.jobId;
+      const [rows] = await bq.job(jobId).getQueryResults();
+      assert.deepStrictEqual(rows, [{ c: 400_000_000 }]);
+      const [md] = await bq.job(jobId).getMetadata();
+      assert.equal(md.status.state, 'DONE');
+    });
+
     it('finds a job outside the US and EU multi-regions only when asked with its location', async () => {
       const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', location: 'asia-northeast1' });
       const id = job.id as string;
