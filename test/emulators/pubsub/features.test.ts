@@ -167,6 +167,42 @@ describe('pubsub emulator: snapshots, seek, detach, unwrapped push, exactly-once
     assert.deepEqual(texts(await pull(r.emulator.url, 'seek-purge-s')), ['fresh']);
   });
 
+  it('serves snapshots and Seek over REST too, and refuses schemas there by name', async () => {
+    const { topic } = await setUp('rest-snap');
+    const base = r.emulator.url;
+    await topic.publishMessage({ data: Buffer.from('kept') });
+    const made = await rest(base, 'PUT', `/v1/${P}/snapshots/rest-snap-1`, {
+      subscription: `${P}/subscriptions/rest-snap-s`,
+    });
+    assert.equal(made.status, 200);
+    assert.equal(made.body['topic'], topic.name);
+    assert.match(String(made.body['expireTime']), /^\d{4}-\d\d-\d\dT/);
+    const listed = await rest(base, 'GET', `/v1/${P}/snapshots`);
+    assert.ok(
+      (listed.body['snapshots'] as { name: string }[]).some((s) => s.name === `${P}/snapshots/rest-snap-1`),
+    );
+    await ack(base, 'rest-snap-s', await pull(base, 'rest-snap-s'));
+    const seek = await rest(base, 'POST', `/v1/${P}/subscriptions/rest-snap-s:seek`, {
+      snapshot: `${P}/snapshots/rest-snap-1`,
+    });
+    assert.equal(seek.status, 200);
+    assert.deepEqual(texts(await pull(base, 'rest-snap-s')), ['kept']);
+    const purge = await rest(base, 'POST', `/v1/${P}/subscriptions/rest-snap-s:seek`, {
+      time: '3000-01-01T00:00:00Z',
+    });
+    assert.equal(purge.status, 200);
+    assert.deepEqual(await pull(base, 'rest-snap-s'), []);
+    assert.equal((await rest(base, 'DELETE', `/v1/${P}/snapshots/rest-snap-1`)).status, 200);
+    assert.equal((await rest(base, 'GET', `/v1/${P}/snapshots/rest-snap-1`)).status, 404);
+    assert.deepEqual((await rest(base, 'GET', `/v1/${P}/schemas`)).body, {});
+    const schema = await rest(base, 'POST', `/v1/${P}/schemas?schemaId=s`, {
+      type: 'AVRO',
+      definition: '{}',
+    });
+    assert.equal(schema.status, 501);
+    assert.match(JSON.stringify(schema.body), /Schemas are not supported/);
+  });
+
   it('refuses a seek to a snapshot of another topic', async () => {
     const a = await setUp('seek-other-a');
     await setUp('seek-other-b');
