@@ -131,5 +131,6 @@ await runFidelity({
   ],
   // The client waits a while before retrying an insert into a table it just created.
   testTimeoutMs: 120_000,
+  docs: 'docs/bigquery-emulator.md',
   prepare: publicSamples,
 });

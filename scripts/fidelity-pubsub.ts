@@ -70,4 +70,5 @@ await runFidelity({
     },
   ],
   testTimeoutMs: 120_000,
+  docs: 'docs/pubsub-emulator.md',
 });
