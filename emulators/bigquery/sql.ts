@@ -239,7 +239,18 @@ class Translator {
         return j;
       }
       const info = this.informationSchema(parts);
-      out.push(info ?? qualifiedName(this.resolveTable(parts, n.pos)));
+      if (info !== undefined) {
+        // Without an alias the view is named by its last part, as a table is (`columns.column_name`).
+        const next = nodes[j];
+        const aliased =
+          isWord(next, 'AS') ||
+          next?.kind === 'qident' ||
+          (next?.kind === 'ident' &&
+            !CLAUSE_ENDS_FROM.has(next.text.toUpperCase()) &&
+            !isWord(next, 'WITH', 'LEFT', 'RIGHT', 'INNER', 'CROSS', 'JOIN', 'FULL', 'ON', 'USING'));
+        const view = (parts.at(-1) ?? '').split('.').pop() ?? '';
+        out.push(aliased ? info : `${info} AS ${quoteIdent(view)}`);
+      } else out.push(qualifiedName(this.resolveTable(parts, n.pos)));
       if (isWord(nodes[j], 'FOR') && isWord(nodes[j + 1], 'SYSTEM_TIME'))
         throw new UnsupportedSqlError('FOR SYSTEM_TIME AS OF');
       return j;

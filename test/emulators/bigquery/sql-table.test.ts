@@ -694,6 +694,14 @@ describe('BigQuery emulator: SQL subset (table of BigQuery SQL → rows)', () =>
     ]);
   });
 
+  it('INFORMATION_SCHEMA.COLUMNS without an alias is named by its last part (columns.column_name), as Cube reads it', async () => {
+    const [rows] = await h.bq.dataset('d').query({
+      query:
+        "SELECT columns.column_name AS c, columns.table_name AS t FROM INFORMATION_SCHEMA.COLUMNS WHERE columns.table_name = 'events' AND columns.ordinal_position = 1",
+    });
+    assert.deepStrictEqual(plain(rows), [{ c: 'event_id', t: 'events' }]);
+  });
+
   it('a DuckDB error reaches the caller in BigQuery words: invalidQuery, no DuckDB error class or type names', async () => {
     await assert.rejects(
       h.bq.query({ query: 'SELECT COUNT(*) FROM d.events WHERE event_time > @n', params: { n: 5 } }),
