@@ -1291,7 +1291,8 @@ export class Engine {
     };
     const touched = this.fanOut(topicName, [dead]);
     this.appendQuiet({ type: REC.PUBLISH, topic: topicName, messages: [dead] });
-    this.remove(sub, m.id);
+    // Acknowledged in the source, as Pub/Sub does (retained for Seek like any ack, also on replay).
+    this.ackOne(sub, m.id);
     this.appendQuiet({ type: REC.ACK, sub: sub.name, ids: [m.id] });
     for (const t of touched) this.scheduleDispatch(t);
   }
