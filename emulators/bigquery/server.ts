@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
 import { getQueryResults, jobsInsert, jobsQuery, listJobs } from './jobs.ts';
-import { Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
+import { cleanDuckMessage, Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
 import { Store } from './store.ts';
 import { insertAll, listTableData } from './tabledata.ts';
 import { deleteTable, getTable, insertTable, listTables, patchTable } from './tables.ts';
@@ -116,6 +116,22 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** DuckDB's error classes, as its messages start ("Binder Error: …"). */
+const DUCKDB_ERROR =
+  /^(Binder|Parser|Conversion|Invalid Input|Catalog|Constraint|Out of Range|Not implemented|Mismatch Type|Invalid type|Dependency|Serialization) Error: /;
+
+/**
+ * What an error that is not an ApiError is answered as: a DuckDB error that reached the server
+ * unmapped is still the query's (`invalidQuery` in BigQuery's words, never DuckDB's); anything
+ * else is the emulator's bug (`backendError`).
+ */
+export function unexpectedError(e: unknown): ApiError {
+  const message = e instanceof Error ? e.message : String(e);
+  return DUCKDB_ERROR.test(message)
+    ? new ApiError('invalidQuery', cleanDuckMessage(message))
+    : new ApiError('backendError', `Internal error in the emulator: ${message}`);
+}
+
 /**
  * The two parts of a `multipart/related` upload body: the job resource (JSON), then the file.
  * Only multipart uploads are served (the client's default for a load from a file).
@@ -215,8 +231,8 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
           if (!req.complete) req.destroy();
           return;
         }
-        const err = new ApiError('backendError', `Internal error in the emulator: ${(e as Error).message}`);
-        send(res, 500, err.body());
+        const err = unexpectedError(e);
+        send(res, err.code, err.body());
       }
     })();
   });
