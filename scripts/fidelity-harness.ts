@@ -10,6 +10,8 @@
  * (each must apply exactly once), how its imports of the checkout's `src` resolve, the groups and
  * single tests excluded with their reasons, and the emulators to start. Only connections to
  * loopback and to the emulators are allowed from the process (no metadata server, no internet).
+ * With `docs`, the run checks that the emulator's docs page states its figure and names each
+ * excluded group, so the page's list of differences stays true (`--strict` fails when it is not).
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,6 +71,12 @@ export interface Fidelity {
   readonly testTimeoutMs?: number;
   /** Runs once the emulators are up, before the tests (stand-in data the tests read). */
   readonly prepare?: () => Promise<void>;
+  /**
+   * The emulator's docs page (`docs/pubsub-emulator.md`), whose "Last run" figure
+   * (`**N passed, M failed**`) and list of exclusions the run checks: a page that no longer says
+   * what the run measured is reported (and fails a `--strict` run).
+   */
+  readonly docs?: string;
 }
 
 export function say(line: string): void {
@@ -214,7 +222,8 @@ export async function runFidelity(f: Fidelity): Promise<void> {
   const result = await runMocha(f, outfile);
   for (const s of started) await s.stop();
   report(f, result, refused);
-  process.exit(strict && result.failed + result.failedHooks > 0 ? 1 : 0);
+  const stale = f.docs ? checkDocs(f, f.docs, result) : [];
+  process.exit(strict && (result.failed + result.failedHooks > 0 || stale.length > 0) ? 1 : 0);
 }
 
 /** Refuses every connection from this process except to loopback and the emulators' hosts. */
@@ -380,6 +389,25 @@ async function runMocha(f: Fidelity, file: string): Promise<Counts & Exclusions>
     });
   });
   return { ...counts, ...skip };
+}
+
+/**
+ * Whether the docs page still says what this run measured: its figure, and every excluded group
+ * named (its last title part, any case). Returns what is stale.
+ */
+function checkDocs(f: Fidelity, docs: string, r: Counts): string[] {
+  const text = readFileSync(join(ROOT, docs), 'utf8');
+  const lower = text.toLowerCase();
+  const stale: string[] = [];
+  const figure = `**${r.passed} passed, ${r.failed} failed`;
+  if (!text.includes(figure)) stale.push(`its figure is not ${figure}**`);
+  for (const group of Object.keys(f.skipped)) {
+    const last = (group.split('/').pop() as string).toLowerCase();
+    if (!lower.includes(last)) stale.push(`it does not name the excluded group "${group}"`);
+  }
+  say(stale.length === 0 ? `\ndocs: ${docs} says what this run measured` : `\ndocs: ${docs} is stale:`);
+  for (const x of stale) say(`  - ${x}`);
+  return stale;
 }
 
 function report(f: Fidelity, r: Counts & Exclusions, refused: readonly string[]): void {

@@ -121,4 +121,5 @@ await runFidelity({
       args: ['--fsync', 'none'],
     },
   ],
+  docs: 'docs/storage-emulator.md',
 });

@@ -5,12 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { tableBytes } from './bytes.ts';
+import { copyTables } from './copy.ts';
 import { ApiError } from './errors.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { type Cell, encodeValue, fieldForType, type OutputField } from './schema.ts';
 import { isScript, runScript, splitStatements } from './script.ts';
 import { qualifiedName, type TableRef } from './sql.ts';
 import {
+  cleanDuckMessage,
   dmlStats,
   type Emulator,
   emptyResult,
@@ -30,6 +32,7 @@ import {
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import { createView, tableResource } from './tables.ts';
+import { extractTable, loadTable } from './transfer.ts';
 
 /** Whitespace and comments (line comments with -- or #, block comments) before the first word. */
 const LEADING_COMMENTS = /^(?:\s+|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
@@ -87,7 +90,7 @@ export async function runQuery(
           try {
             await conn.run(duck);
           } catch (e) {
-            throw new ApiError('invalidQuery', (e as Error).message);
+            throw new ApiError('invalidQuery', cleanDuckMessage((e as Error).message));
           }
         }),
       empty: emptyResult('SCRIPT'),
@@ -192,7 +195,6 @@ export function jobResource(
   location: string,
   labels?: Json,
 ): Json {
-  const now = nowMs();
   const stats: Json = {
     totalBytesProcessed: '0',
     cacheHit: false,
@@ -203,17 +205,36 @@ export function jobResource(
     stats['dmlStats'] = dmlStats(result);
   }
   if (result?.fields.length) stats['schema'] = { fields: result.fields };
+  return doneJob(
+    em,
+    { projectId, jobId, location },
+    { jobType: 'QUERY', query: cfg, ...(labels ? { labels } : {}) },
+    { totalBytesProcessed: '0', query: stats },
+    error,
+  );
+}
+
+/** A finished job's resource (query, copy, load or extract): DONE, with its error if it failed. */
+export function doneJob(
+  em: Emulator,
+  ref: { projectId: string; jobId: string; location: string },
+  configuration: Json,
+  statistics: Json,
+  error: ApiError | undefined,
+): Json {
+  const now = nowMs();
+  const { projectId, jobId, location } = ref;
   return {
     kind: 'bigquery#job',
     etag: etag(),
     id: `${projectId}:${location}.${jobId}`,
     selfLink: `${em.baseUrl}/bigquery/v2/projects/${projectId}/jobs/${jobId}?location=${location}`,
     jobReference: { projectId, jobId, location },
-    configuration: { jobType: 'QUERY', query: cfg, ...(labels ? { labels } : {}) },
+    configuration,
     status: error
       ? { state: 'DONE', errorResult: error.errorProto(), errors: [error.errorProto()] }
       : { state: 'DONE' },
-    statistics: { creationTime: now, startTime: now, endTime: now, totalBytesProcessed: '0', query: stats },
+    statistics: { creationTime: now, startTime: now, endTime: now, ...statistics },
     user_email: 'emulator@localhost',
   };
 }
@@ -244,7 +265,49 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
     };
   }
   const named = typeof body['location'] === 'string' ? body['location'] : undefined;
-  const result = await runQuery(em, projectId, cfg, {}, named);
+  const waitMs = timeoutOf(body['timeoutMs']);
+  const run = runQuery(em, projectId, cfg, {}, named);
+  // Settled either way ('done'): a failure is read from `run` below, or by the running job.
+  const settled = run.then(
+    () => 'done' as const,
+    () => 'done' as const,
+  );
+  const first = await Promise.race([settled, delay(waitMs)]);
+  if (first !== 'done') {
+    // Still running when timeoutMs ran out: answered as BigQuery does (jobComplete false, the job's
+    // reference); the job finishes on its own, and jobs.get / getQueryResults see it then.
+    const rec: JobRecord = {
+      resource: {
+        ...jobResource(em, projectId, jobId, cfg, undefined, undefined, location, labels),
+        status: { state: 'RUNNING' },
+      },
+    };
+    rec.running = run
+      .then(
+        (result) => {
+          rec.result = result;
+          rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
+        },
+        (e: unknown) => {
+          rec.error =
+            e instanceof ApiError
+              ? e
+              : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
+          rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
+        },
+      )
+      .finally(() => {
+        delete rec.running;
+      });
+    keepJob(em, jobId, rec);
+    return {
+      kind: 'bigquery#queryResponse',
+      jobReference: { projectId, jobId, location },
+      jobComplete: false,
+      queryId: jobId,
+    };
+  }
+  const result = await run;
   keepJob(em, jobId, {
     resource: jobResource(em, projectId, jobId, cfg, result, undefined, location, labels),
     result,
@@ -360,7 +423,16 @@ export function resultsPage(
   return out;
 }
 
-export async function jobsInsert(em: Emulator, projectId: string, body: Json): Promise<Json> {
+/**
+ * jobs.insert; `upload` is the file of a load job sent with it (the client's multipart upload to
+ * `/upload/bigquery/v2/projects/{p}/jobs`).
+ */
+export async function jobsInsert(
+  em: Emulator,
+  projectId: string,
+  body: Json,
+  upload?: Buffer,
+): Promise<Json> {
   const conf = (body['configuration'] ?? {}) as Json;
   const ref = (body['jobReference'] ?? {}) as Json;
   const jobId = typeof ref['jobId'] === 'string' ? ref['jobId'] : `job_${randomUUID().replaceAll('-', '_')}`;
@@ -369,6 +441,7 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
   if (em.jobs.has(jobId))
     throw new ApiError('duplicate', `Already Exists: Job ${projectId}:${location}.${jobId}`);
   const cfg = conf['query'] as Json | undefined;
+  if (conf['copy'] || conf['load'] || conf['extract']) return transferJob(em, projectId, jobId, body, upload);
   if (!cfg) {
     const kind = Object.keys(conf).find((k) => ['load', 'extract', 'copy'].includes(k)) ?? 'unknown';
     throw new ApiError(
@@ -401,12 +474,67 @@ export async function jobsInsert(em: Emulator, projectId: string, body: Json): P
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     // Keep the failed job so jobs.get shows its errorResult, and answer like BigQuery does for bad SQL.
-    keepJob(em, jobId, {
-      resource: jobResource(em, projectId, jobId, cfg, undefined, e, location, labels),
-      error: e,
-    });
+    const resource = jobResource(em, projectId, jobId, cfg, undefined, e, location, labels);
+    keepJob(em, jobId, { resource, error: e });
+    // A table or dataset not found (in the job's location) fails the job BigQuery has created:
+    // the answer is the job, DONE with its errorResult, so the caller holds a job object.
+    if (e.reason === 'notFound') return resource;
     throw e;
   }
+}
+
+/**
+ * A copy, load or extract job, run at once. A table, dataset or object not found (in the job's
+ * location) is a 404 and a request missing a required part a 400, as BigQuery answers jobs.insert;
+ * a failure while running (a non-empty destination, another schema, a bad row) is the job's:
+ * answered as the DONE job with its errorResult.
+ */
+async function transferJob(
+  em: Emulator,
+  projectId: string,
+  jobId: string,
+  body: Json,
+  upload: Buffer | undefined,
+): Promise<Json> {
+  const conf = (body['configuration'] ?? {}) as Json;
+  const given = (body['jobReference'] as Json | undefined)?.['location'];
+  const location = typeof given === 'string' ? given : LOCATION;
+  const explicit = typeof given === 'string' ? given : undefined;
+  const labels = validLabels(conf['labels']);
+  const kind = conf['copy'] ? 'copy' : conf['load'] ? 'load' : 'extract';
+  const cfg = conf[kind] as Json;
+  const configuration = { jobType: kind.toUpperCase(), [kind]: cfg, ...(labels ? { labels } : {}) };
+  const ref = { projectId, jobId, location };
+  let resource: Json;
+  try {
+    let statistics: Json;
+    if (kind === 'copy') {
+      const rows = await copyTables(em, projectId, cfg, explicit);
+      statistics = { copy: { copiedRows: String(rows), copiedLogicalBytes: '0' } };
+    } else if (kind === 'load') {
+      const rows = await loadTable(em, projectId, cfg, upload, explicit);
+      statistics = {
+        load: {
+          outputRows: String(rows),
+          inputFiles: '1',
+          inputFileBytes: String(upload?.length ?? 0),
+          outputBytes: '0',
+        },
+      };
+    } else {
+      const rows = await extractTable(em, projectId, cfg, explicit);
+      statistics = {
+        extract: { destinationUriFileCounts: ['1'], inputBytes: '0' },
+        totalBytesProcessed: String(rows),
+      };
+    }
+    resource = doneJob(em, ref, configuration, statistics, undefined);
+  } catch (e) {
+    if (!(e instanceof ApiError) || e.reason === 'required' || e.reason === 'notFound') throw e;
+    resource = doneJob(em, ref, configuration, {}, e);
+  }
+  keepJob(em, jobId, { resource });
+  return resource;
 }
 
 /**
@@ -455,13 +583,41 @@ async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<Qu
   };
 }
 
-export function getQueryResults(
+/** How long a call waits for a running job: `timeoutMs` (BigQuery's default is 10 s). */
+function timeoutOf(raw: unknown): number {
+  const n = raw === undefined || raw === null ? 10_000 : Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : 10_000;
+}
+
+const delay = (ms: number): Promise<'timeout'> =>
+  new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
+
+/**
+ * jobs.getQueryResults: a running job is waited for up to `timeoutMs`; still running then, the
+ * answer is `jobComplete: false` with the job's reference, as BigQuery answers.
+ */
+export async function getQueryResults(
   em: Emulator,
   projectId: string,
   jobId: string,
   query: URLSearchParams,
-): Json {
+): Promise<Json> {
   const job = em.jobOr404(projectId, jobId, query);
+  if (job.running) {
+    const first = await Promise.race([
+      job.running.then(() => 'done' as const),
+      delay(timeoutOf(query.get('timeoutMs') ?? undefined)),
+    ]);
+    if (first !== 'done') {
+      const location = String((job.resource['jobReference'] as Json)['location'] ?? LOCATION);
+      return {
+        kind: 'bigquery#getQueryResultsResponse',
+        etag: etag(),
+        jobReference: { projectId, jobId, location },
+        jobComplete: false,
+      };
+    }
+  }
   if (job.error) throw job.error;
   const location = String((job.resource['jobReference'] as Json)['location'] ?? LOCATION);
   return resultsPage(em, projectId, jobId, location, job.result ?? emptyResult('SELECT'), query);

@@ -85,6 +85,10 @@ function scalar(type: string, duck: string, value: unknown, name: string): strin
     }
     case 'BYTES':
       return `from_base64(${stringLiteral(text)})`;
+    case 'STRING':
+      // An untyped literal, as BigQuery coerces a STRING parameter where a DATE, DATETIME, TIME or
+      // TIMESTAMP is expected (docs/google-wire.md §4); DuckDB reads a bare literal that way too.
+      return stringLiteral(text);
     default:
       return `CAST(${stringLiteral(text)} AS ${duck})`;
   }

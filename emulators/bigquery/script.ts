@@ -12,6 +12,7 @@
  * JavaScript UDFs are refused as unsupported in the emulator.
  */
 import { ApiError } from './errors.ts';
+import { buildTree, parseType, tokenize } from './sql-tree.ts';
 
 /** Whitespace and comments before the first word. */
 const LEADING = /^(?:\s+|--[^\n]*(?:\n|$)|#[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/;
@@ -265,7 +266,7 @@ export async function runScript<R>(statements: readonly string[], deps: ScriptDe
         const args = Object.fromEntries(
           step.params.map((p) => [
             p.name,
-            p.type ? `CAST("${p.name}" AS ${duckType(deps, p.type)})` : `"${p.name}"`,
+            p.type ? `CAST("${p.name}" AS ${duckType(p.type)})` : `"${p.name}"`,
           ]),
         );
         const inner = bindVariables(bound(step.body), new Set(Object.keys(args)));
@@ -289,10 +290,14 @@ export async function runScript<R>(statements: readonly string[], deps: ScriptDe
   }
 }
 
-/** DuckDB's name of a BigQuery type, read off the translator's cast of a NULL. */
-function duckType<R>(deps: ScriptDeps<R>, type: string): string {
-  const sql = deps.translate(`SELECT CAST(NULL AS ${type})`, {});
-  const m = /^\s*SELECT\s+CAST\(NULL AS ([\s\S]+)\)\s*$/i.exec(sql);
-  if (!m) throw new ApiError('invalidQuery', `Unsupported in the BigQuery emulator: parameter type ${type}`);
-  return m[1] as string;
+/**
+ * DuckDB's name of a BigQuery type, by the translator's own type table (a cast of text to INT64
+ * is a checked expression, not a type name, so it cannot be read off a translated CAST).
+ */
+function duckType(type: string): string {
+  const nodes = buildTree(tokenize(type));
+  const [duck, end] = parseType(nodes, 0);
+  if (end < nodes.length)
+    throw new ApiError('invalidQuery', `Unsupported in the BigQuery emulator: parameter type ${type}`);
+  return duck;
 }

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
 import { getQueryResults, jobsInsert, jobsQuery, listJobs } from './jobs.ts';
-import { Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
+import { cleanDuckMessage, Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
 import { Store } from './store.ts';
 import { insertAll, listTableData } from './tabledata.ts';
 import { deleteTable, getTable, insertTable, listTables, patchTable } from './tables.ts';
@@ -80,7 +80,7 @@ async function route(
     }
   } else if (coll === 'queries') {
     if (a === undefined && method === 'POST') return [200, await jobsQuery(em, projectId, body)];
-    if (a !== undefined && method === 'GET') return [200, getQueryResults(em, projectId, a, query)];
+    if (a !== undefined && method === 'GET') return [200, await getQueryResults(em, projectId, a, query)];
   } else if (coll === 'jobs') {
     if (a === undefined && method === 'POST') return [200, await jobsInsert(em, projectId, body)];
     if (a === undefined && method === 'GET') return [200, listJobs(em, projectId, query)];
@@ -116,6 +116,72 @@ async function readBody(req: IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/** DuckDB's error classes, as its messages start ("Binder Error: …"). */
+const DUCKDB_ERROR =
+  /^(Binder|Parser|Conversion|Invalid Input|Catalog|Constraint|Out of Range|Not implemented|Mismatch Type|Invalid type|Dependency|Serialization) Error: /;
+
+/**
+ * What an error that is not an ApiError is answered as: a DuckDB error that reached the server
+ * unmapped is still the query's (`invalidQuery` in BigQuery's words, never DuckDB's); anything
+ * else is the emulator's bug (`backendError`).
+ */
+export function unexpectedError(e: unknown): ApiError {
+  const message = e instanceof Error ? e.message : String(e);
+  return DUCKDB_ERROR.test(message)
+    ? new ApiError('invalidQuery', cleanDuckMessage(message))
+    : new ApiError('backendError', `Internal error in the emulator: ${message}`);
+}
+
+/**
+ * The two parts of a `multipart/related` upload body: the job resource (JSON), then the file.
+ * Only multipart uploads are served (the client's default for a load from a file).
+ */
+export function splitMultipart(
+  raw: Buffer,
+  contentType: string | undefined,
+  query: URLSearchParams,
+): { metadata: Json; data: Buffer } {
+  const type = query.get('uploadType') ?? 'multipart';
+  if (type !== 'multipart')
+    throw new ApiError(
+      'invalid',
+      `Unsupported in the BigQuery emulator: uploadType=${type} (multipart only)`,
+    );
+  const boundary = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType ?? '');
+  const mark = boundary?.[1] ?? boundary?.[2];
+  if (!mark)
+    throw new ApiError('invalid', 'A load upload needs Content-Type: multipart/related with a boundary.');
+  const delimiter = Buffer.from(`--${mark}`);
+  const parts: Buffer[] = [];
+  let at = raw.indexOf(delimiter);
+  while (at >= 0) {
+    const start = at + delimiter.length;
+    if (raw.subarray(start, start + 2).toString() === '--') break;
+    const next = raw.indexOf(delimiter, start);
+    if (next < 0) break;
+    // A part: CRLF, its headers, a blank line, its bytes, then the CRLF before the next delimiter.
+    const part = raw.subarray(start, next);
+    const headEnd = part.indexOf('\r\n\r\n');
+    const end =
+      part.length >= 2 && part.subarray(part.length - 2).toString() === '\r\n'
+        ? part.length - 2
+        : part.length;
+    parts.push(headEnd < 0 ? Buffer.alloc(0) : part.subarray(headEnd + 4, Math.max(headEnd + 4, end)));
+    at = next;
+  }
+  if (parts.length < 2)
+    throw new ApiError('invalid', 'The multipart body needs the job resource and the file.');
+  let metadata: unknown;
+  try {
+    metadata = JSON.parse((parts[0] as Buffer).toString('utf8'));
+  } catch (e) {
+    throw new ApiError('parseError', `Invalid JSON payload received. ${(e as Error).message}`);
+  }
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata))
+    throw new ApiError('parseError', 'Invalid JSON payload received. Expected an object.');
+  return { metadata: metadata as Json, data: parts[1] as Buffer };
+}
+
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (status === 204 || body === undefined) {
     res.writeHead(204).end();
@@ -138,6 +204,13 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const raw = req.method === 'GET' || req.method === 'DELETE' ? Buffer.alloc(0) : await readBody(req);
+        const upload = /^\/upload\/bigquery\/v2\/projects\/([^/]+)\/jobs$/.exec(url.pathname);
+        if (upload && req.method === 'POST') {
+          // A load job with its file (the client's `table.load(path)`): metadata and bytes in one body.
+          const { metadata, data } = splitMultipart(raw, req.headers['content-type'], url.searchParams);
+          send(res, 200, await jobsInsert(emu, decodeURIComponent(upload[1] as string), metadata, data));
+          return;
+        }
         let body: Json = {};
         if (raw.length > 0) {
           try {
@@ -158,8 +231,8 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
           if (!req.complete) req.destroy();
           return;
         }
-        const err = new ApiError('backendError', `Internal error in the emulator: ${(e as Error).message}`);
-        send(res, 500, err.body());
+        const err = unexpectedError(e);
+        send(res, err.code, err.body());
       }
     })();
   });

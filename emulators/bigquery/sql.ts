@@ -162,7 +162,10 @@ class Translator {
     const at = clean.findIndex((p) => p.toUpperCase() === 'INFORMATION_SCHEMA');
     if (at < 0) return undefined;
     const view = (clean[at + 1] ?? '').toUpperCase();
-    const scope = clean.slice(0, at);
+    // Without a dataset, the job's default dataset is the scope (Cube's schema introspection reads
+    // `INFORMATION_SCHEMA.COLUMNS` so).
+    const dd = this.opts.defaultDataset;
+    const scope = at === 0 && dd ? [dd.projectId ?? this.opts.projectId, dd.datasetId] : clean.slice(0, at);
     if (
       at !== clean.length - 2 ||
       scope.length === 0 ||
@@ -170,7 +173,7 @@ class Translator {
       /^region-/i.test(scope.at(-1) ?? '')
     )
       throw new UnsupportedSqlError(
-        'INFORMATION_SCHEMA outside a dataset (only <dataset>.INFORMATION_SCHEMA.TABLES and .COLUMNS)',
+        'INFORMATION_SCHEMA outside a dataset (only [<dataset>.]INFORMATION_SCHEMA.TABLES and .COLUMNS, the dataset given or the default one)',
       );
     if (!INFORMATION_SCHEMA_VIEWS.includes(view as InformationSchemaView))
       throw new UnsupportedSqlError(`INFORMATION_SCHEMA.${view} (only TABLES and COLUMNS)`);
@@ -236,7 +239,18 @@ class Translator {
         return j;
       }
       const info = this.informationSchema(parts);
-      out.push(info ?? qualifiedName(this.resolveTable(parts, n.pos)));
+      if (info !== undefined) {
+        // Without an alias the view is named by its last part, as a table is (`columns.column_name`).
+        const next = nodes[j];
+        const aliased =
+          isWord(next, 'AS') ||
+          next?.kind === 'qident' ||
+          (next?.kind === 'ident' &&
+            !CLAUSE_ENDS_FROM.has(next.text.toUpperCase()) &&
+            !isWord(next, 'WITH', 'LEFT', 'RIGHT', 'INNER', 'CROSS', 'JOIN', 'FULL', 'ON', 'USING'));
+        const view = (parts.at(-1) ?? '').split('.').pop() ?? '';
+        out.push(aliased ? info : `${info} AS ${quoteIdent(view)}`);
+      } else out.push(qualifiedName(this.resolveTable(parts, n.pos)));
       if (isWord(nodes[j], 'FOR') && isWord(nodes[j + 1], 'SYSTEM_TIME'))
         throw new UnsupportedSqlError('FOR SYSTEM_TIME AS OF');
       return j;
@@ -341,11 +355,25 @@ class Translator {
             'QUALIFY',
             'UNION',
             'INTERSECT',
-            'EXCEPT',
-          )
+          ) &&
+          !setExcept(nodes, end)
         )
           end++;
         const items = splitTopLevel(nodes.slice(i + 3, end));
+        const star = (item: readonly Node[]) =>
+          item.some((x, k) => isOp(x, '*') && (k === 0 || isOp(item[k - 1], '.')));
+        if (isWord(nodes[i + 2], 'STRUCT') && items.some(star)) {
+          // `SELECT AS STRUCT *` (or `t.*`, `* EXCEPT (…)`): the plain SELECT as a subquery whose
+          // row, named as a table, is the STRUCT DuckDB makes of its columns.
+          let stop = end;
+          while (stop < nodes.length && !isWord(nodes[stop], 'UNION', 'INTERSECT') && !setExcept(nodes, stop))
+            stop++;
+          const inner = this.sequence([n, ...nodes.slice(i + 3, stop)]);
+          emit(`SELECT __row AS f0_ FROM (${inner}) AS __row`, n);
+          i = stop;
+          inSelect = false;
+          continue;
+        }
         if (isWord(nodes[i + 2], 'VALUE')) {
           if (items.length !== 1) throw new InvalidSqlError('SELECT AS VALUE takes exactly one expression');
           emit(`SELECT ${this.expr(items[0] as Node[])}`, n);
@@ -1067,6 +1095,11 @@ function detectKind(nodes: readonly Node[], t: Translator): { kind: StatementKin
   void t;
   if (UNSUPPORTED_LEADING.has(w)) throw new UnsupportedSqlError(`${w} statements`);
   throw new UnsupportedSqlError(`statement starting with ${w}`);
+}
+
+/** `EXCEPT` as a set operation (`EXCEPT DISTINCT`), not a star's `* EXCEPT (columns)`. */
+function setExcept(nodes: readonly Node[], i: number): boolean {
+  return isWord(nodes[i], 'EXCEPT') && !isGroup(nodes[i + 1], '(');
 }
 
 /**

@@ -55,6 +55,8 @@ export interface JobRecord {
   resource: Json;
   result?: QueryResult;
   error?: ApiError;
+  /** Set while the job runs (a jobs.query answered before its `timeoutMs` ran out); settles when it is done. */
+  running?: Promise<void>;
 }
 
 export const fieldsOf = (t: TableRecord) => ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
@@ -126,12 +128,42 @@ export function outName(name: string, i: number): string {
   return /^[\p{L}_][\p{L}\p{M}\p{N}_]*$/u.test(name) ? name : `f${i}_`;
 }
 
+/** DuckDB's type names as BigQuery spells them (DuckDB's plain TIMESTAMP is left: it is ambiguous in text). */
+const BIGQUERY_TYPE_NAMES: Readonly<Record<string, string>> = {
+  'TIMESTAMP WITH TIME ZONE': 'TIMESTAMP',
+  TIMESTAMPTZ: 'TIMESTAMP',
+  VARCHAR: 'STRING',
+  STRING_LITERAL: 'STRING',
+  INTEGER_LITERAL: 'INT64',
+  BIGINT: 'INT64',
+  INTEGER: 'INT64',
+  HUGEINT: 'INT64',
+  DOUBLE: 'FLOAT64',
+  BOOLEAN: 'BOOL',
+  BLOB: 'BYTES',
+};
+const DUCK_TYPE_WORDS =
+  /\b(?:TIMESTAMP WITH TIME ZONE|TIMESTAMPTZ|VARCHAR|STRING_LITERAL|INTEGER_LITERAL|BIGINT|INTEGER|HUGEINT|DOUBLE|BOOLEAN|BLOB)\b|\bDECIMAL\(\d+,\s*\d+\)/g;
+
+/**
+ * A DuckDB error as BigQuery words its invalidQuery messages: no DuckDB error class ("Binder
+ * Error: …"), BigQuery's type names, our internal schema names as `project:dataset.table`, and
+ * the common type mismatch in BigQuery's own words. A caller never sees DuckDB's vocabulary.
+ */
 export function cleanDuckMessage(m: string): string {
-  // DuckDB prefixes messages with its error class and quotes our internal schema names.
-  return m
+  let out = m
     .replace(/\n+LINE \d+:[\s\S]*$/, '')
     .replace(/"([^".]+)\.([^"]+)"\."([^"]+)"/g, '$1:$2.$3')
     .trim();
+  const cls = /^([A-Z][A-Za-z ]*?) Error: /.exec(out);
+  if (cls) out = `${cls[1] === 'Parser' ? 'Syntax error: ' : ''}${out.slice(cls[0].length)}`;
+  out = out.replace(DUCK_TYPE_WORDS, (w) => BIGQUERY_TYPE_NAMES[w] ?? 'NUMERIC');
+  const compare =
+    /^Cannot (?:compare|mix) values of type (.+?) and (?:type )?(.+?)(?: in [A-Z]+ clause)? - an explicit cast is required/.exec(
+      out,
+    );
+  if (compare) return `No matching signature for operator for argument types: ${compare[1]}, ${compare[2]}`;
+  return out.replace(/ - an explicit cast is required/, '');
 }
 
 export function paginate<T>(all: T[], query: URLSearchParams): { page: T[]; next: string | undefined } {
@@ -230,10 +262,10 @@ export class Emulator {
     const ref = job?.resource['jobReference'] as Json | undefined;
     const asked = query.get('location');
     // A job is found in its own location only (BigQuery: 404 when another location is given).
-    const elsewhere =
-      asked !== null &&
-      typeof ref?.['location'] === 'string' &&
-      asked.toUpperCase() !== ref['location'].toUpperCase();
+    // Without a location BigQuery looks in the US and EU multi-regions only, so a job elsewhere
+    // (asia-northeast1) must be asked for with its location.
+    const own = typeof ref?.['location'] === 'string' ? ref['location'].toUpperCase() : LOCATION;
+    const elsewhere = asked === null ? own !== 'US' && own !== 'EU' : asked.toUpperCase() !== own;
     if (!job || ref?.['projectId'] !== projectId || elsewhere)
       throw new ApiError('notFound', `Not found: Job ${projectId}:${asked ?? LOCATION}.${jobId}`);
     return job;

@@ -27,7 +27,29 @@ export const REC = {
    * counting and a message is still dead-lettered after its last attempt.
    */
   ATTEMPTS: 10,
+  /**
+   * A snapshot's resource; with `sub`, its messages are that subscription's unacknowledged ones
+   * at this point of the log (replay rebuilds the same set), else SNAP_MESSAGES records follow.
+   */
+  SNAP_PUT: 11,
+  SNAP_DEL: 12,
+  /** Messages a snapshot holds (written by compaction). */
+  SNAP_MESSAGES: 13,
+  /** A Seek, replayed as it ran: to a publish time (ms) or to a snapshot. */
+  SEEK: 14,
+  /** An IAM policy set on a topic, subscription or snapshot (kept, not enforced). */
+  IAM_PUT: 15,
+  /** Acknowledged messages a subscription retains (`retainAckedMessages`), written by compaction. */
+  RETAINED: 16,
 } as const;
+
+export interface SnapshotResource {
+  name: string;
+  topic: string;
+  /** Milliseconds since the epoch. */
+  expireTime: number;
+  labels?: Record<string, string>;
+}
 
 export type LogRecord =
   | { type: typeof REC.TOPIC_PUT; topic: TopicResource }
@@ -38,7 +60,13 @@ export type LogRecord =
   | { type: typeof REC.ACK; sub: string; ids: number[] }
   | { type: typeof REC.SUB_MESSAGES; sub: string; messages: StoredMessage[] }
   | { type: typeof REC.NEXT_ID; next: number }
-  | { type: typeof REC.ATTEMPTS; sub: string; ids: number[]; attempts: number[] };
+  | { type: typeof REC.ATTEMPTS; sub: string; ids: number[]; attempts: number[] }
+  | { type: typeof REC.SNAP_PUT; snapshot: SnapshotResource; sub: string }
+  | { type: typeof REC.SNAP_DEL; name: string }
+  | { type: typeof REC.SNAP_MESSAGES; snapshot: string; messages: StoredMessage[] }
+  | { type: typeof REC.RETAINED; sub: string; messages: StoredMessage[] }
+  | { type: typeof REC.SEEK; sub: string; time?: number; snapshot?: string }
+  | { type: typeof REC.IAM_PUT; resource: string; policy: unknown };
 
 class Writer {
   buf: Buffer;
@@ -209,7 +237,18 @@ export function encodeRecord(rec: LogRecord): Buffer {
       return encodeText(rec.type, JSON.stringify(rec.sub));
     case REC.TOPIC_DEL:
     case REC.SUB_DEL:
+    case REC.SNAP_DEL:
       return encodeText(rec.type, rec.name);
+    case REC.SNAP_PUT:
+      return encodeText(rec.type, JSON.stringify({ snapshot: rec.snapshot, sub: rec.sub }));
+    case REC.SEEK:
+      return encodeText(rec.type, JSON.stringify({ sub: rec.sub, time: rec.time, snapshot: rec.snapshot }));
+    case REC.IAM_PUT:
+      return encodeText(rec.type, JSON.stringify({ resource: rec.resource, policy: rec.policy }));
+    case REC.SNAP_MESSAGES:
+      return encodeMessages(rec.type, rec.snapshot, rec.messages);
+    case REC.RETAINED:
+      return encodeMessages(rec.type, rec.sub, rec.messages);
     case REC.PUBLISH:
       return encodeMessages(rec.type, rec.topic, rec.messages);
     case REC.SUB_MESSAGES:
@@ -252,14 +291,36 @@ export function decodeRecord(payload: Buffer): LogRecord {
       return { type, sub: JSON.parse(r.str()) as SubscriptionResource };
     case REC.TOPIC_DEL:
     case REC.SUB_DEL:
+    case REC.SNAP_DEL:
       return { type, name: r.str() };
+    case REC.SNAP_PUT: {
+      const v = JSON.parse(r.str()) as { snapshot: SnapshotResource; sub: string };
+      return { type, snapshot: v.snapshot, sub: v.sub };
+    }
+    case REC.SEEK: {
+      const v = JSON.parse(r.str()) as { sub: string; time?: number; snapshot?: string };
+      return {
+        type,
+        sub: v.sub,
+        ...(v.time !== undefined ? { time: v.time } : {}),
+        ...(v.snapshot !== undefined ? { snapshot: v.snapshot } : {}),
+      };
+    }
+    case REC.IAM_PUT: {
+      const v = JSON.parse(r.str()) as { resource: string; policy: unknown };
+      return { type, resource: v.resource, policy: v.policy };
+    }
     case REC.PUBLISH:
-    case REC.SUB_MESSAGES: {
+    case REC.SUB_MESSAGES:
+    case REC.SNAP_MESSAGES:
+    case REC.RETAINED: {
       const name = r.str();
       const n = r.u32();
       const messages: StoredMessage[] = [];
       for (let i = 0; i < n; i++) messages.push(readMessage(r));
-      return type === REC.PUBLISH ? { type, topic: name, messages } : { type, sub: name, messages };
+      if (type === REC.PUBLISH) return { type, topic: name, messages };
+      if (type === REC.SNAP_MESSAGES) return { type, snapshot: name, messages };
+      return { type, sub: name, messages };
     }
     case REC.ACK: {
       const sub = r.str();

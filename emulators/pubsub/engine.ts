@@ -16,9 +16,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppendLog, type FsyncPolicy, frame, frameParts, readLog } from '../common/append-log.ts';
-import { decodeRecord, encodeRecord, type LogRecord, publishRawHead, REC, storedMessage } from './codec.ts';
+import {
+  decodeRecord,
+  encodeRecord,
+  type LogRecord,
+  publishRawHead,
+  REC,
+  type SnapshotResource,
+  storedMessage,
+} from './codec.ts';
 import { Deque } from './deque.ts';
-import { alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
+import { ApiError, alreadyExists, invalid, notFound, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, type FilterFn } from './filter.ts';
 import { lockDataDir } from './lock.ts';
 import {
@@ -104,6 +112,10 @@ export class Subscription {
   timerAt = Number.POSITIVE_INFINITY;
   dispatchScheduled = false;
   retentionMs: number;
+  /** Acknowledged messages kept for Seek (`retainAckedMessages`), by id. */
+  readonly acked = new Map<number, StoredMessage>();
+  /** Ack ids leased at or before this sequence number predate the last Seek: they ack nothing. */
+  seekSeq = 0;
 
   constructor(resource: SubscriptionResource) {
     this.resource = resource;
@@ -136,6 +148,30 @@ export class Subscription {
 
 const ACK_ID = /^(\d+)-(\d+)$/;
 
+/** How long after a publish is answered its messages are first offered to subscribers. */
+export const PUBLISH_TO_DELIVERY_MS = 10;
+
+/** A snapshot: its resource and the messages a Seek to it makes unacknowledged again. */
+interface SnapshotState {
+  resource: SnapshotResource;
+  readonly msgs: Map<number, StoredMessage>;
+}
+
+/** Pub/Sub keeps a snapshot for 7 days less the age of its oldest unacknowledged message. */
+const SNAPSHOT_LIFE_MS = 7 * 86_400_000;
+
+/** ErrorInfo metadata Google's client reads for an exactly-once ack of an id that acks nothing. */
+export const INVALID_ACK_ID = 'PERMANENT_FAILURE_INVALID_ACK_ID';
+
+export interface IamPolicy {
+  version: number;
+  bindings: unknown[];
+  etag: string;
+}
+
+/** Per ack id failures of an exactly-once subscription (empty: every id succeeded). */
+export type AckFailures = Map<string, string>;
+
 export interface EngineOptions {
   readonly dataDir: string;
   readonly fsync: FsyncPolicy;
@@ -156,6 +192,14 @@ export class Engine {
   private readonly opts: EngineOptions;
   pushHooks: PushHooks | undefined;
   private unlock: () => void = () => undefined;
+  readonly snapshots = new Map<string, SnapshotState>();
+  /** IAM policies by resource name (stored and returned; never enforced). */
+  readonly policies = new Map<string, unknown>();
+  /**
+   * Ack ids carry a lease sequence number, increasing across restarts (it starts at the clock),
+   * so an ack id names one delivery: a later delivery of the message has another one.
+   */
+  private leaseSeq = Date.now();
 
   private constructor(opts: EngineOptions) {
     this.opts = opts;
@@ -236,7 +280,27 @@ export class Engine {
         if (ids.length > 0)
           out.push(frame(encodeRecord({ type: REC.ATTEMPTS, sub: sub.name, ids, attempts })));
       }
+      this.pruneAcked(sub);
+      if (sub.acked.size > 0)
+        out.push(
+          frame(encodeRecord({ type: REC.RETAINED, sub: sub.name, messages: [...sub.acked.values()] })),
+        );
     }
+    for (const snap of this.snapshots.values()) {
+      out.push(frame(encodeRecord({ type: REC.SNAP_PUT, snapshot: snap.resource, sub: '' })));
+      if (snap.msgs.size > 0)
+        out.push(
+          frame(
+            encodeRecord({
+              type: REC.SNAP_MESSAGES,
+              snapshot: snap.resource.name,
+              messages: [...snap.msgs.values()],
+            }),
+          ),
+        );
+    }
+    for (const [resource, policy] of this.policies)
+      out.push(frame(encodeRecord({ type: REC.IAM_PUT, resource, policy })));
     return out;
   }
 
@@ -254,7 +318,8 @@ export class Engine {
       case REC.SUB_PUT: {
         const existing = this.subs.get(rec.sub.name);
         if (existing) existing.setResource(rec.sub);
-        else this.addSub(rec.sub);
+        const sub = existing ?? this.addSub(rec.sub);
+        if (rec.sub.detached) this.dropAll(sub);
         return;
       }
       case REC.SUB_DEL:
@@ -274,9 +339,31 @@ export class Engine {
       }
       case REC.ACK: {
         const sub = this.subs.get(rec.sub);
-        if (sub) for (const id of rec.ids) this.remove(sub, id);
+        if (sub) for (const id of rec.ids) this.ackOne(sub, id);
         return;
       }
+      case REC.RETAINED:
+        this.keepMessages(this.subs.get(rec.sub)?.acked, rec.messages);
+        return;
+      case REC.SNAP_PUT: {
+        const from = rec.sub ? this.subs.get(rec.sub) : undefined;
+        this.putSnapshot(rec.snapshot, from);
+        return;
+      }
+      case REC.SNAP_MESSAGES:
+        this.keepMessages(this.snapshots.get(rec.snapshot)?.msgs, rec.messages);
+        return;
+      case REC.SNAP_DEL:
+        this.snapshots.delete(rec.name);
+        return;
+      case REC.SEEK: {
+        const sub = this.subs.get(rec.sub);
+        if (sub) this.applySeek(sub, rec.time, rec.snapshot);
+        return;
+      }
+      case REC.IAM_PUT:
+        this.policies.set(rec.resource, rec.policy);
+        return;
       case REC.ATTEMPTS: {
         const sub = this.subs.get(rec.sub);
         if (!sub) return;
@@ -286,6 +373,17 @@ export class Engine {
         });
         return;
       }
+    }
+  }
+
+  /** Replayed messages kept by id (retained acks, a snapshot's); ids stay ahead of them. */
+  private keepMessages(
+    into: Map<number, StoredMessage> | undefined,
+    messages: readonly StoredMessage[],
+  ): void {
+    for (const m of messages) {
+      this.nextId = Math.max(this.nextId, m.id + 1);
+      into?.set(m.id, m);
     }
   }
 
@@ -321,6 +419,7 @@ export class Engine {
       this.liveBytes -= sm.m.size;
     }
     sub.msgs.clear();
+    sub.acked.clear();
     if (sub.timer) clearTimeout(sub.timer);
     return sub;
   }
@@ -416,6 +515,216 @@ export class Engine {
       .map((s) => s.resource)
       .filter((s) => s.name.startsWith(prefix))
       .sort(byName);
+  }
+
+  /**
+   * DetachSubscription: the subscription stays, `detached: true`, its messages (and retained
+   * ones) are dropped, nothing more is delivered to it, and its consumers are let go.
+   */
+  async detachSubscription(name: string): Promise<void> {
+    const sub = this.getSubscription(name);
+    const resource: SubscriptionResource = { ...sub.resource, detached: true };
+    sub.setResource(resource);
+    this.dropAll(sub);
+    for (const c of [...sub.consumers]) this.detach(sub, c);
+    await this.append({ type: REC.SUB_PUT, sub: resource });
+    this.pushHooks?.onSubscriptionChanged(name, sub);
+  }
+
+  /** A detached subscription delivers nothing: Pub/Sub answers FAILED_PRECONDITION. */
+  checkAttached(sub: Subscription): void {
+    if (sub.resource.detached)
+      throw new ApiError(
+        'FAILED_PRECONDITION',
+        `Subscription is detached (resource=${shortName(sub.name)}).`,
+      );
+  }
+
+  private dropAll(sub: Subscription): void {
+    for (const id of [...sub.msgs.keys()]) this.remove(sub, id);
+    sub.acked.clear();
+  }
+
+  /** Drops retained acknowledged messages older than the subscription's retention. */
+  private pruneAcked(sub: Subscription): void {
+    const oldest = Date.now() - sub.retentionMs;
+    for (const [id, m] of sub.acked) if (m.publishTime < oldest) sub.acked.delete(id);
+  }
+
+  // ---------- snapshots and seek ----------
+
+  private putSnapshot(resource: SnapshotResource, from: Subscription | undefined): void {
+    const msgs = new Map<number, StoredMessage>();
+    for (const sm of from?.msgs.values() ?? []) msgs.set(sm.m.id, sm.m);
+    this.snapshots.set(resource.name, { resource, msgs });
+  }
+
+  /** A live snapshot; an expired one is deleted on the way (Pub/Sub expires them on its own). */
+  getSnapshot(name: string): SnapshotState {
+    parseName(name, 'snapshots');
+    const snap = this.snapshots.get(name);
+    if (snap && snap.resource.expireTime <= Date.now()) {
+      this.snapshots.delete(name);
+      this.appendQuiet({ type: REC.SNAP_DEL, name });
+    }
+    const live = this.snapshots.get(name);
+    if (!live) throw notFound(shortName(name));
+    return live;
+  }
+
+  async createSnapshot(
+    name: string,
+    subscription: string,
+    labels?: Record<string, string>,
+  ): Promise<SnapshotResource> {
+    parseName(name, 'snapshots');
+    const sub = this.getSubscription(subscription);
+    const existing = this.snapshots.get(name);
+    if (existing && existing.resource.expireTime > Date.now()) throw alreadyExists(shortName(name));
+    if (sub.resource.topic === DELETED_TOPIC)
+      throw new ApiError('FAILED_PRECONDITION', "The subscription's topic has been deleted.");
+    let oldest = Date.now();
+    for (const sm of sub.msgs.values()) if (sm.m.publishTime < oldest) oldest = sm.m.publishTime;
+    const resource: SnapshotResource = {
+      name,
+      topic: sub.resource.topic,
+      expireTime: oldest + SNAPSHOT_LIFE_MS,
+      ...(labels && Object.keys(labels).length > 0 ? { labels: { ...labels } } : {}),
+    };
+    this.putSnapshot(resource, sub);
+    await this.append({ type: REC.SNAP_PUT, snapshot: resource, sub: sub.name });
+    return resource;
+  }
+
+  async updateSnapshot(
+    name: string,
+    patch: { labels?: Record<string, string> | undefined; expireTime?: number | undefined },
+    paths: readonly string[],
+  ): Promise<SnapshotResource> {
+    const snap = this.getSnapshot(name);
+    if (paths.length === 0)
+      throw invalid(
+        'The update_mask in the UpdateSnapshotRequest must be set, and must be non-empty.',
+        'update_mask',
+      );
+    const resource: SnapshotResource = { ...snap.resource };
+    for (const path of paths) {
+      if (path === 'labels') {
+        if (patch.labels && Object.keys(patch.labels).length > 0) resource.labels = { ...patch.labels };
+        else delete resource.labels;
+      } else if (path === 'expire_time' || path === 'expireTime') {
+        if (patch.expireTime === undefined) throw invalid('expire_time must be set.', 'snapshot.expire_time');
+        resource.expireTime = patch.expireTime;
+      } else {
+        throw invalid(
+          `Invalid update_mask provided in the UpdateSnapshotRequest: the field ${path} cannot be updated.`,
+          'update_mask',
+        );
+      }
+    }
+    snap.resource = resource;
+    await this.append({ type: REC.SNAP_PUT, snapshot: resource, sub: '' });
+    return resource;
+  }
+
+  async deleteSnapshot(name: string): Promise<void> {
+    this.getSnapshot(name);
+    this.snapshots.delete(name);
+    await this.append({ type: REC.SNAP_DEL, name });
+  }
+
+  listSnapshots(project: string): SnapshotResource[] {
+    const prefix = `projects/${project}/snapshots/`;
+    const out: SnapshotResource[] = [];
+    for (const name of [...this.snapshots.keys()]) {
+      if (!name.startsWith(prefix)) continue;
+      try {
+        out.push(this.getSnapshot(name).resource);
+      } catch {
+        // Expired just now: gone.
+      }
+    }
+    return out.sort(byName);
+  }
+
+  /**
+   * Seek to a publish time (messages published before it are acknowledged, those at or after it
+   * that the subscription still has, or retains with `retainAckedMessages`, are not) or to a
+   * snapshot (its messages, through the subscription's filter, are the unacknowledged ones).
+   * Either way outstanding leases end: what is unacknowledged is delivered again.
+   */
+  async seek(
+    name: string,
+    target: { time?: number | undefined; snapshot?: string | undefined },
+  ): Promise<void> {
+    const sub = this.getSubscription(name);
+    if (target.snapshot !== undefined) {
+      const snap = this.getSnapshot(target.snapshot);
+      if (snap.resource.topic !== sub.resource.topic)
+        throw new ApiError(
+          'FAILED_PRECONDITION',
+          `The snapshot's topic (${snap.resource.topic}) is not the subscription's topic (${sub.resource.topic}).`,
+        );
+    } else if (target.time === undefined) {
+      throw invalid('A seek needs a time or a snapshot.', 'target');
+    }
+    this.applySeek(sub, target.time, target.snapshot);
+    await this.append({
+      type: REC.SEEK,
+      sub: sub.name,
+      ...(target.snapshot !== undefined ? { snapshot: target.snapshot } : { time: target.time as number }),
+    });
+    this.scheduleDispatch(sub);
+  }
+
+  private applySeek(sub: Subscription, time: number | undefined, snapshot: string | undefined): void {
+    this.pruneAcked(sub);
+    const known = new Map<number, StoredMessage>(sub.acked);
+    for (const sm of sub.msgs.values()) known.set(sm.m.id, sm.m);
+    const snap = snapshot === undefined ? undefined : this.snapshots.get(snapshot);
+    const keep: StoredMessage[] = snap
+      ? [...snap.msgs.values()].filter((m) => sub.filter(m.attributes))
+      : [...known.values()].filter((m) => m.publishTime >= (time ?? 0));
+    const kept = new Set(keep.map((m) => m.id));
+    for (const id of [...sub.msgs.keys()]) this.remove(sub, id);
+    sub.acked.clear();
+    if (sub.resource.retainAckedMessages)
+      for (const [id, m] of known) if (!kept.has(id)) sub.acked.set(id, m);
+    for (const m of keep.sort((a, b) => a.id - b.id)) this.enqueue(sub, m);
+    sub.seekSeq = this.leaseSeq;
+  }
+
+  // ---------- IAM (stored and returned, never enforced) ----------
+
+  private checkIamResource(resource: string): void {
+    const kind = resource.split('/')[2];
+    if (kind === 'topics') this.getTopic(resource);
+    else if (kind === 'subscriptions') this.getSubscription(resource);
+    else if (kind === 'snapshots') this.getSnapshot(resource);
+    else throw invalid(`Invalid resource name: (name=${resource})`, 'resource');
+  }
+
+  /** The policy as stored: `{version, bindings, etag}` with the etag in base64. */
+  getIamPolicy(resource: string): IamPolicy {
+    this.checkIamResource(resource);
+    return (
+      (this.policies.get(resource) as IamPolicy | undefined) ?? { version: 0, bindings: [], etag: 'ACAB' }
+    );
+  }
+
+  async setIamPolicy(
+    resource: string,
+    policy: { version?: number; bindings?: unknown[] },
+  ): Promise<IamPolicy> {
+    this.checkIamResource(resource);
+    const stored: IamPolicy = {
+      version: policy.version ?? 0,
+      bindings: policy.bindings ?? [],
+      etag: Buffer.from(String(Date.now())).toString('base64'),
+    };
+    this.policies.set(resource, stored);
+    await this.append({ type: REC.IAM_PUT, resource, policy: stored });
+    return stored;
   }
 
   // ---------- publish ----------
@@ -530,6 +839,7 @@ export class Engine {
     // subscriptions logged from `raw` needs neither, so its messages are not built.
     let keep = !raw;
     for (const sub of this.topicSubs.get(topicName) ?? []) if (!sub.resource.detached) keep = true;
+    for (const snap of this.snapshots.values()) if (snap.resource.topic === topicName) keep = true;
     const messages: StoredMessage[] = [];
     const ids: string[] = new Array(inputs.length);
     for (let i = 0; i < inputs.length; i++) {
@@ -541,12 +851,25 @@ export class Engine {
     const touched = messages.length > 0 ? this.fanOut(topicName, messages) : [];
     if (raw) await this.appendFramed(() => frameParts([publishRawHead(firstId, now), raw]));
     else await this.append({ type: REC.PUBLISH, topic: topicName, messages });
-    for (const sub of touched) this.scheduleDispatch(sub);
+    // Delivered a moment after the publish is answered, as Pub/Sub's own latency has it: a
+    // publisher that awaits its message id before it expects the message (Google's seek tests
+    // do) gets the id first.
+    if (touched.length > 0) {
+      const timer = setTimeout(() => {
+        for (const sub of touched) this.scheduleDispatch(sub);
+      }, PUBLISH_TO_DELIVERY_MS);
+      timer.unref();
+    }
     return ids;
   }
 
   private fanOut(topicName: string, messages: readonly StoredMessage[]): Subscription[] {
     const touched: Subscription[] = [];
+    // A snapshot keeps what is published to its topic after it was made (a Seek to it delivers that too).
+    for (const snap of this.snapshots.values()) {
+      if (snap.resource.topic !== topicName) continue;
+      for (const m of messages) snap.msgs.set(m.id, m);
+    }
     for (const sub of this.topicSubs.get(topicName) ?? []) {
       if (sub.resource.detached) continue;
       let any = false;
@@ -649,7 +972,7 @@ export class Engine {
     sm.attempts++;
     sm.state = LEASED;
     sm.leaseUntil = now + leaseMs;
-    sm.ackId = `${sm.m.id}-${sm.attempts}`;
+    sm.ackId = `${sm.m.id}-${++this.leaseSeq}`;
     sm.consumer = consumer;
     sub.leased.add(sm);
     if (consumer) {
@@ -762,6 +1085,7 @@ export class Engine {
    */
   async pull(name: string, maxMessages: number, wait: boolean, waitMs = 500): Promise<Delivery[]> {
     const sub = this.getSubscription(name);
+    this.checkAttached(sub);
     if (maxMessages < 1) throw tooSmall('max_messages', maxMessages, 1, 'max_messages');
     const max = Math.min(maxMessages, LIMITS.maxPullMessages);
     const leaseMs = sub.resource.ackDeadlineSeconds * 1000;
@@ -803,20 +1127,55 @@ export class Engine {
     return ids;
   }
 
-  /** Acknowledges; resolves once the acks are durable. Unknown or already acked ids are ignored. */
-  async acknowledge(name: string, ackIds: readonly string[]): Promise<void> {
+  /**
+   * Acknowledges; resolves once the acks are durable. Without exactly-once delivery unknown or
+   * already acked ids are ignored (an id from before a Seek acks nothing); with it, an id that is
+   * not the message's current delivery fails, and the failures are returned by ack id.
+   */
+  async acknowledge(name: string, ackIds: readonly string[]): Promise<AckFailures> {
     const sub = this.getSubscription(name);
     if (ackIds.length === 0) throw invalid('No ack ids specified.', 'ack_ids');
     const ids = this.parseAckIds(ackIds);
+    const failures: AckFailures = new Map();
     const removed: number[] = [];
-    for (const id of ids) if (this.remove(sub, id)) removed.push(id);
-    if (removed.length === 0) return;
+    ids.forEach((id, i) => {
+      const ackId = ackIds[i] as string;
+      if (!this.current(sub, id, ackId)) {
+        if (sub.resource.enableExactlyOnceDelivery) failures.set(ackId, INVALID_ACK_ID);
+        return;
+      }
+      if (this.ackOne(sub, id)) removed.push(id);
+    });
+    if (removed.length === 0) return failures;
     this.scheduleDispatch(sub);
     await this.append({ type: REC.ACK, sub: sub.name, ids: removed });
+    return failures;
   }
 
-  /** Extends leases, or nacks with 0. Only the current delivery of a message is affected. */
-  modifyAckDeadline(name: string, ackIds: readonly string[], seconds: number): void {
+  /**
+   * Whether an ack id may settle its message: with exactly-once delivery only the current lease's
+   * id; otherwise any id of a message still there, unless it was leased before the last Seek.
+   */
+  private current(sub: Subscription, id: number, ackId: string): boolean {
+    const sm = sub.msgs.get(id);
+    if (!sm) return false;
+    if (sub.resource.enableExactlyOnceDelivery) return sm.state === LEASED && sm.ackId === ackId;
+    return Number(ackId.slice(ackId.indexOf('-') + 1)) > sub.seekSeq;
+  }
+
+  /** Removes an acknowledged message, keeping it for Seek when the subscription retains acks. */
+  private ackOne(sub: Subscription, id: number): boolean {
+    const sm = this.remove(sub, id);
+    if (!sm) return false;
+    if (sub.resource.retainAckedMessages) sub.acked.set(id, sm.m);
+    return true;
+  }
+
+  /**
+   * Extends leases, or nacks with 0. Only the current delivery of a message is affected; with
+   * exactly-once delivery other ids fail, returned by ack id.
+   */
+  modifyAckDeadline(name: string, ackIds: readonly string[], seconds: number): AckFailures {
     const sub = this.getSubscription(name);
     if (ackIds.length === 0) throw invalid('No ack ids specified.', 'ack_ids');
     // Google allows 0–600 s here (not the 10 s floor of the subscription's deadline).
@@ -824,9 +1183,13 @@ export class Engine {
     if (seconds > 600) throw tooLarge('ack_deadline_seconds', seconds, 600, 'ack_deadline_seconds');
     this.parseAckIds(ackIds);
     const now = Date.now();
+    const failures: AckFailures = new Map();
     for (const ackId of ackIds) {
       const sm = sub.msgs.get(Number(ackId.slice(0, ackId.indexOf('-'))));
-      if (!sm || sm.state !== LEASED || sm.ackId !== ackId) continue;
+      if (!sm || sm.state !== LEASED || sm.ackId !== ackId) {
+        if (sub.resource.enableExactlyOnceDelivery) failures.set(ackId, INVALID_ACK_ID);
+        continue;
+      }
       if (seconds === 0) {
         this.release(sub, sm, now);
       } else {
@@ -835,6 +1198,7 @@ export class Engine {
       }
     }
     if (seconds === 0) this.scheduleDispatch(sub);
+    return failures;
   }
 
   /** Nack from a push worker or stream, by ack id. */
@@ -927,7 +1291,8 @@ export class Engine {
     };
     const touched = this.fanOut(topicName, [dead]);
     this.appendQuiet({ type: REC.PUBLISH, topic: topicName, messages: [dead] });
-    this.remove(sub, m.id);
+    // Acknowledged in the source, as Pub/Sub does (retained for Seek like any ack, also on replay).
+    this.ackOne(sub, m.id);
     this.appendQuiet({ type: REC.ACK, sub: sub.name, ids: [m.id] });
     for (const t of touched) this.scheduleDispatch(t);
   }

@@ -10,8 +10,9 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
-import type { Consumer, Engine, Subscription } from './engine.ts';
-import { invalid, STATUSES, toApiError } from './errors.ts';
+import type { SnapshotResource } from './codec.ts';
+import type { AckFailures, Consumer, Engine, IamPolicy, Subscription } from './engine.ts';
+import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
 import {
   durationMs,
   formatDuration,
@@ -21,6 +22,7 @@ import {
   type TopicInput,
   type TopicResource,
 } from './resources.ts';
+import { exactlyOnceAckError } from './status-details.ts';
 import type { Delivery, StoredMessage } from './types.ts';
 import {
   type DecodedPublish,
@@ -55,6 +57,8 @@ function protoDir(): { pubsub: string; gax: string } {
 interface ServiceDefinitions {
   publisher: grpc.ServiceDefinition;
   subscriber: grpc.ServiceDefinition;
+  schemas: grpc.ServiceDefinition;
+  iam: grpc.ServiceDefinition;
 }
 
 let cached: ServiceDefinitions | undefined;
@@ -62,7 +66,7 @@ let cached: ServiceDefinitions | undefined;
 function loadServices(): ServiceDefinitions {
   if (cached) return cached;
   const dirs = protoDir();
-  const def = protoLoader.loadSync('google/pubsub/v1/pubsub.proto', {
+  const def = protoLoader.loadSync(['google/pubsub/v1/pubsub.proto', 'google/iam/v1/iam_policy.proto'], {
     includeDirs: [dirs.pubsub, dirs.gax],
     longs: String,
     enums: String,
@@ -70,7 +74,10 @@ function loadServices(): ServiceDefinitions {
     oneofs: true,
   });
   const pkg = grpc.loadPackageDefinition(def) as unknown as {
-    google: { pubsub: { v1: Record<string, { service: grpc.ServiceDefinition }> } };
+    google: {
+      pubsub: { v1: Record<string, { service: grpc.ServiceDefinition }> };
+      iam: { v1: Record<string, { service: grpc.ServiceDefinition }> };
+    };
   };
   const v1 = pkg.google.pubsub.v1;
   const publisher = { ...(v1['Publisher'] as { service: grpc.ServiceDefinition }).service };
@@ -90,7 +97,9 @@ function loadServices(): ServiceDefinitions {
         ? ((res as Obj)['encoded'] as Buffer)
         : pull.responseSerialize(res),
   };
-  cached = { publisher, subscriber };
+  const schemas = (v1['SchemaService'] as { service: grpc.ServiceDefinition }).service;
+  const iam = (pkg.google.iam.v1['IAMPolicy'] as { service: grpc.ServiceDefinition }).service;
+  cached = { publisher, subscriber, schemas, iam };
   return cached;
 }
 
@@ -128,7 +137,23 @@ function pushConfigIn(v: unknown): PushConfig | undefined {
       audience: String(oidc['audience'] ?? ''),
     };
   }
+  const noWrapper = p['noWrapper'] as Obj | null | undefined;
+  if (noWrapper) out.noWrapper = { writeMetadata: Boolean(noWrapper['writeMetadata']) };
   return out;
+}
+
+/** Fields of a topic the emulator cannot honour: refused, never silently dropped. */
+function refuseTopicFeatures(t: Obj): void {
+  const schema = t['schemaSettings'] as Obj | null | undefined;
+  if (schema)
+    throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
+  if (t['ingestionDataSourceSettings'])
+    throw invalid(
+      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
+      'ingestion_data_source_settings',
+    );
+  if (Array.isArray(t['messageTransforms']) && t['messageTransforms'].length > 0)
+    throw invalid('message_transforms is not supported by this emulator.', 'message_transforms');
 }
 
 function refuseUnsupported(s: Obj): void {
@@ -178,6 +203,7 @@ function subscriptionOut(s: SubscriptionResource): Obj {
       pushEndpoint: s.pushConfig.pushEndpoint ?? '',
       attributes: s.pushConfig.attributes ?? {},
       oidcToken: s.pushConfig.oidcToken ?? null,
+      ...(s.pushConfig.noWrapper ? { noWrapper: s.pushConfig.noWrapper } : {}),
     },
     ackDeadlineSeconds: s.ackDeadlineSeconds,
     retainAckedMessages: s.retainAckedMessages,
@@ -200,6 +226,7 @@ function subscriptionOut(s: SubscriptionResource): Obj {
 }
 
 function topicIn(t: Obj): TopicInput {
+  refuseTopicFeatures(t);
   return {
     name: str(t['name']),
     labels: map(t['labels']),
@@ -240,6 +267,39 @@ const paths = (mask: unknown): string[] =>
     ? ((mask as Obj)['paths'] as string[])
     : [];
 
+const timestampOut = (ms: number): Obj => {
+  const seconds = Math.floor(ms / 1000);
+  return { seconds: String(seconds), nanos: Math.round((ms - seconds * 1000) * 1e6) };
+};
+
+const timestampIn = (t: unknown): number | undefined =>
+  t && typeof t === 'object'
+    ? Number((t as Obj)['seconds'] ?? 0) * 1000 + Math.floor(Number((t as Obj)['nanos'] ?? 0) / 1e6)
+    : undefined;
+
+const snapshotOut = (s: SnapshotResource): Obj => ({
+  name: s.name,
+  topic: s.topic,
+  expireTime: timestampOut(s.expireTime),
+  labels: s.labels ?? {},
+});
+
+const policyOut = (p: IamPolicy): Obj => ({
+  version: p.version,
+  bindings: p.bindings.map((b) => ({ condition: null, ...(b as Obj) })),
+  etag: Buffer.from(p.etag, 'base64'),
+});
+
+/** Exactly-once failures of an ack or modack answer as Pub/Sub answers them (per ack id). */
+function settle(failures: AckFailures): Obj {
+  if (failures.size > 0) throw exactlyOnceAckError(failures);
+  return {};
+}
+
+const SCHEMAS_UNSUPPORTED = (): never => {
+  throw new ApiError('UNIMPLEMENTED', 'Schemas are not supported by this emulator.');
+};
+
 // ---------- handlers ----------
 
 type Unary = (request: Obj) => Promise<unknown> | unknown;
@@ -252,7 +312,8 @@ function unary(fn: Unary): grpc.handleUnaryCall<Obj, unknown> {
         (res) => callback(null, res),
         (err: unknown) => {
           const e = toApiError(err);
-          callback({ code: STATUSES[e.status].grpc, details: e.message });
+          const metadata = (err as { grpcMetadata?: grpc.Metadata }).grpcMetadata;
+          callback({ code: STATUSES[e.status].grpc, details: e.message, ...(metadata ? { metadata } : {}) });
         },
       );
   };
@@ -311,6 +372,7 @@ function streamingPull(engine: Engine, streams: Set<grpc.ServerDuplexStream<Obj,
       try {
         if (!consumer) {
           sub = engine.getSubscription(String(req['subscription'] ?? ''));
+          engine.checkAttached(sub);
           const seconds = Number(req['streamAckDeadlineSeconds'] ?? 0);
           if (seconds < 10 || seconds > 600) {
             throw invalid(
@@ -389,7 +451,7 @@ export interface GrpcHandle {
 
 /** Builds the gRPC server (not bound to a port: sockets are injected by the shared listener). */
 export function createGrpcServer(engine: Engine): GrpcHandle {
-  const { publisher, subscriber } = loadServices();
+  const { publisher, subscriber, schemas, iam } = loadServices();
   const server = new grpc.Server({
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE,
     'grpc.max_send_message_length': GRPC_MAX_MESSAGE,
@@ -421,6 +483,18 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
       await engine.deleteTopic(String(r['topic'] ?? ''));
       return {};
     }),
+    DetachSubscription: unary(async (r) => {
+      await engine.detachSubscription(String(r['subscription'] ?? ''));
+      return {};
+    }),
+    ListTopicSnapshots: unary((r) => {
+      const topic = String(r['topic'] ?? '');
+      engine.getTopic(topic);
+      const project = topic.split('/')[1] ?? '';
+      const all = engine.listSnapshots(project).filter((s) => s.topic === topic);
+      const p = page(all, r);
+      return { snapshots: p.items.map((s) => s.name), nextPageToken: p.next };
+    }),
   });
 
   server.addService(subscriber, {
@@ -444,18 +518,23 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
       await engine.deleteSubscription(String(r['subscription'] ?? ''));
       return {};
     }),
-    ModifyAckDeadline: unary((r) => {
-      engine.modifyAckDeadline(
-        String(r['subscription'] ?? ''),
-        (r['ackIds'] as string[] | undefined) ?? [],
-        Number(r['ackDeadlineSeconds'] ?? 0),
-      );
-      return {};
-    }),
-    Acknowledge: unary(async (r) => {
-      await engine.acknowledge(String(r['subscription'] ?? ''), (r['ackIds'] as string[] | undefined) ?? []);
-      return {};
-    }),
+    ModifyAckDeadline: unary((r) =>
+      settle(
+        engine.modifyAckDeadline(
+          String(r['subscription'] ?? ''),
+          (r['ackIds'] as string[] | undefined) ?? [],
+          Number(r['ackDeadlineSeconds'] ?? 0),
+        ),
+      ),
+    ),
+    Acknowledge: unary(async (r) =>
+      settle(
+        await engine.acknowledge(
+          String(r['subscription'] ?? ''),
+          (r['ackIds'] as string[] | undefined) ?? [],
+        ),
+      ),
+    ),
     Pull: unary(async (r) => {
       const deliveries = await engine.pull(
         String(r['subscription'] ?? ''),
@@ -468,6 +547,86 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
     ModifyPushConfig: unary(async (r) => {
       await engine.modifyPushConfig(String(r['subscription'] ?? ''), pushConfigIn(r['pushConfig']) ?? {});
       return {};
+    }),
+    CreateSnapshot: unary(async (r) =>
+      snapshotOut(
+        await engine.createSnapshot(
+          String(r['name'] ?? ''),
+          String(r['subscription'] ?? ''),
+          map(r['labels']),
+        ),
+      ),
+    ),
+    GetSnapshot: unary((r) => snapshotOut(engine.getSnapshot(String(r['snapshot'] ?? '')).resource)),
+    ListSnapshots: unary((r) => {
+      const p = page(engine.listSnapshots(projectOf(r['project'])), r);
+      return { snapshots: p.items.map(snapshotOut), nextPageToken: p.next };
+    }),
+    UpdateSnapshot: unary(async (r) => {
+      const s = (r['snapshot'] ?? {}) as Obj;
+      return snapshotOut(
+        await engine.updateSnapshot(
+          String(s['name'] ?? ''),
+          { labels: map(s['labels']), expireTime: timestampIn(s['expireTime']) },
+          paths(r['updateMask']),
+        ),
+      );
+    }),
+    DeleteSnapshot: unary(async (r) => {
+      await engine.deleteSnapshot(String(r['snapshot'] ?? ''));
+      return {};
+    }),
+    Seek: unary(async (r) => {
+      const snapshot = r['target'] === 'snapshot' ? String(r['snapshot'] ?? '') : undefined;
+      const time = r['target'] === 'time' ? timestampIn(r['time']) : undefined;
+      await engine.seek(String(r['subscription'] ?? ''), { snapshot, time });
+      return {};
+    }),
+  });
+
+  // Schemas are not emulated: none can be made, so the list is empty and a name is not found;
+  // every other call says so (a topic's schema_settings are refused, topicIn).
+  server.addService(schemas, {
+    ListSchemas: unary((r) => {
+      projectOf(r['parent']);
+      return { schemas: [], nextPageToken: '' };
+    }),
+    GetSchema: unary((r) => {
+      throw new ApiError('NOT_FOUND', `Resource not found (resource=${String(r['name'] ?? '')}).`);
+    }),
+    DeleteSchema: unary((r) => {
+      throw new ApiError('NOT_FOUND', `Resource not found (resource=${String(r['name'] ?? '')}).`);
+    }),
+    ListSchemaRevisions: unary((r) => {
+      throw new ApiError('NOT_FOUND', `Resource not found (resource=${String(r['name'] ?? '')}).`);
+    }),
+    CreateSchema: unary(SCHEMAS_UNSUPPORTED),
+    CommitSchema: unary(SCHEMAS_UNSUPPORTED),
+    RollbackSchema: unary(SCHEMAS_UNSUPPORTED),
+    DeleteSchemaRevision: unary(SCHEMAS_UNSUPPORTED),
+    ValidateSchema: unary(SCHEMAS_UNSUPPORTED),
+    ValidateMessage: unary(SCHEMAS_UNSUPPORTED),
+  });
+
+  // IAM policies are kept and returned, never enforced: every permission asked about is granted.
+  server.addService(iam, {
+    GetIamPolicy: unary((r) => policyOut(engine.getIamPolicy(String(r['resource'] ?? '')))),
+    SetIamPolicy: unary(async (r) => {
+      const policy = (r['policy'] ?? {}) as Obj;
+      return policyOut(
+        await engine.setIamPolicy(String(r['resource'] ?? ''), {
+          version: Number(policy['version'] ?? 0),
+          bindings: ((policy['bindings'] as Obj[] | undefined) ?? []).map((b) => ({
+            role: String(b['role'] ?? ''),
+            members: (b['members'] as string[] | undefined) ?? [],
+            ...(b['condition'] ? { condition: b['condition'] } : {}),
+          })),
+        }),
+      );
+    }),
+    TestIamPermissions: unary((r) => {
+      engine.getIamPolicy(String(r['resource'] ?? ''));
+      return { permissions: (r['permissions'] as string[] | undefined) ?? [] };
     }),
   });
 

@@ -13,7 +13,7 @@ export type PushStatus = number;
 
 interface Pending {
   readonly head: string;
-  readonly body: string;
+  readonly body: string | Buffer;
   readonly timeoutMs: number;
   resolve(status: PushStatus): void;
 }
@@ -65,7 +65,10 @@ class Connection {
   }
 
   private write(p: Pending): void {
-    this.socket.write(p.head + p.body);
+    // One write per request; a binary body (push without wrapper) is joined as bytes.
+    this.socket.write(
+      typeof p.body === 'string' ? p.head + p.body : Buffer.concat([Buffer.from(p.head), p.body]),
+    );
   }
 
   private settle(status: PushStatus): void {
@@ -293,7 +296,12 @@ export class PushHttpClient {
    * POSTs `body` to `url` (http: only). `headers` are written as given (names and values must
    * not contain CR or LF; the caller builds them from its own data). Never rejects.
    */
-  post(url: URL, headers: Readonly<Record<string, string | number>>, body: string, timeoutMs: number) {
+  post(
+    url: URL,
+    headers: Readonly<Record<string, string | number>>,
+    body: string | Buffer,
+    timeoutMs: number,
+  ) {
     const port = Number(url.port || 80);
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     const key = `${host}:${port}`;

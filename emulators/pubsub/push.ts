@@ -101,6 +101,31 @@ export function pushBody(subscription: string, d: Delivery): string {
   return `${out}},"subscription":${JSON.stringify(subscription)},"deliveryAttempt":${d.attempt}}`;
 }
 
+/** An HTTP header name (a token) and a value without line breaks: what may be written as is. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const HEADER_VALUE = /^[^\r\n\0]*$/;
+
+/**
+ * Payload unwrapping with `writeMetadata` (docs/google-wire.md §3): the message's metadata as
+ * `x-goog-pubsub-*` headers and each attribute as a header of its own name. An attribute that
+ * cannot be a header (a name that is not a token, a value with a line break) is left out.
+ */
+export function unwrappedHeaders(subscription: string, d: Delivery): Record<string, string> {
+  const m = d.message;
+  const out: Record<string, string> = {};
+  for (const k in m.attributes) {
+    const v = m.attributes[k] as string;
+    if (HEADER_NAME.test(k) && HEADER_VALUE.test(v) && !/^(content-length|host|connection)$/i.test(k))
+      out[k] = v;
+  }
+  out['x-goog-pubsub-subscription-name'] = subscription;
+  out['x-goog-pubsub-message-id'] = String(m.id);
+  out['x-goog-pubsub-publish-time'] = new Date(m.publishTime).toISOString();
+  out['x-goog-pubsub-delivery-attempt'] = String(d.attempt);
+  if (m.orderingKey && HEADER_VALUE.test(m.orderingKey)) out['x-goog-pubsub-ordering-key'] = m.orderingKey;
+  return out;
+}
+
 /**
  * Push config attribute that switches a subscription to Eventarc-style binary CloudEvents
  * (`"x-emulator-cloudevents": "binary"`); an emulator extension, ignored by Google.
@@ -213,12 +238,13 @@ export class PushWorker implements Consumer {
     const cfg = sub.resource.pushConfig;
     const endpoint = cfg.pushEndpoint;
     if (!endpoint) return Promise.resolve(false);
-    const body = pushBody(sub.name, d);
+    const body = cfg.noWrapper ? d.message.data : pushBody(sub.name, d);
     const headers: Record<string, string | number> = {
-      'content-type': 'application/json',
+      'content-type': cfg.noWrapper ? 'application/octet-stream' : 'application/json',
       'content-length': Buffer.byteLength(body),
       'user-agent': 'APIs-Google; (+https://developers.google.com/webmasters/APIs-Google.html)',
     };
+    if (cfg.noWrapper?.writeMetadata) Object.assign(headers, unwrappedHeaders(sub.name, d));
     if (cfg.attributes?.[CLOUDEVENTS_ATTRIBUTE] === 'binary') {
       // Eventarc's binary-mode CloudEvent (docs/google-wire.md §3): same body, ce-* headers.
       Object.assign(headers, cloudEventHeaders(sub.resource.topic, d));

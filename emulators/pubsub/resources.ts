@@ -21,6 +21,8 @@ export interface PushConfig {
   pushEndpoint?: string;
   attributes?: Record<string, string>;
   oidcToken?: OidcToken;
+  /** Payload unwrapping: the message data is the body; with writeMetadata, metadata in headers. */
+  noWrapper?: { writeMetadata: boolean };
 }
 
 export interface SubscriptionResource {
@@ -74,7 +76,10 @@ const RESOURCE_ID = /^[A-Za-z][A-Za-z0-9\-_.~+%]{0,254}$/;
 const PROJECT_ID = /^[A-Za-z0-9][A-Za-z0-9\-_.:]{0,62}$/;
 
 /** Checks `projects/{p}/{kind}/{id}` and returns its parts. */
-export function parseName(name: string, kind: 'topics' | 'subscriptions'): { project: string; id: string } {
+export function parseName(
+  name: string,
+  kind: 'topics' | 'subscriptions' | 'snapshots',
+): { project: string; id: string } {
   const parts = name.split('/');
   const project = parts[1] ?? '';
   const id = parts[3] ?? '';
@@ -171,6 +176,10 @@ function checkPushConfig(pc: PushConfig | undefined): PushConfig {
     out.pushEndpoint = pc.pushEndpoint;
   }
   if (pc.attributes && Object.keys(pc.attributes).length > 0) out.attributes = { ...pc.attributes };
+  if (pc.noWrapper) {
+    if (!out.pushEndpoint) throw invalid('No wrapper requires a push endpoint.', 'push_config.no_wrapper');
+    out.noWrapper = { writeMetadata: pc.noWrapper.writeMetadata === true };
+  }
   if (pc.oidcToken && (pc.oidcToken.serviceAccountEmail || pc.oidcToken.audience)) {
     if (!out.pushEndpoint) throw invalid('An OIDC token requires a push endpoint.', 'push_config.oidc_token');
     out.oidcToken = {

@@ -4,7 +4,7 @@
  * wrong types and bad base64 get Google's messages instead of being ignored.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-
+import type { SnapshotResource } from './codec.ts';
 import type { Engine } from './engine.ts';
 import { ApiError, invalid, restErrorBody, STATUSES, toApiError, tooLarge } from './errors.ts';
 import type { PushManager } from './push.ts';
@@ -182,6 +182,20 @@ function refuseUnsupported(s: Record<string, unknown>): void {
   }
 }
 
+/** Fields of a topic the emulator cannot honour: refused, never silently dropped. */
+function refuseTopicFeatures(t: Record<string, unknown>): void {
+  const schema = t['schemaSettings'] as Record<string, unknown> | undefined;
+  if (schema && Object.keys(schema).length > 0)
+    throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
+  const ingestion = t['ingestionDataSourceSettings'] as Record<string, unknown> | undefined;
+  if (ingestion && Object.keys(ingestion).length > 0)
+    throw invalid(
+      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
+      'ingestion_data_source_settings',
+    );
+  refuseUnsupported({ messageTransforms: t['messageTransforms'] });
+}
+
 /** Subscription resource as Google's JSON prints it: default booleans and empty strings omitted. */
 export function subscriptionJson(s: SubscriptionResource): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -292,8 +306,98 @@ function notFoundRoute(method: string, path: string): ApiError {
   return new ApiError('NOT_FOUND', `The requested URL ${path} (${method}) was not found on this server.`);
 }
 
+const SnapshotCreateKind = obj({ subscription: 'string', labels: 'map' });
+const SnapshotKind = obj({ name: 'string', topic: 'string', expireTime: 'string', labels: 'map' });
+const UpdateSnapshotKind = obj({ snapshot: SnapshotKind, updateMask: 'mask' });
+const SeekKind = obj({ subscription: 'string', time: 'string', snapshot: 'string' });
+
+/** A snapshot as Pub/Sub's JSON prints it (`expireTime` an RFC 3339 time). */
+const snapshotJson = (s: SnapshotResource): Record<string, unknown> => ({
+  name: s.name,
+  topic: s.topic,
+  expireTime: new Date(s.expireTime).toISOString(),
+  ...(s.labels ? { labels: s.labels } : {}),
+});
+
+function rfc3339(value: unknown, field: string): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(String(value));
+  if (Number.isNaN(ms))
+    throw invalid(
+      `Invalid value at '${field}' (type.googleapis.com/google.protobuf.Timestamp), "${String(value)}"`,
+      field,
+    );
+  return ms;
+}
+
+/**
+ * Snapshots (`/v1/projects/{p}/snapshots[/{s}]`) and schemas (`/v1/projects/{p}/schemas…`, not
+ * emulated: the list is empty, anything else says so); undefined for other paths.
+ */
+async function routeSnapshotsAndSchemas(
+  engine: Engine,
+  method: string,
+  path: string,
+  input: (kind: Kind) => Record<string, unknown>,
+): Promise<unknown> {
+  const schemas = /^\/v1\/projects\/([^/:]+)\/schemas(?:[/:].*)?$/.exec(path);
+  if (schemas) {
+    if (method === 'GET' && path === `/v1/projects/${schemas[1]}/schemas`) return {};
+    throw new ApiError('UNIMPLEMENTED', 'Schemas are not supported by this emulator.');
+  }
+  const m = /^\/v1\/projects\/([^/:]+)\/snapshots(?:\/([^/:]+))?$/.exec(path);
+  if (!m) return undefined;
+  const project = decodeURIComponent(m[1] as string);
+  if (m[2] === undefined) {
+    if (method !== 'GET') throw notFoundRoute(method, path);
+    const list = engine.listSnapshots(project).map(snapshotJson);
+    return list.length > 0 ? { snapshots: list } : {};
+  }
+  const name = `projects/${project}/snapshots/${decodeURIComponent(m[2])}`;
+  switch (method) {
+    case 'GET':
+      return snapshotJson(engine.getSnapshot(name).resource);
+    case 'PUT': {
+      const req = input(SnapshotCreateKind);
+      return snapshotJson(
+        await engine.createSnapshot(
+          name,
+          String(req['subscription'] ?? ''),
+          req['labels'] as Record<string, string> | undefined,
+        ),
+      );
+    }
+    case 'PATCH': {
+      const req = input(UpdateSnapshotKind);
+      const snap = (req['snapshot'] ?? {}) as Record<string, unknown>;
+      return snapshotJson(
+        await engine.updateSnapshot(
+          name,
+          {
+            labels: snap['labels'] as Record<string, string> | undefined,
+            expireTime: rfc3339(snap['expireTime'], 'snapshot.expire_time'),
+          },
+          (req['updateMask'] as string[] | undefined) ?? [],
+        ),
+      );
+    }
+    case 'DELETE':
+      await engine.deleteSnapshot(name);
+      return {};
+    default:
+      throw notFoundRoute(method, path);
+  }
+}
+
 async function route(engine: Engine, method: string, url: URL, body: Buffer): Promise<unknown> {
   const path = url.pathname;
+  const other = await routeSnapshotsAndSchemas(
+    engine,
+    method,
+    path,
+    (kind) => decode(kind, parseJson(body) ?? {}, '') as Record<string, unknown>,
+  );
+  if (other !== undefined) return other;
   const m =
     /^\/v1\/projects\/([^/:]+)\/(topics|subscriptions)(?:\/([^/:]+)(?:\/(subscriptions))?)?(?::([A-Za-z]+))?$/.exec(
       path,
@@ -338,8 +442,11 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
     switch (method) {
       case 'GET':
         return engine.getTopic(name);
-      case 'PUT':
-        return engine.createTopic(input(TopicKind) as TopicInput, name);
+      case 'PUT': {
+        const topic = input(TopicKind);
+        refuseTopicFeatures(topic);
+        return engine.createTopic(topic as TopicInput, name);
+      }
       case 'PATCH': {
         const req = input(UpdateTopicKind);
         return engine.updateTopic(
@@ -385,6 +492,17 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
           (req['ackIds'] as string[] | undefined) ?? [],
           (req['ackDeadlineSeconds'] as number | undefined) ?? 0,
         );
+        return {};
+      }
+      case 'detach':
+        await engine.detachSubscription(name);
+        return {};
+      case 'seek': {
+        const req = input(SeekKind);
+        await engine.seek(name, {
+          snapshot: req['snapshot'] as string | undefined,
+          time: rfc3339(req['time'], 'time'),
+        });
         return {};
       }
       case 'modifyPushConfig': {

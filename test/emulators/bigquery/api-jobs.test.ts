@@ -281,7 +281,7 @@ describe('BigQuery emulator API: jobs and queries', () => {
       );
     });
 
-    it('refuses load jobs and legacy SQL with 400', async () => {
+    it('refuses a load job without a destination table, and legacy SQL, with 400', async () => {
       const res = await fetch(`${h.emulator.url}/projects/${P}/jobs`, {
         method: 'POST',
         body: JSON.stringify({ configuration: { load: { sourceUris: ['gs://b/x.csv'] } } }),
@@ -361,14 +361,14 @@ describe('BigQuery emulator API: jobs and queries', () => {
       await into('SELECT 9 AS n, 18 AS twice', { writeDisposition: 'WRITE_TRUNCATE' });
       [all] = await bq.query('SELECT n FROM qj.out');
       assert.deepStrictEqual(all, [{ n: 9 }]);
-      await rejectsWith(
+      // A missing destination fails the job BigQuery created: the answer is the failed job.
+      await assert.rejects(
         bq.createQueryJob({
           query: 'SELECT 1 AS n',
           destination: bq.dataset('qj').table('never'),
           createDisposition: 'CREATE_NEVER',
         }),
-        404,
-        'notFound',
+        (err: { errors?: { reason?: string }[] }) => err.errors?.[0]?.reason === 'notFound',
       );
     });
 
@@ -443,6 +443,56 @@ describe('BigQuery emulator API: jobs and queries', () => {
         fetch(`${h.emulator.url}/projects/${P}/jobs/located_job?location=${loc}`).then((r) => r.status);
       assert.equal(await elsewhere('EU'), 200);
       assert.equal(await elsewhere('US'), 404);
+    });
+
+    it('answers jobs.query still running after timeoutMs with jobComplete false, and the results once done', async () => {
+      // A 400-million-row cross join cannot finish within 1 ms.
+      const query =
+        'SELECT COUNT(*) AS c FROM UNNEST(GENERATE_ARRAY(1, 20000)) AS a, UNNEST(GENERATE_ARRAY(1, 20000)) AS b';
+      const res = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
+        method: 'POST',
+        body: JSON.stringify({ query, useLegacySql: false, timeoutMs: 1 }),
+      });
+      const first = (await res.json()) as { jobComplete: boolean; jobReference: { jobId: string } };
+      assert.equal(first.jobComplete, false);
+      const jobId = first.jobReference.jobId;
+      const [rows] = await bq.job(jobId).getQueryResults();
+      assert.deepStrictEqual(rows, [{ c: 400_000_000 }]);
+      const [md] = await bq.job(jobId).getMetadata();
+      assert.equal(md.status.state, 'DONE');
+    });
+
+    it('finds a job outside the US and EU multi-regions only when asked with its location', async () => {
+      const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', location: 'asia-northeast1' });
+      const id = job.id as string;
+      await rejectsWith(bq.job(id).getMetadata(), 404, 'notFound');
+      await rejectsWith(bq.job(id, { location: 'US' }).getMetadata(), 404, 'notFound');
+      const [md] = await bq.job(id, { location: 'asia-northeast1' }).getMetadata();
+      assert.equal(md.jobReference.location, 'asia-northeast1');
+      // A job in the US or EU is found without one.
+      const [eu] = await bq.createQueryJob({ query: 'SELECT 1 AS x', location: 'EU' });
+      assert.equal((await bq.job(eu.id as string).getMetadata())[0].jobReference.location, 'EU');
+    });
+
+    it('answers a query job over a dataset of another location with the failed job (notFound), as BigQuery', async () => {
+      await bq.createDataset('tokyo', { location: 'asia-northeast1' });
+      await bq.query({ query: 'CREATE TABLE tokyo.t AS SELECT 1 AS x', location: 'asia-northeast1' });
+      await new Promise<void>((resolve, reject) => {
+        bq.dataset('tokyo', { location: 'US' }).createQueryJob(
+          { query: 'SELECT x FROM tokyo.t' },
+          (err, job) => {
+            try {
+              assert.equal((err as { errors?: { reason?: string }[] }).errors?.[0]?.reason, 'notFound');
+              assert.equal(job?.location, 'US');
+              resolve();
+            } catch (e) {
+              reject(e);
+            }
+          },
+        );
+      });
+      const [rows] = await bq.query({ query: 'SELECT x FROM tokyo.t', location: 'asia-northeast1' });
+      assert.deepStrictEqual(rows, [{ x: 1 }]);
     });
 
     it('runs a job that names a location only over datasets in that location', async () => {

@@ -289,6 +289,36 @@ SELECT add_tax(10.0) AS gross, label('a') AS l, twice(21) AS t`,
     rows: [{ gross: 12, l: '[A]', t: 42 }],
   },
   {
+    // Google's GA4 sample query declares its helper on INT64.
+    name: 'CREATE TEMP FUNCTION with INT64 parameters and result',
+    sql: `CREATE TEMP FUNCTION next_id(x INT64) RETURNS INT64 AS (x + 1);
+CREATE TEMP FUNCTION bump(x INT64) AS (x * 10);
+SELECT next_id(user.id) AS n, bump(2) AS b FROM d.events WHERE event_id = 'e2'`,
+    rows: [{ n: 3, b: 20 }],
+  },
+  {
+    name: 'SELECT AS STRUCT * makes each row a STRUCT of all its columns',
+    sql: "SELECT ARRAY(SELECT AS STRUCT * FROM (SELECT event_id, user.id AS uid FROM d.events WHERE event_id = 'e2')) AS a",
+    rows: [{ a: [{ event_id: 'e2', uid: 2 }] }],
+  },
+  {
+    name: 'SELECT AS STRUCT * EXCEPT (…) and t.*',
+    sql: "SELECT ARRAY(SELECT AS STRUCT * EXCEPT (event_name) FROM (SELECT event_id, event_name FROM d.events WHERE event_id = 'e3')) AS a, ARRAY(SELECT AS STRUCT e.* FROM (SELECT event_id FROM d.events WHERE event_id = 'e3') AS e) AS b",
+    rows: [{ a: [{ event_id: 'e3' }], b: [{ event_id: 'e3' }] }],
+  },
+  {
+    name: 'a STRING parameter compared with a TIMESTAMP column is coerced to TIMESTAMP',
+    sql: 'SELECT COUNT(*) AS n FROM d.events WHERE event_time >= @since AND @until > event_time',
+    params: { since: '2024-01-07 00:00:00', until: '2024-01-08T00:00:00Z' },
+    rows: [{ n: 2 }],
+  },
+  {
+    name: 'STRING parameters as the bounds of BETWEEN over a TIMESTAMP, and as plain strings',
+    sql: 'SELECT COUNT(*) AS n, @label AS label FROM d.events WHERE event_time BETWEEN @a AND @b',
+    params: { a: '2024-01-06', b: '2024-01-07 23:00:00+00', label: 'x' },
+    rows: [{ n: 3, label: 'x' }],
+  },
+  {
     name: 'BEGIN … END blocks run their statements',
     sql: `BEGIN
   DECLARE x INT64 DEFAULT 5;
@@ -650,6 +680,39 @@ describe('BigQuery emulator: SQL subset (table of BigQuery SQL → rows)', () =>
       assert.match(err.message, /Bad int64 value: 1\.5/);
       return true;
     });
+  });
+
+  it('INFORMATION_SCHEMA.COLUMNS without a dataset reads the default dataset', async () => {
+    const [rows] = await h.bq.query({
+      query:
+        "SELECT column_name, data_type FROM INFORMATION_SCHEMA.COLUMNS WHERE table_name = 'events' AND ordinal_position <= 2 ORDER BY ordinal_position",
+      defaultDataset: { projectId: P, datasetId: 'd' },
+    });
+    assert.deepStrictEqual(plain(rows), [
+      { column_name: 'event_id', data_type: 'STRING' },
+      { column_name: 'event_name', data_type: 'STRING' },
+    ]);
+  });
+
+  it('INFORMATION_SCHEMA.COLUMNS without an alias is named by its last part (columns.column_name), as Cube reads it', async () => {
+    const [rows] = await h.bq.dataset('d').query({
+      query:
+        "SELECT columns.column_name AS c, columns.table_name AS t FROM INFORMATION_SCHEMA.COLUMNS WHERE columns.table_name = 'events' AND columns.ordinal_position = 1",
+    });
+    assert.deepStrictEqual(plain(rows), [{ c: 'event_id', t: 'events' }]);
+  });
+
+  it('a DuckDB error reaches the caller in BigQuery words: invalidQuery, no DuckDB error class or type names', async () => {
+    await assert.rejects(
+      h.bq.query({ query: 'SELECT COUNT(*) FROM d.events WHERE event_time > @n', params: { n: 5 } }),
+      (err: Error & { code?: number }) => {
+        assert.equal(err.code, 400);
+        assert.equal(reasonOf(err), 'invalidQuery');
+        assert.doesNotMatch(err.message, /Binder Error|TIMESTAMP WITH TIME ZONE|BIGINT|explicit cast/);
+        assert.match(err.message, /No matching signature for operator .*TIMESTAMP, INT64/);
+        return true;
+      },
+    );
   });
 
   for (const u of UNSUPPORTED) {
