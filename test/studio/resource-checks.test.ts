@@ -24,7 +24,11 @@ import { testSettings } from '../storage/support.ts';
 const TOKEN = 'resource-checks-admin-token-0123456789';
 
 interface Refusal {
-  error: { code: number; details?: { fieldViolations?: { field: string; description: string }[] }[] };
+  error: {
+    code: number;
+    message: string;
+    details?: { fieldViolations?: { field: string; description: string }[] }[];
+  };
 }
 
 describe('studio: what apply refuses (issue 33)', function () {
