@@ -168,33 +168,29 @@ describe('studio: what apply refuses (issue 33)', function () {
     }
   });
 
-  it('refuses criteria nested 20,000 deep with a 400, not a stack overflow', async () => {
-    // Written by hand: JSON.stringify itself overflows on such a value; JSON.parse does not.
-    const depth = 20_000;
+  /** Applies a rule whose criteria nest `depth` levels (written by hand: JSON.stringify overflows). */
+  const applyNested = async (depth: number): Promise<{ status: number; body: Refusal }> => {
     const criterion = `${'{"all":['.repeat(depth)}{"field":"value","op":"exists"}${']}'.repeat(depth)}`;
     const res = await fetch(`${studio.url}/v1/admin/apply`, {
       method: 'POST',
       headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
       body: `{"documents":[{"kind":"Rule","name":"deep","spec":{"trigger":{"event":{"all":[${criterion}]}},"actions":[{"webhook":{"connection":"crm"}}]}}]}`,
     });
-    assert.equal(res.status, 400);
+    return { status: res.status, body: (await res.json()) as Refusal };
+  };
+
+  it('refuses criteria nested 20,000 deep with a 400, not a stack overflow', async () => {
+    const { status, body } = await applyNested(20_000);
+    assert.equal(status, 400);
     // The studio's body reader refuses it before parsing (JSON nested past 64 levels), as the
     // gateway does; the resource check (48 levels, next test) never sees it.
-    const body = (await res.json()) as Refusal;
     assert.match(body.error.message, /Nesting is deeper than 64 levels/);
   });
 
   it('refuses a document nested deeper than 48 levels with a violation naming it', async () => {
     // 24 criteria deep: past the resource check's 48 levels, within the body reader's 64.
-    const depth = 24;
-    const criterion = `${'{"all":['.repeat(depth)}{"field":"value","op":"exists"}${']}'.repeat(depth)}`;
-    const res = await fetch(`${studio.url}/v1/admin/apply`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: `{"documents":[{"kind":"Rule","name":"deep","spec":{"trigger":{"event":{"all":[${criterion}]}},"actions":[{"webhook":{"connection":"crm"}}]}}]}`,
-    });
-    assert.equal(res.status, 400);
-    const body = (await res.json()) as Refusal;
+    const { status, body } = await applyNested(24);
+    assert.equal(status, 400);
     assert.deepEqual(
       body.error.details?.flatMap((d) => d.fieldViolations ?? []),
       [{ field: 'documents[0]', description: 'nests objects and lists more than 48 levels deep' }],
