@@ -9,6 +9,7 @@
  */
 
 import type { RegistryKind } from '../schemas/resource.ts';
+import { canonicalJson } from './identity.ts';
 
 export { REGISTRY_KINDS, type RegistryKind } from '../schemas/resource.ts';
 
@@ -52,21 +53,10 @@ export const versionPath = (kind: RegistryKind, name: string, version: string): 
 
 export const emptyIndex = (kind: RegistryKind): RegistryIndex => ({ kind, resources: {} });
 
-/** Stable JSON (keys sorted), so equal documents compare equal whatever their key order. */
-export function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /** What of a document makes a new version when it changes. */
 export function content(doc: ResourceDoc): string {
-  return canonical({ description: doc.description, owner: doc.owner, spec: doc.spec });
+  // Stable JSON (keys sorted): equal documents compare equal whatever their key order.
+  return canonicalJson({ description: doc.description, owner: doc.owner, spec: doc.spec });
 }
 
 export type ChangeKind = 'created' | 'updated' | 'unchanged' | 'deleted';

@@ -31,6 +31,19 @@ describe('integrity: nothing delivered that is not stored under its identity', f
     return rows as Record<string, unknown>[];
   };
 
+  /** The webhook's two `delivered` ledger rows of an event id, once both are there. */
+  const twoDelivered = (id: string) =>
+    waitFor(
+      'two delivered rows',
+      async () => {
+        const rows = (await stack.ledger(id)).filter(
+          (r) => r.destination === 'hook' && r.status === 'delivered',
+        );
+        return rows.length >= 2 ? rows : undefined;
+      },
+      30_000,
+    );
+
   before(async () => {
     stack = await startStack(testSettings());
   });
@@ -62,16 +75,7 @@ describe('integrity: nothing delivered that is not stored under its identity', f
         consent,
       },
     ]);
-    const delivered = await waitFor(
-      'two delivered rows',
-      async () => {
-        const rows = (await stack.ledger(id)).filter(
-          (r) => r.destination === 'hook' && r.status === 'delivered',
-        );
-        return rows.length >= 2 ? rows : undefined;
-      },
-      30_000,
-    );
+    const delivered = await twoDelivered(id);
     assert.deepEqual(delivered.map((r) => r.event_name).sort(), ['purchase', 'view_content']);
     const stored = await q(
       'SELECT event_name, payload_digest FROM events WHERE event_id = @id ORDER BY event_name',
@@ -107,18 +111,9 @@ describe('integrity: nothing delivered that is not stored under its identity', f
       { ...base, content_name: 'Red Shoe', consent },
       { ...base, content_name: 'Blue Shoe', consent },
     ]);
-    await waitFor(
-      'two delivered rows',
-      async () => {
-        const rows = (await stack.ledger(id)).filter(
-          (r) => r.destination === 'hook' && r.status === 'delivered',
-        );
-        return rows.length >= 2 ? rows : undefined;
-      },
-      30_000,
-    );
+    await twoDelivered(id);
     assert.equal(await stack.storedCount(id), 2);
-    const [dataset] = [`\`${stack.plan.project}.${stack.plan.dataset}\``];
+    const dataset = `\`${stack.plan.project}.${stack.plan.dataset}\``;
     assert.deepEqual(
       await q(deliveredWithoutStoredRowSql(dataset)),
       [],
