@@ -6,7 +6,7 @@
  * no copy answers RegistryUnavailable quickly and recovers by itself once reads succeed again.
  */
 import assert from 'node:assert/strict';
-import { Definitions } from '../../adapters/definitions.ts';
+import { Definitions, translatorLookup } from '../../adapters/definitions.ts';
 import {
   type IndexRead,
   RegistryClient,
@@ -20,6 +20,12 @@ const DEFINITION: ResourceDoc = {
   kind: 'EventDefinition',
   name: 'quote_requested',
   spec: { fields: [{ name: 'amount', type: 'number' }] },
+};
+
+const TRANSLATOR = {
+  event: 'quote_asked',
+  format: { type: 'json' },
+  fields: [{ target: 'amount', source: 'amount' }],
 };
 
 /** A registry client whose reads pass, hang (never settle) or fail, as the test says; it counts them. */
@@ -156,5 +162,32 @@ describe('registry readers when Cloud Storage does not answer', () => {
     now += 2001;
     const back = await definitions.get();
     assert.equal(back.current('quote_requested')?.version, '1.0');
+  });
+
+  it('reads at once for a name its copy does not know (applied a moment ago), at most once a second', async () => {
+    const reader = new RegistryReader(client);
+    const definitions = new Definitions(reader, client);
+    const translators = translatorLookup(reader);
+    assert.equal((await definitions.get()).current('quote_asked'), undefined);
+    assert.equal(await translators.get('quotes'), undefined);
+    // Applied after the copy was taken: the copy (30 s) does not have it yet.
+    await new RegistryClient(fx.bucket).apply(
+      [
+        { ...DEFINITION, name: 'quote_asked' },
+        { kind: 'Translator', name: 'quotes', spec: TRANSLATOR },
+      ],
+      { author: 'test' },
+    );
+    assert.equal((await definitions.get()).current('quote_asked'), undefined, 'the copy serves');
+    const fresh = await definitions.afresh();
+    assert.equal(fresh?.current('quote_asked')?.name, 'quote_asked');
+    // A second ask within the second reads nothing.
+    client.reads = 0;
+    assert.equal(await definitions.afresh(), undefined);
+    assert.equal(client.reads, 0);
+    // Translators likewise: a name the copy lacks is read again (a second later: once a second).
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await translators.get('quotes'))?.name, 'quotes');
+    assert.equal(await translators.get('nope'), undefined);
   });
 });
