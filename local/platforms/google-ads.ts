@@ -207,6 +207,26 @@ function checkDestinations(destinations: unknown, object: string, problems: stri
   return refs;
 }
 
+const TERMS = ['TERMS_OF_SERVICE_STATUS_UNSPECIFIED', 'ACCEPTED', 'REJECTED'];
+
+/**
+ * `termsOfService`: Google's reference says the Customer Match terms must be accepted when
+ * members are added by `userData` (`ACCEPTED`); a removal needs none, and any value it carries
+ * must still be one of the enum's.
+ */
+function checkTerms(verb: 'ingest' | 'remove', terms: unknown, problems: string[]): void {
+  const status = isObject(terms) ? terms['customerMatchTermsOfServiceStatus'] : undefined;
+  if (
+    terms !== undefined &&
+    (!isObject(terms) || (status !== undefined && !TERMS.includes(status as string)))
+  )
+    problems.push('termsOfService.customerMatchTermsOfServiceStatus: Invalid value');
+  else if (verb === 'ingest' && status !== 'ACCEPTED')
+    problems.push(
+      'termsOfService.customerMatchTermsOfServiceStatus: the Customer Match terms of service must be ACCEPTED to ingest userData',
+    );
+}
+
 /** Customer Match lists as the stand-in keeps them: list id → the identifiers of its members. */
 type Lists = Map<string, Set<string>>;
 
@@ -235,6 +255,7 @@ function audienceMembers(verb: 'ingest' | 'remove', body: unknown, lists: Lists)
         if (isObject(consent) && consent[k] !== undefined && !CONSENT.includes(consent[k] as string))
           problems.push(`${at}.consent.${k}: Invalid value`);
     });
+  checkTerms(verb, body['termsOfService'], problems);
   if (problems.length > 0 || body['validateOnly'] === true)
     return verdict(problems, body['validateOnly'] === true);
   for (const d of body['destinations'] as Record<string, unknown>[]) {

@@ -34,7 +34,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
   after(() => standIn.close());
 
   /** Runs one page of `changes` through the sync job; the rows it wrote to sync_failed_rows. */
-  async function page(changes: { op: 'upsert' | 'delete'; email: string }[]) {
+  async function page(changes: { op: 'upsert' | 'delete'; email: string }[], terms = true) {
     const spec: SyncSpec = {
       model: 'SELECT email FROM crm.vip',
       primary_key: ['email'],
@@ -45,6 +45,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
           connection: 'ads',
           operating_account_id: '123-456-7890',
           user_list_id: '5550001',
+          ...(terms ? { terms_of_service: 'accepted' } : {}),
         },
       },
     } as SyncSpec;
@@ -122,6 +123,30 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       standIn.received.map((r) => r.path),
       ['/token', '/v1/audienceMembers:ingest', '/v1/audienceMembers:ingest', '/v1/audienceMembers:remove'],
     );
+  });
+
+  it('says the Customer Match terms were accepted on each upload, only when the sync says so', async () => {
+    const before = standIn.received.length;
+    await page([
+      { op: 'upsert', email: 'g@example.com' },
+      { op: 'delete', email: 'g@example.com' },
+    ]);
+    const bodies = standIn.received.slice(before).filter((r) => r.path.startsWith('/v1/'));
+    assert.deepEqual(
+      bodies.map((r) => [r.path, (r.body as { termsOfService?: unknown }).termsOfService]),
+      [
+        ['/v1/audienceMembers:ingest', { customerMatchTermsOfServiceStatus: 'ACCEPTED' }],
+        ['/v1/audienceMembers:remove', undefined],
+      ],
+    );
+    // Without `terms_of_service: accepted`, Google refuses the upload: the rows fail saying why.
+    const { failedRows } = await page([{ op: 'upsert', email: 'h@example.com' }], false);
+    assert.equal(failedRows.length, 1);
+    assert.match(
+      String(failedRows[0]?.['reason']),
+      /INVALID_ARGUMENT \(400\).*termsOfService\.customerMatchTermsOfServiceStatus: the Customer Match terms of service must be ACCEPTED/,
+    );
+    assert.ok(!standIn.members('5550001').includes(sha('h@example.com')));
   });
 
   it('an expired token is replaced once and the page sent again', async () => {

@@ -97,7 +97,7 @@ describe('Google Ads Customer Match (Data Manager audienceMembers)', () => {
 
     const sync = async (changes: ReturnType<typeof change>[]) => {
       const token = await createAccessTokens()(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false);
-      const built = customerMatchRequests({ ...TARGET, origin: standIn.url }, changes);
+      const built = customerMatchRequests({ ...TARGET, origin: standIn.url, termsAccepted: true }, changes);
       for (const r of built.requests) {
         const answer = await sendOverHttp({
           method: 'POST',
