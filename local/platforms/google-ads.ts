@@ -7,7 +7,8 @@
  * envelope `{"error": {code, message, status, details}}` refusing the whole request. Written out
  * again on purpose, not imported from core/platforms/google-ads/target.ts: the stand-in checks the
  * driver, so it must not share the driver's mistakes. `expireTokens()` makes every token issued
- * so far answer 401, as an expired one does.
+ * so far answer 401, as an expired one does. `GET /stand-in/lists/{id}` (not a Google route) shows
+ * a list's members to a test in another process (`npm start`'s receiver).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -323,6 +324,10 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
         body: { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: form.get('scope') ?? '' },
       };
     }
+    // Not Google's: what a list holds, for tests that see the stand-in from another process.
+    const list = /^\/stand-in\/lists\/(\d+)$/.exec(path)?.[1];
+    if (method === 'GET' && list !== undefined)
+      return { status: 200, body: { userListId: list, members: [...(lists.get(list) ?? [])].sort() } };
     const route = /^\/v1\/(events:ingest|audienceMembers:ingest|audienceMembers:remove)$/.exec(path)?.[1];
     if (method !== 'POST' || route === undefined)
       return googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
