@@ -8,13 +8,14 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import {
   eventbusIn,
   localBigQuery,
-  REPO,
+  localSettingsWith,
+  publishEvent,
   type StartedLocal,
   startLocalCli,
   stopLocalCli,
@@ -40,37 +41,24 @@ describe('end to end: a Customer Match sync on the local environment (mirror)', 
   before(async () => {
     local = await startLocalCli({
       prefix: 'eventbus-customer-match-',
-      settings: (dir) => {
-        settingsFile = join(dir, 'customer-match.yaml');
-        writeFileSync(
-          settingsFile,
-          `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${CONNECTION}`,
-        );
-        return settingsFile;
-      },
+      settings: localSettingsWith('customer-match.yaml', CONNECTION),
       env: { EVENTBUS_TICK_SECONDS: '0' },
     });
+    settingsFile = join(local.dataDir, 'customer-match.yaml');
     bigquery = await localBigQuery(local.ports);
   });
   after(() => stopLocalCli(local));
 
   const eventbus = (...argv: string[]) => eventbusIn(local.dataDir)(...argv);
-  const buy = async (n: number, user: string, value: number, email: string) => {
-    const token = readFileSync(join(local.dataDir, 'dev-token'), 'utf8').trim();
-    const res = await fetch(`http://127.0.0.1:${local.ports['gateway']}/v1/topics/purchase`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        event_id: `${tag}-${n}`,
-        transaction_id: `CM${n}`,
-        value,
-        currency: 'EUR',
-        user_id: `${user}-${tag}`,
-        user: { email },
-      }),
+  const buy = (n: number, user: string, value: number, email: string) =>
+    publishEvent(local, 'purchase', {
+      event_id: `${tag}-${n}`,
+      transaction_id: `CM${n}`,
+      value,
+      currency: 'EUR',
+      user_id: `${user}-${tag}`,
+      user: { email },
     });
-    assert.equal(res.status, 200, await res.clone().text());
-  };
   const stored = (n: number) =>
     until(
       `${n} purchases of ${tag} stored`,
@@ -110,24 +98,21 @@ describe('end to end: a Customer Match sync on the local environment (mirror)', 
     await buy(1, 'fay', 100, 'Fay@Example.com');
     await buy(2, 'gus', 200, 'gus@example.com');
     await stored(2);
+    // The customers worth less than 1000 so far, from the typed purchase view, keyed by user.
+    const destination = {
+      google_ads_audience: {
+        connection: 'ads-lists',
+        operating_account_id: '123-456-7890',
+        user_list_id: LIST,
+        terms_of_service: 'accepted',
+      },
+    };
+    const model = `SELECT user_id, ANY_VALUE(user.email) AS email FROM events.purchase
+WHERE ENDS_WITH(user_id, '${tag}') GROUP BY user_id HAVING SUM(value) < 1000`;
     const sync = {
       kind: 'Sync',
       name: 'vip-list',
-      spec: {
-        model: `SELECT user_id, ANY_VALUE(user.email) AS email, SUM(CAST(JSON_VALUE(event_data, '$.value') AS FLOAT64)) AS ltv
-FROM events.events_dedup WHERE event_name = 'purchase' AND ENDS_WITH(user_id, '${tag}') GROUP BY user_id HAVING ltv < 1000`,
-        primary_key: ['user_id'],
-        mode: 'mirror',
-        schedule: { manual: true },
-        destination: {
-          google_ads_audience: {
-            connection: 'ads-lists',
-            operating_account_id: '123-456-7890',
-            user_list_id: LIST,
-            terms_of_service: 'accepted',
-          },
-        },
-      },
+      spec: { destination, mode: 'mirror', primary_key: ['user_id'], schedule: { manual: true }, model },
     };
     const file = join(local.dataDir, 'vip-list.json');
     writeFileSync(file, JSON.stringify(sync));
