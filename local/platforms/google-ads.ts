@@ -7,7 +7,8 @@
  * envelope `{"error": {code, message, status, details}}` refusing the whole request. Written out
  * again on purpose, not imported from core/platforms/google-ads/target.ts: the stand-in checks the
  * driver, so it must not share the driver's mistakes. `expireTokens()` makes every token issued
- * so far answer 401, as an expired one does. `GET /stand-in/lists/{id}` (not a Google route) shows
+ * so far answer 401, as an expired one does. `GET /v1/requestStatus:retrieve?requestId=` answers
+ * `SUCCESS` for each destination of a request it accepted (it processes them at once). `GET /stand-in/lists/{id}` (not a Google route) shows
  * a list's members to a test in another process (`npm start`'s receiver).
  */
 import { randomUUID } from 'node:crypto';
@@ -270,6 +271,29 @@ function audienceMembers(verb: 'ingest' | 'remove', body: unknown, lists: Lists)
   return verdict([], false);
 }
 
+/**
+ * `requestStatus:retrieve`: a request the stand-in accepted was processed at once, so each of its
+ * destinations is `SUCCESS`; an id it never issued is not found (Google's exact answer to an
+ * unknown id is not documented in the briefing).
+ */
+function requestStatus(requestId: string | undefined, accepted: ReadonlyMap<string, unknown[]>): Answer {
+  if (!requestId)
+    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [
+      'request_id: is required',
+    ]);
+  const destinations = accepted.get(requestId);
+  if (!destinations) return googleError(404, 'NOT_FOUND', `No request with id ${requestId}.`);
+  return {
+    status: 200,
+    body: {
+      requestStatusPerDestination: destinations.map((destination) => ({
+        destination,
+        requestStatus: 'SUCCESS',
+      })),
+    },
+  };
+}
+
 /** `events:ingest`: the destinations (1 to 10) and each event (1 to 2,000); one problem refuses all. */
 function ingestEvents(body: unknown): Answer {
   if (!isObject(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
@@ -305,7 +329,15 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
   const live = new Set<string>();
   const lists: Lists = new Map();
   let issued = 0;
-  const server = await startPlatformServer(({ method, path, headers, raw, body }) => {
+  // The requests accepted so far: their id → the destinations they named (requestStatus:retrieve).
+  const accepted = new Map<string, unknown[]>();
+  const remember = (answer: Answer, body: unknown): Answer => {
+    const id = (answer.body as { requestId?: unknown } | undefined)?.requestId;
+    if (answer.status === 200 && typeof id === 'string' && isObject(body))
+      accepted.set(id, body['destinations'] as unknown[]);
+    return answer;
+  };
+  const server = await startPlatformServer(({ method, path, query, headers, raw, body }) => {
     if (method === 'POST' && path === '/token') {
       const form = new URLSearchParams(raw);
       if (form.get('grant_type') !== 'refresh_token' || !form.get('refresh_token') || !form.get('client_id'))
@@ -329,20 +361,25 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
     if (method === 'GET' && list !== undefined)
       return { status: 200, body: { userListId: list, members: [...(lists.get(list) ?? [])].sort() } };
     const route = /^\/v1\/(events:ingest|audienceMembers:ingest|audienceMembers:remove)$/.exec(path)?.[1];
-    if (method !== 'POST' || route === undefined)
+    const status = method === 'GET' && path === '/v1/requestStatus:retrieve';
+    if (!status && (method !== 'POST' || route === undefined))
       return googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
     const token = /^Bearer (.+)$/.exec(headers['authorization'] ?? '')?.[1];
-    const accepted =
+    const authorized =
       token !== undefined &&
       (options.accessToken !== undefined ? token === options.accessToken : live.has(token));
-    if (!accepted)
+    if (!authorized)
       return googleError(
         401,
         'UNAUTHENTICATED',
         'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
       );
-    if (route === 'events:ingest') return ingestEvents(body);
-    return audienceMembers(route === 'audienceMembers:ingest' ? 'ingest' : 'remove', body, lists);
+    if (status) return requestStatus(query['requestId'], accepted);
+    if (route === 'events:ingest') return remember(ingestEvents(body), body);
+    return remember(
+      audienceMembers(route === 'audienceMembers:ingest' ? 'ingest' : 'remove', body, lists),
+      body,
+    );
   });
   return {
     ...server,

@@ -135,6 +135,21 @@ WHERE ENDS_WITH(user_id, '${tag}') GROUP BY user_id HAVING SUM(value) < 1000`;
     assert.deepEqual([third.status, third.rows_sent, third.rows_removed], ['succeeded', 0, 1]);
     assert.deepEqual(await members(), [sha('fay@example.com')]);
 
+    // Each run kept its requests' ids; Google's verdict on them is read with sync request-status.
+    const credentials = join(local.dataDir, 'secrets', 'GOOGLE_ADS_LIST_CREDENTIALS');
+    const status = await eventbus(
+      'sync',
+      'request-status',
+      'vip-list',
+      '--env',
+      settingsFile,
+      '--credentials',
+      credentials,
+      '--origin',
+      `http://127.0.0.1:${local.ports['receiver']}/google-ads-lists`,
+    );
+    assert.match(status, /^Sync\/vip-list@\S+: 1 request\(s\)\n\S+\n {2}5550001 SUCCESS\n$/);
+
     // Every call the stand-in took was valid: the accounts, the hashes, the terms on each upload.
     const received = (await (
       await fetch(`http://127.0.0.1:${local.ports['receiver']}/received.json`)

@@ -11,6 +11,12 @@ import { createHash } from 'node:crypto';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
+import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
+import {
+  describeRequestStatus,
+  readRequestStatus,
+  requestStatusUrl,
+} from '../../core/platforms/google-ads/request-status.ts';
 import { previewSyncPage } from '../../core/sync-preview.ts';
 import { syncViolations } from '../../core/syncs.ts';
 import { syncJob } from '../../functions/schedule/syncs.ts';
@@ -58,6 +64,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       ],
     } as Settings;
     const failedRows: Record<string, unknown>[] = [];
+    const runs: Record<string, unknown>[] = [];
     const snapshot = {
       resources: new Map([['vip', { name: 'vip', version: '1', spec }]]),
     } as unknown as Snapshot;
@@ -81,7 +88,9 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
             })),
       writeFile: async () => 'created',
       publish: async () => undefined,
-      writeRun: async () => {},
+      writeRun: async (row) => {
+        runs.push(row as Record<string, unknown>);
+      },
       writeFailedRows: async (rows) => {
         failedRows.push(...rows.map((r) => r.row));
       },
@@ -102,7 +111,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       now: new Date(),
       fence: async () => {},
     } as never);
-    return { result, failedRows };
+    return { result, failedRows, runs };
   }
 
   it('adds, keeps and removes members as the model says', async () => {
@@ -123,6 +132,30 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       standIn.received.map((r) => r.path),
       ['/token', '/v1/audienceMembers:ingest', '/v1/audienceMembers:ingest', '/v1/audienceMembers:remove'],
     );
+  });
+
+  it('keeps each accepted request’s id in the run row, and the stand-in reports each SUCCESS', async () => {
+    const { runs } = await page([
+      { op: 'upsert', email: 'r@example.com' },
+      { op: 'delete', email: 'r@example.com' },
+    ]);
+    const ids = String(runs[0]?.['request_ids'] ?? '').split(' ');
+    const answered = standIn.received
+      .filter((r) => r.path.startsWith('/v1/audienceMembers'))
+      .slice(-2)
+      .map((r) => (r.response as { requestId: string }).requestId);
+    assert.deepEqual(ids, answered);
+    const token = await accessToken(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false);
+    for (const id of ids) {
+      const res = await fetch(requestStatusUrl(id, standIn.url), {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(describeRequestStatus(readRequestStatus(await res.json())), '5550001 SUCCESS');
+    }
+    const unknown = await fetch(requestStatusUrl('nope', standIn.url), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(unknown.status, 404);
   });
 
   it('says the Customer Match terms were accepted on each upload, only when the sync says so', async () => {

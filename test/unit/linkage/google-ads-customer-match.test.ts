@@ -4,6 +4,7 @@
  * removed with `:remove` (mirror mode), 10,000 a request; against the stand-in over real HTTP a
  * list is added to, kept and removed from as the rows say.
  */
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createAccessTokens } from '../../../adapters/google-oauth.ts';
@@ -13,6 +14,12 @@ import {
   customerMatchRequests,
 } from '../../../core/platforms/google-ads/audience.ts';
 import { DATA_MANAGER_SCOPE } from '../../../core/platforms/google-ads/driver.ts';
+import {
+  describeRequestStatus,
+  readRequestStatus,
+  requestIdOf,
+  requestStatusUrl,
+} from '../../../core/platforms/google-ads/request-status.ts';
 import {
   type GoogleAdsReceiver,
   standInCredentials,
@@ -76,6 +83,34 @@ describe('Google Ads Customer Match (Data Manager audienceMembers)', () => {
       built.failed.map((f) => f.change.n),
       [3],
     );
+  });
+
+  it('reads requestStatus:retrieve: each destination’s status with its error and warning counts', () => {
+    assert.equal(requestIdOf('{"requestId":"r-1"}'), 'r-1');
+    assert.equal(requestIdOf('{}'), undefined);
+    assert.equal(requestIdOf('not json'), undefined);
+    assert.equal(
+      requestStatusUrl('r 1'),
+      'https://datamanager.googleapis.com/v1/requestStatus:retrieve?requestId=r%201',
+    );
+    const answer = {
+      requestStatusPerDestination: [
+        {
+          destination: { productDestinationId: '5550001' },
+          requestStatus: 'PARTIAL_SUCCESS',
+          errorInfo: { errorCounts: [{ recordCount: '2', reason: 'INVALID_EMAIL_FORMAT' }] },
+          warningInfo: {
+            warningCounts: [{ recordCount: '1', reason: 'PROCESSING_WARNING_REASON_INTERNAL_ERROR' }],
+          },
+        },
+        { destination: { productDestinationId: '5550002' }, requestStatus: 'PROCESSING' },
+      ],
+    };
+    assert.equal(
+      describeRequestStatus(readRequestStatus(answer)),
+      '5550001 PARTIAL_SUCCESS: 2 INVALID_EMAIL_FORMAT; warnings: 1 PROCESSING_WARNING_REASON_INTERNAL_ERROR\n5550002 PROCESSING',
+    );
+    assert.match(describeRequestStatus(readRequestStatus({})), /no status for this request/);
   });
 
   it('splits at 10,000 members a request', () => {
