@@ -1,7 +1,7 @@
 /**
  * Reading a pasted sample (docs/creator-inference.md): its bytes decoded, its format detected
- * (CSV, TSV, JSON, NDJSON, a form post), its records read into rows. Pure and web-standard only (it is bundled
- * for the browser too); bad input is reported as problems, never thrown.
+ * (CSV, TSV, JSON, NDJSON, a form post), its records read into rows. Pure and web-standard only
+ * (it is bundled for the browser too); bad input is reported as problems, never thrown.
  */
 import { detectDelimiter, parseDelimited } from './csv.ts';
 import { formRows, looksLikeForm } from './form.ts';
@@ -82,7 +82,10 @@ function detect(text: string): DetectedFormat & { json?: { value: unknown } } {
   return { format: delimiter === '\t' ? 'tsv' : 'csv', delimiter, reason };
 }
 
-/** The format of a sample and why: JSON, NDJSON, a form post, or CSV/TSV with the delimiter its first records agree on. */
+/**
+ * The format of a sample and why: JSON, NDJSON, a form post, or CSV/TSV with the delimiter its
+ * first records agree on.
+ */
 export function detectFormat(text: string): DetectedFormat {
   const { json: _, ...found } = detect(stripBom(text));
   return found;

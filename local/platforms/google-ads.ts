@@ -8,8 +8,9 @@
  * again on purpose, not imported from core/platforms/google-ads/target.ts: the stand-in checks the
  * driver, so it must not share the driver's mistakes. `expireTokens()` makes every token issued
  * so far answer 401, as an expired one does. `GET /v1/requestStatus:retrieve?requestId=` answers
- * `SUCCESS` for each destination of a request it accepted (it processes them at once). `GET /stand-in/lists/{id}` (not a Google route) shows
- * a list's members to a test in another process (`npm start`'s receiver).
+ * `SUCCESS` for each destination of a request it accepted (it processes them at once).
+ * `GET /stand-in/lists/{id}` (not a Google route) shows a list's members to a test in another
+ * process (`npm start`'s receiver).
  */
 import { randomUUID } from 'node:crypto';
 import {
