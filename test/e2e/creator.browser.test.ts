@@ -10,7 +10,7 @@
  * edit beyond a name where none is guessed, and they arrive typed through the real gateway. A
  * fourth pastes Mailchimp's webhook form post, saves a form translator with no edit, sends the
  * sample as Mailchimp does (application/x-www-form-urlencoded), and its row arrives typed; the
- * same walk at 390 px wide never scrolls the page sideways.
+ * same walk at 390 px wide, the post chosen as a .form file, never scrolls the page sideways.
  * Screenshots of each step go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
@@ -338,10 +339,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
   });
 
   it('takes Mailchimp’s form post, saves a form translator, and its row arrives typed, at 1280 and 390 px', async () => {
-    const form = readFileSync(
-      new URL('../fixtures/sources/mailchimp/subscribe.form', import.meta.url),
-      'utf8',
-    );
+    const file = new URL('../fixtures/sources/mailchimp/subscribe.form', import.meta.url);
     // The guessed name as it is; on the phone another name, so it is a second definition.
     for (const [width, name] of [
       [1280, 'subscribe_webhook'],
@@ -364,8 +362,11 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
           return { by: document.documentElement.scrollWidth - window.innerWidth, out: out.slice(0, 5) };
         });
       await page.goto(studio());
-      await page.getByLabel('Paste the raw data').fill(form);
-      await page.getByRole('button', { name: 'Read the sample' }).click();
+      // Pasted on the wide page; on the phone the same post chosen as a .form file.
+      if (width === 1280) {
+        await page.getByLabel('Paste the raw data').fill(readFileSync(file, 'utf8'));
+        await page.getByRole('button', { name: 'Read the sample' }).click();
+      } else await page.getByLabel('File', { exact: true }).setInputFiles(fileURLToPath(file));
       await page
         .getByText(/Read as a form post \(application\/x-www-form-urlencoded\).*: 1 row\(s\), 12 column\(s\)/)
         .waitFor();
