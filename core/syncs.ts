@@ -311,6 +311,7 @@ export function customerMatchTarget(
     operatingAccountId: d.operating_account_id,
     ...(d.login_account_id ? { loginAccountId: d.login_account_id } : {}),
     userListId: d.user_list_id,
+    ...(d.terms_of_service === 'accepted' ? { termsAccepted: true } : {}),
   };
 }
 

@@ -316,6 +316,11 @@ export function syncRunColumns(): ColumnPlan[] {
     col('cursor_from', 'STRING', 'The cursor column’s high-water mark the run read from (cursor syncs)'),
     col('cursor_to', 'STRING', 'The highest cursor value the run read'),
     col('error', 'STRING', 'Why the run was given up (status failed)'),
+    col(
+      'request_ids',
+      'STRING',
+      'google_ads_audience: the Data Manager requestIds of the run’s requests, space-separated (its last 50), for requestStatus:retrieve',
+    ),
   ];
 }
 

@@ -61,6 +61,12 @@ export const SyncDestination = Type.Union([
             pattern: '^[0-9]{1,24}$',
             description: 'The Customer Match user list',
           }),
+          terms_of_service: Type.Optional(
+            Type.Literal('accepted', {
+              description:
+                'The advertiser accepted Google’s Customer Match terms (support.google.com/adspolicy/answer/6299717): sent as termsOfService ACCEPTED with every upload, which Google requires to add members',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

@@ -6,11 +6,19 @@
  *   `--dry-run` sends nothing and writes no table: it prints what the run would plan and the exact
  *   requests of its first rows, from the same code the schedule function sends with;
  * - `runs <name>`: a sync's finished runs from `eventbus_ops.sync_runs`;
- * - `list`: every sync with its mode, destination, schedule and last run.
+ * - `list`: every sync with its mode, destination, schedule and last run;
+ * - `request-status <name> --credentials <file>`: what Google's Data Manager made of a Customer
+ *   Match run's requests (`requestStatus:retrieve` for each id in its `sync_runs.request_ids`).
  */
 import type { Command } from 'commander';
 import { plainValue, selectOnly } from '../../adapters/user-sql.ts';
 import { RUNS_TOPIC } from '../../core/plan.ts';
+import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
+import {
+  describeRequestStatus,
+  readRequestStatus,
+  requestStatusUrl,
+} from '../../core/platforms/google-ads/request-status.ts';
 import { type RunMessage, runKey } from '../../core/scheduler.ts';
 import { previewSyncPage } from '../../core/sync-preview.ts';
 import {
@@ -44,7 +52,7 @@ interface SyncStatus {
 }
 
 const runsQuery = (ops: string) =>
-  `SELECT run_id, trigger, status, rows_planned, rows_sent, rows_removed, rows_failed, chunks, started_at, finished_at, error
+  `SELECT run_id, trigger, status, rows_planned, rows_sent, rows_removed, rows_failed, chunks, started_at, finished_at, error, request_ids
 FROM \`${ops}.${OPS_TABLES.syncRuns}\``;
 
 async function syncVersion(o: { dataDir?: string }, name: string): Promise<SyncVersion> {
@@ -162,6 +170,66 @@ async function follow(name: string, id: string, o: RunOptions, write: (text: str
   write(`${id} finished; its row is not in sync_runs yet: eventbus sync runs ${name}\n`);
 }
 
+interface RequestStatusOptions {
+  env: string;
+  dataDir?: string;
+  credentials: string;
+  run?: string;
+  origin?: string;
+}
+
+/**
+ * `request-status`: the latest run's (or `--run`'s) Data Manager request ids, each asked of
+ * `requestStatus:retrieve` with a token from the credentials file (the connection's secret, or
+ * any credentials with access to the account), at the connection's origin.
+ */
+async function requestStatus(
+  name: string,
+  o: RequestStatusOptions,
+  write: (text: string) => void,
+): Promise<void> {
+  const sync = await syncVersion(o, name);
+  const d = sync.spec.destination;
+  if (!('google_ads_audience' in d))
+    throw new CliError(
+      `Sync/${name} goes to ${destinationLabel(sync.spec)}: only google_ads_audience runs have request ids`,
+    );
+  const { plan, settings } = await loadEnvironment(o.env);
+  const connection = settings.connections?.find((c) => c.id === d.google_ads_audience.connection);
+  const bigquery = await warehouseClient(plan, process.env, o.dataDir);
+  const [rows] = await bigquery.query({
+    query: `SELECT run_id, request_ids FROM \`${plan.ops.dataset}.${OPS_TABLES.syncRuns}\` WHERE sync = @name${o.run ? ' AND run_id = @run' : ''} ORDER BY finished_at DESC LIMIT 1`,
+    params: { name, ...(o.run ? { run: o.run } : {}) },
+    useLegacySql: false,
+  });
+  const row = (rows as Record<string, unknown>[])[0];
+  if (!row) throw new CliError(`Sync/${name} has no finished run${o.run ? ` ${o.run}` : ''}`);
+  const ids = String(row['request_ids'] ?? '')
+    .split(' ')
+    .filter(Boolean);
+  write(`${String(row['run_id'])}: ${ids.length} request(s)\n`);
+  if (ids.length === 0) return;
+  const { readFileSync } = await import('node:fs');
+  const { createAccessTokens } = await import('../../adapters/google-oauth.ts');
+  const token = await createAccessTokens()(readFileSync(o.credentials, 'utf8'), DATA_MANAGER_SCOPE, false);
+  for (const id of ids) {
+    const res = await fetch(requestStatusUrl(id, o.origin ?? connection?.url), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const text = await res.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const status = res.ok
+      ? describeRequestStatus(readRequestStatus(json))
+      : `HTTP ${res.status}: ${text.slice(0, 300)}`;
+    write(`${id}\n  ${status.replace(/\n/g, '\n  ')}\n`);
+  }
+}
+
 export function register(program: Command): void {
   const sync = program
     .command('sync')
@@ -200,6 +268,23 @@ export function register(program: Command): void {
     query: (plan) =>
       `${runsQuery(plan.ops.dataset)} WHERE sync = @name ORDER BY finished_at DESC LIMIT @limit`,
   });
+  sync
+    .command('request-status')
+    .description(
+      "What Google's Data Manager made of a Customer Match run's requests (requestStatus:retrieve)",
+    )
+    .argument('<name>', 'the sync (a google_ads_audience destination)')
+    .requiredOption(
+      '--credentials <file>',
+      'OAuth credentials for the Data Manager API (a service account key or an authorized user file)',
+    )
+    .option('--run <run_id>', 'that run instead of the latest')
+    .option('--origin <url>', "the Data Manager origin (default: the connection's url, else Google's)")
+    .option('--env <name>', 'settings (environments/<name>.yaml or a path)', 'local')
+    .option(...DATA_DIR_OPTION)
+    .action(async (name: string, o: RequestStatusOptions, cmd: Command) =>
+      requestStatus(name, o, writerOf(cmd)),
+    );
   sync
     .command('list')
     .description('List the syncs: mode, destination, schedule, on or off, and the last run')

@@ -67,6 +67,30 @@ export class Breaker {
   }
 }
 
+const RETRY_INFO = 'type.googleapis.com/google.rpc.RetryInfo';
+
+/**
+ * The time a Google error body's `google.rpc.RetryInfo` detail asks for, from now: its
+ * `retryDelay`, a protobuf Duration in JSON (`"30s"`, `"1.5s"`) (docs/platforms.md §6); undefined
+ * when the body is not Google's error envelope or carries no such detail.
+ */
+export function retryInfoTime(body: string, now: number): number | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const details = (json as { error?: { details?: unknown } } | null)?.error?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const d of details as { '@type'?: unknown; retryDelay?: unknown }[]) {
+    if (d?.['@type'] !== RETRY_INFO || typeof d.retryDelay !== 'string') continue;
+    const m = /^(\d+(?:\.\d{1,9})?)s$/.exec(d.retryDelay.trim());
+    if (m) return now + Math.ceil(Number(m[1]) * 1000);
+  }
+  return undefined;
+}
+
 /**
  * The time a `Retry-After` header asks for, from now: delay-seconds or an HTTP date (RFC 9110);
  * undefined when absent or unreadable.

@@ -9,7 +9,7 @@
 import type { Destination } from '../../schemas/settings.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../defined-events.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
-import { type Breaker, retryAfterTime } from './breaker.ts';
+import { type Breaker, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
 
@@ -180,7 +180,9 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
       if (outcome.status === 'retry' && deps.breaker && response.kind === 'response') {
         // Throttled with a time to come back: no call to the destination before it.
         const now = deps.now().getTime();
-        const until = retryAfterTime(response.headers['retry-after'], now);
+        // The header, else Google's `RetryInfo` detail in the error body (docs/delivery.md).
+        const until =
+          retryAfterTime(response.headers['retry-after'], now) ?? retryInfoTime(response.body, now);
         if (until !== undefined && until > now) deps.breaker.hold(destination.id, until, now);
       }
       switch (outcome.status) {
@@ -208,7 +210,7 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
     const heldUntil = breaker?.heldUntil(destination.id, deps.now().getTime());
     if (heldUntil !== undefined)
       return retry(
-        `held back: ${destination.id} asked for no calls before ${new Date(heldUntil).toISOString()} (Retry-After)`,
+        `held back: ${destination.id} asked for no calls before ${new Date(heldUntil).toISOString()} (Retry-After or RetryInfo)`,
       );
     if (breaker && !breaker.allow(destination.id, deps.now().getTime()))
       return retry(

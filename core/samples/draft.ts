@@ -96,8 +96,9 @@ export interface Draft {
   readonly translator: { kind: 'Translator'; name: string; description?: string; spec: TranslatorSpec };
 }
 
-/** Whether a sample's values are text (CSV cells) rather than typed JSON values. */
-const isText = (sample: ParsedSample) => sample.format === 'csv' || sample.format === 'tsv';
+/** Whether a sample's values are text (CSV cells, form values) rather than typed JSON values. */
+const isText = (sample: ParsedSample) =>
+  sample.format === 'csv' || sample.format === 'tsv' || sample.format === 'form';
 
 const ISO = new Set(['ISO 8601', 'RFC 3339']);
 
@@ -174,8 +175,8 @@ export function draftResources(input: {
   const format: TranslatorSpec['format'] =
     input.sample.format === 'json'
       ? { type: 'json', ...(input.sample.records ? { records: input.sample.records } : {}) }
-      : input.sample.format === 'ndjson'
-        ? { type: 'ndjson' }
+      : input.sample.format === 'ndjson' || input.sample.format === 'form'
+        ? { type: input.sample.format }
         : {
             type: 'csv',
             delimiter: input.sample.delimiter ?? (input.sample.format === 'tsv' ? '\t' : ','),

@@ -4,6 +4,7 @@
  * column is the event time, which columns read as consent, Meta's action source. A guess is a
  * starting point the page shows and the person changes; none is applied out of sight. Pure.
  */
+import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
 import { instant, readPattern } from '../translate/patterns.ts';
 import { fieldName, nameWords } from './names.ts';
 import type { InferredField } from './sample.ts';
@@ -162,9 +163,25 @@ function chooseEventName(
     const value = f?.examples[0];
     if (f?.distinct !== 1 || typeof value !== 'string') continue;
     const name = fieldName(value).slice(0, 40);
-    return { name, why: `from ${column} = "${value}"` };
+    const taken = lookupEvent(name) ? name : nearCatalogueName(name);
+    if (!taken) return { name, why: `from ${column} = "${value}"` };
+    return ownName(name, taken, column, value);
   }
   return undefined;
+}
+
+/**
+ * A name the registry takes when the value names a built-in event, or one too close to it
+ * (Mailchimp's `type=subscribe`): the creator defines a new event, so `_webhook` is added, and
+ * the reason says so. None when even that is refused.
+ */
+function ownName(name: string, builtIn: string, column: string, value: string): Guesses['eventName'] {
+  const own = `${name.slice(0, 32)}_webhook`;
+  if (eventNameProblem(own) || lookupEvent(own) || nearCatalogueName(own)) return undefined;
+  return {
+    name: own,
+    why: `from ${column} = "${value}", with "_webhook" added: ${builtIn} is a built-in event’s name`,
+  };
 }
 
 /** The guesses for a sample's inferred fields (and its rows, for the event time's window). */

@@ -1,9 +1,10 @@
 /**
  * Reading a pasted sample (docs/creator-inference.md): its bytes decoded, its format detected
- * (CSV, TSV, JSON, NDJSON), its records read into rows. Pure and web-standard only (it is bundled
- * for the browser too); bad input is reported as problems, never thrown.
+ * (CSV, TSV, JSON, NDJSON, a form post), its records read into rows. Pure and web-standard only
+ * (it is bundled for the browser too); bad input is reported as problems, never thrown.
  */
 import { detectDelimiter, parseDelimited } from './csv.ts';
+import { formRows, looksLikeForm } from './form.ts';
 import { jsonRows, ndjsonRows, readJson, recordsPath } from './json.ts';
 import type { ParsedSample, SampleFormat } from './sample.ts';
 
@@ -75,11 +76,16 @@ function detect(text: string): DetectedFormat & { json?: { value: unknown } } {
       };
     return { format: 'json', reason: 'the text starts like JSON (but does not parse)' };
   }
+  if (looksLikeForm(head))
+    return { format: 'form', reason: 'the text is one line of key=value pairs joined by &: a form post' };
   const { delimiter, reason } = detectDelimiter(text);
   return { format: delimiter === '\t' ? 'tsv' : 'csv', delimiter, reason };
 }
 
-/** The format of a sample and why: JSON, NDJSON, or CSV/TSV with the delimiter its first records agree on. */
+/**
+ * The format of a sample and why: JSON, NDJSON, a form post, or CSV/TSV with the delimiter its
+ * first records agree on.
+ */
 export function detectFormat(text: string): DetectedFormat {
   const { json: _, ...found } = detect(stripBom(text));
   return found;
@@ -114,6 +120,7 @@ export function parseSample(input: string, options: ParseOptions = {}): ParsedSa
     };
   }
   if (format === 'ndjson') return { format, header: true, ...ndjsonRows(text) };
+  if (format === 'form') return { format, header: true, ...formRows(text) };
   const quoteChar = options.quoteChar ?? '"';
   const delimiter =
     options.delimiter ??

@@ -5,8 +5,8 @@
  */
 import type { FIELD_FORMATS, FieldType } from '../definitions.ts';
 
-/** The text formats a pasted sample can have. */
-export type SampleFormat = 'csv' | 'tsv' | 'json' | 'ndjson';
+/** The text formats a pasted sample can have (`form`: an application/x-www-form-urlencoded body). */
+export type SampleFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'form';
 
 /**
  * Something wrong with the sample, reported instead of thrown. `row` is the index into
@@ -24,7 +24,7 @@ export interface ParsedSample {
   readonly format: SampleFormat;
   /** The field delimiter of CSV and TSV. */
   readonly delimiter?: string;
-  /** Whether the first CSV/TSV record named the columns (always true for JSON and NDJSON). */
+  /** Whether the first CSV/TSV record named the columns (always true for JSON, NDJSON and forms). */
   readonly header: boolean;
   /** Column names in order of appearance: unique, never empty; nested JSON as dotted paths. */
   readonly columns: readonly string[];

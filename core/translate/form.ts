@@ -44,7 +44,9 @@ export function parseForm(
   maxDepth = DEFAULT_FORM_DEPTH,
 ): { record: Record<string, unknown> } | { why: string } {
   const record: Record<string, unknown> = {};
-  for (const pair of text.split('&')) {
+  // A body saved to a file ends with a line end (`curl --data-binary @file` sends it): not part of
+  // the last value (a form writes its own blanks and line ends as `+` and `%0A`).
+  for (const pair of text.trimEnd().split('&')) {
     if (pair === '') continue;
     const eq = pair.indexOf('=');
     const key = decodePart(eq < 0 ? pair : pair.slice(0, eq));

@@ -12,6 +12,7 @@ import {
   customerMatchRequests,
 } from '../../core/platforms/google-ads/audience.ts';
 import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
+import { requestIdOf } from '../../core/platforms/google-ads/request-status.ts';
 import { GOOGLE_ADS_RESPONSES } from '../../core/platforms/google-ads/responses.ts';
 import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/platforms/meta/audience.ts';
 import { classify } from '../../core/platforms/responses.ts';
@@ -93,7 +94,12 @@ interface SyncCursor {
   readonly started_at: string;
   readonly cursor_from?: string | null;
   readonly cursor_to?: string | null;
+  /** Data Manager's ids of the run's Customer Match requests (the newest MAX_REQUEST_IDS). */
+  readonly request_ids?: readonly string[];
 }
+
+/** How many request ids a run keeps for `sync_runs.request_ids` (a run of 200 pages keeps its last 50). */
+const MAX_REQUEST_IDS = 50;
 
 type Failed = { readonly change: Change; readonly reason: string };
 
@@ -162,6 +168,7 @@ export function syncJob(deps: SyncJobDeps): Job {
     page: number,
     last: boolean,
     changes: readonly Change[],
+    requestIds: string[],
   ): Promise<Failed[]> => {
     const d = sync.spec.destination;
     if ('webhook' in d) {
@@ -187,7 +194,7 @@ export function syncJob(deps: SyncJobDeps): Job {
       return [];
     }
     if ('meta_audience' in d) return audience(d.meta_audience, ctx, cursor, page, last, changes);
-    if ('google_ads_audience' in d) return customerMatch(d.google_ads_audience, changes);
+    if ('google_ads_audience' in d) return customerMatch(d.google_ads_audience, changes, requestIds);
     for (const e of syncEvents(sync, changes, ctx.run.slot))
       await deps.publish(d.topic.topic ?? 'events', e.body, e.attributes);
     return [];
@@ -238,11 +245,13 @@ export function syncJob(deps: SyncJobDeps): Job {
    * A page to a Google Ads Customer Match list (Data Manager): members added with
    * `audienceMembers:ingest`, removed with `:remove`, under an OAuth token from the connection's
    * credentials (a 401 gets one fresh token and one more call). A refused request fails its rows
-   * with Google's reason; quota and outages throw, so the chunk is tried again.
+   * with Google's reason; quota and outages throw, so the chunk is tried again. Each accepted
+   * request's `requestId` is kept for `requestStatus:retrieve` (`eventbus sync request-status`).
    */
   const customerMatch = async (
     d: Extract<SyncSpec['destination'], { google_ads_audience: unknown }>['google_ads_audience'],
     changes: readonly Change[],
+    requestIds: string[],
   ): Promise<Failed[]> => {
     const { c, value: credentials } = await connectionSecret(d.connection, 'credentials');
     if (!deps.accessToken) throw new Error('no OAuth token source in this function');
@@ -271,6 +280,9 @@ export function syncJob(deps: SyncJobDeps): Job {
         now: new Date(),
       });
       if (outcome.status === 'retry') throw new Error(`user list ${d.user_list_id}: ${outcome.reason}`);
+      const id =
+        outcome.status === 'delivered' && res.kind === 'response' ? requestIdOf(res.body) : undefined;
+      if (id) requestIds.push(id);
       if (outcome.status === 'rejected')
         failed.push(...r.changes.map((change) => ({ change, reason: outcome.reason })));
     }
@@ -290,6 +302,7 @@ export function syncJob(deps: SyncJobDeps): Job {
     if (rows.length === 0) return finish(sync, ctx, cursor);
     const changes = changesOf(sync.spec, rows);
     const page = cursor.pages + 1;
+    const requestIds: string[] = [];
     const failed = await deliver(
       sync,
       ctx,
@@ -297,6 +310,7 @@ export function syncJob(deps: SyncJobDeps): Job {
       page,
       cursor.done + rows.length >= cursor.planned,
       changes,
+      requestIds,
     );
     const failedNs = new Set(failed.map((f) => f.change.n));
     const sent = changes.filter((x) => !failedNs.has(x.n));
@@ -335,6 +349,9 @@ export function syncJob(deps: SyncJobDeps): Job {
       sent: cursor.sent + sent.length - removed,
       removed: cursor.removed + removed,
       failed: (cursor.failed ?? 0) + failed.length,
+      ...(requestIds.length > 0
+        ? { request_ids: [...(cursor.request_ids ?? []), ...requestIds].slice(-MAX_REQUEST_IDS) }
+        : {}),
     };
     if (next.done >= next.planned) return finish(sync, ctx, next);
     return { done: false, cursor: next, summary: { page, rows: rows.length, failed: failed.length } };
@@ -356,6 +373,7 @@ export function syncJob(deps: SyncJobDeps): Job {
     finished_at: new Date().toISOString(),
     ...(cursor?.cursor_from ? { cursor_from: cursor.cursor_from } : {}),
     ...(cursor?.cursor_to ? { cursor_to: cursor.cursor_to } : {}),
+    ...(cursor?.request_ids?.length ? { request_ids: cursor.request_ids.join(' ') } : {}),
   });
 
   const finish = async (sync: SyncVersion, ctx: ChunkContext, cursor: SyncCursor): Promise<ChunkResult> => {

@@ -7,7 +7,10 @@
  * envelope `{"error": {code, message, status, details}}` refusing the whole request. Written out
  * again on purpose, not imported from core/platforms/google-ads/target.ts: the stand-in checks the
  * driver, so it must not share the driver's mistakes. `expireTokens()` makes every token issued
- * so far answer 401, as an expired one does.
+ * so far answer 401, as an expired one does. `GET /v1/requestStatus:retrieve?requestId=` answers
+ * `SUCCESS` for each destination of a request it accepted (it processes them at once).
+ * `GET /stand-in/lists/{id}` (not a Google route) shows a list's members to a test in another
+ * process (`npm start`'s receiver).
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -207,6 +210,26 @@ function checkDestinations(destinations: unknown, object: string, problems: stri
   return refs;
 }
 
+const TERMS = ['TERMS_OF_SERVICE_STATUS_UNSPECIFIED', 'ACCEPTED', 'REJECTED'];
+
+/**
+ * `termsOfService`: Google's reference says the Customer Match terms must be accepted when
+ * members are added by `userData` (`ACCEPTED`); a removal needs none, and any value it carries
+ * must still be one of the enum's.
+ */
+function checkTerms(verb: 'ingest' | 'remove', terms: unknown, problems: string[]): void {
+  const status = isObject(terms) ? terms['customerMatchTermsOfServiceStatus'] : undefined;
+  if (
+    terms !== undefined &&
+    (!isObject(terms) || (status !== undefined && !TERMS.includes(status as string)))
+  )
+    problems.push('termsOfService.customerMatchTermsOfServiceStatus: Invalid value');
+  else if (verb === 'ingest' && status !== 'ACCEPTED')
+    problems.push(
+      'termsOfService.customerMatchTermsOfServiceStatus: the Customer Match terms of service must be ACCEPTED to ingest userData',
+    );
+}
+
 /** Customer Match lists as the stand-in keeps them: list id → the identifiers of its members. */
 type Lists = Map<string, Set<string>>;
 
@@ -235,6 +258,7 @@ function audienceMembers(verb: 'ingest' | 'remove', body: unknown, lists: Lists)
         if (isObject(consent) && consent[k] !== undefined && !CONSENT.includes(consent[k] as string))
           problems.push(`${at}.consent.${k}: Invalid value`);
     });
+  checkTerms(verb, body['termsOfService'], problems);
   if (problems.length > 0 || body['validateOnly'] === true)
     return verdict(problems, body['validateOnly'] === true);
   for (const d of body['destinations'] as Record<string, unknown>[]) {
@@ -246,6 +270,29 @@ function audienceMembers(verb: 'ingest' | 'remove', body: unknown, lists: Lists)
         else list.delete(JSON.stringify(id));
   }
   return verdict([], false);
+}
+
+/**
+ * `requestStatus:retrieve`: a request the stand-in accepted was processed at once, so each of its
+ * destinations is `SUCCESS`; an id it never issued is not found (Google's exact answer to an
+ * unknown id is not documented in the briefing).
+ */
+function requestStatus(requestId: string | undefined, accepted: ReadonlyMap<string, unknown[]>): Answer {
+  if (!requestId)
+    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [
+      'request_id: is required',
+    ]);
+  const destinations = accepted.get(requestId);
+  if (!destinations) return googleError(404, 'NOT_FOUND', `No request with id ${requestId}.`);
+  return {
+    status: 200,
+    body: {
+      requestStatusPerDestination: destinations.map((destination) => ({
+        destination,
+        requestStatus: 'SUCCESS',
+      })),
+    },
+  };
 }
 
 /** `events:ingest`: the destinations (1 to 10) and each event (1 to 2,000); one problem refuses all. */
@@ -283,7 +330,15 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
   const live = new Set<string>();
   const lists: Lists = new Map();
   let issued = 0;
-  const server = await startPlatformServer(({ method, path, headers, raw, body }) => {
+  // The requests accepted so far: their id → the destinations they named (requestStatus:retrieve).
+  const accepted = new Map<string, unknown[]>();
+  const remember = (answer: Answer, body: unknown): Answer => {
+    const id = (answer.body as { requestId?: unknown } | undefined)?.requestId;
+    if (answer.status === 200 && typeof id === 'string' && isObject(body))
+      accepted.set(id, body['destinations'] as unknown[]);
+    return answer;
+  };
+  const server = await startPlatformServer(({ method, path, query, headers, raw, body }) => {
     if (method === 'POST' && path === '/token') {
       const form = new URLSearchParams(raw);
       if (form.get('grant_type') !== 'refresh_token' || !form.get('refresh_token') || !form.get('client_id'))
@@ -302,21 +357,30 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
         body: { access_token: token, expires_in: 3599, token_type: 'Bearer', scope: form.get('scope') ?? '' },
       };
     }
+    // Not Google's: what a list holds, for tests that see the stand-in from another process.
+    const list = /^\/stand-in\/lists\/(\d+)$/.exec(path)?.[1];
+    if (method === 'GET' && list !== undefined)
+      return { status: 200, body: { userListId: list, members: [...(lists.get(list) ?? [])].sort() } };
     const route = /^\/v1\/(events:ingest|audienceMembers:ingest|audienceMembers:remove)$/.exec(path)?.[1];
-    if (method !== 'POST' || route === undefined)
+    const status = method === 'GET' && path === '/v1/requestStatus:retrieve';
+    if (!status && (method !== 'POST' || route === undefined))
       return googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
     const token = /^Bearer (.+)$/.exec(headers['authorization'] ?? '')?.[1];
-    const accepted =
+    const authorized =
       token !== undefined &&
       (options.accessToken !== undefined ? token === options.accessToken : live.has(token));
-    if (!accepted)
+    if (!authorized)
       return googleError(
         401,
         'UNAUTHENTICATED',
         'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
       );
-    if (route === 'events:ingest') return ingestEvents(body);
-    return audienceMembers(route === 'audienceMembers:ingest' ? 'ingest' : 'remove', body, lists);
+    if (status) return requestStatus(query['requestId'], accepted);
+    if (route === 'events:ingest') return remember(ingestEvents(body), body);
+    return remember(
+      audienceMembers(route === 'audienceMembers:ingest' ? 'ingest' : 'remove', body, lists),
+      body,
+    );
   });
   return {
     ...server,

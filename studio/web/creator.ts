@@ -92,7 +92,15 @@ const MEDIA = {
   tsv: 'text/csv',
   json: 'application/json',
   ndjson: 'application/x-ndjson',
+  form: 'application/x-www-form-urlencoded',
 } as const;
+
+/** What the page says it read: a form post by what it is, the others by format and header. */
+function readAs(sample: ParsedSample): string {
+  if (sample.format === 'form')
+    return `Read as a form post (${MEDIA.form}), bracketed keys as nested fields: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
+  return `Read as ${sample.format.toUpperCase()}${sample.delimiter ? ` (delimiter ${JSON.stringify(sample.delimiter)})` : ''}${sample.header ? ', with a header row' : ''}: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
+}
 
 function readSample(): void {
   const text = $<HTMLTextAreaElement>('sample').value;
@@ -122,8 +130,7 @@ function readSample(): void {
   }));
   state.whys = guesses.columns.map((g) => g.why);
   showGuesses(guesses);
-  $('detected').textContent =
-    `Read as ${sample.format.toUpperCase()}${sample.delimiter ? ` (delimiter ${JSON.stringify(sample.delimiter)})` : ''}${sample.header ? ', with a header row' : ''}: ${sample.rows.length} row(s), ${sample.columns.length} column(s).`;
+  $('detected').textContent = readAs(sample);
   const problems = $('problems');
   problems.replaceChildren(
     ...sample.problems
@@ -672,7 +679,12 @@ function renderArrivals(a: {
     el('h4', {}, `Stored (events.${state.draft?.definition.name ?? ''})`),
     el('div', { class: 'scroll' }, rowsTable('Stored rows', a.stored, ['event_id', 'event_time', ...fields])),
     el('h4', {}, 'Deliveries'),
-    rowsTable('Deliveries by destination', a.deliveries, ['destination', 'status', 'events', 'reason']),
+    // In its own scroll box too: a long reason must not widen the page on a phone.
+    el(
+      'div',
+      { class: 'scroll' },
+      rowsTable('Deliveries by destination', a.deliveries, ['destination', 'status', 'events', 'reason']),
+    ),
   );
 }
 

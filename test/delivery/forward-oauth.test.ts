@@ -2,10 +2,11 @@
  * The forward core for a platform that takes an OAuth access token (Google Ads, Data Manager
  * API): the token comes from the credentials secret, a 401 gets one fresh token and one more
  * call (never a third), a token that cannot be had is retried with the reason, and a throttled
- * answer's `Retry-After` holds the destination back until the time it asked for.
+ * answer's `Retry-After`, or Google's `RetryInfo` detail, holds the destination back until the time
+ * it asked for.
  */
 import assert from 'node:assert/strict';
-import { Breaker, MAX_HOLD_MS, retryAfterTime } from '../../core/delivery/breaker.ts';
+import { Breaker, MAX_HOLD_MS, retryAfterTime, retryInfoTime } from '../../core/delivery/breaker.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, deliveryMessage, type PushedMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
@@ -153,12 +154,51 @@ describe('forward core: OAuth access tokens and Retry-After', () => {
     assert.equal(sent.length, 1, 'no call while Google asked to wait');
     assert.equal(
       held.entries[0]?.row.reason,
-      'held back: ads asked for no calls before 2026-10-01T12:00:30.000Z (Retry-After)',
+      'held back: ads asked for no calls before 2026-10-01T12:00:30.000Z (Retry-After or RetryInfo)',
     );
     clock.now = new Date(NOW.getTime() + 31_000);
     const after = await forwardPush(push(lead), deps);
     assert.equal(sent.length, 2);
     assert.equal(after.entries[0]?.row.status, 'delivered');
+  });
+
+  it('a 429 without Retry-After but with Google’s RetryInfo detail holds the destination back for its retryDelay', async () => {
+    const clock = { now: NOW };
+    const throttled = answer(429, {
+      error: {
+        code: 429,
+        status: 'RESOURCE_EXHAUSTED',
+        message: 'Quota exceeded',
+        details: [
+          { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'RATE_LIMIT_EXCEEDED' },
+          { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '45s' },
+        ],
+      },
+    });
+    const { d, sent } = setup([throttled], clock);
+    const deps: ForwardDeps = { ...d, breaker: new Breaker() };
+    assert.equal((await forwardPush(push(lead), deps)).ack, false);
+    clock.now = new Date(NOW.getTime() + 30_000);
+    const held = await forwardPush(push(lead), deps);
+    assert.equal(sent.length, 1, 'no call before the retryDelay has passed');
+    assert.match(held.entries[0]?.row.reason ?? '', /no calls before 2026-10-01T12:00:45\.000Z/);
+    clock.now = new Date(NOW.getTime() + 46_000);
+    assert.equal((await forwardPush(push(lead), deps)).entries[0]?.row.status, 'delivered');
+    assert.equal(sent.length, 2);
+  });
+
+  it('RetryInfo’s retryDelay is read as a protobuf Duration, anything else is no hold', () => {
+    const now = NOW.getTime();
+    const body = (retryDelay: unknown) =>
+      JSON.stringify({
+        error: { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }] },
+      });
+    assert.equal(retryInfoTime(body('1.5s'), now), now + 1500);
+    assert.equal(retryInfoTime(body('30s'), now), now + 30_000);
+    assert.equal(retryInfoTime(body('soon'), now), undefined);
+    assert.equal(retryInfoTime(body(30), now), undefined);
+    assert.equal(retryInfoTime('not json', now), undefined);
+    assert.equal(retryInfoTime('{"error":{"code":429}}', now), undefined);
   });
 
   it('Retry-After is read as seconds or an HTTP date, and a hold is bounded', () => {

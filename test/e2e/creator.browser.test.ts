@@ -7,7 +7,10 @@
  * received three Leads with the value, the currency and the hashed e-mail. A second walk pastes
  * NDJSON with a nested address and sees its rows arrive too. A third walk pastes vendors' own
  * payloads (a WooCommerce order, a Stripe event, a GitHub webhook: test/fixtures/sources/) with no
- * edit beyond a name where none is guessed, and they arrive typed through the real gateway.
+ * edit beyond a name where none is guessed, and they arrive typed through the real gateway. A
+ * fourth pastes Mailchimp's webhook form post, saves a form translator with no edit, sends the
+ * sample as Mailchimp does (application/x-www-form-urlencoded), and its row arrives typed; the
+ * same walk at 390 px wide, the post chosen as a .form file, never scrolls the page sideways.
  * Screenshots of each step go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
@@ -16,6 +19,7 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium.ts';
@@ -111,6 +115,17 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       60_000,
       3000,
     );
+  /** Sends a one-row sample and waits for the page to show it stored (a screenshot if not). */
+  const sendOneAndSeeItStored = async (page: Page, name: string) => {
+    await sendUntilAccepted(page, 1);
+    await page
+      .getByText(new RegExp(`1 row\\(s\\) stored in events\\.${name}`))
+      .waitFor({ timeout: 90_000 })
+      .catch(async (err: unknown) => {
+        await shot(page, `failed-${name}`);
+        throw err;
+      });
+  };
   const leads = async (): Promise<NonNullable<Received['body']['data']>> => {
     const r = (await (await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`)).json()) as {
       received: Received[];
@@ -303,14 +318,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       await page.getByRole('button', { name: 'Show what will be saved' }).click();
       await page.getByText(`EventDefinition/${name}: would be created 1.0`).waitFor();
       await saveAndMakeToken(page, `${name.replace(/_/g, '-')}-json`);
-      await sendUntilAccepted(page, 1);
-      await page
-        .getByText(new RegExp(`1 row\\(s\\) stored in events\\.${name}`))
-        .waitFor({ timeout: 90_000 })
-        .catch(async (err: unknown) => {
-          await shot(page, `failed-${name}`);
-          throw err;
-        });
+      await sendOneAndSeeItStored(page, name);
       await shot(page, `5-${name}-arrived`);
     }
     assert.deepEqual(errors, []);
@@ -328,5 +336,74 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     });
     assert.deepEqual(gh, [{ issue_number: 1, issue_locked: false }]);
     await page.close();
+  });
+
+  it('takes Mailchimp’s form post, saves a form translator, and its row arrives typed, at 1280 and 390 px', async () => {
+    const file = new URL('../fixtures/sources/mailchimp/subscribe.form', import.meta.url);
+    // The guessed name as it is; on the phone another name, so it is a second definition.
+    for (const [width, name] of [
+      [1280, 'subscribe_webhook'],
+      [390, 'mailchimp_subscribed'],
+    ] as const) {
+      const page = await (browser as Browser).newPage({ viewport: { width, height: 900 } });
+      const errors = failOn(page);
+      // How far the page scrolls sideways, and which elements stick out of it (not out of a box
+      // that scrolls on its own).
+      const sideways = () =>
+        page.evaluate(() => {
+          const boxed = (e: Element) => {
+            for (let p = e.parentElement; p && p !== document.body; p = p.parentElement)
+              if (['auto', 'scroll', 'hidden'].includes(getComputedStyle(p).overflowX)) return true;
+            return false;
+          };
+          const out = [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5 && !boxed(e))
+            .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}`);
+          return { by: document.documentElement.scrollWidth - window.innerWidth, out: out.slice(0, 5) };
+        });
+      await page.goto(studio());
+      // Pasted on the wide page; on the phone the same post chosen as a .form file.
+      if (width === 1280) {
+        await page.getByLabel('Paste the raw data').fill(readFileSync(file, 'utf8'));
+        await page.getByRole('button', { name: 'Read the sample' }).click();
+      } else await page.getByLabel('File', { exact: true }).setInputFiles(fileURLToPath(file));
+      await page
+        .getByText(/Read as a form post \(application\/x-www-form-urlencoded\).*: 1 row\(s\), 12 column\(s\)/)
+        .waitFor();
+      assert.equal(await page.getByLabel('Where data.merges.FNAME goes').inputValue(), 'event_data');
+      const input = page.getByLabel('Event name');
+      assert.equal(await input.inputValue(), 'subscribe_webhook');
+      if (name !== 'subscribe_webhook') await input.fill(name);
+      await page.getByText('All 1 sample rows fit the definition.').waitFor();
+      await page.getByRole('button', { name: 'Show what will be saved' }).click();
+      await page.getByText(`Translator/${name.replace(/_/g, '-')}-form: would be created 1.0`).waitFor();
+      assert.match((await page.locator('#yaml').textContent()) ?? '', /format:\n\s+type: form/);
+      await saveAndMakeToken(page, `${name.replace(/_/g, '-')}-form`);
+      assert.match(
+        (await page.locator('#curl').textContent()) ?? '',
+        /Content-Type: application\/x-www-form-urlencoded/,
+      );
+      await sendOneAndSeeItStored(page, name);
+      await shot(page, `6-mailchimp-form-${width}`);
+      await page.locator('#live').screenshot({ path: join(shots, `e2e-mailchimp-live-${width}.png`) });
+      const wide = await sideways();
+      assert.ok(
+        wide.by <= 0,
+        `${width} px: the page scrolls sideways by ${wide.by}px (${wide.out.join(', ')})`,
+      );
+      assert.deepEqual(errors, []);
+      // Typed in the warehouse: fired_at a timestamp read as UTC, the nested merge fields text,
+      // the e-mail (marked personal data by its format) hashed as the settings say.
+      const [rows] = await bigquery.query({
+        query: `SELECT fired_at, data_merges_fname, data_merges_interests, data_email FROM events.${name}`,
+      });
+      const row = (rows as { fired_at: { value: string }; [k: string]: unknown }[])[0];
+      assert.equal(new Date(row?.fired_at.value ?? '').toISOString(), '2009-03-26T21:35:57.000Z');
+      assert.deepEqual(
+        [row?.['data_merges_fname'], row?.['data_merges_interests'], row?.['data_email']],
+        ['Mailchimp', 'Group1,Group2', createHash('sha256').update('api@mailchimp.com').digest('hex')],
+      );
+      await page.close();
+    }
   });
 });

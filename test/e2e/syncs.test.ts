@@ -13,7 +13,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
-import { eventbusIn, REPO, startLocalCli } from '../support/local-start.ts';
+import { eventbusIn, localSettingsWith, publishEvent, startLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
 const EXTRA = `
@@ -44,16 +44,10 @@ describe('end to end: syncs from warehouse SQL to a webhook, files and a topic',
   before(async () => {
     const local = await startLocalCli({
       prefix: 'eventbus-syncs-',
-      settings: (dir) => {
-        settingsFile = join(dir, 'syncs.yaml');
-        writeFileSync(
-          settingsFile,
-          `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${EXTRA}`,
-        );
-        return settingsFile;
-      },
+      settings: localSettingsWith('syncs.yaml', EXTRA),
       env: { EVENTBUS_TICK_SECONDS: '0' },
     });
+    settingsFile = join(local.dataDir, 'syncs.yaml');
     ({ child, dataDir } = local);
     Object.assign(ports, local.ports);
     bigquery = new BigQuery({
@@ -78,21 +72,14 @@ describe('end to end: syncs from warehouse SQL to a webhook, files and a topic',
 
   const query = async <T>(sql: string): Promise<T[]> => (await bigquery.query({ query: sql }))[0] as T[];
   const eventbus = (...argv: string[]) => eventbusIn(dataDir)(...argv);
-  const purchase = async (n: number, user: string, value: number) => {
-    const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
-    const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/purchase`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        event_id: `${run}-${n}`,
-        transaction_id: `T${n}`,
-        value,
-        currency: 'EUR',
-        user_id: `${user}-${run}`,
-      }),
+  const purchase = (n: number, user: string, value: number) =>
+    publishEvent({ dataDir, ports }, 'purchase', {
+      event_id: `${run}-${n}`,
+      transaction_id: `T${n}`,
+      value,
+      currency: 'EUR',
+      user_id: `${user}-${run}`,
     });
-    assert.equal(res.status, 200, await res.clone().text());
-  };
   const storedPurchases = (n: number) =>
     until(
       `${n} purchases stored`,

@@ -11,6 +11,12 @@ import { createHash } from 'node:crypto';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
+import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
+import {
+  describeRequestStatus,
+  readRequestStatus,
+  requestStatusUrl,
+} from '../../core/platforms/google-ads/request-status.ts';
 import { previewSyncPage } from '../../core/sync-preview.ts';
 import { syncViolations } from '../../core/syncs.ts';
 import { syncJob } from '../../functions/schedule/syncs.ts';
@@ -34,7 +40,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
   after(() => standIn.close());
 
   /** Runs one page of `changes` through the sync job; the rows it wrote to sync_failed_rows. */
-  async function page(changes: { op: 'upsert' | 'delete'; email: string }[]) {
+  async function page(changes: { op: 'upsert' | 'delete'; email: string }[], terms = true) {
     const spec: SyncSpec = {
       model: 'SELECT email FROM crm.vip',
       primary_key: ['email'],
@@ -45,6 +51,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
           connection: 'ads',
           operating_account_id: '123-456-7890',
           user_list_id: '5550001',
+          ...(terms ? { terms_of_service: 'accepted' } : {}),
         },
       },
     } as SyncSpec;
@@ -57,6 +64,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       ],
     } as Settings;
     const failedRows: Record<string, unknown>[] = [];
+    const runs: Record<string, unknown>[] = [];
     const snapshot = {
       resources: new Map([['vip', { name: 'vip', version: '1', spec }]]),
     } as unknown as Snapshot;
@@ -80,7 +88,9 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
             })),
       writeFile: async () => 'created',
       publish: async () => undefined,
-      writeRun: async () => {},
+      writeRun: async (row) => {
+        runs.push(row as Record<string, unknown>);
+      },
       writeFailedRows: async (rows) => {
         failedRows.push(...rows.map((r) => r.row));
       },
@@ -101,7 +111,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       now: new Date(),
       fence: async () => {},
     } as never);
-    return { result, failedRows };
+    return { result, failedRows, runs };
   }
 
   it('adds, keeps and removes members as the model says', async () => {
@@ -122,6 +132,54 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       standIn.received.map((r) => r.path),
       ['/token', '/v1/audienceMembers:ingest', '/v1/audienceMembers:ingest', '/v1/audienceMembers:remove'],
     );
+  });
+
+  it('keeps each accepted request’s id in the run row, and the stand-in reports each SUCCESS', async () => {
+    const { runs } = await page([
+      { op: 'upsert', email: 'r@example.com' },
+      { op: 'delete', email: 'r@example.com' },
+    ]);
+    const ids = String(runs[0]?.['request_ids'] ?? '').split(' ');
+    const answered = standIn.received
+      .filter((r) => r.path.startsWith('/v1/audienceMembers'))
+      .slice(-2)
+      .map((r) => (r.response as { requestId: string }).requestId);
+    assert.deepEqual(ids, answered);
+    const token = await accessToken(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false);
+    for (const id of ids) {
+      const res = await fetch(requestStatusUrl(id, standIn.url), {
+        headers: { authorization: `Bearer ${token}` },
+      });
+      assert.equal(describeRequestStatus(readRequestStatus(await res.json())), '5550001 SUCCESS');
+    }
+    const unknown = await fetch(requestStatusUrl('nope', standIn.url), {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    assert.equal(unknown.status, 404);
+  });
+
+  it('says the Customer Match terms were accepted on each upload, only when the sync says so', async () => {
+    const before = standIn.received.length;
+    await page([
+      { op: 'upsert', email: 'g@example.com' },
+      { op: 'delete', email: 'g@example.com' },
+    ]);
+    const bodies = standIn.received.slice(before).filter((r) => r.path.startsWith('/v1/'));
+    assert.deepEqual(
+      bodies.map((r) => [r.path, (r.body as { termsOfService?: unknown }).termsOfService]),
+      [
+        ['/v1/audienceMembers:ingest', { customerMatchTermsOfServiceStatus: 'ACCEPTED' }],
+        ['/v1/audienceMembers:remove', undefined],
+      ],
+    );
+    // Without `terms_of_service: accepted`, Google refuses the upload: the rows fail saying why.
+    const { failedRows } = await page([{ op: 'upsert', email: 'h@example.com' }], false);
+    assert.equal(failedRows.length, 1);
+    assert.match(
+      String(failedRows[0]?.['reason']),
+      /INVALID_ARGUMENT \(400\).*termsOfService\.customerMatchTermsOfServiceStatus: the Customer Match terms of service must be ACCEPTED/,
+    );
+    assert.ok(!standIn.members('5550001').includes(sha('h@example.com')));
   });
 
   it('an expired token is replaced once and the page sent again', async () => {

@@ -3,7 +3,7 @@
  * as a child process, every service on a free port, and waits for its development token.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -98,4 +98,32 @@ export async function stopLocalCli(local: Pick<StartedLocal, 'child' | 'dataDir'
     await gone;
   }
   rmSync(local.dataDir, { recursive: true, force: true });
+}
+
+/**
+ * A `settings` option for startLocalCli: environments/local.yaml with `extra` appended (more
+ * connections, destinations), written as `file` in the data dir.
+ */
+export function localSettingsWith(file: string, extra: string): (dataDir: string) => string {
+  return (dataDir) => {
+    const path = join(dataDir, file);
+    writeFileSync(path, `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${extra}`);
+    return path;
+  };
+}
+
+/** Posts one event to a started environment's gateway with its development token; asserts it is taken. */
+export async function publishEvent(
+  local: Pick<StartedLocal, 'dataDir' | 'ports'>,
+  topic: string,
+  body: Readonly<Record<string, unknown>>,
+): Promise<void> {
+  const token = readFileSync(join(local.dataDir, 'dev-token'), 'utf8').trim();
+  const res = await fetch(`http://127.0.0.1:${local.ports['gateway']}/v1/topics/${topic}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (res.status !== 200)
+    throw new Error(`POST /v1/topics/${topic} answered ${res.status}: ${await res.text()}`);
 }

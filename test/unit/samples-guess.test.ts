@@ -12,7 +12,7 @@ import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
 import { applyViolations } from '../../core/resources.ts';
 import { draftResources, type PlatformChoice } from '../../core/samples/draft.ts';
 import { guessChoices, inferFields, parseSample, type TimeWindow } from '../../core/samples/index.ts';
-import { translate } from '../../core/translate/index.ts';
+import { TRANSLATOR_MEDIA, translate } from '../../core/translate/index.ts';
 
 const source = (path: string) =>
   readFileSync(new URL(`../fixtures/sources/${path}`, import.meta.url), 'utf8');
@@ -40,7 +40,8 @@ function walk(text: string, platforms?: PlatformChoice, records?: string) {
     spec: draft.translator.spec,
     eventName: name,
     body: new TextEncoder().encode(text),
-    contentType: 'application/json',
+    // Sent as the vendor sends it: a form post as application/x-www-form-urlencoded.
+    contentType: TRANSLATOR_MEDIA[draft.translator.spec.format.type],
   });
   assert.ok(r.ok, 'the translator reads its own sample');
   const defined = definedEvents([definedEvent(name, '0.0', draft.definition.spec as never)]);
@@ -72,6 +73,7 @@ describe('the creator on vendors’ samples', () => {
     ['Stripe', 'stripe/checkout-session-completed.json'],
     ['WooCommerce', 'woocommerce/order.json'],
     ['GitHub', 'github/issues-opened.json'],
+    ['Mailchimp', 'mailchimp/subscribe.form'],
   ] as const)
     it(`drafts a definition the registry takes and the gateway accepts from a ${vendor} sample, with no edit`, () => {
       const w = walk(source(path));
@@ -138,6 +140,37 @@ describe('the creator on vendors’ samples', () => {
     const page = guessChoices(inferFields(parseSample('{"page_url":"https://shop.example/p/1"}')), []);
     assert.equal(page.columns[0]?.target, 'page.url');
     assert.equal(page.actionSource.value, 'website');
+  });
+
+  it('reads Mailchimp’s form post as nested fields and saves a translator in the form format', () => {
+    const w = walk(source('mailchimp/subscribe.form'));
+    assert.equal(w.sample.format, 'form');
+    assert.deepEqual(w.sample.columns.slice(0, 5), [
+      'type',
+      'fired_at',
+      'data.id',
+      'data.list_id',
+      'data.email',
+    ]);
+    assert.ok(w.sample.columns.includes('data.merges.FNAME'));
+    assert.deepEqual(w.draft.translator.spec.format, { type: 'form' });
+    // `subscribe` is a built-in event: the guess is a name the registry takes, saying why.
+    assert.deepEqual(w.guesses.eventName, {
+      name: 'subscribe_webhook',
+      why: 'from type = "subscribe", with "_webhook" added: subscribe is a built-in event’s name',
+    });
+    // Its 2009 fired_at is outside the accepted window: kept as a typed field, the event time arrival.
+    assert.equal(w.guesses.eventTime.column, undefined);
+    const firedAt = w.draft.translator.spec.fields.find((f) => f.source === 'fired_at');
+    assert.deepEqual(firedAt?.transforms, [{ timestamp: 'YYYY-MM-DD HH:mm:ss', zone: 'UTC' }]);
+    const spec = w.draft.definition.spec['fields'] as { name: string; type: string; fields?: unknown[] }[];
+    assert.equal(spec.find((f) => f.name === 'fired_at')?.type, 'timestamp');
+    const event = w.events[0];
+    assert.ok(event?.ok);
+    const data = event.event.event_data as Record<string, unknown>;
+    assert.equal(data['fired_at'], '2009-03-26T21:35:57.000Z');
+    assert.equal(data['data_merges_interests'], 'Group1,Group2');
+    assert.equal(event.event.device?.ip, '10.20.10.30');
   });
 
   it('keeps a time outside the accepted window as a field, the event time then being arrival, and says why', () => {

@@ -1,6 +1,7 @@
 /** core/samples/parse.ts: the payload creator reads pasted samples, messy ones included, without throwing. */
 import assert from 'node:assert/strict';
 import { decodeSample, detectFormat, parseSample } from '../../core/samples/parse.ts';
+import { parseForm } from '../../core/translate/form.ts';
 
 const GERMAN_EXPORT =
   '\ufeffE-Mail;Vorname;Betrag;Datum;Notiz\r\n' +
@@ -20,6 +21,11 @@ describe('samples: detecting the format', () => {
     ['  [{"a":1},{"a":2}]\n', 'json', undefined],
     ['{"a":1}\n{"a":2}\n', 'ndjson', undefined],
     ['\ufeff{"a":1}', 'json', undefined],
+    ['type=subscribe&data%5Bemail%5D=a%40b.example\n', 'form', undefined],
+    ['data[merges][FNAME]=Ann', 'form', undefined],
+    ['a=1', 'csv', ','],
+    ['a=1&b=2\nc=3&d=4\n', 'csv', ','],
+    ['note=two words&b=2', 'csv', ','],
   ];
   for (const [text, format, delimiter] of cases) {
     it(`${JSON.stringify(text.slice(0, 24))} is ${format}${delimiter ? ` with ${JSON.stringify(delimiter)}` : ''}`, () => {
@@ -205,6 +211,33 @@ describe('samples: reading JSON and NDJSON', () => {
         [4, 'is not a JSON object'],
       ],
     );
+  });
+});
+
+describe('samples: reading a form post', () => {
+  it('reads bracketed keys as nested columns, values decoded and kept as text, as the translator reads them', () => {
+    const body =
+      'type=subscribe&fired_at=2009-03-26+21%3A35%3A57&data%5Bweb_id%5D=42&data[merges][FNAME]=Ann\r\n';
+    const p = parseSample(body);
+    assert.equal(p.format, 'form');
+    assert.equal(p.header, true);
+    assert.deepEqual(p.columns, ['type', 'fired_at', 'data.web_id', 'data.merges.FNAME']);
+    assert.deepEqual(p.rows, [
+      { type: 'subscribe', fired_at: '2009-03-26 21:35:57', 'data.web_id': '42', 'data.merges.FNAME': 'Ann' },
+    ]);
+    assert.deepEqual(p.problems, []);
+    // The final line end is no part of the last value, for the translator either.
+    const read = parseForm(body);
+    assert.ok('record' in read);
+    assert.equal((read.record['data'] as { merges: { FNAME: string } }).merges.FNAME, 'Ann');
+  });
+
+  it('reports keys nested deeper than the translator takes, and reads a form when told to', () => {
+    const deep = parseSample('a[b][c][d][e][f][g]=1&x=2');
+    assert.equal(deep.format, 'form');
+    assert.deepEqual(deep.rows, []);
+    assert.match(deep.problems[0]?.message ?? '', /nests 6 levels deep; at most 5/);
+    assert.deepEqual(parseSample('a=1', { format: 'form' }).rows, [{ a: '1' }]);
   });
 });
 

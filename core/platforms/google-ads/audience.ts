@@ -4,7 +4,8 @@
  * row's identifiers normalised and hashed as for conversions (Google's own rules, the same
  * transforms), members added with `POST /v1/audienceMembers:ingest` and — in mirror mode —
  * removed with `POST /v1/audienceMembers:remove`, at most 10,000 a request. A row's consent
- * columns (`ad_user_data`, `ad_personalization`: granted or denied) become the member's consent.
+ * columns (`ad_user_data`, `ad_personalization`: granted or denied) become the member's consent;
+ * an upload says the Customer Match terms were accepted when the sync says so.
  * Generic over the change a sync carries, which it hands back untouched with each request. The
  * schedule function sends them for a `google_ads_audience` sync destination (docs/syncs.md).
  */
@@ -80,6 +81,12 @@ export interface CustomerMatchTarget {
   readonly userListId: string;
   /** Data Manager's validateOnly. */
   readonly validateOnly?: boolean;
+  /**
+   * The advertiser accepted the Customer Match terms: each `:ingest` says so
+   * (`termsOfService.customerMatchTermsOfServiceStatus: ACCEPTED`), which Google requires to add
+   * members by `userData`. Never assumed: the sync's `terms_of_service: accepted` sets it.
+   */
+  readonly termsAccepted?: boolean;
 }
 
 /** One `audienceMembers` request and the changes it carries (they fail together if refused). */
@@ -138,6 +145,10 @@ export function customerMatchRequests<C extends AudienceChange>(
           destinations: [destination],
           audienceMembers: slice.map((s) => s.member),
           encoding: 'HEX',
+          // Only an upload carries the terms (a removal adds no data).
+          ...(verb === 'ingest' && target.termsAccepted
+            ? { termsOfService: { customerMatchTermsOfServiceStatus: 'ACCEPTED' } }
+            : {}),
           ...(target.validateOnly ? { validateOnly: true } : {}),
         },
         changes: slice.map((s) => s.change),

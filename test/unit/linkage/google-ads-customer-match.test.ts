@@ -4,6 +4,7 @@
  * removed with `:remove` (mirror mode), 10,000 a request; against the stand-in over real HTTP a
  * list is added to, kept and removed from as the rows say.
  */
+
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { createAccessTokens } from '../../../adapters/google-oauth.ts';
@@ -13,6 +14,12 @@ import {
   customerMatchRequests,
 } from '../../../core/platforms/google-ads/audience.ts';
 import { DATA_MANAGER_SCOPE } from '../../../core/platforms/google-ads/driver.ts';
+import {
+  describeRequestStatus,
+  readRequestStatus,
+  requestIdOf,
+  requestStatusUrl,
+} from '../../../core/platforms/google-ads/request-status.ts';
 import {
   type GoogleAdsReceiver,
   standInCredentials,
@@ -78,6 +85,34 @@ describe('Google Ads Customer Match (Data Manager audienceMembers)', () => {
     );
   });
 
+  it('reads requestStatus:retrieve: each destination’s status with its error and warning counts', () => {
+    assert.equal(requestIdOf('{"requestId":"r-1"}'), 'r-1');
+    assert.equal(requestIdOf('{}'), undefined);
+    assert.equal(requestIdOf('not json'), undefined);
+    assert.equal(
+      requestStatusUrl('r 1'),
+      'https://datamanager.googleapis.com/v1/requestStatus:retrieve?requestId=r%201',
+    );
+    const answer = {
+      requestStatusPerDestination: [
+        {
+          destination: { productDestinationId: '5550001' },
+          requestStatus: 'PARTIAL_SUCCESS',
+          errorInfo: { errorCounts: [{ recordCount: '2', reason: 'INVALID_EMAIL_FORMAT' }] },
+          warningInfo: {
+            warningCounts: [{ recordCount: '1', reason: 'PROCESSING_WARNING_REASON_INTERNAL_ERROR' }],
+          },
+        },
+        { destination: { productDestinationId: '5550002' }, requestStatus: 'PROCESSING' },
+      ],
+    };
+    assert.equal(
+      describeRequestStatus(readRequestStatus(answer)),
+      '5550001 PARTIAL_SUCCESS: 2 INVALID_EMAIL_FORMAT; warnings: 1 PROCESSING_WARNING_REASON_INTERNAL_ERROR\n5550002 PROCESSING',
+    );
+    assert.match(describeRequestStatus(readRequestStatus({})), /no status for this request/);
+  });
+
   it('splits at 10,000 members a request', () => {
     const many = Array.from({ length: CUSTOMER_MATCH_MAX_MEMBERS + 1 }, (_, i) =>
       change(i, 'upsert', { email: `u${i}@example.com` }),
@@ -97,7 +132,7 @@ describe('Google Ads Customer Match (Data Manager audienceMembers)', () => {
 
     const sync = async (changes: ReturnType<typeof change>[]) => {
       const token = await createAccessTokens()(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false);
-      const built = customerMatchRequests({ ...TARGET, origin: standIn.url }, changes);
+      const built = customerMatchRequests({ ...TARGET, origin: standIn.url, termsAccepted: true }, changes);
       for (const r of built.requests) {
         const answer = await sendOverHttp({
           method: 'POST',

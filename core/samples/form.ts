@@ -1,0 +1,35 @@
+/**
+ * Form posts as samples (docs/creator-inference.md, "Form posts"): an
+ * `application/x-www-form-urlencoded` body such as a Mailchimp webhook's is recognised, and read
+ * with the translators' own form reader (core/translate/form.ts), so the creator's columns are
+ * exactly the paths the saved translator will find: `data[merges][FNAME]` is `data.merges.FNAME`.
+ */
+import { DEFAULT_FORM_DEPTH, parseForm } from '../translate/form.ts';
+import { type JsonResult, jsonRows } from './json.ts';
+
+/** One `key=value` pair: a key of URL characters (brackets allowed), a value without blanks. */
+const PAIR = /^[A-Za-z0-9_.~%[\]-]+=[^\s&=]*$/;
+
+/**
+ * Whether a text is one form body: a single line (blank lines around it allowed) of `key=value`
+ * pairs joined by `&`, with no blank inside (a form writes spaces as `+`). Two pairs at least, or
+ * one with a bracketed key, so a lone `a=1` stays a one-column CSV.
+ */
+export function looksLikeForm(text: string): boolean {
+  const body = text.trim();
+  if (body === '' || /\s/.test(body)) return false;
+  const pairs = body.split('&');
+  if (!pairs.every((p) => PAIR.test(p))) return false;
+  return pairs.length >= 2 || /\[|%5B/i.test(pairs[0] as string);
+}
+
+/**
+ * The one row of a form body, nested keys as dotted columns (as JSON's are). Every value is the
+ * text it was sent as, so types are inferred as for CSV cells. A body the translator would refuse
+ * (keys nested too deep) is a problem, not a row.
+ */
+export function formRows(text: string): JsonResult {
+  const read = parseForm(text.trim(), DEFAULT_FORM_DEPTH);
+  if ('why' in read) return { columns: [], rows: [], problems: [{ message: read.why }] };
+  return jsonRows(read.record);
+}
