@@ -27,6 +27,8 @@ export const DestinationType = Type.Union([
   Type.Literal('ga4_mp'),
   Type.Literal('tiktok_events'),
   Type.Literal('google_ads'),
+  Type.Literal('pinterest_capi'),
+  Type.Literal('snapchat_capi'),
   Type.Literal('webhook'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;

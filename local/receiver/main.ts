@@ -15,6 +15,8 @@ import {
   startGa4Receiver,
   startGoogleAdsReceiver,
   startMetaReceiver,
+  startPinterestReceiver,
+  startSnapchatReceiver,
   startTikTokReceiver,
 } from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
@@ -35,7 +37,15 @@ const START = {
   ga4_mp: startGa4Receiver,
   tiktok_events: startTikTokReceiver,
   google_ads: startGoogleAdsReceiver,
+  pinterest_capi: startPinterestReceiver,
+  snapchat_capi: startSnapchatReceiver,
 } as const;
+
+/**
+ * Stand-ins that accept only the destination's own access token (its secret's value), as the
+ * platform does: a destination sharing the stand-in with another token is refused.
+ */
+const STRICT_TOKEN = new Set(['pinterest_capi', 'snapchat_capi']);
 
 /** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
 async function mountPlatforms(
@@ -48,9 +58,15 @@ async function mountPlatforms(
   const servers: { close(): Promise<void> }[] = [];
   const mounts: MountedPlatform[] = [];
   for (const d of here) {
-    const server = await START[d.type as keyof typeof START]();
-    servers.push(server);
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
+    // A second destination at the same path shares the first one's stand-in.
+    if (mounts.some((m) => m.prefix === prefix)) continue;
+    const token = STRICT_TOKEN.has(d.type) ? d.secrets?.['access_token'] : undefined;
+    const accessToken = token === undefined ? undefined : await secrets.get(token);
+    const server = await START[d.type as keyof typeof START](
+      accessToken === undefined ? {} : { accessToken },
+    );
+    servers.push(server);
     mounts.push({ prefix, destination: d.id, url: server.url });
   }
   // Meta custom audiences and Google Ads Customer Match lists that syncs fill (a connection's

@@ -139,6 +139,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       if (typeof v === 'string' && k !== 'host') headers[k] = v;
     let status = 502;
     let text = '';
+    // A throttling stand-in's Retry-After reaches the forward function, as the platform's would.
+    let retryAfter: string | null = null;
     try {
       const upstream = await fetch(`${p.url.replace(/\/$/, '')}${rest}`, {
         method: req.method ?? 'POST',
@@ -147,6 +149,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       });
       status = upstream.status;
       text = await upstream.text();
+      retryAfter = upstream.headers.get('retry-after');
     } catch (err) {
       text = JSON.stringify({ error: (err as Error).message });
     }
@@ -163,7 +166,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       status,
       body,
     });
-    res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+    res
+      .writeHead(status, {
+        'content-type': 'application/json',
+        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
+      })
+      .end(text);
   };
 
   const server: Server = createServer((req, res) => {
