@@ -23,7 +23,7 @@ export const hashedList = (from: string | string[], ...normalise: Transform[]): 
 });
 
 /**
- * The personal fields Pinterest and Snapchat hash alike (docs/platforms.md §7, §8), under
+ * The personal fields Pinterest and Snapchat hash alike (docs/platforms.md, "Pinterest" and "Snapchat"), under
  * `prefix` (`user_data`): e-mail and names trimmed and lower-cased, the phone as digits with its
  * country code and no `+`, the rest by the shared normalisers; each SHA-256, as a list.
  */

@@ -1,7 +1,7 @@
 /**
  * A loopback Pinterest Conversions API (`POST /v5/ad_accounts/{id}/events`, `Authorization:
  * Bearer`, `?test=true`), checking requests against Pinterest's published rules
- * (docs/platforms.md §7) and answering as Pinterest does: a refused request is a non-2xx status
+ * (docs/platforms.md, "Pinterest") and answering as Pinterest does: a refused request is a non-2xx status
  * with `{code, message}`; an accepted one is 200 with `num_events_received`,
  * `num_events_processed` and a result per event in request order, so one bad event fails alone.
  * Written out again on purpose, not imported from core/platforms/pinterest/: the stand-in checks

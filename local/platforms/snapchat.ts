@@ -1,7 +1,7 @@
 /**
  * A loopback Snapchat Conversions API v3 (`POST /v3/{pixel}/events` and the Test Event Tool's
  * `/v3/{pixel}/events/validate`, `?access_token=`), checking requests against the rules Snap
- * publishes (docs/platforms.md §8) and answering `{status, reason}`: 200 when every event passes,
+ * publishes (docs/platforms.md, "Snapchat") and answering `{status, reason}`: 200 when every event passes,
  * else 400 `INVALID` naming the first problems — a missing required field, a purchase without
  * price or currency, a time out of range, unhashed or hashed-where-plain data, too little to match
  * by. Written out again on purpose, not imported from core/platforms/snapchat/: the stand-in checks

@@ -1,5 +1,5 @@
 /**
- * Pinterest's consent signals (docs/platforms.md §7): `opt_out: true` when the person denied ad
+ * Pinterest's consent signals (docs/platforms.md, "Pinterest"): `opt_out: true` when the person denied ad
  * personalization (Pinterest then keeps the event for measurement, not targeting), and with
  * limited data use `custom_data.opt_out_type: "LDP"` (limited data processing). A value the
  * mapping set is kept.

@@ -1,5 +1,5 @@
 /**
- * Pinterest Conversions API requests (docs/platforms.md §7):
+ * Pinterest Conversions API requests (docs/platforms.md, "Pinterest"):
  * `POST {base}/v5/ad_accounts/{ad_account_id}/events` with the conversion access token in
  * `Authorization: Bearer`, a body `{data}` of up to 1,000 events, and `?test=true` in test mode
  * (Pinterest validates and answers as usual but records nothing).

@@ -1,5 +1,5 @@
 /**
- * Pinterest Conversions API (v5): the whole platform in one value (docs/platforms.md §7). Its
+ * Pinterest Conversions API (v5): the whole platform in one value (docs/platforms.md, "Pinterest"). Its
  * mapping (mapping.ts), its request (driver.ts), its target check (target.ts), its consent signals
  * (consent.ts) and how its answers are read (responses.ts) are assembled here; platforms.ts lists
  * it.

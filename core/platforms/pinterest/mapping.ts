@@ -1,6 +1,6 @@
 /**
  * Pinterest Conversions API (v5): the built-in mapping of the catalogue's events, one element of
- * `data` each (docs/platforms.md §7). Pinterest hashes every user field, the country included,
+ * `data` each (docs/platforms.md, "Pinterest"). Pinterest hashes every user field, the country included,
  * and takes each as a list; the IP address, the user agent and the `epik` click id travel in
  * clear. `value` and `item_price` are strings in Pinterest's schema. Settings override it field
  * by field (`mappings` on a destination).

@@ -1,5 +1,5 @@
 /**
- * How the Pinterest Conversions API's answers are read (docs/platforms.md §7): a refusal is a
+ * How the Pinterest Conversions API's answers are read (docs/platforms.md, "Pinterest"): a refusal is a
  * non-2xx status with `{code, message}` — 429 (over 5,000 calls a minute for the ad account) and
  * 5xx are sent again, anything else (401 token, 403 ad account role, 400 body) is not. A 200
  * reports each event: delivered when Pinterest processed them, refused (with Pinterest's message)

@@ -1,5 +1,5 @@
 /**
- * Pinterest's conversion event names as its API spells them (docs/platforms.md §7), which a
+ * Pinterest's conversion event names as its API spells them (docs/platforms.md, "Pinterest"), which a
  * custom event can be sent as (the studio's creator offers them), lead-like events first; and
  * where its event carries a value and its currency. Pinterest refuses any other name: an event of
  * the advertiser's own goes as `custom`. Data only, importing nothing: the creator's browser bundle

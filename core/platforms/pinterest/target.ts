@@ -1,5 +1,5 @@
 /**
- * Pinterest Conversions API request (docs/platforms.md §7): the schema of
+ * Pinterest Conversions API request (docs/platforms.md, "Pinterest"): the schema of
  * `POST /v5/ad_accounts/{id}/events` and the rules it cannot express — every user field a list of
  * SHA-256 digests, the IP address, user agent and click id in clear, and at least an e-mail, a
  * mobile ad id, or the IP address with the user agent to match the person by.

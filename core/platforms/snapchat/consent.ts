@@ -1,5 +1,5 @@
 /**
- * Snapchat's consent signal (docs/platforms.md §8): with limited data use,
+ * Snapchat's consent signal (docs/platforms.md, "Snapchat"): with limited data use,
  * `data_processing_options: ["LDU"]`, asking Snap to process the event under its limited data use
  * terms. A value the mapping set is kept.
  */

@@ -1,5 +1,5 @@
 /**
- * Snapchat Conversions API v3 requests (docs/platforms.md §8):
+ * Snapchat Conversions API v3 requests (docs/platforms.md, "Snapchat"):
  * `POST {base}/v3/{pixel_id}/events?access_token=…` with a body `{data}`; in test mode the Test
  * Event Tool's `/v3/{pixel_id}/events/validate`, which checks the events and records none.
  */

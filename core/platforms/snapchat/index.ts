@@ -1,5 +1,5 @@
 /**
- * Snapchat Conversions API (v3): the whole platform in one value (docs/platforms.md §8). Its
+ * Snapchat Conversions API (v3): the whole platform in one value (docs/platforms.md, "Snapchat"). Its
  * mapping (mapping.ts), its request (driver.ts), its target check (target.ts), its consent signal
  * (consent.ts) and how its answers are read (responses.ts) are assembled here; platforms.ts lists
  * it.

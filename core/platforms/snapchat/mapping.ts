@@ -1,6 +1,6 @@
 /**
  * Snapchat Conversions API (v3): the built-in mapping of the catalogue's events, one element of
- * `data` each (docs/platforms.md §8). Snap wants the phone as digits with the country code and
+ * `data` each (docs/platforms.md, "Snapchat"). Snap wants the phone as digits with the country code and
  * no `+` (`+44 844 412 4653` → `448444124653`), every other personal field trimmed and
  * lower-cased before SHA-256; the IP address, user agent, `ScCid` click id and `_scid` cookie
  * travel in clear. Snap names no lead or contact event: they go to custom slots 1 and 2, which

@@ -1,5 +1,5 @@
 /**
- * How the Snapchat Conversions API's answers are read (docs/platforms.md §8): a refusal carries
+ * How the Snapchat Conversions API's answers are read (docs/platforms.md, "Snapchat"): a refusal carries
  * `{status: "INVALID", reason, param?}` — 400 (a required field, unhashed or insufficient personal
  * data, a time out of range) and 401/403 (the token) are not sent again; 429 and 5xx are. A 2xx is
  * delivered, in test mode as validated by the Test Event Tool.

@@ -1,5 +1,5 @@
 /**
- * Snapchat's standard events of the Conversions API v3 (docs/platforms.md §8), which a custom
+ * Snapchat's standard events of the Conversions API v3 (docs/platforms.md, "Snapchat"), which a custom
  * event can be sent as (the studio's creator offers them), the sign-up and custom slots first:
  * Snap names no lead event, so a lead goes to a custom slot. And where its event carries a value
  * and its currency. Data only, importing nothing: the creator's browser bundle reads it

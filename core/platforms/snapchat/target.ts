@@ -1,5 +1,5 @@
 /**
- * Snapchat Conversions API v3 request (docs/platforms.md §8): the schema of
+ * Snapchat Conversions API v3 request (docs/platforms.md, "Snapchat"): the schema of
  * `POST /v3/{pixel}/events` and the rules Snap's Test Event Tool names — event name, time (at most
  * 37 days old), action source, the page for web events, price and currency on a purchase, hashed
  * personal data, and enough of it to match the person by.
@@ -10,7 +10,7 @@ import { checkDataRequest, collapseHashed, HashedOrList, looksHashed } from '../
 import { SNAPCHAT_ACTION_SOURCES } from './driver.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
 
-/** Events per request (a peer's constant; Snap's page on it was not read: docs/platforms.md §8). */
+/** Events per request (a peer's constant; Snap's page on it was not read: docs/platforms.md, "Snapchat"). */
 export const SNAPCHAT_MAX_EVENTS = 2000;
 /** Snap reports events up to 37 days old. */
 export const SNAPCHAT_MAX_AGE_SECONDS = 37 * 24 * 3600;

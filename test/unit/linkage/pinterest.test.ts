@@ -1,5 +1,5 @@
 /**
- * Pinterest Conversions API (docs/platforms.md §7): conformance with Pinterest's own rules and
+ * Pinterest Conversions API (docs/platforms.md, "Pinterest"): conformance with Pinterest's own rules and
  * published examples (every user field a list of SHA-256 digests, the country included; the phone
  * as digits with its country code; the epik click id in clear), the catalogue's events under
  * Pinterest's names, what it needs to match a person, dedup by event_id, batches of at most 1,000,

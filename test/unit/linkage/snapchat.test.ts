@@ -1,5 +1,5 @@
 /**
- * Snapchat Conversions API v3 (docs/platforms.md §8): conformance with Snap's published hashing
+ * Snapchat Conversions API v3 (docs/platforms.md, "Snapchat"): conformance with Snap's published hashing
  * examples (e-mail trimmed and lower-cased; the phone as digits with its country code and no
  * `+`), the ScCid click id and _scid cookie in clear, the catalogue's events under Snap's names,
  * dedup by event_id, the 37-day window, batches of at most 2,000, the Test Event Tool's validate

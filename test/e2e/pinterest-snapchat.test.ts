@@ -1,0 +1,270 @@
+/**
+ * Pinterest and Snapchat end to end on the local environment (`eventbus start`, what `npm start`
+ * runs), one environment for both: `pinterest_capi` and `snapchat_capi` destinations pointed at the
+ * local receiver's strict stand-ins, which accept only the destination's own token. A purchase
+ * and a lead with consent, sent to the gateway, reach each stand-in and are `delivered`; a second
+ * destination of each with another token is refused with the platform's own reason; a batch over
+ * the platform's documented size is refused with its reason; a 429 with `Retry-After` is retried
+ * no sooner than asked; and the preview of the stored event is exactly the body that was sent.
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BigQuery } from '@google-cloud/bigquery';
+import { previewDelivery } from '../../core/delivery/preview.ts';
+import { storedEventFromRow } from '../../core/delivery/replay.ts';
+import { pinterestDriver } from '../../core/platforms/pinterest/index.ts';
+import { snapchatDriver } from '../../core/platforms/snapchat/index.ts';
+import { parseSettings } from '../../core/settings.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
+import { until } from '../support/until.ts';
+
+// The bad-token destinations share the stand-in of the first (same path) with a token of their
+// own, and take only sign_up, so they never consume the answers a test scripts for the others.
+const DESTINATIONS = `  - id: pinterest
+    type: pinterest_capi
+    base_url: http://127.0.0.1:8099/pinterest
+    config: { ad_account_id: "549755885175" }
+    secrets: { access_token: PINTEREST_ACCESS_TOKEN }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+  - id: pinterest-bad
+    type: pinterest_capi
+    base_url: http://127.0.0.1:8099/pinterest
+    config: { ad_account_id: "549755885175" }
+    secrets: { access_token: PINTEREST_OTHER_TOKEN }
+    events: { allow: [sign_up] }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+  - id: snapchat
+    type: snapchat_capi
+    base_url: http://127.0.0.1:8099/snapchat
+    config: { pixel_id: "1ec32188-754e-4be2-8e55-c949a984a39f" }
+    secrets: { access_token: SNAPCHAT_ACCESS_TOKEN }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+  - id: snapchat-bad
+    type: snapchat_capi
+    base_url: http://127.0.0.1:8099/snapchat
+    config: { pixel_id: "1ec32188-754e-4be2-8e55-c949a984a39f" }
+    secrets: { access_token: SNAPCHAT_OTHER_TOKEN }
+    events: { allow: [sign_up] }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+`;
+
+interface Received {
+  at: string;
+  destination: string;
+  path: string;
+  eventId?: string;
+  status: number;
+  body: unknown;
+}
+
+describe('end to end: Pinterest and Snapchat on the local environment', function () {
+  this.timeout(240000);
+  let child: ChildProcess;
+  let dataDir = '';
+  let settings: Readonly<Settings>;
+  const ports: Record<string, number> = {};
+  let bigquery: BigQuery;
+  const run = `ps${Date.now().toString(36)}`;
+  const consent = { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' };
+  const person = {
+    user: { email: 'Jane.Doe@Example.com', phone: '+44 844 412 4653' },
+    page: { url: 'https://shop.example/checkout' },
+    campaign: { epik: 'dj0yJnU9epik', sccid: 'sc-click-1' },
+    consent,
+  };
+
+  before(async () => {
+    const local = await startLocalCli({
+      prefix: 'eventbus-pinterest-snapchat-',
+      settings: (dir) => {
+        const file = join(dir, 'pinterest-snapchat.yaml');
+        const text = `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${DESTINATIONS}`;
+        writeFileSync(file, text);
+        const parsed = parseSettings(text);
+        assert.ok(parsed.ok, JSON.stringify(parsed));
+        settings = parsed.settings;
+        return file;
+      },
+    });
+    ({ child, dataDir } = local);
+    Object.assign(ports, local.ports);
+    bigquery = new BigQuery({
+      projectId: 'local-project',
+      apiEndpoint: `http://127.0.0.1:${ports['bigquery']}`,
+    });
+  });
+  after(() => stopLocalCli({ child, dataDir }));
+
+  const receiver = () => `http://127.0.0.1:${ports['receiver']}`;
+  const post = async (topic: string, body: Record<string, unknown>) => {
+    const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+    const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/${topic}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+  };
+  const ledger = (id: string, destination: string) =>
+    until(
+      `the ${destination} row of ${id}`,
+      async () => {
+        const [rows] = await bigquery.query({
+          query: `SELECT status, reason FROM \`local-project.events.deliveries\` WHERE event_id = '${id}' AND destination = '${destination}' AND status IN ('delivered', 'rejected', 'skipped')`,
+        });
+        return (rows as { status: string; reason: string | null }[])[0];
+      },
+      90000,
+    );
+  const arrivals = async (destination: string, id: string): Promise<Received[]> => {
+    const res = await fetch(`${receiver()}/received.json`);
+    const list = ((await res.json()) as { received: Received[] }).received;
+    return list.filter((r) => r.destination === destination && r.eventId === id).reverse();
+  };
+  /** The first `data` row of the first request a stand-in received for an event. */
+  const firstRow = async (destination: string, id: string) => {
+    const [first] = await arrivals(destination, id);
+    const data = (first?.body as { data?: Record<string, Record<string, unknown>>[] } | undefined)?.data;
+    assert.ok(data?.[0], `${destination} received ${id}`);
+    return data[0];
+  };
+  const destinationOf = (id: string) => {
+    const d = settings.destinations?.find((x) => x.id === id);
+    assert.ok(d);
+    return d;
+  };
+  const secret = (name: string) => readFileSync(join(dataDir, 'secrets', name), 'utf8').trim();
+
+  it('a purchase and a lead with consent reach both stand-ins and are delivered', async () => {
+    await post('purchase', {
+      ...person,
+      event_id: `${run}-p`,
+      transaction_id: `T-${run}`,
+      value: 59.9,
+      currency: 'EUR',
+    });
+    await post('lead', { ...person, event_id: `${run}-l`, lead_type: 'quote' });
+    for (const id of [`${run}-p`, `${run}-l`]) {
+      const pin = await ledger(id, 'pinterest');
+      assert.equal(pin.status, 'delivered', pin.reason ?? '');
+      assert.match(pin.reason ?? '', /num_events_processed=1 of 1/);
+      const snap = await ledger(id, 'snapchat');
+      assert.equal(snap.status, 'delivered', snap.reason ?? '');
+      assert.match(snap.reason ?? '', /status=SUCCESS/);
+    }
+    const row = await firstRow('pinterest', `${run}-p`);
+    assert.equal(row?.['event_name'], 'checkout');
+    assert.equal(row?.['user_data']?.['click_id'], 'dj0yJnU9epik');
+    const lead = await firstRow('snapchat', `${run}-l`);
+    assert.equal(lead?.['event_name'], 'CUSTOM_EVENT_1');
+    // Snap's published example, hashed after its normalisation (digits with country code, no +).
+    assert.deepEqual(lead?.['user_data']?.['ph'], [
+      'dc008fda46e2e64002cf2f82a4906236282d431c4f75e5b60bfe79fc48546383',
+    ]);
+  });
+
+  it("a destination with a token the platform does not know is rejected with the platform's reason", async () => {
+    await post('sign_up', { ...person, event_id: `${run}-s`, method: 'email' });
+    const pin = await ledger(`${run}-s`, 'pinterest-bad');
+    assert.equal(pin.status, 'rejected');
+    assert.equal(pin.reason, 'pinterest HTTP 401 (code 2): Authentication failed.');
+    const snap = await ledger(`${run}-s`, 'snapchat-bad');
+    assert.equal(snap.status, 'rejected');
+    assert.match(snap.reason ?? '', /^snapchat HTTP 401 INVALID: Unauthorized/);
+    assert.equal((await ledger(`${run}-s`, 'pinterest')).status, 'delivered');
+  });
+
+  it("a batch over the platform's documented size is refused with its reason", async () => {
+    const send = async (url: string, headers: Record<string, string>, n: number, row: unknown) => {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify({ data: Array.from({ length: n }, () => row) }),
+      });
+      return { kind: 'response' as const, status: res.status, headers: {}, body: await res.text() };
+    };
+    const pin = await send(
+      `${receiver()}/pinterest/v5/ad_accounts/549755885175/events`,
+      { authorization: `Bearer ${secret('PINTEREST_ACCESS_TOKEN')}` },
+      1001,
+      await firstRow('pinterest', `${run}-l`),
+    );
+    const pinOutcome = pinterestDriver.interpret(pin, {
+      destination: destinationOf('pinterest'),
+      secrets: {},
+      now: new Date(),
+    });
+    assert.equal(pinOutcome.status, 'rejected');
+    assert.match(
+      pinOutcome.status === 'rejected' ? pinOutcome.reason : '',
+      /pinterest HTTP 400 \(code 1\): .*1 to 1000 events, got 1001/,
+    );
+    const snap = await send(
+      `${receiver()}/snapchat/v3/1ec32188-754e-4be2-8e55-c949a984a39f/events?access_token=${secret('SNAPCHAT_ACCESS_TOKEN')}`,
+      {},
+      2001,
+      await firstRow('snapchat', `${run}-l`),
+    );
+    const snapOutcome = snapchatDriver.interpret(snap, {
+      destination: destinationOf('snapchat'),
+      secrets: {},
+      now: new Date(),
+    });
+    assert.match(
+      snapOutcome.status === 'rejected' ? snapOutcome.reason : '',
+      /snapchat HTTP 400 INVALID: data must hold 1 to 2000 events, got 2001/,
+    );
+  });
+
+  it('a 429 with Retry-After is failed, then sent again no sooner than asked, and delivered', async () => {
+    const throttle = async (prefix: string, body: unknown) => {
+      const res = await fetch(`${receiver()}/${prefix}/__stand-in/fail-next`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify([{ status: 429, body, headers: { 'retry-after': '4' } }]),
+      });
+      assert.equal(res.status, 200);
+    };
+    await throttle('pinterest', { code: 8, message: 'Rate limit exceeded' });
+    await throttle('snapchat', { status: 'INVALID', reason: 'Too many requests' });
+    await post('purchase', {
+      ...person,
+      event_id: `${run}-t`,
+      transaction_id: `T-${run}-t`,
+      value: 10,
+      currency: 'EUR',
+    });
+    for (const destination of ['pinterest', 'snapchat']) {
+      assert.equal((await ledger(`${run}-t`, destination)).status, 'delivered');
+      const calls = await arrivals(destination, `${run}-t`);
+      assert.equal(calls[0]?.status, 429, JSON.stringify(calls));
+      const later = calls.find((c) => c.status === 200);
+      assert.ok(later, JSON.stringify(calls));
+      const waited = Date.parse(later.at) - Date.parse(calls[0]?.at ?? '');
+      assert.ok(waited >= 4000, `${destination}: sent again after ${waited} ms, Retry-After asked 4 s`);
+      const [failed] = await bigquery.query({
+        query: `SELECT reason FROM \`local-project.events.deliveries\` WHERE event_id = '${run}-t' AND destination = '${destination}' AND status = 'failed'`,
+      });
+      assert.ok(
+        (failed as { reason: string }[]).some((r) => /HTTP 429/.test(r.reason)),
+        JSON.stringify(failed),
+      );
+    }
+  });
+
+  it('the preview of the stored event is exactly what each stand-in received', async () => {
+    const [rows] = await bigquery.query({
+      query: `SELECT * FROM \`local-project.events.events\` WHERE event_id = '${run}-p'`,
+    });
+    const stored = storedEventFromRow((rows as Record<string, unknown>[])[0] ?? {});
+    for (const destination of ['pinterest', 'snapchat']) {
+      const preview = previewDelivery(settings, destination, undefined, new Date(), { stored });
+      assert.equal(preview.outcome, 'send', JSON.stringify(preview));
+      const [sent] = await arrivals(destination, `${run}-p`);
+      assert.deepEqual(preview.outcome === 'send' ? preview.request.body : undefined, sent?.body);
+    }
+  });
+});
