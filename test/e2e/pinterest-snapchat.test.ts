@@ -8,18 +8,16 @@
  * no sooner than asked; and the preview of the stored event is exactly the body that was sent.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BigQuery } from '@google-cloud/bigquery';
 import { previewDelivery } from '../../core/delivery/preview.ts';
 import { storedEventFromRow } from '../../core/delivery/replay.ts';
 import { pinterestDriver } from '../../core/platforms/pinterest/index.ts';
 import { snapchatDriver } from '../../core/platforms/snapchat/index.ts';
 import { parseSettings } from '../../core/settings.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
-import { until } from '../support/until.ts';
+import { stopLocalCli } from '../support/local-start.ts';
+import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
 
 // The bad-token destinations share the stand-in of the first (same path) with a token of their
 // own, and take only sign_up, so they never consume the answers a test scripts for the others.
@@ -62,11 +60,8 @@ interface Received {
 
 describe('end to end: Pinterest and Snapchat on the local environment', function () {
   this.timeout(240000);
-  let child: ChildProcess;
-  let dataDir = '';
+  let env: PlatformEnvironment;
   let settings: Readonly<Settings>;
-  const ports: Record<string, number> = {};
-  let bigquery: BigQuery;
   const run = `ps${Date.now().toString(36)}`;
   const consent = { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' };
   const person = {
@@ -77,48 +72,16 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
   };
 
   before(async () => {
-    const local = await startLocalCli({
-      prefix: 'eventbus-pinterest-snapchat-',
-      settings: (dir) => {
-        const file = join(dir, 'pinterest-snapchat.yaml');
-        const text = `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${DESTINATIONS}`;
-        writeFileSync(file, text);
-        const parsed = parseSettings(text);
-        assert.ok(parsed.ok, JSON.stringify(parsed));
-        settings = parsed.settings;
-        return file;
-      },
-    });
-    ({ child, dataDir } = local);
-    Object.assign(ports, local.ports);
-    bigquery = new BigQuery({
-      projectId: 'local-project',
-      apiEndpoint: `http://127.0.0.1:${ports['bigquery']}`,
-    });
+    env = await startWithDestinations('eventbus-pinterest-snapchat-', DESTINATIONS);
+    const parsed = parseSettings(env.settingsText);
+    assert.ok(parsed.ok, JSON.stringify(parsed));
+    settings = parsed.settings;
   });
-  after(() => stopLocalCli({ child, dataDir }));
+  after(() => stopLocalCli(env));
 
-  const receiver = () => `http://127.0.0.1:${ports['receiver']}`;
-  const post = async (topic: string, body: Record<string, unknown>) => {
-    const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
-    const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/${topic}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-  };
-  const ledger = (id: string, destination: string) =>
-    until(
-      `the ${destination} row of ${id}`,
-      async () => {
-        const [rows] = await bigquery.query({
-          query: `SELECT status, reason FROM \`local-project.events.deliveries\` WHERE event_id = '${id}' AND destination = '${destination}' AND status IN ('delivered', 'rejected', 'skipped')`,
-        });
-        return (rows as { status: string; reason: string | null }[])[0];
-      },
-      90000,
-    );
+  const receiver = () => `http://127.0.0.1:${env.ports['receiver']}`;
+  const post = (topic: string, body: Record<string, unknown>) => env.post(topic, body);
+  const ledger = (id: string, destination: string) => env.ledger(id, destination);
   const arrivals = async (destination: string, id: string): Promise<Received[]> => {
     const res = await fetch(`${receiver()}/received.json`);
     const list = ((await res.json()) as { received: Received[] }).received;
@@ -136,7 +99,7 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
     assert.ok(d);
     return d;
   };
-  const secret = (name: string) => readFileSync(join(dataDir, 'secrets', name), 'utf8').trim();
+  const secret = (name: string) => readFileSync(join(env.dataDir, 'secrets', name), 'utf8').trim();
 
   it('a purchase and a lead with consent reach both stand-ins and are delivered', async () => {
     await post('purchase', {
@@ -245,7 +208,7 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
       assert.ok(later, JSON.stringify(calls));
       const waited = Date.parse(later.at) - Date.parse(calls[0]?.at ?? '');
       assert.ok(waited >= 4000, `${destination}: sent again after ${waited} ms, Retry-After asked 4 s`);
-      const [failed] = await bigquery.query({
+      const [failed] = await env.bigquery.query({
         query: `SELECT reason FROM \`local-project.events.deliveries\` WHERE event_id = '${run}-t' AND destination = '${destination}' AND status = 'failed'`,
       });
       assert.ok(
@@ -256,7 +219,7 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
   });
 
   it('the preview of the stored event is exactly what each stand-in received', async () => {
-    const [rows] = await bigquery.query({
+    const [rows] = await env.bigquery.query({
       query: `SELECT * FROM \`local-project.events.events\` WHERE event_id = '${run}-p'`,
     });
     const stored = storedEventFromRow((rows as Record<string, unknown>[])[0] ?? {});
