@@ -29,6 +29,7 @@ export const DestinationType = Type.Union([
   Type.Literal('google_ads'),
   Type.Literal('pinterest_capi'),
   Type.Literal('snapchat_capi'),
+  Type.Literal('x_conversions'),
   Type.Literal('webhook'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;

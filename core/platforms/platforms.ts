@@ -16,6 +16,7 @@ import type { MappedPayload, Platform } from './platform.ts';
 import { SNAPCHAT_PLATFORM } from './snapchat/index.ts';
 import { TIKTOK_PLATFORM } from './tiktok/index.ts';
 import { WEBHOOK_PLATFORM } from './webhook/index.ts';
+import { X_PLATFORM } from './x/index.ts';
 
 /** Every platform by its destination type (the type checker refuses a settings type without one). */
 export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.freeze({
@@ -25,6 +26,7 @@ export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.fre
   google_ads: GOOGLE_ADS_PLATFORM,
   pinterest_capi: PINTEREST_PLATFORM,
   snapchat_capi: SNAPCHAT_PLATFORM,
+  x_conversions: X_PLATFORM,
   webhook: WEBHOOK_PLATFORM,
 });
 

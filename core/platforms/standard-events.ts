@@ -15,6 +15,7 @@ import type { StandardEvents } from './platform.ts';
 import type { MappedType } from './platforms.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './snapchat/standard-events.ts';
 import { TIKTOK_STANDARD_EVENTS } from './tiktok/standard-events.ts';
+import { X_STANDARD_EVENTS } from './x/standard-events.ts';
 
 /** The destination types a custom event can be mapped to (the platforms sent a mapping). */
 type PlatformType = MappedType;
@@ -26,6 +27,7 @@ const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
   google_ads: GOOGLE_ADS_STANDARD_EVENTS,
   pinterest_capi: PINTEREST_STANDARD_EVENTS,
   snapchat_capi: SNAPCHAT_STANDARD_EVENTS,
+  x_conversions: X_STANDARD_EVENTS,
 };
 
 const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>

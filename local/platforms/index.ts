@@ -14,3 +14,4 @@ export { pinterestError, startPinterestReceiver } from './pinterest.ts';
 export type { Answer, PlatformReceiver, ReceivedRequest, ReceiverOptions } from './server.ts';
 export { snapError, startSnapchatReceiver } from './snapchat.ts';
 export { startTikTokReceiver } from './tiktok.ts';
+export { startXReceiver, type XReceiverOptions, xError } from './x.ts';

@@ -158,6 +158,7 @@ describe('architecture: one folder is the whole platform', () => {
       'core/platforms/snapchat/standard-events.ts',
       'core/platforms/standard-events.ts',
       'core/platforms/tiktok/standard-events.ts',
+      'core/platforms/x/standard-events.ts',
     ]);
   });
 
