@@ -1,7 +1,8 @@
 /**
- * Pinterest and Snapchat end to end on the local environment (`eventbus start`, what `npm start`
- * runs), one environment for both: `pinterest_capi` and `snapchat_capi` destinations pointed at the
- * local receiver's strict stand-ins, which accept only the destination's own token. A purchase
+ * Pinterest, Snapchat and X end to end on the local environment (`eventbus start`, what `npm start`
+ * runs), one environment for all three: `pinterest_capi`, `snapchat_capi` and `x_conversions`
+ * destinations pointed at the local receiver's strict stand-ins, which accept only the destination's
+ * own token (X's: only a request signed with its own OAuth 1.0a secrets). A purchase
  * and a lead with consent, sent to the gateway, reach each stand-in and are `delivered`; a second
  * destination of each with another token is refused with the platform's own reason; a batch over
  * the platform's documented size is refused with its reason; a 429 with `Retry-After` is retried
@@ -14,6 +15,8 @@ import { previewDelivery } from '../../core/delivery/preview.ts';
 import { storedEventFromRow } from '../../core/delivery/replay.ts';
 import { pinterestDriver } from '../../core/platforms/pinterest/index.ts';
 import { snapchatDriver } from '../../core/platforms/snapchat/index.ts';
+import { xDriver } from '../../core/platforms/x/index.ts';
+import { oauth1Header } from '../../core/platforms/x/oauth1.ts';
 import { parseSettings } from '../../core/settings.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { stopLocalCli } from '../support/local-start.ts';
@@ -47,6 +50,21 @@ const DESTINATIONS = `  - id: pinterest
     secrets: { access_token: SNAPCHAT_OTHER_TOKEN }
     events: { allow: [sign_up] }
     retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+  - id: x
+    type: x_conversions
+    base_url: http://127.0.0.1:8099/x
+    config: { pixel_id: o8z6j }
+    secrets: { consumer_key: X_CONSUMER_KEY, consumer_secret: X_CONSUMER_SECRET, access_token: X_ACCESS_TOKEN, access_token_secret: X_ACCESS_TOKEN_SECRET }
+    mappings: { purchase: { event: o87ne }, lead: { event: o87nf } }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+  - id: x-bad
+    type: x_conversions
+    base_url: http://127.0.0.1:8099/x
+    config: { pixel_id: o8z6j }
+    secrets: { consumer_key: X_CONSUMER_KEY, consumer_secret: X_CONSUMER_SECRET, access_token: X_ACCESS_TOKEN, access_token_secret: X_OTHER_TOKEN_SECRET }
+    mappings: { sign_up: { event: o87ng } }
+    events: { allow: [sign_up] }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
 `;
 
 interface Received {
@@ -58,7 +76,7 @@ interface Received {
   body: unknown;
 }
 
-describe('end to end: Pinterest and Snapchat on the local environment', function () {
+describe('end to end: Pinterest, Snapchat and X on the local environment', function () {
   this.timeout(240000);
   let env: PlatformEnvironment;
   let settings: Readonly<Settings>;
@@ -72,7 +90,7 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
   };
 
   before(async () => {
-    env = await startWithDestinations('eventbus-pinterest-snapchat-', DESTINATIONS);
+    env = await startWithDestinations('eventbus-pinterest-snapchat-x-', DESTINATIONS);
     const parsed = parseSettings(env.settingsText);
     assert.ok(parsed.ok, JSON.stringify(parsed));
     settings = parsed.settings;
@@ -94,6 +112,13 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
     assert.ok(data?.[0], `${destination} received ${id}`);
     return data[0];
   };
+  /** The first conversion X's stand-in received for an event. */
+  const firstConversion = async (id: string) => {
+    const [first] = await arrivals('x', id);
+    const list = (first?.body as { conversions?: unknown[] } | undefined)?.conversions;
+    assert.ok(list?.[0], `x received ${id}`);
+    return list[0];
+  };
   const destinationOf = (id: string) => {
     const d = settings.destinations?.find((x) => x.id === id);
     assert.ok(d);
@@ -101,7 +126,7 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
   };
   const secret = (name: string) => readFileSync(join(env.dataDir, 'secrets', name), 'utf8').trim();
 
-  it('a purchase and a lead with consent reach both stand-ins and are delivered', async () => {
+  it('a purchase and a lead with consent reach each stand-in and are delivered', async () => {
     await post('purchase', {
       ...person,
       event_id: `${run}-p`,
@@ -117,6 +142,9 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
       const snap = await ledger(id, 'snapchat');
       assert.equal(snap.status, 'delivered', snap.reason ?? '');
       assert.match(snap.reason ?? '', /status=SUCCESS/);
+      const x = await ledger(id, 'x');
+      assert.equal(x.status, 'delivered', x.reason ?? '');
+      assert.match(x.reason ?? '', /conversions_processed=1/);
     }
     const row = await firstRow('pinterest', `${run}-p`);
     assert.equal(row?.['event_name'], 'checkout');
@@ -138,14 +166,23 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
     assert.equal(snap.status, 'rejected');
     assert.match(snap.reason ?? '', /^snapchat HTTP 401 INVALID: Unauthorized/);
     assert.equal((await ledger(`${run}-s`, 'pinterest')).status, 'delivered');
+    const x = await ledger(`${run}-s`, 'x-bad');
+    assert.equal(x.status, 'rejected');
+    assert.equal(x.reason, 'x HTTP 401 UNAUTHORIZED_ACCESS: This request is not properly authenticated');
   });
 
   it("a batch over the platform's documented size is refused with its reason", async () => {
-    const send = async (url: string, headers: Record<string, string>, n: number, row: unknown) => {
+    const send = async (
+      url: string,
+      headers: Record<string, string>,
+      n: number,
+      row: unknown,
+      key = 'data',
+    ) => {
       const res = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
-        body: JSON.stringify({ data: Array.from({ length: n }, () => row) }),
+        body: JSON.stringify({ [key]: Array.from({ length: n }, () => row) }),
       });
       return { kind: 'response' as const, status: res.status, headers: {}, body: await res.text() };
     };
@@ -180,6 +217,31 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
       snapOutcome.status === 'rejected' ? snapOutcome.reason : '',
       /snapchat HTTP 400 INVALID: data must hold 1 to 2000 events, got 2001/,
     );
+    const xUrl = `${receiver()}/x/12/measurement/conversions/o8z6j`;
+    const signed = oauth1Header(
+      'POST',
+      xUrl,
+      {
+        consumerKey: secret('X_CONSUMER_KEY'),
+        consumerSecret: secret('X_CONSUMER_SECRET'),
+        token: secret('X_ACCESS_TOKEN'),
+        tokenSecret: secret('X_ACCESS_TOKEN_SECRET'),
+      },
+      'e2e-over-limit-nonce',
+      Math.floor(Date.now() / 1000),
+    );
+    const x = await send(
+      xUrl,
+      { authorization: signed },
+      501,
+      await firstConversion(`${run}-l`),
+      'conversions',
+    );
+    const xOutcome = xDriver.interpret(x, { destination: destinationOf('x'), secrets: {}, now: new Date() });
+    assert.match(
+      xOutcome.status === 'rejected' ? xOutcome.reason : '',
+      /^x HTTP 400 INVALID_PARAMETER: conversions must hold 1 to 500 conversion events, got 501/,
+    );
   });
 
   it('a 429 with Retry-After is failed, then sent again no sooner than asked, and delivered', async () => {
@@ -193,6 +255,7 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
     };
     await throttle('pinterest', { code: 8, message: 'Rate limit exceeded' });
     await throttle('snapchat', { status: 'INVALID', reason: 'Too many requests' });
+    await throttle('x', { errors: [{ code: 'OVER_CAPACITY', message: 'Over capacity' }] });
     await post('purchase', {
       ...person,
       event_id: `${run}-t`,
@@ -200,9 +263,10 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
       value: 10,
       currency: 'EUR',
     });
-    for (const destination of ['pinterest', 'snapchat']) {
+    for (const destination of ['pinterest', 'snapchat', 'x']) {
       assert.equal((await ledger(`${run}-t`, destination)).status, 'delivered');
-      const calls = await arrivals(destination, `${run}-t`);
+      // X's conversion_id of a purchase is its order id.
+      const calls = await arrivals(destination, destination === 'x' ? `T-${run}-t` : `${run}-t`);
       assert.equal(calls[0]?.status, 429, JSON.stringify(calls));
       const later = calls.find((c) => c.status === 200);
       assert.ok(later, JSON.stringify(calls));
@@ -223,10 +287,10 @@ describe('end to end: Pinterest and Snapchat on the local environment', function
       query: `SELECT * FROM \`local-project.events.events\` WHERE event_id = '${run}-p'`,
     });
     const stored = storedEventFromRow((rows as Record<string, unknown>[])[0] ?? {});
-    for (const destination of ['pinterest', 'snapchat']) {
+    for (const destination of ['pinterest', 'snapchat', 'x']) {
       const preview = previewDelivery(settings, destination, undefined, new Date(), { stored });
       assert.equal(preview.outcome, 'send', JSON.stringify(preview));
-      const [sent] = await arrivals(destination, `${run}-p`);
+      const [sent] = await arrivals(destination, destination === 'x' ? `T-${run}` : `${run}-p`);
       assert.deepEqual(preview.outcome === 'send' ? preview.request.body : undefined, sent?.body);
     }
   });
