@@ -6,7 +6,13 @@
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
-import { checkDataRequest, collapseHashed, Hashed, looksHashed } from '../target-common.ts';
+import {
+  checkDataRequest,
+  collapseHashed,
+  dataRequest,
+  Hashed,
+  hashedPlainFields,
+} from '../target-common.ts';
 import { PINTEREST_ACTION_SOURCES } from './driver.ts';
 import { PINTEREST_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -101,10 +107,7 @@ export const PinterestEvent = Type.Object(
 );
 export type PinterestEvent = Static<typeof PinterestEvent>;
 
-export const PinterestRequest = Type.Object(
-  { data: Type.Array(PinterestEvent, { minItems: 1, maxItems: PINTEREST_MAX_EVENTS }) },
-  { additionalProperties: false },
-);
+export const PinterestRequest = dataRequest(PinterestEvent, PINTEREST_MAX_EVENTS);
 
 const requestValidator = compileValidator(PinterestRequest);
 const eventValidator = compileValidator<PinterestEvent>(PinterestEvent);
@@ -134,10 +137,7 @@ export function checkPinterestEvent(event: unknown, prefix = ''): FieldViolation
       description:
         'needs an e-mail (em), a mobile ad id (hashed_maids), or the IP address with the user agent: Pinterest cannot match the event otherwise',
     });
-  for (const f of PLAIN_FIELDS)
-    if (looksHashed(u[f]))
-      out.push({ field: at(`user_data.${f}`), description: 'must be sent as-is, not hashed' });
-  return out;
+  return [...out, ...hashedPlainFields(u, PLAIN_FIELDS, at)];
 }
 
 /** Checks a whole request body (the object that would be JSON-encoded). */

@@ -6,7 +6,13 @@
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
-import { checkDataRequest, collapseHashed, HashedOrList, looksHashed } from '../target-common.ts';
+import {
+  checkDataRequest,
+  collapseHashed,
+  dataRequest,
+  HashedOrList,
+  hashedPlainFields,
+} from '../target-common.ts';
 import { SNAPCHAT_ACTION_SOURCES } from './driver.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -96,10 +102,7 @@ export const SnapchatEvent = Type.Object(
 );
 export type SnapchatEvent = Static<typeof SnapchatEvent>;
 
-export const SnapchatRequest = Type.Object(
-  { data: Type.Array(SnapchatEvent, { minItems: 1, maxItems: SNAPCHAT_MAX_EVENTS }) },
-  { additionalProperties: false },
-);
+export const SnapchatRequest = dataRequest(SnapchatEvent, SNAPCHAT_MAX_EVENTS);
 
 const requestValidator = compileValidator(SnapchatRequest);
 const eventValidator = compileValidator<SnapchatEvent>(SnapchatEvent);
@@ -131,10 +134,7 @@ export function checkSnapchatEvent(event: unknown, now: Date, prefix = ''): Fiel
       description:
         'has nothing to match the person by (Snap answers "Insufficient PII"): send an e-mail, phone, external id, ScCid, _scid, mobile ad id, or the IP address with the user agent',
     });
-  for (const f of PLAIN_FIELDS)
-    if (looksHashed(u[f]))
-      out.push({ field: at(`user_data.${f}`), description: 'must be sent as-is, not hashed' });
-  return out;
+  return [...out, ...hashedPlainFields(u, PLAIN_FIELDS, at)];
 }
 
 /** Checks a whole request body (the object that would be JSON-encoded). */
