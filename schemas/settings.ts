@@ -27,6 +27,9 @@ export const DestinationType = Type.Union([
   Type.Literal('ga4_mp'),
   Type.Literal('tiktok_events'),
   Type.Literal('google_ads'),
+  Type.Literal('pinterest_capi'),
+  Type.Literal('snapchat_capi'),
+  Type.Literal('x_conversions'),
   Type.Literal('webhook'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;

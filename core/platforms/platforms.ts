@@ -11,9 +11,12 @@ import { GA4_PLATFORM } from './ga4/index.ts';
 import { GOOGLE_ADS_PLATFORM } from './google-ads/index.ts';
 import type { MappingDefaults } from './mapping-resolve.ts';
 import { META_PLATFORM } from './meta/index.ts';
+import { PINTEREST_PLATFORM } from './pinterest/index.ts';
 import type { MappedPayload, Platform } from './platform.ts';
+import { SNAPCHAT_PLATFORM } from './snapchat/index.ts';
 import { TIKTOK_PLATFORM } from './tiktok/index.ts';
 import { WEBHOOK_PLATFORM } from './webhook/index.ts';
+import { X_PLATFORM } from './x/index.ts';
 
 /** Every platform by its destination type (the type checker refuses a settings type without one). */
 export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.freeze({
@@ -21,6 +24,9 @@ export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.fre
   ga4_mp: GA4_PLATFORM,
   tiktok_events: TIKTOK_PLATFORM,
   google_ads: GOOGLE_ADS_PLATFORM,
+  pinterest_capi: PINTEREST_PLATFORM,
+  snapchat_capi: SNAPCHAT_PLATFORM,
+  x_conversions: X_PLATFORM,
   webhook: WEBHOOK_PLATFORM,
 });
 

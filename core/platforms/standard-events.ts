@@ -10,9 +10,12 @@
 import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
 import { GOOGLE_ADS_STANDARD_EVENTS } from './google-ads/standard-events.ts';
 import { META_STANDARD_EVENTS } from './meta/standard-events.ts';
+import { PINTEREST_STANDARD_EVENTS } from './pinterest/standard-events.ts';
 import type { StandardEvents } from './platform.ts';
 import type { MappedType } from './platforms.ts';
+import { SNAPCHAT_STANDARD_EVENTS } from './snapchat/standard-events.ts';
 import { TIKTOK_STANDARD_EVENTS } from './tiktok/standard-events.ts';
+import { X_STANDARD_EVENTS } from './x/standard-events.ts';
 
 /** The destination types a custom event can be mapped to (the platforms sent a mapping). */
 type PlatformType = MappedType;
@@ -22,6 +25,9 @@ const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
   ga4_mp: GA4_STANDARD_EVENTS,
   tiktok_events: TIKTOK_STANDARD_EVENTS,
   google_ads: GOOGLE_ADS_STANDARD_EVENTS,
+  pinterest_capi: PINTEREST_STANDARD_EVENTS,
+  snapchat_capi: SNAPCHAT_STANDARD_EVENTS,
+  x_conversions: X_STANDARD_EVENTS,
 };
 
 const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>

@@ -1,5 +1,5 @@
 /** Pieces shared by the platform request schemas. */
-import Type from 'typebox';
+import Type, { type TSchema } from 'typebox';
 import type { FieldViolation } from '../validation.ts';
 
 export const HASH_PATTERN = '^[a-f0-9]{64}$';
@@ -69,4 +69,19 @@ export function checkDataRequest(
   const schema = requestValidator.violations(body);
   if (schema.length > 0) return schema;
   return (body as { data: unknown[] }).data.flatMap((e, i) => checkEvent(e, `data[${i}]`));
+}
+
+/** A request whose events travel in `data`, 1 to `max` of them (Pinterest, Snapchat). */
+export const dataRequest = <T extends TSchema>(event: T, max: number) =>
+  Type.Object({ data: Type.Array(event, { minItems: 1, maxItems: max }) }, { additionalProperties: false });
+
+/** The fields a platform matches as sent (IP address, user agent, click ids) that arrived hashed. */
+export function hashedPlainFields(
+  userData: Readonly<Record<string, unknown>>,
+  fields: readonly string[],
+  at: (field: string) => string,
+): FieldViolation[] {
+  return fields
+    .filter((f) => looksHashed(userData[f]))
+    .map((f) => ({ field: at(`user_data.${f}`), description: 'must be sent as-is, not hashed' }));
 }

@@ -10,5 +10,8 @@ export {
   startGoogleAdsReceiver,
 } from './google-ads.ts';
 export { startMetaReceiver } from './meta.ts';
+export { pinterestError, startPinterestReceiver } from './pinterest.ts';
 export type { Answer, PlatformReceiver, ReceivedRequest, ReceiverOptions } from './server.ts';
+export { snapError, startSnapchatReceiver } from './snapchat.ts';
 export { startTikTokReceiver } from './tiktok.ts';
+export { startXReceiver, type XReceiverOptions, xError } from './x.ts';

@@ -26,7 +26,15 @@ export interface Answer {
   readonly status: number;
   readonly body?: unknown;
   readonly problems?: readonly string[];
+  /** Response headers besides content-type (a throttling answer's `Retry-After`). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The path a running stand-in takes scripted answers on (`POST` a JSON list of answers), so a
+ * test of the whole environment can make it throttle or fail: `{base_url}/__stand-in/fail-next`.
+ */
+export const FAIL_NEXT_PATH = '/__stand-in/fail-next';
 
 export interface PlatformReceiver {
   /** Base URL to put in a destination's `base_url`. */
@@ -83,6 +91,13 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         raw,
         body,
       };
+      if (request.method === 'POST' && request.path === FAIL_NEXT_PATH && Array.isArray(body)) {
+        scripted.push(...(body as Answer[]));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ scripted: body.length }));
+        return;
+      }
       const answer = scripted.shift() ?? handle(request);
       received.push({
         ...request,
@@ -90,9 +105,12 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         status: answer.status,
         response: answer.body,
       });
-      if (answer.body === undefined) res.writeHead(answer.status).end();
+      const extra = answer.headers ?? {};
+      if (answer.body === undefined) res.writeHead(answer.status, extra).end();
       else
-        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        res
+          .writeHead(answer.status, { ...extra, 'content-type': 'application/json' })
+          .end(JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve, reject) => {

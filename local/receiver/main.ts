@@ -15,7 +15,10 @@ import {
   startGa4Receiver,
   startGoogleAdsReceiver,
   startMetaReceiver,
+  startPinterestReceiver,
+  startSnapchatReceiver,
   startTikTokReceiver,
+  startXReceiver,
 } from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
 
@@ -35,7 +38,34 @@ const START = {
   ga4_mp: startGa4Receiver,
   tiktok_events: startTikTokReceiver,
   google_ads: startGoogleAdsReceiver,
+  pinterest_capi: startPinterestReceiver,
+  snapchat_capi: startSnapchatReceiver,
+  x_conversions: startXReceiver,
 } as const;
+
+/**
+ * Stand-ins that accept only the destination's own access token (its secret's value), as the
+ * platform does: a destination sharing the stand-in with another token is refused.
+ */
+const STRICT_TOKEN = new Set(['pinterest_capi', 'snapchat_capi', 'x_conversions']);
+
+/** The options of a strict stand-in: the values of the destination's secrets (X signs with four). */
+async function standInOptions(d: Destination): Promise<Record<string, string>> {
+  if (!STRICT_TOKEN.has(d.type)) return {};
+  const roles = {
+    accessToken: 'access_token',
+    consumerKey: 'consumer_key',
+    consumerSecret: 'consumer_secret',
+    accessTokenSecret: 'access_token_secret',
+  };
+  const out: Record<string, string> = {};
+  for (const [option, role] of Object.entries(roles)) {
+    const name = d.secrets?.[role];
+    const value = name === undefined ? undefined : await secrets.get(name);
+    if (value !== undefined) out[option] = value;
+  }
+  return out;
+}
 
 /** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
 async function mountPlatforms(
@@ -48,9 +78,11 @@ async function mountPlatforms(
   const servers: { close(): Promise<void> }[] = [];
   const mounts: MountedPlatform[] = [];
   for (const d of here) {
-    const server = await START[d.type as keyof typeof START]();
-    servers.push(server);
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
+    // A second destination at the same path shares the first one's stand-in.
+    if (mounts.some((m) => m.prefix === prefix)) continue;
+    const server = await START[d.type as keyof typeof START](await standInOptions(d));
+    servers.push(server);
     mounts.push({ prefix, destination: d.id, url: server.url });
   }
   // Meta custom audiences and Google Ads Customer Match lists that syncs fill (a connection's

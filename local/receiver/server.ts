@@ -137,8 +137,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers))
       if (typeof v === 'string' && k !== 'host') headers[k] = v;
+    // The address the sender called, for a stand-in that checks a signature over it (X's OAuth 1.0a).
+    headers['x-forwarded-url'] = `${ownOrigin()}${(req.url ?? '/').split('?')[0]}`;
     let status = 502;
     let text = '';
+    // A throttling stand-in's Retry-After reaches the forward function, as the platform's would.
+    let retryAfter: string | null = null;
     try {
       const upstream = await fetch(`${p.url.replace(/\/$/, '')}${rest}`, {
         method: req.method ?? 'POST',
@@ -147,6 +151,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       });
       status = upstream.status;
       text = await upstream.text();
+      retryAfter = upstream.headers.get('retry-after');
     } catch (err) {
       text = JSON.stringify({ error: (err as Error).message });
     }
@@ -163,7 +168,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       status,
       body,
     });
-    res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+    res
+      .writeHead(status, {
+        'content-type': 'application/json',
+        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
+      })
+      .end(text);
   };
 
   const server: Server = createServer((req, res) => {
@@ -253,11 +263,15 @@ function readBody(req: IncomingMessage): Promise<string> {
 /**
  * The event name and id a platform request carries, for the page: Meta `data[].event_name`
  * and `event_id`, TikTok `data[].event` and `event_id`, GA4 `events[].name` (GA4 has no id),
- * Google Ads `events[].transactionId` (it has no event names: each goes to a conversion action).
+ * Google Ads `events[].transactionId` (it has no event names: each goes to a conversion action),
+ * X `conversions[].event_id` (the X event) and `conversion_id`.
  * Several events in one request are listed comma-separated.
  */
 export function platformEvent(body: unknown): { eventName?: string; eventId?: string } {
   if (body === null || typeof body !== 'object') return {};
+  // X: each conversion names the X event it counts for; our id travels as its conversion_id.
+  const conversions = (body as { conversions?: unknown }).conversions;
+  if (Array.isArray(conversions)) return namesAndIds(conversions, 'event_id', 'conversion_id');
   const b = body as { data?: unknown; events?: unknown };
   const list = (Array.isArray(b.data) ? b.data : Array.isArray(b.events) ? b.events : []) as Record<
     string,
@@ -267,6 +281,24 @@ export function platformEvent(body: unknown): { eventName?: string; eventId?: st
     .map((e) => e['event_name'] ?? e['event'] ?? e['name'])
     .filter((v) => typeof v === 'string');
   const ids = list.map((e) => e['event_id'] ?? e['transactionId']).filter((v) => typeof v === 'string');
+  return {
+    ...(names.length > 0 ? { eventName: names.join(', ') } : {}),
+    ...(ids.length > 0 ? { eventId: ids.join(', ') } : {}),
+  };
+}
+
+/** The names and ids a list of platform events carries, comma-separated. */
+function namesAndIds(
+  list: readonly unknown[],
+  name: string,
+  id: string,
+): { eventName?: string; eventId?: string } {
+  const pick = (k: string) =>
+    list
+      .map((e) => (e !== null && typeof e === 'object' ? (e as Record<string, unknown>)[k] : undefined))
+      .filter((v) => typeof v === 'string');
+  const names = pick(name);
+  const ids = pick(id);
   return {
     ...(names.length > 0 ? { eventName: names.join(', ') } : {}),
     ...(ids.length > 0 ? { eventId: ids.join(', ') } : {}),

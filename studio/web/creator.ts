@@ -381,13 +381,19 @@ function platformChoice(): PlatformChoice {
   const mapped = new Set(state.choices.filter((c) => c.target.startsWith('consent.')).map((c) => c.target));
   const has = (p: string) => p in consent || mapped.has(`consent.${p}`);
   const missing = [
-    ...(events.meta_capi || events.tiktok_events ? ['ads', 'ad_user_data'] : []),
+    ...(events.meta_capi ||
+    events.tiktok_events ||
+    events.pinterest_capi ||
+    events.snapchat_capi ||
+    events.x_conversions
+      ? ['ads', 'ad_user_data']
+      : []),
     ...(events.ga4_mp ? ['analytics'] : []),
   ].filter((p, i, all) => !has(p) && all.indexOf(p) === i);
   $('consent-note').textContent =
     missing.length === 0
       ? ''
-      : `Meta and TikTok receive an event only with consent to ads and ad user data, GA4 with consent to analytics: say where consent to ${missing.join(', ')} comes from above, or nothing is sent there.`;
+      : `Meta and TikTok receive an event only with consent to ads and ad user data (so do Pinterest, Snapchat and X), GA4 with consent to analytics: say where consent to ${missing.join(', ')} comes from above, or nothing is sent there.`;
   const actionSource = $<HTMLSelectElement>('action-source').value;
   return {
     events,

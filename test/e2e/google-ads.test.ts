@@ -7,12 +7,8 @@
  * Google Ads could match it by is `rejected` alone with the reason.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { BigQuery } from '@google-cloud/bigquery';
-import { REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
-import { until } from '../support/until.ts';
+import { stopLocalCli } from '../support/local-start.ts';
+import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
 
 const GOOGLE_ADS = `  - id: google-ads
     type: google_ads
@@ -27,51 +23,17 @@ const GOOGLE_ADS = `  - id: google-ads
 
 describe('end to end: Google Ads on the local environment', function () {
   this.timeout(180000);
-  let child: ChildProcess;
-  let dataDir = '';
-  const ports: Record<string, number> = {};
-  let bigquery: BigQuery;
+  let env: PlatformEnvironment;
   const run = `g${Date.now().toString(36)}`;
   const consent = { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' };
 
   before(async () => {
-    const local = await startLocalCli({
-      prefix: 'eventbus-google-ads-',
-      settings: (dir) => {
-        const file = join(dir, 'google-ads.yaml');
-        writeFileSync(file, `${readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8')}${GOOGLE_ADS}`);
-        return file;
-      },
-    });
-    ({ child, dataDir } = local);
-    Object.assign(ports, local.ports);
-    bigquery = new BigQuery({
-      projectId: 'local-project',
-      apiEndpoint: `http://127.0.0.1:${ports['bigquery']}`,
-    });
+    env = await startWithDestinations('eventbus-google-ads-', GOOGLE_ADS);
   });
-  after(() => stopLocalCli({ child, dataDir }));
+  after(() => stopLocalCli(env));
 
-  const post = async (topic: string, body: Record<string, unknown>) => {
-    const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
-    const res = await fetch(`http://127.0.0.1:${ports['gateway']}/v1/topics/${topic}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    assert.equal(res.status, 200, await res.clone().text());
-  };
-  const ledger = (id: string) =>
-    until(
-      `the google-ads row of ${id}`,
-      async () => {
-        const [rows] = await bigquery.query({
-          query: `SELECT status, reason FROM \`local-project.events.deliveries\` WHERE event_id = '${id}' AND destination = 'google-ads' AND status IN ('delivered', 'rejected', 'skipped')`,
-        });
-        return (rows as { status: string; reason: string | null }[])[0];
-      },
-      60000,
-    );
+  const post = (topic: string, body: Record<string, unknown>) => env.post(topic, body);
+  const ledger = (id: string) => env.ledger(id, 'google-ads');
 
   it('a purchase and a lead with consent reach the stand-in and are delivered; a lead Google could not match is rejected alone', async () => {
     await post('purchase', {
@@ -93,7 +55,7 @@ describe('end to end: Google Ads on the local environment', function () {
     const bad = await ledger(`${run}-bad`);
     assert.equal(bad.status, 'rejected');
     assert.match(bad.reason ?? '', /adIdentifiers holds no click id/);
-    const res = await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`);
+    const res = await fetch(`http://127.0.0.1:${env.ports['receiver']}/received.json`);
     const list = (await res.json()) as {
       received: { destination: string; eventId?: string; status: number }[];
     };

@@ -154,8 +154,11 @@ describe('architecture: one folder is the whole platform', () => {
       'core/platforms/ga4/standard-events.ts',
       'core/platforms/google-ads/standard-events.ts',
       'core/platforms/meta/standard-events.ts',
+      'core/platforms/pinterest/standard-events.ts',
+      'core/platforms/snapchat/standard-events.ts',
       'core/platforms/standard-events.ts',
       'core/platforms/tiktok/standard-events.ts',
+      'core/platforms/x/standard-events.ts',
     ]);
   });
 
