@@ -28,6 +28,9 @@ export const DestinationType = Type.Union([
   Type.Literal('tiktok_events'),
   Type.Literal('google_ads'),
   Type.Literal('webhook'),
+  Type.Literal('linkedin_capi'),
+  Type.Literal('microsoft_uet'),
+  Type.Literal('reddit_capi'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;
 

@@ -9,9 +9,12 @@
  */
 import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
 import { GOOGLE_ADS_STANDARD_EVENTS } from './google-ads/standard-events.ts';
+import { LINKEDIN_STANDARD_EVENTS } from './linkedin/standard-events.ts';
 import { META_STANDARD_EVENTS } from './meta/standard-events.ts';
+import { MICROSOFT_STANDARD_EVENTS } from './microsoft/standard-events.ts';
 import type { StandardEvents } from './platform.ts';
 import type { MappedType } from './platforms.ts';
+import { REDDIT_STANDARD_EVENTS } from './reddit/standard-events.ts';
 import { TIKTOK_STANDARD_EVENTS } from './tiktok/standard-events.ts';
 
 /** The destination types a custom event can be mapped to (the platforms sent a mapping). */
@@ -22,6 +25,9 @@ const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
   ga4_mp: GA4_STANDARD_EVENTS,
   tiktok_events: TIKTOK_STANDARD_EVENTS,
   google_ads: GOOGLE_ADS_STANDARD_EVENTS,
+  linkedin_capi: LINKEDIN_STANDARD_EVENTS,
+  microsoft_uet: MICROSOFT_STANDARD_EVENTS,
+  reddit_capi: REDDIT_STANDARD_EVENTS,
 };
 
 const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>

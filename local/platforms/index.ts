@@ -9,6 +9,15 @@ export {
   standInCredentials,
   startGoogleAdsReceiver,
 } from './google-ads.ts';
+export { startLinkedInReceiver } from './linkedin.ts';
 export { startMetaReceiver } from './meta.ts';
-export type { Answer, PlatformReceiver, ReceivedRequest, ReceiverOptions } from './server.ts';
+export { startMicrosoftReceiver } from './microsoft.ts';
+export { startRedditReceiver } from './reddit.ts';
+export {
+  type Answer,
+  type PlatformReceiver,
+  type ReceivedRequest,
+  type ReceiverOptions,
+  SCRIPT_PATH,
+} from './server.ts';
 export { startTikTokReceiver } from './tiktok.ts';

@@ -21,12 +21,20 @@ export interface ReceivedRequest {
   readonly response: unknown;
 }
 
-/** What a platform answers: a status and a JSON body (undefined = no body). */
+/** What a platform answers: a status, a JSON body (undefined = no body) and headers (Retry-After). */
 export interface Answer {
   readonly status: number;
   readonly body?: unknown;
   readonly problems?: readonly string[];
+  readonly headers?: Readonly<Record<string, string>>;
 }
+
+/**
+ * The path that scripts a stand-in's next answers from outside its process (`POST` a JSON
+ * `{answers: Answer[]}`), as `failNext` does in-process: how an end-to-end test on `npm start`
+ * makes the receiver's stand-in throttle. Never a platform's own path.
+ */
+export const SCRIPT_PATH = '/_standin/fail-next';
 
 export interface PlatformReceiver {
   /** Base URL to put in a destination's `base_url`. */
@@ -83,6 +91,12 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         raw,
         body,
       };
+      if (request.method === 'POST' && url.pathname === SCRIPT_PATH) {
+        const answers = (body as { answers?: unknown } | undefined)?.answers;
+        if (Array.isArray(answers)) scripted.push(...(answers as Answer[]));
+        res.writeHead(Array.isArray(answers) ? 204 : 400).end();
+        return;
+      }
       const answer = scripted.shift() ?? handle(request);
       received.push({
         ...request,
@@ -90,9 +104,12 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         status: answer.status,
         response: answer.body,
       });
-      if (answer.body === undefined) res.writeHead(answer.status).end();
+      const replyHeaders = answer.headers ?? {};
+      if (answer.body === undefined) res.writeHead(answer.status, replyHeaders).end();
       else
-        res.writeHead(answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer.body));
+        res
+          .writeHead(answer.status, { 'content-type': 'application/json', ...replyHeaders })
+          .end(JSON.stringify(answer.body));
     });
   });
   await new Promise<void>((resolve, reject) => {

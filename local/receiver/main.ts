@@ -3,7 +3,7 @@
  * the example destinations of the environment in EVENTBUS_SETTINGS. Webhook signing keys
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
  * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
- * `/tiktok`, `/google-ads`) are served by the project's loopback platform receivers, which check requests
+ * `/tiktok`, `/google-ads`, `/linkedin`, `/microsoft`, `/reddit`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules.
  */
 import { parseArgs } from 'node:util';
@@ -14,7 +14,10 @@ import type { Destination } from '../../schemas/settings.ts';
 import {
   startGa4Receiver,
   startGoogleAdsReceiver,
+  startLinkedInReceiver,
   startMetaReceiver,
+  startMicrosoftReceiver,
+  startRedditReceiver,
   startTikTokReceiver,
 } from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
@@ -37,6 +40,26 @@ const START = {
   google_ads: startGoogleAdsReceiver,
 } as const;
 
+/**
+ * Stand-ins that accept only the token of the destination they are mounted for (its
+ * `access_token` secret, read as the forward function reads it): a second destination at the
+ * same base_url with another token is refused as the platform refuses a token it did not issue.
+ */
+const STRICT_TOKEN = {
+  linkedin_capi: startLinkedInReceiver,
+  microsoft_uet: startMicrosoftReceiver,
+  reddit_capi: startRedditReceiver,
+} as const;
+
+async function startStandIn(d: Destination) {
+  if (d.type in STRICT_TOKEN) {
+    const name = d.secrets?.['access_token'];
+    const accessToken = name === undefined ? undefined : await secrets.get(name);
+    return STRICT_TOKEN[d.type as keyof typeof STRICT_TOKEN](accessToken ? { accessToken } : {});
+  }
+  return START[d.type as keyof typeof START]();
+}
+
 /** Platform destinations pointed at this receiver, each mounted under its base_url's path. */
 async function mountPlatforms(
   origin: string,
@@ -48,7 +71,7 @@ async function mountPlatforms(
   const servers: { close(): Promise<void> }[] = [];
   const mounts: MountedPlatform[] = [];
   for (const d of here) {
-    const server = await START[d.type as keyof typeof START]();
+    const server = await startStandIn(d);
     servers.push(server);
     const prefix = d.base_url.slice(origin.length + 1).replace(/\/+$/, '');
     mounts.push({ prefix, destination: d.id, url: server.url });

@@ -139,6 +139,8 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       if (typeof v === 'string' && k !== 'host') headers[k] = v;
     let status = 502;
     let text = '';
+    // Throttling's time to come back travels on to the sender, as the platform's own would.
+    let retryAfter: string | null = null;
     try {
       const upstream = await fetch(`${p.url.replace(/\/$/, '')}${rest}`, {
         method: req.method ?? 'POST',
@@ -146,6 +148,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: raw }),
       });
       status = upstream.status;
+      retryAfter = upstream.headers.get('retry-after');
       text = await upstream.text();
     } catch (err) {
       text = JSON.stringify({ error: (err as Error).message });
@@ -163,7 +166,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       status,
       body,
     });
-    res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+    res
+      .writeHead(status, {
+        'content-type': 'application/json',
+        ...(retryAfter ? { 'retry-after': retryAfter } : {}),
+      })
+      .end(text);
   };
 
   const server: Server = createServer((req, res) => {
@@ -253,20 +261,48 @@ function readBody(req: IncomingMessage): Promise<string> {
 /**
  * The event name and id a platform request carries, for the page: Meta `data[].event_name`
  * and `event_id`, TikTok `data[].event` and `event_id`, GA4 `events[].name` (GA4 has no id),
- * Google Ads `events[].transactionId` (it has no event names: each goes to a conversion action).
- * Several events in one request are listed comma-separated.
+ * Google Ads `events[].transactionId` (it has no event names: each goes to a conversion action),
+ * LinkedIn `eventId` (one event, or `elements[]`; no names either), Microsoft `data[].eventName`
+ * (or its `eventType`) and `eventId`, Reddit `data.events[].type.tracking_type` and
+ * `metadata.conversion_id`. Several events in one request are listed comma-separated.
  */
 export function platformEvent(body: unknown): { eventName?: string; eventId?: string } {
   if (body === null || typeof body !== 'object') return {};
-  const b = body as { data?: unknown; events?: unknown };
-  const list = (Array.isArray(b.data) ? b.data : Array.isArray(b.events) ? b.events : []) as Record<
-    string,
-    unknown
-  >[];
+  const b = body as { data?: unknown; events?: unknown; elements?: unknown; conversion?: unknown };
+  const nested = (b.data as { events?: unknown } | undefined)?.events;
+  const list = (
+    Array.isArray(b.data)
+      ? b.data
+      : Array.isArray(nested)
+        ? nested
+        : Array.isArray(b.events)
+          ? b.events
+          : Array.isArray(b.elements)
+            ? b.elements
+            : b.conversion !== undefined
+              ? [b]
+              : []
+  ) as Record<string, unknown>[];
   const names = list
-    .map((e) => e['event_name'] ?? e['event'] ?? e['name'])
+    .map(
+      (e) =>
+        e['event_name'] ??
+        e['event'] ??
+        e['name'] ??
+        e['eventName'] ??
+        e['eventType'] ??
+        (e['type'] as Record<string, unknown> | undefined)?.['tracking_type'],
+    )
     .filter((v) => typeof v === 'string');
-  const ids = list.map((e) => e['event_id'] ?? e['transactionId']).filter((v) => typeof v === 'string');
+  const ids = list
+    .map(
+      (e) =>
+        e['event_id'] ??
+        e['transactionId'] ??
+        e['eventId'] ??
+        (e['metadata'] as Record<string, unknown> | undefined)?.['conversion_id'],
+    )
+    .filter((v) => typeof v === 'string');
   return {
     ...(names.length > 0 ? { eventName: names.join(', ') } : {}),
     ...(ids.length > 0 ? { eventId: ids.join(', ') } : {}),
