@@ -11,10 +11,14 @@ export const MICROSOFT_BASE_URL = 'https://capi.uet.microsoft.com';
 /** The event name that sends a page load instead of a custom event. */
 export const PAGE_LOAD = 'pageLoad';
 
-/** A UET event made of the mapped event: `pageLoad`, or `custom` with the mapped name. */
+/**
+ * A UET event made of the mapped event: `pageLoad`, or `custom` with the mapped name; `userData`
+ * always present (UET requires it), so an event with nothing in it is refused for that reason.
+ */
 export function microsoftEvent(mapped: MappedEvent): Record<string, unknown> {
-  if (mapped.event === PAGE_LOAD) return { eventType: PAGE_LOAD, ...mapped.payload };
-  return { eventType: 'custom', eventName: mapped.event, ...mapped.payload };
+  const head =
+    mapped.event === PAGE_LOAD ? { eventType: PAGE_LOAD } : { eventType: 'custom', eventName: mapped.event };
+  return { ...head, ...mapped.payload, userData: mapped.payload['userData'] ?? {} };
 }
 
 /** The request carrying some events. The token is never in the URL. */

@@ -6,11 +6,13 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { plan } from '../../../core/plan.ts';
 import type { DriverContext, Prepared } from '../../../core/platforms/driver.ts';
 import { microsoftDriver } from '../../../core/platforms/microsoft/index.ts';
 import { MICROSOFT_MAX_EVENTS } from '../../../core/platforms/microsoft/target.ts';
+import { checkSettings } from '../../../core/settings.ts';
 import { startMicrosoftReceiver } from '../../../local/platforms/index.ts';
-import type { Destination } from '../../../schemas/settings.ts';
+import type { Destination, Settings } from '../../../schemas/settings.ts';
 import { NOW, storedEvent } from './sample-events.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -71,6 +73,22 @@ describe('Microsoft Advertising UET Conversions API', () => {
       ),
     );
     assert.equal(denied['adStorageConsent'], 'D');
+  });
+
+  it('the settings check wants the tag id and the token; plan declares the token secret', () => {
+    const base = { name: 'shop', project: 'shop-project', region: 'europe-west1' };
+    const missing = checkSettings({
+      ...base,
+      destinations: [{ id: 'm', type: 'microsoft_uet', config: {} }],
+    });
+    assert.equal(missing.ok, false);
+    assert.match(JSON.stringify(missing), /tag_id/);
+    const settings = { ...base, destinations: [DESTINATION] } as Settings;
+    assert.ok(
+      plan(settings)
+        .functions.find((f) => f.name === 'forward')
+        ?.secrets.includes('MICROSOFT_TOKEN'),
+    );
   });
 
   it('a batch over 1,000 is split into requests of at most 1,000', () => {

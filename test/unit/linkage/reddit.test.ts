@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { redditEmail } from '../../../core/linkage/transforms.ts';
 import type { DriverContext, Prepared } from '../../../core/platforms/driver.ts';
 import { redditDriver } from '../../../core/platforms/reddit/index.ts';
+import { checkSettings } from '../../../core/settings.ts';
 import { startRedditReceiver } from '../../../local/platforms/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { NOW, storedEvent } from './sample-events.ts';
@@ -60,6 +61,15 @@ describe('Reddit Conversions API v3', () => {
       custom_event_name: 'begin_checkout',
     });
     assert.equal(b.data.test_id, 't2_test');
+  });
+
+  it('the settings check wants the pixel id, and a test id when test mode is on', () => {
+    const base = { name: 'shop', project: 'shop-project', region: 'europe-west1' };
+    const check = (d: Record<string, unknown>) =>
+      JSON.stringify(checkSettings({ ...base, destinations: [{ id: 'r', type: 'reddit_capi', ...d }] }));
+    assert.match(check({ config: {} }), /pixel_id/);
+    const p = redditDriver.prepare(storedEvent('lead'), ctx({ ...DESTINATION, test_mode: true }));
+    assert.ok(!p.ok && /test_mode needs test_event_code/.test(p.reason));
   });
 
   it('limited data use becomes data_processing_options LDU; an event over 7 days old is rejected', () => {
