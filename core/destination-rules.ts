@@ -44,6 +44,11 @@ export function checkDestinationRules(settings: Readonly<Settings>): FieldViolat
         field: `${at}.test_event_code`,
         description: `is required when test_mode is on for ${d.type} (without it events go out as live ones)`,
       });
+    if (needs.noTestMode && d.test_mode === true)
+      errors.push({
+        field: `${at}.test_mode`,
+        description: `is not available for ${d.type}, which has no test mode (events would go out as live ones): ${needs.noTestMode}`,
+      });
     for (const role of needs.secrets) {
       if (!d.secrets?.[role])
         errors.push({

@@ -106,4 +106,10 @@ export interface DestinationRequirements {
    * so without it test mode would send live events (GA4's test mode is its debug endpoint).
    */
   readonly testEventCode: boolean;
+  /**
+   * For a platform with no test mode at all (LinkedIn, Microsoft UET): what to do instead. Test
+   * mode is then refused — by the settings check and before sending — rather than sending live
+   * events a person believes are tests.
+   */
+  readonly noTestMode?: string;
 }

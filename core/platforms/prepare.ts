@@ -62,6 +62,7 @@ export function configProblem(ctx: DriverContext, needs: DestinationRequirements
   for (const s of needs.secrets) if (!ctx.secrets[s]) return `secret ${s} is missing for destination ${d.id}`;
   if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
     return `test_mode needs test_event_code for ${d.type} (from the platform's test events tool)`;
+  if (needs.noTestMode && d.test_mode === true) return `${d.type} has no test mode: ${needs.noTestMode}`;
   return undefined;
 }
 

@@ -28,6 +28,7 @@ export const LINKEDIN_PLATFORM: Platform = definePlatform({
     baseUrl: false,
     // LinkedIn documents no test mode: a test conversion rule is the way (docs/platforms.md).
     testEventCode: false,
+    noTestMode: 'send tests to a conversion rule kept for them (docs/platforms.md, LinkedIn)',
   },
   consent: ['ads', 'ad_user_data'],
   payload: {

@@ -21,6 +21,7 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     baseUrl: false,
     // Microsoft documents no test mode: a separate UET tag is the way (docs/platforms.md).
     testEventCode: false,
+    noTestMode: 'send tests to a separate UET tag (docs/platforms.md, Microsoft)',
   },
   consent: ['ads', 'ad_user_data'],
   payload: {

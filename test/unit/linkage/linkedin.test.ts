@@ -202,6 +202,14 @@ describe('LinkedIn Conversions API', () => {
     assert.deepEqual(body['conversionValue'], { currencyCode: 'EUR', amount: '12.5' });
   });
 
+  it('test mode is refused, by the settings check and before sending: LinkedIn has none, and events would go out live', () => {
+    const result = checkSettings({ ...base, destinations: [{ ...DESTINATION, test_mode: true }] });
+    assert.equal(result.ok, false);
+    assert.match(JSON.stringify(result), /test_mode.*no test mode/);
+    const p = linkedinDriver.prepare(storedEvent('lead'), ctx({ ...DESTINATION, test_mode: true }));
+    assert.ok(!p.ok && /linkedin_capi has no test mode: send tests to a conversion rule/.test(p.reason));
+  });
+
   it('preview redacts the token and plan declares the secret', () => {
     const settings = { ...base, destinations: [DESTINATION] } as Settings;
     const raw = {

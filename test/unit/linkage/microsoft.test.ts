@@ -91,6 +91,11 @@ describe('Microsoft Advertising UET Conversions API', () => {
     );
   });
 
+  it('test mode is refused before sending: UET has none (a separate tag is the way)', () => {
+    const p = microsoftDriver.prepare(storedEvent('lead'), ctx({ ...DESTINATION, test_mode: true }));
+    assert.ok(!p.ok && /microsoft_uet has no test mode: send tests to a separate UET tag/.test(p.reason));
+  });
+
   it('a batch over 1,000 is split into requests of at most 1,000', () => {
     const events = Array.from({ length: MICROSOFT_MAX_EVENTS + 1 }, (_, i) => ({
       ...storedEvent('lead'),
