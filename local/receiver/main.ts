@@ -54,7 +54,8 @@ const STRICT_TOKEN = {
 async function startStandIn(d: Destination) {
   if (d.type in STRICT_TOKEN) {
     const name = d.secrets?.['access_token'];
-    const accessToken = name === undefined ? undefined : await secrets.get(name);
+    // A secret not written yet leaves the stand-in taking any token, as the others do.
+    const accessToken = name === undefined ? undefined : await secrets.get(name).catch(() => undefined);
     return STRICT_TOKEN[d.type as keyof typeof STRICT_TOKEN](accessToken ? { accessToken } : {});
   }
   return START[d.type as keyof typeof START]();

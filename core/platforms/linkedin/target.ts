@@ -79,7 +79,7 @@ export function checkLinkedInEvent(event: unknown, now: Date, prefix = ''): Fiel
   const e = event as LinkedInEvent;
   const out: FieldViolation[] = [];
   const t = e.conversionHappenedAt;
-  // Seconds sent as milliseconds would land in 1970: LinkedIn's commonest refusal.
+  // Seconds where milliseconds are wanted land in 1970: among the 422s LinkedIn's page names.
   if (t < 1e11)
     out.push({ field: at('conversionHappenedAt'), description: 'must be epoch milliseconds, not seconds' });
   else if (t < now.getTime() - LINKEDIN_MAX_AGE_DAYS * 86_400_000)

@@ -24,7 +24,7 @@ export const MicrosoftEvent = Type.Object(
   {
     eventType: Type.Union([Type.Literal('pageLoad'), Type.Literal('custom')]),
     eventId: Type.Optional(Type.String({ minLength: 1 })),
-    eventName: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    eventName: Type.Optional(Type.String({ minLength: 1 })),
     eventTime: Type.Integer({ minimum: 0, description: 'unix seconds' }),
     eventSourceUrl: Type.Optional(Type.String()),
     pageLoadId: Type.Optional(Type.String()),
