@@ -39,6 +39,14 @@ export function checkDestinationRules(settings: Readonly<Settings>): FieldViolat
       if (v === undefined || v === '')
         errors.push({ field: `${at}.config.${key}`, description: `is required for ${d.type}` });
     }
+    for (const [key, format] of Object.entries(needs.configFormats ?? {})) {
+      const v = d.config?.[key];
+      if (typeof v === 'string' && v !== '' && !format.pattern.test(v))
+        errors.push({
+          field: `${at}.config.${key}`,
+          description: `must be ${format.description} for ${d.type}`,
+        });
+    }
     if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
       errors.push({
         field: `${at}.test_event_code`,

@@ -112,4 +112,8 @@ export interface DestinationRequirements {
    * events a person believes are tests.
    */
   readonly noTestMode?: string;
+  /** The shape a config value must have (LinkedIn's `api_version` is `YYYYMM`), and it in words. */
+  readonly configFormats?: Readonly<
+    Record<string, { readonly pattern: RegExp; readonly description: string }>
+  >;
 }

@@ -6,7 +6,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { linkedinConsentSignals } from './consent.ts';
-import { linkedinEvent, linkedinRequest } from './driver.ts';
+import { LINKEDIN_VERSION, linkedinEvent, linkedinRequest } from './driver.ts';
 import { LINKEDIN_MAPPING } from './mapping.ts';
 import { LINKEDIN_RESPONSES } from './responses.ts';
 import { LINKEDIN_STANDARD_EVENTS } from './standard-events.ts';
@@ -29,6 +29,10 @@ export const LINKEDIN_PLATFORM: Platform = definePlatform({
     // LinkedIn documents no test mode: a test conversion rule is the way (docs/platforms.md).
     testEventCode: false,
     noTestMode: 'send tests to a conversion rule kept for them (docs/platforms.md, LinkedIn)',
+    // The dated header LinkedIn serves each version under (202603): a typo is caught when settings load.
+    configFormats: {
+      api_version: { pattern: LINKEDIN_VERSION, description: 'a LinkedIn-Version, YYYYMM (such as 202603)' },
+    },
   },
   consent: ['ads', 'ad_user_data'],
   payload: {

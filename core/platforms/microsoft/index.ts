@@ -22,6 +22,7 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     // Microsoft documents no test mode: a separate UET tag is the way (docs/platforms.md).
     testEventCode: false,
     noTestMode: 'send tests to a separate UET tag (docs/platforms.md, Microsoft)',
+    configFormats: { tag_id: { pattern: /^[0-9]+$/, description: 'the numeric id of a UET tag' } },
   },
   consent: ['ads', 'ad_user_data'],
   payload: {

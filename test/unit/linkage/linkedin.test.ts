@@ -210,6 +210,18 @@ describe('LinkedIn Conversions API', () => {
     assert.ok(!p.ok && /linkedin_capi has no test mode: send tests to a conversion rule/.test(p.reason));
   });
 
+  it('a LinkedIn-Version that is not YYYYMM is refused by the settings check and before sending', () => {
+    const bad = { ...DESTINATION, config: { api_version: '2026-03' } };
+    assert.match(JSON.stringify(checkSettings({ ...base, destinations: [bad] })), /api_version.*YYYYMM/);
+    const p = linkedinDriver.prepare(storedEvent('lead'), ctx(bad));
+    assert.ok(!p.ok && /config.api_version must be a LinkedIn-Version, YYYYMM/.test(p.reason));
+    const good = checkSettings({
+      ...base,
+      destinations: [{ ...DESTINATION, config: { api_version: '202611' } }],
+    });
+    assert.equal(good.ok, true, JSON.stringify(good));
+  });
+
   it('preview redacts the token and plan declares the secret', () => {
     const settings = { ...base, destinations: [DESTINATION] } as Settings;
     const raw = {

@@ -83,6 +83,8 @@ describe('Microsoft Advertising UET Conversions API', () => {
     });
     assert.equal(missing.ok, false);
     assert.match(JSON.stringify(missing), /tag_id/);
+    const named = checkSettings({ ...base, destinations: [{ ...DESTINATION, config: { tag_id: 'UET-1' } }] });
+    assert.match(JSON.stringify(named), /tag_id.*numeric id of a UET tag/);
     const settings = { ...base, destinations: [DESTINATION] } as Settings;
     assert.ok(
       plan(settings)
