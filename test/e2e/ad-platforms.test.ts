@@ -28,51 +28,35 @@ import type { Destination } from '../../schemas/settings.ts';
 import { localBigQuery, REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
-const RETRY = 'retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 10 }';
-/** A good destination and one whose token the stand-in refuses (sign-ups only), per platform. */
-const DESTINATIONS = `  - id: linkedin
-    type: linkedin_capi
-    base_url: http://127.0.0.1:8099/linkedin
-    secrets: { access_token: LINKEDIN_TOKEN }
-    mappings: { purchase: { event: "111" }, lead: { event: "222" }, sign_up: { event: "333" } }
-    events: { deny: [sign_up] }
-    ${RETRY}
-  - id: linkedin-bad-token
-    type: linkedin_capi
-    base_url: http://127.0.0.1:8099/linkedin
-    secrets: { access_token: LINKEDIN_REVOKED }
-    mappings: { sign_up: { event: "333" } }
-    events: { allow: [sign_up] }
-    ${RETRY}
-  - id: microsoft
-    type: microsoft_uet
-    base_url: http://127.0.0.1:8099/microsoft
-    config: { tag_id: "187000001" }
-    secrets: { access_token: MICROSOFT_TOKEN }
-    events: { deny: [sign_up] }
-    ${RETRY}
-  - id: microsoft-bad-token
-    type: microsoft_uet
-    base_url: http://127.0.0.1:8099/microsoft
-    config: { tag_id: "187000001" }
-    secrets: { access_token: MICROSOFT_REVOKED }
-    events: { allow: [sign_up] }
-    ${RETRY}
-  - id: reddit
-    type: reddit_capi
-    base_url: http://127.0.0.1:8099/reddit
-    config: { pixel_id: a2_local0001 }
-    secrets: { access_token: REDDIT_TOKEN }
-    events: { deny: [sign_up] }
-    ${RETRY}
-  - id: reddit-bad-token
-    type: reddit_capi
-    base_url: http://127.0.0.1:8099/reddit
-    config: { pixel_id: a2_local0001 }
-    secrets: { access_token: REDDIT_REVOKED }
-    events: { allow: [sign_up] }
-    ${RETRY}
+/**
+ * Per platform, a destination and a second one at the same stand-in whose token it refuses: the
+ * first takes everything but sign-ups, the second only sign-ups (so each test knows which one an
+ * answer went to). `lines` are the platform's own settings (config, mappings).
+ */
+function pair(id: string, type: string, lines: string): string {
+  const one = (suffix: string, secret: string, events: string) => `  - id: ${id}${suffix}
+    type: ${type}
+    base_url: http://127.0.0.1:8099/${id}
+${lines}    secrets: { access_token: ${secret} }
+    events: ${events}
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 10 }
 `;
+  const name = id.toUpperCase();
+  return (
+    one('', `${name}_TOKEN`, '{ deny: [sign_up] }') +
+    one('-bad-token', `${name}_REVOKED`, '{ allow: [sign_up] }')
+  );
+}
+
+const DESTINATIONS = [
+  pair(
+    'linkedin',
+    'linkedin_capi',
+    '    mappings: { purchase: { event: "111" }, lead: { event: "222" }, sign_up: { event: "333" } }\n',
+  ),
+  pair('microsoft', 'microsoft_uet', '    config: { tag_id: "187000001" }\n'),
+  pair('reddit', 'reddit_capi', '    config: { pixel_id: a2_local0001 }\n'),
+].join('');
 
 interface Case {
   readonly id: 'linkedin' | 'microsoft' | 'reddit';
