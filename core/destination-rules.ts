@@ -39,10 +39,23 @@ export function checkDestinationRules(settings: Readonly<Settings>): FieldViolat
       if (v === undefined || v === '')
         errors.push({ field: `${at}.config.${key}`, description: `is required for ${d.type}` });
     }
+    for (const [key, format] of Object.entries(needs.configFormats ?? {})) {
+      const v = d.config?.[key];
+      if (typeof v === 'string' && v !== '' && !format.pattern.test(v))
+        errors.push({
+          field: `${at}.config.${key}`,
+          description: `must be ${format.description} for ${d.type}`,
+        });
+    }
     if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
       errors.push({
         field: `${at}.test_event_code`,
         description: `is required when test_mode is on for ${d.type} (without it events go out as live ones)`,
+      });
+    if (needs.noTestMode && d.test_mode === true)
+      errors.push({
+        field: `${at}.test_mode`,
+        description: `is not available for ${d.type}, which has no test mode (events would go out as live ones): ${needs.noTestMode}`,
       });
     for (const role of needs.secrets) {
       if (!d.secrets?.[role])

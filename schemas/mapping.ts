@@ -36,6 +36,8 @@ export const SimpleTransform = Type.Union(
     Type.Literal('google_ads_name'),
     Type.Literal('pseudonymous_id'),
     Type.Literal('sum'),
+    Type.Literal('unix_millis'),
+    Type.Literal('reddit_email'),
   ],
   { description: 'A transform without arguments' },
 );

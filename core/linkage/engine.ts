@@ -204,6 +204,7 @@ const NORMALISERS = new Set([
   'google_email',
   'google_ads_email',
   'google_ads_name',
+  'reddit_email',
   'lowercase',
   'name',
   'city',
@@ -255,6 +256,8 @@ function applyOne(value: unknown, tr: Transform, scope: Scope): unknown {
       return eachValue(value, t.unixSeconds);
     case 'unix_micros':
       return eachValue(value, t.unixMicros);
+    case 'unix_millis':
+      return eachValue(value, t.unixMillis);
     case 'sha256':
       return eachString(value, t.sha256);
     case 'fbc':
@@ -276,7 +279,16 @@ function applyOne(value: unknown, tr: Transform, scope: Scope): unknown {
 const TEXT: Record<
   Exclude<
     Transform,
-    object | 'list' | 'number' | 'string' | 'unix_seconds' | 'unix_micros' | 'sha256' | 'fbc' | 'sum'
+    | object
+    | 'list'
+    | 'number'
+    | 'string'
+    | 'unix_seconds'
+    | 'unix_micros'
+    | 'unix_millis'
+    | 'sha256'
+    | 'fbc'
+    | 'sum'
   >,
   (s: string, scope: Scope) => string | undefined
 > = {
@@ -294,6 +306,7 @@ const TEXT: Record<
   google_email: t.googleEmail,
   google_ads_email: t.googleAdsEmail,
   google_ads_name: t.googleAdsName,
+  reddit_email: t.redditEmail,
   pseudonymous_id: t.pseudonymousId,
   gender: t.gender,
   date_of_birth: t.dateOfBirth,

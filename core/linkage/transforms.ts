@@ -299,6 +299,25 @@ export function unixMicros(value: unknown): number | undefined {
   return ms === undefined ? undefined : Math.floor(ms) * 1000;
 }
 
+/** Unix milliseconds (integer) from RFC 3339 or epoch milliseconds (LinkedIn, Reddit). */
+export function unixMillis(value: unknown): number | undefined {
+  const ms = epochMillis(value);
+  return ms === undefined ? undefined : Math.floor(ms);
+}
+
+/**
+ * E-mail as Reddit matches it before hashing, for every domain: trimmed, lowercased, the local
+ * part cut at its first `+` and left with letters and digits only (`Al.ice$+Apple@Example.Com` →
+ * `alice@example.com`; docs/platforms.md, Reddit).
+ */
+export function redditEmail(value: string): string | undefined {
+  const v = value.trim().toLowerCase();
+  const at = v.lastIndexOf('@');
+  if (at <= 0) return v === '' ? undefined : v;
+  const local = (v.slice(0, at).split('+')[0] ?? '').replace(/[^\p{L}\p{N}]/gu, '');
+  return local === '' ? undefined : `${local}@${v.slice(at + 1)}`;
+}
+
 /** A finite number from a number or numeric text (`"49.90"`); anything else is dropped. */
 export function toNumber(value: unknown): number | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? value : undefined;

@@ -106,4 +106,14 @@ export interface DestinationRequirements {
    * so without it test mode would send live events (GA4's test mode is its debug endpoint).
    */
   readonly testEventCode: boolean;
+  /**
+   * For a platform with no test mode at all (LinkedIn, Microsoft UET): what to do instead. Test
+   * mode is then refused — by the settings check and before sending — rather than sending live
+   * events a person believes are tests.
+   */
+  readonly noTestMode?: string;
+  /** The shape a config value must have (LinkedIn's `api_version` is `YYYYMM`), and it in words. */
+  readonly configFormats?: Readonly<
+    Record<string, { readonly pattern: RegExp; readonly description: string }>
+  >;
 }

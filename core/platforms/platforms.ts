@@ -9,10 +9,13 @@
 import type { DestinationType } from '../../schemas/settings.ts';
 import { GA4_PLATFORM } from './ga4/index.ts';
 import { GOOGLE_ADS_PLATFORM } from './google-ads/index.ts';
+import { LINKEDIN_PLATFORM } from './linkedin/index.ts';
 import type { MappingDefaults } from './mapping-resolve.ts';
 import { META_PLATFORM } from './meta/index.ts';
+import { MICROSOFT_PLATFORM } from './microsoft/index.ts';
 import { PINTEREST_PLATFORM } from './pinterest/index.ts';
 import type { MappedPayload, Platform } from './platform.ts';
+import { REDDIT_PLATFORM } from './reddit/index.ts';
 import { SNAPCHAT_PLATFORM } from './snapchat/index.ts';
 import { TIKTOK_PLATFORM } from './tiktok/index.ts';
 import { WEBHOOK_PLATFORM } from './webhook/index.ts';
@@ -28,6 +31,9 @@ export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.fre
   snapchat_capi: SNAPCHAT_PLATFORM,
   x_conversions: X_PLATFORM,
   webhook: WEBHOOK_PLATFORM,
+  linkedin_capi: LINKEDIN_PLATFORM,
+  microsoft_uet: MICROSOFT_PLATFORM,
+  reddit_capi: REDDIT_PLATFORM,
 });
 
 /** The platforms in the table's order. */

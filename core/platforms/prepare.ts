@@ -9,7 +9,7 @@ import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 import { applyMapping, type MappedEvent } from '../linkage/engine.ts';
 import { scrubPayload } from '../pii.ts';
-import type { DestinationRequirements, DriverContext } from './driver.ts';
+import type { DestinationRequirements, DriverContext, OutboundRequest } from './driver.ts';
 
 /** The mapped event, or why there is none. */
 export type MapResult =
@@ -62,6 +62,12 @@ export function configProblem(ctx: DriverContext, needs: DestinationRequirements
   for (const s of needs.secrets) if (!ctx.secrets[s]) return `secret ${s} is missing for destination ${d.id}`;
   if (needs.testEventCode && d.test_mode === true && !d.test_event_code)
     return `test_mode needs test_event_code for ${d.type} (from the platform's test events tool)`;
+  if (needs.noTestMode && d.test_mode === true) return `${d.type} has no test mode: ${needs.noTestMode}`;
+  for (const [k, format] of Object.entries(needs.configFormats ?? {})) {
+    const v = configText(d, k);
+    if (v !== undefined && !format.pattern.test(v))
+      return `config.${k} must be ${format.description} for ${d.type}`;
+  }
   return undefined;
 }
 
@@ -76,3 +82,22 @@ export function chunk<T>(list: readonly T[], size: number): T[][] {
 export type BuiltEvent =
   | { readonly ok: true; readonly event: Record<string, unknown>; readonly dropped?: string }
   | { readonly ok: false; readonly reason: string };
+
+/**
+ * A JSON `POST` authorised by a bearer token, as most conversion APIs take one (LinkedIn,
+ * Microsoft, Reddit): the token travels in a header, never in the URL, so the URL is shown as it is.
+ */
+export function bearerJsonPost(
+  url: string,
+  token: string | undefined,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+): OutboundRequest {
+  return {
+    method: 'POST',
+    url,
+    redactedUrl: url,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${token ?? ''}`, ...headers },
+    body: JSON.stringify(body),
+  };
+}

@@ -9,10 +9,13 @@
  */
 import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
 import { GOOGLE_ADS_STANDARD_EVENTS } from './google-ads/standard-events.ts';
+import { LINKEDIN_STANDARD_EVENTS } from './linkedin/standard-events.ts';
 import { META_STANDARD_EVENTS } from './meta/standard-events.ts';
+import { MICROSOFT_STANDARD_EVENTS } from './microsoft/standard-events.ts';
 import { PINTEREST_STANDARD_EVENTS } from './pinterest/standard-events.ts';
 import type { StandardEvents } from './platform.ts';
 import type { MappedType } from './platforms.ts';
+import { REDDIT_STANDARD_EVENTS } from './reddit/standard-events.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './snapchat/standard-events.ts';
 import { TIKTOK_STANDARD_EVENTS } from './tiktok/standard-events.ts';
 import { X_STANDARD_EVENTS } from './x/standard-events.ts';
@@ -28,6 +31,9 @@ const LISTS: Readonly<Record<PlatformType, StandardEvents>> = {
   pinterest_capi: PINTEREST_STANDARD_EVENTS,
   snapchat_capi: SNAPCHAT_STANDARD_EVENTS,
   x_conversions: X_STANDARD_EVENTS,
+  linkedin_capi: LINKEDIN_STANDARD_EVENTS,
+  microsoft_uet: MICROSOFT_STANDARD_EVENTS,
+  reddit_capi: REDDIT_STANDARD_EVENTS,
 };
 
 const byType = <T>(pick: (s: StandardEvents) => T): Readonly<Record<PlatformType, T>> =>

@@ -9,9 +9,18 @@ export {
   standInCredentials,
   startGoogleAdsReceiver,
 } from './google-ads.ts';
+export { startLinkedInReceiver } from './linkedin.ts';
 export { startMetaReceiver } from './meta.ts';
+export { startMicrosoftReceiver } from './microsoft.ts';
 export { pinterestError, startPinterestReceiver } from './pinterest.ts';
-export type { Answer, PlatformReceiver, ReceivedRequest, ReceiverOptions } from './server.ts';
+export { startRedditReceiver } from './reddit.ts';
+export {
+  type Answer,
+  type PlatformReceiver,
+  type ReceivedRequest,
+  type ReceiverOptions,
+  SCRIPT_PATH,
+} from './server.ts';
 export { snapError, startSnapchatReceiver } from './snapchat.ts';
 export { startTikTokReceiver } from './tiktok.ts';
 export { startXReceiver, type XReceiverOptions, xError } from './x.ts';

@@ -21,7 +21,7 @@ export interface ReceivedRequest {
   readonly response: unknown;
 }
 
-/** What a platform answers: a status and a JSON body (undefined = no body). */
+/** What a platform answers: a status, a JSON body (undefined = no body) and headers (Retry-After). */
 export interface Answer {
   readonly status: number;
   readonly body?: unknown;
@@ -31,10 +31,11 @@ export interface Answer {
 }
 
 /**
- * The path a running stand-in takes scripted answers on (`POST` a JSON list of answers), so a
- * test of the whole environment can make it throttle or fail: `{base_url}/__stand-in/fail-next`.
+ * The path that scripts a stand-in's next answers from outside its process (`POST` a JSON
+ * `{answers: Answer[]}`), as `failNext` does in-process: how an end-to-end test on `npm start`
+ * makes the receiver's stand-in throttle. Never a platform's own path.
  */
-export const FAIL_NEXT_PATH = '/__stand-in/fail-next';
+export const SCRIPT_PATH = '/_standin/fail-next';
 
 export interface PlatformReceiver {
   /** Base URL to put in a destination's `base_url`. */
@@ -91,11 +92,10 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         raw,
         body,
       };
-      if (request.method === 'POST' && request.path === FAIL_NEXT_PATH && Array.isArray(body)) {
-        scripted.push(...(body as Answer[]));
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ scripted: body.length }));
+      if (request.method === 'POST' && url.pathname === SCRIPT_PATH) {
+        const answers = (body as { answers?: unknown } | undefined)?.answers;
+        if (Array.isArray(answers)) scripted.push(...(answers as Answer[]));
+        res.writeHead(Array.isArray(answers) ? 204 : 400).end();
         return;
       }
       const answer = scripted.shift() ?? handle(request);
@@ -105,11 +105,11 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         status: answer.status,
         response: answer.body,
       });
-      const extra = answer.headers ?? {};
-      if (answer.body === undefined) res.writeHead(answer.status, extra).end();
+      const replyHeaders = answer.headers ?? {};
+      if (answer.body === undefined) res.writeHead(answer.status, replyHeaders).end();
       else
         res
-          .writeHead(answer.status, { ...extra, 'content-type': 'application/json' })
+          .writeHead(answer.status, { 'content-type': 'application/json', ...replyHeaders })
           .end(JSON.stringify(answer.body));
     });
   });

@@ -3,7 +3,7 @@
  * the example destinations of the environment in EVENTBUS_SETTINGS. Webhook signing keys
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
  * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
- * `/tiktok`, `/google-ads`) are served by the project's loopback platform receivers, which check requests
+ * `/tiktok`, `/google-ads`, `/linkedin`, `/microsoft`, `/reddit`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules.
  */
 import { parseArgs } from 'node:util';
@@ -14,8 +14,11 @@ import type { Destination } from '../../schemas/settings.ts';
 import {
   startGa4Receiver,
   startGoogleAdsReceiver,
+  startLinkedInReceiver,
   startMetaReceiver,
+  startMicrosoftReceiver,
   startPinterestReceiver,
+  startRedditReceiver,
   startSnapchatReceiver,
   startTikTokReceiver,
   startXReceiver,
@@ -41,13 +44,23 @@ const START = {
   pinterest_capi: startPinterestReceiver,
   snapchat_capi: startSnapchatReceiver,
   x_conversions: startXReceiver,
+  linkedin_capi: startLinkedInReceiver,
+  microsoft_uet: startMicrosoftReceiver,
+  reddit_capi: startRedditReceiver,
 } as const;
 
 /**
  * Stand-ins that accept only the destination's own access token (its secret's value), as the
  * platform does: a destination sharing the stand-in with another token is refused.
  */
-const STRICT_TOKEN = new Set(['pinterest_capi', 'snapchat_capi', 'x_conversions']);
+const STRICT_TOKEN = new Set([
+  'linkedin_capi',
+  'microsoft_uet',
+  'reddit_capi',
+  'pinterest_capi',
+  'snapchat_capi',
+  'x_conversions',
+]);
 
 /** The options of a strict stand-in: the values of the destination's secrets (X signs with four). */
 async function standInOptions(d: Destination): Promise<Record<string, string>> {
@@ -61,7 +74,8 @@ async function standInOptions(d: Destination): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const [option, role] of Object.entries(roles)) {
     const name = d.secrets?.[role];
-    const value = name === undefined ? undefined : await secrets.get(name);
+    // A secret not written yet leaves the stand-in taking any token, as the others do.
+    const value = name === undefined ? undefined : await secrets.get(name).catch(() => undefined);
     if (value !== undefined) out[option] = value;
   }
   return out;

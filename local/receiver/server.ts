@@ -150,6 +150,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: raw }),
       });
       status = upstream.status;
+      retryAfter = upstream.headers.get('retry-after');
       text = await upstream.text();
       retryAfter = upstream.headers.get('retry-after');
     } catch (err) {
@@ -264,23 +265,50 @@ function readBody(req: IncomingMessage): Promise<string> {
  * The event name and id a platform request carries, for the page: Meta `data[].event_name`
  * and `event_id`, TikTok `data[].event` and `event_id`, GA4 `events[].name` (GA4 has no id),
  * Google Ads `events[].transactionId` (it has no event names: each goes to a conversion action),
- * X `conversions[].event_id` (the X event) and `conversion_id`.
- * Several events in one request are listed comma-separated.
+ * X `conversions[].event_id` (the X event) and `conversion_id`, LinkedIn `eventId` (one event,
+ * or `elements[]`; no names either), Microsoft `data[].eventName` (or its `eventType`) and
+ * `eventId`, Reddit `data.events[].type.tracking_type` and `metadata.conversion_id`. Several events in one request are listed comma-separated.
  */
 export function platformEvent(body: unknown): { eventName?: string; eventId?: string } {
   if (body === null || typeof body !== 'object') return {};
   // X: each conversion names the X event it counts for; our id travels as its conversion_id.
   const conversions = (body as { conversions?: unknown }).conversions;
   if (Array.isArray(conversions)) return namesAndIds(conversions, 'event_id', 'conversion_id');
-  const b = body as { data?: unknown; events?: unknown };
-  const list = (Array.isArray(b.data) ? b.data : Array.isArray(b.events) ? b.events : []) as Record<
-    string,
-    unknown
-  >[];
+  const b = body as { data?: unknown; events?: unknown; elements?: unknown; conversion?: unknown };
+  const nested = (b.data as { events?: unknown } | undefined)?.events;
+  const list = (
+    Array.isArray(b.data)
+      ? b.data
+      : Array.isArray(nested)
+        ? nested
+        : Array.isArray(b.events)
+          ? b.events
+          : Array.isArray(b.elements)
+            ? b.elements
+            : b.conversion !== undefined
+              ? [b]
+              : []
+  ) as Record<string, unknown>[];
   const names = list
-    .map((e) => e['event_name'] ?? e['event'] ?? e['name'])
+    .map(
+      (e) =>
+        e['event_name'] ??
+        e['event'] ??
+        e['name'] ??
+        e['eventName'] ??
+        e['eventType'] ??
+        (e['type'] as Record<string, unknown> | undefined)?.['tracking_type'],
+    )
     .filter((v) => typeof v === 'string');
-  const ids = list.map((e) => e['event_id'] ?? e['transactionId']).filter((v) => typeof v === 'string');
+  const ids = list
+    .map(
+      (e) =>
+        e['event_id'] ??
+        e['transactionId'] ??
+        e['eventId'] ??
+        (e['metadata'] as Record<string, unknown> | undefined)?.['conversion_id'],
+    )
+    .filter((v) => typeof v === 'string');
   return {
     ...(names.length > 0 ? { eventName: names.join(', ') } : {}),
     ...(ids.length > 0 ? { eventId: ids.join(', ') } : {}),

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import type { StoredEvent } from '../../core/event.ts';
 import { webhookDriver } from '../../core/platforms/webhook/index.ts';
+import { SCRIPT_PATH, startMicrosoftReceiver } from '../../local/platforms/index.ts';
 import { platformEvent, type Receiver, startReceiver } from '../../local/receiver/server.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { launchChromium } from '../support/chromium.ts';
@@ -110,6 +111,40 @@ describe('local receiver', () => {
     }
   });
 
+  it('a stand-in scripted over HTTP answers 429 next, and the receiver passes its Retry-After on', async () => {
+    const standIn = await startMicrosoftReceiver();
+    const mounted = await startReceiver({
+      webhooks: [],
+      signingKey: async () => undefined,
+      platforms: [{ prefix: 'microsoft', destination: 'microsoft', url: standIn.url }],
+    });
+    try {
+      const script = await fetch(`${mounted.url}/microsoft${SCRIPT_PATH}`, {
+        method: 'POST',
+        body: JSON.stringify({
+          answers: [{ status: 429, headers: { 'retry-after': '7' }, body: { error: {} } }],
+        }),
+      });
+      assert.equal(script.status, 204);
+      const send = () =>
+        fetch(`${mounted.url}/microsoft/v1/1/events`, {
+          method: 'POST',
+          headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+          body: '{"data":[]}',
+        });
+      const throttled = await send();
+      assert.equal(throttled.status, 429);
+      assert.equal(throttled.headers.get('retry-after'), '7');
+      // The script is used up: the stand-in's own rules answer again (an empty data is refused).
+      const next = await send();
+      assert.equal(next.status, 400);
+      assert.equal(next.headers.get('retry-after'), null);
+    } finally {
+      await mounted.close();
+      await standIn.close();
+    }
+  });
+
   it('shows the event name and id a platform request carries (Meta, TikTok, GA4)', () => {
     assert.deepEqual(platformEvent({ data: [{ event_name: 'ViewContent', event_id: 'e1' }] }), {
       eventName: 'ViewContent',
@@ -131,6 +166,27 @@ describe('local receiver', () => {
       eventName: 'view_item',
     });
     assert.deepEqual(platformEvent('not json'), {});
+  });
+
+  it('shows the event name and id a LinkedIn, Microsoft or Reddit request carries', () => {
+    assert.deepEqual(platformEvent({ conversion: 'urn:lla:llaPartnerConversion:1', eventId: 'e1' }), {
+      eventId: 'e1',
+    });
+    assert.deepEqual(platformEvent({ elements: [{ eventId: 'e2' }, { eventId: 'e3' }] }), {
+      eventId: 'e2, e3',
+    });
+    assert.deepEqual(
+      platformEvent({
+        data: [{ eventType: 'custom', eventName: 'purchase', eventId: 'e4' }, { eventType: 'pageLoad' }],
+      }),
+      { eventName: 'purchase, pageLoad', eventId: 'e4' },
+    );
+    assert.deepEqual(
+      platformEvent({
+        data: { events: [{ type: { tracking_type: 'LEAD' }, metadata: { conversion_id: 'e5' } }] },
+      }),
+      { eventName: 'LEAD', eventId: 'e5' },
+    );
   });
 
   describe('page in a browser', function () {

@@ -153,8 +153,11 @@ describe('architecture: one folder is the whole platform', () => {
     assert.deepEqual([...seen].sort(), [
       'core/platforms/ga4/standard-events.ts',
       'core/platforms/google-ads/standard-events.ts',
+      'core/platforms/linkedin/standard-events.ts',
       'core/platforms/meta/standard-events.ts',
+      'core/platforms/microsoft/standard-events.ts',
       'core/platforms/pinterest/standard-events.ts',
+      'core/platforms/reddit/standard-events.ts',
       'core/platforms/snapchat/standard-events.ts',
       'core/platforms/standard-events.ts',
       'core/platforms/tiktok/standard-events.ts',

@@ -33,6 +33,12 @@ export interface ConformanceCase {
   readonly tiktok?: PlatformExpectation;
   /** Google Ads (Data Manager): the first of `events[]`, its conversions routed to action ids. */
   readonly googleAds?: PlatformExpectation;
+  /** LinkedIn: the conversion event (the body of a single create), routed to rule ids. */
+  readonly linkedin?: PlatformExpectation;
+  /** Microsoft UET: the first of `data`. */
+  readonly microsoft?: PlatformExpectation;
+  /** Reddit v3: the first of `data.events`. */
+  readonly reddit?: PlatformExpectation;
 }
 
 const ABSENT = { absent: true } as const;
@@ -590,5 +596,95 @@ export const CASES: readonly ConformanceCase[] = [
     event: 'lead',
     context: { page: undefined, action_source: 'phone_call', campaign: { gclid: 'G-1' } },
     googleAds: { fields: { eventSource: 'PHONE' } },
+  },
+  // ---- LinkedIn, Microsoft, Reddit (docs/platforms.md §7-9) --------------------------------
+  {
+    name: "Reddit's published e-mail example: +alias and every non-alphanumeric before the @ go, for any domain",
+    event: 'lead',
+    context: { user: { email: 'Al.ice$+Apple@Example.Com' } },
+    // Reddit's help page: → alice@example.com → ff8d9819…d976 (the test hashes the text itself).
+    reddit: { fields: { 'user.email': { sha256: 'alice@example.com' } } },
+    // LinkedIn and Microsoft only trim and lower-case.
+    linkedin: { fields: { 'user.userIds[0].idValue': { sha256: 'al.ice$+apple@example.com' } } },
+    microsoft: { fields: { 'userData.em': { sha256: 'al.ice$+apple@example.com' } } },
+  },
+  {
+    name: "Meta's published e-mail example at LinkedIn, Microsoft and Reddit",
+    event: 'lead',
+    context: { user: { email: ' John_Smith@gmail.com ' } },
+    linkedin: {
+      fields: { 'user.userIds[0].idType': 'SHA256_EMAIL', 'user.userIds[0].idValue': META_JOHN_SMITH },
+    },
+    microsoft: { fields: { 'userData.em': META_JOHN_SMITH } },
+    // Reddit's rule also drops the underscore.
+    reddit: { fields: { 'user.email': { sha256: 'johnsmith@gmail.com' } } },
+  },
+  {
+    name: 'Phone in E.164 with its + for Microsoft and Reddit; LinkedIn takes no phone',
+    event: 'lead',
+    context: { user: { email: 'a@example.com', phone: '+44 20 7946 0000' } },
+    microsoft: { fields: { 'userData.ph': { sha256: '+442079460000' } } },
+    reddit: { fields: { 'user.phone_number': { sha256: '+442079460000' } } },
+    linkedin: { fields: { 'user.userInfo.phone': ABSENT } },
+  },
+  {
+    name: 'Times: LinkedIn and Reddit in milliseconds, Microsoft in seconds',
+    event: 'purchase',
+    context: { user: { email: 'a@example.com' } },
+    data: { transaction_id: 'T-1', value: 118, currency: 'usd', items: [SHOE] },
+    linkedin: {
+      fields: {
+        conversion: 'urn:lla:llaPartnerConversion:111',
+        conversionHappenedAt: 1731741454567,
+        // LinkedIn's amount is a string.
+        'conversionValue.amount': '118',
+        'conversionValue.currencyCode': 'USD',
+      },
+    },
+    microsoft: { fields: { eventTime: 1731741454, eventType: 'custom', eventName: 'purchase' } },
+    reddit: { fields: { event_at: 1731741454567, 'type.tracking_type': 'PURCHASE', 'metadata.value': 118 } },
+  },
+  {
+    name: 'Click ids and cookies travel in clear: li_fat_id, msclkid, rdt_cid and _rdt_uuid',
+    event: 'lead',
+    context: { campaign: { li_fat_id: 'LI-1', msclkid: 'MS-1', rdt_cid: 'RD-1', rdt_uuid: 'UU-1' } },
+    linkedin: {
+      fields: {
+        'user.userIds[0].idType': 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID',
+        'user.userIds[0].idValue': 'LI-1',
+      },
+    },
+    microsoft: { fields: { 'userData.msclkid': 'MS-1' } },
+    reddit: { fields: { click_id: 'RD-1', 'user.uuid': 'UU-1' } },
+  },
+  {
+    name: 'Event ids de-duplicate with each pixel: eventId, eventId, metadata.conversion_id',
+    event: 'lead',
+    context: { user: { email: 'a@example.com' } },
+    linkedin: { fields: { eventId: 'evt-lead' } },
+    microsoft: { fields: { eventId: 'evt-lead' } },
+    reddit: { fields: { 'metadata.conversion_id': 'evt-lead' } },
+  },
+  {
+    name: 'A page view is a pageLoad at Microsoft and PAGE_VISIT at Reddit',
+    event: 'page_view',
+    context: { user: { email: 'a@example.com' } },
+    microsoft: { fields: { eventType: 'pageLoad', eventName: ABSENT } },
+    reddit: { fields: { 'type.tracking_type': 'PAGE_VISIT', action_source: 'WEBSITE' } },
+  },
+  {
+    name: 'Too old: LinkedIn refuses over 90 days, Reddit over 7',
+    event: 'lead',
+    context: { event_time: '2024-08-01T00:00:00.000Z', user: { email: 'a@example.com' } },
+    linkedin: { refused: 'more than 90 days old' },
+    reddit: { refused: 'more than 7 days old' },
+  },
+  {
+    name: 'Nothing to match: each platform refuses the event alone',
+    event: 'lead',
+    context: { device: undefined, anonymous_id: undefined },
+    linkedin: { refused: 'nothing LinkedIn can match' },
+    microsoft: { refused: 'nothing Microsoft can match' },
+    reddit: { refused: 'nothing Reddit can match' },
   },
 ];

@@ -8,7 +8,10 @@ import type { StoredEvent } from '../../../core/event.ts';
 import type { Driver, Prepared } from '../../../core/platforms/driver.ts';
 import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
+import { linkedinDriver } from '../../../core/platforms/linkedin/index.ts';
 import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
+import { microsoftDriver } from '../../../core/platforms/microsoft/index.ts';
+import { redditDriver } from '../../../core/platforms/reddit/index.ts';
 import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 import { CASES, type ConformanceCase, type Expected, type PlatformExpectation } from './conformance-cases.ts';
@@ -49,7 +52,7 @@ const destination = (type: Destination['type'], config: Record<string, string>):
 });
 
 const PLATFORMS: readonly {
-  key: 'meta' | 'ga4' | 'tiktok' | 'googleAds';
+  key: 'meta' | 'ga4' | 'tiktok' | 'googleAds' | 'linkedin' | 'microsoft' | 'reddit';
   driver: Driver;
   destination: Destination;
   /** The platform event inside the request body (GA4: the whole body, its events under events[]). */
@@ -83,6 +86,29 @@ const PLATFORMS: readonly {
       mappings: { purchase: { event: '111' }, lead: { event: '222' } },
     },
     pick: (b) => ({ ...(b['events'] as Record<string, unknown>[])[0], encoding: b['encoding'] }),
+  },
+  {
+    key: 'linkedin',
+    driver: linkedinDriver,
+    // Each conversion routed to a conversion rule id, as a destination's settings do.
+    destination: {
+      ...destination('linkedin_capi', {}),
+      mappings: { purchase: { event: '111' }, lead: { event: '222' } },
+    },
+    pick: (b) => b,
+  },
+  {
+    key: 'microsoft',
+    driver: microsoftDriver,
+    destination: destination('microsoft_uet', { tag_id: '1' }),
+    pick: firstOfData,
+  },
+  {
+    key: 'reddit',
+    driver: redditDriver,
+    destination: destination('reddit_capi', { pixel_id: 'a2_p' }),
+    pick: (b) =>
+      ((b['data'] as { events: Record<string, unknown>[] }).events[0] ?? {}) as Record<string, unknown>,
   },
 ];
 

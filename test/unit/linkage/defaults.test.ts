@@ -4,9 +4,15 @@ import { ga4MpDriver } from '../../../core/platforms/ga4/index.ts';
 import { checkGa4Request } from '../../../core/platforms/ga4/target.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
 import { checkGoogleAdsRequest } from '../../../core/platforms/google-ads/target.ts';
+import { linkedinDriver } from '../../../core/platforms/linkedin/index.ts';
+import { checkLinkedInRequest } from '../../../core/platforms/linkedin/target.ts';
 import { DEFAULT_MAPPINGS } from '../../../core/platforms/mappings.ts';
 import { metaCapiDriver } from '../../../core/platforms/meta/index.ts';
 import { checkMetaRequest } from '../../../core/platforms/meta/target.ts';
+import { microsoftDriver } from '../../../core/platforms/microsoft/index.ts';
+import { checkMicrosoftRequest } from '../../../core/platforms/microsoft/target.ts';
+import { redditDriver } from '../../../core/platforms/reddit/index.ts';
+import { checkRedditRequest } from '../../../core/platforms/reddit/target.ts';
 import { tiktokEventsDriver } from '../../../core/platforms/tiktok/index.ts';
 import { checkTikTokRequest } from '../../../core/platforms/tiktok/target.ts';
 import { CATALOGUE } from '../../../schemas/catalogue.ts';
@@ -24,6 +30,14 @@ const DESTINATIONS: Record<string, Destination> = {
     config: { operating_account_id: '1234567890' },
     mappings: Object.fromEntries(CATALOGUE_NAMES.map((name, i) => [name, { event: String(1000 + i) }])),
   },
+  // Every catalogue event routed to a conversion rule, as a destination's settings do.
+  linkedin_capi: {
+    id: 'linkedin',
+    type: 'linkedin_capi',
+    mappings: Object.fromEntries(CATALOGUE_NAMES.map((name, i) => [name, { event: String(2000 + i) }])),
+  },
+  microsoft_uet: { id: 'microsoft', type: 'microsoft_uet', config: { tag_id: '187000001' } },
+  reddit_capi: { id: 'reddit', type: 'reddit_capi', config: { pixel_id: 'a2_pixel' } },
 };
 const SECRETS = { access_token: 'tok', api_secret: 'sec', credentials: '{}' };
 const ctx = (type: string): DriverContext => ({
@@ -37,6 +51,9 @@ const platforms: [string, Driver, (body: unknown) => readonly unknown[]][] = [
   ['ga4_mp', ga4MpDriver, (b) => checkGa4Request(b, NOW)],
   ['tiktok_events', tiktokEventsDriver, (b) => checkTikTokRequest(b)],
   ['google_ads', googleAdsDriver, (b) => checkGoogleAdsRequest(b)],
+  ['linkedin_capi', linkedinDriver, (b) => checkLinkedInRequest(b, NOW, false)],
+  ['microsoft_uet', microsoftDriver, (b) => checkMicrosoftRequest(b)],
+  ['reddit_capi', redditDriver, (b) => checkRedditRequest(b, NOW)],
 ];
 
 function body(driver: Driver, type: string, name: string): Record<string, unknown> {

@@ -1,0 +1,20 @@
+/**
+ * Microsoft's consent signal (docs/platforms.md, Microsoft): `adStorageConsent` `G` (granted) or
+ * `D` (denied), from the event's `ads` purpose — UET's own consent mode speaks of ad storage. A
+ * purpose the event does not state leaves the field out; a value the mapping set is kept. With
+ * `ad_user_data` denied the hashed e-mail and phone are left out.
+ */
+import type { ConsentSignals } from '../platform.ts';
+
+export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
+  const ads = event.consent?.ads;
+  if (ads !== undefined && platformEvent['adStorageConsent'] === undefined)
+    platformEvent['adStorageConsent'] = ads === 'granted' ? 'G' : 'D';
+  const user = platformEvent['userData'] as Record<string, unknown> | undefined;
+  if (event.consent?.ad_user_data !== 'denied' || user === undefined) return undefined;
+  const dropped = ['em', 'ph'].filter((k) => user[k] !== undefined);
+  for (const k of dropped) delete user[k];
+  return dropped.length > 0
+    ? `left out userData.${dropped.join(', userData.')} (ad_user_data denied)`
+    : undefined;
+};
