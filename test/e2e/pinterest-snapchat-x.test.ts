@@ -18,6 +18,7 @@ import { snapchatDriver } from '../../core/platforms/snapchat/index.ts';
 import { xDriver } from '../../core/platforms/x/index.ts';
 import { oauth1Header } from '../../core/platforms/x/oauth1.ts';
 import { parseSettings } from '../../core/settings.ts';
+import { SCRIPT_PATH } from '../../local/platforms/server.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { stopLocalCli } from '../support/local-start.ts';
 import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
@@ -246,12 +247,12 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
 
   it('a 429 with Retry-After is failed, then sent again no sooner than asked, and delivered', async () => {
     const throttle = async (prefix: string, body: unknown) => {
-      const res = await fetch(`${receiver()}/${prefix}/__stand-in/fail-next`, {
+      const res = await fetch(`${receiver()}/${prefix}${SCRIPT_PATH}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify([{ status: 429, body, headers: { 'retry-after': '4' } }]),
+        body: JSON.stringify({ answers: [{ status: 429, body, headers: { 'retry-after': '4' } }] }),
       });
-      assert.equal(res.status, 200);
+      assert.equal(res.status, 204);
     };
     await throttle('pinterest', { code: 8, message: 'Rate limit exceeded' });
     await throttle('snapchat', { status: 'INVALID', reason: 'Too many requests' });
