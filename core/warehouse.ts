@@ -10,6 +10,7 @@ import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context, Enriched } from '../schemas/co
 import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { FieldSpec } from './definitions.ts';
+import { destinationHealthViews } from './destination-health.ts';
 
 /** A BigQuery column, in the REST API's TableFieldSchema shape. */
 export interface ColumnPlan {
@@ -602,6 +603,8 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
       ],
     });
   }
+  // Destination health: views of the ledger anyone can query (docs/console.md#destination-health).
+  views.push(...destinationHealthViews(ref));
   return { tables, views };
 }
 

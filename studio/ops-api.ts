@@ -4,8 +4,13 @@
  *   `gateway_refusals`, core/live-events.ts) and the events stored since, newest first, each
  *   list at most LIVE_ROWS rows; `filter` is text matched against source, credential,
  *   translator, reason and event name.
+ * - `destination-health` `{from, to}`: per destination, the ledger's rows by status and hour, the
+ *   failure rate, the latency to delivery and the breaker as the ledger shows it, and the top
+ *   error reasons with a sample event (core/destination-health.ts's views).
  */
 import { plainValue } from '../adapters/user-sql.ts';
+import { overviewRangeProblem } from '../core/console/overview.ts';
+import { destinationHealthSql, shapeDestinationHealth } from '../core/destination-health.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/live-events.ts';
 import { TABLES } from '../core/warehouse.ts';
@@ -15,6 +20,7 @@ import { Refusal } from './refusal.ts';
 /** The operations pages' actions, and whether each only reads. */
 export const OPS_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   live: 'read',
+  'destination-health': 'read',
 });
 
 export interface OpsApiOptions {
@@ -25,21 +31,17 @@ export interface OpsApiOptions {
 }
 
 export async function opsAction(
-  o: OpsApiOptions & Pick<CreatorApiOptions, 'warehouse'>,
+  o: OpsApiOptions & Pick<CreatorApiOptions, 'warehouse' | 'settings'>,
   action: string,
   raw: unknown,
 ): Promise<unknown> {
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  if (!o.warehouse || !o.opsTable)
-    throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
+  if (!o.warehouse) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
+  if (action === 'destination-health') return destinationHealth(o, o.warehouse, body);
   if (action !== 'live') throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+  if (!o.opsTable) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no ops dataset' }));
   const problem = liveProblem(body, (o.now ?? Date.now)());
-  if (problem)
-    throw new Refusal(
-      withViolations(apiError('INVALID_REQUEST', { detail: `${problem.field} ${problem.description}` }), [
-        problem,
-      ]),
-    );
+  if (problem) throw invalid(problem);
   const params = {
     since: String(body['since']),
     filter: typeof body['filter'] === 'string' ? body['filter'].trim().toLowerCase() : '',
@@ -51,4 +53,35 @@ export async function opsAction(
     only === 'refused' ? [] : o.warehouse.query(sql.accepted, params),
   ]);
   return { refused: refused.map(plainValue), accepted: accepted.map(plainValue) };
+}
+
+const invalid = (problem: { field: string; description: string }): Refusal =>
+  new Refusal(
+    withViolations(apiError('INVALID_REQUEST', { detail: `${problem.field} ${problem.description}` }), [
+      problem,
+    ]),
+  );
+
+async function destinationHealth(
+  o: Pick<CreatorApiOptions, 'settings'>,
+  w: NonNullable<CreatorApiOptions['warehouse']>,
+  body: Record<string, unknown>,
+) {
+  const problem = overviewRangeProblem(body);
+  if (problem) throw invalid({ field: problem.startsWith('to') ? 'to' : 'from', description: problem });
+  const params = { from: String(body['from']), to: String(body['to']) };
+  const sql = destinationHealthSql((name) => w.table(name));
+  const [hours, errors, latency] = await Promise.all([
+    w.query(sql.hours, params),
+    w.query(sql.errors, params),
+    w.query(sql.latency, params),
+  ]);
+  const known = (o.settings?.destinations ?? []).map((d) => d.id);
+  return {
+    destinations: shapeDestinationHealth(known, {
+      hours: hours.map((r) => plainValue(r) as Record<string, unknown>),
+      latency: latency.map((r) => plainValue(r) as Record<string, unknown>),
+    }),
+    errors: errors.map(plainValue),
+  };
 }

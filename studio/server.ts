@@ -18,6 +18,7 @@
  *   POST   /v1/admin/replay-start  {destination, source, …}  a replay on the scheduler (apply)
  *   POST   /v1/admin/replays       {}                     the newest replays and their progress (read)
  *   POST   /v1/admin/live          {since, filter?, only?}  refused requests and stored events (read)
+ *   POST   /v1/admin/destination-health {from, to}      the ledger per destination (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP

@@ -34,7 +34,7 @@ import {
 } from '../gateway/support.ts';
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
-import { launchChromium } from '../support/chromium.ts';
+import { onStudioPage } from '../support/studio-page.ts';
 
 const TOKEN = 'live-events-admin-token-0123456789';
 
@@ -116,26 +116,8 @@ describe('studio: live events show a refused request with its reason', function 
 
   const live = (body: unknown) => adminCall(studio.url, TOKEN, 'live', body);
 
-  async function inBrowser(ctx: Mocha.Context, width: number, walk: (page: Page) => Promise<void>) {
-    const browser = await launchChromium();
-    if (!browser) ctx.skip();
-    try {
-      const page = await browser.newPage({ viewport: { width, height: 900 } });
-      const problems: string[] = [];
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(m.text());
-      });
-      await page.goto(`${studio.url}/live#token=${TOKEN}`);
-      await walk(page);
-      // Nothing scrolls sideways but the tables' declared scroll containers.
-      const widths = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
-      assert.ok((widths[0] as number) <= (widths[1] as number), `scrollWidth ${widths[0]} > ${widths[1]}`);
-      assert.deepEqual(problems, []);
-    } finally {
-      await browser.close();
-    }
-  }
+  const inBrowser = (ctx: Mocha.Context, width: number, walk: (page: Page) => Promise<void>) =>
+    onStudioPage(ctx, `${studio.url}/live#token=${TOKEN}`, width, walk);
 
   it('a request refused at the gateway appears on the open page with its reason, and the filter narrows it', async function () {
     await inBrowser(this, 1280, async (page) => {
