@@ -11,6 +11,8 @@
  *   event id, the newest HTTP status, first and last seen.
  * - `delivery_latency`: per `delivered` row, the milliseconds from Pub/Sub's receipt of the event
  *   (`events.received_at`) to the ledger row (`recorded_at`), with the attempt that delivered it.
+ * - `match_quality`: per destination, event name, day and identifier kind, the share of delivered
+ *   requests that carried it (the ledger's `identifiers`, core/delivery/identifiers.ts).
  */
 
 /**
@@ -19,7 +21,7 @@
  */
 interface Column {
   readonly name: string;
-  readonly type: 'STRING' | 'INT64' | 'BOOL' | 'TIMESTAMP' | 'DATE';
+  readonly type: 'STRING' | 'INT64' | 'FLOAT64' | 'BOOL' | 'TIMESTAMP' | 'DATE';
   readonly mode: 'NULLABLE';
   readonly description: string;
 }
@@ -35,6 +37,7 @@ export const HEALTH_VIEWS = Object.freeze({
   health: 'destination_health',
   errors: 'destination_errors',
   latency: 'delivery_latency',
+  match: 'match_quality',
 } as const);
 
 /** The statuses of the ledger, in the order the page shows them. */
@@ -128,7 +131,97 @@ export function destinationHealthViews(ref: (name: string) => string): View[] {
         c('replay', 'BOOL', 'Whether the row comes from a replay'),
       ],
     },
+    {
+      name: HEALTH_VIEWS.match,
+      description:
+        'Per destination, event name, day and identifier kind: the share of delivered requests that carried it (names, never values)',
+      query: [
+        'WITH d AS (',
+        '  SELECT destination, event_name, DATE(recorded_at) AS day, identifiers',
+        `  FROM ${ref('deliveries')}`,
+        "  WHERE status = 'delivered' AND ARRAY_LENGTH(identifiers) > 0",
+        '), totals AS (',
+        '  SELECT destination, event_name, day, COUNT(*) AS delivered FROM d GROUP BY destination, event_name, day',
+        ')',
+        'SELECT d.destination, d.event_name, d.day, i AS identifier, COUNT(*) AS requests,',
+        '  ANY_VALUE(t.delivered) AS delivered, COUNT(*) / ANY_VALUE(t.delivered) AS share',
+        'FROM d CROSS JOIN UNNEST(d.identifiers) AS i',
+        'JOIN totals AS t ON t.destination = d.destination AND t.event_name = d.event_name AND t.day = d.day',
+        'GROUP BY d.destination, d.event_name, d.day, i',
+      ].join('\n'),
+      columns: [
+        c('destination', 'STRING', 'Destination id'),
+        c('event_name', 'STRING', 'Event name'),
+        c('day', 'DATE', 'The day the requests were delivered (UTC)'),
+        c(
+          'identifier',
+          'STRING',
+          'email | phone | external_id | name | fbc | fbp | gclid | ttclid | client_id | ip | …',
+        ),
+        c('requests', 'INT64', 'Delivered requests that carried it'),
+        c('delivered', 'INT64', 'Delivered requests that day with identifiers recorded'),
+        c('share', 'FLOAT64', 'requests / delivered (no row: none carried it that day)'),
+      ],
+    },
   ];
+}
+
+/**
+ * Match quality for the page: per destination, event and identifier, the share of delivered
+ * requests carrying it since @recent and over @from..@recent before it. Read from the ledger (not
+ * the view), so an identifier that stopped coming has a share of 0, not a missing row. Rows
+ * without identifiers (written before the column existed) are left out.
+ */
+export function matchSql(ref: (name: string) => string): string {
+  return [
+    'WITH d AS (',
+    '  SELECT destination, event_name, identifiers, recorded_at >= TIMESTAMP(@recent) AS recent',
+    `  FROM ${ref('deliveries')}`,
+    "  WHERE status = 'delivered' AND ARRAY_LENGTH(identifiers) > 0",
+    '    AND recorded_at >= TIMESTAMP(@from) AND recorded_at < TIMESTAMP(@to)',
+    '), totals AS (',
+    '  SELECT destination, event_name, COUNTIF(recent) AS recent_total, COUNTIF(NOT recent) AS before_total',
+    '  FROM d GROUP BY destination, event_name',
+    '), ids AS (',
+    '  SELECT destination, event_name, i AS identifier, COUNTIF(recent) AS recent_n, COUNTIF(NOT recent) AS before_n',
+    '  FROM d CROSS JOIN UNNEST(d.identifiers) AS i GROUP BY destination, event_name, i',
+    ')',
+    'SELECT ids.destination, ids.event_name, ids.identifier, ids.recent_n, ids.before_n, t.recent_total, t.before_total',
+    'FROM ids JOIN totals AS t ON t.destination = ids.destination AND t.event_name = ids.event_name',
+    'ORDER BY ids.destination, ids.event_name, ids.identifier',
+  ].join('\n');
+}
+
+/** A drop in share worth a warning: ten points or more. */
+export const MATCH_DROP_WARNING = 0.1;
+
+export interface MatchShare {
+  readonly destination: string;
+  readonly event_name: string;
+  readonly identifier: string;
+  /** Share of the recent window's delivered requests carrying it; null without any. */
+  readonly recent: number | null;
+  /** Share before it; null without any. */
+  readonly before: number | null;
+  /** True when both exist and the share fell by MATCH_DROP_WARNING or more. */
+  readonly dropped: boolean;
+}
+
+/** matchSql's rows as shares with their warnings. */
+export function shapeMatch(rows: readonly Row[]): MatchShare[] {
+  return rows.map((r) => {
+    const share = (k: string, total: string) => (n(r[total]) === 0 ? null : n(r[k]) / n(r[total]));
+    const recent = share('recent_n', 'recent_total');
+    const before = share('before_n', 'before_total');
+    return {
+      destination: String(r['destination']),
+      event_name: String(r['event_name']),
+      identifier: String(r['identifier']),
+      recent,
+      before,
+      dropped: recent !== null && before !== null && before - recent >= MATCH_DROP_WARNING - 1e-9,
+    };
+  });
 }
 
 /** The page's queries over the views, with @from and @to (RFC 3339 timestamps). */

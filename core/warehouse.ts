@@ -240,6 +240,13 @@ export function deliveryColumns(): ColumnPlan[] {
     col('replay', 'BOOL', 'Whether this row comes from a replay', 'REQUIRED'),
     col('recorded_at', 'TIMESTAMP', 'When the row was written (partition column)', 'REQUIRED'),
     col('payload_digest', 'STRING', 'The payload_digest of the event row this decision or attempt is about'),
+    // Added later: REPEATED, so an existing table takes it in place (docs/console.md#match-quality).
+    col(
+      'identifiers',
+      'STRING',
+      'The identifier kinds the attempt’s request carried (email, phone, fbc, ip, …): names, never values',
+      'REPEATED',
+    ),
   ];
 }
 

@@ -6,11 +6,17 @@
  *   translator, reason and event name.
  * - `destination-health` `{from, to}`: per destination, the ledger's rows by status and hour, the
  *   failure rate, the latency to delivery and the breaker as the ledger shows it, and the top
- *   error reasons with a sample event (core/destination-health.ts's views).
+ *   error reasons with a sample event (core/destination-health.ts's views), and match quality: the
+ *   share of delivered requests carrying each identifier kind, recent against before, with drops.
  */
 import { plainValue } from '../adapters/user-sql.ts';
 import { overviewRangeProblem } from '../core/console/overview.ts';
-import { destinationHealthSql, shapeDestinationHealth } from '../core/destination-health.ts';
+import {
+  destinationHealthSql,
+  matchSql,
+  shapeDestinationHealth,
+  shapeMatch,
+} from '../core/destination-health.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/live-events.ts';
 import { TABLES } from '../core/warehouse.ts';
@@ -71,13 +77,22 @@ async function destinationHealth(
   if (problem) throw invalid({ field: problem.startsWith('to') ? 'to' : 'from', description: problem });
   const params = { from: String(body['from']), to: String(body['to']) };
   const sql = destinationHealthSql((name) => w.table(name));
-  const [hours, errors, latency] = await Promise.all([
+  // Match quality compares the range's last quarter (a day at most) with what came before it.
+  const to = Date.parse(params.to);
+  const recent = new Date(to - Math.min(86_400_000, (to - Date.parse(params.from)) / 4)).toISOString();
+  const [hours, errors, latency, match] = await Promise.all([
     w.query(sql.hours, params),
     w.query(sql.errors, params),
     w.query(sql.latency, params),
+    w.query(
+      matchSql((name) => w.table(name)),
+      { ...params, recent },
+    ),
   ]);
   const known = (o.settings?.destinations ?? []).map((d) => d.id);
   return {
+    types: Object.fromEntries((o.settings?.destinations ?? []).map((d) => [d.id, d.type])),
+    match: { since: recent, shares: shapeMatch(match.map((r) => plainValue(r) as Record<string, unknown>)) },
     destinations: shapeDestinationHealth(known, {
       hours: hours.map((r) => plainValue(r) as Record<string, unknown>),
       latency: latency.map((r) => plainValue(r) as Record<string, unknown>),

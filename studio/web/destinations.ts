@@ -5,7 +5,7 @@
  * event linked to the explorer, and each destination's hours as a table (a chart of a few points
  * says less than its numbers).
  */
-import type { DestinationHealth } from '../../core/destination-health.ts';
+import type { DestinationHealth, MatchShare } from '../../core/destination-health.ts';
 import { $, admin, el, noteMissingToken, refusal } from './common.ts';
 
 const HOUR = 3_600_000;
@@ -14,7 +14,17 @@ const STATUSES = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered']
 interface HealthAnswer {
   readonly destinations: readonly DestinationHealth[];
   readonly errors: readonly Record<string, unknown>[];
+  readonly types: Readonly<Record<string, string>>;
+  readonly match: { readonly since: string; readonly shares: readonly MatchShare[] };
 }
+
+/** What each platform says matters most for matching (docs/platforms.md), shown beside its shares. */
+const GUIDANCE: Readonly<Record<string, string>> = {
+  meta: 'Meta: email and phone weigh most, then external_id, fbc and fbp, and ip with user_agent (Event Match Quality).',
+  tiktok: 'TikTok: ttclid and email or phone weigh most, then external_id, ttp, and ip with user_agent.',
+  ga4: 'GA4: client_id (or app instance) is required; user_id and hashed email or phone improve joining.',
+  google_ads: 'Google Ads: gclid (or gbraid/wbraid), then hashed email or phone (enhanced conversions).',
+};
 
 const ms = (v: number | null): string =>
   v === null ? '–' : v < 1000 ? `${v} ms` : `${(v / 1000).toFixed(1)} s`;
@@ -107,6 +117,47 @@ function hours(list: readonly DestinationHealth[]): HTMLElement[] {
     );
 }
 
+function match(answer: HealthAnswer): { warnings: HTMLElement[]; table: HTMLElement } {
+  const shares = answer.match.shares;
+  const dropped = shares.filter((m) => m.dropped);
+  const warnings = dropped.map((m) =>
+    el(
+      'p',
+      { class: 'warn', role: 'alert' },
+      `${m.destination} · ${m.event_name}: ${m.identifier} fell from ${pct(m.before)} to ${pct(m.recent)} of delivered requests.`,
+    ),
+  );
+  const types = [...new Set(shares.map((m) => answer.types[m.destination] ?? ''))];
+  warnings.push(...types.flatMap((t) => (GUIDANCE[t] ? [el('p', { class: 'hint' }, GUIDANCE[t])] : [])));
+  if (shares.length === 0)
+    return {
+      warnings,
+      table: el('p', { class: 'hint' }, 'No delivered request with identifiers recorded in this range.'),
+    };
+  return {
+    warnings,
+    table: table(
+      'Match quality',
+      [
+        'destination',
+        'event',
+        'identifier',
+        `since ${answer.match.since.slice(0, 16).replace('T', ' ')}`,
+        'before',
+        '',
+      ],
+      shares.map((m) => [
+        m.destination,
+        m.event_name,
+        m.identifier,
+        pct(m.recent),
+        pct(m.before),
+        m.dropped ? el('span', { class: 'warn' }, 'dropped') : '',
+      ]),
+    ),
+  };
+}
+
 async function load(): Promise<void> {
   const hoursBack = Number($<HTMLSelectElement>('range').value);
   const to = new Date(Math.ceil(Date.now() / HOUR) * HOUR);
@@ -125,6 +176,9 @@ async function load(): Promise<void> {
   $('destinations').replaceChildren(destinations(answer.destinations));
   $('errors').replaceChildren(errors(answer.errors));
   $('hours').replaceChildren(...hours(answer.destinations));
+  const m = match(answer);
+  $('match-warnings').replaceChildren(...m.warnings);
+  $('match').replaceChildren(m.table);
   status.textContent = `${from.toISOString().slice(0, 16).replace('T', ' ')} to ${to.toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
 }
 

@@ -72,7 +72,13 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       destination: string,
       status: string,
       recorded: string,
-      more: { reason?: string; http_status?: number; attempt?: number; replay?: boolean } = {},
+      more: {
+        reason?: string;
+        http_status?: number;
+        attempt?: number;
+        replay?: boolean;
+        identifiers?: string[];
+      } = {},
     ) => ({
       event_id: id,
       event_name: 'purchase',
@@ -84,15 +90,24 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       ...(more.reason ? { reason: more.reason } : {}),
       ...(more.http_status ? { http_status: more.http_status } : {}),
       ...(more.attempt ? { attempt: more.attempt } : {}),
+      ...(more.identifiers ? { identifiers: more.identifiers } : {}),
     });
     await dataset.table('deliveries').insert([
-      row('e1', 'meta', 'delivered', at(0, 200), { attempt: 1, http_status: 200 }),
+      row('e1', 'meta', 'delivered', at(0, 200), {
+        attempt: 1,
+        http_status: 200,
+        identifiers: ['email', 'phone'],
+      }),
       row('e2', 'meta', 'failed', at(0, 2000), {
         reason: 'HTTP 500: upstream',
         http_status: 500,
         attempt: 1,
       }),
-      row('e2', 'meta', 'delivered', at(0, 4000), { attempt: 2, http_status: 200 }),
+      row('e2', 'meta', 'delivered', at(0, 4000), {
+        attempt: 2,
+        http_status: 200,
+        identifiers: ['email', 'phone'],
+      }),
       row('e3', 'meta', 'rejected', at(1, 300), {
         reason: 'HTTP 400: invalid pixel',
         http_status: 400,
@@ -100,7 +115,7 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       }),
       row('e4', 'meta', 'dead_lettered', at(1, 900), { reason: 'HTTP 500: upstream', attempt: 5 }),
       // A replay of e1, an hour later: 3,600,500 ms after its receipt.
-      row('e1', 'meta', 'delivered', at(1, 500), { attempt: 1, replay: true }),
+      row('e1', 'meta', 'delivered', at(1, 500), { attempt: 1, replay: true, identifiers: ['email'] }),
       row('e1', 'hook', 'skipped', at(0, 100), { reason: 'no consent' }),
       row('e2', 'hook', 'delivered', at(0, 1500), { attempt: 1 }),
       // The hook stopped answering: its newest attempts were held back by the breaker.
@@ -115,6 +130,9 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       }),
       // Outside the range.
       row('e1', 'meta', 'failed', at(-1, 0), { reason: 'old' }),
+      // Earlier in the page's day: every lead reached Meta with a phone then (match quality).
+      row('e0', 'meta', 'delivered', at(-10, 0), { attempt: 1, identifiers: ['email', 'phone'] }),
+      row('e0', 'meta', 'delivered', at(-12, 0), { attempt: 1, identifiers: ['email', 'phone'] }),
     ]);
     const [bucket] = await fx.run.storage.createBucket('health-registry');
     studio = await startStudio({
@@ -209,8 +227,14 @@ describe('studio: destination health agrees with SQL over the ledger', function 
         const table = page.getByRole('table', { name: 'Destinations' });
         const meta = table.locator('tr', { hasText: 'meta' });
         await meta.waitFor();
-        // The page's last 24 hours hold the row before the range too: 4 of 7 attempts failed.
-        assert.match(await meta.innerText(), /57\.1 %/);
+        // The page's last 24 hours hold the rows before the range too: 4 of 9 attempts failed.
+        assert.match(await meta.innerText(), /44\.4 %/);
+        // Match quality: the phone was on every lead before, on 2 of 3 in the last six hours.
+        await page
+          .getByRole('alert')
+          .getByText('meta · purchase: phone fell from 100.0 % to 66.7 %')
+          .waitFor();
+        assert.equal(await page.getByRole('alert').count(), 1);
         assert.match(await table.locator('tr', { hasText: 'hook' }).innerText(), /held back/);
         const sample = page
           .getByRole('table', { name: 'Top errors' })
