@@ -34,6 +34,7 @@ export async function onStudioPage(
       (scroll as number) <= (inner as number),
       `scrollWidth ${scroll} > innerWidth ${inner} at ${width} px`,
     );
+    await everyControlByTab(page);
     assert.deepEqual(problems, []);
   } finally {
     await browser.close();
