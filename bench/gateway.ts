@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPublisher } from '../adapters/publisher.ts';
+import { createRefusalRecorder } from '../adapters/refusal-recorder.ts';
 import { issueToken } from '../gateway/credentials.ts';
 import { fileTokenStore } from '../gateway/token-store.ts';
 import { emulatorPubSub } from '../local/provision.ts';
@@ -111,6 +112,8 @@ async function cannon(
   connections: number,
   timing: { readonly warmup: number; readonly seconds: number },
   pids: Record<string, number | undefined> = {},
+  /** The status every answer must have (refused requests: 401). */
+  expect = 200,
 ) {
   const opts = {
     url,
@@ -130,7 +133,8 @@ async function cannon(
   const before = sample();
   const r = await autocannon({ ...opts, duration: timing.seconds });
   const cpu = cpuPerRequest(before, sample(), r.requests.total);
-  if (r.non2xx > 0 || r.errors > 0) {
+  const others = Object.keys(r.statusCodeStats ?? {}).filter((code) => code !== String(expect));
+  if ((expect === 200 && r.non2xx > 0) || others.length > 0 || r.errors > 0) {
     const failed = await fetch(url, { method: 'POST', body, headers: opts.headers });
     throw new Error(
       `${url}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors; e.g. ${failed.status} ${(await failed.text()).slice(0, 300)}`,
@@ -146,6 +150,8 @@ export const suite: BenchSuite = {
     const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
     let local: LocalEnvironment | undefined;
     let bare: { child: ChildProcess; url: string } | undefined;
+    let unrecorded: { child: ChildProcess; url: string } | undefined;
+    let gatewayEnv: Record<string, string> = {};
     try {
       // A token whose rate limit is not what is measured, in the store the gateway reads.
       const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -163,6 +169,7 @@ export const suite: BenchSuite = {
       const prof = process.env['BENCH_GATEWAY_PROFILE'];
       const profiled: ServiceFactory = (ctx) => {
         const spec = gateway(ctx);
+        gatewayEnv = spec.env;
         return prof ? { ...spec, args: ['--cpu-prof', `--cpu-prof-dir=${prof}`, ...spec.args] } : spec;
       };
       local = await startEnvironment({
@@ -192,6 +199,26 @@ export const suite: BenchSuite = {
       const s = await cannon(`${gw}/v1/topics/events`, single, auth, 50, timing, pids);
       const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
       const m = await cannon(`${gw}/v1/topics/events`, batch, auth, 4, timing, pids);
+      // Live events: refused requests (a made-up token, 401) with refusal records on (the
+      // environment's gateway) and off (a second gateway on the same emulators), same run.
+      unrecorded = await start(['gateway/main.ts'], {
+        ...gatewayEnv,
+        PORT: '0',
+        EVENTBUS_LIVE_EVENTS: 'off',
+      });
+      const wrong = { authorization: 'Bearer ebt_not-a-token-000000000000000000000' };
+      const refusedOn = await cannon(`${gw}/v1/topics/events`, single, wrong, 50, timing, pids, 401);
+      const refusedOff = await cannon(
+        `${unrecorded.url}/v1/topics/events`,
+        single,
+        wrong,
+        50,
+        timing,
+        {
+          gateway: unrecorded.child.pid,
+        },
+        401,
+      );
       const raw = await rawPublishRate(
         `http://127.0.0.1:${local.ports.pubsub}`,
         Buffer.from(JSON.stringify({ ...event(), event_id: 'x'.repeat(36) })),
@@ -217,14 +244,49 @@ export const suite: BenchSuite = {
           target: { op: '>=', value: 100_000 },
           detail: `${m.requests.average.toFixed(1)} req/s, p50 ${m.latency.p50} ms, p99 ${m.latency.p99} ms, ${(Buffer.byteLength(batch) / 1024).toFixed(0)} KiB per request; CPU µs/request: ${m.cpu}`,
         },
+        {
+          name: 'refused requests (401), 50 connections, refusal records for live events on',
+          value: refusedOn.requests.average,
+          unit: 'req/s',
+          baseline: {
+            name: 'the same gateway with EVENTBUS_LIVE_EVENTS=off',
+            value: refusedOff.requests.average,
+          },
+          target: { op: '>=', value: 0.9, of: 'ratio' },
+          detail: `CPU µs/request on: ${refusedOn.cpu}; off: ${refusedOff.cpu}; the recorder alone: ${recordCost()}`,
+        },
       ];
     } finally {
       if (bare) await stop(bare.child);
+      if (unrecorded) await stop(unrecorded.child);
       await local?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   },
 };
+
+/** The recorder's own cost per refusal, in process (one kind flooding, then every one a new kind). */
+function recordCost(): string {
+  const recorder = createRefusalRecorder({ insertAll: async () => [], flushMs: 60_000 });
+  const refusal = (credential: string) => ({
+    status: 401,
+    code: 'INVALID_CREDENTIALS',
+    reason: 'INVALID_CREDENTIALS',
+    credential,
+    path: '/v1/topics/events',
+    size: 200,
+  });
+  const time = (n: number, credential: (i: number) => string): number => {
+    const started = performance.now();
+    for (let i = 0; i < n; i++) recorder.record(refusal(credential(i)));
+    return ((performance.now() - started) * 1000) / n;
+  };
+  time(20_000, () => 'sha256:warm');
+  const one = time(200_000, () => 'sha256:same');
+  const many = time(200_000, (i) => `sha256:${i}`);
+  void recorder.close();
+  return `${one.toFixed(2)} µs per refusal of one kind, ${many.toFixed(2)} µs each of a new kind`;
+}
 
 /** What the emulator takes from the gateway's publisher client alone (no HTTP, no validation): 1000-message Publish calls, 4 at a time. */
 async function rawPublishRate(emulatorUrl: string, data: Buffer, seconds: number): Promise<number> {

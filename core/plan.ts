@@ -4,9 +4,11 @@
  * it, so what runs locally is what deploys. Pure.
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
+import { REFUSALS_KEPT_MS } from './live-events.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 import { protoDuration, seconds } from './settings.ts';
 import {
+  gatewayRefusalColumns,
   OPS_TABLES,
   syncFailedRowColumns,
   syncRunColumns,
@@ -405,6 +407,15 @@ export function plan(settings: Readonly<Settings>): Plan {
           columns: syncFailedRowColumns(),
           timePartitioning: { type: 'DAY', field: 'failed_at' },
           clustering: ['sync'],
+        },
+        {
+          name: OPS_TABLES.gatewayRefusals,
+          description:
+            'Live events: requests the gateway refused, sampled per instance (reason and who, never the body)',
+          columns: gatewayRefusalColumns(),
+          // Bounded storage whatever a flood does: rows are rate-limited and expire.
+          timePartitioning: { type: 'DAY', field: 'refused_at', expirationMs: String(REFUSALS_KEPT_MS) },
+          clustering: ['source', 'reason'],
         },
       ],
     },

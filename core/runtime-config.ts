@@ -41,6 +41,10 @@ export const ENV = Object.freeze({
   port: 'PORT',
   /** The address to listen on (default 127.0.0.1 locally, 0.0.0.0 under Cloud Run). */
   host: 'HOST',
+  /** `off`: the gateway keeps no refusal records for live events (docs/console.md#live-events). */
+  liveEvents: 'EVENTBUS_LIVE_EVENTS',
+  /** The BigQuery emulator's URL (read by Google's clients too; the gateway's refusal records). */
+  bigqueryEmulatorHost: 'BIGQUERY_EMULATOR_HOST',
 });
 
 export interface RuntimeConfig {

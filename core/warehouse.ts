@@ -10,6 +10,7 @@ import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context, Enriched } from '../schemas/co
 import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { FieldSpec } from './definitions.ts';
+import { destinationHealthViews } from './destination-health.ts';
 
 /** A BigQuery column, in the REST API's TableFieldSchema shape. */
 export interface ColumnPlan {
@@ -239,6 +240,13 @@ export function deliveryColumns(): ColumnPlan[] {
     col('replay', 'BOOL', 'Whether this row comes from a replay', 'REQUIRED'),
     col('recorded_at', 'TIMESTAMP', 'When the row was written (partition column)', 'REQUIRED'),
     col('payload_digest', 'STRING', 'The payload_digest of the event row this decision or attempt is about'),
+    // Added later: REPEATED, so an existing table takes it in place (docs/console.md#match-quality).
+    col(
+      'identifiers',
+      'STRING',
+      'The identifier kinds the attempt’s request carried (email, phone, fbc, ip, …): names, never values',
+      'REPEATED',
+    ),
   ];
 }
 
@@ -288,6 +296,7 @@ export function actionRunColumns(): ColumnPlan[] {
 export const OPS_TABLES = Object.freeze({
   syncRuns: 'sync_runs',
   syncFailedRows: 'sync_failed_rows',
+  gatewayRefusals: 'gateway_refusals',
 } as const);
 
 /** Columns of `sync_runs`: one row per finished sync run. */
@@ -333,6 +342,41 @@ export function syncFailedRowColumns(): ColumnPlan[] {
     col('op', 'STRING', 'upsert | delete', 'REQUIRED'),
     col('reason', 'STRING', 'Why: the destination’s words, or what was missing', 'REQUIRED'),
     col('failed_at', 'TIMESTAMP', 'When (partition column)', 'REQUIRED'),
+  ];
+}
+
+/**
+ * Columns of `gateway_refusals` (docs/console.md#live-events): requests the gateway answered with
+ * an error, sampled per instance (core/live-events.ts). What was refused and who asked, never
+ * the body or a secret: a credential is named by its public id or a hash prefix.
+ */
+export function gatewayRefusalColumns(): ColumnPlan[] {
+  return [
+    col('refused_at', 'TIMESTAMP', 'When the gateway answered (partition column)', 'REQUIRED'),
+    col('status', 'INT64', 'The HTTP status it answered', 'REQUIRED'),
+    col('code', 'STRING', 'The error code (core/errors.ts, the README’s table)', 'REQUIRED'),
+    col(
+      'reason',
+      'STRING',
+      'Why: the error code, or the finer reason (expired, bad_signature, …)',
+      'REQUIRED',
+    ),
+    col('source', 'STRING', 'translator:<name>, else the credential, else (anonymous)', 'REQUIRED'),
+    col(
+      'credential',
+      'STRING',
+      'token:<id> | key:<id> | google:<email> | signature:<scheme> | a hash prefix',
+    ),
+    col('translator', 'STRING', 'The translator addressed, when one was'),
+    col('path', 'STRING', 'The path, a credential in it redacted'),
+    col('size', 'INT64', 'The body’s declared size (Content-Length); the body is never read for this'),
+    col(
+      'represents',
+      'INT64',
+      'Refusals this row stands for: itself and those of its kind left out by sampling since the last row',
+      'REQUIRED',
+    ),
+    col('instance', 'STRING', 'The gateway instance that wrote it (sampling is per instance)'),
   ];
 }
 
@@ -571,6 +615,8 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
       ],
     });
   }
+  // Destination health: views of the ledger anyone can query (docs/console.md#destination-health).
+  views.push(...destinationHealthViews(ref));
   return { tables, views };
 }
 

@@ -6,6 +6,7 @@
 import type { AddressInfo } from 'node:net';
 import { registryReaders } from '../adapters/definitions.ts';
 import { createPublisher } from '../adapters/publisher.ts';
+import { createRefusalRecorder, restInsertAll } from '../adapters/refusal-recorder.ts';
 import { createSecrets } from '../adapters/secrets.ts';
 import { readSettingsText } from '../adapters/settings-file.ts';
 import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
@@ -36,6 +37,19 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
   const audience = env[ENV.gatewayAudience];
   const bucket = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   const registry = bucket ? registryReaders(config.project, bucket) : undefined;
+  // Live events: refused requests, sampled, in the ops dataset (docs/console.md#live-events).
+  const refusals =
+    env[ENV.liveEvents] === 'off'
+      ? undefined
+      : createRefusalRecorder({
+          insertAll: restInsertAll({
+            project: config.project,
+            dataset: config.plan.ops.dataset,
+            emulatorHost: env[ENV.bigqueryEmulatorHost],
+          }),
+          instance: env[ENV.cloudRunService] ?? 'gateway',
+          log,
+        });
   const server = createGateway(
     {
       settings: config.settings,
@@ -53,6 +67,7 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       // Translators' signing secrets, read like destinations' (a secrets dir locally).
       secrets: createSecrets({ env, secretsDir: config.secretsDir, project: config.project }),
       ...(registry ? { definitions: registry.definitions, translators: registry.translators } : {}),
+      ...(refusals ? { refusals } : {}),
     },
   );
   const port = Number(env[ENV.port] ?? 8080);
@@ -74,7 +89,7 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
     server.close();
     server.closeIdleConnections();
     credentials.close();
-    void publisher.close().finally(() => process.exit(0));
+    void Promise.all([publisher.close(), refusals?.close()]).finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.once('SIGTERM', stop);

@@ -13,6 +13,7 @@ import type { DefinedEvents } from '../core/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
 import { type Limits, limitsOf } from '../core/json-limits.ts';
+import type { RefusalEvent } from '../core/live-events.ts';
 import { verifySignature } from '../core/translate/signatures.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
@@ -75,6 +76,20 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
   /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
   readonly secrets?: { get(name: string): Promise<string | undefined> };
+  /**
+   * Where refused requests are recorded for the studio's live events (adapters/refusal-recorder.ts):
+   * called once per error answer, it must not throw or wait.
+   */
+  readonly refusals?: { record(e: RefusalEvent): void };
+}
+
+/** What a request's refusal record says about it, learnt as the request goes (never its body). */
+interface RefusalNote {
+  credential?: string;
+  translator?: string;
+  /** The path as records may show it (a credential segment redacted). */
+  path?: string;
+  reason?: string;
 }
 
 /** Creates the gateway's http.Server (not listening yet). */
@@ -122,7 +137,27 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     });
     res.end(text);
   };
+  const recorder = deps.refusals;
+  const notes = new WeakMap<IncomingMessage, RefusalNote>();
+  /** Adds to what the request's refusal record would say (only when records are kept). */
+  const note = (req: IncomingMessage, n: RefusalNote): void => {
+    if (!recorder) return;
+    const had = notes.get(req);
+    notes.set(req, had ? Object.assign(had, n) : n);
+  };
   const sendError = (req: IncomingMessage, res: ServerResponse, e: ApiError, close = false) => {
+    if (recorder && !res.headersSent) {
+      const n = notes.get(req);
+      recorder.record({
+        status: e.http,
+        code: e.code,
+        reason: n?.reason ?? e.code,
+        credential: n?.credential,
+        translator: n?.translator,
+        path: n?.path ?? truncate(splitUrl(req.url ?? '/').path),
+        size: sizeOf(req),
+      });
+    }
     // An answer sent before the body was read closes the connection rather than draining it.
     send(req, res, e.http, e.body, close ? { ...e.headers, connection: 'close' } : e.headers);
   };
@@ -177,10 +212,11 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     if (r.kind === 'segment') return handleTranslate(req, res, SEGMENT_TRANSLATOR, undefined, query, r.call);
     const auth = await authenticate(req, query.getAll('key'), authDeps);
     if (!auth.ok) {
-      refused(auth.error, auth.credential, { path, size: sizeOf(req) });
+      refused(req, auth.error, auth.credential, { path, size: sizeOf(req) });
       return sendError(req, res, auth.error, true);
     }
     const principal = auth.principal;
+    note(req, { credential: `${principal.kind}:${principal.id}` });
     if (!admit(req, res, principal)) return;
     const { form, target } = r;
 
@@ -227,7 +263,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       const e = apiError('PERMISSION_DENIED', {
         detail: `this credential may not publish ${[...new Set(parsed.value.eventNames)].join(', ')} to ${parsed.value.topic}`,
       });
-      refused(e, `${principal.kind}:${principal.id}`, { path, size: sizeOf(req) });
+      refused(req, e, `${principal.kind}:${principal.id}`, { path, size: sizeOf(req) });
       return sendError(req, res, e);
     }
 
@@ -273,14 +309,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     /** A call on Segment's paths: the `segment` translator, with their content types and answers. */
     segment?: SegmentCall,
   ): Promise<void> => {
-    const entry = await translatorNow(name);
-    if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
     // The path with a credential segment redacted: what refusal records and logs may show.
     const shownPath = segment
       ? `/v1/${segment}`
       : `/v1/translators/${name}${pathCredential ? '/[redacted]' : ''}`;
+    note(req, { translator: name, path: shownPath });
+    const entry = await translatorNow(name);
+    if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
     const refuse = (e: ApiError, credential: string | undefined, reason?: string) => {
-      refused(e, credential, {
+      refused(req, e, credential, {
         path: shownPath,
         translator: name,
         size: sizeOf(req),
@@ -348,6 +385,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       if (!auth.ok) return refuse(auth.error, auth.credential);
       principal = auth.principal;
     }
+    note(req, { credential: `${principal.kind}:${principal.id}` });
     if (!entry || !media)
       return sendError(
         req,
@@ -457,12 +495,13 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     presented: string,
     inPath: boolean,
   ): Promise<void> => {
+    note(req, { translator: name, path: `/v1/translators/${name}${inPath ? '/[redacted]' : ''}` });
     const entry = await translatorNow(name);
     if (entry === null) return sendError(req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
     const auth = await authenticateInUrl(entry, name, presented);
     if (!auth.ok) {
       const shown = `/v1/translators/${name}${inPath ? '/[redacted]' : ''}`;
-      refused(auth.error, auth.credential, { path: shown, translator: name, size: undefined });
+      refused(req, auth.error, auth.credential, { path: shown, translator: name, size: undefined });
       return sendError(req, res, auth.error, true);
     }
     if (!entry) return sendError(req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
@@ -518,6 +557,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
    */
   const refusals = new Map<string, number>();
   const refused = (
+    req: IncomingMessage,
     e: ApiError,
     credential: string | undefined,
     at: { path: string; size: number | undefined; translator?: string; reason?: string },
@@ -525,6 +565,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
     if (e.http !== 401 && e.http !== 403 && at.reason === undefined) return;
     const reason = at.reason ?? e.code;
     const who = credential ?? '(none)';
+    note(req, { reason, ...(credential ? { credential } : {}) });
     const key = `${who} ${at.translator ?? ''} ${reason}`;
     const count = (refusals.get(key) ?? 0) + 1;
     if (refusals.size >= 10_000 && !refusals.has(key)) refusals.clear();

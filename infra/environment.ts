@@ -141,6 +141,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       deletionProtection: settings.warehouse?.deletion_protection ?? true,
       runner: ids.members.schedule,
       eventsDataset: warehouse.dataset.datasetId,
+      gateway: ids.members.gateway,
+      studio: ids.members.studio,
     },
     after,
   );

@@ -1,13 +1,14 @@
 /**
  * The ops dataset (`eventbus_ops`, plan().ops): what the service records about its own work —
- * `sync_runs`, and each sync's state table, which the runs create and MERGE into at run time
+ * `sync_runs`, `gateway_refusals` (live events: the gateway writes it, the studio reads it), and each sync's state table, which the runs create and MERGE into at run time
  * (syncs are runtime resources: no deploy per sync). The scheduler's account may therefore edit
  * this dataset, and read the events dataset its syncs' and scheduled rules' queries read.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
-import { bigQuerySchema } from './warehouse.ts';
+import { OPS_TABLES } from '../core/warehouse.ts';
+import { bigQuerySchema, partitioningOf } from './warehouse.ts';
 
 export interface OpsArgs {
   readonly plan: Plan;
@@ -16,6 +17,10 @@ export interface OpsArgs {
   readonly runner: pulumi.Input<string>;
   /** The events dataset, which the runner's queries read. */
   readonly eventsDataset: pulumi.Input<string>;
+  /** The gateway's account: it writes refused requests to `gateway_refusals` (live events). */
+  readonly gateway?: pulumi.Input<string>;
+  /** The studio's account: its live events page reads the ops dataset. */
+  readonly studio?: pulumi.Input<string>;
 }
 
 export class Ops extends pulumi.ComponentResource {
@@ -37,8 +42,9 @@ export class Ops extends pulumi.ComponentResource {
       },
       child,
     );
+    const tables = new Map<string, gcp.bigquery.Table>();
     for (const t of plan.ops.tables) {
-      new gcp.bigquery.Table(
+      const table = new gcp.bigquery.Table(
         `${name}-ops-table-${t.name}`,
         {
           project: plan.project,
@@ -46,15 +52,38 @@ export class Ops extends pulumi.ComponentResource {
           tableId: t.name,
           description: t.description,
           schema: bigQuerySchema(t.columns),
-          ...(t.timePartitioning
-            ? { timePartitioning: { type: t.timePartitioning.type, field: t.timePartitioning.field } }
-            : {}),
-          ...(t.clustering ? { clusterings: [...t.clustering] } : {}),
+          // gateway_refusals: bounded storage, its partitions expire.
+          ...partitioningOf(t),
           deletionProtection: args.deletionProtection,
         },
         { parent: this },
       );
+      tables.set(t.name, table);
     }
+    const refusals = tables.get(OPS_TABLES.gatewayRefusals);
+    if (args.gateway && refusals)
+      new gcp.bigquery.IamMember(
+        `${name}-ops-refusals-gateway`,
+        {
+          project: plan.project,
+          datasetId: this.dataset.datasetId,
+          tableId: refusals.tableId,
+          role: 'roles/bigquery.dataEditor',
+          member: args.gateway,
+        },
+        { parent: this },
+      );
+    if (args.studio)
+      new gcp.bigquery.DatasetIamMember(
+        `${name}-ops-viewer-studio`,
+        {
+          project: plan.project,
+          datasetId: this.dataset.datasetId,
+          role: 'roles/bigquery.dataViewer',
+          member: args.studio,
+        },
+        { parent: this },
+      );
     new gcp.bigquery.DatasetIamMember(
       `${name}-ops-editor-schedule`,
       {

@@ -5,7 +5,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
-import type { ColumnPlan } from '../core/warehouse.ts';
+import type { ColumnPlan, TablePlan } from '../core/warehouse.ts';
 import { PII_COLUMNS, withPolicyTags } from './column-security.ts';
 
 export interface WarehouseArgs {
@@ -70,18 +70,7 @@ export class Warehouse extends pulumi.ComponentResource {
                 JSON.stringify(withPolicyTags(t.columns, PII_COLUMNS[t.name] ?? [], tag)),
               )
             : bigQuerySchema(t.columns),
-          ...(t.timePartitioning
-            ? {
-                timePartitioning: {
-                  type: t.timePartitioning.type,
-                  field: t.timePartitioning.field,
-                  ...(t.timePartitioning.expirationMs
-                    ? { expirationMs: Number(t.timePartitioning.expirationMs) }
-                    : {}),
-                },
-              }
-            : {}),
-          ...(t.clustering ? { clusterings: [...t.clustering] } : {}),
+          ...partitioningOf(t),
           deletionProtection: args.deletionProtection,
           labels: { environment: plan.environment },
         },
@@ -172,4 +161,22 @@ export class Warehouse extends pulumi.ComponentResource {
     this.tables = tables;
     this.registerOutputs({ dataset: this.dataset.datasetId });
   }
+}
+
+/** A planned table's partitioning (with its expiry) and clustering, as the Table resource takes them. */
+export function partitioningOf(t: TablePlan) {
+  return {
+    ...(t.timePartitioning
+      ? {
+          timePartitioning: {
+            type: t.timePartitioning.type,
+            field: t.timePartitioning.field,
+            ...(t.timePartitioning.expirationMs
+              ? { expirationMs: Number(t.timePartitioning.expirationMs) }
+              : {}),
+          },
+        }
+      : {}),
+    ...(t.clustering ? { clusterings: [...t.clustering] } : {}),
+  };
 }

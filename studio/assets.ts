@@ -37,6 +37,10 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/replays', file: 'replays.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/replays.js', file: 'replays.js', type: 'text/javascript; charset=utf-8' },
   { path: '/assets/icon.svg', file: 'icon.svg', type: 'image/svg+xml' },
+  { path: '/live', file: 'live.html', type: 'text/html; charset=utf-8' },
+  { path: '/assets/live.js', file: 'live.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/destinations', file: 'destinations.html', type: 'text/html; charset=utf-8' },
+  { path: '/assets/destinations.js', file: 'destinations.js', type: 'text/javascript; charset=utf-8' },
 ];
 
 /** Files taken as they are from a package (the chart library's stylesheet). */
@@ -51,6 +55,8 @@ const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
   { entry: 'sql.ts', file: 'sql.js' },
   { entry: 'rules.ts', file: 'rules.js' },
   { entry: 'replays.ts', file: 'replays.js' },
+  { entry: 'live.ts', file: 'live.js' },
+  { entry: 'destinations.ts', file: 'destinations.js' },
 ];
 
 /** The pages' files, by name, built from the sources (what the deployed bundle carries in web/). */

@@ -89,6 +89,7 @@ async function main(): Promise<void> {
     // Scheduled rules', syncs' and saved queries' SQL: dry-run at apply.
     checkSql: (items) => resourceSqlViolations(bigquery, config.plan, items),
     warehouseRef: { project: config.project, dataset: config.plan.dataset },
+    opsTable: (name) => tableRef(config.project, config.plan.ops.dataset, name),
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
       ensure: (v) => ensureDefinitionView(dataset, v),

@@ -17,6 +17,8 @@
  *   POST   /v1/admin/rule-test, /v1/admin/rule-firings   the rules page (read)
  *   POST   /v1/admin/replay-start  {destination, source, …}  a replay on the scheduler (apply)
  *   POST   /v1/admin/replays       {}                     the newest replays and their progress (read)
+ *   POST   /v1/admin/live          {since, filter?, only?}  refused requests and stored events (read)
+ *   POST   /v1/admin/destination-health {from, to}      the ledger per destination (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
@@ -47,11 +49,15 @@ import type { Asset } from './assets.ts';
 import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAccess } from './auth.ts';
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
+import { OPS_ACTIONS, type OpsApiOptions, opsAction } from './ops-api.ts';
 import { Refusal } from './refusal.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
 import { bodyUnread, checkedName, guardStateChange, pathSegments, readJsonBody } from './request.ts';
 
-export interface StudioOptions extends CreatorApiOptions, Omit<ReplayApiOptions, 'registry' | 'settings'> {
+export interface StudioOptions
+  extends CreatorApiOptions,
+    OpsApiOptions,
+    Omit<ReplayApiOptions, 'registry' | 'settings'> {
   readonly registry: RegistryClient;
   readonly adminToken: string;
   /** Who the admin token stands for, recorded as the author of what it applies. */
@@ -285,9 +291,10 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
   const creator = Object.hasOwn(CREATOR_ACTIONS, action) ? CREATOR_ACTIONS[action] : undefined;
   const viewing = Object.hasOwn(CONSOLE_ACTIONS, action) ? CONSOLE_ACTIONS[action] : undefined;
   const replaying = Object.hasOwn(REPLAY_ACTIONS, action) ? REPLAY_ACTIONS[action] : undefined;
-  if (creator || viewing || replaying) {
+  const operating = Object.hasOwn(OPS_ACTIONS, action) ? OPS_ACTIONS[action] : undefined;
+  if (creator || viewing || replaying || operating) {
     if (method !== 'POST') throw notAllowed('POST');
-    permit(caller, (creator ?? viewing ?? replaying) as Action);
+    permit(caller, (creator ?? viewing ?? replaying ?? operating) as Action);
     const body = await readJsonBody(req, o.bodyTimeoutMs);
     return send(
       res,
@@ -296,7 +303,9 @@ async function route(o: StudioOptions, req: http.IncomingMessage, res: http.Serv
         ? await creatorAction(o, action, body, author)
         : replaying
           ? await replayAction(o, action, body, author)
-          : await consoleAction(o, action, body),
+          : operating
+            ? await opsAction(o, action, body)
+            : await consoleAction(o, action, body),
     );
   }
   permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');

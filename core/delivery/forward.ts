@@ -10,6 +10,7 @@ import type { Destination } from '../../schemas/settings.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../defined-events.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
 import { type Breaker, retryAfterTime, retryInfoTime } from './breaker.ts';
+import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
 
@@ -92,8 +93,11 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
         event_name: push.attributes[DELIVERY_ATTRIBUTES.eventName] ?? '(unknown)',
         payload_digest: push.attributes[DELIVERY_ATTRIBUTES.payloadDigest],
       };
+  /** The identifier kinds of the request once it is built (match quality); names, never values. */
+  let carried: readonly string[] | undefined;
   const row = (status: Exclude<LedgerStatus, 'skipped'>, reason?: string, httpStatus?: number) =>
     attemptEntry({
+      identifiers: carried,
       ...ids,
       destination: destinationId || '(none)',
       status,
@@ -172,6 +176,7 @@ function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | P
       prepared = { ok: false, reason: `driver error: ${(err as Error).message}` };
     }
     if (!prepared.ok) return done(true, row('rejected', prepared.reason));
+    carried = requestIdentifiers(prepared.request.body);
     const interpret = (response: InboundResponse): ForwardResult | Promise<ForwardResult> => {
       // An access token refused (expired, revoked): once, with a fresh one.
       if (auth.reauthorize && response.kind === 'response' && response.status === 401)

@@ -20,6 +20,11 @@ export interface LedgerRow {
   readonly recorded_at: string;
   /** The event row's payload digest (core/identity.ts): with event_id, which stored event this is about. */
   readonly payload_digest: string | null;
+  /**
+   * The identifier kinds the attempt's request carried, by name (core/delivery/identifiers.ts);
+   * only on rows of an attempt whose request was built. Match quality reads it.
+   */
+  readonly identifiers?: readonly string[];
 }
 
 /** A row with the insertId BigQuery uses for best-effort de-duplication of retried writes. */
@@ -72,6 +77,7 @@ export function attemptEntry(input: {
   readonly replay: boolean;
   readonly messageId: string;
   readonly now: Date;
+  readonly identifiers?: readonly string[] | undefined;
 }): LedgerEntry {
   return {
     insertId: `${input.event_id}/${input.destination}/${input.messageId}/${input.attempt}/${input.status}`,
@@ -86,6 +92,7 @@ export function attemptEntry(input: {
       replay: input.replay,
       recorded_at: input.now.toISOString(),
       payload_digest: input.payload_digest ?? null,
+      ...(input.identifiers ? { identifiers: input.identifiers } : {}),
     },
   };
 }

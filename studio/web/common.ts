@@ -87,6 +87,8 @@ export function diffView(diff: string, label: string): HTMLElement {
 const PAGES = [
   { href: '/console', label: 'Overview' },
   { href: '/explorer', label: 'Events' },
+  { href: '/live', label: 'Live events' },
+  { href: '/destinations', label: 'Destinations' },
   { href: '/sql', label: 'SQL' },
   { href: '/replays', label: 'Replays' },
   { href: '/rules', label: 'Rules' },

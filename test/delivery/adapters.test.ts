@@ -8,7 +8,7 @@ import { createHttpSender, MAX_RESPONSE_BYTES } from '../../adapters/http-sender
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
-import { skippedEntry } from '../../core/delivery/ledger.ts';
+import { attemptEntry, skippedEntry } from '../../core/delivery/ledger.ts';
 import type { InsertRow } from '../../core/rows.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
@@ -157,9 +157,23 @@ describe('ledger rows and the deliveries table', () => {
   it('have the same columns, in the same order', async () => {
     const { deliveryColumns } = await import('../../core/warehouse.ts');
     const row = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0)).row;
+    const columns = deliveryColumns().map((c) => c.name);
+    // identifiers is only on rows of an attempt whose request was built (match quality).
     assert.deepEqual(
       Object.keys(row),
-      deliveryColumns().map((c) => c.name),
+      columns.filter((c) => c !== 'identifiers'),
     );
+    const attempt = attemptEntry({
+      event_id: 'e',
+      event_name: 'n',
+      destination: 'd',
+      status: 'delivered',
+      attempt: 1,
+      replay: false,
+      messageId: 'm',
+      now: new Date(0),
+      identifiers: ['email'],
+    }).row;
+    assert.deepEqual(Object.keys(attempt), columns);
   });
 });

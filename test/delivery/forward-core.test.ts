@@ -127,6 +127,18 @@ describe('forward core (one push → ledger rows and ack)', () => {
     assert.equal(sent.length, 0);
   });
 
+  it('records which identifier kinds the request carried, by name only (match quality)', async () => {
+    const { d } = deps(ok(200));
+    const known = { ...stored, user_id: 'u-4711', device: { ip: '203.0.113.9' } } as StoredEvent;
+    const r = await forwardPush(pushOf(known), d);
+    assert.equal(r.entries[0]!.row.status, 'delivered');
+    assert.deepEqual(r.entries[0]!.row.identifiers, ['external_id', 'ip']);
+    assert.ok(!JSON.stringify(r.entries[0]!.row).includes('203.0.113.9'));
+    // A request that was never built carries none: the row says nothing rather than "none".
+    const { d: noSecret } = deps(ok(200), {});
+    assert.equal((await forwardPush(pushOf(known), noSecret)).entries[0]!.row.identifiers, undefined);
+  });
+
   it('a part the driver left out is named in the delivered row, never silent', async () => {
     const { d } = deps(ok(200));
     const leaving: ForwardDeps = {

@@ -68,6 +68,7 @@ export async function startTestGateway(opts: {
   definitions?: GatewayDeps['definitions'];
   translators?: GatewayDeps['translators'];
   secrets?: GatewayDeps['secrets'];
+  refusals?: GatewayDeps['refusals'];
 }): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -115,6 +116,7 @@ export async function startTestGateway(opts: {
     ...(opts.definitions ? { definitions: opts.definitions } : {}),
     ...(opts.translators ? { translators: opts.translators } : {}),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
+    ...(opts.refusals ? { refusals: opts.refusals } : {}),
   };
   const server: Server = createGateway(
     {

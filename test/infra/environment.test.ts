@@ -466,6 +466,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events`,
       // The studio creates views of the events.
       `serviceAccount:${sa('studio')} roles/bigquery.dataEditor events`,
+      // Its live events page reads the gateway's refusals.
+      `serviceAccount:${sa('studio')} roles/bigquery.dataViewer eventbus_ops`,
     ]);
     const writes = byType(T.tableMember).map(
       (m) => `${m.inputs['member']} ${m.inputs['role']} ${m.inputs['datasetId']}.${m.inputs['tableId']}`,
@@ -480,6 +482,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         // The `skipped` rows of slice replays the console starts.
         `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.deliveries`,
         `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events.deliveries`,
+        // Live events: the gateway writes the requests it refused.
+        `serviceAccount:${sa('gateway')} roles/bigquery.dataEditor eventbus_ops.gateway_refusals`,
       ].sort(),
     );
   });

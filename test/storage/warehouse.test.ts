@@ -110,6 +110,8 @@ describe('storage: warehouse plan (tables and views as data)', () => {
       'recorded_at',
       // Appended (BigQuery adds columns only at the end): the event row's identity with event_id.
       'payload_digest',
+      // The identifier kinds of an attempt's request (match quality).
+      'identifiers',
     ]);
   });
 

@@ -1,0 +1,102 @@
+/**
+ * The studio's operations calls on the admin API (docs/console.md), read-only:
+ * - `live` `{since, filter?, only?}`: the gateway's refused requests (the ops table
+ *   `gateway_refusals`, core/live-events.ts) and the events stored since, newest first, each
+ *   list at most LIVE_ROWS rows; `filter` is text matched against source, credential,
+ *   translator, reason and event name.
+ * - `destination-health` `{from, to}`: per destination, the ledger's rows by status and hour, the
+ *   failure rate, the latency to delivery and the breaker as the ledger shows it, and the top
+ *   error reasons with a sample event (core/destination-health.ts's views), and match quality: the
+ *   share of delivered requests carrying each identifier kind, recent against before, with drops.
+ */
+import { plainValue } from '../adapters/user-sql.ts';
+import { overviewRangeProblem } from '../core/console/overview.ts';
+import {
+  destinationHealthSql,
+  matchSql,
+  shapeDestinationHealth,
+  shapeMatch,
+} from '../core/destination-health.ts';
+import { apiError, withViolations } from '../core/errors.ts';
+import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/live-events.ts';
+import { TABLES } from '../core/warehouse.ts';
+import type { CreatorApiOptions } from './creator-api.ts';
+import { Refusal } from './refusal.ts';
+
+/** The operations pages' actions, and whether each only reads. */
+export const OPS_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
+  live: 'read',
+  'destination-health': 'read',
+});
+
+export interface OpsApiOptions {
+  /** Quotes a table of the ops dataset (plan().ops), as `warehouse.table` does for the events'. */
+  readonly opsTable?: (name: string) => string;
+  /** The clock (tests). */
+  readonly now?: () => number;
+}
+
+export async function opsAction(
+  o: OpsApiOptions & Pick<CreatorApiOptions, 'warehouse' | 'settings'>,
+  action: string,
+  raw: unknown,
+): Promise<unknown> {
+  const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  if (!o.warehouse) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
+  if (action === 'destination-health') return destinationHealth(o, o.warehouse, body);
+  if (action !== 'live') throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+  if (!o.opsTable) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no ops dataset' }));
+  const problem = liveProblem(body, (o.now ?? Date.now)());
+  if (problem) throw invalid(problem);
+  const params = {
+    since: String(body['since']),
+    filter: typeof body['filter'] === 'string' ? body['filter'].trim().toLowerCase() : '',
+  };
+  const sql = liveSql(o.warehouse.table(TABLES.events), o.opsTable(REFUSALS_TABLE));
+  const only = body['only'];
+  const [refused, accepted] = await Promise.all([
+    only === 'accepted' ? [] : o.warehouse.query(sql.refused, params),
+    only === 'refused' ? [] : o.warehouse.query(sql.accepted, params),
+  ]);
+  return { refused: refused.map(plainValue), accepted: accepted.map(plainValue) };
+}
+
+const invalid = (problem: { field: string; description: string }): Refusal =>
+  new Refusal(
+    withViolations(apiError('INVALID_REQUEST', { detail: `${problem.field} ${problem.description}` }), [
+      problem,
+    ]),
+  );
+
+async function destinationHealth(
+  o: Pick<CreatorApiOptions, 'settings'>,
+  w: NonNullable<CreatorApiOptions['warehouse']>,
+  body: Record<string, unknown>,
+) {
+  const problem = overviewRangeProblem(body);
+  if (problem) throw invalid({ field: problem.startsWith('to') ? 'to' : 'from', description: problem });
+  const params = { from: String(body['from']), to: String(body['to']) };
+  const sql = destinationHealthSql((name) => w.table(name));
+  // Match quality compares the range's last quarter (a day at most) with what came before it.
+  const to = Date.parse(params.to);
+  const recent = new Date(to - Math.min(86_400_000, (to - Date.parse(params.from)) / 4)).toISOString();
+  const [hours, errors, latency, match] = await Promise.all([
+    w.query(sql.hours, params),
+    w.query(sql.errors, params),
+    w.query(sql.latency, params),
+    w.query(
+      matchSql((name) => w.table(name)),
+      { ...params, recent },
+    ),
+  ]);
+  const known = (o.settings?.destinations ?? []).map((d) => d.id);
+  return {
+    types: Object.fromEntries((o.settings?.destinations ?? []).map((d) => [d.id, d.type])),
+    match: { since: recent, shares: shapeMatch(match.map((r) => plainValue(r) as Record<string, unknown>)) },
+    destinations: shapeDestinationHealth(known, {
+      hours: hours.map((r) => plainValue(r) as Record<string, unknown>),
+      latency: latency.map((r) => plainValue(r) as Record<string, unknown>),
+    }),
+    errors: errors.map(plainValue),
+  };
+}

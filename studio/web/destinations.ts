@@ -1,0 +1,187 @@
+/**
+ * The studio's destination health page (docs/console.md#destination-health): the
+ * `destination-health` call over a range, as a table per destination (totals by status, failure
+ * rate, latency to delivery, the breaker as the ledger shows it), the top errors with a sample
+ * event linked to the explorer, and each destination's hours as a table (a chart of a few points
+ * says less than its numbers).
+ */
+import type { DestinationHealth, MatchShare } from '../../core/destination-health.ts';
+import { $, admin, el, noteMissingToken, refusal } from './common.ts';
+
+const HOUR = 3_600_000;
+const STATUSES = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
+
+interface HealthAnswer {
+  readonly destinations: readonly DestinationHealth[];
+  readonly errors: readonly Record<string, unknown>[];
+  readonly types: Readonly<Record<string, string>>;
+  readonly match: { readonly since: string; readonly shares: readonly MatchShare[] };
+}
+
+/** What each platform says matters most for matching (docs/platforms.md), shown beside its shares. */
+const GUIDANCE: Readonly<Record<string, string>> = {
+  meta: 'Meta: email and phone weigh most, then external_id, fbc and fbp, and ip with user_agent (Event Match Quality).',
+  tiktok: 'TikTok: ttclid and email or phone weigh most, then external_id, ttp, and ip with user_agent.',
+  ga4: 'GA4: client_id (or app instance) is required; user_id and hashed email or phone improve joining.',
+  google_ads: 'Google Ads: gclid (or gbraid/wbraid), then hashed email or phone (enhanced conversions).',
+};
+
+const ms = (v: number | null): string =>
+  v === null ? '–' : v < 1000 ? `${v} ms` : `${(v / 1000).toFixed(1)} s`;
+const pct = (v: number | null): string => (v === null ? '–' : `${(v * 100).toFixed(1)} %`);
+
+function table(
+  label: string,
+  head: readonly string[],
+  rows: readonly (readonly (Node | string)[])[],
+): HTMLElement {
+  return el(
+    'table',
+    { 'aria-label': label },
+    el('thead', {}, el('tr', {}, ...head.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, ...rows.map((cells) => el('tr', {}, ...cells.map((c) => el('td', {}, c))))),
+  );
+}
+
+function breakerCell(b: DestinationHealth['breaker']): HTMLElement {
+  const text = b === 'open' ? 'held back' : b === 'closed' ? 'sending' : 'no attempts';
+  return el('span', { class: b === 'open' ? 'err' : b === 'closed' ? 'ok' : 'hint' }, text);
+}
+
+function destinations(list: readonly DestinationHealth[]): HTMLElement {
+  if (list.length === 0) return el('p', { class: 'hint' }, 'No destination and no ledger row in this range.');
+  return table(
+    'Destinations',
+    // What needs attention first, so a phone shows it before the table scrolls.
+    ['destination', 'breaker', 'failure rate', ...STATUSES, 'replayed', 'p50', 'p95', 'max'],
+    list.map((d) => [
+      d.destination,
+      breakerCell(d.breaker),
+      el('span', { class: (d.failure_rate ?? 0) > 0.05 ? 'err' : '' }, pct(d.failure_rate)),
+      ...STATUSES.map((s) => String(d.totals[s])),
+      String(d.totals.replayed),
+      ms(d.latency.p50_ms),
+      ms(d.latency.p95_ms),
+      ms(d.latency.max_ms),
+    ]),
+  );
+}
+
+function errors(rows: HealthAnswer['errors']): HTMLElement {
+  if (rows.length === 0)
+    return el('p', { class: 'hint' }, 'No rejected, failed or dead-lettered row in this range.');
+  return table(
+    'Top errors',
+    ['destination', 'status', 'reason', 'rows', 'events', 'HTTP', 'sample'],
+    rows.map((r) => {
+      const id = String(r['sample_event_id'] ?? '');
+      return [
+        String(r['destination']),
+        String(r['status']),
+        el('span', { class: 'why' }, String(r['reason'] || '(none)')),
+        String(r['rows_recorded']),
+        String(r['events']),
+        r['http_status'] == null ? '' : String(r['http_status']),
+        id ? el('a', { href: `/explorer?event_id=${encodeURIComponent(id)}` }, id) : '',
+      ];
+    }),
+  );
+}
+
+function hours(list: readonly DestinationHealth[]): HTMLElement[] {
+  return list
+    .filter((d) => d.hours.length > 0)
+    .map((d) =>
+      el(
+        'details',
+        {},
+        el(
+          'summary',
+          {},
+          `${d.destination}: ${d.hours.length} hour${d.hours.length === 1 ? '' : 's'} with rows`,
+        ),
+        el(
+          'div',
+          { class: 'scroll' },
+          table(
+            `${d.destination} by hour`,
+            ['hour (UTC)', ...STATUSES, 'held back'],
+            d.hours.map((h) => [
+              String(h['hour']).slice(0, 16).replace('T', ' '),
+              ...STATUSES.map((s) => String(h[s] ?? 0)),
+              String(h['held_back'] ?? 0),
+            ]),
+          ),
+        ),
+      ),
+    );
+}
+
+function match(answer: HealthAnswer): { warnings: HTMLElement[]; table: HTMLElement } {
+  const shares = answer.match.shares;
+  const dropped = shares.filter((m) => m.dropped);
+  const warnings = dropped.map((m) =>
+    el(
+      'p',
+      { class: 'warn', role: 'alert' },
+      `${m.destination} · ${m.event_name}: ${m.identifier} fell from ${pct(m.before)} to ${pct(m.recent)} of delivered requests.`,
+    ),
+  );
+  const types = [...new Set(shares.map((m) => answer.types[m.destination] ?? ''))];
+  warnings.push(...types.flatMap((t) => (GUIDANCE[t] ? [el('p', { class: 'hint' }, GUIDANCE[t])] : [])));
+  if (shares.length === 0)
+    return {
+      warnings,
+      table: el('p', { class: 'hint' }, 'No delivered request with identifiers recorded in this range.'),
+    };
+  return {
+    warnings,
+    table: table(
+      'Match quality',
+      [
+        'destination',
+        'event',
+        'identifier',
+        `since ${answer.match.since.slice(0, 16).replace('T', ' ')}`,
+        'before',
+        '',
+      ],
+      shares.map((m) => [
+        m.destination,
+        m.event_name,
+        m.identifier,
+        pct(m.recent),
+        pct(m.before),
+        m.dropped ? el('span', { class: 'warn' }, 'dropped') : '',
+      ]),
+    ),
+  };
+}
+
+async function load(): Promise<void> {
+  const hoursBack = Number($<HTMLSelectElement>('range').value);
+  const to = new Date(Math.ceil(Date.now() / HOUR) * HOUR);
+  const from = new Date(to.getTime() - hoursBack * HOUR);
+  const status = $('health-status');
+  status.textContent = 'Reading the ledger…';
+  const { status: code, json } = await admin('/v1/admin/destination-health', {
+    from: from.toISOString(),
+    to: to.toISOString(),
+  });
+  if (code !== 200) {
+    status.replaceChildren(...refusal(code, json));
+    return;
+  }
+  const answer = json as HealthAnswer;
+  $('destinations').replaceChildren(destinations(answer.destinations));
+  $('errors').replaceChildren(errors(answer.errors));
+  $('hours').replaceChildren(...hours(answer.destinations));
+  const m = match(answer);
+  $('match-warnings').replaceChildren(...m.warnings);
+  $('match').replaceChildren(m.table);
+  status.textContent = `${from.toISOString().slice(0, 16).replace('T', ' ')} to ${to.toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
+}
+
+noteMissingToken();
+$('range').addEventListener('change', () => void load());
+void load();
