@@ -46,6 +46,27 @@ const KINDS: Readonly<Record<string, string>> = Object.freeze({
   ip_address: 'ip',
   client_user_agent: 'user_agent',
   user_agent: 'user_agent',
+  // The later platforms' click ids, cookies and device ids (docs/platforms.md §7-12).
+  msclkid: 'msclkid',
+  twclid: 'twclid',
+  sc_click_id: 'sccid',
+  li_fat_id: 'li_fat_id',
+  click_id: 'click_id',
+  sc_cookie1: 'cookie',
+  uuid: 'cookie',
+  hashed_maids: 'mobile_ad_id',
+  madid: 'mobile_ad_id',
+});
+
+/**
+ * LinkedIn names each identifier in a `{idType, idValue}` pair rather than by its key: the kinds
+ * of its id types.
+ */
+const ID_TYPES: Readonly<Record<string, string>> = Object.freeze({
+  SHA256_EMAIL: 'email',
+  LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID: 'li_fat_id',
+  ACXIOM_ID: 'external_id',
+  ORACLE_MOAT_ID: 'external_id',
 });
 
 /** How deep and wide the walk goes: a request's identifiers sit near its top. */
@@ -61,7 +82,8 @@ const present = (v: unknown): boolean =>
 /**
  * The identifier kinds a request body carries with a value, sorted: `email`, `phone`,
  * `external_id`, `name`, `fbc`, `fbp`, `gclid`, `gbraid`, `wbraid`, `ttclid`, `ttp`, `client_id`,
- * `ip`, `user_agent`. A string body is read as JSON, else as a form; anything else as nothing.
+ * `ip`, `user_agent`, `msclkid`, `twclid`, `sccid`, `li_fat_id`, `click_id` (Pinterest's epik,
+ * Reddit's rdt_cid), `cookie`, `mobile_ad_id`. A string body is read as JSON, else as a form; anything else as nothing.
  */
 export function requestIdentifiers(body: unknown): string[] {
   const found = new Set<string>();
@@ -69,6 +91,12 @@ export function requestIdentifiers(body: unknown): string[] {
     if (depth > MAX_DEPTH || v === null || typeof v !== 'object') return;
     if (Array.isArray(v)) {
       for (const item of v.slice(0, MAX_ITEMS)) walk(item, depth + 1);
+      return;
+    }
+    const pair = v as { idType?: unknown; idValue?: unknown };
+    if (typeof pair.idType === 'string' && present(pair.idValue)) {
+      const kind = ID_TYPES[pair.idType];
+      if (kind) found.add(kind);
       return;
     }
     for (const [key, value] of Object.entries(v as Record<string, unknown>)) {

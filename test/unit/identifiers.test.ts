@@ -31,6 +31,26 @@ describe('match quality: identifier kinds of a request', () => {
       body: { userIdentifiers: [{ hashedEmail: 'h' }, { hashedPhoneNumber: 'p' }], gclid: 'g' },
       kinds: ['email', 'gclid', 'phone'],
     },
+    {
+      name: "LinkedIn's {idType, idValue} pairs: hashed e-mail and the first-party cookie",
+      body: {
+        userIds: [
+          { idType: 'SHA256_EMAIL', idValue: 'h' },
+          { idType: 'LINKEDIN_FIRST_PARTY_ADS_TRACKING_UUID', idValue: 'f' },
+        ],
+      },
+      kinds: ['email', 'li_fat_id'],
+    },
+    {
+      name: 'click ids and cookies of Microsoft, X, Snapchat, Pinterest and Reddit',
+      body: {
+        data: [{ userData: { msclkid: 'm' } }],
+        conversions: [{ identifiers: [{ twclid: 't' }, { hashed_email: 'h' }] }],
+        sc: { sc_click_id: 's', sc_cookie1: 'c' },
+        user_data: { click_id: 'epik', hashed_maids: ['d'] },
+      },
+      kinds: ['click_id', 'cookie', 'email', 'mobile_ad_id', 'msclkid', 'sccid', 'twclid'],
+    },
     { name: 'JSON text', body: '{"user_id":"u1"}', kinds: ['external_id'] },
     { name: 'a form', body: 'email=a%40b.example&ip=1.2.3.4&other=1', kinds: ['email', 'ip'] },
     { name: 'nothing to match on', body: { event: 'x', value: 1 }, kinds: [] },
