@@ -480,6 +480,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         // The `skipped` rows of slice replays the console starts.
         `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.deliveries`,
         `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events.deliveries`,
+        // The incremental models it keeps (docs/sessions.md).
+        ...['sessions', 'identity_map', 'identity_merges', 'identity_erasures', 'model_watermarks'].map(
+          (t) => `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.${t}`,
+        ),
       ].sort(),
     );
   });
