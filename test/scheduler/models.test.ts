@@ -329,6 +329,38 @@ describe('scheduler: sessions and identity_map kept by the Model job', function 
     assert.deepEqual(after.identity, []);
     assert.deepEqual(after.sessions, []);
   });
+
+  it('a chain too long for one run’s label passes is written as far as it got, and the next runs finish it while the watermark waits', async () => {
+    // x1 – y1 – x2 – y2 – … : each event links an anonymous id and a user id, each id on two events.
+    const chain: [number, Record<string, unknown>][] = [];
+    for (let i = 0; i < 120; i++) {
+      chain.push([1600, { event_name: 'login', anonymous_id: `x${i}`, user_id: `y${i}` }]);
+      chain.push([1601, { event_name: 'login', anonymous_id: `x${i + 1}`, user_id: `y${i}` }]);
+    }
+    await store(chain);
+    const watermark = async () =>
+      (await rows(`SELECT watermark FROM ${dataset}.model_watermarks\` WHERE model = 'identity_map'`))[0];
+    const before = await watermark();
+    const first = await runModels(new Date(DAY1 + 28 * 3_600_000));
+    assert.ok(Number(first['identity_map']?.['unsettled']) > 0, JSON.stringify(first));
+    assert.deepEqual(await watermark(), before, 'the watermark waits for the tangle to settle');
+    let runs = 1;
+    for (let hour = 29; runs < 10; hour++, runs++) {
+      const s = await runModels(new Date(DAY1 + hour * 3_600_000));
+      if (Number(s['identity_map']?.['unsettled']) === 0) break;
+    }
+    assert.ok(runs < 10, 'settled within 10 runs');
+    assert.notDeepEqual(await watermark(), before);
+    const persons = await rows(
+      `SELECT COUNT(DISTINCT person_id) AS n, COUNT(*) AS ids FROM ${dataset}.identity_map\` WHERE identifier LIKE 'anonymous_id:x%' OR identifier LIKE 'user_id:y%'`,
+    );
+    assert.deepEqual(persons, [{ n: 1, ids: 241 }]);
+    // Every person id the earlier runs wrote resolves to the one person.
+    const resolved = await rows(
+      `SELECT DISTINCT p.person_id FROM ${dataset}.identity_merges\` AS m JOIN ${dataset}.person_ids\` AS p ON p.published_person_id = m.old_person_id WHERE m.merged_at IS NOT NULL`,
+    );
+    assert.equal(resolved.length, 1);
+  });
 });
 
 function sha256(text: string): string {
