@@ -13,6 +13,7 @@
  * (LABEL_PASSES); what one run cannot settle is written as far as it got and the watermark stays,
  * so the next run reads the same events again and finishes the job.
  */
+import { sha256 } from './pii.ts';
 import {
   c,
   declareSince,
@@ -221,4 +222,21 @@ export function eraseSql(options: Pick<SessionOptions, 'project' | 'dataset'>): 
     'COMMIT TRANSACTION;',
     'SELECT (SELECT COUNT(*) FROM erased) AS identifiers;',
   ].join('\n');
+}
+
+/**
+ * The identifier `eraseSql` takes, from what a person asking to be erased gives: `kind:value`
+ * with an e-mail or phone hashed as the identity run hashes it (already SHA-256 hex: as is), or a
+ * person id (64 hex). Undefined when it is neither.
+ */
+export function erasureIdentifier(text: string): string | undefined {
+  const value = text.trim();
+  if (/^[0-9a-f]{64}$/.test(value)) return value;
+  const at = value.indexOf(':');
+  const kind = value.slice(0, at);
+  const rest = value.slice(at + 1);
+  if (at < 1 || rest === '' || !(IDENTIFIER_KINDS as readonly string[]).includes(kind)) return undefined;
+  if ((kind === 'email' || kind === 'phone') && !/^[0-9a-f]{64}$/.test(rest))
+    return `${kind}:${sha256(kind === 'email' ? rest.trim().toLowerCase() : rest.replace(/[^0-9]/g, ''))}`;
+  return `${kind}:${rest}`;
 }

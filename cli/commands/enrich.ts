@@ -123,8 +123,23 @@ function parseTime(value: string | undefined, flag: string): Date {
   return new Date(ms);
 }
 
+/**
+ * The options of a command that works on an environment's warehouse (`--env`, `--data-dir`,
+ * `--format`), and its help's endpoint note and examples. `erase` shares it.
+ */
+export function warehouseCommand(c: Command, examples: readonly string[]): Command {
+  return c
+    .option('--env <name>', 'environment name or settings file', 'local')
+    .option(...DATA_DIR_OPTION)
+    .addOption(formatOption())
+    .addHelpText(
+      'after',
+      ['', LOCAL_ENDPOINT_HELP, '', 'Examples:', ...examples.map((e) => `  ${e}`)].join('\n'),
+    );
+}
+
 export function register(program: Command): void {
-  program
+  const command = program
     .command('enrich')
     .description(
       'Back-fill the enriched column of events stored before enrichment existed (idempotent: a second run writes 0 rows)',
@@ -132,36 +147,25 @@ export function register(program: Command): void {
     .requiredOption('--from <time>', 'start of the event_time window (inclusive)')
     .requiredOption('--to <time>', 'end of the event_time window (exclusive)')
     .option('--all', 're-derive every row of the window, not only rows without enrichment')
-    .option('--slice-hours <n>', 'hours of event_time read and merged at a time', '24')
-    .option('--env <name>', 'environment name or settings file', 'local')
-    .option(...DATA_DIR_OPTION)
-    .addOption(formatOption())
-    .addHelpText(
-      'after',
-      [
-        '',
-        LOCAL_ENDPOINT_HELP,
-        '',
-        'Examples:',
-        '  eventbus enrich --from 2026-01-01 --to 2026-11-01',
-        '  eventbus enrich --env production --from 2026-10-01 --to 2026-11-01 --all',
-      ].join('\n'),
-    )
-    .action(async (o: EnrichOptions, cmd: Command) => {
-      const from = parseTime(o.from, '--from');
-      const to = parseTime(o.to, '--to');
-      if (to <= from) throw new CliError('--to must be after --from');
-      const sliceHours = Number(o.sliceHours);
-      if (!Number.isInteger(sliceHours) || sliceHours < 1 || sliceHours > 24 * 31)
-        throw new CliError('--slice-hours must be a whole number of hours between 1 and 744');
-      const { plan: p, settings } = await loadEnvironment(o.env);
-      const bigquery = await warehouseClient(p, process.env, o.dataDir);
-      const reports = await backfillEnrichment(bigquery, p, settings, {
-        from,
-        to,
-        sliceHours,
-        all: o.all === true,
-      });
-      writerOf(cmd)(renderRows(reports as unknown as Record<string, unknown>[], o.format));
+    .option('--slice-hours <n>', 'hours of event_time read and merged at a time', '24');
+  warehouseCommand(command, [
+    'eventbus enrich --from 2026-01-01 --to 2026-11-01',
+    'eventbus enrich --env production --from 2026-10-01 --to 2026-11-01 --all',
+  ]).action(async (o: EnrichOptions, cmd: Command) => {
+    const from = parseTime(o.from, '--from');
+    const to = parseTime(o.to, '--to');
+    if (to <= from) throw new CliError('--to must be after --from');
+    const sliceHours = Number(o.sliceHours);
+    if (!Number.isInteger(sliceHours) || sliceHours < 1 || sliceHours > 24 * 31)
+      throw new CliError('--slice-hours must be a whole number of hours between 1 and 744');
+    const { plan: p, settings } = await loadEnvironment(o.env);
+    const bigquery = await warehouseClient(p, process.env, o.dataDir);
+    const reports = await backfillEnrichment(bigquery, p, settings, {
+      from,
+      to,
+      sliceHours,
+      all: o.all === true,
     });
+    writerOf(cmd)(renderRows(reports as unknown as Record<string, unknown>[], o.format));
+  });
 }

@@ -5,6 +5,7 @@
  */
 
 export * as enrich from './enrich.ts';
+export * as erase from './erase.ts';
 export * as key from './key.ts';
 export * as preview from './preview.ts';
 export * as replay from './replay.ts';

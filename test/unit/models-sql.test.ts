@@ -6,7 +6,8 @@
  * test/scheduler/models.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { eraseSql, identityRunSql, LABEL_PASSES } from '../../core/identity-graph.ts';
+import { createHash } from 'node:crypto';
+import { eraseSql, erasureIdentifier, identityRunSql, LABEL_PASSES } from '../../core/identity-graph.ts';
 import { modelOptions, modelPlan } from '../../core/models.ts';
 import { DEFAULT_CONVERSIONS, sessionColumns, sessionsRunSql } from '../../core/sessions.ts';
 import { warehousePlan } from '../../core/warehouse.ts';
@@ -194,6 +195,23 @@ describe('models: the identity run’s SQL', () => {
     );
     assert.match(find('DELETE FROM `p.events.identity_merges`'), /current_person_id IN/);
     assert.match(find('INSERT INTO `p.events.identity_erasures`'), /SELECT DISTINCT identifier_hash/);
+  });
+});
+
+describe('models: what names a person to erase', () => {
+  const hex = (t: string) => createHash('sha256').update(t).digest('hex');
+
+  it('hashes a plain e-mail or phone as the identity run does, and takes ids and person ids as they are', () => {
+    assert.equal(erasureIdentifier(' email: Ann@Example.com '), `email:${hex('ann@example.com')}`);
+    assert.equal(erasureIdentifier('phone:+31 (0)6-1234'), `phone:${hex('31061234')}`);
+    assert.equal(erasureIdentifier(`email:${hex('x')}`), `email:${hex('x')}`);
+    assert.equal(erasureIdentifier('user_id:u-1'), 'user_id:u-1');
+    assert.equal(erasureIdentifier(hex('p')), hex('p'));
+  });
+
+  it('refuses anything else', () => {
+    for (const bad of ['ann@example.com', 'cookie:abc', 'user_id:', ':x', ''])
+      assert.equal(erasureIdentifier(bad), undefined, bad);
   });
 });
 

@@ -41,6 +41,12 @@ describe('cli: eventbus', () => {
     assert.match(backwards.stderr, /--to must be after --from/);
   });
 
+  it('erase refuses what is not an identifier before touching the warehouse', async () => {
+    const r = await cli(['erase', 'ann@example.com']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /the identifier must be kind:value/);
+  });
+
   it('settings check prints the plan of the local environment as tables', async () => {
     const r = await cli(['settings', 'check']);
     assert.equal(r.code, 0, r.stderr);
