@@ -156,6 +156,11 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
   const gapSeconds = (options.gapMinutes ?? 30) * 60;
   const lookbackHours = options.lookbackHours ?? 72;
   const visitor = 'COALESCE(anonymous_id, user_id)';
+  // The oldest event (and so session start) a run can touch: every read of `sessions` is bounded
+  // by it too, so BigQuery prunes the table's partitions as it prunes events'. Sound because the
+  // anchors only take sessions that start after it, and every recomputed session starts at or
+  // after its anchor.
+  const floor = 'TIMESTAMP_SUB(@upto, INTERVAL @lookback_hours + 24 HOUR)';
   const sql = [
     declareSince(ref(SESSION_TABLES.watermarks), 'sessions'),
     '',
@@ -183,6 +188,7 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
     '  ON s.visitor_id = a.visitor_id',
     '  AND s.session_end >= TIMESTAMP_SUB(a.first_new, INTERVAL @gap_seconds SECOND)',
     '  AND s.session_start <= a.first_new',
+    `  AND s.session_start >= ${floor}`,
     'GROUP BY a.visitor_id, a.first_new;',
     '',
     '-- Their sessions from the anchor on, recomputed from events_dedup (one row per event).',
@@ -192,7 +198,7 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
     `  FROM ${ref('events_dedup')} AS e`,
     `  JOIN anchors AS a ON ${visitor} = a.visitor_id`,
     '  WHERE e.event_time >= a.anchor',
-    '    AND e.event_time >= TIMESTAMP_SUB(@upto, INTERVAL @lookback_hours + 24 HOUR)',
+    `    AND e.event_time >= ${floor}`,
     '    AND e.enriched.bot IS NOT TRUE',
     '), numbered AS (',
     '  SELECT *, COUNTIF(gap) OVER (PARTITION BY visitor_id ORDER BY event_time, event_id) AS n',
@@ -226,22 +232,23 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
     'CREATE TEMP TABLE gone AS',
     `SELECT s.session_id FROM ${ref(SESSION_TABLES.sessions)} AS s`,
     'JOIN anchors AS a ON a.visitor_id = s.visitor_id AND s.session_start >= a.anchor',
-    'WHERE s.session_id NOT IN (SELECT session_id FROM recomputed);',
+    `WHERE s.session_start >= ${floor} AND s.session_id NOT IN (SELECT session_id FROM recomputed);`,
     '',
     '-- The recomputed sessions that differ from what is stored: the only rows written.',
     'CREATE TEMP TABLE changed AS',
     'SELECT r.* FROM recomputed AS r',
-    `LEFT JOIN ${ref(SESSION_TABLES.sessions)} AS t ON t.session_id = r.session_id`,
+    `LEFT JOIN (SELECT * FROM ${ref(SESSION_TABLES.sessions)} WHERE session_start >= ${floor}) AS t`,
+    '  ON t.session_id = r.session_id',
     'WHERE t.session_id IS NULL',
     '  OR t.session_end != r.session_end OR t.events != r.events OR t.conversions != r.conversions',
     "  OR IFNULL(t.user_id, '') != IFNULL(r.user_id, '');",
     '',
     `DELETE FROM ${ref(SESSION_TABLES.sessions)}`,
-    'WHERE session_id IN (SELECT session_id FROM gone);',
+    `WHERE session_start >= ${floor} AND session_id IN (SELECT session_id FROM gone);`,
     '',
     `MERGE ${ref(SESSION_TABLES.sessions)} AS t`,
     'USING changed AS s',
-    'ON t.session_id = s.session_id',
+    `ON t.session_id = s.session_id AND t.session_start >= ${floor}`,
     'WHEN MATCHED THEN UPDATE SET',
     '  user_id = s.user_id, session_end = s.session_end, events = s.events, converted = s.converted,',
     '  conversions = s.conversions, updated_at = CURRENT_TIMESTAMP()',

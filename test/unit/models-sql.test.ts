@@ -74,6 +74,13 @@ describe('models: the sessions run’s SQL', () => {
     assert.deepEqual(eventReads(statements), [arrived, recomputed], 'events are read by these two only');
   });
 
+  it('reads and writes sessions only from the oldest start a run can touch (partition pruning)', () => {
+    const floor = /session_start >= TIMESTAMP_SUB\(@upto, INTERVAL @lookback_hours \+ 24 HOUR\)/;
+    const touching = statements.filter((s) => s.includes('`p.events.sessions`'));
+    assert.equal(touching.length, 5);
+    for (const s of touching) assert.match(s, floor, s);
+  });
+
   it('moves the watermark in the same transaction as the rows, forward only, when events arrived', () => {
     assertWatermark(statements, 'sessions', 'MERGE `p.events.sessions`');
     assert.equal(run.params['upto'], UPTO);
@@ -92,10 +99,10 @@ describe('models: the sessions run’s SQL', () => {
       gone,
       /JOIN anchors AS a ON a\.visitor_id = s\.visitor_id AND s\.session_start >= a\.anchor/,
     );
-    assert.match(gone, /WHERE s\.session_id NOT IN \(SELECT session_id FROM recomputed\)/);
+    assert.match(gone, /AND s\.session_id NOT IN \(SELECT session_id FROM recomputed\)/);
     assert.match(
       statement('DELETE FROM `p.events.sessions`'),
-      /WHERE session_id IN \(SELECT session_id FROM gone\)/,
+      /AND session_id IN \(SELECT session_id FROM gone\)/,
     );
   });
 
