@@ -11,47 +11,10 @@ import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { FieldSpec } from './definitions.ts';
 import { destinationHealthViews } from './destination-health.ts';
+import { modelPlan } from './models.ts';
+import { type ColumnPlan, type TablePlan, tableRef, type ViewPlan } from './table-plan.ts';
 
-/** A BigQuery column, in the REST API's TableFieldSchema shape. */
-export interface ColumnPlan {
-  readonly name: string;
-  readonly type:
-    | 'STRING'
-    | 'INT64'
-    | 'FLOAT64'
-    | 'NUMERIC'
-    | 'BOOL'
-    | 'TIMESTAMP'
-    | 'DATE'
-    | 'DATETIME'
-    | 'BYTES'
-    | 'JSON'
-    | 'RECORD';
-  readonly mode?: 'NULLABLE' | 'REQUIRED' | 'REPEATED';
-  readonly description?: string;
-  readonly fields?: readonly ColumnPlan[];
-}
-
-export interface TablePlan {
-  readonly name: string;
-  readonly description: string;
-  readonly columns: readonly ColumnPlan[];
-  readonly timePartitioning?: {
-    readonly type: 'DAY' | 'HOUR';
-    readonly field: string;
-    readonly expirationMs?: string;
-  };
-  readonly clustering?: readonly string[];
-}
-
-export interface ViewPlan {
-  readonly name: string;
-  readonly description: string;
-  /** BigQuery standard SQL; `{{dataset}}` placeholders are already resolved. */
-  readonly query: string;
-  /** The columns the view returns (for docs and tests; BigQuery derives them itself). */
-  readonly columns?: readonly ColumnPlan[];
-}
+export type { ColumnPlan, TablePlan, ViewPlan };
 
 /** Table names, one name for one thing across code, SQL and docs. */
 export const TABLES = Object.freeze({
@@ -382,9 +345,8 @@ export function gatewayRefusalColumns(): ColumnPlan[] {
 
 const DAY_MS = 86_400_000;
 
-/** Fully qualified, quoted table reference: works in views on BigQuery and on the emulator. */
-export const tableRef = (project: string, dataset: string, table: string) =>
-  `\`${project}.${dataset}.${table}\``;
+/** Fully qualified, quoted table reference (core/table-ref.ts), for the code that reads tables. */
+export { tableRef };
 
 /** The columns of an event type's view: its declared fields, typed, read from event_data. */
 export function eventTypeColumns(type: EventType): ColumnPlan[] {
@@ -617,7 +579,9 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   }
   // Destination health: views of the ledger anyone can query (docs/console.md#destination-health).
   views.push(...destinationHealthViews(ref));
-  return { tables, views };
+  // The incremental models (docs/sessions.md): last, so their views can read the tables above.
+  const models = modelPlan(settings);
+  return { tables: [...tables, ...models.tables], views: [...views, ...models.views] };
 }
 
 /**

@@ -5,6 +5,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { buildRegionWarnings } from '../core/build-regions.ts';
+import { modelPlan } from '../core/models.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { TABLES } from '../core/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
@@ -115,11 +116,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries],
         },
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
-        // schedule: the `skipped` rows of slice replays (and the rules' action runs).
+        // schedule: the `skipped` rows of slice replays (and the rules' action runs), and the
+        // incremental models' tables it keeps (docs/sessions.md).
         {
           who: 'schedule',
           member: ids.members.schedule,
-          tables: [TABLES.deliveries, ...(rules ? [TABLES.actionRuns] : [])],
+          tables: [
+            TABLES.deliveries,
+            ...(rules ? [TABLES.actionRuns] : []),
+            ...modelPlan(settings).tables.map((t) => t.name),
+          ],
         },
       ],
       // Queries: the scheduler reads the ledger to tell whether a destination is healthy again;

@@ -116,6 +116,42 @@ export const Enrichment = Type.Object(
 );
 export type Enrichment = Static<typeof Enrichment>;
 
+/**
+ * The incremental models the scheduler keeps in the events dataset (docs/sessions.md): sessions,
+ * the identity map and the first/last-touch views over them.
+ */
+export const WarehouseModels = Type.Object(
+  {
+    enabled: Type.Optional(
+      Type.Boolean({ description: 'Keep sessions and identity_map up to date (default true)' }),
+    ),
+    every: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,6}(m|h|d)$',
+        description: 'How often the Model job runs (default 15m; at least 1m)',
+      }),
+    ),
+    session_gap_minutes: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 1440, description: 'Inactivity that ends a session (default 30)' }),
+    ),
+    lookback_hours: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 8784,
+        description: 'How old an arriving event may be and still be modelled incrementally (default 72)',
+      }),
+    ),
+    conversions: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
+        description:
+          'Event names that are conversions (default purchase, generate_lead, lead, sign_up, subscribe, begin_checkout)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WarehouseModels = Static<typeof WarehouseModels>;
+
 export const Destination = Type.Object(
   {
     id: Id('Destination id, used in subscription names and the `destination` attribute'),
@@ -346,6 +382,7 @@ export const Settings = Type.Object(
               description: 'Cap on the bytes one query people write (eventbus sql) may bill; default 10 GiB',
             }),
           ),
+          models: Type.Optional(WarehouseModels),
         },
         { additionalProperties: false },
       ),

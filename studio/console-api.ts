@@ -1,6 +1,6 @@
 /**
  * The console's calls on the admin API (docs/console.md), all read-only:
- * - `overview` `{from, to}`: core/console/overview.ts's queries over the warehouse, shaped.
+ * - `overview` `{from, to, bots?}`: core/console/overview.ts's queries over the warehouse, shaped.
  * - `explore` `{event_id}`: one event's stored rows, invalid twins, ledger rows, and the request
  *   each destination gets for it (the same code as `eventbus preview`, at the time it was
  *   received, with its definition's mappings); or `{from, to, user_id?, event_name?}`: the
@@ -80,11 +80,14 @@ async function overview(w: Warehouse, body: Record<string, unknown>) {
     );
   }
   const range = { from: String(body['from']), to: String(body['to']) };
-  const sql = overviewSql(w.table);
+  // Bots are left out of the audience breakdowns unless asked for (`"bots": true`).
+  const options = { bots: body['bots'] === true };
+  const sql = overviewSql(w.table, options);
   const rows = await Promise.all(OVERVIEW_QUERIES.map((q) => w.query(sql[q], range)));
   return shapeOverview(
     range,
     Object.fromEntries(OVERVIEW_QUERIES.map((q, i) => [q, rows[i] ?? []])) as Record<OverviewQuery, Row[]>,
+    options,
   );
 }
 

@@ -4,6 +4,8 @@
  * (main.ts registers every module this file exports, in alphabetical order).
  */
 
+export * as enrich from './enrich.ts';
+export * as erase from './erase.ts';
 export * as key from './key.ts';
 export * as preview from './preview.ts';
 export * as replay from './replay.ts';

@@ -18,14 +18,31 @@ export interface OverviewRange {
   readonly to: string;
 }
 
-export const OVERVIEW_QUERIES = ['events', 'invalid', 'reasons', 'deliveries', 'latency'] as const;
+export const OVERVIEW_QUERIES = [
+  'events',
+  'invalid',
+  'reasons',
+  'deliveries',
+  'latency',
+  'audience',
+] as const;
 export type OverviewQuery = (typeof OVERVIEW_QUERIES)[number];
 
 /** The longest range an overview covers (a quarter: 2,208 hourly points per series at most). */
 export const OVERVIEW_MAX_DAYS = 92;
 
+/** What the overview is asked besides the range. */
+export interface OverviewOptions {
+  /** Count events flagged `enriched.bot` in the country, device and channel breakdowns (default no). */
+  readonly bots?: boolean;
+}
+
 /** Each query's SQL; `table` quotes a table of the events dataset. Parameters: @from, @to. */
-export function overviewSql(table: (name: string) => string): Record<OverviewQuery, string> {
+export function overviewSql(
+  table: (name: string) => string,
+  options: OverviewOptions = {},
+): Record<OverviewQuery, string> {
+  const key = "CONCAT(event_id, '|', CAST(event_time AS STRING))";
   const range = (column: string) => `${column} >= TIMESTAMP(@from) AND ${column} < TIMESTAMP(@to)`;
   return {
     events: `SELECT TIMESTAMP_TRUNC(received_at, HOUR) AS hour, event_name, COUNT(DISTINCT CONCAT(event_id, '|', CAST(event_time AS STRING))) AS events
@@ -62,6 +79,19 @@ SELECT COUNT(*) AS stored,
   MIN(IF(rn >= CEIL(n * 0.99), ms, NULL)) AS p99_ms,
   MAX(ms) AS max_ms
 FROM r`,
+    // Country, device and channel (docs/enrichment.md) in one pass: each event has one of each,
+    // so the three breakdowns are sums over these rows. Bots are counted apart, and left out of
+    // the breakdowns unless asked for.
+    audience: `SELECT country, device, channel,
+  COUNT(DISTINCT ${options.bots ? 'k' : 'IF(bot, NULL, k)'}) AS events,
+  COUNT(DISTINCT IF(bot, k, NULL)) AS bots
+FROM (
+  SELECT ${key} AS k, IFNULL(enriched.geo.country, '') AS country, IFNULL(enriched.device.type, '') AS device,
+    IFNULL(enriched.channel, '') AS channel, IFNULL(enriched.bot, FALSE) AS bot
+  FROM ${table('events')}
+  WHERE ${range('received_at')}
+)
+GROUP BY country, device, channel`,
   };
 }
 
@@ -85,6 +115,36 @@ export interface Overview {
   /** Dead letters per destination (the ledger's `dead_lettered` rows). */
   readonly deadLetters: readonly { destination: string; deliveries: number }[];
   readonly latency: { stored: number; p50_ms: number | null; p99_ms: number | null; max_ms: number | null };
+  /**
+   * Events by country, device type and channel (`enriched.*`; '' when not derived), most first;
+   * bots left out unless the overview was asked to count them (`botsIncluded`).
+   */
+  readonly audience: {
+    readonly countries: readonly Share[];
+    readonly devices: readonly Share[];
+    readonly channels: readonly Share[];
+    /** Events flagged as bots in the range. */
+    readonly bots: number;
+    readonly botsIncluded: boolean;
+  };
+}
+
+export interface Share {
+  readonly value: string;
+  readonly events: number;
+}
+
+/** Sums the audience rows by one column, most events first. */
+function shares(rows: readonly Row[], column: string): Share[] {
+  const sums = new Map<string, number>();
+  for (const r of rows) {
+    const v = String(r[column] ?? '');
+    sums.set(v, (sums.get(v) ?? 0) + num(r['events']));
+  }
+  return [...sums]
+    .filter(([, events]) => events > 0)
+    .map(([value, events]) => ({ value, events }))
+    .sort((a, b) => b.events - a.events || a.value.localeCompare(b.value));
 }
 
 /** The range checked: two timestamps, from before to, at most OVERVIEW_MAX_DAYS apart. */
@@ -108,7 +168,11 @@ const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(
 const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
 
 /** The queries' rows as the overview: hourly series with every hour present (zeros included). */
-export function shapeOverview(range: OverviewRange, rows: Record<OverviewQuery, readonly Row[]>): Overview {
+export function shapeOverview(
+  range: OverviewRange,
+  rows: Record<OverviewQuery, readonly Row[]>,
+  options: OverviewOptions = {},
+): Overview {
   const start = Math.floor(Date.parse(range.from) / HOUR) * HOUR;
   const end = Date.parse(range.to);
   const hours: string[] = [];
@@ -165,6 +229,13 @@ export function shapeOverview(range: OverviewRange, rows: Record<OverviewQuery, 
       p50_ms: numOrNull(l['p50_ms']),
       p99_ms: numOrNull(l['p99_ms']),
       max_ms: numOrNull(l['max_ms']),
+    },
+    audience: {
+      countries: shares(rows.audience, 'country'),
+      devices: shares(rows.audience, 'device'),
+      channels: shares(rows.audience, 'channel'),
+      bots: rows.audience.reduce((a, r) => a + num(r['bots']), 0),
+      botsIncluded: options.bots === true,
     },
   };
 }

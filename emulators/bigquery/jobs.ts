@@ -58,6 +58,7 @@ export async function runQuery(
   cfg: Json,
   extra: Readonly<Record<string, string>> = {},
   location?: string,
+  temp?: ReadonlyMap<string, string>,
 ): Promise<QueryResult> {
   const sql = cfg['query'];
   if (typeof sql !== 'string' || sql.trim() === '')
@@ -78,8 +79,20 @@ export async function runQuery(
   if (isScript(statements)) {
     // A script: its statements one by one, its variables and temporary functions in DuckDB.
     const result = await runScript<QueryResult>(statements, {
-      run: (statement, named) =>
-        runQuery(em, projectId, { ...cfg, query: statement }, { ...extra, ...named }),
+      run: (statement, named, temp) =>
+        runQuery(em, projectId, { ...cfg, query: statement }, { ...extra, ...named }, location, temp),
+      createTemp: async (duck, query, named, temp) => {
+        const tr = translateOrThrow(em, query, projectId, defaultDataset, {
+          named: { ...params.named, ...named },
+          positional: params.positional,
+          temp,
+        });
+        if (tr.kind !== 'select') throw new ApiError('invalidQuery', 'CREATE TEMP TABLE … AS needs a query');
+        await em.store.exclusive(async (conn) => {
+          checkTablesExist(em, tr.tables, undefined, location);
+          await runSql(em, conn, `CREATE OR REPLACE TEMP TABLE ${duck} AS ${tr.sql}`);
+        });
+      },
       translate: (select, named) =>
         translateOrThrow(em, select, projectId, defaultDataset, {
           named: { ...params.named, ...named },
@@ -97,7 +110,7 @@ export async function runQuery(
     });
     return { ...result, statementType: 'SCRIPT' };
   }
-  const tr = translateOrThrow(em, sql, projectId, defaultDataset, params);
+  const tr = translateOrThrow(em, sql, projectId, defaultDataset, { ...params, ...(temp ? { temp } : {}) });
   return em.store.exclusive(async (conn) => {
     const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
     const dropping = tr.kind === 'drop_table' || tr.kind === 'drop_view';

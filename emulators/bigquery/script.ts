@@ -6,6 +6,9 @@
  *   whose text is `getvariable('…')`, so the translator places it like any other value);
  * - `CREATE TEMP FUNCTION f(x TYPE, …) [RETURNS TYPE] AS (expr)` (SQL UDFs) become DuckDB
  *   temporary macros for the script, dropped when it ends;
+ * - `CREATE [OR REPLACE] TEMP TABLE t AS <query>` makes a DuckDB temporary table that later
+ *   statements of the script read by its bare name (`FROM t`, `MERGE … USING t`), dropped when the
+ *   script ends, as BigQuery drops a script's temporary tables;
  * - `BEGIN … END` blocks run their statements; `BEGIN TRANSACTION` / `COMMIT` are accepted.
  * The script's result is its last statement's, with statementType SCRIPT, as BigQuery answers.
  * Control flow (IF, LOOP, WHILE, FOR, CALL, EXECUTE IMMEDIATE, RAISE, exception handlers) and
@@ -63,7 +66,8 @@ export function splitStatements(sql: string): string[] {
   return out.map((s) => s.replace(LEADING, '').trim()).filter((s) => s !== '');
 }
 
-const SCRIPT_HEAD = /^(DECLARE|SET|BEGIN|CREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+FUNCTION)\b/i;
+const SCRIPT_HEAD =
+  /^(DECLARE|SET|BEGIN|CREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+(?:FUNCTION|TABLE))\b/i;
 
 /** True when the query is a script: several statements, or one that only a script has. */
 export function isScript(statements: readonly string[]): boolean {
@@ -91,6 +95,7 @@ export type ScriptStep =
       readonly returns?: string;
       readonly body: string;
     }
+  | { readonly kind: 'temp_table'; readonly name: string; readonly replace: boolean; readonly query: string }
   | { readonly kind: 'statement'; readonly sql: string };
 
 const unsupported = (what: string) =>
@@ -133,6 +138,17 @@ export function parseStep(statement: string): ScriptStep {
   const set = /^SET\s+([A-Za-z_][\w]*)\s*=\s*([\s\S]+)$/i.exec(s);
   if (set) return { kind: 'set', name: (set[1] as string).toLowerCase(), value: (set[2] as string).trim() };
   if (/^SET\s*\(/i.test(s)) throw unsupported('SET of several variables at once');
+  const table =
+    /^CREATE\s+(OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+TABLE\s+([A-Za-z_][\w]*)\s+AS\s+([\s\S]+)$/i.exec(s);
+  if (table)
+    return {
+      kind: 'temp_table',
+      name: (table[2] as string).toLowerCase(),
+      replace: table[1] !== undefined,
+      query: table[3] as string,
+    };
+  if (/^CREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+TABLE\b/i.test(s))
+    throw unsupported('CREATE TEMP TABLE without AS <query> (give the rows as a query)');
   const fn =
     /^CREATE\s+(?:OR\s+REPLACE\s+)?TEMP(?:ORARY)?\s+FUNCTION\s+(?:IF\s+NOT\s+EXISTS\s+)?([A-Za-z_][\w]*)\s*\(([\s\S]*?)\)\s*(?:RETURNS\s+([\s\S]+?)\s+)?(LANGUAGE\s+\w+\s+)?AS\s*\(([\s\S]*)\)\s*$/i.exec(
       s,
@@ -217,7 +233,14 @@ export function bindVariables(sql: string, variables: ReadonlySet<string>): stri
 /** What a script needs of the emulator: one statement run, an expression translated, raw DuckDB. */
 export interface ScriptDeps<R> {
   /** Runs one BigQuery statement with extra named parameters (the variables); its result. */
-  run(sql: string, named: Readonly<Record<string, string>>): Promise<R>;
+  run(sql: string, named: Readonly<Record<string, string>>, temp: ReadonlyMap<string, string>): Promise<R>;
+  /** Creates DuckDB temporary table `duckName` from a BigQuery query (checked as a statement is). */
+  createTemp(
+    duckName: string,
+    query: string,
+    named: Readonly<Record<string, string>>,
+    temp: ReadonlyMap<string, string>,
+  ): Promise<void>;
   /** Translates `SELECT …` (BigQuery, with the variables as parameters) to DuckDB SQL. */
   translate(sql: string, named: Readonly<Record<string, string>>): string;
   /** Runs DuckDB SQL as it is (variables, macros). */
@@ -233,6 +256,7 @@ export async function runScript<R>(statements: readonly string[], deps: ScriptDe
   const id = `__bqs${++scripts}_`;
   const variables = new Map<string, { duck: string; type?: string }>();
   const macros: string[] = [];
+  const temp = new Map<string, string>();
   const named = (): Record<string, string> =>
     Object.fromEntries([...variables].map(([name, v]) => [name, `getvariable('${v.duck}')`]));
   const bound = (sql: string) => bindVariables(sql, new Set(variables.keys()));
@@ -281,12 +305,21 @@ export async function runScript<R>(statements: readonly string[], deps: ScriptDe
         macros.push(step.name);
         continue;
       }
-      last = await deps.run(bound(step.sql), named());
+      if (step.kind === 'temp_table') {
+        if (temp.has(step.name) && !step.replace)
+          throw new ApiError('invalidQuery', `Already Exists: Table ${step.name}`);
+        const duck = `temp.main."${id}${step.name}"`;
+        await deps.createTemp(duck, bound(step.query), named(), temp);
+        temp.set(step.name, duck);
+        continue;
+      }
+      last = await deps.run(bound(step.sql), named(), temp);
     }
     return last;
   } finally {
     for (const v of variables.values()) await deps.raw(`RESET VARIABLE ${v.duck}`).catch(() => undefined);
     for (const m of macros) await deps.raw(`DROP MACRO IF EXISTS ${m}`).catch(() => undefined);
+    for (const t of temp.values()) await deps.raw(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
   }
 }
 

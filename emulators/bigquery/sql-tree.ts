@@ -17,6 +17,8 @@ export interface TranslateOptions {
   readonly named?: Readonly<Record<string, string>>;
   /** Positional parameters, already rendered as DuckDB literals. */
   readonly positional?: readonly string[];
+  /** A script's temporary tables: the name a statement uses (lower case) → its DuckDB name. */
+  readonly temp?: ReadonlyMap<string, string>;
 }
 
 export type StatementKind =

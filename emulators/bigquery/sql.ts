@@ -156,6 +156,11 @@ class Translator {
     return ref;
   }
 
+  /** A script's temporary table named by an unqualified name, as DuckDB names it; else undefined. */
+  tempTable(parts: readonly string[]): string | undefined {
+    return parts.length === 1 ? this.opts.temp?.get((parts[0] as string).toLowerCase()) : undefined;
+  }
+
   /** `[project.]dataset.INFORMATION_SCHEMA.<view>` as a subquery, or undefined for other names. */
   informationSchema(parts: string[]): string | undefined {
     const clean = parts.flatMap((p) => p.split('.'));
@@ -225,6 +230,11 @@ class Translator {
     }
     if (n !== undefined && (n.kind === 'ident' || n.kind === 'qident')) {
       const [parts, j] = this.readName(nodes, i);
+      const temp = this.ctes.has((parts[0] as string).toLowerCase()) ? undefined : this.tempTable(parts);
+      if (temp !== undefined) {
+        out.push(temp);
+        return j;
+      }
       if (parts.length === 1 && n.kind === 'ident' && this.ctes.has((parts[0] as string).toLowerCase())) {
         out.push(quoteIdent(parts[0] as string));
         return j;
@@ -1165,7 +1175,7 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
       let m = using + 1;
       if (!isGroup(nodes[m], '(')) {
         const [sparts, e] = t.readName(nodes, m);
-        source = ` ${qualifiedName(t.resolveTable(sparts, nodes[m]?.pos ?? 0))}`;
+        source = ` ${t.tempTable(sparts) ?? qualifiedName(t.resolveTable(sparts, nodes[m]?.pos ?? 0))}`;
         m = e;
       }
       prefix = `MERGE INTO ${qualifiedName(target)}${alias ? ` ${alias}` : ''} USING${source}`;

@@ -12,7 +12,11 @@ export function translateOrThrow(
   sql: string,
   projectId: string,
   defaultDataset: { projectId?: string; datasetId: string } | undefined,
-  params: { named: Record<string, string>; positional: string[] },
+  params: {
+    named: Record<string, string>;
+    positional: string[];
+    temp?: ReadonlyMap<string, string> | undefined;
+  },
 ): Translation {
   try {
     return translate(sql, {
@@ -20,6 +24,7 @@ export function translateOrThrow(
       defaultDataset,
       named: params.named,
       positional: params.positional,
+      ...(params.temp ? { temp: params.temp } : {}),
     });
   } catch (e) {
     if (e instanceof UnsupportedSqlError || e instanceof InvalidSqlError)

@@ -37,6 +37,7 @@ import { OPS_TABLES, TABLES } from '../../core/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { ActionDeps } from './actions.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
+import { modelJob } from './models.ts';
 import { redriveJob } from './redrive.ts';
 import { replayJob } from './replays.ts';
 import type { Job } from './runner.ts';
@@ -278,6 +279,13 @@ async function loadDeps(): Promise<ScheduleDeps> {
       ...(config.settings.experimental?.rules ? [scheduledRules(reader, pubsub, bigquery)] : []),
       syncs(reader, pubsub, bigquery, storage),
       replays(registry, bucket, bigquery, async () => source(), deliveries),
+      modelJob({
+        settings: config.settings,
+        query: async (sql, params, types) => {
+          const [rows] = await bigquery.query({ query: sql, params, types, useLegacySql: false });
+          return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+        },
+      }),
       redriveJob({
         settings: config.settings,
         project: config.project,

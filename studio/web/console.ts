@@ -4,7 +4,7 @@
  * numbers as tables, for readers of either. The range is kept in the address
  * (`/console?hours=168`).
  */
-import type { Overview } from '../../core/console/overview.ts';
+import type { Overview, Share } from '../../core/console/overview.ts';
 import { clearCharts, lineChart } from './charts.ts';
 import { $, admin, el, noteMissingToken, refusal } from './common.ts';
 
@@ -109,6 +109,33 @@ function render(o: Overview): void {
   );
 }
 
+/** Rows shown per breakdown; the rest summed as one. */
+const MAX_SHARES = 10;
+
+function shareTable(label: string, shares: readonly Share[]): HTMLElement {
+  const top = shares.slice(0, MAX_SHARES);
+  const rest = shares.slice(MAX_SHARES).reduce((a, x) => a + x.events, 0);
+  const rows: (string | number)[][] = top.map((x) => [x.value || '(not derived)', x.events]);
+  if (rest > 0) rows.push([`${shares.length - MAX_SHARES} other(s)`, rest]);
+  return el(
+    'div',
+    { class: 'scroll' },
+    rows.length === 0 ? el('p', {}, 'None.') : table(label, [label, 'Events'], rows),
+  );
+}
+
+function renderAudience(o: Overview): void {
+  const a = o.audience;
+  $('audience-note').textContent = a.botsIncluded
+    ? `Bots counted: ${fmt.format(a.bots)} event(s) flagged enriched.bot are in these tables.`
+    : `Bots left out: ${fmt.format(a.bots)} event(s) flagged enriched.bot are not in these tables.`;
+  $('audience').replaceChildren(
+    shareTable('Country', a.countries),
+    shareTable('Device', a.devices),
+    shareTable('Channel', a.channels),
+  );
+}
+
 async function refresh(): Promise<void> {
   const hours = Number($<HTMLSelectElement>('range').value);
   history.replaceState(null, '', `/console?hours=${hours}`);
@@ -120,12 +147,14 @@ async function refresh(): Promise<void> {
   const { status: code, json } = await admin('/v1/admin/overview', {
     from: from.toISOString(),
     to: to.toISOString(),
+    bots: $<HTMLInputElement>('include-bots').checked,
   });
   if (code !== 200) {
     status.replaceChildren(...refusal(code, json));
     return;
   }
   render(json as Overview);
+  renderAudience(json as Overview);
   status.textContent = `From ${from.toISOString().slice(0, 16).replace('T', ' ')} to ${to.toISOString().slice(0, 16).replace('T', ' ')} UTC, in ${Math.round(performance.now() - started)} ms.`;
 }
 
@@ -135,6 +164,7 @@ function start(): void {
   const asked = new URLSearchParams(location.search).get('hours');
   if (asked && [...range.options].some((o) => o.value === asked)) range.value = asked;
   range.addEventListener('change', () => void refresh());
+  $('include-bots').addEventListener('change', () => void refresh());
   $('refresh').addEventListener('click', () => void refresh());
   void refresh();
 }

@@ -484,6 +484,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events.deliveries`,
         // Live events: the gateway writes the requests it refused.
         `serviceAccount:${sa('gateway')} roles/bigquery.dataEditor eventbus_ops.gateway_refusals`,
+        // The incremental models it keeps (docs/sessions.md).
+        ...['sessions', 'identity_map', 'identity_merges', 'identity_erasures', 'model_watermarks'].map(
+          (t) => `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.${t}`,
+        ),
       ].sort(),
     );
   });

@@ -23,10 +23,21 @@ describe('storage: warehouse plan (tables and views as data)', () => {
     return t;
   };
 
-  it('declares events, invalid_events, deliveries and hook_failures, each listed once', () => {
+  it('declares events, invalid_events, deliveries and hook_failures, then the models’ tables, each listed once', () => {
     assert.deepEqual(
       tables.map((t) => t.name),
-      ['events', 'invalid_events', 'deliveries', 'hook_failures'],
+      [
+        'events',
+        'invalid_events',
+        'deliveries',
+        'hook_failures',
+        // docs/sessions.md (warehouse.models, on by default)
+        'sessions',
+        'identity_map',
+        'identity_merges',
+        'identity_erasures',
+        'model_watermarks',
+      ],
     );
     const all = [...tables.map((t) => t.name), ...views.map((v) => v.name)];
     assert.equal(new Set(all).size, all.length);

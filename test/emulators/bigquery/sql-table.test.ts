@@ -297,6 +297,25 @@ SELECT next_id(user.id) AS n, bump(2) AS b FROM d.events WHERE event_id = 'e2'`,
     rows: [{ n: 3, b: 20 }],
   },
   {
+    // The incremental models' scripts (core/sessions.ts): temp tables read by bare name, in a
+    // join, by a window function and as a MERGE source, inside a transaction.
+    name: 'CREATE TEMP TABLE read by later statements of the script, as a MERGE source too',
+    sql: `DECLARE since TIMESTAMP DEFAULT TIMESTAMP '2024-01-01 00:00:00+00';
+BEGIN TRANSACTION;
+CREATE TEMP TABLE arrived AS SELECT event_id, event_time FROM d.events WHERE event_time >= since AND event_id IN ('e2', 'e3');
+CREATE OR REPLACE TEMP TABLE arrived AS SELECT event_id, event_time, LAG(event_id) OVER (ORDER BY event_time, event_id) AS previous FROM arrived;
+CREATE TEMP TABLE counted AS SELECT a.event_id, a.previous, COUNT(*) OVER () AS n FROM arrived AS a JOIN d.events AS e USING (event_id);
+CREATE TABLE d.temp_merged (event_id STRING, previous STRING);
+MERGE d.temp_merged AS t USING counted AS s ON t.event_id = s.event_id
+WHEN NOT MATCHED THEN INSERT (event_id, previous) VALUES (s.event_id, s.previous);
+COMMIT TRANSACTION;
+SELECT event_id, previous, (SELECT MAX(n) FROM counted) AS n FROM d.temp_merged ORDER BY event_id`,
+    rows: [
+      { event_id: 'e2', previous: null, n: 2 },
+      { event_id: 'e3', previous: 'e2', n: 2 },
+    ],
+  },
+  {
     name: 'SELECT AS STRUCT * makes each row a STRUCT of all its columns',
     sql: "SELECT ARRAY(SELECT AS STRUCT * FROM (SELECT event_id, user.id AS uid FROM d.events WHERE event_id = 'e2')) AS a",
     rows: [{ a: [{ event_id: 'e2', uid: 2 }] }],
@@ -579,6 +598,7 @@ const UNSUPPORTED: readonly { sql: string; construct: string }[] = [
     construct: 'JavaScript functions',
   },
   { sql: 'SELECT * FROM d.INFORMATION_SCHEMA.JOBS', construct: 'INFORMATION_SCHEMA.JOBS' },
+  { sql: 'CREATE TEMP TABLE t (x INT64); SELECT 1', construct: 'CREATE TEMP TABLE without AS' },
   { sql: 'SELECT FARM_FINGERPRINT(event_id) FROM d.events', construct: 'FARM_FINGERPRINT' },
   { sql: 'SELECT * FROM d.events MATCH_RECOGNIZE(ORDER BY event_time)', construct: 'MATCH_RECOGNIZE' },
 ];

@@ -33,6 +33,20 @@ describe('cli: eventbus', () => {
     assert.match(r.stdout, /start/);
   });
 
+  it('enrich refuses a window it cannot read before touching the warehouse', async () => {
+    const bad = await cli(['enrich', '--from', 'yesterday', '--to', '2026-11-01']);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /--from must be a time such as 2026-01-01/);
+    const backwards = await cli(['enrich', '--from', '2026-11-02', '--to', '2026-11-01']);
+    assert.match(backwards.stderr, /--to must be after --from/);
+  });
+
+  it('erase refuses what is not an identifier before touching the warehouse', async () => {
+    const r = await cli(['erase', 'ann@example.com']);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /the identifier must be kind:value/);
+  });
+
   it('settings check prints the plan of the local environment as tables', async () => {
     const r = await cli(['settings', 'check']);
     assert.equal(r.code, 0, r.stderr);
