@@ -89,6 +89,8 @@ export class Store {
       // No extension downloads: the emulator works offline with the statically linked ones.
       autoinstall_known_extensions: 'false',
       autoload_known_extensions: 'false',
+      // BigQuery sorts NULLs first ascending and last descending; DuckDB's default is last for both.
+      default_null_order: 'nulls_first_on_asc_last_on_desc',
     });
     const conn = await instance.connect();
     const store = new Store(instance, conn, join(dataDir, 'bigquery.duckdb.wal'), options);

@@ -20,6 +20,21 @@ const ts = (iso: string) => ({ value: iso });
 
 const CASES: readonly Case[] = [
   {
+    name: 'ORDER BY puts NULLs first ascending and last descending, as BigQuery does',
+    sql: 'SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x',
+    rows: [{ x: null }, { x: 1 }, { x: 2 }],
+  },
+  {
+    name: 'ORDER BY … DESC puts NULLs last',
+    sql: 'SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x DESC',
+    rows: [{ x: 2 }, { x: 1 }, { x: null }],
+  },
+  {
+    name: 'ORDER BY … NULLS LAST keeps NULLs last when ascending',
+    sql: 'SELECT x FROM UNNEST([2, NULL, 1]) AS x ORDER BY x NULLS LAST',
+    rows: [{ x: 1 }, { x: 2 }, { x: null }],
+  },
+  {
     name: 'backticked project.dataset.table and COUNT(*) as INT64',
     sql: 'SELECT COUNT(*) AS n FROM `test-project.d.events`',
     rows: [{ n: 4 }],
