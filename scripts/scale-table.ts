@@ -81,6 +81,11 @@ export const SCENARIOS: readonly {
   },
 ];
 
+/** What a million events cost with the shipped defaults and the given CPU per request (`npm run bench`). */
+export function shippedCost(cpu: MeasuredCpu) {
+  return costPerMillion(modelInputFor(examplePlan(), cpu, SHIPPED));
+}
+
 const usd = (x: number) => `$${x.toFixed(2)}`;
 
 /** The markdown tables of docs/scale.md. */
