@@ -77,6 +77,9 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly secrets?: { get(name: string): Promise<string | undefined> };
 }
 
+/** The query of a URL without one: shared, read only (nothing here adds parameters). */
+const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
+
 /** Creates the gateway's http.Server (not listening yet). */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server {
   const limits: Limits = limitsOf(config.settings);
@@ -163,7 +166,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       res.end();
       return;
     }
-    const query = new URLSearchParams(queryText);
+    // Most publishes carry no query: no parameters object to build for them.
+    const query = queryText === '' ? NO_QUERY : new URLSearchParams(queryText);
     if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
       const inUrl = urlCredential(r.pathCredential, query);
       if (inUrl) return verifyUrl(req, res, r.translator, inUrl, r.pathCredential !== undefined);
