@@ -1,10 +1,13 @@
 /**
- * Publishing a request's events in ONE Publish call with the raw `v1.PublisherClient` (so a
- * batch is all-or-nothing, docs/google-wire.md §7), with our own short timeout and retry so a bus
- * that is down gives the caller a 503 within seconds instead of the library's 600 s retries.
+ * Publishing a request's events in ONE Publish call (so a batch is all-or-nothing,
+ * docs/google-wire.md §7) on the gRPC channel of the raw `v1.PublisherClient`, which sets up the
+ * credentials, endpoint and emulator: the request is encoded by hand (adapters/publish-wire.ts)
+ * and sent on the client's stub, with our own short timeout and retry so a bus that is down gives
+ * the caller a 503 within seconds instead of the library's 600 s retries.
  */
 
 import type { v1 } from '@google-cloud/pubsub';
+import { decodePublishResponse, encodePublishRequest } from './publish-wire.ts';
 
 export interface OutgoingMessage {
   readonly data: Buffer;
@@ -62,8 +65,8 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
   };
   // Google's client is loaded on first use (or by warm()), not at import: it is most of the
   // gateway's cold start, and the server can listen before it is needed.
-  let loading: Promise<v1.PublisherClient> | undefined;
-  const client = (): Promise<v1.PublisherClient> => {
+  let loading: Promise<{ client: v1.PublisherClient; stub: UnaryStub }> | undefined;
+  const client = (): Promise<{ client: v1.PublisherClient; stub: UnaryStub }> => {
     loading ??= (async () => {
       const [{ v1: api }, { credentials }, { OAuth2Client }] = await Promise.all([
         import('@google-cloud/pubsub'),
@@ -81,47 +84,43 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
           authClient: new OAuth2Client(),
         });
       }
-      return new api.PublisherClient(clientOptions as ConstructorParameters<typeof api.PublisherClient>[0]);
+      const c = new api.PublisherClient(
+        clientOptions as ConstructorParameters<typeof api.PublisherClient>[0],
+      );
+      // The client's gRPC stub: its channel, with the credentials (or the emulator's insecure
+      // ones) the client set up. Publish goes through it directly (publishOnce), not through
+      // the client's call wrappers and generated encoder.
+      const stub = (await c.initialize()) as unknown as UnaryStub;
+      return { client: c, stub };
     })();
     loading.catch(() => {
       loading = undefined; // a failed load is tried again on the next publish
     });
     return loading;
   };
-  const callOptions = {
-    // gax bundles concurrent Publish calls of the raw client by default: several requests would
-    // share one call and get each other's ids. One request is one Publish call, never merged.
-    isBundling: false,
-    timeout: total,
-    retry: {
-      retryCodes: RETRYABLE,
-      backoffSettings: {
-        initialRetryDelayMillis: 100,
-        retryDelayMultiplier: 2,
-        maxRetryDelayMillis: 1000,
-        initialRpcTimeoutMillis: Math.min(total, 3000),
-        rpcTimeoutMultiplier: 1,
-        maxRpcTimeoutMillis: Math.min(total, 3000),
-        totalTimeoutMillis: total,
-      },
-    },
-  };
+  const rpcTimeout = Math.min(total, 3000);
   const send = async (topic: string, messages: readonly OutgoingMessage[]): Promise<string[]> => {
     try {
-      const [response] = await (await client()).publish(
-        {
-          topic: `projects/${options.project}/topics/${topic}`,
-          // As they are: the client reads data and attributes into its own message objects
-          // (no copy here; the readonly types are only ours).
-          messages: messages as { data: Buffer; attributes: Record<string, string> }[],
-        },
-        callOptions,
-      );
-      const ids = response.messageIds ?? [];
-      if (ids.length !== messages.length) {
-        throw new Error(`Publish returned ${ids.length} ids for ${messages.length} messages`);
+      const { stub } = await client();
+      // The deadline starts once the client is loaded (its first load can take seconds), as the
+      // client's own call timeout did.
+      const deadline = Date.now() + total;
+      const request = encodePublishRequest(`projects/${options.project}/topics/${topic}`, messages);
+      // Retried like the client's own settings were (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED;
+      // 100 ms doubling to 1 s), each attempt at most 3 s, all within the whole-call deadline.
+      for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
+        try {
+          const ids = await publishOnce(stub, request, Math.min(deadline, Date.now() + rpcTimeout));
+          if (ids.length !== messages.length) {
+            throw new Error(`Publish returned ${ids.length} ids for ${messages.length} messages`);
+          }
+          return ids;
+        } catch (err) {
+          const code = (err as { code?: number }).code;
+          if (code === undefined || !RETRYABLE.includes(code) || Date.now() + delay >= deadline) throw err;
+          await new Promise((r) => setTimeout(r, delay));
+        }
       }
-      return ids;
     } catch (err) {
       const code = (err as { code?: number }).code;
       if (code === undefined || [...RETRYABLE, RESOURCE_EXHAUSTED].includes(code)) {
@@ -134,12 +133,36 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
   return {
     publish: coalesce,
     close: async () => {
-      if (loading) await (await loading).close();
+      if (loading) await (await loading).client.close();
     },
     warm: async () => {
       await client();
     },
   };
+}
+
+/** The part of a grpc-js client (the Publisher stub) a unary call needs. */
+interface UnaryStub {
+  makeUnaryRequest(
+    method: string,
+    serialize: (value: Buffer) => Buffer,
+    deserialize: (bytes: Buffer) => string[],
+    argument: Buffer,
+    options: { deadline: number },
+    callback: (err: (Error & { code?: number }) | null, value?: string[]) => void,
+  ): unknown;
+}
+
+const PUBLISH_METHOD = '/google.pubsub.v1.Publisher/Publish';
+const asIs = (bytes: Buffer) => bytes;
+
+/** One Publish attempt with the request already encoded (adapters/publish-wire.ts). */
+function publishOnce(stub: UnaryStub, request: Buffer, deadline: number): Promise<string[]> {
+  return new Promise((resolve, reject) => {
+    stub.makeUnaryRequest(PUBLISH_METHOD, asIs, decodePublishResponse, request, { deadline }, (err, ids) =>
+      err ? reject(err) : resolve(ids ?? []),
+    );
+  });
 }
 
 /** Pub/Sub's per-call limits, with room for the request envelope. */

@@ -229,6 +229,9 @@ export const suite: BenchSuite = {
           );
       }
       const lat = latencies(sent, seen);
+      // One destination: a forward push per event, so forward's CPU per event is per delivery.
+      const forwardMs =
+        ((cpuAfter.get('forward') ?? Number.NaN) - (cpuBefore.get('forward') ?? Number.NaN)) / sent.size;
       if (env['BENCH_DELIVERY_DEBUG']) {
         // Latency by the second the event was sent: a start-up backlog shows as early seconds.
         const t0 = Math.min(...sent.values());
@@ -257,6 +260,15 @@ export const suite: BenchSuite = {
           baseline: { name: 'direct signed POST p99', value: percentile(base, 99) },
           target: { op: '<=', value: 500 },
           detail: `${detail(lat, sent.size)}${lost > 0 ? ` (${lost} not arrived within ${DRAIN_MS / 1000} s)` : ''}${warm.size > 0 ? `; after a ${warmup} s warm-up at the same rate (drained, not counted: ${detail(cold, warm.size)})` : ''}; baseline ${detail(base, direct.size)}; events enter via the Pub/Sub client, not the gateway${cpuPerEvent ? `; CPU ms per event: ${cpuPerEvent}` : ''}`,
+        },
+        {
+          name: 'forward function CPU per delivery',
+          value: forwardMs,
+          unit: 'ms',
+          target: { op: '<=', value: 0.45, hard: true },
+          hopCpu: { hop: 'forward', secondsPerRequest: forwardMs / 1000 },
+          detail:
+            'the forward process alone (/proc) under the real functions framework: push, decision, signed webhook POST, ledger row',
         },
         {
           name: 'publish → webhook arrival p50',

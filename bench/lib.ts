@@ -10,8 +10,21 @@ export interface BenchFigure {
   readonly unit: string;
   /** The same-run baseline this figure is compared against, when there is one. */
   readonly baseline?: { readonly name: string; readonly value: number };
-  /** The target from the issue, e.g. { op: '>=', value: 100000 } or a ratio target. */
-  readonly target?: { readonly op: '>=' | '<='; readonly value: number; readonly of?: 'value' | 'ratio' };
+  /**
+   * The target from the issue, e.g. { op: '>=', value: 100000 } or a ratio target. A `hard` one is
+   * a gate: a full run whose figure misses it fails (a quick run checks that it works, never speed).
+   */
+  readonly target?: {
+    readonly op: '>=' | '<=';
+    readonly value: number;
+    readonly of?: 'value' | 'ratio';
+    readonly hard?: boolean;
+  };
+  /**
+   * CPU seconds one request costs a hop of the cost model (core/cost.ts): bench/run.ts prints a
+   * cost per million events from the hops a run measured, the others from core/cost.ts.
+   */
+  readonly hopCpu?: { readonly hop: 'gateway' | 'store' | 'forward'; readonly secondsPerRequest: number };
   /** Extra detail printed under the figure (p50/p99, sizes...). */
   readonly detail?: string;
 }
@@ -42,20 +55,36 @@ export function figureProblems(figures: readonly BenchFigure[]): string[] {
   return out;
 }
 
+/** Whether a figure meets its target (true when it has none). */
+export function targetMet(f: BenchFigure): boolean {
+  if (!f.target) return true;
+  const ratio = f.baseline ? f.value / f.baseline.value : undefined;
+  const subject = f.target.of === 'ratio' ? ratio : f.value;
+  return (
+    subject !== undefined && (f.target.op === '>=' ? subject >= f.target.value : subject <= f.target.value)
+  );
+}
+
+/** The hard targets a full run's figures miss, as problems that fail the suite. */
+export function gateProblems(figures: readonly BenchFigure[]): string[] {
+  return figures
+    .filter((f) => f.target?.hard && !targetMet(f))
+    .map(
+      (f) =>
+        `${f.name}: gate ${f.target?.of === 'ratio' ? 'ratio ' : ''}${f.target?.op} ${f.target?.value} not met`,
+    );
+}
+
 /** Formats one figure as a line: value, baseline, ratio and whether the target is met. */
 export function formatFigure(f: BenchFigure): string {
   const num = (n: number) => (Math.abs(n) >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(2));
   let line = `  ${f.name}: ${num(f.value)} ${f.unit}`;
-  let ratio: number | undefined;
   if (f.baseline) {
-    ratio = f.baseline.value === 0 ? Number.NaN : f.value / f.baseline.value;
+    const ratio = f.baseline.value === 0 ? Number.NaN : f.value / f.baseline.value;
     line += `  | baseline ${f.baseline.name}: ${num(f.baseline.value)} ${f.unit}  | ratio ${ratio.toFixed(2)}x`;
   }
   if (f.target) {
-    const subject = f.target.of === 'ratio' ? ratio : f.value;
-    const ok =
-      subject !== undefined && (f.target.op === '>=' ? subject >= f.target.value : subject <= f.target.value);
-    line += `  | target ${f.target.of === 'ratio' ? 'ratio ' : ''}${f.target.op} ${f.target.value}: ${ok ? 'met' : 'NOT met'}`;
+    line += `  | ${f.target.hard ? 'gate' : 'target'} ${f.target.of === 'ratio' ? 'ratio ' : ''}${f.target.op} ${f.target.value}: ${targetMet(f) ? 'met' : 'NOT met'}`;
   }
   if (f.detail) line += `\n      ${f.detail}`;
   return line;

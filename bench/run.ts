@@ -4,10 +4,12 @@
  *
  * A suite fails (and the exit code is 1) when it throws, when it measures nothing (no figure, or
  * a value or baseline that is zero, negative or not a number: the gateway's `0.00 req/s` went
- * unnoticed for months), or when it has not finished within its bound: its process group is then
+ * unnoticed for months), when a full run misses one of its hard targets (gates), or when it has
+ * not finished within its bound: its process group is then
  * killed (an environment it started is stopped by the supervisor's guardian), and the next suite
  * runs. Its own process keeps one suite's leftovers (environment variables, clients, listeners)
- * from reaching the next.
+ * from reaching the next. After the suites, a cost line per million events: the cost model
+ * (core/cost.ts) fed with the CPU per request the run measured (bench/cost-line.ts).
  *
  *   npm run bench                       every suite, measured in full (several minutes)
  *   npm run bench gateway store         some suites
@@ -19,7 +21,8 @@ import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type BenchFigure, type BenchSuite, figureProblems, formatFigure } from './lib.ts';
+import { costLine } from './cost-line.ts';
+import { type BenchFigure, type BenchSuite, figureProblems, formatFigure, gateProblems } from './lib.ts';
 
 export const SUITES: Readonly<Record<string, string>> = {
   pubsub: './pubsub.ts',
@@ -105,7 +108,7 @@ function runSuite(spec: string, quick: boolean, boundSeconds: number): Promise<S
       killGroup(proc.pid); // anything it left behind in its group
       running.delete(proc.pid as number);
       if (timedOut) problems.push(`did not finish within ${boundSeconds} s (killed)`);
-      else if (figures) problems.push(...figureProblems(figures));
+      else if (figures) problems.push(...figureProblems(figures), ...(quick ? [] : gateProblems(figures)));
       else if (problems.length === 0) problems.push(`exited (${signal ?? code}) without figures`);
       done({
         suite: spec,
@@ -182,6 +185,8 @@ if (import.meta.main) {
     const started = performance.now();
     const outcomes = await runSuites(specs, { quick: values.quick, boundSeconds });
     const failed = outcomes.filter((o) => o.problems.length > 0).map((o) => o.suite);
+    const cost = costLine(outcomes.flatMap((o) => o.figures));
+    if (cost) console.log(`\n${cost}`);
     console.log(
       `\n${outcomes.length} suite(s) in ${((performance.now() - started) / 1000).toFixed(1)} s${values.quick ? ' (quick: checks that each works, not its speed)' : ''}; ${failed.length === 0 ? 'all worked' : `failed: ${failed.join(', ')}`}`,
     );

@@ -154,6 +154,50 @@ export interface MeasuredCpu {
   readonly forward: number;
 }
 
+/**
+ * CPU seconds per request measured on the 2-core machine when quiet (`npm run bench`, 2026-11-23,
+ * before issue #42's hot-path work): the gateway's own CPU per single-event publish, store's per
+ * event (with enrichment) and forward's per delivery under the real functions framework. plan()
+ * sizes `forward` from them and docs/scale.md's table uses them; update them with the bench's
+ * figures from a quiet machine (a loaded one inflates CPU per request two to three times).
+ */
+export const MEASURED_CPU: MeasuredCpu = Object.freeze({ gateway: 78e-6, store: 360e-6, forward: 490e-6 });
+
+/** A platform call's typical wall time (Meta, GA4, TikTok answer in 0.2–0.5 s). */
+export const PLATFORM_LATENCY_SECONDS = 0.35;
+/** CPU a busy instance really uses before Cloud Run's autoscaler adds one (~60 %). */
+export const UTILISATION = 0.6;
+/** Cloud Run's limits on a revision's concurrency and instance count. */
+const MAX_CONCURRENCY = 1000;
+const MAX_INSTANCES = 1000;
+
+/**
+ * `forward`'s concurrency and max_instances from the model, for a sustained peak rate.
+ *
+ * A delivery spends almost all its wall time waiting on the platform, so a fixed concurrency of
+ * 80 leaves the CPU mostly idle while each instance is billed for the whole wait: the concurrency
+ * at which the CPU, not the waiting, fills an instance is vCPU × utilisation × latency / CPU per
+ * delivery. max_instances is twice what the peak needs (a platform slowing down doubles the
+ * wall time), so the cap bounds a runaway without being the first limit a burst meets.
+ */
+export function forwardSizing(input: {
+  readonly vcpu: number;
+  readonly peakEventsPerSecond: number;
+  readonly destinations: number;
+  readonly cpuSecondsPerRequest?: number;
+  readonly latencySeconds?: number;
+}): { readonly concurrency: number; readonly max_instances: number } {
+  const cpu = input.cpuSecondsPerRequest ?? MEASURED_CPU.forward;
+  const latency = input.latencySeconds ?? PLATFORM_LATENCY_SECONDS;
+  const capacity = input.vcpu * UTILISATION;
+  const concurrency = clamp(Math.floor((capacity * latency) / cpu), 1, MAX_CONCURRENCY);
+  const perInstance = Math.min(capacity / cpu, concurrency / latency);
+  const need = (input.peakEventsPerSecond * Math.max(1, input.destinations)) / perInstance;
+  return { concurrency, max_instances: clamp(Math.ceil(2 * need), 1, MAX_INSTANCES) };
+}
+
+const clamp = (x: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, x));
+
 /** What the model needs from a deployment beyond its plan: its traffic shape and choices. */
 export interface Deployment {
   readonly eventBytes: number;
@@ -216,7 +260,7 @@ export function modelInputFor(
     excludeSuccessLogs: d.excludeSuccessLogs,
     // Published: the event, its delivery messages; delivered: the store push, each forward push.
     pubsubMessagesPerEvent: 2 * (1 + d.destinationsPerEvent),
-    utilisation: 0.6,
+    utilisation: UTILISATION,
   };
 }
 

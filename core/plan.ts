@@ -4,6 +4,7 @@
  * it, so what runs locally is what deploys. Pure.
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
+import { forwardSizing } from './cost.ts';
 import { REFUSALS_KEPT_MS } from './live-events.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 import { protoDuration, seconds } from './settings.ts';
@@ -118,6 +119,11 @@ export interface Plan {
   readonly studio: { readonly name: 'studio'; readonly sizing: FunctionPlan['sizing'] };
   /** Every secret name the environment refers to (values are set out of band). */
   readonly secrets: readonly string[];
+  /**
+   * Cloud Run's automatic request logs (docs/scale.md): whether those of successful requests to
+   * these services (publishes, pushes) are excluded from Cloud Logging; errors and refusals stay.
+   */
+  readonly requestLogs: { readonly excludeSuccessful: boolean; readonly services: readonly string[] };
 }
 
 const DEFAULT_SIZING: FunctionPlan['sizing'] = {
@@ -128,6 +134,11 @@ const DEFAULT_SIZING: FunctionPlan['sizing'] = {
   max_instances: 100,
   timeout_seconds: 60,
 };
+
+/** The peak rate `forward` is sized for when settings do not say (the ceiling before #42). */
+export const DEFAULT_PEAK_EVENTS_PER_SECOND = 5000;
+/** The gateway's Cloud Run service name (infra/gateway.ts), as its request logs carry it. */
+const GATEWAY_SERVICE_NAME = 'gateway';
 
 /** Default delivery attempts: storage tries long (the warehouse may be down), deliveries less. */
 export const DEFAULT_MAX_ATTEMPTS = { store: 50, forward: 10 } as const;
@@ -366,13 +377,23 @@ export function plan(settings: Readonly<Settings>): Plan {
     ),
   ].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
+  // forward's concurrency and max_instances come from the cost model (core/cost.ts) unless set.
+  const forwardSettings = settings.functions?.forward;
+  const forwardSized = sizing({
+    ...forwardSizing({
+      vcpu: forwardSettings?.cpu ?? DEFAULT_SIZING.cpu,
+      peakEventsPerSecond: settings.cost?.peak_events_per_second ?? DEFAULT_PEAK_EVENTS_PER_SECOND,
+      destinations: destinationPlans.length,
+    }),
+    ...forwardSettings,
+  });
   const warehouse = warehousePlan(settings);
   // A push must outlive the function's run, or Pub/Sub redelivers a message that is still being
   // handled (a duplicate, and an attempt burnt toward the dead-letter limit). settings.ts refuses
   // a pushed function's timeout above Pub/Sub's 600 s maximum, so the raise always covers it.
   const timeouts: Record<FunctionName, number> = {
     store: sizing(settings.functions?.store).timeout_seconds,
-    forward: sizing(settings.functions?.forward).timeout_seconds,
+    forward: forwardSized.timeout_seconds,
     schedule: scheduleSizing.timeout_seconds,
   };
   const outlivingRuns = subscriptions.map((s) =>
@@ -438,7 +459,7 @@ export function plan(settings: Readonly<Settings>): Plan {
       {
         name: 'forward',
         entryPoint: 'forward',
-        sizing: sizing(settings.functions?.forward),
+        sizing: forwardSized,
         secrets: destinationSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'forward').map((s) => s.name),
       },
@@ -454,6 +475,10 @@ export function plan(settings: Readonly<Settings>): Plan {
     gateway: { sizing: sizing(settings.functions?.gateway), tokenSecret, topics: eventTopics },
     studio: { name: 'studio', sizing: sizing(settings.functions?.studio) },
     secrets: [...new Set([tokenSecret, ...destinationSecrets, ...connectionSecrets])],
+    requestLogs: {
+      excludeSuccessful: settings.cost?.exclude_success_logs ?? true,
+      services: [GATEWAY_SERVICE_NAME, 'store', 'forward'],
+    },
   });
 }
 

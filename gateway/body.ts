@@ -19,6 +19,7 @@ export interface RawBody {
 }
 
 const JSON_MEDIA = ['application/json', 'text/plain'] as const;
+const JSON_CHARSETS = ['utf-8', 'utf8'] as const;
 
 /** Content type and encoding checks, then the body read with its caps, inflated and parsed. */
 export async function readRequest(
@@ -26,7 +27,11 @@ export async function readRequest(
   limits: Limits,
   timeoutMs: number,
 ): Promise<Step<unknown>> {
-  const raw = await readRawBody(req, limits, timeoutMs, JSON_MEDIA, ['utf-8', 'utf8']);
+  const received = await receiveBody(req, limits, timeoutMs, JSON_MEDIA, JSON_CHARSETS);
+  if (!received.ok) return received;
+  // A plain body (nearly every publish) is decoded as it arrived, without another promise.
+  if (received.value.encoding === 'identity') return decodeJson(received.value.received, limits.maxDepth);
+  const raw = await inflateBody(received.value, limits);
   return raw.ok ? decodeJson(raw.value.bytes, limits.maxDepth) : raw;
 }
 
@@ -57,6 +62,10 @@ export async function readRawBody(
   return received.ok ? inflateBody(received.value, limits) : received;
 }
 
+/** The accepted media types as a refusal names them (a `+json` suffix as any type with it). */
+const acceptedText = (media: readonly string[]) =>
+  media.map((m) => (m.startsWith('+') ? `*/*${m}` : m)).join(' or ');
+
 /** A body as it arrived, not inflated yet: what a signature is checked on before anything else. */
 export interface ReceivedBody {
   readonly received: Buffer;
@@ -73,21 +82,32 @@ export async function receiveBody(
   media: readonly string[],
   charsets: readonly string[],
 ): Promise<Step<ReceivedBody>> {
-  const type = (req.headers['content-type'] ?? '').toLowerCase();
-  const [given = '', ...params] = type.split(';').map((s) => s.trim());
-  const charset = params
-    .find((p) => p.startsWith('charset='))
-    ?.slice(8)
-    .replace(/"/g, '');
-  const accepted = media.map((m) => (m.startsWith('+') ? `*/*${m}` : m)).join(' or ');
-  if (!mediaAccepted(given, media) || (charset && !charsets.includes(charset))) {
-    return fail('UNSUPPORTED_MEDIA_TYPE', { type: type === '' ? '(none)' : truncate(type), accepted });
+  const header = req.headers['content-type'] ?? '';
+  let given: string;
+  let charset: string | undefined;
+  // The common case, exactly an accepted media type without parameters, needs no parsing.
+  if (header[0] !== '+' && media.includes(header)) given = header;
+  else {
+    const type = header.toLowerCase();
+    const [first = '', ...params] = type.split(';').map((s) => s.trim());
+    given = first;
+    charset = params
+      .find((p) => p.startsWith('charset='))
+      ?.slice(8)
+      .replace(/"/g, '');
+    if (!mediaAccepted(given, media) || (charset && !charsets.includes(charset))) {
+      return fail('UNSUPPORTED_MEDIA_TYPE', {
+        type: type === '' ? '(none)' : truncate(type),
+        accepted: acceptedText(media),
+      });
+    }
   }
-  const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase().trim();
+  const encodingHeader = req.headers['content-encoding'];
+  const encoding = encodingHeader === undefined ? 'identity' : encodingHeader.toLowerCase().trim();
   if (encoding !== 'identity' && encoding !== 'gzip' && encoding !== 'deflate') {
     return fail('UNSUPPORTED_MEDIA_TYPE', {
       type: `${given} with Content-Encoding ${truncate(encoding)}`,
-      accepted: `${accepted}, plain, gzip or deflate`,
+      accepted: `${acceptedText(media)}, plain, gzip or deflate`,
     });
   }
   const declared = Number(req.headers['content-length'] ?? Number.NaN);

@@ -92,6 +92,9 @@ interface RefusalNote {
   reason?: string;
 }
 
+/** The query of a URL without one: shared, read only (nothing here adds parameters). */
+const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
+
 /** Creates the gateway's http.Server (not listening yet). */
 export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server {
   const limits: Limits = limitsOf(config.settings);
@@ -198,7 +201,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       res.end();
       return;
     }
-    const query = new URLSearchParams(queryText);
+    // Most publishes carry no query: no parameters object to build for them.
+    const query = queryText === '' ? NO_QUERY : new URLSearchParams(queryText);
     if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
       const inUrl = urlCredential(r.pathCredential, query);
       if (inUrl) return verifyUrl(req, res, r.translator, inUrl, r.pathCredential !== undefined);

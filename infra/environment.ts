@@ -19,6 +19,7 @@ import { Identities } from './identities.ts';
 import { Messaging } from './messaging.ts';
 import { Ops } from './ops.ts';
 import { Buckets } from './registry.ts';
+import { RequestLogs } from './request-logs.ts';
 import { Scheduler } from './scheduler.ts';
 import { Secrets } from './secrets.ts';
 import { Sources } from './sources.ts';
@@ -222,6 +223,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     { dependsOn: [apis.ready, secrets, messaging] },
   );
   new Alerts(name, { plan }, { dependsOn: [apis.ready, messaging, functions] });
+  new RequestLogs(name, { plan }, { dependsOn: [apis.ready] });
   const buckets = new Buckets(
     name,
     {

@@ -446,6 +446,29 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    cost: Type.Optional(
+      Type.Object(
+        {
+          exclude_success_logs: Type.Optional(
+            Type.Boolean({
+              description:
+                'Exclude Cloud Run request logs of successful publishes and pushes (errors and refusals are kept)',
+              default: true,
+            }),
+          ),
+          peak_events_per_second: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1000000,
+              description:
+                'Sustained peak the model sizes `forward` for (concurrency, max_instances) unless functions.forward sets them',
+              default: 5000,
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'Production cost choices (docs/scale.md)' },
+      ),
+    ),
     functions: Type.Optional(
       Type.Object(
         {

@@ -11,20 +11,18 @@ import {
   ceiling,
   costPerMillion,
   type Deployment,
+  MEASURED_CPU,
   type MeasuredCpu,
   modelInputFor,
+  PLATFORM_LATENCY_SECONDS,
   PRICES,
   scaleAt,
 } from '../core/cost.ts';
 import { plan } from '../core/plan.ts';
 import { parseSettings } from '../core/settings.ts';
 
-/**
- * CPU seconds per request, measured on the 2-core machine (`npm run bench`, 2026-11-23): the
- * gateway's own CPU per single-event publish, store's per event and forward's per delivery under
- * the real functions framework. Update them with the bench's figures.
- */
-export const MEASURED: MeasuredCpu = { gateway: 97e-6, store: 300e-6, forward: 450e-6 };
+/** The CPU per request the tables use (core/cost.ts, from `npm run bench`). */
+export const MEASURED: MeasuredCpu = MEASURED_CPU;
 
 const ROOT = join(import.meta.dirname, '..');
 
@@ -40,31 +38,53 @@ function examplePlan() {
   return { gateway: p.gateway.sizing, store: sizing('store'), forward: sizing('forward') };
 }
 
-const BASE: Deployment = {
+const BEFORE: Deployment = {
   eventBytes: 1000,
   eventsPerRequest: 1,
   destinationsPerEvent: 2,
-  platformLatencySeconds: 0.35,
+  platformLatencySeconds: PLATFORM_LATENCY_SECONDS,
   excludeSuccessLogs: false,
   billing: { store: 'request', forward: 'request' },
 };
 
+/** What plan() ships: request logs of successes excluded, Cloud Functions' request-based billing. */
+const SHIPPED: Deployment = { ...BEFORE, excludeSuccessLogs: true };
+
+/** forward's sizing before issue #42: a fixed 80 concurrent requests and 50 instances. */
+const FIXED_FORWARD = { concurrency: 80, max_instances: 50 } as const;
+
 /** The deployments the cost table compares, each one change from the line above. */
-export const SCENARIOS: readonly { readonly name: string; readonly deployment: Deployment }[] = [
-  { name: 'As deployed before (request logs kept, request-based billing)', deployment: BASE },
+export const SCENARIOS: readonly {
+  readonly name: string;
+  readonly deployment: Deployment;
+  readonly fixedForward: boolean;
+}[] = [
+  {
+    name: 'Before (request logs kept, request-based billing, forward at 80 concurrent)',
+    deployment: BEFORE,
+    fixedForward: true,
+  },
   {
     name: '+ successful request logs excluded (errors and refusals kept)',
-    deployment: { ...BASE, excludeSuccessLogs: true },
+    deployment: SHIPPED,
+    fixedForward: true,
   },
   {
-    name: '+ instance-based billing for store and forward (no per-request fee)',
-    deployment: {
-      ...BASE,
-      excludeSuccessLogs: true,
-      billing: { store: 'instance' as Billing, forward: 'instance' as Billing },
-    },
+    name: "**Shipped defaults**: + forward's concurrency sized by the model",
+    deployment: SHIPPED,
+    fixedForward: false,
+  },
+  {
+    name: '+ instance-based billing for store and forward (not deployable as gen2 functions)',
+    deployment: { ...SHIPPED, billing: { store: 'instance' as Billing, forward: 'instance' as Billing } },
+    fixedForward: false,
   },
 ];
+
+/** What a million events cost with the shipped defaults and the given CPU per request (`npm run bench`). */
+export function shippedCost(cpu: MeasuredCpu) {
+  return costPerMillion(modelInputFor(examplePlan(), cpu, SHIPPED));
+}
 
 const usd = (x: number) => `$${x.toFixed(2)}`;
 
@@ -81,7 +101,8 @@ export function scaleTables(): string {
   );
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const s of SCENARIOS) {
-    const c = costPerMillion(modelInputFor(sizing, MEASURED, s.deployment));
+    const hops = s.fixedForward ? { ...sizing, forward: { ...sizing.forward, ...FIXED_FORWARD } } : sizing;
+    const c = costPerMillion(modelInputFor(hops, MEASURED, s.deployment));
     const hop = (n: string) => {
       const h = c.hops.find((x) => x.name === n);
       return h ? usd(h.compute + h.requests + h.logging) : '';
@@ -91,7 +112,7 @@ export function scaleTables(): string {
     );
   }
   lines.push('');
-  const input = modelInputFor(sizing, MEASURED, BASE);
+  const input = modelInputFor(sizing, MEASURED, SHIPPED);
   lines.push('| Events/s | gateway instances | store instances | forward instances |');
   lines.push('| ---: | ---: | ---: | ---: |');
   for (const rate of [100, 1000, 10_000, 100_000]) {
@@ -101,7 +122,7 @@ export function scaleTables(): string {
   const top = ceiling(input);
   lines.push('');
   lines.push(
-    `Ceiling as configured: about ${top.eventsPerSecond.toLocaleString('en-US')} events/s, set by \`${top.hop}\`'s max_instances.`,
+    `Ceiling with the shipped defaults: about ${top.eventsPerSecond.toLocaleString('en-US')} events/s, set by \`${top.hop}\`'s max_instances.`,
   );
   return lines.join('\n');
 }
