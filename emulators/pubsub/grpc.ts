@@ -16,6 +16,7 @@ import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
 import {
   durationMs,
   formatDuration,
+  ingestionSettings,
   type PushConfig,
   type SubscriptionInput,
   type SubscriptionResource,
@@ -147,11 +148,6 @@ function refuseTopicFeatures(t: Obj): void {
   const schema = t['schemaSettings'] as Obj | null | undefined;
   if (schema)
     throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
-  if (t['ingestionDataSourceSettings'])
-    throw invalid(
-      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
-      'ingestion_data_source_settings',
-    );
   if (Array.isArray(t['messageTransforms']) && t['messageTransforms'].length > 0)
     throw invalid('message_transforms is not supported by this emulator.', 'message_transforms');
 }
@@ -232,6 +228,24 @@ function topicIn(t: Obj): TopicInput {
     labels: map(t['labels']),
     messageRetentionDuration: dur(t['messageRetentionDuration']),
     kmsKeyName: str(t['kmsKeyName']),
+    ingestionDataSourceSettings: ingestionSettings(t['ingestionDataSourceSettings']),
+  };
+}
+
+/** Stored ingestion settings as the gRPC loader takes them (a timestamp as seconds and nanos). */
+function ingestionOut(settings: Record<string, unknown> | undefined): Obj | null {
+  if (!settings) return null;
+  const storage = settings['cloudStorage'] as Obj | undefined;
+  const time = storage?.['minimumObjectCreateTime'];
+  if (typeof time !== 'string') return settings;
+  const ms = Date.parse(time);
+  const seconds = Math.floor(ms / 1000);
+  return {
+    ...settings,
+    cloudStorage: {
+      ...storage,
+      minimumObjectCreateTime: { seconds: String(seconds), nanos: (ms - seconds * 1000) * 1e6 },
+    },
   };
 }
 
@@ -241,6 +255,7 @@ function topicOut(t: TopicResource): Obj {
     labels: t.labels ?? {},
     messageRetentionDuration: toProtoDuration(t.messageRetentionDuration),
     kmsKeyName: t.kmsKeyName ?? '',
+    ingestionDataSourceSettings: ingestionOut(t.ingestionDataSourceSettings),
     state: 'ACTIVE',
   };
 }

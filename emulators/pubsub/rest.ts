@@ -187,12 +187,6 @@ function refuseTopicFeatures(t: Record<string, unknown>): void {
   const schema = t['schemaSettings'] as Record<string, unknown> | undefined;
   if (schema && Object.keys(schema).length > 0)
     throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
-  const ingestion = t['ingestionDataSourceSettings'] as Record<string, unknown> | undefined;
-  if (ingestion && Object.keys(ingestion).length > 0)
-    throw invalid(
-      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
-      'ingestion_data_source_settings',
-    );
   refuseUnsupported({ messageTransforms: t['messageTransforms'] });
 }
 
