@@ -4,6 +4,7 @@
  */
 import { ApiError, invalid, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, MAX_FILTER_BYTES } from './filter.ts';
+import type { SchemaSettings } from './schemas.ts';
 
 export interface TopicResource {
   name: string;
@@ -12,6 +13,8 @@ export interface TopicResource {
   kmsKeyName?: string;
   /** Stored and returned, never acted on: nothing is ingested (docs/pubsub-emulator.md). */
   ingestionDataSourceSettings?: Record<string, unknown>;
+  /** Checked against the stored schemas by the engine. */
+  schemaSettings?: SchemaSettings;
 }
 
 export interface OidcToken {
@@ -71,6 +74,7 @@ export interface TopicInput {
   messageRetentionDuration?: string | undefined;
   kmsKeyName?: string | undefined;
   ingestionDataSourceSettings?: Record<string, unknown> | undefined;
+  schemaSettings?: SchemaSettings | undefined;
 }
 
 export const DELETED_TOPIC = '_deleted-topic_';
@@ -158,6 +162,16 @@ export function normalizeTopic(input: TopicInput, name: string): TopicResource {
   if (input.kmsKeyName) topic.kmsKeyName = input.kmsKeyName;
   const ingestion = ingestionSettings(input.ingestionDataSourceSettings);
   if (ingestion) topic.ingestionDataSourceSettings = ingestion;
+  if (input.schemaSettings?.schema) {
+    const { schema, encoding, firstRevisionId, lastRevisionId } = input.schemaSettings;
+    topic.schemaSettings = {
+      schema,
+      // Unspecified is JSON, as Pub/Sub takes it.
+      encoding: encoding === 'BINARY' ? 'BINARY' : 'JSON',
+      ...(firstRevisionId ? { firstRevisionId } : {}),
+      ...(lastRevisionId ? { lastRevisionId } : {}),
+    };
+  }
   return topic;
 }
 
