@@ -60,6 +60,13 @@ export interface ExtraTests {
   readonly testFiles: readonly string[];
   /** Packages of the folder's package.json to install (the client under test is never installed). */
   readonly packages: readonly string[];
+  /**
+   * Packages the folder's package.json does not list but its packages need (`name@range`), each
+   * for a reason the script gives.
+   */
+  readonly undeclared?: readonly string[];
+  /** Edits by test file (relative to the folder), as `textEdits` for the main file. */
+  readonly textEdits?: Readonly<Record<string, readonly TextEdit[]>>;
   /** Fills the working copy (the tests' current directory) from the checkout's folder. */
   readonly prepare: (work: string, folder: string) => void;
 }
@@ -172,6 +179,7 @@ export async function runFidelity(f: Fidelity): Promise<void> {
       if (range === undefined) fail(`the checkout's ${f.extra.dir}/package.json does not list ${name}`);
       specs.push(`${name}@${range}`);
     }
+    specs.push(...(f.extra.undeclared ?? []));
   }
   const marker = join(cache, 'node_modules', '.fidelity-installed');
   if (specs.length > 0 && !(existsSync(marker) && readFileSync(marker, 'utf8') === specs.join(' '))) {
@@ -186,17 +194,7 @@ export async function runFidelity(f: Fidelity): Promise<void> {
 
   // The bundle.
   mkdirSync(cache, { recursive: true });
-  const adapt = (source: string): string => {
-    let out = source;
-    for (const { what, pattern, replacement, all } of f.textEdits) {
-      const global = new RegExp(pattern.source, 'g');
-      const hits = out.match(global)?.length ?? 0;
-      if (all ? hits === 0 : hits !== 1)
-        fail(`the test file changed: cannot adapt ${what} (${hits} matches)`);
-      out = all ? out.replace(global, replacement) : out.replace(pattern, replacement);
-    }
-    return out;
-  };
+  const adapt = (source: string): string => applyEdits(source, f.textEdits, fail);
   const outfile = join(cache, `${f.testFile.split('/').pop()?.replace(/\.ts$/, '')}.system-test.mjs`);
   const base = f.testFile.split('/').pop() as string;
   await esbuild.build({
@@ -230,7 +228,7 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     ],
   });
 
-  const extra = f.extra ? await bundleExtra(f, f.extra, cache, checkout) : undefined;
+  const extra = f.extra ? await bundleExtra(f, f.extra, cache, checkout, fail) : undefined;
 
   // The emulators, then the guard.
   process.env.METADATA_SERVER_DETECTION ??= 'none';
@@ -262,6 +260,18 @@ export async function runFidelity(f: Fidelity): Promise<void> {
   process.exit(strict && (result.failed + result.failedHooks > 0 || stale.length > 0) ? 1 : 0);
 }
 
+/** A test file's source with the edits applied (each exactly once, or with `all` at least once). */
+function applyEdits(source: string, edits: readonly TextEdit[], fail: (message: string) => never): string {
+  let out = source;
+  for (const { what, pattern, replacement, all } of edits) {
+    const global = new RegExp(pattern.source, 'g');
+    const hits = out.match(global)?.length ?? 0;
+    if (all ? hits === 0 : hits !== 1) fail(`the test file changed: cannot adapt ${what} (${hits} matches)`);
+    out = all ? out.replace(global, replacement) : out.replace(pattern, replacement);
+  }
+  return out;
+}
+
 /**
  * The working copy of the extra folder (filled by its `prepare`) and its tests bundled into
  * `<work>/build/system-test/` (their imports of packages resolve from the cache directory, then
@@ -272,6 +282,7 @@ async function bundleExtra(
   extra: ExtraTests,
   cache: string,
   checkout: string,
+  fail: (message: string) => never,
 ): Promise<{ files: string[]; work: string }> {
   const work = join(cache, extra.dir);
   rmSync(work, { recursive: true, force: true });
@@ -301,6 +312,11 @@ async function bundleExtra(
             return to.startsWith('/') ? { path: to } : { path: to, external: true };
           });
           build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
+          build.onLoad({ filter: /\.test\.ts$/ }, (args) => {
+            const file = args.path.slice(join(checkout, extra.dir).length + 1);
+            const source = readFileSync(args.path, 'utf8');
+            return { contents: applyEdits(source, extra.textEdits?.[file] ?? [], fail), loader: 'ts' };
+          });
         },
       },
     ],
