@@ -435,13 +435,15 @@ export async function jobsInsert(
   const labels = validLabels(conf['labels']);
   try {
     const named = typeof ref['location'] === 'string' ? ref['location'] : undefined;
-    const run = atLeast(
-      em,
-      cfg['destinationTable'] ? queryInto(em, projectId, cfg) : runQuery(em, projectId, cfg, {}, named),
-    );
-    // BigQuery answers jobs.insert before a long job ends: a job still running after a moment is
-    // answered RUNNING, and jobs.get and getQueryResults follow it (its failure is then the job's).
-    if ((await settledWithin(run, INSERT_WAIT_MS)) !== 'done')
+    const work = cfg['destinationTable']
+      ? queryInto(em, projectId, cfg)
+      : runQuery(em, projectId, cfg, {}, named);
+    const run = atLeast(em, work);
+    // BigQuery answers jobs.insert before a long job ends: a job whose work goes on after a moment,
+    // or that jobLatencyMs holds, is answered RUNNING, and jobs.get and getQueryResults follow it
+    // (a failure after the moment is the job's; one within it is the answer, as for bad SQL).
+    const quick = (await settledWithin(work, INSERT_WAIT_MS)) === 'done';
+    if (!quick || (await settledWithin(run, 0)) !== 'done')
       return keepRunning(em, { projectId, jobId, location }, cfg, labels, run).resource;
     const result = await run;
     const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);

@@ -12,8 +12,8 @@ import { BigQuery } from '@google-cloud/bigquery';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
 import { P } from './helpers.ts';
 
-// Longer than jobs.insert's own wait (2 s) and than every timeoutMs below.
-const LATENCY_MS = 3500;
+// Longer than every timeoutMs below (and the time the work itself takes).
+const LATENCY_MS = 2500;
 
 describe('BigQuery emulator: running jobs and timeoutMs (jobLatencyMs)', () => {
   let emulator: BigQueryEmulator;
@@ -60,6 +60,10 @@ describe('BigQuery emulator: running jobs and timeoutMs (jobLatencyMs)', () => {
     assert.equal(running.status.state, 'RUNNING');
     const [rows] = await job.getQueryResults();
     assert.deepStrictEqual(rows, [{ seven: 7 }]);
+  });
+
+  it('still refuses bad SQL at jobs.insert, at once', async () => {
+    await assert.rejects(bq.createQueryJob({ query: 'SELEC 1' }), { code: 400 });
   });
 
   it('lists a running job as RUNNING', async () => {
