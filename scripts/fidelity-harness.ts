@@ -105,6 +105,11 @@ export interface Fidelity {
   readonly docs?: string;
   /** Google's tests from another folder of the checkout, run with the main file. */
   readonly extra?: ExtraTests;
+  /**
+   * More test files of the checkout's `system-test/`, bundled as the main file is (with their own
+   * edits) and run in the same mocha run.
+   */
+  readonly moreTestFiles?: readonly { readonly file: string; readonly textEdits: readonly TextEdit[] }[];
 }
 
 export function say(line: string): void {
@@ -192,41 +197,12 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     writeFileSync(marker, specs.join(' '));
   }
 
-  // The bundle.
+  // The bundles.
   mkdirSync(cache, { recursive: true });
-  const adapt = (source: string): string => applyEdits(source, f.textEdits, fail);
-  const outfile = join(cache, `${f.testFile.split('/').pop()?.replace(/\.ts$/, '')}.system-test.mjs`);
-  const base = f.testFile.split('/').pop() as string;
-  await esbuild.build({
-    entryPoints: [testFile],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    logLevel: 'warning',
-    // Not the checkout's tsconfig.json: it extends gts, which is not installed.
-    tsconfigRaw: {},
-    plugins: [
-      {
-        name: 'adapt-google-system-test',
-        setup(build) {
-          build.onResolve({ filter: /^\.\.\// }, (args) => {
-            const to = f.resolveSrc(args.path, cache, checkout);
-            if (to === undefined)
-              return { errors: [{ text: `unexpected import of the checkout's src: ${args.path}` }] };
-            return to.startsWith('/') ? { path: to } : { path: to, external: true };
-          });
-          // Packages and node built-ins stay imports, resolved from the cache dir, then the project.
-          build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
-          build.onLoad({ filter: new RegExp(`system-test[\\\\/]${escapeRegExp(base)}$`) }, (args) => ({
-            contents: adapt(readFileSync(args.path, 'utf8')),
-            loader: 'ts',
-          }));
-        },
-      },
-    ],
-  });
+  const outfile = await bundleTest(f, f.testFile, f.textEdits, cache, checkout, fail);
+  const more: string[] = [];
+  for (const m of f.moreTestFiles ?? [])
+    more.push(await bundleTest(f, m.file, m.textEdits, cache, checkout, fail));
 
   const extra = f.extra ? await bundleExtra(f, f.extra, cache, checkout, fail) : undefined;
 
@@ -251,13 +227,59 @@ export async function runFidelity(f: Fidelity): Promise<void> {
   const refused = guardNetwork(hosts, f.name);
   await f.prepare?.();
 
-  say(`running ${outfile} against ${f.emulators.map((e) => `${e.env}=${process.env[e.env]}`).join(', ')}`);
-  const result = await runMocha(f, [outfile, ...(extra?.files ?? [])], extra?.work, filter);
+  say(
+    `running ${[outfile, ...more].join(', ')} against ${f.emulators.map((e) => `${e.env}=${process.env[e.env]}`).join(', ')}`,
+  );
+  const result = await runMocha(f, [outfile, ...more, ...(extra?.files ?? [])], extra?.work, filter);
   for (const s of started) await s.stop();
   report(f, result, refused);
   // A filtered run's figure is partial: the docs are checked on whole runs only.
   const stale = f.docs && !filter ? checkDocs(f, f.docs, result) : [];
   process.exit(strict && (result.failed + result.failedHooks > 0 || stale.length > 0) ? 1 : 0);
+}
+
+/** One test file of the checkout's `system-test/`, with its edits, bundled into the cache directory. */
+async function bundleTest(
+  f: Fidelity,
+  file: string,
+  edits: readonly TextEdit[],
+  cache: string,
+  checkout: string,
+  fail: (message: string) => never,
+): Promise<string> {
+  const base = file.split('/').pop() as string;
+  const outfile = join(cache, `${base.replace(/\.ts$/, '')}.system-test.mjs`);
+  await esbuild.build({
+    entryPoints: [join(checkout, file)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    logLevel: 'warning',
+    // Not the checkout's tsconfig.json: it extends gts, which is not installed.
+    tsconfigRaw: {},
+    plugins: [
+      {
+        name: 'adapt-google-system-test',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.\// }, (args) => {
+            const to = f.resolveSrc(args.path, cache, checkout);
+            if (to === undefined)
+              return { errors: [{ text: `unexpected import of the checkout's src: ${args.path}` }] };
+            return to.startsWith('/') ? { path: to } : { path: to, external: true };
+          });
+          // Packages and node built-ins stay imports, resolved from the cache dir, then the project.
+          build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
+          build.onLoad({ filter: new RegExp(`system-test[\\\\/]${escapeRegExp(base)}$`) }, (args) => ({
+            contents: applyEdits(readFileSync(args.path, 'utf8'), edits, fail),
+            loader: 'ts',
+          }));
+        },
+      },
+    ],
+  });
+  return outfile;
 }
 
 /** A test file's source with the edits applied (each exactly once, or with `all` at least once). */
