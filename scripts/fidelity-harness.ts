@@ -45,6 +45,32 @@ export interface EmulatorNeed {
   readonly args?: readonly string[];
 }
 
+/**
+ * A second set of Google's tests in a folder of the checkout with its own package.json (the
+ * samples and their tests: each test runs a sample as a program, `node build/<sample>.js`, from
+ * the folder, and reads what it prints). The folder's packages are installed with the test's own
+ * (at the folder's ranges) into the cache directory, outside `npm install` and `npm test`; the
+ * tests are bundled as the main file is and run in the same mocha run, from a working copy of the
+ * folder in the cache directory.
+ */
+export interface ExtraTests {
+  /** The folder in the checkout, e.g. `samples`. */
+  readonly dir: string;
+  /** Its test files, relative to the folder (`system-test/topics.test.ts`). */
+  readonly testFiles: readonly string[];
+  /** Packages of the folder's package.json to install (the client under test is never installed). */
+  readonly packages: readonly string[];
+  /**
+   * Packages the folder's package.json does not list but its packages need (`name@range`), each
+   * for a reason the script gives.
+   */
+  readonly undeclared?: readonly string[];
+  /** Edits by test file (relative to the folder), as `textEdits` for the main file. */
+  readonly textEdits?: Readonly<Record<string, readonly TextEdit[]>>;
+  /** Fills the working copy (the tests' current directory) from the checkout's folder. */
+  readonly prepare: (work: string, folder: string) => void;
+}
+
 export interface Fidelity {
   /** `fidelity:storage`. */
   readonly name: string;
@@ -77,6 +103,13 @@ export interface Fidelity {
    * what the run measured is reported (and fails a `--strict` run).
    */
   readonly docs?: string;
+  /** Google's tests from another folder of the checkout, run with the main file. */
+  readonly extra?: ExtraTests;
+  /**
+   * More test files of the checkout's `system-test/`, bundled as the main file is (with their own
+   * edits) and run in the same mocha run.
+   */
+  readonly moreTestFiles?: readonly { readonly file: string; readonly textEdits: readonly TextEdit[] }[];
 }
 
 export function say(line: string): void {
@@ -107,11 +140,14 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     .description(`Runs Google's ${f.client} system tests against the emulator and prints the figure`)
     .argument('<checkout>', `a checkout of ${f.repo} (pinned: ${f.pinned.commit})`)
     .option('--strict', 'exit 1 when any test fails')
+    .option('--filter <regexp>', 'run only the tests whose full title matches (to iterate on a few)')
     .parse();
   const checkout = resolve(program.args[0] as string);
   // Text edits may name files of the checkout through it.
   process.env.FIDELITY_CHECKOUT = checkout;
-  const strict = program.opts<{ strict?: boolean }>().strict === true;
+  const opts = program.opts<{ strict?: boolean; filter?: string }>();
+  const strict = opts.strict === true;
+  const filter = opts.filter === undefined ? undefined : new RegExp(opts.filter);
 
   // The checkout.
   const testFile = join(checkout, f.testFile);
@@ -140,6 +176,16 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     if (range === undefined) fail(`the checkout's package.json does not list ${name}`);
     return `${name}@${range}`;
   });
+  if (f.extra) {
+    const folder = readJson<PackageJson>(join(checkout, f.extra.dir, 'package.json'));
+    const folderRanges = { ...folder.devDependencies, ...folder.dependencies };
+    for (const name of f.extra.packages) {
+      const range = folderRanges[name];
+      if (range === undefined) fail(`the checkout's ${f.extra.dir}/package.json does not list ${name}`);
+      specs.push(`${name}@${range}`);
+    }
+    specs.push(...(f.extra.undeclared ?? []));
+  }
   const marker = join(cache, 'node_modules', '.fidelity-installed');
   if (specs.length > 0 && !(existsSync(marker) && readFileSync(marker, 'utf8') === specs.join(' '))) {
     mkdirSync(cache, { recursive: true });
@@ -151,51 +197,14 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     writeFileSync(marker, specs.join(' '));
   }
 
-  // The bundle.
+  // The bundles.
   mkdirSync(cache, { recursive: true });
-  const adapt = (source: string): string => {
-    let out = source;
-    for (const { what, pattern, replacement, all } of f.textEdits) {
-      const global = new RegExp(pattern.source, 'g');
-      const hits = out.match(global)?.length ?? 0;
-      if (all ? hits === 0 : hits !== 1)
-        fail(`the test file changed: cannot adapt ${what} (${hits} matches)`);
-      out = all ? out.replace(global, replacement) : out.replace(pattern, replacement);
-    }
-    return out;
-  };
-  const outfile = join(cache, `${f.testFile.split('/').pop()?.replace(/\.ts$/, '')}.system-test.mjs`);
-  const base = f.testFile.split('/').pop() as string;
-  await esbuild.build({
-    entryPoints: [testFile],
-    outfile,
-    bundle: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node24',
-    logLevel: 'warning',
-    // Not the checkout's tsconfig.json: it extends gts, which is not installed.
-    tsconfigRaw: {},
-    plugins: [
-      {
-        name: 'adapt-google-system-test',
-        setup(build) {
-          build.onResolve({ filter: /^\.\.\// }, (args) => {
-            const to = f.resolveSrc(args.path, cache, checkout);
-            if (to === undefined)
-              return { errors: [{ text: `unexpected import of the checkout's src: ${args.path}` }] };
-            return to.startsWith('/') ? { path: to } : { path: to, external: true };
-          });
-          // Packages and node built-ins stay imports, resolved from the cache dir, then the project.
-          build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
-          build.onLoad({ filter: new RegExp(`system-test[\\\\/]${escapeRegExp(base)}$`) }, (args) => ({
-            contents: adapt(readFileSync(args.path, 'utf8')),
-            loader: 'ts',
-          }));
-        },
-      },
-    ],
-  });
+  const outfile = await bundleTest(f, f.testFile, f.textEdits, cache, checkout, fail);
+  const more: string[] = [];
+  for (const m of f.moreTestFiles ?? [])
+    more.push(await bundleTest(f, m.file, m.textEdits, cache, checkout, fail));
+
+  const extra = f.extra ? await bundleExtra(f, f.extra, cache, checkout, fail) : undefined;
 
   // The emulators, then the guard.
   process.env.METADATA_SERVER_DETECTION ??= 'none';
@@ -218,12 +227,126 @@ export async function runFidelity(f: Fidelity): Promise<void> {
   const refused = guardNetwork(hosts, f.name);
   await f.prepare?.();
 
-  say(`running ${outfile} against ${f.emulators.map((e) => `${e.env}=${process.env[e.env]}`).join(', ')}`);
-  const result = await runMocha(f, outfile);
+  say(
+    `running ${[outfile, ...more].join(', ')} against ${f.emulators.map((e) => `${e.env}=${process.env[e.env]}`).join(', ')}`,
+  );
+  const result = await runMocha(f, [outfile, ...more, ...(extra?.files ?? [])], extra?.work, filter);
   for (const s of started) await s.stop();
   report(f, result, refused);
-  const stale = f.docs ? checkDocs(f, f.docs, result) : [];
+  // A filtered run's figure is partial: the docs are checked on whole runs only.
+  const stale = f.docs && !filter ? checkDocs(f, f.docs, result) : [];
   process.exit(strict && (result.failed + result.failedHooks > 0 || stale.length > 0) ? 1 : 0);
+}
+
+/** One test file of the checkout's `system-test/`, with its edits, bundled into the cache directory. */
+async function bundleTest(
+  f: Fidelity,
+  file: string,
+  edits: readonly TextEdit[],
+  cache: string,
+  checkout: string,
+  fail: (message: string) => never,
+): Promise<string> {
+  const base = file.split('/').pop() as string;
+  const outfile = join(cache, `${base.replace(/\.ts$/, '')}.system-test.mjs`);
+  await esbuild.build({
+    entryPoints: [join(checkout, file)],
+    outfile,
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    logLevel: 'warning',
+    // Not the checkout's tsconfig.json: it extends gts, which is not installed.
+    tsconfigRaw: {},
+    plugins: [
+      {
+        name: 'adapt-google-system-test',
+        setup(build) {
+          build.onResolve({ filter: /^\.\.\// }, (args) => {
+            const to = f.resolveSrc(args.path, cache, checkout);
+            if (to === undefined)
+              return { errors: [{ text: `unexpected import of the checkout's src: ${args.path}` }] };
+            return to.startsWith('/') ? { path: to } : { path: to, external: true };
+          });
+          // Packages and node built-ins stay imports, resolved from the cache dir, then the project.
+          build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
+          build.onLoad({ filter: new RegExp(`system-test[\\\\/]${escapeRegExp(base)}$`) }, (args) => ({
+            contents: applyEdits(readFileSync(args.path, 'utf8'), edits, fail),
+            loader: 'ts',
+          }));
+        },
+      },
+    ],
+  });
+  return outfile;
+}
+
+/** A test file's source with the edits applied (each exactly once, or with `all` at least once). */
+function applyEdits(source: string, edits: readonly TextEdit[], fail: (message: string) => never): string {
+  let out = source;
+  for (const { what, pattern, replacement, all } of edits) {
+    const global = new RegExp(pattern.source, 'g');
+    const hits = out.match(global)?.length ?? 0;
+    if (all ? hits === 0 : hits !== 1) fail(`the test file changed: cannot adapt ${what} (${hits} matches)`);
+    out = all ? out.replace(global, replacement) : out.replace(pattern, replacement);
+  }
+  return out;
+}
+
+/**
+ * The working copy of the extra folder (filled by its `prepare`) and its tests bundled into
+ * `<work>/build/system-test/` (their imports of packages resolve from the cache directory, then
+ * the project; the samples they run resolve the client under test from the project).
+ */
+async function bundleExtra(
+  f: Fidelity,
+  extra: ExtraTests,
+  cache: string,
+  checkout: string,
+  fail: (message: string) => never,
+): Promise<{ files: string[]; work: string }> {
+  const work = join(cache, extra.dir);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(join(work, 'build', 'system-test'), { recursive: true });
+  // CommonJS samples: the project's package.json says "type": "module".
+  writeFileSync(join(work, 'package.json'), '{"private":true}\n');
+  extra.prepare(work, join(checkout, extra.dir));
+  const entryPoints = extra.testFiles.map((file) => join(checkout, extra.dir, file));
+  await esbuild.build({
+    entryPoints,
+    outdir: join(work, 'build', 'system-test'),
+    outExtension: { '.js': '.mjs' },
+    bundle: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    logLevel: 'error',
+    tsconfigRaw: {},
+    plugins: [
+      {
+        name: `adapt-google-${extra.dir}`,
+        setup(build) {
+          build.onResolve({ filter: /^\.\.\// }, (args) => {
+            const to = f.resolveSrc(args.path, cache, checkout);
+            if (to === undefined)
+              return { errors: [{ text: `unexpected import above the tests: ${args.path}` }] };
+            return to.startsWith('/') ? { path: to } : { path: to, external: true };
+          });
+          build.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
+          build.onLoad({ filter: /\.test\.ts$/ }, (args) => {
+            const file = args.path.slice(join(checkout, extra.dir).length + 1);
+            const source = readFileSync(args.path, 'utf8');
+            return { contents: applyEdits(source, extra.textEdits?.[file] ?? [], fail), loader: 'ts' };
+          });
+        },
+      },
+    ],
+  });
+  const files = extra.testFiles.map((file) =>
+    join(work, 'build', 'system-test', `${(file.split('/').pop() as string).replace(/\.ts$/, '')}.mjs`),
+  );
+  return { files, work };
 }
 
 /** Refuses every connection from this process except to loopback and the emulators' hosts. */
@@ -339,7 +462,7 @@ interface Counts {
 const allTests = (suite: Mocha.Suite): Mocha.Test[] => [...suite.tests, ...suite.suites.flatMap(allTests)];
 
 /** Finds the skipped groups and tests in the loaded tree; the grep that leaves them out. */
-function exclusions(f: Fidelity, root: Mocha.Suite): Exclusions {
+function exclusions(f: Fidelity, root: Mocha.Suite, filtered: boolean): Exclusions {
   const prefixes: string[] = [];
   const unused = new Set([...Object.keys(f.skipped), ...Object.keys(f.skippedTests)]);
   const walk = (suite: Mocha.Suite): void => {
@@ -359,19 +482,36 @@ function exclusions(f: Fidelity, root: Mocha.Suite): Exclusions {
       unused.delete(title);
     }
   }
-  for (const title of unused) say(`warning: "${title}" (skip list) matches nothing in the test file`);
+  // A filtered run leaves most of the list unmatched by design.
+  if (!filtered)
+    for (const title of unused) say(`warning: "${title}" (skip list) matches nothing in the test files`);
   const grep = prefixes.length > 0 ? new RegExp(prefixes.join('|')) : undefined;
   const excluded = grep ? tests.filter((t) => grep.test(t.fullTitle())).length : 0;
   return { grep, excluded, total: tests.length };
 }
 
-async function runMocha(f: Fidelity, file: string): Promise<Counts & Exclusions> {
+async function runMocha(
+  f: Fidelity,
+  files: readonly string[],
+  cwd: string | undefined,
+  filter: RegExp | undefined,
+): Promise<Counts & Exclusions> {
   const require = createRequire(import.meta.url);
   const MochaClass = require('mocha') as typeof Mocha;
   const mocha = new MochaClass({ timeout: f.testTimeoutMs ?? 120_000, reporter: 'spec' });
-  mocha.addFile(file);
+  for (const file of files) mocha.addFile(file);
   await mocha.loadFilesAsync();
-  const skip = exclusions(f, mocha.suite);
+  // A filtered run drops the other tests before the exclusions are counted (its figure is partial).
+  if (filter) {
+    const prune = (suite: Mocha.Suite): void => {
+      suite.tests = suite.tests.filter((t) => filter.test(t.fullTitle()));
+      suite.suites.forEach(prune);
+    };
+    prune(mocha.suite);
+  }
+  // The samples' tests run `node build/<sample>.js` from their folder.
+  if (cwd) process.chdir(cwd);
+  const skip = exclusions(f, mocha.suite, filter !== undefined);
   if (skip.grep) mocha.grep(skip.grep).invert();
   const counts: Counts = { passed: 0, failed: 0, failedHooks: 0, pending: 0, failures: [] };
   await new Promise<void>((done) => {

@@ -278,41 +278,11 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
     };
   }
   const named = typeof body['location'] === 'string' ? body['location'] : undefined;
-  const waitMs = timeoutOf(body['timeoutMs']);
-  const run = runQuery(em, projectId, cfg, {}, named);
-  // Settled either way ('done'): a failure is read from `run` below, or by the running job.
-  const settled = run.then(
-    () => 'done' as const,
-    () => 'done' as const,
-  );
-  const first = await Promise.race([settled, delay(waitMs)]);
-  if (first !== 'done') {
+  const run = atLeast(em, runQuery(em, projectId, cfg, {}, named));
+  if ((await settledWithin(run, timeoutOf(body['timeoutMs']))) !== 'done') {
     // Still running when timeoutMs ran out: answered as BigQuery does (jobComplete false, the job's
     // reference); the job finishes on its own, and jobs.get / getQueryResults see it then.
-    const rec: JobRecord = {
-      resource: {
-        ...jobResource(em, projectId, jobId, cfg, undefined, undefined, location, labels),
-        status: { state: 'RUNNING' },
-      },
-    };
-    rec.running = run
-      .then(
-        (result) => {
-          rec.result = result;
-          rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
-        },
-        (e: unknown) => {
-          rec.error =
-            e instanceof ApiError
-              ? e
-              : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
-          rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
-        },
-      )
-      .finally(() => {
-        delete rec.running;
-      });
-    keepJob(em, jobId, rec);
+    keepRunning(em, { projectId, jobId, location }, cfg, labels, run);
     return {
       kind: 'bigquery#queryResponse',
       jobReference: { projectId, jobId, location },
@@ -478,9 +448,17 @@ export async function jobsInsert(
   const labels = validLabels(conf['labels']);
   try {
     const named = typeof ref['location'] === 'string' ? ref['location'] : undefined;
-    const result = cfg['destinationTable']
-      ? await queryInto(em, projectId, cfg)
-      : await runQuery(em, projectId, cfg, {}, named);
+    const work = cfg['destinationTable']
+      ? queryInto(em, projectId, cfg)
+      : runQuery(em, projectId, cfg, {}, named);
+    const run = atLeast(em, work);
+    // BigQuery answers jobs.insert before a long job ends: a job whose work goes on after a moment,
+    // or that jobLatencyMs holds, is answered RUNNING, and jobs.get and getQueryResults follow it
+    // (a failure after the moment is the job's; one within it is the answer, as for bad SQL).
+    const quick = (await settledWithin(work, INSERT_WAIT_MS)) === 'done';
+    if (!quick || (await settledWithin(run, 0)) !== 'done')
+      return keepRunning(em, { projectId, jobId, location }, cfg, labels, run).resource;
+    const result = await run;
     const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
     keepJob(em, jobId, { resource, result });
     return resource;
@@ -605,6 +583,68 @@ function timeoutOf(raw: unknown): number {
 const delay = (ms: number): Promise<'timeout'> =>
   new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
 
+/** How long jobs.insert waits for a query job before answering it RUNNING. */
+const INSERT_WAIT_MS = 2000;
+
+/** 'done' when `run` settles (either way) within `ms`, else 'timeout'. */
+function settledWithin(run: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
+  const settled = run.then(
+    () => 'done' as const,
+    () => 'done' as const,
+  );
+  return Promise.race([settled, delay(ms)]);
+}
+
+/**
+ * A query job that lasts at least the emulator's `jobLatencyMs` (0 unless configured): DuckDB
+ * answers in milliseconds what BigQuery answers in seconds, so code that handles running jobs
+ * (`jobComplete: false`, a RUNNING job, a client's timeout) is exercised locally only with it.
+ */
+function atLeast<T>(em: Emulator, run: Promise<T>): Promise<T> {
+  if (em.jobLatencyMs <= 0) return run;
+  const floor = new Promise((resolve) => setTimeout(resolve, em.jobLatencyMs));
+  return Promise.all([run, floor.catch(() => undefined)]).then(([result]) => result);
+}
+
+/**
+ * Keeps a query job that is still running: RUNNING until `run` settles, then DONE with its result
+ * or its error (as jobs.get and getQueryResults answer from then on).
+ */
+function keepRunning(
+  em: Emulator,
+  ref: { projectId: string; jobId: string; location: string },
+  cfg: Json,
+  labels: Json | undefined,
+  run: Promise<QueryResult>,
+): JobRecord {
+  const { projectId, jobId, location } = ref;
+  const rec: JobRecord = {
+    resource: {
+      ...jobResource(em, projectId, jobId, cfg, undefined, undefined, location, labels),
+      status: { state: 'RUNNING' },
+    },
+  };
+  rec.running = run
+    .then(
+      (result) => {
+        rec.result = result;
+        rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
+      },
+      (e: unknown) => {
+        rec.error =
+          e instanceof ApiError
+            ? e
+            : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
+        rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
+      },
+    )
+    .finally(() => {
+      delete rec.running;
+    });
+  keepJob(em, jobId, rec);
+  return rec;
+}
+
 /**
  * jobs.getQueryResults: a running job is waited for up to `timeoutMs`; still running then, the
  * answer is `jobComplete: false` with the job's reference, as BigQuery answers.
@@ -640,7 +680,7 @@ export function listJobs(em: Emulator, projectId: string, query: URLSearchParams
   const all = [...em.jobs.values()]
     .filter((j) => (j.resource['jobReference'] as Json)['projectId'] === projectId)
     .reverse()
-    .map((j) => ({ ...j.resource, state: 'DONE' }));
+    .map((j) => ({ ...j.resource, state: (j.resource['status'] as Json | undefined)?.['state'] ?? 'DONE' }));
   const { page, next } = paginate(all, query);
   return { kind: 'bigquery#jobList', etag: etag(), jobs: page, ...(next ? { nextPageToken: next } : {}) };
 }

@@ -13,9 +13,19 @@ const program = new Command()
   .option('--port <port>', 'port to listen on (0 picks a free one)', '9050')
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
   .option('--data-dir <dir>', 'directory holding bigquery.duckdb', '.data/bigquery')
+  .option(
+    '--job-latency-ms <ms>',
+    'make every query job last at least this long, as BigQuery jobs do (exercises jobComplete: false and RUNNING jobs)',
+    '0',
+  )
   .parse(process.argv);
 
-const opts = program.opts<{ port: string; host: string; dataDir: string }>();
+const opts = program.opts<{ port: string; host: string; dataDir: string; jobLatencyMs: string }>();
+const jobLatencyMs = Number(opts.jobLatencyMs);
+if (!Number.isInteger(jobLatencyMs) || jobLatencyMs < 0) {
+  console.error(`invalid --job-latency-ms: ${opts.jobLatencyMs}`);
+  process.exit(2);
+}
 const port = Number(opts.port);
 if (!Number.isInteger(port) || port < 0 || port > 65535) {
   console.error(`invalid --port: ${opts.port}`);
@@ -23,7 +33,7 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 await serveUntilSignalled('bigquery emulator', () =>
-  startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir }).then((emulator) => ({
+  startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir, jobLatencyMs }).then((emulator) => ({
     url: httpUrl(opts.host, emulator.port),
     close: () => emulator.close(),
   })),

@@ -13,7 +13,7 @@
  * and anything else (unknown fields, loose types, other timestamp forms, types without a
  * text form) takes the appender path, which also reports every error.
  */
-import { duckType, type FieldSchema, isCanonicalTimestamp } from './schema.ts';
+import { duckType, type FieldSchema, isCanonicalTimestamp, isPicoTimestamp } from './schema.ts';
 import { quoteIdent, stringLiteral } from './sql.ts';
 
 /**
@@ -25,6 +25,8 @@ import { quoteIdent, stringLiteral } from './sql.ts';
 type Preparer = (parent: Record<string, unknown>, name: string, v: unknown) => boolean;
 
 function scalarPreparer(f: FieldSchema): Preparer | undefined {
+  // A picosecond timestamp is stored as the text the converter makes of it.
+  if (isPicoTimestamp(f)) return undefined;
   switch (f.type) {
     case 'STRING':
     case 'GEOGRAPHY':

@@ -101,8 +101,12 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
     seen.add(key);
     if (String(o['type'] ?? '').toUpperCase() === 'RANGE')
       return `Unsupported in the BigQuery emulator: RANGE columns (${path}${name})`;
-    if (o['timestampPrecision'] !== undefined && String(o['timestampPrecision']) !== '6')
-      return `Unsupported in the BigQuery emulator: picosecond timestamps (timestampPrecision ${String(o['timestampPrecision'])} on ${path}${name})`;
+    // 6 (microseconds, the default) or 12 (picoseconds), and 12 only on a TIMESTAMP.
+    const precision = o['timestampPrecision'] === undefined ? undefined : String(o['timestampPrecision']);
+    if (precision !== undefined && precision !== '6' && precision !== '12')
+      return `Invalid value for timestampPrecision: ${precision} on ${path}${name} (6 or 12)`;
+    if (precision === '12' && TYPE_NAMES[String(o['type'] ?? '').toUpperCase()] !== 'TIMESTAMP')
+      return `timestampPrecision 12 on ${path}${name}: only a TIMESTAMP field has picosecond precision`;
     const type = TYPE_NAMES[String(o['type'] ?? '').toUpperCase()];
     if (!type) return `Invalid value for type: ${String(o['type'])} is not a valid value`;
     const mode = String(o['mode'] ?? 'NULLABLE').toUpperCase();
@@ -139,12 +143,23 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
   return out;
 }
 
+/**
+ * A TIMESTAMP of picosecond precision (`timestampPrecision: 12`). DuckDB's timestamps stop at
+ * nanoseconds, so its column holds the canonical text (`picoTimestampText`), fixed-width so that
+ * text order is time order; tabledata.list answers it in each output format (`encodeColumn`).
+ */
+export function isPicoTimestamp(f: FieldSchema): boolean {
+  return f.type === 'TIMESTAMP' && f.timestampPrecision === '12';
+}
+
 /** DuckDB column type for a BigQuery field. */
 export function duckType(f: FieldSchema): string {
   const base =
     f.type === 'RECORD'
       ? `STRUCT(${(f.fields ?? []).map((s) => `${quoteIdent(s.name)} ${duckType(s)}`).join(', ')})`
-      : (DUCK_TYPES[f.type] as string);
+      : isPicoTimestamp(f)
+        ? 'VARCHAR'
+        : (DUCK_TYPES[f.type] as string);
   return f.mode === 'REPEATED' ? `${base}[]` : base;
 }
 
@@ -212,9 +227,43 @@ export function parseTimestampMicros(s: string, withZone = true): bigint | undef
   return micros;
 }
 
+/** Seconds with a fraction of up to 12 digits, and what follows (the zone). */
+const PICO_FRACTION = /^(.*\d:\d{2}:\d{2})\.(\d{1,12})(\D.*)?$/s;
+
+/**
+ * A picosecond TIMESTAMP as stored: `YYYY-MM-DDTHH:MM:SS.` and 12 digits and `Z` (UTC), from any
+ * text BigQuery reads as a timestamp (with up to 12 fraction digits) or float seconds; undefined
+ * when it is not one.
+ */
+export function picoTimestampText(v: unknown): string | undefined {
+  let micros: bigint | undefined;
+  let belowMicros = '000000';
+  if (typeof v === 'number' && Number.isFinite(v)) micros = BigInt(Math.round(v * 1_000_000));
+  else if (typeof v === 'string') {
+    const m = PICO_FRACTION.exec(v.trim());
+    if (m) {
+      const digits = (m[2] as string).padEnd(12, '0');
+      belowMicros = digits.slice(6);
+      micros = parseTimestampMicros(`${m[1]}.${digits.slice(0, 6)}${m[3] ?? ''}`);
+    } else micros = parseTimestampMicros(v);
+  }
+  if (micros === undefined) return undefined;
+  const c = civilFromMicros(micros);
+  const us = ((micros % 1_000_000n) + 1_000_000n) % 1_000_000n;
+  return `${c.date}T${c.time.slice(0, 8)}.${pad(us, 6)}${belowMicros}Z`;
+}
+
 function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
   const bad = (what: string) =>
     new ConvertError(loc, `Cannot convert value to ${what} (bad value): ${JSON.stringify(v)}`);
+  if (isPicoTimestamp(f)) {
+    const text = picoTimestampText(v);
+    if (text !== undefined) return text;
+    throw new ConvertError(
+      loc,
+      `Could not parse ${JSON.stringify(v)} as a timestamp. Required format is YYYY-MM-DD HH:MM[:SS[.SSSSSSSSSSSS]]`,
+    );
+  }
   switch (f.type) {
     case 'STRING':
     case 'GEOGRAPHY':
@@ -537,7 +586,8 @@ function canonicalFraction(s: string): number {
 }
 
 function compileScalar(f: FieldSchema): Converter {
-  switch (f.type) {
+  // A picosecond timestamp's text comes from the generic conversion (below, in `default`).
+  switch (isPicoTimestamp(f) ? 'PICO_TIMESTAMP' : f.type) {
     case 'STRING':
     case 'GEOGRAPHY':
       return (v) => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : BAIL);
@@ -837,6 +887,40 @@ export function encodeValue(v: DuckDBValue, t: DuckDBType, tsFormat: TimestampFo
     default:
       return typeof v === 'object' ? String(v) : String(v);
   }
+}
+
+/**
+ * `encodeValue` for a column of a table, whose schema says which values are picosecond
+ * timestamps (stored as text, at any depth): those are answered as the format asks, FLOAT64 and
+ * INT64 with microseconds (the digits below are dropped), ISO8601_STRING with all twelve.
+ */
+export function encodeColumn(v: DuckDBValue, f: FieldSchema, t: DuckDBType, tsFormat: TimestampFormat): Cell {
+  if (v === null || !hasPicoTimestamp(f)) return encodeValue(v, t, tsFormat);
+  if (f.mode === 'REPEATED') {
+    const inner = (t as DuckDBListType).valueType;
+    const one: FieldSchema = { ...f, mode: 'NULLABLE' };
+    return (v as { items: readonly DuckDBValue[] }).items.map((item) => ({
+      v: encodeColumn(item, one, inner, tsFormat),
+    }));
+  }
+  if (f.type === 'RECORD') {
+    const st = t as DuckDBStructType;
+    const entries = (v as { entries: Readonly<Record<string, DuckDBValue>> }).entries;
+    const sub = f.fields ?? [];
+    return {
+      f: st.entryNames.map((n, i) => ({
+        v: encodeColumn(entries[n] ?? null, sub[i] as FieldSchema, st.entryTypes[i] as DuckDBType, tsFormat),
+      })),
+    };
+  }
+  const text = String(v);
+  if (tsFormat === 'iso') return text;
+  const micros = parseTimestampMicros(`${text.slice(0, 26)}Z`) as bigint;
+  return tsFormat === 'int64' ? micros.toString() : javaDouble(Number(micros) / 1e6);
+}
+
+function hasPicoTimestamp(f: FieldSchema): boolean {
+  return isPicoTimestamp(f) || (f.fields ?? []).some(hasPicoTimestamp);
 }
 
 /**

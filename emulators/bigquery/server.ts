@@ -17,6 +17,8 @@ export interface BigQueryEmulatorOptions {
   host?: string;
   port?: number;
   dataDir: string;
+  /** Every query job lasts at least this long, as BigQuery's do (default 0: as long as DuckDB takes). */
+  jobLatencyMs?: number;
 }
 
 export interface BigQueryEmulator {
@@ -199,6 +201,7 @@ function send(res: ServerResponse, status: number, body: unknown): void {
 export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Promise<BigQueryEmulator> {
   const store = await Store.open(opts.dataDir);
   const emu = new Emulator(store);
+  emu.jobLatencyMs = opts.jobLatencyMs ?? 0;
   const server = createServer((req, res) => {
     void (async () => {
       try {

@@ -243,6 +243,8 @@ export class Emulator {
   readonly insertIds = new Map<string, number>();
   pendingInserts: PendingInsert[] = [];
   baseUrl = '';
+  /** Every query job lasts at least this long (`--job-latency-ms`; 0: as long as DuckDB takes). */
+  jobLatencyMs = 0;
 
   datasetOr404(projectId: string, datasetId: string) {
     const ds = this.store.dataset(projectId, datasetId);

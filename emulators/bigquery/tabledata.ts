@@ -6,7 +6,7 @@
 import { type DuckDBConnection, DuckDBDataChunk, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
 import { prepareRowText, rowTextInsertSql } from './row-text.ts';
-import { convertRow, encodeValue, type RowError } from './schema.ts';
+import { convertRow, encodeColumn, type FieldSchema, type RowError } from './schema.ts';
 import { qualifiedName, quoteIdent, schemaName } from './sql.ts';
 import {
   CHUNK_ROWS,
@@ -356,12 +356,15 @@ export async function listTableData(
     return { rows: r.getRows(), total, types: r.columnTypes() };
   });
   const fmt = timestampFormat(query);
+  const columns = cols.map((c) => fields.find((f) => f.name.toLowerCase() === c.toLowerCase()));
   const next = start + rows.length < total ? String(start + rows.length) : undefined;
   return {
     kind: 'bigquery#tableDataList',
     etag: etag(),
     totalRows: String(total),
-    rows: rows.map((r) => ({ f: r.map((v, i) => ({ v: encodeValue(v, types[i] as DuckDBType, fmt) })) })),
+    rows: rows.map((r) => ({
+      f: r.map((v, i) => ({ v: encodeColumn(v, columns[i] as FieldSchema, types[i] as DuckDBType, fmt) })),
+    })),
     ...(next ? { pageToken: next } : {}),
   };
 }

@@ -12,6 +12,7 @@ import {
   effectiveField,
   type FieldSchema,
   fieldForType,
+  isPicoTimestamp,
   normaliseSchema,
   type OutputField,
 } from './schema.ts';
@@ -244,7 +245,8 @@ export async function evolveSchema(
         `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} is missing in new schema`,
       );
     const nested = (f: FieldSchema) => JSON.stringify((f.fields ?? []).map(effectiveField));
-    if (nf.type !== old.type || nested(nf) !== nested(old))
+    // A precision change would change how the column is stored (picoseconds are kept as text).
+    if (nf.type !== old.type || nested(nf) !== nested(old) || isPicoTimestamp(nf) !== isPicoTimestamp(old))
       throw new ApiError(
         'invalid',
         `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} has changed type or nested fields`,

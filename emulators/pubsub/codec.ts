@@ -3,6 +3,7 @@
  * written field by field into one buffer instead of going through JSON and base64.
  */
 import type { SubscriptionResource, TopicResource } from './resources.ts';
+import type { StoredSchema } from './schemas.ts';
 import type { PublishInput, StoredMessage } from './types.ts';
 import { decodePublishRequest, ownPubsubMessage } from './wire.ts';
 
@@ -41,6 +42,9 @@ export const REC = {
   IAM_PUT: 15,
   /** Acknowledged messages a subscription retains (`retainAckedMessages`), written by compaction. */
   RETAINED: 16,
+  /** A schema with all its revisions (after a create, commit, rollback or revision delete). */
+  SCHEMA_PUT: 17,
+  SCHEMA_DEL: 18,
 } as const;
 
 export interface SnapshotResource {
@@ -66,7 +70,9 @@ export type LogRecord =
   | { type: typeof REC.SNAP_MESSAGES; snapshot: string; messages: StoredMessage[] }
   | { type: typeof REC.RETAINED; sub: string; messages: StoredMessage[] }
   | { type: typeof REC.SEEK; sub: string; time?: number; snapshot?: string }
-  | { type: typeof REC.IAM_PUT; resource: string; policy: unknown };
+  | { type: typeof REC.IAM_PUT; resource: string; policy: unknown }
+  | { type: typeof REC.SCHEMA_PUT; schema: StoredSchema }
+  | { type: typeof REC.SCHEMA_DEL; name: string };
 
 class Writer {
   buf: Buffer;
@@ -238,7 +244,10 @@ export function encodeRecord(rec: LogRecord): Buffer {
     case REC.TOPIC_DEL:
     case REC.SUB_DEL:
     case REC.SNAP_DEL:
+    case REC.SCHEMA_DEL:
       return encodeText(rec.type, rec.name);
+    case REC.SCHEMA_PUT:
+      return encodeText(rec.type, JSON.stringify(rec.schema));
     case REC.SNAP_PUT:
       return encodeText(rec.type, JSON.stringify({ snapshot: rec.snapshot, sub: rec.sub }));
     case REC.SEEK:
@@ -292,6 +301,7 @@ export function decodeRecord(payload: Buffer): LogRecord {
     case REC.TOPIC_DEL:
     case REC.SUB_DEL:
     case REC.SNAP_DEL:
+    case REC.SCHEMA_DEL:
       return { type, name: r.str() };
     case REC.SNAP_PUT: {
       const v = JSON.parse(r.str()) as { snapshot: SnapshotResource; sub: string };
@@ -310,6 +320,8 @@ export function decodeRecord(payload: Buffer): LogRecord {
       const v = JSON.parse(r.str()) as { resource: string; policy: unknown };
       return { type, resource: v.resource, policy: v.policy };
     }
+    case REC.SCHEMA_PUT:
+      return { type, schema: JSON.parse(r.str()) as StoredSchema };
     case REC.PUBLISH:
     case REC.SUB_MESSAGES:
     case REC.SNAP_MESSAGES:

@@ -43,6 +43,19 @@ import {
   updateSubscription,
   updateTopic,
 } from './resources.ts';
+import {
+  checkSchemaSettings,
+  DELETED_SCHEMA,
+  newRevision,
+  revisionOf,
+  type SchemaRevision,
+  type SchemaType,
+  type StoredSchema,
+  schemaAttributes,
+  schemaId,
+  splitRevision,
+  withoutRevision,
+} from './schemas.ts';
 import type { Delivery, PublishInput, StoredMessage } from './types.ts';
 
 export const LIMITS = {
@@ -195,6 +208,8 @@ export class Engine {
   readonly snapshots = new Map<string, SnapshotState>();
   /** IAM policies by resource name (stored and returned; never enforced). */
   readonly policies = new Map<string, unknown>();
+  /** Schemas by name, each with its revisions newest first. */
+  readonly schemas = new Map<string, StoredSchema>();
   /**
    * Ack ids carry a lease sequence number, increasing across restarts (it starts at the clock),
    * so an ack id names one delivery: a later delivery of the message has another one.
@@ -252,6 +267,8 @@ export class Engine {
   /** The whole state as framed log records (used to compact the log). */
   private snapshot(): Buffer[] {
     const out: Buffer[] = [frame(encodeRecord({ type: REC.NEXT_ID, next: this.nextId }))];
+    for (const schema of this.schemas.values())
+      out.push(frame(encodeRecord({ type: REC.SCHEMA_PUT, schema })));
     for (const topic of this.topics.values()) out.push(frame(encodeRecord({ type: REC.TOPIC_PUT, topic })));
     for (const sub of this.subs.values()) {
       out.push(frame(encodeRecord({ type: REC.SUB_PUT, sub: sub.resource })));
@@ -364,6 +381,12 @@ export class Engine {
       case REC.IAM_PUT:
         this.policies.set(rec.resource, rec.policy);
         return;
+      case REC.SCHEMA_PUT:
+        this.schemas.set(rec.schema.name, rec.schema);
+        return;
+      case REC.SCHEMA_DEL:
+        this.schemas.delete(rec.name);
+        return;
       case REC.ATTEMPTS: {
         const sub = this.subs.get(rec.sub);
         if (!sub) return;
@@ -432,7 +455,7 @@ export class Engine {
   }
 
   async createTopic(input: TopicInput, name: string): Promise<TopicResource> {
-    const topic = normalizeTopic(input, name);
+    const topic = this.checkTopicSchema(normalizeTopic(input, name));
     if (this.topics.has(name)) throw alreadyExists(shortName(name));
     this.putTopic(topic);
     await this.append({ type: REC.TOPIC_PUT, topic });
@@ -441,7 +464,7 @@ export class Engine {
 
   async updateTopic(input: TopicInput, name: string, paths: readonly string[]): Promise<TopicResource> {
     const current = this.getTopic(name);
-    const topic = updateTopic(current, input, paths);
+    const topic = this.checkTopicSchema(updateTopic(current, input, paths));
     this.putTopic(topic);
     await this.append({ type: REC.TOPIC_PUT, topic });
     return topic;
@@ -694,6 +717,94 @@ export class Engine {
     sub.seekSeq = this.leaseSeq;
   }
 
+  /** A topic whose schema settings name a schema (and revisions) there are. */
+  private checkTopicSchema(topic: TopicResource): TopicResource {
+    if (topic.schemaSettings) checkSchemaSettings(topic.schemaSettings, (n) => this.schemas.get(n));
+    return topic;
+  }
+
+  // ---------- schemas ----------
+
+  private schemaOr404(name: string): StoredSchema {
+    schemaId(name);
+    const schema = this.schemas.get(name);
+    if (!schema) throw notFound(name);
+    return schema;
+  }
+
+  private async putSchema(schema: StoredSchema): Promise<void> {
+    this.schemas.set(schema.name, schema);
+    await this.append({ type: REC.SCHEMA_PUT, schema });
+  }
+
+  async createSchema(name: string, type: SchemaType, definition: string): Promise<SchemaRevision> {
+    schemaId(name);
+    if (this.schemas.has(name)) throw alreadyExists(name);
+    const rev = newRevision(name, type, definition, Date.now());
+    await this.putSchema({ name, revisions: [rev] });
+    return rev;
+  }
+
+  /** A schema's newest revision, or the one `name@revisionId` names. */
+  getSchema(nameWithRevision: string): SchemaRevision {
+    const { name, revisionId } = splitRevision(nameWithRevision);
+    return revisionOf(this.schemaOr404(name), revisionId);
+  }
+
+  listSchemas(project: string): SchemaRevision[] {
+    const prefix = `projects/${project}/schemas/`;
+    return [...this.schemas.values()]
+      .filter((s) => s.name.startsWith(prefix))
+      .sort(byName)
+      .map((s) => revisionOf(s, undefined));
+  }
+
+  listSchemaRevisions(name: string): SchemaRevision[] {
+    return [...this.schemaOr404(name).revisions];
+  }
+
+  async commitSchema(name: string, type: SchemaType, definition: string): Promise<SchemaRevision> {
+    const schema = this.schemaOr404(name);
+    const rev = newRevision(name, type, definition, Date.now());
+    await this.putSchema({ name, revisions: [rev, ...schema.revisions] });
+    return rev;
+  }
+
+  /** A new revision with the definition of an earlier one. */
+  async rollbackSchema(name: string, revisionId: string): Promise<SchemaRevision> {
+    const schema = this.schemaOr404(name);
+    const old = revisionOf(schema, revisionId);
+    const rev = newRevision(name, old.type, old.definition, Date.now());
+    await this.putSchema({ name, revisions: [rev, ...schema.revisions] });
+    return rev;
+  }
+
+  async deleteSchemaRevision(nameWithRevision: string, given?: string): Promise<SchemaRevision> {
+    const split = splitRevision(nameWithRevision);
+    const revisionId = split.revisionId ?? given;
+    if (!revisionId) throw invalid('A revision id is required (name@revisionId).', 'name');
+    const schema = this.schemaOr404(split.name);
+    const deleted = revisionOf(schema, revisionId);
+    await this.putSchema(withoutRevision(schema, revisionId));
+    return deleted;
+  }
+
+  /** Deletes a schema; topics that named it keep settings naming `_deleted-schema_`, as Pub/Sub's. */
+  async deleteSchema(name: string): Promise<void> {
+    this.schemaOr404(name);
+    this.schemas.delete(name);
+    await this.append({ type: REC.SCHEMA_DEL, name });
+    for (const topic of this.topics.values()) {
+      if (topic.schemaSettings?.schema !== name) continue;
+      const updated: TopicResource = {
+        ...topic,
+        schemaSettings: { ...topic.schemaSettings, schema: DELETED_SCHEMA },
+      };
+      this.putTopic(updated);
+      await this.append({ type: REC.TOPIC_PUT, topic: updated });
+    }
+  }
+
   // ---------- IAM (stored and returned, never enforced) ----------
 
   private checkIamResource(resource: string): void {
@@ -832,7 +943,15 @@ export class Engine {
   async publish(topicName: string, inputs: readonly PublishInput[], raw?: Buffer): Promise<string[]> {
     parseName(topicName, 'topics');
     Engine.checkPublish(inputs);
-    if (!this.topics.has(topicName)) throw notFound(shortName(topicName));
+    const topic = this.topics.get(topicName);
+    if (!topic) throw notFound(shortName(topicName));
+    // A topic with a schema stamps its messages with the schema's attributes (the subscriber's
+    // client decodes by them); they are logged as stored, not as the request received them.
+    if (topic.schemaSettings) {
+      const extra = schemaAttributes(topic.schemaSettings, this.schemas.get(topic.schemaSettings.schema));
+      inputs = inputs.map((m) => ({ ...m, attributes: { ...m.attributes, ...extra }, plain: false }));
+      raw = undefined;
+    }
     const now = Date.now();
     const firstId = this.nextId;
     // Stored forms are needed to log without `raw` and to fan out; a topic without live

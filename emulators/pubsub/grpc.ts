@@ -16,12 +16,21 @@ import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
 import {
   durationMs,
   formatDuration,
+  ingestionSettings,
   type PushConfig,
   type SubscriptionInput,
   type SubscriptionResource,
   type TopicInput,
   type TopicResource,
 } from './resources.ts';
+import {
+  checkDefinition,
+  type SchemaRevision,
+  type SchemaSettings,
+  type SchemaType,
+  schemaType,
+  viewOf,
+} from './schemas.ts';
 import { exactlyOnceAckError } from './status-details.ts';
 import type { Delivery, StoredMessage } from './types.ts';
 import {
@@ -144,14 +153,6 @@ function pushConfigIn(v: unknown): PushConfig | undefined {
 
 /** Fields of a topic the emulator cannot honour: refused, never silently dropped. */
 function refuseTopicFeatures(t: Obj): void {
-  const schema = t['schemaSettings'] as Obj | null | undefined;
-  if (schema)
-    throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
-  if (t['ingestionDataSourceSettings'])
-    throw invalid(
-      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
-      'ingestion_data_source_settings',
-    );
   if (Array.isArray(t['messageTransforms']) && t['messageTransforms'].length > 0)
     throw invalid('message_transforms is not supported by this emulator.', 'message_transforms');
 }
@@ -232,6 +233,49 @@ function topicIn(t: Obj): TopicInput {
     labels: map(t['labels']),
     messageRetentionDuration: dur(t['messageRetentionDuration']),
     kmsKeyName: str(t['kmsKeyName']),
+    ingestionDataSourceSettings: ingestionSettings(t['ingestionDataSourceSettings']),
+    schemaSettings: schemaSettingsIn(t['schemaSettings']),
+  };
+}
+
+function schemaSettingsIn(v: unknown): SchemaSettings | undefined {
+  const o = v as Obj | null | undefined;
+  const schema = str(o?.['schema']);
+  if (!o || !schema) return undefined;
+  const first = str(o['firstRevisionId']);
+  const last = str(o['lastRevisionId']);
+  return {
+    schema,
+    // Unspecified is JSON, as Pub/Sub takes it.
+    encoding: o['encoding'] === 'BINARY' ? 'BINARY' : 'JSON',
+    ...(first ? { firstRevisionId: first } : {}),
+    ...(last ? { lastRevisionId: last } : {}),
+  };
+}
+
+function schemaOut(rev: SchemaRevision): Obj {
+  const ms = Date.parse(rev.revisionCreateTime);
+  const seconds = Math.floor(ms / 1000);
+  return {
+    ...rev,
+    revisionCreateTime: { seconds: String(seconds), nanos: (ms - seconds * 1000) * 1e6 },
+  };
+}
+
+/** Stored ingestion settings as the gRPC loader takes them (a timestamp as seconds and nanos). */
+function ingestionOut(settings: Record<string, unknown> | undefined): Obj | null {
+  if (!settings) return null;
+  const storage = settings['cloudStorage'] as Obj | undefined;
+  const time = storage?.['minimumObjectCreateTime'];
+  if (typeof time !== 'string') return settings;
+  const ms = Date.parse(time);
+  const seconds = Math.floor(ms / 1000);
+  return {
+    ...settings,
+    cloudStorage: {
+      ...storage,
+      minimumObjectCreateTime: { seconds: String(seconds), nanos: (ms - seconds * 1000) * 1e6 },
+    },
   };
 }
 
@@ -241,6 +285,8 @@ function topicOut(t: TopicResource): Obj {
     labels: t.labels ?? {},
     messageRetentionDuration: toProtoDuration(t.messageRetentionDuration),
     kmsKeyName: t.kmsKeyName ?? '',
+    ingestionDataSourceSettings: ingestionOut(t.ingestionDataSourceSettings),
+    schemaSettings: t.schemaSettings ?? null,
     state: 'ACTIVE',
   };
 }
@@ -296,9 +342,11 @@ function settle(failures: AckFailures): Obj {
   return {};
 }
 
-const SCHEMAS_UNSUPPORTED = (): never => {
-  throw new ApiError('UNIMPLEMENTED', 'Schemas are not supported by this emulator.');
-};
+/** A schema from a request: its type and definition (the name comes from the request). */
+function schemaIn(v: unknown): { type: SchemaType; definition: string } {
+  const o = (v ?? {}) as Obj;
+  return { type: schemaType(o['type']), definition: String(o['definition'] ?? '') };
+}
 
 // ---------- handlers ----------
 
@@ -584,28 +632,47 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
     }),
   });
 
-  // Schemas are not emulated: none can be made, so the list is empty and a name is not found;
-  // every other call says so (a topic's schema_settings are refused, topicIn).
+  // Schemas and their revisions (definitions checked for shape; messages are not validated).
   server.addService(schemas, {
+    CreateSchema: unary(async (r) => {
+      const project = projectOf(r['parent']);
+      const id = str(r['schemaId']);
+      if (!id) throw invalid('schema_id is required.', 'schema_id');
+      const { type, definition } = schemaIn(r['schema']);
+      return schemaOut(await engine.createSchema(`projects/${project}/schemas/${id}`, type, definition));
+    }),
+    GetSchema: unary((r) => schemaOut(viewOf(engine.getSchema(String(r['name'] ?? '')), r['view'], true))),
     ListSchemas: unary((r) => {
-      projectOf(r['parent']);
-      return { schemas: [], nextPageToken: '' };
-    }),
-    GetSchema: unary((r) => {
-      throw new ApiError('NOT_FOUND', `Resource not found (resource=${String(r['name'] ?? '')}).`);
-    }),
-    DeleteSchema: unary((r) => {
-      throw new ApiError('NOT_FOUND', `Resource not found (resource=${String(r['name'] ?? '')}).`);
+      const p = page(engine.listSchemas(projectOf(r['parent'])), r);
+      return { schemas: p.items.map((s) => schemaOut(viewOf(s, r['view'], false))), nextPageToken: p.next };
     }),
     ListSchemaRevisions: unary((r) => {
-      throw new ApiError('NOT_FOUND', `Resource not found (resource=${String(r['name'] ?? '')}).`);
+      const p = page(engine.listSchemaRevisions(String(r['name'] ?? '')), r);
+      return { schemas: p.items.map((s) => schemaOut(viewOf(s, r['view'], true))), nextPageToken: p.next };
     }),
-    CreateSchema: unary(SCHEMAS_UNSUPPORTED),
-    CommitSchema: unary(SCHEMAS_UNSUPPORTED),
-    RollbackSchema: unary(SCHEMAS_UNSUPPORTED),
-    DeleteSchemaRevision: unary(SCHEMAS_UNSUPPORTED),
-    ValidateSchema: unary(SCHEMAS_UNSUPPORTED),
-    ValidateMessage: unary(SCHEMAS_UNSUPPORTED),
+    CommitSchema: unary(async (r) => {
+      const { type, definition } = schemaIn(r['schema']);
+      return schemaOut(await engine.commitSchema(String(r['name'] ?? ''), type, definition));
+    }),
+    RollbackSchema: unary(async (r) =>
+      schemaOut(await engine.rollbackSchema(String(r['name'] ?? ''), String(r['revisionId'] ?? ''))),
+    ),
+    DeleteSchemaRevision: unary(async (r) =>
+      schemaOut(await engine.deleteSchemaRevision(String(r['name'] ?? ''), str(r['revisionId']))),
+    ),
+    DeleteSchema: unary(async (r) => {
+      await engine.deleteSchema(String(r['name'] ?? ''));
+      return {};
+    }),
+    ValidateSchema: unary((r) => {
+      projectOf(r['parent']);
+      const { type, definition } = schemaIn(r['schema']);
+      checkDefinition(type, definition);
+      return {};
+    }),
+    ValidateMessage: unary(() => {
+      throw new ApiError('UNIMPLEMENTED', 'Validating a message against a schema is not emulated.');
+    }),
   });
 
   // IAM policies are kept and returned, never enforced: every permission asked about is granted.

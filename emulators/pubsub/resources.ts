@@ -4,12 +4,17 @@
  */
 import { ApiError, invalid, tooLarge, tooSmall } from './errors.ts';
 import { compileFilter, MAX_FILTER_BYTES } from './filter.ts';
+import type { SchemaSettings } from './schemas.ts';
 
 export interface TopicResource {
   name: string;
   labels?: Record<string, string>;
   messageRetentionDuration?: string;
   kmsKeyName?: string;
+  /** Stored and returned, never acted on: nothing is ingested (docs/pubsub-emulator.md). */
+  ingestionDataSourceSettings?: Record<string, unknown>;
+  /** Checked against the stored schemas by the engine. */
+  schemaSettings?: SchemaSettings;
 }
 
 export interface OidcToken {
@@ -68,6 +73,8 @@ export interface TopicInput {
   labels?: Record<string, string> | undefined;
   messageRetentionDuration?: string | undefined;
   kmsKeyName?: string | undefined;
+  ingestionDataSourceSettings?: Record<string, unknown> | undefined;
+  schemaSettings?: SchemaSettings | undefined;
 }
 
 export const DELETED_TOPIC = '_deleted-topic_';
@@ -153,7 +160,49 @@ export function normalizeTopic(input: TopicInput, name: string): TopicResource {
     topic.messageRetentionDuration = input.messageRetentionDuration;
   }
   if (input.kmsKeyName) topic.kmsKeyName = input.kmsKeyName;
+  const ingestion = ingestionSettings(input.ingestionDataSourceSettings);
+  if (ingestion) topic.ingestionDataSourceSettings = ingestion;
+  if (input.schemaSettings?.schema) {
+    const { schema, encoding, firstRevisionId, lastRevisionId } = input.schemaSettings;
+    topic.schemaSettings = {
+      schema,
+      // Unspecified is JSON, as Pub/Sub takes it.
+      encoding: encoding === 'BINARY' ? 'BINARY' : 'JSON',
+      ...(firstRevisionId ? { firstRevisionId } : {}),
+      ...(lastRevisionId ? { lastRevisionId } : {}),
+    };
+  }
   return topic;
+}
+
+/** Output-only fields and the gRPC loader's oneof names, never stored. */
+const INGESTION_DROPPED = new Set(['state', 'source', 'inputFormat']);
+
+/**
+ * A topic's ingestion settings in their canonical (REST JSON) shape, or undefined when none is
+ * set: unset fields and defaults dropped (the gRPC loader fills them in), the output-only states
+ * and the loader's oneof names left out, a timestamp as RFC 3339 text. An empty message stays:
+ * `avroFormat: {}` is how a format is chosen.
+ */
+export function ingestionSettings(raw: unknown): Record<string, unknown> | undefined {
+  const clean = (v: unknown, key: string): unknown => {
+    if (v === null || v === undefined || v === '' || v === 0 || v === '0' || v === false) return undefined;
+    if (typeof v !== 'object' || Array.isArray(v)) return v;
+    const o = v as Record<string, unknown>;
+    if (key === 'minimumObjectCreateTime' && 'seconds' in o)
+      return new Date(Number(o['seconds']) * 1000 + Math.floor(Number(o['nanos'] ?? 0) / 1e6)).toISOString();
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(o)) {
+      if (INGESTION_DROPPED.has(k)) continue;
+      const c = clean(x, k);
+      if (c !== undefined) out[k] = c;
+    }
+    return out;
+  };
+  const settings = clean(raw, '');
+  return settings && typeof settings === 'object' && Object.keys(settings).length > 0
+    ? (settings as Record<string, unknown>)
+    : undefined;
 }
 
 function checkPushConfig(pc: PushConfig | undefined): PushConfig {
@@ -354,6 +403,16 @@ export function updateSubscription(
   return normalizeSubscription(merged, current.name, topicExists);
 }
 
+/** The topic fields an update mask may name. */
+const TOPIC_UPDATABLE = [
+  'labels',
+  'messageRetentionDuration',
+  'kmsKeyName',
+  'ingestionDataSourceSettings',
+] as const;
+const isTopicField = (field: string): field is (typeof TOPIC_UPDATABLE)[number] =>
+  (TOPIC_UPDATABLE as readonly string[]).includes(field);
+
 export function updateTopic(
   current: TopicResource,
   patch: TopicInput,
@@ -368,7 +427,7 @@ export function updateTopic(
   const merged: TopicInput = { ...current };
   for (const path of paths) {
     const field = maskField(path);
-    if (field !== 'labels' && field !== 'messageRetentionDuration' && field !== 'kmsKeyName') {
+    if (!isTopicField(field)) {
       throw invalid(
         `Invalid update_mask provided in the UpdateTopicRequest: the field ${path} cannot be updated.`,
         'update_mask',

@@ -9,6 +9,7 @@ import type { Engine } from './engine.ts';
 import { ApiError, invalid, restErrorBody, STATUSES, toApiError, tooLarge } from './errors.ts';
 import type { PushManager } from './push.ts';
 import type { SubscriptionInput, SubscriptionResource, TopicInput } from './resources.ts';
+import { viewOf } from './schemas.ts';
 import type { Delivery, PublishInput, StoredMessage } from './types.ts';
 
 type Kind =
@@ -184,15 +185,6 @@ function refuseUnsupported(s: Record<string, unknown>): void {
 
 /** Fields of a topic the emulator cannot honour: refused, never silently dropped. */
 function refuseTopicFeatures(t: Record<string, unknown>): void {
-  const schema = t['schemaSettings'] as Record<string, unknown> | undefined;
-  if (schema && Object.keys(schema).length > 0)
-    throw invalid('Schemas are not supported by this emulator (schema_settings).', 'schema_settings');
-  const ingestion = t['ingestionDataSourceSettings'] as Record<string, unknown> | undefined;
-  if (ingestion && Object.keys(ingestion).length > 0)
-    throw invalid(
-      'Ingestion from other services is not supported by this emulator (ingestion_data_source_settings).',
-      'ingestion_data_source_settings',
-    );
   refuseUnsupported({ messageTransforms: t['messageTransforms'] });
 }
 
@@ -331,8 +323,8 @@ function rfc3339(value: unknown, field: string): number | undefined {
 }
 
 /**
- * Snapshots (`/v1/projects/{p}/snapshots[/{s}]`) and schemas (`/v1/projects/{p}/schemas…`, not
- * emulated: the list is empty, anything else says so); undefined for other paths.
+ * Snapshots (`/v1/projects/{p}/snapshots[/{s}]`) and schemas (`/v1/projects/{p}/schemas…`: listed
+ * here, everything else served over gRPC only, and said so); undefined for other paths.
  */
 async function routeSnapshotsAndSchemas(
   engine: Engine,
@@ -342,8 +334,13 @@ async function routeSnapshotsAndSchemas(
 ): Promise<unknown> {
   const schemas = /^\/v1\/projects\/([^/:]+)\/schemas(?:[/:].*)?$/.exec(path);
   if (schemas) {
-    if (method === 'GET' && path === `/v1/projects/${schemas[1]}/schemas`) return {};
-    throw new ApiError('UNIMPLEMENTED', 'Schemas are not supported by this emulator.');
+    if (method === 'GET' && path === `/v1/projects/${schemas[1]}/schemas`) {
+      const list = engine
+        .listSchemas(decodeURIComponent(schemas[1] as string))
+        .map((x) => viewOf(x, undefined, false));
+      return list.length > 0 ? { schemas: list } : {};
+    }
+    throw new ApiError('UNIMPLEMENTED', 'Schemas are served over gRPC only by this emulator.');
   }
   const m = /^\/v1\/projects\/([^/:]+)\/snapshots(?:\/([^/:]+))?$/.exec(path);
   if (!m) return undefined;

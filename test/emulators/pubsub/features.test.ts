@@ -2,15 +2,14 @@
  * Pub/Sub features beyond publish and pull, through Google's own client: snapshots and Seek
  * (to a snapshot, a time, a future time; retained acknowledged messages), DetachSubscription,
  * push without wrapper, exactly-once ack failures per ack id, IAM policies (kept, not enforced),
- * and the topic settings the emulator refuses rather than drop (schemas, ingestion).
+ * and ingestion settings (stored and returned, nothing ingested). Schemas: schemas.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Message, type Subscription, v1 } from '@google-cloud/pubsub';
 import * as grpc from '@grpc/grpc-js';
-import { exited, launchEmulator } from '../../support/emulator-process.ts';
-import { childrenOnTempDir, PROJECT, pubsubClient, type Running, rest, start, until } from './support.ts';
+import { afterKill9, childrenOnTempDir, PROJECT, type Running, rest, start, until } from './support.ts';
 
 const P = `projects/${PROJECT}`;
 
@@ -167,7 +166,7 @@ describe('pubsub emulator: snapshots, seek, detach, unwrapped push, exactly-once
     assert.deepEqual(texts(await pull(r.emulator.url, 'seek-purge-s')), ['fresh']);
   });
 
-  it('serves snapshots and Seek over REST too, and refuses schemas there by name', async () => {
+  it('serves snapshots and Seek over REST too', async () => {
     const { topic } = await setUp('rest-snap');
     const base = r.emulator.url;
     await topic.publishMessage({ data: Buffer.from('kept') });
@@ -194,13 +193,6 @@ describe('pubsub emulator: snapshots, seek, detach, unwrapped push, exactly-once
     assert.deepEqual(await pull(base, 'rest-snap-s'), []);
     assert.equal((await rest(base, 'DELETE', `/v1/${P}/snapshots/rest-snap-1`)).status, 200);
     assert.equal((await rest(base, 'GET', `/v1/${P}/snapshots/rest-snap-1`)).status, 404);
-    assert.deepEqual((await rest(base, 'GET', `/v1/${P}/schemas`)).body, {});
-    const schema = await rest(base, 'POST', `/v1/${P}/schemas?schemaId=s`, {
-      type: 'AVRO',
-      definition: '{}',
-    });
-    assert.equal(schema.status, 501);
-    assert.match(JSON.stringify(schema.body), /Schemas are not supported/);
   });
 
   it('refuses a seek to a snapshot of another topic', async () => {
@@ -343,29 +335,42 @@ describe('pubsub emulator: snapshots, seek, detach, unwrapped push, exactly-once
     await assert.rejects(r.client.topic('iam-missing').iam.getPolicy(), { code: 5 });
   });
 
-  it('refuses schema settings and ingestion settings on create and update, and lists no schemas', async () => {
-    await assert.rejects(
-      r.client.createTopic({
-        name: 'schema-t',
-        schemaSettings: { schema: `${P}/schemas/s`, encoding: 'JSON' },
-      }),
-      (err: { code?: number; details?: string }) =>
-        err.code === 3 && /Schemas are not supported/.test(err.details ?? ''),
-    );
-    await assert.rejects(r.client.topic('schema-t').get(), { code: 5 });
-    const ingestion = {
+  it('stores and returns ingestion settings on create and update (gRPC and REST), ingesting nothing', async () => {
+    const kinesis = {
       awsKinesis: { streamArn: 'arn:x', consumerArn: 'arn:y', awsRoleArn: 'arn:z', gcpServiceAccount: 'a@b' },
     };
-    await assert.rejects(
-      r.client.createTopic({ name: 'ingest-t', ingestionDataSourceSettings: ingestion }),
-      (err: { code?: number; details?: string }) => err.code === 3 && /Ingestion/.test(err.details ?? ''),
-    );
+    const [created] = await r.client.createTopic({ name: 'ingest-t', ingestionDataSourceSettings: kinesis });
+    assert.deepEqual(created.metadata?.ingestionDataSourceSettings?.awsKinesis, {
+      ...kinesis.awsKinesis,
+      state: 'STATE_UNSPECIFIED',
+    });
+    // The gRPC loader's oneof names (not in the client's types) say which source and format are set.
+    const oneof = (o: object | null | undefined, name: string): unknown =>
+      (o as Record<string, unknown>)[name];
+    assert.equal(oneof(created.metadata?.ingestionDataSourceSettings, 'source'), 'awsKinesis');
+    // An empty message chooses the format; the timestamp round-trips.
+    const storage = {
+      cloudStorage: {
+        bucket: 'b',
+        avroFormat: {},
+        minimumObjectCreateTime: { seconds: '1700000000', nanos: 0 },
+      },
+    };
     const [topic] = await r.client.createTopic('ingest-t2');
-    await assert.rejects(topic.setMetadata({ ingestionDataSourceSettings: ingestion }), { code: 3 });
-    const schemas: unknown[] = [];
-    for await (const s of r.client.listSchemas()) schemas.push(s);
-    assert.deepEqual(schemas, []);
-    await assert.rejects(r.client.createSchema('s', 'AVRO', '{}'), { code: 12 });
+    await topic.setMetadata({ ingestionDataSourceSettings: storage });
+    const [meta] = await topic.getMetadata();
+    assert.equal(meta.ingestionDataSourceSettings?.cloudStorage?.bucket, 'b');
+    assert.equal(oneof(meta.ingestionDataSourceSettings?.cloudStorage, 'inputFormat'), 'avroFormat');
+    assert.equal(
+      String(meta.ingestionDataSourceSettings?.cloudStorage?.minimumObjectCreateTime?.seconds),
+      '1700000000',
+    );
+    const viaRest = await rest(r.emulator.url, 'GET', `/v1/${P}/topics/ingest-t2`);
+    assert.deepEqual(viaRest.body['ingestionDataSourceSettings'], {
+      cloudStorage: { bucket: 'b', avroFormat: {}, minimumObjectCreateTime: '2023-11-14T22:13:20.000Z' },
+    });
+    const [plain] = await r.client.topic('ingest-t').getMetadata();
+    assert.equal(plain.ingestionDataSourceSettings?.awsKinesis?.streamArn, 'arn:x');
   });
 });
 
@@ -373,23 +378,16 @@ describe('pubsub emulator: snapshots, seeks and retained acks survive kill -9', 
   const { dataDir, children } = childrenOnTempDir();
 
   it('replays a snapshot, a seek and retained acknowledged messages after a crash', async () => {
-    const first = await launchEmulator('pubsub', dataDir);
-    children.push(first.child);
-    const client = pubsubClient(Number(new URL(first.url).port));
-    const [topic] = await client.createTopic('dur-t');
-    const [sub] = await topic.createSubscription('dur-s', { retainAckedMessages: true });
-    await topic.publishMessage({ data: Buffer.from('one') });
-    await sub.createSnapshot('dur-snap');
-    await topic.publishMessage({ data: Buffer.from('two') });
-    await ack(first.url, 'dur-s', await pull(first.url, 'dur-s'));
-    await sub.seek(new Date('3000-01-01'));
-    await client.close();
-    first.child.kill('SIGKILL');
-    await exited(first.child);
-
-    const second = await launchEmulator('pubsub', dataDir);
-    children.push(second.child);
-    const again = pubsubClient(Number(new URL(second.url).port));
+    const second = await afterKill9(dataDir, children, async (client, url) => {
+      const [topic] = await client.createTopic('dur-t');
+      const [sub] = await topic.createSubscription('dur-s', { retainAckedMessages: true });
+      await topic.publishMessage({ data: Buffer.from('one') });
+      await sub.createSnapshot('dur-snap');
+      await topic.publishMessage({ data: Buffer.from('two') });
+      await ack(url, 'dur-s', await pull(url, 'dur-s'));
+      await sub.seek(new Date('3000-01-01'));
+    });
+    const again = second.client;
     assert.deepEqual(await pull(second.url, 'dur-s'), []);
     const [snaps] = await again.getSnapshots();
     assert.deepEqual(

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PubSub } from '@google-cloud/pubsub';
 import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
+import { exited, launchEmulator } from '../../support/emulator-process.ts';
 
 // The client probes the GCE metadata server when offline; this test process never needs it.
 process.env['METADATA_SERVER_DETECTION'] = 'none';
@@ -97,4 +98,25 @@ export function childrenOnTempDir(): { dataDir: string; children: ChildProcess[]
     rmSync(dataDir, { recursive: true, force: true });
   });
   return { dataDir, children };
+}
+
+/**
+ * Runs `before` against an emulator process on `dataDir`, kills it with SIGKILL, and answers a
+ * client of a new emulator process on the same directory (and its URL), for durability tests.
+ */
+export async function afterKill9(
+  dataDir: string,
+  children: ChildProcess[],
+  before: (client: PubSub, url: string) => Promise<void>,
+): Promise<{ client: PubSub; url: string }> {
+  const first = await launchEmulator('pubsub', dataDir);
+  children.push(first.child);
+  const client = pubsubClient(Number(new URL(first.url).port));
+  await before(client, first.url);
+  await client.close();
+  first.child.kill('SIGKILL');
+  await exited(first.child);
+  const second = await launchEmulator('pubsub', dataDir);
+  children.push(second.child);
+  return { client: pubsubClient(Number(new URL(second.url).port)), url: second.url };
 }
