@@ -57,6 +57,8 @@ export function register(program: Command): void {
   source
     .command('list')
     .description('List the source catalogue')
+    // Taken like every command's, though the catalogue is the same for every environment.
+    .option(...DATA_DIR_OPTION)
     .action((_o: unknown, cmd: Command) => {
       const out = writerOf(cmd);
       for (const s of readCatalogue()) out(`${s.name}\t${s.title}\t${s.auth}\t${s.description}\n`);

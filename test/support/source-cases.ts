@@ -42,6 +42,8 @@ export interface SourceCase {
     readonly currency?: string;
     /** The GA4 client id the event carries, or undefined: GA4 skips it, saying why. */
     readonly ga4_client_id?: string;
+    /** Why Meta refuses the event, where the payload cannot give what Meta needs. */
+    readonly meta_refusal?: RegExp;
   };
 }
 
@@ -161,7 +163,7 @@ export const SOURCE_CASES: readonly SourceCase[] = [
       event_id: 'evt_01hv8x2axb33yr5y238zfwcn5p',
       value: 500,
       currency: 'JPY',
-      ga4_client_id: '1874934510.1700000000',
+      ga4_client_id: '1874934510.1700000002',
     },
   },
   {
@@ -235,7 +237,15 @@ export const SOURCE_CASES: readonly SourceCase[] = [
     body: (now) =>
       JSON.stringify({ ...example('ga4-mp.json'), timestamp_micros: String((now - 60) * 1_000_000) }),
     headers: none,
-    expect: { event_name: 'purchase', value: 30.03, currency: 'EUR', ga4_client_id: '1874934510.1700000000' },
+    expect: {
+      event_name: 'purchase',
+      value: 30.03,
+      currency: 'EUR',
+      ga4_client_id: '1874934510.1700000000',
+      // Its page_location makes it a website event for Meta, which needs the browser's user agent:
+      // a Measurement Protocol body has none (docs/sources/ga4-mp.md).
+      meta_refusal: /user_data\.client_user_agent is required for website events/,
+    },
   },
   {
     title: 'Meta Conversions API Purchase',
