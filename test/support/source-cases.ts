@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sign as githubSign } from '@octokit/webhooks-methods';
+import { Analytics } from '@segment/analytics-node';
 import Stripe from 'stripe';
 import { signRequest } from '../../core/translate/signatures.ts';
 import type { TranslatorSignature } from '../../schemas/translator.ts';
@@ -35,6 +36,11 @@ export interface SourceCase {
   body(now: number): string;
   /** The headers the vendor adds (its signature), for the URL it posts to. */
   headers(body: string, url: string, now: number): Promise<Record<string, string>>;
+  /**
+   * Where the vendor's own library sends the sample (Segment's): it is given the gateway and a
+   * token, as a user configures it, and sends the body it builds; `body` and `headers` are unused.
+   */
+  readonly library?: (gateway: string, token: string) => Promise<void>;
   readonly expect: {
     readonly event_name: string;
     readonly event_id?: string;
@@ -227,6 +233,35 @@ export const SOURCE_CASES: readonly SourceCase[] = [
       value: 25,
       currency: 'EUR',
       ga4_client_id: '507f191e810c19729de860ea',
+    },
+  },
+  {
+    title: 'Segment spec’s Order Completed, sent by @segment/analytics-node',
+    source: 'segment',
+    provenance: 'real',
+    contentType: 'application/json',
+    body: () => '',
+    headers: none,
+    library: async (gateway, token) => {
+      // The library as shipped, configured with the gateway's host and a token as its write key.
+      const analytics = new Analytics({ writeKey: token, host: gateway, flushAt: 1 });
+      analytics.track({
+        messageId: 'segment-spec-order-completed',
+        anonymousId: '23adfd82-aa0f-45a7-a756-24f2a7a4c895',
+        event: 'Order Completed',
+        properties: json('segment/order-completed-properties.json'),
+      });
+      await analytics.closeAndFlush();
+    },
+    expect: {
+      event_name: 'purchase',
+      event_id: 'segment-spec-order-completed',
+      value: 25,
+      currency: 'USD',
+      ga4_client_id: '23adfd82-aa0f-45a7-a756-24f2a7a4c895',
+      // The spec's call is anonymous and a server library adds no IP or user agent: nothing Meta
+      // matches people on (docs/sources/segment.md).
+      meta_refusal: /user_data is required/,
     },
   },
   {
