@@ -13,6 +13,7 @@ import {
   sourceTranslator,
   sourceViolations,
 } from '../../core/translate/sources.ts';
+import { runCli } from '../support/cli.ts';
 
 type Field = { target: string; value?: unknown; default?: unknown; source?: unknown };
 const fields = (spec: Record<string, unknown>) => spec['fields'] as Field[];
@@ -101,5 +102,45 @@ describe('the source catalogue', () => {
       connectText(get('mailchimp'), 'https://events.example', 'mailchimp'),
       /translators\/mailchimp\/<token>/,
     );
+  });
+
+  describe('eventbus source', () => {
+    it('lists every source with its title and how it proves itself', async () => {
+      const { code, out } = await runCli('source', 'list');
+      assert.equal(code, 0);
+      assert.match(out, /^stripe\tStripe\tsignature\t/m);
+      assert.match(out, /^mailchimp\tMailchimp\turl_token\t/m);
+      assert.equal(out.trim().split('\n').length, catalogue.length);
+    });
+
+    // Each refusal comes before anything is applied or written (no environment is running here).
+    const refused: [string, string[], RegExp][] = [
+      [
+        'a vendor not in the catalogue',
+        ['source', 'add', 'strype'],
+        /no source "strype" in the catalogue: calendly, /,
+      ],
+      [
+        'a signing source without its secret',
+        ['source', 'add', 'stripe'],
+        /Stripe signs its requests: pass its signing secret with --secret/,
+      ],
+      [
+        'a secret for a source that signs nothing',
+        ['source', 'add', 'mailchimp', '--secret', 'x'],
+        /Mailchimp does not sign its requests/,
+      ],
+      [
+        'a consent purpose misspelt',
+        ['source', 'add', 'stripe', '--secret', 'x', '--consent', 'adds'],
+        /unknown consent purpose "adds"/,
+      ],
+    ];
+    for (const [name, argv, message] of refused)
+      it(`refuses ${name}, saying why`, async () => {
+        const { code, err } = await runCli(...argv);
+        assert.notEqual(code, 0);
+        assert.match(err, message);
+      });
   });
 });
