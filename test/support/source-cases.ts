@@ -283,6 +283,15 @@ export const SOURCE_CASES: readonly SourceCase[] = [
     },
   },
   {
+    title: 'GA4 Measurement Protocol campaign_details (Google’s sending-events example)',
+    source: 'ga4-mp',
+    provenance: 'real',
+    contentType: 'application/json',
+    body: () => readFileSync(join(FIXTURES, 'ga4-mp/campaign-details.json'), 'utf8'),
+    headers: none,
+    expect: { event_name: 'campaign_details', ga4_client_id: '123456.7654321' },
+  },
+  {
     title: 'Meta Conversions API Purchase',
     source: 'meta-capi',
     provenance: 'synthetic',
