@@ -46,7 +46,7 @@ export function decide(
  * Decides for one destination. Rules run cheapest and most explicit first, so the reason
  * names the first rule that stopped the event: disabled, deny list, allow list, bots, unknown
  * event without a mapping, an event the settings route nowhere, consent (fail closed per
- * purpose), conditions, sampling.
+ * purpose), a platform's missing device id (GA4's client id), conditions, sampling.
  */
 export function decideOne(
   destination: Readonly<Destination>,
