@@ -12,6 +12,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
+import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import {
   connectText,
   parseConsent,
@@ -21,7 +22,6 @@ import {
 } from '../../core/translate/sources.ts';
 import { DATA_DIR_OPTION } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
-import { readCatalogue } from '../source-catalogue.ts';
 import { studioCall } from './resources.ts';
 
 function findSource(vendor: string): Source {

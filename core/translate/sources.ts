@@ -8,6 +8,7 @@
  * which are stored all the same). Pure: the files are read by the caller.
  */
 import type { ConsentPurpose } from '../../schemas/settings.ts';
+import { CONSENT_PURPOSES } from '../samples/draft.ts';
 import { translatorViolations } from './spec.ts';
 
 /** How a source's sender proves itself (docs/senders.md). */
@@ -28,14 +29,6 @@ export interface Source {
   /** The translator spec (schemas/translator.ts). */
   readonly spec: Readonly<Record<string, unknown>>;
 }
-
-/** The consent purposes a business may grant a source's events (schemas/context.ts `Consent`). */
-export const CONSENT_PURPOSES: readonly ConsentPurpose[] = [
-  'analytics',
-  'ads',
-  'ad_user_data',
-  'ad_personalization',
-];
 
 /** What `source add` is told. */
 export interface SourceOptions {

@@ -8,7 +8,7 @@
  * body is refused where the vendor signs.
  */
 import assert from 'node:assert/strict';
-import { readCatalogue } from '../../cli/source-catalogue.ts';
+import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { secretName, sourceTranslator } from '../../core/translate/sources.ts';
 import { SOURCE_CASES, TEST_SECRET } from '../support/source-cases.ts';
 import { FakePublisher, fixedTranslators, post, startTestGateway, type TestGateway } from './support.ts';

@@ -5,7 +5,7 @@
  * own secret name; the connect text names the URL to paste.
  */
 import assert from 'node:assert/strict';
-import { readCatalogue } from '../../cli/source-catalogue.ts';
+import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import {
   connectText,
   parseConsent,

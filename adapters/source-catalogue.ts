@@ -1,14 +1,20 @@
 /**
  * Reads the source catalogue (`sources/<name>.yaml`, docs/sources/README.md) for `eventbus
- * source` and the tests: each file's translator spec is its own, or the spec of the example
+ * source`, the studio's creator (its `sources.json` asset) and the tests: each file's translator spec is its own, or the spec of the example
  * translator it names with `translator.from` (one copy of the Segment, GA4 and Mailchimp
  * mappings, shared with examples/translators/).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import type { Source, SourceAuth } from '../core/translate/sources.ts';
-import { REPO_ROOT } from '../local/settings-file.ts';
+
+/**
+ * The repository's root, where `sources/` and `examples/` are. From `import.meta.url`, which the
+ * deployed bundles define (they are CommonJS: `import.meta.dirname` would be undefined there).
+ */
+const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Where the catalogue lives. */
 export const SOURCES_DIR = join(REPO_ROOT, 'sources');
