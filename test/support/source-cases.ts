@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sign as githubSign } from '@octokit/webhooks-methods';
+import RudderAnalytics from '@rudderstack/rudder-sdk-node';
 import { Analytics } from '@segment/analytics-node';
 import Stripe from 'stripe';
 import { signRequest } from '../../core/translate/signatures.ts';
@@ -48,6 +49,8 @@ export interface SourceCase {
     readonly currency?: string;
     /** The GA4 client id the event carries, or undefined: GA4 skips it, saying why. */
     readonly ga4_client_id?: string;
+    /** No client id but a user_id: GA4 is sent one derived from it (docs/linkage.md), not skipped. */
+    readonly ga4_derived?: true;
     /** Why Meta refuses the event, where the payload cannot give what Meta needs. */
     readonly meta_refusal?: RegExp;
   };
@@ -262,6 +265,34 @@ export const SOURCE_CASES: readonly SourceCase[] = [
       // The spec's call is anonymous and a server library adds no IP or user agent: nothing Meta
       // matches people on (docs/sources/segment.md).
       meta_refusal: /user_data is required/,
+    },
+  },
+  {
+    title: 'the same Order Completed, sent by @rudderstack/rudder-sdk-node (gzip labelled as a form)',
+    source: 'segment',
+    provenance: 'real',
+    contentType: 'application/json',
+    body: () => '',
+    headers: none,
+    library: async (gateway, token) => {
+      const client = new RudderAnalytics(token, { dataPlaneUrl: gateway, logLevel: 'error' });
+      // The library keeps a messageId it is given (its track()), though its types do not list one.
+      const call = {
+        messageId: 'rudderstack-spec-order-completed',
+        userId: 'spec-user-1',
+        event: 'Order Completed',
+        properties: json('segment/order-completed-properties.json'),
+      };
+      client.track(call as unknown as Parameters<typeof client.track>[0]);
+      await client.flush();
+    },
+    expect: {
+      event_name: 'purchase',
+      event_id: 'rudderstack-spec-order-completed',
+      value: 25,
+      currency: 'USD',
+      // No anonymousId: GA4's client id is derived from the userId (docs/linkage.md).
+      ga4_derived: true,
     },
   },
   {
