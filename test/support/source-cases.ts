@@ -1,12 +1,15 @@
 /**
  * The source catalogue's samples as each vendor sends them (test/fixtures/sources/SOURCES.md
  * says where each comes from), shared by the gateway test and the end-to-end walk: the body,
- * its content type, the vendor's signature made with a test secret (Stripe's and GitHub's by
- * their own SDKs; the other schemes by core/translate/signatures.ts, which
- * test/gateway/signatures.test.ts checks against the vendors' SDKs), and what must come out.
- * The one change made to a recorded sample is its time, moved to a minute ago, because Meta
- * takes events of the last 7 days and GA4 of the last 72 hours; where a case adds a field (a GA4
- * client id in Stripe's metadata, a JPY amount) it says so in its name.
+ * its content type and headers, the vendor's signature made with a test secret (Stripe's,
+ * GitHub's and Shopify's by their own packages; Paddle's by ours and read back by Paddle's SDK;
+ * the other schemes by core/translate/signatures.ts, which test/gateway/signatures.test.ts checks
+ * against the vendors' SDKs), and what must come out. Where a vendor's library sends the sample
+ * (Segment's, RudderStack's, Snowplow's tracker) it builds the request itself. The one change made
+ * to a recorded sample is its time, moved to a minute ago (or filled in, where the example holds a
+ * placeholder), because Meta takes events of the last 7 days and GA4 of the last 72 hours; where
+ * a case adds a field (a GA4 client id in Stripe's metadata or Paddle's custom_data, a JPY amount)
+ * it says so in its name.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
