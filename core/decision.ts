@@ -8,7 +8,7 @@ import type { Condition, ConsentPurpose, Destination, Settings } from '../schema
 import { patternMatches } from './conditions.ts';
 import type { StoredEvent } from './event.ts';
 import { isMappedType, unroutedReason } from './platforms/mappings.ts';
-import { DEFAULT_CONSENT } from './platforms/rules.ts';
+import { DEFAULT_CONSENT, IDENTITY_NEEDS } from './platforms/rules.ts';
 
 /** What the decision layer says about one destination for one event. */
 export type Decision =
@@ -46,7 +46,7 @@ export function decide(
  * Decides for one destination. Rules run cheapest and most explicit first, so the reason
  * names the first rule that stopped the event: disabled, deny list, allow list, bots, unknown
  * event without a mapping, an event the settings route nowhere, consent (fail closed per
- * purpose), conditions, sampling.
+ * purpose), a platform's missing device id (GA4's client id), conditions, sampling.
  */
 export function decideOne(
   destination: Readonly<Destination>,
@@ -88,6 +88,12 @@ export function decideOne(
     if (state !== 'granted') return skip(`consent ${purpose} ${state ?? 'missing'}`);
   }
 
+  // A platform that cannot tell whose device an event is (GA4 without a client id) would refuse
+  // it: skipped with the platform's reason, unless the destination maps that field itself.
+  const identity = IDENTITY_NEEDS[destination.type];
+  if (identity && !identity.anyOf.some((f) => present(event, f)) && !mapsIdentity(destination, name))
+    return skip(identity.reason);
+
   for (const [i, condition] of (destination.conditions ?? []).entries()) {
     if (!evaluateCondition(condition, event))
       return skip(`condition ${i} (${describeCondition(condition)}) false`);
@@ -99,6 +105,18 @@ export function decideOne(
     }
   }
   return { destination: destination.id, action: 'send' };
+}
+
+/** Whether a top-level field of the event holds a value. */
+function present(event: StoredEvent, field: string): boolean {
+  const v = (event as unknown as Record<string, unknown>)[field];
+  return v !== undefined && v !== null && v !== '';
+}
+
+/** Whether the destination's own mapping of the event says where its client id comes from. */
+function mapsIdentity(destination: Readonly<Destination>, eventName: string): boolean {
+  const fields = destination.mappings?.[eventName]?.fields;
+  return fields !== undefined && Object.hasOwn(fields, 'client_id');
 }
 
 /** A defined event goes to webhooks as it is, and to a platform when its definition maps it there. */

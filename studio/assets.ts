@@ -1,7 +1,8 @@
 /**
  * The studio's web pages as static assets: the HTML and CSS as written, and each page's script
  * (the creator, the resources page, the console's overview, explorer, SQL page and replays, rules) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
- * `node:crypto` replaced by a SHA-256 from @noble/hashes).
+ * `node:crypto` replaced by a SHA-256 from @noble/hashes), and the source catalogue the creator's
+ * "I have …" picker offers (sources/*.yaml as JSON, read when the pages are built).
  *
  * The deployed studio carries them prebuilt in `web/` beside its bundle (scripts/build-functions.ts
  * writes them there); run from the sources, the studio builds them once when it starts.
@@ -10,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readCatalogue } from '../adapters/source-catalogue.ts';
 
 export interface Asset {
   readonly type: string;
@@ -41,7 +43,14 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/assets/live.js', file: 'live.js', type: 'text/javascript; charset=utf-8' },
   { path: '/destinations', file: 'destinations.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/destinations.js', file: 'destinations.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/assets/sources.js', file: 'sources.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/assets/sources.json', file: 'sources.json', type: 'application/json; charset=utf-8' },
 ];
+
+/** Files made from the repository at build time: the source catalogue the creator offers. */
+const GENERATED: Readonly<Record<string, () => Buffer>> = {
+  'sources.json': () => Buffer.from(JSON.stringify(readCatalogue())),
+};
 
 /** Files taken as they are from a package (the chart library's stylesheet). */
 const PACKAGE_FILES: Readonly<Record<string, string>> = { 'uplot.css': 'uplot/dist/uPlot.min.css' };
@@ -57,6 +66,7 @@ const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
   { entry: 'replays.ts', file: 'replays.js' },
   { entry: 'live.ts', file: 'live.js' },
   { entry: 'destinations.ts', file: 'destinations.js' },
+  { entry: 'source-picker.ts', file: 'sources.js' },
 ];
 
 /** The pages' files, by name, built from the sources (what the deployed bundle carries in web/). */
@@ -66,7 +76,9 @@ export async function buildWebFiles(): Promise<Map<string, Buffer>> {
   const require = createRequire(import.meta.url);
   for (const page of PAGES) {
     const from = PACKAGE_FILES[page.file];
+    const made = GENERATED[page.file];
     if (from) files.set(page.file, readFileSync(require.resolve(from)));
+    else if (made) files.set(page.file, made());
     else if (!page.file.endsWith('.js')) files.set(page.file, readFileSync(join(WEB, page.file)));
   }
   for (const script of SCRIPTS) {

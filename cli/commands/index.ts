@@ -12,6 +12,7 @@ export * as replay from './replay.ts';
 export * as resources from './resources.ts';
 export * as rule from './rule.ts';
 export * as settings from './settings.ts';
+export * as source from './source.ts';
 export * as sql from './sql.ts';
 export * as start from './start.ts';
 export * as sync from './sync.ts';

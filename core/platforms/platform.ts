@@ -132,6 +132,13 @@ export interface PlatformSpec {
    * `mapped` is the event name its resolved mapping sends, undefined when it has no mapping.
    */
   readonly unrouted?: (eventName: string, mapped: string | undefined) => string | undefined;
+  /**
+   * Event fields one of which the platform needs to tell whose device an event is (GA4's
+   * client_id comes from `anonymous_id`, else from `user_id`): an event with none is skipped with
+   * `reason` by the decision layer, before any request, so the ledger says what to carry. Never
+   * filled with a made-up id (docs/sources/README.md, "GA4 client id").
+   */
+  readonly identity?: { readonly anyOf: readonly string[]; readonly reason: string };
 }
 
 /** A platform with what is derived from its parts: the driver, and its mapping's defaults. */

@@ -15,3 +15,8 @@ export const DESTINATION_REQUIREMENTS: Readonly<Record<DestinationType, Destinat
 export const DEFAULT_CONSENT: Readonly<Record<DestinationType, readonly ConsentPurpose[]>> = everyPlatform(
   (p) => p.consent,
 );
+
+/** Per destination type: the event fields one of which it needs (PlatformSpec.identity), if any. */
+export const IDENTITY_NEEDS: Readonly<
+  Record<DestinationType, { readonly anyOf: readonly string[]; readonly reason: string } | undefined>
+> = everyPlatform((p) => p.identity);

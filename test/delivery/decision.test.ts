@@ -11,6 +11,7 @@ const event = (over: Partial<StoredEvent> = {}): StoredEvent => ({
   event_name: 'view_content',
   event_id: 'e-1',
   event_time: '2026-01-01T00:00:00.000Z',
+  anonymous_id: '1874934510.1700000000',
   user: { country: 'fr', email: 'a@b.c' },
   consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted', ad_personalization: 'denied' },
   event_data: { content_name: 'Shoe', content_type: 'product', value: 19.99, currency: 'EUR' },
@@ -100,6 +101,24 @@ describe('decision layer', () => {
       name: 'ga4 needs analytics only',
       dest: ga4,
       ev: event({ consent: { analytics: 'granted', ads: 'denied' } }),
+      want: 'send',
+    },
+    {
+      name: 'ga4 without a client id (no anonymous_id, no user_id): skipped, never an id made up',
+      dest: ga4,
+      ev: event({ anonymous_id: undefined as never }),
+      want: 'no GA4 client id: the event has no anonymous_id (the browser\'s GA client id) or user_id; carry one from the source (docs/sources/README.md, "GA4 client id")',
+    },
+    {
+      name: 'ga4 with a user_id alone: sent (its client id is derived from it, docs/linkage.md)',
+      dest: ga4,
+      ev: event({ anonymous_id: undefined as never, user_id: 'u-1' }),
+      want: 'send',
+    },
+    {
+      name: 'ga4 without a client id, the destination mapping client_id itself: sent',
+      dest: { ...ga4, mappings: { view_content: { fields: { client_id: { from: 'session_id' } } } } },
+      ev: event({ anonymous_id: undefined as never }),
       want: 'send',
     },
     {

@@ -293,6 +293,14 @@ describe('bundles: npm run build:functions', function () {
             assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
             assert.ok((await script.text()).length > 10_000, 'the creator’s script is bundled');
             assert.ok(existsSync(join(dir, 'web', 'app.js')), 'carried in the archive');
+            // The source catalogue the creator offers is built in too (no sources/ where it runs).
+            const sources = (await (await fetch(`${running.url}/assets/sources.json`)).json()) as {
+              name: string;
+            }[];
+            assert.ok(
+              sources.some((x) => x.name === 'stripe'),
+              'the catalogue is carried',
+            );
           }
           if (spec.name === 'store') {
             // The bundled (lazily loaded) BigQuery client really ran: a bad push body is kept.

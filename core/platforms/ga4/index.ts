@@ -38,6 +38,12 @@ export const GA4_PLATFORM: Platform = definePlatform({
     maxEvents: 1,
   },
   responses: GA4_RESPONSES,
+  // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
+  identity: {
+    anyOf: ['anonymous_id', 'user_id'],
+    reason:
+      'no GA4 client id: the event has no anonymous_id (the browser\'s GA client id) or user_id; carry one from the source (docs/sources/README.md, "GA4 client id")',
+  },
 });
 
 /** The driver the forward function uses for `ga4_mp` destinations. */
