@@ -5,6 +5,8 @@
  *   each destination gets for it (the same code as `eventbus preview`, at the time it was
  *   received, with its definition's mappings); or `{from, to, user_id?, event_name?}`: the
  *   events of a range, newest first (core/console/explorer.ts).
+ * - `schema` `{}`: the warehouse's datasets, tables and views with their columns, types and
+ *   descriptions (core/console/schema.ts), for the SQL page's schema browser.
  * - `rule-test`, `rule-firings`: the rules page's (studio/rules-api.ts).
  * - `sql` `{query, maxRows?}`: a query someone wrote, run only as a single SELECT under the bytes
  *   cap; its rows (at most maxRows, 1000 unless said, 10,000 at most) and columns.
@@ -41,6 +43,7 @@ export const CONSOLE_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Objec
   overview: 'read',
   explore: 'read',
   sql: 'read',
+  schema: 'read',
   'rule-test': 'read',
   'rule-firings': 'read',
 });
@@ -62,6 +65,10 @@ export async function consoleAction(o: ConsoleApiOptions, action: string, raw: u
       return explore(o, o.warehouse, body);
     case 'sql':
       return sql(o.warehouse, body);
+    case 'schema':
+      if (!o.warehouse.schema)
+        throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot list tables' }));
+      return { datasets: await o.warehouse.schema() };
     case 'rule-test':
       return ruleTest(o, o.warehouse, body);
     case 'rule-firings':

@@ -23,6 +23,7 @@ import {
   runQuery,
 } from '../adapters/user-sql.ts';
 import { ensureDefinitionView } from '../adapters/views.ts';
+import { readWarehouseSchema } from '../adapters/warehouse-schema.ts';
 import { RUNS_TOPIC } from '../core/plan.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { runKey } from '../core/scheduler.ts';
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
           maxRows,
           config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED,
         ),
+      schema: () => readWarehouseSchema(bigquery, [config.plan.dataset, config.plan.ops.dataset]),
     },
     // The console's replays: a run message for the scheduler, a slice's SQL checked by a dry run.
     runs: {

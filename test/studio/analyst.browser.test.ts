@@ -1,0 +1,137 @@
+/**
+ * The studio for analysts (issue #43) over the BigQuery emulator with the plan's tables: the SQL
+ * page's schema browser lists the datasets' tables and views with their columns, types and
+ * descriptions (the `schema` call, read through tables.list / tables.get), and a column clicked
+ * goes into the query; the pages pass the usability checks (no sideways scroll, Tab reaches
+ * every control, no serious axe-core violation) at 1280 and 390 px. Screenshots go to
+ * $SCREENSHOTS (default: a temp dir).
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import type { Browser } from 'playwright-core';
+import { RegistryClient } from '../../adapters/registry.ts';
+import type { SchemaDataset } from '../../core/console/schema.ts';
+import { plan } from '../../core/plan.ts';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { emulatorBigQuery, provision } from '../../local/provision.ts';
+import { buildAssets } from '../../studio/assets.ts';
+import { startStudio } from '../../studio/server.ts';
+import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+import { testSettings } from '../storage/support.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { assertPageUsable } from '../support/page-checks.ts';
+import { studioWarehouse } from '../support/studio-warehouse.ts';
+
+const TOKEN = 'analyst-pages-admin-token-0123456789';
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+describe('studio for analysts: schema browser, explorer search', function () {
+  this.timeout(120_000);
+  const settings = testSettings();
+  const p = plan(settings);
+  const fx = emulatorWithFreshBuckets('analyst-pages');
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'analyst-shots-'));
+  mkdirSync(shots, { recursive: true });
+  let dir: string;
+  let emu: BigQueryEmulator;
+  let bigquery: BigQuery;
+  let studio: Awaited<ReturnType<typeof startStudio>>;
+  let browser: Browser | undefined;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'eventbus-analyst-'));
+    emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
+    await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
+    bigquery = emulatorBigQuery(settings.project, emu.url);
+    const [bucket] = await fx.run.storage.createBucket('analyst-registry');
+    studio = await startStudio({
+      registry: new RegistryClient(bucket),
+      adminToken: TOKEN,
+      assets: await buildAssets(),
+      warehouse: studioWarehouse(bigquery, settings.project, p),
+    });
+    browser = await launchChromium();
+  });
+  after(async () => {
+    await browser?.close();
+    await studio?.close();
+    await emu?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const call = async (action: string, body: unknown) => {
+    const res = await fetch(`${studio.url}/v1/admin/${action}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  };
+
+  it('lists the plan’s tables and typed views with their columns, types and descriptions', async () => {
+    const { status, json } = await call('schema', {});
+    assert.equal(status, 200, JSON.stringify(json));
+    const datasets = json['datasets'] as SchemaDataset[];
+    assert.deepEqual(
+      datasets.map((d) => d.name),
+      [p.dataset, p.ops.dataset],
+    );
+    const events = datasets[0]?.tables ?? [];
+    // Every table and view of the plan's events dataset, nothing else.
+    assert.deepEqual(
+      events.map((t) => t.name),
+      [...p.tables.map((t) => t.name), ...p.views.map((v) => v.name)].sort((a, b) => a.localeCompare(b)),
+    );
+    const table = events.find((t) => t.name === 'events');
+    assert.equal(table?.kind, 'table');
+    assert.deepEqual(table?.columns.find((c) => c.name === 'event_id')?.type, 'STRING');
+    assert.match(table?.columns.find((c) => c.name === 'event_time')?.description ?? '', /partition column/);
+    // A record's fields under their dotted path, as a query names them.
+    assert.deepEqual(
+      table?.columns
+        .filter((c) => c.name.startsWith('user.'))
+        .map((c) => c.name)
+        .slice(0, 2),
+      ['user.email', 'user.phone'],
+    );
+    assert.equal(table?.columns.find((c) => c.name === 'user')?.type, 'STRUCT');
+    const purchase = events.find((t) => t.name === 'purchase');
+    assert.equal(purchase?.kind, 'view');
+    assert.match(purchase?.description ?? '', /An order was placed/);
+    assert.deepEqual(
+      ['transaction_id', 'value', 'currency'].map((n) => purchase?.columns.find((c) => c.name === n)?.type),
+      ['STRING', 'FLOAT64', 'STRING'],
+    );
+  });
+
+  it('the SQL page shows them; a column clicked goes into the query at the cursor', async function () {
+    if (!browser) this.skip();
+    for (const size of SIZES) {
+      const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${studio.url}/sql#token=${TOKEN}`);
+      await page.getByText(/^\d+ table\(s\) and view\(s\)\.$/).waitFor();
+      await page.getByLabel('Find a table or column').fill('transaction_id');
+      await page.locator('details[data-table="events.purchase"][open]').waitFor();
+      const query = page.getByLabel('SQL (Ctrl+Enter runs it)');
+      await query.fill('SELECT  FROM events.purchase');
+      await query.evaluate((q: HTMLTextAreaElement) => q.setSelectionRange(7, 7));
+      await page
+        .getByRole('list', { name: 'Columns of events.purchase' })
+        .getByRole('button', { name: 'Insert column transaction_id' })
+        .click();
+      assert.equal(await query.inputValue(), 'SELECT transaction_id FROM events.purchase');
+      await page.screenshot({ path: join(shots, `sql-schema-${size.name}.png`), fullPage: true });
+      await assertPageUsable(page);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+});
