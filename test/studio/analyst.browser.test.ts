@@ -31,6 +31,23 @@ const SIZES = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 
+/** A stored event `minutesAgo` minutes old, with its data and any other columns. */
+const event = (id: string, name: string, minutesAgo: number, data: object, more: object = {}) => {
+  const at = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+  return {
+    event_id: id,
+    event_name: name,
+    event_time: at,
+    received_at: at,
+    stored_at: at,
+    topic: 'events',
+    message_id: `m-${id}`,
+    schema_version: 1,
+    event_data: JSON.stringify(data),
+    ...more,
+  };
+};
+
 describe('studio for analysts: schema browser, explorer search', function () {
   this.timeout(120_000);
   const settings = testSettings();
@@ -49,6 +66,24 @@ describe('studio for analysts: schema browser, explorer search', function () {
     emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     bigquery = emulatorBigQuery(settings.project, emu.url);
+    await bigquery
+      .dataset(p.dataset)
+      .table('events')
+      .insert([
+        event(
+          'big',
+          'purchase',
+          2,
+          { value: 150, currency: 'EUR' },
+          {
+            source: 'web',
+            user: { email: 'ana@example.com' },
+            attributes: JSON.stringify({ translator: 'shopify' }),
+          },
+        ),
+        event('small', 'purchase', 3, { value: 50, currency: 'EUR' }, { source: 'backend' }),
+        event('pv', 'page_view', 4, {}, { source: 'web' }),
+      ]);
     const [bucket] = await fx.run.storage.createBucket('analyst-registry');
     studio = await startStudio({
       registry: new RegistryClient(bucket),
@@ -129,6 +164,89 @@ describe('studio for analysts: schema browser, explorer search', function () {
         .click();
       assert.equal(await query.inputValue(), 'SELECT transaction_id FROM events.purchase');
       await page.screenshot({ path: join(shots, `sql-schema-${size.name}.png`), fullPage: true });
+      await assertPageUsable(page);
+      assert.deepEqual(errors, []);
+      await page.close();
+    }
+  });
+
+  const list = async (property: string) => {
+    const { status, json } = await call('explore', {
+      from: new Date(Date.now() - 86_400_000).toISOString(),
+      to: new Date(Date.now() + 3_600_000).toISOString(),
+      property,
+    });
+    return {
+      status,
+      json,
+      ids: ((json['events'] ?? []) as Record<string, unknown>[]).map((e) => e['event_id']),
+    };
+  };
+
+  it('explorer: filters by a property path and value, the value a query parameter', async () => {
+    assert.deepEqual((await list('properties.value > 100')).ids, ['big']);
+    assert.deepEqual((await list('properties.value <= 100')).ids, ['small']);
+    assert.deepEqual((await list('user.email = "ana@example.com"')).ids, ['big']);
+    assert.deepEqual((await list('source = backend')).ids, ['small']);
+    assert.deepEqual((await list('attributes.translator contains shop')).ids, ['big']);
+    // A hostile value is a value: it matches nothing and changes no SQL.
+    assert.deepEqual((await list(`properties.currency = "' OR 1=1 --"`)).ids, []);
+    const big = (await list('properties.currency = EUR')).json['events'] as Record<string, unknown>[];
+    assert.deepEqual(
+      big.map((e) => [e['event_id'], e['source'], e['translator']]),
+      [
+        ['big', 'web', 'shopify'],
+        ['small', 'backend', null],
+      ],
+    );
+  });
+
+  it('explorer: a path that is no column or field is refused, saying which paths exist', async () => {
+    for (const [property, why] of [
+      ['nope.x = 1', /unknown path "nope\.x": use properties\.<field>/],
+      ["properties.a') OR TRUE -- = 1", /must be a path, an operator|unknown path/],
+      ['properties.value > lots', /compares with > only to a number/],
+    ] as const) {
+      const r = await list(property);
+      assert.equal(r.status, 400, property);
+      const error = r.json['error'] as {
+        details: { fieldViolations?: { field: string; description: string }[] }[];
+      };
+      const v = error.details.flatMap((d) => d.fieldViolations ?? [])[0];
+      assert.equal(v?.field, 'property');
+      assert.match(v?.description ?? '', why);
+    }
+  });
+
+  it('the explorer page: property search, source and translator columns, live tail', async function () {
+    if (!browser) this.skip();
+    // Each size's walk adds one event over 100 (its live tail's), so the phone finds two.
+    for (const [n, size] of SIZES.entries()) {
+      const page = await browser.newPage({ viewport: { width: size.width, height: size.height } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${studio.url}/explorer#token=${TOKEN}`);
+      await page.getByText(/^\d+ event\(s\), the newest first/).waitFor();
+      await page.getByLabel('Property', { exact: true }).fill('nope = 1');
+      await page.getByRole('button', { name: 'List events' }).click();
+      await page.getByText(/^property: has an unknown path "nope"/).waitFor();
+      await page.getByLabel('Property', { exact: true }).fill('properties.value > 100');
+      await page.getByRole('button', { name: 'List events' }).click();
+      await page.getByText(`${n + 1} event(s), the newest first.`).waitFor();
+      const rows = page.getByRole('table', { name: 'Events found' }).locator('tbody tr');
+      assert.match((await rows.last().textContent()) ?? '', /^bigpurchase.*webshopify1$/);
+      assert.match(new URL(page.url()).search, /property=properties\.value\+%3E\+100/);
+      // Live tail: an event stored after the box is ticked shows up without another click.
+      await page.getByLabel('Live tail (every 5 s)').check();
+      await page.getByText(/Live: listed at/).waitFor();
+      const late = `late-${size.name}`;
+      await bigquery
+        .dataset(p.dataset)
+        .table('events')
+        .insert([event(late, 'purchase', 0, { value: 500 })]);
+      await page.getByRole('button', { name: late }).waitFor({ timeout: 30_000 });
+      await page.getByLabel('Live tail (every 5 s)').uncheck();
+      await page.screenshot({ path: join(shots, `explorer-search-${size.name}.png`), fullPage: true });
       await assertPageUsable(page);
       assert.deepEqual(errors, []);
       await page.close();
