@@ -114,7 +114,12 @@ async function show(eventId: string): Promise<void> {
     ...(a.stored.length === 0
       ? [el('p', {}, 'Not stored.')]
       : a.stored.map((r, i) =>
-          el('pre', { 'aria-label': `Stored row ${i + 1}` }, JSON.stringify(withJson(r), null, 2)),
+          // Focusable: a wide row scrolls sideways, and the keyboard must reach it to scroll it.
+          el(
+            'pre',
+            { 'aria-label': `Stored row ${i + 1}`, tabindex: '0' },
+            JSON.stringify(withJson(r), null, 2),
+          ),
         )),
   );
   $('invalid').replaceChildren(

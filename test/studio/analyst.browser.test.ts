@@ -246,6 +246,9 @@ describe('studio for analysts: schema browser, explorer search', function () {
         .insert([event(late, 'purchase', 0, { value: 500 })]);
       await page.getByRole('button', { name: late }).waitFor({ timeout: 30_000 });
       await page.getByLabel('Live tail (every 5 s)').uncheck();
+      // One event opened: its stored row, ledger and payload blocks pass the same checks.
+      await page.getByRole('button', { name: 'big', exact: true }).click();
+      await page.getByText(/^Stored 1 time\(s\)/).waitFor();
       await page.screenshot({ path: join(shots, `explorer-search-${size.name}.png`), fullPage: true });
       await assertPageUsable(page);
       assert.deepEqual(errors, []);
