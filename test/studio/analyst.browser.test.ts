@@ -84,6 +84,38 @@ describe('studio for analysts: schema browser, explorer search', function () {
         event('small', 'purchase', 3, { value: 50, currency: 'EUR' }, { source: 'backend' }),
         event('pv', 'page_view', 4, {}, { source: 'web' }),
       ]);
+    // big's ledger row and an invalid twin: the opened event's tables, wider than a phone.
+    const now = new Date().toISOString();
+    await bigquery
+      .dataset(p.dataset)
+      .table('deliveries')
+      .insert([
+        {
+          event_id: 'big',
+          event_name: 'purchase',
+          destination: 'meta',
+          status: 'delivered',
+          replay: false,
+          recorded_at: now,
+        },
+      ]);
+    await bigquery
+      .dataset(p.dataset)
+      .table('invalid_events')
+      .insert([
+        {
+          received_at: now,
+          stored_at: now,
+          reason: 'invalid_event',
+          errors: [{ path: 'value', message: 'must be a number' }],
+          event_id: 'big',
+          payload: JSON.stringify({
+            event_name: 'purchase',
+            event_id: 'big',
+            value: 'one hundred and fifty euros',
+          }),
+        },
+      ]);
     const [bucket] = await fx.run.storage.createBucket('analyst-registry');
     studio = await startStudio({
       registry: new RegistryClient(bucket),
@@ -163,6 +195,12 @@ describe('studio for analysts: schema browser, explorer search', function () {
         .getByRole('button', { name: 'Insert column transaction_id' })
         .click();
       assert.equal(await query.inputValue(), 'SELECT transaction_id FROM events.purchase');
+      // Its result, a table wider than a phone, passes the same checks.
+      await query.fill(
+        'SELECT event_id, event_name, event_time, received_at, stored_at, topic, message_id FROM events',
+      );
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      await page.getByText(/^\d+ row\(s\) in \d+ ms\.$/).waitFor();
       await page.screenshot({ path: join(shots, `sql-schema-${size.name}.png`), fullPage: true });
       await assertPageUsable(page);
       assert.deepEqual(errors, []);
@@ -248,7 +286,7 @@ describe('studio for analysts: schema browser, explorer search', function () {
       await page.getByLabel('Live tail (every 5 s)').uncheck();
       // One event opened: its stored row, ledger and payload blocks pass the same checks.
       await page.getByRole('button', { name: 'big', exact: true }).click();
-      await page.getByText(/^Stored 1 time\(s\)/).waitFor();
+      await page.getByText('Stored 1 time(s), refused 1 time(s), 1 ledger row(s).').waitFor();
       await page.screenshot({ path: join(shots, `explorer-search-${size.name}.png`), fullPage: true });
       await assertPageUsable(page);
       assert.deepEqual(errors, []);
