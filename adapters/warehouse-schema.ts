@@ -15,13 +15,13 @@ export async function readWarehouseSchema(
 ): Promise<SchemaDataset[]> {
   return Promise.all(
     datasets.map(async (name) => {
-      // A dataset not made yet (the ops dataset before its first run) is listed empty.
+      // A dataset not made yet, or one the account may not read, is listed empty.
       const tables = await bigquery
         .dataset(name)
         .getTables()
         .then(([t]) => t)
         .catch((err: { code?: number }) => {
-          if (err.code === 404) return [];
+          if (err.code === 404 || err.code === 403) return [];
           throw err;
         });
       const out: ReturnType<typeof schemaTable>[] = [];

@@ -76,7 +76,8 @@ async function main(): Promise<void> {
           maxRows,
           config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED,
         ),
-      schema: () => readWarehouseSchema(bigquery, [config.plan.dataset, config.plan.ops.dataset]),
+      // The events dataset only: the studio's account may read nothing else on GCP (infra/studio.ts).
+      schema: () => readWarehouseSchema(bigquery, [config.plan.dataset]),
     },
     // The console's replays: a run message for the scheduler, a slice's SQL checked by a dry run.
     runs: {

@@ -147,7 +147,7 @@ describe('studio for analysts: schema browser, explorer search', function () {
     const datasets = json['datasets'] as SchemaDataset[];
     assert.deepEqual(
       datasets.map((d) => d.name),
-      [p.dataset, p.ops.dataset],
+      [p.dataset],
     );
     const events = datasets[0]?.tables ?? [];
     // Every table and view of the plan's events dataset, nothing else.

@@ -18,6 +18,6 @@ export function studioWarehouse(
     table: (name) => tableRef(project, p.dataset, name),
     query: async (query, params) => (await bigquery.query({ query, params }))[0] as Record<string, unknown>[],
     select: (query, maxRows) => runQuery(bigquery, p, query, maxRows),
-    schema: () => readWarehouseSchema(bigquery, [p.dataset, p.ops.dataset]),
+    schema: () => readWarehouseSchema(bigquery, [p.dataset]),
   };
 }
