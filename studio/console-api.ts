@@ -3,8 +3,11 @@
  * - `overview` `{from, to, bots?}`: core/console/overview.ts's queries over the warehouse, shaped.
  * - `explore` `{event_id}`: one event's stored rows, invalid twins, ledger rows, and the request
  *   each destination gets for it (the same code as `eventbus preview`, at the time it was
- *   received, with its definition's mappings); or `{from, to, user_id?, event_name?}`: the
- *   events of a range, newest first (core/console/explorer.ts).
+ *   received, with its definition's mappings); or `{from, to, user_id?, event_name?, property?}`:
+ *   the events of a range, newest first, `property` one condition such as `properties.value > 100`
+ *   (core/console/explorer.ts).
+ * - `schema` `{}`: the warehouse's datasets, tables and views with their columns, types and
+ *   descriptions (core/console/schema.ts), for the SQL page's schema browser.
  * - `rule-test`, `rule-firings`: the rules page's (studio/rules-api.ts).
  * - `sql` `{query, maxRows?}`: a query someone wrote, run only as a single SELECT under the bytes
  *   cap; its rows (at most maxRows, 1000 unless said, 10,000 at most) and columns.
@@ -12,7 +15,12 @@
 
 import type { RegistryClient } from '../adapters/registry.ts';
 import { plainValue } from '../adapters/user-sql.ts';
-import { exploreEventSql, exploreListSql, exploreProblem } from '../core/console/explorer.ts';
+import {
+  exploreEventSql,
+  exploreListSql,
+  exploreProblem,
+  parsePropertyFilter,
+} from '../core/console/explorer.ts';
 import {
   OVERVIEW_QUERIES,
   type OverviewQuery,
@@ -41,6 +49,7 @@ export const CONSOLE_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Objec
   overview: 'read',
   explore: 'read',
   sql: 'read',
+  schema: 'read',
   'rule-test': 'read',
   'rule-firings': 'read',
 });
@@ -62,6 +71,10 @@ export async function consoleAction(o: ConsoleApiOptions, action: string, raw: u
       return explore(o, o.warehouse, body);
     case 'sql':
       return sql(o.warehouse, body);
+    case 'schema':
+      if (!o.warehouse.schema)
+        throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot list tables' }));
+      return { datasets: await o.warehouse.schema() };
     case 'rule-test':
       return ruleTest(o, o.warehouse, body);
     case 'rule-firings':
@@ -106,7 +119,12 @@ async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, 
       ...(typeof body['user_id'] === 'string' ? { user_id: body['user_id'] } : {}),
       ...(typeof body['event_name'] === 'string' ? { event_name: body['event_name'] } : {}),
     };
-    return { events: (await w.query(exploreListSql(w.table, q), q)).map(plainValue) };
+    // exploreProblem has parsed it once already: here it is known to be good.
+    const parsed = typeof body['property'] === 'string' ? parsePropertyFilter(body['property']) : undefined;
+    const property = parsed && !('problem' in parsed) ? parsed : undefined;
+    const sql = exploreListSql(w.table, { ...q, ...(property ? { property } : {}) });
+    const params = { ...q, ...(property ? { property_value: property.value } : {}) };
+    return { events: (await w.query(sql, params)).map(plainValue) };
   }
   const params = { event_id: body['event_id'] };
   const sql = exploreEventSql(w.table);

@@ -17,6 +17,7 @@
 import { randomBytes } from 'node:crypto';
 import type { RegistryClient } from '../adapters/registry.ts';
 import { plainValue } from '../adapters/user-sql.ts';
+import type { SchemaDataset } from '../core/console/schema.ts';
 import { type DefinitionSpec, definedEvent, withDefinitionMappings } from '../core/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
 import { apiError, withViolations } from '../core/errors.ts';
@@ -49,6 +50,8 @@ export interface CreatorApiOptions {
      * bytes cap, unqualified tables in the events dataset (adapters/user-sql.ts): plain rows.
      */
     select?(sql: string, maxRows: number): Promise<Row[]>;
+    /** The datasets' tables, views and columns for the SQL page (adapters/warehouse-schema.ts). */
+    schema?(): Promise<SchemaDataset[]>;
   };
 }
 

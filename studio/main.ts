@@ -23,6 +23,7 @@ import {
   runQuery,
 } from '../adapters/user-sql.ts';
 import { ensureDefinitionView } from '../adapters/views.ts';
+import { readWarehouseSchema } from '../adapters/warehouse-schema.ts';
 import { RUNS_TOPIC } from '../core/plan.ts';
 import { readRuntimeConfig } from '../core/runtime-config.ts';
 import { runKey } from '../core/scheduler.ts';
@@ -75,6 +76,8 @@ async function main(): Promise<void> {
           maxRows,
           config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED,
         ),
+      // The events dataset only: the studio's account may read nothing else on GCP (infra/studio.ts).
+      schema: () => readWarehouseSchema(bigquery, [config.plan.dataset]),
     },
     // The console's replays: a run message for the scheduler, a slice's SQL checked by a dry run.
     runs: {

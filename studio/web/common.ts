@@ -142,7 +142,8 @@ export function payloadBlocks(list: readonly DestinationPayload[]): HTMLElement[
       'div',
       { class: 'payload' },
       el('h3', {}, `${head}sends`),
-      el('pre', {}, `${r.request.method} ${r.request.url}\n${headers.join('\n')}\n\n${body}`),
+      // Focusable: a long body scrolls sideways, and the keyboard must reach it to scroll it.
+      el('pre', { tabindex: '0' }, `${r.request.method} ${r.request.url}\n${headers.join('\n')}\n\n${body}`),
       ...(r.dropped ? [el('p', { class: 'warn' }, `Left out: ${r.dropped}`)] : []),
     );
   });

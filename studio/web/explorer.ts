@@ -2,6 +2,8 @@
  * The console's events explorer (docs/console.md): events of a range by user or name, and one
  * event whole: its stored row(s), its invalid twin(s), its ledger rows and what each destination
  * gets for it. The address keeps what is shown (`/explorer?event_id=…`, or the list's filters).
+ * A list may be narrowed by one property condition (checked and parameterised by the studio),
+ * and "Live tail" lists the newest again every few seconds while the tab is shown.
  */
 import {
   $,
@@ -26,10 +28,12 @@ async function list(): Promise<void> {
   const from = new Date(Date.now() - hours * 3_600_000);
   const userId = $<HTMLInputElement>('user-id').value.trim();
   const eventName = $<HTMLInputElement>('event-name').value.trim();
+  const property = $<HTMLInputElement>('property').value.trim();
   remember({
     hours: String(hours),
     ...(userId ? { user_id: userId } : {}),
     ...(eventName ? { event_name: eventName } : {}),
+    ...(property ? { property } : {}),
   });
   const status = $('find-status');
   status.textContent = 'Querying the warehouse…';
@@ -38,6 +42,7 @@ async function list(): Promise<void> {
     to: to.toISOString(),
     ...(userId ? { user_id: userId } : {}),
     ...(eventName ? { event_name: eventName } : {}),
+    ...(property ? { property } : {}),
   });
   if (code !== 200) {
     status.replaceChildren(...refusal(code, json));
@@ -46,9 +51,20 @@ async function list(): Promise<void> {
   const events = (json as { events: Row[] }).events;
   status.textContent =
     events.length === 0
-      ? `No events happened in this range${userId || eventName ? ' with these filters' : ''}.`
+      ? `No events happened in this range${userId || eventName || property ? ' with these filters' : ''}.`
       : `${events.length} event(s), the newest first${events.length === 50 ? ' (the first 50)' : ''}.`;
-  const columns = ['event_id', 'event_name', 'event_time', 'received_at', 'user_id', 'copies'];
+  if ($<HTMLInputElement>('live').checked)
+    status.textContent += ` Live: listed at ${new Date().toISOString().slice(11, 19)} UTC.`;
+  const columns = [
+    'event_id',
+    'event_name',
+    'event_time',
+    'received_at',
+    'user_id',
+    'source',
+    'translator',
+    'copies',
+  ];
   if (events.length === 0) {
     $('events').replaceChildren();
     return;
@@ -98,7 +114,12 @@ async function show(eventId: string): Promise<void> {
     ...(a.stored.length === 0
       ? [el('p', {}, 'Not stored.')]
       : a.stored.map((r, i) =>
-          el('pre', { 'aria-label': `Stored row ${i + 1}` }, JSON.stringify(withJson(r), null, 2)),
+          // Focusable: a wide row scrolls sideways, and the keyboard must reach it to scroll it.
+          el(
+            'pre',
+            { 'aria-label': `Stored row ${i + 1}`, tabindex: '0' },
+            JSON.stringify(withJson(r), null, 2),
+          ),
         )),
   );
   $('invalid').replaceChildren(
@@ -155,6 +176,19 @@ const errorsText = (v: unknown): string =>
     ? v.map((e: { path?: string; message?: string }) => `${e.path}: ${e.message}`).join('; ')
     : '';
 
+/** The live tail: the list again every TAIL_MS while the box is ticked and the tab is shown. */
+const TAIL_MS = 5000;
+let tail: ReturnType<typeof setTimeout> | undefined;
+
+function tailNext(): void {
+  clearTimeout(tail);
+  if (!$<HTMLInputElement>('live').checked) return;
+  tail = setTimeout(async () => {
+    if (!document.hidden) await list();
+    tailNext();
+  }, TAIL_MS);
+}
+
 function start(): void {
   noteMissingToken();
   const q = new URLSearchParams(location.search);
@@ -172,6 +206,11 @@ function start(): void {
   if (hours && [...range.options].some((o) => o.value === hours)) range.value = hours;
   $<HTMLInputElement>('user-id').value = q.get('user_id') ?? '';
   $<HTMLInputElement>('event-name').value = q.get('event_name') ?? '';
+  $<HTMLInputElement>('property').value = q.get('property') ?? '';
+  $('live').addEventListener('change', () => {
+    if ($<HTMLInputElement>('live').checked) void list();
+    tailNext();
+  });
   const id = q.get('event_id');
   if (id) void show(id);
   else void list();

@@ -3,8 +3,19 @@
  * try it on the stored events of a period (`rule-test`: how often it would have fired, for whom,
  * sending nothing), see what saving changes (the apply dry run's diff), save, and see its
  * firings (`action_runs`). The address keeps the rule shown (`/rules?rule=high-value-purchase`).
+ * Beside the YAML, a form for the common rule (core/console/rule-form.ts) writes the same
+ * document into it, and is filled from it when the rule has that shape.
  */
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
+import {
+  FORM_OPS,
+  type FormAction,
+  type FormCondition,
+  type FormOp,
+  formOf,
+  type RuleForm,
+  ruleDocument,
+} from '../../core/console/rule-form.ts';
 import type { ResourceVersion } from '../../core/registry.ts';
 import { exportYaml } from '../../core/resource-diff.ts';
 import { $, admin, diffView, el, noteMissingToken, refusal, rowsTable } from './common.ts';
@@ -20,7 +31,7 @@ spec:
         - { field: value, op: gt, value: 500 }
   once_per: { key: user_id, period: 1d }
   actions:
-    - publish: { event_name: high_value_customer, fields: { order_value: value } }
+    - publish: { event_name: high_value_customer }
 `;
 
 /** The YAML as a document, or a refusal shown where the person looks. */
@@ -64,6 +75,7 @@ async function open(name: string): Promise<void> {
   }
   $<HTMLTextAreaElement>('rule-yaml').value = exportYaml([json as ResourceVersion]);
   $('rule-status').textContent = `Opened ${name} ${(json as ResourceVersion).version}.`;
+  readYaml(true);
   $('test-result').replaceChildren();
   $('plan').replaceChildren();
   await firings(name);
@@ -150,6 +162,131 @@ async function apply(dryRun: boolean): Promise<void> {
   plan.replaceChildren(el('p', { class: 'ok' }, `${c.kind}/${c.name}: ${c.change} ${c.version}`));
 }
 
+const OP_LABELS: Readonly<Record<FormOp, string>> = {
+  eq: 'is',
+  ne: 'is not',
+  gt: '>',
+  gte: '≥',
+  lt: '<',
+  lte: '≤',
+  in: 'is one of',
+  not_in: 'is none of',
+  exists: 'is present',
+  not_exists: 'is missing',
+  matches: 'matches (RE2)',
+};
+
+const input = (id: string): HTMLInputElement => $<HTMLInputElement>(id);
+
+/** One condition's row: field, operator, value, and a button that removes it. */
+function conditionRow(c: FormCondition = { field: '', op: 'eq', value: '' }): HTMLElement {
+  const n = $('f-conditions').children.length + 1;
+  const text = (part: string, placeholder: string, value: string) => {
+    const i = el('input', {
+      type: 'text',
+      class: `f-${part}`,
+      'aria-label': `Condition ${n}: ${part}`,
+      placeholder,
+      spellcheck: 'false',
+      autocomplete: 'off',
+    });
+    i.value = value;
+    return i;
+  };
+  const field = text('field', 'value', c.field);
+  const op = el(
+    'select',
+    { class: 'f-op', 'aria-label': `Condition ${n}: operator` },
+    ...FORM_OPS.map((o) => el('option', { value: o }, OP_LABELS[o])),
+  );
+  op.value = c.op;
+  const value = text('value', '500', c.value);
+  const remove = el('button', { type: 'button', 'aria-label': `Remove condition ${n}` }, 'Remove');
+  const row = el('div', { class: 'row f-condition' }, field, op, value, remove);
+  remove.addEventListener('click', () => row.remove());
+  return row;
+}
+
+function showActionFields(): void {
+  const kind = $<HTMLSelectElement>('f-action').value;
+  $('f-connection-pair').hidden = kind === 'publish';
+  $('f-event-name-pair').hidden = kind !== 'publish';
+  $('f-text-row').hidden = kind !== 'chat';
+}
+
+function formValue(): RuleForm {
+  const kind = $<HTMLSelectElement>('f-action').value;
+  const action: FormAction =
+    kind === 'publish'
+      ? { kind, event_name: input('f-event-name').value }
+      : kind === 'webhook'
+        ? { kind, connection: input('f-connection').value }
+        : { kind: 'chat', connection: input('f-connection').value, text: input('f-text').value };
+  return {
+    name: input('f-name').value,
+    description: input('f-description').value,
+    events: input('f-events').value,
+    match: $<HTMLSelectElement>('f-match').value === 'any' ? 'any' : 'all',
+    conditions: [...$('f-conditions').querySelectorAll('.f-condition')].map((r) => ({
+      field: (r.querySelector('.f-field') as HTMLInputElement).value,
+      op: (r.querySelector('.f-op') as HTMLSelectElement).value as FormOp,
+      value: (r.querySelector('.f-value') as HTMLInputElement).value,
+    })),
+    onceKey: input('f-once-key').value,
+    oncePeriod: input('f-once-period').value,
+    action,
+  };
+}
+
+function writeYaml(): void {
+  $<HTMLTextAreaElement>('rule-yaml').value = stringify(ruleDocument(formValue()));
+  $<HTMLButtonElement>('save').disabled = true;
+  $('form-status').textContent = 'Written below. Try it, or see what will be saved.';
+}
+
+/** Fills the form from the YAML when the form can show it; says why not otherwise. */
+function readYaml(quiet = false): void {
+  let doc: unknown;
+  try {
+    doc = parse($<HTMLTextAreaElement>('rule-yaml').value);
+  } catch {
+    doc = undefined;
+  }
+  const f = formOf(doc);
+  if ('problem' in f) {
+    $('form-status').textContent = quiet
+      ? ''
+      : `The form cannot show this rule: ${f.problem}. Edit the YAML.`;
+    return;
+  }
+  input('f-name').value = f.name;
+  input('f-description').value = f.description;
+  input('f-events').value = f.events;
+  $<HTMLSelectElement>('f-match').value = f.match;
+  $('f-conditions').replaceChildren();
+  for (const c of f.conditions) $('f-conditions').append(conditionRow(c));
+  input('f-once-key').value = f.onceKey;
+  input('f-once-period').value = f.oncePeriod || '1d';
+  $<HTMLSelectElement>('f-action').value = f.action.kind;
+  input('f-connection').value = 'connection' in f.action ? f.action.connection : '';
+  input('f-text').value = f.action.kind === 'chat' ? f.action.text : '';
+  input('f-event-name').value = f.action.kind === 'publish' ? f.action.event_name : '';
+  showActionFields();
+  $('form-status').textContent = quiet ? '' : 'The form shows the YAML.';
+}
+
+function startForm(): void {
+  $('f-add').addEventListener('click', () => {
+    const row = conditionRow();
+    $('f-conditions').append(row);
+    row.querySelector('input')?.focus();
+  });
+  $('f-action').addEventListener('change', showActionFields);
+  $('f-write').addEventListener('click', writeYaml);
+  $('f-read').addEventListener('click', () => readYaml());
+  readYaml(true);
+}
+
 function start(): void {
   noteMissingToken();
   $<HTMLTextAreaElement>('rule-yaml').value = TEMPLATE;
@@ -161,10 +298,12 @@ function start(): void {
     if (name) void open(name);
     else {
       $<HTMLTextAreaElement>('rule-yaml').value = TEMPLATE;
+      readYaml(true);
       $('firings-section').hidden = true;
       history.replaceState(null, '', '/rules');
     }
   });
+  startForm();
   $('test').addEventListener('click', () => void test());
   $('check').addEventListener('click', () => void apply(true));
   $('save').addEventListener('click', () => void apply(false));

@@ -3,8 +3,11 @@
  * SELECT under the bytes cap), its rows as a table and, when they are a time series, as a chart
  * (core/console/chart.ts); saved queries are the registry's `Query` resources, opened and saved
  * through the admin API. The address keeps the saved query shown (`/sql?query=daily_purchases`).
+ * Beside it, the schema browser (the `schema` call): datasets, tables and views with their
+ * columns; a name clicked goes into the query at the cursor.
  */
 import { chartOf } from '../../core/console/chart.ts';
+import type { SchemaDataset, SchemaTable } from '../../core/console/schema.ts';
 import { clearCharts, lineChart } from './charts.ts';
 import { $, admin, el, noteMissingToken, refusal, rowsTable } from './common.ts';
 
@@ -94,6 +97,92 @@ async function save(): Promise<void> {
   $<HTMLSelectElement>('saved').value = name;
 }
 
+/** Puts text into the query where the cursor is (replacing a selection), and keeps the focus. */
+function insertAtCursor(text: string): void {
+  const q = $<HTMLTextAreaElement>('query');
+  const at = q.selectionStart ?? q.value.length;
+  q.setRangeText(text, at, q.selectionEnd ?? at, 'end');
+  q.focus();
+}
+
+let datasets: SchemaDataset[] = [];
+
+async function loadSchema(): Promise<void> {
+  const status = $('schema-status');
+  status.textContent = 'Reading the table list…';
+  const { status: code, json } = await admin('/v1/admin/schema', {});
+  if (code !== 200) {
+    status.replaceChildren(...refusal(code, json));
+    return;
+  }
+  datasets = (json as { datasets: SchemaDataset[] }).datasets;
+  renderSchema();
+}
+
+/** A name button: inserts `text` into the query. */
+function nameButton(label: string, text: string, what: string): HTMLElement {
+  const b = el('button', { type: 'button', class: 'link', 'aria-label': `Insert ${what} ${text}` }, label);
+  b.addEventListener('click', () => insertAtCursor(text));
+  return b;
+}
+
+function tableBlock(dataset: string, t: SchemaTable, needle: string, open: boolean): HTMLElement {
+  const ref = `${dataset}.${t.name}`;
+  const columns = needle
+    ? t.columns.filter((c) => t.name.toLowerCase().includes(needle) || c.name.toLowerCase().includes(needle))
+    : t.columns;
+  const details = el(
+    'details',
+    { 'data-table': ref },
+    el('summary', {}, `${t.name} `, el('span', { class: 'type' }, t.kind)),
+    el('p', {}, nameButton(ref, ref, t.kind)),
+    ...(t.description ? [el('p', { class: 'hint' }, t.description)] : []),
+    el(
+      'ul',
+      { 'aria-label': `Columns of ${ref}` },
+      ...columns.map((c) =>
+        el(
+          'li',
+          {},
+          nameButton(c.name, c.name, 'column'),
+          ' ',
+          el('span', { class: 'type' }, c.type),
+          ...(c.description ? [el('span', { class: 'hint' }, ` — ${c.description}`)] : []),
+        ),
+      ),
+    ),
+  );
+  details.open = open;
+  return details;
+}
+
+function renderSchema(): void {
+  const needle = $<HTMLInputElement>('schema-filter').value.trim().toLowerCase();
+  const shown = datasets.map((d) => ({
+    name: d.name,
+    tables: d.tables.filter(
+      (t) =>
+        !needle ||
+        t.name.toLowerCase().includes(needle) ||
+        t.columns.some((c) => c.name.toLowerCase().includes(needle)),
+    ),
+  }));
+  const count = shown.reduce((n, d) => n + d.tables.length, 0);
+  $('schema-status').textContent = `${count} table(s) and view(s)${needle ? ` matching "${needle}"` : ''}.`;
+  $('schema').replaceChildren(
+    ...shown.map((d) =>
+      el(
+        'div',
+        {},
+        el('h3', {}, `Dataset ${d.name}`),
+        ...(d.tables.length === 0 ? [el('p', {}, 'Nothing here.')] : []),
+        // A filter that matches a few tables shows their columns at once.
+        ...d.tables.map((t) => tableBlock(d.name, t, needle, needle !== '' && count <= 5)),
+      ),
+    ),
+  );
+}
+
 function start(): void {
   noteMissingToken();
   $('run').addEventListener('click', () => void run());
@@ -108,6 +197,8 @@ function start(): void {
     const name = $<HTMLSelectElement>('saved').value;
     if (name) void open(name);
   });
+  $('schema-filter').addEventListener('input', renderSchema);
+  void loadSchema();
   void loadSaved(new URLSearchParams(location.search).get('query') ?? undefined);
 }
 

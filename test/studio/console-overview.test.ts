@@ -13,10 +13,8 @@ import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
-import { runQuery } from '../../adapters/user-sql.ts';
 import type { Overview } from '../../core/console/overview.ts';
 import { plan } from '../../core/plan.ts';
-import { tableRef } from '../../core/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';
@@ -24,6 +22,7 @@ import { startStudio } from '../../studio/server.ts';
 import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { testSettings } from '../storage/support.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { studioWarehouse } from '../support/studio-warehouse.ts';
 
 const TOKEN = 'console-overview-admin-token-0123456789';
 const HOUR = 3_600_000;
@@ -141,12 +140,7 @@ describe('console: the overview agrees with SQL over the same rows', function ()
       registry,
       adminToken: TOKEN,
       assets: await buildAssets(),
-      warehouse: {
-        table: (name) => tableRef(settings.project, p.dataset, name),
-        query: async (query, params) =>
-          (await bigquery.query({ query, params }))[0] as Record<string, unknown>[],
-        select: (query, maxRows) => runQuery(bigquery, p, query, maxRows),
-      },
+      warehouse: studioWarehouse(bigquery, settings.project, p),
     });
   });
   after(async () => {
