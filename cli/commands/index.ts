@@ -4,6 +4,7 @@
  * (main.ts registers every module this file exports, in alphabetical order).
  */
 
+export * as alert from './alert.ts';
 export * as key from './key.ts';
 export * as preview from './preview.ts';
 export * as replay from './replay.ts';
