@@ -57,6 +57,23 @@ export type Handler = (req: {
   body: unknown;
 }) => Answer;
 
+/** The path of a stand-in that scripts its next answers (as failNext does, from another process). */
+export const STANDIN_FAIL_NEXT = '/_standin/fail-next';
+
+function scriptedAnswers(body: unknown): Answer[] | undefined {
+  const answers = (body as { answers?: unknown } | undefined)?.answers;
+  if (!Array.isArray(answers) || answers.length > 1000) return undefined;
+  const ok = answers.every(
+    (a) =>
+      typeof a === 'object' &&
+      a !== null &&
+      Number.isInteger((a as Answer).status) &&
+      (a as Answer).status >= 100 &&
+      (a as Answer).status <= 599,
+  );
+  return ok ? answers.map((a: Answer) => ({ status: a.status, body: a.body })) : undefined;
+}
+
 /** Starts a receiver on 127.0.0.1 port 0 that answers with `handle`. */
 export async function startPlatformServer(handle: Handler): Promise<PlatformReceiver> {
   const received: ReceivedRequest[] = [];
@@ -83,6 +100,19 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         raw,
         body,
       };
+      // Scripted answers over HTTP, for tests of a whole environment (`npm start`), where the
+      // stand-in runs in another process: `{answers: [{status, body?}, …]}`, used in order.
+      if (request.method === 'POST' && request.path === STANDIN_FAIL_NEXT) {
+        const answers = scriptedAnswers(body);
+        if (!answers)
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: 'expected {answers: [{status: 100..599, body?}, …]}' }));
+        scripted.push(...answers);
+        return void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ scripted: scripted.length }));
+      }
       const answer = scripted.shift() ?? handle(request);
       received.push({
         ...request,
