@@ -103,7 +103,13 @@ function hours(list: readonly DestinationHealth[]): HTMLElement[] {
         ),
         el(
           'div',
-          { class: 'scroll' },
+          // Focusable, so a keyboard can scroll a table wider than a phone.
+          {
+            class: 'scroll',
+            tabindex: '0',
+            role: 'region',
+            'aria-label': `${d.destination} by hour, scrollable`,
+          },
           table(
             `${d.destination} by hour`,
             ['hour (UTC)', ...STATUSES, 'held back'],

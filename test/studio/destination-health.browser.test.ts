@@ -24,6 +24,7 @@ import { startStudio } from '../../studio/server.ts';
 import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
+import { seriousAxeViolations } from '../support/axe.ts';
 import { onStudioPage } from '../support/studio-page.ts';
 
 const TOKEN = 'destination-health-admin-token-0123456789';
@@ -294,6 +295,7 @@ describe('studio: destination health agrees with SQL over the ledger', function 
           path: join(shots, width < 600 ? 'destinations-narrow.png' : 'destinations.png'),
           fullPage: true,
         });
+        assert.deepEqual(await seriousAxeViolations(page), []);
       });
     });
 });
