@@ -7,7 +7,7 @@
  * (`alert-test`: the scheduler sends a test message through the alert's connection).
  */
 import type { DestinationHealth, MatchShare } from '../../core/destination-health.ts';
-import { $, admin, el, noteMissingToken, refusal } from './common.ts';
+import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 const HOUR = 3_600_000;
 const STATUSES = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
@@ -233,6 +233,7 @@ async function loadAlerts(): Promise<void> {
 }
 
 noteMissingToken();
+focusableScrollBoxes();
 $('range').addEventListener('change', () => void load());
 void load();
 void loadAlerts();
