@@ -12,22 +12,17 @@ import type { ResourceVersion } from '../../core/registry.ts';
 import type { RunTrigger } from '../../core/scheduler.ts';
 import { type AlertStateRow, alertsJob } from '../../functions/schedule/alerts.ts';
 import type { Settings } from '../../schemas/settings.ts';
+import { META_FAILING } from '../support/alert-fixture.ts';
 
 const SETTINGS = {
   connections: [{ id: 'ops-chat', type: 'chat', url: 'http://chat.test/ops' }],
 } as unknown as Settings;
 
 const ALERT: ResourceVersion = {
-  kind: 'Alert',
-  name: 'meta-failing',
+  ...META_FAILING,
   version: '1.0',
   author: 't',
   created: '2026-11-23T00:00:00Z',
-  spec: {
-    condition: { failure_rate: { destination: 'meta', above: 0.5, window: '1m', min_attempts: 1 } },
-    schedule: { every: '1m' },
-    notify: { connection: 'ops-chat' },
-  },
 };
 
 const snapshot = (docs: readonly ResourceVersion[]): Snapshot => ({
