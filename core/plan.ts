@@ -9,6 +9,7 @@ import { REFUSALS_KEPT_MS } from './live-events.ts';
 import { DEFAULT_CONSENT } from './platforms/rules.ts';
 import { protoDuration, seconds } from './settings.ts';
 import {
+  alertStateColumns,
   gatewayRefusalColumns,
   OPS_TABLES,
   syncFailedRowColumns,
@@ -437,6 +438,13 @@ export function plan(settings: Readonly<Settings>): Plan {
           // Bounded storage whatever a flood does: rows are rate-limited and expire.
           timePartitioning: { type: 'DAY', field: 'refused_at', expirationMs: String(REFUSALS_KEPT_MS) },
           clustering: ['source', 'reason'],
+        },
+        {
+          name: OPS_TABLES.alertStates,
+          description: 'Alerts: one row per evaluation; the newest row of an alert is its incident state',
+          columns: alertStateColumns(),
+          timePartitioning: { type: 'DAY', field: 'recorded_at' },
+          clustering: ['alert'],
         },
       ],
     },

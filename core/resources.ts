@@ -5,6 +5,7 @@
 import { eventNameProblem, lookupEvent } from '../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN, ResourceDocSchema } from '../schemas/resource.ts';
 import type { Connection, Destination } from '../schemas/settings.ts';
+import { alertViolations } from './alerts.ts';
 import { breakingChanges, definitionViolations } from './definitions.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
 import { MAPPED_TYPES, type MappedType } from './platforms/mappings.ts';
@@ -20,7 +21,7 @@ const namePattern = new RegExp(RESOURCE_NAME_PATTERN);
 
 /** The violations of one document (`documents[i].…` with the given prefix), none when it is valid. */
 export interface ResourceContext {
-  /** The settings' connections (rules and syncs name them by id). */
+  /** The settings' connections (rules, syncs and alerts name them by id). */
   readonly connections?: readonly Connection[];
 }
 
@@ -58,6 +59,7 @@ export function resourceViolations(
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Translator') return translatorViolations(d.spec, `${prefix}.spec`);
+  if (d.kind === 'Alert') return alertViolations(d.spec, `${prefix}.spec`, context.connections);
   return queryViolations(d.spec, `${prefix}.spec`);
 }
 

@@ -260,6 +260,7 @@ export const OPS_TABLES = Object.freeze({
   syncRuns: 'sync_runs',
   syncFailedRows: 'sync_failed_rows',
   gatewayRefusals: 'gateway_refusals',
+  alertStates: 'alert_states',
 } as const);
 
 /** Columns of `sync_runs`: one row per finished sync run. */
@@ -598,4 +599,24 @@ export function deliveredWithoutStoredRowSql(dataset: string, where = 'TRUE'): s
     `WHERE d.status = 'delivered' AND e.event_id IS NULL AND (${where})`,
     'GROUP BY d.destination',
   ].join('\n');
+}
+
+/**
+ * Columns of `alert_states`: one row per evaluation of an alert (docs/alerts.md); the newest row
+ * of an alert is where its incident stands.
+ */
+export function alertStateColumns(): ColumnPlan[] {
+  return [
+    col('alert', 'STRING', 'Alert name', 'REQUIRED'),
+    col('version', 'STRING', 'The alert version evaluated', 'REQUIRED'),
+    col('evaluated_at', 'TIMESTAMP', 'The slot evaluated (the end of its window)', 'REQUIRED'),
+    col('status', 'STRING', 'ok | firing, after this evaluation', 'REQUIRED'),
+    col('incident', 'STRING', 'The open (or last) incident: <alert>@<slot it opened>'),
+    col('clear_streak', 'INT64', 'Clear evaluations in a row while firing', 'REQUIRED'),
+    col('breached', 'BOOL', 'Whether the condition held at this evaluation', 'REQUIRED'),
+    col('value', 'FLOAT64', 'The share or count compared (null: too few rows to judge)'),
+    col('summary', 'STRING', 'What the evaluation found, as sent', 'REQUIRED'),
+    col('notice', 'STRING', 'fired | resolved, when this evaluation notified'),
+    col('recorded_at', 'TIMESTAMP', 'When the row was written (partition column)', 'REQUIRED'),
+  ];
 }

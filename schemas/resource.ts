@@ -5,17 +5,17 @@
  */
 import { type Static, Type } from 'typebox';
 
-export const REGISTRY_KINDS = ['EventDefinition', 'Translator', 'Sync', 'Rule', 'Query'] as const;
+export const REGISTRY_KINDS = ['EventDefinition', 'Translator', 'Sync', 'Rule', 'Query', 'Alert'] as const;
 export type RegistryKind = (typeof REGISTRY_KINDS)[number];
 
-/** Names of translators, syncs, rules and queries; event definitions follow the event naming rule. */
+/** Names of translators, syncs, rules, queries and alerts; event definitions follow the event naming rule. */
 export const RESOURCE_NAME_PATTERN = '^[a-z][a-z0-9_-]{0,62}$';
 
 export const ResourceDocSchema = Type.Object(
   {
     kind: Type.Union(
       REGISTRY_KINDS.map((k) => Type.Literal(k)),
-      { description: 'EventDefinition | Translator | Sync | Rule | Query' },
+      { description: 'EventDefinition | Translator | Sync | Rule | Query | Alert' },
     ),
     name: Type.String({ minLength: 1, maxLength: 63 }),
     description: Type.Optional(Type.String({ maxLength: 1024 })),

@@ -9,6 +9,9 @@
  *   figures so far, finished, given up), read from their objects and their locks.
  * - `sync-status` `{name}` (read): where a sync's run stands, from its lock (what
  *   `eventbus sync run --wait` follows): the run under way, its chunk and cursor, the last run.
+ * - `alert-test` `{name}` (apply): a test fire of an Alert (docs/alerts.md): a manual run message,
+ *   on which the scheduler's Alert job evaluates the condition and sends a `test` message through
+ *   the alert's connection, leaving its incident alone (the schedule function holds the secrets).
  */
 import { randomBytes } from 'node:crypto';
 import { LockStore } from '../adapters/locks.ts';
@@ -32,6 +35,7 @@ export const REPLAY_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object
   'replay-start': 'apply',
   replays: 'read',
   'sync-status': 'read',
+  'alert-test': 'apply',
 });
 
 export interface ReplayApiOptions {
@@ -64,6 +68,7 @@ export async function replayAction(
   const store = new ReplayStore(o.registry.bucket);
   if (action === 'replays') return { replays: await list(o, store), destinations: destinations(o) };
   if (action === 'sync-status') return syncStatus(o, body);
+  if (action === 'alert-test') return alertTest(o, body);
   if (action !== 'replay-start')
     throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   if (!o.runs) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot reach the scheduler' }));
@@ -143,4 +148,15 @@ async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>) {
     last_finished_at: state.last_finished_at,
     last_error: state.last_error,
   };
+}
+
+async function alertTest(o: ReplayApiOptions, body: Record<string, unknown>) {
+  const name = checkedName('Alert', body['name'], 'name');
+  const { resources } = (await o.registry.readIndex('Alert')).index;
+  const entry = Object.hasOwn(resources, name) ? resources[name] : undefined;
+  if (!entry || entry.deleted) throw new Refusal(apiError('NOT_FOUND', { resource: `Alert/${name}` }));
+  if (!o.runs) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot reach the scheduler' }));
+  const message: RunMessage = { kind: 'Alert', name, slot: new Date().toISOString(), trigger: 'manual' };
+  await o.runs.start(message);
+  return { started: runKey(message), version: entry.version };
 }

@@ -4,6 +4,7 @@
  * (main.ts registers every module this file exports, in alphabetical order).
  */
 
+export * as alert from './alert.ts';
 export * as enrich from './enrich.ts';
 export * as erase from './erase.ts';
 export * as key from './key.ts';

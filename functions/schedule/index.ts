@@ -28,14 +28,17 @@ import {
   plainValue,
   selectOnly,
 } from '../../adapters/user-sql.ts';
+import type { AlertState } from '../../core/alerts.ts';
+import { alertQuery } from '../../core/alerts.ts';
 import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/defined-events.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RuleVersion } from '../../core/rules.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler.ts';
-import { OPS_TABLES, TABLES } from '../../core/warehouse.ts';
+import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { ActionDeps } from './actions.ts';
+import { type AlertStateRow, alertsJob } from './alerts.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { modelJob } from './models.ts';
 import { redriveJob } from './redrive.ts';
@@ -196,6 +199,51 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
 }
 
 /**
+ * Alerts: each condition's one-row query under the bytes cap; the incident state is the newest
+ * row of the ops table `alert_states`.
+ */
+function alerts(reader: RegistryReader, bigquery: BigQuery): Job {
+  const maxBytes = String(config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED);
+  const ref = (dataset: string, table: string) => tableRef(config.project, dataset, table);
+  const tables = {
+    events: ref(config.plan.dataset, TABLES.events),
+    invalidEvents: ref(config.plan.dataset, TABLES.invalidEvents),
+    deliveries: ref(config.plan.dataset, TABLES.deliveries),
+  };
+  const states = ref(config.plan.ops.dataset, OPS_TABLES.alertStates);
+  const insert = ledgerInsertAll(bigquery, config.plan.ops.dataset);
+  const run = async (query: string, params: Record<string, string>) => {
+    const [rows] = await bigquery.query({ query, params, useLegacySql: false, maximumBytesBilled: maxBytes });
+    return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+  };
+  return alertsJob({
+    settings: config.settings,
+    alerts: (fresh) => (fresh ? reader.fresh('Alert') : reader.current('Alert')),
+    sql: (spec, now) => alertQuery(spec.condition, now, tables),
+    query: async (q) => (await run(q.sql, { ...q.params }))[0] ?? {},
+    readState: async (alert) => {
+      const [row] = await run(
+        `SELECT status, incident, clear_streak FROM ${states} WHERE alert = @alert ORDER BY evaluated_at DESC, recorded_at DESC LIMIT 1`,
+        { alert },
+      );
+      if (!row) return undefined;
+      return {
+        status: row['status'] === 'firing' ? 'firing' : 'ok',
+        incident: typeof row['incident'] === 'string' ? row['incident'] : null,
+        clear_streak: Number(row['clear_streak'] ?? 0),
+      } satisfies AlertState;
+    },
+    writeState: async (row: AlertStateRow, insertId) => {
+      const refused = await insert(OPS_TABLES.alertStates, [{ insertId, json: { ...row } }]);
+      if (refused.length > 0) throw new Error(`alert_states refused a row: ${refused[0]?.message}`);
+    },
+    secret: (name) => secrets.get(name),
+    send: sender,
+    log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
+  });
+}
+
+/**
  * The console's replays: dead letters re-published, warehouse slices re-sent through the decision
  * layer, with the CLI's code; a slice is kept in the ops dataset while it is paged out.
  */
@@ -278,6 +326,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
     jobs: [
       ...(config.settings.experimental?.rules ? [scheduledRules(reader, pubsub, bigquery)] : []),
       syncs(reader, pubsub, bigquery, storage),
+      alerts(reader, bigquery),
       replays(registry, bucket, bigquery, async () => source(), deliveries),
       modelJob({
         settings: config.settings,

@@ -66,6 +66,27 @@ export type Handler = (req: {
   body: unknown;
 }) => Answer;
 
+/** The path of a stand-in that scripts its next answers (as failNext does, from another process). */
+function scriptedAnswers(body: unknown): Answer[] | undefined {
+  const answers = (body as { answers?: unknown } | undefined)?.answers;
+  if (!Array.isArray(answers) || answers.length > 1000) return undefined;
+  const ok = answers.every(
+    (a) =>
+      typeof a === 'object' &&
+      a !== null &&
+      Number.isInteger((a as Answer).status) &&
+      (a as Answer).status >= 100 &&
+      (a as Answer).status <= 599,
+  );
+  return ok
+    ? answers.map((a: Answer) => ({
+        status: a.status,
+        body: a.body,
+        ...(a.headers ? { headers: a.headers } : {}),
+      }))
+    : undefined;
+}
+
 /** Starts a receiver on 127.0.0.1 port 0 that answers with `handle`. */
 export async function startPlatformServer(handle: Handler): Promise<PlatformReceiver> {
   const received: ReceivedRequest[] = [];
@@ -93,10 +114,13 @@ export async function startPlatformServer(handle: Handler): Promise<PlatformRece
         body,
       };
       if (request.method === 'POST' && url.pathname === SCRIPT_PATH) {
-        const answers = (body as { answers?: unknown } | undefined)?.answers;
-        if (Array.isArray(answers)) scripted.push(...(answers as Answer[]));
-        res.writeHead(Array.isArray(answers) ? 204 : 400).end();
-        return;
+        const answers = scriptedAnswers(body);
+        if (!answers)
+          return void res
+            .writeHead(400, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ error: 'expected {answers: [{status: 100..599, body?, headers?}, …]}' }));
+        scripted.push(...answers);
+        return void res.writeHead(204).end();
       }
       const answer = scripted.shift() ?? handle(request);
       received.push({

@@ -107,6 +107,19 @@ function renderNav(): void {
   );
 }
 
+/**
+ * Makes the page's scroll boxes (`.scroll`, a table wider than a phone) reachable by Tab and named
+ * after their section's heading, so a keyboard can scroll them (axe's scrollable-region-focusable).
+ */
+export function focusableScrollBoxes(): void {
+  for (const box of document.querySelectorAll<HTMLElement>('.scroll')) {
+    const heading = box.closest('section')?.querySelector('h2')?.textContent ?? 'Table';
+    box.setAttribute('tabindex', '0');
+    box.setAttribute('role', 'region');
+    box.setAttribute('aria-label', `${heading}, scrollable`);
+  }
+}
+
 /** Starts a page: its navigation, and a note when the tab has no token saying how to get one. */
 export function noteMissingToken(): void {
   renderNav();

@@ -3,10 +3,11 @@
  * `destination-health` call over a range, as a table per destination (totals by status, failure
  * rate, latency to delivery, the breaker as the ledger shows it), the top errors with a sample
  * event linked to the explorer, and each destination's hours as a table (a chart of a few points
- * says less than its numbers).
+ * says less than its numbers). Below them, the Alert resources with a button that test-fires each
+ * (`alert-test`: the scheduler sends a test message through the alert's connection).
  */
 import type { DestinationHealth, MatchShare } from '../../core/destination-health.ts';
-import { $, admin, el, noteMissingToken, refusal } from './common.ts';
+import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 const HOUR = 3_600_000;
 const STATUSES = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
@@ -102,7 +103,13 @@ function hours(list: readonly DestinationHealth[]): HTMLElement[] {
         ),
         el(
           'div',
-          { class: 'scroll' },
+          // Focusable, so a keyboard can scroll a table wider than a phone.
+          {
+            class: 'scroll',
+            tabindex: '0',
+            role: 'region',
+            'aria-label': `${d.destination} by hour, scrollable`,
+          },
           table(
             `${d.destination} by hour`,
             ['hour (UTC)', ...STATUSES, 'held back'],
@@ -182,6 +189,51 @@ async function load(): Promise<void> {
   status.textContent = `${from.toISOString().slice(0, 16).replace('T', ' ')} to ${to.toISOString().slice(0, 16).replace('T', ' ')} UTC.`;
 }
 
+/** Asks the scheduler for a test message of one alert, and says in the status line what came of it. */
+async function testAlert(name: string): Promise<void> {
+  const status = $('alert-status');
+  status.textContent = `Asking the scheduler to test ${name}…`;
+  const { status: code, json } = await admin('/v1/admin/alert-test', { name });
+  if (code !== 200) {
+    status.replaceChildren(...refusal(code, json));
+    return;
+  }
+  const r = json as { started: string; version: string };
+  status.textContent = `Test of ${name} ${r.version} started (${r.started}): its connection gets a message within a minute.`;
+}
+
+async function loadAlerts(): Promise<void> {
+  const { status: code, json } = await admin('/v1/admin/resources/Alert');
+  if (code !== 200) {
+    $('alert-status').replaceChildren(...refusal(code, json));
+    return;
+  }
+  const live = (
+    json as { resources: { name: string; version: string; deleted?: boolean }[] }
+  ).resources.filter((r) => !r.deleted);
+  if (live.length === 0) {
+    $('alerts').replaceChildren(el('p', { class: 'hint' }, 'No alert yet.'));
+    return;
+  }
+  $('alerts').replaceChildren(
+    table(
+      'Alerts',
+      ['alert', 'version', 'test'],
+      live.map((a) => {
+        const button = el(
+          'button',
+          { type: 'button', 'aria-label': `Send a test message of ${a.name}` },
+          'Send a test',
+        );
+        button.addEventListener('click', () => void testAlert(a.name));
+        return [a.name, a.version, button];
+      }),
+    ),
+  );
+}
+
 noteMissingToken();
+focusableScrollBoxes();
 $('range').addEventListener('change', () => void load());
 void load();
+void loadAlerts();

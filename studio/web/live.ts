@@ -3,7 +3,7 @@
  * three seconds while the tab is visible and not paused, its refused requests and stored events
  * shown newest first, filtered by the text and the lists asked for.
  */
-import { $, admin, el, noteMissingToken, refusal, rowsTable } from './common.ts';
+import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal, rowsTable } from './common.ts';
 
 const POLL_MS = 3000;
 let timer: number | undefined;
@@ -70,6 +70,7 @@ function schedule(): void {
 
 function start(): void {
   noteMissingToken();
+  focusableScrollBoxes();
   const again = () => {
     void refresh().finally(schedule);
   };

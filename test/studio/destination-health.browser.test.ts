@@ -4,6 +4,7 @@
  * breaker held back) gives per destination the numbers worked out by hand, the same numbers as
  * plain SQL over `deliveries` and `events` (not through the views), and the page in Debian's
  * Chromium shows them at 1280 and 390 px without sideways scrolling outside its tables' boxes.
+ * Its Alerts section lists the Alert resources; a test button starts a manual run of the alert.
  * Screenshots go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
@@ -14,6 +15,7 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { RegistryClient } from '../../adapters/registry.ts';
 import type { DestinationHealth } from '../../core/destination-health.ts';
 import { plan } from '../../core/plan.ts';
+import type { RunMessage } from '../../core/scheduler.ts';
 import { tableRef } from '../../core/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
@@ -22,6 +24,7 @@ import { startStudio } from '../../studio/server.ts';
 import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
+import { seriousAxeViolations } from '../support/axe.ts';
 import { onStudioPage } from '../support/studio-page.ts';
 
 const TOKEN = 'destination-health-admin-token-0123456789';
@@ -36,6 +39,8 @@ describe('studio: destination health agrees with SQL over the ledger', function 
   let emu: BigQueryEmulator;
   let bigquery: BigQuery;
   let studio: Awaited<ReturnType<typeof startStudio>>;
+  /** The run messages the studio published (the scheduler's `runs` topic). */
+  const started: RunMessage[] = [];
   const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'health-shots-'));
   mkdirSync(shots, { recursive: true });
   const h0 = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
@@ -135,8 +140,29 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       row('e0', 'meta', 'delivered', at(-12, 0), { attempt: 1, identifiers: ['email', 'phone'] }),
     ]);
     const [bucket] = await fx.run.storage.createBucket('health-registry');
+    const registry = new RegistryClient(bucket);
+    // Written past the studio's checks: the test settings name no connection.
+    await registry.apply(
+      [
+        {
+          kind: 'Alert',
+          name: 'meta-failing',
+          spec: {
+            condition: { failure_rate: { destination: 'meta', above: 0.2, window: '15m' } },
+            schedule: { every: '5m' },
+            notify: { connection: 'ops-chat' },
+          },
+        },
+      ],
+      { author: 'test' },
+    );
     studio = await startStudio({
-      registry: new RegistryClient(bucket),
+      runs: {
+        start: async (m) => {
+          started.push(m);
+        },
+      },
+      registry,
       adminToken: TOKEN,
       assets: await buildAssets(),
       settings,
@@ -221,6 +247,16 @@ describe('studio: destination health agrees with SQL over the ledger', function 
     assert.equal(meta?.latency.max_ms, Number(latency?.['max_ms']));
   });
 
+  it('refuses a test fire of an alert that does not exist, and starts nothing', async () => {
+    const before = started.length;
+    const r = await adminCall<{ error: { message: string } }>(studio.url, TOKEN, 'alert-test', {
+      name: 'nope',
+    });
+    assert.equal(r.status, 404);
+    assert.match(r.json.error.message, /Alert\/nope/);
+    assert.equal(started.length, before);
+  });
+
   for (const width of [1280, 390])
     it(`shows them in the page at ${width} px`, async function () {
       await onStudioPage(this, `${studio.url}/destinations#token=${TOKEN}`, width, async (page) => {
@@ -241,12 +277,25 @@ describe('studio: destination health agrees with SQL over the ledger', function 
           .getByRole('link', { name: 'e3' })
           .first();
         assert.equal(await sample.getAttribute('href'), '/explorer?event_id=e3');
+        // The Alerts section: the test button starts a manual run of the alert on the scheduler.
+        const before = started.length;
+        await page.getByRole('button', { name: 'Send a test message of meta-failing' }).click();
+        await page
+          .getByRole('status')
+          .getByText(/Test of meta-failing 1\.0 started \(Alert\/meta-failing@/)
+          .waitFor();
+        assert.equal(started.length, before + 1);
+        assert.deepEqual(
+          { ...started.at(-1), slot: undefined },
+          { kind: 'Alert', name: 'meta-failing', trigger: 'manual', slot: undefined },
+        );
         await page.getByText('meta: ').click();
         await page.getByRole('table', { name: 'meta by hour' }).waitFor();
         await page.screenshot({
           path: join(shots, width < 600 ? 'destinations-narrow.png' : 'destinations.png'),
           fullPage: true,
         });
+        assert.deepEqual(await seriousAxeViolations(page), []);
       });
     });
 });

@@ -34,6 +34,7 @@ import {
 } from '../gateway/support.ts';
 import { testSettings } from '../storage/support.ts';
 import { adminCall } from '../support/admin-call.ts';
+import { seriousAxeViolations } from '../support/axe.ts';
 import { onStudioPage } from '../support/studio-page.ts';
 
 const TOKEN = 'live-events-admin-token-0123456789';
@@ -145,6 +146,7 @@ describe('studio: live events show a refused request with its reason', function 
       const stored = page.getByRole('table', { name: 'Stored events' });
       await stored.getByText('ev-web-1').waitFor({ state: 'detached' });
       assert.equal(await stored.locator('tbody tr').count(), 1);
+      assert.deepEqual(await seriousAxeViolations(page), []);
     });
   });
 
@@ -152,6 +154,7 @@ describe('studio: live events show a refused request with its reason', function 
     await inBrowser(this, 390, async (page) => {
       await page.getByRole('table', { name: 'Refused requests' }).getByText('INVALID_CREDENTIALS').waitFor();
       await page.screenshot({ path: join(shots, 'live-events-narrow.png'), fullPage: true });
+      assert.deepEqual(await seriousAxeViolations(page), []);
     });
     const since = new Date(Date.now() - 3_600_000).toISOString();
     const { status, json } = await live({ since });

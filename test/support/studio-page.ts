@@ -43,7 +43,7 @@ export async function onStudioPage(
 
 /** Tabs through the page from its top and checks each visible control got the focus on the way. */
 async function everyControlByTab(page: Page): Promise<void> {
-  const controls = await page.evaluate(() => {
+  const [controls, boxes] = await page.evaluate(() => {
     const all = [
       ...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary'),
     ];
@@ -51,11 +51,15 @@ async function everyControlByTab(page: Page): Promise<void> {
     visible.forEach((e, i) => {
       e.dataset['tabCheck'] = String(i);
     });
-    return visible.length;
+    // Scroll boxes made focusable (tabindex=0, for keyboard scrolling) are Tab stops too.
+    const boxes = document.querySelectorAll(
+      '[tabindex="0"]:not(a, button, input, select, textarea, summary)',
+    );
+    return [visible.length, boxes.length];
   });
   const reached = new Set<string>();
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  for (let i = 0; i < controls + 5 && reached.size < controls; i++) {
+  for (let i = 0; i < controls + boxes + 5 && reached.size < controls; i++) {
     await page.keyboard.press('Tab');
     const mark = await page.evaluate(
       () => (document.activeElement as HTMLElement | null)?.dataset['tabCheck'],

@@ -24,7 +24,7 @@ describe('reserved names', () => {
   });
 
   it('refuse built-in names for every kind, catalogue views and _v<N> only for definitions', () => {
-    for (const kind of ['EventDefinition', 'Translator', 'Sync', 'Rule', 'Query'] as const) {
+    for (const kind of ['EventDefinition', 'Translator', 'Sync', 'Rule', 'Query', 'Alert'] as const) {
       for (const name of [
         'events',
         'events_dedup',

@@ -1,0 +1,121 @@
+/**
+ * The `spec` of an Alert resource (docs/alerts.md): one condition over the warehouse, a
+ * schedule it is evaluated on, the settings connection (chat or webhook) it notifies, and how
+ * many clear evaluations in a row resolve an incident.
+ */
+import Type, { type Static } from 'typebox';
+import { Schedule } from './rule.ts';
+
+const Duration = (description: string) => Type.String({ description });
+const Share = (description: string) => Type.Number({ minimum: 0, maximum: 1, description });
+const Name = (description: string) => Type.String({ minLength: 1, maxLength: 256, description });
+
+export const AlertCondition = Type.Union([
+  Type.Object(
+    {
+      failure_rate: Type.Object(
+        {
+          destination: Name('A destination id of the settings'),
+          above: Share('Fires when failed / attempted is above this share (0–1)'),
+          window: Duration('How far back each evaluation looks (`15m`, `1h`)'),
+          min_attempts: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000,
+              description: 'Fewer ledger rows never fire (default 10)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      source_quiet: Type.Object(
+        {
+          source: Type.Optional(Name('The events’ `source` (default: any)')),
+          event_name: Type.Optional(Name('An event name (default: any)')),
+          for: Duration('Fires when no such event was received for this long (`30m`)'),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      volume_change: Type.Object(
+        {
+          event_name: Type.Optional(Name('An event name (default: every event)')),
+          drop_above: Type.Optional(
+            Share('Fires when the last hour has this share fewer events than a week ago'),
+          ),
+          rise_above: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              maximum: 1000,
+              description: 'Fires when the last hour has this share more',
+            }),
+          ),
+          min_baseline: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000_000,
+              description: 'Fewer events a week ago never fire (default 20)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      invalid_share: Type.Object(
+        {
+          above: Share('Fires when invalid / (stored + invalid) is above this share'),
+          window: Duration('How far back each evaluation looks'),
+          min_events: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000_000,
+              description: 'Fewer events never fire (default 20)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+]);
+export type AlertCondition = Static<typeof AlertCondition>;
+
+export const AlertSpec = Type.Object(
+  {
+    condition: AlertCondition,
+    schedule: Schedule,
+    notify: Type.Object(
+      {
+        connection: Type.String({
+          minLength: 1,
+          description: 'A chat or webhook connection of the settings',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    clear_after: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'Clear evaluations in a row that resolve an incident (default 2: no flapping)',
+      }),
+    ),
+    enabled: Type.Optional(Type.Boolean({ description: 'Default true' })),
+  },
+  { additionalProperties: false },
+);
+export type AlertSpec = Static<typeof AlertSpec>;
