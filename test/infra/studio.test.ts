@@ -96,7 +96,7 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     );
   });
 
-  it('grants its account the registry bucket, the events dataset, query jobs, the token store and run messages, nothing else', () => {
+  it('grants its account the registry bucket, the events dataset, the ops dataset to read (live events, alert states), query jobs, the token store and run messages, nothing else', () => {
     const mine = recorded.resources
       .filter((r) => r.inputs['member'] === SA)
       .map(
@@ -106,6 +106,7 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     const registry = config.plan.buckets.find((b) => b.purpose === 'registry')!.name;
     assert.deepEqual(mine.sort(), [
       'roles/bigquery.dataEditor events',
+      'roles/bigquery.dataViewer eventbus_ops',
       'roles/bigquery.jobUser project',
       // With column security: PII columns masked in its previews and dry runs.
       'roles/bigquerydatapolicy.maskedReader project',
