@@ -5,7 +5,14 @@
  */
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { Settings } from 'typebox/system';
 import { Value } from 'typebox/value';
+
+// typebox stops collecting errors at 8 by default: a union of more constants than that (the
+// eleven destination types) lost its own "anyOf" error and read as the first constant expected. 32
+// covers every union we declare with room for the other errors of the same value; the limit only
+// costs anything on a value already refused.
+Settings.Set({ maxErrors: 32 });
 
 /** One problem with one field, in the shape of google.rpc.BadRequest.FieldViolation. */
 export interface FieldViolation {
