@@ -222,7 +222,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
 
     // The explorer shows the same event whole: stored once, its ledger, Meta's Lead.
     const id = (rows as { event_id: string; amount: number }[]).find((r) => r.amount === 99.9)?.event_id;
-    await page.getByRole('link', { name: 'Events' }).click();
+    await page.getByRole('link', { name: 'Events', exact: true }).click();
     await page.getByLabel('Event id').fill(String(id));
     await page.getByRole('button', { name: 'Show the event' }).click();
     await page.getByText(/Stored 1 time\(s\), refused 0 time\(s\), \d+ ledger row/).waitFor();
