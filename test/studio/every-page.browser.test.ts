@@ -38,7 +38,18 @@ const pageName = (path: string): string => (path === '/' ? 'creator' : path.slic
 
 describe('studio: every page at desktop and phone sizes', function () {
   this.timeout(300_000);
-  const settings = testSettings();
+  // Meta, so that the pages which list destinations (replays, health) have one to show.
+  const settings = testSettings({
+    destinations: [
+      {
+        id: 'meta',
+        type: 'meta_capi',
+        base_url: 'http://127.0.0.1:9/meta',
+        config: { pixel_id: '123456789012345' },
+        secrets: { access_token: 'meta-token' },
+      },
+    ],
+  });
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('every-page');
   const shots = process.env.SCREENSHOTS ?? join(import.meta.dirname, '../../docs/img');
