@@ -8,8 +8,11 @@
  *   failure rate, the latency to delivery and the breaker as the ledger shows it, and the top
  *   error reasons with a sample event (core/destination-health.ts's views), and match quality: the
  *   share of delivered requests carrying each identifier kind, recent against before, with drops.
+ * - `alert-status` `{alerts: [name]}`: each alert firing, clear or never evaluated, and since
+ *   when (the ops table `alert_states`, core/alert-status.ts).
  */
 import { plainValue } from '../adapters/user-sql.ts';
+import { alertStatusSql, shapeAlertStatus } from '../core/alert-status.ts';
 import { overviewRangeProblem } from '../core/console/overview.ts';
 import {
   destinationHealthSql,
@@ -19,7 +22,7 @@ import {
 } from '../core/destination-health.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/live-events.ts';
-import { TABLES } from '../core/warehouse.ts';
+import { OPS_TABLES, TABLES } from '../core/warehouse.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 
@@ -27,7 +30,11 @@ import { Refusal } from './refusal.ts';
 export const OPS_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   live: 'read',
   'destination-health': 'read',
+  'alert-status': 'read',
 });
+
+/** The most alerts one `alert-status` call asks about. */
+const MAX_ALERTS = 500;
 
 export interface OpsApiOptions {
   /** Quotes a table of the ops dataset (plan().ops), as `warehouse.table` does for the events'. */
@@ -44,8 +51,10 @@ export async function opsAction(
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   if (!o.warehouse) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
   if (action === 'destination-health') return destinationHealth(o, o.warehouse, body);
-  if (action !== 'live') throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+  if (action !== 'live' && action !== 'alert-status')
+    throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
   if (!o.opsTable) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no ops dataset' }));
+  if (action === 'alert-status') return alertStatus(o.warehouse, o.opsTable, body);
   const problem = liveProblem(body, (o.now ?? Date.now)());
   if (problem) throw invalid(problem);
   const params = {
@@ -67,6 +76,28 @@ const invalid = (problem: { field: string; description: string }): Refusal =>
       problem,
     ]),
   );
+
+async function alertStatus(
+  w: NonNullable<CreatorApiOptions['warehouse']>,
+  opsTable: (name: string) => string,
+  body: Record<string, unknown>,
+) {
+  const names = body['alerts'];
+  if (
+    !Array.isArray(names) ||
+    names.length > MAX_ALERTS ||
+    !names.every((n): n is string => typeof n === 'string')
+  )
+    throw invalid({ field: 'alerts', description: `must be a list of at most ${MAX_ALERTS} alert names` });
+  if (names.length === 0) return { alerts: [] };
+  const rows = await w.query(alertStatusSql(opsTable(OPS_TABLES.alertStates)), {});
+  return {
+    alerts: shapeAlertStatus(
+      names,
+      rows.map((r) => plainValue(r) as Record<string, unknown>),
+    ),
+  };
+}
 
 async function destinationHealth(
   o: Pick<CreatorApiOptions, 'settings'>,

@@ -20,6 +20,7 @@
  *   POST   /v1/admin/live          {since, filter?, only?}  refused requests and stored events (read)
  *   POST   /v1/admin/destination-health {from, to}      the ledger per destination (read)
  *   POST   /v1/admin/alert-test    {name}               an alert's test message, by the scheduler (apply)
+ *   POST   /v1/admin/alert-status  {alerts}             each alert firing / clear / never evaluated (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP

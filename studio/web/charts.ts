@@ -1,8 +1,8 @@
 /**
  * Line charts of the studio's pages (uPlot, a small canvas chart library served with the pages):
  * x in seconds since the epoch, drawn in UTC as the pages speak it; colours that stay apart for
- * the common kinds of colour blindness (Okabe–Ito); whole-number ticks for counts. Charts follow
- * the window's width.
+ * the common kinds of colour blindness (Okabe–Ito); whole-number ticks for counts; a legend of
+ * names, not hover values. Charts follow the window's width.
  */
 import uPlot from 'uplot';
 
@@ -38,6 +38,9 @@ export function lineChart(
     width: Math.max(280, target.clientWidth),
     height: HEIGHT,
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
+    // The legend names the series only: live values read `--` until a pointer hovers, and a
+    // phone has no hover (each chart has its numbers as a table beside it).
+    legend: { live: false },
     scales: { y: { range: (_u, min, max) => [Math.min(0, min), Math.max(1, max)] } },
     axes: [{}, { label: options.yLabel, size: 60, ...(options.wholeNumbers ? { incrs: COUNT_STEPS } : {}) }],
     series: [

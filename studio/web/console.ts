@@ -6,7 +6,7 @@
  */
 import type { Overview, Share } from '../../core/console/overview.ts';
 import { clearCharts, lineChart } from './charts.ts';
-import { $, admin, el, noteMissingToken, refusal } from './common.ts';
+import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 /** Lines drawn per chart; the other names are summed as one. */
 const MAX_SERIES = 6;
@@ -160,6 +160,8 @@ async function refresh(): Promise<void> {
 
 function start(): void {
   noteMissingToken();
+  // The wide tables scroll in their boxes: each box a Tab stop, so a keyboard can scroll it.
+  focusableScrollBoxes();
   const range = $<HTMLSelectElement>('range');
   const asked = new URLSearchParams(location.search).get('hours');
   if (asked && [...range.options].some((o) => o.value === asked)) range.value = asked;

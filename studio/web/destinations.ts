@@ -5,7 +5,9 @@
  * event linked to the explorer, and each destination's hours as a table (a chart of a few points
  * says less than its numbers). Below them, the Alert resources with a button that test-fires each
  * (`alert-test`: the scheduler sends a test message through the alert's connection).
+ * Each alert says whether it is firing, clear or was never evaluated, and since when.
  */
+import type { AlertStatus } from '../../core/alert-status.ts';
 import type { DestinationHealth, MatchShare } from '../../core/destination-health.ts';
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
@@ -215,18 +217,30 @@ async function loadAlerts(): Promise<void> {
     $('alerts').replaceChildren(el('p', { class: 'hint' }, 'No alert yet.'));
     return;
   }
+  // Where each stands (the scheduler's `alert_states`); the list still shows when that read fails.
+  const states = await admin('/v1/admin/alert-status', { alerts: live.map((a) => a.name) });
+  const byName = new Map(
+    states.status === 200
+      ? (states.json as { alerts: AlertStatus[] }).alerts.map((s) => [s.alert, s] as const)
+      : [],
+  );
   $('alerts').replaceChildren(
     table(
       'Alerts',
-      ['alert', 'version', 'test'],
+      ['alert', 'version', 'state', 'since', 'test'],
       live.map((a) => {
+        const s = byName.get(a.name);
         const button = el(
           'button',
           { type: 'button', 'aria-label': `Send a test message of ${a.name}` },
           'Send a test',
         );
         button.addEventListener('click', () => void testAlert(a.name));
-        return [a.name, a.version, button];
+        const state = s
+          ? el('span', { class: s.state === 'firing' ? 'err' : s.state === 'clear' ? 'ok' : 'hint' }, s.state)
+          : 'unknown';
+        const since = s?.since ? `${s.since.slice(0, 16).replace('T', ' ')} UTC` : '';
+        return [a.name, a.version, state, since, button];
       }),
     ),
   );

@@ -13,10 +13,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { RegistryClient } from '../../adapters/registry.ts';
+import type { AlertStatus } from '../../core/alert-status.ts';
 import type { DestinationHealth } from '../../core/destination-health.ts';
 import { plan } from '../../core/plan.ts';
 import type { RunMessage } from '../../core/scheduler.ts';
-import { tableRef } from '../../core/warehouse.ts';
+import { OPS_TABLES, tableRef } from '../../core/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';
@@ -46,6 +47,8 @@ describe('studio: destination health agrees with SQL over the ledger', function 
   const h0 = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
   const at = (hour: number, ms: number) => new Date(h0 + hour * HOUR + ms).toISOString();
   const range = { from: at(0, 0), to: at(3, 0) };
+  /** When meta-failing fired, as the Alerts section shows it. */
+  let firedSince = '';
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'eventbus-health-'));
@@ -139,6 +142,32 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       row('e0', 'meta', 'delivered', at(-10, 0), { attempt: 1, identifiers: ['email', 'phone'] }),
       row('e0', 'meta', 'delivered', at(-12, 0), { attempt: 1, identifiers: ['email', 'phone'] }),
     ]);
+    // meta-failing's evaluations: clear, then it fired, and it is still firing.
+    const firedAt = new Date(Date.now() - 10 * 60_000).toISOString();
+    const state = (minutesAgo: number, status: string, notice: string | null) => {
+      const t = new Date(Date.now() - minutesAgo * 60_000).toISOString();
+      return {
+        alert: 'meta-failing',
+        version: '1.0',
+        evaluated_at: t,
+        status,
+        incident: status === 'firing' ? `meta-failing@${firedAt}` : null,
+        clear_streak: 0,
+        breached: status === 'firing',
+        summary: 'meta failed …',
+        recorded_at: t,
+        ...(notice ? { notice } : {}),
+      };
+    };
+    await bigquery
+      .dataset(p.ops.dataset)
+      .table(OPS_TABLES.alertStates)
+      .insert([
+        state(15, 'ok', null),
+        { ...state(10, 'firing', 'fired'), evaluated_at: firedAt },
+        state(5, 'firing', null),
+      ]);
+    firedSince = `${firedAt.slice(0, 16).replace('T', ' ')} UTC`;
     const [bucket] = await fx.run.storage.createBucket('health-registry');
     const registry = new RegistryClient(bucket);
     // Written past the studio's checks: the test settings name no connection.
@@ -149,6 +178,15 @@ describe('studio: destination health agrees with SQL over the ledger', function 
           name: 'meta-failing',
           spec: {
             condition: { failure_rate: { destination: 'meta', above: 0.2, window: '15m' } },
+            schedule: { every: '5m' },
+            notify: { connection: 'ops-chat' },
+          },
+        },
+        {
+          kind: 'Alert',
+          name: 'hook-failing',
+          spec: {
+            condition: { failure_rate: { destination: 'hook', above: 0.5, window: '15m' } },
             schedule: { every: '5m' },
             notify: { connection: 'ops-chat' },
           },
@@ -166,6 +204,7 @@ describe('studio: destination health agrees with SQL over the ledger', function 
       adminToken: TOKEN,
       assets: await buildAssets(),
       settings,
+      opsTable: (name) => tableRef(settings.project, p.ops.dataset, name),
       warehouse: {
         table: (name) => tableRef(settings.project, p.dataset, name),
         query: async (query, params) =>
@@ -247,6 +286,24 @@ describe('studio: destination health agrees with SQL over the ledger', function 
     assert.equal(meta?.latency.max_ms, Number(latency?.['max_ms']));
   });
 
+  it('says each alert firing, clear or never evaluated, and since when, from alert_states', async () => {
+    const r = await adminCall<{ alerts: AlertStatus[] }>(studio.url, TOKEN, 'alert-status', {
+      alerts: ['meta-failing', 'hook-failing'],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.deepEqual(
+      r.json.alerts.map((a) => [
+        a.alert,
+        a.state,
+        a.since === null ? null : `${a.since.slice(0, 16).replace('T', ' ')} UTC`,
+      ]),
+      [
+        ['meta-failing', 'firing', firedSince],
+        ['hook-failing', 'never evaluated', null],
+      ],
+    );
+  });
+
   it('refuses a test fire of an alert that does not exist, and starts nothing', async () => {
     const before = started.length;
     const r = await adminCall<{ error: { message: string } }>(studio.url, TOKEN, 'alert-test', {
@@ -289,6 +346,12 @@ describe('studio: destination health agrees with SQL over the ledger', function 
           { ...started.at(-1), slot: undefined },
           { kind: 'Alert', name: 'meta-failing', trigger: 'manual', slot: undefined },
         );
+        const alerts = page.getByRole('table', { name: 'Alerts' });
+        assert.match(
+          await alerts.locator('tr', { hasText: 'meta-failing' }).innerText(),
+          new RegExp(`firing\\s+${firedSince}`),
+        );
+        assert.match(await alerts.locator('tr', { hasText: 'hook-failing' }).innerText(), /never evaluated/);
         await page.getByText('meta: ').click();
         await page.getByRole('table', { name: 'meta by hour' }).waitFor();
         await page.screenshot({

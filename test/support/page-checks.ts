@@ -2,14 +2,12 @@
  * What every studio page is checked for in a browser test (issue #43): it does not scroll
  * sideways at its size (`scrollWidth ≤ innerWidth`; wide tables scroll inside their own boxes),
  * every visible control is reached by Tab, and axe-core finds no serious or critical
- * accessibility violation.
+ * accessibility violation (test/support/axe.ts). test/support/studio-page.ts runs the first two
+ * on a page of its own; the others call these on theirs.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+import { seriousAxeViolations } from './axe.ts';
 
 export async function assertNoSidewaysScroll(page: Page): Promise<void> {
   const [scroll, inner] = await page.evaluate(() => [
@@ -19,20 +17,30 @@ export async function assertNoSidewaysScroll(page: Page): Promise<void> {
   assert.ok(scroll <= inner, `the page is ${scroll} px wide in a ${inner} px window`);
 }
 
-/** Each visible, enabled control gets the focus when Tab is pressed from the top of the page. */
+/**
+ * Each visible, enabled control gets the focus when Tab is pressed from the top of the page.
+ * Visible as the browser renders it (`checkVisibility`: not inside a closed <details>, whose
+ * content is not rendered); a radio group is one Tab stop (arrows move within it), so it counts
+ * as reached when any of its radios is.
+ */
 export async function assertTabReachesEveryControl(page: Page): Promise<void> {
-  const controls = await page.evaluate(() => {
+  const [controls, boxes] = await page.evaluate(() => {
     const all = [
       ...document.querySelectorAll<HTMLElement>('a[href], button, input, select, textarea, summary'),
-    ].filter((e) => e.getClientRects().length > 0 && !(e as HTMLButtonElement).disabled);
+    ].filter((e) => e.checkVisibility() && !(e as HTMLButtonElement).disabled);
     all.forEach((e, i) => {
-      e.dataset['tabCheck'] = String(i);
+      const radio = e instanceof HTMLInputElement && e.type === 'radio' && e.name;
+      e.dataset['tabCheck'] = radio ? `radio:${e.name}` : String(i);
     });
-    return all.length;
+    // Scroll boxes made focusable (tabindex=0, for keyboard scrolling) are Tab stops too.
+    const boxes = document.querySelectorAll(
+      '[tabindex="0"]:not(a, button, input, select, textarea, summary)',
+    ).length;
+    return [new Set(all.map((e) => e.dataset['tabCheck'])).size, boxes];
   });
   const reached = new Set<string>();
   await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  for (let i = 0; i < controls + 5 && reached.size < controls; i++) {
+  for (let i = 0; i < controls + boxes + 5 && reached.size < controls; i++) {
     await page.keyboard.press('Tab');
     const mark = await page.evaluate(
       () => (document.activeElement as HTMLElement | null)?.dataset['tabCheck'],
@@ -50,21 +58,7 @@ export async function assertTabReachesEveryControl(page: Page): Promise<void> {
 }
 
 export async function assertNoSeriousAxeViolations(page: Page): Promise<void> {
-  // Evaluated, not a <script> tag: the studio's Content-Security-Policy refuses inline scripts.
-  await page.evaluate(AXE);
-  const violations = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }).axe;
-    interface AxeViolation {
-      id: string;
-      impact?: string;
-      nodes: { target: unknown }[];
-    }
-    const r = await axe.run();
-    return r.violations
-      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-      .map((v) => `${v.id} (${v.impact}): ${JSON.stringify(v.nodes.slice(0, 3).map((n) => n.target))}`);
-  });
-  assert.deepEqual(violations, [], 'axe-core: serious or critical violations');
+  assert.deepEqual(await seriousAxeViolations(page), [], 'axe-core: serious or critical violations');
 }
 
 /** All three checks. */
