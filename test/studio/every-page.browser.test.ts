@@ -3,8 +3,9 @@
  * data, at 1280 and 390 px (issue #43): nothing scrolls sideways outside the pages' declared
  * scroll boxes (`scrollWidth ≤ innerWidth`), axe-core finds no serious or critical violation,
  * Tab reaches every visible control, and no script or console error happens. A screenshot of
- * each page at each size goes to docs/img/<page>-desktop.png and <page>-phone.png (or
- * $SCREENSHOTS), the pictures of docs/studio.md#pages.
+ * each page at each size goes to <page>-desktop.png and <page>-phone.png in $SCREENSHOTS
+ * (`SCREENSHOTS=docs/img` refreshes the pictures of docs/studio.md#pages), else in a temporary
+ * directory, so a test run leaves the tree as it found it.
  */
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -52,7 +53,7 @@ describe('studio: every page at desktop and phone sizes', function () {
   });
   const p = plan(settings);
   const fx = emulatorWithFreshBuckets('every-page');
-  const shots = process.env.SCREENSHOTS ?? join(import.meta.dirname, '../../docs/img');
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'eventbus-every-page-shots-'));
   mkdirSync(shots, { recursive: true });
   let dir: string;
   let emu: BigQueryEmulator;
