@@ -17,6 +17,7 @@ import {
   referrerTable,
 } from '../core/enrich/index.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { GeoDatabase, type GeoDatabaseOptions, readerLookup } from './geo-database.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -38,22 +39,28 @@ export function countryDatabasePath(): string {
  * ~15 ms). An address the reader refuses (not an IP) or does not know gives undefined.
  */
 export function countryLookup(database: Buffer): GeoLookup {
-  // ip-location-db's files hold `{country_code}` records, not MaxMind's GeoIP2 shape.
-  const reader = new Reader<Response>(database);
-  return (ip) => {
-    try {
-      return (reader.get(ip) as { country_code?: string } | null)?.country_code ?? undefined;
-    } catch {
-      return undefined;
-    }
-  };
+  return readerLookup(new Reader<Response>(database));
 }
 
-/** The store function's enricher for the settings, its data read from the packages. */
-export function loadEnricher(settings: Readonly<Settings>): Enricher | undefined {
+/** Where `store` finds a newer country database than the bundled one (adapters/geo-database.ts). */
+export interface GeoSource {
+  readonly object: GeoDatabaseOptions['object'];
+  readonly log?: (message: string) => void;
+}
+
+/**
+ * The store function's enricher for the settings, its data read from the packages; with a
+ * `geoSource`, the bundled country database is replaced by the registry bucket's newer one when
+ * it appears (checked every few minutes, in the background of lookups).
+ */
+export function loadEnricher(settings: Readonly<Settings>, geoSource?: GeoSource): Enricher | undefined {
   const s = settings.enrichment ?? {};
   const referrers = s.attribution === false ? undefined : referrerTable(loadReferrerList());
-  const geo = s.geo === 'country' ? countryLookup(readFileSync(countryDatabasePath())) : undefined;
+  let geo: GeoLookup | undefined;
+  if (s.geo === 'country') {
+    geo = countryLookup(readFileSync(countryDatabasePath()));
+    if (geoSource) geo = new GeoDatabase(geo, geoSource).lookup;
+  }
   return createEnricher(settings, {
     ...(referrers ? { referrers } : {}),
     ...(geo ? { geo } : {}),

@@ -8,6 +8,7 @@
 import { join, resolve } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { PubSub } from '@google-cloud/pubsub';
+import type { Storage } from '@google-cloud/storage';
 import type { Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { CliError } from './output.ts';
@@ -102,6 +103,21 @@ export async function pubsubClient(p: Plan, env: Env, dataDir?: string): Promise
     // server (a MetadataLookupWarning and seconds lost, off Google Cloud).
     ...(host ? { apiEndpoint: host, emulatorMode: true, universeDomain: 'googleapis.com' } : {}),
   });
+}
+
+/**
+ * A Cloud Storage client for the environment: STORAGE_EMULATOR_HOST when set (the client reads
+ * it); for `local`, the emulator `start` recorded; otherwise Google (Application Default
+ * Credentials).
+ */
+export async function storageClient(p: Plan, env: Env, dataDir?: string): Promise<Storage> {
+  const { Storage } = await import('@google-cloud/storage');
+  const project = projectOf(p, env);
+  if (env['STORAGE_EMULATOR_HOST'] || p.environment !== 'local') return new Storage({ projectId: project });
+  const url = (await localRecord(dataDir)).storageUrl;
+  if (!url)
+    throw new CliError('the running local environment records no Storage emulator: restart it (npm start)');
+  return new Storage({ projectId: project, apiEndpoint: url });
 }
 
 /** A BigQuery client for the environment's project and endpoint. */

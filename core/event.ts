@@ -5,7 +5,7 @@
  * client's address come in through the context.
  */
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../schemas/catalogue.ts';
-import type { Enriched } from '../schemas/context.ts';
+import type { ClientHints, Enriched } from '../schemas/context.ts';
 import {
   type Campaign,
   CONTEXT_FIELDS,
@@ -70,6 +70,8 @@ export interface NormalizeContext {
   readonly client?: {
     readonly ip?: string | undefined;
     readonly userAgent?: string | undefined;
+    /** The request's Sec-CH-UA* headers, raw (only those present): fill device.client_hints. */
+    readonly hints?: ClientHints | undefined;
     /**
      * The observed address wins over a device.ip the producer sent (a browser write key, whose
      * caller can claim any address): the event's own value is discarded, not merely checked.
@@ -337,10 +339,40 @@ function completeDevice(
     const ip = clientIp(ctx.client.ip, collectIp);
     if (ip) device.ip = ip;
   }
-  if (device.user_agent === undefined && collectUserAgent && ctx.client?.userAgent) {
+  const sentUa = device.user_agent;
+  if (sentUa === undefined && collectUserAgent && ctx.client?.userAgent) {
     device.user_agent = ctx.client.userAgent.slice(0, 2048);
   }
+  // The hints describe the browser that made the request: they join the event only when its user
+  // agent is that browser's (absent, or the request's own), not a user agent a server forwarded.
+  const hints = ctx.client?.hints;
+  if (
+    hints &&
+    device.client_hints === undefined &&
+    collectUserAgent &&
+    (sentUa === undefined || sentUa === ctx.client?.userAgent)
+  ) {
+    device.client_hints = boundedHints(hints);
+  }
   return Object.keys(device).length > 0 ? device : undefined;
+}
+
+/** Each hint cut to the contract's length (schemas/context.ts), as the user agent is. */
+const HINT_LENGTHS: Readonly<Record<keyof ClientHints, number>> = {
+  ua: 1024,
+  mobile: 8,
+  platform: 128,
+  platform_version: 128,
+  model: 256,
+  full_version_list: 1024,
+};
+function boundedHints(hints: ClientHints): ClientHints {
+  const out: { -readonly [K in keyof ClientHints]: ClientHints[K] } = {};
+  for (const k of Object.keys(hints) as (keyof ClientHints)[]) {
+    const v = hints[k];
+    if (v !== undefined) out[k] = v.slice(0, HINT_LENGTHS[k]);
+  }
+  return out;
 }
 
 // One request's events share the client address: remember the last one formatted.
@@ -511,7 +543,12 @@ export interface StoredEvent {
   readonly source?: string;
   readonly user?: Readonly<Record<string, string | undefined>>;
   readonly page?: Readonly<Record<string, string | undefined>>;
-  readonly device?: Readonly<Record<string, string | undefined>>;
+  readonly device?: {
+    readonly ip?: string | undefined;
+    readonly user_agent?: string | undefined;
+    readonly locale?: string | undefined;
+    readonly client_hints?: Readonly<ClientHints> | undefined;
+  };
   readonly campaign?: Readonly<Record<string, string | undefined>>;
   readonly consent?: Readonly<Record<string, 'granted' | 'denied' | undefined>>;
   /** What the store function derived (core/enrich/): attribution, device, bot flag, geography. */

@@ -12,6 +12,7 @@ import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules.ts';
 import type { FieldViolation } from '../core/validation.ts';
+import type { ClientHints } from '../schemas/context.ts';
 import { decodeJson } from './body.ts';
 import { fail, kindOf, type Step, truncate } from './step.ts';
 
@@ -37,6 +38,8 @@ export interface EnvelopeContext {
   readonly client: {
     readonly ip: string | undefined;
     readonly userAgent: string | undefined;
+    /** The Sec-CH-UA* headers the request carried, raw (gateway/server.ts, clientHintsOf). */
+    readonly hints?: ClientHints | undefined;
     /** The observed address replaces a device.ip the event carries (write keys). */
     readonly observedIpWins?: boolean;
   };
@@ -334,4 +337,32 @@ function checkAttributes(value: unknown, field: string, max: number): Step<Recor
     out[k] = v;
   }
   return { ok: true, value: out };
+}
+
+/** The User-Agent Client Hints headers the gateway carries, by their field in device.client_hints. */
+const HINT_HEADERS: readonly (readonly [string, keyof ClientHints])[] = [
+  ['sec-ch-ua', 'ua'],
+  ['sec-ch-ua-mobile', 'mobile'],
+  ['sec-ch-ua-platform', 'platform'],
+  ['sec-ch-ua-platform-version', 'platform_version'],
+  ['sec-ch-ua-model', 'model'],
+  ['sec-ch-ua-full-version-list', 'full_version_list'],
+];
+
+/**
+ * The client hints among a request's headers, raw, or undefined when it sent none (a server, a
+ * browser other than Chromium's). Six property reads and no parsing: the gateway's CPU budget
+ * (docs/gateway.md) is spent on the event itself; the store function's enrichment parses them.
+ */
+export function clientHintsOf(
+  headers: Readonly<Record<string, string | string[] | undefined>>,
+): ClientHints | undefined {
+  let out: { -readonly [K in keyof ClientHints]: ClientHints[K] } | undefined;
+  for (const [header, field] of HINT_HEADERS) {
+    const v = headers[header];
+    if (typeof v !== 'string') continue;
+    out ??= {};
+    out[field] = v;
+  }
+  return out;
 }

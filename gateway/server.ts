@@ -28,6 +28,7 @@ import {
 import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
 import { canPublish, TOKEN_PREFIX } from './credentials.ts';
 import {
+  clientHintsOf,
   deprecationHeaders,
   type EnvelopeContext,
   type Parsed,
@@ -614,7 +615,8 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
       if (hops.length > 0) ip = hops[hops.length - 1];
     }
     const ua = req.headers['user-agent'];
-    return { ip, userAgent: ua };
+    const hints = clientHintsOf(req.headers);
+    return hints ? { ip, userAgent: ua, hints } : { ip, userAgent: ua };
   };
 
   const server = createServer(

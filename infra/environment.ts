@@ -259,6 +259,17 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           role: 'roles/storage.objectViewer',
           prefix: 'Translator/',
         },
+        // A newer country database uploaded by `eventbus geo update` (docs/enrichment.md).
+        ...(settings.enrichment?.geo === 'country'
+          ? [
+              {
+                who: 'store',
+                member: ids.members.store,
+                role: 'roles/storage.objectViewer' as const,
+                prefix: 'geo/',
+              },
+            ]
+          : []),
         ...(rules
           ? ([
               // Rules: store matches events against them; schedule reads the version that fired

@@ -47,11 +47,33 @@ export const Page = Type.Object(
 );
 export type Page = Static<typeof Page>;
 
+/**
+ * The User-Agent Client Hints a browser sent with the request (docs/enrichment.md, "Client
+ * hints"): the raw header values, unparsed, so the gateway only copies them; the store function's
+ * enrichment reads them. Filled by the gateway when absent, with the user agent.
+ */
+export const ClientHints = Type.Object(
+  {
+    ua: Type.Optional(Text(1024, 'Sec-CH-UA: brands and significant versions')),
+    mobile: Type.Optional(Text(8, 'Sec-CH-UA-Mobile: ?1 on a mobile device, ?0 otherwise')),
+    platform: Type.Optional(Text(128, 'Sec-CH-UA-Platform, e.g. "Windows"')),
+    platform_version: Type.Optional(Text(128, 'Sec-CH-UA-Platform-Version, e.g. "15.0.0"')),
+    model: Type.Optional(Text(256, 'Sec-CH-UA-Model, e.g. "Pixel 3 XL"')),
+    full_version_list: Type.Optional(Text(1024, 'Sec-CH-UA-Full-Version-List: brands and full versions')),
+  },
+  {
+    additionalProperties: false,
+    description: 'User-Agent Client Hints headers as received (filled by the gateway when absent)',
+  },
+);
+export type ClientHints = Static<typeof ClientHints>;
+
 export const Device = Type.Object(
   {
     ip: Type.Optional(Text(64, 'Client IP (filled by the gateway when absent, per settings)')),
     user_agent: Type.Optional(Text(2048, 'User agent (filled by the gateway when absent, per settings)')),
     locale: Type.Optional(Text(64, 'Locale, e.g. en-US')),
+    client_hints: Type.Optional(ClientHints),
   },
   { additionalProperties: false, description: 'The client device' },
 );
@@ -222,8 +244,12 @@ export const Enriched = Type.Object(
           os: Derived('Operating system (Windows, iOS, Android…)'),
           os_version: Derived('Operating system version'),
           type: Derived('desktop | mobile | tablet | smarttv | console | wearable | embedded'),
+          model: Derived('Device model, from the Sec-CH-UA-Model client hint (Pixel 3 XL…)'),
         },
-        { additionalProperties: false, description: 'The device, from device.user_agent' },
+        {
+          additionalProperties: false,
+          description: 'The device, from device.user_agent and the client hints that are more precise',
+        },
       ),
     ),
     bot: Type.Optional(Type.Boolean({ description: 'The user agent is a known crawler or bot' })),

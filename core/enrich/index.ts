@@ -9,6 +9,7 @@ import type { Enriched } from '../../schemas/context.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 import { attribution } from './attribution.ts';
+import { withClientHints } from './client-hints.ts';
 import { userAgentFacts } from './device.ts';
 import type { ReferrerTable } from './referrers.ts';
 
@@ -57,6 +58,11 @@ export function createEnricher(settings: Readonly<Settings>, data: EnrichData = 
       const facts = userAgentFacts(ua);
       if (withDevice && facts.device) out.device = facts.device;
       if (withBots) out.bot = facts.bot;
+    }
+    const hints = event.device?.client_hints;
+    if (hints && withDevice) {
+      const device = withClientHints(out.device, hints);
+      if (device) out.device = device;
     }
     const ip = event.device?.ip;
     if (geo && ip) {

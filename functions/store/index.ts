@@ -9,6 +9,7 @@ import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
+import { GEO_OBJECT } from '../../adapters/geo-database.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
@@ -22,8 +23,23 @@ import { type AfterStored, storeConfig } from '../../core/store.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
 const runtime = readRuntimeConfig(process.env, readSettingsText);
-/** The enrichment step's data (referrer list, geography database), read once at cold start. */
-const enrich = loadEnricher(runtime.settings);
+/**
+ * The enrichment step's data (referrer list, geography database), read once at cold start; a
+ * newer country database uploaded to the registry bucket (`eventbus geo update`) replaces the
+ * bundled one within minutes (adapters/geo-database.ts). The Cloud Storage client is loaded by
+ * the first check, after the cold start.
+ */
+const geoBucket = loadOnce(async () => {
+  const { Storage } = await import('@google-cloud/storage');
+  return new Storage({ projectId: runtime.project }).bucket(
+    registryBucketName(runtime.project, runtime.plan.environment),
+  );
+});
+const enrich = loadEnricher(runtime.settings, {
+  object: async (generation) =>
+    (await geoBucket()).file(GEO_OBJECT, generation === undefined ? {} : { generation }),
+  log: (message) => console.log(JSON.stringify({ severity: 'INFO', message, component: 'store' })),
+});
 
 /** Optional tuning of the micro-batch window (milliseconds); the default suits most loads. */
 const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']

@@ -279,7 +279,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     ]);
   });
 
-  it('lets the gateway, store, forward and schedule read definitions, the gateway translators and schedule syncs, by object prefix only', () => {
+  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs and store (geo on) the country database, by object prefix only', () => {
     const grants = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
       .filter((m) => m.inputs['condition'] && m.inputs['role'] === 'roles/storage.objectViewer')
       .map(
@@ -295,6 +295,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `eventbus-schedule resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-schedule resource.name.startsWith("${registry}/Sync/")`,
       `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
+      `eventbus-store resource.name.startsWith("${registry}/geo/")`,
     ]);
   });
 

@@ -60,4 +60,38 @@ describe('storage: the enriched column', function () {
     );
     assert.deepEqual(typed, [{ channel: 'paid_search' }]);
   });
+
+  it('stores the client hints the gateway carried and the device they make more precise', async () => {
+    // MDN's Sec-CH-UA-Model example (a Pixel 3 XL), behind Chromium's reduced Android user agent.
+    await stack.pubsub.topic('events').publishMessage({
+      data: Buffer.from(
+        JSON.stringify({
+          event_name: 'page_view',
+          event_id: 'enriched-hints',
+          device: {
+            user_agent:
+              'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.0.0 Mobile Safari/537.36',
+            client_hints: {
+              ua: '" Not A;Brand";v="99", "Chromium";v="96", "Google Chrome";v="96"',
+              mobile: '?1',
+              platform: '"Android"',
+              platform_version: '"12.0.0"',
+              model: '"Pixel 3 XL"',
+            },
+          },
+        }),
+      ),
+    });
+    const rows = await eventually(async () => {
+      const r = await stack.query(
+        `SELECT device.client_hints.model AS hint, enriched.device.model AS model,
+           enriched.device.os_version AS os_version, enriched.device.type AS type
+         FROM events WHERE event_id = 'enriched-hints'`,
+      );
+      return r.length > 0 ? r : undefined;
+    });
+    assert.deepEqual(rows, [
+      { hint: '"Pixel 3 XL"', model: 'Pixel 3 XL', os_version: '12.0.0', type: 'mobile' },
+    ]);
+  });
 });

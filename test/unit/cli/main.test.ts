@@ -47,6 +47,14 @@ describe('cli: eventbus', () => {
     assert.match(r.stderr, /the identifier must be kind:value/);
   });
 
+  it('geo update refuses a file that is not a country database before looking for the environment', async () => {
+    const file = join(dir, 'corrupt.mmdb');
+    writeFileSync(file, 'not a database at all');
+    const r = await cli(['geo', 'update', file, '--data-dir', join(dir, 'no-environment')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /refused, nothing uploaded: not an MMDB database/);
+  });
+
   it('settings check prints the plan of the local environment as tables', async () => {
     const r = await cli(['settings', 'check']);
     assert.equal(r.code, 0, r.stderr);
