@@ -285,25 +285,61 @@ async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionR
     report.created.push(`table ${t.name}`);
     return;
   }
-  const [metadata] = (await table.getMetadata()) as unknown as [{ schema?: { fields?: { name: string }[] } }];
-  const have = new Set((metadata.schema?.fields ?? []).map((f) => f.name));
-  const missing = t.columns.filter((c) => !have.has(c.name));
-  if (missing.length === 0) {
+  const [metadata] = (await table.getMetadata()) as unknown as [{ schema?: { fields?: SchemaField[] } }];
+  const change = withAddedFields(metadata.schema?.fields ?? [], t.columns as unknown as SchemaField[]);
+  if (change.added.length === 0) {
     report.unchanged.push(`table ${t.name}`);
     return;
   }
-  // BigQuery allows adding NULLABLE/REPEATED columns in place; anything else needs a new table.
-  const addable = missing.every((c) => c.mode !== 'REQUIRED');
-  if (!addable) {
+  // BigQuery allows adding NULLABLE/REPEATED columns in place, at any depth; anything else needs a
+  // new table.
+  if (change.required.length > 0) {
     report.conflicts.push(
-      `table ${t.name}: missing REQUIRED column(s) ${missing.map((c) => c.name).join(', ')}; ` +
+      `table ${t.name}: missing REQUIRED column(s) ${change.required.join(', ')}; ` +
         'required columns cannot be added to an existing table: delete the table or the local data directory',
     );
     return;
   }
-  const fields = [...(metadata.schema?.fields ?? []), ...missing] as unknown as Record<string, unknown>[];
-  await table.setMetadata({ schema: { fields } });
-  report.updated.push(`table ${t.name} (added ${missing.map((c) => c.name).join(', ')})`);
+  await table.setMetadata({ schema: { fields: change.fields as unknown as Record<string, unknown>[] } });
+  report.updated.push(`table ${t.name} (added ${change.added.join(', ')})`);
+}
+
+/** A schema field as the REST API gives it (other keys, such as descriptions, kept as they are). */
+export interface SchemaField {
+  readonly name: string;
+  readonly mode?: string;
+  readonly fields?: readonly SchemaField[];
+  readonly [key: string]: unknown;
+}
+
+/**
+ * The table's schema with what the plan's adds, at any depth (a field inside a RECORD too), in the
+ * table's order with the additions after; the dotted names added, and those of them REQUIRED
+ * (which no existing table can take). Pure.
+ */
+export function withAddedFields(
+  have: readonly SchemaField[],
+  want: readonly SchemaField[],
+  prefix = '',
+): { fields: SchemaField[]; added: string[]; required: string[] } {
+  const added: string[] = [];
+  const required: string[] = [];
+  const same = (a: SchemaField, b: SchemaField) => a.name.toLowerCase() === b.name.toLowerCase();
+  const fields = have.map((h) => {
+    const w = want.find((x) => same(x, h));
+    if (!h.fields || !w?.fields) return h;
+    const inner = withAddedFields(h.fields, w.fields, `${prefix}${h.name}.`);
+    added.push(...inner.added);
+    required.push(...inner.required);
+    return inner.added.length > 0 ? { ...h, fields: inner.fields } : h;
+  });
+  for (const w of want) {
+    if (have.some((h) => same(h, w))) continue;
+    added.push(`${prefix}${w.name}`);
+    if (w.mode === 'REQUIRED') required.push(`${prefix}${w.name}`);
+    fields.push(w);
+  }
+  return { fields, added, required };
 }
 
 async function provisionView(dataset: Dataset, v: ViewPlan, report: ProvisionReport): Promise<void> {

@@ -229,9 +229,16 @@ export function timestampFormat(query: URLSearchParams): TimestampFormat {
  * stored as given.
  */
 export function inColumnOrder(t: TableRecord, next: readonly FieldSchema[]): FieldSchema[] {
-  const current = fieldsOf(t);
+  return fieldsInOrder(fieldsOf(t), next);
+}
+
+/** The same at every depth: a RECORD's added fields come after its own, as DuckDB adds them. */
+function fieldsInOrder(current: readonly FieldSchema[], next: readonly FieldSchema[]): FieldSchema[] {
   const byName = new Map(next.map((f) => [f.name.toLowerCase(), f]));
-  const kept = current.map((f) => byName.get(f.name.toLowerCase()) ?? f);
+  const kept = current.map((f) => {
+    const nf = byName.get(f.name.toLowerCase()) ?? f;
+    return f.fields && nf.fields ? { ...nf, fields: fieldsInOrder(f.fields, nf.fields) } : nf;
+  });
   const added = next.filter((f) => !current.some((c) => c.name.toLowerCase() === f.name.toLowerCase()));
   return [...kept, ...added];
 }

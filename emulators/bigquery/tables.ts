@@ -9,7 +9,6 @@ import { checkEtag } from './datasets.ts';
 import { ApiError } from './errors.ts';
 import {
   columnDefinitions,
-  effectiveField,
   type FieldSchema,
   fieldForType,
   isPicoTimestamp,
@@ -228,7 +227,10 @@ export async function patchTable(
   });
 }
 
-/** BigQuery allows adding NULLABLE/REPEATED columns and relaxing REQUIRED; nothing else. */
+/**
+ * BigQuery allows adding NULLABLE/REPEATED columns, at the top or inside a RECORD at any depth,
+ * and relaxing REQUIRED; nothing else.
+ */
 export async function evolveSchema(
   _em: Emulator,
   conn: DuckDBConnection,
@@ -237,43 +239,58 @@ export async function evolveSchema(
 ): Promise<void> {
   const current = fieldsOf(t);
   const name = qualifiedName(t);
+  const table = `${t.projectId}:${t.datasetId}.${t.tableId}`;
+  await evolveFields(conn, name, table, [], current, next);
+  if (current.length === 0 && next.length > 0) {
+    await conn
+      .run(`ALTER TABLE ${name} DROP COLUMN IF EXISTS "_emulator_placeholder"`)
+      .catch(() => undefined);
+  }
+}
+
+/**
+ * One level of a schema change: `path` is the DuckDB path of the RECORD these fields sit in (a
+ * REPEATED record's fields sit under its `element`), empty at the top.
+ */
+async function evolveFields(
+  conn: DuckDBConnection,
+  name: string,
+  table: string,
+  path: readonly string[],
+  current: readonly FieldSchema[],
+  next: readonly FieldSchema[],
+): Promise<void> {
+  const mismatch = (what: string) =>
+    new ApiError('invalid', `Provided Schema does not match Table ${table}. ${what}`);
+  const dotted = (f: FieldSchema) => [...path.filter((p) => p !== 'element'), f.name].join('.');
   for (const old of current) {
     const nf = next.find((f) => f.name.toLowerCase() === old.name.toLowerCase());
-    if (!nf)
-      throw new ApiError(
-        'invalid',
-        `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} is missing in new schema`,
-      );
-    const nested = (f: FieldSchema) => JSON.stringify((f.fields ?? []).map(effectiveField));
+    if (!nf) throw mismatch(`Field ${dotted(old)} is missing in new schema`);
     // A precision change would change how the column is stored (picoseconds are kept as text).
-    if (nf.type !== old.type || nested(nf) !== nested(old) || isPicoTimestamp(nf) !== isPicoTimestamp(old))
-      throw new ApiError(
-        'invalid',
-        `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} has changed type or nested fields`,
-      );
-    if ((nf.mode ?? 'NULLABLE') !== (old.mode ?? 'NULLABLE')) {
-      if (old.mode === 'REQUIRED' && (nf.mode ?? 'NULLABLE') === 'NULLABLE')
+    if (nf.type !== old.type || isPicoTimestamp(nf) !== isPicoTimestamp(old))
+      throw mismatch(`Field ${dotted(old)} has changed type or nested fields`);
+    const oldMode = old.mode ?? 'NULLABLE';
+    const newMode = nf.mode ?? 'NULLABLE';
+    if (newMode !== oldMode) {
+      if (oldMode !== 'REQUIRED' || newMode !== 'NULLABLE')
+        throw mismatch(`Field ${dotted(old)} has changed mode from ${old.mode} to ${nf.mode}`);
+      // DuckDB keeps NOT NULL on top-level columns only: a nested field has nothing to drop.
+      if (path.length === 0)
         await conn.run(`ALTER TABLE ${name} ALTER COLUMN ${quoteIdent(old.name)} DROP NOT NULL`);
-      else
-        throw new ApiError(
-          'invalid',
-          `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Field ${old.name} has changed mode from ${old.mode} to ${nf.mode}`,
-        );
+    }
+    if (old.fields !== undefined || nf.fields !== undefined) {
+      const inner = [...path, old.name, ...(oldMode === 'REPEATED' ? ['element'] : [])];
+      await evolveFields(conn, name, table, inner, old.fields ?? [], nf.fields ?? []);
     }
   }
   for (const nf of next) {
     if (current.some((f) => f.name.toLowerCase() === nf.name.toLowerCase())) continue;
     if (nf.mode === 'REQUIRED')
-      throw new ApiError(
-        'invalid',
-        `Provided Schema does not match Table ${t.projectId}:${t.datasetId}.${t.tableId}. Cannot add required fields to an existing schema. (field: ${nf.name})`,
-      );
-    await conn.run(`ALTER TABLE ${name} ADD COLUMN ${columnDefinitions([nf])}`);
-  }
-  if (current.length === 0 && next.length > 0) {
-    await conn
-      .run(`ALTER TABLE ${name} DROP COLUMN IF EXISTS "_emulator_placeholder"`)
-      .catch(() => undefined);
+      throw mismatch(`Cannot add required fields to an existing schema. (field: ${dotted(nf)})`);
+    const column = [...path, nf.name].map(quoteIdent).join('.');
+    await conn.run(
+      `ALTER TABLE ${name} ADD COLUMN ${column} ${columnDefinitions([nf]).slice(quoteIdent(nf.name).length + 1)}`,
+    );
   }
 }
 

@@ -198,6 +198,98 @@ describe('BigQuery emulator API: tables', () => {
       await rejectsWith(t.getMetadata(), 404, 'notFound', /Not found: Table test-project:tables.patchable/);
     });
 
+    it('adds fields inside an existing RECORD and a REPEATED RECORD, at any depth, and keeps the rows', async () => {
+      const ds = bq.dataset('tables');
+      const [t] = await ds.createTable('nested_patch', {
+        schema: {
+          fields: [
+            { name: 'id', type: 'STRING' },
+            {
+              name: 'device',
+              type: 'RECORD',
+              fields: [
+                { name: 'ua', type: 'STRING' },
+                { name: 'geo', type: 'RECORD', fields: [{ name: 'country', type: 'STRING' }] },
+              ],
+            },
+            { name: 'items', type: 'RECORD', mode: 'REPEATED', fields: [{ name: 'sku', type: 'STRING' }] },
+          ],
+        },
+      });
+      await t.insert([{ id: 'old', device: { ua: 'u', geo: { country: 'FR' } }, items: [{ sku: 'a' }] }]);
+      const [md] = await t.getMetadata();
+      const id = { name: 'id', type: 'STRING' };
+      assert.equal(md.schema.fields[0].name, 'id');
+      // The patch lists the new nested fields first: the stored schema keeps the table's order.
+      const device = {
+        name: 'device',
+        type: 'RECORD',
+        fields: [
+          { name: 'hints', type: 'RECORD', fields: [{ name: 'mobile', type: 'STRING' }] },
+          { name: 'ua', type: 'STRING' },
+          {
+            name: 'geo',
+            type: 'RECORD',
+            fields: [
+              { name: 'region', type: 'STRING' },
+              { name: 'country', type: 'STRING' },
+            ],
+          },
+        ],
+      };
+      const items = {
+        name: 'items',
+        type: 'RECORD',
+        mode: 'REPEATED',
+        fields: [
+          { name: 'sku', type: 'STRING' },
+          { name: 'qty', type: 'INT64' },
+        ],
+      };
+      await t.setMetadata({ schema: { fields: [id, device, items] } });
+      const [after] = await t.getMetadata();
+      assert.deepEqual(
+        (after.schema.fields[1].fields as { name: string }[]).map((f) => f.name),
+        ['ua', 'geo', 'hints'],
+      );
+      await t.insert([
+        {
+          id: 'new',
+          device: { ua: 'v', hints: { mobile: '?1' }, geo: { country: 'DE', region: 'BE' } },
+          items: [{ sku: 'b', qty: 2 }],
+        },
+      ]);
+      const [rows] = await bq.query({
+        query:
+          'SELECT id, device.hints.mobile AS mobile, device.geo.region AS region, device.geo.country AS country, items[SAFE_OFFSET(0)].qty AS qty FROM tables.nested_patch ORDER BY id',
+      });
+      assert.deepEqual(rows, [
+        { id: 'new', mobile: '?1', region: 'BE', country: 'DE', qty: 2 },
+        { id: 'old', mobile: null, region: null, country: 'FR', qty: null },
+      ]);
+      // A nested field's type cannot change, nor can a REQUIRED one be added.
+      const retyped = {
+        ...device,
+        fields: [{ name: 'ua', type: 'INT64' }, ...device.fields.slice(0, 1), device.fields[2]],
+      };
+      await rejectsWith(
+        t.setMetadata({ schema: { fields: [id, retyped, items] } }),
+        400,
+        'invalid',
+        /Field device\.ua has changed type/,
+      );
+      const required = {
+        ...items,
+        fields: [...items.fields, { name: 'must', type: 'STRING', mode: 'REQUIRED' }],
+      };
+      await rejectsWith(
+        t.setMetadata({ schema: { fields: [id, device, required] } }),
+        400,
+        'invalid',
+        /Cannot add required fields.*items\.must/,
+      );
+    });
+
     it('rejects bad schemas, duplicate tables and bad partitioning with 4xx, never 500', async () => {
       const ds = bq.dataset('tables');
       await rejectsWith(
