@@ -138,9 +138,9 @@ describe('studio creator in a browser', function () {
     const page = await ui.browser().newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
     const focused = () => page.evaluate(() => document.activeElement?.id ?? document.activeElement?.tagName);
-    // Tab from the top of the page (past the pages' links) to the sample box, type it, then on to
+    // Tab from the top of the page (past the pages' links and the "I have …" picker) to the sample box, type it, then on to
     // the read button.
-    for (let i = 0; i < 12 && (await focused()) !== 'sample'; i++) await page.keyboard.press('Tab');
+    for (let i = 0; i < 40 && (await focused()) !== 'sample'; i++) await page.keyboard.press('Tab');
     assert.equal(await focused(), 'sample');
     await page.keyboard.type('id,amount\nA,1\nB,2\n');
     for (let i = 0; i < 6 && (await focused()) !== 'read'; i++) await page.keyboard.press('Tab');
