@@ -5,7 +5,7 @@
  * request carrying its rows is answered, never later.
  */
 import type { BigQuery, Table } from '@google-cloud/bigquery';
-import type { InsertRow, RowRejection, RowWriter } from '../core/rows.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../core/warehouse/rows.ts';
 
 /**
  * One insertAll request. Resolves with the per-row errors BigQuery returned (indices into

@@ -14,7 +14,7 @@ import {
   definedEvent,
   definedEvents,
   parseStamp,
-} from '../core/defined-events.ts';
+} from '../core/definitions/defined-events.ts';
 import type { TranslatorSpec } from '../schemas/translator.ts';
 import { loadOnce, warmInBackground } from './load-once.ts';
 import type { RegistryClient, RegistryReader, Snapshot } from './registry.ts';

@@ -5,7 +5,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
-import type { InsertRow, RowRejection, RowWriter } from '../core/rows.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../core/warehouse/rows.ts';
 import {
   type BatchingOptions,
   type BatchingWriter,

@@ -1,10 +1,10 @@
 /**
- * The scheduler's lock objects in the registry bucket (core/scheduler.ts): read with their
+ * The scheduler's lock objects in the registry bucket (core/scheduler/dispatch.ts): read with their
  * generation, written only over the generation the writer knows (`ifGenerationMatch`, 0 to create
  * one). A write refused with 412 means another runner took the lock: `LockLost`.
  */
 import type { Bucket } from '@google-cloud/storage';
-import { FREE_LOCK, type LockState, lockPath, parseLock } from '../core/scheduler.ts';
+import { FREE_LOCK, type LockState, lockPath, parseLock } from '../core/scheduler/dispatch.ts';
 
 /** Another runner wrote the lock since this one read or wrote it: nothing may be committed. */
 export class LockLost extends Error {}

@@ -1,5 +1,5 @@
 /**
- * The gateway's refusal recorder (docs/console.md#live-events): the sampler of core/live-events.ts
+ * The gateway's refusal recorder (docs/console.md#live-events): the sampler of core/console/live-events.ts
  * in front of a small buffer that goes to the ops table `gateway_refusals` once a second through
  * insertAll (adapters/ledger-writer.ts ledgerInsertAll: the same request on the BigQuery emulator
  * and on Google Cloud). Recording costs the request a map lookup and, for a sampled refusal, a
@@ -15,7 +15,7 @@ import {
   type RefusalRow,
   type RefusalSampling,
   refusalRow,
-} from '../core/live-events.ts';
+} from '../core/console/live-events.ts';
 import type { InsertAll } from './bigquery-writer.ts';
 import { loadOnce } from './load-once.ts';
 

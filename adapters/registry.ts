@@ -32,7 +32,7 @@ import {
   type ResourceDoc,
   type ResourceVersion,
   versionPath,
-} from '../core/registry.ts';
+} from '../core/registry/registry.ts';
 
 /** No copy of the registry could be read: the caller answers 503. */
 export class RegistryUnavailable extends Error {}

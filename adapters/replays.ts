@@ -1,5 +1,5 @@
 /**
- * The console's replays as objects in the registry bucket (`replays/<id>.json`, core/replays.ts):
+ * The console's replays as objects in the registry bucket (`replays/<id>.json`, core/scheduler/replays.ts):
  * the studio creates one (only if absent) when a person starts a replay, the scheduler's Replay
  * job reads it and writes it once more, finished, with its figures. Ids sort by time, so the
  * newest are the last names of the listing.
@@ -11,7 +11,7 @@ import {
   type ReplayRecord,
   replayId,
   replayPath,
-} from '../core/replays.ts';
+} from '../core/scheduler/replays.ts';
 
 const statusOf = (err: unknown): unknown => (err as { code?: unknown }).code;
 

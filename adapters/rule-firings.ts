@@ -7,7 +7,7 @@
  * that fails today's checks (written before them, or by hand) is skipped with its reason logged
  * once per registry copy: after the rows are written nothing here may throw for good.
  */
-import type { Firing } from '../core/rules.ts';
+import type { Firing } from '../core/rules/rules.ts';
 import {
   candidates,
   eventTrigger,
@@ -15,8 +15,8 @@ import {
   matchEventRules,
   type RuleIndex,
   storedRuleProblem,
-} from '../core/rules.ts';
-import type { AfterStored } from '../core/store.ts';
+} from '../core/rules/rules.ts';
+import type { AfterStored } from '../core/warehouse/store.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import { currentSpecs, type Snapshot } from './registry.ts';
 

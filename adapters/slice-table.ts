@@ -6,7 +6,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import { type SchemaField, sliceSchema } from '../core/delivery/replay.ts';
-import { TABLES } from '../core/warehouse.ts';
+import { TABLES } from '../core/warehouse/warehouse.ts';
 
 export function sliceTableMaker(
   bigquery: BigQuery,

@@ -5,7 +5,7 @@
  */
 import type { BigQuery, Query } from '@google-cloud/bigquery';
 import type { Plan } from '../core/plan.ts';
-import type { ResourceSql } from '../core/resources.ts';
+import type { ResourceSql } from '../core/registry/resources.ts';
 import type { FieldViolation } from '../core/validation.ts';
 
 /** Turns the client's typed values (timestamps, big numbers, bytes, JSON) into printable ones. */
@@ -71,7 +71,7 @@ export async function selectProblem(bigquery: BigQuery, options: Query): Promise
 }
 
 /**
- * The violations of the SQL of an apply's documents (core/resources.ts resourceSql), each dry
+ * The violations of the SQL of an apply's documents (core/registry/resources.ts resourceSql), each dry
  * run as it will run: in the events dataset by default.
  */
 export async function resourceSqlViolations(

@@ -1,9 +1,9 @@
 /**
  * The cost line `npm run bench` prints (issue #42): what a million events cost with the shipped
- * defaults (docs/scale.md's model, core/cost.ts), from the CPU per request the run measured for
- * the hops it ran and core/cost.ts's recorded figures for the others, each marked.
+ * defaults (docs/scale.md's model, core/deploy/cost.ts), from the CPU per request the run measured for
+ * the hops it ran and core/deploy/cost.ts's recorded figures for the others, each marked.
  */
-import { MEASURED_CPU, type MeasuredCpu } from '../core/cost.ts';
+import { MEASURED_CPU, type MeasuredCpu } from '../core/deploy/cost.ts';
 import { shippedCost } from '../scripts/scale-table.ts';
 import type { BenchFigure } from './lib.ts';
 
@@ -19,8 +19,10 @@ export function costLine(figures: readonly BenchFigure[]): string | undefined {
   };
   const c = shippedCost(cpu);
   const hops = (['gateway', 'store', 'forward'] as const)
-    .map((h) => `${h} ${(cpu[h] * 1e6).toFixed(0)} µs (${measured.has(h) ? 'measured' : 'core/cost.ts'})`)
+    .map(
+      (h) => `${h} ${(cpu[h] * 1e6).toFixed(0)} µs (${measured.has(h) ? 'measured' : 'core/deploy/cost.ts'})`,
+    )
     .join(', ');
   const sum = (k: 'compute' | 'requests' | 'logging') => c.hops.reduce((a, h) => a + h[k], 0);
-  return `cost per million 1 KB events, 2 destinations, shipped defaults (core/cost.ts): $${c.total.toFixed(2)} — compute $${sum('compute').toFixed(2)}, request fees $${sum('requests').toFixed(2)}, logs $${sum('logging').toFixed(2)}, Pub/Sub $${c.pubsub.toFixed(2)}, BigQuery $${c.bigquery.toFixed(2)}; CPU per request: ${hops}`;
+  return `cost per million 1 KB events, 2 destinations, shipped defaults (core/deploy/cost.ts): $${c.total.toFixed(2)} — compute $${sum('compute').toFixed(2)}, request fees $${sum('requests').toFixed(2)}, logs $${sum('logging').toFixed(2)}, Pub/Sub $${c.pubsub.toFixed(2)}, BigQuery $${c.bigquery.toFixed(2)}; CPU per request: ${hops}`;
 }

@@ -21,8 +21,8 @@ export interface BenchFigure {
     readonly hard?: boolean;
   };
   /**
-   * CPU seconds one request costs a hop of the cost model (core/cost.ts): bench/run.ts prints a
-   * cost per million events from the hops a run measured, the others from core/cost.ts.
+   * CPU seconds one request costs a hop of the cost model (core/deploy/cost.ts): bench/run.ts prints a
+   * cost per million events from the hops a run measured, the others from core/deploy/cost.ts.
    */
   readonly hopCpu?: { readonly hop: 'gateway' | 'store' | 'forward'; readonly secondsPerRequest: number };
   /** Extra detail printed under the figure (p50/p99, sizes...). */

@@ -9,7 +9,7 @@
  * killed (an environment it started is stopped by the supervisor's guardian), and the next suite
  * runs. Its own process keeps one suite's leftovers (environment variables, clients, listeners)
  * from reaching the next. After the suites, a cost line per million events: the cost model
- * (core/cost.ts) fed with the CPU per request the run measured (bench/cost-line.ts).
+ * (core/deploy/cost.ts) fed with the CPU per request the run measured (bench/cost-line.ts).
  *
  *   npm run bench                       every suite, measured in full (several minutes)
  *   npm run bench gateway store         some suites

@@ -15,7 +15,7 @@ import { BigQuery } from '@google-cloud/bigquery';
 import { RegistryClient } from '../adapters/registry.ts';
 import { OVERVIEW_QUERIES, overviewSql } from '../core/console/overview.ts';
 import { plan } from '../core/plan.ts';
-import { tableRef } from '../core/warehouse.ts';
+import { tableRef } from '../core/warehouse/warehouse.ts';
 import { startBigQueryEmulator } from '../emulators/bigquery/server.ts';
 import { startStorageEmulator } from '../emulators/storage/server.ts';
 import { provision } from '../local/provision.ts';

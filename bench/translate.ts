@@ -7,7 +7,7 @@
  * `/v1/topics` (parse, validate, build messages: the gateway's plain path), and papaparse reading
  * the CSV alone (the floor). In process, no HTTP and no Pub/Sub: both paths share those costs.
  */
-import { definedEvent, definedEvents } from '../core/defined-events.ts';
+import { definedEvent, definedEvents } from '../core/definitions/defined-events.ts';
 import { normalizeOptions } from '../core/event.ts';
 import { limitsOf } from '../core/json-limits.ts';
 import { parseDelimited } from '../core/samples/csv.ts';

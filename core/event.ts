@@ -18,7 +18,12 @@ import {
 } from '../schemas/context.ts';
 import type { EventType } from '../schemas/events/common.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { type DefinedEvent, type DefinedEvents, type Deprecated, parseStamp } from './defined-events.ts';
+import {
+  type DefinedEvent,
+  type DefinedEvents,
+  type Deprecated,
+  parseStamp,
+} from './definitions/defined-events.ts';
 import { inspectJson } from './json-limits.ts';
 import { compileValidator, type FieldViolation, type Validator } from './validation.ts';
 

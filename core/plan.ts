@@ -4,9 +4,9 @@
  * it, so what runs locally is what deploys. Pure.
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
-import { forwardSizing } from './cost.ts';
-import { REFUSALS_KEPT_MS } from './live-events.ts';
-import { DEFAULT_CONSENT } from './platforms/rules.ts';
+import { REFUSALS_KEPT_MS } from './console/live-events.ts';
+import { forwardSizing } from './deploy/cost.ts';
+import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
 import {
   alertStateColumns,
@@ -17,9 +17,9 @@ import {
   type TablePlan,
   type ViewPlan,
   warehousePlan,
-} from './warehouse.ts';
+} from './warehouse/warehouse.ts';
 
-export type { TablePlan, ViewPlan } from './warehouse.ts';
+export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
 
 export type FunctionName = 'store' | 'forward' | 'schedule';
 
@@ -378,7 +378,7 @@ export function plan(settings: Readonly<Settings>): Plan {
     ),
   ].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
-  // forward's concurrency and max_instances come from the cost model (core/cost.ts) unless set.
+  // forward's concurrency and max_instances come from the cost model (core/deploy/cost.ts) unless set.
   const forwardSettings = settings.functions?.forward;
   const forwardSized = sizing({
     ...forwardSizing({

@@ -13,7 +13,11 @@ import type { Settings } from '../schemas/settings.ts';
 import { type Plan, plan } from './plan.ts';
 import { checkSettings, formatErrors } from './settings.ts';
 
-/** Environment variables every entry point understands. */
+/**
+ * Every environment variable a deployable (the gateway, the studio, the three functions) reads:
+ * entry points hand the process environment over whole and read it through these names only
+ * (the architecture test refuses any other read).
+ */
 export const ENV = Object.freeze({
   /** The environment's validated settings as JSON (no secret values, ever); tests and benches. */
   settings: 'EVENTBUS_SETTINGS',
@@ -45,6 +49,16 @@ export const ENV = Object.freeze({
   liveEvents: 'EVENTBUS_LIVE_EVENTS',
   /** The BigQuery emulator's URL (read by Google's clients too; the gateway's refusal records). */
   bigqueryEmulatorHost: 'BIGQUERY_EMULATOR_HOST',
+  /** The studio: the file holding its admin token (created with a random value when missing). */
+  adminTokenFile: 'EVENTBUS_ADMIN_TOKEN_FILE',
+  /** The studio: the gateway's URL, for the creator's live translator endpoints. */
+  gatewayUrl: 'EVENTBUS_GATEWAY_URL',
+  /** The studio: the IAP audience whose signed header is a credential (set by Pulumi). */
+  iapAudience: 'EVENTBUS_IAP_AUDIENCE',
+  /** The studio: comma-separated origins to take as its own behind a proxy that rewrites Host. */
+  studioOrigins: 'EVENTBUS_STUDIO_ORIGINS',
+  /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
+  storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
 });
 
 export interface RuntimeConfig {

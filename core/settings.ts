@@ -5,7 +5,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
-import { checkDestinationRules } from './destination-rules.ts';
+import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';
 
@@ -102,7 +102,7 @@ export function checkSettings(value: unknown): LoadResult {
         description: `must be at most ${MAX_ACK_DEADLINE_SECONDS}: Pub/Sub pushes to ${fn}, and a push's ack deadline (at most ${MAX_ACK_DEADLINE_SECONDS} s) must outlast the function's run`,
       });
   }
-  errors.push(...checkDestinationRules(settings));
+  errors.push(...checkDestinationNeeds(settings));
   errors.push(...checkMappings(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };

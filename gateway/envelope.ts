@@ -5,12 +5,12 @@
  * same code as `store`, and every violation of every event is reported at once.
  */
 import type { OutgoingMessage } from '../adapters/publisher.ts';
-import type { DefinedEvents, Deprecated } from '../core/defined-events.ts';
+import type { DefinedEvents, Deprecated } from '../core/definitions/defined-events.ts';
 import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
-import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules.ts';
+import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { ClientHints } from '../schemas/context.ts';
 import { decodeJson } from './body.ts';

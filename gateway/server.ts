@@ -9,11 +9,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type EventPublisher, PublishUnavailableError } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
-import type { DefinedEvents } from '../core/defined-events.ts';
+import type { RefusalEvent } from '../core/console/live-events.ts';
+import type { DefinedEvents } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
 import { type Limits, limitsOf } from '../core/json-limits.ts';
-import type { RefusalEvent } from '../core/live-events.ts';
 import { verifySignature } from '../core/translate/signatures.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';

@@ -9,7 +9,7 @@
  */
 import type { TranslatorEntry } from '../adapters/definitions.ts';
 import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
-import type { Deprecated } from '../core/defined-events.ts';
+import type { Deprecated } from '../core/definitions/defined-events.ts';
 import { apiError } from '../core/errors.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
 import { translatorEvents } from '../core/translate/spec.ts';

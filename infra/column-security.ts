@@ -9,7 +9,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
-import { type ColumnPlan, TABLES } from '../core/warehouse.ts';
+import { type ColumnPlan, TABLES } from '../core/warehouse/warehouse.ts';
 
 /**
  * Columns that hold personal data directly, per table (dotted paths into RECORDs). Masking

@@ -4,10 +4,10 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { buildRegionWarnings } from '../core/build-regions.ts';
-import { modelPlan } from '../core/models.ts';
+import { buildRegionWarnings } from '../core/deploy/build-regions.ts';
+import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
-import { TABLES } from '../core/warehouse.ts';
+import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
 import { Apis, COLUMN_SECURITY_APIS } from './apis.ts';

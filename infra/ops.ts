@@ -7,7 +7,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
-import { OPS_TABLES } from '../core/warehouse.ts';
+import { OPS_TABLES } from '../core/warehouse/warehouse.ts';
 import { bigQuerySchema, partitioningOf } from './warehouse.ts';
 
 export interface OpsArgs {

@@ -5,7 +5,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
-import type { ColumnPlan, TablePlan } from '../core/warehouse.ts';
+import type { ColumnPlan, TablePlan } from '../core/warehouse/warehouse.ts';
 import { PII_COLUMNS, withPolicyTags } from './column-security.ts';
 
 export interface WarehouseArgs {

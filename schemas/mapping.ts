@@ -88,12 +88,12 @@ const Json = Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Arra
 /**
  * How one target field is filled. A bare string is a source path. `from` takes the first
  * present value among its paths; `const` a constant; `list`/`object` build arrays and nested
- * objects from rules; `each` maps every element of a source array (paths `$.x` read the element).
+ * objects from field sources; `each` maps every element of a source array (paths `$.x` read the element).
  * `transform` runs left to right on the value; `default` applies when nothing was found.
  */
-export const FieldRule = Type.Cyclic(
+export const FieldSource = Type.Cyclic(
   {
-    FieldRule: Type.Union([
+    FieldSource: Type.Union([
       SourcePath,
       Type.Object(
         {
@@ -106,19 +106,19 @@ export const FieldRule = Type.Cyclic(
       Type.Object({ const: Json }, { additionalProperties: false }),
       // Ordered fallbacks whose transforms differ: the first rule that gives a value.
       Type.Object(
-        { first: Type.Array(Type.Ref('FieldRule'), { minItems: 1 }) },
+        { first: Type.Array(Type.Ref('FieldSource'), { minItems: 1 }) },
         { additionalProperties: false },
       ),
       Type.Object(
         {
-          list: Type.Array(Type.Ref('FieldRule')),
+          list: Type.Array(Type.Ref('FieldSource')),
           transform: Type.Optional(Type.Array(Transform)),
         },
         { additionalProperties: false },
       ),
       Type.Object(
         {
-          object: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldRule')),
+          object: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldSource')),
           // Keys without which the object means nothing (Meta `contents[]` needs an `id`): left out when one is missing.
           required: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
         },
@@ -127,24 +127,24 @@ export const FieldRule = Type.Cyclic(
       Type.Object(
         {
           each: SourcePath,
-          fields: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldRule')),
+          fields: Type.Record(Type.String({ minLength: 1 }), Type.Ref('FieldSource')),
         },
         { additionalProperties: false },
       ),
-      Type.Object({ each: SourcePath, value: Type.Ref('FieldRule') }, { additionalProperties: false }),
+      Type.Object({ each: SourcePath, value: Type.Ref('FieldSource') }, { additionalProperties: false }),
     ]),
   },
-  'FieldRule',
+  'FieldSource',
 );
-export type FieldRule =
+export type FieldSource =
   | string
   | { from: string | string[]; transform?: Transform[]; default?: string | number | boolean | unknown[] }
   | { const: string | number | boolean | unknown[] }
-  | { first: FieldRule[] }
-  | { list: FieldRule[]; transform?: Transform[] }
-  | { object: Record<string, FieldRule>; required?: string[] }
-  | { each: string; fields: Record<string, FieldRule> }
-  | { each: string; value: FieldRule };
+  | { first: FieldSource[] }
+  | { list: FieldSource[]; transform?: Transform[] }
+  | { object: Record<string, FieldSource>; required?: string[] }
+  | { each: string; fields: Record<string, FieldSource> }
+  | { each: string; value: FieldSource };
 
 /** A target field path: dotted (`custom_data.value`, `params.items`). */
 export const TargetPath = Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*(\\.[A-Za-z_][A-Za-z0-9_]*)*$' });
@@ -163,7 +163,7 @@ export const Mapping = Type.Object(
       Type.Boolean({ description: 'Ignore the built-in default for this event instead of merging' }),
     ),
     fields: Type.Optional(
-      Type.Record(TargetPath, Type.Union([FieldRule, Type.Null()]), {
+      Type.Record(TargetPath, Type.Union([FieldSource, Type.Null()]), {
         description: 'Target field ← rule; null drops a default field',
       }),
     ),
@@ -173,7 +173,7 @@ export const Mapping = Type.Object(
 export interface Mapping {
   event?: string;
   replace?: boolean;
-  fields?: Record<string, FieldRule | null>;
+  fields?: Record<string, FieldSource | null>;
 }
 
 /**
@@ -209,5 +209,5 @@ export type Mappings = Record<string, Mapping>;
 /** A complete mapping, after defaults and overrides are merged: always names its event. */
 export interface ResolvedMapping {
   readonly event: string;
-  readonly fields: Readonly<Record<string, FieldRule>>;
+  readonly fields: Readonly<Record<string, FieldSource>>;
 }

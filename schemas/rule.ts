@@ -4,7 +4,7 @@
  * named by id (settings `connections`), never given as URLs.
  */
 import Type, { type Static } from 'typebox';
-import { FieldRule, SourcePath } from './mapping.ts';
+import { FieldSource, SourcePath } from './mapping.ts';
 import { Condition } from './settings.ts';
 
 /** A condition, or a group of them: `{ all: [...] }` holds when every one does, `{ any: [...] }` when one does. */
@@ -74,7 +74,7 @@ export const ScheduleTrigger = Type.Object(
   { additionalProperties: false },
 );
 
-const Fields = Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }), FieldRule);
+const Fields = Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }), FieldSource);
 
 export const RuleAction = Type.Union([
   Type.Object(

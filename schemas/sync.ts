@@ -4,7 +4,7 @@
  * connection (webhook, files, a Meta custom audience) or a topic.
  */
 import Type, { type Static } from 'typebox';
-import { FieldRule } from './mapping.ts';
+import { FieldSource } from './mapping.ts';
 import { Schedule } from './rule.ts';
 
 export const SyncDestination = Type.Union([
@@ -118,7 +118,7 @@ export const SyncSpec = Type.Object(
     ]),
     destination: SyncDestination,
     fields: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }), FieldRule, {
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_.]*$' }), FieldSource, {
         description: 'What each row becomes, in the mapping language (default: the row as it is)',
       }),
     ),

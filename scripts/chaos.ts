@@ -22,7 +22,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BigQuery } from '@google-cloud/bigquery';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
-import { deliveredWithoutStoredRowSql } from '../core/warehouse.ts';
+import { deliveredWithoutStoredRowSql } from '../core/warehouse/warehouse.ts';
 import { emulatorPubSub } from '../local/provision.ts';
 import { freePort } from '../local/supervisor.ts';
 

@@ -1,7 +1,7 @@
 /**
- * docs/scale.md's tables, from core/cost.ts: the example environment's sizing (environments/
+ * docs/scale.md's tables, from core/deploy/cost.ts: the example environment's sizing (environments/
  * example.yaml through plan()), the CPU per request `npm run bench` measured, and Google's list
- * prices. `npm run scale` prints them; test/unit/cost.test.ts checks that docs/scale.md holds
+ * prices. `npm run scale` prints them; test/unit/deploy/cost.test.ts checks that docs/scale.md holds
  * exactly this output, so the page cannot drift from the model.
  */
 import { readFileSync } from 'node:fs';
@@ -17,11 +17,11 @@ import {
   PLATFORM_LATENCY_SECONDS,
   PRICES,
   scaleAt,
-} from '../core/cost.ts';
+} from '../core/deploy/cost.ts';
 import { plan } from '../core/plan.ts';
 import { parseSettings } from '../core/settings.ts';
 
-/** The CPU per request the tables use (core/cost.ts, from `npm run bench`). */
+/** The CPU per request the tables use (core/deploy/cost.ts, from `npm run bench`). */
 export const MEASURED: MeasuredCpu = MEASURED_CPU;
 
 const ROOT = join(import.meta.dirname, '..');

@@ -18,13 +18,13 @@ export interface Asset {
   readonly body: Buffer;
 }
 
-const WEB = fileURLToPath(new URL('./web/', import.meta.url));
+const WEB = fileURLToPath(new URL('./web', import.meta.url));
 
 /** The pages' paths, each with its file name and media type. */
 const PAGES: readonly { readonly path: string; readonly file: string; readonly type: string }[] = [
-  { path: '/', file: 'index.html', type: 'text/html; charset=utf-8' },
+  { path: '/', file: 'creator.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/app.css', file: 'app.css', type: 'text/css; charset=utf-8' },
-  { path: '/assets/app.js', file: 'app.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/assets/creator.js', file: 'creator.js', type: 'text/javascript; charset=utf-8' },
   { path: '/resources', file: 'resources.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/resources.js', file: 'resources.js', type: 'text/javascript; charset=utf-8' },
   { path: '/console', file: 'console.html', type: 'text/html; charset=utf-8' },
@@ -57,7 +57,7 @@ const PACKAGE_FILES: Readonly<Record<string, string>> = { 'uplot.css': 'uplot/di
 
 /** The pages' scripts: their entry points in web/ and the bundles' file names. */
 const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
-  { entry: 'creator.ts', file: 'app.js' },
+  { entry: 'creator.ts', file: 'creator.js' },
   { entry: 'resources.ts', file: 'resources.js' },
   { entry: 'console.ts', file: 'console.js' },
   { entry: 'explorer.ts', file: 'explorer.js' },
@@ -100,9 +100,9 @@ export async function buildWebFiles(): Promise<Map<string, Buffer>> {
   return files;
 }
 
-/** The pages by path: prebuilt when `web/app.js` is there (the deployed bundle), else built now. */
+/** The pages by path: prebuilt when `web/creator.js` is there (the deployed bundle), else built now. */
 export async function buildAssets(): Promise<Map<string, Asset>> {
-  const prebuilt = existsSync(join(WEB, 'app.js'));
+  const prebuilt = existsSync(join(WEB, 'creator.js'));
   const files = prebuilt
     ? new Map(PAGES.map((p) => [p.file, readFileSync(join(WEB, p.file))]))
     : await buildWebFiles();

@@ -33,12 +33,12 @@ import {
   type DefinitionSpec,
   definedEvent,
   withDefinitionMappings,
-} from '../core/defined-events.ts';
+} from '../core/definitions/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
 import { storedEventFromRow } from '../core/delivery/replay.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import type { StoredEvent } from '../core/event.ts';
-import { QUERY_MAX_CHARS } from '../core/resources.ts';
+import { QUERY_MAX_CHARS } from '../core/registry/resources.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { CreatorApiOptions, Row } from './creator-api.ts';
 import { Refusal } from './refusal.ts';

@@ -18,11 +18,15 @@ import { randomBytes } from 'node:crypto';
 import type { RegistryClient } from '../adapters/registry.ts';
 import { plainValue } from '../adapters/user-sql.ts';
 import type { SchemaDataset } from '../core/console/schema.ts';
-import { type DefinitionSpec, definedEvent, withDefinitionMappings } from '../core/defined-events.ts';
+import {
+  type DefinitionSpec,
+  definedEvent,
+  withDefinitionMappings,
+} from '../core/definitions/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
 import { apiError, withViolations } from '../core/errors.ts';
-import { applyViolations } from '../core/resources.ts';
-import { TABLES } from '../core/warehouse.ts';
+import { applyViolations } from '../core/registry/resources.ts';
+import { TABLES } from '../core/warehouse/warehouse.ts';
 import { INTERACTIVE_TOKEN_DAYS, issueToken, parseExpiry } from '../gateway/credentials.ts';
 import type { TokenStore } from '../gateway/token-store.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';

@@ -25,17 +25,16 @@ import {
 import { ensureDefinitionView } from '../adapters/views.ts';
 import { readWarehouseSchema } from '../adapters/warehouse-schema.ts';
 import { RUNS_TOPIC } from '../core/plan.ts';
-import { readRuntimeConfig } from '../core/runtime-config.ts';
-import { runKey } from '../core/scheduler.ts';
-import { tableRef, VIEWS } from '../core/warehouse.ts';
+import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
+import { runKey } from '../core/scheduler/dispatch.ts';
+import { tableRef, VIEWS } from '../core/warehouse/warehouse.ts';
 import { openTokenStore } from '../gateway/token-store.ts';
 import { buildAssets } from './assets.ts';
 import { iapVerifier } from './auth.ts';
 import { startStudio } from './server.ts';
 
 function adminToken(file: string | undefined): string {
-  if (!file)
-    throw new Error('EVENTBUS_ADMIN_TOKEN_FILE is not set: it names the file holding the admin token');
+  if (!file) throw new Error(`${ENV.adminTokenFile} is not set: it names the file holding the admin token`);
   if (!existsSync(file)) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
@@ -47,7 +46,10 @@ function adminToken(file: string | undefined): string {
 
 // A function, not top-level await: the deployed bundle is CommonJS (scripts/build-functions.ts).
 async function main(): Promise<void> {
-  const config = readRuntimeConfig(process.env, readSettingsText);
+  const env = process.env;
+  const config = readRuntimeConfig(env, readSettingsText);
+  const gatewayUrl = env[ENV.gatewayUrl];
+  const iapAudience = env[ENV.iapAudience];
   const bucketName = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
   if (!bucketName) throw new Error('the plan has no registry bucket');
   const storage = new Storage({ projectId: config.project });
@@ -56,10 +58,10 @@ async function main(): Promise<void> {
   const pubsub = new PubSub({ projectId: config.project });
   const studio = await startStudio({
     registry: new RegistryClient(storage.bucket(bucketName)),
-    adminToken: adminToken(process.env.EVENTBUS_ADMIN_TOKEN_FILE),
+    adminToken: adminToken(env[ENV.adminTokenFile]),
     connections: config.settings.connections ?? [],
     assets: await buildAssets(),
-    ...(process.env.EVENTBUS_GATEWAY_URL ? { gatewayUrl: process.env.EVENTBUS_GATEWAY_URL } : {}),
+    ...(gatewayUrl ? { gatewayUrl } : {}),
     settings: config.settings,
     ...(config.tokenStore ? { tokens: openTokenStore(config.tokenStore, config.project) } : {}),
     warehouse: {
@@ -97,20 +99,20 @@ async function main(): Promise<void> {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),
       ensure: (v) => ensureDefinitionView(dataset, v),
     },
-    ...(process.env.EVENTBUS_IAP_AUDIENCE
+    ...(iapAudience
       ? {
           iap: {
-            verify: iapVerifier(process.env.EVENTBUS_IAP_AUDIENCE),
+            verify: iapVerifier(iapAudience),
             access: config.settings.studio ?? {},
           },
         }
       : {}),
-    origins: (process.env.EVENTBUS_STUDIO_ORIGINS ?? '')
+    origins: (env[ENV.studioOrigins] ?? '')
       .split(',')
       .map((o) => o.trim())
       .filter(Boolean),
-    host: process.env.HOST ?? '127.0.0.1',
-    port: Number(process.env.PORT ?? 8090),
+    host: env[ENV.host] ?? '127.0.0.1',
+    port: Number(env[ENV.port] ?? 8090),
   });
   const stop = (): void => {
     void studio.close().then(() => process.exit(0));

@@ -1,28 +1,28 @@
 /**
  * The studio's operations calls on the admin API (docs/console.md), read-only:
  * - `live` `{since, filter?, only?}`: the gateway's refused requests (the ops table
- *   `gateway_refusals`, core/live-events.ts) and the events stored since, newest first, each
+ *   `gateway_refusals`, core/console/live-events.ts) and the events stored since, newest first, each
  *   list at most LIVE_ROWS rows; `filter` is text matched against source, credential,
  *   translator, reason and event name.
  * - `destination-health` `{from, to}`: per destination, the ledger's rows by status and hour, the
  *   failure rate, the latency to delivery and the breaker as the ledger shows it, and the top
- *   error reasons with a sample event (core/destination-health.ts's views), and match quality: the
+ *   error reasons with a sample event (core/console/destination-health.ts's views), and match quality: the
  *   share of delivered requests carrying each identifier kind, recent against before, with drops.
  * - `alert-status` `{alerts: [name]}`: each alert firing, clear or never evaluated, and since
- *   when (the ops table `alert_states`, core/alert-status.ts).
+ *   when (the ops table `alert_states`, core/alerts/status.ts).
  */
 import { plainValue } from '../adapters/user-sql.ts';
-import { alertStatusSql, shapeAlertStatus } from '../core/alert-status.ts';
-import { overviewRangeProblem } from '../core/console/overview.ts';
+import { alertStatusSql, shapeAlertStatus } from '../core/alerts/status.ts';
 import {
   destinationHealthSql,
   matchSql,
   shapeDestinationHealth,
   shapeMatch,
-} from '../core/destination-health.ts';
+} from '../core/console/destination-health.ts';
+import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/console/live-events.ts';
+import { overviewRangeProblem } from '../core/console/overview.ts';
 import { apiError, withViolations } from '../core/errors.ts';
-import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/live-events.ts';
-import { OPS_TABLES, TABLES } from '../core/warehouse.ts';
+import { OPS_TABLES, TABLES } from '../core/warehouse/warehouse.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
 import { Refusal } from './refusal.ts';
 

@@ -19,14 +19,14 @@ import type { RegistryClient } from '../adapters/registry.ts';
 import { ReplayStore } from '../adapters/replays.ts';
 import { sliceQuery } from '../core/delivery/replay.ts';
 import { apiError, withViolations } from '../core/errors.ts';
+import { FREE_LOCK, type RunMessage, runKey } from '../core/scheduler/dispatch.ts';
 import {
   parseReplayRequest,
   REPLAY_KIND,
   type ReplayRecord,
   replayId,
   replayState,
-} from '../core/replays.ts';
-import { FREE_LOCK, type RunMessage, runKey } from '../core/scheduler.ts';
+} from '../core/scheduler/replays.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { Refusal } from './refusal.ts';
 import { checkedName } from './request.ts';

@@ -9,7 +9,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { apiError, withViolations } from '../core/errors.ts';
-import type { RegistryKind } from '../core/registry.ts';
+import type { RegistryKind } from '../core/registry/registry.ts';
 import { decodeJson, mediaAccepted, readRawBody } from '../gateway/body.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN } from '../schemas/resource.ts';
@@ -138,7 +138,7 @@ const namePattern = new RegExp(RESOURCE_NAME_PATTERN);
 
 /**
  * Why `name` cannot name a resource of `kind`, or undefined: the rule apply checks
- * (core/resources.ts), shared by every route and action that takes a name, so `__proto__`,
+ * (core/registry/resources.ts), shared by every route and action that takes a name, so `__proto__`,
  * `a/b` or 200 characters are refused before anything is looked up.
  */
 export function resourceNameProblem(kind: RegistryKind, name: string): string | undefined {

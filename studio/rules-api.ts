@@ -2,7 +2,7 @@
  * The studio's rules page on the admin API (docs/rules.md, experimental), read-only:
  * - `rule-test` `{document, hours}`: a Rule document (saved or not) over the stored events of the
  *   last `hours` (events_dedup, the rule's event names, at most 100,000 in event-time order)
- *   through the evaluator `store` runs and the once-per claims (core/rule-test.ts): how often it
+ *   through the evaluator `store` runs and the once-per claims (core/rules/rule-test.ts): how often it
  *   would have fired, how many firings once-per would have skipped, the keys that fired most.
  *   Sends nothing. What `eventbus rule test --since` prints.
  * - `rule-firings` `{rule, limit?}`: the rule's rows of `action_runs`, newest first.
@@ -10,10 +10,10 @@
 import { plainValue } from '../adapters/user-sql.ts';
 import { REPLAY_COLUMNS, storedEventFromRow } from '../core/delivery/replay.ts';
 import { apiError, withViolations } from '../core/errors.ts';
-import { applyViolations } from '../core/resources.ts';
-import { sinceSummary } from '../core/rule-test.ts';
-import { eventTrigger } from '../core/rules.ts';
-import { TABLES } from '../core/warehouse.ts';
+import { applyViolations } from '../core/registry/resources.ts';
+import { sinceSummary } from '../core/rules/rule-test.ts';
+import { eventTrigger } from '../core/rules/rules.ts';
+import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
 import { Refusal } from './refusal.ts';

@@ -34,18 +34,23 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapters/registry.ts';
-import { type DefinitionSpec, majorOf } from '../core/defined-events.ts';
+import { type DefinitionSpec, majorOf } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError, withViolations } from '../core/errors.ts';
-import { type PlannedChange, REGISTRY_KINDS, type RegistryKind, type ResourceDoc } from '../core/registry.ts';
-import { resourceDiff } from '../core/resource-diff.ts';
+import {
+  type PlannedChange,
+  REGISTRY_KINDS,
+  type RegistryKind,
+  type ResourceDoc,
+} from '../core/registry/registry.ts';
+import { resourceDiff } from '../core/registry/resource-diff.ts';
 import {
   applyViolations,
   type ResourceSql,
   resourceBreakingChanges,
   resourceSql,
-} from '../core/resources.ts';
+} from '../core/registry/resources.ts';
 import type { FieldViolation } from '../core/validation.ts';
-import { definitionView, type ViewPlan } from '../core/warehouse.ts';
+import { definitionView, type ViewPlan } from '../core/warehouse/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
 import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAccess } from './auth.ts';

@@ -7,7 +7,7 @@
  *   state after each, and which ones fired or resolved).
  */
 import type { Command } from 'commander';
-import { OPS_TABLES } from '../../core/warehouse.ts';
+import { OPS_TABLES } from '../../core/warehouse/warehouse.ts';
 import { DATA_DIR_OPTION } from '../environment.ts';
 import { writerOf } from '../output.ts';
 import { registerHistory } from './history-table.ts';

@@ -18,7 +18,7 @@ import {
   stagingColumns,
 } from '../../core/delivery/enrich-backfill.ts';
 import type { Plan } from '../../core/plan.ts';
-import { tableRef } from '../../core/table-plan.ts';
+import { tableRef } from '../../core/warehouse/table-plan.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { DATA_DIR_OPTION, LOCAL_ENDPOINT_HELP, loadEnvironment, warehouseClient } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';

@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { plainValue } from '../../adapters/user-sql.ts';
-import { eraseSql, erasureIdentifier } from '../../core/identity-graph.ts';
+import { eraseSql, erasureIdentifier } from '../../core/models/identity-graph.ts';
 import { loadEnvironment, warehouseClient } from '../environment.ts';
 import { CliError, type OutputFormat, renderRows, writerOf } from '../output.ts';
 import { warehouseCommand } from './enrich.ts';

@@ -1,7 +1,7 @@
 /**
  * `eventbus preview --destination <id> <event.json | ->`: prints exactly what would be sent
  * to a destination (method, URL and headers with secrets redacted, body), or what stops the
- * event (invalid, skipped by the decision layer, mapping or platform rules), sending nothing.
+ * event (invalid, skipped by the decision layer, mapping or platform requirements), sending nothing.
  */
 import { readFileSync } from 'node:fs';
 import { type Command, Option } from 'commander';

@@ -19,12 +19,12 @@ import {
   type DefinitionSpec,
   definedEvent,
   parseStamp,
-} from '../../core/defined-events.ts';
+} from '../../core/definitions/defined-events.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
 import { sliceQuery } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
-import { whereProblem } from '../../core/replays.ts';
+import { whereProblem } from '../../core/scheduler/replays.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { loadEnvironment, projectOf, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, renderRows } from '../output.ts';

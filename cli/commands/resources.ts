@@ -16,8 +16,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
-import type { ResourceVersion } from '../../core/registry.ts';
-import { exportYaml } from '../../core/resource-diff.ts';
+import type { ResourceVersion } from '../../core/registry/registry.ts';
+import { exportYaml } from '../../core/registry/resource-diff.ts';
 import { DATA_DIR_OPTION, type StudioEndpoint, studioEndpoint } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 

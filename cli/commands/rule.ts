@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { sliceQuery, storedEventFromRow } from '../../core/delivery/replay.ts';
 import { normalizeEvent, normalizeOptions, type StoredEvent } from '../../core/event.ts';
-import { onceClaims, sinceSummary } from '../../core/rule-test.ts';
+import { onceClaims, sinceSummary } from '../../core/rules/rule-test.ts';
 import {
   eventTrigger,
   mapFields,
@@ -17,9 +17,9 @@ import {
   publishedEvent,
   type RuleVersion,
   renderTemplate,
-} from '../../core/rules.ts';
-import { durationMs } from '../../core/schedule.ts';
-import { TABLES } from '../../core/warehouse.ts';
+} from '../../core/rules/rules.ts';
+import { durationMs } from '../../core/scheduler/cadence.ts';
+import { TABLES } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import {

@@ -19,16 +19,16 @@ import {
   readRequestStatus,
   requestStatusUrl,
 } from '../../core/platforms/google-ads/request-status.ts';
-import { type RunMessage, runKey } from '../../core/scheduler.ts';
-import { previewSyncPage } from '../../core/sync-preview.ts';
+import { type RunMessage, runKey } from '../../core/scheduler/dispatch.ts';
+import { previewSyncPage } from '../../core/syncs/sync-preview.ts';
 import {
   changesOf,
   destinationLabel,
   dryRunQueries,
   type SyncVersion,
   syncTables,
-} from '../../core/syncs.ts';
-import { OPS_TABLES } from '../../core/warehouse.ts';
+} from '../../core/syncs/syncs.ts';
+import { OPS_TABLES } from '../../core/warehouse/warehouse.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 import { DATA_DIR_OPTION, loadEnvironment, pubsubClient, warehouseClient } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';

@@ -8,7 +8,7 @@
  * This module builds the SQL (BigQuery's dialect, parameters named) and checks the requests.
  * Pure.
  */
-import { type ColumnPlan, eventColumns } from '../warehouse.ts';
+import { type ColumnPlan, eventColumns } from '../warehouse/warehouse.ts';
 
 /** The most events a list shows (the newest first). */
 export const EXPLORE_LIMIT = 50;

@@ -12,8 +12,8 @@
 import { Enriched } from '../../schemas/context.ts';
 import type { Enricher } from '../enrich/index.ts';
 import { applyPiiPolicy, type PiiPolicy } from '../pii.ts';
-import { type ColumnPlan, tableRef } from '../table-plan.ts';
-import { columnFromSchema } from '../warehouse.ts';
+import { type ColumnPlan, tableRef } from '../warehouse/table-plan.ts';
+import { columnFromSchema } from '../warehouse/warehouse.ts';
 import { REPLAY_COLUMNS, storedEventFromRow } from './replay.ts';
 
 /** The columns that name one stored row (a copy of an event): what the MERGE matches on. */

@@ -5,7 +5,7 @@
  * publish and the ledger write must succeed before the store push is acknowledged.
  */
 import type { Settings } from '../../schemas/settings.ts';
-import { CATALOGUE_OPTIONS, type DecisionOptions, decide } from '../decision.ts';
+import { CATALOGUE_OPTIONS, type DecisionOptions, decide } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
 import { type LedgerEntry, skippedEntry } from './ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from './message.ts';

@@ -7,7 +7,7 @@
  * is not sent again when the ledger already has it delivered.
  */
 import type { Destination } from '../../schemas/settings.ts';
-import { type DefinedEvent, withDefinitionMappings } from '../defined-events.ts';
+import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
 import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
 import { type Breaker, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';

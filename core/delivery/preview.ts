@@ -5,8 +5,8 @@
  */
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { decideOne } from '../decision.ts';
-import type { DefinedEvent } from '../defined-events.ts';
+import { decideOne } from '../decision/decision.ts';
+import type { DefinedEvent } from '../definitions/defined-events.ts';
 import { createEnricher, type Enricher, withEnrichment } from '../enrich/index.ts';
 import type { StoredEvent } from '../event.ts';
 import { normalizeEvent, normalizeOptions } from '../event.ts';

@@ -5,7 +5,7 @@
  */
 
 import type { StoredEvent } from '../event.ts';
-import { whereProblem } from '../replays.ts';
+import { whereProblem } from '../scheduler/replays.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from './message.ts';
 
 /** Attributes Pub/Sub adds when it dead-letters a message; dropped on replay. */
@@ -59,7 +59,7 @@ export const REPLAY_COLUMNS = [
 /**
  * The query of a warehouse slice: events_dedup between two instants (half-open, on the
  * partition column so BigQuery prunes), optionally narrowed by the operator's own SQL: one
- * condition (core/replays.ts whereProblem), in parentheses of its own.
+ * condition (core/scheduler/replays.ts whereProblem), in parentheses of its own.
  */
 export function sliceQuery(project: string, dataset: string, where?: string): string {
   // The callers check `where` first and answer the reason; this is the last line, never pasted.

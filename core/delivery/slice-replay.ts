@@ -6,8 +6,8 @@
  * scheduler's Replay job (the console's replays) both send their pages through here.
  */
 import type { Destination } from '../../schemas/settings.ts';
-import { CATALOGUE_OPTIONS, decideOne } from '../decision.ts';
-import type { DefinedEvent } from '../defined-events.ts';
+import { CATALOGUE_OPTIONS, decideOne } from '../decision/decision.ts';
+import type { DefinedEvent } from '../definitions/defined-events.ts';
 import { type LedgerEntry, skippedEntry } from './ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from './message.ts';
 import { storedEventFromRow } from './replay.ts';

@@ -4,7 +4,7 @@
  * whether the result is acceptable is the target layer's question, not this one's.
  */
 
-import type { FieldRule, ResolvedMapping, Transform } from '../../schemas/mapping.ts';
+import type { FieldSource, ResolvedMapping, Transform } from '../../schemas/mapping.ts';
 import type { StoredEvent } from '../event.ts';
 import * as t from './transforms.ts';
 
@@ -48,7 +48,7 @@ export function traceMapping(mapping: ResolvedMapping, event: StoredEvent): Fiel
 }
 
 /** The transform chain that made the value (of the `first` rule that gave one). */
-function transformsOf(rule: FieldRule, scope: Scope): readonly Transform[] {
+function transformsOf(rule: FieldSource, scope: Scope): readonly Transform[] {
   if (typeof rule !== 'object') return [];
   if ('first' in rule) {
     const used = rule.first.find((r) => evaluate(r, scope) !== undefined);
@@ -61,7 +61,7 @@ function transformName(tr: Transform): string {
   return typeof tr === 'string' ? tr : JSON.stringify(tr);
 }
 
-function describeSource(rule: FieldRule, scope: Scope): string {
+function describeSource(rule: FieldSource, scope: Scope): string {
   if (typeof rule === 'string') return rule;
   if ('const' in rule) return `constant ${JSON.stringify(rule.const)}`;
   if ('first' in rule) {
@@ -81,7 +81,7 @@ function describeSource(rule: FieldRule, scope: Scope): string {
   return `each ${rule.each} → ${describeSource(rule.value, scope)}`;
 }
 
-function describeFields(fields: Readonly<Record<string, FieldRule>>, scope: Scope): string {
+function describeFields(fields: Readonly<Record<string, FieldSource>>, scope: Scope): string {
   const parts = Object.entries(fields).map(([k, r]) => `${k}: ${describeSource(r, scope)}`);
   return `{${parts.join(', ')}}`;
 }
@@ -119,7 +119,7 @@ function present(v: unknown): boolean {
   return v !== undefined && v !== null && v !== '';
 }
 
-function evaluate(rule: FieldRule, scope: Scope): unknown {
+function evaluate(rule: FieldSource, scope: Scope): unknown {
   if (typeof rule === 'string') {
     const v = readSource(scope.event, rule, scope.item);
     return present(v) ? v : undefined;
@@ -174,7 +174,7 @@ function evaluate(rule: FieldRule, scope: Scope): unknown {
  * Builds a nested object from rules. An object whose only values are constants carries no
  * data of the event (`{quantity: 1}` without an id), so it is left out.
  */
-function buildObject(fields: Readonly<Record<string, FieldRule>>, scope: Scope): unknown {
+function buildObject(fields: Readonly<Record<string, FieldSource>>, scope: Scope): unknown {
   const out: Record<string, unknown> = {};
   let fromEvent = false;
   for (const [key, rule] of Object.entries(fields)) {

@@ -5,9 +5,9 @@
  * Pure over one platform's mapping, so a platform's driver resolves its own without reading the
  * table of all platforms (docs/architecture.md, "Platforms").
  */
-import type { FieldRule, Mapping, ResolvedMapping } from '../../schemas/mapping.ts';
+import type { FieldSource, Mapping, ResolvedMapping } from '../../schemas/mapping.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import type { Fields, PlatformMapping } from './mapping-rules.ts';
+import type { Fields, PlatformMapping } from './mapping-vocabulary.ts';
 
 /** A platform's built-in mapping, with the envelope merged into each catalogue event's fields. */
 export interface MappingDefaults {
@@ -38,10 +38,10 @@ export function resolveWith(
   if (override === undefined) return base;
   const event = override.event ?? base?.event;
   if (event === undefined) return undefined;
-  const start: Readonly<Record<string, FieldRule>> = override.replace
+  const start: Readonly<Record<string, FieldSource>> = override.replace
     ? {}
     : (base?.fields ?? defaults.envelope);
-  const fields: Record<string, FieldRule> = { ...start };
+  const fields: Record<string, FieldSource> = { ...start };
   for (const [target, rule] of Object.entries(override.fields ?? {})) {
     if (rule === null) delete fields[target];
     else fields[target] = rule;

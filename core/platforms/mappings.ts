@@ -9,7 +9,7 @@ import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 import { type FieldOrigin, traceMapping } from '../linkage/engine.ts';
 import { type MappingDefaults, resolveWith } from './mapping-resolve.ts';
-import type { Fields } from './mapping-rules.ts';
+import type { Fields } from './mapping-vocabulary.ts';
 import { everyMapped, MAPPED_PLATFORMS, type MappedType } from './platforms.ts';
 
 export type { MappedType };

@@ -21,7 +21,7 @@ import type {
   PreparedBatch,
 } from './driver.ts';
 import { type MappingDefaults, mappingDefaults, resolveWith } from './mapping-resolve.ts';
-import type { PlatformMapping } from './mapping-rules.ts';
+import type { PlatformMapping } from './mapping-vocabulary.ts';
 import { type BuiltEvent, chunk, configProblem, mapForDestination } from './prepare.ts';
 import { classify, type ResponseTable } from './responses.ts';
 import { formatViolations } from './target-common.ts';

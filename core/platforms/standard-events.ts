@@ -5,7 +5,7 @@
  * the platform's value. This file lists those data-only files itself instead of deriving from
  * platforms.ts: the creator is bundled for the browser, which cannot load the platforms' drivers
  * (validators, `node:crypto` signing). The type checker refuses a mapped type missing here, and
- * test/unit/platform-folders.test.ts checks each entry is the one the platform's value carries.
+ * test/unit/platforms/folders.test.ts checks each entry is the one the platform's value carries.
  */
 import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';
 import { GOOGLE_ADS_STANDARD_EVENTS } from './google-ads/standard-events.ts';

@@ -5,7 +5,7 @@
  */
 
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
-import type { FieldSpec } from '../definitions.ts';
+import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
 import { fieldName } from './names.ts';
 import type { InferredField, ParsedSample } from './sample.ts';

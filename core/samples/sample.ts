@@ -3,7 +3,7 @@
  * sample, the problems found while reading it, and the fields inferred from it. Types only, so
  * every step can share them without importing another.
  */
-import type { FIELD_FORMATS, FieldType } from '../definitions.ts';
+import type { FIELD_FORMATS, FieldType } from '../definitions/definitions.ts';
 
 /** The text formats a pasted sample can have (`form`: an application/x-www-form-urlencoded body). */
 export type SampleFormat = 'csv' | 'tsv' | 'json' | 'ndjson' | 'form';

@@ -1,12 +1,12 @@
 /**
- * Inferred fields as an EventDefinition's `spec.fields` (core/definitions.ts): names made valid
+ * Inferred fields as an EventDefinition's `spec.fields` (core/definitions/definitions.ts): names made valid
  * field names, dotted JSON paths rebuilt as nested `object` fields, formats and enums carried over.
  */
-import { type FieldSpec, isReservedFieldName } from '../definitions.ts';
+import { type FieldSpec, isReservedFieldName } from '../definitions/definitions.ts';
 import { fieldName, uniqueNames } from './names.ts';
 import type { InferredField } from './sample.ts';
 
-/** Definitions nest at most four levels (core/definitions.ts); deeper segments are joined with `_`. */
+/** Definitions nest at most four levels (core/definitions/definitions.ts); deeper segments are joined with `_`. */
 const MAX_LEVELS = 4;
 
 /**

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TranslatorField, TranslatorSpec } from '../../schemas/translator.ts';
-import { shown } from '../event-validator.ts';
+import { shown } from '../definitions/event-validator.ts';
 import { parseDelimited } from '../samples/csv.ts';
 import { readJson } from '../samples/json.ts';
 import { setField } from '../samples/names.ts';

@@ -6,7 +6,7 @@
  */
 import { CONTEXT_FIELDS } from '../../schemas/context.ts';
 import { ANY_CUSTOM_EVENT, type TranslatorSpec, TranslatorSpecSchema } from '../../schemas/translator.ts';
-import { isReservedFieldName } from '../definitions.ts';
+import { isReservedFieldName } from '../definitions/definitions.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
 import { isTimeZone, patternProblem } from './patterns.ts';
 

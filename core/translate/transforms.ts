@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TranslatorTransform, TranslatorValueTransform } from '../../schemas/translator.ts';
-import { shown } from '../event-validator.ts';
+import { shown } from '../definitions/event-validator.ts';
 import { instant, isoDate, readPattern } from './patterns.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>

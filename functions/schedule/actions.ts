@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DEAD_LETTER_ATTRIBUTES } from '../../core/delivery/dead-letter.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
-import { publishTopicProblem } from '../../core/reserved-names.ts';
+import { publishTopicProblem } from '../../core/registry/reserved-names.ts';
 import {
   type Firing,
   mapFields,
@@ -17,7 +17,7 @@ import {
   publishedEvent,
   type RuleVersion,
   renderTemplate,
-} from '../../core/rules.ts';
+} from '../../core/rules/rules.ts';
 import type { RuleAction } from '../../schemas/rule.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { type PostResult, postJson } from './connections.ts';

@@ -1,6 +1,6 @@
 /**
  * The `Alert` job of the scheduler (docs/alerts.md): at each slot an alert's condition runs as one
- * query, the incident state machine (core/alerts.ts) decides from the alert's newest
+ * query, the incident state machine (core/alerts/alerts.ts) decides from the alert's newest
  * `alert_states` row whether it fires or resolves, the notice goes to its connection, and the new
  * state is written. A manual run (the test-fire button, `eventbus alert test`) evaluates the
  * condition and sends a `test` message without touching the incident.
@@ -22,13 +22,13 @@ import {
   alertReading,
   DEFAULT_CLEAR_AFTER,
   nextAlertState,
-} from '../../core/alerts.ts';
+} from '../../core/alerts/alerts.ts';
 import type { AlertSpec } from '../../schemas/alert.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { type ConnectionDeps, postJson } from './connections.ts';
 import type { Job } from './runner.ts';
 
-/** A row of `alert_states` (core/warehouse.ts alertStateColumns). */
+/** A row of `alert_states` (core/warehouse/warehouse.ts alertStateColumns). */
 export interface AlertStateRow extends AlertState {
   readonly alert: string;
   readonly version: string;
@@ -43,7 +43,7 @@ export interface AlertStateRow extends AlertState {
 export interface AlertsDeps extends ConnectionDeps {
   readonly settings: Settings;
   readonly alerts: (fresh: boolean) => Promise<Snapshot>;
-  /** The condition's SQL at `now`, with the environment's tables (core/alerts.ts alertQuery). */
+  /** The condition's SQL at `now`, with the environment's tables (core/alerts/alerts.ts alertQuery). */
   readonly sql: (spec: AlertSpec, now: Date) => AlertQuery;
   /** Runs one SELECT with named parameters; its first row (or an empty one). */
   readonly query: (q: AlertQuery) => Promise<Readonly<Record<string, unknown>>>;

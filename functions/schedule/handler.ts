@@ -7,7 +7,7 @@
 import type { Request, Response } from '@google-cloud/functions-framework';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import { decodePushBody } from '../../core/push.ts';
-import type { RunMessage, RunTrigger } from '../../core/scheduler.ts';
+import type { RunMessage, RunTrigger } from '../../core/scheduler/dispatch.ts';
 import { type ActionDeps, deadLetterRow, isDeadLetterPush, parseFiring, runFiring } from './actions.ts';
 import { type RunnerDeps, runChunk, tick } from './runner.ts';
 

@@ -28,14 +28,14 @@ import {
   plainValue,
   selectOnly,
 } from '../../adapters/user-sql.ts';
-import type { AlertState } from '../../core/alerts.ts';
-import { alertQuery } from '../../core/alerts.ts';
-import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/defined-events.ts';
+import type { AlertState } from '../../core/alerts/alerts.ts';
+import { alertQuery } from '../../core/alerts/alerts.ts';
+import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/definitions/defined-events.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
-import type { RuleVersion } from '../../core/rules.ts';
+import type { RuleVersion } from '../../core/rules/rules.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
-import { runKey } from '../../core/scheduler.ts';
-import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse.ts';
+import { runKey } from '../../core/scheduler/dispatch.ts';
+import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { ActionDeps } from './actions.ts';
 import { type AlertStateRow, alertsJob } from './alerts.ts';

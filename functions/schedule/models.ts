@@ -1,19 +1,19 @@
 /**
  * The `Model` job of the scheduler (docs/sessions.md, docs/scheduler.md): one instance per
  * incremental model (`identity_map`, `sessions`), every `warehouse.models.every` (15 minutes by
- * default). A run is one BigQuery script (core/sessions.ts, core/identity-graph.ts) that reads the
+ * default). A run is one BigQuery script (core/models/sessions.ts, core/models/identity-graph.ts) that reads the
  * events past the model's watermark, writes what changed and moves the watermark in one
  * transaction, so a chunk is a whole run and a repeated run writes nothing.
  */
-import { identityRunSql } from '../../core/identity-graph.ts';
+import { identityRunSql } from '../../core/models/identity-graph.ts';
 import {
   DEFAULT_MODEL_EVERY,
   MODELS,
   type ModelName,
   modelOptions,
   modelsEnabled,
-} from '../../core/models.ts';
-import { type ModelRun, sessionsRunSql } from '../../core/sessions.ts';
+} from '../../core/models/models.ts';
+import { type ModelRun, sessionsRunSql } from '../../core/models/sessions.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { Job } from './runner.ts';
 

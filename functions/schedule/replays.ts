@@ -10,12 +10,17 @@
  */
 import type { PullSource } from '../../adapters/backlog.ts';
 import { replayDestinationDeadLetters } from '../../adapters/dead-letter-replay.ts';
-import type { DefinedEvent } from '../../core/defined-events.ts';
+import type { DefinedEvent } from '../../core/definitions/defined-events.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../core/delivery/message.ts';
 import { sliceInsert, sliceQuery } from '../../core/delivery/replay.ts';
 import { sliceSender } from '../../core/delivery/slice-replay.ts';
-import { REPLAY_KIND, type ReplayFigures, type ReplayRecord, whereProblem } from '../../core/replays.ts';
+import {
+  REPLAY_KIND,
+  type ReplayFigures,
+  type ReplayRecord,
+  whereProblem,
+} from '../../core/scheduler/replays.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { ChunkContext, ChunkResult, Job } from './runner.ts';
 

@@ -14,7 +14,7 @@ import {
   runKey,
   type Scheduled,
   tickMessage,
-} from '../../core/scheduler.ts';
+} from '../../core/scheduler/dispatch.ts';
 
 /** One chunk's context: the run, where it stands, and the fence to check before committing. */
 export interface ChunkContext {

@@ -6,7 +6,7 @@
 
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
 import { firingMessage } from '../../adapters/rule-firings.ts';
-import { type RuleVersion, rowFirings } from '../../core/rules.ts';
+import { type RuleVersion, rowFirings } from '../../core/rules/rules.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { Job } from './runner.ts';
 

@@ -2,7 +2,7 @@
  * The `Sync` job of the scheduler (reverse ETL; docs/syncs.md). Chunk 0 plans the run inside
  * BigQuery (snapshot of the model, diff against the sync's state, counts); every later chunk sends
  * one page of the changes, read with tabledata.list, to the destination, then commits exactly
- * those rows to the state with MERGE. The lock (core/scheduler.ts) holds the cursor, so a run
+ * those rows to the state with MERGE. The lock (core/scheduler/dispatch.ts) holds the cursor, so a run
  * killed mid-way resumes at the first page not committed; a files destination creates each part
  * only if absent, so a page sent twice is one object.
  */
@@ -16,8 +16,8 @@ import { requestIdOf } from '../../core/platforms/google-ads/request-status.ts';
 import { GOOGLE_ADS_RESPONSES } from '../../core/platforms/google-ads/responses.ts';
 import { AUDIENCE_MAX_ROWS, audienceRequests } from '../../core/platforms/meta/audience.ts';
 import { classify } from '../../core/platforms/responses.ts';
-import { publishTopicProblem } from '../../core/reserved-names.ts';
-import { scheduleProblem } from '../../core/schedule.ts';
+import { publishTopicProblem } from '../../core/registry/reserved-names.ts';
+import { scheduleProblem } from '../../core/scheduler/cadence.ts';
 import {
   type Change,
   changesOf,
@@ -34,7 +34,7 @@ import {
   syncTables,
   webhookBody,
   webhookRejections,
-} from '../../core/syncs.ts';
+} from '../../core/syncs/syncs.ts';
 import type { Connection, Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 import { type ConnectionDeps, postJson } from './connections.ts';

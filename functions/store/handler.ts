@@ -4,10 +4,11 @@
  * `index.ts` registers it with the functions framework.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
-import type { DefinedEvents } from '../../core/defined-events.ts';
+import type { DefinedEvents } from '../../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import type { RowWriter } from '../../core/rows.ts';
+import type { FieldViolation } from '../../core/validation.ts';
+import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
   type AfterStored,
   type AlreadyStored,
@@ -18,9 +19,8 @@ import {
   type StoreConfig,
   type StoreOutcome,
   storeMessages,
-} from '../../core/store.ts';
-import type { FieldViolation } from '../../core/validation.ts';
-import { TABLES } from '../../core/warehouse.ts';
+} from '../../core/warehouse/store.ts';
+import { TABLES } from '../../core/warehouse/warehouse.ts';
 import { lookupEvent } from '../../schemas/catalogue.ts';
 
 /** One structured log line (Cloud Logging reads `severity` and `message` from JSON on stdout). */
@@ -41,7 +41,7 @@ export interface StoreDeps {
    * registry) answers non-2xx, so the push comes back rather than storing it unchecked.
    */
   readonly definitions?: { get(stamp?: string): DefinedEvents | Promise<DefinedEvents> };
-  /** For late copies (core/store.ts, lateCopy): is the row already stored? */
+  /** For late copies (core/warehouse/store.ts, lateCopy): is the row already stored? */
   readonly alreadyStored?: AlreadyStored;
 }
 

@@ -15,11 +15,11 @@ import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
-import { CATALOGUE_OPTIONS } from '../../core/decision.ts';
+import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
-import type { RowWriter } from '../../core/rows.ts';
-import { type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
-import { type AfterStored, storeConfig } from '../../core/store.ts';
+import { ENV, type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
+import type { RowWriter } from '../../core/warehouse/rows.ts';
+import { type AfterStored, storeConfig } from '../../core/warehouse/store.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
 const runtime = readRuntimeConfig(process.env, readSettingsText);
@@ -42,8 +42,8 @@ const enrich = loadEnricher(runtime.settings, {
 });
 
 /** Optional tuning of the micro-batch window (milliseconds); the default suits most loads. */
-const batching: BatchingOptions = process.env['EVENTBUS_STORE_BATCH_MS']
-  ? { windowMs: Number(process.env['EVENTBUS_STORE_BATCH_MS']) }
+const batching: BatchingOptions = process.env[ENV.storeBatchMs]
+  ? { windowMs: Number(process.env[ENV.storeBatchMs]) }
   : {};
 
 /**

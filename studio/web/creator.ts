@@ -8,11 +8,11 @@
  * HTML, so a hostile cell stays a string.
  */
 import { stringify } from 'yaml';
-import { definedEvent, definedEvents } from '../../core/defined-events.ts';
+import { definedEvent, definedEvents } from '../../core/definitions/defined-events.ts';
 import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
 import { META_ACTION_SOURCES } from '../../core/platforms/meta/target.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../core/platforms/standard-events.ts';
-import type { PlannedChange } from '../../core/registry.ts';
+import type { PlannedChange } from '../../core/registry/registry.ts';
 import {
   CONSENT_PURPOSES,
   type ColumnChoice,

@@ -7,8 +7,8 @@
  * (`alert-test`: the scheduler sends a test message through the alert's connection).
  * Each alert says whether it is firing, clear or was never evaluated, and since when.
  */
-import type { AlertStatus } from '../../core/alert-status.ts';
-import type { DestinationHealth, MatchShare } from '../../core/destination-health.ts';
+import type { AlertStatus } from '../../core/alerts/status.ts';
+import type { DestinationHealth, MatchShare } from '../../core/console/destination-health.ts';
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 const HOUR = 3_600_000;

@@ -3,10 +3,10 @@
  * replay to one destination (`replay-start`; the scheduler runs it, not this page), and follow the
  * newest replays (`replays`), polled every two seconds while one is queued or running.
  */
-import type { ReplayFigures, ReplayRecord, ReplayState } from '../../core/replays.ts';
+import type { ReplayFigures, ReplayRecord, ReplayState } from '../../core/scheduler/replays.ts';
 import { $, admin, el, noteMissingToken, refusal } from './common.ts';
 
-/** A replay as `replays` lists it: its object and where it stands (core/replays.ts). */
+/** A replay as `replays` lists it: its object and where it stands (core/scheduler/replays.ts). */
 type Replay = ReplayRecord & {
   readonly state: ReplayState['state'];
   readonly chunk?: number;

@@ -1,12 +1,12 @@
 /**
  * The studio's resources page (docs/studio.md): the registry's resources of a kind, a resource's
- * versions, the diff between any two of them (core/resource-diff.ts, the same diff as
+ * versions, the diff between any two of them (core/registry/resource-diff.ts, the same diff as
  * `eventbus apply --dry-run`), and exports as the YAML `eventbus apply` reads. The address keeps
  * the kind and the resource (`/resources?kind=EventDefinition&name=quote_asked`), so a link
  * shows the same thing to a colleague.
  */
-import type { ResourceVersion } from '../../core/registry.ts';
-import { exportYaml, resourceDiff } from '../../core/resource-diff.ts';
+import type { ResourceVersion } from '../../core/registry/registry.ts';
+import { exportYaml, resourceDiff } from '../../core/registry/resource-diff.ts';
 import { $, admin, diffView, el, noteMissingToken, refusal } from './common.ts';
 
 interface IndexEntry {

@@ -16,8 +16,8 @@ import {
   type RuleForm,
   ruleDocument,
 } from '../../core/console/rule-form.ts';
-import type { ResourceVersion } from '../../core/registry.ts';
-import { exportYaml } from '../../core/resource-diff.ts';
+import type { ResourceVersion } from '../../core/registry/registry.ts';
+import { exportYaml } from '../../core/registry/resource-diff.ts';
 import { $, admin, diffView, el, noteMissingToken, refusal, rowsTable } from './common.ts';
 
 const TEMPLATE = `kind: Rule

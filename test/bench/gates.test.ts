@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { costLine } from '../../bench/cost-line.ts';
 import { type BenchFigure, gateProblems, targetMet } from '../../bench/lib.ts';
-import { MEASURED_CPU } from '../../core/cost.ts';
+import { MEASURED_CPU } from '../../core/deploy/cost.ts';
 import { shippedCost } from '../../scripts/scale-table.ts';
 
 const figure = (over: Partial<BenchFigure> = {}): BenchFigure => ({
@@ -35,11 +35,11 @@ describe('bench gates and cost line', () => {
     assert.equal(costLine([figure()]), undefined);
   });
 
-  it("prices a million events from the run's measured CPU, the other hops from core/cost.ts", () => {
+  it("prices a million events from the run's measured CPU, the other hops from core/deploy/cost.ts", () => {
     const line = costLine([figure({ hopCpu: { hop: 'gateway', secondsPerRequest: 50e-6 } })]);
     const expected = shippedCost({ ...MEASURED_CPU, gateway: 50e-6 }).total;
     assert.ok(line?.includes(`$${expected.toFixed(2)}`), line);
     const store = (MEASURED_CPU.store * 1e6).toFixed(0);
-    assert.ok(line?.includes(`gateway 50 µs (measured), store ${store} µs (core/cost.ts)`), line);
+    assert.ok(line?.includes(`gateway 50 µs (measured), store ${store} µs (core/deploy/cost.ts)`), line);
   });
 });

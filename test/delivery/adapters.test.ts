@@ -9,7 +9,7 @@ import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import { attemptEntry, skippedEntry } from '../../core/delivery/ledger.ts';
-import type { InsertRow } from '../../core/rows.ts';
+import type { InsertRow } from '../../core/warehouse/rows.ts';
 import { closeServer, listenOnLoopback } from '../support/loopback.ts';
 
 const request = (url: string) => ({
@@ -155,7 +155,7 @@ describe('ledger writer', () => {
 
 describe('ledger rows and the deliveries table', () => {
   it('have the same columns, in the same order', async () => {
-    const { deliveryColumns } = await import('../../core/warehouse.ts');
+    const { deliveryColumns } = await import('../../core/warehouse/warehouse.ts');
     const row = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0)).row;
     const columns = deliveryColumns().map((c) => c.name);
     // identifiers is only on rows of an attempt whose request was built (match quality).

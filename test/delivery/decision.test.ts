@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
-import { decide, decideOne, evaluateCondition, readPath, sampleBucket } from '../../core/decision.ts';
-import { checkDecisionSettings } from '../../core/destination-rules.ts';
+import {
+  decide,
+  decideOne,
+  evaluateCondition,
+  readPath,
+  sampleBucket,
+} from '../../core/decision/decision.ts';
+import { checkDecisionSettings } from '../../core/decision/destination-checks.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 

@@ -15,7 +15,7 @@ import {
   deadLetterTopicName,
   storeSubscriptionName,
 } from '../../core/plan.ts';
-import { deliveredWithoutStoredRowSql } from '../../core/warehouse.ts';
+import { deliveredWithoutStoredRowSql } from '../../core/warehouse/warehouse.ts';
 import { type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
 
 describe('integrity: nothing delivered that is not stored under its identity', function () {

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { Storage } from '@google-cloud/storage';
 import { Definitions, translatorLookup } from '../../adapters/definitions.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
-import type { ResourceDoc } from '../../core/registry.ts';
+import type { ResourceDoc } from '../../core/registry/registry.ts';
 import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { FakePublisher, startTestGateway, type TestGateway } from './support.ts';
 

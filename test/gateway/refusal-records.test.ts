@@ -4,7 +4,7 @@
  * never the body, a secret, or a credential in the path. Accepted requests record nothing.
  */
 import assert from 'node:assert/strict';
-import type { RefusalEvent } from '../../core/live-events.ts';
+import type { RefusalEvent } from '../../core/console/live-events.ts';
 import { FakePublisher, fixedTranslators, post, startTestGateway, type TestGateway } from './support.ts';
 
 const SECRET_FIELD = 'very-private-value-4711';

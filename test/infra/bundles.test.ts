@@ -288,11 +288,11 @@ describe('bundles: npm run build:functions', function () {
           if (spec.web) {
             // The pages come prebuilt from web/ (no esbuild where the studio runs).
             const page = await fetch(`${running.url}/`);
-            assert.match(await page.text(), /<script[^>]+assets\/app\.js/);
-            const script = await fetch(`${running.url}/assets/app.js`);
+            assert.match(await page.text(), /<script[^>]+assets\/creator\.js/);
+            const script = await fetch(`${running.url}/assets/creator.js`);
             assert.equal(script.headers.get('content-type'), 'text/javascript; charset=utf-8');
             assert.ok((await script.text()).length > 10_000, 'the creator’s script is bundled');
-            assert.ok(existsSync(join(dir, 'web', 'app.js')), 'carried in the archive');
+            assert.ok(existsSync(join(dir, 'web', 'creator.js')), 'carried in the archive');
             // The source catalogue the creator offers is built in too (no sources/ where it runs).
             const sources = (await (await fetch(`${running.url}/assets/sources.json`)).json()) as {
               name: string;

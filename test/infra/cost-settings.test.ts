@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { forwardSizing } from '../../core/cost.ts';
+import { forwardSizing } from '../../core/deploy/cost.ts';
 import { type Plan, plan } from '../../core/plan.ts';
 import { parseSettings } from '../../core/settings.ts';
 import { Functions } from '../../infra/functions.ts';

@@ -13,7 +13,7 @@ import {
   RegistryReader,
   RegistryUnavailable,
 } from '../../adapters/registry.ts';
-import type { RegistryKind, ResourceDoc, ResourceVersion } from '../../core/registry.ts';
+import type { RegistryKind, ResourceDoc, ResourceVersion } from '../../core/registry/registry.ts';
 import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 const DEFINITION: ResourceDoc = {

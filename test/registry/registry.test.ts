@@ -13,7 +13,7 @@ import {
   RegistryReader,
   RegistryUnavailable,
 } from '../../adapters/registry.ts';
-import { planApply, type ResourceDoc } from '../../core/registry.ts';
+import { planApply, type ResourceDoc } from '../../core/registry/registry.ts';
 import { emulatorWithFreshBuckets, type Running } from '../emulators/storage/support.ts';
 
 const quote = (spec: unknown, description = 'A visitor asked for a quote.'): ResourceDoc => ({

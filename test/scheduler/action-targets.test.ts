@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { StoredEvent } from '../../core/event.ts';
-import type { Firing, RuleVersion } from '../../core/rules.ts';
+import type { Firing, RuleVersion } from '../../core/rules/rules.ts';
 import { type ActionRunRow, runFiring } from '../../functions/schedule/actions.ts';
 
 describe('schedule: a stored rule publishing to an internal topic', () => {

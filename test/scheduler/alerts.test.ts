@@ -6,10 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import type { Snapshot } from '../../adapters/registry.ts';
-import { type AlertQuery, type AlertState, alertQuery } from '../../core/alerts.ts';
+import { type AlertQuery, type AlertState, alertQuery } from '../../core/alerts/alerts.ts';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
-import type { ResourceVersion } from '../../core/registry.ts';
-import type { RunTrigger } from '../../core/scheduler.ts';
+import type { ResourceVersion } from '../../core/registry/registry.ts';
+import type { RunTrigger } from '../../core/scheduler/dispatch.ts';
 import { type AlertStateRow, alertsJob } from '../../functions/schedule/alerts.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { META_FAILING } from '../support/alert-fixture.ts';

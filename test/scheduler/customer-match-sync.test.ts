@@ -17,8 +17,8 @@ import {
   readRequestStatus,
   requestStatusUrl,
 } from '../../core/platforms/google-ads/request-status.ts';
-import { previewSyncPage } from '../../core/sync-preview.ts';
-import { syncViolations } from '../../core/syncs.ts';
+import { previewSyncPage } from '../../core/syncs/sync-preview.ts';
+import { syncViolations } from '../../core/syncs/syncs.ts';
 import { syncJob } from '../../functions/schedule/syncs.ts';
 import {
   type GoogleAdsReceiver,

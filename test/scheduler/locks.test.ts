@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { Bucket } from '@google-cloud/storage';
 import { LockLost, LockStore } from '../../adapters/locks.ts';
-import type { RunMessage } from '../../core/scheduler.ts';
+import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import {
   type ChunkContext,
   type Job,

@@ -10,7 +10,7 @@ import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.t
 import { LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
-import type { RunMessage } from '../../core/scheduler.ts';
+import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import { REDRIVE_KIND, redriveJob } from '../../functions/schedule/redrive.ts';
 import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner.ts';
 import { type Stack, startStack, testSettings, waitFor } from '../delivery/support/stack.ts';

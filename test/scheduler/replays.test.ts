@@ -17,7 +17,7 @@ import { ReplayStore } from '../../adapters/replays.ts';
 import { sliceTableMaker } from '../../adapters/slice-table.ts';
 import { assertSingleSelect, plainValue } from '../../adapters/user-sql.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
-import type { RunMessage } from '../../core/scheduler.ts';
+import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import { replayJob, sliceTable } from '../../functions/schedule/replays.ts';
 import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner.ts';
 import { Refusal } from '../../studio/refusal.ts';

@@ -4,7 +4,7 @@ import {
   createBigQueryWriter,
   type InsertAll,
 } from '../../adapters/bigquery-writer.ts';
-import type { InsertRow, RowRejection } from '../../core/rows.ts';
+import type { InsertRow, RowRejection } from '../../core/warehouse/rows.ts';
 import { type Harness, startHarness } from '../emulators/bigquery/helpers.ts';
 
 const row = (id: string, extra: Record<string, unknown> = {}): InsertRow => ({

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { definedEvent, definedEvents } from '../../core/defined-events.ts';
+import { definedEvent, definedEvents } from '../../core/definitions/defined-events.ts';
 import { sha256 } from '../../core/pii.ts';
 import { POISON_STORE_SUBSCRIPTION, plan } from '../../core/plan.ts';
-import type { InsertRow, RowRejection, RowWriter } from '../../core/rows.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../../core/warehouse/rows.ts';
 import {
   decodeStorePush,
   INSERT_ID_WINDOW_MS,
@@ -13,7 +13,7 @@ import {
   storeConfig,
   storeMessages,
   topicOf,
-} from '../../core/store.ts';
+} from '../../core/warehouse/store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 const settings: Settings = {
@@ -57,7 +57,7 @@ const viewContent = {
   value: 12.5,
 };
 
-describe('storage: push bodies and rows (core/store.ts)', () => {
+describe('storage: push bodies and rows (core/warehouse/store.ts)', () => {
   it('decodes a classic push body, keeping deliveryAttempt, subscription, attributes and publishTime', () => {
     const decoded = decodeStorePush(pushBody(viewContent));
     assert.ok(decoded.ok);

@@ -1,7 +1,12 @@
 import assert from 'node:assert/strict';
 import Type from 'typebox';
 import { plan } from '../../core/plan.ts';
-import { type ColumnPlan, columnFromSchema, eventColumns, warehousePlan } from '../../core/warehouse.ts';
+import {
+  type ColumnPlan,
+  columnFromSchema,
+  eventColumns,
+  warehousePlan,
+} from '../../core/warehouse/warehouse.ts';
 import { CATALOGUE } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 

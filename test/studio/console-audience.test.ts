@@ -15,7 +15,7 @@ import {
   shapeOverview,
 } from '../../core/console/overview.ts';
 import { plan } from '../../core/plan.ts';
-import { tableRef } from '../../core/warehouse.ts';
+import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { testSettings } from '../storage/support.ts';

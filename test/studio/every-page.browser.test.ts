@@ -15,7 +15,7 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import type { Browser } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { plan } from '../../core/plan.ts';
-import { OPS_TABLES, tableRef } from '../../core/warehouse.ts';
+import { OPS_TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';

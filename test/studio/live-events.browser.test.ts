@@ -19,7 +19,7 @@ import {
 } from '../../adapters/refusal-recorder.ts';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { plan } from '../../core/plan.ts';
-import { tableRef } from '../../core/warehouse.ts';
+import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';

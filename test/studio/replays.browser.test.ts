@@ -16,7 +16,7 @@ import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deli
 import { LockStore } from '../../adapters/locks.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
-import type { RunMessage } from '../../core/scheduler.ts';
+import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../emulators/pubsub/server.ts';
 import { replayJob } from '../../functions/schedule/replays.ts';
 import { type RunnerDeps, runChunk } from '../../functions/schedule/runner.ts';

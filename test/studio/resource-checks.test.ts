@@ -14,7 +14,7 @@ import { RegistryClient } from '../../adapters/registry.ts';
 import { resourceSqlViolations, selectProblem } from '../../adapters/user-sql.ts';
 import { ensureDefinitionView, ensureView } from '../../adapters/views.ts';
 import { plan } from '../../core/plan.ts';
-import { definitionView, tableRef } from '../../core/warehouse.ts';
+import { definitionView, tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { startStudio } from '../../studio/server.ts';

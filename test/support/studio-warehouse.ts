@@ -6,7 +6,7 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { runQuery } from '../../adapters/user-sql.ts';
 import { readWarehouseSchema } from '../../adapters/warehouse-schema.ts';
 import type { Plan } from '../../core/plan.ts';
-import { tableRef } from '../../core/warehouse.ts';
+import { tableRef } from '../../core/warehouse/warehouse.ts';
 import type { StudioOptions } from '../../studio/server.ts';
 
 export function studioWarehouse(

@@ -66,10 +66,10 @@ describe('architecture: dependency direction', () => {
       'core/json-limits.ts',
       'core/event.ts',
       // Defined events are part of the contract the normaliser checks.
-      'core/defined-events.ts',
-      'core/event-validator.ts',
-      'core/definitions.ts',
-      'core/rows.ts',
+      'core/definitions/defined-events.ts',
+      'core/definitions/event-validator.ts',
+      'core/definitions/definitions.ts',
+      'core/warehouse/rows.ts',
       // Hashing and scrubbing personal data: used by the store path and the platform payloads.
       'core/pii.ts',
     ];
@@ -188,3 +188,100 @@ describe('architecture: dependency direction', () => {
     assert.deepEqual(problems, []);
   });
 });
+
+describe('architecture: the house (docs/style.md, "Where things live")', () => {
+  it("core's root holds at most 14 files: the event contract and what every feature shares", () => {
+    const files = readdirSync(join(root, 'core')).filter((n) => statSync(join(root, 'core', n)).isFile());
+    assert.ok(files.length <= 14, `core/ holds ${files.length} files at its root: ${files.join(', ')}`);
+  });
+
+  // One exception, a convention: `x.ts` is the contract of one, `xs.ts` the table of all
+  // (core/platforms/platform.ts and platforms.ts).
+  it('no two files of one folder have names two letters apart (schedule.ts / scheduler.ts)', () => {
+    const problems: string[] = [];
+    const dirs = ['core', 'adapters', 'gateway', 'studio', 'studio/web', 'functions', 'cli', 'local'];
+    const folders = dirs.flatMap((d) => [d, ...subfolders(d)]);
+    for (const dir of folders) {
+      const names = readdirSync(join(root, dir))
+        .filter((n) => n.endsWith('.ts'))
+        .map((n) => n.slice(0, -3));
+      for (const a of names)
+        for (const b of names)
+          if (a < b && b.startsWith(a) && b.length - a.length <= 2 && b !== `${a}s`)
+            problems.push(`${dir}/${a}.ts and ${b}.ts`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('every environment variable a deployable reads is in the ENV table, read through it', async () => {
+    const { ENV } = await import('../../core/runtime-config.ts');
+    const names = new Set<string>(Object.values(ENV));
+    // Entry files hand `process.env` over whole; everything else takes an explicit `env`.
+    const ENTRY_FILES = [
+      'gateway/main.ts',
+      'studio/main.ts',
+      'functions/store/index.ts',
+      'functions/forward/index.ts',
+      'functions/schedule/index.ts',
+    ];
+    const problems: string[] = [];
+    for (const dir of ['core', 'adapters', 'functions', 'gateway', 'studio'])
+      for (const file of tsFiles(dir)) {
+        const where = relative(root, file);
+        const code = readFileSync(file, 'utf8')
+          .replace(/\/\*[\s\S]*?\*\//g, '')
+          .replace(/^\s*\/\/.*$/gm, '');
+        if (/process\.env/.test(code) && !ENTRY_FILES.includes(where))
+          problems.push(`${where} reads process.env`);
+        if (/process\.env(\.[A-Za-z_]|\[\s*['"`])/.test(code))
+          problems.push(`${where} reads a variable by its literal name`);
+        if (where !== 'core/runtime-config.ts')
+          for (const m of code.matchAll(/['"`](EVENTBUS_[A-Z_]+)/g))
+            problems.push(`${where} names ${m[1]} (use ENV)`);
+      }
+    // What the Pulumi program sets for a deployable is something the deployable reads.
+    for (const file of tsFiles('infra'))
+      for (const m of readFileSync(file, 'utf8').matchAll(/^\s*(EVENTBUS_[A-Z_]+):/gm))
+        if (!names.has(m[1] as string)) problems.push(`${relative(root, file)} sets ${m[1]}, not in ENV`);
+    assert.deepEqual(problems, []);
+  });
+
+  it("the README's map names the deployables plan() has, and docs/architecture.md each function", async () => {
+    const { plan } = await import('../../core/plan.ts');
+    const { checkSettings } = await import('../../core/settings.ts');
+    const checked = checkSettings({ name: 'house', project: 'house-project', region: 'europe-west1' });
+    assert.ok(checked.ok);
+    const functions = plan(checked.settings).functions.map((f) => f.name);
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const line = readme.split('\n').find((l) => /^functions\/\S+\//.test(l)) ?? '';
+    const named = [...line.matchAll(/functions\/([a-z-]+)\//g)].map((m) => m[1]);
+    assert.deepEqual(named.sort(), [...functions].sort(), line);
+    const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
+    assert.match(line, new RegExp(`the ${WORDS[functions.length]} Cloud Functions`));
+    assert.doesNotMatch(readme, new RegExp(`the (?!${WORDS[functions.length]} )\\w+ Cloud Functions`));
+    const arch = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+    for (const f of functions)
+      assert.ok(arch.includes(`functions/${f}/`), `docs/architecture.md names functions/${f}/`);
+    assert.doesNotMatch(arch, /being built/);
+  });
+});
+
+describe('architecture: where tests live (docs/style.md)', () => {
+  it("every folder of test/unit/ is a feature folder of core/ or a theme docs/style.md's table names", () => {
+    const style = readFileSync(join(root, 'docs/style.md'), 'utf8');
+    const coreFolders = subfolders('core').filter((d) => d.split('/').length === 2);
+    const problems: string[] = [];
+    for (const dir of subfolders('test/unit').filter((d) => d.split('/').length === 3)) {
+      const name = dir.split('/')[2] as string;
+      const named = style.includes(`\`test/unit/${name}/\``) || style.includes(`\`${name}/\``);
+      if (!coreFolders.includes(`core/${name}`) && !named) problems.push(dir);
+    }
+    assert.deepEqual(problems, []);
+  });
+});
+
+function subfolders(dir: string): string[] {
+  return readdirSync(join(root, dir))
+    .filter((n) => statSync(join(root, dir, n)).isDirectory())
+    .flatMap((n) => [`${dir}/${n}`, ...subfolders(`${dir}/${n}`)]);
+}

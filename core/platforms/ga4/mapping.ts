@@ -3,11 +3,11 @@
  * plus the `params` of the one event.
  * Settings override it field by field (`mappings` on a destination).
  */
-import type { FieldRule, Transform } from '../../../schemas/mapping.ts';
-import { type Fields, hashedList, num, type PlatformMapping } from '../mapping-rules.ts';
+import type { FieldSource, Transform } from '../../../schemas/mapping.ts';
+import { type Fields, hashedList, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 
 /** Hashed for Google's user-provided data: normalised, then SHA-256 (one value, not a list). */
-const hashed = (from: string, ...normalise: Transform[]): FieldRule => ({
+const hashed = (from: string, ...normalise: Transform[]): FieldSource => ({
   from,
   transform: [...normalise, 'sha256'],
 });

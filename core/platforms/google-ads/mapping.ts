@@ -7,12 +7,12 @@
  * content views and searches are mapped too: an advertiser may count a key page as a conversion.
  * Settings override it field by field (`mappings` on a destination).
  */
-import type { FieldRule } from '../../../schemas/mapping.ts';
-import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+import type { FieldSource } from '../../../schemas/mapping.ts';
+import { type Fields, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 
 const hashed = (
   from: string,
-  ...normalise: NonNullable<Extract<FieldRule, { from: unknown }>['transform']>
+  ...normalise: NonNullable<Extract<FieldSource, { from: unknown }>['transform']>
 ) => ({
   from,
   transform: [...normalise, 'sha256' as const],
@@ -22,7 +22,7 @@ const hashed = (
  * Each identifier its own `UserIdentifier` (exactly one of emailAddress, phoneNumber, address);
  * an address only with all four of its parts, which Google requires together.
  */
-const USER_IDENTIFIERS: FieldRule = {
+const USER_IDENTIFIERS: FieldSource = {
   list: [
     { object: { emailAddress: hashed('user.email', 'google_ads_email') } },
     { object: { phoneNumber: hashed('user.phone', { phone: 'e164' }) } },

@@ -5,14 +5,14 @@
  * routed yet" until a destination's `mappings.<event>.event` names the rule id (an event left so
  * is skipped with that reason). Settings override it field by field.
  */
-import type { FieldRule } from '../../../schemas/mapping.ts';
-import type { Fields, PlatformMapping } from '../mapping-rules.ts';
+import type { FieldSource } from '../../../schemas/mapping.ts';
+import type { Fields, PlatformMapping } from '../mapping-vocabulary.ts';
 
 /**
  * `user.userIds`: the hashed e-mail and the first-party click id, each `{idType, idValue}` when
  * the event has it. LinkedIn wants the list even when it is empty (the driver adds it).
  */
-const USER_IDS: FieldRule = {
+const USER_IDS: FieldSource = {
   list: [
     {
       object: {

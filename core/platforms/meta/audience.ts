@@ -4,7 +4,7 @@
  * (core/linkage/transforms.ts), a page as the `payload` Meta's `/{audience_id}/users` takes —
  * `{schema: [...], data: [[...], ...]}`, at most 10,000 rows a request — added with POST and, in
  * mirror mode, removed with DELETE, in one upload session per run. Generic over the change a
- * sync carries (core/syncs.ts's `Change`), which it hands back untouched with each request.
+ * sync carries (core/syncs/syncs.ts's `Change`), which it hands back untouched with each request.
  */
 import * as t from '../../linkage/transforms.ts';
 import type { AudienceChange, AudiencePageInput, AudienceSync } from '../platform.ts';

@@ -3,7 +3,7 @@
  * of `data`) each.
  * Settings override it field by field (`mappings` on a destination).
  */
-import { type Fields, hashedList, num, type PlatformMapping } from '../mapping-rules.ts';
+import { type Fields, hashedList, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 import { META_ACTION_SOURCES } from './target.ts';
 
 const META_ENVELOPE: Fields = {

@@ -4,7 +4,7 @@
  * other event is `custom` with UET's recommended event name, which conversion goals match.
  * Settings override it field by field (`mappings` on a destination).
  */
-import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+import { type Fields, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 
 const MICROSOFT_ENVELOPE: Fields = {
   // The UET tag's event id for the same event: Microsoft keeps one of the two.

@@ -5,17 +5,17 @@
  * clear. `value` and `item_price` are strings in Pinterest's schema. Settings override it field
  * by field (`mappings` on a destination).
  */
-import type { FieldRule } from '../../../schemas/mapping.ts';
+import type { FieldSource } from '../../../schemas/mapping.ts';
 import {
   type Fields,
   hashedList,
   hashedPersonFields,
   itemIdsAndCount,
   type PlatformMapping,
-} from '../mapping-rules.ts';
+} from '../mapping-vocabulary.ts';
 
 /** An amount as Pinterest's schema types it: a decimal string. */
-const amount = (from: string): FieldRule => ({ from, transform: ['number', 'string'] });
+const amount = (from: string): FieldSource => ({ from, transform: ['number', 'string'] });
 
 const PINTEREST_ENVELOPE: Fields = {
   event_time: { from: 'event_time', transform: ['unix_seconds'] },

@@ -4,7 +4,7 @@
  * type; a name outside Reddit's types is sent as `CUSTOM` with that name. Settings override it
  * field by field (`mappings` on a destination).
  */
-import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+import { type Fields, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 
 const REDDIT_ENVELOPE: Fields = {
   event_at: { from: 'event_time', transform: ['unix_millis'] },

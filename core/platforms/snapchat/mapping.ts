@@ -13,7 +13,7 @@ import {
   itemIdsAndCount,
   num,
   type PlatformMapping,
-} from '../mapping-rules.ts';
+} from '../mapping-vocabulary.ts';
 
 const SNAPCHAT_ENVELOPE: Fields = {
   event_time: { from: 'event_time', transform: ['unix_seconds'] },

@@ -2,7 +2,7 @@
  * TikTok Events API 2.0: the built-in mapping of every catalogue event, one element of `data` each.
  * Settings override it field by field (`mappings` on a destination).
  */
-import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+import { type Fields, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 
 const TIKTOK_ENVELOPE: Fields = {
   event_time: { from: 'event_time', transform: ['unix_seconds'] },

@@ -5,10 +5,10 @@
  * `mappings.<event>.event` names the event's id. Each identifier is its own object — the twclid,
  * the hashed e-mail, the hashed phone, or the IP address with the user agent.
  */
-import type { FieldRule } from '../../../schemas/mapping.ts';
-import { type Fields, num, type PlatformMapping } from '../mapping-rules.ts';
+import type { FieldSource } from '../../../schemas/mapping.ts';
+import { type Fields, num, type PlatformMapping } from '../mapping-vocabulary.ts';
 
-const IDENTIFIERS: FieldRule = {
+const IDENTIFIERS: FieldSource = {
   list: [
     // The twclid the producer sent (URL parameter or _twclid cookie), else the one store read off the URL.
     { object: { twclid: { from: ['campaign.twclid', 'enriched.campaign.twclid'] } } },

@@ -312,7 +312,7 @@ SELECT next_id(user.id) AS n, bump(2) AS b FROM d.events WHERE event_id = 'e2'`,
     rows: [{ n: 3, b: 20 }],
   },
   {
-    // The incremental models' scripts (core/sessions.ts): temp tables read by bare name, in a
+    // The incremental models' scripts (core/models/sessions.ts): temp tables read by bare name, in a
     // join, by a window function and as a MERGE source, inside a transaction.
     name: 'CREATE TEMP TABLE read by later statements of the script, as a MERGE source too',
     sql: `DECLARE since TIMESTAMP DEFAULT TIMESTAMP '2024-01-01 00:00:00+00';

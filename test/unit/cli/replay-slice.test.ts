@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { replayDestinationSlice } from '../../../cli/commands/replay-destination.ts';
-import { type DefinitionSpec, definedEvent } from '../../../core/defined-events.ts';
+import { type DefinitionSpec, definedEvent } from '../../../core/definitions/defined-events.ts';
 import type { LedgerEntry } from '../../../core/delivery/ledger.ts';
 import type { DeliveryMessage } from '../../../core/delivery/message.ts';
 import { checkSettings } from '../../../core/settings.ts';

@@ -6,14 +6,14 @@
  * decision layer and forward take the definition's mappings unless the settings map the event.
  */
 import assert from 'node:assert/strict';
-import { CATALOGUE_OPTIONS, decideOne } from '../../../core/decision.ts';
+import { CATALOGUE_OPTIONS, decideOne } from '../../../core/decision/decision.ts';
 import {
   type DefinitionSpec,
   definedEvent,
   definedEvents,
   parseStamp,
   withDefinitionMappings,
-} from '../../../core/defined-events.ts';
+} from '../../../core/definitions/defined-events.ts';
 import { normalizeEvent, normalizeOptions, type StoredEvent } from '../../../core/event.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 

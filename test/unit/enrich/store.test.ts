@@ -6,14 +6,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { countryDatabasePath, countryLookup, loadReferrerList } from '../../../adapters/enrichment.ts';
-import { decideOne } from '../../../core/decision.ts';
+import { decideOne } from '../../../core/decision/decision.ts';
 import { previewDelivery } from '../../../core/delivery/preview.ts';
 import { storedEventFromRow } from '../../../core/delivery/replay.ts';
 import { createEnricher, referrerTable } from '../../../core/enrich/index.ts';
 import type { StoredEvent } from '../../../core/event.ts';
 import { plan } from '../../../core/plan.ts';
-import { decodeStorePush, messageRows, type StoreConfig, storeConfig } from '../../../core/store.ts';
-import { eventColumns } from '../../../core/warehouse.ts';
+import {
+  decodeStorePush,
+  messageRows,
+  type StoreConfig,
+  storeConfig,
+} from '../../../core/warehouse/store.ts';
+import { eventColumns } from '../../../core/warehouse/warehouse.ts';
 import type { Destination, Settings } from '../../../schemas/settings.ts';
 
 const CHROME =

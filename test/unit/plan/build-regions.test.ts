@@ -4,7 +4,7 @@ import {
   BUILD_REGIONS_REVIEWED,
   buildRegionWarnings,
   KNOWN_BUILD_REGIONS,
-} from '../../../core/build-regions.ts';
+} from '../../../core/deploy/build-regions.ts';
 import { plan } from '../../../core/plan.ts';
 
 const planIn = (region: string) => plan({ name: 'r', project: 'r-project', region });

@@ -1,0 +1,242 @@
+/**
+ * The identity graph in the warehouse (docs/sessions.md): `identity_map` gives every identifier
+ * ever seen (anonymous ids, user ids, hashed e-mails and phones) the id of the person it belongs
+ * to, `identity_merges` records every person id that was merged into another, and erasure removes
+ * a person from the models for good. Pure: the SQL of one incremental run and of an erasure.
+ *
+ * A person is a connected component of identifiers that appeared together on an event. Its id is
+ * the smallest SHA-256 hex of its identifiers, so the same graph always gives the same ids, and
+ * two persons that turn out to be one keep the smaller id: the other is recorded as merged into
+ * it. A run works on a contracted graph: every identifier already mapped stands for its person,
+ * so only the events past the watermark and the persons they name are read and relabelled. The
+ * components are found by a bounded number of label-propagation passes with pointer jumping
+ * (LABEL_PASSES); what one run cannot settle is written as far as it got and the watermark stays,
+ * so the next run reads the same events again and finishes the job.
+ */
+import { sha256 } from '../pii.ts';
+import { type ColumnPlan, tableRef } from '../warehouse/table-plan.ts';
+import {
+  c,
+  declareSince,
+  identifierHash,
+  type ModelRun,
+  moveWatermark,
+  SESSION_TABLES,
+  type SessionOptions,
+} from './sessions.ts';
+
+/** Passes per run: each halves the distance to a component's smallest label, or better. */
+export const LABEL_PASSES = 6;
+
+/** The kinds of identifier, in the order an event's are read. */
+export const IDENTIFIER_KINDS = Object.freeze(['anonymous_id', 'user_id', 'email', 'phone'] as const);
+
+/** Columns of `identity_map` (clustered by identifier). */
+export function identityMapColumns(): ColumnPlan[] {
+  return [
+    c(
+      'identifier',
+      'STRING',
+      '`kind:value`: anonymous_id:…, user_id:…, email:<sha256>, phone:<sha256>',
+      'REQUIRED',
+    ),
+    c('kind', 'STRING', 'anonymous_id | user_id | email | phone', 'REQUIRED'),
+    c(
+      'person_id',
+      'STRING',
+      'The person it belongs to now (the smallest identifier hash of the component)',
+      'REQUIRED',
+    ),
+    c('first_seen', 'TIMESTAMP', 'event_time of the first event that carried it', 'REQUIRED'),
+    c('updated_at', 'TIMESTAMP', 'When a run last wrote this row', 'REQUIRED'),
+  ];
+}
+
+/** Columns of `identity_merges`: one row per person id merged into another. */
+export function identityMergeColumns(): ColumnPlan[] {
+  return [
+    c('old_person_id', 'STRING', 'The person id that stopped being one', 'REQUIRED'),
+    c('new_person_id', 'STRING', 'The person it was merged into, at the time', 'REQUIRED'),
+    c(
+      'current_person_id',
+      'STRING',
+      'Where old_person_id resolves today (later merges followed)',
+      'REQUIRED',
+    ),
+    c('merged_at', 'TIMESTAMP', 'When the run that merged them committed', 'REQUIRED'),
+  ];
+}
+
+/**
+ * Each identifier of an arrived event: `e.<column>` rewritten per kind. E-mails and phones are
+ * compared hashed: a value already SHA-256 hex (hashed by the producer or the PII policy) is
+ * taken as is, else hashed as the PII policy hashes (trimmed, lower-case; a phone's digits only).
+ */
+const KIND_VALUE: Readonly<Record<(typeof IDENTIFIER_KINDS)[number], string>> = {
+  anonymous_id: 'anonymous_id',
+  user_id: 'user_id',
+  email: "IF(REGEXP_CONTAINS(email, r'^[0-9a-f]{64}$'), email, TO_HEX(SHA256(LOWER(TRIM(email)))))",
+  phone:
+    "IF(REGEXP_CONTAINS(phone, r'^[0-9a-f]{64}$'), phone, TO_HEX(SHA256(REGEXP_REPLACE(phone, r'[^0-9]', ''))))",
+};
+
+/** One pass: a label takes the smallest root of its own, its neighbours' and its root's root. */
+function pass(): string {
+  return [
+    'CREATE OR REPLACE TEMP TABLE roots AS',
+    'SELECT r.label, LEAST(r.root, IFNULL(n.root, r.root), IFNULL(j.root, r.root)) AS root',
+    'FROM roots AS r',
+    'LEFT JOIN (SELECT e.a AS label, MIN(q.root) AS root FROM links AS e JOIN roots AS q ON q.label = e.b GROUP BY e.a) AS n',
+    '  ON n.label = r.label',
+    'LEFT JOIN roots AS j ON j.label = r.root;',
+  ].join('\n');
+}
+
+/** The script of one incremental identity run; its result row says what it read and wrote. */
+export function identityRunSql(options: SessionOptions, upto: Date): ModelRun {
+  const ref = (t: string) => tableRef(options.project, options.dataset, t);
+  const map = ref(SESSION_TABLES.identityMap);
+  const merges = ref(SESSION_TABLES.identityMerges);
+  const sql = [
+    declareSince(ref(SESSION_TABLES.watermarks), 'identity_map'),
+    '',
+    'BEGIN TRANSACTION;',
+    '',
+    '-- The identifiers of the events that arrived since (one read of events), bots left out.',
+    'CREATE TEMP TABLE arrived AS',
+    'SELECT event_id, event_time, anonymous_id, user_id, user.email AS email, user.phone AS phone',
+    `FROM ${ref('events')}`,
+    'WHERE received_at > since AND received_at <= @upto',
+    '  AND event_time >= TIMESTAMP_SUB(@upto, INTERVAL @lookback_hours HOUR)',
+    '  AND enriched.bot IS NOT TRUE',
+    '  AND COALESCE(anonymous_id, user_id, user.email, user.phone) IS NOT NULL;',
+    '',
+    'CREATE TEMP TABLE ids AS',
+    'SELECT event_id, event_time, kind, identifier, TO_HEX(SHA256(identifier)) AS h FROM (',
+    IDENTIFIER_KINDS.map(
+      (k) =>
+        `  SELECT event_id, event_time, '${k}' AS kind, CONCAT('${k}:', ${KIND_VALUE[k]}) AS identifier FROM arrived WHERE ${k} IS NOT NULL`,
+    ).join('\n  UNION ALL\n'),
+    `) WHERE TO_HEX(SHA256(identifier)) NOT IN (SELECT identifier_hash FROM ${ref(SESSION_TABLES.erasures)});`,
+    '',
+    '-- Each identifier stands for its person when it has one (the contracted graph).',
+    'CREATE TEMP TABLE labelled AS',
+    'SELECT i.event_id, i.event_time, i.kind, i.identifier, IFNULL(m.person_id, i.h) AS label',
+    `FROM ids AS i LEFT JOIN ${map} AS m ON m.identifier = i.identifier;`,
+    '',
+    '-- Labels on one event are linked (to the event’s smallest label, both ways).',
+    'CREATE TEMP TABLE links AS',
+    'SELECT DISTINCT a, b FROM (',
+    '  SELECT label AS a, MIN(label) OVER (PARTITION BY event_id) AS b FROM labelled',
+    '  UNION ALL',
+    '  SELECT MIN(label) OVER (PARTITION BY event_id) AS a, label AS b FROM labelled',
+    ');',
+    '',
+    'CREATE TEMP TABLE roots AS SELECT a AS label, MIN(b) AS root FROM links GROUP BY a;',
+    ...Array.from({ length: LABEL_PASSES }, pass),
+    '',
+    '-- Persons merged into a smaller one by this run.',
+    'CREATE TEMP TABLE merged AS',
+    `SELECT DISTINCT r.label AS old_person_id, r.root AS new_person_id FROM roots AS r`,
+    `WHERE r.root != r.label AND r.label IN (SELECT person_id FROM ${map});`,
+    '',
+    '-- New identifiers, and stored ones whose person changed.',
+    'CREATE TEMP TABLE changed AS',
+    'SELECT l.identifier, ANY_VALUE(l.kind) AS kind, ANY_VALUE(r.root) AS person_id, MIN(l.event_time) AS first_seen',
+    'FROM labelled AS l JOIN roots AS r ON r.label = l.label',
+    `LEFT JOIN ${map} AS m ON m.identifier = l.identifier`,
+    'WHERE m.identifier IS NULL OR m.person_id != r.root',
+    'GROUP BY l.identifier;',
+    '',
+    '-- Members of a merged person follow it (one correlated lookup: merged has a row per old id).',
+    `UPDATE ${map} AS m`,
+    'SET person_id = (SELECT x.new_person_id FROM merged AS x WHERE x.old_person_id = m.person_id),',
+    '  updated_at = CURRENT_TIMESTAMP()',
+    'WHERE m.person_id IN (SELECT old_person_id FROM merged);',
+    '',
+    `MERGE ${map} AS t`,
+    'USING changed AS s',
+    'ON t.identifier = s.identifier',
+    'WHEN MATCHED AND t.person_id != s.person_id THEN UPDATE SET person_id = s.person_id, updated_at = CURRENT_TIMESTAMP()',
+    'WHEN NOT MATCHED THEN INSERT (identifier, kind, person_id, first_seen, updated_at)',
+    '  VALUES (s.identifier, s.kind, s.person_id, s.first_seen, CURRENT_TIMESTAMP());',
+    '',
+    '-- Every published id keeps resolving: earlier merges into a merged person follow it.',
+    `UPDATE ${merges} AS m`,
+    'SET current_person_id = (SELECT x.new_person_id FROM merged AS x WHERE x.old_person_id = m.current_person_id)',
+    'WHERE m.current_person_id IN (SELECT old_person_id FROM merged);',
+    `INSERT INTO ${merges} (old_person_id, new_person_id, current_person_id, merged_at)`,
+    'SELECT old_person_id, new_person_id, new_person_id, CURRENT_TIMESTAMP() FROM merged;',
+    '',
+    '-- Links whose ends still have different roots: the passes ran out (the watermark stays).',
+    'CREATE TEMP TABLE unsettled AS',
+    'SELECT l.a FROM links AS l JOIN roots AS x ON x.label = l.a JOIN roots AS y ON y.label = l.b',
+    'WHERE x.root != y.root;',
+    '',
+    moveWatermark(
+      ref(SESSION_TABLES.watermarks),
+      'identity_map',
+      'EXISTS (SELECT 1 FROM arrived) AND NOT EXISTS (SELECT 1 FROM unsettled)',
+    ),
+    '',
+    'COMMIT TRANSACTION;',
+    '',
+    'SELECT (SELECT COUNT(*) FROM ids) AS identifiers, (SELECT COUNT(*) FROM changed) AS written,',
+    '  (SELECT COUNT(*) FROM merged) AS merged, (SELECT COUNT(*) FROM unsettled) AS unsettled;',
+  ].join('\n');
+  return { sql, params: { upto, lookback_hours: options.lookbackHours ?? 72 } };
+}
+
+/**
+ * Erasing a person (docs/sessions.md#erasure): `@identifier` (`kind:value`, e-mails and phones as
+ * their SHA-256 hex) or a person id, current or merged, names them. Their identifiers are listed in
+ * `identity_erasures` (as hashes) so no later run brings them back, and their rows leave
+ * `identity_map`, `identity_merges` and `sessions`. Result: how many identifiers and sessions.
+ */
+export function eraseSql(options: Pick<SessionOptions, 'project' | 'dataset'>): string {
+  const ref = (t: string) => tableRef(options.project, options.dataset, t);
+  const map = ref(SESSION_TABLES.identityMap);
+  const merges = ref(SESSION_TABLES.identityMerges);
+  return [
+    'BEGIN TRANSACTION;',
+    'CREATE TEMP TABLE person AS',
+    `SELECT person_id FROM ${map} WHERE identifier = @identifier OR person_id = @identifier`,
+    'UNION DISTINCT',
+    `SELECT current_person_id FROM ${merges} WHERE old_person_id = @identifier;`,
+    'CREATE TEMP TABLE erased AS',
+    `SELECT identifier, kind, ${identifierHash('identifier')} AS identifier_hash FROM ${map}`,
+    'WHERE person_id IN (SELECT person_id FROM person)',
+    'UNION DISTINCT',
+    // An identifier no run mapped yet is still kept out from now on.
+    `SELECT @identifier, SPLIT(@identifier, ':')[SAFE_OFFSET(0)], ${identifierHash('@identifier')}`,
+    "FROM (SELECT 1) WHERE STRPOS(@identifier, ':') > 0;",
+    'CREATE TEMP TABLE visitors AS',
+    "SELECT SUBSTR(identifier, STRPOS(identifier, ':') + 1) AS id FROM erased WHERE kind IN ('anonymous_id', 'user_id');",
+    `DELETE FROM ${ref(SESSION_TABLES.sessions)}`,
+    'WHERE visitor_id IN (SELECT id FROM visitors) OR user_id IN (SELECT id FROM visitors);',
+    `DELETE FROM ${map} WHERE person_id IN (SELECT person_id FROM person);`,
+    `DELETE FROM ${merges} WHERE current_person_id IN (SELECT person_id FROM person);`,
+    `INSERT INTO ${ref(SESSION_TABLES.erasures)} (identifier_hash, erased_at)`,
+    'SELECT DISTINCT identifier_hash, CURRENT_TIMESTAMP() FROM erased',
+    `WHERE identifier_hash NOT IN (SELECT identifier_hash FROM ${ref(SESSION_TABLES.erasures)});`,
+    'COMMIT TRANSACTION;',
+    'SELECT (SELECT COUNT(*) FROM erased) AS identifiers;',
+  ].join('\n');
+}
+
+/**
+ * The identifier `eraseSql` takes, from what a person asking to be erased gives: `kind:value`
+ * with an e-mail or phone hashed as the identity run hashes it (already SHA-256 hex: as is), or a
+ * person id (64 hex). Undefined when it is neither.
+ */
+export function erasureIdentifier(text: string): string | undefined {
+  const value = text.trim();
+  if (/^[0-9a-f]{64}$/.test(value)) return value;
+  const at = value.indexOf(':');
+  const kind = value.slice(0, at);
+  const rest = value.slice(at + 1);
+  if (at < 1 || rest === '' || !(IDENTIFIER_KINDS as readonly string[]).includes(kind)) return undefined;
+  if ((kind === 'email' || kind === 'phone') && !/^[0-9a-f]{64}$/.test(rest))
+    return `${kind}:${sha256(kind === 'email' ? rest.trim().toLowerCase() : rest.replace(/[^0-9]/g, ''))}`;
+  return `${kind}:${rest}`;
+}

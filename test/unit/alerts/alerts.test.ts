@@ -1,0 +1,268 @@
+/**
+ * Alerts' pure part (core/alerts/alerts.ts): the spec checks, the SQL and parameters of each kind of
+ * condition, what a result row means, and the incident state machine (fire once, resolve once,
+ * no flapping).
+ */
+import assert from 'node:assert/strict';
+import {
+  ALERT_OK,
+  type AlertState,
+  alertBody,
+  alertQuery,
+  alertReading,
+  alertViolations,
+  nextAlertState,
+} from '../../../core/alerts/alerts.ts';
+import { resourceViolations } from '../../../core/registry/resources.ts';
+import type { AlertCondition } from '../../../schemas/alert.ts';
+import type { Connection } from '../../../schemas/settings.ts';
+
+const CONNECTIONS = [
+  { id: 'ops-chat', type: 'chat', url: 'https://chat.example/hook' },
+  { id: 'ops-hook', type: 'webhook', url: 'https://hooks.example/alerts' },
+  { id: 'files', type: 'storage', bucket: 'b' },
+] as unknown as Connection[];
+
+const TABLES = {
+  events: '`p.events.events`',
+  invalidEvents: '`p.events.invalid_events`',
+  deliveries: '`p.events.deliveries`',
+};
+const NOW = new Date('2026-11-23T12:00:00.000Z');
+
+const spec = (condition: unknown, extra: Record<string, unknown> = {}) => ({
+  condition,
+  schedule: { every: '5m' },
+  notify: { connection: 'ops-chat' },
+  ...extra,
+});
+
+describe('alerts: checking an Alert', () => {
+  it('accepts each kind of condition with a chat or webhook connection', () => {
+    for (const condition of [
+      { failure_rate: { destination: 'meta', above: 0.2, window: '15m' } },
+      { source_quiet: { source: 'web', event_name: 'purchase', for: '30m' } },
+      { volume_change: { drop_above: 0.5 } },
+      { invalid_share: { above: 0.05, window: '1h' } },
+    ])
+      assert.deepEqual(alertViolations(spec(condition), 'spec', CONNECTIONS), [], JSON.stringify(condition));
+    assert.deepEqual(
+      alertViolations(
+        spec({ volume_change: { rise_above: 2 } }, { notify: { connection: 'ops-hook' } }),
+        'spec',
+        CONNECTIONS,
+      ),
+      [],
+    );
+  });
+
+  it('refuses an unknown or a storage connection, a bad window, a schedule under a minute, a volume change with no bound', () => {
+    const fields = (s: unknown) =>
+      alertViolations(s, 'spec', CONNECTIONS).map((v) => `${v.field}: ${v.description}`);
+    assert.match(
+      fields(spec({ source_quiet: { for: '30m' } }, { notify: { connection: 'nope' } }))[0] ?? '',
+      /spec.notify.connection: unknown connection "nope"/,
+    );
+    assert.match(
+      fields(spec({ source_quiet: { for: '30m' } }, { notify: { connection: 'files' } }))[0] ?? '',
+      /storage connection, not chat or webhook/,
+    );
+    assert.match(
+      fields(spec({ failure_rate: { destination: 'm', above: 0.1, window: '2s' } }))[0] ?? '',
+      /condition.failure_rate.window: must be a duration from 10s/,
+    );
+    assert.match(
+      fields(spec({ source_quiet: { for: '30m' } }, { schedule: { every: '10s' } }))[0] ?? '',
+      /spec.schedule: every must be at least 1m/,
+    );
+    assert.match(
+      fields(spec({ volume_change: {} }))[0] ?? '',
+      /volume_change: needs drop_above, rise_above or both/,
+    );
+    assert.ok(
+      fields(spec({ failure_rate: { destination: 'm', above: 2, window: '1m' } })).length > 0,
+      'a share above 1',
+    );
+  });
+
+  it('is a registry kind: resourceViolations checks its spec and name', () => {
+    const doc = { kind: 'Alert', name: 'meta-failing', spec: spec({ source_quiet: { for: '30m' } }) };
+    assert.deepEqual(resourceViolations(doc, 'documents[0]', { connections: CONNECTIONS }), []);
+    const bad = resourceViolations({ ...doc, name: 'Meta Failing' }, 'documents[0]', {
+      connections: CONNECTIONS,
+    });
+    assert.equal(bad[0]?.field, 'documents[0].name');
+    const noConn = resourceViolations(doc, 'documents[0]', { connections: [] });
+    assert.equal(noConn[0]?.field, 'documents[0].spec.notify.connection');
+  });
+});
+
+describe('alerts: the SQL of each condition', () => {
+  it('failure rate: the ledger of one destination over the window, skipped rows left out, values as parameters', () => {
+    const q = alertQuery({ failure_rate: { destination: "me'ta", above: 0.2, window: '15m' } }, NOW, TABLES);
+    assert.equal(
+      q.sql,
+      [
+        "SELECT COUNTIF(status IN ('rejected', 'failed', 'dead_lettered')) AS failed, COUNT(*) AS attempted",
+        'FROM `p.events.deliveries`',
+        "WHERE destination = @destination AND status != 'skipped'",
+        '  AND recorded_at >= TIMESTAMP(@since) AND recorded_at < TIMESTAMP(@until)',
+      ].join('\n'),
+    );
+    assert.deepEqual(q.params, {
+      destination: "me'ta",
+      since: '2026-11-23T11:45:00.000Z',
+      until: '2026-11-23T12:00:00.000Z',
+    });
+  });
+
+  it('source quiet: events received in the window, filtered by source and event name only when given', () => {
+    const both = alertQuery(
+      { source_quiet: { source: 'web', event_name: 'purchase', for: '30m' } },
+      NOW,
+      TABLES,
+    );
+    assert.match(
+      both.sql,
+      /^SELECT COUNT\(\*\) AS received\nFROM `p.events.events`\nWHERE event_time >= TIMESTAMP_SUB\(TIMESTAMP\(@since\), INTERVAL 1 DAY\)/,
+    );
+    assert.match(both.sql, /AND source = @source\n {2}AND event_name = @event_name$/);
+    assert.deepEqual(both.params, {
+      since: '2026-11-23T11:30:00.000Z',
+      until: '2026-11-23T12:00:00.000Z',
+      source: 'web',
+      event_name: 'purchase',
+    });
+    const any = alertQuery({ source_quiet: { for: '30m' } }, NOW, TABLES);
+    assert.doesNotMatch(any.sql, /@source|@event_name/);
+    assert.deepEqual(Object.keys(any.params), ['since', 'until']);
+  });
+
+  it('volume change: the last hour against the same hour a week earlier', () => {
+    const q = alertQuery({ volume_change: { event_name: 'purchase', drop_above: 0.5 } }, NOW, TABLES);
+    assert.deepEqual(q.params, {
+      since: '2026-11-23T11:00:00.000Z',
+      until: '2026-11-23T12:00:00.000Z',
+      before_since: '2026-11-16T11:00:00.000Z',
+      before_until: '2026-11-16T12:00:00.000Z',
+      event_name: 'purchase',
+    });
+    assert.match(
+      q.sql,
+      /COUNTIF\(received_at >= TIMESTAMP\(@since\)\) AS current, COUNTIF\(received_at < TIMESTAMP\(@before_until\)\) AS baseline/,
+    );
+    assert.match(
+      q.sql,
+      /received_at >= TIMESTAMP\(@before_since\) AND received_at < TIMESTAMP\(@before_until\)\)\)\n {2}AND event_name = @event_name$/,
+    );
+  });
+
+  it('invalid share: invalid_events against stored events over the same window', () => {
+    const q = alertQuery({ invalid_share: { above: 0.05, window: '1h' } }, NOW, TABLES);
+    assert.match(
+      q.sql,
+      /SELECT COUNT\(\*\) AS invalid FROM `p.events.invalid_events` WHERE received_at >= TIMESTAMP\(@since\)/,
+    );
+    assert.match(q.sql, /CROSS JOIN \(SELECT COUNT\(\*\) AS stored FROM `p.events.events` WHERE event_time/);
+    assert.deepEqual(q.params, { since: '2026-11-23T11:00:00.000Z', until: '2026-11-23T12:00:00.000Z' });
+  });
+});
+
+describe('alerts: reading a result row', () => {
+  const rate: AlertCondition = {
+    failure_rate: { destination: 'meta', above: 0.2, window: '15m', min_attempts: 5 },
+  };
+  it('failure rate: above the share fires, at it does not, too few attempts are not judged', () => {
+    assert.deepEqual(alertReading(rate, { failed: 3, attempted: 10 }), {
+      breached: true,
+      value: 0.3,
+      summary: 'meta failed 3 of 10 attempts (30%) in the last 15m; the threshold is 20%',
+    });
+    assert.equal(alertReading(rate, { failed: 2, attempted: 10 }).breached, false);
+    const few = alertReading(rate, { failed: 4, attempted: 4 });
+    assert.equal(few.breached, false);
+    assert.equal(few.value, null);
+  });
+  it('source quiet: none received fires', () => {
+    const c: AlertCondition = { source_quiet: { source: 'web', for: '30m' } };
+    assert.equal(alertReading(c, { received: 0 }).breached, true);
+    assert.equal(alertReading(c, { received: '3' }).breached, false);
+  });
+  it('volume change: a drop or rise beyond its share fires; a small baseline is not judged', () => {
+    const c: AlertCondition = { volume_change: { drop_above: 0.5, rise_above: 1 } };
+    assert.equal(alertReading(c, { current: 40, baseline: 100 }).breached, true);
+    assert.equal(alertReading(c, { current: 60, baseline: 100 }).breached, false);
+    assert.equal(alertReading(c, { current: 201, baseline: 100 }).breached, true);
+    assert.equal(alertReading(c, { current: 0, baseline: 10 }).breached, false);
+  });
+  it('invalid share: invalid over stored plus invalid', () => {
+    const c: AlertCondition = { invalid_share: { above: 0.1, window: '1h' } };
+    assert.equal(alertReading(c, { invalid: 3, stored: 17 }).value, 0.15);
+    assert.equal(alertReading(c, { invalid: 3, stored: 17 }).breached, true);
+    assert.equal(alertReading(c, { invalid: 1, stored: 19 }).breached, false);
+  });
+});
+
+describe('alerts: the incident state machine', () => {
+  /** Runs a series of evaluations; returns the notices in order (null when silent). */
+  const run = (breaches: readonly boolean[], clearAfter = 2) => {
+    let state: AlertState = ALERT_OK;
+    return breaches.map((b, i) => {
+      const next = nextAlertState(state, b, clearAfter, `a@${i}`);
+      state = next.state;
+      return next.notice;
+    });
+  };
+
+  it('fires once per incident however long it lasts', () => {
+    assert.deepEqual(run([false, true, true, true, true]), [null, 'fired', null, null, null]);
+  });
+
+  it('resolves once, after clear_after clear evaluations in a row', () => {
+    assert.deepEqual(run([true, false, false, false, false]), ['fired', null, 'resolved', null, null]);
+    assert.deepEqual(run([true, false, false, false], 3), ['fired', null, null, 'resolved']);
+  });
+
+  it('does not flap: a value alternating across the threshold keeps one incident open', () => {
+    assert.deepEqual(run([true, false, true, false, true, false, false]), [
+      'fired',
+      null,
+      null,
+      null,
+      null,
+      null,
+      'resolved',
+    ]);
+  });
+
+  it('a new breach after resolving is a new incident with its own id', () => {
+    let s = nextAlertState(ALERT_OK, true, 1, 'a@1').state;
+    s = nextAlertState(s, false, 1, 'a@2').state;
+    assert.equal(s.status, 'ok');
+    assert.equal(s.incident, 'a@1');
+    const again = nextAlertState(s, true, 1, 'a@3');
+    assert.equal(again.notice, 'fired');
+    assert.equal(again.state.incident, 'a@3');
+  });
+});
+
+describe('alerts: the message sent', () => {
+  const m = {
+    alert: 'meta-failing',
+    version: '1.0',
+    status: 'fired' as const,
+    incident: 'meta-failing@2026-11-23T12:00:00.000Z',
+    value: 0.3,
+    summary: 'meta failed 3 of 10 <attempts>',
+    at: NOW.toISOString(),
+  };
+  it('a chat connection gets one line of text, names escaped', () => {
+    assert.deepEqual(JSON.parse(alertBody('chat', m)), {
+      text: '[eventbus alert] FIRING meta-failing: meta failed 3 of 10 &lt;attempts&gt;',
+    });
+    assert.match(JSON.parse(alertBody('chat', { ...m, status: 'test' })).text, /TEST \(nothing is wrong/);
+  });
+  it('a webhook gets the message as JSON', () => {
+    assert.deepEqual(JSON.parse(alertBody('webhook', m)), m);
+  });
+});

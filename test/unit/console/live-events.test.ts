@@ -1,0 +1,61 @@
+/** core/console/live-events.ts: which refusals become rows (bounded per instance and per kind), and their rows. */
+import assert from 'node:assert/strict';
+import {
+  createRefusalSampler,
+  liveProblem,
+  type RefusalEvent,
+  refusalRow,
+  refusalSource,
+} from '../../../core/console/live-events.ts';
+
+const bad = (credential = 'token:t1', reason = 'INVALID_CREDENTIALS'): RefusalEvent => ({
+  status: 401,
+  code: 'INVALID_CREDENTIALS',
+  reason,
+  credential,
+  path: '/v1/topics/events',
+});
+
+describe('live events: the refusal sampler', () => {
+  it('writes the first refusal of a kind, then at most one a second, each row counting those left out', () => {
+    const s = createRefusalSampler({ perSecond: 100, burst: 100, perKindMs: 1000, maxKinds: 10 });
+    assert.equal(s.admit(bad(), 0), 1);
+    for (let t = 1; t < 1000; t += 100) assert.equal(s.admit(bad(), t), 0);
+    // 10 left out, then the next second's row stands for them and itself.
+    assert.equal(s.admit(bad(), 1000), 11);
+    // Another kind is not held back by the first.
+    assert.equal(s.admit(bad('token:t2'), 1001), 1);
+  });
+
+  it('caps rows per instance however many kinds a flood makes up', () => {
+    const s = createRefusalSampler({ perSecond: 5, burst: 10, perKindMs: 1000, maxKinds: 1000 });
+    let rows = 0;
+    // 10,000 refusals with made-up credentials over 10 seconds.
+    for (let i = 0; i < 10_000; i++) if (s.admit(bad(`hash:${i}`), i) > 0) rows++;
+    assert.ok(rows <= 10 + 5 * 10, `${rows} rows`);
+    assert.ok(rows >= 50, `${rows} rows`);
+  });
+
+  it('names the source by translator, else credential, else (anonymous)', () => {
+    assert.equal(refusalSource({ translator: 'forms', credential: 'token:a' }), 'translator:forms');
+    assert.equal(refusalSource({ credential: 'key:k1' }), 'key:k1');
+    assert.equal(refusalSource({}), '(anonymous)');
+    const row = refusalRow({ ...bad(), credential: undefined, size: 12 }, 3, 0, 'gw/1');
+    assert.deepEqual(
+      [row.refused_at, row.source, row.credential, row.size, row.represents],
+      ['1970-01-01T00:00:00.000Z', '(anonymous)', null, 12, 3],
+    );
+  });
+
+  it('checks what the live page asks for', () => {
+    const now = Date.parse('2026-01-02T00:00:00Z');
+    assert.equal(liveProblem({ since: '2026-01-01T12:00:00Z' }, now), undefined);
+    assert.equal(liveProblem({ since: 'yesterday' }, now)?.field, 'since');
+    assert.equal(liveProblem({ since: '2025-12-30T00:00:00Z' }, now)?.field, 'since');
+    assert.equal(liveProblem({ since: '2026-01-01T12:00:00Z', only: 'all' }, now)?.field, 'only');
+    assert.equal(
+      liveProblem({ since: '2026-01-01T12:00:00Z', filter: 'x'.repeat(201) }, now)?.field,
+      'filter',
+    );
+  });
+});

@@ -1,0 +1,341 @@
+/**
+ * One folder is the whole platform (issue 36, docs/architecture.md "Platforms"): each
+ * `core/platforms/<p>/` exports one `Platform` value, `core/platforms/platforms.ts` lists them,
+ * and every other table is derived from that list. These tests keep it so: the table and the
+ * folders agree, each derived table holds each platform's own values, no folder reaches into
+ * another or into a derived table, no code outside a folder names a platform's type, and a fake
+ * platform added the documented way — a folder, a line in the table (and, being mapped, in the
+ * creator's browser-safe list of standard events), its settings type — shows up in every derived
+ * table without another file touched.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { driverFor } from '../../../core/platforms/drivers.ts';
+import { DEFAULT_MAPPINGS, ENVELOPES, isMappedType, MAPPED_TYPES } from '../../../core/platforms/mappings.ts';
+import type { Platform } from '../../../core/platforms/platform.ts';
+import { PLATFORM_LIST, PLATFORMS } from '../../../core/platforms/platforms.ts';
+import { DEFAULT_CONSENT, DESTINATION_REQUIREMENTS } from '../../../core/platforms/requirements.ts';
+import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from '../../../core/platforms/standard-events.ts';
+import { DestinationType } from '../../../schemas/settings.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const PLATFORMS_DIR = join(root, 'core/platforms');
+
+/** The platform folders: every directory under core/platforms/. */
+const folders = readdirSync(PLATFORMS_DIR).filter((n) => statSync(join(PLATFORMS_DIR, n)).isDirectory());
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return tsFiles(path);
+    return name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** Relative imports of a file, as paths from the repository root. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specs = [
+    ...text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm),
+    ...text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g),
+  ].map((m) => m[1] as string);
+  return specs.map((s) => relative(root, resolve(dirname(file), s)));
+}
+
+/** The folder of core/platforms/ a path is in (`meta`), or undefined for the shared files. */
+const folderOf = (path: string): string | undefined => /^core\/platforms\/([^/]+)\//.exec(path)?.[1];
+
+/**
+ * Only the table imports the folders, but for the creator's browser-safe list of standard
+ * events, which reads each folder's data-only `standard-events.ts`.
+ */
+const mayImportFolder = (where: string, target: string): boolean =>
+  where === 'core/platforms/platforms.ts' ||
+  (where === 'core/platforms/standard-events.ts' && target.endsWith('/standard-events.ts'));
+
+/** The files that hold a table derived from the list, and the list itself. */
+const TABLES = [
+  'core/platforms/platforms.ts',
+  'core/platforms/requirements.ts',
+  'core/platforms/drivers.ts',
+  'core/platforms/mappings.ts',
+  'core/platforms/standard-events.ts',
+  'core/platforms/mapping-check.ts',
+];
+
+describe('architecture: one folder is the whole platform', () => {
+  it('the table lists each folder once, under the type its Platform value declares', async () => {
+    assert.deepEqual(Object.keys(PLATFORMS).sort(), DestinationType.anyOf.map((t) => t.const).sort());
+    for (const [type, p] of Object.entries(PLATFORMS)) assert.equal(p.type, type);
+    const exported: Platform[] = [];
+    for (const folder of folders) {
+      const index = join(PLATFORMS_DIR, folder, 'index.ts');
+      assert.ok(existsSync(index), `core/platforms/${folder}/ has an index.ts`);
+      const values = Object.values((await import(index)) as Record<string, unknown>);
+      const platforms = values.filter((v): v is Platform => PLATFORM_LIST.includes(v as Platform));
+      assert.equal(platforms.length, 1, `core/platforms/${folder}/index.ts exports one listed Platform`);
+      exported.push(platforms[0] as Platform);
+    }
+    assert.deepEqual(new Set(exported), new Set(PLATFORM_LIST));
+  });
+
+  it("every derived table holds each platform's own values", () => {
+    for (const p of PLATFORM_LIST) {
+      assert.equal(DESTINATION_REQUIREMENTS[p.type], p.requirements);
+      assert.equal(DEFAULT_CONSENT[p.type], p.consent);
+      assert.equal(driverFor(p.type), p.driver);
+      assert.equal(p.driver.type, p.type);
+      // One list of secrets: the driver checks what the platform requires.
+      assert.equal(p.driver.requiredSecrets, p.requirements.secrets);
+      const mapped = p.payload.kind === 'mapped';
+      assert.equal(isMappedType(p.type), mapped);
+      assert.equal(MAPPED_TYPES.includes(p.type as never), mapped);
+      assert.equal(PLATFORM_TYPES.includes(p.type as never), mapped);
+      if (isMappedType(p.type) && p.payload.kind === 'mapped') {
+        assert.equal(DEFAULT_MAPPINGS[p.type], p.defaults?.events);
+        assert.equal(ENVELOPES[p.type], p.defaults?.envelope);
+        assert.equal(STANDARD_EVENTS[p.type], p.payload.standardEvents);
+        assert.equal(VALUE_TARGETS[p.type], p.payload.valueTargets);
+      }
+    }
+  });
+
+  it('a folder imports only itself and the shared files; the shared files import no folder; only the table imports the folders', () => {
+    const problems: string[] = [];
+    for (const file of tsFiles(PLATFORMS_DIR)) {
+      const where = relative(root, file);
+      const own = folderOf(where);
+      for (const target of importsOf(file)) {
+        const other = folderOf(target);
+        if (own !== undefined) {
+          if (other !== undefined && other !== own)
+            problems.push(`${where} imports ${target} (another folder)`);
+          if (TABLES.includes(target)) problems.push(`${where} imports ${target} (a table of all platforms)`);
+        } else if (other !== undefined && !mayImportFolder(where, target)) {
+          problems.push(`${where} imports ${target} (only platforms.ts lists the folders)`);
+        }
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it("the creator's standard events stay browser-safe: they load no platform value, driver or table", () => {
+    // What the browser bundle loads: relative imports that are not type-only, followed through.
+    const runtimeImports = (file: string): string[] =>
+      [
+        ...readFileSync(join(root, file), 'utf8').matchAll(
+          /^\s*import\s+(?!type\s)[^'"]*?from\s+['"](\.[^'"]+)['"]/gm,
+        ),
+      ].map((m) => relative(root, resolve(dirname(join(root, file)), m[1] as string)));
+    const seen = new Set<string>();
+    const queue = ['core/platforms/standard-events.ts'];
+    while (queue.length > 0) {
+      const file = queue.pop() as string;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      queue.push(...runtimeImports(file));
+    }
+    assert.deepEqual([...seen].sort(), [
+      'core/platforms/ga4/standard-events.ts',
+      'core/platforms/google-ads/standard-events.ts',
+      'core/platforms/linkedin/standard-events.ts',
+      'core/platforms/meta/standard-events.ts',
+      'core/platforms/microsoft/standard-events.ts',
+      'core/platforms/pinterest/standard-events.ts',
+      'core/platforms/reddit/standard-events.ts',
+      'core/platforms/snapchat/standard-events.ts',
+      'core/platforms/standard-events.ts',
+      'core/platforms/tiktok/standard-events.ts',
+      'core/platforms/x/standard-events.ts',
+    ]);
+  });
+
+  it("no code in core/ outside a platform's folder and the table names a platform's type", () => {
+    const mappedTypes = new RegExp(`['"](${MAPPED_TYPES.join('|')})['"]`);
+    const problems: string[] = [];
+    for (const file of tsFiles(join(root, 'core'))) {
+      const where = relative(root, file);
+      if (folderOf(where) !== undefined || where === 'core/platforms/platforms.ts') continue;
+      const text = readFileSync(file, 'utf8');
+      if (mappedTypes.test(text)) problems.push(`${where} names ${mappedTypes.exec(text)?.[1]}`);
+      if (/\.type\s*[!=]==\s*['"]webhook['"]/.test(text))
+        problems.push(`${where} tests for the webhook type`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  describe('a fake platform added as docs/architecture.md says', function () {
+    // Starts one Node process on a copy of core/ and schemas/.
+    this.timeout(60_000);
+    let dir = '';
+    after(() => {
+      if (dir) rmSync(dir, { recursive: true, force: true });
+    });
+
+    /** What adding a platform touches (the stand-in and the docs section are outside core/). */
+    const FILES = {
+      'core/platforms/fake/standard-events.ts': `
+export const FAKE_STANDARD_EVENTS = {
+  standardEvents: ['buy', 'lead'],
+  valueTargets: { value: 'amount', currency: 'money' },
+};
+`,
+      'core/platforms/fake/index.ts': `
+import { definePlatform } from '../platform.ts';
+import { baseUrl, configText } from '../prepare.ts';
+import { httpReason, networkReason, throttledOrServerError } from '../responses.ts';
+import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
+
+export const FAKE_PLATFORM = definePlatform({
+  type: 'fake_ads',
+  requirements: { config: ['account_id'], optionalConfig: [], secrets: ['api_key'], baseUrl: false, testEventCode: false },
+  consent: ['ads'],
+  payload: {
+    kind: 'mapped',
+    mapping: {
+      envelope: { id: 'event_id' },
+      events: { purchase: { event: 'buy', fields: { amount: { from: 'value', transform: ['number'] } } } },
+    },
+    ...FAKE_STANDARD_EVENTS,
+    eventNameProblem: (name) => (/^[a-z]+$/.test(name) ? undefined : \`"\${name}" must be lowercase letters\`),
+    consentSignals(e, _d, event) {
+      if (event.consent?.ads !== 'granted') e['limited'] = true;
+      return undefined;
+    },
+    shape: (mapped) => ({ name: mapped.event, ...mapped.payload }),
+    check: () => [],
+    request: (events, ctx) => {
+      const url = \`\${baseUrl(ctx.destination, 'https://fake.example')}/\${configText(ctx.destination, 'account_id')}\`;
+      return { method: 'POST', url, redactedUrl: url, headers: {}, body: JSON.stringify(events) };
+    },
+    maxEvents: 10,
+  },
+  responses: { network: networkReason, retryStatus: throttledOrServerError, retried: httpReason, refused: httpReason },
+});
+`,
+    };
+    /** The one line in the table (and its import), the creator's list, and the settings type. */
+    const EDITS: readonly (readonly [file: string, after: string, insert: string])[] = [
+      [
+        'core/platforms/platforms.ts',
+        "import { GA4_PLATFORM } from './ga4/index.ts';",
+        "import { FAKE_PLATFORM } from './fake/index.ts';",
+      ],
+      ['core/platforms/platforms.ts', '  webhook: WEBHOOK_PLATFORM,', '  fake_ads: FAKE_PLATFORM,'],
+      // A mapped platform's standard events also go in the creator's browser-safe list.
+      [
+        'core/platforms/standard-events.ts',
+        "import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';",
+        "import { FAKE_STANDARD_EVENTS } from './fake/standard-events.ts';",
+      ],
+      [
+        'core/platforms/standard-events.ts',
+        '  tiktok_events: TIKTOK_STANDARD_EVENTS,',
+        '  fake_ads: FAKE_STANDARD_EVENTS,',
+      ],
+      ['schemas/settings.ts', "  Type.Literal('webhook'),", "  Type.Literal('fake_ads'),"],
+    ];
+    const PROBE = `
+import { requiredConsent } from './core/decision/decision.ts';
+import { driverFor } from './core/platforms/drivers.ts';
+import { DEFAULT_MAPPINGS, ENVELOPES, isMappedType, MAPPED_TYPES } from './core/platforms/mappings.ts';
+import { DESTINATION_REQUIREMENTS, DEFAULT_CONSENT } from './core/platforms/requirements.ts';
+import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from './core/platforms/standard-events.ts';
+import { plan } from './core/plan.ts';
+import { checkSettings } from './core/settings.ts';
+
+const base = { name: 'fake', project: 'fake-project', region: 'europe-west1' };
+const destination = { id: 'fake', type: 'fake_ads', config: { account_id: 'A1' }, secrets: { api_key: 'FAKE_KEY' } };
+const event = {
+  event_name: 'purchase', event_id: 'e1', event_time: '2025-01-01T00:00:00.000Z',
+  received_at: '2025-01-01T00:00:01.000Z', event_data: { value: '12.5' }, consent: { ads: 'denied' },
+};
+const good = checkSettings({ ...base, destinations: [destination] });
+const bad = checkSettings({ ...base, destinations: [{ id: 'fake', type: 'fake_ads', mappings: { quote: { event: 'Quote!' } } }] });
+const driver = driverFor('fake_ads');
+const prepared = driver.prepare(event, { destination, secrets: { api_key: 'k' }, now: new Date() });
+const batch = driver.prepareBatch([event, { ...event, event_id: 'e2' }], { destination, secrets: { api_key: 'k' }, now: new Date() });
+console.log(JSON.stringify({
+  requirements: DESTINATION_REQUIREMENTS.fake_ads,
+  consent: DEFAULT_CONSENT.fake_ads,
+  requiredConsent: requiredConsent(destination),
+  planConsent: good.ok ? plan(good.settings).destinations[0].consent : good.errors,
+  requiredSecrets: driver.requiredSecrets,
+  mapped: isMappedType('fake_ads') && MAPPED_TYPES.includes('fake_ads'),
+  defaultEvent: DEFAULT_MAPPINGS.fake_ads.purchase.event,
+  envelope: ENVELOPES.fake_ads,
+  standardEvents: PLATFORM_TYPES.includes('fake_ads') && STANDARD_EVENTS.fake_ads,
+  valueTargets: VALUE_TARGETS.fake_ads,
+  settingsErrors: bad.ok ? [] : bad.errors.map((e) => e.field + ': ' + e.description),
+  request: prepared.ok ? { url: prepared.request.url, body: JSON.parse(prepared.request.body) } : prepared.reason,
+  batch: batch.requests.map((r) => r.eventIds),
+  answer: driver.interpret({ kind: 'response', status: 503, headers: {}, body: 'busy' }, { destination, secrets: {}, now: new Date() }),
+}));
+`;
+
+    it('shows up in every derived table, the settings check, the plan, the decision layer and its driver', () => {
+      dir = mkdtempSync(join(tmpdir(), 'platform-folders-'));
+      for (const d of ['core', 'schemas']) cpSync(join(root, d), join(dir, d), { recursive: true });
+      cpSync(join(root, 'package.json'), join(dir, 'package.json'));
+      symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
+      for (const [file, text] of Object.entries(FILES)) {
+        mkdirSync(dirname(join(dir, file)), { recursive: true });
+        writeFileSync(join(dir, file), text);
+      }
+      for (const [file, after, insert] of EDITS) {
+        const text = readFileSync(join(dir, file), 'utf8');
+        assert.ok(text.includes(after), `${file} still has the line "${after}" to add after`);
+        writeFileSync(join(dir, file), text.replace(after, `${after}\n${insert}`));
+      }
+      writeFileSync(join(dir, 'probe.ts'), PROBE);
+      const run = spawnSync(process.execPath, ['probe.ts'], { cwd: dir, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      const got = JSON.parse(run.stdout) as Record<string, unknown>;
+      assert.deepEqual(got['requirements'], {
+        config: ['account_id'],
+        optionalConfig: [],
+        secrets: ['api_key'],
+        baseUrl: false,
+        testEventCode: false,
+      });
+      assert.deepEqual(got['consent'], ['ads']);
+      assert.deepEqual(got['requiredConsent'], ['ads']);
+      assert.deepEqual(got['planConsent'], ['ads']);
+      assert.deepEqual(got['requiredSecrets'], ['api_key']);
+      assert.equal(got['mapped'], true);
+      assert.equal(got['defaultEvent'], 'buy');
+      assert.deepEqual(got['envelope'], { id: 'event_id' });
+      assert.deepEqual(got['standardEvents'], ['buy', 'lead']);
+      assert.deepEqual(got['valueTargets'], { value: 'amount', currency: 'money' });
+      // The settings check reads its requirements and its event-name rule.
+      assert.deepEqual(got['settingsErrors'], [
+        'destinations[0].config.account_id: is required for fake_ads',
+        'destinations[0].secrets.api_key: is required for fake_ads (the name of the secret holding it)',
+        'destinations[0].mappings.quote.event: "Quote!" must be lowercase letters',
+      ]);
+      // Its driver maps with its own mapping, adds its consent signal and builds its request.
+      assert.deepEqual(got['request'], {
+        url: 'https://fake.example/A1',
+        body: [{ name: 'buy', id: 'e1', amount: 12.5, limited: true }],
+      });
+      // It takes many events per request, so its driver batches them.
+      assert.deepEqual(got['batch'], [['e1', 'e2']]);
+      assert.deepEqual(got['answer'], { status: 'retry', reason: 'HTTP 503: busy', httpStatus: 503 });
+    });
+  });
+});

@@ -1,0 +1,280 @@
+/**
+ * The creator on real payloads (issue #38), pure: vendors' own samples (test/fixtures/sources/,
+ * see SOURCES.md there) read, inferred, guessed and drafted as the page does, then applied,
+ * translated and normalized by the same core the registry and the gateway use. Every guess comes
+ * with why; always-empty fields never make an invalid definition; every inferred type carries its
+ * conversion.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { definedEvent, definedEvents } from '../../../core/definitions/defined-events.ts';
+import { normalizeEvent, normalizeOptions } from '../../../core/event.ts';
+import { applyViolations } from '../../../core/registry/resources.ts';
+import { draftResources, type PlatformChoice } from '../../../core/samples/draft.ts';
+import { guessChoices, inferFields, parseSample, type TimeWindow } from '../../../core/samples/index.ts';
+import { TRANSLATOR_MEDIA, translate } from '../../../core/translate/index.ts';
+
+const source = (path: string) =>
+  readFileSync(new URL(`../../fixtures/sources/${path}`, import.meta.url), 'utf8');
+const options = normalizeOptions({ name: 't', project: 't', region: 'europe-west1' } as never);
+const NOW = Date.parse('2026-11-23T12:00:00Z');
+const window: TimeWindow = { now: NOW, pastMs: options.eventTimePastMs, futureMs: options.eventTimeFutureMs };
+
+/** The page's walk without a person: paste, read, take every guess, draft; then apply, translate, normalize. */
+function walk(text: string, platforms?: PlatformChoice, records?: string) {
+  const sample = parseSample(text, records ? { records } : {});
+  const fields = inferFields(sample);
+  const guesses = guessChoices(fields, sample.rows, { window });
+  const name = guesses.eventName?.name ?? 'sample_received';
+  const draft = draftResources({
+    eventName: name,
+    translatorName: 'sample-json',
+    sample,
+    fields,
+    choices: guesses.columns,
+    ...(platforms ? { platforms } : {}),
+  });
+  const applied = applyViolations([draft.definition, draft.translator] as never, { connections: [] });
+  const r = translate({
+    translator: 'sample-json',
+    spec: draft.translator.spec,
+    eventName: name,
+    body: new TextEncoder().encode(text),
+    // Sent as the vendor sends it: a form post as application/x-www-form-urlencoded.
+    contentType: TRANSLATOR_MEDIA[draft.translator.spec.format.type],
+  });
+  assert.ok(r.ok, 'the translator reads its own sample');
+  const defined = definedEvents([definedEvent(name, '0.0', draft.definition.spec as never)]);
+  const events = r.rows.map((row) =>
+    normalizeEvent(row.event as never, { options, now: NOW, newId: () => 'id', defined }),
+  );
+  return { sample, fields, guesses, draft, applied, problems: r.problems, events };
+}
+
+/** A draft's translator run on a text, as the endpoint would. */
+const run = (
+  draft: { translator: { spec: Parameters<typeof translate>[0]['spec'] } },
+  text: string,
+  type: string,
+) =>
+  translate({
+    translator: 't',
+    spec: draft.translator.spec,
+    eventName: draft.translator.spec.event,
+    body: new TextEncoder().encode(text),
+    contentType: type,
+  });
+
+const guessOf = (g: ReturnType<typeof guessChoices>, column: string) =>
+  g.columns.find((c) => c.column === column);
+
+describe('the creator on vendors’ samples', () => {
+  for (const [vendor, path] of [
+    ['Stripe', 'stripe/checkout-session-completed.json'],
+    ['WooCommerce', 'woocommerce/order.json'],
+    ['GitHub', 'github/issues-opened.json'],
+    ['Mailchimp', 'mailchimp/subscribe.form'],
+  ] as const)
+    it(`drafts a definition the registry takes and the gateway accepts from a ${vendor} sample, with no edit`, () => {
+      const w = walk(source(path));
+      assert.deepEqual(w.applied, []);
+      assert.deepEqual(w.problems, []);
+      for (const e of w.events) assert.ok(e.ok, JSON.stringify(!e.ok && e.violations));
+    });
+
+  it('leaves out a field that is always null or "" and says so, never an empty enum', () => {
+    const w = walk(source('stripe/checkout-session-completed.json'));
+    const empty = guessOf(w.guesses, 'data.object.customer_email');
+    assert.equal(empty?.target, 'skip');
+    assert.match(empty?.why ?? '', /always empty/);
+    const f = w.fields.find((x) => x.name === 'data.object.customer_email');
+    assert.equal(f?.enum, undefined);
+  });
+
+  it('converts WooCommerce’s amounts written as text, and the definition types them', () => {
+    const w = walk(source('woocommerce/order.json'));
+    // `total` is the catalogue's `value`.
+    const total = w.draft.translator.spec.fields.find((f) => f.source === 'total');
+    assert.deepEqual(total?.transforms, ['number']);
+    assert.equal(total?.target, 'value');
+    const spec = w.draft.definition.spec['fields'] as { name: string; type: string }[];
+    assert.equal(spec.find((f) => f.name === 'value')?.type, 'number');
+    const event = w.events[0];
+    assert.ok(event?.ok);
+    assert.equal((event.event.event_data as Record<string, unknown>)['value'], 29.35);
+    assert.equal((event.event.event_data as Record<string, unknown>)['shipping_total'], 10);
+    // An integer written as text is an id or a code: it stays text.
+    assert.equal(w.fields.find((f) => f.name === 'number')?.type, 'string');
+  });
+
+  it('names the event from Stripe’s type and says why', () => {
+    const w = walk(source('stripe/checkout-session-completed.json'));
+    assert.deepEqual(w.guesses.eventName, {
+      name: 'checkout_session_completed',
+      why: 'from type = "checkout.session.completed"',
+    });
+    assert.equal(guessOf(w.guesses, 'type')?.target, 'event_data');
+  });
+
+  it('never takes Stripe’s cancel_url or an avatar URL for the page URL, so the event stays a backend one', () => {
+    const stripe = walk(source('stripe/checkout-session-completed.json'));
+    const cancel = guessOf(stripe.guesses, 'data.object.cancel_url');
+    assert.equal(cancel?.target, 'event_data');
+    assert.match(cancel?.why ?? '', /not named as the page/);
+    assert.equal(stripe.guesses.actionSource.value, 'other');
+    // Chosen for Meta, it is written into the definition's mapping, which the registry takes.
+    const meta = walk(source('stripe/checkout-session-completed.json'), {
+      events: { meta_capi: 'Purchase' },
+      actionSource: stripe.guesses.actionSource.value,
+    });
+    assert.deepEqual(meta.applied, []);
+    assert.deepEqual(
+      (meta.draft.definition.spec['mappings'] as Record<string, { fields: unknown }>)['meta_capi'],
+      {
+        event: 'Purchase',
+        fields: { action_source: { const: 'other' } },
+      },
+    );
+    const gh = walk(source('github/issues-opened.json'));
+    assert.ok(!gh.guesses.columns.some((c) => c.target === 'page.url'));
+    const page = guessChoices(inferFields(parseSample('{"page_url":"https://shop.example/p/1"}')), []);
+    assert.equal(page.columns[0]?.target, 'page.url');
+    assert.equal(page.actionSource.value, 'website');
+  });
+
+  it('reads Mailchimp’s form post as nested fields and saves a translator in the form format', () => {
+    const w = walk(source('mailchimp/subscribe.form'));
+    assert.equal(w.sample.format, 'form');
+    assert.deepEqual(w.sample.columns.slice(0, 5), [
+      'type',
+      'fired_at',
+      'data.id',
+      'data.list_id',
+      'data.email',
+    ]);
+    assert.ok(w.sample.columns.includes('data.merges.FNAME'));
+    assert.deepEqual(w.draft.translator.spec.format, { type: 'form' });
+    // `subscribe` is a built-in event: the guess is a name the registry takes, saying why.
+    assert.deepEqual(w.guesses.eventName, {
+      name: 'subscribe_webhook',
+      why: 'from type = "subscribe", with "_webhook" added: subscribe is a built-in event’s name',
+    });
+    // Its 2009 fired_at is outside the accepted window: kept as a typed field, the event time arrival.
+    assert.equal(w.guesses.eventTime.column, undefined);
+    const firedAt = w.draft.translator.spec.fields.find((f) => f.source === 'fired_at');
+    assert.deepEqual(firedAt?.transforms, [{ timestamp: 'YYYY-MM-DD HH:mm:ss', zone: 'UTC' }]);
+    const spec = w.draft.definition.spec['fields'] as { name: string; type: string; fields?: unknown[] }[];
+    assert.equal(spec.find((f) => f.name === 'fired_at')?.type, 'timestamp');
+    const event = w.events[0];
+    assert.ok(event?.ok);
+    const data = event.event.event_data as Record<string, unknown>;
+    assert.equal(data['fired_at'], '2009-03-26T21:35:57.000Z');
+    assert.equal(data['data_merges_interests'], 'Group1,Group2');
+    assert.equal(event.event.device?.ip, '10.20.10.30');
+  });
+
+  it('keeps a time outside the accepted window as a field, the event time then being arrival, and says why', () => {
+    const w = walk(source('github/issues-opened.json'));
+    assert.equal(w.guesses.eventTime.column, undefined);
+    assert.match(w.guesses.eventTime.why, /issue\.created_at .* outside the accepted window/);
+    assert.equal(guessOf(w.guesses, 'issue.created_at')?.target, 'event_data');
+  });
+});
+
+describe('the creator’s guesses', () => {
+  const recent = (days: number) => new Date(NOW - days * 86_400_000).toISOString();
+  it('takes Created At over Cancelled At for the event time', () => {
+    const text = JSON.stringify([
+      { 'Cancelled At': recent(1), 'Created At': recent(3), id: 'a' },
+      { 'Cancelled At': recent(1), 'Created At': recent(2), id: 'b' },
+    ]);
+    const sample = parseSample(text);
+    const g = guessChoices(inferFields(sample), sample.rows, { window });
+    assert.equal(g.eventTime.column, 'Created At');
+    assert.equal(guessOf(g, 'Created At')?.target, 'event_time');
+    assert.equal(guessOf(g, 'Cancelled At')?.target, 'event_data');
+    assert.match(guessOf(g, 'Created At')?.why ?? '', /created/);
+  });
+
+  it('does not make a boolean marketing_consent consent to ads out of sight: it is offered per purpose', () => {
+    const sample = parseSample('email,marketing_consent\na@example.com,true\nb@example.com,false');
+    const g = guessChoices(inferFields(sample), sample.rows);
+    assert.equal(guessOf(g, 'marketing_consent')?.target, 'event_data');
+    assert.deepEqual(
+      g.consent.map((c) => c.column),
+      ['marketing_consent'],
+    );
+    const draft = draftResources({
+      eventName: 'signed_up',
+      translatorName: 'signed-up-csv',
+      sample,
+      fields: inferFields(sample),
+      choices: g.columns,
+      platforms: { events: {}, consent: { analytics: 'granted', ads: { column: 'marketing_consent' } } },
+    });
+    const targets = draft.translator.spec.fields.map((f) => f.target);
+    assert.ok(targets.includes('consent.analytics') && targets.includes('consent.ads'));
+    assert.ok(!targets.includes('consent.ad_user_data'));
+    const r = run(draft, 'email,marketing_consent\na@example.com,true\nb@example.com,false', 'text/csv');
+    assert.ok(r.ok);
+    assert.deepEqual(
+      r.rows.map((row) => (row.event['consent'] as Record<string, string>)['ads']),
+      ['granted', 'denied'],
+    );
+  });
+
+  it('reads ON/OFF as text unless every value is a boolean word', () => {
+    const states = inferFields(parseSample('province\nON\nQC\nBC\nON'));
+    assert.equal(states[0]?.type, 'string');
+    const switches = inferFields(parseSample('light\nON\nOFF\nON'));
+    assert.equal(switches[0]?.type, 'boolean');
+  });
+
+  it('infers a date pattern that reads its own sample (a blank before the offset)', () => {
+    const text = 'Created At\n2018-01-04 15:51:23 -0800\n2018-01-05 09:00:00 +0100';
+    const sample = parseSample(text);
+    const [f] = inferFields(sample);
+    assert.equal(f?.pattern, 'YYYY-MM-DD HH:mm:ss Z');
+    const draft = draftResources({
+      eventName: 'order_placed',
+      translatorName: 'order-placed-csv',
+      sample,
+      fields: inferFields(sample),
+      choices: [{ column: 'Created At', target: 'event_data', field: 'created_at' }],
+    });
+    const r = run(draft, text, 'text/csv');
+    assert.ok(r.ok);
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.rows[0]?.event['created_at'], '2018-01-04T23:51:23.000Z');
+  });
+
+  it('offers an object’s one array of objects as the records (GA4 events[]), and the translator reads it so', () => {
+    const text = JSON.stringify({
+      client_id: '123.456',
+      events: [
+        { name: 'page_view', params: { page_location: 'https://shop.example/' } },
+        { name: 'add_to_cart', params: { value: 12.5 } },
+      ],
+    });
+    const whole = parseSample(text);
+    assert.equal(whole.recordsOffer, 'events');
+    assert.equal(whole.rows.length, 1);
+    const items = parseSample(text, { records: 'events' });
+    assert.equal(items.records, 'events');
+    assert.equal(items.rows.length, 2);
+    assert.deepEqual(items.columns, ['name', 'params.page_location', 'params.value']);
+    const draft = draftResources({
+      eventName: 'ga_hit',
+      translatorName: 'ga-hit-json',
+      sample: items,
+      fields: inferFields(items),
+      choices: guessChoices(inferFields(items), items.rows).columns,
+    });
+    assert.deepEqual(draft.translator.spec.format, { type: 'json', records: 'events' });
+    const r = run(draft, text, 'application/json');
+    assert.ok(r.ok);
+    assert.equal(r.rows.length, 2);
+    // An order's several arrays (line_items beside tax_lines) are not offered.
+    assert.equal(parseSample(source('woocommerce/order.json')).recordsOffer, undefined);
+  });
+});
