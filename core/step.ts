@@ -16,7 +16,7 @@ export const ok = <T>(value: T): Step<T> => ({ ok: true, value });
 export const fail = (
   code: ErrorCode,
   params: Record<string, string | number> = {},
-  v: FieldViolation[] = [],
+  v: readonly FieldViolation[] = [],
 ) => ({ ok: false, error: apiError(code, params, v) }) as const;
 
 /** A step that fails with an error already built (headers or violations added to it). */
