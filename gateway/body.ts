@@ -7,7 +7,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { gunzip, inflate, inflateRaw } from 'node:zlib';
 import { exceedsDepth, type Limits } from '../core/json-limits.ts';
-import { fail, type Step, truncate } from './step.ts';
+import { fail, type Step } from '../core/step.ts';
+import { truncate } from './step.ts';
 
 /** A request body as received (inflated), with its media type and declared charset. */
 export interface RawBody {

@@ -11,10 +11,11 @@ import { withViolations } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
+import { fail, type Step } from '../core/step.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { ClientHints } from '../schemas/context.ts';
 import { decodeJson } from './body.ts';
-import { fail, kindOf, type Step, truncate } from './step.ts';
+import { kindOf, truncate } from './step.ts';
 
 /** What one request asks to publish, before auth-dependent checks. */
 export interface Parsed {

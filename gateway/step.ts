@@ -1,17 +1,7 @@
 /**
- * The small vocabulary the gateway's steps share: a step either gives a value or the API
- * error to answer with.
+ * The words the gateway's steps put in their error messages. The `Step` type and its builders
+ * are every entry point's, in core/step.ts.
  */
-import { type ApiError, apiError, type ErrorCode } from '../core/errors.ts';
-import type { FieldViolation } from '../core/validation.ts';
-
-export type Step<T> = { ok: true; value: T } | { ok: false; error: ApiError };
-
-export const fail = (
-  code: ErrorCode,
-  params: Record<string, string | number> = {},
-  v: FieldViolation[] = [],
-) => ({ ok: false, error: apiError(code, params, v) }) as const;
 
 /** What kind of JSON value this is, in words for an error message. */
 export function kindOf(v: unknown): string {

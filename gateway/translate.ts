@@ -11,13 +11,13 @@ import type { TranslatorEntry } from '../adapters/definitions.ts';
 import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
 import type { Deprecated } from '../core/definitions/defined-events.ts';
 import { apiError } from '../core/errors.ts';
+import type { Step } from '../core/step.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
 import { translatorEvents } from '../core/translate/spec.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { RawBody } from './body.ts';
 import { type EnvelopeContext, eventMessage, soonest } from './envelope.ts';
-import type { Step } from './step.ts';
 
 export type { TranslatorEntry };
 

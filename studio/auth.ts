@@ -15,6 +15,8 @@
  * named nowhere and in no listed domain was let in by IAP through a `group:` entry, and gets the
  * lowest role of the lists that hold a group (least privilege when groups sit in several lists).
  */
+import { fail, ok, type Step } from '../core/step.ts';
+
 /** IAP's public keys: key id → PEM (google-auth-library's PublicKeys, not exported by name). */
 export type PublicKeys = Readonly<Record<string, string>>;
 
@@ -77,17 +79,16 @@ export const googleIapKeys: KeySource = async () => {
   return (await new OAuth2Client().getIapPublicKeys()).pubkeys;
 };
 
-export class IapRefused extends Error {}
-
 /**
- * Verifies IAP's signed header for one audience and returns the caller's email. Keys are kept
- * for an hour and fetched again at once when a token names a key not among them (rotation).
+ * Verifies IAP's signed header for one audience and gives the caller's email, or the 401 to
+ * answer. Keys are kept for an hour and fetched again at once when a token names a key not
+ * among them (rotation); a failure to fetch them throws (the studio answers 503).
  */
 export function iapVerifier(
   audience: string,
   keys: KeySource = googleIapKeys,
   now: () => number = Date.now,
-): (jwt: string) => Promise<string> {
+): (jwt: string) => Promise<Step<string>> {
   let cached: { keys: PublicKeys; at: number } | undefined;
   const load = async (force: boolean): Promise<PublicKeys> => {
     if (!cached || force || now() - cached.at > 3_600_000) cached = { keys: await keys(), at: now() };
@@ -104,13 +105,14 @@ export function iapVerifier(
       payload = (await client.verifySignedJwtWithCertsAsync(jwt, set, audience, [IAP_ISSUER])).getPayload();
     } catch (err) {
       // The library's messages quote the token: keep only the first clause.
-      throw new IapRefused(`IAP assertion refused: ${String((err as Error).message).split(':')[0]}`);
+      return refused(String((err as Error).message).split(':')[0] ?? '');
     }
-    if (typeof payload?.email !== 'string' || payload.email === '')
-      throw new IapRefused('IAP assertion refused: no email');
-    return payload.email;
+    if (typeof payload?.email !== 'string' || payload.email === '') return refused('no email');
+    return ok(payload.email);
   };
 }
+
+const refused = (why: string) => fail('INVALID_CREDENTIALS', { detail: `IAP assertion refused: ${why}` });
 
 function headerKid(jwt: string): string | undefined {
   try {

@@ -36,12 +36,12 @@ import {
 } from '../core/definitions/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
 import { storedEventFromRow } from '../core/delivery/replay.ts';
-import { apiError, withViolations } from '../core/errors.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { QUERY_MAX_CHARS } from '../core/registry/resources.ts';
+import { fail, ok, type Step } from '../core/step.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { CreatorApiOptions, Row } from './creator-api.ts';
-import { Refusal } from './refusal.ts';
+import { invalidField, invalidProblem, notConfigured } from './request.ts';
 import { ruleFirings, ruleTest } from './rules-api.ts';
 
 /** The console's actions, and whether each only reads. */
@@ -61,9 +61,13 @@ export interface ConsoleApiOptions extends CreatorApiOptions {
 
 type Warehouse = NonNullable<CreatorApiOptions['warehouse']>;
 
-export async function consoleAction(o: ConsoleApiOptions, action: string, raw: unknown): Promise<unknown> {
+export async function consoleAction(
+  o: ConsoleApiOptions,
+  action: string,
+  raw: unknown,
+): Promise<Step<unknown>> {
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  if (!o.warehouse) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
+  if (!o.warehouse) return notConfigured('it has no warehouse');
   switch (action) {
     case 'overview':
       return overview(o.warehouse, body);
@@ -72,46 +76,41 @@ export async function consoleAction(o: ConsoleApiOptions, action: string, raw: u
     case 'sql':
       return sql(o.warehouse, body);
     case 'schema':
-      if (!o.warehouse.schema)
-        throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot list tables' }));
-      return { datasets: await o.warehouse.schema() };
+      if (!o.warehouse.schema) return notConfigured('it cannot list tables');
+      return ok({ datasets: await o.warehouse.schema() });
     case 'rule-test':
       return ruleTest(o, o.warehouse, body);
     case 'rule-firings':
       return ruleFirings(o.warehouse, body);
     default:
-      throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+      return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
   }
 }
 
-async function overview(w: Warehouse, body: Record<string, unknown>) {
+async function overview(w: Warehouse, body: Record<string, unknown>): Promise<Step<unknown>> {
   const problem = overviewRangeProblem(body);
-  if (problem) {
-    const field = problem.startsWith('to') ? 'to' : 'from';
-    throw new Refusal(
-      withViolations(apiError('INVALID_REQUEST', { detail: problem }), [{ field, description: problem }]),
-    );
-  }
+  if (problem) return invalidField(problem.startsWith('to') ? 'to' : 'from', problem, problem);
   const range = { from: String(body['from']), to: String(body['to']) };
   // Bots are left out of the audience breakdowns unless asked for (`"bots": true`).
   const options = { bots: body['bots'] === true };
   const sql = overviewSql(w.table, options);
   const rows = await Promise.all(OVERVIEW_QUERIES.map((q) => w.query(sql[q], range)));
-  return shapeOverview(
-    range,
-    Object.fromEntries(OVERVIEW_QUERIES.map((q, i) => [q, rows[i] ?? []])) as Record<OverviewQuery, Row[]>,
-    options,
+  return ok(
+    shapeOverview(
+      range,
+      Object.fromEntries(OVERVIEW_QUERIES.map((q, i) => [q, rows[i] ?? []])) as Record<OverviewQuery, Row[]>,
+      options,
+    ),
   );
 }
 
-async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, unknown>) {
-  const problem = exploreProblem(body);
-  if (problem)
-    throw new Refusal(
-      withViolations(apiError('INVALID_REQUEST', { detail: `${problem.field} ${problem.description}` }), [
-        problem,
-      ]),
-    );
+async function explore(
+  o: ConsoleApiOptions,
+  w: Warehouse,
+  body: Record<string, unknown>,
+): Promise<Step<unknown>> {
+  const refused = invalidProblem(exploreProblem(body));
+  if (refused) return refused;
   if (typeof body['event_id'] !== 'string') {
     const q = {
       from: String(body['from']),
@@ -124,7 +123,7 @@ async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, 
     const property = parsed && !('problem' in parsed) ? parsed : undefined;
     const sql = exploreListSql(w.table, { ...q, ...(property ? { property } : {}) });
     const params = { ...q, ...(property ? { property_value: property.value } : {}) };
-    return { events: (await w.query(sql, params)).map(plainValue) };
+    return ok({ events: (await w.query(sql, params)).map(plainValue) });
   }
   const params = { event_id: body['event_id'] };
   const sql = exploreEventSql(w.table);
@@ -134,12 +133,12 @@ async function explore(o: ConsoleApiOptions, w: Warehouse, body: Record<string, 
     w.query(sql.ledger, params),
   ]);
   const first = stored[0];
-  return {
+  return ok({
     stored: stored.map(plainValue),
     invalid: invalid.map(plainValue),
     ledger: ledger.map(plainValue),
     payloads: first && o.settings ? await payloads(o, o.settings, storedEventFromRow(first)) : [],
-  };
+  });
 }
 
 /** What each destination gets for a stored event, as forward built it when it was received. */
@@ -170,17 +169,14 @@ async function payloads(o: ConsoleApiOptions, settings: Readonly<Settings>, even
 
 export const SQL_MAX_ROWS = 10_000;
 
-async function sql(w: Warehouse, body: Record<string, unknown>) {
+async function sql(w: Warehouse, body: Record<string, unknown>): Promise<Step<unknown>> {
   const query = body['query'];
-  // The message leads with what is wrong: BigQuery's own words for a query it refused.
-  const bad = (field: string, description: string, detail = `${field} ${description}`) =>
-    new Refusal(withViolations(apiError('INVALID_REQUEST', { detail }), [{ field, description }]));
   if (typeof query !== 'string' || query.trim() === '' || query.length > QUERY_MAX_CHARS)
-    throw bad('query', `must be one SQL query of 1 to ${QUERY_MAX_CHARS} characters`);
+    return invalidField('query', `must be one SQL query of 1 to ${QUERY_MAX_CHARS} characters`);
   const maxRows = body['maxRows'] ?? 1000;
   if (typeof maxRows !== 'number' || !Number.isInteger(maxRows) || maxRows < 1 || maxRows > SQL_MAX_ROWS)
-    throw bad('maxRows', `must be a whole number from 1 to ${SQL_MAX_ROWS}`);
-  if (!w.select) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot run SQL' }));
+    return invalidField('maxRows', `must be a whole number from 1 to ${SQL_MAX_ROWS}`);
+  if (!w.select) return notConfigured('it cannot run SQL');
   const started = Date.now();
   let rows: Row[];
   try {
@@ -190,13 +186,12 @@ async function sql(w: Warehouse, body: Record<string, unknown>) {
     // writer's to fix (BigQuery answers 400); anything else is the warehouse's trouble.
     const e = err as { name?: string; code?: number; message?: string };
     if (e.name === 'NotASelectError' || e.code === 400) {
+      // The message leads with what is wrong: BigQuery's own words for a query it refused.
       const why = e.message ?? String(err);
-      throw bad('query', why, `The query was not run: ${why}`);
+      return invalidField('query', why, `The query was not run: ${why}`);
     }
-    throw new Refusal(
-      apiError('UNAVAILABLE', { retryAfter: 5, detail: `the warehouse: ${e.message ?? String(err)}` }),
-    );
+    return fail('UNAVAILABLE', { retryAfter: 5, detail: `the warehouse: ${e.message ?? String(err)}` });
   }
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return { columns, rows, truncated: rows.length >= maxRows, ms: Date.now() - started };
+  return ok({ columns, rows, truncated: rows.length >= maxRows, ms: Date.now() - started });
 }

@@ -24,15 +24,14 @@ import {
   withDefinitionMappings,
 } from '../core/definitions/defined-events.ts';
 import { previewDelivery } from '../core/delivery/preview.ts';
-import { apiError, withViolations } from '../core/errors.ts';
 import { applyViolations } from '../core/registry/resources.ts';
+import { fail, ok, type Step } from '../core/step.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import { INTERACTIVE_TOKEN_DAYS, issueToken, parseExpiry } from '../gateway/credentials.ts';
 import type { TokenStore } from '../gateway/token-store.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { Refusal } from './refusal.ts';
-import { checkedName } from './request.ts';
+import { checkedName, invalidField, notConfigured } from './request.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -68,34 +67,25 @@ export const CREATOR_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Objec
   limits: 'read',
 });
 
-const invalid = (field: string, description: string) =>
-  new Refusal(
-    withViolations(apiError('INVALID_REQUEST', { detail: `${field} ${description}` }), [
-      { field, description },
-    ]),
-  );
-
 const record = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-function text(body: Record<string, unknown>, field: string, max = 1024): string {
+function text(body: Record<string, unknown>, field: string, max = 1024): Step<string> {
   const v = body[field];
   if (typeof v !== 'string' || v === '' || v.length > max)
-    throw invalid(field, `must be a non-empty string of at most ${max} characters`);
-  return v;
+    return invalidField(field, `must be a non-empty string of at most ${max} characters`);
+  return ok(v);
 }
 
-function eventName(body: Record<string, unknown>, field: string): string {
+function eventName(body: Record<string, unknown>, field: string): Step<string> {
   const name = text(body, field, 64);
-  const problem = eventNameProblem(name);
-  if (problem) throw invalid(field, problem);
-  return name;
+  const problem = name.ok ? eventNameProblem(name.value) : undefined;
+  return problem ? invalidField(field, problem) : name;
 }
 
-function needs<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new Refusal(apiError('NOT_CONFIGURED', { detail: `it has no ${what}` }));
-  return v;
-}
+/** What an action needs of the options, or NOT_CONFIGURED naming it. */
+const needs = <T>(v: T | undefined, what: string): Step<T> =>
+  v === undefined ? notConfigured(`it has no ${what}`) : ok(v);
 
 export async function creatorAction(
   o: CreatorApiOptions,
@@ -103,47 +93,55 @@ export async function creatorAction(
   raw: unknown,
   author: string,
   now: Date = new Date(),
-): Promise<unknown> {
+): Promise<Step<unknown>> {
   const body = record(raw);
   switch (action) {
-    case 'preview':
-      return preview(needs(o.settings, 'settings'), body, now);
-    case 'tokens':
-      return token(needs(o.tokens, 'token store'), o, body, author, now);
-    case 'send':
-      return sendSample(needs(o.gatewayUrl, 'gateway URL'), body);
-    case 'arrivals':
-      return arrivals(needs(o.warehouse, 'warehouse'), body);
+    case 'preview': {
+      const settings = needs(o.settings, 'settings');
+      return settings.ok ? preview(settings.value, body, now) : settings;
+    }
+    case 'tokens': {
+      const store = needs(o.tokens, 'token store');
+      return store.ok ? token(store.value, o, body, author, now) : store;
+    }
+    case 'send': {
+      const url = needs(o.gatewayUrl, 'gateway URL');
+      return url.ok ? sendSample(url.value, body) : url;
+    }
+    case 'arrivals': {
+      const w = needs(o.warehouse, 'warehouse');
+      return w.ok ? arrivals(w.value, body) : w;
+    }
     case 'limits':
-      return { limits: o.settings?.limits ?? {} };
+      return ok({ limits: o.settings?.limits ?? {} });
     default:
-      throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
+      return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
   }
 }
 
 /** Each destination's request for one event of a draft definition (not saved). */
-function preview(settings: Readonly<Settings>, body: Record<string, unknown>, now: Date) {
+function preview(settings: Readonly<Settings>, body: Record<string, unknown>, now: Date): Step<unknown> {
   const definition = record(body['definition']);
-  const name = eventName(definition, 'name');
+  const named = eventName(definition, 'name');
+  if (!named.ok) return named;
+  const name = named.value;
   const problems = applyViolations([{ kind: 'EventDefinition', name, spec: definition['spec'] }], {
     connections: settings.connections ?? [],
   });
   if (problems.length > 0)
-    throw new Refusal(
-      withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
-    );
+    return fail('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }, problems);
   const defined = definedEvent(name, '0.0', definition['spec'] as DefinitionSpec);
   const mapped = {
     ...settings,
     destinations: (settings.destinations ?? []).map((d) => withDefinitionMappings(d, defined)),
   };
-  return {
+  return ok({
     destinations: mapped.destinations.map((d) => ({
       id: d.id,
       type: d.type,
       result: previewDelivery(mapped, d.id, body['event'], now, { definition: defined }),
     })),
-  };
+  });
 }
 
 /** A `translate:<name>` token for an existing translator; the secret is in this answer only. */
@@ -153,17 +151,22 @@ async function token(
   body: Record<string, unknown>,
   author: string,
   now: Date,
-) {
-  const translator = checkedName('Translator', body['translator'], 'translator');
-  const { resources } = (await needs(o.registry, 'registry').readIndex('Translator')).index;
+): Promise<Step<unknown>> {
+  const checked = checkedName('Translator', body['translator'], 'translator');
+  if (!checked.ok) return checked;
+  const translator = checked.value;
+  const registry = needs(o.registry, 'registry');
+  if (!registry.ok) return registry;
+  const { resources } = (await registry.value.readIndex('Translator')).index;
   const entry = Object.hasOwn(resources, translator) ? resources[translator] : undefined;
   if (!entry || entry.deleted)
-    throw invalid('translator', `names no Translator: apply Translator/${translator} first`);
+    return invalidField('translator', `names no Translator: apply Translator/${translator} first`);
   const expires = body['expires'] ?? `${o.settings?.tokens?.default_expiry_days ?? INTERACTIVE_TOKEN_DAYS}d`;
-  if (typeof expires !== 'string') throw invalid('expires', 'must be a string: 30d, 12h, a date, or never');
+  if (typeof expires !== 'string')
+    return invalidField('expires', 'must be a string: 30d, 12h, a date, or never');
   const expiry = parseExpiry(expires, now);
-  if (!expiry.ok) throw invalid('expires', expiry.problem);
-  const issued = await store
+  if (!expiry.ok) return invalidField('expires', expiry.problem);
+  return store
     .update((set) => {
       const r = issueToken(
         set,
@@ -177,46 +180,58 @@ async function token(
       );
       return { set: r.set, result: r };
     })
-    .catch((err: unknown) => {
-      throw invalid('translator', (err as Error).message);
-    });
-  return {
-    id: issued.record.id,
-    secret: issued.secret,
-    scopes: issued.record.scopes,
-    expires_at: issued.record.expires_at ?? 'never',
-  };
+    .then(
+      (issued) =>
+        ok({
+          id: issued.record.id,
+          secret: issued.secret,
+          scopes: issued.record.scopes,
+          expires_at: issued.record.expires_at ?? 'never',
+        }),
+      (err: unknown) => invalidField('translator', (err as Error).message),
+    );
 }
 
 const SEND_MAX = 4 << 20;
 
 /** The sample through the gateway's endpoint, with the producer's token; the gateway's answer. */
-async function sendSample(gatewayUrl: string, body: Record<string, unknown>) {
+async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Promise<Step<unknown>> {
   const translator = checkedName('Translator', body['translator'], 'translator');
+  if (!translator.ok) return translator;
   const secret = text(body, 'token', 256);
+  if (!secret.ok) return secret;
   const contentType = text(body, 'contentType', 128);
+  if (!contentType.ok) return contentType;
   const sample = text(body, 'text', SEND_MAX);
-  const url = `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator)}?partial=true`;
+  if (!sample.ok) return sample;
+  const url = `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator.value)}?partial=true`;
   let res: Response;
   try {
     res = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Bearer ${secret}`, 'content-type': contentType },
-      body: sample,
+      headers: { authorization: `Bearer ${secret.value}`, 'content-type': contentType.value },
+      body: sample.value,
       signal: AbortSignal.timeout(30_000),
     });
   } catch (err) {
-    throw new Refusal(apiError('UNAVAILABLE', { retryAfter: 5, detail: `the gateway: ${String(err)}` }));
+    return fail('UNAVAILABLE', { retryAfter: 5, detail: `the gateway: ${String(err)}` });
   }
   const answer: unknown = await res.json().catch(() => ({}));
-  return { status: res.status, body: answer };
+  return ok({ status: res.status, body: answer });
 }
 
 /** The event's typed-view rows and the ledger's counts since `since`. */
-async function arrivals(w: NonNullable<CreatorApiOptions['warehouse']>, body: Record<string, unknown>) {
-  const name = eventName(body, 'event');
-  const since = text(body, 'since', 40);
-  if (Number.isNaN(Date.parse(since))) throw invalid('since', 'must be an RFC 3339 timestamp');
+async function arrivals(
+  w: NonNullable<CreatorApiOptions['warehouse']>,
+  body: Record<string, unknown>,
+): Promise<Step<unknown>> {
+  const event = eventName(body, 'event');
+  if (!event.ok) return event;
+  const checked = text(body, 'since', 40);
+  if (!checked.ok) return checked;
+  const since = checked.value;
+  if (Number.isNaN(Date.parse(since))) return invalidField('since', 'must be an RFC 3339 timestamp');
+  const name = event.value;
   const params = { name, since };
   const [stored, deliveries] = await Promise.all([
     w.query(
@@ -228,5 +243,5 @@ async function arrivals(w: NonNullable<CreatorApiOptions['warehouse']>, body: Re
       params,
     ),
   ]);
-  return { stored: stored.map(plainValue), deliveries: deliveries.map(plainValue) };
+  return ok({ stored: stored.map(plainValue), deliveries: deliveries.map(plainValue) });
 }

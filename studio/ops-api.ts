@@ -21,10 +21,10 @@ import {
 } from '../core/console/destination-health.ts';
 import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/console/live-events.ts';
 import { overviewRangeProblem } from '../core/console/overview.ts';
-import { apiError, withViolations } from '../core/errors.ts';
+import { fail, ok, type Step } from '../core/step.ts';
 import { OPS_TABLES, TABLES } from '../core/warehouse/warehouse.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
-import { Refusal } from './refusal.ts';
+import { invalidField, invalidProblem, notConfigured } from './request.ts';
 
 /** The operations pages' actions, and whether each only reads. */
 export const OPS_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
@@ -47,16 +47,16 @@ export async function opsAction(
   o: OpsApiOptions & Pick<CreatorApiOptions, 'warehouse' | 'settings'>,
   action: string,
   raw: unknown,
-): Promise<unknown> {
+): Promise<Step<unknown>> {
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
-  if (!o.warehouse) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no warehouse' }));
+  if (!o.warehouse) return notConfigured('it has no warehouse');
   if (action === 'destination-health') return destinationHealth(o, o.warehouse, body);
   if (action !== 'live' && action !== 'alert-status')
-    throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
-  if (!o.opsTable) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it has no ops dataset' }));
+    return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
+  if (!o.opsTable) return notConfigured('it has no ops dataset');
   if (action === 'alert-status') return alertStatus(o.warehouse, o.opsTable, body);
-  const problem = liveProblem(body, (o.now ?? Date.now)());
-  if (problem) throw invalid(problem);
+  const invalid = invalidProblem(liveProblem(body, (o.now ?? Date.now)()));
+  if (invalid) return invalid;
   const params = {
     since: String(body['since']),
     filter: typeof body['filter'] === 'string' ? body['filter'].trim().toLowerCase() : '',
@@ -67,45 +67,38 @@ export async function opsAction(
     only === 'accepted' ? [] : o.warehouse.query(sql.refused, params),
     only === 'refused' ? [] : o.warehouse.query(sql.accepted, params),
   ]);
-  return { refused: refused.map(plainValue), accepted: accepted.map(plainValue) };
+  return ok({ refused: refused.map(plainValue), accepted: accepted.map(plainValue) });
 }
-
-const invalid = (problem: { field: string; description: string }): Refusal =>
-  new Refusal(
-    withViolations(apiError('INVALID_REQUEST', { detail: `${problem.field} ${problem.description}` }), [
-      problem,
-    ]),
-  );
 
 async function alertStatus(
   w: NonNullable<CreatorApiOptions['warehouse']>,
   opsTable: (name: string) => string,
   body: Record<string, unknown>,
-) {
+): Promise<Step<unknown>> {
   const names = body['alerts'];
   if (
     !Array.isArray(names) ||
     names.length > MAX_ALERTS ||
     !names.every((n): n is string => typeof n === 'string')
   )
-    throw invalid({ field: 'alerts', description: `must be a list of at most ${MAX_ALERTS} alert names` });
-  if (names.length === 0) return { alerts: [] };
+    return invalidField('alerts', `must be a list of at most ${MAX_ALERTS} alert names`);
+  if (names.length === 0) return ok({ alerts: [] });
   const rows = await w.query(alertStatusSql(opsTable(OPS_TABLES.alertStates)), {});
-  return {
+  return ok({
     alerts: shapeAlertStatus(
       names,
       rows.map((r) => plainValue(r) as Record<string, unknown>),
     ),
-  };
+  });
 }
 
 async function destinationHealth(
   o: Pick<CreatorApiOptions, 'settings'>,
   w: NonNullable<CreatorApiOptions['warehouse']>,
   body: Record<string, unknown>,
-) {
+): Promise<Step<unknown>> {
   const problem = overviewRangeProblem(body);
-  if (problem) throw invalid({ field: problem.startsWith('to') ? 'to' : 'from', description: problem });
+  if (problem) return invalidField(problem.startsWith('to') ? 'to' : 'from', problem);
   const params = { from: String(body['from']), to: String(body['to']) };
   const sql = destinationHealthSql((name) => w.table(name));
   // Match quality compares the range's last quarter (a day at most) with what came before it.
@@ -121,7 +114,7 @@ async function destinationHealth(
     ),
   ]);
   const known = (o.settings?.destinations ?? []).map((d) => d.id);
-  return {
+  return ok({
     types: Object.fromEntries((o.settings?.destinations ?? []).map((d) => [d.id, d.type])),
     match: { since: recent, shares: shapeMatch(match.map((r) => plainValue(r) as Record<string, unknown>)) },
     destinations: shapeDestinationHealth(known, {
@@ -129,5 +122,5 @@ async function destinationHealth(
       latency: latency.map((r) => plainValue(r) as Record<string, unknown>),
     }),
     errors: errors.map(plainValue),
-  };
+  });
 }

@@ -27,9 +27,9 @@ import {
   replayId,
   replayState,
 } from '../core/scheduler/replays.ts';
+import { fail, ok, refuse, type Step } from '../core/step.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { Refusal } from './refusal.ts';
-import { checkedName } from './request.ts';
+import { checkedName, invalidField, notConfigured } from './request.ts';
 
 export const REPLAY_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   'replay-start': 'apply',
@@ -63,22 +63,21 @@ export async function replayAction(
   action: string,
   raw: unknown,
   author: string,
-): Promise<unknown> {
+): Promise<Step<unknown>> {
   const body = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
   const store = new ReplayStore(o.registry.bucket);
-  if (action === 'replays') return { replays: await list(o, store), destinations: destinations(o) };
+  if (action === 'replays') return ok({ replays: await list(o, store), destinations: destinations(o) });
   if (action === 'sync-status') return syncStatus(o, body);
   if (action === 'alert-test') return alertTest(o, body);
-  if (action !== 'replay-start')
-    throw new Refusal(apiError('NOT_FOUND', { resource: `/v1/admin/${action}` }));
-  if (!o.runs) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot reach the scheduler' }));
+  if (action !== 'replay-start') return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
+  if (!o.runs) return notConfigured('it cannot reach the scheduler');
   const parsed = parseReplayRequest(
     body,
     destinations(o).map((d) => d.id),
   );
   if (!parsed.ok) {
     const detail = parsed.violations.map((v) => `${v.field} ${v.description}`).join('; ');
-    throw new Refusal(withViolations(apiError('INVALID_REQUEST', { detail }), parsed.violations));
+    return refuse(withViolations(apiError('INVALID_REQUEST', { detail }), parsed.violations));
   }
   const request = parsed.request;
   if (request.source === 'slice' && request.where !== undefined && o.checkSelect && o.warehouseRef) {
@@ -90,12 +89,7 @@ export async function replayAction(
     } catch (err) {
       const e = err as { name?: string; code?: number; message?: string };
       if (e.name !== 'NotASelectError' && e.code !== 400) throw err;
-      const description = `is not a condition BigQuery accepts here: ${e.message ?? String(err)}`;
-      throw new Refusal(
-        withViolations(apiError('INVALID_REQUEST', { detail: `where ${description}` }), [
-          { field: 'where', description },
-        ]),
-      );
+      return invalidField('where', `is not a condition BigQuery accepts here: ${e.message ?? String(err)}`);
     }
   }
   const now = new Date();
@@ -112,11 +106,9 @@ export async function replayAction(
   } catch (err) {
     // Not started: nothing is left behind that looks queued.
     await store.delete(record.id).catch(() => undefined);
-    throw new Refusal(
-      apiError('UNAVAILABLE', { retryAfter: 5, detail: `the scheduler: ${(err as Error).message}` }),
-    );
+    return fail('UNAVAILABLE', { retryAfter: 5, detail: `the scheduler: ${(err as Error).message}` });
   }
-  return { replay: { ...record, state: 'queued' } };
+  return ok({ replay: { ...record, state: 'queued' } });
 }
 
 function destinations(o: ReplayApiOptions) {
@@ -135,10 +127,12 @@ async function list(o: ReplayApiOptions, store: ReplayStore) {
   );
 }
 
-async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>) {
-  const name = checkedName('Sync', body['name'], 'name');
+async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>): Promise<Step<unknown>> {
+  const checked = checkedName('Sync', body['name'], 'name');
+  if (!checked.ok) return checked;
+  const name = checked.value;
   const { state } = await new LockStore(o.registry.bucket).read('Sync', name);
-  return {
+  return ok({
     name,
     run: state.run,
     chunk: state.chunk,
@@ -147,16 +141,18 @@ async function syncStatus(o: ReplayApiOptions, body: Record<string, unknown>) {
     last_run: state.last_run,
     last_finished_at: state.last_finished_at,
     last_error: state.last_error,
-  };
+  });
 }
 
-async function alertTest(o: ReplayApiOptions, body: Record<string, unknown>) {
-  const name = checkedName('Alert', body['name'], 'name');
+async function alertTest(o: ReplayApiOptions, body: Record<string, unknown>): Promise<Step<unknown>> {
+  const checked = checkedName('Alert', body['name'], 'name');
+  if (!checked.ok) return checked;
+  const name = checked.value;
   const { resources } = (await o.registry.readIndex('Alert')).index;
   const entry = Object.hasOwn(resources, name) ? resources[name] : undefined;
-  if (!entry || entry.deleted) throw new Refusal(apiError('NOT_FOUND', { resource: `Alert/${name}` }));
-  if (!o.runs) throw new Refusal(apiError('NOT_CONFIGURED', { detail: 'it cannot reach the scheduler' }));
+  if (!entry || entry.deleted) return fail('NOT_FOUND', { resource: `Alert/${name}` });
+  if (!o.runs) return notConfigured('it cannot reach the scheduler');
   const message: RunMessage = { kind: 'Alert', name, slot: new Date().toISOString(), trigger: 'manual' };
   await o.runs.start(message);
-  return { started: runKey(message), version: entry.version };
+  return ok({ started: runKey(message), version: entry.version });
 }

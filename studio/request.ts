@@ -5,15 +5,14 @@
  * - a body is JSON (`application/json` or a `+json` type), read with the gateway's reader
  *   (gateway/body.ts): capped, cut at 10 s, its nesting bounded before it is parsed;
  * - the path is valid percent-encoding, and every resource name in it follows its kind's rule.
- * Each failure is a Refusal answered 4xx in the error envelope.
+ * Each check returns a Step (core/step.ts): a failure is the 4xx to answer, in the error envelope.
  */
 import type { IncomingMessage } from 'node:http';
-import { apiError, withViolations } from '../core/errors.ts';
 import type { RegistryKind } from '../core/registry/registry.ts';
+import { fail, ok, type Step } from '../core/step.ts';
 import { decodeJson, mediaAccepted, readRawBody } from '../gateway/body.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN } from '../schemas/resource.ts';
-import { Refusal } from './refusal.ts';
 
 /** The largest body the admin API reads (an apply of many documents fits well within). */
 export const STUDIO_MAX_BODY_BYTES = 4 << 20;
@@ -93,44 +92,38 @@ export function guardStateChange(
   req: IncomingMessage,
   method: string,
   origins: readonly string[] = [],
-): void {
-  if (!changesState(method)) return;
+): Step<void> {
+  if (!changesState(method)) return ok(undefined);
   const problem = crossSiteProblem(req, origins);
-  if (problem) throw new Refusal(apiError('PERMISSION_DENIED', { detail: problem }));
-  if (!hasBody(req)) return;
+  if (problem) return fail('PERMISSION_DENIED', { detail: problem });
+  if (!hasBody(req)) return ok(undefined);
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (!mediaAccepted(type, JSON_TYPES))
-    throw new Refusal(
-      apiError('UNSUPPORTED_MEDIA_TYPE', {
-        type: type === '' ? '(none)' : type.slice(0, 100),
-        accepted: 'application/json or */*+json',
-      }),
-    );
+    return fail('UNSUPPORTED_MEDIA_TYPE', {
+      type: type === '' ? '(none)' : type.slice(0, 100),
+      accepted: 'application/json or */*+json',
+    });
+  return ok(undefined);
 }
 
 /** A request's JSON body through the gateway's reader: capped, cut after 10 s, depth-bounded. */
 export async function readJsonBody(
   req: IncomingMessage,
   timeoutMs = STUDIO_BODY_TIMEOUT_MS,
-): Promise<unknown> {
+): Promise<Step<unknown>> {
   const raw = await readRawBody(req, { maxRequestBytes: STUDIO_MAX_BODY_BYTES }, timeoutMs, JSON_TYPES, [
     'utf-8',
     'utf8',
   ]);
-  if (!raw.ok) throw new Refusal(raw.error);
-  const parsed = decodeJson(raw.value.bytes, STUDIO_MAX_DEPTH);
-  if (!parsed.ok) throw new Refusal(parsed.error);
-  return parsed.value;
+  return raw.ok ? decodeJson(raw.value.bytes, STUDIO_MAX_DEPTH) : raw;
 }
 
 /** The path's segments, decoded; malformed percent-encoding is the caller's error (400). */
-export function pathSegments(pathname: string): string[] {
+export function pathSegments(pathname: string): Step<string[]> {
   try {
-    return pathname.split('/').filter(Boolean).map(decodeURIComponent);
+    return ok(pathname.split('/').filter(Boolean).map(decodeURIComponent));
   } catch {
-    throw new Refusal(
-      apiError('INVALID_REQUEST', { detail: 'The path is not valid percent-encoding (RFC 3986).' }),
-    );
+    return fail('INVALID_REQUEST', { detail: 'The path is not valid percent-encoding (RFC 3986).' });
   }
 }
 
@@ -147,12 +140,24 @@ export function resourceNameProblem(kind: RegistryKind, name: string): string | 
 }
 
 /** The name, or a 400 naming `field` and the rule it breaks. */
-export function checkedName(kind: RegistryKind, name: unknown, field: string): string {
+export function checkedName(kind: RegistryKind, name: unknown, field: string): Step<string> {
   const problem =
     typeof name === 'string' ? resourceNameProblem(kind, name) : `must be a ${kind} name (a string)`;
-  if (problem === undefined) return name as string;
+  if (problem === undefined) return ok(name as string);
   const description = `${kind} name ${JSON.stringify(name)?.slice(0, 80)} ${problem}`;
-  throw new Refusal(
-    withViolations(apiError('INVALID_REQUEST', { detail: description }), [{ field, description }]),
-  );
+  return invalidField(field, description, description);
 }
+
+/**
+ * A 400 naming one field of the request and what is wrong with it; the message says the same
+ * (or `detail`, when it should lead with something else).
+ */
+export const invalidField = (field: string, description: string, detail = `${field} ${description}`) =>
+  fail('INVALID_REQUEST', { detail }, [{ field, description }]);
+
+/** A 400 for a request field's first problem, as core/ checks name them; undefined when none. */
+export const invalidProblem = (problem: { field: string; description: string } | undefined) =>
+  problem ? invalidField(problem.field, problem.description) : undefined;
+
+/** A 400 (FAILED_PRECONDITION) for what an action needs but this studio was started without. */
+export const notConfigured = (what: string) => fail('NOT_CONFIGURED', { detail: what });

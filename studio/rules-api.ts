@@ -9,15 +9,14 @@
  */
 import { plainValue } from '../adapters/user-sql.ts';
 import { REPLAY_COLUMNS, storedEventFromRow } from '../core/delivery/replay.ts';
-import { apiError, withViolations } from '../core/errors.ts';
 import { applyViolations } from '../core/registry/resources.ts';
 import { sinceSummary } from '../core/rules/rule-test.ts';
 import { eventTrigger } from '../core/rules/rules.ts';
+import { fail, ok, type Step } from '../core/step.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
-import { Refusal } from './refusal.ts';
-import { checkedName } from './request.ts';
+import { checkedName, invalidField } from './request.ts';
 
 type Warehouse = NonNullable<CreatorApiOptions['warehouse']>;
 
@@ -25,28 +24,23 @@ type Warehouse = NonNullable<CreatorApiOptions['warehouse']>;
 export const RULE_TEST_MAX_EVENTS = 100_000;
 const MAX_HOURS = 92 * 24;
 
-const invalid = (field: string, description: string) =>
-  new Refusal(
-    withViolations(apiError('INVALID_REQUEST', { detail: `${field} ${description}` }), [
-      { field, description },
-    ]),
-  );
-
-export async function ruleTest(o: CreatorApiOptions, w: Warehouse, body: Record<string, unknown>) {
+export async function ruleTest(
+  o: CreatorApiOptions,
+  w: Warehouse,
+  body: Record<string, unknown>,
+): Promise<Step<unknown>> {
   const doc = body['document'];
   const problems = applyViolations([doc], { connections: o.settings?.connections ?? [] });
   if (problems.length > 0)
-    throw new Refusal(
-      withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
-    );
+    return fail('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }, problems);
   const d = doc as { kind: string; name: string; spec: RuleSpec };
-  if (d.kind !== 'Rule') throw invalid('document.kind', 'must be Rule');
+  if (d.kind !== 'Rule') return invalidField('document.kind', 'must be Rule');
   const hours = body['hours'];
   if (typeof hours !== 'number' || !Number.isInteger(hours) || hours < 1 || hours > MAX_HOURS)
-    throw invalid('hours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
+    return invalidField('hours', `must be a whole number of hours from 1 to ${MAX_HOURS}`);
   const trigger = eventTrigger(d.spec);
   if (!trigger)
-    throw invalid(
+    return invalidField(
       'document.spec',
       'is a scheduled rule: its own query decides when it fires, so only event rules are tested on stored events',
     );
@@ -59,7 +53,7 @@ export async function ruleTest(o: CreatorApiOptions, w: Warehouse, body: Record<
   );
   const events = rows.slice(0, RULE_TEST_MAX_EVENTS).map(storedEventFromRow);
   const s = sinceSummary({ name: d.name, version: 'draft', spec: d.spec }, events);
-  return {
+  return ok({
     from: from.toISOString(),
     to: to.toISOString(),
     events: s.events,
@@ -67,23 +61,24 @@ export async function ruleTest(o: CreatorApiOptions, w: Warehouse, body: Record<
     skippedOnce: s.skippedOnce,
     byKey: s.byKey.slice(0, 20).map(([key, firings]) => ({ key, firings })),
     truncated: rows.length > RULE_TEST_MAX_EVENTS,
-  };
+  });
 }
 
-export async function ruleFirings(w: Warehouse, body: Record<string, unknown>) {
+export async function ruleFirings(w: Warehouse, body: Record<string, unknown>): Promise<Step<unknown>> {
   const rule = checkedName('Rule', body['rule'], 'rule');
+  if (!rule.ok) return rule;
   const limit = body['limit'] ?? 50;
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 1000)
-    throw invalid('limit', 'must be a whole number from 1 to 1000');
+    return invalidField('limit', 'must be a whole number from 1 to 1000');
   try {
     const rows = await w.query(
       `SELECT recorded_at, version, event_id, once_key, action, status, attempt, reason FROM ${w.table(TABLES.actionRuns)} WHERE rule = @rule ORDER BY recorded_at DESC LIMIT ${limit}`,
-      { rule },
+      { rule: rule.value },
     );
-    return { firings: rows.map(plainValue) };
+    return ok({ firings: rows.map(plainValue) });
   } catch (err) {
     // No action_runs table: the settings leave rules off (experimental.rules), so nothing fires.
-    if ((err as { code?: number }).code === 404) return { firings: [], rulesOff: true };
+    if ((err as { code?: number }).code === 404) return ok({ firings: [], rulesOff: true });
     throw err;
   }
 }

@@ -35,7 +35,7 @@ import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapters/registry.ts';
 import { type DefinitionSpec, majorOf } from '../core/definitions/defined-events.ts';
-import { type ApiError, apiError, withViolations } from '../core/errors.ts';
+import { type ApiError, apiError } from '../core/errors.ts';
 import {
   type PlannedChange,
   REGISTRY_KINDS,
@@ -49,15 +49,15 @@ import {
   resourceBreakingChanges,
   resourceSql,
 } from '../core/registry/resources.ts';
+import { fail, ok, refuse, type Step } from '../core/step.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { definitionView, type ViewPlan } from '../core/warehouse/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
-import { type Action, allowed, type Caller, IapRefused, roleOf, type StudioAccess } from './auth.ts';
+import { type Action, allowed, type Caller, roleOf, type StudioAccess } from './auth.ts';
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { OPS_ACTIONS, type OpsApiOptions, opsAction } from './ops-api.ts';
-import { Refusal } from './refusal.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
 import { bodyUnread, checkedName, guardStateChange, pathSegments, readJsonBody } from './request.ts';
 
@@ -89,7 +89,7 @@ export interface StudioOptions
   /** The gateway's URL, which the pages show as translators' endpoints. */
   readonly gatewayUrl?: string;
   /** Behind IAP: the signed header's verifier (studio/auth.ts iapVerifier) and who has which role. */
-  readonly iap?: { readonly verify: (jwt: string) => Promise<string>; readonly access: StudioAccess };
+  readonly iap?: { readonly verify: (jwt: string) => Promise<Step<string>>; readonly access: StudioAccess };
   /**
    * Origins taken as the studio's own besides its Host's (`https://studio.acme.example`): for a
    * proxy that rewrites Host without saying so in X-Forwarded-Host (studio/request.ts).
@@ -132,7 +132,7 @@ function send(
  * Answers a refusal. One sent before the body was read whole (a cross-site write, a slow body)
  * closes the connection rather than wait for the rest of the body to drain.
  */
-function refuse(req: http.IncomingMessage, res: http.ServerResponse, e: ApiError): void {
+function answerError(req: http.IncomingMessage, res: http.ServerResponse, e: ApiError): void {
   send(res, e.http, e.body, { ...e.headers, ...(bodyUnread(req) ? { connection: 'close' } : {}) });
 }
 
@@ -148,69 +148,57 @@ function authorised(req: http.IncomingMessage, token: string): boolean {
 }
 
 /** The caller: the admin token's admin, or IAP's verified caller with their role; else a refusal. */
-async function callerOf(o: StudioOptions, req: http.IncomingMessage): Promise<Caller> {
-  if (authorised(req, o.adminToken)) return { author: o.adminName ?? 'local-admin', role: 'admin' };
+async function callerOf(o: StudioOptions, req: http.IncomingMessage): Promise<Step<Caller>> {
+  if (authorised(req, o.adminToken)) return ok({ author: o.adminName ?? 'local-admin', role: 'admin' });
   const jwt = req.headers['x-goog-iap-jwt-assertion'];
   if (!o.iap || typeof jwt !== 'string')
-    throw new Refusal(apiError('INVALID_CREDENTIALS', { detail: 'The studio needs the admin token.' }));
-  let email: string;
-  try {
-    email = await o.iap.verify(jwt);
-  } catch (err) {
-    if (!(err instanceof IapRefused)) throw err;
-    throw new Refusal(apiError('INVALID_CREDENTIALS', { detail: err.message }));
-  }
-  const role = roleOf(email, o.iap.access);
-  if (!role) throw new Refusal(apiError('PERMISSION_DENIED', { detail: `${email} has no studio role` }));
-  return { author: email, role };
+    return fail('INVALID_CREDENTIALS', { detail: 'The studio needs the admin token.' });
+  const email = await o.iap.verify(jwt);
+  if (!email.ok) return email;
+  const role = roleOf(email.value, o.iap.access);
+  if (!role) return fail('PERMISSION_DENIED', { detail: `${email.value} has no studio role` });
+  return ok({ author: email.value, role });
 }
 
-function permit(caller: Caller, action: Action): void {
-  if (!allowed(caller.role, action))
-    throw new Refusal(
-      apiError('PERMISSION_DENIED', {
-        detail: `${caller.author} is a studio ${caller.role}, not allowed to ${action}`,
-      }),
-    );
+/** Undefined when the caller's role allows the action, else the 403 to answer. */
+function forbidden(caller: Caller, action: Action): Step<never> | undefined {
+  if (allowed(caller.role, action)) return undefined;
+  return fail('PERMISSION_DENIED', {
+    detail: `${caller.author} is a studio ${caller.role}, not allowed to ${action}`,
+  });
 }
 
-function kindOf(raw: string | undefined): RegistryKind {
+function kindOf(raw: string | undefined): Step<RegistryKind> {
   const kind = REGISTRY_KINDS.find((k) => k === raw);
-  if (!kind)
-    throw new Refusal(
-      apiError('NOT_FOUND', { resource: `kind ${raw ?? ''} (kinds: ${REGISTRY_KINDS.join(', ')})` }),
-    );
-  return kind;
+  if (kind) return ok(kind);
+  return fail('NOT_FOUND', { resource: `kind ${raw ?? ''} (kinds: ${REGISTRY_KINDS.join(', ')})` });
 }
 
-async function apply(o: StudioOptions, req: http.IncomingMessage, author: string): Promise<unknown> {
+async function apply(o: StudioOptions, req: http.IncomingMessage, author: string): Promise<Step<unknown>> {
   const body = await readJsonBody(req, o.bodyTimeoutMs);
-  const b = (typeof body === 'object' && body !== null ? body : {}) as {
+  if (!body.ok) return body;
+  const b = (typeof body.value === 'object' && body.value !== null ? body.value : {}) as {
     documents?: unknown;
     dryRun?: unknown;
   };
   if (!Array.isArray(b.documents) || b.documents.length === 0)
-    throw new Refusal(
-      withViolations(apiError('INVALID_RESOURCE', { detail: 'Send {"documents": [...]}.' }), [
-        { field: 'documents', description: 'must be a non-empty list of resource documents' },
-      ]),
-    );
+    return fail('INVALID_RESOURCE', { detail: 'Send {"documents": [...]}.' }, [
+      { field: 'documents', description: 'must be a non-empty list of resource documents' },
+    ]);
   const problems = applyViolations(b.documents, { connections: o.connections ?? [] });
   if (problems.length === 0 && o.checkSql)
     problems.push(...(await o.checkSql(resourceSql(b.documents as ResourceDoc[]))));
   if (problems.length > 0)
-    throw new Refusal(
-      withViolations(apiError('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }), problems),
-    );
+    return fail('INVALID_RESOURCE', { detail: `${problems.length} problem(s).` }, problems);
   const docs = b.documents as ResourceDoc[];
   const changes = await o.registry.apply(docs, {
     author,
     dryRun: b.dryRun === true,
     breaking: resourceBreakingChanges,
   });
-  if (b.dryRun === true) return { dryRun: true, changes: await withDiffs(o, docs, changes) };
+  if (b.dryRun === true) return ok({ dryRun: true, changes: await withDiffs(o, docs, changes) });
   const views = await definitionViews(o, docs, changes);
-  return { dryRun: false, changes, ...(views.length > 0 ? { views } : {}) };
+  return ok({ dryRun: false, changes, ...(views.length > 0 ? { views } : {}) });
 }
 
 /** A dry run's changes, each with the diff from the current version to the document sent. */
@@ -272,90 +260,134 @@ const defOf = (doc: ResourceDoc, version: string) => ({
   ...(doc.description ? { description: doc.description } : {}),
 });
 
-async function route(o: StudioOptions, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+/** What a request is answered with: JSON (200, with these headers), or one of the pages' files. */
+type Answer =
+  | { readonly json: unknown; readonly headers?: Record<string, string> }
+  | { readonly asset: Asset };
+
+/** A handler's step, its value answered as JSON. */
+const answered = (step: Step<unknown>): Step<Answer> => (step.ok ? ok({ json: step.value }) : step);
+
+async function route(o: StudioOptions, req: http.IncomingMessage): Promise<Step<Answer>> {
   const url = new URL(req.url ?? '/', 'http://studio');
   const method = req.method ?? 'GET';
   const parts = pathSegments(url.pathname);
-  guardStateChange(req, method, o.origins);
-  if (url.pathname === '/health' && method === 'GET') return send(res, 200, { status: 'ok' });
+  if (!parts.ok) return parts;
+  const guarded = guardStateChange(req, method, o.origins);
+  if (!guarded.ok) return guarded;
+  if (url.pathname === '/health' && method === 'GET') return ok({ json: { status: 'ok' } });
   const asset = req.method === 'GET' ? o.assets?.get(url.pathname) : undefined;
-  if (asset) {
-    res.writeHead(200, { 'content-type': asset.type, ...PAGE_HEADERS });
-    res.end(asset.body);
-    return;
-  }
+  if (asset) return ok({ asset });
   if (url.pathname === '/config.json' && req.method === 'GET')
-    return send(res, 200, { gatewayUrl: o.gatewayUrl ?? null }, PAGE_HEADERS);
-  if (parts[0] !== 'v1' || parts[1] !== 'admin')
-    throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
+    return ok({ json: { gatewayUrl: o.gatewayUrl ?? null }, headers: PAGE_HEADERS });
+  if (parts.value[0] !== 'v1' || parts.value[1] !== 'admin')
+    return fail('NOT_FOUND', { resource: url.pathname });
   const caller = await callerOf(o, req);
+  if (!caller.ok) return caller;
+  return adminRoute(o, req, { method, path: url.pathname, parts: parts.value, caller: caller.value });
+}
+
+/** A call on /v1/admin/… by a known caller: an action, an apply, or the resources' routes. */
+async function adminRoute(
+  o: StudioOptions,
+  req: http.IncomingMessage,
+  call: { method: string; path: string; parts: string[]; caller: Caller },
+): Promise<Step<Answer>> {
+  const { method, parts, caller } = call;
   const author = caller.author;
-  const notAllowed = (allow: string): Refusal => {
-    const e = apiError('METHOD_NOT_ALLOWED', { method, path: url.pathname });
-    return new Refusal({ ...e, headers: { ...e.headers, allow } });
-  };
   const action = parts.length === 3 ? (parts[2] as string) : '';
   const creator = Object.hasOwn(CREATOR_ACTIONS, action) ? CREATOR_ACTIONS[action] : undefined;
   const viewing = Object.hasOwn(CONSOLE_ACTIONS, action) ? CONSOLE_ACTIONS[action] : undefined;
   const replaying = Object.hasOwn(REPLAY_ACTIONS, action) ? REPLAY_ACTIONS[action] : undefined;
   const operating = Object.hasOwn(OPS_ACTIONS, action) ? OPS_ACTIONS[action] : undefined;
   if (creator || viewing || replaying || operating) {
-    if (method !== 'POST') throw notAllowed('POST');
-    permit(caller, (creator ?? viewing ?? replaying ?? operating) as Action);
+    if (method !== 'POST') return notAllowed(call, 'POST');
+    const denied = forbidden(caller, (creator ?? viewing ?? replaying ?? operating) as Action);
+    if (denied) return denied;
     const body = await readJsonBody(req, o.bodyTimeoutMs);
-    return send(
-      res,
-      200,
+    if (!body.ok) return body;
+    return answered(
       creator
-        ? await creatorAction(o, action, body, author)
+        ? await creatorAction(o, action, body.value, author)
         : replaying
-          ? await replayAction(o, action, body, author)
+          ? await replayAction(o, action, body.value, author)
           : operating
-            ? await opsAction(o, action, body)
-            : await consoleAction(o, action, body),
+            ? await opsAction(o, action, body.value)
+            : await consoleAction(o, action, body.value),
     );
   }
-  permit(caller, method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply');
+  const denied = forbidden(
+    caller,
+    method === 'DELETE' ? 'delete' : method === 'GET' || method === 'HEAD' ? 'read' : 'apply',
+  );
+  if (denied) return denied;
   if (parts[2] === 'apply' && parts.length === 3) {
-    if (method !== 'POST') throw notAllowed('POST');
-    return send(res, 200, await apply(o, req, author));
+    if (method !== 'POST') return notAllowed(call, 'POST');
+    return answered(await apply(o, req, author));
   }
-  if (parts[2] !== 'resources' || parts.length < 4 || parts.length > 6)
-    throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
-  const kind = kindOf(parts[3]);
-  const name = parts[4] === undefined ? undefined : checkedName(kind, parts[4], 'name');
-  if (name === undefined) {
-    if (method !== 'GET') throw notAllowed('GET');
-    const { index, generation } = await o.registry.readIndex(kind);
-    const resources = Object.entries(index.resources).map(([n, e]) => ({ name: n, ...e }));
-    return send(res, 200, { kind, generation: String(generation), resources });
-  }
-  if (parts[5] === 'history') {
-    if (method !== 'GET') throw notAllowed('GET');
-    return send(res, 200, { kind, name, versions: await o.registry.history(kind, name) });
-  }
-  if (parts.length === 6) throw new Refusal(apiError('NOT_FOUND', { resource: url.pathname }));
-  if (method === 'DELETE') {
-    const changes = await o.registry.delete(kind, name, author);
-    if (changes.length === 0) throw new Refusal(apiError('NOT_FOUND', { resource: `${kind}/${name}` }));
-    return send(res, 200, { changes });
-  }
-  if (method !== 'GET') throw notAllowed('GET, DELETE');
-  const { resources } = (await o.registry.readIndex(kind)).index;
-  const entry = Object.hasOwn(resources, name) ? resources[name] : undefined;
-  if (!entry || entry.deleted) throw new Refusal(apiError('NOT_FOUND', { resource: `${kind}/${name}` }));
-  return send(res, 200, await o.registry.readVersion(kind, name, entry.version));
+  return answered(await resources(o, call));
 }
 
-/** The studio's request handler; never throws, answers every failure in the error envelope. */
+/** 405 naming the methods the path takes. */
+function notAllowed(call: { method: string; path: string }, allow: string): Step<never> {
+  const e = apiError('METHOD_NOT_ALLOWED', { method: call.method, path: call.path });
+  return refuse({ ...e, headers: { ...e.headers, allow } });
+}
+
+/** /v1/admin/resources/{kind}[/{name}[/history]]: the index, a version, its history, a delete. */
+async function resources(
+  o: StudioOptions,
+  call: { method: string; path: string; parts: string[]; caller: Caller },
+): Promise<Step<unknown>> {
+  const { method, parts } = call;
+  const author = call.caller.author;
+  if (parts[2] !== 'resources' || parts.length < 4 || parts.length > 6)
+    return fail('NOT_FOUND', { resource: call.path });
+  const kindStep = kindOf(parts[3]);
+  if (!kindStep.ok) return kindStep;
+  const kind = kindStep.value;
+  if (parts[4] === undefined) {
+    if (method !== 'GET') return notAllowed(call, 'GET');
+    const { index, generation } = await o.registry.readIndex(kind);
+    const resources = Object.entries(index.resources).map(([n, e]) => ({ name: n, ...e }));
+    return ok({ kind, generation: String(generation), resources });
+  }
+  const named = checkedName(kind, parts[4], 'name');
+  if (!named.ok) return named;
+  const name = named.value;
+  if (parts[5] === 'history') {
+    if (method !== 'GET') return notAllowed(call, 'GET');
+    return ok({ kind, name, versions: await o.registry.history(kind, name) });
+  }
+  if (parts.length === 6) return fail('NOT_FOUND', { resource: call.path });
+  if (method === 'DELETE') {
+    const changes = await o.registry.delete(kind, name, author);
+    if (changes.length === 0) return fail('NOT_FOUND', { resource: `${kind}/${name}` });
+    return ok({ changes });
+  }
+  if (method !== 'GET') return notAllowed(call, 'GET, DELETE');
+  const { resources } = (await o.registry.readIndex(kind)).index;
+  const entry = Object.hasOwn(resources, name) ? resources[name] : undefined;
+  if (!entry || entry.deleted) return fail('NOT_FOUND', { resource: `${kind}/${name}` });
+  return ok(await o.registry.readVersion(kind, name, entry.version));
+}
+
+/**
+ * The studio's request handler; never throws, answers every failure in the error envelope: a
+ * refused step as it says, what was thrown (the registry, the warehouse) as 409 or 503.
+ */
 export function createStudioHandler(
   o: StudioOptions,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const log = o.log ?? ((entry) => console.log(JSON.stringify(entry)));
   return (req, res) => {
-    route(o, req, res).catch((err: unknown) => {
-      if (err instanceof Refusal) {
-        const e = err.error;
+    route(o, req)
+      .then((step) => {
+        if (step.ok) {
+          write(res, step.value);
+          return;
+        }
+        const e = step.error;
         // The rest (a bad field, an unknown path) is the caller's to read in the answer.
         if (WARNING_STATUSES.has(e.http))
           log({
@@ -364,16 +396,26 @@ export function createStudioHandler(
             message: `refused ${req.method} ${(req.url ?? '').slice(0, 200)}: ${e.http} ${e.body.error.message}`,
             status: e.http,
           });
-        return refuse(req, res, e);
-      }
-      if (err instanceof RegistryRace)
-        return refuse(req, res, apiError('REGISTRY_RACE', { detail: err.message }));
-      if (err instanceof RegistryUnavailable)
-        return refuse(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }));
-      log({ severity: 'ERROR', component: 'studio', message: `registry call failed: ${String(err)}` });
-      refuse(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }));
-    });
+        answerError(req, res, e);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof RegistryRace)
+          return answerError(req, res, apiError('REGISTRY_RACE', { detail: err.message }));
+        if (err instanceof RegistryUnavailable)
+          return answerError(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }));
+        log({ severity: 'ERROR', component: 'studio', message: `registry call failed: ${String(err)}` });
+        answerError(req, res, apiError('UNAVAILABLE', { retryAfter: 5 }));
+      });
   };
+}
+
+function write(res: http.ServerResponse, a: Answer): void {
+  if ('json' in a) {
+    send(res, 200, a.json, a.headers);
+    return;
+  }
+  res.writeHead(200, { 'content-type': a.asset.type, ...PAGE_HEADERS });
+  res.end(a.asset.body);
 }
 
 export async function startStudio(

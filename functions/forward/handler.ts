@@ -11,11 +11,13 @@ import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
-import { type ApiError, apiError } from '../../core/errors.ts';
+import { apiError } from '../../core/errors.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
+import { fail, ok, type Step } from '../../core/step.ts';
 import type { Settings } from '../../schemas/settings.ts';
+import { answerError, postOnly } from '../answer.ts';
 
 export interface ForwardServices {
   readonly ledger: LedgerWriter;
@@ -78,13 +80,13 @@ export function createForwardHandler(
             res.status(204).end();
           } else {
             log('WARNING', result.summary);
-            send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+            answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
           }
         },
         (err: unknown) => {
           // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
           log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
-          send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+          answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
         },
       );
   const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<void> =>
@@ -94,29 +96,28 @@ export function createForwardHandler(
   // Not async, one promise chain per push: the functions framework runs each request in a
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.
   return (req, res) => {
-    if (req.method !== 'POST') {
-      const e = apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path });
-      send(res, { ...e, headers: { ...e.headers, allow: 'POST' } });
-      return undefined;
-    }
-    const decoded = decodePush(req.body);
-    if (!decoded.ok) {
-      // Not a push from Pub/Sub: nothing to record, and redelivery cannot fix it.
-      send(res, apiError('INVALID_ENVELOPE', { detail: decoded.reason }));
+    const push = pushOf(req);
+    if (!push.ok) {
+      answerError(res, push.error);
       return undefined;
     }
     const got = services();
-    if (got instanceof Promise) return got.then((s) => run(res, s, decoded.push));
-    return run(res, got, decoded.push);
+    if (got instanceof Promise) return got.then((s) => run(res, s, push.value));
+    return run(res, got, push.value);
   };
+}
+
+/** The push a request carries, or the 405 or 400 to answer. */
+function pushOf(req: Request): Step<PushedMessage> {
+  const posted = postOnly(req);
+  if (!posted.ok) return posted;
+  const decoded = decodePush(req.body);
+  // Not a push from Pub/Sub: nothing to record, and redelivery cannot fix it.
+  return decoded.ok ? ok(decoded.push) : fail('INVALID_ENVELOPE', { detail: decoded.reason });
 }
 
 /** Seconds a 503 suggests; Pub/Sub itself follows the subscription's retry policy. */
 const RETRY_AFTER_SECONDS = 10;
-
-function send(res: Response, error: ApiError): void {
-  res.status(error.http).set(error.headers).json(error.body);
-}
 
 /** One JSON line per entry: Cloud Logging reads `severity` and `message`. */
 function log(severity: 'WARNING' | 'ERROR', message: string): void {

@@ -5,9 +5,11 @@
  * when a run message could not be published, so Pub/Sub redelivers.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
-import { type ApiError, apiError } from '../../core/errors.ts';
-import { decodePushBody } from '../../core/push.ts';
+import { apiError } from '../../core/errors.ts';
+import { decodePushBody, type PushedBody } from '../../core/push.ts';
 import type { RunMessage, RunTrigger } from '../../core/scheduler/dispatch.ts';
+import { fail, ok, type Step } from '../../core/step.ts';
+import { answerError, postOnly } from '../answer.ts';
 import { type ActionDeps, deadLetterRow, isDeadLetterPush, parseFiring, runFiring } from './actions.ts';
 import { type RunnerDeps, runChunk, tick } from './runner.ts';
 
@@ -39,21 +41,26 @@ export function parseRunMessage(data: Uint8Array): RunMessage | undefined {
   }
 }
 
+/** The push a request carries, or the 405 or 400 to answer (no redelivery could fix either). */
+function pushOf(req: Request): Step<PushedBody> {
+  const posted = postOnly(req);
+  if (!posted.ok) return posted;
+  const decoded = decodePushBody(req.body);
+  return decoded.ok
+    ? ok(decoded.message)
+    : fail('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, decoded.violations);
+}
+
 export function createScheduleHandler(
   deps: () => ScheduleDeps | Promise<ScheduleDeps>,
 ): (req: Request, res: Response) => Promise<void> | undefined {
   return (req, res) => {
-    if (req.method !== 'POST') {
-      const e = apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path });
-      send(res, { ...e, headers: { ...e.headers, allow: 'POST' } });
+    const push = pushOf(req);
+    if (!push.ok) {
+      answerError(res, push.error);
       return undefined;
     }
-    const decoded = decodePushBody(req.body);
-    if (!decoded.ok) {
-      send(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, decoded.violations));
-      return undefined;
-    }
-    const { attributes, data } = decoded.message;
+    const { attributes, data } = push.value;
     if (attributes[MESSAGE_TYPE_ATTRIBUTE] === 'action') {
       const firing = parseFiring(data);
       if (!firing) {
@@ -68,20 +75,20 @@ export function createScheduleHandler(
             await d.actions.writeRuns([deadLetterRow(firing, attributes, new Date())]);
             return true;
           }
-          const outcome = await runFiring(d.actions, firing, decoded.message.deliveryAttempt);
+          const outcome = await runFiring(d.actions, firing, push.value.deliveryAttempt);
           return outcome.ack;
         })
         .then(
           (ack) => {
             if (ack) res.status(204).end();
-            else send(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+            else answerError(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
           },
           (err: unknown) => {
             log(
               'ERROR',
               `firing ${firing.firing_id} of rule ${firing.rule} failed: ${(err as Error).message}`,
             );
-            send(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+            answerError(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
           },
         );
     }
@@ -101,14 +108,10 @@ export function createScheduleHandler(
         },
         (err: unknown) => {
           log('ERROR', `${run ? 'run' : 'tick'} failed, answering 503: ${(err as Error).message}`);
-          send(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+          answerError(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
         },
       );
   };
-}
-
-function send(res: Response, error: ApiError): void {
-  res.status(error.http).set(error.headers).json(error.body);
 }
 
 function log(severity: 'WARNING' | 'ERROR', message: string): void {

@@ -5,7 +5,7 @@
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { DefinedEvents } from '../../core/definitions/defined-events.ts';
-import { type ApiError, apiError } from '../../core/errors.ts';
+import { apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { FieldViolation } from '../../core/validation.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
@@ -22,6 +22,7 @@ import {
 } from '../../core/warehouse/store.ts';
 import { TABLES } from '../../core/warehouse/warehouse.ts';
 import { lookupEvent } from '../../schemas/catalogue.ts';
+import { answerError, postOnly } from '../answer.ts';
 
 /** One structured log line (Cloud Logging reads `severity` and `message` from JSON on stdout). */
 export type Log = (
@@ -50,10 +51,6 @@ const RETRY_AFTER_SECONDS = 10;
 
 const jsonLog: Log = (entry) => process.stdout.write(`${JSON.stringify(entry)}\n`);
 
-function send(res: Response, error: ApiError): void {
-  res.status(error.http).set(error.headers).json(error.body);
-}
-
 /**
  * The store handler: 204 once every row of the push is written, non-2xx otherwise.
  *
@@ -81,12 +78,12 @@ export function createStoreHandler(
       messageId: message?.messageId,
       deliveryAttempt: message?.deliveryAttempt,
     });
-    send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+    answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
   };
   return (req, res) => {
-    if (req.method !== 'POST') {
-      res.set('allow', 'POST');
-      send(res, apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path }));
+    const posted = postOnly(req);
+    if (!posted.ok) {
+      answerError(res, posted.error);
       return undefined;
     }
     const decoded = decodeStorePush(req.body);
@@ -147,7 +144,7 @@ async function keepMalformed(
     return;
   }
   log({ severity: 'WARNING', message: 'not a Pub/Sub push body; kept in invalid_events', violations });
-  send(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, violations));
+  answerError(res, apiError('INVALID_ENVELOPE', { detail: 'not a Pub/Sub push body' }, violations));
 }
 
 /** The after-store steps, by the name `hook_failures` records them under. */

@@ -8,10 +8,10 @@
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { RegistryClient } from '../../adapters/registry.ts';
+import { ok } from '../../core/step.ts';
 import {
   allowed,
   IAP_ISSUER,
-  IapRefused,
   iapVerifier,
   type PublicKeys,
   roleOf,
@@ -89,7 +89,7 @@ describe('studio auth: IAP signed header verification', () => {
 
   it('accepts a valid assertion and returns its email', async () => {
     const verify = iapVerifier(AUDIENCE, async () => keys);
-    assert.equal(await verify(assertion(signer.privateKey, 'k1')), 'ana@acme.example');
+    assert.deepEqual(await verify(assertion(signer.privateKey, 'k1')), ok('ana@acme.example'));
   });
 
   it('refuses another audience, another issuer, an expired token, a foreign signature, no email', async () => {
@@ -106,7 +106,12 @@ describe('studio auth: IAP signed header verification', () => {
       garbage: 'not.a.jwt',
     };
     for (const [what, jwt] of Object.entries(cases)) {
-      await assert.rejects(verify(jwt), IapRefused, what);
+      const got = await verify(jwt);
+      assert.match(
+        got.ok ? 'accepted' : `${got.error.http} ${got.error.body.error.message}`,
+        /^401 Request had invalid authentication credentials\. IAP assertion refused: /,
+        what,
+      );
     }
   });
 
@@ -122,9 +127,9 @@ describe('studio auth: IAP signed header verification', () => {
     await verify(assertion(signer.privateKey, 'k1'));
     assert.equal(fetches, 1);
     current = { k1: signer.pem, k2: next.pem };
-    assert.equal(
+    assert.deepEqual(
       await verify(assertion(next.privateKey, 'k2', { email: 'eve@acme.example' })),
-      'eve@acme.example',
+      ok('eve@acme.example'),
     );
     assert.equal(fetches, 2);
   });

@@ -334,7 +334,19 @@ describe('studio: destination health agrees with SQL over the ledger', function 
           .getByRole('link', { name: 'e3' })
           .first();
         assert.equal(await sample.getAttribute('href'), '/explorer?event_id=e3');
-        // The Alerts section: the test button starts a manual run of the alert on the scheduler.
+        // The Alerts section: the test button is in sight without scrolling the table sideways
+        // (a phone's 390 px too), and starts a manual run of the alert on the scheduler.
+        const sight = await page
+          .getByRole('button', { name: 'Send a test message of meta-failing' })
+          .evaluate((b) => {
+            const box = b.getBoundingClientRect();
+            const scroller = b.closest('.scroll')?.getBoundingClientRect();
+            return {
+              right: Math.round(box.right),
+              edge: Math.min(scroller?.right ?? innerWidth, innerWidth),
+            };
+          });
+        assert.ok(sight.right <= sight.edge, `the button ends at ${sight.right} px, past ${sight.edge} px`);
         const before = started.length;
         await page.getByRole('button', { name: 'Send a test message of meta-failing' }).click();
         await page

@@ -120,9 +120,30 @@ describe('studio: live events show a refused request with its reason', function 
   const inBrowser = (ctx: Mocha.Context, width: number, walk: (page: Page) => Promise<void>) =>
     onStudioPage(ctx, `${studio.url}/live#token=${TOKEN}`, width, walk);
 
+  /**
+   * The filter's labels that are not where a reader looks for them: each belongs on its control's
+   * line just before it, or right above it at the same left edge, never at the end of the line
+   * before its control's (beside another control).
+   */
+  const strayLabels = (page: Page): Promise<string[]> =>
+    page.locator('#filters label').evaluateAll((labels) =>
+      labels.flatMap((label) => {
+        const control = document.getElementById(label.getAttribute('for') ?? '');
+        if (!control) return [`${label.textContent} labels nothing`];
+        const l = label.getBoundingClientRect();
+        const c = control.getBoundingClientRect();
+        const before = l.bottom > c.top && l.top < c.bottom && l.right <= c.left && c.left - l.right < 24;
+        const above = c.top >= l.bottom - 1 && Math.abs(c.left - l.left) < 2;
+        return before || above
+          ? []
+          : [`${label.textContent} at (${l.left}, ${l.top}), its control at (${c.left}, ${c.top})`];
+      }),
+    );
+
   it('a request refused at the gateway appears on the open page with its reason, and the filter narrows it', async function () {
     await inBrowser(this, 1280, async (page) => {
       await page.getByRole('table', { name: 'Stored events' }).getByText('ev-form-1').waitFor();
+      assert.deepEqual(await strayLabels(page), []);
       assert.ok(await page.getByText('No refused request in this window.').isVisible());
       // Refused while the page is open: a made-up token, and a translator the token may not use.
       assert.equal(
@@ -153,6 +174,8 @@ describe('studio: live events show a refused request with its reason', function 
   it('reads well at 390 px, and the API agrees with plain SQL over the ops table', async function () {
     await inBrowser(this, 390, async (page) => {
       await page.getByRole('table', { name: 'Refused requests' }).getByText('INVALID_CREDENTIALS').waitFor();
+      // "Show" and "From" on their controls' lines, not at the end of the line before.
+      assert.deepEqual(await strayLabels(page), []);
       await page.screenshot({ path: join(shots, 'live-events-narrow.png'), fullPage: true });
       assert.deepEqual(await seriousAxeViolations(page), []);
     });

@@ -1,11 +1,13 @@
 /**
  * Keeps the dependency direction of docs/style.md true without a lint plugin:
- * schemas ← core (pure) ← adapters ← entry points.
+ * schemas ← core (pure) ← adapters ← entry points; and the entry points' one error style,
+ * refusals returned as Step values (core/step.ts), never thrown.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -63,6 +65,7 @@ describe('architecture: dependency direction', () => {
     const BASE = [
       'core/validation.ts',
       'core/errors.ts',
+      'core/step.ts',
       'core/json-limits.ts',
       'core/event.ts',
       // Defined events are part of the contract the normaliser checks.
@@ -172,6 +175,45 @@ describe('architecture: dependency direction', () => {
       if (/\btest['"`]?\s*[,/]\s*['"`]?support\b/.test(readFileSync(file, 'utf8')))
         problems.push(`${relative(root, file)} names test/support/`);
     }
+    assert.deepEqual(problems, []);
+  });
+
+  it('entry points return refusals as Step values (core/step.ts) and never throw them', () => {
+    // Building an API error, or a refusal's own exception class, in a throw.
+    const BUILDS_ERROR = /\b(apiError|withViolations|fail|refuse)\(|\bnew\s+\w*Refus\w*\(/;
+    const problems: string[] = [];
+    for (const file of ['gateway', 'studio', 'functions'].flatMap((d) => tsFiles(d))) {
+      const where = relative(root, file);
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        const line = () => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+        if (ts.isThrowStatement(node) && BUILDS_ERROR.test(node.getText()))
+          problems.push(`${where}:${line()} throws a refusal`);
+        if (
+          ts.isClassDeclaration(node) &&
+          /Refus/.test(node.name?.text ?? '') &&
+          node.heritageClauses?.some((h) => /\bError\b/.test(h.getText()))
+        )
+          problems.push(`${where}:${line()} declares ${node.name?.text}, an exception for refusals`);
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+    }
+    // The studio's admin actions (its *-api.ts files, which server.ts dispatches to) say so in
+    // their types: each exported function gives a Step.
+    const actions = tsFiles('studio').filter((f) => f.endsWith('-api.ts'));
+    let declared = 0;
+    for (const file of actions) {
+      const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      for (const fn of source.statements.filter(ts.isFunctionDeclaration)) {
+        if (!fn.modifiers?.some((m) => m.kind === ts.SyntaxKind.ExportKeyword)) continue;
+        declared++;
+        const type = fn.type?.getText() ?? '(none)';
+        if (!/^(Promise<)?Step</.test(type))
+          problems.push(`${relative(root, file)}: ${fn.name?.text} returns ${type}, not a Step`);
+      }
+    }
+    assert.ok(declared >= 4, `the studio's action files export ${declared} functions`);
     assert.deepEqual(problems, []);
   });
 
