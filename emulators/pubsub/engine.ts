@@ -534,7 +534,12 @@ export class Engine {
   ): Promise<SubscriptionResource> {
     const sub = this.getSubscription(name);
     const resource = updateSubscription(sub.resource, input, paths, this.topicExists);
-    if (paths.some((p) => /^(bigquery|cloud_?storage)/i.test(p))) await this.checkExport(resource);
+    // A config cleared (an empty one) makes a pull subscription again: nothing to check.
+    if (
+      (resource.bigqueryConfig || resource.cloudStorageConfig) &&
+      paths.some((p) => /^(bigquery|cloud_?storage)/i.test(p))
+    )
+      await this.checkExport(resource);
     sub.setResource(resource);
     await this.append({ type: REC.SUB_PUT, sub: resource });
     this.pushHooks?.onSubscriptionChanged(name, sub);

@@ -8,8 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
-import type { PubSub } from '@google-cloud/pubsub';
+import { type PubSub, v1 } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
+import { credentials } from '@grpc/grpc-js';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
@@ -171,6 +172,24 @@ describe('pubsub emulator: BigQuery and Cloud Storage subscriptions', function (
     await bq.dataset(t.dataset).createTable('t', { schema: [{ name: 'data', type: 'STRING' }] });
     assert.equal((await oneRow(t.dataset, 20_000))['data'], 'kept');
     await until(async () => (await sub.getMetadata())[0].state === 'ACTIVE');
+  });
+
+  it('makes a pull subscription again when the BigQuery config is cleared, and delivers to the puller', async () => {
+    const t = await table([{ name: 'data', type: 'STRING' }]);
+    const { topic, sub } = await topicAndSub({ bigqueryConfig: { table: `${PROJECT}.${t.dataset}.t` } });
+    await sub.setMetadata({ bigqueryConfig: {} });
+    const [meta] = await sub.getMetadata();
+    assert.equal(meta.bigqueryConfig, null);
+    await topic.publishMessage({ data: Buffer.from('pulled') });
+    const puller = new v1.SubscriberClient({
+      servicePath: '127.0.0.1',
+      port: psEmu.port,
+      sslCreds: credentials.createInsecure(),
+    });
+    const [pulled] = await puller.pull({ subscription: sub.name, maxMessages: 1 });
+    await puller.close();
+    assert.equal(Buffer.from(pulled.receivedMessages?.[0]?.message?.data ?? '').toString(), 'pulled');
+    assert.equal((await rows(t.dataset)).length, 0);
   });
 
   it('writes a text file of messages (one per line) once it reaches maxBytes, named prefix, datetime, suffix', async () => {
