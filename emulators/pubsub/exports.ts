@@ -139,6 +139,7 @@ export function bigqueryRow(
  * subscription deleted meanwhile has nothing left to settle.
  */
 function settle(engine: Engine, sub: Subscription, batch: readonly Delivery[], ok: boolean): void {
+  if (batch.length === 0) return;
   try {
     if (ok) {
       engine
@@ -208,22 +209,35 @@ export class BigQueryWriter extends ExportWriter {
     while (this.queue.length > 0 && !this.stopped) {
       const batch = this.queue.splice(0, ROWS_PER_INSERT);
       const sub = this.sub;
-      let ok = false;
+      let failed: readonly Delivery[] = batch;
+      let state: ExportState = 'ACTIVE';
       try {
-        await this.insert(sub, batch);
-        ok = true;
-        this.engine.setExportState(sub, 'ACTIVE');
+        failed = await this.insert(sub, batch);
+        if (failed.length > 0) state = 'SCHEMA_MISMATCH';
       } catch (err) {
-        // The table's schema may have changed: read it again next time.
-        this.fields = undefined;
-        this.engine.setExportState(sub, err instanceof WriteError ? err.state : 'NOT_FOUND');
+        state = err instanceof WriteError ? err.state : 'NOT_FOUND';
       }
-      settle(this.engine, sub, batch, ok);
+      // The table's schema may have changed: read it again next time.
+      if (failed.length > 0) this.fields = undefined;
+      this.engine.setExportState(sub, state);
+      const kept = new Set(failed);
+      settle(
+        this.engine,
+        sub,
+        batch.filter((d) => !kept.has(d)),
+        true,
+      );
+      settle(this.engine, sub, failed, false);
     }
     this.writing = false;
   }
 
-  private async insert(sub: Subscription, batch: readonly Delivery[]): Promise<void> {
+  /**
+   * Inserts the batch's rows and answers the deliveries not written: messages that make no row
+   * of the table and rows insertAll refused (the others are inserted: `skipInvalidRows`), as
+   * Pub/Sub keeps only the messages it cannot write. Throws when nothing could be written.
+   */
+  private async insert(sub: Subscription, batch: readonly Delivery[]): Promise<Delivery[]> {
     const cfg = sub.resource.bigqueryConfig;
     if (!cfg) throw new WriteError('NOT_FOUND', 'not a BigQuery subscription');
     if (this.fields?.table !== cfg.table)
@@ -231,22 +245,36 @@ export class BigQueryWriter extends ExportWriter {
     const fields = this.fields.fields;
     const mismatch = schemaMismatch(sub.resource, fields);
     if (mismatch) throw new WriteError('SCHEMA_MISMATCH', mismatch);
-    const rows = batch.map((d) => ({
-      insertId: String(d.message.id),
-      json: bigqueryRow(sub.resource, fields, d),
-    }));
+    const rows: { insertId: string; json: Record<string, unknown> }[] = [];
+    const sent: Delivery[] = [];
+    const failed: Delivery[] = [];
+    for (const d of batch) {
+      try {
+        rows.push({ insertId: String(d.message.id), json: bigqueryRow(sub.resource, fields, d) });
+        sent.push(d);
+      } catch (err) {
+        if (!(err instanceof WriteError)) throw err;
+        failed.push(d);
+      }
+    }
+    if (rows.length === 0) return failed;
     const t = bigqueryTable(cfg.table);
     if (!t) throw new WriteError('NOT_FOUND', `Invalid table ${cfg.table}`);
     const url = `${this.base}/bigquery/v2/projects/${encodeURIComponent(t.project)}/datasets/${encodeURIComponent(t.dataset)}/tables/${encodeURIComponent(t.table)}/insertAll`;
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ rows }),
+      body: JSON.stringify({ rows, skipInvalidRows: true }),
     });
-    const body = (await res.json().catch(() => ({}))) as { insertErrors?: unknown[] };
+    const body = (await res.json().catch(() => ({}))) as { insertErrors?: { index: number }[] };
     if (res.status === 404) throw new WriteError('NOT_FOUND', `Table ${cfg.table} not found.`);
-    if (res.status !== 200 || (body.insertErrors?.length ?? 0) > 0)
+    if (res.status !== 200)
       throw new WriteError('SCHEMA_MISMATCH', `insertAll refused the rows (HTTP ${res.status})`);
+    for (const e of body.insertErrors ?? []) {
+      const d = sent[e.index];
+      if (d) failed.push(d);
+    }
+    return failed;
   }
 
   stop(): void {

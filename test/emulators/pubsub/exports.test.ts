@@ -145,6 +145,26 @@ describe('pubsub emulator: BigQuery and Cloud Storage subscriptions', function (
     assert.equal((await rows(t.dataset)).length, 0);
   });
 
+  it('writes the messages a table takes and keeps only the ones it refuses', async () => {
+    const t = await table([
+      { name: 'name', type: 'STRING' },
+      { name: 'n', type: 'INTEGER' },
+    ]);
+    const { topic, sub } = await topicAndSub({
+      bigqueryConfig: { table: `${PROJECT}.${t.dataset}.t`, useTableSchema: true },
+    });
+    // Published together (the client batches them into one Publish), they reach the writer as
+    // one batch: the refused ones must not keep the good one back.
+    await Promise.all([
+      topic.publishMessage({ json: { name: 'good' } }),
+      topic.publishMessage({ json: { name: 'extra field', other: 1 } }),
+      topic.publishMessage({ json: { name: 'not a number', n: 'x' } }),
+    ]);
+    assert.equal((await oneRow(t.dataset))['name'], 'good');
+    await until(async () => (await sub.getMetadata())[0].bigqueryConfig?.state === 'SCHEMA_MISMATCH');
+    assert.equal((await rows(t.dataset)).length, 1);
+  });
+
   it('refuses a BigQuery subscription whose table is missing or lacks the columns it writes', async () => {
     const [topic] = await pubsub.createTopic(id('topic'));
     await assert.rejects(
