@@ -294,39 +294,94 @@ describe('pubsub emulator: BigQuery and Cloud Storage subscriptions', function (
   });
 });
 
-describe('pubsub emulator: an export subscription across kill -9', function () {
+describe('pubsub emulator: export subscriptions across kill -9', function () {
   this.timeout(90_000);
   const { dataDir, children } = childrenOnTempDir();
 
-  it('acknowledges a message only once it is written: one the table could not take is written after a restart', async () => {
+  /** Where a subscription writes: taken away and put back, and what it holds. */
+  interface Target {
+    remove(): Promise<void>;
+    restore(): Promise<void>;
+    written(): Promise<string[]>;
+  }
+
+  /**
+   * Publishes a message while the target is gone (the write fails, the message must be kept),
+   * kills the emulator with SIGKILL, puts the target back and restarts: answers what is written.
+   */
+  async function acrossKill9(id: string, args: string[], options: object, target: Target): Promise<string[]> {
+    const first = await launchEmulator('pubsub', dataDir, args);
+    children.push(first.child);
+    const client = pubsubClient(Number(new URL(first.url).port));
+    const [topic] = await client.createTopic(id);
+    const [sub] = await topic.createSubscription(id, options);
+    await target.remove();
+    await topic.publishMessage({ data: Buffer.from('survives') });
+    await until(async () => (await sub.getMetadata())[0].state === 'RESOURCE_ERROR');
+    await client.close();
+    first.child.kill('SIGKILL');
+    await exited(first.child);
+
+    await target.restore();
+    const second = await launchEmulator('pubsub', dataDir, args);
+    children.push(second.child);
+    await until(async () => (await target.written()).length > 0, 30_000);
+    second.child.kill('SIGTERM');
+    await exited(second.child);
+    return target.written();
+  }
+
+  it('acknowledges a message only once it is written: a row the table could not take is written after a restart', async () => {
     const bqDir = mkdtempSync(join(tmpdir(), 'pubsub-exports-bq-'));
     const bqEmu = await startBigQueryEmulator({ port: 0, dataDir: bqDir });
     try {
       const bq = new BigQuery({ projectId: PROJECT, apiEndpoint: bqEmu.url });
+      const schema = [{ name: 'data', type: 'STRING' }];
       await bq.createDataset('d');
-      await bq.dataset('d').createTable('t', { schema: [{ name: 'data', type: 'STRING' }] });
-      const args = ['--bigquery-endpoint', bqEmu.url];
-      const first = await launchEmulator('pubsub', dataDir, args);
-      children.push(first.child);
-      const client = pubsubClient(Number(new URL(first.url).port));
-      const [topic] = await client.createTopic('t');
-      const [sub] = await topic.createSubscription('s', { bigqueryConfig: { table: `${PROJECT}.d.t` } });
-      await bq.dataset('d').table('t').delete();
-      await topic.publishMessage({ data: Buffer.from('survives') });
-      await until(async () => (await sub.getMetadata())[0].state === 'RESOURCE_ERROR');
-      await client.close();
-      first.child.kill('SIGKILL');
-      await exited(first.child);
-
-      await bq.dataset('d').createTable('t', { schema: [{ name: 'data', type: 'STRING' }] });
-      const second = await launchEmulator('pubsub', dataDir, args);
-      children.push(second.child);
-      await until(async () => (await bq.dataset('d').table('t').getRows())[0].length === 1, 30_000);
-      const [[row]] = await bq.dataset('d').table('t').getRows();
-      assert.equal((row as Record<string, unknown>)['data'], 'survives');
+      await bq.dataset('d').createTable('t', { schema });
+      const written = await acrossKill9(
+        'bq',
+        ['--bigquery-endpoint', bqEmu.url],
+        { bigqueryConfig: { table: `${PROJECT}.d.t` } },
+        {
+          remove: async () => void (await bq.dataset('d').table('t').delete()),
+          restore: async () => void (await bq.dataset('d').createTable('t', { schema })),
+          written: async () =>
+            (await bq.dataset('d').table('t').getRows())[0].map((r) =>
+              String((r as Record<string, unknown>)['data']),
+            ),
+        },
+      );
+      assert.deepEqual(written, ['survives']);
     } finally {
       await bqEmu.close();
       rmSync(bqDir, { recursive: true, force: true });
+    }
+  });
+
+  it('acknowledges a message only once it is written: a file the bucket could not take is written after a restart', async () => {
+    const gcsDir = mkdtempSync(join(tmpdir(), 'pubsub-exports-gcs-'));
+    const gcsEmu = await startStorageEmulator({ port: 0, dataDir: gcsDir, fsync: 'none' });
+    try {
+      const gcs = new Storage({ projectId: PROJECT, apiEndpoint: gcsEmu.url });
+      await gcs.createBucket('files');
+      const written = await acrossKill9(
+        'gcs',
+        ['--storage-endpoint', gcsEmu.url],
+        { cloudStorageConfig: { bucket: 'files', maxDuration: { seconds: 1 } } },
+        {
+          remove: async () => void (await gcs.bucket('files').delete()),
+          restore: async () => void (await gcs.createBucket('files')),
+          written: async () =>
+            Promise.all(
+              (await gcs.bucket('files').getFiles())[0].map(async (f) => (await f.download())[0].toString()),
+            ),
+        },
+      );
+      assert.deepEqual(written, ['survives\n']);
+    } finally {
+      await gcsEmu.close();
+      rmSync(gcsDir, { recursive: true, force: true });
     }
   });
 });
