@@ -131,8 +131,23 @@ function emulator(ctx: LocalContext, name: 'pubsub' | 'bigquery' | 'storage'): S
   };
 }
 
-/** The project's Pub/Sub emulator (gRPC and REST), state in <data>/pubsub. */
-export const pubsubEmulator: ServiceFactory = (ctx) => emulator(ctx, 'pubsub');
+/**
+ * The project's Pub/Sub emulator (gRPC and REST), state in <data>/pubsub; BigQuery and Cloud
+ * Storage subscriptions write into the local BigQuery and Storage emulators.
+ */
+export const pubsubEmulator: ServiceFactory = (ctx) => {
+  const spec = emulator(ctx, 'pubsub');
+  return {
+    ...spec,
+    args: [
+      ...spec.args,
+      '--bigquery-endpoint',
+      url(ctx.ports.bigquery),
+      '--storage-endpoint',
+      url(ctx.ports.storage),
+    ],
+  };
+};
 
 /** The project's BigQuery emulator (REST over DuckDB), state in <data>/bigquery. */
 export const bigqueryEmulator: ServiceFactory = (ctx) => emulator(ctx, 'bigquery');

@@ -45,10 +45,6 @@ export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
   'subscriptions should listen for messages synchronously': GENERATED_CLIENT,
   'subscriptions should listen for messages synchronously with lease management': GENERATED_CLIENT,
   'subscriptions should listen for messages synchronously with delivery attempts.': GENERATED_CLIENT,
-  'subscriptions should create a BigQuery subscription':
-    'BigQuery subscriptions write into BigQuery (another Google service): refused by name by the emulator',
-  'subscriptions should create a subscription with a cloud storage config':
-    'Cloud Storage subscriptions write into Cloud Storage (another Google service): refused by name by the emulator',
   'openTelemetry should run the WithOpenTelemetryTracing samples':
     'the samples export their traces to Cloud Trace (another Google service)',
 };
@@ -57,6 +53,7 @@ export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
 const SAMPLE_TESTS = ['topics', 'subscriptions', 'schema', 'quickstart', 'openTelemetryTracing'];
 
 const SAMPLE_PACKAGES = [
+  '@google-cloud/bigquery',
   '@google-cloud/storage',
   '@google-cloud/opentelemetry-cloud-trace-exporter',
   '@opentelemetry/api',
@@ -100,15 +97,19 @@ await runFidelity({
     if (path.startsWith('../../system-test/fixtures/')) return join(checkout, path.slice('../../'.length));
     return undefined;
   },
+  // Started in this order: the Pub/Sub emulator finds the other two through the variables
+  // (BigQuery and Cloud Storage subscriptions write into them).
   emulators: [
+    // The samples' tests make buckets with Google's Storage client, and a dataset and table with
+    // Google's BigQuery client.
+    { kind: 'storage', env: 'STORAGE_EMULATOR_HOST', args: ['--fsync', 'none'] },
+    { kind: 'bigquery', env: 'BIGQUERY_EMULATOR_HOST' },
     {
       kind: 'pubsub',
       env: 'PUBSUB_EMULATOR_HOST',
       value: (url) => new URL(url).host,
       args: ['--fsync', 'none'],
     },
-    // The samples' tests make buckets with Google's Storage client.
-    { kind: 'storage', env: 'STORAGE_EMULATOR_HOST', args: ['--fsync', 'none'] },
   ],
   testTimeoutMs: 120_000,
   docs: 'docs/pubsub-emulator.md',

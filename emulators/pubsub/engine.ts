@@ -32,6 +32,7 @@ import { lockDataDir } from './lock.ts';
 import {
   DELETED_TOPIC,
   durationMs,
+  type ExportState,
   normalizeSubscription,
   normalizeTopic,
   parseName,
@@ -157,6 +158,15 @@ export class Subscription {
   get isPush(): boolean {
     return Boolean(this.resource.pushConfig.pushEndpoint);
   }
+
+  /** Push, BigQuery and Cloud Storage subscriptions: the emulator itself takes their messages. */
+  get delivers(): boolean {
+    return (
+      this.isPush ||
+      this.resource.bigqueryConfig !== undefined ||
+      this.resource.cloudStorageConfig !== undefined
+    );
+  }
 }
 
 const ACK_ID = /^(\d+)-(\d+)$/;
@@ -204,6 +214,11 @@ export class Engine {
   private readonly compactBytes: number;
   private readonly opts: EngineOptions;
   pushHooks: PushHooks | undefined;
+  /**
+   * Checks what Pub/Sub checks when a BigQuery or Cloud Storage subscription is created or its
+   * config changed (the table or bucket exists): set by the export writers (exports.ts).
+   */
+  exportCheck: ((resource: SubscriptionResource) => Promise<void>) | undefined;
   private unlock: () => void = () => undefined;
   readonly snapshots = new Map<string, SnapshotState>();
   /** IAM policies by resource name (stored and returned; never enforced). */
@@ -501,6 +516,11 @@ export class Engine {
     const resource = normalizeSubscription(input, name, this.topicExists);
     if (this.subs.has(name)) throw alreadyExists(shortName(name));
     if (!this.topics.has(resource.topic)) throw notFound(shortName(resource.topic));
+    if (resource.bigqueryConfig || resource.cloudStorageConfig) {
+      await this.checkExport(resource);
+      // Another create of the same name may have won while the check waited.
+      if (this.subs.has(name)) throw alreadyExists(shortName(name));
+    }
     const sub = this.addSub(resource);
     await this.append({ type: REC.SUB_PUT, sub: resource });
     this.pushHooks?.onSubscriptionChanged(name, sub);
@@ -514,10 +534,39 @@ export class Engine {
   ): Promise<SubscriptionResource> {
     const sub = this.getSubscription(name);
     const resource = updateSubscription(sub.resource, input, paths, this.topicExists);
+    // A config cleared (an empty one) makes a pull subscription again: nothing to check.
+    if (
+      (resource.bigqueryConfig || resource.cloudStorageConfig) &&
+      paths.some((p) => /^(bigquery|cloud_?storage)/i.test(p))
+    )
+      await this.checkExport(resource);
     sub.setResource(resource);
     await this.append({ type: REC.SUB_PUT, sub: resource });
     this.pushHooks?.onSubscriptionChanged(name, sub);
     return resource;
+  }
+
+  private async checkExport(resource: SubscriptionResource): Promise<void> {
+    if (!this.exportCheck)
+      throw new ApiError(
+        'FAILED_PRECONDITION',
+        'BigQuery and Cloud Storage subscriptions need the BigQuery and Storage emulators: start this emulator with --bigquery-endpoint and --storage-endpoint (or BIGQUERY_EMULATOR_HOST and STORAGE_EMULATOR_HOST).',
+      );
+    await this.exportCheck(resource);
+  }
+
+  /**
+   * An export subscription's health, as its writer last found it: RESOURCE_ERROR with the config's
+   * state (NOT_FOUND, SCHEMA_MISMATCH) while it cannot write, ACTIVE again once it can. In memory
+   * only, like leases: a restart reports ACTIVE until the next write tells otherwise.
+   */
+  setExportState(sub: Subscription, state: ExportState): void {
+    const r = sub.resource;
+    const subState = state === 'ACTIVE' ? 'ACTIVE' : 'RESOURCE_ERROR';
+    if (r.bigqueryConfig && (r.bigqueryConfig.state ?? 'ACTIVE') !== state)
+      sub.setResource({ ...r, state: subState, bigqueryConfig: { ...r.bigqueryConfig, state } });
+    else if (r.cloudStorageConfig && (r.cloudStorageConfig.state ?? 'ACTIVE') !== state)
+      sub.setResource({ ...r, state: subState, cloudStorageConfig: { ...r.cloudStorageConfig, state } });
   }
 
   async modifyPushConfig(name: string, input: SubscriptionInput['pushConfig']): Promise<void> {
@@ -1335,7 +1384,7 @@ export class Engine {
     if (rp) {
       min = durationMs(rp.minimumBackoff) ?? 10_000;
       max = durationMs(rp.maximumBackoff) ?? 600_000;
-    } else if (sub.isPush) {
+    } else if (sub.delivers) {
       // No retry policy: redeliver quickly, but do not hammer a failing endpoint.
       min = 100;
       max = 10_000;

@@ -14,7 +14,9 @@ import type { SnapshotResource } from './codec.ts';
 import type { AckFailures, Consumer, Engine, IamPolicy, Subscription } from './engine.ts';
 import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
 import {
+  type CloudStorageConfig,
   durationMs,
+  exportConfigIn,
   formatDuration,
   ingestionSettings,
   type PushConfig,
@@ -158,9 +160,8 @@ function refuseTopicFeatures(t: Obj): void {
 }
 
 function refuseUnsupported(s: Obj): void {
-  for (const f of ['bigqueryConfig', 'cloudStorageConfig', 'bigtableConfig']) {
-    if (s[f]) throw invalid(`${f} is not supported by this emulator.`, f);
-  }
+  if (s['bigtableConfig'])
+    throw invalid('bigtableConfig is not supported by this emulator.', 'bigtableConfig');
   if (Array.isArray(s['messageTransforms']) && s['messageTransforms'].length > 0) {
     throw invalid('message_transforms is not supported by this emulator.', 'message_transforms');
   }
@@ -193,7 +194,15 @@ function subscriptionIn(s: Obj): SubscriptionInput {
       : undefined,
     detached: Boolean(s['detached']),
     enableExactlyOnceDelivery: Boolean(s['enableExactlyOnceDelivery']),
+    bigqueryConfig: exportConfigIn(s['bigqueryConfig']),
+    cloudStorageConfig: exportConfigIn(s['cloudStorageConfig']),
   };
+}
+
+/** A Cloud Storage config as the gRPC loader takes it (the duration as seconds and nanos). */
+function cloudStorageOut(c: CloudStorageConfig | undefined): Obj | null {
+  if (!c) return null;
+  return { ...c, maxDuration: toProtoDuration(c.maxDuration ?? '300s'), state: c.state ?? 'ACTIVE' };
 }
 
 function subscriptionOut(s: SubscriptionResource): Obj {
@@ -222,6 +231,10 @@ function subscriptionOut(s: SubscriptionResource): Obj {
       : null,
     detached: s.detached,
     enableExactlyOnceDelivery: s.enableExactlyOnceDelivery,
+    bigqueryConfig: s.bigqueryConfig
+      ? { ...s.bigqueryConfig, state: s.bigqueryConfig.state ?? 'ACTIVE' }
+      : null,
+    cloudStorageConfig: cloudStorageOut(s.cloudStorageConfig),
     state: s.state,
   };
 }

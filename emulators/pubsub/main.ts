@@ -14,7 +14,24 @@ const program = new Command()
   .option('--host <host>', 'interface to listen on', '127.0.0.1')
   .option('--data-dir <dir>', 'where topics, subscriptions and messages are kept', '.data/pubsub')
   .option('--fsync <policy>', "'always' (fdatasync per batch of writes) or 'none'", fsyncOption, 'always')
+  .option(
+    '--bigquery-endpoint <url>',
+    'the BigQuery emulator BigQuery subscriptions write into (default: BIGQUERY_EMULATOR_HOST)',
+    process.env['BIGQUERY_EMULATOR_HOST'],
+  )
+  .option(
+    '--storage-endpoint <url>',
+    'the Storage emulator Cloud Storage subscriptions write into (default: STORAGE_EMULATOR_HOST)',
+    process.env['STORAGE_EMULATOR_HOST'],
+  )
   .parse();
 
-const opts = program.opts<{ port: number; host: string; dataDir: string; fsync: 'always' | 'none' }>();
+const opts = program.opts<{
+  port: number;
+  host: string;
+  dataDir: string;
+  fsync: 'always' | 'none';
+  bigqueryEndpoint?: string;
+  storageEndpoint?: string;
+}>();
 await serveUntilSignalled('pubsub emulator', () => startPubSubEmulator(opts));

@@ -1,5 +1,6 @@
 /**
- * Push delivery: one worker per push subscription, fed by the engine like any consumer. Up to
+ * Push delivery: one worker per push subscription (and, through PushManager, one writer per
+ * BigQuery or Cloud Storage subscription), fed by the engine like any consumer. Up to
  * 1000 requests in flight per subscription over a keep-alive agent; with ordering enabled, the
  * messages of one key go one at a time, in order. 102/200/201/202/204 ack; any other answer, a
  * network error, or no answer within ackDeadlineSeconds nacks (the engine applies the backoff).
@@ -8,6 +9,7 @@ import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID, sign
 import http from 'node:http';
 import https from 'node:https';
 import type { Consumer, Engine, Subscription } from './engine.ts';
+import { BigQueryWriter, checkExport, type ExportEndpoints, endpointUrl, StorageWriter } from './exports.ts';
 import { PushHttpClient } from './http-client.ts';
 import type { Delivery } from './types.ts';
 
@@ -306,38 +308,72 @@ export class PushWorker implements Consumer {
   }
 }
 
-/** Keeps one worker per push subscription in step with the engine's subscriptions. */
+/** A consumer the emulator runs for a subscription: a push worker or an export writer. */
+interface Worker extends Consumer {
+  update(sub: Subscription): void;
+  stop(): void;
+}
+
+type WorkerKind = 'push' | 'bigquery' | 'storage';
+
+const kindOf = (sub: Subscription | undefined): WorkerKind | undefined => {
+  if (!sub || sub.resource.detached) return undefined;
+  if (sub.isPush) return 'push';
+  if (sub.resource.bigqueryConfig) return 'bigquery';
+  if (sub.resource.cloudStorageConfig) return 'storage';
+  return undefined;
+};
+
+/**
+ * Keeps one worker per push, BigQuery or Cloud Storage subscription in step with the engine's
+ * subscriptions (exports.ts writes the last two).
+ */
 export class PushManager {
-  private readonly workers = new Map<string, PushWorker>();
+  private readonly workers = new Map<string, { kind: WorkerKind; worker: Worker }>();
   private readonly engine: Engine;
+  private readonly exports: ExportEndpoints;
   readonly signer = new TokenSigner();
 
-  constructor(engine: Engine) {
+  constructor(engine: Engine, exports: ExportEndpoints = {}) {
     this.engine = engine;
+    this.exports = exports;
     engine.pushHooks = { onSubscriptionChanged: (name, sub) => this.sync(name, sub) };
+    engine.exportCheck = (resource) => checkExport(exports, resource);
     for (const [name, sub] of engine.subs) this.sync(name, sub);
   }
 
+  private make(kind: WorkerKind, sub: Subscription): Worker | undefined {
+    if (kind === 'push') return new PushWorker(this.engine, sub, this.signer);
+    const base = kind === 'bigquery' ? this.exports.bigquery : this.exports.storage;
+    // Without the endpoint (a log written by an emulator started with it), messages wait.
+    if (!base) return undefined;
+    return kind === 'bigquery'
+      ? new BigQueryWriter(this.engine, sub, endpointUrl(base))
+      : new StorageWriter(this.engine, sub, endpointUrl(base));
+  }
+
   private sync(name: string, sub: Subscription | undefined): void {
-    const worker = this.workers.get(name);
-    if (sub?.isPush) {
-      if (worker) {
-        worker.update(sub);
-        this.engine.scheduleDispatch(sub);
-      } else {
-        const w = new PushWorker(this.engine, sub, this.signer);
-        this.workers.set(name, w);
-        this.engine.attach(sub, w);
-      }
-    } else if (worker) {
-      this.workers.delete(name);
-      if (sub) this.engine.detach(sub, worker);
-      worker.stop();
+    const current = this.workers.get(name);
+    const kind = kindOf(sub);
+    if (current && sub && current.kind === kind) {
+      current.worker.update(sub);
+      this.engine.scheduleDispatch(sub);
+      return;
     }
+    if (current) {
+      this.workers.delete(name);
+      if (sub) this.engine.detach(sub, current.worker);
+      current.worker.stop();
+    }
+    if (!sub || !kind) return;
+    const worker = this.make(kind, sub);
+    if (!worker) return;
+    this.workers.set(name, { kind, worker });
+    this.engine.attach(sub, worker);
   }
 
   stop(): void {
-    for (const w of this.workers.values()) w.stop();
+    for (const w of this.workers.values()) w.worker.stop();
     this.workers.clear();
   }
 }

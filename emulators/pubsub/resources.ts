@@ -45,7 +45,40 @@ export interface SubscriptionResource {
   retryPolicy?: { minimumBackoff: string; maximumBackoff: string };
   detached: boolean;
   enableExactlyOnceDelivery: boolean;
-  state: 'ACTIVE';
+  /** Export subscriptions: messages are written into BigQuery or Cloud Storage (exports.ts). */
+  bigqueryConfig?: BigQueryConfig;
+  cloudStorageConfig?: CloudStorageConfig;
+  /** RESOURCE_ERROR while an export subscription cannot write (not logged: ACTIVE after a restart). */
+  state: 'ACTIVE' | 'RESOURCE_ERROR';
+}
+
+/** Why an export subscription cannot write, as its config's `state` says (ACTIVE when it can). */
+export type ExportState = 'ACTIVE' | 'PERMISSION_DENIED' | 'NOT_FOUND' | 'SCHEMA_MISMATCH';
+
+export interface BigQueryConfig {
+  /** `{project}.{dataset}.{table}` (or `{project}:{dataset}.{table}`). */
+  table: string;
+  useTopicSchema?: boolean;
+  useTableSchema?: boolean;
+  writeMetadata?: boolean;
+  dropUnknownFields?: boolean;
+  serviceAccountEmail?: string;
+  state?: ExportState;
+}
+
+export interface CloudStorageConfig {
+  bucket: string;
+  filenamePrefix?: string;
+  filenameSuffix?: string;
+  filenameDatetimeFormat?: string;
+  /** A protobuf JSON duration ("300s"). */
+  maxDuration?: string;
+  /** int64 as protobuf JSON writes it (a string). */
+  maxBytes?: string;
+  maxMessages?: string;
+  textConfig?: Record<string, never>;
+  serviceAccountEmail?: string;
+  state?: ExportState;
 }
 
 /** What a caller may send for a subscription (after REST or gRPC decoding). */
@@ -66,6 +99,9 @@ export interface SubscriptionInput {
   retryPolicy?: { minimumBackoff?: string | undefined; maximumBackoff?: string | undefined } | undefined;
   detached?: boolean | undefined;
   enableExactlyOnceDelivery?: boolean | undefined;
+  /** As sent (REST JSON or the gRPC loader's object): normalizeSubscription checks it. */
+  bigqueryConfig?: object | undefined;
+  cloudStorageConfig?: object | undefined;
 }
 
 export interface TopicInput {
@@ -205,6 +241,111 @@ export function ingestionSettings(raw: unknown): Record<string, unknown> | undef
     : undefined;
 }
 
+/**
+ * An export config (`bigqueryConfig`, `cloudStorageConfig`) as REST or gRPC sent it, in the REST
+ * JSON shape: unset and default fields dropped, the output-only `state` and the gRPC loader's
+ * oneof name left out, a duration as "60s", an int64 as a string. Undefined when nothing is set
+ * (the gRPC loader sends an empty config for an unset one). `textConfig: {}` stays: it is how the
+ * text format is chosen.
+ */
+export function exportConfigIn(raw: unknown): Record<string, unknown> | undefined {
+  if (!raw || typeof raw !== 'object') return undefined;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(raw as Record<string, unknown>)) {
+    if (k === 'state' || k === 'outputFormat' || v === null || v === undefined) continue;
+    if (v === '' || v === false || v === 0 || v === '0') continue;
+    if (k === 'maxDuration' && typeof v === 'object') {
+      const d = v as { seconds?: unknown; nanos?: unknown };
+      out[k] = formatDuration(Number(d.seconds ?? 0), Number(d.nanos ?? 0));
+    } else if (k === 'maxBytes' || k === 'maxMessages') out[k] = String(v);
+    else if (typeof v === 'object') out[k] = exportConfigIn(v) ?? {};
+    else out[k] = v;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** `project.dataset.table` or `project:dataset.table`, as a BigQuery subscription names its table. */
+const BIGQUERY_TABLE =
+  /^([A-Za-z0-9][A-Za-z0-9\-_.:]*)[.:]([A-Za-z0-9_]{1,1024})\.([\p{L}\p{M}\p{N}\p{Pc}\p{Pd} ]{1,1024})$/u;
+
+/** The parts of a BigQuery subscription's table name; undefined when it is not one. */
+export function bigqueryTable(
+  table: string,
+): { project: string; dataset: string; table: string } | undefined {
+  const m = BIGQUERY_TABLE.exec(table);
+  return m ? { project: m[1] as string, dataset: m[2] as string, table: m[3] as string } : undefined;
+}
+
+function checkBigQueryConfig(raw: object | undefined): BigQueryConfig | undefined {
+  const c = exportConfigIn(raw);
+  if (!c) return undefined;
+  const table = typeof c['table'] === 'string' ? c['table'] : '';
+  if (!bigqueryTable(table))
+    throw invalid(
+      `Invalid BigQuery table name: (table=${table}); expected {projectId}.{datasetId}.{tableId}.`,
+      'bigquery_config.table',
+    );
+  if (c['useTopicSchema'] && c['useTableSchema'])
+    throw invalid(
+      'At most one of use_topic_schema and use_table_schema may be set.',
+      'bigquery_config.use_table_schema',
+    );
+  const out: BigQueryConfig = { table };
+  for (const f of ['useTopicSchema', 'useTableSchema', 'writeMetadata', 'dropUnknownFields'] as const)
+    if (c[f] === true) out[f] = true;
+  if (typeof c['serviceAccountEmail'] === 'string') out.serviceAccountEmail = c['serviceAccountEmail'];
+  return out;
+}
+
+const GIB = 1024 ** 3;
+
+function checkCloudStorageConfig(raw: object | undefined): CloudStorageConfig | undefined {
+  const c = exportConfigIn(raw);
+  if (!c) return undefined;
+  const bucket = typeof c['bucket'] === 'string' ? c['bucket'] : '';
+  if (!/^[a-z0-9][a-z0-9._-]{1,220}[a-z0-9]$/.test(bucket))
+    throw invalid(`Invalid Cloud Storage bucket name: (bucket=${bucket}).`, 'cloud_storage_config.bucket');
+  if (c['avroConfig'])
+    throw invalid(
+      'cloud_storage_config.avro_config is not supported by this emulator (text only).',
+      'cloud_storage_config.avro_config',
+    );
+  const out: CloudStorageConfig = { bucket };
+  for (const f of [
+    'filenamePrefix',
+    'filenameSuffix',
+    'filenameDatetimeFormat',
+    'serviceAccountEmail',
+  ] as const)
+    if (typeof c[f] === 'string') out[f] = c[f];
+  if (out.filenameSuffix?.endsWith('/'))
+    throw invalid('The filename suffix must not end in "/".', 'cloud_storage_config.filename_suffix');
+  if (typeof c['maxDuration'] === 'string')
+    // Google's bounds are 1–10 minutes; 1 s is allowed on purpose so integration tests roll fast.
+    out.maxDuration = checkDuration(
+      c['maxDuration'],
+      'cloud_storage_config.max_duration',
+      1000,
+      10 * MINUTE,
+      'max_duration',
+    ).text;
+  if (c['maxBytes'] !== undefined) {
+    const n = Number(c['maxBytes']);
+    if (!Number.isInteger(n)) throw invalid('Invalid max_bytes.', 'cloud_storage_config.max_bytes');
+    if (n < 1000) throw tooSmall('max_bytes', n, 1000, 'cloud_storage_config.max_bytes');
+    if (n > 10 * GIB) throw tooLarge('max_bytes', n, 10 * GIB, 'cloud_storage_config.max_bytes');
+    out.maxBytes = String(n);
+  }
+  if (c['maxMessages'] !== undefined) {
+    const n = Number(c['maxMessages']);
+    if (!Number.isInteger(n) || n < 1)
+      throw invalid('Invalid max_messages.', 'cloud_storage_config.max_messages');
+    out.maxMessages = String(n);
+  }
+  out.textConfig = {};
+  return out;
+}
+
 function checkPushConfig(pc: PushConfig | undefined): PushConfig {
   const out: PushConfig = {};
   if (!pc) return out;
@@ -290,6 +431,15 @@ export function normalizeSubscription(
     state: 'ACTIVE',
   };
   if (input.labels && Object.keys(input.labels).length > 0) sub.labels = { ...input.labels };
+  const bigquery = checkBigQueryConfig(input.bigqueryConfig);
+  const storage = checkCloudStorageConfig(input.cloudStorageConfig);
+  if ([sub.pushConfig.pushEndpoint, bigquery, storage].filter(Boolean).length > 1)
+    throw invalid(
+      'A subscription may have at most one of push_config.push_endpoint, bigquery_config and cloud_storage_config.',
+      bigquery ? 'bigquery_config' : 'cloud_storage_config',
+    );
+  if (bigquery) sub.bigqueryConfig = bigquery;
+  if (storage) sub.cloudStorageConfig = storage;
   if (input.expirationPolicy) {
     sub.expirationPolicy = input.expirationPolicy.ttl ? { ttl: input.expirationPolicy.ttl } : {};
   }
@@ -347,6 +497,8 @@ export const SUBSCRIPTION_MUTABLE = new Set([
   'retryPolicy',
   'enableExactlyOnceDelivery',
   'detached',
+  'bigqueryConfig',
+  'cloudStorageConfig',
 ]);
 
 /** snake_case or camelCase mask path → camelCase top-level field. */

@@ -175,7 +175,7 @@ function decode(kind: Kind, value: unknown, path: string): unknown {
 }
 
 function refuseUnsupported(s: Record<string, unknown>): void {
-  for (const f of ['bigqueryConfig', 'cloudStorageConfig', 'bigtableConfig', 'messageTransforms']) {
+  for (const f of ['bigtableConfig', 'messageTransforms']) {
     const v = s[f];
     if (v && (typeof v !== 'object' || Object.keys(v).length > 0)) {
       throw invalid(`${snake(f)} is not supported by this emulator.`, snake(f));
@@ -195,6 +195,9 @@ export function subscriptionJson(s: SubscriptionResource): Record<string, unknow
     if (v === false || v === '' || v === undefined) continue;
     out[k] = v;
   }
+  // An export config reports its state (ACTIVE unless its writer found otherwise).
+  if (s.bigqueryConfig) out['bigqueryConfig'] = { state: 'ACTIVE', ...s.bigqueryConfig };
+  if (s.cloudStorageConfig) out['cloudStorageConfig'] = { state: 'ACTIVE', ...s.cloudStorageConfig };
   return out;
 }
 

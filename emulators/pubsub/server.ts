@@ -18,6 +18,9 @@ export interface PubSubEmulatorOptions {
   port?: number;
   dataDir: string;
   fsync?: FsyncPolicy;
+  /** Base URLs of the BigQuery and Storage emulators, for BigQuery and Cloud Storage subscriptions. */
+  bigqueryEndpoint?: string | undefined;
+  storageEndpoint?: string | undefined;
 }
 
 export interface PubSubEmulator {
@@ -32,7 +35,7 @@ const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0');
 export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<PubSubEmulator> {
   const host = opts.host ?? '127.0.0.1';
   const engine = await Engine.open({ dataDir: opts.dataDir, fsync: opts.fsync ?? 'always' });
-  const push = new PushManager(engine);
+  const push = new PushManager(engine, { bigquery: opts.bigqueryEndpoint, storage: opts.storageEndpoint });
   const grpcHandle = createGrpcServer(engine);
   const injector = grpcHandle.server.createConnectionInjector(grpc.ServerCredentials.createInsecure());
   widenFlowControl(grpcHandle.server);
