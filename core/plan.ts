@@ -5,7 +5,14 @@
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { REFUSALS_KEPT_MS } from './console/live-events.ts';
-import { forwardSizing } from './deploy/cost.ts';
+import {
+  type Billing,
+  defaultBilling,
+  forwardSizing,
+  memoryGib,
+  PLATFORM_LATENCY_SECONDS,
+  STORE_LATENCY_SECONDS,
+} from './deploy/cost.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
 import {
@@ -68,6 +75,12 @@ export interface FunctionPlan {
   readonly secrets: readonly string[];
   /** Subscriptions that push to it. */
   readonly triggers: readonly string[];
+  /**
+   * Cloud Run billing: `request`, deployed as a Cloud Function (gen2); `instance`, deployed as a
+   * Cloud Run service with CPU always allocated (docs/deploy.md). From `cost.billing`, or the
+   * cost model (core/deploy/cost.ts, `defaultBilling`) for store and forward; schedule is request-based.
+   */
+  readonly billing: Billing;
 }
 
 export interface DestinationPlan {
@@ -388,6 +401,23 @@ export function plan(settings: Readonly<Settings>): Plan {
     }),
     ...forwardSettings,
   });
+  // Instance- or request-based billing of the pushed functions: settings, or the cost model at
+  // the rate the environment is sized for.
+  const peakEventsPerSecond = settings.cost?.peak_events_per_second ?? DEFAULT_PEAK_EVENTS_PER_SECOND;
+  const billingOf = (
+    name: 'store' | 'forward',
+    s: FunctionPlan['sizing'],
+    latencySeconds: number,
+    requestsPerEvent: number,
+  ): Billing =>
+    settings.cost?.billing?.[name] ??
+    defaultBilling({
+      vcpu: s.cpu,
+      memoryGib: memoryGib(s.memory),
+      latencySeconds,
+      peakEventsPerSecond,
+      requestsPerEvent,
+    });
   const warehouse = warehousePlan(settings);
   // A push must outlive the function's run, or Pub/Sub redelivers a message that is still being
   // handled (a duplicate, and an attempt burnt toward the dead-letter limit). settings.ts refuses
@@ -463,6 +493,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         sizing: sizing(settings.functions?.store),
         secrets: [],
         triggers: subscriptions.filter((s) => s.push?.function === 'store').map((s) => s.name),
+        billing: billingOf('store', sizing(settings.functions?.store), STORE_LATENCY_SECONDS, 1),
       },
       {
         name: 'forward',
@@ -470,6 +501,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         sizing: forwardSized,
         secrets: destinationSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'forward').map((s) => s.name),
+        billing: billingOf('forward', forwardSized, PLATFORM_LATENCY_SECONDS, destinationPlans.length),
       },
       {
         name: 'schedule',
@@ -477,6 +509,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         sizing: scheduleSizing,
         secrets: connectionSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'schedule').map((s) => s.name),
+        billing: 'request',
       },
     ],
     destinations: destinationPlans,

@@ -23,8 +23,14 @@ export interface BundleRevision {
   readonly env: Record<string, pulumi.Input<string>>;
   /** The settings secret's version, mounted as the settings file. */
   readonly settingsFile: SettingsDelivery;
-  /** false: keep CPU between requests (background work). */
+  /** false: keep CPU between requests (background work); instance-based billing. */
   readonly cpuIdle?: boolean;
+  /**
+   * How Cloud Run knows an instance started: `health`, an HTTP GET of /health (the gateway, the
+   * studio); `tcp`, its port accepting connections (a function served by the framework, which
+   * hands every path to the function).
+   */
+  readonly startupProbe?: 'health' | 'tcp';
 }
 
 /** A service in the plan's project and region running `node main.js` from the bundle's archive. */
@@ -70,7 +76,11 @@ function bundleTemplate(r: BundleRevision): gcp.types.input.cloudrunv2.ServiceTe
           limits: { cpu: String(sizing.cpu), memory: sizing.memory },
           ...(r.cpuIdle === undefined ? {} : { cpuIdle: r.cpuIdle }),
         },
-        startupProbe: { httpGet: { path: '/health' }, periodSeconds: 2, failureThreshold: 15 },
+        startupProbe: {
+          ...(r.startupProbe === 'tcp' ? { tcpSocket: {} } : { httpGet: { path: '/health' } }),
+          periodSeconds: 2,
+          failureThreshold: 15,
+        },
       },
     ],
   };

@@ -172,6 +172,11 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       buildServiceAccount: ids.accounts.build.name,
       invoker: ids.members.push,
       settingsFile: secrets.settingsFile,
+      // Run instead of a Cloud Function when cost.billing makes store or forward instance-billed.
+      serviceObjects: {
+        store: sources.objects['store-service'],
+        forward: sources.objects['forward-service'],
+      },
     },
     // The build reads the archive with the build account's grant, and secrets must exist before
     // a function that reads them starts.

@@ -1,13 +1,22 @@
 /**
- * The Cloud Functions (gen2) plan() lists, as `http` functions on nodejs24 built from their
- * bundle by the dedicated build account, sized from settings, each running as its own
- * service account; the push identity may invoke them, nobody else.
+ * The functions plan() lists, sized from settings, each running as its own service account; the
+ * push identity may invoke them, nobody else. A request-billed function is a Cloud Function
+ * (gen2): an `http` function on nodejs24 built from its bundle by the dedicated build account.
+ * An instance-billed one (`cost.billing`, store and forward) is a Cloud Run service with CPU
+ * always allocated, run from its `-service` bundle with no build (infra/cloud-run.ts): the
+ * Cloud Functions API has no billing setting, and a Cloud Run service's `buildConfig` starts no
+ * build (docs/deploy.md). Either way the Cloud Run service carries the function's name, so its
+ * push endpoint, request logs and alerts are found the same way.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { FunctionName, Plan } from '../core/plan.ts';
+import type { FunctionName, FunctionPlan, Plan } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { bundleService } from './cloud-run.ts';
 import { functionSettingsVolume, runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
+
+/** The functions that may run as an instance-billed Cloud Run service, and their bundles. */
+export type ServedFunction = 'store' | 'forward';
 
 export const FUNCTION_RUNTIME = 'nodejs24';
 
@@ -24,10 +33,15 @@ export interface FunctionsArgs {
   readonly invoker: pulumi.Input<string>;
   /** The settings secret's version, mounted as the settings file. */
   readonly settingsFile: SettingsDelivery;
+  /** The `<name>-service` archives, for the functions whose plan says instance-based billing. */
+  readonly serviceObjects?: Readonly<Partial<Record<ServedFunction, gcp.storage.BucketObject>>>;
 }
 
 export class Functions extends pulumi.ComponentResource {
-  readonly functions: Readonly<Record<FunctionName, gcp.cloudfunctionsv2.Function>>;
+  /** The request-billed functions (Cloud Functions gen2). */
+  readonly functions: Readonly<Partial<Record<FunctionName, gcp.cloudfunctionsv2.Function>>>;
+  /** The instance-billed ones (Cloud Run services). */
+  readonly services: Readonly<Partial<Record<FunctionName, gcp.cloudrunv2.Service>>>;
   /** The run.app URI of each function: push endpoint and OIDC audience. */
   readonly endpoints: Readonly<Record<FunctionName, pulumi.Output<string>>>;
 
@@ -35,9 +49,29 @@ export class Functions extends pulumi.ComponentResource {
     super('eventbus:infra:Functions', name, {}, opts);
     const { plan } = args;
     const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
-    const functions = {} as Record<FunctionName, gcp.cloudfunctionsv2.Function>;
+    const functions: Partial<Record<FunctionName, gcp.cloudfunctionsv2.Function>> = {};
+    const services: Partial<Record<FunctionName, gcp.cloudrunv2.Service>> = {};
     const endpoints = {} as Record<FunctionName, pulumi.Output<string>>;
+    const invoker = (f: FunctionPlan, service: pulumi.Input<string>) =>
+      new gcp.cloudrunv2.ServiceIamMember(
+        `${name}-invoker-${f.name}`,
+        {
+          project: plan.project,
+          location: plan.region,
+          name: service,
+          role: 'roles/run.invoker',
+          member: args.invoker,
+        },
+        { parent: this },
+      );
     for (const f of plan.functions) {
+      if (f.billing === 'instance') {
+        const service = this.service(name, f, args, child);
+        invoker(f, service.name);
+        services[f.name] = service;
+        endpoints[f.name] = service.uri;
+        continue;
+      }
       const fn = new gcp.cloudfunctionsv2.Function(
         `${name}-function-${f.name}`,
         {
@@ -70,22 +104,52 @@ export class Functions extends pulumi.ComponentResource {
         },
         child,
       );
-      new gcp.cloudrunv2.ServiceIamMember(
-        `${name}-invoker-${f.name}`,
-        {
-          project: plan.project,
-          location: plan.region,
-          name: fn.serviceConfig.apply((s) => s?.service ?? f.name),
-          role: 'roles/run.invoker',
-          member: args.invoker,
-        },
-        { parent: this },
+      invoker(
+        f,
+        fn.serviceConfig.apply((s) => s?.service ?? f.name),
       );
       functions[f.name] = fn;
       endpoints[f.name] = fn.serviceConfig.apply((s) => s?.uri ?? '');
     }
     this.functions = functions;
+    this.services = services;
     this.endpoints = endpoints;
     this.registerOutputs({ endpoints });
+  }
+
+  /**
+   * An instance-billed function: a Cloud Run service named as the function, CPU always allocated
+   * (`cpuIdle: false`, which is instance-based billing), the same sizing, account, settings file
+   * and environment, requiring IAM like the function's service (no invokerIamDisabled).
+   */
+  private service(
+    name: string,
+    f: FunctionPlan,
+    args: FunctionsArgs,
+    opts: pulumi.CustomResourceOptions,
+  ): gcp.cloudrunv2.Service {
+    const object = f.name === 'store' || f.name === 'forward' ? args.serviceObjects?.[f.name] : undefined;
+    if (!object) {
+      throw new Error(
+        `${f.name}: instance-based billing runs its "${f.name}-service" bundle, and none was given (npm run build:functions)`,
+      );
+    }
+    return new gcp.cloudrunv2.Service(
+      `${name}-service-${f.name}`,
+      bundleService({
+        plan: args.plan,
+        name: f.name,
+        sizing: f.sizing,
+        serviceAccountEmail: args.serviceAccounts[f.name],
+        sourceBucket: args.sourceBucket,
+        sourceObject: object,
+        // functions/serve.ts listens on loopback unless told otherwise.
+        env: { ...runtimeEnvironment(args.plan.project), HOST: '0.0.0.0' },
+        settingsFile: args.settingsFile,
+        cpuIdle: false,
+        startupProbe: 'tcp',
+      }),
+      opts,
+    );
   }
 }

@@ -9,6 +9,20 @@ import * as pulumi from '@pulumi/pulumi';
 import type { BundleManifest, BundleName } from '../scripts/build-functions.ts';
 import { REPO_ROOT } from './config.ts';
 
+/**
+ * Every bundle the program uploads: the functions, the gateway, the studio, and store's and
+ * forward's Cloud Run service bundles (run instead of the functions when instance-billed).
+ */
+const DEPLOYED_BUNDLES: readonly BundleName[] = [
+  'store',
+  'forward',
+  'schedule',
+  'gateway',
+  'studio',
+  'store-service',
+  'forward-service',
+];
+
 /** Reads `dist/bundles.json`, written by `npm run build:functions`. */
 export function loadBundleManifest(root: string = REPO_ROOT): BundleManifest {
   const file = join(root, 'dist', 'bundles.json');
@@ -18,7 +32,7 @@ export function loadBundleManifest(root: string = REPO_ROOT): BundleManifest {
   } catch {
     throw new Error(`${file} not found: run \`npm run build:functions\` before \`pulumi up\``);
   }
-  for (const name of ['store', 'forward', 'schedule', 'gateway', 'studio'] satisfies BundleName[]) {
+  for (const name of DEPLOYED_BUNDLES) {
     if (!manifest[name])
       throw new Error(`${file} has no "${name}" bundle: rebuild with npm run build:functions`);
   }
@@ -54,7 +68,7 @@ export class Sources extends pulumi.ComponentResource {
       child,
     );
     const objects = {} as Record<BundleName, gcp.storage.BucketObject>;
-    for (const bundleName of ['store', 'forward', 'schedule', 'gateway', 'studio'] as const) {
+    for (const bundleName of DEPLOYED_BUNDLES) {
       const bundle = args.bundles[bundleName];
       if (!bundle) throw new Error(`no "${bundleName}" bundle in the manifest`);
       objects[bundleName] = new gcp.storage.BucketObject(

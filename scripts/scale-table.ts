@@ -8,14 +8,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   type Billing,
+  billingBreakEvenRequestsPerSecond,
   ceiling,
   costPerMillion,
   type Deployment,
+  idleInstanceMonthly,
   MEASURED_CPU,
   type MeasuredCpu,
+  memoryGib,
   modelInputFor,
   PLATFORM_LATENCY_SECONDS,
   PRICES,
+  STORE_LATENCY_SECONDS,
   scaleAt,
 } from '../core/deploy/cost.ts';
 import { plan } from '../core/plan.ts';
@@ -30,12 +34,18 @@ function examplePlan() {
   const loaded = parseSettings(readFileSync(join(ROOT, 'environments/example.yaml'), 'utf8'));
   if (!loaded.ok) throw new Error('environments/example.yaml does not load');
   const p = plan(loaded.settings);
-  const sizing = (name: 'store' | 'forward') => {
+  const fn = (name: 'store' | 'forward') => {
     const f = p.functions.find((x) => x.name === name);
     if (!f) throw new Error(`plan has no ${name}`);
-    return f.sizing;
+    return f;
   };
-  return { gateway: p.gateway.sizing, store: sizing('store'), forward: sizing('forward') };
+  return {
+    gateway: p.gateway.sizing,
+    store: fn('store').sizing,
+    forward: fn('forward').sizing,
+    /** The billing plan() chose (cost.billing, or the model at the peak rate). */
+    billing: { store: fn('store').billing, forward: fn('forward').billing },
+  };
 }
 
 const BEFORE: Deployment = {
@@ -47,8 +57,11 @@ const BEFORE: Deployment = {
   billing: { store: 'request', forward: 'request' },
 };
 
-/** What plan() ships: request logs of successes excluded, Cloud Functions' request-based billing. */
-const SHIPPED: Deployment = { ...BEFORE, excludeSuccessLogs: true };
+/** Request logs of successes excluded, store and forward still Cloud Functions (request-based). */
+const LOGS_EXCLUDED: Deployment = { ...BEFORE, excludeSuccessLogs: true };
+
+/** What plan() ships for the example: logs excluded, and the billing it chose for store and forward. */
+const shipped = (): Deployment => ({ ...LOGS_EXCLUDED, billing: examplePlan().billing });
 
 /** forward's sizing before issue #42: a fixed 80 concurrent requests and 50 instances. */
 const FIXED_FORWARD = { concurrency: 80, max_instances: 50 } as const;
@@ -58,6 +71,8 @@ export const SCENARIOS: readonly {
   readonly name: string;
   readonly deployment: Deployment;
   readonly fixedForward: boolean;
+  /** The line of what plan() ships: its billing must be the one plan() chose (checked). */
+  readonly shipped?: boolean;
 }[] = [
   {
     name: 'Before (request logs kept, request-based billing, forward at 80 concurrent)',
@@ -66,24 +81,28 @@ export const SCENARIOS: readonly {
   },
   {
     name: '+ successful request logs excluded (errors and refusals kept)',
-    deployment: SHIPPED,
+    deployment: LOGS_EXCLUDED,
     fixedForward: true,
   },
   {
-    name: "**Shipped defaults**: + forward's concurrency sized by the model",
-    deployment: SHIPPED,
+    name: "+ forward's concurrency sized by the model",
+    deployment: LOGS_EXCLUDED,
     fixedForward: false,
   },
   {
-    name: '+ instance-based billing for store and forward (not deployable as gen2 functions)',
-    deployment: { ...SHIPPED, billing: { store: 'instance' as Billing, forward: 'instance' as Billing } },
+    name: '**Shipped defaults**: + instance-based billing for store and forward (Cloud Run services)',
+    deployment: {
+      ...LOGS_EXCLUDED,
+      billing: { store: 'instance' as Billing, forward: 'instance' as Billing },
+    },
     fixedForward: false,
+    shipped: true,
   },
 ];
 
 /** What a million events cost with the shipped defaults and the given CPU per request (`npm run bench`). */
 export function shippedCost(cpu: MeasuredCpu) {
-  return costPerMillion(modelInputFor(examplePlan(), cpu, SHIPPED));
+  return costPerMillion(modelInputFor(examplePlan(), cpu, shipped()));
 }
 
 const usd = (x: number) => `$${x.toFixed(2)}`;
@@ -101,6 +120,11 @@ export function scaleTables(): string {
   );
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const s of SCENARIOS) {
+    if (s.shipped && JSON.stringify(s.deployment.billing) !== JSON.stringify(sizing.billing)) {
+      throw new Error(
+        `the shipped line says ${JSON.stringify(s.deployment.billing)}, plan() chose ${JSON.stringify(sizing.billing)}`,
+      );
+    }
     const hops = s.fixedForward ? { ...sizing, forward: { ...sizing.forward, ...FIXED_FORWARD } } : sizing;
     const c = costPerMillion(modelInputFor(hops, MEASURED, s.deployment));
     const hop = (n: string) => {
@@ -112,7 +136,7 @@ export function scaleTables(): string {
     );
   }
   lines.push('');
-  const input = modelInputFor(sizing, MEASURED, SHIPPED);
+  const input = modelInputFor(sizing, MEASURED, shipped());
   lines.push('| Events/s | gateway instances | store instances | forward instances |');
   lines.push('| ---: | ---: | ---: | ---: |');
   for (const rate of [100, 1000, 10_000, 100_000]) {
@@ -123,6 +147,18 @@ export function scaleTables(): string {
   lines.push('');
   lines.push(
     `Ceiling with the shipped defaults: about ${top.eventsPerSecond.toLocaleString('en-US')} events/s, set by \`${top.hop}\`'s max_instances.`,
+  );
+  // Where instance-based billing stops paying: the model's break-even, and what it costs below.
+  const shape = (s: { cpu: number; memory: string }, latencySeconds: number) => ({
+    vcpu: s.cpu,
+    memoryGib: memoryGib(s.memory),
+    latencySeconds,
+  });
+  const even = (s: { cpu: number; memory: string }, latency: number) =>
+    billingBreakEvenRequestsPerSecond(shape(s, latency)).toFixed(1);
+  lines.push('');
+  lines.push(
+    `Instance-based billing costs less than request-based above about ${even(sizing.store, STORE_LATENCY_SECONDS)} pushes/s to \`store\` and ${even(sizing.forward, PLATFORM_LATENCY_SECONDS)} to \`forward\` (sustained); below that, an instance kept up by a trickle costs about ${usd(idleInstanceMonthly(shape(sizing.store, 0)))} a month per service (store: ${sizing.store.cpu} vCPU, ${sizing.store.memory}; forward: ${sizing.forward.cpu} vCPU, ${sizing.forward.memory}).`,
   );
   return lines.join('\n');
 }

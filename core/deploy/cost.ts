@@ -243,7 +243,7 @@ export function modelInputFor(
     hops: [
       // The gateway runs with CPU always allocated (infra/gateway.ts): instance-based billing.
       hop('gateway', sizing.gateway, 1 / d.eventsPerRequest, cpu.gateway, 0.005, 'instance'),
-      hop('store', sizing.store, 1, cpu.store, 0.05, d.billing.store),
+      hop('store', sizing.store, 1, cpu.store, STORE_LATENCY_SECONDS, d.billing.store),
       hop(
         'forward',
         sizing.forward,
@@ -284,3 +284,58 @@ function gib(memory: string): number {
   const n = Number(m[1]);
   return m[2] === 'Gi' ? n : n / 1024;
 }
+
+/** Cloud Run's request-based billing rounds each instance's billed time up to 100 ms. */
+const MINIMUM_BILLED_SECONDS = 0.1;
+
+/**
+ * The sustained request rate of a hop above which instance-based billing costs less than
+ * request-based billing, from the prices above. Quiet traffic is where request-based billing
+ * wins: each request is billed its own wall time (at least 100 ms) plus the request fee, while
+ * instance-based billing keeps at least one instance billed for as long as requests keep coming
+ * (and about 15 minutes after). So the break-even is one idle instance's price per second over
+ * one lone request's price.
+ */
+export function billingBreakEvenRequestsPerSecond(h: {
+  readonly vcpu: number;
+  readonly memoryGib: number;
+  readonly latencySeconds: number;
+}): number {
+  const r = PRICES.requestBased;
+  const i = PRICES.instanceBased;
+  const instancePerSecond = h.vcpu * i.vcpuSecond + h.memoryGib * i.gibSecond;
+  const billed = Math.max(MINIMUM_BILLED_SECONDS, h.latencySeconds);
+  const lonePerRequest =
+    r.perMillionRequests / 1e6 + billed * (h.vcpu * r.vcpuSecond + h.memoryGib * r.gibSecond);
+  return instancePerSecond / lonePerRequest;
+}
+
+/** What one instance kept up by a trickle of traffic costs a month under instance-based billing. */
+export function idleInstanceMonthly(h: { readonly vcpu: number; readonly memoryGib: number }): number {
+  const i = PRICES.instanceBased;
+  return round((h.vcpu * i.vcpuSecond + h.memoryGib * i.gibSecond) * 30 * 24 * 3600);
+}
+
+/** A pushed hop's wall time per request as the model uses it (store: a BigQuery write). */
+export const STORE_LATENCY_SECONDS = 0.05;
+
+/**
+ * The billing a pushed function gets unless settings choose: instance-based when the rate the
+ * environment is sized for (`cost.peak_events_per_second`) reaches the hop's break-even, since
+ * then its request fees and per-request rounding cost more than keeping instances; request-based
+ * for an environment sized for a trickle (a development project), where an instance kept up by
+ * occasional events would cost more than the events.
+ */
+export function defaultBilling(h: {
+  readonly vcpu: number;
+  readonly memoryGib: number;
+  readonly latencySeconds: number;
+  readonly peakEventsPerSecond: number;
+  readonly requestsPerEvent: number;
+}): Billing {
+  const rate = h.peakEventsPerSecond * Math.max(1, h.requestsPerEvent);
+  return rate >= billingBreakEvenRequestsPerSecond(h) ? 'instance' : 'request';
+}
+
+/** Memory in GiB from a sizing string (`512Mi`, `1Gi`). */
+export const memoryGib = (memory: string): number => gib(memory);

@@ -1,21 +1,27 @@
 /**
  * The cheap production wins of docs/scale.md as Pulumi declares them (issue #42): the Cloud
- * Logging exclusion of successful request logs, on by default and off when settings say so, and
- * `forward`'s concurrency and max_instances sized by the cost model unless settings fix them.
+ * Logging exclusion of successful request logs, on by default and off when settings say so,
+ * `forward`'s concurrency and max_instances sized by the cost model unless settings fix them, and
+ * instance-based billing of store and forward (Cloud Run services with CPU always allocated)
+ * where the model or settings choose it.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import * as gcp from '@pulumi/gcp';
+import * as pulumi from '@pulumi/pulumi';
 import { forwardSizing } from '../../core/deploy/cost.ts';
 import { type Plan, plan } from '../../core/plan.ts';
 import { parseSettings } from '../../core/settings.ts';
 import { Functions } from '../../infra/functions.ts';
 import { RequestLogs } from '../../infra/request-logs.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { declare, ofType } from './support.ts';
+import { declare, ofType, resolveOutput } from './support.ts';
 
 const EXCLUSION = 'gcp:logging/projectExclusion:ProjectExclusion';
 const FUNCTION = 'gcp:cloudfunctionsv2/function:Function';
+const SERVICE = 'gcp:cloudrunv2/service:Service';
+const INVOKER = 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember';
 
 function example(): Settings {
   const loaded = parseSettings(
@@ -27,23 +33,50 @@ function example(): Settings {
 
 const withCost = (cost: NonNullable<Settings['cost']>): Settings => ({ ...example(), cost });
 
-async function declaredFunctions(p: Plan, settings: Settings) {
-  const recorded = await declare(
-    () =>
-      new Functions('acme-prod', {
-        plan: p,
-        settings,
-        sourceBucket: 'sources',
-        sourceObjects: { store: 'store.zip', forward: 'forward.zip', schedule: 'schedule.zip' },
-        serviceAccounts: { store: 'store@x', forward: 'forward@x', schedule: 'schedule@x' },
-        buildServiceAccount: 'projects/p/serviceAccounts/build@x',
-        invoker: 'serviceAccount:push@x',
-        settingsFile: { secretId: 'settings', version: '1' },
-      }),
-  );
-  const forward = ofType(recorded, FUNCTION).find((f) => f.inputs['name'] === 'forward');
-  assert.ok(forward, 'forward is declared');
-  return forward.inputs['serviceConfig'];
+/** The Functions component over a plan, with its endpoints once resolved. */
+async function declareFunctions(p: Plan, settings: Settings, withServiceObjects = true) {
+  let functions: Functions | undefined;
+  const recorded = await declare(() => {
+    const object = (n: string) =>
+      new gcp.storage.BucketObject(`source-${n}`, {
+        bucket: 'sources',
+        name: `${n}-0123456789abcdef.tar.gz`,
+        // Never read under the mocks (a StringAsset would hang them).
+        source: new pulumi.asset.FileAsset(`dist/archives/${n}-0123456789abcdef.tar.gz`),
+      });
+    functions = new Functions('acme-prod', {
+      plan: p,
+      settings,
+      sourceBucket: 'sources',
+      sourceObjects: { store: 'store.zip', forward: 'forward.zip', schedule: 'schedule.zip' },
+      serviceAccounts: { store: 'store@x', forward: 'forward@x', schedule: 'schedule@x' },
+      buildServiceAccount: 'projects/p/serviceAccounts/build@x',
+      invoker: 'serviceAccount:push@x',
+      settingsFile: { secretId: 'settings', version: '1' },
+      ...(withServiceObjects
+        ? { serviceObjects: { store: object('store-service'), forward: object('forward-service') } }
+        : {}),
+    });
+  });
+  // Resolved once every registration is done (awaiting them inside the stack would wait forever).
+  const declared = functions?.endpoints ?? {};
+  const names = Object.keys(declared) as (keyof typeof declared)[];
+  const uris = await Promise.all(names.map((n) => resolveOutput(declared[n])));
+  return { recorded, endpoints: Object.fromEntries(names.map((n, i) => [n, uris[i] ?? ''])) };
+}
+
+/** forward's sizing as declared: a Cloud Function's serviceConfig or a Cloud Run service's template. */
+async function declaredForward(p: Plan, settings: Settings) {
+  const { recorded } = await declareFunctions(p, settings);
+  const fn = ofType(recorded, FUNCTION).find((f) => f.inputs['name'] === 'forward');
+  if (fn) return fn.inputs['serviceConfig'];
+  const service = ofType(recorded, SERVICE).find((f) => f.inputs['name'] === 'forward');
+  assert.ok(service, 'forward is declared');
+  const t = service.inputs['template'];
+  return {
+    maxInstanceRequestConcurrency: t.maxInstanceRequestConcurrency,
+    maxInstanceCount: t.scaling.maxInstanceCount,
+  };
 }
 
 describe('infra: cost settings (request-log exclusion, forward sized by the model)', () => {
@@ -69,7 +102,7 @@ describe('infra: cost settings (request-log exclusion, forward sized by the mode
     const settings = withCost({ peak_events_per_second: 1000 });
     const p = plan(settings);
     const sized = forwardSizing({ vcpu: 1, peakEventsPerSecond: 1000, destinations: p.destinations.length });
-    const config = await declaredFunctions(p, settings);
+    const config = await declaredForward(p, settings);
     assert.equal(config['maxInstanceRequestConcurrency'], sized.concurrency);
     assert.equal(config['maxInstanceCount'], sized.max_instances);
     // Not the fixed defaults: the CPU, not the wait on the platform, fills an instance.
@@ -84,9 +117,116 @@ describe('infra: cost settings (request-log exclusion, forward sized by the mode
       ...example(),
       functions: { ...example().functions, forward: { concurrency: 40, max_instances: 7 } },
     };
-    const config = await declaredFunctions(plan(settings), settings);
+    const config = await declaredForward(plan(settings), settings);
     assert.equal(config['maxInstanceRequestConcurrency'], 40);
     assert.equal(config['maxInstanceCount'], 7);
+  });
+});
+
+describe('infra: cost.billing (store and forward request- or instance-billed)', () => {
+  it('runs store and forward instance-billed by default (the model at 5,000 events/s): Cloud Run services with CPU always allocated, from their service bundles', async () => {
+    const settings = example();
+    const p = plan(settings);
+    assert.deepEqual(
+      p.functions.map((f) => [f.name, f.billing]),
+      [
+        ['store', 'instance'],
+        ['forward', 'instance'],
+        ['schedule', 'request'],
+      ],
+    );
+    const { recorded } = await declareFunctions(p, settings);
+    assert.deepEqual(
+      ofType(recorded, FUNCTION).map((f) => f.inputs['name']),
+      ['schedule'],
+    );
+    const services = ofType(recorded, SERVICE);
+    assert.deepEqual(services.map((s) => s.inputs['name']).sort(), ['forward', 'store']);
+    for (const s of services) {
+      const name = s.inputs['name'];
+      const f = p.functions.find((x) => x.name === name)!;
+      const t = s.inputs['template'];
+      const c = t.containers[0];
+      // Instance-based billing is Cloud Run's cpuIdle false ("CPU always allocated").
+      assert.equal(c.resources.cpuIdle, false, name);
+      assert.deepEqual(c.resources.limits, { cpu: String(f.sizing.cpu), memory: f.sizing.memory });
+      // Run from its bundle with no build: node main.js on Google's Node 24 base image.
+      assert.equal(c.image, 'scratch');
+      assert.deepEqual([...c.commands, ...c.args], ['node', 'main.js']);
+      assert.equal(c.sourceCode.cloudStorageSource.object, `${name}-service-0123456789abcdef.tar.gz`);
+      // The framework hands every path to the function: Cloud Run waits for the port, not /health.
+      assert.deepEqual(c.startupProbe.tcpSocket, {});
+      assert.equal(c.startupProbe.httpGet, undefined);
+      const env = Object.fromEntries(c.envs.map((e: { name: string; value: string }) => [e.name, e.value]));
+      assert.equal(env['HOST'], '0.0.0.0');
+      assert.equal(env['GOOGLE_CLOUD_PROJECT'], p.project);
+      assert.equal(t.serviceAccount, `${name}@x`);
+      assert.equal(t.maxInstanceRequestConcurrency, f.sizing.concurrency);
+      assert.deepEqual(t.scaling, {
+        minInstanceCount: f.sizing.min_instances,
+        maxInstanceCount: f.sizing.max_instances,
+      });
+      assert.equal(t.timeout, `${f.sizing.timeout_seconds}s`);
+      // Private: Cloud Run checks run.invoker (only the push identity holds it).
+      assert.equal(s.inputs['invokerIamDisabled'], undefined);
+      assert.equal(s.inputs['ingress'], 'INGRESS_TRAFFIC_ALL');
+    }
+  });
+
+  it('lets only the push identity invoke the services, and gives their run.app URLs as push endpoints', async () => {
+    const settings = example();
+    const { recorded, endpoints } = await declareFunctions(plan(settings), settings);
+    const invokers = ofType(recorded, INVOKER);
+    assert.deepEqual(invokers.map((m) => String(m.inputs['name']).split('/').pop()).sort(), [
+      'forward',
+      'schedule',
+      'store',
+    ]);
+    for (const m of invokers) {
+      assert.equal(m.inputs['role'], 'roles/run.invoker');
+      assert.equal(m.inputs['member'], 'serviceAccount:push@x');
+    }
+    // The mocks give a Cloud Run service and a Cloud Function's service the same run.app form.
+    assert.equal(endpoints['store'], 'https://store-mock-ew.a.run.app');
+    assert.equal(endpoints['forward'], 'https://forward-mock-ew.a.run.app');
+    assert.equal(endpoints['schedule'], 'https://schedule-mock-ew.a.run.app');
+  });
+
+  it('keeps them Cloud Functions when cost.billing says request', async () => {
+    const settings = withCost({ billing: { store: 'request', forward: 'request' } });
+    const { recorded } = await declareFunctions(plan(settings), settings);
+    assert.deepEqual(ofType(recorded, SERVICE), []);
+    assert.deepEqual(
+      ofType(recorded, FUNCTION).map((f) => f.inputs['name']),
+      ['store', 'forward', 'schedule'],
+    );
+  });
+
+  it('lets the model choose request-based billing where the sized-for rate is below its break-even', () => {
+    // At 1 event/s store gets 1 push a second, below its ~6.5 (one idle instance's price over a
+    // lone push's, 100 ms minimum and fee); forward gets 4 (the example's four destinations),
+    // above its ~2.1 (each push billed its 0.35 s wait on the platform).
+    const p = plan(withCost({ peak_events_per_second: 1 }));
+    assert.deepEqual(
+      p.functions.map((f) => f.billing),
+      ['request', 'instance', 'request'],
+    );
+    // A setting wins over the model either way.
+    const mixed = plan(withCost({ peak_events_per_second: 1, billing: { forward: 'request' } }));
+    assert.deepEqual(
+      mixed.functions.map((f) => f.billing),
+      ['request', 'request', 'request'],
+    );
+    const forced = plan(withCost({ peak_events_per_second: 1, billing: { store: 'instance' } }));
+    assert.equal(forced.functions[0]?.billing, 'instance');
+  });
+
+  it('refuses instance-based billing without the service bundle, naming it', async () => {
+    const settings = example();
+    await assert.rejects(
+      declareFunctions(plan(settings), settings, false),
+      /store: instance-based billing runs its "store-service" bundle/,
+    );
   });
 });
 

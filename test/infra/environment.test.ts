@@ -104,13 +104,16 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
 
   it('declares resources in the counts the plan implies', () => {
     const { plan } = config;
+    // Instance-billed functions are Cloud Run services (cost.billing, infra/functions.ts).
+    const served = plan.functions.filter((f) => f.billing === 'instance').length;
+    assert.ok(served > 0, 'the example runs store and forward instance-billed');
     const counts: [string, number][] = [
       [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length + STUDIO_APIS.length],
       [T.topic, plan.topics.length],
       [T.subscription, plan.subscriptions.length],
-      [T.function, plan.functions.length],
-      // The gateway and the studio.
-      [T.run, 2],
+      [T.function, plan.functions.length - served],
+      // The gateway, the studio and the instance-billed functions.
+      [T.run, 2 + served],
       [T.account, 7],
       // And the settings secret.
       [T.secret, plan.secrets.length + 1],
@@ -121,7 +124,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [T.table, plan.tables.length + plan.views.length + plan.ops.tables.length],
       // The sources bucket, and one per plan bucket (the registry).
       [T.bucket, 1 + plan.buckets.length],
-      [T.object, 5],
+      // Five bundles, and store's and forward's as Cloud Run services.
+      [T.object, 7],
       ['gcp:cloudscheduler/job:Job', 1],
       [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length],
     ];
@@ -142,11 +146,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   it('lets only the push account invoke each function', () => {
     // The studio's one invoker is IAP's service agent (test/infra/studio.test.ts).
     const invokers = byType(T.runMember).filter((m) => m.inputs['name'] !== 'studio');
+    // A Cloud Function's service by its full name, a Cloud Run service's by its own.
     assert.deepEqual(
-      invokers.map((m) => m.inputs['name']).sort(),
-      config.plan.functions
-        .map((f) => `projects/${PROJECT}/locations/europe-west1/services/${f.name}`)
-        .sort(),
+      invokers.map((m) => String(m.inputs['name']).split('/').pop()).sort(),
+      config.plan.functions.map((f) => f.name).sort(),
     );
     for (const m of invokers) {
       assert.equal(m.inputs['role'], 'roles/run.invoker');
@@ -154,8 +157,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
   });
 
-  it('deploys each function as gen2 nodejs24 http, sized from settings, built by the build account', () => {
-    for (const f of config.plan.functions) {
+  it('deploys each request-billed function as gen2 nodejs24 http, sized from settings, built by the build account', () => {
+    for (const f of config.plan.functions.filter((x) => x.billing === 'request')) {
       const fn = one(T.function, (d) => d.inputs['name'] === f.name);
       const { buildConfig, serviceConfig } = fn.inputs;
       assert.equal(buildConfig.runtime, 'nodejs24');
@@ -170,9 +173,11 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       assert.equal(serviceConfig.minInstanceCount, f.sizing.min_instances);
       assert.equal(serviceConfig.maxInstanceCount, f.sizing.max_instances);
     }
-    const store = one(T.function, (d) => d.inputs['name'] === 'store');
-    assert.equal(store.inputs['serviceConfig'].minInstanceCount, 1, 'functions.store.min_instances');
-    assert.equal(store.inputs['serviceConfig'].maxInstanceCount, 50, 'functions.store.max_instances');
+    // store is instance-billed in the example: a Cloud Run service, sized the same way.
+    const store = one(T.run, (d) => d.inputs['name'] === 'store');
+    assert.equal(store.inputs['template'].scaling.minInstanceCount, 1, 'functions.store.min_instances');
+    assert.equal(store.inputs['template'].scaling.maxInstanceCount, 50, 'functions.store.max_instances');
+    assert.equal(store.inputs['template'].serviceAccount, sa('store'));
   });
 
   it('gives every workload its settings as a mounted file (no 32 KiB variable) and the project, and never an emulator host', () => {

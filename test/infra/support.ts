@@ -187,23 +187,25 @@ export function ofType(recorded: Recorded, type: string): Declared[] {
 
 /** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
 export const BUNDLES: BundleManifest = Object.fromEntries(
-  (['store', 'forward', 'schedule', 'gateway', 'studio'] as const).map((n) => {
-    const service = n === 'gateway' || n === 'studio';
-    const ext = service ? 'tar.gz' : 'zip';
-    return [
-      n,
-      {
-        name: n,
-        kind: service ? 'service' : 'function',
-        dir: `dist/${n}`,
-        main: service ? 'main.js' : 'index.js',
-        archive: `dist/archives/${n}-0123456789abcdef.${ext}`,
-        object: `${n}-0123456789abcdef.${ext}`,
-        sha256: '0'.repeat(64),
-        bytes: 1,
-      },
-    ];
-  }),
+  (['store', 'forward', 'schedule', 'gateway', 'studio', 'store-service', 'forward-service'] as const).map(
+    (n) => {
+      const service = n === 'gateway' || n === 'studio' || n.endsWith('-service');
+      const ext = service ? 'tar.gz' : 'zip';
+      return [
+        n,
+        {
+          name: n,
+          kind: service ? 'service' : 'function',
+          dir: `dist/${n}`,
+          main: service ? 'main.js' : 'index.js',
+          archive: `dist/archives/${n}-0123456789abcdef.${ext}`,
+          object: `${n}-0123456789abcdef.${ext}`,
+          sha256: '0'.repeat(64),
+          bytes: 1,
+        },
+      ];
+    },
+  ),
 );
 
 /** The example (column security, rules, studio lists) and the least settings there are. */

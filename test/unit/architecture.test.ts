@@ -265,6 +265,8 @@ describe('architecture: the house (docs/style.md, "Where things live")', () => {
       'functions/store/index.ts',
       'functions/forward/index.ts',
       'functions/schedule/index.ts',
+      'functions/store/service.ts',
+      'functions/forward/service.ts',
     ];
     const problems: string[] = [];
     for (const dir of ['core', 'adapters', 'functions', 'gateway', 'studio'])

@@ -6,13 +6,17 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  billingBreakEvenRequestsPerSecond,
   ceiling,
   costPerMillion,
+  defaultBilling,
   type HopInput,
+  idleInstanceMonthly,
+  MEASURED_CPU,
   type ModelInput,
   scaleAt,
 } from '../../../core/deploy/cost.ts';
-import { scaleTables } from '../../../scripts/scale-table.ts';
+import { scaleTables, shippedCost } from '../../../scripts/scale-table.ts';
 
 const hop = (over: Partial<HopInput> = {}): HopInput => ({
   name: 'forward',
@@ -74,6 +78,48 @@ describe('cost model (core/deploy/cost.ts)', () => {
     ]);
     // 80 / 0.4 = 200 requests/s an instance × 10 instances.
     assert.deepEqual(ceiling(input({ hops: [slow] })), { eventsPerSecond: 2000, hop: 'forward' });
+  });
+
+  it('bills no request fee and the cheaper vCPU-second under instance-based billing', () => {
+    // The same 1000 instance-seconds: 1000 × $0.000018 + 500 × $0.000002, and no fee.
+    const c = costPerMillion(input({ hops: [hop({ billing: 'instance' })] }));
+    assert.deepEqual(c.hops, [{ name: 'forward', compute: 0.019, requests: 0, logging: 0 }]);
+  });
+
+  it('puts the billing break-even at one idle instance’s price over one lone request’s', () => {
+    // Instance: 1 × 0.000018 + 0.5 × 0.000002 = $0.000019 a second. A lone request under
+    // request-based billing: $0.40 / 1e6 + 0.35 s × (0.000024 + 0.5 × 0.0000025) = $0.0000092375.
+    const forward = { vcpu: 1, memoryGib: 0.5, latencySeconds: 0.35 };
+    assert.equal(billingBreakEvenRequestsPerSecond(forward).toFixed(4), (0.000019 / 0.0000092375).toFixed(4));
+    // A fast request is still billed 100 ms: 0.4e-6 + 0.1 × 0.00002525.
+    const store = { vcpu: 1, memoryGib: 0.5, latencySeconds: 0.05 };
+    assert.equal(billingBreakEvenRequestsPerSecond(store).toFixed(4), (0.000019 / 0.000002925).toFixed(4));
+    // One idle instance for 30 days: 0.000019 × 2,592,000 s.
+    assert.equal(idleInstanceMonthly(forward), 49.248);
+  });
+
+  it('chooses instance-based billing only where the sized-for rate reaches the break-even', () => {
+    const shape = { vcpu: 1, memoryGib: 0.5, latencySeconds: 0.05 };
+    assert.equal(defaultBilling({ ...shape, peakEventsPerSecond: 6, requestsPerEvent: 1 }), 'request');
+    assert.equal(defaultBilling({ ...shape, peakEventsPerSecond: 7, requestsPerEvent: 1 }), 'instance');
+    // forward's pushes are one per destination: 2 events/s to 2 destinations is 4 pushes/s.
+    const fwd = { vcpu: 1, memoryGib: 0.5, latencySeconds: 0.35 };
+    assert.equal(defaultBilling({ ...fwd, peakEventsPerSecond: 1, requestsPerEvent: 2 }), 'request');
+    assert.equal(defaultBilling({ ...fwd, peakEventsPerSecond: 2, requestsPerEvent: 2 }), 'instance');
+  });
+
+  it('models the shipped defaults at or under $1.50 per million busy events (issue #42)', () => {
+    const c = shippedCost(MEASURED_CPU);
+    assert.ok(c.total <= 1.5, `$${c.total}`);
+    // No request fee left: store and forward are instance-billed, the gateway always was.
+    assert.deepEqual(
+      c.hops.map((h) => [h.name, h.requests, h.logging]),
+      [
+        ['gateway', 0, 0],
+        ['store', 0, 0],
+        ['forward', 0, 0],
+      ],
+    );
   });
 
   it('docs/scale.md holds the model’s output', () => {

@@ -1,0 +1,8 @@
+/**
+ * `forward` as a Cloud Run service (instance-based billing, docs/deploy.md): the function's
+ * module registers its target, then the framework's server serves it (functions/serve.ts).
+ */
+import './index.ts';
+import { serveRegistered } from '../serve.ts';
+
+if (import.meta.main) serveRegistered('forward', process.env);
