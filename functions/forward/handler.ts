@@ -12,6 +12,7 @@ import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
+import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
@@ -105,9 +106,7 @@ export function createForwardHandler(
       send(res, apiError('INVALID_ENVELOPE', { detail: decoded.reason }));
       return undefined;
     }
-    const got = services();
-    if (got instanceof Promise) return got.then((s) => run(res, s, decoded.push));
-    return run(res, got, decoded.push);
+    return andThen(services(), (s) => run(res, s, decoded.push));
   };
 }
 

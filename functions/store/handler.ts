@@ -7,6 +7,7 @@ import type { Request, Response } from '@google-cloud/functions-framework';
 import type { DefinedEvents } from '../../core/defined-events.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
+import { andThen } from '../../core/maybe-async.ts';
 import type { RowWriter } from '../../core/rows.ts';
 import {
   type AfterStored,
@@ -102,7 +103,7 @@ export function createStoreHandler(
         deps.definitions && (name === undefined || !lookupEvent(name))
           ? deps.definitions.get(message.attributes['definition_version'])
           : undefined;
-      stored = defined instanceof Promise ? defined.then(run) : run(defined);
+      stored = andThen(defined, run);
     } catch (err) {
       failed(res, err, message);
       return undefined;
