@@ -6,6 +6,7 @@
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { Sender } from '../../adapters/http-sender.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
+import { leaveRequestDomain } from '../../adapters/request-domain.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
 import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
@@ -100,6 +101,8 @@ export function createForwardHandler(
       send(res, { ...e, headers: { ...e.headers, allow: 'POST' } });
       return undefined;
     }
+    // Out of the framework's per-request domain before anything async (adapters/request-domain.ts).
+    leaveRequestDomain();
     const decoded = decodePush(req.body);
     if (!decoded.ok) {
       // Not a push from Pub/Sub: nothing to record, and redelivery cannot fix it.

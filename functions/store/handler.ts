@@ -4,6 +4,7 @@
  * `index.ts` registers it with the functions framework.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
+import { leaveRequestDomain } from '../../adapters/request-domain.ts';
 import type { DefinedEvents } from '../../core/defined-events.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
@@ -85,6 +86,8 @@ export function createStoreHandler(
     send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
   };
   return (req, res) => {
+    // Out of the framework's per-request domain before anything async (adapters/request-domain.ts).
+    leaveRequestDomain();
     if (req.method !== 'POST') {
       res.set('allow', 'POST');
       send(res, apiError('METHOD_NOT_ALLOWED', { method: req.method, path: req.path }));
