@@ -11,7 +11,8 @@ import type { Secrets } from '../../adapters/secrets.ts';
 import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
-import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
+import { InFlight, inFlightKey } from '../../core/delivery/in-flight.ts';
+import { DELIVERY_ATTRIBUTES, decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import { type ApiError, apiError } from '../../core/errors.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
@@ -40,7 +41,7 @@ export interface ForwardServices {
 export function createForwardHandler(
   config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
   services: () => ForwardServices | Promise<ForwardServices>,
-): (req: Request, res: Response) => Promise<void> | undefined {
+): (req: Request, res: Response) => Promise<unknown> | undefined {
   const destinations = config.settings.destinations ?? [];
   // One breaker per instance: a destination that stops answering gets probes, not every retry.
   const breaker = new Breaker();
@@ -67,7 +68,8 @@ export function createForwardHandler(
     };
     return deps;
   };
-  const answer = (res: Response, s: ForwardServices, result: ForwardResult): Promise<void> =>
+  /** Writes the rows and answers; resolves true when the push was delivered and that is recorded. */
+  const answer = (res: Response, s: ForwardServices, result: ForwardResult): Promise<boolean> =>
     // Started inside a then: a synchronous throw from the writer becomes the 503 below too.
     Promise.resolve(result.entries)
       .then((entries) => s.ledger.write(entries))
@@ -78,21 +80,37 @@ export function createForwardHandler(
           if (result.ack) {
             if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
             res.status(204).end();
-          } else {
-            log('WARNING', result.summary);
-            send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+            return refused.length === 0 && result.entries.some((e) => e.row.status === 'delivered');
           }
+          log('WARNING', result.summary);
+          send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+          return false;
         },
         (err: unknown) => {
           // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
           log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
           send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+          return false;
         },
       );
-  const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<void> =>
-    isDeadLetter(push)
-      ? answer(res, s, recordDeadLetter(push, (s.now ?? (() => new Date()))()))
-      : forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
+  // A copy of a push whose first attempt is still sending waits for it (core/delivery/in-flight.ts).
+  const inFlight = new InFlight();
+  const deliver = (res: Response, s: ForwardServices, push: PushedMessage): Promise<boolean> =>
+    forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
+  const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<unknown> => {
+    if (isDeadLetter(push)) return answer(res, s, recordDeadLetter(push, (s.now ?? (() => new Date()))()));
+    const key = inFlightKey(push);
+    if (key === undefined) return deliver(res, s, push);
+    const other = inFlight.pending(key);
+    if (other)
+      return other.then(
+        (delivered) => (delivered ? deliveredInFlight(res, push) : run(res, s, push)),
+        () => run(res, s, push),
+      );
+    const outcome = deliver(res, s, push);
+    inFlight.track(key, outcome);
+    return outcome;
+  };
   // Not async, one promise chain per push: the functions framework runs each request in a
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.
   return (req, res) => {
@@ -118,6 +136,15 @@ const RETRY_AFTER_SECONDS = 10;
 
 function send(res: Response, error: ApiError): void {
   res.status(error.http).set(error.headers).json(error.body);
+}
+
+/** A copy of a push another attempt in this instance just delivered and recorded: acknowledged, not sent. */
+function deliveredInFlight(res: Response, push: PushedMessage): void {
+  log(
+    'WARNING',
+    `${push.attributes[DELIVERY_ATTRIBUTES.destination]} ${push.attributes[DELIVERY_ATTRIBUTES.eventId]} attempt ${push.deliveryAttempt}: delivered by the attempt in flight in this instance, not sent again`,
+  );
+  res.status(204).end();
 }
 
 /** One JSON line per entry: Cloud Logging reads `severity` and `message`. */
