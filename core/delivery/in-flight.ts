@@ -24,25 +24,35 @@ export function inFlightKey(push: PushedMessage): string | undefined {
   return `${destination}\n${eventId}\n${a[DELIVERY_ATTRIBUTES.payloadDigest] ?? ''}`;
 }
 
-/** The attempts in flight, each as the promise of its outcome (true: delivered and recorded). */
+/**
+ * The attempts in flight, each with the copies waiting for it. No promise on the common path
+ * (no copy): one is made only for a copy that waits.
+ */
 export class InFlight {
-  readonly #attempts = new Map<string, Promise<boolean>>();
+  readonly #attempts = new Map<string, ((delivered: boolean) => void)[]>();
 
-  /** The outcome of the attempt in flight under this key; undefined when there is none. */
-  pending(key: string): Promise<boolean> | undefined {
-    return this.#attempts.get(key);
+  /** Starts an attempt under this key: true, or false when one is already in flight (`wait` for it). */
+  begin(key: string): boolean {
+    if (this.#attempts.has(key)) return false;
+    this.#attempts.set(key, []);
+    return true;
   }
 
-  /** Records an attempt in flight until its outcome settles (a rejection counts as not delivered). */
-  track(key: string, outcome: Promise<boolean>): void {
-    this.#attempts.set(key, outcome);
-    const settled = () => {
-      if (this.#attempts.get(key) === outcome) this.#attempts.delete(key);
-    };
-    outcome.then(settled, settled);
+  /** Whether the attempt in flight under this key was delivered and recorded; false at once when none is (start one). */
+  wait(key: string): Promise<boolean> {
+    const waiters = this.#attempts.get(key);
+    if (!waiters) return Promise.resolve(false);
+    return new Promise((resolve) => waiters.push(resolve));
   }
 
-  /** How many attempts are in flight (tests, and a bound check). */
+  /** Ends the attempt under this key; the copies waiting for it learn whether it was delivered and recorded. */
+  end(key: string, delivered: boolean): void {
+    const waiters = this.#attempts.get(key);
+    this.#attempts.delete(key);
+    for (const resolve of waiters ?? []) resolve(delivered);
+  }
+
+  /** How many attempts are in flight. */
   get size(): number {
     return this.#attempts.size;
   }

@@ -18,6 +18,7 @@ import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
+import type { RowRejection } from '../../core/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 export interface ForwardServices {
@@ -68,48 +69,73 @@ export function createForwardHandler(
     };
     return deps;
   };
-  /** Writes the rows and answers; resolves true when the push was delivered and that is recorded. */
-  const answer = (res: Response, s: ForwardServices, result: ForwardResult): Promise<boolean> =>
-    // Started inside a then: a synchronous throw from the writer becomes the 503 below too.
-    Promise.resolve(result.entries)
-      .then((entries) => s.ledger.write(entries))
-      .then(
-        (refused) => {
-          for (const r of refused)
-            log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
-          if (result.ack) {
-            if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
-            res.status(204).end();
-            return refused.length === 0 && result.entries.some((e) => e.row.status === 'delivered');
-          }
-          log('WARNING', result.summary);
-          send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
-          return false;
-        },
-        (err: unknown) => {
-          // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
-          log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
-          send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
-          return false;
-        },
-      );
   // A copy of a push whose first attempt is still sending waits for it (core/delivery/in-flight.ts).
   const inFlight = new InFlight();
-  const deliver = (res: Response, s: ForwardServices, push: PushedMessage): Promise<boolean> =>
-    forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
+  /**
+   * Writes the rows and answers; resolves true when the push was delivered and that is recorded,
+   * which is what copies waiting under `key` learn. No promise beyond the write's own and its
+   * continuation (each one is tracked by the domain module's hooks).
+   */
+  const answer = (
+    res: Response,
+    s: ForwardServices,
+    result: ForwardResult,
+    key?: string,
+  ): Promise<boolean> => {
+    const end = (delivered: boolean): boolean => {
+      if (key !== undefined) inFlight.end(key, delivered);
+      return delivered;
+    };
+    let written: Promise<readonly RowRejection[]>;
+    try {
+      written = s.ledger.write(result.entries);
+    } catch (err) {
+      // A synchronous throw from the writer becomes the 503 below too.
+      written = Promise.reject(err);
+    }
+    return written.then(
+      (refused) => {
+        for (const r of refused)
+          log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
+        if (result.ack) {
+          const delivered = end(
+            refused.length === 0 && result.entries.some((e) => e.row.status === 'delivered'),
+          );
+          if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
+          res.status(204).end();
+          return delivered;
+        }
+        end(false);
+        log('WARNING', result.summary);
+        send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+        return false;
+      },
+      (err: unknown) => {
+        end(false);
+        // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
+        log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
+        send(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+        return false;
+      },
+    );
+  };
+  const deliver = (res: Response, s: ForwardServices, push: PushedMessage, key?: string): Promise<boolean> =>
+    forwardPush(push, depsOf(s)).then(
+      (result) => answer(res, s, result, key),
+      (err: unknown) => {
+        if (key !== undefined) inFlight.end(key, false);
+        throw err;
+      },
+    );
   const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<unknown> => {
     if (isDeadLetter(push)) return answer(res, s, recordDeadLetter(push, (s.now ?? (() => new Date()))()));
     const key = inFlightKey(push);
     if (key === undefined) return deliver(res, s, push);
-    const other = inFlight.pending(key);
-    if (other)
-      return other.then(
-        (delivered) => (delivered ? deliveredInFlight(res, push) : run(res, s, push)),
-        () => run(res, s, push),
-      );
-    const outcome = deliver(res, s, push);
-    inFlight.track(key, outcome);
-    return outcome;
+    if (inFlight.begin(key)) return deliver(res, s, push, key);
+    // Another attempt of this delivery is in flight here: its outcome decides.
+    return inFlight
+      .wait(key)
+      .then((delivered) => (delivered ? deliveredInFlight(res, push) : run(res, s, push)));
   };
   // Not async, one promise chain per push: the functions framework runs each request in a
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.

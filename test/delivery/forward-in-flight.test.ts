@@ -116,16 +116,15 @@ describe('inFlightKey and InFlight', () => {
     assert.equal(inFlightKey(pushOf({ destination: 'hook' })), undefined);
   });
 
-  it('forgets an attempt once its outcome settles, resolved or rejected', async () => {
+  it('lets one attempt begin per key; its end tells the copies waiting, then forgets it', async () => {
     const inFlight = new InFlight();
-    const done = Promise.resolve(true);
-    const failed = Promise.reject(new Error('ledger down'));
-    inFlight.track('a', done);
-    inFlight.track('b', failed);
-    assert.equal(inFlight.pending('a'), done);
-    assert.equal(inFlight.size, 2);
-    await Promise.allSettled([done, failed]);
-    await new Promise((r) => setImmediate(r));
+    assert.equal(inFlight.begin('a'), true);
+    assert.equal(inFlight.begin('a'), false);
+    const copies = [inFlight.wait('a'), inFlight.wait('a')];
+    inFlight.end('a', true);
+    assert.deepEqual(await Promise.all(copies), [true, true]);
     assert.equal(inFlight.size, 0);
+    assert.equal(await inFlight.wait('a'), false);
+    assert.equal(inFlight.begin('a'), true);
   });
 });
