@@ -15,6 +15,7 @@ import {
   definedEvents,
   parseStamp,
 } from '../core/definitions/defined-events.ts';
+import { andThen, isPending } from '../core/maybe-async.ts';
 import type { TranslatorSpec } from '../schemas/translator.ts';
 import { loadOnce, warmInBackground } from './load-once.ts';
 import type { RegistryClient, RegistryReader, Snapshot } from './registry.ts';
@@ -179,13 +180,10 @@ export function registryReaders(
   const ready = async () => loaded();
   return {
     definitions: {
-      get: (stamp) => {
-        const d = loaded();
-        return d instanceof Promise ? d.then((r) => r.definitions.get(stamp)) : d.definitions.get(stamp);
-      },
+      get: (stamp) => andThen(loaded(), (r) => r.definitions.get(stamp)),
       peek: (stamp) => {
         const d = loaded();
-        return d instanceof Promise ? undefined : d.definitions.peek(stamp);
+        return isPending(d) ? undefined : d.definitions.peek(stamp);
       },
       afresh: async (waitMs) => (await ready()).definitions.afresh(waitMs),
     },

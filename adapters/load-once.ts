@@ -4,6 +4,8 @@
  * so a hot path that finds it ready creates no promise (inside the functions framework's
  * per-request domain each one costs CPU). A failed load is forgotten: the next call retries.
  */
+import { isPending } from '../core/maybe-async.ts';
+
 export function loadOnce<T>(load: () => Promise<T>): () => T | Promise<T> {
   let ready: { readonly value: T } | undefined;
   let loading: Promise<T> | undefined;
@@ -27,6 +29,6 @@ export function loadOnce<T>(load: () => Promise<T>): () => T | Promise<T> {
 export function warmInBackground<T>(get: () => T | Promise<T>): void {
   setImmediate(() => {
     const got = get();
-    if (got instanceof Promise) got.catch(() => undefined);
+    if (isPending(got)) got.catch(() => undefined);
   });
 }

@@ -8,7 +8,15 @@
  */
 import type { Destination } from '../../schemas/settings.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
-import type { Driver, InboundResponse, OutboundRequest } from '../platforms/driver.ts';
+import type { StoredEvent } from '../event.ts';
+import { andThen, asPromise, isPending, type MaybePromise } from '../maybe-async.ts';
+import type {
+  Driver,
+  DriverContext,
+  InboundResponse,
+  OutboundRequest,
+  Prepared,
+} from '../platforms/driver.ts';
 import { type Breaker, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
@@ -70,195 +78,298 @@ export interface ForwardResult {
  */
 export function forwardPush(push: PushedMessage, deps: ForwardDeps): Promise<ForwardResult> {
   try {
-    const result = forwardSteps(push, deps);
-    return result instanceof Promise ? result : Promise.resolve(result);
+    return asPromise(forwardSteps(push, deps));
   } catch (err) {
     return Promise.reject(err);
   }
 }
 
-function forwardSteps(push: PushedMessage, deps: ForwardDeps): ForwardResult | Promise<ForwardResult> {
-  const destinationId = push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '';
-  const replay = push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true';
-  const attempt = push.deliveryAttempt;
-  const parsed = parseStoredEvent(push.data);
-  const ids = parsed.ok
-    ? {
-        event_id: parsed.event.event_id,
-        event_name: parsed.event.event_name,
-        payload_digest: parsed.event.payload_digest,
-      }
-    : {
-        event_id: push.attributes[DELIVERY_ATTRIBUTES.eventId] ?? `message:${push.messageId}`,
-        event_name: push.attributes[DELIVERY_ATTRIBUTES.eventName] ?? '(unknown)',
-        payload_digest: push.attributes[DELIVERY_ATTRIBUTES.payloadDigest],
-      };
-  /** The identifier kinds of the request once it is built (match quality); names, never values. */
-  let carried: readonly string[] | undefined;
-  const row = (status: Exclude<LedgerStatus, 'skipped'>, reason?: string, httpStatus?: number) =>
-    attemptEntry({
-      identifiers: carried,
-      ...ids,
-      destination: destinationId || '(none)',
-      status,
-      reason,
-      attempt,
-      httpStatus,
-      replay,
-      messageId: push.messageId,
-      now: deps.now(),
-    });
-  const done = (ack: boolean, entry: LedgerEntry): ForwardResult => ({
-    ack,
-    entries: [entry],
-    summary: `${entry.row.destination} ${entry.row.event_id} attempt ${attempt}: ${entry.row.status}${entry.row.reason ? ` (${entry.row.reason})` : ''}`,
-  });
-
-  // Permanent problems: redelivery cannot fix them, so they are recorded and acknowledged.
-  if (!parsed.ok) return done(true, row('rejected', parsed.reason));
-  const destination = deps.destinations.find((d) => d.id === destinationId);
-  if (!destination) return done(true, row('rejected', `destination "${destinationId}" is not configured`));
-  const driver = deps.driverFor(destination.type);
-  if (!driver) return done(true, row('rejected', `no driver for destination type ${destination.type}`));
-
-  // Retryable: not acknowledged. After the last attempt Pub/Sub moves it to the dead-letter
-  // topic, whose ledger subscription records the `dead_lettered` row (dead-letter.ts).
-  const retry = (reason: string, httpStatus?: number) => done(false, row('failed', reason, httpStatus));
-
-  const event = parsed.event;
-  const deliver = (values: Record<string, string>): ForwardResult | Promise<ForwardResult> => {
-    const stamp = event.definition_version;
-    if (stamp === undefined || !deps.definitionFor) return deliverAs(values, destination);
-    let def: ReturnType<NonNullable<ForwardDeps['definitionFor']>>;
-    try {
-      def = deps.definitionFor(stamp);
-    } catch (err) {
-      return retry(`event definition ${stamp} could not be read: ${(err as Error).message}`);
-    }
-    if (!(def instanceof Promise)) return deliverAs(values, withDefinitionMappings(destination, def));
-    return def.then(
-      (d) => deliverAs(values, withDefinitionMappings(destination, d)),
-      (err: unknown) => retry(`event definition ${stamp} could not be read: ${(err as Error).message}`),
-    );
-  };
-  const deliverAs = (
-    values: Record<string, string>,
-    destination: Readonly<Destination>,
-  ): ForwardResult | Promise<ForwardResult> => {
-    const oauth = driver.oauth;
-    if (oauth === undefined) return callWith(values, destination);
-    const tokens = deps.accessToken;
-    if (!tokens) return retry(`no OAuth token source for ${destination.type} in this function`);
-    // The token the credentials give (cached by the source); a 401 gets a fresh one and one more call.
-    const withToken = (fresh: boolean): Promise<ForwardResult> =>
-      tokens(values[oauth.credentials] ?? '', oauth.scope, fresh).then(
-        (token) =>
-          callWith(
-            { ...values, access_token: token },
-            destination,
-            fresh ? { refreshed: true } : { reauthorize: () => withToken(true) },
-          ),
-        (err: unknown) => retry(`no OAuth access token for ${destination.id}: ${(err as Error).message}`),
-      );
-    return withToken(false);
-  };
-  const callWith = (
-    values: Record<string, string>,
-    destination: Readonly<Destination>,
-    auth: { readonly reauthorize?: () => Promise<ForwardResult>; readonly refreshed?: true } = {},
-  ): ForwardResult | Promise<ForwardResult> => {
-    const ctx = { destination, secrets: values, now: deps.now() };
-    let prepared: ReturnType<Driver['prepare']>;
-    try {
-      prepared = driver.prepare(event, ctx);
-    } catch (err) {
-      // A driver bug on one event must not block the subscription: record it and move on.
-      prepared = { ok: false, reason: `driver error: ${(err as Error).message}` };
-    }
-    if (!prepared.ok) return done(true, row('rejected', prepared.reason));
-    carried = requestIdentifiers(prepared.request.body);
-    const interpret = (response: InboundResponse): ForwardResult | Promise<ForwardResult> => {
-      // An access token refused (expired, revoked): once, with a fresh one.
-      if (auth.reauthorize && response.kind === 'response' && response.status === 401)
-        return auth.reauthorize();
-      const outcome = driver.interpret(response, ctx);
-      if (outcome.status === 'retry' && deps.breaker && response.kind === 'response') {
-        // Throttled with a time to come back: no call to the destination before it.
-        const now = deps.now().getTime();
-        // The header, else Google's `RetryInfo` detail in the error body (docs/delivery.md).
-        const until =
-          retryAfterTime(response.headers['retry-after'], now) ?? retryInfoTime(response.body, now);
-        if (until !== undefined && until > now) deps.breaker.hold(destination.id, until, now);
-      }
-      switch (outcome.status) {
-        case 'delivered': {
-          // What the driver left out travels in the delivered row's reason, so it is never silent.
-          const note =
-            [
-              auth.refreshed ? 'access token refreshed after a 401' : undefined,
-              prepared.dropped,
-              outcome.detail,
-            ]
-              .filter(Boolean)
-              .join('; ') || undefined;
-          return done(true, row('delivered', note, outcome.httpStatus));
-        }
-        case 'rejected':
-          return done(true, row('rejected', outcome.reason, outcome.httpStatus));
-        case 'retry':
-          return retry(outcome.reason, outcome.httpStatus);
-      }
-    };
-    const networkError = (err: unknown): ForwardResult | Promise<ForwardResult> =>
-      interpret({ kind: 'network_error', message: (err as Error).message });
-    const breaker = deps.breaker;
-    const heldUntil = breaker?.heldUntil(destination.id, deps.now().getTime());
-    if (heldUntil !== undefined)
-      return retry(
-        `held back: ${destination.id} asked for no calls before ${new Date(heldUntil).toISOString()} (Retry-After or RetryInfo)`,
-      );
-    if (breaker && !breaker.allow(destination.id, deps.now().getTime()))
-      return retry(
-        `held back: ${destination.id} did not answer its last ${breaker.failures(destination.id)} calls (one probe every 10 s until it does)`,
-      );
-    let sent: Promise<InboundResponse>;
-    try {
-      sent = deps.send(prepared.request, destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
-    } catch (err) {
-      return networkError(err);
-    }
-    if (!breaker) return sent.then(interpret, networkError);
-    return sent.then(
-      (response) => {
-        breaker.record(destination.id, response.kind === 'response', deps.now().getTime());
-        return interpret(response);
-      },
-      (err: unknown) => {
-        breaker.record(destination.id, false, deps.now().getTime());
-        return networkError(err);
-      },
-    );
-  };
-
-  const send = (): ForwardResult | Promise<ForwardResult> => {
-    // Cached secrets come back synchronously: no promise on the common path.
-    const read = readSecrets(destination, driver, deps.getSecret);
-    const withSecrets = (secrets: SecretsResult) =>
-      secrets.ok ? deliver(secrets.values) : retry(secrets.reason);
-    return read instanceof Promise ? read.then(withSecrets) : withSecrets(read);
-  };
+/**
+ * The steps, in order: resolve destination → (ledger check on a redelivery) → secrets →
+ * definition → OAuth token → prepare → breaker → send → interpret. Each is a function of the
+ * one `Delivery` value (`Call` once the request is built) and hands it to the next, at once
+ * when what it needed was at hand, after a promise otherwise (maybe-async.ts).
+ */
+function forwardSteps(push: PushedMessage, deps: ForwardDeps): MaybePromise<ForwardResult> {
+  const d = resolveDestination(push, deps);
+  if (!('driver' in d)) return d;
   // A redelivery may follow a send that succeeded but whose push Pub/Sub gave up on: the ledger
   // says whether it did. A person's replay is always sent.
-  if (attempt <= 1 || replay || !deps.alreadyDelivered) return send();
-  return deps.alreadyDelivered(ids.event_id, destination.id, ids.payload_digest).then((delivered) =>
+  if (d.attempt <= 1 || d.replay || !deps.alreadyDelivered) return readDestinationSecrets(d);
+  return deps.alreadyDelivered(d.ids.event_id, d.destination.id, d.ids.payload_digest).then((delivered) =>
     delivered
       ? {
           ack: true,
           entries: [],
-          summary: `${destination.id} ${ids.event_id} attempt ${attempt}: already delivered (ledger), not sent again`,
+          summary: `${d.destination.id} ${d.ids.event_id} attempt ${d.attempt}: already delivered (ledger), not sent again`,
         }
-      : send(),
+      : readDestinationSecrets(d),
   );
+}
+
+/** What every ledger row of this attempt says, whatever happens: which event, where, which try. */
+interface Attempt {
+  readonly deps: ForwardDeps;
+  readonly messageId: string;
+  /** The `destination` attribute as pushed (may name nothing configured). */
+  readonly destinationId: string;
+  readonly replay: boolean;
+  readonly attempt: number;
+  readonly ids: {
+    readonly event_id: string;
+    readonly event_name: string;
+    readonly payload_digest: string | undefined;
+  };
+  /** The identifier kinds of the request once it is built (match quality); names, never values. */
+  carried?: readonly string[];
+}
+
+/** An attempt whose event parsed and whose destination and driver exist: the value the steps pass along. */
+interface Delivery extends Attempt {
+  readonly event: StoredEvent;
+  /** The configured destination; with its event definition's mappings once `applyDefinition` ran. */
+  destination: Readonly<Destination>;
+  readonly driver: Driver;
+  /** Secret values by role, once read. */
+  secrets: Record<string, string>;
+  /** For an OAuth driver: the access token, and whether it was asked for afresh (after a 401). */
+  accessToken?: string;
+  tokenRefreshed?: boolean;
+}
+
+/** A delivery whose request is built: what the breaker, the send and the interpretation need. */
+interface Call {
+  readonly delivery: Delivery;
+  readonly ctx: DriverContext;
+  readonly request: OutboundRequest;
+  /** Parts of the event the driver left out (Prepared.dropped), for the delivered row. */
+  readonly dropped: string | undefined;
+}
+
+/**
+ * Step 1: parse the stored event, find the destination the message names and its driver.
+ * Problems here are permanent (redelivery cannot fix them): recorded and acknowledged.
+ */
+function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | ForwardResult {
+  const parsed = parseStoredEvent(push.data);
+  const attempt: Attempt = {
+    deps,
+    messageId: push.messageId,
+    destinationId: push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '',
+    replay: push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true',
+    attempt: push.deliveryAttempt,
+    ids: parsed.ok
+      ? {
+          event_id: parsed.event.event_id,
+          event_name: parsed.event.event_name,
+          payload_digest: parsed.event.payload_digest,
+        }
+      : {
+          event_id: push.attributes[DELIVERY_ATTRIBUTES.eventId] ?? `message:${push.messageId}`,
+          event_name: push.attributes[DELIVERY_ATTRIBUTES.eventName] ?? '(unknown)',
+          payload_digest: push.attributes[DELIVERY_ATTRIBUTES.payloadDigest],
+        },
+  };
+  if (!parsed.ok) return done(attempt, true, 'rejected', parsed.reason);
+  const destination = deps.destinations.find((x) => x.id === attempt.destinationId);
+  if (!destination)
+    return done(attempt, true, 'rejected', `destination "${attempt.destinationId}" is not configured`);
+  const driver = deps.driverFor(destination.type);
+  if (!driver) return done(attempt, true, 'rejected', `no driver for destination type ${destination.type}`);
+  return { ...attempt, event: parsed.event, destination, driver, secrets: {} };
+}
+
+/** Step 2: the destination's secrets. Cached ones come back synchronously: no promise then. */
+function readDestinationSecrets(d: Delivery): MaybePromise<ForwardResult> {
+  return andThen(readSecrets(d.destination, d.driver, d.deps.getSecret), (secrets) => {
+    if (!secrets.ok) return retry(d, secrets.reason);
+    d.secrets = secrets.values;
+    return applyDefinition(d);
+  });
+}
+
+/** Step 3: a defined event's mappings for this destination type, from the version it was stored with. */
+function applyDefinition(d: Delivery): MaybePromise<ForwardResult> {
+  const stamp = d.event.definition_version;
+  const definitionFor = d.deps.definitionFor;
+  if (stamp === undefined || !definitionFor) return authorize(d);
+  const unreadable = (err: unknown) =>
+    retry(d, `event definition ${stamp} could not be read: ${(err as Error).message}`);
+  let def: ReturnType<typeof definitionFor>;
+  try {
+    def = definitionFor(stamp);
+  } catch (err) {
+    return unreadable(err);
+  }
+  return andThen(
+    def,
+    (found) => {
+      d.destination = withDefinitionMappings(d.destination, found);
+      return authorize(d);
+    },
+    unreadable,
+  );
+}
+
+/** Step 4, for drivers that take an OAuth access token: the token the credentials give (cached by the source). */
+function authorize(d: Delivery): MaybePromise<ForwardResult> {
+  if (d.driver.oauth === undefined) return prepare(d);
+  if (!d.deps.accessToken)
+    return retry(d, `no OAuth token source for ${d.destination.type} in this function`);
+  return requestToken(d, false);
+}
+
+/** Asks for the access token (`fresh` after a 401: one more call with a new one), then prepares. */
+function requestToken(d: Delivery, fresh: boolean): Promise<ForwardResult> {
+  // authorize() came here only with both present; a 401 comes back only after it did.
+  const oauth = d.driver.oauth as NonNullable<Driver['oauth']>;
+  const tokens = d.deps.accessToken as NonNullable<ForwardDeps['accessToken']>;
+  return tokens(d.secrets[oauth.credentials] ?? '', oauth.scope, fresh).then(
+    (token) => {
+      d.accessToken = token;
+      d.tokenRefreshed = fresh;
+      return prepare(d);
+    },
+    (err: unknown) => retry(d, `no OAuth access token for ${d.destination.id}: ${(err as Error).message}`),
+  );
+}
+
+/** Step 5: the driver builds the request. A driver error on one event is recorded, not thrown. */
+function prepare(d: Delivery): MaybePromise<ForwardResult> {
+  const secrets = d.accessToken === undefined ? d.secrets : { ...d.secrets, access_token: d.accessToken };
+  const ctx: DriverContext = { destination: d.destination, secrets, now: d.deps.now() };
+  let prepared: Prepared;
+  try {
+    prepared = d.driver.prepare(d.event, ctx);
+  } catch (err) {
+    // A driver bug on one event must not block the subscription: record it and move on.
+    prepared = { ok: false, reason: `driver error: ${(err as Error).message}` };
+  }
+  if (!prepared.ok) return done(d, true, 'rejected', prepared.reason);
+  d.carried = requestIdentifiers(prepared.request.body);
+  return passBreaker({ delivery: d, ctx, request: prepared.request, dropped: prepared.dropped });
+}
+
+/** Step 6: no call to a destination that asked for none yet, or stopped answering (breaker.ts). */
+function passBreaker(call: Call): MaybePromise<ForwardResult> {
+  const d = call.delivery;
+  const breaker = d.deps.breaker;
+  if (!breaker) return send(call);
+  const id = d.destination.id;
+  const heldUntil = breaker.heldUntil(id, d.deps.now().getTime());
+  if (heldUntil !== undefined)
+    return retry(
+      d,
+      `held back: ${id} asked for no calls before ${new Date(heldUntil).toISOString()} (Retry-After or RetryInfo)`,
+    );
+  if (!breaker.allow(id, d.deps.now().getTime()))
+    return retry(
+      d,
+      `held back: ${id} did not answer its last ${breaker.failures(id)} calls (one probe every 10 s until it does)`,
+    );
+  return send(call);
+}
+
+/** Step 7: the request goes out; the breaker learns whether the destination answered. */
+function send(call: Call): MaybePromise<ForwardResult> {
+  const d = call.delivery;
+  let sent: Promise<InboundResponse>;
+  try {
+    sent = d.deps.send(call.request, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+  } catch (err) {
+    return networkError(call, err);
+  }
+  const breaker = d.deps.breaker;
+  if (!breaker)
+    return sent.then(
+      (response) => interpret(call, response),
+      (err: unknown) => networkError(call, err),
+    );
+  return sent.then(
+    (response) => {
+      breaker.record(d.destination.id, response.kind === 'response', d.deps.now().getTime());
+      return interpret(call, response);
+    },
+    (err: unknown) => {
+      breaker.record(d.destination.id, false, d.deps.now().getTime());
+      return networkError(call, err);
+    },
+  );
+}
+
+function networkError(call: Call, err: unknown): MaybePromise<ForwardResult> {
+  return interpret(call, { kind: 'network_error', message: (err as Error).message });
+}
+
+/** Step 8: the driver classifies the answer; a Retry-After holds the destination back. */
+function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardResult> {
+  const d = call.delivery;
+  // An access token refused (expired, revoked): once, with a fresh one.
+  if (
+    d.accessToken !== undefined &&
+    !d.tokenRefreshed &&
+    response.kind === 'response' &&
+    response.status === 401
+  )
+    return requestToken(d, true);
+  const outcome = d.driver.interpret(response, call.ctx);
+  const breaker = d.deps.breaker;
+  if (outcome.status === 'retry' && breaker && response.kind === 'response') {
+    // Throttled with a time to come back: no call to the destination before it.
+    const now = d.deps.now().getTime();
+    // The header, else Google's `RetryInfo` detail in the error body (docs/delivery.md).
+    const until = retryAfterTime(response.headers['retry-after'], now) ?? retryInfoTime(response.body, now);
+    if (until !== undefined && until > now) breaker.hold(d.destination.id, until, now);
+  }
+  switch (outcome.status) {
+    case 'delivered': {
+      // What the driver left out travels in the delivered row's reason, so it is never silent.
+      const note =
+        [d.tokenRefreshed ? 'access token refreshed after a 401' : undefined, call.dropped, outcome.detail]
+          .filter(Boolean)
+          .join('; ') || undefined;
+      return done(d, true, 'delivered', note, outcome.httpStatus);
+    }
+    case 'rejected':
+      return done(d, true, 'rejected', outcome.reason, outcome.httpStatus);
+    case 'retry':
+      return retry(d, outcome.reason, outcome.httpStatus);
+  }
+}
+
+/**
+ * Retryable: not acknowledged. After the last attempt Pub/Sub moves it to the dead-letter
+ * topic, whose ledger subscription records the `dead_lettered` row (dead-letter.ts).
+ */
+function retry(a: Attempt, reason: string, httpStatus?: number): ForwardResult {
+  return done(a, false, 'failed', reason, httpStatus);
+}
+
+/** The attempt's result: its one ledger row, and whether to acknowledge the push. */
+function done(
+  a: Attempt,
+  ack: boolean,
+  status: Exclude<LedgerStatus, 'skipped'>,
+  reason?: string,
+  httpStatus?: number,
+): ForwardResult {
+  const entry = attemptEntry({
+    identifiers: a.carried,
+    ...a.ids,
+    destination: a.destinationId || '(none)',
+    status,
+    reason,
+    attempt: a.attempt,
+    httpStatus,
+    replay: a.replay,
+    messageId: a.messageId,
+    now: a.deps.now(),
+  });
+  return {
+    ack,
+    entries: [entry],
+    summary: `${entry.row.destination} ${entry.row.event_id} attempt ${a.attempt}: ${entry.row.status}${entry.row.reason ? ` (${entry.row.reason})` : ''}`,
+  };
 }
 
 type SecretsResult = { ok: true; values: Record<string, string> } | { ok: false; reason: string };
@@ -271,7 +382,7 @@ function readSecrets(
   destination: Readonly<Destination>,
   driver: Driver,
   getSecret: ForwardDeps['getSecret'],
-): SecretsResult | Promise<SecretsResult> {
+): MaybePromise<SecretsResult> {
   const named = destination.secrets ?? {};
   for (const role of driver.requiredSecrets) {
     if (!Object.hasOwn(named, role))
@@ -290,7 +401,7 @@ function readSecrets(
     } catch (err) {
       return unreadable(name, role, err);
     }
-    if (value instanceof Promise) return readRest(roles, i, value, values, getSecret);
+    if (isPending(value)) return readRest(roles, i, value, values, getSecret);
     const problem = accept(values, role, name, value);
     if (problem) return problem;
   }

@@ -6,16 +6,20 @@
 import type { Request, Response } from '@google-cloud/functions-framework';
 import type { Sender } from '../../adapters/http-sender.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
+import { leaveRequestDomain } from '../../adapters/request-domain.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
 import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
-import { decodePush, type PushedMessage } from '../../core/delivery/message.ts';
+import { InFlight, inFlightKey } from '../../core/delivery/in-flight.ts';
+import { DELIVERY_ATTRIBUTES, decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import { apiError } from '../../core/errors.ts';
+import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
 import { driverFor as builtInDrivers } from '../../core/platforms/drivers.ts';
 import { fail, ok, type Step } from '../../core/step.ts';
+import type { RowRejection } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { answerError, postOnly } from '../answer.ts';
 
@@ -40,7 +44,7 @@ export interface ForwardServices {
 export function createForwardHandler(
   config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
   services: () => ForwardServices | Promise<ForwardServices>,
-): (req: Request, res: Response) => Promise<void> | undefined {
+): (req: Request, res: Response) => Promise<unknown> | undefined {
   const destinations = config.settings.destinations ?? [];
   // One breaker per instance: a destination that stops answering gets probes, not every retry.
   const breaker = new Breaker();
@@ -67,32 +71,74 @@ export function createForwardHandler(
     };
     return deps;
   };
-  const answer = (res: Response, s: ForwardServices, result: ForwardResult): Promise<void> =>
-    // Started inside a then: a synchronous throw from the writer becomes the 503 below too.
-    Promise.resolve(result.entries)
-      .then((entries) => s.ledger.write(entries))
-      .then(
-        (refused) => {
-          for (const r of refused)
-            log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
-          if (result.ack) {
-            if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
-            res.status(204).end();
-          } else {
-            log('WARNING', result.summary);
-            answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
-          }
-        },
-        (err: unknown) => {
-          // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
-          log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
-          answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
-        },
-      );
-  const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<void> =>
-    isDeadLetter(push)
-      ? answer(res, s, recordDeadLetter(push, (s.now ?? (() => new Date()))()))
-      : forwardPush(push, depsOf(s)).then((result) => answer(res, s, result));
+  // A copy of a push whose first attempt is still sending waits for it (core/delivery/in-flight.ts).
+  const inFlight = new InFlight();
+  /**
+   * Writes the rows and answers; resolves true when the push was delivered and that is recorded,
+   * which is what copies waiting under `key` learn. No promise beyond the write's own and its
+   * continuation (each one is tracked by the domain module's hooks).
+   */
+  const answer = (
+    res: Response,
+    s: ForwardServices,
+    result: ForwardResult,
+    key?: string,
+  ): Promise<boolean> => {
+    const end = (delivered: boolean): boolean => {
+      if (key !== undefined) inFlight.end(key, delivered);
+      return delivered;
+    };
+    let written: Promise<readonly RowRejection[]>;
+    try {
+      written = s.ledger.write(result.entries);
+    } catch (err) {
+      // A synchronous throw from the writer becomes the 503 below too.
+      written = Promise.reject(err);
+    }
+    return written.then(
+      (refused) => {
+        for (const r of refused)
+          log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
+        if (result.ack) {
+          const delivered = end(
+            refused.length === 0 && result.entries.some((e) => e.row.status === 'delivered'),
+          );
+          if (result.entries.some((e) => e.row.status !== 'delivered')) log('WARNING', result.summary);
+          res.status(204).end();
+          return delivered;
+        }
+        end(false);
+        log('WARNING', result.summary);
+        answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+        return false;
+      },
+      (err: unknown) => {
+        end(false);
+        // The outcome is not recorded: let Pub/Sub redeliver (platforms de-duplicate by event_id).
+        log('ERROR', `ledger write failed, answering 503: ${(err as Error).message} [${result.summary}]`);
+        answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
+        return false;
+      },
+    );
+  };
+  const deliver = (res: Response, s: ForwardServices, push: PushedMessage, key?: string): Promise<boolean> =>
+    forwardPush(push, depsOf(s)).then(
+      (result) => answer(res, s, result, key),
+      (err: unknown) => {
+        if (key !== undefined) inFlight.end(key, false);
+        throw err;
+      },
+    );
+  const run = (res: Response, s: ForwardServices, push: PushedMessage): Promise<unknown> => {
+    if (isDeadLetter(push)) return answer(res, s, recordDeadLetter(push, (s.now ?? (() => new Date()))()));
+    const key = inFlightKey(push);
+    if (key === undefined) return deliver(res, s, push);
+    if (inFlight.begin(key)) return deliver(res, s, push, key);
+    // Another attempt of this delivery is in flight here: its outcome decides.
+    return inFlight
+      .wait(key)
+      .then((delivered) => (delivered ? deliveredInFlight(res, push) : run(res, s, push)));
+  };
   // Not async, one promise chain per push: the functions framework runs each request in a
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.
   return (req, res) => {
@@ -101,9 +147,9 @@ export function createForwardHandler(
       answerError(res, push.error);
       return undefined;
     }
-    const got = services();
-    if (got instanceof Promise) return got.then((s) => run(res, s, push.value));
-    return run(res, got, push.value);
+    // Out of the framework's per-request domain before anything async (adapters/request-domain.ts).
+    leaveRequestDomain();
+    return andThen(services(), (s) => run(res, s, push.value));
   };
 }
 
@@ -118,6 +164,15 @@ function pushOf(req: Request): Step<PushedMessage> {
 
 /** Seconds a 503 suggests; Pub/Sub itself follows the subscription's retry policy. */
 const RETRY_AFTER_SECONDS = 10;
+
+/** A copy of a push another attempt in this instance just delivered and recorded: acknowledged, not sent. */
+function deliveredInFlight(res: Response, push: PushedMessage): void {
+  log(
+    'WARNING',
+    `${push.attributes[DELIVERY_ATTRIBUTES.destination]} ${push.attributes[DELIVERY_ATTRIBUTES.eventId]} attempt ${push.deliveryAttempt}: delivered by the attempt in flight in this instance, not sent again`,
+  );
+  res.status(204).end();
+}
 
 /** One JSON line per entry: Cloud Logging reads `severity` and `message`. */
 function log(severity: 'WARNING' | 'ERROR', message: string): void {

@@ -13,6 +13,7 @@ import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/l
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
+import { andThen } from '../../core/maybe-async.ts';
 import { registryBucketName } from '../../core/plan.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
@@ -35,8 +36,7 @@ async function loadServices(): Promise<ForwardServices> {
     send: createHttpSender(),
     accessToken: createAccessTokens(),
     definitionFor: (stamp) => {
-      const got = definitions.get(stamp);
-      return got instanceof Promise ? got.then((d) => d.exact(stamp)) : got.exact(stamp);
+      return andThen(definitions.get(stamp), (d) => d.exact(stamp));
     },
   };
 }

@@ -4,9 +4,11 @@
  * `index.ts` registers it with the functions framework.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
+import { leaveRequestDomain } from '../../adapters/request-domain.ts';
 import type { DefinedEvents } from '../../core/definitions/defined-events.ts';
 import { apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
+import { andThen } from '../../core/maybe-async.ts';
 import type { FieldViolation } from '../../core/validation.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
@@ -86,6 +88,8 @@ export function createStoreHandler(
       answerError(res, posted.error);
       return undefined;
     }
+    // Out of the framework's per-request domain before anything async (adapters/request-domain.ts).
+    leaveRequestDomain();
     const decoded = decodeStorePush(req.body);
     if (!decoded.ok) return keepMalformed(req, res, decoded.violations, deps.writer, now, log, failed);
     const message = decoded.message;
@@ -99,7 +103,7 @@ export function createStoreHandler(
         deps.definitions && (name === undefined || !lookupEvent(name))
           ? deps.definitions.get(message.attributes['definition_version'])
           : undefined;
-      stored = defined instanceof Promise ? defined.then(run) : run(defined);
+      stored = andThen(defined, run);
     } catch (err) {
       failed(res, err, message);
       return undefined;

@@ -16,6 +16,7 @@ import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
+import { andThen } from '../../core/maybe-async.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import { ENV, type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
@@ -68,8 +69,7 @@ function fanOutHook(
   return createStoreFanOut({
     settings: runtime.settings,
     publish: (messages) => {
-      const p = publisher();
-      return p instanceof Promise ? p.then((ready) => ready.publish(messages)) : p.publish(messages);
+      return andThen(publisher(), (ready) => ready.publish(messages));
     },
     rows: writer,
     options: {
@@ -168,6 +168,5 @@ warmInBackground(handler);
 // Once loaded, a push runs the handler directly: no async wrapper (each promise in the
 // framework's per-request domain costs CPU, see handler.ts).
 http('store', (req, res) => {
-  const h = handler();
-  return h instanceof Promise ? h.then((ready) => ready(req, res)) : h(req, res);
+  return andThen(handler(), (ready) => ready(req, res));
 });
