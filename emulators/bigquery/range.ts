@@ -6,8 +6,8 @@
  *
  * Here: the struct type, the parsing of BigQuery's range text (`[start, end)`, `UNBOUNDED` or
  * `NULL` for an open bound) shared by literals, query parameters and insertAll, and the DuckDB
- * macros behind RANGE(…), RANGE_START, RANGE_END, RANGE_CONTAINS, RANGE_OVERLAPS and
- * RANGE_INTERSECT (typed overloads, since RANGE_CONTAINS takes a RANGE or a value as its second
+ * macros behind RANGE(…), RANGE_START, RANGE_END, RANGE_CONTAINS, RANGE_OVERLAPS,
+ * RANGE_INTERSECT and GENERATE_RANGE_ARRAY (typed overloads, since RANGE_CONTAINS takes a RANGE or a value as its second
  * argument and only the argument's type tells which).
  */
 import { type DuckDBStructType, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
@@ -70,12 +70,18 @@ export const RANGE_ORDER_MESSAGE = 'RANGE start must be less than end';
  * argument for RANGE_CONTAINS), created as temporary macros on each connection.
  */
 export function rangeMacros(): string[] {
+  // In `params` and `body`, $R is the RANGE type, $T its element type, $X the timestamp type a
+  // DATE is stepped through (DuckDB's range() has no DATE form).
   const one = (params: string[], body: string) =>
     Object.values(RANGE_ELEMENT_DUCK)
-      .map(
-        (el) =>
-          `(${params.map((p) => p.replace('$R', rangeDuckType(el)).replace('$T', el)).join(', ')}) AS ${body}`,
-      )
+      .map((el) => {
+        const typed = (text: string) =>
+          text
+            .replaceAll('$R', rangeDuckType(el))
+            .replaceAll('$T', el)
+            .replaceAll('$X', el === 'TIMESTAMPTZ' ? el : 'TIMESTAMP');
+        return `(${params.map(typed).join(', ')}) AS ${typed(body)}`;
+      })
       .join(', ');
   const s = (r: string) => `${r}."${RANGE_START}"`;
   const e = (r: string) => `${r}."${RANGE_END}"`;
@@ -92,5 +98,7 @@ export function rangeMacros(): string[] {
     `CREATE OR REPLACE TEMP MACRO bq_range_overlaps ${one(['a $R', 'b $R'], `CASE WHEN ${overlaps} END`)}`,
     // greatest/least skip NULLs, so an unbounded side gives way to the other's bound.
     `CREATE OR REPLACE TEMP MACRO bq_range_intersect ${one(['a $R', 'b $R'], `CASE WHEN a IS NULL OR b IS NULL THEN NULL WHEN NOT (${before(s('a'), e('b'))} AND ${before(s('b'), e('a'))}) THEN error('Provided RANGE inputs do not overlap. Please check RANGE_OVERLAPS before calling RANGE_INTERSECT') ELSE ${pack(`greatest(${s('a')}, ${s('b')})`, `least(${e('a')}, ${e('b')})`)} END`)}`,
+    // The range cut into steps, the last one shorter unless `partial` is false (then left out).
+    `CREATE OR REPLACE TEMP MACRO bq_generate_range_array ${one(['r $R', 'step INTERVAL', 'partial BOOLEAN'], `CASE WHEN r IS NULL THEN NULL WHEN ${s('r')} IS NULL OR ${e('r')} IS NULL THEN error('GENERATE_RANGE_ARRAY: the range must not be unbounded') ELSE list_transform(list_filter(range(CAST(${s('r')} AS $X), CAST(${e('r')} AS $X), step), lambda x: partial OR x + step <= CAST(${e('r')} AS $X)), lambda x: ${pack('CAST(x AS $T)', `CAST(least(x + step, CAST(${e('r')} AS $X)) AS $T)`)}) END`)}`,
   ];
 }

@@ -178,6 +178,27 @@ describe('BigQuery emulator: RANGE', () => {
     );
   });
 
+  it('cuts a RANGE into steps with GENERATE_RANGE_ARRAY, keeping or leaving out the last partial step', async () => {
+    const days = "RANGE<DATE> '[2020-01-01, 2020-01-06)'";
+    const cut = async (query: string) =>
+      ((await one(query)) as BigQueryRange[]).map((r) => `${r.value.start}/${r.value.end}`);
+    assert.deepEqual(await cut(`SELECT GENERATE_RANGE_ARRAY(${days}, INTERVAL 2 DAY)`), [
+      '2020-01-01/2020-01-03',
+      '2020-01-03/2020-01-05',
+      '2020-01-05/2020-01-06',
+    ]);
+    assert.deepEqual(await cut(`SELECT GENERATE_RANGE_ARRAY(${days}, INTERVAL 2 DAY, FALSE)`), [
+      '2020-01-01/2020-01-03',
+      '2020-01-03/2020-01-05',
+    ]);
+    await rejectsWith(
+      bq.query("SELECT GENERATE_RANGE_ARRAY(RANGE<DATE> '[2020-01-01, UNBOUNDED)', INTERVAL 1 DAY)"),
+      400,
+      'invalidQuery',
+      /must not be unbounded/,
+    );
+  });
+
   it('filters a table on its RANGE column, and casts to RANGE<T>', async () => {
     const rows = await wire(
       "SELECT id FROM periods WHERE RANGE_CONTAINS(days, DATE '2020-06-15') ORDER BY id",
