@@ -63,6 +63,20 @@ describe('BigQuery emulator: RANGE', () => {
     );
   });
 
+  it('names RANGE columns RANGE<T> in INFORMATION_SCHEMA.COLUMNS', async () => {
+    assert.deepEqual(
+      await wire(
+        "SELECT column_name, data_type FROM ranges.INFORMATION_SCHEMA.COLUMNS WHERE table_name = 'periods' ORDER BY ordinal_position",
+      ),
+      [
+        ['id', 'INT64'],
+        ['days', 'RANGE<DATE>'],
+        ['times', 'RANGE<TIMESTAMP>'],
+        ['civil', 'RANGE<DATETIME>'],
+      ],
+    );
+  });
+
   it("inserts BigQueryRange values (the client's start/end objects) and range text, and lists them back", async () => {
     await table.insert([
       {
