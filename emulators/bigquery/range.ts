@@ -62,6 +62,35 @@ export function parseRangeText(text: string): { start?: string; end?: string } |
   return { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }) };
 }
 
+/** The element's DuckDB type when `duckType` (as parseType gives it) is a RANGE; else undefined. */
+export function rangeElementOfDuckType(duckType: string): string | undefined {
+  return Object.values(RANGE_ELEMENT_DUCK).find((el) => rangeDuckType(el) === duckType);
+}
+
+/** The macro behind CAST(x AS RANGE<T>) (or SAFE_CAST) for an element of DuckDB type `element`. */
+export function rangeCastMacro(element: string, safe: boolean): string {
+  return `bq_${safe ? 'safe_' : ''}cast_range_${element.toLowerCase()}`;
+}
+
+/**
+ * The macros of `rangeCastMacro`: a RANGE stays itself; text is read as BigQuery writes a RANGE
+ * (`[start, end)`, UNBOUNDED or NULL for an open bound), other text being an error (NULL when
+ * safe).
+ */
+function rangeCastMacros(): string[] {
+  return Object.values(RANGE_ELEMENT_DUCK).flatMap((el) =>
+    [false, true].map((safe) => {
+      const fn = safe ? 'TRY_CAST' : 'CAST';
+      const shape = `'^\\s*\\[([^,]*),([^,]*)\\)\\s*$'`;
+      const bound = (k: number) =>
+        `${fn}(nullif(nullif(upper(trim(regexp_extract(x, ${shape}, ${k}))), 'UNBOUNDED'), 'NULL') AS ${el})`;
+      const bad = safe ? 'NULL' : `error('Invalid RANGE value: ' || x)`;
+      const parse = `CASE WHEN x IS NULL THEN NULL WHEN NOT regexp_full_match(x, ${shape}) THEN ${bad} ELSE bq_range(${bound(1)}, ${bound(2)}) END`;
+      return `CREATE OR REPLACE TEMP MACRO ${rangeCastMacro(el, safe)}(x ${rangeDuckType(el)}) AS x, (x VARCHAR) AS ${parse}`;
+    }),
+  );
+}
+
 /** The error BigQuery gives when a RANGE's start is not before its end. */
 export const RANGE_ORDER_MESSAGE = 'RANGE start must be less than end';
 
@@ -98,6 +127,18 @@ export function rangeMacros(): string[] {
     `CREATE OR REPLACE TEMP MACRO bq_range_overlaps ${one(['a $R', 'b $R'], `CASE WHEN ${overlaps} END`)}`,
     // greatest/least skip NULLs, so an unbounded side gives way to the other's bound.
     `CREATE OR REPLACE TEMP MACRO bq_range_intersect ${one(['a $R', 'b $R'], `CASE WHEN a IS NULL OR b IS NULL THEN NULL WHEN NOT (${before(s('a'), e('b'))} AND ${before(s('b'), e('a'))}) THEN error('Provided RANGE inputs do not overlap. Please check RANGE_OVERLAPS before calling RANGE_INTERSECT') ELSE ${pack(`greatest(${s('a')}, ${s('b')})`, `least(${e('a')}, ${e('b')})`)} END`)}`,
+    // CAST(x AS STRING) and SAFE_CAST: a RANGE as BigQuery writes it (each bound as its type's
+    // STRING cast, UNBOUNDED for an open one); anything else as DuckDB casts it. Not typed
+    // overloads, which an untyped NULL would match all of: DuckDB folds the constant typeof test,
+    // so other types keep a plain cast.
+    ...[
+      ['bq_cast_string', 'CAST'],
+      ['bq_safe_cast_string', 'TRY_CAST'],
+    ].map(([name, fn]) => {
+      const bound = (field: string) => `coalesce(json_extract_string(to_json(x), '$.${field}'), 'UNBOUNDED')`;
+      return `CREATE OR REPLACE TEMP MACRO ${name}(x) AS CASE WHEN typeof(x) LIKE 'STRUCT(${RANGE_START} %' THEN (CASE WHEN x IS NULL THEN NULL ELSE '[' || ${bound(RANGE_START)} || ', ' || ${bound(RANGE_END)} || ')' END) ELSE ${fn}(x AS VARCHAR) END`;
+    }),
+    ...rangeCastMacros(),
     // The range cut into steps, the last one shorter unless `partial` is false (then left out).
     `CREATE OR REPLACE TEMP MACRO bq_generate_range_array ${one(['r $R', 'step INTERVAL', 'partial BOOLEAN'], `CASE WHEN r IS NULL THEN NULL WHEN ${s('r')} IS NULL OR ${e('r')} IS NULL THEN error('GENERATE_RANGE_ARRAY: the range must not be unbounded') ELSE list_transform(list_filter(range(CAST(${s('r')} AS $X), CAST(${e('r')} AS $X), step), lambda x: partial OR x + step <= CAST(${e('r')} AS $X)), lambda x: ${pack('CAST(x AS $T)', `CAST(least(x + step, CAST(${e('r')} AS $X)) AS $T)`)}) END`)}`,
   ];

@@ -18,7 +18,7 @@ import {
   type InformationSchemaView,
   informationSchemaSql,
 } from './information-schema.ts';
-import { parseRangeText } from './range.ts';
+import { parseRangeText, rangeCastMacro, rangeElementOfDuckType } from './range.ts';
 import { callOf, FUNCTIONS } from './sql-functions.ts';
 import {
   buildTree,
@@ -827,6 +827,12 @@ class Translator {
     // BigQuery accepts 'YYYY-MM-DD HH:MM:SS UTC' and similar in string → TIMESTAMP casts.
     if (type === 'TIMESTAMPTZ' && items.length === 3 && items[0]?.kind === 'string')
       return `${fn}(${stringLiteral(normaliseTimestampText(items[0].text))} AS TIMESTAMPTZ)`;
+    // To and from RANGE, in BigQuery's text (range.ts); a DuckDB cast would write or read its
+    // struct text.
+    const rangeElement = rangeElementOfDuckType(type);
+    if (rangeElement !== undefined) return `${rangeCastMacro(rangeElement, name === 'SAFE_CAST')}(${value})`;
+    if (type === 'VARCHAR')
+      return `${name === 'SAFE_CAST' ? 'bq_safe_cast_string' : 'bq_cast_string'}(${value})`;
     if (type === 'BIGINT') {
       // DuckDB reads '1.5' and '1e3' as numbers and rounds them into integers; BigQuery takes
       // only integer text (decimal or 0x hex) and fails (CAST) or gives NULL (SAFE_CAST).

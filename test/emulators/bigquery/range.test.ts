@@ -226,6 +226,34 @@ describe('BigQuery emulator: RANGE', () => {
     );
   });
 
+  it('casts a RANGE to STRING as BigQuery writes it, and reads one from text with CAST and SAFE_CAST', async () => {
+    const [rows] = await bq.query(
+      "SELECT CAST(RANGE<DATE> '[2020-01-01, UNBOUNDED)' AS STRING) AS d, " +
+        "CAST(RANGE<TIMESTAMP> '[2020-01-01 00:00:00 UTC, 2020-02-01 00:00:00 UTC)' AS STRING) AS t, " +
+        'CAST(CAST(NULL AS RANGE<DATE>) AS STRING) AS n, CAST(NULL AS STRING) AS s, CAST(12 AS STRING) AS i, ' +
+        "CAST('[UNBOUNDED, 2020-03-01)' AS RANGE<DATE>) AS parsed, SAFE_CAST('2020' AS RANGE<DATE>) AS bad",
+    );
+    const row = rows[0] as Record<string, unknown>;
+    assert.deepEqual(
+      { ...row, parsed: (row.parsed as BigQueryRange).value },
+      {
+        d: '[2020-01-01, UNBOUNDED)',
+        t: '[2020-01-01 00:00:00+00, 2020-02-01 00:00:00+00)',
+        n: null,
+        s: null,
+        i: '12',
+        parsed: { start: 'UNBOUNDED', end: '2020-03-01' },
+        bad: null,
+      },
+    );
+    await rejectsWith(
+      bq.query("SELECT CAST('2020' AS RANGE<DATE>)"),
+      400,
+      'invalidQuery',
+      /Invalid RANGE value/,
+    );
+  });
+
   it('refuses a RANGE literal that is not [start, end)', async () => {
     await rejectsWith(
       bq.query("SELECT RANGE<DATE> '2020-01-01'"),
