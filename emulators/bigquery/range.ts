@@ -7,8 +7,11 @@
  * Here: the struct type, the parsing of BigQuery's range text (`[start, end)`, `UNBOUNDED` or
  * `NULL` for an open bound) shared by literals, query parameters and insertAll, and the DuckDB
  * macros behind RANGE(…), RANGE_START, RANGE_END, RANGE_CONTAINS, RANGE_OVERLAPS,
- * RANGE_INTERSECT and GENERATE_RANGE_ARRAY (typed overloads, since RANGE_CONTAINS takes a RANGE or a value as its second
- * argument and only the argument's type tells which).
+ * RANGE_INTERSECT, GENERATE_RANGE_ARRAY and the casts between RANGE and STRING: typed overloads,
+ * one per element type, since RANGE_CONTAINS takes a RANGE or a value as its second argument and
+ * only the argument's type tells which. They are temporary macros of the emulator's one
+ * connection (store.ts creates them at open), so the database file keeps only data, and a view
+ * that uses them binds again after a restart.
  */
 import { type DuckDBStructType, type DuckDBType, DuckDBTypeId } from '@duckdb/node-api';
 
