@@ -12,8 +12,8 @@
  * - Google's public sample tables the tests query are stood in for by small tables with the columns
  *   and rows their conditions need (`publicSamples`);
  * - groups and single tests needing what the emulator does not stand in for are excluded, each
- *   with its reason (SKIPPED, SKIPPED_TESTS): models and routines, and the feature the emulator
- *   answers as unsupported (RANGE);
+ *   with its reason (SKIPPED, SKIPPED_TESTS): models and routines, and three copies that depend on
+ *   BigQuery's streaming buffer;
  * - the BigQuery emulator runs with `--job-latency-ms 2500`, so every query job lasts as long as
  *   a BigQuery job does (the `Query timeout` group expects a job still running after 1000 ms);
  * - `import * as assert` and `import * as Big` become default imports (called as functions, they
@@ -36,7 +36,6 @@ const PINNED = { commit: 'c61c15d2', version: '8.1.1' };
 export const SKIPPED: Readonly<Record<string, string>> = {
   'BigQuery/Model': 'BigQuery ML models are not emulated',
   'BigQuery/Routine': 'routines (persistent UDFs, procedures) are not emulated',
-  'Custom Types': 'RANGE columns: unsupported in the emulator (docs/bigquery-emulator.md)',
 };
 
 const NO_STREAMING_BUFFER =
@@ -44,10 +43,6 @@ const NO_STREAMING_BUFFER =
 
 /** Single tests excluded (full titles below the root `BigQuery` group), and why. */
 export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
-  'BigQuery/Table loading & extracting SQL parameters positional should work with RANGE types':
-    'RANGE parameters: unsupported in the emulator',
-  'BigQuery/Table loading & extracting SQL parameters named should work with RANGE types':
-    'RANGE parameters: unsupported in the emulator',
   // The group's first copy fills the destination; on BigQuery it stays empty, because the source's
   // rows are still in the streaming buffer, which copy jobs leave out (the test's own comment says
   // the data may take 90 minutes), so the later copies with the default WRITE_EMPTY succeed.

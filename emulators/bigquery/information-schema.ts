@@ -12,7 +12,8 @@ export type InformationSchemaView = (typeof INFORMATION_SCHEMA_VIEWS)[number];
 /** BigQuery's legacy schema type names as INFORMATION_SCHEMA spells them. */
 const TYPE_NAMES = `CASE upper(json_extract_string(f, '$.type'))
       WHEN 'INTEGER' THEN 'INT64' WHEN 'FLOAT' THEN 'FLOAT64' WHEN 'BOOLEAN' THEN 'BOOL'
-      WHEN 'RECORD' THEN 'STRUCT' ELSE upper(json_extract_string(f, '$.type')) END`;
+      WHEN 'RECORD' THEN 'STRUCT'
+      WHEN 'RANGE' THEN 'RANGE<' || json_extract_string(f, '$.rangeElementType.type') || '>' ELSE upper(json_extract_string(f, '$.type')) END`;
 
 export function informationSchemaSql(
   projectId: string,

@@ -2,6 +2,7 @@
  * Query parameters (jobs.query / jobs.insert `queryParameters`) rendered as DuckDB
  * literals, so the translator can inline them where `@name` or `?` appear.
  */
+import { RANGE_ELEMENT_DUCK, RANGE_END, RANGE_ORDER_MESSAGE, RANGE_START, rangeDuckType } from './range.ts';
 import { parseTimestampMicros } from './schema.ts';
 import { InvalidSqlError, stringLiteral } from './sql.ts';
 
@@ -9,9 +10,12 @@ interface ParamType {
   type?: string;
   arrayType?: ParamType;
   structTypes?: { name?: string; type?: ParamType }[];
+  rangeElementType?: ParamType;
 }
 interface ParamValue {
   value?: unknown;
+  /** A RANGE's bounds; a missing one, or one whose value is missing or `UNBOUNDED`, is open. */
+  rangeValue?: { start?: ParamValue; end?: ParamValue };
   arrayValues?: ParamValue[];
   structValues?: Record<string, ParamValue>;
 }
@@ -43,8 +47,14 @@ const CAST_TYPES: Record<string, string> = {
 
 function duckTypeOf(t: ParamType | undefined, name: string): string {
   const type = String(t?.type ?? '').toUpperCase();
-  if (type === 'RANGE')
-    throw new InvalidSqlError(`Unsupported in the BigQuery emulator: RANGE parameters (${name})`);
+  if (type === 'RANGE') {
+    const element = RANGE_ELEMENT_DUCK[String(t?.rangeElementType?.type ?? '').toUpperCase()];
+    if (element === undefined)
+      throw new InvalidSqlError(
+        `Invalid query parameter type for parameter ${name}: a RANGE's element type must be DATE, DATETIME or TIMESTAMP`,
+      );
+    return rangeDuckType(element);
+  }
   if (type === 'ARRAY') return `${duckTypeOf(t?.arrayType, name)}[]`;
   if (type === 'STRUCT' || type === 'RECORD') {
     const fields = (t?.structTypes ?? []).map(
@@ -110,8 +120,37 @@ function literal(t: ParamType | undefined, v: ParamValue | undefined, name: stri
     });
     return `struct_pack(${parts.join(', ')})`;
   }
+  if (type === 'RANGE') return rangeLiteral(t, v, duck, name);
   if (v?.value === undefined || v.value === null) return `CAST(NULL AS ${duck})`;
   return scalar(type, duck, v.value, name);
+}
+
+/** A RANGE parameter: its bounds as values of the element type, checked to be in order. */
+function rangeLiteral(
+  t: ParamType | undefined,
+  v: ParamValue | undefined,
+  duck: string,
+  name: string,
+): string {
+  if (!v?.rangeValue) return `CAST(NULL AS ${duck})`;
+  const element = t?.rangeElementType;
+  const elementType = String(element?.type ?? '').toUpperCase();
+  const bound = (b: ParamValue | undefined) =>
+    b?.value === undefined || b.value === null || /^UNBOUNDED$/i.test(String(b.value)) ? undefined : b.value;
+  const start = bound(v.rangeValue.start);
+  const end = bound(v.rangeValue.end);
+  const elementDuck = duckTypeOf(element, name);
+  if (start !== undefined && end !== undefined) {
+    // Both bounds as microseconds (or a date's text, which orders the same) to check start < end.
+    const key = (x: unknown) =>
+      elementType === 'DATE' ? String(x) : parseTimestampMicros(String(x), elementType === 'TIMESTAMP');
+    const [a, b] = [key(start), key(end)];
+    if (a !== undefined && b !== undefined && a >= b)
+      throw new InvalidSqlError(`${RANGE_ORDER_MESSAGE} (query parameter ${name})`);
+  }
+  const one = (x: unknown) =>
+    x === undefined ? `CAST(NULL AS ${elementDuck})` : scalar(elementType, elementDuck, x, name);
+  return `struct_pack("${RANGE_START}" := ${one(start)}, "${RANGE_END}" := ${one(end)})`;
 }
 
 /** Renders query parameters as DuckDB literals; throws InvalidSqlError for malformed ones. */

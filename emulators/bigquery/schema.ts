@@ -21,6 +21,15 @@ import {
   timestampValue,
   timeValue,
 } from '@duckdb/node-api';
+import {
+  parseRangeText,
+  RANGE_ELEMENT_DUCK,
+  RANGE_END,
+  RANGE_ORDER_MESSAGE,
+  RANGE_START,
+  rangeDuckType,
+  rangeElementOf,
+} from './range.ts';
 import { quoteIdent } from './sql.ts';
 
 export interface FieldSchema {
@@ -38,6 +47,8 @@ export interface FieldSchema {
   defaultValueExpression?: string;
   /** Only 6 (microseconds); 12 is refused as unsupported. */
   timestampPrecision?: string;
+  /** A RANGE field's element type: DATE, DATETIME or TIMESTAMP. */
+  rangeElementType?: { type: string };
 }
 
 /** A field as compared across schema versions: NULLABLE where no mode is given, at any depth. */
@@ -67,6 +78,7 @@ const TYPE_NAMES: Record<string, string> = {
   RECORD: 'RECORD',
   STRUCT: 'RECORD',
   GEOGRAPHY: 'GEOGRAPHY',
+  RANGE: 'RANGE',
 };
 
 const DUCK_TYPES: Record<string, string> = {
@@ -99,8 +111,6 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
     const key = name.toLowerCase();
     if (seen.has(key)) return `Field ${path}${name} already exists in schema`;
     seen.add(key);
-    if (String(o['type'] ?? '').toUpperCase() === 'RANGE')
-      return `Unsupported in the BigQuery emulator: RANGE columns (${path}${name})`;
     // 6 (microseconds, the default) or 12 (picoseconds), and 12 only on a TIMESTAMP.
     const precision = o['timestampPrecision'] === undefined ? undefined : String(o['timestampPrecision']);
     if (precision !== undefined && precision !== '6' && precision !== '12')
@@ -115,6 +125,13 @@ export function normaliseSchema(fields: unknown, path = ''): FieldSchema[] | str
     // A field created without a mode has none in the schema BigQuery answers (it is NULLABLE).
     const field: FieldSchema = { name, type, ...(o['mode'] !== undefined ? { mode } : {}) };
     if (typeof o['description'] === 'string') field.description = o['description'];
+    if (type === 'RANGE') {
+      const element = String((o['rangeElementType'] as { type?: unknown } | null)?.type ?? '').toUpperCase();
+      if (RANGE_ELEMENT_DUCK[element] === undefined)
+        return `Field ${path}${name} is type RANGE: rangeElementType.type must be DATE, DATETIME or TIMESTAMP`;
+      field.rangeElementType = { type: element };
+    } else if (o['rangeElementType'] !== undefined)
+      return `Field ${path}${name}: rangeElementType is only for a RANGE field`;
     // Kept and answered back (the column is typed as the emulator types it).
     for (const k of [
       'maxLength',
@@ -159,7 +176,9 @@ export function duckType(f: FieldSchema): string {
       ? `STRUCT(${(f.fields ?? []).map((s) => `${quoteIdent(s.name)} ${duckType(s)}`).join(', ')})`
       : isPicoTimestamp(f)
         ? 'VARCHAR'
-        : (DUCK_TYPES[f.type] as string);
+        : f.type === 'RANGE'
+          ? rangeDuckType(RANGE_ELEMENT_DUCK[f.rangeElementType?.type ?? ''] as string)
+          : (DUCK_TYPES[f.type] as string);
   return f.mode === 'REPEATED' ? `${base}[]` : base;
 }
 
@@ -375,9 +394,40 @@ function convertScalar(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
       }
       return JSON.stringify(v);
     }
+    case 'RANGE':
+      return convertRange(f, v, loc);
     default:
       throw new ConvertError(loc, `Unsupported type ${f.type}`);
   }
+}
+
+/**
+ * A RANGE value of insertAll: BigQuery's text (`[2020-01-01, UNBOUNDED)`) or an object with `start`
+ * and `end` (what Google's Node client sends), a missing, null or `UNBOUNDED` bound being open.
+ */
+function convertRange(f: FieldSchema, v: unknown, loc: string): DuckDBValue {
+  const bad = () => new ConvertError(loc, `Could not parse ${JSON.stringify(v)} as a RANGE value`);
+  let bounds: { start?: unknown; end?: unknown } | undefined;
+  if (typeof v === 'string') bounds = parseRangeText(v);
+  else if (typeof v === 'object' && v !== null && !Array.isArray(v))
+    bounds = v as { start?: unknown; end?: unknown };
+  if (!bounds) throw bad();
+  const element: FieldSchema = { name: f.name, type: f.rangeElementType?.type ?? '' };
+  const one = (b: unknown): DuckDBValue =>
+    b === undefined || b === null || (typeof b === 'string' && /^(UNBOUNDED|NULL)$/i.test(b.trim()))
+      ? null
+      : convertScalar(element, b, loc);
+  const start = one(bounds.start);
+  const end = one(bounds.end);
+  if (start !== null && end !== null && rangeKey(start) >= rangeKey(end))
+    throw new ConvertError(loc, `${RANGE_ORDER_MESSAGE}: ${JSON.stringify(v)}`);
+  return structValue({ [RANGE_START]: start, [RANGE_END]: end });
+}
+
+/** A comparable number for a DATE, DATETIME or TIMESTAMP value as convertScalar makes them. */
+function rangeKey(v: DuckDBValue): bigint {
+  const o = v as { micros?: bigint; days?: number };
+  return o.micros ?? BigInt(o.days ?? 0);
 }
 
 interface CompiledFields {
@@ -728,6 +778,7 @@ export interface OutputField {
   type: string;
   mode: string;
   fields?: OutputField[];
+  rangeElementType?: { type: string };
 }
 
 /** BigQuery schema field for a DuckDB result column. */
@@ -736,6 +787,9 @@ export function fieldForType(name: string, t: DuckDBType): OutputField {
     const inner = fieldForType(name, (t as DuckDBListType).valueType);
     return { ...inner, mode: 'REPEATED' };
   }
+  const element = rangeElementOf(t);
+  if (element !== undefined)
+    return { name, type: 'RANGE', mode: 'NULLABLE', rangeElementType: { type: element } };
   if (t.typeId === DuckDBTypeId.STRUCT) {
     const st = t as DuckDBStructType;
     return {
@@ -846,6 +900,17 @@ export function encodeValue(v: DuckDBValue, t: DuckDBType, tsFormat: TimestampFo
     case DuckDBTypeId.STRUCT: {
       const st = t as DuckDBStructType;
       const entries = (v as { entries: Readonly<Record<string, DuckDBValue>> }).entries;
+      // A RANGE in BigQuery's text, each bound as a value of its type is encoded (a TIMESTAMP in
+      // the format asked), an open one UNBOUNDED.
+      if (rangeElementOf(t) !== undefined) {
+        const bound = (k: number) =>
+          encodeValue(
+            entries[st.entryNames[k] as string] ?? null,
+            st.entryTypes[k] as DuckDBType,
+            tsFormat,
+          ) ?? 'UNBOUNDED';
+        return `[${bound(0)}, ${bound(1)})`;
+      }
       return {
         f: st.entryNames.map((n, i) => ({
           v: encodeValue(entries[n] ?? null, st.entryTypes[i] as DuckDBType, tsFormat),

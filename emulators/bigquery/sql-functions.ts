@@ -62,6 +62,16 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
     const a = args();
     return `CAST((${a[0]}) -> ${a[1] ?? "'$'"} AS VARCHAR[])`;
   },
+  // RANGE: DuckDB macros over the RANGE struct (range.ts).
+  RANGE: ({ arg }) => `bq_range(${arg(0, 'start')}, ${arg(1, 'end')})`,
+  RANGE_START: ({ arg }) => `bq_range_start(${arg(0)})`,
+  RANGE_END: ({ arg }) => `bq_range_end(${arg(0)})`,
+  RANGE_CONTAINS: ({ arg }) => `bq_range_contains(${arg(0)}, ${arg(1)})`,
+  RANGE_OVERLAPS: ({ arg }) => `bq_range_overlaps(${arg(0)}, ${arg(1)})`,
+  RANGE_INTERSECT: ({ arg }) => `bq_range_intersect(${arg(0)}, ${arg(1)})`,
+  // include_last_partial_range defaults to TRUE.
+  GENERATE_RANGE_ARRAY: ({ raw, arg }) =>
+    `bq_generate_range_array(${arg(0)}, ${arg(1, 'step')}, ${raw()[2] ? arg(2) : 'true'})`,
   TO_JSON_STRING: ({ arg }) => `CAST(to_json(${arg(0)}) AS VARCHAR)`,
   TO_JSON: ({ arg }) => `to_json(${arg(0)})`,
   PARSE_JSON: ({ arg }) => `json(${arg(0)})`,

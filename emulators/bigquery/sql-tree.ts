@@ -3,6 +3,8 @@
  * the token tree grouped by brackets, argument lists and types, the statement's table
  * references and errors. Pure.
  */
+import { RANGE_ELEMENT_DUCK, rangeDuckType } from './range.ts';
+
 /** A table reference after resolution: DuckDB schema `"<project>.<dataset>"`, table name. */
 export interface TableRef {
   readonly projectId: string;
@@ -355,11 +357,24 @@ export function parseType(nodes: readonly Node[], i: number): [string, number] {
       throw new InvalidSqlError('Syntax error: expected ">" closing STRUCT<');
     }
   }
+  if (name === 'RANGE' && isOp(nodes[i + 1], '<')) {
+    const element = rangeElementDuck(nodes[i + 2]);
+    if (!isOp(nodes[i + 3], '>')) throw new InvalidSqlError('Syntax error: expected ">" closing RANGE<');
+    return [rangeDuckType(element), i + 4];
+  }
   const mapped = SIMPLE_TYPES[name];
   if (!mapped) throw new UnsupportedSqlError(`type ${name}`);
   // Parameterised types (STRING(10), NUMERIC(10,2)) keep our fixed DuckDB mapping.
   const next = isGroup(nodes[i + 1], '(') ? i + 2 : i + 1;
   return [mapped, next];
+}
+
+/** The DuckDB type of a RANGE's element type named by `n` (DATE, DATETIME or TIMESTAMP). */
+export function rangeElementDuck(n: Node | undefined): string {
+  const element = isWord(n) ? RANGE_ELEMENT_DUCK[(n as Token).text.toUpperCase()] : undefined;
+  if (element === undefined)
+    throw new InvalidSqlError('RANGE element type must be DATE, DATETIME or TIMESTAMP');
+  return element;
 }
 
 // ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@ import {
   type InformationSchemaView,
   informationSchemaSql,
 } from './information-schema.ts';
+import { parseRangeText, rangeCastMacro, rangeElementOfDuckType } from './range.ts';
 import { callOf, FUNCTIONS } from './sql-functions.ts';
 import {
   buildTree,
@@ -31,6 +32,7 @@ import {
   parseType,
   qualifiedName,
   quoteIdent,
+  rangeElementDuck,
   SIMPLE_TYPES,
   type StatementKind,
   splitArgs,
@@ -501,7 +503,8 @@ class Translator {
         i++;
         continue;
       }
-      if (isGroup(next, '(') && !next.space && !NOT_FUNCTIONS.has(word)) {
+      // RANGE is a window frame's keyword, and RANGE(start, end) BigQuery's RANGE constructor.
+      if (isGroup(next, '(') && !next.space && (!NOT_FUNCTIONS.has(word) || word === 'RANGE')) {
         emit(this.call(n as Token, next, nodes, i), n);
         i += 2;
         // ARRAY_AGG etc. may be followed by OVER(...), which passes through.
@@ -536,6 +539,12 @@ class Translator {
       ) {
         emit(`try(${this.call(nodes[i + 2] as Token, nodes[i + 3] as Group, nodes, i + 2)})`, n);
         i += 4;
+        continue;
+      }
+      // RANGE<DATE> '[2020-01-01, 2021-01-01)'
+      if (word === 'RANGE' && isOp(next, '<') && isOp(nodes[i + 3], '>') && nodes[i + 4]?.kind === 'string') {
+        emit(this.rangeLiteral(nodes[i + 2], (nodes[i + 4] as Token).text), n);
+        i += 5;
         continue;
       }
       if (TYPED_LITERALS.has(word) && next?.kind === 'string') {
@@ -668,6 +677,17 @@ class Translator {
       default:
         return `CAST(${stringLiteral(text)} AS ${SIMPLE_TYPES[word]})`;
     }
+  }
+
+  /** A RANGE literal: its bounds as literals of the element type, open ones NULL (range.ts). */
+  rangeLiteral(elementNode: Node | undefined, text: string): string {
+    const duck = rangeElementDuck(elementNode);
+    const word = (elementNode as Token).text.toUpperCase();
+    const bounds = parseRangeText(text);
+    if (!bounds) throw new InvalidSqlError(`Invalid RANGE literal: '${text}' (expected '[start, end)')`);
+    const one = (b: string | undefined) =>
+      b === undefined ? `CAST(NULL AS ${duck})` : this.typedLiteral(word, b);
+    return `bq_range(${one(bounds.start)}, ${one(bounds.end)})`;
   }
 
   subscript(g: Group): string {
@@ -807,6 +827,12 @@ class Translator {
     // BigQuery accepts 'YYYY-MM-DD HH:MM:SS UTC' and similar in string → TIMESTAMP casts.
     if (type === 'TIMESTAMPTZ' && items.length === 3 && items[0]?.kind === 'string')
       return `${fn}(${stringLiteral(normaliseTimestampText(items[0].text))} AS TIMESTAMPTZ)`;
+    // To and from RANGE, in BigQuery's text (range.ts); a DuckDB cast would write or read its
+    // struct text.
+    const rangeElement = rangeElementOfDuckType(type);
+    if (rangeElement !== undefined) return `${rangeCastMacro(rangeElement, name === 'SAFE_CAST')}(${value})`;
+    if (type === 'VARCHAR')
+      return `${name === 'SAFE_CAST' ? 'bq_safe_cast_string' : 'bq_cast_string'}(${value})`;
     if (type === 'BIGINT') {
       // DuckDB reads '1.5' and '1e3' as numbers and rounds them into integers; BigQuery takes
       // only integer text (decimal or 0x hex) and fails (CAST) or gives NULL (SAFE_CAST).

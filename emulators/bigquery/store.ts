@@ -14,6 +14,7 @@ import {
   type DuckDBPreparedStatement,
   type DuckDBType,
 } from '@duckdb/node-api';
+import { rangeMacros } from './range.ts';
 
 export interface DatasetRecord {
   projectId: string;
@@ -95,6 +96,8 @@ export class Store {
     const conn = await instance.connect();
     const store = new Store(instance, conn, join(dataDir, 'bigquery.duckdb.wal'), options);
     await conn.run(`SET TimeZone = 'UTC'`);
+    // The RANGE functions (range.ts): temporary, so the database file holds only data.
+    for (const macro of rangeMacros()) await conn.run(macro);
     await conn.run('CREATE SCHEMA IF NOT EXISTS _emulator');
     await conn.run(
       'CREATE TABLE IF NOT EXISTS _emulator.datasets (project VARCHAR, dataset VARCHAR, resource VARCHAR, PRIMARY KEY (project, dataset))',

@@ -402,12 +402,12 @@ describe('BigQuery emulator API: jobs and queries', () => {
       assert.match(ts.rows[0]?.f[0]?.v ?? '', /E9$/);
     });
 
-    it('answers RANGE columns and parameters as unsupported, naming them', async () => {
+    it('refuses a RANGE column or parameter without an element type BigQuery allows, naming it', async () => {
       await rejectsWith(
         bq.dataset('qj').createTable('ranges', { schema: { fields: [{ name: 'r', type: 'RANGE' }] } }),
         400,
         'invalid',
-        /Unsupported in the BigQuery emulator: RANGE columns/,
+        /Field r is type RANGE: rangeElementType.type must be DATE, DATETIME or TIMESTAMP/,
       );
       const res = await fetch(`${h.emulator.url}/projects/${P}/queries`, {
         method: 'POST',
@@ -418,14 +418,17 @@ describe('BigQuery emulator API: jobs and queries', () => {
           queryParameters: [
             {
               name: 'r',
-              parameterType: { type: 'RANGE', rangeElementType: { type: 'DATE' } },
+              parameterType: { type: 'RANGE', rangeElementType: { type: 'INT64' } },
               parameterValue: {},
             },
           ],
         }),
       });
       assert.equal(res.status, 400);
-      assert.match(await res.text(), /RANGE parameters/);
+      assert.match(
+        await res.text(),
+        /parameter r: a RANGE's element type must be DATE, DATETIME or TIMESTAMP/,
+      );
     });
 
     it('finds a job in its own location only', async () => {
