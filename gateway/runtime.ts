@@ -17,7 +17,7 @@ import { type AuthenticatorDeps, type Principal, RateLimiter } from './auth.ts';
 import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
 import { createIdempotencyMemory, type IdempotencyMemory } from './idempotency.ts';
 import { splitUrl } from './routing.ts';
-import { truncate } from './step.ts';
+import { type Now, truncate } from './step.ts';
 import type { TranslatorEntry } from './translate.ts';
 
 export interface GatewayConfig {
@@ -80,8 +80,6 @@ export interface Runtime {
   readonly authDeps: AuthenticatorDeps;
   readonly bodyTimeoutMs: number;
   readonly openapiBody: string | undefined;
-  /** What each request's refusal record would say, while it is answered (records kept only). */
-  readonly notes: WeakMap<IncomingMessage, RefusalNote>;
   /** Refusals counted per credential, translator and reason (refused()). */
   readonly refusals: Map<string, number>;
 }
@@ -111,7 +109,6 @@ export function runtimeOf(config: GatewayConfig, deps: GatewayDeps): Runtime {
     },
     bodyTimeoutMs: config.bodyTimeoutMs ?? 10_000,
     openapiBody: config.openapi ? JSON.stringify(config.openapi) : undefined,
-    notes: new WeakMap(),
     refusals: new Map(),
   };
 }
@@ -142,11 +139,19 @@ export function send(
   res.end(text);
 }
 
+/**
+ * Where a request carries its note: a property of its own (every request takes the same shape),
+ * cheaper per request than an entry in a WeakMap keyed by requests.
+ */
+const NOTE = Symbol('refusal note');
+type Noted = IncomingMessage & { [NOTE]?: RefusalNote };
+
 /** Adds to what the request's refusal record would say (only when records are kept). */
 export function note(rt: Runtime, req: IncomingMessage, n: RefusalNote): void {
   if (!rt.deps.refusals) return;
-  const had = rt.notes.get(req);
-  rt.notes.set(req, had ? Object.assign(had, n) : n);
+  const noted = req as Noted;
+  const had = noted[NOTE];
+  noted[NOTE] = had ? Object.assign(had, n) : n;
 }
 
 /** An error answer, recorded for the studio's live events when records are kept. */
@@ -159,7 +164,7 @@ export function sendError(
 ): void {
   const recorder = rt.deps.refusals;
   if (recorder && !res.headersSent) {
-    const n = rt.notes.get(req);
+    const n = (req as Noted)[NOTE];
     recorder.record({
       status: e.http,
       code: e.code,
@@ -175,12 +180,15 @@ export function sendError(
 }
 
 /** The rate limit of a principal; false (and 429 sent) when it is over. */
-export function admit(rt: Runtime, req: IncomingMessage, res: ServerResponse, principal: Principal): boolean {
-  const wait = rt.limiter.take(
-    `${principal.kind}:${principal.id}`,
-    rt.now(),
-    'rate' in principal ? principal.rate : undefined,
-  );
+export function admit(
+  rt: Runtime,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal,
+  /** The principal as `kind:id`. */
+  who: string,
+): boolean {
+  const wait = rt.limiter.take(who, rt.now(), 'rate' in principal ? principal.rate : undefined);
   if (wait > 0) sendError(rt, req, res, apiError('RATE_LIMITED', { retryAfter: wait }), true);
   return wait <= 0;
 }
@@ -198,14 +206,19 @@ export async function translatorNow(rt: Runtime, name: string): Promise<Translat
 }
 
 /** The definitions now; null when no copy of the registry could be read (RegistryUnavailable). */
-export async function definitionsNow(rt: Runtime): Promise<DefinedEvents | null | undefined> {
+export function definitionsNow(rt: Runtime): Now<DefinedEvents | null | undefined> {
   if (!rt.deps.definitions) return undefined;
-  try {
-    return await rt.deps.definitions.get();
-  } catch (err) {
+  const unreadable = (err: unknown): null => {
     if (!(err instanceof RegistryUnavailable)) throw err;
     rt.log({ severity: 'ERROR', message: err.message });
     return null;
+  };
+  try {
+    // The copy in memory (nearly always) is answered at once, without a promise.
+    const got = rt.deps.definitions.get();
+    return got instanceof Promise ? got.catch(unreadable) : got;
+  } catch (err) {
+    return unreadable(err);
   }
 }
 
@@ -262,7 +275,12 @@ export function protoOf(rt: Runtime, req: IncomingMessage): string {
 }
 
 /** The device a request comes from: its address (the last proxy hop's view), user agent and hints. */
-export function clientOf(rt: Runtime, req: IncomingMessage): EnvelopeContext['client'] {
+export function clientOf(
+  rt: Runtime,
+  req: IncomingMessage,
+  /** The observed address replaces a device.ip the event carries (write keys). */
+  observedIpWins: boolean,
+): EnvelopeContext['client'] {
   let ip = req.socket.remoteAddress;
   if (rt.config.trustProxy) {
     const xff = req.headers['x-forwarded-for'];
@@ -274,5 +292,5 @@ export function clientOf(rt: Runtime, req: IncomingMessage): EnvelopeContext['cl
   }
   const ua = req.headers['user-agent'];
   const hints = clientHintsOf(req.headers);
-  return hints ? { ip, userAgent: ua, hints } : { ip, userAgent: ua };
+  return hints ? { ip, userAgent: ua, hints, observedIpWins } : { ip, userAgent: ua, observedIpWins };
 }

@@ -45,7 +45,7 @@ import {
   sizeOf,
   translatorNow,
 } from './runtime.ts';
-import { type Step, truncate } from './step.ts';
+import { after, type Now, type Step, truncate } from './step.ts';
 import {
   invalidCalls,
   publishChunks,
@@ -68,10 +68,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   const server = createServer(
     { requestTimeout: 60_000, headersTimeout: 20_000, keepAliveTimeout: 65_000, requireHostHeader: false },
     (req, res) => {
-      handle(rt, req, res).catch((err: unknown) => {
+      const bug = (err: unknown) => {
         rt.log({ severity: 'ERROR', message: `gateway bug: ${(err as Error).stack ?? String(err)}` });
         sendError(rt, req, res, apiError('INTERNAL'), true);
-      });
+      };
+      try {
+        const handled = handle(rt, req, res);
+        if (handled instanceof Promise) handled.catch(bug);
+      } catch (err) {
+        bug(err);
+      }
     },
   );
   // A malformed request line or headers: answer with our envelope instead of node's bare 400.
@@ -92,7 +98,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
 }
 
 /** Every request: routing, the answers that need no credential, then publish or translate. */
-async function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): Promise<void> {
+function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): Now<void> {
   const { path, query: queryText } = splitUrl(req.url ?? '/');
   const method = req.method ?? 'GET';
   const r = route(path, rt.config.project, rt.topics);
@@ -148,7 +154,7 @@ function preflight(rt: Runtime, req: IncomingMessage, res: ServerResponse): void
 }
 
 /** `POST /v1/topics/{topic}` and `:publish`: credential, rate limit, body, then the shared tail. */
-async function handlePublish(
+function handlePublish(
   rt: Runtime,
   req: IncomingMessage,
   res: ServerResponse,
@@ -156,39 +162,42 @@ async function handlePublish(
   target: Target,
   path: string,
   query: Readonly<URLSearchParams>,
-): Promise<void> {
-  const auth = await authenticate(req, query.getAll('key'), rt.authDeps);
-  if (!auth.ok) {
-    refused(rt, req, auth.error, auth.credential, { path, size: sizeOf(req) });
-    return sendError(rt, req, res, auth.error, true);
-  }
-  const principal = auth.principal;
-  note(rt, req, { credential: `${principal.kind}:${principal.id}` });
-  if (!admit(rt, req, res, principal)) return;
-  const body = await readRequest(req, rt.limits, rt.bodyTimeoutMs);
-  if (!body.ok) return sendError(rt, req, res, body.error, true);
-  return publishEvents(rt, req, res, {
-    // A write key sits in a page's source: the address the gateway observes wins over the
-    // event's device.ip. Tokens and Google identities are servers that may forward their
-    // users' addresses (docs/gateway.md).
-    client: { ...clientOf(rt, req), observedIpWins: principal.kind === 'key' },
-    build: (ctx) =>
-      form === 'topics'
-        ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
-        : parsePublishForm(body.value, target.topic, ctx),
-    names: (parsed) => parsed.eventNames,
-    refuse: (parsed) => {
-      if (allowed(rt, principal, parsed)) return undefined;
-      const e = apiError('PERMISSION_DENIED', {
-        detail: `this credential may not publish ${[...new Set(parsed.eventNames)].join(', ')} to ${parsed.topic}`,
+): Now<void> {
+  return after(authenticate(req, query.getAll('key'), rt.authDeps), (auth) => {
+    if (!auth.ok) {
+      refused(rt, req, auth.error, auth.credential, { path, size: sizeOf(req) });
+      return sendError(rt, req, res, auth.error, true);
+    }
+    const principal = auth.principal;
+    const who = `${principal.kind}:${principal.id}`;
+    note(rt, req, { credential: who });
+    if (!admit(rt, req, res, principal, who)) return;
+    return after(readRequest(req, rt.limits, rt.bodyTimeoutMs), (body) => {
+      if (!body.ok) return sendError(rt, req, res, body.error, true);
+      return publishEvents(rt, req, res, {
+        // A write key sits in a page's source: the address the gateway observes wins over the
+        // event's device.ip. Tokens and Google identities are servers that may forward their
+        // users' addresses (docs/gateway.md).
+        client: clientOf(rt, req, principal.kind === 'key'),
+        build: (ctx) =>
+          form === 'topics'
+            ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
+            : parsePublishForm(body.value, target.topic, ctx),
+        names: (parsed) => parsed.eventNames,
+        refuse: (parsed) => {
+          if (allowed(rt, principal, parsed)) return undefined;
+          const e = apiError('PERMISSION_DENIED', {
+            detail: `this credential may not publish ${[...new Set(parsed.eventNames)].join(', ')} to ${parsed.topic}`,
+          });
+          refused(rt, req, e, who, { path, size: sizeOf(req) });
+          return e;
+        },
+        publish: (parsed) => rt.deps.publisher.publish(parsed.topic, parsed.messages),
+        // One id per event of the request, in order; copies of an event_id share its message's id.
+        answer: (parsed, published) => ({ messageIds: parsed.order.map((i) => published[i]) }),
+        logged: (parsed) => ({ topic: parsed.topic }),
       });
-      refused(rt, req, e, `${principal.kind}:${principal.id}`, { path, size: sizeOf(req) });
-      return e;
-    },
-    publish: (parsed) => rt.deps.publisher.publish(parsed.topic, parsed.messages),
-    // One id per event of the request, in order; copies of an event_id share its message's id.
-    answer: (parsed, published) => ({ messageIds: parsed.order.map((i) => published[i]) }),
-    logged: (parsed) => ({ topic: parsed.topic }),
+    });
   });
 }
 
@@ -217,47 +226,76 @@ interface Publication<B extends { readonly deprecated?: Deprecated }> {
  * (read again once when a custom name is unknown to the copy: it may have been defined a
  * moment ago), `REGISTRY_UNAVAILABLE` when custom events cannot be checked, the handler's own
  * refusal, then the Publish call, answered 200 only once Pub/Sub accepted it, or `UNAVAILABLE`.
+ * Synchronous up to the Publish call when the definitions are in memory.
  */
-async function publishEvents<B extends { readonly deprecated?: Deprecated }>(
+function publishEvents<B extends { readonly deprecated?: Deprecated }>(
   rt: Runtime,
   req: IncomingMessage,
   res: ServerResponse,
   p: Publication<B>,
-): Promise<void> {
-  const unavailable = () => sendError(rt, req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }));
-  let defined = await definitionsNow(rt);
-  if (Array.isArray(p.names)) {
+): Now<void> {
+  return after(definitionsNow(rt), (defined) => {
+    if (!Array.isArray(p.names))
+      return build(rt, req, res, p, defined, p.names as (built: B) => readonly string[]);
     const known = coverage(defined, p.names as readonly string[]);
-    if (known === 'unavailable') return unavailable();
+    if (known === 'unavailable') return registryUnavailable(rt, req, res);
+    if (known === 'ok') return build(rt, req, res, p, defined, undefined);
     // The translator's event defined a moment ago (applied with it, typically): read it now.
-    if (known === 'stale') defined = (await rt.deps.definitions?.afresh?.()) ?? defined;
-  }
-  const names = Array.isArray(p.names) ? undefined : (p.names as (built: B) => readonly string[]);
-  let built = p.build(contextOf(rt, p.client, defined));
-  if (names && built.ok && coverage(defined, names(built.value)) === 'stale') {
-    const again = await rt.deps.definitions?.afresh?.();
-    if (again) {
-      defined = again;
-      built = p.build(contextOf(rt, p.client, defined));
-    }
-  }
+    return reread(rt).then((again) => build(rt, req, res, p, again ?? defined, undefined));
+  });
+}
+
+/** The definitions read again now (at most once a second: adapters/definitions.ts). */
+const reread = (rt: Runtime): Promise<DefinedEvents | undefined> =>
+  rt.deps.definitions?.afresh?.() ?? Promise.resolve(undefined);
+
+const registryUnavailable = (rt: Runtime, req: IncomingMessage, res: ServerResponse): void =>
+  sendError(rt, req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }));
+
+/**
+ * publishEvents, once the definitions are at hand: the messages built, the registry check on
+ * their names (`names`: not yet checked), the handler's refusal, then the Publish call.
+ */
+function build<B extends { readonly deprecated?: Deprecated }>(
+  rt: Runtime,
+  req: IncomingMessage,
+  res: ServerResponse,
+  p: Publication<B>,
+  defined: DefinedEvents | null | undefined,
+  names: ((built: B) => readonly string[]) | undefined,
+): Now<void> {
+  const built = p.build(contextOf(rt, p.client, defined));
   if (!built.ok) return sendError(rt, req, res, built.error);
-  // No copy of the definitions: a custom event may be a defined one, so it is not accepted unchecked.
-  if (names && coverage(defined, names(built.value)) === 'unavailable') return unavailable();
-  const refusal = p.refuse(built.value);
-  if (refusal) return sendError(rt, req, res, refusal);
-  try {
-    const ids = await p.publish(built.value);
-    send(rt, req, res, 200, p.answer(built.value, ids), deprecationHeaders(built.value.deprecated));
-  } catch (err) {
-    const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;
-    rt.log({
-      severity: 'ERROR',
-      message: `publish failed: ${(err as Error).message}`,
-      ...p.logged(built.value),
-    });
-    sendError(rt, req, res, apiError('UNAVAILABLE', { retryAfter }));
+  const b = built.value;
+  if (names) {
+    const known = coverage(defined, names(b));
+    // A custom name the copy does not know may have been defined a moment ago: the definitions
+    // are read again (at most once a second) and the request built with them (checked then).
+    if (known === 'stale')
+      return reread(rt).then((again) => build(rt, req, res, p, again ?? defined, undefined));
+    // No copy of the definitions: a custom event may be a defined one, so it is not accepted unchecked.
+    if (known === 'unavailable') return registryUnavailable(rt, req, res);
   }
+  const refusal = p.refuse(b);
+  if (refusal) return sendError(rt, req, res, refusal);
+  const failed = (err: unknown) => {
+    const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;
+    rt.log({ severity: 'ERROR', message: `publish failed: ${(err as Error).message}`, ...p.logged(b) });
+    sendError(rt, req, res, apiError('UNAVAILABLE', { retryAfter }));
+  };
+  let publishing: Promise<readonly (string | undefined)[]>;
+  try {
+    publishing = p.publish(b);
+  } catch (err) {
+    return failed(err);
+  }
+  return publishing.then((ids) => {
+    try {
+      send(rt, req, res, 200, p.answer(b, ids), deprecationHeaders(b.deprecated));
+    } catch (err) {
+      failed(err);
+    }
+  }, failed);
 }
 
 /**
@@ -359,7 +397,7 @@ async function handleTranslate(
     const e = apiError('PERMISSION_DENIED', { detail: `this credential may not use translator ${name}` });
     return refuse(e, `${principal.kind}:${principal.id}`);
   }
-  if (!admit(rt, req, res, principal)) return;
+  if (!admit(rt, req, res, principal, `${principal.kind}:${principal.id}`)) return;
   if (!body) {
     const read = await readRawBody(req, rt.limits, rt.bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
     if (!read.ok) return sendError(rt, req, res, read.error, true);

@@ -24,3 +24,15 @@ export function kindOf(v: unknown): string {
 export function truncate(s: string, n = 100): string {
   return s.length > n ? `${s.slice(0, n)}…` : s;
 }
+
+/**
+ * A value now, or a promise of it. The gateway's steps answer a common request (a known token,
+ * a body already received, definitions in memory) synchronously: each promise and microtask hop
+ * on the hot path costs CPU per request (docs/gateway.md, "Performance").
+ */
+export type Now<T> = T | Promise<T>;
+
+/** `f` of a value now, or once its promise resolves. */
+export function after<T, U>(v: Now<T>, f: (value: T) => Now<U>): Now<U> {
+  return v instanceof Promise ? v.then(f) : f(v);
+}
