@@ -150,14 +150,26 @@ export async function inflateBody(
 /** An empty body, shared (read only). */
 const EMPTY = Buffer.alloc(0);
 
-function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Now<Step<Buffer>> {
+function readCapped(
+  req: IncomingMessage,
+  max: number,
+  timeoutMs: number,
+  /** Whether to look once more after the parser's current chunk (see below). */
+  again = true,
+): Now<Step<Buffer>> {
   // A small body usually arrives with its headers: once the parser has all of it (and nothing
   // has read from the stream yet), it is taken from the stream's buffer at once, with no
   // listeners, timer or promise. The stream then ends by itself, which keeps the connection.
-  if (req.complete && req.readableFlowing === null && !req.readableEnded) {
-    if (req.readableLength > max) return fail('REQUEST_TOO_LARGE', { max });
-    const all = req.readableLength === 0 ? null : (req.read() as Buffer | null);
-    return { ok: true, value: all ?? EMPTY };
+  if (req.readableFlowing === null && !req.readableEnded) {
+    if (req.complete) {
+      if (req.readableLength > max) return fail('REQUEST_TOO_LARGE', { max });
+      const all = req.readableLength === 0 ? null : (req.read() as Buffer | null);
+      return { ok: true, value: all ?? EMPTY };
+    }
+    // A request handled synchronously from its headers is read before the parser has gone on
+    // to the body in the same chunk; one microtask later it has.
+    if (again)
+      return new Promise((resolve) => queueMicrotask(() => resolve(readCapped(req, max, timeoutMs, false))));
   }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
