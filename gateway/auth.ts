@@ -5,12 +5,14 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type ApiError, apiError } from '../core/errors.ts';
+import { andThen, type MaybePromise } from '../core/maybe-async.ts';
 import {
   type CredentialRecord,
   type CredentialSet,
   KEY_PREFIX,
   type KeyRecord,
   TOKEN_PREFIX,
+  type TokenRecord,
   type VerifyResult,
   verifySecret,
 } from './credentials.ts';
@@ -92,11 +94,20 @@ export async function startCredentialCache(
   };
 }
 
-/** Counts header lines by name in rawHeaders: node keeps only the first Authorization. */
-function headerCount(req: IncomingMessage, name: string): number {
-  let n = 0;
-  for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === name) n++;
-  return n;
+/**
+ * Counts the Authorization and X-Write-Key header lines in rawHeaders (node keeps only the first
+ * Authorization), in one pass; only names of their lengths are lower-cased.
+ */
+function credentialHeaderCounts(req: IncomingMessage): { auth: number; key: number } {
+  let auth = 0;
+  let key = 0;
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') auth++;
+    else if (name.length === 11 && name.toLowerCase() === 'x-write-key') key++;
+  }
+  return { auth, key };
 }
 
 /**
@@ -138,28 +149,39 @@ function credentialName(presented: string): string {
 /**
  * Verifies a token or key, re-reading the store once when the secret is unknown (it may have
  * been created a moment ago), and remembering every refusal for the set it was made against.
+ * A secret verified before (nearly every request) is answered at once, without a promise.
  */
-async function verifyFresh(
+function verifyFresh(
   deps: AuthenticatorDeps,
   set: CredentialSet,
   presented: string,
   kind: 'token' | 'key',
-): Promise<VerifyResult> {
+): MaybePromise<VerifyResult> {
+  // A secret verified in this set is never also refused for its kind in it (an expired one is
+  // re-verified below and refused from then on), so the cache of valid ones is looked at first.
+  const hit = verified.get(set)?.get(presented);
+  if (hit && hit.kind === kind && !expired(hit, deps.now())) return { ok: true, record: hit };
   // Keyed by kind too: a token sent once as a write key (`?key=`) is a malformed key, not a
   // refused token, and must still verify as a Bearer token (issue 33).
   const verdict = `${kind}\u0000${presented}`;
   const known = refused.get(set)?.get(verdict);
   if (known !== undefined) return { ok: false, reason: known };
-  let r = verifyCached(set, presented, kind, deps.now());
-  let against = set;
-  if (!r.ok && r.reason === `unknown ${kind}`) {
-    await deps.credentials.refreshSoon();
-    against = deps.credentials.current() ?? set;
-    r = verifyCached(against, presented, kind, deps.now());
+  const r = verifyCached(set, presented, kind, deps.now());
+  if (r.ok) return r;
+  if (r.reason !== `unknown ${kind}`) {
+    rememberRefusal(set, verdict, r.reason);
+    return r;
   }
-  if (!r.ok) rememberRefusal(against, verdict, r.reason);
-  return r;
+  return deps.credentials.refreshSoon().then(() => {
+    const against = deps.credentials.current() ?? set;
+    const again = verifyCached(against, presented, kind, deps.now());
+    if (!again.ok) rememberRefusal(against, verdict, again.reason);
+    return again;
+  });
 }
+
+const expired = (rec: CredentialRecord, now: number): boolean =>
+  rec.expires_at ? Date.parse(rec.expires_at) <= now : false;
 
 function verifyCached(
   set: CredentialSet,
@@ -169,7 +191,7 @@ function verifyCached(
 ): VerifyResult {
   let cache = verified.get(set);
   const hit = cache?.get(presented);
-  if (hit && hit.kind === kind && !(hit.expires_at && Date.parse(hit.expires_at) <= now)) {
+  if (hit && hit.kind === kind && !expired(hit, now)) {
     return { ok: true, record: hit };
   }
   const r = verifySecret(set, presented, kind, now);
@@ -196,13 +218,12 @@ export interface AuthenticatorDeps {
  * revoked, expired, malformed or more than one → 401 INVALID_CREDENTIALS; a write key from an
  * origin it is not bound to → 403.
  */
-export async function authenticate(
+export function authenticate(
   req: IncomingMessage,
   queryKeys: readonly string[],
   deps: AuthenticatorDeps,
-): Promise<AuthResult> {
-  const authCount = headerCount(req, 'authorization');
-  const keyHeaderCount = headerCount(req, 'x-write-key');
+): MaybePromise<AuthResult> {
+  const { auth: authCount, key: keyHeaderCount } = credentialHeaderCounts(req);
   const total = authCount + keyHeaderCount + queryKeys.length;
   if (total === 0) return { ok: false, error: apiError('UNAUTHENTICATED') };
   if (total > 1) {
@@ -227,41 +248,56 @@ export async function authenticate(
       return invalid('Write keys go in ?key= or X-Write-Key, not Authorization.', bearer);
     if (!deps.google || deps.principals.length === 0)
       return invalid('Google tokens are not accepted here.', bearer);
-    const g = await deps.google.verify(bearer);
-    if (!g.ok && g.denied) {
-      // Like Pub/Sub's own "insufficient authentication scopes": the caller is known, not allowed.
-      return {
-        ok: false,
-        error: apiError('PERMISSION_DENIED', { detail: g.reason }),
-        credential: credentialName(bearer),
-      };
-    }
-    if (!g.ok) return invalid(`${g.reason}.`, bearer);
-    if (!principalAllowed(deps.principals, g.email)) {
-      return {
-        ok: false,
-        error: apiError('PERMISSION_DENIED', { detail: `${g.email} is not a producer of this environment` }),
-        credential: `google:${g.email}`,
-      };
-    }
-    return { ok: true, principal: { kind: 'google', id: g.email } };
+    return authenticateGoogle(deps.google, bearer, deps.principals);
   }
 
   const key = keyHeaderCount === 1 ? String(req.headers['x-write-key'] ?? '') : (queryKeys[0] as string);
   if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
-  const r = await verifyFresh(deps, set, key, 'key');
-  if (!r.ok) return invalid(`Write key: ${r.reason}.`, key);
-  const rec = r.record;
-  if (rec.kind !== 'key') return invalid('Not a write key.', key);
-  const origin = req.headers.origin;
-  if (!origin || !rec.origins.includes(origin)) {
+  return andThen(verifyFresh(deps, set, key, 'key'), (r): AuthResult => {
+    if (!r.ok) return invalid(`Write key: ${r.reason}.`, key);
+    const rec = r.record;
+    if (rec.kind !== 'key') return invalid('Not a write key.', key);
+    const origin = req.headers.origin;
+    if (!origin || !rec.origins.includes(origin)) {
+      return {
+        ok: false,
+        error: apiError('ORIGIN_NOT_ALLOWED', { origin: origin ?? '(none)' }),
+        credential: `key:${rec.id}`,
+      };
+    }
+    return { ok: true, principal: keyPrincipal(rec) };
+  });
+}
+
+/** A Google ID token, from a principal listed in the environment's producers. */
+async function authenticateGoogle(
+  google: GoogleIdentity,
+  bearer: string,
+  principals: readonly string[],
+): Promise<AuthResult> {
+  const invalid = (detail: string): AuthResult => ({
+    ok: false,
+    error: apiError('INVALID_CREDENTIALS', { detail }),
+    credential: credentialName(bearer),
+  });
+  const g = await google.verify(bearer);
+  if (!g.ok && g.denied) {
+    // Like Pub/Sub's own "insufficient authentication scopes": the caller is known, not allowed.
     return {
       ok: false,
-      error: apiError('ORIGIN_NOT_ALLOWED', { origin: origin ?? '(none)' }),
-      credential: `key:${rec.id}`,
+      error: apiError('PERMISSION_DENIED', { detail: g.reason }),
+      credential: credentialName(bearer),
     };
   }
-  return { ok: true, principal: keyPrincipal(rec) };
+  if (!g.ok) return invalid(`${g.reason}.`);
+  if (!principalAllowed(principals, g.email)) {
+    return {
+      ok: false,
+      error: apiError('PERMISSION_DENIED', { detail: `${g.email} is not a producer of this environment` }),
+      credential: `google:${g.email}`,
+    };
+  }
+  return { ok: true, principal: { kind: 'google', id: g.email } };
 }
 
 /** A write key's principal: its origins, event list and rate. */
@@ -276,27 +312,39 @@ function keyPrincipal(rec: KeyRecord): Principal {
 }
 
 /** A project token, by its secret: the token's principal with its scopes, or why not. */
-export async function authenticateToken(presented: string, deps: AuthenticatorDeps): Promise<AuthResult> {
+export function authenticateToken(presented: string, deps: AuthenticatorDeps): MaybePromise<AuthResult> {
   const set = deps.credentials.current();
   if (!set) return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 1 }) };
-  const r = await verifyFresh(deps, set, presented, 'token');
-  const invalid = (detail: string): AuthResult => ({
-    ok: false,
-    error: apiError('INVALID_CREDENTIALS', { detail }),
-    credential: credentialName(presented),
+  return andThen(verifyFresh(deps, set, presented, 'token'), (r): AuthResult => {
+    const invalid = (detail: string): AuthResult => ({
+      ok: false,
+      error: apiError('INVALID_CREDENTIALS', { detail }),
+      credential: credentialName(presented),
+    });
+    if (!r.ok) return invalid(`Project token: ${r.reason}.`);
+    const rec = r.record;
+    if (rec.kind !== 'token') return invalid('Not a project token.');
+    return { ok: true, principal: tokenPrincipal(rec) };
   });
-  if (!r.ok) return invalid(`Project token: ${r.reason}.`);
-  const rec = r.record;
-  if (rec.kind !== 'token') return invalid('Not a project token.');
-  return {
-    ok: true,
-    principal: {
+}
+
+/**
+ * A token's principal, made once per record: records are immutable and replaced with their set,
+ * so a keep-alive producer's requests share one principal object.
+ */
+const tokenPrincipals = new WeakMap<CredentialRecord, Principal>();
+function tokenPrincipal(rec: TokenRecord): Principal {
+  let p = tokenPrincipals.get(rec);
+  if (!p) {
+    p = {
       kind: 'token',
       id: rec.id,
       scopes: rec.scopes,
       ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
-    },
-  };
+    };
+    tokenPrincipals.set(rec, p);
+  }
+  return p;
 }
 
 /**

@@ -7,6 +7,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { gunzip, inflate, inflateRaw } from 'node:zlib';
 import { exceedsDepth, type Limits } from '../core/json-limits.ts';
+import { andThen, type MaybePromise } from '../core/maybe-async.ts';
 import { fail, type Step } from '../core/step.ts';
 import { truncate } from './step.ts';
 
@@ -22,18 +23,23 @@ export interface RawBody {
 const JSON_MEDIA = ['application/json', 'text/plain'] as const;
 const JSON_CHARSETS = ['utf-8', 'utf8'] as const;
 
-/** Content type and encoding checks, then the body read with its caps, inflated and parsed. */
-export async function readRequest(
+/**
+ * Content type and encoding checks, then the body read with its caps, inflated and parsed. A
+ * plain body that has already arrived (nearly every publish) is answered at once.
+ */
+export function readRequest(
   req: IncomingMessage,
   limits: Limits,
   timeoutMs: number,
-): Promise<Step<unknown>> {
-  const received = await receiveBody(req, limits, timeoutMs, JSON_MEDIA, JSON_CHARSETS);
-  if (!received.ok) return received;
-  // A plain body (nearly every publish) is decoded as it arrived, without another promise.
-  if (received.value.encoding === 'identity') return decodeJson(received.value.received, limits.maxDepth);
-  const raw = await inflateBody(received.value, limits);
-  return raw.ok ? decodeJson(raw.value.bytes, limits.maxDepth) : raw;
+): MaybePromise<Step<unknown>> {
+  return andThen(receiveBody(req, limits, timeoutMs, JSON_MEDIA, JSON_CHARSETS), (received) => {
+    if (!received.ok) return received;
+    // A plain body is decoded as it arrived, without another promise.
+    if (received.value.encoding === 'identity') return decodeJson(received.value.received, limits.maxDepth);
+    return inflateBody(received.value, limits).then((raw) =>
+      raw.ok ? decodeJson(raw.value.bytes, limits.maxDepth) : raw,
+    );
+  });
 }
 
 /**
@@ -76,13 +82,13 @@ export interface ReceivedBody {
 }
 
 /** The checks of readRawBody and the capped read, without inflating. */
-export async function receiveBody(
+export function receiveBody(
   req: IncomingMessage,
   limits: Pick<Limits, 'maxRequestBytes'>,
   timeoutMs: number,
   media: readonly string[],
   charsets: readonly string[],
-): Promise<Step<ReceivedBody>> {
+): MaybePromise<Step<ReceivedBody>> {
   const header = req.headers['content-type'] ?? '';
   let given: string;
   let charset: string | undefined;
@@ -114,9 +120,11 @@ export async function receiveBody(
   const declared = Number(req.headers['content-length'] ?? Number.NaN);
   if (declared > limits.maxRequestBytes) return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
 
-  const raw = await readCapped(req, limits.maxRequestBytes, timeoutMs);
-  if (!raw.ok) return raw;
-  return { ok: true, value: { received: raw.value, encoding, media: given, charset } };
+  return andThen(
+    readCapped(req, limits.maxRequestBytes, timeoutMs),
+    (raw): Step<ReceivedBody> =>
+      raw.ok ? { ok: true, value: { received: raw.value, encoding, media: given, charset } } : raw,
+  );
 }
 
 /** Inflates a received body under the request cap: a small bomb stops at the cap with 413. */
@@ -145,7 +153,30 @@ export async function inflateBody(
   }
 }
 
-function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promise<Step<Buffer>> {
+/** An empty body, shared (read only). */
+const EMPTY = Buffer.alloc(0);
+
+function readCapped(
+  req: IncomingMessage,
+  max: number,
+  timeoutMs: number,
+  /** Whether to look once more after the parser's current chunk (see below). */
+  again = true,
+): MaybePromise<Step<Buffer>> {
+  // A small body usually arrives with its headers: once the parser has all of it (and nothing
+  // has read from the stream yet), it is taken from the stream's buffer at once, with no
+  // listeners, timer or promise. The stream then ends by itself, which keeps the connection.
+  if (req.readableFlowing === null && !req.readableEnded) {
+    if (req.complete) {
+      if (req.readableLength > max) return fail('REQUEST_TOO_LARGE', { max });
+      const all = req.readableLength === 0 ? null : (req.read() as Buffer | null);
+      return { ok: true, value: all ?? EMPTY };
+    }
+    // A request handled synchronously from its headers is read before the parser has gone on
+    // to the body in the same chunk; one microtask later it has.
+    if (again)
+      return new Promise((resolve) => queueMicrotask(() => resolve(readCapped(req, max, timeoutMs, false))));
+  }
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -158,8 +189,7 @@ function readCapped(req: IncomingMessage, max: number, timeoutMs: number): Promi
       if (!r.ok) req.pause();
       resolve(r);
     };
-    // A small body usually arrives with its headers: when the parser already has all of it,
-    // there is nothing to wait for and no timer to arm and clear on every request.
+    // When the parser already has all of it, there is nothing to wait for and no timer to arm.
     const timer = req.complete ? undefined : setTimeout(() => finish(fail('REQUEST_TIMEOUT')), timeoutMs);
     const onData = (chunk: Buffer) => {
       size += chunk.length;

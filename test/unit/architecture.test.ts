@@ -290,6 +290,17 @@ describe('architecture: the house (docs/style.md, "Where things live")', () => {
     assert.deepEqual(problems, []);
   });
 
+  it('the synchronous-or-promise path is written one way: core/maybe-async.ts', () => {
+    const problems: string[] = [];
+    for (const dir of ['core', 'adapters', 'functions', 'gateway', 'studio', 'cli', 'local'])
+      for (const file of tsFiles(dir)) {
+        const where = relative(root, file);
+        if (where === 'core/maybe-async.ts') continue;
+        if (/instanceof Promise\b/.test(readFileSync(file, 'utf8'))) problems.push(where);
+      }
+    assert.deepEqual(problems, []);
+  });
+
   it("the README's map names the deployables plan() has, and docs/architecture.md each function", async () => {
     const { plan } = await import('../../core/plan.ts');
     const { checkSettings } = await import('../../core/settings.ts');

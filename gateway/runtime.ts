@@ -1,0 +1,297 @@
+/**
+ * What a gateway holds for its life (`Runtime`: its config, deps, limits, rate limiter and
+ * refusal counts) and the steps every handler of gateway/server.ts shares over it: answers in
+ * Google's error envelope, refusal records, the rate limit, the registry read now, the client a
+ * request comes from.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EventPublisher } from '../adapters/publisher.ts';
+import { RegistryUnavailable } from '../adapters/registry.ts';
+import type { RefusalEvent } from '../core/console/live-events.ts';
+import type { DefinedEvents } from '../core/definitions/defined-events.ts';
+import { type ApiError, apiError } from '../core/errors.ts';
+import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
+import { type Limits, limitsOf } from '../core/json-limits.ts';
+import { isPending, type MaybePromise } from '../core/maybe-async.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { type AuthenticatorDeps, type Principal, RateLimiter } from './auth.ts';
+import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
+import { createIdempotencyMemory, type IdempotencyMemory } from './idempotency.ts';
+import { splitUrl } from './routing.ts';
+import { truncate } from './step.ts';
+import type { TranslatorEntry } from './translate.ts';
+
+export interface GatewayConfig {
+  readonly settings: Readonly<Settings>;
+  readonly project: string;
+  /** Event topics producers may publish to (plan().gateway.topics). */
+  readonly topics: readonly string[];
+  /** Take the client IP from X-Forwarded-For (Cloud Run's front end appends it). */
+  readonly trustProxy?: boolean;
+  /** How long a client may take to send its body. */
+  readonly bodyTimeoutMs?: number;
+  /** The OpenAPI document served at GET /v1/openapi.json. */
+  readonly openapi?: unknown;
+}
+
+export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now'> {
+  readonly publisher: EventPublisher;
+  readonly clock?: () => number;
+  readonly newId: () => string;
+  readonly log?: (entry: Record<string, unknown>) => void;
+  /** The registry's event definitions (adapters/definitions.ts); without it custom events are not checked. */
+  readonly definitions?: {
+    get(): DefinedEvents | Promise<DefinedEvents>;
+    /** Read now, for a custom name the copy does not know (adapters/definitions.ts). */
+    afresh?(): Promise<DefinedEvents | undefined>;
+  };
+  /** The registry's translators; without it `/v1/translators/…` answers 404. */
+  readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
+  /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
+  readonly secrets?: { get(name: string): Promise<string | undefined> };
+  /**
+   * Where refused requests are recorded for the studio's live events (adapters/refusal-recorder.ts):
+   * called once per error answer, it must not throw or wait.
+   */
+  readonly refusals?: { record(e: RefusalEvent): void };
+}
+
+/** What a request's refusal record says about it, learnt as the request goes (never its body). */
+interface RefusalNote {
+  credential?: string;
+  translator?: string;
+  /** The path as records may show it (a credential segment redacted). */
+  path?: string;
+  reason?: string;
+}
+
+/** What a gateway holds for its life, read by every step of every request. */
+export interface Runtime {
+  readonly config: GatewayConfig;
+  readonly deps: GatewayDeps;
+  readonly limits: Limits;
+  readonly options: NormalizeOptions;
+  /** Origins a browser may publish from (CORS). */
+  readonly origins: ReadonlySet<string>;
+  readonly topics: ReadonlySet<string>;
+  readonly now: () => number;
+  readonly log: (entry: Record<string, unknown>) => void;
+  readonly idempotency: IdempotencyMemory;
+  readonly limiter: RateLimiter;
+  readonly authDeps: AuthenticatorDeps;
+  readonly bodyTimeoutMs: number;
+  readonly openapiBody: string | undefined;
+  /** Refusals counted per credential, translator and reason (refused()). */
+  readonly refusals: Map<string, number>;
+}
+
+/** The runtime of a gateway: everything its handlers share, derived from its config once. */
+export function runtimeOf(config: GatewayConfig, deps: GatewayDeps): Runtime {
+  const now = deps.clock ?? Date.now;
+  return {
+    config,
+    deps,
+    limits: limitsOf(config.settings),
+    options: normalizeOptions(config.settings),
+    origins: new Set(config.settings.producers?.origins ?? []),
+    topics: new Set(config.topics),
+    now,
+    log: deps.log ?? (() => {}),
+    idempotency: createIdempotencyMemory(),
+    limiter: new RateLimiter(
+      config.settings.tokens?.rate_limit_per_second ?? 200,
+      config.settings.tokens?.burst ?? 400,
+    ),
+    authDeps: {
+      credentials: deps.credentials,
+      ...(deps.google ? { google: deps.google } : {}),
+      principals: config.settings.producers?.principals ?? [],
+      now,
+    },
+    bodyTimeoutMs: config.bodyTimeoutMs ?? 10_000,
+    openapiBody: config.openapi ? JSON.stringify(config.openapi) : undefined,
+    refusals: new Map(),
+  };
+}
+
+/** A JSON answer with the gateway's headers (CORS for a listed origin). */
+export function send(
+  rt: Runtime,
+  req: IncomingMessage,
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  const origin = req.headers.origin;
+  if (origin && rt.origins.has(origin)) {
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('vary', 'Origin');
+  }
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...headers,
+  });
+  res.end(text);
+}
+
+/**
+ * Where a request carries its note: a property of its own (every request takes the same shape),
+ * cheaper per request than an entry in a WeakMap keyed by requests.
+ */
+const NOTE = Symbol('refusal note');
+type Noted = IncomingMessage & { [NOTE]?: RefusalNote };
+
+/** Adds to what the request's refusal record would say (only when records are kept). */
+export function note(rt: Runtime, req: IncomingMessage, n: RefusalNote): void {
+  if (!rt.deps.refusals) return;
+  const noted = req as Noted;
+  const had = noted[NOTE];
+  noted[NOTE] = had ? Object.assign(had, n) : n;
+}
+
+/** An error answer, recorded for the studio's live events when records are kept. */
+export function sendError(
+  rt: Runtime,
+  req: IncomingMessage,
+  res: ServerResponse,
+  e: ApiError,
+  close = false,
+): void {
+  const recorder = rt.deps.refusals;
+  if (recorder && !res.headersSent) {
+    const n = (req as Noted)[NOTE];
+    recorder.record({
+      status: e.http,
+      code: e.code,
+      reason: n?.reason ?? e.code,
+      credential: n?.credential,
+      translator: n?.translator,
+      path: n?.path ?? truncate(splitUrl(req.url ?? '/').path),
+      size: sizeOf(req),
+    });
+  }
+  // An answer sent before the body was read closes the connection rather than draining it.
+  send(rt, req, res, e.http, e.body, close ? { ...e.headers, connection: 'close' } : e.headers);
+}
+
+/** The rate limit of a principal; false (and 429 sent) when it is over. */
+export function admit(
+  rt: Runtime,
+  req: IncomingMessage,
+  res: ServerResponse,
+  principal: Principal,
+  /** The principal as `kind:id`. */
+  who: string,
+): boolean {
+  const wait = rt.limiter.take(who, rt.now(), 'rate' in principal ? principal.rate : undefined);
+  if (wait > 0) sendError(rt, req, res, apiError('RATE_LIMITED', { retryAfter: wait }), true);
+  return wait <= 0;
+}
+
+/** The translator now; undefined when there is none, null when the registry cannot be read. */
+export async function translatorNow(rt: Runtime, name: string): Promise<TranslatorEntry | null | undefined> {
+  if (!rt.deps.translators) return undefined;
+  try {
+    return await rt.deps.translators.get(name);
+  } catch (err) {
+    if (!(err instanceof RegistryUnavailable)) throw err;
+    rt.log({ severity: 'ERROR', message: err.message });
+    return null;
+  }
+}
+
+/** The definitions now; null when no copy of the registry could be read (RegistryUnavailable). */
+export function definitionsNow(rt: Runtime): MaybePromise<DefinedEvents | null | undefined> {
+  if (!rt.deps.definitions) return undefined;
+  const unreadable = (err: unknown): null => {
+    if (!(err instanceof RegistryUnavailable)) throw err;
+    rt.log({ severity: 'ERROR', message: err.message });
+    return null;
+  };
+  try {
+    // The copy in memory (nearly always) is answered at once, without a promise.
+    const got = rt.deps.definitions.get();
+    return isPending(got) ? got.catch(unreadable) : got;
+  } catch (err) {
+    return unreadable(err);
+  }
+}
+
+/**
+ * One refusal record per 401/403 (and per signature refused for want of a secret): a
+ * structured line in the logs and the `eventbus/auth_refusals` log-based metric, for the
+ * studio to show. It names the credential by its public id, `signature:<scheme>` or a hash
+ * prefix of what was presented, the translator, our reason and the declared size; never the
+ * body or a secret (a URL credential's path segment is redacted). Counted per credential,
+ * translator and reason.
+ */
+export function refused(
+  rt: Runtime,
+  req: IncomingMessage,
+  e: ApiError,
+  credential: string | undefined,
+  at: { path: string; size: number | undefined; translator?: string; reason?: string },
+): void {
+  if (e.http !== 401 && e.http !== 403 && at.reason === undefined) return;
+  const reason = at.reason ?? e.code;
+  const who = credential ?? '(none)';
+  note(rt, req, { reason, ...(credential ? { credential } : {}) });
+  const key = `${who} ${at.translator ?? ''} ${reason}`;
+  const count = (rt.refusals.get(key) ?? 0) + 1;
+  if (rt.refusals.size >= 10_000 && !rt.refusals.has(key)) rt.refusals.clear();
+  rt.refusals.set(key, count);
+  rt.log({
+    severity: 'WARNING',
+    message: `refused ${e.http} ${reason}${credential ? ` for ${credential}` : ''}${at.translator ? ` at translator ${at.translator}` : ''}`,
+    refusal: {
+      status: e.http,
+      code: e.code,
+      reason,
+      credential: who,
+      ...(at.translator ? { translator: at.translator } : {}),
+      path: truncate(at.path),
+      ...(at.size !== undefined ? { size: at.size } : {}),
+      count,
+    },
+  });
+}
+
+/** The body's declared size, for refusal records (the body itself is never read for them). */
+export function sizeOf(req: IncomingMessage): number | undefined {
+  const n = Number(req.headers['content-length']);
+  return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/** The scheme the sender used: Cloud Run's front end says it in X-Forwarded-Proto. */
+export function protoOf(rt: Runtime, req: IncomingMessage): string {
+  const p = rt.config.trustProxy ? req.headers['x-forwarded-proto'] : undefined;
+  const first = (Array.isArray(p) ? p[0] : p)?.split(',')[0]?.trim();
+  return first === 'https' || first === 'http' ? first : 'http';
+}
+
+/** The device a request comes from: its address (the last proxy hop's view), user agent and hints. */
+export function clientOf(
+  rt: Runtime,
+  req: IncomingMessage,
+  /** The observed address replaces a device.ip the event carries (write keys). */
+  observedIpWins: boolean,
+): EnvelopeContext['client'] {
+  let ip = req.socket.remoteAddress;
+  if (rt.config.trustProxy) {
+    const xff = req.headers['x-forwarded-for'];
+    const hops = (Array.isArray(xff) ? xff.join(',') : (xff ?? ''))
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+    if (hops.length > 0) ip = hops[hops.length - 1];
+  }
+  const ua = req.headers['user-agent'];
+  const hints = clientHintsOf(req.headers);
+  return hints ? { ip, userAgent: ua, hints, observedIpWins } : { ip, userAgent: ua, observedIpWins };
+}
