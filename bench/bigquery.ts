@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import { BigQuery } from '@google-cloud/bigquery';
+import { rangeMacros } from '../emulators/bigquery/range.ts';
 import { prepareRowText, rowTextInsertSql } from '../emulators/bigquery/row-text.ts';
 import {
   columnDefinitions,
@@ -342,6 +343,8 @@ export const suite: BenchSuite = {
         const schemaFields = normaliseSchema(
           EVENT_FIELDS.filter((f) => f.name !== 'received_at'),
         ) as FieldSchema[];
+        // The emulator's SQL helpers (RANGE, CAST to STRING), as it creates them on each connection.
+        for (const macro of rangeMacros()) await conn.run(macro);
         await conn.run(`CREATE SCHEMA "${PROJECT}.bench"`);
         await conn.run(
           `CREATE TABLE "${PROJECT}.bench"."big" (${columnDefinitions(schemaFields.map((f) => ({ ...f, mode: f.mode === 'REQUIRED' ? 'NULLABLE' : (f.mode ?? 'NULLABLE') })))})`,

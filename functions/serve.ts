@@ -22,6 +22,14 @@ export function serveRegistered(target: string, env: Readonly<Record<string, str
   const server = getTestServer(target);
   // As the framework's CLI: no idle timeout of its own on incoming connections.
   server.setTimeout(0);
-  server.listen(Number(env[ENV.port] ?? 8080), env[ENV.host] ?? '127.0.0.1');
+  const host = env[ENV.host] ?? '127.0.0.1';
+  server.listen(Number(env[ENV.port] ?? 8080), host, () => {
+    // One line, as the gateway writes, so a supervisor or a bench knows it is up.
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : env[ENV.port];
+    console.log(
+      JSON.stringify({ severity: 'INFO', message: `${target} listening on http://${host}:${port}` }),
+    );
+  });
   return server;
 }
