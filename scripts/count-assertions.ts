@@ -5,7 +5,7 @@
  * a lower count names the file that lost one.
  *
  * `node scripts/count-assertions.ts --since <rev>` does the comparison itself: each test file's
- * count now against the same file at `<rev>`, following renames (`git diff -M`), so a file moved
+ * count now against the same file at `<rev>`, following renames (`git diff -M40%`: a moved file that also grew is still found), so a file moved
  * to another folder is compared with its old self; it prints the files whose count changed and
  * exits 1 when one has fewer (or was deleted with assertions in it).
  */
@@ -75,7 +75,7 @@ function since(rev: string): number {
   const beforeFiles = git('ls-tree', '-r', '--name-only', rev, 'test/')
     .split('\n')
     .filter((f) => f.endsWith('.test.ts') && !f.includes('/fixtures/'));
-  const diff = git('diff', '-M', '--name-status', rev, '--', 'test/');
+  const diff = git('diff', '-M40%', '--name-status', rev, '--', 'test/');
   const changes = compareCounts(
     beforeFiles,
     diff,
