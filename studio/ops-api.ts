@@ -98,7 +98,7 @@ async function destinationHealth(
   body: Record<string, unknown>,
 ): Promise<Step<unknown>> {
   const problem = overviewRangeProblem(body);
-  if (problem) return invalidField(problem.startsWith('to') ? 'to' : 'from', problem);
+  if (problem) return invalidField(problem.startsWith('to') ? 'to' : 'from', problem, problem);
   const params = { from: String(body['from']), to: String(body['to']) };
   const sql = destinationHealthSql((name) => w.table(name));
   // Match quality compares the range's last quarter (a day at most) with what came before it.

@@ -286,6 +286,22 @@ describe('studio: destination health agrees with SQL over the ledger', function 
     assert.equal(meta?.latency.max_ms, Number(latency?.['max_ms']));
   });
 
+  it('refuses a range that is not a date with a 400 naming the field once', async () => {
+    const r = await adminCall<{ error: { message: string; details: { fieldViolations?: unknown[] }[] } }>(
+      studio.url,
+      TOKEN,
+      'destination-health',
+      { from: 'yesterday', to: range.to },
+    );
+    assert.equal(r.status, 400, JSON.stringify(r.json));
+    assert.match(r.json.error.message, /\. from must be an RFC 3339 timestamp/);
+    assert.doesNotMatch(r.json.error.message, /from from/);
+    assert.ok(
+      JSON.stringify(r.json.error.details).includes('"field":"from"'),
+      JSON.stringify(r.json.error.details),
+    );
+  });
+
   it('says each alert firing, clear or never evaluated, and since when, from alert_states', async () => {
     const r = await adminCall<{ alerts: AlertStatus[] }>(studio.url, TOKEN, 'alert-status', {
       alerts: ['meta-failing', 'hook-failing'],
