@@ -7,11 +7,10 @@
  * their own process so autocannon does not share their event loop.
  * Env: BENCH_GATEWAY_PROFILE=<dir> writes the gateway's CPU profile there.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,21 +21,10 @@ import { fileTokenStore } from '../gateway/token-store.ts';
 import { emulatorPubSub } from '../local/provision.ts';
 import { environmentOf, gateway, type ServiceFactory } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
+import { autocannon, start, stop } from './child.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
-interface CannonResult {
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-  non2xx: number;
-  errors: number;
-  statusCodeStats?: Record<string, { count: number }>;
-}
-type Cannon = (opts: Record<string, unknown>) => Promise<CannonResult>;
-// autocannon ships no types; this is the part of its programmatic API used here.
-const autocannon = createRequire(import.meta.url)('autocannon') as Cannon;
-
-const ROOT = join(import.meta.dirname, '..');
 const PROJECT = 'bench-project';
 const DURATION = 8;
 const event = (i = 0) => ({
@@ -49,47 +37,6 @@ const event = (i = 0) => ({
   page: { url: 'https://shop.example/p/1' },
   consent: { analytics: 'granted' },
 });
-
-/** Spawns a node child and resolves with the first http://host:port it prints. */
-function start(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env: { ...process.env, METADATA_SERVER_DETECTION: 'none', NODE_ENV: 'production', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`${args[0]} did not start: ${out}`)), 20_000);
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = /http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        child.stdout?.off('data', onData);
-        child.stdout?.resume();
-        resolve({ child, url: `http://127.0.0.1:${m[1]}` });
-      }
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', (d: Buffer) => {
-      out += d.toString();
-    });
-    child.once('exit', (code) => reject(new Error(`${args[0]} exited ${code}: ${out}`)));
-  });
-}
-
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.removeAllListeners('exit');
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 5000).unref();
-  });
-}
 
 /**
  * CPU µs per request of each process over the measured run: on two shared cores the request

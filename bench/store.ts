@@ -17,6 +17,7 @@ import { ensureDevToken, fileTokenStore } from '../gateway/token-store.ts';
 import { environmentOf, gateway, storeFunction } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { floorText, pushFloor } from './framework-floor.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
 import { childCpu } from './proc-cpu.ts';
 
@@ -260,6 +261,7 @@ export const suite: BenchSuite = {
     } = sizes(quick);
     const figures: BenchFigure[] = [];
     const baseline = await duckdbAppendRate(quick ? 5_000 : 50_000);
+    const floor = await pushFloor(quick ? 0.5 : 3);
     const stack = await startStack();
     try {
       // Warm-up at the same rate, drained; reported, not counted.
@@ -300,9 +302,11 @@ export const suite: BenchSuite = {
         value: storeMs,
         unit: 'ms',
         // Issue #42: 0.30 ms without enrichment, 0.33 ms with it.
+        // The floor is context, not the gate: the gate stays the issue's absolute figure.
+        baseline: { name: 'the functions framework alone, per push', value: floor.frameworkMs },
         target: { op: '<=', value: ENRICHED ? 0.33 : 0.3, hard: true },
         hopCpu: { hop: 'store', secondsPerRequest: storeMs / 1000 },
-        detail: 'the store process alone (/proc) under the real functions framework, over the fixed-rate run',
+        detail: `the store process alone (/proc) under the real functions framework, over the fixed-rate run; ${floorText(floor)}`,
       });
       figures.push({
         name: `POST → queryable p99 at ${latencyRate} events/s for ${latencySeconds} s`,
