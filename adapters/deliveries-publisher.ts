@@ -5,6 +5,7 @@
  */
 import type { PubSub, Topic } from '@google-cloud/pubsub';
 import type { DeliveryMessage } from '../core/delivery/message.ts';
+import type { EventPublisher } from './publisher.ts';
 
 /** The topic every environment has for fan-out (plan(): kind `deliveries`). */
 export const DELIVERIES_TOPIC = 'deliveries';
@@ -42,5 +43,26 @@ export function createDeliveriesPublisher(pubsub: PubSub, topicName = DELIVERIES
     async close() {
       await topic?.flush().catch(() => {});
     },
+  };
+}
+
+/**
+ * The same contract over the gateway's publisher (adapters/publisher.ts): the messages of one
+ * caller go out together in one Publish call, encoded by hand, and callers that arrive while
+ * calls are in flight share the next one. `store` fans out through this: the client library's
+ * batching publisher walked every request for project-id tokens and wrapped each message in
+ * promises and objects, about a tenth of store's CPU per event under load.
+ */
+export function createWireDeliveriesPublisher(
+  publisher: EventPublisher,
+  topicName = DELIVERIES_TOPIC,
+): DeliveriesPublisher {
+  return {
+    publish: (messages) =>
+      publisher.publish(
+        topicName,
+        messages.map((m) => ({ data: Buffer.from(m.data), attributes: m.attributes })),
+      ),
+    close: () => publisher.close(),
   };
 }

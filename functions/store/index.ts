@@ -7,10 +7,11 @@
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
-import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { createWireDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
 import { GEO_OBJECT } from '../../adapters/geo-database.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
@@ -58,19 +59,20 @@ function fanOutHook(
   definitions: Definitions,
 ): AfterStored | undefined {
   if ((runtime.settings.destinations ?? []).length === 0) return undefined;
-  // The Pub/Sub client loads with the BigQuery client, in the background at cold start: a
-  // first fan-out that waited for it held every push of the first second or two.
-  const publisher = loadOnce(() =>
-    import('@google-cloud/pubsub').then(({ PubSub }) =>
-      createDeliveriesPublisher(new PubSub({ projectId: runtime.project })),
-    ),
-  );
-  warmInBackground(publisher);
+  // The publisher's client loads in the background at cold start (warm): a first fan-out that
+  // waited for it held every push of the first second or two. A bus that does not acknowledge
+  // within 10 s fails the push, which Pub/Sub redelivers.
+  const emulatorHost = process.env[ENV.pubsubEmulatorHost];
+  const publisher = createPublisher({
+    project: runtime.project,
+    totalTimeoutMs: 10_000,
+    ...(emulatorHost ? { emulatorHost } : {}),
+  });
+  publisher.warm?.().catch(() => {}); // a failed load is tried again by the first publish
+  const deliveries = createWireDeliveriesPublisher(publisher);
   return createStoreFanOut({
     settings: runtime.settings,
-    publish: (messages) => {
-      return andThen(publisher(), (ready) => ready.publish(messages));
-    },
+    publish: (messages) => deliveries.publish(messages),
     rows: writer,
     options: {
       ...CATALOGUE_OPTIONS,
