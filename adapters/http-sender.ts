@@ -66,11 +66,10 @@ function exchange(
       clearTimeout(timer);
       resolve(result);
     };
-    const body = Buffer.from(request.body, 'utf8');
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, {
       method: request.method,
-      headers: { ...request.headers, 'content-length': String(body.length) },
+      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body, 'utf8')) },
       agent: agents[url.protocol as 'http:' | 'https:'],
     });
     // One timer bounds the whole exchange: connecting, waiting, and reading the answer.
@@ -111,7 +110,9 @@ function exchange(
         finish({ kind: 'network_error', message: describe(err, request) }),
       );
     });
-    req.end(body);
+    // The body as a string: Node then writes it and the headers as one chunk (a Buffer goes out
+    // as a second chunk of a writev, one more copy and system call per delivery).
+    req.end(request.body, 'utf8');
   });
 }
 

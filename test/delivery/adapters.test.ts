@@ -32,6 +32,10 @@ describe('http sender', () => {
       });
       req.on('end', () => {
         seen.push(`${req.url} ${body}`);
+        if (req.url === '/echo-length') {
+          res.writeHead(200).end(`${req.headers['content-length']} ${Buffer.byteLength(body)}`);
+          return;
+        }
         if (req.url === '/ok') res.writeHead(201, { 'x-a': 'b' }).end('fine');
         else if (req.url === '/busy') res.writeHead(503).end('later');
         else if (req.url === '/big') res.writeHead(200).end('x'.repeat(MAX_RESPONSE_BYTES * 3));
@@ -50,6 +54,14 @@ describe('http sender', () => {
     assert.ok(seen.includes('/ok {"a":1}'));
     const busy = await send(request(`${base}/busy`), 2000);
     assert.equal(busy.kind === 'response' && busy.status, 503);
+  });
+  it('sends a body of multi-byte characters whole, its content-length in bytes', async () => {
+    const body = '{"name":"Crème brûlée €5 😀"}';
+    const r = await send({ ...request(`${base}/echo-length`), body }, 2000);
+    const bytes = Buffer.byteLength(body);
+    assert.ok(bytes > body.length);
+    assert.equal(r.kind === 'response' && r.body, `${bytes} ${bytes}`);
+    assert.ok(seen.includes(`/echo-length ${body}`));
   });
   it('does not follow redirects', async () => {
     const r = await send(request(`${base}/redirect`), 2000);
