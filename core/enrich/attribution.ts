@@ -108,7 +108,7 @@ export interface Attribution {
 /** A URL, or undefined when the text is not an absolute URL (producers send anything). */
 function parseUrl(text: string | undefined): URL | undefined {
   if (text === undefined || text === '') return undefined;
-  return URL.canParse(text) ? new URL(text) : undefined;
+  return URL.parse(text) ?? undefined; // one parse (canParse and then new URL parsed twice)
 }
 
 /** The UTM fields and click ids of a landing URL: the first value of each, empty ones skipped. */
