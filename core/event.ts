@@ -84,13 +84,13 @@ export interface NormalizeContext {
     readonly observedIpWins?: boolean;
   };
   /** The event name given by the path alias (`POST /v1/topics/view_content`). */
-  readonly pathEventName?: string;
+  readonly pathEventName?: string | undefined;
   /** Field-path prefix for violations, e.g. `[2]` for the third event of a batch. */
   readonly prefix?: string;
   /** Whether to enforce the event_time window (store skips it for replays of old messages). */
   readonly checkWindow?: boolean;
   /** The registry's event definitions; without them every custom event is stored as it comes. */
-  readonly defined?: DefinedEvents;
+  readonly defined?: DefinedEvents | undefined;
   /** The definition version the gateway validated this event against (`name@major.minor`). */
   readonly stamp?: string;
 }
@@ -160,10 +160,12 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   const violations: FieldViolation[] = [];
   const context: Record<string, unknown> = {};
   const data: Record<string, unknown> = {};
-  const nested = new Set<string>();
-  for (const [key, value] of Object.entries(raw)) {
-    if (CONTEXT_FIELDS.has(key)) context[key] = value;
-    else if (key !== 'event_data') data[key] = value;
+  // The fields given inside event_data (their violations are reported there): made only when there are some.
+  let nested: Set<string> | undefined;
+  // Keys, not entries: an entry is an array allocated per field.
+  for (const key of Object.keys(raw)) {
+    if (CONTEXT_FIELDS.has(key)) context[key] = raw[key];
+    else if (key !== 'event_data') data[key] = raw[key];
   }
   // Own keys only: `in` also sees Object.prototype (valueOf, toString, …) on producer data.
   if (Object.hasOwn(raw, 'event_data')) {
@@ -174,6 +176,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
         description: `expected object, got ${kindOf(inner)}`,
       });
     } else {
+      nested = new Set();
       for (const [key, value] of Object.entries(inner)) {
         if (Object.hasOwn(data, key)) {
           violations.push({
@@ -251,7 +254,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
     }
     for (const v of dataViolations) {
       const first = /^[A-Za-z_$][\w$]*/.exec(v.field)?.[0];
-      const field = first !== undefined && nested.has(first) ? `event_data.${v.field}` : v.field;
+      const field = first !== undefined && nested?.has(first) ? `event_data.${v.field}` : v.field;
       violations.push({
         field: at(prefix, field),
         description: defined ? `${v.description} (${defined.stamp})` : v.description,
@@ -296,14 +299,13 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (c.campaign !== undefined) event.campaign = c.campaign;
   if (c.consent !== undefined) event.consent = c.consent;
   event.event_data = data;
-  return {
-    ok: true,
-    event,
-    version: type?.version ?? 0,
-    known: type !== undefined,
-    ...(defined ? { definition: defined } : {}),
-    ...(deprecated ? { deprecated } : {}),
-  };
+  const version = type?.version ?? 0;
+  const known = type !== undefined;
+  // Without spreads: this runs for every event of a batch. Deprecated implies defined.
+  if (!defined) return { ok: true, event, version, known };
+  return deprecated
+    ? { ok: true, event, version, known, definition: defined, deprecated }
+    : { ok: true, event, version, known, definition: defined };
 }
 
 /**
