@@ -206,8 +206,9 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (typeof name === 'string') {
     // A name the schema refuses (AddToCart, page-view) may still say which event was meant.
     const i = violations.findIndex((v) => v.field === at(prefix, 'event_name'));
-    const near = i >= 0 ? nearCatalogueName(name) : undefined;
-    const v = violations[i];
+    // Read only when found: violations[-1] is a named-property lookup through the prototypes.
+    const v = i >= 0 ? violations[i] : undefined;
+    const near = v ? nearCatalogueName(name) : undefined;
     if (near && v)
       violations[i] = { field: v.field, description: `${v.description}; did you mean "${near}"?` };
   }
