@@ -97,7 +97,7 @@ export function parseTopicsForm(
       return fail('TOO_MANY_EVENTS', { count: value.length, max: limits.maxEventsPerRequest });
     }
     return buildMessages(
-      value.map((raw, i) => ({ raw, prefix: `[${i}]` })),
+      value.map((raw, i) => ({ raw, prefix: batchPrefix(i) })),
       topic,
       pathEventName,
       ctx,
@@ -107,6 +107,18 @@ export function parseTopicsForm(
     return fail('NOT_AN_EVENT', { expected: 'an event object or an array of them', got: kindOf(value) });
   }
   return buildMessages([{ raw: value, prefix: '' }], topic, pathEventName, ctx);
+}
+
+/** `[0]`, `[1]`, …: each made once for the life of the process, not once per event of each batch. */
+const BATCH_PREFIXES: string[] = [];
+function batchPrefix(i: number): string {
+  let p = BATCH_PREFIXES[i];
+  if (p === undefined) {
+    // Filled in order: a batch asks for 0…n-1, so every index below i is there already.
+    for (let k = BATCH_PREFIXES.length; k <= i; k++) BATCH_PREFIXES.push(`[${k}]`);
+    p = BATCH_PREFIXES[i] as string;
+  }
+  return p;
 }
 
 /** The `:publish` form: a plain event, or a Pub/Sub envelope of base64 messages. */
