@@ -41,6 +41,17 @@ function writeString(buf: Buffer, at: number, text: string, bytes: number): numb
   return at + bytes;
 }
 
+/**
+ * The UTF-8 length of a string. A short ASCII one (every attribute name and nearly every value)
+ * is counted here: cheaper than a native Buffer.byteLength call for each of thousands of strings.
+ */
+function utf8Length(text: string): number {
+  const n = text.length;
+  if (n > 64) return Buffer.byteLength(text);
+  for (let i = 0; i < n; i++) if (text.charCodeAt(i) >= 0x80) return Buffer.byteLength(text);
+  return n;
+}
+
 /** Tag bytes (field number << 3 | wire type 2, length-delimited). */
 const FIELD_1 = 0x0a;
 const FIELD_2 = 0x12;
@@ -55,8 +66,8 @@ export function encodePublishRequest(topicName: string, messages: readonly WireM
   for (const m of messages) {
     let size = m.data.length > 0 ? fieldSize(m.data.length) : 0;
     for (const k in m.attributes) {
-      const kb = Buffer.byteLength(k);
-      const vb = Buffer.byteLength(m.attributes[k] as string);
+      const kb = utf8Length(k);
+      const vb = utf8Length(m.attributes[k] as string);
       strings.push(kb, vb);
       size += fieldSize(fieldSize(kb) + fieldSize(vb));
     }
@@ -68,13 +79,15 @@ export function encodePublishRequest(topicName: string, messages: readonly WireM
   let at = writeVarint(buf, 1, topicBytes);
   at += buf.write(topicName, at);
   let s = 0;
-  messages.forEach((m, i) => {
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as WireMessage;
     buf[at++] = FIELD_2;
     at = writeVarint(buf, at, sizes[i] as number);
     if (m.data.length > 0) {
       buf[at++] = FIELD_1;
       at = writeVarint(buf, at, m.data.length);
-      at += m.data.copy(buf, at);
+      buf.set(m.data, at); // a typed-array copy: cheaper than Buffer#copy's checks
+      at += m.data.length;
     }
     for (const k in m.attributes) {
       const kb = strings[s++] as number;
@@ -88,7 +101,7 @@ export function encodePublishRequest(topicName: string, messages: readonly WireM
       at = writeVarint(buf, at, vb);
       at = writeString(buf, at, m.attributes[k] as string, vb);
     }
-  });
+  }
   if (at !== total) throw new Error(`PublishRequest encoded to ${at} bytes, ${total} measured`);
   return buf;
 }

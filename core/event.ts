@@ -4,6 +4,7 @@
  * (for events published natively to Pub/Sub). Pure: the clock, the id generator and the
  * client's address come in through the context.
  */
+import Type from 'typebox';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../schemas/catalogue.ts';
 import type { ClientHints, Enriched } from '../schemas/context.ts';
 import {
@@ -84,13 +85,13 @@ export interface NormalizeContext {
     readonly observedIpWins?: boolean;
   };
   /** The event name given by the path alias (`POST /v1/topics/view_content`). */
-  readonly pathEventName?: string;
+  readonly pathEventName?: string | undefined;
   /** Field-path prefix for violations, e.g. `[2]` for the third event of a batch. */
   readonly prefix?: string;
   /** Whether to enforce the event_time window (store skips it for replays of old messages). */
   readonly checkWindow?: boolean;
   /** The registry's event definitions; without them every custom event is stored as it comes. */
-  readonly defined?: DefinedEvents;
+  readonly defined?: DefinedEvents | undefined;
   /** The definition version the gateway validated this event against (`name@major.minor`). */
   readonly stamp?: string;
 }
@@ -110,7 +111,12 @@ export type NormalizeResult =
     }
   | { readonly ok: false; readonly violations: readonly FieldViolation[] };
 
-const contextValidator = compileValidator<Context>(Context);
+/**
+ * Context without its `additionalProperties: false`: the object checked holds only
+ * CONTEXT_FIELDS keys, so that rule can never fail here, and compiled it tested every key of
+ * every event against a regular expression of the known names.
+ */
+const contextValidator = compileValidator<Context>(Type.Object(Context.properties));
 const dataValidators = new Map<string, Validator<Record<string, unknown>>>();
 
 function dataValidator(type: EventType): Validator<Record<string, unknown>> {
@@ -160,10 +166,13 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   const violations: FieldViolation[] = [];
   const context: Record<string, unknown> = {};
   const data: Record<string, unknown> = {};
-  const nested = new Set<string>();
-  for (const [key, value] of Object.entries(raw)) {
-    if (CONTEXT_FIELDS.has(key)) context[key] = value;
-    else if (key !== 'event_data') data[key] = value;
+  // The fields given inside event_data (their violations are reported there): made only when there are some.
+  let nested: Set<string> | undefined;
+  // for…in, not entries (an array per field): V8 reads each value through the object's enum
+  // cache. A parsed object has no inherited enumerable keys (isClean walks it the same way).
+  for (const key in raw) {
+    if (CONTEXT_FIELDS.has(key)) context[key] = raw[key];
+    else if (key !== 'event_data') data[key] = raw[key];
   }
   // Own keys only: `in` also sees Object.prototype (valueOf, toString, …) on producer data.
   if (Object.hasOwn(raw, 'event_data')) {
@@ -174,6 +183,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
         description: `expected object, got ${kindOf(inner)}`,
       });
     } else {
+      nested = new Set();
       for (const [key, value] of Object.entries(inner)) {
         if (Object.hasOwn(data, key)) {
           violations.push({
@@ -203,8 +213,9 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (typeof name === 'string') {
     // A name the schema refuses (AddToCart, page-view) may still say which event was meant.
     const i = violations.findIndex((v) => v.field === at(prefix, 'event_name'));
-    const near = i >= 0 ? nearCatalogueName(name) : undefined;
-    const v = violations[i];
+    // Read only when found: violations[-1] is a named-property lookup through the prototypes.
+    const v = i >= 0 ? violations[i] : undefined;
+    const near = v ? nearCatalogueName(name) : undefined;
     if (near && v)
       violations[i] = { field: v.field, description: `${v.description}; did you mean "${near}"?` };
   }
@@ -251,7 +262,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
     }
     for (const v of dataViolations) {
       const first = /^[A-Za-z_$][\w$]*/.exec(v.field)?.[0];
-      const field = first !== undefined && nested.has(first) ? `event_data.${v.field}` : v.field;
+      const field = first !== undefined && nested?.has(first) ? `event_data.${v.field}` : v.field;
       violations.push({
         field: at(prefix, field),
         description: defined ? `${v.description} (${defined.stamp})` : v.description,
@@ -296,14 +307,13 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (c.campaign !== undefined) event.campaign = c.campaign;
   if (c.consent !== undefined) event.consent = c.consent;
   event.event_data = data;
-  return {
-    ok: true,
-    event,
-    version: type?.version ?? 0,
-    known: type !== undefined,
-    ...(defined ? { definition: defined } : {}),
-    ...(deprecated ? { deprecated } : {}),
-  };
+  const version = type?.version ?? 0;
+  const known = type !== undefined;
+  // Without spreads: this runs for every event of a batch. Deprecated implies defined.
+  if (!defined) return { ok: true, event, version, known };
+  return deprecated
+    ? { ok: true, event, version, known, definition: defined, deprecated }
+    : { ok: true, event, version, known, definition: defined };
 }
 
 /**

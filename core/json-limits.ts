@@ -86,7 +86,9 @@ function isClean(value: unknown): boolean {
     return true;
   }
   for (const key in value) {
-    if (FORBIDDEN_KEYS.has(key) || !key.isWellFormed()) return false;
+    // FORBIDDEN_KEYS spelled out: parsed keys are internalized, so each test is a pointer compare.
+    if (key === '__proto__' || key === 'constructor' || key === 'prototype' || !key.isWellFormed())
+      return false;
     if (!isClean((value as Record<string, unknown>)[key])) return false;
   }
   // `for…in` skips an own "__proto__" key only if it is not enumerable, which JSON.parse never makes.
