@@ -516,6 +516,9 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE,
     'grpc.max_send_message_length': GRPC_MAX_MESSAGE,
+    // Channelz (grpc-js's call and socket statistics, on by default) counts and timestamps
+    // every call and message for an introspection service the emulator does not serve.
+    'grpc.enable_channelz': 0,
   });
   const streams = new Set<grpc.ServerDuplexStream<Obj, unknown>>();
 
