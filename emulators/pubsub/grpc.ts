@@ -529,9 +529,8 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
       return topicOut(await engine.updateTopic(topicIn(t), String(t['name'] ?? ''), paths(r['updateMask'])));
     }),
     Publish: unary(async (r) => {
-      // requestDeserialize is decodePublishRequest: messages are PublishInput already.
-      const req = r as unknown as DecodedPublish;
-      return { messageIds: await engine.publish(req.topic, req.messages, req.raw) };
+      // requestDeserialize is decodePublishRequest: the request read, its messages decoded on demand.
+      return { messageIds: await engine.publishRequest(r as unknown as DecodedPublish) };
     }),
     GetTopic: unary((r) => topicOut(engine.getTopic(String(r['topic'] ?? '')))),
     ListTopics: unary((r) => {
