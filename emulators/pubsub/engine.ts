@@ -58,15 +58,10 @@ import {
   withoutRevision,
 } from './schemas.ts';
 import type { Delivery, PublishInput, StoredMessage } from './types.ts';
+import { type DecodedPublish, PUBLISH_LIMITS } from './wire.ts';
 
 export const LIMITS = {
-  messagesPerRequest: 1000,
-  bytesPerRequest: 10_000_000,
-  bytesPerMessage: 10_000_000,
-  attributesPerMessage: 100,
-  attributeKeyBytes: 256,
-  attributeValueBytes: 1024,
-  orderingKeyBytes: 1024,
+  ...PUBLISH_LIMITS,
   maxPullMessages: 1000,
   /** Bytes per delivery batch, under the 4 MiB default receive limit of gRPC clients. */
   batchBytes: 3 * 1024 * 1024,
@@ -989,16 +984,40 @@ export class Engine {
    * Publishes; resolves with the message ids once the messages are durable. `raw`, when given,
    * is the PublishRequest these inputs were decoded from (gRPC): it is logged as received.
    */
-  async publish(topicName: string, inputs: readonly PublishInput[], raw?: Buffer): Promise<string[]> {
+  publish(topicName: string, inputs: readonly PublishInput[], raw?: Buffer): Promise<string[]> {
+    return this.publishBatch(topicName, inputs.length, false, () => inputs, raw);
+  }
+
+  /**
+   * Publishes a gRPC PublishRequest, logged as the bytes it arrived as. Its messages are decoded
+   * only when something needs them: limits its bytes could not vouch for, a topic with a schema,
+   * subscriptions or snapshots to give them to.
+   */
+  publishRequest(req: DecodedPublish): Promise<string[]> {
+    return this.publishBatch(req.topic, req.count, req.withinLimits, () => req.messages, req.raw);
+  }
+
+  private async publishBatch(
+    topicName: string,
+    count: number,
+    withinLimits: boolean,
+    messagesOf: () => readonly PublishInput[],
+    raw: Buffer | undefined,
+  ): Promise<string[]> {
     parseName(topicName, 'topics');
-    Engine.checkPublish(inputs);
+    if (!withinLimits) Engine.checkPublish(messagesOf());
     const topic = this.topics.get(topicName);
     if (!topic) throw notFound(shortName(topicName));
     // A topic with a schema stamps its messages with the schema's attributes (the subscriber's
     // client decodes by them); they are logged as stored, not as the request received them.
     if (topic.schemaSettings) {
       const extra = schemaAttributes(topic.schemaSettings, this.schemas.get(topic.schemaSettings.schema));
-      inputs = inputs.map((m) => ({ ...m, attributes: { ...m.attributes, ...extra }, plain: false }));
+      const stamped = messagesOf().map((m) => ({
+        ...m,
+        attributes: { ...m.attributes, ...extra },
+        plain: false,
+      }));
+      messagesOf = () => stamped;
       raw = undefined;
     }
     const now = Date.now();
@@ -1009,8 +1028,9 @@ export class Engine {
     for (const sub of this.topicSubs.get(topicName) ?? []) if (!sub.resource.detached) keep = true;
     for (const snap of this.snapshots.values()) if (snap.resource.topic === topicName) keep = true;
     const messages: StoredMessage[] = [];
-    const ids: string[] = new Array(inputs.length);
-    for (let i = 0; i < inputs.length; i++) {
+    const inputs = keep ? messagesOf() : [];
+    const ids: string[] = new Array(count);
+    for (let i = 0; i < count; i++) {
       const id = this.nextId++;
       const idText = String(id);
       if (keep) messages.push(storedMessage(inputs[i] as PublishInput, id, now, idText));

@@ -516,6 +516,9 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE,
     'grpc.max_send_message_length': GRPC_MAX_MESSAGE,
+    // Channelz (grpc-js's call and socket statistics, on by default) counts and timestamps
+    // every call and message for an introspection service the emulator does not serve.
+    'grpc.enable_channelz': 0,
   });
   const streams = new Set<grpc.ServerDuplexStream<Obj, unknown>>();
 
@@ -526,9 +529,8 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
       return topicOut(await engine.updateTopic(topicIn(t), String(t['name'] ?? ''), paths(r['updateMask'])));
     }),
     Publish: unary(async (r) => {
-      // requestDeserialize is decodePublishRequest: messages are PublishInput already.
-      const req = r as unknown as DecodedPublish;
-      return { messageIds: await engine.publish(req.topic, req.messages, req.raw) };
+      // requestDeserialize is decodePublishRequest: the request read, its messages decoded on demand.
+      return { messageIds: await engine.publishRequest(r as unknown as DecodedPublish) };
     }),
     GetTopic: unary((r) => topicOut(engine.getTopic(String(r['topic'] ?? '')))),
     ListTopics: unary((r) => {

@@ -6,10 +6,19 @@
  * the real client against them. Everything else keeps proto-loader's codecs.
  */
 
+import { isUtf8 } from 'node:buffer';
 import type { Delivery, PublishInput, StoredMessage } from './types.ts';
 
 export interface DecodedPublish {
   readonly topic: string;
+  /** Number of messages. */
+  readonly count: number;
+  /**
+   * True when the request is certainly within Pub/Sub's limits (engine.ts checkPublish), judged
+   * on its bytes; false when that could not be told (then checkPublish judges the messages).
+   */
+  readonly withinLimits: boolean;
+  /** The messages, decoded on first use (a topic without subscriptions never needs them). */
   readonly messages: PublishInput[];
   /**
    * The request bytes as received. The engine logs them as they are (one copy instead of
@@ -209,30 +218,197 @@ const EMPTY = Buffer.alloc(0);
 
 const emptyCache = (): EntryCache => ({ starts: [], lens: [], keys: [], values: [], count: 0 });
 
-/** Decodes a PublishRequest (topic = 1, messages = 2). */
+/**
+ * Pub/Sub's limits of a publish request (docs/google-wire.md §1), here because the request's
+ * bytes are first judged here; engine.ts LIMITS includes them.
+ */
+export const PUBLISH_LIMITS = {
+  messagesPerRequest: 1000,
+  bytesPerRequest: 10_000_000,
+  bytesPerMessage: 10_000_000,
+  attributesPerMessage: 100,
+  attributeKeyBytes: 256,
+  attributeValueBytes: 1024,
+  orderingKeyBytes: 1024,
+} as const;
+const MAX_MESSAGES = PUBLISH_LIMITS.messagesPerRequest;
+const MAX_BYTES = PUBLISH_LIMITS.bytesPerRequest;
+const MAX_MESSAGE_BYTES = PUBLISH_LIMITS.bytesPerMessage;
+const MAX_ATTRIBUTES = PUBLISH_LIMITS.attributesPerMessage;
+const MAX_KEY_BYTES = PUBLISH_LIMITS.attributeKeyBytes;
+const MAX_VALUE_BYTES = PUBLISH_LIMITS.attributeValueBytes;
+const MAX_ORDERING_KEY_BYTES = PUBLISH_LIMITS.orderingKeyBytes;
+
+/**
+ * Whether bytes [s, e) of `buf`, decoded as UTF-8, are certainly at most `max` bytes: decoding
+ * turns each invalid byte into U+FFFD (3 bytes), so only a span short enough for that or valid
+ * UTF-8 is sure.
+ */
+const fitsDecoded = (buf: Buffer, s: number, e: number, max: number): boolean =>
+  e - s <= max && ((e - s) * 3 <= max || isUtf8(buf.subarray(s, e)));
+
+/** "goog" at `pos`: attribute keys starting with it are reserved. */
+const isGoog = (buf: Buffer, pos: number, end: number): boolean =>
+  end - pos >= 4 &&
+  buf[pos] === 0x67 &&
+  buf[pos + 1] === 0x6f &&
+  buf[pos + 2] === 0x6f &&
+  buf[pos + 3] === 0x67;
+
+/**
+ * Reads one PubsubMessage's structure without decoding it (no strings, no objects) and returns
+ * its size for the limits, or -1 when it is not certainly within them. It reads every field as
+ * decodeMessage does, so a malformed request fails here, where it always failed.
+ * `key` holds the first message's ordering key bounds ([-1, -1] until it is seen).
+ */
+function scanMessage(buf: Buffer, pos: number, end: number, cursor: number[], key: number[]): number {
+  let size = 0;
+  let entries = 0;
+  let dataLen = 0;
+  let keyStart = 0;
+  let keyEnd = 0;
+  let sure = true;
+  while (pos < end) {
+    const tag = readVarint(buf, pos, end, cursor);
+    pos = cursor[0] as number;
+    if ((tag & 7) !== 2) {
+      const r = new ProtoReader(buf, pos, end);
+      r.skip(tag & 7);
+      pos = r.pos;
+      continue;
+    }
+    const len = readVarint(buf, pos, end, cursor);
+    const s = cursor[0] as number;
+    const e = s + len;
+    if (e > end) throw new Error('truncated field');
+    pos = e;
+    if (tag === 0x0a) {
+      dataLen = len;
+    } else if (tag === 0x12) {
+      entries++;
+      // The entry's own fields: key = 1, value = 2 (the last of each counts, as decodeEntry).
+      let ks = s;
+      let ke = s;
+      let vs = s;
+      let ve = s;
+      let p = s;
+      while (p < e) {
+        const t = readVarint(buf, p, e, cursor);
+        p = cursor[0] as number;
+        if (t === 0x0a || t === 0x12) {
+          const n = readVarint(buf, p, e, cursor);
+          const fs = cursor[0] as number;
+          if (fs + n > e) throw new Error('truncated field');
+          if (t === 0x0a) {
+            ks = fs;
+            ke = fs + n;
+          } else {
+            vs = fs;
+            ve = fs + n;
+          }
+          p = fs + n;
+        } else {
+          const r = new ProtoReader(buf, p, e);
+          r.skip(t & 7);
+          p = r.pos;
+        }
+      }
+      if (ke === ks || isGoog(buf, ks, ke)) sure = false;
+      else if (!fitsDecoded(buf, ks, ke, MAX_KEY_BYTES) || !fitsDecoded(buf, vs, ve, MAX_VALUE_BYTES))
+        sure = false;
+      // Counted as if every byte could grow to three: an upper bound without decoding.
+      size += (ke - ks + ve - vs) * 3;
+    } else if (tag === 0x2a) {
+      keyStart = s;
+      keyEnd = e;
+    }
+  }
+  const keyLen = keyEnd - keyStart;
+  if (!fitsDecoded(buf, keyStart, keyEnd, MAX_ORDERING_KEY_BYTES)) sure = false;
+  if ((key[0] as number) < 0) {
+    key[0] = keyStart;
+    key[1] = keyEnd;
+  } else if (
+    (key[1] as number) - (key[0] as number) !== keyLen ||
+    (keyLen > 0 && buf.compare(buf, key[0], key[1], keyStart, keyEnd) !== 0)
+  ) {
+    // Other bytes: a different key (or the same one spelled with invalid UTF-8); checkPublish says.
+    sure = false;
+  }
+  if (entries > MAX_ATTRIBUTES || (entries === 0 && dataLen === 0)) sure = false;
+  size += dataLen + keyLen * 3;
+  return sure && size <= MAX_MESSAGE_BYTES ? size : -1;
+}
+
+/** A PublishRequest whose structure was read; its messages are decoded on first use. */
+class ScannedPublish implements DecodedPublish {
+  readonly topic: string;
+  readonly raw: Buffer;
+  readonly count: number;
+  readonly withinLimits: boolean;
+  /** Start and end of each message in `raw`. */
+  private readonly spans: number[];
+  private decoded: PublishInput[] | undefined;
+
+  constructor(raw: Buffer, topic: string, spans: number[], withinLimits: boolean) {
+    this.raw = raw;
+    this.topic = topic;
+    this.spans = spans;
+    this.count = spans.length / 2;
+    this.withinLimits = withinLimits;
+  }
+
+  get messages(): PublishInput[] {
+    if (this.decoded) return this.decoded;
+    const out: PublishInput[] = [];
+    const cursor = [0];
+    const kv = ['', ''];
+    let prev = emptyCache();
+    let next = emptyCache();
+    for (let i = 0; i < this.spans.length; i += 2) {
+      out.push(
+        decodeMessage(this.raw, this.spans[i] as number, this.spans[i + 1] as number, cursor, prev, next, kv),
+      );
+      const t = prev;
+      prev = next;
+      next = t;
+    }
+    this.decoded = out;
+    return out;
+  }
+}
+
+/**
+ * Reads a PublishRequest (topic = 1, messages = 2): its topic, where each message is, and
+ * whether it is certainly within Pub/Sub's limits; the messages themselves are decoded when
+ * first asked for (`messages`). A request to a topic without subscriptions is then logged as
+ * received and answered without a string or an object made per message.
+ */
 export function decodePublishRequest(buf: Buffer): DecodedPublish {
   const r = new ProtoReader(buf);
   let topic = '';
-  const messages: PublishInput[] = [];
+  const spans: number[] = [];
   const cursor = [0];
-  const kv = ['', ''];
-  let prev = emptyCache();
-  let next = emptyCache();
+  const key = [-1, -1];
+  let total = 0;
+  let sure = true;
   while (r.more()) {
     const tag = r.varint();
     if (tag === 0x0a) {
       topic = r.string();
     } else if (tag === 0x12) {
       const [s, e] = r.span();
-      messages.push(decodeMessage(buf, s, e, cursor, prev, next, kv));
-      const t = prev;
-      prev = next;
-      next = t;
+      spans.push(s, e);
+      const size = scanMessage(buf, s, e, cursor, key);
+      if (size < 0) sure = false;
+      total += size;
     } else {
       r.skip(tag & 7);
     }
   }
-  return { topic, messages, raw: buf };
+  const count = spans.length / 2;
+  const within = sure && count > 0 && count <= MAX_MESSAGES && total <= MAX_BYTES;
+  return new ScannedPublish(buf, topic, spans, within);
 }
 
 const varintSize = (n: number): number => {

@@ -4,6 +4,7 @@ import { rmSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { protos } from '@google-cloud/pubsub';
 import { decodeRecord, publishRawHead, storedMessage } from '../../../emulators/pubsub/codec.ts';
+import { Engine } from '../../../emulators/pubsub/engine.ts';
 import { CONNECTION_WINDOW, STREAM_WINDOW } from '../../../emulators/pubsub/grpc.ts';
 import { startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
 import type { Delivery } from '../../../emulators/pubsub/types.ts';
@@ -18,6 +19,79 @@ import { tempDir } from './support.ts';
 const v1 = protos.google.pubsub.v1;
 
 describe('pubsub emulator wire codecs', () => {
+  it('vouches for a request from its bytes only when checkPublish would pass it', () => {
+    const encode = (messages: protos.google.pubsub.v1.IPubsubMessage[]): Buffer =>
+      Buffer.from(
+        v1.PublishRequest.encode(
+          v1.PublishRequest.fromObject({ topic: 'projects/p/topics/t', messages }),
+        ).finish(),
+      );
+    const passes = (buf: Buffer): boolean => {
+      try {
+        Engine.checkPublish(decodePublishRequest(buf).messages);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const attrs = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'v']));
+    // A 200-byte key of invalid UTF-8 decodes to 200 U+FFFD, 600 bytes: over the 256-byte limit.
+    const invalidKey = encode([{ attributes: { ['a'.repeat(200)]: 'v' } }]);
+    invalidKey.fill(0xff, invalidKey.indexOf('a'.repeat(200)), invalidKey.indexOf('a'.repeat(200)) + 200);
+    const cases: [string, Buffer, boolean][] = [
+      [
+        'typical',
+        encode([{ data: Buffer.from('x'), attributes: { a: '1', b: 'ü' } }, { data: Buffer.from('y') }]),
+        true,
+      ],
+      [
+        'same ordering key',
+        encode([
+          { data: Buffer.from('x'), orderingKey: 'k' },
+          { data: Buffer.from('y'), orderingKey: 'k' },
+        ]),
+        true,
+      ],
+      ['long valid UTF-8 key', encode([{ attributes: { ['é'.repeat(128)]: 'v' } }]), true],
+      ['100 attributes', encode([{ attributes: attrs(100) }]), true],
+      ['no messages', encode([]), false],
+      ['1001 messages', encode(Array.from({ length: 1001 }, () => ({ data: Buffer.from('x') }))), false],
+      ['empty message', encode([{ data: Buffer.from('x') }, {}]), false],
+      ['101 attributes', encode([{ attributes: attrs(101) }]), false],
+      ['empty key', encode([{ attributes: { '': 'v' } }]), false],
+      ['goog key', encode([{ attributes: { googx: 'v' } }]), false],
+      ['key of 257 bytes', encode([{ attributes: { ['k'.repeat(257)]: 'v' } }]), false],
+      ['value of 1025 bytes', encode([{ attributes: { k: 'v'.repeat(1025) } }]), false],
+      [
+        'ordering key of 1025 bytes',
+        encode([{ data: Buffer.from('x'), orderingKey: 'o'.repeat(1025) }]),
+        false,
+      ],
+      [
+        'two ordering keys',
+        encode([
+          { data: Buffer.from('x'), orderingKey: 'a' },
+          { data: Buffer.from('y'), orderingKey: 'b' },
+        ]),
+        false,
+      ],
+      ['a message over 10 MB', encode([{ data: Buffer.alloc(10_000_001) }]), false],
+      [
+        'a request over 10 MB',
+        encode([{ data: Buffer.alloc(6_000_000) }, { data: Buffer.alloc(6_000_000) }]),
+        false,
+      ],
+      ['invalid UTF-8 key', invalidKey, false],
+    ];
+    for (const [name, buf, valid] of cases) {
+      const req = decodePublishRequest(buf);
+      assert.equal(passes(buf), valid, `${name}: checkPublish`);
+      // Vouched for exactly when valid here (the scan may also decline a valid one: then checkPublish judges).
+      assert.equal(req.withinLimits, valid, `${name}: withinLimits`);
+      assert.equal(req.count, req.messages.length, `${name}: count`);
+    }
+  });
+
   it('decodes a PublishRequest as the client encodes it, skipping fields it does not use', () => {
     const buf = Buffer.from(
       v1.PublishRequest.encode(
