@@ -1,12 +1,14 @@
 /**
  * Publishing a request's events in ONE Publish call (so a batch is all-or-nothing,
- * docs/google-wire.md §7) on the gRPC channel of the raw `v1.PublisherClient`, which sets up the
- * credentials, endpoint and emulator: the request is encoded by hand (adapters/publish-wire.ts)
- * and sent on the client's stub, with our own short timeout and retry so a bus that is down gives
- * the caller a 503 within seconds instead of the library's 600 s retries.
+ * docs/google-wire.md §7) over the gateway's own gRPC unary client on `node:http2`
+ * (adapters/grpc-unary.ts): the request is encoded by hand (adapters/publish-wire.ts) and sent
+ * as one HTTP/2 stream on a kept session to pubsub.googleapis.com (or the emulator), with our own
+ * short timeout and retry so a bus that is down gives the caller a 503 within seconds instead of
+ * the library's 600 s retries. grpc-js's per-call machinery (resolving and subchannel calls,
+ * filters, metadata objects) was ~15% of the gateway's CPU per single-event request.
  */
 
-import type { v1 } from '@google-cloud/pubsub';
+import type { CallCredentials, UnaryClient } from './grpc-unary.ts';
 import { decodePublishResponse, encodePublishRequest } from './publish-wire.ts';
 
 export interface OutgoingMessage {
@@ -19,7 +21,7 @@ export interface EventPublisher {
   /** Resolves with one message id per message, in order, once Pub/Sub acknowledged them. */
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<string[]>;
   close(): Promise<void>;
-  /** Loads the client ahead of the first publish (the gateway calls it once it listens). */
+  /** Connects (and gets credentials) ahead of the first publish (the gateway calls it once it listens). */
   warm?(): Promise<void>;
 }
 
@@ -45,6 +47,8 @@ export interface PublisherOptions {
   readonly emulatorHost?: string;
   /** Whole-call deadline including retries (default 5000 ms). */
   readonly totalTimeoutMs?: number;
+  /** Credentials for production (default: application-default credentials, Pub/Sub scope); tests inject. */
+  readonly credentials?: CallCredentials;
 }
 
 // gRPC codes that mean "not now": the call is retried within the deadline, then reported as 503.
@@ -54,63 +58,74 @@ const RESOURCE_EXHAUSTED = 8;
 const ABORTED = 10;
 const RETRYABLE = [UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED];
 
-/** Creates the publisher over a raw v1.PublisherClient (one Publish per request). */
+const PUBLISH_PATH = '/google.pubsub.v1.Publisher/Publish';
+const ENDPOINT = 'https://pubsub.googleapis.com';
+const SCOPE = 'https://www.googleapis.com/auth/pubsub';
+// Our requests can be 10 MB (docs/google-wire.md §7: gRPC's default 4 MiB would fail large batches).
+const MAX_MESSAGE_BYTES = 11 * 1024 * 1024;
+
+/** Creates the publisher: one Publish per (coalesced) request, on one HTTP/2 session. */
 export function createPublisher(options: PublisherOptions): EventPublisher {
   const total = options.totalTimeoutMs ?? 5000;
-  const clientOptions: Record<string, unknown> = {
-    projectId: options.project,
-    // Our requests can be 10 MB (docs/google-wire.md §7: the default 4 MiB would fail large batches).
-    'grpc.max_send_message_length': 11 * 1024 * 1024,
-    'grpc.max_receive_message_length': 11 * 1024 * 1024,
-  };
-  // Google's client is loaded on first use (or by warm()), not at import: it is most of the
-  // gateway's cold start, and the server can listen before it is needed.
-  let loading: Promise<{ client: v1.PublisherClient; stub: UnaryStub }> | undefined;
-  const client = (): Promise<{ client: v1.PublisherClient; stub: UnaryStub }> => {
+  // An emulator is the same client on another origin, plaintext and without credentials.
+  const origin = options.emulatorHost ? emulatorOrigin(options.emulatorHost) : ENDPOINT;
+  // The client module is loaded on first use (or by warm()), and google-auth-library only in
+  // production: neither is on the gateway's cold start.
+  let loading: Promise<UnaryClient> | undefined;
+  const client = (): Promise<UnaryClient> => {
     loading ??= (async () => {
-      const [{ v1: api }, { credentials }, { OAuth2Client }] = await Promise.all([
-        import('@google-cloud/pubsub'),
-        import('@grpc/grpc-js'),
-        import('google-auth-library'),
-      ]);
-      if (options.emulatorHost) {
-        const [host, port] = options.emulatorHost.replace(/^https?:\/\//, '').split(':');
-        Object.assign(clientOptions, {
-          servicePath: host,
-          port: Number(port ?? 8085),
-          sslCreds: credentials.createInsecure(),
-          // An emulator needs no credentials: a bare client stops gax probing the metadata server
-          // for the universe domain on the first call (seconds offline).
-          authClient: new OAuth2Client(),
-        });
-      }
-      const c = new api.PublisherClient(
-        clientOptions as ConstructorParameters<typeof api.PublisherClient>[0],
-      );
-      // The client's gRPC stub: its channel, with the credentials (or the emulator's insecure
-      // ones) the client set up. Publish goes through it directly (publishOnce), not through
-      // the client's call wrappers and generated encoder.
-      const stub = (await c.initialize()) as unknown as UnaryStub;
-      return { client: c, stub };
+      const { createUnaryClient } = await import('./grpc-unary.ts');
+      const credentials = options.emulatorHost
+        ? undefined
+        : (options.credentials ?? (await googleCredentials()));
+      return createUnaryClient({
+        origin,
+        maxMessageBytes: MAX_MESSAGE_BYTES,
+        headers: {
+          'user-agent': 'eventbus-gateway',
+          // Google's usage header: the runtime, and who calls (no gax/gapic/grpc: none of them is used).
+          'x-goog-api-client': `gl-node/${process.versions.node} eventbus-gateway/1`,
+        },
+        ...(credentials ? { credentials } : {}),
+      });
     })();
     loading.catch(() => {
       loading = undefined; // a failed load is tried again on the next publish
     });
     return loading;
   };
+  // The routing header Google's clients send with every Publish (gax's x-goog-request-params),
+  // made once per topic.
+  const routing = new Map<string, { name: string; headers: Record<string, string> }>();
+  const routeOf = (topic: string) => {
+    let r = routing.get(topic);
+    if (!r) {
+      const name = `projects/${options.project}/topics/${topic}`;
+      r = { name, headers: { 'x-goog-request-params': `topic=${encodeURIComponent(name)}` } };
+      routing.set(topic, r);
+    }
+    return r;
+  };
   const rpcTimeout = Math.min(total, 3000);
   const send = async (topic: string, messages: readonly OutgoingMessage[]): Promise<string[]> => {
     try {
-      const { stub } = await client();
-      // The deadline starts once the client is loaded (its first load can take seconds), as the
-      // client's own call timeout did.
+      const unary = await client();
+      // The deadline starts once the client is loaded (its first load can take a moment).
       const deadline = Date.now() + total;
-      const request = encodePublishRequest(`projects/${options.project}/topics/${topic}`, messages);
-      // Retried like the client's own settings were (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED;
+      const route = routeOf(topic);
+      const body = encodePublishRequest(route.name, messages);
+      // Retried like Google's client's settings (UNAVAILABLE, DEADLINE_EXCEEDED, ABORTED;
       // 100 ms doubling to 1 s), each attempt at most 3 s, all within the whole-call deadline.
       for (let delay = 100; ; delay = Math.min(delay * 2, 1000)) {
         try {
-          const ids = await publishOnce(stub, request, Math.min(deadline, Date.now() + rpcTimeout));
+          const ids = decodePublishResponse(
+            await unary.call({
+              path: PUBLISH_PATH,
+              body,
+              deadline: Math.min(deadline, Date.now() + rpcTimeout),
+              headers: route.headers,
+            }),
+          );
           if (ids.length !== messages.length) {
             throw new Error(`Publish returned ${ids.length} ids for ${messages.length} messages`);
           }
@@ -133,36 +148,68 @@ export function createPublisher(options: PublisherOptions): EventPublisher {
   return {
     publish: coalesce,
     close: async () => {
-      if (loading) await (await loading).client.close();
+      if (loading) await (await loading).close();
     },
     warm: async () => {
-      await client();
+      await (await client()).connect();
     },
   };
 }
 
-/** The part of a grpc-js client (the Publisher stub) a unary call needs. */
-interface UnaryStub {
-  makeUnaryRequest(
-    method: string,
-    serialize: (value: Buffer) => Buffer,
-    deserialize: (bytes: Buffer) => string[],
-    argument: Buffer,
-    options: { deadline: number },
-    callback: (err: (Error & { code?: number }) | null, value?: string[]) => void,
-  ): unknown;
+/** `http://host:port` of `PUBSUB_EMULATOR_HOST` (`host:port`, a scheme tolerated; port 8085 by default). */
+function emulatorOrigin(host: string): string {
+  const bare = host.replace(/^https?:\/\//, '').replace(/\/+$/, '');
+  return /:\d+$/.test(bare) ? `http://${bare}` : `http://${bare}:8085`;
 }
 
-const PUBLISH_METHOD = '/google.pubsub.v1.Publisher/Publish';
-const asIs = (bytes: Buffer) => bytes;
+/**
+ * How long a token's headers are reused before the library is asked again in the background, and
+ * the age past which a call waits for a fresh answer (the library refreshes 5 min before expiry).
+ */
+const CREDENTIALS_REUSE_MS = 60_000;
+const CREDENTIALS_MAX_AGE_MS = 240_000;
 
-/** One Publish attempt with the request already encoded (adapters/publish-wire.ts). */
-function publishOnce(stub: UnaryStub, request: Buffer, deadline: number): Promise<string[]> {
-  return new Promise((resolve, reject) => {
-    stub.makeUnaryRequest(PUBLISH_METHOD, asIs, decodePublishResponse, request, { deadline }, (err, ids) =>
-      err ? reject(err) : resolve(ids ?? []),
-    );
-  });
+/**
+ * Application-default credentials for Pub/Sub, as headers. google-auth-library (10.x) answers
+ * `getRequestHeaders()` with a fetch `Headers` and refreshes a token 5 minutes before it expires,
+ * so a value it gave stays valid for minutes: it is reused for a minute without asking (a call
+ * then awaits nothing), asked again in the background after that, and waited for past 4 minutes.
+ * UNAUTHENTICATED drops it.
+ */
+async function googleCredentials(): Promise<CallCredentials> {
+  const { GoogleAuth } = await import('google-auth-library');
+  const auth = new GoogleAuth({ scopes: [SCOPE] });
+  let value: Readonly<Record<string, string>> | undefined;
+  let at = 0;
+  let asking: Promise<Readonly<Record<string, string>>> | undefined;
+  const ask = () => {
+    asking ??= auth
+      .getRequestHeaders()
+      .then((h) => {
+        const out: Record<string, string> = {};
+        h.forEach((v, k) => {
+          out[k] = v;
+        });
+        value = out;
+        at = Date.now();
+        return out;
+      })
+      .finally(() => {
+        asking = undefined;
+      });
+    return asking;
+  };
+  return {
+    headers() {
+      const age = Date.now() - at;
+      if (value === undefined || age > CREDENTIALS_MAX_AGE_MS) return ask();
+      if (age > CREDENTIALS_REUSE_MS) ask().catch(() => {}); // the current value still holds meanwhile
+      return value;
+    },
+    invalidate() {
+      value = undefined;
+    },
+  };
 }
 
 /** Pub/Sub's per-call limits, with room for the request envelope. */
