@@ -5,6 +5,7 @@
  * the emulators run as `npm start` runs them (local/services.ts: provisioned, the registry bucket
  * included, which the gateway reads its definitions from); they and the bare server each run in
  * their own process so autocannon does not share their event loop.
+ * Compared loads run in turns (4 rounds each, see inTurns), so a drifting machine slows both.
  * Env: BENCH_GATEWAY_PROFILE=<dir> writes the gateway's CPU profile there.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -21,7 +22,7 @@ import { fileTokenStore } from '../gateway/token-store.ts';
 import { emulatorPubSub } from '../local/provision.ts';
 import { environmentOf, gateway, type ServiceFactory } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
-import { autocannon, start, stop } from './child.ts';
+import { autocannon, type CannonResult, start, stop } from './child.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 import { processCpuMs } from './proc-cpu.ts';
 
@@ -38,67 +39,107 @@ const event = (i = 0) => ({
   consent: { analytics: 'granted' },
 });
 
-/**
- * CPU µs per request of each process over the measured run: on two shared cores the request
- * rate is bounded by the sum, so this says which process to work on.
- */
-function cpuPerRequest(
-  before: Record<string, number>,
-  after: Record<string, number>,
-  requests: number,
-): Record<string, number> {
-  return Object.fromEntries(
-    Object.keys(after).map((k) => [k, ((after[k] as number) - (before[k] as number)) / requests]),
-  );
-}
-
 const cpuText = (cpu: Record<string, number>) =>
   Object.entries(cpu)
     .map(([k, us]) => `${k} ${us.toFixed(0)}`)
     .join(', ');
 
-async function cannon(
-  url: string,
-  body: string,
-  headers: Record<string, string>,
-  connections: number,
-  timing: { readonly warmup: number; readonly seconds: number },
-  pids: Record<string, number | undefined> = {},
+/** One load to measure: where it goes, what it sends, whose CPU counts. */
+interface Load {
+  readonly url: string;
+  readonly body: string;
+  readonly headers: Record<string, string>;
+  readonly connections: number;
+  readonly pids?: Record<string, number | undefined>;
   /** The status every answer must have (refused requests: 401). */
-  expect = 200,
-) {
-  const opts = {
-    url,
-    method: 'POST',
-    body,
-    headers: { 'content-type': 'application/json', ...headers },
-    connections,
-  };
-  await autocannon({ ...opts, duration: timing.warmup }); // warm-up: JIT, connection pools, the emulator's log
-  const sample = () => {
-    const out: Record<string, number> = {};
-    for (const [k, pid] of Object.entries(pids)) out[k] = (processCpuMs(pid) ?? Number.NaN) * 1000; // µs
-    const self = process.cpuUsage();
-    out['bench (autocannon)'] = self.user + self.system;
-    return out;
-  };
-  const before = sample();
-  const r = await autocannon({ ...opts, duration: timing.seconds });
-  const cpuUs = cpuPerRequest(before, sample(), r.requests.total);
+  readonly expect?: number;
+}
+
+interface Measured {
+  readonly requests: { readonly average: number; readonly total: number };
+  readonly latency: { readonly p50: number; readonly p99: number };
+  readonly cpu: string;
+  readonly cpuUs: Record<string, number>;
+}
+
+const optionsOf = (load: Load) => ({
+  url: load.url,
+  method: 'POST',
+  body: load.body,
+  headers: { 'content-type': 'application/json', ...load.headers },
+  connections: load.connections,
+});
+
+/** CPU used so far (µs) by each process of a load, and by this one (autocannon). */
+function sampleCpu(load: Load): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, pid] of Object.entries(load.pids ?? {})) out[k] = (processCpuMs(pid) ?? Number.NaN) * 1000;
+  const self = process.cpuUsage();
+  out['bench (autocannon)'] = self.user + self.system;
+  return out;
+}
+
+/** One stretch of a load; every answer must have the expected status. */
+async function stretch(load: Load, seconds: number): Promise<CannonResult & { cpu: Record<string, number> }> {
+  const before = sampleCpu(load);
+  const r = await autocannon({ ...optionsOf(load), duration: seconds });
+  const after = sampleCpu(load);
+  const expect = load.expect ?? 200;
   const others = Object.keys(r.statusCodeStats ?? {}).filter((code) => code !== String(expect));
   if ((expect === 200 && r.non2xx > 0) || others.length > 0 || r.errors > 0) {
-    const failed = await fetch(url, { method: 'POST', body, headers: opts.headers });
+    const failed = await fetch(load.url, {
+      method: 'POST',
+      body: load.body,
+      headers: optionsOf(load).headers,
+    });
     throw new Error(
-      `${url}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors; e.g. ${failed.status} ${(await failed.text()).slice(0, 300)}`,
+      `${load.url}: ${r.non2xx} non-2xx answers (${JSON.stringify(r.statusCodeStats)}), ${r.errors} errors; e.g. ${failed.status} ${(await failed.text()).slice(0, 300)}`,
     );
   }
-  return { ...r, cpu: cpuText(cpuUs), cpuUs };
+  const cpu = Object.fromEntries(
+    Object.keys(after).map((k) => [k, (after[k] as number) - (before[k] as number)]),
+  );
+  return { ...r, cpu };
+}
+
+/**
+ * Loads measured in turns: after a warm-up of each, `rounds` rounds in which each load runs for
+ * its share of `timing.seconds`, one after the other. A machine whose speed drifts (other
+ * tenants, CPU steal) then slows every load alike, so their ratio holds; one long run of each
+ * compared a fast minute with a slow one. Rates and CPU are over all rounds; p50 is the median
+ * of the rounds' and p99 the highest.
+ */
+async function inTurns(
+  loads: readonly Load[],
+  timing: { readonly warmup: number; readonly seconds: number; readonly rounds: number },
+): Promise<Measured[]> {
+  for (const load of loads) await autocannon({ ...optionsOf(load), duration: timing.warmup }); // JIT, pools, the emulator's log
+  const runs = loads.map(() => [] as Awaited<ReturnType<typeof stretch>>[]);
+  for (let round = 0; round < timing.rounds; round++)
+    for (const [i, load] of loads.entries())
+      runs[i]?.push(await stretch(load, timing.seconds / timing.rounds));
+  return runs.map((rs) => {
+    const total = rs.reduce((n, r) => n + r.requests.total, 0);
+    const cpuUs: Record<string, number> = {};
+    for (const r of rs)
+      for (const [k, us] of Object.entries(r.cpu) as [string, number][])
+        cpuUs[k] = (cpuUs[k] ?? 0) + us / total;
+    const p50s = rs.map((r) => r.latency.p50).sort((x, y) => x - y);
+    return {
+      requests: { total, average: total / timing.seconds },
+      latency: { p50: p50s[p50s.length >> 1] ?? Number.NaN, p99: Math.max(...rs.map((r) => r.latency.p99)) },
+      cpu: cpuText(cpuUs),
+      cpuUs,
+    };
+  });
 }
 
 export const suite: BenchSuite = {
   name: 'gateway: auth + validation + acknowledged publish to the Pub/Sub emulator',
   async run({ quick }): Promise<BenchFigure[]> {
-    const timing = quick ? { warmup: 0.25, seconds: 0.75 } : { warmup: 2, seconds: DURATION };
+    const timing = quick
+      ? { warmup: 0.25, seconds: 0.75, rounds: 1 }
+      : { warmup: 2, seconds: DURATION, rounds: 4 };
     const dir = mkdtempSync(join(tmpdir(), 'bench-gateway-'));
     let local: LocalEnvironment | undefined;
     let bare: { child: ChildProcess; url: string } | undefined;
@@ -144,33 +185,46 @@ export const suite: BenchSuite = {
       const auth = { authorization: `Bearer ${token}` };
       const single = JSON.stringify(event());
       const gw = `http://127.0.0.1:${local.ports.gateway}`;
-      const b = await cannon(`${bare.url}/v1/topics/events`, single, auth, 50, timing, {
-        bare: bare.child.pid,
-      });
       const pids = { gateway: pid('gateway'), emulator: pid('pubsub') };
-      const s = await cannon(`${gw}/v1/topics/events`, single, auth, 50, timing, pids);
+      // The gate's pair, in turns: the bare server and the gateway.
+      const [b, s] = (await inTurns(
+        [
+          {
+            url: `${bare.url}/v1/topics/events`,
+            body: single,
+            headers: auth,
+            connections: 50,
+            pids: { bare: bare.child.pid },
+          },
+          { url: `${gw}/v1/topics/events`, body: single, headers: auth, connections: 50, pids },
+        ],
+        timing,
+      )) as [Measured, Measured];
       const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
-      const m = await cannon(`${gw}/v1/topics/events`, batch, auth, 4, timing, pids);
+      const [m] = (await inTurns(
+        [{ url: `${gw}/v1/topics/events`, body: batch, headers: auth, connections: 4, pids }],
+        timing,
+      )) as [Measured];
       // Live events: refused requests (a made-up token, 401) with refusal records on (the
-      // environment's gateway) and off (a second gateway on the same emulators), same run.
+      // environment's gateway) and off (a second gateway on the same emulators), in turns.
       unrecorded = await start(['gateway/main.ts'], {
         ...gatewayEnv,
         PORT: '0',
         EVENTBUS_LIVE_EVENTS: 'off',
       });
       const wrong = { authorization: 'Bearer ebt_not-a-token-000000000000000000000' };
-      const refusedOn = await cannon(`${gw}/v1/topics/events`, single, wrong, 50, timing, pids, 401);
-      const refusedOff = await cannon(
-        `${unrecorded.url}/v1/topics/events`,
-        single,
-        wrong,
-        50,
+      const refused = (url: string, refusedPids: Record<string, number | undefined>): Load => ({
+        url: `${url}/v1/topics/events`,
+        body: single,
+        headers: wrong,
+        connections: 50,
+        pids: refusedPids,
+        expect: 401,
+      });
+      const [refusedOn, refusedOff] = (await inTurns(
+        [refused(gw, pids), refused(unrecorded.url, { gateway: unrecorded.child.pid })],
         timing,
-        {
-          gateway: unrecorded.child.pid,
-        },
-        401,
-      );
+      )) as [Measured, Measured];
       const raw = await rawPublishRate(
         `http://127.0.0.1:${local.ports.pubsub}`,
         Buffer.from(JSON.stringify({ ...event(), event_id: 'x'.repeat(36) })),
