@@ -13,6 +13,7 @@
  * new session for the next call). Failures are `GrpcError`s with grpc-js's numeric `code`, so
  * the caller's retry rules read the same.
  */
+
 import {
   type ClientHttp2Session,
   type ClientHttp2Stream,
@@ -20,6 +21,7 @@ import {
   constants,
   type SecureClientSessionOptions,
 } from 'node:http2';
+import { andThen } from '../core/maybe-async.ts';
 
 /** gRPC status codes used here (https://grpc.github.io/grpc/core/md_doc_statuscodes.html). */
 export const Code = {
@@ -292,16 +294,13 @@ export function createUnaryClient(options: UnaryClientOptions): UnaryClient {
           );
         }
         const auth = credentials?.headers();
-        if (auth instanceof Promise) {
-          // As grpc-js reports a failed credentials plugin: UNAVAILABLE, so the caller retries.
-          auth.then(
-            (h) => start(call, h, resolve, reject),
-            (err: unknown) =>
-              reject(
-                new GrpcError(Code.UNAVAILABLE, `Getting credentials failed: ${(err as Error).message}`),
-              ),
-          );
-        } else start(call, auth, resolve, reject);
+        // As grpc-js reports a failed credentials plugin: UNAVAILABLE, so the caller retries.
+        andThen(
+          auth,
+          (h) => start(call, h, resolve, reject),
+          (err: unknown) =>
+            reject(new GrpcError(Code.UNAVAILABLE, `Getting credentials failed: ${(err as Error).message}`)),
+        );
       });
     },
     async connect() {
