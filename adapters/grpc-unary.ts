@@ -88,6 +88,13 @@ export interface UnaryClientOptions {
   /** Headers every call carries (`user-agent`, `x-goog-api-client`). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly credentials?: CallCredentials;
+  /**
+   * A session with no traffic for this long is closed, and the next call opens a fresh one
+   * (default 4 minutes). There are no keepalive pings while idle: a server may answer idle pings
+   * with GOAWAY, and a connection a NAT or load balancer dropped silently would otherwise be
+   * found only by a call that misses its deadline.
+   */
+  readonly idleCloseMs?: number;
 }
 
 export interface UnaryCall {
@@ -112,6 +119,7 @@ export interface UnaryClient {
 
 /** How long an unanswered PING may take, after a missed deadline, before the session is dropped. */
 const PING_TIMEOUT_MS = 2000;
+const IDLE_CLOSE_MS = 240_000;
 /** gRPC's HTTP-to-status table (doc/http-grpc-status-mapping.md), for answers without grpc-status. */
 const HTTP_TO_CODE: Readonly<Record<number, number>> = {
   400: Code.INTERNAL,
@@ -167,6 +175,11 @@ export function createUnaryClient(options: UnaryClientOptions): UnaryClient {
     session.on('error', drop);
     session.on('goaway', drop);
     session.on('close', drop);
+    // Idle for long: no new calls on it; it closes once (already finished) streams are done.
+    session.setTimeout(options.idleCloseMs ?? IDLE_CLOSE_MS, () => {
+      drop();
+      session.close();
+    });
     // Never holds the process: a call in flight holds it by its deadline timer.
     session.unref();
     current = conn;

@@ -287,6 +287,29 @@ describe('gRPC unary client on node:http2: answers of a bare HTTP/2 server', () 
     }
   });
 
+  it('closes a session idle for idleCloseMs, and the next call opens a new one', async () => {
+    const server = await fakeServer(ok(['1']));
+    try {
+      const client = createUnaryClient({
+        origin: `http://${server.host}`,
+        maxMessageBytes: 1024,
+        idleCloseMs: 150,
+      });
+      const once = () => client.call({ path: PUBLISH, body: Buffer.from('r'), deadline: Date.now() + 1000 });
+      await once();
+      assert.equal(server.sessions.size, 1);
+      const first = [...server.sessions][0];
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal(server.sessions.size, 0, 'the idle session was closed');
+      await once();
+      assert.equal(server.sessions.size, 1);
+      assert.notEqual([...server.sessions][0], first);
+      await client.close();
+    } finally {
+      await server.close();
+    }
+  });
+
   it('after a GOAWAY, later calls go on a new session', async () => {
     const server = await fakeServer((stream, _h, n) => {
       ok([`n${n}`])(stream, {}, n);
