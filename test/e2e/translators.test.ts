@@ -65,7 +65,10 @@ describe('end to end: a defined event and its CSV translator', function () {
     `\uFEFFOrder,E-Mail,Amount,Date,Product\r\n${rows.join('\r\n')}\r\n`;
   // Days before today as the export writes them (DD.MM.YYYY) and as BigQuery returns them: recent,
   // because Meta takes events of the last 7 days only.
-  const day = (back: number) => new Date(Date.now() - back * 86_400_000).toISOString().slice(0, 10);
+  // Computed once, when the file loads: mocha loads every file before the first test runs, so a
+  // date recomputed at assertion time may already be tomorrow's when a run crosses midnight UTC.
+  const today = Date.now();
+  const day = (back: number) => new Date(today - back * 86_400_000).toISOString().slice(0, 10);
   const german = (iso: string) => iso.split('-').reverse().join('.');
   // Three good rows and one whose amount is not a number.
   const rows = [
