@@ -449,7 +449,13 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   });
   const outputs = [...(result.outputFiles ?? [])];
   if (used.size > 0) {
-    const vendor = await buildVendorGroups(groups, common, root, dir);
+    // Only the groups the entry imports from: a client it no longer loads is not shipped.
+    const vendor = await buildVendorGroups(
+      groups.filter((g) => used.has(g.file)),
+      common,
+      root,
+      dir,
+    );
     outputs.push(...vendor.outputs);
     assertBundledOnce(spec.name, new Map([[main, moduleInputs(result.metafile)], ...vendor.inputs]));
   }
