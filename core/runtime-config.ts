@@ -35,6 +35,8 @@ export const ENV = Object.freeze({
   trustProxy: 'EVENTBUS_TRUST_PROXY',
   /** Publish calls the gateway keeps in flight at once (docs/gateway.md). */
   publishInFlight: 'EVENTBUS_PUBLISH_IN_FLIGHT',
+  /** How long a Publish call in flight holds the next one back, in milliseconds (docs/gateway.md). */
+  publishHoldMs: 'EVENTBUS_PUBLISH_HOLD_MS',
   /** How long one publish may take in all, retries included, in milliseconds. */
   publishTimeoutMs: 'EVENTBUS_PUBLISH_TIMEOUT_MS',
   /** The Pub/Sub emulator's host:port (read by Google's clients too). */

@@ -6,17 +6,23 @@ const msgs = (n: number, tag: string): OutgoingMessage[] =>
   Array.from({ length: n }, (_, i) => ({ data: Buffer.from(`${tag}${i}`), attributes: {} }));
 
 /** A coalescing publisher whose calls are recorded and each held until its gate is opened. */
-function gated(maxInFlight: number) {
+function gated(maxInFlight: number, holdMs = 0) {
   const calls: string[][] = [];
   const gates: (() => void)[] = [];
-  const publish = coalescing(async (_topic, messages) => {
-    const batch = messages.map((m) => m.data.toString());
-    calls.push(batch);
-    await new Promise<void>((r) => gates.push(r));
-    return batch.map((d) => `id-${d}`);
-  }, maxInFlight);
+  const publish = coalescing(
+    async (_topic, messages) => {
+      const batch = messages.map((m) => m.data.toString());
+      calls.push(batch);
+      await new Promise<void>((r) => gates.push(r));
+      return batch.map((d) => `id-${d}`);
+    },
+    maxInFlight,
+    holdMs,
+  );
   return { calls, gates, publish };
 }
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('publisher: coalescing of waiting requests', () => {
   it('sends at once below the in-flight limit, then merges waiting requests whole into one call', async () => {
@@ -50,6 +56,37 @@ describe('publisher: coalescing of waiting requests', () => {
     assert.deepEqual(calls, [['a0'], ['b0', 'c0', 'd0']]);
     for (const open of gates.splice(0)) open();
     assert.deepEqual(await Promise.all([a, ...rest]), [['id-a0'], ['id-b0'], ['id-c0'], ['id-d0']]);
+  });
+
+  it('holds free slots while the latest call is younger than the hold: requests wait for its answer', async () => {
+    const { calls, gates, publish } = gated(4, 200);
+    const a = publish('events', msgs(1, 'a'));
+    const b = publish('events', msgs(1, 'b'));
+    await sleep(20);
+    const c = publish('events', msgs(1, 'c'));
+    await sleep(20);
+    // Three slots free, but the call in flight is younger than 200 ms: b and c wait for it.
+    assert.deepEqual(calls, [['a0']]);
+    gates.shift()?.();
+    assert.deepEqual(await a, ['id-a0']);
+    await sleep(0);
+    assert.deepEqual(calls, [['a0'], ['b0', 'c0']]);
+    gates.shift()?.();
+    assert.deepEqual(await Promise.all([b, c]), [['id-b0'], ['id-c0']]);
+  });
+
+  it('takes a free slot once the latest call has been in flight longer than the hold (a stuck call)', async () => {
+    const { calls, gates, publish } = gated(4, 30);
+    const a = publish('events', msgs(1, 'a')); // never answered until the end: stuck
+    await sleep(5);
+    const b = publish('events', msgs(1, 'b'));
+    const c = publish('events', msgs(1, 'c'));
+    await sleep(5);
+    assert.deepEqual(calls, [['a0']], 'held while a is young');
+    await sleep(60);
+    assert.deepEqual(calls, [['a0'], ['b0', 'c0']], 'sent together once a is past the hold');
+    for (const open of gates.splice(0)) open();
+    assert.deepEqual(await Promise.all([a, b, c]), [['id-a0'], ['id-b0'], ['id-c0']]);
   });
 
   it('never splits a request and never exceeds 1000 messages per call', async () => {
