@@ -7,6 +7,9 @@
  * their own process so autocannon does not share their event loop.
  * Compared loads run in turns (4 rounds each, see inTurns), so a drifting machine slows both.
  * Env: BENCH_GATEWAY_PROFILE=<dir> writes the gateway's CPU profile there.
+ * BENCH_GATEWAY_VARIANT="NAME=value …" also runs the single-event load against a second gateway
+ * started with those variables (e.g. EVENTBUS_PUBLISH_HOLD_MS=0), in the same turns: a setting
+ * compared on the same machine in the same minutes, which consecutive runs cannot do here.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -144,6 +147,8 @@ export const suite: BenchSuite = {
     let local: LocalEnvironment | undefined;
     let bare: { child: ChildProcess; url: string } | undefined;
     let unrecorded: { child: ChildProcess; url: string } | undefined;
+    let variant: { child: ChildProcess; url: string } | undefined;
+    const variantEnv = parseVariant(process.env['BENCH_GATEWAY_VARIANT']);
     let gatewayEnv: Record<string, string> = {};
     try {
       // A token whose rate limit is not what is measured, in the store the gateway reads.
@@ -186,8 +191,9 @@ export const suite: BenchSuite = {
       const single = JSON.stringify(event());
       const gw = `http://127.0.0.1:${local.ports.gateway}`;
       const pids = { gateway: pid('gateway'), emulator: pid('pubsub') };
-      // The gate's pair, in turns: the bare server and the gateway.
-      const [b, s] = (await inTurns(
+      if (variantEnv) variant = await start(['gateway/main.ts'], { ...gatewayEnv, PORT: '0', ...variantEnv });
+      // The gate's pair, in turns: the bare server and the gateway (and the variant, if any).
+      const [b, s, v] = (await inTurns(
         [
           {
             url: `${bare.url}/v1/topics/events`,
@@ -197,9 +203,21 @@ export const suite: BenchSuite = {
             pids: { bare: bare.child.pid },
           },
           { url: `${gw}/v1/topics/events`, body: single, headers: auth, connections: 50, pids },
+          ...(variant
+            ? [
+                {
+                  url: `${variant.url}/v1/topics/events`,
+                  body: single,
+                  headers: auth,
+                  connections: 50,
+                  pids: { gateway: variant.child.pid, emulator: pid('pubsub') },
+                },
+              ]
+            : []),
         ],
         timing,
-      )) as [Measured, Measured];
+      )) as [Measured, Measured, Measured?];
+      if (variant) await stop(variant.child);
       const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
       const [m] = (await inTurns(
         [{ url: `${gw}/v1/topics/events`, body: batch, headers: auth, connections: 4, pids }],
@@ -231,7 +249,19 @@ export const suite: BenchSuite = {
         timing.seconds,
       );
       const gatewayUs = s.cpuUs['gateway'] ?? Number.NaN;
+      const compared: BenchFigure[] = v
+        ? [
+            {
+              name: `single-event POST, the gateway with ${process.env['BENCH_GATEWAY_VARIANT']}`,
+              value: v.requests.average,
+              unit: 'req/s',
+              baseline: { name: 'the gateway as configured, in the same turns', value: s.requests.average },
+              detail: `p50 ${v.latency.p50} ms, p99 ${v.latency.p99} ms; CPU µs/request: ${v.cpu}`,
+            },
+          ]
+        : [];
       return [
+        ...compared,
         {
           name: 'single-event POST, 50 keep-alive connections (token, validation, acknowledged publish)',
           value: s.requests.average,
@@ -275,11 +305,24 @@ export const suite: BenchSuite = {
     } finally {
       if (bare) await stop(bare.child);
       if (unrecorded) await stop(unrecorded.child);
+      if (variant) await stop(variant.child);
       await local?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
   },
 };
+
+/** `NAME=value NAME2=value2` (BENCH_GATEWAY_VARIANT) as an environment; undefined when unset. */
+export function parseVariant(text: string | undefined): Record<string, string> | undefined {
+  if (!text?.trim()) return undefined;
+  const env: Record<string, string> = {};
+  for (const pair of text.trim().split(/\s+/)) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new Error(`BENCH_GATEWAY_VARIANT: "${pair}" is not NAME=value`);
+    env[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return env;
+}
 
 /** The recorder's own cost per refusal, in process (one kind flooding, then every one a new kind). */
 function recordCost(): string {

@@ -63,6 +63,24 @@ describe('npm run bench -- --quick', () => {
       assert.ok(out.includes(title), `${title} ran:\n${out}`);
   });
 
+  it('compares a gateway started with BENCH_GATEWAY_VARIANT in the same turns, and refuses a malformed one', async function () {
+    this.timeout(120_000);
+    const { code, out } = await bench(['gateway', '--quick'], {
+      BENCH_GATEWAY_VARIANT: 'EVENTBUS_PUBLISH_HOLD_MS=0',
+    });
+    assert.equal(code, 0, out);
+    const line =
+      /single-event POST, the gateway with EVENTBUS_PUBLISH_HOLD_MS=0: ([\d,]+) req\/s {2}\| baseline the gateway as configured, in the same turns: ([\d,]+) req\/s/.exec(
+        out,
+      );
+    assert.ok(line, out);
+    assert.ok(Number(line[1]?.replaceAll(',', '')) > 0 && Number(line[2]?.replaceAll(',', '')) > 0, out);
+    assert.match(out, /CPU µs\/request: gateway \d+/);
+    const bad = await bench(['gateway', '--quick'], { BENCH_GATEWAY_VARIANT: 'HOLD' });
+    assert.equal(bad.code, 1, bad.out);
+    assert.match(bad.out, /BENCH_GATEWAY_VARIANT: "HOLD" is not NAME=value/);
+  });
+
   it('fails a suite that throws, one that measures zero and one that hangs past its bound', async function () {
     this.timeout(60_000);
     const dir = mkdtempSync(join(tmpdir(), 'bench-quick-'));
