@@ -9,22 +9,79 @@
  * The digest is also the warehouse insertId, so BigQuery's best-effort de-duplication can only
  * ever fold copies of the same content, never drop a different event that reused an id.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted at every depth, so the same content gives the same text whatever
- * order the producer wrote its fields in. Arrays keep their order (it is content).
+ * order the producer wrote its fields in. Arrays keep their order (it is content). A key whose
+ * value is undefined is left out, as JSON.stringify leaves it out; any other value JSON has no
+ * text for (undefined in an array, a function) is `null`. Written into one string as it goes:
+ * this runs for every stored event.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const o = value as Record<string, unknown>;
-    const keys = Object.keys(o)
-      .filter((k) => o[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`).join(',')}}`;
+  const copy = sortedCopy(value);
+  return copy === UNUSUAL ? append('', value) : (JSON.stringify(copy) ?? 'null');
+}
+
+/** What sortedCopy answers for a value whose text it cannot vouch for: append() writes it. */
+const UNUSUAL = Symbol('unusual');
+
+/**
+ * A copy whose objects have their keys inserted in sorted order, for ONE JSON.stringify (far
+ * faster than a call per value). Only where that gives the canonical text exactly: plain objects
+ * and arrays of JSON values. A key that starts with a digit (V8 lists array-index keys first,
+ * in numeric order, whatever the insertion order), `__proto__` (an assignment would set the
+ * prototype), a function or symbol member (JSON.stringify leaves it out, the definition writes
+ * null) or any other kind of object (toJSON) makes it UNUSUAL.
+ */
+function sortedCopy(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') {
+    return typeof value === 'function' || typeof value === 'symbol' ? UNUSUAL : value;
   }
-  return JSON.stringify(value) ?? 'null';
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = sortedCopy(value[i]);
+      if (v === UNUSUAL) return UNUSUAL;
+      out[i] = v;
+    }
+    return out;
+  }
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return UNUSUAL;
+  const o = value as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  const out: Record<string, unknown> = {};
+  for (const k of keys) {
+    const c = k.charCodeAt(0);
+    if ((c >= 48 && c <= 57) || k === '__proto__') return UNUSUAL;
+    const v = o[k];
+    if (v === undefined) continue;
+    const copy = sortedCopy(v);
+    if (copy === UNUSUAL) return UNUSUAL;
+    out[k] = copy;
+  }
+  return out;
+}
+
+function append(out: string, value: unknown): string {
+  if (value === null || typeof value !== 'object') return out + (JSON.stringify(value) ?? 'null');
+  if (Array.isArray(value)) {
+    out += '[';
+    for (let i = 0; i < value.length; i++) out = append(i === 0 ? out : `${out},`, value[i]);
+    return `${out}]`;
+  }
+  const o = value as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  let first = true;
+  out += '{';
+  for (const k of keys) {
+    const v = o[k];
+    if (v === undefined) continue;
+    out = append(`${first ? out : `${out},`}${JSON.stringify(k)}:`, v);
+    first = false;
+  }
+  return `${out}}`;
 }
 
 /**
@@ -33,7 +90,7 @@ export function canonicalJson(value: unknown): string {
  * being a digest of the whole event, it reveals no field on its own.
  */
 export function payloadDigest(event: object): string {
-  return createHash('sha256').update(canonicalJson(event)).digest('hex');
+  return hash('sha256', canonicalJson(event), 'hex');
 }
 
 /** The identity key of a stored event as the ledger and the checks compare it. */

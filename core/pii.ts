@@ -4,7 +4,7 @@
  * scrub for personal data hidden where no field names it (an email in a URL's query string,
  * a phone number in free text). Pure.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** Which context fields to hash (SHA-256 of the trimmed, lower-cased text) or drop. */
 export interface PiiPolicy {
@@ -12,7 +12,7 @@ export interface PiiPolicy {
   readonly drop: readonly string[];
 }
 
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+export const sha256 = (text: string) => hash('sha256', text, 'hex');
 
 const HASHED = /^[0-9a-f]{64}$/;
 

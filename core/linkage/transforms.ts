@@ -4,7 +4,7 @@
  * so one odd field does not stop an event. Normalisation follows the platforms' own rules
  * (docs/platforms.md: Meta's customer-information parameters and SDK normalisers), not a peer's.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 // The library's own entry (index), not its Node entry, which would register every language.
 import countries from 'i18n-iso-countries/index.js';
 import de from 'i18n-iso-countries/langs/de.json' with { type: 'json' };
@@ -26,7 +26,7 @@ export function isSha256(value: string): boolean {
 /** Lowercase hex SHA-256 of the UTF-8 string; values that already are a digest pass through (lowercased). */
 export function sha256(value: string): string {
   if (isSha256(value)) return value.toLowerCase();
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /** The result of phone normalisation: digits with the country code, or nothing. */
@@ -109,7 +109,7 @@ export function googleAdsName(value: string): string | undefined {
 export function pseudonymousId(value: string): string | undefined {
   const v = value.trim();
   if (v === '') return undefined;
-  const h = createHash('sha256').update(`eventbus-client-id:${v}`, 'utf8').digest('hex');
+  const h = hash('sha256', `eventbus-client-id:${v}`, 'hex');
   return `${Number.parseInt(h.slice(0, 8), 16)}.${Number.parseInt(h.slice(8, 16), 16)}`;
 }
 
