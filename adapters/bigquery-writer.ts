@@ -4,8 +4,9 @@
  * 10 MB / 50,000-row limits of insertAll), and each caller is answered as soon as the
  * request carrying its rows is answered, never later.
  */
-import type { BigQuery, Table } from '@google-cloud/bigquery';
+import type { BigQuery } from '@google-cloud/bigquery';
 import type { InsertRow, RowRejection, RowWriter } from '../core/warehouse/rows.ts';
+import { insertAllThrough } from './bigquery-rest.ts';
 
 /**
  * One insertAll request. Resolves with the per-row errors BigQuery returned (indices into
@@ -245,54 +246,13 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
 }
 
 /**
- * The request body around the rows: all-or-nothing per request, unknown fields are errors
- * (the batcher resends only the rows that were stopped by others).
- */
-const BODY_HEAD = '{"skipInvalidRows":false,"ignoreUnknownValues":false,"rows":[';
-
-interface InsertAllResponse {
-  readonly insertErrors?: readonly {
-    readonly index?: number;
-    readonly errors?: readonly { readonly reason?: string; readonly message?: string }[];
-  }[];
-}
-
-/**
- * insertAll through the BigQuery client, with `{insertId, json}` rows so insertId = event_id.
- * The body goes to the table's own authenticated `request` as pre-serialised JSON text:
- * `table.insert` deep-copies every row three times and walks each one for `{{projectId}}`
- * tokens (~70 µs of CPU per event row), for the same request on the wire.
+ * insertAll with the BigQuery client's endpoint, project and credentials, rows as
+ * `{insertId, json}` (insertId = the event's digest), the body made of the texts the batcher
+ * already serialised: over our own HTTP client (adapters/bigquery-rest.ts), not the client's
+ * request stack.
  */
 export function bigQueryInsertAll(bigquery: BigQuery, dataset: string): InsertAll {
-  const tables = new Map<string, Table>();
-  return async (table, rows, texts) => {
-    let t = tables.get(table);
-    if (!t) {
-      t = bigquery.dataset(dataset).table(table);
-      tables.set(table, t);
-    }
-    const body = `${BODY_HEAD}${(texts ?? rows.map((r) => JSON.stringify(r))).join(',')}]}`;
-    const [resp] = (await t.request({
-      method: 'POST',
-      uri: '/insertAll',
-      body,
-      headers: { 'Content-Type': 'application/json' },
-    })) as unknown as [InsertAllResponse | undefined];
-    const errors = resp?.insertErrors ?? [];
-    if (errors.length === 0) return [];
-    const rejections = errors.map((e) => {
-      const first = e.errors?.[0];
-      return {
-        index: typeof e.index === 'number' && e.index >= 0 && e.index < rows.length ? e.index : -1,
-        reason: first?.reason ?? 'invalid',
-        message: first?.message ?? 'row rejected',
-      };
-    });
-    // A rejection we cannot pin to a row cannot be answered per caller: fail the request.
-    if (rejections.some((r) => r.index < 0))
-      throw new Error(`insertAll into ${table} answered errors for unknown rows`);
-    return rejections;
-  };
+  return insertAllThrough(bigquery, dataset);
 }
 
 /** The store path's writer: micro-batched insertAll into one dataset. */

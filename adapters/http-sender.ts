@@ -21,6 +21,8 @@ export interface HttpSenderOptions {
   /** Agents to send through (tests, custom TLS); default keep-alive agents of this sender. */
   readonly httpAgent?: HttpAgent;
   readonly httpsAgent?: HttpsAgent;
+  /** Largest answer body kept (default MAX_RESPONSE_BYTES); a longer one is cut there. */
+  readonly maxResponseBytes?: number;
 }
 
 /**
@@ -33,6 +35,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): Sender {
     'http:': options.httpAgent ?? new HttpAgent({ keepAlive: true }),
     'https:': options.httpsAgent ?? new HttpsAgent({ keepAlive: true }),
   };
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
   return (request, timeoutMs) => {
     let url: URL;
     try {
@@ -46,7 +49,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): Sender {
         message: `unsupported protocol ${url.protocol} (${request.redactedUrl})`,
       });
     const deadline = Date.now() + timeoutMs;
-    return exchange(url, request, agents, timeoutMs, deadline, true);
+    return exchange(url, request, agents, timeoutMs, deadline, true, maxBytes);
   };
 }
 
@@ -57,6 +60,7 @@ function exchange(
   timeoutMs: number,
   deadline: number,
   mayRetryStale: boolean,
+  maxBytes: number,
 ): Promise<InboundResponse> {
   return new Promise((resolve) => {
     let settled = false;
@@ -87,7 +91,7 @@ function exchange(
       if (mayRetryStale && req.reusedSocket && err.code === 'ECONNRESET' && Date.now() < deadline) {
         settled = true;
         clearTimeout(timer);
-        resolve(exchange(url, request, agents, timeoutMs, deadline, false));
+        resolve(exchange(url, request, agents, timeoutMs, deadline, false, maxBytes));
         return;
       }
       finish({ kind: 'network_error', message: describe(err, request) });
@@ -96,16 +100,16 @@ function exchange(
       const chunks: Buffer[] = [];
       let size = 0;
       res.on('data', (chunk: Buffer) => {
-        if (size >= MAX_RESPONSE_BYTES) return;
+        if (size >= maxBytes) return;
         chunks.push(chunk);
         size += chunk.length;
         // Stop reading a body that is larger than we keep; the connection is not reused.
-        if (size >= MAX_RESPONSE_BYTES) {
-          finish(response(res, chunks));
+        if (size >= maxBytes) {
+          finish(response(res, chunks, maxBytes));
           res.destroy();
         }
       });
-      res.on('end', () => finish(response(res, chunks)));
+      res.on('end', () => finish(response(res, chunks, maxBytes)));
       res.on('error', (err: NodeJS.ErrnoException) =>
         finish({ kind: 'network_error', message: describe(err, request) }),
       );
@@ -116,7 +120,7 @@ function exchange(
   });
 }
 
-function response(res: IncomingMessage, chunks: readonly Buffer[]): InboundResponse {
+function response(res: IncomingMessage, chunks: readonly Buffer[], maxBytes: number): InboundResponse {
   const headers: Record<string, string> = {};
   for (const [key, value] of Object.entries(res.headers)) {
     if (value !== undefined) headers[key] = Array.isArray(value) ? value.join(', ') : value;
@@ -125,7 +129,7 @@ function response(res: IncomingMessage, chunks: readonly Buffer[]): InboundRespo
     chunks.length === 0
       ? ''
       : (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks))
-          .subarray(0, MAX_RESPONSE_BYTES)
+          .subarray(0, maxBytes)
           .toString('utf8');
   return { kind: 'response', status: res.statusCode ?? 0, headers, body };
 }

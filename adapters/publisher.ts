@@ -168,54 +168,13 @@ function emulatorOrigin(host: string): string {
   return /:\d+$/.test(bare) ? `http://${bare}` : `http://${bare}:8085`;
 }
 
-/**
- * How long a token's headers are reused before the library is asked again in the background, and
- * the age past which a call waits for a fresh answer (the library refreshes 5 min before expiry).
- */
-const CREDENTIALS_REUSE_MS = 60_000;
-const CREDENTIALS_MAX_AGE_MS = 240_000;
-
-/**
- * Application-default credentials for Pub/Sub, as headers. google-auth-library (10.x) answers
- * `getRequestHeaders()` with a fetch `Headers` and refreshes a token 5 minutes before it expires,
- * so a value it gave stays valid for minutes: it is reused for a minute without asking (a call
- * then awaits nothing), asked again in the background after that, and waited for past 4 minutes.
- * UNAUTHENTICATED drops it.
- */
+/** Application-default credentials for Pub/Sub, as cached headers (adapters/google-credentials.ts). */
 async function googleCredentials(): Promise<CallCredentials> {
-  const { GoogleAuth } = await import('google-auth-library');
-  const auth = new GoogleAuth({ scopes: [SCOPE] });
-  let value: Readonly<Record<string, string>> | undefined;
-  let at = 0;
-  let asking: Promise<Readonly<Record<string, string>>> | undefined;
-  const ask = () => {
-    asking ??= auth
-      .getRequestHeaders()
-      .then((h) => {
-        const out: Record<string, string> = {};
-        h.forEach((v, k) => {
-          out[k] = v;
-        });
-        value = out;
-        at = Date.now();
-        return out;
-      })
-      .finally(() => {
-        asking = undefined;
-      });
-    return asking;
-  };
-  return {
-    headers() {
-      const age = Date.now() - at;
-      if (value === undefined || age > CREDENTIALS_MAX_AGE_MS) return ask();
-      if (age > CREDENTIALS_REUSE_MS) ask().catch(() => {}); // the current value still holds meanwhile
-      return value;
-    },
-    invalidate() {
-      value = undefined;
-    },
-  };
+  const [{ GoogleAuth }, { cachedCredentials }] = await Promise.all([
+    import('google-auth-library'),
+    import('./google-credentials.ts'),
+  ]);
+  return cachedCredentials(new GoogleAuth({ scopes: [SCOPE] }));
 }
 
 /** How long a Publish call in flight holds the next one back (see PublisherOptions.holdMs). */

@@ -1,7 +1,7 @@
 /**
  * The forward function's per-delivery fast path keeps its behaviour: kept-alive connections
- * (and a fresh one when the server closed an idle one), ledger inserts as one raw insertAll
- * body with per-row errors mapped back, cached secrets without a promise.
+ * (and a fresh one when the server closed an idle one), ledger rows of concurrent deliveries in
+ * one insertAll request against the BigQuery emulator, cached secrets without a promise.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,11 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { createHttpSender } from '../../adapters/http-sender.ts';
-import {
-  createLedgerBigQueryWriter,
-  createLedgerWriter,
-  ledgerInsertAll,
-} from '../../adapters/ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { forwardPush } from '../../core/delivery/forward.ts';
 import { attemptEntry } from '../../core/delivery/ledger.ts';
@@ -89,67 +85,9 @@ describe('http sender connections', () => {
   });
 });
 
-/** A stand-in for the client's table.request: records the request, answers `answer`. */
-function fakeBigQuery(answer: unknown) {
-  const calls: { table: string; dataset: string; opts: Record<string, unknown> }[] = [];
-  const bq = {
-    dataset: (dataset: string) => ({
-      table: (table: string) => ({
-        request: async (opts: Record<string, unknown>) => {
-          calls.push({ dataset, table, opts });
-          return [answer];
-        },
-      }),
-    }),
-  } as unknown as BigQuery;
-  return { bq, calls };
-}
-
+// The insertAll request itself (path, body, per-row errors, failures, retries) is tested against
+// a loopback server in test/storage/bigquery-rest.test.ts.
 describe('ledger insertAll', () => {
-  const rows = [
-    { insertId: 'a', json: { event_id: 'a', reason: 'literal {{projectId}} stays' } },
-    { insertId: 'b', json: { event_id: 'b' } },
-  ];
-
-  it('sends one raw insertAll body, untouched, all-or-nothing', async () => {
-    const { bq, calls } = fakeBigQuery({ kind: 'bigquery#tableDataInsertAllResponse' });
-    assert.deepEqual(await ledgerInsertAll(bq, 'events')('deliveries', rows), []);
-    assert.equal(calls.length, 1);
-    const call = calls[0];
-    assert.equal(call?.dataset, 'events');
-    assert.equal(call?.table, 'deliveries');
-    assert.equal(call?.opts['uri'], '/insertAll');
-    assert.equal(call?.opts['method'], 'POST');
-    assert.equal(typeof call?.opts['body'], 'string');
-    assert.deepEqual(JSON.parse(call?.opts['body'] as string), {
-      rows,
-      skipInvalidRows: false,
-      ignoreUnknownValues: false,
-    });
-  });
-
-  it('maps insertErrors to row rejections', async () => {
-    const { bq } = fakeBigQuery({
-      insertErrors: [
-        { index: 1, errors: [{ reason: 'invalid', message: 'no such field: x' }] },
-        { index: 0, errors: [{ reason: 'stopped', message: '' }] },
-      ],
-    });
-    assert.deepEqual(await ledgerInsertAll(bq, 'events')('deliveries', rows), [
-      { index: 1, reason: 'invalid', message: 'no such field: x' },
-      { index: 0, reason: 'stopped', message: '' },
-    ]);
-  });
-
-  it('fails the request on an error it cannot pin to a row, or on a non-JSON answer', async () => {
-    const unpinned = fakeBigQuery({ insertErrors: [{ errors: [{ reason: 'invalid', message: 'what' }] }] });
-    await assert.rejects(ledgerInsertAll(unpinned.bq, 'events')('deliveries', rows), /invalid: what/);
-    const outOfRange = fakeBigQuery({ insertErrors: [{ index: 7, errors: [{ reason: 'invalid' }] }] });
-    await assert.rejects(ledgerInsertAll(outOfRange.bq, 'events')('deliveries', rows), /invalid/);
-    const text = fakeBigQuery('<html>proxy error</html>');
-    await assert.rejects(ledgerInsertAll(text.bq, 'events')('deliveries', rows), /unexpected answer/);
-  });
-
   describe('against the BigQuery emulator', () => {
     let dir: string;
     let emu: BigQueryEmulator;
