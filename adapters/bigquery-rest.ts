@@ -22,10 +22,15 @@ import { cachedCredentials } from './google-credentials.ts';
 import type { CallCredentials } from './grpc-unary.ts';
 import { createHttpSender, type Sender } from './http-sender.ts';
 
-/** One insertAll request (the batching writer's InsertAll): per-row rejections, or a rejection. */
+/**
+ * One insertAll request. Resolves with the per-row errors BigQuery returned (indices into
+ * `rows`, including `stopped` rows that failed only because another row was invalid);
+ * rejects when the request as a whole failed. (The batching writer's InsertAll.)
+ */
 export type RestInsertAll = (
   table: string,
   rows: readonly InsertRow[],
+  /** The same rows already serialised (JSON text each), when the caller has them. */
   texts?: readonly string[],
 ) => Promise<readonly RowRejection[]>;
 

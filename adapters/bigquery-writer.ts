@@ -6,19 +6,10 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { InsertRow, RowRejection, RowWriter } from '../core/warehouse/rows.ts';
-import { insertAllThrough } from './bigquery-rest.ts';
+import { insertAllThrough, type RestInsertAll } from './bigquery-rest.ts';
 
-/**
- * One insertAll request. Resolves with the per-row errors BigQuery returned (indices into
- * `rows`, including `stopped` rows that failed only because another row was invalid);
- * rejects when the request as a whole failed.
- */
-export type InsertAll = (
-  table: string,
-  rows: readonly InsertRow[],
-  /** The same rows already serialised (JSON text each), when the caller has them. */
-  texts?: readonly string[],
-) => Promise<readonly RowRejection[]>;
+/** One insertAll request (adapters/bigquery-rest.ts); tests and the refusal recorder pass their own. */
+export type InsertAll = RestInsertAll;
 
 export interface BatchingOptions {
   /** How long the first row of a batch waits for company; 0 coalesces only the same turn. */
