@@ -45,12 +45,15 @@ export interface RestInsertAllOptions {
   readonly send?: Sender;
   /** The whole call, retries included (default 60 s). */
   readonly timeoutMs?: number;
+  /** Write the valid rows of a request whose other rows are refused (default: all or nothing). */
+  readonly skipInvalidRows?: boolean;
   /** Waits between attempts (tests shorten it). */
   readonly sleep?: (ms: number) => Promise<void>;
 }
 
-/** All-or-nothing per request, unknown fields are errors (the batcher resends stopped rows). */
-const BODY_HEAD = '{"skipInvalidRows":false,"ignoreUnknownValues":false,"rows":[';
+/** All-or-nothing per request by default, unknown fields are errors (the batcher resends stopped rows). */
+const bodyHead = (skipInvalidRows: boolean) =>
+  `{"skipInvalidRows":${skipInvalidRows},"ignoreUnknownValues":false,"rows":[`;
 /** insertAll answers list every refused row: up to 50,000 of them. */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
 const ATTEMPTS = 4;
@@ -68,6 +71,7 @@ export function createRestInsertAll(o: RestInsertAllOptions): RestInsertAll {
   const total = o.timeoutMs ?? 60_000;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const base = o.baseUrl.replace(/\/+$/, '');
+  const head = bodyHead(o.skipInvalidRows ?? false);
   let project: Promise<string> | undefined;
   const projectOf = () => {
     project ??= typeof o.project === 'string' ? Promise.resolve(o.project) : o.project();
@@ -83,7 +87,7 @@ export function createRestInsertAll(o: RestInsertAllOptions): RestInsertAll {
   };
   return async (table, rows, texts) => {
     const url = `${base}/projects/${encodeURIComponent(await projectOf())}/datasets/${encodeURIComponent(o.dataset)}/tables/${encodeURIComponent(table)}/insertAll?prettyPrint=false`;
-    const body = `${BODY_HEAD}${(texts ?? rows.map((r) => JSON.stringify(r))).join(',')}]}`;
+    const body = `${head}${(texts ?? rows.map((r) => JSON.stringify(r))).join(',')}]}`;
     const deadline = Date.now() + total;
     let reauthorised = false;
     for (let attempt = 1, delay = 100; ; attempt++, delay *= 2) {

@@ -1,8 +1,8 @@
 /**
  * The gateway's refusal recorder (docs/console.md#live-events): the sampler of core/console/live-events.ts
  * in front of a small buffer that goes to the ops table `gateway_refusals` once a second through
- * insertAll (adapters/ledger-writer.ts ledgerInsertAll: the same request on the BigQuery emulator
- * and on Google Cloud). Recording costs the request a map lookup and, for a sampled refusal, a
+ * insertAll (adapters/bigquery-rest.ts: the same request on the BigQuery emulator and on Google
+ * Cloud). Recording costs the request a map lookup and, for a sampled refusal, a
  * push; the write happens off the request. Best effort by design: a row that cannot be written
  * is counted and logged, never retried into memory, and the log line of gateway/server.ts stays.
  */
@@ -16,7 +16,9 @@ import {
   type RefusalSampling,
   refusalRow,
 } from '../core/console/live-events.ts';
+import { createRestInsertAll } from './bigquery-rest.ts';
 import type { InsertAll } from './bigquery-writer.ts';
+import { cachedCredentials } from './google-credentials.ts';
 import { loadOnce } from './load-once.ts';
 
 export interface RefusalRecorder {
@@ -104,66 +106,38 @@ export function createRefusalRecorder(o: RefusalRecorderOptions): RefusalRecorde
   };
 }
 
-/** An HTTP call with Google's credentials (google-auth-library's client.request shape). */
-export type GoogleRequest = (r: {
-  url: string;
-  method: 'POST';
-  data: unknown;
-}) => Promise<{ status: number; data: unknown }>;
-
 /**
  * tabledata.insertAll over BigQuery's REST API, without the BigQuery client: the gateway does not
- * carry that client (its bundle loads google-auth-library only, docs/google-wire.md). `baseUrl`
- * is where Google's client would send it: BIGQUERY_EMULATOR_HOST when set (which takes no
- * credentials), else https://bigquery.googleapis.com/bigquery/v2 with application-default ones.
+ * carry that client (its bundle loads google-auth-library only, docs/google-wire.md). The request
+ * goes where Google's client would send it: BIGQUERY_EMULATOR_HOST when set (no credentials),
+ * else https://bigquery.googleapis.com/bigquery/v2 with application-default credentials, through
+ * the same REST insertAll as the warehouse writers (adapters/bigquery-rest.ts). Rows are
+ * independent here (skipInvalidRows): a refused row is counted lost, the others are written.
  */
 export function restInsertAll(o: {
   readonly project: string;
   readonly dataset: string;
   readonly emulatorHost?: string | undefined;
-  readonly request?: GoogleRequest;
 }): InsertAll {
-  const base = o.emulatorHost
-    ? o.emulatorHost.replace(/\/+$/, '')
-    : 'https://bigquery.googleapis.com/bigquery/v2';
-  const request = o.request ?? (o.emulatorHost ? plainRequest : googleRequest());
-  return async (table, rows) => {
-    const res = await request({
-      url: `${base}/projects/${encodeURIComponent(o.project)}/datasets/${encodeURIComponent(o.dataset)}/tables/${encodeURIComponent(table)}/insertAll`,
-      method: 'POST',
-      data: { rows: rows.map((r) => ({ insertId: r.insertId, json: r.json })), skipInvalidRows: true },
-    });
-    if (res.status !== 200) throw new Error(`insertAll into ${table} answered HTTP ${res.status}`);
-    const errors = (
-      res.data as { insertErrors?: { index?: number; errors?: { reason?: string; message?: string }[] }[] }
-    ).insertErrors;
-    return (errors ?? []).map((e) => ({
-      index: e.index ?? -1,
-      reason: e.errors?.[0]?.reason ?? 'invalid',
-      message: e.errors?.[0]?.message ?? 'row rejected',
-    }));
-  };
-}
-
-const plainRequest: GoogleRequest = async ({ url, method, data }) => {
-  const res = await fetch(url, {
-    method,
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(data),
-  });
-  return { status: res.status, data: await res.json().catch(() => ({})) };
-};
-
-function googleRequest(): GoogleRequest {
   // google-auth-library is loaded on the first refusal written, not at cold start.
   const auth = loadOnce(() =>
     import('google-auth-library').then(
       ({ GoogleAuth }) => new GoogleAuth({ scopes: ['https://www.googleapis.com/auth/bigquery.insertdata'] }),
     ),
   );
-  return async ({ url, method, data }) => {
-    const client = await (await auth()).getClient();
-    const res = await client.request({ url, method, data: data as object, validateStatus: () => true });
-    return { status: res.status, data: res.data };
-  };
+  return createRestInsertAll({
+    baseUrl: o.emulatorHost ?? 'https://bigquery.googleapis.com/bigquery/v2',
+    project: o.project,
+    dataset: o.dataset,
+    skipInvalidRows: true,
+    // Best effort, off the request path: a write that cannot finish in 10 s is counted lost.
+    timeoutMs: 10_000,
+    ...(o.emulatorHost
+      ? {}
+      : {
+          credentials: cachedCredentials({
+            getRequestHeaders: async () => (await auth()).getRequestHeaders(),
+          }),
+        }),
+  });
 }
