@@ -410,27 +410,55 @@ const rfc3339 = new RegExp(RFC3339_PATTERN);
 export function parseEventTime(value: string | number): number | undefined {
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : undefined;
   if (!rfc3339.test(value)) return undefined;
-  const [y, mo, d, h, mi, s] = [0, 5, 8, 11, 14, 17].map((i) =>
-    Number(value.slice(i, i + (i === 0 ? 4 : 2))),
-  );
-  const fracMatch = /\.(\d+)/.exec(value.slice(19));
-  const ms = fracMatch ? Number((fracMatch[1] as string).slice(0, 3).padEnd(3, '0')) : 0;
-  const zone = value.slice(19 + (fracMatch ? (fracMatch[0] as string).length : 0));
-  let offsetMin = 0;
-  if (zone !== 'Z' && zone !== 'z') {
-    const oh = Number(zone.slice(1, 3));
-    const om = Number(zone.slice(4, 6));
-    if (oh > 23 || om > 59) return undefined;
-    offsetMin = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
+  // The pattern fixed every position up to the seconds: digits read in place (this runs for
+  // every event the gateway and store see).
+  const Y = digits(value, 0, 4);
+  const M = digits(value, 5, 2);
+  const D = digits(value, 8, 2);
+  const H = digits(value, 11, 2);
+  const Mi = digits(value, 14, 2);
+  const S = digits(value, 17, 2);
+  let at = 19;
+  let ms = 0;
+  if (value.charCodeAt(at) === 46 /* . */) {
+    at++;
+    const start = at;
+    while (at < value.length && value.charCodeAt(at) >= 48 && value.charCodeAt(at) <= 57) at++;
+    // Milliseconds: the first three digits of the fraction, padded (.5 is 500 ms).
+    for (let i = start; i < start + 3; i++) ms = ms * 10 + (i < at ? value.charCodeAt(i) - 48 : 0);
   }
-  if ([y, mo, d, h, mi, s].some((n) => n === undefined)) return undefined;
-  const [Y, M, D, H, Mi, S] = [y, mo, d, h, mi, s] as [number, number, number, number, number, number];
-  if (M < 1 || M > 12 || D < 1 || H > 23 || Mi > 59 || S > 59) return undefined;
-  const date = new Date(0);
-  date.setUTCFullYear(Y, M - 1, D);
-  if (date.getUTCDate() !== D) return undefined; // 30 February rolled over
-  date.setUTCHours(H, Mi, S, ms);
-  return date.getTime() - offsetMin * 60_000;
+  let offsetMin = 0;
+  const sign = value.charCodeAt(at);
+  if (sign === 43 /* + */ || sign === 45 /* - */) {
+    const oh = digits(value, at + 1, 2);
+    const om = digits(value, at + 4, 2);
+    if (oh > 23 || om > 59) return undefined;
+    offsetMin = (sign === 45 ? -1 : 1) * (oh * 60 + om);
+  }
+  if (M < 1 || M > 12 || D < 1 || D > daysInMonth(Y, M) || H > 23 || Mi > 59 || S > 59) return undefined;
+  return (daysFromCivil(Y, M, D) * 86_400 + H * 3600 + Mi * 60 + S) * 1000 + ms - offsetMin * 60_000;
+}
+
+/** The number written by `length` ASCII digits at `from` (the caller knows they are digits). */
+function digits(text: string, from: number, length: number): number {
+  let n = 0;
+  for (let i = from; i < from + length; i++) n = n * 10 + text.charCodeAt(i) - 48;
+  return n;
+}
+
+function daysInMonth(year: number, month: number): number {
+  if (month === 2) return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0) ? 29 : 28;
+  return month === 4 || month === 6 || month === 9 || month === 11 ? 30 : 31;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (any year; Date.UTC maps 0–99 to 19xx). */
+function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146_097 + doe - 719_468;
 }
 
 /** A parsed IP address: 4 bytes or 8 16-bit groups. */

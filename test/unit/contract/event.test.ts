@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import type { StoredEvent } from '../../../core/event.ts';
 import {
   type NormalizeContext,
@@ -13,6 +14,7 @@ import {
 } from '../../../core/event.ts';
 import { exceedsDepth, inspectJson } from '../../../core/json-limits.ts';
 import { CATALOGUE, eventNameProblem, lookupEvent } from '../../../schemas/catalogue.ts';
+import { RFC3339_PATTERN } from '../../../schemas/context.ts';
 import type { Settings } from '../../../schemas/settings.ts';
 
 const NOW = Date.parse('2026-01-01T00:00:00.000Z');
@@ -273,6 +275,69 @@ describe('contract: catalogue, time and IP helpers', () => {
     assert.equal(parseEventTime('2024-02-29T12:00:00-05:30'), Date.parse('2024-02-29T17:30:00Z'));
     assert.equal(parseEventTime('2024-02-29t12:00:00.9z'), Date.parse('2024-02-29T12:00:00.900Z'));
     assert.equal(parseEventTime('0099-01-01T00:00:00Z'), Date.parse('0099-01-01T00:00:00.000Z'));
+  });
+
+  it('reads every RFC 3339 text as its first definition did (Date-based), real instants or not', () => {
+    /** The definition parseEventTime had before it read digits in place. */
+    const reference = (value: string): number | undefined => {
+      if (!new RegExp(RFC3339_PATTERN).test(value)) return undefined;
+      const [y, mo, d, h, mi, s] = [0, 5, 8, 11, 14, 17].map((i) =>
+        Number(value.slice(i, i + (i === 0 ? 4 : 2))),
+      );
+      const fracMatch = /\.(\d+)/.exec(value.slice(19));
+      const ms = fracMatch ? Number((fracMatch[1] as string).slice(0, 3).padEnd(3, '0')) : 0;
+      const zone = value.slice(19 + (fracMatch ? (fracMatch[0] as string).length : 0));
+      let offsetMin = 0;
+      if (zone !== 'Z' && zone !== 'z') {
+        const oh = Number(zone.slice(1, 3));
+        const om = Number(zone.slice(4, 6));
+        if (oh > 23 || om > 59) return undefined;
+        offsetMin = (zone[0] === '-' ? -1 : 1) * (oh * 60 + om);
+      }
+      const [Y, M, D, H, Mi, S] = [y, mo, d, h, mi, s] as [number, number, number, number, number, number];
+      if (M < 1 || M > 12 || D < 1 || H > 23 || Mi > 59 || S > 59) return undefined;
+      const date = new Date(0);
+      date.setUTCFullYear(Y, M - 1, D);
+      if (date.getUTCDate() !== D) return undefined;
+      date.setUTCHours(H, Mi, S, ms);
+      return date.getTime() - offsetMin * 60_000;
+    };
+    const two = (max: number) => fc.integer({ min: 0, max }).map((n) => String(n).padStart(2, '0'));
+    const text = fc
+      .tuple(
+        fc.integer({ min: 0, max: 9999 }).map((n) => String(n).padStart(4, '0')),
+        two(13),
+        two(32),
+        fc.constantFrom('T', 't'),
+        two(24),
+        two(60),
+        two(60),
+        fc.option(fc.stringMatching(/^[0-9]{1,9}$/), { nil: undefined }),
+        fc.oneof(
+          fc.constantFrom('Z', 'z'),
+          fc.tuple(fc.constantFrom('+', '-'), two(25), two(60)).map(([s, h, m]) => `${s}${h}:${m}`),
+        ),
+      )
+      .map(
+        ([y, mo, d, t, h, mi, s, f, z]) =>
+          `${y}-${mo}-${d}${t}${h}:${mi}:${s}${f === undefined ? '' : `.${f}`}${z}`,
+      );
+    fc.assert(
+      fc.property(text, (value) => {
+        assert.equal(parseEventTime(value), reference(value), value);
+      }),
+      { numRuns: 20_000 },
+    );
+    for (const value of [
+      '2024-02-30T00:00:00Z',
+      '2023-02-29T00:00:00Z',
+      '2000-02-29T00:00:00Z',
+      '1900-02-29T00:00:00Z',
+      '0000-02-29T23:59:59.999999999-23:59',
+      '2024-02-29T00:00:60Z',
+      '2024-02-29 00:00:00Z',
+    ])
+      assert.equal(parseEventTime(value), reference(value), value);
   });
 
   it('parses and truncates IPv4, IPv6 and IPv4-mapped addresses', () => {
