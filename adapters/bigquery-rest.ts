@@ -12,7 +12,7 @@
  * request per micro-batch and `forward` one per ledger batch, so that was a tenth of their CPU.
  *
  * Retried like Google's client: a network error, 408, 429 and 5xx are tried again (100 ms
- * doubling, 4 attempts in all, within the deadline); an insertAll may be sent twice safely (rows
+ * doubling, 4 attempts in all by default, within the deadline); an insertAll may be sent twice safely (rows
  * carry their insertId, and events_dedup folds what best-effort de-duplication lets through).
  * A 401 drops the cached credentials and is tried once more.
  */
@@ -45,6 +45,11 @@ export interface RestInsertAllOptions {
   readonly send?: Sender;
   /** The whole call, retries included (default 60 s). */
   readonly timeoutMs?: number;
+  /**
+   * Attempts in all (default 4). 1 for a caller whose own retry is better: `store` answers the
+   * push non-2xx at once, and Pub/Sub redelivers it with the subscription's backoff.
+   */
+  readonly attempts?: number;
   /** Write the valid rows of a request whose other rows are refused (default: all or nothing). */
   readonly skipInvalidRows?: boolean;
   /** Waits between attempts (tests shorten it). */
@@ -56,7 +61,6 @@ const bodyHead = (skipInvalidRows: boolean) =>
   `{"skipInvalidRows":${skipInvalidRows},"ignoreUnknownValues":false,"rows":[`;
 /** insertAll answers list every refused row: up to 50,000 of them. */
 const MAX_ANSWER_BYTES = 32 * 1024 * 1024;
-const ATTEMPTS = 4;
 const RETRIED = new Set([408, 429, 500, 502, 503, 504]);
 
 interface InsertAllAnswer {
@@ -69,6 +73,7 @@ interface InsertAllAnswer {
 export function createRestInsertAll(o: RestInsertAllOptions): RestInsertAll {
   const send = o.send ?? createHttpSender({ maxResponseBytes: MAX_ANSWER_BYTES });
   const total = o.timeoutMs ?? 60_000;
+  const attempts = o.attempts ?? 4;
   const sleep = o.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
   const base = o.baseUrl.replace(/\/+$/, '');
   const head = bodyHead(o.skipInvalidRows ?? false);
@@ -109,7 +114,7 @@ export function createRestInsertAll(o: RestInsertAllOptions): RestInsertAll {
           ? `answered HTTP ${status}: ${errorMessage(answer.body)}`
           : `failed: ${answer.message}`;
       const again =
-        (status === 0 || RETRIED.has(status)) && attempt < ATTEMPTS && Date.now() + delay < deadline;
+        (status === 0 || RETRIED.has(status)) && attempt < attempts && Date.now() + delay < deadline;
       if (!again) throw new Error(`insertAll into ${table} ${why}`);
       await sleep(delay);
     }
@@ -120,9 +125,14 @@ export function createRestInsertAll(o: RestInsertAllOptions): RestInsertAll {
  * insertAll with a BigQuery client's endpoint, project and credentials. Credentials go only
  * over TLS: an emulator's plaintext endpoint gets none, as the client sends it none.
  */
-export function insertAllThrough(bigquery: BigQuery, dataset: string): RestInsertAll {
+export function insertAllThrough(
+  bigquery: BigQuery,
+  dataset: string,
+  options: Pick<RestInsertAllOptions, 'attempts'> = {},
+): RestInsertAll {
   const baseUrl = bigquery.baseUrl;
   return createRestInsertAll({
+    ...options,
     baseUrl,
     dataset,
     project:

@@ -6,7 +6,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { InsertRow, RowRejection, RowWriter } from '../core/warehouse/rows.ts';
-import { insertAllThrough, type RestInsertAll } from './bigquery-rest.ts';
+import { insertAllThrough, type RestInsertAll, type RestInsertAllOptions } from './bigquery-rest.ts';
 
 /** One insertAll request (adapters/bigquery-rest.ts); tests and the refusal recorder pass their own. */
 export type InsertAll = RestInsertAll;
@@ -242,8 +242,12 @@ export function createBatchingWriter(insertAll: InsertAll, options: BatchingOpti
  * already serialised: over our own HTTP client (adapters/bigquery-rest.ts), not the client's
  * request stack.
  */
-export function bigQueryInsertAll(bigquery: BigQuery, dataset: string): InsertAll {
-  return insertAllThrough(bigquery, dataset);
+export function bigQueryInsertAll(
+  bigquery: BigQuery,
+  dataset: string,
+  options: Pick<RestInsertAllOptions, 'attempts'> = {},
+): InsertAll {
+  return insertAllThrough(bigquery, dataset, options);
 }
 
 /** The store path's writer: micro-batched insertAll into one dataset. */
@@ -251,6 +255,7 @@ export function createBigQueryWriter(
   bigquery: BigQuery,
   dataset: string,
   options: BatchingOptions = {},
+  insert: Pick<RestInsertAllOptions, 'attempts'> = {},
 ): BatchingWriter {
-  return createBatchingWriter(bigQueryInsertAll(bigquery, dataset), options);
+  return createBatchingWriter(bigQueryInsertAll(bigquery, dataset, insert), options);
 }

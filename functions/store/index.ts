@@ -146,10 +146,10 @@ async function init(): Promise<Handler> {
     import('@google-cloud/bigquery'),
     import('../../adapters/bigquery-writer.ts'),
   ]);
-  // No retries inside the client: waiting only delays the non-2xx that lets Pub/Sub
-  // redeliver with the subscription's backoff, which is the retry we configure and observe.
+  // No retries inside the client or the insertAll: waiting only delays the non-2xx that lets
+  // Pub/Sub redeliver with the subscription's backoff, which is the retry we configure and observe.
   const bigquery = new BigQuery({ projectId: runtime.project, autoRetry: false });
-  const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching);
+  const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching, { attempts: 1 });
   const afterStored = afterStoredHook(runtime, writer, definitions);
   return createStoreHandler({
     config: { ...storeConfig(runtime.settings, runtime.plan), ...(enrich ? { enrich } : {}) },

@@ -170,6 +170,15 @@ describe('bigquery-rest: insertAll over our own HTTP client', () => {
     } finally {
       down.close();
     }
+    // store's writer makes one attempt: Pub/Sub's redelivery is its retry.
+    const once = await api([{ status: 503, body: '{"error":{"message":"backend error"}}' }, ok]);
+    try {
+      const insert = createRestInsertAll({ baseUrl: once.url, project: 'p', dataset: 'events', attempts: 1 });
+      await assert.rejects(insert('events', rows), /answered HTTP 503: backend error/);
+      assert.equal(once.seen.length, 1);
+    } finally {
+      once.close();
+    }
     // Nothing listens: a network error, retried, then reported.
     const gone = await api([ok]);
     gone.close();
