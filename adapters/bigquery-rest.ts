@@ -12,8 +12,9 @@
  * request per micro-batch and `forward` one per ledger batch, so that was a tenth of their CPU.
  *
  * Retried like Google's client: a network error, 408, 429 and 5xx are tried again (100 ms
- * doubling, 4 attempts in all by default, within the deadline); an insertAll may be sent twice safely (rows
- * carry their insertId, and events_dedup folds what best-effort de-duplication lets through).
+ * doubling, 4 attempts in all by default, within the deadline); an insertAll may be sent twice
+ * safely (rows carry their insertId, and events_dedup folds what best-effort de-duplication lets
+ * through).
  * A 401 drops the cached credentials and is tried once more.
  */
 import type { BigQuery } from '@google-cloud/bigquery';
@@ -144,16 +145,16 @@ export function insertAllThrough(
 }
 
 function rejectionsOf(table: string, rows: readonly InsertRow[], text: string): readonly RowRejection[] {
-  let answer: InsertAllAnswer;
+  let parsed: unknown;
   try {
-    answer = JSON.parse(text) as InsertAllAnswer;
+    parsed = JSON.parse(text);
   } catch {
-    answer = undefined as unknown as InsertAllAnswer;
+    parsed = undefined;
   }
   // Anything but a JSON object is not a confirmation that the rows were written.
-  if (answer === null || typeof answer !== 'object')
+  if (parsed === null || typeof parsed !== 'object')
     throw new Error(`insertAll into ${table}: unexpected answer`);
-  const rejections = (answer.insertErrors ?? []).map((e) => {
+  const rejections = ((parsed as InsertAllAnswer).insertErrors ?? []).map((e) => {
     const first = e.errors?.[0];
     return {
       index: e.index ?? -1,

@@ -15,8 +15,9 @@ import { hash } from 'node:crypto';
  * JSON with object keys sorted at every depth, so the same content gives the same text whatever
  * order the producer wrote its fields in. Arrays keep their order (it is content). A key whose
  * value is undefined is left out, as JSON.stringify leaves it out; any other value JSON has no
- * text for (undefined in an array, a function) is `null`. Written into one string as it goes:
- * this runs for every stored event.
+ * text for (undefined in an array, a function) is `null`. This runs for every stored event: a
+ * copy with its keys inserted in order goes through one JSON.stringify where that is exact, and
+ * append() writes the rest.
  */
 export function canonicalJson(value: unknown): string {
   const copy = sortedCopy(value);

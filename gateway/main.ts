@@ -33,7 +33,9 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
     // Documented in docs/gateway.md; it was never read before.
     ...(env[ENV.publishInFlight] ? { maxInFlight: Number(env[ENV.publishInFlight]) } : {}),
     ...(env[ENV.publishTimeoutMs] ? { totalTimeoutMs: Number(env[ENV.publishTimeoutMs]) } : {}),
-    ...(Number(env[ENV.publishHoldMs]) >= 0 ? { holdMs: Number(env[ENV.publishHoldMs]) } : {}),
+    ...(env[ENV.publishHoldMs] && Number(env[ENV.publishHoldMs]) >= 0
+      ? { holdMs: Number(env[ENV.publishHoldMs]) }
+      : {}),
   });
   const audience = env[ENV.gatewayAudience];
   const bucket = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
