@@ -6,12 +6,11 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
 import type { RowRejection, RowWriter } from '../core/warehouse/rows.ts';
-import { insertAllThrough } from './bigquery-rest.ts';
 import {
   type BatchingOptions,
   type BatchingWriter,
+  bigQueryInsertAll,
   createBatchingWriter,
-  type InsertAll,
 } from './bigquery-writer.ts';
 
 /** The ledger table's name in the environment's dataset. */
@@ -43,21 +42,17 @@ export function createLedgerWriter(rows: RowWriter, table = LEDGER_TABLE): Ledge
   };
 }
 
-/** The ledger's BigQuery writer: micro-batched, through `ledgerInsertAll`. */
+/**
+ * The ledger's BigQuery writer: micro-batched, over the store path's insertAll
+ * (`bigQueryInsertAll`: the client's endpoint, project and credentials, our own HTTP client).
+ */
 export function createLedgerBigQueryWriter(
   bigquery: BigQuery,
   dataset: string,
   options: BatchingOptions = {},
 ): BatchingWriter {
-  return createBatchingWriter(ledgerInsertAll(bigquery, dataset), { windowMs: LEDGER_WINDOW_MS, ...options });
-}
-
-/**
- * tabledata.insertAll of ledger rows: the same REST call as the store path's writer
- * (adapters/bigquery-rest.ts: the client's endpoint, project and credentials, our own HTTP
- * client). `table.insert` deep-copied every row and walked the body for `{{projectId}}` tokens
- * (~0.15 ms CPU per ledger row in `forward`), and the client's request stack costs ~1 ms per call.
- */
-export function ledgerInsertAll(bigquery: BigQuery, dataset: string): InsertAll {
-  return insertAllThrough(bigquery, dataset);
+  return createBatchingWriter(bigQueryInsertAll(bigquery, dataset), {
+    windowMs: LEDGER_WINDOW_MS,
+    ...options,
+  });
 }

@@ -19,8 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
+import { bigQueryInsertAll } from '../adapters/bigquery-writer.ts';
 import { createHttpSender } from '../adapters/http-sender.ts';
-import { ledgerInsertAll } from '../adapters/ledger-writer.ts';
 import { LockStore } from '../adapters/locks.ts';
 import type { Snapshot } from '../adapters/registry.ts';
 import { plainValue } from '../adapters/user-sql.ts';
@@ -121,7 +121,7 @@ FROM UNNEST(GENERATE_ARRAY(1, ${rows})) AS i`);
         ]),
       ),
     };
-    const insert = ledgerInsertAll(bigquery, p.ops.dataset);
+    const insert = bigQueryInsertAll(bigquery, p.ops.dataset);
     const sender = createHttpSender();
     const queue: RunMessage[] = [];
     const deps: RunnerDeps = {

@@ -10,11 +10,11 @@ import { http } from '@google-cloud/functions-framework';
 import type { PubSub } from '@google-cloud/pubsub';
 import type { Bucket, Storage } from '@google-cloud/storage';
 import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
-import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import { bigQueryInsertAll, createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
-import { createLedgerWriter, LEDGER_TABLE, ledgerInsertAll } from '../../adapters/ledger-writer.ts';
+import { createLedgerWriter, LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
@@ -61,7 +61,7 @@ function actionDeps(
   bigquery: BigQuery,
 ): ActionDeps {
   const versions = new Map<string, Promise<RuleVersion>>();
-  const insert = ledgerInsertAll(bigquery, config.plan.dataset);
+  const insert = bigQueryInsertAll(bigquery, config.plan.dataset);
   return {
     settings: config.settings,
     readRule: (name, version) => {
@@ -150,7 +150,7 @@ const opsPage =
 function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, storage: Storage): Job {
   const maxBytes = config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED;
   const defaults = { useLegacySql: false, defaultDataset: { datasetId: config.plan.dataset } };
-  const insert = ledgerInsertAll(bigquery, config.plan.ops.dataset);
+  const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);
   return syncJob({
     settings: config.settings,
     ops: config.plan.ops.dataset,
@@ -211,7 +211,7 @@ function alerts(reader: RegistryReader, bigquery: BigQuery): Job {
     deliveries: ref(config.plan.dataset, TABLES.deliveries),
   };
   const states = ref(config.plan.ops.dataset, OPS_TABLES.alertStates);
-  const insert = ledgerInsertAll(bigquery, config.plan.ops.dataset);
+  const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);
   const run = async (query: string, params: Record<string, string>) => {
     const [rows] = await bigquery.query({ query, params, useLegacySql: false, maximumBytesBilled: maxBytes });
     return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
