@@ -44,8 +44,28 @@ const PushBody = Type.Object(
 );
 const pushValidator = compileValidator(PushBody);
 
-/** Standard base64 (Pub/Sub's `data`), padding required, checked before decoding. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** 1 for each character of the standard base64 alphabet (RFC 4648 §4), by char code. */
+const ALPHABET = new Uint8Array(128);
+for (const c of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/')
+  ALPHABET[c.charCodeAt(0)] = 1;
+
+/**
+ * Whether `text` is standard base64 with its padding (Pub/Sub's `data`), checked before
+ * decoding, since Buffer.from(…, 'base64') skips what it does not understand. The same language
+ * as /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/, by a table loop: that
+ * regular expression cost ~3 µs for a 600-character event, on every push of every function.
+ */
+export function isStandardBase64(text: string): boolean {
+  const n = text.length;
+  if (n % 4 !== 0) return false;
+  if (n === 0) return true;
+  // The last group may end in "=" or "==": the last two characters are checked on their own.
+  for (let i = 0; i < n - 2; i++) if (ALPHABET[text.charCodeAt(i)] !== 1) return false;
+  const a = text.charCodeAt(n - 2);
+  const b = text.charCodeAt(n - 1);
+  if (b === 0x3d) return a === 0x3d || ALPHABET[a] === 1; // "x=" or "=="
+  return ALPHABET[a] === 1 && ALPHABET[b] === 1;
+}
 
 /** Decodes a classic push body. */
 export function decodePushBody(body: unknown): PushBodyDecode {
@@ -73,7 +93,8 @@ export function decodePushBody(body: unknown): PushBodyDecode {
     problems.push({ field: 'message.publishTime', description: 'is not an RFC 3339 timestamp' });
   }
   const data = m.data ?? '';
-  if (!BASE64.test(data)) problems.push({ field: 'message.data', description: 'is not standard base64' });
+  if (!isStandardBase64(data))
+    problems.push({ field: 'message.data', description: 'is not standard base64' });
   if (problems.length > 0) return { ok: false, violations: problems };
   return {
     ok: true,

@@ -10,6 +10,7 @@ import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
+import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
 import { fail, type Step } from '../core/step.ts';
 import type { FieldViolation } from '../core/validation.ts';
@@ -51,7 +52,6 @@ export interface EnvelopeContext {
 
 const ENVELOPE_KEYS = new Set(['messages']);
 const MESSAGE_KEYS = new Set(['data', 'attributes', 'orderingKey', 'messageId', 'publishTime']);
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 /**
  * Attribute names a producer may not set: `goog…` Pub/Sub itself refuses, and `CloudPubSub…`
  * are the names Pub/Sub writes on dead letters (source subscription, delivery count), which a
@@ -165,7 +165,7 @@ export function parsePublishForm(value: unknown, topic: string, ctx: EnvelopeCon
         { field: `${field}.data`, description: 'is required: it carries the event as base64 JSON' },
       ]);
     }
-    if (typeof data !== 'string' || data.length % 4 !== 0 || !BASE64.test(data)) {
+    if (typeof data !== 'string' || !isStandardBase64(data)) {
       return fail('BAD_BASE64', { field: `${field}.data` }, [
         { field: `${field}.data`, description: 'is not standard base64' },
       ]);
