@@ -7,8 +7,8 @@
  * their own process so autocannon does not share their event loop.
  * Compared loads run in turns (4 rounds each, see inTurns), so a drifting machine slows both.
  * Env: BENCH_GATEWAY_PROFILE=<dir> writes the gateway's CPU profile there.
- * BENCH_GATEWAY_VARIANT="NAME=value …" also runs the single-event load against a second gateway
- * started with those variables (e.g. EVENTBUS_PUBLISH_HOLD_MS=0), in the same turns: a setting
+ * BENCH_GATEWAY_VARIANT="NAME=value …" also runs the single-event and batch loads against a second
+ * gateway started with those variables (e.g. EVENTBUS_PUBLISH_HOLD_MS=0), in the same turns: a setting
  * compared on the same machine in the same minutes, which consecutive runs cannot do here.
  */
 import type { ChildProcess } from 'node:child_process';
@@ -217,12 +217,22 @@ export const suite: BenchSuite = {
         ],
         timing,
       )) as [Measured, Measured, Measured?];
-      if (variant) await stop(variant.child);
       const batch = JSON.stringify(Array.from({ length: 1000 }, (_, i) => event(i)));
-      const [m] = (await inTurns(
-        [{ url: `${gw}/v1/topics/events`, body: batch, headers: auth, connections: 4, pids }],
+      const batches = (url: string, batchPids: Record<string, number | undefined>): Load => ({
+        url: `${url}/v1/topics/events`,
+        body: batch,
+        headers: auth,
+        connections: 4,
+        pids: batchPids,
+      });
+      const [m, vm] = (await inTurns(
+        [
+          batches(gw, pids),
+          ...(variant ? [batches(variant.url, { gateway: variant.child.pid, emulator: pid('pubsub') })] : []),
+        ],
         timing,
-      )) as [Measured];
+      )) as [Measured, Measured?];
+      if (variant) await stop(variant.child);
       // Live events: refused requests (a made-up token, 401) with refusal records on (the
       // environment's gateway) and off (a second gateway on the same emulators), in turns.
       unrecorded = await start(['gateway/main.ts'], {
@@ -258,6 +268,20 @@ export const suite: BenchSuite = {
               baseline: { name: 'the gateway as configured, in the same turns', value: s.requests.average },
               detail: `p50 ${v.latency.p50} ms, p99 ${v.latency.p99} ms; CPU µs/request: ${v.cpu}`,
             },
+            ...(vm
+              ? [
+                  {
+                    name: `1000-event batches, the gateway with ${process.env['BENCH_GATEWAY_VARIANT']}`,
+                    value: vm.requests.average * 1000,
+                    unit: 'events/s',
+                    baseline: {
+                      name: 'the gateway as configured, in the same turns',
+                      value: m.requests.average * 1000,
+                    },
+                    detail: `p50 ${vm.latency.p50} ms, p99 ${vm.latency.p99} ms; CPU µs/request: ${vm.cpu}`,
+                  },
+                ]
+              : []),
           ]
         : [];
       return [

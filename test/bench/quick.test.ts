@@ -75,6 +75,15 @@ describe('npm run bench -- --quick', () => {
       );
     assert.ok(line, out);
     assert.ok(Number(line[1]?.replaceAll(',', '')) > 0 && Number(line[2]?.replaceAll(',', '')) > 0, out);
+    const batches =
+      /1000-event batches, the gateway with EVENTBUS_PUBLISH_HOLD_MS=0: ([\d,]+) events\/s {2}\| baseline the gateway as configured, in the same turns: ([\d,]+) events\/s/.exec(
+        out,
+      );
+    assert.ok(batches, out);
+    assert.ok(
+      Number(batches[1]?.replaceAll(',', '')) > 0 && Number(batches[2]?.replaceAll(',', '')) > 0,
+      out,
+    );
     assert.match(out, /CPU µs\/request: gateway \d+/);
     const bad = await bench(['gateway', '--quick'], { BENCH_GATEWAY_VARIANT: 'HOLD' });
     assert.equal(bad.code, 1, bad.out);
