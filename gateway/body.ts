@@ -172,6 +172,12 @@ function readCapped(
       const all = req.readableLength === 0 ? null : (req.read() as Buffer | null);
       return { ok: true, value: all ?? EMPTY };
     }
+    // The parser hands the body over before it marks the message complete, and a microtask can
+    // run in between: a body of exactly its declared length (never more than the cap, checked
+    // before) is all there is, so it is taken now, without listeners, timer or promise.
+    if (req.readableLength > 0 && req.readableLength <= max && req.readableLength === declaredLength(req)) {
+      return { ok: true, value: req.read() as Buffer };
+    }
     // A request handled synchronously from its headers is read before the parser has gone on
     // to the body in the same chunk; one microtask later it has.
     if (again)
@@ -203,6 +209,16 @@ function readCapped(
     req.once('error', () => finish(fail('REQUEST_TIMEOUT')));
     req.once('aborted', () => finish(fail('REQUEST_TIMEOUT')));
   });
+}
+
+/**
+ * The body's length as its Content-Length declares it; undefined when the body is chunked (a
+ * request with Transfer-Encoding ignores Content-Length, RFC 9112 §6.3) or the header is absent.
+ */
+function declaredLength(req: IncomingMessage): number | undefined {
+  if (req.headers['transfer-encoding'] !== undefined) return undefined;
+  const text = req.headers['content-length'];
+  return text === undefined ? undefined : Number(text);
 }
 
 /** UTF-8 check, nesting depth on the raw bytes, then JSON.parse; each failure has its own code. */
