@@ -228,11 +228,12 @@ export function decodeJson(bytes: Buffer, maxDepth: number): Step<unknown> {
   const body = start ? bytes.subarray(start) : bytes;
   if (!isUtf8(body)) return fail('INVALID_UTF8');
   const text = body.toString('utf8');
-  if (text.trim() === '') return fail('EMPTY_BODY');
   if (exceedsDepth(body, maxDepth)) return fail('TOO_DEEP', { max: maxDepth });
   try {
     return { ok: true, value: JSON.parse(text) };
   } catch (err) {
+    // Only a body that did not parse can be empty (or all white space): no copy of every body.
+    if (text.trim() === '') return fail('EMPTY_BODY');
     return fail('MALFORMED_JSON', { detail: truncate((err as Error).message, 200) });
   }
 }
