@@ -155,13 +155,15 @@ export interface MeasuredCpu {
 }
 
 /**
- * CPU seconds per request measured on the 2-core machine when quiet (`npm run bench`, 2026-11-23,
- * before issue #42's hot-path work): the gateway's own CPU per single-event publish, store's per
+ * CPU seconds per request measured on the 2-core machine when quiet (`npm run bench`, 2026-11-24,
+ * after issue #42's hot-path work; the highest of the day's quiet runs, the bare node:http server
+ * at 19–21 µs a request in them): the gateway's own CPU per single-event publish, store's per
  * event (with enrichment) and forward's per delivery under the real functions framework. plan()
  * sizes `forward` from them and docs/scale.md's table uses them; update them with the bench's
- * figures from a quiet machine (a loaded one inflates CPU per request two to three times).
+ * figures from a quiet machine (a loaded one inflates CPU per request two to three times). Before
+ * that work (2026-11-23): gateway 78 µs, store 360 µs, forward 490 µs.
  */
-export const MEASURED_CPU: MeasuredCpu = Object.freeze({ gateway: 78e-6, store: 360e-6, forward: 490e-6 });
+export const MEASURED_CPU: MeasuredCpu = Object.freeze({ gateway: 44e-6, store: 240e-6, forward: 450e-6 });
 
 /** A platform call's typical wall time (Meta, GA4, TikTok answer in 0.2–0.5 s). */
 export const PLATFORM_LATENCY_SECONDS = 0.35;
