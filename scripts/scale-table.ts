@@ -12,11 +12,13 @@ import {
   ceiling,
   costPerMillion,
   type Deployment,
+  GOOGLE_LIMITS,
   idleInstanceMonthly,
   MEASURED_CPU,
   type MeasuredCpu,
   memoryGib,
   modelInputFor,
+  monthlyAt,
   PLATFORM_LATENCY_SECONDS,
   PRICES,
   STORE_LATENCY_SECONDS,
@@ -30,10 +32,14 @@ export const MEASURED: MeasuredCpu = MEASURED_CPU;
 
 const ROOT = join(import.meta.dirname, '..');
 
-function examplePlan() {
+function exampleSettings() {
   const loaded = parseSettings(readFileSync(join(ROOT, 'environments/example.yaml'), 'utf8'));
   if (!loaded.ok) throw new Error('environments/example.yaml does not load');
-  const p = plan(loaded.settings);
+  return loaded.settings;
+}
+
+function examplePlan() {
+  const p = plan(exampleSettings());
   const fn = (name: 'store' | 'forward') => {
     const f = p.functions.find((x) => x.name === name);
     if (!f) throw new Error(`plan has no ${name}`);
@@ -143,6 +149,8 @@ export function scaleTables(): string {
     const cells = scaleAt(input, rate).map((h) => `${h.instances} (${h.boundBy.replace('_', ' ')})`);
     lines.push(`| ${rate.toLocaleString('en-US')} | ${cells.join(' | ')} |`);
   }
+  lines.push('');
+  lines.push(monthlyTable(input));
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -159,6 +167,37 @@ export function scaleTables(): string {
   lines.push('');
   lines.push(
     `Instance-based billing costs less than request-based above about ${even(sizing.store, STORE_LATENCY_SECONDS)} pushes/s to \`store\` and ${even(sizing.forward, PLATFORM_LATENCY_SECONDS)} to \`forward\` (sustained); below that, an instance kept up by a trickle costs about ${usd(idleInstanceMonthly(shape(sizing.store, 0)))} a month per service (store: ${sizing.store.cpu} vCPU, ${sizing.store.memory}; forward: ${sizing.forward.cpu} vCPU, ${sizing.forward.memory}).`,
+  );
+  return lines.join('\n');
+}
+
+const share = (used: number, limit: number) => `${Math.round((100 * used) / limit)} %`;
+/** A limit and the share of it used: instances and vCPU counted, bytes in MB/s. */
+const limitText = (l: { name: string; used: number; limit: number }) =>
+  l.name.endsWith('max_instances') || l.name.startsWith('Cloud Run')
+    ? `${l.name}: ${l.used} of ${l.limit} (${share(l.used, l.limit)})`
+    : `${l.name}: ${(l.used / 1e6).toFixed(l.used < 1e7 ? 1 : 0)} of ${l.limit / 1e6} MB/s (${share(l.used, l.limit)})`;
+
+/** A month at each sustained rate with the shipped defaults, and the limit it runs nearest. */
+function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
+  const { region, location = 'US' } = exampleSettings(); // BigQuery's default location (schemas/settings.ts)
+  const lines = [
+    `| Events/s, a 30-day month | gateway | store | forward | Pub/Sub | BigQuery | total | nearest of our limits | nearest Google quota (${region}, BigQuery in ${location}) |`,
+    '| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |',
+  ];
+  const usd0 = (x: number) => `$${Math.round(x).toLocaleString('en-US')}`;
+  for (const rate of [100, 1000, 10_000, 100_000]) {
+    const m = monthlyAt(input, { eventsPerSecond: rate, destinationsPerEvent: 2 }, { region, location });
+    const hop = (n: string) => usd0(m.hops.find((h) => h.name === n)?.monthly ?? 0);
+    const ours = m.limits.find((l) => l.name.endsWith('max_instances'));
+    const google = m.limits.find((l) => !l.name.endsWith('max_instances'));
+    lines.push(
+      `| ${rate.toLocaleString('en-US')} | ${hop('gateway')} | ${hop('store')} | ${hop('forward')} | ${usd0(m.pubsub)} | ${usd0(m.bigquery)} | **${usd0(m.total)}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
+    );
+  }
+  lines.push('');
+  lines.push(
+    `Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub and BigQuery bytes count the event and one delivery message or ledger row per destination at the event's size (an upper bound: ledger rows are smaller).`,
   );
   return lines.join('\n');
 }

@@ -341,3 +341,90 @@ export function defaultBilling(h: {
 
 /** Memory in GiB from a sizing string (`512Mi`, `1Gi`). */
 export const memoryGib = (memory: string): number => gib(memory);
+
+/**
+ * Google's documented quotas that bind an environment's rate before anything of ours, as last
+ * known (unverified offline; recheck on the quotas pages): Pub/Sub's publisher throughput per
+ * region (200 MB/s in the large regions europe-west1, us-central1 and us-east1, 50 MB/s in the
+ * others: cloud.google.com/pubsub/quotas); BigQuery's legacy streaming (`insertAll`) bytes per
+ * second per project (1 GB/s in the US and EU multi-regions, 300 MB/s elsewhere:
+ * cloud.google.com/bigquery/quotas); Cloud Run's baseline regional vCPU quota, which caps every
+ * service's instances together (1,000 vCPU in the example of cloud.google.com/run/docs/
+ * configuring/max-instances-limits; the console shows a project's own). All can be raised on
+ * request.
+ */
+export const GOOGLE_LIMITS = Object.freeze({
+  asOf: "Google's quotas pages as last known (2025–2026; unverified offline)",
+  pubsubPublishBytesPerSecond: { large: 200e6, small: 50e6 },
+  pubsubLargeRegions: ['europe-west1', 'us-central1', 'us-east1'] as readonly string[],
+  insertAllBytesPerSecond: { multiRegion: 1e9, region: 300e6 },
+  runRegionalVcpu: 1000,
+});
+
+/** Seconds in the 30-day month the monthly figures use. */
+const MONTH_SECONDS = 30 * 24 * 3600;
+
+export interface MonthlyAt {
+  readonly eventsPerSecond: number;
+  /** Per hop: the instances its need rounds up to (above its max_instances when that binds), and their month. */
+  readonly hops: readonly {
+    readonly name: string;
+    readonly instances: number;
+    readonly maxInstances: number;
+    readonly monthly: number;
+  }[];
+  readonly pubsub: number;
+  readonly bigquery: number;
+  readonly total: number;
+  /** Each limit's share used at this rate, the nearest first: ours (max_instances) and Google's. */
+  readonly limits: readonly { readonly name: string; readonly used: number; readonly limit: number }[];
+}
+
+/**
+ * What a month at a sustained `eventsPerSecond` costs per hop, and how near each limit it runs.
+ * An instance-billed hop pays its instances around the clock (whole instances: the autoscaler
+ * keeps the need rounded up, at least one); a request-billed one pays its busy cost per event.
+ * Pub/Sub and BigQuery are per byte. Publishing counts the event and one delivery message per
+ * destination; `insertAll` the event's row and one ledger row per destination.
+ */
+export function monthlyAt(
+  input: ModelInput,
+  traffic: { readonly eventsPerSecond: number; readonly destinationsPerEvent: number },
+  place: { readonly region: string; readonly location: string },
+): MonthlyAt {
+  const rate = traffic.eventsPerSecond;
+  const millions = (rate * MONTH_SECONDS) / 1e6;
+  const busy = costPerMillion(input);
+  const scale = scaleAt(input, rate);
+  const hops = input.hops.map((h, i) => {
+    const need = scale[i]?.instances ?? 1;
+    const cost = busy.hops[i];
+    const monthly =
+      h.billing === 'instance'
+        ? need * idleInstanceMonthly(h)
+        : millions * ((cost?.compute ?? 0) + (cost?.requests ?? 0) + (cost?.logging ?? 0));
+    return { name: h.name, instances: need, maxInstances: h.maxInstances, monthly: round(monthly) };
+  });
+  const pubsub = round(busy.pubsub * millions);
+  const bigquery = round(busy.bigquery * millions);
+  const perEvent = (1 + traffic.destinationsPerEvent) * input.eventBytes;
+  const large = GOOGLE_LIMITS.pubsubLargeRegions.includes(place.region);
+  const multi = place.location === 'EU' || place.location === 'US';
+  const vcpu = input.hops.reduce((n, h, i) => n + (scale[i]?.instances ?? 1) * h.vcpu, 0);
+  const limits = [
+    ...hops.map((h) => ({ name: `${h.name} max_instances`, used: h.instances, limit: h.maxInstances })),
+    {
+      name: `Pub/Sub publish, ${place.region}`,
+      used: rate * perEvent,
+      limit: GOOGLE_LIMITS.pubsubPublishBytesPerSecond[large ? 'large' : 'small'],
+    },
+    {
+      name: `BigQuery insertAll, ${place.location}`,
+      used: rate * perEvent,
+      limit: GOOGLE_LIMITS.insertAllBytesPerSecond[multi ? 'multiRegion' : 'region'],
+    },
+    { name: 'Cloud Run regional vCPU', used: vcpu, limit: GOOGLE_LIMITS.runRegionalVcpu },
+  ].sort((a, b) => b.used / b.limit - a.used / a.limit);
+  const total = round(hops.reduce((n, h) => n + h.monthly, 0) + pubsub + bigquery);
+  return { eventsPerSecond: rate, hops, pubsub, bigquery, total, limits };
+}

@@ -14,6 +14,7 @@ import {
   idleInstanceMonthly,
   MEASURED_CPU,
   type ModelInput,
+  monthlyAt,
   scaleAt,
 } from '../../../core/deploy/cost.ts';
 import { scaleTables, shippedCost } from '../../../scripts/scale-table.ts';
@@ -120,6 +121,58 @@ describe('cost model (core/deploy/cost.ts)', () => {
         ['forward', 0, 0],
       ],
     );
+  });
+
+  it('prices a month at a sustained rate: whole instances when instance-billed, per event when not', () => {
+    const hops = [
+      hop({ name: 'store', billing: 'instance', latencySeconds: 0.05, concurrency: 80, maxInstances: 50 }),
+      hop({ name: 'forward', billing: 'request', requestsPerEvent: 2, maxInstances: 100 }),
+    ];
+    const i = input({ hops, pubsubMessagesPerEvent: 6, rowsPerEvent: 3 });
+    const m = monthlyAt(
+      i,
+      { eventsPerSecond: 1000, destinationsPerEvent: 2 },
+      { region: 'europe-west1', location: 'EU' },
+    );
+    const millions = (1000 * 30 * 24 * 3600) / 1e6;
+    // store: 1000/s × 0.6 ms / 0.6 = 1 instance by CPU, 1000/s × 0.05 s / 80 = 0.625 by slots: 1, all month.
+    assert.deepEqual(m.hops[0], {
+      name: 'store',
+      instances: 1,
+      maxInstances: 50,
+      monthly: idleInstanceMonthly(hops[0] as HopInput),
+    });
+    const busy = costPerMillion(i);
+    const fwd = busy.hops[1] as { compute: number; requests: number; logging: number };
+    assert.ok(Math.abs((m.hops[1]?.monthly ?? 0) - millions * (fwd.compute + fwd.requests)) < 0.01);
+    assert.ok(Math.abs(m.pubsub - busy.pubsub * millions) < 0.01);
+    assert.ok(
+      Math.abs(m.total - (m.hops[0]?.monthly ?? 0) - (m.hops[1]?.monthly ?? 0) - m.pubsub - m.bigquery) <
+        0.01,
+    );
+  });
+
+  it("measures each rate against Google's quotas for the region and location, the nearest first", () => {
+    const i = input({ hops: [hop({ maxInstances: 1000, concurrency: 1000 })] });
+    const at = (region: string, location: string) =>
+      monthlyAt(i, { eventsPerSecond: 100_000, destinationsPerEvent: 2 }, { region, location }).limits;
+    const find = (ls: ReturnType<typeof at>, prefix: string) => ls.find((l) => l.name.startsWith(prefix));
+    // 100,000 events/s of 1000 bytes, each published with 2 delivery messages: 300 MB/s.
+    assert.deepEqual(find(at('europe-west1', 'EU'), 'Pub/Sub'), {
+      name: 'Pub/Sub publish, europe-west1',
+      used: 3e8,
+      limit: 2e8,
+    });
+    assert.equal(find(at('asia-south1', 'EU'), 'Pub/Sub')?.limit, 5e7, 'a small region');
+    assert.equal(find(at('europe-west1', 'EU'), 'BigQuery')?.limit, 1e9, 'a multi-region');
+    assert.equal(find(at('europe-west1', 'europe-west1'), 'BigQuery')?.limit, 3e8, 'a region');
+    const shares = at('europe-west1', 'EU').map((l) => l.used / l.limit);
+    assert.deepEqual(
+      shares,
+      [...shares].sort((a, b) => b - a),
+    );
+    // 100 instances of 1000 (10 %), 100 vCPU of 1000 (10 %), BigQuery 30 %, Pub/Sub 150 %.
+    assert.equal(at('europe-west1', 'EU')[0]?.name, 'Pub/Sub publish, europe-west1');
   });
 
   it('docs/scale.md holds the model’s output', () => {
