@@ -36,6 +36,10 @@ describe('http sender', () => {
           res.writeHead(200).end(`${req.headers['content-length']} ${Buffer.byteLength(body)}`);
           return;
         }
+        if (req.url?.startsWith('/echo?')) {
+          res.writeHead(200).end(`${req.url} ${req.headers.authorization ?? ''} ${req.headers.host}`);
+          return;
+        }
         if (req.url === '/ok') res.writeHead(201, { 'x-a': 'b' }).end('fine');
         else if (req.url === '/busy') res.writeHead(503).end('later');
         else if (req.url === '/big') res.writeHead(200).end('x'.repeat(MAX_RESPONSE_BYTES * 3));
@@ -75,6 +79,34 @@ describe('http sender', () => {
     const r = await send(request(`${base}/slow`), 150);
     assert.equal(r.kind, 'network_error');
     assert.match(r.kind === 'network_error' ? r.message : '', /timeout after 150 ms/);
+  });
+  it('sends each URL to its own path and query, whichever it sent before (URLs are parsed once)', async () => {
+    const echo = async (url: string) => {
+      const r = await send(request(url), 2000);
+      return r.kind === 'response' ? r.body : r.message;
+    };
+    const port = new URL(base).port;
+    for (let round = 0; round < 2; round++) {
+      assert.equal(await echo(`${base}/echo?a=1`), `/echo?a=1  127.0.0.1:${port}`);
+      assert.equal(await echo(`${base}/echo?a=2&b=%C3%A9`), `/echo?a=2&b=%C3%A9  127.0.0.1:${port}`);
+    }
+    // Credentials in the URL go as Basic authentication, decoded, as node:http sends them.
+    const withUser = `http://us%40er:p%3Ass@127.0.0.1:${port}/echo?c=3`;
+    assert.equal(
+      await echo(withUser),
+      `/echo?c=3 Basic ${Buffer.from('us@er:p:ss').toString('base64')} 127.0.0.1:${port}`,
+    );
+  });
+  it('answers a URL it cannot send to with a network error, every time', async () => {
+    for (let round = 0; round < 2; round++) {
+      const bad = await send({ ...request('not a url'), redactedUrl: 'not a url' }, 2000);
+      assert.deepEqual(bad, { kind: 'network_error', message: 'invalid URL (not a url)' });
+      const ftp = await send({ ...request('ftp://127.0.0.1/x'), redactedUrl: 'ftp://127.0.0.1/x' }, 2000);
+      assert.deepEqual(ftp, {
+        kind: 'network_error',
+        message: 'unsupported protocol ftp: (ftp://127.0.0.1/x)',
+      });
+    }
   });
   it('turns a refused connection into a network error', async () => {
     const probe = createServer();
