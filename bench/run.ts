@@ -18,11 +18,13 @@
  *   --bound <seconds>                   each suite's time limit (default 45 quick, 1200 in full)
  */
 import { spawn } from 'node:child_process';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { costLine } from './cost-line.ts';
 import { type BenchFigure, type BenchSuite, figureProblems, formatFigure, gateProblems } from './lib.ts';
+import { machineTicks, stealPercent } from './proc-cpu.ts';
 
 export const SUITES: Readonly<Record<string, string>> = {
   pubsub: './pubsub.ts',
@@ -133,6 +135,15 @@ function killGroup(pid: number | undefined): void {
   }
 }
 
+/** What the run is measured on: the cores it may use (as `nproc` counts them), the CPU, Node, the load before it. */
+export function machineLine(): string {
+  const model = cpus()[0]?.model.trim() ?? 'unknown CPU';
+  const load = loadavg()
+    .map((x) => x.toFixed(2))
+    .join(' ');
+  return `machine: ${availableParallelism()} cores (nproc), ${model}, Node ${process.version}, load average ${load}`;
+}
+
 /** Runs the suites one after the other, printing each as it finishes; their outcomes. */
 export async function runSuites(
   specs: readonly string[],
@@ -183,7 +194,15 @@ if (import.meta.main) {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     const started = performance.now();
+    // Same-run ratios are the figures to read; the machine line says what they were measured on.
+    console.log(machineLine());
+    const ticks = machineTicks();
     const outcomes = await runSuites(specs, { quick: values.quick, boundSeconds });
+    const after = machineTicks();
+    if (ticks && after)
+      console.log(
+        `\nCPU steal over the run: ${stealPercent(ticks, after).toFixed(1)} % of the machine's CPU time (other tenants of a shared VM; figures from a run with more than a few % are the machine's as much as the code's)`,
+      );
     const failed = outcomes.filter((o) => o.problems.length > 0).map((o) => o.suite);
     const cost = costLine(outcomes.flatMap((o) => o.figures));
     if (cost) console.log(`\n${cost}`);

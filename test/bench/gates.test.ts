@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { costLine } from '../../bench/cost-line.ts';
 import { type BenchFigure, gateProblems, targetMet } from '../../bench/lib.ts';
+import { machineTicks, stealPercent } from '../../bench/proc-cpu.ts';
 import { MEASURED_CPU } from '../../core/deploy/cost.ts';
 import { shippedCost } from '../../scripts/scale-table.ts';
 
@@ -41,5 +42,19 @@ describe('bench gates and cost line', () => {
     assert.ok(line?.includes(`$${expected.toFixed(2)}`), line);
     const store = (MEASURED_CPU.store * 1e6).toFixed(0);
     assert.ok(line?.includes(`gateway 50 µs (measured), store ${store} µs (core/deploy/cost.ts)`), line);
+  });
+
+  it("reads the machine's CPU ticks and the share stolen by the hypervisor from /proc/stat", () => {
+    // user nice system idle iowait irq softirq steal guest guest_nice (guest counted in user).
+    const before = machineTicks('cpu  100 0 50 800 10 0 5 35 20 0\ncpu0 50 0 25 400 5 0 2 18 10 0\n');
+    const after = machineTicks('cpu  200 0 100 1500 20 0 10 170 40 0\n');
+    assert.deepEqual(before, { total: 1000, steal: 35 });
+    assert.deepEqual(after, { total: 2000, steal: 170 });
+    assert.equal(
+      stealPercent(before as NonNullable<typeof before>, after as NonNullable<typeof after>),
+      13.5,
+    );
+    assert.equal(machineTicks('intr 1 2 3\n'), undefined);
+    assert.equal(machineTicks('cpu  1 2 x 4 5 6 7 8\n'), undefined);
   });
 });

@@ -59,6 +59,9 @@ describe('npm run bench -- --quick', () => {
     assert.ok(ran, out);
     assert.equal(Number(ran[1]), Object.keys(SUITES).length, out);
     assert.doesNotMatch(out, /failed:/);
+    // What the figures were measured on, and how much of the machine other tenants took meanwhile.
+    assert.match(out, /^machine: \d+ cores \(nproc\), .+, Node v\d+/m);
+    assert.match(out, /^CPU steal over the run: \d+\.\d % of the machine's CPU time/m);
     for (const title of ['# gateway:', '# store:', '# delivery:', '# pubsub emulator', '# studio', '# syncs'])
       assert.ok(out.includes(title), `${title} ran:\n${out}`);
   });
