@@ -275,8 +275,7 @@ function buildMessages(
   const order: number[] = [];
   // An event_id given twice in one request is one event: published once, and every copy is
   // answered with that message's id (otherwise each copy became its own delivery downstream).
-  // (A request of one event has no copies: no map for it.)
-  const firstById = events.length > 1 ? new Map<string, number>() : undefined;
+  const firstById = new Map<string, number>();
   let bound = 0;
   let deprecated: Deprecated | undefined;
   const extra: EventExtra = pathEventName ? { pathEventName } : NO_EXTRA;
@@ -301,13 +300,13 @@ function buildMessages(
     if (violations.length > 0) continue;
     deprecated = soonest(deprecated, r.deprecated);
     eventNames.push(r.eventName);
-    const seen = firstById?.get(r.eventId);
+    const seen = firstById.get(r.eventId);
     if (seen !== undefined) {
       order.push(seen);
       continue;
     }
     bound += messageBytesBound(r.message);
-    firstById?.set(r.eventId, messages.length);
+    firstById.set(r.eventId, messages.length);
     order.push(messages.length);
     messages.push(r.message);
   }
@@ -330,15 +329,12 @@ export function soonest(a: Deprecated | undefined, b: Deprecated | undefined): D
   return b.untilMs < a.untilMs ? b : a;
 }
 
-/** No extra headers for an answer: shared, read only. */
-export const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
-
 /**
  * The headers that tell a producer it used a definition major in its grace period: `Deprecation`
  * (RFC 9745, `@<epoch seconds>` of the new major) and `Sunset` (RFC 8594, when it stops).
  */
-export function deprecationHeaders(d: Deprecated | undefined): Readonly<Record<string, string>> {
-  if (!d) return NO_HEADERS;
+export function deprecationHeaders(d: Deprecated | undefined): Record<string, string> {
+  if (!d) return {};
   return {
     deprecation: `@${Math.floor(d.sinceMs / 1000)}`,
     sunset: new Date(d.untilMs).toUTCString(),

@@ -15,7 +15,7 @@ import { type Limits, limitsOf } from '../core/json-limits.ts';
 import { isPending, type MaybePromise } from '../core/maybe-async.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type AuthenticatorDeps, type Principal, RateLimiter } from './auth.ts';
-import { clientHintsOf, type EnvelopeContext, NO_HEADERS } from './envelope.ts';
+import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
 import { createIdempotencyMemory, type IdempotencyMemory } from './idempotency.ts';
 import { splitUrl } from './routing.ts';
 import { truncate } from './step.ts';
@@ -121,26 +121,11 @@ export function send(
   res: ServerResponse,
   status: number,
   body: unknown,
-  headers: Readonly<Record<string, string>> = NO_HEADERS,
+  headers: Record<string, string> = {},
 ): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
   const origin = req.headers.origin;
-  // Nearly every answer (a server's publish): the headers as one flat list, no objects merged.
-  if (origin === undefined && headers === NO_HEADERS) {
-    res.writeHead(status, [
-      'content-type',
-      'application/json; charset=utf-8',
-      'content-length',
-      Buffer.byteLength(text),
-      'cache-control',
-      'no-store',
-      'x-content-type-options',
-      'nosniff',
-    ]);
-    res.end(text);
-    return;
-  }
   if (origin && rt.origins.has(origin)) {
     res.setHeader('access-control-allow-origin', origin);
     res.setHeader('vary', 'Origin');
