@@ -221,7 +221,7 @@ export class AppendLog {
    * INLINE_SYNC_MS): a ~100 µs wait costs less than the hop, and the loop has nothing to do
    * meanwhile that the next batch would not take anyway (Redis's `appendfsync always` works the
    * same way). With the file grown ahead (above), it took the emulator's CPU per published
-   * message under the gateway bench from 18–22 to 15–18 µs. A slow disk (an average above it) moves the
+   * message under the gateway bench from 17–22 to 15–20 µs (docs/pubsub-emulator.md). A slow disk (an average above it) moves the
    * fdatasync to libuv's pool, so that the loop serves reads, pulls and pushes meanwhile; each
    * fdatasync there is timed too, and a quick disk brings it back.
    */
