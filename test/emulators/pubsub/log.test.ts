@@ -3,9 +3,10 @@
  * (a crash in the middle of a write) is cut off on open without losing earlier records.
  */
 import assert from 'node:assert/strict';
-import { appendFileSync, rmSync, statSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { protos } from '@google-cloud/pubsub';
+import { readLog } from '../../../emulators/common/append-log.ts';
 import { Engine } from '../../../emulators/pubsub/engine.ts';
 import { decodePublishRequest } from '../../../emulators/pubsub/wire.ts';
 import { tempDir, until } from './support.ts';
@@ -54,7 +55,8 @@ describe('pubsub emulator log', () => {
         acks.map((d) => d.ackId),
       );
     }
-    await until(() => statSync(log).size < 64 * 1024);
+    // The records' bytes, not the file's: the file is grown ahead of them (append-log.ts).
+    await until(() => readLog(log).validBytes < 64 * 1024);
     await engine.close();
     const reopened = await Engine.open({ dataDir: dir, fsync: 'none' });
     assert.equal(reopened.stats(SUB).unacked, 10);
@@ -70,8 +72,14 @@ describe('pubsub emulator log', () => {
     const { engine, dir } = await fresh();
     await engine.publish(TOPIC, [message(1), message(2)]);
     await engine.close();
-    // A crash mid-write leaves a partial frame: a length that promises more bytes than exist.
-    appendFileSync(join(dir, 'pubsub.log'), Buffer.from([0xff, 0x00, 0x00, 0x00, 0x12, 0x34]));
+    // A crash mid-write leaves a partial frame where the records end (over the zeros the file
+    // was grown by): a length that promises more bytes than were written.
+    const log = join(dir, 'pubsub.log');
+    const intact = readLog(log).records.length;
+    const fd = openSync(log, 'r+');
+    writeSync(fd, Buffer.from([0xff, 0x00, 0x00, 0x00, 0x12, 0x34]), 0, 6, readLog(log).validBytes);
+    closeSync(fd);
+    assert.equal(readLog(log).records.length, intact);
     const reopened = await Engine.open({ dataDir: dir, fsync: 'always' });
     assert.equal(reopened.stats(SUB).unacked, 2);
     await reopened.publish(TOPIC, [message(3)]);
