@@ -14,6 +14,7 @@ import {
   type Deployment,
   GOOGLE_LIMITS,
   idleInstanceMonthly,
+  type Limit,
   MEASURED_CPU,
   type MeasuredCpu,
   memoryGib,
@@ -173,8 +174,8 @@ export function scaleTables(): string {
 
 const share = (used: number, limit: number) => `${Math.round((100 * used) / limit)} %`;
 /** A limit and the share of it used: instances and vCPU counted, bytes in MB/s. */
-const limitText = (l: { name: string; used: number; limit: number }) =>
-  l.name.endsWith('max_instances') || l.name.startsWith('Cloud Run')
+const limitText = (l: Limit) =>
+  l.unit === 'count'
     ? `${l.name}: ${l.used} of ${l.limit} (${share(l.used, l.limit)})`
     : `${l.name}: ${(l.used / 1e6).toFixed(l.used < 1e7 ? 1 : 0)} of ${l.limit / 1e6} MB/s (${share(l.used, l.limit)})`;
 
@@ -189,8 +190,8 @@ function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
   for (const rate of [100, 1000, 10_000, 100_000]) {
     const m = monthlyAt(input, { eventsPerSecond: rate, destinationsPerEvent: 2 }, { region, location });
     const hop = (n: string) => usd0(m.hops.find((h) => h.name === n)?.monthly ?? 0);
-    const ours = m.limits.find((l) => l.name.endsWith('max_instances'));
-    const google = m.limits.find((l) => !l.name.endsWith('max_instances'));
+    const ours = m.limits.find((l) => l.owner === 'ours');
+    const google = m.limits.find((l) => l.owner === 'google');
     lines.push(
       `| ${rate.toLocaleString('en-US')} | ${hop('gateway')} | ${hop('store')} | ${hop('forward')} | ${usd0(m.pubsub)} | ${usd0(m.bigquery)} | **${usd0(m.total)}** | ${ours ? limitText(ours) : ''} | ${google ? limitText(google) : ''} |`,
     );

@@ -377,7 +377,16 @@ export interface MonthlyAt {
   readonly bigquery: number;
   readonly total: number;
   /** Each limit's share used at this rate, the nearest first: ours (max_instances) and Google's. */
-  readonly limits: readonly { readonly name: string; readonly used: number; readonly limit: number }[];
+  readonly limits: readonly Limit[];
+}
+
+/** A limit at a rate: whose it is, what it counts (instances or vCPU; bytes a second), how much is used. */
+export interface Limit {
+  readonly name: string;
+  readonly owner: 'ours' | 'google';
+  readonly unit: 'count' | 'bytes/s';
+  readonly used: number;
+  readonly limit: number;
 }
 
 /**
@@ -411,20 +420,39 @@ export function monthlyAt(
   const large = GOOGLE_LIMITS.pubsubLargeRegions.includes(place.region);
   const multi = place.location === 'EU' || place.location === 'US';
   const vcpu = input.hops.reduce((n, h, i) => n + (scale[i]?.instances ?? 1) * h.vcpu, 0);
-  const limits = [
-    ...hops.map((h) => ({ name: `${h.name} max_instances`, used: h.instances, limit: h.maxInstances })),
+  const limits: Limit[] = [
+    ...hops.map(
+      (h): Limit => ({
+        name: `${h.name} max_instances`,
+        owner: 'ours',
+        unit: 'count',
+        used: h.instances,
+        limit: h.maxInstances,
+      }),
+    ),
     {
       name: `Pub/Sub publish, ${place.region}`,
+      owner: 'google',
+      unit: 'bytes/s',
       used: rate * perEvent,
       limit: GOOGLE_LIMITS.pubsubPublishBytesPerSecond[large ? 'large' : 'small'],
     },
     {
       name: `BigQuery insertAll, ${place.location}`,
+      owner: 'google',
+      unit: 'bytes/s',
       used: rate * perEvent,
       limit: GOOGLE_LIMITS.insertAllBytesPerSecond[multi ? 'multiRegion' : 'region'],
     },
-    { name: 'Cloud Run regional vCPU', used: vcpu, limit: GOOGLE_LIMITS.runRegionalVcpu },
-  ].sort((a, b) => b.used / b.limit - a.used / a.limit);
+    {
+      name: 'Cloud Run regional vCPU',
+      owner: 'google',
+      unit: 'count',
+      used: vcpu,
+      limit: GOOGLE_LIMITS.runRegionalVcpu,
+    },
+  ];
+  limits.sort((a, b) => b.used / b.limit - a.used / a.limit);
   const total = round(hops.reduce((n, h) => n + h.monthly, 0) + pubsub + bigquery);
   return { eventsPerSecond: rate, hops, pubsub, bigquery, total, limits };
 }

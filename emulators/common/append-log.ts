@@ -127,10 +127,10 @@ export class AppendLog {
   private fd: number;
   /** The recent fdatasyncs' average duration (ms), which decides where the next one runs. */
   private syncMs = 0;
+  /** Average fdatasync duration (ms) under which it runs on the loop (INLINE_SYNC_MS). */
+  private readonly inlineSyncMs: number;
   /** The file's length: the records (`size` bytes), then zeros. */
   private allocated: number;
-  /** Whether the batch being flushed grew the file. */
-  private grew = false;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private pendingWaiters: Waiter[] = [];
@@ -141,9 +141,6 @@ export class AppendLog {
   private idle: (() => void)[] = [];
   /** Bytes in the current file, for the caller's compaction decision. */
   size: number;
-
-  /** Average fdatasync duration (ms) under which it runs on the loop (INLINE_SYNC_MS). */
-  private readonly inlineSyncMs: number;
 
   private constructor(path: string, policy: FsyncPolicy, fd: number, size: number, inlineSyncMs: number) {
     this.path = path;
@@ -223,9 +220,10 @@ export class AppendLog {
    * INLINE_SYNC_MS): a ~100 µs wait costs less than the hop, and the loop has nothing to do
    * meanwhile that the next batch would not take anyway (Redis's `appendfsync always` works the
    * same way). With the file grown ahead (above), it took the emulator's CPU per published
-   * message under the gateway bench from 17–22 to 15–20 µs (docs/pubsub-emulator.md). A slow disk (an average above it) moves the
-   * fdatasync to libuv's pool, so that the loop serves reads, pulls and pushes meanwhile; each
-   * fdatasync there is timed too, and a quick disk brings it back.
+   * message under the gateway bench from 17–22 to 15–20 µs (docs/pubsub-emulator.md). A slow
+   * disk (an average above it) moves the fdatasync to libuv's pool, so that the loop serves
+   * reads, pulls and pushes meanwhile; each fdatasync there is timed too, and a quick disk
+   * brings it back.
    */
   private flush(): void {
     const compact = this.compactRequest;
@@ -239,6 +237,7 @@ export class AppendLog {
       return;
     }
     const batch = this.takeBatch();
+    const length = this.allocated;
     try {
       this.write(batch.parts, batch.bytes);
     } catch (err) {
@@ -251,16 +250,18 @@ export class AppendLog {
       this.settle(batch, undefined);
       return;
     }
+    // A batch that grew the file flushes the zeros too (~1.3 ms for 4 MB here): not the disk's pace.
+    const paced = this.allocated === length;
     const started = performance.now();
     if (this.syncsOnLoop) {
       this.settle(batch, () => {
         fdatasyncSync(this.fd);
-        this.timed(started);
+        if (paced) this.timed(started);
       });
       return;
     }
     fdatasync(this.fd, (err) => {
-      this.timed(started);
+      if (paced) this.timed(started);
       this.settle(batch, () => {
         if (err) throw err;
       });
@@ -279,8 +280,7 @@ export class AppendLog {
 
   /** Folds one fdatasync's duration (from `started`) into the recent average. */
   private timed(started: number): void {
-    // A batch that grew the file flushed the zeros too (~1.3 ms for 4 MB here): not the disk's pace.
-    if (!this.grew) this.syncMs = syncAverage(this.syncMs, performance.now() - started);
+    this.syncMs = syncAverage(this.syncMs, performance.now() - started);
   }
 
   private takeBatch(): { parts: Buffer[]; bytes: number; waiters: Waiter[] } {
@@ -310,7 +310,6 @@ export class AppendLog {
   /** Writes `parts` (`bytes` in all) whole at the end of the log, over the zeros it grew by. */
   private write(parts: Buffer[], bytes: number): void {
     const at = this.size;
-    this.grew = false;
     if (at + bytes > this.allocated) this.grow(at + bytes);
     try {
       let done =
@@ -355,7 +354,6 @@ export class AppendLog {
       this.fill(this.allocated, needed);
       this.allocated = needed;
     }
-    this.grew = true;
   }
 
   /** Writes zeros over [from, to). */

@@ -160,6 +160,8 @@ describe('cost model (core/deploy/cost.ts)', () => {
     // 100,000 events/s of 1000 bytes, each published with 2 delivery messages: 300 MB/s.
     assert.deepEqual(find(at('europe-west1', 'EU'), 'Pub/Sub'), {
       name: 'Pub/Sub publish, europe-west1',
+      owner: 'google',
+      unit: 'bytes/s',
       used: 3e8,
       limit: 2e8,
     });
@@ -173,6 +175,15 @@ describe('cost model (core/deploy/cost.ts)', () => {
     );
     // 100 instances of 1000 (10 %), 100 vCPU of 1000 (10 %), BigQuery 30 %, Pub/Sub 150 %.
     assert.equal(at('europe-west1', 'EU')[0]?.name, 'Pub/Sub publish, europe-west1');
+    assert.deepEqual(
+      at('europe-west1', 'EU').map((l) => [l.name, l.owner, l.unit]),
+      [
+        ['Pub/Sub publish, europe-west1', 'google', 'bytes/s'],
+        ['BigQuery insertAll, EU', 'google', 'bytes/s'],
+        ['forward max_instances', 'ours', 'count'],
+        ['Cloud Run regional vCPU', 'google', 'count'],
+      ],
+    );
   });
 
   it('docs/scale.md holds the model’s output', () => {
