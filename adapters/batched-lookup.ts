@@ -1,9 +1,10 @@
 /**
  * Questions to BigQuery that arrive within a few milliseconds share one query: a freeze of a
  * destination or of the warehouse ends in a burst of redeliveries, each asking "is this already
- * done?". An answer that does not come in time, or an error, is "no" (`false`): the callers'
- * safe side is to do the work again (a duplicate that the platform or `events_dedup` folds),
- * never to skip it.
+ * done?". What an answer that does not come in time, or an error, means is the caller's choice:
+ * "no" (`failOpen`, the ledger check: a delivery sent again, which most platforms fold) or a
+ * rejection (`failClosed`, the stored check: writing and fanning out again is not the safe side,
+ * so the push fails and Pub/Sub brings it back).
  */
 
 export interface BatchedLookupOptions {
@@ -13,6 +14,8 @@ export interface BatchedLookupOptions {
   readonly timeoutMs?: number;
   /** What the answer is about, for the log line ("ledger check", "stored check"). */
   readonly what: string;
+  /** When no answer can be had: answer "no" (`open`, the default) or reject (`closed`). */
+  readonly onFailure?: 'open' | 'closed';
   readonly log?: ((message: string) => void) | undefined;
 }
 
@@ -27,7 +30,8 @@ export function createBatchedLookup<Q>(
 ): (question: Q) => Promise<boolean> {
   const windowMs = opts.windowMs ?? 10;
   const timeoutMs = opts.timeoutMs ?? 2000;
-  let pending = new Map<string, { question: Q; resolve: ((v: boolean) => void)[] }>();
+  type Waiter = { resolve: (v: boolean) => void; reject: (err: Error) => void };
+  let pending = new Map<string, { question: Q; waiters: Waiter[] }>();
   let scheduled = false;
 
   const flush = (): void => {
@@ -35,12 +39,18 @@ export function createBatchedLookup<Q>(
     const batch = pending;
     pending = new Map();
     const answer = (found: ReadonlySet<string>): void => {
-      for (const [k, q] of batch) for (const r of q.resolve) r(found.has(k));
+      for (const [k, q] of batch) for (const w of q.waiters) w.resolve(found.has(k));
     };
     let settled = false;
     const failOpen = (why: string): void => {
       if (settled) return;
       settled = true;
+      if (opts.onFailure === 'closed') {
+        const message = `${opts.what} for ${batch.size} questions ${why}: trying again later (fail-closed)`;
+        opts.log?.(message);
+        for (const q of batch.values()) for (const w of q.waiters) w.reject(new Error(message));
+        return;
+      }
       opts.log?.(`${opts.what} for ${batch.size} redeliveries ${why}: doing them again (fail-open)`);
       answer(new Set());
     };
@@ -60,11 +70,11 @@ export function createBatchedLookup<Q>(
   };
 
   return (question) =>
-    new Promise<boolean>((resolve) => {
+    new Promise<boolean>((resolve, reject) => {
       const k = keyOf(question);
       const q = pending.get(k);
-      if (q) q.resolve.push(resolve);
-      else pending.set(k, { question, resolve: [resolve] });
+      if (q) q.waiters.push({ resolve, reject });
+      else pending.set(k, { question, waiters: [{ resolve, reject }] });
       if (!scheduled) {
         scheduled = true;
         setTimeout(flush, windowMs);

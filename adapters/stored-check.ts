@@ -3,7 +3,8 @@
  * identity (event_id, payload_digest) already in `events`? Past BigQuery's insertId window a
  * second write would be a second row; asking first keeps one. Questions arriving together share
  * one query, which reads only the partitions of their event times. An answer that does not come
- * in time, or an error, is "no": the row is written again, and `events_dedup` folds the copy.
+ * in time, or an error, rejects (fail-closed): "not stored" would write a second copy and fan it
+ * out again, so the push fails instead and Pub/Sub brings it back later, with the reason logged.
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import { identityKey } from '../core/identity.ts';
@@ -42,6 +43,7 @@ export function createStoredCheck(
 ): AlreadyStored {
   return createBatchedLookup(query, (q) => identityKey(q.event_id, q.payload_digest), {
     what: 'stored check',
+    onFailure: 'closed',
     ...opts,
   });
 }

@@ -96,10 +96,47 @@ export interface NormalizeContext {
   readonly stamp?: string;
 }
 
+/**
+ * A field of an event that the server filled in rather than the producer: the receive time as
+ * `event_time`, and the request's address, user agent and client hints as `device.*`. None of
+ * them is the producer's content, so none enters the event's identity (core/identity.ts). A
+ * minted `event_id` is named too, but stays in the identity: without an id of the producer's,
+ * two equal bodies are two events (nothing says they are one), so such an event needs no fold.
+ */
+export type ServerField =
+  | 'event_id'
+  | 'event_time'
+  | 'device.ip'
+  | 'device.user_agent'
+  | 'device.client_hints';
+export const SERVER_FIELDS: readonly ServerField[] = Object.freeze([
+  'event_id',
+  'event_time',
+  'device.ip',
+  'device.user_agent',
+  'device.client_hints',
+]);
+
+/**
+ * The message attribute naming the server fields of an event's data (comma-separated), set by the
+ * gateway, which fills them before publishing, and read by `store`, which cannot tell them from
+ * the producer's own once they are in the data. A producer publishing natively could set it, and
+ * would only make its own events' identity ignore those fields.
+ */
+export const SERVER_FIELDS_ATTRIBUTE = 'server_fields';
+
+/** The server fields an attribute value names (unknown names are ignored). */
+export function serverFieldsOf(value: string | undefined): ServerField[] {
+  if (!value) return [];
+  return value.split(',').filter((f): f is ServerField => (SERVER_FIELDS as readonly string[]).includes(f));
+}
+
 export type NormalizeResult =
   | {
       readonly ok: true;
       readonly event: NormalizedEvent;
+      /** The fields the server filled in (absent when the producer sent them all). */
+      readonly serverFields?: readonly ServerField[];
       /** Schema version of the catalogue entry; 0 for custom events. */
       readonly version: number;
       /** Whether the name is in the standard catalogue. */
@@ -272,6 +309,9 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
 
   let eventTime = ctx.now;
   const rawTime = context['event_time'];
+  // What the server fills in: made only when it fills something (most producers send a time).
+  let filled: ServerField[] | undefined = rawTime === undefined ? ['event_time'] : undefined;
+  if (context['event_id'] === undefined) filled = filled ? ['event_id', 'event_time'] : ['event_id'];
   if (rawTime !== undefined && !violations.some((v) => v.field === at(prefix, 'event_time'))) {
     const parsed = parseEventTime(rawTime as string | number);
     if (parsed === undefined) {
@@ -287,7 +327,10 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
     } else eventTime = parsed;
   }
 
-  const device = completeDevice(context['device'] as Device | undefined, ctx, prefix, violations);
+  const device = completeDevice(context['device'] as Device | undefined, ctx, prefix, violations, (f) => {
+    if (filled) filled.push(f);
+    else filled = [f];
+  });
   if (violations.length > 0) return { ok: false, violations: dedupe(violations) };
 
   const c = context as Context;
@@ -310,10 +353,14 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   const version = type?.version ?? 0;
   const known = type !== undefined;
   // Without spreads: this runs for every event of a batch. Deprecated implies defined.
-  if (!defined) return { ok: true, event, version, known };
-  return deprecated
-    ? { ok: true, event, version, known, definition: defined, deprecated }
-    : { ok: true, event, version, known, definition: defined };
+  if (!defined)
+    return filled
+      ? { ok: true, event, version, known, serverFields: filled }
+      : { ok: true, event, version, known };
+  const out = deprecated
+    ? { ok: true as const, event, version, known, definition: defined, deprecated }
+    : { ok: true as const, event, version, known, definition: defined };
+  return filled ? { ...out, serverFields: filled } : out;
 }
 
 /**
@@ -339,10 +386,12 @@ function completeDevice(
   ctx: NormalizeContext,
   prefix: string,
   violations: FieldViolation[],
+  fill: (field: ServerField) => void,
 ): Device | undefined {
   if (given !== undefined && !isObject(given)) return undefined; // the schema already reported it
   const device: Device = { ...given };
   if (ctx.client?.observedIpWins) delete device.ip;
+  const before = { ip: device.ip, ua: device.user_agent, hints: device.client_hints };
   const { collectIp, collectUserAgent } = ctx.options;
   if (device.ip !== undefined && typeof device.ip === 'string') {
     const ip = parseIp(device.ip);
@@ -369,6 +418,9 @@ function completeDevice(
   ) {
     device.client_hints = boundedHints(hints);
   }
+  if (before.ip === undefined && device.ip !== undefined) fill('device.ip');
+  if (before.ua === undefined && device.user_agent !== undefined) fill('device.user_agent');
+  if (before.hints === undefined && device.client_hints !== undefined) fill('device.client_hints');
   return Object.keys(device).length > 0 ? device : undefined;
 }
 

@@ -94,6 +94,39 @@ export function payloadDigest(event: object): string {
   return hash('sha256', canonicalJson(event), 'hex');
 }
 
+/** A normalised event as far as its identity reads it. */
+interface IdentityView {
+  readonly event_time?: string;
+  readonly device?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The event's identity digest: payloadDigest over what the producer sent, without the fields the
+ * server filled in (core/event.ts, ServerField: the receive time as event_time, the request's
+ * address, user agent and client hints). A retry of the same body — a minute later, from another
+ * address, through another gateway instance or path — has the same digest. With no server field
+ * it is exactly payloadDigest(event), so a row stored by an older release (which digested the
+ * whole event) and a redelivery digested now agree wherever the producer sent every field.
+ */
+export function identityDigest(event: IdentityView, serverFields: readonly string[] | undefined): string {
+  if (!serverFields || serverFields.every((f) => f === 'event_id')) return payloadDigest(event);
+  const view: Record<string, unknown> = { ...event };
+  let device: Record<string, unknown> | undefined;
+  for (const f of serverFields) {
+    // A minted event_id stays: it is what tells two equal bodies without an id apart.
+    if (f === 'event_time') delete view['event_time'];
+    else if (f.startsWith('device.') && event.device) {
+      device ??= { ...event.device };
+      delete device[f.slice('device.'.length)];
+    }
+  }
+  if (device) {
+    if (Object.keys(device).length > 0) view['device'] = device;
+    else delete view['device'];
+  }
+  return payloadDigest(view);
+}
+
 /** The identity key of a stored event as the ledger and the checks compare it. */
 export function identityKey(eventId: string, digest: string | null | undefined): string {
   return `${eventId}/${digest ?? ''}`;

@@ -104,7 +104,17 @@ export interface BucketPlan {
   /** The environment's data location (the warehouse's), so runtime resources stay with the data. */
   readonly location: string;
   readonly versioning: boolean;
+  /** Objects deleted by the bucket's lifecycle: those under `prefix`, `ageDays` after creation. */
+  readonly expire?: readonly { readonly prefix: string; readonly ageDays: number }[];
 }
+
+/**
+ * The first sightings of events whose time the server stamped (adapters/identity-claims.ts), in
+ * the registry bucket, kept for IDENTITY_CLAIM_DAYS: the window in which a producer's retry of
+ * such an event folds into the first copy (docs/storage.md, "One event, one row").
+ */
+export const IDENTITY_CLAIMS_PREFIX = 'identities/';
+export const IDENTITY_CLAIM_DAYS = 7;
 
 export interface Plan {
   readonly environment: string;
@@ -484,6 +494,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         purpose: 'registry',
         location: settings.location ?? 'US',
         versioning: false,
+        expire: [{ prefix: IDENTITY_CLAIMS_PREFIX, ageDays: IDENTITY_CLAIM_DAYS }],
       },
     ],
     functions: [

@@ -8,7 +8,7 @@ import type { OutgoingMessage } from '../adapters/publisher.ts';
 import type { DefinedEvents, Deprecated } from '../core/definitions/defined-events.ts';
 import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
-import { type NormalizeOptions, normalizeEvent } from '../core/event.ts';
+import { type NormalizeOptions, normalizeEvent, SERVER_FIELDS_ATTRIBUTE } from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
 import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
@@ -73,6 +73,7 @@ export const RESERVED_ATTRIBUTES: readonly string[] = Object.freeze([
   DELIVERY_ATTRIBUTES.replay,
   DELIVERY_ATTRIBUTES.destination,
   DELIVERY_ATTRIBUTES.payloadDigest,
+  SERVER_FIELDS_ATTRIBUTE,
 ]);
 /** Attributes the gateway sets from the event itself; a producer's values for them are ignored. */
 export const OUR_ATTRIBUTES = [
@@ -81,6 +82,8 @@ export const OUR_ATTRIBUTES = [
   'schema_version',
   'source',
   'definition_version',
+  // Set only when the gateway filled a field in; counted so a producer's attributes leave room.
+  SERVER_FIELDS_ATTRIBUTE,
 ] as const;
 
 /** The `/v1/topics/{topic}` form: one plain event, or an array of them. */
@@ -229,6 +232,8 @@ export function eventMessage(
   };
   // store re-validates against this exact (immutable) version and stores it.
   if (r.definition) ours['definition_version'] = r.definition.stamp;
+  // Which fields of the data the gateway filled in, so `store` leaves them out of the identity.
+  if (r.serverFields) ours[SERVER_FIELDS_ATTRIBUTE] = r.serverFields.join(',');
   const attributes: Record<string, string> = extra.attributes ? { ...extra.attributes, ...ours } : ours;
   const message = { data, attributes };
   const { event_name: eventName, event_id: eventId } = r.event;

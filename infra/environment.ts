@@ -6,7 +6,7 @@ import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { buildRegionWarnings } from '../core/deploy/build-regions.ts';
 import { modelPlan } from '../core/models/models.ts';
-import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
+import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
@@ -263,6 +263,20 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           member: ids.members.gateway,
           role: 'roles/storage.objectViewer',
           prefix: 'Translator/',
+        },
+        // The first sightings of events whose time the server stamped: store creates one only if
+        // absent and reads the first copy's (adapters/identity-claims.ts); never overwrites.
+        {
+          who: 'store',
+          member: ids.members.store,
+          role: 'roles/storage.objectCreator',
+          prefix: IDENTITY_CLAIMS_PREFIX,
+        },
+        {
+          who: 'store',
+          member: ids.members.store,
+          role: 'roles/storage.objectViewer',
+          prefix: IDENTITY_CLAIMS_PREFIX,
         },
         // A newer country database uploaded by `eventbus geo update` (docs/enrichment.md).
         ...(settings.enrichment?.geo === 'country'

@@ -22,7 +22,7 @@ export interface BucketsArgs {
 export interface PrefixGrant {
   readonly who: string;
   readonly member: pulumi.Input<string>;
-  readonly role: 'roles/storage.objectViewer' | 'roles/storage.objectUser';
+  readonly role: 'roles/storage.objectViewer' | 'roles/storage.objectUser' | 'roles/storage.objectCreator';
   /** e.g. `locks/`, `once/`, `Rule/`. */
   readonly prefix: string;
 }
@@ -45,6 +45,10 @@ export class Buckets extends pulumi.ComponentResource {
           publicAccessPrevention: 'enforced',
           versioning: { enabled: b.versioning },
           forceDestroy: false,
+          lifecycleRules: (b.expire ?? []).map((e) => ({
+            action: { type: 'Delete' },
+            condition: { age: e.ageDays, matchesPrefixes: [e.prefix] },
+          })),
         },
         child,
       );
@@ -54,8 +58,11 @@ export class Buckets extends pulumi.ComponentResource {
     for (const g of args.prefixGrants ?? []) {
       if (!registry) break;
       const label = g.prefix.replace(/\/$/, '').toLowerCase();
+      // A create-only grant beside a viewer grant on the same prefix needs a name of its own
+      // (the older grants keep theirs, so an upgrade replaces none of them).
+      const role = g.role === 'roles/storage.objectCreator' ? '-creator' : '';
       new gcp.storage.BucketIAMMember(
-        `${name}-registry-${label}-${g.who}`,
+        `${name}-registry-${label}-${g.who}${role}`,
         {
           bucket: registry.name,
           role: g.role,

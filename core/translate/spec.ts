@@ -62,14 +62,9 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
       }
     });
   });
+  // A key needs no event_time of the payload's: a re-sent row without one takes the first copy's
+  // time in store (docs/storage.md, "One event, one row").
   if (s.key) {
-    const time = s.fields.find((f) => f.target === 'event_time');
-    if (!time || time.source === undefined)
-      out.push({
-        field: `${prefix}.key`,
-        description:
-          'needs event_time mapped from the payload: a re-sent row folds only when its event_id and event_time repeat',
-      });
     if (seen.has('event_id'))
       out.push({ field: `${prefix}.key`, description: 'makes the event_id: do not map event_id as well' });
   }

@@ -15,8 +15,11 @@ import {
   type NormalizeOptions,
   normalizeEvent,
   normalizeOptions,
+  SERVER_FIELDS_ATTRIBUTE,
+  type ServerField,
+  serverFieldsOf,
 } from '../event.ts';
-import { payloadDigest } from '../identity.ts';
+import { identityDigest, payloadDigest } from '../identity.ts';
 import { applyPiiPolicy, type PiiPolicy, scrubText, sha256 } from '../pii.ts';
 import {
   backlogSubscriptionName,
@@ -165,7 +168,19 @@ export type InvalidReason =
 
 /** One message's fate: an event row (and the stored event for the decision layer), or an invalid row. */
 export type MessageRows =
-  | { readonly kind: 'event'; readonly row: InsertRow; readonly event: StoredEvent }
+  | {
+      readonly kind: 'event';
+      readonly row: InsertRow;
+      readonly event: StoredEvent;
+      /** The fields the server filled in (gateway or store), absent when there are none. */
+      readonly serverFields?: readonly ServerField[];
+      /**
+       * The digest an older release gave this message (of the whole event, server fields
+       * included), when it differs from the identity digest: a redelivery may find its row
+       * stored under it (storeMessages asks for both).
+       */
+      readonly legacyDigest?: string;
+    }
   | { readonly kind: 'invalid'; readonly row: InsertRow };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -241,9 +256,19 @@ export function messageRows(
   });
   if (!result.ok) return invalid('invalid_event', result.violations, value);
 
-  // The digest of what the producer sent, before the PII policy: the same content always
-  // gives the same insertId, and a reused event_id with other content another one.
-  const digest = payloadDigest(result.event);
+  // The digest of what the producer sent, before the PII policy and without what the server
+  // filled in (core/identity.ts): the same content always gives the same insertId, and a reused
+  // event_id with other content another one. The gateway names the fields it filled in an
+  // attribute; store names those it fills itself (a native publish's time and id).
+  const named = serverFieldsOf(message.attributes[SERVER_FIELDS_ATTRIBUTE]);
+  const serverFields = mergeFields(named, result.serverFields);
+  const digest = identityDigest(result.event, serverFields);
+  const legacy = serverFields ? payloadDigest(result.event) : digest;
+  // A field store filled in itself is named in the stored attributes, as the gateway names its own.
+  const attributes =
+    serverFields && serverFields.length > named.length
+      ? { ...message.attributes, [SERVER_FIELDS_ATTRIBUTE]: serverFields.join(',') }
+      : message.attributes;
   // Enrichment after the digest (it never changes an event's identity) and before the PII policy
   // (geography is read from the full IP): docs/enrichment.md.
   const event: StoredEvent = withEnrichment(
@@ -259,6 +284,8 @@ export function messageRows(
   return {
     kind: 'event',
     event,
+    ...(serverFields ? { serverFields } : {}),
+    ...(legacy !== digest ? { legacyDigest: legacy } : {}),
     row: {
       insertId: digest,
       json: eventRow(event.enriched ? { ...result.event, enriched: event.enriched } : result.event, {
@@ -269,11 +296,21 @@ export function messageRows(
         messageId: message.messageId,
         version: result.version,
         definition: result.definition,
-        attributes: message.attributes,
+        attributes,
         config,
       }),
     },
   };
+}
+
+/** The server fields of a message: those its attribute names and those store filled in. */
+function mergeFields(
+  named: readonly ServerField[],
+  filled: readonly ServerField[] | undefined,
+): readonly ServerField[] | undefined {
+  if (!filled) return named.length > 0 ? named : undefined;
+  if (named.length === 0) return filled;
+  return [...new Set([...named, ...filled])];
 }
 
 /**
@@ -437,6 +474,8 @@ export interface StoreOutcome {
   readonly storedMessages: readonly PubSubMessage[];
   /** Messages written to `invalid_events` (invalid, unreadable or refused by the warehouse). */
   readonly invalid: number;
+  /** Producers' copies of events already stored: acknowledged, neither written nor fanned out. */
+  readonly copies?: number;
 }
 
 /**
@@ -452,20 +491,58 @@ export interface StoredQuestion {
   readonly payload_digest: string;
 }
 
-/** Answers a StoredQuestion; `false` when unsure (a second copy is folded by events_dedup). */
+/**
+ * Answers a StoredQuestion. Rejects when it cannot tell (the query failed or took too long):
+ * storeMessages then fails the push, so Pub/Sub brings it back later. "Not stored" is never a
+ * guess, since it means writing and fanning out again.
+ */
 export type AlreadyStored = (question: StoredQuestion) => Promise<boolean>;
+
+/**
+ * The first sighting of an identity whose time the server stamped (adapters/identity-claims.ts):
+ * the first copy claims it with its event_time; a later copy learns the first one's time and
+ * message. Only such events need it: a producer's own event_time makes every copy's row alike.
+ */
+export interface IdentityClaim {
+  readonly digest: string;
+  readonly event_time: string;
+  readonly message_id: string;
+}
+export type ClaimAnswer =
+  | { readonly first: true }
+  | {
+      readonly first: false;
+      /** The first copy's event_time and message, as it claimed them. */
+      readonly event_time: string;
+      readonly message_id: string;
+      /** When the first copy claimed it (epoch ms). */
+      readonly claimed_at: number;
+    };
+export type ClaimIdentity = (claim: IdentityClaim) => Promise<ClaimAnswer>;
+
+/**
+ * How long a copy waits for the first copy's row: while the first one is younger and not stored,
+ * the copy's push fails and comes back later (the first is in flight, or retrying). Past it the
+ * copy is written under the first one's time (the same row, so it still folds) and fanned out.
+ */
+export const COPY_SETTLE_MS = 10 * 60_000;
+
+/** Why storeMessages failed a push on purpose (the handler logs it as a warning). */
+export class NotYet extends Error {}
 
 /**
  * A message that may have been stored already by an earlier push of the same content, beyond the
  * insertId window: a redelivery (attempt > 1) published more than a window ago, or a dead letter.
+ * A redelivery that an older release may have stored under its own digest is asked at once.
  */
-function lateCopy(message: PubSubMessage, now: number): boolean {
+function lateCopy(message: PubSubMessage, now: number, legacy: boolean): boolean {
   if (message.attributes[DEAD_LETTER_SOURCE] !== undefined) return true;
   if (message.deliveryAttempt <= 1) return false;
-  return now - Date.parse(message.publishTime) > INSERT_ID_WINDOW_MS;
+  return legacy || now - Date.parse(message.publishTime) > INSERT_ID_WINDOW_MS;
 }
 
 type EventEntry = { row: InsertRow; event: StoredEvent; message: PubSubMessage };
+type Parsed = EventEntry & { serverFields?: readonly ServerField[]; legacyDigest?: string };
 
 /**
  * Writes a batch of messages: events to `events`, the rest to `invalid_events`. An event
@@ -474,7 +551,9 @@ type EventEntry = { row: InsertRow; event: StoredEvent; message: PubSubMessage }
  * written, so the caller acknowledges nothing and Pub/Sub redelivers. Every event in the
  * outcome's `stored` is in the warehouse under its identity (event_id, payload_digest): written
  * now, folded by its insertId, or found by `alreadyStored` for a late copy — only those are
- * fanned out.
+ * fanned out. A producer's retry of an event whose time the server stamped (a new message with
+ * the same identity) takes the first copy's time; found stored, it is neither written nor fanned
+ * out (the first copy's own push does that), and counted in `copies`.
  *
  * Not an async function, and no write for an empty table: the functions framework runs each
  * request in a `domain`, where every promise costs ~7 µs of CPU in async hooks (measured),
@@ -490,33 +569,104 @@ export function storeMessages(
     readonly defined?: DefinedEvents;
     /** Asked for late copies only (see lateCopy); without it they are written again. */
     readonly alreadyStored?: AlreadyStored;
+    /** Claims the identities whose time the server stamped; without it, no copy is recognised. */
+    readonly claim?: ClaimIdentity;
   },
 ): Promise<StoreOutcome> {
   const now = deps.now();
   const events: EventEntry[] = [];
   const invalid: InsertRow[] = [];
-  const late: EventEntry[] = [];
+  const late: Parsed[] = [];
+  const claimed: Parsed[] = [];
   for (const m of messages) {
     const o = messageRows(m, deps.config, now, deps.defined);
-    if (o.kind === 'invalid') invalid.push(o.row);
-    else if (deps.alreadyStored && lateCopy(m, now)) late.push({ row: o.row, event: o.event, message: m });
-    else events.push({ row: o.row, event: o.event, message: m });
+    if (o.kind === 'invalid') {
+      invalid.push(o.row);
+      continue;
+    }
+    const entry: Parsed = { row: o.row, event: o.event, message: m };
+    if (o.serverFields) entry.serverFields = o.serverFields;
+    if (o.legacyDigest) entry.legacyDigest = o.legacyDigest;
+    if (deps.claim && needsClaim(o.serverFields)) claimed.push(entry);
+    else if (deps.alreadyStored && lateCopy(m, now, o.legacyDigest !== undefined)) late.push(entry);
+    else events.push(entry);
   }
-  if (late.length === 0) return writeRows(events, invalid, [], deps.writer, now, deps.config);
-  const ask = deps.alreadyStored as AlreadyStored;
-  return Promise.all(
-    late.map((e) =>
-      ask({
-        event_id: e.event.event_id,
-        event_time: e.event.event_time,
-        payload_digest: e.event.payload_digest as string,
-      }),
+  if (late.length === 0 && claimed.length === 0)
+    return writeRows(events, invalid, [], deps.writer, now, deps.config);
+  return settleCopies(late, claimed, deps, now).then(({ write, present, copies }) =>
+    writeRows([...events, ...write], invalid, present, deps.writer, now, deps.config).then((o) =>
+      copies > 0 ? { ...o, copies } : o,
     ),
-  ).then((found) => {
-    const present = late.filter((_, i) => found[i]);
-    const missing = late.filter((_, i) => !found[i]);
-    return writeRows([...events, ...missing], invalid, present, deps.writer, now, deps.config);
-  });
+  );
+}
+
+/** A stamped time and a producer's own id: the only events a later copy can be told from. */
+function needsClaim(fields: readonly ServerField[] | undefined): boolean {
+  return fields?.includes('event_time') === true && !fields.includes('event_id');
+}
+
+/** The copy's row and event under the first copy's time. */
+function withTime(entry: Parsed, time: string): Parsed {
+  return {
+    ...entry,
+    row: { ...entry.row, json: { ...entry.row.json, event_time: time } },
+    event: { ...entry.event, event_time: time },
+  };
+}
+
+/**
+ * Sorts late copies and claimed events into what to write, what is stored already (fanned out
+ * again: a redelivery's earlier attempt may have stopped before its fan-out) and producers'
+ * copies (neither). Rejects with NotYet while a copy's first one is young and not stored yet.
+ */
+async function settleCopies(
+  late: readonly Parsed[],
+  claimed: readonly Parsed[],
+  deps: { readonly alreadyStored?: AlreadyStored; readonly claim?: ClaimIdentity },
+  now: number,
+): Promise<{ write: EventEntry[]; present: EventEntry[]; copies: number }> {
+  const write: EventEntry[] = [];
+  const present: EventEntry[] = [];
+  let copies = 0;
+  const ask = deps.alreadyStored;
+  const stored = async (e: Parsed): Promise<string | undefined> => {
+    if (!ask) return undefined;
+    const q = { event_id: e.event.event_id, event_time: e.event.event_time };
+    const digests = [e.event.payload_digest as string, ...(e.legacyDigest ? [e.legacyDigest] : [])];
+    const found = await Promise.all(digests.map((d) => ask({ ...q, payload_digest: d })));
+    return digests[found.indexOf(true)];
+  };
+  /** Stored under a legacy digest: the fan-out names the row that is there. */
+  const named = (e: Parsed, digest: string): EventEntry =>
+    digest === e.event.payload_digest ? e : { ...e, event: { ...e.event, payload_digest: digest } };
+  const claim = deps.claim as ClaimIdentity;
+  await Promise.all([
+    ...late.map(async (e) => {
+      const digest = await stored(e);
+      (digest ? present : write).push(digest ? named(e, digest) : e);
+    }),
+    ...claimed.map(async (e) => {
+      const answer = await claim({
+        digest: e.event.payload_digest as string,
+        event_time: e.event.event_time,
+        message_id: e.message.messageId,
+      });
+      if (answer.first || answer.message_id === e.message.messageId) {
+        // The first copy itself (perhaps redelivered): as any other message.
+        const digest = lateCopy(e.message, now, e.legacyDigest !== undefined) ? await stored(e) : undefined;
+        (digest ? present : write).push(digest ? named(e, digest) : e);
+        return;
+      }
+      const copy = withTime(e, answer.event_time);
+      if (await stored(copy)) copies++;
+      else if (now - answer.claimed_at < COPY_SETTLE_MS)
+        throw new NotYet(
+          `event ${e.event.event_id} is a copy of message ${answer.message_id}, whose row is not stored yet: trying again later`,
+        );
+      else write.push(copy);
+    }),
+  ]);
+  return { write, present, copies };
 }
 
 /** The writes of storeMessages; `present` are events found already stored (no write). */

@@ -14,9 +14,11 @@ import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
   type AfterStored,
   type AlreadyStored,
+  type ClaimIdentity,
   DEAD_LETTER_SOURCE,
   decodeStorePush,
   malformedPushRow,
+  NotYet,
   type PubSubMessage,
   type StoreConfig,
   type StoreOutcome,
@@ -46,6 +48,8 @@ export interface StoreDeps {
   readonly definitions?: { get(stamp?: string): DefinedEvents | Promise<DefinedEvents> };
   /** For late copies (core/warehouse/store.ts, lateCopy): is the row already stored? */
   readonly alreadyStored?: AlreadyStored;
+  /** The first sightings of events whose time the server stamped (adapters/identity-claims.ts). */
+  readonly claim?: ClaimIdentity;
 }
 
 /** Seconds a producer-facing 503 suggests; Pub/Sub itself follows the subscription's backoff. */
@@ -71,11 +75,13 @@ export function createStoreHandler(
     config,
     now,
     ...(deps.alreadyStored ? { alreadyStored: deps.alreadyStored } : {}),
+    ...(deps.claim ? { claim: deps.claim } : {}),
   };
   const failed = (res: Response, err: unknown, message: PubSubMessage | undefined): void => {
-    // Warehouse unavailable or a transient error: nothing is acknowledged; Pub/Sub retries.
+    // Warehouse unavailable, a transient error, or a copy whose first one is not stored yet:
+    // nothing is acknowledged; Pub/Sub retries.
     log({
-      severity: 'ERROR',
+      severity: err instanceof NotYet ? 'WARNING' : 'ERROR',
       message: `store failed, the push will be redelivered: ${(err as Error).message}`,
       messageId: message?.messageId,
       deliveryAttempt: message?.deliveryAttempt,

@@ -10,6 +10,7 @@ import { registryReaders } from '../../adapters/definitions.ts';
 import { createWireDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
 import { GEO_OBJECT } from '../../adapters/geo-database.ts';
+import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
@@ -26,12 +27,13 @@ import { createStoreHandler, guardHooks } from './handler.ts';
 
 const runtime = readRuntimeConfig(process.env, readSettingsText);
 /**
- * The enrichment step's data (referrer list, geography database), read once at cold start; a
- * newer country database uploaded to the registry bucket (`eventbus geo update`) replaces the
- * bundled one within minutes (adapters/geo-database.ts). The Cloud Storage client is loaded by
- * the first check, after the cold start.
+ * The registry bucket. The enrichment step's data (referrer list, geography database) is read
+ * once at cold start; a newer country database uploaded there (`eventbus geo update`) replaces the
+ * bundled one within minutes (adapters/geo-database.ts). It also holds the first sightings of
+ * events whose time the server stamped (adapters/identity-claims.ts). The Cloud Storage client is
+ * loaded by the first use, after the cold start.
  */
-const geoBucket = loadOnce(async () => {
+const registryBucket = loadOnce(async () => {
   const { Storage } = await import('@google-cloud/storage');
   return new Storage({ projectId: runtime.project }).bucket(
     registryBucketName(runtime.project, runtime.plan.environment),
@@ -39,7 +41,7 @@ const geoBucket = loadOnce(async () => {
 });
 const enrich = loadEnricher(runtime.settings, {
   object: async (generation) =>
-    (await geoBucket()).file(GEO_OBJECT, generation === undefined ? {} : { generation }),
+    (await registryBucket()).file(GEO_OBJECT, generation === undefined ? {} : { generation }),
   log: (message) => console.log(JSON.stringify({ severity: 'INFO', message, component: 'store' })),
 });
 
@@ -159,6 +161,8 @@ async function init(): Promise<Handler> {
     alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, runtime.plan.dataset), {
       log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' })),
     }),
+    // The registry bucket holds the first sightings of events whose time the server stamped.
+    claim: createIdentityClaims(registryBucket),
   });
 }
 

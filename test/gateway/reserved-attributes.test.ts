@@ -29,6 +29,7 @@ describe('gateway: reserved message attributes', () => {
       'origin',
       'payload_digest',
       'replay',
+      'server_fields',
       'translator',
     ]);
   });

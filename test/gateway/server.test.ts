@@ -47,6 +47,8 @@ describe('gateway: publishing', () => {
       event_name: 'view_content',
       event_id: event.event_id,
       schema_version: '1',
+      // The gateway minted the id and stamped the time, the address and the user agent.
+      server_fields: 'event_id,event_time,device.ip,device.user_agent',
       source: 'web',
     });
     assert.match(event.event_id, /^[0-9a-f-]{36}$/);

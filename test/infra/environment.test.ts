@@ -284,7 +284,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     ]);
   });
 
-  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs and store (geo on) the country database, by object prefix only', () => {
+  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs, store (geo on) the country database and its identity claims, by object prefix only', () => {
     const grants = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
       .filter((m) => m.inputs['condition'] && m.inputs['role'] === 'roles/storage.objectViewer')
       .map(
@@ -301,6 +301,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `eventbus-schedule resource.name.startsWith("${registry}/Sync/")`,
       `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-store resource.name.startsWith("${registry}/geo/")`,
+      `eventbus-store resource.name.startsWith("${registry}/identities/")`,
     ]);
   });
 

@@ -153,7 +153,11 @@ describe('storage: push bodies and rows (core/warehouse/store.ts)', () => {
       content_type: 'product',
       value: 12.5,
     });
-    assert.deepEqual(JSON.parse(json['attributes'] as string), { origin: 'test' });
+    // store filled the id and the time in, and says so as the gateway does for its own.
+    assert.deepEqual(JSON.parse(json['attributes'] as string), {
+      origin: 'test',
+      server_fields: 'event_id,event_time',
+    });
     assert.equal(out.event.topic, 'events');
     assert.equal(out.event.received_at, PUBLISHED);
   });
@@ -390,6 +394,8 @@ describe('storage: storeMessages', () => {
 
   it('asks the warehouse before writing a late redelivery again, and still fans out what it finds', async () => {
     const { writer, written } = recordingWriter(() => undefined);
+    // The producer's own id and time: every copy's row is alike, no claim is needed.
+    const timed = { ...viewContent, event_id: '1001', event_time: PUBLISHED };
     const asked: StoredQuestion[] = [];
     const found = new Set<string>();
     const alreadyStored = async (q: StoredQuestion) => {
@@ -397,14 +403,14 @@ describe('storage: storeMessages', () => {
       return found.has(q.payload_digest);
     };
     // Within the insertId window (attempt 2, a second after publishing): written, not asked.
-    await storeMessages([message(viewContent)], { ...deps(writer), alreadyStored });
+    await storeMessages([message(timed)], { ...deps(writer), alreadyStored });
     assert.equal(asked.length, 0);
     assert.equal(written['events']?.length, 1);
     // Past the window: asked; found, so no second row, yet the event is in the outcome.
     const digest = written['events']?.[0]?.insertId as string;
     found.add(digest);
     const late = { ...deps(writer), now: () => NOW + INSERT_ID_WINDOW_MS + 1000, alreadyStored };
-    const outcome = await storeMessages([message(viewContent)], late);
+    const outcome = await storeMessages([message(timed)], late);
     assert.equal(asked.length, 1);
     assert.deepEqual(asked[0], { event_id: '1001', event_time: PUBLISHED, payload_digest: digest });
     assert.equal(written['events']?.length, 1, 'no second row');
@@ -414,10 +420,10 @@ describe('storage: storeMessages', () => {
     );
     // Not found (or unsure): written again, and events_dedup folds the copy.
     found.clear();
-    await storeMessages([message(viewContent)], late);
+    await storeMessages([message(timed)], late);
     assert.equal(written['events']?.length, 2);
     // A first attempt is never late, however old.
-    await storeMessages([message(viewContent, { deliveryAttempt: 1 })], late);
+    await storeMessages([message(timed, { deliveryAttempt: 1 })], late);
     assert.equal(asked.length, 2);
   });
 

@@ -246,6 +246,8 @@ describe('translators: patterns and apply-time checks', () => {
             source: 'E',
             transforms: [{ timestamp: 'DD.MM.YYYY HH:mm', zone: 'Mars/Olympus' }],
           },
+          // The key makes the event_id: mapping it too is refused (a key needs no event_time).
+          { target: 'event_id', source: 'F' },
         ],
       },
       'spec',
