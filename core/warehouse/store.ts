@@ -651,8 +651,13 @@ async function settleCopies(
         event_time: e.event.event_time,
         message_id: e.message.messageId,
       });
-      if (answer.first || answer.message_id === e.message.messageId) {
-        // The first copy itself (perhaps redelivered): as any other message.
+      // The first copy itself: redelivered (the same message), or dead-lettered (a new message
+      // whose time store takes from the original publish, so the same time): as any other message.
+      if (
+        answer.first ||
+        answer.message_id === e.message.messageId ||
+        answer.event_time === e.event.event_time
+      ) {
         const digest = lateCopy(e.message, now, e.legacyDigest !== undefined) ? await stored(e) : undefined;
         (digest ? present : write).push(digest ? named(e, digest) : e);
         return;

@@ -283,6 +283,58 @@ describe('storage: one event, one row (retry identity)', () => {
   });
 });
 
+describe('storage: a dead letter of a claimed event is the first copy, not a retry', () => {
+  it('stores the dead letter of a native event without a time once the warehouse is back', async () => {
+    const w = warehouse();
+    const claim = claims(() => T0);
+    const data = Buffer.from(JSON.stringify({ event_name: 'lead', event_id: 'dl-evt' }));
+    const original = {
+      messageId: 'orig-1',
+      publishTime: new Date(T0).toISOString(),
+      attributes: {},
+      data,
+      subscription: 'projects/test-project/subscriptions/events-store',
+      deliveryAttempt: 1,
+    } satisfies PubSubMessage;
+    const down: RowWriter = {
+      async write() {
+        throw new Error('warehouse down');
+      },
+    };
+    // The first push claims the identity, then fails to write.
+    await assert.rejects(
+      storeMessages([original], {
+        writer: down,
+        config,
+        now: () => T0,
+        claim,
+        alreadyStored: w.alreadyStored,
+      }),
+      /warehouse down/,
+    );
+    // Pub/Sub dead-letters it: a new message, its original publish time in an attribute.
+    const deadLetter = {
+      ...original,
+      messageId: 'dl-9',
+      publishTime: new Date(T0 + 5000).toISOString(),
+      attributes: {
+        CloudPubSubDeadLetterSourceSubscription: 'projects/test-project/subscriptions/events-store',
+        CloudPubSubDeadLetterSourceTopicPublishTime: new Date(T0).toISOString(),
+      },
+      subscription: 'projects/test-project/subscriptions/events-store-dead-letter-ledger',
+    } satisfies PubSubMessage;
+    const out = await storeMessages([deadLetter], {
+      writer: w.writer,
+      config,
+      now: () => T0 + 6000,
+      claim,
+      alreadyStored: w.alreadyStored,
+    });
+    assert.equal(out.stored.length, 1, 'stored and fanned out');
+    assert.equal(w.rows.length, 1);
+  });
+});
+
 describe('storage: the stored check fails closed, the ledger check open', () => {
   const failing = async (): Promise<ReadonlySet<string>> => {
     throw new Error('PERMISSION_DENIED');
