@@ -7,8 +7,10 @@
  * `eventbus start` on the same data dir, freezes the destinations for minutes (requests held
  * unanswered, as a stopped process would), waits until the pipeline is quiet, and prints per
  * destination: acknowledged, stored, delivered, dead-lettered in the ledger, dead letters without
- * a ledger row, deliveries without a ledger row, and duplicates received. It exits 1 when an
- * acknowledged event is missing or a dead letter or delivery has no ledger row.
+ * a ledger row, deliveries without a ledger row, and duplicates received (extra copies, also as a
+ * share of the events). It exits 1 when an acknowledged event is missing, a dead letter or
+ * delivery has no ledger row, or a destination received more than MAX_DUPLICATE_SHARE of the
+ * events twice.
  *
  *   npm run chaos                                   # 3,000 events at ~150/s, a 3-minute freeze
  *   npm run chaos -- --events 500 --freeze 30       # smaller
@@ -74,6 +76,41 @@ export interface ChaosReport {
 }
 
 const DESTINATIONS = ['hook', 'meta', 'tiktok'] as const;
+
+/** The most extra copies a destination may receive, as a share of the events acknowledged (issue 56). */
+export const MAX_DUPLICATE_SHARE = 0.01;
+
+/** A destination's extra copies received, as a share of the events acknowledged. */
+export function duplicateShare(d: DestinationReport): number {
+  return d.duplicatesReceived / Math.max(1, d.acknowledged);
+}
+
+/**
+ * What makes a run fail, one line each: an acknowledged event missing from the warehouse, a dead
+ * letter or a delivery without its ledger row, a delivered row without its events row, or more
+ * duplicates received than `maxDuplicateShare` of the events (default MAX_DUPLICATE_SHARE).
+ */
+export function chaosProblems(r: ChaosReport, maxDuplicateShare = MAX_DUPLICATE_SHARE): string[] {
+  const problems: string[] = [];
+  if (r.missing > 0) problems.push(`${r.missing} acknowledged events missing from events_dedup`);
+  for (const d of r.destinations) {
+    if (d.backlogWithoutLedgerRow > 0)
+      problems.push(`${d.destination}: ${d.backlogWithoutLedgerRow} dead letters without a ledger row`);
+    if (d.deliveredWithoutLedgerRow > 0)
+      problems.push(`${d.destination}: ${d.deliveredWithoutLedgerRow} deliveries without a ledger row`);
+    if (d.deliveredWithoutStoredRow > 0)
+      problems.push(
+        `${d.destination}: ${d.deliveredWithoutStoredRow} delivered rows without their events row`,
+      );
+    if (duplicateShare(d) > maxDuplicateShare)
+      problems.push(
+        `${d.destination}: ${d.duplicatesReceived} duplicates received, ${percent(duplicateShare(d))} of ${d.acknowledged} events (at most ${percent(maxDuplicateShare)})`,
+      );
+  }
+  return problems;
+}
+
+const percent = (share: number) => `${(share * 100).toFixed(2)} %`;
 
 /** The destinations' stand-in: counts event ids per destination; frozen, it holds every request. */
 async function startCountingReceiver() {
@@ -424,15 +461,24 @@ export function formatChaos(r: ChaosReport): string {
     d.backlogWithoutLedgerRow,
     d.deliveredWithoutLedgerRow,
     d.deliveredWithoutStoredRow,
-    `${d.duplicatesReceived} (${((d.duplicatesReceived / Math.max(1, d.delivered)) * 100).toFixed(2)}%)`,
+    `${d.duplicatesReceived} (${percent(duplicateShare(d))})`,
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => String(row[i]).length)));
   const line = (cells: readonly unknown[]) =>
-    cells.map((c, i) => String(c).padEnd(widths[i] as number)).join('  ');
+    cells
+      .map((c, i) => String(c).padEnd(widths[i] as number))
+      .join('  ')
+      .trimEnd();
   return [
     `${r.acknowledged} acknowledged, ${r.missing} missing from events_dedup, ${r.restarts} kill -9 and restarts, ${r.seconds} s`,
     line(head),
     ...rows.map(line),
+    '',
+    'duplicates received (extra copies of an event a destination had already received; an id two events share counts from its third copy):',
+    ...r.destinations.map(
+      (d) =>
+        `  ${d.destination}: ${d.duplicatesReceived} of ${d.acknowledged} events, ${percent(duplicateShare(d))} (at most ${percent(MAX_DUPLICATE_SHARE)})`,
+    ),
   ].join('\n');
 }
 
@@ -453,11 +499,7 @@ if (import.meta.main) {
     ...(values.kills ? { kills: values.kills.split(',') } : {}),
   });
   console.log(formatChaos(report));
-  const bad =
-    report.missing > 0 ||
-    report.destinations.some(
-      (d) =>
-        d.backlogWithoutLedgerRow > 0 || d.deliveredWithoutLedgerRow > 0 || d.deliveredWithoutStoredRow > 0,
-    );
-  process.exitCode = bad ? 1 : 0;
+  const problems = chaosProblems(report);
+  for (const p of problems) console.log(`FAIL ${p}`);
+  process.exitCode = problems.length > 0 ? 1 : 0;
 }

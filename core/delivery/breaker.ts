@@ -1,24 +1,32 @@
 /**
  * A circuit breaker per destination (docs/delivery.md, "A destination that stops answering"):
- * after FAILURES_TO_OPEN calls in a row that got no answer (timeouts, refused connections), calls
- * to that destination are answered "retry" at once, without sending, except one probe every
- * PROBE_EVERY_MS; the first answer closes it again. A destination that hangs then receives one
- * probe at a time instead of every retry of every event — each of which it would answer late,
- * as a duplicate. Pub/Sub's backoff and attempts are unchanged: a held-back call is a failed
- * attempt with its ledger row. A destination that answered with `Retry-After` (throttling) is
- * held back the same way until the time it asked for (at most MAX_HOLD_MS). Per function
- * instance, in memory. Pure (the clock is passed in).
+ * after FAILURES_TO_OPEN calls in a row that got no answer (timeouts, refused connections), or
+ * at once when the concurrency limiter (limiter.ts) sees its calls in flight go unanswered
+ * (`trip`), calls to that destination are answered "retry" at once, without sending, except one
+ * probe PROBE_EVERY_MS after it opened, then probes twice as far apart each time, up to
+ * MAX_PROBE_EVERY_MS; the first answer closes it again. A destination that hangs then receives a
+ * few probes instead of every retry of every event — each of which it would answer late, as a
+ * duplicate. Pub/Sub's backoff and attempts are unchanged: a held-back call is a failed attempt
+ * with its ledger row. A destination that answered with `Retry-After` (throttling) is held back
+ * the same way until the time it asked for (at most MAX_HOLD_MS). Per function instance, in
+ * memory. Pure (the clock is passed in).
  */
 
 export const FAILURES_TO_OPEN = 5;
+/** The first probe of an open breaker, after it opened. */
 export const PROBE_EVERY_MS = 10_000;
+/** Probes after the first are twice as far apart each time, up to this. */
+export const MAX_PROBE_EVERY_MS = 60_000;
 /** The longest a `Retry-After` holds a destination back (a wrong header must not stop it for a day). */
 export const MAX_HOLD_MS = 15 * 60_000;
 
 interface State {
   failures: number;
+  open: boolean;
   /** While open: when the next probe may go. */
   nextProbeAt: number;
+  /** While open: the time between the last probe and the next. */
+  probeEvery: number;
 }
 
 export class Breaker {
@@ -43,9 +51,10 @@ export class Breaker {
   /** Whether a call may be sent now (closed, or the next probe of an open breaker). */
   allow(destination: string, now: number): boolean {
     const s = this.states.get(destination);
-    if (!s || s.failures < FAILURES_TO_OPEN) return true;
+    if (!s?.open) return true;
     if (now < s.nextProbeAt) return false;
-    s.nextProbeAt = now + PROBE_EVERY_MS;
+    s.probeEvery = Math.min(MAX_PROBE_EVERY_MS, s.probeEvery * 2);
+    s.nextProbeAt = now + s.probeEvery;
     return true;
   }
 
@@ -55,15 +64,44 @@ export class Breaker {
       this.states.delete(destination);
       return;
     }
-    const s = this.states.get(destination) ?? { failures: 0, nextProbeAt: 0 };
+    const s = this.state(destination);
     s.failures++;
-    if (s.failures === FAILURES_TO_OPEN) s.nextProbeAt = now + PROBE_EVERY_MS;
-    this.states.set(destination, s);
+    if (s.failures >= FAILURES_TO_OPEN) this.open(s, now);
+  }
+
+  /**
+   * Opens the breaker now, without waiting for FAILURES_TO_OPEN timeouts: the calls in flight
+   * have gone unanswered for longer than the destination ever takes (limiter.ts). The first
+   * answer closes it as usual. Nothing changes when it is open already.
+   */
+  trip(destination: string, now: number): void {
+    this.open(this.state(destination), now);
+  }
+
+  /** Whether calls are held back (apart from probes). */
+  isOpen(destination: string): boolean {
+    return this.states.get(destination)?.open ?? false;
   }
 
   /** Calls in a row without an answer (for the reason of a held-back attempt). */
   failures(destination: string): number {
     return this.states.get(destination)?.failures ?? 0;
+  }
+
+  private state(destination: string): State {
+    let s = this.states.get(destination);
+    if (s === undefined) {
+      s = { failures: 0, open: false, nextProbeAt: 0, probeEvery: PROBE_EVERY_MS };
+      this.states.set(destination, s);
+    }
+    return s;
+  }
+
+  private open(s: State, now: number): void {
+    if (s.open) return;
+    s.open = true;
+    s.probeEvery = PROBE_EVERY_MS;
+    s.nextProbeAt = now + PROBE_EVERY_MS;
   }
 }
 

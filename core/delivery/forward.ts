@@ -17,9 +17,10 @@ import type {
   OutboundRequest,
   Prepared,
 } from '../platforms/driver.ts';
-import { type Breaker, retryAfterTime, retryInfoTime } from './breaker.ts';
+import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
+import type { ConcurrencyLimiter } from './limiter.ts';
 import { DELIVERY_ATTRIBUTES, type PushedMessage, parseStoredEvent } from './message.ts';
 
 /** Platform calls time out after this unless the destination sets `timeout_ms`. */
@@ -48,6 +49,12 @@ export interface ForwardDeps {
   ) => Promise<boolean>;
   /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
   readonly breaker?: Breaker;
+  /**
+   * Bounds the calls in flight to each destination (limiter.ts): a call over its limit is held
+   * back like one the breaker holds, and a destination whose calls in flight go unanswered opens
+   * the breaker. Absent: no limit.
+   */
+  readonly limiter?: ConcurrencyLimiter;
   /**
    * The definition version a defined event was stored with (`definition_version`), for the
    * mappings it declares per destination type; rejects when the registry cannot be read.
@@ -86,9 +93,9 @@ export function forwardPush(push: PushedMessage, deps: ForwardDeps): Promise<For
 
 /**
  * The steps, in order: resolve destination → (ledger check on a redelivery) → secrets →
- * definition → OAuth token → prepare → breaker → send → interpret. Each is a function of the
- * one `Delivery` value (`Call` once the request is built) and hands it to the next, at once
- * when what it needed was at hand, after a promise otherwise (maybe-async.ts).
+ * definition → OAuth token → prepare → breaker and concurrency limit → send → interpret. Each is
+ * a function of the one `Delivery` value (`Call` once the request is built) and hands it to the
+ * next, at once when what it needed was at hand, after a promise otherwise (maybe-async.ts).
  */
 function forwardSteps(push: PushedMessage, deps: ForwardDeps): MaybePromise<ForwardResult> {
   const d = resolveDestination(push, deps);
@@ -144,6 +151,8 @@ interface Call {
   readonly request: OutboundRequest;
   /** Parts of the event the driver left out (Prepared.dropped), for the delivered row. */
   readonly dropped: string | undefined;
+  /** When the limiter let the call go (ms), for the latency it learns; undefined without a limiter. */
+  sentAt?: number;
 }
 
 /**
@@ -250,51 +259,117 @@ function prepare(d: Delivery): MaybePromise<ForwardResult> {
   return passBreaker({ delivery: d, ctx, request: prepared.request, dropped: prepared.dropped });
 }
 
-/** Step 6: no call to a destination that asked for none yet, or stopped answering (breaker.ts). */
+/**
+ * Step 6: no call to a destination that asked for none yet, that has as many calls in flight as
+ * its concurrency limit allows now (limiter.ts: the call waits for a slot, or is held back), or
+ * that stopped answering (breaker.ts).
+ */
 function passBreaker(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
-  const breaker = d.deps.breaker;
-  if (!breaker) return send(call);
+  const { breaker, limiter } = d.deps;
+  if (!breaker && !limiter) return send(call);
   const id = d.destination.id;
-  const heldUntil = breaker.heldUntil(id, d.deps.now().getTime());
+  const now = d.deps.now().getTime();
+  const heldUntil = breaker?.heldUntil(id, now);
   if (heldUntil !== undefined)
     return retry(
       d,
       `held back: ${id} asked for no calls before ${new Date(heldUntil).toISOString()} (Retry-After or RetryInfo)`,
     );
-  if (!breaker.allow(id, d.deps.now().getTime()))
-    return retry(
-      d,
-      `held back: ${id} did not answer its last ${breaker.failures(id)} calls (one probe every 10 s until it does)`,
-    );
-  return send(call);
+  if (!limiter) return passOpenBreaker(call, now);
+  const admission = limiter.acquire(id, now);
+  if (admission === 'go') return admitted(call, now);
+  if (isPending(admission))
+    // Every slot is taken: it waits for one (a promise only on this path).
+    return admission.then((a) => {
+      const at = d.deps.now().getTime();
+      return a === 'go' ? admitted(call, at) : refused(d, a, at);
+    });
+  return refused(d, admission, now);
 }
 
-/** Step 7: the request goes out; the breaker learns whether the destination answered. */
+/** The limiter let the call go at `now`: the breaker has the last word. */
+function admitted(call: Call, now: number): MaybePromise<ForwardResult> {
+  call.sentAt = now;
+  return passOpenBreaker(call, now);
+}
+
+/** Held back by the limiter; calls in flight unanswered for the stall time open the breaker now. */
+function refused(d: Delivery, admission: 'full' | 'stalled', now: number): ForwardResult {
+  const id = d.destination.id;
+  if (admission === 'stalled') {
+    d.deps.breaker?.trip(id, now);
+    return retry(
+      d,
+      `held back: ${id} stopped answering (its calls in flight are unanswered; one probe at a time until it answers)`,
+    );
+  }
+  return retry(
+    d,
+    d.deps.limiter?.view(id).answering
+      ? `held back: ${id} has as many calls in flight and waiting as its concurrency limit allows now (it grows while answers come back quickly)`
+      : `held back: ${id} has not answered yet (one call at a time until it does)`,
+  );
+}
+
+/** An open breaker lets only its probes through; a call the limiter let go gives its slot back. */
+function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
+  const d = call.delivery;
+  const breaker = d.deps.breaker;
+  if (!breaker || breaker.allow(d.destination.id, now)) return send(call);
+  if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, now);
+  return retry(d, breakerReason(d.destination.id, breaker));
+}
+
+function breakerReason(id: string, breaker: Breaker): string {
+  const failures = breaker.failures(id);
+  const why =
+    failures >= FAILURES_TO_OPEN
+      ? `did not answer its last ${failures} calls`
+      : 'stopped answering (its calls in flight went unanswered)';
+  return `held back: ${id} ${why} (a probe after 10 s, then 20, 40 and 60 s apart until it answers)`;
+}
+
+/** Step 7: the request goes out; the breaker and the limiter learn whether the destination answered. */
 function send(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
+  const { breaker, limiter } = d.deps;
   let sent: Promise<InboundResponse>;
   try {
     sent = d.deps.send(call.request, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
   } catch (err) {
+    // Not sent after all: the destination told us nothing.
+    if (call.sentAt !== undefined) limiter?.abandon(d.destination.id, d.deps.now().getTime());
     return networkError(call, err);
   }
-  const breaker = d.deps.breaker;
-  if (!breaker)
+  if (!breaker && !limiter)
     return sent.then(
       (response) => interpret(call, response),
       (err: unknown) => networkError(call, err),
     );
   return sent.then(
     (response) => {
-      breaker.record(d.destination.id, response.kind === 'response', d.deps.now().getTime());
+      learn(call, response.kind === 'response');
       return interpret(call, response);
     },
     (err: unknown) => {
-      breaker.record(d.destination.id, false, d.deps.now().getTime());
+      learn(call, false);
       return networkError(call, err);
     },
   );
+}
+
+/**
+ * What the breaker and the limiter learn from a sent call: whether the destination answered, and
+ * how fast. A call unanswered after a silence opens the breaker at once (limiter.ts).
+ */
+function learn(call: Call, answered: boolean): void {
+  const d = call.delivery;
+  const { breaker, limiter } = d.deps;
+  const id = d.destination.id;
+  const now = d.deps.now().getTime();
+  breaker?.record(id, answered, now);
+  if (call.sentAt !== undefined && limiter?.release(id, answered, call.sentAt, now)) breaker?.trip(id, now);
 }
 
 function networkError(call: Call, err: unknown): MaybePromise<ForwardResult> {

@@ -12,6 +12,7 @@ import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { InFlight, inFlightKey } from '../../core/delivery/in-flight.ts';
+import { ConcurrencyLimiter } from '../../core/delivery/limiter.ts';
 import { DELIVERY_ATTRIBUTES, decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import { apiError } from '../../core/errors.ts';
 import { andThen } from '../../core/maybe-async.ts';
@@ -48,6 +49,9 @@ export function createForwardHandler(
   const destinations = config.settings.destinations ?? [];
   // One breaker per instance: a destination that stops answering gets probes, not every retry.
   const breaker = new Breaker();
+  // One concurrency limit per destination and instance: what is in flight when a destination
+  // stops answering is bounded, and its silence opens the breaker (core/delivery/limiter.ts).
+  const limiter = new ConcurrencyLimiter();
   // The core's dependencies, built once per services object rather than once per push.
   let depsFor: ForwardServices | undefined;
   let deps: ForwardDeps | undefined;
@@ -65,6 +69,7 @@ export function createForwardHandler(
       send: s.send,
       now: s.now ?? (() => new Date()),
       breaker,
+      limiter,
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
       ...(s.accessToken ? { accessToken: s.accessToken } : {}),

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { Breaker, FAILURES_TO_OPEN, PROBE_EVERY_MS } from '../../core/delivery/breaker.ts';
 import { createFanOut } from '../../core/delivery/fan-out.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
@@ -257,7 +258,10 @@ describe('webhook driver', () => {
     assert.equal(ts, String(now.getTime() / 1000));
     const sig = request.headers[WEBHOOK_HEADERS.signature];
     assert.match(sig ?? '', /^v2=[0-9a-f]{64}$/);
-    assert.equal(request.headers[WEBHOOK_HEADERS.deliveryId], `${stored.event_id}/${ts}`);
+    assert.equal(
+      request.headers[WEBHOOK_HEADERS.deliveryId],
+      createHash('sha256').update(`${stored.event_id}\n\nhook`).digest('hex'),
+    );
     const verify = (over: Partial<Parameters<typeof verifyWebhookSignature>[0]>) =>
       verifyWebhookSignature({
         key: 'sekrit',
@@ -293,6 +297,38 @@ describe('webhook driver', () => {
     assert.deepEqual(webhookDriver.requiredSecrets, ['signing_key']);
     const p = webhookDriver.prepare(stored, { destination: hook, secrets: {}, now });
     assert.deepEqual(p, { ok: false, reason: 'secret signing_key is missing for destination hook' });
+  });
+  it('sends a delivery id that is the same for every attempt of one stored event to one destination', async () => {
+    const digest = 'f'.repeat(64);
+    const event = { ...stored, payload_digest: digest };
+    // The documented recipe: hex SHA-256 of event_id LF payload_digest LF destination id.
+    const expected = createHash('sha256').update(`evt-1\n${digest}\nhook`).digest('hex');
+    // Two instances (each its own deps), a first attempt and a redelivery minutes later.
+    const ids: (string | undefined)[] = [];
+    for (const [attempt, at] of [
+      [1, now.getTime()],
+      [7, now.getTime() + 300_000],
+    ] as const) {
+      const { d, sent } = deps(ok(200));
+      const push = pushOf(event, attempt);
+      await forwardPush(push, { ...d, now: () => new Date(at), alreadyDelivered: async () => false });
+      ids.push(sent[0]?.request.headers[WEBHOOK_HEADERS.deliveryId]);
+      assert.equal(sent[0]?.request.headers[WEBHOOK_HEADERS.timestamp], String(Math.floor(at / 1000)));
+    }
+    assert.deepEqual(ids, [expected, expected]);
+    // Another event that reused the id (another digest), another destination, no digest: others.
+    const idOf = (e: StoredEvent, destination: Destination) => {
+      const p = webhookDriver.prepare(e, { destination, secrets: { signing_key: 'k' }, now });
+      assert.ok(p.ok);
+      return p.request.headers[WEBHOOK_HEADERS.deliveryId];
+    };
+    const others = [
+      idOf({ ...event, payload_digest: 'e'.repeat(64) }, hook),
+      idOf(event, { ...hook, id: 'hook2' }),
+      idOf(stored, hook),
+    ];
+    assert.equal(new Set([expected, ...others]).size, 4);
+    assert.equal(others[2], createHash('sha256').update('evt-1\n\nhook').digest('hex'));
   });
   it('marks test mode', () => {
     const p = webhookDriver.prepare(stored, { ...ctx, destination: { ...hook, test_mode: true } });
@@ -353,7 +389,7 @@ describe('fan-out after storage', () => {
 });
 
 describe('forward core: a destination that stops answering gets probes, not every retry', () => {
-  it('holds calls back after 5 unanswered ones, probes every 10 s, and closes on the first answer', async () => {
+  it('holds calls back after 5 unanswered ones, probes after 10 s then twice as far apart, and closes on the first answer', async () => {
     let clock = now.getTime();
     let answering = false;
     const { d, sent } = deps(() =>
@@ -374,6 +410,10 @@ describe('forward core: a destination that stops answering gets probes, not ever
     clock += PROBE_EVERY_MS;
     await attempt();
     assert.equal(sent.length, FAILURES_TO_OPEN + 1);
+    await attempt();
+    assert.equal(sent.length, FAILURES_TO_OPEN + 1);
+    // The next probe comes twice as late: 10 s more are not enough.
+    clock += PROBE_EVERY_MS;
     await attempt();
     assert.equal(sent.length, FAILURES_TO_OPEN + 1);
     // The destination answers again: the next probe closes the breaker and calls flow.

@@ -2,9 +2,10 @@
  * Webhook requests: a JSON POST of the stored event to `base_url` + `config.path`,
  * signed with HMAC-SHA256 over the timestamp, method, URL and body with the `signing_key`
  * secret, so a receiver can check origin, freshness and that the request was meant for this
- * URL (docs/delivery.md has the snippet).
+ * URL, and carrying a delivery id that is the same for every attempt of one stored event to one
+ * destination, for the receiver to de-duplicate on (docs/delivery.md has the snippet).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import type { StoredEvent } from '../../event.ts';
 import { scrubPayload } from '../../pii.ts';
 import type { DriverContext, Prepared } from '../driver.ts';
@@ -45,13 +46,22 @@ export function signWebhook(key: string, parts: SignedParts): string {
 export const webhookUrl = (baseUrl: string, path: string | undefined) =>
   `${baseUrl.replace(/\/+$/, '')}${path ?? ''}`;
 
-/** The delivery id: one per signed attempt, from signed parts (event id in the body, timestamp). */
-export const webhookDeliveryId = (eventId: string, timestamp: string) => `${eventId}/${timestamp}`;
+/**
+ * The delivery id: hex SHA-256 of `event_id LF payload_digest LF destination id` (an empty digest
+ * for an event stored without one). The same for every attempt, redelivery, instance and replay
+ * of one stored event (its identity: id and digest, core/identity.ts) to one destination, and
+ * another for another event that reused the id or for another destination; a receiver
+ * de-duplicates on it. Neither part can hold a newline (event ids are visible ASCII, digests hex,
+ * destination ids `[a-z0-9_-]`), so no two triples share a text. Both event parts are in the
+ * signed body: a receiver that knows its destination id can recompute it.
+ */
+export const webhookDeliveryId = (eventId: string, payloadDigest: string | undefined, destination: string) =>
+  hash('sha256', `${eventId}\n${payloadDigest ?? ''}\n${destination}`, 'hex');
 
 /**
  * Checks a webhook signature header against the method, URL, body and timestamp
  * (constant-time), and that the timestamp is within `toleranceSeconds` of `now`, which bounds
- * replays to that window (a receiver rejects a delivery id it has seen within it).
+ * replays to that window (a receiver also skips a delivery id it has already acted on).
  * The header may carry several `v2=` values (key rotation): any match is accepted.
  */
 export function verifyWebhookSignature(input: {
@@ -97,7 +107,7 @@ export function webhookPrepare(event: StoredEvent, ctx: DriverContext): Prepared
     [WEBHOOK_HEADERS.eventId]: event.event_id,
     [WEBHOOK_HEADERS.eventName]: event.event_name,
     [WEBHOOK_HEADERS.timestamp]: timestamp,
-    [WEBHOOK_HEADERS.deliveryId]: webhookDeliveryId(event.event_id, timestamp),
+    [WEBHOOK_HEADERS.deliveryId]: webhookDeliveryId(event.event_id, event.payload_digest, destination.id),
   };
   // Always signed: a webhook without its key is not sent (the settings check requires it).
   const key = ctx.secrets['signing_key'];

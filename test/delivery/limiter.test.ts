@@ -1,0 +1,296 @@
+/**
+ * The concurrency limit per destination (core/delivery/limiter.ts), through its public methods
+ * with a hand-moved clock: one call at a time until a destination answers, growth while answers
+ * come back quickly and the limit is all taken, decay when it is not, halving on a slow answer or
+ * a lost call, calls over the limit waiting for a slot (bounded in number and time), and one call
+ * at a time again, with the waiting ones refused, once calls in flight go unanswered.
+ */
+import assert from 'node:assert/strict';
+import {
+  type Admission,
+  ConcurrencyLimiter,
+  DECAY_ANSWERS,
+  MAX_LIMIT,
+  MAX_WAIT_MS,
+  MAX_WAITING,
+  SLOW_MIN_MS,
+  STALL_COLD_MS,
+  STALL_FACTOR,
+  STALL_MIN_MS,
+  START_LIMIT,
+} from '../../core/delivery/limiter.ts';
+import type { MaybePromise } from '../../core/maybe-async.ts';
+
+const T0 = 1_000_000;
+
+/** Takes every free slot (each must be granted at once); how many. */
+function takeFree(limiter: ConcurrencyLimiter, destination: string, now: number): number {
+  const { limit, inFlight } = limiter.view(destination);
+  for (let i = inFlight; i < limit; i++) assert.equal(limiter.acquire(destination, now), 'go');
+  return limit - inFlight;
+}
+
+/** The decision of a call that had to wait, once it is settled (undefined while it still waits). */
+async function settled(admission: MaybePromise<Admission>): Promise<Admission | undefined> {
+  assert.ok(admission instanceof Promise, `waits (got ${String(admission)})`);
+  return Promise.race([admission, new Promise<undefined>((r) => setImmediate(() => r(undefined)))]);
+}
+
+/** A limiter whose destination has answered once: limit START_LIMIT, latency 2 ms. */
+function answering(destination = 'hook'): ConcurrencyLimiter {
+  const limiter = new ConcurrencyLimiter();
+  assert.equal(limiter.acquire(destination, T0), 'go');
+  limiter.release(destination, true, T0, T0 + 2);
+  return limiter;
+}
+
+/** Rounds of: take every slot, answer them all `latency` ms later. */
+function rounds(limiter: ConcurrencyLimiter, n: number, from: number, latency = 2): number {
+  let now = from;
+  for (let round = 0; round < n; round++) {
+    const taken = takeFree(limiter, 'hook', now);
+    for (let i = 0; i < taken; i++) limiter.release('hook', true, now, now + latency);
+    now += latency + 1;
+  }
+  return now;
+}
+
+describe('concurrency limiter: a cold destination', () => {
+  it('gets one call at a time until it answers; the next waits, and goes once it has (START_LIMIT)', async () => {
+    const limiter = new ConcurrencyLimiter();
+    assert.equal(limiter.acquire('hook', T0), 'go');
+    const second = limiter.acquire('hook', T0 + 1);
+    assert.equal(await settled(second), undefined);
+    assert.deepEqual(limiter.view('hook'), {
+      limit: 1,
+      inFlight: 1,
+      waiting: 1,
+      answering: false,
+      latencyMs: 0,
+    });
+    limiter.release('hook', true, T0, T0 + 40);
+    assert.equal(await second, 'go');
+    assert.deepEqual(limiter.view('hook'), {
+      limit: START_LIMIT,
+      inFlight: 1,
+      waiting: 0,
+      answering: true,
+      latencyMs: 40,
+    });
+    assert.equal(takeFree(limiter, 'hook', T0 + 41), START_LIMIT - 1);
+  });
+
+  it('keeps each destination apart', () => {
+    const limiter = answering('hook');
+    assert.equal(takeFree(limiter, 'hook', T0 + 10), START_LIMIT);
+    assert.equal(limiter.acquire('meta', T0 + 10), 'go');
+    assert.equal(limiter.view('meta').answering, false);
+    assert.equal(limiter.view('hook').inFlight, START_LIMIT);
+  });
+
+  it('gives back a slot taken for a call that was not sent, learning nothing; a waiting call takes it', async () => {
+    const limiter = new ConcurrencyLimiter();
+    assert.equal(limiter.acquire('hook', T0), 'go');
+    const waiting = limiter.acquire('hook', T0);
+    limiter.abandon('hook', T0 + 1);
+    assert.equal(await waiting, 'go');
+    assert.deepEqual(limiter.view('hook'), {
+      limit: 1,
+      inFlight: 1,
+      waiting: 0,
+      answering: false,
+      latencyMs: 0,
+    });
+  });
+});
+
+describe('concurrency limiter: a destination that answers', () => {
+  it('grows by one per quick answer while the limit is all taken (doubling per round trip), up to MAX_LIMIT', () => {
+    const limiter = answering();
+    let now = T0 + 10;
+    const limits: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      now = rounds(limiter, 1, now);
+      limits.push(limiter.view('hook').limit);
+    }
+    assert.deepEqual(limits, [START_LIMIT * 2, START_LIMIT * 4, START_LIMIT * 8, START_LIMIT * 16]);
+    rounds(limiter, 20, now);
+    assert.equal(limiter.view('hook').limit, MAX_LIMIT);
+  });
+
+  it('takes a raised limit back toward START_LIMIT while quick answers come with the limit not all taken', () => {
+    const limiter = answering();
+    let now = rounds(limiter, 4, T0 + 10);
+    const raised = limiter.view('hook').limit;
+    assert.equal(raised, START_LIMIT * 16);
+    // One call at a time, answered quickly: each answer takes 1/DECAY_ANSWERS of the excess.
+    for (let i = 0; i < DECAY_ANSWERS * 3; i++) {
+      assert.equal(limiter.acquire('hook', now), 'go');
+      limiter.release('hook', true, now, now + 2);
+      now += 3;
+    }
+    const after = limiter.view('hook').limit;
+    assert.ok(after < START_LIMIT + (raised - START_LIMIT) / 10, `limit ${after} after decay`);
+    assert.ok(after >= START_LIMIT);
+  });
+
+  it('halves on a slow answer, once for the calls of one round trip, never below one', () => {
+    const limiter = answering();
+    const now = rounds(limiter, 2, T0 + 10);
+    assert.equal(limiter.view('hook').limit, START_LIMIT * 4);
+    const n = takeFree(limiter, 'hook', now);
+    // All of them answered late: one halving for the lot (sent before the cut, they say nothing more).
+    const late = now + SLOW_MIN_MS + 1;
+    for (let i = 0; i < n; i++) limiter.release('hook', true, now, late);
+    assert.equal(limiter.view('hook').limit, START_LIMIT * 2);
+    let at = late + 10_000;
+    for (let i = 0; i < 30; i++) {
+      assert.equal(limiter.acquire('hook', at), 'go');
+      at += 100_000;
+      limiter.release('hook', true, at - 100_000, at);
+    }
+    assert.ok(limiter.view('hook').limit >= 1);
+  });
+
+  it('halves when a call gets no answer while others are answered (a lost connection)', () => {
+    const limiter = answering();
+    const now = T0 + 10;
+    assert.equal(takeFree(limiter, 'hook', now), START_LIMIT);
+    limiter.release('hook', true, now, now + 2);
+    const before = limiter.view('hook').limit;
+    limiter.release('hook', false, now, now + 3);
+    assert.deepEqual(
+      [limiter.view('hook').limit, limiter.view('hook').answering],
+      [Math.floor(before / 2), true],
+    );
+  });
+});
+
+describe('concurrency limiter: calls over the limit', () => {
+  it('wait for a slot and go as answers come back, oldest first', async () => {
+    const limiter = answering();
+    const now = T0 + 10;
+    takeFree(limiter, 'hook', now);
+    const order: string[] = [];
+    const wait = (name: string, at: number) =>
+      (limiter.acquire('hook', at) as Promise<Admission>).then((x) => order.push(`${name}:${x}`));
+    const a = wait('a', now);
+    const b = wait('b', now + 1);
+    const c = wait('c', now + 2);
+    assert.equal(limiter.view('hook').waiting, 3);
+    // An answer frees a slot, and the limit, all taken meanwhile, grows by one: the two oldest go.
+    limiter.release('hook', true, now, now + 3);
+    await Promise.all([a, b]);
+    assert.deepEqual(order, ['a:go', 'b:go']);
+    assert.equal(limiter.view('hook').waiting, 1);
+    limiter.release('hook', true, now, now + 4);
+    await c;
+    assert.deepEqual(order, ['a:go', 'b:go', 'c:go']);
+  });
+
+  it('are refused once MAX_WAITING wait, and once they have waited the wait time', async () => {
+    const limiter = answering();
+    const now = T0 + 10;
+    takeFree(limiter, 'hook', now);
+    const waiting = Array.from({ length: MAX_WAITING }, () => limiter.acquire('hook', now));
+    assert.equal(limiter.acquire('hook', now), 'full');
+    // The destination has become slow (600 ms an answer): the limit is halved rather than grown
+    // at first, so most of the calls waiting would wait for minutes; they are refused after the
+    // wait time instead, and none is sent later than that.
+    let clock = now;
+    const decided = waiting.map(async (w) => ({ admission: await w, at: clock }));
+    while (limiter.view('hook').waiting > 0) {
+      const out = limiter.view('hook').inFlight;
+      clock += 600;
+      for (let i = 0; i < out; i++) limiter.release('hook', true, clock - 600, clock);
+      await new Promise((r) => setImmediate(r));
+    }
+    const outcomes = await Promise.all(decided);
+    const sent = outcomes.filter((o) => o.admission === 'go');
+    const refused = outcomes.filter((o) => o.admission === 'full');
+    assert.equal(sent.length + refused.length, MAX_WAITING);
+    assert.ok(
+      sent.length > 0 && refused.length > MAX_WAITING / 2,
+      `${sent.length} sent, ${refused.length} refused`,
+    );
+    for (const o of refused) assert.ok(o.at - now > MAX_WAIT_MS, `refused after waiting ${o.at - now} ms`);
+  });
+});
+
+describe('concurrency limiter: a destination that stops answering', () => {
+  it('says `stalled` to the waiting and the next calls once its calls in flight go unanswered for STALL_MIN_MS', async () => {
+    const limiter = answering();
+    const now = T0 + 10;
+    assert.equal(takeFree(limiter, 'hook', now), START_LIMIT);
+    const waiting = limiter.acquire('hook', now + STALL_MIN_MS);
+    assert.equal(await settled(waiting), undefined);
+    assert.equal(limiter.acquire('hook', now + STALL_MIN_MS + 1), 'stalled');
+    assert.equal(await waiting, 'stalled');
+    assert.deepEqual([limiter.view('hook').limit, limiter.view('hook').answering], [1, false]);
+    // The calls in flight time out: nothing is sent while any is out, then one probe at a time.
+    const timeout = now + 5000;
+    for (let i = 0; i < START_LIMIT - 1; i++) limiter.release('hook', false, now, timeout);
+    assert.equal(limiter.acquire('hook', timeout), 'stalled');
+    limiter.release('hook', false, now, timeout);
+    assert.equal(limiter.acquire('hook', timeout + 1), 'go');
+    const next = limiter.acquire('hook', timeout + 2);
+    // The probe is answered: START_LIMIT again, and the call waiting goes.
+    limiter.release('hook', true, timeout + 1, timeout + 30);
+    assert.equal(await next, 'go');
+    assert.deepEqual([limiter.view('hook').limit, limiter.view('hook').answering], [START_LIMIT, true]);
+  });
+
+  it('recovers at once when a call it took for lost is answered after all', () => {
+    const limiter = answering();
+    const now = T0 + 10;
+    assert.equal(takeFree(limiter, 'hook', now), START_LIMIT);
+    assert.equal(limiter.acquire('hook', now + STALL_MIN_MS + 1), 'stalled');
+    limiter.release('hook', true, now, now + STALL_MIN_MS + 5);
+    assert.equal(limiter.view('hook').answering, true);
+    assert.equal(limiter.view('hook').limit, START_LIMIT);
+  });
+
+  it('waits STALL_FACTOR times its smoothed latency when that is longer than STALL_MIN_MS', () => {
+    const limiter = new ConcurrencyLimiter();
+    const slow = STALL_MIN_MS; // every answer takes this long: the stall time is STALL_FACTOR × it
+    let now = T0;
+    for (let i = 0; i < 3; i++) {
+      assert.equal(limiter.acquire('ga4', now), 'go');
+      limiter.release('ga4', true, now, now + slow);
+      now += slow + 1;
+    }
+    assert.equal(limiter.acquire('ga4', now), 'go');
+    assert.equal(limiter.acquire('ga4', now + STALL_MIN_MS * 2), 'go');
+    assert.equal(limiter.acquire('ga4', now + slow * STALL_FACTOR - 1), 'go');
+    assert.equal(limiter.acquire('ga4', now + slow * STALL_FACTOR + 1), 'stalled');
+  });
+
+  it('waits STALL_COLD_MS before the first answer (a first connection takes a while)', async () => {
+    const limiter = new ConcurrencyLimiter();
+    assert.equal(limiter.acquire('hook', T0), 'go');
+    const waiting = limiter.acquire('hook', T0 + STALL_MIN_MS + 1);
+    assert.equal(await settled(waiting), undefined);
+    assert.equal(limiter.acquire('hook', T0 + STALL_COLD_MS + 1), 'stalled');
+    assert.equal(await waiting, 'stalled');
+  });
+
+  it('says on release when a call shows it is not answering: before it ever did, or after a silence', () => {
+    const cold = new ConcurrencyLimiter();
+    assert.equal(cold.acquire('hook', T0), 'go');
+    assert.equal(cold.release('hook', false, T0, T0 + 5000), true);
+    const limiter = answering();
+    const now = T0 + 10;
+    takeFree(limiter, 'hook', now);
+    assert.equal(limiter.release('hook', true, now, now + 2), false);
+    assert.equal(limiter.release('hook', false, now, now + 3), false);
+    assert.equal(limiter.release('hook', false, now, now + 5000), true);
+  });
+
+  it('goes back to one call at a time when a call gets no answer after a silence longer than the stall time', () => {
+    const limiter = answering();
+    const now = T0 + 10;
+    assert.equal(limiter.acquire('hook', now), 'go');
+    limiter.release('hook', false, now, now + 5000);
+    assert.deepEqual([limiter.view('hook').limit, limiter.view('hook').answering], [1, false]);
+  });
+});
