@@ -318,3 +318,44 @@ describe('local supervisor', () => {
     }
   });
 });
+
+describe('freePort across processes', () => {
+  /** Starts `count` processes at once, each asking freePort for five ports; their answers. */
+  async function draw(count: number): Promise<number[][]> {
+    const script = `import { freePort } from ${JSON.stringify(join(root, 'local/supervisor.ts'))};
+const ports = [];
+for (let i = 0; i < 5; i++) ports.push(await freePort());
+console.log(JSON.stringify(ports));
+setTimeout(() => {}, 300); // hold the slice while the others draw`;
+    return Promise.all(
+      Array.from({ length: count }, async () => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
+        let out = '';
+        child.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+        });
+        await new Promise((done) => child.once('close', done));
+        return JSON.parse(out) as number[];
+      }),
+    );
+  }
+
+  it('gives processes running at once disjoint port ranges, below the ephemeral range', async function () {
+    this.timeout(20_000);
+    const drawn = await draw(4);
+    const sliceOf = (port: number) => Math.floor((port - 20_000) / 250);
+    const owners = new Map<number, number>();
+    drawn.forEach((ports, who) => {
+      for (const port of ports) {
+        assert.ok(port >= 20_000 && port < 32_000, `${port} is in 20000–32000`);
+        const owner = owners.get(sliceOf(port)) ?? who;
+        assert.equal(owner, who, `port ${port}: its slice was drawn by two processes`);
+        owners.set(sliceOf(port), who);
+      }
+      assert.equal(new Set(ports).size, ports.length, 'one process never draws a port twice');
+    });
+    assert.equal(new Set(drawn.map((ports) => sliceOf(ports[0] as number))).size, 4);
+  });
+});
