@@ -97,3 +97,12 @@ export function percentile(values: readonly number[], p: number): number {
   const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
   return sorted[rank] as number;
 }
+
+/** One suite's outcome: its figures, and what failed (empty when it worked). */
+export interface SuiteOutcome {
+  readonly suite: string;
+  readonly title: string;
+  readonly figures: readonly BenchFigure[];
+  readonly problems: readonly string[];
+  readonly seconds: number;
+}

@@ -16,15 +16,28 @@
  *   npm run bench -- --quick            every suite in a few seconds each: that it works, not its speed
  *   --module <file>                     also run the suite a file exports (`export const suite`)
  *   --bound <seconds>                   each suite's time limit (default 45 quick, 1200 in full)
+ *   --doc <file>                        where a full run writes its figures (default docs/bench.md)
+ *
+ * A full run of named suites (not --quick, not --module) rewrites their sections of docs/bench.md
+ * (bench/report.ts), so the figures the docs show are the last ones measured.
  */
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { costLine } from './cost-line.ts';
-import { type BenchFigure, type BenchSuite, figureProblems, formatFigure, gateProblems } from './lib.ts';
+import {
+  type BenchFigure,
+  type BenchSuite,
+  figureProblems,
+  formatFigure,
+  gateProblems,
+  type SuiteOutcome,
+} from './lib.ts';
 import { machineTicks, stealPercent } from './proc-cpu.ts';
+import { benchDoc } from './report.ts';
 
 export const SUITES: Readonly<Record<string, string>> = {
   pubsub: './pubsub.ts',
@@ -47,15 +60,6 @@ type ChildMessage =
   | { readonly kind: 'title'; readonly name: string }
   | { readonly kind: 'figures'; readonly figures: BenchFigure[] }
   | { readonly kind: 'error'; readonly message: string };
-
-/** One suite's outcome: its figures, and what failed (empty when it worked). */
-export interface SuiteOutcome {
-  readonly suite: string;
-  readonly title: string;
-  readonly figures: readonly BenchFigure[];
-  readonly problems: readonly string[];
-  readonly seconds: number;
-}
 
 const moduleUrl = (spec: string): string =>
   SUITES[spec] ? new URL(SUITES[spec], import.meta.url).href : pathToFileURL(resolve(spec)).href;
@@ -169,6 +173,7 @@ if (import.meta.main) {
       module: { type: 'string', multiple: true, default: [] },
       bound: { type: 'string' },
       child: { type: 'string' },
+      doc: { type: 'string' },
     },
   });
   // Offline: Google's clients must not probe for a GCE metadata server (docs/google-wire.md §2).
@@ -195,7 +200,8 @@ if (import.meta.main) {
     process.once('SIGTERM', stop);
     const started = performance.now();
     // Same-run ratios are the figures to read; the machine line says what they were measured on.
-    console.log(machineLine());
+    const machine = machineLine();
+    console.log(machine);
     const ticks = machineTicks();
     const outcomes = await runSuites(specs, { quick: values.quick, boundSeconds });
     const after = machineTicks();
@@ -203,6 +209,17 @@ if (import.meta.main) {
       console.log(
         `\nCPU steal over the run: ${stealPercent(ticks, after).toFixed(1)} % of the machine's CPU time (other tenants of a shared VM; figures from a run with more than a few % are the machine's as much as the code's)`,
       );
+    const steal = ticks && after ? ` CPU steal ${stealPercent(ticks, after).toFixed(1)} %.` : '';
+    if (!values.quick) {
+      const doc = resolve(values.doc ?? new URL('../docs/bench.md', import.meta.url).pathname);
+      const measured = outcomes.filter((o) => SUITES[o.suite] !== undefined);
+      const stamp = `Measured ${new Date().toISOString().slice(0, 10)}; ${machine}.${steal}`;
+      const before = existsSync(doc) ? readFileSync(doc, 'utf8') : '';
+      if (measured.length > 0) {
+        writeFileSync(doc, benchDoc(before, measured, stamp, Object.keys(SUITES)));
+        console.log(`\nwrote ${measured.length} suite(s) into ${doc}`);
+      }
+    }
     const failed = outcomes.filter((o) => o.problems.length > 0).map((o) => o.suite);
     const cost = costLine(outcomes.flatMap((o) => o.figures));
     if (cost) console.log(`\n${cost}`);
