@@ -1,6 +1,6 @@
 /**
  * The first sighting of an identity, as an object in the registry bucket (`identities/<digest>`,
- * core/warehouse/store.ts, ClaimIdentity): `store` creates it only if absent (`ifGenerationMatch=0`)
+ * core/store/store.ts, ClaimIdentity): `store` creates it only if absent (`ifGenerationMatch=0`)
  * for an event whose time the server stamped and whose id the producer gave. The first copy's
  * create succeeds; a producer's retry of the same body (a new message with the same identity
  * digest) is refused with 412 and reads the first copy's time and message instead, so its row
@@ -13,7 +13,7 @@
  */
 import type { Bucket } from '@google-cloud/storage';
 import { IDENTITY_CLAIMS_PREFIX } from '../core/plan.ts';
-import type { ClaimAnswer, ClaimIdentity, IdentityClaim } from '../core/warehouse/store.ts';
+import type { ClaimAnswer, ClaimIdentity, IdentityClaim } from '../core/store/store.ts';
 import { cachedCredentials } from './google-credentials.ts';
 import { createHttpSender, type Sender } from './http-sender.ts';
 

@@ -16,7 +16,7 @@ import {
   type RuleIndex,
   storedRuleProblem,
 } from '../core/rules/rules.ts';
-import type { AfterStored } from '../core/warehouse/store.ts';
+import type { AfterStored } from '../core/store/store.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import { currentSpecs, type Snapshot } from './registry.ts';
 

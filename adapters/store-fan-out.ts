@@ -8,8 +8,8 @@
 import type { DecisionOptions } from '../core/decision/decision.ts';
 import { createFanOut } from '../core/delivery/fan-out.ts';
 import type { DeliveryMessage } from '../core/delivery/message.ts';
+import type { AfterStored } from '../core/store/store.ts';
 import type { RowWriter } from '../core/warehouse/rows.ts';
-import type { AfterStored } from '../core/warehouse/store.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { createLedgerWriter } from './ledger-writer.ts';
 

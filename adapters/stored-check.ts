@@ -1,5 +1,5 @@
 /**
- * `store`'s question for a late copy of an event (core/warehouse/store.ts, lateCopy): is the row of this
+ * `store`'s question for a late copy of an event (core/store/store.ts, lateCopy): is the row of this
  * identity (event_id, payload_digest) already in `events`? Past BigQuery's insertId window a
  * second write would be a second row; asking first keeps one. Questions arriving together share
  * one query, which reads only the partitions of their event times. An answer that does not come
@@ -8,7 +8,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import { identityKey } from '../core/identity.ts';
-import type { AlreadyStored, StoredQuestion } from '../core/warehouse/store.ts';
+import type { AlreadyStored, StoredQuestion } from '../core/store/store.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import { createBatchedLookup } from './batched-lookup.ts';
 

@@ -3,7 +3,7 @@
  * `npm start`'s provisioning for plan()'s views and by the studio for defined events' typed views.
  */
 import type { Dataset } from '@google-cloud/bigquery';
-import { reserved } from '../core/registry/reserved-names.ts';
+import { reserved } from '../core/references/reserved-names.ts';
 import type { ViewPlan } from '../core/warehouse/warehouse.ts';
 
 /** Raised instead of replacing what a view may not replace; nothing was changed. */
@@ -34,7 +34,7 @@ export async function ensureView(
 /**
  * A defined event's typed view (the studio's applies): never one of the warehouse's own tables
  * or views (`events_dedup`, `identities`, a catalogue event's view…). The apply refuses such
- * names first (core/registry/reserved-names.ts); this holds even for a definition stored before it did.
+ * names first (core/references/reserved-names.ts); this holds even for a definition stored before it did.
  */
 export async function ensureDefinitionView(
   dataset: Dataset,

@@ -10,7 +10,7 @@ import { planFanOut } from '../core/delivery/fan-out.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { plan } from '../core/plan.ts';
 import { candidates, indexRules, matchEventRules, type RuleVersion } from '../core/rules/rules.ts';
-import { messageRows, type PubSubMessage, storeConfig } from '../core/warehouse/store.ts';
+import { messageRows, type PubSubMessage, storeConfig } from '../core/store/store.ts';
 import type { RuleSpec } from '../schemas/rule.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';

@@ -4,6 +4,7 @@
  * it, so what runs locally is what deploys. Pure.
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
+import { destinationHealthViews } from './console/destination-health.ts';
 import { REFUSALS_KEPT_MS } from './console/live-events.ts';
 import {
   type Billing,
@@ -13,17 +14,19 @@ import {
   PLATFORM_LATENCY_SECONDS,
   STORE_LATENCY_SECONDS,
 } from './deploy/cost.ts';
+import { modelPlan } from './models/models.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
 import {
   alertStateColumns,
+  baseWarehousePlan,
   gatewayRefusalColumns,
   OPS_TABLES,
   syncFailedRowColumns,
   syncRunColumns,
   type TablePlan,
+  tableRef,
   type ViewPlan,
-  warehousePlan,
 } from './warehouse/warehouse.ts';
 
 export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
@@ -220,6 +223,22 @@ export function registryBucketName(project: string, environment: string): string
     /-+/g,
     '-',
   );
+}
+
+/**
+ * The tables and views of an environment's dataset: the warehouse's own (core/warehouse/), the
+ * console's destination-health views of the ledger, which anyone can query
+ * (docs/console.md#destination-health), and the incremental models (docs/sessions.md), last, so
+ * their views can read the tables before them.
+ */
+export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {
+  const base = baseWarehousePlan(settings);
+  const ref = (name: string) => tableRef(settings.project, settings.dataset ?? 'events', name);
+  const models = modelPlan(settings);
+  return {
+    tables: [...base.tables, ...models.tables],
+    views: [...base.views, ...destinationHealthViews(ref), ...models.views],
+  };
 }
 
 /** Turns validated settings into the environment's resources, as data. */

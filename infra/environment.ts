@@ -4,9 +4,9 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { buildRegionWarnings } from '../core/deploy/build-regions.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
+import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';

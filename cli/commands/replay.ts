@@ -8,8 +8,8 @@
  */
 import type { Command } from 'commander';
 import type { Plan } from '../../core/plan.ts';
+import type { AfterStored, StoreConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
-import type { AfterStored, StoreConfig } from '../../core/warehouse/store.ts';
 import {
   DATA_DIR_OPTION,
   LOCAL_ENDPOINT_HELP,
@@ -71,7 +71,7 @@ export async function replayEventDeadLetters(input: {
   readonly onProgress?: (report: BacklogReport) => void;
   readonly now?: () => number;
 }): Promise<BacklogReport[]> {
-  const { storeMessages } = await import('../../core/warehouse/store.ts');
+  const { storeMessages } = await import('../../core/store/store.ts');
   const batchSize = input.batchSize ?? 500;
   const reports: BacklogReport[] = [];
   for (const subscription of input.backlogs) {
@@ -184,7 +184,7 @@ export function register(program: Command): void {
         import('../../adapters/bigquery-writer.ts'),
         import('../../adapters/deliveries-publisher.ts'),
         import('../../adapters/store-fan-out.ts'),
-        import('../../core/warehouse/store.ts'),
+        import('../../core/store/store.ts'),
       ]);
       const writer = createBigQueryWriter(await warehouseClient(p, process.env, options.dataDir), p.dataset);
       const pubsub = await pubsubClient(p, process.env, options.dataDir);

@@ -25,9 +25,9 @@ export function register(program: Command): void {
       const write = writerOf(command);
       if (options.format === 'json') write(`${JSON.stringify(plan, null, 2)}\n`);
       else write(`${path}: valid\n\n${renderPlan(plan)}`);
-      const { retryBudgetWarnings } = await import('../../core/deploy/retry-budget.ts');
+      const { retryBudgetWarnings } = await import('../../core/plan-warnings/retry-budget.ts');
       const { addressWarnings } = await import('../../core/settings.ts');
-      const { buildRegionWarnings } = await import('../../core/deploy/build-regions.ts');
+      const { buildRegionWarnings } = await import('../../core/plan-warnings/build-regions.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),

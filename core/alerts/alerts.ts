@@ -10,7 +10,7 @@
 
 import { type AlertCondition, AlertSpec } from '../../schemas/alert.ts';
 import type { Connection } from '../../schemas/settings.ts';
-import { connectionProblem, specChecker } from '../registry/connections.ts';
+import { connectionProblem, specChecker } from '../references/connections.ts';
 import { chatLiteral } from '../rules/rules.ts';
 import { durationMs, scheduleProblem } from '../scheduler/cadence.ts';
 

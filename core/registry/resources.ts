@@ -9,12 +9,12 @@ import { alertViolations } from '../alerts/alerts.ts';
 import { breakingChanges, definitionViolations } from '../definitions/definitions.ts';
 import { checkMappings } from '../platforms/mapping-check.ts';
 import { MAPPED_TYPES, type MappedType } from '../platforms/mappings.ts';
+import { reservedNameProblem } from '../references/reserved-names.ts';
 import { ruleViolations } from '../rules/rules.ts';
 import { modelSelect, syncViolations } from '../syncs/syncs.ts';
 import { translatorViolations } from '../translate/spec.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
 import type { ResourceDoc } from './registry.ts';
-import { reservedNameProblem } from './reserved-names.ts';
 
 const shape = compileValidator<ResourceDoc>(ResourceDocSchema);
 const namePattern = new RegExp(RESOURCE_NAME_PATTERN);

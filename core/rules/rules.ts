@@ -13,8 +13,8 @@ import { conditionProblems } from '../conditions.ts';
 import { evaluateCondition, readPath } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
 import { applyMapping } from '../linkage/engine.ts';
-import { connectionProblem, specChecker } from '../registry/connections.ts';
-import { publishTopicProblem } from '../registry/reserved-names.ts';
+import { connectionProblem, specChecker } from '../references/connections.ts';
+import { publishTopicProblem } from '../references/reserved-names.ts';
 import { durationMs, scheduleProblem } from '../scheduler/cadence.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
 

@@ -4,7 +4,8 @@
  * row recognised, ragged rows reported. Cells stay the strings they were.
  */
 import Papa from 'papaparse';
-import { setField, uniqueNames } from './names.ts';
+import { setField } from '../formats/records.ts';
+import { uniqueNames } from './names.ts';
 import type { SampleProblem } from './sample.ts';
 import { isTypedText } from './values.ts';
 

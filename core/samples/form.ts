@@ -1,10 +1,10 @@
 /**
  * Form posts as samples (docs/creator-inference.md, "Form posts"): an
  * `application/x-www-form-urlencoded` body such as a Mailchimp webhook's is recognised, and read
- * with the translators' own form reader (core/translate/form.ts), so the creator's columns are
+ * with the translators' own form reader (core/formats/form.ts), so the creator's columns are
  * exactly the paths the saved translator will find: `data[merges][FNAME]` is `data.merges.FNAME`.
  */
-import { DEFAULT_FORM_DEPTH, parseForm } from '../translate/form.ts';
+import { DEFAULT_FORM_DEPTH, parseForm } from '../formats/form.ts';
 import { type JsonResult, jsonRows } from './json.ts';
 
 /** One `key=value` pair: a key of URL characters (brackets allowed), a value without blanks. */

@@ -5,7 +5,7 @@
  * starting point the page shows and the person changes; none is applied out of sight. Pure.
  */
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
-import { instant, readPattern } from '../translate/patterns.ts';
+import { instant, readPattern } from '../formats/patterns.ts';
 import { fieldName, nameWords } from './names.ts';
 import type { InferredField } from './sample.ts';
 import { suggestMappings } from './suggest.ts';

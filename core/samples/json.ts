@@ -3,7 +3,7 @@
  * (`user.email`), arrays kept whole as values. A line or item that is not an object is reported
  * and skipped.
  */
-import { setField } from './names.ts';
+import { setField } from '../formats/records.ts';
 import type { SampleProblem } from './sample.ts';
 
 /** Objects nested deeper than this are kept whole, as one value. */

@@ -44,12 +44,3 @@ export function uniqueNames(names: readonly string[], key: (n: string) => string
     return name;
   });
 }
-
-/**
- * Sets a field of a row built from untrusted names: a column named `__proto__` becomes an own
- * field instead of replacing the row's prototype.
- */
-export function setField(row: Record<string, unknown>, name: string, value: unknown): void {
-  if (name === '__proto__') Object.defineProperty(row, name, { value, enumerable: true, writable: true });
-  else row[name] = value;
-}

@@ -17,8 +17,8 @@ import { SyncSpec } from '../../schemas/sync.ts';
 import type { StoredEvent } from '../event.ts';
 import { applyMapping } from '../linkage/engine.ts';
 import type { CustomerMatchTarget } from '../platforms/google-ads/audience.ts';
-import { connectionProblem, specChecker } from '../registry/connections.ts';
-import { publishTopicProblem } from '../registry/reserved-names.ts';
+import { connectionProblem, specChecker } from '../references/connections.ts';
+import { publishTopicProblem } from '../references/reserved-names.ts';
 import { scheduleProblem } from '../scheduler/cadence.ts';
 
 export interface SyncVersion {

@@ -10,11 +10,11 @@
 import { createHash } from 'node:crypto';
 import type { TranslatorField, TranslatorSpec } from '../../schemas/translator.ts';
 import { shown } from '../definitions/event-validator.ts';
+import { parseForm } from '../formats/form.ts';
+import { setField } from '../formats/records.ts';
 import { parseDelimited } from '../samples/csv.ts';
 import { readJson } from '../samples/json.ts';
-import { setField } from '../samples/names.ts';
 import type { FieldViolation } from '../validation.ts';
-import { parseForm } from './form.ts';
 import { applyTransforms, readPath } from './transforms.ts';
 
 export interface TranslateInput {

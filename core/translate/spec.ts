@@ -7,8 +7,8 @@
 import { CONTEXT_FIELDS } from '../../schemas/context.ts';
 import { ANY_CUSTOM_EVENT, type TranslatorSpec, TranslatorSpecSchema } from '../../schemas/translator.ts';
 import { isReservedFieldName } from '../definitions/definitions.ts';
+import { isTimeZone, patternProblem } from '../formats/patterns.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
-import { isTimeZone, patternProblem } from './patterns.ts';
 
 const shape = compileValidator<TranslatorSpec>(TranslatorSpecSchema);
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { TranslatorTransform, TranslatorValueTransform } from '../../schemas/translator.ts';
 import { shown } from '../definitions/event-validator.ts';
-import { instant, isoDate, readPattern } from './patterns.ts';
+import { instant, isoDate, readPattern } from '../formats/patterns.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,9 +9,7 @@ import { CATALOGUE } from '../../schemas/catalogue.ts';
 import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context, Enriched } from '../../schemas/context.ts';
 import type { EventType } from '../../schemas/events/common.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { destinationHealthViews } from '../console/destination-health.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
-import { modelPlan } from '../models/models.ts';
 import { type ColumnPlan, type TablePlan, tableRef, type ViewPlan } from './table-plan.ts';
 
 export type { ColumnPlan, TablePlan, ViewPlan };
@@ -449,8 +447,12 @@ export function definitionView(
   };
 }
 
-/** The tables and views of an environment's dataset. */
-export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {
+/**
+ * The warehouse's own tables and views of an environment's dataset: the events, the ledger and
+ * their views. plan()'s `warehousePlan` (core/plan.ts) adds the console's destination-health
+ * views and the incremental models, which are built on these and so are not imported here.
+ */
+export function baseWarehousePlan(settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {
   const dataset = settings.dataset ?? 'events';
   const ref = (name: string) => tableRef(settings.project, dataset, name);
   const days = settings.warehouse?.partition_expiration_days;
@@ -578,11 +580,7 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
       ],
     });
   }
-  // Destination health: views of the ledger anyone can query (docs/console.md#destination-health).
-  views.push(...destinationHealthViews(ref));
-  // The incremental models (docs/sessions.md): last, so their views can read the tables above.
-  const models = modelPlan(settings);
-  return { tables: [...tables, ...models.tables], views: [...views, ...models.views] };
+  return { tables, views };
 }
 
 /**

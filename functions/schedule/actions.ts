@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DEAD_LETTER_ATTRIBUTES } from '../../core/delivery/dead-letter.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
-import { publishTopicProblem } from '../../core/registry/reserved-names.ts';
+import { publishTopicProblem } from '../../core/references/reserved-names.ts';
 import {
   type Firing,
   mapFields,

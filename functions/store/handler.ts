@@ -9,8 +9,6 @@ import type { DefinedEvents } from '../../core/definitions/defined-events.ts';
 import { apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { andThen } from '../../core/maybe-async.ts';
-import type { FieldViolation } from '../../core/validation.ts';
-import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
   type AfterStored,
   type AlreadyStored,
@@ -23,7 +21,9 @@ import {
   type StoreConfig,
   type StoreOutcome,
   storeMessages,
-} from '../../core/warehouse/store.ts';
+} from '../../core/store/store.ts';
+import type { FieldViolation } from '../../core/validation.ts';
+import type { RowWriter } from '../../core/warehouse/rows.ts';
 import { TABLES } from '../../core/warehouse/warehouse.ts';
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import { answerError, postOnly } from '../answer.ts';
@@ -46,7 +46,7 @@ export interface StoreDeps {
    * registry) answers non-2xx, so the push comes back rather than storing it unchecked.
    */
   readonly definitions?: { get(stamp?: string): DefinedEvents | Promise<DefinedEvents> };
-  /** For late copies (core/warehouse/store.ts, lateCopy): is the row already stored? */
+  /** For late copies (core/store/store.ts, lateCopy): is the row already stored? */
   readonly alreadyStored?: AlreadyStored;
   /** The first sightings of events whose time the server stamped (adapters/identity-claims.ts). */
   readonly claim?: ClaimIdentity;

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { http } from '@google-cloud/functions-framework';
 import { getTestServer } from '@google-cloud/functions-framework/testing';
 import { plan } from '../../core/plan.ts';
-import { storeConfig } from '../../core/warehouse/store.ts';
+import { storeConfig } from '../../core/store/store.ts';
 import { createForwardHandler } from '../../functions/forward/handler.ts';
 import { createScheduleHandler } from '../../functions/schedule/handler.ts';
 import { createStoreHandler } from '../../functions/store/handler.ts';

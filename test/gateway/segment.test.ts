@@ -14,7 +14,7 @@ import { Analytics } from '@segment/analytics-node';
 import { parse } from 'yaml';
 import { createPublisher, type EventPublisher } from '../../adapters/publisher.ts';
 import { plan } from '../../core/plan.ts';
-import { messageRows, storeConfig } from '../../core/warehouse/store.ts';
+import { messageRows, storeConfig } from '../../core/store/store.ts';
 import { type Bus, startBus } from './emulator-support.ts';
 import { baseSettings, fixedTranslators, post, startTestGateway, type TestGateway } from './support.ts';
 

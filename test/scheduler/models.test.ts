@@ -18,13 +18,13 @@ import { plainValue } from '../../adapters/user-sql.ts';
 import { eraseSql } from '../../core/models/identity-graph.ts';
 import { plan } from '../../core/plan.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
-import { messageRows, storeConfig } from '../../core/warehouse/store.ts';
+import { messageRows, storeConfig } from '../../core/store/store.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { type Running, start as startStorage } from '../../emulators/storage/test/support/harness.ts';
 import { MODEL_KIND, modelJob } from '../../functions/schedule/models.ts';
 import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
-import { type Running, start as startStorage } from '../emulators/storage/support.ts';
 import { testSettings } from '../storage/support.ts';
 
 const PHONE_UA =

@@ -5,7 +5,7 @@ import {
   type InsertAll,
 } from '../../adapters/bigquery-writer.ts';
 import type { InsertRow, RowRejection } from '../../core/warehouse/rows.ts';
-import { type Harness, startHarness } from '../emulators/bigquery/helpers.ts';
+import { type Harness, startHarness } from '../../emulators/bigquery/test/support/helpers.ts';
 
 const row = (id: string, extra: Record<string, unknown> = {}): InsertRow => ({
   insertId: id,

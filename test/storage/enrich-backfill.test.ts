@@ -13,7 +13,7 @@ import { loadEnricher } from '../../adapters/enrichment.ts';
 import { plainValue } from '../../adapters/user-sql.ts';
 import { backfillEnrichment } from '../../cli/commands/enrich.ts';
 import { plan } from '../../core/plan.ts';
-import { messageRows, type StoreConfig, storeConfig } from '../../core/warehouse/store.ts';
+import { messageRows, type StoreConfig, storeConfig } from '../../core/store/store.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { testSettings } from './support.ts';

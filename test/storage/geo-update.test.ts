@@ -12,7 +12,7 @@ import { countryDatabasePath, countryLookup } from '../../adapters/enrichment.ts
 import { GEO_OBJECT, GeoDatabase, openCountryDatabase } from '../../adapters/geo-database.ts';
 import { uploadGeoDatabase } from '../../cli/commands/geo.ts';
 import { CliError } from '../../cli/output.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 
 /** MMDB data-section encodings (MaxMind DB File Format 2.0): type in the control byte's top bits. */
 const text = (s: string) => Buffer.concat([Buffer.from([(2 << 5) | s.length]), Buffer.from(s)]);

@@ -15,10 +15,10 @@ import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-chec
 import type { StoredEvent } from '../../core/event.ts';
 import { identityKey } from '../../core/identity.ts';
 import { plan } from '../../core/plan.ts';
-import { storeConfig } from '../../core/warehouse/store.ts';
+import { storeConfig } from '../../core/store/store.ts';
+import { type Harness, startHarness } from '../../emulators/bigquery/test/support/helpers.ts';
 import { createStoreHandler, guardHooks } from '../../functions/store/handler.ts';
 import { provision } from '../../local/provision.ts';
-import { type Harness, startHarness } from '../emulators/bigquery/helpers.ts';
 import { testSettings } from './support.ts';
 
 const settings = testSettings();

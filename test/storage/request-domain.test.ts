@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { plan } from '../../core/plan.ts';
-import { storeConfig } from '../../core/warehouse/store.ts';
+import { storeConfig } from '../../core/store/store.ts';
 import { createStoreHandler } from '../../functions/store/handler.ts';
 import { activeDomain, type FrameworkServer, postPush, serveFunction } from '../support/framework-server.ts';
 import { testSettings } from './support.ts';

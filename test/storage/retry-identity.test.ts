@@ -17,7 +17,6 @@ import { normalizeOptions } from '../../core/event.ts';
 import { identityDigest, payloadDigest } from '../../core/identity.ts';
 import { limitsOf } from '../../core/json-limits.ts';
 import { plan } from '../../core/plan.ts';
-import type { InsertRow, RowWriter } from '../../core/warehouse/rows.ts';
 import {
   type ClaimAnswer,
   type ClaimIdentity,
@@ -28,7 +27,8 @@ import {
   type StoredQuestion,
   storeConfig,
   storeMessages,
-} from '../../core/warehouse/store.ts';
+} from '../../core/store/store.ts';
+import type { InsertRow, RowWriter } from '../../core/warehouse/rows.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../emulators/storage/server.ts';
 import {
   type EnvelopeContext,

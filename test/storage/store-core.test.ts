@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { definedEvent, definedEvents } from '../../core/definitions/defined-events.ts';
 import { sha256 } from '../../core/pii.ts';
 import { POISON_STORE_SUBSCRIPTION, plan } from '../../core/plan.ts';
-import type { InsertRow, RowRejection, RowWriter } from '../../core/warehouse/rows.ts';
 import {
   decodeStorePush,
   INSERT_ID_WINDOW_MS,
@@ -13,7 +12,8 @@ import {
   storeConfig,
   storeMessages,
   topicOf,
-} from '../../core/warehouse/store.ts';
+} from '../../core/store/store.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 const settings: Settings = {
@@ -57,7 +57,7 @@ const viewContent = {
   value: 12.5,
 };
 
-describe('storage: push bodies and rows (core/warehouse/store.ts)', () => {
+describe('storage: push bodies and rows (core/store/store.ts)', () => {
   it('decodes a classic push body, keeping deliveryAttempt, subscription, attributes and publishTime', () => {
     const decoded = decodeStorePush(pushBody(viewContent));
     assert.ok(decoded.ok);

@@ -1,12 +1,7 @@
 import assert from 'node:assert/strict';
 import Type from 'typebox';
-import { plan } from '../../core/plan.ts';
-import {
-  type ColumnPlan,
-  columnFromSchema,
-  eventColumns,
-  warehousePlan,
-} from '../../core/warehouse/warehouse.ts';
+import { plan, warehousePlan } from '../../core/plan.ts';
+import { type ColumnPlan, columnFromSchema, eventColumns } from '../../core/warehouse/warehouse.ts';
 import { CATALOGUE } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 

@@ -6,8 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { REPLAY_COLUMNS, type SchemaField, sliceSchema } from '../../../core/delivery/replay.ts';
+import { warehousePlan } from '../../../core/plan.ts';
 import type { ReplayRecord } from '../../../core/scheduler/replays.ts';
-import { TABLES, warehousePlan } from '../../../core/warehouse/warehouse.ts';
+import { TABLES } from '../../../core/warehouse/warehouse.ts';
 import { replayJob, sliceTable } from '../../../functions/schedule/replays.ts';
 import type { ChunkContext } from '../../../functions/schedule/runner.ts';
 import { PII_COLUMNS, withPolicyTags } from '../../../infra/column-security.ts';

@@ -15,7 +15,7 @@ import {
 } from '../../../core/models/identity-graph.ts';
 import { modelOptions, modelPlan } from '../../../core/models/models.ts';
 import { DEFAULT_CONVERSIONS, sessionColumns, sessionsRunSql } from '../../../core/models/sessions.ts';
-import { warehousePlan } from '../../../core/warehouse/warehouse.ts';
+import { warehousePlan } from '../../../core/plan.ts';
 import { MODEL_KIND, MODEL_TRAIL_MS, modelJob } from '../../../functions/schedule/models.ts';
 
 const UPTO = new Date('2026-11-02T10:00:00.000Z');

@@ -1,11 +1,11 @@
 /** Cloud Build regions: a region off the dated list of regions known to build is warned about. */
 import assert from 'node:assert/strict';
+import { plan } from '../../../core/plan.ts';
 import {
   BUILD_REGIONS_REVIEWED,
   buildRegionWarnings,
   KNOWN_BUILD_REGIONS,
-} from '../../../core/deploy/build-regions.ts';
-import { plan } from '../../../core/plan.ts';
+} from '../../../core/plan-warnings/build-regions.ts';
 
 const planIn = (region: string) => plan({ name: 'r', project: 'r-project', region });
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { backoffDelays, retryBudgetWarnings } from '../../../core/deploy/retry-budget.ts';
 import { plan } from '../../../core/plan.ts';
+import { backoffDelays, retryBudgetWarnings } from '../../../core/plan-warnings/retry-budget.ts';
 import { parseSettings } from '../../../core/settings.ts';
 
 function planOf(yaml: string) {

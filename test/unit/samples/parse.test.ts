@@ -1,7 +1,7 @@
 /** core/samples/parse.ts: the payload creator reads pasted samples, messy ones included, without throwing. */
 import assert from 'node:assert/strict';
+import { parseForm } from '../../../core/formats/form.ts';
 import { decodeSample, detectFormat, parseSample } from '../../../core/samples/parse.ts';
-import { parseForm } from '../../../core/translate/form.ts';
 
 const GERMAN_EXPORT =
   '\ufeffE-Mail;Vorname;Betrag;Datum;Notiz\r\n' +

@@ -9,8 +9,8 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { compileDefinition } from '../../../core/definitions/event-validator.ts';
 import { normalizeEvent, normalizeOptions } from '../../../core/event.ts';
+import { instant, readPattern } from '../../../core/formats/patterns.ts';
 import { translate } from '../../../core/translate/index.ts';
-import { instant, readPattern } from '../../../core/translate/patterns.ts';
 import { translatorViolations } from '../../../core/translate/spec.ts';
 import type { TranslatorSpec } from '../../../schemas/translator.ts';
 

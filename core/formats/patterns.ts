@@ -3,6 +3,7 @@
  * the same vocabulary the creator's inference writes (docs/creator-inference.md): `YYYY` `YY`
  * `MM` `M` `DD` `D` `HH` `H` `mm` `ss` `SSS` (fraction) `Z` (`Z`, `+01:00` or `+0100`); anything
  * else is literal. Times without an offset are read in an IANA time zone (default UTC). Pure.
+ * Read by the translators (core/translate/) and written by the creator's inference (core/samples/).
  */
 
 const TOKENS = ['YYYY', 'SSS', 'YY', 'MM', 'DD', 'HH', 'mm', 'ss', 'M', 'D', 'H', 'Z'] as const;

@@ -1,12 +1,16 @@
 /**
- * Reserved names (core/registry/reserved-names.ts): read off plan() rather than copied, refused for every
+ * Reserved names (core/references/reserved-names.ts): read off plan() rather than copied, refused for every
  * kind of resource where they would collide, and listed in docs/security.md as they are.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { plan } from '../../../core/plan.ts';
-import { publishTopicProblem, reserved, reservedNameProblem } from '../../../core/registry/reserved-names.ts';
+import {
+  publishTopicProblem,
+  reserved,
+  reservedNameProblem,
+} from '../../../core/references/reserved-names.ts';
 import { lookupEvent } from '../../../schemas/catalogue.ts';
 import { testSettings } from '../../storage/support.ts';
 

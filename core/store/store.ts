@@ -29,8 +29,8 @@ import {
 } from '../plan.ts';
 import { decodePushBody } from '../push.ts';
 import type { FieldViolation } from '../validation.ts';
-import type { InsertRow, RowRejection, RowWriter } from './rows.ts';
-import { TABLES } from './warehouse.ts';
+import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
+import { TABLES } from '../warehouse/warehouse.ts';
 
 /** A Pub/Sub message as the store path needs it, whether pushed or pulled. */
 export interface PubSubMessage {

@@ -3,9 +3,10 @@
  * tools) as one record: `+` is a space, percent escapes are decoded (a malformed one is kept as
  * written), and bracketed keys nest — `data[merges][FNAME]=Ann` is `{data: {merges: {FNAME:
  * "Ann"}}}`, `tags[]=a&tags[]=b` a list, a repeated plain key a list too. Nesting deeper than
- * `maxDepth` refuses the body, so a hostile key cannot build a deep structure. Pure.
+ * `maxDepth` refuses the body, so a hostile key cannot build a deep structure. Pure. One reader
+ * for the translators (core/translate/) and the creator's form samples (core/samples/form.ts).
  */
-import { setField } from '../samples/names.ts';
+import { setField } from './records.ts';
 
 /** How deep bracketed keys may nest unless the translator says otherwise. */
 export const DEFAULT_FORM_DEPTH = 5;

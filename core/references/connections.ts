@@ -1,6 +1,8 @@
 /**
  * Runtime resources name settings connections by id (rules' actions, syncs' destinations): the
- * one check of such a reference. Pure.
+ * one check of such a reference. Pure. With reserved-names.ts, what a resource may refer to and
+ * be called: below both the features that check their specs with it (rules, syncs, alerts) and
+ * the registry that checks documents of every kind, so neither imports the other's base.
  */
 import type { TSchema } from 'typebox';
 import type { Connection } from '../../schemas/settings.ts';
