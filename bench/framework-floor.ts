@@ -86,11 +86,12 @@ export const floorText = (f: PushFloor) =>
 async function serveFramework(): Promise<void> {
   const { http } = await import('@google-cloud/functions-framework');
   const { serveRegistered } = await import('../functions/serve.ts');
+  const { listenAddress } = await import('../core/runtime-config.ts');
   http('floor', (req, res) => {
     decode(req.body as { message?: { data?: string } });
     res.status(204).end();
   });
-  serveRegistered('floor', process.env);
+  serveRegistered('floor', listenAddress(process.env));
 }
 
 function serveBare(): void {

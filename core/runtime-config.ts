@@ -101,6 +101,58 @@ export function readRuntimeConfig(
   });
 }
 
+/** Where a server listens: HOST (loopback unless told otherwise) and PORT. */
+export interface ListenAddress {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** HOST and PORT: 127.0.0.1 unless HOST says otherwise (Cloud Run is told 0.0.0.0), `port` unless PORT is set. */
+export function listenAddress(env: Readonly<Record<string, string | undefined>>, port = 8080): ListenAddress {
+  const raw = env[ENV.port];
+  const n = raw === undefined || raw === '' ? port : Number(raw);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`${ENV.port} is not a port: ${raw}`);
+  return Object.freeze({ host: env[ENV.host] ?? '127.0.0.1', port: n });
+}
+
+/**
+ * Everything a function (`store`, `forward`, `schedule`) reads from its environment: its entry
+ * module makes this one call at cold start and passes the frozen value down (an architecture
+ * test, test/unit/runtime-config.test.ts, refuses any other read of the process environment).
+ */
+export interface FunctionConfig extends RuntimeConfig {
+  /** `store`: the micro-batch window in milliseconds; absent: the writer's default. */
+  readonly storeBatchMs?: number;
+  /** The Pub/Sub emulator's host:port, for a publisher the function builds itself (locally). */
+  readonly pubsubEmulatorHost?: string;
+  /** Where the function listens when it runs as a Cloud Run service (functions/serve.ts). */
+  readonly listen: ListenAddress;
+  /**
+   * The environment as a source of secret values by name (adapters/secrets.ts: locally a secret
+   * may be a variable with its name). Secrets only: configuration is read through the fields above.
+   */
+  readonly secretEnv: Readonly<Record<string, string | undefined>>;
+}
+
+/** Reads a function's configuration once (readRuntimeConfig, then its own variables); frozen. */
+export function readFunctionConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  readText?: ReadText,
+): FunctionConfig {
+  const batch = env[ENV.storeBatchMs];
+  const storeBatchMs = batch ? Number(batch) : undefined;
+  if (storeBatchMs !== undefined && !(storeBatchMs >= 0))
+    throw new Error(`${ENV.storeBatchMs} is not a number of milliseconds: ${batch}`);
+  const emulator = env[ENV.pubsubEmulatorHost];
+  return Object.freeze({
+    ...readRuntimeConfig(env, readText),
+    ...(storeBatchMs !== undefined ? { storeBatchMs } : {}),
+    ...(emulator ? { pubsubEmulatorHost: emulator } : {}),
+    listen: listenAddress(env),
+    secretEnv: env,
+  });
+}
+
 /** The settings' JSON text and where it came from (for error messages). */
 function settingsText(
   env: Readonly<Record<string, string | undefined>>,

@@ -1,7 +1,7 @@
 /**
  * Entry point of the `forward` function (functions-framework target `forward`, an `http`
- * function pushed from each `deliveries-<id>` subscription). Reads its configuration once
- * at cold start; clients load in the background right after the module. No top-level await (bundled as
+ * function pushed from each `deliveries-<id>` subscription). Reads its configuration once at
+ * cold start (one readFunctionConfig call, passed down); clients load in the background right after the module. No top-level await (bundled as
  * CommonJS for Cloud Functions).
  */
 import { http } from '@google-cloud/functions-framework';
@@ -15,10 +15,11 @@ import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { registryBucketName } from '../../core/plan.ts';
-import { readRuntimeConfig } from '../../core/runtime-config.ts';
+import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
 
-const config = readRuntimeConfig(process.env, readSettingsText);
+/** The function's configuration: the one read of the process environment (functions/serve.ts listens by it). */
+export const config = readFunctionConfig(process.env, readSettingsText);
 
 /**
  * The BigQuery client (and with it google-auth-library) is loaded after the module, not
@@ -32,7 +33,7 @@ async function loadServices(): Promise<ForwardServices> {
     alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
       log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'forward' })),
     }),
-    secrets: createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project }),
+    secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
     send: createHttpSender(),
     accessToken: createAccessTokens(),
     definitionFor: (stamp) => {

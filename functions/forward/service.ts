@@ -2,7 +2,7 @@
  * `forward` as a Cloud Run service (instance-based billing, docs/deploy.md): the function's
  * module registers its target, then the framework's server serves it (functions/serve.ts).
  */
-import './index.ts';
 import { serveRegistered } from '../serve.ts';
+import { config } from './index.ts';
 
-if (import.meta.main) serveRegistered('forward', process.env);
+if (import.meta.main) serveRegistered('forward', config.listen);

@@ -1,8 +1,9 @@
 /**
  * Entry point of the `schedule` function (functions-framework `http` target `schedule`), pushed
  * from `ticks-schedule` (a tick a minute from Cloud Scheduler; locally from the supervisor) and
- * `runs-schedule` (one run message per chunk). Configuration is read once at cold start; the
- * clients load in the background right after the module (no top-level await: bundled as CommonJS).
+ * `runs-schedule` (one run message per chunk). Configuration is read once at cold start (one
+ * readFunctionConfig call, passed down); the clients load in the background right after the
+ * module (no top-level await: bundled as CommonJS).
  */
 
 import type { BigQuery } from '@google-cloud/bigquery';
@@ -33,7 +34,7 @@ import { alertQuery } from '../../core/alerts/alerts.ts';
 import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/definitions/defined-events.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RuleVersion } from '../../core/rules/rules.ts';
-import { readRuntimeConfig } from '../../core/runtime-config.ts';
+import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler/dispatch.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
@@ -47,8 +48,12 @@ import type { Job } from './runner.ts';
 import { scheduledRulesJob } from './scheduled-rules.ts';
 import { syncJob } from './syncs.ts';
 
-const config = readRuntimeConfig(process.env, readSettingsText);
-const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
+const config = readFunctionConfig(process.env, readSettingsText);
+const secrets = createSecrets({
+  env: config.secretEnv,
+  secretsDir: config.secretsDir,
+  project: config.project,
+});
 const sender = createHttpSender();
 const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;

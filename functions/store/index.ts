@@ -1,8 +1,8 @@
 /**
  * Entry point of the `store` function (functions-framework `http` target `store`), pushed
- * from each events topic's `<topic>-store` subscription. Thin: configuration is read once,
- * at cold start, from process.env; the BigQuery client loads in the background right after
- * (no top-level await: the bundle is CommonJS).
+ * from each events topic's `<topic>-store` subscription. Thin: configuration is read once, at
+ * cold start, by one readFunctionConfig call whose frozen value every part below is given; the
+ * BigQuery client loads in the background right after (no top-level await: the bundle is CommonJS).
  */
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
@@ -20,12 +20,13 @@ import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-chec
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
-import { ENV, type RuntimeConfig, readRuntimeConfig } from '../../core/runtime-config.ts';
+import { type FunctionConfig, readFunctionConfig } from '../../core/runtime-config.ts';
+import { type AfterStored, storeConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
-import { type AfterStored, storeConfig } from '../../core/warehouse/store.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
-const runtime = readRuntimeConfig(process.env, readSettingsText);
+/** The function's configuration: the one read of the process environment (functions/serve.ts listens by it). */
+export const runtime = readFunctionConfig(process.env, readSettingsText);
 /**
  * The registry bucket. The enrichment step's data (referrer list, geography database) is read
  * once at cold start; a newer country database uploaded there (`eventbus geo update`) replaces the
@@ -46,9 +47,8 @@ const enrich = loadEnricher(runtime.settings, {
 });
 
 /** Optional tuning of the micro-batch window (milliseconds); the default suits most loads. */
-const batching: BatchingOptions = process.env[ENV.storeBatchMs]
-  ? { windowMs: Number(process.env[ENV.storeBatchMs]) }
-  : {};
+const batching: BatchingOptions =
+  runtime.storeBatchMs !== undefined ? { windowMs: runtime.storeBatchMs } : {};
 
 /**
  * After the rows are written: the decision layer fans out to the destinations (one
@@ -56,7 +56,7 @@ const batching: BatchingOptions = process.env[ENV.storeBatchMs]
  * A throw here answers non-2xx, so the push is redelivered (storage stays idempotent).
  */
 function fanOutHook(
-  runtime: RuntimeConfig,
+  runtime: FunctionConfig,
   writer: RowWriter,
   definitions: Definitions,
 ): AfterStored | undefined {
@@ -64,11 +64,10 @@ function fanOutHook(
   // The publisher's client loads in the background at cold start (warm): a first fan-out that
   // waited for it held every push of the first second or two. A bus that does not acknowledge
   // within 10 s fails the push, which Pub/Sub redelivers.
-  const emulatorHost = process.env[ENV.pubsubEmulatorHost];
   const publisher = createPublisher({
     project: runtime.project,
     totalTimeoutMs: 10_000,
-    ...(emulatorHost ? { emulatorHost } : {}),
+    ...(runtime.pubsubEmulatorHost ? { emulatorHost: runtime.pubsubEmulatorHost } : {}),
   });
   publisher.warm?.().catch(() => {}); // a failed load is tried again by the first publish
   const deliveries = createWireDeliveriesPublisher(publisher);
@@ -90,7 +89,7 @@ function fanOutHook(
  * refreshes it in the background (adapters/registry.ts); with no copy at all the push answers
  * non-2xx and comes back.
  */
-function rulesHook(runtime: RuntimeConfig): AfterStored | undefined {
+function rulesHook(runtime: FunctionConfig): AfterStored | undefined {
   if (!runtime.settings.experimental?.rules) return undefined;
   const loaded = loadOnce(async () => {
     const [{ PubSub }, { Storage }, { RegistryClient, RegistryReader }, { createDeliveriesPublisher }] =
@@ -119,7 +118,7 @@ function rulesHook(runtime: RuntimeConfig): AfterStored | undefined {
  * both are done; a failure no redelivery can fix is recorded in hook_failures and acknowledged.
  */
 function afterStoredHook(
-  runtime: RuntimeConfig,
+  runtime: FunctionConfig,
   writer: RowWriter,
   definitions: Definitions,
 ): AfterStored | undefined {

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import type { Bucket } from '@google-cloud/storage';
 import { LockLost, LockStore } from '../../adapters/locks.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import {
   type ChunkContext,
   type Job,
@@ -15,7 +16,6 @@ import {
   runChunk,
   tick,
 } from '../../functions/schedule/runner.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 /** A job that counts to `pages` one chunk at a time, recording every chunk it was given. */
 function countingJob(pages: number, hold?: Promise<void>) {

@@ -11,10 +11,10 @@ import { LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
+import { type Running, start as startStorage } from '../../emulators/storage/test/support/harness.ts';
 import { REDRIVE_KIND, redriveJob } from '../../functions/schedule/redrive.ts';
 import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner.ts';
 import { type Stack, startStack, testSettings, waitFor } from '../delivery/support/stack.ts';
-import { type Running, start as startStorage } from '../emulators/storage/support.ts';
 import { outage, viewContent } from './support.ts';
 
 const { state, respond } = outage();

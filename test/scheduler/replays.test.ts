@@ -19,11 +19,11 @@ import { assertSingleSelect, plainValue } from '../../adapters/user-sql.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
 import type { Step } from '../../core/step.ts';
+import { type Running, start as startStorage } from '../../emulators/storage/test/support/harness.ts';
 import { replayJob, sliceTable } from '../../functions/schedule/replays.ts';
 import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner.ts';
 import { type ReplayApiOptions, replayAction } from '../../studio/replays-api.ts';
 import { type Stack, startStack, testSettings, waitFor } from '../delivery/support/stack.ts';
-import { type Running, start as startStorage } from '../emulators/storage/support.ts';
 import { outage, viewContent } from './support.ts';
 
 const { state, respond } = outage();

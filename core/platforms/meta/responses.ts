@@ -11,6 +11,12 @@ const THROTTLED = new Set([4, 17, 32, 613, 80003, 80004]);
 /** Transient Graph API errors (unknown error, service unavailable). */
 const TRANSIENT = new Set([1, 2]);
 
+/**
+ * Whether a Graph API error code is worth another try (throttling or transient): the one list
+ * the Conversions API's answers and the custom audiences' answers (audience-answers.ts) share.
+ */
+export const metaRetryable = (code: number): boolean => THROTTLED.has(code) || TRANSIENT.has(code);
+
 interface MetaError {
   readonly code?: number;
   readonly error_subcode?: number;
@@ -33,7 +39,7 @@ export const META_RESPONSES: ResponseTable = {
         reason: `meta error ${code}${sub}: ${error.error_user_msg ?? error.message ?? 'no message'}`,
       };
     },
-    retry: (code) => THROTTLED.has(code) || TRANSIENT.has(code),
+    retry: metaRetryable,
   },
   retryStatus: throttledOrServerError,
   retried: httpReason,
