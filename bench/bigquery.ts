@@ -14,14 +14,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { DuckDBDataChunk, DuckDBInstance } from '@duckdb/node-api';
 import { BigQuery } from '@google-cloud/bigquery';
+import { convertRow } from '../emulators/bigquery/insert-rows.ts';
 import { rangeMacros } from '../emulators/bigquery/range.ts';
 import { prepareRowText, rowTextInsertSql } from '../emulators/bigquery/row-text.ts';
-import {
-  columnDefinitions,
-  convertRow,
-  type FieldSchema,
-  normaliseSchema,
-} from '../emulators/bigquery/schema.ts';
+import { columnDefinitions, type FieldSchema, normaliseSchema } from '../emulators/bigquery/schema.ts';
 import { translate } from '../emulators/bigquery/sql.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
 

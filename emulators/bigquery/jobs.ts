@@ -1,14 +1,19 @@
 /**
- * The emulator's `jobs` and `queries` resources: query jobs translated to DuckDB, dry runs, results pages, the job list.
- * Every function takes the emulator's state (state.ts) first.
+ * The emulator's `jobs` and `queries` resources: query jobs translated to DuckDB, dry runs, the
+ * job records (RUNNING until their work settles, then DONE) and the job list. Every function takes
+ * the emulator's state (state.ts) first. A little over the usual size because the handlers share
+ * the job record's lifecycle and resource; what does not (how long calls wait, result pages) is
+ * in job-waits.ts and results-page.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { tableBytes } from './bytes.ts';
 import { copyTables } from './copy.ts';
 import { ApiError } from './errors.ts';
+import { atLeast, delay, INSERT_WAIT_MS, settledWithin, timeoutOf } from './job-waits.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
-import { type Cell, encodeValue, fieldForType, type OutputField } from './schema.ts';
+import { fieldForType, type OutputField } from './result-encoding.ts';
+import { resultsPage } from './results-page.ts';
 import { isScript, runScript, splitStatements } from './script.ts';
 import { qualifiedName, type TableRef } from './sql.ts';
 import {
@@ -23,12 +28,9 @@ import {
   MAX_KEPT_JOBS,
   nowMs,
   outName,
-  pageSize,
-  pageStart,
   paginate,
   type QueryResult,
   STATEMENT_TYPES,
-  timestampFormat,
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import { createView, tableResource } from './tables.ts';
@@ -369,43 +371,6 @@ export async function dryRun(
   });
 }
 
-export function resultsPage(
-  _em: Emulator,
-  projectId: string,
-  jobId: string,
-  location: string,
-  result: QueryResult,
-  query: URLSearchParams,
-): Json {
-  const start = pageStart(query);
-  const max = pageSize(query);
-  const fmt = timestampFormat(query);
-  const slice = result.rows.slice(start, start + max);
-  const next = start + slice.length < result.rows.length ? String(start + slice.length) : undefined;
-  const out: Json = {
-    kind: 'bigquery#getQueryResultsResponse',
-    etag: etag(),
-    jobReference: { projectId, jobId, location },
-    jobComplete: true,
-    totalRows: String(result.rows.length),
-    totalBytesProcessed: '0',
-    cacheHit: false,
-  };
-  if (result.fields.length > 0) {
-    out['schema'] = { fields: result.fields };
-    out['rows'] = slice.map((r) => ({
-      f: r.map((v, i): { v: Cell } => ({ v: encodeValue(v, result.types[i] as DuckDBType, fmt) })),
-    }));
-  }
-  if (result.dmlAffected !== undefined) {
-    out['numDmlAffectedRows'] = String(result.dmlAffected);
-    out['dmlStats'] = dmlStats(result);
-    out['totalRows'] = '0';
-  }
-  if (next) out['pageToken'] = next;
-  return out;
-}
-
 /**
  * jobs.insert; `upload` is the file of a load job sent with it (the client's multipart upload to
  * `/upload/bigquery/v2/projects/{p}/jobs`).
@@ -572,38 +537,6 @@ async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<Qu
     ...(await runQuery(em, projectId, { ...base, query: `SELECT * FROM ${ref}` })),
     statementType: 'SELECT',
   };
-}
-
-/** How long a call waits for a running job: `timeoutMs` (BigQuery's default is 10 s). */
-function timeoutOf(raw: unknown): number {
-  const n = raw === undefined || raw === null ? 10_000 : Number(raw);
-  return Number.isFinite(n) && n >= 0 ? n : 10_000;
-}
-
-const delay = (ms: number): Promise<'timeout'> =>
-  new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
-
-/** How long jobs.insert waits for a query job before answering it RUNNING. */
-const INSERT_WAIT_MS = 2000;
-
-/** 'done' when `run` settles (either way) within `ms`, else 'timeout'. */
-function settledWithin(run: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {
-  const settled = run.then(
-    () => 'done' as const,
-    () => 'done' as const,
-  );
-  return Promise.race([settled, delay(ms)]);
-}
-
-/**
- * A query job that lasts at least the emulator's `jobLatencyMs` (0 unless configured): DuckDB
- * answers in milliseconds what BigQuery answers in seconds, so code that handles running jobs
- * (`jobComplete: false`, a RUNNING job, a client's timeout) is exercised locally only with it.
- */
-function atLeast<T>(em: Emulator, run: Promise<T>): Promise<T> {
-  if (em.jobLatencyMs <= 0) return run;
-  const floor = new Promise((resolve) => setTimeout(resolve, em.jobLatencyMs));
-  return Promise.all([run, floor.catch(() => undefined)]).then(([result]) => result);
 }
 
 /**

@@ -3,8 +3,8 @@
  * `npm run emulator:bigquery -- --port 9050 --data-dir .data/bigquery`
  * Prints one line when ready; SIGINT/SIGTERM checkpoint the DuckDB file and exit 0.
  */
+import { httpUrl, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
 import { Command } from 'commander';
-import { httpUrl, serveUntilSignalled } from '../common/cli.ts';
 import { startBigQueryEmulator } from './server.ts';
 
 const program = new Command()

@@ -3,8 +3,8 @@
  * literals, so the translator can inline them where `@name` or `?` appear.
  */
 import { RANGE_ELEMENT_DUCK, RANGE_END, RANGE_ORDER_MESSAGE, RANGE_START, rangeDuckType } from './range.ts';
-import { parseTimestampMicros } from './schema.ts';
 import { InvalidSqlError, stringLiteral } from './sql.ts';
+import { parseTimestampMicros } from './time-text.ts';
 
 interface ParamType {
   type?: string;

@@ -9,12 +9,13 @@
  * event loop reads the next requests meanwhile.
  *
  * A row goes this way only when the values it stores are exactly those the compiled
- * converter (schema.ts) would append: `prepareRowText` accepts a strict subset of rows,
+ * converter (insert-rows.ts) would append: `prepareRowText` accepts a strict subset of rows,
  * and anything else (unknown fields, loose types, other timestamp forms, types without a
  * text form) takes the appender path, which also reports every error.
  */
-import { duckType, type FieldSchema, isCanonicalTimestamp, isPicoTimestamp } from './schema.ts';
+import { duckType, type FieldSchema, isPicoTimestamp } from './schema.ts';
 import { quoteIdent, stringLiteral } from './sql.ts';
+import { isCanonicalTimestamp } from './time-text.ts';
 
 /**
  * Checks one value and, where its JSON text would not read back as the stored value,

@@ -3,28 +3,17 @@
  * translator gets the call's arguments (raw nodes, or translated SQL text) and returns DuckDB
  * SQL. A function not in the table is passed through by name for DuckDB to run or refuse.
  */
+import { arrayAgg, cast, extract, formatString, partName, struct, truncate } from './sql-expressions.ts';
 import {
   type Group,
   InvalidSqlError,
   type Node,
   normaliseTimestampText,
+  type Rewriter,
   splitArgs,
   stringLiteral,
   type Token,
 } from './sql-tree.ts';
-
-/** What the statement translator lends a function translator. */
-export interface CallTranslator {
-  expr(nodes: readonly Node[]): string;
-  group(g: Group): string;
-  truncate(value: string, partNodes: readonly Node[], tz: string | undefined): string;
-  partName(nodes: readonly Node[]): string;
-  extract(items: readonly Node[]): string;
-  formatString(nodes: readonly Node[]): string;
-  cast(name: string, items: readonly Node[]): string;
-  arrayAgg(items: readonly Node[]): string;
-  struct(items: readonly Node[]): string;
-}
 
 /** One call being translated. */
 export interface Call {
@@ -33,7 +22,7 @@ export interface Call {
   readonly nameTok: Token;
   /** The parenthesised arguments. */
   readonly g: Group;
-  readonly t: CallTranslator;
+  readonly t: Rewriter;
   /** The arguments as node lists. */
   raw(): Node[][];
   /** The arguments translated. */
@@ -78,7 +67,7 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   TIMESTAMP_TRUNC: ({ raw, name, t }) => {
     const a = raw();
     const value = t.expr(a[0] ?? []);
-    const trunc = t.truncate(value, a[1] ?? [], a[2] ? t.expr(a[2]) : undefined);
+    const trunc = truncate(value, a[1] ?? [], a[2] ? t.expr(a[2]) : undefined);
     if (name === 'DATE_TRUNC') return `CAST(${trunc} AS DATE)`;
     if (name === 'DATETIME_TRUNC') return `CAST(${trunc} AS TIMESTAMP)`;
     return trunc;
@@ -119,27 +108,27 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   TIMESTAMP_SUB: ({ arg }) => `(${arg(0)} - ${arg(1, 'INTERVAL')})`,
   DATE_ADD: ({ arg }) => `CAST(${arg(0)} + ${arg(1, 'INTERVAL')} AS DATE)`,
   DATE_SUB: ({ arg }) => `CAST(${arg(0)} - ${arg(1, 'INTERVAL')} AS DATE)`,
-  TIMESTAMP_DIFF: ({ raw, arg, t }) => `date_sub(${t.partName(raw()[2] ?? [])}, ${arg(1)}, ${arg(0)})`,
-  DATE_DIFF: ({ raw, arg, t }) => `date_diff(${t.partName(raw()[2] ?? [])}, ${arg(1)}, ${arg(0)})`,
-  EXTRACT: ({ g, t }) => t.extract(g.items),
+  TIMESTAMP_DIFF: ({ raw, arg }) => `date_sub(${partName(raw()[2] ?? [])}, ${arg(1)}, ${arg(0)})`,
+  DATE_DIFF: ({ raw, arg }) => `date_diff(${partName(raw()[2] ?? [])}, ${arg(1)}, ${arg(0)})`,
+  EXTRACT: ({ g, t }) => extract(t, g.items),
   FORMAT_TIMESTAMP: ({ raw, t }) => {
     const a = raw();
-    const fmt = t.formatString(a[0] ?? []);
+    const fmt = formatString(t, a[0] ?? []);
     let value = t.expr(a[1] ?? []);
     if (a[2]) value = `timezone(${t.expr(a[2])}, ${value})`;
     return `strftime(${value}, ${fmt})`;
   },
   PARSE_TIMESTAMP: ({ raw, t }) => {
     const a = raw();
-    return `CAST(strptime(${t.expr(a[1] ?? [])}, ${t.formatString(a[0] ?? [])}) AS TIMESTAMPTZ)`;
+    return `CAST(strptime(${t.expr(a[1] ?? [])}, ${formatString(t, a[0] ?? [])}) AS TIMESTAMPTZ)`;
   },
   PARSE_DATETIME: ({ raw, t }) => {
     const a = raw();
-    return `strptime(${t.expr(a[1] ?? [])}, ${t.formatString(a[0] ?? [])})`;
+    return `strptime(${t.expr(a[1] ?? [])}, ${formatString(t, a[0] ?? [])})`;
   },
   PARSE_DATE: ({ raw, t }) => {
     const a = raw();
-    return `CAST(strptime(${t.expr(a[1] ?? [])}, ${t.formatString(a[0] ?? [])}) AS DATE)`;
+    return `CAST(strptime(${t.expr(a[1] ?? [])}, ${formatString(t, a[0] ?? [])}) AS DATE)`;
   },
   UNIX_SECONDS: ({ arg }) => `CAST(floor(epoch(${arg(0)})) AS BIGINT)`,
   UNIX_MILLIS: ({ arg }) => `epoch_ms(${arg(0)})`,
@@ -153,7 +142,7 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   COUNTIF: ({ g, t }) => `count(CASE WHEN (${t.expr(g.items)}) THEN 1 END)`,
   LOGICAL_AND: ({ g, t }) => `bool_and(${t.expr(g.items)})`,
   LOGICAL_OR: ({ g, t }) => `bool_or(${t.expr(g.items)})`,
-  CAST: ({ name, g, t }) => t.cast(name, g.items),
+  CAST: ({ name, g, t }) => cast(t, name, g.items),
   SAFE_DIVIDE: ({ arg }) => `(CAST(${arg(0)} AS DOUBLE) / NULLIF(${arg(1)}, 0))`,
   SAFE_MULTIPLY: ({ arg }) => `(${arg(0)} * ${arg(1)})`,
   SAFE_ADD: ({ arg }) => `(${arg(0)} + ${arg(1)})`,
@@ -162,7 +151,7 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   DIV: ({ arg }) => `(${arg(0)} // ${arg(1)})`,
   IEEE_DIVIDE: ({ arg }) => `(CAST(${arg(0)} AS DOUBLE) / ${arg(1)})`,
   IFNULL: ({ args }) => `coalesce(${args().join(', ')})`,
-  ARRAY_AGG: ({ g, t }) => t.arrayAgg(g.items),
+  ARRAY_AGG: ({ g, t }) => arrayAgg(t, g.items),
   ARRAY_LENGTH: ({ arg }) => `len(${arg(0)})`,
   ARRAY_CONCAT: ({ args }) => `list_concat(${args().join(', ')})`,
   ARRAY_REVERSE: ({ arg }) => `list_reverse(${arg(0)})`,
@@ -187,7 +176,7 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
     const a = args();
     return `generate_series(${a[0]}, ${a[1]}, ${a[2]})`;
   },
-  STRUCT: ({ g, t }) => t.struct(g.items),
+  STRUCT: ({ g, t }) => struct(t, g.items),
   ARRAY: ({ g, t }) => `ARRAY${t.group(g)}`,
   UNNEST: ({ g, t }) => {
     // UNNEST outside FROM (e.g. in a scalar subquery) is DuckDB's too.
@@ -283,7 +272,7 @@ export const FUNCTIONS: Readonly<Record<string, FunctionTranslator>> = Object.fr
 });
 
 /** Builds the Call for a function call node; `t` translates nested expressions. */
-export function callOf(nameTok: Token, g: Group, t: CallTranslator): Call {
+export function callOf(nameTok: Token, g: Group, t: Rewriter): Call {
   const name = nameTok.text.toUpperCase();
   const raw = () => splitArgs(g.items);
   return {

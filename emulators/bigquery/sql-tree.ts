@@ -4,6 +4,7 @@
  * references and errors. Pure.
  */
 import { RANGE_ELEMENT_DUCK, rangeDuckType } from './range.ts';
+import { SQL_TYPES } from './types.ts';
 
 /** A table reference after resolution: DuckDB schema `"<project>.<dataset>"`, table name. */
 export interface TableRef {
@@ -302,32 +303,6 @@ export function splitArgs(items: readonly Node[]): Node[][] {
 // ---------------------------------------------------------------------------
 // Types
 
-export const SIMPLE_TYPES: Record<string, string> = {
-  INT64: 'BIGINT',
-  INT: 'BIGINT',
-  INTEGER: 'BIGINT',
-  SMALLINT: 'BIGINT',
-  BIGINT: 'BIGINT',
-  TINYINT: 'BIGINT',
-  BYTEINT: 'BIGINT',
-  FLOAT64: 'DOUBLE',
-  FLOAT: 'DOUBLE',
-  STRING: 'VARCHAR',
-  BOOL: 'BOOLEAN',
-  BOOLEAN: 'BOOLEAN',
-  NUMERIC: 'DECIMAL(38,9)',
-  DECIMAL: 'DECIMAL(38,9)',
-  BIGNUMERIC: 'DECIMAL(38,9)',
-  BIGDECIMAL: 'DECIMAL(38,9)',
-  BYTES: 'BLOB',
-  TIMESTAMP: 'TIMESTAMPTZ',
-  DATETIME: 'TIMESTAMP',
-  DATE: 'DATE',
-  TIME: 'TIME',
-  JSON: 'JSON',
-  INTERVAL: 'INTERVAL',
-};
-
 /** Parses a BigQuery type from nodes starting at `i`; returns the DuckDB type and the next index. */
 export function parseType(nodes: readonly Node[], i: number): [string, number] {
   const n = nodes[i];
@@ -362,7 +337,7 @@ export function parseType(nodes: readonly Node[], i: number): [string, number] {
     if (!isOp(nodes[i + 3], '>')) throw new InvalidSqlError('Syntax error: expected ">" closing RANGE<');
     return [rangeDuckType(element), i + 4];
   }
-  const mapped = SIMPLE_TYPES[name];
+  const mapped = SQL_TYPES[name];
   if (!mapped) throw new UnsupportedSqlError(`type ${name}`);
   // Parameterised types (STRING(10), NUMERIC(10,2)) keep our fixed DuckDB mapping.
   const next = isGroup(nodes[i + 1], '(') ? i + 2 : i + 1;
@@ -379,6 +354,15 @@ export function rangeElementDuck(n: Node | undefined): string {
 
 // ---------------------------------------------------------------------------
 // Translation
+
+/**
+ * What the translator lends the rewrites of clauses, expressions and functions: its rewrite of
+ * a node list (an expression, or a whole subquery) and of a bracketed group, at any depth.
+ */
+export interface Rewriter {
+  expr(nodes: readonly Node[]): string;
+  group(g: Group): string;
+}
 
 /** BigQuery TIMESTAMP literal text → text DuckDB's TIMESTAMPTZ cast reads the same way. */
 export function normaliseTimestampText(text: string): string {

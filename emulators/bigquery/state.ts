@@ -5,7 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import type { DuckDBType, DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
-import { convertRow, type FieldSchema, type OutputField, type TimestampFormat } from './schema.ts';
+import { convertRow } from './insert-rows.ts';
+import type { OutputField, TimestampFormat } from './result-encoding.ts';
+import type { FieldSchema } from './schema.ts';
 import type { Store, TableRecord } from './store.ts';
 
 /** BigQuery's per-request limits for insertAll (and our cap for any request body). */

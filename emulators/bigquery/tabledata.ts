@@ -5,8 +5,10 @@
  */
 import { type DuckDBConnection, DuckDBDataChunk, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
+import { convertRow, type RowError } from './insert-rows.ts';
+import { encodeColumn } from './result-encoding.ts';
 import { prepareRowText, rowTextInsertSql } from './row-text.ts';
-import { convertRow, encodeColumn, type FieldSchema, type RowError } from './schema.ts';
+import type { FieldSchema } from './schema.ts';
 import { qualifiedName, quoteIdent, schemaName } from './sql.ts';
 import {
   CHUNK_ROWS,

@@ -7,14 +7,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { tableBytes } from './bytes.ts';
 import { checkEtag } from './datasets.ts';
 import { ApiError } from './errors.ts';
-import {
-  columnDefinitions,
-  type FieldSchema,
-  fieldForType,
-  isPicoTimestamp,
-  normaliseSchema,
-  type OutputField,
-} from './schema.ts';
+import { fieldForType, type OutputField } from './result-encoding.ts';
+import { columnDefinitions, type FieldSchema, isPicoTimestamp, normaliseSchema } from './schema.ts';
 import { qualifiedName, quoteIdent } from './sql.ts';
 import {
   type Emulator,

@@ -15,14 +15,9 @@ import type { DuckDBValue } from '@duckdb/node-api';
 import Papa from 'papaparse';
 import { jobTableRef } from './copy.ts';
 import { ApiError } from './errors.ts';
-import {
-  type Cell,
-  convertRow,
-  encodeValue,
-  type FieldSchema,
-  normaliseSchema,
-  type OutputField,
-} from './schema.ts';
+import { convertRow } from './insert-rows.ts';
+import { type Cell, encodeValue, type OutputField } from './result-encoding.ts';
+import { type FieldSchema, normaliseSchema } from './schema.ts';
 import { qualifiedName } from './sql.ts';
 import { type Emulator, fieldsOf, type Json } from './state.ts';
 import { checkTablesExist, runSql } from './statements.ts';

@@ -13,9 +13,10 @@
  * BIGQUERY_EMULATOR_HOST and STORAGE_EMULATOR_HOST, the variables Google's clients read).
  */
 import { randomUUID } from 'node:crypto';
-import type { Consumer, Engine, Subscription } from './engine.ts';
+import type { Engine } from './engine.ts';
 import { ApiError, invalid } from './errors.ts';
 import { bigqueryTable, durationMs, type ExportState, type SubscriptionResource } from './resources.ts';
+import type { Consumer, Subscription } from './subscription.ts';
 import type { Delivery } from './types.ts';
 
 export interface ExportEndpoints {

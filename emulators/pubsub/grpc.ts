@@ -3,6 +3,11 @@
  * proto objects to the engine's canonical (REST JSON) shapes and back; every handler is wrapped
  * so a caller's mistake is INVALID_ARGUMENT / NOT_FOUND / ALREADY_EXISTS, never UNKNOWN (which
  * the client would retry for ten minutes, docs/google-wire.md §2).
+ *
+ * Longer than ~600 lines because it is one concern: the handler table and the proto⇄canonical
+ * translations it calls change together, field by field, with the protos; the streaming pull
+ * consumer and the HTTP/2 windows are the rest of that same surface. The hot messages' bytes are
+ * in wire.ts, the semantics in engine.ts.
  */
 import { EventEmitter } from 'node:events';
 import type { ServerHttp2Session } from 'node:http2';
@@ -11,8 +16,10 @@ import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { SnapshotResource } from './codec.ts';
-import type { AckFailures, Consumer, Engine, IamPolicy, Subscription } from './engine.ts';
+import type { Engine } from './engine.ts';
 import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
+import type { IamPolicy } from './iam.ts';
+import type { AckFailures } from './leasing.ts';
 import {
   type CloudStorageConfig,
   durationMs,
@@ -34,6 +41,7 @@ import {
   viewOf,
 } from './schemas.ts';
 import { exactlyOnceAckError } from './status-details.ts';
+import type { Consumer, Subscription } from './subscription.ts';
 import type { Delivery, StoredMessage } from './types.ts';
 import {
   type DecodedPublish,
@@ -490,7 +498,7 @@ function widenWindows(session: ServerHttp2Session): void {
  * for them (its 'grpc-node.flow_control_window' is read by the client only) and keeps its HTTP/2
  * servers (one per connection injector) in a private map; this reads that map. Returns false
  * when it is not there (a grpc-js change): the emulator then works as before, only slower, and
- * test/emulators/pubsub/wire.test.ts fails on the advertised window size.
+ * emulators/pubsub/test/wire.test.ts fails on the advertised window size.
  */
 export function widenFlowControl(server: grpc.Server): boolean {
   const servers = (server as unknown as { http2Servers?: unknown }).http2Servers;

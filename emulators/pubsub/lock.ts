@@ -4,7 +4,7 @@
  * restart right after `kill -9` is accepted and a second emulator on the same directory is not.
  */
 import { join } from 'node:path';
-import { acquireOwnerLock } from '../common/owner-lock.ts';
+import { acquireOwnerLock } from '@eventbus/emulator-common/owner-lock.ts';
 
 /** Takes the data directory's lock or throws naming the live owner; returns the release function. */
 export function lockDataDir(dataDir: string): () => void {

@@ -1,10 +1,10 @@
 #!/usr/bin/env node
+import { fsyncOption, portOption, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
 /**
  * CLI entry point: `npm run emulator:pubsub -- --port 8085 --data-dir .data/pubsub`.
  * Prints exactly one line when ready; SIGINT/SIGTERM close cleanly and exit 0.
  */
 import { Command } from 'commander';
-import { fsyncOption, portOption, serveUntilSignalled } from '../common/cli.ts';
 import { startPubSubEmulator } from './server.ts';
 
 const program = new Command()

@@ -8,9 +8,10 @@
 import { createPrivateKey, generateKeyPairSync, type KeyObject, randomUUID, sign } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import type { Consumer, Engine, Subscription } from './engine.ts';
+import type { Engine } from './engine.ts';
 import { BigQueryWriter, checkExport, type ExportEndpoints, endpointUrl, StorageWriter } from './exports.ts';
 import { PushHttpClient } from './http-client.ts';
+import type { Consumer, Subscription } from './subscription.ts';
 import type { Delivery } from './types.ts';
 
 const ACK_CODES = new Set([102, 200, 201, 202, 204]);

@@ -142,6 +142,10 @@ export function parseName(
 /** Last path segment, as Google prints it in NOT_FOUND / ALREADY_EXISTS messages. */
 export const shortName = (name: string): string => name.slice(name.lastIndexOf('/') + 1);
 
+/** Orders resources by name, as Google's list methods answer them. */
+export const byName = (a: { name: string }, b: { name: string }): number =>
+  a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+
 const DURATION = /^(\d+)(?:\.(\d{1,9}))?s$/;
 
 /** Parses a protobuf JSON duration ("10s", "0.1s") to milliseconds; undefined when malformed. */

@@ -5,9 +5,9 @@
  */
 import http from 'node:http';
 import net from 'node:net';
+import type { FsyncPolicy } from '@eventbus/emulator-common/append-log.ts';
+import { httpUrl, listenOn } from '@eventbus/emulator-common/cli.ts';
 import * as grpc from '@grpc/grpc-js';
-import type { FsyncPolicy } from '../common/append-log.ts';
-import { httpUrl, listenOn } from '../common/cli.ts';
 import { Engine } from './engine.ts';
 import { createGrpcServer, widenFlowControl } from './grpc.ts';
 import { PushManager } from './push.ts';

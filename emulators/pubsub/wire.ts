@@ -4,6 +4,10 @@
  * then toObject with defaults) cost ~6.5 ms per 1000-message Publish here; these cost a
  * fraction of that. Field numbers are those of google/pubsub/v1/pubsub.proto; the tests run
  * the real client against them. Everything else keeps proto-loader's codecs.
+ *
+ * Longer than ~600 lines because it is one concern: the byte-level readers and writers of these
+ * messages share their varint, length and field-number helpers, and the publish decoder judges
+ * Pub/Sub's limits on the raw bytes (so a valid request is never decoded twice).
  */
 
 import { isUtf8 } from 'node:buffer';
@@ -220,7 +224,7 @@ const emptyCache = (): EntryCache => ({ starts: [], lens: [], keys: [], values: 
 
 /**
  * Pub/Sub's limits of a publish request (docs/google-wire.md §1), here because the request's
- * bytes are first judged here; engine.ts LIMITS includes them.
+ * bytes are first judged here; publish.ts checks them again for REST.
  */
 export const PUBLISH_LIMITS = {
   messagesPerRequest: 1000,

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppendLog, type FsyncPolicy, frame, readLog } from '../common/append-log.ts';
+import { AppendLog, type FsyncPolicy, frame, readLog } from '@eventbus/emulator-common/append-log.ts';
 import { coalesced, fsyncDir } from './blobs.ts';
 import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
 import type { BucketState, ObjectState } from './resources.ts';

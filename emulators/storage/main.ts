@@ -1,10 +1,10 @@
 #!/usr/bin/env node
+import { fsyncOption, portOption, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
 /**
  * CLI entry point: `npm run emulator:storage -- --port 4443 --data-dir .data/storage`.
  * Prints exactly one line when ready; SIGINT/SIGTERM close cleanly and exit 0.
  */
 import { Command } from 'commander';
-import { fsyncOption, portOption, serveUntilSignalled } from '../common/cli.ts';
 import { startStorageEmulator } from './server.ts';
 
 const program = new Command()

@@ -10,8 +10,8 @@ import {
   ledgerDeliveredQuery,
 } from '../../adapters/delivered-check.ts';
 import { plan } from '../../core/plan.ts';
+import { type Harness, startHarness } from '../../emulators/bigquery/test/support/helpers.ts';
 import { provision } from '../../local/provision.ts';
-import { type Harness, startHarness } from '../emulators/bigquery/helpers.ts';
 import { testSettings } from '../storage/support.ts';
 
 describe('ledger check on redelivery', () => {

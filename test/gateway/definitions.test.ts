@@ -10,7 +10,7 @@ import { Storage } from '@google-cloud/storage';
 import { Definitions, translatorLookup } from '../../adapters/definitions.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
 import type { ResourceDoc } from '../../core/registry/registry.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { FakePublisher, startTestGateway, type TestGateway } from './support.ts';
 
 const DEFINITION: ResourceDoc = {

@@ -14,7 +14,7 @@ import {
   RegistryUnavailable,
 } from '../../adapters/registry.ts';
 import type { RegistryKind, ResourceDoc, ResourceVersion } from '../../core/registry/registry.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 
 const DEFINITION: ResourceDoc = {
   kind: 'EventDefinition',

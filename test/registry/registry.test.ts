@@ -14,7 +14,7 @@ import {
   RegistryUnavailable,
 } from '../../adapters/registry.ts';
 import { planApply, type ResourceDoc } from '../../core/registry/registry.ts';
-import { emulatorWithFreshBuckets, type Running } from '../emulators/storage/support.ts';
+import { emulatorWithFreshBuckets, type Running } from '../../emulators/storage/test/support/harness.ts';
 
 const quote = (spec: unknown, description = 'A visitor asked for a quote.'): ResourceDoc => ({
   kind: 'EventDefinition',

@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { ok } from '../../core/step.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import {
   allowed,
   IAP_ISSUER,
@@ -18,7 +19,6 @@ import {
   type StudioAccess,
 } from '../../studio/auth.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 const AUDIENCE = '/projects/123456789012/locations/europe-west1/services/studio';
 

@@ -12,10 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { checkSettings } from '../../core/settings.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { fileTokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 const TOKEN = 'creator-api-admin-token-0123456789';
 

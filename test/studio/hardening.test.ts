@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import net from 'node:net';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { run } from '../../cli/main.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 const TOKEN = 'hardening-admin-token-0123456789';
 const QUERY = { kind: 'Query', name: 'daily', spec: { sql: 'SELECT 1' } };

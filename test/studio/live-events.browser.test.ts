@@ -21,10 +21,10 @@ import { RegistryClient } from '../../adapters/registry.ts';
 import { plan } from '../../core/plan.ts';
 import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import {
   FakePublisher,
   fixedTranslators,

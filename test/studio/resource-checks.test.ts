@@ -16,9 +16,9 @@ import { ensureDefinitionView, ensureView } from '../../adapters/views.ts';
 import { plan } from '../../core/plan.ts';
 import { definitionView, tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { testSettings } from '../storage/support.ts';
 
 const TOKEN = 'resource-checks-admin-token-0123456789';

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { run } from '../../cli/main.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 const TOKEN = 'test-admin-token-0123456789';
 

@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { run } from '../../cli/main.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { INTERACTIVE_TOKEN_DAYS } from '../../gateway/credentials.ts';
 import { fileTokenStore } from '../../gateway/token-store.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 
 const TOKEN = 'tokens-admin-token-0123456789';
 const TRANSLATOR = {

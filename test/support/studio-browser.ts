@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { buildAssets } from '../../studio/assets.ts';
 import { type StudioOptions, startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { launchChromium } from './chromium.ts';
 
 export function studioInBrowser(

@@ -1,0 +1,44 @@
+/**
+ * IAM policies of topics, subscriptions and snapshots: stored, logged and returned as set, never
+ * enforced (the emulator has no principals to check).
+ */
+import { REC } from './codec.ts';
+import type { EngineState } from './engine-state.ts';
+import { invalid } from './errors.ts';
+import { getSnapshot } from './snapshots.ts';
+
+export interface IamPolicy {
+  version: number;
+  bindings: unknown[];
+  etag: string;
+}
+
+function checkIamResource(s: EngineState, resource: string): void {
+  const kind = resource.split('/')[2];
+  if (kind === 'topics') s.getTopic(resource);
+  else if (kind === 'subscriptions') s.getSubscription(resource);
+  else if (kind === 'snapshots') getSnapshot(s, resource);
+  else throw invalid(`Invalid resource name: (name=${resource})`, 'resource');
+}
+
+/** The policy as stored: `{version, bindings, etag}` with the etag in base64. */
+export function getIamPolicy(s: EngineState, resource: string): IamPolicy {
+  checkIamResource(s, resource);
+  return (s.policies.get(resource) as IamPolicy | undefined) ?? { version: 0, bindings: [], etag: 'ACAB' };
+}
+
+export async function setIamPolicy(
+  s: EngineState,
+  resource: string,
+  policy: { version?: number; bindings?: unknown[] },
+): Promise<IamPolicy> {
+  checkIamResource(s, resource);
+  const stored: IamPolicy = {
+    version: policy.version ?? 0,
+    bindings: policy.bindings ?? [],
+    etag: Buffer.from(String(Date.now())).toString('base64'),
+  };
+  s.policies.set(resource, stored);
+  await s.append({ type: REC.IAM_PUT, resource, policy: stored });
+  return stored;
+}
