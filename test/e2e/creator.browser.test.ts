@@ -173,7 +173,8 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     const ana = createHash('sha256').update('ana@example.com').digest('hex');
     assert.ok(payload.includes(ana), payload);
     await shot(page, '1-platform-payloads');
-    await page.locator('#platforms-section').screenshot({ path: join(shots, 'e2e-platforms-section.png') });
+    // docs/studio.md shows this section (SCREENSHOTS=docs/img refreshes it).
+    await page.locator('#platforms-section').screenshot({ path: join(shots, 'creator-platforms.png') });
 
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByText('EventDefinition/quote_asked: would be created 1.0').waitFor();
@@ -191,7 +192,8 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     assert.equal(await stored.locator('tbody tr').count(), 3);
     assert.match((await stored.textContent()) ?? '', /Dachziegel; rot/);
     await shot(page, '2-sent-and-arrived');
-    await page.locator('#live').screenshot({ path: join(shots, 'e2e-live-section.png') });
+    // The README and docs/studio.md show this section (SCREENSHOTS=docs/img refreshes it).
+    await page.locator('#live').screenshot({ path: join(shots, 'creator-arrivals.png') });
     assert.deepEqual(errors, []);
 
     const [rows] = await bigquery.query({

@@ -73,7 +73,8 @@ describe('studio creator in a browser', function () {
           `${String(err)}\n${await page.locator('#row-check').textContent()}\n${await page.locator('#preview').textContent()}`,
         );
       });
-    await shot(page, '2-fields-mapped');
+    // The README and docs/studio.md show this page (SCREENSHOTS=docs/img refreshes it).
+    await shot(page, 'creator-fields');
 
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByText('EventDefinition/quote_requested: would be created 1.0').waitFor();

@@ -300,25 +300,6 @@ describe('architecture: the house (docs/style.md, "Where things live")', () => {
       }
     assert.deepEqual(problems, []);
   });
-
-  it("the README's map names the deployables plan() has, and docs/architecture.md each function", async () => {
-    const { plan } = await import('../../core/plan.ts');
-    const { checkSettings } = await import('../../core/settings.ts');
-    const checked = checkSettings({ name: 'house', project: 'house-project', region: 'europe-west1' });
-    assert.ok(checked.ok);
-    const functions = plan(checked.settings).functions.map((f) => f.name);
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    const line = readme.split('\n').find((l) => /^functions\/\S+\//.test(l)) ?? '';
-    const named = [...line.matchAll(/functions\/([a-z-]+)\//g)].map((m) => m[1]);
-    assert.deepEqual(named.sort(), [...functions].sort(), line);
-    const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
-    assert.match(line, new RegExp(`the ${WORDS[functions.length]} Cloud Functions`));
-    assert.doesNotMatch(readme, new RegExp(`the (?!${WORDS[functions.length]} )\\w+ Cloud Functions`));
-    const arch = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
-    for (const f of functions)
-      assert.ok(arch.includes(`functions/${f}/`), `docs/architecture.md names functions/${f}/`);
-    assert.doesNotMatch(arch, /being built/);
-  });
 });
 
 describe('architecture: where tests live (docs/style.md)', () => {

@@ -1,11 +1,13 @@
 /**
- * The repository stands on its own: no file cites a design document that lives outside it, and
- * every `docs/<name>.md` a source file or doc points to exists.
+ * The docs are true by construction: the repository stands on its own (no file cites a design
+ * document outside it, every `docs/<name>.md` cited exists), every repository path a page cites
+ * exists, no sentence lists platforms by hand, the functions the docs name are the ones plan()
+ * deploys, the README stays a tour, and every picture under docs/img is written by a test.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -18,7 +20,8 @@ const tracked = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' 
   .filter((f) => existsSync(join(root, f)));
 
 // The briefing documents the project started from; what the code relies on is in docs/ now.
-const OUTSIDE = /\b(GCP-WIRE|DESIGN\.md|DESIGN §|PLATFORMS\.md|PLATFORMS §|STYLE\.md|SEED\.md)/;
+const OUTSIDE =
+  /\b(GCP-WIRE|DESIGN\.md|DESIGN §|PLATFORMS(-\d+)?\.md|PLATFORMS §|STYLE\.md|SEED\.md)|\bshared\/[A-Z]/;
 
 describe('docs: the repository stands alone', () => {
   it('no tracked file cites a document outside the repository', () => {
@@ -47,5 +50,142 @@ describe('docs: the repository stands alone', () => {
       }
     }
     assert.deepEqual([...missing], []);
+  });
+});
+
+/** README.md and the docs pages this suite checks (the emulators' and bench pages are others'). */
+const OTHERS = new Set([
+  'docs/style.md',
+  'docs/bench.md',
+  'docs/pubsub-emulator.md',
+  'docs/storage-emulator.md',
+  'docs/bigquery-emulator.md',
+]);
+const pages = tracked.filter((f) => (f === 'README.md' || /^docs\/.*\.md$/.test(f)) && !OTHERS.has(f));
+const text = (f: string): string => readFileSync(join(root, f), 'utf8');
+
+describe('docs: what can drift', () => {
+  it('the README is a tour: at most 400 lines', () => {
+    const lines = text('README.md').split('\n').length;
+    assert.ok(lines <= 400, `README.md has ${lines} lines; move reference into docs/`);
+  });
+
+  it('every repository path a page cites (in backticks or a link) exists', () => {
+    const TOP =
+      'core|functions|adapters|gateway|studio|cli|local|infra|schemas|scripts|test|bench|emulators|environments|examples|sources|docs';
+    const missing: string[] = [];
+    for (const f of pages) {
+      const cited = [
+        ...[...text(f).matchAll(new RegExp(`\`((?:${TOP})/[^\\s\`]*)\``, 'g'))].map((m) => m[1] as string),
+        ...[...text(f).matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+          .map((m) => m[1] as string)
+          .filter((l) => !/^[a-z]+:/.test(l))
+          .map((l) => relative(root, join(root, dirname(f), l))),
+      ];
+      for (const raw of cited) {
+        const path = raw.replace(/[.,:;]+$/, '');
+        // Patterns and placeholders (`core/platforms/<platform>/`, `test/**`, `{a,b}`) name no one file.
+        if (
+          /[<>*{}…$]/.test(path) ||
+          !new RegExp(`^(${TOP}|README\\.md|LICENSE|Pulumi\\.yaml|package\\.json)`).test(path)
+        )
+          continue;
+        if (!existsSync(join(root, path))) missing.push(`${f} cites ${raw}`);
+      }
+    }
+    assert.deepEqual([...new Set(missing)], []);
+  });
+
+  it('no sentence lists three or more platforms by hand: the generated table lists them', async () => {
+    const { sentences, platformsNamed } = await import('../../scripts/docs-prose.ts');
+    // Sentences comparing particular platforms' own fields or rules, which name them on purpose.
+    const COMPARISONS: readonly [string, string][] = [
+      ['docs/console.md', 'for the later platforms'],
+      ['docs/delivery.md', 'kill -9'],
+      ['docs/enrichment.md', 'click ids of the next platforms'],
+      ['docs/linkage.md', 'documented set is left out'],
+      ['docs/platforms.md', 'One classifier'],
+      ['docs/platforms.md', 'The gmail rule'],
+      ['docs/sources/README.md', 'Stripe, Shopify'],
+    ];
+    const found: string[] = [];
+    for (const f of pages)
+      for (const s of sentences(text(f))) {
+        const named = platformsNamed(s.text);
+        if (named.length < 3 || COMPARISONS.some(([file, part]) => file === f && s.text.includes(part)))
+          continue;
+        found.push(`${f}:${s.line} names ${named.join(', ')}: ${s.text.slice(0, 120)}`);
+      }
+    assert.deepEqual(found, []);
+  });
+
+  it("the README's map and docs/architecture.md name the functions and services plan() deploys", async () => {
+    const { plan } = await import('../../core/plan.ts');
+    const { checkSettings } = await import('../../core/settings.ts');
+    const checked = checkSettings({ name: 'house', project: 'house-project', region: 'europe-west1' });
+    assert.ok(checked.ok);
+    const deployed = plan(checked.settings);
+    const functions = deployed.functions.map((f) => f.name);
+    const readme = text('README.md');
+    const line = readme.split('\n').find((l) => /^functions\/\S+\//.test(l)) ?? '';
+    const named = [...line.matchAll(/functions\/([a-z-]+)\//g)].map((m) => m[1]);
+    assert.deepEqual(named.sort(), [...functions].sort(), line);
+    const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
+    assert.match(line, new RegExp(`the ${WORDS[functions.length]} functions plan\\(\\) deploys`));
+    const arch = text('docs/architecture.md');
+    for (const f of functions)
+      assert.ok(arch.includes(`functions/${f}/`), `docs/architecture.md names functions/${f}/`);
+    assert.doesNotMatch(arch, /being built/);
+    // How many of them are Cloud Functions depends on `cost.billing`: no page counts them so.
+    for (const f of pages)
+      assert.doesNotMatch(
+        text(f),
+        /\b(one|two|three|four|five|six|\d) Cloud Functions\b/,
+        `${f} counts Cloud Functions`,
+      );
+    // The gateway and the studio are services beside the functions.
+    assert.ok(deployed.gateway && deployed.studio);
+    for (const f of ['README.md', 'docs/architecture.md'])
+      assert.match(text(f), /gateway and the studio (are|as) Cloud Run services/, f);
+  });
+});
+
+describe('docs: every picture is written by a test', () => {
+  const images = readdirSync(join(root, 'docs/img')).filter((n) => n.endsWith('.png'));
+  const tests = tracked.filter((f) => /^test\/.*\.ts$/.test(f)).map(text);
+
+  it('each image under docs/img is named by a test file that writes it', () => {
+    // A test writes `<name>.png`, or `${…}-<size>.png` for a size it names (every-page's pictures).
+    const written = (name: string) =>
+      tests.some((t) => t.includes(`'${name}'`) || t.includes(`${name}.png`)) ||
+      tests.some((t) => t.includes(`${name.replace(/-(desktop|phone)$/, '')}-\${size.name}.png`)) ||
+      tests.some((t) => {
+        const m = /^(.+)-(desktop|phone)\.png$/.exec(name);
+        return (
+          m !== null &&
+          t.includes(`-${'$'}{size.name}.png`) &&
+          t.includes(`name: '${m[2]}'`) &&
+          t.includes(`'${m[1]}'`)
+        );
+      });
+    assert.deepEqual(
+      images.filter((n) => !written(n.replace(/\.png$/, '')) && !written(n)),
+      [],
+    );
+  });
+
+  it('each image is shown by a page, and each picture a page shows exists', () => {
+    const shown = pages.flatMap((f) =>
+      [...text(f).matchAll(/img\/([a-z0-9-]+\.png)/g)].map((m) => [f, m[1] as string]),
+    );
+    assert.deepEqual(
+      images.filter((n) => !shown.some(([, s]) => s === n)),
+      [],
+      'pictures no page shows',
+    );
+    assert.deepEqual(
+      shown.filter(([, s]) => !images.includes(s as string)).map(([f, s]) => `${f}: ${s}`),
+      [],
+    );
   });
 });

@@ -1,16 +1,11 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERRORS } from '../../../core/errors.ts';
 
-/** The README's error table once the lead moved it there; docs/gateway.md until then. */
+/** The error table of docs/gateway.md ("Errors"), the one place the codes are documented. */
 function errorTableSource(): { file: string; text: string } {
   const root = join(import.meta.dirname, '../../..');
-  const readme = join(root, 'README.md');
-  if (existsSync(readme)) {
-    const text = readFileSync(readme, 'utf8');
-    if (/\| `[A-Z0-9_]+` \| \d{3} \| [A-Z_]+ \|/.test(text)) return { file: 'README.md', text };
-  }
   return { file: 'docs/gateway.md', text: readFileSync(join(root, 'docs/gateway.md'), 'utf8') };
 }
 

@@ -1,0 +1,54 @@
+/**
+ * `npm run docs`: writes the generated parts of the docs — the settings reference
+ * (docs/settings.md, from schemas/settings.ts) and the platform table (docs/platforms.md, from
+ * core/platforms/platforms.ts) — between their markers, `<!-- generated:<name> -->` and
+ * `<!-- /generated -->`; the prose around them is written by hand. test/unit/docs/generated.test.ts
+ * fails when the committed docs differ from what this writes.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { platformTable } from './docs-platforms.ts';
+import { settingsTable } from './docs-settings.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+/** One generated part: the file it sits in, its marker name, and its text from the file's text. */
+interface Part {
+  readonly file: string;
+  readonly name: string;
+  readonly write: (text: string) => string;
+}
+
+const PARTS: readonly Part[] = [
+  { file: 'docs/settings.md', name: 'settings', write: () => settingsTable() },
+  { file: 'docs/platforms.md', name: 'platforms', write: (text) => platformTable(text) },
+];
+
+/** The text with the block between a part's markers replaced; an error if the markers are missing. */
+export function fill(text: string, name: string, body: string, file: string): string {
+  const open = `<!-- generated:${name} -->`;
+  const start = text.indexOf(open);
+  const end = start < 0 ? -1 : text.indexOf('<!-- /generated -->', start);
+  if (start < 0 || end < 0) throw new Error(`${file}: no ${open} … <!-- /generated --> block`);
+  return `${text.slice(0, start + open.length)}\n${body}\n${text.slice(end)}`;
+}
+
+/** Every file with generated parts, as this script would write it (file path → text). */
+export function generatedDocs(root = ROOT): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of PARTS) {
+    const text = out.get(part.file) ?? readFileSync(join(root, part.file), 'utf8');
+    out.set(part.file, fill(text, part.name, part.write(text), part.file));
+  }
+  return out;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  for (const [file, text] of generatedDocs()) {
+    const path = join(ROOT, file);
+    if (readFileSync(path, 'utf8') === text) continue;
+    writeFileSync(path, text);
+    console.log(`wrote ${file}`);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * The platform table of docs/platforms.md, written from `PLATFORMS` (core/platforms/platforms.ts):
+ * one row per destination type with what its `Platform` value says (requirements, default
+ * consent, payload, batch size, audiences). Also the platforms' names as prose uses them, which
+ * the docs test uses to find sentences that list platforms by hand.
+ */
+import { PLATFORM_LIST } from '../core/platforms/platforms.ts';
+import type { DestinationType } from '../schemas/settings.ts';
+
+/**
+ * How the docs name each platform: `short` is the word prose uses, `heading` starts its section
+ * in docs/platforms.md. Keyed by destination type, so the type checker refuses a platform
+ * without a name here.
+ */
+export const PLATFORM_NAMES: Readonly<Record<DestinationType, { short: string; heading: string }>> = {
+  meta_capi: { short: 'Meta', heading: 'Meta Conversions API' },
+  ga4_mp: { short: 'GA4', heading: 'GA4 Measurement Protocol' },
+  tiktok_events: { short: 'TikTok', heading: 'TikTok Events API' },
+  google_ads: { short: 'Google Ads', heading: 'Google Ads' },
+  linkedin_capi: { short: 'LinkedIn', heading: 'LinkedIn Conversions API' },
+  microsoft_uet: { short: 'Microsoft', heading: 'Microsoft Advertising' },
+  pinterest_capi: { short: 'Pinterest', heading: 'Pinterest Conversions API' },
+  reddit_capi: { short: 'Reddit', heading: 'Reddit Conversions API' },
+  snapchat_capi: { short: 'Snapchat', heading: 'Snapchat Conversions API' },
+  x_conversions: { short: 'X', heading: 'X Conversions API' },
+  webhook: { short: 'webhook', heading: 'Webhooks' },
+};
+
+/** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
+export function anchorOf(heading: string): string {
+  return heading
+    .trim()
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replaceAll(' ', '-');
+}
+
+const code = (items: readonly string[]): string =>
+  items.length ? items.map((i) => `\`${i}\``).join(', ') : '—';
+
+/**
+ * The table's markdown. `platformsDoc` is docs/platforms.md's text: each platform links to its
+ * numbered section there, and a platform without one is an error (every platform has its section).
+ */
+export function platformTable(platformsDoc: string): string {
+  const headings = [...platformsDoc.matchAll(/^## (\d+\. .+)$/gm)].map((m) => m[1] as string);
+  const rows = PLATFORM_LIST.map((p) => {
+    const name = PLATFORM_NAMES[p.type];
+    const heading = headings.find((h) => h.replace(/^\d+\. /, '').startsWith(name.heading));
+    if (!heading) throw new Error(`docs/platforms.md has no "## N. ${name.heading}…" section for ${p.type}`);
+    const r = p.requirements;
+    const payload =
+      p.payload.kind === 'mapped' ? `mapped, ${p.payload.maxEvents} per request` : 'the stored event';
+    return [
+      `\`${p.type}\``,
+      `[${name.heading}](#${anchorOf(heading)})`,
+      payload,
+      code(r.config),
+      code(r.optionalConfig),
+      code(r.secrets),
+      code(p.consent),
+      r.testEventCode ? 'yes' : 'no',
+      p.audiences ? 'yes' : 'no',
+    ];
+  });
+  const header = [
+    'type',
+    'platform',
+    'payload',
+    'required config',
+    'optional config',
+    'secrets',
+    'default consent',
+    'test code',
+    'audiences',
+  ];
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
