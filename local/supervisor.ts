@@ -253,20 +253,13 @@ export async function freePort(): Promise<number> {
     const start = Math.floor(Math.random() * SLICE_SIZE);
     for (let i = 0; i < SLICE_SIZE; i++) {
       const port = range.from + ((start + i) % SLICE_SIZE);
-      if (handedOut.has(port)) continue;
-      if (await canListen(port)) {
-        handedOut.add(port);
-        return port;
-      }
+      if (await tryPort(port)) return port;
     }
   }
   // Every slice held by a running process (or a reused pid): share the whole range, as before.
   for (let tries = 0; tries < 50; tries++) {
     const port = PROBE_FROM + Math.floor(Math.random() * (PROBE_TO - PROBE_FROM));
-    if (!handedOut.has(port) && (await canListen(port))) {
-      handedOut.add(port);
-      return port;
-    }
+    if (await tryPort(port)) return port;
   }
   throw new Error(`no free loopback port found in ${PROBE_FROM}–${PROBE_TO}`);
 }
@@ -336,6 +329,15 @@ function processRuns(pid: number): boolean {
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/** Hands `port` out if no call of this process has and it can be listened on; held while probed. */
+async function tryPort(port: number): Promise<boolean> {
+  if (handedOut.has(port)) return false;
+  handedOut.add(port); // calls running at once must not probe (and hand out) the same port
+  if (await canListen(port)) return true;
+  handedOut.delete(port);
+  return false;
 }
 
 function canListen(port: number): Promise<boolean> {

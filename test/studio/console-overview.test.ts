@@ -16,10 +16,10 @@ import { RegistryClient } from '../../adapters/registry.ts';
 import type { Overview } from '../../core/console/overview.ts';
 import { plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
-import { emulatorWithFreshBuckets } from '../emulators/storage/support.ts';
 import { testSettings } from '../storage/support.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { studioWarehouse } from '../support/studio-warehouse.ts';
@@ -410,6 +410,8 @@ spec:
       await page.getByRole('button', { name: 'Save the rule' }).click();
       await page.getByText('Rule/page-views: created 1.0').waitFor();
       await page.getByText('Opened page-views 1.0.').waitFor();
+      // The status line is set before the firings arrive: wait for their table.
+      await page.getByRole('table', { name: 'Firings' }).waitFor();
       const firings = await page.getByRole('table', { name: 'Firings' }).locator('tbody tr').allInnerTexts();
       assert.equal(firings.length, 1);
       assert.match(firings[0] ?? '', /e1\s+publish:page_seen\s+sent/);
