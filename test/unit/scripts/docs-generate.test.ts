@@ -33,7 +33,7 @@ describe('scripts: docs-generate', () => {
 
   it('refuses a file without the markers, rather than writing nothing', () => {
     assert.throws(
-      () => fill('# no markers\n', 'settings', 'x', 'docs/x.md'),
+      () => fill('# no markers\n', 'settings', 'x', 'a-page.md'),
       /no <!-- generated:settings -->/,
     );
     assert.equal(
