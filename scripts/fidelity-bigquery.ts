@@ -13,7 +13,8 @@
  *   and rows their conditions need (`publicSamples`);
  * - groups and single tests needing what the emulator does not stand in for are excluded, each
  *   with its reason (SKIPPED, SKIPPED_TESTS): models and routines, and three copies that depend on
- *   BigQuery's streaming buffer;
+ *   BigQuery's streaming buffer leaving streamed rows out of copies (the emulator's holds them back
+ *   from DML only);
  * - the BigQuery emulator runs with `--job-latency-ms 2500`, so every query job lasts as long as
  *   a BigQuery job does (the `Query timeout` group expects a job still running after 1000 ms);
  * - `import * as assert` and `import * as Big` become default imports (called as functions, they
@@ -39,7 +40,7 @@ export const SKIPPED: Readonly<Record<string, string>> = {
 };
 
 const NO_STREAMING_BUFFER =
-  'a copy with WRITE_EMPTY into the table an earlier copy filled: the emulator has no streaming buffer, so streamed rows are copied at once (docs/bigquery-emulator.md, known differences)';
+  "a copy with WRITE_EMPTY into the table an earlier copy filled: the emulator's streaming buffer holds streamed rows back from DML only, so a copy takes them at once (docs/bigquery-emulator.md, known differences)";
 
 /** Single tests excluded (full titles below the root `BigQuery` group), and why. */
 export const SKIPPED_TESTS: Readonly<Record<string, string>> = {

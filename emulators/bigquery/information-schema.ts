@@ -1,12 +1,16 @@
 /**
  * `<dataset>.INFORMATION_SCHEMA.TABLES` and `.COLUMNS` (docs/bigquery-emulator.md): DuckDB
  * subqueries over the emulator's own catalog (`_emulator.tables`, the table resources the API
- * serves), with BigQuery's column names and type names. Region-level views
+ * serves), with BigQuery's column names and type names; `.PARTITIONS`: a temporary table that
+ * expiration.ts fills right before the statement runs. Region-level views
  * (`region-us.INFORMATION_SCHEMA…`) and the other views are refused by name.
  */
 import { stringLiteral } from './sql-tree.ts';
 
-export const INFORMATION_SCHEMA_VIEWS = ['TABLES', 'COLUMNS'] as const;
+export const INFORMATION_SCHEMA_VIEWS = ['TABLES', 'COLUMNS', 'PARTITIONS'] as const;
+
+/** The temporary table that stands for `<dataset>.INFORMATION_SCHEMA.PARTITIONS` (filled by expiration.ts). */
+export const PARTITIONS_TABLE = '_eventbus_information_schema_partitions';
 export type InformationSchemaView = (typeof INFORMATION_SCHEMA_VIEWS)[number];
 
 /** BigQuery's legacy schema type names as INFORMATION_SCHEMA spells them. */
@@ -21,6 +25,8 @@ export function informationSchemaSql(
   view: InformationSchemaView,
 ): string {
   const where = `project = ${stringLiteral(projectId)} AND dataset = ${stringLiteral(datasetId)}`;
+  if (view === 'PARTITIONS')
+    return `SELECT * FROM temp.main.${PARTITIONS_TABLE} WHERE table_catalog = ${stringLiteral(projectId)} AND table_schema = ${stringLiteral(datasetId)}`;
   if (view === 'TABLES')
     return `SELECT project AS table_catalog, dataset AS table_schema, table_id AS table_name,
   CASE json_extract_string(resource, '$.type') WHEN 'VIEW' THEN 'VIEW' ELSE 'BASE TABLE' END AS table_type,

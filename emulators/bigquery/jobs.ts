@@ -33,6 +33,7 @@ import {
   STATEMENT_TYPES,
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
+import { checkBuffer, guardBuffer } from './streaming-buffer.ts';
 import { createView, tableResource } from './tables.ts';
 import { extractTable, loadTable } from './transfer.ts';
 
@@ -152,7 +153,11 @@ export async function runQuery(
     if (tr.kind !== 'select') {
       await conn.run('BEGIN');
       try {
+        const target =
+          tr.target && em.store.table(tr.target.projectId, tr.target.datasetId, tr.target.tableId);
+        const guard = await guardBuffer(em, conn, tr.kind, target);
         const r = await runSql(em, conn, tr.sql);
+        await checkBuffer(conn, guard);
         if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
         await conn.run('COMMIT');
         const isDml =
@@ -331,16 +336,25 @@ function validLabels(raw: unknown): Json | undefined {
   return raw as Json;
 }
 
+/** The tables a statement names (its target too), once each, as a dry run's `referencedTables`. */
+function referenced(tables: readonly TableRef[]): TableRef[] {
+  const out = new Map<string, TableRef>();
+  for (const { projectId, datasetId, tableId } of tables)
+    out.set(qualifiedName({ projectId, datasetId, tableId }), { projectId, datasetId, tableId });
+  return [...out.values()];
+}
+
 /** Checks a query without running it: its output fields and statement type (as BigQuery's dry run). */
 export async function dryRun(
   em: Emulator,
   projectId: string,
   cfg: Json,
-): Promise<{ fields: OutputField[]; statementType: string; bytes: number }> {
+): Promise<{ fields: OutputField[]; statementType: string; bytes: number; referencedTables: TableRef[] }> {
   const sql = String(cfg['query'] ?? '');
   const params = parameters(em, cfg);
   // A script is not run to be checked: BigQuery's dry run says SCRIPT (not a single SELECT).
-  if (isScript(splitStatements(sql))) return { fields: [], statementType: 'SCRIPT', bytes: 0 };
+  if (isScript(splitStatements(sql)))
+    return { fields: [], statementType: 'SCRIPT', bytes: 0, referencedTables: [] };
   const tr = translateOrThrow(
     em,
     sql,
@@ -350,6 +364,7 @@ export async function dryRun(
   );
   checkTablesExist(em, tr.tables);
   const statementType = STATEMENT_TYPES[tr.kind] ?? 'SELECT';
+  const referencedTables = referenced(tr.tables);
   return em.store.exclusive(async (conn) => {
     // Every table the statement reads, once (an upper bound of what BigQuery would bill).
     const seen = new Set<string>();
@@ -364,10 +379,10 @@ export async function dryRun(
       seen.add(key);
       bytes += await tableBytes(conn, ref);
     }
-    if (tr.kind !== 'select') return { fields: [], statementType, bytes };
+    if (tr.kind !== 'select') return { fields: [], statementType, bytes, referencedTables };
     const r = await runSql(em, conn, `SELECT * FROM (${tr.sql}) LIMIT 0`);
     const fields = r.columnNames().map((n, i) => fieldForType(outName(n, i), r.columnType(i)));
-    return { fields, statementType, bytes };
+    return { fields, statementType, bytes, referencedTables };
   });
 }
 
@@ -398,7 +413,7 @@ export async function jobsInsert(
     );
   }
   if (conf['dryRun'] === true) {
-    const { fields, statementType, bytes } = await dryRun(em, projectId, cfg);
+    const { fields, statementType, bytes, referencedTables } = await dryRun(em, projectId, cfg);
     return {
       kind: 'bigquery#job',
       jobReference: { projectId, location },
@@ -406,7 +421,12 @@ export async function jobsInsert(
       status: { state: 'DONE' },
       statistics: {
         totalBytesProcessed: String(bytes),
-        query: { totalBytesProcessed: String(bytes), schema: { fields }, statementType },
+        query: {
+          totalBytesProcessed: String(bytes),
+          schema: { fields },
+          statementType,
+          referencedTables,
+        },
       },
     };
   }

@@ -6,6 +6,7 @@
 import { httpUrl, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
 import { Command } from 'commander';
 import { startBigQueryEmulator } from './server.ts';
+import { DEFAULT_STREAMING_BUFFER_MS } from './streaming-buffer.ts';
 
 const program = new Command()
   .name('bigquery-emulator')
@@ -18,12 +19,28 @@ const program = new Command()
     'make every query job last at least this long, as BigQuery jobs do (exercises jobComplete: false and RUNNING jobs)',
     '0',
   )
+  .option(
+    '--streaming-buffer-ms <ms>',
+    'how long insertAll rows stay in the streaming buffer, where UPDATE, DELETE and MERGE may not touch them (0: no buffer)',
+    String(DEFAULT_STREAMING_BUFFER_MS),
+  )
   .parse(process.argv);
 
-const opts = program.opts<{ port: string; host: string; dataDir: string; jobLatencyMs: string }>();
+const opts = program.opts<{
+  port: string;
+  host: string;
+  dataDir: string;
+  jobLatencyMs: string;
+  streamingBufferMs: string;
+}>();
 const jobLatencyMs = Number(opts.jobLatencyMs);
 if (!Number.isInteger(jobLatencyMs) || jobLatencyMs < 0) {
   console.error(`invalid --job-latency-ms: ${opts.jobLatencyMs}`);
+  process.exit(2);
+}
+const streamingBufferMs = Number(opts.streamingBufferMs);
+if (!Number.isInteger(streamingBufferMs) || streamingBufferMs < 0) {
+  console.error(`invalid --streaming-buffer-ms: ${opts.streamingBufferMs}`);
   process.exit(2);
 }
 const port = Number(opts.port);
@@ -33,7 +50,13 @@ if (!Number.isInteger(port) || port < 0 || port > 65535) {
 }
 
 await serveUntilSignalled('bigquery emulator', () =>
-  startBigQueryEmulator({ host: opts.host, port, dataDir: opts.dataDir, jobLatencyMs }).then((emulator) => ({
+  startBigQueryEmulator({
+    host: opts.host,
+    port,
+    dataDir: opts.dataDir,
+    jobLatencyMs,
+    streamingBufferMs,
+  }).then((emulator) => ({
     url: httpUrl(opts.host, emulator.port),
     close: () => emulator.close(),
   })),

@@ -7,9 +7,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
+import { expireDue } from './expiration.ts';
 import { getQueryResults, jobsInsert, jobsQuery, listJobs } from './jobs.ts';
 import { cleanDuckMessage, Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
 import { Store } from './store.ts';
+import { ageStreamingBuffer, DEFAULT_STREAMING_BUFFER_MS } from './streaming-buffer.ts';
 import { insertAll, listTableData } from './tabledata.ts';
 import { deleteTable, getTable, insertTable, listTables, patchTable } from './tables.ts';
 
@@ -19,13 +21,26 @@ export interface BigQueryEmulatorOptions {
   dataDir: string;
   /** Every query job lasts at least this long, as BigQuery's do (default 0: as long as DuckDB takes). */
   jobLatencyMs?: number;
+  /**
+   * How long insertAll rows stay in the streaming buffer, where UPDATE, DELETE and MERGE may not
+   * touch them (streaming-buffer.ts; default 30 s, 0: no buffer).
+   */
+  streamingBufferMs?: number;
 }
 
 export interface BigQueryEmulator {
   port: number;
   url: string;
+  /** Ages every streamed row by `ms` (all of them out of the streaming buffer when omitted). */
+  ageStreamingBuffer(ms?: number): void;
   close(): Promise<void>;
 }
+
+/**
+ * The emulator's own endpoint (no BigQuery counterpart): `POST` ages every streamed row by
+ * `?ageMs=` (out of the streaming buffer when omitted), so tests need not wait for it.
+ */
+export const STREAMING_BUFFER_PATH = '/emulator/streaming-buffer:age';
 
 async function route(
   em: Emulator,
@@ -35,6 +50,12 @@ async function route(
   body: Json,
 ): Promise<[number, unknown]> {
   if (path === '/health' && method === 'GET') return [200, { status: 'ok' }];
+  if (path === STREAMING_BUFFER_PATH && method === 'POST') {
+    const ms = query.get('ageMs');
+    if (ms !== null && !/^\d+$/.test(ms)) throw new ApiError('invalid', `Invalid ageMs: ${ms}`);
+    ageStreamingBuffer(em, ms === null ? undefined : Number(ms));
+    return [200, {}];
+  }
   const p = path.replace(/^\/bigquery\/v2(?=\/)/, '');
   let seg: string[];
   try {
@@ -46,6 +67,9 @@ async function route(
     throw new ApiError('invalid', `Malformed path: ${path}`);
   }
   if (seg[0] !== 'projects' || seg.length < 3) throw new ApiError('notFound', `Not found: ${method} ${path}`);
+  // Expired tables and partitions go before anything reads or changes data (expiration.ts); the
+  // streaming path (insertAll) does not pay for it.
+  if (seg[5] !== 'insertAll') await expireDue(em);
   const projectId = seg[1] as string;
   const coll = seg[2];
   const a = seg[3];
@@ -202,6 +226,7 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
   const store = await Store.open(opts.dataDir);
   const emu = new Emulator(store);
   emu.jobLatencyMs = opts.jobLatencyMs ?? 0;
+  emu.streamingBufferMs = opts.streamingBufferMs ?? DEFAULT_STREAMING_BUFFER_MS;
   const server = createServer((req, res) => {
     void (async () => {
       try {
@@ -256,6 +281,7 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
   return {
     port,
     url,
+    ageStreamingBuffer: (ms) => ageStreamingBuffer(emu, ms),
     close() {
       closing ??= (async () => {
         await new Promise<void>((resolve) => {

@@ -139,10 +139,10 @@ export class TableScope {
       /^region-/i.test(scope.at(-1) ?? '')
     )
       throw new UnsupportedSqlError(
-        'INFORMATION_SCHEMA outside a dataset (only [<dataset>.]INFORMATION_SCHEMA.TABLES and .COLUMNS, the dataset given or the default one)',
+        'INFORMATION_SCHEMA outside a dataset (only [<dataset>.]INFORMATION_SCHEMA.TABLES, .COLUMNS and .PARTITIONS, the dataset given or the default one)',
       );
     if (!INFORMATION_SCHEMA_VIEWS.includes(view as InformationSchemaView))
-      throw new UnsupportedSqlError(`INFORMATION_SCHEMA.${view} (only TABLES and COLUMNS)`);
+      throw new UnsupportedSqlError(`INFORMATION_SCHEMA.${view} (only TABLES, COLUMNS and PARTITIONS)`);
     const projectId = scope.length === 2 ? (scope[0] as string) : this.opts.projectId;
     return `(${informationSchemaSql(projectId, scope.at(-1) as string, view as InformationSchemaView)})`;
   }

@@ -245,6 +245,17 @@ function fieldsInOrder(current: readonly FieldSchema[], next: readonly FieldSche
   return [...kept, ...added];
 }
 
+/** One insertAll request's stored rows, while they are in the streaming buffer (streaming-buffer.ts). */
+export interface BufferedBatch {
+  /** When they were stored (ms since the epoch); aging the buffer moves it back. */
+  at: number;
+  /** The rows' `json` members (undefined: a row not stored). */
+  readonly rows: readonly unknown[];
+  readonly ignoreUnknown: boolean;
+  /** The table's creation time then: rows streamed into an earlier table of that name went with it. */
+  readonly table: string;
+}
+
 export class Emulator {
   readonly store: Store;
   readonly jobs = new Map<string, JobRecord>();
@@ -254,6 +265,10 @@ export class Emulator {
   baseUrl = '';
   /** Every query job lasts at least this long (`--job-latency-ms`; 0: as long as DuckDB takes). */
   jobLatencyMs = 0;
+  /** How long insertAll rows stay in the streaming buffer (streaming-buffer.ts; 0: no buffer). */
+  streamingBufferMs = 0;
+  /** Rows in the streaming buffer, by table (tableKey), oldest first. */
+  readonly streamingBuffer = new Map<string, BufferedBatch[]>();
 
   datasetOr404(projectId: string, datasetId: string) {
     const ds = this.store.dataset(projectId, datasetId);

@@ -4,6 +4,7 @@
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
+import { fillPartitions } from './expiration.ts';
 import { InvalidSqlError, type TableRef, type Translation, translate, UnsupportedSqlError } from './sql.ts';
 import { cleanDuckMessage, type Emulator, LOCATION } from './state.ts';
 
@@ -71,8 +72,9 @@ export function checkTablesExist(
   }
 }
 
-export async function runSql(_em: Emulator, conn: DuckDBConnection, sql: string) {
+export async function runSql(em: Emulator, conn: DuckDBConnection, sql: string) {
   try {
+    await fillPartitions(em, conn, sql);
     return await conn.runAndReadAll(sql);
   } catch (e) {
     throw new ApiError('invalidQuery', cleanDuckMessage((e as Error).message));

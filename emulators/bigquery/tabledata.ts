@@ -26,6 +26,7 @@ import {
   timestampFormat,
   valuesOfRows,
 } from './state.ts';
+import { rememberStreamed } from './streaming-buffer.ts';
 
 export async function insertAll(
   em: Emulator,
@@ -106,6 +107,8 @@ export async function insertAll(
       ? { ref: t, ids, rows: jsons, asText: false, values: converted, ignoreUnknown }
       : { ref: t, ids, rows: jsons, asText: true, ignoreUnknown },
   );
+  const stored = converted ? jsons.map((j, k) => (converted[k] ? j : undefined)) : jsons;
+  rememberStreamed(em, t, stored, ignoreUnknown);
   return {
     kind: 'bigquery#tableDataInsertAllResponse',
     ...(insertErrors.length > 0 ? { insertErrors } : {}),

@@ -23,6 +23,8 @@ import {
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import type { TableRecord } from './store.ts';
+import { streamingBufferStats } from './streaming-buffer.ts';
+import { SCHEMA_TYPE_NAMES } from './types.ts';
 
 export function tableResource(
   em: Emulator,
@@ -242,6 +244,9 @@ export async function evolveSchema(
   }
 }
 
+/** A schema type in BigQuery's answer spelling (INT64 → INTEGER), as its refusals name it. */
+const legacyType = (type: string) => SCHEMA_TYPE_NAMES[type.toUpperCase()] ?? type;
+
 /**
  * One level of a schema change: `path` is the DuckDB path of the RECORD these fields sit in (a
  * REPEATED record's fields sit under its `element`), empty at the top.
@@ -261,7 +266,11 @@ async function evolveFields(
     const nf = next.find((f) => f.name.toLowerCase() === old.name.toLowerCase());
     if (!nf) throw mismatch(`Field ${dotted(old)} is missing in new schema`);
     // A precision change would change how the column is stored (picoseconds are kept as text).
-    if (nf.type !== old.type || isPicoTimestamp(nf) !== isPicoTimestamp(old))
+    if (legacyType(nf.type) !== legacyType(old.type))
+      throw mismatch(
+        `Field ${dotted(old)} has changed type from ${legacyType(old.type)} to ${legacyType(nf.type)}`,
+      );
+    if (isPicoTimestamp(nf) !== isPicoTimestamp(old))
       throw mismatch(`Field ${dotted(old)} has changed type or nested fields`);
     const oldMode = old.mode ?? 'NULLABLE';
     const newMode = nf.mode ?? 'NULLABLE';
@@ -334,7 +343,14 @@ export async function getTable(
     const count = await conn.runAndReadAll(`SELECT count(*) FROM ${qualifiedName(t)}`);
     return [String(count.getRows()[0]?.[0] ?? '0'), await tableBytes(conn, t)] as const;
   });
-  return { ...t.resource, numRows: n, numBytes: String(bytes), numLongTermBytes: '0' };
+  const streamingBuffer = streamingBufferStats(em, t);
+  return {
+    ...t.resource,
+    numRows: n,
+    numBytes: String(bytes),
+    numLongTermBytes: '0',
+    ...(streamingBuffer ? { streamingBuffer } : {}),
+  };
 }
 
 export function listTables(em: Emulator, projectId: string, datasetId: string, query: URLSearchParams): Json {

@@ -21,13 +21,18 @@ describe('BigQuery emulator API: tables', () => {
       const expirationTime = String(Date.now() + 86_400_000);
       const [table] = await bq.dataset('tables').createTable('all_types', {
         schema: { fields: ALL_TYPES },
-        timePartitioning: { type: 'DAY', field: 'ts', expirationMs: '864000000' },
+        // A century: the rows below (2024) stay; partitions past expirationMs are deleted.
+        timePartitioning: { type: 'DAY', field: 'ts', expirationMs: '3153600000000' },
         clustering: { fields: ['id', 'i'] },
         expirationTime,
         description: 'every type',
       });
       const [md] = await table.getMetadata();
-      assert.deepStrictEqual(md.timePartitioning, { type: 'DAY', field: 'ts', expirationMs: '864000000' });
+      assert.deepStrictEqual(md.timePartitioning, {
+        type: 'DAY',
+        field: 'ts',
+        expirationMs: '3153600000000',
+      });
       assert.deepStrictEqual(md.clustering, { fields: ['id', 'i'] });
       assert.equal(md.expirationTime, expirationTime);
       assert.equal(md.description, 'every type');

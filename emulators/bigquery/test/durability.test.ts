@@ -15,9 +15,14 @@ interface Child {
 }
 
 function startChild(dataDir: string): Promise<Child> {
-  const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  // No streaming buffer: the test deletes a row it has just streamed.
+  const proc = spawn(
+    process.execPath,
+    [MAIN, '--port', '0', '--data-dir', dataDir, '--streaming-buffer-ms', '0'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let stderr = '';
   proc.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();

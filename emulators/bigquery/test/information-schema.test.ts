@@ -84,8 +84,8 @@ describe('bigquery emulator: INFORMATION_SCHEMA', () => {
 
   it('refuses the views it does not serve, naming them', async () => {
     await assert.rejects(
-      h.bq.query('SELECT * FROM d.INFORMATION_SCHEMA.PARTITIONS'),
-      /INFORMATION_SCHEMA\.PARTITIONS \(only TABLES and COLUMNS\)/,
+      h.bq.query('SELECT * FROM d.INFORMATION_SCHEMA.TABLE_OPTIONS'),
+      /INFORMATION_SCHEMA\.TABLE_OPTIONS \(only TABLES, COLUMNS and PARTITIONS\)/,
     );
     await assert.rejects(
       h.bq.query('SELECT * FROM `region-us`.INFORMATION_SCHEMA.TABLES'),
