@@ -63,6 +63,38 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
     return out.row;
   };
 
+  /** The per-hour query's rows as [hour (ISO), event_name, events]. */
+  const perHourRows = (rows: Record<string, unknown>[] | undefined) =>
+    (rows ?? []).map((r) => {
+      const hour = r['hour'] as { value?: string } | string;
+      return [
+        new Date(typeof hour === 'string' ? hour : String(hour.value)).toISOString(),
+        r['event_name'],
+        Number(r['events']),
+      ];
+    });
+  /**
+   * BigQuery's answer to it, worked out from the fixture: the distinct events (v1's copy folded)
+   * by the hour their time falls in, then by name, in that order.
+   */
+  const perHourExpected = () => {
+    const fixture: [string, number][] = [
+      ['view_content', 30],
+      ['view_content', 20],
+      ['view_content', 10],
+      ['purchase', 5],
+      ['page_view', 50],
+    ];
+    const counts = new Map<string, number>();
+    for (const [name, minutes] of fixture) {
+      const hour = new Date(Math.floor((now - minutes * 60_000) / 3_600_000) * 3_600_000).toISOString();
+      counts.set(`${hour} ${name}`, (counts.get(`${hour} ${name}`) ?? 0) + 1);
+    }
+    return [...counts.entries()]
+      .map(([key, events]) => [...(key.split(' ') as [string, string]), events])
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || String(a[1]).localeCompare(String(b[1])));
+  };
+
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'eventbus-wh-'));
     emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
@@ -230,6 +262,7 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
       5,
       'five distinct events in the last 7 days',
     );
+    assert.deepEqual(perHourRows(perHour), perHourExpected());
     assert.deepEqual(
       topContent?.map((r) => [r['content_name'], Number(r['views']), Number(r['people'])]),
       [
@@ -273,6 +306,7 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
       perHour?.reduce((sum, r) => sum + Number(r['events']), 0),
       5,
     );
+    assert.deepEqual(perHourRows(perHour), perHourExpected());
     assert.deepEqual(
       topContent?.map((r) => [r['content_name'], Number(r['views'])]),
       [
