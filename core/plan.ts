@@ -6,14 +6,8 @@
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
 import { REFUSALS_KEPT_MS } from './console/live-events.ts';
-import {
-  type Billing,
-  defaultBilling,
-  forwardSizing,
-  memoryGib,
-  PLATFORM_LATENCY_SECONDS,
-  STORE_LATENCY_SECONDS,
-} from './deploy/cost.ts';
+import { type Billing, forwardSizing } from './deploy/cost.ts';
+import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
@@ -29,6 +23,7 @@ import {
   type ViewPlan,
 } from './warehouse/warehouse.ts';
 
+export { deployedServiceName } from './deploy/service-names.ts';
 export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
 
 export type FunctionName = 'store' | 'forward' | 'schedule';
@@ -79,11 +74,12 @@ export interface FunctionPlan {
   /** Subscriptions that push to it. */
   readonly triggers: readonly string[];
   /**
-   * Cloud Run billing: `request`, deployed as a Cloud Function (gen2); `instance`, deployed as a
-   * Cloud Run service with CPU always allocated (docs/deploy.md). From `cost.billing`, or the
-   * cost model (core/deploy/cost.ts, `defaultBilling`) for store and forward; schedule is request-based.
+   * `request`: a Cloud Function (gen2), the design and the default; `instance`: a Cloud Run service
+   * with CPU always allocated, only where `cost.billing` says so (docs/deploy.md).
    */
   readonly billing: Billing;
+  /** The Cloud Run service it runs as, one name per shape (core/deploy/service-names.ts). */
+  readonly service: string;
 }
 
 export interface DestinationPlan {
@@ -121,6 +117,8 @@ export const IDENTITY_CLAIM_DAYS = 7;
 
 export interface Plan {
   readonly environment: string;
+  /** `production: true`; without it every service defaults to scaling to zero (docs/scale.md). */
+  readonly production: boolean;
   readonly project: string;
   readonly region: string;
   readonly dataset: string;
@@ -139,6 +137,8 @@ export interface Plan {
   readonly destinations: readonly DestinationPlan[];
   readonly gateway: {
     readonly sizing: FunctionPlan['sizing'];
+    /** Cloud Run's `cpuIdle`, unless `cost.billing.gateway: instance` (tokens re-read on demand, gateway/auth.ts). */
+    readonly cpuIdle: boolean;
     readonly tokenSecret: string;
     readonly topics: readonly string[];
   };
@@ -164,6 +164,9 @@ const DEFAULT_SIZING: FunctionPlan['sizing'] = {
 
 /** The peak rate `forward` is sized for when settings do not say (the ceiling before #42). */
 export const DEFAULT_PEAK_EVENTS_PER_SECOND = 5000;
+/** The gateway's minimum instances in production unless settings say (a publish never waits a cold start). */
+export const PRODUCTION_GATEWAY_MIN_INSTANCES = 1;
+
 /** The gateway's Cloud Run service name (infra/gateway.ts), as its request logs carry it. */
 const GATEWAY_SERVICE_NAME = 'gateway';
 
@@ -430,23 +433,10 @@ export function plan(settings: Readonly<Settings>): Plan {
     }),
     ...forwardSettings,
   });
-  // Instance- or request-based billing of the pushed functions: settings, or the cost model at
-  // the rate the environment is sized for.
-  const peakEventsPerSecond = settings.cost?.peak_events_per_second ?? DEFAULT_PEAK_EVENTS_PER_SECOND;
-  const billingOf = (
-    name: 'store' | 'forward',
-    s: FunctionPlan['sizing'],
-    latencySeconds: number,
-    requestsPerEvent: number,
-  ): Billing =>
-    settings.cost?.billing?.[name] ??
-    defaultBilling({
-      vcpu: s.cpu,
-      memoryGib: memoryGib(s.memory),
-      latencySeconds,
-      peakEventsPerSecond,
-      requestsPerEvent,
-    });
+  // Cloud Functions unless settings say instance: the peak only sizes, the sustained rate advises.
+  const storeBilling: Billing = settings.cost?.billing?.store ?? 'request';
+  const forwardBilling: Billing = settings.cost?.billing?.forward ?? 'request';
+  const production = settings.production === true;
   const warehouse = warehousePlan(settings);
   // A push must outlive the function's run, or Pub/Sub redelivers a message that is still being
   // handled (a duplicate, and an attempt burnt toward the dead-letter limit). settings.ts refuses
@@ -464,6 +454,7 @@ export function plan(settings: Readonly<Settings>): Plan {
 
   return deepFreeze({
     environment: settings.name,
+    production,
     project: settings.project,
     region: settings.region,
     dataset,
@@ -523,7 +514,8 @@ export function plan(settings: Readonly<Settings>): Plan {
         sizing: sizing(settings.functions?.store),
         secrets: [],
         triggers: subscriptions.filter((s) => s.push?.function === 'store').map((s) => s.name),
-        billing: billingOf('store', sizing(settings.functions?.store), STORE_LATENCY_SECONDS, 1),
+        billing: storeBilling,
+        service: deployedServiceName('store', storeBilling),
       },
       {
         name: 'forward',
@@ -531,7 +523,8 @@ export function plan(settings: Readonly<Settings>): Plan {
         sizing: forwardSized,
         secrets: destinationSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'forward').map((s) => s.name),
-        billing: billingOf('forward', forwardSized, PLATFORM_LATENCY_SECONDS, destinationPlans.length),
+        billing: forwardBilling,
+        service: deployedServiceName('forward', forwardBilling),
       },
       {
         name: 'schedule',
@@ -540,15 +533,28 @@ export function plan(settings: Readonly<Settings>): Plan {
         secrets: connectionSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'schedule').map((s) => s.name),
         billing: 'request',
+        service: deployedServiceName('schedule', 'request'),
       },
     ],
     destinations: destinationPlans,
-    gateway: { sizing: sizing(settings.functions?.gateway), tokenSecret, topics: eventTopics },
+    gateway: {
+      sizing: sizing({
+        ...(production ? { min_instances: PRODUCTION_GATEWAY_MIN_INSTANCES } : {}),
+        ...settings.functions?.gateway,
+      }),
+      cpuIdle: settings.cost?.billing?.gateway !== 'instance',
+      tokenSecret,
+      topics: eventTopics,
+    },
     studio: { name: 'studio', sizing: sizing(settings.functions?.studio) },
     secrets: [...new Set([tokenSecret, ...destinationSecrets, ...connectionSecrets])],
     requestLogs: {
       excludeSuccessful: settings.cost?.exclude_success_logs ?? true,
-      services: [GATEWAY_SERVICE_NAME, 'store', 'forward'],
+      services: [
+        GATEWAY_SERVICE_NAME,
+        deployedServiceName('store', storeBilling),
+        deployedServiceName('forward', forwardBilling),
+      ],
     },
   });
 }

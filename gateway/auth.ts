@@ -50,13 +50,28 @@ export type AuthResult =
       readonly credential?: string;
     };
 
-/** The current credential set, re-read from the store in the background. */
+/** The current credential set, re-read from the store in the background or on demand. */
 export interface CredentialCache {
   current(): CredentialSet | undefined;
   /** Re-reads now unless it did so within the last few seconds (a token created a moment ago). */
   refreshSoon(): Promise<void>;
+  /**
+   * On demand only: the re-read to wait for when the set is older than the store's refreshMs
+   * (so a revoked credential is never honoured past it), else nothing, at no cost.
+   */
+  stale?(): Promise<void> | undefined;
   close(): void;
 }
+
+/**
+ * How the set is kept fresh: `background`, a timer re-reads it every `store.refreshMs` (it needs
+ * CPU between requests); `on-demand`, a request that finds the set older than that waits for a
+ * re-read first, one read for all the requests that find it so (no timer: a Cloud Run instance
+ * without CPU between requests, or one scaled to zero, reads only while it serves). Under steady
+ * traffic the requests of about one read's time a minute wait for it; a revoked credential is
+ * never honoured past `refreshMs`, as with the timer.
+ */
+export type CredentialRefresh = 'background' | 'on-demand';
 
 /** Loads the store once, then re-reads it every `store.refreshMs`; a failed read keeps the last good set. */
 export async function startCredentialCache(
@@ -65,6 +80,7 @@ export async function startCredentialCache(
   now: () => number = Date.now,
   /** Least time between on-demand re-reads, so a flood of unknown tokens cannot hammer the store. */
   minRefreshMs = store.onDemandMinMs,
+  refresh: CredentialRefresh = 'background',
 ): Promise<CredentialCache> {
   let set: CredentialSet | undefined;
   let lastRead = 0;
@@ -85,6 +101,14 @@ export async function startCredentialCache(
     return inFlight;
   };
   await load();
+  if (refresh === 'on-demand') {
+    return {
+      current: () => set,
+      refreshSoon: () => (now() - lastRead >= minRefreshMs ? load() : (inFlight ?? Promise.resolve())),
+      stale: () => (now() - lastRead >= store.refreshMs ? load() : undefined),
+      close: () => {},
+    };
+  }
   const timer = setInterval(load, store.refreshMs);
   timer.unref();
   return {
@@ -229,6 +253,9 @@ export function authenticate(
   if (total > 1) {
     return { ok: false, error: apiError('INVALID_CREDENTIALS', { detail: 'Send exactly one credential.' }) };
   }
+  // Re-read on demand (no timer runs without CPU between requests): wait for a set past its age.
+  const reread = deps.credentials.stale?.();
+  if (reread) return reread.then(() => authenticate(req, queryKeys, deps));
   const set = deps.credentials.current();
   const invalid = (detail: string, presented?: string): AuthResult => ({
     ok: false,
@@ -401,6 +428,7 @@ export async function authenticateUrlToken(
   translator: string,
   deps: AuthenticatorDeps,
 ): Promise<AuthResult> {
+  await deps.credentials.stale?.();
   const r = await authenticateToken(presented, deps);
   if (!r.ok) return r;
   const p = r.principal;

@@ -25,7 +25,14 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
     env[ENV.tokenStore] ?? `secret:${config.plan.gateway.tokenSecret}`,
     config.project,
   );
-  const credentials = await startCredentialCache(store, log);
+  // Without CPU between requests (plan.gateway.cpuIdle) a timer would not run: re-read on demand.
+  const credentials = await startCredentialCache(
+    store,
+    log,
+    Date.now,
+    store.onDemandMinMs,
+    config.plan.gateway.cpuIdle ? 'on-demand' : 'background',
+  );
   const emulatorHost = env[ENV.pubsubEmulatorHost];
   const publisher = createPublisher({
     project: config.project,

@@ -77,7 +77,7 @@ export class Alerts extends pulumi.ComponentResource {
                   filter: [
                     'metric.type = "run.googleapis.com/request_count"',
                     'resource.type = "cloud_run_revision"',
-                    `resource.label.service_name = "${f.name}"`,
+                    `resource.label.service_name = "${f.service}"`,
                     'metric.label.response_code_class = "5xx"',
                   ].join(' AND '),
                   comparison: 'COMPARISON_GT',

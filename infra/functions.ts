@@ -1,12 +1,14 @@
 /**
  * The functions plan() lists, sized from settings, each running as its own service account; the
- * push identity may invoke them, nobody else. A request-billed function is a Cloud Function
- * (gen2): an `http` function on nodejs24 built from its bundle by the dedicated build account.
- * An instance-billed one (`cost.billing`, store and forward) is a Cloud Run service with CPU
- * always allocated, run from its `-service` bundle with no build (infra/cloud-run.ts): the
- * Cloud Functions API has no billing setting, and a Cloud Run service's `buildConfig` starts no
- * build (docs/deploy.md). Either way the Cloud Run service carries the function's name, so its
- * push endpoint, request logs and alerts are found the same way.
+ * push identity may invoke them, nobody else. A request-billed function, the default, is a Cloud
+ * Function (gen2): an `http` function on nodejs24 built from its bundle by the dedicated build
+ * account. An instance-billed one (`cost.billing`, store and forward) is a Cloud Run service
+ * with CPU always allocated, run from its `-service` bundle with no build (infra/cloud-run.ts):
+ * the Cloud Functions API has no billing setting, and a Cloud Run service's `buildConfig` starts
+ * no build (docs/deploy.md). Each shape has its own Cloud Run name (plan()'s `service`:
+ * `store-function`, `store-service`), so a switch either way in one `pulumi up`, which creates
+ * the new shape before it deletes the old, never asks for a name the old one still holds; the
+ * request logs and alerts find the service by that name.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -77,7 +79,7 @@ export class Functions extends pulumi.ComponentResource {
         {
           project: plan.project,
           location: plan.region,
-          name: f.name,
+          name: f.service,
           description: `eventbus ${f.name} (${plan.environment})`,
           labels: { environment: plan.environment },
           buildConfig: {
@@ -106,7 +108,7 @@ export class Functions extends pulumi.ComponentResource {
       );
       invoker(
         f,
-        fn.serviceConfig.apply((s) => s?.service ?? f.name),
+        fn.serviceConfig.apply((s) => s?.service ?? f.service),
       );
       functions[f.name] = fn;
       endpoints[f.name] = fn.serviceConfig.apply((s) => s?.uri ?? '');
@@ -118,7 +120,7 @@ export class Functions extends pulumi.ComponentResource {
   }
 
   /**
-   * An instance-billed function: a Cloud Run service named as the function, CPU always allocated
+   * An instance-billed function: a Cloud Run service under its own name, CPU always allocated
    * (`cpuIdle: false`, which is instance-based billing), the same sizing, account, settings file
    * and environment, requiring IAM like the function's service (no invokerIamDisabled).
    */
@@ -138,7 +140,7 @@ export class Functions extends pulumi.ComponentResource {
       `${name}-service-${f.name}`,
       bundleService({
         plan: args.plan,
-        name: f.name,
+        name: f.service,
         sizing: f.sizing,
         serviceAccountEmail: args.serviceAccounts[f.name],
         sourceBucket: args.sourceBucket,

@@ -46,7 +46,11 @@ export class Gateway extends pulumi.ComponentResource {
     super('eventbus:infra:Gateway', name, {}, opts);
     const { plan } = args;
     const sizing = plan.gateway.sizing;
-    const project = gcp.organizations.getProjectOutput({ projectId: plan.project }, { parent: this });
+    const project = gcp.organizations.getProjectOutput(
+      { projectId: plan.project },
+      // After the APIs are enabled (opts.dependsOn): a new project refuses the lookup before.
+      { parent: this, dependsOn: opts?.dependsOn ?? [] },
+    );
     this.url = project.number.apply((n) => deterministicUrl(n, plan.region));
     const env: Record<string, pulumi.Input<string>> = {
       ...runtimeEnvironment(plan.project),
@@ -69,8 +73,10 @@ export class Gateway extends pulumi.ComponentResource {
           sourceObject: args.sourceObject,
           settingsFile: args.settingsFile,
           env,
-          // Tokens are refreshed in the background (every minute): keep CPU between requests.
-          cpuIdle: false,
+          // CPU only while a request is handled (request-based billing) unless cost.billing.gateway
+          // says instance: the token store is re-read on demand (gateway/auth.ts), and a minimum
+          // instance (production) idles at Cloud Run's idle rate (docs/scale.md).
+          cpuIdle: plan.gateway.cpuIdle,
         }),
         invokerIamDisabled: true,
       },

@@ -313,6 +313,13 @@ export const Settings = Type.Object(
     region: Type.String({ pattern: '^[a-z]+-[a-z]+[0-9]$', description: 'GCP region, e.g. europe-west1' }),
     dataset: Type.Optional(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,1023}$', default: 'events' })),
     location: Type.Optional(Type.String({ description: 'BigQuery location, e.g. EU or US', default: 'US' })),
+    production: Type.Optional(
+      Type.Boolean({
+        description:
+          'A production environment: keeps the minimum instances settings ask for (the gateway one unless set); otherwise development defaults: every service scales to zero and keeps no CPU between requests (docs/scale.md)',
+        default: false,
+      }),
+    ),
     data_residency: Type.Optional(
       Type.Boolean({
         description:
@@ -468,17 +475,29 @@ export const Settings = Type.Object(
               minimum: 1,
               maximum: 1000000,
               description:
-                'Sustained peak the model sizes `forward` for (concurrency, max_instances) unless functions.forward sets them',
+                'Peak rate `forward` is sized for (concurrency, max_instances) unless functions.forward sets them; sizing only, never billing',
               default: 5000,
+            }),
+          ),
+          sustained_events_per_second: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              maximum: 1000000,
+              description:
+                'The steady rate you expect (events a second, around the clock): `settings check` and `pulumi up` recommend instance-based billing where it passes the break-even, with the monthly figures both ways; never switches by itself',
             }),
           ),
           billing: Type.Optional(
             Type.Object(
-              { store: Type.Optional(Billing), forward: Type.Optional(Billing) },
+              {
+                store: Type.Optional(Billing),
+                forward: Type.Optional(Billing),
+                gateway: Type.Optional(Billing),
+              },
               {
                 additionalProperties: false,
                 description:
-                  'Cloud Run billing of the pushed functions; unset, the model chooses from peak_events_per_second (docs/scale.md)',
+                  'Cloud Run billing of the pushed functions and the gateway; unset, `request`: store and forward as Cloud Functions (gen2), the design, and the gateway without CPU between requests (docs/deploy.md)',
               },
             ),
           ),

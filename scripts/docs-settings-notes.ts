@@ -82,11 +82,15 @@ export const SETTINGS_NOTES: Readonly<
   'experimental.rules_retry.minimum_backoff': { default: '`10s`' },
   'experimental.rules_retry.maximum_backoff': { default: '`600s`' },
   'cost.billing.store': {
-    default: 'from the cost model',
+    default: '`request`',
     description:
-      '`request`: a Cloud Function (gen2); `instance`: a Cloud Run service with CPU always allocated, no request fee (docs/deploy.md)',
+      '`request`: a Cloud Function (gen2), the design; `instance`: a Cloud Run service with CPU always allocated, no request fee (docs/deploy.md)',
   },
-  'cost.billing.forward': { default: 'from the cost model', description: 'As `cost.billing.store`' },
+  'cost.billing.forward': { default: '`request`', description: 'As `cost.billing.store`' },
+  'cost.billing.gateway': {
+    default: '`request`',
+    description: '`request`: no CPU between requests; `instance`: CPU always allocated, no request fee',
+  },
   [`${FUNCTION}.memory`]: { default: '`512Mi`', description: 'Memory per instance' },
   [`${FUNCTION}.cpu`]: { default: '`1`', description: 'CPUs per instance' },
   [`${FUNCTION}.concurrency`]: {
@@ -94,7 +98,10 @@ export const SETTINGS_NOTES: Readonly<
     description:
       'Requests one instance handles at once; unset, `forward`’s comes from the cost model (docs/scale.md)',
   },
-  [`${FUNCTION}.min_instances`]: { default: '`0`', description: 'Instances kept warm' },
+  [`${FUNCTION}.min_instances`]: {
+    default: '`0` (`gateway`: `1` with `production: true`)',
+    description: 'Instances kept warm',
+  },
   [`${FUNCTION}.max_instances`]: {
     default: '`100`',
     description: 'Most instances; unset, `forward`’s comes from the cost model (docs/scale.md)',

@@ -1,11 +1,14 @@
 /**
- * docs/scale.md's tables, from core/deploy/cost.ts: the example environment's sizing (environments/
- * example.yaml through plan()), the CPU per request `npm run bench` measured, and Google's list
- * prices. `npm run scale` prints them; test/unit/deploy/cost.test.ts checks that docs/scale.md holds
- * exactly this output, so the page cannot drift from the model.
+ * docs/scale.md's tables, from core/deploy/cost.ts and core/deploy/bill.ts: the example
+ * environment's sizing (environments/example.yaml through plan()), the minimal settings' bill,
+ * the CPU per request `npm run bench` measured, and Google's list prices. `npm run scale` prints
+ * them; test/unit/deploy/cost.test.ts checks that docs/scale.md holds exactly this output, so
+ * the page cannot drift from the model. `npm run scale -- --env <file>` prints the monthly bill
+ * of a settings file instead (scripts/scale-bill.ts).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { MONTHLY_PRICES } from '../core/deploy/bill.ts';
 import {
   type Billing,
   billingBreakEvenRequestsPerSecond,
@@ -26,17 +29,31 @@ import {
   scaleAt,
 } from '../core/deploy/cost.ts';
 import { plan } from '../core/plan.ts';
-import { parseSettings } from '../core/settings.ts';
+import { checkSettings, parseSettings } from '../core/settings.ts';
+import type { Settings } from '../schemas/settings.ts';
+import { argOf, billsOf, billText, usd } from './scale-bill.ts';
 
 /** The CPU per request the tables use (core/deploy/cost.ts, from `npm run bench`). */
 export const MEASURED: MeasuredCpu = MEASURED_CPU;
 
 const ROOT = join(import.meta.dirname, '..');
 
-function exampleSettings() {
-  const loaded = parseSettings(readFileSync(join(ROOT, 'environments/example.yaml'), 'utf8'));
-  if (!loaded.ok) throw new Error('environments/example.yaml does not load');
+/** A settings file, parsed and checked. */
+export function settingsFile(path: string): Settings {
+  const loaded = parseSettings(readFileSync(path, 'utf8'));
+  if (!loaded.ok) throw new Error(`${path} does not load: ${JSON.stringify(loaded.errors)}`);
   return loaded.settings;
+}
+
+function exampleSettings() {
+  return settingsFile(join(ROOT, 'environments/example.yaml'));
+}
+
+/** The least a settings file holds: a name, a project and a region (a development environment). */
+export function minimalSettings(): Settings {
+  const checked = checkSettings({ name: 'dev', project: 'acme-dev-project', region: 'europe-west1' });
+  if (!checked.ok) throw new Error('the minimal settings do not check');
+  return checked.settings;
 }
 
 function examplePlan() {
@@ -50,8 +67,13 @@ function examplePlan() {
     gateway: p.gateway.sizing,
     store: fn('store').sizing,
     forward: fn('forward').sizing,
-    /** The billing plan() chose (cost.billing, or the model at the peak rate). */
-    billing: { store: fn('store').billing, forward: fn('forward').billing },
+    /** The billing plan() chose (cost.billing; unset, request-based). */
+    billing: {
+      gateway: (p.gateway.cpuIdle ? 'request' : 'instance') as Billing,
+      store: fn('store').billing,
+      forward: fn('forward').billing,
+    },
+    destinations: p.destinations.length,
   };
 }
 
@@ -61,14 +83,19 @@ const BEFORE: Deployment = {
   destinationsPerEvent: 2,
   platformLatencySeconds: PLATFORM_LATENCY_SECONDS,
   excludeSuccessLogs: false,
-  billing: { store: 'request', forward: 'request' },
+  billing: { gateway: 'request', store: 'request', forward: 'request' },
+  destinationSubscriptions: 4,
 };
 
 /** Request logs of successes excluded, store and forward still Cloud Functions (request-based). */
 const LOGS_EXCLUDED: Deployment = { ...BEFORE, excludeSuccessLogs: true };
 
 /** What plan() ships for the example: logs excluded, and the billing it chose for store and forward. */
-const shipped = (): Deployment => ({ ...LOGS_EXCLUDED, billing: examplePlan().billing });
+const shipped = (): Deployment => ({
+  ...LOGS_EXCLUDED,
+  billing: examplePlan().billing,
+  destinationSubscriptions: examplePlan().destinations,
+});
 
 /** forward's sizing before issue #42: a fixed 80 concurrent requests and 50 instances. */
 const FIXED_FORWARD = { concurrency: 80, max_instances: 50 } as const;
@@ -97,13 +124,18 @@ export const SCENARIOS: readonly {
     fixedForward: false,
   },
   {
-    name: '**Shipped defaults**: + instance-based billing for store and forward (Cloud Run services)',
-    deployment: {
-      ...LOGS_EXCLUDED,
-      billing: { store: 'instance' as Billing, forward: 'instance' as Billing },
-    },
+    name: '**Shipped defaults**: Cloud Functions (request-based billing), the gateway without CPU between requests',
+    deployment: LOGS_EXCLUDED,
     fixedForward: false,
     shipped: true,
+  },
+  {
+    name: '+ instance-based billing for store, forward and the gateway (`cost.billing`; recommended above the break-even)',
+    deployment: {
+      ...LOGS_EXCLUDED,
+      billing: { gateway: 'instance', store: 'instance', forward: 'instance' },
+    },
+    fixedForward: false,
   },
 ];
 
@@ -111,8 +143,6 @@ export const SCENARIOS: readonly {
 export function shippedCost(cpu: MeasuredCpu) {
   return costPerMillion(modelInputFor(examplePlan(), cpu, shipped()));
 }
-
-const usd = (x: number) => `$${x.toFixed(2)}`;
 
 /** The markdown tables of docs/scale.md. */
 export function scaleTables(): string {
@@ -123,11 +153,12 @@ export function scaleTables(): string {
   );
   lines.push('');
   lines.push(
-    '| Busy, per million 1 KB events, 2 destinations | gateway | store | forward | Pub/Sub | BigQuery | total |',
+    '| Busy, per million 1 KB events, 2 destinations an event of 4 | gateway | store | forward | Pub/Sub | BigQuery | total |',
   );
   lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const s of SCENARIOS) {
     if (s.shipped && JSON.stringify(s.deployment.billing) !== JSON.stringify(sizing.billing)) {
+      // The page's shipped line must be what plan() deploys for the example.
       throw new Error(
         `the shipped line says ${JSON.stringify(s.deployment.billing)}, plan() chose ${JSON.stringify(sizing.billing)}`,
       );
@@ -167,7 +198,58 @@ export function scaleTables(): string {
     billingBreakEvenRequestsPerSecond(shape(s, latency)).toFixed(1);
   lines.push('');
   lines.push(
-    `Instance-based billing costs less than request-based above about ${even(sizing.store, STORE_LATENCY_SECONDS)} pushes/s to \`store\` and ${even(sizing.forward, PLATFORM_LATENCY_SECONDS)} to \`forward\` (sustained); below that, an instance kept up by a trickle costs about ${usd(idleInstanceMonthly(shape(sizing.store, 0)))} a month per service (store: ${sizing.store.cpu} vCPU, ${sizing.store.memory}; forward: ${sizing.forward.cpu} vCPU, ${sizing.forward.memory}).`,
+    `Instance-based billing costs less than request-based above about ${even(sizing.store, STORE_LATENCY_SECONDS)} pushes/s to \`store\`, ${even(sizing.forward, PLATFORM_LATENCY_SECONDS)} to \`forward\` and ${even(sizing.gateway, 0)} requests/s to the gateway (sustained); below that, an instance kept up by a trickle costs about ${usd(idleInstanceMonthly(shape(sizing.store, 0)))} a month per service (store: ${sizing.store.cpu} vCPU, ${sizing.store.memory}; forward: ${sizing.forward.cpu} vCPU, ${sizing.forward.memory}).`,
+  );
+  lines.push('');
+  lines.push(billTables());
+  return lines.join('\n');
+}
+
+/** The line items a bill table groups under "other" (what runs whether or not anyone sends). */
+const OTHER = [
+  'Cloud Logging',
+  'Cloud Storage operations',
+  'Cloud Scheduler',
+  'Secret Manager',
+  'Cloud Monitoring alerts',
+  'Artifact Registry',
+];
+
+/** The monthly bills of the example (as shipped, and with instance-billed store and forward) and of minimal settings. */
+function billTables(): string {
+  const example = exampleSettings();
+  const rows: [string, Settings][] = [
+    ['example (`production: true`), as shipped', example],
+    [
+      'example with `cost.billing: { store: instance, forward: instance, gateway: instance }`',
+      {
+        ...example,
+        cost: { ...example.cost, billing: { store: 'instance', forward: 'instance', gateway: 'instance' } },
+      },
+    ],
+    ['minimal settings (name, project, region: development)', minimalSettings()],
+  ];
+  const lines = [
+    '| A 30-day month | scenario | total | per million events | gateway | store | forward | schedule | studio | Pub/Sub | BigQuery | other | free tiers |',
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  let shape = '';
+  for (const [name, settings] of rows) {
+    const billed = billsOf(settings);
+    shape ||= `${billed.shape.eventsPerSecond.toLocaleString('en-US')} events/s when sending (workday: 8 h on 22 days; busy: all month), ${billed.shape.eventBytes}-byte events, ${billed.shape.destinationsPerEvent} destinations an event`;
+    for (const b of billed.bills) {
+      const sum = (match: (item: string) => boolean) =>
+        usd(b.items.filter((i) => match(i.item)).reduce((n, i) => n + i.monthly, 0));
+      const role = (r: string) => sum((i) => i.includes(`(${r},`));
+      const perMillion = b.events > 0 ? usd(b.total / (b.events / 1e6)) : '';
+      lines.push(
+        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${perMillion} | ${role('gateway')} | ${role('store')} | ${role('forward')} | ${role('schedule')} | ${role('studio')} | ${sum((i) => i === 'Pub/Sub')} | ${sum((i) => i.startsWith('BigQuery'))} | ${sum((i) => OTHER.includes(i))} | ${sum((i) => i === 'Free tiers')} |`,
+      );
+    }
+  }
+  lines.push('');
+  lines.push(
+    `Traffic: ${shape}; the example has 4 destinations, the minimal settings none. Prices: ${MONTHLY_PRICES.asOf}.`,
   );
   return lines.join('\n');
 }
@@ -203,4 +285,17 @@ function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
   return lines.join('\n');
 }
 
-if (import.meta.main) console.log(scaleTables());
+if (import.meta.main) {
+  const argv = process.argv.slice(2);
+  const env = argOf(argv, '--env');
+  const rate = argOf(argv, '--rate');
+  const perEvent = argOf(argv, '--destinations-per-event');
+  console.log(
+    env
+      ? billText(settingsFile(env), {
+          ...(rate ? { eventsPerSecond: Number(rate) } : {}),
+          ...(perEvent ? { destinationsPerEvent: Number(perEvent) } : {}),
+        })
+      : scaleTables(),
+  );
+}

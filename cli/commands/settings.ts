@@ -28,11 +28,13 @@ export function register(program: Command): void {
       const { retryBudgetWarnings } = await import('../../core/plan-warnings/retry-budget.ts');
       const { addressWarnings } = await import('../../core/settings.ts');
       const { buildRegionWarnings } = await import('../../core/plan-warnings/build-regions.ts');
+      const { billingAdvice } = await import('../../core/deploy/billing-advice.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),
         ...addressWarnings(settings),
         ...buildRegionWarnings(plan),
+        ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);
     });

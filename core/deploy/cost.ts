@@ -210,7 +210,12 @@ export interface Deployment {
   /** A platform call's wall time, seconds. */
   readonly platformLatencySeconds: number;
   readonly excludeSuccessLogs: boolean;
-  readonly billing: { readonly store: Billing; readonly forward: Billing };
+  readonly billing: { readonly gateway: Billing; readonly store: Billing; readonly forward: Billing };
+  /**
+   * The environment's destinations: each has a filtered subscription on `deliveries`, and each
+   * such subscription is billed for every delivery message, also the ones its filter drops.
+   */
+  readonly destinationSubscriptions: number;
 }
 
 /** The model's input for a plan's sizing (core/plan.ts) and measured CPU. */
@@ -243,8 +248,7 @@ export function modelInputFor(
   });
   return {
     hops: [
-      // The gateway runs with CPU always allocated (infra/gateway.ts): instance-based billing.
-      hop('gateway', sizing.gateway, 1 / d.eventsPerRequest, cpu.gateway, 0.005, 'instance'),
+      hop('gateway', sizing.gateway, 1 / d.eventsPerRequest, cpu.gateway, 0.005, d.billing.gateway),
       hop('store', sizing.store, 1, cpu.store, STORE_LATENCY_SECONDS, d.billing.store),
       hop(
         'forward',
@@ -260,8 +264,11 @@ export function modelInputFor(
     rowsPerEvent: 1 + d.destinationsPerEvent,
     requestLogBytes: REQUEST_LOG_BYTES,
     excludeSuccessLogs: d.excludeSuccessLogs,
-    // Published: the event, its delivery messages; delivered: the store push, each forward push.
-    pubsubMessagesPerEvent: 2 * (1 + d.destinationsPerEvent),
+    // Published: the event, its delivery messages; delivered: the store push, and each delivery
+    // message to every destination's subscription (the one it matches pushes it to forward, the
+    // others filter it out: Pub/Sub bills those as deliveries too, with no egress).
+    pubsubMessagesPerEvent:
+      2 + d.destinationsPerEvent * (1 + Math.max(d.destinationsPerEvent, d.destinationSubscriptions)),
     utilisation: UTILISATION,
   };
 }
@@ -320,24 +327,6 @@ export function idleInstanceMonthly(h: { readonly vcpu: number; readonly memoryG
 
 /** A pushed hop's wall time per request as the model uses it (store: a BigQuery write). */
 export const STORE_LATENCY_SECONDS = 0.05;
-
-/**
- * The billing a pushed function gets unless settings choose: instance-based when the rate the
- * environment is sized for (`cost.peak_events_per_second`) reaches the hop's break-even, since
- * then its request fees and per-request rounding cost more than keeping instances; request-based
- * for an environment sized for a trickle (a development project), where an instance kept up by
- * occasional events would cost more than the events.
- */
-export function defaultBilling(h: {
-  readonly vcpu: number;
-  readonly memoryGib: number;
-  readonly latencySeconds: number;
-  readonly peakEventsPerSecond: number;
-  readonly requestsPerEvent: number;
-}): Billing {
-  const rate = h.peakEventsPerSecond * Math.max(1, h.requestsPerEvent);
-  return rate >= billingBreakEvenRequestsPerSecond(h) ? 'instance' : 'request';
-}
 
 /** Memory in GiB from a sizing string (`512Mi`, `1Gi`). */
 export const memoryGib = (memory: string): number => gib(memory);

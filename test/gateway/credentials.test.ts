@@ -5,7 +5,7 @@ import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Io } from '../../cli/output.ts';
-import { authenticate } from '../../gateway/auth.ts';
+import { authenticate, startCredentialCache } from '../../gateway/auth.ts';
 import {
   type CredentialSet,
   canPublish,
@@ -15,7 +15,12 @@ import {
   revoke,
   verifySecret,
 } from '../../gateway/credentials.ts';
-import { ensureDevToken, fileTokenStore, secretTokenStore } from '../../gateway/token-store.ts';
+import {
+  ensureDevToken,
+  fileTokenStore,
+  secretTokenStore,
+  type TokenStore,
+} from '../../gateway/token-store.ts';
 import { startFakeSecretManager } from './fake-secret-manager.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
@@ -171,6 +176,47 @@ describe('credentials: token stores', () => {
     } finally {
       await fake.close();
     }
+  });
+});
+
+describe('credentials: the gateway re-reads its store on demand (no CPU between requests)', () => {
+  it('keeps no timer: a set older than refreshMs is re-read, once, before it answers again', async () => {
+    let clock = 0;
+    let reads = 0;
+    let current = EMPTY_CREDENTIALS;
+    const store = {
+      where: 'memory',
+      refreshMs: 60_000,
+      onDemandMinMs: 5_000,
+      read: async () => {
+        reads++;
+        return current;
+      },
+      update: async () => assert.fail('not written'),
+    } as unknown as TokenStore;
+    const cache = await startCredentialCache(
+      store,
+      () => {},
+      () => clock,
+      5_000,
+      'on-demand',
+    );
+    assert.equal(reads, 1, 'read once at start');
+    clock = 59_999;
+    assert.equal(cache.stale?.(), undefined, 'fresh enough: nothing to wait for');
+    assert.equal(reads, 1);
+    // A token is revoked (here: a new set) while the instance sleeps an hour without CPU.
+    const next = issueToken(EMPTY_CREDENTIALS, { scopes: ['publish:*'] }, randomBytes, NOW).set;
+    current = next;
+    clock = 3_600_000;
+    const waits = [cache.stale?.(), cache.stale?.()];
+    assert.ok(waits[0] instanceof Promise);
+    assert.equal(waits[0], waits[1], 'requests that find it stale share one read');
+    await waits[0];
+    assert.equal(reads, 2);
+    assert.equal(cache.current(), next, 'answered with the re-read set');
+    assert.equal(cache.stale?.(), undefined);
+    cache.close();
   });
 });
 

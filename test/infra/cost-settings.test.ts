@@ -2,75 +2,28 @@
  * The cheap production wins of docs/scale.md as Pulumi declares them (issue #42): the Cloud
  * Logging exclusion of successful request logs, on by default and off when settings say so,
  * `forward`'s concurrency and max_instances sized by the cost model unless settings fix them, and
- * instance-based billing of store and forward (Cloud Run services with CPU always allocated)
- * where the model or settings choose it.
+ * store and forward as Cloud Functions (request-based billing, the design) unless `cost.billing`
+ * makes them instance-billed Cloud Run services (issue #60).
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import * as gcp from '@pulumi/gcp';
-import * as pulumi from '@pulumi/pulumi';
 import { forwardSizing } from '../../core/deploy/cost.ts';
 import { type Plan, plan } from '../../core/plan.ts';
-import { parseSettings } from '../../core/settings.ts';
-import { Functions } from '../../infra/functions.ts';
 import { RequestLogs } from '../../infra/request-logs.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { declare, ofType, resolveOutput } from './support.ts';
+import { declare, ofType } from './support.ts';
+import { declareFunctions, example, INSTANCE, minimal, withCost } from './support-functions.ts';
 
 const EXCLUSION = 'gcp:logging/projectExclusion:ProjectExclusion';
 const FUNCTION = 'gcp:cloudfunctionsv2/function:Function';
 const SERVICE = 'gcp:cloudrunv2/service:Service';
 const INVOKER = 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember';
 
-function example(): Settings {
-  const loaded = parseSettings(
-    readFileSync(resolve(import.meta.dirname, '../../environments/example.yaml'), 'utf8'),
-  );
-  if (!loaded.ok) throw new Error(JSON.stringify(loaded.errors));
-  return loaded.settings;
-}
-
-const withCost = (cost: NonNullable<Settings['cost']>): Settings => ({ ...example(), cost });
-
-/** The Functions component over a plan, with its endpoints once resolved. */
-async function declareFunctions(p: Plan, settings: Settings, withServiceObjects = true) {
-  let functions: Functions | undefined;
-  const recorded = await declare(() => {
-    const object = (n: string) =>
-      new gcp.storage.BucketObject(`source-${n}`, {
-        bucket: 'sources',
-        name: `${n}-0123456789abcdef.tar.gz`,
-        // Never read under the mocks (a StringAsset would hang them).
-        source: new pulumi.asset.FileAsset(`dist/archives/${n}-0123456789abcdef.tar.gz`),
-      });
-    functions = new Functions('acme-prod', {
-      plan: p,
-      settings,
-      sourceBucket: 'sources',
-      sourceObjects: { store: 'store.zip', forward: 'forward.zip', schedule: 'schedule.zip' },
-      serviceAccounts: { store: 'store@x', forward: 'forward@x', schedule: 'schedule@x' },
-      buildServiceAccount: 'projects/p/serviceAccounts/build@x',
-      invoker: 'serviceAccount:push@x',
-      settingsFile: { secretId: 'settings', version: '1' },
-      ...(withServiceObjects
-        ? { serviceObjects: { store: object('store-service'), forward: object('forward-service') } }
-        : {}),
-    });
-  });
-  // Resolved once every registration is done (awaiting them inside the stack would wait forever).
-  const declared = functions?.endpoints ?? {};
-  const names = Object.keys(declared) as (keyof typeof declared)[];
-  const uris = await Promise.all(names.map((n) => resolveOutput(declared[n])));
-  return { recorded, endpoints: Object.fromEntries(names.map((n, i) => [n, uris[i] ?? ''])) };
-}
-
 /** forward's sizing as declared: a Cloud Function's serviceConfig or a Cloud Run service's template. */
 async function declaredForward(p: Plan, settings: Settings) {
   const { recorded } = await declareFunctions(p, settings);
-  const fn = ofType(recorded, FUNCTION).find((f) => f.inputs['name'] === 'forward');
+  const fn = ofType(recorded, FUNCTION).find((f) => f.inputs['name'] === 'forward-function');
   if (fn) return fn.inputs['serviceConfig'];
-  const service = ofType(recorded, SERVICE).find((f) => f.inputs['name'] === 'forward');
+  const service = ofType(recorded, SERVICE).find((f) => f.inputs['name'] === 'forward-service');
   assert.ok(service, 'forward is declared');
   const t = service.inputs['template'];
   return {
@@ -86,7 +39,10 @@ describe('infra: cost settings (request-log exclusion, forward sized by the mode
     assert.equal(exclusions.length, 1);
     const filter: string = exclusions[0]?.inputs['filter'];
     assert.match(filter, /log_id\("run\.googleapis\.com\/requests"\)/);
-    assert.match(filter, /resource\.labels\.service_name=\("gateway" OR "store" OR "forward"\)/);
+    assert.match(
+      filter,
+      /resource\.labels\.service_name=\("gateway" OR "store-function" OR "forward-function"\)/,
+    );
     // Only successes: a 4xx refusal or 5xx error has status >= 400 and is not matched.
     assert.match(filter, /httpRequest\.status<400/);
     assert.equal(exclusions[0]?.inputs['project'], 'acme-outdoor-prod');
@@ -124,8 +80,33 @@ describe('infra: cost settings (request-log exclusion, forward sized by the mode
 });
 
 describe('infra: cost.billing (store and forward request- or instance-billed)', () => {
-  it('runs store and forward instance-billed by default (the model at 5,000 events/s): Cloud Run services with CPU always allocated, from their service bundles', async () => {
-    const settings = example();
+  for (const [name, settings] of [
+    ['environments/example.yaml', example],
+    ['minimal settings', minimal],
+  ] as const) {
+    it(`runs store and forward as gen2 Cloud Functions on nodejs24 by default (${name})`, async () => {
+      const p = plan(settings());
+      assert.deepEqual(
+        p.functions.map((f) => [f.name, f.billing, f.service]),
+        [
+          ['store', 'request', 'store-function'],
+          ['forward', 'request', 'forward-function'],
+          ['schedule', 'request', 'schedule'],
+        ],
+      );
+      const { recorded } = await declareFunctions(p, settings());
+      assert.deepEqual(ofType(recorded, SERVICE), []);
+      const fns = ofType(recorded, FUNCTION);
+      assert.deepEqual(
+        fns.map((f) => f.inputs['name']),
+        ['store-function', 'forward-function', 'schedule'],
+      );
+      for (const f of fns) assert.equal(f.inputs['buildConfig'].runtime, 'nodejs24');
+    });
+  }
+
+  it('runs them as Cloud Run services with CPU always allocated, from their service bundles, under cost.billing: instance', async () => {
+    const settings = withCost(INSTANCE);
     const p = plan(settings);
     assert.deepEqual(
       p.functions.map((f) => [f.name, f.billing]),
@@ -141,10 +122,10 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
       ['schedule'],
     );
     const services = ofType(recorded, SERVICE);
-    assert.deepEqual(services.map((s) => s.inputs['name']).sort(), ['forward', 'store']);
+    assert.deepEqual(services.map((s) => s.inputs['name']).sort(), ['forward-service', 'store-service']);
     for (const s of services) {
       const name = s.inputs['name'];
-      const f = p.functions.find((x) => x.name === name)!;
+      const f = p.functions.find((x) => x.service === name)!;
       const t = s.inputs['template'];
       const c = t.containers[0];
       // Instance-based billing is Cloud Run's cpuIdle false ("CPU always allocated").
@@ -153,14 +134,14 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
       // Run from its bundle with no build: node main.js on Google's Node 24 base image.
       assert.equal(c.image, 'scratch');
       assert.deepEqual([...c.commands, ...c.args], ['node', 'main.js']);
-      assert.equal(c.sourceCode.cloudStorageSource.object, `${name}-service-0123456789abcdef.tar.gz`);
+      assert.equal(c.sourceCode.cloudStorageSource.object, `${f.name}-service-0123456789abcdef.tar.gz`);
       // The framework hands every path to the function: Cloud Run waits for the port, not /health.
       assert.deepEqual(c.startupProbe.tcpSocket, {});
       assert.equal(c.startupProbe.httpGet, undefined);
       const env = Object.fromEntries(c.envs.map((e: { name: string; value: string }) => [e.name, e.value]));
       assert.equal(env['HOST'], '0.0.0.0');
       assert.equal(env['GOOGLE_CLOUD_PROJECT'], p.project);
-      assert.equal(t.serviceAccount, `${name}@x`);
+      assert.equal(t.serviceAccount, `${f.name}@x`);
       assert.equal(t.maxInstanceRequestConcurrency, f.sizing.concurrency);
       assert.deepEqual(t.scaling, {
         minInstanceCount: f.sizing.min_instances,
@@ -174,21 +155,21 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
   });
 
   it('lets only the push identity invoke the services, and gives their run.app URLs as push endpoints', async () => {
-    const settings = example();
+    const settings = withCost(INSTANCE);
     const { recorded, endpoints } = await declareFunctions(plan(settings), settings);
     const invokers = ofType(recorded, INVOKER);
     assert.deepEqual(invokers.map((m) => String(m.inputs['name']).split('/').pop()).sort(), [
-      'forward',
+      'forward-service',
       'schedule',
-      'store',
+      'store-service',
     ]);
     for (const m of invokers) {
       assert.equal(m.inputs['role'], 'roles/run.invoker');
       assert.equal(m.inputs['member'], 'serviceAccount:push@x');
     }
     // The mocks give a Cloud Run service and a Cloud Function's service the same run.app form.
-    assert.equal(endpoints['store'], 'https://store-mock-ew.a.run.app');
-    assert.equal(endpoints['forward'], 'https://forward-mock-ew.a.run.app');
+    assert.equal(endpoints['store'], 'https://store-service-mock-ew.a.run.app');
+    assert.equal(endpoints['forward'], 'https://forward-service-mock-ew.a.run.app');
     assert.equal(endpoints['schedule'], 'https://schedule-mock-ew.a.run.app');
   });
 
@@ -198,31 +179,34 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
     assert.deepEqual(ofType(recorded, SERVICE), []);
     assert.deepEqual(
       ofType(recorded, FUNCTION).map((f) => f.inputs['name']),
-      ['store', 'forward', 'schedule'],
+      ['store-function', 'forward-function', 'schedule'],
     );
   });
 
-  it('lets the model choose request-based billing where the sized-for rate is below its break-even', () => {
-    // At 1 event/s store gets 1 push a second, below its ~6.5 (one idle instance's price over a
-    // lone push's, 100 ms minimum and fee); forward gets 4 (the example's four destinations),
-    // above its ~2.1 (each push billed its 0.35 s wait on the platform).
-    const p = plan(withCost({ peak_events_per_second: 1 }));
-    assert.deepEqual(
-      p.functions.map((f) => f.billing),
-      ['request', 'instance', 'request'],
-    );
-    // A setting wins over the model either way.
-    const mixed = plan(withCost({ peak_events_per_second: 1, billing: { forward: 'request' } }));
+  it('never lets a rate switch the billing: only cost.billing does, per function', () => {
+    // The peak only sizes; the sustained rate only makes the model recommend (billing-advice.ts).
+    for (const cost of [
+      { peak_events_per_second: 1_000_000 },
+      { peak_events_per_second: 1 },
+      { sustained_events_per_second: 100_000 },
+    ]) {
+      assert.deepEqual(
+        plan(withCost(cost)).functions.map((f) => f.billing),
+        ['request', 'request', 'request'],
+        JSON.stringify(cost),
+      );
+    }
+    const mixed = plan(withCost({ sustained_events_per_second: 100_000, billing: { forward: 'instance' } }));
     assert.deepEqual(
       mixed.functions.map((f) => f.billing),
-      ['request', 'request', 'request'],
+      ['request', 'instance', 'request'],
     );
     const forced = plan(withCost({ peak_events_per_second: 1, billing: { store: 'instance' } }));
     assert.equal(forced.functions[0]?.billing, 'instance');
   });
 
   it('refuses instance-based billing without the service bundle, naming it', async () => {
-    const settings = example();
+    const settings = withCost(INSTANCE);
     await assert.rejects(
       declareFunctions(plan(settings), settings, false),
       /store: instance-based billing runs its "store-service" bundle/,

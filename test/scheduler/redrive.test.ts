@@ -29,6 +29,7 @@ describe('scheduler: automatic re-drive of dead letters once a destination is he
   let deps: RunnerDeps;
   const published: RunMessage[] = [];
   let now = new Date();
+  let queries = 0;
 
   before(async () => {
     stack = await startStack(testSettings(), respond);
@@ -49,7 +50,10 @@ describe('scheduler: automatic re-drive of dead letters once a destination is he
           project: stack.settings.project,
           dataset: stack.plan.dataset,
           ledgerTable: LEDGER_TABLE,
-          query: async (sql, params) => (await stack.bigquery.query({ query: sql, params }))[0],
+          query: async (sql, params) => {
+            queries++;
+            return (await stack.bigquery.query({ query: sql, params }))[0];
+          },
           source: async () => source,
           publish: (m) => deliveries.publish(m),
         }),
@@ -71,6 +75,12 @@ describe('scheduler: automatic re-drive of dead letters once a destination is he
     assert.equal(outcome.outcome, 'finished');
   };
 
+  it('asks the ledger nothing while the dead-letter backlog is empty (Pub/Sub first)', async () => {
+    await runMinute();
+    assert.equal(queries, 0, 'no BigQuery query for an empty backlog');
+    now = new Date(now.getTime() + 61_000);
+  });
+
   it('re-drives nothing while the destination fails, everything after 20 deliveries in a row', async () => {
     const ids = ['down-1', 'down-2', 'down-3'].map((i) => `${i}-${Date.now().toString(36)}`);
     await stack.publishEvents(ids.map(event));
@@ -81,6 +91,7 @@ describe('scheduler: automatic re-drive of dead letters once a destination is he
 
     // Still failing: the minute's run looks at the ledger and leaves the backlog alone.
     await runMinute();
+    assert.ok(queries > 0, 'dead letters wait: the ledger is asked');
     for (const id of ids) assert.ok(!statuses(await stack.ledger(id)).includes('delivered'), id);
 
     state.down = false;

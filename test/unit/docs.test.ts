@@ -147,6 +147,37 @@ describe('docs: what can drift', () => {
     assert.ok(deployed.gateway && deployed.studio);
     for (const f of ['README.md', 'docs/architecture.md'])
       assert.match(text(f), /gateway and the studio (are|as) Cloud Run services/, f);
+    // What is a function and what is a service (issue #60): the same sentence in the three pages,
+    // true of plan(): Cloud Functions by default, Cloud Run services only where cost.billing says.
+    const SAME =
+      '`store` and `forward` are gen2 Cloud Functions (request-based billing) unless `cost.billing` makes them instance-billed Cloud Run services';
+    const flat = (f: string) => text(f).replace(/\s+/g, ' ');
+    for (const f of ['README.md', 'docs/architecture.md', 'docs/deploy.md']) {
+      assert.ok(flat(f).includes(SAME), `${f} says: ${SAME}`);
+      assert.doesNotMatch(flat(f), /the (cost )?model (chooses|does)\b/, `${f}: no model picks the billing`);
+    }
+    const { deployedServiceName } = await import('../../core/deploy/service-names.ts');
+    const billed = (billing: 'request' | 'instance') => {
+      const c = checkSettings({
+        name: 'house',
+        project: 'house-project',
+        region: 'europe-west1',
+        cost: { billing: { store: billing, forward: billing } },
+      });
+      return plan(c.ok ? c.settings : assert.fail('settings'));
+    };
+    for (const [p, billing] of [
+      [deployed, 'request'],
+      [billed('request'), 'request'],
+      [billed('instance'), 'instance'],
+    ] as const) {
+      for (const f of p.functions.filter((x) => x.name !== 'schedule')) {
+        assert.equal(f.billing, billing, f.name);
+        assert.equal(f.service, deployedServiceName(f.name, billing));
+        // docs/deploy.md names each shape's Cloud Run service as plan() does.
+        assert.ok(text('docs/deploy.md').includes(`\`${f.service}\``), `docs/deploy.md names ${f.service}`);
+      }
+    }
   });
 });
 

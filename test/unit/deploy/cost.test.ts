@@ -9,7 +9,6 @@ import {
   billingBreakEvenRequestsPerSecond,
   ceiling,
   costPerMillion,
-  defaultBilling,
   type HopInput,
   idleInstanceMonthly,
   MEASURED_CPU,
@@ -17,6 +16,7 @@ import {
   monthlyAt,
   scaleAt,
 } from '../../../core/deploy/cost.ts';
+import { plan } from '../../../core/plan.ts';
 import { scaleTables, shippedCost } from '../../../scripts/scale-table.ts';
 
 const hop = (over: Partial<HopInput> = {}): HopInput => ({
@@ -99,28 +99,43 @@ describe('cost model (core/deploy/cost.ts)', () => {
     assert.equal(idleInstanceMonthly(forward), 49.248);
   });
 
-  it('chooses instance-based billing only where the sized-for rate reaches the break-even', () => {
-    const shape = { vcpu: 1, memoryGib: 0.5, latencySeconds: 0.05 };
-    assert.equal(defaultBilling({ ...shape, peakEventsPerSecond: 6, requestsPerEvent: 1 }), 'request');
-    assert.equal(defaultBilling({ ...shape, peakEventsPerSecond: 7, requestsPerEvent: 1 }), 'instance');
-    // forward's pushes are one per destination: 2 events/s to 2 destinations is 4 pushes/s.
-    const fwd = { vcpu: 1, memoryGib: 0.5, latencySeconds: 0.35 };
-    assert.equal(defaultBilling({ ...fwd, peakEventsPerSecond: 1, requestsPerEvent: 2 }), 'request');
-    assert.equal(defaultBilling({ ...fwd, peakEventsPerSecond: 2, requestsPerEvent: 2 }), 'instance');
+  it('bills store and forward per request whatever the rates: the peak sizes, only cost.billing switches', () => {
+    const base = { name: 'dev', project: 'acme-dev-project', region: 'europe-west1' };
+    for (const cost of [{}, { peak_events_per_second: 1_000_000 }, { sustained_events_per_second: 50_000 }]) {
+      const p = plan({ ...base, cost });
+      assert.deepEqual(
+        p.functions.map((f) => [f.name, f.billing, f.service]),
+        [
+          ['store', 'request', 'store-function'],
+          ['forward', 'request', 'forward-function'],
+          ['schedule', 'request', 'schedule'],
+        ],
+      );
+      assert.equal(p.gateway.cpuIdle, true, 'the gateway keeps no CPU between requests');
+    }
+    const p = plan({ ...base, cost: { billing: { store: 'instance', gateway: 'instance' } } });
+    assert.deepEqual(
+      p.functions.map((f) => f.service),
+      ['store-service', 'forward-function', 'schedule'],
+    );
+    assert.equal(p.gateway.cpuIdle, false);
   });
 
-  it('models the shipped defaults at or under $1.50 per million busy events (issue #42)', () => {
+  it('models the shipped defaults with their request fees, and instance-based billing under $1 per million busy events', () => {
     const c = shippedCost(MEASURED_CPU);
-    assert.ok(c.total <= 1.5, `$${c.total}`);
-    // No request fee left: store and forward are instance-billed, the gateway always was.
+    // Cloud Functions and a gateway without CPU between requests: $0.40 per million requests, one
+    // publish, one store push and a forward push per destination an event (2 of the example's 4).
     assert.deepEqual(
       c.hops.map((h) => [h.name, h.requests, h.logging]),
       [
-        ['gateway', 0, 0],
-        ['store', 0, 0],
-        ['forward', 0, 0],
+        ['gateway', 0.4, 0],
+        ['store', 0.4, 0],
+        ['forward', 0.8, 0],
       ],
     );
+    assert.ok(c.total > 2, `$${c.total}`);
+    // Pub/Sub bills each delivery message for all 4 filtered subscriptions: 1 + 1 + 2 × (1 + 4) = 12 KB.
+    assert.equal(c.pubsub, Math.round(((12e6 * 1000) / 2 ** 40) * 40 * 1000) / 1000);
   });
 
   it('prices a month at a sustained rate: whole instances when instance-billed, per event when not', () => {

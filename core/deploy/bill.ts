@@ -1,0 +1,486 @@
+/**
+ * An environment's monthly bill in three scenarios (docs/scale.md): `idle` (no events), `workday`
+ * (8 h × 22 days at a stated rate) and `busy` (the stated rate all month), line by line, from
+ * plan() and Google's list prices. Every deployed workload is a line (workloadsOf: the functions,
+ * the gateway, the studio), beside what runs whether or not anyone sends: the scheduler's ticks
+ * and runs, their lock objects, secrets, alert conditions, function images. Free tiers are one
+ * line of their own (they are per billing account: the total assumes this environment is the
+ * only user of them). Pure arithmetic.
+ */
+import type { Settings } from '../../schemas/settings.ts';
+import { MODELS, modelsEnabled } from '../models/models.ts';
+import {
+  type Billing,
+  MEASURED_CPU,
+  memoryGib,
+  PLATFORM_LATENCY_SECONDS,
+  PRICES,
+  REQUEST_LOG_BYTES,
+  STORE_LATENCY_SECONDS,
+  UTILISATION,
+} from './cost.ts';
+
+/** List prices the monthly bill needs beyond cost.ts's PRICES (as last known; unverified offline). */
+export const MONTHLY_PRICES = Object.freeze({
+  asOf: '2025–2026 list prices as last known (unverified offline; recheck before quoting)',
+  /** Request-based billing: a minimum instance while it handles no request (Cloud Run's idle rate). */
+  idleMinimum: { vcpuSecond: 0.0000025, gibSecond: 0.0000025 },
+  /** Cloud Run free tier a month, per billing account. */
+  free: {
+    requestVcpuSeconds: 180_000,
+    requestGibSeconds: 360_000,
+    requests: 2_000_000,
+    instanceVcpuSeconds: 240_000,
+    instanceGibSeconds: 450_000,
+    pubsubBytes: 10 * 2 ** 30,
+    queryBytes: 2 ** 40,
+    storageBytes: 10 * 2 ** 30,
+    loggingBytes: 50 * 2 ** 30,
+    schedulerJobs: 3,
+    secretVersions: 6,
+    secretAccesses: 10_000,
+    registryBytes: 0.5 * 2 ** 30,
+  },
+  /** BigQuery on-demand queries, at least 10 MB per table a statement reads. */
+  queryPerTib: 6.25,
+  /** BigQuery active logical storage. */
+  storagePerGibMonth: 0.02,
+  schedulerJobMonthly: 0.1,
+  secretVersionMonthly: 0.06,
+  secretPer10kAccesses: 0.03,
+  /** Cloud Storage, Standard class: writes and lists (A), reads (B). */
+  storageClassAPer1000: 0.005,
+  storageClassBPer1000: 0.0004,
+  /** Cloud Monitoring alerting, per condition a month (announced by Google; unverified offline). */
+  alertConditionMonthly: 0.1,
+  /** Artifact Registry storage (the functions' images). */
+  registryPerGibMonth: 0.1,
+});
+
+/** Seconds in the 30-day month. */
+export const MONTH_SECONDS = 30 * 24 * 3600;
+/** A workday month: 8 hours on 22 days. */
+export const WORKDAY_HOURS = 8 * 22;
+/** How long Cloud Run keeps an instance-billed instance after the last request (about 15 minutes). */
+const SCALE_DOWN_SECONDS = 15 * 60;
+/** Cloud Run's request-based billing rounds an instance's billed time up to 100 ms. */
+const MINIMUM_BILLED_SECONDS = 0.1;
+/** A gateway request's wall time: the publish to Pub/Sub it waits for (estimate). */
+const GATEWAY_LATENCY_SECONDS = 0.03;
+/** A scheduler request's wall time (a tick's dispatch, a run's lock writes and calls; estimate). */
+const SCHEDULE_LATENCY_SECONDS = 0.3;
+/** Bytes of a ledger row as stored (what the row really holds; insertAll bills 1 KB). */
+const LEDGER_ROW_BYTES = 300;
+/** Bytes an incremental model's run bills at least: four tables at BigQuery's 10 MB minimum (estimate). */
+const MODEL_RUN_MINIMUM_BYTES = 4 * 10 * 2 ** 20;
+/** A function's image in Artifact Registry (estimate). */
+const FUNCTION_IMAGE_BYTES = 0.3 * 2 ** 30;
+/** A log line the scheduler writes per run (estimate). */
+const RUN_LOG_BYTES = 300;
+
+export type ScenarioName = 'idle' | 'workday' | 'busy';
+export const SCENARIO_NAMES: readonly ScenarioName[] = ['idle', 'workday', 'busy'];
+
+/** A service's sizing as plan() gives it. */
+interface Sizing {
+  readonly memory: string;
+  readonly cpu: number;
+  readonly concurrency: number;
+  readonly min_instances: number;
+}
+
+/**
+ * What the bill reads of plan()'s Plan (core/plan.ts), which satisfies it; not imported, since
+ * plan.ts builds on this folder.
+ */
+export interface Plan {
+  readonly gateway: { readonly sizing: Sizing; readonly cpuIdle: boolean };
+  readonly studio: { readonly name: string; readonly sizing: Sizing };
+  readonly functions: readonly {
+    readonly name: 'store' | 'forward' | 'schedule';
+    readonly service: string;
+    readonly billing: Billing;
+    readonly sizing: Sizing;
+  }[];
+  readonly destinations: readonly unknown[];
+  readonly subscriptions: readonly { readonly kind: string }[];
+  readonly secrets: readonly string[];
+  readonly requestLogs: { readonly excludeSuccessful: boolean; readonly services: readonly string[] };
+}
+
+/** What traffic the bill assumes: the shape of an event and the rate while active. */
+export interface TrafficShape {
+  /** The stated rate, events a second (workday and busy). */
+  readonly eventsPerSecond: number;
+  readonly eventBytes: number;
+  /** Destinations an event is delivered to (of the plan's destinations). */
+  readonly destinationsPerEvent: number;
+  /** Events per gateway request (1: single events; batches up to 1000). */
+  readonly eventsPerRequest: number;
+  /** Incremental models kept (sessions, identity_map) and how often they run, in minutes. */
+  readonly models: number;
+  readonly modelEveryMinutes: number;
+}
+
+/** A deployed workload as the bill prices it: one Cloud Run service or gen2 function. */
+export interface Workload {
+  /** Its Cloud Run service name (what the Pulumi program declares). */
+  readonly service: string;
+  readonly role: 'gateway' | 'store' | 'forward' | 'schedule' | 'studio';
+  readonly billing: Billing;
+  readonly vcpu: number;
+  readonly memoryGib: number;
+  readonly concurrency: number;
+  readonly minInstances: number;
+  /** Requests per event (0: the workload serves no event traffic). */
+  readonly requestsPerEvent: number;
+  readonly cpuSecondsPerRequest: number;
+  readonly latencySeconds: number;
+}
+
+/** The workloads plan() deploys, each with the traffic an event brings it. */
+export function workloadsOf(
+  plan: Plan,
+  shape: Pick<TrafficShape, 'destinationsPerEvent' | 'eventsPerRequest'>,
+): Workload[] {
+  const sized = (s: Sizing) => ({
+    vcpu: s.cpu,
+    memoryGib: memoryGib(s.memory),
+    concurrency: s.concurrency,
+    minInstances: s.min_instances,
+  });
+  const perEvent = { store: 1, forward: shape.destinationsPerEvent, schedule: 0 } as const;
+  const cpu = { store: MEASURED_CPU.store, forward: MEASURED_CPU.forward, schedule: 0.05 } as const;
+  const latency = {
+    store: STORE_LATENCY_SECONDS,
+    forward: PLATFORM_LATENCY_SECONDS,
+    schedule: SCHEDULE_LATENCY_SECONDS,
+  } as const;
+  return [
+    {
+      service: 'gateway',
+      role: 'gateway',
+      billing: plan.gateway.cpuIdle ? 'request' : 'instance',
+      ...sized(plan.gateway.sizing),
+      requestsPerEvent: 1 / shape.eventsPerRequest,
+      cpuSecondsPerRequest: MEASURED_CPU.gateway,
+      latencySeconds: GATEWAY_LATENCY_SECONDS,
+    },
+    ...plan.functions.map(
+      (f): Workload => ({
+        service: f.service,
+        role: f.name,
+        billing: f.billing,
+        ...sized(f.sizing),
+        requestsPerEvent: perEvent[f.name],
+        cpuSecondsPerRequest: cpu[f.name],
+        latencySeconds: latency[f.name],
+      }),
+    ),
+    // People use the studio now and then; it idles at zero (no CPU between requests, no minimum).
+    {
+      service: plan.studio.name,
+      role: 'studio',
+      billing: 'request',
+      ...sized(plan.studio.sizing),
+      requestsPerEvent: 0,
+      cpuSecondsPerRequest: 0,
+      latencySeconds: 0,
+    },
+  ];
+}
+
+/** One line of a bill. */
+export interface LineItem {
+  readonly item: string;
+  readonly monthly: number;
+  readonly detail: string;
+}
+
+export interface MonthlyBill {
+  readonly scenario: ScenarioName;
+  readonly eventsPerSecond: number;
+  readonly activeHours: number;
+  readonly events: number;
+  /** Every line, the free tiers last (negative). */
+  readonly items: readonly LineItem[];
+  /** Before the free tiers. */
+  readonly listTotal: number;
+  readonly total: number;
+}
+
+/** Cloud Run usage, kept apart by billing so the free tiers apply where they belong. */
+interface RunUsage {
+  requestVcpuSeconds: number;
+  requestGibSeconds: number;
+  requests: number;
+  instanceVcpuSeconds: number;
+  instanceGibSeconds: number;
+}
+
+const round2 = (x: number) => Math.round(x * 100) / 100;
+
+/** The scheduler's background a month: ticks, runs by kind, and those that query BigQuery. */
+export function schedulerBackground(plan: Plan, shape: TrafficShape) {
+  const minutes = MONTH_SECONDS / 60;
+  // Redrive: one run per destination a minute; it pulls the backlog (twice when empty) and
+  // queries the ledger only when dead letters wait (functions/schedule/redrive.ts).
+  const redriveRuns = plan.destinations.length * minutes;
+  const modelRuns = shape.models * (minutes / shape.modelEveryMinutes);
+  return {
+    ticks: minutes,
+    redriveRuns,
+    modelRuns,
+    runs: redriveRuns + modelRuns,
+    backlogPulls: 2 * redriveRuns,
+  };
+}
+
+/** The bill of one scenario for a plan and traffic shape. */
+export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficShape): MonthlyBill {
+  const hours = scenario === 'idle' ? 0 : scenario === 'workday' ? WORKDAY_HOURS : MONTH_SECONDS / 3600;
+  const rate = scenario === 'idle' ? 0 : shape.eventsPerSecond;
+  const activeSeconds = hours * 3600;
+  const events = rate * activeSeconds;
+  // Active periods that end (and leave instance-billed instances up for a while): one a workday.
+  const endings = scenario === 'workday' ? 22 : 0;
+  const usage: RunUsage = {
+    requestVcpuSeconds: 0,
+    requestGibSeconds: 0,
+    requests: 0,
+    instanceVcpuSeconds: 0,
+    instanceGibSeconds: 0,
+  };
+  const background = schedulerBackground(plan, shape);
+  const items: LineItem[] = [];
+  let loggedBytes = 0;
+  const excluded = new Set(plan.requestLogs.excludeSuccessful ? plan.requestLogs.services : []);
+  for (const w of workloadsOf(plan, shape)) {
+    const backgroundRequests = w.role === 'schedule' ? background.ticks + background.runs : 0;
+    const c = workloadCost(w, rate * w.requestsPerEvent, activeSeconds, endings, backgroundRequests, usage);
+    if (!excluded.has(w.service)) loggedBytes += c.requests * REQUEST_LOG_BYTES;
+    items.push({
+      item: `${w.service} (${w.role}, ${w.billing}-based${w.minInstances ? `, min ${w.minInstances}` : ''})`,
+      monthly: c.cost,
+      detail: `${Math.round(c.requests).toLocaleString('en-US')} requests`,
+    });
+  }
+  loggedBytes += background.runs * RUN_LOG_BYTES;
+  const minimum = (bytes: number) => Math.max(PRICES.pubsubMinimumBytes, bytes);
+  const subscriptions = plan.destinations.length;
+  // The event published and pushed to store; each delivery message published, then billed by
+  // every destination's subscription on `deliveries` (the one it matches delivers it; the others
+  // filter it out, which Pub/Sub bills as delivery all the same).
+  const pubsubPerEvent = (2 + shape.destinationsPerEvent * (1 + subscriptions)) * minimum(shape.eventBytes);
+  const pubsubBackground =
+    (2 * (background.ticks + background.runs) + background.backlogPulls) * PRICES.pubsubMinimumBytes;
+  const pubsubBytes = events * pubsubPerEvent + pubsubBackground;
+  items.push({
+    item: 'Pub/Sub',
+    monthly: (pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib,
+    detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${subscriptions} subscriptions), scheduler`,
+  });
+  const rowBytes =
+    events *
+    (Math.max(PRICES.insertAllMinimumBytes, shape.eventBytes) +
+      shape.destinationsPerEvent * PRICES.insertAllMinimumBytes);
+  items.push({
+    item: 'BigQuery streaming inserts',
+    monthly: (rowBytes / 2 ** 30) * PRICES.insertAllPerGib,
+    detail: `the event's row and a ledger row per delivery, 1 KB minimum each`,
+  });
+  // This month's rows only, held half the month on average (older months add theirs).
+  const storedBytes = events * (shape.eventBytes + shape.destinationsPerEvent * LEDGER_ROW_BYTES);
+  const storageGibMonths = storedBytes / 2 / 2 ** 30;
+  items.push({
+    item: 'BigQuery storage',
+    monthly: storageGibMonths * MONTHLY_PRICES.storagePerGibMonth,
+    detail: `this month's ${gib(storedBytes)} GiB, half the month on average`,
+  });
+  const queryBytes =
+    background.modelRuns * MODEL_RUN_MINIMUM_BYTES + shape.models * events * shape.eventBytes;
+  items.push({
+    item: 'BigQuery queries',
+    monthly: (queryBytes / 2 ** 40) * MONTHLY_PRICES.queryPerTib,
+    detail: `${Math.round(background.modelRuns).toLocaleString('en-US')} model runs; Redrive's ledger query only while dead letters wait`,
+  });
+  items.push({
+    item: 'Cloud Logging',
+    monthly: (loggedBytes / 2 ** 30) * PRICES.loggingPerGib,
+    detail: `${gib(loggedBytes)} GiB of request logs not excluded and the scheduler's lines`,
+  });
+  const classA = background.ticks + 2 * background.runs;
+  items.push({
+    item: 'Cloud Storage operations',
+    monthly:
+      (classA / 1000) * MONTHLY_PRICES.storageClassAPer1000 +
+      (background.runs / 1000) * MONTHLY_PRICES.storageClassBPer1000,
+    detail: `the scheduler's lock objects: ${Math.round(classA).toLocaleString('en-US')} writes and lists`,
+  });
+  items.push({
+    item: 'Cloud Scheduler',
+    monthly: MONTHLY_PRICES.schedulerJobMonthly,
+    detail: 'one tick job',
+  });
+  const versions = plan.secrets.length + 1;
+  // The gateway re-reads its token store at most once a minute while it serves; cold starts read too.
+  const accesses = Math.min(activeSeconds / 60, MONTH_SECONDS / 60) + 1000;
+  items.push({
+    item: 'Secret Manager',
+    monthly:
+      versions * MONTHLY_PRICES.secretVersionMonthly +
+      (accesses / 10_000) * MONTHLY_PRICES.secretPer10kAccesses,
+    detail: `${versions} secret versions`,
+  });
+  const conditions = plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length;
+  items.push({
+    item: 'Cloud Monitoring alerts',
+    monthly: conditions * MONTHLY_PRICES.alertConditionMonthly,
+    detail: `${conditions} alert conditions`,
+  });
+  const images = plan.functions.filter((f) => f.billing === 'request').length * FUNCTION_IMAGE_BYTES;
+  items.push({
+    item: 'Artifact Registry',
+    monthly: (images / 2 ** 30) * MONTHLY_PRICES.registryPerGibMonth,
+    detail: `the functions' images, about ${gib(images)} GiB`,
+  });
+  const listTotal = items.reduce((n, i) => n + i.monthly, 0);
+  const free = freeTierCredit(usage, {
+    pubsubBytes,
+    queryBytes,
+    storageBytes: storageGibMonths * 2 ** 30,
+    loggedBytes,
+    versions,
+    accesses,
+    images,
+  });
+  items.push({
+    item: 'Free tiers',
+    monthly: -free,
+    detail: 'per billing account: assumes this environment alone uses them',
+  });
+  return {
+    scenario,
+    eventsPerSecond: rate,
+    activeHours: hours,
+    events,
+    items: items.map((i) => ({ ...i, monthly: round2(i.monthly) })),
+    listTotal: round2(listTotal),
+    total: round2(listTotal - free),
+  };
+}
+
+const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 0);
+
+/**
+ * One workload's month: its event traffic while active (`rps` requests a second), its background
+ * requests spread over the month, and its minimum instances the rest of the time.
+ *
+ * Request-based: while requests keep coming, the instance time billed per second is the larger of
+ * what the load needs (CPU over the 60 % the autoscaler targets, or wall time over concurrency)
+ * and, for a trickle, each request's own wall time rounded up to 100 ms; a minimum instance
+ * otherwise idles at Cloud Run's idle rate. Instance-based: whole instances while active, one for
+ * about 15 minutes after each active period, the minimum at the full rate the rest of the month.
+ */
+export function workloadCost(
+  w: Workload,
+  rps: number,
+  activeSeconds: number,
+  endings: number,
+  backgroundRequests: number,
+  usage: RunUsage,
+): { cost: number; requests: number } {
+  const perRequest = Math.max(
+    w.cpuSecondsPerRequest / (w.vcpu * UTILISATION),
+    w.latencySeconds / w.concurrency,
+  );
+  const lone = Math.max(MINIMUM_BILLED_SECONDS, w.latencySeconds);
+  const need = rps * perRequest;
+  const requests = rps * activeSeconds + backgroundRequests;
+  if (w.billing === 'request') {
+    const busyPerSecond = Math.max(need, Math.min(1, rps * lone));
+    const busy = busyPerSecond * activeSeconds + backgroundRequests * lone;
+    const idleMinimum =
+      Math.max(0, w.minInstances - busyPerSecond) * activeSeconds +
+      w.minInstances * (MONTH_SECONDS - activeSeconds);
+    const r = PRICES.requestBased;
+    const i = MONTHLY_PRICES.idleMinimum;
+    usage.requestVcpuSeconds += busy * w.vcpu;
+    usage.requestGibSeconds += busy * w.memoryGib;
+    usage.requests += requests;
+    const cost =
+      busy * (w.vcpu * r.vcpuSecond + w.memoryGib * r.gibSecond) +
+      idleMinimum * (w.vcpu * i.vcpuSecond + w.memoryGib * i.gibSecond) +
+      (requests / 1e6) * r.perMillionRequests;
+    return { cost, requests };
+  }
+  const up = activeSeconds > 0 ? Math.max(w.minInstances, Math.ceil(need), 1) : 0;
+  const tail = Math.min(endings * SCALE_DOWN_SECONDS, MONTH_SECONDS - activeSeconds);
+  const instanceSeconds =
+    up * activeSeconds +
+    Math.max(1, w.minInstances) * tail +
+    w.minInstances * (MONTH_SECONDS - activeSeconds - tail);
+  usage.instanceVcpuSeconds += instanceSeconds * w.vcpu;
+  usage.instanceGibSeconds += instanceSeconds * w.memoryGib;
+  const p = PRICES.instanceBased;
+  return { cost: instanceSeconds * (w.vcpu * p.vcpuSecond + w.memoryGib * p.gibSecond), requests };
+}
+
+/** What the free tiers take off: each usage up to its free amount, at its price. */
+function freeTierCredit(
+  u: RunUsage,
+  o: {
+    pubsubBytes: number;
+    queryBytes: number;
+    storageBytes: number;
+    loggedBytes: number;
+    versions: number;
+    accesses: number;
+    images: number;
+  },
+): number {
+  const f = MONTHLY_PRICES.free;
+  const r = PRICES.requestBased;
+  const i = PRICES.instanceBased;
+  const m = MONTHLY_PRICES;
+  const upTo = (used: number, free: number) => Math.min(used, free);
+  return (
+    upTo(u.requestVcpuSeconds, f.requestVcpuSeconds) * r.vcpuSecond +
+    upTo(u.requestGibSeconds, f.requestGibSeconds) * r.gibSecond +
+    (upTo(u.requests, f.requests) / 1e6) * r.perMillionRequests +
+    upTo(u.instanceVcpuSeconds, f.instanceVcpuSeconds) * i.vcpuSecond +
+    upTo(u.instanceGibSeconds, f.instanceGibSeconds) * i.gibSecond +
+    (upTo(o.pubsubBytes, f.pubsubBytes) / 2 ** 40) * PRICES.pubsubPerTib +
+    (upTo(o.queryBytes, f.queryBytes) / 2 ** 40) * m.queryPerTib +
+    (upTo(o.storageBytes, f.storageBytes) / 2 ** 30) * m.storagePerGibMonth +
+    (upTo(o.loggedBytes, f.loggingBytes) / 2 ** 30) * PRICES.loggingPerGib +
+    upTo(1, f.schedulerJobs) * m.schedulerJobMonthly +
+    upTo(o.versions, f.secretVersions) * m.secretVersionMonthly +
+    (upTo(o.accesses, f.secretAccesses) / 10_000) * m.secretPer10kAccesses +
+    (upTo(o.images, f.registryBytes) / 2 ** 30) * m.registryPerGibMonth
+  );
+}
+
+/** The rate the bill assumes when settings state none (`cost.sustained_events_per_second`). */
+export const DEFAULT_STATED_EVENTS_PER_SECOND = 1000;
+/** Destinations an event reaches when not said: two (issue #42's shape), at most the plan's. */
+const DEFAULT_DESTINATIONS_PER_EVENT = 2;
+
+/** The traffic shape from settings (their stated rate and models), with what a caller overrides. */
+export function trafficShape(
+  settings: Readonly<Settings>,
+  destinations: number,
+  over: Partial<TrafficShape> = {},
+): TrafficShape {
+  const every = /^(\d+)(m|h|d)$/.exec(settings.warehouse?.models?.every ?? '15m');
+  const minutes = every ? Number(every[1]) * { m: 1, h: 60, d: 1440 }[every[2] as 'm' | 'h' | 'd'] : 15;
+  return {
+    eventsPerSecond: settings.cost?.sustained_events_per_second ?? DEFAULT_STATED_EVENTS_PER_SECOND,
+    eventBytes: 1000,
+    destinationsPerEvent: Math.min(DEFAULT_DESTINATIONS_PER_EVENT, destinations),
+    eventsPerRequest: 1,
+    models: modelsEnabled(settings) ? MODELS.length : 0,
+    modelEveryMinutes: Math.max(1, minutes),
+    ...over,
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The monthly bill of one settings file (core/deploy/bill.ts) as text: `npm run scale -- --env
+ * <file>` prints it. One summary line per scenario starts with `idle`, `workday` or `busy`, its
+ * first dollar amount that scenario's monthly total; the line items under it are indented, and
+ * no other line starts with those words. Options: `--rate <events/s>` (else the settings'
+ * `cost.sustained_events_per_second`, else 1,000), `--destinations-per-event <n>`.
+ */
+import {
+  type Plan as BilledPlan,
+  MONTHLY_PRICES,
+  type MonthlyBill,
+  monthlyBill,
+  SCENARIO_NAMES,
+  type TrafficShape,
+  trafficShape,
+} from '../core/deploy/bill.ts';
+import { billingAdvice } from '../core/deploy/billing-advice.ts';
+import { plan } from '../core/plan.ts';
+import type { Settings } from '../schemas/settings.ts';
+
+export const usd = (x: number) =>
+  `${x < 0 ? '-' : ''}$${Math.abs(x).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+
+/** The three scenarios' bills for settings, with the traffic shape they assume. */
+export function billsOf(
+  settings: Readonly<Settings>,
+  over: Partial<TrafficShape> = {},
+): { shape: TrafficShape; plan: BilledPlan; bills: MonthlyBill[] } {
+  const p = plan(settings);
+  const shape = trafficShape(settings, p.destinations.length, over);
+  return { shape, plan: p, bills: SCENARIO_NAMES.map((s) => monthlyBill(p, s, shape)) };
+}
+
+/** What a scenario line says after its total. */
+function scenarioText(b: MonthlyBill): string {
+  if (b.scenario === 'idle') return 'no events';
+  const millions = b.events / 1e6;
+  const when = b.scenario === 'workday' ? 'for 8 h on 22 days' : 'all month';
+  const perMillion = millions > 0 ? `, ${usd(b.total / millions)} per million` : '';
+  return `${b.eventsPerSecond.toLocaleString('en-US')} events/s ${when}: ${millions.toLocaleString('en-US', { maximumFractionDigits: 1 })} million events${perMillion}`;
+}
+
+/** The printed bill of a settings file. */
+export function billText(settings: Readonly<Settings>, over: Partial<TrafficShape> = {}): string {
+  const { shape, plan: p, bills } = billsOf(settings, over);
+  const stated = settings.cost?.sustained_events_per_second === undefined ? 'assumed' : 'stated';
+  const lines = [
+    `Monthly bill of ${settings.name} (${settings.production ? 'production' : 'development'}): ` +
+      `${shape.eventsPerSecond.toLocaleString('en-US')} events/s ${stated} when sending, ${shape.eventBytes}-byte events, ` +
+      `${shape.destinationsPerEvent} destinations an event of ${p.destinations.length}. Prices: ${MONTHLY_PRICES.asOf}.`,
+  ];
+  const width = Math.max(...bills.flatMap((b) => b.items.map((i) => i.item.length)));
+  for (const b of bills) {
+    lines.push(
+      `${b.scenario.padEnd(8)} ${usd(b.total)} a month (${usd(b.listTotal)} before free tiers): ${scenarioText(b)}`,
+    );
+    for (const i of b.items)
+      lines.push(`  ${i.item.padEnd(width)}  ${usd(i.monthly).padStart(11)}  ${i.detail}`);
+  }
+  for (const a of billingAdvice(settings, p)) lines.push(`Recommendation: ${a.message}`);
+  return lines.join('\n');
+}
+
+/** `--name value` from argv. */
+export function argOf(argv: readonly string[], name: string): string | undefined {
+  const i = argv.indexOf(name);
+  return i >= 0 ? argv[i + 1] : undefined;
+}

@@ -1,0 +1,162 @@
+/**
+ * core/deploy/bill.ts, the monthly bill of an environment, and `npm run scale -- --env <file>`
+ * (scripts/scale-bill.ts): the output contract, the goals of issue #60 as the model prices them,
+ * and the arithmetic of the parts the review found missing (filtered deliveries, the 60 %
+ * target, the 100 ms rounding of a trickle, free tiers, the background).
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import {
+  MONTH_SECONDS,
+  monthlyBill,
+  trafficShape,
+  type Workload,
+  workloadCost,
+} from '../../../core/deploy/bill.ts';
+import { PRICES } from '../../../core/deploy/cost.ts';
+import { plan } from '../../../core/plan.ts';
+import type { Settings } from '../../../schemas/settings.ts';
+import { billsOf, billText } from '../../../scripts/scale-bill.ts';
+import { minimalSettings, settingsFile } from '../../../scripts/scale-table.ts';
+
+const ROOT = join(import.meta.dirname, '../../..');
+const example = () => settingsFile(join(ROOT, 'environments/example.yaml'));
+const withBilling = (
+  s: Settings,
+  billing: NonNullable<NonNullable<Settings['cost']>['billing']>,
+): Settings => ({
+  ...s,
+  cost: { ...s.cost, billing },
+});
+const ALL_INSTANCE = { store: 'instance', forward: 'instance', gateway: 'instance' } as const;
+const total = (s: Settings, scenario: 'idle' | 'workday' | 'busy', over = {}) =>
+  billsOf(s, over).bills.find((b) => b.scenario === scenario) ?? assert.fail(scenario);
+const usage = () => ({
+  requestVcpuSeconds: 0,
+  requestGibSeconds: 0,
+  requests: 0,
+  instanceVcpuSeconds: 0,
+  instanceGibSeconds: 0,
+});
+const workload = (over: Partial<Workload> = {}): Workload => ({
+  service: 'store-function',
+  role: 'store',
+  billing: 'request',
+  vcpu: 1,
+  memoryGib: 0.5,
+  concurrency: 80,
+  minInstances: 0,
+  requestsPerEvent: 1,
+  cpuSecondsPerRequest: 0.0006,
+  latencySeconds: 0.05,
+  ...over,
+});
+
+describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', () => {
+  it('prints one line per scenario starting idle, workday, busy, whose first dollar amount is its total', () => {
+    for (const settings of [example(), minimalSettings()]) {
+      const lines = billText(settings).split('\n');
+      const { bills } = billsOf(settings);
+      for (const b of bills) {
+        const found = lines.filter((l) => new RegExp(`^${b.scenario}\\b`).test(l));
+        assert.equal(found.length, 1, b.scenario);
+        const first = /\$([\d,]+\.\d\d)/.exec(found[0] ?? '')?.[1];
+        assert.equal(Number(first?.replaceAll(',', '')), b.total, found[0]);
+      }
+      const starts = lines.filter((l) => /^(idle|workday|busy)/.test(l));
+      assert.deepEqual(
+        starts.map((l) => l.split(' ')[0]),
+        ['idle', 'workday', 'busy'],
+      );
+    }
+  });
+
+  it('runs as npm run scale -- --env <file>', () => {
+    const out = execFileSync(
+      process.execPath,
+      ['scripts/scale-table.ts', '--env', 'environments/example.yaml', '--rate', '10'],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    const busy = out.split('\n').find((l) => l.startsWith('busy'));
+    const expected = total(example(), 'busy', { eventsPerSecond: 10 }).total;
+    assert.ok(busy?.includes(`$${expected.toLocaleString('en-US', { minimumFractionDigits: 2 })}`), busy);
+  });
+
+  it('meets the idle goals: development (minimal settings) ≤ $5, the production example ≤ $40 with its minimum instances', () => {
+    const dev = total(minimalSettings(), 'idle');
+    assert.ok(dev.total <= 5, `$${dev.total}`);
+    assert.ok(dev.listTotal <= 5, `$${dev.listTotal} before free tiers`);
+    const prod = total(example(), 'idle');
+    assert.ok(prod.total <= 40, `$${prod.total}`);
+    // Its minimum instances (gateway and store, one each) idle at Cloud Run's idle rate.
+    const minimums = prod.items.filter((i) => /min 1\)/.test(i.item)).map((i) => i.item);
+    assert.deepEqual(minimums, [
+      'gateway (gateway, request-based, min 1)',
+      'store-function (store, request-based, min 1)',
+    ]);
+    assert.ok(minimums.length === 2);
+  });
+
+  it('meets the busy goal with the recommended billing: ≤ $1 per million events at 1,000 ev/s to four destinations, filtered deliveries counted', () => {
+    const s = withBilling(example(), ALL_INSTANCE);
+    assert.equal(plan(s).destinations.length, 4);
+    const busy = total(s, 'busy', { eventsPerSecond: 1000 });
+    const perMillion = busy.total / (busy.events / 1e6);
+    assert.ok(perMillion <= 1, `$${perMillion.toFixed(2)} per million`);
+    // As shipped (request-based) the request fees alone are $0.40 per million per request an event.
+    const shipped = total(example(), 'busy', { eventsPerSecond: 1000 });
+    assert.ok(shipped.total / (shipped.events / 1e6) > 2);
+  });
+
+  it('bills every delivery message to every destination subscription, also those its filter drops', () => {
+    const p = plan(example());
+    const pubsub = (subscriptions: number) => {
+      const shaped = { ...p, destinations: p.destinations.slice(0, subscriptions) };
+      const shape = trafficShape(example(), 4, { destinationsPerEvent: 1 });
+      return monthlyBill(shaped, 'busy', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+    };
+    // Per event: publish + store push + 1 delivery message published and billed by each subscription.
+    const perEvent = (subs: number) => (3 + subs) * 1000;
+    const events = 1000 * MONTH_SECONDS;
+    const expected = (subs: number) => ((events * perEvent(subs)) / 2 ** 40) * PRICES.pubsubPerTib;
+    assert.ok(Math.abs(pubsub(4) - pubsub(1) - (expected(4) - expected(1))) < 0.05);
+  });
+
+  it('bills a trickle each request’s wall time rounded up to 100 ms, and a busy instance by the 60 % target', () => {
+    // 1 request a second of 50 ms: 0.1 s billed each, plus the fee.
+    const trickle = workloadCost(workload(), 1, 1000, 0, 0, usage());
+    const r = PRICES.requestBased;
+    assert.ok(
+      Math.abs(trickle.cost - (1000 * 0.1 * (r.vcpuSecond + 0.5 * r.gibSecond) + 1000 * 0.4e-6)) < 1e-9,
+    );
+    // 1,000 requests a second at 0.6 ms of CPU: 1 instance by CPU at 60 % (0.6 ms / 0.6 = 1 ms a request).
+    const busy = workloadCost(workload({ latencySeconds: 0.001 }), 1000, 1000, 0, 0, usage());
+    assert.ok(Math.abs(busy.cost - (1000 * (r.vcpuSecond + 0.5 * r.gibSecond) + 1e6 * 0.4e-6)) < 1e-9);
+  });
+
+  it('bills a minimum instance at the idle rate under request-based billing, whole under instance-based', () => {
+    const idle = workloadCost(workload({ minInstances: 1 }), 0, 0, 0, 0, usage());
+    assert.ok(Math.abs(idle.cost - MONTH_SECONDS * (0.0000025 + 0.5 * 0.0000025)) < 1e-6);
+    const kept = workloadCost(workload({ minInstances: 1, billing: 'instance' }), 0, 0, 0, 0, usage());
+    assert.ok(Math.abs(kept.cost - MONTH_SECONDS * (0.000018 + 0.5 * 0.000002)) < 1e-6);
+    // A workday ends 22 times: an instance-billed service stays up about 15 minutes after each.
+    const u = usage();
+    workloadCost(workload({ billing: 'instance' }), 10, 8 * 3600 * 22, 22, 0, u);
+    assert.equal(u.instanceVcpuSeconds, 8 * 3600 * 22 + 22 * 900);
+  });
+
+  it('counts the background whether or not anyone sends, and takes the free tiers off as a line of their own', () => {
+    const idle = total(example(), 'idle');
+    const item = (name: string) => idle.items.find((i) => i.item === name)?.monthly ?? 0;
+    assert.ok(item('Cloud Storage operations') > 0, "the scheduler's lock objects");
+    assert.ok(item('Secret Manager') > 0);
+    // Redrive asks BigQuery only while dead letters wait: idle, only the models' runs query.
+    assert.match(idle.items.find((i) => i.item === 'BigQuery queries')?.detail ?? '', /model runs/);
+    const free = item('Free tiers');
+    assert.ok(free < 0);
+    assert.ok(Math.abs(idle.listTotal + free - idle.total) < 0.02);
+    const sum = idle.items.reduce((n, i) => n + i.monthly, 0);
+    assert.ok(Math.abs(sum - idle.total) < 0.05, `${sum} vs ${idle.total}`);
+  });
+});
