@@ -1,6 +1,7 @@
 /**
- * OAuth access tokens for the platforms that take one (Google's Data Manager API), from the
- * credentials a destination's secret holds: a service account key (`"type": "service_account"`)
+ * OAuth access tokens for the platforms that take one (Google's Data Manager API): by default
+ * the function's own service account (Application Default Credentials, no key), or, when a
+ * destination names a credentials secret, the credentials it holds: a service account key (`"type": "service_account"`)
  * or an authorized user's refresh token (`"type": "authorized_user"`, what `gcloud auth
  * application-default login --client-id-file=…` writes), through google-auth-library, which
  * caches each token and refreshes it before it expires. An authorized user's `token_uri`, when
@@ -44,6 +45,12 @@ export function createAccessTokens(): AccessTokens {
 }
 
 async function clientFor(credentials: string, scope: string): Promise<AuthClient> {
+  // No credentials named: the function's own identity (Application Default Credentials: its
+  // service account on Google Cloud), with the scope asked for. No key to create or rotate.
+  if (credentials === '') {
+    const { GoogleAuth } = await import('google-auth-library');
+    return new GoogleAuth({ scopes: [scope] }).getClient();
+  }
   let json: CredentialsJson;
   try {
     json = JSON.parse(credentials) as CredentialsJson;

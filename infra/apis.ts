@@ -31,6 +31,13 @@ export const REQUIRED_APIS = Object.freeze([
 ]);
 
 /** The APIs column-level security needs besides (policy tags, data masking rules). */
+/**
+ * Google Ads conversions and Customer Match go through the Data Manager API: enabled when a
+ * `google_ads` destination or a `google_ads_audience` connection exists, so forward's own token
+ * (no key) can call it.
+ */
+export const GOOGLE_ADS_APIS = Object.freeze(['datamanager.googleapis.com']);
+
 export const COLUMN_SECURITY_APIS = Object.freeze([
   'datacatalog.googleapis.com',
   'bigquerydatapolicy.googleapis.com',

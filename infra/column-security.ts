@@ -55,7 +55,18 @@ export interface ColumnSecurityArgs {
   readonly rawWorkloads?: readonly PiiWorkload[];
   /** Workloads that only show or check queries (the studio's previews and dry runs): masked. */
   readonly maskedWorkloads?: readonly PiiWorkload[];
+  /**
+   * Workloads that create tables carrying the `pii` tag in a dataset (the scheduler's slice
+   * replay tables in the ops dataset, core/delivery/replay.ts): setting a column's policy tag is
+   * `bigquery.tables.setCategory` (Data Owner has it, Data Editor does not) and naming the tag
+   * reads its taxonomy. Two custom roles, each bound where it is needed only.
+   */
+  readonly taggedTableMakers?: readonly (PiiWorkload & { readonly dataset: pulumi.Input<string> })[];
 }
+
+/** Custom role ids (letters, digits, periods, underscores): one environment's, per project. */
+export const customRoleId = (environment: string, role: 'policyTaggedTables' | 'taxonomyReader'): string =>
+  `eventbus.${environment.replace(/[^A-Za-z0-9_]/g, '_')}.${role}`;
 
 export class ColumnSecurity extends pulumi.ComponentResource {
   /** The `pii` policy tag's resource name, for table schemas' `policyTags.names`. */
@@ -130,6 +141,41 @@ export class ColumnSecurity extends pulumi.ComponentResource {
         },
         { parent: this },
       );
+    }
+    const makers = args.taggedTableMakers ?? [];
+    if (makers.length > 0) {
+      const custom = (
+        role: 'policyTaggedTables' | 'taxonomyReader',
+        title: string,
+        permissions: string[],
+      ) => {
+        const roleId = customRoleId(plan.environment, role);
+        const made = new gcp.projects.IAMCustomRole(
+          `${name}-role-${role}`,
+          { project: plan.project, roleId, title, permissions, stage: 'GA' },
+          child,
+        );
+        // The role's full name, known before it exists; bindings wait for the role itself.
+        return { name: `projects/${plan.project}/roles/${roleId}`, made };
+      };
+      const tables = custom('policyTaggedTables', 'eventbus: tables with policy-tagged columns', [
+        'bigquery.tables.setCategory',
+      ]);
+      const reader = custom('taxonomyReader', 'eventbus: read the personal-data taxonomy', [
+        'datacatalog.taxonomies.get',
+      ]);
+      for (const m of makers) {
+        new gcp.bigquery.DatasetIamMember(
+          `${name}-tagged-tables-${m.who}`,
+          { project: plan.project, datasetId: m.dataset, role: tables.name, member: m.member },
+          { parent: this, dependsOn: [tables.made] },
+        );
+        new gcp.datacatalog.TaxonomyIamMember(
+          `${name}-taxonomy-reader-${m.who}`,
+          { taxonomy: taxonomy.id, role: reader.name, member: m.member },
+          { parent: this, dependsOn: [reader.made] },
+        );
+      }
     }
     this.piiTag = tag.name;
     this.registerOutputs({ piiTag: this.piiTag });

@@ -4,13 +4,14 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import { billingAdvice } from '../core/deploy/billing-advice.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
-import { Apis, COLUMN_SECURITY_APIS } from './apis.ts';
+import { Apis, COLUMN_SECURITY_APIS, GOOGLE_ADS_APIS } from './apis.ts';
 import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
@@ -45,18 +46,24 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const name = plan.environment;
   // Said before anything is created: a first build refused for the region fails halfway through.
   for (const w of buildRegionWarnings(plan)) pulumi.log.warn(w);
+  // The cost model's recommendation from the stated sustained rate: said, never applied.
+  for (const a of billingAdvice(settings, plan)) pulumi.log.warn(a.message);
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, {
     project,
-    extra: [...(columnSecurity ? COLUMN_SECURITY_APIS : []), ...STUDIO_APIS],
+    extra: [
+      ...(columnSecurity ? COLUMN_SECURITY_APIS : []),
+      ...(usesGoogleAds(settings) ? GOOGLE_ADS_APIS : []),
+      ...STUDIO_APIS,
+    ],
   });
   const after = { dependsOn: [apis.ready] };
 
   const ids = new Identities(name, { project }, after);
   const sources = new Sources(
     name,
-    { project, region, bundles, readers: [ids.members.build, cloudRunAgent(project)] },
+    { project, region, bundles, readers: [ids.members.build, cloudRunAgent(project, apis.ready)] },
     after,
   );
   const secrets = new Secrets(
@@ -100,6 +107,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           // replays): raw. The studio previews and dry-runs those queries: masked is enough.
           rawWorkloads: [{ who: 'schedule', member: ids.members.schedule }],
           maskedWorkloads: [{ who: 'studio', member: ids.members.studio }],
+          // Slice replays copy tagged columns into ops tables with the same tags.
+          taggedTableMakers: [{ who: 'schedule', member: ids.members.schedule, dataset: plan.ops.dataset }],
         },
         after,
       )
@@ -114,7 +123,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         {
           who: 'store',
           member: ids.members.store,
-          tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries],
+          // hook_failures: a fan-out or rule hook that failed for good is recorded there and the
+          // push acknowledged; refused, the push would come back and run the hook again.
+          tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries, TABLES.hookFailures],
         },
         { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
         // schedule: the `skipped` rows of slice replays (and the rules' action runs), and the
@@ -133,8 +144,11 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       // forward asks it whether a redelivered event was already delivered (its dataEditor on the
       // table covers the read, but a query is a job in the project: jobUser).
       readers: [
-        { who: 'schedule', member: ids.members.schedule, tables: [TABLES.deliveries] },
+        // (its Data Viewer on the whole dataset, infra/ops.ts, covers the tables it reads)
+        { who: 'schedule', member: ids.members.schedule, tables: [] },
         { who: 'forward', member: ids.members.forward, tables: [] },
+        // store asks the same of events for a late copy (adapters/stored-check.ts): a query job.
+        { who: 'store', member: ids.members.store, tables: [] },
       ],
       analysts: settings.analysts ?? [],
       piiTag: pii?.piiTag,
@@ -212,6 +226,15 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           topics: producerTopics,
         })),
       ],
+      // The scheduler pulls the dead-letter backlogs: automatic re-drive and the console's
+      // dead-letter replays (adapters/backlog.ts).
+      subscribers: [
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          subscriptions: plan.subscriptions.filter((x) => x.kind === 'backlog').map((x) => x.name),
+        },
+      ],
     },
     after,
   );
@@ -243,11 +266,20 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           role: 'roles/storage.objectViewer',
           prefix: 'Sync/',
         },
+        // Listed too: a replay whose chunk crashed is found again by listing replays/.
         {
           who: 'schedule',
           member: ids.members.schedule,
           role: 'roles/storage.objectUser',
           prefix: 'replays/',
+          list: true,
+        },
+        // Alerts are read every minute (functions/schedule/alerts.ts).
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          role: 'roles/storage.objectViewer',
+          prefix: 'Alert/',
         },
         // Defined events: the gateway validates and stamps them, store re-validates against the
         // stamped version, forward reads its mappings; the gateway also serves translators.
@@ -362,11 +394,23 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
  * of the source-deploy docs, not verified against a real project (docs/deploy.md says so). It
  * exists as soon as the Cloud Run API is enabled.
  */
-function cloudRunAgent(project: string): pulumi.Output<string> {
-  const number = gcp.organizations.getProjectOutput({ projectId: project }).number;
+function cloudRunAgent(project: string, apisReady: pulumi.Resource): pulumi.Output<string> {
+  // After the APIs are enabled: on a new project the lookup itself is refused before then.
+  const number = gcp.organizations.getProjectOutput(
+    { projectId: project },
+    { dependsOn: [apisReady] },
+  ).number;
   return pulumi.interpolate`serviceAccount:service-${number}@serverless-robot-prod.iam.gserviceaccount.com`;
 }
 
 function secretsOf(plan: StackConfig['plan'], fn: 'store' | 'forward' | 'schedule'): readonly string[] {
   return plan.functions.find((f) => f.name === fn)?.secrets ?? [];
+}
+
+/** Whether anything sends to Google Ads (conversions or Customer Match): the Data Manager API. */
+function usesGoogleAds(settings: StackConfig['settings']): boolean {
+  return (
+    (settings.destinations ?? []).some((d) => d.type === 'google_ads' && d.enabled !== false) ||
+    (settings.connections ?? []).some((c) => c.type === 'google_ads_audience')
+  );
 }

@@ -16,6 +16,14 @@ export interface MessagingArgs {
   readonly pushServiceAccountEmail: pulumi.Input<string>;
   /** Who may publish where (producers, the gateway, `store` on deliveries): topic-level grants. */
   readonly publishers?: readonly TopicPublisher[];
+  /** Workloads that pull (and ack) some subscriptions: Subscriber on those only. */
+  readonly subscribers?: readonly SubscriptionPuller[];
+}
+
+export interface SubscriptionPuller {
+  readonly who: string;
+  readonly member: pulumi.Input<string>;
+  readonly subscriptions: readonly string[];
 }
 
 export interface TopicPublisher {
@@ -106,6 +114,21 @@ export class Messaging extends pulumi.ComponentResource {
         },
         afterAgent,
       );
+    }
+
+    for (const s of args.subscribers ?? []) {
+      for (const sub of s.subscriptions) {
+        new gcp.pubsub.SubscriptionIAMMember(
+          `${name}-subscriber-${s.who}-${sub}`,
+          {
+            project: plan.project,
+            subscription: subscriptions[sub]!.name,
+            role: 'roles/pubsub.subscriber',
+            member: s.member,
+          },
+          child,
+        );
+      }
     }
 
     for (const p of args.publishers ?? []) {

@@ -25,6 +25,12 @@ export interface PrefixGrant {
   readonly role: 'roles/storage.objectViewer' | 'roles/storage.objectUser' | 'roles/storage.objectCreator';
   /** e.g. `locks/`, `once/`, `Rule/`. */
   readonly prefix: string;
+  /**
+   * Also list the prefix. Cloud Storage checks a list on the bucket (the condition sees the
+   * bucket's name, and the prefix asked for as `storage.googleapis.com/objectListPrefix`), so a
+   * condition on object names alone never lists.
+   */
+  readonly list?: boolean;
 }
 
 export class Buckets extends pulumi.ComponentResource {
@@ -69,8 +75,8 @@ export class Buckets extends pulumi.ComponentResource {
           member: g.member,
           condition: {
             title: `${g.prefix} only`,
-            description: `Objects under ${g.prefix} of the registry bucket`,
-            expression: `resource.name.startsWith("projects/_/buckets/${registryName}/objects/${g.prefix}")`,
+            description: `Objects under ${g.prefix} of the registry bucket${g.list ? ', and listing them' : ''}`,
+            expression: prefixCondition(`projects/_/buckets/${registryName}`, g.prefix, g.list === true),
           },
         },
         child,
@@ -79,4 +85,11 @@ export class Buckets extends pulumi.ComponentResource {
     this.buckets = buckets;
     this.registerOutputs({ buckets: Object.values(buckets).map((b) => b.name) });
   }
+}
+
+/** The IAM condition of a prefix grant: objects under `prefix`, and (with `list`) listing them. */
+export function prefixCondition(bucket: string, prefix: string, list: boolean): string {
+  const objects = `resource.name.startsWith("${bucket}/objects/${prefix}")`;
+  if (!list) return objects;
+  return `${objects} || (resource.name == "${bucket}" && api.getAttribute("storage.googleapis.com/objectListPrefix", "").startsWith("${prefix}"))`;
 }

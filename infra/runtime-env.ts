@@ -13,8 +13,8 @@ import { ENV } from '../core/runtime-config.ts';
 /** Variables Google's clients would read as emulator hosts; a deployed workload must never get one. */
 export const EMULATOR_VARIABLES = Object.freeze(['PUBSUB_EMULATOR_HOST', 'BIGQUERY_EMULATOR_HOST']);
 
-/** The settings secret's id in the project (its payload: the settings as JSON). */
-export const SETTINGS_SECRET = 'eventbus-settings';
+/** The settings secret's id in the project (its payload: the settings as JSON), named with the access table. */
+export { SETTINGS_SECRET } from '../core/access/needs.ts';
 /** Where the settings secret is mounted in every workload, and the file's name there. */
 export const SETTINGS_MOUNT = '/eventbus-settings';
 export const SETTINGS_FILE = 'settings.json';

@@ -69,7 +69,11 @@ export class Studio extends pulumi.ComponentResource {
     const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
     const sizing = plan.studio.sizing;
     const member = pulumi.interpolate`serviceAccount:${args.serviceAccountEmail}`;
-    const project = gcp.organizations.getProjectOutput({ projectId: plan.project }, { parent: this });
+    const project = gcp.organizations.getProjectOutput(
+      { projectId: plan.project },
+      // After the APIs are enabled (opts.dependsOn): a new project refuses the lookup before.
+      { parent: this, dependsOn: opts?.dependsOn ?? [] },
+    );
     const grants = [
       new gcp.storage.BucketIAMMember(
         `${name}-studio-registry`,
@@ -113,6 +117,10 @@ export class Studio extends pulumi.ComponentResource {
           sourceObject: args.sourceObject,
           settingsFile: args.settingsFile,
           env,
+          // CPU only while a request is served: the studio does no background work, so it is
+          // request-billed and idles at zero. (Cloud Run bills `resources` without cpuIdle as
+          // instance-based: CPU always allocated.)
+          cpuIdle: true,
         }),
         iapEnabled: true,
       },

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monthlyBill, trafficShape, workloadsOf } from '../../core/deploy/bill.ts';
 import { COLUMN_SECURITY_APIS, REQUIRED_APIS } from '../../infra/apis.ts';
 import { PII_COLUMNS } from '../../infra/column-security.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
@@ -104,9 +105,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
 
   it('declares resources in the counts the plan implies', () => {
     const { plan } = config;
-    // Instance-billed functions are Cloud Run services (cost.billing, infra/functions.ts).
+    // Instance-billed functions are Cloud Run services (cost.billing, infra/functions.ts); the
+    // example sets none, so all three are Cloud Functions, the design.
     const served = plan.functions.filter((f) => f.billing === 'instance').length;
-    assert.ok(served > 0, 'the example runs store and forward instance-billed');
+    assert.equal(served, 0, 'the example runs store and forward as Cloud Functions');
     const counts: [string, number][] = [
       [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length + STUDIO_APIS.length],
       [T.topic, plan.topics.length],
@@ -138,7 +140,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     for (const p of config.plan.subscriptions.filter((s) => s.push)) {
       const s = subs.find((d) => d.inputs['name'] === p.name);
       assert.ok(s, p.name);
-      assert.equal(s.inputs['pushConfig'].pushEndpoint, uri(p.push!.function), p.name);
+      const service = config.plan.functions.find((f) => f.name === p.push!.function)!.service;
+      assert.equal(s.inputs['pushConfig'].pushEndpoint, uri(service), p.name);
       assert.equal(s.inputs['pushConfig'].oidcToken.serviceAccountEmail, sa('push'), p.name);
     }
   });
@@ -149,7 +152,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     // A Cloud Function's service by its full name, a Cloud Run service's by its own.
     assert.deepEqual(
       invokers.map((m) => String(m.inputs['name']).split('/').pop()).sort(),
-      config.plan.functions.map((f) => f.name).sort(),
+      config.plan.functions.map((f) => f.service).sort(),
     );
     for (const m of invokers) {
       assert.equal(m.inputs['role'], 'roles/run.invoker');
@@ -159,7 +162,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
 
   it('deploys each request-billed function as gen2 nodejs24 http, sized from settings, built by the build account', () => {
     for (const f of config.plan.functions.filter((x) => x.billing === 'request')) {
-      const fn = one(T.function, (d) => d.inputs['name'] === f.name);
+      const fn = one(T.function, (d) => d.inputs['name'] === f.service);
       const { buildConfig, serviceConfig } = fn.inputs;
       assert.equal(buildConfig.runtime, 'nodejs24');
       assert.equal(buildConfig.entryPoint, f.entryPoint);
@@ -173,11 +176,11 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       assert.equal(serviceConfig.minInstanceCount, f.sizing.min_instances);
       assert.equal(serviceConfig.maxInstanceCount, f.sizing.max_instances);
     }
-    // store is instance-billed in the example: a Cloud Run service, sized the same way.
-    const store = one(T.run, (d) => d.inputs['name'] === 'store');
-    assert.equal(store.inputs['template'].scaling.minInstanceCount, 1, 'functions.store.min_instances');
-    assert.equal(store.inputs['template'].scaling.maxInstanceCount, 50, 'functions.store.max_instances');
-    assert.equal(store.inputs['template'].serviceAccount, sa('store'));
+    // store is a Cloud Function in the example, sized from its settings.
+    const store = one(T.function, (d) => d.inputs['name'] === 'store-function').inputs['serviceConfig'];
+    assert.equal(store.minInstanceCount, 1, 'functions.store.min_instances');
+    assert.equal(store.maxInstanceCount, 50, 'functions.store.max_instances');
+    assert.equal(store.serviceAccountEmail, sa('store'));
   });
 
   it('gives every workload its settings as a mounted file (no 32 KiB variable) and the project, and never an emulator host', () => {
@@ -238,6 +241,9 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.equal(env['HOST'], '0.0.0.0');
     // Public through Cloud Run's invoker switch: Domain Restricted Sharing refuses allUsers.
     assert.equal(gateway.inputs['invokerIamDisabled'], true);
+    // No CPU between requests (tokens are re-read on demand): its minimum instance idles cheaply.
+    assert.equal(container.resources.cpuIdle, true);
+    assert.equal(gateway.inputs['template'].scaling.minInstanceCount, 1, 'production: the example keeps one');
     const everything = JSON.stringify(recorded.resources.map((r) => r.inputs));
     assert.doesNotMatch(everything, /allUsers|allAuthenticatedUsers/);
   });
@@ -297,6 +303,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `eventbus-forward resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-gateway resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-gateway resource.name.startsWith("${registry}/Translator/")`,
+      // Alerts are read every minute.
+      `eventbus-schedule resource.name.startsWith("${registry}/Alert/")`,
       `eventbus-schedule resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-schedule resource.name.startsWith("${registry}/Sync/")`,
       `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
@@ -397,6 +405,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         ...config.settings.analysts!.map((a) => `${a} roles/bigquery.jobUser`),
         `serviceAccount:${sa('schedule')} roles/bigquery.jobUser`,
         `serviceAccount:${sa('forward')} roles/bigquery.jobUser`,
+        // The late-copy check is a query (adapters/stored-check.ts).
+        `serviceAccount:${sa('store')} roles/bigquery.jobUser`,
         `serviceAccount:${sa('studio')} roles/bigquery.jobUser`,
       ].sort(),
       'project-wide roles: the builder roles and jobUser for analysts and the workloads that query',
@@ -469,6 +479,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     assert.deepEqual(members.sort(), [
       'group:analytics@acme.example roles/bigquery.dataViewer events',
       // The scheduler reads the events its syncs and scheduled rules query, and keeps sync state.
+      // Slice replay tables carry the events table's policy tags (column security is on).
+      `serviceAccount:${sa('schedule')} projects/acme-outdoor-prod/roles/eventbus.acme_prod.policyTaggedTables eventbus_ops`,
       `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor eventbus_ops`,
       `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events`,
       // The studio creates views of the events.
@@ -485,10 +497,11 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.events`,
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.invalid_events`,
         `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.deliveries`,
+        // A hook that failed for good is recorded, and its push acknowledged.
+        `serviceAccount:${sa('store')} roles/bigquery.dataEditor events.hook_failures`,
         `serviceAccount:${sa('forward')} roles/bigquery.dataEditor events.deliveries`,
-        // The `skipped` rows of slice replays the console starts.
+        // The `skipped` rows of slice replays the console starts (its reads: the dataset's viewer).
         `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.deliveries`,
-        `serviceAccount:${sa('schedule')} roles/bigquery.dataViewer events.deliveries`,
         // Live events: the gateway writes the requests it refused.
         `serviceAccount:${sa('gateway')} roles/bigquery.dataEditor eventbus_ops.gateway_refusals`,
         // The incremental models it keeps (docs/sessions.md).
@@ -518,10 +531,27 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
     for (const f of config.plan.functions) {
       assert.ok(
-        filters.some((x) => x.includes('5xx') && x.includes(`service_name = "${f.name}"`)),
+        filters.some((x) => x.includes('5xx') && x.includes(`service_name = "${f.service}"`)),
         f.name,
       );
     }
+  });
+
+  it('prices every workload it deploys: each Cloud Run service and function is a line of the bill', () => {
+    const declared = [...byType(T.run), ...byType(T.function)].map((d) => String(d.inputs['name'])).sort();
+    const shape = trafficShape(config.settings, config.plan.destinations.length);
+    assert.deepEqual(
+      workloadsOf(config.plan, shape)
+        .map((w) => w.service)
+        .sort(),
+      declared,
+    );
+    const items = monthlyBill(config.plan, 'idle', shape).items.map((i) => i.item);
+    for (const name of declared)
+      assert.ok(
+        items.some((i) => i.startsWith(`${name} (`)),
+        name,
+      );
   });
 
   it('exports the gateway URL, the native publish URL, the dataset and the topics', () => {

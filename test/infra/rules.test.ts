@@ -70,6 +70,7 @@ describe('infra: rules (experimental)', () => {
         `${sa('schedule')} roles/storage.objectUser locks/`,
         `${sa('schedule')} roles/storage.objectUser once/`,
         `${sa('schedule')} roles/storage.objectUser replays/`,
+        `${sa('schedule')} roles/storage.objectViewer Alert/`,
         `${sa('schedule')} roles/storage.objectViewer Rule/`,
         `${sa('schedule')} roles/storage.objectViewer Sync/`,
         `${sa('store')} roles/storage.objectViewer Rule/`,

@@ -70,6 +70,12 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     assert.ok(studioUrl.startsWith('https://studio-'), studioUrl);
   });
 
+  it('keeps no CPU between requests: request-billed, idle at zero', () => {
+    const container = service().inputs['template'].containers[0];
+    assert.equal(container.resources.cpuIdle, true);
+    assert.equal(service().inputs['template'].scaling.minInstanceCount ?? 0, 0);
+  });
+
   it('lets only IAP’s service agent invoke it, and IAP admit exactly the settings’ lists', () => {
     const invokers = ofType(recorded, 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember').filter(
       (m) => m.inputs['name'] === 'studio',

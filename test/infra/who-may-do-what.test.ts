@@ -64,6 +64,12 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
     return `unknown member ${member}`;
   }
 
+  /** Custom roles by their name in the table: `projects/<p>/roles/eventbus.<env>.X` → `custom X`. */
+  function role(name: string): string {
+    const custom = /^projects\/[^/]+\/roles\/eventbus\.[^.]+\.([A-Za-z0-9_]+)$/.exec(name)?.[1];
+    return custom ? `custom ${custom}` : name;
+  }
+
   function on(d: Declared): string {
     const plan = config.plan;
     const i = d.inputs;
@@ -74,10 +80,13 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
         if (topic?.kind === 'dead_letter' || topic?.kind === 'poison') return 'each dead-letter topic';
         return `topic ${last(i['topic'])}`;
       }
-      case 'gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember':
-        return plan.subscriptions.find((s) => s.name === last(i['subscription']))?.deadLetterPolicy
-          ? 'each subscription with a dead-letter policy'
+      case 'gcp:pubsub/subscriptionIAMMember:SubscriptionIAMMember': {
+        const sub = plan.subscriptions.find((s) => s.name === last(i['subscription']));
+        if (sub?.deadLetterPolicy) return 'each subscription with a dead-letter policy';
+        return sub?.kind === 'backlog'
+          ? 'each dead-letter backlog'
           : `subscription ${last(i['subscription'])}`;
+      }
       case 'gcp:secretmanager/secretIamMember:SecretIamMember':
         if (i['secretId'] === SETTINGS_SECRET) return 'settings secret';
         return i['secretId'] === plan.gateway.tokenSecret ? 'token store secret' : 'each destination secret';
@@ -90,11 +99,16 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember':
         return `service ${last(i['name'])}`;
       case 'gcp:storage/bucketIAMMember:BucketIAMMember':
-        if (i['condition'])
-          return `registry bucket, ${/objects\/([^"]+)"/.exec(String(i['condition'].expression))?.[1]} only`;
+        if (i['condition']) {
+          const expression = String(i['condition'].expression);
+          const prefix = /objects\/([^"]+)"/.exec(expression)?.[1];
+          return `registry bucket, ${prefix} only${expression.includes('objectListPrefix') ? ', and listing it' : ''}`;
+        }
         return plan.buckets.some((b) => b.name === i['bucket']) ? 'registry bucket' : 'sources bucket';
       case 'gcp:iap/webCloudRunServiceIamMember:WebCloudRunServiceIamMember':
         return `service ${i['cloudRunServiceName']} (IAP)`;
+      case 'gcp:datacatalog/taxonomyIamMember:TaxonomyIamMember':
+        return 'personal-data taxonomy';
       case 'gcp:datacatalog/policyTagIamMember:PolicyTagIamMember':
         return 'policy tag pii';
       case 'gcp:bigquerydatapolicy/dataPolicyIamMember:DataPolicyIamMember':
@@ -110,7 +124,7 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
     const bindings = recorded.resources.filter((r) => /IamMember|IAMMember/i.test(r.type));
     assert.ok(bindings.length > 20, `${bindings.length} bindings`);
     const declared = [
-      ...new Set(bindings.map((b) => `${who(b.inputs['member'])} | ${b.inputs['role']} | ${on(b)}`)),
+      ...new Set(bindings.map((b) => `${who(b.inputs['member'])} | ${role(b.inputs['role'])} | ${on(b)}`)),
     ];
     const documented = documentedRows();
     const missing = declared.filter((r) => !documented.includes(r));

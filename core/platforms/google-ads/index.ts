@@ -30,7 +30,9 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
   requirements: {
     config: ['operating_account_id'],
     optionalConfig: ['login_account_id'],
-    secrets: [CREDENTIALS_ROLE],
+    // Optional: without it the forward function calls with its own service account's token
+    // (adapters/google-oauth.ts); a key or a user's refresh token only when named.
+    secrets: [],
     baseUrl: false,
     // Test mode is Data Manager's validateOnly: no test code.
     testEventCode: false,

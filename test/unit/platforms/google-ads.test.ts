@@ -46,7 +46,7 @@ describe('Google Ads (Data Manager API)', () => {
     });
   });
 
-  it('the settings check wants the operating account and the credentials, and a conversion action id as event', () => {
+  it('the settings check wants the operating account and a conversion action id as event, and no key', () => {
     const result = checkSettings({
       ...base,
       destinations: [
@@ -65,9 +65,8 @@ describe('Google Ads (Data Manager API)', () => {
       fields.includes('destinations[0].config.operating_account_id: is required for google_ads'),
       fields.join('\n'),
     );
-    assert.ok(
-      fields.some((f) => f.startsWith('destinations[0].secrets.credentials: is required for google_ads')),
-    );
+    // No credentials secret is needed: forward then calls with its own service account's token.
+    assert.ok(!fields.some((f) => f.startsWith('destinations[0].secrets.credentials')), fields.join('\n'));
     assert.ok(
       fields.some((f) =>
         f.startsWith('destinations[0].mappings.lead.event: "Lead" is not a conversion action id'),

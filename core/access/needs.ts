@@ -1,0 +1,404 @@
+/**
+ * What each workload's code calls, as IAM sees it: one row per (workload, permission, resource)
+ * a feature needs, derived from the plan and the settings, each naming the code that makes the
+ * call. The program's grants (infra/) are checked against this table under Pulumi's mocks
+ * (test/infra/access-needs.test.ts): a need no declared binding allows is a feature that cannot
+ * work after `pulumi up`, and `npm run access:mutations` removes each binding in turn to show
+ * that every one is needed by some row. Rows marked `denied` are what a workload must NOT be
+ * able to do. docs/permissions.md explains the table and how to debug a refused call.
+ */
+
+import type { Settings } from '../../schemas/settings.ts';
+import { modelPlan } from '../models/models.ts';
+import { type Plan, RUNS_TOPIC } from '../plan.ts';
+import { indexPath } from '../registry/registry.ts';
+import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
+import { OPS_TABLES, TABLES } from '../warehouse/warehouse.ts';
+
+export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio';
+export const WORKLOADS: readonly Workload[] = ['gateway', 'store', 'forward', 'schedule', 'studio'];
+
+export interface AccessNeed {
+  readonly who: Workload;
+  readonly permission: string;
+  /** The resource's full name, as IAM checks it (for a Cloud Storage list: the bucket's). */
+  readonly resource: string;
+  /** A Cloud Storage list: the prefix asked for. */
+  readonly listPrefix?: string;
+  /** What breaks without it. */
+  readonly feature: string;
+  /** The file that makes the call. */
+  readonly code: string;
+  /** True for what the workload must not be allowed. */
+  readonly denied?: true;
+}
+
+/** The secret every workload mounts its settings from (infra/runtime-env.ts). */
+export const SETTINGS_SECRET = 'eventbus-settings';
+
+/**
+ * Column security's resources, named symbolically (their real names exist only once created):
+ * the `pii` policy tag, its taxonomy and the masking rule (infra/column-security.ts).
+ */
+export const PII_RESOURCES = Object.freeze({
+  tag: 'datacatalog:policyTags/pii',
+  taxonomy: 'datacatalog:taxonomies/pii',
+  maskingRule: 'bigquerydatapolicy:dataPolicies/pii',
+});
+
+/** `serviceAccount:eventbus-<workload>@<project>.iam.gserviceaccount.com` */
+export const workloadMember = (who: Workload, project: string): string =>
+  `serviceAccount:eventbus-${who}@${project}.iam.gserviceaccount.com`;
+
+export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNeed[] {
+  const p = `projects/${plan.project}`;
+  const topic = (t: string) => `${p}/topics/${t}`;
+  const table = (dataset: string, t: string) => `${p}/datasets/${dataset}/tables/${t}`;
+  const registry = plan.buckets.find((b) => b.purpose === 'registry')?.name;
+  const object = (name: string) => `projects/_/buckets/${registry}/objects/${name}`;
+  const rules = settings.experimental?.rules === true;
+  const columnSecurity = settings.pii?.column_security === true;
+  const geo = settings.enrichment?.geo === 'country';
+  const rows: AccessNeed[] = [];
+  const need = (
+    who: Workload,
+    permission: string,
+    resource: string,
+    feature: string,
+    code: string,
+    extra: Partial<AccessNeed> = {},
+  ) => rows.push({ who, permission, resource, feature, code, ...extra });
+
+  // Every workload: its settings, mounted from a secret when a revision starts.
+  for (const who of WORKLOADS)
+    need(
+      who,
+      'secretmanager.versions.access',
+      `${p}/secrets/${SETTINGS_SECRET}`,
+      'settings',
+      'infra/runtime-env.ts',
+    );
+
+  // gateway: publishes producers' events; reads definitions and translators; its token store.
+  for (const t of plan.gateway.topics)
+    need('gateway', 'pubsub.topics.publish', topic(t), `publishing to ${t}`, 'adapters/publisher.ts');
+  need(
+    'gateway',
+    'storage.objects.get',
+    object(indexPath('EventDefinition')),
+    'defined events',
+    'adapters/registry.ts',
+  );
+  need(
+    'gateway',
+    'storage.objects.get',
+    object(indexPath('Translator')),
+    'translators',
+    'adapters/registry.ts',
+  );
+  need(
+    'gateway',
+    'secretmanager.versions.access',
+    `${p}/secrets/${plan.gateway.tokenSecret}`,
+    'tokens',
+    'gateway/token-store.ts',
+  );
+  need(
+    'gateway',
+    'bigquery.tables.updateData',
+    table(plan.ops.dataset, OPS_TABLES.gatewayRefusals),
+    'live events: refused requests',
+    'adapters/refusal-recorder.ts',
+  );
+
+  // store: the warehouse first, then the fan-out.
+  for (const t of [TABLES.events, TABLES.invalidEvents, TABLES.deliveries])
+    need(
+      'store',
+      'bigquery.tables.updateData',
+      table(plan.dataset, t),
+      `rows in ${t}`,
+      'adapters/bigquery-writer.ts',
+    );
+  need(
+    'store',
+    'bigquery.tables.updateData',
+    table(plan.dataset, TABLES.hookFailures),
+    'recording a hook that failed for good (else Pub/Sub redelivers and runs it again)',
+    'functions/store/handler.ts',
+  );
+  need('store', 'bigquery.jobs.create', p, 'the late-copy check (a query job)', 'adapters/stored-check.ts');
+  need(
+    'store',
+    'bigquery.tables.getData',
+    table(plan.dataset, TABLES.events),
+    'the late-copy check reads events',
+    'adapters/stored-check.ts',
+  );
+  need('store', 'pubsub.topics.publish', topic('deliveries'), 'fan-out', 'adapters/store-fan-out.ts');
+  need(
+    'store',
+    'storage.objects.create',
+    object('identities/x'),
+    'identity claims',
+    'adapters/identity-claims.ts',
+  );
+  need(
+    'store',
+    'storage.objects.get',
+    object('identities/x'),
+    'identity claims',
+    'adapters/identity-claims.ts',
+  );
+  need(
+    'store',
+    'storage.objects.get',
+    object(indexPath('EventDefinition')),
+    'defined events',
+    'adapters/registry.ts',
+  );
+  if (rules) need('store', 'storage.objects.get', object(indexPath('Rule')), 'rules', 'adapters/registry.ts');
+  if (geo)
+    need(
+      'store',
+      'storage.objects.get',
+      object('geo/country.mmdb'),
+      'a newer country database',
+      'adapters/geo.ts',
+    );
+
+  // forward: the ledger, its already-delivered question, destination secrets.
+  need(
+    'forward',
+    'bigquery.tables.updateData',
+    table(plan.dataset, TABLES.deliveries),
+    'the delivery ledger',
+    'adapters/bigquery-writer.ts',
+  );
+  need(
+    'forward',
+    'bigquery.jobs.create',
+    p,
+    'the delivered check (a query job)',
+    'adapters/delivered-check.ts',
+  );
+  need(
+    'forward',
+    'storage.objects.get',
+    object(indexPath('EventDefinition')),
+    'defined events’ mappings',
+    'adapters/registry.ts',
+  );
+  for (const s of plan.functions.find((f) => f.name === 'forward')?.secrets ?? [])
+    need(
+      'forward',
+      'secretmanager.versions.access',
+      `${p}/secrets/${s}`,
+      'destination credentials',
+      'adapters/secrets.ts',
+    );
+
+  // schedule: re-drive, alerts, syncs, replays, locks, ledger reads.
+  for (const s of plan.subscriptions.filter((x) => x.kind === 'backlog'))
+    need(
+      'schedule',
+      'pubsub.subscriptions.consume',
+      `${p}/subscriptions/${s.name}`,
+      're-drive and dead-letter replays',
+      'adapters/backlog.ts',
+    );
+  for (const t of [RUNS_TOPIC, 'deliveries'])
+    need('schedule', 'pubsub.topics.publish', topic(t), `publishing to ${t}`, 'functions/schedule/index.ts');
+  // Re-driven events and what syncs and rules send back into the bus.
+  for (const t of plan.gateway.topics)
+    need(
+      'schedule',
+      'pubsub.topics.publish',
+      topic(t),
+      `events back into ${t}`,
+      'functions/schedule/sync-destinations.ts',
+    );
+  need(
+    'schedule',
+    'storage.objects.get',
+    object(indexPath('EventDefinition')),
+    'a replayed slice’s mappings',
+    'adapters/registry.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.getData',
+    table(plan.dataset, TABLES.events),
+    'models, syncs and slices read events',
+    'functions/schedule/models.ts',
+  );
+  for (const t of modelPlan(settings).tables)
+    need(
+      'schedule',
+      'bigquery.tables.updateData',
+      table(plan.dataset, t.name),
+      `the ${t.name} model`,
+      'functions/schedule/models.ts',
+    );
+  need(
+    'schedule',
+    'storage.objects.get',
+    object(indexPath('Alert')),
+    'alerts',
+    'functions/schedule/alerts.ts',
+  );
+  need('schedule', 'storage.objects.get', object(indexPath('Sync')), 'syncs', 'functions/schedule/syncs.ts');
+  for (const permission of ['storage.objects.create', 'storage.objects.get', 'storage.objects.delete'])
+    need('schedule', permission, object('locks/x'), 'run locks', 'adapters/locks.ts');
+  for (const permission of ['storage.objects.create', 'storage.objects.get', 'storage.objects.delete'])
+    need('schedule', permission, object(`${REPLAYS_PREFIX}x.json`), 'console replays', 'adapters/replays.ts');
+  need(
+    'schedule',
+    'storage.objects.list',
+    `projects/_/buckets/${registry}`,
+    'resuming a replay whose chunk crashed',
+    'adapters/replays.ts',
+    {
+      listPrefix: REPLAYS_PREFIX,
+    },
+  );
+  need(
+    'schedule',
+    'bigquery.jobs.create',
+    p,
+    'ledger queries, models, syncs',
+    'functions/schedule/redrive.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.getData',
+    table(plan.dataset, TABLES.deliveries),
+    'a destination healthy again',
+    'functions/schedule/redrive.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.updateData',
+    table(plan.dataset, TABLES.deliveries),
+    'skipped rows of slice replays',
+    'functions/schedule/replays.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.updateData',
+    table(plan.ops.dataset, OPS_TABLES.alertStates),
+    'alert states',
+    'functions/schedule/alerts.ts',
+  );
+  need(
+    'schedule',
+    'bigquery.tables.create',
+    table(plan.ops.dataset, 'slice_x'),
+    'a slice replay’s table',
+    'adapters/slice-table.ts',
+  );
+  if (columnSecurity) {
+    need(
+      'schedule',
+      'bigquery.tables.setCategory',
+      table(plan.ops.dataset, 'slice_x'),
+      'a slice replay’s table keeps the events table’s policy tags',
+      'adapters/slice-table.ts',
+    );
+    need(
+      'schedule',
+      'datacatalog.taxonomies.get',
+      PII_RESOURCES.taxonomy,
+      'naming the pii tag on a slice table',
+      'adapters/slice-table.ts',
+    );
+    need(
+      'schedule',
+      'datacatalog.categories.fineGrainedGet',
+      PII_RESOURCES.tag,
+      'syncs and rules send raw personal data on',
+      'functions/schedule/syncs.ts',
+    );
+    need(
+      'studio',
+      'bigquery.dataPolicies.maskedGet',
+      PII_RESOURCES.maskingRule,
+      'previews and dry runs see masked values',
+      'studio/sql-api.ts',
+    );
+  }
+
+  // studio: the registry's only writer; starts console replays.
+  for (const permission of ['storage.objects.create', 'storage.objects.get', 'storage.objects.delete'])
+    need('studio', permission, object('Rule/x/1.0.json'), 'applying resources', 'adapters/registry.ts');
+  need(
+    'studio',
+    'storage.objects.list',
+    `projects/_/buckets/${registry}`,
+    'a resource’s history',
+    'adapters/registry.ts',
+    {
+      listPrefix: 'Rule/x/',
+    },
+  );
+  need(
+    'studio',
+    'pubsub.topics.publish',
+    topic(RUNS_TOPIC),
+    'starting a console replay',
+    'studio/replays-api.ts',
+  );
+  need('studio', 'bigquery.jobs.create', p, 'the console’s SQL and previews', 'studio/sql-api.ts');
+  need(
+    'studio',
+    'bigquery.tables.create',
+    table(plan.dataset, 'a_view'),
+    'views of defined events',
+    'adapters/views.ts',
+  );
+  need(
+    'studio',
+    'bigquery.tables.getData',
+    table(plan.ops.dataset, OPS_TABLES.syncRuns),
+    'the console reads the ops tables',
+    'studio/console-api.ts',
+  );
+  for (const permission of [
+    'secretmanager.versions.access',
+    'secretmanager.versions.add',
+    'secretmanager.versions.destroy',
+  ])
+    need(
+      'studio',
+      permission,
+      `${p}/secrets/${plan.gateway.tokenSecret}`,
+      'the creator issues translator tokens',
+      'gateway/token-store.ts',
+    );
+
+  // What must be refused.
+  const deny = (who: Workload, permission: string, resource: string, feature: string) =>
+    rows.push({ who, permission, resource, feature, code: '-', denied: true });
+  deny('studio', 'pubsub.topics.publish', topic('events'), 'the studio is not a producer');
+  deny(
+    'forward',
+    'bigquery.tables.updateData',
+    table(plan.dataset, TABLES.events),
+    'only store writes events',
+  );
+  for (const s of plan.subscriptions.filter((x) => x.kind === 'backlog').slice(0, 1))
+    deny(
+      'studio',
+      'pubsub.subscriptions.consume',
+      `${p}/subscriptions/${s.name}`,
+      'only the scheduler re-drives',
+    );
+  deny(
+    'gateway',
+    'storage.objects.create',
+    object(indexPath('EventDefinition')),
+    'only the studio writes the registry',
+  );
+  deny('store', 'storage.objects.delete', object('identities/x'), 'a claim is never overwritten');
+  return rows;
+}

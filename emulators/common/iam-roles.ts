@@ -1,0 +1,114 @@
+/**
+ * The predefined IAM roles this project grants, and the permissions of each that its workloads
+ * call: a hand-kept snapshot of Google's role reference, not the roles' whole contents (a role's
+ * other permissions are left out, so a check against this table can refuse what Google would
+ * allow, never allow what Google would refuse). Each role names its reference page; `verified`
+ * says whether its list was checked against that page's current text on the date given. None is
+ * yet: these were written from our reading of the pages, on a machine that cannot reach them, and
+ * docs/permissions.md says so. Custom roles the program defines are listed with the permissions
+ * it gives them.
+ */
+
+export interface RoleSnapshot {
+  readonly permissions: readonly string[];
+  /** The reference page the permissions were read from. */
+  readonly source: string;
+  /** When it was read (YYYY-MM-DD). */
+  readonly read: string;
+  readonly verified: boolean;
+}
+
+const PAGE = 'https://cloud.google.com/iam/docs/roles-permissions';
+const READ = '2026-11-25';
+
+const role = (service: string, permissions: readonly string[], verified = false): RoleSnapshot =>
+  Object.freeze({
+    permissions: Object.freeze([...permissions]),
+    source: `${PAGE}/${service}`,
+    read: READ,
+    verified,
+  });
+
+/** Permissions shared by the BigQuery data roles on a table. */
+const TABLE_READ = [
+  'bigquery.tables.get',
+  'bigquery.tables.getData',
+  'bigquery.tables.list',
+  'bigquery.datasets.get',
+];
+const TABLE_WRITE = [
+  ...TABLE_READ,
+  'bigquery.tables.create',
+  'bigquery.tables.delete',
+  'bigquery.tables.update',
+  'bigquery.tables.updateData',
+];
+const OBJECT_READ = ['storage.objects.get', 'storage.objects.list'];
+
+export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
+  'roles/pubsub.publisher': role('pubsub', ['pubsub.topics.publish']),
+  'roles/pubsub.subscriber': role('pubsub', [
+    'pubsub.subscriptions.consume',
+    'pubsub.topics.attachSubscription',
+    'pubsub.snapshots.seek',
+  ]),
+  'roles/bigquery.dataViewer': role('bigquery', TABLE_READ),
+  'roles/bigquery.dataEditor': role('bigquery', TABLE_WRITE),
+  'roles/bigquery.jobUser': role('bigquery', ['bigquery.jobs.create']),
+  'roles/storage.objectViewer': role('storage', OBJECT_READ),
+  'roles/storage.objectCreator': role('storage', ['storage.objects.create']),
+  'roles/storage.objectUser': role('storage', [
+    ...OBJECT_READ,
+    'storage.objects.create',
+    'storage.objects.delete',
+    'storage.objects.update',
+  ]),
+  'roles/storage.objectAdmin': role('storage', [
+    ...OBJECT_READ,
+    'storage.objects.create',
+    'storage.objects.delete',
+    'storage.objects.update',
+    'storage.objects.getIamPolicy',
+    'storage.objects.setIamPolicy',
+  ]),
+  'roles/secretmanager.secretAccessor': role('secretmanager', ['secretmanager.versions.access']),
+  'roles/secretmanager.secretVersionManager': role('secretmanager', [
+    'secretmanager.versions.add',
+    'secretmanager.versions.destroy',
+    'secretmanager.versions.disable',
+    'secretmanager.versions.enable',
+    'secretmanager.versions.get',
+    'secretmanager.versions.list',
+  ]),
+  'roles/datacatalog.categoryFineGrainedReader': role('datacatalog', [
+    'datacatalog.categories.fineGrainedGet',
+  ]),
+  'roles/bigquerydatapolicy.maskedReader': role('bigquerydatapolicy', ['bigquery.dataPolicies.maskedGet']),
+  'roles/run.invoker': role('run', ['run.routes.invoke']),
+  'roles/iap.httpsResourceAccessor': role('iap', ['iap.webServiceVersions.accessViaIAP']),
+  'roles/iam.serviceAccountTokenCreator': role('iam', [
+    'iam.serviceAccounts.getAccessToken',
+    'iam.serviceAccounts.getOpenIdToken',
+    'iam.serviceAccounts.signBlob',
+    'iam.serviceAccounts.signJwt',
+  ]),
+});
+
+/**
+ * Custom roles the program defines where no predefined role is narrow enough, by the last
+ * segment of the role id it gives them (`projects/<project>/roles/eventbus.<environment>.<name>`).
+ */
+export const CUSTOM_ROLES: Readonly<Record<string, readonly string[]>> = Object.freeze({
+  // A slice replay's table carries the events table's policy tags (core/delivery/replay.ts):
+  // setting a column's tag is bigquery.tables.setCategory (Data Owner and Admin have it, Data
+  // Editor does not), and naming the tag reads its taxonomy.
+  policyTaggedTables: Object.freeze(['bigquery.tables.setCategory']),
+  taxonomyReader: Object.freeze(['datacatalog.taxonomies.get']),
+});
+
+/** The permissions of a role (predefined or `projects/<p>/roles/<id>`), or undefined when unknown. */
+export function permissionsOf(roleName: string): readonly string[] | undefined {
+  const custom = /^projects\/[^/]+\/roles\/(?:[A-Za-z0-9_.]+\.)?([A-Za-z0-9_]+)$/.exec(roleName)?.[1];
+  if (custom !== undefined) return CUSTOM_ROLES[custom];
+  return ROLES[roleName]?.permissions;
+}
