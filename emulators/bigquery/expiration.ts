@@ -8,7 +8,8 @@
  *   DAY, HOUR, MONTH or YEAR) lies `expirationMs` in the past: its rows are deleted.
  *
  * Both are applied by `expireDue` before the emulator answers a request that reads or changes
- * data (never on the insertAll path), so what a caller sees is never stale; only tables with an
+ * data (never on the insertAll path): an expired table at once; a table's partitions when rows
+ * were written into it since its last sweep, else at most once a second; only tables with an
  * expiration pay for it. An ingestion-time partitioned table (no field) has no ingestion time
  * stored, so its partitions never expire.
  *
@@ -61,13 +62,33 @@ const utcLiteral = (ms: number) =>
   `TIMESTAMP '${new Date(ms).toISOString().replace('T', ' ').replace('Z', '')}'`;
 
 /** Deletes the tables and partitions whose expiration has passed (see the file's header). */
+/**
+ * How often a table's partitions are swept when nothing was written into it meanwhile: the
+ * sweep takes the store's exclusive lock, so running it before every request (every jobs.get
+ * poll) would serialise the emulator behind it. BigQuery's own expiration is not instantaneous
+ * either.
+ */
+const PARTITION_SWEEP_MS = 1_000;
+const sweptAt = new WeakMap<TableRecord, number>();
+const streamedSince = new WeakSet<TableRecord>();
+
+/** Rows were written into `t` (streamed, or by a statement): its partitions are swept before the next read. */
+export function markStreamed(t: TableRecord): void {
+  streamedSince.add(t);
+}
+
 export async function expireDue(em: Emulator): Promise<void> {
   const now = Date.now();
   const due: TableRecord[] = [];
   for (const t of em.store.tables.values()) {
     const at = Number(t.resource['expirationTime']);
+    if (Number.isFinite(at) && at > 0 && at <= now) {
+      due.push(t);
+      continue;
+    }
     const p = t.resource['type'] === 'TABLE' ? partitioning(t) : undefined;
-    if ((Number.isFinite(at) && at > 0 && at <= now) || p?.expirationMs !== undefined) due.push(t);
+    if (p?.expirationMs === undefined) continue;
+    if (streamedSince.has(t) || now - (sweptAt.get(t) ?? 0) >= PARTITION_SWEEP_MS) due.push(t);
   }
   if (due.length === 0) return;
   await em.store.exclusive(async (conn) => {
@@ -75,7 +96,11 @@ export async function expireDue(em: Emulator): Promise<void> {
       if (em.store.table(t.projectId, t.datasetId, t.tableId) !== t) continue;
       const at = Number(t.resource['expirationTime']);
       if (Number.isFinite(at) && at > 0 && at <= now) await dropExpired(em, conn, t);
-      else await expirePartitions(conn, t, now);
+      else {
+        await expirePartitions(conn, t, now);
+        sweptAt.set(t, now);
+        streamedSince.delete(t);
+      }
     }
   });
 }

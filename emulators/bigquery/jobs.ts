@@ -10,6 +10,7 @@ import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
 import { tableBytes } from './bytes.ts';
 import { copyTables } from './copy.ts';
 import { ApiError } from './errors.ts';
+import { markStreamed } from './expiration.ts';
 import { atLeast, delay, INSERT_WAIT_MS, settledWithin, timeoutOf } from './job-waits.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { fieldForType, type OutputField } from './result-encoding.ts';
@@ -160,6 +161,7 @@ export async function runQuery(
         await checkBuffer(conn, guard);
         if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
         await conn.run('COMMIT');
+        if (target) markStreamed(target); // rows written: its partitions are swept before the next read
         const isDml =
           tr.kind === 'insert' ||
           tr.kind === 'update' ||

@@ -5,6 +5,7 @@
  */
 import { type DuckDBConnection, DuckDBDataChunk, type DuckDBType, type DuckDBValue } from '@duckdb/node-api';
 import { ApiError } from './errors.ts';
+import { markStreamed } from './expiration.ts';
 import { convertRow, type RowError } from './insert-rows.ts';
 import { encodeColumn } from './result-encoding.ts';
 import { prepareRowText, rowTextInsertSql } from './row-text.ts';
@@ -109,6 +110,7 @@ export async function insertAll(
   );
   const stored = converted ? jsons.map((j, k) => (converted[k] ? j : undefined)) : jsons;
   rememberStreamed(em, t, stored, ignoreUnknown);
+  markStreamed(t);
   return {
     kind: 'bigquery#tableDataInsertAllResponse',
     ...(insertErrors.length > 0 ? { insertErrors } : {}),
