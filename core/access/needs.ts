@@ -164,7 +164,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'storage.objects.get',
       object('geo/country.mmdb'),
       'a newer country database',
-      'adapters/geo.ts',
+      'adapters/geo-database.ts',
     );
 
   // forward: the ledger, its already-delivered question, destination secrets.
@@ -324,7 +324,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'bigquery.dataPolicies.maskedGet',
       PII_RESOURCES.maskingRule,
       'previews and dry runs see masked values',
-      'studio/sql-api.ts',
+      'studio/server.ts',
     );
   }
 
@@ -348,7 +348,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'starting a console replay',
     'studio/replays-api.ts',
   );
-  need('studio', 'bigquery.jobs.create', p, 'the console’s SQL and previews', 'studio/sql-api.ts');
+  need('studio', 'bigquery.jobs.create', p, 'the console’s SQL and previews', 'studio/server.ts');
   need(
     'studio',
     'bigquery.tables.create',

@@ -5,8 +5,10 @@
  * workload that can do more than it must.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { accessNeeds } from '../../core/access/needs.ts';
-import { loadStackConfig } from '../../infra/config.ts';
+import { loadStackConfig, REPO_ROOT } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { isBinding, policiesOf, unmet } from './access-support.ts';
 import { BUNDLES, declare, SETTINGS_FILES } from './support.ts';
@@ -20,6 +22,11 @@ describe('infra: every call a workload makes is granted, and nothing it must not
       const needs = accessNeeds(config.plan, config.settings);
       assert.ok(needs.length > 30, `${needs.length} needs`);
       assert.deepEqual(unmet(needs, policies, file.project), []);
+      // Each row names the file that makes the call: it exists, so the table cannot point nowhere.
+      const nowhere = needs
+        .filter((n) => !n.denied && !existsSync(join(REPO_ROOT, n.code)))
+        .map((n) => n.code);
+      assert.deepEqual([...new Set(nowhere)], []);
     });
   }
 });
