@@ -1,4 +1,5 @@
-/** Bucket methods of the JSON API: insert, get, list, patch/update, delete. */
+/** Bucket methods of the JSON API: insert, get, list, patch/update, delete, testIamPermissions. */
+import { heldOnBucket } from './access.ts';
 import type { Catalog } from './catalog.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { checkBucketName } from './names.ts';
@@ -76,4 +77,19 @@ export async function deleteBucket(c: Catalog, ctx: Ctx, name: string): Promise<
   await c.deleteBucket(name);
   ctx.res.writeHead(204);
   ctx.res.end();
+}
+
+/** testIamPermissions: which of the permissions asked for the caller holds on the bucket (no permission needed). */
+export function testBucketPermissions(c: Catalog, ctx: Ctx, name: string): void {
+  c.bucket(name);
+  const asked = ctx.query
+    .getAll('permissions')
+    .flatMap((p) => p.split(','))
+    .filter((p) => p !== '');
+  if (asked.length === 0) throw new StorageError('required', 'Required parameter: permissions');
+  const held = heldOnBucket(ctx, name, asked);
+  sendJson(ctx.res, 200, {
+    kind: 'storage#testIamPermissionsResponse',
+    ...(held.length > 0 ? { permissions: held } : {}),
+  });
 }

@@ -10,6 +10,7 @@ export const REASONS = {
   required: 400,
   invalidArgument: 400,
   badRequest: 400,
+  forbidden: 403,
   notFound: 404,
   conflict: 409,
   conditionNotMet: 412,
@@ -21,14 +22,25 @@ export const REASONS = {
 } as const;
 export type Reason = keyof typeof REASONS;
 
+/** What a few errors carry beyond a reason: IAM's 401 (reason `required`) and 403 (details). */
+export interface ErrorExtras {
+  /** The HTTP status, where it is not the reason's own. */
+  readonly code?: number;
+  /** The canonical status name (`UNAUTHENTICATED`, `PERMISSION_DENIED`). */
+  readonly status?: string;
+  readonly details?: readonly unknown[];
+}
+
 /** An error a handler throws to answer with Cloud Storage's error body. */
 export class StorageError extends Error {
   readonly reason: Reason;
   readonly code: number;
-  constructor(reason: Reason, message: string) {
+  private readonly extras: ErrorExtras | undefined;
+  constructor(reason: Reason, message: string, extras?: ErrorExtras) {
     super(message);
     this.reason = reason;
-    this.code = REASONS[reason];
+    this.code = extras?.code ?? REASONS[reason];
+    this.extras = extras;
   }
 
   body(): unknown {
@@ -37,6 +49,8 @@ export class StorageError extends Error {
         code: this.code,
         message: this.message,
         errors: [{ message: this.message, domain: 'global', reason: this.reason }],
+        ...(this.extras?.status !== undefined ? { status: this.extras.status } : {}),
+        ...(this.extras?.details !== undefined ? { details: this.extras.details } : {}),
       },
     };
   }

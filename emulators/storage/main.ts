@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { fsyncOption, portOption, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
+import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam-enforce.ts';
 /**
- * CLI entry point: `npm run emulator:storage -- --port 4443 --data-dir .data/storage`.
+ * CLI entry point: `npm run emulator:storage -- --port 4443 --data-dir .data/storage`, with
+ * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control").
  * Prints exactly one line when ready; SIGINT/SIGTERM close cleanly and exit 0.
  */
 import { Command } from 'commander';
@@ -19,7 +21,30 @@ const program = new Command()
     fsyncOption,
     'always',
   )
+  .option(
+    '--iam <file>',
+    'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
+  )
+  .option(
+    '--identity <member=port>',
+    'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
+    identityOption,
+  )
   .parse();
 
-const opts = program.opts<{ port: number; host: string; dataDir: string; fsync: 'always' | 'none' }>();
-await serveUntilSignalled('storage emulator', () => startStorageEmulator(opts));
+const opts = program.opts<{
+  port: number;
+  host: string;
+  dataDir: string;
+  fsync: 'always' | 'none';
+  iam?: string;
+  identity?: IdentityPort[];
+}>();
+if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
+const { iam, identity, ...base } = opts;
+await serveUntilSignalled('storage emulator', () =>
+  startStorageEmulator({
+    ...base,
+    ...(iam !== undefined ? { iam: { file: iam, identities: identity ?? [] } } : {}),
+  }),
+);

@@ -5,6 +5,7 @@
 import { copyFile, link, open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
+import { mayObject, mayWrite } from './access.ts';
 import { concatFiles, newBlobName } from './blobs.ts';
 import { byteOrder, type Catalog } from './catalog.ts';
 import { noSuchObject, StorageError } from './errors.ts';
@@ -286,7 +287,10 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   c.bucket(bucket);
   checkObjectName(name);
   const body = await readJson(ctx.req);
-  const sources = composeSources(body).map((s) => {
+  const wanted = composeSources(body);
+  mayWrite(c, ctx, bucket, name);
+  for (const s of wanted) mayObject(ctx, 'storage.objects.get', bucket, s.name);
+  const sources = wanted.map((s) => {
     const o = c.find(bucket, s.name, s.generation);
     if (!o) throw noSuchObject(bucket, s.name);
     if (s.ifGenerationMatch !== undefined)

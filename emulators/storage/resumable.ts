@@ -12,6 +12,7 @@
  */
 import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { rename, stat, writeFile } from 'node:fs/promises';
+import { mayWrite } from './access.ts';
 import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName } from './blobs.ts';
 import type { Catalog, UploadSession } from './catalog.ts';
 import { StorageError } from './errors.ts';
@@ -62,6 +63,7 @@ export class ResumableUploads {
     this.c.bucket(bucket);
     const resource = await readJson(ctx.req);
     const name = objectName(ctx, resource);
+    mayWrite(this.c, ctx, bucket, name);
     // Preconditions are checked when the upload completes (a 412 then), as Cloud Storage does.
     const pre = preconditions(ctx.query);
     const meta = objectMeta(resource);

@@ -3,7 +3,8 @@
  * when `STORAGE_EMULATOR_HOST` is set (docs/storage-emulator.md). The client uses that value as
  * the API's base URL itself, so every path is served both bare (`/b/...`) and under
  * `/storage/v1`; uploads come to `/upload/storage/v1/...`, downloads may come to
- * `/download/storage/v1/...`. One emulator per data directory (owner lock).
+ * `/download/storage/v1/...`. One emulator per data directory (owner lock). With `iam`, each call
+ * is authorized first (access.ts), and each identity port's connections act as its member.
  */
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
@@ -11,8 +12,22 @@ import type net from 'node:net';
 import { join } from 'node:path';
 import type { FsyncPolicy } from '@eventbus/emulator-common/append-log.ts';
 import { httpUrl, listenOn } from '@eventbus/emulator-common/cli.ts';
+import {
+  Enforcement,
+  type IdentityListeners,
+  type IdentityPort,
+  listenAsIdentities,
+} from '@eventbus/emulator-common/iam-enforce.ts';
 import { acquireOwnerLock } from '@eventbus/emulator-common/owner-lock.ts';
-import { deleteBucket, getBucket, insertBucket, listBuckets, patchBucket } from './buckets.ts';
+import { accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
+import {
+  deleteBucket,
+  getBucket,
+  insertBucket,
+  listBuckets,
+  patchBucket,
+  testBucketPermissions,
+} from './buckets.ts';
 import { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
 import {
@@ -33,11 +48,15 @@ export interface StorageEmulatorOptions {
   port?: number;
   dataDir: string;
   fsync?: FsyncPolicy;
+  /** Enforce IAM with this access file; each identity port's connections act as its member. */
+  iam?: { file: string; identities?: readonly IdentityPort[] };
 }
 
 export interface StorageEmulator {
   readonly port: number;
   readonly url: string;
+  /** Member → the identity port it took (empty without `iam`). */
+  readonly identityPorts: ReadonlyMap<string, number>;
   close(): Promise<void>;
 }
 
@@ -103,38 +122,75 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
   if ((segs.length === 0 || (segs.length === 1 && segs[0] === 'health')) && method === 'GET')
     return sendJson(ctx.res, 200, { status: 'ok' });
   if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
+  // Each branch checks the caller's permission first (README, "Access control"); uploads and
+  // compose check in their handlers, once the names in the body are read.
   if (segs.length === 1) {
-    if (method === 'GET') return listBuckets(c, ctx);
-    if (method === 'POST') return insertBucket(c, ctx);
+    if (method === 'GET') {
+      mayProject(ctx, 'storage.buckets.list');
+      return listBuckets(c, ctx);
+    }
+    if (method === 'POST') {
+      mayProject(ctx, 'storage.buckets.create');
+      return insertBucket(c, ctx);
+    }
   }
   const bucket = segs[1] as string;
   if (segs.length === 2 && r.area === 'json') {
-    if (method === 'GET') return getBucket(c, ctx, bucket);
-    if (method === 'PATCH' || method === 'PUT') return patchBucket(c, ctx, bucket, method === 'PUT');
-    if (method === 'DELETE') return deleteBucket(c, ctx, bucket);
+    if (method === 'GET') {
+      mayBucket(ctx, 'storage.buckets.get', bucket);
+      return getBucket(c, ctx, bucket);
+    }
+    if (method === 'PATCH' || method === 'PUT') {
+      mayBucket(ctx, 'storage.buckets.update', bucket);
+      return patchBucket(c, ctx, bucket, method === 'PUT');
+    }
+    if (method === 'DELETE') {
+      mayBucket(ctx, 'storage.buckets.delete', bucket);
+      return deleteBucket(c, ctx, bucket);
+    }
   }
   if (segs[2] !== 'o') {
+    if (segs[2] === 'iam' && segs[3] === 'testPermissions' && segs.length === 4 && method === 'GET')
+      return testBucketPermissions(c, ctx, bucket);
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
   }
   if (segs.length === 3) {
     if (r.area === 'upload') return upload(c, uploads, ctx, bucket, method);
-    if (method === 'GET' && r.area === 'json') return listObjects(c, ctx, bucket);
+    if (method === 'GET' && r.area === 'json') {
+      mayList(ctx, bucket);
+      return listObjects(c, ctx, bucket);
+    }
     if (method === 'POST')
       throw new StorageError('invalid', 'Objects are created at /upload/storage/v1/b/{bucket}/o.');
   }
   const o = objectPath(segs.slice(3));
+  const may = (permission: string): void => mayObject(ctx, permission, bucket, o.name);
   if (r.area === 'download') {
-    if (method === 'GET') return getObject(c, ctx, bucket, o.name, true);
+    if (method === 'GET') {
+      may('storage.objects.get');
+      return getObject(c, ctx, bucket, o.name, true);
+    }
   } else if (o.action === 'compose' && method === 'POST') return composeObject(c, ctx, bucket, o.name);
-  else if (o.to !== undefined && method === 'POST') return moveObject(c, ctx, bucket, o.name, o.to);
-  else if (o.dest && method === 'POST')
+  else if (o.to !== undefined && method === 'POST') {
+    may('storage.objects.move');
+    mayWrite(c, ctx, bucket, o.to);
+    return moveObject(c, ctx, bucket, o.name, o.to);
+  } else if (o.dest && method === 'POST') {
+    may('storage.objects.get');
+    mayWrite(c, ctx, o.dest.bucket, o.dest.name);
     return copyObject(c, ctx, { bucket, name: o.name }, o.dest, o.action === 'rewriteTo');
-  else if (o.action === 'acl' || o.action === 'iam') throw notSupported(`Object ${o.action}`);
-  else if (method === 'GET') return getObject(c, ctx, bucket, o.name, false);
-  else if (method === 'PATCH' || method === 'PUT')
+  } else if (o.action === 'acl' || o.action === 'iam') throw notSupported(`Object ${o.action}`);
+  else if (method === 'GET') {
+    may('storage.objects.get');
+    return getObject(c, ctx, bucket, o.name, false);
+  } else if (method === 'PATCH' || method === 'PUT') {
+    may('storage.objects.update');
     return patchObject(c, ctx, bucket, o.name, method === 'PUT');
-  else if (method === 'DELETE') return deleteObject(c, ctx, bucket, o.name);
+  } else if (method === 'DELETE') {
+    may('storage.objects.delete');
+    return deleteObject(c, ctx, bucket, o.name);
+  }
   throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
 }
 
@@ -171,6 +227,8 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
     throw err;
   }
   const uploads = new ResumableUploads(catalog);
+  const enforcement = opts.iam ? new Enforcement(opts.iam.file) : undefined;
+  let identities: IdentityListeners | undefined;
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const ctx: Ctx = { req, res, query: url.searchParams, base: `http://${req.headers.host ?? `${host}`}` };
@@ -178,7 +236,10 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
     const fields = url.searchParams.get('fields');
     if (fields) requestedFields.set(res, fields);
     Promise.resolve()
-      .then(() => dispatch(catalog, uploads, ctx, route(url.pathname)))
+      .then(() => {
+        if (enforcement) ctx.access = accessOf(enforcement, req, identities);
+        return dispatch(catalog, uploads, ctx, route(url.pathname));
+      })
       .catch((err: unknown) => {
         if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
         sendError(res, err);
@@ -193,17 +254,28 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
     s.on('close', () => sockets.delete(s));
   });
   const port = await listenOn(server, opts.port ?? 0, host);
+  const shut = async (): Promise<void> => {
+    server.close();
+    for (const s of sockets) s.destroy();
+    await identities?.close();
+    await catalog.close();
+    release();
+  };
+  if (opts.iam?.identities?.length) {
+    try {
+      identities = await listenAsIdentities(host, opts.iam.identities, (s) => server.emit('connection', s));
+    } catch (err) {
+      await shut();
+      throw err;
+    }
+  }
   let closing: Promise<void> | undefined;
   return {
     port,
     url: httpUrl(host, port),
+    identityPorts: identities?.ports ?? new Map(),
     close: () => {
-      closing ??= (async () => {
-        server.close();
-        for (const s of sockets) s.destroy();
-        await catalog.close();
-        release();
-      })();
+      closing ??= shut();
       return closing;
     },
   };

@@ -13,6 +13,7 @@
  */
 import { unlink } from 'node:fs/promises';
 import type http from 'node:http';
+import { mayWrite } from './access.ts';
 import { BlobWriter, type Digest, newBlobName } from './blobs.ts';
 import type { Catalog, NewGeneration } from './catalog.ts';
 import { StorageError } from './errors.ts';
@@ -101,6 +102,7 @@ export function objectName(ctx: Ctx, resource: Record<string, unknown>): string 
 export async function mediaUpload(c: Catalog, ctx: Ctx, bucket: string): Promise<void> {
   c.bucket(bucket);
   const name = objectName(ctx, {});
+  mayWrite(c, ctx, bucket, name);
   const pre = preconditions(ctx.query);
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta({ contentType: contentTypeOf(ctx.req) });
@@ -179,6 +181,7 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
   const it = (ctx.req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const { resource, mediaType, rest } = await splitter.head(it);
   const name = objectName(ctx, resource);
+  mayWrite(c, ctx, bucket, name);
   const pre = preconditions(ctx.query);
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta(resource);

@@ -3,6 +3,7 @@
  * generation preconditions (`ifGenerationMatch` and its kin) every write and read may carry.
  */
 import type http from 'node:http';
+import type { Caller, Enforcement } from '@eventbus/emulator-common/iam-enforce.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { parseFields, selectFields } from './fields.ts';
 import type { ObjectState } from './resources.ts';
@@ -13,6 +14,14 @@ export interface Ctx {
   query: URLSearchParams;
   /** `http://host:port` as the client addressed us, for links and upload session URIs. */
   base: string;
+  /** The caller and their policies, with `--iam` only (access.ts). */
+  access?: Access;
+}
+
+/** The caller of one request, and the policies it is checked against. */
+export interface Access {
+  readonly enforcement: Enforcement;
+  readonly caller: Caller;
 }
 
 const MAX_JSON_BYTES = 2 << 20;

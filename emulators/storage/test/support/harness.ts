@@ -70,8 +70,8 @@ export async function call(
 const MAIN = fileURLToPath(new URL('../../main.ts', import.meta.url));
 
 /** Runs the emulator as its own process (for kill -9), resolving with its URL once ready. */
-export const launch = (dataDir: string) =>
-  launchEmulator(MAIN, 'storage emulator', ['--port', '0', '--data-dir', dataDir]);
+export const launch = (dataDir: string, extra: readonly string[] = []) =>
+  launchEmulator(MAIN, 'storage emulator', ['--port', '0', '--data-dir', dataDir, ...extra]);
 
 export { exited };
 

@@ -1,0 +1,121 @@
+/**
+ * IAM in the Cloud Storage emulator (`--iam <file>`): who calls (a request's bearer token, else
+ * the member of the port it came in on, else the owner: emulators/common/iam-enforce.ts), and the
+ * permission each JSON API call needs on which resource, as Cloud Storage checks them ("IAM
+ * permissions for JSON methods"; the table is in README.md, "Access control"). Refusals are Cloud
+ * Storage's 401 and 403 bodies, the 403 with the ErrorInfo naming permission and resource.
+ * Without `--iam` a request carries no `access`, and every check here returns at once.
+ */
+import type http from 'node:http';
+import {
+  type CheckRequest,
+  type Denial,
+  denialInfo,
+  denialSuffix,
+  type Enforcement,
+  type IdentityListeners,
+  UNAUTHENTICATED_MESSAGE,
+} from '@eventbus/emulator-common/iam-enforce.ts';
+import type { Catalog } from './catalog.ts';
+import { StorageError } from './errors.ts';
+import type { Access, Ctx } from './wire.ts';
+
+const BUCKET_TYPE = 'storage.googleapis.com/Bucket';
+const OBJECT_TYPE = 'storage.googleapis.com/Object';
+
+export const bucketResource = (bucket: string): string => `projects/_/buckets/${bucket}`;
+export const objectResource = (bucket: string, name: string): string =>
+  `${bucketResource(bucket)}/objects/${name}`;
+
+/** Who a request is; a token that does not verify is Cloud Storage's 401. */
+export function accessOf(
+  enforcement: Enforcement,
+  req: http.IncomingMessage,
+  identities: IdentityListeners | undefined,
+): Access {
+  const caller = enforcement.callerOf(req.headers.authorization, identities?.memberOfSocket(req.socket));
+  if (caller === undefined)
+    throw new StorageError('required', UNAUTHENTICATED_MESSAGE, { code: 401, status: 'UNAUTHENTICATED' });
+  return { enforcement, caller };
+}
+
+type Kind = 'object' | 'bucket' | 'project';
+
+const NOUNS: Readonly<Record<Kind, string>> = {
+  object: 'Google Cloud Storage object',
+  bucket: 'Google Cloud Storage bucket',
+  project: 'Google Cloud project',
+};
+
+/** Cloud Storage's 403 wording, naming the member by its email, then the permission and resource. */
+function forbidden(d: Denial, kind: Kind): StorageError {
+  const who = d.principal.slice(d.principal.indexOf(':') + 1);
+  const message = `${who} does not have ${d.permission} access to the ${NOUNS[kind]}. ${denialSuffix(d)}`;
+  return new StorageError('forbidden', message, {
+    status: 'PERMISSION_DENIED',
+    details: [denialInfo('storage.googleapis.com', d)],
+  });
+}
+
+function enforce(a: Access, req: CheckRequest, kind: Kind): void {
+  const d = a.enforcement.check(a.caller, req);
+  if (d) throw forbidden(d, kind);
+}
+
+const onBucket = (permission: string, bucket: string): CheckRequest => ({
+  permission,
+  resource: bucketResource(bucket),
+  resourceType: BUCKET_TYPE,
+});
+
+/** Refused unless the caller holds `permission` on object `name` of `bucket`. */
+export function mayObject(ctx: Ctx, permission: string, bucket: string, name: string): void {
+  if (ctx.access)
+    enforce(
+      ctx.access,
+      { permission, resource: objectResource(bucket, name), resourceType: OBJECT_TYPE },
+      'object',
+    );
+}
+
+/** Refused unless the caller holds `permission` on `bucket`. */
+export function mayBucket(ctx: Ctx, permission: string, bucket: string): void {
+  if (ctx.access) enforce(ctx.access, onBucket(permission, bucket), 'bucket');
+}
+
+/**
+ * objects.list: `storage.objects.list` on the bucket, the `prefix` asked for as the list-prefix
+ * attribute, so a grant conditioned on object names does not list (as Cloud Storage checks it).
+ */
+export function mayList(ctx: Ctx, bucket: string): void {
+  if (ctx.access)
+    enforce(
+      ctx.access,
+      { ...onBucket('storage.objects.list', bucket), listPrefix: ctx.query.get('prefix') ?? '' },
+      'bucket',
+    );
+}
+
+/** buckets.insert and buckets.list: `permission` on the project the `project` parameter names. */
+export function mayProject(ctx: Ctx, permission: string): void {
+  if (ctx.access)
+    enforce(ctx.access, { permission, resource: `projects/${ctx.query.get('project') ?? '_'}` }, 'project');
+}
+
+/**
+ * Writing object `name` (an upload, a copy's, compose's or move's destination):
+ * `storage.objects.create`, and `storage.objects.delete` too when a live object of that name
+ * exists, since overwriting deletes it.
+ */
+export function mayWrite(c: Catalog, ctx: Ctx, bucket: string, name: string): void {
+  if (!ctx.access) return;
+  mayObject(ctx, 'storage.objects.create', bucket, name);
+  if (c.find(bucket, name) !== undefined) mayObject(ctx, 'storage.objects.delete', bucket, name);
+}
+
+/** buckets.testIamPermissions: the permissions asked for that the caller holds on `bucket`. */
+export function heldOnBucket(ctx: Ctx, bucket: string, permissions: readonly string[]): string[] {
+  const a = ctx.access;
+  if (!a) return [...permissions];
+  return permissions.filter((p) => a.enforcement.check(a.caller, onBucket(p, bucket)) === undefined);
+}
