@@ -4,15 +4,19 @@
  * file is the caller's job.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
+import { DOMAIN_PATTERN, DURATION_PATTERN, Settings } from '../schemas/settings.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
+import { checkStudioIap } from './deploy/studio-iap.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';
 
 // Settings are checked about once per process (cold start, a CLI command): interpreting the
 // schema is cheaper than compiling it first.
 const validator = interpretedValidator<Settings>(Settings, {
-  patterns: new Map([[DURATION_PATTERN, 'expected a duration like 10s or 5m']]),
+  patterns: new Map([
+    [DURATION_PATTERN, 'expected a duration like 10s or 5m'],
+    [DOMAIN_PATTERN, 'expected a domain in lower case, like acme.com'],
+  ]),
 });
 
 /** The functions Pub/Sub pushes to, and the longest ack deadline a push subscription may have. */
@@ -104,6 +108,7 @@ export function checkSettings(value: unknown): LoadResult {
   }
   errors.push(...checkDestinationNeeds(settings));
   errors.push(...checkMappings(settings));
+  errors.push(...checkStudioIap(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };
 }

@@ -5,6 +5,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { billingAdvice } from '../core/deploy/billing-advice.ts';
+import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
@@ -48,6 +49,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   for (const w of buildRegionWarnings(plan)) pulumi.log.warn(w);
   // The cost model's recommendation from the stated sustained rate: said, never applied.
   for (const a of billingAdvice(settings, plan)) pulumi.log.warn(a.message);
+  // Whom the studio's IAP can admit is checked against studio.organization when it is set (a
+  // refusal at config load); unset, this says what is left unchecked.
+  for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, {

@@ -302,6 +302,12 @@ export type FunctionSizing = Static<typeof FunctionSizing>;
  */
 export const Billing = Type.Union([Type.Literal('request'), Type.Literal('instance')]);
 
+/**
+ * A DNS name in lower case, e.g. `acme.com`: labels of letters, digits and inner hyphens, the
+ * last one letters only.
+ */
+export const DOMAIN_PATTERN = '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
+
 /** IAM members granted IAP access to the studio, each list a role inside it (studio/auth.ts). */
 const StudioMembers = (description: string) =>
   Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), { description });
@@ -436,6 +442,13 @@ export const Settings = Type.Object(
           viewers: Type.Optional(StudioMembers('May read runtime resources through the studio')),
           editors: Type.Optional(StudioMembers('May also apply runtime resources')),
           admins: Type.Optional(StudioMembers('May also delete runtime resources')),
+          organization: Type.Optional(
+            Type.String({
+              pattern: DOMAIN_PATTERN,
+              description:
+                "Google Workspace or Cloud Identity domain of the project's organisation, e.g. acme.com. The studio's IAP (Google's managed OAuth client) admits only that organisation's users: set, the lists above may name only members at this domain or a subdomain of it, and service accounts; unset, settings check warns (docs/studio.md#on-google-cloud)",
+            }),
+          ),
         },
         {
           additionalProperties: false,

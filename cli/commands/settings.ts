@@ -29,11 +29,13 @@ export function register(program: Command): void {
       const { addressWarnings } = await import('../../core/settings.ts');
       const { buildRegionWarnings } = await import('../../core/plan-warnings/build-regions.ts');
       const { billingAdvice } = await import('../../core/deploy/billing-advice.ts');
+      const { studioIapWarnings } = await import('../../core/deploy/studio-iap.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),
         ...addressWarnings(settings),
         ...buildRegionWarnings(plan),
+        ...studioIapWarnings(settings),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);
