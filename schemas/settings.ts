@@ -273,7 +273,7 @@ export const Connection = Type.Object(
     secrets: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
         description:
-          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token; `credentials` a google_ads_audience connection’s OAuth credentials (a service account key or an authorized user file)',
+          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token; `credentials` a google_ads_audience connection’s OAuth credentials (a service account key or an authorized user file; without it the schedule function calls as its own service account, which needs access to the Google Ads account)',
       }),
     ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),

@@ -198,7 +198,16 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/secrets.ts',
     );
 
-  // schedule: re-drive, alerts, syncs, replays, locks, ledger reads.
+  // schedule: re-drive, alerts, syncs, replays, locks, ledger reads; the secrets connections name
+  // (none for a google_ads_audience connection without `credentials`: its own account calls).
+  for (const s of plan.functions.find((f) => f.name === 'schedule')?.secrets ?? [])
+    need(
+      'schedule',
+      'secretmanager.versions.access',
+      `${p}/secrets/${s}`,
+      'connection secrets (signing keys, tokens, credentials)',
+      'adapters/secrets.ts',
+    );
   for (const s of plan.subscriptions.filter((x) => x.kind === 'backlog'))
     need(
       'schedule',

@@ -7,7 +7,7 @@
  * core/platforms/google-ads/responses.ts); its batch limit is there too (core/syncs/sync-run.ts).
  */
 import { customerMatchRequests } from '../../core/platforms/google-ads/audience.ts';
-import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
+import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
 import { requestIdOf } from '../../core/platforms/google-ads/request-status.ts';
 import { GOOGLE_ADS_RESPONSES } from '../../core/platforms/google-ads/responses.ts';
 import { audienceRequests } from '../../core/platforms/meta/audience.ts';
@@ -116,8 +116,10 @@ async function toMetaAudience(
 
 /**
  * A page to a Google Ads Customer Match list (Data Manager): members added with
- * `audienceMembers:ingest`, removed with `:remove`, under an OAuth token from the connection's
- * credentials (a 401 gets one fresh token and one more call). A refused request fails its rows
+ * `audienceMembers:ingest`, removed with `:remove`, under an OAuth token (a 401 gets one fresh
+ * token and one more call): the connection's `credentials` secret when it names one, else the
+ * schedule function's own service account, as forward does for google_ads (adapters/google-oauth.ts:
+ * empty credentials are Application Default Credentials). A refused request fails its rows
  * with Google's reason; quota and outages throw, so the chunk is tried again. Each accepted
  * request's `requestId` is kept for `requestStatus:retrieve` (`eventbus sync request-status`).
  * Pages are at most CUSTOMER_MATCH_MAX_MEMBERS rows (core/syncs/sync-run.ts, pageSize).
@@ -125,7 +127,12 @@ async function toMetaAudience(
 async function toCustomerMatch(run: SyncRun, d: Of<'google_ads_audience'>, page: Page): Promise<Delivered> {
   const { deps } = run;
   const list = d.google_ads_audience;
-  const { c, value: credentials } = await connectionSecret(deps, list.connection, 'credentials');
+  const c = connectionOf(deps.settings, list.connection);
+  // Named but empty or unreadable still throws (the chunk is retried): never a silent fall-back.
+  const credentials =
+    c.secrets?.[CREDENTIALS_ROLE] === undefined
+      ? ''
+      : (await connectionSecret(deps, c.id, CREDENTIALS_ROLE)).value;
   if (!deps.accessToken) throw new Error('no OAuth token source in this function');
   const tokens = deps.accessToken;
   const built = customerMatchRequests(customerMatchTarget(list, c), page.changes);

@@ -3,12 +3,14 @@
  * function's sync job sends each page of changes to the Data Manager stand-in over real HTTP,
  * with an OAuth token from the connection's credentials (google-auth-library), so the list is
  * added to, kept and removed from as the model says (mirror); an expired token is replaced once;
- * a refused page fails its rows with Google's reason. The warehouse side is faked: the pages are
- * the change rows the plan would have written.
+ * a refused page fails its rows with Google's reason. A connection without a `credentials` secret
+ * asks the token source for the schedule function's own identity (empty credentials, the Data
+ * Manager scope) and reads no secret. The warehouse side is faked: the pages are the change rows
+ * the plan would have written.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createAccessTokens } from '../../adapters/google-oauth.ts';
+import { type AccessTokens, createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
 import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
@@ -25,7 +27,7 @@ import {
   standInCredentials,
   startGoogleAdsReceiver,
 } from '../../local/platforms/index.ts';
-import type { Settings } from '../../schemas/settings.ts';
+import type { Connection, Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 
 const sha = (s: string) => JSON.stringify({ emailAddress: createHash('sha256').update(s).digest('hex') });
@@ -39,8 +41,16 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
   });
   after(() => standIn.close());
 
-  /** Runs one page of `changes` through the sync job; the rows it wrote to sync_failed_rows. */
-  async function page(changes: { op: 'upsert' | 'delete'; email: string }[], terms = true) {
+  /**
+   * Runs one page of `changes` through the sync job; the rows it wrote to sync_failed_rows and the
+   * secrets it read. `connection` and `accessToken` replace the keyed connection to the shared
+   * stand-in and the real token source.
+   */
+  async function page(
+    changes: { op: 'upsert' | 'delete'; email: string }[],
+    o: { terms?: boolean; connection?: Connection; accessToken?: AccessTokens } = {},
+  ) {
+    const terms = o.terms ?? true;
     const spec: SyncSpec = {
       model: 'SELECT email FROM crm.vip',
       primary_key: ['email'],
@@ -60,9 +70,15 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       project: 'shop-project',
       region: 'europe-west1',
       connections: [
-        { id: 'ads', type: 'google_ads_audience', url: standIn.url, secrets: { credentials: 'ADS_CREDS' } },
+        o.connection ?? {
+          id: 'ads',
+          type: 'google_ads_audience',
+          url: standIn.url,
+          secrets: { credentials: 'ADS_CREDS' },
+        },
       ],
     } as Settings;
+    const secretsRead: string[] = [];
     const failedRows: Record<string, unknown>[] = [];
     const runs: Record<string, unknown>[] = [];
     const snapshot = {
@@ -72,9 +88,12 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       settings,
       ops: 'ops',
       syncs: async () => snapshot,
-      secret: async (name) => (name === 'ADS_CREDS' ? standInCredentials(standIn.url) : undefined),
+      secret: async (name) => {
+        secretsRead.push(name);
+        return name === 'ADS_CREDS' ? standInCredentials(standIn.url) : undefined;
+      },
       send: createHttpSender(),
-      accessToken,
+      accessToken: o.accessToken ?? accessToken,
       assertSelect: async () => {},
       run: async () => [],
       page: async (_table, start) =>
@@ -111,7 +130,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       now: new Date(),
       fence: async () => {},
     } as never);
-    return { result, failedRows, runs };
+    return { result, failedRows, runs, secretsRead };
   }
 
   it('adds, keeps and removes members as the model says', async () => {
@@ -173,7 +192,7 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       ],
     );
     // Without `terms_of_service: accepted`, Google refuses the upload: the rows fail saying why.
-    const { failedRows } = await page([{ op: 'upsert', email: 'h@example.com' }], false);
+    const { failedRows } = await page([{ op: 'upsert', email: 'h@example.com' }], { terms: false });
     assert.equal(failedRows.length, 1);
     assert.match(
       String(failedRows[0]?.['reason']),
@@ -197,6 +216,55 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
         ['/v1/audienceMembers:ingest', 200],
       ],
     );
+  });
+
+  it('a connection without credentials calls as the schedule function’s own account: empty credentials, the Data Manager scope, no secret read', async () => {
+    // The stand-in takes only the token the function's own identity would get (its metadata
+    // server on Google Cloud, test/delivery/google-oauth-adc.test.ts).
+    const own = await startGoogleAdsReceiver({ accessToken: 'ya29.schedule-own' });
+    try {
+      const asked: { credentials: string; scope: string; fresh: boolean }[] = [];
+      const ownTokens: AccessTokens = async (credentials, scope, fresh) => {
+        asked.push({ credentials, scope, fresh });
+        return 'ya29.schedule-own';
+      };
+      const { failedRows, secretsRead } = await page([{ op: 'upsert', email: 'k@example.com' }], {
+        connection: { id: 'ads', type: 'google_ads_audience', url: own.url },
+        accessToken: ownTokens,
+      });
+      assert.deepEqual(failedRows, []);
+      assert.deepEqual(secretsRead, []);
+      assert.deepEqual(asked, [{ credentials: '', scope: DATA_MANAGER_SCOPE, fresh: false }]);
+      assert.deepEqual(own.members('5550001'), [sha('k@example.com')]);
+      assert.deepEqual(
+        own.received.map((r) => [r.path, r.status]),
+        [['/v1/audienceMembers:ingest', 200]],
+      );
+    } finally {
+      await own.close();
+    }
+  });
+
+  it('a named credentials secret with no value fails the chunk (retried), never falling back to the own account', async () => {
+    const before = standIn.received.length;
+    const asked: string[] = [];
+    await assert.rejects(
+      page([{ op: 'upsert', email: 'm@example.com' }], {
+        connection: {
+          id: 'ads',
+          type: 'google_ads_audience',
+          url: standIn.url,
+          secrets: { credentials: 'UNSET' },
+        },
+        accessToken: async (credentials) => {
+          asked.push(credentials);
+          return 'never';
+        },
+      }),
+      /connection ads has no credentials secret with a value/,
+    );
+    assert.deepEqual(asked, []);
+    assert.equal(standIn.received.length, before);
   });
 
   it("a refused page fails its rows with Google's reason; the run goes on", async () => {
@@ -233,6 +301,8 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
       { id: 'ads', type: 'google_ads_audience' as const, secrets: { credentials: 'ADS_CREDS' } },
     ];
     assert.deepEqual(syncViolations(spec, 'spec', connections), []);
+    // Without a credentials secret too: the schedule function's own account calls.
+    assert.deepEqual(syncViolations(spec, 'spec', [{ id: 'ads', type: 'google_ads_audience' as const }]), []);
     const preview = previewSyncPage({
       sync: { name: 'vip', version: '1', spec: spec as SyncSpec },
       connections,
