@@ -110,9 +110,15 @@ export async function deleteDataset(
   });
 }
 
-export function listDatasets(em: Emulator, projectId: string, query: URLSearchParams): Json {
+/** datasets.list; with `visible`, only the datasets it keeps (with `--iam`: those the caller may get). */
+export function listDatasets(
+  em: Emulator,
+  projectId: string,
+  query: URLSearchParams,
+  visible: (datasetId: string) => boolean = () => true,
+): Json {
   const all = [...em.store.datasets.values()]
-    .filter((d) => d.projectId === projectId)
+    .filter((d) => d.projectId === projectId && visible(d.datasetId))
     .sort((a, b) => a.datasetId.localeCompare(b.datasetId))
     .map((d) => ({
       kind: 'bigquery#dataset',

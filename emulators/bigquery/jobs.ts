@@ -1,16 +1,18 @@
 /**
- * The emulator's `jobs` and `queries` resources: query jobs translated to DuckDB, dry runs, the
- * job records (RUNNING until their work settles, then DONE) and the job list. Every function takes
- * the emulator's state (state.ts) first. A little over the usual size because the handlers share
- * the job record's lifecycle and resource; what does not (how long calls wait, result pages) is
- * in job-waits.ts and results-page.ts.
+ * The emulator's `jobs` and `queries` resources: query jobs translated to DuckDB, dry runs, copy,
+ * load and extract jobs, and results. Every function takes the emulator's state (state.ts) first;
+ * with `--iam`, the request's `Access` last (each statement authorized: access.ts). The job
+ * records (RUNNING until their work settles, then DONE) and the job list are in job-records.ts;
+ * how long calls wait and result pages in job-waits.ts and results-page.ts.
  */
 import { randomUUID } from 'node:crypto';
 import type { DuckDBConnection, DuckDBType } from '@duckdb/node-api';
+import { type Access, creatorOf, mayRun, mayTransfer, mayWriteInto } from './access.ts';
 import { tableBytes } from './bytes.ts';
 import { copyTables } from './copy.ts';
 import { ApiError } from './errors.ts';
 import { markStreamed } from './expiration.ts';
+import { doneJob, jobResource, keepJob, keepRunning, validLabels } from './job-records.ts';
 import { atLeast, delay, INSERT_WAIT_MS, settledWithin, timeoutOf } from './job-waits.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { fieldForType, type OutputField } from './result-encoding.ts';
@@ -19,17 +21,12 @@ import { isScript, runScript, splitStatements } from './script.ts';
 import { qualifiedName, type TableRef } from './sql.ts';
 import {
   cleanDuckMessage,
-  dmlStats,
   type Emulator,
   emptyResult,
   etag,
-  type JobRecord,
   type Json,
   LOCATION,
-  MAX_KEPT_JOBS,
-  nowMs,
   outName,
-  paginate,
   type QueryResult,
   STATEMENT_TYPES,
 } from './state.ts';
@@ -55,7 +52,10 @@ export function parameters(
   }
 }
 
-/** Runs one query configuration (jobs.query or a query job); `extra` adds named parameters. */
+/**
+ * Runs one query configuration (jobs.query or a query job); `extra` adds named parameters. With
+ * `access`, each statement is authorized before it runs (access.ts, `mayRun`).
+ */
 export async function runQuery(
   em: Emulator,
   projectId: string,
@@ -63,6 +63,7 @@ export async function runQuery(
   extra: Readonly<Record<string, string>> = {},
   location?: string,
   temp?: ReadonlyMap<string, string>,
+  access?: Access,
 ): Promise<QueryResult> {
   const sql = cfg['query'];
   if (typeof sql !== 'string' || sql.trim() === '')
@@ -84,7 +85,7 @@ export async function runQuery(
     // A script: its statements one by one, its variables and temporary functions in DuckDB.
     const result = await runScript<QueryResult>(statements, {
       run: (statement, named, temp) =>
-        runQuery(em, projectId, { ...cfg, query: statement }, { ...extra, ...named }, location, temp),
+        runQuery(em, projectId, { ...cfg, query: statement }, { ...extra, ...named }, location, temp, access),
       createTemp: async (duck, query, named, temp) => {
         const tr = translateOrThrow(em, query, projectId, defaultDataset, {
           named: { ...params.named, ...named },
@@ -92,16 +93,20 @@ export async function runQuery(
           temp,
         });
         if (tr.kind !== 'select') throw new ApiError('invalidQuery', 'CREATE TEMP TABLE … AS needs a query');
+        mayRun(em, access, tr);
         await em.store.exclusive(async (conn) => {
           checkTablesExist(em, tr.tables, undefined, location);
           await runSql(em, conn, `CREATE OR REPLACE TEMP TABLE ${duck} AS ${tr.sql}`);
         });
       },
-      translate: (select, named) =>
-        translateOrThrow(em, select, projectId, defaultDataset, {
+      translate: (select, named) => {
+        const tr = translateOrThrow(em, select, projectId, defaultDataset, {
           named: { ...params.named, ...named },
           positional: params.positional,
-        }).sql,
+        });
+        mayRun(em, access, tr);
+        return tr.sql;
+      },
       raw: (duck) =>
         em.store.exclusive(async (conn) => {
           try {
@@ -115,6 +120,7 @@ export async function runQuery(
     return { ...result, statementType: 'SCRIPT' };
   }
   const tr = translateOrThrow(em, sql, projectId, defaultDataset, { ...params, ...(temp ? { temp } : {}) });
+  mayRun(em, access, tr);
   return em.store.exclusive(async (conn) => {
     const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
     const dropping = tr.kind === 'drop_table' || tr.kind === 'drop_view';
@@ -199,69 +205,7 @@ export async function syncCatalog(
   await em.store.putTable(conn, { ...ref, resource });
 }
 
-export function keepJob(em: Emulator, jobId: string, rec: JobRecord): void {
-  em.jobs.set(jobId, rec);
-  while (em.jobs.size > MAX_KEPT_JOBS) {
-    const oldest = em.jobs.keys().next().value as string;
-    em.jobs.delete(oldest);
-  }
-}
-
-export function jobResource(
-  em: Emulator,
-  projectId: string,
-  jobId: string,
-  cfg: Json,
-  result: QueryResult | undefined,
-  error: ApiError | undefined,
-  location: string,
-  labels?: Json,
-): Json {
-  const stats: Json = {
-    totalBytesProcessed: '0',
-    cacheHit: false,
-    statementType: result?.statementType ?? 'SELECT',
-  };
-  if (result?.dmlAffected !== undefined) {
-    stats['numDmlAffectedRows'] = String(result.dmlAffected);
-    stats['dmlStats'] = dmlStats(result);
-  }
-  if (result?.fields.length) stats['schema'] = { fields: result.fields };
-  return doneJob(
-    em,
-    { projectId, jobId, location },
-    { jobType: 'QUERY', query: cfg, ...(labels ? { labels } : {}) },
-    { totalBytesProcessed: '0', query: stats },
-    error,
-  );
-}
-
-/** A finished job's resource (query, copy, load or extract): DONE, with its error if it failed. */
-export function doneJob(
-  em: Emulator,
-  ref: { projectId: string; jobId: string; location: string },
-  configuration: Json,
-  statistics: Json,
-  error: ApiError | undefined,
-): Json {
-  const now = nowMs();
-  const { projectId, jobId, location } = ref;
-  return {
-    kind: 'bigquery#job',
-    etag: etag(),
-    id: `${projectId}:${location}.${jobId}`,
-    selfLink: `${em.baseUrl}/bigquery/v2/projects/${projectId}/jobs/${jobId}?location=${location}`,
-    jobReference: { projectId, jobId, location },
-    configuration,
-    status: error
-      ? { state: 'DONE', errorResult: error.errorProto(), errors: [error.errorProto()] }
-      : { state: 'DONE' },
-    statistics: { creationTime: now, startTime: now, endTime: now, ...statistics },
-    user_email: 'emulator@localhost',
-  };
-}
-
-export async function jobsQuery(em: Emulator, projectId: string, body: Json): Promise<Json> {
+export async function jobsQuery(em: Emulator, projectId: string, body: Json, access?: Access): Promise<Json> {
   const jobId = `job_${randomUUID().replaceAll('-', '_')}`;
   const location = typeof body['location'] === 'string' ? body['location'] : LOCATION;
   const labels = validLabels(body['labels']);
@@ -277,7 +221,7 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
   ])
     delete cfg[k];
   if (body['dryRun'] === true) {
-    const probe = await dryRun(em, projectId, cfg);
+    const probe = await dryRun(em, projectId, cfg, access);
     return {
       kind: 'bigquery#queryResponse',
       jobReference: { projectId, location },
@@ -287,11 +231,11 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
     };
   }
   const named = typeof body['location'] === 'string' ? body['location'] : undefined;
-  const run = atLeast(em, runQuery(em, projectId, cfg, {}, named));
+  const run = atLeast(em, runQuery(em, projectId, cfg, {}, named, undefined, access));
   if ((await settledWithin(run, timeoutOf(body['timeoutMs']))) !== 'done') {
     // Still running when timeoutMs ran out: answered as BigQuery does (jobComplete false, the job's
     // reference); the job finishes on its own, and jobs.get / getQueryResults see it then.
-    keepRunning(em, { projectId, jobId, location }, cfg, labels, run);
+    keepRunning(em, { projectId, jobId, location }, cfg, labels, run, access);
     return {
       kind: 'bigquery#queryResponse',
       jobReference: { projectId, jobId, location },
@@ -303,6 +247,7 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
   keepJob(em, jobId, {
     resource: jobResource(em, projectId, jobId, cfg, result, undefined, location, labels),
     result,
+    ...creatorOf(access),
   });
   const fmt = body['formatOptions'] as Json | undefined;
   const params = new URLSearchParams();
@@ -319,25 +264,6 @@ export async function jobsQuery(em: Emulator, projectId: string, body: Json): Pr
   };
 }
 
-/** Labels as BigQuery takes them: lowercase keys and values, at most 64 of them. */
-function validLabels(raw: unknown): Json | undefined {
-  if (raw === undefined || raw === null) return undefined;
-  if (typeof raw !== 'object' || Array.isArray(raw))
-    throw new ApiError('invalid', 'labels must be an object');
-  const entries = Object.entries(raw as Record<string, unknown>);
-  if (entries.length > 64) throw new ApiError('invalid', 'A job may have at most 64 labels');
-  for (const [k, v] of entries) {
-    if (!/^[\p{Ll}\p{Lo}][\p{Ll}\p{Lo}\p{N}_-]{0,62}$/u.test(k))
-      throw new ApiError('invalid', `Invalid label key "${k}": lowercase letters, digits, _ and - only`);
-    if (typeof v !== 'string' || !/^[\p{Ll}\p{Lo}\p{N}_-]{0,63}$/u.test(v))
-      throw new ApiError(
-        'invalid',
-        `Invalid label value for "${k}": lowercase letters, digits, _ and - only`,
-      );
-  }
-  return raw as Json;
-}
-
 /** The tables a statement names (its target too), once each, as a dry run's `referencedTables`. */
 function referenced(tables: readonly TableRef[]): TableRef[] {
   const out = new Map<string, TableRef>();
@@ -351,6 +277,7 @@ export async function dryRun(
   em: Emulator,
   projectId: string,
   cfg: Json,
+  access?: Access,
 ): Promise<{ fields: OutputField[]; statementType: string; bytes: number; referencedTables: TableRef[] }> {
   const sql = String(cfg['query'] ?? '');
   const params = parameters(em, cfg);
@@ -364,6 +291,7 @@ export async function dryRun(
     cfg['defaultDataset'] as { datasetId: string } | undefined,
     params,
   );
+  mayRun(em, access, tr);
   checkTablesExist(em, tr.tables);
   const statementType = STATEMENT_TYPES[tr.kind] ?? 'SELECT';
   const referencedTables = referenced(tr.tables);
@@ -390,13 +318,15 @@ export async function dryRun(
 
 /**
  * jobs.insert; `upload` is the file of a load job sent with it (the client's multipart upload to
- * `/upload/bigquery/v2/projects/{p}/jobs`).
+ * `/upload/bigquery/v2/projects/{p}/jobs`). A statement refused by IAM is a 403 (the failed job
+ * kept, as for bad SQL).
  */
 export async function jobsInsert(
   em: Emulator,
   projectId: string,
   body: Json,
   upload?: Buffer,
+  access?: Access,
 ): Promise<Json> {
   const conf = (body['configuration'] ?? {}) as Json;
   const ref = (body['jobReference'] ?? {}) as Json;
@@ -406,7 +336,8 @@ export async function jobsInsert(
   if (em.jobs.has(jobId))
     throw new ApiError('duplicate', `Already Exists: Job ${projectId}:${location}.${jobId}`);
   const cfg = conf['query'] as Json | undefined;
-  if (conf['copy'] || conf['load'] || conf['extract']) return transferJob(em, projectId, jobId, body, upload);
+  if (conf['copy'] || conf['load'] || conf['extract'])
+    return transferJob(em, projectId, jobId, body, upload, access);
   if (!cfg) {
     const kind = Object.keys(conf).find((k) => ['load', 'extract', 'copy'].includes(k)) ?? 'unknown';
     throw new ApiError(
@@ -415,7 +346,7 @@ export async function jobsInsert(
     );
   }
   if (conf['dryRun'] === true) {
-    const { fields, statementType, bytes, referencedTables } = await dryRun(em, projectId, cfg);
+    const { fields, statementType, bytes, referencedTables } = await dryRun(em, projectId, cfg, access);
     return {
       kind: 'bigquery#job',
       jobReference: { projectId, location },
@@ -436,24 +367,24 @@ export async function jobsInsert(
   try {
     const named = typeof ref['location'] === 'string' ? ref['location'] : undefined;
     const work = cfg['destinationTable']
-      ? queryInto(em, projectId, cfg)
-      : runQuery(em, projectId, cfg, {}, named);
+      ? queryInto(em, projectId, cfg, access)
+      : runQuery(em, projectId, cfg, {}, named, undefined, access);
     const run = atLeast(em, work);
     // BigQuery answers jobs.insert before a long job ends: a job whose work goes on after a moment,
     // or that jobLatencyMs holds, is answered RUNNING, and jobs.get and getQueryResults follow it
     // (a failure after the moment is the job's; one within it is the answer, as for bad SQL).
     const quick = (await settledWithin(work, INSERT_WAIT_MS)) === 'done';
     if (!quick || (await settledWithin(run, 0)) !== 'done')
-      return keepRunning(em, { projectId, jobId, location }, cfg, labels, run).resource;
+      return keepRunning(em, { projectId, jobId, location }, cfg, labels, run, access).resource;
     const result = await run;
     const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
-    keepJob(em, jobId, { resource, result });
+    keepJob(em, jobId, { resource, result, ...creatorOf(access) });
     return resource;
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     // Keep the failed job so jobs.get shows its errorResult, and answer like BigQuery does for bad SQL.
     const resource = jobResource(em, projectId, jobId, cfg, undefined, e, location, labels);
-    keepJob(em, jobId, { resource, error: e });
+    keepJob(em, jobId, { resource, error: e, ...creatorOf(access) });
     // A table or dataset not found (in the job's location) fails the job BigQuery has created:
     // the answer is the job, DONE with its errorResult, so the caller holds a job object.
     if (e.reason === 'notFound') return resource;
@@ -473,6 +404,7 @@ async function transferJob(
   jobId: string,
   body: Json,
   upload: Buffer | undefined,
+  access: Access | undefined,
 ): Promise<Json> {
   const conf = (body['configuration'] ?? {}) as Json;
   const given = (body['jobReference'] as Json | undefined)?.['location'];
@@ -483,6 +415,7 @@ async function transferJob(
   const cfg = conf[kind] as Json;
   const configuration = { jobType: kind.toUpperCase(), [kind]: cfg, ...(labels ? { labels } : {}) };
   const ref = { projectId, jobId, location };
+  mayTransfer(em, access, projectId, kind, cfg);
   let resource: Json;
   try {
     let statistics: Json;
@@ -511,7 +444,7 @@ async function transferJob(
     if (!(e instanceof ApiError) || e.reason === 'required' || e.reason === 'notFound') throw e;
     resource = doneJob(em, ref, configuration, {}, e);
   }
-  keepJob(em, jobId, { resource });
+  keepJob(em, jobId, { resource, ...creatorOf(access) });
   return resource;
 }
 
@@ -521,7 +454,12 @@ async function transferJob(
  * WRITE_APPEND: added), the table created unless `createDisposition` is CREATE_NEVER. The job's
  * results are the table's rows, as BigQuery reads them from the destination.
  */
-async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<QueryResult> {
+async function queryInto(
+  em: Emulator,
+  projectId: string,
+  cfg: Json,
+  access: Access | undefined,
+): Promise<QueryResult> {
   const dest = cfg['destinationTable'] as Json;
   const p = typeof dest['projectId'] === 'string' ? dest['projectId'] : projectId;
   const d = dest['datasetId'];
@@ -537,6 +475,12 @@ async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<Qu
   const exists = em.store.table(p, d, t) !== undefined;
   if (!exists && create === 'CREATE_NEVER') throw new ApiError('notFound', `Not found: Table ${p}:${d}.${t}`);
   const select = String(cfg['query']);
+  if (access) {
+    // What the job writes is checked as a destination (not as the CREATE or INSERT run below).
+    mayWriteInto(em, access, { projectId: p, datasetId: d, tableId: t });
+    const dd = cfg['defaultDataset'] as { datasetId: string } | undefined;
+    mayRun(em, access, translateOrThrow(em, select, projectId, dd, parameters(em, cfg)));
+  }
   const base: Json = { ...cfg };
   delete base['destinationTable'];
   delete base['writeDisposition'];
@@ -559,45 +503,6 @@ async function queryInto(em: Emulator, projectId: string, cfg: Json): Promise<Qu
     ...(await runQuery(em, projectId, { ...base, query: `SELECT * FROM ${ref}` })),
     statementType: 'SELECT',
   };
-}
-
-/**
- * Keeps a query job that is still running: RUNNING until `run` settles, then DONE with its result
- * or its error (as jobs.get and getQueryResults answer from then on).
- */
-function keepRunning(
-  em: Emulator,
-  ref: { projectId: string; jobId: string; location: string },
-  cfg: Json,
-  labels: Json | undefined,
-  run: Promise<QueryResult>,
-): JobRecord {
-  const { projectId, jobId, location } = ref;
-  const rec: JobRecord = {
-    resource: {
-      ...jobResource(em, projectId, jobId, cfg, undefined, undefined, location, labels),
-      status: { state: 'RUNNING' },
-    },
-  };
-  rec.running = run
-    .then(
-      (result) => {
-        rec.result = result;
-        rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
-      },
-      (e: unknown) => {
-        rec.error =
-          e instanceof ApiError
-            ? e
-            : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
-        rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
-      },
-    )
-    .finally(() => {
-      delete rec.running;
-    });
-  keepJob(em, jobId, rec);
-  return rec;
 }
 
 /**
@@ -629,13 +534,4 @@ export async function getQueryResults(
   if (job.error) throw job.error;
   const location = String((job.resource['jobReference'] as Json)['location'] ?? LOCATION);
   return resultsPage(em, projectId, jobId, location, job.result ?? emptyResult('SELECT'), query);
-}
-
-export function listJobs(em: Emulator, projectId: string, query: URLSearchParams): Json {
-  const all = [...em.jobs.values()]
-    .filter((j) => (j.resource['jobReference'] as Json)['projectId'] === projectId)
-    .reverse()
-    .map((j) => ({ ...j.resource, state: (j.resource['status'] as Json | undefined)?.['state'] ?? 'DONE' }));
-  const { page, next } = paginate(all, query);
-  return { kind: 'bigquery#jobList', etag: etag(), jobs: page, ...(next ? { nextPageToken: next } : {}) };
 }

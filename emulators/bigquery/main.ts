@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
- * `npm run emulator:bigquery -- --port 9050 --data-dir .data/bigquery`
+ * `npm run emulator:bigquery -- --port 9050 --data-dir .data/bigquery`, with `--iam <access-file>`
+ * and `--identity <member>=<port>` to enforce IAM (README, "Access control").
  * Prints one line when ready; SIGINT/SIGTERM checkpoint the DuckDB file and exit 0.
  */
 import { httpUrl, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
+import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam-enforce.ts';
 import { Command } from 'commander';
 import { startBigQueryEmulator } from './server.ts';
 import { DEFAULT_STREAMING_BUFFER_MS } from './streaming-buffer.ts';
@@ -24,6 +26,15 @@ const program = new Command()
     'how long insertAll rows stay in the streaming buffer, where UPDATE, DELETE and MERGE may not touch them (0: no buffer)',
     String(DEFAULT_STREAMING_BUFFER_MS),
   )
+  .option(
+    '--iam <file>',
+    'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
+  )
+  .option(
+    '--identity <member=port>',
+    'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
+    identityOption,
+  )
   .parse(process.argv);
 
 const opts = program.opts<{
@@ -32,7 +43,10 @@ const opts = program.opts<{
   dataDir: string;
   jobLatencyMs: string;
   streamingBufferMs: string;
+  iam?: string;
+  identity?: IdentityPort[];
 }>();
+if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
 const jobLatencyMs = Number(opts.jobLatencyMs);
 if (!Number.isInteger(jobLatencyMs) || jobLatencyMs < 0) {
   console.error(`invalid --job-latency-ms: ${opts.jobLatencyMs}`);
@@ -56,6 +70,7 @@ await serveUntilSignalled('bigquery emulator', () =>
     dataDir: opts.dataDir,
     jobLatencyMs,
     streamingBufferMs,
+    ...(opts.iam !== undefined ? { iam: { file: opts.iam, identities: opts.identity ?? [] } } : {}),
   }).then((emulator) => ({
     url: httpUrl(opts.host, emulator.port),
     close: () => emulator.close(),

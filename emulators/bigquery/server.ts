@@ -1,14 +1,23 @@
 /**
  * Local BigQuery emulator: Google's REST API (docs/google-wire.md §4) over an embedded DuckDB
  * file, served with and without the `/bigquery/v2` prefix so that both
- * `BIGQUERY_EMULATOR_HOST` and `apiEndpoint` work with the unchanged client.
+ * `BIGQUERY_EMULATOR_HOST` and `apiEndpoint` work with the unchanged client. With `iam`, each
+ * call is authorized first (access.ts), and each identity port's connections act as its member.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import {
+  Enforcement,
+  type IdentityListeners,
+  type IdentityPort,
+  listenAsIdentities,
+} from '@eventbus/emulator-common/iam-enforce.ts';
+import { type Access, accessOf, authorize, heldOnTable, holdsDataset, jobsVisibleTo } from './access.ts';
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
 import { expireDue } from './expiration.ts';
-import { getQueryResults, jobsInsert, jobsQuery, listJobs } from './jobs.ts';
+import { listJobs } from './job-records.ts';
+import { getQueryResults, jobsInsert, jobsQuery } from './jobs.ts';
 import { cleanDuckMessage, Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
 import { Store } from './store.ts';
 import { ageStreamingBuffer, DEFAULT_STREAMING_BUFFER_MS } from './streaming-buffer.ts';
@@ -26,11 +35,15 @@ export interface BigQueryEmulatorOptions {
    * touch them (streaming-buffer.ts; default 30 s, 0: no buffer).
    */
   streamingBufferMs?: number;
+  /** Enforce IAM with this access file; each identity port's connections act as its member. */
+  iam?: { file: string; identities?: readonly IdentityPort[] };
 }
 
 export interface BigQueryEmulator {
   port: number;
   url: string;
+  /** Member → the identity port it took (empty without `iam`). */
+  readonly identityPorts: ReadonlyMap<string, number>;
   /** Ages every streamed row by `ms` (all of them out of the streaming buffer when omitted). */
   ageStreamingBuffer(ms?: number): void;
   close(): Promise<void>;
@@ -48,6 +61,7 @@ async function route(
   path: string,
   query: URLSearchParams,
   body: Json,
+  access: Access | undefined,
 ): Promise<[number, unknown]> {
   if (path === '/health' && method === 'GET') return [200, { status: 'ok' }];
   if (path === STREAMING_BUFFER_PATH && method === 'POST') {
@@ -67,6 +81,7 @@ async function route(
     throw new ApiError('invalid', `Malformed path: ${path}`);
   }
   if (seg[0] !== 'projects' || seg.length < 3) throw new ApiError('notFound', `Not found: ${method} ${path}`);
+  if (access) authorize(em, access, { method, projectId: seg[1] as string, seg: seg.slice(2), query, body });
   // Expired tables and partitions go before anything reads or changes data (expiration.ts); the
   // streaming path (insertAll) does not pay for it.
   if (seg[5] !== 'insertAll') await expireDue(em);
@@ -78,7 +93,13 @@ async function route(
   const d = seg[6];
   if (coll === 'datasets') {
     if (a === undefined) {
-      if (method === 'GET') return [200, listDatasets(em, projectId, query)];
+      if (method === 'GET')
+        return [
+          200,
+          listDatasets(em, projectId, query, (d) =>
+            holdsDataset(access, 'bigquery.datasets.get', projectId, d),
+          ),
+        ];
       if (method === 'POST') return [200, await insertDataset(em, projectId, body)];
     } else if (b === undefined) {
       if (method === 'GET') return [200, em.datasetOr404(projectId, a).resource];
@@ -103,13 +124,21 @@ async function route(
       } else if (d === 'data' && method === 'GET') {
         return [200, await listTableData(em, projectId, a, c, query)];
       }
+      const tested = /^(.+):testIamPermissions$/.exec(c ?? '');
+      if (tested && d === undefined && method === 'POST') {
+        const table = { projectId, datasetId: a, tableId: tested[1] as string };
+        const asked = Array.isArray(body['permissions']) ? body['permissions'].map(String) : [];
+        return [200, { permissions: heldOnTable(access, table, asked) }];
+      }
     }
   } else if (coll === 'queries') {
-    if (a === undefined && method === 'POST') return [200, await jobsQuery(em, projectId, body)];
+    if (a === undefined && method === 'POST') return [200, await jobsQuery(em, projectId, body, access)];
     if (a !== undefined && method === 'GET') return [200, await getQueryResults(em, projectId, a, query)];
   } else if (coll === 'jobs') {
-    if (a === undefined && method === 'POST') return [200, await jobsInsert(em, projectId, body)];
-    if (a === undefined && method === 'GET') return [200, listJobs(em, projectId, query)];
+    if (a === undefined && method === 'POST')
+      return [200, await jobsInsert(em, projectId, body, undefined, access)];
+    if (a === undefined && method === 'GET')
+      return [200, listJobs(em, projectId, query, jobsVisibleTo(access, projectId))];
     if (a !== undefined && b === undefined && method === 'GET')
       return [200, em.jobOr404(projectId, a, query).resource];
     if (a !== undefined && b === 'cancel' && method === 'POST')
@@ -227,16 +256,29 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
   const emu = new Emulator(store);
   emu.jobLatencyMs = opts.jobLatencyMs ?? 0;
   emu.streamingBufferMs = opts.streamingBufferMs ?? DEFAULT_STREAMING_BUFFER_MS;
+  const enforcement = opts.iam ? new Enforcement(opts.iam.file) : undefined;
+  let identities: IdentityListeners | undefined;
   const server = createServer((req, res) => {
     void (async () => {
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const raw = req.method === 'GET' || req.method === 'DELETE' ? Buffer.alloc(0) : await readBody(req);
+        // After the body: a refused client still reads its answer rather than a reset connection.
+        const access = enforcement ? accessOf(enforcement, req, identities) : undefined;
         const upload = /^\/upload\/bigquery\/v2\/projects\/([^/]+)\/jobs$/.exec(url.pathname);
         if (upload && req.method === 'POST') {
           // A load job with its file (the client's `table.load(path)`): metadata and bytes in one body.
+          const projectId = decodeURIComponent(upload[1] as string);
+          if (access)
+            authorize(emu, access, {
+              method: 'POST',
+              projectId,
+              seg: ['jobs'],
+              query: url.searchParams,
+              body: {},
+            });
           const { metadata, data } = splitMultipart(raw, req.headers['content-type'], url.searchParams);
-          send(res, 200, await jobsInsert(emu, decodeURIComponent(upload[1] as string), metadata, data));
+          send(res, 200, await jobsInsert(emu, projectId, metadata, data, access));
           return;
         }
         let body: Json = {};
@@ -251,7 +293,14 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
             throw new ApiError('parseError', `Invalid JSON payload received. ${(e as Error).message}`);
           }
         }
-        const [status, out] = await route(emu, req.method ?? 'GET', url.pathname, url.searchParams, body);
+        const [status, out] = await route(
+          emu,
+          req.method ?? 'GET',
+          url.pathname,
+          url.searchParams,
+          body,
+          access,
+        );
         send(res, status, out);
       } catch (e) {
         if (e instanceof ApiError) {
@@ -270,7 +319,12 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
       server.once('error', reject);
       server.listen(opts.port ?? 0, host, () => resolve());
     });
+    if (opts.iam)
+      identities = await listenAsIdentities(host, opts.iam.identities ?? [], (socket) =>
+        server.emit('connection', socket),
+      );
   } catch (e) {
+    server.close();
     await store.close();
     throw e;
   }
@@ -281,9 +335,11 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
   return {
     port,
     url,
+    identityPorts: identities?.ports ?? new Map(),
     ageStreamingBuffer: (ms) => ageStreamingBuffer(emu, ms),
     close() {
       closing ??= (async () => {
+        await identities?.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -10,6 +10,7 @@ import {
   informationSchemaSql,
 } from './information-schema.ts';
 import {
+  type DatasetRef,
   type Group,
   InvalidSqlError,
   isGroup,
@@ -82,6 +83,8 @@ export class TableScope {
   readonly ctes = new Set<string>();
   /** Every dataset table referenced, in order of appearance. */
   readonly tables: TableRef[] = [];
+  /** Every dataset whose INFORMATION_SCHEMA views are read, in order of appearance. */
+  readonly schemaViews: DatasetRef[] = [];
   unnestCounter = 0;
 
   constructor(opts: TranslateOptions) {
@@ -144,6 +147,7 @@ export class TableScope {
     if (!INFORMATION_SCHEMA_VIEWS.includes(view as InformationSchemaView))
       throw new UnsupportedSqlError(`INFORMATION_SCHEMA.${view} (only TABLES, COLUMNS and PARTITIONS)`);
     const projectId = scope.length === 2 ? (scope[0] as string) : this.opts.projectId;
+    this.schemaViews.push({ projectId, datasetId: scope.at(-1) as string });
     return `(${informationSchemaSql(projectId, scope.at(-1) as string, view as InformationSchemaView)})`;
   }
 

@@ -45,6 +45,14 @@ export interface Translation {
   readonly viewQuery?: string;
   /** Every table referenced, in order of appearance. */
   readonly tables: readonly TableRef[];
+  /** The datasets whose INFORMATION_SCHEMA views it reads (`<dataset>.INFORMATION_SCHEMA.TABLES`). */
+  readonly informationSchema: readonly DatasetRef[];
+}
+
+/** A dataset, by its project and id. */
+export interface DatasetRef {
+  readonly projectId: string;
+  readonly datasetId: string;
 }
 
 /** The query uses BigQuery SQL this emulator does not support; `construct` names it. */

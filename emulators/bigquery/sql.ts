@@ -34,6 +34,7 @@ import {
 } from './sql-tree.ts';
 
 export {
+  type DatasetRef,
   InvalidSqlError,
   qualifiedName,
   quoteIdent,
@@ -266,6 +267,7 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
     sql,
     kind,
     tables: t.scope.tables,
+    informationSchema: t.scope.schemaViews,
     ...(target ? { target } : {}),
     ...(viewQuery !== undefined ? { viewQuery } : {}),
   };

@@ -59,6 +59,8 @@ export interface JobRecord {
   error?: ApiError;
   /** Set while the job runs (a jobs.query answered before its `timeoutMs` ran out); settles when it is done. */
   running?: Promise<void>;
+  /** With `--iam`: the member who created it, who may read it without `bigquery.jobs.get` (access.ts). */
+  creator?: string;
 }
 
 export const fieldsOf = (t: TableRecord) => ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
