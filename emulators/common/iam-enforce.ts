@@ -240,20 +240,32 @@ export async function listenAsIdentities(
       });
       onSocket(socket);
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(port, host, () => {
-        server.off('error', reject);
-        resolve();
+    try {
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (err) {
+      // One port taken: none of them stays open.
+      await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
+      throw err;
+    }
     servers.push(server);
     ports.set(member, (server.address() as net.AddressInfo).port);
   }
   return {
     ports,
     memberOfSocket: (socket) => (socket ? bySocket.get(socket) : undefined),
-    memberOfPeer: (peer) => byPeer.get(peer.replace(/^ipv[46]:/, '')),
+    // grpc-js writes an IPv6 peer without brackets: `::1:5000` → `[::1]:5000`.
+    memberOfPeer: (peer) => {
+      const bare = peer.replace(/^ipv[46]:/, '');
+      const i = bare.lastIndexOf(':');
+      const host = bare.slice(0, i);
+      return byPeer.get(host.includes(':') && !host.startsWith('[') ? `[${host}]${bare.slice(i)}` : bare);
+    },
     close: async () => {
       for (const s of sockets) s.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));

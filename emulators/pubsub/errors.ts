@@ -26,11 +26,19 @@ export interface FieldViolation {
 export class ApiError extends Error {
   readonly status: StatusName;
   readonly fieldViolations: readonly FieldViolation[];
+  /** More `google.rpc` details for the REST envelope (an IAM refusal's ErrorInfo). */
+  readonly details: readonly unknown[];
 
-  constructor(status: StatusName, message: string, fieldViolations: readonly FieldViolation[] = []) {
+  constructor(
+    status: StatusName,
+    message: string,
+    fieldViolations: readonly FieldViolation[] = [],
+    details: readonly unknown[] = [],
+  ) {
     super(message);
     this.status = status;
     this.fieldViolations = fieldViolations;
+    this.details = details;
   }
 }
 
@@ -72,10 +80,13 @@ export function restErrorBody(err: ApiError): unknown {
     message: err.message,
     status: err.status,
   };
+  const details: unknown[] = [...err.details];
   if (err.fieldViolations.length > 0) {
-    error['details'] = [
-      { '@type': 'type.googleapis.com/google.rpc.BadRequest', fieldViolations: err.fieldViolations },
-    ];
+    details.unshift({
+      '@type': 'type.googleapis.com/google.rpc.BadRequest',
+      fieldViolations: err.fieldViolations,
+    });
   }
+  if (details.length > 0) error['details'] = details;
   return { error };
 }

@@ -15,6 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
+import type { PubSubAccess } from './access.ts';
 import type { SnapshotResource } from './codec.ts';
 import type { Engine } from './engine.ts';
 import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
@@ -371,21 +372,55 @@ function schemaIn(v: unknown): { type: SchemaType; definition: string } {
 
 // ---------- handlers ----------
 
-type Unary = (request: Obj) => Promise<unknown> | unknown;
+type UnaryCall = grpc.ServerUnaryCall<Obj, unknown>;
+type Unary = (request: Obj, call: UnaryCall) => Promise<unknown> | unknown;
+
+/** A failure as grpc-js sends it: the status, the message, and any trailers the error carries. */
+function grpcError(err: unknown): Partial<grpc.StatusObject> {
+  const e = toApiError(err);
+  const metadata = (err as { grpcMetadata?: grpc.Metadata }).grpcMetadata;
+  return { code: STATUSES[e.status].grpc, details: e.message, ...(metadata ? { metadata } : {}) };
+}
 
 function unary(fn: Unary): grpc.handleUnaryCall<Obj, unknown> {
   return (call, callback) => {
     Promise.resolve()
-      .then(() => fn(call.request))
+      .then(() => fn(call.request, call))
       .then(
         (res) => callback(null, res),
-        (err: unknown) => {
-          const e = toApiError(err);
-          const metadata = (err as { grpcMetadata?: grpc.Metadata }).grpcMetadata;
-          callback({ code: STATUSES[e.status].grpc, details: e.message, ...(metadata ? { metadata } : {}) });
-        },
+        (err: unknown) => callback(grpcError(err)),
       );
   };
+}
+
+/**
+ * With `--iam`, each unary handler of a service runs once its caller holds what the RPC needs
+ * (access.ts NEEDS); StreamingPull checks its first request itself. Without, the handlers are
+ * returned as they are.
+ */
+function guarded(
+  access: PubSubAccess | undefined,
+  handlers: grpc.UntypedServiceImplementation,
+): grpc.UntypedServiceImplementation {
+  if (!access) return handlers;
+  const out: grpc.UntypedServiceImplementation = {};
+  for (const [rpc, handler] of Object.entries(handlers)) {
+    if (rpc === 'StreamingPull') {
+      out[rpc] = handler;
+      continue;
+    }
+    const run = handler as grpc.handleUnaryCall<Obj, unknown>;
+    out[rpc] = ((call, callback) => {
+      try {
+        access.authorize(access.callerOfCall(call), rpc, call.request);
+      } catch (err) {
+        callback(grpcError(err));
+        return;
+      }
+      run(call, callback);
+    }) satisfies grpc.handleUnaryCall<Obj, unknown>;
+  }
+  return out;
 }
 
 /** One StreamingPull stream as a consumer of its subscription. */
@@ -419,7 +454,11 @@ class StreamConsumer implements Consumer {
   }
 }
 
-function streamingPull(engine: Engine, streams: Set<grpc.ServerDuplexStream<Obj, unknown>>) {
+function streamingPull(
+  engine: Engine,
+  streams: Set<grpc.ServerDuplexStream<Obj, unknown>>,
+  access: PubSubAccess | undefined,
+) {
   return (call: grpc.ServerDuplexStream<Obj, unknown>): void => {
     streams.add(call);
     let sub: Subscription | undefined;
@@ -431,8 +470,7 @@ function streamingPull(engine: Engine, streams: Set<grpc.ServerDuplexStream<Obj,
       streams.delete(call);
       if (sub && consumer) engine.detach(sub, consumer);
       if (err) {
-        const e = toApiError(err);
-        call.emit('error', { code: STATUSES[e.status].grpc, details: e.message });
+        call.emit('error', grpcError(err));
       } else {
         call.end();
       }
@@ -440,6 +478,8 @@ function streamingPull(engine: Engine, streams: Set<grpc.ServerDuplexStream<Obj,
     call.on('data', (req: Obj) => {
       try {
         if (!consumer) {
+          // Checked once, when the stream opens: on the subscription its first request names.
+          if (access) access.authorize(access.callerOfCall(call), 'StreamingPull', req);
           sub = engine.getSubscription(String(req['subscription'] ?? ''));
           engine.checkAttached(sub);
           const seconds = Number(req['streamAckDeadlineSeconds'] ?? 0);
@@ -518,8 +558,11 @@ export interface GrpcHandle {
   endStreams(): void;
 }
 
-/** Builds the gRPC server (not bound to a port: sockets are injected by the shared listener). */
-export function createGrpcServer(engine: Engine): GrpcHandle {
+/**
+ * Builds the gRPC server (not bound to a port: sockets are injected by the shared listener);
+ * with `access`, every call is authorized first.
+ */
+export function createGrpcServer(engine: Engine, access?: PubSubAccess): GrpcHandle {
   const { publisher, subscriber, schemas, iam } = loadServices();
   const server = new grpc.Server({
     'grpc.max_receive_message_length': GRPC_MAX_MESSAGE,
@@ -529,8 +572,10 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
     'grpc.enable_channelz': 0,
   });
   const streams = new Set<grpc.ServerDuplexStream<Obj, unknown>>();
+  const add = (service: grpc.ServiceDefinition, handlers: grpc.UntypedServiceImplementation): void =>
+    server.addService(service, guarded(access, handlers));
 
-  server.addService(publisher, {
+  add(publisher, {
     CreateTopic: unary(async (t) => topicOut(await engine.createTopic(topicIn(t), String(t['name'] ?? '')))),
     UpdateTopic: unary(async (r) => {
       const t = (r['topic'] ?? {}) as Obj;
@@ -568,7 +613,7 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
     }),
   });
 
-  server.addService(subscriber, {
+  add(subscriber, {
     CreateSubscription: unary(async (s) =>
       subscriptionOut(await engine.createSubscription(subscriptionIn(s), String(s['name'] ?? ''))),
     ),
@@ -614,7 +659,7 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
       );
       return { receivedMessages: deliveries.map(receivedOut) };
     }),
-    StreamingPull: streamingPull(engine, streams),
+    StreamingPull: streamingPull(engine, streams, access),
     ModifyPushConfig: unary(async (r) => {
       await engine.modifyPushConfig(String(r['subscription'] ?? ''), pushConfigIn(r['pushConfig']) ?? {});
       return {};
@@ -656,7 +701,7 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
   });
 
   // Schemas and their revisions (definitions checked for shape; messages are not validated).
-  server.addService(schemas, {
+  add(schemas, {
     CreateSchema: unary(async (r) => {
       const project = projectOf(r['parent']);
       const id = str(r['schemaId']);
@@ -698,8 +743,9 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
     }),
   });
 
-  // IAM policies are kept and returned, never enforced: every permission asked about is granted.
-  server.addService(iam, {
+  // IAM policies are kept and returned, never enforced (with `--iam`, the access file's are):
+  // testIamPermissions answers every permission asked about, or with `--iam` those held.
+  add(iam, {
     GetIamPolicy: unary((r) => policyOut(engine.getIamPolicy(String(r['resource'] ?? '')))),
     SetIamPolicy: unary(async (r) => {
       const policy = (r['policy'] ?? {}) as Obj;
@@ -714,9 +760,11 @@ export function createGrpcServer(engine: Engine): GrpcHandle {
         }),
       );
     }),
-    TestIamPermissions: unary((r) => {
-      engine.getIamPolicy(String(r['resource'] ?? ''));
-      return { permissions: (r['permissions'] as string[] | undefined) ?? [] };
+    TestIamPermissions: unary((r, call) => {
+      const resource = String(r['resource'] ?? '');
+      engine.getIamPolicy(resource);
+      const asked = (r['permissions'] as string[] | undefined) ?? [];
+      return { permissions: access ? access.held(access.callerOfCall(call), resource, asked) : asked };
     }),
   });
 

@@ -1,6 +1,6 @@
 /**
  * IAM policies of topics, subscriptions and snapshots: stored, logged and returned as set, never
- * enforced (the emulator has no principals to check).
+ * enforced (with `--iam`, the access file's policies are: access.ts).
  */
 import { REC } from './codec.ts';
 import type { EngineState } from './engine-state.ts';

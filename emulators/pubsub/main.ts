@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { fsyncOption, portOption, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
+import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam-enforce.ts';
 /**
- * CLI entry point: `npm run emulator:pubsub -- --port 8085 --data-dir .data/pubsub`.
+ * CLI entry point: `npm run emulator:pubsub -- --port 8085 --data-dir .data/pubsub`, with
+ * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control").
  * Prints exactly one line when ready; SIGINT/SIGTERM close cleanly and exit 0.
  */
 import { Command } from 'commander';
@@ -24,6 +26,15 @@ const program = new Command()
     'the Storage emulator Cloud Storage subscriptions write into (default: STORAGE_EMULATOR_HOST)',
     process.env['STORAGE_EMULATOR_HOST'],
   )
+  .option(
+    '--iam <file>',
+    'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
+  )
+  .option(
+    '--identity <member=port>',
+    'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
+    identityOption,
+  )
   .parse();
 
 const opts = program.opts<{
@@ -33,5 +44,14 @@ const opts = program.opts<{
   fsync: 'always' | 'none';
   bigqueryEndpoint?: string;
   storageEndpoint?: string;
+  iam?: string;
+  identity?: IdentityPort[];
 }>();
-await serveUntilSignalled('pubsub emulator', () => startPubSubEmulator(opts));
+if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
+const { iam, identity, ...rest } = opts;
+await serveUntilSignalled('pubsub emulator', () =>
+  startPubSubEmulator({
+    ...rest,
+    ...(iam !== undefined ? { iam: { file: iam, identities: identity ?? [] } } : {}),
+  }),
+);

@@ -1,9 +1,11 @@
 /**
  * Pub/Sub's REST surface (docs/google-wire.md §1): Google's paths and JSON, Google's error envelope.
  * Request bodies are checked against a small schema of the protos' JSON form, so unknown fields,
- * wrong types and bad base64 get Google's messages instead of being ignored.
+ * wrong types and bad base64 get Google's messages instead of being ignored. With `--iam`, each
+ * route names the RPC it serves to `may` (access.ts), with a request of that RPC's shape.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { PubSubAccess } from './access.ts';
 import type { SnapshotResource } from './codec.ts';
 import type { Engine } from './engine.ts';
 import { ApiError, invalid, restErrorBody, STATUSES, toApiError, tooLarge } from './errors.ts';
@@ -259,8 +261,14 @@ function page<T>(items: T[], query: URLSearchParams): { items: T[]; next: string
 export interface RestContext {
   readonly engine: Engine;
   readonly push: PushManager;
+  /** With `--iam`: who calls, and what each RPC needs. */
+  readonly access?: PubSubAccess | undefined;
   isReady(): boolean;
 }
+
+/** Refuses the call unless its caller may make `rpc` with `request` (the gRPC request's shape). */
+type May = (rpc: string, request: Record<string, unknown>) => void;
+const ANYONE: May = () => undefined;
 
 /** Handles one HTTP request; every failure becomes Google's error envelope. */
 export async function handleRest(ctx: RestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -289,7 +297,11 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
       );
     }
     const body = method === 'GET' || method === 'DELETE' ? Buffer.alloc(0) : await readBody(req);
-    const result = await route(ctx.engine, method, url, body);
+    // After the body: a refused client still reads its answer rather than a reset connection.
+    const access = ctx.access;
+    const caller = access?.callerOfRequest(req);
+    const may: May = access && caller ? (rpc, request) => access.authorize(caller, rpc, request) : ANYONE;
+    const result = await route(ctx.engine, method, url, body, may);
     send(res, 200, result);
   } catch (err) {
     const e = toApiError(err);
@@ -300,6 +312,16 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
 function notFoundRoute(method: string, path: string): ApiError {
   return new ApiError('NOT_FOUND', `The requested URL ${path} (${method}) was not found on this server.`);
 }
+
+/** The RPC each `subscriptions/{s}:verb` route serves. */
+const VERB_RPC: ReadonlyMap<string, string> = new Map([
+  ['pull', 'Pull'],
+  ['acknowledge', 'Acknowledge'],
+  ['modifyAckDeadline', 'ModifyAckDeadline'],
+  ['detach', 'DetachSubscription'],
+  ['seek', 'Seek'],
+  ['modifyPushConfig', 'ModifyPushConfig'],
+]);
 
 const SnapshotCreateKind = obj({ subscription: 'string', labels: 'map' });
 const SnapshotKind = obj({ name: 'string', topic: 'string', expireTime: 'string', labels: 'map' });
@@ -334,10 +356,12 @@ async function routeSnapshotsAndSchemas(
   method: string,
   path: string,
   input: (kind: Kind) => Record<string, unknown>,
+  may: May,
 ): Promise<unknown> {
   const schemas = /^\/v1\/projects\/([^/:]+)\/schemas(?:[/:].*)?$/.exec(path);
   if (schemas) {
     if (method === 'GET' && path === `/v1/projects/${schemas[1]}/schemas`) {
+      may('ListSchemas', { parent: `projects/${decodeURIComponent(schemas[1] as string)}` });
       const list = engine
         .listSchemas(decodeURIComponent(schemas[1] as string))
         .map((x) => viewOf(x, undefined, false));
@@ -350,15 +374,18 @@ async function routeSnapshotsAndSchemas(
   const project = decodeURIComponent(m[1] as string);
   if (m[2] === undefined) {
     if (method !== 'GET') throw notFoundRoute(method, path);
+    may('ListSnapshots', { project: `projects/${project}` });
     const list = engine.listSnapshots(project).map(snapshotJson);
     return list.length > 0 ? { snapshots: list } : {};
   }
   const name = `projects/${project}/snapshots/${decodeURIComponent(m[2])}`;
   switch (method) {
     case 'GET':
+      may('GetSnapshot', { snapshot: name });
       return snapshotJson(engine.getSnapshot(name).resource);
     case 'PUT': {
       const req = input(SnapshotCreateKind);
+      may('CreateSnapshot', { name, subscription: req['subscription'] });
       return snapshotJson(
         await engine.createSnapshot(
           name,
@@ -368,6 +395,7 @@ async function routeSnapshotsAndSchemas(
       );
     }
     case 'PATCH': {
+      may('UpdateSnapshot', { snapshot: { name } });
       const req = input(UpdateSnapshotKind);
       const snap = (req['snapshot'] ?? {}) as Record<string, unknown>;
       return snapshotJson(
@@ -382,6 +410,7 @@ async function routeSnapshotsAndSchemas(
       );
     }
     case 'DELETE':
+      may('DeleteSnapshot', { snapshot: name });
       await engine.deleteSnapshot(name);
       return {};
     default:
@@ -389,13 +418,14 @@ async function routeSnapshotsAndSchemas(
   }
 }
 
-async function route(engine: Engine, method: string, url: URL, body: Buffer): Promise<unknown> {
+async function route(engine: Engine, method: string, url: URL, body: Buffer, may: May): Promise<unknown> {
   const path = url.pathname;
   const other = await routeSnapshotsAndSchemas(
     engine,
     method,
     path,
     (kind) => decode(kind, parseJson(body) ?? {}, '') as Record<string, unknown>,
+    may,
   );
   if (other !== undefined) return other;
   const m =
@@ -416,6 +446,7 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
   if (collection === 'topics') {
     if (id === undefined) {
       if (method === 'GET' && !verb) {
+        may('ListTopics', { project: `projects/${project}` });
         const p = page(engine.listTopics(project), url.searchParams);
         return p.next ? { topics: p.items, nextPageToken: p.next } : { topics: p.items };
       }
@@ -423,12 +454,14 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
     }
     if (child) {
       if (method === 'GET' && !verb) {
+        may('ListTopicSubscriptions', { topic: name });
         const p = page(engine.listTopicSubscriptions(name), url.searchParams);
         return p.next ? { subscriptions: p.items, nextPageToken: p.next } : { subscriptions: p.items };
       }
       throw notFoundRoute(method, path);
     }
     if (verb === 'publish' && method === 'POST') {
+      may('Publish', { topic: name });
       const req = input(PublishRequestKind);
       const messages = (req['messages'] ?? []) as Record<string, unknown>[];
       const inputs: PublishInput[] = messages.map((msg) => ({
@@ -441,14 +474,17 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
     if (verb) throw notFoundRoute(method, path);
     switch (method) {
       case 'GET':
+        may('GetTopic', { topic: name });
         return engine.getTopic(name);
       case 'PUT': {
         const topic = input(TopicKind);
+        may('CreateTopic', { ...topic, name });
         refuseTopicFeatures(topic);
         return engine.createTopic(topic as TopicInput, name);
       }
       case 'PATCH': {
         const req = input(UpdateTopicKind);
+        may('UpdateTopic', { topic: { ...(req['topic'] ?? {}), name } });
         return engine.updateTopic(
           (req['topic'] ?? {}) as TopicInput,
           name,
@@ -456,6 +492,7 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
         );
       }
       case 'DELETE':
+        may('DeleteTopic', { topic: name });
         await engine.deleteTopic(name);
         return {};
       default:
@@ -466,6 +503,7 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
   // subscriptions
   if (id === undefined || child) {
     if (method === 'GET' && id === undefined && !verb) {
+      may('ListSubscriptions', { project: `projects/${project}` });
       const p = page(engine.listSubscriptions(project).map(subscriptionJson), url.searchParams);
       return p.next ? { subscriptions: p.items, nextPageToken: p.next } : { subscriptions: p.items };
     }
@@ -473,6 +511,9 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
   }
   if (verb) {
     if (method !== 'POST') throw notFoundRoute(method, path);
+    const rpc = VERB_RPC.get(verb);
+    // Seek names its snapshot in the body: checked with it, below.
+    if (rpc !== undefined && rpc !== 'Seek') may(rpc, { subscription: name });
     switch (verb) {
       case 'pull': {
         const req = input(PullKind);
@@ -499,6 +540,7 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
         return {};
       case 'seek': {
         const req = input(SeekKind);
+        may('Seek', { subscription: name, snapshot: req['snapshot'] });
         await engine.seek(name, {
           snapshot: req['snapshot'] as string | undefined,
           time: rfc3339(req['time'], 'time'),
@@ -516,13 +558,16 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
   }
   switch (method) {
     case 'GET':
+      may('GetSubscription', { subscription: name });
       return subscriptionJson(engine.getSubscription(name).resource);
     case 'PUT': {
       const sub = input(SubscriptionKind);
+      may('CreateSubscription', { ...sub, name });
       refuseUnsupported(sub);
       return subscriptionJson(await engine.createSubscription(sub as SubscriptionInput, name));
     }
     case 'PATCH': {
+      may('UpdateSubscription', { subscription: { name } });
       const req = input(UpdateSubscriptionKind);
       const sub = (req['subscription'] ?? {}) as Record<string, unknown>;
       refuseUnsupported(sub);
@@ -535,6 +580,7 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer): Pr
       );
     }
     case 'DELETE':
+      may('DeleteSubscription', { subscription: name });
       await engine.deleteSubscription(name);
       return {};
     default:

@@ -39,11 +39,16 @@ export function statusWithErrorInfo(
   return Buffer.concat([varint(1 << 3), varint(code), field(2, message), field(3, any)]);
 }
 
-/** An ApiError that also carries gRPC trailers. */
+/** An ApiError that also carries gRPC trailers (and, for REST, the same details as JSON). */
 export class DetailedApiError extends ApiError {
   readonly grpcMetadata: grpc.Metadata;
-  constructor(status: ApiError['status'], message: string, metadata: grpc.Metadata) {
-    super(status, message);
+  constructor(
+    status: ApiError['status'],
+    message: string,
+    metadata: grpc.Metadata,
+    details: readonly unknown[] = [],
+  ) {
+    super(status, message, [], details);
     this.grpcMetadata = metadata;
   }
 }
