@@ -220,7 +220,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         {
           who: 'schedule',
           member: ids.members.schedule,
-          topics: [RUNS_TOPIC, 'deliveries', ...plan.gateway.topics],
+          // …and, with rules, what a scheduled rule's firings act on (functions/schedule/index.ts).
+          topics: [RUNS_TOPIC, 'deliveries', ...plan.gateway.topics, ...(rules ? [ACTIONS_TOPIC] : [])],
         },
         // The studio starts the console's replays with a run message.
         { who: 'studio', member: ids.members.studio, topics: [RUNS_TOPIC] },

@@ -8,6 +8,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { type Workload, workloadMember } from '../core/access/needs.ts';
 import type { FunctionName } from '../core/plan.ts';
 import type { Settings } from '../schemas/settings.ts';
 
@@ -70,6 +71,18 @@ export interface LocalContext {
   readonly project: string;
   /** The Node binary children run on (the supervisor's own: Node 24). */
   readonly node: string;
+  /**
+   * IAM enforced by the emulators (absent: off, every caller is the owner): the access file they
+   * read, and each workload's own ports on each emulator, bound to its service account.
+   */
+  readonly iam?: LocalIam;
+}
+
+export type EmulatorName = 'pubsub' | 'bigquery' | 'storage';
+
+export interface LocalIam {
+  readonly file: string;
+  readonly ports: Readonly<Record<Workload, Readonly<Record<EmulatorName, number>>>>;
 }
 
 export type ServiceFactory = (ctx: LocalContext) => ServiceSpec;
@@ -92,22 +105,41 @@ export function writeSettingsFile(ctx: Pick<LocalContext, 'dataDir' | 'settings'
   writeFileSync(settingsPath(ctx.dataDir), JSON.stringify(ctx.settings));
 }
 
-/** The runtime env of the functions and the gateway (core/runtime-config.ts reads it). */
-export function runtimeEnv(ctx: LocalContext): Record<string, string> {
+/**
+ * The runtime env of the functions and the gateway (core/runtime-config.ts reads it). With IAM
+ * on, `as` gets its own emulator endpoints: Google's clients send no credentials to an emulator,
+ * so the port a workload calls is what tells the emulator which service account calls.
+ */
+export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, string> {
+  const own = as && ctx.iam ? ctx.iam.ports[as] : ctx.ports;
   return {
     EVENTBUS_SETTINGS_FILE: settingsPath(ctx.dataDir),
     EVENTBUS_SECRETS_DIR: join(ctx.dataDir, 'secrets'),
     EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
-    PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${ctx.ports.pubsub}`,
-    BIGQUERY_EMULATOR_HOST: url(ctx.ports.bigquery),
-    STORAGE_EMULATOR_HOST: url(ctx.ports.storage),
+    PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${own.pubsub}`,
+    BIGQUERY_EMULATOR_HOST: url(own.bigquery),
+    STORAGE_EMULATOR_HOST: url(own.storage),
     GOOGLE_CLOUD_PROJECT: ctx.project,
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',
   };
 }
 
-function emulator(ctx: LocalContext, name: 'pubsub' | 'bigquery' | 'storage'): ServiceSpec {
+/** `--iam <file>` and one `--identity <member>=<port>` per workload, when IAM is on. */
+function iamArgs(ctx: LocalContext, name: EmulatorName): string[] {
+  const iam = ctx.iam;
+  if (!iam) return [];
+  return [
+    '--iam',
+    iam.file,
+    ...(Object.keys(iam.ports) as Workload[]).flatMap((w) => [
+      '--identity',
+      `${workloadMember(w, ctx.project)}=${iam.ports[w][name]}`,
+    ]),
+  ];
+}
+
+function emulator(ctx: LocalContext, name: EmulatorName): ServiceSpec {
   const port = ctx.ports[name];
   return {
     name,
@@ -121,6 +153,7 @@ function emulator(ctx: LocalContext, name: 'pubsub' | 'bigquery' | 'storage'): S
       String(port),
       '--data-dir',
       join(ctx.dataDir, name),
+      ...iamArgs(ctx, name),
     ],
     env: {},
     port,
@@ -183,7 +216,7 @@ export function functionService(
       '--signature-type',
       'http',
     ],
-    env: runtimeEnv(ctx),
+    env: runtimeEnv(ctx, name),
     port,
     url: functionUrl(ctx.ports, name),
     // Every path of a function server runs the function: readiness is the port accepting.
@@ -208,7 +241,7 @@ export const gateway: ServiceFactory = (ctx) => ({
   stage: 'app',
   command: ctx.node,
   args: [join(ctx.root, 'gateway', 'main.ts')],
-  env: { ...runtimeEnv(ctx), HOST: LOCAL_HOST, PORT: String(ctx.ports.gateway) },
+  env: { ...runtimeEnv(ctx, 'gateway'), HOST: LOCAL_HOST, PORT: String(ctx.ports.gateway) },
   port: ctx.ports.gateway,
   url: url(ctx.ports.gateway),
   readiness: { kind: 'http', url: `${url(ctx.ports.gateway)}/health` },
@@ -240,7 +273,7 @@ export const studio: ServiceFactory = (ctx) => ({
   command: ctx.node,
   args: [join(ctx.root, 'studio', 'main.ts')],
   env: {
-    ...runtimeEnv(ctx),
+    ...runtimeEnv(ctx, 'studio'),
     HOST: LOCAL_HOST,
     PORT: String(ctx.ports.studio),
     EVENTBUS_ADMIN_TOKEN_FILE: adminTokenFile(ctx.dataDir),

@@ -20,22 +20,27 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { WORKLOADS, type Workload } from '../core/access/needs.ts';
 import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { accessFilePath, plannedPolicies, writeAccessFile } from './access-file.ts';
 import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
 import { standInCredentials } from './platforms/google-ads.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
   DEFAULT_PORTS,
+  type EmulatorName,
   functionUrl,
   LOCAL_HOST,
   type LocalContext,
+  type LocalIam,
   localSettings,
   type Ports,
   SERVICES,
   type ServiceFactory,
   type ServiceSpec,
+  settingsPath,
   writeSettingsFile,
 } from './services.ts';
 import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
@@ -71,6 +76,12 @@ export interface StartOptions {
    * Cloud Scheduler does in the cloud (default EVENTBUS_TICK_SECONDS, else 60; 0: no ticks).
    */
   readonly tickSeconds?: number;
+  /**
+   * The emulators enforce the IAM grants `pulumi up` gives (default true): each workload calls
+   * them on its own endpoints, as its service account (local/access-file.ts). False: every caller
+   * is the project's owner, as on Google's own emulators.
+   */
+  readonly iam?: boolean;
 }
 
 export interface ServiceInfo {
@@ -102,6 +113,8 @@ export interface LocalEnvironment {
   readonly provisioning?: ProvisionReport;
   /** Generated local secret values, by name (only those created by this start). */
   readonly createdSecrets: readonly string[];
+  /** With IAM on: the access file and each workload's own emulator ports. */
+  readonly iam?: LocalIam;
   /** Settles once the environment is down: stopped on request, or a child died (all stopped). */
   readonly done: Promise<ExitReport>;
   /** Stops every child (SIGTERM, then SIGKILL after the grace period). */
@@ -527,7 +540,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     releaseDataDir();
     throw err;
   }
-  const ctx: LocalContext = {
+  const base: LocalContext = {
     root: REPO_ROOT,
     dataDir,
     logDir,
@@ -536,7 +549,17 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     project: settings.project,
     node: process.execPath,
   };
-  const specs = (options.services ?? SERVICES).map((factory) => factory(ctx));
+  const factories = options.services ?? SERVICES;
+  // IAM is the emulators' to enforce: an environment without them has none.
+  const iam =
+    options.iam !== false && factories.some((f) => f(base).stage === 'emulator')
+      ? await localIam(dataDir)
+      : undefined;
+  // Declared offline in its own process while the emulators start; awaited before any workload runs.
+  const policies = iam ? plannedPolicies(process.execPath, REPO_ROOT, settingsPath(dataDir)) : undefined;
+  policies?.catch(() => {});
+  const ctx: LocalContext = iam ? { ...base, iam } : base;
+  const specs = factories.map((factory) => factory(ctx));
   // Before anything starts or is provisioned: a taken port would otherwise mean provisioning
   // into somebody else's emulator and a start that dies a moment after saying "ready".
   await assertPortsFree(specs);
@@ -594,6 +617,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     const emulators = await Promise.allSettled(specs.filter((s) => s.stage === 'emulator').map(launch));
     const failed = emulators.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
+    if (policies) writeAccessFile(dataDir, await policies);
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
       if (names.has('pubsub') || names.has('bigquery') || names.has('storage')) {
@@ -666,9 +690,22 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     ...(settingsFile ? { settingsFile } : {}),
     ...(provisioning ? { provisioning } : {}),
     createdSecrets,
+    ...(iam ? { iam } : {}),
     done,
     stop: () => stopAll({ reason: 'stopped' }),
   };
+}
+
+/**
+ * IAM on: the access file (its secret kept, no grant yet: the plan's are written once declared)
+ * and a port per workload on each emulator.
+ */
+async function localIam(dataDir: string): Promise<LocalIam> {
+  writeAccessFile(dataDir, []);
+  const ports = {} as Record<Workload, Record<EmulatorName, number>>;
+  for (const w of WORKLOADS)
+    ports[w] = { pubsub: await freePort(), bigquery: await freePort(), storage: await freePort() };
+  return { file: accessFilePath(dataDir), ports };
 }
 
 /**

@@ -45,7 +45,8 @@ export const SyncDestination = Type.Union([
         {
           connection: Type.String({
             minLength: 1,
-            description: 'A google_ads_audience connection (its credentials secret, or else the schedule function’s own account)',
+            description:
+              'A google_ads_audience connection (its credentials secret, or else the schedule function’s own account)',
           }),
           operating_account_id: Type.String({
             pattern: '^[0-9]{3}-?[0-9]{3}-?[0-9]{4}$',
@@ -54,7 +55,8 @@ export const SyncDestination = Type.Union([
           login_account_id: Type.Optional(
             Type.String({
               pattern: '^[0-9]{3}-?[0-9]{3}-?[0-9]{4}$',
-              description: 'The manager account the calling account (the credentials, or the schedule account) is a user of',
+              description:
+                'The manager account the calling account (the credentials, or the schedule account) is a user of',
             }),
           ),
           user_list_id: Type.String({

@@ -9,6 +9,7 @@ export * as enrich from './enrich.ts';
 export * as erase from './erase.ts';
 export * as geo from './geo.ts';
 export * as key from './key.ts';
+export * as local from './local.ts';
 export * as preview from './preview.ts';
 export * as replay from './replay.ts';
 export * as resources from './resources.ts';

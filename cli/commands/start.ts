@@ -14,6 +14,7 @@ interface StartFlags {
   dataDir?: string;
   portOffset?: number;
   port: Partial<Record<keyof Ports, number>>;
+  iam: 'on' | 'off';
 }
 
 const PORT_NAMES = Object.keys(DEFAULT_PORTS) as (keyof Ports)[];
@@ -67,6 +68,14 @@ export function register(program: Command): void {
         .argParser(parsePortOverride)
         .default({}),
     )
+    .addOption(
+      new Option(
+        '--iam <on|off>',
+        "the emulators enforce the IAM grants `pulumi up` gives: each workload calls as its service account (off: every caller is the project's owner)",
+      )
+        .choices(['on', 'off'])
+        .default('on'),
+    )
     .addHelpText(
       'after',
       [
@@ -110,6 +119,7 @@ export function register(program: Command): void {
           ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
           ...(flags.portOffset !== undefined ? { portOffset: flags.portOffset } : {}),
           ports: flags.port,
+          iam: flags.iam !== 'off',
         });
       } catch (err) {
         process.off('SIGINT', onSignal);

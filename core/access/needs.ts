@@ -10,7 +10,7 @@
 
 import type { Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
-import { type Plan, RUNS_TOPIC } from '../plan.ts';
+import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
 import { OPS_TABLES, TABLES } from '../warehouse/warehouse.ts';
@@ -218,6 +218,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     );
   for (const t of [RUNS_TOPIC, 'deliveries'])
     need('schedule', 'pubsub.topics.publish', topic(t), `publishing to ${t}`, 'functions/schedule/index.ts');
+  if (rules)
+    need(
+      'schedule',
+      'pubsub.topics.publish',
+      topic(ACTIONS_TOPIC),
+      "a scheduled rule's firings",
+      'functions/schedule/index.ts',
+    );
   // Re-driven events and what syncs and rules send back into the bus.
   for (const t of plan.gateway.topics)
     need(

@@ -6,13 +6,14 @@
  * clean stop on SIGINT with no process left behind.
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
 import { registryBucketName } from '../../core/plan.ts';
-import { startLocalCli } from '../support/local-start.ts';
+import { indexPath } from '../../core/registry/registry.ts';
+import { REPO, startLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
 const alive = (pid: number) => {
@@ -249,6 +250,56 @@ describe('end to end: the local environment of `npm start`', function () {
     // environments/local.yaml's destinations each have a re-drive job.
     assert.ok(tick.scheduled >= 1, JSON.stringify(tick));
     assert.deepEqual(tick.errors, []);
+  });
+
+  it('enforces the grants pulumi up gives: tokens from `eventbus local token --as` are each workload', async () => {
+    const tokenOf = (who: string) => {
+      const r = spawnSync(
+        process.execPath,
+        [join(REPO, 'cli', 'main.ts'), 'local', 'token', '--as', who, '--data-dir', dataDir],
+        {
+          encoding: 'utf8',
+        },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      return r.stdout.trim();
+    };
+    const call = async (who: string, url: string, body?: unknown) => {
+      const res = await fetch(url, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { authorization: `Bearer ${tokenOf(who)}`, 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, text: await res.text() };
+    };
+    const pubsub = `http://127.0.0.1:${ports['pubsub']}/v1/projects/local-project`;
+    const bq = `http://127.0.0.1:${ports['bigquery']}/bigquery/v2/projects/local-project`;
+    const message = {
+      messages: [{ data: Buffer.from('{}').toString('base64'), attributes: { probe: 'iam' } }],
+    };
+    const studioPublish = await call('studio', `${pubsub}/topics/events:publish`, message);
+    assert.equal(studioPublish.status, 403, studioPublish.text);
+    assert.match(studioPublish.text, /PERMISSION_DENIED/);
+    assert.match(studioPublish.text, /pubsub\.topics\.publish/);
+    assert.equal((await call('gateway', `${pubsub}/topics/events:publish`, message)).status, 200);
+    const row = { rows: [{ insertId: 'iam-probe', json: { error: 'probe' } }] };
+    const forwardInsert = await call('forward', `${bq}/datasets/events/tables/events/insertAll`, row);
+    assert.equal(forwardInsert.status, 403, forwardInsert.text);
+    assert.match(forwardInsert.text, /bigquery\.tables\.updateData/);
+    assert.notEqual(
+      (await call('store', `${bq}/datasets/events/tables/hook_failures/insertAll`, row)).status,
+      403,
+    );
+    const query = await call('store', `${bq}/queries`, { query: 'SELECT 1 AS one', useLegacySql: false });
+    assert.equal(query.status, 200, query.text);
+    const backlog = `${pubsub}/subscriptions/deliveries-webhook-dead-letter-backlog:pull`;
+    assert.equal((await call('schedule', backlog, { maxMessages: 1, returnImmediately: true })).status, 200);
+    assert.equal((await call('studio', backlog, { maxMessages: 1, returnImmediately: true })).status, 403);
+    const alerts = await call(
+      'schedule',
+      `http://127.0.0.1:${ports['storage']}/storage/v1/b/${registryBucketName('local-project', 'local')}/o/${encodeURIComponent(indexPath('Alert'))}`,
+    );
+    assert.ok([200, 404].includes(alerts.status), alerts.text);
   });
 
   it('stops every process cleanly on Ctrl-C', async () => {

@@ -5,172 +5,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import * as pulumi from '@pulumi/pulumi';
+import type * as pulumi from '@pulumi/pulumi';
 import { REPO_ROOT } from '../../infra/config.ts';
-import type { BundleManifest } from '../../scripts/build-functions.ts';
+import type { Declared, Recorded } from '../../infra/offline.ts';
 
-export const PROJECT_NUMBER = '123456789012';
-const MOCK_TAXONOMY = '1111';
-const MOCK_POLICY_TAG = '2222';
-/** The `pii` policy tag's name under mocks (project, location `eu`, the mock ids). */
-export const mockPolicyTag = (project: string, location: string) =>
-  `projects/${project}/locations/${location}/taxonomies/${MOCK_TAXONOMY}/policyTags/${MOCK_POLICY_TAG}`;
-
-export interface Declared {
-  readonly type: string;
-  readonly name: string;
-  // Resource inputs are whatever the provider schema allows: tests read them as plain JSON.
-  // biome-ignore lint/suspicious/noExplicitAny: mocks hand back untyped provider inputs
-  readonly inputs: Record<string, any>;
-}
-
-export interface Recorded {
-  readonly resources: Declared[];
-  readonly calls: { token: string; inputs: Record<string, unknown> }[];
-  /** Logical name → the logical names of its explicit `dependsOn` (as declared, not inherited). */
-  readonly dependsOn: Map<string, string[]>;
-  /**
-   * What the engine would be told: URN → the resource's name, whether it is custom (not a
-   * component), and the URNs it depends on (explicit `dependsOn` and every input's resources,
-   * components expanded to their children), i.e. the real deploy order.
-   */
-  readonly graph: Map<string, { name: string; type: string; custom: boolean; dependencies: string[] }>;
-}
-
-/** The monitor's request, as much of it as the graph needs (the gRPC message's getters). */
-interface RegisterRequest {
-  getName(): string;
-  getType(): string;
-  getCustom(): boolean;
-  getDependenciesList(): string[];
-}
-type RegisterCallback = (err: unknown, res: { getUrn(): string } | undefined) => void;
-
-/** Every URN `urn` depends on, directly or through its dependencies. */
-export function dependenciesOf(recorded: Recorded, urn: string): Set<string> {
-  const seen = new Set<string>();
-  const walk = (u: string) => {
-    for (const d of recorded.graph.get(u)?.dependencies ?? []) {
-      if (seen.has(d)) continue;
-      seen.add(d);
-      walk(d);
-    }
-  };
-  walk(urn);
-  return seen;
-}
-
-/** Runs `build` against the mocks and resolves once every registration has drained. */
-export async function declare(build: () => unknown): Promise<Recorded> {
-  const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map(), graph: new Map() };
-  await pulumi.runtime.setMocks(
-    {
-      newResource(args) {
-        recorded.resources.push({ type: args.type, name: args.name, inputs: args.inputs });
-        const state = mockState(args.type, args.inputs);
-        // A resource's `id` output is the mock's id, not a state field: answer with the real shape.
-        return { id: typeof state['id'] === 'string' ? state['id'] : `${args.name}-id`, state };
-      },
-      call(args) {
-        recorded.calls.push({ token: args.token, inputs: args.inputs });
-        if (args.token === 'gcp:organizations/getProject:getProject') {
-          return { number: PROJECT_NUMBER, projectId: args.inputs['projectId'], name: 'mocked' };
-        }
-        throw new Error(`unexpected invoke ${args.token}`);
-      },
-    },
-    'eventbus',
-    'test',
-    false,
-  );
-  // The mock monitor sees each registration's dependency URNs; the mocks' hook does not.
-  const monitor = pulumi.runtime.getMonitor() as unknown as {
-    registerResource(req: RegisterRequest, callback: RegisterCallback): unknown;
-  };
-  const register = monitor.registerResource.bind(monitor);
-  monitor.registerResource = (req, callback) =>
-    register(req, (err, res) => {
-      if (res) {
-        recorded.graph.set(res.getUrn(), {
-          name: req.getName(),
-          type: req.getType(),
-          custom: req.getCustom(),
-          dependencies: req.getDependenciesList(),
-        });
-      }
-      callback(err, res);
-    });
-  // Inside a stack, so a stack transformation sees every resource's options: the mocks are not
-  // told what a resource depends on, and first-deploy ordering is part of what tests check.
-  await pulumi.runtime.runInPulumiStack(async () => {
-    pulumi.runtime.registerStackTransformation((args) => {
-      const deps = args.opts.dependsOn;
-      const list = Array.isArray(deps) ? deps : deps === undefined ? [] : [deps];
-      // `__name` is the logical name Pulumi keeps on every resource object.
-      recorded.dependsOn.set(
-        args.name,
-        list.map((d) => String((d as unknown as { __name?: string }).__name ?? '?')),
-      );
-      return undefined;
-    });
-    const result = build();
-    if (result instanceof Promise) await result;
-    return {};
-  });
-  // Waits for every outstanding registration (and the applies that create more resources).
-  await pulumi.runtime.disconnect();
-  return recorded;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: see Declared.inputs
-function mockState(type: string, inputs: Record<string, any>): Record<string, unknown> {
-  const project = inputs['project'] ?? 'mock-project';
-  switch (type) {
-    case 'gcp:pubsub/topic:Topic':
-      return { ...inputs, id: `projects/${project}/topics/${inputs['name']}` };
-    case 'gcp:pubsub/subscription:Subscription':
-      return { ...inputs, id: `projects/${project}/subscriptions/${inputs['name']}` };
-    case 'gcp:serviceaccount/account:Account': {
-      const email = `${inputs['accountId']}@${project}.iam.gserviceaccount.com`;
-      return {
-        ...inputs,
-        email,
-        member: `serviceAccount:${email}`,
-        name: `projects/${project}/serviceAccounts/${email}`,
-      };
-    }
-    case 'gcp:cloudfunctionsv2/function:Function':
-      return {
-        ...inputs,
-        url: `https://${inputs['location']}-${project}.cloudfunctions.net/${inputs['name']}`,
-        serviceConfig: {
-          ...inputs['serviceConfig'],
-          uri: `https://${inputs['name']}-mock-ew.a.run.app`,
-          service: `projects/${project}/locations/${inputs['location']}/services/${inputs['name']}`,
-        },
-      };
-    case 'gcp:datacatalog/taxonomy:Taxonomy':
-      return {
-        ...inputs,
-        id: `projects/${project}/locations/${inputs['region']}/taxonomies/${MOCK_TAXONOMY}`,
-      };
-    case 'gcp:datacatalog/policyTag:PolicyTag':
-      return { ...inputs, name: `${inputs['taxonomy']}/policyTags/${MOCK_POLICY_TAG}` };
-    case 'gcp:projects/serviceIdentity:ServiceIdentity': {
-      // Google's agent naming: service-<project number>@gcp-sa-<service>.iam.gserviceaccount.com.
-      const email = `service-${PROJECT_NUMBER}@gcp-sa-${String(inputs['service']).split('.')[0]}.iam.gserviceaccount.com`;
-      return { ...inputs, email, member: `serviceAccount:${email}` };
-    }
-    case 'gcp:cloudrunv2/service:Service':
-      return { ...inputs, uri: `https://${inputs['name']}-mock-ew.a.run.app` };
-    case 'gcp:secretmanager/secretVersion:SecretVersion':
-      return { ...inputs, version: '1', name: `${inputs['secret']}/versions/1` };
-    case 'gcp:storage/bucketObject:BucketObject':
-      return { ...inputs, generation: 1700000000000000 };
-    default:
-      return { ...inputs };
-  }
-}
+export {
+  BUNDLES,
+  type Declared,
+  declare,
+  dependenciesOf,
+  mockPolicyTag,
+  PROJECT_NUMBER,
+  type Recorded,
+} from '../../infra/offline.ts';
 
 /** Reads a settings file of the repository (the environments/ examples serve as fixtures). */
 export function settingsText(relative: string): string {
@@ -184,29 +31,6 @@ export const resolveOutput = <V>(o: pulumi.Output<V>) => new Promise<V>((r) => o
 export function ofType(recorded: Recorded, type: string): Declared[] {
   return recorded.resources.filter((r) => r.type === type);
 }
-
-/** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */
-export const BUNDLES: BundleManifest = Object.fromEntries(
-  (['store', 'forward', 'schedule', 'gateway', 'studio', 'store-service', 'forward-service'] as const).map(
-    (n) => {
-      const service = n === 'gateway' || n === 'studio' || n.endsWith('-service');
-      const ext = service ? 'tar.gz' : 'zip';
-      return [
-        n,
-        {
-          name: n,
-          kind: service ? 'service' : 'function',
-          dir: `dist/${n}`,
-          main: service ? 'main.js' : 'index.js',
-          archive: `dist/archives/${n}-0123456789abcdef.${ext}`,
-          object: `${n}-0123456789abcdef.${ext}`,
-          sha256: '0'.repeat(64),
-          bytes: 1,
-        },
-      ];
-    },
-  ),
-);
 
 /** The example (column security, rules, studio lists) and the least settings there are. */
 export const SETTINGS_FILES = [

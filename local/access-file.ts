@@ -1,0 +1,69 @@
+/**
+ * The local environment's access file (`<data>/iam/access.json`): the IAM policies `pulumi up`
+ * would bind for these settings (infra/access-plan.ts declares the program offline) and the
+ * secret local tokens are signed with. The three emulators read it with `--iam` and enforce it
+ * (emulators/common/iam-enforce.ts); each workload calls them on endpoints bound to its own
+ * service account, and `eventbus local token --as <workload>` mints a token from the same
+ * secret. docs/permissions.md tells how to debug a refusal.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
+import { WORKLOADS, type Workload, workloadMember } from '../core/access/needs.ts';
+import { type AccessFile, mintToken, newTokenSecret } from '../emulators/common/iam-enforce.ts';
+import type { IamPolicy } from '../emulators/common/iam-policy.ts';
+
+export const accessFilePath = (dataDir: string): string => join(dataDir, 'iam', 'access.json');
+
+/** The access file of a data folder, if one was written. */
+export function readAccessFile(dataDir: string): AccessFile | undefined {
+  const path = accessFilePath(dataDir);
+  if (!existsSync(path)) return undefined;
+  return JSON.parse(readFileSync(path, 'utf8')) as AccessFile;
+}
+
+/** Writes the file whole (a rename: an emulator never reads half of it), keeping its secret. */
+export function writeAccessFile(dataDir: string, policies: readonly IamPolicy[]): AccessFile {
+  const path = accessFilePath(dataDir);
+  mkdirSync(dirname(path), { recursive: true });
+  const file: AccessFile = {
+    tokenSecret: readAccessFile(dataDir)?.tokenSecret ?? newTokenSecret(),
+    policies,
+  };
+  writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
+  renameSync(`${path}.tmp`, path);
+  return file;
+}
+
+/** The policies the program binds for a settings file (a child process: see infra/access-plan.ts). */
+export async function plannedPolicies(
+  node: string,
+  root: string,
+  settingsFile: string,
+): Promise<IamPolicy[]> {
+  const { stdout } = await promisify(execFile)(node, [join(root, 'infra', 'access-plan.ts'), settingsFile], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(stdout) as IamPolicy[];
+}
+
+/** A workload's name, or a member as IAM writes it (`user:…`, `serviceAccount:…`). */
+export function memberFor(as: string, project: string): string {
+  if ((WORKLOADS as readonly string[]).includes(as)) return workloadMember(as as Workload, project);
+  if (/^(serviceAccount|user|group):\S+@\S+$/.test(as)) return as;
+  throw new Error(
+    `--as: "${as}" is neither a workload (${WORKLOADS.join(', ')}) nor a member (user:…, serviceAccount:…)`,
+  );
+}
+
+/** A token the local emulators accept as `as`, from the data folder's access file. */
+export function localToken(dataDir: string, as: string, project: string, ttlSeconds = 3600): string {
+  const file = readAccessFile(dataDir);
+  if (!file)
+    throw new Error(
+      `${accessFilePath(dataDir)} does not exist: start the environment with IAM on (npm start) first`,
+    );
+  return mintToken(file.tokenSecret, memberFor(as, project), ttlSeconds);
+}

@@ -1,0 +1,73 @@
+/**
+ * The local access file (local/access-file.ts): its secret survives a rewrite, tokens are minted
+ * from it for a workload or a member, and the policies come from the program declared offline.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { verifyToken } from '../../emulators/common/iam-enforce.ts';
+import {
+  accessFilePath,
+  localToken,
+  memberFor,
+  plannedPolicies,
+  readAccessFile,
+  writeAccessFile,
+} from '../../local/access-file.ts';
+import { REPO_ROOT } from '../../local/settings-file.ts';
+
+describe('local: the access file', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'access-file-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('keeps its secret when rewritten, readable by its owner only', () => {
+    const first = writeAccessFile(dir, []);
+    const second = writeAccessFile(dir, [{ resource: 'projects/p', bindings: [] }]);
+    assert.equal(second.tokenSecret, first.tokenSecret);
+    assert.equal(readAccessFile(dir)?.policies.length, 1);
+    assert.equal(statSync(accessFilePath(dir)).mode & 0o077, 0);
+  });
+
+  it('mints tokens for a workload or a member, and says when there is no file', () => {
+    assert.throws(() => localToken(dir, 'studio', 'p'), /does not exist: start the environment/);
+    const { tokenSecret } = writeAccessFile(dir, []);
+    const v = verifyToken(tokenSecret, localToken(dir, 'studio', 'local-project'));
+    assert.deepEqual(v, {
+      ok: true,
+      member: 'serviceAccount:eventbus-studio@local-project.iam.gserviceaccount.com',
+    });
+    assert.equal(memberFor('user:ana@example.com', 'p'), 'user:ana@example.com');
+    assert.throws(
+      () => memberFor('stduio', 'p'),
+      /neither a workload \(gateway, store, forward, schedule, studio\)/,
+    );
+  });
+
+  it('takes the policies from the program pulumi up runs, declared offline', async function () {
+    this.timeout(30_000);
+    const policies = await plannedPolicies(
+      process.execPath,
+      REPO_ROOT,
+      join(REPO_ROOT, 'environments', 'local.yaml'),
+    );
+    const members = (resource: string, role: string) =>
+      policies
+        .filter((p) => p.resource === resource)
+        .flatMap((p) => p.bindings.filter((b) => b.role === role).flatMap((b) => b.members));
+    assert.ok(
+      members('projects/local-project/topics/events', 'roles/pubsub.publisher').includes(
+        'serviceAccount:eventbus-gateway@local-project.iam.gserviceaccount.com',
+      ),
+    );
+    assert.ok(
+      members(
+        'projects/local-project/subscriptions/deliveries-webhook-dead-letter-backlog',
+        'roles/pubsub.subscriber',
+      ).includes('serviceAccount:eventbus-schedule@local-project.iam.gserviceaccount.com'),
+    );
+  });
+});
