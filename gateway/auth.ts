@@ -238,6 +238,38 @@ export interface AuthenticatorDeps {
 }
 
 /**
+ * The one-credential rule: a request carries exactly one credential, wherever the others would
+ * sit (each Authorization and X-Write-Key header line, each `?key=`, a translator's path
+ * segment). None → 401 UNAUTHENTICATED; more than one → 401 INVALID_CREDENTIALS, like any
+ * credential the gateway does not accept: which one the sender meant is not guessed, and a
+ * second one is never ignored unchecked (issue 61: a URL token beside an Authorization header
+ * was taken).
+ */
+function countRefusal(total: number): AuthResult | undefined {
+  if (total === 1) return undefined;
+  if (total === 0) return { ok: false, error: apiError('UNAUTHENTICATED') };
+  return {
+    ok: false,
+    error: apiError('INVALID_CREDENTIALS', {
+      detail: `Send exactly one credential; this request carries ${total} (an Authorization header, an X-Write-Key header, a ?key= and a credential in the path count one each).`,
+    }),
+  };
+}
+
+/**
+ * The one-credential rule for a request whose credential is in its URL (a translator's path
+ * segment when `inPath`, else its `?key=`): a refusal, or undefined when it is the only one.
+ */
+export function oneCredential(
+  req: IncomingMessage,
+  queryKeys: readonly string[],
+  inPath: boolean,
+): AuthResult | undefined {
+  const { auth, key } = credentialHeaderCounts(req);
+  return countRefusal(auth + key + queryKeys.length + (inPath ? 1 : 0));
+}
+
+/**
  * Finds and checks the request's one credential. Missing → 401 UNAUTHENTICATED; unknown,
  * revoked, expired, malformed or more than one → 401 INVALID_CREDENTIALS; a write key from an
  * origin it is not bound to → 403.
@@ -248,11 +280,8 @@ export function authenticate(
   deps: AuthenticatorDeps,
 ): MaybePromise<AuthResult> {
   const { auth: authCount, key: keyHeaderCount } = credentialHeaderCounts(req);
-  const total = authCount + keyHeaderCount + queryKeys.length;
-  if (total === 0) return { ok: false, error: apiError('UNAUTHENTICATED') };
-  if (total > 1) {
-    return { ok: false, error: apiError('INVALID_CREDENTIALS', { detail: 'Send exactly one credential.' }) };
-  }
+  const notOne = countRefusal(authCount + keyHeaderCount + queryKeys.length);
+  if (notOne) return notOne;
   // Re-read on demand (no timer runs without CPU between requests): wait for a set past its age.
   const reread = deps.credentials.stale?.();
   if (reread) return reread.then(() => authenticate(req, queryKeys, deps));
@@ -442,7 +471,13 @@ export async function authenticateUrlToken(
   };
 }
 
-/** Token buckets per credential: `rate` per second refill, `burst` capacity. */
+/**
+ * Token buckets per credential, refilled at its rate per second. A credential without a rate of
+ * its own has the environment's (tokens.rate_limit_per_second) and holds tokens.burst, at least
+ * that rate; one made with its own rate (`--rate`) holds that rate, at least one request. The
+ * environment's burst is sized for the environment's rate: a key made with `--rate 5` that held
+ * it let 405 requests through before the first 429 (issue 61).
+ */
 export class RateLimiter {
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
   readonly #rate: number;
@@ -453,8 +488,9 @@ export class RateLimiter {
   }
 
   /** Takes one request from the bucket; returns 0 when allowed, else seconds to wait. */
-  take(id: string, now: number, rate = this.#rate): number {
-    const burst = Math.max(this.#burst, rate);
+  take(id: string, now: number, own?: number): number {
+    const rate = own ?? this.#rate;
+    const burst = own === undefined ? Math.max(this.#burst, rate) : Math.max(1, own);
     let b = this.#buckets.get(id);
     if (!b) {
       b = { tokens: burst, at: now };

@@ -17,6 +17,7 @@ import type { Settings } from '../schemas/settings.ts';
 import { type AuthenticatorDeps, type Principal, RateLimiter } from './auth.ts';
 import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
 import { createIdempotencyMemory, type IdempotencyMemory } from './idempotency.ts';
+import { redactUrl } from './redact.ts';
 import { splitUrl } from './routing.ts';
 import { truncate } from './step.ts';
 import type { TranslatorEntry } from './translate.ts';
@@ -56,12 +57,13 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly refusals?: { record(e: RefusalEvent): void };
 }
 
-/** What a request's refusal record says about it, learnt as the request goes (never its body). */
+/**
+ * What a request's refusal record says about it, learnt as the request goes (never its body).
+ * Its path is always the shown one (shownPath), never a handler's.
+ */
 interface RefusalNote {
   credential?: string;
   translator?: string;
-  /** The path as records may show it (a credential segment redacted). */
-  path?: string;
   reason?: string;
 }
 
@@ -141,11 +143,28 @@ export function send(
 }
 
 /**
- * Where a request carries its note: a property of its own (every request takes the same shape),
- * cheaper per request than an entry in a WeakMap keyed by requests.
+ * Where a request carries its note and its shown URL: properties of its own (every request
+ * takes the same shape), cheaper per request than entries in a WeakMap keyed by requests.
  */
 const NOTE = Symbol('refusal note');
-type Noted = IncomingMessage & { [NOTE]?: RefusalNote };
+const SHOWN = Symbol('shown url');
+type Noted = IncomingMessage & { [NOTE]?: RefusalNote; [SHOWN]?: string };
+
+/**
+ * The one place a request's URL is redacted (gateway/redact.ts), called for every request
+ * before it is routed: refusal records, log lines and answers show this URL's path
+ * (shownPath), so no route, routed or not, made now or later, can show a URL credential.
+ */
+export function showUrl(req: IncomingMessage): string {
+  const shown = redactUrl(req.url ?? '/');
+  (req as Noted)[SHOWN] = shown;
+  return shown;
+}
+
+/** The path of the request's shown URL, cut to a length a record or a message carries. */
+export function shownPath(req: IncomingMessage): string {
+  return truncate(splitUrl((req as Noted)[SHOWN] ?? showUrl(req)).path);
+}
 
 /** Adds to what the request's refusal record would say (only when records are kept). */
 export function note(rt: Runtime, req: IncomingMessage, n: RefusalNote): void {
@@ -172,7 +191,7 @@ export function sendError(
       reason: n?.reason ?? e.code,
       credential: n?.credential,
       translator: n?.translator,
-      path: n?.path ?? truncate(splitUrl(req.url ?? '/').path),
+      path: shownPath(req),
       size: sizeOf(req),
     });
   }
@@ -228,15 +247,15 @@ export function definitionsNow(rt: Runtime): MaybePromise<DefinedEvents | null |
  * structured line in the logs and the `eventbus/auth_refusals` log-based metric, for the
  * studio to show. It names the credential by its public id, `signature:<scheme>` or a hash
  * prefix of what was presented, the translator, our reason and the declared size; never the
- * body or a secret (a URL credential's path segment is redacted). Counted per credential,
- * translator and reason.
+ * body or a secret (its path is the shown one: every URL credential redacted). Counted per
+ * credential, translator and reason.
  */
 export function refused(
   rt: Runtime,
   req: IncomingMessage,
   e: ApiError,
   credential: string | undefined,
-  at: { path: string; size: number | undefined; translator?: string; reason?: string },
+  at: { size: number | undefined; translator?: string; reason?: string },
 ): void {
   if (e.http !== 401 && e.http !== 403 && at.reason === undefined) return;
   const reason = at.reason ?? e.code;
@@ -255,7 +274,7 @@ export function refused(
       reason,
       credential: who,
       ...(at.translator ? { translator: at.translator } : {}),
-      path: truncate(at.path),
+      path: shownPath(req),
       ...(at.size !== undefined ? { size: at.size } : {}),
       count,
     },

@@ -20,7 +20,13 @@ import { andThen, isPending, type MaybePromise } from '../core/maybe-async.ts';
 import type { Step } from '../core/step.ts';
 import { verifySignature } from '../core/translate/signatures.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
-import { type AuthResult, authenticate, authenticateUrlToken, type Principal } from './auth.ts';
+import {
+  type AuthResult,
+  authenticate,
+  authenticateUrlToken,
+  oneCredential,
+  type Principal,
+} from './auth.ts';
 import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
 import { canPublish, TOKEN_PREFIX } from './credentials.ts';
 import {
@@ -44,10 +50,11 @@ import {
   runtimeOf,
   send,
   sendError,
+  shownPath,
+  showUrl,
   sizeOf,
   translatorNow,
 } from './runtime.ts';
-import { truncate } from './step.ts';
 import {
   invalidCalls,
   publishChunks,
@@ -99,18 +106,23 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
   return server;
 }
 
-/** Every request: routing, the answers that need no credential, then publish or translate. */
+/**
+ * Every request: its URL redacted for what is shown of it (before anything routes, so every
+ * path, routed or not, is), routing, the answers that need no credential, then publish or
+ * translate.
+ */
 function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePromise<void> {
+  showUrl(req);
   const { path, query: queryText } = splitUrl(req.url ?? '/');
   const method = req.method ?? 'GET';
   const r = route(path, rt.config.project, rt.topics);
 
   if (r.kind === 'health' || r.kind === 'openapi') {
     if (method !== 'GET' && method !== 'HEAD') {
-      return sendError(rt, req, res, apiError('METHOD_NOT_ALLOWED', { method, path }), true);
+      return sendError(rt, req, res, apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) }), true);
     }
     if (r.kind === 'health') return send(rt, req, res, 200, { status: 'ok' });
-    if (!rt.openapiBody) return sendError(rt, req, res, apiError('NOT_FOUND', { resource: path }));
+    if (!rt.openapiBody) return sendError(rt, req, res, apiError('NOT_FOUND', { resource: shownPath(req) }));
     res.writeHead(200, {
       'content-type': 'application/json; charset=utf-8',
       'cache-control': 'public, max-age=300',
@@ -119,23 +131,23 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
     return;
   }
   if (r.kind === 'not_found') {
-    return sendError(rt, req, res, apiError('NOT_FOUND', { resource: truncate(path) }), true);
+    return sendError(rt, req, res, apiError('NOT_FOUND', { resource: shownPath(req) }), true);
   }
   if (method === 'OPTIONS') return preflight(rt, req, res);
   // Most publishes carry no query: no parameters object to build for them.
   const query = queryText === '' ? NO_QUERY : new URLSearchParams(queryText);
   if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
     const inUrl = urlCredential(r.pathCredential, query);
-    if (inUrl) return verifyUrl(rt, req, res, r.translator, inUrl, r.pathCredential !== undefined);
+    if (inUrl) return verifyUrl(rt, req, res, r.translator, inUrl, r.pathCredential !== undefined, query);
   }
   if (method !== 'POST') {
-    const e = apiError('METHOD_NOT_ALLOWED', { method, path: truncate(path) });
+    const e = apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) });
     return sendError(rt, req, res, { ...e, headers: { ...e.headers, allow: 'POST, OPTIONS' } }, true);
   }
   if (r.kind === 'translate') return handleTranslate(rt, req, res, r.translator, r.pathCredential, query);
   if (r.kind === 'segment')
     return handleTranslate(rt, req, res, SEGMENT_TRANSLATOR, undefined, query, r.call);
-  return handlePublish(rt, req, res, r.form, r.target, path, query);
+  return handlePublish(rt, req, res, r.form, r.target, query);
 }
 
 /** A browser's CORS preflight: allowed for the listed origins only. */
@@ -162,12 +174,11 @@ function handlePublish(
   res: ServerResponse,
   form: 'topics' | 'publish',
   target: Target,
-  path: string,
   query: Readonly<URLSearchParams>,
 ): MaybePromise<void> {
   return andThen(authenticate(req, query.getAll('key'), rt.authDeps), (auth) => {
     if (!auth.ok) {
-      refused(rt, req, auth.error, auth.credential, { path, size: sizeOf(req) });
+      refused(rt, req, auth.error, auth.credential, { size: sizeOf(req) });
       return sendError(rt, req, res, auth.error, true);
     }
     const principal = auth.principal;
@@ -191,7 +202,7 @@ function handlePublish(
           const e = apiError('PERMISSION_DENIED', {
             detail: `this credential may not publish ${[...new Set(parsed.eventNames)].join(', ')} to ${parsed.topic}`,
           });
-          refused(rt, req, e, who, { path, size: sizeOf(req) });
+          refused(rt, req, e, who, { size: sizeOf(req) });
           return e;
         },
         publish: (parsed) => rt.deps.publisher.publish(parsed.topic, parsed.messages),
@@ -345,17 +356,12 @@ async function handleTranslate(
   /** A call on Segment's paths: the `segment` translator, with their content types and answers. */
   segment?: SegmentCall,
 ): Promise<void> {
-  // The path with a credential segment redacted: what refusal records and logs may show.
-  const shownPath = segment
-    ? `/v1/${segment}`
-    : `/v1/translators/${name}${pathCredential ? '/[redacted]' : ''}`;
-  note(rt, req, { translator: name, path: shownPath });
+  note(rt, req, { translator: name });
   const entry = await translatorNow(rt, name);
   if (entry === null)
     return sendError(rt, req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
   const refuse = (e: ApiError, credential: string | undefined, reason?: string) => {
     refused(rt, req, e, credential, {
-      path: shownPath,
       translator: name,
       size: sizeOf(req),
       ...(reason ? { reason } : {}),
@@ -377,7 +383,7 @@ async function handleTranslate(
   } else {
     const inUrl = urlCredential(pathCredential, query);
     const auth = inUrl
-      ? await authenticateInUrl(rt, entry, name, inUrl)
+      ? await authenticateInUrl(rt, req, entry, name, inUrl, query, pathCredential !== undefined)
       : await authenticate(req, query.getAll('key'), rt.authDeps);
     if (!auth.ok) return refuse(auth.error, auth.credential);
     principal = auth.principal;
@@ -508,13 +514,21 @@ function urlCredential(
   return pathCredential ?? (key?.startsWith(TOKEN_PREFIX) ? key : undefined);
 }
 
-/** A URL credential, where the translator takes one (auth.url_token). */
+/**
+ * A URL credential, where the translator takes one (auth.url_token), and the request's only
+ * one: a header or a second `?key=` beside it is refused, never ignored (oneCredential).
+ */
 async function authenticateInUrl(
   rt: Runtime,
+  req: IncomingMessage,
   entry: TranslatorEntry | undefined,
   name: string,
   presented: string,
+  query: Readonly<URLSearchParams>,
+  inPath: boolean,
 ): Promise<AuthResult> {
+  const notOne = oneCredential(req, query.getAll('key'), inPath);
+  if (notOne) return notOne;
   return entry && !entry.spec.auth?.url_token
     ? {
         ok: false,
@@ -537,15 +551,15 @@ async function verifyUrl(
   name: string,
   presented: string,
   inPath: boolean,
+  query: Readonly<URLSearchParams>,
 ): Promise<void> {
-  const shown = `/v1/translators/${name}${inPath ? '/[redacted]' : ''}`;
-  note(rt, req, { translator: name, path: shown });
+  note(rt, req, { translator: name });
   const entry = await translatorNow(rt, name);
   if (entry === null)
     return sendError(rt, req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
-  const auth = await authenticateInUrl(rt, entry, name, presented);
+  const auth = await authenticateInUrl(rt, req, entry, name, presented, query, inPath);
   if (!auth.ok) {
-    refused(rt, req, auth.error, auth.credential, { path: shown, translator: name, size: undefined });
+    refused(rt, req, auth.error, auth.credential, { translator: name, size: undefined });
     return sendError(rt, req, res, auth.error, true);
   }
   if (!entry) return sendError(rt, req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
