@@ -1,9 +1,17 @@
 /**
  * Queries people write (the CLI's `sql`, saved queries, scheduled rules, syncs): a single SELECT,
- * checked by a dry run before anything runs, under a bytes-billed cap; and the client's typed
- * values turned into plain JSON ones.
+ * checked by a dry run before anything runs, under a bytes-billed cap; the console's (`/sql`,
+ * `eventbus sql`) also confined to the environment's own datasets (core/console/sql-scope.ts);
+ * which failures are the query writer's to fix; and the client's typed values turned into plain
+ * JSON ones.
  */
 import type { BigQuery, Query } from '@google-cloud/bigquery';
+import {
+  informationSchemaOutside,
+  type ReferencedName,
+  referenceOutside,
+  type SqlScope,
+} from '../core/console/sql-scope.ts';
 import type { Plan } from '../core/plan.ts';
 import type { ResourceSql } from '../core/registry/resources.ts';
 import type { FieldViolation } from '../core/validation.ts';
@@ -31,19 +39,104 @@ export class NotASelectError extends Error {
   override name = 'NotASelectError';
 }
 
-/** Throws NotASelectError unless a dry run (not billed) says the query is a single SELECT. */
-export async function assertSingleSelect(bigquery: BigQuery, options: Query): Promise<void> {
-  const { maxResults: _, ...probeOptions } = options;
-  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
-  const statementType = (probe.metadata as { statistics?: { query?: { statementType?: string } } })
-    ?.statistics?.query?.statementType;
-  if (statementType !== 'SELECT')
-    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+/** Raised for a console query that reads outside the environment's datasets; nothing was run. */
+export class OutsideEnvironmentError extends Error {
+  override name = 'OutsideEnvironmentError';
 }
 
 interface DryRunStatistics {
   readonly statementType?: string;
-  readonly referencedTables?: readonly { projectId?: string; datasetId?: string; tableId?: string }[];
+  readonly referencedTables?: readonly ReferencedName[];
+  readonly referencedRoutines?: readonly ReferencedName[];
+}
+
+/** A dry run's (not billed) query statistics; BigQuery's refusal of the SQL is thrown. */
+async function dryRun(bigquery: BigQuery, options: Query): Promise<DryRunStatistics | undefined> {
+  const { maxResults: _, ...probeOptions } = options;
+  const [probe] = await bigquery.createQueryJob({ ...probeOptions, dryRun: true });
+  return (probe.metadata as { statistics?: { query?: DryRunStatistics } })?.statistics?.query;
+}
+
+function assertSelect(statistics: DryRunStatistics | undefined): void {
+  const statementType = statistics?.statementType;
+  if (statementType !== 'SELECT')
+    throw new NotASelectError(`only a single SELECT may run here; this is ${statementType ?? 'not a query'}`);
+}
+
+/** Throws NotASelectError unless a dry run (not billed) says the query is a single SELECT. */
+export async function assertSingleSelect(bigquery: BigQuery, options: Query): Promise<void> {
+  assertSelect(await dryRun(bigquery, options));
+}
+
+/** What the console may read: the environment's project, its plan's dataset and the ops dataset. */
+export function environmentScope(project: string, p: Pick<Plan, 'dataset' | 'ops'>): SqlScope {
+  return { project, datasets: [p.dataset, p.ops.dataset] };
+}
+
+/**
+ * Throws unless the query is a single SELECT reading only the scope's datasets: its text first
+ * (INFORMATION_SCHEMA, which a dry run does not list), then a dry run's referenced tables and
+ * routines (an unqualified name as BigQuery resolved it, a view as itself). Nothing runs.
+ */
+export async function assertConfinedSelect(
+  bigquery: BigQuery,
+  options: Query,
+  scope: SqlScope,
+): Promise<void> {
+  const byText = informationSchemaOutside(String(options.query ?? ''), scope);
+  if (byText) throw new OutsideEnvironmentError(byText);
+  const statistics = await dryRun(bigquery, options);
+  assertSelect(statistics);
+  const byReference = referenceOutside(
+    [...(statistics?.referencedTables ?? []), ...(statistics?.referencedRoutines ?? [])],
+    scope,
+  );
+  if (byReference) throw new OutsideEnvironmentError(byReference);
+}
+
+/** BigQuery's reasons for a failure of the service rather than of the query: answered as an outage. */
+const OUTAGE_REASONS = new Set([
+  'backendError',
+  'internalError',
+  'rateLimitExceeded',
+  'quotaExceeded',
+  'jobRateLimitExceeded',
+  'tableUnavailable',
+  'jobBackendError',
+  'jobInternalError',
+]);
+
+/** Its reasons for a query it refused, also on a failed job, which carries no HTTP status. */
+const QUERY_REASONS = new Set([
+  'invalid',
+  'invalidQuery',
+  'notFound',
+  'accessDenied',
+  'duplicate',
+  'bytesBilledLimitExceeded',
+  'billingTierLimitExceeded',
+  'resourcesExceeded',
+  'responseTooLarge',
+]);
+
+/**
+ * Why a query failed when it is its writer's to fix, in the words of whoever refused it: ours
+ * (not a single SELECT, outside the environment) or BigQuery's (a 400, 403 or 404, or a failed
+ * job's reason: a syntax error, a table or column that does not exist, no access, over the bytes
+ * cap). Undefined for an outage (unreachable, a backend error, a rate limit or quota, a 401 of
+ * the caller's own credentials): retried, not blamed on the query.
+ */
+export function queryProblem(err: unknown): string | undefined {
+  const e = (err ?? {}) as { name?: string; code?: unknown; message?: string; errors?: unknown };
+  const message = e.message ?? String(err);
+  if (e.name === 'NotASelectError' || e.name === 'OutsideEnvironmentError') return message;
+  const reasons = (Array.isArray(e.errors) ? (e.errors as { reason?: unknown }[]) : []).map((x) =>
+    String(x?.reason ?? ''),
+  );
+  if (reasons.some((r) => OUTAGE_REASONS.has(r))) return undefined;
+  if (e.code === 400 || e.code === 403 || e.code === 404 || reasons.some((r) => QUERY_REASONS.has(r)))
+    return message;
+  return undefined;
 }
 
 /**
@@ -55,11 +148,10 @@ interface DryRunStatistics {
 export async function selectProblem(bigquery: BigQuery, options: Query): Promise<string | undefined> {
   let statistics: DryRunStatistics | undefined;
   try {
-    const [probe] = await bigquery.createQueryJob({ ...options, dryRun: true });
-    statistics = (probe.metadata as { statistics?: { query?: DryRunStatistics } })?.statistics?.query;
+    statistics = await dryRun(bigquery, options);
   } catch (err) {
-    const code = (err as { code?: number }).code;
-    if (code === 400 || code === 403 || code === 404) return String((err as Error).message).split('\n')[0];
+    const problem = queryProblem(err);
+    if (problem !== undefined) return problem.split('\n')[0];
     throw err;
   }
   if (statistics?.statementType !== 'SELECT')
@@ -110,14 +202,15 @@ export async function selectOnly(
 }
 
 /**
- * Runs one query people wrote and returns its rows as plain objects. It must be a single
- * SELECT: a dry run (which BigQuery does not bill) checks the statement type first, so an
- * INSERT, DELETE, DDL or a multi-statement script never runs. The run itself is capped at
- * `maxBytesBilled`: BigQuery fails the query rather than bill more.
+ * Runs one query people wrote in the console (`/sql`, `eventbus sql`) and returns its rows as
+ * plain objects. It must be a single SELECT reading only the environment's datasets
+ * (assertConfinedSelect: its text, then a dry run, which BigQuery does not bill), so an INSERT,
+ * DELETE, DDL, a script or a read of another dataset or project never runs. The run itself is
+ * capped at `maxBytesBilled`: BigQuery fails the query rather than bill more.
  */
 export async function runQuery(
   bigquery: BigQuery,
-  p: Plan,
+  p: Pick<Plan, 'dataset' | 'location' | 'ops'>,
   query: string,
   maxRows: number,
   maxBytesBilled: number = DEFAULT_MAX_BYTES_BILLED,
@@ -128,6 +221,13 @@ export async function runQuery(
     defaultDataset: { projectId: bigquery.projectId, datasetId: p.dataset },
     location: p.location,
   };
-  const rows = await selectOnly(bigquery, { ...options, maxResults: maxRows }, maxBytesBilled);
-  return rows.slice(0, maxRows).map((r) => plainValue(r) as Record<string, unknown>);
+  await assertConfinedSelect(bigquery, options, environmentScope(bigquery.projectId, p));
+  const [rows] = await bigquery.query({
+    ...options,
+    maxResults: maxRows,
+    maximumBytesBilled: String(maxBytesBilled),
+  });
+  return (rows as Record<string, unknown>[])
+    .slice(0, maxRows)
+    .map((r) => plainValue(r) as Record<string, unknown>);
 }

@@ -9,12 +9,13 @@
  * - `schema` `{}`: the warehouse's datasets, tables and views with their columns, types and
  *   descriptions (core/console/schema.ts), for the SQL page's schema browser.
  * - `rule-test`, `rule-firings`: the rules page's (studio/rules-api.ts).
- * - `sql` `{query, maxRows?}`: a query someone wrote, run only as a single SELECT under the bytes
- *   cap; its rows (at most maxRows, 1000 unless said, 10,000 at most) and columns.
+ * - `sql` `{query, maxRows?}`: a query someone wrote, run only as a single SELECT of the
+ *   environment's own datasets under the bytes cap; its rows (at most maxRows, 1000 unless said,
+ *   10,000 at most) and columns. A query its writer must fix is a 400, an outage a 503.
  */
 
 import type { RegistryClient } from '../adapters/registry.ts';
-import { plainValue } from '../adapters/user-sql.ts';
+import { plainValue, queryProblem } from '../adapters/user-sql.ts';
 import {
   exploreEventSql,
   exploreListSql,
@@ -182,15 +183,14 @@ async function sql(w: Warehouse, body: Record<string, unknown>): Promise<Step<un
   try {
     rows = await w.select(query, maxRows);
   } catch (err) {
-    // A query that is not a single SELECT, does not parse, or would bill over the cap is the
-    // writer's to fix (BigQuery answers 400); anything else is the warehouse's trouble.
-    const e = err as { name?: string; code?: number; message?: string };
-    if (e.name === 'NotASelectError' || e.code === 400) {
-      // The message leads with what is wrong: BigQuery's own words for a query it refused.
-      const why = e.message ?? String(err);
-      return invalidField('query', why, `The query was not run: ${why}`);
-    }
-    return fail('UNAVAILABLE', { retryAfter: 5, detail: `the warehouse: ${e.message ?? String(err)}` });
+    // A query that is not a single SELECT, reads outside the environment's datasets, does not
+    // parse, names a table or column that does not exist or would bill over the cap is the
+    // writer's to fix (adapters/user-sql.ts queryProblem); only an outage is the warehouse's.
+    const why = queryProblem(err);
+    // The message leads with what is wrong: ours, or BigQuery's own words for a query it refused.
+    if (why !== undefined) return invalidField('query', why, `The query was not run: ${why}`);
+    const detail = (err as { message?: string })?.message ?? String(err);
+    return fail('UNAVAILABLE', { retryAfter: 5, detail: `the warehouse: ${detail}` });
   }
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   return ok({ columns, rows, truncated: rows.length >= maxRows, ms: Date.now() - started });

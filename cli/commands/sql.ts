@@ -1,7 +1,9 @@
 /**
  * `eventbus sql "<query>"`: runs GoogleSQL through the configured BigQuery endpoint with
  * the real client (the local emulator, or BigQuery itself) and prints the rows as a table,
- * JSON or CSV. Unqualified table names resolve in the environment's dataset.
+ * JSON or CSV. Unqualified table names resolve in the environment's dataset; like the studio's
+ * `/sql`, it reads only the environment's own datasets (adapters/user-sql.ts runQuery): another
+ * dataset or project, or a region's INFORMATION_SCHEMA, is refused before anything runs.
  */
 import type { Command } from 'commander';
 import {
@@ -49,6 +51,10 @@ export function register(program: Command): void {
         '',
         LOCAL_ENDPOINT_HELP,
         'Any other environment: BigQuery with Application Default Credentials.',
+        '',
+        "Only the environment's datasets are read (its events dataset and eventbus_ops, with their",
+        "<dataset>.INFORMATION_SCHEMA): another dataset or project, or a region's INFORMATION_SCHEMA,",
+        'is refused before anything runs.',
         '',
         'Examples:',
         '  eventbus sql "SELECT event_name, COUNT(*) AS n FROM events_dedup GROUP BY event_name"',
