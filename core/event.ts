@@ -125,6 +125,18 @@ export const SERVER_FIELDS: readonly ServerField[] = Object.freeze([
  */
 export const SERVER_FIELDS_ATTRIBUTE = 'server_fields';
 
+/**
+ * The message attribute naming the kind of credential the gateway took an event under (`token`,
+ * `key`, `google`, `signature`), set by the gateway over any value a producer sent and stored with
+ * the event's attributes. The identity graph lets a write key's events (`key`: public, in a page's
+ * source) attach an anonymous id to a person but never join two persons (docs/sessions.md). A
+ * native publish has none: its producer is trusted by IAM.
+ */
+export const CREDENTIAL_ATTRIBUTE = 'credential';
+
+/** The value of CREDENTIAL_ATTRIBUTE for a write key's events. */
+export const WRITE_KEY_CREDENTIAL = 'key';
+
 /** The server fields an attribute value names (unknown names are ignored). */
 export function serverFieldsOf(value: string | undefined): ServerField[] {
   if (!value) return [];

@@ -8,7 +8,12 @@ import type { OutgoingMessage } from '../adapters/publisher.ts';
 import type { DefinedEvents, Deprecated } from '../core/definitions/defined-events.ts';
 import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
-import { type NormalizeOptions, normalizeEvent, SERVER_FIELDS_ATTRIBUTE } from '../core/event.ts';
+import {
+  CREDENTIAL_ATTRIBUTE,
+  type NormalizeOptions,
+  normalizeEvent,
+  SERVER_FIELDS_ATTRIBUTE,
+} from '../core/event.ts';
 import type { Limits } from '../core/json-limits.ts';
 import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
@@ -44,6 +49,8 @@ export interface EnvelopeContext {
     readonly hints?: ClientHints | undefined;
     /** The observed address replaces a device.ip the event carries (write keys). */
     readonly observedIpWins?: boolean;
+    /** The kind of credential the request came with (`token`, `key`…): the `credential` attribute. */
+    readonly credential?: string | undefined;
   };
   readonly newId: () => string;
   /** The registry's event definitions: defined events are validated against them and stamped. */
@@ -84,6 +91,8 @@ export const OUR_ATTRIBUTES = [
   'definition_version',
   // Set only when the gateway filled a field in; counted so a producer's attributes leave room.
   SERVER_FIELDS_ATTRIBUTE,
+  // Which kind of credential the request came with: the identity graph trusts a write key's less.
+  CREDENTIAL_ATTRIBUTE,
 ] as const;
 
 /** The `/v1/topics/{topic}` form: one plain event, or an array of them. */
@@ -234,6 +243,7 @@ export function eventMessage(
   if (r.definition) ours['definition_version'] = r.definition.stamp;
   // Which fields of the data the gateway filled in, so `store` leaves them out of the identity.
   if (r.serverFields) ours[SERVER_FIELDS_ATTRIBUTE] = r.serverFields.join(',');
+  if (client.credential) ours[CREDENTIAL_ATTRIBUTE] = client.credential;
   const attributes: Record<string, string> = extra.attributes ? { ...extra.attributes, ...ours } : ours;
   const message = { data, attributes };
   const { event_name: eventName, event_id: eventId } = r.event;

@@ -191,7 +191,7 @@ function handlePublish(
         // A write key sits in a page's source: the address the gateway observes wins over the
         // event's device.ip. Tokens and Google identities are servers that may forward their
         // users' addresses (docs/gateway.md).
-        client: clientOf(rt, req, principal.kind === 'key'),
+        client: { ...clientOf(rt, req, principal.kind === 'key'), credential: principal.kind },
         build: (ctx) =>
           form === 'topics'
             ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
@@ -417,7 +417,7 @@ async function handleTranslate(
   return publishEvents(rt, req, res, {
     // A file's rows are other people's: the uploader's address and user agent are nobody's
     // device here (they would reach Meta as every row's client_ip_address).
-    client: { ip: undefined, userAgent: undefined, observedIpWins: false },
+    client: { ip: undefined, userAgent: undefined, observedIpWins: false, credential: principal.kind },
     build: (ctx) =>
       translateRows(entry, segment ? { ...raw, media: 'application/json', charset: undefined } : raw, ctx, {
         // A Segment library cannot add ?partial=true: one bad call must not refuse its batch.

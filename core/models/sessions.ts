@@ -12,6 +12,7 @@
  * the watermark where it was.
  */
 import { type ColumnPlan, tableRef } from '../warehouse/table-plan.ts';
+import { cleanUrlSql } from './page-url.ts';
 
 /** Table names of the models, in the events dataset. */
 export const SESSION_TABLES = Object.freeze({
@@ -137,8 +138,9 @@ export function moveWatermark(watermarks: string, model: string, condition: stri
   ].join('\n');
 }
 
-const FIRST = (expr: string, alias: string) =>
-  `ARRAY_AGG(${expr} IGNORE NULLS ORDER BY event_time, event_id LIMIT 1)[SAFE_OFFSET(0)] AS ${alias}`;
+const firstOf = (expr: string) =>
+  `ARRAY_AGG(${expr} IGNORE NULLS ORDER BY event_time, event_id LIMIT 1)[SAFE_OFFSET(0)]`;
+const FIRST = (expr: string, alias: string) => `${firstOf(expr)} AS ${alias}`;
 
 /** The session columns a run recomputes from events (all but updated_at). */
 const RECOMPUTED = sessionColumns()
@@ -214,7 +216,8 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
     '  MIN(event_time) AS session_start,',
     '  MAX(event_time) AS session_end,',
     '  COUNT(*) AS events,',
-    `  ${FIRST('url', 'landing_page')},`,
+    // Without the personal data or secrets a link may carry (core/models/page-url.ts).
+    `  ${cleanUrlSql(firstOf('url'))} AS landing_page,`,
     `  ${FIRST('enriched.referrer_host', 'referrer_host')},`,
     `  ${FIRST('enriched.channel', 'channel')},`,
     `  ${FIRST('enriched.campaign.source', 'source')},`,
@@ -241,7 +244,9 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
     '  ON t.session_id = r.session_id',
     'WHERE t.session_id IS NULL',
     '  OR t.session_end != r.session_end OR t.events != r.events OR t.conversions != r.conversions',
-    "  OR IFNULL(t.user_id, '') != IFNULL(r.user_id, '');",
+    "  OR IFNULL(t.user_id, '') != IFNULL(r.user_id, '')",
+    // A row written before URLs were cleaned is rewritten when its visitor's sessions are.
+    "  OR IFNULL(t.landing_page, '') != IFNULL(r.landing_page, '');",
     '',
     `DELETE FROM ${ref(SESSION_TABLES.sessions)}`,
     `WHERE session_start >= ${floor} AND session_id IN (SELECT session_id FROM gone);`,
@@ -251,7 +256,7 @@ export function sessionsRunSql(options: SessionOptions, upto: Date): ModelRun {
     `ON t.session_id = s.session_id AND t.session_start >= ${floor}`,
     'WHEN MATCHED THEN UPDATE SET',
     '  user_id = s.user_id, session_end = s.session_end, events = s.events, converted = s.converted,',
-    '  conversions = s.conversions, updated_at = CURRENT_TIMESTAMP()',
+    '  conversions = s.conversions, landing_page = s.landing_page, updated_at = CURRENT_TIMESTAMP()',
     `WHEN NOT MATCHED THEN INSERT (${RECOMPUTED.join(', ')}, updated_at)`,
     `  VALUES (${RECOMPUTED.map((n) => `s.${n}`).join(', ')}, CURRENT_TIMESTAMP());`,
     '',

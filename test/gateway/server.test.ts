@@ -50,6 +50,8 @@ describe('gateway: publishing', () => {
       // The gateway minted the id and stamped the time, the address and the user agent.
       server_fields: 'event_id,event_time,device.ip,device.user_agent',
       source: 'web',
+      // The kind of credential it came with (the identity graph reads it: docs/sessions.md).
+      credential: 'token',
     });
     assert.match(event.event_id, /^[0-9a-f-]{36}$/);
     assert.deepEqual(event.device, { ip: '127.0.0.1', user_agent: 'ua/1' });

@@ -18,7 +18,7 @@ import { plainValue } from '../../adapters/user-sql.ts';
 import { eraseSql } from '../../core/models/identity-graph.ts';
 import { plan } from '../../core/plan.ts';
 import type { RunMessage } from '../../core/scheduler/dispatch.ts';
-import { messageRows, storeConfig } from '../../core/store/store.ts';
+import { storeConfig } from '../../core/store/store.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { type Running, start as startStorage } from '../../emulators/storage/test/support/harness.ts';
 import { MODEL_KIND, modelJob } from '../../functions/schedule/models.ts';
@@ -26,6 +26,7 @@ import { type RunnerDeps, runChunk, tick } from '../../functions/schedule/runner
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { testSettings } from '../storage/support.ts';
+import { queryRows, storedRow } from './models-support.ts';
 
 const PHONE_UA =
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1';
@@ -133,31 +134,11 @@ describe('scheduler: sessions and identity_map kept by the Model job', function 
   const summaries: Record<string, unknown>[] = [];
   let n = 0;
 
-  const rows = async (sql: string, params?: Record<string, unknown>) =>
-    ((await bigquery.query({ query: sql, ...(params ? { params } : {}) }))[0] as unknown[]).map(
-      (r) => plainValue(r) as Record<string, unknown>,
-    );
+  const rows = (sql: string, params?: Record<string, unknown>) => queryRows(bigquery, sql, params);
 
   /** Stores events as the store function does (enrichment included), each arriving 1 s after it happened. */
   async function store(events: readonly [number, Record<string, unknown>][]): Promise<void> {
-    const out = events.map(([minutes, e]) => {
-      n++;
-      const time = at(minutes);
-      const r = messageRows(
-        {
-          messageId: `m${n}`,
-          publishTime: new Date(Date.parse(time) + 1000).toISOString(),
-          attributes: {},
-          data: Buffer.from(JSON.stringify({ event_id: `e${n}`, event_time: time, ...e })),
-          subscription: 'events-store',
-          deliveryAttempt: 1,
-        },
-        config,
-        Date.parse(time) + 1000,
-      );
-      assert.equal(r.kind, 'event', JSON.stringify(r.row.json));
-      return { insertId: r.row.insertId, json: r.row.json };
-    });
+    const out = events.map(([minutes, e]) => storedRow(config, ++n, at(minutes), e));
     await bigquery.dataset(p.dataset).table('events').insert(out, { raw: true });
   }
 

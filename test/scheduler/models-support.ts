@@ -1,0 +1,71 @@
+/**
+ * What the incremental models' tests on the BigQuery emulator share: a provisioned emulator, an
+ * event turned into the row the store function writes (its message attributes kept), and a query's
+ * rows as plain values.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import { plainValue } from '../../adapters/user-sql.ts';
+import type { Plan } from '../../core/plan.ts';
+import { messageRows, type StoreConfig } from '../../core/store/store.ts';
+import { startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
+import { emulatorBigQuery, provision } from '../../local/provision.ts';
+
+/** A BigQuery emulator in a temporary directory with the plan's datasets and tables. */
+export interface ModelsWarehouse {
+  readonly bigquery: BigQuery;
+  close(): Promise<void>;
+}
+
+export async function modelsWarehouse(p: Plan, project: string): Promise<ModelsWarehouse> {
+  const dir = mkdtempSync(join(tmpdir(), 'eventbus-models-'));
+  const emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
+  await provision(p, { project, bigquery: emu.url, functionUrl: () => '' });
+  return {
+    bigquery: emulatorBigQuery(project, emu.url),
+    close: async () => {
+      await emu.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The `events` row of message `m<n>` (event `e<n>` unless the event names its own), published 1 s
+ * after `time` and stored then, as the store function builds it.
+ */
+export function storedRow(
+  config: StoreConfig,
+  n: number,
+  time: string,
+  event: Readonly<Record<string, unknown>>,
+  attributes: Readonly<Record<string, string>> = {},
+): { insertId: string; json: Record<string, unknown> } {
+  const r = messageRows(
+    {
+      messageId: `m${n}`,
+      publishTime: new Date(Date.parse(time) + 1000).toISOString(),
+      attributes,
+      data: Buffer.from(JSON.stringify({ event_id: `e${n}`, event_time: time, ...event })),
+      subscription: 'events-store',
+      deliveryAttempt: 1,
+    },
+    config,
+    Date.parse(time) + 1000,
+  );
+  assert.equal(r.kind, 'event', JSON.stringify(r.row.json));
+  return { insertId: r.row.insertId, json: r.row.json };
+}
+
+/** A query's rows, their values plain (numbers, strings, ISO times). */
+export async function queryRows(
+  bigquery: BigQuery,
+  sql: string,
+  params?: Readonly<Record<string, unknown>>,
+): Promise<Record<string, unknown>[]> {
+  const [rows] = await bigquery.query({ query: sql, ...(params ? { params } : {}) });
+  return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+}
