@@ -185,7 +185,10 @@ async function apply(o: StudioOptions, req: http.IncomingMessage, author: string
     return fail('INVALID_RESOURCE', { detail: 'Send {"documents": [...]}.' }, [
       { field: 'documents', description: 'must be a non-empty list of resource documents' },
     ]);
-  const problems = applyViolations(b.documents, { connections: o.connections ?? [] });
+  const problems = applyViolations(b.documents, {
+    connections: o.connections ?? [],
+    ...(o.settings ? { destinations: (o.settings.destinations ?? []).map((d) => d.id) } : {}),
+  });
   if (problems.length === 0 && o.checkSql)
     problems.push(...(await o.checkSql(resourceSql(b.documents as ResourceDoc[]))));
   if (problems.length > 0)

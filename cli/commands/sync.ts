@@ -21,13 +21,8 @@ import {
 } from '../../core/platforms/google-ads/request-status.ts';
 import { type RunMessage, runKey } from '../../core/scheduler/dispatch.ts';
 import { previewSyncPage } from '../../core/syncs/sync-preview.ts';
-import {
-  changesOf,
-  destinationLabel,
-  dryRunQueries,
-  type SyncVersion,
-  syncTables,
-} from '../../core/syncs/syncs.ts';
+import { dryRunQueries, syncTables } from '../../core/syncs/sync-sql.ts';
+import { changesOf, destinationLabel, type SyncVersion } from '../../core/syncs/syncs.ts';
 import { OPS_TABLES } from '../../core/warehouse/warehouse.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 import { DATA_DIR_OPTION, loadEnvironment, pubsubClient, warehouseClient } from '../environment.ts';

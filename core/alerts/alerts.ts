@@ -13,6 +13,7 @@ import type { Connection } from '../../schemas/settings.ts';
 import { connectionProblem, specChecker } from '../references/connections.ts';
 import { chatLiteral } from '../rules/rules.ts';
 import { durationMs, scheduleProblem } from '../scheduler/cadence.ts';
+import type { FieldViolation } from '../validation.ts';
 
 export const ALERT_KIND = 'Alert';
 
@@ -32,8 +33,30 @@ export const DEFAULT_MIN_EVENTS = 20;
 /** The ledger statuses a failure rate counts as failed (skipped rows are not attempts). */
 export const FAILED_STATUSES = ['rejected', 'failed', 'dead_lettered'] as const;
 
-/** The violations of an Alert's spec (`prefix` names it), given the settings' connections. */
-export const alertViolations = specChecker<AlertSpec>(AlertSpec, (s, prefix, connections, out) => {
+/**
+ * The violations of an Alert's spec (`prefix` names it), given the settings' connections and, when
+ * the caller knows them, the ids of the settings' destinations: a failure rate of a destination
+ * that does not exist would count no attempts and never fire, so it is refused.
+ */
+export function alertViolations(
+  spec: unknown,
+  prefix: string,
+  connections: readonly Connection[] | undefined,
+  destinations?: readonly string[],
+): FieldViolation[] {
+  const out = specViolations(spec, prefix, connections);
+  const c = (spec as AlertSpec).condition;
+  if (out.length > 0 || destinations === undefined || !('failure_rate' in c)) return out;
+  const id = c.failure_rate.destination;
+  if (!destinations.includes(id))
+    out.push({
+      field: `${prefix}.condition.failure_rate.destination`,
+      description: `unknown destination "${id}" (settings: ${destinations.join(', ') || 'none'})`,
+    });
+  return out;
+}
+
+const specViolations = specChecker<AlertSpec>(AlertSpec, (s, prefix, connections, out) => {
   const why = scheduleProblem(s.schedule);
   if (why) out.push({ field: `${prefix}.schedule`, description: why });
   const bad = notifyProblem(connections, s.notify.connection);

@@ -23,6 +23,8 @@ const namePattern = new RegExp(RESOURCE_NAME_PATTERN);
 export interface ResourceContext {
   /** The settings' connections (rules, syncs and alerts name them by id). */
   readonly connections?: readonly Connection[];
+  /** The ids of the settings' destinations (an alert's failure rate names one); unchecked without them. */
+  readonly destinations?: readonly string[];
 }
 
 export function resourceViolations(
@@ -59,7 +61,8 @@ export function resourceViolations(
   if (d.kind === 'Rule') return ruleViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Sync') return syncViolations(d.spec, `${prefix}.spec`, context.connections);
   if (d.kind === 'Translator') return translatorViolations(d.spec, `${prefix}.spec`);
-  if (d.kind === 'Alert') return alertViolations(d.spec, `${prefix}.spec`, context.connections);
+  if (d.kind === 'Alert')
+    return alertViolations(d.spec, `${prefix}.spec`, context.connections, context.destinations);
   return queryViolations(d.spec, `${prefix}.spec`);
 }
 

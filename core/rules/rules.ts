@@ -14,9 +14,9 @@ import { evaluateCondition, readPath } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
 import { applyMapping } from '../linkage/engine.ts';
 import { connectionProblem, specChecker } from '../references/connections.ts';
-import { publishTopicProblem } from '../references/reserved-names.ts';
 import { durationMs, scheduleProblem } from '../scheduler/cadence.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
+import { publishTargetProblem } from './publish-topic.ts';
 
 /** Events published by rules stop after this many rule hops. */
 export const MAX_HOPS = 3;
@@ -47,7 +47,7 @@ function selfViolations(s: RuleSpec, prefix: string, out: FieldViolation[]): voi
   if (why) out.push({ field: `${prefix}.once_per.period`, description: why });
   s.actions.forEach((a, i) => {
     const topic = 'publish' in a ? a.publish.topic : undefined;
-    const bad = topic === undefined ? undefined : publishTopicProblem(topic);
+    const bad = topic === undefined ? undefined : publishTargetProblem(topic);
     if (bad) out.push({ field: `${prefix}.actions[${i}].publish.topic`, description: bad });
   });
 }

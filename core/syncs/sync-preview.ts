@@ -4,9 +4,8 @@
  * names, topic events, audience payloads), secrets left out. Pure.
  */
 import type { Connection } from '../../schemas/settings.ts';
-import { customerMatchRequests } from '../platforms/google-ads/audience.ts';
-import { audienceRequests } from '../platforms/meta/audience.ts';
 import { WEBHOOK_HEADERS } from '../platforms/webhook/driver.ts';
+import { customerMatchPageRequests, metaAudiencePageRequests } from './audience-members.ts';
 import {
   type Change,
   customerMatchTarget,
@@ -40,7 +39,9 @@ export function previewSyncPage(input: {
   readonly planned: number;
   readonly changes: readonly Change[];
 }): PagePreview {
-  const { sync, runKey, changes } = input;
+  const { sync, runKey } = input;
+  // Restates are not sent (the dry run's query leaves them out too).
+  const changes = input.changes.filter((c) => !c.restate);
   const d = sync.spec.destination;
   const connection = (id: string) => {
     const c = input.connections.find((x) => x.id === id);
@@ -83,7 +84,7 @@ export function previewSyncPage(input: {
   }
   if ('meta_audience' in d) {
     const c = connection(d.meta_audience.connection);
-    const built = audienceRequests({
+    const built = metaAudiencePageRequests({
       ...(c.url ? { origin: c.url } : {}),
       audienceId: d.meta_audience.audience_id,
       runKey,
@@ -103,7 +104,7 @@ export function previewSyncPage(input: {
   }
   if ('google_ads_audience' in d) {
     const c = connection(d.google_ads_audience.connection);
-    const built = customerMatchRequests(customerMatchTarget(d.google_ads_audience, c), changes);
+    const built = customerMatchPageRequests(customerMatchTarget(d.google_ads_audience, c), changes);
     return {
       requests: built.requests.map((r) => ({
         title: `POST ${r.path}`,

@@ -1,12 +1,12 @@
 /**
- * Syncs (reverse ETL; docs/syncs.md), the pure part: checking a Sync's spec, the SQL that diffs a
- * model against the sync's last-sent state inside BigQuery, what a page of changes becomes for
- * each destination, and the names of the tables and files a run writes.
+ * Syncs (reverse ETL; docs/syncs.md), the pure part: checking a Sync's spec, a page of the
+ * changes table read back as changes, and what a page becomes for each destination (webhook
+ * bodies, file parts and names, topic events). The SQL of a run is sync-sql.ts's.
  *
- * A run: (1) snapshot the model into `eventbus_ops.sync_snap__<name>` with each row's key and a
- * hash of the row; (2) compute `sync_changes__<name>`: new and changed rows (and, in mirror mode,
- * deleted keys), numbered; (3) page the changes out with tabledata.list (no query cost per
- * page), sending each page and then MERGE-ing exactly those keys into `sync_state__<name>`. A run
+ * A run: (1) snapshot the model's digests into `eventbus_ops.sync_snap__<name>`; (2) compute
+ * `sync_changes__<name>`: new and changed rows (and, in mirror mode, deleted keys), numbered;
+ * (3) page the changes out with tabledata.list (no query cost per page), sending each page and
+ * then MERGE-ing exactly those keys into `sync_state__<name>`; (4) empty the changes table. A run
  * with nothing changed sends nothing; a failed page is retried from the committed cursor and the
  * state never gets ahead of what was sent.
  */
@@ -18,7 +18,7 @@ import type { StoredEvent } from '../event.ts';
 import { applyMapping } from '../linkage/engine.ts';
 import type { CustomerMatchTarget } from '../platforms/google-ads/audience.ts';
 import { connectionProblem, specChecker } from '../references/connections.ts';
-import { publishTopicProblem } from '../references/reserved-names.ts';
+import { publishTargetProblem } from '../rules/publish-topic.ts';
 import { scheduleProblem } from '../scheduler/cadence.ts';
 
 export interface SyncVersion {
@@ -44,7 +44,7 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
   if ('topic' in d) {
     const bad = eventNameProblem(d.topic.event_name);
     if (bad) out.push({ field: `${prefix}.destination.topic.event_name`, description: bad });
-    const internal = d.topic.topic === undefined ? undefined : publishTopicProblem(d.topic.topic);
+    const internal = d.topic.topic === undefined ? undefined : publishTargetProblem(d.topic.topic);
     if (internal) out.push({ field: `${prefix}.destination.topic.topic`, description: internal });
   }
   if (s.mode === 'mirror' && 'topic' in d)
@@ -69,18 +69,6 @@ function connectionOf(
   return undefined;
 }
 
-/** BigQuery table names of a sync (names are [a-z][a-z0-9_-]: `-` becomes `_`). */
-export function syncTables(ops: string, name: string) {
-  const n = name.replaceAll('-', '_');
-  return {
-    snapshot: `${ops}.sync_snap__${n}`,
-    changes: `${ops}.sync_changes__${n}`,
-    state: `${ops}.sync_state__${n}`,
-    cursor: `${ops}.sync_cursor__${n}`,
-    changesId: `sync_changes__${n}`,
-  };
-}
-
 /** The model as a FROM item: a query in parentheses, or a table/view reference. */
 export function modelSource(model: string): string {
   const m = model.trim().replace(/;\s*$/, '');
@@ -90,129 +78,55 @@ export function modelSource(model: string): string {
 /** The model as a plain SELECT (what the dry run checks). */
 export const modelSelect = (model: string): string => `SELECT * FROM ${modelSource(model)}`;
 
-/**
- * The statements of a run's planning chunk, in order; the last one counts the changes (and, with
- * a cursor, says from where to where the run reads). With a `cursor` column the snapshot holds only
- * the model's rows past the high-water mark of the last clean run (`sync_cursor__<name>`, one row,
- * NULL before the first), so an incremental model is read cheaply; the diff against the state still
- * decides what is sent.
- */
-export function planStatements(spec: SyncSpec, ops: string, name: string): string[] {
-  const t = syncTables(ops, name);
-  const c = spec.cursor;
-  const window = c
-    ? `, (SELECT CAST(value AS STRING) FROM ${t.cursor}) AS cursor_from, (SELECT CAST(MAX(__cursor) AS STRING) FROM ${t.snapshot}) AS cursor_to`
-    : '';
-  return [
-    `CREATE TABLE IF NOT EXISTS ${t.state} (__key STRING, __hash STRING, __row STRING, synced_at TIMESTAMP)`,
-    // A typed NULL the first time (the cursor column's own type, read from the model).
-    ...(c
-      ? [
-          `CREATE TABLE IF NOT EXISTS ${t.cursor} AS SELECT MAX(m.${c}) AS value FROM ${modelSource(spec.model)} m WHERE FALSE`,
-        ]
-      : []),
-    `CREATE OR REPLACE TABLE ${t.snapshot} AS ${snapshotSelect(spec, t.cursor)}`,
-    `CREATE OR REPLACE TABLE ${t.changes} AS ${changesSelect(spec, t.snapshot, t.state)}`,
-    `SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals${window} FROM ${t.changes}`,
-  ];
-}
-
-/** The model with each row's key, JSON and hash (and cursor value), past the cursor's mark. */
-function snapshotSelect(spec: SyncSpec, cursorTable: string): string {
-  const key = `TO_JSON_STRING(STRUCT(${spec.primary_key.map((k) => `m.${k}`).join(', ')}))`;
-  const c = spec.cursor;
-  const columns = `${key} AS __key, TO_JSON_STRING(m) AS __row, TO_HEX(SHA256(TO_JSON_STRING(m))) AS __hash`;
-  const source = modelSource(spec.model);
-  return c
-    ? `SELECT ${columns}, m.${c} AS __cursor FROM ${source} m CROSS JOIN ${cursorTable} cur WHERE cur.value IS NULL OR m.${c} > cur.value`
-    : `SELECT ${columns} FROM ${source} m`;
-}
-
-/** The rows to send for the mode, numbered: new or changed upserts, and mirror's deletions. */
-function changesSelect(spec: SyncSpec, snapshot: string, state: string): string {
-  const changed =
-    spec.mode === 'insert'
-      ? 'st.__key IS NULL'
-      : spec.mode === 'full'
-        ? 'TRUE'
-        : 'st.__key IS NULL OR st.__hash != s.__hash';
-  const deletes =
-    spec.mode === 'mirror'
-      ? ` UNION ALL SELECT st.__key, st.__row, 'delete' AS __op FROM ${state} st LEFT JOIN ${snapshot} s ON s.__key = st.__key WHERE s.__key IS NULL`
-      : '';
-  return `SELECT ROW_NUMBER() OVER (ORDER BY __op, __key) AS __n, __key, __row, __op FROM (SELECT s.__key, s.__row, 'upsert' AS __op FROM ${snapshot} s LEFT JOIN ${state} st ON st.__key = s.__key WHERE ${changed}${deletes})`;
-}
-
-/**
- * A dry run's two queries (`eventbus sync run --dry-run`): the counts a run would plan, and its
- * first `limit` changes, computed as a run computes them but in one read-only query each (no
- * table written); a state or cursor table that does not exist yet counts as empty.
- */
-export function dryRunQueries(
-  spec: SyncSpec,
-  ops: string,
-  name: string,
-  exists: { readonly state: boolean; readonly cursor: boolean },
-  limit: number,
-): { readonly counts: string; readonly first: string } {
-  const t = syncTables(ops, name);
-  const state = exists.state
-    ? t.state
-    : '(SELECT CAST(NULL AS STRING) AS __key, CAST(NULL AS STRING) AS __hash, CAST(NULL AS STRING) AS __row LIMIT 0)';
-  const cursor = exists.cursor ? t.cursor : '(SELECT NULL AS value)';
-  const snapshot = snapshotSelect(spec, cursor);
-  const changes = changesSelect(spec, '__snap', '__state');
-  const withs = `WITH __snap AS (${snapshot}), __state AS (SELECT * FROM ${state}), __changes AS (${changes})`;
-  const window = spec.cursor
-    ? `, (SELECT CAST(value AS STRING) FROM ${cursor}) AS cursor_from, (SELECT CAST(MAX(__cursor) AS STRING) FROM __snap) AS cursor_to`
-    : '';
-  return {
-    counts: `${withs} SELECT COUNT(*) AS planned, COUNTIF(__op = 'delete') AS removals${window} FROM __changes`,
-    first: `${withs} SELECT __n, __key, __row, __op FROM __changes ORDER BY __n LIMIT ${Math.max(1, Math.floor(limit))}`,
-  };
-}
-
-/**
- * Moves the cursor's high-water mark to the snapshot's highest value: only after a run that sent
- * every row it planned (a row that failed must be read again by the next run).
- */
-export function cursorAdvanceStatement(ops: string, name: string): string {
-  const t = syncTables(ops, name);
-  return `UPDATE ${t.cursor} SET value = (SELECT MAX(__cursor) FROM ${t.snapshot}) WHERE EXISTS (SELECT 1 FROM ${t.snapshot})`;
-}
-
-/**
- * The state commit of one sent page: the changes numbered `ns` take their snapshot hash (or
- * leave the state when deleted). Numbers are integers the run read back: no user text in it.
- */
-export function commitStatement(ops: string, name: string, ns: readonly number[]): string {
-  const list = ns.filter((n) => Number.isSafeInteger(n)).join(', ') || 'NULL';
-  const t = syncTables(ops, name);
-  return `MERGE ${t.state} t USING (SELECT c.__key, s.__hash, c.__row, c.__op FROM ${t.changes} c LEFT JOIN ${t.snapshot} s ON s.__key = c.__key WHERE c.__n IN (${list})) u ON t.__key = u.__key WHEN MATCHED AND u.__op = 'delete' THEN DELETE WHEN MATCHED THEN UPDATE SET __hash = u.__hash, __row = u.__row, synced_at = CURRENT_TIMESTAMP() WHEN NOT MATCHED AND u.__op = 'upsert' THEN INSERT (__key, __hash, __row, synced_at) VALUES (u.__key, u.__hash, u.__row, CURRENT_TIMESTAMP())`;
-}
-
 /** One change as a destination receives it. */
 export interface Change {
   readonly n: number;
   readonly op: 'upsert' | 'delete';
+  /** The primary key's columns; a deletion whose key the state does not keep has `{key_sha256}`. */
   readonly key: Readonly<Record<string, unknown>>;
-  /** The row after `fields` (the mapping language), or the row as the model gave it. */
+  /** The row after `fields` (the mapping language), or the row as the model gave it; `{}` without one. */
   readonly data: Readonly<Record<string, unknown>>;
+  /**
+   * An audience member's deletion: the identifiers it was added with, hashed, as the state kept
+   * them instead of the row (core/syncs/audience-members.ts).
+   */
+  readonly kept?: string;
+  /**
+   * Not sent: an unchanged row an earlier version's state kept whole, whose identifiers the state
+   * keeps from now on instead (core/syncs/sync-sql.ts).
+   */
+  readonly restate?: true;
 }
 
-/** A page of the changes table (`__n`, `__key`, `__row`, `__op`) as changes, mapped. */
+/**
+ * A page of the changes table as changes, mapped, in change order. A page an earlier version
+ * planned (no `__pk` column) names the key itself in `__key` and carries every row in `__row`.
+ */
 export function changesOf(spec: SyncSpec, rows: readonly Readonly<Record<string, unknown>>[]): Change[] {
   return rows
     .map((r) => {
-      const row = JSON.parse(String(r['__row'])) as Record<string, unknown>;
-      const data = spec.fields
-        ? applyMapping({ event: '', fields: spec.fields }, rowEvent(row, '')).payload
-        : row;
+      const text = (column: string) => {
+        const v = r[column];
+        return v === null || v === undefined ? undefined : String(v);
+      };
+      const row = text('__row');
+      const parsed = row === undefined ? {} : (JSON.parse(row) as Record<string, unknown>);
+      const data =
+        spec.fields && row !== undefined
+          ? applyMapping({ event: '', fields: spec.fields }, rowEvent(parsed, '')).payload
+          : parsed;
+      const key = '__pk' in r ? text('__pk') : text('__key');
+      const kept = text('__kept');
       return {
         n: Number(r['__n']),
         op: r['__op'] === 'delete' ? ('delete' as const) : ('upsert' as const),
-        key: JSON.parse(String(r['__key'])) as Record<string, unknown>,
+        key:
+          key === undefined
+            ? { key_sha256: text('__key') ?? '' }
+            : (JSON.parse(key) as Record<string, unknown>),
         data,
+        ...(kept === undefined ? {} : { kept }),
+        ...(r['__op'] === 'restate' ? { restate: true as const } : {}),
       };
     })
     .sort((a, b) => a.n - b.n);

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { DEAD_LETTER_ATTRIBUTES } from '../../core/delivery/dead-letter.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
-import { publishTopicProblem } from '../../core/references/reserved-names.ts';
+import { publishTargetProblem } from '../../core/rules/publish-topic.ts';
 import {
   type Firing,
   mapFields,
@@ -155,7 +155,7 @@ async function runAction(
   if ('publish' in action) {
     // Refused at apply; a rule stored before that check must not feed the service's own topics.
     const topic = action.publish.topic ?? 'events';
-    const internal = publishTopicProblem(topic);
+    const internal = publishTargetProblem(topic);
     if (internal) return { ok: false, reason: internal, http: null };
     const { body, attributes } = publishedEvent(f, index, action.publish);
     await deps.publish(topic, body, attributes);

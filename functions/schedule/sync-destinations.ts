@@ -6,13 +6,12 @@
  * mean is its platform folder's (core/platforms/meta/audience-answers.ts,
  * core/platforms/google-ads/responses.ts); its batch limit is there too (core/syncs/sync-run.ts).
  */
-import { customerMatchRequests } from '../../core/platforms/google-ads/audience.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
 import { requestIdOf } from '../../core/platforms/google-ads/request-status.ts';
 import { GOOGLE_ADS_RESPONSES } from '../../core/platforms/google-ads/responses.ts';
-import { audienceRequests } from '../../core/platforms/meta/audience.ts';
 import { audienceAnswer } from '../../core/platforms/meta/audience-answers.ts';
 import { classify } from '../../core/platforms/responses.ts';
+import { customerMatchPageRequests, metaAudiencePageRequests } from '../../core/syncs/audience-members.ts';
 import { type FailedChange, refusedForGood } from '../../core/syncs/sync-run.ts';
 import {
   customerMatchTarget,
@@ -84,7 +83,7 @@ async function toMetaAudience(
   const { deps, ctx } = run;
   const { audience_id } = d.meta_audience;
   const { c, value: token } = await connectionSecret(deps, d.meta_audience.connection, 'access_token');
-  const built = audienceRequests({
+  const built = metaAudiencePageRequests({
     ...(c.url ? { origin: c.url } : {}),
     audienceId: audience_id,
     runKey: ctx.runId,
@@ -135,7 +134,7 @@ async function toCustomerMatch(run: SyncRun, d: Of<'google_ads_audience'>, page:
       : (await connectionSecret(deps, c.id, CREDENTIALS_ROLE)).value;
   if (!deps.accessToken) throw new Error('no OAuth token source in this function');
   const tokens = deps.accessToken;
-  const built = customerMatchRequests(customerMatchTarget(list, c), page.changes);
+  const built = customerMatchPageRequests(customerMatchTarget(list, c), page.changes);
   const failed: FailedChange[] = [...built.failed];
   const requestIds: string[] = [];
   for (const r of built.requests) {

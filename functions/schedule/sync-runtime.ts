@@ -66,6 +66,8 @@ export interface Page {
   readonly changes: readonly Change[];
   /** The cursor before the page (its planned total). */
   readonly cursor: SyncCursor;
+  /** Planned by an earlier version (its changes name keys and carry rows): committed as it did. */
+  readonly legacy?: boolean;
 }
 
 /** The settings connection a destination names; throws (the chunk is retried) when it is gone. */

@@ -3,12 +3,14 @@
  * value and a small input: read the sync → (chunk 0) check the model's SQL, diff the model
  * against the sync's state inside BigQuery → (later chunks) read a page of changes, send it
  * (sync-destinations.ts), record the rows that failed, commit the sent ones to the state → finish
- * (the files' manifest, the model cursor, the `sync_runs` row). The bookkeeping is pure
- * (core/syncs/sync-run.ts); what is done to the warehouse, the bucket and the platforms is here.
+ * (the files' manifest, the model cursor, the `sync_runs` row, the changes table emptied). The
+ * bookkeeping and the SQL are pure (core/syncs/sync-run.ts, sync-sql.ts); what is done to the
+ * warehouse, the bucket and the platforms is here.
  */
 import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
-import { publishTopicProblem } from '../../core/references/reserved-names.ts';
+import { publishTargetProblem } from '../../core/rules/publish-topic.ts';
 import { scheduleProblem } from '../../core/scheduler/cadence.ts';
+import { keptMembers } from '../../core/syncs/audience-members.ts';
 import {
   advanceCursor,
   type FailedChange,
@@ -21,16 +23,14 @@ import {
   sentChanges,
 } from '../../core/syncs/sync-run.ts';
 import {
-  type Change,
-  changesOf,
-  commitStatement,
+  clearChangesStatement,
+  commitStatements,
   cursorAdvanceStatement,
-  filePaths,
-  modelSelect,
+  legacyCommitStatement,
   planStatements,
-  type SyncVersion,
   syncTables,
-} from '../../core/syncs/syncs.ts';
+} from '../../core/syncs/sync-sql.ts';
+import { type Change, changesOf, filePaths, modelSelect, type SyncVersion } from '../../core/syncs/syncs.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 import type { ChunkContext, ChunkResult } from './runner.ts';
 import { deliverPage } from './sync-destinations.ts';
@@ -59,7 +59,7 @@ export async function readSync(deps: SyncJobDeps, name: string): Promise<SyncVer
 export async function checkModel(run: SyncRun): Promise<void> {
   const d = run.sync.spec.destination;
   const internal =
-    'topic' in d && d.topic.topic !== undefined ? publishTopicProblem(d.topic.topic) : undefined;
+    'topic' in d && d.topic.topic !== undefined ? publishTargetProblem(d.topic.topic) : undefined;
   if (internal) throw new Error(`destination.topic.topic: ${internal}`);
   await run.deps.assertSelect(modelSelect(run.sync.spec.model));
 }
@@ -87,6 +87,7 @@ export async function readPage(run: SyncRun, cursor: SyncCursor): Promise<Page |
     last: cursor.done + rows.length >= cursor.planned,
     changes: changesOf(sync.spec, rows),
     cursor,
+    ...(rows.some((r) => '__pk' in r) ? {} : { legacy: true }),
   };
 }
 
@@ -97,9 +98,10 @@ export async function recordFailures(run: SyncRun, failed: readonly FailedChange
 }
 
 /**
- * Step 7: the sent changes enter the sync's state. The state moves only past what was sent, and
- * only while this runner holds the lock: a row that failed stays out of it, so the next run's diff
- * sends it again. Returns the changes committed.
+ * Step 7: the sent changes (and the page's restates) enter the sync's state, with what the state
+ * keeps of them (an audience member's identifiers as sent: core/syncs/audience-members.ts). The
+ * state moves only past what was sent, and only while this runner holds the lock: a row that
+ * failed stays out of it, so the next run's diff sends it again. Returns the changes sent.
  */
 export async function commitSent(
   run: SyncRun,
@@ -107,18 +109,23 @@ export async function commitSent(
   failed: readonly FailedChange[],
 ): Promise<Change[]> {
   const { deps, sync, ctx } = run;
-  const sent = sentChanges(page.changes, failed);
+  const sent = sentChanges(
+    page.changes.filter((x) => !x.restate),
+    failed,
+  );
+  const committed = [...sent, ...page.changes.filter((x) => x.restate)];
+  const ns = committed.map((x) => x.n);
   await ctx.fence();
-  if (sent.length > 0)
-    await deps.run(
-      commitStatement(
-        deps.ops,
-        sync.name,
-        sent.map((x) => x.n),
-      ),
-    );
+  if (committed.length > 0) {
+    const statements = page.legacy
+      ? [legacyCommitStatement(deps.ops, sync.name, ns)]
+      : commitStatements(sync.spec, deps.ops, sync.name, ns, keptMembers(sync.spec, committed));
+    for (const sql of statements) await deps.run(sql);
+  }
   return sent;
 }
+
+const nothingDelivered = { failed: [], requestIds: [] } as const;
 
 /**
  * Steps 4–7 of a later chunk: read a page, send it, record what failed, commit what was sent;
@@ -127,7 +134,10 @@ export async function commitSent(
 export async function sendPage(run: SyncRun, cursor: SyncCursor): Promise<ChunkResult> {
   const page = await readPage(run, cursor);
   if (!page) return finishRun(run, cursor);
-  const { failed, requestIds } = await deliverPage(run, page);
+  // Restates are committed, never sent.
+  const outgoing = page.changes.filter((x) => !x.restate);
+  const { failed, requestIds } =
+    outgoing.length > 0 ? await deliverPage(run, { ...page, changes: outgoing }) : nothingDelivered;
   await recordFailures(run, failed);
   const sent = await commitSent(run, page, failed);
   const next = advanceCursor(cursor, { rows: page.changes.length, sent, failed: failed.length, requestIds });
@@ -150,7 +160,9 @@ export async function planRun(run: SyncRun): Promise<ChunkResult> {
 /**
  * Step 8: the end of a run. A files destination gets its `_SUCCESS` manifest last (a reader that
  * sees it sees every part); the model's cursor moves only after a clean run (a failed row must be
- * read again next time); the outcome is a `sync_runs` row.
+ * read again next time); the outcome is a `sync_runs` row; then the changes table, the one place
+ * the model's rows were kept while the run sent them, is emptied (docs/syncs.md, "What a sync
+ * keeps"). A chunk that repeats this step reads an empty page and ends the same way.
  */
 export async function finishRun(run: SyncRun, cursor: SyncCursor): Promise<ChunkResult> {
   const { deps, sync, ctx } = run;
@@ -180,6 +192,8 @@ export async function finishRun(run: SyncRun, cursor: SyncCursor): Promise<Chunk
     { ...runRow(sync, runOf(ctx), cursor, new Date()), status: runStatus(cursor) },
     ctx.runId,
   );
+  await ctx.fence();
+  await deps.run(clearChangesStatement(deps.ops, sync.name));
   return {
     done: true,
     summary: {

@@ -5,8 +5,10 @@
  * added to, kept and removed from as the model says (mirror); an expired token is replaced once;
  * a refused page fails its rows with Google's reason. A connection without a `credentials` secret
  * asks the token source for the schedule function's own identity (empty credentials, the Data
- * Manager scope) and reads no secret. The warehouse side is faked: the pages are the change rows
- * the plan would have written.
+ * Manager scope) and reads no secret. The warehouse side is faked: the pages are change rows as an
+ * earlier version's plan wrote them (key and row; a removal computes the identifiers from the row),
+ * which a run under way at an upgrade still sends; the current plan's rows are
+ * test/scheduler/sync-state-privacy.test.ts's.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

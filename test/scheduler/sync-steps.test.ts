@@ -3,7 +3,9 @@
  * I/O: chunk 0 plans under the fence, later chunks send a page and commit only what was sent, a
  * Meta custom audience's answers are read with the Conversions API's retry codes (one list,
  * core/platforms/meta/responses.ts), a webhook's 4xx fails rows while a 5xx retries the page, and
- * a run given up is recorded. The warehouse is a fake; the SQL runs on the emulator in test/e2e.
+ * a run given up is recorded. The warehouse is a fake (its pages in an earlier version's format:
+ * key and row); the SQL runs on the emulator in test/scheduler/sync-state-privacy.test.ts and
+ * test/e2e.
  */
 import assert from 'node:assert/strict';
 import type { Snapshot } from '../../adapters/registry.ts';
@@ -124,7 +126,8 @@ describe('sync job: the steps of a run', () => {
     const h = harness(WEBHOOK, () => json(200, {}));
     const result = await h.job.chunk(h.ctx(cursor, 1));
     assert.equal(h.sent[0]?.headers['x-eventbus-sync-page'], 'Sync/vip/run#1');
-    assert.deepEqual(h.log, ['fence', 'MERGE ops.sync_state__vip']);
+    // The run's end empties the changes table, under the fence.
+    assert.deepEqual(h.log, ['fence', 'MERGE ops.sync_state__vip', 'fence', 'TRUNCATE TABLE']);
     assert.equal(result.done, true);
     assert.deepEqual(result.summary, { planned: 2, sent: 1, removed: 1, failed: 0, pages: 1 });
     assert.deepEqual(
@@ -143,7 +146,7 @@ describe('sync job: the steps of a run', () => {
         ['delete', 'HTTP 404: {"error":"no such list"}'],
       ],
     );
-    assert.deepEqual(refused.log, ['fence']);
+    assert.deepEqual(refused.log, ['fence', 'fence', 'TRUNCATE TABLE']);
     assert.equal(refused.runs[0]?.['status'], 'partial');
     const down = harness(WEBHOOK, () => json(503, {}));
     await assert.rejects(down.job.chunk(down.ctx(cursor, 1)), /page 1 to crm: HTTP 503/);

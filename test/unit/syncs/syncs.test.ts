@@ -6,13 +6,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { audiencePage, audienceSession } from '../../../core/platforms/meta/audience.ts';
+import { commitStatements, planStatements } from '../../../core/syncs/sync-sql.ts';
 import {
   changesOf,
-  commitStatement,
   fileBody,
   filePaths,
   modelSource,
-  planStatements,
   type SyncVersion,
   syncEvents,
   syncViolations,
@@ -75,23 +74,31 @@ describe('syncs: the diff in BigQuery', () => {
   it('snapshots the model with a key and a row hash, into per-sync tables of the ops dataset', () => {
     const [state, snapshot] = plan('upsert');
     assert.match(state ?? '', /^CREATE TABLE IF NOT EXISTS eventbus_ops\.sync_state__customer_ltv /);
-    assert.match(snapshot ?? '', /TO_JSON_STRING\(STRUCT\(m\.user_id\)\) AS __key/);
+    assert.match(snapshot ?? '', /TO_HEX\(SHA256\(TO_JSON_STRING\(STRUCT\(m\.user_id\)\)\)\) AS __key/);
     assert.match(snapshot ?? '', /TO_HEX\(SHA256\(TO_JSON_STRING\(m\)\)\) AS __hash FROM \(SELECT user_id/);
+    assert.match(
+      snapshot ?? '',
+      /CREATE OR REPLACE TABLE eventbus_ops\.sync_snap__customer_ltv AS SELECT __key, __hash FROM sync_model;/,
+    );
     assert.equal(modelSource('events.customers'), '`events.customers`');
     assert.equal(modelSource('SELECT 1;'), '(SELECT 1)');
   });
 
   it('sends new rows (insert), new and changed (upsert), those and deletions (mirror), or all (full)', () => {
-    const changes = (mode: SyncSpec['mode']) => plan(mode)[2] ?? '';
+    const changes = (mode: SyncSpec['mode']) => plan(mode)[1] ?? '';
     assert.match(changes('insert'), /WHERE st\.__key IS NULL\)$/);
-    assert.match(changes('upsert'), /WHERE st\.__key IS NULL OR st\.__hash != s\.__hash\)$/);
-    assert.match(changes('mirror'), /UNION ALL SELECT st\.__key, st\.__row, 'delete'/);
+    assert.match(changes('upsert'), /WHERE st\.__key IS NULL OR st\.__hash != m\.__hash\)$/);
+    assert.match(
+      changes('mirror'),
+      /UNION ALL SELECT st\.__key, st\.__row, CAST\(NULL AS STRING\), CAST\(NULL AS STRING\), CAST\(NULL AS STRING\), 'delete'/,
+    );
     assert.match(changes('full'), /WHERE TRUE\)$/);
     assert.doesNotMatch(changes('upsert'), /'delete'/);
   });
 
   it('commits exactly the rows of a sent page, numbers only', () => {
-    const sql = commitStatement('eventbus_ops', 'ltv', [3, 4, Number.NaN]);
+    const [sql = '', ...more] = commitStatements(spec(), 'eventbus_ops', 'ltv', [3, 4, Number.NaN]);
+    assert.equal(more.length, 0);
     assert.match(sql, /WHERE c\.__n IN \(3, 4\)\) u ON/);
     assert.match(sql, /WHEN MATCHED AND u\.__op = 'delete' THEN DELETE/);
   });
@@ -189,18 +196,18 @@ describe('syncs: cursors, row-level failures and Meta custom audiences', () => {
 
   it('reads only rows past the high-water mark with a cursor, and refuses a cursor in mirror mode', () => {
     const statements = planStatements(spec({ cursor: 'updated_at' }), 'ops', 'ltv');
-    assert.equal(statements.length, 5);
+    assert.equal(statements.length, 4);
     assert.match(
       statements[1] ?? '',
       /^CREATE TABLE IF NOT EXISTS ops\.sync_cursor__ltv AS SELECT MAX\(m\.updated_at\) AS value .* WHERE FALSE$/,
     );
     assert.match(
       statements[2] ?? '',
-      /CROSS JOIN ops\.sync_cursor__ltv cur WHERE cur\.value IS NULL OR m\.updated_at > cur\.value$/,
+      /CROSS JOIN ops\.sync_cursor__ltv cur WHERE cur\.value IS NULL OR m\.updated_at > cur\.value;$/m,
     );
-    assert.match(statements[4] ?? '', /AS cursor_from, .* AS cursor_to FROM ops\.sync_changes__ltv$/);
+    assert.match(statements[3] ?? '', /AS cursor_from, .* AS cursor_to FROM ops\.sync_changes__ltv$/);
     // Without a cursor: no cursor table, the whole model.
-    assert.equal(planStatements(spec(), 'ops', 'ltv').length, 4);
+    assert.equal(planStatements(spec(), 'ops', 'ltv').length, 3);
     assert.deepEqual(
       syncViolations(spec({ mode: 'mirror', cursor: 'updated_at' }), 'spec', CONNECTIONS).map((v) => v.field),
       ['spec.cursor'],
