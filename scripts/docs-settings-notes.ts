@@ -21,7 +21,10 @@ export const SETTINGS_NOTES: Readonly<
   'tokens.rate_limit_per_second': {
     description: 'Per-credential rate limit (429 with `Retry-After` past it)',
   },
-  'tokens.burst': { description: 'Requests a credential without its own --rate may send at once above its rate (a key or token with --rate N bursts at most N)' },
+  'tokens.burst': {
+    description:
+      'Requests a credential without its own --rate may send at once above its rate (a key or token with --rate N bursts at most N)',
+  },
   'limits.max_event_bytes': { description: 'One event, normalised' },
   'limits.max_request_bytes': { description: 'One request, after gzip inflation' },
   'limits.max_events_per_request': { description: 'Events (or envelope messages) per request' },
