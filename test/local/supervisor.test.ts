@@ -181,10 +181,15 @@ describe('local supervisor', () => {
         dummyService('parent', 'receiver', 'grandchild', 'line'),
       ],
     });
-    await sleep(100);
-    const grandchild = Number(
-      /grandchild (\d+)/.exec(readFileSync(join(dataDir, 'logs', 'parent.log'), 'utf8'))?.[1],
-    );
+    // The parent prints its child's pid just after its ready line: wait for it (a loaded machine
+    // may take a moment to write it to the log).
+    let grandchild = 0;
+    for (let i = 0; i < 100 && !grandchild; i++) {
+      await sleep(50);
+      grandchild = Number(
+        /grandchild (\d+)/.exec(readFileSync(join(dataDir, 'logs', 'parent.log'), 'utf8'))?.[1] ?? 0,
+      );
+    }
     assert.ok(grandchild > 0 && alive(grandchild));
     const pids = env.services.map((s) => s.pid);
     await env.stop();
