@@ -5,12 +5,12 @@
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
-import { REFUSALS_KEPT_MS } from './console/live-events.ts';
 import { type Billing, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
+import { partitionExpiration } from './warehouse/retention.ts';
 import {
   alertStateColumns,
   baseWarehousePlan,
@@ -477,7 +477,11 @@ export function plan(settings: Readonly<Settings>): Plan {
           name: OPS_TABLES.syncFailedRows,
           description: 'Syncs: rows a run could not send, with the reason (retried by the next run)',
           columns: syncFailedRowColumns(),
-          timePartitioning: { type: 'DAY', field: 'failed_at' },
+          timePartitioning: {
+            type: 'DAY',
+            field: 'failed_at',
+            ...partitionExpiration(settings, OPS_TABLES.syncFailedRows),
+          },
           clustering: ['sync'],
         },
         {
@@ -485,8 +489,12 @@ export function plan(settings: Readonly<Settings>): Plan {
           description:
             'Live events: requests the gateway refused, sampled per instance (reason and who, never the body)',
           columns: gatewayRefusalColumns(),
-          // Bounded storage whatever a flood does: rows are rate-limited and expire.
-          timePartitioning: { type: 'DAY', field: 'refused_at', expirationMs: String(REFUSALS_KEPT_MS) },
+          // Bounded storage whatever a flood does: rows are rate-limited and expire (docs/privacy.md#retention).
+          timePartitioning: {
+            type: 'DAY',
+            field: 'refused_at',
+            ...partitionExpiration(settings, OPS_TABLES.gatewayRefusals),
+          },
           clustering: ['source', 'reason'],
         },
         {

@@ -9,6 +9,7 @@ import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
+import { retentionWarnings } from '../core/plan-warnings/retention.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
@@ -52,6 +53,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // Whom the studio's IAP can admit is checked against studio.organization when it is set (a
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
+  for (const w of retentionWarnings(settings)) pulumi.log.warn(w);
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, {

@@ -285,12 +285,10 @@ async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionR
     report.created.push(`table ${t.name}`);
     return;
   }
-  const [metadata] = (await table.getMetadata()) as unknown as [{ schema?: { fields?: SchemaField[] } }];
+  const [metadata] = (await table.getMetadata()) as unknown as [
+    { schema?: { fields?: SchemaField[] }; timePartitioning?: Partitioning },
+  ];
   const change = withAddedFields(metadata.schema?.fields ?? [], t.columns as unknown as SchemaField[]);
-  if (change.added.length === 0) {
-    report.unchanged.push(`table ${t.name}`);
-    return;
-  }
   // BigQuery allows adding NULLABLE/REPEATED columns in place, at any depth; anything else needs a
   // new table.
   if (change.required.length > 0) {
@@ -300,8 +298,53 @@ async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionR
     );
     return;
   }
-  await table.setMetadata({ schema: { fields: change.fields as unknown as Record<string, unknown>[] } });
-  report.updated.push(`table ${t.name} (added ${change.added.join(', ')})`);
+  // Retention changes in place too (a data directory of an older version takes the new expiration).
+  const expiry = expirationChange(metadata.timePartitioning, t.timePartitioning);
+  if (change.added.length === 0 && expiry === undefined) {
+    report.unchanged.push(`table ${t.name}`);
+    return;
+  }
+  await table.setMetadata({
+    ...(change.added.length > 0
+      ? { schema: { fields: change.fields as unknown as Record<string, unknown>[] } }
+      : {}),
+    ...(expiry !== undefined ? { timePartitioning: t.timePartitioning } : {}),
+  });
+  const what = [
+    ...(change.added.length > 0 ? [`added ${change.added.join(', ')}`] : []),
+    ...(expiry ? [expiry] : []),
+  ];
+  report.updated.push(`table ${t.name} (${what.join('; ')})`);
+}
+
+/** A table's time partitioning as the REST API gives it (expirationMs is a string there). */
+export interface Partitioning {
+  readonly type?: string;
+  readonly field?: string;
+  readonly expirationMs?: string | number;
+}
+
+/**
+ * What changes in a table's partition expiration, said for the report ("partition expiration 90
+ * days, was none"), or undefined when nothing does. Only the expiration is patched: a table
+ * partitioned otherwise (or not at all) keeps its partitioning, which BigQuery cannot change. Pure.
+ */
+export function expirationChange(
+  have: Partitioning | undefined,
+  want: Partitioning | undefined,
+): string | undefined {
+  if (!have || !want || String(have.field).toLowerCase() !== String(want.field).toLowerCase())
+    return undefined;
+  if ((have.type ?? 'DAY') !== (want.type ?? 'DAY')) return undefined;
+  const ms = (p: Partitioning) => {
+    const n = Number(p.expirationMs ?? 0);
+    return Number.isFinite(n) && n > 0 ? n : 0;
+  };
+  const before = ms(have);
+  const after = ms(want);
+  if (before === after) return undefined;
+  const days = (n: number) => (n === 0 ? 'none' : `${n / 86_400_000} days`);
+  return `partition expiration ${days(after)}, was ${days(before)}`;
 }
 
 /** A schema field as the REST API gives it (other keys, such as descriptions, kept as they are). */

@@ -395,6 +395,60 @@ export const Settings = Type.Object(
       Type.Object(
         {
           partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          retention: Type.Optional(
+            Type.Object(
+              {
+                events: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description:
+                      "Days `events` partitions are kept; default none (the business's own record)",
+                  }),
+                ),
+                invalid_events: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `invalid_events` partitions are kept; default 90',
+                  }),
+                ),
+                deliveries: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days the delivery ledger (`deliveries`) keeps a partition; default 400',
+                  }),
+                ),
+                hook_failures: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `hook_failures` partitions are kept; default 90',
+                  }),
+                ),
+                action_runs: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `action_runs` (rules) partitions are kept; default 400',
+                  }),
+                ),
+                gateway_refusals: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `gateway_refusals` (ops dataset) partitions are kept; default 30',
+                  }),
+                ),
+                sync_failed_rows: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `sync_failed_rows` (ops dataset) partitions are kept; default 90',
+                  }),
+                ),
+              },
+              {
+                additionalProperties: false,
+                description:
+                  'Days each table keeps a partition (docs/privacy.md#retention); a table not named takes partition_expiration_days, else its default',
+              },
+            ),
+          ),
           deletion_protection: Type.Optional(Type.Boolean({ default: true })),
           max_bytes_billed: Type.Optional(
             Type.Integer({

@@ -32,7 +32,11 @@ export const SETTINGS_NOTES: Readonly<
   'limits.max_attributes': { description: 'Attributes per envelope message' },
   'limits.event_time_past_days': { description: 'How far back an `event_time` is accepted' },
   'limits.event_time_future_hours': { description: 'How far ahead an `event_time` is accepted' },
-  'warehouse.partition_expiration_days': { default: 'none', description: 'Drop partitions older than this' },
+  'warehouse.partition_expiration_days': {
+    default: 'none',
+    description:
+      'Drop partitions older than this (the fallback for tables without their own warehouse.retention)',
+  },
   'warehouse.deletion_protection': {
     description: 'BigQuery tables refuse deletion (set `false` before `pulumi destroy`)',
   },

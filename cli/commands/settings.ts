@@ -30,12 +30,14 @@ export function register(program: Command): void {
       const { buildRegionWarnings } = await import('../../core/plan-warnings/build-regions.ts');
       const { billingAdvice } = await import('../../core/deploy/billing-advice.ts');
       const { studioIapWarnings } = await import('../../core/deploy/studio-iap.ts');
+      const { retentionWarnings } = await import('../../core/plan-warnings/retention.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),
         ...addressWarnings(settings),
         ...buildRegionWarnings(plan),
         ...studioIapWarnings(settings),
+        ...retentionWarnings(settings),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);

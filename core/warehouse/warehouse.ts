@@ -10,6 +10,7 @@ import { CONTEXT_FIELDS, CONTEXT_GROUPS, Context, Enriched } from '../../schemas
 import type { EventType } from '../../schemas/events/common.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
+import { partitionExpiration, type RetentionTable } from './retention.ts';
 import { type ColumnPlan, type TablePlan, tableRef, type ViewPlan } from './table-plan.ts';
 
 export type { ColumnPlan, TablePlan, ViewPlan };
@@ -342,8 +343,6 @@ export function gatewayRefusalColumns(): ColumnPlan[] {
   ];
 }
 
-const DAY_MS = 86_400_000;
-
 /** Fully qualified, quoted table reference (core/table-ref.ts), for the code that reads tables. */
 export { tableRef };
 
@@ -455,11 +454,10 @@ export function definitionView(
 export function baseWarehousePlan(settings: Readonly<Settings>): { tables: TablePlan[]; views: ViewPlan[] } {
   const dataset = settings.dataset ?? 'events';
   const ref = (name: string) => tableRef(settings.project, dataset, name);
-  const days = settings.warehouse?.partition_expiration_days;
-  const partition = (field: string): NonNullable<TablePlan['timePartitioning']> => ({
+  const partition = (field: string, table: RetentionTable): NonNullable<TablePlan['timePartitioning']> => ({
     type: 'DAY',
     field,
-    ...(days !== undefined ? { expirationMs: String(days * DAY_MS) } : {}),
+    ...partitionExpiration(settings, table),
   });
 
   const tables: TablePlan[] = [
@@ -468,21 +466,21 @@ export function baseWarehousePlan(settings: Readonly<Settings>): { tables: Table
       description:
         'Every valid event, as stored by the store function (at-least-once: query events_dedup for one row per event_id)',
       columns: eventColumns(),
-      timePartitioning: partition('event_time'),
+      timePartitioning: partition('event_time', TABLES.events),
       clustering: ['event_name', 'user_id'],
     },
     {
       name: TABLES.invalidEvents,
       description: 'Messages that could not be stored as events, with every error (nothing is dropped)',
       columns: invalidEventColumns(),
-      timePartitioning: partition('received_at'),
+      timePartitioning: partition('received_at', TABLES.invalidEvents),
       clustering: ['reason'],
     },
     {
       name: TABLES.deliveries,
       description: 'The delivery ledger: one row per decision, attempt and outcome per destination',
       columns: deliveryColumns(),
-      timePartitioning: partition('recorded_at'),
+      timePartitioning: partition('recorded_at', TABLES.deliveries),
       clustering: ['destination', 'status'],
     },
     {
@@ -490,7 +488,7 @@ export function baseWarehousePlan(settings: Readonly<Settings>): { tables: Table
       description:
         'Stored events whose fan-out or rules failed for good (acknowledged, never retried): fix the cause, then replay',
       columns: hookFailureColumns(),
-      timePartitioning: partition('recorded_at'),
+      timePartitioning: partition('recorded_at', TABLES.hookFailures),
       clustering: ['hook'],
     },
     ...(settings.experimental?.rules
@@ -499,7 +497,7 @@ export function baseWarehousePlan(settings: Readonly<Settings>): { tables: Table
             name: TABLES.actionRuns,
             description: 'Rules (experimental): one row per firing outcome and action',
             columns: actionRunColumns(),
-            timePartitioning: partition('recorded_at'),
+            timePartitioning: partition('recorded_at', TABLES.actionRuns),
             clustering: ['rule', 'status'],
           },
         ]
