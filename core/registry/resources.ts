@@ -137,8 +137,43 @@ function definitionMappingViolations(name: string, spec: unknown, prefix: string
   return out;
 }
 
+/**
+ * The most resources one apply may hold: a project's whole catalogue of definitions, translators,
+ * rules, syncs, alerts and queries is applied in a few requests, and each apply reads and writes
+ * the index of every kind it touches once (docs/registry.md, "Writing").
+ */
+export const MAX_APPLY_DOCUMENTS = 100;
+/**
+ * The most bytes (UTF-8 JSON) one apply's documents may hold: under the studio's 4 MiB body cap
+ * (studio/request.ts), and room for twenty queries at their longest.
+ */
+export const MAX_APPLY_BYTES = 2 << 20;
+
+/** Why `docs` are too many or too large for one apply, on the field `documents`; undefined when they fit. */
+export function applyCapViolation(docs: readonly unknown[]): FieldViolation | undefined {
+  const field = 'documents';
+  if (docs.length > MAX_APPLY_DOCUMENTS)
+    return {
+      field,
+      description: `at most ${MAX_APPLY_DOCUMENTS} resources per apply (sent ${docs.length}): split them into several applies`,
+    };
+  // A document nested too deep is refused on its own (resourceViolations); it is not serialized here.
+  if (docs.some((d) => nestedDeeperThan(d, MAX_DOCUMENT_DEPTH))) return undefined;
+  const encoder = new TextEncoder();
+  const bytes = docs.reduce<number>((sum, d) => sum + encoder.encode(JSON.stringify(d) ?? '').length, 0);
+  if (bytes > MAX_APPLY_BYTES)
+    return {
+      field,
+      description: `at most ${MAX_APPLY_BYTES >> 20} MiB of documents per apply (sent ${bytes} bytes): split them into several applies`,
+    };
+  return undefined;
+}
+
 /** Violations of a whole apply: each document, and names given twice. */
 export function applyViolations(docs: readonly unknown[], context: ResourceContext = {}): FieldViolation[] {
+  // Before any document is checked: the cap bounds the work of the checks as well as the write.
+  const cap = applyCapViolation(docs);
+  if (cap) return [cap];
   const out = docs.flatMap((d, i) => resourceViolations(d, `documents[${i}]`, context));
   const seen = new Map<string, number>();
   docs.forEach((d, i) => {
