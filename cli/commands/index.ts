@@ -7,6 +7,7 @@
 export * as alert from './alert.ts';
 export * as enrich from './enrich.ts';
 export * as erase from './erase.ts';
+export * as exportPerson from './export-person.ts';
 export * as geo from './geo.ts';
 export * as key from './key.ts';
 export * as local from './local.ts';

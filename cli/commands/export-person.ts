@@ -1,0 +1,72 @@
+/**
+ * `eventbus export-person <kind>:<value> …`: an access request (docs/privacy.md, "Access
+ * requests"). Writes every stored row about one person as JSON Lines, one line per row
+ * (`{"table": "<dataset>.<table>", "row": {…}}`), to stdout or a file. Read-only: the queries
+ * are core/privacy/export-person.ts's SELECTs, the identifiers their parameters.
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Command } from 'commander';
+import { plainValue } from '../../adapters/user-sql.ts';
+import { erasureIdentifier } from '../../core/models/identity-graph.ts';
+import { SESSION_TABLES } from '../../core/models/sessions.ts';
+import { exportLine, exportPersonQueries, rawNeedles } from '../../core/privacy/export-person.ts';
+import { DATA_DIR_OPTION, LOCAL_ENDPOINT_HELP, loadEnvironment, warehouseClient } from '../environment.ts';
+import { CliError, writerOf } from '../output.ts';
+
+export function register(program: Command): void {
+  program
+    .command('export-person')
+    .description('Export every stored row about one person (an access request), as JSON Lines')
+    .argument(
+      '<identifiers...>',
+      'anonymous_id:…, user_id:…, email:… or phone:… (plain or SHA-256), or a person id; several name one person',
+    )
+    .option('--out <file>', 'write the lines to this file (created private) instead of stdout')
+    .option('--env <name>', 'environment name or settings file', 'local')
+    .option(...DATA_DIR_OPTION)
+    .addHelpText(
+      'after',
+      [
+        '',
+        LOCAL_ENDPOINT_HELP,
+        '',
+        'Examples:',
+        '  eventbus export-person email:ann@example.com',
+        '  eventbus export-person user_id:u-1 anonymous_id:a-9 --out ann.jsonl',
+      ].join('\n'),
+    )
+    .action(async (given: string[], o: { env: string; dataDir?: string; out?: string }, cmd: Command) => {
+      const identifiers = given.map((g) => {
+        const identifier = erasureIdentifier(g);
+        if (!identifier)
+          throw new CliError(
+            `${g}: an identifier is kind:value (anonymous_id, user_id, email or phone) or a person id (64 hex characters)`,
+          );
+        return identifier;
+      });
+      const { plan: p } = await loadEnvironment(o.env);
+      const bigquery = await warehouseClient(p, process.env, o.dataDir);
+      const identityGraph = p.tables.some((t) => t.name === SESSION_TABLES.identityMap);
+      const queries = exportPersonQueries(
+        { project: p.project, dataset: p.dataset, identityGraph },
+        identifiers,
+        rawNeedles(given),
+      );
+      const fd = o.out === undefined ? undefined : openSync(o.out, 'w', 0o600);
+      const write = fd === undefined ? writerOf(cmd) : (text: string) => writeSync(fd, text);
+      try {
+        for (const q of queries) {
+          const [rows] = await bigquery.query({
+            query: q.sql,
+            params: q.params,
+            types: q.types,
+            useLegacySql: false,
+          });
+          const lines = (rows as unknown[]).map((r) => `${exportLine(q.table, plainValue(r))}\n`);
+          if (lines.length > 0) write(lines.join(''));
+        }
+      } finally {
+        if (fd !== undefined) closeSync(fd);
+      }
+    });
+}

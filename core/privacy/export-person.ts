@@ -1,0 +1,162 @@
+/**
+ * An access request (issue #61, docs/privacy.md "Access requests"): the read-only queries that find
+ * every stored row about one person, one query per table. Pure: the SQL and its parameters; the
+ * CLI (`eventbus export-person`) runs them and writes the rows as JSON Lines.
+ *
+ * The person is named by identifiers in the identity graph's form (`kind:value`, e-mails and phones
+ * as their SHA-256 hex: `erasureIdentifier`); with the models on, the identity graph adds the
+ * person's other identifiers. Every value reaches the SQL as a query parameter.
+ */
+import { IDENTIFIER_KINDS } from '../models/identity-graph.ts';
+import { SESSION_TABLES } from '../models/sessions.ts';
+import { TABLES, tableRef } from '../warehouse/warehouse.ts';
+
+/** What the queries read: the events dataset, and whether its identity graph exists (the models). */
+export interface ExportOptions {
+  readonly project: string;
+  readonly dataset: string;
+  readonly identityGraph: boolean;
+}
+
+/** One table's query: `table` is how the export names it (`<dataset>.<table>`). */
+export interface ExportQuery {
+  readonly table: string;
+  readonly sql: string;
+  readonly params: Record<string, string[]>;
+  /** The parameters' types, in the client's form (an empty array has none of its own). */
+  readonly types: Record<string, string[]>;
+}
+
+const HEX64 = "r'^[0-9a-f]{64}$'";
+
+/**
+ * An event row's identifier of one kind, as the identity graph writes it: e-mails and phones
+ * compared hashed (a stored SHA-256 hex as is, else hashed as the PII policy hashes: trimmed and
+ * lower-case, a phone's digits only).
+ */
+const EVENT_IDENTIFIER: Readonly<Record<(typeof IDENTIFIER_KINDS)[number], string>> = {
+  anonymous_id: "CONCAT('anonymous_id:', anonymous_id)",
+  user_id: "CONCAT('user_id:', user_id)",
+  email: `CONCAT('email:', IF(REGEXP_CONTAINS(user.email, ${HEX64}), user.email, TO_HEX(SHA256(LOWER(TRIM(user.email))))))`,
+  phone: `CONCAT('phone:', IF(REGEXP_CONTAINS(user.phone, ${HEX64}), user.phone, TO_HEX(SHA256(REGEXP_REPLACE(user.phone, r'[^0-9]', '')))))`,
+};
+
+/**
+ * The raw texts to look for in refused payloads besides the identifiers' values: an e-mail or a
+ * phone as the person gave it (the stored identifiers hold only its hash).
+ */
+export function rawNeedles(given: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const text of given) {
+    const at = text.indexOf(':');
+    const kind = text.slice(0, at).trim();
+    const value = text.slice(at + 1).trim();
+    if (at > 0 && value !== '' && (kind === 'email' || kind === 'phone'))
+      out.add(kind === 'email' ? value.toLowerCase() : value);
+  }
+  return [...out];
+}
+
+/**
+ * The queries of an access request. `identifiers` are the person's, in the identity graph's form;
+ * `raw` the texts `rawNeedles` gives. Each query is one SELECT of the table's own rows: `events`
+ * whose identifiers are the person's, `deliveries` and `hook_failures` of those events,
+ * `invalid_events` whose payload holds one of the person's values (quoted, as a JSON string),
+ * and with the identity graph the person's `sessions`, `identity_map` and `identity_merges` rows.
+ */
+export function exportPersonQueries(
+  options: ExportOptions,
+  identifiers: readonly string[],
+  raw: readonly string[],
+): ExportQuery[] {
+  const ref = (t: string) => tableRef(options.project, options.dataset, t);
+  const params = { identifiers: [...identifiers], raw: [...raw] };
+  const types = { identifiers: ['STRING'], raw: ['STRING'] };
+  const map = ref(SESSION_TABLES.identityMap);
+  const merges = ref(SESSION_TABLES.identityMerges);
+  // The person's identifiers: those given, and with the graph every identifier of their person.
+  const ids = options.identityGraph
+    ? [
+        'person AS (',
+        `  SELECT person_id FROM ${map} WHERE identifier IN UNNEST(@identifiers) OR person_id IN UNNEST(@identifiers)`,
+        '  UNION DISTINCT',
+        `  SELECT current_person_id FROM ${merges} WHERE old_person_id IN UNNEST(@identifiers)`,
+        '),',
+        'ids AS (',
+        "  SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0",
+        '  UNION DISTINCT',
+        `  SELECT identifier FROM ${map} WHERE person_id IN (SELECT person_id FROM person)`,
+        ')',
+      ]
+    : ["ids AS (SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0)"];
+  const withIds = ['WITH', ...ids].join('\n');
+  const eventsMatch = IDENTIFIER_KINDS.map(
+    (k) => `${EVENT_IDENTIFIER[k]} IN (SELECT identifier FROM ids)`,
+  ).join('\n   OR ');
+  const personEvents = [
+    `${withIds},`,
+    `person_events AS (SELECT event_id, payload_digest FROM ${ref(TABLES.events)} WHERE ${eventsMatch})`,
+  ].join('\n');
+  const ofPersonEvents = (table: string) =>
+    [
+      personEvents,
+      `SELECT * FROM ${ref(table)} AS t`,
+      'WHERE EXISTS (SELECT 1 FROM person_events AS p WHERE p.event_id = t.event_id',
+      '  AND (t.payload_digest IS NULL OR t.payload_digest = p.payload_digest))',
+    ].join('\n');
+  const named = (table: string) => `${options.dataset}.${table}`;
+  const queries: ExportQuery[] = [
+    {
+      table: named(TABLES.events),
+      sql: `${withIds}\nSELECT * FROM ${ref(TABLES.events)}\nWHERE ${eventsMatch}`,
+      params,
+      types,
+    },
+    {
+      table: named(TABLES.invalidEvents),
+      sql: [
+        `${withIds},`,
+        'needles AS (',
+        "  SELECT LOWER(SUBSTR(identifier, STRPOS(identifier, ':') + 1)) AS needle FROM ids",
+        '  UNION DISTINCT',
+        '  SELECT LOWER(r) FROM UNNEST(@raw) AS r',
+        ')',
+        `SELECT * FROM ${ref(TABLES.invalidEvents)} AS t`,
+        "WHERE EXISTS (SELECT 1 FROM needles AS n WHERE STRPOS(LOWER(t.payload), CONCAT('\"', n.needle, '\"')) > 0)",
+      ].join('\n'),
+      params,
+      types,
+    },
+    { table: named(TABLES.deliveries), sql: ofPersonEvents(TABLES.deliveries), params, types },
+    { table: named(TABLES.hookFailures), sql: ofPersonEvents(TABLES.hookFailures), params, types },
+  ];
+  if (!options.identityGraph) return queries;
+  const visitors = [
+    "SELECT SUBSTR(identifier, STRPOS(identifier, ':') + 1) FROM ids",
+    "WHERE STARTS_WITH(identifier, 'anonymous_id:') OR STARTS_WITH(identifier, 'user_id:')",
+  ].join(' ');
+  return [
+    ...queries,
+    {
+      table: named(SESSION_TABLES.sessions),
+      sql: `${withIds}\nSELECT * FROM ${ref(SESSION_TABLES.sessions)}\nWHERE visitor_id IN (${visitors}) OR user_id IN (${visitors})`,
+      params,
+      types,
+    },
+    {
+      table: named(SESSION_TABLES.identityMap),
+      sql: `${withIds}\nSELECT * FROM ${map}\nWHERE person_id IN (SELECT person_id FROM person) OR identifier IN (SELECT identifier FROM ids)`,
+      params,
+      types,
+    },
+    {
+      table: named(SESSION_TABLES.identityMerges),
+      sql: `${withIds}\nSELECT * FROM ${merges}\nWHERE current_person_id IN (SELECT person_id FROM person) OR old_person_id IN (SELECT person_id FROM person)`,
+      params,
+      types,
+    },
+  ];
+}
+
+/** One line of the export: the table and one of its rows, as JSON. */
+export const exportLine = (table: string, row: unknown): string => JSON.stringify({ table, row });
