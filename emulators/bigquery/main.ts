@@ -5,12 +5,12 @@
  * Prints one line when ready; SIGINT/SIGTERM checkpoint the DuckDB file and exit 0.
  */
 import { httpUrl, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
-import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam-enforce.ts';
+import { type IdentityPort, iamOf, iamOptions } from '@eventbus/emulator-common/iam-enforce.ts';
 import { Command } from 'commander';
 import { startBigQueryEmulator } from './server.ts';
 import { DEFAULT_STREAMING_BUFFER_MS } from './streaming-buffer.ts';
 
-const program = new Command()
+const program = iamOptions(new Command())
   .name('bigquery-emulator')
   .description('Local BigQuery REST emulator over DuckDB')
   .option('--port <port>', 'port to listen on (0 picks a free one)', '9050')
@@ -26,15 +26,6 @@ const program = new Command()
     'how long insertAll rows stay in the streaming buffer, where UPDATE, DELETE and MERGE may not touch them (0: no buffer)',
     String(DEFAULT_STREAMING_BUFFER_MS),
   )
-  .option(
-    '--iam <file>',
-    'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
-  )
-  .option(
-    '--identity <member=port>',
-    'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
-    identityOption,
-  )
   .parse(process.argv);
 
 const opts = program.opts<{
@@ -46,7 +37,6 @@ const opts = program.opts<{
   iam?: string;
   identity?: IdentityPort[];
 }>();
-if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
 const jobLatencyMs = Number(opts.jobLatencyMs);
 if (!Number.isInteger(jobLatencyMs) || jobLatencyMs < 0) {
   console.error(`invalid --job-latency-ms: ${opts.jobLatencyMs}`);
@@ -70,7 +60,7 @@ await serveUntilSignalled('bigquery emulator', () =>
     dataDir: opts.dataDir,
     jobLatencyMs,
     streamingBufferMs,
-    ...(opts.iam !== undefined ? { iam: { file: opts.iam, identities: opts.identity ?? [] } } : {}),
+    ...iamOf(program, opts),
   }).then((emulator) => ({
     url: httpUrl(opts.host, emulator.port),
     close: () => emulator.close(),

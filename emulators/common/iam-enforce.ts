@@ -20,7 +20,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import net from 'node:net';
-import { InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError } from 'commander';
 import { grantingBindings, type IamPolicy } from './iam-policy.ts';
 
 /** What the emulators read from the access file. */
@@ -271,4 +271,27 @@ export async function listenAsIdentities(
       await Promise.all(servers.map((s) => new Promise<void>((r) => s.close(() => r()))));
     },
   };
+}
+
+/** Adds `--iam <file>` and the repeatable `--identity <member>=<port>` to an emulator's command. */
+export function iamOptions(program: Command): Command {
+  return program
+    .option(
+      '--iam <file>',
+      'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
+    )
+    .option(
+      '--identity <member=port>',
+      'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
+      identityOption,
+    );
+}
+
+/** The start option those flags give (none without `--iam`); `--identity` alone is an error. */
+export function iamOf(
+  program: Command,
+  opts: { readonly iam?: string; readonly identity?: IdentityPort[] },
+): { iam?: { file: string; identities: IdentityPort[] } } {
+  if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
+  return opts.iam !== undefined ? { iam: { file: opts.iam, identities: opts.identity ?? [] } } : {};
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { fsyncOption, portOption, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
-import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam-enforce.ts';
+import { type IdentityPort, iamOf, iamOptions } from '@eventbus/emulator-common/iam-enforce.ts';
 /**
  * CLI entry point: `npm run emulator:pubsub -- --port 8085 --data-dir .data/pubsub`, with
  * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control").
@@ -9,7 +9,7 @@ import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam
 import { Command } from 'commander';
 import { startPubSubEmulator } from './server.ts';
 
-const program = new Command()
+const program = iamOptions(new Command())
   .name('pubsub-emulator')
   .description('Local Pub/Sub emulator: gRPC and REST on one port, state kept in the data directory')
   .option('--port <port>', 'port to listen on (0 = any free port)', portOption, 8085)
@@ -26,15 +26,6 @@ const program = new Command()
     'the Storage emulator Cloud Storage subscriptions write into (default: STORAGE_EMULATOR_HOST)',
     process.env['STORAGE_EMULATOR_HOST'],
   )
-  .option(
-    '--iam <file>',
-    'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
-  )
-  .option(
-    '--identity <member=port>',
-    'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
-    identityOption,
-  )
   .parse();
 
 const opts = program.opts<{
@@ -47,11 +38,5 @@ const opts = program.opts<{
   iam?: string;
   identity?: IdentityPort[];
 }>();
-if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
 const { iam, identity, ...rest } = opts;
-await serveUntilSignalled('pubsub emulator', () =>
-  startPubSubEmulator({
-    ...rest,
-    ...(iam !== undefined ? { iam: { file: iam, identities: identity ?? [] } } : {}),
-  }),
-);
+await serveUntilSignalled('pubsub emulator', () => startPubSubEmulator({ ...rest, ...iamOf(program, opts) }));

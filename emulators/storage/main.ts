@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { fsyncOption, portOption, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
-import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam-enforce.ts';
+import { type IdentityPort, iamOf, iamOptions } from '@eventbus/emulator-common/iam-enforce.ts';
 /**
  * CLI entry point: `npm run emulator:storage -- --port 4443 --data-dir .data/storage`, with
  * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control").
@@ -9,7 +9,7 @@ import { type IdentityPort, identityOption } from '@eventbus/emulator-common/iam
 import { Command } from 'commander';
 import { startStorageEmulator } from './server.ts';
 
-const program = new Command()
+const program = iamOptions(new Command())
   .name('storage-emulator')
   .description('Local Cloud Storage emulator: the JSON API on one port, state kept in the data directory')
   .option('--port <port>', 'port to listen on (0 = any free port)', portOption, 4443)
@@ -21,15 +21,6 @@ const program = new Command()
     fsyncOption,
     'always',
   )
-  .option(
-    '--iam <file>',
-    'enforce IAM: the access file (JSON {tokenSecret, policies}), re-read when it changes',
-  )
-  .option(
-    '--identity <member=port>',
-    'also listen on <port>, its callers acting as <member> (repeatable; needs --iam)',
-    identityOption,
-  )
   .parse();
 
 const opts = program.opts<{
@@ -40,11 +31,7 @@ const opts = program.opts<{
   iam?: string;
   identity?: IdentityPort[];
 }>();
-if (opts.identity && opts.iam === undefined) program.error('error: --identity needs --iam');
 const { iam, identity, ...base } = opts;
 await serveUntilSignalled('storage emulator', () =>
-  startStorageEmulator({
-    ...base,
-    ...(iam !== undefined ? { iam: { file: iam, identities: identity ?? [] } } : {}),
-  }),
+  startStorageEmulator({ ...base, ...iamOf(program, opts) }),
 );
