@@ -105,12 +105,15 @@ export function mayProject(ctx: Ctx, permission: string): void {
 /**
  * Writing object `name` (an upload, a copy's, compose's or move's destination):
  * `storage.objects.create`, and `storage.objects.delete` too when a live object of that name
- * exists, since overwriting deletes it.
+ * exists, since overwriting deletes it — unless the write is create-only (`ifGenerationMatch=0`):
+ * it cannot overwrite, so an objectCreator gets the precondition's 412, not a 403 (the pattern
+ * Google documents for writers that may only create).
  */
 export function mayWrite(c: Catalog, ctx: Ctx, bucket: string, name: string): void {
   if (!ctx.access) return;
   mayObject(ctx, 'storage.objects.create', bucket, name);
-  if (c.find(bucket, name) !== undefined) mayObject(ctx, 'storage.objects.delete', bucket, name);
+  if (ctx.query.get('ifGenerationMatch') !== '0' && c.find(bucket, name) !== undefined)
+    mayObject(ctx, 'storage.objects.delete', bucket, name);
 }
 
 /** buckets.testIamPermissions: the permissions asked for that the caller holds on `bucket`. */

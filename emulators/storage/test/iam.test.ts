@@ -268,6 +268,13 @@ describe('storage emulator with --iam', () => {
       bearer(CREATOR),
     );
     assert.equal(media.status, 403);
+    // A create-only write (ifGenerationMatch=0) cannot overwrite: the precondition answers, 412.
+    await assert.rejects(
+      bucket
+        .file('made/simple.txt')
+        .save('two', { resumable: false, preconditionOpts: { ifGenerationMatch: 0 } }),
+      (err: unknown) => codeOf(err) === 412,
+    );
     // Copy: get on the source, create on the destination.
     await refused(
       as(READER).bucket(BUCKET).file('replays/a.json').copy('copied.json'),
