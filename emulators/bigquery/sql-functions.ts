@@ -61,6 +61,11 @@ const TRANSLATORS: Readonly<Record<string, FunctionTranslator>> = {
   // include_last_partial_range defaults to TRUE.
   GENERATE_RANGE_ARRAY: ({ raw, arg }) =>
     `bq_generate_range_array(${arg(0)}, ${arg(1, 'step')}, ${raw()[2] ? arg(2) : 'true'})`,
+  // BigQuery's CONCAT is NULL when any argument is (DuckDB's concat() skips NULLs; `||` does not).
+  CONCAT: ({ args }) =>
+    `(${args()
+      .map((a) => `(${a})`)
+      .join(' || ')})`,
   TO_JSON_STRING: ({ arg }) => `CAST(to_json(${arg(0)}) AS VARCHAR)`,
   TO_JSON: ({ arg }) => `to_json(${arg(0)})`,
   PARSE_JSON: ({ arg }) => `json(${arg(0)})`,
