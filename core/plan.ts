@@ -10,6 +10,7 @@ import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
+import { privacyAuditTables } from './warehouse/privacy-audit.ts';
 import { partitionExpiration } from './warehouse/retention.ts';
 import {
   alertStateColumns,
@@ -504,6 +505,7 @@ export function plan(settings: Readonly<Settings>): Plan {
           timePartitioning: { type: 'DAY', field: 'recorded_at' },
           clustering: ['alert'],
         },
+        ...privacyAuditTables(),
       ],
     },
     buckets: [

@@ -24,7 +24,6 @@ import { type ColumnPlan, tableRef } from '../warehouse/table-plan.ts';
 import {
   c,
   declareSince,
-  identifierHash,
   type ModelRun,
   moveWatermark,
   SESSION_TABLES,
@@ -101,7 +100,7 @@ export const RULE_ORIGIN_ATTRIBUTE = 'origin';
  * (Pub/Sub's IAM). The attributes are the message's; the gateway writes `credential` over any
  * value a producer sent.
  */
-const TRUSTED = [
+export const TRUSTED_EVENT = [
   `IFNULL(JSON_VALUE(attributes, '$.${CREDENTIAL_ATTRIBUTE}'), '') != '${WRITE_KEY_CREDENTIAL}'`,
   `JSON_VALUE(attributes, '$.${RULE_ORIGIN_ATTRIBUTE}') IS NULL`,
 ].join(' AND ');
@@ -135,7 +134,7 @@ export function identityRunSql(options: SessionOptions, upto: Date): ModelRun {
     '-- `trusted`: whose word it is (docs/sessions.md): not a write key’s, nor a rule’s copy.',
     'CREATE TEMP TABLE arrived AS',
     'SELECT event_id, message_id, event_time, anonymous_id, user_id, user.email AS email, user.phone AS phone,',
-    `  ${TRUSTED} AS trusted`,
+    `  ${TRUSTED_EVENT} AS trusted`,
     `FROM ${ref('events')}`,
     'WHERE received_at > since AND received_at <= @upto',
     '  AND event_time >= TIMESTAMP_SUB(@upto, INTERVAL @lookback_hours HOUR)',
@@ -247,44 +246,7 @@ export function identityRunSql(options: SessionOptions, upto: Date): ModelRun {
 }
 
 /**
- * Erasing a person (docs/sessions.md#erasure): `@identifier` (`kind:value`, e-mails and phones as
- * their SHA-256 hex) or a person id, current or merged, names them. Their identifiers are listed in
- * `identity_erasures` (as hashes) so no later run brings them back, and their rows leave
- * `identity_map`, `identity_merges` and `sessions`. Result: how many identifiers and sessions.
- */
-export function eraseSql(options: Pick<SessionOptions, 'project' | 'dataset'>): string {
-  const ref = (t: string) => tableRef(options.project, options.dataset, t);
-  const map = ref(SESSION_TABLES.identityMap);
-  const merges = ref(SESSION_TABLES.identityMerges);
-  return [
-    'BEGIN TRANSACTION;',
-    'CREATE TEMP TABLE person AS',
-    `SELECT person_id FROM ${map} WHERE identifier = @identifier OR person_id = @identifier`,
-    'UNION DISTINCT',
-    `SELECT current_person_id FROM ${merges} WHERE old_person_id = @identifier;`,
-    'CREATE TEMP TABLE erased AS',
-    `SELECT identifier, kind, ${identifierHash('identifier')} AS identifier_hash FROM ${map}`,
-    'WHERE person_id IN (SELECT person_id FROM person)',
-    'UNION DISTINCT',
-    // An identifier no run mapped yet is still kept out from now on.
-    `SELECT @identifier, SPLIT(@identifier, ':')[SAFE_OFFSET(0)], ${identifierHash('@identifier')}`,
-    "FROM (SELECT 1) WHERE STRPOS(@identifier, ':') > 0;",
-    'CREATE TEMP TABLE visitors AS',
-    "SELECT SUBSTR(identifier, STRPOS(identifier, ':') + 1) AS id FROM erased WHERE kind IN ('anonymous_id', 'user_id');",
-    `DELETE FROM ${ref(SESSION_TABLES.sessions)}`,
-    'WHERE visitor_id IN (SELECT id FROM visitors) OR user_id IN (SELECT id FROM visitors);',
-    `DELETE FROM ${map} WHERE person_id IN (SELECT person_id FROM person);`,
-    `DELETE FROM ${merges} WHERE current_person_id IN (SELECT person_id FROM person);`,
-    `INSERT INTO ${ref(SESSION_TABLES.erasures)} (identifier_hash, erased_at)`,
-    'SELECT DISTINCT identifier_hash, CURRENT_TIMESTAMP() FROM erased',
-    `WHERE identifier_hash NOT IN (SELECT identifier_hash FROM ${ref(SESSION_TABLES.erasures)});`,
-    'COMMIT TRANSACTION;',
-    'SELECT (SELECT COUNT(*) FROM erased) AS identifiers;',
-  ].join('\n');
-}
-
-/**
- * The identifier `eraseSql` takes, from what a person asking to be erased gives: `kind:value`
+ * A person's identifier in the graph's form (what erasure and export take), from what they give: `kind:value`
  * with an e-mail or phone hashed as the identity run hashes it (already SHA-256 hex: as is), or a
  * person id (64 hex). Undefined when it is neither.
  */

@@ -1,14 +1,17 @@
 /**
  * An access request (issue #61, docs/privacy.md "Access requests"): the read-only queries that find
- * every stored row about one person, one query per table. Pure: the SQL and its parameters; the
- * CLI (`eventbus export-person`) runs them and writes the rows as JSON Lines.
+ * every stored row about one person, one query per table, and the audit row that records who asked
+ * (the ops table `exports`). Pure: the SQL and its parameters; the CLI (`eventbus export-person`)
+ * and the studio (studio/privacy-api.ts) run them and write the rows as JSON Lines.
  *
  * The person is named by identifiers in the identity graph's form (`kind:value`, e-mails and phones
  * as their SHA-256 hex: `erasureIdentifier`); with the models on, the identity graph adds the
  * person's other identifiers. Every value reaches the SQL as a query parameter.
  */
+import { randomUUID } from 'node:crypto';
 import { IDENTIFIER_KINDS } from '../models/identity-graph.ts';
 import { SESSION_TABLES } from '../models/sessions.ts';
+import { sha256 } from '../pii.ts';
 import { TABLES, tableRef } from '../warehouse/warehouse.ts';
 
 /** What the queries read: the events dataset, and whether its identity graph exists (the models). */
@@ -34,7 +37,7 @@ const HEX64 = "r'^[0-9a-f]{64}$'";
  * compared hashed (a stored SHA-256 hex as is, else hashed as the PII policy hashes: trimmed and
  * lower-case, a phone's digits only).
  */
-const EVENT_IDENTIFIER: Readonly<Record<(typeof IDENTIFIER_KINDS)[number], string>> = {
+export const EVENT_IDENTIFIER: Readonly<Record<(typeof IDENTIFIER_KINDS)[number], string>> = {
   anonymous_id: "CONCAT('anonymous_id:', anonymous_id)",
   user_id: "CONCAT('user_id:', user_id)",
   email: `CONCAT('email:', IF(REGEXP_CONTAINS(user.email, ${HEX64}), user.email, TO_HEX(SHA256(LOWER(TRIM(user.email))))))`,
@@ -58,6 +61,30 @@ export function rawNeedles(given: readonly string[]): string[] {
 }
 
 /**
+ * `WITH … ids AS (…)`: the person's identifiers — those given (`@identifiers`), and with the
+ * identity graph every identifier of their person (current or merged person ids given too).
+ */
+export function personIdsSql(project: string, dataset: string, identityGraph: boolean): string {
+  const map = tableRef(project, dataset, SESSION_TABLES.identityMap);
+  const merges = tableRef(project, dataset, SESSION_TABLES.identityMerges);
+  const ids = identityGraph
+    ? [
+        'person AS (',
+        `  SELECT person_id FROM ${map} WHERE identifier IN UNNEST(@identifiers) OR person_id IN UNNEST(@identifiers)`,
+        '  UNION DISTINCT',
+        `  SELECT current_person_id FROM ${merges} WHERE old_person_id IN UNNEST(@identifiers)`,
+        '),',
+        'ids AS (',
+        "  SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0",
+        '  UNION DISTINCT',
+        `  SELECT identifier FROM ${map} WHERE person_id IN (SELECT person_id FROM person)`,
+        ')',
+      ]
+    : ["ids AS (SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0)"];
+  return ['WITH', ...ids].join('\n');
+}
+
+/**
  * The queries of an access request. `identifiers` are the person's, in the identity graph's form;
  * `raw` the texts `rawNeedles` gives. Each query is one SELECT of the table's own rows: `events`
  * whose identifiers are the person's, `deliveries` and `hook_failures` of those events,
@@ -74,22 +101,7 @@ export function exportPersonQueries(
   const types = { identifiers: ['STRING'], raw: ['STRING'] };
   const map = ref(SESSION_TABLES.identityMap);
   const merges = ref(SESSION_TABLES.identityMerges);
-  // The person's identifiers: those given, and with the graph every identifier of their person.
-  const ids = options.identityGraph
-    ? [
-        'person AS (',
-        `  SELECT person_id FROM ${map} WHERE identifier IN UNNEST(@identifiers) OR person_id IN UNNEST(@identifiers)`,
-        '  UNION DISTINCT',
-        `  SELECT current_person_id FROM ${merges} WHERE old_person_id IN UNNEST(@identifiers)`,
-        '),',
-        'ids AS (',
-        "  SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0",
-        '  UNION DISTINCT',
-        `  SELECT identifier FROM ${map} WHERE person_id IN (SELECT person_id FROM person)`,
-        ')',
-      ]
-    : ["ids AS (SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0)"];
-  const withIds = ['WITH', ...ids].join('\n');
+  const withIds = personIdsSql(options.project, options.dataset, options.identityGraph);
   const eventsMatch = IDENTIFIER_KINDS.map(
     (k) => `${EVENT_IDENTIFIER[k]} IN (SELECT identifier FROM ids)`,
   ).join('\n   OR ');
@@ -160,3 +172,46 @@ export function exportPersonQueries(
 
 /** One line of the export: the table and one of its rows, as JSON. */
 export const exportLine = (table: string, row: unknown): string => JSON.stringify({ table, row });
+
+/** An access request's audit row (the ops table `exports`, core/warehouse/privacy-audit.ts). */
+export interface ExportRecord {
+  readonly export_id: string;
+  readonly requested_at: string;
+  readonly requested_by: string;
+  /** The person's identifiers as given, in the identity graph's form (kept only as hashes). */
+  readonly identifiers: readonly string[];
+  /** Rows exported, by table (`<dataset>.<table>`). */
+  readonly rows: Readonly<Record<string, number>>;
+}
+
+/** A new access request's id, shaped like an erasure's: `ex-<yyyymmdd>-<8 hex>`. */
+export const newExportId = (now: Date): string =>
+  `ex-${now.toISOString().slice(0, 10).replaceAll('-', '')}-${randomUUID().slice(0, 8)}`;
+
+/**
+ * The audit row's INSERT (a DML query job) into `table`, the quoted `exports` table. The hashes
+ * are `erasureHash`'s (SHA-256 of each `kind:value`; person ids are not kept), computed here with
+ * the same function because core/privacy/erasure.ts imports this file. They travel as one
+ * comma-separated STRING: no parameter is an array, so a client that passes no parameter types
+ * (the studio's) sends the statement as is, even for a person named by person ids alone.
+ */
+export function exportAuditSql(
+  table: string,
+  record: ExportRecord,
+): { readonly sql: string; readonly params: Record<string, string> } {
+  const hashes = [...new Set(record.identifiers.filter((i) => i.includes(':')).map(sha256))].sort();
+  return {
+    sql: [
+      `INSERT INTO ${table} (export_id, requested_at, requested_by, identifier_hashes, \`rows\`)`,
+      'SELECT @export_id, TIMESTAMP(@requested_at), @requested_by,',
+      "  ARRAY(SELECT h FROM UNNEST(SPLIT(@hashes, ',')) AS h WHERE h != ''), @rows",
+    ].join('\n'),
+    params: {
+      export_id: record.export_id,
+      requested_at: record.requested_at,
+      requested_by: record.requested_by,
+      hashes: hashes.join(','),
+      rows: JSON.stringify(record.rows),
+    },
+  };
+}

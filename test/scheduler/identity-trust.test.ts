@@ -10,12 +10,18 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { CREDENTIAL_ATTRIBUTE } from '../../core/event.ts';
-import { eraseSql, identityRunSql } from '../../core/models/identity-graph.ts';
+import { identityRunSql } from '../../core/models/identity-graph.ts';
 import { modelOptions } from '../../core/models/models.ts';
 import { plan } from '../../core/plan.ts';
 import { storeConfig } from '../../core/store/store.ts';
 import { testSettings } from '../storage/support.ts';
-import { type ModelsWarehouse, modelsWarehouse, queryRows, storedRow } from './models-support.ts';
+import {
+  eraseFromModels,
+  type ModelsWarehouse,
+  modelsWarehouse,
+  queryRows,
+  storedRow,
+} from './models-support.ts';
 
 const T0 = Date.parse('2026-11-24T08:00:00.000Z');
 const KEY = { [CREDENTIAL_ATTRIBUTE]: 'key' };
@@ -88,7 +94,7 @@ describe('models: the identity graph trusts only trusted credentials (issue #61)
     // The anonymous id attached itself to the first person it claimed, and stayed there.
     assert.equal(await personOf('anonymous_id:evil'), v1);
 
-    await rows(eraseSql(options), { identifier: 'user_id:v1' });
+    await eraseFromModels(warehouse.bigquery, p, settings.project, ['user_id:v1']);
     assert.equal(await personOf('user_id:v1'), undefined);
     assert.equal(await personOf(email('victim2@example.com')), victim2, 'the other stranger is not erased');
     const blocked = await rows(

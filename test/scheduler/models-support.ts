@@ -9,7 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { plainValue } from '../../adapters/user-sql.ts';
+import { SESSION_TABLES } from '../../core/models/sessions.ts';
 import type { Plan } from '../../core/plan.ts';
+import { erasureStatements, expandSql, needlePatterns } from '../../core/privacy/erasure.ts';
 import { messageRows, type StoreConfig } from '../../core/store/store.ts';
 import { startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
@@ -56,7 +58,7 @@ export function storedRow(
     config,
     Date.parse(time) + 1000,
   );
-  assert.equal(r.kind, 'event', JSON.stringify(r.row.json));
+  if (r.kind !== 'event') assert.fail(JSON.stringify(r));
   return { insertId: r.row.insertId, json: r.row.json };
 }
 
@@ -68,4 +70,30 @@ export async function queryRows(
 ): Promise<Record<string, unknown>[]> {
   const [rows] = await bigquery.query({ query: sql, ...(params ? { params } : {}) });
   return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+}
+
+/**
+ * Erases a person from the models as the erasure job's statements do (core/privacy/erasure.ts):
+ * widens the identifiers once, then runs the statements of the models' tables. The widened list.
+ */
+export async function eraseFromModels(
+  bigquery: BigQuery,
+  p: Plan,
+  project: string,
+  given: readonly string[],
+): Promise<string[]> {
+  const options = {
+    project,
+    dataset: p.dataset,
+    ops: p.ops.dataset,
+    identityGraph: true,
+    actionRuns: false,
+    syncs: [],
+  };
+  const found = await queryRows(bigquery, expandSql(options), { identifiers: [...given] });
+  const identifiers = [...new Set([...given, ...found.map((r) => String(r['identifier']))])];
+  const models = new Set(Object.values(SESSION_TABLES).map((t) => `${p.dataset}.${t}`));
+  for (const s of erasureStatements(options).filter((x) => models.has(x.table)))
+    await queryRows(bigquery, s.sql, { identifiers, patterns: needlePatterns(identifiers, []) });
+  return identifiers;
 }

@@ -7,15 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import {
-  eraseSql,
-  erasureIdentifier,
-  identityRunSql,
-  LABEL_PASSES,
-} from '../../../core/models/identity-graph.ts';
+import { erasureIdentifier, identityRunSql, LABEL_PASSES } from '../../../core/models/identity-graph.ts';
 import { modelOptions, modelPlan } from '../../../core/models/models.ts';
 import { DEFAULT_CONVERSIONS, sessionColumns, sessionsRunSql } from '../../../core/models/sessions.ts';
 import { warehousePlan } from '../../../core/plan.ts';
+import { erasureStatements } from '../../../core/privacy/erasure.ts';
 import { MODEL_KIND, MODEL_TRAIL_MS, modelJob } from '../../../functions/schedule/models.ts';
 
 const UPTO = new Date('2026-11-02T10:00:00.000Z');
@@ -198,15 +194,24 @@ describe('models: the identity run’s SQL', () => {
   });
 
   it('erasure deletes the person from identity_map, identity_merges and sessions, and lists their hashes', () => {
-    const erase = statementsOf(eraseSql(OPTIONS));
-    const find = finder(erase);
-    assert.match(find('DELETE FROM `p.events.sessions`'), /visitor_id IN \(SELECT id FROM visitors\)/);
+    const statements = erasureStatements({
+      ...OPTIONS,
+      ops: 'eventbus_ops',
+      identityGraph: true,
+      actionRuns: false,
+      syncs: [],
+    });
+    const find = (table: string) => statements.find((s) => s.table === `events.${table}`)?.sql ?? '';
+    assert.match(find('sessions'), /^DELETE FROM `p.events.sessions` WHERE visitor_id IN \(SELECT SUBSTR/);
     assert.match(
-      find('DELETE FROM `p.events.identity_map`'),
-      /person_id IN \(SELECT person_id FROM person\)/,
+      find('identity_map'),
+      /person_id IN \(SELECT person_id FROM `p.events.identity_map` WHERE identifier IN UNNEST\(@identifiers\)\)/,
     );
-    assert.match(find('DELETE FROM `p.events.identity_merges`'), /current_person_id IN/);
-    assert.match(find('INSERT INTO `p.events.identity_erasures`'), /SELECT DISTINCT identifier_hash/);
+    assert.match(find('identity_merges'), /current_person_id IN/);
+    assert.match(
+      find('identity_erasures'),
+      /^INSERT INTO `p.events.identity_erasures`[\s\S]*TO_HEX\(SHA256\(id\)\)/,
+    );
   });
 });
 
