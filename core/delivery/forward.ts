@@ -6,6 +6,7 @@
  * backoff; dead letters are recorded from the dead-letter topic (dead-letter.ts). A redelivery
  * is not sent again when the ledger already has it delivered.
  */
+
 import type { Destination } from '../../schemas/settings.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
 import type { StoredEvent } from '../event.ts';
@@ -17,6 +18,7 @@ import type {
   OutboundRequest,
   Prepared,
 } from '../platforms/driver.ts';
+import { type Suppression, stripIdentifiers, suppressionVerdict } from '../privacy/suppression.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
@@ -67,6 +69,11 @@ export interface ForwardDeps {
    * be obtained. Absent: such drivers' deliveries are retried with the reason.
    */
   readonly accessToken?: (credentials: string, scope: string, fresh: boolean) => Promise<string>;
+  /**
+   * The erased persons' list (adapters/suppression-list.ts): an event of one is sent without their
+   * identifiers, or not at all (docs/privacy.md). Absent: no list.
+   */
+  readonly suppression?: () => Suppression | undefined;
 }
 
 export interface ForwardResult {
@@ -180,12 +187,17 @@ function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | 
         },
   };
   if (!parsed.ok) return done(attempt, true, 'rejected', parsed.reason);
+  // A message older than an erasure (a re-drive, a retry) carries what store would now strip.
+  const verdict = suppressionVerdict(parsed.event, deps.suppression?.());
+  if (verdict === 'drop')
+    return done(attempt, true, 'rejected', 'the person was erased (privacy.erased_events: drop)');
+  const event = verdict === 'strip' ? stripIdentifiers(parsed.event) : parsed.event;
   const destination = deps.destinations.find((x) => x.id === attempt.destinationId);
   if (!destination)
     return done(attempt, true, 'rejected', `destination "${attempt.destinationId}" is not configured`);
   const driver = deps.driverFor(destination.type);
   if (!driver) return done(attempt, true, 'rejected', `no driver for destination type ${destination.type}`);
-  return { ...attempt, event: parsed.event, destination, driver, secrets: {} };
+  return { ...attempt, event, destination, driver, secrets: {} };
 }
 
 /** Step 2: the destination's secrets. Cached ones come back synchronously: no promise then. */

@@ -27,6 +27,7 @@ import {
   type Plan,
   POISON_ATTEMPTS,
 } from '../plan.ts';
+import { type Suppression, stripIdentifiers, suppressionVerdict } from '../privacy/suppression.ts';
 import { decodePushBody } from '../push.ts';
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
@@ -81,6 +82,8 @@ export interface StoreConfig extends PiiPolicy {
   readonly deadLetters: ReadonlySet<string>;
   /** The enrichment step (core/enrich/), when the settings ask for one; set by the entry point. */
   readonly enrich?: Enricher;
+  /** The erased persons' list as it is now (adapters/suppression-list.ts); set by the entry point. */
+  readonly suppression?: () => Suppression | undefined;
 }
 
 /**
@@ -181,7 +184,9 @@ export type MessageRows =
        */
       readonly legacyDigest?: string;
     }
-  | { readonly kind: 'invalid'; readonly row: InsertRow };
+  | { readonly kind: 'invalid'; readonly row: InsertRow }
+  /** An erased person's event, dropped (`privacy.erased_events: drop`): acknowledged, never stored. */
+  | { readonly kind: 'suppressed' };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -214,7 +219,7 @@ export function messageRows(
   const topic = topicOf(message, config);
   const publishMs = firstPublishMs(message, config);
   const receivedAt = isoReceived(publishMs);
-  const payload = payloadText(message.data);
+  let payload = payloadText(message.data);
   const invalid = (reason: InvalidReason, errors: readonly FieldViolation[], raw?: unknown): MessageRows => ({
     kind: 'invalid',
     row: invalidRow({
@@ -245,6 +250,14 @@ export function messageRows(
     return invalid('not_json', [
       { field: '(root)', description: `message data is not JSON: ${(err as Error).message}` },
     ]);
+  }
+  // An erased person's event (docs/privacy.md): dropped, or kept without what identifies them —
+  // the payload kept for an invalid row too.
+  const verdict = suppressionVerdict(value, config.suppression?.());
+  if (verdict === 'drop') return { kind: 'suppressed' };
+  if (verdict === 'strip') {
+    value = stripIdentifiers(value);
+    payload = { text: JSON.stringify(value), base64: false };
   }
   const stamp = message.attributes['definition_version'];
   const result = normalizeEvent(value, {
@@ -580,6 +593,7 @@ export function storeMessages(
   const claimed: Parsed[] = [];
   for (const m of messages) {
     const o = messageRows(m, deps.config, now, deps.defined);
+    if (o.kind === 'suppressed') continue;
     if (o.kind === 'invalid') {
       invalid.push(o.row);
       continue;

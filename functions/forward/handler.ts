@@ -36,6 +36,8 @@ export interface ForwardServices {
   readonly definitionFor?: ForwardDeps['definitionFor'];
   /** OAuth access tokens for drivers that take one (adapters/google-oauth.ts); absent: not available. */
   readonly accessToken?: ForwardDeps['accessToken'];
+  /** The erased persons' list (adapters/suppression-list.ts); absent: none. */
+  readonly suppression?: ForwardDeps['suppression'];
 }
 
 /**
@@ -73,6 +75,7 @@ export function createForwardHandler(
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
       ...(s.accessToken ? { accessToken: s.accessToken } : {}),
+      ...(s.suppression ? { suppression: s.suppression } : {}),
     };
     return deps;
   };

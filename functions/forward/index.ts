@@ -13,6 +13,7 @@ import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/l
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
+import { erasedList } from '../../adapters/suppression-list.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { registryBucketName } from '../../core/plan.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
@@ -27,6 +28,7 @@ export const config = readFunctionConfig(process.env, readSettingsText);
  */
 async function loadServices(): Promise<ForwardServices> {
   const { BigQuery } = await import('@google-cloud/bigquery');
+  await erased.ready();
   const bigquery = new BigQuery({ projectId: config.project });
   return {
     ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
@@ -36,6 +38,7 @@ async function loadServices(): Promise<ForwardServices> {
     secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
     send: createHttpSender(),
     accessToken: createAccessTokens(),
+    suppression: () => erased.current(),
     definitionFor: (stamp) => {
       return andThen(definitions.get(stamp), (d) => d.exact(stamp));
     },
@@ -47,6 +50,18 @@ const definitions = registryReaders(
   config.project,
   registryBucketName(config.project, config.plan.environment),
 ).definitions;
+
+/** The erased persons' list (docs/privacy.md), in the registry bucket; read before the first push. */
+const erased = erasedList(
+  config,
+  loadOnce(async () => {
+    const { Storage } = await import('@google-cloud/storage');
+    return new Storage({ projectId: config.project }).bucket(
+      registryBucketName(config.project, config.plan.environment),
+    );
+  }),
+  'forward',
+);
 
 // The clients load right after the module, in the background (not inside the bundle's load,
 // and not on the first push, which used to wait for them along with every push behind it).

@@ -17,6 +17,7 @@ import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
+import { erasedList } from '../../adapters/suppression-list.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
@@ -45,6 +46,12 @@ const enrich = loadEnricher(runtime.settings, {
     (await registryBucket()).file(GEO_OBJECT, generation === undefined ? {} : { generation }),
   log: (message) => console.log(JSON.stringify({ severity: 'INFO', message, component: 'store' })),
 });
+
+/**
+ * The erased persons' list (docs/privacy.md "After an erasure"): read before the first event is
+ * handled, then kept fresh in the background.
+ */
+const suppression = erasedList(runtime, registryBucket, 'store');
 
 /** Optional tuning of the micro-batch window (milliseconds); the default suits most loads. */
 const batching: BatchingOptions =
@@ -149,11 +156,16 @@ async function init(): Promise<Handler> {
   ]);
   // No retries inside the client or the insertAll: waiting only delays the non-2xx that lets
   // Pub/Sub redeliver with the subscription's backoff, which is the retry we configure and observe.
+  await suppression.ready();
   const bigquery = new BigQuery({ projectId: runtime.project, autoRetry: false });
   const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching, { attempts: 1 });
   const afterStored = afterStoredHook(runtime, writer, definitions);
   return createStoreHandler({
-    config: { ...storeConfig(runtime.settings, runtime.plan), ...(enrich ? { enrich } : {}) },
+    config: {
+      ...storeConfig(runtime.settings, runtime.plan),
+      ...(enrich ? { enrich } : {}),
+      suppression: () => suppression.current(),
+    },
     writer,
     ...(afterStored ? { afterStored } : {}),
     definitions,

@@ -46,6 +46,12 @@ describe('bundles: npm run build:functions', function () {
       bigqueryCalls.push(`${req.method} ${req.url}`);
       req.resume();
       req.on('end', () => {
+        // Cloud Storage (the same fake): no object exists, such as the erased persons' list.
+        if (req.url?.startsWith('/storage/v1/')) {
+          res.writeHead(404, { 'content-type': 'application/json' });
+          res.end('{"error":{"code":404,"message":"No such object"}}');
+          return;
+        }
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{"kind":"bigquery#tableDataInsertAllResponse"}');
       });
@@ -262,6 +268,7 @@ describe('bundles: npm run build:functions', function () {
           // Nothing listens here: the bundle must start and answer without a Pub/Sub backend.
           PUBSUB_EMULATOR_HOST: '127.0.0.1:9',
           BIGQUERY_EMULATOR_HOST: bigqueryUrl,
+          STORAGE_EMULATOR_HOST: bigqueryUrl,
           PORT: String(port),
           HOST: '127.0.0.1',
         };

@@ -57,6 +57,13 @@ const viewContent = {
   value: 12.5,
 };
 
+/** A message's rows (no suppression list here: never `suppressed`). */
+function rowsOf(...args: Parameters<typeof messageRows>) {
+  const o = messageRows(...args);
+  if (o.kind === 'suppressed') throw new Error('suppressed without a list');
+  return o;
+}
+
 describe('storage: push bodies and rows (core/store/store.ts)', () => {
   it('decodes a classic push body, keeping deliveryAttempt, subscription, attributes and publishTime', () => {
     const decoded = decodeStorePush(pushBody(viewContent));
@@ -128,12 +135,12 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
       attributes: { CloudPubSubDeadLetterSourceSubscription: 'backend_events-store' },
     });
     assert.equal(topicOf(forgedDead, config), 'events');
-    const out = messageRows(forged, config, NOW);
+    const out = rowsOf(forged, config, NOW);
     assert.equal(out.row.json['topic'], 'events');
   });
 
   it('turns a native event into an events row: event_id from the messageId, event_time from the publishTime', () => {
-    const out = messageRows(message(viewContent), config, NOW);
+    const out = rowsOf(message(viewContent), config, NOW);
     assert.equal(out.kind, 'event');
     if (out.kind !== 'event') return;
     // The insertId is the payload digest (core/identity.ts), carried in the row and the event.
@@ -164,20 +171,20 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
 
   it('gives a second copy of the same content the same insertId, whatever its field order or message', () => {
     const sent = { ...viewContent, event_id: 'evt-1', event_time: '2026-03-01T11:00:00Z' };
-    const out = messageRows(message(sent), config, NOW);
+    const out = rowsOf(message(sent), config, NOW);
     assert.equal(out.kind, 'event');
     assert.equal(out.row.json['event_id'], 'evt-1');
     assert.equal(out.row.json['event_time'], '2026-03-01T11:00:00.000Z');
     const reordered = Object.fromEntries(Object.entries(sent).reverse());
-    const again = messageRows(message(reordered, { messageId: '2002' }), config, NOW + 90_000);
+    const again = rowsOf(message(reordered, { messageId: '2002' }), config, NOW + 90_000);
     assert.equal(again.row.insertId, out.row.insertId);
   });
 
   it('takes a dead letter’s original publish time, so a late store of it is the same event; a forged attribute elsewhere is ignored', () => {
     const original = '2026-03-01T11:59:00.000Z';
     const attributes = { CloudPubSubDeadLetterSourceTopicPublishTime: original };
-    const direct = messageRows(message(viewContent), config, NOW);
-    const dead = messageRows(
+    const direct = rowsOf(message(viewContent), config, NOW);
+    const dead = rowsOf(
       message(viewContent, {
         subscription: 'projects/p/subscriptions/events-store-dead-letter-ledger',
         publishTime: PUBLISHED,
@@ -188,7 +195,7 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
     );
     assert.equal(dead.row.json['event_time'], original);
     assert.equal(dead.row.json['received_at'], original);
-    const forged = messageRows(message(viewContent, { attributes }), config, NOW);
+    const forged = rowsOf(message(viewContent, { attributes }), config, NOW);
     assert.equal(forged.row.json['event_time'], PUBLISHED);
     assert.equal(direct.row.json['event_time'], PUBLISHED);
   });
@@ -196,12 +203,12 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
   it('gives another event that reuses an event_id its own insertId, so the warehouse keeps both', () => {
     // Segment's spec examples share one messageId between a page and an identify call; here a
     // view_content and, later, a purchase with the same event_id.
-    const first = messageRows(
+    const first = rowsOf(
       message({ ...viewContent, event_id: 'shared-1', event_time: '2026-03-01T11:00:00Z' }),
       config,
       NOW,
     );
-    const second = messageRows(
+    const second = rowsOf(
       message({
         event_name: 'purchase',
         event_id: 'shared-1',
@@ -213,7 +220,7 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
       config,
       NOW,
     );
-    const sameTime = messageRows(
+    const sameTime = rowsOf(
       message({ ...viewContent, value: 99, event_id: 'shared-1', event_time: '2026-03-01T11:00:00Z' }),
       config,
       NOW,
@@ -227,7 +234,7 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
 
   it('sends an invalid event to invalid_events with every error and the raw payload', () => {
     const bad = { event_name: 'view_content', event_id: 'e-bad', content_type: 7 };
-    const out = messageRows(message(bad), config, NOW);
+    const out = rowsOf(message(bad), config, NOW);
     assert.equal(out.kind, 'invalid');
     const json = out.row.json;
     assert.equal(json['reason'], 'invalid_event');
@@ -242,27 +249,27 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
   });
 
   it('keeps data that is not JSON, or not UTF-8, as not_json', () => {
-    const text = messageRows(message('not json'), config, NOW);
+    const text = rowsOf(message('not json'), config, NOW);
     assert.equal(text.row.json['reason'], 'not_json');
     assert.equal(text.row.json['payload'], 'not json');
-    const binary = messageRows(message('x', { data: Uint8Array.from([0xff, 0xfe, 0x00]) }), config, NOW);
+    const binary = rowsOf(message('x', { data: Uint8Array.from([0xff, 0xfe, 0x00]) }), config, NOW);
     assert.equal(binary.row.json['reason'], 'not_json');
     assert.equal(binary.row.json['payload'], Buffer.from([0xff, 0xfe, 0x00]).toString('base64'));
   });
 
   it('follows unknown_events: store keeps custom events, reject sends them to invalid_events', () => {
     const custom = { event_name: 'quote_requested', amount: 3 };
-    const stored = messageRows(message(custom), config, NOW);
+    const stored = rowsOf(message(custom), config, NOW);
     assert.equal(stored.kind, 'event');
     assert.equal(stored.row.json['schema_version'], 0);
     const strict = { ...settings, unknown_events: 'reject' as const };
-    const rejected = messageRows(message(custom), storeConfig(strict, plan(strict)), NOW);
+    const rejected = rowsOf(message(custom), storeConfig(strict, plan(strict)), NOW);
     assert.equal(rejected.kind, 'invalid');
   });
 
   it('applies the PII policy to the warehouse row only: hashed and dropped context fields', () => {
     const pii = { ...settings, pii: { hash_in_warehouse: ['user.email'], drop: ['device.ip'] } };
-    const out = messageRows(
+    const out = rowsOf(
       message({
         ...viewContent,
         user: { email: ' A@B.example ' },
@@ -289,7 +296,7 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
       user: { email: 'ann@example.com', phone: '+4915112345678', country: 'de' },
       device: { ip: '203.0.113.9', locale: 'en' },
     };
-    const out = messageRows(message(raw), cfg, NOW);
+    const out = rowsOf(message(raw), cfg, NOW);
     assert.equal(out.kind, 'invalid', 'content_name and content_type are missing');
     const payload = JSON.parse(out.row.json['payload'] as string);
     assert.deepEqual(Object.keys(payload), ['event_name', 'user', 'device']);
@@ -298,10 +305,10 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
     assert.equal(payload.user.country, 'de');
     assert.deepEqual(payload.device, { locale: 'en' });
     // Text that is not JSON has no fields to find: emails and phone numbers are replaced.
-    const text = messageRows(message('contact ann@example.com or +49 151 1234 5678 {'), cfg, NOW);
+    const text = rowsOf(message('contact ann@example.com or +49 151 1234 5678 {'), cfg, NOW);
     assert.equal(text.row.json['payload'], 'contact REDACTED or REDACTED {');
     // Without a policy the payload is kept byte for byte.
-    const plain = messageRows(message(raw), config, NOW);
+    const plain = rowsOf(message(raw), config, NOW);
     assert.equal(plain.row.json['payload'], JSON.stringify(raw));
   });
 
@@ -311,17 +318,13 @@ describe('storage: push bodies and rows (core/store/store.ts)', () => {
       pii: { hash_in_warehouse: ['event_data.customer_email'], drop: ['event_data.notes'] },
     };
     const cfg = storeConfig(pii, plan(pii));
-    const ok = messageRows(
-      message({ ...viewContent, customer_email: 'Ann@Example.com', notes: 'x' }),
-      cfg,
-      NOW,
-    );
+    const ok = rowsOf(message({ ...viewContent, customer_email: 'Ann@Example.com', notes: 'x' }), cfg, NOW);
     assert.equal(ok.kind, 'event');
     const data = JSON.parse(ok.row.json['event_data'] as string);
     assert.equal(data.customer_email, sha256('ann@example.com'));
     assert.equal(data.notes, undefined);
     // In the raw payload of an invalid event the field may be top-level, as the producer sent it.
-    const bad = messageRows(
+    const bad = rowsOf(
       message({ event_name: 'view_content', customer_email: 'ann@example.com', notes: 'x' }),
       cfg,
       NOW,
@@ -464,7 +467,7 @@ describe('storage: defined events in store', () => {
 
   it('re-validates against the stamped version, stores it, and hashes its pii fields', () => {
     const m = message(quote, { attributes: { definition_version: 'quote_requested@1.0' } });
-    const r = messageRows(m, config, NOW, defined);
+    const r = rowsOf(m, config, NOW, defined);
     assert.equal(r.kind, 'event');
     assert.ok(r.kind === 'event');
     assert.equal(r.row.json['definition_version'], 'quote_requested@1.0');
@@ -475,7 +478,7 @@ describe('storage: defined events in store', () => {
   });
 
   it('checks an unstamped message (the native path) against the current version', () => {
-    const r = messageRows(message(quote), config, NOW, defined);
+    const r = rowsOf(message(quote), config, NOW, defined);
     assert.equal(r.kind, 'invalid');
     assert.match(JSON.stringify(r.row.json['errors']), /quote_requested@2\.0/);
   });

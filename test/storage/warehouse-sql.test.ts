@@ -60,6 +60,7 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
       config,
       now,
     );
+    if (out.kind === 'suppressed') throw new Error('suppressed without a list');
     return out.row;
   };
 
@@ -155,6 +156,7 @@ describe('storage: warehouse SQL on the BigQuery emulator', function () {
       config,
       now,
     );
+    if (invalid.kind !== 'invalid') throw new Error(`expected invalid, got ${invalid.kind}`);
     await table('invalid_events').insert([invalid.row], { raw: true });
     const ledger = (destination: string, status: string, i: number) => ({
       insertId: `${destination}-${i}`,
