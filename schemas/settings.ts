@@ -230,6 +230,27 @@ export const Destination = Type.Object(
           'default true for meta_capi, ga4_mp and tiktok_events, false for webhook (it receives the stored event)',
       }),
     ),
+    user_deletion: Type.Optional(
+      Type.Object(
+        {
+          property: Type.String({
+            pattern: '^[0-9]{1,20}$',
+            description: 'The GA4 property id (digits, from the property details), not the measurement id',
+          }),
+          url: Type.Optional(
+            Type.String({
+              pattern: '^https?://',
+              description: 'Override of the Admin API origin (default https://analyticsadmin.googleapis.com)',
+            }),
+          ),
+        },
+        {
+          additionalProperties: false,
+          description:
+            'ga4_mp only: an erasure asks GA4 to delete the person by user id and client id (the Admin API’s submitUserDeletion), as the schedule function’s own service account, which needs the Editor role on the property; without it the erasure records GA4 as not asked',
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -474,6 +495,20 @@ export const Settings = Type.Object(
               description:
                 'Production: tag the PII columns with a BigQuery policy tag; analysts read them as SHA-256, pii_readers raw',
               default: false,
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    privacy: Type.Optional(
+      Type.Object(
+        {
+          erased_events: Type.Optional(
+            Type.Union([Type.Literal('strip'), Type.Literal('drop')], {
+              description:
+                "An erased person's later events (docs/privacy.md): strip (default) stores and forwards them without the person's identifiers; drop neither stores nor forwards them",
+              default: 'strip',
             }),
           ),
         },

@@ -1,9 +1,19 @@
 /**
  * A loopback GA4 Measurement Protocol: `/mp/collect` answers 204 whatever it gets (as Google's
  * does) but records the problems; `/debug/mp/collect` answers `{validationMessages}` like the
- * validation server. Rules from docs/platforms.md §2.
+ * validation server. Rules from docs/platforms.md §2. It also stands in for the Admin API's user
+ * deletion (`POST /v1alpha/properties/{property}:submitUserDeletion`, what an erasure sends):
+ * a bearer token, a numeric property and a body of exactly one non-empty user identifier, answered
+ * `{deletionRequestTime}` or in Google's error envelope, as the Admin API's reference documents.
  */
-import { isObject, type PlatformReceiver, type ReceiverOptions, startPlatformServer } from './server.ts';
+import { googleError } from './google-ads.ts';
+import {
+  type Answer,
+  isObject,
+  type PlatformReceiver,
+  type ReceiverOptions,
+  startPlatformServer,
+} from './server.ts';
 
 // Written out again on purpose, not imported from core/platforms/ga4/target.ts: the receiver
 // is an independent check of what the target layer lets through.
@@ -99,10 +109,57 @@ function validate(raw: string, body: unknown, nowMs: number): ValidationMessage[
   return out;
 }
 
-/** Starts the GA4 receiver (`/mp/collect` and `/debug/mp/collect`). */
+/** The `user` oneof of a `SubmitUserDeletionRequest`: one of these, a string. */
+const DELETION_IDS = ['userId', 'clientId', 'appInstanceId', 'userProvidedData'];
+const DELETION_PATH = /^\/v1alpha\/properties\/([^/:]+):submitUserDeletion$/;
+
+/**
+ * `submitUserDeletion`: the property in the path (its numeric id), a bearer token (any, or the
+ * receiver's `accessToken`), and a JSON object holding exactly one identifier of the `user` oneof,
+ * non-empty, and nothing else; the answer is the time the request was received.
+ */
+function userDeletion(
+  property: string,
+  authorization: string | undefined,
+  body: unknown,
+  options: ReceiverOptions,
+  now: Date,
+): Answer {
+  const token = /^Bearer (.+)$/.exec(authorization ?? '')?.[1];
+  if (!token || (options.accessToken !== undefined && token !== options.accessToken))
+    return googleError(
+      401,
+      'UNAUTHENTICATED',
+      'Request had invalid authentication credentials. Expected OAuth 2 access token, login cookie or other valid authentication credential.',
+    );
+  if (!/^\d+$/.test(property))
+    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [
+      `name: properties/${property} is not a property name (properties/{numeric id})`,
+    ]);
+  if (!isObject(body)) return googleError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload received.');
+  const problems: string[] = [];
+  for (const k of Object.keys(body))
+    if (!DELETION_IDS.includes(k))
+      problems.push(`${k}: Invalid JSON payload received. Unknown name "${k}": Cannot find field.`);
+  const given = DELETION_IDS.filter((k) => body[k] !== undefined);
+  if (given.length === 0) problems.push(`user: one of ${DELETION_IDS.join(', ')} is required`);
+  if (given.length > 1) problems.push(`user: only one of ${given.join(', ')} may be set (a oneof)`);
+  for (const k of given)
+    if (typeof body[k] !== 'string' || body[k] === '') problems.push(`${k}: must be a non-empty string`);
+  if (problems.length > 0)
+    return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', problems);
+  return { status: 200, body: { deletionRequestTime: now.toISOString() } };
+}
+
+/** Starts the GA4 receiver (`/mp/collect`, `/debug/mp/collect` and the Admin API's user deletion). */
 export function startGa4Receiver(options: ReceiverOptions = {}): Promise<PlatformReceiver> {
   const now = options.now ?? (() => new Date());
-  return startPlatformServer(({ method, path, query, raw, body }) => {
+  return startPlatformServer(({ method, path, query, headers, raw, body }) => {
+    const property = DELETION_PATH.exec(path)?.[1];
+    if (property !== undefined)
+      return method === 'POST'
+        ? userDeletion(property, headers['authorization'], body, options, now())
+        : googleError(404, 'NOT_FOUND', `The requested URL ${path} was not found on this server.`);
     const debug = path === '/debug/mp/collect';
     if (method !== 'POST' || (!debug && path !== '/mp/collect'))
       return { status: 404, problems: [`no route ${path}`] };

@@ -1,0 +1,294 @@
+/**
+ * An erasure at the platforms (issue #61; docs/privacy.md, "Erasure today"), the pure part: given the
+ * settings, the registry's syncs and one person's raw identifiers, the HTTP requests that ask each
+ * platform holding the person to delete them, and the destinations that hold them but offer no
+ * way to ask. The schedule function sends the requests (functions/schedule/erasure-platforms.ts).
+ *
+ * - GA4 (`ga4_mp` with `user_deletion.property`): the Admin API's
+ *   `POST /v1alpha/properties/{property}:submitUserDeletion`, one request per identifier, a body of
+ *   exactly one of `userId` or `clientId`, under an OAuth token with the `analytics.edit` scope
+ *   (developers.google.com/analytics/devguides/config/admin/v1/rest/v1alpha/properties/submitUserDeletion;
+ *   the legacy User Deletion API's `userDeletionRequests:upsert` is being retired in its favour).
+ *   The client ids are the person's anonymous ids and, for each user id, the stand-in client id
+ *   the GA4 mapping sends for an event without an anonymous id (core/platforms/ga4/mapping.ts).
+ * - Customer Match lists and Meta custom audiences (audience syncs): one removal of the person's
+ *   e-mails and phones, a member (a row) per identifier, built by the sync's own request builders
+ *   (core/platforms/google-ads/audience.ts, core/platforms/meta/audience.ts), so they are
+ *   normalised and hashed exactly as the sync added them.
+ * - Every other delivery destination: `unsupported`, with the reason. Syncs to a webhook, files or
+ *   a topic give nothing (the business's own systems, or the warehouse the erasure itself cleans).
+ *
+ * Disabled destinations and syncs are included: they may hold the person from before.
+ */
+import type { Destination, Settings } from '../../schemas/settings.ts';
+import type { SyncSpec } from '../../schemas/sync.ts';
+import * as t from '../linkage/transforms.ts';
+import { GA4_PLATFORM } from '../platforms/ga4/index.ts';
+import { customerMatchRequests } from '../platforms/google-ads/audience.ts';
+import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE } from '../platforms/google-ads/driver.ts';
+import { audienceRequests } from '../platforms/meta/audience.ts';
+import { PLATFORMS } from '../platforms/platforms.ts';
+import { customerMatchTarget } from '../syncs/syncs.ts';
+
+/** The Admin API's origin. */
+export const GA4_ADMIN_BASE_URL = 'https://analyticsadmin.googleapis.com';
+/** The OAuth scope `submitUserDeletion` requires. */
+export const GA4_USER_DELETION_SCOPE = 'https://www.googleapis.com/auth/analytics.edit';
+/** Timeout of an erasure request when the destination or connection sets none. */
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The person erased, by their raw identifiers (an e-mail or phone may also be its SHA-256 hex). */
+export interface ErasedPerson {
+  readonly emails: readonly string[];
+  readonly phones: readonly string[];
+  readonly userIds: readonly string[];
+  readonly anonymousIds: readonly string[];
+}
+
+/** A sync as the registry holds it: its name and spec. */
+export interface NamedSync {
+  readonly name: string;
+  readonly spec: SyncSpec;
+}
+
+/**
+ * How a request is authorised, by the secrets' names (never their values): a Google OAuth token
+ * for `scope` — from the credentials in `credentialsSecret`, or else the calling function's own
+ * service account — or a Meta token from `tokenSecret`, added to the URL as `access_token`.
+ */
+export type ErasureAuth =
+  | { readonly kind: 'google_oauth'; readonly scope: string; readonly credentialsSecret?: string }
+  | { readonly kind: 'meta_token'; readonly tokenSecret: string };
+
+/** One HTTP request of an erasure, without its credential. */
+export interface ErasureHttpRequest {
+  readonly method: 'POST' | 'DELETE';
+  readonly url: string;
+  readonly body: Readonly<Record<string, unknown>>;
+  readonly auth: ErasureAuth;
+  readonly timeoutMs: number;
+}
+
+/** A request to one platform: `platform` the destination type or sync destination kind, `target` its id or sync name. */
+export interface PlatformErasureRequest {
+  readonly platform: string;
+  readonly target: string;
+  readonly request: ErasureHttpRequest;
+  /** What it asks, in words, without the identifiers (`user id deletion`, `removal of 2 identifier(s)`). */
+  readonly asks: string;
+  /** The field of a 2xx answer that is the platform's receipt (`deletionRequestTime`, `requestId`). */
+  readonly receipt: string;
+  /** What it does not carry: identifiers the platform's normalisation could not use. */
+  readonly note?: string;
+}
+
+/** A destination the request list leaves out, and why. */
+export interface ErasureGap {
+  readonly platform: string;
+  readonly target: string;
+  readonly reason: string;
+}
+
+export interface PlatformErasure {
+  readonly requests: readonly PlatformErasureRequest[];
+  /** Destinations that hold the person but have no deletion API (or none configured). */
+  readonly unsupported: readonly ErasureGap[];
+  /** Audience syncs that have one but cannot be asked: their connection is missing or incomplete. */
+  readonly blocked: readonly ErasureGap[];
+}
+
+/** Trimmed, non-empty, each once, in the order given. */
+const distinct = (values: readonly string[]): string[] => [
+  ...new Set(values.map((v) => v.trim()).filter((v) => v !== '')),
+];
+
+/** The body of each GA4 user deletion: the user ids, then the client ids the property may hold. */
+export function ga4DeletionBodies(person: ErasedPerson): Record<string, string>[] {
+  const userIds = distinct(person.userIds);
+  const clientIds = distinct([
+    ...person.anonymousIds,
+    // What the mapping's `pseudonymous_id` sent as client_id for the user's events without one.
+    ...userIds.flatMap((u) => t.pseudonymousId(u) ?? []),
+  ]);
+  return [...userIds.map((userId) => ({ userId })), ...clientIds.map((clientId) => ({ clientId }))];
+}
+
+function ga4Erasure(d: Readonly<Destination>, person: ErasedPerson): PlatformErasureRequest[] | ErasureGap {
+  const deletion = d.user_deletion;
+  if (!deletion)
+    return {
+      platform: d.type,
+      target: d.id,
+      reason:
+        'GA4 has a user deletion API, but this destination has no user_deletion.property (the GA4 property id) to send it to',
+    };
+  const origin = (deletion.url ?? GA4_ADMIN_BASE_URL).replace(/\/+$/, '');
+  const url = `${origin}/v1alpha/properties/${deletion.property}:submitUserDeletion`;
+  return ga4DeletionBodies(person).map((body) => ({
+    platform: d.type,
+    target: d.id,
+    request: {
+      method: 'POST',
+      url,
+      body,
+      auth: { kind: 'google_oauth', scope: GA4_USER_DELETION_SCOPE },
+      timeoutMs: d.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    },
+    asks: 'userId' in body ? 'user id deletion' : 'client id deletion',
+    receipt: 'deletionRequestTime',
+  }));
+}
+
+/**
+ * Why a delivery destination other than GA4 cannot be asked: a platform sent the stored event
+ * (a webhook) is the business's own system; the others have no deletion API for what they received.
+ */
+function noDeletionApi(d: Readonly<Destination>): ErasureGap {
+  return {
+    platform: d.type,
+    target: d.id,
+    reason:
+      PLATFORMS[d.type].payload.kind === 'stored'
+        ? `a ${d.type} receiver is the business’s own system, with no deletion protocol of ours: erase the person there`
+        : `${d.type} offers no API to delete a person from the events it received: ask the platform through its own privacy tools`,
+  };
+}
+
+/** The person as audience rows, one identifier each (what the syncs' builders take). */
+function audienceRows(person: ErasedPerson): { op: 'delete'; data: Record<string, string> }[] {
+  return [
+    ...distinct(person.emails).map((email) => ({ op: 'delete' as const, data: { email } })),
+    ...distinct(person.phones).map((phone) => ({ op: 'delete' as const, data: { phone } })),
+  ];
+}
+
+/** A note on the identifiers a builder could not use (never the identifiers themselves). */
+function unusedNote(rows: readonly { data: Record<string, string> }[]): string | undefined {
+  if (rows.length === 0) return undefined;
+  const kinds = [...new Set(rows.flatMap((r) => Object.keys(r.data)))].join(' and ');
+  return `${rows.length} identifier(s) (${kinds}) not sent: the sync's normalisation cannot use them as given (a phone needs its country code)`;
+}
+
+type Of<K extends string> = Extract<SyncSpec['destination'], Record<K, unknown>>;
+
+function customerMatchErasure(
+  settings: Readonly<Settings>,
+  name: string,
+  d: Of<'google_ads_audience'>,
+  person: ErasedPerson,
+): PlatformErasureRequest[] | ErasureGap {
+  const list = d.google_ads_audience;
+  const c = (settings.connections ?? []).find((x) => x.id === list.connection);
+  if (!c)
+    return {
+      platform: 'google_ads_audience',
+      target: name,
+      reason: `connection ${list.connection} is not in the settings`,
+    };
+  const credentialsSecret = c.secrets?.[CREDENTIALS_ROLE];
+  const built = customerMatchRequests(customerMatchTarget(list, c), audienceRows(person));
+  const note = unusedNote(built.failed.map((f) => f.change));
+  return built.requests.map((r) => ({
+    platform: 'google_ads_audience',
+    target: name,
+    request: {
+      method: 'POST',
+      url: r.path,
+      body: r.body,
+      auth: {
+        kind: 'google_oauth',
+        scope: DATA_MANAGER_SCOPE,
+        ...(credentialsSecret ? { credentialsSecret } : {}),
+      },
+      timeoutMs: c.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    },
+    asks: `removal of ${r.changes.length} identifier(s)`,
+    receipt: 'requestId',
+    ...(note ? { note } : {}),
+  }));
+}
+
+function metaAudienceErasure(
+  settings: Readonly<Settings>,
+  name: string,
+  d: Of<'meta_audience'>,
+  person: ErasedPerson,
+  key: string,
+): PlatformErasureRequest[] | ErasureGap {
+  const audience = d.meta_audience;
+  const c = (settings.connections ?? []).find((x) => x.id === audience.connection);
+  const tokenSecret = c?.secrets?.['access_token'];
+  if (!c || !tokenSecret)
+    return {
+      platform: 'meta_audience',
+      target: name,
+      reason: c
+        ? `connection ${c.id} has no access_token secret`
+        : `connection ${audience.connection} is not in the settings`,
+    };
+  const rows = audienceRows(person);
+  const built = audienceRequests({
+    ...(c.url ? { origin: c.url } : {}),
+    audienceId: audience.audience_id,
+    // Names the upload session; hashed by the builder, never sent as it is.
+    runKey: `erasure:${key}:${name}`,
+    page: 1,
+    last: true,
+    planned: rows.length,
+    changes: rows,
+  });
+  const note = unusedNote(built.failed.map((f) => f.change));
+  return built.requests.map((r) => ({
+    platform: 'meta_audience',
+    target: name,
+    request: {
+      method: r.method,
+      url: r.path,
+      body: r.body,
+      auth: { kind: 'meta_token', tokenSecret },
+      timeoutMs: c.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    },
+    asks: `removal of ${r.changes.length} identifier(s)`,
+    receipt: 'num_received',
+    ...(note ? { note } : {}),
+  }));
+}
+
+/**
+ * What erasing `person` asks of the platforms: the requests to send (GA4 user deletions, audience
+ * removals), the destinations that hold the person but cannot be asked (`unsupported`), and the
+ * audience syncs whose connection is missing (`blocked`). `key` names this erasure (its upload
+ * sessions at Meta are derived from it). A person with no identifier a platform takes gives no
+ * request for it.
+ */
+export function platformErasure(
+  settings: Readonly<Settings>,
+  syncs: readonly NamedSync[],
+  person: ErasedPerson,
+  key: string,
+): PlatformErasure {
+  const requests: PlatformErasureRequest[] = [];
+  const unsupported: ErasureGap[] = [];
+  const blocked: ErasureGap[] = [];
+  for (const d of settings.destinations ?? []) {
+    if (d.type !== GA4_PLATFORM.type) {
+      unsupported.push(noDeletionApi(d));
+      continue;
+    }
+    const ga4 = ga4Erasure(d, person);
+    if (Array.isArray(ga4)) requests.push(...ga4);
+    else unsupported.push(ga4);
+  }
+  for (const { name, spec } of syncs) {
+    const d = spec.destination;
+    const out =
+      'google_ads_audience' in d
+        ? customerMatchErasure(settings, name, d, person)
+        : 'meta_audience' in d
+          ? metaAudienceErasure(settings, name, d, person, key)
+          : [];
+    if (Array.isArray(out)) requests.push(...out);
+    else blocked.push(out);
+  }
+  return { requests, unsupported, blocked };
+}
