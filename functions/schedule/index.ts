@@ -32,14 +32,19 @@ import {
 import type { AlertState } from '../../core/alerts/alerts.ts';
 import { alertQuery } from '../../core/alerts/alerts.ts';
 import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/definitions/defined-events.ts';
+import { SESSION_TABLES } from '../../core/models/sessions.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import type { RuleVersion } from '../../core/rules/rules.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler/dispatch.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
+import type { SyncSpec } from '../../schemas/sync.ts';
 import type { ActionDeps } from './actions.ts';
 import { type AlertStateRow, alertsJob } from './alerts.ts';
+import { createPlatformErasure } from './erasure-platforms.ts';
+import { erasureRuntime } from './erasure-runtime.ts';
+import { erasureJob } from './erasures.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { modelJob } from './models.ts';
 import { redriveJob } from './redrive.ts';
@@ -296,6 +301,36 @@ function replays(
   });
 }
 
+/** Erasures (docs/privacy.md): pending requests in the registry bucket, run pass after pass. */
+function erasures(reader: RegistryReader, bucket: Bucket, bigquery: BigQuery): Job {
+  return erasureJob({
+    ...erasureRuntime({ bigquery, bucket, dataset: config.plan.dataset }),
+    options: async () => {
+      const syncs = await reader.current('Sync');
+      return {
+        project: config.project,
+        dataset: config.plan.dataset,
+        ops: config.plan.ops.dataset,
+        identityGraph: config.plan.tables.some((t) => t.name === SESSION_TABLES.identityMap),
+        actionRuns: config.settings.experimental?.rules === true,
+        syncs: [...syncs.resources.values()].map((r) => {
+          const spec = r.spec as unknown as SyncSpec;
+          return { name: r.name, model: spec.model, primary_key: spec.primary_key };
+        }),
+      };
+    },
+    // Platforms with a deletion API are told once per request (core/privacy/platform-erasure.ts).
+    notify: createPlatformErasure({
+      settings: config.settings,
+      syncs: (fresh) => (fresh ? reader.fresh('Sync') : reader.current('Sync')),
+      secret: (name) => secrets.get(name),
+      send: sender,
+      accessToken: createAccessTokens(),
+    }),
+    log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
+  });
+}
+
 async function loadDeps(): Promise<ScheduleDeps> {
   const [{ BigQuery }, { PubSub }, { Storage }] = await Promise.all([
     import('@google-cloud/bigquery'),
@@ -332,6 +367,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
       ...(config.settings.experimental?.rules ? [scheduledRules(reader, pubsub, bigquery)] : []),
       syncs(reader, pubsub, bigquery, storage),
       alerts(reader, bigquery),
+      erasures(reader, bucket, bigquery),
       replays(registry, bucket, bigquery, async () => source(), deliveries),
       modelJob({
         settings: config.settings,

@@ -44,7 +44,7 @@ describe('cli: eventbus', () => {
   it('erase refuses what is not an identifier before touching the warehouse', async () => {
     const r = await cli(['erase', 'ann@example.com']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /the identifier must be kind:value/);
+    assert.match(r.stderr, /ann@example.com: an identifier is kind:value/);
   });
 
   it('geo update refuses a file that is not a country database before looking for the environment', async () => {
