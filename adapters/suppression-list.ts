@@ -3,9 +3,10 @@
  * object `privacy/erased.json` of the registry bucket, which the scheduler's erasure job publishes
  * (second-order hashes only). Read once before the first event (a function that cannot read it
  * does not start handling events: an erased person must not slip through a cold start), then
- * refreshed like the registry's readers: a lookup finding the copy older than the refresh time
- * starts a background check of the object's generation, never making the event wait; only a new
- * generation is downloaded. A missing object is an empty list; a failed refresh keeps the copy.
+ * checked again whenever an event finds it older than the refresh time: that event waits for the
+ * check (one metadata read per instance and refresh time; only a new generation is downloaded), so
+ * no event is handled with a list older than that, however long the instance sat idle. A missing
+ * object is an empty list; a failed check keeps the copy held, and says so in the log.
  */
 import type { Bucket } from '@google-cloud/storage';
 import { SUPPRESSION_OBJECT } from '../core/privacy/erasure.ts';
@@ -23,9 +24,13 @@ export interface SuppressionObject {
 }
 
 export interface SuppressionList {
-  /** The first read (rejects when the object cannot be read). */
-  ready(): Promise<void>;
-  /** The list held now; starts a background refresh when it is old. */
+  /**
+   * Nothing when the list held was checked within the refresh time (no promise on the hot path);
+   * else the check, which an event must wait for. It rejects only while no list was ever read (a
+   * failed check with a list held keeps it, logged).
+   */
+  ready(): Promise<void> | undefined;
+  /** The list held now. */
   current(): Suppression | undefined;
 }
 
@@ -74,11 +79,8 @@ export function createSuppressionList(options: {
     return reading;
   };
   return {
-    ready: () => (held ? Promise.resolve() : refresh()),
-    current() {
-      if (clock() - checkedAt >= options.refreshMs) refresh().catch(() => {});
-      return held;
-    },
+    ready: () => (held && clock() - checkedAt < options.refreshMs ? undefined : refresh()),
+    current: () => held,
   };
 }
 

@@ -68,4 +68,8 @@ const erased = erasedList(
 const services = loadOnce(loadServices);
 warmInBackground(services);
 
-http('forward', createForwardHandler(config, services));
+// A push waits for the erased list only when it is older than its refresh time (adapters/suppression-list.ts).
+http(
+  'forward',
+  createForwardHandler(config, () => andThen(erased.ready(), () => services())),
+);

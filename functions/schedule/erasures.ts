@@ -8,6 +8,7 @@
  * every 15 minutes); the audit row in `erasures` says what was removed and what waits. The request
  * is complete when a pass finds no table waiting, at least `SUPPRESSION_SETTLE_MS` after the
  * suppression list was published (so no event stored meanwhile escapes), and its object is deleted.
+ * Locally (30 s streaming buffer, ticks every minute) a request completes on its second pass.
  */
 
 import { SUPPRESSION_REFRESH_MS } from '../../adapters/suppression-list.ts';
@@ -35,7 +36,13 @@ export const ERASURE_KIND = 'Erasure';
  * is re-read by store and forward every `SUPPRESSION_REFRESH_MS`, and an event being stored at
  * that moment must land before the last pass looks.
  */
-export const SUPPRESSION_SETTLE_MS = 2 * SUPPRESSION_REFRESH_MS;
+export const SUPPRESSION_SETTLE_MS = SUPPRESSION_REFRESH_MS + 15_000;
+
+/**
+ * A request whose next pass is due within this much counts as due: the job runs once a minute,
+ * and a pass planned 60 s after the last must not miss the next tick by a fraction of a second.
+ */
+const DUE_SLACK_MS = 15_000;
 
 /** The raw identifiers a platform's deletion API takes. */
 export interface ErasedPerson {
@@ -213,7 +220,7 @@ export function erasureJob(deps: ErasureDeps): Job {
       for (const name of names) {
         const request = await deps.read(name);
         if (!request) continue;
-        if (request.next_pass_at && Date.parse(request.next_pass_at) > now.getTime()) continue;
+        if (request.next_pass_at && Date.parse(request.next_pass_at) > now.getTime() + DUE_SLACK_MS) continue;
         await ctx.fence();
         const outcome = await erasurePass(deps, request, now);
         if (outcome.complete) await deps.remove(name);

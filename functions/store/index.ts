@@ -184,6 +184,7 @@ warmInBackground(handler);
 
 // Once loaded, a push runs the handler directly: no async wrapper (each promise in the
 // framework's per-request domain costs CPU, see handler.ts).
+// A push waits for the erased list only when it is older than its refresh time (adapters/suppression-list.ts).
 http('store', (req, res) => {
-  return andThen(handler(), (ready) => ready(req, res));
+  return andThen(handler(), (ready) => andThen(suppression.ready(), () => ready(req, res)));
 });
