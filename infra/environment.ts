@@ -2,6 +2,7 @@
  * One environment, composed from its concerns in dependency order. Everything declared comes
  * from the stack config's plan(settings) and the bundle manifest; nothing is listed here.
  */
+
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { billingAdvice } from '../core/deploy/billing-advice.ts';
@@ -10,6 +11,7 @@ import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
+import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
@@ -139,8 +141,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         {
           who: 'schedule',
           member: ids.members.schedule,
+          // …and the erasure job's DELETEs (docs/privacy.md#erasure) on the tables that keep people.
           tables: [
             TABLES.deliveries,
+            TABLES.events,
+            TABLES.invalidEvents,
+            TABLES.hookFailures,
             ...(rules ? [TABLES.actionRuns] : []),
             ...modelPlan(settings).tables.map((t) => t.name),
           ],
@@ -281,6 +287,27 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           prefix: 'replays/',
           list: true,
         },
+        // Erasure requests (docs/privacy.md#erasure): the erasure job lists, reads, rewrites and
+        // deletes them; it publishes the erased persons' list, which store and forward read.
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          role: 'roles/storage.objectUser',
+          prefix: ERASURE_REQUESTS_PREFIX,
+          list: true,
+        },
+        {
+          who: 'schedule',
+          member: ids.members.schedule,
+          role: 'roles/storage.objectUser',
+          prefix: 'privacy/',
+        },
+        ...(['store', 'forward'] as const).map((who) => ({
+          who,
+          member: ids.members[who],
+          role: 'roles/storage.objectViewer' as const,
+          prefix: 'privacy/',
+        })),
         // Alerts are read every minute (functions/schedule/alerts.ts).
         {
           who: 'schedule',

@@ -1,12 +1,15 @@
 /**
  * The ops dataset (`eventbus_ops`, plan().ops): what the service records about its own work —
- * `sync_runs`, `gateway_refusals` (live events: the gateway writes it, the studio reads it), and each sync's state table, which the runs create and MERGE into at run time
- * (syncs are runtime resources: no deploy per sync). The scheduler's account may therefore edit
+ * `sync_runs`, `gateway_refusals` (live events: the gateway writes it, the studio reads it), the
+ * privacy audit (`erasures`; `exports`, where the studio records its access requests), and each
+ * sync's state table, which the runs create and MERGE into at run time (syncs are runtime
+ * resources: no deploy per sync). The scheduler's account may therefore edit
  * this dataset, and read the events dataset its syncs' and scheduled rules' queries read.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
+import { PRIVACY_TABLES } from '../core/warehouse/privacy-audit.ts';
 import { OPS_TABLES } from '../core/warehouse/warehouse.ts';
 import { bigQuerySchema, partitioningOf } from './warehouse.ts';
 
@@ -19,7 +22,10 @@ export interface OpsArgs {
   readonly eventsDataset: pulumi.Input<string>;
   /** The gateway's account: it writes refused requests to `gateway_refusals` (live events). */
   readonly gateway?: pulumi.Input<string>;
-  /** The studio's account: its live events page reads the ops dataset. */
+  /**
+   * The studio's account: its live events page reads the ops dataset; its access requests
+   * (studio/privacy-api.ts) add rows to `exports`.
+   */
   readonly studio?: pulumi.Input<string>;
 }
 
@@ -70,6 +76,19 @@ export class Ops extends pulumi.ComponentResource {
           tableId: refusals.tableId,
           role: 'roles/bigquery.dataEditor',
           member: args.gateway,
+        },
+        { parent: this },
+      );
+    const exports = tables.get(PRIVACY_TABLES.exports);
+    if (args.studio && exports)
+      new gcp.bigquery.IamMember(
+        `${name}-ops-exports-studio`,
+        {
+          project: plan.project,
+          datasetId: this.dataset.datasetId,
+          tableId: exports.tableId,
+          role: 'roles/bigquery.dataEditor',
+          member: args.studio,
         },
         { parent: this },
       );

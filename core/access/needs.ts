@@ -11,9 +11,11 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
 import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
+import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
-import { OPS_TABLES, TABLES } from '../warehouse/warehouse.ts';
+import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
+import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
 
 export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio';
 export const WORKLOADS: readonly Workload[] = ['gateway', 'store', 'forward', 'schedule', 'studio'];
@@ -167,6 +169,15 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/geo-database.ts',
     );
 
+  for (const who of ['store', 'forward'] as const)
+    need(
+      who,
+      'storage.objects.get',
+      object(SUPPRESSION_OBJECT),
+      'the erased list',
+      'adapters/suppression-list.ts',
+    );
+
   // forward: the ledger, its already-delivered question, destination secrets.
   need(
     'forward',
@@ -279,6 +290,46 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       listPrefix: REPLAYS_PREFIX,
     },
   );
+  // Erasures (docs/privacy.md#erasure): pending requests, the erased list, the DELETEs.
+  for (const permission of ['storage.objects.create', 'storage.objects.get', 'storage.objects.delete'])
+    need(
+      'schedule',
+      permission,
+      object(`${ERASURE_REQUESTS_PREFIX}x.json`),
+      'erasure requests',
+      'functions/schedule/erasure-runtime.ts',
+    );
+  need(
+    'schedule',
+    'storage.objects.list',
+    `projects/_/buckets/${registry}`,
+    'finding pending erasure requests',
+    'functions/schedule/erasure-runtime.ts',
+    { listPrefix: ERASURE_REQUESTS_PREFIX },
+  );
+  for (const permission of ['storage.objects.create', 'storage.objects.delete'])
+    need(
+      'schedule',
+      permission,
+      object(SUPPRESSION_OBJECT),
+      'publishing the erased list (an overwrite)',
+      'functions/schedule/erasure-runtime.ts',
+    );
+  for (const t of [TABLES.events, TABLES.invalidEvents, TABLES.hookFailures])
+    need(
+      'schedule',
+      'bigquery.tables.updateData',
+      table(plan.dataset, t),
+      `erasing a person from ${t}`,
+      'functions/schedule/erasures.ts',
+    );
+  need(
+    'schedule',
+    'bigquery.tables.getData',
+    table(plan.dataset, VIEWS.eventsDedup),
+    'syncs and scheduled rules read the views',
+    'functions/schedule/sync-steps.ts',
+  );
   need(
     'schedule',
     'bigquery.jobs.create',
@@ -379,6 +430,21 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     table(plan.ops.dataset, OPS_TABLES.syncRuns),
     'the console reads the ops tables',
     'studio/console-api.ts',
+  );
+  // Privacy (docs/privacy.md): an admin's erasure request, and the audit row of an access request.
+  need(
+    'studio',
+    'storage.objects.create',
+    object(`${ERASURE_REQUESTS_PREFIX}x.json`),
+    'erasure requests from the studio',
+    'studio/privacy-api.ts',
+  );
+  need(
+    'studio',
+    'bigquery.tables.updateData',
+    table(plan.ops.dataset, PRIVACY_TABLES.exports),
+    'recording who exported a person',
+    'studio/privacy-api.ts',
   );
   for (const permission of [
     'secretmanager.versions.access',

@@ -259,7 +259,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     }
   });
 
-  it('ticks the scheduler every minute on the ticks topic, and lets it write scheduler locks and replays only', () => {
+  it('ticks the scheduler every minute on the ticks topic, and lets it write scheduler locks, replays, erasure requests and the erased list only', () => {
     const job = one('gcp:cloudscheduler/job:Job', () => true);
     assert.equal(job.inputs['schedule'], '* * * * *');
     assert.equal(job.inputs['pubsubTarget'].topicName, `projects/${PROJECT}/topics/ticks`);
@@ -274,7 +274,12 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         (m) =>
           `${m.inputs['role']} ${/objects\/([^"]+)"/.exec(m.inputs['condition']?.expression ?? '')?.[1]}`,
       );
-    assert.deepEqual(writes.sort(), ['roles/storage.objectUser locks/', 'roles/storage.objectUser replays/']);
+    assert.deepEqual(writes.sort(), [
+      'roles/storage.objectUser erasures/',
+      'roles/storage.objectUser locks/',
+      'roles/storage.objectUser privacy/',
+      'roles/storage.objectUser replays/',
+    ]);
   });
 
   it('lets Cloud Run’s service agent read the archives (the gateway’s build-less source deploy)', () => {
@@ -290,7 +295,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     ]);
   });
 
-  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs, store (geo on) the country database and its identity claims, by object prefix only', () => {
+  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs, store (geo on) the country database and its identity claims, store and forward the erased list, by object prefix only', () => {
     const grants = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
       .filter((m) => m.inputs['condition'] && m.inputs['role'] === 'roles/storage.objectViewer')
       .map(
@@ -301,6 +306,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     const registry = 'projects/_/buckets/acme-outdoor-prod-acme-prod-registry/objects';
     assert.deepEqual(grants.sort(), [
       `eventbus-forward resource.name.startsWith("${registry}/EventDefinition/")`,
+      `eventbus-forward resource.name.startsWith("${registry}/privacy/")`,
       `eventbus-gateway resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-gateway resource.name.startsWith("${registry}/Translator/")`,
       // Alerts are read every minute.
@@ -310,6 +316,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-store resource.name.startsWith("${registry}/geo/")`,
       `eventbus-store resource.name.startsWith("${registry}/identities/")`,
+      `eventbus-store resource.name.startsWith("${registry}/privacy/")`,
     ]);
   });
 
@@ -502,8 +509,14 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('forward')} roles/bigquery.dataEditor events.deliveries`,
         // The `skipped` rows of slice replays the console starts (its reads: the dataset's viewer).
         `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.deliveries`,
+        // The erasure job's DELETEs (docs/privacy.md#erasure).
+        ...['events', 'invalid_events', 'hook_failures'].map(
+          (t) => `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.${t}`,
+        ),
         // Live events: the gateway writes the requests it refused.
         `serviceAccount:${sa('gateway')} roles/bigquery.dataEditor eventbus_ops.gateway_refusals`,
+        // Access requests: the studio records who exported a person (studio/privacy-api.ts).
+        `serviceAccount:${sa('studio')} roles/bigquery.dataEditor eventbus_ops.exports`,
         // The incremental models it keeps (docs/sessions.md).
         ...['sessions', 'identity_map', 'identity_merges', 'identity_erasures', 'model_watermarks'].map(
           (t) => `serviceAccount:${sa('schedule')} roles/bigquery.dataEditor events.${t}`,

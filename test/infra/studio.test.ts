@@ -102,15 +102,17 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     );
   });
 
-  it('grants its account the registry bucket, the events dataset, the ops dataset to read (live events, alert states), query jobs, the token store and run messages, nothing else', () => {
+  it('grants its account the registry bucket, the events dataset, the ops dataset to read (live events, alert states) and its exports table to write (access requests), query jobs, the token store and run messages, nothing else', () => {
     const mine = recorded.resources
       .filter((r) => r.inputs['member'] === SA)
       .map(
         (r) =>
-          `${r.inputs['role']} ${r.inputs['bucket'] ?? r.inputs['datasetId'] ?? r.inputs['secretId'] ?? r.inputs['topic'] ?? 'project'}`,
+          `${r.inputs['role']} ${r.inputs['bucket'] ?? r.inputs['datasetId'] ?? r.inputs['secretId'] ?? r.inputs['topic'] ?? 'project'}${r.inputs['tableId'] ? `.${r.inputs['tableId']}` : ''}`,
       );
     const registry = config.plan.buckets.find((b) => b.purpose === 'registry')!.name;
     assert.deepEqual(mine.sort(), [
+      // The audit row of each access request (studio/privacy-api.ts), that table only.
+      'roles/bigquery.dataEditor eventbus_ops.exports',
       'roles/bigquery.dataEditor events',
       'roles/bigquery.dataViewer eventbus_ops',
       'roles/bigquery.jobUser project',
