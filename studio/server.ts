@@ -21,6 +21,9 @@
  *   POST   /v1/admin/destination-health {from, to}      the ledger per destination (read)
  *   POST   /v1/admin/alert-test    {name}               an alert's test message, by the scheduler (apply)
  *   POST   /v1/admin/alert-status  {alerts}             each alert firing / clear / never evaluated (read)
+ *   POST   /v1/admin/erasures      {identifiers}        an erasure request, 201 (admins: delete)
+ *   POST   /v1/admin/erasure-status {erasure_id?}       the erasures' audit rows (read)
+ *   POST   /v1/admin/export-person {identifiers}        the person's rows, a JSON Lines file (admins: delete)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
@@ -58,6 +61,7 @@ import { type Action, allowed, type Caller, roleOf, type StudioAccess } from './
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { OPS_ACTIONS, type OpsApiOptions, opsAction } from './ops-api.ts';
+import { PRIVACY_ACTIONS, privacyAction } from './privacy-api.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
 import { bodyUnread, checkedName, guardStateChange, pathSegments, readJsonBody } from './request.ts';
 
@@ -263,9 +267,13 @@ const defOf = (doc: ResourceDoc, version: string) => ({
   ...(doc.description ? { description: doc.description } : {}),
 });
 
-/** What a request is answered with: JSON (200, with these headers), or one of the pages' files. */
+/**
+ * What a request is answered with: JSON (200 unless said, with these headers), a text file (an
+ * access request's JSON Lines, with its headers), or one of the pages' files.
+ */
 type Answer =
-  | { readonly json: unknown; readonly headers?: Record<string, string> }
+  | { readonly json: unknown; readonly status?: number; readonly headers?: Record<string, string> }
+  | { readonly text: string; readonly headers: Readonly<Record<string, string>> }
   | { readonly asset: Asset };
 
 /** A handler's step, its value answered as JSON. */
@@ -303,12 +311,14 @@ async function adminRoute(
   const viewing = Object.hasOwn(CONSOLE_ACTIONS, action) ? CONSOLE_ACTIONS[action] : undefined;
   const replaying = Object.hasOwn(REPLAY_ACTIONS, action) ? REPLAY_ACTIONS[action] : undefined;
   const operating = Object.hasOwn(OPS_ACTIONS, action) ? OPS_ACTIONS[action] : undefined;
-  if (creator || viewing || replaying || operating) {
+  const privacy = Object.hasOwn(PRIVACY_ACTIONS, action) ? PRIVACY_ACTIONS[action] : undefined;
+  if (creator || viewing || replaying || operating || privacy) {
     if (method !== 'POST') return notAllowed(call, 'POST');
-    const denied = forbidden(caller, (creator ?? viewing ?? replaying ?? operating) as Action);
+    const denied = forbidden(caller, (creator ?? viewing ?? replaying ?? operating ?? privacy) as Action);
     if (denied) return denied;
     const body = await readJsonBody(req, o.bodyTimeoutMs);
     if (!body.ok) return body;
+    if (privacy) return privacyAction(o, action, body.value, author);
     return answered(
       creator
         ? await creatorAction(o, action, body.value, author)
@@ -414,7 +424,12 @@ export function createStudioHandler(
 
 function write(res: http.ServerResponse, a: Answer): void {
   if ('json' in a) {
-    send(res, 200, a.json, a.headers);
+    send(res, a.status ?? 200, a.json, a.headers);
+    return;
+  }
+  if ('text' in a) {
+    res.writeHead(200, { 'x-content-type-options': 'nosniff', ...a.headers });
+    res.end(a.text);
     return;
   }
   res.writeHead(200, { 'content-type': a.asset.type, ...PAGE_HEADERS });

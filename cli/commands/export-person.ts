@@ -2,16 +2,33 @@
  * `eventbus export-person <kind>:<value> …`: an access request (docs/privacy.md, "Access
  * requests"). Writes every stored row about one person as JSON Lines, one line per row
  * (`{"table": "<dataset>.<table>", "row": {…}}`), to stdout or a file. Read-only: the queries
- * are core/privacy/export-person.ts's SELECTs, the identifiers their parameters.
+ * are core/privacy/export-person.ts's SELECTs, the identifiers their parameters. Then records who
+ * asked in the ops table `exports` (the identifiers as hashes, the rows per table): the one write.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { plainValue } from '../../adapters/user-sql.ts';
 import { erasureIdentifier } from '../../core/models/identity-graph.ts';
 import { SESSION_TABLES } from '../../core/models/sessions.ts';
-import { exportLine, exportPersonQueries, rawNeedles } from '../../core/privacy/export-person.ts';
+import {
+  exportAuditSql,
+  exportLine,
+  exportPersonQueries,
+  newExportId,
+  rawNeedles,
+} from '../../core/privacy/export-person.ts';
+import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
+import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { DATA_DIR_OPTION, LOCAL_ENDPOINT_HELP, loadEnvironment, warehouseClient } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
+import { defaultRequester } from './erase.ts';
+
+interface Options {
+  env: string;
+  dataDir?: string;
+  out?: string;
+  requestedBy?: string;
+}
 
 export function register(program: Command): void {
   program
@@ -22,6 +39,7 @@ export function register(program: Command): void {
       'anonymous_id:…, user_id:…, email:… or phone:… (plain or SHA-256), or a person id; several name one person',
     )
     .option('--out <file>', 'write the lines to this file (created private) instead of stdout')
+    .option('--requested-by <who>', 'who asks (recorded in the exports table)', undefined)
     .option('--env <name>', 'environment name or settings file', 'local')
     .option(...DATA_DIR_OPTION)
     .addHelpText(
@@ -35,7 +53,7 @@ export function register(program: Command): void {
         '  eventbus export-person user_id:u-1 anonymous_id:a-9 --out ann.jsonl',
       ].join('\n'),
     )
-    .action(async (given: string[], o: { env: string; dataDir?: string; out?: string }, cmd: Command) => {
+    .action(async (given: string[], o: Options, cmd: Command) => {
       const identifiers = given.map((g) => {
         const identifier = erasureIdentifier(g);
         if (!identifier)
@@ -52,6 +70,8 @@ export function register(program: Command): void {
         identifiers,
         rawNeedles(given),
       );
+      const now = new Date();
+      const counts: Record<string, number> = {};
       const fd = o.out === undefined ? undefined : openSync(o.out, 'w', 0o600);
       const write = fd === undefined ? writerOf(cmd) : (text: string) => writeSync(fd, text);
       try {
@@ -63,10 +83,19 @@ export function register(program: Command): void {
             useLegacySql: false,
           });
           const lines = (rows as unknown[]).map((r) => `${exportLine(q.table, plainValue(r))}\n`);
+          counts[q.table] = lines.length;
           if (lines.length > 0) write(lines.join(''));
         }
       } finally {
         if (fd !== undefined) closeSync(fd);
       }
+      const audit = exportAuditSql(tableRef(p.project, p.ops.dataset, PRIVACY_TABLES.exports), {
+        export_id: newExportId(now),
+        requested_at: now.toISOString(),
+        requested_by: o.requestedBy ?? defaultRequester(),
+        identifiers,
+        rows: counts,
+      });
+      await bigquery.query({ query: audit.sql, params: audit.params, useLegacySql: false });
     });
 }

@@ -2,20 +2,25 @@
  * An access request on the BigQuery emulator (issue #61, "Access requests"): two persons' events,
  * their refused payloads, deliveries, hook failures, sessions and identity graph stored as the
  * product stores them; `exportPersonQueries` for one of them returns that person's rows of every
- * table, and none of the other's.
+ * table, and none of the other's. The CLI records each export in the ops table `exports`: who
+ * asked, the identifiers as hashes, the rows per table.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { plainValue } from '../../adapters/user-sql.ts';
+import { defaultRequester } from '../../cli/commands/erase.ts';
 import { CREDENTIAL_ATTRIBUTE } from '../../core/event.ts';
 import { erasureIdentifier, identityRunSql } from '../../core/models/identity-graph.ts';
 import { modelOptions } from '../../core/models/models.ts';
 import { sessionsRunSql } from '../../core/models/sessions.ts';
 import { plan } from '../../core/plan.ts';
+import { erasureHash } from '../../core/privacy/erasure.ts';
 import { type ExportQuery, exportPersonQueries, rawNeedles } from '../../core/privacy/export-person.ts';
 import { storeConfig } from '../../core/store/store.ts';
+import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
+import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { testSettings } from '../storage/support.ts';
 import { type ModelsWarehouse, modelsWarehouse, queryRows, storedRow } from './models-support.ts';
 
@@ -185,6 +190,30 @@ describe('export-person: an access request returns the person’s rows and only 
 
       assert.notEqual(await run(['export-person', 'name:Ann', '--env', settingsFile], io), 0);
       assert.match(err, /name:Ann/);
+
+      // Each export's audit row: who asked (the operator unless named), hashes, rows per table.
+      assert.equal(
+        await run([...argv, '--requested-by', 'dpo@acme.example'], { out: () => {}, err: io.err }),
+        0,
+      );
+      const [audit] = await warehouse.bigquery.query({
+        query: `SELECT * FROM ${tableRef(settings.project, p.ops.dataset, PRIVACY_TABLES.exports)} ORDER BY requested_at`,
+      });
+      const rows = (audit as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+      assert.deepEqual(
+        rows.map((r) => r['requested_by']),
+        [defaultRequester(), defaultRequester(), 'dpo@acme.example'],
+      );
+      const hashes = ['email:Ann@Example.com', 'anonymous_id:anon-a']
+        .map((g) => erasureHash(erasureIdentifier(g) ?? ''))
+        .sort();
+      for (const r of rows) {
+        assert.match(String(r['export_id']), /^ex-\d{8}-[0-9a-f]{8}$/);
+        assert.deepEqual(r['identifier_hashes'], hashes);
+        assert.equal(JSON.parse(String(r['rows']))[`${p.dataset}.events`], 3);
+      }
+      assert.equal(new Set(rows.map((r) => r['export_id'])).size, 3, 'one row per export');
+      assert.ok(!JSON.stringify(rows).includes('anon-a'), 'no identifier in the audit');
     } finally {
       if (before === undefined) delete process.env['BIGQUERY_EMULATOR_HOST'];
       else process.env['BIGQUERY_EMULATOR_HOST'] = before;
