@@ -10,10 +10,12 @@
  *   person as JSON Lines, a file to download, through the CLI's queries and line format
  *   (core/privacy/export-person.ts), and a row in the ops table `exports` saying who asked.
  */
+
 import { plainValue } from '../adapters/user-sql.ts';
 import { apiError, withViolations } from '../core/errors.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { SESSION_TABLES } from '../core/models/sessions.ts';
+import { OPS_DATASET } from '../core/plan.ts';
 import { ERASURE_REQUESTS_PREFIX, newErasureRequest, personIdentifiers } from '../core/privacy/erasure.ts';
 import {
   type ExportQuery,
@@ -21,9 +23,8 @@ import {
   exportLine,
   exportPersonQueries,
   newExportId,
-  personIdsSql,
-  rawNeedles,
 } from '../core/privacy/export-person.ts';
+import { expandSql, personIdsSql, rawNeedles } from '../core/privacy/person.ts';
 import { fail, ok, refuse, type Step } from '../core/step.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { PRIVACY_TABLES } from '../core/warehouse/privacy-audit.ts';
@@ -169,12 +170,21 @@ async function exportPerson(
   const identityGraph = o.settings
     ? modelPlan(o.settings).tables.some((t) => t.name === SESSION_TABLES.identityMap)
     : false;
-  const options = { ...o.warehouseRef, identityGraph };
-  const raw = await needles(w, options, identifiers, rawNeedles(given.value));
+  const options = {
+    ...o.warehouseRef,
+    identityGraph,
+    ops: OPS_DATASET,
+    actionRuns: o.settings?.experimental?.rules === true,
+  };
+  // Widened as an erasure widens them (the graph, the person's trusted events), as the CLI does.
+  const found = await w.query(expandSql(options), { identifiers: [...identifiers] });
+  const widened = [...new Set([...identifiers, ...found.map((r) => String(r['identifier']))])];
+  const raw = await needles(w, options, widened, rawNeedles(given.value));
   const counts: Record<string, number> = {};
   const lines: string[] = [];
-  for (const q of exportPersonQueries(options, identifiers, raw ?? [])) {
-    const rows = raw === undefined && named(q, 'raw') ? [] : await w.query(q.sql, paramsOf(q));
+  for (const q of exportPersonQueries(options, widened, raw ?? [])) {
+    const needless = raw === undefined && (named(q, 'raw') || named(q, 'patterns'));
+    const rows = needless ? [] : await w.query(q.sql, paramsOf(q));
     counts[q.table] = rows.length;
     for (const r of rows) lines.push(`${exportLine(q.table, plainValue(r))}\n`);
   }

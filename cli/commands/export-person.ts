@@ -15,10 +15,10 @@ import {
   exportLine,
   exportPersonQueries,
   newExportId,
-  rawNeedles,
 } from '../../core/privacy/export-person.ts';
+import { expandSql, rawNeedles } from '../../core/privacy/person.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
-import { tableRef } from '../../core/warehouse/warehouse.ts';
+import { TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import { DATA_DIR_OPTION, LOCAL_ENDPOINT_HELP, loadEnvironment, warehouseClient } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 import { defaultRequester } from './erase.ts';
@@ -65,9 +65,25 @@ export function register(program: Command): void {
       const { plan: p } = await loadEnvironment(o.env);
       const bigquery = await warehouseClient(p, process.env, o.dataDir);
       const identityGraph = p.tables.some((t) => t.name === SESSION_TABLES.identityMap);
+      // The person's identifiers widened as an erasure widens them (the graph, their trusted events).
+      const [found] = await bigquery.query({
+        query: expandSql({ project: p.project, dataset: p.dataset, identityGraph }),
+        params: { identifiers },
+        types: { identifiers: ['STRING'] },
+        useLegacySql: false,
+      });
+      const widened = [
+        ...new Set([...identifiers, ...(found as { identifier: string }[]).map((r) => r.identifier)]),
+      ];
       const queries = exportPersonQueries(
-        { project: p.project, dataset: p.dataset, identityGraph },
-        identifiers,
+        {
+          project: p.project,
+          dataset: p.dataset,
+          identityGraph,
+          ops: p.ops.dataset,
+          actionRuns: p.tables.some((t) => t.name === TABLES.actionRuns),
+        },
+        widened,
         rawNeedles(given),
       );
       const now = new Date();

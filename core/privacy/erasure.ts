@@ -15,7 +15,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { erasureIdentifier, IDENTIFIER_KINDS, TRUSTED_EVENT } from '../models/identity-graph.ts';
+import { erasureIdentifier, IDENTIFIER_KINDS } from '../models/identity-graph.ts';
 import { SESSION_TABLES } from '../models/sessions.ts';
 import { sha256 } from '../pii.ts';
 import { syncTables } from '../syncs/sync-sql.ts';
@@ -23,7 +23,15 @@ import { modelSource } from '../syncs/syncs.ts';
 import type { FieldViolation } from '../validation.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../warehouse/warehouse.ts';
-import { EVENT_IDENTIFIER, personIdsSql, rawNeedles } from './export-person.ts';
+import {
+  EVENT_IDENTIFIER,
+  expandSql,
+  HEX64_PATTERN,
+  matchesJson,
+  needlePatterns,
+  personIdsSql,
+  rawNeedles,
+} from './person.ts';
 
 /** Where pending requests wait, in the registry bucket: one object per request. */
 export const ERASURE_REQUESTS_PREFIX = 'erasures/';
@@ -131,48 +139,15 @@ export function eventIdentifiers(event: {
   const user = event.user as { email?: unknown; phone?: unknown } | undefined;
   if (user && typeof user === 'object') {
     if (typeof user.email === 'string' && user.email.trim() !== '')
-      out.push(`email:${HEX64.test(user.email) ? user.email : sha256(user.email.trim().toLowerCase())}`);
+      out.push(
+        `email:${HEX64_PATTERN.test(user.email) ? user.email : sha256(user.email.trim().toLowerCase())}`,
+      );
     if (typeof user.phone === 'string' && /\d/.test(user.phone))
-      out.push(`phone:${HEX64.test(user.phone) ? user.phone : sha256(user.phone.replace(/[^0-9]/g, ''))}`);
+      out.push(
+        `phone:${HEX64_PATTERN.test(user.phone) ? user.phone : sha256(user.phone.replace(/[^0-9]/g, ''))}`,
+      );
   }
   return out;
-}
-
-const HEX64 = /^[0-9a-f]{64}$/;
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-/** What may stand before and after a value for it to be the whole value (JSON, a URL, a header). */
-const BEFORE = `(?:^|["=/&?,;:\\s\\\\])`;
-const AFTER = `(?:$|["&#/,;\\s\\\\])`;
-
-/**
- * The needles of a request: the values of its (widened) identifiers, and the raw texts — an
- * e-mail as written and percent-encoded, a phone as written, its digits, its E.164 form and that
- * form's SHA-256 — each as a pattern that matches it as a whole value (e-mails case-insensitive).
- */
-export function needlePatterns(identifiers: readonly string[], raw: readonly string[]): string[] {
-  const values = new Map<string, boolean>(); // value → case-insensitive
-  const add = (v: string, ci = false) => {
-    if (v.length >= 3) values.set(v, ci || (values.get(v) ?? false));
-  };
-  for (const id of identifiers) {
-    const at = id.indexOf(':');
-    if (at > 0) add(id.slice(at + 1));
-  }
-  for (const text of raw) {
-    if (text.includes('@')) {
-      add(text, true);
-      add(text.replace('@', '%40'), true);
-    } else {
-      const digits = text.replace(/[^0-9]/g, '');
-      add(text);
-      if (digits.length >= 6) {
-        add(digits);
-        add(`+${digits}`);
-        add(sha256(`+${digits}`));
-      }
-    }
-  }
-  return [...values].map(([v, ci]) => `${ci ? '(?i)' : ''}${BEFORE}${escapeRegex(v)}${AFTER}`).sort();
 }
 
 /** What the statements work on. */
@@ -206,28 +181,6 @@ export interface ErasureStatement {
 
 /** The parameters every statement takes: `@identifiers` (widened) and `@patterns`. */
 export const ERASURE_PARAM_TYPES = { identifiers: ['STRING'], patterns: ['STRING'] } as const;
-
-const matchesJson = (expr: string) =>
-  `EXISTS (SELECT 1 FROM UNNEST(@patterns) AS p WHERE REGEXP_CONTAINS(${expr}, p))`;
-
-/**
- * The widening query (first pass): the given identifiers, the graph's person's, and every
- * identifier of a trusted event that carries one of them (docs/sessions.md: a write key's event is
- * anyone's word, so it joins nobody here either). One column, `identifier`.
- */
-export function expandSql(options: ErasureOptions): string {
-  const ref = (t: string) => tableRef(options.project, options.dataset, t);
-  const events = ref(TABLES.events);
-  const kinds = IDENTIFIER_KINDS.map((k) => EVENT_IDENTIFIER[k]);
-  return [
-    personIdsSql(options.project, options.dataset, options.identityGraph),
-    'SELECT identifier FROM ids',
-    'UNION DISTINCT',
-    `SELECT id FROM ${events} AS e, UNNEST([${kinds.join(', ')}]) AS id`,
-    `WHERE id IS NOT NULL AND ${TRUSTED_EVENT}`,
-    `  AND (${kinds.map((k) => `${k} IN (SELECT identifier FROM ids)`).join(' OR ')})`,
-  ].join('\n');
-}
 
 /**
  * A pass's statements, in order: what is found through the person's events first (sync state by

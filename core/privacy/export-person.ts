@@ -12,13 +12,18 @@ import { randomUUID } from 'node:crypto';
 import { IDENTIFIER_KINDS } from '../models/identity-graph.ts';
 import { SESSION_TABLES } from '../models/sessions.ts';
 import { sha256 } from '../pii.ts';
-import { TABLES, tableRef } from '../warehouse/warehouse.ts';
+import { OPS_TABLES, TABLES, tableRef } from '../warehouse/warehouse.ts';
+import { EVENT_IDENTIFIER, matchesJson, needlePatterns, personIdsSql } from './person.ts';
 
 /** What the queries read: the events dataset, and whether its identity graph exists (the models). */
 export interface ExportOptions {
   readonly project: string;
   readonly dataset: string;
   readonly identityGraph: boolean;
+  /** The ops dataset: its refusals and failed sync rows are searched too (their JSON, as erasure does). */
+  readonly ops?: string;
+  /** `action_runs` exists (rules on). */
+  readonly actionRuns?: boolean;
 }
 
 /** One table's query: `table` is how the export names it (`<dataset>.<table>`). */
@@ -28,60 +33,6 @@ export interface ExportQuery {
   readonly params: Record<string, string[]>;
   /** The parameters' types, in the client's form (an empty array has none of its own). */
   readonly types: Record<string, string[]>;
-}
-
-const HEX64 = "r'^[0-9a-f]{64}$'";
-
-/**
- * An event row's identifier of one kind, as the identity graph writes it: e-mails and phones
- * compared hashed (a stored SHA-256 hex as is, else hashed as the PII policy hashes: trimmed and
- * lower-case, a phone's digits only).
- */
-export const EVENT_IDENTIFIER: Readonly<Record<(typeof IDENTIFIER_KINDS)[number], string>> = {
-  anonymous_id: "CONCAT('anonymous_id:', anonymous_id)",
-  user_id: "CONCAT('user_id:', user_id)",
-  email: `CONCAT('email:', IF(REGEXP_CONTAINS(user.email, ${HEX64}), user.email, TO_HEX(SHA256(LOWER(TRIM(user.email))))))`,
-  phone: `CONCAT('phone:', IF(REGEXP_CONTAINS(user.phone, ${HEX64}), user.phone, TO_HEX(SHA256(REGEXP_REPLACE(user.phone, r'[^0-9]', '')))))`,
-};
-
-/**
- * The raw texts to look for in refused payloads besides the identifiers' values: an e-mail or a
- * phone as the person gave it (the stored identifiers hold only its hash).
- */
-export function rawNeedles(given: readonly string[]): string[] {
-  const out = new Set<string>();
-  for (const text of given) {
-    const at = text.indexOf(':');
-    const kind = text.slice(0, at).trim();
-    const value = text.slice(at + 1).trim();
-    if (at > 0 && value !== '' && (kind === 'email' || kind === 'phone'))
-      out.add(kind === 'email' ? value.toLowerCase() : value);
-  }
-  return [...out];
-}
-
-/**
- * `WITH … ids AS (…)`: the person's identifiers — those given (`@identifiers`), and with the
- * identity graph every identifier of their person (current or merged person ids given too).
- */
-export function personIdsSql(project: string, dataset: string, identityGraph: boolean): string {
-  const map = tableRef(project, dataset, SESSION_TABLES.identityMap);
-  const merges = tableRef(project, dataset, SESSION_TABLES.identityMerges);
-  const ids = identityGraph
-    ? [
-        'person AS (',
-        `  SELECT person_id FROM ${map} WHERE identifier IN UNNEST(@identifiers) OR person_id IN UNNEST(@identifiers)`,
-        '  UNION DISTINCT',
-        `  SELECT current_person_id FROM ${merges} WHERE old_person_id IN UNNEST(@identifiers)`,
-        '),',
-        'ids AS (',
-        "  SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0",
-        '  UNION DISTINCT',
-        `  SELECT identifier FROM ${map} WHERE person_id IN (SELECT person_id FROM person)`,
-        ')',
-      ]
-    : ["ids AS (SELECT id AS identifier FROM UNNEST(@identifiers) AS id WHERE STRPOS(id, ':') > 0)"];
-  return ['WITH', ...ids].join('\n');
 }
 
 /**
@@ -142,6 +93,19 @@ export function exportPersonQueries(
     { table: named(TABLES.deliveries), sql: ofPersonEvents(TABLES.deliveries), params, types },
     { table: named(TABLES.hookFailures), sql: ofPersonEvents(TABLES.hookFailures), params, types },
   ];
+  const patterns = { patterns: needlePatterns(identifiers, raw) };
+  const holding = (dataset: string, table: string): ExportQuery => ({
+    table: `${dataset}.${table}`,
+    sql: `SELECT * FROM ${tableRef(options.project, dataset, table)} AS t WHERE ${matchesJson('TO_JSON_STRING(t)')}`,
+    params: patterns,
+    types: { patterns: ['STRING'] },
+  });
+  if (options.actionRuns) queries.push(holding(options.dataset, TABLES.actionRuns));
+  if (options.ops)
+    queries.push(
+      holding(options.ops, OPS_TABLES.gatewayRefusals),
+      holding(options.ops, OPS_TABLES.syncFailedRows),
+    );
   if (!options.identityGraph) return queries;
   const visitors = [
     "SELECT SUBSTR(identifier, STRPOS(identifier, ':') + 1) FROM ids",

@@ -20,13 +20,12 @@ import {
   type ErasureRequest,
   type ErasureStatement,
   erasureStatements,
-  expandSql,
-  needlePatterns,
   type PlatformNotice,
   requestHashes,
   retryDelayMs,
   suppressionSql,
 } from '../../core/privacy/erasure.ts';
+import { expandSql, needlePatterns } from '../../core/privacy/person.ts';
 import type { Job } from './runner.ts';
 
 export const ERASURE_KIND = 'Erasure';

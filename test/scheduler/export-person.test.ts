@@ -17,7 +17,8 @@ import { modelOptions } from '../../core/models/models.ts';
 import { sessionsRunSql } from '../../core/models/sessions.ts';
 import { plan } from '../../core/plan.ts';
 import { erasureHash } from '../../core/privacy/erasure.ts';
-import { type ExportQuery, exportPersonQueries, rawNeedles } from '../../core/privacy/export-person.ts';
+import { type ExportQuery, exportPersonQueries } from '../../core/privacy/export-person.ts';
+import { expandSql, rawNeedles } from '../../core/privacy/person.ts';
 import { storeConfig } from '../../core/store/store.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
 import { tableRef } from '../../core/warehouse/warehouse.ts';
@@ -47,10 +48,18 @@ describe('export-person: an access request returns the person’s rows and only 
 
   /** Every table's rows for the identifiers given, as the CLI reads them. */
   async function exported(given: readonly string[]): Promise<Map<string, Record<string, unknown>[]>> {
-    const identifiers = given.map((g) => erasureIdentifier(g) ?? assert.fail(g));
+    const named = given.map((g) => erasureIdentifier(g) ?? assert.fail(g));
+    // Widened first, as the CLI does (the graph, the person's trusted events).
+    const [found] = await warehouse.bigquery.query({
+      query: expandSql({ project: settings.project, dataset: p.dataset, identityGraph: true }),
+      params: { identifiers: named },
+    });
+    const identifiers = [
+      ...new Set([...named, ...(found as { identifier: string }[]).map((r) => r.identifier)]),
+    ];
     const out = new Map<string, Record<string, unknown>[]>();
     const queries = exportPersonQueries(
-      { project: settings.project, dataset: p.dataset, identityGraph: true },
+      { project: settings.project, dataset: p.dataset, identityGraph: true, ops: p.ops.dataset },
       identifiers,
       rawNeedles(given),
     );
@@ -111,6 +120,29 @@ describe('export-person: an access request returns the person’s rows and only 
       error: 'boom',
     });
     await table('hook_failures').insert([failure(2), failure(4)]);
+    const ops = (name: string) => warehouse.bigquery.dataset(p.ops.dataset).table(name);
+    const refusal = (path: string) => ({
+      refused_at: at(13),
+      status: 404,
+      code: 'NOT_FOUND',
+      reason: 'NOT_FOUND',
+      source: '(anonymous)',
+      represents: 1,
+      path,
+    });
+    await ops('gateway_refusals').insert([
+      refusal('/v1/x?email=ann%40example.com'),
+      refusal('/v1/x?u=user-b'),
+    ]);
+    const failedRow = (user: string) => ({
+      sync: 'crm',
+      run_id: 'Sync/crm@x',
+      key: JSON.stringify({ user_id: user }),
+      op: 'upsert',
+      reason: '500',
+      failed_at: at(14),
+    });
+    await ops('sync_failed_rows').insert([failedRow('user-a'), failedRow('user-b')]);
   });
   after(() => warehouse?.close());
 
@@ -132,6 +164,14 @@ describe('export-person: an access request returns the person’s rows and only 
     assert.deepEqual(
       of('hook_failures').map((r) => r['event_id']),
       ['e2'],
+    );
+    assert.deepEqual(
+      of('gateway_refusals').map((r) => r['path']),
+      ['/v1/x?email=ann%40example.com'],
+    );
+    assert.deepEqual(
+      of('sync_failed_rows').map((r) => r['key']),
+      ['{"user_id":"user-a"}'],
     );
     assert.ok(of('sessions').length > 0);
     assert.ok(of('sessions').every((r) => r['visitor_id'] === 'anon-a' || r['user_id'] === 'user-a'));

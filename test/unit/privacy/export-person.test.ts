@@ -4,7 +4,8 @@
  * the raw texts looked for in refused payloads.
  */
 import assert from 'node:assert/strict';
-import { exportLine, exportPersonQueries, rawNeedles } from '../../../core/privacy/export-person.ts';
+import { exportLine, exportPersonQueries } from '../../../core/privacy/export-person.ts';
+import { rawNeedles } from '../../../core/privacy/person.ts';
 
 const OPTIONS = { project: 'p-1', dataset: 'events', identityGraph: true };
 const HOSTILE = "user_id:x' OR TRUE --";
