@@ -4,7 +4,9 @@
  * other tables; the scheduler's `Model` job (functions/schedule/models.ts) runs their scripts.
  * Pure.
  */
+
 import type { Settings } from '../../schemas/settings.ts';
+import { partitionExpiration } from '../warehouse/retention.ts';
 import { type ColumnPlan, type TablePlan, tableRef, type ViewPlan } from '../warehouse/table-plan.ts';
 import { identityMapColumns, identityMergeColumns } from './identity-graph.ts';
 import {
@@ -132,7 +134,8 @@ export function modelPlan(settings: Readonly<Settings>): { tables: TablePlan[]; 
       name: SESSION_TABLES.sessions,
       description: `Sessions: a visitor's events with no gap over ${o.gapMinutes} minutes, attributed to their first event (kept by the scheduler's Model job)`,
       columns: sessionColumns(),
-      timePartitioning: { type: 'DAY', field: 'session_start' },
+      // Derived from events: kept as long as they are (docs/privacy.md#retention).
+      timePartitioning: { type: 'DAY', field: 'session_start', ...partitionExpiration(settings, 'sessions') },
       clustering: ['visitor_id'],
     },
     {

@@ -21,6 +21,7 @@ export const RETENTION_TABLES = Object.freeze([
   'action_runs',
   'gateway_refusals',
   'sync_failed_rows',
+  'sessions',
 ] as const);
 export type RetentionTable = (typeof RETENTION_TABLES)[number];
 
@@ -58,6 +59,8 @@ const FALLBACK_APPLIES: ReadonlySet<RetentionTable> = new Set([
 export function retentionDays(settings: Readonly<Settings>, table: RetentionTable): number | undefined {
   const own = settings.warehouse?.retention?.[table];
   if (own !== undefined) return own;
+  // Sessions are derived from events: by default they go when the events they came from go.
+  if (table === 'sessions') return retentionDays(settings, 'events');
   const fallback = settings.warehouse?.partition_expiration_days;
   if (fallback !== undefined && FALLBACK_APPLIES.has(table)) return fallback;
   return DEFAULT_RETENTION_DAYS[table];

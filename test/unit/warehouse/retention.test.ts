@@ -48,9 +48,11 @@ describe('warehouse: retention (partition expiration per table)', () => {
       action_runs: 400,
       gateway_refusals: 30,
       sync_failed_rows: 90,
+      sessions: undefined, // as the events
     });
     assert.deepEqual(Object.fromEntries(RETENTION_TABLES.map((t) => [t, retentionDays(base, t)])), {
       events: undefined,
+      sessions: undefined,
       ...DEFAULT_RETENTION_DAYS,
     });
   });
@@ -64,6 +66,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
       action_runs: 60,
       gateway_refusals: 3,
       sync_failed_rows: 5,
+      sessions: 365,
     };
     assert.deepEqual(keptDays({ ...base, warehouse: { retention } }), retention);
   });
@@ -81,6 +84,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
       action_runs: 1095,
       gateway_refusals: 30, // the ops tables never took partition_expiration_days
       sync_failed_rows: 90,
+      sessions: 1095, // as the events they came from
     });
   });
 
@@ -91,7 +95,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
   });
 
   it('refuses a retention below one day, a fraction, or a table it does not know', () => {
-    for (const retention of [{ events: 0 }, { deliveries: 1.5 }, { sessions: 30 }]) {
+    for (const retention of [{ events: 0 }, { deliveries: 1.5 }, { identity_map: 30 }]) {
       const result = checkSettings({ ...base, warehouse: { retention } });
       assert.equal(result.ok, false, JSON.stringify(retention));
     }
