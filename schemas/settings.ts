@@ -462,6 +462,12 @@ export const Settings = Type.Object(
                     description: 'Days `sync_failed_rows` (ops dataset) partitions are kept; default 90',
                   }),
                 ),
+                sessions: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `sessions` (the models) partitions are kept; default as `events`',
+                  }),
+                ),
               },
               {
                 additionalProperties: false,
