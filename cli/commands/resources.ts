@@ -119,6 +119,16 @@ function describeChange(c: Change, dryRun: boolean): string {
   return `${c.kind}/${c.name} ${what} ${c.version}${from}${why}`;
 }
 
+/**
+ * `-f`, given as often as needed: every file's documents go to the studio in one apply, which
+ * takes them all or none (a bad document anywhere applies nothing).
+ */
+const FILE_OPTION: readonly [string, string] = [
+  '-f, --file <path>',
+  'a YAML file, a directory of them, or - for stdin; repeat for more (all applied together, or none)',
+];
+const collectFiles = (value: string, previous: string[] = []): string[] => [...previous, value];
+
 export function register(program: Command): void {
   const studio = (o: { dataDir?: string }) => studioEndpoint(process.env, o.dataDir);
 
@@ -127,11 +137,11 @@ export function register(program: Command): void {
     .description(
       'Create or update runtime resources (event definitions, translators, syncs, rules, queries) from YAML',
     )
-    .requiredOption('-f, --file <path>', 'a YAML file, a directory of them, or - for stdin')
+    .requiredOption(...FILE_OPTION, collectFiles)
     .option('--dry-run', 'show what would change, change nothing')
     .option(...DATA_DIR_OPTION)
-    .action(async (o: { file: string; dryRun?: boolean; dataDir?: string }, cmd: Command) => {
-      const documents = readDocuments(o.file);
+    .action(async (o: { file: string[]; dryRun?: boolean; dataDir?: string }, cmd: Command) => {
+      const documents = o.file.flatMap((f) => readDocuments(f));
       const answer = (await call(await studio(o), 'POST', '/v1/admin/apply', {
         documents,
         dryRun: o.dryRun === true,
@@ -149,11 +159,11 @@ export function register(program: Command): void {
     .description(
       'Show what `apply -f` would change, as a unified diff per resource; exit 1 when anything differs',
     )
-    .requiredOption('-f, --file <path>', 'a YAML file, a directory of them, or - for stdin')
+    .requiredOption(...FILE_OPTION, collectFiles)
     .option(...DATA_DIR_OPTION)
-    .action(async (o: { file: string; dataDir?: string }, cmd: Command) => {
-      // The file first, as apply does: a bad file is named even when no studio is running.
-      const documents = readDocuments(o.file);
+    .action(async (o: { file: string[]; dataDir?: string }, cmd: Command) => {
+      // The files first, as apply does: a bad file is named even when no studio is running.
+      const documents = o.file.flatMap((f) => readDocuments(f));
       const answer = (await call(await studio(o), 'POST', '/v1/admin/apply', {
         documents,
         dryRun: true,

@@ -122,6 +122,25 @@ describe('studio admin API and `eventbus apply`', () => {
     assert.match(gone.err, /Resource not found \(resource=Translator\/quotes_csv\)/);
   });
 
+  it('`apply -f a -f b` applies every file, or none of them when one document is bad (issue #63)', async () => {
+    const [definition, translator] = QUOTES.split('\n---\n');
+    const a = join(dir, 'a.yaml');
+    const b = join(dir, 'b.yaml');
+    writeFileSync(a, definition as string);
+    writeFileSync(b, `${translator}\n---\nkind: Translator\nname: Bad_Name\nspec: {}\n`);
+    const refused = await cli('apply', '-f', a, '-f', b);
+    assert.equal(refused.code, 1);
+    assert.match(refused.err, /Bad_Name|name/);
+    assert.equal((await cli('get', 'EventDefinition', 'quote_requested')).code, 1, 'nothing applied');
+    writeFileSync(b, translator as string);
+    const both = await cli('apply', '-f', a, '-f', b);
+    assert.equal(both.code, 0, both.err);
+    assert.match(both.out, /EventDefinition\/quote_requested created 1\.0/);
+    assert.match(both.out, /Translator\/quotes_csv created 1\.0/);
+    assert.equal((await cli('diff', '-f', a, '-f', b)).code, 0, 'diff takes them together too');
+    assert.equal((await cli('apply')).code, 1, 'a file is still required');
+  });
+
   it('makes a new major version of a definition when a change breaks its readers, and says why', async () => {
     const file = join(dir, 'quotes.yaml');
     writeFileSync(file, QUOTES);
