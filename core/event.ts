@@ -334,7 +334,7 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
     ) {
       violations.push({
         field: at(prefix, 'event_time'),
-        description: `is outside the accepted window (${days(ctx.options.eventTimePastMs)} days back to ${hours(ctx.options.eventTimeFutureMs)} hours ahead); epoch values are milliseconds`,
+        description: windowViolation(rawTime, parsed, ctx),
       });
     } else eventTime = parsed;
   }
@@ -392,6 +392,18 @@ export function lastIso(): (ms: number) => string {
 }
 
 const isoTime = lastIso();
+
+/**
+ * Why an event time is refused, in the producer's terms: the time as read, which side of the window
+ * it fell on, and for an epoch number the unit it was read in (seconds sent as milliseconds land in
+ * 1970, the usual mistake); an RFC 3339 text is never told about epochs.
+ */
+function windowViolation(raw: unknown, parsed: number, ctx: NormalizeContext): string {
+  const window = `${days(ctx.options.eventTimePastMs)} days back to ${hours(ctx.options.eventTimeFutureMs)} hours ahead`;
+  const side = parsed < ctx.now ? 'too far in the past' : 'too far in the future';
+  const epoch = typeof raw === 'number' ? ', read as epoch milliseconds (send seconds × 1000)' : '';
+  return `is ${side}: ${new Date(parsed).toISOString()}${epoch}; the accepted window is ${window}`;
+}
 
 function completeDevice(
   given: Device | undefined,
