@@ -30,7 +30,13 @@ import { erasureRuntime } from '../../functions/schedule/erasure-runtime.ts';
 import { type ErasedPerson, erasureJob, SUPPRESSION_SETTLE_MS } from '../../functions/schedule/erasures.ts';
 import type { ChunkContext } from '../../functions/schedule/runner.ts';
 import { testSettings } from '../storage/support.ts';
-import { type ModelsWarehouse, modelsWarehouse, queryRows, storedRow } from './models-support.ts';
+import {
+  type ModelsWarehouse,
+  modelsWarehouse,
+  opsRowsOfTwo,
+  queryRows,
+  storedRow,
+} from './models-support.ts';
 
 const T0 = Date.now() - 2 * 3600_000;
 const TOKEN = { [CREDENTIAL_ATTRIBUTE]: 'token' };
@@ -107,28 +113,7 @@ describe('erasure: a person leaves every table, and stays out (issue #61)', func
       error: 'boom',
     });
     await table(p.dataset, 'hook_failures').insert([failure(2), failure(5)]);
-    const refusal = (path: string) => ({
-      refused_at: at(13),
-      status: 404,
-      code: 'NOT_FOUND',
-      reason: 'no route',
-      source: '(anonymous)',
-      represents: 1,
-      path,
-    });
-    await table(ops, 'gateway_refusals').insert([
-      refusal('/v1/x?email=ann%40example.com'),
-      refusal('/v1/x?u=user-b'),
-    ]);
-    const failedRow = (user: string) => ({
-      sync: 'crm',
-      run_id: 'Sync/crm@x',
-      key: JSON.stringify({ user_id: user }),
-      op: 'upsert',
-      reason: '500',
-      failed_at: at(14),
-    });
-    await table(ops, 'sync_failed_rows').insert([failedRow(A.user), failedRow(B.user)]);
+    await opsRowsOfTwo(warehouse.bigquery, ops, at(13), [A.user, B.user]);
     // A mirror sync's state as a run leaves it: the key's digest and, for deletions, the key.
     const pk = 'TO_JSON_STRING(STRUCT(m.user_id))';
     await queryRows(

@@ -23,7 +23,13 @@ import { storeConfig } from '../../core/store/store.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
 import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { testSettings } from '../storage/support.ts';
-import { type ModelsWarehouse, modelsWarehouse, queryRows, storedRow } from './models-support.ts';
+import {
+  type ModelsWarehouse,
+  modelsWarehouse,
+  opsRowsOfTwo,
+  queryRows,
+  storedRow,
+} from './models-support.ts';
 
 const T0 = Date.parse('2026-11-24T08:00:00.000Z');
 const TOKEN = { [CREDENTIAL_ATTRIBUTE]: 'token' };
@@ -120,29 +126,7 @@ describe('export-person: an access request returns the person’s rows and only 
       error: 'boom',
     });
     await table('hook_failures').insert([failure(2), failure(4)]);
-    const ops = (name: string) => warehouse.bigquery.dataset(p.ops.dataset).table(name);
-    const refusal = (path: string) => ({
-      refused_at: at(13),
-      status: 404,
-      code: 'NOT_FOUND',
-      reason: 'NOT_FOUND',
-      source: '(anonymous)',
-      represents: 1,
-      path,
-    });
-    await ops('gateway_refusals').insert([
-      refusal('/v1/x?email=ann%40example.com'),
-      refusal('/v1/x?u=user-b'),
-    ]);
-    const failedRow = (user: string) => ({
-      sync: 'crm',
-      run_id: 'Sync/crm@x',
-      key: JSON.stringify({ user_id: user }),
-      op: 'upsert',
-      reason: '500',
-      failed_at: at(14),
-    });
-    await ops('sync_failed_rows').insert([failedRow('user-a'), failedRow('user-b')]);
+    await opsRowsOfTwo(warehouse.bigquery, p.ops.dataset, at(13), ['user-a', 'user-b']);
   });
   after(() => warehouse?.close());
 

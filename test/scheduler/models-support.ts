@@ -98,3 +98,41 @@ export async function eraseFromModels(
     await queryRows(bigquery, s.sql, { identifiers, patterns: needlePatterns(identifiers, []) });
   return identifiers;
 }
+
+/**
+ * Two persons' rows in the ops tables that keep a person's values in free text: a refused
+ * request whose path holds A's e-mail (and one holding B's user id), and a failed sync row keyed
+ * by each user id. `at` is when.
+ */
+export async function opsRowsOfTwo(
+  bigquery: BigQuery,
+  ops: string,
+  at: string,
+  users: readonly [string, string],
+): Promise<void> {
+  const refusal = (path: string) => ({
+    refused_at: at,
+    status: 404,
+    code: 'NOT_FOUND',
+    reason: 'NOT_FOUND',
+    source: '(anonymous)',
+    represents: 1,
+    path,
+  });
+  await bigquery
+    .dataset(ops)
+    .table('gateway_refusals')
+    .insert([refusal('/v1/x?email=ann%40example.com'), refusal(`/v1/x?u=${users[1]}`)]);
+  const failedRow = (user: string) => ({
+    sync: 'crm',
+    run_id: 'Sync/crm@x',
+    key: JSON.stringify({ user_id: user }),
+    op: 'upsert',
+    reason: '500',
+    failed_at: at,
+  });
+  await bigquery
+    .dataset(ops)
+    .table('sync_failed_rows')
+    .insert(users.map((u) => failedRow(u)));
+}
