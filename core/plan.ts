@@ -8,6 +8,7 @@ import { destinationHealthViews } from './console/destination-health.ts';
 import { type Billing, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
+import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
@@ -423,6 +424,12 @@ export function plan(settings: Readonly<Settings>): Plan {
       ]),
     ),
   ].sort();
+  // What the scheduler reads of destinations' secrets for work after delivery (Google Ads' diagnostics).
+  const scheduledSecrets = (settings.destinations ?? [])
+    .filter((d) => d.enabled !== false)
+    .flatMap((d) => (PLATFORMS[d.type].scheduledSecrets ?? []).map((role) => d.secrets?.[role]))
+    .filter((name): name is string => typeof name === 'string');
+  const scheduleSecrets = [...new Set([...connectionSecrets, ...scheduledSecrets])].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
   // forward's concurrency and max_instances come from the cost model (core/deploy/cost.ts) unless set.
   const forwardSettings = settings.functions?.forward;
@@ -540,7 +547,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         name: 'schedule',
         entryPoint: 'schedule',
         sizing: scheduleSizing,
-        secrets: connectionSecrets,
+        secrets: scheduleSecrets,
         triggers: subscriptions.filter((s) => s.push?.function === 'schedule').map((s) => s.name),
         billing: 'request',
         service: deployedServiceName('schedule', 'request'),

@@ -1,14 +1,15 @@
 /**
  * `npm run docs`: writes the generated parts of the docs — the settings reference
- * (docs/settings.md, from schemas/settings.ts) and the platform table (docs/platforms.md, from
- * core/platforms/platforms.ts) — between their markers, `<!-- generated:<name> -->` and
- * `<!-- /generated -->`; the prose around them is written by hand. test/unit/docs/generated.test.ts
+ * (docs/settings.md, from schemas/settings.ts), the platform table and the API version table
+ * (docs/platforms.md, the latter also in the README, from core/platforms/platforms.ts) — between
+ * their markers, `<!-- generated:<name> -->` and `<!-- /generated -->`; the prose around them is
+ * written by hand. test/unit/docs/generated.test.ts
  * fails when the committed docs differ from what this writes.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { platformTable } from './docs-platforms.ts';
+import { apiVersionTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -23,6 +24,8 @@ interface Part {
 const PARTS: readonly Part[] = [
   { file: 'docs/settings.md', name: 'settings', write: () => settingsTable() },
   { file: 'docs/platforms.md', name: 'platforms', write: (text) => platformTable(text) },
+  { file: 'docs/platforms.md', name: 'api-versions', write: () => apiVersionTable(true) },
+  { file: 'README.md', name: 'api-versions', write: () => apiVersionTable(false) },
 ];
 
 /** The text with the block between a part's markers replaced; an error if the markers are missing. */

@@ -1,8 +1,9 @@
 /**
  * The platform table of docs/platforms.md, written from `PLATFORMS` (core/platforms/platforms.ts):
  * one row per destination type with what its `Platform` value says (requirements, default
- * consent, payload, batch size, audiences). Also the platforms' names as prose uses them, which
- * the docs test uses to find sentences that list platforms by hand.
+ * consent, payload, batch size, audiences), and the API version table (each platform's declared
+ * version and its sunset). Also the platforms' names as prose uses them, which the docs test uses
+ * to find sentences that list platforms by hand.
  */
 import { PLATFORM_LIST } from '../core/platforms/platforms.ts';
 import type { DestinationType } from '../schemas/settings.ts';
@@ -74,5 +75,39 @@ export function platformTable(platformsDoc: string): string {
     'test code',
     'audiences',
   ];
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+/** A declaration's source as a markdown link: a URL by its host, a page of docs/ by its name. */
+function sourceLink(source: string): string {
+  if (/^https?:\/\//.test(source)) return `[${new URL(source).host}](${source})`;
+  const page = source.replace(/^docs\//, '');
+  return `[${page}](${page})`;
+}
+
+/**
+ * The API version table: each platform's declared version (core/platforms/<platform>/api-version.ts),
+ * the day the platform retires it, and — in docs/platforms.md (`full`) — where it is carried, the
+ * setting that sends another, and the page that says so. The README gets the short form.
+ */
+export function apiVersionTable(full: boolean): string {
+  const rows = PLATFORM_LIST.map((p) => {
+    const a = p.apiVersion;
+    const version = a.version === null ? 'unversioned' : `\`${a.version}\``;
+    const sunset = a.sunset ?? (a.version === null ? '—' : 'none published');
+    const short = [PLATFORM_NAMES[p.type].short, version, sunset];
+    if (!full) return short;
+    const carrier = a.carrier === 'header' ? `header \`${a.header}\`` : a.carrier === 'path' ? 'path' : '—';
+    return [
+      `\`${p.type}\``,
+      ...short.slice(1),
+      carrier,
+      a.override ? `\`config.${a.override}\`` : '—',
+      sourceLink(a.source),
+    ];
+  });
+  const header = full
+    ? ['type', 'version', 'sunset', 'carried in', 'override', 'source']
+    : ['platform', 'API version', 'sunset'];
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }

@@ -31,6 +31,8 @@ export function register(program: Command): void {
       const { billingAdvice } = await import('../../core/deploy/billing-advice.ts');
       const { studioIapWarnings } = await import('../../core/deploy/studio-iap.ts');
       const { retentionWarnings } = await import('../../core/plan-warnings/retention.ts');
+      const { customerMatchTermsWarnings } = await import('../../core/plan-warnings/customer-match-terms.ts');
+      const { apiSunsetWarnings } = await import('../../core/plan-warnings/api-sunset.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),
@@ -38,6 +40,8 @@ export function register(program: Command): void {
         ...buildRegionWarnings(plan),
         ...studioIapWarnings(settings),
         ...retentionWarnings(settings),
+        ...customerMatchTermsWarnings(settings),
+        ...apiSunsetWarnings(settings, new Date()),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);

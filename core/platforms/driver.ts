@@ -7,6 +7,7 @@
  */
 import type { Destination } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
+import type { AnswerColumns } from './platform-answer.ts';
 
 /** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
 export interface OutboundRequest {
@@ -72,6 +73,11 @@ export interface Driver {
   prepare(event: StoredEvent, ctx: DriverContext): Prepared;
   /** Classifies the platform's answer into delivered / rejected / retry. */
   interpret(response: InboundResponse, ctx: DriverContext): Outcome;
+  /**
+   * What the ledger keeps of the platform's answer (platform-answer.ts: its id for the request,
+   * its count, a bounded excerpt without credentials or identifiers); undefined when it said nothing.
+   */
+  answer?(response: InboundResponse, ctx: DriverContext): AnswerColumns | undefined;
   /**
    * Optional batching for platforms that take many events per request (Meta, TikTok: 1000).
    * Each event is mapped and checked alone, so one bad event is rejected without failing the

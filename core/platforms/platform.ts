@@ -23,7 +23,7 @@ import type {
 import { type MappingDefaults, mappingDefaults, resolveWith } from './mapping-resolve.ts';
 import type { PlatformMapping } from './mapping-vocabulary.ts';
 import { type BuiltEvent, chunk, configProblem, mapForDestination } from './prepare.ts';
-import { classify, type ResponseTable } from './responses.ts';
+import { classify, type ResponseTable, readAnswer } from './responses.ts';
 import { formatViolations } from './target-common.ts';
 
 /**
@@ -111,6 +111,27 @@ export interface AudienceSync {
   };
 }
 
+/**
+ * The platform API version a folder's requests carry, declared once (`<platform>/api-version.ts`)
+ * with the sunset the platform publishes for it: the driver reads the version from it, `settings
+ * check` warns ahead of the sunset (core/plan-warnings/api-sunset.ts), and docs/platforms.md and
+ * the README list every platform's (`npm run docs`).
+ */
+export interface ApiVersion {
+  /** The version as the requests carry it, or null for an API without versions. */
+  readonly version: string | null;
+  /** Where the requests carry it: a path segment, a header (named in `header`), or nowhere. */
+  readonly carrier: 'path' | 'header' | 'none';
+  /** The header carrying it (lower case), when `carrier` is `header`. */
+  readonly header?: string;
+  /** The day the platform stops serving the version (ISO date), or null when it publishes none. */
+  readonly sunset: string | null;
+  /** The page that publishes the version and its sunset, or says versions are not dated. */
+  readonly source: string;
+  /** The destination `config` key that sends another version instead, where there is one. */
+  readonly override?: string;
+}
+
 /** What a platform's folder writes. */
 export interface PlatformSpec {
   /** The destination type in the settings (schemas/settings.ts `DestinationType`). */
@@ -123,6 +144,13 @@ export interface PlatformSpec {
   readonly payload: MappedPayload | StoredPayload;
   /** How the platform's answers are read. */
   readonly responses: ResponseTable;
+  /** The API version its requests carry, with the platform's sunset for it. */
+  readonly apiVersion: ApiVersion;
+  /**
+   * Secret roles the scheduler reads too, for work on the platform after delivery (Google Ads'
+   * request diagnostics): core/plan.ts gives the schedule function those secrets.
+   */
+  readonly scheduledSecrets?: readonly string[];
   readonly audiences?: AudienceSync;
   /** OAuth credentials exchanged for an access token before each call (Google's APIs). */
   readonly oauth?: OAuthNeeds;
@@ -157,6 +185,7 @@ export function definePlatform(spec: PlatformSpec): Platform {
     requiredSecrets: spec.requirements.secrets,
     ...(spec.oauth ? { oauth: spec.oauth } : {}),
     interpret: (response: InboundResponse, ctx: DriverContext) => classify(spec.responses, response, ctx),
+    answer: (response: InboundResponse, ctx: DriverContext) => readAnswer(spec.responses, response, ctx),
   };
   if (payload.kind === 'stored')
     return Object.freeze({

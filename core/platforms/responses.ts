@@ -6,6 +6,7 @@
  * is permanent.
  */
 import type { DriverContext, InboundResponse, Outcome } from './driver.ts';
+import { type AnswerColumns, answerColumns, type PlatformAnswer } from './platform-answer.ts';
 
 /** What an answer means before its HTTP status is attached. */
 export type Verdict =
@@ -42,6 +43,11 @@ export interface ResponseTable {
   readonly refused: (status: number, body: string) => string;
   /** What a 2xx answer that no code decided means; delivered when absent. */
   readonly ok?: (answer: Answer, ctx: DriverContext) => Verdict;
+  /**
+   * What the ledger keeps of any answer (platform-answer.ts): the platform's id for the request,
+   * its count, and an allow-list of its fields. Absent: nothing (a webhook's body is anyone's).
+   */
+  readonly answer?: (answer: Answer) => PlatformAnswer | undefined;
 }
 
 /** Classifies an answer by a platform's table into delivered / rejected / retry. */
@@ -64,6 +70,20 @@ export function classify(table: ResponseTable, response: InboundResponse, ctx: D
     status: 'delivered',
   };
   return { ...verdict, httpStatus };
+}
+
+/**
+ * What the ledger keeps of an answer by a platform's table (platform-answer.ts), with the
+ * request's secrets kept out; undefined for a network error or an answer that said nothing.
+ */
+export function readAnswer(
+  table: ResponseTable,
+  response: InboundResponse,
+  ctx: DriverContext,
+): AnswerColumns | undefined {
+  if (!table.answer || response.kind !== 'response') return undefined;
+  const said = table.answer({ status: response.status, body: response.body, json: parseJson(response.body) });
+  return said ? answerColumns(said, Object.values(ctx.secrets)) : undefined;
 }
 
 /** Throttling (429) and the server's own failures (5xx): what the ad platforms ask to be sent again. */

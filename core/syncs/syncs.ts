@@ -47,6 +47,11 @@ export const syncViolations = specChecker<SyncSpec>(SyncSpec, (s, prefix, connec
     const internal = d.topic.topic === undefined ? undefined : publishTargetProblem(d.topic.topic);
     if (internal) out.push({ field: `${prefix}.destination.topic.topic`, description: internal });
   }
+  if ('google_ads_audience' in d && !bad && !termsAccepted(d.google_ads_audience, connections))
+    out.push({
+      field: `${prefix}.destination.google_ads_audience.terms_of_service`,
+      description: `must be accepted: Google adds Customer Match members only when the upload says the advertiser accepted its Customer Match terms (termsOfService.customerMatchTermsOfServiceStatus ACCEPTED, Data Manager API IngestAudienceMembersRequest), so every row would fail; once accepted (support.google.com/adspolicy/answer/6299717), set terms_of_service: accepted here or on connection ${d.google_ads_audience.connection}`,
+    });
   if (s.mode === 'mirror' && 'topic' in d)
     out.push({
       field: `${prefix}.mode`,
@@ -215,9 +220,22 @@ export function webhookBody(
   });
 }
 
+type CustomerMatchDestination = Extract<
+  SyncSpec['destination'],
+  { google_ads_audience: unknown }
+>['google_ads_audience'];
+
+/** Whether the sync, or the connection it names, says the advertiser accepted the Customer Match terms. */
+function termsAccepted(d: CustomerMatchDestination, connections: readonly Connection[] | undefined): boolean {
+  return (
+    d.terms_of_service === 'accepted' ||
+    (connections ?? []).some((c) => c.id === d.connection && c.terms_of_service === 'accepted')
+  );
+}
+
 /** Where a google_ads_audience destination's list is, for the Customer Match requests. */
 export function customerMatchTarget(
-  d: Extract<SyncSpec['destination'], { google_ads_audience: unknown }>['google_ads_audience'],
+  d: CustomerMatchDestination,
   c: Readonly<Connection>,
 ): CustomerMatchTarget {
   return {
@@ -225,7 +243,7 @@ export function customerMatchTarget(
     operatingAccountId: d.operating_account_id,
     ...(d.login_account_id ? { loginAccountId: d.login_account_id } : {}),
     userListId: d.user_list_id,
-    ...(d.terms_of_service === 'accepted' ? { termsAccepted: true } : {}),
+    ...(termsAccepted(d, [c]) ? { termsAccepted: true } : {}),
   };
 }
 

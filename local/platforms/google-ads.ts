@@ -8,7 +8,8 @@
  * again on purpose, not imported from core/platforms/google-ads/target.ts: the stand-in checks the
  * driver, so it must not share the driver's mistakes. `expireTokens()` makes every token issued
  * so far answer 401, as an expired one does. `GET /v1/requestStatus:retrieve?requestId=` answers
- * `SUCCESS` for each destination of a request it accepted (it processes them at once).
+ * `SUCCESS` for each destination of a request it accepted (it processes them at once), except
+ * for conversions whose click is outside every conversion window: accepted, then reported there.
  * `GET /stand-in/lists/{id}` (not a Google route) shows a list's members to a test in another
  * process (`npm start`'s receiver).
  */
@@ -272,24 +273,69 @@ function audienceMembers(verb: 'ingest' | 'remove', body: unknown, lists: Lists)
   return verdict([], false);
 }
 
+/** A request the stand-in accepted: the destinations it named, its rows, and those it found too old later. */
+interface Accepted {
+  readonly destinations: unknown[];
+  readonly rows: number;
+  readonly expired: number;
+}
+
+/**
+ * The longest click-through conversion window Google Ads offers: 90 days ("Conversion window",
+ * support.google.com/google-ads/answer/3123169). A click older than that is outside every
+ * conversion action's window: the Google Ads API answers EXPIRED_EVENT ("its click occurred before
+ * this conversion's click-through window", ConversionUploadError), and Data Manager accepts the
+ * upload and reports it afterwards in the request's diagnostics, under its own reason
+ * `PROCESSING_ERROR_REASON_EVENT_TOO_OLD` (ProcessingErrorReason: "the conversion is older than max
+ * supported age"; Data Manager has no EXPIRED_EVENT). The click time is not on the wire, so the
+ * stand-in reads it as no later than the conversion's `eventTimestamp`.
+ */
+const CLICK_WINDOW_MS = 90 * 86_400_000;
+
+/** How many of the accepted `events:ingest` events came from a click older than every window. */
+function expiredClicks(body: unknown, now: Date): number {
+  const events = isObject(body) && Array.isArray(body['events']) ? body['events'] : [];
+  return events.filter((e) => {
+    if (!isObject(e) || !isObject(e['adIdentifiers'])) return false;
+    const ids = e['adIdentifiers'];
+    if (!['gclid', 'gbraid', 'wbraid'].some((k) => typeof ids[k] === 'string')) return false;
+    const at = Date.parse(String(e['eventTimestamp']));
+    return Number.isFinite(at) && at < now.getTime() - CLICK_WINDOW_MS;
+  }).length;
+}
+
 /**
  * `requestStatus:retrieve`: a request the stand-in accepted was processed at once, so each of its
- * destinations is `SUCCESS`; an id it never issued is not found (Google's exact answer to an
+ * destinations is `SUCCESS` — or, when some of its conversions came from a click outside every
+ * conversion window, `PARTIAL_SUCCESS` (`FAILED` when all did) with their count under
+ * `errorInfo.errorCounts`. An id it never issued is not found (Google's exact answer to an
  * unknown id is not documented in the briefing).
  */
-function requestStatus(requestId: string | undefined, accepted: ReadonlyMap<string, unknown[]>): Answer {
+function requestStatus(requestId: string | undefined, accepted: ReadonlyMap<string, Accepted>): Answer {
   if (!requestId)
     return googleError(400, 'INVALID_ARGUMENT', 'Request contains an invalid argument.', [
       'request_id: is required',
     ]);
-  const destinations = accepted.get(requestId);
-  if (!destinations) return googleError(404, 'NOT_FOUND', `No request with id ${requestId}.`);
+  const request = accepted.get(requestId);
+  if (!request) return googleError(404, 'NOT_FOUND', `No request with id ${requestId}.`);
+  const { expired, rows } = request;
+  const failure =
+    expired === 0
+      ? {}
+      : {
+          errorInfo: {
+            // int64 travels as a string in Google's JSON.
+            errorCounts: [{ recordCount: String(expired), reason: 'PROCESSING_ERROR_REASON_EVENT_TOO_OLD' }],
+          },
+        };
+  const status = expired === 0 ? 'SUCCESS' : expired === rows ? 'FAILED' : 'PARTIAL_SUCCESS';
   return {
     status: 200,
     body: {
-      requestStatusPerDestination: destinations.map((destination) => ({
+      requestStatusPerDestination: request.destinations.map((destination) => ({
         destination,
-        requestStatus: 'SUCCESS',
+        requestStatus: status,
+        ...failure,
       })),
     },
   };
@@ -330,12 +376,19 @@ export async function startGoogleAdsReceiver(options: ReceiverOptions = {}): Pro
   const live = new Set<string>();
   const lists: Lists = new Map();
   let issued = 0;
-  // The requests accepted so far: their id → the destinations they named (requestStatus:retrieve).
-  const accepted = new Map<string, unknown[]>();
+  const now = options.now ?? (() => new Date());
+  // The requests accepted so far by id: what requestStatus:retrieve reports of them.
+  const accepted = new Map<string, Accepted>();
   const remember = (answer: Answer, body: unknown): Answer => {
     const id = (answer.body as { requestId?: unknown } | undefined)?.requestId;
-    if (answer.status === 200 && typeof id === 'string' && isObject(body))
-      accepted.set(id, body['destinations'] as unknown[]);
+    if (answer.status === 200 && typeof id === 'string' && isObject(body)) {
+      const rows = ['events', 'audienceMembers'].map((k) => body[k]).find(Array.isArray)?.length ?? 0;
+      accepted.set(id, {
+        destinations: body['destinations'] as unknown[],
+        rows,
+        expired: expiredClicks(body, now()),
+      });
+    }
     return answer;
   };
   const server = await startPlatformServer(({ method, path, query, headers, raw, body }) => {

@@ -3,7 +3,8 @@
  * Bearer`, `?test=true`), checking requests against Pinterest's published rules
  * (docs/platforms.md, "Pinterest") and answering as Pinterest does: a refused request is a non-2xx status
  * with `{code, message}`; an accepted one is 200 with `num_events_received`,
- * `num_events_processed` and a result per event in request order, so one bad event fails alone.
+ * `num_events_processed` and a result per event in request order, so one bad event fails alone
+ * (an event without `event_time` or older than seven days fails the request with a 400).
  * Written out again on purpose, not imported from core/platforms/pinterest/: the stand-in checks
  * the driver, so it must not share the driver's mistakes.
  */
@@ -40,6 +41,11 @@ const HASHED = [
 const PLAIN = ['client_ip_address', 'client_user_agent', 'click_id'];
 const USER_KEYS = new Set([...HASHED, ...PLAIN, 'partner_id']);
 const DECIMAL = /^-?\d+(\.\d+)?$/;
+/**
+ * Only events from the previous seven days may be sent (Amperity's Pinterest guide, citing
+ * developer.pinterest.com/docs/api/v5/events-create; docs/platforms.md, "Pinterest").
+ */
+const MAX_AGE_S = 7 * 86400;
 
 /** Pinterest's error body. */
 export const pinterestError = (
@@ -99,6 +105,22 @@ function eventProblems(e: unknown, nowS: number): string[] {
   return out;
 }
 
+/**
+ * What fails the whole request with Pinterest's 400 `{code: 1}` before any event is processed:
+ * an event without `event_time` (required in `ConversionEventsData` of Pinterest's v5 reference)
+ * or one older than the seven days Pinterest takes. The wording is the stand-in's own.
+ */
+function requestProblems(data: readonly unknown[], nowS: number): string[] {
+  return data.flatMap((e, i) => {
+    if (!isObject(e)) return [];
+    const t = e['event_time'];
+    if (t === undefined || t === null) return [`data[${i}]: 'event_time' is a required property`];
+    if (Number.isInteger(t) && (t as number) < nowS - MAX_AGE_S)
+      return [`data[${i}]: event_time is older than 7 days (events must be sent within 7 days of happening)`];
+    return [];
+  });
+}
+
 /** Starts the Pinterest stand-in. */
 export function startPinterestReceiver(options: ReceiverOptions = {}): Promise<PlatformReceiver> {
   const now = options.now ?? (() => new Date());
@@ -117,6 +139,9 @@ export function startPinterestReceiver(options: ReceiverOptions = {}): Promise<P
         `Invalid request body: data must hold 1 to ${MAX_EVENTS} events, got ${data.length}`,
       );
     const nowS = Math.floor(now().getTime() / 1000);
+    const invalid = requestProblems(data, nowS);
+    if (invalid.length > 0)
+      return pinterestError(400, 1, `Invalid parameters: ${invalid.join('; ')}`, invalid);
     const results = data.map((e) => eventProblems(e, nowS));
     const problems = results.flatMap((p, i) => p.map((m) => `data[${i}]: ${m}`));
     return {

@@ -1,6 +1,7 @@
 /**
  * A loopback TikTok Events API 2.0 (`POST /open_api/v1.3/event/track/`, `Access-Token` header),
- * answering HTTP 200 with `{code, message, request_id, data}` as TikTok does (docs/platforms.md §3).
+ * answering HTTP 200 with `{code, message, request_id, data}` as TikTok does (docs/platforms.md §3);
+ * `40002` names each field TikTok's rules refuse (a hashed field in clear, a content without its id).
  */
 import {
   type Answer,
@@ -52,9 +53,12 @@ export function startTikTokReceiver(options: ReceiverOptions = {}): Promise<Plat
           if (user[f] !== undefined && !isHashed(user[f]))
             problems.push(`${at}.user.${f}: must be SHA-256 hashed`);
         const contents = isObject(e['properties']) ? e['properties']['contents'] : undefined;
+        // Each content's content_id is required (ads.tiktok.com/help/article/about-parameters).
         if (Array.isArray(contents))
           for (const [j, c] of contents.entries())
-            if (isObject(c) && c['content_id'] !== undefined && typeof c['content_id'] !== 'string')
+            if (isObject(c) && (c['content_id'] === undefined || c['content_id'] === ''))
+              problems.push(`${at}.properties.contents.${j}.content_id: Missing data for required field`);
+            else if (isObject(c) && typeof c['content_id'] !== 'string')
               problems.push(`${at}.properties.contents.${j}.content_id: Not a valid string`);
       }
     if (problems.length > 0) return reply(40002, problems.join('; '), problems);

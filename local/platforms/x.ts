@@ -2,7 +2,8 @@
  * A loopback X Conversions API (`POST /12/measurement/conversions/{pixel_id}`), checking the
  * OAuth 1.0a signature of each request (HMAC-SHA1, RFC 5849) when it knows the four secrets, and
  * the body against X's published rules (docs/platforms.md, "X"): 1 to 500 conversions, each with
- * an event id, an ISO 8601 time and identifiers that each hold one kind of id. It answers as the
+ * an event id, an ISO 8601 time and identifiers that each hold one kind of id, the IP address and
+ * user agent never alone. It answers as the
  * X Ads API does: `{data: {conversions_processed}, request}` or `{errors: [{code, message}]}`.
  * The signature check is written out again on purpose, not imported from core/platforms/x/: the
  * stand-in checks the driver, so it must not share the driver's mistakes.
@@ -89,6 +90,18 @@ function conversionProblems(c: unknown, at: string): string[] {
           `${at}.identifiers[${i}] must hold one of twclid, hashed_email, hashed_phone_number (SHA-256), or ip_address with user_agent`,
         );
     }
+  // "If using IP address or user agent, a second identifier must be sent" (X Ads API reference,
+  // POST /12/measurement/conversions/:pixel_id); X's troubleshooting page names the 400 answered
+  // when no user identifier is there: "At least one user identifier must be provided"
+  // (developer.x.com/en/docs/x-ads-api/measurement/web-conversions/troubleshooting).
+  if (
+    Array.isArray(ids) &&
+    ids.length > 0 &&
+    ids.every(
+      (id) => isObject(id) && !('twclid' in id || 'hashed_email' in id || 'hashed_phone_number' in id),
+    )
+  )
+    out.push(`${at}.identifiers: At least one user identifier must be provided`);
   if (
     c['number_items'] !== undefined &&
     !(Number.isInteger(c['number_items']) && (c['number_items'] as number) > 0)

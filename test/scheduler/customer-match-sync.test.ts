@@ -283,7 +283,12 @@ describe('sync to a Google Ads Customer Match list (schedule function, Data Mana
 
   it('the spec check wants a google_ads_audience connection; the dry run prints the requests, the token redacted', () => {
     const destination = {
-      google_ads_audience: { connection: 'ads', operating_account_id: '1234567890', user_list_id: '5550001' },
+      google_ads_audience: {
+        connection: 'ads',
+        operating_account_id: '1234567890',
+        user_list_id: '5550001',
+        terms_of_service: 'accepted',
+      },
     };
     const spec = {
       model: 'SELECT email FROM crm.vip',

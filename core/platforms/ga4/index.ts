@@ -5,6 +5,7 @@
  * platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
+import { GA4_API } from './api-version.ts';
 import { ga4ConsentSignals } from './consent.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_MAPPING } from './mapping.ts';
@@ -38,6 +39,7 @@ export const GA4_PLATFORM: Platform = definePlatform({
     maxEvents: 1,
   },
   responses: GA4_RESPONSES,
+  apiVersion: GA4_API,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {
     anyOf: ['anonymous_id', 'user_id'],

@@ -3,6 +3,7 @@
  * again, any other non-2xx is refused. `/mp/collect` answers 2xx to anything, so only test mode
  * (the validation server, `/debug/mp/collect`) can refuse an event: by its `validationMessages`.
  */
+import { pickEach, platformAnswer } from '../platform-answer.ts';
 import { httpReason, networkReason, type ResponseTable, throttledOrServerError } from '../responses.ts';
 
 interface ValidationMessage {
@@ -16,6 +17,16 @@ export const GA4_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: httpReason,
   refused: httpReason,
+  // Only the validation server answers with a body: its messages are kept; `/mp/collect` says nothing.
+  answer: ({ json }) =>
+    platformAnswer({
+      excerpt: {
+        validationMessages: pickEach(
+          (json as { validationMessages?: unknown } | undefined)?.validationMessages,
+          ['fieldPath', 'description', 'validationCode'],
+        ),
+      },
+    }),
   ok({ json }, ctx) {
     if (ctx.destination.test_mode !== true) return { status: 'delivered' };
     const messages =

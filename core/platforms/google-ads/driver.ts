@@ -7,8 +7,10 @@
  */
 import type { StoredEvent } from '../../event.ts';
 import { type MappedEvent, readSource } from '../../linkage/engine.ts';
+import { happenedOnWebsite } from '../../sender.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, configText } from '../prepare.ts';
+import { GOOGLE_ADS_API } from './api-version.ts';
 
 export const GOOGLE_ADS_BASE_URL = 'https://datamanager.googleapis.com';
 export const DATA_MANAGER_SCOPE = 'https://www.googleapis.com/auth/datamanager';
@@ -28,7 +30,8 @@ const EVENT_SOURCE: Readonly<Record<string, string>> = {
 /**
  * A Data Manager event made of the mapped event: routed to its conversion action (the mapped
  * event's name) and given an `eventSource` when the mapping set none — `WEB` for an event that
- * has a page, else the event's `action_source` in Google's words, else `OTHER`.
+ * happened on a website (core/sender.ts: a browser's, or a server's with a page), else the event's
+ * `action_source` in Google's words, else `OTHER`.
  */
 export function googleAdsEvent(mapped: MappedEvent, event: StoredEvent): Record<string, unknown> {
   const out: Record<string, unknown> = { destinationReferences: [mapped.event], ...mapped.payload };
@@ -37,7 +40,7 @@ export function googleAdsEvent(mapped: MappedEvent, event: StoredEvent): Record<
 }
 
 function eventSource(event: StoredEvent): string {
-  if (event.page?.['url']) return 'WEB';
+  if (happenedOnWebsite(event)) return 'WEB';
   const declared = readSource(event, 'action_source');
   return (typeof declared === 'string' && EVENT_SOURCE[declared]) || 'OTHER';
 }
@@ -76,7 +79,7 @@ export function googleAdsRequest(
   events: readonly Record<string, unknown>[],
   ctx: DriverContext,
 ): OutboundRequest {
-  const url = `${baseUrl(ctx.destination, GOOGLE_ADS_BASE_URL)}/v1/events:ingest`;
+  const url = `${baseUrl(ctx.destination, GOOGLE_ADS_BASE_URL)}/${GOOGLE_ADS_API.version}/events:ingest`;
   return {
     method: 'POST',
     url,

@@ -4,8 +4,9 @@
  * is read afterwards with `GET /v1/requestStatus:retrieve?requestId=…`, which answers a
  * `requestStatusPerDestination[]`: `requestStatus` (`PROCESSING`, `SUCCESS`, `PARTIAL_SUCCESS`,
  * `FAILED`, `REQUEST_STATUS_UNKNOWN`) and, once processed, `errorInfo.errorCounts[]` and
- * `warningInfo.warningCounts[]` (`{recordCount, reason}`). Pure: the URL to call and the answer in
- * words; the caller sends it with the same OAuth token as the upload.
+ * `warningInfo.warningCounts[]` (`{recordCount, reason}`). Pure: the URL to call, the answer in
+ * words, and whether it reports a failure (which the scheduler's GoogleAdsDiagnostics job writes
+ * to the ledger); the caller sends it with the same OAuth token as the upload.
  */
 import { GOOGLE_ADS_BASE_URL } from './driver.ts';
 
@@ -71,4 +72,28 @@ export function describeRequestStatus(statuses: readonly DestinationStatus[]): s
         `${s.destination ? `${s.destination} ` : ''}${s.status}${s.errors.length > 0 ? `: ${words(s.errors)}` : ''}${s.warnings.length > 0 ? `; warnings: ${words(s.warnings)}` : ''}`,
     )
     .join('\n');
+}
+
+/** Statuses Google gives a request once processed (`PROCESSING` and `REQUEST_STATUS_UNKNOWN` are not). */
+const FINAL = new Set(['SUCCESS', 'PARTIAL_SUCCESS', 'FAILED']);
+
+/** Whether Google has finished with the request: every destination's status is final. */
+export function isProcessed(statuses: readonly DestinationStatus[]): boolean {
+  return statuses.length > 0 && statuses.every((s) => FINAL.has(s.status));
+}
+
+/**
+ * What Google's diagnostics say went wrong with a request, or undefined when nothing did (or not
+ * yet): a destination `FAILED`, or whose errors name records, is a failure. In words for the
+ * ledger's reason, and as an excerpt of statuses, reasons and counts (no identifier is in it).
+ */
+export function requestFailure(
+  statuses: readonly DestinationStatus[],
+): { readonly reason: string; readonly excerpt: Record<string, unknown> } | undefined {
+  const failed = statuses.filter((s) => s.status === 'FAILED' || s.errors.length > 0);
+  if (failed.length === 0) return undefined;
+  return {
+    reason: describeRequestStatus(failed).replace(/\n/g, '; '),
+    excerpt: { requestStatusPerDestination: statuses.map((s) => ({ ...s })) },
+  };
 }

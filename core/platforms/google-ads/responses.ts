@@ -7,6 +7,7 @@
  * or a missing account link (`PERMISSION_DENIED`) are not. A 2xx is delivered with Google's
  * `requestId` (the key to its diagnostics), or as validated in test mode.
  */
+import { pick, platformAnswer } from '../platform-answer.ts';
 import { httpReason, networkReason, type ResponseTable, throttledOrServerError } from '../responses.ts';
 
 /** Google RPC statuses worth another attempt, by their canonical HTTP code. */
@@ -41,8 +42,38 @@ function detailsOf(error: GoogleError): string {
 /** Whether an error status is worth another attempt (exported for the forward function's tests). */
 export const googleRetryable = (status: string | undefined): boolean => RETRY_STATUSES.has(status ?? '');
 
+/** The field violations and reasons of an error's details, for the ledger's excerpt. */
+function violations(error: GoogleError | undefined): Record<string, unknown>[] | undefined {
+  const out: Record<string, unknown>[] = [];
+  for (const d of error?.details ?? []) {
+    const list = d['fieldViolations'];
+    if (Array.isArray(list))
+      for (const v of list) {
+        const kept = pick(v, ['field', 'description', 'reason']);
+        if (kept) out.push(kept);
+      }
+    if (typeof d['reason'] === 'string') out.push({ reason: d['reason'] });
+  }
+  return out.length > 0 ? out : undefined;
+}
+
 export const GOOGLE_ADS_RESPONSES: ResponseTable = {
   network: networkReason,
+  // Kept in the ledger: the `requestId` (the key to requestStatus:retrieve, which the scheduler
+  // asks later: functions/schedule/google-ads-diagnostics.ts); an error's code, status, message
+  // and the fields it names.
+  answer({ json }) {
+    const body = json as { requestId?: unknown; error?: GoogleError } | undefined;
+    const error = body?.error && typeof body.error === 'object' ? body.error : undefined;
+    return platformAnswer({
+      ref: body?.requestId,
+      excerpt: {
+        error: error
+          ? { ...pick(error, ['code', 'status', 'message']), violations: violations(error) }
+          : undefined,
+      },
+    });
+  },
   code: {
     on: 'any',
     read(json) {

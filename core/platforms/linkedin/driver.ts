@@ -7,6 +7,7 @@
 import type { MappedEvent } from '../../linkage/engine.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, bearerJsonPost, configText } from '../prepare.ts';
+import { LINKEDIN_API } from './api-version.ts';
 
 export const LINKEDIN_BASE_URL = 'https://api.linkedin.com';
 /**
@@ -14,7 +15,7 @@ export const LINKEDIN_BASE_URL = 'https://api.linkedin.com';
  * LinkedIn keeps each monthly version about a year (202511 is sunset on 2026-11-16), so this
  * one lasts until about 2027-03; a destination can move ahead by its setting without a release.
  */
-export const LINKEDIN_API_VERSION = '202603';
+export const LINKEDIN_API_VERSION = LINKEDIN_API.version;
 /** A version as LinkedIn dates them: `YYYYMM`. */
 export const LINKEDIN_VERSION = /^20\d{2}(0[1-9]|1[0-2])$/;
 /** The conversion rule a URN names (`urn:lla:llaPartnerConversion:{id}`). */

@@ -5,6 +5,7 @@
  * event (400, 422: a wrong URN, seconds for milliseconds, a missing `userIds`) are not. A single
  * event is created with 201; a batch answers 200 with one status per element.
  */
+import { pick, pickEach, platformAnswer } from '../platform-answer.ts';
 import {
   httpReason,
   networkReason,
@@ -34,6 +35,14 @@ export const LINKEDIN_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: reason,
   refused: reason,
+  // Kept in the ledger: a refusal's status, codes and message; a batch's per-element status and message.
+  answer: ({ json }) =>
+    platformAnswer({
+      excerpt: {
+        error: pick(json, ['status', 'serviceErrorCode', 'code', 'message']),
+        elements: pickEach((json as { elements?: unknown } | undefined)?.elements, ['status', 'message']),
+      },
+    }),
   ok({ json }) {
     const elements = (json as { elements?: { status?: number; message?: string }[] } | undefined)?.elements;
     if (!Array.isArray(elements)) return { status: 'delivered' };

@@ -4,11 +4,13 @@
  */
 import type { StoredEvent } from '../../event.ts';
 import type { MappedEvent } from '../../linkage/engine.ts';
+import { happenedOnWebsite } from '../../sender.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, configText } from '../prepare.ts';
+import { META_API } from './api-version.ts';
 
 export const META_BASE_URL = 'https://graph.facebook.com';
-export const META_API_VERSION = 'v25.0';
+export const META_API_VERSION = META_API.version;
 
 /** A Meta server event (an element of `data`) made of the mapped event. */
 export function metaServerEvent(mapped: MappedEvent, event: StoredEvent, ctx: DriverContext) {
@@ -21,13 +23,14 @@ export function metaServerEvent(mapped: MappedEvent, event: StoredEvent, ctx: Dr
 
 /**
  * Where the conversion happened, when the event does not say: the destination's `action_source`,
- * but `website` (also the default) only for an event that has a page — a backend event without
- * one (an order confirmed by the shop system) did not happen on a page we can name, so it is `other`.
+ * but `website` (also the default) only for an event that happened on one (core/sender.ts: a
+ * browser's, or a server's that names a page) — a backend event without a page (an order confirmed
+ * by the shop system) or a translator's webhook did not happen on a page we can name: `other`.
  */
 function actionSource(event: StoredEvent, ctx: DriverContext): string {
   const configured = configText(ctx.destination, 'action_source') ?? 'website';
   if (configured !== 'website') return configured;
-  return event.page?.['url'] ? 'website' : 'other';
+  return happenedOnWebsite(event) ? 'website' : 'other';
 }
 
 /** The request carrying some server events. */

@@ -5,6 +5,7 @@
  * are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
+import { META_API } from './api-version.ts';
 import { META_AUDIENCES } from './audience.ts';
 import { metaConsentSignals } from './consent.ts';
 import { metaRequest, metaServerEvent } from './driver.ts';
@@ -37,6 +38,7 @@ export const META_PLATFORM: Platform = definePlatform({
     maxEvents: META_MAX_EVENTS,
   },
   responses: META_RESPONSES,
+  apiVersion: META_API,
   audiences: META_AUDIENCES,
 });
 

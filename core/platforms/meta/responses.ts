@@ -4,6 +4,7 @@
  * unless the answer was a 5xx; then 429 and 5xx are retried, a 2xx is delivered (with Meta's
  * `events_received` count), and anything else is refused.
  */
+import { pick, platformAnswer } from '../platform-answer.ts';
 import { httpReason, networkReason, type ResponseTable, throttledOrServerError } from '../responses.ts';
 
 /** Graph API throttling codes (rate limits per app, user, ad account, CAPI). */
@@ -44,6 +45,28 @@ export const META_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: httpReason,
   refused: httpReason,
+  // Kept in the ledger: `events_received`, `messages`, `fbtrace_id` of an answer; an error's codes,
+  // type and messages (its `fbtrace_id` too), most telling first (the excerpt is cut at 1 KB).
+  answer({ json }) {
+    const body = json as { events_received?: unknown; messages?: unknown; fbtrace_id?: unknown } | undefined;
+    const error = (json as { error?: { fbtrace_id?: unknown } } | undefined)?.error;
+    return platformAnswer({
+      ref: body?.fbtrace_id ?? error?.fbtrace_id,
+      eventsReceived: body?.events_received,
+      excerpt: {
+        events_received: body?.events_received,
+        error: pick(error, [
+          'code',
+          'error_subcode',
+          'type',
+          'message',
+          'error_user_msg',
+          'error_user_title',
+        ]),
+        messages: Array.isArray(body?.messages) && body.messages.length > 0 ? body.messages : undefined,
+      },
+    });
+  },
   ok({ json }) {
     const received = (json as { events_received?: number } | undefined)?.events_received;
     return received !== undefined

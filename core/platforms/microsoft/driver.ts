@@ -6,6 +6,7 @@
 import type { MappedEvent } from '../../linkage/engine.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, bearerJsonPost, configText } from '../prepare.ts';
+import { MICROSOFT_API } from './api-version.ts';
 
 export const MICROSOFT_BASE_URL = 'https://capi.uet.microsoft.com';
 /** The event name that sends a page load instead of a custom event. */
@@ -27,6 +28,6 @@ export function microsoftRequest(
   ctx: DriverContext,
 ): OutboundRequest {
   const d = ctx.destination;
-  const url = `${baseUrl(d, MICROSOFT_BASE_URL)}/v1/${encodeURIComponent(configText(d, 'tag_id') ?? '')}/events`;
+  const url = `${baseUrl(d, MICROSOFT_BASE_URL)}/${MICROSOFT_API.version}/${encodeURIComponent(configText(d, 'tag_id') ?? '')}/events`;
   return bearerJsonPost(url, ctx.secrets['access_token'], { data: events });
 }

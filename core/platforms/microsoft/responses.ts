@@ -5,6 +5,7 @@
  * and a refused event (400) are not, with Microsoft's message and the fields it names. A 2xx
  * that still carries an error (events refused while others were taken) is refused with it.
  */
+import { pick, pickEach, platformAnswer } from '../platform-answer.ts';
 import {
   httpReason,
   networkReason,
@@ -38,6 +39,21 @@ export const MICROSOFT_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: reason,
   refused: reason,
+  // Kept in the ledger: `traceId`, `eventsReceived`, an error's code, message and the fields it names.
+  answer({ json }) {
+    const body = json as { eventsReceived?: unknown; traceId?: unknown; error?: UetError } | undefined;
+    const error = pick(body?.error, ['code', 'message']);
+    return platformAnswer({
+      ref: body?.traceId,
+      eventsReceived: body?.eventsReceived,
+      excerpt: {
+        eventsReceived: body?.eventsReceived,
+        error: error
+          ? { ...error, details: pickEach(body?.error?.details, ['index', 'propertyName', 'errorMessage']) }
+          : undefined,
+      },
+    });
+  },
   ok({ json }) {
     const body = json as { eventsReceived?: number; error?: UetError; traceId?: string } | undefined;
     if (body?.error && typeof body.error === 'object')

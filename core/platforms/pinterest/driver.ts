@@ -6,8 +6,10 @@
  */
 import type { StoredEvent } from '../../event.ts';
 import { type MappedEvent, readSource } from '../../linkage/engine.ts';
+import { happenedOnWebsite } from '../../sender.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, configText } from '../prepare.ts';
+import { PINTEREST_API } from './api-version.ts';
 
 export const PINTEREST_BASE_URL = 'https://api.pinterest.com';
 /** Where a conversion happened, in Pinterest's words. */
@@ -20,8 +22,9 @@ export const PINTEREST_ACTION_SOURCES: readonly string[] = Object.freeze([
 
 /**
  * One element of `data` made of the mapped event. Its `action_source`, when the mapping set
- * none: the destination's, else `web` for an event that has a page, else `offline` for a sale in
- * a shop or by phone or one without a page (Pinterest does not de-duplicate offline events).
+ * none: the destination's, else `web` for an event that happened on a website (core/sender.ts),
+ * else `offline` for a sale in a shop or by phone, one without a page or a translator's
+ * (Pinterest does not de-duplicate offline events).
  */
 export function pinterestEvent(mapped: MappedEvent, event: StoredEvent, ctx: DriverContext) {
   const out: Record<string, unknown> = { event_name: mapped.event, ...mapped.payload };
@@ -32,7 +35,7 @@ export function pinterestEvent(mapped: MappedEvent, event: StoredEvent, ctx: Dri
 function actionSource(event: StoredEvent, ctx: DriverContext): string {
   const configured = configText(ctx.destination, 'action_source');
   if (configured !== undefined) return configured;
-  if (event.page?.['url']) return 'web';
+  if (happenedOnWebsite(event)) return 'web';
   return readSource(event, 'action_source') === 'website' ? 'web' : 'offline';
 }
 
@@ -43,7 +46,7 @@ export function pinterestRequest(
 ): OutboundRequest {
   const d = ctx.destination;
   const account = encodeURIComponent(configText(d, 'ad_account_id') ?? '');
-  const url = `${baseUrl(d, PINTEREST_BASE_URL)}/v5/ad_accounts/${account}/events${d.test_mode === true ? '?test=true' : ''}`;
+  const url = `${baseUrl(d, PINTEREST_BASE_URL)}/${PINTEREST_API.version}/ad_accounts/${account}/events${d.test_mode === true ? '?test=true' : ''}`;
   return {
     method: 'POST',
     url,

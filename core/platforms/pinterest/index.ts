@@ -5,6 +5,7 @@
  * it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
+import { PINTEREST_API } from './api-version.ts';
 import { pinterestConsentSignals } from './consent.ts';
 import { pinterestEvent, pinterestRequest } from './driver.ts';
 import { PINTEREST_MAPPING } from './mapping.ts';
@@ -39,11 +40,12 @@ export const PINTEREST_PLATFORM: Platform = definePlatform({
     consentSignals: pinterestConsentSignals,
     shape: pinterestEvent,
     trim: trimPinterestEvent,
-    check: (row) => checkPinterestEvent(row),
+    check: (row, now) => checkPinterestEvent(row, now),
     request: pinterestRequest,
     maxEvents: PINTEREST_MAX_EVENTS,
   },
   responses: PINTEREST_RESPONSES,
+  apiVersion: PINTEREST_API,
 });
 
 /** The driver the forward function uses for `pinterest_capi` destinations. */

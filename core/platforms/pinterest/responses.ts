@@ -5,6 +5,7 @@
  * reports each event: delivered when Pinterest processed them, refused (with Pinterest's message)
  * when it processed none, and delivered with the failures named when only some failed.
  */
+import { pickEach, platformAnswer } from '../platform-answer.ts';
 import {
   type Answer,
   networkReason,
@@ -47,6 +48,28 @@ export const PINTEREST_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: reason,
   refused: reason,
+  // Kept in the ledger: the counts, each event's status and messages, a refusal's code and message.
+  answer({ json }) {
+    const body = json as
+      | {
+          num_events_received?: unknown;
+          num_events_processed?: unknown;
+          events?: unknown;
+          code?: unknown;
+          message?: unknown;
+        }
+      | undefined;
+    return platformAnswer({
+      eventsReceived: body?.num_events_received,
+      excerpt: {
+        num_events_received: body?.num_events_received,
+        num_events_processed: body?.num_events_processed,
+        events: pickEach(body?.events, ['status', 'error_message', 'warning_message']),
+        code: body?.code,
+        message: body?.message,
+      },
+    });
+  },
   ok(answer, ctx) {
     const { events, failed, warnings, counts } = perEvent(answer, ctx.destination.test_mode === true);
     if (events.length > 0 && failed.length === events.length)

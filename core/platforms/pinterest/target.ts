@@ -1,8 +1,9 @@
 /**
  * Pinterest Conversions API request (docs/platforms.md, "Pinterest"): the schema of
  * `POST /v5/ad_accounts/{id}/events` and the rules it cannot express — every user field a list of
- * SHA-256 digests, the IP address, user agent and click id in clear, and at least an e-mail, a
- * mobile ad id, or the IP address with the user agent to match the person by.
+ * SHA-256 digests, the IP address, user agent and click id in clear, at least an e-mail, a
+ * mobile ad id, or the IP address with the user agent to match the person by, and an event at
+ * most 7 days old.
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
@@ -17,6 +18,13 @@ import { PINTEREST_ACTION_SOURCES } from './driver.ts';
 import { PINTEREST_STANDARD_EVENTS } from './standard-events.ts';
 
 export const PINTEREST_MAX_EVENTS = 1000;
+/**
+ * How old an event Pinterest takes: only events that happened within the previous seven days may
+ * be sent to `events/create` (Amperity's Pinterest guide, docs.amperity.com/operator/
+ * events_pinterest.html, which cites developer.pinterest.com/docs/api/v5/events-create; Pinterest's
+ * own page was not readable here: docs/platforms.md, "Pinterest").
+ */
+export const PINTEREST_MAX_AGE_SECONDS = 7 * 24 * 3600;
 
 /** User fields Pinterest wants normalised, SHA-256 hashed and sent as a list. */
 export const PINTEREST_HASHED_FIELDS = Object.freeze([
@@ -112,8 +120,11 @@ export const PinterestRequest = dataRequest(PinterestEvent, PINTEREST_MAX_EVENTS
 const requestValidator = compileValidator(PinterestRequest);
 const eventValidator = compileValidator<PinterestEvent>(PinterestEvent);
 
-/** Checks one event: schema, then what Pinterest needs to match it and what it takes in clear. */
-export function checkPinterestEvent(event: unknown, prefix = ''): FieldViolation[] {
+/**
+ * Checks one event: schema (`event_time` is required: ConversionEventsData in Pinterest's v5
+ * reference), its age, then what Pinterest needs to match it and what it takes in clear.
+ */
+export function checkPinterestEvent(event: unknown, now: Date, prefix = ''): FieldViolation[] {
   const at = (f: string) => (prefix === '' ? f : `${prefix}.${f}`);
   const schema = eventValidator.violations(event, prefix);
   if (schema.length > 0)
@@ -125,8 +136,14 @@ export function checkPinterestEvent(event: unknown, prefix = ''): FieldViolation
         ? { ...v, description: 'must be a list of SHA-256 lowercase hex digests (normalise, then hash)' }
         : v,
     );
-  const u = (event as PinterestEvent).user_data as Record<string, unknown>;
+  const e = event as PinterestEvent;
+  const u = e.user_data as Record<string, unknown>;
   const out: FieldViolation[] = [];
+  if (e.event_time < Math.floor(now.getTime() / 1000) - PINTEREST_MAX_AGE_SECONDS)
+    out.push({
+      field: at('event_time'),
+      description: 'is older than 7 days: Pinterest takes events from the last 7 days only',
+    });
   if (
     u['em'] === undefined &&
     u['hashed_maids'] === undefined &&
@@ -141,8 +158,10 @@ export function checkPinterestEvent(event: unknown, prefix = ''): FieldViolation
 }
 
 /** Checks a whole request body (the object that would be JSON-encoded). */
-export function checkPinterestRequest(body: unknown): FieldViolation[] {
-  return checkDataRequest(body, PINTEREST_MAX_EVENTS, requestValidator, checkPinterestEvent);
+export function checkPinterestRequest(body: unknown, now: Date): FieldViolation[] {
+  return checkDataRequest(body, PINTEREST_MAX_EVENTS, requestValidator, (e, prefix) =>
+    checkPinterestEvent(e, now, prefix),
+  );
 }
 
 /**

@@ -6,8 +6,10 @@
  */
 import type { StoredEvent } from '../../event.ts';
 import { type MappedEvent, readSource } from '../../linkage/engine.ts';
+import { happenedOnWebsite } from '../../sender.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, bearerJsonPost, configText } from '../prepare.ts';
+import { REDDIT_API } from './api-version.ts';
 
 export const REDDIT_BASE_URL = 'https://ads-api.reddit.com';
 /** Reddit's tracking types; any other mapped name is sent as CUSTOM with that name. */
@@ -38,7 +40,8 @@ const ACTION_SOURCE: Readonly<Record<string, string>> = {
 
 /**
  * A Reddit event made of the mapped event: its tracking type (or CUSTOM with the mapped name),
- * and where it happened — WEBSITE for an event with a page, else the event's own source in
+ * and where it happened — WEBSITE for an event that happened on a website (core/sender.ts: a
+ * browser's, or a server's with a page), else the event's own source in
  * Reddit's words, else OTHER — unless the mapping set it.
  */
 export function redditEvent(mapped: MappedEvent, event: StoredEvent): Record<string, unknown> {
@@ -51,7 +54,7 @@ export function redditEvent(mapped: MappedEvent, event: StoredEvent): Record<str
 }
 
 function actionSource(event: StoredEvent): string {
-  if (event.page?.['url']) return 'WEBSITE';
+  if (happenedOnWebsite(event)) return 'WEBSITE';
   const declared = readSource(event, 'action_source');
   return (typeof declared === 'string' && ACTION_SOURCE[declared]) || 'OTHER';
 }
@@ -62,7 +65,7 @@ export function redditRequest(
   ctx: DriverContext,
 ): OutboundRequest {
   const d = ctx.destination;
-  const url = `${baseUrl(d, REDDIT_BASE_URL)}/api/v3/pixels/${encodeURIComponent(configText(d, 'pixel_id') ?? '')}/conversion_events`;
+  const url = `${baseUrl(d, REDDIT_BASE_URL)}/api/${REDDIT_API.version}/pixels/${encodeURIComponent(configText(d, 'pixel_id') ?? '')}/conversion_events`;
   const data: Record<string, unknown> = { events };
   if (d.test_mode === true && d.test_event_code) data['test_id'] = d.test_event_code;
   return bearerJsonPost(url, ctx.secrets['access_token'], { data });

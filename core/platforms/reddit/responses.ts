@@ -3,6 +3,7 @@
  * is a 400 whose message names the field (`invalid action_source: web`), not sent again, as a
  * refused token (401, 403) is not; throttling (429) and Reddit's own failures (5xx) are.
  */
+import { pick, platformAnswer } from '../platform-answer.ts';
 import {
   httpReason,
   networkReason,
@@ -27,4 +28,12 @@ export const REDDIT_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: reason,
   refused: reason,
+  // Kept in the ledger: a refusal's message and code (either shape).
+  answer: ({ json }) =>
+    platformAnswer({
+      excerpt: {
+        message: (json as { message?: unknown } | undefined)?.message,
+        error: pick((json as { error?: unknown } | undefined)?.error, ['code', 'message']),
+      },
+    }),
 };

@@ -5,8 +5,10 @@
  */
 import type { StoredEvent } from '../../event.ts';
 import { type MappedEvent, readSource } from '../../linkage/engine.ts';
+import { happenedOnWebsite } from '../../sender.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, configText } from '../prepare.ts';
+import { SNAPCHAT_API } from './api-version.ts';
 
 export const SNAPCHAT_BASE_URL = 'https://tr.snapchat.com';
 /** Snap's own words for where a conversion happened (it also takes Meta's offline aliases). */
@@ -32,8 +34,8 @@ const FROM_CATALOGUE: Readonly<Record<string, string>> = {
 
 /**
  * One element of `data` made of the mapped event, with an `action_source` when the mapping set
- * none: the destination's, else `WEB` for an event that has a page, else the event's own in
- * Snap's words, else `OFFLINE`.
+ * none: the destination's, else `WEB` for an event that happened on a website (core/sender.ts: a
+ * browser's, or a server's with a page), else the event's own in Snap's words, else `OFFLINE`.
  */
 export function snapchatEvent(mapped: MappedEvent, event: StoredEvent, ctx: DriverContext) {
   return {
@@ -46,7 +48,7 @@ export function snapchatEvent(mapped: MappedEvent, event: StoredEvent, ctx: Driv
 function actionSource(event: StoredEvent, ctx: DriverContext): string {
   const declared = readSource(event, 'action_source');
   const fallback = (typeof declared === 'string' && FROM_CATALOGUE[declared]) || 'OFFLINE';
-  return configText(ctx.destination, 'action_source') ?? (event.page?.['url'] ? 'WEB' : fallback);
+  return configText(ctx.destination, 'action_source') ?? (happenedOnWebsite(event) ? 'WEB' : fallback);
 }
 
 /** The request carrying some events; the token is in the query, so the logged URL hides it. */
@@ -56,7 +58,7 @@ export function snapchatRequest(
 ): OutboundRequest {
   const d = ctx.destination;
   const pixel = encodeURIComponent(configText(d, 'pixel_id') ?? '');
-  const path = `${baseUrl(d, SNAPCHAT_BASE_URL)}/v3/${pixel}/events${d.test_mode === true ? '/validate' : ''}`;
+  const path = `${baseUrl(d, SNAPCHAT_BASE_URL)}/${SNAPCHAT_API.version}/${pixel}/events${d.test_mode === true ? '/validate' : ''}`;
   return {
     method: 'POST',
     url: `${path}?access_token=${encodeURIComponent(ctx.secrets['access_token'] ?? '')}`,

@@ -4,6 +4,7 @@
  * data, a time out of range) and 401/403 (the token) are not sent again; 429 and 5xx are. A 2xx is
  * delivered, in test mode as validated by the Test Event Tool.
  */
+import { pick, platformAnswer } from '../platform-answer.ts';
 import { networkReason, type ResponseTable, snippet, throttledOrServerError } from '../responses.ts';
 
 /** `snapchat HTTP 400 INVALID: <reason> (param <param>)`, or the start of a body without a reason. */
@@ -23,6 +24,8 @@ export const SNAPCHAT_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: reason,
   refused: reason,
+  // Kept in the ledger: Snap's `status`, `reason` and the `param` it names.
+  answer: ({ json }) => platformAnswer({ excerpt: pick(json, ['status', 'reason', 'param']) ?? {} }),
   ok({ json }, ctx) {
     const status = (json as { status?: unknown } | undefined)?.status;
     const said = typeof status === 'string' ? `status=${status}` : undefined;

@@ -18,7 +18,11 @@ import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
 
 /** Events per request (a peer's constant; Snap's page on it was not read: docs/platforms.md, "Snapchat"). */
 export const SNAPCHAT_MAX_EVENTS = 2000;
-/** Snap reports events up to 37 days old. */
+/**
+ * Snap reports events up to 37 days old: "events can have a date (timestamp) of maximum 37 days
+ * back to be eligible to be reported via the Conversions API" (Snap's Conversions API
+ * introduction, developers.snap.com/api/marketing-api/Conversions-API).
+ */
 export const SNAPCHAT_MAX_AGE_SECONDS = 37 * 24 * 3600;
 
 /** User fields Snap wants normalised and SHA-256 hashed (a digest or a list of them). */

@@ -5,9 +5,10 @@
 import type { MappedEvent } from '../../linkage/engine.ts';
 import type { DriverContext, OutboundRequest } from '../driver.ts';
 import { baseUrl, configText } from '../prepare.ts';
+import { TIKTOK_API } from './api-version.ts';
 
 export const TIKTOK_BASE_URL = 'https://business-api.tiktok.com';
-const PATH = '/open_api/v1.3/event/track/';
+const PATH = `/open_api/${TIKTOK_API.version}/event/track/`;
 
 /** One element of `data` made of the mapped event. */
 export const tiktokRow = (mapped: MappedEvent): Record<string, unknown> => ({

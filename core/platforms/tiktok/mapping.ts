@@ -55,6 +55,8 @@ const TIKTOK: Record<string, { event: string; fields: Fields }> = {
               price: num('value'),
               quantity: { const: 1 },
             },
+            // A content without its id is refused by TikTok's rules (target.ts): no line at all then.
+            required: ['content_id'],
           },
         ],
       },

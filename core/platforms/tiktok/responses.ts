@@ -3,6 +3,7 @@
  * a 2xx answer carries TikTok's `code` — 0 is delivered, rate limiting (40100) and the 5xxxx
  * server-side codes are retried, any other code is refused; an answer without a code is refused.
  */
+import { platformAnswer } from '../platform-answer.ts';
 import {
   httpReason,
   networkReason,
@@ -32,5 +33,10 @@ export const TIKTOK_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: httpReason,
   refused: withoutCode,
+  // Kept in the ledger: TikTok's `code`, `message` and `request_id` (its `data` is not).
+  answer({ json }) {
+    const body = json as { code?: unknown; message?: unknown; request_id?: unknown } | undefined;
+    return platformAnswer({ ref: body?.request_id, excerpt: { code: body?.code, message: body?.message } });
+  },
   ok: ({ status, body }) => ({ status: 'rejected', reason: withoutCode(status, body) }),
 };

@@ -8,9 +8,15 @@ import { checkDataRequest, collapseHashed, HashedOrList, looksHashed } from '../
 
 export const TIKTOK_MAX_EVENTS = 1000;
 
+/**
+ * One line of `properties.contents`. TikTok's parameters page says each content's `content_id`
+ * (the product's SKU or item group id, as in the catalogue) is required for Video Shopping Ads
+ * and ROAS reporting (ads.tiktok.com/help/article/about-parameters): a line without one is
+ * refused by the target check, naming it, rather than sent where it would not count.
+ */
 export const TikTokContent = Type.Object(
   {
-    content_id: Type.Optional(Type.String({ minLength: 1 })),
+    content_id: Type.String({ minLength: 1 }),
     content_type: Type.Optional(Type.Union([Type.Literal('product'), Type.Literal('product_group')])),
     content_name: Type.Optional(Type.String()),
     content_category: Type.Optional(Type.String()),
@@ -121,30 +127,13 @@ export function checkTikTokRequest(body: unknown): FieldViolation[] {
 }
 
 /**
- * Leaves out, in place, what TikTok would misread but the event can do without, and says what:
- * a `value` without its `currency`, and `contents` lines without a `content_id` (with `content_ids`
- * kept in step).
+ * Leaves out, in place, a `value` sent without its `currency` (TikTok would misread it, and the
+ * event can do without it), and says so. A `contents` line without its `content_id` is not left
+ * out: the target check refuses it (TikTokContent).
  */
 export function trimTikTokEvent(row: Record<string, unknown>): string | undefined {
   const props = row['properties'] as Record<string, unknown> | undefined;
-  if (!props) return undefined;
-  const notes: string[] = [];
-  if (props['value'] !== undefined && props['currency'] === undefined) {
-    delete props['value'];
-    notes.push('left out properties.value (no currency)');
-  }
-  const contents = props['contents'];
-  if (Array.isArray(contents)) {
-    const hasId = (c: unknown) => typeof (c as { content_id?: unknown } | null)?.content_id === 'string';
-    const dropped = contents.flatMap((c, i) => (hasId(c) ? [] : [i]));
-    if (dropped.length > 0) {
-      const kept = contents.filter(hasId);
-      if (kept.length > 0) props['contents'] = kept;
-      else delete props['contents'];
-      notes.push(
-        `left out properties.contents[${dropped.join(', ')}] (no content_id); ${kept.length} of ${contents.length} lines sent`,
-      );
-    }
-  }
-  return notes.length > 0 ? notes.join('; ') : undefined;
+  if (props?.['value'] === undefined || props['currency'] !== undefined) return undefined;
+  delete props['value'];
+  return 'left out properties.value (no currency)';
 }

@@ -6,7 +6,8 @@
  * whose mapping names none is skipped.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { X_SECRETS, xConversion, xRequest } from './driver.ts';
+import { X_API } from './api-version.ts';
+import { X_CONVERSION_ID_SOURCES, X_SECRETS, xConversion, xRequest } from './driver.ts';
 import { X_MAPPING } from './mapping.ts';
 import { X_RESPONSES } from './responses.ts';
 import { X_STANDARD_EVENTS } from './standard-events.ts';
@@ -19,7 +20,14 @@ export const X_PLATFORM: Platform = definePlatform({
   type: 'x_conversions',
   requirements: {
     config: ['pixel_id'],
-    optionalConfig: [],
+    // What conversion_id carries, to match what the X pixel sends (driver.ts): default event_id.
+    optionalConfig: ['conversion_id'],
+    configFormats: {
+      conversion_id: {
+        pattern: new RegExp(`^(${X_CONVERSION_ID_SOURCES.join('|')})$`),
+        description: X_CONVERSION_ID_SOURCES.join(' or '),
+      },
+    },
     secrets: [...X_SECRETS],
     baseUrl: false,
     // X has no test endpoint: test mode sends every conversion to the test event this names
@@ -44,6 +52,7 @@ export const X_PLATFORM: Platform = definePlatform({
     maxEvents: X_MAX_EVENTS,
   },
   responses: X_RESPONSES,
+  apiVersion: X_API,
   unrouted: (eventName, mapped) => {
     if (mapped === undefined)
       return `event ${eventName} is not an X conversion (no mapping for x_conversions)`;

@@ -23,7 +23,8 @@ const IDENTIFIERS: FieldSource = {
 
 const X_ENVELOPE: Fields = {
   conversion_time: 'event_time',
-  // The key X de-duplicates by against the pixel's conversion id.
+  // The key X de-duplicates by against the pixel's conversion id: the event id, as for every
+  // other platform; `config.conversion_id: transaction_id` sends the order id instead (driver.ts).
   conversion_id: 'event_id',
   identifiers: IDENTIFIERS,
 };
@@ -57,11 +58,7 @@ const X: Record<string, { event: string; fields: Fields }> = {
   add_to_cart: { event: 'add_to_cart', fields: CART },
   begin_checkout: { event: 'begin_checkout', fields: CART },
   add_payment_info: { event: 'add_payment_info', fields: CART },
-  // The order id is what the pixel's conversion_id usually carries.
-  purchase: {
-    event: 'purchase',
-    fields: { ...CART, conversion_id: { from: ['transaction_id', 'event_id'] } },
-  },
+  purchase: { event: 'purchase', fields: CART },
   lead: { event: 'lead', fields: { ...VALUE, description: 'lead_type' } },
   sign_up: { event: 'sign_up', fields: {} },
   subscribe: { event: 'subscribe', fields: { ...VALUE, description: 'plan' } },

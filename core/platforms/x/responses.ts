@@ -4,6 +4,7 @@
  * signature or token) and 403 are not sent again; 429 (100,000 requests per 15 minutes per
  * account) and 5xx are. A 2xx is delivered with X's `conversions_processed`.
  */
+import { pickEach, platformAnswer } from '../platform-answer.ts';
 import { networkReason, type ResponseTable, snippet, throttledOrServerError } from '../responses.ts';
 
 /** `x HTTP 401 UNAUTHORIZED_ACCESS: …`, or the start of a body without errors. */
@@ -23,6 +24,18 @@ export const X_RESPONSES: ResponseTable = {
   retryStatus: throttledOrServerError,
   retried: reason,
   refused: reason,
+  // Kept in the ledger: `conversions_processed` and an error's code, message and parameter.
+  answer({ json }) {
+    const body = json as { data?: { conversions_processed?: unknown }; errors?: unknown } | undefined;
+    const processed = body?.data?.conversions_processed;
+    return platformAnswer({
+      eventsReceived: processed,
+      excerpt: {
+        conversions_processed: processed,
+        errors: pickEach(body?.errors, ['code', 'message', 'parameter']),
+      },
+    });
+  },
   ok({ json }) {
     const processed = (json as { data?: { conversions_processed?: unknown } } | undefined)?.data
       ?.conversions_processed;

@@ -2,7 +2,7 @@
  * X Conversions API request (docs/platforms.md, "X"): the schema of
  * `POST /12/measurement/conversions/{pixel_id}` — an event id, an ISO 8601 time and at least one
  * identifier per conversion, each identifier exactly one of twclid, hashed e-mail, hashed phone, or
- * IP address with user agent.
+ * IP address with user agent, and never the IP address with the user agent alone.
  */
 import Type, { type Static } from 'typebox';
 import { compileValidator, type FieldViolation } from '../../validation.ts';
@@ -71,9 +71,28 @@ export function checkXConversion(conversion: unknown): FieldViolation[] {
     ];
   if (schema.length > 0) return schema;
   const c = conversion as XConversion;
-  return c.identifiers.flatMap((id, i) =>
+  const unhashed = c.identifiers.flatMap((id, i) =>
     'twclid' in id && looksHashed(id.twclid)
       ? [{ field: `identifiers[${i}].twclid`, description: 'must be sent as-is, not hashed' }]
       : [],
   );
+  return [...secondIdentifierViolations(c.identifiers), ...unhashed];
+}
+
+/**
+ * X's rule for the identifiers: "At least one of the identifier objects is required. If using IP
+ * address or user agent, a second identifier must be sent for proper conversion matching" (X Ads
+ * API reference, POST /12/measurement/conversions/:pixel_id, developer.x.com/en/docs/x-ads-api/
+ * measurement/web-conversions/api-reference/conversions). So the IP address with the user agent
+ * alone match nobody: such a conversion is refused before sending.
+ */
+function secondIdentifierViolations(identifiers: XConversion['identifiers']): FieldViolation[] {
+  if (identifiers.some((id) => !('ip_address' in id))) return [];
+  return [
+    {
+      field: 'identifiers',
+      description:
+        'holds only the IP address and user agent: X needs a second identifier with them (a twclid, an e-mail or a phone) to match the conversion',
+    },
+  ];
 }

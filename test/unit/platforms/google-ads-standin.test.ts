@@ -12,6 +12,11 @@ import type { DriverContext } from '../../../core/platforms/driver.ts';
 import { DATA_MANAGER_SCOPE } from '../../../core/platforms/google-ads/driver.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
 import {
+  describeRequestStatus,
+  readRequestStatus,
+  requestStatusUrl,
+} from '../../../core/platforms/google-ads/request-status.ts';
+import {
   type GoogleAdsReceiver,
   standInCredentials,
   startGoogleAdsReceiver,
@@ -135,6 +140,39 @@ describe('Google Ads driver against its local stand-in', () => {
     );
     const last = standIn.received.at(-1) as { response: { error: Record<string, unknown> } };
     assert.deepEqual(Object.keys(last.response.error), ['code', 'message', 'status', 'details']);
+  });
+
+  it('a click outside every conversion window is accepted, then reported in the request diagnostics', async () => {
+    const ctx = await ctxWith();
+    const clicked = (id: string, daysAgo: number) =>
+      ({
+        ...storedEvent('purchase'),
+        event_id: id,
+        event_data: { ...storedEvent('purchase').event_data, transaction_id: id },
+        event_time: new Date(ctx.now.getTime() - daysAgo * 86_400_000).toISOString(),
+        campaign: { gclid: `gclid-${id}` },
+      }) as StoredEvent;
+    const statusOf = async (events: StoredEvent[]) => {
+      const { outcome } = await deliver(events, ctx);
+      assert.equal(outcome.status, 'delivered', JSON.stringify(outcome));
+      const requestId = /requestId=(\S+)/.exec(
+        outcome.status === 'delivered' ? (outcome.detail ?? '') : '',
+      )?.[1];
+      assert.ok(requestId);
+      const res = await fetch(requestStatusUrl(requestId, standIn.url), {
+        headers: { authorization: `Bearer ${ctx.secrets['access_token']}` },
+      });
+      return describeRequestStatus(readRequestStatus(await res.json()));
+    };
+    assert.equal(
+      await statusOf([clicked('recent', 2), clicked('stale', 100)]),
+      '111 PARTIAL_SUCCESS: 1 PROCESSING_ERROR_REASON_EVENT_TOO_OLD',
+    );
+    assert.equal(
+      await statusOf([clicked('stale-only', 91)]),
+      '111 FAILED: 1 PROCESSING_ERROR_REASON_EVENT_TOO_OLD',
+    );
+    assert.equal(await statusOf([clicked('fresh', 89)]), '111 SUCCESS');
   });
 
   it('a request without a token is refused before its body is read', async () => {

@@ -316,6 +316,22 @@ describe('drivers against loopback platforms', () => {
       assert.equal(body.data[0]?.user.email, JOHN_SMITH);
     });
 
+    it('a purchase with a line item without an id is refused naming it, not sent', () => {
+      const event = recent('purchase');
+      const items = (event.event_data as { items: Record<string, unknown>[] }).items;
+      const noId = {
+        ...event,
+        event_data: { ...event.event_data, items: [items[0], { ...items[1], item_id: undefined }] },
+      } as StoredEvent;
+      const p = tiktokEventsDriver.prepare(noId, ctx(dest, { access_token: TOKEN }));
+      assert.equal(p.ok, false);
+      assert.match(
+        p.ok ? '' : p.reason,
+        /^tiktok_events payload refused: properties\.contents\[1\]\.content_id /,
+      );
+      assert.ok(tiktokEventsDriver.prepare(event, ctx(dest, { access_token: TOKEN })).ok);
+    });
+
     it('a non-zero code is rejected, rate limiting retried', async () => {
       const wrong = tiktokEventsDriver.prepare(recent('search'), ctx(dest, { access_token: 'wrong' }));
       assert.ok(wrong.ok);
@@ -375,6 +391,29 @@ describe('loopback platforms enforce the published rules', () => {
       assert.deepEqual(
         validationMessages.map((m) => m.validationCode),
         ['EXCEEDED_MAX_ENTITIES', 'NAME_RESERVED'],
+      );
+    } finally {
+      await r.close();
+    }
+  });
+
+  it('TikTok answers 40002 for a content without its content_id', async () => {
+    const r = await startTikTokReceiver();
+    try {
+      const res = await post(
+        `${r.url}/open_api/v1.3/event/track/`,
+        {
+          event_source: 'web',
+          event_source_id: 'C1',
+          data: [{ event: 'AddToCart', event_time: 1, properties: { contents: [{ quantity: 1 }] } }],
+        },
+        { 'access-token': 'x' },
+      );
+      const body = (await res.json()) as { code: number; message: string };
+      assert.equal(body.code, 40002);
+      assert.match(
+        body.message,
+        /Batch\.0\.properties\.contents\.0\.content_id: Missing data for required field/,
       );
     } finally {
       await r.close();

@@ -141,6 +141,23 @@ describe('Pinterest Conversions API', () => {
     assert.equal(batch?.requests.length, 1);
   });
 
+  it('an event older than 7 days is refused alone, saying Pinterest takes the last 7 days only', () => {
+    const at = (iso: string) => ({ ...storedEvent('lead'), event_id: iso, event_time: iso }) as StoredEvent;
+    // NOW is 2024-11-16T08:00Z: 6 days back is taken, 8 days back is not.
+    const batch = pinterestDriver.prepareBatch?.(
+      [at('2024-11-10T08:00:00Z'), at('2024-11-08T08:00:00Z')],
+      ctx(),
+    );
+    assert.deepEqual(batch?.rejected, [
+      {
+        eventId: '2024-11-08T08:00:00Z',
+        reason:
+          'pinterest_capi payload refused: event_time is older than 7 days: Pinterest takes events from the last 7 days only',
+      },
+    ]);
+    assert.deepEqual(batch?.requests[0]?.eventIds, ['2024-11-10T08:00:00Z']);
+  });
+
   it('a backend event without a page is offline; a web one is web; the destination may say', () => {
     const backend = { ...storedEvent('purchase'), page: undefined } as unknown as StoredEvent;
     assert.equal(sent(backend).row['action_source'], 'offline');
@@ -163,8 +180,8 @@ describe('Pinterest Conversions API', () => {
       [1000, 1],
     );
     const rows = batch?.requests.flatMap((r) => bodyOf(r.request).data) ?? [];
-    assert.deepEqual(checkPinterestRequest({ data: rows.slice(0, 1000) }), []);
-    assert.ok(checkPinterestRequest({ data: rows }).some((v) => v.field === 'data'));
+    assert.deepEqual(checkPinterestRequest({ data: rows.slice(0, 1000) }, NOW), []);
+    assert.ok(checkPinterestRequest({ data: rows }, NOW).some((v) => v.field === 'data'));
   });
 
   it('the request: the ad account in the path, the token in a Bearer header, ?test=true in test mode', () => {
@@ -316,6 +333,29 @@ describe('Pinterest Conversions API', () => {
         refused.status === 'rejected' ? refused.reason : '',
         /^pinterest HTTP 400 \(code 1\): .*1 to 1000 events, got 1001/,
       );
+    });
+
+    it("the stand-in refuses a missing event_time and an 8-day-old event with Pinterest's 400", async () => {
+      const row = bodyOf(sent(storedEvent('lead')).request).data[0] as Record<string, unknown>;
+      const post = (data: unknown[]) =>
+        sendOverHttp({
+          method: 'POST',
+          url: `${standIn.url}/v5/ad_accounts/1/events`,
+          redactedUrl: '',
+          headers: { authorization: 'Bearer pina_token' },
+          body: JSON.stringify({ data }),
+        });
+      const { event_time: _, ...timeless } = row;
+      const missing = pinterestDriver.interpret(await post([row, timeless]), ctx());
+      assert.equal(missing.status, 'rejected');
+      assert.match(
+        missing.status === 'rejected' ? missing.reason : '',
+        /^pinterest HTTP 400 \(code 1\): Invalid parameters: data\[1\]: 'event_time' is a required property/,
+      );
+      const eightDays = Math.floor(NOW.getTime() / 1000) - 8 * 86400;
+      const old = pinterestDriver.interpret(await post([{ ...row, event_time: eightDays }]), ctx());
+      assert.equal(old.status, 'rejected');
+      assert.match(old.status === 'rejected' ? old.reason : '', /data\[0\]: event_time is older than 7 days/);
     });
 
     it('what the stand-in refuses per event comes back as that event failing (unhashed e-mail, milliseconds)', async () => {

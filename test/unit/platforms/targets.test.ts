@@ -124,6 +124,13 @@ describe('targets: TikTok Events API', () => {
     ]);
     assert.deepEqual(fields(checkTikTokRequest(tiktok({ user: { ip: H } }))), ['data[0].user.ip']);
   });
+  it('refuses a contents line without its content_id, which TikTok requires', () => {
+    const lines = (contents: unknown[]) => tiktok({ properties: { contents, currency: 'USD', value: 3 } });
+    assert.deepEqual(checkTikTokRequest(lines([{ content_id: 'SKU1', quantity: 1 }])), []);
+    assert.deepEqual(fields(checkTikTokRequest(lines([{ content_id: 'SKU1' }, { quantity: 2, price: 1 }]))), [
+      'data[0].properties.contents[1].content_id',
+    ]);
+  });
   it('needs event_source_id and a known event_source', () => {
     const v = checkTikTokRequest({ ...tiktok(), event_source: 'tv', event_source_id: undefined });
     assert.deepEqual(fields(v).sort(), ['event_source', 'event_source_id']);

@@ -12,6 +12,7 @@ import { previewDelivery } from '../../../core/delivery/preview.ts';
 import type { StoredEvent } from '../../../core/event.ts';
 import { plan } from '../../../core/plan.ts';
 import type { DriverContext } from '../../../core/platforms/driver.ts';
+import { xRequest } from '../../../core/platforms/x/driver.ts';
 import { xDriver } from '../../../core/platforms/x/index.ts';
 import { hmacSha1, signatureBase } from '../../../core/platforms/x/oauth1.ts';
 import { checkSettings } from '../../../core/settings.ts';
@@ -79,7 +80,7 @@ describe('X Conversions API', () => {
     );
   });
 
-  it('a purchase goes to its X event with the order id as conversion_id, identifiers each of one kind', () => {
+  it('a purchase goes to its X event with the event id as conversion_id, identifiers each of one kind', () => {
     const event = {
       ...storedEvent('purchase'),
       campaign: { twclid: '23opevjt88psuo13lu8d020qkn' },
@@ -93,7 +94,7 @@ describe('X Conversions API', () => {
     assert.deepEqual(conversion, {
       event_id: 'o87ne',
       conversion_time: '2024-11-16T07:17:34.567Z',
-      conversion_id: 'T-1',
+      conversion_id: 'evt-purchase',
       identifiers: [
         { twclid: '23opevjt88psuo13lu8d020qkn' },
         { hashed_email: h('john_smith@gmail.com') },
@@ -117,6 +118,47 @@ describe('X Conversions API', () => {
     assert.equal(test.ok && JSON.parse(test.request.body).conversions[0].event_id, 'o9test');
     const untested = xDriver.prepare(storedEvent('purchase'), ctxOf({ test_mode: true }));
     assert.match(untested.ok ? '' : untested.reason, /test_mode needs test_event_code for x_conversions/);
+  });
+
+  it('conversion_id is the event id by default, the order id with config.conversion_id: transaction_id', () => {
+    const idOf = (event: StoredEvent, config: Destination['config']) => {
+      const p = xDriver.prepare(event, ctxOf({ config: { pixel_id: 'o8z6j', ...config } }));
+      if (!p.ok) assert.fail(p.reason);
+      return (JSON.parse(p.request.body) as { conversions: Record<string, unknown>[] }).conversions[0]?.[
+        'conversion_id'
+      ];
+    };
+    assert.equal(idOf(storedEvent('purchase'), {}), 'evt-purchase');
+    assert.equal(idOf(storedEvent('purchase'), { conversion_id: 'event_id' }), 'evt-purchase');
+    assert.equal(idOf(storedEvent('purchase'), { conversion_id: 'transaction_id' }), 'T-1');
+    // An event without an order id keeps its event id.
+    assert.equal(idOf(storedEvent('lead'), { conversion_id: 'transaction_id' }), 'evt-lead');
+    const bad = checkSettings({
+      name: 'shop',
+      project: 'shop-project',
+      region: 'europe-west1',
+      destinations: [{ ...X, config: { pixel_id: 'o8z6j', conversion_id: 'order_id' } }],
+    });
+    assert.deepEqual(bad.ok ? [] : bad.errors.map((e) => `${e.field}: ${e.description}`), [
+      'destinations[0].config.conversion_id: must be event_id or transaction_id for x_conversions',
+    ]);
+  });
+
+  it('a conversion whose only identifiers are the IP address and user agent is refused; with an e-mail it is sent', () => {
+    const ipOnly = { ...storedEvent('lead'), user: undefined, campaign: undefined } as unknown as StoredEvent;
+    const refused = xDriver.prepare(ipOnly, ctxOf());
+    assert.equal(refused.ok, false);
+    assert.match(
+      refused.ok ? '' : refused.reason,
+      /^x_conversions payload refused: identifiers holds only the IP address and user agent: X needs a second identifier/,
+    );
+    const withEmail = { ...ipOnly, user: { email: 'a@b.example' } } as unknown as StoredEvent;
+    const sent = xDriver.prepare(withEmail, ctxOf());
+    if (!sent.ok) assert.fail(sent.reason);
+    assert.deepEqual(JSON.parse(sent.request.body).conversions[0].identifiers, [
+      { hashed_email: h('a@b.example') },
+      { ip_address: '123.123.123.123', user_agent: 'Mozilla/5.0 (X11; Linux x86_64)' },
+    ]);
   });
 
   it('an event routed to no X event is skipped saying which setting routes it; one with nothing to match by is refused', () => {
@@ -235,6 +277,26 @@ describe('X Conversions API', () => {
         httpStatus: 200,
       });
       assert.deepEqual(standIn.received.at(-1)?.problems, []);
+    });
+
+    it('the stand-in refuses a conversion with only the IP address and user agent, as X does', async () => {
+      const ctx = ctxOf({ base_url: standIn.url });
+      const good = xDriver.prepare(storedEvent('lead'), ctx);
+      if (!good.ok) assert.fail(good.reason);
+      const body = JSON.parse(good.request.body) as { conversions: Record<string, unknown>[] };
+      const ipOnly = {
+        conversions: body.conversions.map((c) => ({
+          ...c,
+          identifiers: [{ ip_address: '123.123.123.123', user_agent: 'Mozilla/5.0 (X11; Linux x86_64)' }],
+        })),
+      };
+      // Signed by the driver's own request builder, so only the identifiers differ.
+      const outcome = xDriver.interpret(await sendOverHttp(xRequest(ipOnly.conversions, ctx)), ctx);
+      assert.equal(outcome.status, 'rejected');
+      assert.match(
+        outcome.status === 'rejected' ? outcome.reason : '',
+        /^x HTTP 400 INVALID_PARAMETER: conversions\[0\]\.identifiers: At least one user identifier must be provided/,
+      );
     });
 
     it('a wrong token secret breaks the signature: refused with X’s 401', async () => {

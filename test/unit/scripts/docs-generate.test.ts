@@ -1,6 +1,7 @@
 /**
  * The generated parts of the docs (scripts/docs-generate.ts) are what is committed: the settings
- * reference against schemas/settings.ts, the platform table against core/platforms/platforms.ts.
+ * reference against schemas/settings.ts, the platform table and the API version tables (README.md
+ * too) against core/platforms/platforms.ts.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,6 +24,17 @@ describe('scripts: docs-generate', () => {
     for (const p of PLATFORM_LIST) assert.ok(platforms.includes(`| \`${p.type}\` |`), p.type);
     const settings = readFileSync(join(root, 'docs/settings.md'), 'utf8');
     for (const r of settingRows()) assert.ok(settings.includes(`| \`${r.key}\` |`), r.key);
+  });
+
+  it("the README's and docs/platforms.md's API version tables give each platform's declared version and sunset", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const platforms = readFileSync(join(root, 'docs/platforms.md'), 'utf8');
+    for (const p of PLATFORM_LIST) {
+      const { version, sunset } = p.apiVersion;
+      const cells = `${version === null ? 'unversioned' : `\`${version}\``} | ${sunset ?? (version === null ? '—' : 'none published')} |`;
+      assert.ok(readme.includes(` | ${cells}`), `README.md: ${p.type}`);
+      assert.ok(platforms.includes(`| \`${p.type}\` | ${cells}`), `docs/platforms.md: ${p.type}`);
+    }
   });
 
   it('every note names a key the schema has, and fills a cell the schema leaves empty', () => {

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { audiencePage, audienceSession } from '../../../core/platforms/meta/audience.ts';
+import { resourceViolations } from '../../../core/registry/resources.ts';
 import { commitStatements, planStatements } from '../../../core/syncs/sync-sql.ts';
 import {
   changesOf,
@@ -249,6 +250,40 @@ describe('syncs: cursors, row-level failures and Meta custom audiences', () => {
         connections,
       ).map((v) => `${v.field}: ${v.description}`),
       ['spec.destination.meta_audience.connection: "crm" is a webhook connection, not meta_audience'],
+    );
+  });
+
+  it('refuses a google_ads_audience sync whose Customer Match terms nobody accepted, naming terms_of_service', () => {
+    const ads = (over: Partial<Connection> = {}): Connection[] => [
+      ...CONNECTIONS,
+      { id: 'ads', type: 'google_ads_audience', ...over },
+    ];
+    const list = { connection: 'ads', operating_account_id: '1234567890', user_list_id: '5550001' };
+    const problems = (terms: boolean, connections: Connection[]) =>
+      syncViolations(
+        spec({
+          destination: {
+            google_ads_audience: { ...list, ...(terms ? { terms_of_service: 'accepted' } : {}) },
+          },
+        }),
+        'spec',
+        connections,
+      ).map((v) => `${v.field}: ${v.description}`);
+    const [refusal, ...rest] = problems(false, ads());
+    assert.deepEqual(rest, []);
+    assert.match(
+      refusal ?? '',
+      /^spec\.destination\.google_ads_audience\.terms_of_service: must be accepted: Google adds Customer Match members only when/,
+    );
+    assert.match(refusal ?? '', /set terms_of_service: accepted here or on connection ads$/);
+    // Said by the sync, or once by its connection.
+    assert.deepEqual(problems(true, ads()), []);
+    assert.deepEqual(problems(false, ads({ terms_of_service: 'accepted' })), []);
+    // What `eventbus apply` and the studio's apply check: the document, with the settings' connections.
+    const doc = { kind: 'Sync', name: 'vip', spec: spec({ destination: { google_ads_audience: list } }) };
+    assert.deepEqual(
+      resourceViolations(doc, 'documents[0]', { connections: ads() }).map((v) => v.field),
+      ['documents[0].spec.destination.google_ads_audience.terms_of_service'],
     );
   });
 
