@@ -8,10 +8,11 @@
  * no event is handled with a list older than that, however long the instance sat idle. A missing
  * object is an empty list; a failed check keeps the copy held, and says so in the log.
  */
+
 import type { Bucket } from '@google-cloud/storage';
 import { SUPPRESSION_OBJECT } from '../core/privacy/erasure.ts';
-import { DEFAULT_ERASED_EVENTS, type ErasedEvents, type Suppression } from '../core/privacy/suppression.ts';
 import type { FunctionConfig } from '../core/runtime-config.ts';
+import { DEFAULT_ERASED_EVENTS, type ErasedEvents, type Suppression } from '../core/suppression/erased.ts';
 
 /** How often a function looks for a newer list (the erasure job waits twice this before completing). */
 export const SUPPRESSION_REFRESH_MS = 30_000;

@@ -14,6 +14,9 @@ import { GATEWAY_SERVICE } from './gateway.ts';
 /** The log-based metric counting the gateway's refused requests (its `refusal` log lines). */
 export const AUTH_REFUSALS_METRIC = 'eventbus/auth_refusals';
 
+/** The log-based metric counting the scheduler's daily API-sunset warnings (functions/schedule/api-sunset.ts). */
+export const API_SUNSET_METRIC = 'eventbus/api_sunset';
+
 /** 5xx answers per function over five minutes before the error alert opens. */
 export const FUNCTION_ERRORS_THRESHOLD = 10;
 
@@ -128,6 +131,70 @@ export class Alerts extends pulumi.ComponentResource {
       },
       child,
     );
+    // A platform API version near its sunset: the scheduler says so daily; any line opens the alert.
+    const schedule = plan.functions.find((f) => f.name === 'schedule');
+    if (schedule) {
+      const sunset = new gcp.logging.Metric(
+        `${name}-api-sunset`,
+        {
+          project: plan.project,
+          name: API_SUNSET_METRIC,
+          description: 'Destinations whose platform API version is within 60 days of its sunset, or past it',
+          filter: [
+            'resource.type = "cloud_run_revision"',
+            `resource.labels.service_name = "${schedule.service}"`,
+            'jsonPayload.api_sunset.version:*',
+          ].join(' AND '),
+          metricDescriptor: {
+            metricKind: 'DELTA',
+            valueType: 'INT64',
+            labels: [
+              { key: 'destination', valueType: 'STRING', description: 'The destination id' },
+              { key: 'version', valueType: 'STRING', description: 'The API version it sends' },
+            ],
+          },
+          labelExtractors: {
+            destination: 'EXTRACT(jsonPayload.api_sunset.destination)',
+            version: 'EXTRACT(jsonPayload.api_sunset.version)',
+          },
+        },
+        child,
+      );
+      policies.push(
+        new gcp.monitoring.AlertPolicy(
+          `${name}-api-sunset`,
+          {
+            project: plan.project,
+            displayName: `eventbus ${plan.environment}: a platform API version nears its sunset`,
+            combiner: 'OR',
+            conditions: [
+              {
+                displayName: 'the scheduler warned of an API sunset',
+                conditionThreshold: {
+                  filter: pulumi.interpolate`metric.type = "logging.googleapis.com/user/${sunset.name}" AND resource.type = "cloud_run_revision"`,
+                  comparison: 'COMPARISON_GT',
+                  thresholdValue: 0,
+                  duration: '0s',
+                  aggregations: [
+                    {
+                      alignmentPeriod: '3600s',
+                      perSeriesAligner: 'ALIGN_SUM',
+                      crossSeriesReducer: 'REDUCE_SUM',
+                    },
+                  ],
+                },
+              },
+            ],
+            documentation: {
+              mimeType: 'text/markdown',
+              content:
+                'A destination sends a platform API version that retires within 60 days (or has): from then every delivery to it fails. The log line names the destination, version and date; upgrade eventbus (docs/platforms.md, "API versions").',
+            },
+          },
+          child,
+        ),
+      );
+    }
     this.policies = policies;
     this.registerOutputs({});
   }

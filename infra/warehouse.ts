@@ -29,7 +29,11 @@ export interface TableWriter {
   readonly tables: readonly string[];
 }
 
-/** The BigQuery REST schema of a table: plan columns are already TableFieldSchema-shaped. */
+/**
+ * The BigQuery REST schema of a table: plan columns are already TableFieldSchema-shaped. Columns
+ * are only ever appended, NULLABLE or REPEATED (the ledger's `identifiers` and platform columns), so
+ * a new release's schema updates an existing table in place (test/infra/warehouse-upgrade.test.ts).
+ */
 export function bigQuerySchema(columns: readonly ColumnPlan[]): string {
   return JSON.stringify(columns);
 }

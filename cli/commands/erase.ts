@@ -5,6 +5,7 @@
  * (functions/schedule/erasures.ts), recording each pass in the ops table `erasures`. `--wait`
  * follows it to the end; `--status <id>` shows where one stands.
  */
+
 import { hostname, userInfo } from 'node:os';
 import type { Command } from 'commander';
 import { plainValue } from '../../adapters/user-sql.ts';
@@ -12,9 +13,9 @@ import { registryBucketName } from '../../core/plan.ts';
 import {
   ERASURE_REQUESTS_PREFIX,
   type ErasureRequest,
-  erasureHash,
   newErasureRequest,
 } from '../../core/privacy/erasure.ts';
+import { erasureHash } from '../../core/suppression/erased.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
 import { tableRef } from '../../core/warehouse/warehouse.ts';
 import {

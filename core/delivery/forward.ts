@@ -18,7 +18,8 @@ import type {
   OutboundRequest,
   Prepared,
 } from '../platforms/driver.ts';
-import { type Suppression, stripIdentifiers, suppressionVerdict } from '../privacy/suppression.ts';
+import type { AnswerColumns } from '../platforms/platform-answer.ts';
+import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
@@ -400,6 +401,8 @@ function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardR
   )
     return requestToken(d, true);
   const outcome = d.driver.interpret(response, call.ctx);
+  // What the platform said goes into the row, whatever the outcome (fbtrace_id, requestId, counts).
+  const answer = d.driver.answer?.(response, call.ctx);
   const breaker = d.deps.breaker;
   if (outcome.status === 'retry' && breaker && response.kind === 'response') {
     // Throttled with a time to come back: no call to the destination before it.
@@ -415,12 +418,12 @@ function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardR
         [d.tokenRefreshed ? 'access token refreshed after a 401' : undefined, call.dropped, outcome.detail]
           .filter(Boolean)
           .join('; ') || undefined;
-      return done(d, true, 'delivered', note, outcome.httpStatus);
+      return done(d, true, 'delivered', note, outcome.httpStatus, answer);
     }
     case 'rejected':
-      return done(d, true, 'rejected', outcome.reason, outcome.httpStatus);
+      return done(d, true, 'rejected', outcome.reason, outcome.httpStatus, answer);
     case 'retry':
-      return retry(d, outcome.reason, outcome.httpStatus);
+      return done(d, false, 'failed', outcome.reason, outcome.httpStatus, answer);
   }
 }
 
@@ -432,16 +435,21 @@ function retry(a: Attempt, reason: string, httpStatus?: number): ForwardResult {
   return done(a, false, 'failed', reason, httpStatus);
 }
 
-/** The attempt's result: its one ledger row, and whether to acknowledge the push. */
+/**
+ * The attempt's result: its one ledger row (with what the platform said, when it answered), and
+ * whether to acknowledge the push.
+ */
 function done(
   a: Attempt,
   ack: boolean,
   status: Exclude<LedgerStatus, 'skipped'>,
   reason?: string,
   httpStatus?: number,
+  answer?: AnswerColumns,
 ): ForwardResult {
   const entry = attemptEntry({
     identifiers: a.carried,
+    answer,
     ...a.ids,
     destination: a.destinationId || '(none)',
     status,

@@ -1,7 +1,9 @@
 /**
- * The delivery ledger (`deliveries` table, docs/architecture.md §4): one row per decision or attempt.
+ * The delivery ledger (`deliveries` table, docs/architecture.md §4): one row per decision or attempt,
+ * and one per later diagnosis a platform gave of an attempt (Google Ads' request status).
  * Rows carry a deterministic insertId so a retried ledger write does not duplicate a row.
  */
+import type { AnswerColumns } from '../platforms/platform-answer.ts';
 
 export type LedgerStatus = 'skipped' | 'delivered' | 'rejected' | 'failed' | 'dead_lettered';
 
@@ -25,6 +27,13 @@ export interface LedgerRow {
    * only on rows of an attempt whose request was built. Match quality reads it.
    */
   readonly identifiers?: readonly string[];
+  /**
+   * What the platform said (core/platforms/platform-answer.ts): its id for the request, the count
+   * it took, a bounded excerpt without credentials or identifiers. Only on rows of an answer.
+   */
+  readonly platform_ref?: string | null;
+  readonly platform_events_received?: number | null;
+  readonly platform_response?: string | null;
 }
 
 /** A row with the insertId BigQuery uses for best-effort de-duplication of retried writes. */
@@ -78,6 +87,7 @@ export function attemptEntry(input: {
   readonly messageId: string;
   readonly now: Date;
   readonly identifiers?: readonly string[] | undefined;
+  readonly answer?: AnswerColumns | undefined;
 }): LedgerEntry {
   return {
     insertId: `${input.event_id}/${input.destination}/${input.messageId}/${input.attempt}/${input.status}`,
@@ -93,6 +103,53 @@ export function attemptEntry(input: {
       recorded_at: input.now.toISOString(),
       payload_digest: input.payload_digest ?? null,
       ...(input.identifiers ? { identifiers: input.identifiers } : {}),
+      ...(input.answer ?? {}),
+    },
+  };
+}
+
+/** The attempt a diagnosis is about, as its delivered row says it. */
+export type DiagnosisAttempt = Pick<
+  LedgerRow,
+  'event_id' | 'event_name' | 'destination' | 'attempt' | 'replay'
+> & {
+  readonly payload_digest: string | null;
+  readonly platform_ref: string;
+};
+
+/** Reason prefix of a row written from a platform's later diagnosis of an accepted request. */
+export const DIAGNOSIS_REASON = 'platform diagnostics';
+
+/**
+ * A `rejected` row for an attempt the platform accepted and later reported as failed (Google Ads'
+ * request status): the same event, destination, attempt and `platform_ref` as the delivered row
+ * it is about, so the two join; one per request and diagnosis (a retried write is the same row).
+ */
+export function diagnosisEntry(input: {
+  readonly attempt: DiagnosisAttempt;
+  /** In words: the platform's status and its reasons with their record counts. */
+  readonly reason: string;
+  /** The diagnosis as the ledger keeps it: bounded, codes and counts only. */
+  readonly response: string | null;
+  readonly now: Date;
+}): LedgerEntry {
+  const a = input.attempt;
+  return {
+    insertId: `${a.event_id}/${a.destination}/${a.platform_ref}/diagnosis`,
+    row: {
+      event_id: a.event_id,
+      event_name: a.event_name,
+      destination: a.destination,
+      status: 'rejected',
+      reason: clip(`${DIAGNOSIS_REASON}: ${input.reason}`),
+      attempt: a.attempt,
+      http_status: null,
+      replay: a.replay,
+      recorded_at: input.now.toISOString(),
+      payload_digest: a.payload_digest,
+      platform_ref: a.platform_ref,
+      platform_events_received: null,
+      platform_response: input.response,
     },
   };
 }

@@ -18,6 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { erasureIdentifier, IDENTIFIER_KINDS } from '../models/identity-graph.ts';
 import { SESSION_TABLES } from '../models/sessions.ts';
 import { sha256 } from '../pii.ts';
+import { erasureHash } from '../suppression/erased.ts';
 import { syncTables } from '../syncs/sync-sql.ts';
 import { modelSource } from '../syncs/syncs.ts';
 import type { FieldViolation } from '../validation.ts';
@@ -117,37 +118,10 @@ export function retryDelayMs(passes: number): number {
   return Math.min(15, 2 ** Math.max(0, passes - 1)) * 60_000;
 }
 
-/** The second-order hash of a graph identifier, as `identity_erasures` and the suppression list keep it. */
-export const erasureHash = (identifier: string): string => sha256(identifier);
-
 /** The hashes a request leaves: one per identifier of the person (person ids are not kept). */
 export function requestHashes(request: ErasureRequest): string[] {
   const ids = request.expanded ?? request.identifiers;
   return [...new Set(ids.filter((i) => i.includes(':')).map(erasureHash))].sort();
-}
-
-/** An event's identifiers in the graph's form (what `requestHashes` hashes), for suppression. */
-export function eventIdentifiers(event: {
-  readonly anonymous_id?: unknown;
-  readonly user_id?: unknown;
-  readonly user?: unknown;
-}): string[] {
-  const out: string[] = [];
-  if (typeof event.anonymous_id === 'string' && event.anonymous_id !== '')
-    out.push(`anonymous_id:${event.anonymous_id}`);
-  if (typeof event.user_id === 'string' && event.user_id !== '') out.push(`user_id:${event.user_id}`);
-  const user = event.user as { email?: unknown; phone?: unknown } | undefined;
-  if (user && typeof user === 'object') {
-    if (typeof user.email === 'string' && user.email.trim() !== '')
-      out.push(
-        `email:${HEX64_PATTERN.test(user.email) ? user.email : sha256(user.email.trim().toLowerCase())}`,
-      );
-    if (typeof user.phone === 'string' && /\d/.test(user.phone))
-      out.push(
-        `phone:${HEX64_PATTERN.test(user.phone) ? user.phone : sha256(user.phone.replace(/[^0-9]/g, ''))}`,
-      );
-  }
-  return out;
 }
 
 /** What the statements work on. */

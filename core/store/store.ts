@@ -27,8 +27,8 @@ import {
   type Plan,
   POISON_ATTEMPTS,
 } from '../plan.ts';
-import { type Suppression, stripIdentifiers, suppressionVerdict } from '../privacy/suppression.ts';
 import { decodePushBody } from '../push.ts';
+import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
 import { TABLES } from '../warehouse/warehouse.ts';

@@ -209,6 +209,10 @@ export function deliveryColumns(): ColumnPlan[] {
       'The identifier kinds the attempt’s request carried (email, phone, fbc, ip, …): names, never values',
       'REPEATED',
     ),
+    // Added later: NULLABLE, so an existing table takes them in place (docs/delivery.md).
+    col('platform_ref', 'STRING', "The platform's id for the request (fbtrace_id, requestId, request_id)"),
+    col('platform_events_received', 'INT64', 'How many events the platform says it received'),
+    col('platform_response', 'STRING', "The platform's answer: codes, messages, counts (JSON, ≤ 1 KB)"),
   ];
 }
 

@@ -42,9 +42,11 @@ import type { RuleSpec } from '../../schemas/rule.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 import type { ActionDeps } from './actions.ts';
 import { type AlertStateRow, alertsJob } from './alerts.ts';
+import { apiSunsetJob } from './api-sunset.ts';
 import { createPlatformErasure } from './erasure-platforms.ts';
 import { erasureRuntime } from './erasure-runtime.ts';
 import { erasureJob } from './erasures.ts';
+import { googleAdsDiagnosticsJob } from './google-ads-diagnostics.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { modelJob } from './models.ts';
 import { redriveJob } from './redrive.ts';
@@ -368,6 +370,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
       syncs(reader, pubsub, bigquery, storage),
       alerts(reader, bigquery),
       erasures(reader, bucket, bigquery),
+      apiSunsetJob({ settings: config.settings, log: (entry) => console.log(JSON.stringify(entry)) }),
       replays(registry, bucket, bigquery, async () => source(), deliveries),
       modelJob({
         settings: config.settings,
@@ -388,8 +391,35 @@ async function loadDeps(): Promise<ScheduleDeps> {
         source: async () => source(),
         publish: (messages) => deliveries.publish(messages),
       }),
+      googleAdsDiagnostics(bigquery),
     ],
   };
+}
+
+/** Google Ads' later diagnostics of accepted conversions, written to the ledger (google-ads-diagnostics.ts). */
+function googleAdsDiagnostics(bigquery: BigQuery): Job {
+  const ledger = createLedgerWriter(createBigQueryWriter(bigquery, config.plan.dataset));
+  return googleAdsDiagnosticsJob({
+    settings: config.settings,
+    project: config.project,
+    dataset: config.plan.dataset,
+    ledgerTable: LEDGER_TABLE,
+    query: async (sql, params) => {
+      const [rows] = await bigquery.query({ query: sql, params, useLegacySql: false });
+      return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+    },
+    secret: async (name) => secrets.get(name),
+    accessToken: createAccessTokens(),
+    get: async (url, headers) => {
+      const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, body: await res.text() };
+    },
+    writeLedger: async (entries) => {
+      const refused = await ledger.write(entries);
+      if (refused.length > 0)
+        throw new Error(`deliveries refused a diagnosis row: ${JSON.stringify(refused[0])}`);
+    },
+  });
 }
 
 const deps = loadOnce(loadDeps);

@@ -4,6 +4,7 @@
  * suppression.ts, core/delivery/forward.ts): a message older than the erasure, redelivered or
  * re-driven, reaches a destination without the person's identifiers, or not at all.
  */
+
 import assert from 'node:assert/strict';
 import { createSuppressionList } from '../../adapters/suppression-list.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
@@ -12,8 +13,13 @@ import type { StoredEvent } from '../../core/event.ts';
 import { sha256 } from '../../core/pii.ts';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
-import { erasureHash, eventIdentifiers } from '../../core/privacy/erasure.ts';
-import { type Suppression, stripIdentifiers, suppressionVerdict } from '../../core/privacy/suppression.ts';
+import {
+  erasureHash,
+  eventIdentifiers,
+  type Suppression,
+  stripIdentifiers,
+  suppressionVerdict,
+} from '../../core/suppression/erased.ts';
 
 const ann = { email: 'Ann@Example.com', phone: '+33 6 12 34 56 78' };
 const list = (mode: Suppression['mode'], ...ids: string[]): Suppression => ({

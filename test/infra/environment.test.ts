@@ -129,7 +129,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       // Five bundles, and store's and forward's as Cloud Run services.
       [T.object, 7],
       ['gcp:cloudscheduler/job:Job', 1],
-      [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length],
+      // One per dead-letter backlog, one per function's errors, and the API sunset's.
+      [T.alert, plan.subscriptions.filter((s) => s.kind === 'backlog').length + plan.functions.length + 1],
     ];
     for (const [type, n] of counts) assert.equal(byType(type).length, n, type);
     assert.equal(plan.destinations.length, 4, 'the example has four destinations');
@@ -526,8 +527,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
   });
 
   it('counts the gateway’s refused requests in a log-based metric, by status and reason', () => {
-    const [metric, ...more] = byType('gcp:logging/metric:Metric');
-    assert.equal(more.length, 0);
+    const metrics = byType('gcp:logging/metric:Metric');
+    // (and the API sunset's, below)
+    assert.equal(metrics.length, 2);
+    const metric = metrics.find((m) => m.inputs['name'] === 'eventbus/auth_refusals');
     assert.equal(metric?.inputs['name'], 'eventbus/auth_refusals');
     assert.match(metric?.inputs['filter'], /service_name = "gateway"/);
     assert.match(metric?.inputs['filter'], /jsonPayload\.refusal\.status >= 401/);
@@ -548,6 +551,24 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         f.name,
       );
     }
+  });
+
+  it('alerts when the scheduler warns that a platform API version nears its sunset (#62)', () => {
+    const metric = byType('gcp:logging/metric:Metric').find(
+      (m) => m.inputs['name'] === 'eventbus/api_sunset',
+    );
+    assert.ok(metric, 'the log-based metric');
+    const schedule = config.plan.functions.find((f) => f.name === 'schedule');
+    assert.match(String(metric.inputs['filter']), new RegExp(`service_name = "${schedule?.service}"`));
+    assert.match(String(metric.inputs['filter']), /jsonPayload\.api_sunset\.version:\*/);
+    const policy = byType(T.alert).find((a) =>
+      /API version nears its sunset/.test(String(a.inputs['displayName'])),
+    );
+    assert.ok(policy, 'the alert policy');
+    assert.match(
+      String(policy.inputs['conditions'][0].conditionThreshold.filter),
+      /logging\.googleapis\.com\/user\/eventbus\/api_sunset/,
+    );
   });
 
   it('prices every workload it deploys: each Cloud Run service and function is a line of the bill', () => {

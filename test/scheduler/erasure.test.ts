@@ -8,6 +8,7 @@
  * table of any dataset holds A's e-mail, phone, user id, anonymous id or their hashes, B's rows are
  * all there, the `erasures` row has the counts, and A's next event is stored without them.
  */
+
 import assert from 'node:assert/strict';
 import type { Bucket } from '@google-cloud/storage';
 import { erasureRequest } from '../../cli/commands/erase.ts';
@@ -20,11 +21,10 @@ import { plan } from '../../core/plan.ts';
 import {
   ERASURE_REQUESTS_PREFIX,
   type ErasureRequest,
-  erasureHash,
   SUPPRESSION_OBJECT,
 } from '../../core/privacy/erasure.ts';
-import { type Suppression, stripIdentifiers } from '../../core/privacy/suppression.ts';
 import { messageRows, storeConfig } from '../../core/store/store.ts';
+import { erasureHash, type Suppression, stripIdentifiers } from '../../core/suppression/erased.ts';
 import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { erasureRuntime } from '../../functions/schedule/erasure-runtime.ts';
 import { type ErasedPerson, erasureJob, SUPPRESSION_SETTLE_MS } from '../../functions/schedule/erasures.ts';

@@ -5,6 +5,7 @@
  * table, and none of the other's. The CLI records each export in the ops table `exports`: who
  * asked, the identifiers as hashes, the rows per table.
  */
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,10 +17,10 @@ import { erasureIdentifier, identityRunSql } from '../../core/models/identity-gr
 import { modelOptions } from '../../core/models/models.ts';
 import { sessionsRunSql } from '../../core/models/sessions.ts';
 import { plan } from '../../core/plan.ts';
-import { erasureHash } from '../../core/privacy/erasure.ts';
 import { type ExportQuery, exportPersonQueries } from '../../core/privacy/export-person.ts';
 import { expandSql, rawNeedles } from '../../core/privacy/person.ts';
 import { storeConfig } from '../../core/store/store.ts';
+import { erasureHash } from '../../core/suppression/erased.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
 import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { testSettings } from '../storage/support.ts';

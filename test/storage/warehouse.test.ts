@@ -123,6 +123,10 @@ describe('storage: warehouse plan (tables and views as data)', () => {
       'payload_digest',
       // The identifier kinds of an attempt's request (match quality).
       'identifiers',
+      // What the platform answered (issue #62): nullable, added in place.
+      'platform_ref',
+      'platform_events_received',
+      'platform_response',
     ]);
   });
 

@@ -5,6 +5,7 @@
  * access request gives the named person's rows only, as a JSON Lines file, and records who asked
  * in the ops table `exports`; `erasure-status` reads the erasures' audit rows.
  */
+
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,13 +15,9 @@ import { RegistryClient } from '../../adapters/registry.ts';
 import { plainValue } from '../../adapters/user-sql.ts';
 import { sha256 } from '../../core/pii.ts';
 import { plan } from '../../core/plan.ts';
-import {
-  AUDIT_PARAM_TYPES,
-  auditSql,
-  ERASURE_REQUESTS_PREFIX,
-  erasureHash,
-} from '../../core/privacy/erasure.ts';
+import { AUDIT_PARAM_TYPES, auditSql, ERASURE_REQUESTS_PREFIX } from '../../core/privacy/erasure.ts';
 import { ok } from '../../core/step.ts';
+import { erasureHash } from '../../core/suppression/erased.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
 import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';

@@ -1,12 +1,13 @@
 /**
- * Suppression of erased persons (docs/privacy.md "After an erasure"): an event that carries an
+ * Suppression of erased persons (docs/privacy.md "After an erasure"), shared by store and forward: an event that carries an
  * identifier of an erased person is, before it is stored or forwarded, either dropped or kept
  * without the identifiers (`privacy.erased_events`: `strip`, the default, or `drop`). The list holds
  * second-order hashes only (core/privacy/erasure.ts, `erasureHash`), so matching hashes each of the
- * event's identifiers once — and only while the list is not empty. Pure.
+ * event's identifiers once — and only while the list is not empty. Pure. Its own folder, which
+ * imports only core/pii.ts, so the delivery and store paths need not import core/privacy/, whose
+ * erasure reaches the syncs.
  */
-import { scrubPayload } from '../pii.ts';
-import { erasureHash, eventIdentifiers } from './erasure.ts';
+import { scrubPayload, sha256 } from '../pii.ts';
 
 export type ErasedEvents = 'strip' | 'drop';
 export const DEFAULT_ERASED_EVENTS: ErasedEvents = 'strip';
@@ -47,4 +48,29 @@ export function stripIdentifiers<T>(value: T): T {
     );
   if (isObject(rest['page'])) out['page'] = scrubPayload(rest['page']);
   return out as T;
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+/** The second-order hash of a graph identifier, as `identity_erasures` and the suppression list keep it. */
+export const erasureHash = (identifier: string): string => sha256(identifier);
+
+/** An event's identifiers in the graph's form (what `requestHashes` hashes), for suppression. */
+export function eventIdentifiers(event: {
+  readonly anonymous_id?: unknown;
+  readonly user_id?: unknown;
+  readonly user?: unknown;
+}): string[] {
+  const out: string[] = [];
+  if (typeof event.anonymous_id === 'string' && event.anonymous_id !== '')
+    out.push(`anonymous_id:${event.anonymous_id}`);
+  if (typeof event.user_id === 'string' && event.user_id !== '') out.push(`user_id:${event.user_id}`);
+  const user = event.user as { email?: unknown; phone?: unknown } | undefined;
+  if (user && typeof user === 'object') {
+    if (typeof user.email === 'string' && user.email.trim() !== '')
+      out.push(`email:${HEX64.test(user.email) ? user.email : sha256(user.email.trim().toLowerCase())}`);
+    if (typeof user.phone === 'string' && /\d/.test(user.phone))
+      out.push(`phone:${HEX64.test(user.phone) ? user.phone : sha256(user.phone.replace(/[^0-9]/g, ''))}`);
+  }
+  return out;
 }
