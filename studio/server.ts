@@ -19,6 +19,7 @@
  *   POST   /v1/admin/replays       {}                     the newest replays and their progress (read)
  *   POST   /v1/admin/live          {since, filter?, only?}  refused requests and stored events (read)
  *   POST   /v1/admin/destination-health {from, to}      the ledger per destination (read)
+ *   POST   /v1/admin/destination-attempts {destination, status?, reason?, limit?}  the debugger (read)
  *   POST   /v1/admin/alert-test    {name}               an alert's test message, by the scheduler (apply)
  *   POST   /v1/admin/alert-status  {alerts}             each alert firing / clear / never evaluated (read)
  *   POST   /v1/admin/erasures      {identifiers}        an erasure request, 201 (admins: delete)
@@ -60,6 +61,7 @@ import type { Asset } from './assets.ts';
 import { type Action, allowed, type Caller, roleOf, type StudioAccess } from './auth.ts';
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
+import { DEBUGGER_ACTIONS, debuggerAction } from './debugger-api.ts';
 import { OPS_ACTIONS, type OpsApiOptions, opsAction } from './ops-api.ts';
 import { PRIVACY_ACTIONS, privacyAction } from './privacy-api.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
@@ -312,13 +314,19 @@ async function adminRoute(
   const replaying = Object.hasOwn(REPLAY_ACTIONS, action) ? REPLAY_ACTIONS[action] : undefined;
   const operating = Object.hasOwn(OPS_ACTIONS, action) ? OPS_ACTIONS[action] : undefined;
   const privacy = Object.hasOwn(PRIVACY_ACTIONS, action) ? PRIVACY_ACTIONS[action] : undefined;
-  if (creator || viewing || replaying || operating || privacy) {
+  const debugging = Object.hasOwn(DEBUGGER_ACTIONS, action) ? DEBUGGER_ACTIONS[action] : undefined;
+  if (creator || viewing || replaying || operating || privacy || debugging) {
     if (method !== 'POST') return notAllowed(call, 'POST');
-    const denied = forbidden(caller, (creator ?? viewing ?? replaying ?? operating ?? privacy) as Action);
+    const denied = forbidden(
+      caller,
+      (creator ?? viewing ?? replaying ?? operating ?? privacy ?? debugging) as Action,
+    );
     if (denied) return denied;
     const body = await readJsonBody(req, o.bodyTimeoutMs);
     if (!body.ok) return body;
     if (privacy) return privacyAction(o, action, body.value, author);
+    if (debugging)
+      return answered(await debuggerAction(o, action, body.value, allowed(caller.role, 'apply')));
     return answered(
       creator
         ? await creatorAction(o, action, body.value, author)

@@ -89,6 +89,7 @@ const PAGES = [
   { href: '/explorer', label: 'Events' },
   { href: '/live', label: 'Live events' },
   { href: '/destinations', label: 'Destinations' },
+  { href: '/debugger', label: 'Debugger' },
   { href: '/sql', label: 'SQL' },
   { href: '/replays', label: 'Replays' },
   { href: '/rules', label: 'Rules' },

@@ -4,7 +4,8 @@
  * rate, latency to delivery, the breaker as the ledger shows it), the top errors with a sample
  * event linked to the explorer, and each destination's hours as a table (a chart of a few points
  * says less than its numbers). Below them, the Alert resources with a button that test-fires each
- * (`alert-test`: the scheduler sends a test message through the alert's connection).
+ * (`alert-test`: the scheduler sends a test message through the alert's connection). Each
+ * destination's name opens its debugger (debugger.ts).
  * Each alert says whether it is firing, clear or was never evaluated, and since when.
  */
 import type { AlertStatus } from '../../core/alerts/status.ts';
@@ -58,7 +59,15 @@ function destinations(list: readonly DestinationHealth[]): HTMLElement {
     // What needs attention first, so a phone shows it before the table scrolls.
     ['destination', 'breaker', 'failure rate', ...STATUSES, 'replayed', 'p50', 'p95', 'max'],
     list.map((d) => [
-      d.destination,
+      // Each destination opens its debugger: its last attempts, what was sent, what it answered.
+      el(
+        'a',
+        {
+          href: `/debugger?destination=${encodeURIComponent(d.destination)}`,
+          'aria-label': `${d.destination}: open its debugger`,
+        },
+        d.destination,
+      ),
       breakerCell(d.breaker),
       el('span', { class: (d.failure_rate ?? 0) > 0.05 ? 'err' : '' }, pct(d.failure_rate)),
       ...STATUSES.map((s) => String(d.totals[s])),

@@ -168,6 +168,7 @@ describe('studio: every page at desktop and phone sizes', function () {
     assert.deepEqual(pages.map(pageName).sort(), [
       'console',
       'creator',
+      'debugger',
       'destinations',
       'explorer',
       'live',

@@ -1,0 +1,162 @@
+/**
+ * The per-destination debugger's call on the admin API (docs/console.md#debugger):
+ * - `destination-attempts` `{destination?, status?, reason?, limit?}` (read): the destination's last
+ *   attempts (newest first, ATTEMPTS_DEFAULT unless `limit`, at most ATTEMPTS_MAX) from the ledger
+ *   over the last ATTEMPTS_DAYS days, filtered by status and by text in the reason; each with what
+ *   the platform answered (the ledger's platform columns), the stored event with its identifiers
+ *   as kinds, the request the destination gets for it rebuilt by preview (core/delivery/preview.ts:
+ *   credentials redacted, identifiers as kinds), and the `replay-start` body that sends it again.
+ *   `can_resend` says whether the caller may (the replay itself is `replay-start`, role apply).
+ *   Without a destination, the environment's first one (the page opened from the navigation).
+ */
+import type { RegistryClient } from '../adapters/registry.ts';
+import { plainValue } from '../adapters/user-sql.ts';
+import {
+  ATTEMPTS_DAYS,
+  attemptsQuery,
+  attemptsSql,
+  EVENT_PREFIX,
+  platformAnswer,
+  resendRequest,
+} from '../core/console/destination-attempts.ts';
+import {
+  type DefinedEvent,
+  type DefinitionSpec,
+  definedEvent,
+  parseStamp,
+} from '../core/definitions/defined-events.ts';
+import { previewDelivery } from '../core/delivery/preview.ts';
+import { REPLAY_COLUMNS, storedEventFromRow } from '../core/delivery/replay.ts';
+import type { StoredEvent } from '../core/event.ts';
+import { fail, ok, type Step } from '../core/step.ts';
+import type { CreatorApiOptions } from './creator-api.ts';
+import { maskRequest, maskStoredEvent } from './debugger-mask.ts';
+import { invalidField, notConfigured } from './request.ts';
+
+export const DEBUGGER_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
+  'destination-attempts': 'read',
+});
+
+export interface DebuggerApiOptions extends Pick<CreatorApiOptions, 'warehouse' | 'settings'> {
+  /** The registry, for the definition a stored event was stamped with (its mappings apply). */
+  readonly registry?: Pick<RegistryClient, 'readVersion'>;
+  /** The clock (tests). */
+  readonly now?: () => number;
+}
+
+type Row = Record<string, unknown>;
+
+export async function debuggerAction(
+  o: DebuggerApiOptions,
+  action: string,
+  raw: unknown,
+  canResend: boolean,
+): Promise<Step<unknown>> {
+  if (action !== 'destination-attempts') return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
+  if (!o.warehouse) return notConfigured('it has no warehouse');
+  if (!o.settings) return notConfigured('it has no settings');
+  const body = typeof raw === 'object' && raw !== null ? (raw as Row) : {};
+  const destinations = (o.settings.destinations ?? []).map((d) => ({ id: d.id, type: d.type }));
+  const first = destinations[0]?.id;
+  const checked = attemptsQuery(
+    body['destination'] === undefined && first !== undefined ? { ...body, destination: first } : body,
+    destinations.map((d) => d.id),
+  );
+  if (!checked.ok) return invalidField(checked.field, checked.description);
+  const q = checked.query;
+  const since = new Date((o.now ?? Date.now)() - ATTEMPTS_DAYS * 86_400_000).toISOString();
+  const w = o.warehouse;
+  const rows = (
+    await w.query(
+      attemptsSql((name) => w.table(name), REPLAY_COLUMNS, q.limit),
+      {
+        destination: q.destination,
+        status: q.status,
+        reason: q.reason,
+        since,
+      },
+    )
+  ).map((r) => plainValue(r) as Row);
+  const settings = o.settings;
+  const definitions = new Map<string, Promise<DefinedEvent | undefined>>();
+  const definition = (stamp: string) => {
+    let d = definitions.get(stamp);
+    if (!d) {
+      const parsed = parseStamp(stamp);
+      d =
+        parsed && o.registry
+          ? o.registry
+              .readVersion('EventDefinition', parsed.name, parsed.version)
+              .then((v) => definedEvent(parsed.name, parsed.version, v.spec as unknown as DefinitionSpec))
+              .catch(() => undefined)
+          : Promise.resolve(undefined);
+      definitions.set(stamp, d);
+    }
+    return d;
+  };
+  const attempts = await Promise.all(
+    rows.map(async (r) => {
+      const columns = eventOf(r);
+      const stored = columns ? storedEventFromRow(columns) : undefined;
+      const time = String(r['recorded_at'] ?? '');
+      const stamp = stored?.definition_version;
+      const defined = stamp ? await definition(stamp) : undefined;
+      return {
+        recorded_at: time,
+        event_id: r['event_id'],
+        event_name: r['event_name'],
+        status: r['status'],
+        http_status: r['http_status'] ?? null,
+        reason: r['reason'] ?? null,
+        attempt: r['attempt'] ?? null,
+        replay: r['replay'] === true,
+        identifiers: Array.isArray(r['identifiers']) ? r['identifiers'] : [],
+        platform_ref: r['platform_ref'] ?? null,
+        platform_events_received: r['platform_events_received'] ?? null,
+        platform_response: platformAnswer(r['platform_response']),
+        event: stored ? maskStoredEvent(stored as unknown as Row) : null,
+        sent: stored ? sentFor(settings, q.destination, stored, time, defined) : null,
+        resend: stored ? (resendRequest(q.destination, stored.event_id, stored.event_time) ?? null) : null,
+      };
+    }),
+  );
+  return ok({
+    destination: q.destination,
+    destinations,
+    since,
+    limit: q.limit,
+    can_resend: canResend,
+    attempts,
+  });
+}
+
+/**
+ * The request the destination gets for a stored event, rebuilt by preview at the attempt's time
+ * (its windows as forward saw them), its identifiers as kinds; or why it gets none.
+ */
+function sentFor(
+  settings: NonNullable<DebuggerApiOptions['settings']>,
+  destination: string,
+  stored: StoredEvent,
+  time: string,
+  definition: DefinedEvent | undefined,
+): unknown {
+  const at = Number.isNaN(Date.parse(time)) ? new Date() : new Date(time);
+  const p = previewDelivery(settings, destination, undefined, at, {
+    stored,
+    ...(definition ? { definition } : {}),
+  });
+  if (p.outcome === 'send')
+    return { outcome: 'send', request: maskRequest(p.request), ...(p.dropped ? { dropped: p.dropped } : {}) };
+  return { outcome: p.outcome, reason: 'reason' in p ? p.reason : 'the stored event is not valid' };
+}
+
+/** The stored event's columns of an attempt's row, unprefixed; undefined when it was not found. */
+function eventOf(row: Row): Row | undefined {
+  if (row[`${EVENT_PREFIX}event_id`] == null) return undefined;
+  return Object.fromEntries(
+    Object.entries(row)
+      .filter(([k]) => k.startsWith(EVENT_PREFIX))
+      .map(([k, v]) => [k.slice(EVENT_PREFIX.length), v]),
+  );
+}
