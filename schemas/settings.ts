@@ -298,6 +298,12 @@ export const Connection = Type.Object(
       }),
     ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),
+    terms_of_service: Type.Optional(
+      Type.Literal('accepted', {
+        description:
+          'google_ads_audience: the advertiser accepted Google’s Customer Match terms (support.google.com/adspolicy/answer/6299717), for every sync through this connection (a sync may say so itself instead); without either, `eventbus apply` refuses the sync and `settings check` warns',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
