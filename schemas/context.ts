@@ -112,12 +112,42 @@ export const Campaign = Type.Object(
 );
 export type Campaign = Static<typeof Campaign>;
 
+/**
+ * Consent as sites express it (docs/delivery.md, "Consent"): our purposes, Google Consent Mode's
+ * storage names (`ad_storage` is `ads`, `analytics_storage` is `analytics`; where both are given
+ * and differ, denied wins), and the web's strings — the IAB TCF string, GPP, US Privacy — and
+ * Global Privacy Control, which the decision layer reads (core/consent/).
+ */
 export const Consent = Type.Object(
   {
     analytics: Type.Optional(ConsentState),
     ads: Type.Optional(ConsentState),
     ad_user_data: Type.Optional(ConsentState),
     ad_personalization: Type.Optional(ConsentState),
+    ad_storage: Type.Optional(ConsentState),
+    analytics_storage: Type.Optional(ConsentState),
+    tcf: Type.Optional(
+      Type.String({ maxLength: 16384, description: "IAB TCF v2 TC string (the CMP's tcString)" }),
+    ),
+    gdpr_applies: Type.Optional(
+      Type.Boolean({
+        description: "Whether GDPR applies (the CMP's gdprApplies); default: applies when tcf is set",
+      }),
+    ),
+    gpp: Type.Optional(Type.String({ maxLength: 16384, description: 'IAB GPP string' })),
+    gpp_sid: Type.Optional(
+      Type.String({
+        pattern: '^-?[0-9]+([,_][0-9]+)*$',
+        maxLength: 256,
+        description: 'The GPP sections in force, comma-separated (gpp_sid)',
+      }),
+    ),
+    us_privacy: Type.Optional(
+      Type.String({ pattern: '^[0-9][YNyn-]{3}$', description: 'IAB US Privacy string (e.g. 1YYN)' }),
+    ),
+    gpc: Type.Optional(
+      Type.Boolean({ description: 'Global Privacy Control (the gateway sets it from Sec-GPC: 1)' }),
+    ),
   },
   {
     additionalProperties: false,

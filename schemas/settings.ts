@@ -385,6 +385,14 @@ export const Settings = Type.Object(
             }),
           ),
           collect_user_agent: Type.Optional(Type.Boolean({ default: true })),
+          honor_gpc: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description:
+                'Global Privacy Control (Sec-GPC: 1, consent.gpc) opts the event out of ad destinations; ' +
+                'false where no law served makes it binding (docs/delivery.md, "Consent")',
+            }),
+          ),
         },
         { additionalProperties: false },
       ),

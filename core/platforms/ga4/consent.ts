@@ -5,6 +5,12 @@
  */
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), whose consent Google Analytics
+ * honours when its TCF support is on (Gravito, "Communicating consent with Google", 2020).
+ */
+export const GA4_TCF_VENDOR = 755;
+
 export const ga4ConsentSignals: ConsentSignals = (body, _destination, event) => {
   if (event.consent?.ad_user_data !== 'denied' || body['user_data'] === undefined) return undefined;
   delete body['user_data'];

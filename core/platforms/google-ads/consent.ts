@@ -8,6 +8,13 @@
  */
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), which Google's tags also read
+ * for Google Analytics (IAB Europe's Global Vendor List; Gravito, "Communicating consent with
+ * Google", 2020: "Google is on the framework with vendor id 755").
+ */
+export const GOOGLE_TCF_VENDOR = 755;
+
 const STATE = { granted: 'CONSENT_GRANTED', denied: 'CONSENT_DENIED' } as const;
 
 export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
@@ -19,7 +26,8 @@ export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destinat
     ['ad_personalization', 'adPersonalization'],
   ] as const) {
     const state = given[purpose];
-    if (state !== undefined && consent[field] === undefined) consent[field] = STATE[state];
+    if ((state === 'granted' || state === 'denied') && consent[field] === undefined)
+      consent[field] = STATE[state];
   }
   if (Object.keys(consent).length > 0) platformEvent['consent'] = consent;
   if (given.ad_user_data === 'denied' && platformEvent['userData'] !== undefined) {

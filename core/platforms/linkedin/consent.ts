@@ -6,6 +6,12 @@
  */
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * LinkedIn's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed LinkedIn's id
+ * on the Global Vendor List, so a TC string gates it by purpose 1 alone (docs/delivery.md, "Consent").
+ */
+export const LINKEDIN_TCF_VENDOR: number | undefined = undefined;
+
 export const linkedinConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
   if (event.consent?.ad_user_data !== 'denied') return undefined;
   const user = platformEvent['user'] as { userIds?: { idType?: string }[]; userInfo?: unknown } | undefined;

@@ -7,6 +7,13 @@
 import { limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * Meta's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Meta on
+ * the Global Vendor List (CMPs list it as a custom, non-TCF vendor), so a TC string gates it by
+ * purpose 1 alone (docs/delivery.md, "Consent").
+ */
+export const META_TCF_VENDOR: number | undefined = undefined;
+
 export const metaConsentSignals: ConsentSignals = (serverEvent, destination, event) => {
   if (event.consent?.ad_personalization === 'denied' && serverEvent['opt_out'] === undefined)
     serverEvent['opt_out'] = true;

@@ -4,10 +4,19 @@
  * purpose the event does not state leaves the field out; a value the mapping set is kept. With
  * `ad_user_data` denied the hashed e-mail and phone are left out.
  */
+import { statedPurpose } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * Microsoft's IAB TCF vendor id: "Include Microsoft (Vendor ID: 1126)", Microsoft Advertising's
+ * "Transparency and consent framework (TCF) for UET" (learn.microsoft.com/en-us/advertising/
+ * msa-help/hlp_ba_conc_uet_tcf).
+ */
+export const MICROSOFT_TCF_VENDOR = 1126;
+
 export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
-  const ads = event.consent?.ads;
+  // Consent Mode's ad_storage counts as ads, as UET's own consent mode names it.
+  const ads = statedPurpose(event, 'ads').state;
   if (ads !== undefined && platformEvent['adStorageConsent'] === undefined)
     platformEvent['adStorageConsent'] = ads === 'granted' ? 'G' : 'D';
   const user = platformEvent['userData'] as Record<string, unknown> | undefined;

@@ -7,6 +7,12 @@
 import { limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * Pinterest's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Pinterest's id
+ * on the Global Vendor List, so a TC string gates it by purpose 1 alone (docs/delivery.md, "Consent").
+ */
+export const PINTEREST_TCF_VENDOR: number | undefined = undefined;
+
 export const pinterestConsentSignals: ConsentSignals = (row, destination, event) => {
   if (event.consent?.ad_personalization === 'denied' && row['opt_out'] === undefined) row['opt_out'] = true;
   if (!limitedDataUse(destination, event)) return undefined;

@@ -5,6 +5,12 @@
 import { limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
+/**
+ * TikTok's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed TikTok's id
+ * on the Global Vendor List, so a TC string gates it by purpose 1 alone (docs/delivery.md, "Consent").
+ */
+export const TIKTOK_TCF_VENDOR: number | undefined = undefined;
+
 export const tiktokConsentSignals: ConsentSignals = (row, destination, event) => {
   if (row['limited_data_use'] === undefined && limitedDataUse(destination, event))
     row['limited_data_use'] = true;
