@@ -53,6 +53,7 @@ export const SUITES: Readonly<Record<string, string>> = {
   studio: './studio.ts',
   syncs: './syncs.ts',
   enrich: './enrich.ts',
+  tag: './tag.ts',
 };
 
 /** What a suite's process tells the harness (over the IPC channel). */

@@ -51,6 +51,8 @@ export interface BundleSpec {
   readonly vendor?: readonly VendorGroup[];
   /** Carries the studio's web pages, built into `web/` beside its main file (studio/assets.ts). */
   readonly web?: boolean;
+  /** Carries the first-party tag, prebuilt as `tag.js` beside its main file (gateway/tag-route.ts). */
+  readonly tag?: boolean;
   /**
    * Files of installed packages the archive carries under `node_modules/` (package-relative
    * paths): data a module finds with `require.resolve` at run time, which no bundler inlines.
@@ -149,7 +151,7 @@ export const BUNDLES: readonly (BundleSpec & { readonly name: BundleName })[] = 
   { name: 'store', entry: 'functions/store/index.ts', kind: 'function' },
   { name: 'forward', entry: 'functions/forward/index.ts', kind: 'function' },
   { name: 'schedule', entry: 'functions/schedule/index.ts', kind: 'function' },
-  { name: 'gateway', entry: 'gateway/main.ts', kind: 'service' },
+  { name: 'gateway', entry: 'gateway/main.ts', kind: 'service', tag: true },
   { name: 'studio', entry: 'studio/main.ts', kind: 'service', vendor: STUDIO_VENDOR_GROUPS, web: true },
   // store and forward as Cloud Run services, for instance-based billing (cost.billing,
   // docs/deploy.md): the same function with the framework and Google's clients inlined, run
@@ -466,6 +468,11 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   if (spec.web) {
     const { buildWebFiles } = await import('../studio/assets.ts');
     for (const [name, data] of await buildWebFiles()) files.push({ name: `web/${name}`, data });
+  }
+  if (spec.tag) {
+    // The deployed gateway has no esbuild: its tag is built here, once.
+    const { buildTagScript } = await import('../gateway/tag-route.ts');
+    files.push({ name: 'tag.js', data: await buildTagScript() });
   }
   const pkg = {
     name: `eventbus-${spec.name}`,

@@ -3,8 +3,10 @@
  * platform's click id read from `page.url`, the referrer's host and name from `page.referrer`, a
  * channel, and Meta's `fbc` built from `fbclid`. The producer's own `campaign.*` always wins.
  */
+
 import type { Channel, Enriched } from '../../schemas/context.ts';
 import type { StoredEvent } from '../event.ts';
+import { CLICK_IDS } from './click-ids.ts';
 import { lookupReferrer, type ReferrerTable } from './referrers.ts';
 
 type EnrichedCampaign = NonNullable<Enriched['campaign']>;
@@ -24,19 +26,6 @@ type UtmField = (typeof UTM)[keyof typeof UTM];
  * Click ids: URL parameter (lower-cased: Snapchat writes `ScCid`) → campaign field. Each is taken
  * from the producer when it sent one, else from the URL, one by one (one click per platform).
  */
-const CLICK_IDS = Object.freeze({
-  gclid: 'gclid',
-  gbraid: 'gbraid',
-  wbraid: 'wbraid',
-  fbclid: 'fbclid',
-  ttclid: 'ttclid',
-  msclkid: 'msclkid',
-  sccid: 'sccid',
-  epik: 'epik',
-  li_fat_id: 'li_fat_id',
-  rdt_cid: 'rdt_cid',
-  twclid: 'twclid',
-} as const);
 type ClickId = (typeof CLICK_IDS)[keyof typeof CLICK_IDS];
 
 const PARAMS: ReadonlyMap<string, UtmField | ClickId> = new Map<string, UtmField | ClickId>([

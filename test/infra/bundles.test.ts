@@ -300,6 +300,14 @@ describe('bundles: npm run build:functions', function () {
           );
           if (health) assert.equal(res.status, 200, running.output());
           else assert.ok(res.status >= 200 && res.status < 600, running.output());
+          if (spec.tag) {
+            // The first-party tag comes prebuilt (no esbuild where the gateway runs).
+            const tag = await fetch(`${running.url}/v1/tag.js`);
+            assert.equal(tag.status, 200, running.output());
+            assert.equal(tag.headers.get('content-type')?.split(';')[0], 'text/javascript');
+            assert.match(await tag.text(), /analytics/);
+            assert.ok(existsSync(join(dir, 'tag.js')), 'carried in the archive');
+          }
           if (spec.web) {
             // The pages come prebuilt from web/ (no esbuild where the studio runs).
             const page = await fetch(`${running.url}/`);

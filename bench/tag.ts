@@ -1,0 +1,121 @@
+/**
+ * The first-party tag (`npm run bench tag`; gateway/tag/, docs/browser.md): its size as served
+ * (gzipped, aim ≤ 8 KB: a gate), beside Segment's analytics-next standalone bundle gzipped the same
+ * way in the same run; then, in Debian's Chromium, what one `track()` call costs the page — CPU µs
+ * per event, the call and its share of the batch's serialisation and send — and the bytes each
+ * event adds to a batch, against a stand-in gateway on loopback that answers 200.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { buildTagScript, tagOf } from '../gateway/tag-route.ts';
+import { launchChromium } from '../test/support/chromium.ts';
+import type { BenchFigure, BenchSuite } from './lib.ts';
+
+const listen = (server: Server) =>
+  new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as AddressInfo).port)));
+
+/** Segment's browser bundle as a site would load it from a CDN, gzipped at the tag's level. */
+function segmentGzipped(): number | undefined {
+  try {
+    const file = createRequire(import.meta.url).resolve('@segment/analytics-next/dist/umd/standalone.js');
+    return gzipSync(readFileSync(file), { level: 9 }).length;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU µs per track() and body bytes per event, in Chromium; undefined where it is not installed. */
+async function perEvent(script: Buffer, events: number): Promise<{ us: number; bytes: number } | undefined> {
+  const browser = await launchChromium();
+  if (!browser) return undefined;
+  let received = 0;
+  let bytes = 0;
+  const gateway = createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/javascript' });
+      res.end(script);
+      return;
+    }
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+    });
+    req.on('end', () => {
+      bytes += size;
+      received += 1;
+      res.writeHead(200, { 'access-control-allow-origin': req.headers.origin ?? '*' });
+      res.end('{}');
+    });
+  });
+  const gatewayPort = await listen(gateway);
+  const site = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end(`<!doctype html><title>bench</title>
+<script src="http://127.0.0.1:${gatewayPort}/v1/tag.js" data-key="ebk_bench" data-auto-page="false"></script>`);
+  });
+  const sitePort = await listen(site);
+  try {
+    const page = await browser.newPage();
+    await page.goto(`http://127.0.0.1:${sitePort}/?utm_source=bench&gclid=G1`);
+    const run = (n: number) =>
+      page.evaluate((count) => {
+        const a = (window as unknown as { analytics: Record<string, (...x: unknown[]) => unknown> })
+          .analytics;
+        const t0 = performance.now();
+        for (let i = 0; i < count; i++)
+          a['track']?.('view_content', { content_name: `Shoe ${i}`, content_type: 'product', value: 49.9 });
+        a['flush']?.();
+        return performance.now() - t0;
+      }, n);
+    await run(200); // warm-up: the JIT, the first requests
+    const before = { bytes, received };
+    const ms = await run(events);
+    // The answers, so every body has been counted.
+    const deadline = Date.now() + 30_000;
+    while (received - before.received < Math.ceil(events / 100) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    return { us: (ms * 1000) / events, bytes: (bytes - before.bytes) / events };
+  } finally {
+    await browser.close();
+    gateway.close();
+    site.close();
+  }
+}
+
+export const suite: BenchSuite = {
+  name: 'tag: size as served and cost per event in the browser',
+  async run({ quick }): Promise<BenchFigure[]> {
+    const tag = tagOf(await buildTagScript());
+    const segment = segmentGzipped();
+    const figures: BenchFigure[] = [
+      {
+        name: 'tag.js gzipped',
+        value: tag.gzipped.length / 1024,
+        unit: 'KiB',
+        ...(segment
+          ? { baseline: { name: '@segment/analytics-next standalone.js gzipped', value: segment / 1024 } }
+          : {}),
+        target: { op: '<=', value: 8, hard: true },
+        detail: `${tag.body.length} bytes minified, version ${tag.version}`,
+      },
+    ];
+    const measured = await perEvent(tag.body, quick ? 500 : 5000);
+    if (measured)
+      figures.push(
+        {
+          name: 'track() in Chromium, CPU per event (call, batch serialisation, send)',
+          value: measured.us,
+          unit: 'µs/event',
+        },
+        {
+          name: 'bytes per event in a batch (view_content with page, campaign, ids)',
+          value: measured.bytes,
+          unit: 'B/event',
+        },
+      );
+    return figures;
+  },
+};

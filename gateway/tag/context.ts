@@ -1,0 +1,161 @@
+/**
+ * What the tag reads from the page into the event contract's context groups (schemas/context.ts):
+ * campaign parameters and click ids from the URL, the ad platforms' first-party cookies, consent
+ * in our names or Google Consent Mode's, a person's traits as the `user` group, and event names
+ * snake_cased as the gateway takes them (docs/browser.md, "What the tag collects").
+ */
+import { CLICK_IDS } from '../../core/enrich/click-ids.ts';
+import { parsed, readCookie, rootDomain, store, writeCookie } from './storage.ts';
+
+export type Fields = Record<string, unknown>;
+export type Consent = Record<string, 'granted' | 'denied'>;
+
+/** URL parameters (lower-cased) and the `campaign` field each fills. */
+const PARAMS: Readonly<Record<string, string>> = {
+  utm_source: 'source',
+  utm_medium: 'medium',
+  utm_campaign: 'name',
+  utm_term: 'term',
+  utm_content: 'content',
+  ...CLICK_IDS,
+};
+
+/** First-party cookies the platforms' own pixels set, and the `campaign` field each fills. */
+const COOKIES: Readonly<Record<string, string>> = {
+  _fbp: 'fbp',
+  _fbc: 'fbc',
+  _ttp: 'ttp',
+  _scid: 'scid',
+  _epik: 'epik',
+  _rdt_uuid: 'rdt_uuid',
+  _uetmsclkid: 'msclkid',
+};
+
+const session = store('sessionStorage');
+const CAMPAIGN_KEY = 'eventbus_campaign';
+/** Meta's cookies live 90 days, as its pixel sets them. */
+const META_DAYS = 90;
+
+/**
+ * The landing's campaign parameters: a URL that carries any starts a new set, kept for the rest
+ * of the tab's session (a later page has lost them from its URL); otherwise the kept set.
+ */
+export function landingCampaign(search: string): Fields {
+  const found: Fields = {};
+  new URLSearchParams(search).forEach((value, key) => {
+    const field = PARAMS[key.toLowerCase()];
+    if (field && value) found[field] = value.slice(0, 512);
+  });
+  if (Object.keys(found).length > 0) session.set(CAMPAIGN_KEY, JSON.stringify(found));
+  else return parsed<Fields>(session.get(CAMPAIGN_KEY)) ?? {};
+  return found;
+}
+
+/** The campaign group of an event: the landing's parameters, then the platforms' cookies. */
+export function campaignOf(landing: Fields): Fields | undefined {
+  const out: Fields = { ...landing };
+  for (const [cookie, field] of Object.entries(COOKIES)) {
+    let value = readCookie(cookie);
+    if (value && cookie === '_uetmsclkid') value = value.replace(/^_uet/, '');
+    if (value && out[field] === undefined) out[field] = value.slice(0, 512);
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * Meta's `_fbc` (from a landing's `fbclid`) and `_fbp` (a browser id), in Meta's format
+ * `fb.<subdomain index>.<creation ms>.<value>`, written only once ads consent is granted; before
+ * that the tag only reads what Meta's pixel set.
+ */
+export function writeMetaCookies(landing: Fields): void {
+  // Which domain the cookie is on: 1 for `example.com`, 2 for `shop.example.com` (1 on a bare host).
+  const index = (rootDomain()?.split('.').length ?? 2) - 1;
+  const fbclid = landing['fbclid'];
+  const fbc = readCookie('_fbc');
+  if (typeof fbclid === 'string' && !fbc?.endsWith(`.${fbclid}`))
+    writeCookie('_fbc', `fb.${index}.${Date.now()}.${fbclid}`, META_DAYS);
+  if (!readCookie('_fbp')) {
+    const random = String(Math.floor(Math.random() * 9e9) + 1e9);
+    writeCookie('_fbp', `fb.${index}.${Date.now()}.${random}`, META_DAYS);
+  }
+}
+
+/** Consent names the tag takes: ours, and Google Consent Mode v2's. */
+const CONSENT_NAMES: Readonly<Record<string, string>> = {
+  analytics: 'analytics',
+  analytics_storage: 'analytics',
+  ads: 'ads',
+  ad_storage: 'ads',
+  ad_user_data: 'ad_user_data',
+  ad_personalization: 'ad_personalization',
+};
+
+/** A consent update in our names (`granted` / `denied`; `true` / `false` are taken too). */
+export function consentOf(update: Fields): Consent {
+  const out: Consent = {};
+  for (const [name, value] of Object.entries(update)) {
+    const ours = CONSENT_NAMES[name];
+    if (!ours) continue;
+    if (value === true || value === 'granted') out[ours] = 'granted';
+    else if (value === false || value === 'denied') out[ours] = 'denied';
+  }
+  return out;
+}
+
+/** Traits (Segment's names or ours) that are fields of the `user` group: its name, its longest value. */
+const TRAITS: Readonly<Record<string, readonly [string, number]>> = {
+  email: ['email', 320],
+  phone: ['phone', 64],
+  firstName: ['first_name', 256],
+  first_name: ['first_name', 256],
+  lastName: ['last_name', 256],
+  last_name: ['last_name', 256],
+  birthday: ['date_of_birth', 10],
+  date_of_birth: ['date_of_birth', 10],
+  gender: ['gender', 32],
+  city: ['city', 256],
+  state: ['region', 256],
+  region: ['region', 256],
+  postalCode: ['postal_code', 32],
+  postal_code: ['postal_code', 32],
+  country: ['country', 64],
+  external_id: ['external_id', 256],
+};
+
+/**
+ * Traits split into the `user` group and the rest (kept as the identify event's data). A value
+ * the group would refuse (too long, a birthday that is no date) stays in the rest: the `user`
+ * group rides on every later event, and one bad field would have the gateway refuse them all.
+ */
+export function traitsOf(traits: Fields): { user: Fields; rest: Fields } {
+  const user: Fields = {};
+  const rest: Fields = {};
+  const flat = { ...traits, ...(typeof traits['address'] === 'object' ? (traits['address'] as Fields) : {}) };
+  delete flat['address'];
+  for (const [name, value] of Object.entries(flat)) {
+    if (value === undefined || value === null || value === '') continue;
+    const [field, max] = TRAITS[name] ?? ['', 0];
+    let text = value instanceof Date ? value.toISOString() : String(value);
+    if (field === 'date_of_birth') text = text.slice(0, 10);
+    const fits = text.length <= max && (field !== 'date_of_birth' || /^\d{4}-\d\d-\d\d$/.test(text));
+    if (field && fits) user[field] = text;
+    else rest[name] = value;
+  }
+  return { user, rest };
+}
+
+/**
+ * An event name as the gateway takes it: snake_case (`Add To Cart`, `AddToCart` → `add_to_cart`),
+ * starting with a letter, at most 40 characters. A catalogue name stays itself; any other is a
+ * custom event.
+ */
+export function eventName(name: unknown): string {
+  let s = String(name)
+    .trim()
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+  if (!/^[a-z]/.test(s)) s = `event_${s}`;
+  return s.slice(0, 40).replace(/_+$/, '');
+}

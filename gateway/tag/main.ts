@@ -1,0 +1,224 @@
+/**
+ * The first-party tag, `GET /v1/tag.js` (bundled by gateway/tag-route.ts; docs/browser.md): a
+ * Segment-compatible `window.analytics` (`page`, `track`, `identify`, `reset`, `user()`, plus
+ * `consent`, `debug`, `flush`) that turns each call into an event of our contract and sends it
+ * to the gateway with the page's write key (`<script async src=… data-key=…>`). Calls a site made
+ * before it loaded (the stub snippet's queue, Segment's format: `[method, ...args]`) are replayed
+ * first. Each call returns the event's `event_id`, for the site's pixels to de-duplicate with.
+ */
+import {
+  type Consent,
+  campaignOf,
+  consentOf,
+  eventName,
+  type Fields,
+  landingCampaign,
+  traitsOf,
+  writeMetaCookies,
+} from './context.ts';
+import { createSender } from './sender.ts';
+import { parsed, readCookie, store, uuid, writeCookie } from './storage.ts';
+
+type Call = [string, ...unknown[]];
+type Callback = () => void;
+
+const local = store('localStorage');
+const ID_KEY = 'eventbus_anonymous_id';
+const USER_KEY = 'eventbus_user_id';
+const CONSENT_KEY = 'eventbus_consent';
+/** The id cookie's lifetime: browsers cap it (Chrome at 400 days, Safari's ITP at 7 for script-set cookies). */
+const ID_DAYS = 365;
+/** How long a callback waits for its event's answer before it runs anyway (as Segment's does). */
+const CALLBACK_MS = 300;
+
+function start(): void {
+  const w = window as unknown as { analytics?: unknown };
+  const existing = w.analytics as { eventbus?: boolean } | Call[] | undefined;
+  if (existing && !Array.isArray(existing) && existing.eventbus) return;
+  const script = (document.currentScript ??
+    document.querySelector('script[data-key][src*="/tag"]')) as HTMLScriptElement | null;
+  const data = script?.dataset ?? {};
+  const key = data['key'] ?? '';
+  const gateway = (data['gateway'] ?? (script?.src ? new URL(script.src).origin : '')).replace(/\/$/, '');
+  let debugging = data['debug'] !== undefined && data['debug'] !== 'false';
+  const log = (...what: unknown[]) => {
+    if (debugging) console.log('[eventbus]', ...what);
+  };
+  if (!key) console.warn('[eventbus] the tag has no data-key: nothing is sent');
+
+  let consent: Consent = parsed<Consent>(local.get(CONSENT_KEY)) ?? {};
+  /** Whether the tag may keep its id in cookies and localStorage (not once analytics is denied). */
+  const mayStore = () => consent['analytics'] !== 'denied';
+  const saved = readCookie(ID_KEY) ?? local.get(ID_KEY);
+  // One the contract takes (at most 256 characters): an edited cookie must not refuse every event.
+  let anonymousId = saved && saved.length <= 256 ? saved : uuid();
+  let userId = local.get(USER_KEY);
+  let user: Fields = {};
+  const keep = () => {
+    const on = mayStore();
+    writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
+    local.set(ID_KEY, on ? anonymousId : undefined);
+    local.set(USER_KEY, on ? userId : undefined);
+    local.set(CONSENT_KEY, JSON.stringify(consent));
+  };
+  const landing = landingCampaign(location.search);
+  const adsGranted = () => {
+    if (consent['ads'] === 'granted') writeMetaCookies(landing);
+  };
+  keep();
+  adsGranted();
+
+  const sender = createSender({
+    url: `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}`,
+    log,
+  });
+  /** The page before this one: the document's referrer, then the previous URL of a single-page app. */
+  let referrer = document.referrer;
+
+  /** An event of the contract: context at the top level, the call's properties as event_data. */
+  const send = (name: string, props: Fields, options: unknown, callback: unknown, pageOver: Fields = {}) => {
+    const opts = (typeof options === 'object' && options) || {};
+    const given = (opts as Fields)['event_id'];
+    const cb = [options, callback].find((f): f is Callback => typeof f === 'function');
+    const event: Fields = {
+      event_name: name,
+      event_id: typeof given === 'string' && given ? given : uuid(),
+      event_time: new Date().toISOString(),
+      anonymous_id: anonymousId,
+      source: data['source'] ?? 'web',
+      page: {
+        url: location.href.slice(0, 8192),
+        referrer: referrer.slice(0, 8192),
+        title: document.title.slice(0, 1024),
+        ...pageOver,
+      },
+      device: { locale: navigator.language.slice(0, 64) },
+    };
+    if (userId) event['user_id'] = userId;
+    if (Object.keys(user).length > 0) event['user'] = user;
+    const campaign = campaignOf(landing);
+    if (campaign) event['campaign'] = campaign;
+    if (Object.keys(consent).length > 0) event['consent'] = { ...consent };
+    if (Object.keys(props).length > 0) event['event_data'] = props;
+    let called = false;
+    const done = () => {
+      if (!called && cb) {
+        called = true;
+        cb();
+      }
+    };
+    if (cb) setTimeout(done, CALLBACK_MS);
+    sender.add(event, done);
+    return event['event_id'] as string;
+  };
+  const object = (v: unknown): Fields =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v as Fields) : {};
+
+  const api = {
+    eventbus: true,
+    /** `track(name, properties?, options?, callback?)`: `name` snake_cased (eventName). */
+    track(name: unknown, props?: unknown, options?: unknown, callback?: unknown): string {
+      return send(eventName(name), { ...object(props) }, options, callback);
+    },
+    /** `page([category], [name], [properties], [options], [callback])`: a `page_view`. */
+    page(...args: unknown[]): string {
+      const names: string[] = [];
+      while (typeof args[0] === 'string' || args[0] === null) {
+        const n = args.shift();
+        if (typeof n === 'string') names.push(n);
+      }
+      const props: Fields = { ...object(args[0]) };
+      const page: Fields = {};
+      for (const f of ['url', 'referrer', 'title']) {
+        if (typeof props[f] === 'string') page[f] = props[f];
+        delete props[f];
+      }
+      delete props['path'];
+      delete props['search'];
+      if (names.length === 2) props['category'] = names[0];
+      if (names.length > 0) props['name'] = names[names.length - 1];
+      return send('page_view', props, args[1], args[2], page);
+    },
+    /** `identify([userId], [traits], [options], [callback])`: an `identify` event; later events carry the user. */
+    identify(...args: unknown[]): string {
+      if (typeof args[0] === 'string' || typeof args[0] === 'number')
+        userId = String(args.shift()).slice(0, 256);
+      else if (args[0] === null || args[0] === undefined) args.shift();
+      const { user: fields, rest } = traitsOf(object(args[0]));
+      user = { ...user, ...fields };
+      keep();
+      return send('identify', rest, args[1], args[2]);
+    },
+    /** Forgets the person: a new anonymous id, no user id or traits (consent stays). */
+    reset(): void {
+      anonymousId = uuid();
+      userId = undefined;
+      user = {};
+      keep();
+    },
+    user() {
+      return { anonymousId: () => anonymousId, id: () => userId ?? null };
+    },
+    /** Consent in our names or Consent Mode's (`ad_storage`, `analytics_storage`, …); the state now. */
+    consent(update?: unknown): Consent {
+      consent = { ...consent, ...consentOf(object(update)) };
+      keep();
+      adsGranted();
+      log('consent', consent);
+      return { ...consent };
+    },
+    debug(on?: unknown): void {
+      debugging = on !== false;
+    },
+    /** Sends what waits now. */
+    flush(): void {
+      sender.flush();
+    },
+    ready(callback?: unknown): void {
+      if (typeof callback === 'function') callback();
+    },
+    /** The stub's own method, still answered once the tag has loaded. */
+    push(call: Call): void {
+      run(call);
+    },
+  };
+  const run = ([method, ...args]: Call) => {
+    const fn = (api as unknown as Record<string, unknown>)[method];
+    if (typeof fn === 'function' && method !== 'push') (fn as (...a: unknown[]) => unknown).apply(api, args);
+  };
+  w.analytics = api;
+
+  const queued = Array.isArray(existing) ? existing.filter(Array.isArray) : [];
+  for (const call of queued) run(call);
+  if (data['autoPage'] !== 'false' && !queued.some((c) => c[0] === 'page')) api.page();
+
+  // Single-page apps: a history change to another path or query is a page view.
+  if (data['spa'] !== 'false') {
+    let at = location.href;
+    const changed = () => {
+      if (location.href.split('#')[0] === at.split('#')[0]) return;
+      referrer = at;
+      at = location.href;
+      api.page();
+    };
+    for (const m of ['pushState', 'replaceState'] as const) {
+      const original = history[m];
+      history[m] = function (this: History, ...a: Parameters<History['pushState']>) {
+        original.apply(this, a);
+        changed();
+      };
+    }
+    addEventListener('popstate', changed);
+  }
+  const leave = () => sender.flush(true);
+  addEventListener('pagehide', leave);
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') leave();
+  });
+}
+
+try {
+  start();
+} catch (err) {
+  console.warn('[eventbus] the tag failed to start', err);
+}

@@ -1,0 +1,194 @@
+/**
+ * The first-party tag end to end (docs/browser.md), in Debian's Chromium against the whole local
+ * environment (`npm start`): a shop page on another origin than the gateway loads the documented
+ * snippet with a write key, lands with campaign parameters and click ids, calls the tag before it
+ * has loaded, identifies a person, tracks an event and navigates as a single-page app does. Its
+ * page, track and identify calls then stand in the warehouse with the anonymous id, the request's
+ * IP and client hints, the page URL and the campaign; no token is in the page or its requests. A
+ * screenshot of the page goes to $SCREENSHOTS (default: a temp dir).
+ */
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BigQuery } from '@google-cloud/bigquery';
+import type { Browser } from 'playwright-core';
+import { freePort } from '../../local/supervisor.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
+import { until } from '../support/until.ts';
+
+/** The first html block of docs/browser.md: the snippet a site pastes. */
+const SNIPPET =
+  /```html\n([\s\S]*?)```/.exec(readFileSync(join(REPO, 'docs', 'browser.md'), 'utf8'))?.[1] ?? '';
+
+interface Row {
+  event_name: string;
+  event_id: string;
+  user_id: string | null;
+  ip: string | null;
+  hints: string | null;
+  user_agent: string | null;
+  url: string | null;
+  referrer: string | null;
+  source: string | null;
+  medium: string | null;
+  gclid: string | null;
+  fbclid: string | null;
+}
+
+describe('end to end: the first-party tag on a page of another origin', function () {
+  this.timeout(240_000);
+  let child: ChildProcess | undefined;
+  let dataDir = '';
+  let ports: Readonly<Record<string, number>> = {};
+  let browser: Browser | undefined;
+  let bigquery: BigQuery;
+  let server: Server | undefined;
+  let key = '';
+  let origin = '';
+  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'tag-e2e-shots-'));
+  mkdirSync(shots, { recursive: true });
+  const run = Date.now().toString(36);
+
+  before(async function () {
+    assert.match(SNIPPET, /data-key="ebk_…"/, 'docs/browser.md opens with the snippet');
+    browser = await launchChromium();
+    if (!browser) this.skip();
+    const pagePort = await freePort();
+    origin = `http://127.0.0.1:${pagePort}`;
+    // The shop's origin may publish (CORS): the environment's settings with it added.
+    const local = await startLocalCli({
+      prefix: 'eventbus-tag-',
+      settings: (dir) => {
+        const path = join(dir, 'tag-settings.yaml');
+        const yaml = readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8');
+        writeFileSync(path, yaml.replace(/origins: \[/, `origins: ["${origin}", `));
+        return path;
+      },
+    });
+    ({ child, dataDir, ports } = local);
+    bigquery = await localBigQuery(ports);
+    const created = await eventbusIn(dataDir)('key', 'create', '--origin', origin);
+    key = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0] ?? '';
+    assert.ok(key, created);
+    const gateway = `http://127.0.0.1:${ports['gateway']}`;
+    // The gateway sees a new key within seconds: wait until it takes it, as a page would need.
+    await until('the gateway to take the new key', async () => {
+      const res = await fetch(`${gateway}/v1/topics/events?key=${key}`, {
+        method: 'POST',
+        headers: { origin, 'content-type': 'text/plain' },
+        body: JSON.stringify({ event_name: 'tag_probe', anonymous_id: `probe-${run}` }),
+      });
+      return res.ok ? true : undefined;
+    });
+    const page = SNIPPET.replace('https://gateway.example.com', gateway).replace('ebk_…', key);
+    server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shoe shop</title>
+<script>${/<script>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? ''}
+analytics.track('Early Call', { note: 'made before the tag loaded' });</script>
+${/<script async[\s\S]*?<\/script>/.exec(page)?.[0] ?? ''}
+</head><body style="font-family: sans-serif; padding: 2rem">
+<h1>Shoe shop</h1><p>A page on ${origin} with the tag of ${gateway}.</p>
+<a id="shoe" href="/p/red-shoe" onclick="event.preventDefault(); history.pushState({}, '', '/p/red-shoe'); document.querySelector('h1').textContent = 'Red Shoe'">Red Shoe</a>
+</body></html>`);
+    });
+    await new Promise<void>((r) => server?.listen(pagePort, '127.0.0.1', r));
+  });
+
+  after(async () => {
+    await browser?.close();
+    await new Promise((r) => (server ? server.close(r) : r(undefined)));
+    await stopLocal(child, dataDir);
+  });
+
+  it('stores page, track and identify rows with the anonymous id, IP, client hints, page URL and campaign', async () => {
+    // A person's browser, not a headless one: store flags HeadlessChrome as a bot.
+    const version = (browser as Browser).version();
+    const tab = await (browser as Browser).newPage({
+      viewport: { width: 900, height: 500 },
+      userAgent: `Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/${version} Safari/537.36`,
+    });
+    const errors: string[] = [];
+    tab.on('pageerror', (e) => errors.push(e.message));
+    const requests: string[] = [];
+    tab.on('request', (r) => requests.push(`${r.method()} ${r.url()} ${JSON.stringify(r.headers())}`));
+    const landing = `${origin}/landing?utm_source=newsletter&utm_medium=email&utm_campaign=autumn&gclid=G-${run}&fbclid=FB-${run}`;
+    await tab.goto(landing);
+    await tab.waitForFunction(
+      () => (window as unknown as { analytics: { eventbus?: boolean } }).analytics.eventbus,
+    );
+    const made = await tab.evaluate((who) => {
+      const a = (window as unknown as { analytics: Record<string, (...x: unknown[]) => unknown> }).analytics;
+      const identify = a['identify']?.(who, { email: 'ann@example.com', firstName: 'Ann', plan: 'gold' });
+      const track = a['track']?.('View Content', { content_name: 'Red Shoe', content_type: 'product' });
+      const user = a['user']?.() as { anonymousId(): string };
+      return { identify, track, anonymous: user.anonymousId() };
+    }, `user-${run}`);
+    assert.match(String(made.track), /^[0-9a-f-]{36}$/, 'track returns the event_id');
+    // A single-page app's navigation: history.pushState to another path.
+    await tab.click('#shoe');
+    await tab.getByRole('heading', { name: 'Red Shoe' }).waitFor();
+    await tab.screenshot({ path: join(shots, 'tag-page.png') });
+    await tab.evaluate(() => (window as unknown as { analytics: { flush(): void } }).analytics.flush());
+
+    const rows = await until(
+      'the tag’s events in the warehouse',
+      async () => {
+        const [found] = await bigquery.query({
+          query: `SELECT event_name, event_id, user_id, device.ip AS ip, device.client_hints.ua AS hints,
+              device.user_agent AS user_agent, page.url AS url, page.referrer AS referrer,
+              campaign.source AS source, campaign.medium AS medium, campaign.gclid AS gclid,
+              campaign.fbclid AS fbclid
+            FROM events.events WHERE anonymous_id = @anonymous ORDER BY event_time`,
+          params: { anonymous: made.anonymous },
+        });
+        return (found as Row[]).length >= 5 ? (found as Row[]) : undefined;
+      },
+      120_000,
+      1000,
+    );
+    const named = (n: string) => rows.filter((r) => r.event_name === n);
+    assert.deepEqual(rows.map((r) => r.event_name).sort(), [
+      'early_call',
+      'identify',
+      'page_view',
+      'page_view',
+      'view_content',
+    ]);
+    for (const r of rows) {
+      assert.equal(r.ip, '127.0.0.1', `${r.event_name}: the request's address`);
+      assert.ok(r.hints, `${r.event_name}: the Sec-CH-UA client hint`);
+      assert.match(r.user_agent ?? '', /Chrome\//);
+      assert.equal(r.source, 'newsletter', `${r.event_name}: utm_source`);
+      assert.equal(r.medium, 'email');
+      assert.equal(r.gclid, `G-${run}`);
+      assert.equal(r.fbclid, `FB-${run}`);
+    }
+    // Calls made before the tag loaded are kept, with the landing page.
+    assert.equal(named('early_call')[0]?.url, landing);
+    const [first, spa] = named('page_view');
+    assert.equal(first?.url, landing);
+    assert.equal(spa?.url, `${origin}/p/red-shoe`, 'the single-page navigation is a page view');
+    assert.equal(spa?.referrer, landing, 'its referrer is the page before');
+    assert.equal(named('identify')[0]?.event_id, made.identify);
+    assert.equal(named('identify')[0]?.user_id, `user-${run}`);
+    const view = named('view_content')[0];
+    assert.equal(view?.event_id, made.track, 'the id track() returned is the stored event_id');
+    assert.equal(view?.user_id, `user-${run}`, 'events after identify carry the user id');
+
+    // No token in the page or anything it sent: only the write key, which is public by design.
+    const dev = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+    const html = await tab.content();
+    for (const text of [html, ...requests]) {
+      assert.doesNotMatch(text, /ebt_/);
+      assert.ok(!text.includes(dev));
+      assert.doesNotMatch(text, /"authorization"/i);
+    }
+    assert.ok(requests.some((r) => r.includes('/v1/tag.js')));
+    assert.deepEqual(errors, []);
+  });
+});
