@@ -2,7 +2,8 @@
  * Normalising one event: the single piece of code that turns what a producer sent into the
  * canonical stored form, used by the gateway (before publishing) and by the store function
  * (for events published natively to Pub/Sub). Pure: the clock, the id generator and the
- * client's address come in through the context.
+ * client's address come in through the context; the address is used only for a browser's events
+ * (core/sender.ts).
  */
 import Type from 'typebox';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../schemas/catalogue.ts';
@@ -26,6 +27,7 @@ import {
   parseStamp,
 } from './definitions/defined-events.ts';
 import { inspectJson } from './json-limits.ts';
+import type { Sender } from './sender.ts';
 import { compileValidator, type FieldViolation, type Validator } from './validation.ts';
 
 /** The canonical event: context at the top level, event-specific fields in `event_data`. */
@@ -72,17 +74,20 @@ export interface NormalizeContext {
   readonly now: number;
   /** Mints an event_id when absent: a UUIDv7 in the gateway, the messageId in `store`. */
   readonly newId: () => string;
-  /** The HTTP client, when there is one (the gateway): fills device.ip / device.user_agent. */
+  /**
+   * The HTTP request, when there is one (the gateway). Its address, user agent and client hints
+   * become the event's device only when its sender is a browser (core/sender.ts): a server's or a
+   * translator's request is a machine's, never the person's, so their events keep only what they
+   * sent. A browser's observed address also wins over a device.ip the event claims (a page's
+   * caller can claim any address): the event's own value is discarded, not merely checked.
+   */
   readonly client?: {
+    /** Who sent the request; absent: nobody's device (nothing is filled). */
+    readonly sender?: Sender | undefined;
     readonly ip?: string | undefined;
     readonly userAgent?: string | undefined;
     /** The request's Sec-CH-UA* headers, raw (only those present): fill device.client_hints. */
     readonly hints?: ClientHints | undefined;
-    /**
-     * The observed address wins over a device.ip the producer sent (a browser write key, whose
-     * caller can claim any address): the event's own value is discarded, not merely checked.
-     */
-    readonly observedIpWins?: boolean;
   };
   /** The event name given by the path alias (`POST /v1/topics/view_content`). */
   readonly pathEventName?: string | undefined;
@@ -413,8 +418,11 @@ function completeDevice(
   fill: (field: ServerField) => void,
 ): Device | undefined {
   if (given !== undefined && !isObject(given)) return undefined; // the schema already reported it
+  // Only a browser's request is the person's device (core/sender.ts).
+  const browser = ctx.client?.sender === 'browser' ? ctx.client : undefined;
+  if (given === undefined && browser === undefined) return undefined;
   const device: Device = { ...given };
-  if (ctx.client?.observedIpWins) delete device.ip;
+  if (browser) delete device.ip;
   const before = { ip: device.ip, ua: device.user_agent, hints: device.client_hints };
   const { collectIp, collectUserAgent } = ctx.options;
   if (device.ip !== undefined && typeof device.ip === 'string') {
@@ -423,22 +431,22 @@ function completeDevice(
       violations.push({ field: at(prefix, 'device.ip'), description: 'is not an IPv4 or IPv6 address' });
     else if (collectIp === 'none') delete device.ip;
     else if (collectIp === 'truncated') device.ip = truncateIp(ip);
-  } else if (collectIp !== 'none' && ctx.client?.ip) {
-    const ip = clientIp(ctx.client.ip, collectIp);
+  } else if (collectIp !== 'none' && browser?.ip) {
+    const ip = clientIp(browser.ip, collectIp);
     if (ip) device.ip = ip;
   }
   const sentUa = device.user_agent;
-  if (sentUa === undefined && collectUserAgent && ctx.client?.userAgent) {
-    device.user_agent = ctx.client.userAgent.slice(0, 2048);
+  if (sentUa === undefined && collectUserAgent && browser?.userAgent) {
+    device.user_agent = browser.userAgent.slice(0, 2048);
   }
   // The hints describe the browser that made the request: they join the event only when its user
-  // agent is that browser's (absent, or the request's own), not a user agent a server forwarded.
-  const hints = ctx.client?.hints;
+  // agent is that browser's (absent, or the request's own), not another user agent the page sent.
+  const hints = browser?.hints;
   if (
     hints &&
     device.client_hints === undefined &&
     collectUserAgent &&
-    (sentUa === undefined || sentUa === ctx.client?.userAgent)
+    (sentUa === undefined || sentUa === browser?.userAgent)
   ) {
     device.client_hints = boundedHints(hints);
   }
@@ -649,6 +657,18 @@ export interface StoredEvent {
   readonly event_time: string;
   readonly received_at?: string;
   readonly topic?: string;
+  /**
+   * Who sent it (core/sender.ts), from the gateway's `sender` attribute: carried to the drivers,
+   * whose default `action_source` follows it. Not a warehouse column (the attribute is kept in
+   * `attributes`); absent for a native publish and for an event rebuilt from a warehouse row.
+   */
+  readonly sender?: Sender;
+  /**
+   * `money`: a money event a browser write key without the money allowance sent, from the
+   * gateway's `unverified` attribute (core/decision/unverified.ts): stored, never an ad
+   * platform's conversion. Not a warehouse column (the attribute is kept in `attributes`).
+   */
+  readonly unverified?: 'money';
   /** For a defined event: the definition version it was validated against (`name@major.minor`). */
   readonly definition_version?: string;
   /**
@@ -669,7 +689,7 @@ export interface StoredEvent {
     readonly client_hints?: Readonly<ClientHints> | undefined;
   };
   readonly campaign?: Readonly<Record<string, string | undefined>>;
-  readonly consent?: Readonly<Record<string, 'granted' | 'denied' | undefined>>;
+  readonly consent?: Readonly<Record<string, string | boolean | undefined>>;
   /** What the store function derived (core/enrich/): attribution, device, bot flag, geography. */
   readonly enriched?: Enriched;
   readonly event_data: Readonly<Record<string, unknown>>;

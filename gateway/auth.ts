@@ -33,6 +33,8 @@ export type Principal =
       /** Event names the key may publish; absent: any. */
       readonly events?: readonly string[];
       readonly rate?: number;
+      /** Its money events count as verified (KeyRecord.money; core/decision/unverified.ts). */
+      readonly money?: boolean;
     }
   | { readonly kind: 'google'; readonly id: string }
   /** A sender whose body signature verified under a translator's secret; `id` is the translator. */
@@ -356,7 +358,7 @@ async function authenticateGoogle(
   return { ok: true, principal: { kind: 'google', id: g.email } };
 }
 
-/** A write key's principal: its origins, event list and rate. */
+/** A write key's principal: its origins, event list, rate and money allowance. */
 function keyPrincipal(rec: KeyRecord): Principal {
   return {
     kind: 'key',
@@ -364,6 +366,7 @@ function keyPrincipal(rec: KeyRecord): Principal {
     origins: rec.origins,
     ...(rec.events ? { events: rec.events } : {}),
     ...(rec.rate_limit_per_second ? { rate: rec.rate_limit_per_second } : {}),
+    ...(rec.money ? { money: true } : {}),
   };
 }
 

@@ -43,6 +43,12 @@ export interface KeyRecord extends CredentialBase {
    * publishes from anywhere, so its event list matters more.
    */
   readonly server?: boolean;
+  /**
+   * May publish money events (`purchase`, `subscribe`: core/decision/unverified.ts) as verified.
+   * Off by default: without it such an event is stored, marked unverified, and never sent to an
+   * ad platform as a conversion (anyone can copy a page's key and claim a purchase).
+   */
+  readonly money?: boolean;
 }
 
 export type CredentialRecord = TokenRecord | KeyRecord;
@@ -148,6 +154,8 @@ export interface IssueKeyInput {
   readonly rateLimitPerSecond?: number;
   /** Usable through HTTP Basic without an Origin (KeyRecord.server). */
   readonly server?: boolean;
+  /** Its money events count as verified (KeyRecord.money). */
+  readonly money?: boolean;
 }
 
 /** Adds a write key (publish-only, origin-bound); returns the new set and the key. */
@@ -173,6 +181,7 @@ export function issueKey(
     origins: [...new Set(input.origins)],
     ...(input.events?.length ? { events: [...new Set(input.events)] } : {}),
     ...(input.server ? { server: true } : {}),
+    ...(input.money ? { money: true } : {}),
     created_at: now.toISOString(),
     ...(input.description ? { description: input.description } : {}),
     ...(input.rateLimitPerSecond ? { rate_limit_per_second: input.rateLimitPerSecond } : {}),

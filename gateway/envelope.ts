@@ -5,11 +5,13 @@
  * same code as `store`, and every violation of every event is reported at once.
  */
 import type { OutgoingMessage } from '../adapters/publisher.ts';
+import { isMoneyEvent, UNVERIFIED_ATTRIBUTE } from '../core/decision/unverified.ts';
 import type { DefinedEvents, Deprecated } from '../core/definitions/defined-events.ts';
 import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
 import {
   CREDENTIAL_ATTRIBUTE,
+  type NormalizeContext,
   type NormalizeOptions,
   normalizeEvent,
   SERVER_FIELDS_ATTRIBUTE,
@@ -17,6 +19,7 @@ import {
 import type { Limits } from '../core/json-limits.ts';
 import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
+import { SENDER_ATTRIBUTE } from '../core/sender.ts';
 import { fail, type Step } from '../core/step.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { ClientHints } from '../schemas/context.ts';
@@ -42,15 +45,21 @@ export interface EnvelopeContext {
   readonly options: NormalizeOptions;
   /** When the request was received (ms since the epoch). */
   readonly received: number;
-  readonly client: {
-    readonly ip: string | undefined;
-    readonly userAgent: string | undefined;
-    /** The Sec-CH-UA* headers the request carried, raw (gateway/server.ts, clientHintsOf). */
-    readonly hints?: ClientHints | undefined;
-    /** The observed address replaces a device.ip the event carries (write keys). */
-    readonly observedIpWins?: boolean;
+  /**
+   * Who sent the request (its `sender` attribute) and, for a browser, its address, user agent and
+   * Sec-CH-UA* headers (gateway/runtime.ts, clientOf); normalizeEvent fills the device from a
+   * browser's only (core/sender.ts).
+   */
+  readonly client: NonNullable<NormalizeContext['client']> & {
     /** The kind of credential the request came with (`token`, `key`…): the `credential` attribute. */
     readonly credential?: string | undefined;
+    /** The request said `Sec-GPC: 1`: an event whose consent does not say gpc gets `consent.gpc: true`. */
+    readonly gpc?: boolean | undefined;
+    /**
+     * A write key without the money allowance: its money events get the `unverified` attribute
+     * (core/decision/unverified.ts).
+     */
+    readonly unverifiedMoney?: boolean;
   };
   readonly newId: () => string;
   /** The registry's event definitions: defined events are validated against them and stamped. */
@@ -93,6 +102,10 @@ export const OUR_ATTRIBUTES = [
   SERVER_FIELDS_ATTRIBUTE,
   // Which kind of credential the request came with: the identity graph trusts a write key's less.
   CREDENTIAL_ATTRIBUTE,
+  // Who sent it (browser, server, translator): the drivers' default action_source follows it.
+  SENDER_ATTRIBUTE,
+  // A write key's money event without the allowance: no ad platform's conversion.
+  UNVERIFIED_ATTRIBUTE,
 ] as const;
 
 /** The `/v1/topics/{topic}` form: one plain event, or an array of them. */
@@ -231,6 +244,9 @@ export function eventMessage(
     defined,
   });
   if (!r.ok) return r;
+  // Global Privacy Control sent by the browser (docs/delivery.md, "Consent"), unless the event says.
+  if (client.gpc === true && r.event.consent?.gpc === undefined)
+    r.event.consent = { ...r.event.consent, gpc: true };
   const data = Buffer.from(JSON.stringify(r.event));
   if (data.length > ctx.limits.maxEventBytes) return { ok: false, violations: [], tooLarge: data.length };
   const ours: Record<string, string> = {
@@ -244,6 +260,8 @@ export function eventMessage(
   // Which fields of the data the gateway filled in, so `store` leaves them out of the identity.
   if (r.serverFields) ours[SERVER_FIELDS_ATTRIBUTE] = r.serverFields.join(',');
   if (client.credential) ours[CREDENTIAL_ATTRIBUTE] = client.credential;
+  if (client.sender) ours[SENDER_ATTRIBUTE] = client.sender;
+  if (client.unverifiedMoney && isMoneyEvent(r.event.event_name)) ours[UNVERIFIED_ATTRIBUTE] = 'money';
   const attributes: Record<string, string> = extra.attributes ? { ...extra.attributes, ...ours } : ours;
   const message = { data, attributes };
   const { event_name: eventName, event_id: eventId } = r.event;

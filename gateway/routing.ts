@@ -1,6 +1,7 @@
 /**
  * Which resource a request addresses, from its path and the environment's topics: the two
- * publish forms, a translator's endpoint, health and the OpenAPI document. Pure.
+ * publish forms, a translator's endpoint, the browser SDKs' paths (Segment's, RudderStack's,
+ * Jitsu's), health and the OpenAPI document. Pure.
  */
 import { eventNameProblem } from '../schemas/catalogue.ts';
 
@@ -20,6 +21,8 @@ export interface Target {
 export type Route =
   | { readonly kind: 'health' }
   | { readonly kind: 'openapi' }
+  /** The first-party tag's script, `GET /v1/tag.js` (gateway/tag-route.ts, docs/browser.md). */
+  | { readonly kind: 'tag' }
   | { readonly kind: 'publish'; readonly form: 'topics' | 'publish'; readonly target: Target }
   | {
       readonly kind: 'translate';
@@ -28,15 +31,53 @@ export type Route =
       readonly pathCredential?: string;
     }
   | {
-      /** Segment's HTTP API paths, served by the translator named `segment` (docs/senders.md). */
+      /**
+       * Segment's HTTP API paths (RudderStack's are the same), the short ones Analytics.js posts
+       * to, RudderStack's beacon and Jitsu's: served by the translator named `segment`
+       * (docs/senders.md).
+       */
       readonly kind: 'segment';
       readonly call: SegmentCall;
+      readonly sdk: SdkPath;
     }
+  | {
+      /**
+       * What a browser SDK reads before it sends (`GET`): Analytics.js's settings
+       * (`/v1/projects/{writeKey}/settings`) and RudderStack's source config (`/sourceConfig`),
+       * answered by the gateway so the SDK posts back to it.
+       */
+      readonly kind: 'sdk_settings';
+      readonly sdk: 'segment' | 'rudderstack';
+    }
+  /** Analytics.js's own telemetry (`/v1/m`): answered, never published. */
+  | { readonly kind: 'sdk_metrics' }
   | { readonly kind: 'not_found' };
 
 /** The calls of Segment's HTTP API (RudderStack's is the same): a batch, or one call of a type. */
 export type SegmentCall = 'batch' | 'track' | 'identify' | 'page' | 'screen' | 'group' | 'alias';
-const SEGMENT_PATH = /^\/v1\/(batch|track|identify|page|screen|group|alias)$/;
+/**
+ * How an SDK's path carries its credential and body: `http-api`, Segment's and RudderStack's
+ * paths (HTTP Basic, or X-Write-Key); `beacon`, RudderStack's `sendBeacon` batch (the key in
+ * `?writeKey=`, which a beacon cannot put in a header); `jitsu`, Jitsu's `/api/s/{type}` (the
+ * key in X-Write-Key, as Jitsu's `id:secret`).
+ */
+export type SdkPath = 'http-api' | 'beacon' | 'jitsu';
+const SEGMENT_PATH = /^\/v1\/(batch|track|identify|page|screen|group|alias|[tpigasb])$/;
+/** Analytics.js names its paths by the call type's first letter (`/v1/t`, `/v1/p`, …). */
+const SHORT_CALLS: Readonly<Record<string, SegmentCall>> = {
+  t: 'track',
+  p: 'page',
+  i: 'identify',
+  g: 'group',
+  a: 'alias',
+  s: 'screen',
+  b: 'batch',
+};
+const BEACON_PATH = '/beacon/v1/batch';
+/** Jitsu's browser (`/api/s/{type}`) and server-to-server (`/api/s/s2s/{type}`) paths. */
+const JITSU_PATH = /^\/api\/s\/(?:s2s\/)?(track|identify|page|screen|group|alias)$/;
+const SEGMENT_SETTINGS_PATH = /^\/v1\/projects\/[^/]{1,200}\/settings$/;
+const RUDDERSTACK_CONFIG_PATH = /^\/sourceConfig\/?$/;
 /** What a Segment-compatible sender's calls are translated by. */
 export const SEGMENT_TRANSLATOR = 'segment';
 
@@ -50,13 +91,19 @@ export function splitUrl(url: string): { path: string; query: string } {
 export function route(path: string, project: string, topics: ReadonlySet<string>): Route {
   if (path === '/health') return { kind: 'health' };
   if (path === '/v1/openapi.json') return { kind: 'openapi' };
+  if (path === '/v1/tag.js') return { kind: 'tag' };
   const tm = TOPIC_PATH.exec(path);
   if (tm) {
     const target = resolveTopic(tm[1] as string, topics);
     return target ? { kind: 'publish', form: 'topics', target } : { kind: 'not_found' };
   }
   const sm = SEGMENT_PATH.exec(path);
-  if (sm) return { kind: 'segment', call: sm[1] as SegmentCall };
+  if (sm) {
+    const call = sm[1] as string;
+    return { kind: 'segment', call: SHORT_CALLS[call] ?? (call as SegmentCall), sdk: 'http-api' };
+  }
+  const sdk = sdkRoute(path);
+  if (sdk) return sdk;
   const xm = TRANSLATOR_PATH.exec(path);
   if (xm)
     return {
@@ -72,6 +119,17 @@ export function route(path: string, project: string, topics: ReadonlySet<string>
       : { kind: 'not_found' };
   }
   return { kind: 'not_found' };
+}
+
+/** The browser SDKs' other paths: beacon, Jitsu, their settings and Analytics.js's telemetry. */
+function sdkRoute(path: string): Route | undefined {
+  if (path === BEACON_PATH) return { kind: 'segment', call: 'batch', sdk: 'beacon' };
+  if (path === '/v1/m') return { kind: 'sdk_metrics' };
+  const jm = JITSU_PATH.exec(path);
+  if (jm) return { kind: 'segment', call: jm[1] as SegmentCall, sdk: 'jitsu' };
+  if (SEGMENT_SETTINGS_PATH.test(path)) return { kind: 'sdk_settings', sdk: 'segment' };
+  if (RUDDERSTACK_CONFIG_PATH.test(path)) return { kind: 'sdk_settings', sdk: 'rudderstack' };
+  return undefined;
 }
 
 /** The topic segment of the plain form: a configured topic, or an event name aliasing `events`. */

@@ -294,13 +294,15 @@ export function protoOf(rt: Runtime, req: IncomingMessage): string {
   return first === 'https' || first === 'http' ? first : 'http';
 }
 
-/** The device a request comes from: its address (the last proxy hop's view), user agent and hints. */
-export function clientOf(
-  rt: Runtime,
-  req: IncomingMessage,
-  /** The observed address replaces a device.ip the event carries (write keys). */
-  observedIpWins: boolean,
-): EnvelopeContext['client'] {
+/**
+ * Who sent a request (core/sender.ts) and, for a browser, the device it comes from: its address
+ * (the last proxy hop's view), user agent and hints. A write key is a browser's when the request
+ * names an Origin the key lists (a browser always sends Origin on a POST); a server-usable key
+ * called from a server, a project token and a Google identity are servers, whose request is their
+ * own machine and whose headers are never read into the event (docs/gateway.md, "Who sent an event").
+ */
+export function clientOf(rt: Runtime, req: IncomingMessage, principal: Principal): EnvelopeContext['client'] {
+  if (!fromBrowser(principal, req.headers.origin)) return SERVER_CLIENTS[principal.kind];
   let ip = req.socket.remoteAddress;
   if (rt.config.trustProxy) {
     const xff = req.headers['x-forwarded-for'];
@@ -312,5 +314,32 @@ export function clientOf(
   }
   const ua = req.headers['user-agent'];
   const hints = clientHintsOf(req.headers);
-  return hints ? { ip, userAgent: ua, hints, observedIpWins } : { ip, userAgent: ua, observedIpWins };
+  return hints
+    ? { sender: 'browser', credential: principal.kind, ip, userAgent: ua, hints }
+    : { sender: 'browser', credential: principal.kind, ip, userAgent: ua };
+}
+
+/** Whether a request is a page's: a write key, with an Origin it lists. */
+function fromBrowser(principal: Principal, origin: string | undefined): boolean {
+  return principal.kind === 'key' && origin !== undefined && principal.origins.includes(origin);
+}
+
+/** A sender's client, one per credential kind: nothing of the request is read. */
+function clientsOf(
+  sender: 'server' | 'translator',
+): Readonly<Record<Principal['kind'], EnvelopeContext['client']>> {
+  const of = (credential: Principal['kind']) => Object.freeze({ sender, credential });
+  return Object.freeze({
+    token: of('token'),
+    key: of('key'),
+    google: of('google'),
+    signature: of('signature'),
+  });
+}
+const SERVER_CLIENTS = clientsOf('server');
+const TRANSLATOR_CLIENTS = clientsOf('translator');
+
+/** A translator's client: its rows are other people's, the request is the vendor's or the uploader's. */
+export function translatorClient(principal: Principal): EnvelopeContext['client'] {
+  return TRANSLATOR_CLIENTS[principal.kind];
 }

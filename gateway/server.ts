@@ -28,6 +28,7 @@ import {
   type Principal,
 } from './auth.ts';
 import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
+import { preflight } from './cors.ts';
 import { canPublish, TOKEN_PREFIX } from './credentials.ts';
 import {
   deprecationHeaders,
@@ -36,7 +37,14 @@ import {
   parsePublishForm,
   parseTopicsForm,
 } from './envelope.ts';
-import { route, SEGMENT_TRANSLATOR, type SegmentCall, splitUrl, type Target } from './routing.ts';
+import {
+  route,
+  type SdkPath,
+  SEGMENT_TRANSLATOR,
+  type SegmentCall,
+  splitUrl,
+  type Target,
+} from './routing.ts';
 import {
   admit,
   clientOf,
@@ -53,8 +61,11 @@ import {
   shownPath,
   showUrl,
   sizeOf,
+  translatorClient,
   translatorNow,
 } from './runtime.ts';
+import { queryKeys, readJitsuKey, sdkClient, sdkMetrics, sdkSettings, withMoneyRule } from './sdk-paths.ts';
+import { serveTag } from './tag-route.ts';
 import {
   invalidCalls,
   publishChunks,
@@ -116,7 +127,11 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   const { path, query: queryText } = splitUrl(req.url ?? '/');
   const method = req.method ?? 'GET';
   const r = route(path, rt.config.project, rt.topics);
+  // Every path's preflight, an unknown one's too: the request that follows then gets its real
+  // answer (a 404 with CORS headers) instead of a CORS error hiding it (gateway/cors.ts).
+  if (method === 'OPTIONS') return preflight(rt, req, res);
 
+  if (r.kind === 'tag') return serveTag(rt, req, res, method, queryText);
   if (r.kind === 'health' || r.kind === 'openapi') {
     if (method !== 'GET' && method !== 'HEAD') {
       return sendError(rt, req, res, apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) }), true);
@@ -133,7 +148,7 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   if (r.kind === 'not_found') {
     return sendError(rt, req, res, apiError('NOT_FOUND', { resource: shownPath(req) }), true);
   }
-  if (method === 'OPTIONS') return preflight(rt, req, res);
+  if (r.kind === 'sdk_settings') return sdkSettings(rt, req, res, r.sdk, path);
   // Most publishes carry no query: no parameters object to build for them.
   const query = queryText === '' ? NO_QUERY : new URLSearchParams(queryText);
   if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
@@ -145,26 +160,12 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
     return sendError(rt, req, res, { ...e, headers: { ...e.headers, allow: 'POST, OPTIONS' } }, true);
   }
   if (r.kind === 'translate') return handleTranslate(rt, req, res, r.translator, r.pathCredential, query);
-  if (r.kind === 'segment')
-    return handleTranslate(rt, req, res, SEGMENT_TRANSLATOR, undefined, query, r.call);
-  return handlePublish(rt, req, res, r.form, r.target, query);
-}
-
-/** A browser's CORS preflight: allowed for the listed origins only. */
-function preflight(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
-  const origin = req.headers.origin;
-  if (!origin || !rt.origins.has(origin)) {
-    sendError(rt, req, res, apiError('ORIGIN_NOT_ALLOWED', { origin: origin ?? '(none)' }), true);
-    return;
+  if (r.kind === 'sdk_metrics') return sdkMetrics(rt, req, res);
+  if (r.kind === 'segment') {
+    if (r.sdk === 'jitsu') readJitsuKey(req);
+    return handleTranslate(rt, req, res, SEGMENT_TRANSLATOR, undefined, query, r);
   }
-  res.writeHead(204, {
-    'access-control-allow-origin': origin,
-    'access-control-allow-methods': 'POST, OPTIONS',
-    'access-control-allow-headers': 'content-type, content-encoding, x-write-key, authorization',
-    'access-control-max-age': '600',
-    vary: 'Origin',
-  });
-  res.end();
+  return handlePublish(rt, req, res, r.form, r.target, query);
 }
 
 /** `POST /v1/topics/{topic}` and `:publish`: credential, rate limit, body, then the shared tail. */
@@ -188,10 +189,11 @@ function handlePublish(
     return andThen(readRequest(req, rt.limits, rt.bodyTimeoutMs), (body) => {
       if (!body.ok) return sendError(rt, req, res, body.error, true);
       return publishEvents(rt, req, res, {
-        // A write key sits in a page's source: the address the gateway observes wins over the
-        // event's device.ip. Tokens and Google identities are servers that may forward their
-        // users' addresses (docs/gateway.md).
-        client: { ...clientOf(rt, req, principal.kind === 'key'), credential: principal.kind },
+        // Only a page's write key is the person's browser: its address fills (and wins over) the
+        // event's device.ip. Tokens and Google identities are servers that carry only what they
+        // send, their users' addresses among it (docs/gateway.md, "Who sent an event").
+        // A write key's money events without its allowance are marked unverified (sdk-paths.ts).
+        client: withMoneyRule(clientOf(rt, req, principal), principal),
         build: (ctx) =>
           form === 'topics'
             ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
@@ -216,7 +218,7 @@ function handlePublish(
 
 /** What a handler gives the shared tail (publishEvents): how to build its messages, and answer. */
 interface Publication<B extends { readonly deprecated?: Deprecated }> {
-  /** The envelope's client: the request's, or nobody's (a file's rows). */
+  /** The envelope's client: who sent the request, and a browser's device (gateway/runtime.ts, clientOf). */
   readonly client: EnvelopeContext['client'];
   /** The messages, built with the definitions at hand (called again once they are re-read). */
   readonly build: (ctx: EnvelopeContext) => Step<B>;
@@ -277,7 +279,9 @@ function build<B extends { readonly deprecated?: Deprecated }>(
   defined: DefinedEvents | null | undefined,
   names: ((built: B) => readonly string[]) | undefined,
 ): MaybePromise<void> {
-  const built = p.build(contextOf(rt, p.client, defined));
+  // Sec-GPC: 1 (Global Privacy Control) is carried to the events as consent.gpc (envelope.ts).
+  const client = req.headers['sec-gpc'] === '1' ? { ...p.client, gpc: true } : p.client;
+  const built = p.build(contextOf(rt, client, defined));
   if (!built.ok) return sendError(rt, req, res, built.error);
   const b = built.value;
   if (names) {
@@ -353,9 +357,13 @@ async function handleTranslate(
   name: string,
   pathCredential: string | undefined,
   query: Readonly<URLSearchParams>,
-  /** A call on Segment's paths: the `segment` translator, with their content types and answers. */
-  segment?: SegmentCall,
+  /**
+   * A call on an SDK's path (Segment's, RudderStack's, Jitsu's): the `segment` translator, with
+   * their content types, credentials and answers.
+   */
+  sdk?: { readonly call: SegmentCall; readonly sdk: SdkPath },
 ): Promise<void> {
+  const segment = sdk?.call;
   note(rt, req, { translator: name });
   const entry = await translatorNow(rt, name);
   if (entry === null)
@@ -384,7 +392,7 @@ async function handleTranslate(
     const inUrl = urlCredential(pathCredential, query);
     const auth = inUrl
       ? await authenticateInUrl(rt, req, entry, name, inUrl, query, pathCredential !== undefined)
-      : await authenticate(req, query.getAll('key'), rt.authDeps);
+      : await authenticate(req, queryKeys(sdk?.sdk, query), rt.authDeps);
     if (!auth.ok) return refuse(auth.error, auth.credential);
     principal = auth.principal;
   }
@@ -401,7 +409,7 @@ async function handleTranslate(
       }),
       true,
     );
-  if (!mayTranslate(principal, name)) {
+  if (!mayTranslate(principal, name, segment !== undefined)) {
     const e = apiError('PERMISSION_DENIED', { detail: `this credential may not use translator ${name}` });
     return refuse(e, `${principal.kind}:${principal.id}`);
   }
@@ -416,14 +424,20 @@ async function handleTranslate(
   const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader;
   return publishEvents(rt, req, res, {
     // A file's rows are other people's: the uploader's address and user agent are nobody's
-    // device here (they would reach Meta as every row's client_ip_address).
-    client: { ip: undefined, userAgent: undefined, observedIpWins: false, credential: principal.kind },
+    // device here (they would reach Meta as every row's client_ip_address). A browser SDK's
+    // calls with a page's write key are the browser's (sdk-paths.ts, sdkClient).
+    client: segment ? sdkClient(rt, req, principal) : translatorClient(principal),
     build: (ctx) =>
       translateRows(entry, segment ? { ...raw, media: 'application/json', charset: undefined } : raw, ctx, {
         // A Segment library cannot add ?partial=true: one bad call must not refuse its batch.
         partial: segment !== undefined || query.get('partial') === 'true',
         idempotencyKey: key,
         ...(segment && segment !== 'batch' ? { defaults: { type: segment } } : {}),
+        // A write key publishes its own events only, whatever the translator allows.
+        keyEvents:
+          principal.kind === 'key' && principal.events
+            ? { id: principal.id, names: principal.events }
+            : undefined,
       }),
     names: [entry.spec.event],
     refuse: () =>
@@ -566,12 +580,14 @@ async function verifyUrl(
   send(rt, req, res, 200, { status: 'ok', translator: name });
 }
 
-function mayTranslate(principal: Principal, name: string): boolean {
+function mayTranslate(principal: Principal, name: string, sdkPath: boolean): boolean {
   if (principal.kind === 'signature') return principal.id === name;
   if (principal.kind === 'token')
     return ['admin', 'translate:*', `translate:${name}`].some((s) => principal.scopes.includes(s));
-  // A write key sits in a page's source: it publishes events, never bulk payloads.
-  return principal.kind !== 'key';
+  // A write key sits in a page's source: it publishes a browser SDK's calls on their own paths
+  // (bound to its origins and its event list; money events unverified without the allowance),
+  // never a translator's bulk payloads (a file, a vendor's webhook) on /v1/translators.
+  return principal.kind !== 'key' || sdkPath;
 }
 
 function allowed(rt: Runtime, principal: Principal, p: Parsed): boolean {

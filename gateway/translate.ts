@@ -56,6 +56,8 @@ export function translateRows(
     partial: boolean;
     idempotencyKey?: string | undefined;
     defaults?: Readonly<Record<string, unknown>>;
+    /** A write key's own event list (the browser SDKs' paths): a row outside it is refused. */
+    keyEvents?: { readonly id: string; readonly names: readonly string[] } | undefined;
   },
 ): Step<{
   messages: OutgoingMessage[];
@@ -91,6 +93,14 @@ export function translateRows(
       violations.push({
         field: `rows[${row}].event_name`,
         description: `${name} is not among the events of translator ${entry.name} (its spec's \`events\`)`,
+      });
+      continue;
+    }
+    const keyEvents = opts.keyEvents;
+    if (typeof name === 'string' && keyEvents && !keyEvents.names.includes(name)) {
+      violations.push({
+        field: `rows[${row}].event_name`,
+        description: `${name} is not among the events of write key ${keyEvents.id} (key create --event)`,
       });
       continue;
     }

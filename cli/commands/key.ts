@@ -27,7 +27,11 @@ export function register(program: Command): void {
       .option('--description <text>', 'what the key is for')
       .option('--event <name...>', 'the only event names the key may publish (default: any)')
       .option('--rate <n>', 'requests per second for this key (default: settings.tokens)', parseRate)
-      .option('--server', 'also usable from a server, as HTTP Basic without an Origin (docs/senders.md)'),
+      .option('--server', 'also usable from a server, as HTTP Basic without an Origin (docs/senders.md)')
+      .option(
+        '--money',
+        'its purchase and subscribe events count as verified and may reach ad platforms (default: stored, marked unverified; docs/gateway.md)',
+      ),
   )
     .addHelpText(
       'after',
@@ -41,6 +45,7 @@ export function register(program: Command): void {
           description?: string;
           rate?: number;
           server?: boolean;
+          money?: boolean;
         },
         command: Command,
       ) => {
@@ -60,6 +65,7 @@ export function register(program: Command): void {
                 ...(o.description ? { description: o.description } : {}),
                 ...(o.rate !== undefined ? { rateLimitPerSecond: o.rate } : {}),
                 ...(o.server ? { server: true } : {}),
+                ...(o.money ? { money: true } : {}),
               },
               randomBytes,
               new Date(),

@@ -9,6 +9,8 @@ import { patternMatches } from '../conditions.ts';
 import type { StoredEvent } from '../event.ts';
 import { isMappedType, unroutedReason } from '../platforms/mappings.ts';
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
+import { consentRefusal } from './consent.ts';
+import { unverifiedSkip } from './unverified.ts';
 
 /** What the decision layer says about one destination for one event. */
 export type Decision =
@@ -31,6 +33,8 @@ export interface DecisionOptions {
    * type (its `spec.mappings`). Absent: definitions' mappings are not considered.
    */
   readonly definitionMaps?: (stamp: string, type: Destination['type']) => boolean;
+  /** Whether Global Privacy Control opts out of ad destinations (`producers.honor_gpc`; default true). */
+  readonly honorGpc?: boolean;
 }
 
 /** Decides send or skip (with a reason) for every destination of the settings, in settings order. */
@@ -39,14 +43,16 @@ export function decide(
   event: StoredEvent,
   options: DecisionOptions = CATALOGUE_OPTIONS,
 ): Decision[] {
-  return (settings.destinations ?? []).map((d) => decideOne(d, event, options));
+  const honorGpc = settings.producers?.honor_gpc ?? true;
+  const opts = honorGpc === (options.honorGpc ?? true) ? options : { ...options, honorGpc };
+  return (settings.destinations ?? []).map((d) => decideOne(d, event, opts));
 }
 
 /**
  * Decides for one destination. Rules run cheapest and most explicit first, so the reason
  * names the first rule that stopped the event: disabled, deny list, allow list, bots, unknown
- * event without a mapping, an event the settings route nowhere, consent (fail closed per
- * purpose), a platform's missing device id (GA4's client id), conditions, sampling.
+ * event without a mapping, an event the settings route nowhere, an unverified money event (ad
+ * platforms), consent (fail closed per purpose), a platform's missing device id (GA4's client id), conditions, sampling.
  */
 export function decideOne(
   destination: Readonly<Destination>,
@@ -81,12 +87,12 @@ export function decideOne(
   // may be routed by its definition's mapping, which the forward function resolves instead.
   const unrouted = event.definition_version === undefined ? unroutedReason(destination, name) : undefined;
   if (unrouted !== undefined) return skip(unrouted);
+  // A money event a page's write key sent without the allowance is no conversion (unverified.ts).
+  const unverified = unverifiedSkip(destination, event);
+  if (unverified !== undefined) return skip(unverified);
 
-  for (const purpose of requiredConsent(destination)) {
-    const state = event.consent?.[purpose];
-    // Fail closed: absent or anything but "granted" is a refusal.
-    if (state !== 'granted') return skip(`consent ${purpose} ${state ?? 'missing'}`);
-  }
+  const refused = consentRefusal(destination, event, requiredConsent(destination), options.honorGpc ?? true);
+  if (refused !== undefined) return skip(refused);
 
   // A platform that cannot tell whose device an event is (GA4 without a client id) would refuse
   // it: skipped with the platform's reason, unless the destination maps that field itself.

@@ -5,7 +5,9 @@
  * an `invalid_events` row with every error, so nothing that reached the bus is dropped.
  * The writer and the after-store hook are injected, so this module does no I/O itself.
  */
+
 import type { Settings } from '../../schemas/settings.ts';
+import { UNVERIFIED_ATTRIBUTE, unverifiedOf } from '../decision/unverified.ts';
 import type { DefinedEvent, DefinedEvents } from '../definitions/defined-events.ts';
 import { type Enricher, withEnrichment } from '../enrich/index.ts';
 import type { StoredEvent } from '../event.ts';
@@ -28,6 +30,7 @@ import {
   POISON_ATTEMPTS,
 } from '../plan.ts';
 import { decodePushBody } from '../push.ts';
+import { SENDER_ATTRIBUTE, senderOf } from '../sender.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
@@ -283,12 +286,16 @@ export function messageRows(
       ? { ...message.attributes, [SERVER_FIELDS_ATTRIBUTE]: serverFields.join(',') }
       : message.attributes;
   // Enrichment after the digest (it never changes an event's identity) and before the PII policy
-  // (geography is read from the full IP): docs/enrichment.md.
+  // (geography is read from the full IP): docs/enrichment.md. The sender rides to the drivers.
+  const sender = senderOf(message.attributes[SENDER_ATTRIBUTE]);
+  const unverified = unverifiedOf(message.attributes[UNVERIFIED_ATTRIBUTE]);
   const event: StoredEvent = withEnrichment(
     {
       ...result.event,
       received_at: receivedAt,
       topic,
+      ...(sender ? { sender } : {}),
+      ...(unverified ? { unverified } : {}),
       ...(result.definition ? { definition_version: result.definition.stamp } : {}),
       payload_digest: digest,
     },

@@ -79,6 +79,9 @@ describe('end to end: the local environment of `npm start`', function () {
     anonymous_id: `a-${runId}`,
     user: { email: 'John_Smith@gmail.com', country: 'us' },
     page: { url: 'https://shop.example/p/1' },
+    // A backend forwarding a page's event sends its visitor's user agent: the gateway fills none
+    // for a token (docs/gateway.md, "Who sent an event"), and Meta needs one for a website event.
+    device: { user_agent: 'Mozilla/5.0 (X11; Linux x86_64) Chrome/131.0.0.0 Safari/537.36' },
     consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
   };
 
@@ -139,8 +142,13 @@ describe('end to end: the local environment of `npm start`', function () {
     assert.deepEqual(stored, [{ content_name: 'Red Shoe', value: 49.9, user_id: 'u-e2e' }]);
 
     const ledger = await until('a delivered row for each destination', async () => {
-      const rows = await query<{ destination: string; status: string }>(
-        `SELECT destination, status FROM \`local-project.events.deliveries\` WHERE event_id = '${viewed.event_id}' AND status = 'delivered' ORDER BY destination`,
+      const rows = await query<{
+        destination: string;
+        status: string;
+        platform_ref: string | null;
+        platform_events_received: number | null;
+      }>(
+        `SELECT destination, status, platform_ref, platform_events_received FROM \`local-project.events.deliveries\` WHERE event_id = '${viewed.event_id}' AND status = 'delivered' ORDER BY destination`,
       );
       return rows.length >= 4 ? rows : undefined;
     });
@@ -148,6 +156,9 @@ describe('end to end: the local environment of `npm start`', function () {
       ledger.map((r) => r.destination),
       ['ga4', 'meta', 'tiktok', 'webhook'],
     );
+    // What Meta's stand-in answered (`events_received`, `fbtrace_id`) is in the ledger's platform columns.
+    const metaRow = ledger.find((r) => r.destination === 'meta');
+    assert.deepEqual([metaRow?.platform_ref, Number(metaRow?.platform_events_received)], ['AbCdEfGh123', 1]);
 
     const received = await until('the receiver listing all four', async () => {
       const res = await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`);

@@ -7,6 +7,9 @@
  * destination of each with another token is refused with the platform's own reason; a batch over
  * the platform's documented size is refused with its reason; a 429 with `Retry-After` is retried
  * no sooner than asked; and the preview of the stored event is exactly the body that was sent.
+ * Identifiers are the person's (issue #62): a project token's event without `device` reaches no
+ * stand-in with an address or a user agent (before, the backend's own 127.0.0.1 and `node`), and
+ * is not a website's; a write key's event from a page carries the browser's.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -20,7 +23,7 @@ import { oauth1Header } from '../../core/platforms/x/oauth1.ts';
 import { parseSettings } from '../../core/settings.ts';
 import { SCRIPT_PATH } from '../../local/platforms/server.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { stopLocalCli } from '../support/local-start.ts';
+import { eventbusIn, stopLocalCli } from '../support/local-start.ts';
 import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
 
 // The bad-token destinations share the stand-in of the first (same path) with a token of their
@@ -266,8 +269,8 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
     });
     for (const destination of ['pinterest', 'snapchat', 'x']) {
       assert.equal((await ledger(`${run}-t`, destination)).status, 'delivered');
-      // X's conversion_id of a purchase is its order id.
-      const calls = await arrivals(destination, destination === 'x' ? `T-${run}-t` : `${run}-t`);
+      // X's conversion_id is the event id, as every platform's de-duplication key (config.conversion_id).
+      const calls = await arrivals(destination, `${run}-t`);
       assert.equal(calls[0]?.status, 429, JSON.stringify(calls));
       const later = calls.find((c) => c.status === 200);
       assert.ok(later, JSON.stringify(calls));
@@ -283,6 +286,55 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
     }
   });
 
+  it('a server token’s event without device reaches no platform with an IP or user agent; a browser’s carries the browser’s', async () => {
+    const lead = { user: person.user, consent, lead_type: 'quote' };
+    // A backend with the project token: Node's fetch says `user-agent: node` from 127.0.0.1.
+    await post('lead', { ...lead, event_id: `${run}-server` });
+    for (const destination of ['pinterest', 'snapchat', 'x'])
+      assert.equal((await ledger(`${run}-server`, destination)).status, 'delivered', destination);
+    // A page's script with a write key bound to its origin.
+    const origin = 'http://127.0.0.1:8080';
+    const created = await eventbusIn(env.dataDir)('key', 'create', '--origin', origin);
+    const key = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0];
+    assert.ok(key, created);
+    const UA =
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
+    const res = await fetch(`http://127.0.0.1:${env.ports['gateway']}/v1/topics/lead`, {
+      method: 'POST',
+      headers: { origin, 'x-write-key': key, 'user-agent': UA, 'content-type': 'application/json' },
+      body: JSON.stringify({ ...lead, page: person.page, event_id: `${run}-browser` }),
+    });
+    assert.equal(res.status, 200, await res.text());
+    for (const destination of ['pinterest', 'snapchat', 'x'])
+      assert.equal((await ledger(`${run}-browser`, destination)).status, 'delivered', destination);
+
+    const server = {
+      pinterest: await firstRow('pinterest', `${run}-server`),
+      snapchat: await firstRow('snapchat', `${run}-server`),
+      x: await firstConversion(`${run}-server`),
+    };
+    for (const [destination, sent] of Object.entries(server)) {
+      const text = JSON.stringify(sent);
+      for (const field of ['client_ip_address', 'client_user_agent', 'ip_address', 'user_agent'])
+        assert.ok(!text.includes(`"${field}"`), `${destination} got ${field} for a server’s event: ${text}`);
+      assert.ok(!text.includes('127.0.0.1') && !text.includes('"node"'), `${destination}: ${text}`);
+    }
+    // A backend's lead without a page did not happen on a website.
+    assert.equal(server.pinterest['action_source'], 'offline');
+    assert.equal(server.snapchat['action_source'], 'OFFLINE');
+
+    const pin = await firstRow('pinterest', `${run}-browser`);
+    assert.equal(pin['user_data']?.['client_ip_address'], '127.0.0.1');
+    assert.equal(pin['user_data']?.['client_user_agent'], UA);
+    assert.equal(pin['action_source'], 'web');
+    const snap = await firstRow('snapchat', `${run}-browser`);
+    assert.equal(snap['user_data']?.['client_ip_address'], '127.0.0.1');
+    assert.equal(snap['user_data']?.['client_user_agent'], UA);
+    assert.equal(snap['action_source'], 'WEB');
+    const x = JSON.stringify(await firstConversion(`${run}-browser`));
+    assert.ok(x.includes('"ip_address":"127.0.0.1"') && x.includes(`"user_agent":"${UA}"`), x);
+  });
+
   it('the preview of the stored event is exactly what each stand-in received', async () => {
     const [rows] = await env.bigquery.query({
       query: `SELECT * FROM \`local-project.events.events\` WHERE event_id = '${run}-p'`,
@@ -291,7 +343,7 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
     for (const destination of ['pinterest', 'snapchat', 'x']) {
       const preview = previewDelivery(settings, destination, undefined, new Date(), { stored });
       assert.equal(preview.outcome, 'send', JSON.stringify(preview));
-      const [sent] = await arrivals(destination, destination === 'x' ? `T-${run}` : `${run}-p`);
+      const [sent] = await arrivals(destination, `${run}-p`);
       assert.deepEqual(preview.outcome === 'send' ? preview.request.body : undefined, sent?.body);
     }
   });

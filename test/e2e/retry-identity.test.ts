@@ -34,21 +34,30 @@ spec:
     - { target: consent.analytics, value: granted }
 `;
 
-/** POST from a chosen loopback address, so the gateway sees another client. */
+/** The page a write key of these tests is bound to. */
+const KEY_ORIGIN = 'http://127.0.0.1:8080';
+
+/**
+ * POST from a chosen loopback address, so the gateway sees another client, with a project token
+ * or a write key (`ebk_…`, from KEY_ORIGIN: a browser, whose address the gateway fills in).
+ */
 function postFrom(
   from: string,
   url: string,
-  token: string,
+  credential: string,
   body: string,
   type = 'application/json',
 ): Promise<{ status: number; text: string }> {
+  const auth: Record<string, string> = credential.startsWith('ebk_')
+    ? { 'x-write-key': credential, origin: KEY_ORIGIN }
+    : { authorization: `Bearer ${credential}` };
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       {
         method: 'POST',
         localAddress: from,
-        headers: { authorization: `Bearer ${token}`, 'content-type': type, 'user-agent': `retrier/${from}` },
+        headers: { ...auth, 'content-type': type, 'user-agent': `retrier/${from}` },
       },
       (res) => {
         let text = '';
@@ -151,29 +160,34 @@ describe('end to end: a producer’s retry is one event', function () {
       form_name: 'callback',
       consent: { ads: 'granted', ad_user_data: 'granted', analytics: 'granted' },
     });
+    // A page's script (a write key): the only sender whose address and user agent the gateway
+    // fills in, so the copies differ in them (a token's events carry only what they send).
+    const created = await eventbusIn(dataDir)('key', 'create', '--origin', KEY_ORIGIN);
+    const key = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0];
+    assert.ok(key, created);
     const first = await postFrom(
       '127.0.0.2',
       `${gatewayUrl(ports['gateway'] as number)}/v1/topics/events`,
-      token(),
+      key,
       body,
     );
     assert.equal(first.status, 200, first.text);
     await until('the first copy stored and delivered to the webhook', async () =>
       (await delivered(id))['webhook'] === 1 ? true : undefined,
     );
-    // The producer retries after a timeout: another address, another gateway, the :publish form.
+    // The page retries after a timeout: another address, another gateway, the :publish form.
     const envelope = JSON.stringify({ messages: [{ data: Buffer.from(body).toString('base64') }] });
     const retried = await postFrom(
       '127.0.0.3',
       `${gatewayUrl(secondPort)}/v1/projects/local-project/topics/events:publish`,
-      token(),
+      key,
       envelope,
     );
     assert.equal(retried.status, 200, retried.text);
     const again = await postFrom(
       '127.0.0.4',
       `${gatewayUrl(ports['gateway'] as number)}/v1/topics/events`,
-      token(),
+      key,
       body,
     );
     assert.equal(again.status, 200, again.text);

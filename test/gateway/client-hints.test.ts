@@ -1,10 +1,11 @@
 /**
  * The gateway carries the User-Agent Client Hints headers it received into device.client_hints
- * (gateway/envelope.ts, clientHintsOf), raw, for the store function's enrichment to read. The
- * header values are MDN's Sec-CH-UA-Model example (a Pixel 3 XL running Chrome 96).
+ * (gateway/envelope.ts, clientHintsOf), raw, for the store function's enrichment to read: a
+ * browser's, whose requests come with a write key (a server's are never read: test/gateway/
+ * sender.test.ts). The header values are MDN's Sec-CH-UA-Model example (a Pixel 3 XL running Chrome 96).
  */
 import assert from 'node:assert/strict';
-import { FakePublisher, post, startTestGateway, type TestGateway } from './support.ts';
+import { FakePublisher, ORIGIN, post, startTestGateway, type TestGateway } from './support.ts';
 
 const UA =
   'Mozilla/5.0 (Linux; Android 10; K) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/96.0.0.0 Mobile Safari/537.36';
@@ -33,7 +34,8 @@ describe('gateway: client hints', () => {
       `${g.url}/v1/topics/events`,
       { event_name: 'page_view', ...event },
       {
-        authorization: `Bearer ${g.token}`,
+        origin: ORIGIN,
+        'x-write-key': g.key,
         'user-agent': UA,
         ...headers,
       },
@@ -59,7 +61,7 @@ describe('gateway: client hints', () => {
     assert.equal((await publish({})).device.client_hints, undefined);
   });
 
-  it('keeps the producer’s own hints, and adds none to a user agent the producer forwarded', async () => {
+  it('keeps the page’s own hints, and adds none to another user agent the event names', async () => {
     const own = await publish(HINTS, { device: { client_hints: { mobile: '?0' } } });
     assert.deepEqual(own.device.client_hints, { mobile: '?0' });
     const forwarded = await publish(HINTS, { device: { user_agent: 'Mozilla/5.0 (iPhone) Safari' } });

@@ -17,6 +17,7 @@ import { normalizeOptions } from '../../core/event.ts';
 import { identityDigest, payloadDigest } from '../../core/identity.ts';
 import { limitsOf } from '../../core/json-limits.ts';
 import { plan } from '../../core/plan.ts';
+import type { Sender } from '../../core/sender.ts';
 import {
   type ClaimAnswer,
   type ClaimIdentity,
@@ -50,12 +51,14 @@ const body = {
   form_name: 'callback',
 };
 
-function ctx(at: number, ip: string, userAgent: string): EnvelopeContext {
+function ctx(at: number, ip: string, userAgent: string, sender: Sender = 'browser'): EnvelopeContext {
   return {
     limits: limitsOf(settings),
     options: normalizeOptions(settings),
     received: at,
-    client: { ip, userAgent },
+    // A browser's copies (a write key's) by default: the only sender whose address and user agent
+    // are filled; a server's (a token's) keeps only the device it sends.
+    client: { sender, ip, userAgent },
     newId: () => `minted-${at}`,
   };
 }
@@ -150,7 +153,8 @@ describe('storage: one event, one row (retry identity)', () => {
 
   it('keeps what the producer sent in the identity: its own time, its own device, other content', () => {
     const digest = (extra: Record<string, unknown>, ip = '203.0.113.7') => {
-      const r = eventMessage({ ...body, ...extra }, '', ctx(T0, ip, 'ua'));
+      // A server's: the device it sends is its own (a browser's claimed address is replaced).
+      const r = eventMessage({ ...body, ...extra }, '', ctx(T0, ip, 'ua', 'server'));
       assert.ok(r.ok);
       const o = messageRows(pushed(r.message, T0), config, T0);
       return o.kind === 'event' ? o.event.payload_digest : '';

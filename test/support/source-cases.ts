@@ -434,9 +434,8 @@ export const SOURCE_CASES: readonly SourceCase[] = [
       value: 30.03,
       currency: 'EUR',
       ga4_client_id: '1874934510.1700000000',
-      // Its page_location makes it a website event for Meta, which needs the browser's user agent:
-      // a Measurement Protocol body has none (docs/sources/ga4-mp.md).
-      meta_refusal: /user_data\.client_user_agent is required for website events/,
+      // A translator's event is never a website's by default, whatever page_location it names
+      // (core/sender.ts, issue #62): Meta gets it as `other`, matched on its user_id, and takes it.
     },
   },
   {

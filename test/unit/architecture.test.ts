@@ -68,6 +68,8 @@ describe('architecture: dependency direction', () => {
       'core/step.ts',
       'core/json-limits.ts',
       'core/event.ts',
+      // Who sent an event: the normaliser fills a browser's device, the drivers' action_source follows it.
+      'core/sender.ts',
       // Defined events are part of the contract the normaliser checks.
       'core/definitions/defined-events.ts',
       'core/definitions/event-validator.ts',

@@ -26,7 +26,8 @@ const ctxFor = (
   options: normalizeOptions({ ...base, ...settings }),
   now: NOW,
   newId: () => '0190b6a4-0000-7000-8000-000000000000',
-  client: { ip: '198.51.100.23', userAgent: 'test-agent/1.0' },
+  // A browser's request (a write key's): the only sender whose address and user agent are filled.
+  client: { sender: 'browser', ip: '198.51.100.23', userAgent: 'test-agent/1.0' },
   ...extra,
 });
 const ok = (raw: unknown, ctx = ctxFor()) => {
@@ -223,15 +224,20 @@ describe('contract: normalizeEvent', () => {
       dev({ producers: { collect_ip: 'none' } }, { device: { ip: '1.2.3.4', locale: 'de' } }),
       { locale: 'de', user_agent: 'test-agent/1.0' },
     );
-    assert.deepEqual(dev({ producers: { collect_ip: 'truncated' } }, {}, { ip: '2001:db8:abcd:12::1' }), {
-      ip: '2001:db8:abcd::',
-    });
-    assert.deepEqual(dev({}, { device: { ip: '203.0.113.9', user_agent: 'given' } }), {
+    assert.deepEqual(
+      dev({ producers: { collect_ip: 'truncated' } }, {}, { sender: 'browser', ip: '2001:db8:abcd:12::1' }),
+      { ip: '2001:db8:abcd::' },
+    );
+    // A server's own address and user agent are never filled; what it sends is kept.
+    const server = { sender: 'server', ip: '198.51.100.23', userAgent: 'node' } as const;
+    assert.deepEqual(dev({}, { device: { ip: '203.0.113.9', user_agent: 'given' } }, server), {
       ip: '203.0.113.9',
       user_agent: 'given',
     });
     assert.deepEqual(
-      bad({ event_name: 'page_view', device: { ip: 'not-an-ip' } }).map((v) => v.field),
+      bad({ event_name: 'page_view', device: { ip: 'not-an-ip' } }, ctxFor({}, { client: server })).map(
+        (v) => v.field,
+      ),
       ['device.ip'],
     );
   });
