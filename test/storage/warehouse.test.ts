@@ -94,6 +94,15 @@ describe('storage: warehouse plan (tables and views as data)', () => {
         ['ads', 'STRING'],
         ['ad_user_data', 'STRING'],
         ['ad_personalization', 'STRING'],
+        // As the web expresses it (docs/delivery.md, "Consent"): Consent Mode's names, TCF, GPP, USP, GPC.
+        ['ad_storage', 'STRING'],
+        ['analytics_storage', 'STRING'],
+        ['tcf', 'STRING'],
+        ['gdpr_applies', 'BOOL'],
+        ['gpp', 'STRING'],
+        ['gpp_sid', 'STRING'],
+        ['us_privacy', 'STRING'],
+        ['gpc', 'BOOL'],
       ],
     );
     for (const c of cols) assert.ok(c.description, `${c.name} has a description`);
