@@ -5,7 +5,11 @@
  * to the gateway with the page's write key (`<script async src=… data-key=…>`). Calls a site made
  * before it loaded (the stub snippet's queue, Segment's format: `[method, ...args]`) are replayed
  * first. Each call returns the event's `event_id`, for the site's pixels to de-duplicate with.
+ * Consent is what the site's CMP says (cmp.ts), under what `analytics.consent()` was told; events
+ * made before the CMP has answered wait for it, briefly.
  */
+
+import { watchCmp } from './cmp.ts';
 import {
   type Consent,
   campaignOf,
@@ -30,6 +34,8 @@ const CONSENT_KEY = 'eventbus_consent';
 const ID_DAYS = 365;
 /** How long a callback waits for its event's answer before it runs anyway (as Segment's does). */
 const CALLBACK_MS = 300;
+/** How long, after the tag starts, events wait for a CMP that has not answered yet. */
+const HOLD_MS = 500;
 
 function start(): void {
   const w = window as unknown as { analytics?: unknown };
@@ -46,9 +52,18 @@ function start(): void {
   };
   if (!key) console.warn('[eventbus] the tag has no data-key: nothing is sent');
 
+  /** What `analytics.consent()` was told (kept across pages); it wins over the CMP's state. */
   let consent: Consent = parsed<Consent>(local.get(CONSENT_KEY)) ?? {};
+  const holdUntil = Date.now() + HOLD_MS;
+  const cmp = watchCmp(() => {
+    if (!cmp.pending()) release();
+    keep();
+    adsGranted();
+  });
+  /** The consent an event carries: the CMP's, then the site's own calls over it. */
+  const current = (given: Consent = consent): Fields => ({ ...cmp.known(), ...given });
   /** Whether the tag may keep its id in cookies and localStorage (not once analytics is denied). */
-  const mayStore = () => consent['analytics'] !== 'denied';
+  const mayStore = () => current()['analytics'] !== 'denied';
   const saved = readCookie(ID_KEY) ?? local.get(ID_KEY);
   // One the contract takes (at most 256 characters): an edited cookie must not refuse every event.
   let anonymousId = saved && saved.length <= 256 ? saved : uuid();
@@ -63,7 +78,7 @@ function start(): void {
   };
   const landing = landingCampaign(location.search);
   const adsGranted = () => {
-    if (consent['ads'] === 'granted') writeMetaCookies(landing);
+    if (current()['ads'] === 'granted') writeMetaCookies(landing);
   };
   keep();
   adsGranted();
@@ -74,6 +89,20 @@ function start(): void {
   });
   /** The page before this one: the document's referrer, then the previous URL of a single-page app. */
   let referrer = document.referrer;
+
+  /** Events made before the CMP answered, with the site's consent when each was made. */
+  const held: [Fields, Consent, () => void][] = [];
+  let holdTimer: ReturnType<typeof setTimeout> | undefined;
+  const queue = (event: Fields, given: Consent, done: () => void) => {
+    const state = current(given);
+    if (Object.keys(state).length > 0) event['consent'] = state;
+    sender.add(event, done);
+  };
+  function release(): void {
+    clearTimeout(holdTimer);
+    holdTimer = undefined;
+    for (const [event, given, done] of held.splice(0)) queue(event, given, done);
+  }
 
   /** An event of the contract: context at the top level, the call's properties as event_data. */
   const send = (name: string, props: Fields, options: unknown, callback: unknown, pageOver: Fields = {}) => {
@@ -98,7 +127,6 @@ function start(): void {
     if (Object.keys(user).length > 0) event['user'] = user;
     const campaign = campaignOf(landing);
     if (campaign) event['campaign'] = campaign;
-    if (Object.keys(consent).length > 0) event['consent'] = { ...consent };
     if (Object.keys(props).length > 0) event['event_data'] = props;
     let called = false;
     const done = () => {
@@ -108,7 +136,14 @@ function start(): void {
       }
     };
     if (cb) setTimeout(done, CALLBACK_MS);
-    sender.add(event, done);
+    cmp.look();
+    if (cmp.pending() && Date.now() < holdUntil) {
+      held.push([event, { ...consent }, done]);
+      holdTimer ??= setTimeout(release, holdUntil - Date.now());
+    } else {
+      release();
+      queue(event, { ...consent }, done);
+    }
     return event['event_id'] as string;
   };
   const object = (v: unknown): Fields =>
@@ -159,19 +194,23 @@ function start(): void {
     user() {
       return { anonymousId: () => anonymousId, id: () => userId ?? null };
     },
-    /** Consent in our names or Consent Mode's (`ad_storage`, `analytics_storage`, …); the state now. */
-    consent(update?: unknown): Consent {
+    /**
+     * Consent in our names or Consent Mode's (`ad_storage`, `analytics_storage`, …), over the
+     * CMP's; the state events now carry.
+     */
+    consent(update?: unknown): Fields {
       consent = { ...consent, ...consentOf(object(update)) };
       keep();
       adsGranted();
-      log('consent', consent);
-      return { ...consent };
+      log('consent', current());
+      return current();
     },
     debug(on?: unknown): void {
       debugging = on !== false;
     },
     /** Sends what waits now. */
     flush(): void {
+      release();
       sender.flush();
     },
     ready(callback?: unknown): void {
@@ -210,7 +249,10 @@ function start(): void {
     }
     addEventListener('popstate', changed);
   }
-  const leave = () => sender.flush(true);
+  const leave = () => {
+    release();
+    sender.flush(true);
+  };
   addEventListener('pagehide', leave);
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'hidden') leave();

@@ -1,0 +1,154 @@
+/**
+ * What the tag reads from the site's consent platform, when the page has one (docs/browser.md,
+ * "Consent"): the IAB TCF CMP API (`__tcfapi`, v2), the GPP CMP API (`__gpp`, 1.1, and 1.0's
+ * `getGPPData`), the US Privacy API (`__uspapi`) and Google Consent Mode's state, from the
+ * `consent` commands gtag pushes to `dataLayer`. Each is read into the `consent` group's names
+ * (schemas/context.ts): `tcf`, `gdpr_applies`, `gpp`, `gpp_sid`, `us_privacy`, and our purposes
+ * for Consent Mode's names. Only the page's own frame is read (no `__tcfapiLocator` messaging).
+ */
+import { consentOf, type Fields } from './context.ts';
+
+type Api = (...args: unknown[]) => unknown;
+type Answer = Record<string, unknown> | null | undefined;
+
+/** The CMP's state as the tag knows it, and whether an API it found has not answered yet. */
+export interface Cmp {
+  readonly known: () => Fields;
+  readonly pending: () => boolean;
+  /** Looks again for APIs that appeared since (a CMP loaded after the tag). */
+  readonly look: () => void;
+}
+
+/** The strings the contract takes: at most 16384 characters (schemas/context.ts). */
+const str = (v: unknown): string | undefined =>
+  typeof v === 'string' && v && v.length <= 16384 ? v : undefined;
+
+/**
+ * Reads and watches the page's CMP APIs; `changed` runs after each answer that may change the
+ * state (a new choice, or the first answer of an API).
+ */
+export function watchCmp(changed: () => void): Cmp {
+  const w = window as unknown as Record<string, unknown>;
+  const hooked = new Set<string>();
+  const waiting = new Set<string>();
+  const tcf: Fields = {};
+  const gpp: Fields = {};
+  let usp: string | undefined;
+  let mode: Fields = {};
+  // Answers given while the tag is still starting are not news to it.
+  let started = false;
+  const notify = () => {
+    if (started) changed();
+  };
+
+  /** Sets one API's fields (`into` emptied first) and, once it is final, stops waiting for it. */
+  const set = (name: string, into: Fields, values: Fields, final: boolean) => {
+    for (const k of Object.keys(into)) delete into[k];
+    for (const [k, v] of Object.entries(values)) if (v !== undefined) into[k] = v;
+    if (final) waiting.delete(name);
+    notify();
+  };
+  /** Calls an API, never letting a broken CMP throw into the tag. */
+  const call = (name: string, ...args: unknown[]) => {
+    try {
+      return (w[name] as Api)(...args);
+    } catch {
+      waiting.delete(name);
+      return undefined;
+    }
+  };
+  const hook = (name: string, start: () => void) => {
+    if (hooked.has(name) || typeof w[name] !== 'function') return;
+    hooked.add(name);
+    waiting.add(name);
+    start();
+  };
+
+  const readUsp = () =>
+    call('__uspapi', 'getUSPData', 1, (data: Answer, ok: boolean) => {
+      const s = ok ? data?.['uspString'] : undefined;
+      const was = usp;
+      usp = typeof s === 'string' && /^[0-9][YNyn-]{3}$/.test(s) ? s : undefined;
+      // Asked with every event: only news is told.
+      if (waiting.delete('__uspapi') || usp !== was) notify();
+    });
+
+  // Consent Mode: `gtag('consent', 'default'|'update', {...})` pushes its arguments; an update
+  // outlives a later default, as in gtag. A default for some regions only is skipped: the tag
+  // cannot tell where the visitor is.
+  const defaults: Fields = {};
+  const updates: Fields = {};
+  const command = (entry: unknown) => {
+    const e = entry as ArrayLike<unknown> | null;
+    const state = e?.[2];
+    if (e?.[0] !== 'consent' || !state || typeof state !== 'object') return false;
+    if (e[1] === 'update') Object.assign(updates, state);
+    else if (e[1] === 'default' && !(state as Fields)['region']) Object.assign(defaults, state);
+    else return false;
+    mode = consentOf({ ...defaults, ...updates });
+    return true;
+  };
+  let layer: unknown[] | undefined;
+  const watchLayer = () => {
+    const dl = w['dataLayer'];
+    if (!Array.isArray(dl) || dl === layer) return;
+    layer = dl;
+    dl.forEach(command);
+    const push = dl.push;
+    dl.push = function (this: unknown[], ...items: unknown[]) {
+      const n = push.apply(this, items);
+      if (items.map(command).some(Boolean)) notify();
+      return n;
+    };
+  };
+
+  const look = () => {
+    watchLayer();
+    hook('__tcfapi', () =>
+      call('__tcfapi', 'addEventListener', 2, (data: Answer, ok: boolean) => {
+        if (!ok || !data) return set('__tcfapi', tcf, {}, true);
+        const status = data['eventStatus'];
+        const applies = data['gdprApplies'];
+        set(
+          '__tcfapi',
+          tcf,
+          { tcf: str(data['tcString']), gdpr_applies: typeof applies === 'boolean' ? applies : undefined },
+          // While the CMP's banner is up (`cmpuishown`) the choice is still to come.
+          status === 'tcloaded' || status === 'useractioncomplete' || data['cmpStatus'] === 'error',
+        );
+      }),
+    );
+    hook('__gpp', () =>
+      call('__gpp', 'addEventListener', (event: Answer, ok: boolean) => {
+        const ping = (event?.['pingData'] ?? {}) as Fields;
+        // GPP 1.0 has no string in its ping: `getGPPData` returns it.
+        const legacy = String(ping['gppVersion']).startsWith('1.0');
+        const ready = legacy ? ping['cmpStatus'] === 'loaded' : ping['signalStatus'] === 'ready';
+        if (!ok || ping['cmpStatus'] === 'error') return set('__gpp', gpp, {}, true);
+        if (!ready) return;
+        const data = (legacy ? call('__gpp', 'getGPPData') : ping) as Answer;
+        const sections = data?.['applicableSections'];
+        const sid = Array.isArray(sections) ? sections.join(',') : '';
+        set(
+          '__gpp',
+          gpp,
+          { gpp: str(data?.['gppString']), gpp_sid: /^-?\d+(,\d+)*$/.test(sid) ? sid : undefined },
+          true,
+        );
+      }),
+    );
+    hook('__uspapi', readUsp);
+  };
+  look();
+  started = true;
+
+  return {
+    known: () => ({ ...mode, ...tcf, ...gpp, ...(usp ? { us_privacy: usp } : {}) }),
+    pending: () => waiting.size > 0,
+    look: () => {
+      look();
+      // The US Privacy API has no listener: each event asks again, for the next ones.
+      if (hooked.has('__uspapi') && !waiting.has('__uspapi')) readUsp();
+    },
+  };
+}

@@ -1,0 +1,263 @@
+/**
+ * The first-party tag reading the site's consent platform (gateway/tag/cmp.ts, docs/browser.md,
+ * "Consent"), in Debian's Chromium against a gateway on loopback with a recording publisher, the
+ * page on another origin: stand-ins for a TCF CMP (`__tcfapi`, a TC string from IAB Tech Lab's
+ * encoder), a GPP CMP (`__gpp`, 1.1 and 1.0), the US Privacy API and gtag's Consent Mode commands
+ * in `dataLayer`. What they say rides on the published events' `consent`, events made before
+ * they answer wait for them (briefly), later changes reach later events, and the site's own
+ * `analytics.consent()` wins.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type RequestListener, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { GppModel } from '@iabgpp/cmpapi';
+import type { Browser, Page } from 'playwright-core';
+import { issueKey } from '../../gateway/credentials.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { tcString } from '../support/tc-strings.ts';
+import { until } from '../support/until.ts';
+import { baseSettings, FakePublisher, startTestGateway, type TestGateway } from './support.ts';
+
+type Event = Readonly<Record<string, unknown>> & { readonly consent?: Readonly<Record<string, unknown>> };
+
+/** A TCF CMP: answers its listeners after `ms` with `first`; `__tcfSay(data)` tells them a change. */
+const tcfCmp = (first: object | null, ms: number) => `
+var tcfListeners = [];
+window.__tcfapi = function (command, version, callback) {
+  if (command !== 'addEventListener' || version !== 2) return;
+  tcfListeners.push(callback);
+  ${first ? `setTimeout(function () { callback(${JSON.stringify(first)}, true); }, ${ms});` : ''}
+};
+window.__tcfSay = function (data) { tcfListeners.forEach(function (l) { l(data, true); }); };`;
+
+/** A GPP 1.1 CMP: registers the listener not ready, then is ready after `ms`. */
+const gppCmp = (gppString: string, sections: number[], ms: number) => `
+window.__gpp = function (command, callback) {
+  if (command !== 'addEventListener') return;
+  var ping = { gppVersion: '1.1', cmpStatus: 'loading', signalStatus: 'not ready', applicableSections: [-1], gppString: '' };
+  callback({ eventName: 'listenerRegistered', listenerId: 1, data: true, pingData: ping }, true);
+  setTimeout(function () {
+    var ready = { gppVersion: '1.1', cmpStatus: 'loaded', signalStatus: 'ready', applicableSections: ${JSON.stringify(sections)}, gppString: ${JSON.stringify(gppString)} };
+    callback({ eventName: 'signalStatus', listenerId: 1, data: 'ready', pingData: ready }, true);
+  }, ${ms});
+};`;
+
+/** A GPP 1.0 CMP: the string comes from `getGPPData`'s return value. */
+const gpp10Cmp = (gppString: string, sections: number[]) => `
+window.__gpp = function (command, callback) {
+  if (command === 'getGPPData') return { gppString: ${JSON.stringify(gppString)}, applicableSections: ${JSON.stringify(sections)} };
+  if (command === 'addEventListener')
+    callback({ eventName: 'listenerRegistered', listenerId: 1, data: true, pingData: { gppVersion: '1.0', cmpStatus: 'loaded' } }, true);
+};`;
+
+const uspApi = (s: string) =>
+  `window.__uspapi = function (command, version, callback) { if (command === 'getUSPData') callback({ version: 1, uspString: '${s}' }, true); };`;
+
+/** gtag's snippet and its Consent Mode commands (pushed as `arguments` objects, as gtag does). */
+const gtag = (...commands: string[]) =>
+  `window.dataLayer = window.dataLayer || []; function gtag() { dataLayer.push(arguments); }
+${commands.map((c) => `gtag('consent', ${c});`).join('\n')}`;
+
+describe('gateway: the tag reads the site’s consent platform', function () {
+  this.timeout(60_000);
+  let browser: Browser | undefined;
+  let g: TestGateway;
+  let site: Server;
+  let origin = '';
+  let key = '';
+  const pub = new FakePublisher();
+  /** The head script of each page, by path: the CMP stand-ins, before the tag loads. */
+  const heads = new Map<string, string>();
+
+  const TC_ALL = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [755, 1126] });
+  const TC_NONE = tcString({ purposes: [], vendors: [] });
+  const usnat = new GppModel();
+  usnat.setFieldValue('usnat', 'SaleOptOutNotice', 1);
+  usnat.setFieldValue('usnat', 'SaleOptOut', 1);
+  const GPP = usnat.encode();
+
+  /** The page at each path: its CMP stand-ins, the stub snippet, then the tag. */
+  const serve: RequestListener = (req, res) => {
+    const head = heads.get(new URL(req.url ?? '/', 'http://site').pathname) ?? '';
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><html><head><title>CMP</title><script>${head}
+!function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();
+</script><script async src="${g.url}/v1/tag.js" data-key="${key}"></script></head><body>cmp</body></html>`);
+  };
+
+  before(async function () {
+    browser = await launchChromium();
+    if (!browser) this.skip();
+    site = createServer(serve).listen(0, '127.0.0.1');
+    await once(site, 'listening');
+    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
+    const settings = baseSettings({ producers: { origins: [origin] } });
+    g = await startTestGateway({ publisher: pub, settings });
+    // A write key for the page's origin, unlimited so the tests never meet its rate.
+    const limits = { origins: [origin], rateLimitPerSecond: 100_000 };
+    key = await g.store.update((keys) => {
+      const { set, secret } = issueKey(keys, limits, randomBytes, new Date());
+      return { set, result: secret };
+    });
+  });
+  after(() => Promise.all([browser?.close(), g?.close(), site && new Promise((r) => site.close(r))]));
+  beforeEach(() => {
+    pub.calls.length = 0;
+  });
+
+  const events = (): Event[] =>
+    pub.calls.flatMap((c) => c.messages.map((m) => JSON.parse(m.data.toString()) as Event));
+  /** The first published event named `name`, once it is there. */
+  const event = (name: string) =>
+    until(name, async () => events().find((e) => e['event_name'] === name), 15_000, 50);
+  const visit = async (path: string, head: string): Promise<Page> => {
+    heads.set(path, head);
+    const page = await (await (browser as Browser).newContext()).newPage();
+    await page.goto(`${origin}${path}`);
+    return page;
+  };
+  /** Runs `analytics[method](...args)` in the page, then sends what waits. */
+  const tell = (page: Page, method: string, ...args: unknown[]) =>
+    page.evaluate(
+      ([m, a]) => {
+        const analytics = (window as unknown as { analytics: Record<string, (...x: unknown[]) => unknown> })
+          .analytics;
+        const out = analytics[m as string]?.(...(a as unknown[]));
+        analytics['flush']?.();
+        return out;
+      },
+      [method, args] as const,
+    );
+
+  it('holds the page view until the TCF and GPP CMPs answer, then sends their strings with Consent Mode’s state and US Privacy', async () => {
+    const page = await visit(
+      '/all',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 150),
+        gppCmp(GPP, [7], 250),
+        uspApi('1YNN'),
+        gtag(
+          "'default', { ad_storage: 'denied', analytics_storage: 'denied', ad_user_data: 'denied', ad_personalization: 'denied' }",
+          "'default', { ad_storage: 'granted', region: ['US-CA'] }",
+          "'update', { analytics_storage: 'granted', ad_storage: 'granted' }",
+        ),
+      ].join('\n'),
+    );
+    // Made when the tag loaded, before either CMP had answered.
+    const view = await event('page_view');
+    assert.deepEqual(view.consent, {
+      analytics: 'granted',
+      ads: 'granted',
+      ad_user_data: 'denied',
+      ad_personalization: 'denied',
+      tcf: TC_ALL,
+      gdpr_applies: true,
+      gpp: GPP,
+      gpp_sid: '7',
+      us_privacy: '1YNN',
+    });
+    await page.context().close();
+  });
+
+  it('carries later changes (a new TC string, a gtag update), and analytics.consent() wins over the CMP', async () => {
+    const page = await visit(
+      '/change',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 0),
+        gtag("'default', { ad_storage: 'granted', analytics_storage: 'granted', ad_user_data: 'denied' }"),
+      ].join('\n'),
+    );
+    await event('page_view');
+    await page.evaluate((tc) => {
+      const w = window as unknown as {
+        __tcfSay(d: unknown): void;
+        gtag(...a: unknown[]): void;
+      };
+      w.__tcfSay({ tcString: tc, gdprApplies: true, eventStatus: 'useractioncomplete', cmpStatus: 'loaded' });
+      w.gtag('consent', 'update', { ad_user_data: 'granted' });
+    }, TC_NONE);
+    await tell(page, 'track', 'after_change');
+    const changed = await event('after_change');
+    assert.deepEqual(changed.consent, {
+      ads: 'granted',
+      analytics: 'granted',
+      ad_user_data: 'granted',
+      tcf: TC_NONE,
+      gdpr_applies: true,
+    });
+    const state = await tell(page, 'consent', { ad_storage: 'denied', analytics: false });
+    assert.equal((state as Record<string, unknown>)['ads'], 'denied');
+    await tell(page, 'track', 'after_override');
+    const overridden = await event('after_override');
+    assert.deepEqual(overridden.consent, {
+      ads: 'denied',
+      analytics: 'denied',
+      ad_user_data: 'granted',
+      tcf: TC_NONE,
+      gdpr_applies: true,
+    });
+    // A later CMP change does not undo what the site said, but still brings its string.
+    await page.evaluate(
+      (tc) =>
+        (window as unknown as { __tcfSay(d: unknown): void }).__tcfSay({
+          tcString: tc,
+          gdprApplies: true,
+          eventStatus: 'useractioncomplete',
+        }),
+      TC_ALL,
+    );
+    await page.evaluate(() =>
+      (window as unknown as { gtag(...a: unknown[]): void }).gtag('consent', 'update', {
+        ad_storage: 'granted',
+      }),
+    );
+    await tell(page, 'track', 'after_both');
+    const both = await event('after_both');
+    assert.equal(both.consent?.['ads'], 'denied');
+    assert.equal(both.consent?.['tcf'], TC_ALL);
+    await page.context().close();
+  });
+
+  it('sends with what is known when a CMP stays silent, reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
+    const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'));
+    const view = await event('page_view');
+    assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8' });
+    // Once the wait is over, later events go with what is known too.
+    await tell(silent, 'track', 'later');
+    assert.deepEqual((await event('later')).consent, { gpp: GPP, gpp_sid: '7,8' });
+    await silent.context().close();
+
+    pub.calls.length = 0;
+    const outside = await visit(
+      '/outside',
+      tcfCmp({ tcString: '', gdprApplies: false, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 50),
+    );
+    const there = await event('page_view');
+    assert.deepEqual(there.consent, { gdpr_applies: false });
+    await outside.context().close();
+  });
+
+  it('waits for the choice while the CMP’s banner is up, no longer than the hold, then sends the choice on later events', async () => {
+    const page = await visit(
+      '/banner',
+      tcfCmp({ tcString: '', gdprApplies: true, eventStatus: 'cmpuishown', cmpStatus: 'loaded' }, 0),
+    );
+    const view = await event('page_view');
+    assert.deepEqual(view.consent, { gdpr_applies: true });
+    await page.evaluate(
+      (tc) =>
+        (window as unknown as { __tcfSay(d: unknown): void }).__tcfSay({
+          tcString: tc,
+          gdprApplies: true,
+          eventStatus: 'useractioncomplete',
+          cmpStatus: 'loaded',
+        }),
+      TC_ALL,
+    );
+    await tell(page, 'track', 'chosen');
+    assert.equal((await event('chosen')).consent?.['tcf'], TC_ALL);
+    await page.context().close();
+  });
+});
