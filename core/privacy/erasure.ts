@@ -17,22 +17,13 @@
 import { randomUUID } from 'node:crypto';
 import { erasureIdentifier, IDENTIFIER_KINDS } from '../models/identity-graph.ts';
 import { SESSION_TABLES } from '../models/sessions.ts';
-import { sha256 } from '../pii.ts';
 import { erasureHash } from '../suppression/erased.ts';
 import { syncTables } from '../syncs/sync-sql.ts';
 import { modelSource } from '../syncs/syncs.ts';
 import type { FieldViolation } from '../validation.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../warehouse/warehouse.ts';
-import {
-  EVENT_IDENTIFIER,
-  expandSql,
-  HEX64_PATTERN,
-  matchesJson,
-  needlePatterns,
-  personIdsSql,
-  rawNeedles,
-} from './person.ts';
+import { EVENT_IDENTIFIER, matchesJson, rawNeedles } from './person.ts';
 
 /** Where pending requests wait, in the registry bucket: one object per request. */
 export const ERASURE_REQUESTS_PREFIX = 'erasures/';

@@ -69,7 +69,7 @@ describe('end to end: erasing a person on the local environment (issue #61)', fu
         event_id: `${tag}-${n}-signup`,
         anonymous_id: p.anon,
         user_id: p.user,
-        user: { email: p.email, phone: '+33 6 12 34 56 7' + n },
+        user: { email: p.email, phone: `+33 6 12 34 56 7${n}` },
       });
     }
     await stored(`ENDS_WITH(anonymous_id, '${tag}')`, 4);
