@@ -8,9 +8,11 @@ import { destinationHealthViews } from './console/destination-health.ts';
 import { type Billing, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
+import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
 import { protoDuration, seconds } from './settings.ts';
+import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
 import { partitionExpiration } from './warehouse/retention.ts';
 import {
@@ -143,6 +145,11 @@ export interface Plan {
     readonly cpuIdle: boolean;
     readonly tokenSecret: string;
     readonly topics: readonly string[];
+    /**
+     * The site's subdomain it is also served on (`gateway.domain`), and how: a global external
+     * load balancer or a Cloud Run domain mapping (infra/gateway-domain.ts).
+     */
+    readonly domain?: { readonly name: string; readonly via: 'load_balancer' | 'mapping' };
   };
   /** The studio service (the admin API of runtime resources, the registry's only writer). */
   readonly studio: { readonly name: 'studio'; readonly sizing: FunctionPlan['sizing'] };
@@ -424,10 +431,15 @@ export function plan(settings: Readonly<Settings>): Plan {
       ]),
     ),
   ].sort();
-  // What the scheduler reads of destinations' secrets for work after delivery (Google Ads' diagnostics).
+  // What the scheduler reads of destinations' secrets for work after delivery (Google Ads'
+  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`).
   const scheduledSecrets = (settings.destinations ?? [])
     .filter((d) => d.enabled !== false)
-    .flatMap((d) => (PLATFORMS[d.type].scheduledSecrets ?? []).map((role) => d.secrets?.[role]))
+    .flatMap((d) =>
+      [...(PLATFORMS[d.type].scheduledSecrets ?? []), ...diagnosticsSecretRoles(d)].map(
+        (role) => d.secrets?.[role],
+      ),
+    )
     .filter((name): name is string => typeof name === 'string');
   const scheduleSecrets = [...new Set([...connectionSecrets, ...scheduledSecrets])].sort();
   const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
@@ -512,6 +524,7 @@ export function plan(settings: Readonly<Settings>): Plan {
           timePartitioning: { type: 'DAY', field: 'recorded_at' },
           clustering: ['alert'],
         },
+        platformDiagnosticsTable(settings),
         ...privacyAuditTables(),
       ],
     },
@@ -562,6 +575,9 @@ export function plan(settings: Readonly<Settings>): Plan {
       cpuIdle: settings.cost?.billing?.gateway !== 'instance',
       tokenSecret,
       topics: eventTopics,
+      ...(settings.gateway?.domain
+        ? { domain: { name: settings.gateway.domain, via: settings.gateway.domain_via ?? 'load_balancer' } }
+        : {}),
     },
     studio: { name: 'studio', sizing: sizing(settings.functions?.studio) },
     secrets: [...new Set([tokenSecret, ...destinationSecrets, ...connectionSecrets])],

@@ -296,7 +296,7 @@ export function protoOf(rt: Runtime, req: IncomingMessage): string {
 
 /**
  * Who sent a request (core/sender.ts) and, for a browser, the device it comes from: its address
- * (the last proxy hop's view), user agent and hints. A write key is a browser's when the request
+ * (as Google's nearest proxy saw it), user agent and hints. A write key is a browser's when the request
  * names an Origin the key lists (a browser always sends Origin on a POST); a server-usable key
  * called from a server, a project token and a Google identity are servers, whose request is their
  * own machine and whose headers are never read into the event (docs/gateway.md, "Who sent an event").
@@ -310,13 +310,29 @@ export function clientOf(rt: Runtime, req: IncomingMessage, principal: Principal
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-    if (hops.length > 0) ip = hops[hops.length - 1];
+    // The visitor is the hop the nearest Google proxy appended: the last one from Cloud Run's
+    // own front end (run.app, a domain mapping); the one before the last through the load
+    // balancer, which appends `<client-ip>,<load-balancer-ip>` (docs/browser.md#first-party-domains).
+    const back = hops.length > 1 && viaLoadBalancer(rt, req) ? 2 : 1;
+    if (hops.length > 0) ip = hops[hops.length - back];
   }
   const ua = req.headers['user-agent'];
   const hints = clientHintsOf(req.headers);
   return hints
     ? { sender: 'browser', credential: principal.kind, ip, userAgent: ua, hints }
     : { sender: 'browser', credential: principal.kind, ip, userAgent: ua };
+}
+
+/**
+ * Whether a request came through the gateway's load balancer (`gateway.domain_via:
+ * load_balancer`): it names the domain as its host. Cloud Run's front end routes a `run.app` or
+ * mapped host only, so a request sent straight to the service cannot claim the balancer's.
+ */
+function viaLoadBalancer(rt: Runtime, req: IncomingMessage): boolean {
+  const g = rt.config.settings.gateway;
+  if (!g?.domain || (g.domain_via ?? 'load_balancer') !== 'load_balancer') return false;
+  const host = req.headers.host?.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+  return host === g.domain;
 }
 
 /** Whether a request is a page's: a write key, with an Origin it lists. */

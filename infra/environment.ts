@@ -20,6 +20,7 @@ import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
 import { Gateway } from './gateway.ts';
+import { domainRefusal, GatewayDomain, LOAD_BALANCER_APIS } from './gateway-domain.ts';
 import { Identities } from './identities.ts';
 import { Messaging } from './messaging.ts';
 import { Ops } from './ops.ts';
@@ -42,6 +43,9 @@ export interface EnvironmentOutputs {
   readonly registryBucket: pulumi.Output<string>;
   /** The studio's URL, behind IAP (EVENTBUS_STUDIO_URL for the CLI). */
   readonly studioUrl: pulumi.Output<string>;
+  /** With `gateway.domain`: `https://<domain>`, and the DNS record to create for it. */
+  readonly gatewayDomainUrl?: string;
+  readonly gatewayDnsRecord?: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -56,6 +60,10 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
   for (const w of retentionWarnings(settings)) pulumi.log.warn(w);
+  // Before anything is created: a domain mapping in a region without them would fail at the end.
+  const domainRefused = domainRefusal(plan);
+  if (domainRefused) throw new Error(domainRefused);
+  const domain = plan.gateway.domain;
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
   const apis = new Apis(name, {
@@ -63,6 +71,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     extra: [
       ...(columnSecurity ? COLUMN_SECURITY_APIS : []),
       ...(usesGoogleAds(settings) ? GOOGLE_ADS_APIS : []),
+      ...(domain?.via === 'load_balancer' ? LOAD_BALANCER_APIS : []),
       ...STUDIO_APIS,
     ],
   });
@@ -263,6 +272,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     { dependsOn: [apis.ready, secrets, messaging] },
   );
+  const gatewayDomain = domain
+    ? new GatewayDomain(name, { plan, domain, service: gateway.service, apisReady: apis.ready }, after)
+    : undefined;
   new Alerts(name, { plan }, { dependsOn: [apis.ready, messaging, functions] });
   new RequestLogs(name, { plan }, { dependsOn: [apis.ready] });
   const buckets = new Buckets(
@@ -418,6 +430,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     subscriptions: messaging.subscriptionNames,
     registryBucket: (buckets.buckets.registry as gcp.storage.Bucket).name,
     studioUrl: studio.url,
+    ...(gatewayDomain
+      ? { gatewayDomainUrl: gatewayDomain.url, gatewayDnsRecord: gatewayDomain.dnsRecord }
+      : {}),
   };
 }
 

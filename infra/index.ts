@@ -15,3 +15,6 @@ export const dataset = environment.dataset;
 export const topics = environment.topics;
 export const subscriptions = environment.subscriptions;
 export const registryBucket = environment.registryBucket;
+// With gateway.domain only (an undefined export is no stack output): the DNS record to create.
+export const gatewayDomainUrl = environment.gatewayDomainUrl;
+export const gatewayDnsRecord = environment.gatewayDnsRecord;

@@ -167,6 +167,9 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
       return { ...inputs, version: '1', name: `${inputs['secret']}/versions/1` };
     case 'gcp:storage/bucketObject:BucketObject':
       return { ...inputs, generation: 1700000000000000 };
+    // A reserved address (documentation range, RFC 5737): the gateway domain's A record.
+    case 'gcp:compute/globalAddress:GlobalAddress':
+      return { ...inputs, address: '203.0.113.10' };
     default:
       return { ...inputs };
   }

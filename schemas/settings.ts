@@ -397,6 +397,29 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    gateway: Type.Optional(
+      Type.Object(
+        {
+          domain: Type.Optional(
+            Type.String({
+              // A subdomain: at least three labels (the site's own name stays the site's).
+              pattern: '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.){2,}[a-z]{2,63}$',
+              maxLength: 64,
+              description:
+                "The site's own subdomain the gateway is served on, e.g. events.shop.example: `pulumi up` declares it and exports the DNS record to create (docs/browser.md#first-party-domains)",
+            }),
+          ),
+          domain_via: Type.Optional(
+            Type.Union([Type.Literal('load_balancer'), Type.Literal('mapping')], {
+              default: 'load_balancer',
+              description:
+                'How the domain reaches the gateway: `load_balancer`, a global external Application Load Balancer with a Google-managed certificate (every region, a fixed monthly cost); `mapping`, a Cloud Run domain mapping (no cost; Preview, some regions only, the domain verified by whoever runs `pulumi up`)',
+            }),
+          ),
+        },
+        { additionalProperties: false, description: "The gateway's public address (docs/deploy.md)" },
+      ),
+    ),
     tokens: Type.Optional(
       Type.Object(
         {
@@ -480,6 +503,12 @@ export const Settings = Type.Object(
                   Type.Integer({
                     minimum: 1,
                     description: 'Days `sessions` (the models) partitions are kept; default as `events`',
+                  }),
+                ),
+                platform_diagnostics: Type.Optional(
+                  Type.Integer({
+                    minimum: 1,
+                    description: 'Days `platform_diagnostics` (ops dataset) partitions are kept; default 400',
                   }),
                 ),
               },

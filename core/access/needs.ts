@@ -14,6 +14,7 @@ import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
+import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
 
@@ -358,6 +359,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'alert states',
     'functions/schedule/alerts.ts',
   );
+  for (const permission of ['bigquery.tables.getData', 'bigquery.tables.updateData'])
+    need(
+      'schedule',
+      permission,
+      table(plan.ops.dataset, PLATFORM_DIAGNOSTICS_TABLE),
+      "what platforms report per dataset (the day's rows, then the new ones)",
+      'functions/schedule/platform-diagnostics.ts',
+    );
   need(
     'schedule',
     'bigquery.tables.create',

@@ -55,6 +55,12 @@ export const MONTHLY_PRICES = Object.freeze({
   alertConditionMonthly: 0.1,
   /** Artifact Registry storage (the functions' images). */
   registryPerGibMonth: 0.1,
+  /**
+   * The global external Application Load Balancer of `gateway.domain` (cloud.google.com/vpc/
+   * network-pricing, "Load balancing"): forwarding rules (up to five, one price) by the hour, and
+   * the data it processes, requests and answers alike.
+   */
+  loadBalancer: { forwardingRuleHourly: 0.025, processedPerGib: 0.008 },
 });
 
 /** Seconds in the 30-day month. */
@@ -77,6 +83,8 @@ const MODEL_RUN_MINIMUM_BYTES = 4 * 10 * 2 ** 20;
 const FUNCTION_IMAGE_BYTES = 0.3 * 2 ** 30;
 /** A log line the scheduler writes per run (estimate). */
 const RUN_LOG_BYTES = 300;
+/** A gateway request's headers and its answer, beyond the events it carries (estimate). */
+const REQUEST_OVERHEAD_BYTES = 1000;
 
 export type ScenarioName = 'idle' | 'workday' | 'busy';
 export const SCENARIO_NAMES: readonly ScenarioName[] = ['idle', 'workday', 'busy'];
@@ -94,7 +102,12 @@ interface Sizing {
  * plan.ts builds on this folder.
  */
 export interface Plan {
-  readonly gateway: { readonly sizing: Sizing; readonly cpuIdle: boolean };
+  readonly gateway: {
+    readonly sizing: Sizing;
+    readonly cpuIdle: boolean;
+    /** `gateway.domain`: through a load balancer, a line of its own. */
+    readonly domain?: { readonly via: 'load_balancer' | 'mapping' };
+  };
   readonly studio: { readonly name: string; readonly sizing: Sizing };
   readonly functions: readonly {
     readonly name: 'store' | 'forward' | 'schedule';
@@ -344,6 +357,16 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     monthly: (images / 2 ** 30) * MONTHLY_PRICES.registryPerGibMonth,
     detail: `the functions' images, about ${gib(images)} GiB`,
   });
+  if (plan.gateway.domain?.via === 'load_balancer') {
+    // Every event assumed to come through the domain (servers may keep the run.app URL).
+    const processed = events * shape.eventBytes + (events / shape.eventsPerRequest) * REQUEST_OVERHEAD_BYTES;
+    const lb = MONTHLY_PRICES.loadBalancer;
+    items.push({
+      item: 'Load balancer (gateway.domain)',
+      monthly: (MONTH_SECONDS / 3600) * lb.forwardingRuleHourly + (processed / 2 ** 30) * lb.processedPerGib,
+      detail: `a forwarding rule all month, ${gib(processed)} GiB processed`,
+    });
+  }
   const listTotal = items.reduce((n, i) => n + i.monthly, 0);
   const free = freeTierCredit(usage, {
     pubsubBytes,

@@ -11,7 +11,8 @@ export const DAY_MS = 86_400_000;
 
 /**
  * The tables `warehouse.retention` names (the keys are the tables' names). `events` and the ledgers
- * live in the environment's dataset; `gateway_refusals` and `sync_failed_rows` in the ops dataset.
+ * live in the environment's dataset; `gateway_refusals`, `sync_failed_rows` and `platform_diagnostics` in
+ * the ops dataset.
  */
 export const RETENTION_TABLES = Object.freeze([
   'events',
@@ -22,6 +23,7 @@ export const RETENTION_TABLES = Object.freeze([
   'gateway_refusals',
   'sync_failed_rows',
   'sessions',
+  'platform_diagnostics',
 ] as const);
 export type RetentionTable = (typeof RETENTION_TABLES)[number];
 
@@ -36,6 +38,7 @@ export const DEFAULT_RETENTION_DAYS: Readonly<Partial<Record<RetentionTable, num
   action_runs: 400,
   gateway_refusals: 30,
   sync_failed_rows: 90,
+  platform_diagnostics: 400,
 });
 
 /**

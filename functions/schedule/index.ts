@@ -37,6 +37,7 @@ import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.t
 import type { RuleVersion } from '../../core/rules/rules.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler/dispatch.ts';
+import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -49,6 +50,7 @@ import { erasureJob } from './erasures.ts';
 import { googleAdsDiagnosticsJob } from './google-ads-diagnostics.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { modelJob } from './models.ts';
+import { platformDiagnosticsJob } from './platform-diagnostics.ts';
 import { redriveJob } from './redrive.ts';
 import { replayJob } from './replays.ts';
 import type { Job } from './runner.ts';
@@ -392,6 +394,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
         publish: (messages) => deliveries.publish(messages),
       }),
       googleAdsDiagnostics(bigquery),
+      platformDiagnostics(bigquery),
     ],
   };
 }
@@ -419,6 +422,33 @@ function googleAdsDiagnostics(bigquery: BigQuery): Job {
       if (refused.length > 0)
         throw new Error(`deliveries refused a diagnosis row: ${JSON.stringify(refused[0])}`);
     },
+  });
+}
+
+/** What platforms report per dataset (Meta's dataset quality), into the ops dataset (platform-diagnostics.ts). */
+function platformDiagnostics(bigquery: BigQuery): Job {
+  const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);
+  return platformDiagnosticsJob({
+    settings: config.settings,
+    project: config.project,
+    ops: config.plan.ops.dataset,
+    query: async (sql, params) => {
+      const [rows] = await bigquery.query({ query: sql, params, useLegacySql: false });
+      return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
+    },
+    secret: async (name) => secrets.get(name),
+    get: async (url) => {
+      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, body: await res.text() };
+    },
+    write: async (rows) => {
+      const refused = await insert(
+        PLATFORM_DIAGNOSTICS_TABLE,
+        rows.map((r) => ({ insertId: r.insertId, json: { ...r.row } })),
+      );
+      if (refused.length > 0) throw new Error(`platform_diagnostics refused a row: ${refused[0]?.message}`);
+    },
+    log: (entry) => console.log(JSON.stringify(entry)),
   });
 }
 

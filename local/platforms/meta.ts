@@ -1,8 +1,9 @@
 /**
- * A loopback Meta Conversions API (`POST /{version}/{pixel}/events?access_token=`) and customer
- * list custom audiences (`POST|DELETE /{version}/{audience}/users`, what syncs send), checking
- * requests against Meta's published rules (docs/platforms.md §1, docs/syncs.md) and answering in
- * Graph API shapes.
+ * A loopback Meta Conversions API (`POST /{version}/{pixel}/events?access_token=`), customer
+ * list custom audiences (`POST|DELETE /{version}/{audience}/users`, what syncs send) and the
+ * Dataset Quality API (`GET /{version}/dataset_quality?dataset_id=`, what the scheduler's
+ * diagnostics ask), checking requests against Meta's published rules (docs/platforms.md §1,
+ * docs/syncs.md) and answering in Graph API shapes.
  */
 import {
   type Answer,
@@ -132,17 +133,140 @@ function audienceUsers(method: string, path: string, body: unknown): Answer {
   };
 }
 
+/** Meta's names for the match keys of `user_data` (as its Dataset Quality answers name them). */
+const MATCH_KEYS: Readonly<Record<string, string>> = {
+  em: 'email',
+  ph: 'phone',
+  fn: 'first_name',
+  ln: 'last_name',
+  ge: 'gender',
+  db: 'date_of_birth',
+  ct: 'city',
+  st: 'state',
+  zp: 'zip',
+  country: 'country',
+  external_id: 'external_id',
+  client_ip_address: 'ip_address',
+  client_user_agent: 'user_agent',
+  fbc: 'fbc',
+  fbp: 'fbp',
+};
+/**
+ * How much each key adds to the stand-in's match quality at full coverage (out of 10). Not Meta's
+ * formula, which it does not publish: only its direction (e-mail and phone count most).
+ */
+const KEY_WEIGHT: Readonly<Record<string, number>> = {
+  email: 4,
+  phone: 3,
+  external_id: 1.5,
+  ip_address: 1,
+  fbc: 1,
+  user_agent: 0.5,
+  fbp: 0.5,
+};
+
+/** What the stand-in saw of one event name on one pixel: events, and events per match key. */
+interface Seen {
+  events: number;
+  withEventId: number;
+  keys: Map<string, number>;
+}
+
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** The `web[]` entries of a Dataset Quality answer for what a pixel received (Meta's documented shape). */
+function qualityOf(seen: ReadonlyMap<string, Seen>): Record<string, unknown>[] {
+  return [...seen.entries()].map(([event_name, s]) => {
+    const coverage = [...s.keys.entries()].map(([identifier, n]) => ({
+      identifier,
+      coverage: { percentage: round1((100 * n) / s.events) },
+    }));
+    const score = coverage.reduce(
+      (sum, k) => sum + (KEY_WEIGHT[k.identifier] ?? 0.3) * (k.coverage.percentage / 100),
+      0,
+    );
+    const withId = round1((100 * s.withEventId) / s.events);
+    return {
+      event_name,
+      event_match_quality: { composite_score: Math.min(10, round1(score)), match_key_feedback: coverage },
+      // Nothing comes from a browser pixel here: coverage and dedup as Meta reports a server-only event.
+      event_coverage: { percentage: 0, goal_percentage: 75 },
+      dedupe_key_feedback: [
+        {
+          dedupe_key: 'event_id',
+          browser_events_with_dedupe_key: { percentage: 0 },
+          server_events_with_dedupe_key: { percentage: withId },
+          overall_browser_coverage_from_dedupe_key: { percentage: 0 },
+        },
+      ],
+      data_freshness: { upload_frequency: 'real_time' },
+    };
+  });
+}
+
+/**
+ * `GET /{version}/dataset_quality`: `dataset_id` required and known (a pixel named in the options or
+ * one that received events here), `fields` asking for `web`; the answer `{web: [...]}` (Meta's
+ * Dataset Quality API page).
+ */
+function datasetQuality(
+  method: string,
+  query: Readonly<Record<string, string>>,
+  known: ReadonlySet<string>,
+  received: ReadonlyMap<string, ReadonlyMap<string, Seen>>,
+): Answer {
+  if (method !== 'GET') return graphError(400, 100, `(#100) ${method} is not supported on dataset_quality`);
+  const id = query['dataset_id'];
+  if (!id) return graphError(400, 100, '(#100) The parameter dataset_id is required');
+  if (!known.has(id) && !received.has(id))
+    return graphError(
+      400,
+      100,
+      `Unsupported get request. Object with ID '${id}' does not exist, cannot be loaded due to missing permissions, or does not support this operation.`,
+      33,
+    );
+  const fields = query['fields'];
+  if (fields !== undefined && !/^web(\{|$)/.test(fields))
+    return graphError(400, 100, '(#100) fields must ask for web{…}');
+  return { status: 200, body: { web: qualityOf(received.get(id) ?? new Map()) } };
+}
+
+export interface MetaReceiverOptions extends ReceiverOptions {
+  /** Pixels the Dataset Quality API knows before any event reached them. */
+  readonly datasets?: readonly string[];
+}
+
 /** Starts the Meta receiver. Answers 200 `{events_received, messages, fbtrace_id}` or a Graph error. */
-export function startMetaReceiver(options: ReceiverOptions = {}): Promise<PlatformReceiver> {
+export function startMetaReceiver(options: MetaReceiverOptions = {}): Promise<PlatformReceiver> {
   const now = options.now ?? (() => new Date());
+  const known = new Set(options.datasets ?? []);
+  // pixel → event name → what was received, for the Dataset Quality answers.
+  const received = new Map<string, Map<string, Seen>>();
+  const record = (pixel: string, data: readonly unknown[]) => {
+    const events = received.get(pixel) ?? new Map<string, Seen>();
+    received.set(pixel, events);
+    for (const e of data) {
+      const user = isObject(e) ? e['user_data'] : undefined;
+      if (!isObject(e) || !isObject(user)) continue;
+      const name = String(e['event_name']);
+      const s = events.get(name) ?? { events: 0, withEventId: 0, keys: new Map<string, number>() };
+      events.set(name, s);
+      s.events++;
+      if (typeof e['event_id'] === 'string' && e['event_id'] !== '') s.withEventId++;
+      for (const [field, key] of Object.entries(MATCH_KEYS))
+        if (user[field] !== undefined) s.keys.set(key, (s.keys.get(key) ?? 0) + 1);
+    }
+  };
   return startPlatformServer(({ method, path, query, body }) => {
+    const quality = /^\/v\d+\.\d+\/dataset_quality$/.test(path);
     const users = /^\/v\d+\.\d+\/\d+\/users$/.test(path);
-    if (!users && (method !== 'POST' || !/^\/v\d+\.\d+\/\d+\/events$/.test(path)))
+    if (!users && !quality && (method !== 'POST' || !/^\/v\d+\.\d+\/\d+\/events$/.test(path)))
       return graphError(400, 2500, `Unknown path components: ${path}`);
     const token = query['access_token'];
     if (!token || (options.accessToken !== undefined && token !== options.accessToken))
       return graphError(400, 190, 'Invalid OAuth access token - Cannot parse access token');
     if (users) return audienceUsers(method, path, body);
+    if (quality) return datasetQuality(method, query, known, received);
     if (!isObject(body) || !Array.isArray(body['data']))
       return graphError(400, 100, '(#100) The parameter data is required');
     const data = body['data'] as unknown[];
@@ -195,6 +319,8 @@ export function startMetaReceiver(options: ReceiverOptions = {}): Promise<Platfo
       }
     }
     if (problems.length > 0) return graphError(400, 100, '(#100) Invalid parameter', undefined, problems);
+    // Test events (test_event_code) show in Events Manager's test tab, not in the dataset's quality.
+    if (body['test_event_code'] === undefined) record(path.split('/')[2] ?? '', data);
     return { status: 200, body: { events_received: data.length, messages: [], fbtrace_id: 'AbCdEfGh123' } };
   });
 }

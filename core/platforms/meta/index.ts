@@ -8,6 +8,7 @@ import { definePlatform, type Platform } from '../platform.ts';
 import { META_API } from './api-version.ts';
 import { META_AUDIENCES } from './audience.ts';
 import { metaConsentSignals } from './consent.ts';
+import { DIAGNOSTICS_CONFIG } from './dataset-quality.ts';
 import { metaRequest, metaServerEvent } from './driver.ts';
 import { META_MAPPING } from './mapping.ts';
 import { META_RESPONSES } from './responses.ts';
@@ -18,10 +19,15 @@ export const META_PLATFORM: Platform = definePlatform({
   type: 'meta_capi',
   requirements: {
     config: ['pixel_id'],
-    optionalConfig: ['action_source', 'api_version'],
+    // `diagnostics: true`: the scheduler asks Meta's Dataset Quality API daily (dataset-quality.ts).
+    optionalConfig: ['action_source', 'api_version', DIAGNOSTICS_CONFIG],
     secrets: ['access_token'],
     baseUrl: false,
     testEventCode: true,
+    // A string ("true") is refused: only the boolean turns it on, so nothing is asked by accident.
+    configFormats: {
+      [DIAGNOSTICS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
+    },
   },
   // Ads and the user data they carry need both purposes.
   consent: ['ads', 'ad_user_data'],

@@ -39,7 +39,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
     for (const name of RETENTION_TABLES) assert.ok(partitioned.includes(name), name);
   });
 
-  it('keeps by default: refusals 30 days, invalid events, hook failures and failed sync rows 90, the ledgers 400, events forever', () => {
+  it('keeps by default: refusals 30 days, invalid events, hook failures and failed sync rows 90, the ledgers and platform diagnostics 400, events forever', () => {
     assert.deepEqual(keptDays(base), {
       events: undefined,
       invalid_events: 90,
@@ -49,6 +49,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
       gateway_refusals: 30,
       sync_failed_rows: 90,
       sessions: undefined, // as the events
+      platform_diagnostics: 400,
     });
     assert.deepEqual(Object.fromEntries(RETENTION_TABLES.map((t) => [t, retentionDays(base, t)])), {
       events: undefined,
@@ -67,6 +68,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
       gateway_refusals: 3,
       sync_failed_rows: 5,
       sessions: 365,
+      platform_diagnostics: 30,
     };
     assert.deepEqual(keptDays({ ...base, warehouse: { retention } }), retention);
   });
@@ -85,6 +87,7 @@ describe('warehouse: retention (partition expiration per table)', () => {
       gateway_refusals: 30, // the ops tables never took partition_expiration_days
       sync_failed_rows: 90,
       sessions: 1095, // as the events they came from
+      platform_diagnostics: 400, // an ops table
     });
   });
 
