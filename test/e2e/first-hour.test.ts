@@ -73,10 +73,16 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** An offset that puts every default port on a free port below the kernel's outgoing range. */
+/**
+ * An offset that puts every default port on a free port below 20000: under the range freePort
+ * hands out to the other tests' services (20000–32000, local/supervisor.ts), which run at the same
+ * time and once took a port this environment had found free (EADDRINUSE), and under the kernel's
+ * outgoing range.
+ */
 async function freeOffset(): Promise<number> {
+  const highest = Math.max(...Object.values(DEFAULT_PORTS));
   for (let tries = 0; tries < 50; tries++) {
-    const offset = 10_000 + Math.floor(Math.random() * 12_000);
+    const offset = 2_000 + Math.floor(Math.random() * (20_000 - highest - 2_000));
     const free = await Promise.all(Object.values(DEFAULT_PORTS).map((p) => portFree(p + offset)));
     if (free.every(Boolean)) return offset;
   }
