@@ -432,6 +432,7 @@ async function handleTranslate(
         // A Segment library cannot add ?partial=true: one bad call must not refuse its batch.
         partial: segment !== undefined || query.get('partial') === 'true',
         idempotencyKey: key,
+        headers: req.headers,
         ...(segment && segment !== 'batch' ? { defaults: { type: segment } } : {}),
         // A write key publishes its own events only, whatever the translator allows.
         keyEvents:

@@ -12,6 +12,8 @@ import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
 import type { Deprecated } from '../core/definitions/defined-events.ts';
 import { apiError } from '../core/errors.ts';
 import type { Step } from '../core/step.ts';
+import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
+import { readableHeaders } from '../core/translate/headers.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
 import { translatorEvents } from '../core/translate/spec.ts';
 import type { FieldViolation } from '../core/validation.ts';
@@ -55,6 +57,8 @@ export function translateRows(
   opts: {
     partial: boolean;
     idempotencyKey?: string | undefined;
+    /** The request's own headers, for `header:` sources (credential headers are never passed on). */
+    headers?: Readonly<Record<string, string | readonly string[] | undefined>>;
     defaults?: Readonly<Record<string, unknown>>;
     /** A write key's own event list (the browser SDKs' paths): a row outside it is refused. */
     keyEvents?: { readonly id: string; readonly names: readonly string[] } | undefined;
@@ -73,6 +77,7 @@ export function translateRows(
     contentType: body.charset ? `${body.media}; charset=${body.charset}` : body.media,
     ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}),
     ...(opts.defaults ? { defaults: opts.defaults } : {}),
+    ...(opts.headers ? { headers: readableHeaders(opts.headers, entry.spec) } : {}),
   });
   if (!result.ok)
     return {
@@ -176,19 +181,20 @@ export function translateAnswer(
  * The calls of a Segment body that could not become events, as messages the store keeps in
  * `invalid_events` (docs/senders.md): the call as sent under `invalid_call` (an object with no
  * `event_name` never validates, so it cannot pass as an event), and our reasons in the
- * `invalid` attribute. A body that cannot be read again gives none (its rows were all refused).
+ * `invalid` attribute (text) and the `invalid_errors` one (the row's `errors`). A body that
+ * cannot be read again gives none (its rows were all refused).
  */
 export function invalidCalls(
   entry: TranslatorEntry,
   body: RawBody,
   violations: readonly FieldViolation[],
 ): OutgoingMessage[] {
-  const byRow = new Map<number, string[]>();
+  const byRow = new Map<number, FieldViolation[]>();
   for (const v of violations) {
     const m = ROW.exec(v.field);
     if (!m) continue;
     const row = Number(m[1]);
-    byRow.set(row, [...(byRow.get(row) ?? []), `${v.field}: ${v.description}`]);
+    byRow.set(row, [...(byRow.get(row) ?? []), v]);
   }
   if (byRow.size === 0) return [];
   let calls: unknown[];
@@ -205,6 +211,14 @@ export function invalidCalls(
   }
   return [...byRow].map(([row, reasons]) => ({
     data: Buffer.from(JSON.stringify({ invalid_call: calls[row] ?? null })),
-    attributes: { translator: entry.name, invalid: reasons.join('; ').slice(0, 1024) },
+    attributes: {
+      translator: entry.name,
+      invalid: reasons
+        .map((v) => `${v.field}: ${v.description}`)
+        .join('; ')
+        .slice(0, 1024),
+      // The store keeps these as the row's errors (core/store/invalid-call.ts).
+      [INVALID_ERRORS_ATTRIBUTE]: invalidErrorsAttribute(reasons),
+    },
   }));
 }

@@ -35,6 +35,7 @@ import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppr
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
+import { invalidCallErrors } from './invalid-call.ts';
 
 /** A Pub/Sub message as the store path needs it, whether pushed or pulled. */
 export interface PubSubMessage {
@@ -270,7 +271,9 @@ export function messageRows(
     ...(defined ? { defined } : {}),
     ...(stamp !== undefined ? { stamp } : {}),
   });
-  if (!result.ok) return invalid('invalid_event', result.violations, value);
+  // A Segment call the gateway could not translate: its own reasons, not the wrapper's.
+  if (!result.ok)
+    return invalid('invalid_event', invalidCallErrors(value, message.attributes) ?? result.violations, value);
 
   // The digest of what the producer sent, before the PII policy and without what the server
   // filled in (core/identity.ts): the same content always gives the same insertId, and a reused

@@ -213,4 +213,44 @@ describe('gateway: Segment and RudderStack libraries, host changed only', functi
     );
     assert.match(invalid?.attributes['invalid'] ?? '', /rows\[1\]\.event_time/);
   });
+
+  it('an invalid call is stored with its real violations in `errors` (a malformed timestamp), not "event_name is required"', async () => {
+    const basic = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
+    const a = await post(
+      `${g.url}/v1/batch`,
+      {
+        batch: [
+          { type: 'track', userId: 'u-4', event: 'Signed Up', messageId: 'm-9', timestamp: 'yesterday-ish' },
+        ],
+      },
+      basic,
+    );
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const [m] = await drain();
+    assert.ok(m?.event['invalid_call'], JSON.stringify(m?.event));
+    const settings = baseSettings();
+    const rows = messageRows(
+      {
+        messageId: m.messageId,
+        publishTime: new Date().toISOString(),
+        attributes: m.attributes,
+        data: Buffer.from(m.data),
+        subscription: 'events-store',
+        deliveryAttempt: 1,
+      },
+      storeConfig(settings, plan(settings)),
+      Date.now(),
+    );
+    assert.equal(rows.kind, 'invalid');
+    const errors = (rows.kind === 'invalid' ? rows.row.json['errors'] : undefined) as {
+      path: string;
+      message: string;
+    }[];
+    assert.deepEqual(
+      errors.map((e) => e.path),
+      ['event_time'],
+    );
+    assert.equal(errors[0]?.message, 'does not match any allowed form');
+    assert.ok(!errors.some((e) => /event_name/.test(e.path)), JSON.stringify(errors));
+  });
 });

@@ -1,0 +1,109 @@
+/**
+ * Header sources of a translator (docs/translators.md, "Header sources"): `header:X-GitHub-Event`
+ * beside body paths, for what a sender puts in a header rather than its body (the event type, a
+ * delivery id). What may be read: the request's own headers, by case-insensitive name, never one
+ * that carries a credential; and under a signature, never as the event id (the signed body, not
+ * an unsigned header, decides a signed delivery's id). Pure.
+ */
+import type { TranslatorSpec } from '../../schemas/translator.ts';
+import type { FieldViolation } from '../validation.ts';
+import { signatureHeader } from './signatures.ts';
+
+/** The prefix of a header source. */
+export const HEADER_SOURCE = 'header:';
+
+/** A request's headers by lower-case name (the first value of a repeated one). */
+export type RequestHeaders = Readonly<Record<string, string>>;
+
+/** Headers that carry a credential whatever the translator: never readable. */
+const CREDENTIALS: ReadonlySet<string> = new Set([
+  'authorization',
+  'proxy-authorization',
+  'cookie',
+  'set-cookie',
+  'x-api-key',
+  'x-goog-api-key',
+  // A browser SDK's write key (gateway/sdk-paths.ts also sets it from a path).
+  'x-write-key',
+]);
+
+/** Every vendor scheme's signature header (a translator may change its scheme later). */
+const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(
+  (['stripe', 'shopify', 'github', 'woocommerce', 'hubspot', 'paddle', 'typeform', 'calendly'] as const).map(
+    (scheme) => signatureHeader({ scheme, secrets: ['x'] }),
+  ),
+);
+
+/** The lower-case header name of a `header:` source, or undefined for a body path. */
+export function headerOf(source: string): string | undefined {
+  return source.startsWith(HEADER_SOURCE)
+    ? source.slice(HEADER_SOURCE.length).trim().toLowerCase()
+    : undefined;
+}
+
+/** Why a header may not be read by this spec, or undefined when it may. */
+function credentialWhy(name: string, spec: TranslatorSpec): string | undefined {
+  if (CREDENTIALS.has(name) || name.includes('signature'))
+    return `${name} carries a credential: a translator may not read it`;
+  const sig = spec.auth?.signature;
+  if (SIGNATURE_HEADERS.has(name) || (sig && signatureHeader(sig) === name))
+    return `${name} is a signature header: a translator may not read it`;
+  return undefined;
+}
+
+/**
+ * The request's headers a translator may read: lower-case names, first values, without the
+ * credential headers (read at apply too; this keeps a stored spec from older rules harmless).
+ */
+export function readableHeaders(
+  raw: Readonly<Record<string, string | readonly string[] | undefined>>,
+  spec: TranslatorSpec,
+): RequestHeaders {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    const name = k.toLowerCase();
+    const value = Array.isArray(v) ? v[0] : v;
+    if (typeof value === 'string' && credentialWhy(name, spec) === undefined) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * The apply checks of a spec's header sources: well-formed names, no credential header, and under
+ * a signature no header for the event id (a field targeting `event_id`, or an entry of `key`).
+ */
+export function headerViolations(spec: TranslatorSpec, prefix: string): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  const signed = spec.auth?.signature !== undefined;
+  const check = (source: string, at: string, isId: boolean) => {
+    const name = headerOf(source);
+    if (name === undefined) return;
+    if (!/^[a-z0-9!#$%&'*+.^_`|~-]{1,64}$/.test(name)) {
+      out.push({
+        field: at,
+        description: `${JSON.stringify(source)} names no header (header:X-GitHub-Event)`,
+      });
+      return;
+    }
+    const why = credentialWhy(name, spec);
+    if (why) out.push({ field: at, description: why });
+    else if (isId && signed)
+      out.push({
+        field: at,
+        description: `${name} is not signed: under a signature the signed body decides a delivery's id (a header could be changed by anyone replaying the body); take the id from the body, or leave it to the body's digest`,
+      });
+  };
+  for (const [i, f] of spec.fields.entries()) {
+    if (f.source === undefined) continue;
+    if (typeof f.source === 'string')
+      check(f.source, `${prefix}.fields[${i}].source`, f.target === 'event_id');
+    else
+      for (const [j, s] of f.source.entries())
+        check(s, `${prefix}.fields[${i}].source[${j}]`, f.target === 'event_id');
+  }
+  for (const [i, k] of (spec.key ?? []).entries()) {
+    if (typeof k === 'string') check(k, `${prefix}.key[${i}]`, true);
+    else for (const [j, p] of k.entries()) check(p, `${prefix}.key[${i}][${j}]`, true);
+  }
+  return out;
+}
