@@ -67,6 +67,22 @@ export const FormFormat = Type.Object(
 
 const Scalar = Type.Union([Type.String({ maxLength: 1024 }), Type.Number(), Type.Boolean()]);
 
+/** Where a value is read: one path, or fallbacks of which the first present wins. */
+export const SourcePaths = Type.Union([
+  Type.String({
+    minLength: 1,
+    maxLength: 256,
+    description:
+      'A column of the CSV, or a dotted path into a JSON record; in a field or `key`, `header:X-Name` reads a request header',
+  }),
+  Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+    minItems: 1,
+    maxItems: 8,
+    description: 'The first of these that is present',
+  }),
+]);
+export type SourcePaths = Static<typeof SourcePaths>;
+
 /** A transform that takes one value (every one but `each`, which may use them inside its items). */
 const ValueTransforms = [
   Type.Union(
@@ -154,8 +170,11 @@ const ValueTransforms = [
       major_units: Type.Union(
         [
           Type.Object(
-            { source: Type.String({ minLength: 1, maxLength: 256 }) },
-            { additionalProperties: false, description: 'Where the record holds its ISO 4217 code' },
+            { source: SourcePaths },
+            {
+              additionalProperties: false,
+              description: 'Where the record holds its ISO 4217 code (a list: the first present)',
+            },
           ),
           Type.Object(
             { currency: Type.String({ pattern: '^[A-Za-z]{3}$' }) },
@@ -184,19 +203,22 @@ export const TranslatorTransform = Type.Union([
       each: Type.Record(
         Type.String({ pattern: '^[a-z][a-z0-9_]{0,63}$' }),
         Type.Union([
-          Type.String({ minLength: 1, maxLength: 256 }),
+          SourcePaths,
           Type.Object(
             {
-              source: Type.String({ minLength: 1, maxLength: 256 }),
+              source: SourcePaths,
               transforms: Type.Optional(Type.Array(TranslatorValueTransform, { maxItems: 16 })),
             },
-            { additionalProperties: false, description: 'A path in the object, with transforms' },
+            {
+              additionalProperties: false,
+              description: 'A path in the object (a list: the first present), with transforms',
+            },
           ),
         ]),
         {
           minProperties: 1,
           description:
-            'Each object of a list (or one object) rebuilt: new key ← path in the object, or {source, transforms}',
+            'Each object of a list (or one object) rebuilt: new key ← path in the object (or a list of fallbacks), or {source, transforms}',
         },
       ),
     },
@@ -211,20 +233,7 @@ export const TARGET_PATTERN = '^[a-z][a-z0-9_]{0,63}(\\.[a-z][a-z0-9_]{0,63}){0,
 export const TranslatorField = Type.Object(
   {
     target: Type.String({ pattern: TARGET_PATTERN }),
-    source: Type.Optional(
-      Type.Union([
-        Type.String({
-          minLength: 1,
-          maxLength: 256,
-          description: 'A column of the CSV, or a dotted path into a JSON record',
-        }),
-        Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
-          minItems: 1,
-          maxItems: 8,
-          description: 'The first of these that is present',
-        }),
-      ]),
-    ),
+    source: Type.Optional(SourcePaths),
     value: Type.Optional(Scalar),
     transforms: Type.Optional(Type.Array(TranslatorTransform, { maxItems: 16 })),
     default: Type.Optional(Scalar),
@@ -317,10 +326,11 @@ export const TranslatorSpecSchema = Type.Object(
     format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat, FormFormat]),
     fields: Type.Array(TranslatorField, { minItems: 1, maxItems: 500 }),
     key: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 256 }), {
+      Type.Array(SourcePaths, {
         minItems: 1,
         maxItems: 8,
-        description: 'Sources whose values make a row’s event_id (re-sent rows fold)',
+        description:
+          'Sources whose values make a row’s event_id (re-sent rows fold); each a path or a list of fallbacks',
       }),
     ),
     events: Type.Optional(

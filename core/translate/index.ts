@@ -15,6 +15,7 @@ import { setField } from '../formats/records.ts';
 import { parseDelimited } from '../samples/csv.ts';
 import { readJson } from '../samples/json.ts';
 import type { FieldViolation } from '../validation.ts';
+import { headerOf, type RequestHeaders } from './headers.ts';
 import { applyTransforms, readPath } from './transforms.ts';
 
 export interface TranslateInput {
@@ -29,6 +30,8 @@ export interface TranslateInput {
   readonly contentType: string;
   /** Without a `key`, ids derive from this (the `Idempotency-Key` header) or the body's digest. */
   readonly idempotencyKey?: string;
+  /** The request's headers a `header:` source may read (headers.ts `readableHeaders`). */
+  readonly headers?: RequestHeaders;
   /**
    * Top-level fields every JSON record has unless it sets them: the call type of Segment's
    * single-call paths (`/v1/identify` bodies need not say `type: identify`).
@@ -183,6 +186,16 @@ function place(event: Record<string, unknown>, target: string, value: unknown): 
   setField(at, last, value);
 }
 
+/** A source's value: a `header:` source from the request's headers, else a path in the record. */
+const readSource = (
+  record: Record<string, unknown>,
+  source: string,
+  headers: RequestHeaders = {},
+): unknown => {
+  const name = headerOf(source);
+  return name === undefined ? readPath(record, source) : headers[name];
+};
+
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** One row's field value through its transforms, or why it does not fit. */
@@ -190,11 +203,12 @@ function fieldValue(
   f: TranslatorField,
   record: Record<string, unknown>,
   cells: boolean,
+  headers?: RequestHeaders,
 ): { value: unknown } | { why: string } {
   let value: unknown = f.value;
   // The first source that is present (a CSV cell cannot say null: an empty one is absent).
   for (const source of f.source === undefined ? [] : typeof f.source === 'string' ? [f.source] : f.source) {
-    value = readPath(record, source);
+    value = readSource(record, source, headers);
     if (cells && typeof value === 'string' && value.trim() === '') value = undefined;
     if (value !== undefined && value !== null) break;
   }
@@ -269,7 +283,7 @@ function translateUnsafe(input: TranslateInput): TranslateResult {
     const event: Record<string, unknown> = { event_name: input.eventName };
     let bad = false;
     for (const f of spec.fields) {
-      const got = fieldValue(f, record, parsed.cells);
+      const got = fieldValue(f, record, parsed.cells, input.headers);
       if ('why' in got) {
         problems.push({ field: `${at}.${f.target}`, description: got.why });
         bad = true;
@@ -278,13 +292,17 @@ function translateUnsafe(input: TranslateInput): TranslateResult {
     if (bad) return;
     if (event['event_id'] === undefined) {
       if (spec.key) {
+        // A key part that is a list takes its first present path (a fallback, not more parts).
         const values = spec.key.map((k) => {
-          const v = readPath(record, k);
+          const v = [k]
+            .flat()
+            .map((p) => readSource(record, p, input.headers))
+            .find((x) => x !== undefined && x !== null);
           return v === undefined || v === null ? '' : String(v);
         });
         if (values.every((v) => v.trim() === '')) {
           problems.push({
-            field: `${at}.${spec.key[0]}`,
+            field: `${at}.${[spec.key[0] ?? ''].flat()[0]}`,
             description: 'the key is empty: the row has no identity',
           });
           return;

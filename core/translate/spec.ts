@@ -9,6 +9,7 @@ import { ANY_CUSTOM_EVENT, type TranslatorSpec, TranslatorSpecSchema } from '../
 import { isReservedFieldName } from '../definitions/definitions.ts';
 import { isTimeZone, patternProblem } from '../formats/patterns.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
+import { headerViolations } from './headers.ts';
 
 const shape = compileValidator<TranslatorSpec>(TranslatorSpecSchema);
 
@@ -18,7 +19,50 @@ const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle',
 /** Targets that are not event data: the event's own fields. */
 const EVENT_TARGETS = new Set(['event_name', 'event_id', 'event_time']);
 
+/** Where fallback lists are taken (the schema's `SourcePaths`), for the text of a misplaced one. */
+const LISTS_TAKEN =
+  'a list of fallback paths is taken by a field’s source, key, major_units.source and each’s sources';
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * A list where one path or code is taken (a transform's `path`, `major_units.currency`,
+ * `format.records`), said plainly: the schema alone would answer a union's every branch.
+ */
+function misplacedLists(spec: unknown, prefix: string): FieldViolation[] {
+  if (!isRecord(spec)) return [];
+  const out: FieldViolation[] = [];
+  const one = (field: string) =>
+    out.push({ field, description: `takes one path, not a list: ${LISTS_TAKEN}` });
+  const transforms = (list: unknown, at: string): void => {
+    if (!Array.isArray(list)) return;
+    list.forEach((t, j) => {
+      if (!isRecord(t)) return;
+      if (Array.isArray(t['path'])) one(`${at}[${j}].path`);
+      const mu = t['major_units'];
+      if (isRecord(mu) && Array.isArray(mu['currency']))
+        out.push({
+          field: `${at}[${j}].major_units.currency`,
+          description:
+            'takes one ISO 4217 code: to read the code from the record, use major_units.source (a path or a list of fallback paths)',
+        });
+      if (isRecord(t['each']))
+        for (const [k, v] of Object.entries(t['each']))
+          if (isRecord(v)) transforms(v['transforms'], `${at}[${j}].each.${k}.transforms`);
+    });
+  };
+  if (isRecord(spec['format']) && Array.isArray(spec['format']['records'])) one(`${prefix}.format.records`);
+  if (Array.isArray(spec['fields']))
+    spec['fields'].forEach((f, i) => {
+      if (isRecord(f)) transforms(f['transforms'], `${prefix}.fields[${i}].transforms`);
+    });
+  return out;
+}
+
 export function translatorViolations(spec: unknown, prefix: string): FieldViolation[] {
+  const misplaced = misplacedLists(spec, prefix);
+  if (misplaced.length > 0) return misplaced;
   const problems = shape.violations(spec, prefix);
   if (problems.length > 0) return problems;
   const s = spec as TranslatorSpec;
@@ -95,6 +139,7 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
         description: 'a translator with a signature takes signed bodies only: drop one of the two',
       });
   }
+  out.push(...headerViolations(s, prefix));
   const format = s.format;
   if (format.type === 'csv' && format.header === false && !format.columns)
     out.push({

@@ -29,6 +29,23 @@ export function readPath(record: Record<string, unknown>, path: string): unknown
 }
 
 /**
+ * The value at the first of `source`'s paths that holds one (a single path is a list of one):
+ * absent and null go on to the next path, and so does whatever `skip` refuses (an empty CSV cell).
+ */
+export function readFirst(
+  record: Record<string, unknown>,
+  source: string | readonly string[],
+  skip: (value: unknown) => boolean = () => false,
+): unknown {
+  let value: unknown;
+  for (const path of typeof source === 'string' ? [source] : source) {
+    value = readPath(record, path);
+    if (value !== undefined && value !== null && !skip(value)) return value;
+  }
+  return value === null ? null : undefined;
+}
+
+/**
  * ISO 4217 minor-unit exponents other than 2 (every other code has 2): what a Stripe-like
  * amount in the smallest unit is divided by, as 10^exponent.
  */
@@ -127,7 +144,7 @@ function majorUnits(
   t: Extract<TranslatorValueTransform, { major_units: unknown }>,
   record: Record<string, unknown>,
 ): Step {
-  const code = 'currency' in t.major_units ? t.major_units.currency : readPath(record, t.major_units.source);
+  const code = 'currency' in t.major_units ? t.major_units.currency : readFirst(record, t.major_units.source);
   const exponent = typeof code === 'string' ? currencyExponent(code) : undefined;
   if (exponent === undefined)
     return fail(`expected an ISO 4217 currency code to scale by, got ${shown(code)}`);
@@ -250,13 +267,12 @@ export function applyTransform(
       if (!isObject(o)) return undefined;
       const out: Record<string, unknown> = {};
       for (const [to, from] of Object.entries(t.each)) {
-        const path = typeof from === 'string' ? from : from.source;
-        const raw = readPath(o, path);
+        const plain = typeof from === 'string' || Array.isArray(from);
+        const raw = readFirst(o, plain ? from : from.source);
         if (raw === undefined || raw === null) continue;
-        const step =
-          typeof from === 'string'
-            ? ok(raw)
-            : applyTransforms(raw, from.transforms ?? [], o as Record<string, unknown>);
+        const step = plain
+          ? ok(raw)
+          : applyTransforms(raw, from.transforms ?? [], o as Record<string, unknown>);
         if (!step.ok) {
           why ??= `${to}: ${step.why}`;
           continue;

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { secretName, sourceTranslator } from '../../core/translate/sources.ts';
 import { SOURCE_CASES, TEST_SECRET } from '../support/source-cases.ts';
+import { SHAPE_CASES } from '../support/source-shape-cases.ts';
 import { FakePublisher, fixedTranslators, post, startTestGateway, type TestGateway } from './support.ts';
 
 interface Published {
@@ -18,7 +19,7 @@ interface Published {
   event_id: string;
   anonymous_id?: string;
   consent?: Record<string, string>;
-  user?: { email?: string };
+  user?: { email?: string; external_id?: string };
   event_data: Record<string, unknown>;
 }
 
@@ -48,7 +49,8 @@ describe('gateway: the source catalogue', () => {
     );
   });
 
-  for (const c of SOURCE_CASES) {
+  const shapes = new Set<unknown>(SHAPE_CASES);
+  for (const c of [...SOURCE_CASES, ...SHAPE_CASES]) {
     it(`${c.source}: ${c.title}`, async () => {
       const source = bySource.get(c.source);
       assert.ok(source);
@@ -83,10 +85,26 @@ describe('gateway: the source catalogue', () => {
       if (c.expect.event_id) assert.equal(e.event_id, c.expect.event_id);
       if (libraryId) assert.equal(e.event_id, libraryId);
       if (c.expect.email) assert.equal(e.user?.email, c.expect.email);
+      if (c.expect.external_id !== undefined) assert.equal(e.user?.external_id ?? null, c.expect.external_id);
       if (c.expect.value !== undefined) assert.equal(e.event_data['value'], c.expect.value);
       if (c.expect.currency) assert.equal(e.event_data['currency'], c.expect.currency);
       assert.equal(e.anonymous_id, c.expect.ga4_client_id);
       assert.equal(e.consent?.['ads'], 'granted');
+      if (shapes.has(c)) {
+        // The vendor's retry: the same delivery again (a new signature, the same body) folds.
+        const again = pub.calls.length;
+        const retried = await post(
+          url,
+          body,
+          { 'content-type': c.contentType, ...(await c.headers(body, url, now)) },
+          true,
+        );
+        assert.equal(retried.status, 200, JSON.stringify(retried.body));
+        const second = pub.calls
+          .slice(again)
+          .flatMap((call) => call.messages.map((m) => JSON.parse(m.data.toString()) as Published));
+        assert.equal(second[0]?.event_id, e.event_id, 'a retried delivery keeps its event id');
+      }
       if (source.auth === 'signature') {
         const unsigned = await post(url, body, { 'content-type': c.contentType }, true);
         assert.equal(unsigned.status, 401);

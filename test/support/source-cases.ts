@@ -64,19 +64,21 @@ export interface SourceCase {
     readonly meta_refusal?: RegExp;
     /** The (hashed) e-mail the event carries for the platforms to match on. */
     readonly email?: string;
+    /** The `user.external_id` the event carries; null: none (a guest's order). */
+    readonly external_id?: string | null;
     /** Why the gateway refuses the whole body (a 400, nothing published), where it lacks what the event needs. */
     readonly refused?: RegExp;
   };
 }
 
-const json = (file: string): Record<string, unknown> =>
+export const json = (file: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')) as Record<string, unknown>;
 const example = (file: string): Record<string, unknown> =>
   JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as Record<string, unknown>;
-const iso = (now: number) => new Date((now - 60) * 1000).toISOString();
+export const iso = (now: number) => new Date((now - 60) * 1000).toISOString();
 
 /** Headers made by our signer for a scheme (the vendor SDKs' check of it: signatures.test.ts). */
-const signed =
+export const signed =
   (scheme: TranslatorSignature['scheme']) =>
   async (body: string, url: string, now: number): Promise<Record<string, string>> =>
     signRequest(
@@ -86,7 +88,7 @@ const signed =
       now,
     );
 
-const stripeHeader = async (body: string) => ({
+export const stripeHeader = async (body: string) => ({
   'stripe-signature': new Stripe('sk_test_placeholder').webhooks.generateTestHeaderString({
     payload: body,
     secret: TEST_SECRET,
@@ -163,7 +165,7 @@ const libraryCase = (
 });
 
 /** Shopify's webhook headers, the HMAC made by @shopify/shopify-api's own test helper. */
-const shopifyHeaders = async (body: string) => ({
+export const shopifyHeaders = async (body: string) => ({
   'x-shopify-topic': 'orders/create',
   'x-shopify-shop-domain': 'test-shop.myshopify.com',
   'x-shopify-api-version': '2026-07',
@@ -175,11 +177,12 @@ const shopifyHeaders = async (body: string) => ({
  * Paddle-Signature by our signer (Paddle's SDK verifies but does not sign), refused here unless
  * the SDK's unmarshal takes it and reads the body as the notification it names.
  */
-const paddleHeaders = async (body: string, url: string, now: number) => {
+export const paddleHeaders = async (body: string, url: string, now: number) => {
   const headers = await signed('paddle')(body, url, now);
   const paddle = new Paddle('pdl_sdbx_apikey_placeholder');
   const event = await paddle.webhooks.unmarshal(body, TEST_SECRET, headers['paddle-signature'] ?? '');
-  if (event.eventType !== 'transaction.completed') throw new Error(`Paddle read ${event.eventType}`);
+  const sent = (JSON.parse(body) as { event_type?: string }).event_type;
+  if (event.eventType !== sent) throw new Error(`Paddle read ${event.eventType}, not ${sent}`);
   return headers;
 };
 
