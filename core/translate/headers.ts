@@ -7,7 +7,7 @@
  */
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import type { FieldViolation } from '../validation.ts';
-import { signatureHeader } from './signatures.ts';
+import { signatureHeader } from './signature-header.ts';
 
 /** The prefix of a header source. */
 export const HEADER_SOURCE = 'header:';

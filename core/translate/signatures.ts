@@ -9,6 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { TranslatorSignature } from '../../schemas/translator.ts';
+import { signatureHeader } from './signature-header.ts';
 
 /** Seconds a timestamped signature stays valid unless the translator says otherwise. */
 export const DEFAULT_TOLERANCE_SECONDS = 300;
@@ -85,30 +86,6 @@ const HUBSPOT_DECODED: Readonly<Record<string, string>> = {
 };
 export const hubspotUrl = (url: string): string =>
   url.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (m) => HUBSPOT_DECODED[m.toUpperCase()] ?? m);
-
-/** The header each scheme reads (lower case, as node gives them). */
-export function signatureHeader(sig: TranslatorSignature): string {
-  switch (sig.scheme) {
-    case 'stripe':
-      return 'stripe-signature';
-    case 'shopify':
-      return 'x-shopify-hmac-sha256';
-    case 'github':
-      return 'x-hub-signature-256';
-    case 'woocommerce':
-      return 'x-wc-webhook-signature';
-    case 'hubspot':
-      return 'x-hubspot-signature-v3';
-    case 'paddle':
-      return 'paddle-signature';
-    case 'typeform':
-      return 'typeform-signature';
-    case 'calendly':
-      return 'calendly-webhook-signature';
-    case 'hmac':
-      return (sig.header ?? 'x-signature').toLowerCase();
-  }
-}
 
 const refuse = (reason: SignatureRefusal, detail: string): SignatureCheck => ({ ok: false, reason, detail });
 

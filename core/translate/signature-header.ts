@@ -1,0 +1,30 @@
+/**
+ * The header each signature scheme reads. Its own module, without node:crypto, because the
+ * translation engine (headers.ts) needs the names in the studio's browser bundle too, where the
+ * checks themselves (signatures.ts) do not run.
+ */
+import type { TranslatorSignature } from '../../schemas/translator.ts';
+
+/** The header each scheme reads (lower case, as node gives them). */
+export function signatureHeader(sig: TranslatorSignature): string {
+  switch (sig.scheme) {
+    case 'stripe':
+      return 'stripe-signature';
+    case 'shopify':
+      return 'x-shopify-hmac-sha256';
+    case 'github':
+      return 'x-hub-signature-256';
+    case 'woocommerce':
+      return 'x-wc-webhook-signature';
+    case 'hubspot':
+      return 'x-hubspot-signature-v3';
+    case 'paddle':
+      return 'paddle-signature';
+    case 'typeform':
+      return 'typeform-signature';
+    case 'calendly':
+      return 'calendly-webhook-signature';
+    case 'hmac':
+      return (sig.header ?? 'x-signature').toLowerCase();
+  }
+}
