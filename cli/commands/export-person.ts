@@ -8,8 +8,8 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { plainValue } from '../../adapters/user-sql.ts';
-import { erasureIdentifier } from '../../core/models/identity-graph.ts';
 import { SESSION_TABLES } from '../../core/models/sessions.ts';
+import { personIdentifiers } from '../../core/privacy/erasure.ts';
 import {
   exportAuditSql,
   exportLine,
@@ -54,14 +54,8 @@ export function register(program: Command): void {
       ].join('\n'),
     )
     .action(async (given: string[], o: Options, cmd: Command) => {
-      const identifiers = given.map((g) => {
-        const identifier = erasureIdentifier(g);
-        if (!identifier)
-          throw new CliError(
-            `${g}: an identifier is kind:value (anonymous_id, user_id, email or phone) or a person id (64 hex characters)`,
-          );
-        return identifier;
-      });
+      const { identifiers, violations } = personIdentifiers(given);
+      if (violations.length > 0) throw new CliError(violations.map((v) => v.description).join('; '));
       const { plan: p } = await loadEnvironment(o.env);
       const bigquery = await warehouseClient(p, process.env, o.dataDir);
       const identityGraph = p.tables.some((t) => t.name === SESSION_TABLES.identityMap);
