@@ -20,6 +20,13 @@ export interface ColumnChoice {
   readonly required?: boolean;
   readonly pii?: boolean;
   readonly description?: string;
+  /**
+   * The column's amounts are minor units (cents), scaled into major units by the currency read
+   * from a column of the record (`source`, a sample column) or fixed (`currency`): the translator's
+   * `major_units` step (schemas/translator.ts), the field then a number. Set when the person takes
+   * the guesses' `minorUnits` offer, never by a guess alone.
+   */
+  readonly majorUnits?: { readonly source: string } | { readonly currency: string };
 }
 
 /** Where the event goes beyond the warehouse: a platform's own event per destination type. */
@@ -153,8 +160,9 @@ export function draftResources(input: {
     }
     // A date column as the event's time: midnight of that day in the zone. A number as a context
     // id (`user_id`, `user.external_id`, a postal code) is the text the context holds.
-    const transforms =
-      c.target === 'event_time' && f.type === 'date'
+    const transforms: TranslatorTransform[] = c.majorUnits
+      ? [{ major_units: c.majorUnits }]
+      : c.target === 'event_time' && f.type === 'date'
         ? [{ timestamp: f.pattern && !ISO.has(f.pattern) ? f.pattern : 'YYYY-MM-DD', zone }]
         : (f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target)
           ? ['string' as const]
@@ -164,10 +172,11 @@ export function draftResources(input: {
     if (c.target !== 'event_data') continue;
     specFields.push({
       name: target,
-      type: f.type === 'json' ? 'json' : f.type,
+      type: c.majorUnits ? 'number' : f.type,
       ...(c.required ? { required: true } : {}),
       ...(c.description ? { description: c.description } : {}),
-      ...(f.format && f.type === 'string' ? { format: f.format } : {}),
+      // A format the sample's own values fail (`loose`) would refuse its rows: never written.
+      ...(f.format && !f.loose && f.type === 'string' ? { format: f.format } : {}),
       ...(f.enum && f.type === 'string' ? { enum: [...f.enum] } : {}),
       ...(c.pii ? { pii: true } : {}),
     });

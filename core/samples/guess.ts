@@ -1,14 +1,22 @@
 /**
  * The creator's guesses, each with why (docs/creator-inference.md#guesses): where each column
  * goes (suggest.ts, then corrected with what a whole payload shows), the event's name, which
- * column is the event time, which columns read as consent, Meta's action source. A guess is a
- * starting point the page shows and the person changes; none is applied out of sight. Pure.
+ * column is the event time, the value, currency and minor units (amounts.ts), which columns read
+ * as consent, Meta's action source. A guess is a starting point the page shows and the person
+ * changes; none is applied out of sight. Pure.
  */
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
 import { instant, readPattern } from '../formats/patterns.ts';
+import {
+  type AmountGuess,
+  type MinorUnitsOffer,
+  minorUnitsOffer,
+  notTheValue,
+  wholeNumbers,
+} from './amounts.ts';
 import { fieldName, nameWords } from './names.ts';
 import type { InferredField } from './sample.ts';
-import { suggestMappings } from './suggest.ts';
+import { type SuggestColumn, suggestMappings } from './suggest.ts';
 
 /** What the event time must fall in to be accepted (the gateway's window, core/event.ts). */
 export interface TimeWindow {
@@ -26,18 +34,54 @@ export interface ColumnGuess {
   readonly why: string;
 }
 
+/**
+ * The column that would be the event time, but whose values fall outside the gateway's window:
+ * a question the person must answer before saving (`blocking: true`), never answered for them
+ * with the arrival time. The column stays an event field (its `ColumnGuess` says so) until the
+ * person chooses: the time of arrival as the event time, or another column. Field names are
+ * stable: the studio's page renders them.
+ */
+export interface OutsideWindow {
+  /** The sample column (a dotted path for JSON). */
+  readonly column: string;
+  /** Up to three of its values that fall outside, as the sample writes them. */
+  readonly values: readonly unknown[];
+  /** How many of the sample's rows have a value outside, and how many have one at all. */
+  readonly outside: number;
+  readonly read: number;
+  /** The window's bounds, as RFC 3339 times. */
+  readonly from: string;
+  readonly to: string;
+  readonly blocking: true;
+}
+
 export interface Guesses {
   readonly columns: ColumnGuess[];
   /** The event's name, when a column names it (`type`: `checkout.session.completed`). */
   readonly eventName?: { readonly name: string; readonly why: string };
   /**
-   * Why the event time is the column chosen, or the time of arrival; `outside`: the column that
-   * would be the event time but whose values fall outside the gateway's window.
+   * Why the event time is the column chosen, or the time of arrival (no column holds times);
+   * `outside`: a blocking question (see `OutsideWindow`), and then no `column`.
    */
-  readonly eventTime: { readonly column?: string; readonly outside?: string; readonly why: string };
+  readonly eventTime: { readonly column?: string; readonly outside?: OutsideWindow; readonly why: string };
+  /**
+   * The column kept as the event's `value` (an order's total; never a discount, refund, tax or
+   * shipping amount): `field` is the event field it becomes, for the value choice (PlatformChoice).
+   */
+  readonly value?: AmountGuess;
+  /**
+   * The column of currency codes beside the value (`field`: for PlatformChoice's
+   * `currency: { field }`); absent when the payload has none, and the page asks for a code.
+   */
+  readonly currency?: AmountGuess;
+  /**
+   * Offered, never applied: the value is in minor units (cents). Taking it sets the value
+   * column's `ColumnChoice.majorUnits` to `majorUnits` (draft.ts writes the `major_units` step).
+   */
+  readonly minorUnits?: MinorUnitsOffer;
   /** Columns whose names and yes/no values read as consent: offered per purpose, never applied. */
   readonly consent: readonly { readonly column: string; readonly why: string }[];
-  /** Meta's action_source, from whether a page URL is mapped. */
+  /** Meta's action_source, from what the sender is: `website` only with a page URL and a browser. */
   readonly actionSource: { readonly value: string; readonly why: string };
 }
 
@@ -45,8 +89,20 @@ const words = (column: string) => nameWords(column).join('');
 const leaf = (column: string) => column.slice(column.lastIndexOf('.') + 1);
 const depth = (column: string) => column.split('.').length - 1;
 
-/** Names a page's URL has; `cancel_url`, `avatar_url` or an API's `url` inside an object are not one. */
-const PAGE_URL = new Set(['url', 'pageurl', 'pagelocation', 'landingpage', 'pagelink', 'href', 'currenturl']);
+/**
+ * Names a page's URL has (`page` holding URLs: GetSiteControl's); `cancel_url`, `avatar_url` or an
+ * API's `url` inside an object are not one.
+ */
+const PAGE_URL = new Set([
+  'url',
+  'page',
+  'pageurl',
+  'pagelocation',
+  'landingpage',
+  'pagelink',
+  'href',
+  'currenturl',
+]);
 const PAGE_PARENTS = new Set(['', 'page', 'context.page', 'properties', 'context']);
 
 /** Event time names, strongest first: when it happened, when it was created, some date; lifecycle dates last. */
@@ -70,7 +126,43 @@ const TIME_RANKS: readonly [RegExp, number, string][] = [
 ];
 
 const PERSON_PARENT =
-  /billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead/;
+  /billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead|location|geo/;
+/** Envelopes around a payload's own fields (Stripe's `data.object`, JSON:API's `data.attributes`). */
+const WRAPPERS = new Set([
+  'data',
+  'object',
+  'attributes',
+  'payload',
+  'body',
+  'resource',
+  'record',
+  'event',
+  'properties',
+]);
+
+/**
+ * Whether a nested column's object is the person's: the nearest parent that is not an envelope
+ * names a billing, shipping, customer, user… object, or there is none (`data.attributes.user_email`
+ * is the payload's own). `issue.state` is not a region, `repository.language` not a locale.
+ */
+function personParent(column: string): boolean {
+  const parents = column.split('.').slice(0, -1).reverse();
+  const own = parents.find((p) => !WRAPPERS.has(words(p)));
+  return own === undefined || PERSON_PARENT.test(words(own));
+}
+
+/** Whether a URL column is the page's: named as one, at the top, under `page` or `context`. */
+function pageColumn(column: string): boolean {
+  const parent = column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '';
+  return PAGE_URL.has(words(leaf(column))) && PAGE_PARENTS.has(parent);
+}
+
+/** The targets guess.ts refuses a column, before suggest.ts gives them out. */
+function refused(column: string, target: string): boolean {
+  if (target.startsWith('user') || target === 'device.locale') return !personParent(column);
+  if (target === 'page.url') return !pageColumn(column);
+  return false;
+}
 const CONSENT_NAME = /consent|optin|opt_in|accepts?marketing|marketing|newsletter|gdpr|tracking|cookies?/;
 
 function instantOf(value: unknown, f: InferredField): number | undefined {
@@ -85,17 +177,35 @@ function instantOf(value: unknown, f: InferredField): number | undefined {
   return parts ? instant(parts) : undefined;
 }
 
-/** How many of a column's values fall outside the window (undefined: none could be read). */
-function outside(column: string, f: InferredField, rows: readonly Record<string, unknown>[], w: TimeWindow) {
+/** The column's values outside the window (undefined: none falls outside, or none could be read). */
+function outside(
+  column: string,
+  f: InferredField,
+  rows: readonly Record<string, unknown>[],
+  w: TimeWindow,
+): OutsideWindow | undefined {
   let read = 0;
   let out = 0;
+  const values: unknown[] = [];
   for (const row of rows) {
     const t = instantOf(row[column], f);
     if (t === undefined) continue;
     read++;
-    if (t < w.now - w.pastMs || t > w.now + w.futureMs) out++;
+    if (t >= w.now - w.pastMs && t <= w.now + w.futureMs) continue;
+    out++;
+    if (values.length < 3 && !values.includes(row[column])) values.push(row[column]);
   }
-  return read === 0 ? undefined : out;
+  if (out === 0) return undefined;
+  const iso = (ms: number) => new Date(ms).toISOString();
+  return {
+    column,
+    values,
+    outside: out,
+    read,
+    from: iso(w.now - w.pastMs),
+    to: iso(w.now + w.futureMs),
+    blocking: true,
+  };
 }
 
 function timeRank(f: InferredField): { rank: number; why: string } {
@@ -135,13 +245,14 @@ function chooseEventTime(
           .map((r) => r.f.name)
           .join(', ')})`
       : '';
-  const out = window ? outside(best.f.name, best.f, rows, window) : 0;
+  const out = window ? outside(best.f.name, best.f, rows, window) : undefined;
   if (out) {
     const days = Math.round((window as TimeWindow).pastMs / 86_400_000);
-    const share = out === rows.length ? 'the sample’s times are' : `${out} of its ${rows.length} values are`;
+    const share =
+      out.outside === out.read ? 'the sample’s times are' : `${out.outside} of its ${out.read} values are`;
     return {
-      outside: best.f.name,
-      why: `${best.f.name} ${best.why}, but ${share} outside the accepted window (${days} days back to now): the event time is when each row arrives, and ${best.f.name} is kept as a field`,
+      outside: out,
+      why: `${best.f.name} ${best.why}, but ${share} outside the accepted window (${days} days back to now, ${String(out.values[0])}): the gateway would refuse every such row. Choose: the time each row arrives as the event time, or another column; until then ${best.f.name} is kept as a field`,
     };
   }
   return { column: best.f.name, why: `${best.f.name} ${best.why}${others}` };
@@ -190,9 +301,15 @@ export function guessChoices(
   rows: readonly Record<string, unknown>[],
   options: { readonly window?: TimeWindow } = {},
 ): Guesses {
-  const suggestions = suggestMappings(
-    fields.map((f) => ({ name: f.name, type: f.type, ...(f.format ? { format: f.format } : {}) })),
-  );
+  const asColumn = (f: InferredField): SuggestColumn => ({
+    name: f.name,
+    type: f.type,
+    ...(f.format ? { format: f.format } : {}),
+    ...(f.distinct === 0 ? { empty: true } : {}),
+  });
+  // Refused targets are refused before they are given out: an issue's `user.email` cannot keep
+  // the person's e-mail from `billing.email`, nor an always-null `phone` from `billing_address.phone`.
+  const suggestions = suggestMappings(fields.map(asColumn), { refuse: refused });
   const eventTime = chooseEventTime(fields, rows, options.window);
   const named: string[] = [];
   const consent: { column: string; why: string }[] = [];
@@ -207,11 +324,11 @@ export function guessChoices(
       };
     if (s.column === eventTime.column)
       return { column: s.column, target: 'event_time', why: `the event time: ${eventTime.why}` };
-    if (s.column === eventTime.outside)
+    if (s.column === eventTime.outside?.column)
       return {
         column: s.column,
         ...own,
-        why: 'would be the event time, but is outside the accepted window (see above)',
+        why: 'would be the event time, but its times are outside the accepted window: a question above',
       };
     if (s.target === 'event_time')
       return { column: s.column, ...own, why: `a time, but not the event time (${eventTime.why})` };
@@ -228,21 +345,9 @@ export function guessChoices(
       consent.push({ column: s.column, why: `${s.column} reads like consent` });
       return { column: s.column, ...own, why };
     }
-    // A person's details inside another object (`issue.state`, `repository.language`) are not
-    // the person's: only under a billing, shipping, customer or user object.
-    if (s.target.startsWith('user') || s.target.startsWith('device.locale')) {
-      const parent = s.column.includes('.') ? leaf(s.column.slice(0, s.column.lastIndexOf('.'))) : '';
-      if (parent !== '' && !PERSON_PARENT.test(words(parent)))
-        return { column: s.column, ...own, why: `${s.reason}, but inside ${parent}: kept as a field` };
-    }
-    if (s.target === 'page.url') {
-      const parent = s.column.includes('.') ? s.column.slice(0, s.column.lastIndexOf('.')) : '';
-      if (!PAGE_URL.has(words(leaf(s.column))) || !PAGE_PARENTS.has(parent))
-        return {
-          column: s.column,
-          ...own,
-          why: 'a URL, but not named as the page’s: kept as a field (a page URL makes it a website event)',
-        };
+    if (s.target === 'event_data' && s.field !== undefined) {
+      const alone = refusedWhy(asColumn(f));
+      if (alone) return { column: s.column, ...own, why: alone };
     }
     return {
       column: s.column,
@@ -252,14 +357,84 @@ export function guessChoices(
     };
   });
   const eventName = chooseEventName(fields, named);
-  const page = columns.some((c) => c.target === 'page.url');
+  textAmount(fields, rows, columns);
+  const value = amountGuess(columns, 'value');
+  const currency = amountGuess(columns, 'currency');
+  const minorUnits = minorUnitsOffer(fields, value, currency, rows);
   return {
     columns,
     ...(eventName ? { eventName } : {}),
     eventTime,
+    ...(value ? { value } : {}),
+    ...(currency ? { currency } : {}),
+    ...(minorUnits ? { minorUnits } : {}),
     consent,
-    actionSource: page
-      ? { value: 'website', why: 'a page URL is mapped: it happened on a website' }
-      : { value: 'other', why: 'no page URL: it did not happen on a page (a shop system, a backend)' },
+    actionSource: actionSource(columns),
   };
+}
+
+/**
+ * When no number column is the value, an amount whose digits are written as text (Paddle's
+ * `data.details.totals.total: "65215"`, in minor units) is: named like a total, not a
+ * discount, tax or fee. Its guess is rewritten in place, saying so.
+ */
+function textAmount(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  columns: ColumnGuess[],
+): void {
+  if (columns.some((c) => c.field === 'value')) return;
+  const text = fields.filter((f) => f.type === 'string' && !notTheValue(f.name) && wholeNumbers(f, rows));
+  const best = suggestMappings(text.map((f) => ({ name: f.name, type: 'integer' }))).find(
+    (s) => s.field === 'value',
+  );
+  const i = best ? columns.findIndex((c) => c.column === best.column) : -1;
+  const was = columns[i];
+  if (!best || !was || was.target !== 'event_data') return;
+  columns[i] = {
+    column: best.column,
+    target: 'event_data',
+    field: 'value',
+    why: `event field: ${best.reason}, its digits written as text (an amount, not an id)`,
+  };
+}
+
+/** The column kept as a catalogue data field (`value`, `currency`), with why. */
+function amountGuess(columns: readonly ColumnGuess[], field: 'value' | 'currency'): AmountGuess | undefined {
+  const c = columns.find((x) => x.target === 'event_data' && x.field === field);
+  return c ? { column: c.column, field, why: c.why } : undefined;
+}
+
+/**
+ * Meta's action_source from what the sender is. A website event needs the browser's user agent
+ * (Meta's Conversions API "Parameters" page: website events require `client_user_agent`,
+ * `action_source` and `event_source_url`; other events only `action_source`), so `website` only
+ * when the payload carries a page URL and a user agent. A server's webhook (an order system, a
+ * form tool posting for the page) is `other`, Meta's value for a conversion "in a way that is
+ * not listed": `system_generated` is for what happens by itself (a renewal), not a person's act.
+ */
+function actionSource(columns: readonly ColumnGuess[]): Guesses['actionSource'] {
+  const page = columns.some((c) => c.target === 'page.url');
+  const browser = columns.some((c) => c.target === 'device.user_agent');
+  if (page && browser)
+    return {
+      value: 'website',
+      why: 'a page URL and the browser’s user agent are mapped: it happened on a website',
+    };
+  if (page)
+    return {
+      value: 'other',
+      why: 'a page URL is mapped, but no browser’s user agent: a server sends it (Meta refuses a website event without one)',
+    };
+  return { value: 'other', why: 'no page URL: it did not happen on a page (a shop system, a backend)' };
+}
+
+/** Why a column keeps no target it would take alone, when guess.ts refused it; else undefined. */
+function refusedWhy(column: SuggestColumn): string | undefined {
+  const [alone] = suggestMappings([column]);
+  if (!alone || alone.target === 'event_data' || !refused(column.name, alone.target)) return undefined;
+  if (alone.target === 'page.url')
+    return 'a URL, but not named as the page’s: kept as a field (a page URL makes it a website event)';
+  const parent = column.name.split('.').slice(-2, -1)[0] ?? '';
+  return `${alone.reason}, but inside ${parent}: kept as a field`;
 }

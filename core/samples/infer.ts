@@ -3,6 +3,7 @@
  * votes for the readings it fits (values.ts); the most specific reading that at least 95% of the
  * values fit wins, and the values that do not fit are listed as `invalid`. Pure.
  */
+import { compileDefinition, type DefinitionValidator } from '../definitions/event-validator.ts';
 import type { InferredField, InferredFormat, InferredType, ParsedSample } from './sample.ts';
 import { ISO_8601, isEmptyValue, VOTE, valueVotes } from './values.ts';
 
@@ -20,6 +21,9 @@ const TIME_NAME = /time|date|_at$|^at$|^ts$|stamp|epoch|created|updated|zeit|dat
 const EPOCH_SECONDS = [1e9, 4102444800] as const;
 const EPOCH_MILLIS = [1e12, 4102444800000] as const;
 const FLAG_NAME = /^(is|has|can|should|was)[_\s-]?|[_\s-](flag|opt[_\s-]?in)$|^(active|enabled|flag|optin)$/i;
+/** Names under which `on`/`off` are a ticked box or a consent, not a province (`ON`) or a setting's text. */
+const SWITCH_NAME =
+  /consent|opt[_\s-]?in|newsletter|accepts?[_\s-]?marketing|marketing|subscribe|agree|accept|terms|gdpr|checkbox|enabled|active|^(is|has)[_\s-]/i;
 
 /** The chosen reading of a column: its type and which vote keys count as fitting it. */
 interface Reading {
@@ -119,12 +123,18 @@ function choose(name: string, stats: ColumnStats, minShare: number, delimiter?: 
   if (stats.nonEmpty === 0) return { type: 'string', accepts: [] };
   if (fits(VOTE.json)) return { type: 'json', accepts: [VOTE.json] };
   // 0/1 alone are integers unless a word (true, yes, ja…) or a flag-like name says otherwise; and
-  // every value must be a boolean word, so `ON` among state codes (`ON`, `CA`) stays text.
+  // every value must be a boolean word, so `ON` among state codes (`ON`, `CA`) stays text. `on`
+  // and `off` are yes/no only under a flag or consent name: a Shopify order's one
+  // `province_code: "ON"` is Ontario, a form's `newsletter=on` a ticked box.
+  const leafName = name.slice(name.lastIndexOf('.') + 1);
+  const switches = count(VOTE.boolSwitch);
   if (
-    count(VOTE.bool) + count(VOTE.bool01) === stats.nonEmpty &&
-    (count(VOTE.bool) > 0 || FLAG_NAME.test(name))
+    count(VOTE.bool) + count(VOTE.bool01) + switches === stats.nonEmpty &&
+    (switches > 0
+      ? SWITCH_NAME.test(leafName) || FLAG_NAME.test(leafName)
+      : count(VOTE.bool) > 0 || FLAG_NAME.test(leafName))
   )
-    return { type: 'boolean', accepts: [VOTE.bool, VOTE.bool01] };
+    return { type: 'boolean', accepts: [VOTE.bool, VOTE.bool01, VOTE.boolSwitch] };
   for (const [prefix, type] of [
     ['ts:', 'timestamp'],
     ['date:', 'date'],
@@ -140,6 +150,23 @@ function choose(name: string, stats: ColumnStats, minShare: number, delimiter?: 
     }
   for (const [vote, format] of FORMATS) if (fits(vote)) return { type: 'string', format, accepts: [vote] };
   return { type: 'string', accepts: [] };
+}
+
+const formatChecks = new Map<InferredFormat, DefinitionValidator>();
+
+/**
+ * Whether the definition's own check of a format (core/definitions/event-validator.ts) takes
+ * every value: `(555) 555-5555` looks like a phone but is not the E.164 the `phone` format
+ * asks for, `at` looks like a country but the format wants capitals.
+ */
+function formatHolds(format: InferredFormat, stats: ColumnStats): boolean {
+  let check = formatChecks.get(format);
+  if (!check) {
+    check = compileDefinition([{ name: 'v', type: 'string', format }]);
+    formatChecks.set(format, check);
+  }
+  for (const v of values(stats)) if (check({ v }).length > 0) return false;
+  return true;
 }
 
 /** Integers in a time-named column that are all epoch seconds (or all milliseconds) are timestamps. */
@@ -226,6 +253,7 @@ function inferColumn(
     type: reading.type,
     ...(text ? { text } : {}),
     ...(reading.format ? { format: reading.format } : {}),
+    ...(reading.format && !formatHolds(reading.format, stats) ? { loose: true } : {}),
     ...(pattern ? { pattern } : {}),
     nullable: stats.nullable,
     ...(enumerated ? { enum: enumerated } : {}),

@@ -45,6 +45,12 @@ export interface InferredField {
   readonly name: string;
   readonly type: InferredType;
   readonly format?: InferredFormat;
+  /**
+   * The values look like `format` but the definition's own check of it refuses some (a phone
+   * not in E.164, a country code in lower case): the format is shown and guides the mapping,
+   * but is never written into a definition, which would refuse the sample's own rows.
+   */
+  readonly loose?: true;
   /** How the values are written when that matters to read them: `DD.MM.YYYY`, `decimal_comma`, `epoch_millis`… */
   readonly pattern?: string;
   /** Some values are written as text (`"29.35"`, CSV cells): reading them as the type needs a conversion. */

@@ -39,7 +39,7 @@ function leafSpec(f: InferredField, name: string, required: boolean): FieldSpec 
     type: f.type,
     ...(required && !f.nullable ? { required: true } : {}),
     ...(f.pattern ? { description: `The sample writes it as ${f.pattern}` } : {}),
-    ...(f.format ? { format: f.format } : {}),
+    ...(f.format && !f.loose ? { format: f.format } : {}),
     ...(f.enum ? { enum: f.enum } : {}),
     ...(pii ? { pii: true } : {}),
   };

@@ -4,6 +4,7 @@
  * and spellings, with the names in synonyms.ts; its inferred type confirms or contradicts the
  * match, and a column of e-mail addresses is suggested as `user.email` whatever its name. Pure.
  */
+import { currencyNameShift, notTheValue, valueNameShift } from './amounts.ts';
 import { fieldName, nameWords } from './names.ts';
 import type { InferredFormat, InferredType } from './sample.ts';
 import {
@@ -21,6 +22,16 @@ export interface SuggestColumn {
   readonly name: string;
   readonly type?: InferredType;
   readonly format?: InferredFormat;
+  /** Always empty in the sample: it takes no target, so it cannot keep one from a column that has values. */
+  readonly empty?: boolean;
+}
+
+export interface SuggestOptions {
+  /**
+   * Targets a column must not take (guess.ts: a person's details inside an issue, a URL that is
+   * not the page's). Refused before targets are given out, so the next candidate gets them.
+   */
+  readonly refuse?: (column: string, target: ContextTarget | DataField) => boolean;
 }
 
 export interface MappingSuggestion {
@@ -93,9 +104,29 @@ function agreement(rule: TargetRule, column: SuggestColumn): 'confirms' | 'neutr
 
 function candidates(column: SuggestColumn, index: number): Candidate[] {
   const out: Candidate[] = [];
+  if (column.empty) return out;
   for (const m of nameMatches(column.name)) {
     const rule = TARGET_RULES[m.target];
-    const base = m.exact ? EXACT : PARTIAL;
+    if (m.target === 'value') {
+      // A discount, refund, tax or shipping amount is never the event's value.
+      const not = notTheValue(column.name);
+      if (not) {
+        out.push({
+          column: index,
+          target: m.target,
+          confidence: PARTIAL * CONTRADICTED,
+          reason: `"${m.word}" in the name, but "${not}" says it is not the value`,
+        });
+        continue;
+      }
+    }
+    const shift =
+      m.target === 'value'
+        ? valueNameShift(column.name)
+        : m.target === 'currency'
+          ? currencyNameShift(column.name)
+          : 0;
+    const base = (m.exact ? EXACT : PARTIAL) + shift;
     const how = m.exact ? `"${column.name}" names ${m.target}` : `"${m.word}" in the name`;
     const agrees = agreement(rule, column);
     const kind = column.format ?? column.type;
@@ -129,11 +160,16 @@ const round = (n: number) => Math.round(n * 100) / 100;
  * goes to at most one column: the candidates are taken from the most confident down, a column
  * or target once taken is skipped. A column left over is kept as event data under its own name.
  */
-export function suggestMappings(columns: readonly (string | SuggestColumn)[]): MappingSuggestion[] {
+export function suggestMappings(
+  columns: readonly (string | SuggestColumn)[],
+  options: SuggestOptions = {},
+): MappingSuggestion[] {
   const cols = columns.map((c) => (typeof c === 'string' ? { name: c } : c));
-  const all = cols
-    .flatMap(candidates)
+  const refuse = options.refuse;
+  const every = cols.flatMap(candidates);
+  const all = every
     .filter((c) => c.confidence >= MIN_CONFIDENCE)
+    .filter((c) => !refuse?.((cols[c.column] as SuggestColumn).name, c.target))
     .sort((a, b) => b.confidence - a.confidence || a.column - b.column);
   const chosen = new Map<number, Candidate>();
   const taken = new Map<string, number>();
@@ -157,9 +193,10 @@ export function suggestMappings(columns: readonly (string | SuggestColumn)[]): M
       return { column: col.name, target: c.target, confidence, reason: c.reason };
     if (c) return { column: col.name, target: 'event_data', field: c.target, confidence, reason: c.reason };
     const lost = all.find((o) => o.column === i);
+    const ruledOut = every.find((o) => o.column === i && o.reason.endsWith('it is not the value'));
     const reason = lost
       ? `${lost.target} (${lost.reason}) went to ${cols[taken.get(lost.target) as number]?.name}`
-      : 'no context field matches';
+      : (ruledOut?.reason ?? 'no context field matches');
     return { column: col.name, target: 'event_data', field: ownName(col.name), confidence, reason };
   });
 }

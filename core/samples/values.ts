@@ -14,6 +14,8 @@ import { COUNTRY_CODES, CURRENCY_CODES } from './codes.ts';
 export const VOTE = {
   bool: 'bool',
   bool01: 'bool01',
+  /** `on`/`off`: a switch, or a province (`ON`, Ontario) or a form's ticked box; weak like 0/1. */
+  boolSwitch: 'boolSwitch',
   intDot: 'int.',
   numDot: 'num.',
   intComma: 'int,',
@@ -32,8 +34,10 @@ export const ISO_8601 = 'ISO 8601';
 export const RFC_3339 = 'RFC 3339';
 
 const BOOLEAN_WORDS = new Set(
-  'true false yes no y n t f on off ja nein wahr falsch oui non vrai faux si sí verdadero falso'.split(' '),
+  'true false yes no y n t f ja nein wahr falsch oui non vrai faux si sí verdadero falso'.split(' '),
 );
+/** Words that read as yes/no only under a flag-like or consent-like name (infer.ts). */
+const SWITCH_WORDS = new Set(['on', 'off']);
 
 const INT = /^[+-]?\d+$/;
 const DOT_DECIMAL = /^[+-]?(?:\d+\.\d*|\.\d+|\d+(?=e))(?:e[+-]?\d+)?$/i;
@@ -144,6 +148,7 @@ function phoneVote(s: string, out: string[]): void {
 
 function textVotes(s: string, out: string[]): void {
   if (s.length <= 9 && BOOLEAN_WORDS.has(s.toLowerCase())) out.push(VOTE.bool);
+  else if (s.length <= 3 && SWITCH_WORDS.has(s.toLowerCase())) out.push(VOTE.boolSwitch);
   if (s.length === 2 && COUNTRY_CODES.has(s.toUpperCase()) && /^[a-z]{2}$/i.test(s)) out.push(VOTE.country);
   else if (s.length === 3 && CURRENCY_CODES.has(s)) out.push(VOTE.currency);
   else if (s.length === 36 && UUID.test(s)) out.push(VOTE.uuid);
@@ -203,5 +208,12 @@ export function valueVotes(value: unknown, out: string[]): void {
 export function isTypedText(s: string): boolean {
   const out: string[] = [];
   valueVotes(s, out);
-  return out.some((k) => k !== VOTE.bool && k !== VOTE.country && k !== VOTE.currency && k !== VOTE.json);
+  return out.some(
+    (k) =>
+      k !== VOTE.bool &&
+      k !== VOTE.boolSwitch &&
+      k !== VOTE.country &&
+      k !== VOTE.currency &&
+      k !== VOTE.json,
+  );
 }

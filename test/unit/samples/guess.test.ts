@@ -11,7 +11,13 @@ import { definedEvent, definedEvents } from '../../../core/definitions/defined-e
 import { normalizeEvent, normalizeOptions } from '../../../core/event.ts';
 import { applyViolations } from '../../../core/registry/resources.ts';
 import { draftResources, type PlatformChoice } from '../../../core/samples/draft.ts';
-import { guessChoices, inferFields, parseSample, type TimeWindow } from '../../../core/samples/index.ts';
+import {
+  guessChoices,
+  inferFields,
+  parseSample,
+  type TimeWindow,
+  toFieldSpecs,
+} from '../../../core/samples/index.ts';
 import { TRANSLATOR_MEDIA, translate } from '../../../core/translate/index.ts';
 
 const source = (path: string) =>
@@ -74,6 +80,12 @@ describe('the creator on vendors’ samples', () => {
     ['WooCommerce', 'woocommerce/order.json'],
     ['GitHub', 'github/issues-opened.json'],
     ['Mailchimp', 'mailchimp/subscribe.form'],
+    ['Shopify', 'shopify/order-created-with-customer.json'],
+    ['Stripe charge', 'stripe/charge-succeeded.json'],
+    ['Paddle', 'paddle/transaction-completed.json'],
+    ['Lemon Squeezy', '../samples/lemonsqueezy/order-created.json'],
+    ['GetSiteControl', '../samples/getsitecontrol/form-response.json'],
+    ['HVAC Biz Pro CSV', '../samples/hvacbizpro/customer-list.csv'],
   ] as const)
     it(`drafts a definition the registry takes and the gateway accepts from a ${vendor} sample, with no edit`, () => {
       const w = walk(source(path));
@@ -137,7 +149,9 @@ describe('the creator on vendors’ samples', () => {
     );
     const gh = walk(source('github/issues-opened.json'));
     assert.ok(!gh.guesses.columns.some((c) => c.target === 'page.url'));
-    const page = guessChoices(inferFields(parseSample('{"page_url":"https://shop.example/p/1"}')), []);
+    // A page URL makes a website event only with a browser's user agent to send (issue #63).
+    const browser = '{"page_url":"https://shop.example/p/1","user_agent":"Mozilla/5.0 (X11; Linux x86_64)"}';
+    const page = guessChoices(inferFields(parseSample(browser)), []);
     assert.equal(page.columns[0]?.target, 'page.url');
     assert.equal(page.actionSource.value, 'website');
   });
@@ -223,11 +237,17 @@ describe('the creator’s guesses', () => {
     );
   });
 
-  it('reads ON/OFF as text unless every value is a boolean word', () => {
+  it('reads ON/OFF as text unless a flag or consent name makes them yes/no (issue #63)', () => {
     const states = inferFields(parseSample('province\nON\nQC\nBC\nON'));
     assert.equal(states[0]?.type, 'string');
+    // A light's ON/OFF is a setting's text; a ticked box or a flag's on/off is yes/no.
     const switches = inferFields(parseSample('light\nON\nOFF\nON'));
-    assert.equal(switches[0]?.type, 'boolean');
+    assert.equal(switches[0]?.type, 'string');
+    const flags = inferFields(parseSample('is_on,newsletter\nON,on\nOFF,off\nON,on'));
+    assert.deepEqual(
+      flags.map((f) => f.type),
+      ['boolean', 'boolean'],
+    );
   });
 
   it('infers a date pattern that reads its own sample (a blank before the offset)', () => {
@@ -276,5 +296,243 @@ describe('the creator’s guesses', () => {
     assert.equal(r.rows.length, 2);
     // An order's several arrays (line_items beside tax_lines) are not offered.
     assert.equal(parseSample(source('woocommerce/order.json')).recordsOffer, undefined);
+  });
+});
+
+describe('the creator on real webhook JSON (issue #63)', () => {
+  const sample = (path: string) =>
+    readFileSync(new URL(`../../fixtures/samples/${path}`, import.meta.url), 'utf8');
+  const dataOf = (w: ReturnType<typeof walk>) => {
+    const e = w.events[0];
+    assert.ok(e?.ok, JSON.stringify(e && !e.ok && e.violations));
+    return e.event;
+  };
+
+  for (const [vendor, text, column, value, over] of [
+    [
+      'WooCommerce',
+      () => source('woocommerce/order.json'),
+      'total',
+      29.35,
+      ['discount_total', 'shipping_total'],
+    ],
+    [
+      'Shopify',
+      () => source('shopify/order-created-with-customer.json'),
+      'total_price',
+      199,
+      ['total_discounts'],
+    ],
+    [
+      'Stripe',
+      () => source('stripe/charge-succeeded.json'),
+      'data.object.amount',
+      2000,
+      ['data.object.amount_refunded'],
+    ],
+    [
+      'Lemon Squeezy',
+      () => sample('lemonsqueezy/order-created.json'),
+      'data.attributes.total',
+      1199,
+      ['data.attributes.discount_total', 'data.attributes.total_usd'],
+    ],
+    [
+      'Paddle',
+      () => source('paddle/transaction-completed.json'),
+      'data.details.totals.total',
+      '65215',
+      ['data.details.totals.discount', 'data.details.totals.fee'],
+    ],
+  ] as const)
+    it(`takes the value from ${vendor}’s total, never a discount, refund, tax or shipping column`, () => {
+      const w = walk(text());
+      assert.equal(w.guesses.value?.column, column);
+      assert.equal(w.guesses.value?.field, 'value');
+      assert.equal((dataOf(w).event_data as Record<string, unknown>)['value'], value);
+      for (const other of over) assert.notEqual(guessOf(w.guesses, other)?.field, 'value');
+      const ruled = guessOf(w.guesses, over[0]);
+      if (/discount_total|refund/.test(over[0])) assert.match(ruled?.why ?? '', /it is not the value/);
+    });
+
+  it('takes the currency from the payload’s currency column, never a fixed code beside it', () => {
+    for (const [text, column] of [
+      [source('woocommerce/order.json'), 'currency'],
+      [source('shopify/order-created-with-customer.json'), 'currency'],
+      [source('stripe/charge-succeeded.json'), 'data.object.currency'],
+      [sample('lemonsqueezy/order-created.json'), 'data.attributes.currency'],
+      [source('paddle/transaction-completed.json'), 'data.currency_code'],
+    ] as const) {
+      const g = walk(text).guesses;
+      assert.deepEqual([g.currency?.column, g.currency?.field], [column, 'currency']);
+      // What the page does with the guesses: the value and the currency column for Meta.
+      const meta = walk(text, {
+        events: { meta_capi: 'Purchase' },
+        valueField: g.value?.field ?? '',
+        currency: { field: g.currency?.field ?? '' },
+      });
+      const fields = (
+        meta.draft.definition.spec['mappings'] as Record<string, { fields: Record<string, unknown> }>
+      )['meta_capi']?.fields;
+      assert.deepEqual(fields?.['custom_data.currency'] ?? fields?.['currency'], { from: 'currency' });
+      assert.deepEqual(meta.applied, []);
+    }
+  });
+
+  it('offers minor units for Stripe, Paddle and Lemon Squeezy, with why, applies them only when taken', () => {
+    const stripe = walk(source('stripe/charge-succeeded.json'));
+    assert.deepEqual(stripe.guesses.minorUnits?.majorUnits, { source: 'data.object.currency' });
+    assert.deepEqual(stripe.guesses.minorUnits?.transform, {
+      major_units: { source: 'data.object.currency' },
+    });
+    assert.match(
+      stripe.guesses.minorUnits?.why ?? '',
+      /Stripe sends amounts in minor units \(2000 is 20\.00/,
+    );
+    // Not applied out of sight: the walk took every guess, and the value is still 2000.
+    const value = stripe.draft.translator.spec.fields.find((f) => f.target === 'value');
+    assert.equal(value?.transforms, undefined);
+    const lemon = walk(sample('lemonsqueezy/order-created.json'));
+    assert.match(lemon.guesses.minorUnits?.why ?? '', /^Lemon Squeezy sends amounts in minor units/);
+    // Paddle writes its minor units as text ("65215").
+    const paddle = walk(source('paddle/transaction-completed.json'));
+    assert.match(
+      paddle.guesses.minorUnits?.why ?? '',
+      /^Paddle sends amounts in minor units \(65215 is 652\.15/,
+    );
+    // WooCommerce writes major units ("29.35"): nothing to offer.
+    assert.equal(walk(source('woocommerce/order.json')).guesses.minorUnits, undefined);
+    // Taken, as the page does: the value column's choice gets majorUnits.
+    for (const [text, guesses, expected] of [
+      [source('stripe/charge-succeeded.json'), stripe.guesses, 20],
+      [sample('lemonsqueezy/order-created.json'), lemon.guesses, 11.99],
+      [source('paddle/transaction-completed.json'), paddle.guesses, 652.15],
+    ] as const) {
+      const offer = guesses.minorUnits;
+      assert.ok(offer);
+      const parsed = parseSample(text);
+      const fields = inferFields(parsed);
+      const choices = guesses.columns.map((c) =>
+        c.column === offer.column ? { ...c, majorUnits: offer.majorUnits } : c,
+      );
+      const draft = draftResources({
+        eventName: 'paid_order',
+        translatorName: 'paid-order',
+        sample: parsed,
+        fields,
+        choices,
+      });
+      const spec = draft.definition.spec['fields'] as { name: string; type: string }[];
+      assert.equal(spec.find((f) => f.name === 'value')?.type, 'number');
+      const r = run(draft, text, 'application/json');
+      assert.ok(r.ok);
+      assert.deepEqual(r.problems, []);
+      assert.equal(r.rows[0]?.event['value'], expected);
+    }
+  });
+
+  it('finds nested e-mails and phones: data.attributes.user_email, billing.email, billing_address.phone', () => {
+    const lemon = walk(sample('lemonsqueezy/order-created.json'));
+    assert.equal(guessOf(lemon.guesses, 'data.attributes.user_email')?.target, 'user.email');
+    assert.equal(dataOf(lemon).user?.email, 'gernser@yahoo.com');
+    const woo = walk(source('woocommerce/order.json'));
+    assert.equal(guessOf(woo.guesses, 'billing.email')?.target, 'user.email');
+    assert.equal(guessOf(woo.guesses, 'billing.phone')?.target, 'user.phone');
+    // Shopify's top-level `phone` is null: it does not keep user.phone from the billing address.
+    const shop = walk(source('shopify/order-created-with-customer.json'));
+    assert.equal(guessOf(shop.guesses, 'phone')?.target, 'skip');
+    assert.equal(guessOf(shop.guesses, 'billing_address.phone')?.target, 'user.phone');
+    assert.equal(dataOf(shop).user?.phone, '555-555-5555');
+    // A customer object's user_email, and not an issue's.
+    const nested = parseSample('{"customer":{"user_email":"a@example.com"},"issue":{"title":"x"}}');
+    assert.equal(guessChoices(inferFields(nested), nested.rows).columns[0]?.target, 'user.email');
+  });
+
+  it('reads Shopify’s province_code "ON" (Ontario) as text, and stores it', () => {
+    const shop = walk(source('shopify/order-created-with-customer.json'));
+    const f = shop.fields.find((x) => x.name === 'billing_address.province_code');
+    assert.equal(f?.type, 'string');
+    // Read as a boolean, it was stored as `true`.
+    const data = dataOf(shop).event_data as Record<string, unknown>;
+    assert.equal(data['billing_address_province_code'], 'ON');
+  });
+
+  it('proposes a format only when every sample value passes it: a CSV’s only row is kept', () => {
+    const text = sample('hvacbizpro/customer-list.csv');
+    const parsed = parseSample(text);
+    const fields = inferFields(parsed);
+    const phone = fields.find((f) => f.name === 'Phone');
+    // It looks like a phone (and is mapped as one), but is not the E.164 the format asks for.
+    assert.deepEqual([phone?.format, phone?.loose], ['phone', true]);
+    const guesses = guessChoices(fields, parsed.rows);
+    assert.equal(guessOf(guesses, 'Phone')?.target, 'user.phone');
+    // Kept as an event field, the definition gets no format, and the row passes.
+    const choices = guesses.columns.map((c) =>
+      c.column === 'Phone' ? { column: 'Phone', target: 'event_data', field: 'phone' } : c,
+    );
+    const draft = draftResources({
+      eventName: 'customer_listed',
+      translatorName: 'customers-csv',
+      sample: parsed,
+      fields,
+      choices,
+    });
+    const spec = draft.definition.spec['fields'] as { name: string; format?: string; pii?: boolean }[];
+    assert.equal(spec.find((f) => f.name === 'phone')?.format, undefined);
+    assert.equal(toFieldSpecs(fields).find((f) => f.name === 'phone')?.format, undefined);
+    const r = run(draft, text, 'text/csv');
+    assert.ok(r.ok);
+    assert.deepEqual(r.problems, []);
+    const defined = definedEvents([definedEvent('customer_listed', '0.0', draft.definition.spec as never)]);
+    const events = r.rows.map((row) =>
+      normalizeEvent(row.event as never, { options, now: NOW, newId: () => 'id', defined }),
+    );
+    assert.equal(events.length, 1);
+    assert.ok(events[0]?.ok, JSON.stringify(events[0]));
+    // The same for JSON: WooCommerce's "(555) 555-5555" is no E.164; an E.164 number keeps it.
+    const woo = walk(source('woocommerce/order.json'));
+    assert.equal(woo.fields.find((f) => f.name === 'billing.phone')?.loose, true);
+    const e164 = inferFields(parseSample('phone\n+4930901820\n+14155552671'));
+    assert.deepEqual([e164[0]?.format, e164[0]?.loose], ['phone', undefined]);
+  });
+
+  it('asks a blocking question for a time outside the window, with the column and its values', () => {
+    const woo = walk(source('woocommerce/order.json'));
+    assert.equal(woo.guesses.eventTime.column, undefined);
+    assert.deepEqual(woo.guesses.eventTime.outside, {
+      column: 'date_created_gmt',
+      values: ['2017-03-22T19:28:02'],
+      outside: 1,
+      read: 1,
+      from: new Date(NOW - options.eventTimePastMs).toISOString(),
+      to: new Date(NOW + options.eventTimeFutureMs).toISOString(),
+      blocking: true,
+    });
+    assert.match(
+      woo.guesses.eventTime.why,
+      /Choose: the time each row arrives as the event time, or another column/,
+    );
+    assert.equal(guessOf(woo.guesses, 'date_created_gmt')?.target, 'event_data');
+    // A recent time is the event time, and no question.
+    const recent = JSON.parse(source('woocommerce/order.json')) as Record<string, unknown>;
+    recent['date_created_gmt'] = new Date(NOW - 3_600_000).toISOString().slice(0, 19);
+    const fresh = walk(JSON.stringify(recent));
+    assert.equal(fresh.guesses.eventTime.column, 'date_created_gmt');
+    assert.equal(fresh.guesses.eventTime.outside, undefined);
+  });
+
+  it('makes a server’s form post with a page URL but no user agent "other", a browser’s "website"', () => {
+    const text = sample('getsitecontrol/form-response.json');
+    const sent = walk(text);
+    assert.equal(guessOf(sent.guesses, 'page')?.target, 'page.url');
+    assert.equal(guessOf(sent.guesses, 'user_agent')?.target, 'device.user_agent');
+    assert.equal(sent.guesses.actionSource.value, 'website');
+    // The same post with its user_agent left out: a server's, which Meta refuses as a website event.
+    const body = JSON.parse(text) as Record<string, unknown>;
+    delete body['user_agent'];
+    const server = walk(JSON.stringify(body));
+    assert.equal(guessOf(server.guesses, 'page')?.target, 'page.url');
+    assert.equal(server.guesses.actionSource.value, 'other');
+    assert.match(server.guesses.actionSource.why, /no browser’s user agent/);
   });
 });

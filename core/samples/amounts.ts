@@ -1,0 +1,122 @@
+/**
+ * The creator's money guesses (docs/creator-inference.md#guesses): which column is the event's
+ * value (the order's total, never a discount, refund, tax or shipping amount), which holds its
+ * currency, and whether the amounts are minor units (cents) to offer scaling for. Pure.
+ */
+import type { TranslatorTransform } from '../../schemas/translator.ts';
+import { nameWords } from './names.ts';
+import type { InferredField } from './sample.ts';
+
+/** Words that make an amount a part of the total or something else: never the event's value. */
+const NOT_THE_VALUE = new Set(
+  `discount discounts rabatt remise descuento refund refunds refunded erstattung remboursement tax taxes
+  vat mwst steuer tva iva shipping versand livraison envio fee fees gebuhr frais tip tips duty duties
+  outstanding balance weight quantity qty count captured fx rate`
+    .trim()
+    .split(/\s+/),
+);
+
+/** Words of a sum before discounts, tax and shipping: a value only when no total is there. */
+const PART_SUM = new Set(['subtotal', 'line', 'items', 'item', 'unit', 'net']);
+
+/** The word that rules a column out as the event's value (`discount` in `discount_total`), if any. */
+export function notTheValue(column: string): string | undefined {
+  return nameWords(column).find((w) => NOT_THE_VALUE.has(w));
+}
+
+/**
+ * How much more or less a column named like an amount is the event's value than its name match
+ * says: a nested amount (`total_price_set.shop_money.amount`) is less than the payload's own, a
+ * name with more words (`current_total_price`, `total_usd`) less than the plain `total`, a
+ * subtotal less than a total. Small steps: they only order candidates whose names match alike.
+ */
+export function valueNameShift(column: string): number {
+  const depth = column.split('.').length - 1;
+  const leaf = nameWords(column.slice(column.lastIndexOf('.') + 1));
+  const part = leaf.some((w) => PART_SUM.has(w)) ? 0.1 : 0;
+  const total = leaf.includes('total') || leaf.includes('grand') ? 0.03 : 0;
+  return total - part - depth * 0.03 - Math.max(0, leaf.length - 1) * 0.01;
+}
+
+/** A currency column nested deeper is less the payload's own (`data.currency_code` over `data.details.totals.currency_code`). */
+export function currencyNameShift(column: string): number {
+  return -(column.split('.').length - 1) * 0.03;
+}
+
+/** One money guess: the column, the event field it is kept under, and why. */
+export interface AmountGuess {
+  readonly column: string;
+  readonly field: string;
+  readonly why: string;
+}
+
+/**
+ * Offered, never applied: the value column's amounts are minor units (Stripe's `amount: 2000` is
+ * USD 20.00). `transform` is the translator step that scales them (schemas/translator.ts
+ * `major_units`), reading the code from the currency column; the page sets it as the value
+ * column's `majorUnits` (draft.ts) when the person takes the offer.
+ */
+export interface MinorUnitsOffer {
+  readonly column: string;
+  readonly majorUnits: { readonly source: string };
+  readonly transform: TranslatorTransform;
+  readonly why: string;
+}
+
+/** Vendors whose webhooks carry amounts in minor units, and how their payloads are told apart. */
+const MINOR_UNIT_SENDERS: readonly [string, (columns: ReadonlySet<string>) => boolean][] = [
+  ['Stripe', (c) => c.has('object') && [...c].some((n) => n.startsWith('data.object.'))],
+  ['Adyen', (c) => [...c].some((n) => /notificationItems|NotificationRequestItem/.test(n))],
+  [
+    'Paddle',
+    (c) => c.has('notification_id') || (c.has('event_type') && c.has('data.details.totals.grand_total')),
+  ],
+  ['Lemon Squeezy', (c) => c.has('meta.event_name') && [...c].some((n) => n.startsWith('data.attributes.'))],
+];
+
+const DIGITS = /^-?\d{1,15}$/;
+
+/**
+ * Whether every non-empty value of a column is a whole number: JSON integers, CSV cells of
+ * digits, or digits a JSON sender writes as text (Paddle's `"grand_total": "65215"`, which
+ * infer.ts keeps as text, as it does ids and postal codes).
+ */
+export function wholeNumbers(f: InferredField, rows: readonly Record<string, unknown>[]): boolean {
+  if (f.type === 'integer') return f.pattern === undefined;
+  if (f.type !== 'string' || f.format || f.distinct === 0) return false;
+  for (const row of rows) {
+    const v = row[f.name];
+    if (v !== undefined && v !== null && !(typeof v === 'string' && DIGITS.test(v))) return false;
+  }
+  return true;
+}
+
+/**
+ * The minor-units offer for the value column: when its values are whole numbers beside a
+ * currency column, or the payload is a vendor's known to send minor units (Stripe, Adyen,
+ * Paddle, Lemon Squeezy; Mollie sends `"10.00"` in major units and is not one).
+ */
+export function minorUnitsOffer(
+  fields: readonly InferredField[],
+  value: AmountGuess | undefined,
+  currency: AmountGuess | undefined,
+  rows: readonly Record<string, unknown>[],
+): MinorUnitsOffer | undefined {
+  const f = value && fields.find((x) => x.name === value.column);
+  if (!value || !f || !currency || !wholeNumbers(f, rows)) return undefined;
+  const columns = new Set(fields.map((x) => x.name));
+  const vendor = MINOR_UNIT_SENDERS.find(([, test]) => test(columns))?.[0];
+  const example = Number(f.examples[0]);
+  const cents = Number.isSafeInteger(example)
+    ? ` (${example} is ${(example / 100).toFixed(2)} in a currency with cents)`
+    : '';
+  const why = vendor
+    ? `${vendor} sends amounts in minor units${cents}`
+    : `${value.column} holds whole numbers beside the currency column ${currency.column}: if they are minor units${cents}, scale them`;
+  return {
+    column: value.column,
+    majorUnits: { source: currency.column },
+    transform: { major_units: { source: currency.column } },
+    why: `${why}: by each row's currency's ISO 4217 exponent (JPY 0, EUR 2, KWD 3)`,
+  };
+}
