@@ -38,6 +38,9 @@ export const ALLOWED_HEADERS: readonly string[] = Object.freeze([
   // Jitsu: its debug switch and IP policy (read by Jitsu's own server; ignored here)
   'x-enable-debug',
   'x-ip-policy',
+  // Snowplow's trackers: server-side anonymisation asked for (@snowplow/tracker-core's emitter
+  // request; gateway/collect-paths.ts then keeps no address)
+  'sp-anonymous',
 ]);
 const ALLOWED_HEADER_SET: ReadonlySet<string> = new Set(ALLOWED_HEADERS);
 const ALLOW_HEADERS_VALUE = ALLOWED_HEADERS.join(', ');
@@ -70,9 +73,12 @@ export function preflightProblem(
  * A browser's CORS preflight, on any path: 204 with the CORS headers for a listed origin asking
  * for what the gateway allows, so the real request then gets its real answer (a 404 included);
  * else 403, logged and recorded with the reason (`preflight_origin`, `preflight_method`,
- * `preflight_headers`), since the browser itself reports nothing to the gateway.
+ * `preflight_headers`), since the browser itself reports nothing to the gateway. `credentials`:
+ * the path's senders send with credentials (Snowplow's trackers fetch with `credentials:
+ * 'include'`), which a browser allows only when told so; the gateway reads no cookie, so the
+ * allowance gives a page nothing it did not have.
  */
-export function preflight(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
+export function preflight(rt: Runtime, req: IncomingMessage, res: ServerResponse, credentials = false): void {
   const origin = req.headers.origin;
   const problem = preflightProblem(
     rt.origins,
@@ -94,6 +100,7 @@ export function preflight(rt: Runtime, req: IncomingMessage, res: ServerResponse
     'access-control-allow-methods': ALLOW_METHODS_VALUE,
     'access-control-allow-headers': ALLOW_HEADERS_VALUE,
     'access-control-max-age': '600',
+    ...(credentials ? { 'access-control-allow-credentials': 'true' } : {}),
     vary: 'Origin',
   });
   res.end();

@@ -39,6 +39,90 @@ const segmentBody = {
   },
 };
 
+/**
+ * The default paths of GA4's and Snowplow's senders (gateway/collect-paths.ts, docs/senders.md
+ * "Default paths"), served by the translators `ga4-mp` and `snowplow`.
+ */
+function collectPaths(errorResponses: Record<string, unknown>): Record<string, unknown> {
+  const ga4Parameters = [
+    { name: 'measurement_id', in: 'query', description: 'Kept on every event', schema: { type: 'string' } },
+    { name: 'firebase_app_id', in: 'query', description: 'Kept on every event', schema: { type: 'string' } },
+  ];
+  const ga4Body = {
+    required: true,
+    content: {
+      'application/json': { schema: { type: 'object' } },
+      'text/plain': { schema: { type: 'string' } },
+    },
+  };
+  const snowplowSecurity = [
+    { bearer: [] },
+    { writeKeyHeader: [] },
+    { writeKeyQuery: [] },
+    { snowplowAppId: [] },
+  ];
+  return {
+    '/mp/collect': {
+      post: {
+        operationId: 'ga4Collect',
+        summary:
+          'A GA4 Measurement Protocol request, its host changed: translated by the translator ga4-mp; an event that cannot become one is kept for invalid_events',
+        parameters: ga4Parameters,
+        security: [{ ga4ApiSecret: [] }, { bearer: [] }],
+        requestBody: ga4Body,
+        responses: { '204': { description: 'Published, as GA4 answers: no body' }, ...errorResponses },
+      },
+    },
+    '/debug/mp/collect': {
+      post: {
+        operationId: 'ga4Validate',
+        summary: 'GA4’s validation server: the same request validated, nothing published',
+        parameters: ga4Parameters,
+        security: [{ ga4ApiSecret: [] }, { bearer: [] }],
+        requestBody: ga4Body,
+        responses: {
+          '200': {
+            description:
+              'GA4’s {"validationMessages": [{fieldPath, description, validationCode}]}, empty when valid',
+            content: { 'application/json': { schema: { type: 'object' } } },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    '/com.snowplowanalytics.snowplow/tp2': {
+      post: {
+        operationId: 'snowplowPost',
+        summary:
+          'Snowplow trackers’ default POST path (tracker protocol payload_data): translated by the translator snowplow',
+        security: snowplowSecurity,
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', required: ['data'] } } },
+        },
+        responses: {
+          '200': {
+            description: 'One message id per event (null for one kept for invalid_events)',
+            content: { 'application/json': { schema: ref('TranslateResponse') } },
+          },
+          ...errorResponses,
+        },
+      },
+    },
+    '/i': {
+      get: {
+        operationId: 'snowplowPixel',
+        summary: 'Snowplow’s pixel: one tracker protocol event in the query, answered with a 1×1 GIF',
+        security: snowplowSecurity,
+        responses: {
+          '200': { description: 'Published', content: { 'image/gif': { schema: { type: 'string' } } } },
+          ...errorResponses,
+        },
+      },
+    },
+  };
+}
+
 export function openapiDocument(): Record<string, unknown> {
   const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
   const eventSchemas: Record<string, unknown> = {};
@@ -225,6 +309,7 @@ export function openapiDocument(): Record<string, unknown> {
           responses: segmentResponses,
         },
       },
+      ...collectPaths(errorResponses),
       '/health': {
         get: { operationId: 'health', responses: { '200': { description: 'Serving' } } },
       },
@@ -260,6 +345,20 @@ export function openapiDocument(): Record<string, unknown> {
           in: 'query',
           name: 'key',
           description: 'Write key (ebk_…), for sendBeacon',
+        },
+        ga4ApiSecret: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'api_secret',
+          description:
+            'On GA4’s /mp/collect: a project token with translate:ga4-mp (or translate:*), as in Bearer',
+        },
+        snowplowAppId: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'aid',
+          description:
+            'On Snowplow’s paths: a write key as the tracker’s app id (in each event of a POST body, or the pixel’s query)',
         },
       },
       schemas: {

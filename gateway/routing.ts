@@ -1,7 +1,8 @@
 /**
  * Which resource a request addresses, from its path and the environment's topics: the two
  * publish forms, a translator's endpoint, the browser SDKs' paths (Segment's, RudderStack's,
- * Jitsu's), health and the OpenAPI document. Pure.
+ * Jitsu's), the default paths of other senders (GA4's Measurement Protocol, Snowplow's
+ * trackers), health and the OpenAPI document. Pure.
  */
 import { eventNameProblem } from '../schemas/catalogue.ts';
 
@@ -51,6 +52,12 @@ export type Route =
     }
   /** Analytics.js's own telemetry (`/v1/m`): answered, never published. */
   | { readonly kind: 'sdk_metrics' }
+  /**
+   * A sender's own default path, served by a catalogue source's translator (gateway/collect-paths.ts,
+   * docs/senders.md "Default paths"): GA4's `/mp/collect` and `/debug/mp/collect`, Snowplow's
+   * `tp2` POST and `/i` pixel.
+   */
+  | { readonly kind: 'collect'; readonly collector: Collector }
   | { readonly kind: 'not_found' };
 
 /** The calls of Segment's HTTP API (RudderStack's is the same): a batch, or one call of a type. */
@@ -78,6 +85,18 @@ const BEACON_PATH = '/beacon/v1/batch';
 const JITSU_PATH = /^\/api\/s\/(?:s2s\/)?(track|identify|page|screen|group|alias)$/;
 const SEGMENT_SETTINGS_PATH = /^\/v1\/projects\/[^/]{1,200}\/settings$/;
 const RUDDERSTACK_CONFIG_PATH = /^\/sourceConfig\/?$/;
+/**
+ * The default paths of senders that are not Segment-compatible: `ga4` (GA4 Measurement
+ * Protocol's `/mp/collect`), `ga4-debug` (its validation server's `/debug/mp/collect`),
+ * `snowplow-post` (the trackers' default POST path) and `snowplow-pixel` (their GET `/i`).
+ */
+export type Collector = 'ga4' | 'ga4-debug' | 'snowplow-post' | 'snowplow-pixel';
+const COLLECT_PATHS: Readonly<Record<string, Collector>> = {
+  '/mp/collect': 'ga4',
+  '/debug/mp/collect': 'ga4-debug',
+  '/com.snowplowanalytics.snowplow/tp2': 'snowplow-post',
+  '/i': 'snowplow-pixel',
+};
 /** What a Segment-compatible sender's calls are translated by. */
 export const SEGMENT_TRANSLATOR = 'segment';
 
@@ -121,8 +140,13 @@ export function route(path: string, project: string, topics: ReadonlySet<string>
   return { kind: 'not_found' };
 }
 
-/** The browser SDKs' other paths: beacon, Jitsu, their settings and Analytics.js's telemetry. */
+/**
+ * The browser SDKs' other paths (beacon, Jitsu, their settings and Analytics.js's telemetry) and
+ * the other senders' default paths.
+ */
 function sdkRoute(path: string): Route | undefined {
+  const collector = Object.hasOwn(COLLECT_PATHS, path) ? COLLECT_PATHS[path] : undefined;
+  if (collector) return { kind: 'collect', collector };
   if (path === BEACON_PATH) return { kind: 'segment', call: 'batch', sdk: 'beacon' };
   if (path === '/v1/m') return { kind: 'sdk_metrics' };
   const jm = JITSU_PATH.exec(path);

@@ -16,9 +16,15 @@ import { isPending, type MaybePromise } from '../core/maybe-async.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type AuthenticatorDeps, type Principal, RateLimiter } from './auth.ts';
 import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
-import { createIdempotencyMemory, type IdempotencyMemory } from './idempotency.ts';
+import {
+  createIdempotencyMemory,
+  createReplayMemory,
+  type IdempotencyMemory,
+  type ReplayMemory,
+} from './idempotency.ts';
 import { redactUrl } from './redact.ts';
 import { splitUrl } from './routing.ts';
+import { type CertificateCache, createCertificateCache } from './signing-certificates.ts';
 import { truncate } from './step.ts';
 import type { TranslatorEntry } from './translate.ts';
 
@@ -50,6 +56,8 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
   /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
   readonly secrets?: { get(name: string): Promise<string | undefined> };
+  /** Fetches signing certificates (Amazon SNS's; global fetch when absent). */
+  readonly fetch?: typeof fetch;
   /**
    * Where refused requests are recorded for the studio's live events (adapters/refusal-recorder.ts):
    * called once per error answer, it must not throw or wait.
@@ -79,6 +87,10 @@ export interface Runtime {
   readonly now: () => number;
   readonly log: (entry: Record<string, unknown>) => void;
   readonly idempotency: IdempotencyMemory;
+  /** Signed deliveries seen in their tolerance window (translate.ts, verifyDelivery). */
+  readonly replays: ReplayMemory;
+  /** Signing certificates by URL (signing-certificates.ts). */
+  readonly certificates: CertificateCache;
   readonly limiter: RateLimiter;
   readonly authDeps: AuthenticatorDeps;
   readonly bodyTimeoutMs: number;
@@ -100,6 +112,8 @@ export function runtimeOf(config: GatewayConfig, deps: GatewayDeps): Runtime {
     now,
     log: deps.log ?? (() => {}),
     idempotency: createIdempotencyMemory(),
+    replays: createReplayMemory(),
+    certificates: createCertificateCache(deps.fetch ?? fetch, now),
     limiter: new RateLimiter(
       config.settings.tokens?.rate_limit_per_second ?? 200,
       config.settings.tokens?.burst ?? 400,

@@ -18,7 +18,6 @@ import type { DefinedEvents, Deprecated } from '../core/definitions/defined-even
 import { type ApiError, apiError } from '../core/errors.ts';
 import { andThen, isPending, type MaybePromise } from '../core/maybe-async.ts';
 import type { Step } from '../core/step.ts';
-import { verifySignature } from '../core/translate/signatures.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import {
   type AuthResult,
@@ -28,6 +27,7 @@ import {
   type Principal,
 } from './auth.ts';
 import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
+import { type CollectCall, collectCall } from './collect-paths.ts';
 import { preflight } from './cors.ts';
 import { canPublish, TOKEN_PREFIX } from './credentials.ts';
 import {
@@ -70,11 +70,13 @@ import {
   invalidCalls,
   publishChunks,
   SEGMENT_MEDIA,
+  signedMedia,
   TRANSLATOR_CHARSETS,
   TRANSLATOR_MEDIA,
   type TranslatorEntry,
   translateAnswer,
   translateRows,
+  verifyDelivery,
 } from './translate.ts';
 
 export type { GatewayConfig, GatewayDeps } from './runtime.ts';
@@ -129,7 +131,7 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   const r = route(path, rt.config.project, rt.topics);
   // Every path's preflight, an unknown one's too: the request that follows then gets its real
   // answer (a 404 with CORS headers) instead of a CORS error hiding it (gateway/cors.ts).
-  if (method === 'OPTIONS') return preflight(rt, req, res);
+  if (method === 'OPTIONS') return preflight(rt, req, res, r.kind === 'collect');
 
   if (r.kind === 'tag') return serveTag(rt, req, res, method, queryText);
   if (r.kind === 'health' || r.kind === 'openapi') {
@@ -151,6 +153,11 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   if (r.kind === 'sdk_settings') return sdkSettings(rt, req, res, r.sdk, path);
   // Most publishes carry no query: no parameters object to build for them.
   const query = queryText === '' ? NO_QUERY : new URLSearchParams(queryText);
+  if (r.kind === 'collect') {
+    // GA4's and Snowplow's default paths: a translator's request, as those senders send it.
+    const call = collectCall(rt, req, res, r.collector, query);
+    return call && handleTranslate(rt, req, res, call.translator, undefined, query, undefined, call);
+  }
   if ((method === 'GET' || method === 'HEAD') && r.kind === 'translate') {
     const inUrl = urlCredential(r.pathCredential, query);
     if (inUrl) return verifyUrl(rt, req, res, r.translator, inUrl, r.pathCredential !== undefined, query);
@@ -232,6 +239,8 @@ interface Publication<B extends { readonly deprecated?: Deprecated }> {
   readonly publish: (built: B) => Promise<readonly (string | undefined)[]>;
   /** The 200 answer's body, from the message ids. */
   readonly answer: (built: B, ids: readonly (string | undefined)[]) => unknown;
+  /** An answer of the handler's own in place of the JSON one (a sender's default path: collect-paths.ts). */
+  readonly reply?: ((built: B, ids: readonly (string | undefined)[]) => void) | undefined;
   /** What a failed publish's log line names. */
   readonly logged: (built: B) => Record<string, string>;
 }
@@ -308,7 +317,8 @@ function build<B extends { readonly deprecated?: Deprecated }>(
   }
   return publishing.then((ids) => {
     try {
-      send(rt, req, res, 200, p.answer(b, ids), deprecationHeaders(b.deprecated));
+      if (p.reply) p.reply(b, ids);
+      else send(rt, req, res, 200, p.answer(b, ids), deprecationHeaders(b.deprecated));
     } catch (err) {
       failed(err);
     }
@@ -362,8 +372,12 @@ async function handleTranslate(
    * their content types, credentials and answers.
    */
   sdk?: { readonly call: SegmentCall; readonly sdk: SdkPath },
+  /** A sender's default path (GA4's, Snowplow's: collect-paths.ts): its credential, body and answer. */
+  collect?: CollectCall,
 ): Promise<void> {
   const segment = sdk?.call;
+  // A sender's library on its own path cannot add ?partial=true: both keep the refused aside.
+  const library = segment !== undefined || collect !== undefined;
   note(rt, req, { translator: name });
   const entry = await translatorNow(rt, name);
   if (entry === null)
@@ -378,16 +392,25 @@ async function handleTranslate(
   };
   const format = entry ? TRANSLATOR_MEDIA[entry.spec.format.type] : undefined;
   // RudderStack's library labels its gzipped JSON application/x-www-form-urlencoded.
-  const media = format && segment && format === 'application/json' ? SEGMENT_MEDIA : format && [format];
+  const media =
+    format && library && format === 'application/json'
+      ? (collect?.media ?? SEGMENT_MEDIA)
+      : format && [format];
   const signature = entry?.spec.auth?.signature;
   let body: RawBody | undefined;
   let principal: Principal;
   if (entry && signature && media) {
-    const signed = await signedBody(rt, req, name, signature, media);
+    const signed = await signedBody(rt, req, name, signature, signedMedia(signature, media));
     if (!signed.ok)
       return signed.refusal ? refuse(...signed.refusal) : sendError(rt, req, res, signed.error, true);
     principal = { kind: 'signature', id: name };
     body = signed.value;
+  } else if (collect) {
+    const got = await collect.credential(rt, req);
+    if ('error' in got) return sendError(rt, req, res, got.error, true);
+    if (!got.auth.ok) return refuse(got.auth.error, got.auth.credential);
+    principal = got.auth.principal;
+    body = got.body;
   } else {
     const inUrl = urlCredential(pathCredential, query);
     const auth = inUrl
@@ -405,11 +428,11 @@ async function handleTranslate(
       apiError('NOT_FOUND', {
         resource: segment
           ? `translator ${name} (Segment's paths need it: apply examples/translators/segment-rudderstack.yaml)`
-          : `translator ${name}`,
+          : (collect?.missing ?? `translator ${name}`),
       }),
       true,
     );
-  if (!mayTranslate(principal, name, segment !== undefined)) {
+  if (!mayTranslate(principal, name, segment !== undefined || collect?.keys === true)) {
     const e = apiError('PERMISSION_DENIED', { detail: `this credential may not use translator ${name}` });
     return refuse(e, `${principal.kind}:${principal.id}`);
   }
@@ -421,19 +444,25 @@ async function handleTranslate(
   }
   const raw = body;
   const keyHeader = req.headers['idempotency-key'];
-  const key = Array.isArray(keyHeader) ? keyHeader[0] : keyHeader;
+  // Unsigned, so a signed delivery's identity never hangs on it (translate.ts, translateRows).
+  const key = signature ? undefined : Array.isArray(keyHeader) ? keyHeader[0] : keyHeader;
   return publishEvents(rt, req, res, {
     // A file's rows are other people's: the uploader's address and user agent are nobody's
     // device here (they would reach Meta as every row's client_ip_address). A browser SDK's
     // calls with a page's write key are the browser's (sdk-paths.ts, sdkClient).
-    client: segment ? sdkClient(rt, req, principal) : translatorClient(principal),
+    client: collect
+      ? collect.client(rt, req, principal)
+      : segment
+        ? sdkClient(rt, req, principal)
+        : translatorClient(principal),
     build: (ctx) =>
-      translateRows(entry, segment ? { ...raw, media: 'application/json', charset: undefined } : raw, ctx, {
+      translateRows(entry, library ? { ...raw, media: 'application/json', charset: undefined } : raw, ctx, {
         // A Segment library cannot add ?partial=true: one bad call must not refuse its batch.
-        partial: segment !== undefined || query.get('partial') === 'true',
+        partial: library || query.get('partial') === 'true',
         idempotencyKey: key,
         headers: req.headers,
         ...(segment && segment !== 'batch' ? { defaults: { type: segment } } : {}),
+        ...(collect?.defaults ? { defaults: collect.defaults } : {}),
         // A write key publishes its own events only, whatever the translator allows.
         keyEvents:
           principal.kind === 'key' && principal.events
@@ -447,14 +476,17 @@ async function handleTranslate(
         : undefined,
     // Segment's calls that could not become events are kept in invalid_events, not dropped.
     publish: (rows) =>
-      publishChunks(rt.deps.publisher, 'events', [
-        ...rows.messages,
-        ...(segment ? invalidCalls(entry, raw, rows.violations) : []),
-      ]),
+      collect?.publish === false
+        ? Promise.resolve([])
+        : publishChunks(rt.deps.publisher, 'events', [
+            ...rows.messages,
+            ...(library ? invalidCalls(entry, raw, rows.violations) : []),
+          ]),
     answer: (rows, ids) => {
       const answer = translateAnswer(rows.order, ids as readonly string[], rows.violations);
       return segment ? { success: true, ...answer } : answer;
     },
+    reply: collect && ((rows, ids) => collect.reply(rt, req, res, rows, ids)),
     logged: () => ({ translator: name }),
   });
 }
@@ -477,18 +509,8 @@ async function signedBody(
 ): Promise<Signed> {
   const got = await receiveBody(req, rt.limits, rt.bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
   if (!got.ok) return got;
-  let values: (string | undefined)[];
-  try {
-    values = await Promise.all(signature.secrets.map((s) => rt.deps.secrets?.get(s)));
-  } catch (err) {
-    rt.log({
-      severity: 'ERROR',
-      message: `signing secret unreadable: ${(err as Error).message}`,
-      translator: name,
-    });
-    return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 5 }) };
-  }
-  const check = verifySignature(
+  const check = await verifyDelivery(
+    name,
     signature,
     {
       method: req.method ?? 'POST',
@@ -499,23 +521,19 @@ async function signedBody(
       },
       body: got.value.received,
     },
-    values.filter((v): v is string => v !== undefined),
-    rt.now(),
+    {
+      secrets: rt.deps.secrets,
+      certificates: rt.certificates.source,
+      replays: rt.replays,
+      now: rt.now(),
+      log: rt.log,
+    },
   );
-  const credential = `signature:${signature.scheme}`;
-  if (!check.ok && check.reason === 'no_secret') {
-    // The operator's doing, not the sender's: a 5xx makes the vendor retry once it is set.
-    rt.log({
-      severity: 'ERROR',
-      message: `translator ${name}: ${check.detail}`,
-      secrets: signature.secrets,
-    });
-    const e = apiError('UNAVAILABLE', { retryAfter: 30 });
-    return { ok: false, error: e, refusal: [e, credential, check.reason] };
-  }
   if (!check.ok) {
-    const e = apiError('INVALID_CREDENTIALS', { detail: check.detail });
-    return { ok: false, error: e, refusal: [e, credential, check.reason] };
+    const refusal: [ApiError, string, string] | undefined = check.reason
+      ? [check.error, `signature:${signature.scheme}`, check.reason]
+      : undefined;
+    return refusal ? { ok: false, error: check.error, refusal } : { ok: false, error: check.error };
   }
   return inflateBody(got.value, rt.limits);
 }

@@ -5,21 +5,34 @@
  * whole, naming row and field, unless `?partial=true`. Valid rows are published in chunks of at
  * most 1000; a chunk that fails answers 503 and a retry is idempotent, because each row's
  * event_id is deterministic (from the translator's `key`, else from the Idempotency-Key or the
- * body's digest and the row's number). Idempotent, not atomic.
+ * body's digest and the row's number; under a signature never from the unsigned
+ * Idempotency-Key). Idempotent, not atomic. A signed delivery is checked here first
+ * (verifyDelivery: the signature, then the replay memory).
  */
 import type { TranslatorEntry } from '../adapters/definitions.ts';
 import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
 import type { Deprecated } from '../core/definitions/defined-events.ts';
-import { apiError } from '../core/errors.ts';
+import { type ApiError, apiError } from '../core/errors.ts';
+import { parseForm } from '../core/formats/form.ts';
 import type { Step } from '../core/step.ts';
 import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
 import { readableHeaders } from '../core/translate/headers.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
+import type { CertificateSource } from '../core/translate/signature-sns.ts';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  type SignatureRefusal,
+  type SignedRequest,
+  verifySignature,
+} from '../core/translate/signatures.ts';
 import { translatorEvents } from '../core/translate/spec.ts';
+import { readPath } from '../core/translate/transforms.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
+import type { TranslatorSignature } from '../schemas/translator-signature.ts';
 import type { RawBody } from './body.ts';
 import { type EnvelopeContext, eventMessage, soonest } from './envelope.ts';
+import type { ReplayMemory } from './idempotency.ts';
 
 export type { TranslatorEntry };
 
@@ -69,13 +82,20 @@ export function translateRows(
   violations: FieldViolation[];
   deprecated?: Deprecated;
 }> {
+  // SNS labels its JSON text/plain (signedMedia let it in).
+  const media =
+    body.media === 'text/plain' && entry.spec.auth?.signature?.scheme === 'sns'
+      ? 'application/json'
+      : body.media;
   const result = translate({
     translator: entry.name,
     spec: entry.spec,
     eventName: entry.spec.event,
     body: body.bytes,
-    contentType: body.charset ? `${body.media}; charset=${body.charset}` : body.media,
-    ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}),
+    contentType: body.charset ? `${media}; charset=${body.charset}` : media,
+    // A signed delivery's ids come from its signed body alone: the header is not signed, and a
+    // replay with another Idempotency-Key must fold into the same events (docs/senders.md).
+    ...(opts.idempotencyKey && !entry.spec.auth?.signature ? { idempotencyKey: opts.idempotencyKey } : {}),
     ...(opts.defaults ? { defaults: opts.defaults } : {}),
     ...(opts.headers ? { headers: readableHeaders(opts.headers, entry.spec) } : {}),
   });
@@ -129,7 +149,10 @@ export function translateRows(
     messages.push(m.message);
   }
   order.length = rows;
-  if (violations.length > 0 && !opts.partial) {
+  // A translator that stores what it cannot map (`unmappable: store`, for senders that retry a
+  // refusal for days) answers 200 and keeps each refused row in invalid_events, with its reasons.
+  const store = entry.spec.unmappable === 'store';
+  if (violations.length > 0 && !opts.partial && !store) {
     const invalid = new Set(violations.map((v) => ROW.exec(v.field)?.[1] ?? v.field)).size;
     return {
       ok: false,
@@ -140,9 +163,12 @@ export function translateRows(
       ),
     };
   }
+  const sorted = sortByRow(violations);
+  // After the events: `order` indexes only these, so the answer's ids stay the rows' own.
+  if (store && sorted.length > 0) messages.push(...invalidCalls(entry, body, sorted));
   return {
     ok: true,
-    value: { messages, order, violations: sortByRow(violations), ...(deprecated ? { deprecated } : {}) },
+    value: { messages, order, violations: sorted, ...(deprecated ? { deprecated } : {}) },
   };
 }
 
@@ -177,12 +203,34 @@ export function translateAnswer(
   return { messageIds, invalidRows, violations: violations.slice(0, 100) };
 }
 
+/** A JSON or form body's records as sent, or undefined when it cannot be read again. */
+function callsOf(entry: TranslatorEntry, body: RawBody): unknown[] | undefined {
+  const format = entry.spec.format;
+  const text = body.bytes.toString('utf8');
+  if (format.type === 'form') {
+    const read = parseForm(text, format.max_depth);
+    return 'why' in read ? undefined : [read.record];
+  }
+  try {
+    const value: unknown = JSON.parse(text);
+    const records = format.type === 'json' ? format.records : undefined;
+    const list =
+      records && typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? readPath(value as Record<string, unknown>, records)
+        : value;
+    return Array.isArray(list) ? list : [value];
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The calls of a Segment body that could not become events, as messages the store keeps in
- * `invalid_events` (docs/senders.md): the call as sent under `invalid_call` (an object with no
- * `event_name` never validates, so it cannot pass as an event), and our reasons in the
- * `invalid` attribute (text) and the `invalid_errors` one (the row's `errors`). A body that
- * cannot be read again gives none (its rows were all refused).
+ * The calls of a body that could not become events (a Segment path's, or an `unmappable: store`
+ * translator's), as messages the store keeps in `invalid_events` (docs/senders.md): the call as
+ * sent under `invalid_call` (an object with no `event_name` never validates, so it cannot pass as
+ * an event), and our reasons in the `invalid` attribute (text) and the `invalid_errors` one (the
+ * row's `errors`). A JSON or form body is read again for its records (the spec allows `store` only
+ * with those); one that cannot be read gives none (its rows were all refused).
  */
 export function invalidCalls(
   entry: TranslatorEntry,
@@ -197,18 +245,8 @@ export function invalidCalls(
     byRow.set(row, [...(byRow.get(row) ?? []), v]);
   }
   if (byRow.size === 0) return [];
-  let calls: unknown[];
-  try {
-    const value: unknown = JSON.parse(body.bytes.toString('utf8'));
-    const records = entry.spec.format.type === 'json' ? entry.spec.format.records : undefined;
-    const list =
-      records && typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? (value as Record<string, unknown>)[records]
-        : value;
-    calls = Array.isArray(list) ? list : [value];
-  } catch {
-    return [];
-  }
+  const calls = callsOf(entry, body);
+  if (calls === undefined) return [];
   return [...byRow].map(([row, reasons]) => ({
     data: Buffer.from(JSON.stringify({ invalid_call: calls[row] ?? null })),
     attributes: {
@@ -221,4 +259,86 @@ export function invalidCalls(
       [INVALID_ERRORS_ATTRIBUTE]: invalidErrorsAttribute(reasons),
     },
   }));
+}
+
+/**
+ * The media a signed translator takes: its format's, and for `sns` text/plain too, which is how
+ * Amazon SNS labels the JSON it posts.
+ */
+export function signedMedia(signature: TranslatorSignature, media: readonly string[]): readonly string[] {
+  return signature.scheme === 'sns' && media.includes('application/json') ? [...media, 'text/plain'] : media;
+}
+
+/** What checking a signed delivery needs from the gateway. */
+export interface DeliveryCheckDeps {
+  /** Secret values by name (adapters/secrets.ts). */
+  readonly secrets?: { get(name: string): Promise<string | undefined> } | undefined;
+  /** Signing certificates by URL (signing-certificates.ts), for `sns`. */
+  readonly certificates: CertificateSource;
+  readonly replays: ReplayMemory;
+  readonly now: number;
+  readonly log: (entry: Record<string, unknown>) => void;
+}
+
+/** A signed delivery's verdict: taken (and whether it replays one seen before), or the answer. */
+export type DeliveryCheck =
+  | { readonly ok: true; readonly replayOf?: number }
+  | { readonly ok: false; readonly error: ApiError; readonly reason?: SignatureRefusal };
+
+/**
+ * A signing sender (Stripe, GitHub, SNS, …) cannot add a token: its signature is its credential,
+ * checked on the bytes as they arrived. A bad one is 401; a secret with no value, or a signing
+ * certificate that cannot be fetched, is ours to fix and answers 503 (the vendor retries).
+ * A verified delivery seen inside the tolerance window is a replay: taken all the same (its
+ * event ids are the first's, so it folds), and logged (docs/senders.md, "Replays").
+ */
+export async function verifyDelivery(
+  name: string,
+  signature: TranslatorSignature,
+  request: SignedRequest,
+  deps: DeliveryCheckDeps,
+): Promise<DeliveryCheck> {
+  let values: (string | undefined)[];
+  try {
+    values = await Promise.all((signature.secrets ?? []).map((s) => deps.secrets?.get(s)));
+  } catch (err) {
+    deps.log({
+      severity: 'ERROR',
+      message: `signing secret unreadable: ${(err as Error).message}`,
+      translator: name,
+    });
+    return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 5 }) };
+  }
+  const check = await verifySignature(
+    signature,
+    request,
+    values.filter((v): v is string => v !== undefined),
+    deps.now,
+    deps.certificates,
+  );
+  if (!check.ok && (check.reason === 'no_secret' || check.reason === 'certificate_unavailable')) {
+    // The operator's doing or an outage, not the sender's: a 5xx makes the vendor retry.
+    deps.log({
+      severity: 'ERROR',
+      message: `translator ${name}: ${check.detail}`,
+      ...(check.reason === 'no_secret' ? { secrets: signature.secrets } : {}),
+    });
+    return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 30 }), reason: check.reason };
+  }
+  if (!check.ok)
+    return {
+      ok: false,
+      error: apiError('INVALID_CREDENTIALS', { detail: check.detail }),
+      reason: check.reason,
+    };
+  const windowMs = (signature.tolerance_seconds ?? DEFAULT_TOLERANCE_SECONDS) * 1000;
+  const first = deps.replays.seen(name, check.delivery, deps.now, windowMs);
+  if (first === undefined) return { ok: true };
+  deps.log({
+    severity: 'INFO',
+    message: `translator ${name}: a replay of a delivery first seen ${deps.now - first} ms ago; its events fold`,
+    translator: name,
+    replay: check.delivery.slice(0, 80),
+  });
+  return { ok: true, replayOf: first };
 }

@@ -5,6 +5,7 @@
  */
 import Type, { type Static } from 'typebox';
 import { EVENT_NAME_PATTERN } from './context.ts';
+import { TranslatorSignature } from './translator-signature.ts';
 
 export const CsvFormat = Type.Object(
   {
@@ -242,65 +243,40 @@ export const TranslatorField = Type.Object(
 );
 export type TranslatorField = Static<typeof TranslatorField>;
 
-/** Secret Manager names (the way destinations name theirs: adapters/secrets.ts), never values. */
-const SecretName = Type.String({
-  pattern: '^[A-Za-z0-9_-]{1,255}$',
-  description: 'A Secret Manager secret name',
-});
+/** What picks a case: a source's value equal to one scalar, or to one of a list (compared as text). */
+export const TranslatorCaseWhen = Type.Union([
+  Type.Object(
+    {
+      source: SourcePaths,
+      equals: Scalar,
+    },
+    { additionalProperties: false, description: 'The source’s value is this one (`type: charge.refunded`)' },
+  ),
+  Type.Object(
+    {
+      source: SourcePaths,
+      in: Type.Array(Scalar, { minItems: 1, maxItems: 200 }),
+    },
+    { additionalProperties: false, description: 'The source’s value is one of these' },
+  ),
+]);
+export type TranslatorCaseWhen = Static<typeof TranslatorCaseWhen>;
 
-/** How a sender that signs its body proves itself (docs/senders.md). */
-export const TranslatorSignature = Type.Object(
+/**
+ * Per-type field rules: a record the `when` matches takes these fields in place of the common
+ * fields of the same targets (and any target of its own); the first matching case wins.
+ */
+export const TranslatorCase = Type.Object(
   {
-    scheme: Type.Union(
-      [
-        Type.Literal('stripe'),
-        Type.Literal('shopify'),
-        Type.Literal('github'),
-        Type.Literal('woocommerce'),
-        Type.Literal('hubspot'),
-        Type.Literal('paddle'),
-        Type.Literal('typeform'),
-        Type.Literal('calendly'),
-        Type.Literal('hmac'),
-      ],
-      { description: 'The vendor whose signature header is checked, or `hmac` for the generic form' },
-    ),
-    secrets: Type.Array(SecretName, {
-      minItems: 1,
-      maxItems: 2,
-      description: 'The signing secret by name; two during a rotation (either verifies)',
-    }),
-    tolerance_seconds: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 3600,
-        description: 'How old a timestamped signature may be (default 300; HubSpot at most 300)',
-      }),
-    ),
-    header: Type.Optional(
-      Type.String({ pattern: '^[A-Za-z0-9-]{1,64}$', description: '`hmac` only: the header (X-Signature)' }),
-    ),
-    algorithm: Type.Optional(
-      Type.Union([Type.Literal('sha256'), Type.Literal('sha1'), Type.Literal('sha512')], {
-        description: '`hmac` only (default sha256)',
-      }),
-    ),
-    encoding: Type.Optional(
-      Type.Union([Type.Literal('hex'), Type.Literal('base64'), Type.Literal('base64url')], {
-        description: '`hmac` only (default hex)',
-      }),
-    ),
-    prefix: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 32,
-        description: '`hmac` only: text before the digest (sha256=)',
-      }),
-    ),
+    when: TranslatorCaseWhen,
+    fields: Type.Array(TranslatorField, { minItems: 1, maxItems: 200 }),
   },
   { additionalProperties: false },
 );
-export type TranslatorSignature = Static<typeof TranslatorSignature>;
+export type TranslatorCase = Static<typeof TranslatorCase>;
+
+/** How a sender that signs its body proves itself: schemas/translator-signature.ts. */
+export { TranslatorSignature };
 
 /** Which credentials a translator's endpoint takes besides project tokens (docs/senders.md). */
 export const TranslatorAuth = Type.Object(
@@ -325,6 +301,20 @@ export const TranslatorSpecSchema = Type.Object(
     event: Type.String({ pattern: EVENT_NAME_PATTERN, description: 'The event each row becomes' }),
     format: Type.Union([CsvFormat, JsonFormat, NdjsonFormat, FormFormat]),
     fields: Type.Array(TranslatorField, { minItems: 1, maxItems: 500 }),
+    cases: Type.Optional(
+      Type.Array(TranslatorCase, {
+        minItems: 1,
+        maxItems: 50,
+        description:
+          'Per-type field rules: the first case whose `when` matches a record replaces the common fields of its targets',
+      }),
+    ),
+    unmappable: Type.Optional(
+      Type.Union([Type.Literal('store'), Type.Literal('refuse')], {
+        description:
+          'A delivery that cannot become events: `refuse` it (400, the default) or `store` it in invalid_events and answer 200 (for senders that retry a refusal for days)',
+      }),
+    ),
     key: Type.Optional(
       Type.Array(SourcePaths, {
         minItems: 1,

@@ -93,13 +93,19 @@ export function headerViolations(spec: TranslatorSpec, prefix: string): FieldVio
         description: `${name} is not signed: under a signature the signed body decides a delivery's id (a header could be changed by anyone replaying the body); take the id from the body, or leave it to the body's digest`,
       });
   };
-  for (const [i, f] of spec.fields.entries()) {
-    if (f.source === undefined) continue;
-    if (typeof f.source === 'string')
-      check(f.source, `${prefix}.fields[${i}].source`, f.target === 'event_id');
-    else
-      for (const [j, s] of f.source.entries())
-        check(s, `${prefix}.fields[${i}].source[${j}]`, f.target === 'event_id');
+  const sources = (source: string | readonly string[], at: string, isId: boolean) => {
+    if (typeof source === 'string') check(source, at, isId);
+    else for (const [j, s] of source.entries()) check(s, `${at}[${j}]`, isId);
+  };
+  const fields = (list: TranslatorSpec['fields'], at: string) => {
+    for (const [i, f] of list.entries())
+      if (f.source !== undefined) sources(f.source, `${at}[${i}].source`, f.target === 'event_id');
+  };
+  fields(spec.fields, `${prefix}.fields`);
+  // A case's `when` chooses fields, never the id: a header may pick it, as it may name the event.
+  for (const [i, c] of (spec.cases ?? []).entries()) {
+    sources(c.when.source, `${prefix}.cases[${i}].when.source`, false);
+    fields(c.fields, `${prefix}.cases[${i}].fields`);
   }
   for (const [i, k] of (spec.key ?? []).entries()) {
     if (typeof k === 'string') check(k, `${prefix}.key[${i}]`, true);

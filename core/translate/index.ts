@@ -15,7 +15,8 @@ import { setField } from '../formats/records.ts';
 import { parseDelimited } from '../samples/csv.ts';
 import { readJson } from '../samples/json.ts';
 import type { FieldViolation } from '../validation.ts';
-import { headerOf, type RequestHeaders } from './headers.ts';
+import { fieldPlan, fieldsFor, readSource, readSources } from './cases.ts';
+import type { RequestHeaders } from './headers.ts';
 import { applyTransforms, readPath } from './transforms.ts';
 
 export interface TranslateInput {
@@ -186,16 +187,6 @@ function place(event: Record<string, unknown>, target: string, value: unknown): 
   setField(at, last, value);
 }
 
-/** A source's value: a `header:` source from the request's headers, else a path in the record. */
-const readSource = (
-  record: Record<string, unknown>,
-  source: string,
-  headers: RequestHeaders = {},
-): unknown => {
-  const name = headerOf(source);
-  return name === undefined ? readPath(record, source) : headers[name];
-};
-
 const digest = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** One row's field value through its transforms, or why it does not fit. */
@@ -205,13 +196,8 @@ function fieldValue(
   cells: boolean,
   headers?: RequestHeaders,
 ): { value: unknown } | { why: string } {
-  let value: unknown = f.value;
   // The first source that is present (a CSV cell cannot say null: an empty one is absent).
-  for (const source of f.source === undefined ? [] : typeof f.source === 'string' ? [f.source] : f.source) {
-    value = readSource(record, source, headers);
-    if (cells && typeof value === 'string' && value.trim() === '') value = undefined;
-    if (value !== undefined && value !== null) break;
-  }
+  const value = f.source === undefined ? f.value : readSources(record, f.source, headers, cells);
   if (value === undefined || value === null) return { value: f.default };
   const step = applyTransforms(value, f.transforms ?? [], record);
   if (!step.ok) return { why: step.why };
@@ -273,6 +259,7 @@ function translateUnsafe(input: TranslateInput): TranslateResult {
       : `body:${digest(text)}`;
   const rows: TranslatedRow[] = [];
   const problems: FieldViolation[] = [];
+  const plan = fieldPlan(spec);
   parsed.records.forEach((record, row) => {
     const at = `rows[${row}]`;
     const broken = parsed.problems.get(row);
@@ -282,7 +269,7 @@ function translateUnsafe(input: TranslateInput): TranslateResult {
     }
     const event: Record<string, unknown> = { event_name: input.eventName };
     let bad = false;
-    for (const f of spec.fields) {
+    for (const f of fieldsFor(plan, record, input.headers, parsed.cells)) {
       const got = fieldValue(f, record, parsed.cells, input.headers);
       if ('why' in got) {
         problems.push({ field: `${at}.${f.target}`, description: got.why });

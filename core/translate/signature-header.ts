@@ -3,10 +3,17 @@
  * translation engine (headers.ts) needs the names in the studio's browser bundle too, where the
  * checks themselves (signatures.ts) do not run.
  */
-import type { TranslatorSignature } from '../../schemas/translator.ts';
+import type { SignatureScheme, TranslatorSignature } from '../../schemas/translator-signature.ts';
 
-/** The header each scheme reads (lower case, as node gives them). */
-export function signatureHeader(sig: TranslatorSignature): string {
+/**
+ * The header each scheme reads (lower case, as node gives them); none for `sns`, whose signature
+ * travels in the JSON body.
+ */
+export function signatureHeader(
+  sig: TranslatorSignature & { scheme: Exclude<SignatureScheme, 'sns'> },
+): string;
+export function signatureHeader(sig: TranslatorSignature): string | undefined;
+export function signatureHeader(sig: TranslatorSignature): string | undefined {
   switch (sig.scheme) {
     case 'stripe':
       return 'stripe-signature';
@@ -26,5 +33,7 @@ export function signatureHeader(sig: TranslatorSignature): string {
       return 'calendly-webhook-signature';
     case 'hmac':
       return (sig.header ?? 'x-signature').toLowerCase();
+    case 'sns':
+      return undefined;
   }
 }

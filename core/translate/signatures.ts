@@ -1,45 +1,39 @@
 /**
  * Vendors' webhook signatures (docs/senders.md): a sender that can be given only a URL proves
- * itself with an HMAC of the raw body under a shared secret, in a header of its own. Each scheme
- * here checks (and, for tests and our own relays, makes) one vendor's header: Stripe, Shopify,
- * GitHub, WooCommerce, HubSpot v3, Paddle, Typeform, Calendly, and a generic HMAC form for the
- * rest. Verification runs on the bytes as received, before anything is parsed, compares in
- * constant time (node:crypto timingSafeEqual), and accepts any of the secrets given (two during
- * a rotation). Pure: secrets, headers and the clock are passed in.
+ * itself with an HMAC under a shared secret, in a header of its own. Each scheme here checks
+ * (and, for tests and our own relays, makes) one vendor's header: Stripe, Shopify, GitHub,
+ * WooCommerce, HubSpot v3, Paddle, Typeform, Calendly; the generic `hmac` form for the rest
+ * (which bytes are signed, the digest, its encoding, header and prefix, a signed timestamp);
+ * Amazon SNS's certificate-signed messages are signature-sns.ts. Verification runs on the bytes
+ * as received, compares in constant time (node:crypto timingSafeEqual), and accepts any of the
+ * secrets given (two during a rotation). A verified delivery is named (`delivery`) for the
+ * gateway's replay memory. Pure: secrets, headers, the clock and certificates are passed in.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { TranslatorSignature } from '../../schemas/translator.ts';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { TranslatorSignature } from '../../schemas/translator-signature.ts';
+import type { MaybePromise } from '../maybe-async.ts';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  fresh,
+  refuse,
+  type SignatureCheck,
+  type SignedRequest,
+} from './signature-check.ts';
 import { signatureHeader } from './signature-header.ts';
+import { type CertificateSource, verifySns } from './signature-sns.ts';
 
-/** Seconds a timestamped signature stays valid unless the translator says otherwise. */
-export const DEFAULT_TOLERANCE_SECONDS = 300;
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  type SignatureCheck,
+  type SignatureRefusal,
+  type SignedRequest,
+} from './signature-check.ts';
 
-/** What a signature is checked against: the request as received. */
-export interface SignedRequest {
-  readonly method: string;
-  /** The URL the sender called, scheme and host included (HubSpot signs it). */
-  readonly url: string;
-  /** A header's value by lower-case name. */
-  readonly header: (name: string) => string | undefined;
-  readonly body: Uint8Array;
-}
-
-/** Why a signature was refused: the refusal record's reason. */
-export type SignatureRefusal =
-  | 'missing_signature'
-  | 'malformed_signature'
-  | 'bad_signature'
-  | 'stale_signature'
-  | 'no_secret';
-
-export type SignatureCheck =
-  | { readonly ok: true }
-  | { readonly ok: false; readonly reason: SignatureRefusal; readonly detail: string };
-
-type Algorithm = 'sha256' | 'sha1' | 'sha512';
+type Algorithm = 'sha256' | 'sha1' | 'sha512' | 'md5';
 type Encoding = 'hex' | 'base64' | 'base64url';
+type Part = string | Uint8Array;
 
-const hmac = (alg: Algorithm, secret: string, parts: readonly (string | Uint8Array)[]): Buffer => {
+const hmac = (alg: Algorithm, secret: string, parts: readonly Part[]): Buffer => {
   const h = createHmac(alg, secret);
   for (const p of parts) h.update(p);
   return h.digest();
@@ -87,86 +81,29 @@ const HUBSPOT_DECODED: Readonly<Record<string, string>> = {
 export const hubspotUrl = (url: string): string =>
   url.replace(/%(3A|2F|3F|40|21|24|27|28|29|2A|2C|3B)/gi, (m) => HUBSPOT_DECODED[m.toUpperCase()] ?? m);
 
-const refuse = (reason: SignatureRefusal, detail: string): SignatureCheck => ({ ok: false, reason, detail });
-
-/** A timestamp in seconds checked against the tolerance, either side (a clock skewed ahead too). */
-function fresh(seconds: number, nowMs: number, tolerance: number): boolean {
-  return Number.isFinite(seconds) && Math.abs(nowMs / 1000 - seconds) <= tolerance;
-}
-
 /**
- * Checks a request's signature under the translator's scheme against each of `secrets`.
- * Nothing of the body is parsed; a missing, malformed, wrong or stale signature is refused with
- * its reason (a stale one only once its digest matched, so an attacker learns nothing from it).
+ * A form body's parameters as `url_form` signs them (Twilio's "Validating requests", docs/senders.md):
+ * decoded, sorted by name (a repeated name by value), each name immediately followed by its value.
  */
-export function verifySignature(
-  sig: TranslatorSignature,
-  req: SignedRequest,
-  secrets: readonly string[],
-  nowMs: number,
-): SignatureCheck {
-  const name = signatureHeader(sig);
-  const value = req.header(name);
-  if (value === undefined || value.trim() === '') return refuse('missing_signature', `no ${name} header`);
-  if (secrets.length === 0) return refuse('no_secret', 'the translator’s signing secret has no value');
-  const tolerance = sig.tolerance_seconds ?? DEFAULT_TOLERANCE_SECONDS;
-  const anySecret = (digest: (secret: string) => Buffer, presented: readonly Buffer[]) =>
-    secrets.some((s) => {
-      const d = digest(s);
-      return presented.some((p) => same(d, p));
-    });
-  const bad = refuse('bad_signature', `${name} matches none of the translator’s secrets`);
-  const malformed = refuse('malformed_signature', `${name} is not in the ${sig.scheme} form`);
-
-  switch (sig.scheme) {
-    case 'stripe':
-    case 'calendly': {
-      // t=<seconds>,v1=<hex>[,v1=<hex>…]: HMAC-SHA256 of `t.body`.
-      const kv = pairs(value, ',');
-      const t = kv.find(([k]) => k === 't')?.[1];
-      const v1 = kv.filter(([k]) => k === 'v1').map(([, v]) => decodeDigest(v, 'hex'));
-      if (!t || !/^\d{1,12}$/.test(t) || v1.length === 0 || v1.some((v) => !v)) return malformed;
-      if (!anySecret((s) => hmac('sha256', s, [`${t}.`, req.body]), v1 as Buffer[])) return bad;
-      return fresh(Number(t), nowMs, tolerance)
-        ? { ok: true }
-        : refuse('stale_signature', `${name} is more than ${tolerance} s old`);
-    }
-    case 'paddle': {
-      // ts=<seconds>;h1=<hex>: HMAC-SHA256 of `ts:body`.
-      const kv = pairs(value, ';');
-      const ts = kv.find(([k]) => k === 'ts')?.[1];
-      const h1 = kv.filter(([k]) => k === 'h1').map(([, v]) => decodeDigest(v, 'hex'));
-      if (!ts || !/^\d{1,12}$/.test(ts) || h1.length === 0 || h1.some((v) => !v)) return malformed;
-      if (!anySecret((s) => hmac('sha256', s, [`${ts}:`, req.body]), h1 as Buffer[])) return bad;
-      return fresh(Number(ts), nowMs, tolerance)
-        ? { ok: true }
-        : refuse('stale_signature', `${name} is more than ${tolerance} s old`);
-    }
-    case 'hubspot': {
-      // base64 HMAC-SHA256 of method + URL + body + timestamp (milliseconds, its own header).
-      const ts = req.header('x-hubspot-request-timestamp');
-      const presented = decodeDigest(value, 'base64');
-      if (!ts || !/^\d{1,15}$/.test(ts) || !presented) return malformed;
-      const url = hubspotUrl(req.url);
-      if (!anySecret((s) => hmac('sha256', s, [req.method, url, req.body, ts]), [presented])) return bad;
-      // HubSpot's own rule: older than five minutes is refused, whatever the translator says.
-      return fresh(Number(ts) / 1000, nowMs, Math.min(tolerance, 300))
-        ? { ok: true }
-        : refuse('stale_signature', 'X-HubSpot-Request-Timestamp is more than 5 minutes old');
-    }
-    default: {
-      const { algorithm, encoding, prefix } = plainForm(sig);
-      const text = value.trim();
-      if (prefix && !text.startsWith(prefix)) return malformed;
-      const presented = decodeDigest(text.slice(prefix.length), encoding);
-      if (!presented) return malformed;
-      return anySecret((s) => hmac(algorithm, s, [req.body]), [presented]) ? { ok: true } : bad;
-    }
-  }
+export function sortedFormParts(body: Uint8Array): string[] {
+  const params = [...new URLSearchParams(Buffer.from(body).toString('utf8'))];
+  params.sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  return params.map(([k, v]) => k + v);
 }
 
-/** The digest form of the schemes that sign the body alone. */
-function plainForm(sig: TranslatorSignature): { algorithm: Algorithm; encoding: Encoding; prefix: string } {
+/** A signed timestamp's text in seconds: up to 11 digits are seconds, 13 or more milliseconds. */
+function timestampSeconds(text: string): number | undefined {
+  if (!/^\d{1,15}$/.test(text)) return undefined;
+  const n = Number(text);
+  return n >= 1e11 ? n / 1000 : n;
+}
+
+/** The generic scheme's form, with its defaults. */
+function genericForm(sig: TranslatorSignature): {
+  algorithm: Algorithm;
+  encoding: Encoding;
+  prefix: string;
+} {
   switch (sig.scheme) {
     case 'github':
       return { algorithm: 'sha256', encoding: 'hex', prefix: 'sha256=' };
@@ -184,9 +121,141 @@ function plainForm(sig: TranslatorSignature): { algorithm: Algorithm; encoding: 
   }
 }
 
+/** The bytes a body-signing or generic scheme signs, in order; `ts` is the signed timestamp's text. */
+function genericParts(sig: TranslatorSignature, req: Omit<SignedRequest, 'header'>, ts: string): Part[] {
+  if (sig.scheme !== 'hmac') return [req.body];
+  switch (sig.signed ?? 'body') {
+    case 'url_form':
+      return [req.url, ...sortedFormParts(req.body)];
+    case 'method_url_body_timestamp':
+      return [req.method, req.url, req.body, ts];
+    default:
+      return [req.body];
+  }
+}
+
+/** The vendor's delivery id header, where the scheme names one (docs/senders.md, "Replays"). */
+function deliveryHeader(sig: TranslatorSignature): string | undefined {
+  switch (sig.scheme) {
+    case 'github':
+      return 'x-github-delivery';
+    case 'shopify':
+      return 'x-shopify-webhook-id';
+    case 'woocommerce':
+      return 'x-wc-webhook-delivery-id';
+    case 'hmac':
+      return sig.delivery_id_header?.toLowerCase();
+    default:
+      return undefined;
+  }
+}
+
 /**
- * The headers a sender under `sig` would send for `body` (what our relays and tests send, and
- * what the vendors' verifiers accept). `timestamp` is in seconds (HubSpot's header takes ms).
+ * A verified delivery's name in the replay memory: the vendor's delivery id header when the
+ * scheme names one and it was sent, else the SHA-256 of the signed bytes.
+ */
+function deliveryOf(sig: TranslatorSignature, req: SignedRequest, signed: readonly Part[]): string {
+  const h = deliveryHeader(sig);
+  const id = h ? req.header(h)?.trim() : undefined;
+  if (id) return `${h}:${id.slice(0, 200)}`;
+  const d = createHash('sha256');
+  for (const p of signed) d.update(p);
+  return `sha256:${d.digest('base64url')}`;
+}
+
+/**
+ * Checks a request's signature under the translator's scheme against each of `secrets` (an
+ * `sns` message against the certificate `certificates` gives for its URL: a promise then).
+ * Nothing of the body is parsed but a `url_form` body's parameters and an SNS message; a
+ * missing, malformed, wrong or stale signature is refused with its reason (a stale one only
+ * once its digest matched, so an attacker learns nothing from it).
+ */
+export function verifySignature(
+  sig: TranslatorSignature,
+  req: SignedRequest,
+  secrets: readonly string[],
+  nowMs: number,
+  certificates?: CertificateSource,
+): MaybePromise<SignatureCheck> {
+  if (sig.scheme === 'sns') return verifySns(sig, req.body, nowMs, certificates);
+  const name = signatureHeader(sig) ?? '';
+  const value = req.header(name);
+  if (value === undefined || value.trim() === '') return refuse('missing_signature', `no ${name} header`);
+  if (secrets.length === 0) return refuse('no_secret', 'the translator’s signing secret has no value');
+  const tolerance = sig.tolerance_seconds ?? DEFAULT_TOLERANCE_SECONDS;
+  const matching = (digest: (secret: string) => Buffer, presented: readonly Buffer[]) =>
+    secrets.some((s) => {
+      const d = digest(s);
+      return presented.some((p) => same(d, p));
+    });
+  const bad = refuse('bad_signature', `${name} matches none of the translator’s secrets`);
+  const malformed = refuse('malformed_signature', `${name} is not in the ${sig.scheme} form`);
+  const stale = (what: string, seconds: number) =>
+    refuse('stale_signature', `${what} is more than ${seconds} s old`);
+  const ok = (signed: readonly Part[]): SignatureCheck => ({
+    ok: true,
+    delivery: deliveryOf(sig, req, signed),
+  });
+
+  switch (sig.scheme) {
+    case 'stripe':
+    case 'calendly': {
+      // t=<seconds>,v1=<hex>[,v1=<hex>…]: HMAC-SHA256 of `t.body`.
+      const kv = pairs(value, ',');
+      const t = kv.find(([k]) => k === 't')?.[1];
+      const v1 = kv.filter(([k]) => k === 'v1').map(([, v]) => decodeDigest(v, 'hex'));
+      if (!t || !/^\d{1,12}$/.test(t) || v1.length === 0 || v1.some((v) => !v)) return malformed;
+      const signed = [`${t}.`, req.body];
+      if (!matching((s) => hmac('sha256', s, signed), v1 as Buffer[])) return bad;
+      return fresh(Number(t), nowMs, tolerance) ? ok(signed) : stale(name, tolerance);
+    }
+    case 'paddle': {
+      // ts=<seconds>;h1=<hex>: HMAC-SHA256 of `ts:body`.
+      const kv = pairs(value, ';');
+      const ts = kv.find(([k]) => k === 'ts')?.[1];
+      const h1 = kv.filter(([k]) => k === 'h1').map(([, v]) => decodeDigest(v, 'hex'));
+      if (!ts || !/^\d{1,12}$/.test(ts) || h1.length === 0 || h1.some((v) => !v)) return malformed;
+      const signed = [`${ts}:`, req.body];
+      if (!matching((s) => hmac('sha256', s, signed), h1 as Buffer[])) return bad;
+      return fresh(Number(ts), nowMs, tolerance) ? ok(signed) : stale(name, tolerance);
+    }
+    case 'hubspot': {
+      // base64 HMAC-SHA256 of method + URL + body + timestamp (milliseconds, its own header).
+      const ts = req.header('x-hubspot-request-timestamp');
+      const presented = decodeDigest(value, 'base64');
+      if (!ts || !/^\d{1,15}$/.test(ts) || !presented) return malformed;
+      const signed = [req.method, hubspotUrl(req.url), req.body, ts];
+      if (!matching((s) => hmac('sha256', s, signed), [presented])) return bad;
+      // HubSpot's own rule: older than five minutes is refused, whatever the translator says.
+      return fresh(Number(ts) / 1000, nowMs, Math.min(tolerance, 300))
+        ? ok(signed)
+        : refuse('stale_signature', 'X-HubSpot-Request-Timestamp is more than 5 minutes old');
+    }
+    default: {
+      const { algorithm, encoding, prefix } = genericForm(sig);
+      const text = value.trim();
+      if (prefix && !text.startsWith(prefix)) return malformed;
+      const presented = decodeDigest(text.slice(prefix.length), encoding);
+      if (!presented) return malformed;
+      const tsHeader = sig.scheme === 'hmac' ? sig.timestamp_header?.toLowerCase() : undefined;
+      const ts = tsHeader ? req.header(tsHeader)?.trim() : undefined;
+      const seconds = ts === undefined ? undefined : timestampSeconds(ts);
+      if (tsHeader && seconds === undefined)
+        return refuse('malformed_signature', `${tsHeader} is not seconds or milliseconds since 1970`);
+      const signed = genericParts(sig, req, ts ?? '');
+      if (!matching((s) => hmac(algorithm, s, signed), [presented])) return bad;
+      return seconds === undefined || fresh(seconds, nowMs, tolerance)
+        ? ok(signed)
+        : stale(tsHeader ?? name, tolerance);
+    }
+  }
+}
+
+/**
+ * The headers a sender under `sig` would send for `req` (what our relays and tests send, and
+ * what the vendors' verifiers accept). `timestamp` is in seconds (HubSpot's header takes it in
+ * milliseconds; a generic `timestamp_header` in seconds). Not for `sns`, whose
+ * messages AWS signs with its own key (signature-sns.ts, signSnsMessage, for tests).
  */
 export function signRequest(
   sig: TranslatorSignature,
@@ -195,6 +264,7 @@ export function signRequest(
   timestamp: number,
 ): Record<string, string> {
   const name = signatureHeader(sig);
+  if (name === undefined) throw new Error(`${sig.scheme} messages are not signed with a shared secret`);
   const body = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
   switch (sig.scheme) {
     case 'stripe':
@@ -212,8 +282,12 @@ export function signRequest(
       return { [name]: digest.toString('base64'), 'x-hubspot-request-timestamp': ms };
     }
     default: {
-      const { algorithm, encoding, prefix } = plainForm(sig);
-      return { [name]: `${prefix}${hmac(algorithm, secret, [body]).toString(encoding)}` };
+      const { algorithm, encoding, prefix } = genericForm(sig);
+      const tsHeader = sig.scheme === 'hmac' ? sig.timestamp_header?.toLowerCase() : undefined;
+      const ts = String(timestamp);
+      const signed = genericParts(sig, { method: req.method, url: req.url, body }, ts);
+      const digest = hmac(algorithm, secret, signed).toString(encoding);
+      return { [name]: `${prefix}${digest}`, ...(tsHeader ? { [tsHeader]: ts } : {}) };
     }
   }
 }

@@ -112,6 +112,11 @@ export function sourceViolations(source: Source): string[] {
   if ((source.auth === 'url_token') !== (auth?.url_token === true))
     out.push('auth: url_token goes with the spec’s auth.url_token, and only with it');
   if (source.auth === 'signature' && !source.secret) out.push('secret is required with auth: signature');
+  // A vendor's webhook retries by its own policy: its source says what a refusal would cost.
+  if (source.auth === 'signature' && source.spec['unmappable'] === undefined)
+    out.push(
+      'spec.unmappable is required with auth: signature: store (the vendor retries a refusal) or refuse (it does not), citing its docs',
+    );
   for (const v of translatorViolations(source.spec, 'spec')) out.push(`${v.field}: ${v.description}`);
   return out;
 }

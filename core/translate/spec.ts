@@ -1,27 +1,31 @@
 /**
  * The checks of a Translator's `spec` on `apply` (docs/translators.md): its schema, then what a
- * schema cannot say — one source or one constant per field, each target once, valid date
- * patterns and time zones, and a `key` only with an `event_time` read from the payload (a re-sent
- * file folds in events_dedup only when both the id and the time repeat). Pure.
+ * schema cannot say — one source or one constant per field, each target once (in the common
+ * fields and in each case's), valid date patterns and time zones, no `key` beside a mapped
+ * `event_id`, and `unmappable: store` only where a call can be kept as sent. Pure.
  */
 import { CONTEXT_FIELDS } from '../../schemas/context.ts';
-import { ANY_CUSTOM_EVENT, type TranslatorSpec, TranslatorSpecSchema } from '../../schemas/translator.ts';
+import {
+  ANY_CUSTOM_EVENT,
+  type TranslatorField,
+  type TranslatorSpec,
+  TranslatorSpecSchema,
+} from '../../schemas/translator.ts';
 import { isReservedFieldName } from '../definitions/definitions.ts';
 import { isTimeZone, patternProblem } from '../formats/patterns.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
+import { allFields } from './cases.ts';
 import { headerViolations } from './headers.ts';
+import { signatureSpecViolations } from './signature-spec.ts';
 
 const shape = compileValidator<TranslatorSpec>(TranslatorSpecSchema);
-
-/** The signature schemes that sign a timestamp (a tolerance applies). */
-const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle', 'calendly']);
 
 /** Targets that are not event data: the event's own fields. */
 const EVENT_TARGETS = new Set(['event_name', 'event_id', 'event_time']);
 
 /** Where fallback lists are taken (the schema's `SourcePaths`), for the text of a misplaced one. */
 const LISTS_TAKEN =
-  'a list of fallback paths is taken by a field’s source, key, major_units.source and each’s sources';
+  'a list of fallback paths is taken by a field’s source, key, major_units.source, each’s sources and a case’s when.source';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -53,9 +57,16 @@ function misplacedLists(spec: unknown, prefix: string): FieldViolation[] {
     });
   };
   if (isRecord(spec['format']) && Array.isArray(spec['format']['records'])) one(`${prefix}.format.records`);
-  if (Array.isArray(spec['fields']))
-    spec['fields'].forEach((f, i) => {
-      if (isRecord(f)) transforms(f['transforms'], `${prefix}.fields[${i}].transforms`);
+  const fields = (list: unknown, at: string): void => {
+    if (Array.isArray(list))
+      list.forEach((f, i) => {
+        if (isRecord(f)) transforms(f['transforms'], `${at}[${i}].transforms`);
+      });
+  };
+  fields(spec['fields'], `${prefix}.fields`);
+  if (Array.isArray(spec['cases']))
+    spec['cases'].forEach((c, i) => {
+      if (isRecord(c)) fields(c['fields'], `${prefix}.cases[${i}].fields`);
     });
   return out;
 }
@@ -66,10 +77,55 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
   const problems = shape.violations(spec, prefix);
   if (problems.length > 0) return problems;
   const s = spec as TranslatorSpec;
+  const out: FieldViolation[] = fieldViolations(s.fields, `${prefix}.fields`, 'fields');
+  (s.cases ?? []).forEach((c, i) => {
+    out.push(...fieldViolations(c.fields, `${prefix}.cases[${i}].fields`, `cases[${i}].fields`));
+  });
+  // A key needs no event_time of the payload's: a re-sent row without one takes the first copy's
+  // time in store (docs/storage.md, "One event, one row").
+  if (s.key) {
+    if (allFields(s).some((f) => f.target === 'event_id'))
+      out.push({ field: `${prefix}.key`, description: 'makes the event_id: do not map event_id as well' });
+  }
+  const named = s.fields.findIndex((f) => f.target === 'event_name' && f.source !== undefined);
+  const caseNamed = (s.cases ?? []).findIndex((c) =>
+    c.fields.some((f) => f.target === 'event_name' && f.source !== undefined),
+  );
+  if ((named >= 0 || caseNamed >= 0) && !s.events)
+    out.push({
+      field: `${prefix}.events`,
+      description: `${named >= 0 ? `fields[${named}]` : `cases[${caseNamed}]`} takes event_name from the payload: list the events it may produce (custom:* for any custom event), or a sender could publish any event`,
+    });
+  out.push(...signatureViolations(s, prefix));
+  out.push(...headerViolations(s, prefix));
+  const format = s.format;
+  // Stored calls are kept as sent (invalid_events' `invalid_call`): a JSON record or a form's.
+  if (s.unmappable === 'store' && format.type !== 'json' && format.type !== 'form')
+    out.push({
+      field: `${prefix}.unmappable`,
+      description: `store keeps a JSON or form sender's calls as sent; a ${format.type} file's rows are refused with their reasons (refuse, or ?partial=true)`,
+    });
+  if (format.type === 'csv' && format.header === false && !format.columns)
+    out.push({
+      field: `${prefix}.format.columns`,
+      description: 'names the columns when there is no header row',
+    });
+  return out;
+}
+
+/**
+ * The checks of one list of fields (the common ones, or a case's): one source or one constant
+ * each, each target once, targets an event may take, valid date patterns and time zones.
+ */
+function fieldViolations(
+  fields: readonly TranslatorField[],
+  prefix: string,
+  label: string,
+): FieldViolation[] {
   const out: FieldViolation[] = [];
   const seen = new Map<string, number>();
-  s.fields.forEach((f, i) => {
-    const at = `${prefix}.fields[${i}]`;
+  fields.forEach((f, i) => {
+    const at = `${prefix}[${i}]`;
     if ((f.source === undefined) === (f.value === undefined))
       out.push({
         field: at,
@@ -77,7 +133,7 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
       });
     const first = seen.get(f.target);
     if (first !== undefined)
-      out.push({ field: `${at}.target`, description: `${f.target} is also fields[${first}].target` });
+      out.push({ field: `${at}.target`, description: `${f.target} is also ${label}[${first}].target` });
     else seen.set(f.target, i);
     const [top = ''] = f.target.split('.');
     const isContext = CONTEXT_FIELDS.has(top) || EVENT_TARGETS.has(top);
@@ -106,47 +162,13 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
       }
     });
   });
-  // A key needs no event_time of the payload's: a re-sent row without one takes the first copy's
-  // time in store (docs/storage.md, "One event, one row").
-  if (s.key) {
-    if (seen.has('event_id'))
-      out.push({ field: `${prefix}.key`, description: 'makes the event_id: do not map event_id as well' });
-  }
-  const named = s.fields.findIndex((f) => f.target === 'event_name');
-  if (named >= 0 && s.fields[named]?.source !== undefined && !s.events)
-    out.push({
-      field: `${prefix}.events`,
-      description: `fields[${named}] takes event_name from the payload: list the events it may produce (custom:* for any custom event), or a sender could publish any event`,
-    });
-  const sig = s.auth?.signature;
-  if (sig) {
-    const at = `${prefix}.auth.signature`;
-    if (sig.scheme !== 'hmac')
-      for (const k of ['header', 'algorithm', 'encoding', 'prefix'] as const)
-        if (sig[k] !== undefined)
-          out.push({
-            field: `${at}.${k}`,
-            description: `is for the generic hmac scheme; ${sig.scheme} fixes its own`,
-          });
-    if (sig.tolerance_seconds !== undefined && !TIMESTAMPED.has(sig.scheme))
-      out.push({
-        field: `${at}.tolerance_seconds`,
-        description: `${sig.scheme} signs no timestamp (only ${[...TIMESTAMPED].join(', ')} do)`,
-      });
-    if (s.auth?.url_token)
-      out.push({
-        field: `${prefix}.auth.url_token`,
-        description: 'a translator with a signature takes signed bodies only: drop one of the two',
-      });
-  }
-  out.push(...headerViolations(s, prefix));
-  const format = s.format;
-  if (format.type === 'csv' && format.header === false && !format.columns)
-    out.push({
-      field: `${prefix}.format.columns`,
-      description: 'names the columns when there is no header row',
-    });
   return out;
+}
+
+/** The checks of `auth.signature` (signature-spec.ts). */
+function signatureViolations(s: TranslatorSpec, prefix: string): FieldViolation[] {
+  const sig = s.auth?.signature;
+  return sig ? signatureSpecViolations(sig, `${prefix}.auth.signature`, s.auth?.url_token) : [];
 }
 
 /** The events a translator may produce: listed names, and whether any custom event may pass. */
@@ -168,10 +190,12 @@ export function translatorEvents(spec: TranslatorSpec): TranslatorEvents {
       custom: spec.events.includes(ANY_CUSTOM_EVENT),
     };
   const names = new Set([spec.event]);
-  const f = spec.fields.find((x) => x.target === 'event_name');
-  for (const v of [f?.value, f?.default]) if (typeof v === 'string') names.add(v);
-  for (const t of f?.transforms ?? [])
-    if (typeof t === 'object' && 'lookup' in t)
-      for (const v of [...Object.values(t.lookup), t.otherwise]) if (typeof v === 'string') names.add(v);
+  // The common event_name field and every case's.
+  for (const f of allFields(spec).filter((x) => x.target === 'event_name')) {
+    for (const v of [f.value, f.default]) if (typeof v === 'string') names.add(v);
+    for (const t of f.transforms ?? [])
+      if (typeof t === 'object' && 'lookup' in t)
+        for (const v of [...Object.values(t.lookup), t.otherwise]) if (typeof v === 'string') names.add(v);
+  }
   return { names, custom: false };
 }

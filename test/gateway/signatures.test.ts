@@ -5,7 +5,10 @@
  * translator, size; never the secret); bodies signed by the vendors' own SDK helpers are
  * accepted (Stripe, GitHub, HubSpot), and our signatures pass the vendors' own verifiers (Stripe,
  * GitHub, HubSpot, Shopify, Paddle; WooCommerce, Typeform and Calendly publish no Node helper).
+ * The generic scheme's forms too (HMAC-MD5, a signed timestamp, Twilio's URL and sorted form).
  * Two secrets verify during a rotation, and the signature is checked before the body is parsed.
+ * Replays: a delivery sent again inside the window folds into the same event (and is logged),
+ * a stale one is refused, and an unsigned Idempotency-Key never changes a signed delivery's id.
  */
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
@@ -49,7 +52,32 @@ const SCHEMES: TranslatorSignature[] = [
     prefix: 'v1=',
   },
 ];
-const TIMESTAMPED = new Set(['stripe', 'hubspot', 'paddle', 'calendly']);
+/** The generic scheme's other forms, each under a translator of its own. */
+const GENERIC: Record<string, TranslatorSignature> = {
+  'hmac-md5': { scheme: 'hmac', secrets: ['NEW_SECRET'], header: 'X-Md5-Signature', algorithm: 'md5' },
+  'hmac-timestamped': {
+    scheme: 'hmac',
+    secrets: ['NEW_SECRET'],
+    header: 'X-Request-Signature',
+    encoding: 'base64',
+    signed: 'method_url_body_timestamp',
+    timestamp_header: 'X-Request-Timestamp',
+  },
+};
+const NAMED: [string, TranslatorSignature][] = [
+  ...SCHEMES.map((s): [string, TranslatorSignature] => [s.scheme, s]),
+  ...Object.entries(GENERIC),
+];
+/** Twilio's form (test/unit/translate/signatures.test.ts checks it against Twilio's own samples). */
+const TWILIO: TranslatorSignature = {
+  scheme: 'hmac',
+  secrets: ['NEW_SECRET'],
+  header: 'X-Twilio-Signature',
+  algorithm: 'sha1',
+  encoding: 'base64',
+  signed: 'url_form',
+};
+const TIMESTAMPED = new Set(['stripe', 'hubspot', 'paddle', 'calendly', 'hmac-timestamped']);
 
 const spec = (signature: TranslatorSignature) => ({
   event: 'view_content',
@@ -77,7 +105,15 @@ describe('gateway: senders that sign their body', () => {
       rotating: spec({ scheme: 'github', secrets: ['OLD_SECRET', 'NEW_SECRET'] }),
       unset: spec({ scheme: 'github', secrets: ['NOT_SET'] }),
     };
-    for (const s of SCHEMES) specs[s.scheme] = spec(s);
+    for (const [name, s] of NAMED) specs[name] = spec(s);
+    specs['twilio'] = {
+      ...spec(TWILIO),
+      format: { type: 'form' },
+      fields: [
+        { target: 'content_name', source: 'Body' },
+        { target: 'content_type', value: 'product' },
+      ],
+    };
     g = await startTestGateway({
       publisher: pub,
       clock: () => clock,
@@ -99,37 +135,36 @@ describe('gateway: senders that sign their body', () => {
     body: string,
     at = Math.floor(clock / 1000),
     secret = SECRETS.NEW_SECRET as string,
-  ) => signRequest(sig, secret, { method: 'POST', url: url(sig.scheme), body }, at);
+    name: string = sig.scheme,
+  ) => signRequest(sig, secret, { method: 'POST', url: url(name), body }, at);
   const refusals = () =>
     logged.flatMap((e) => (e['refusal'] ? [e['refusal'] as Record<string, unknown>] : []));
 
-  for (const sig of SCHEMES) {
-    it(`${sig.scheme}: accepts its signature, refuses a tampered or missing one${TIMESTAMPED.has(sig.scheme) ? ' or a stale one' : ''}, and counts each`, async () => {
-      const ok = await post(url(sig.scheme), BODY, signed(sig, BODY), true);
+  for (const [name, sig] of NAMED) {
+    it(`${name}: accepts its signature, refuses a tampered or missing one${TIMESTAMPED.has(name) ? ' or a stale one' : ''}, and counts each`, async () => {
+      const at = Math.floor(clock / 1000);
+      const ok = await post(url(name), BODY, signed(sig, BODY, at, undefined, name), true);
       assert.equal(ok.status, 200, JSON.stringify(ok.body));
       assert.equal(pub.published, 1);
 
-      const tampered = await post(url(sig.scheme), BODY.replace('Gold', 'Free'), signed(sig, BODY), true);
+      const tampered = await post(
+        url(name),
+        BODY.replace('Gold', 'Free'),
+        signed(sig, BODY, at, undefined, name),
+        true,
+      );
       assert.equal(tampered.status, 401);
       assert.equal(tampered.body.error?.status, 'UNAUTHENTICATED');
       assert.equal(reasonOf(tampered), 'INVALID_CREDENTIALS');
-      const wrongSecret = await post(url(sig.scheme), BODY, signed(sig, BODY, undefined, 'another'), true);
+      const wrongSecret = await post(url(name), BODY, signed(sig, BODY, at, 'another', name), true);
       assert.equal(wrongSecret.status, 401);
-      const missing = await post(url(sig.scheme), BODY, {}, true);
+      const missing = await post(url(name), BODY, {}, true);
       assert.equal(missing.status, 401);
       // A Bearer token is not a signature: a signing translator takes signed bodies only.
-      assert.equal(
-        (await post(url(sig.scheme), BODY, { authorization: `Bearer ${g.token}` }, true)).status,
-        401,
-      );
+      assert.equal((await post(url(name), BODY, { authorization: `Bearer ${g.token}` }, true)).status, 401);
       const reasons = ['bad_signature', 'bad_signature', 'missing_signature', 'missing_signature'];
-      if (TIMESTAMPED.has(sig.scheme)) {
-        const stale = await post(
-          url(sig.scheme),
-          BODY,
-          signed(sig, BODY, Math.floor(clock / 1000) - 301),
-          true,
-        );
+      if (TIMESTAMPED.has(name)) {
+        const stale = await post(url(name), BODY, signed(sig, BODY, at - 301, undefined, name), true);
         assert.equal(stale.status, 401);
         assert.match(stale.body.error?.message ?? '', /old/);
         reasons.push('stale_signature');
@@ -141,7 +176,7 @@ describe('gateway: senders that sign their body', () => {
         reasons,
       );
       for (const r of records) {
-        assert.equal(r['translator'], sig.scheme);
+        assert.equal(r['translator'], name);
         assert.equal(r['credential'], `signature:${sig.scheme}`);
         assert.equal(r['size'], Buffer.byteLength(BODY));
       }
@@ -165,6 +200,83 @@ describe('gateway: senders that sign their body', () => {
     const ids = pub.calls.map((c) => c.messages[0]?.attributes['event_id']);
     assert.equal(ids.length, 2);
     assert.equal(ids[0], ids[1]);
+  });
+
+  it('url_form: takes a form post signed over the URL called and its sorted parameters; another URL or parameter is 401', async () => {
+    const form = 'To=%2B14158141819&From=%2B14159354345&Body=Gold+plan&SmsSid=SM2003';
+    const headers = {
+      ...signRequest(
+        TWILIO,
+        SECRETS.NEW_SECRET as string,
+        { method: 'POST', url: url('twilio'), body: form },
+        0,
+      ),
+      'content-type': 'application/x-www-form-urlencoded',
+    };
+    const ok = await post(url('twilio'), form, headers, true);
+    assert.equal(ok.status, 200, JSON.stringify(ok.body));
+    assert.equal(pub.calls[0]?.messages[0]?.attributes['event_name'], 'view_content');
+    assert.equal((await post(`${url('twilio')}?x=1`, form, headers, true)).status, 401);
+    assert.equal((await post(url('twilio'), form.replace('Gold', 'Free'), headers, true)).status, 401);
+    assert.equal(pub.published, 1);
+  });
+
+  describe('replays (docs/senders.md, "Replays")', () => {
+    const github: TranslatorSignature = { scheme: 'github', secrets: ['NEW_SECRET'] };
+    const ids = () => pub.calls.map((c) => c.messages[0]?.attributes['event_id']);
+
+    it('a delivery sent again inside the window is taken as the same event, and logged as a replay', async () => {
+      const headers = {
+        ...signed(github, BODY),
+        'x-github-delivery': '72d3162e-cc78-11e3-81ab-4c9367dc0958',
+      };
+      assert.equal((await post(url('github'), BODY, headers, true)).status, 200);
+      assert.equal((await post(url('github'), BODY, headers, true)).status, 200);
+      assert.equal(ids().length, 2);
+      assert.equal(ids()[0], ids()[1]);
+      const replays = logged.filter((e) => e['replay'] !== undefined);
+      assert.deepEqual(
+        replays.map((e) => e['replay']),
+        ['x-github-delivery:72d3162e-cc78-11e3-81ab-4c9367dc0958'],
+      );
+      // Outside the window it is a delivery like any other (a timestamp-less scheme cannot tell).
+      clock += 301_000;
+      assert.equal((await post(url('github'), BODY, headers, true)).status, 200);
+      assert.equal(logged.filter((e) => e['replay'] !== undefined).length, 1);
+      assert.equal(ids()[2], ids()[0]);
+    });
+
+    it('a replay of a timestamped delivery after the tolerance is refused stale_signature', async () => {
+      const sig: TranslatorSignature = { scheme: 'stripe', secrets: ['NEW_SECRET'] };
+      const headers = signed(sig, BODY);
+      assert.equal((await post(url('stripe'), BODY, headers, true)).status, 200);
+      clock += 301_000;
+      const late = await post(url('stripe'), BODY, headers, true);
+      assert.equal(late.status, 401);
+      assert.equal(refusals().at(-1)?.['reason'], 'stale_signature');
+      assert.equal(pub.published, 1);
+    });
+
+    it('the signed body decides a signed delivery’s id, never the unsigned Idempotency-Key', async () => {
+      const headers = signed(github, BODY);
+      for (const key of ['retry-1', 'retry-2', undefined])
+        assert.equal(
+          (await post(url('github'), BODY, { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, true))
+            .status,
+          200,
+        );
+      assert.equal(new Set(ids()).size, 1, 'one event whatever the key');
+      // A key reused with another signed body is no refusal either: the key is not read.
+      const other = BODY.replace('Gold', 'Silver');
+      const again = await post(
+        url('github'),
+        other,
+        { ...signed(github, other), 'idempotency-key': 'retry-1' },
+        true,
+      );
+      assert.equal(again.status, 200);
+      assert.equal(new Set(ids()).size, 2);
+    });
   });
 
   it('accepts either secret during a rotation', async () => {

@@ -9,10 +9,10 @@
  */
 import assert from 'node:assert/strict';
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
-import { secretName, sourceTranslator } from '../../core/translate/sources.ts';
-import { SOURCE_CASES, TEST_SECRET } from '../support/source-cases.ts';
+import { catalogueByName, startCatalogueGateway } from '../support/catalogue-gateway.ts';
+import { SOURCE_CASES } from '../support/source-cases.ts';
 import { SHAPE_CASES } from '../support/source-shape-cases.ts';
-import { FakePublisher, fixedTranslators, post, startTestGateway, type TestGateway } from './support.ts';
+import { type FakePublisher, post, type TestGateway } from './support.ts';
 
 interface Published {
   event_name: string;
@@ -25,20 +25,11 @@ interface Published {
 
 describe('gateway: the source catalogue', () => {
   const catalogue = readCatalogue();
-  const bySource = new Map(catalogue.map((s) => [s.name, s]));
-  const translators = Object.fromEntries(
-    catalogue.map((s) => [s.name, sourceTranslator(s, { consent: ['ads', 'analytics'] }).spec]),
-  );
-  const secrets = new Map(catalogue.flatMap((s) => (s.secret ? [[secretName(s, s.name), TEST_SECRET]] : [])));
+  const bySource = catalogueByName();
   let g: TestGateway;
   let pub: FakePublisher;
   before(async () => {
-    pub = new FakePublisher();
-    g = await startTestGateway({
-      publisher: pub,
-      translators: fixedTranslators(translators),
-      secrets: { get: async (name) => secrets.get(name) },
-    });
+    ({ g, pub } = await startCatalogueGateway({ consent: ['ads', 'analytics'] }));
   });
   after(() => g.close());
 

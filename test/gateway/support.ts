@@ -69,6 +69,7 @@ export async function startTestGateway(opts: {
   translators?: GatewayDeps['translators'];
   secrets?: GatewayDeps['secrets'];
   refusals?: GatewayDeps['refusals'];
+  fetch?: GatewayDeps['fetch'];
 }): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -117,6 +118,7 @@ export async function startTestGateway(opts: {
     ...(opts.translators ? { translators: opts.translators } : {}),
     ...(opts.secrets ? { secrets: opts.secrets } : {}),
     ...(opts.refusals ? { refusals: opts.refusals } : {}),
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
   };
   const server: Server = createGateway(
     {

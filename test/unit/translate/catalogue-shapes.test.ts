@@ -56,7 +56,9 @@ describe('the catalogue on real shapes (issue 63)', () => {
     assert.equal(e['value'], 15);
     assert.equal(e['currency'], 'USD');
     assert.equal(e['plan'], 'price_000000000000000000000000');
-    assert.equal(e['transaction_id'], 'sub_000000000000000000000000');
+    // A subscription is no payment (per-type rules): its first invoice is the transaction.
+    assert.equal(e['transaction_id'], 'in_000000000000000000000000');
+    assert.equal(e['subscription_id'], 'sub_000000000000000000000000');
     assert.deepEqual(e['user'], { external_id: 'cus_00000000000000' });
   });
 
@@ -97,7 +99,9 @@ describe('the catalogue on real shapes (issue 63)', () => {
     const user = e['user'] as Record<string, unknown>;
     assert.equal(user['email'], 'sam@example.com');
     assert.equal(user['first_name'], 'Sam');
-    assert.equal(user['external_id'], undefined, 'a customer entity has no customer_id');
+    // The notification's data is the customer (per-type rules): its own id, and no transaction.
+    assert.equal(user['external_id'], 'ctm_01h8441jn5pcwrfhwh78jqt8hk');
+    assert.equal(e['transaction_id'], undefined, 'a customer is no transaction');
   });
 
   it('WooCommerce guest order (customer_id 0): no user.external_id "0"', () => {
