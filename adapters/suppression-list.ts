@@ -10,9 +10,11 @@
  */
 
 import type { Bucket } from '@google-cloud/storage';
+import { registryBucketName } from '../core/plan.ts';
 import { SUPPRESSION_OBJECT } from '../core/privacy/erasure.ts';
 import type { FunctionConfig } from '../core/runtime-config.ts';
 import { DEFAULT_ERASED_EVENTS, type ErasedEvents, type Suppression } from '../core/suppression/erased.ts';
+import { loadOnce } from './load-once.ts';
 
 /** How often a function looks for a newer list (the erasure job waits twice this before completing). */
 export const SUPPRESSION_REFRESH_MS = 30_000;
@@ -111,4 +113,18 @@ export function erasedList(
     },
     log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component })),
   });
+}
+
+/**
+ * The erased persons' list of a delivery function (forward, forward-catalog), read from the
+ * environment's registry bucket with a Storage client loaded on first use.
+ */
+export function registryErasedList(runtime: FunctionConfig, component: string): SuppressionList {
+  const bucket = loadOnce(async () => {
+    const { Storage } = await import('@google-cloud/storage');
+    return new Storage({ projectId: runtime.project }).bucket(
+      registryBucketName(runtime.project, runtime.plan.environment),
+    );
+  });
+  return erasedList(runtime, bucket, component);
 }

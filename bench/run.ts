@@ -46,6 +46,7 @@ export const SUITES: Readonly<Record<string, string>> = {
   gateway: './gateway.ts',
   store: './store.ts',
   delivery: './delivery.ts',
+  'forward-catalog': './forward-catalog.ts',
   auth: './auth.ts',
   storage: './storage.ts',
   rules: './rules.ts',

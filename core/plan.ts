@@ -5,6 +5,13 @@
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
+import {
+  CATALOG_CPU_SECONDS,
+  CATALOG_DEFAULT_MEMORY,
+  CATALOG_ENTRY_POINT,
+  CATALOG_FUNCTION,
+  isCatalogDestination,
+} from './deploy/catalog-function.ts';
 import { type Billing, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
@@ -30,7 +37,8 @@ import {
 export { deployedServiceName } from './deploy/service-names.ts';
 export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
 
-export type FunctionName = 'store' | 'forward' | 'schedule';
+/** `forward-catalog` only when a catalogue destination exists (core/deploy/catalog-function.ts). */
+export type FunctionName = 'store' | 'forward' | 'schedule' | typeof CATALOG_FUNCTION;
 
 /** Dead-letter backlogs are kept for Pub/Sub's maximum, 31 days. */
 export const DEAD_LETTER_RETENTION = '2678400s';
@@ -338,6 +346,8 @@ export function plan(settings: Readonly<Settings>): Plan {
   const destinationPlans: DestinationPlan[] = [];
   for (const d of destinations) {
     const name = forwardSubscriptionName(d.id);
+    // A catalogue destination's deliveries go to forward-catalog, which carries Segment's runtime.
+    const pushedTo: FunctionName = isCatalogDestination(d) ? CATALOG_FUNCTION : 'forward';
     const maxDeliveryAttempts = d.retry?.max_attempts ?? DEFAULT_MAX_ATTEMPTS.forward;
     // The push must outlive the platform call: ack deadline covers the send timeout with room to spare.
     const ackDeadlineSeconds = Math.min(600, Math.max(30, Math.ceil((d.timeout_ms ?? 10000) / 1000) * 3));
@@ -346,7 +356,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         name,
         topic: 'deliveries',
         kind: 'forward',
-        push: { function: 'forward' },
+        push: { function: pushedTo },
         filter: `attributes.destination = "${d.id}"`,
         ackDeadlineSeconds,
         retryPolicy: {
@@ -423,6 +433,10 @@ export function plan(settings: Readonly<Settings>): Plan {
 
   const tokenSecret = settings.tokens?.secret ?? 'eventbus-tokens';
   const destinationSecrets = [...new Set(destinationPlans.flatMap((d) => d.secrets))].sort();
+  // Each function reads the secrets of the destinations it delivers to, no other.
+  const catalogPlans = destinationPlans.filter(isCatalogDestination);
+  const forwardPlans = destinationPlans.filter((d) => !isCatalogDestination(d));
+  const secretsOf = (ds: readonly DestinationPlan[]) => [...new Set(ds.flatMap((d) => d.secrets))].sort();
   const connectionSecrets = [
     ...new Set(
       (settings.connections ?? []).flatMap((c) => [
@@ -449,9 +463,19 @@ export function plan(settings: Readonly<Settings>): Plan {
     ...forwardSizing({
       vcpu: forwardSettings?.cpu ?? DEFAULT_SIZING.cpu,
       peakEventsPerSecond: settings.cost?.peak_events_per_second ?? DEFAULT_PEAK_EVENTS_PER_SECOND,
-      destinations: destinationPlans.length,
+      destinations: forwardPlans.length,
     }),
     ...forwardSettings,
+  });
+  // forward-catalog: sized by the same model from its own CPU per delivery; a Cloud Function.
+  const catalogSized = sizing({
+    memory: CATALOG_DEFAULT_MEMORY,
+    ...forwardSizing({
+      vcpu: DEFAULT_SIZING.cpu,
+      peakEventsPerSecond: settings.cost?.peak_events_per_second ?? DEFAULT_PEAK_EVENTS_PER_SECOND,
+      destinations: catalogPlans.length,
+      cpuSecondsPerRequest: CATALOG_CPU_SECONDS,
+    }),
   });
   // Cloud Functions unless settings say instance: the peak only sizes, the sustained rate advises.
   const storeBilling: Billing = settings.cost?.billing?.store ?? 'request';
@@ -465,6 +489,7 @@ export function plan(settings: Readonly<Settings>): Plan {
     store: sizing(settings.functions?.store).timeout_seconds,
     forward: forwardSized.timeout_seconds,
     schedule: scheduleSizing.timeout_seconds,
+    [CATALOG_FUNCTION]: catalogSized.timeout_seconds,
   };
   const outlivingRuns = subscriptions.map((s) =>
     s.push
@@ -551,7 +576,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         name: 'forward',
         entryPoint: 'forward',
         sizing: forwardSized,
-        secrets: destinationSecrets,
+        secrets: secretsOf(forwardPlans),
         triggers: subscriptions.filter((s) => s.push?.function === 'forward').map((s) => s.name),
         billing: forwardBilling,
         service: deployedServiceName('forward', forwardBilling),
@@ -565,6 +590,20 @@ export function plan(settings: Readonly<Settings>): Plan {
         billing: 'request',
         service: deployedServiceName('schedule', 'request'),
       },
+      // Deployed only when a catalogue destination exists (docs/deploy.md, "Catalogue destinations").
+      ...(catalogPlans.length > 0
+        ? [
+            {
+              name: CATALOG_FUNCTION,
+              entryPoint: CATALOG_ENTRY_POINT,
+              sizing: catalogSized,
+              secrets: secretsOf(catalogPlans),
+              triggers: subscriptions.filter((s) => s.push?.function === CATALOG_FUNCTION).map((s) => s.name),
+              billing: 'request',
+              service: deployedServiceName(CATALOG_FUNCTION, 'request'),
+            } satisfies FunctionPlan,
+          ]
+        : []),
     ],
     destinations: destinationPlans,
     gateway: {
@@ -587,6 +626,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         GATEWAY_SERVICE_NAME,
         deployedServiceName('store', storeBilling),
         deployedServiceName('forward', forwardBilling),
+        ...(catalogPlans.length > 0 ? [deployedServiceName(CATALOG_FUNCTION, 'request')] : []),
       ],
     },
   });

@@ -12,7 +12,7 @@ import { parseSettings } from '../core/settings.ts';
 import { isBinding, policiesOf } from './access-policies.ts';
 import { loadStackConfig } from './config.ts';
 import { declareEnvironment } from './environment.ts';
-import { BUNDLES, declare } from './offline.ts';
+import { bundlesFor, declare } from './offline.ts';
 
 const file = process.argv[2];
 if (!file) {
@@ -26,5 +26,6 @@ if (!parsed.ok) {
 }
 const { project, region } = parsed.settings;
 const config = loadStackConfig({ project, region, settingsFile: file });
-const recorded = await declare(() => declareEnvironment(config, BUNDLES));
+// With the settings' catalogue destinations, forward-catalog's bundle as the build would make it.
+const recorded = await declare(() => declareEnvironment(config, bundlesFor(config.settings)));
 process.stdout.write(JSON.stringify(policiesOf(recorded.resources.filter(isBinding), project)));

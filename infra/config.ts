@@ -8,6 +8,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pulumi from '@pulumi/pulumi';
 import { type Plan, plan } from '../core/plan.ts';
+import { segmentActionViolations } from '../core/platforms/segment-action/check.ts';
 import { formatErrors, parseSettings } from '../core/settings.ts';
 import type { Settings } from '../schemas/settings.ts';
 
@@ -58,8 +59,10 @@ export function loadStackConfig(values: StackValues, root: string = REPO_ROOT): 
     throw new StackConfigError(`settingsFile: cannot read ${settingsFile}: ${(err as Error).message}`);
   }
   const result = parseSettings(text);
-  if (!result.ok) {
-    throw new StackConfigError(`settingsFile ${settingsFile} is invalid:\n${formatErrors(result.errors)}`);
+  // segment_action destinations against the catalogue manifest, as `settings check` does.
+  const errors = result.ok ? segmentActionViolations(result.settings) : result.errors;
+  if (!result.ok || errors.length > 0) {
+    throw new StackConfigError(`settingsFile ${settingsFile} is invalid:\n${formatErrors(errors)}`);
   }
   const { settings } = result;
   const mismatches: string[] = [];

@@ -6,6 +6,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import { billingAdvice } from '../core/deploy/billing-advice.ts';
+import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC } from '../core/plan.ts';
@@ -76,11 +77,26 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     ],
   });
   const after = { dependsOn: [apis.ready] };
+  // forward-catalog (issue #65): only with a catalogue destination; its own account, mirroring
+  // forward's grants for the destinations it delivers to (docs/deploy.md, "Catalogue destinations").
+  const catalog = plan.functions.some((f) => f.name === CATALOG_FUNCTION);
 
-  const ids = new Identities(name, { project }, after);
+  const ids = new Identities(name, { project, catalog }, after);
+  const catalogMember = ids.members[CATALOG_FUNCTION];
+  /** forward, and forward-catalog where it runs: the workloads that deliver. */
+  const deliverers = [
+    { who: 'forward' as const, member: ids.members.forward },
+    ...(catalogMember ? [{ who: CATALOG_FUNCTION as typeof CATALOG_FUNCTION, member: catalogMember }] : []),
+  ];
   const sources = new Sources(
     name,
-    { project, region, bundles, readers: [ids.members.build, cloudRunAgent(project, apis.ready)] },
+    {
+      project,
+      region,
+      bundles,
+      readers: [ids.members.build, cloudRunAgent(project, apis.ready)],
+      catalogDestinations: catalog ? catalogSlugs(settings) : [],
+    },
     after,
   );
   const secrets = new Secrets(
@@ -91,13 +107,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       // The settings reach every workload as a mounted file (infra/runtime-env.ts).
       settings: {
         json: JSON.stringify(settings),
-        readers: (['store', 'forward', 'schedule', 'gateway', 'studio'] as const).map((who) => ({
-          who,
-          member: ids.members[who],
-        })),
+        readers: [
+          ...(['store', 'forward', 'schedule', 'gateway', 'studio'] as const).map((who) => ({
+            who,
+            member: ids.members[who],
+          })),
+          ...(catalogMember ? [{ who: CATALOG_FUNCTION, member: catalogMember }] : []),
+        ],
       },
       access: [
-        { who: 'forward', member: ids.members.forward, secrets: secretsOf(plan, 'forward') },
+        ...deliverers.map((d) => ({ ...d, secrets: secretsOf(plan, d.who) })),
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
         { who: 'schedule', member: ids.members.schedule, secrets: secretsOf(plan, 'schedule') },
         // The studio's creator issues translate:<name> tokens (a new version of the store).
@@ -144,7 +163,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           // push acknowledged; refused, the push would come back and run the hook again.
           tables: [TABLES.events, TABLES.invalidEvents, TABLES.deliveries, TABLES.hookFailures],
         },
-        { who: 'forward', member: ids.members.forward, tables: [TABLES.deliveries] },
+        ...deliverers.map((d) => ({ ...d, tables: [TABLES.deliveries] })),
         // schedule: the `skipped` rows of slice replays (and the rules' action runs), and the
         // incremental models' tables it keeps (docs/sessions.md).
         {
@@ -167,7 +186,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       readers: [
         // (its Data Viewer on the whole dataset, infra/ops.ts, covers the tables it reads)
         { who: 'schedule', member: ids.members.schedule, tables: [] },
-        { who: 'forward', member: ids.members.forward, tables: [] },
+        ...deliverers.map((d) => ({ ...d, tables: [] })),
         // store asks the same of events for a late copy (adapters/stored-check.ts): a query job.
         { who: 'store', member: ids.members.store, tables: [] },
       ],
@@ -198,11 +217,17 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         store: sources.objects.store.name,
         forward: sources.objects.forward.name,
         schedule: sources.objects.schedule.name,
+        ...(sources.objects[CATALOG_FUNCTION]
+          ? { [CATALOG_FUNCTION]: sources.objects[CATALOG_FUNCTION].name }
+          : {}),
       },
       serviceAccounts: {
         store: ids.accounts.store.email,
         forward: ids.accounts.forward.email,
         schedule: ids.accounts.schedule.email,
+        ...(ids.accounts[CATALOG_FUNCTION]
+          ? { [CATALOG_FUNCTION]: ids.accounts[CATALOG_FUNCTION].email }
+          : {}),
       },
       buildServiceAccount: ids.accounts.build.name,
       invoker: ids.members.push,
@@ -314,9 +339,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           role: 'roles/storage.objectUser',
           prefix: 'privacy/',
         },
-        ...(['store', 'forward'] as const).map((who) => ({
-          who,
-          member: ids.members[who],
+        ...[{ who: 'store' as const, member: ids.members.store }, ...deliverers].map((d) => ({
+          ...d,
           role: 'roles/storage.objectViewer' as const,
           prefix: 'privacy/',
         })),
@@ -330,6 +354,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         // Defined events: the gateway validates and stamps them, store re-validates against the
         // stamped version, forward reads its mappings; the gateway also serves translators.
         // (schedule: for the definitions' mappings of a replayed slice)
+        // (forward-catalog: a Segment action maps with its own mapping, no definition's.)
         ...(['gateway', 'store', 'forward', 'schedule'] as const).map((who) => ({
           who,
           member: ids.members[who],
@@ -452,7 +477,10 @@ function cloudRunAgent(project: string, apisReady: pulumi.Resource): pulumi.Outp
   return pulumi.interpolate`serviceAccount:service-${number}@serverless-robot-prod.iam.gserviceaccount.com`;
 }
 
-function secretsOf(plan: StackConfig['plan'], fn: 'store' | 'forward' | 'schedule'): readonly string[] {
+function secretsOf(
+  plan: StackConfig['plan'],
+  fn: StackConfig['plan']['functions'][number]['name'],
+): readonly string[] {
   return plan.functions.find((f) => f.name === fn)?.secrets ?? [];
 }
 

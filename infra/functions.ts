@@ -8,7 +8,8 @@
  * no build (docs/deploy.md). Each shape has its own Cloud Run name (plan()'s `service`:
  * `store-function`, `store-service`), so a switch either way in one `pulumi up`, which creates
  * the new shape before it deletes the old, never asks for a name the old one still holds; the
- * request logs and alerts find the service by that name.
+ * request logs and alerts find the service by that name. `forward-catalog` (issue #65) is only ever
+ * a Cloud Function, and only declared when plan() lists it (a catalogue destination exists).
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -22,13 +23,17 @@ export type ServedFunction = 'store' | 'forward';
 
 export const FUNCTION_RUNTIME = 'nodejs24';
 
+/** One value per function: every one plan() may list, forward-catalog only when it does. */
+export type PerFunction<T> = Readonly<Record<Exclude<FunctionName, 'forward-catalog'>, T>> &
+  Readonly<Partial<Record<'forward-catalog', T>>>;
+
 export interface FunctionsArgs {
   readonly plan: Plan;
   readonly settings: Readonly<Settings>;
   readonly sourceBucket: pulumi.Input<string>;
-  readonly sourceObjects: Readonly<Record<FunctionName, pulumi.Input<string>>>;
+  readonly sourceObjects: PerFunction<pulumi.Input<string>>;
   /** The runtime account of each function (email). */
-  readonly serviceAccounts: Readonly<Record<FunctionName, pulumi.Input<string>>>;
+  readonly serviceAccounts: PerFunction<pulumi.Input<string>>;
   /** Full resource name of the build account (`projects/<p>/serviceAccounts/<email>`). */
   readonly buildServiceAccount: pulumi.Input<string>;
   /** The Pub/Sub push identity, granted run.invoker on each function's service. */
@@ -45,7 +50,7 @@ export class Functions extends pulumi.ComponentResource {
   /** The instance-billed ones (Cloud Run services). */
   readonly services: Readonly<Partial<Record<FunctionName, gcp.cloudrunv2.Service>>>;
   /** The run.app URI of each function: push endpoint and OIDC audience. */
-  readonly endpoints: Readonly<Record<FunctionName, pulumi.Output<string>>>;
+  readonly endpoints: PerFunction<pulumi.Output<string>>;
 
   constructor(name: string, args: FunctionsArgs, opts?: pulumi.ComponentResourceOptions) {
     super('eventbus:infra:Functions', name, {}, opts);
@@ -53,7 +58,7 @@ export class Functions extends pulumi.ComponentResource {
     const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
     const functions: Partial<Record<FunctionName, gcp.cloudfunctionsv2.Function>> = {};
     const services: Partial<Record<FunctionName, gcp.cloudrunv2.Service>> = {};
-    const endpoints = {} as Record<FunctionName, pulumi.Output<string>>;
+    const endpoints: Partial<Record<FunctionName, pulumi.Output<string>>> = {};
     const invoker = (f: FunctionPlan, service: pulumi.Input<string>) =>
       new gcp.cloudrunv2.ServiceIamMember(
         `${name}-invoker-${f.name}`,
@@ -74,6 +79,12 @@ export class Functions extends pulumi.ComponentResource {
         endpoints[f.name] = service.uri;
         continue;
       }
+      const source = args.sourceObjects[f.name];
+      const account = args.serviceAccounts[f.name];
+      if (!source || !account)
+        throw new Error(
+          `${f.name}: no ${source ? 'service account' : 'bundle'} given (npm run build:functions -- --settings <file>)`,
+        );
       const fn = new gcp.cloudfunctionsv2.Function(
         `${name}-function-${f.name}`,
         {
@@ -86,7 +97,7 @@ export class Functions extends pulumi.ComponentResource {
             runtime: FUNCTION_RUNTIME,
             entryPoint: f.entryPoint,
             serviceAccount: args.buildServiceAccount,
-            source: { storageSource: { bucket: args.sourceBucket, object: args.sourceObjects[f.name] } },
+            source: { storageSource: { bucket: args.sourceBucket, object: source } },
           },
           serviceConfig: {
             availableMemory: f.sizing.memory,
@@ -95,7 +106,7 @@ export class Functions extends pulumi.ComponentResource {
             minInstanceCount: f.sizing.min_instances,
             maxInstanceCount: f.sizing.max_instances,
             timeoutSeconds: f.sizing.timeout_seconds,
-            serviceAccountEmail: args.serviceAccounts[f.name],
+            serviceAccountEmail: account,
             environmentVariables: runtimeEnvironment(plan.project),
             secretVolumes: [functionSettingsVolume(plan.project, args.settingsFile)],
             // Pub/Sub push comes from Google's front ends, not from a VPC: ingress must allow
@@ -115,7 +126,7 @@ export class Functions extends pulumi.ComponentResource {
     }
     this.functions = functions;
     this.services = services;
-    this.endpoints = endpoints;
+    this.endpoints = endpoints as PerFunction<pulumi.Output<string>>;
     this.registerOutputs({ endpoints });
   }
 
@@ -131,7 +142,8 @@ export class Functions extends pulumi.ComponentResource {
     opts: pulumi.CustomResourceOptions,
   ): gcp.cloudrunv2.Service {
     const object = f.name === 'store' || f.name === 'forward' ? args.serviceObjects?.[f.name] : undefined;
-    if (!object) {
+    const account = args.serviceAccounts[f.name];
+    if (!object || !account) {
       throw new Error(
         `${f.name}: instance-based billing runs its "${f.name}-service" bundle, and none was given (npm run build:functions)`,
       );
@@ -142,7 +154,7 @@ export class Functions extends pulumi.ComponentResource {
         plan: args.plan,
         name: f.service,
         sizing: f.sizing,
-        serviceAccountEmail: args.serviceAccounts[f.name],
+        serviceAccountEmail: account,
         sourceBucket: args.sourceBucket,
         sourceObject: object,
         // functions/serve.ts listens on loopback unless told otherwise.

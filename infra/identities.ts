@@ -1,5 +1,6 @@
 /**
- * One service account per workload (store, forward, gateway, studio), the push identity Pub/Sub signs
+ * One service account per workload (store, forward, gateway, studio; forward-catalog only with a
+ * catalogue destination, issue #65), the push identity Pub/Sub signs
  * its OIDC tokens as, and a dedicated build account for the functions (new projects' default
  * build account lacks the roles a gen2 build needs, docs/google-wire.md §7). Each gets its grants next
  * to the resource it touches; only the build account has project-level roles, the builder's.
@@ -7,7 +8,19 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 
-export type Workload = 'store' | 'forward' | 'schedule' | 'gateway' | 'studio' | 'push' | 'build';
+export type Workload =
+  | 'store'
+  | 'forward'
+  | 'schedule'
+  | 'gateway'
+  | 'studio'
+  | 'push'
+  | 'build'
+  | 'forward-catalog';
+
+/** Per workload: every one, forward-catalog only where it runs. */
+type PerWorkload<T> = Readonly<Record<Exclude<Workload, 'forward-catalog'>, T>> &
+  Readonly<Partial<Record<'forward-catalog', T>>>;
 
 const PURPOSE: Readonly<Record<Workload, string>> = {
   store: 'Runs the store function: writes events to BigQuery, publishes deliveries',
@@ -18,6 +31,8 @@ const PURPOSE: Readonly<Record<Workload, string>> = {
   studio: 'Runs the studio: writes the registry bucket, creates views in the events dataset',
   push: 'Signs Pub/Sub push requests (OIDC); may invoke the functions and nothing else',
   build: 'Builds the functions (Cloud Build)',
+  'forward-catalog':
+    'Runs the forward-catalog function: reads catalogue destinations’ secrets, writes the delivery ledger',
 };
 
 /** Roles the functions' build account needs on the project (Cloud Build, image push, logs). */
@@ -28,18 +43,24 @@ export const BUILD_ROLES = Object.freeze([
 ]);
 
 export class Identities extends pulumi.ComponentResource {
-  readonly accounts: Readonly<Record<Workload, gcp.serviceaccount.Account>>;
+  readonly accounts: PerWorkload<gcp.serviceaccount.Account>;
   /** `serviceAccount:<email>` per workload, for IAM members. */
-  readonly members: Readonly<Record<Workload, pulumi.Output<string>>>;
+  readonly members: PerWorkload<pulumi.Output<string>>;
   /** The build account's project roles: a gen2 build started before they exist fails. */
   readonly buildGrants: readonly gcp.projects.IAMMember[];
 
-  constructor(name: string, args: { readonly project: string }, opts?: pulumi.ComponentResourceOptions) {
+  constructor(
+    name: string,
+    /** `catalog`: a catalogue destination exists, so forward-catalog runs as its own account. */
+    args: { readonly project: string; readonly catalog?: boolean },
+    opts?: pulumi.ComponentResourceOptions,
+  ) {
     super('eventbus:infra:Identities', name, {}, opts);
     const child = { parent: this, dependsOn: opts?.dependsOn ?? [] };
-    const accounts = {} as Record<Workload, gcp.serviceaccount.Account>;
-    const members = {} as Record<Workload, pulumi.Output<string>>;
+    const accounts: Partial<Record<Workload, gcp.serviceaccount.Account>> = {};
+    const members: Partial<Record<Workload, pulumi.Output<string>>> = {};
     for (const workload of Object.keys(PURPOSE) as Workload[]) {
+      if (workload === 'forward-catalog' && !args.catalog) continue;
       const account = new gcp.serviceaccount.Account(
         `${name}-sa-${workload}`,
         {
@@ -57,12 +78,12 @@ export class Identities extends pulumi.ComponentResource {
       (role) =>
         new gcp.projects.IAMMember(
           `${name}-build-${role.split('/')[1]}`,
-          { project: args.project, role, member: members.build },
+          { project: args.project, role, member: members.build as pulumi.Output<string> },
           child,
         ),
     );
-    this.accounts = accounts;
-    this.members = members;
+    this.accounts = accounts as PerWorkload<gcp.serviceaccount.Account>;
+    this.members = members as PerWorkload<pulumi.Output<string>>;
     this.registerOutputs({});
   }
 }

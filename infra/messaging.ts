@@ -6,12 +6,13 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { FunctionName, Plan, SubscriptionPlan } from '../core/plan.ts';
+import type { Plan, SubscriptionPlan } from '../core/plan.ts';
+import type { PerFunction } from './functions.ts';
 
 export interface MessagingArgs {
   readonly plan: Plan;
   /** The HTTPS endpoint each push subscription posts to, per function. */
-  readonly pushEndpoints: Readonly<Record<FunctionName, pulumi.Input<string>>>;
+  readonly pushEndpoints: PerFunction<pulumi.Input<string>>;
   /** The identity whose OIDC token Pub/Sub attaches; it holds run.invoker on each function. */
   readonly pushServiceAccountEmail: pulumi.Input<string>;
   /** Who may publish where (producers, the gateway, `store` on deliveries): topic-level grants. */
@@ -181,10 +182,17 @@ function subscriptionArgs(
           // Classic push body (no noWrapper): the functions decode it themselves and read
           // deliveryAttempt from it. The OIDC audience defaults to the endpoint, which Cloud Run checks.
           pushConfig: {
-            pushEndpoint: args.pushEndpoints[s.push.function],
+            pushEndpoint: pushEndpoint(args, s.push.function),
             oidcToken: { serviceAccountEmail: args.pushServiceAccountEmail },
           },
         }
       : {}),
   };
+}
+
+/** A function's push endpoint; a subscription pushing to a function that is not declared is a bug. */
+function pushEndpoint(args: MessagingArgs, fn: keyof PerFunction<unknown>): pulumi.Input<string> {
+  const endpoint = args.pushEndpoints[fn];
+  if (endpoint === undefined) throw new Error(`a subscription pushes to ${fn}, which is not declared`);
+  return endpoint;
 }

@@ -7,6 +7,7 @@
  * `pulumi up` would create, from the same code.
  */
 import * as pulumi from '@pulumi/pulumi';
+import { catalogSlugs, type DestinationLike } from '../core/deploy/catalog-function.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 
 export const PROJECT_NUMBER = '123456789012';
@@ -173,6 +174,31 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
     default:
       return { ...inputs };
   }
+}
+
+/**
+ * BUNDLES and, for settings with catalogue destinations, a forward-catalog bundle carrying theirs
+ * (as `npm run build:functions -- --settings <file>` writes it).
+ */
+export function bundlesFor(settings: {
+  readonly destinations?: readonly DestinationLike[] | undefined;
+}): BundleManifest {
+  const slugs = catalogSlugs(settings);
+  if (slugs.length === 0) return BUNDLES;
+  return {
+    ...BUNDLES,
+    'forward-catalog': {
+      name: 'forward-catalog',
+      kind: 'function',
+      dir: 'dist/functions/forward-catalog',
+      main: 'index.js',
+      archive: 'dist/archives/forward-catalog-0123456789abcdef.zip',
+      object: 'forward-catalog-0123456789abcdef.zip',
+      sha256: '0'.repeat(64),
+      bytes: 1,
+      segmentDestinations: slugs,
+    },
+  };
 }
 
 /** A manifest as `npm run build:functions` writes it; the archives are never read under mocks. */

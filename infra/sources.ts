@@ -11,7 +11,8 @@ import { REPO_ROOT } from './config.ts';
 
 /**
  * Every bundle the program uploads: the functions, the gateway, the studio, and store's and
- * forward's Cloud Run service bundles (run instead of the functions when instance-billed).
+ * forward's Cloud Run service bundles (run instead of the functions when instance-billed);
+ * forward-catalog's too when a catalogue destination exists (CATALOG_BUNDLE).
  */
 const DEPLOYED_BUNDLES: readonly BundleName[] = [
   'store',
@@ -22,6 +23,9 @@ const DEPLOYED_BUNDLES: readonly BundleName[] = [
   'store-service',
   'forward-service',
 ];
+
+/** Built only for settings with a catalogue destination (`npm run build:functions -- --settings <file>`). */
+const CATALOG_BUNDLE = 'forward-catalog' as const satisfies BundleName;
 
 /** Reads `dist/bundles.json`, written by `npm run build:functions`. */
 export function loadBundleManifest(root: string = REPO_ROOT): BundleManifest {
@@ -45,11 +49,14 @@ export interface SourcesArgs {
   readonly bundles: BundleManifest;
   /** Readers of the archives (the functions' build account). */
   readonly readers: readonly pulumi.Input<string>[];
+  /** The Segment destination folders the settings use: forward-catalog's bundle must carry them. */
+  readonly catalogDestinations?: readonly string[];
 }
 
 export class Sources extends pulumi.ComponentResource {
   readonly bucket: gcp.storage.Bucket;
-  readonly objects: Readonly<Record<BundleName, gcp.storage.BucketObject>>;
+  readonly objects: Readonly<Record<Exclude<BundleName, typeof CATALOG_BUNDLE>, gcp.storage.BucketObject>> &
+    Readonly<Partial<Record<typeof CATALOG_BUNDLE, gcp.storage.BucketObject>>>;
 
   constructor(name: string, args: SourcesArgs, opts?: pulumi.ComponentResourceOptions) {
     super('eventbus:infra:Sources', name, {}, opts);
@@ -67,8 +74,11 @@ export class Sources extends pulumi.ComponentResource {
       },
       child,
     );
-    const objects = {} as Record<BundleName, gcp.storage.BucketObject>;
-    for (const bundleName of DEPLOYED_BUNDLES) {
+    const objects: Partial<Record<BundleName, gcp.storage.BucketObject>> = {};
+    const wanted = args.catalogDestinations ?? [];
+    if (wanted.length > 0) catalogBundleProblem(args.bundles, wanted);
+    const deployed: BundleName[] = [...DEPLOYED_BUNDLES, ...(wanted.length > 0 ? [CATALOG_BUNDLE] : [])];
+    for (const bundleName of deployed) {
       const bundle = args.bundles[bundleName];
       if (!bundle) throw new Error(`no "${bundleName}" bundle in the manifest`);
       objects[bundleName] = new gcp.storage.BucketObject(
@@ -88,7 +98,23 @@ export class Sources extends pulumi.ComponentResource {
         { parent: this },
       );
     });
-    this.objects = objects;
+    this.objects = objects as Sources['objects'];
     this.registerOutputs({ bucket: this.bucket.name });
   }
+}
+
+/**
+ * Refuses a forward-catalog bundle that is missing or does not carry every destination folder
+ * the settings use (a bundle built for other settings would reject their deliveries at run time).
+ */
+function catalogBundleProblem(bundles: BundleManifest, wanted: readonly string[]): void {
+  const built = bundles[CATALOG_BUNDLE];
+  const rebuild = 'rebuild with `npm run build:functions -- --settings <this environment’s settings file>`';
+  if (!built)
+    throw new Error(
+      `the settings have catalogue destinations and dist/bundles.json has no "${CATALOG_BUNDLE}" bundle: ${rebuild}`,
+    );
+  const missing = wanted.filter((slug) => !(built.segmentDestinations ?? []).includes(slug));
+  if (missing.length > 0)
+    throw new Error(`the "${CATALOG_BUNDLE}" bundle does not carry ${missing.join(', ')}: ${rebuild}`);
 }

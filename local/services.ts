@@ -9,8 +9,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Workload, workloadMember } from '../core/access/needs.ts';
+import {
+  CATALOG_ENTRY_POINT,
+  CATALOG_FUNCTION,
+  catalogDestinations,
+} from '../core/deploy/catalog-function.ts';
 import type { FunctionName } from '../core/plan.ts';
-import type { Settings } from '../schemas/settings.ts';
+import type { Destination, Settings } from '../schemas/settings.ts';
 
 /** The local ports, one per service (docs/architecture.md §6, layout). */
 export interface Ports {
@@ -21,6 +26,8 @@ export interface Ports {
   readonly store: number;
   readonly forward: number;
   readonly schedule: number;
+  /** forward-catalog (issue #65): pushed only when a catalogue destination exists. */
+  readonly 'forward-catalog': number;
   readonly receiver: number;
   readonly studio: number;
 }
@@ -33,6 +40,7 @@ export const DEFAULT_PORTS: Ports = Object.freeze({
   store: 8081,
   forward: 8082,
   schedule: 8083,
+  'forward-catalog': 8084,
   receiver: 8099,
   studio: 8090,
 });
@@ -196,6 +204,7 @@ export function functionService(
   ctx: LocalContext,
   name: FunctionName,
   source = join(ctx.root, 'functions', name, 'index.ts'),
+  target: string = name,
 ): ServiceSpec {
   const port = ctx.ports[name];
   return {
@@ -208,7 +217,7 @@ export function functionService(
       join(ctx.root, 'local', 'loopback.ts'),
       join(ctx.root, 'node_modules/@google-cloud/functions-framework/build/src/main.js'),
       '--target',
-      name,
+      target,
       '--source',
       source,
       '--port',
@@ -231,6 +240,18 @@ export const storeFunction: ServiceFactory = (ctx) => functionService(ctx, 'stor
 
 /** Slot: the forward function (functions/forward/index.ts, target `forward`) on 8082. */
 export const forwardFunction: ServiceFactory = (ctx) => functionService(ctx, 'forward');
+
+/**
+ * The catalogue destinations' function (functions/forward-catalog/index.ts, target
+ * `forwardCatalog`) on 8084: run only when a segment_action destination is configured (servicesFor).
+ */
+export const forwardCatalogFunction: ServiceFactory = (ctx) =>
+  functionService(
+    ctx,
+    CATALOG_FUNCTION,
+    join(ctx.root, 'functions', CATALOG_FUNCTION, 'index.ts'),
+    CATALOG_ENTRY_POINT,
+  );
 
 /** The scheduler's function (functions/schedule/index.ts, target `schedule`) on 8083. */
 export const scheduleFunction: ServiceFactory = (ctx) => functionService(ctx, 'schedule');
@@ -311,35 +332,56 @@ export const SERVICES: readonly ServiceFactory[] = environmentOf([
   studio,
 ]);
 
+/** What `npm start` runs for these settings: SERVICES, and forward-catalog when a catalogue destination exists. */
+export function servicesFor(settings: Readonly<Settings>): readonly ServiceFactory[] {
+  return catalogDestinations(settings).length > 0 ? [...SERVICES, forwardCatalogFunction] : SERVICES;
+}
+
+/** Where a catalogue destination without a base_url is received locally: `<receiver>/capture`. */
+export const CAPTURE_PREFIX = 'capture';
+
+/**
+ * A segment_action destination with no base_url of its own: locally its requests go to the
+ * receiver's capturing stand-in (local/platforms/capture.ts), never to the vendor (issue #65).
+ */
+const toCapture = (d: Readonly<Destination>): boolean =>
+  d.type === 'segment_action' && d.base_url === undefined;
+
 /**
  * Settings as the local services see them: destinations whose base_url points at the local
  * receiver's default address (and connections) follow the receiver when ports move (`--port-offset`, tests on
  * free ports), and so do `producers.origins` naming a local service's default port (the
- * receiver's test page, the gateway). Everything else is unchanged.
+ * receiver's test page, the gateway); a segment_action destination without a base_url gets the
+ * receiver's capturing stand-in (`<receiver>/capture`). Everything else is unchanged.
  */
 export function localSettings(settings: Readonly<Settings>, ports: Ports): Readonly<Settings> {
   const from = url(DEFAULT_PORTS.receiver);
   const to = url(ports.receiver);
   const moved = (Object.keys(DEFAULT_PORTS) as (keyof Ports)[]).some((k) => DEFAULT_PORTS[k] !== ports[k]);
-  if (!moved) return settings;
+  const capture = (settings.destinations ?? []).some(toCapture);
+  if (!moved && !capture) return settings;
   const origins = settings.producers?.origins;
   return {
     ...settings,
     ...(settings.destinations
       ? {
           destinations: settings.destinations.map((d) =>
-            d.base_url?.startsWith(from) ? { ...d, base_url: to + d.base_url.slice(from.length) } : d,
+            toCapture(d)
+              ? { ...d, base_url: `${to}/${CAPTURE_PREFIX}` }
+              : moved && d.base_url?.startsWith(from)
+                ? { ...d, base_url: to + d.base_url.slice(from.length) }
+                : d,
           ),
         }
       : {}),
-    ...(settings.connections
+    ...(moved && settings.connections
       ? {
           connections: settings.connections.map((c) =>
             c.url?.startsWith(from) ? { ...c, url: to + c.url.slice(from.length) } : c,
           ),
         }
       : {}),
-    ...(settings.producers && origins
+    ...(moved && settings.producers && origins
       ? { producers: { ...settings.producers, origins: origins.map((o) => movedOrigin(o, ports)) } }
       : {}),
   };

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { segmentActionViolations } from '../core/platforms/segment-action/check.ts';
 import { formatErrors, parseSettings } from '../core/settings.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { Settings } from '../schemas/settings.ts';
@@ -45,5 +46,9 @@ export function readSettingsFile(file: string): Readonly<Settings> {
   }
   const result = parseSettings(text);
   if (!result.ok) throw new SettingsFileError(file, result.errors);
+  // segment_action destinations against the catalogue manifest: too large for every function's
+  // cold start (core/settings.ts), so checked where settings files are read (settings check, start).
+  const catalogue = segmentActionViolations(result.settings);
+  if (catalogue.length > 0) throw new SettingsFileError(file, catalogue);
   return result.settings;
 }

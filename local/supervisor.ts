@@ -37,9 +37,9 @@ import {
   type LocalIam,
   localSettings,
   type Ports,
-  SERVICES,
   type ServiceFactory,
   type ServiceSpec,
+  servicesFor,
   settingsPath,
   writeSettingsFile,
 } from './services.ts';
@@ -58,7 +58,7 @@ export interface StartOptions {
   readonly ports?: Partial<Ports>;
   /** Pick free ports for every service not overridden (tests running in parallel). */
   readonly freePorts?: boolean;
-  /** The services to run; default SERVICES. */
+  /** The services to run; default servicesFor(settings): SERVICES, with forward-catalog when needed. */
   readonly services?: readonly ServiceFactory[];
   /** Provision the emulators after the emulator stage (default true; only those that run). */
   readonly provision?: boolean;
@@ -549,7 +549,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     project: settings.project,
     node: process.execPath,
   };
-  const factories = options.services ?? SERVICES;
+  const factories = options.services ?? servicesFor(settings);
   // IAM is the emulators' to enforce: an environment without them has none.
   const iam =
     options.iam !== false && factories.some((f) => f(base).stage === 'emulator')

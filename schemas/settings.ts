@@ -34,6 +34,7 @@ export const DestinationType = Type.Union([
   Type.Literal('snapchat_capi'),
   Type.Literal('x_conversions'),
   Type.Literal('webhook'),
+  Type.Literal('segment_action'),
 ]);
 export type DestinationType = Static<typeof DestinationType>;
 
@@ -152,6 +153,39 @@ export const WarehouseModels = Type.Object(
 );
 export type WarehouseModels = Static<typeof WarehouseModels>;
 
+/**
+ * One action a `segment_action` destination runs for each event it takes (docs/catalog-destinations.md):
+ * the action's preset subscription and field defaults apply where `when` and `mapping` say nothing.
+ */
+export const SegmentActionSetting = Type.Object(
+  {
+    action: Type.String({
+      pattern: '^[A-Za-z][A-Za-z0-9_]{0,127}$',
+      description: 'The action’s key in its destination (`trackEvent`, `upsertProfile`)',
+    }),
+    when: Type.Optional(
+      Type.Union(
+        [
+          Type.Array(Type.String({ minLength: 1, maxLength: 256 }), { minItems: 1 }),
+          Type.String({ minLength: 1, maxLength: 4096 }),
+        ],
+        {
+          description:
+            'The events it takes: event names, ours or Segment’s (`purchase` is `Order Completed`; `page_view` or `page`, `identify` for those calls), or a subscription in Segment’s FQL (`type = "track" and event = "Signed Up"`); default the action’s own subscription',
+        },
+      ),
+    ),
+    mapping: Type.Optional(
+      Type.Record(Type.String({ minLength: 1, maxLength: 128 }), Type.Unknown(), {
+        description:
+          'Field → value or mapping-kit directive over the Segment event (`{"@path": "$.properties.total"}`); over the action’s defaults',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SegmentActionSetting = Static<typeof SegmentActionSetting>;
+
 export const Destination = Type.Object(
   {
     id: Id('Destination id, used in subscription names and the `destination` attribute'),
@@ -167,10 +201,24 @@ export const Destination = Type.Object(
       }),
     ),
     secrets: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
-        description: 'Role → secret name (Secret Manager in production, env or .data/secrets locally)',
+      // A segment_action role is its destination's own settings key, camelCase included (`apiKey`).
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]*$' }),
+        Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }),
+        {
+          description:
+            'Role → secret name (Secret Manager in production, env or .data/secrets locally); for segment_action the role is the settings key (`api_key`, `apiKey`)',
+        },
+      ),
+    ),
+    destination: Type.Optional(
+      Type.String({
+        pattern: '^[a-z0-9][a-z0-9-]{0,127}$',
+        description:
+          'segment_action only: the Segment Action Destination, by its folder in @segment/action-destinations (`klaviyo`, `braze`; `eventbus destinations list --catalog`)',
       }),
     ),
+    actions: Type.Optional(Type.Array(SegmentActionSetting, { minItems: 1 })),
     consent: Type.Optional(
       Type.Array(ConsentPurpose, { description: 'Purposes that must be granted; defaults per type' }),
     ),

@@ -8,12 +8,17 @@
  * package.json: a bundled copy registers targets into a map the runtime never reads
  * (docs/google-wire.md §7). The gateway is a plain node:http server and is bundled whole, since its
  * archive is run as is, with no install step.
+ *
+ * `forward-catalog` (issue #65) is built only for settings that have a catalogue destination:
+ * `npm run build:functions -- --settings <file>` bundles it with the Segment destination folders
+ * those settings use and no other (scripts/segment-bundle.ts).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   build,
   type BuildOptions as EsbuildOptions,
@@ -24,7 +29,16 @@ import {
   type PluginBuild,
   type ResolveResult,
 } from 'esbuild';
+import { catalogSlugs } from '../core/deploy/catalog-function.ts';
+import { parseSettings } from '../core/settings.ts';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
+import {
+  bundledDestinations,
+  SEGMENT_PACKAGE_DIR,
+  SEGMENT_RUNTIME_EXTERNALS,
+  segmentFiles,
+  segmentPlugin,
+} from './segment-bundle.ts';
 
 export type BundleName =
   | 'store'
@@ -33,7 +47,8 @@ export type BundleName =
   | 'gateway'
   | 'studio'
   | 'store-service'
-  | 'forward-service';
+  | 'forward-service'
+  | 'forward-catalog';
 
 export interface VendorGroup {
   readonly file: string;
@@ -60,6 +75,11 @@ export interface BundleSpec {
   readonly packageFiles?: readonly string[];
   /** The functions-framework target a service bundle serves (a function run as a Cloud Run service). */
   readonly serves?: string;
+  /**
+   * The Segment destination folders (slugs) the bundle carries, and the only ones it may import:
+   * forward-catalog's (scripts/segment-bundle.ts).
+   */
+  readonly segmentDestinations?: readonly string[];
 }
 
 export interface BuiltBundle {
@@ -75,6 +95,8 @@ export interface BuiltBundle {
   readonly object: string;
   readonly sha256: string;
   readonly bytes: number;
+  /** forward-catalog: the Segment destination folders it carries (the Pulumi program checks them). */
+  readonly segmentDestinations?: readonly string[];
 }
 
 export type BundleManifest = Readonly<Record<string, BuiltBundle>>;
@@ -349,6 +371,14 @@ function sideEffectFreePlugin(): Plugin {
   };
 }
 
+/** The root package.json's dependencies and their versions. */
+const rootDependencies = (): Record<string, string> =>
+  (
+    JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    }
+  ).dependencies;
+
 function externalVersions(frameworkVersion: string): Record<string, string> {
   const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
     dependencies: Record<string, string>;
@@ -434,6 +464,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     return path === entry || path.startsWith(packageDir) ? { file: group.file, key: name } : undefined;
   };
   const used = new Set<string>();
+  const segment = spec.segmentDestinations;
   const result = await build({
     ...common,
     entryPoints: [join(root, spec.entry)],
@@ -443,12 +474,24 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     // and the clients load on first use (`await import(...)` stays a lazy require). The gateway
     // runs on Cloud Run with no build step, so it carries the clients itself, as vendor files.
     // esbuild itself only builds the studio's pages from the sources, which a bundle carries built.
-    external: isFunction ? FUNCTION_EXTERNALS : ['esbuild'],
-    plugins: isFunction
-      ? [sideEffectFreePlugin()]
-      : [sideEffectFreePlugin(), vendorPlugin('.', groupOf, used)],
+    external: isFunction
+      ? [...FUNCTION_EXTERNALS, ...(segment ? SEGMENT_RUNTIME_EXTERNALS : [])]
+      : ['esbuild'],
+    plugins: [
+      sideEffectFreePlugin(),
+      ...(isFunction ? [] : [vendorPlugin('.', groupOf, used)]),
+      // Any other function (as a function or as a service): Segment's code is refused outright,
+      // it stays out of the hot path. (The studio may use it for previews.)
+      ...(isFunction || spec.serves !== undefined ? [segmentPlugin(spec.name, segment ?? [])] : []),
+    ],
     metafile: true,
   });
+  // No function's own file holds a destination (forward-catalog's are files of their own).
+  const inlined = bundledDestinations(result.metafile);
+  if (inlined.length > 0)
+    throw new Error(
+      `${spec.name}: its index.js would inline Segment destination folder(s) ${inlined.join(', ')}`,
+    );
   const outputs = [...(result.outputFiles ?? [])];
   if (used.size > 0) {
     // Only the groups the entry imports from: a client it no longer loads is not shipped.
@@ -480,8 +523,20 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     main,
     engines: { node: '>=24' },
     // Installed by the Cloud Functions build; everything else is inlined.
-    dependencies: isFunction ? externalVersions(frameworkVersion) : {},
+    dependencies: {
+      ...(isFunction ? externalVersions(frameworkVersion) : {}),
+      // Segment's runtime, and the carried destinations' stand-in installed from the archive.
+      ...(segment
+        ? {
+            ...Object.fromEntries(
+              SEGMENT_RUNTIME_EXTERNALS.map((name) => [name, rootDependencies()[name] ?? 'latest']),
+            ),
+            '@segment/action-destinations': `file:./${SEGMENT_PACKAGE_DIR}`,
+          }
+        : {}),
+    },
   };
+  if (segment) files.push(...(await segmentFiles(segment, root, common)));
   files.push({ name: 'package.json', data: Buffer.from(`${JSON.stringify(pkg, null, 2)}\n`) });
   for (const file of spec.packageFiles ?? []) {
     files.push({ name: `node_modules/${file}`, data: readFileSync(join(root, 'node_modules', file)) });
@@ -510,6 +565,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     object,
     sha256,
     bytes: archive.length,
+    ...(segment ? { segmentDestinations: [...segment] } : {}),
   };
 }
 
@@ -525,11 +581,54 @@ export function linkFramework(bundleDir: string): void {
     mkdirSync(dirname(target), { recursive: true });
     symlinkSync(join(REPO_ROOT, 'node_modules', name), target, 'dir');
   }
+  // forward-catalog: Segment's runtime, and the archive's own `file:` package as npm links it.
+  const own = join(bundleDir, SEGMENT_PACKAGE_DIR);
+  if (!existsSync(own)) return;
+  const links: [string, string][] = [
+    ...SEGMENT_RUNTIME_EXTERNALS.map((name): [string, string] => [
+      name,
+      join(REPO_ROOT, 'node_modules', name),
+    ]),
+    ['@segment/action-destinations', own],
+  ];
+  for (const [name, from] of links) {
+    const target = join(bundleDir, 'node_modules', ...name.split('/'));
+    if (existsSync(target)) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    symlinkSync(from, target, 'dir');
+  }
 }
+
+/**
+ * forward-catalog's bundle for the destinations of settings files, or none when they have no
+ * catalogue destination (then nothing deploys it).
+ */
+export function catalogBundleFor(settingsFiles: readonly string[]): BundleSpec | undefined {
+  const slugs = [
+    ...new Set(
+      settingsFiles.flatMap((file) => {
+        const parsed = parseSettings(readFileSync(resolve(file), 'utf8'));
+        if (!parsed.ok) throw new Error(`${file}: invalid settings (eventbus settings check ${file})`);
+        return catalogSlugs(parsed.settings);
+      }),
+    ),
+  ].sort();
+  return slugs.length > 0 ? catalogBundle(slugs) : undefined;
+}
+
+/** forward-catalog's bundle spec, carrying these destination folders. */
+export const catalogBundle = (slugs: readonly string[]): BundleSpec & { readonly name: BundleName } => ({
+  name: 'forward-catalog',
+  entry: 'functions/forward-catalog/index.ts',
+  kind: 'function',
+  segmentDestinations: [...slugs].sort(),
+});
 
 // No top-level await: tests and the bench import this module, and mocha loads files with require().
 if (import.meta.main) {
-  buildBundles().then(
+  const { values } = parseArgs({ options: { settings: { type: 'string', multiple: true, default: [] } } });
+  const catalog = catalogBundleFor(values.settings);
+  buildBundles({ specs: [...BUNDLES, ...(catalog ? [catalog] : [])] }).then(
     (manifest) => {
       for (const b of Object.values(manifest)) {
         console.log(`${b.name}: ${b.archive} (${(b.bytes / 1024).toFixed(0)} KiB)`);

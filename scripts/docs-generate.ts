@@ -4,13 +4,16 @@
  * (docs/platforms.md, the latter also in the README, from core/platforms/platforms.ts) — between
  * their markers, `<!-- generated:<name> -->` and `<!-- /generated -->`; the prose around them is
  * written by hand. test/unit/docs/generated.test.ts
- * fails when the committed docs differ from what this writes.
+ * fails when the committed docs differ from what this writes. It also writes the catalogue of
+ * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiVersionTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
+import { writeCatalog } from './segment-catalog.ts';
+import { writeSubscriptions } from './segment-subscriptions.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 
@@ -54,4 +57,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     writeFileSync(path, text);
     console.log(`wrote ${file}`);
   }
+  if (writeCatalog()) console.log('wrote core/platforms/segment-action/catalog.json');
+  if (writeSubscriptions()) console.log('wrote core/platforms/segment-action/default-subscriptions.json');
 }

@@ -25,6 +25,7 @@ export const PLATFORM_NAMES: Readonly<Record<DestinationType, { short: string; h
   snapchat_capi: { short: 'Snapchat', heading: 'Snapchat Conversions API' },
   x_conversions: { short: 'X', heading: 'X Conversions API' },
   webhook: { short: 'webhook', heading: 'Webhooks' },
+  segment_action: { short: 'Segment action', heading: 'Segment Action Destinations' },
 };
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */

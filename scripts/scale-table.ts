@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MONTHLY_PRICES } from '../core/deploy/bill.ts';
+import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
 import {
   type Billing,
   billingBreakEvenRequestsPerSecond,
@@ -30,7 +31,7 @@ import {
 } from '../core/deploy/cost.ts';
 import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
-import type { Settings } from '../schemas/settings.ts';
+import type { Destination, Settings } from '../schemas/settings.ts';
 import { argOf, billsOf, billText, usd } from './scale-bill.ts';
 
 /** The CPU per request the tables use (core/deploy/cost.ts, from `npm run bench`). */
@@ -202,6 +203,94 @@ export function scaleTables(): string {
   );
   lines.push('');
   lines.push(billTables());
+  lines.push('');
+  lines.push(catalogTables());
+  return lines.join('\n');
+}
+
+/** A catalogue destination as the tables add it to the example (Klaviyo's trackEvent, its presets). */
+const CATALOG_EXAMPLE: Destination = {
+  id: 'klaviyo',
+  type: 'segment_action',
+  destination: 'klaviyo',
+  secrets: { api_key: 'klaviyo-private-key' },
+  actions: [{ action: 'trackEvent', mapping: { profile: { email: { '@path': '$.context.traits.email' } } } }],
+};
+
+/**
+ * forward-catalog's price (issue #65): per million deliveries beside forward's, from each
+ * function's plan() sizing and CPU per delivery, and the example's month with one catalogue
+ * destination added (its deliveries go to forward-catalog, the others' to forward, as before).
+ */
+function catalogTables(): string {
+  const example = exampleSettings();
+  const withCatalog: Settings = {
+    ...example,
+    destinations: [...(example.destinations ?? []), CATALOG_EXAMPLE],
+  };
+  const p = plan(withCatalog);
+  const hopOf = (name: 'forward' | typeof CATALOG_FUNCTION, cpu: number) => {
+    const f = p.functions.find((x) => x.name === name);
+    if (!f) throw new Error(`plan has no ${name}`);
+    return {
+      sizing: f.sizing,
+      cpu,
+      cost: costPerMillion({
+        hops: [
+          {
+            name,
+            requestsPerEvent: 1,
+            cpuSecondsPerRequest: cpu,
+            latencySeconds: PLATFORM_LATENCY_SECONDS,
+            concurrency: f.sizing.concurrency,
+            vcpu: f.sizing.cpu,
+            memoryGib: memoryGib(f.sizing.memory),
+            billing: f.billing,
+            maxInstances: f.sizing.max_instances,
+          },
+        ],
+        eventBytes: 1000,
+        rowsPerEvent: 0,
+        requestLogBytes: 0,
+        excludeSuccessLogs: true,
+        pubsubMessagesPerEvent: 0,
+        utilisation: 0.6,
+      }).hops[0],
+    };
+  };
+  const rows = [hopOf('forward', MEASURED.forward), hopOf(CATALOG_FUNCTION, CATALOG_CPU_SECONDS)];
+  const catalog = rows[1]?.sizing;
+  const lines = [
+    `forward-catalog, deployed only with a catalogue destination (\`type: segment_action\`): a Cloud Function, request-billed, ${catalog?.cpu} vCPU, ${catalog?.memory}, concurrency ${catalog?.concurrency}, max_instances ${catalog?.max_instances}, no minimum instance (idle: $0.00). CPU per delivery used: ${CATALOG_CPU_SECONDS * 1e6} µs, forward's figure times the ratio \`npm run bench forward-catalog\` measured between them (core/deploy/catalog-function.ts).`,
+    '',
+    '| Busy, per million deliveries (a 0.35 s platform answer each) | CPU per delivery | vCPU, memory, concurrency | compute | requests | total |',
+    '| --- | ---: | --- | ---: | ---: | ---: |',
+  ];
+  for (const [i, r] of rows.entries()) {
+    const c = r.cost;
+    lines.push(
+      `| ${i === 0 ? '`forward`' : '`forward-catalog`'} | ${Math.round(r.cpu * 1e6)} µs | ${r.sizing.cpu}, ${r.sizing.memory}, ${r.sizing.concurrency} | ${usd(c?.compute ?? 0)} | ${usd(c?.requests ?? 0)} | **${usd((c?.compute ?? 0) + (c?.requests ?? 0))}** |`,
+    );
+  }
+  lines.push('');
+  lines.push('| A 30-day month | scenario | total | forward | forward-catalog | Pub/Sub |');
+  lines.push('| --- | --- | ---: | ---: | ---: | ---: |');
+  for (const [name, settings] of [
+    ['example, as shipped', example],
+    ['example with a Klaviyo destination added (5 destinations)', withCatalog],
+  ] as const) {
+    for (const b of billsOf(settings).bills) {
+      const sum = (match: (item: string) => boolean) =>
+        usd(b.items.filter((i) => match(i.item)).reduce((n, i) => n + i.monthly, 0));
+      lines.push(
+        `| ${name} | ${b.scenario} | **${usd(b.total)}** | ${sum((i) => i.includes('(forward,'))} | ${sum((i) => i.includes(`(${CATALOG_FUNCTION},`))} | ${sum((i) => i === 'Pub/Sub')} |`,
+      );
+    }
+  }
+  lines.push('');
+  lines.push(
+    'The 2 deliveries an event split as the destinations do: with Klaviyo, 1 in 5 goes to forward-catalog. Pub/Sub grows because every destination’s filtered subscription is billed for each delivery message.',
+  );
   return lines.join('\n');
 }
 

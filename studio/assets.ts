@@ -1,6 +1,6 @@
 /**
  * The studio's web pages as static assets: the HTML and CSS as written, and each page's script
- * (the creator, the resources page, the console's overview, explorer, SQL page and replays, rules, the destinations and their debugger) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
+ * (the creator, the resources page, the console's overview, explorer, SQL page and replays, rules, the destinations, their debugger and the catalogue) bundled by esbuild for the browser (core/samples, core/translate and the validators as they are;
  * `node:crypto` replaced by a SHA-256 from @noble/hashes), and the source catalogue the creator's
  * "I have …" picker offers (sources/*.yaml as JSON, read when the pages are built).
  *
@@ -45,6 +45,8 @@ const PAGES: readonly { readonly path: string; readonly file: string; readonly t
   { path: '/assets/destinations.js', file: 'destinations.js', type: 'text/javascript; charset=utf-8' },
   { path: '/debugger', file: 'debugger.html', type: 'text/html; charset=utf-8' },
   { path: '/assets/debugger.js', file: 'debugger.js', type: 'text/javascript; charset=utf-8' },
+  { path: '/catalog', file: 'catalog.html', type: 'text/html; charset=utf-8' },
+  { path: '/assets/catalog.js', file: 'catalog.js', type: 'text/javascript; charset=utf-8' },
   { path: '/assets/sources.js', file: 'sources.js', type: 'text/javascript; charset=utf-8' },
   { path: '/assets/sources.json', file: 'sources.json', type: 'application/json; charset=utf-8' },
 ];
@@ -69,6 +71,7 @@ const SCRIPTS: readonly { readonly entry: string; readonly file: string }[] = [
   { entry: 'live.ts', file: 'live.js' },
   { entry: 'destinations.ts', file: 'destinations.js' },
   { entry: 'debugger.ts', file: 'debugger.js' },
+  { entry: 'catalog.ts', file: 'catalog.js' },
   { entry: 'source-picker.ts', file: 'sources.js' },
 ];
 

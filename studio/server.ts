@@ -25,6 +25,7 @@
  *   POST   /v1/admin/erasures      {identifiers}        an erasure request, 201 (admins: delete)
  *   POST   /v1/admin/erasure-status {erasure_id?}       the erasures' audit rows (read)
  *   POST   /v1/admin/export-person {identifiers}        the person's rows, a JSON Lines file (admins: delete)
+ *   POST   /v1/admin/catalog, catalog-entry {slug}, catalog-preview {destination, event}  Segment Action Destinations (read)
  *   GET    /health
  *
  * Every call but /health needs `Authorization: Bearer <admin token>` (an admin), or, when an IAP
@@ -59,6 +60,7 @@ import { definitionView, type ViewPlan } from '../core/warehouse/warehouse.ts';
 import type { Connection } from '../schemas/settings.ts';
 import type { Asset } from './assets.ts';
 import { type Action, allowed, type Caller, roleOf, type StudioAccess } from './auth.ts';
+import { CATALOG_ACTIONS, catalogAction } from './catalog-api.ts';
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
 import { DEBUGGER_ACTIONS, debuggerAction } from './debugger-api.ts';
@@ -315,15 +317,17 @@ async function adminRoute(
   const operating = Object.hasOwn(OPS_ACTIONS, action) ? OPS_ACTIONS[action] : undefined;
   const privacy = Object.hasOwn(PRIVACY_ACTIONS, action) ? PRIVACY_ACTIONS[action] : undefined;
   const debugging = Object.hasOwn(DEBUGGER_ACTIONS, action) ? DEBUGGER_ACTIONS[action] : undefined;
-  if (creator || viewing || replaying || operating || privacy || debugging) {
+  const cataloguing = Object.hasOwn(CATALOG_ACTIONS, action) ? CATALOG_ACTIONS[action] : undefined;
+  if (creator || viewing || replaying || operating || privacy || debugging || cataloguing) {
     if (method !== 'POST') return notAllowed(call, 'POST');
     const denied = forbidden(
       caller,
-      (creator ?? viewing ?? replaying ?? operating ?? privacy ?? debugging) as Action,
+      (creator ?? viewing ?? replaying ?? operating ?? privacy ?? debugging ?? cataloguing) as Action,
     );
     if (denied) return denied;
     const body = await readJsonBody(req, o.bodyTimeoutMs);
     if (!body.ok) return body;
+    if (cataloguing) return answered(await catalogAction(action, body.value));
     if (privacy) return privacyAction(o, action, body.value, author);
     if (debugging)
       return answered(await debuggerAction(o, action, body.value, allowed(caller.role, 'apply')));

@@ -39,7 +39,7 @@ function parseOffset(value: string): number {
 }
 
 function parsePortOverride(value: string, previous: StartFlags['port']): StartFlags['port'] {
-  const m = /^([a-z]+)=(\d+)$/.exec(value);
+  const m = /^([a-z-]+)=(\d+)$/.exec(value);
   const name = m?.[1] as (typeof PORT_NAMES)[number] | undefined;
   if (!m || !name || !PORT_NAMES.includes(name))
     throw new InvalidArgumentError(`expected <service>=<port> with service one of ${PORT_NAMES.join(', ')}`);

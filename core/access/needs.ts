@@ -18,8 +18,19 @@ import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
 
-export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio';
-export const WORKLOADS: readonly Workload[] = ['gateway', 'store', 'forward', 'schedule', 'studio'];
+export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio' | 'forward-catalog';
+/** `forward-catalog` runs only where a catalogue destination exists (core/deploy/catalog-function.ts). */
+export const WORKLOADS: readonly Workload[] = [
+  'gateway',
+  'store',
+  'forward',
+  'schedule',
+  'studio',
+  'forward-catalog',
+];
+
+/** The delivering workloads: `forward`, and `forward-catalog` for catalogue destinations. */
+type Deliverer = 'forward' | 'forward-catalog';
 
 export interface AccessNeed {
   readonly who: Workload;
@@ -72,8 +83,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     extra: Partial<AccessNeed> = {},
   ) => rows.push({ who, permission, resource, feature, code, ...extra });
 
+  // The delivering functions the plan deploys (forward always; forward-catalog with a catalogue destination).
+  const deliverers = plan.functions
+    .map((f) => f.name)
+    .filter((n): n is Deliverer => n === 'forward' || n === 'forward-catalog');
+  const deployed = WORKLOADS.filter((w) => w !== 'forward-catalog' || deliverers.includes(w));
+
   // Every workload: its settings, mounted from a secret when a revision starts.
-  for (const who of WORKLOADS)
+  for (const who of deployed)
     need(
       who,
       'secretmanager.versions.access',
@@ -170,7 +187,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/geo-database.ts',
     );
 
-  for (const who of ['store', 'forward'] as const)
+  for (const who of ['store', ...deliverers] as const)
     need(
       who,
       'storage.objects.get',
@@ -179,21 +196,9 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/suppression-list.ts',
     );
 
-  // forward: the ledger, its already-delivered question, destination secrets.
-  need(
-    'forward',
-    'bigquery.tables.updateData',
-    table(plan.dataset, TABLES.deliveries),
-    'the delivery ledger',
-    'adapters/bigquery-writer.ts',
-  );
-  need(
-    'forward',
-    'bigquery.jobs.create',
-    p,
-    'the delivered check (a query job)',
-    'adapters/delivered-check.ts',
-  );
+  // forward and forward-catalog (the same delivery core, issue #65): the ledger, its
+  // already-delivered question, the secrets of the destinations each delivers to, and no other's.
+  // Defined events' mappings are forward's platforms' (a Segment action maps with its own).
   need(
     'forward',
     'storage.objects.get',
@@ -201,14 +206,24 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'defined events’ mappings',
     'adapters/registry.ts',
   );
-  for (const s of plan.functions.find((f) => f.name === 'forward')?.secrets ?? [])
+  for (const who of deliverers) {
     need(
-      'forward',
-      'secretmanager.versions.access',
-      `${p}/secrets/${s}`,
-      'destination credentials',
-      'adapters/secrets.ts',
+      who,
+      'bigquery.tables.updateData',
+      table(plan.dataset, TABLES.deliveries),
+      'the delivery ledger',
+      'adapters/bigquery-writer.ts',
     );
+    need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
+    for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])
+      need(
+        who,
+        'secretmanager.versions.access',
+        `${p}/secrets/${s}`,
+        'destination credentials',
+        'adapters/secrets.ts',
+      );
+  }
 
   // schedule: re-drive, alerts, syncs, replays, locks, ledger reads; the secrets connections name
   // (none for a google_ads_audience connection without `credentials`: its own account calls).
@@ -472,12 +487,18 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
   const deny = (who: Workload, permission: string, resource: string, feature: string) =>
     rows.push({ who, permission, resource, feature, code: '-', denied: true });
   deny('studio', 'pubsub.topics.publish', topic('events'), 'the studio is not a producer');
-  deny(
-    'forward',
-    'bigquery.tables.updateData',
-    table(plan.dataset, TABLES.events),
-    'only store writes events',
-  );
+  for (const who of deliverers)
+    deny(who, 'bigquery.tables.updateData', table(plan.dataset, TABLES.events), 'only store writes events');
+  // Neither delivering function reads the other's destination credentials.
+  for (const [who, other] of [
+    ['forward', 'forward-catalog'],
+    ['forward-catalog', 'forward'],
+  ] as const) {
+    if (!deliverers.includes(who)) continue;
+    const own = new Set(plan.functions.find((f) => f.name === who)?.secrets ?? []);
+    for (const s of (plan.functions.find((f) => f.name === other)?.secrets ?? []).filter((x) => !own.has(x)))
+      deny(who, 'secretmanager.versions.access', `${p}/secrets/${s}`, `${other}'s destination credentials`);
+  }
   for (const s of plan.subscriptions.filter((x) => x.kind === 'backlog').slice(0, 1))
     deny(
       'studio',

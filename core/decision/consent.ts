@@ -39,6 +39,8 @@ export const TCF_VENDORS: Readonly<Record<Destination['type'], number | undefine
   reddit_capi: REDDIT_TCF_VENDOR,
   x_conversions: undefined,
   webhook: undefined,
+  // Many vendors, each with its own TCF id where it has one: the settings' consent decides.
+  segment_action: undefined,
 });
 
 const AD_PURPOSES: ReadonlySet<ConsentPurpose> = new Set(['ads', 'ad_user_data', 'ad_personalization']);

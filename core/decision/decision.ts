@@ -9,6 +9,11 @@ import { patternMatches } from '../conditions.ts';
 import type { StoredEvent } from '../event.ts';
 import { isMappedType, unroutedReason } from '../platforms/mappings.ts';
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
+import {
+  segmentActionMaps,
+  segmentActionTakes,
+  segmentCallOf,
+} from '../platforms/segment-action/subscription.ts';
 import { consentRefusal } from './consent.ts';
 import { unverifiedSkip } from './unverified.ts';
 
@@ -51,8 +56,9 @@ export function decide(
 /**
  * Decides for one destination. Rules run cheapest and most explicit first, so the reason
  * names the first rule that stopped the event: disabled, deny list, allow list, bots, unknown
- * event without a mapping, an event the settings route nowhere, an unverified money event (ad
- * platforms), consent (fail closed per purpose), a platform's missing device id (GA4's client id), conditions, sampling.
+ * event without a mapping, an event no action of a segment_action destination subscribes to, an
+ * event the settings route nowhere, an unverified money event (ad platforms), consent (fail
+ * closed per purpose), a platform's missing device id (GA4's client id), conditions, sampling.
  */
 export function decideOne(
   destination: Readonly<Destination>,
@@ -75,12 +81,12 @@ export function decideOne(
     !hasMapping(destination, name) &&
     !definedFor(destination, event, options)
   ) {
-    return skip(
-      !isMappedType(destination.type)
-        ? `unknown event ${name}: list it in events.allow to forward it to a ${destination.type}`
-        : `unknown event ${name} has no mapping for ${destination.type}`,
-    );
+    return skip(unknownReason(destination, name));
   }
+  // A catalogue destination's actions say which events it takes (their subscriptions): one no
+  // action takes is not published to it, as one its allow list leaves out.
+  if (destination.type === 'segment_action' && segmentActionTakes(destination, name) === false)
+    return skip(notSubscribed(destination, name));
 
   // A platform that routes each event to an object the settings name (a Google Ads conversion
   // action) skips an event routed nowhere, saying which setting would route it. A defined event
@@ -153,11 +159,29 @@ export function requiredConsent(destination: Readonly<Destination>): readonly Co
 
 /**
  * An unknown (custom) event may go to a platform only with a mapping for it; a webhook
- * sends the stored event as it is, so naming the event in its allow list is its mapping.
+ * sends the stored event as it is, so naming the event in its allow list is its mapping; a
+ * catalogue destination writes identify, group and alias calls itself, and takes a custom track
+ * event that an action's `when` names (subscription.ts).
  */
 function hasMapping(destination: Readonly<Destination>, eventName: string): boolean {
+  if (destination.type === 'segment_action' && segmentActionMaps(destination, eventName)) return true;
   if (!isMappedType(destination.type)) return destination.events?.allow?.includes(eventName) ?? false;
   return destination.mappings !== undefined && Object.hasOwn(destination.mappings, eventName);
+}
+
+function unknownReason(destination: Readonly<Destination>, name: string): string {
+  if (destination.type === 'segment_action')
+    return `unknown event ${name}: name it in an action's when (or in events.allow) to forward it to ${destination.destination ?? 'a segment_action'}`;
+  return isMappedType(destination.type)
+    ? `unknown event ${name} has no mapping for ${destination.type}`
+    : `unknown event ${name}: list it in events.allow to forward it to a ${destination.type}`;
+}
+
+/** Why a catalogue destination does not get an event: the Segment call it is, which no action takes. */
+function notSubscribed(destination: Readonly<Destination>, name: string): string {
+  const call = segmentCallOf(name);
+  const what = call.event === undefined ? `a Segment ${call.type} call` : `Segment track "${call.event}"`;
+  return `no action of ${destination.destination ?? destination.id} subscribes to ${name} (${what}): an action's when takes it`;
 }
 
 /**

@@ -21,7 +21,7 @@ export function checkDestinationNeeds(settings: Readonly<Settings>): FieldViolat
     const needs = DESTINATION_REQUIREMENTS[d.type];
     // A key no driver reads is a typo (`pixelid`) that would otherwise be ignored in silence.
     const known = [...needs.config, ...needs.optionalConfig];
-    for (const key of Object.keys(d.config ?? {}))
+    for (const key of needs.openConfig ? [] : Object.keys(d.config ?? {}))
       if (!known.includes(key))
         errors.push({
           field: `${at}.config.${key}`,

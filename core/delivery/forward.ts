@@ -16,6 +16,7 @@ import type {
   DriverContext,
   InboundResponse,
   OutboundRequest,
+  Performed,
   Prepared,
 } from '../platforms/driver.ts';
 import type { AnswerColumns } from '../platforms/platform-answer.ts';
@@ -152,16 +153,21 @@ interface Delivery extends Attempt {
   tokenRefreshed?: boolean;
 }
 
-/** A delivery whose request is built: what the breaker, the send and the interpretation need. */
-interface Call {
+/**
+ * A delivery whose request is built, or whose driver makes its requests itself (`perform`): what
+ * the breaker, the send and the interpretation need. Both pass the same guards (step 6).
+ */
+type Call = {
   readonly delivery: Delivery;
   readonly ctx: DriverContext;
-  readonly request: OutboundRequest;
   /** Parts of the event the driver left out (Prepared.dropped), for the delivered row. */
   readonly dropped: string | undefined;
   /** When the limiter let the call go (ms), for the latency it learns; undefined without a limiter. */
   sentAt?: number;
-}
+} & (
+  | { readonly request: OutboundRequest; readonly perform?: undefined }
+  | { readonly request?: undefined; readonly perform: NonNullable<Driver['perform']> }
+);
 
 /**
  * Step 1: parse the stored event, find the destination the message names and its driver.
@@ -260,6 +266,8 @@ function requestToken(d: Delivery, fresh: boolean): Promise<ForwardResult> {
 function prepare(d: Delivery): MaybePromise<ForwardResult> {
   const secrets = d.accessToken === undefined ? d.secrets : { ...d.secrets, access_token: d.accessToken };
   const ctx: DriverContext = { destination: d.destination, secrets, now: d.deps.now() };
+  if (d.driver.perform !== undefined)
+    return passBreaker({ delivery: d, ctx, perform: d.driver.perform, dropped: undefined });
   let prepared: Prepared;
   try {
     prepared = d.driver.prepare(d.event, ctx);
@@ -347,6 +355,7 @@ function breakerReason(id: string, breaker: Breaker): string {
 function send(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const { breaker, limiter } = d.deps;
+  if (call.perform !== undefined) return perform(call, call.perform);
   let sent: Promise<InboundResponse>;
   try {
     sent = d.deps.send(call.request, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
@@ -385,6 +394,48 @@ function learn(call: Call, answered: boolean): void {
   if (call.sentAt !== undefined && limiter?.release(id, answered, call.sentAt, now)) breaker?.trip(id, now);
 }
 
+/**
+ * Step 7, for a driver that makes its requests itself (driver.ts `perform`: the catalogue's
+ * Segment actions): its outcome becomes the attempt's row as an interpreted answer's would, and
+ * the breaker, the limiter and a Retry-After learn from it as from a sent request.
+ */
+function perform(call: Call, run: NonNullable<Driver['perform']>): Promise<ForwardResult> {
+  const d = call.delivery;
+  let performed: Promise<Performed>;
+  try {
+    performed = run(d.event, call.ctx);
+  } catch (err) {
+    performed = Promise.reject(err);
+  }
+  return performed.then(
+    ({ outcome, sent, answered, retryAfter }) => {
+      // No request made (a payload the action refused): nothing to learn, the slot goes back.
+      if (answered !== undefined) learn(call, answered);
+      else if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
+      if (sent) d.carried = [...new Set(sent.flatMap(requestIdentifiers))].sort();
+      if (outcome.status === 'delivered')
+        return done(d, true, 'delivered', outcome.detail, outcome.httpStatus);
+      if (outcome.status === 'retry') holdBack(d, (now) => retryAfterTime(retryAfter, now));
+      const rejected = outcome.status === 'rejected';
+      return done(d, rejected, rejected ? 'rejected' : 'failed', outcome.reason, outcome.httpStatus);
+    },
+    // A fault of the runtime itself, not the destination's: its slot back, retried (and dead-lettered).
+    (err: unknown) => {
+      if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
+      return retry(d, `driver error: ${(err as Error).message}`);
+    },
+  );
+}
+
+/** Throttled with a time to come back: no call to the destination before it (breaker.ts `hold`). */
+function holdBack(d: Delivery, until: (now: number) => number | undefined): void {
+  const breaker = d.deps.breaker;
+  if (!breaker) return;
+  const now = d.deps.now().getTime();
+  const at = until(now);
+  if (at !== undefined && at > now) breaker.hold(d.destination.id, at, now);
+}
+
 function networkError(call: Call, err: unknown): MaybePromise<ForwardResult> {
   return interpret(call, { kind: 'network_error', message: (err as Error).message });
 }
@@ -403,14 +454,12 @@ function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardR
   const outcome = d.driver.interpret(response, call.ctx);
   // What the platform said goes into the row, whatever the outcome (fbtrace_id, requestId, counts).
   const answer = d.driver.answer?.(response, call.ctx);
-  const breaker = d.deps.breaker;
-  if (outcome.status === 'retry' && breaker && response.kind === 'response') {
-    // Throttled with a time to come back: no call to the destination before it.
-    const now = d.deps.now().getTime();
+  if (outcome.status === 'retry' && response.kind === 'response')
     // The header, else Google's `RetryInfo` detail in the error body (docs/delivery.md).
-    const until = retryAfterTime(response.headers['retry-after'], now) ?? retryInfoTime(response.body, now);
-    if (until !== undefined && until > now) breaker.hold(d.destination.id, until, now);
-  }
+    holdBack(
+      d,
+      (now) => retryAfterTime(response.headers['retry-after'], now) ?? retryInfoTime(response.body, now),
+    );
   switch (outcome.status) {
     case 'delivered': {
       // What the driver left out travels in the delivered row's reason, so it is never silent.

@@ -9,6 +9,7 @@
  */
 import type { Settings } from '../../schemas/settings.ts';
 import { MODELS, modelsEnabled } from '../models/models.ts';
+import { CATALOG_CPU_SECONDS, isCatalogDestination } from './catalog-function.ts';
 import {
   type Billing,
   MEASURED_CPU,
@@ -110,12 +111,13 @@ export interface Plan {
   };
   readonly studio: { readonly name: string; readonly sizing: Sizing };
   readonly functions: readonly {
-    readonly name: 'store' | 'forward' | 'schedule';
+    readonly name: 'store' | 'forward' | 'schedule' | 'forward-catalog';
     readonly service: string;
     readonly billing: Billing;
     readonly sizing: Sizing;
   }[];
-  readonly destinations: readonly unknown[];
+  /** Catalogue destinations (`segment_action`) are delivered by forward-catalog, the others by forward. */
+  readonly destinations: readonly { readonly type: string }[];
   readonly subscriptions: readonly { readonly kind: string }[];
   readonly secrets: readonly string[];
   readonly requestLogs: { readonly excludeSuccessful: boolean; readonly services: readonly string[] };
@@ -139,7 +141,7 @@ export interface TrafficShape {
 export interface Workload {
   /** Its Cloud Run service name (what the Pulumi program declares). */
   readonly service: string;
-  readonly role: 'gateway' | 'store' | 'forward' | 'schedule' | 'studio';
+  readonly role: 'gateway' | 'store' | 'forward' | 'schedule' | 'studio' | 'forward-catalog';
   readonly billing: Billing;
   readonly vcpu: number;
   readonly memoryGib: number;
@@ -162,12 +164,26 @@ export function workloadsOf(
     concurrency: s.concurrency,
     minInstances: s.min_instances,
   });
-  const perEvent = { store: 1, forward: shape.destinationsPerEvent, schedule: 0 } as const;
-  const cpu = { store: MEASURED_CPU.store, forward: MEASURED_CPU.forward, schedule: 0.05 } as const;
+  // An event's deliveries split between forward and forward-catalog as the destinations do.
+  const all = plan.destinations.length;
+  const catalogShare = all > 0 ? plan.destinations.filter(isCatalogDestination).length / all : 0;
+  const perEvent = {
+    store: 1,
+    forward: shape.destinationsPerEvent * (1 - catalogShare),
+    schedule: 0,
+    'forward-catalog': shape.destinationsPerEvent * catalogShare,
+  } as const;
+  const cpu = {
+    store: MEASURED_CPU.store,
+    forward: MEASURED_CPU.forward,
+    schedule: 0.05,
+    'forward-catalog': CATALOG_CPU_SECONDS,
+  } as const;
   const latency = {
     store: STORE_LATENCY_SECONDS,
     forward: PLATFORM_LATENCY_SECONDS,
     schedule: SCHEDULE_LATENCY_SECONDS,
+    'forward-catalog': PLATFORM_LATENCY_SECONDS,
   } as const;
   return [
     {

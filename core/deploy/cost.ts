@@ -29,7 +29,7 @@ export type Billing = 'request' | 'instance';
 
 /** One Cloud Run hop (the gateway or a function) as the model sees it. */
 export interface HopInput {
-  readonly name: 'gateway' | 'store' | 'forward';
+  readonly name: 'gateway' | 'store' | 'forward' | 'forward-catalog';
   /** Requests this hop serves per event (forward: one per permitted destination). */
   readonly requestsPerEvent: number;
   /** Measured CPU seconds per request (`npm run bench`). */

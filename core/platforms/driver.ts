@@ -84,6 +84,27 @@ export interface Driver {
    * batch the platform would otherwise refuse whole; the rest go out in as few requests as allowed.
    */
   prepareBatch?(events: readonly StoredEvent[], ctx: DriverContext): PreparedBatch;
+  /**
+   * For a destination run by a runtime of its own (`segment_action`: Segment's actions, which
+   * make their requests themselves): the whole delivery of one event in one call, which the
+   * forward core calls instead of prepare, send and interpret. Resolves with the outcome for
+   * anything the event, the settings or the platform did; rejects only for a fault of its own.
+   */
+  perform?(event: StoredEvent, ctx: DriverContext): Promise<Performed>;
+}
+
+/** What a driver's `perform` did: the delivery's outcome, and the bodies of the requests it sent. */
+export interface Performed {
+  readonly outcome: Outcome;
+  /** The request bodies as sent, read for the identifier kinds they carried (match quality); never stored. */
+  readonly sent?: readonly string[];
+  /**
+   * Whether the destination answered: false when a request got no answer (refused, timed out),
+   * true when every one did, absent when none was made. The breaker and the limiter learn it.
+   */
+  readonly answered?: boolean;
+  /** The `Retry-After` of the answer that asked for another attempt: the destination is held back until then. */
+  readonly retryAfter?: string;
 }
 
 /** The requests of a batch, each naming the events it carries, and the events refused before sending. */
@@ -119,6 +140,11 @@ export interface DestinationRequirements {
    */
   readonly noTestMode?: string;
   /** The shape a config value must have (LinkedIn's `api_version` is `YYYYMM`), and it in words. */
+  /**
+   * Whether `config` holds the destination's own settings rather than keys of ours (a Segment
+   * action's `authentication.fields`): the generic key check leaves them to the platform's check.
+   */
+  readonly openConfig?: boolean;
   readonly configFormats?: Readonly<
     Record<string, { readonly pattern: RegExp; readonly description: string }>
   >;

@@ -16,6 +16,7 @@ import { MICROSOFT_PLATFORM } from './microsoft/index.ts';
 import { PINTEREST_PLATFORM } from './pinterest/index.ts';
 import type { MappedPayload, Platform } from './platform.ts';
 import { REDDIT_PLATFORM } from './reddit/index.ts';
+import { SEGMENT_ACTION_PLATFORM } from './segment-action/index.ts';
 import { SNAPCHAT_PLATFORM } from './snapchat/index.ts';
 import { TIKTOK_PLATFORM } from './tiktok/index.ts';
 import { WEBHOOK_PLATFORM } from './webhook/index.ts';
@@ -34,6 +35,7 @@ export const PLATFORMS: Readonly<Record<DestinationType, Platform>> = Object.fre
   linkedin_capi: LINKEDIN_PLATFORM,
   microsoft_uet: MICROSOFT_PLATFORM,
   reddit_capi: REDDIT_PLATFORM,
+  segment_action: SEGMENT_ACTION_PLATFORM,
 });
 
 /** The platforms in the table's order. */
@@ -50,7 +52,7 @@ export function everyPlatform<T>(pick: (p: Platform) => T): Readonly<Record<Dest
  * Destination types whose payload comes from a mapping. The type names the platforms sent the
  * stored event instead (the webhook); the list, MAPPED_PLATFORMS, is derived.
  */
-export type MappedType = Exclude<DestinationType, 'webhook'>;
+export type MappedType = Exclude<DestinationType, 'webhook' | 'segment_action'>;
 
 /** A platform whose payload comes from a mapping. */
 export type MappedPlatform = Platform & {

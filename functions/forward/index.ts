@@ -13,7 +13,7 @@ import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/l
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
-import { erasedList } from '../../adapters/suppression-list.ts';
+import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { registryBucketName } from '../../core/plan.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
@@ -52,16 +52,7 @@ const definitions = registryReaders(
 ).definitions;
 
 /** The erased persons' list (docs/privacy.md), in the registry bucket; read before the first push. */
-const erased = erasedList(
-  config,
-  loadOnce(async () => {
-    const { Storage } = await import('@google-cloud/storage');
-    return new Storage({ projectId: config.project }).bucket(
-      registryBucketName(config.project, config.plan.environment),
-    );
-  }),
-  'forward',
-);
+const erased = registryErasedList(config, 'forward');
 
 // The clients load right after the module, in the background (not inside the bundle's load,
 // and not on the first push, which used to wait for them along with every push behind it).

@@ -2,6 +2,12 @@
  * Loopback receivers of the ad platforms, for the local receiver (`npm start`) and the
  * end-to-end tests: each `start…Receiver()` resolves to `{ url, received, failNext, close }`.
  */
+export {
+  type CapturedRequest,
+  type CaptureReceiver,
+  splitCapturedPath,
+  startCaptureReceiver,
+} from './capture.ts';
 export { startGa4Receiver, type ValidationMessage } from './ga4.ts';
 export {
   type GoogleAdsReceiver,

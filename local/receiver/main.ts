@@ -4,7 +4,8 @@
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
  * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
  * `/tiktok`, `/google-ads`, `/linkedin`, `/microsoft`, `/reddit`) are served by the project's loopback platform receivers, which check requests
- * against each platform's published rules.
+ * against each platform's published rules; segment_action destinations (`/capture`) by the
+ * capturing stand-in (local/platforms/capture.ts).
  */
 import { parseArgs } from 'node:util';
 import { createSecrets } from '../../adapters/secrets.ts';
@@ -12,6 +13,7 @@ import { readSettingsText } from '../../adapters/settings-file.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import {
+  startCaptureReceiver,
   startGa4Receiver,
   startGoogleAdsReceiver,
   startLinkedInReceiver,
@@ -47,6 +49,9 @@ const START = {
   linkedin_capi: startLinkedInReceiver,
   microsoft_uet: startMicrosoftReceiver,
   reddit_capi: startRedditReceiver,
+  // Catalogue destinations (issue #65): one capturing stand-in per base_url, every vendor host,
+  // taking any credential (no options).
+  segment_action: (_options: Record<string, string>) => startCaptureReceiver(),
 } as const;
 
 /**

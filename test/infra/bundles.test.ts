@@ -144,6 +144,19 @@ describe('bundles: npm run build:functions', function () {
     }
   });
 
+  it('keeps Segment’s code out of forward’s bundle (issue #65: it lives in forward-catalog only)', async () => {
+    const built = (await buildBundles({ specs: BUNDLES.filter((b) => b.name === 'forward'), outDir: out }))[
+      'forward'
+    ]!;
+    const dir = resolve(REPO_ROOT, built.dir);
+    const code = readFileSync(join(dir, 'index.js'), 'utf8');
+    assert.doesNotMatch(code, /^\/\/ node_modules\/@segment\//m, 'no module of @segment/* is inlined');
+    const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    assert.deepEqual(Object.keys(pkg.dependencies), FUNCTION_EXTERNALS, 'nor installed beside it');
+    assert.equal(existsSync(join(dir, 'segment-destinations')), false);
+    assert.equal(built.segmentDestinations, undefined);
+  });
+
   const local = parseSettings(settingsText('environments/local.yaml'));
   // The gateway's build (its vendor groups take seconds), shared by the two tests that only read it.
   let gatewayBuild: ReturnType<typeof buildBundles> | undefined;

@@ -40,6 +40,29 @@ describe('infra: stack config', () => {
     );
   });
 
+  it('fails on a segment_action destination the catalogue refuses, naming the key, as settings check does', () => {
+    const bad = `${settingsText('environments/example.yaml').replace(
+      /\ndestinations:\n/,
+      `
+destinations:
+  - id: klaviyo-crm
+    type: segment_action
+    destination: klaviyo
+    secrets: { api_key: KLAVIYO_KEY }
+    actions:
+      - action: trackEvent
+`,
+    )}`;
+    assert.notEqual(bad, settingsText('environments/example.yaml'));
+    const file = write('catalog.yaml', bad);
+    assert.throws(
+      () => loadStackConfig(values(file)),
+      (err: Error) =>
+        err instanceof StackConfigError &&
+        /destinations\[0\]\.actions\[0\]\.mapping\.profile: required by klaviyo trackEvent/.test(err.message),
+    );
+  });
+
   it('fails when the settings name another project or region than the stack', () => {
     assert.throws(
       () => loadStackConfig({ ...values('environments/example.yaml'), project: 'other-project-1' }),

@@ -39,7 +39,7 @@ function deployerRoles(): Map<string, DeployerRow> {
     const on = needs.split(`\`${SERVICE_ACCOUNT_USER}\` on`)[1] ?? '';
     rows.set(type.replaceAll('`', ''), {
       roles,
-      actAs: [...on.matchAll(/`(eventbus-[a-z]+)`/g)].map((m) => m[1] as string),
+      actAs: [...on.matchAll(/`(eventbus-[a-z-]+)`/g)].map((m) => m[1] as string),
     });
   }
   return rows;
@@ -55,7 +55,7 @@ function actsAs(r: Declared): string[] {
   ];
   return emails
     .filter((e): e is string => typeof e === 'string')
-    .map((e) => /(eventbus-[a-z]+)@/.exec(e)?.[1] ?? e);
+    .map((e) => /(eventbus-[a-z-]+)@/.exec(e)?.[1] ?? e);
 }
 const API = 'gcp:projects/service:Service';
 

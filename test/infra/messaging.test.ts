@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
-import { DEAD_LETTER_RETENTION, POISON_ATTEMPTS, POISON_TOPIC } from '../../core/plan.ts';
+import { DEAD_LETTER_RETENTION, type FunctionName, POISON_ATTEMPTS, POISON_TOPIC } from '../../core/plan.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { Messaging } from '../../infra/messaging.ts';
 import { declare, ofType, PROJECT_NUMBER, type Recorded } from './support.ts';
 
-const ENDPOINTS = {
+const ENDPOINTS: Record<FunctionName, string> = {
   store: 'https://store.example.run.app',
   forward: 'https://forward.example.run.app',
   schedule: 'https://schedule.example.run.app',
+  'forward-catalog': 'https://forward-catalog.example.run.app',
 };
 const PUSH_SA = 'eventbus-push@acme-outdoor-prod.iam.gserviceaccount.com';
 

@@ -43,7 +43,7 @@ describe('local: the access file', () => {
     assert.equal(memberFor('user:ana@example.com', 'p'), 'user:ana@example.com');
     assert.throws(
       () => memberFor('stduio', 'p'),
-      /neither a workload \(gateway, store, forward, schedule, studio\)/,
+      /neither a workload \(gateway, store, forward, schedule, studio, forward-catalog\)/,
     );
   });
 

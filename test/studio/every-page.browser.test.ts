@@ -166,6 +166,7 @@ describe('studio: every page at desktop and phone sizes', function () {
 
   it('serves the pages the docs show', () => {
     assert.deepEqual(pages.map(pageName).sort(), [
+      'catalog',
       'console',
       'creator',
       'debugger',

@@ -266,6 +266,7 @@ describe('architecture: the house (docs/style.md, "Where things live")', () => {
       'studio/main.ts',
       'functions/store/index.ts',
       'functions/forward/index.ts',
+      'functions/forward-catalog/index.ts',
       'functions/schedule/index.ts',
       'functions/store/service.ts',
       'functions/forward/service.ts',

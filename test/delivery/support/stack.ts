@@ -138,6 +138,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       forward: await freePort(),
       // No scheduler in this stack: nothing publishes ticks here.
       schedule: 0,
+      'forward-catalog': 0,
       receiver: receiver.port,
     };
     const ctx: LocalContext = {

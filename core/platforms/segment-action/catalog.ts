@@ -1,0 +1,141 @@
+/**
+ * The catalogue of Segment's Action Destinations (issue #65; docs/linkage.md#catalogue): the
+ * manifest scripts/segment-catalog.ts generates at build time (catalog.json beside this file),
+ * read once, so listing, checking or rendering a `segment_action` destination never loads the
+ * 170 destination modules. Plain data and no `node:` import: the studio's pages may bundle it.
+ */
+import manifest from './catalog.json' with { type: 'json' };
+
+/**
+ * How a destination authenticates: `api_key`, `basic`, `custom` and `none` take their credentials
+ * from settings and secrets; `oauth2` and `oauth-managed` need an OAuth token (supported only
+ * where the access token can be supplied as a secret: see OAUTH_TOKEN_AS_SECRET).
+ */
+export type CatalogAuth = 'api_key' | 'basic' | 'oauth2' | 'oauth-managed' | 'none' | 'custom';
+
+/** A destination's settings field (its `authentication.fields`). */
+export interface CatalogSetting {
+  readonly key: string;
+  readonly label: string;
+  /** actions-core's GlobalSetting type: `string`, `password`, `number` or `boolean`. */
+  readonly type: string;
+  readonly required: boolean;
+  /** A credential (a password field, or one named a key, token or secret): a secret, not config. */
+  readonly secret?: true;
+  readonly description?: string;
+  readonly default?: string | number | boolean;
+  readonly choices?: readonly { readonly value: string | number; readonly label: string }[];
+}
+
+/** A nested property of an object field (Klaviyo's `profile.email`). */
+export interface CatalogProperty {
+  readonly key: string;
+  readonly label: string;
+  readonly type: string;
+  readonly required: boolean;
+  readonly multiple?: boolean;
+  /** Its own preset; actions-core does not compose these into the object's default. */
+  readonly default?: unknown;
+}
+
+/** One field of an action (actions-core's InputField, the parts a form and a check need). */
+export interface CatalogField {
+  readonly key: string;
+  readonly label: string;
+  /** `string`, `text`, `number`, `integer`, `datetime`, `boolean`, `password` or `object`. */
+  readonly type: string;
+  /** Required always (a field required only under conditions says `conditional`). */
+  readonly required: boolean;
+  readonly conditional?: boolean;
+  readonly multiple?: boolean;
+  readonly description?: string;
+  /** The preset: a value or a mapping-kit directive (`{"@path": "$.userId"}`). */
+  readonly default?: unknown;
+  readonly choices?: readonly { readonly value: string | number; readonly label: string }[];
+  readonly properties?: readonly CatalogProperty[];
+}
+
+export interface CatalogAction {
+  readonly key: string;
+  readonly title: string;
+  readonly description?: string;
+  /** The events it takes unless the settings say `when` (Segment's subscription language, FQL). */
+  readonly defaultSubscription?: string;
+  readonly fields: readonly CatalogField[];
+}
+
+/** A preset subscription the destination suggests (action and the events it takes). */
+export interface CatalogPreset {
+  readonly name: string;
+  readonly action: string;
+  readonly subscribe?: string;
+  readonly eventSlug?: string;
+}
+
+export interface CatalogEntry {
+  /** The folder name under the package's dist/destinations: settings' `destination`. */
+  readonly slug: string;
+  readonly name: string;
+  readonly description?: string;
+  /** Derived from the name and description at generation (Segment's definitions carry none). */
+  readonly category?: string;
+  readonly auth: CatalogAuth;
+  readonly authFields: readonly CatalogSetting[];
+  readonly actions: readonly CatalogAction[];
+  readonly presets?: readonly CatalogPreset[];
+  readonly loads: true;
+}
+
+export interface CatalogManifest {
+  readonly package: string;
+  /** The installed package's version the manifest was generated from. */
+  readonly version: string;
+  readonly destinations: readonly CatalogEntry[];
+  readonly unloadable: readonly { readonly slug: string; readonly reason: string }[];
+}
+
+/**
+ * OAuth destinations whose access token can be supplied as a secret and used as a bearer token
+ * without a refresh: HubSpot's private-app tokens, Attio's workspace access tokens and Intercom's
+ * private-app access tokens are long-lived and sent by the actions as `Bearer`. They work; other
+ * OAuth ones are listed as needing OAuth, unsupported.
+ */
+export const OAUTH_TOKEN_AS_SECRET: ReadonlySet<string> = new Set(['hubspot', 'attio', 'intercom']);
+
+// The JSON's inferred type is wide (every literal); the generator writes this shape.
+const MANIFEST = manifest as unknown as CatalogManifest;
+const BY_SLUG: ReadonlyMap<string, CatalogEntry> = new Map(MANIFEST.destinations.map((d) => [d.slug, d]));
+
+/** The manifest: the package version it describes, every loadable destination, the unloadable. */
+export function catalogManifest(): CatalogManifest {
+  return MANIFEST;
+}
+
+/** Every loadable destination, by slug. */
+export function catalogList(): readonly CatalogEntry[] {
+  return MANIFEST.destinations;
+}
+
+/** One destination by its slug (folder name), or undefined when the catalogue has none. */
+export function catalogEntry(slug: string): CatalogEntry | undefined {
+  return BY_SLUG.get(slug);
+}
+
+/**
+ * Whether the destination can be configured from settings and secrets: every kind but OAuth,
+ * and the OAuth ones that take a token as a secret (OAUTH_TOKEN_AS_SECRET).
+ */
+export function catalogSupported(entry: CatalogEntry): boolean {
+  return (entry.auth !== 'oauth2' && entry.auth !== 'oauth-managed') || OAUTH_TOKEN_AS_SECRET.has(entry.slug);
+}
+
+/** What search looks in: slug, name, category, auth kind and action titles, lower-cased. */
+export function catalogSearchText(d: CatalogEntry): string {
+  return [d.slug, d.name, d.category ?? '', d.auth, ...d.actions.map((a) => a.title)].join(' ').toLowerCase();
+}
+
+/** Destinations whose search text (catalogSearchText) contains the text, case-insensitively. */
+export function catalogSearch(text: string, list: readonly CatalogEntry[] = catalogList()): CatalogEntry[] {
+  const q = text.trim().toLowerCase();
+  return q === '' ? [...list] : list.filter((d) => catalogSearchText(d).includes(q));
+}

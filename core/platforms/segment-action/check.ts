@@ -1,0 +1,208 @@
+/**
+ * The settings check of `segment_action` destinations (docs/catalog-destinations.md, "Checked at
+ * settings check"), against the catalogue manifest (catalog.ts), never by loading a destination:
+ * the slug exists and can be configured here, the settings (config and secrets) fit the
+ * destination's `authentication.fields`, each action exists, has a subscription, and its mapping
+ * (the presets under it) gives every required field, with values of the field's type and no
+ * unknown field. Each problem names its key: `destinations[3].actions[0].mapping.profile:
+ * required by klaviyo trackEvent`. Pure. Kept out of core/settings.ts, which every function
+ * loads at cold start: the manifest is large, and only the settings file's readers need it.
+ */
+import type { Destination, SegmentActionSetting, Settings } from '../../../schemas/settings.ts';
+import type { FieldViolation } from '../../validation.ts';
+import {
+  type CatalogAction,
+  type CatalogEntry,
+  type CatalogField,
+  type CatalogSetting,
+  catalogEntry,
+  catalogManifest,
+  catalogSupported,
+} from './catalog.ts';
+import { effectiveMapping, subscriptionOf } from './presets.ts';
+import { ACCESS_TOKEN_ROLE } from './roles.ts';
+
+/**
+ * Every problem of one `segment_action` destination, each `<key>: <what is wrong>`, keys under
+ * `at` (`destinations[3]`; `destination` when checked alone, as the studio does).
+ */
+export function segmentActionProblems(destination: Readonly<Destination>, at = 'destination'): string[] {
+  const problems: string[] = [];
+  const say = (key: string, what: string) => problems.push(`${at}.${key}: ${what}`);
+  const slug = destination.destination;
+  if (slug === undefined) {
+    say('destination', 'is required for segment_action (the destination’s folder, e.g. klaviyo)');
+    return problems;
+  }
+  const entry = catalogEntry(slug);
+  if (!entry) {
+    const unloadable = catalogManifest().unloadable.find((u) => u.slug === slug);
+    say(
+      'destination',
+      unloadable
+        ? `${slug} does not load here: ${unloadable.reason}`
+        : `no Segment Action Destination "${slug}" (eventbus destinations list --catalog)`,
+    );
+    return problems;
+  }
+  settingsProblems(destination, entry, say);
+  const actions = destination.actions ?? [];
+  if (actions.length === 0)
+    say('actions', `name at least one action of ${slug} (${entry.actions.map((a) => a.key).join(', ')})`);
+  actions.forEach((setting, i) => {
+    actionProblems(setting, entry, (key, what) => say(`actions[${i}]${key}`, what));
+  });
+  return problems;
+}
+
+/** The problems of every `segment_action` destination of the settings, as settings violations. */
+export function segmentActionViolations(settings: Readonly<Settings>): FieldViolation[] {
+  const out: FieldViolation[] = [];
+  (settings.destinations ?? []).forEach((d, i) => {
+    if (d.type !== 'segment_action') return;
+    for (const p of segmentActionProblems(d, `destinations[${i}]`)) {
+      const cut = p.indexOf(': ');
+      out.push({ field: p.slice(0, cut), description: p.slice(cut + 2) });
+    }
+  });
+  return out;
+}
+
+type Say = (key: string, what: string) => void;
+
+/** config and secrets against the destination's settings fields; OAuth wants its token as a secret. */
+function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntry, say: Say): void {
+  const slug = entry.slug;
+  const config = destination.config ?? {};
+  const secrets = destination.secrets ?? {};
+  const oauth = entry.auth === 'oauth2' || entry.auth === 'oauth-managed';
+  if (oauth && !catalogSupported(entry))
+    say(
+      'destination',
+      `${slug} authenticates with OAuth (${entry.auth}), which is not supported: its access tokens expire and are not refreshed here`,
+    );
+  if (oauth && secrets[ACCESS_TOKEN_ROLE] === undefined)
+    say(
+      `secrets.${ACCESS_TOKEN_ROLE}`,
+      `is required: ${slug} authenticates with OAuth; name the secret holding its access token (a HubSpot private-app token)`,
+    );
+  const fields = new Map(entry.authFields.map((f) => [f.key, f]));
+  const known = entry.authFields.map((f) => f.key).join(', ') || 'none';
+  for (const [key, value] of Object.entries(config)) {
+    const field = fields.get(key);
+    if (!field) {
+      say(`config.${key}`, `is not a setting of ${slug} (its settings: ${known})`);
+      continue;
+    }
+    if (field.type === 'password')
+      say(`config.${key}`, `is a credential of ${slug}: name a secret under secrets.${key} instead`);
+    const wrong = settingTypeProblem(field, value);
+    if (wrong) say(`config.${key}`, wrong);
+  }
+  for (const role of Object.keys(secrets)) {
+    if (role === ACCESS_TOKEN_ROLE && oauth) continue;
+    if (!fields.has(role)) say(`secrets.${role}`, `is not a setting of ${slug} (its settings: ${known})`);
+    else if (Object.hasOwn(config, role)) say(`secrets.${role}`, `is given in config too: one place only`);
+  }
+  if (destination.enabled === false) return;
+  for (const field of entry.authFields) {
+    if (!field.required || Object.hasOwn(config, field.key) || Object.hasOwn(secrets, field.key)) continue;
+    const where = field.type === 'password' ? 'secrets' : 'config';
+    say(`${where}.${field.key}`, `is required by ${slug} (${field.label})`);
+  }
+}
+
+/** Why a settings value does not fit its field, if it does not. */
+function settingTypeProblem(field: CatalogSetting, value: unknown): string | undefined {
+  const expected = field.type === 'number' ? 'number' : field.type === 'boolean' ? 'boolean' : 'string';
+  if (typeof value !== expected) return `must be a ${expected} (${field.label})`;
+  const choices = field.choices;
+  if (choices && choices.length > 0 && !choices.some((c) => c.value === value))
+    return `must be one of ${choices.map((c) => JSON.stringify(c.value)).join(', ')}`;
+  return undefined;
+}
+
+/** One action: it exists, it has a subscription, its mapping's fields are known, given and typed. */
+function actionProblems(setting: SegmentActionSetting, entry: CatalogEntry, say: Say): void {
+  const action = entry.actions.find((a) => a.key === setting.action);
+  if (!action) {
+    say(
+      '.action',
+      `${entry.slug} has no action "${setting.action}" (its actions: ${entry.actions.map((a) => a.key).join(', ')})`,
+    );
+    return;
+  }
+  const name = `${entry.slug} ${action.key}`;
+  if (subscriptionOf(setting, action.defaultSubscription) === undefined)
+    say('.when', `is required: ${name} has no default subscription (name the events it takes)`);
+  mappingProblems(setting.mapping ?? {}, action, name, say);
+}
+
+function mappingProblems(
+  mapping: Readonly<Record<string, unknown>>,
+  action: CatalogAction,
+  name: string,
+  say: Say,
+): void {
+  const fields = new Map(action.fields.map((f) => [f.key, f]));
+  for (const key of Object.keys(mapping))
+    if (!fields.has(key))
+      say(
+        `.mapping.${key}`,
+        `is not a field of ${name} (its fields: ${action.fields.map((f) => f.key).join(', ')})`,
+      );
+  const effective = effectiveMapping(Object.fromEntries(fields), mapping);
+  for (const field of action.fields) {
+    const value = effective[field.key];
+    if (field.required && !field.conditional && absent(value)) {
+      say(`.mapping.${field.key}`, `required by ${name}`);
+      continue;
+    }
+    if (Object.hasOwn(mapping, field.key) && !absent(value)) {
+      const wrong = fieldTypeProblem(field, value);
+      if (wrong) say(`.mapping.${field.key}`, `${wrong} for ${name}`);
+    }
+  }
+}
+
+function absent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** A mapping-kit directive (`{"@path": …}`, `{"@if": …}`): its value is known only at run time. */
+function isDirective(value: unknown): boolean {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const keys = Object.keys(value);
+  return keys.length === 1 && (keys[0] ?? '').startsWith('@');
+}
+
+/** Why a literal mapping value does not fit the field's type, if it does not (directives are not judged). */
+function fieldTypeProblem(field: CatalogField, value: unknown): string | undefined {
+  if (isDirective(value)) return undefined;
+  if (Array.isArray(value)) {
+    if (!field.multiple) return 'must be one value, not a list';
+    for (const item of value) {
+      const wrong = fieldTypeProblem({ ...field, multiple: false }, item);
+      if (wrong) return wrong;
+    }
+    return undefined;
+  }
+  switch (field.type) {
+    case 'number':
+      return typeof value === 'number' ? undefined : 'must be a number';
+    case 'integer':
+      return Number.isInteger(value) ? undefined : 'must be an integer';
+    case 'boolean':
+      return typeof value === 'boolean' ? undefined : 'must be true or false';
+    case 'object':
+      return typeof value === 'object' ? undefined : 'must be an object (or a directive)';
+    case 'datetime':
+    case 'string':
+    case 'text':
+    case 'password':
+      // mapping-kit templates (`{{userId}}`) are strings too; numbers become strings.
+      return typeof value === 'string' || typeof value === 'number' ? undefined : 'must be a string';
+    default:
+      return undefined;
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * The driver `forward-catalog` runs `segment_action` destinations with: the platform's driver
+ * (index.ts) with `perform`, which runs the event through the destination's actions (run.ts)
+ * and gives the forward core one outcome for the attempt (outcome.ts). Loaded only by
+ * forward-catalog: it pulls in actions-core and the destinations.
+ */
+import type { Driver, Outcome, Performed } from '../driver.ts';
+import { SEGMENT_ACTION_PLATFORM } from './index.ts';
+import { combineOutcomes } from './outcome.ts';
+import { runSegmentAction } from './run.ts';
+import { segmentEventOf } from './segment-event.ts';
+
+/** A platform call's time limit unless the destination sets `timeout_ms` (as forward's). */
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/** The segment_action driver, sending through `send` (the function's fetch, or a test's). */
+export function segmentActionDriver(send: typeof fetch): Driver {
+  return Object.freeze({
+    ...SEGMENT_ACTION_PLATFORM.driver,
+    perform: (event, ctx): Promise<Performed> => {
+      const timeoutMs = ctx.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+      const timed: typeof fetch = (input, init) =>
+        send(input, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+      return runSegmentAction(event, ctx.destination, ctx.secrets, { fetch: timed, now: ctx.now }).then(
+        (r) => ({
+          outcome:
+            r.outcomes.length > 0
+              ? combineOutcomes(r.outcomes)
+              : notTaken(ctx.destination.destination, event),
+          sent: r.bodies,
+          // For the breaker and the limiter (none made: nothing to learn), and a throttle's hold.
+          ...(r.requests.length > 0 ? { answered: r.requests.every((q) => q.status !== undefined) } : {}),
+          ...withRetryAfter(r.requests.findLast((q) => q.retryAfter !== undefined)?.retryAfter),
+        }),
+      );
+    },
+  } satisfies Driver);
+}
+
+/** No configured action's subscription takes the event: nothing was sent, and the row says why. */
+function notTaken(slug: string | undefined, event: Parameters<typeof segmentEventOf>[0]): Outcome {
+  const e = segmentEventOf(event);
+  const what = e.type === 'track' ? `track "${String(e['event'])}"` : e.type;
+  return {
+    status: 'rejected',
+    reason: `not sent: no action of ${slug ?? 'the destination'} takes ${event.event_name} (a Segment ${what} call); its events.allow or deny keeps such events from it`,
+  };
+}
+
+function withRetryAfter(retryAfter: string | undefined): { retryAfter?: string } {
+  return retryAfter === undefined ? {} : { retryAfter };
+}

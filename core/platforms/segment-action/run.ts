@@ -1,0 +1,309 @@
+/**
+ * The `segment_action` runtime (issue #65; docs/catalog-destinations.md): one stored event through
+ * the actions of one Segment Action Destination. The destination's module is deep-imported from
+ * @segment/action-destinations by its folder (never the package index, which loads all 177) and
+ * run by actions-core's own `Destination` class: each action's subscription is matched, its
+ * mapping (presets under the settings' mapping) resolved by mapping-kit, its payload validated and
+ * its `perform` called with the settings (config and secrets) and a request client.
+ *
+ * actions-core sends through cross-fetch, a module-level function with no injection point; this
+ * file replaces that one export once (`fetch.js`'s `default`, read at each call) by a dispatcher
+ * that sends through the fetch of the run in progress (AsyncLocalStorage), with every URL moved
+ * under the destination's `base_url` when it has one. Outside a run the original is used. Only
+ * `forward-catalog` (and tests) load this file: ~90 MB of dependencies stay out of `forward`.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import type { Destination } from '../../../schemas/settings.ts';
+import type { StoredEvent } from '../../event.ts';
+import type { Outcome } from '../driver.ts';
+import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
+import { effectiveMapping, type PresetField, subscriptionOf } from './presets.ts';
+import { ACCESS_TOKEN_ROLE } from './roles.ts';
+import { segmentEventOf } from './segment-event.ts';
+
+/** What the runtime is given besides the event and the destination: the network and the clock. */
+export interface RunIo {
+  readonly fetch: typeof fetch;
+  readonly now: Date;
+}
+
+/** A request an action made: where (without its query string, which may hold a key) and what came back. */
+export interface ActionRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly status?: number;
+  /** The answer's Retry-After, when it gave one (the forward core holds the destination back). */
+  readonly retryAfter?: string;
+}
+
+export interface RunResult {
+  /** One per action that took the event (actions whose subscription does not match are left out). */
+  readonly outcomes: readonly { readonly action: string; readonly outcome: Outcome }[];
+  readonly requests: readonly ActionRequest[];
+  /** Request bodies as sent, for the identifier kinds of the ledger row (never stored). */
+  readonly bodies: readonly string[];
+}
+
+/** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
+interface LoadedDefinition {
+  readonly name: string;
+  readonly authentication?: { readonly scheme?: string };
+  readonly actions: Readonly<
+    Record<string, { readonly defaultSubscription?: string; readonly fields: Record<string, PresetField> }>
+  >;
+}
+
+/** What the runtime calls of actions-core's `Destination` instance. */
+interface CoreDestination {
+  validateSettings(settings: Record<string, unknown>): void;
+  onSubscription(
+    subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> },
+    event: Record<string, unknown>,
+    settings: Record<string, unknown>,
+    auth: Record<string, unknown>,
+  ): Promise<readonly { readonly output?: unknown }[]>;
+}
+
+const require = createRequire(import.meta.url);
+
+/** Folder names only: a slug never walks out of the destinations folder. */
+const SLUG = /^[a-z0-9][a-z0-9-]{0,127}$/;
+
+/** The run in progress, for the fetch dispatcher. */
+interface RunContext {
+  readonly fetch: typeof fetch;
+  readonly baseUrl: string | undefined;
+  readonly requests: ActionRequest[];
+  readonly bodies: string[];
+}
+const current = new AsyncLocalStorage<RunContext>();
+
+/** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
+interface CoreModule {
+  readonly Destination: new (definition: LoadedDefinition) => CoreDestination;
+}
+interface FetchModule {
+  default: (request: NodeFetchRequest) => Promise<unknown>;
+  readonly Response: new (body: string | null, init: Record<string, unknown>) => unknown;
+}
+/** The parts of node-fetch's Request (cross-fetch's) the dispatcher reads. */
+interface NodeFetchRequest {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: { forEach(fn: (value: string, key: string) => void): void };
+  text(): Promise<string>;
+}
+
+let core: CoreModule | undefined;
+const loaded = new Map<string, { definition: LoadedDefinition; destination: CoreDestination }>();
+
+/** Loads actions-core once, and puts the dispatcher in place of its fetch. */
+function actionsCore(): CoreModule {
+  if (core) return core;
+  const index = require.resolve('@segment/actions-core');
+  const fetchModule = require(join(dirname(index), 'fetch.js')) as FetchModule;
+  const original = fetchModule.default;
+  fetchModule.default = (request) => {
+    const run = current.getStore();
+    return run ? dispatch(run, request, fetchModule.Response) : original(request);
+  };
+  core = require(index) as CoreModule;
+  return core;
+}
+
+/** A destination by its folder, loaded once per instance; undefined when there is none. */
+function destinationOf(
+  slug: string,
+): { definition: LoadedDefinition; destination: CoreDestination } | undefined {
+  const hit = loaded.get(slug);
+  if (hit) return hit;
+  if (!SLUG.test(slug)) return undefined;
+  const { Destination: CoreDestinationClass } = actionsCore();
+  let definition: LoadedDefinition;
+  try {
+    const mod = require(`@segment/action-destinations/dist/destinations/${slug}`) as {
+      default?: LoadedDefinition;
+    };
+    if (!mod.default?.actions) return undefined;
+    definition = mod.default;
+  } catch (err) {
+    if ((err as { code?: string }).code === 'MODULE_NOT_FOUND') return undefined;
+    throw err;
+  }
+  // Named by its folder: actions-core keys its compiled schemas `<name>:<title>`, which ajv reads
+  // as a URI, and fast-uri 3.1 refuses a scheme like `Klaviyo (Actions)`.
+  const entry = {
+    definition,
+    destination: new CoreDestinationClass({ ...definition, name: `segment-${slug}` }),
+  };
+  loaded.set(slug, entry);
+  return entry;
+}
+
+/** `https://a.klaviyo.com/api/events/?x=1` under `http://127.0.0.1:8099/cap` → `http://127.0.0.1:8099/cap/a.klaviyo.com/api/events/?x=1`. */
+export function underBaseUrl(url: string, baseUrl: string | undefined): string {
+  if (baseUrl === undefined) return url;
+  const u = new URL(url);
+  return `${baseUrl.replace(/\/+$/, '')}/${u.host}${u.pathname}${u.search}`;
+}
+
+/** Sends one of an action's requests through the run's fetch; the answer as actions-core's Response. */
+async function dispatch(
+  run: RunContext,
+  request: NodeFetchRequest,
+  Response: FetchModule['Response'],
+): Promise<unknown> {
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const method = request.method.toUpperCase();
+  const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
+  const original = new URL(request.url);
+  const record: { method: string; url: string; status?: number; retryAfter?: string } = {
+    method,
+    url: `${original.origin}${original.pathname}`,
+  };
+  run.requests.push(record);
+  if (body) run.bodies.push(body);
+  let answer: Response;
+  try {
+    answer = await run.fetch(underBaseUrl(request.url, run.baseUrl), {
+      method,
+      headers,
+      ...(body ? { body } : {}),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { message?: string } }).cause?.message;
+    throw Object.assign(
+      new Error(`no answer from ${original.host}: ${(err as Error).message}${cause ? ` (${cause})` : ''}`),
+      { code: NETWORK_ERROR_CODE },
+    );
+  }
+  record.status = answer.status;
+  const retryAfter = answer.headers.get('retry-after');
+  if (retryAfter !== null) record.retryAfter = retryAfter;
+  const text = await answer.text();
+  const answerHeaders: [string, string][] = [];
+  answer.headers.forEach((value, key) => {
+    answerHeaders.push([key, value]);
+  });
+  return new Response(text === '' ? null : text, {
+    status: answer.status,
+    statusText: answer.statusText,
+    headers: answerHeaders,
+    url: request.url,
+  });
+}
+
+/**
+ * Runs the event through each configured action of the destination: every action whose
+ * subscription takes the event is performed, and its outcome classified (outcome.ts). Never
+ * rejects for what the settings, the event or the platform did: those are outcomes.
+ */
+export async function runSegmentAction(
+  event: StoredEvent,
+  destination: Readonly<Destination>,
+  secrets: Readonly<Record<string, string>>,
+  io: RunIo,
+): Promise<RunResult> {
+  const run: RunContext = { fetch: io.fetch, baseUrl: destination.base_url, requests: [], bodies: [] };
+  const result = (outcomes: RunResult['outcomes']): RunResult => ({
+    outcomes,
+    requests: run.requests,
+    bodies: run.bodies,
+  });
+  const slug = destination.destination ?? '';
+  const all = (outcome: Outcome) =>
+    result((destination.actions ?? []).map((a) => ({ action: a.action, outcome })));
+  const found = destinationOf(slug);
+  if (!found)
+    return all({ status: 'rejected', reason: `no Segment Action Destination "${slug}" is installed` });
+  const { definition, destination: core } = found;
+  const auth = authOf(definition, slug, destination.config ?? {}, secrets);
+  if (!auth.ok) return all({ status: 'rejected', reason: auth.reason });
+  try {
+    core.validateSettings(auth.settings);
+  } catch (err) {
+    return all({ status: 'rejected', reason: `settings refused by ${slug}: ${(err as Error).message}` });
+  }
+  const segmentEvent = segmentEventOf(event);
+  const outcomes: { action: string; outcome: Outcome }[] = [];
+  // One action after another: the requests of one event keep their order at the platform.
+  for (const setting of destination.actions ?? []) {
+    const action = definition.actions[setting.action];
+    if (!action) {
+      outcomes.push({
+        action: setting.action,
+        outcome: { status: 'rejected', reason: `${slug} has no action ${setting.action}` },
+      });
+      continue;
+    }
+    const subscribe = subscriptionOf(setting, action.defaultSubscription);
+    if (subscribe === undefined) continue;
+    const mapping = effectiveMapping(action.fields, setting.mapping);
+    const before = run.requests.length;
+    try {
+      const results = await current.run(run, () =>
+        core.onSubscription(
+          { subscribe, partnerAction: setting.action, mapping },
+          segmentEvent,
+          auth.settings,
+          auth.auth,
+        ),
+      );
+      if (results.some((r) => r.output === 'not subscribed')) continue;
+      const invalid = results.find(
+        (r) => typeof r.output === 'string' && r.output.startsWith('Invalid subscription'),
+      );
+      const status = run.requests.at(-1)?.status;
+      outcomes.push({
+        action: setting.action,
+        outcome: invalid
+          ? { status: 'rejected', reason: `${setting.action}: ${String(invalid.output)}` }
+          : {
+              status: 'delivered',
+              ...(status !== undefined && run.requests.length > before ? { httpStatus: status } : {}),
+            },
+      });
+    } catch (err) {
+      outcomes.push({ action: setting.action, outcome: outcomeOfError(setting.action, err) });
+    }
+  }
+  return result(outcomes);
+}
+
+type AuthResult =
+  | { ok: true; settings: Record<string, unknown>; auth: Record<string, unknown> }
+  | { ok: false; reason: string };
+
+/**
+ * The settings the actions see (the destination's config and secrets by their settings keys) and
+ * their auth: an OAuth destination takes its access token from the `access_token` secret, used as
+ * it is (a token that does not expire, like a HubSpot private app's); tokens are not refreshed.
+ */
+function authOf(
+  definition: LoadedDefinition,
+  slug: string,
+  config: Readonly<Record<string, unknown>>,
+  secrets: Readonly<Record<string, string>>,
+): AuthResult {
+  const scheme = definition.authentication?.scheme;
+  const oauth = scheme === 'oauth2' || scheme === 'oauth-managed';
+  const { [ACCESS_TOKEN_ROLE]: token, ...rest } = secrets;
+  const settings = { ...config, ...rest };
+  if (!oauth)
+    return { ok: true, settings: token ? { ...settings, [ACCESS_TOKEN_ROLE]: token } : settings, auth: {} };
+  if (!token)
+    return {
+      ok: false,
+      reason: `${slug} authenticates with OAuth (${scheme}): name a secret holding an access token under secrets.${ACCESS_TOKEN_ROLE} (one that does not expire, such as a HubSpot private-app token); tokens are not refreshed here`,
+    };
+  return {
+    ok: true,
+    settings: { ...settings, oauth: { access_token: token } },
+    auth: { accessToken: token },
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * A stored event written as the Segment spec event an Action Destination expects
+ * (docs/catalog-destinations.md, "The Segment event"): the call type from our event name
+ * (page_view → page, user_identified → identify, user_grouped → group, user_aliased → alias,
+ * anything else → track), the e-commerce spec's names for the catalogue events
+ * (purchase → Order Completed …), `properties`, `traits`, `context` (ip, userAgent, locale, page,
+ * campaign, traits, consent), `userId`, `anonymousId`, `messageId` = event_id and
+ * `timestamp` = event_time. The inverse of the Segment source's translator
+ * (examples/translators/segment-rudderstack.yaml), so an event that came from Segment goes out as
+ * it came in. Pure.
+ */
+import type { StoredEvent } from '../../event.ts';
+
+/** A Segment spec event (only what we fill; actions read it through mapping-kit paths). */
+export type SegmentEvent = Record<string, unknown> & {
+  readonly type: 'track' | 'page' | 'identify' | 'group' | 'alias';
+  readonly messageId: string;
+  readonly timestamp: string;
+};
+
+/** Our catalogue events under the Segment e-commerce and B2B spec names their presets subscribe to. */
+export const SPEC_EVENT_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  purchase: 'Order Completed',
+  add_to_cart: 'Product Added',
+  view_content: 'Product Viewed',
+  search: 'Products Searched',
+  begin_checkout: 'Checkout Started',
+  add_payment_info: 'Payment Info Entered',
+  sign_up: 'Signed Up',
+  subscribe: 'Subscription Started',
+  lead: 'Lead Generated',
+});
+
+/** Calls that are not `track`, by our event name. */
+export const CALL_TYPES: Readonly<Record<string, SegmentEvent['type']>> = Object.freeze({
+  page_view: 'page',
+  user_identified: 'identify',
+  user_grouped: 'group',
+  user_aliased: 'alias',
+});
+
+/** event_data fields written as Segment's property names; the rest keep their own names. */
+const PROPERTY_NAMES: Readonly<Record<string, string>> = Object.freeze({
+  transaction_id: 'order_id',
+  search_term: 'query',
+  content_id: 'product_id',
+  content_name: 'name',
+  content_type: 'content_type',
+});
+
+/** Fields of event_data that are not properties (they have their own place in the Segment event). */
+const NOT_PROPERTIES = new Set(['properties', 'traits', 'items', 'group_id', 'previous_id', 'page_name']);
+
+/** The Segment event a stored event is sent to an action as. */
+export function segmentEventOf(event: StoredEvent): SegmentEvent {
+  const data = event.event_data;
+  const type = CALL_TYPES[event.event_name] ?? 'track';
+  const traits = userTraits(event);
+  const out: Record<string, unknown> = {
+    type,
+    messageId: event.event_id,
+    timestamp: event.event_time,
+    receivedAt: event.received_at ?? event.event_time,
+    originalTimestamp: event.event_time,
+    context: context(event, traits),
+    integrations: {},
+  };
+  if (event.user_id !== undefined) out['userId'] = event.user_id;
+  if (event.anonymous_id !== undefined) out['anonymousId'] = event.anonymous_id;
+  switch (type) {
+    case 'track':
+      out['event'] = SPEC_EVENT_NAMES[event.event_name] ?? event.event_name;
+      out['properties'] = properties(data);
+      break;
+    case 'page':
+      out['name'] = text(data['page_name']) ?? event.page?.['title'];
+      out['properties'] = { ...pageOf(event), ...properties(data) };
+      break;
+    case 'identify':
+      out['traits'] = { ...traits, ...record(data['traits']) };
+      break;
+    case 'group':
+      out['groupId'] = text(data['group_id']);
+      out['traits'] = record(data['traits']);
+      break;
+    case 'alias':
+      out['previousId'] = text(data['previous_id']);
+      break;
+  }
+  return out as SegmentEvent;
+}
+
+/** The track or page properties: the producer's own `properties` as sent, then our fields in spec names. */
+function properties(data: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...record(data['properties']) };
+  for (const [key, value] of Object.entries(data)) {
+    if (NOT_PROPERTIES.has(key) || value === undefined) continue;
+    out[PROPERTY_NAMES[key] ?? key] = value;
+  }
+  // Our value is the order's total (Segment's `revenue` is net of shipping and tax: we do not know it).
+  if (typeof data['value'] === 'number') out['total'] = data['value'];
+  const items = data['items'];
+  if (Array.isArray(items)) out['products'] = items.map(product);
+  return out;
+}
+
+/** One item line as a Segment product. */
+function product(item: unknown): Record<string, unknown> {
+  const i = record(item);
+  const out: Record<string, unknown> = {};
+  const put = (to: string, v: unknown) => {
+    if (v !== undefined) out[to] = v;
+  };
+  put('product_id', i['item_id']);
+  put('sku', i['item_id']);
+  put('name', i['item_name']);
+  put('category', i['item_category']);
+  put('brand', i['item_brand']);
+  put('variant', i['item_variant']);
+  put('price', i['price']);
+  put('quantity', i['quantity']);
+  return out;
+}
+
+/** The person's fields as Segment traits (camelCase names, address as an object). */
+function userTraits(event: StoredEvent): Record<string, unknown> {
+  const u = event.user ?? {};
+  const out: Record<string, unknown> = {};
+  const put = (to: string, v: string | undefined) => {
+    if (v !== undefined && v !== '') out[to] = v;
+  };
+  put('email', u['email']);
+  put('phone', u['phone']);
+  put('firstName', u['first_name']);
+  put('lastName', u['last_name']);
+  put('gender', u['gender']);
+  put('birthday', u['date_of_birth']);
+  const address: Record<string, string> = {};
+  for (const [from, to] of [
+    ['city', 'city'],
+    ['region', 'state'],
+    ['postal_code', 'postalCode'],
+    ['country', 'country'],
+  ] as const) {
+    const v = u[from];
+    if (v !== undefined && v !== '') address[to] = v;
+  }
+  if (Object.keys(address).length > 0) out['address'] = address;
+  if (event.user_id !== undefined) out['userId'] = event.user_id;
+  return out;
+}
+
+/** Segment's `context`: the device, the page, the campaign, the person's traits and consent. */
+function context(event: StoredEvent, traits: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const d = event.device ?? {};
+  if (d.ip) out['ip'] = d.ip;
+  if (d.user_agent) out['userAgent'] = d.user_agent;
+  if (d.locale) out['locale'] = d.locale;
+  const page = pageOf(event);
+  if (Object.keys(page).length > 0) out['page'] = page;
+  const c = event.campaign ?? {};
+  const campaign: Record<string, string> = {};
+  for (const key of ['source', 'medium', 'name', 'term', 'content'] as const) {
+    const v = c[key];
+    if (v) campaign[key] = v;
+  }
+  if (Object.keys(campaign).length > 0) out['campaign'] = campaign;
+  if (Object.keys(traits).length > 0) out['traits'] = traits;
+  const consent = consentOf(event);
+  if (consent) out['consent'] = consent;
+  const groupId = text(event.event_data['group_id']);
+  if (groupId !== undefined) out['groupId'] = groupId;
+  return out;
+}
+
+/** The page as Segment writes it: url, path, search, title, referrer. */
+function pageOf(event: StoredEvent): Record<string, string> {
+  const p = event.page ?? {};
+  const out: Record<string, string> = {};
+  const url = p['url'];
+  if (url) {
+    out['url'] = url;
+    try {
+      const parsed = new URL(url);
+      out['path'] = parsed.pathname;
+      if (parsed.search) out['search'] = parsed.search;
+    } catch {
+      // A URL the browser sent that does not parse: kept as it is, without path and search.
+    }
+  }
+  if (p['title']) out['title'] = p['title'];
+  if (p['referrer']) out['referrer'] = p['referrer'];
+  return out;
+}
+
+/**
+ * Consent as Segment's consent object writes it (`categoryPreferences`, one boolean per
+ * category): Advertising from `ads` (or ad_user_data), Analytics from `analytics`; the purposes
+ * the event says nothing about are left out.
+ */
+function consentOf(event: StoredEvent): Record<string, unknown> | undefined {
+  const c = event.consent ?? {};
+  const prefs: Record<string, boolean> = {};
+  const ads = c['ads'] ?? c['ad_user_data'];
+  if (ads === 'granted' || ads === 'denied') prefs['Advertising'] = ads === 'granted';
+  const analytics = c['analytics'];
+  if (analytics === 'granted' || analytics === 'denied') prefs['Analytics'] = analytics === 'granted';
+  return Object.keys(prefs).length > 0 ? { categoryPreferences: prefs } : undefined;
+}
+
+function record(v: unknown): Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+function text(v: unknown): string | undefined {
+  return typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : undefined;
+}

@@ -1,0 +1,47 @@
+/**
+ * The forward-catalog function's request handling (issue #65; docs/catalog-destinations.md):
+ * forward's handler (functions/forward/handler.ts: decode the push, run the delivery core, write
+ * the ledger rows, answer 204 or 503) with the one driver this function carries, Segment's
+ * actions (core/platforms/segment-action/driver.ts). Everything else a delivery promises — the
+ * ledger row per attempt, redelivery and dead letters, replays, the erased persons' list, the
+ * redelivery check — is forward's own code, unchanged.
+ */
+import type { Request, Response } from '@google-cloud/functions-framework';
+import { andThen } from '../../core/maybe-async.ts';
+import type { Plan } from '../../core/plan.ts';
+import type { Driver } from '../../core/platforms/driver.ts';
+import { segmentActionDriver } from '../../core/platforms/segment-action/driver.ts';
+import type { Settings } from '../../schemas/settings.ts';
+import { createForwardHandler, type ForwardServices } from '../forward/handler.ts';
+
+/** What forward-catalog needs besides forward's services: the fetch Segment's actions send through. */
+export interface ForwardCatalogServices extends Omit<ForwardServices, 'driverFor' | 'send'> {
+  readonly fetch: typeof fetch;
+}
+
+/**
+ * Builds the `forwardCatalog` http handler: a push for any destination but a segment_action one
+ * is recorded as rejected (its subscription pushes to forward), as forward does for a type it has
+ * no driver for.
+ */
+export function createForwardCatalogHandler(
+  config: { readonly settings: Readonly<Settings>; readonly plan: Plan },
+  services: () => ForwardCatalogServices | Promise<ForwardCatalogServices>,
+): (req: Request, res: Response) => Promise<unknown> | undefined {
+  let built: { from: ForwardCatalogServices; services: ForwardServices } | undefined;
+  const withDriver = (s: ForwardCatalogServices): ForwardServices => {
+    if (built?.from === s) return built.services;
+    const driver: Driver = segmentActionDriver(s.fetch);
+    const { fetch: _fetch, ...rest } = s;
+    built = {
+      from: s,
+      services: { ...rest, send: notSent, driverFor: (type) => (type === driver.type ? driver : undefined) },
+    };
+    return built.services;
+  };
+  return createForwardHandler(config, () => andThen(services(), withDriver));
+}
+
+/** The core's own sender is never called here: Segment's actions send their requests themselves. */
+const notSent: ForwardServices['send'] = () =>
+  Promise.resolve({ kind: 'network_error', message: 'forward-catalog sends only through Segment actions' });

@@ -1,0 +1,52 @@
+/**
+ * Entry point of the `forward-catalog` function (functions-framework target `forwardCatalog`, an
+ * `http` function pushed from each segment_action destination's `deliveries-<id>` subscription;
+ * deployed only when such a destination exists: core/deploy/catalog-function.ts). Segment's
+ * runtime and the destinations the settings use load with the first delivery to each, never in
+ * `forward`. Reads its configuration once at cold start; no top-level await (bundled as CommonJS).
+ */
+import { http } from '@google-cloud/functions-framework';
+import { createDeliveredCheck, ledgerDeliveredQuery } from '../../adapters/delivered-check.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { createSecrets } from '../../adapters/secrets.ts';
+import { readSettingsText } from '../../adapters/settings-file.ts';
+import { registryErasedList } from '../../adapters/suppression-list.ts';
+import { CATALOG_ENTRY_POINT } from '../../core/deploy/catalog-function.ts';
+import { andThen } from '../../core/maybe-async.ts';
+import { readFunctionConfig } from '../../core/runtime-config.ts';
+import { createForwardCatalogHandler, type ForwardCatalogServices } from './handler.ts';
+
+/** The function's configuration: the one read of the process environment. */
+export const config = readFunctionConfig(process.env, readSettingsText);
+
+const logWarning = (message: string) =>
+  console.log(JSON.stringify({ severity: 'WARNING', message, component: 'forward-catalog' }));
+
+/** The ledger's BigQuery client and the secrets, loaded after the module, in the background. */
+async function loadServices(): Promise<ForwardCatalogServices> {
+  const { BigQuery } = await import('@google-cloud/bigquery');
+  await erased.ready();
+  const bigquery = new BigQuery({ projectId: config.project });
+  return {
+    ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
+    alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
+      log: logWarning,
+    }),
+    secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
+    // Segment's actions send through this (run.ts); each destination's base_url applies there.
+    fetch: globalThis.fetch,
+    suppression: () => erased.current(),
+  };
+}
+
+/** The erased persons' list (docs/privacy.md), as forward reads it. */
+const erased = registryErasedList(config, 'forward-catalog');
+
+const services = loadOnce(loadServices);
+warmInBackground(services);
+
+http(
+  CATALOG_ENTRY_POINT,
+  createForwardCatalogHandler(config, () => andThen(erased.ready(), () => services())),
+);

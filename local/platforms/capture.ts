@@ -1,0 +1,237 @@
+/**
+ * The capturing stand-in of the catalogue destinations (`type: segment_action`, issue #65;
+ * docs/local.md): a loopback server that records every request an action makes, per vendor host,
+ * and answers it by rules per host and path, so that nobody needs an account to try them.
+ *
+ * A segment_action destination's `base_url` moves each request under it with the original host as
+ * the first path segment (`https://a.klaviyo.com/api/events/` → `<base_url>/a.klaviyo.com/api/events/`):
+ * this server reads the host back from that segment. By default it answers 200 with the body the
+ * vendor documents where an action reads the answer (Pipedrive's and HubSpot's searches, HubSpot's
+ * upsert, Attio's records), `{}` elsewhere. From outside its process (an end-to-end test on
+ * `npm start`), through the paths under `/_standin/` that no vendor host can take:
+ * - `POST /_standin/fail-next` `{answers}`: the next answers, whatever the host (server.ts);
+ * - `POST /_standin/fail-next/<host>` `{answers, contains?}`: the next answers to that host only
+ *   (a 429 with `Retry-After`, a 400 with the vendor's error body), and with `contains` only to
+ *   its requests that carry that text, so events sent in parallel do not take each other's;
+ * - `GET /_standin/requests[?host=<host>]`: what arrived, oldest first.
+ */
+import {
+  type Answer,
+  type PlatformReceiver,
+  type ReceivedRequest,
+  SCRIPT_PATH,
+  startPlatformServer,
+} from './server.ts';
+
+/** One request an action made, as the stand-in captured it. */
+export interface CapturedRequest {
+  readonly method: string;
+  /** The vendor's host (the first path segment). */
+  readonly host: string;
+  /** The path at the vendor, without the host segment. */
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly raw: string;
+  /** The JSON body (undefined when it was not JSON). */
+  readonly body: unknown;
+  readonly status: number;
+  readonly response: unknown;
+}
+
+/** A capturing stand-in: a platform receiver that also lists and scripts by host. */
+export interface CaptureReceiver extends PlatformReceiver {
+  /** Captured requests, oldest first; to one host when given. */
+  captured(host?: string): CapturedRequest[];
+  /**
+   * Scripts the next answers to one host, before its rules run; with `contains`, only to its
+   * requests whose path, query or body holds that text (one event's id among several in flight).
+   */
+  answerNext(host: string, answers: readonly Answer[], contains?: string): void;
+}
+
+/** The stand-in's own paths: a host has a dot or is `localhost`, never `_standin`. */
+const OWN = '/_standin/';
+const REQUESTS_PATH = `${OWN}requests`;
+
+/** A rule: the answer to a request to a host (matched by suffix) and a path (matched by prefix). */
+interface Rule {
+  readonly host: string;
+  readonly method?: string;
+  readonly path: string;
+  readonly answer: Answer;
+}
+
+/**
+ * The default answers where an action reads what the vendor sent back; each body is the shape
+ * the vendor documents (test/fixtures/catalog/SOURCES.md). The first matching rule wins.
+ */
+const RULES: readonly Rule[] = [
+  // Pipedrive's search by field: no match, so createUpdatePerson creates the person.
+  {
+    host: '.pipedrive.com',
+    method: 'GET',
+    path: '/api/v1/itemSearch/field',
+    answer: { status: 200, body: { success: true, data: [], additional_data: { pagination: {} } } },
+  },
+  {
+    host: '.pipedrive.com',
+    method: 'POST',
+    path: '/api/v1/',
+    answer: { status: 201, body: { success: true, data: { id: 101 } } },
+  },
+  {
+    host: '.pipedrive.com',
+    path: '/api/v1/',
+    answer: { status: 200, body: { success: true, data: { id: 101 } } },
+  },
+  // HubSpot's CRM v3: a search finds nothing; an upsert answers the record it wrote.
+  {
+    host: 'api.hubapi.com',
+    method: 'POST',
+    path: '/crm/v3/objects/contacts/search',
+    answer: { status: 200, body: { total: 0, results: [] } },
+  },
+  {
+    host: 'api.hubapi.com',
+    path: '/crm/v3/objects/',
+    answer: {
+      status: 200,
+      body: {
+        id: '512',
+        properties: { hs_object_id: '512' },
+        createdAt: '2026-11-24T12:00:00.000Z',
+        updatedAt: '2026-11-24T12:00:00.000Z',
+        archived: false,
+      },
+    },
+  },
+  // Attio's assert-record endpoints answer the record.
+  {
+    host: 'api.attio.com',
+    path: '/v2/objects/',
+    answer: {
+      status: 200,
+      body: { data: { id: { workspace_id: 'w-1', object_id: 'o-1', record_id: 'r-1' }, values: {} } },
+    },
+  },
+  // Klaviyo's create endpoints answer 202 Accepted without a body.
+  { host: 'a.klaviyo.com', method: 'POST', path: '/api/events', answer: { status: 202 } },
+  { host: '.braze.com', path: '/users/', answer: { status: 201, body: { message: 'success' } } },
+  { host: '.braze.eu', path: '/users/', answer: { status: 201, body: { message: 'success' } } },
+  {
+    host: 'api.iterable.com',
+    path: '/api/',
+    answer: { status: 200, body: { msg: '', code: 'Success', params: null } },
+  },
+  {
+    host: 'api.mixpanel.com',
+    path: '/import',
+    answer: { status: 200, body: { code: 200, num_records_imported: 1, status: 'OK' } },
+  },
+  {
+    host: 'api2.amplitude.com',
+    path: '/2/httpapi',
+    answer: {
+      status: 200,
+      body: { code: 200, events_ingested: 1, payload_size_bytes: 1, server_upload_time: 0 },
+    },
+  },
+  // Slack's incoming webhooks answer the text `ok` (JSON here: the server writes JSON bodies).
+  { host: 'hooks.slack.com', path: '/services/', answer: { status: 200, body: 'ok' } },
+];
+
+const matches = (rule: Rule, method: string, host: string, path: string): boolean =>
+  (rule.host.startsWith('.') ? host.endsWith(rule.host) : host === rule.host) &&
+  (rule.method === undefined || rule.method === method) &&
+  path.startsWith(rule.path);
+
+/** `/a.klaviyo.com/api/events/` → host and path; undefined when the first segment is no host. */
+export function splitCapturedPath(path: string): { host: string; path: string } | undefined {
+  const m = /^\/([a-z0-9-]+(?:\.[a-z0-9-]+)+|localhost)(?::\d+)?(\/.*)?$/i.exec(path);
+  if (!m) return undefined;
+  return { host: (m[1] as string).toLowerCase(), path: m[2] ?? '/' };
+}
+
+/** The captured form of a request the receiver recorded; undefined for the stand-in's own paths. */
+function capturedOf(r: ReceivedRequest): CapturedRequest | undefined {
+  const at = splitCapturedPath(r.path);
+  if (!at) return undefined;
+  return {
+    method: r.method,
+    host: at.host,
+    path: at.path,
+    query: r.query,
+    headers: r.headers,
+    raw: r.raw,
+    body: r.body,
+    status: r.status,
+    response: r.response,
+  };
+}
+
+/** Answers checked like server.ts checks the global script: a status, a body, headers. */
+function answersOf(body: unknown): Answer[] | undefined {
+  const answers = (body as { answers?: unknown } | undefined)?.answers;
+  if (!Array.isArray(answers) || answers.length === 0 || answers.length > 1000) return undefined;
+  const out: Answer[] = [];
+  for (const a of answers as Answer[]) {
+    if (
+      typeof a !== 'object' ||
+      a === null ||
+      !Number.isInteger(a.status) ||
+      a.status < 100 ||
+      a.status > 599
+    )
+      return undefined;
+    out.push({ status: a.status, body: a.body, ...(a.headers ? { headers: a.headers } : {}) });
+  }
+  return out;
+}
+
+/** Starts the capturing stand-in on 127.0.0.1 (any non-empty credential is taken). */
+export async function startCaptureReceiver(): Promise<CaptureReceiver> {
+  const next = new Map<string, { answer: Answer; contains: string | undefined }[]>();
+  const answerNext = (host: string, answers: readonly Answer[], contains?: string) => {
+    const key = host.toLowerCase();
+    next.set(key, [...(next.get(key) ?? []), ...answers.map((answer) => ({ answer, contains }))]);
+  };
+  let captured: (host?: string) => CapturedRequest[] = () => [];
+  const server = await startPlatformServer(({ method, path, query, body, raw }) => {
+    if (path.startsWith(OWN)) {
+      if (method === 'GET' && path === REQUESTS_PATH)
+        return { status: 200, body: { requests: captured(query['host']) } };
+      const host = path.startsWith(`${SCRIPT_PATH}/`) ? path.slice(SCRIPT_PATH.length + 1) : '';
+      const answers = method === 'POST' && host !== '' ? answersOf(body) : undefined;
+      if (!answers)
+        return {
+          status: 400,
+          body: {
+            error: `expected POST ${SCRIPT_PATH}/<host> {answers: [{status, body?, headers?}], contains?}`,
+          },
+        };
+      const contains = (body as { contains?: unknown }).contains;
+      answerNext(host, answers, typeof contains === 'string' && contains !== '' ? contains : undefined);
+      return { status: 204 };
+    }
+    const at = splitCapturedPath(path);
+    if (!at)
+      return {
+        status: 404,
+        problems: [`no vendor host as the first path segment of ${path}`],
+        body: { error: `expected /<vendor host>/<path>, got ${path}` },
+      };
+    const queued = next.get(at.host) ?? [];
+    const text = `${path} ${Object.values(query).join(' ')} ${raw}`;
+    const i = queued.findIndex((q) => q.contains === undefined || text.includes(q.contains));
+    const scripted = i < 0 ? undefined : queued.splice(i, 1)[0];
+    if (scripted) return scripted.answer;
+    return RULES.find((r) => matches(r, method, at.host, at.path))?.answer ?? { status: 200, body: {} };
+  });
+  captured = (host) =>
+    server.received.flatMap((r) => {
+      const c = capturedOf(r);
+      return c && (host === undefined || c.host === host.toLowerCase()) ? [c] : [];
+    });
+  return { ...server, captured: (host) => captured(host), answerNext };
+}

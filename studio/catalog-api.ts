@@ -1,0 +1,184 @@
+/**
+ * The catalogue of Segment Action Destinations on the admin API (docs/studio.md#catalogue), read
+ * only, from the manifest generated at build time (core/platforms/segment-action/catalog.ts):
+ * - `catalog` `{}`: every destination, short (slug, name, category, auth kind, whether it can be
+ *   configured, its actions' keys and titles, the text search looks in), the package version,
+ *   the folders that do not load.
+ * - `catalog-entry` `{slug}`: one destination whole: its settings fields and each action's
+ *   fields, for the page's form; for an OAuth one that takes an access token as a secret, the
+ *   token's role.
+ * - `catalog-preview` `{destination, event}`: the requests the action(s) of a `segment_action`
+ *   destination (as its settings YAML holds it) build for one stored event, through the runtime
+ *   (core/platforms/segment-action/run.ts) with a fetch that records each request and answers
+ *   200: nothing leaves the studio. Secrets are never asked for: each role is given a stand-in
+ *   value `secret:<role>`, which the requests show where the credential goes. Without the
+ *   runtime's packages installed beside the studio, NOT_CONFIGURED says so.
+ */
+import type { StoredEvent } from '../core/event.ts';
+import {
+  type CatalogEntry,
+  catalogEntry,
+  catalogManifest,
+  catalogSearchText,
+  catalogSupported,
+} from '../core/platforms/segment-action/catalog.ts';
+import { segmentActionProblems } from '../core/platforms/segment-action/check.ts';
+import { ACCESS_TOKEN_ROLE } from '../core/platforms/segment-action/roles.ts';
+import { fail, ok, type Step } from '../core/step.ts';
+import { interpretedValidator } from '../core/validation.ts';
+import { Destination } from '../schemas/settings.ts';
+import { invalidField, notConfigured } from './request.ts';
+
+export const CATALOG_ACTIONS: Readonly<Record<string, 'read'>> = Object.freeze({
+  catalog: 'read',
+  'catalog-entry': 'read',
+  'catalog-preview': 'read',
+});
+
+const destinationValidator = interpretedValidator<Destination>(Destination);
+
+/** The longest request body the preview shows whole (the rest is cut, and says so). */
+const MAX_PREVIEW_BODY = 64 * 1024;
+
+/** One request an action made, as the capturing fetch recorded it. */
+export interface CapturedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+const record = (v: unknown): Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+
+export async function catalogAction(action: string, raw: unknown): Promise<Step<unknown>> {
+  const body = record(raw);
+  switch (action) {
+    case 'catalog':
+      return ok(catalogIndex());
+    case 'catalog-entry': {
+      const entry = entryOf(body['slug'], 'slug');
+      if (!entry.ok) return entry;
+      const supported = catalogSupported(entry.value);
+      const oauth = entry.value.auth === 'oauth2' || entry.value.auth === 'oauth-managed';
+      return ok({
+        ...entry.value,
+        supported,
+        ...(oauth && supported ? { tokenRole: ACCESS_TOKEN_ROLE } : {}),
+      });
+    }
+    case 'catalog-preview':
+      return catalogPreview(body, new Date());
+    default:
+      return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
+  }
+}
+
+function catalogIndex() {
+  const m = catalogManifest();
+  return {
+    package: m.package,
+    version: m.version,
+    destinations: m.destinations.map((d) => ({
+      slug: d.slug,
+      name: d.name,
+      category: d.category ?? 'Other',
+      auth: d.auth,
+      supported: catalogSupported(d),
+      actions: d.actions.map((a) => ({ key: a.key, title: a.title })),
+      search: catalogSearchText(d),
+    })),
+    unloadable: m.unloadable,
+  };
+}
+
+function entryOf(slug: unknown, field: string): Step<CatalogEntry> {
+  const entry = typeof slug === 'string' ? catalogEntry(slug) : undefined;
+  return entry
+    ? ok(entry)
+    : invalidField(field, 'names no destination of the catalogue (eventbus destinations list --catalog)');
+}
+
+/** The stored event the preview runs: the page's sample, checked for what the runtime reads. */
+function sampleEvent(raw: unknown, now: Date): Step<StoredEvent> {
+  const e = record(raw);
+  for (const key of ['event_name', 'event_id'] as const)
+    if (typeof e[key] !== 'string' || e[key] === '')
+      return invalidField(`event.${key}`, 'must be a non-empty string');
+  const data = e['event_data'];
+  if (data !== undefined && (typeof data !== 'object' || data === null || Array.isArray(data)))
+    return invalidField('event.event_data', 'must be an object');
+  return ok({
+    ...e,
+    event_time: typeof e['event_time'] === 'string' ? e['event_time'] : now.toISOString(),
+    event_data: record(e['event_data']),
+  } as unknown as StoredEvent);
+}
+
+/** A fetch that keeps each request and answers 200 `{}`: the preview never reaches a platform. */
+function capturingFetch(into: CapturedRequest[]): typeof fetch {
+  return async (input, init) => {
+    const request = new Request(input, init);
+    const text = await request.text();
+    let body: unknown = text;
+    try {
+      body = text === '' ? '' : JSON.parse(text);
+    } catch {
+      body = text.length > MAX_PREVIEW_BODY ? `${text.slice(0, MAX_PREVIEW_BODY)}… (cut)` : text;
+    }
+    into.push({
+      method: request.method,
+      url: request.url,
+      headers: Object.fromEntries(request.headers),
+      body,
+    });
+    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
+  };
+}
+
+async function catalogPreview(body: Record<string, unknown>, now: Date): Promise<Step<unknown>> {
+  const draft = { id: 'preview', ...record(body['destination']) };
+  const problems = destinationValidator.violations(draft, 'destination');
+  if (problems.length > 0)
+    return fail('INVALID_REQUEST', { detail: `${problems.length} problem(s).` }, problems);
+  const destination = draft as Destination;
+  if (destination.type !== 'segment_action')
+    return invalidField('destination.type', 'must be segment_action');
+  const known = entryOf(destination.destination, 'destination.destination');
+  if (!known.ok) return known;
+  const checks = segmentActionProblems(destination);
+  if (checks.length > 0)
+    return fail(
+      'INVALID_REQUEST',
+      { detail: `${checks.length} problem(s).` },
+      // Each `<key>: <what is wrong>`, its key under `destination` (check.ts).
+      checks.map((p) => {
+        const at = p.indexOf(': ');
+        return at < 0
+          ? { field: 'destination', description: p }
+          : { field: p.slice(0, at), description: p.slice(at + 2) };
+      }),
+    );
+  const event = sampleEvent(body['event'], now);
+  if (!event.ok) return event;
+  const secrets = Object.fromEntries(
+    Object.keys(destination.secrets ?? {}).map((role) => [role, `secret:${role}`]),
+  );
+  // Loaded on the first preview: actions-core and the destination's module stay out of the
+  // studio's start.
+  const { runSegmentAction } = await import('../core/platforms/segment-action/run.ts');
+  const requests: CapturedRequest[] = [];
+  try {
+    const result = await runSegmentAction(event.value, destination, secrets, {
+      fetch: capturingFetch(requests),
+      now,
+    });
+    return ok({ outcomes: result.outcomes, requests });
+  } catch (err) {
+    // A studio bundle without the packages (the runtime is forward-catalog's): say so, not 503.
+    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
+    return notConfigured(
+      'the Segment Action runtime is not installed beside this studio (@segment/actions-core): preview where it is, as under npm start',
+    );
+  }
+}

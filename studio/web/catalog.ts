@@ -1,0 +1,398 @@
+/**
+ * The studio's catalogue of Segment Action Destinations (docs/studio.md#catalogue): the list from
+ * the `catalog` call, searched and filtered in the page (name, category, auth kind, actions);
+ * a destination opened with `catalog-entry` becomes a form generated from its settings fields
+ * and one action's fields (required ones marked, presets filled in, choices as selects;
+ * catalog-form.ts reads it), which writes the `segment_action` settings YAML to paste into the
+ * environment's settings, and previews the requests a stored event becomes (`catalog-preview`:
+ * the runtime with a recording stand-in, nothing sent).
+ */
+import { stringify } from 'yaml';
+import type {
+  CatalogAction,
+  CatalogEntry,
+  CatalogField,
+  CatalogSetting,
+} from '../../core/platforms/segment-action/catalog.ts';
+import { destinationOf, idOf, isJsonField, secretName, startText } from './catalog-form.ts';
+import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
+
+interface Row {
+  readonly slug: string;
+  readonly name: string;
+  readonly category: string;
+  readonly auth: string;
+  readonly supported: boolean;
+  readonly actions: readonly { readonly key: string; readonly title: string }[];
+  readonly search: string;
+}
+
+interface Entry extends CatalogEntry {
+  readonly supported: boolean;
+  /** The secret role of an OAuth destination's access token, where one can be supplied. */
+  readonly tokenRole?: string;
+}
+
+interface CapturedRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+const OAUTH = new Set(['oauth2', 'oauth-managed']);
+let rows: readonly Row[] = [];
+let entry: Entry | undefined;
+
+/** What each auth kind means to the person configuring it. */
+function authText(auth: string, supported: boolean): string {
+  if (OAUTH.has(auth))
+    return supported ? `${auth}: an access token as a secret` : `${auth}: needs OAuth, not supported`;
+  return auth === 'none' ? 'none (nothing to authenticate)' : `${auth}: credentials as secrets`;
+}
+
+function renderList(): void {
+  const q = $<HTMLInputElement>('c-search').value.trim().toLowerCase();
+  const category = $<HTMLSelectElement>('c-category').value;
+  const auth = $<HTMLSelectElement>('c-auth').value;
+  const shown = rows.filter(
+    (r) =>
+      (q === '' || r.search.includes(q)) &&
+      (category === '' || r.category === category) &&
+      (auth === '' || (auth === 'oauth') === OAUTH.has(r.auth)),
+  );
+  $('c-status').textContent = `${shown.length} of ${rows.length} destinations.`;
+  const list = $('c-list');
+  if (shown.length === 0) {
+    list.replaceChildren(el('p', { class: 'hint' }, 'No destination matches.'));
+    return;
+  }
+  list.replaceChildren(
+    el(
+      'table',
+      { 'aria-label': 'Destinations of the catalogue' },
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ...['destination', 'category', 'auth', 'actions'].map((h) => el('th', { scope: 'col' }, h)),
+        ),
+      ),
+      el(
+        'tbody',
+        {},
+        ...shown.map((r) => {
+          const open = el(
+            'button',
+            { type: 'button', class: 'link', 'aria-label': `Open ${r.name}` },
+            r.name,
+          );
+          open.addEventListener('click', () => void openEntry(r.slug));
+          return el(
+            'tr',
+            {},
+            el('td', { class: 'name' }, open, el('span', { class: 'slug' }, r.slug)),
+            el('td', {}, r.category),
+            el('td', { class: r.supported ? '' : 'warn' }, authText(r.auth, r.supported)),
+            el('td', { class: 'actions' }, r.actions.map((a) => a.title).join(', ')),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+/** One labelled input of the form: a select for choices and booleans, a textarea for JSON, else text. */
+function input(
+  id: string,
+  label: string,
+  value: string,
+  options: { choices?: CatalogField['choices']; boolean?: boolean; json?: boolean; hint?: string },
+): HTMLElement {
+  const hintId = `${id}-hint`;
+  const described = options.hint ? { 'aria-describedby': hintId } : {};
+  let control: HTMLElement;
+  if (options.choices || options.boolean) {
+    const choices = options.choices ?? [
+      { value: 'true', label: 'true' },
+      { value: 'false', label: 'false' },
+    ];
+    const select = el(
+      'select',
+      { id, ...described },
+      el('option', { value: '' }, '(not set)'),
+      ...choices.map((c) => el('option', { value: String(c.value) }, c.label || String(c.value))),
+    );
+    select.value = choices.some((c) => String(c.value) === value) ? value : '';
+    control = select;
+  } else if (options.json) {
+    const area = el('textarea', {
+      id,
+      rows: value.length > 80 ? '4' : '2',
+      spellcheck: 'false',
+      ...described,
+    });
+    area.value = value;
+    control = area;
+  } else {
+    const text = el('input', { id, type: 'text', spellcheck: 'false', autocomplete: 'off', ...described });
+    text.value = value;
+    control = text;
+  }
+  return el(
+    'div',
+    { class: 'field' },
+    el('label', { for: id }, label),
+    control,
+    ...(options.hint ? [el('p', { class: 'hint', id: hintId }, options.hint)] : []),
+  );
+}
+
+const required = (label: string, yes: boolean): string => (yes ? `${label} (required)` : label);
+
+function settingInput(s: CatalogSetting, id: string): HTMLElement {
+  if (s.secret)
+    return input(`as-${s.key}`, required(`${s.label}: secret name`, s.required), secretName(id, s.key), {
+      hint: `The secret holding it (Secret Manager; locally .data/secrets). ${s.description ?? ''}`.trim(),
+    });
+  return input(
+    `as-${s.key}`,
+    required(s.label, s.required),
+    s.default === undefined ? '' : String(s.default),
+    {
+      ...(s.choices ? { choices: s.choices } : {}),
+      boolean: s.type === 'boolean',
+      ...(s.description ? { hint: s.description } : {}),
+    },
+  );
+}
+
+function renderSettings(e: Entry): void {
+  const id = $<HTMLInputElement>('d-id').value;
+  const parts = e.authFields.map((s) => settingInput(s, id));
+  if (e.tokenRole)
+    parts.push(
+      input(`as-${e.tokenRole}`, 'Access token: secret name (required)', secretName(id, e.tokenRole), {
+        hint: 'A token the platform takes as a bearer token (a HubSpot private app’s), never refreshed.',
+      }),
+    );
+  $('d-settings').replaceChildren(...parts);
+}
+
+function currentAction(): CatalogAction | undefined {
+  const key = $<HTMLSelectElement>('d-action').value;
+  return entry?.actions.find((a) => a.key === key);
+}
+
+function renderFields(): void {
+  const a = currentAction();
+  $('d-action-about').textContent = a?.description ?? '';
+  const when = $<HTMLInputElement>('d-when');
+  when.value = '';
+  when.placeholder = a?.defaultSubscription ?? 'event names, or a subscription';
+  $('d-when-hint').textContent = a?.defaultSubscription
+    ? `Empty: the action's own subscription, ${a.defaultSubscription}. Or event names (purchase, sign_up), or a subscription in Segment's language.`
+    : 'This action has no subscription of its own: name the events (purchase, sign_up) or write a subscription.';
+  $('d-fields').replaceChildren(
+    ...(a?.fields ?? []).map((f) =>
+      input(`af-${f.key}`, required(f.label, f.required), startText(f), {
+        ...(f.choices ? { choices: f.choices } : {}),
+        boolean: f.type === 'boolean' && typeof f.default !== 'object',
+        json: isJsonField(f),
+        hint: [f.conditional ? 'Required in some cases.' : '', f.description ?? ''].join(' ').trim(),
+      }),
+    ),
+  );
+}
+
+function facts(e: Entry): HTMLElement {
+  const dl = el('dl', { class: 'facts' });
+  const add = (k: string, v: string) => dl.append(el('dt', {}, k), el('dd', {}, v));
+  add('Name', e.name);
+  add('Slug', e.slug);
+  add('Category', e.category ?? 'Other');
+  add('Auth', authText(e.auth, e.supported));
+  add('Actions', e.actions.map((a) => a.title).join(', '));
+  if (e.description) add('About', e.description);
+  return dl;
+}
+
+async function openEntry(slug: string): Promise<void> {
+  const r = await admin('/v1/admin/catalog-entry', { slug });
+  const detail = $('catalog-detail');
+  if (r.status !== 200) {
+    $('d-facts').replaceChildren(...refusal(r.status, r.json));
+    detail.hidden = false;
+    return;
+  }
+  entry = r.json as Entry;
+  $('d1').textContent = entry.name;
+  $('d-facts').replaceChildren(
+    facts(entry),
+    ...(entry.supported
+      ? []
+      : [
+          el(
+            'p',
+            { class: 'warn' },
+            'This destination needs OAuth, which the runtime cannot refresh: not supported.',
+          ),
+        ]),
+  );
+  $<HTMLInputElement>('d-id').value = idOf(entry.slug);
+  renderSettings(entry);
+  // What most events are: a track action first (the sample is a purchase), else a preset's.
+  const preferred =
+    entry.actions.find((a) => a.defaultSubscription === 'type = "track"')?.key ??
+    entry.presets?.find((p) => p.subscribe)?.action ??
+    entry.actions.find((a) => a.defaultSubscription)?.key;
+  const select = $<HTMLSelectElement>('d-action');
+  select.replaceChildren(
+    ...entry.actions.map((a) => el('option', { value: a.key }, `${a.title} (${a.key})`)),
+  );
+  if (preferred) select.value = preferred;
+  renderFields();
+  $<HTMLTextAreaElement>('d-yaml').value = '';
+  $('d-status').replaceChildren();
+  $('p-out').replaceChildren();
+  $('p-status').textContent = '';
+  detail.hidden = false;
+  $('catalog-preview').hidden = false;
+  focusableScrollBoxes();
+  $('d1').focus();
+}
+
+/** The destination the form makes; problems are shown, and the YAML written either way. */
+function writeYaml(): Record<string, unknown> | undefined {
+  const a = currentAction();
+  if (!entry || !a) return undefined;
+  const settings: Record<string, string> = {};
+  for (const s of [...entry.authFields.map((f) => f.key), ...(entry.tokenRole ? [entry.tokenRole] : [])])
+    settings[s] = ($(`as-${s}`) as HTMLInputElement | null)?.value ?? '';
+  const fields: Record<string, string> = {};
+  for (const f of a.fields) fields[f.key] = ($(`af-${f.key}`) as HTMLInputElement | null)?.value ?? '';
+  const made = destinationOf(
+    {
+      id: $<HTMLInputElement>('d-id').value.trim(),
+      slug: entry.slug,
+      settings,
+      action: a.key,
+      when: $<HTMLInputElement>('d-when').value,
+      fields,
+    },
+    entry.authFields,
+    a.fields,
+    entry.tokenRole,
+  );
+  $<HTMLTextAreaElement>('d-yaml').value = stringify({ destinations: [made.destination] });
+  const status = $('d-status');
+  status.className = made.problems.length > 0 ? 'err' : 'ok';
+  status.replaceChildren(
+    made.problems.length > 0
+      ? el('span', {}, `Check: ${made.problems.join('; ')}`)
+      : el('span', {}, 'Written below: paste it into the settings file.'),
+  );
+  return made.destination;
+}
+
+function sampleEvent(): string {
+  return JSON.stringify(
+    {
+      event_name: 'purchase',
+      event_id: 'evt_preview_0001',
+      event_time: new Date().toISOString(),
+      user_id: 'user-123',
+      anonymous_id: 'anon-456',
+      user: { email: 'ann@example.com', phone: '+4915112345678', first_name: 'Ann' },
+      device: { ip: '203.0.113.7', user_agent: 'Mozilla/5.0' },
+      event_data: { value: 42.5, currency: 'EUR', transaction_id: 'T-1001' },
+    },
+    null,
+    2,
+  );
+}
+
+function requestBlock(r: CapturedRequest): HTMLElement {
+  const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
+  const body = typeof r.body === 'string' ? r.body : JSON.stringify(r.body, null, 2);
+  return el(
+    'div',
+    { class: 'payload' },
+    el('h3', {}, `${r.method} ${r.url}`),
+    el('pre', { tabindex: '0', 'aria-label': `${r.method} ${r.url}` }, `${headers.join('\n')}\n\n${body}`),
+  );
+}
+
+async function preview(): Promise<void> {
+  const destination = writeYaml();
+  const status = $('p-status');
+  const out = $('p-out');
+  if (!destination) return;
+  let event: unknown;
+  try {
+    event = JSON.parse($<HTMLTextAreaElement>('p-event').value);
+  } catch {
+    status.className = 'err';
+    status.textContent = 'The stored event is not valid JSON.';
+    return;
+  }
+  status.className = 'hint';
+  status.textContent = 'Running the action…';
+  const r = await admin('/v1/admin/catalog-preview', { destination, event });
+  if (r.status !== 200) {
+    status.textContent = '';
+    out.replaceChildren(...refusal(r.status, r.json));
+    return;
+  }
+  const answer = r.json as {
+    outcomes: { action: string; outcome: { status: string; reason?: string } }[];
+    requests: CapturedRequest[];
+  };
+  status.className = '';
+  status.textContent =
+    answer.outcomes.length === 0
+      ? `The action does not take this event: its subscription (${$<HTMLInputElement>('d-when').value.trim() || currentAction()?.defaultSubscription || 'none'}) does not match it. Name the event under "Events it takes", or pick another action.`
+      : answer.outcomes
+          .map((o) => `${o.action}: ${o.outcome.status}${o.outcome.reason ? ` (${o.outcome.reason})` : ''}`)
+          .join('; ');
+  out.replaceChildren(
+    ...(answer.requests.length === 0 ? [el('p', { class: 'hint' }, 'No request was made.')] : []),
+    ...answer.requests.map(requestBlock),
+  );
+  focusableScrollBoxes();
+}
+
+async function start(): Promise<void> {
+  noteMissingToken();
+  $<HTMLTextAreaElement>('p-event').value = sampleEvent();
+  $('c-search').addEventListener('input', renderList);
+  $('c-category').addEventListener('change', renderList);
+  $('c-auth').addEventListener('change', renderList);
+  $('d-action').addEventListener('change', renderFields);
+  $('d-write').addEventListener('click', () => void writeYaml());
+  $('p-run').addEventListener('click', () => void preview());
+  const r = await admin('/v1/admin/catalog', {});
+  if (r.status !== 200) {
+    $('c-list').replaceChildren(...refusal(r.status, r.json));
+    return;
+  }
+  const answer = r.json as {
+    version: string;
+    destinations: Row[];
+    unloadable: { slug: string; reason: string }[];
+  };
+  rows = answer.destinations;
+  const categories = [...new Set(rows.map((d) => d.category))].sort();
+  $('c-category').append(...categories.map((c) => el('option', { value: c }, c)));
+  $('c-unloadable').textContent =
+    `From @segment/action-destinations ${answer.version}.` +
+    (answer.unloadable.length > 0
+      ? ` Not loadable here, so not listed: ${answer.unloadable.map((u) => u.slug).join(', ')}.`
+      : '');
+  renderList();
+  focusableScrollBoxes();
+}
+
+void start();

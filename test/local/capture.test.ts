@@ -1,0 +1,120 @@
+/**
+ * The capturing stand-in of the catalogue destinations (local/platforms/capture.ts) on a loopback
+ * port, and how `npm start` points a segment_action destination without a base_url at it.
+ */
+import assert from 'node:assert/strict';
+import {
+  type CaptureReceiver,
+  splitCapturedPath,
+  startCaptureReceiver,
+} from '../../local/platforms/capture.ts';
+import { SCRIPT_PATH } from '../../local/platforms/server.ts';
+import { DEFAULT_PORTS, localSettings } from '../../local/services.ts';
+import type { Settings } from '../../schemas/settings.ts';
+
+describe('the capturing stand-in', () => {
+  let stand: CaptureReceiver;
+  before(async () => {
+    stand = await startCaptureReceiver();
+  });
+  after(() => stand.close());
+
+  const send = (path: string, init: RequestInit = {}) =>
+    fetch(`${stand.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      ...init,
+    });
+
+  it('reads the vendor host from the first path segment', () => {
+    assert.deepEqual(splitCapturedPath('/a.klaviyo.com/api/events/'), {
+      host: 'a.klaviyo.com',
+      path: '/api/events/',
+    });
+    assert.deepEqual(splitCapturedPath('/hooks.slack.com'), { host: 'hooks.slack.com', path: '/' });
+    assert.equal(splitCapturedPath('/_standin/requests'), undefined);
+    assert.equal(splitCapturedPath('/api/events/'), undefined);
+  });
+
+  it('records each request by host and answers by the vendor rules, {} elsewhere', async () => {
+    const search = await fetch(
+      `${stand.url}/companydomain.pipedrive.com/api/v1/itemSearch/field?term=u-1&field_key=id`,
+    );
+    assert.deepEqual(await search.json(), { success: true, data: [], additional_data: { pagination: {} } });
+    const klaviyo = await send('/a.klaviyo.com/api/events/', {
+      body: JSON.stringify({ data: { type: 'event' } }),
+    });
+    assert.equal(klaviyo.status, 202);
+    const other = await send('/api.example.io/v1/things', { body: '{}' });
+    assert.equal(other.status, 200);
+    assert.deepEqual(await other.json(), {});
+    const [captured] = stand.captured('a.klaviyo.com');
+    assert.equal(captured?.method, 'POST');
+    assert.equal(captured?.path, '/api/events/');
+    assert.deepEqual(captured?.body, { data: { type: 'event' } });
+    assert.equal(stand.captured('companydomain.pipedrive.com')[0]?.query['term'], 'u-1');
+  });
+
+  it('answers a path with no host 404, naming what it expected', async () => {
+    const res = await send('/api/events/', { body: '{}' });
+    assert.equal(res.status, 404);
+    assert.match(((await res.json()) as { error: string }).error, /vendor host/);
+  });
+
+  it('scripts answers for one host, and with `contains` only for the requests that carry it', async () => {
+    const script = await send(`${SCRIPT_PATH}/api.mixpanel.com`, {
+      body: JSON.stringify({
+        answers: [{ status: 429, headers: { 'retry-after': '2' }, body: { error: 'slow down' } }],
+        contains: 'evt-2',
+      }),
+    });
+    assert.equal(script.status, 204);
+    // Another host, and a request at the host without the text, take their rules.
+    assert.equal((await send('/api2.amplitude.com/2/httpapi', { body: '{"id":"evt-2"}' })).status, 200);
+    assert.equal((await send('/api.mixpanel.com/import', { body: '[{"id":"evt-1"}]' })).status, 200);
+    const throttled = await send('/api.mixpanel.com/import', { body: '[{"id":"evt-2"}]' });
+    assert.equal(throttled.status, 429);
+    assert.equal(throttled.headers.get('retry-after'), '2');
+    assert.equal((await send('/api.mixpanel.com/import', { body: '[{"id":"evt-2"}]' })).status, 200);
+    assert.deepEqual(
+      stand.captured('api.mixpanel.com').map((r) => r.status),
+      [200, 429, 200],
+    );
+  });
+
+  it('refuses a script without answers, and lists what arrived over HTTP', async () => {
+    const bad = await send(`${SCRIPT_PATH}/api.mixpanel.com`, {
+      body: JSON.stringify({ answers: [{ status: 9 }] }),
+    });
+    assert.equal(bad.status, 400);
+    const res = await fetch(`${stand.url}/_standin/requests?host=api2.amplitude.com`);
+    const { requests } = (await res.json()) as { requests: { host: string; path: string }[] };
+    assert.deepEqual(
+      requests.map((r) => `${r.host}${r.path}`),
+      ['api2.amplitude.com/2/httpapi'],
+    );
+  });
+});
+
+describe('npm start and the capturing stand-in', () => {
+  const settings = {
+    destinations: [
+      { id: 'klaviyo', type: 'segment_action', destination: 'klaviyo' },
+      { id: 'proxied', type: 'segment_action', destination: 'braze', base_url: 'https://egress.example.com' },
+      { id: 'meta', type: 'meta_capi', base_url: 'http://127.0.0.1:8099/meta' },
+    ],
+  } as unknown as Settings;
+
+  it('gives a segment_action destination without a base_url the receiver’s /capture, and keeps the others', () => {
+    const local = localSettings(settings, DEFAULT_PORTS);
+    assert.deepEqual(
+      local.destinations?.map((d) => d.base_url),
+      ['http://127.0.0.1:8099/capture', 'https://egress.example.com', 'http://127.0.0.1:8099/meta'],
+    );
+    const moved = localSettings(settings, { ...DEFAULT_PORTS, receiver: 18099 });
+    assert.deepEqual(
+      moved.destinations?.map((d) => d.base_url),
+      ['http://127.0.0.1:18099/capture', 'https://egress.example.com', 'http://127.0.0.1:18099/meta'],
+    );
+  });
+});

@@ -1,0 +1,198 @@
+/**
+ * The catalogue's calls on the studio's admin API (studio/catalog-api.ts) over HTTP: the list
+ * (short, with the text search looks in), one entry whole, the preview of the requests a
+ * `segment_action` destination makes for an event through the runtime and a recording stand-in
+ * (nothing leaves: the credential is `secret:<role>`), and refusals naming their field. Also the
+ * page's form as data (studio/web/catalog-form.ts): presets, values by type, the destination made.
+ */
+import assert from 'node:assert/strict';
+import type { RegistryClient } from '../../adapters/registry.ts';
+import { catalogEntry } from '../../core/platforms/segment-action/catalog.ts';
+import { startStudio } from '../../studio/server.ts';
+import {
+  destinationOf,
+  idOf,
+  presetText,
+  readField,
+  secretName,
+  startText,
+  whenOf,
+} from '../../studio/web/catalog-form.ts';
+import { adminCall } from '../support/admin-call.ts';
+
+const TOKEN = 'catalog-api-admin-token-0123456789';
+
+type Json = Record<string, unknown>;
+
+/** A Klaviyo destination as the page's form writes it (the profile mapped, as the form suggests). */
+const KLAVIYO = {
+  type: 'segment_action',
+  destination: 'klaviyo',
+  secrets: { api_key: 'klaviyo-api-key' },
+  actions: [
+    {
+      action: 'trackEvent',
+      when: ['purchase'],
+      mapping: { profile: { external_id: { '@path': '$.userId' } } },
+    },
+  ],
+};
+
+describe('studio: the catalogue of Segment Action Destinations', function () {
+  this.timeout(30_000);
+  let studio: Awaited<ReturnType<typeof startStudio>>;
+  // The catalogue's calls read the manifest only: no registry call is made.
+  before(async () => {
+    studio = await startStudio({ registry: {} as unknown as RegistryClient, adminToken: TOKEN });
+  });
+  after(() => studio?.close());
+  const call = (action: string, body: unknown) => adminCall<Json>(studio.url, TOKEN, action, body);
+
+  it('lists every destination short, with its auth kind, whether it is supported and its actions', async () => {
+    const r = await call('catalog', {});
+    assert.equal(r.status, 200);
+    const list = r.json['destinations'] as Json[];
+    assert.ok(list.length >= 140);
+    const klaviyo = list.find((d) => d['slug'] === 'klaviyo');
+    assert.equal(klaviyo?.['auth'], 'api_key');
+    assert.equal(klaviyo?.['supported'], true);
+    assert.match(String(klaviyo?.['search']), /klaviyo.*track event/);
+    assert.ok(!('authFields' in (klaviyo ?? {})), 'the list is short: fields come with one entry');
+    assert.equal(list.find((d) => d['slug'] === 'salesforce')?.['supported'], false);
+    assert.ok(Array.isArray(r.json['unloadable']));
+  });
+
+  it('gives one entry whole; an OAuth one that takes a token as a secret names its role', async () => {
+    const k = await call('catalog-entry', { slug: 'klaviyo' });
+    assert.equal(k.status, 200);
+    assert.equal((k.json['authFields'] as Json[])[0]?.['key'], 'api_key');
+    assert.equal(k.json['tokenRole'], undefined);
+    const h = await call('catalog-entry', { slug: 'hubspot' });
+    assert.equal(h.json['tokenRole'], 'access_token');
+    const bad = await call('catalog-entry', { slug: 'nope' });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.json), /"field":"slug"/);
+  });
+
+  it('previews the request through the runtime with the stand-in: the credential as secret:<role>', async () => {
+    const r = await call('catalog-preview', {
+      destination: KLAVIYO,
+      event: {
+        event_name: 'purchase',
+        event_id: 'evt_1',
+        user_id: 'u-1',
+        event_data: { value: 10, currency: 'EUR' },
+      },
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.json));
+    assert.deepEqual(r.json['outcomes'], [
+      { action: 'trackEvent', outcome: { status: 'delivered', httpStatus: 200 } },
+    ]);
+    const [request] = r.json['requests'] as { method: string; url: string; headers: Json; body: Json }[];
+    assert.equal(request?.method, 'POST');
+    assert.equal(request?.url, 'https://a.klaviyo.com/api/events/');
+    assert.equal(request?.headers['authorization'], 'Klaviyo-API-Key secret:api_key');
+    assert.match(JSON.stringify(request?.body), /"name":"Order Completed"/);
+  });
+
+  it('refuses a destination the settings check refuses, naming the field', async () => {
+    const r = await call('catalog-preview', {
+      destination: { type: 'segment_action', destination: 'klaviyo', actions: [{ action: 'trackEvent' }] },
+      event: { event_name: 'purchase', event_id: 'evt_1' },
+    });
+    assert.equal(r.status, 400);
+    const fields = JSON.stringify(r.json);
+    assert.match(fields, /destination\.secrets\.api_key/);
+    assert.match(fields, /destination\.actions\[0\]\.mapping\.profile/);
+    const typed = await call('catalog-preview', {
+      destination: { type: 'meta_capi', destination: 'klaviyo' },
+      event: { event_name: 'purchase', event_id: 'evt_1' },
+    });
+    assert.match(JSON.stringify(typed.json), /"field":"destination.type"/);
+    const event = await call('catalog-preview', { destination: KLAVIYO, event: { event_name: 'purchase' } });
+    assert.match(JSON.stringify(event.json), /"field":"event.event_id"/);
+  });
+
+  it('answers the catalogue calls to POST only', async () => {
+    const res = await fetch(`${studio.url}/v1/admin/catalog`, {
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    assert.equal(res.status, 405);
+    assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('studio: the catalogue form as data', () => {
+  const track = catalogEntry('klaviyo')?.actions.find((a) => a.key === 'trackEvent');
+  const settings = catalogEntry('klaviyo')?.authFields ?? [];
+
+  it('starts fields from their presets, objects from their properties’ presets', () => {
+    const field = (key: string) =>
+      track?.fields.find((f) => f.key === key) ?? { key, label: key, type: 'string', required: false };
+    assert.equal(presetText(field('metric_name')), '{"@path":"$.event"}');
+    assert.equal(presetText(field('value')), '');
+    assert.equal(
+      startText(field('profile')),
+      '{"external_id":{"@path":"$.userId"},"anonymous_id":{"@path":"$.anonymousId"}}',
+    );
+  });
+
+  it('reads a field by its type: JSON, numbers, booleans, text', () => {
+    assert.deepEqual(readField({ type: 'string' }, '{"@path": "$.x"}'), {
+      ok: true,
+      value: { '@path': '$.x' },
+    });
+    assert.deepEqual(readField({ type: 'string' }, '{oops'), { ok: false, problem: 'is not valid JSON' });
+    assert.deepEqual(readField({ type: 'number' }, '4.5'), { ok: true, value: 4.5 });
+    assert.equal(readField({ type: 'integer' }, '4.5').ok, false);
+    assert.deepEqual(readField({ type: 'boolean' }, 'false'), { ok: true, value: false });
+    assert.deepEqual(readField({ type: 'string' }, 'plain'), { ok: true, value: 'plain' });
+  });
+
+  it('names ids, secrets and subscriptions as the settings take them', () => {
+    assert.equal(idOf('google-analytics-4'), 'google_analytics_4');
+    assert.equal(idOf('1plusx'), 'd_1plusx');
+    assert.equal(secretName('klaviyo', 'api_key'), 'klaviyo-api_key');
+    assert.deepEqual(whenOf('purchase, sign_up'), ['purchase', 'sign_up']);
+    assert.equal(whenOf('type = "track"'), 'type = "track"');
+    assert.equal(whenOf('  '), undefined);
+  });
+
+  it('makes the destination: credentials as secrets, only changed fields mapped, problems named', () => {
+    const fields = Object.fromEntries((track?.fields ?? []).map((f) => [f.key, startText(f)]));
+    const made = destinationOf(
+      {
+        id: 'klaviyo',
+        slug: 'klaviyo',
+        settings: { api_key: 'klaviyo-api-key' },
+        action: 'trackEvent',
+        when: '',
+        fields: { ...fields, value: '{"@path": "$.properties.total"}', batch_size: 'many' },
+      },
+      settings,
+      track?.fields ?? [],
+    );
+    assert.deepEqual(made.problems, ['Batch Size: must be a number or a directive']);
+    assert.deepEqual(made.destination, {
+      id: 'klaviyo',
+      type: 'segment_action',
+      destination: 'klaviyo',
+      secrets: { api_key: 'klaviyo-api-key' },
+      actions: [
+        {
+          action: 'trackEvent',
+          mapping: {
+            profile: { external_id: { '@path': '$.userId' }, anonymous_id: { '@path': '$.anonymousId' } },
+            value: { '@path': '$.properties.total' },
+          },
+        },
+      ],
+    });
+    const missing = destinationOf(
+      { id: 'k', slug: 'klaviyo', settings: {}, action: 'trackEvent', when: '', fields: {} },
+      settings,
+      [],
+    );
+    assert.deepEqual(missing.problems, ['API Key: is required']);
+  });
+});

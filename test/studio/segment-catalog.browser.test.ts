@@ -1,0 +1,111 @@
+/**
+ * The studio's catalogue of Segment Action Destinations (studio/web/catalog.ts) in Debian's
+ * Chromium: searching "klaviyo" finds it, its form (generated from the manifest: the API key as a
+ * secret's name, trackEvent's fields with their presets) writes the `segment_action` settings
+ * YAML, and the preview runs the action through the runtime with the studio's recording stand-in:
+ * the POST to Klaviyo's events API with its key as `secret:api_key`, nothing sent. The page, with
+ * the preview shown, passes the usability checks at 1280 and 390 px; screenshots go to $SCREENSHOTS
+ * as segment-catalog-desktop.png and segment-catalog-phone.png.
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { parse } from 'yaml';
+import { assertPageUsable } from '../support/page-checks.ts';
+import { studioInBrowser } from '../support/studio-browser.ts';
+
+const TOKEN = 'segment-catalog-admin-token-0123456789';
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+/** Opens the catalogue, finds Klaviyo, and fills trackEvent's form as a person would. */
+async function fillKlaviyo(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/catalog#token=${TOKEN}`);
+  await page.getByText(/^\d+ of \d+ destinations\.$/).waitFor();
+  await page.getByLabel('Search').fill('klaviyo');
+  await page.getByText(/^1 of \d+ destinations\.$/).waitFor();
+  await page.getByRole('button', { name: 'Open Klaviyo (Actions)' }).click();
+  await page.getByRole('heading', { name: 'Klaviyo (Actions)' }).waitFor();
+  await page.getByLabel('Action', { exact: true }).selectOption('trackEvent');
+  await page.getByLabel('API Key: secret name (required)').fill('klaviyo-api-key');
+  await page.getByLabel('Events it takes').fill('purchase');
+  await page.getByLabel('Value', { exact: true }).fill('{"@path": "$.properties.total"}');
+}
+
+describe('studio catalogue: Segment Action Destinations', function () {
+  this.timeout(120_000);
+  const ui = studioInBrowser('segment-catalog', { adminToken: TOKEN });
+
+  it('searches, opens Klaviyo, writes its settings YAML and previews the request', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await fillKlaviyo(page, ui.studio().url);
+    // Required fields say so; presets are filled in.
+    assert.equal(await page.getByLabel('Metric Name (required)').inputValue(), '{"@path":"$.event"}');
+    assert.equal(await page.getByLabel('Batch Data to Klaviyo').inputValue(), 'true');
+
+    await page.getByRole('button', { name: 'Write the YAML' }).click();
+    const yaml = parse(await page.getByLabel('The destination, as settings YAML').inputValue());
+    assert.deepEqual(yaml, {
+      destinations: [
+        {
+          id: 'klaviyo',
+          type: 'segment_action',
+          destination: 'klaviyo',
+          secrets: { api_key: 'klaviyo-api-key' },
+          actions: [
+            {
+              action: 'trackEvent',
+              when: ['purchase'],
+              mapping: {
+                // Suggested from the profile's properties' own presets (actions-core does not compose them).
+                profile: { external_id: { '@path': '$.userId' }, anonymous_id: { '@path': '$.anonymousId' } },
+                value: { '@path': '$.properties.total' },
+              },
+            },
+          ],
+        },
+      ],
+    });
+
+    await page.getByRole('button', { name: 'Preview the request' }).click();
+    await page.getByText('trackEvent: delivered').waitFor();
+    await page.getByRole('heading', { name: 'POST https://a.klaviyo.com/api/events/' }).waitFor();
+    const request = await page.locator('#p-out pre').first().textContent();
+    assert.match(request ?? '', /^authorization: Klaviyo-API-Key secret:api_key$/m);
+    const body = JSON.parse((request ?? '').split('\n\n').slice(1).join('\n\n')) as {
+      data: { attributes: Record<string, unknown> };
+    };
+    const attributes = body.data.attributes;
+    assert.deepEqual(attributes['metric'], {
+      data: { type: 'metric', attributes: { name: 'Order Completed' } },
+    });
+    assert.equal(attributes['value'], 42.5);
+    assert.equal(attributes['unique_id'], 'evt_preview_0001');
+    assert.deepEqual(attributes['profile'], {
+      data: { type: 'profile', attributes: { external_id: 'user-123', anonymous_id: 'anon-456' } },
+    });
+
+    // A required field without a preset, emptied, is refused by the settings check, naming it.
+    await page.getByLabel('Profile (required)').fill('');
+    await page.getByRole('button', { name: 'Preview the request' }).click();
+    await page.getByText('destination.actions[0].mapping.profile: required by klaviyo trackEvent').waitFor();
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('is usable at desktop and phone sizes, with the form and a preview shown', async () => {
+    for (const size of SIZES) {
+      const page = await ui.browser().newPage({ viewport: { width: size.width, height: size.height } });
+      await fillKlaviyo(page, ui.studio().url);
+      await page.getByRole('button', { name: 'Preview the request' }).click();
+      await page.getByText('trackEvent: delivered').waitFor();
+      await page.screenshot({ path: join(ui.shots, `segment-catalog-${size.name}.png`), fullPage: true });
+      await assertPageUsable(page);
+      await page.close();
+    }
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * `eventbus destinations list`: the catalogue one destination a line (slug, name, category, auth
+ * kind, actions), as JSON, searched; and the settings' own destinations without `--catalog`.
+ */
+import assert from 'node:assert/strict';
+import { runCli } from '../../support/cli.ts';
+
+describe('cli: destinations list', () => {
+  it('--catalog lists at least 140 destinations, one a line with its auth kind, and exits 0', async () => {
+    const r = await runCli('destinations', 'list', '--catalog');
+    assert.equal(r.code, 0, r.err);
+    const lines = r.out.trimEnd().split('\n').slice(2);
+    assert.ok(lines.length >= 140, `${lines.length} lines`);
+    const klaviyo = lines.find((l) => l.startsWith('klaviyo '));
+    assert.match(klaviyo ?? '', /^klaviyo\s+Klaviyo \(Actions\)\s+\S.*\s+api_key\s+\d+$/);
+    assert.match(
+      r.err,
+      /\d+ destination\(s\) from @segment\/action-destinations \d+\.\d+\.\d+; \d+ take their credentials/,
+    );
+  });
+
+  it('--json gives each destination its auth kind, whether it is supported and its actions', async () => {
+    const r = await runCli('destinations', 'list', '--catalog', '--json', '--search', 'klaviyo');
+    assert.equal(r.code, 0, r.err);
+    const rows = JSON.parse(r.out) as Record<string, unknown>[];
+    assert.equal(rows.length, 1);
+    assert.equal(rows[0]?.['slug'], 'klaviyo');
+    assert.equal(rows[0]?.['auth'], 'api_key');
+    assert.equal(rows[0]?.['supported'], true);
+    assert.ok((rows[0]?.['action_keys'] as string[] | undefined)?.includes('trackEvent'));
+    assert.equal(r.err, '');
+  });
+
+  it('--search with no match says so and exits 0', async () => {
+    const r = await runCli('destinations', 'list', '--catalog', '--search', 'zzz-no-such-thing');
+    assert.equal(r.code, 0);
+    assert.equal(r.out, 'no destination matches "zzz-no-such-thing"\n');
+  });
+
+  it("without --catalog lists the settings' destinations", async () => {
+    const r = await runCli('destinations', 'list', '--json');
+    assert.equal(r.code, 0, r.err);
+    const rows = JSON.parse(r.out) as { id: string; type: string }[];
+    assert.ok(rows.length > 0);
+    assert.ok(rows.every((d) => typeof d.id === 'string' && typeof d.type === 'string'));
+  });
+});

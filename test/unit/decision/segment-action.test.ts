@@ -1,0 +1,123 @@
+/**
+ * The decision layer for `segment_action` destinations (core/decision/decision.ts): an event no
+ * configured action subscribes to is skipped at fan-out with its reason, like one `events.allow`
+ * leaves out, instead of reaching forward-catalog to be rejected; a custom event goes out when an
+ * action's own `when` names it (or `events.allow` does); the other rules still come first.
+ */
+import assert from 'node:assert/strict';
+import { CATALOGUE_OPTIONS, decideOne } from '../../../core/decision/decision.ts';
+import { planFanOut } from '../../../core/delivery/fan-out.ts';
+import type { StoredEvent } from '../../../core/event.ts';
+import type { Destination, Settings } from '../../../schemas/settings.ts';
+
+const event = (event_name: string, over: Partial<StoredEvent> = {}): StoredEvent => ({
+  event_name,
+  event_id: `e-${event_name}`,
+  event_time: '2026-11-24T12:00:00.000Z',
+  user_id: 'u-1',
+  consent: { analytics: 'granted' },
+  event_data: {},
+  ...over,
+});
+const klaviyo = (over: Partial<Destination> = {}): Destination => ({
+  id: 'klaviyo',
+  type: 'segment_action',
+  destination: 'klaviyo',
+  secrets: { api_key: 'KLAVIYO_KEY' },
+  actions: [{ action: 'trackEvent' }, { action: 'upsertProfile' }],
+  ...over,
+});
+const decide = (d: Destination, e: StoredEvent) => decideOne(d, e, CATALOGUE_OPTIONS);
+
+describe('decision: segment_action subscriptions', () => {
+  it('skips an event no action subscribes to, naming the Segment call it is', () => {
+    assert.deepEqual(decide(klaviyo(), event('page_view')), {
+      destination: 'klaviyo',
+      action: 'skip',
+      reason: "no action of klaviyo subscribes to page_view (a Segment page call): an action's when takes it",
+    });
+    assert.match(
+      (
+        decide(klaviyo({ actions: [{ action: 'trackEvent' }] }), event('user_identified')) as {
+          reason: string;
+        }
+      ).reason,
+      /subscribes to user_identified \(a Segment identify call\)/,
+    );
+    const purchasesOnly = klaviyo({ actions: [{ action: 'trackEvent', when: ['purchase'] }] });
+    assert.deepEqual(decide(purchasesOnly, event('add_to_cart')), {
+      destination: 'klaviyo',
+      action: 'skip',
+      reason:
+        'no action of klaviyo subscribes to add_to_cart (Segment track "Product Added"): an action\'s when takes it',
+    });
+  });
+
+  it('sends an event an action takes, by its default subscription or its when', () => {
+    assert.equal(decide(klaviyo(), event('purchase')).action, 'send');
+    assert.equal(decide(klaviyo(), event('user_identified')).action, 'send');
+    const pages = klaviyo({ actions: [{ action: 'trackEvent', when: ['page_view'] }] });
+    assert.equal(decide(pages, event('page_view')).action, 'send');
+  });
+
+  it('sends what it cannot judge from the name (a property condition): the runtime decides', () => {
+    const big = klaviyo({ actions: [{ action: 'trackEvent', when: 'properties.total > 100' }] });
+    assert.equal(decide(big, event('purchase')).action, 'send');
+  });
+
+  it('a custom event goes out when an action’s when names it, or events.allow does', () => {
+    assert.deepEqual(decide(klaviyo(), event('quote_requested')), {
+      destination: 'klaviyo',
+      action: 'skip',
+      reason:
+        "unknown event quote_requested: name it in an action's when (or in events.allow) to forward it to klaviyo",
+    });
+    const named = klaviyo({ actions: [{ action: 'trackEvent', when: ['purchase', 'quote_requested'] }] });
+    assert.equal(decide(named, event('quote_requested')).action, 'send');
+    const fql = klaviyo({ actions: [{ action: 'trackEvent', when: 'event = "quote_requested"' }] });
+    assert.equal(decide(fql, event('quote_requested')).action, 'send');
+    const allowed = klaviyo({ events: { allow: ['quote_requested', 'purchase'] } });
+    assert.equal(decide(allowed, event('quote_requested')).action, 'send');
+  });
+
+  it('a custom event allowed but taken by no action is skipped for that', () => {
+    const d = klaviyo({ actions: [{ action: 'upsertProfile' }], events: { allow: ['quote_requested'] } });
+    assert.match(
+      (decide(d, event('quote_requested')) as { reason: string }).reason,
+      /no action of klaviyo subscribes/,
+    );
+  });
+
+  it('the explicit rules come first: disabled, deny, allow', () => {
+    assert.deepEqual(decide(klaviyo({ enabled: false }), event('page_view')), {
+      destination: 'klaviyo',
+      action: 'skip',
+      reason: 'destination disabled',
+    });
+    assert.match(
+      (decide(klaviyo({ events: { allow: ['purchase'] } }), event('page_view')) as { reason: string }).reason,
+      /not in events.allow/,
+    );
+  });
+
+  it('consent still decides for an event an action takes', () => {
+    const denied = event('purchase', { consent: { analytics: 'denied' } });
+    assert.match((decide(klaviyo(), denied) as { reason: string }).reason, /consent/);
+  });
+
+  it('at fan-out, an event no action takes is a skipped ledger row, not a delivery message', () => {
+    const settings = { destinations: [klaviyo()] } as unknown as Settings;
+    const plan = planFanOut(
+      settings,
+      [event('page_view'), event('purchase')],
+      new Date('2026-11-24T12:00:01Z'),
+    );
+    assert.deepEqual(
+      plan.messages.map((m) => m.attributes['event_name']),
+      ['purchase'],
+    );
+    assert.equal(plan.skips.length, 1);
+    assert.equal(plan.skips[0]?.row.status, 'skipped');
+    assert.match(plan.skips[0]?.row.reason ?? '', /no action of klaviyo subscribes to page_view/);
+  });
+});

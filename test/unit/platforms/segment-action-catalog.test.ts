@@ -1,0 +1,44 @@
+/**
+ * The catalogue's reader (core/platforms/segment-action/catalog.ts): one entry by slug, the list,
+ * search over slug, name, category, auth kind and action titles, and which auth kinds can be
+ * configured from settings and secrets.
+ */
+import assert from 'node:assert/strict';
+import {
+  type CatalogEntry,
+  catalogEntry,
+  catalogList,
+  catalogManifest,
+  catalogSearch,
+  catalogSupported,
+} from '../../../core/platforms/segment-action/catalog.ts';
+
+describe('platforms: segment-action catalogue', () => {
+  it('finds a destination by its folder name, with its auth fields and actions', () => {
+    const k = catalogEntry('klaviyo');
+    assert.equal(k?.name, 'Klaviyo (Actions)');
+    assert.equal(k?.auth, 'api_key');
+    assert.ok(k?.actions.some((a) => a.key === 'trackEvent'));
+    assert.equal(catalogEntry('no-such-destination'), undefined);
+    assert.equal(catalogList(), catalogManifest().destinations);
+  });
+
+  it('searches slug, name, category, auth kind and action titles, case-insensitively', () => {
+    assert.deepEqual(
+      catalogSearch('KLAVIYO').map((d) => d.slug),
+      ['klaviyo'],
+    );
+    assert.ok(catalogSearch('oauth2').every((d) => d.auth === 'oauth2'));
+    assert.ok(catalogSearch('Track Event').some((d) => d.slug === 'klaviyo'));
+    assert.equal(catalogSearch('  ').length, catalogList().length);
+    assert.ok(catalogSearch('messaging').some((d) => d.slug === 'braze'));
+  });
+
+  it('supports credentials from settings and OAuth only where a token is taken as a secret', () => {
+    const of = (slug: string) => catalogSupported(catalogEntry(slug) as CatalogEntry);
+    assert.equal(of('klaviyo'), true);
+    assert.equal(of('customerio'), true);
+    assert.equal(of('hubspot'), true);
+    assert.equal(of('salesforce'), false);
+  });
+});

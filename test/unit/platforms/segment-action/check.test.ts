@@ -1,0 +1,164 @@
+/**
+ * The settings check of segment_action destinations (core/platforms/segment-action/check.ts),
+ * against the catalogue manifest: each problem names its key, and a settings file with one is
+ * refused where settings files are read (local/settings-file.ts: `eventbus settings check`, start).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  segmentActionProblems,
+  segmentActionViolations,
+} from '../../../../core/platforms/segment-action/check.ts';
+import { readSettingsFile, SettingsFileError } from '../../../../local/settings-file.ts';
+import type { Destination, Settings } from '../../../../schemas/settings.ts';
+
+const klaviyo: Destination = {
+  id: 'klaviyo',
+  type: 'segment_action',
+  destination: 'klaviyo',
+  secrets: { api_key: 'KLAVIYO_KEY' },
+  actions: [{ action: 'trackEvent', mapping: { profile: { email: { '@path': '$.context.traits.email' } } } }],
+};
+
+describe('segment_action: settings check', () => {
+  it('accepts a destination whose settings and mappings fit', () => {
+    assert.deepEqual(segmentActionProblems(klaviyo), []);
+  });
+
+  it('names an unknown destination, and one that does not load here with its reason', () => {
+    assert.deepEqual(segmentActionProblems({ ...klaviyo, destination: 'klaviyoo' }), [
+      'destination.destination: no Segment Action Destination "klaviyoo" (eventbus destinations list --catalog)',
+    ]);
+    assert.match(
+      segmentActionProblems({ ...klaviyo, destination: 's3' })[0] ?? '',
+      /^destination\.destination: s3 does not load here: /,
+    );
+    const { destination: _slug, ...without } = klaviyo;
+    assert.match(segmentActionProblems(without)[0] ?? '', /^destination\.destination: is required/);
+  });
+
+  it('a required mapping field missing after the presets is named, with the action', () => {
+    const bare = { ...klaviyo, actions: [{ action: 'trackEvent' }] };
+    assert.deepEqual(segmentActionProblems(bare, 'destinations[3]'), [
+      'destinations[3].actions[0].mapping.profile: required by klaviyo trackEvent',
+    ]);
+  });
+
+  it('an unknown action, an unknown field and a wrong type are named', () => {
+    const bad = {
+      ...klaviyo,
+      actions: [
+        { action: 'trackEvnt' },
+        { action: 'trackEvent', mapping: { profile: {}, valeu: 1, value: 'ten', enable_batching: 'yes' } },
+      ],
+    };
+    assert.deepEqual(segmentActionProblems(bad), [
+      'destination.actions[0].action: klaviyo has no action "trackEvnt" (its actions: upsertProfile, addProfileToList, removeProfileFromList, trackEvent, orderCompleted, subscribeProfile, unsubscribeProfile, removeProfile)',
+      'destination.actions[1].mapping.valeu: is not a field of klaviyo trackEvent (its fields: profile, metric_name, properties, time, value, unique_id, enable_batching, batch_size)',
+      'destination.actions[1].mapping.value: must be a number for klaviyo trackEvent',
+      'destination.actions[1].mapping.enable_batching: must be true or false for klaviyo trackEvent',
+    ]);
+  });
+
+  it('settings: a required one missing, an unknown key, a credential in config, a wrong type', () => {
+    const mixpanel: Destination = {
+      id: 'mixpanel',
+      type: 'segment_action',
+      destination: 'mixpanel',
+      config: { projectToken: 123, region: 'EU' },
+      actions: [{ action: 'trackEvent' }],
+    };
+    assert.deepEqual(segmentActionProblems(mixpanel), [
+      'destination.config.projectToken: must be a string (Project Token)',
+      'destination.config.region: is not a setting of mixpanel (its settings: projectToken, apiSecret, apiRegion, sourceName, strictMode)',
+      'destination.config.apiSecret: is required by mixpanel (Secret Key)',
+    ]);
+    assert.deepEqual(segmentActionProblems({ ...klaviyo, secrets: {}, config: { api_key: 'pk_live' } }), [
+      'destination.config.api_key: is a credential of klaviyo: name a secret under secrets.api_key instead',
+    ]);
+  });
+
+  it('an action without a default subscription needs `when`', () => {
+    const slack: Destination = {
+      id: 'slack',
+      type: 'segment_action',
+      destination: 'slack',
+      actions: [
+        { action: 'postToChannel', mapping: { url: 'https://hooks.slack.com/services/x', text: 'hi' } },
+      ],
+    };
+    assert.deepEqual(segmentActionProblems(slack), [
+      'destination.actions[0].when: is required: slack postToChannel has no default subscription (name the events it takes)',
+    ]);
+    assert.deepEqual(
+      segmentActionProblems({
+        ...slack,
+        actions: [{ ...(slack.actions?.[0] as object), action: 'postToChannel', when: ['purchase'] }],
+      }),
+      [],
+    );
+  });
+
+  it('OAuth: HubSpot takes its private-app token as the access_token secret; without one it is named', () => {
+    const hubspot: Destination = {
+      id: 'hubspot',
+      type: 'segment_action',
+      destination: 'hubspot',
+      actions: [{ action: 'upsertContact' }],
+    };
+    assert.deepEqual(segmentActionProblems(hubspot), [
+      'destination.secrets.access_token: is required: hubspot authenticates with OAuth; name the secret holding its access token (a HubSpot private-app token)',
+    ]);
+    assert.deepEqual(segmentActionProblems({ ...hubspot, secrets: { access_token: 'HUBSPOT_TOKEN' } }), []);
+  });
+
+  it('the settings check keys problems under destinations[i]', () => {
+    const settings = {
+      project: 'p',
+      destinations: [
+        { id: 'hook', type: 'webhook', base_url: 'https://example.com', secrets: { signing_key: 'K' } },
+        { ...klaviyo, actions: [{ action: 'trackEvent' }] },
+      ],
+    } as unknown as Settings;
+    assert.deepEqual(segmentActionViolations(settings), [
+      { field: 'destinations[1].actions[0].mapping.profile', description: 'required by klaviyo trackEvent' },
+    ]);
+  });
+
+  it('a settings file with such a problem is refused where settings files are read, naming the field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'segment-action-check-'));
+    try {
+      const file = join(dir, 'env.yaml');
+      writeFileSync(
+        file,
+        [
+          'project: demo-project',
+          'name: demo',
+          'region: europe-west1',
+          'destinations:',
+          '  - id: klaviyo',
+          '    type: segment_action',
+          '    destination: klaviyo',
+          '    secrets: { api_key: KLAVIYO_KEY }',
+          '    actions:',
+          '      - action: trackEvent',
+          '',
+        ].join('\n'),
+      );
+      assert.throws(
+        () => readSettingsFile(file),
+        (err: unknown) =>
+          err instanceof SettingsFileError &&
+          err.errors.some(
+            (e) =>
+              e.field === 'destinations[0].actions[0].mapping.profile' &&
+              e.description === 'required by klaviyo trackEvent',
+          ),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,123 @@
+/**
+ * The runtime (core/platforms/segment-action/run.ts) with an injected fetch: URLs moved under
+ * `base_url`, the settings the actions see, OAuth destinations' access token as a bearer token,
+ * and what it refuses before any request.
+ */
+import assert from 'node:assert/strict';
+import type { StoredEvent } from '../../../../core/event.ts';
+import { runSegmentAction, underBaseUrl } from '../../../../core/platforms/segment-action/run.ts';
+import type { Destination } from '../../../../schemas/settings.ts';
+
+const NOW = new Date('2026-11-24T12:00:00.000Z');
+const identify: StoredEvent = {
+  event_name: 'user_identified',
+  event_id: 'evt-9',
+  event_time: '2026-11-24T11:00:00.000Z',
+  user_id: 'u-9',
+  user: { email: 'ada@example.com', first_name: 'Ada' },
+  event_data: {},
+};
+
+/** A fetch that records each call and answers 200 with a JSON body. */
+function recording(body: unknown = {}) {
+  const calls: { url: string; init: RequestInit | undefined }[] = [];
+  const fetch = (async (url: string | URL | Request, init?: RequestInit) => {
+    calls.push({ url: String(url), init });
+    return new Response(JSON.stringify(body), {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+    });
+  }) as typeof globalThis.fetch;
+  return { fetch, calls };
+}
+
+describe('segment_action: the runtime', () => {
+  it('moves a URL under base_url with its host as the first path segment, query kept', () => {
+    assert.equal(
+      underBaseUrl('https://a.klaviyo.com/api/events/?x=1', 'http://127.0.0.1:8099/capture/'),
+      'http://127.0.0.1:8099/capture/a.klaviyo.com/api/events/?x=1',
+    );
+    assert.equal(underBaseUrl('https://a.klaviyo.com/api/', undefined), 'https://a.klaviyo.com/api/');
+  });
+
+  it('HubSpot (OAuth): the access_token secret is sent as a bearer token; upsertContact from its presets', async () => {
+    const { fetch, calls } = recording({ id: '1' });
+    const hubspot: Destination = {
+      id: 'hubspot',
+      type: 'segment_action',
+      destination: 'hubspot',
+      base_url: 'http://stand.in',
+      secrets: { access_token: 'HUBSPOT_TOKEN' },
+      actions: [{ action: 'upsertContact' }],
+    };
+    const r = await runSegmentAction(
+      identify,
+      hubspot,
+      { access_token: 'pat-na1-secret' },
+      { fetch, now: NOW },
+    );
+    assert.deepEqual(r.outcomes, [
+      { action: 'upsertContact', outcome: { status: 'delivered', httpStatus: 200 } },
+    ]);
+    const first = calls[0];
+    assert.ok(first);
+    assert.match(first.url, /^http:\/\/stand\.in\/api\.hubapi\.com\//);
+    assert.equal(new Headers(first.init?.headers).get('authorization'), 'Bearer pat-na1-secret');
+    assert.match(String(first.init?.body), /ada@example\.com/);
+    // What the ledger and the debugger see: the platform's URL without its query.
+    assert.match(r.requests[0]?.url ?? '', /^https:\/\/api\.hubapi\.com\//);
+  });
+
+  it('an OAuth destination without its access token is refused before any request', async () => {
+    const { fetch, calls } = recording();
+    const r = await runSegmentAction(
+      identify,
+      { id: 'h', type: 'segment_action', destination: 'hubspot', actions: [{ action: 'upsertContact' }] },
+      {},
+      { fetch, now: NOW },
+    );
+    assert.equal(r.outcomes[0]?.outcome.status, 'rejected');
+    assert.match(
+      r.outcomes[0]?.outcome.status === 'rejected' ? r.outcomes[0].outcome.reason : '',
+      /secrets\.access_token/,
+    );
+    assert.equal(calls.length, 0);
+  });
+
+  it('refuses an unknown destination, settings its schema refuses, and an unknown action, sending nothing', async () => {
+    const { fetch, calls } = recording();
+    const reasonOf = async (d: Destination, secrets: Record<string, string> = {}) => {
+      const r = await runSegmentAction(identify, d, secrets, { fetch, now: NOW });
+      const o = r.outcomes[0]?.outcome;
+      return o && o.status === 'rejected' ? o.reason : o?.status;
+    };
+    const d: Destination = {
+      id: 'k',
+      type: 'segment_action',
+      destination: 'klaviyo',
+      actions: [{ action: 'upsertProfile' }],
+    };
+    assert.equal(
+      await reasonOf({ ...d, destination: '../klaviyo' }),
+      'no Segment Action Destination "../klaviyo" is installed',
+    );
+    assert.match(String(await reasonOf(d)), /^settings refused by klaviyo: .*api_key/);
+    assert.equal(
+      await reasonOf({ ...d, actions: [{ action: 'nope' }] }, { api_key: 'k' }),
+      'klaviyo has no action nope',
+    );
+    assert.equal(calls.length, 0);
+  });
+
+  it('an action whose subscription does not take the event is left out of the outcomes', async () => {
+    const { fetch, calls } = recording();
+    const r = await runSegmentAction(
+      identify,
+      { id: 'k', type: 'segment_action', destination: 'klaviyo', actions: [{ action: 'trackEvent' }] },
+      { api_key: 'k' },
+      { fetch, now: NOW },
+    );
+    assert.deepEqual(r.outcomes, []);
+    assert.equal(calls.length, 0);
+  });
+});

@@ -1,0 +1,47 @@
+/**
+ * The default subscriptions table (scripts/segment-subscriptions.ts): the committed
+ * core/platforms/segment-action/default-subscriptions.json is the catalogue manifest's actions
+ * and default subscriptions, so the decision layer in `store` knows what the runtime's actions take.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { CatalogManifest } from '../../../core/platforms/segment-action/catalog.ts';
+import {
+  SUBSCRIPTIONS_FILE,
+  subscriptionTable,
+  subscriptionText,
+} from '../../../scripts/segment-subscriptions.ts';
+
+describe('scripts: segment-subscriptions', () => {
+  it('the committed table is the manifest’s (else run `npx node scripts/segment-subscriptions.ts`)', () => {
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../../core/platforms/segment-action/catalog.json', import.meta.url), 'utf8'),
+    ) as CatalogManifest;
+    assert.equal(readFileSync(SUBSCRIPTIONS_FILE, 'utf8'), subscriptionText(subscriptionTable(manifest)));
+  });
+
+  it('keeps every action, its default with white space collapsed, null without one; written as biome formats JSON', () => {
+    const table = subscriptionTable({
+      destinations: [
+        {
+          slug: 'x',
+          name: 'X',
+          auth: 'none',
+          authFields: [],
+          loads: true,
+          actions: [
+            {
+              key: 'track',
+              title: 'Track',
+              fields: [],
+              defaultSubscription: '\n  type = "track"\n  and event != "A"\n',
+            },
+            { key: 'post', title: 'Post', fields: [] },
+          ],
+        },
+      ],
+    });
+    assert.deepEqual(table, { x: { track: 'type = "track" and event != "A"', post: null } });
+    assert.equal(subscriptionText(table), `${JSON.stringify(table, null, 2)}\n`);
+  });
+});
