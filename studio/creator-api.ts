@@ -13,6 +13,8 @@
  *   the delivery ledger per destination and status.
  * - `limits`: the gateway's accepted event_time window (the settings' `limits`), so the page's
  *   check of the sample rows is the endpoint's, window included.
+ * - `signed-send`: the sample signed with the chosen scheme and secret and posted as the vendor
+ *   would (studio/creator-signing.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { RegistryClient } from '../adapters/registry.ts';
@@ -31,6 +33,7 @@ import { INTERACTIVE_TOKEN_DAYS, issueToken, parseExpiry } from '../gateway/cred
 import type { TokenStore } from '../gateway/token-store.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
+import { postToGateway, signedSend } from './creator-signing.ts';
 import { checkedName, invalidField, notConfigured } from './request.ts';
 
 export type Row = Record<string, unknown>;
@@ -65,6 +68,7 @@ export const CREATOR_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Objec
   send: 'apply',
   arrivals: 'read',
   limits: 'read',
+  'signed-send': 'apply',
 });
 
 const record = (v: unknown): Record<string, unknown> =>
@@ -114,6 +118,10 @@ export async function creatorAction(
     }
     case 'limits':
       return ok({ limits: o.settings?.limits ?? {} });
+    case 'signed-send': {
+      const url = needs(o.gatewayUrl, 'gateway URL');
+      return url.ok ? signedSend(url.value, body, now) : url;
+    }
     default:
       return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
   }
@@ -205,19 +213,11 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Pr
   const sample = text(body, 'text', SEND_MAX);
   if (!sample.ok) return sample;
   const url = `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator.value)}?partial=true`;
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${secret.value}`, 'content-type': contentType.value },
-      body: sample.value,
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (err) {
-    return fail('UNAVAILABLE', { retryAfter: 5, detail: `the gateway: ${String(err)}` });
-  }
-  const answer: unknown = await res.json().catch(() => ({}));
-  return ok({ status: res.status, body: answer });
+  return postToGateway(
+    url,
+    { authorization: `Bearer ${secret.value}`, 'content-type': contentType.value },
+    sample.value,
+  );
 }
 
 /** The event's typed-view rows and the ledger's counts since `since`. */

@@ -45,7 +45,7 @@ export function resourceViolations(
     const why =
       eventNameProblem(d.name) ??
       (lookupEvent(d.name)
-        ? `${d.name} is a built-in catalogue event: it cannot be redefined; name yours differently`
+        ? `${d.name} is a built-in catalogue event: it cannot be redefined; name yours differently, or fill ${d.name} itself with a Translator (spec.event: ${d.name}, no definition)`
         : undefined);
     if (why) return [{ field, description: why }];
   } else if (!namePattern.test(d.name)) {

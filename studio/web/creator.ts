@@ -3,6 +3,10 @@
  * fields (core/samples, the same inference the tests check) → a name and a mapping per column →
  * the EventDefinition and Translator (core/samples/draft.ts), every sample row translated and
  * validated with the translator's own module as the person edits → saved through the admin API.
+ * Its parts in their own files: a catalogue event as the target (creator-targets.ts), the value,
+ * currency and minor units (creator-amounts.ts), how the sender proves itself (creator-auth.ts),
+ * the question about old times (creator-time.ts), the name and row checks (creator-checks.ts),
+ * and the saved source's URL and tries (creator-live.ts).
  *
  * Everything from the sample is put on the page as text (textContent, option values), never as
  * HTML, so a hostile cell stays a string.
@@ -31,7 +35,6 @@ import {
   type TimeWindow,
 } from '../../core/samples/index.ts';
 import { translate } from '../../core/translate/index.ts';
-import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import {
   $,
@@ -42,9 +45,28 @@ import {
   noteMissingToken,
   payloadBlocks,
   refusal,
-  rowsTable,
   show,
 } from './common.ts';
+import {
+  refreshValueOptions,
+  showAmountGuesses,
+  showMinorOffer,
+  startAmounts,
+  valueChoice,
+  withMinorUnits,
+} from './creator-amounts.ts';
+import { authProblem, authSpec, renderAuth, startAuth } from './creator-auth.ts';
+import { byColumn, checkName, renderPreview } from './creator-checks.ts';
+import { goLive, type Saved, startLive } from './creator-live.ts';
+import {
+  catalogueDraft,
+  catalogueTarget,
+  renderSlots,
+  resetSlots,
+  slotErrors,
+  startTargets,
+} from './creator-targets.ts';
+import { showTimeQuestion, timeBlock } from './creator-time.ts';
 
 const TARGETS = ['event_data', ...CONTEXT_TARGETS.filter((t) => t !== 'event_name'), 'skip'];
 
@@ -56,8 +78,6 @@ interface State {
   draft?: Draft;
   /** The sample's rows as events (what the translator makes of them). */
   events: unknown[];
-  /** A translate token made on this page (its secret is shown once, kept for this page). */
-  token?: string;
   /** Why each column goes where it was guessed to (in column order). */
   whys: string[];
   guesses?: Guesses;
@@ -67,6 +87,8 @@ interface State {
   offer?: string;
   /** The environment's settings limits (the gateway's event_time window). */
   limits: NonNullable<Settings['limits']>;
+  /** The answer to the blocking question about times outside the window (`column`, `arrival`, `fix`). */
+  timeAnswer?: string;
 }
 const state: State = { text: '', fields: [], choices: [], events: [], whys: [], autoName: '', limits: {} };
 
@@ -129,7 +151,10 @@ function readSample(): void {
     ...(g.field ? { field: g.field } : {}),
   }));
   state.whys = guesses.columns.map((g) => g.why);
+  delete state.timeAnswer;
+  resetSlots();
   showGuesses(guesses);
+  showAmountGuesses(guesses);
   $('detected').textContent = readAs(sample);
   const problems = $('problems');
   problems.replaceChildren(
@@ -141,6 +166,7 @@ function readSample(): void {
   $('save-section').hidden = sample.columns.length === 0;
   $('platforms-section').hidden = sample.columns.length === 0;
   renderFields();
+  renderSlots(state.fields);
   update();
 }
 
@@ -263,6 +289,7 @@ function showGuesses(g: Guesses): void {
     ? `Name guessed ${g.eventName.why}: change it if you like.`
     : 'No column names the event: give it a name.';
   $('time-guess').textContent = `Event time: ${g.eventTime.why}.`;
+  showTimeQuestion(g.eventTime, update);
   const candidates = state.fields.filter(
     (f) => f.type === 'boolean' || g.consent.some((c) => c.column === f.name),
   );
@@ -284,30 +311,38 @@ function showGuesses(g: Guesses): void {
   $('action-why').textContent = `Guessed: ${g.actionSource.why}.`;
 }
 
-/** The name rule, catalogue names, platform names and near misses, as the person types. */
-function checkName(name: string): { ok: boolean; text: string; cls: string } {
-  if (name === '') return { ok: false, text: 'Give the event a name (snake_case).', cls: 'warn' };
-  const problem = eventNameProblem(name);
-  if (problem) return { ok: false, text: `The name ${problem}.`, cls: 'err' };
-  if (lookupEvent(name))
-    return { ok: false, text: `${name} is a built-in catalogue event: it cannot be redefined.`, cls: 'err' };
-  const near = nearCatalogueName(name);
-  if (near)
-    return { ok: false, text: `Too close to the catalogue event "${near}": did you mean it?`, cls: 'err' };
-  if (/^(purchase|lead|contact|subscribe|search)s?$/i.test(name.replace(/_/g, '')))
-    return {
-      ok: true,
-      text: 'This reads like a platform event name: map it to the platform below instead.',
-      cls: 'warn',
-    };
-  return { ok: true, text: `${name} is a good name.`, cls: 'ok' };
+function saved(draft: Draft): Saved {
+  const cat = catalogueDraft(draft, state.fields);
+  const base = cat?.translator ?? draft.translator;
+  const auth = authSpec();
+  const translator = auth ? { ...base, spec: { ...base.spec, auth } } : base;
+  return cat
+    ? { event: cat.event, catalogue: true, translator, documents: [translator] }
+    : {
+        event: draft.definition.name,
+        catalogue: false,
+        translator,
+        documents: [draft.definition, translator],
+      };
+}
+
+/** Why the draft cannot be saved yet beyond its rows: unfilled slots, the time question, the auth. */
+function blockers(): string[] {
+  return [...slotErrors(), ...[timeBlock(), authProblem()].filter((b): b is string => b !== undefined)];
 }
 
 function update(): void {
   const sample = state.sample;
   if (!sample) return;
+  const target = catalogueTarget();
+  $('translator-name-row').hidden = target === undefined;
+  // A catalogue target sends per the catalogue's own platform mappings: step 3's events are a definition's.
+  $('platform-events').hidden = target !== undefined;
+  $('action-source-row').hidden = target !== undefined;
+  showMinorOffer(target === undefined);
+  $('catalogue-platforms').hidden = target === undefined;
   const eventName = $<HTMLInputElement>('event-name').value.trim();
-  const name = checkName(eventName);
+  const name = target ? { ok: true, text: '', cls: 'ok' } : checkName(eventName);
   const check = $('name-check');
   check.textContent = name.text;
   check.className = name.cls;
@@ -318,13 +353,16 @@ function update(): void {
     translatorName: `${(eventName || 'unnamed_event').replace(/_/g, '-')}-${sample.format}`,
     sample,
     fields: state.fields,
-    choices: state.choices,
+    choices: withMinorUnits(state.choices),
     zone,
     platforms: platformChoice(),
   });
   state.draft = draft;
-  refreshValueOptions(draft);
-  const dataFields = (draft.definition.spec['fields'] as unknown[]).length;
+  refreshValueOptions(draft, state.choices);
+  renderAuth(saved(draft).translator.name);
+  const blocked = blockers();
+  $('slot-errors')?.replaceChildren(...slotErrors().map((e) => el('li', { class: 'err' }, e)));
+  const dataFields = target ? 1 : (draft.definition.spec['fields'] as unknown[]).length;
   $<HTMLButtonElement>('check').disabled = true;
   $<HTMLButtonElement>('save').disabled = true;
   $('plan').replaceChildren();
@@ -341,14 +379,16 @@ function update(): void {
     const refused = validateRows(draft);
     renderPreview(sample, refused);
     const bad = refused.size;
-    rowCheck.textContent =
+    rowCheck.textContent = [
       dataFields === 0
         ? 'Keep at least one column as an event field.'
         : bad === 0
-          ? `All ${sample.rows.length} sample rows fit the definition.`
-          : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`;
-    rowCheck.className = dataFields === 0 || bad > 0 ? 'warn' : 'ok';
-    $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0;
+          ? `All ${sample.rows.length} sample rows fit the ${target ? `${target} event` : 'definition'}.`
+          : `${bad} of ${sample.rows.length} sample rows would be refused: see the marked rows.`,
+      ...blocked,
+    ].join(' ');
+    rowCheck.className = dataFields === 0 || bad > 0 || blocked.length > 0 ? 'warn' : 'ok';
+    $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0 || blocked.length > 0;
   };
   rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
 }
@@ -369,9 +409,6 @@ function platformChoice(): PlatformChoice {
     const v = $<HTMLSelectElement>(`platform-${type}`).value.trim();
     if (v) events[type] = v;
   }
-  const valueField = $<HTMLSelectElement>('value-field').value;
-  const currencyField = $<HTMLSelectElement>('currency-field').value;
-  const code = $<HTMLInputElement>('currency-code').value.trim().toUpperCase();
   const consent: NonNullable<PlatformChoice['consent']> = {};
   for (const purpose of CONSENT_PURPOSES) {
     const v = $<HTMLSelectElement>(`consent-${purpose}`).value;
@@ -397,32 +434,10 @@ function platformChoice(): PlatformChoice {
   const actionSource = $<HTMLSelectElement>('action-source').value;
   return {
     events,
-    ...(valueField ? { valueField } : {}),
-    ...(valueField && currencyField ? { currency: { field: currencyField } } : {}),
-    ...(valueField && !currencyField && /^[A-Z]{3}$/.test(code) ? { currency: { code } } : {}),
+    ...valueChoice(),
     ...(Object.keys(consent).length > 0 ? { consent } : {}),
     ...(events.meta_capi && actionSource ? { actionSource } : {}),
   };
-}
-
-/** The value and currency lists offer the definition's number and text fields. */
-function refreshValueOptions(draft: Draft): void {
-  const fields = draft.definition.spec['fields'] as { name: string; type: string; format?: string }[];
-  const fill = (id: string, none: string, keep: (f: { type: string; format?: string }) => boolean) => {
-    const select = $<HTMLSelectElement>(id);
-    const current = select.value;
-    const names = fields.filter(keep).map((f) => f.name);
-    select.replaceChildren(
-      el('option', { value: '' }, none),
-      ...names.map((n) => {
-        const o = el('option', { value: n }, n);
-        o.selected = n === current;
-        return o;
-      }),
-    );
-  };
-  fill('value-field', 'no value', (f) => f.type === 'number' || f.type === 'integer');
-  fill('currency-field', 'the code →', (f) => f.type === 'string');
 }
 
 /** Each destination's exact request for the first sample row (the same code as `preview`). */
@@ -451,11 +466,13 @@ async function previewPayloads(): Promise<void> {
 function validateRows(draft: Draft): Map<number, string> {
   const out = new Map<number, string>();
   const spec = draft.definition.spec as { fields: [] };
-  const defined = definedEvents([definedEvent(draft.definition.name, '0.0', spec)]);
+  const s = saved(draft);
+  // A catalogue event is checked against the catalogue's schema, which the gateway holds in code.
+  const defined = definedEvents(s.catalogue ? [] : [definedEvent(draft.definition.name, '0.0', spec)]);
   const r = translate({
-    translator: draft.translator.name,
-    spec: draft.translator.spec,
-    eventName: draft.definition.name,
+    translator: s.translator.name,
+    spec: s.translator.spec,
+    eventName: s.event,
     body: new TextEncoder().encode(state.text),
     contentType: MEDIA[state.sample?.format ?? 'csv'],
   });
@@ -481,77 +498,15 @@ function validateRows(draft: Draft): Map<number, string> {
   return out;
 }
 
-function renderPreview(sample: ParsedSample, refused: Map<number, string>): void {
-  const columns = sample.columns;
-  const head = el(
-    'tr',
-    {},
-    el('th', { scope: 'col' }, '#'),
-    el('th', { scope: 'col' }, 'Check'),
-    ...columns.map((c) => el('th', { scope: 'col' }, c)),
-  );
-  // The first 50 rows, and the first 50 refused ones beyond them, so every mark is on screen.
-  const shown = [
-    ...Array.from({ length: Math.min(50, sample.rows.length) }, (_, i) => i),
-    ...[...refused.keys()]
-      .filter((i) => i >= 50)
-      .sort((a, b) => a - b)
-      .slice(0, 50),
-  ];
-  const body = shown.map((i) => {
-    const row = sample.rows[i] ?? {};
-    const why = refused.get(i);
-    return el(
-      'tr',
-      why ? { class: 'bad' } : {},
-      el('td', {}, String(i + 1)),
-      // Beside the row, not after 200 columns: why it would be refused.
-      why ? el('td', { class: 'why' }, why) : el('td', { class: 'ok' }, 'fits'),
-      ...columns.map((c) => el('td', {}, show(row[c] ?? ''))),
-    );
-  });
-  const table = el(
-    'table',
-    { 'aria-label': 'The sample as read' },
-    el('thead', {}, head),
-    el('tbody', {}, ...body),
-  );
-  $('preview').replaceChildren(table);
-}
-
-/**
- * A refusal's fields named by the sample's columns: `documents[0].spec.fields[5].enum` is the
- * definition's sixth field, made from a column the person can find in the table.
- */
-function byColumn(json: unknown, draft: Draft): unknown {
-  const e = (json as { error?: { details?: { fieldViolations?: { field: string }[] }[] } }).error;
-  const specFields = draft.definition.spec['fields'] as { name: string }[];
-  const source = (target: string) => draft.translator.spec.fields.find((f) => f.target === target)?.source;
-  for (const d of e?.details ?? [])
-    for (const v of d.fieldViolations ?? []) {
-      const def = /^documents\[0\]\.spec\.fields\[(\d+)\]\.?(.*)$/.exec(v.field);
-      const tr = /^documents\[1\]\.spec\.fields\[(\d+)\]\.?(.*)$/.exec(v.field);
-      const name = def ? specFields[Number(def[1])]?.name : undefined;
-      const column = def
-        ? name && source(name)
-        : tr
-          ? draft.translator.spec.fields[Number(tr[1])]?.source
-          : undefined;
-      const rest = (def ?? tr)?.[2];
-      if (typeof column === 'string')
-        v.field = `column "${column}"${name ? ` (field ${name})` : ''}${rest ? `: ${rest}` : ''}`;
-    }
-  return json;
-}
-
 async function checkSave(dryRun: boolean): Promise<void> {
   const draft = state.draft;
   if (!draft) return;
-  const documents = [draft.definition, draft.translator];
+  const s = saved(draft);
+  const documents = s.documents;
   const { status, json } = await admin('/v1/admin/apply', { documents, dryRun });
   const plan = $('plan');
   if (status !== 200) {
-    plan.replaceChildren(...refusal(status, byColumn(json, draft)));
+    plan.replaceChildren(...refusal(status, byColumn(json, draft, s)));
     $<HTMLButtonElement>('save').disabled = true;
     return;
   }
@@ -577,121 +532,15 @@ async function checkSave(dryRun: boolean): Promise<void> {
   $<HTMLButtonElement>('save').disabled = !dryRun;
   if (!dryRun) {
     const config = (await (await fetch('/config.json')).json().catch(() => ({}))) as { gatewayUrl?: string };
-    const endpoint = `${config.gatewayUrl ?? '{gateway}'}/v1/translators/${draft.translator.name}`;
-    $('endpoint').textContent = endpoint;
-    const type = MEDIA[state.sample?.format ?? 'csv'];
-    $('curl').textContent =
-      `curl -sS -X POST '${endpoint}' \\\n  -H "Authorization: Bearer $TOKEN" -H 'Content-Type: ${type}' \\\n  --data-binary @your-file`;
-    $('live').hidden = false;
+    // A catalogue event's columns are its slots (what the translator fills), a defined one's its fields.
+    const fields = s.catalogue
+      ? s.translator.spec.fields.map((f) => f.target).filter((t) => !/[.]|^event_/.test(t))
+      : (draft.definition.spec['fields'] as { name: string }[]).map((f) => f.name);
+    goLive(
+      { ...s, fields, contentType: MEDIA[state.sample?.format ?? 'csv'], text: state.text },
+      config.gatewayUrl ?? '{gateway}',
+    );
   }
-}
-
-/** A translate:<name> token for the saved translator, shown once. */
-async function makeToken(): Promise<void> {
-  const draft = state.draft;
-  if (!draft) return;
-  const { status, json } = await admin('/v1/admin/tokens', { translator: draft.translator.name });
-  if (status !== 200) {
-    $('send-status').replaceChildren(...refusal(status, json));
-    return;
-  }
-  const made = json as { secret: string; expires_at?: string };
-  state.token = made.secret;
-  $('token').textContent = state.token;
-  // Tokens made here expire (docs/studio.md#tokens-made-in-the-studio): say when.
-  $('token-expiry').textContent =
-    made.expires_at && made.expires_at !== 'never' ? `It expires on ${made.expires_at.slice(0, 10)}.` : '';
-  $('token-once').hidden = false;
-  $<HTMLButtonElement>('make-token').disabled = true;
-  $<HTMLButtonElement>('send-samples').disabled = false;
-}
-
-/** The sample through the live endpoint, then what the warehouse holds as it arrives. */
-async function sendSamples(): Promise<void> {
-  const draft = state.draft;
-  if (!draft || !state.token) return;
-  const since = new Date(Date.now() - 5_000).toISOString();
-  const status = $('send-status');
-  status.textContent = 'Sending…';
-  const sent = await admin('/v1/admin/send', {
-    translator: draft.translator.name,
-    token: state.token,
-    contentType: MEDIA[state.sample?.format ?? 'csv'],
-    text: state.text,
-  });
-  if (sent.status !== 200) {
-    status.replaceChildren(...refusal(sent.status, sent.json));
-    return;
-  }
-  const gateway = sent.json as {
-    status: number;
-    body: {
-      messageIds?: (string | null)[];
-      invalidRows?: number;
-      violations?: { field: string; description: string }[];
-    };
-  };
-  if (gateway.status !== 200) {
-    status.replaceChildren(...refusal(gateway.status, gateway.body));
-    return;
-  }
-  const published = (gateway.body.messageIds ?? []).filter((m) => m !== null).length;
-  const refused = gateway.body.invalidRows ?? 0;
-  // Why rows were refused, from the endpoint's own answer: "0 stored" never stands alone.
-  const reasons = (gateway.body.violations ?? [])
-    .slice(0, 10)
-    .map((v) => el('li', {}, `${v.field}: ${v.description}`));
-  $('send-reasons').replaceChildren(...reasons);
-  if (published === 0) {
-    status.textContent = `The endpoint accepted 0 rows and refused ${refused}: nothing will be stored. Why:`;
-    return;
-  }
-  status.textContent = `The endpoint accepted ${published} row(s)${refused ? `, refused ${refused} (why below)` : ''}. Waiting for the warehouse…`;
-  const deadline = Date.now() + 60_000;
-  let last = '';
-  let looks = 0;
-  for (;;) {
-    looks += 1;
-    const got = await admin('/v1/admin/arrivals', { event: draft.definition.name, since });
-    if (got.status === 200) {
-      const a = got.json as { stored: Record<string, unknown>[]; deliveries: Record<string, unknown>[] };
-      renderArrivals(a);
-      // Done when every row is stored and the ledger stopped changing between two looks (an
-      // event no destination takes may never have a ledger row: then after a few looks).
-      const now = JSON.stringify(a.deliveries);
-      const settled = now === last && (a.deliveries.length > 0 || looks >= 5);
-      last = now;
-      if (a.stored.length >= published && settled) {
-        status.textContent = `${a.stored.length} row(s) stored in events.${draft.definition.name}; deliveries below.`;
-        return;
-      }
-    }
-    if (Date.now() > deadline) {
-      status.textContent = `Still arriving after a minute: ${published} row(s) accepted, the rows and deliveries so far are below (is the store function running?).`;
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 1500));
-  }
-}
-
-function renderArrivals(a: {
-  stored: Record<string, unknown>[];
-  deliveries: Record<string, unknown>[];
-}): void {
-  const fields = ((state.draft?.definition.spec['fields'] as { name: string }[] | undefined) ?? []).map(
-    (f) => f.name,
-  );
-  $('arrivals').replaceChildren(
-    el('h4', {}, `Stored (events.${state.draft?.definition.name ?? ''})`),
-    el('div', { class: 'scroll' }, rowsTable('Stored rows', a.stored, ['event_id', 'event_time', ...fields])),
-    el('h4', {}, 'Deliveries'),
-    // In its own scroll box too: a long reason must not widen the page on a phone.
-    el(
-      'div',
-      { class: 'scroll' },
-      rowsTable('Deliveries by destination', a.deliveries, ['destination', 'status', 'events', 'reason']),
-    ),
-  );
 }
 
 function start(): void {
@@ -716,8 +565,6 @@ function start(): void {
     $(id).addEventListener('input', update);
   for (const id of [
     ...PLATFORM_TYPES.map((t) => `platform-${t}`),
-    'value-field',
-    'currency-field',
     'action-source',
     ...CONSENT_PURPOSES.map((p) => `consent-${p}`),
   ])
@@ -730,8 +577,16 @@ function start(): void {
     if (status === 200) state.limits = (json as { limits: State['limits'] }).limits ?? {};
   });
   $('preview-payloads').addEventListener('click', () => void previewPayloads());
-  $('make-token').addEventListener('click', () => void makeToken());
-  $('send-samples').addEventListener('click', () => void sendSamples());
+  startLive();
+  startAuth(update);
+  startAmounts(update);
+  startTargets(update);
+  $('target-event').addEventListener('change', () => {
+    resetSlots();
+    renderSlots(state.fields);
+    update();
+  });
+  $('translator-name').addEventListener('input', update);
   $('check').addEventListener('click', () => void checkSave(true));
   $('save').addEventListener('click', () => void checkSave(false));
 }

@@ -7,7 +7,8 @@
  * received three Leads with the value, the currency and the hashed e-mail. A second walk pastes
  * NDJSON with a nested address and sees its rows arrive too. A third walk pastes vendors' own
  * payloads (a WooCommerce order, a Stripe event, a GitHub webhook: test/fixtures/sources/) with no
- * edit beyond a name where none is guessed, and they arrive typed through the real gateway. A
+ * edit beyond a name where none is guessed and taking Stripe's offer of minor units, sees the
+ * value and currency preselected, and they arrive typed through the real gateway. A
  * fourth pastes Mailchimp's webhook form post, saves a form translator with no edit, sends the
  * sample as Mailchimp does (application/x-www-form-urlencoded), and its row arrives typed; the
  * same walk at 390 px wide, the post chosen as a .form file, never scrolls the page sideways.
@@ -83,6 +84,11 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     });
     return errors;
   };
+  /** The vendors' examples are years old: the page asks which time to take; the arrival time. */
+  const answerOldTimes = async (page: Page) => {
+    if (await page.locator('#time-question').isVisible())
+      await page.getByLabel('Use the arrival time (the column is kept as a field)').check();
+  };
   /** Saves the checked draft and waits for the endpoint's URL; then a token, shown once. */
   const saveAndMakeToken = async (page: Page, translator: string): Promise<string> => {
     await page.getByRole('button', { name: 'Save and go live' }).click();
@@ -157,8 +163,11 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     // Step 3: before consent is given, the page says why nothing would reach Meta.
     await page.getByLabel('Meta', { exact: true }).selectOption('Lead');
     await page.getByText(/Meta and TikTok receive an event only with consent/).waitFor();
-    await page.getByLabel('Value from').selectOption('amount');
-    await page.getByLabel('Code').fill('EUR');
+    // Betrag was guessed as the value: preselected under the name it was given, in euros by
+    // default (no column holds a currency).
+    assert.equal(await page.getByLabel('Value from').inputValue(), 'amount');
+    assert.equal(await page.getByLabel('Currency', { exact: true }).inputValue(), '');
+    assert.equal(await page.getByLabel('Code', { exact: true }).inputValue(), 'EUR');
     // Consent per purpose: Meta needs ads and ad user data; here both were given at collection.
     await page.getByLabel('Ads', { exact: true }).selectOption('granted');
     await page.getByLabel('Ad user data', { exact: true }).selectOption('granted');
@@ -297,6 +306,32 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     await page.close();
   });
 
+  /**
+   * Step 3 as the guesses leave it: the order's total preselected as the value, the payload's
+   * currency column as the currency (no fixed code then), and Stripe's cents offered with why,
+   * unticked until the person takes the offer, as a person reading it would.
+   */
+  const seeAmountGuesses = async (page: Page, path: string) => {
+    const money = !path.startsWith('github/');
+    assert.equal(await page.getByLabel('Value from').inputValue(), money ? 'value' : '');
+    assert.equal(await page.getByLabel('Currency', { exact: true }).inputValue(), money ? 'currency' : '');
+    assert.equal(await page.getByLabel('Code', { exact: true }).inputValue(), money ? '' : 'EUR');
+    const offer = page.getByLabel('Amounts in data.object.amount_total are minor units (cents)');
+    if (!path.startsWith('stripe/')) {
+      assert.equal(await page.locator('#minor-offer').isVisible(), false);
+      return;
+    }
+    await page
+      .locator('#minor-why')
+      .getByText(
+        /^Offered because Stripe sends amounts in minor units \(25000 is 250\.00 in a currency with cents\)/,
+      )
+      .waitFor();
+    assert.equal(await offer.isChecked(), false);
+    await offer.check();
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+  };
+
   it('takes vendors’ own payloads as they are, and they arrive typed through the real gateway', async () => {
     const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
     const errors = failOn(page);
@@ -314,9 +349,12 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       await page.getByRole('button', { name: 'Read the sample' }).click();
       await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
       const input = page.getByLabel('Event name');
-      // Stripe's event names itself (its `type`); the others get a name, nothing else is edited.
+      // Stripe's event names itself (its `type`); the others get a name; beyond the old times'
+      // question, the only edit is taking Stripe's offer of minor units.
       if ((await input.inputValue()) !== name) await input.fill(name);
       await page.getByText('All 1 sample rows fit the definition.').waitFor();
+      await answerOldTimes(page);
+      await seeAmountGuesses(page, path);
       await page.getByRole('button', { name: 'Show what will be saved' }).click();
       await page.getByText(`EventDefinition/${name}: would be created 1.0`).waitFor();
       await saveAndMakeToken(page, `${name.replace(/_/g, '-')}-json`);
@@ -324,19 +362,28 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       await shot(page, `5-${name}-arrived`);
     }
     assert.deepEqual(errors, []);
-    // Typed in the warehouse: WooCommerce's "29.35" as a number, Stripe's cents as an integer.
+    // Typed in the warehouse: WooCommerce's "29.35" as a number, Stripe's 25000 cents as 250.00
+    // (the offer taken), each order's total as the value beside its currency, the buyer's e-mail
+    // as the person's.
     const [woo] = await bigquery.query({
-      query: 'SELECT value, shipping_total, number FROM events.woo_order_received',
+      query:
+        'SELECT value, currency, shipping_total, number, user.email AS email FROM events.woo_order_received',
     });
-    assert.deepEqual(woo, [{ value: 29.35, shipping_total: 10, number: '727' }]);
+    assert.deepEqual(woo, [
+      { value: 29.35, currency: 'USD', shipping_total: 10, number: '727', email: 'john.doe@example.com' },
+    ]);
     const [stripe] = await bigquery.query({
-      query: 'SELECT data_object_amount_total, livemode FROM events.checkout_session_completed',
+      query: 'SELECT value, currency, user.email AS email, livemode FROM events.checkout_session_completed',
     });
-    assert.deepEqual(stripe, [{ data_object_amount_total: 25000, livemode: false }]);
+    // Stripe writes its codes in lower case (`usd`), and the sample's column is stored as sent.
+    assert.deepEqual(
+      (stripe as { currency: string }[]).map((r) => ({ ...r, currency: r.currency.toUpperCase() })),
+      [{ value: 250, currency: 'USD', email: 'example@example.com', livemode: false }],
+    );
     const [gh] = await bigquery.query({
-      query: 'SELECT issue_number, issue_locked FROM events.github_issue_opened',
+      query: 'SELECT issue_number, issue_locked, user_id FROM events.github_issue_opened',
     });
-    assert.deepEqual(gh, [{ issue_number: 1, issue_locked: false }]);
+    assert.deepEqual(gh, [{ issue_number: 1, issue_locked: false, user_id: '21031067' }]);
     await page.close();
   });
 
@@ -377,6 +424,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       assert.equal(await input.inputValue(), 'subscribe_webhook');
       if (name !== 'subscribe_webhook') await input.fill(name);
       await page.getByText('All 1 sample rows fit the definition.').waitFor();
+      await answerOldTimes(page);
       await page.getByRole('button', { name: 'Show what will be saved' }).click();
       await page.getByText(`Translator/${name.replace(/_/g, '-')}-form: would be created 1.0`).waitFor();
       assert.match((await page.locator('#yaml').textContent()) ?? '', /format:\n\s+type: form/);
@@ -395,15 +443,26 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       );
       assert.deepEqual(errors, []);
       // Typed in the warehouse: fired_at a timestamp read as UTC, the nested merge fields text,
-      // the e-mail (marked personal data by its format) hashed as the settings say.
+      // the subscriber's e-mail as the person's (user.email), its copy among the merge fields
+      // (marked personal data by its format) hashed as the settings say.
       const [rows] = await bigquery.query({
-        query: `SELECT fired_at, data_merges_fname, data_merges_interests, data_email FROM events.${name}`,
+        query: `SELECT fired_at, data_merges_fname, data_merges_interests, data_merges_email, user.email AS email FROM events.${name}`,
       });
       const row = (rows as { fired_at: { value: string }; [k: string]: unknown }[])[0];
       assert.equal(new Date(row?.fired_at.value ?? '').toISOString(), '2009-03-26T21:35:57.000Z');
       assert.deepEqual(
-        [row?.['data_merges_fname'], row?.['data_merges_interests'], row?.['data_email']],
-        ['Mailchimp', 'Group1,Group2', createHash('sha256').update('api@mailchimp.com').digest('hex')],
+        [
+          row?.['data_merges_fname'],
+          row?.['data_merges_interests'],
+          row?.['data_merges_email'],
+          row?.['email'],
+        ],
+        [
+          'Mailchimp',
+          'Group1,Group2',
+          createHash('sha256').update('api@mailchimp.com').digest('hex'),
+          'api@mailchimp.com',
+        ],
       );
       await page.close();
     }

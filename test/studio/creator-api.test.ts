@@ -8,10 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { checkSettings } from '../../core/settings.ts';
+import { verifySignature } from '../../core/translate/signatures.ts';
 import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { fileTokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
@@ -200,6 +203,16 @@ describe('studio creator API: preview, tokens, refusals', () => {
         ['tokens', { translator: 'x' }],
         ['send', { translator: 'x', token: 't', contentType: 'text/csv', text: 'a' }],
         ['arrivals', { event: 'quote_asked', since: new Date().toISOString() }],
+        [
+          'signed-send',
+          {
+            translator: 'x',
+            signature: { scheme: 'hmac', secrets: ['S'] },
+            secret: 's',
+            contentType: 'a/b',
+            text: 'a',
+          },
+        ],
       ] as const) {
         const a = await call(`/v1/admin/${action}`, body, bare.url);
         assert.equal(a.status, 400, action);
@@ -208,5 +221,90 @@ describe('studio creator API: preview, tokens, refusals', () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe('studio creator API: a sample signed as the vendor signs it', () => {
+  const fx = emulatorWithFreshBuckets('creator-signed');
+  /** A stand-in gateway that checks the signature as the gateway does, under the real secret. */
+  const received: { url: string; headers: Record<string, string | string[] | undefined>; body: string }[] =
+    [];
+  const gateway = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      const body = Buffer.concat(chunks);
+      received.push({ url: req.url ?? '', headers: req.headers, body: body.toString() });
+      const check = await verifySignature(
+        { scheme: 'hmac', secrets: ['LEMON_WEBHOOK_SECRET'], header: 'X-Signature' },
+        {
+          method: req.method ?? 'POST',
+          url: `http://${req.headers.host}${req.url}`,
+          header: (n) => req.headers[n] as string | undefined,
+          body,
+        },
+        ['the-real-secret'],
+        Date.now(),
+      );
+      res.writeHead(check.ok ? 200 : 401, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify(check.ok ? { messageIds: ['1'] } : { error: { code: 401, reason: check.reason } }),
+      );
+    });
+  });
+  let studio: Awaited<ReturnType<typeof startStudio>>;
+  before(async () => {
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+    studio = await startStudio({
+      registry: new RegistryClient(fx.bucket),
+      adminToken: TOKEN,
+      gatewayUrl: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`,
+    });
+  });
+  after(async () => {
+    await studio.close();
+    gateway.close();
+  });
+  const send = async (body: unknown) => {
+    const res = await fetch(`${studio.url}/v1/admin/signed-send`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const request = (secret: string) => ({
+    translator: 'lemon-squeezy-orders',
+    signature: { scheme: 'hmac', secrets: ['LEMON_WEBHOOK_SECRET'], header: 'X-Signature' },
+    secret,
+    contentType: 'application/json',
+    text: '{"meta":{"event_name":"order_created"}}',
+  });
+
+  it('posts the body as the vendor would, signed, and answers the gateway’s 200; a wrong secret its 401', async () => {
+    const good = await send(request('the-real-secret'));
+    assert.equal(good.status, 200, JSON.stringify(good.body));
+    assert.deepEqual(good.body, { status: 200, body: { messageIds: ['1'] }, signed: ['x-signature'] });
+    const last = received.at(-1);
+    // No token, no ?partial: exactly the vendor's request; the body byte for byte.
+    assert.equal(last?.url, '/v1/translators/lemon-squeezy-orders');
+    assert.equal(last?.headers['authorization'], undefined);
+    assert.equal(last?.headers['content-type'], 'application/json');
+    assert.equal(last?.body, '{"meta":{"event_name":"order_created"}}');
+    const wrong = await send(request('not-the-secret'));
+    assert.equal(wrong.status, 200);
+    assert.equal(wrong.body['status'], 401);
+    assert.match(JSON.stringify(wrong.body['body']), /bad_signature/);
+    // The secret typed in the page is never echoed back.
+    assert.doesNotMatch(JSON.stringify(good.body), /the-real-secret/);
+  });
+
+  it('refuses a signature the translator schema does not take, naming the field', async () => {
+    const bad = await send({ ...request('s'), signature: { scheme: 'rot13', secrets: ['S'] } });
+    assert.equal(bad.status, 400);
+    assert.match(JSON.stringify(bad.body), /signature\.scheme/);
+    const noSecret = await send({ ...request(''), secret: '' });
+    assert.equal(noSecret.status, 400);
+    assert.match(JSON.stringify(noSecret.body), /secret/);
   });
 });

@@ -4,7 +4,9 @@
  * read, and saved with no YAML edit and no column removed by hand; the registry then holds a
  * definition whose translator carries the inferred conversions. The same walk at 390 px wide
  * scrolls only inside the tables' own boxes, and every "Goes to" stays reachable. A wide GitHub
- * payload is cut down with the search and "Leave out all but…". Screenshots go to $SCREENSHOTS.
+ * payload is cut down with the search and "Leave out all but…". Paddle's total in cents is
+ * offered scaling with why, and becomes the preselected value once taken. Screenshots go to
+ * $SCREENSHOTS.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -39,6 +41,17 @@ describe('studio creator on vendors’ samples in a browser', function () {
   const shot = (page: Page, name: string) =>
     page.screenshot({ path: join(ui.shots, `sources-${name}.png`), fullPage: true });
 
+  /**
+   * Answers the blocking question a sample with old times asks (the vendors' examples are years
+   * old): the arrival time, the column kept as a field. Saving waits for the answer.
+   */
+  async function answerOldTimes(page: Page): Promise<void> {
+    await page.getByText(/fit the definition/).waitFor({ timeout: 10_000 });
+    if (!(await page.locator('#time-question').isVisible())) return;
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await page.getByLabel('Use the arrival time (the column is kept as a field)').check();
+  }
+
   /** Paste, read, take the guesses (a name only where none was guessed), check, save. */
   async function pasteAndSave(page: Page, s: (typeof SAMPLES)[number], tag: string): Promise<void> {
     await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
@@ -52,6 +65,7 @@ describe('studio creator on vendors’ samples in a browser', function () {
     } else await name.fill(s.name);
     await page.getByText(`${s.name} is a good name.`).waitFor();
     await page.getByText('All 1 sample rows fit the definition.').waitFor({ timeout: 10_000 });
+    await answerOldTimes(page);
     await shot(page, `${s.vendor}-${tag}-read`);
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByText(`EventDefinition/${s.name}: would be created 1.0`).waitFor();
@@ -152,6 +166,15 @@ describe('studio creator on vendors’ samples in a browser', function () {
     const check = page.locator('#preview tr.bad td').nth(1);
     assert.match((await check.textContent()) ?? '', /event_time: is too far in the (past|future): /);
     await page.getByLabel('Where created_at goes').selectOption('event_data');
+    // Old times are a question the person answers before anything is saved, never replaced unasked.
+    await page
+      .getByText(
+        /^created_at: its sample value falls outside the window the gateway accepts \(\d{4}-\d\d-\d\d \d\d:\d\d UTC to \d{4}-\d\d-\d\d \d\d:\d\d UTC\), e\.g\. "2015-01-04T10:00:00Z"\.$/,
+      )
+      .waitFor();
+    await page.getByText(/Answer the question about created_at first/).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await page.getByLabel('Use the arrival time (the column is kept as a field)').check();
     // A field name the registry refuses is reported by its column, not documents[0].spec.fields[2].
     await page.getByLabel('Field name for amount').fill('Amount In Euro');
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
@@ -160,6 +183,66 @@ describe('studio creator on vendors’ samples in a browser', function () {
       .first()
       .waitFor();
     await shot(page, 'refusals-by-column');
+    await page.close();
+  });
+
+  it('offers Paddle’s minor units with why: its text total becomes the value only once taken', async () => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(source('paddle/transaction-completed.json'));
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
+    assert.equal(await page.getByLabel('Event name').inputValue(), 'transaction_completed');
+    await answerOldTimes(page);
+    const offer = page.getByLabel('Amounts in data.details.totals.total are minor units (cents)');
+    await page
+      .locator('#minor-why')
+      .getByText(
+        /^Offered because Paddle sends amounts in minor units \(65215 is 652\.15 in a currency with cents\)/,
+      )
+      .waitFor();
+    // Offered, not applied: the total's digits are text, so no number field is the value yet.
+    assert.equal(await offer.isChecked(), false);
+    const value = page.getByLabel('Value from');
+    assert.equal(await value.inputValue(), '');
+    assert.equal(await value.locator('option[value="value"]').count(), 0);
+    // The payload's currency column is the currency: no fixed code is assumed beside it.
+    assert.equal(await page.getByLabel('Currency', { exact: true }).inputValue(), 'currency');
+    assert.equal(await page.getByLabel('Code', { exact: true }).inputValue(), '');
+    await offer.check();
+    assert.equal(await value.inputValue(), 'value');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    await shot(page, 'paddle-minor-units');
+    // Step 2's guesses down to the offer, and step 3's value and currency, as a person sees them.
+    for (const [from, to, name] of [
+      ['s2', 'field-search', 'step-2'],
+      ['s3', 'consent-analytics', 'step-3'],
+    ] as const) {
+      const [top, bottom] = await page.evaluate(
+        (ids) => ids.map((id) => (document.getElementById(id)?.getBoundingClientRect().top ?? 0) + scrollY),
+        [from, to],
+      );
+      await page.screenshot({
+        path: join(ui.shots, `sources-paddle-amounts-${name}.png`),
+        fullPage: true,
+        clip: { x: 0, y: (top ?? 0) - 8, width: 1280, height: (bottom ?? 0) - (top ?? 0) + 40 },
+      });
+    }
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('EventDefinition/transaction_completed: would be created 1.0').waitFor();
+    const yaml = (await page.locator('#yaml').textContent()) ?? '';
+    assert.match(yaml, /- name: value\n\s+type: number/);
+    assert.match(
+      yaml,
+      /source: data\.details\.totals\.total\n\s+transforms:\n\s+- major_units:\n\s+source: data\.currency_code/,
+    );
+    // Taken back, the total is text again and leaves the value list.
+    await offer.uncheck();
+    assert.equal(await value.inputValue(), '');
+    assert.equal(await value.locator('option[value="value"]').count(), 0);
+    assert.deepEqual(errors, []);
     await page.close();
   });
 

@@ -1,0 +1,129 @@
+/**
+ * The creator's catalogue targets and sender authentication (issue #63), in Debian's Chromium
+ * against a studio on the Cloud Storage emulator: a CSV of orders becomes the catalogue's
+ * `purchase` (each unmapped required field named until it is filled), saved as a Translator
+ * alone, its URL-token choice in `spec.auth` and in the URL shown; a definition named `purchase`
+ * is still refused as a redefinition; a signature's options come from the Translator schema and
+ * land in `spec.auth.signature`. The signed round trip through a real gateway is
+ * test/e2e/creator-signed.browser.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { RegistryClient } from '../../adapters/registry.ts';
+import type { TranslatorSpec } from '../../schemas/translator.ts';
+import { studioInBrowser } from '../support/studio-browser.ts';
+
+const TOKEN = 'creator-targets-admin-token-0123456789';
+const ORDERS = ['order_no,order_total,currency_code', 'A-1,19.90,eur', 'A-2,5.00,eur'].join('\n');
+
+describe('studio creator: catalogue targets and the sender’s authentication', function () {
+  this.timeout(60_000);
+  const ui = studioInBrowser('creator-targets', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
+
+  const open = async (width = 1280) => {
+    const page = await ui.browser().newPage({ viewport: { width, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(ORDERS);
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as CSV/).waitFor();
+    return { page, errors };
+  };
+
+  it('makes the rows purchases: each required field a slot, named while empty, saved as a translator alone', async () => {
+    const { page, errors } = await open();
+    await page.getByLabel('The rows become').selectOption('purchase');
+    // No column is named like an order id here: the slot waits, named, and nothing can be saved.
+    assert.equal(await page.getByLabel('Column for transaction_id').inputValue(), '');
+    await page
+      .getByText('transaction_id is required by purchase: choose the column that holds it.')
+      .waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await page.getByLabel('Column for transaction_id').selectOption('order_no');
+    await page.getByLabel('Column for value').selectOption('order_total');
+    await page.getByLabel('Column for currency').selectOption('currency_code');
+    await page.getByLabel('Endpoint (translator) name').fill('shop-orders');
+    await page.getByText('All 2 sample rows fit the purchase event.').waitFor();
+    assert.equal(await page.locator('#slot-errors li').count(), 0);
+    await page.getByLabel('The sender sends').selectOption('url_token');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('Translator/shop-orders: would be created 1.0').waitFor();
+    assert.equal(await page.getByText(/EventDefinition\//).count(), 0);
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText('http://127.0.0.1:8080/v1/translators/shop-orders?key=YOUR_TOKEN', { exact: true })
+      .waitFor();
+    const registry = new RegistryClient(ui.bucket());
+    const spec = (await registry.readVersion('Translator', 'shop-orders', '1.0')).spec as TranslatorSpec;
+    assert.equal(spec.event, 'purchase');
+    assert.deepEqual(spec.auth, { url_token: true });
+    assert.deepEqual(
+      spec.fields.filter((f) => ['transaction_id', 'value', 'currency'].includes(f.target)),
+      [
+        { target: 'transaction_id', source: 'order_no' },
+        { target: 'value', source: 'order_total', transforms: ['number'] },
+        { target: 'currency', source: 'currency_code', transforms: ['trim', 'uppercase'] },
+      ],
+    );
+    const index = await registry.readIndex('EventDefinition');
+    assert.equal(Object.hasOwn(index.index.resources, 'purchase'), false, 'purchase is not redefined');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('still refuses a definition that would redefine a catalogue event, and says how to fill it instead', async () => {
+    const { page } = await open();
+    await page.getByLabel('Event name').fill('purchase');
+    await page
+      .getByText(
+        /purchase is a built-in catalogue event: it cannot be redefined; to fill it, choose it under "The rows become"/,
+      )
+      .waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await page.close();
+  });
+
+  it('takes a signature’s options from the schema, and saves them with the secret’s name, never its value', async () => {
+    const { page } = await open();
+    await page.getByLabel('Event name').fill('shop_order');
+    await page.getByText('All 2 sample rows fit the definition.').waitFor();
+    await page.getByLabel('The sender sends').selectOption('signature');
+    // The generic form's options only for `hmac`; a vendor scheme fixes them.
+    await page.getByLabel('Signature scheme').selectOption('github');
+    assert.equal(await page.getByLabel('header', { exact: true }).isVisible(), false);
+    await page.getByLabel('Signature scheme').selectOption('hmac');
+    await page.getByLabel('header', { exact: true }).fill('X-Shop-Signature');
+    await page.getByLabel('algorithm', { exact: true }).selectOption('sha1');
+    await page.getByLabel('encoding', { exact: true }).selectOption('base64');
+    assert.equal(
+      await page.getByLabel('Secret name (Secret Manager)').inputValue(),
+      'SHOP_ORDER_CSV_WEBHOOK_SECRET',
+    );
+    await page.getByLabel('Signing secret (signs the test only, not saved)').fill('do-not-save-me');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(/\/v1\/translators\/shop-order-csv$/)
+      .waitFor();
+    // A signed source is tried signed; the token's try is not offered.
+    assert.equal(await page.getByRole('button', { name: 'Send the sample, signed' }).isVisible(), true);
+    assert.equal(
+      await page.getByRole('button', { name: 'Create a token for this endpoint' }).isVisible(),
+      false,
+    );
+    const tr = await new RegistryClient(ui.bucket()).readVersion('Translator', 'shop-order-csv', '1.0');
+    assert.deepEqual((tr.spec as TranslatorSpec).auth, {
+      signature: {
+        scheme: 'hmac',
+        secrets: ['SHOP_ORDER_CSV_WEBHOOK_SECRET'],
+        header: 'X-Shop-Signature',
+        algorithm: 'sha1',
+        encoding: 'base64',
+      },
+    });
+    assert.doesNotMatch(JSON.stringify(tr), /do-not-save-me/);
+    await page.close();
+  });
+});
