@@ -9,10 +9,11 @@
  *   token's role.
  * - `catalog-preview` `{destination, event}`: the requests the action(s) of a `segment_action`
  *   destination (as its settings YAML holds it) build for one stored event, through the runtime
- *   (core/platforms/segment-action/run.ts) with a fetch that records each request and answers
- *   200: nothing leaves the studio. Secrets are never asked for: each role is given a stand-in
- *   value `secret:<role>`, which the requests show where the credential goes. Without the
- *   runtime's packages installed beside the studio, NOT_CONFIGURED says so.
+ *   with a fetch that records each request and answers 200 (the dry run the debugger and
+ *   `eventbus preview` share, core/platforms/segment-action/preview.ts): nothing leaves the
+ *   studio. Secrets are never asked for: each role is given a stand-in value `secret:<role>`,
+ *   which the requests show where the credential goes. Without the runtime's packages installed
+ *   beside the studio, NOT_CONFIGURED says so.
  */
 import type { StoredEvent } from '../core/event.ts';
 import {
@@ -36,17 +37,6 @@ export const CATALOG_ACTIONS: Readonly<Record<string, 'read'>> = Object.freeze({
 });
 
 const destinationValidator = interpretedValidator<Destination>(Destination);
-
-/** The longest request body the preview shows whole (the rest is cut, and says so). */
-const MAX_PREVIEW_BODY = 64 * 1024;
-
-/** One request an action made, as the capturing fetch recorded it. */
-export interface CapturedRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: unknown;
-}
 
 const record = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
@@ -115,27 +105,6 @@ function sampleEvent(raw: unknown, now: Date): Step<StoredEvent> {
   } as unknown as StoredEvent);
 }
 
-/** A fetch that keeps each request and answers 200 `{}`: the preview never reaches a platform. */
-function capturingFetch(into: CapturedRequest[]): typeof fetch {
-  return async (input, init) => {
-    const request = new Request(input, init);
-    const text = await request.text();
-    let body: unknown = text;
-    try {
-      body = text === '' ? '' : JSON.parse(text);
-    } catch {
-      body = text.length > MAX_PREVIEW_BODY ? `${text.slice(0, MAX_PREVIEW_BODY)}… (cut)` : text;
-    }
-    into.push({
-      method: request.method,
-      url: request.url,
-      headers: Object.fromEntries(request.headers),
-      body,
-    });
-    return new Response('{}', { status: 200, headers: { 'content-type': 'application/json' } });
-  };
-}
-
 async function catalogPreview(body: Record<string, unknown>, now: Date): Promise<Step<unknown>> {
   const draft = { id: 'preview', ...record(body['destination']) };
   const problems = destinationValidator.violations(draft, 'destination');
@@ -161,24 +130,11 @@ async function catalogPreview(body: Record<string, unknown>, now: Date): Promise
     );
   const event = sampleEvent(body['event'], now);
   if (!event.ok) return event;
-  const secrets = Object.fromEntries(
-    Object.keys(destination.secrets ?? {}).map((role) => [role, `secret:${role}`]),
-  );
   // Loaded on the first preview: actions-core and the destination's module stay out of the
   // studio's start.
-  const { runSegmentAction } = await import('../core/platforms/segment-action/run.ts');
-  const requests: CapturedRequest[] = [];
-  try {
-    const result = await runSegmentAction(event.value, destination, secrets, {
-      fetch: capturingFetch(requests),
-      now,
-    });
-    return ok({ outcomes: result.outcomes, requests });
-  } catch (err) {
-    // A studio bundle without the packages (the runtime is forward-catalog's): say so, not 503.
-    if ((err as { code?: string }).code !== 'MODULE_NOT_FOUND') throw err;
-    return notConfigured(
-      'the Segment Action runtime is not installed beside this studio (@segment/actions-core): preview where it is, as under npm start',
-    );
-  }
+  const { previewSegmentAction } = await import('../core/platforms/segment-action/preview.ts');
+  const result = await previewSegmentAction(event.value, destination, now);
+  // A studio bundle without the packages (the runtime is forward-catalog's): say so, not 503.
+  if (!result.installed) return notConfigured(result.reason);
+  return ok({ outcomes: result.outcomes, requests: result.requests });
 }

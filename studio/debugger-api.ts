@@ -5,7 +5,8 @@
  *   over the last ATTEMPTS_DAYS days, filtered by status and by text in the reason; each with what
  *   the platform answered (the ledger's platform columns), the stored event with its identifiers
  *   as kinds, the request the destination gets for it rebuilt by preview (core/delivery/preview.ts:
- *   credentials redacted, identifiers as kinds), and the `replay-start` body that sends it again.
+ *   credentials redacted, identifiers as kinds; a `segment_action` destination's as its actions
+ *   build them, sending nothing), and the `replay-start` body that sends it again.
  *   `can_resend` says whether the caller may (the replay itself is `replay-start`, role apply).
  *   Without a destination, the environment's first one (the page opened from the navigation).
  */
@@ -25,7 +26,7 @@ import {
   definedEvent,
   parseStamp,
 } from '../core/definitions/defined-events.ts';
-import { previewDelivery } from '../core/delivery/preview.ts';
+import { previewDeliveryRequests } from '../core/delivery/preview.ts';
 import { REPLAY_COLUMNS, storedEventFromRow } from '../core/delivery/replay.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { fail, ok, type Step } from '../core/step.ts';
@@ -115,7 +116,7 @@ export async function debuggerAction(
         platform_events_received: r['platform_events_received'] ?? null,
         platform_response: platformAnswer(r['platform_response']),
         event: stored ? maskStoredEvent(stored as unknown as Row) : null,
-        sent: stored ? sentFor(settings, q.destination, stored, time, defined) : null,
+        sent: stored ? await sentFor(settings, q.destination, stored, time, defined) : null,
         resend: stored ? (resendRequest(q.destination, stored.event_id, stored.event_time) ?? null) : null,
       };
     }),
@@ -132,23 +133,53 @@ export async function debuggerAction(
 
 /**
  * The request the destination gets for a stored event, rebuilt by preview at the attempt's time
- * (its windows as forward saw them), its identifiers as kinds; or why it gets none.
+ * (its windows as forward saw them), its identifiers as kinds; or why it gets none. A
+ * `segment_action` destination's are the requests its actions build, run without sending
+ * (credentials as `secret:<role>`), identifiers hidden by field name and by value: `request` is
+ * the first, `requests` all of them in order, and `outcomes` each action's.
  */
-function sentFor(
+async function sentFor(
   settings: NonNullable<DebuggerApiOptions['settings']>,
   destination: string,
   stored: StoredEvent,
   time: string,
   definition: DefinedEvent | undefined,
-): unknown {
+): Promise<unknown> {
   const at = Number.isNaN(Date.parse(time)) ? new Date() : new Date(time);
-  const p = previewDelivery(settings, destination, undefined, at, {
+  const p = await previewDeliveryRequests(settings, destination, undefined, at, {
     stored,
     ...(definition ? { definition } : {}),
   });
   if (p.outcome === 'send')
     return { outcome: 'send', request: maskRequest(p.request), ...(p.dropped ? { dropped: p.dropped } : {}) };
+  if (p.outcome === 'send_actions') {
+    // The actions name fields their own way (`anonymous_id`, `distinct_id`, `identifiers.id`):
+    // what they copied of the event's identifiers is hidden by value too, as the event shows it.
+    const hidden = hiddenValues(stored, maskStoredEvent(stored as unknown as Row));
+    const requests = p.requests.map((r) => {
+      const m = maskRequest(r);
+      return { ...m, body: hideValues(m.body, hidden) };
+    });
+    return { outcome: 'send', request: requests[0], requests, outcomes: p.outcomes };
+  }
   return { outcome: p.outcome, reason: 'reason' in p ? p.reason : 'the stored event is not valid' };
+}
+
+/** Each identifier value of the stored event (lower-cased) with the kind maskStoredEvent shows. */
+function hiddenValues(raw: unknown, masked: unknown, into = new Map<string, string>()): Map<string, string> {
+  if (typeof raw === 'string' && typeof masked === 'string') {
+    if (raw !== '' && raw !== masked && /^\[[^\]]+\]$/.test(masked)) into.set(raw.toLowerCase(), masked);
+  } else if (typeof raw === 'object' && raw !== null && typeof masked === 'object' && masked !== null)
+    for (const [k, v] of Object.entries(raw)) hiddenValues(v, (masked as Row)[k], into);
+  return into;
+}
+
+/** A request body with each string that is one of the event's identifiers as its kind. */
+function hideValues(value: unknown, hidden: ReadonlyMap<string, string>): unknown {
+  if (typeof value === 'string') return hidden.get(value.toLowerCase()) ?? value;
+  if (Array.isArray(value)) return value.map((v) => hideValues(v, hidden));
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, hideValues(v, hidden)]));
 }
 
 /** The stored event's columns of an attempt's row, unprefixed; undefined when it was not found. */

@@ -56,6 +56,13 @@ const KINDS: Readonly<Record<string, string>> = Object.freeze({
   uuid: 'cookie',
   hashed_maids: 'mobile_ad_id',
   madid: 'mobile_ad_id',
+  // The catalogue destinations' (Segment actions, docs/catalog-destinations.md) person ids.
+  userid: 'external_id',
+  external_user_id: 'external_id',
+  anonymous_id: 'anonymous_id',
+  anonymousid: 'anonymous_id',
+  distinct_id: 'anonymous_id',
+  device_id: 'anonymous_id',
 });
 
 /**
@@ -83,7 +90,8 @@ const present = (v: unknown): boolean =>
  * The identifier kinds a request body carries with a value, sorted: `email`, `phone`,
  * `external_id`, `name`, `fbc`, `fbp`, `gclid`, `gbraid`, `wbraid`, `ttclid`, `ttp`, `client_id`,
  * `ip`, `user_agent`, `msclkid`, `twclid`, `sccid`, `li_fat_id`, `click_id` (Pinterest's epik,
- * Reddit's rdt_cid), `cookie`, `mobile_ad_id`. A string body is read as JSON, else as a form; anything else as nothing.
+ * Reddit's rdt_cid), `cookie`, `mobile_ad_id`, `anonymous_id` (a catalogue destination's device or
+ * anonymous id: Mixpanel's distinct_id, Amplitude's device_id). A string body is read as JSON, else as a form; anything else as nothing.
  */
 export function requestIdentifiers(body: unknown): string[] {
   const found = new Set<string>();

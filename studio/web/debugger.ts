@@ -8,16 +8,20 @@
  */
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
+interface SentRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
 interface Sent {
   readonly outcome: string;
   readonly reason?: string;
   readonly dropped?: string;
-  readonly request?: {
-    readonly method: string;
-    readonly url: string;
-    readonly headers: Readonly<Record<string, string>>;
-    readonly body: unknown;
-  };
+  readonly request?: SentRequest;
+  /** A catalogue destination's actions may make several requests, in order. */
+  readonly requests?: readonly SentRequest[];
 }
 
 interface Attempt {
@@ -133,10 +137,13 @@ function sentBlock(sent: Sent | null): HTMLElement[] {
     return [el('p', { class: 'hint' }, 'The stored event was not found, so the request cannot be rebuilt.')];
   if (sent.outcome !== 'send' || !sent.request)
     return [el('p', { class: 'warn' }, `Not sent (${sent.outcome}): ${sent.reason ?? ''}`)];
-  const r = sent.request;
-  const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
+  const all = sent.requests && sent.requests.length > 0 ? sent.requests : [sent.request];
   return [
-    block('What was sent', `${r.method} ${r.url}\n${headers.join('\n')}\n\n${json(r.body)}`),
+    ...all.map((r, i) => {
+      const headers = Object.entries(r.headers).map(([k, v]) => `${k}: ${v}`);
+      const title = all.length > 1 ? `What was sent (${i + 1} of ${all.length})` : 'What was sent';
+      return block(title, `${r.method} ${r.url}\n${headers.join('\n')}\n\n${json(r.body)}`);
+    }),
     ...(sent.dropped ? [el('p', { class: 'warn' }, `Left out: ${sent.dropped}`)] : []),
   ];
 }

@@ -3,7 +3,8 @@
  * destination's last attempts newest first, each joined to its stored event by event_id and
  * payload_digest, with the platform columns; filters by status and by text in the reason; the
  * limit's default and bounds; no personal datum in clear anywhere in the answer (event or request,
- * raw or hashed); the request rebuilt by preview with the credential redacted; the one-event
+ * raw or hashed); the request rebuilt by preview with the credential redacted, a catalogue
+ * (`segment_action`) destination's as its actions build it, sending nothing; the one-event
  * `replay-start` body; who may send again; and refusals naming their field.
  */
 import assert from 'node:assert/strict';
@@ -78,6 +79,27 @@ describe('studio: destination-attempts, the debugger over the ledger and the sto
         secrets: { access_token: 'META_TOKEN' },
       },
       { id: 'hook', type: 'webhook', base_url: 'http://127.0.0.1:9/hook' },
+      // A catalogue destination: the actions build its request, run without sending.
+      {
+        id: 'klaviyo',
+        type: 'segment_action',
+        destination: 'klaviyo',
+        secrets: { api_key: 'KLAVIYO_KEY' },
+        actions: [
+          {
+            action: 'trackEvent',
+            mapping: {
+              profile: {
+                email: { '@path': '$.context.traits.email' },
+                phone_number: { '@path': '$.context.traits.phone' },
+                external_id: { '@path': '$.userId' },
+                // A field name the ledger's identifier table does not know: hidden by its value.
+                anonymous_id: { '@path': '$.anonymousId' },
+              },
+            },
+          },
+        ],
+      },
     ],
   });
   const p = plan(settings);
@@ -151,6 +173,10 @@ describe('studio: destination-attempts, the debugger over the ledger and the sto
       // An attempt whose event is not in the events table (erased): shown without it.
       row('gone', 'meta', 'dead_lettered', 3, { reason: 'HTTP 500: upstream', attempt: 5 }),
       row('e1', 'hook', 'delivered', 4, { http_status: 204 }),
+      row('e2', 'klaviyo', 'rejected', 6, {
+        reason: 'trackEvent: HTTP 400: invalid profile',
+        http_status: 400,
+      }),
       // Older than the debugger reads.
       row('e1', 'meta', 'failed', 60 * 24 * 40, { reason: 'ancient' }),
     ]);
@@ -199,7 +225,7 @@ describe('studio: destination-attempts, the debugger over the ledger and the sto
     assert.equal(json.attempts[0]?.sent, null);
     assert.deepEqual(
       json.destinations.map((d) => d.id),
-      ['meta', 'hook'],
+      ['meta', 'hook', 'klaviyo'],
     );
   });
 
@@ -232,10 +258,57 @@ describe('studio: destination-attempts, the debugger over the ledger and the sto
     assert.doesNotMatch(sent?.request?.url ?? '', /EAAG|secret/);
   });
 
+  it("rebuilds a catalogue destination's request with its actions: secret:<role>, identifiers as kinds", async () => {
+    const { json } = await attempts({ destination: 'klaviyo' });
+    const [attempt] = json.attempts;
+    assert.deepEqual([attempt?.event_id, attempt?.status], ['e2', 'rejected']);
+    const sent = attempt?.sent as NonNullable<Attempt['sent']> & {
+      requests: unknown[];
+      outcomes: { action: string; outcome: { status: string } }[];
+    };
+    assert.equal(sent.outcome, 'send', JSON.stringify(sent));
+    assert.equal(sent.requests.length, 1);
+    assert.deepEqual(sent.requests[0], sent.request);
+    assert.deepEqual(
+      sent.outcomes.map((o) => [o.action, o.outcome.status]),
+      [['trackEvent', 'delivered']],
+    );
+    const request = sent.request as {
+      method: string;
+      url: string;
+      headers: Record<string, string>;
+      body: unknown;
+    };
+    assert.equal(request.method, 'POST');
+    assert.equal(request.url, 'https://a.klaviyo.com/api/events/');
+    assert.equal(request.headers['authorization'], 'Klaviyo-API-Key secret:api_key');
+    type Data<T> = { data: { attributes: T } };
+    const { attributes } = (
+      request.body as Data<{
+        unique_id: string;
+        metric: Data<{ name: string }>;
+        properties: { value: number };
+        profile: Data<Record<string, string>>;
+      }>
+    ).data;
+    assert.equal(attributes.unique_id, 'e2');
+    assert.equal(attributes.metric.data.attributes.name, 'Order Completed');
+    assert.equal(attributes.properties.value, 49.9);
+    assert.deepEqual(attributes.profile.data.attributes, {
+      email: '[email]',
+      phone_number: '[phone]',
+      external_id: '[external_id]',
+      anonymous_id: '[anonymous_id]',
+    });
+  });
+
   it('keeps every personal datum and the credential out of the whole answer', async () => {
-    const { json } = await attempts({ destination: 'meta' });
-    const text = JSON.stringify(json);
-    for (const datum of PERSONAL) assert.ok(!text.includes(datum), `the answer holds ${datum}`);
+    for (const destination of ['meta', 'klaviyo']) {
+      const { json } = await attempts({ destination });
+      const text = JSON.stringify(json);
+      for (const datum of PERSONAL)
+        assert.ok(!text.includes(datum), `${destination}: the answer holds ${datum}`);
+    }
   });
 
   it('filters by status and by text in the reason, and bounds the limit', async () => {

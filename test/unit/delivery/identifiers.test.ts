@@ -51,6 +51,17 @@ describe('match quality: identifier kinds of a request', () => {
       },
       kinds: ['click_id', 'cookie', 'email', 'mobile_ad_id', 'msclkid', 'sccid', 'twclid'],
     },
+    {
+      // Mixpanel's /import (properties.distinct_id), Amplitude's /2/httpapi (device_id, user_id) and
+      // a Segment-shaped body (userId, anonymousId), as the catalogue's actions build them.
+      name: 'the catalogue destinations’ person ids',
+      body: {
+        mixpanel: [{ properties: { distinct_id: 'd' } }],
+        amplitude: { events: [{ device_id: 'dev', user_id: 'u' }] },
+        segment: { userId: 'u', anonymousId: 'a' },
+      },
+      kinds: ['anonymous_id', 'external_id'],
+    },
     { name: 'JSON text', body: '{"user_id":"u1"}', kinds: ['external_id'] },
     { name: 'a form', body: 'email=a%40b.example&ip=1.2.3.4&other=1', kinds: ['email', 'ip'] },
     { name: 'nothing to match on', body: { event: 'x', value: 1 }, kinds: [] },

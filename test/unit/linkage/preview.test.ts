@@ -1,4 +1,7 @@
-/** Preview shows what the driver sends, and what the sender then sends is the same. */
+/**
+ * Preview shows what the driver sends, and what the sender then sends is the same; for a catalogue
+ * (`segment_action`) destination, the requests its actions build, run without sending.
+ */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -213,6 +216,82 @@ describe('preview', () => {
       assert.equal(skipped.out, '');
       assert.equal(skipped.err, 'error: skipped by the decision layer: consent ads missing\n');
       assert.equal((await cli(producerEvent({ currency: 'usd' }))).code, 2);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the CLI prints a catalogue destination's requests as its actions build them, sending nothing", async function () {
+    this.timeout(20_000);
+    const dir = mkdtempSync(join(tmpdir(), 'preview-catalog-'));
+    try {
+      const env = join(dir, 'env.yaml');
+      writeFileSync(
+        env,
+        JSON.stringify({
+          name: 'preview',
+          project: 'preview-project',
+          region: 'europe-west1',
+          destinations: [
+            {
+              id: 'klaviyo',
+              type: 'segment_action',
+              destination: 'klaviyo',
+              secrets: { api_key: 'KLAVIYO_KEY' },
+              actions: [
+                {
+                  action: 'trackEvent',
+                  mapping: { profile: { email: { '@path': '$.context.traits.email' } } },
+                },
+              ],
+            },
+          ],
+        }),
+      );
+      const cli = async (event: unknown, ...flags: string[]) => {
+        const file = join(dir, 'event.json');
+        writeFileSync(file, JSON.stringify(event));
+        let out = '';
+        let err = '';
+        const code = await run(['preview', '--destination', 'klaviyo', '--env', env, ...flags, file], {
+          out: (t) => {
+            out += t;
+          },
+          err: (t) => {
+            err += t;
+          },
+        });
+        return { code, out, err };
+      };
+      const purchase = producerEvent({ consent: { analytics: 'granted' } });
+      const ok = await cli(purchase);
+      assert.equal(ok.code, 0, ok.err);
+      // Klaviyo's Create Event (https://developers.klaviyo.com/en/reference/create_event): the
+      // API key in the Authorization header, here its stand-in.
+      assert.match(ok.out, /^POST https:\/\/a\.klaviyo\.com\/api\/events\/\n/);
+      assert.match(ok.out, /^authorization: Klaviyo-API-Key secret:api_key$/m);
+      assert.match(ok.out, /"name": "Order Completed"/);
+      assert.match(ok.out, /"unique_id": "order-T-1"/);
+      assert.match(ok.out, /"email": "John_Smith@gmail\.com"/);
+      assert.match(ok.out, /^# {3}trackEvent: delivered$/m);
+      const json = await cli(purchase, '--format', 'json');
+      const parsed = JSON.parse(json.out) as { outcome: string; requests: { url: string }[] };
+      assert.equal(parsed.outcome, 'send_actions');
+      assert.deepEqual(
+        parsed.requests.map((r) => r.url),
+        ['https://a.klaviyo.com/api/events/'],
+      );
+      const denied = await cli(producerEvent({ consent: { analytics: 'denied' } }));
+      assert.equal(denied.code, 1);
+      assert.equal(denied.out, '');
+      assert.match(denied.err, /^error: skipped by the decision layer: consent analytics denied/);
+      // An event no action takes (trackEvent's subscription is `type = "track"`): why, exit 1.
+      const page = await cli({ ...purchase, event_name: 'page_view' });
+      assert.equal(page.code, 1);
+      assert.match(
+        page.err,
+        /^error: skipped by the decision layer: no action of klaviyo subscribes to page_view/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
