@@ -121,6 +121,9 @@ export function transformsFor(f: InferredField, sample: ParsedSample, zone: stri
   if (f.type === 'date' && f.pattern && !ISO.has(f.pattern)) return [{ date: f.pattern }];
   if (f.type === 'timestamp' && f.pattern && !ISO.has(f.pattern))
     return [{ timestamp: f.pattern, ...(f.pattern.includes('Z') ? {} : { zone }) }];
+  // Currency codes trimmed and in capitals, as the definition's `currency` format and the
+  // platforms want them (Stripe sends `usd`); infer.ts's `formatHolds` judges them so too.
+  if (f.format === 'currency') return ['trim', 'uppercase'];
   // A JSON number needs nothing; a number written as text ("29.35") is converted.
   if (!text && !f.text) return [];
   if (f.type === 'number') return ['number'];

@@ -4,6 +4,7 @@
  * values fit wins, and the values that do not fit are listed as `invalid`. Pure.
  */
 import { compileDefinition, type DefinitionValidator } from '../definitions/event-validator.ts';
+import { nameWords } from './names.ts';
 import type { InferredField, InferredFormat, InferredType, ParsedSample } from './sample.ts';
 import { ISO_8601, isEmptyValue, VOTE, valueVotes } from './values.ts';
 
@@ -24,6 +25,30 @@ const FLAG_NAME = /^(is|has|can|should|was)[_\s-]?|[_\s-](flag|opt[_\s-]?in)$|^(
 /** Names under which `on`/`off` are a ticked box or a consent, not a province (`ON`) or a setting's text. */
 const SWITCH_NAME =
   /consent|opt[_\s-]?in|newsletter|accepts?[_\s-]?marketing|marketing|subscribe|agree|accept|terms|gdpr|checkbox|enabled|active|^(is|has)[_\s-]/i;
+
+/** The last word of a currency-like column name (names.ts's `nameWords`). */
+const CURRENCY_WORDS = new Set([
+  'currency',
+  'currencycode',
+  'wahrung',
+  'waehrung',
+  'devise',
+  'moneda',
+  'divisa',
+  'valuta',
+]);
+
+/**
+ * Whether a column's own name (its last dotted part) says it holds a currency: `currency`,
+ * `currency_code`, `currencyCode`, `presentment_currency`, any `…_currency`, or `Währung`,
+ * `devise`, `moneda`, `divisa`, `valuta`. Only there are codes in any case (`usd`) currencies.
+ */
+function currencyNamed(leafName: string): boolean {
+  const w = nameWords(leafName);
+  const last = w[w.length - 1];
+  if (last === 'code') return w[w.length - 2] === 'currency';
+  return last !== undefined && CURRENCY_WORDS.has(last);
+}
 
 /** The chosen reading of a column: its type and which vote keys count as fitting it. */
 interface Reading {
@@ -148,6 +173,10 @@ function choose(name: string, stats: ColumnStats, minShare: number, delimiter?: 
       const key = `${type === 'integer' ? 'int' : 'num'}${mark}`;
       if (fits(key)) return { type, accepts: [key], ...(mark === ',' ? { pattern: 'decimal_comma' } : {}) };
     }
+  // Codes in any case (Stripe's `usd`) only under a currency-like name: `all`, `top` and `mad`
+  // elsewhere are words. The translator stores them in capitals (draft.ts, `transformsFor`).
+  if (currencyNamed(leafName) && fits(VOTE.currencyAnyCase))
+    return { type: 'string', format: 'currency', accepts: [VOTE.currencyAnyCase] };
   for (const [vote, format] of FORMATS) if (fits(vote)) return { type: 'string', format, accepts: [vote] };
   return { type: 'string', accepts: [] };
 }
@@ -156,8 +185,10 @@ const formatChecks = new Map<InferredFormat, DefinitionValidator>();
 
 /**
  * Whether the definition's own check of a format (core/definitions/event-validator.ts) takes
- * every value: `(555) 555-5555` looks like a phone but is not the E.164 the `phone` format
- * asks for, `at` looks like a country but the format wants capitals.
+ * every value as the draft's translator stores it: `(555) 555-5555` looks like a phone but is
+ * not the E.164 the `phone` format asks for, `at` looks like a country but the format wants
+ * capitals. A currency column is stored trimmed and upper-cased (draft.ts, `transformsFor`), so
+ * `usd` holds.
  */
 function formatHolds(format: InferredFormat, stats: ColumnStats): boolean {
   let check = formatChecks.get(format);
@@ -165,7 +196,11 @@ function formatHolds(format: InferredFormat, stats: ColumnStats): boolean {
     check = compileDefinition([{ name: 'v', type: 'string', format }]);
     formatChecks.set(format, check);
   }
-  for (const v of values(stats)) if (check({ v }).length > 0) return false;
+  const asStored = format === 'currency';
+  for (const value of values(stats)) {
+    const v = asStored && typeof value === 'string' ? value.trim().toUpperCase() : value;
+    if (check({ v }).length > 0) return false;
+  }
   return true;
 }
 

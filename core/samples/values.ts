@@ -25,6 +25,11 @@ export const VOTE = {
   uuid: 'uuid',
   phone: 'phone',
   currency: 'currency',
+  /**
+   * A currency code in any case (`usd`, Stripe's way): a currency only under a currency-like name
+   * (infer.ts), since lower-case words such as `all`, `top` and `mad` are codes too.
+   */
+  currencyAnyCase: 'currencyAnyCase',
   country: 'country',
   json: 'json',
 } as const;
@@ -150,8 +155,10 @@ function textVotes(s: string, out: string[]): void {
   if (s.length <= 9 && BOOLEAN_WORDS.has(s.toLowerCase())) out.push(VOTE.bool);
   else if (s.length <= 3 && SWITCH_WORDS.has(s.toLowerCase())) out.push(VOTE.boolSwitch);
   if (s.length === 2 && COUNTRY_CODES.has(s.toUpperCase()) && /^[a-z]{2}$/i.test(s)) out.push(VOTE.country);
-  else if (s.length === 3 && CURRENCY_CODES.has(s)) out.push(VOTE.currency);
-  else if (s.length === 36 && UUID.test(s)) out.push(VOTE.uuid);
+  else if (s.length === 3 && CURRENCY_CODES.has(s.toUpperCase())) {
+    out.push(VOTE.currencyAnyCase);
+    if (CURRENCY_CODES.has(s)) out.push(VOTE.currency);
+  } else if (s.length === 36 && UUID.test(s)) out.push(VOTE.uuid);
   else if (s.includes('@')) {
     if (s.length <= 320 && EMAIL.test(s)) out.push(VOTE.email);
   } else if ((s[0] === 'h' || s[0] === 'H') && URL_TEXT.test(s)) out.push(VOTE.url);
@@ -214,6 +221,7 @@ export function isTypedText(s: string): boolean {
       k !== VOTE.boolSwitch &&
       k !== VOTE.country &&
       k !== VOTE.currency &&
+      k !== VOTE.currencyAnyCase &&
       k !== VOTE.json,
   );
 }

@@ -119,6 +119,25 @@ describe('the creator on vendors’ samples', () => {
     assert.equal(w.fields.find((f) => f.name === 'number')?.type, 'string');
   });
 
+  it('reads Stripe’s lower-case `usd` as a currency and stores it as USD, as every currency column', () => {
+    const w = walk(source('stripe/checkout-session-completed.json'));
+    const f = w.fields.find((x) => x.name === 'data.object.currency');
+    assert.deepEqual([f?.format, f?.loose], ['currency', undefined]);
+    assert.equal(w.guesses.currency?.column, 'data.object.currency');
+    assert.match(w.guesses.currency?.why ?? '', /currency values/);
+    const stored = w.draft.translator.spec.fields.find((x) => x.target === 'currency');
+    assert.deepEqual(stored?.transforms, ['trim', 'uppercase']);
+    const spec = w.draft.definition.spec['fields'] as { name: string; format?: string }[];
+    assert.equal(spec.find((x) => x.name === 'currency')?.format, 'currency');
+    const event = w.events[0];
+    assert.ok(event?.ok);
+    assert.equal((event.event.event_data as Record<string, unknown>)['currency'], 'USD');
+    // Codes already in capitals (WooCommerce's `USD`) take the same step: it changes nothing.
+    const woo = walk(source('woocommerce/order.json'));
+    const wooCurrency = woo.draft.translator.spec.fields.find((x) => x.target === 'currency');
+    assert.deepEqual(wooCurrency?.transforms, ['trim', 'uppercase']);
+  });
+
   it('names the event from Stripe’s type and says why', () => {
     const w = walk(source('stripe/checkout-session-completed.json'));
     assert.deepEqual(w.guesses.eventName, {
@@ -360,6 +379,7 @@ describe('the creator on real webhook JSON (issue #63)', () => {
       [source('woocommerce/order.json'), 'currency'],
       [source('shopify/order-created-with-customer.json'), 'currency'],
       [source('stripe/charge-succeeded.json'), 'data.object.currency'],
+      [source('stripe/checkout-session-completed.json'), 'data.object.currency'],
       [sample('lemonsqueezy/order-created.json'), 'data.attributes.currency'],
       [source('paddle/transaction-completed.json'), 'data.currency_code'],
     ] as const) {

@@ -63,6 +63,39 @@ describe('samples: inferring a column', () => {
     it(`${what} → ${expected}`, () => assert.equal(kind(one(values)), expected));
   }
 
+  it('reads currency codes in any case as currencies only under a currency-like name (Stripe’s `usd`)', () => {
+    for (const name of [
+      'currency',
+      'currency_code',
+      'presentmentCurrency',
+      'data.object.currency',
+      'Währung',
+    ]) {
+      const f = one(['usd', 'eur', 'EUR'], name);
+      // Judged as the translator stores it, upper-cased: the format holds, it is not loose.
+      assert.deepEqual([kind(f), f.loose, f.enum], ['string currency', undefined, undefined], name);
+    }
+    // Elsewhere lower-case codes are words (`all`, `top`, `mad` are codes too); capitals keep today's rule.
+    assert.equal(kind(one(['mad', 'all', 'top', 'mad'], 'mood')), 'string');
+    assert.equal(kind(one(['usd', 'eur'], 'code')), 'string');
+    assert.equal(kind(one(['usd', 'eur'], 'currency_rate')), 'string');
+    assert.equal(kind(one(['USD', 'EUR'], 'code')), 'string currency');
+    // Padded cells are stored trimmed: the format holds.
+    const padded = one([' usd', 'EUR '], 'currency');
+    assert.deepEqual([kind(padded), padded.loose], ['string currency', undefined]);
+    // Not codes under a currency name stay text.
+    assert.equal(kind(one(['usd', 'dollars'], 'currency')), 'string');
+  });
+
+  it('keeps a lower-case `mad` in a mood column text beside a lower-case currency column', () => {
+    const parsed = parseSample('mood,currency\nmad,usd\nglad,mad\nmad,eur\nglad,usd\n');
+    const [mood, currency] = inferFields(parsed);
+    assert.deepEqual([mood?.type, mood?.format, mood?.enum], ['string', undefined, ['mad', 'glad']]);
+    assert.deepEqual([currency?.type, currency?.format, currency?.loose], ['string', 'currency', undefined]);
+    const [spec] = toFieldSpecs([currency as InferredField]);
+    assert.equal(spec?.format, 'currency');
+  });
+
   it('reads epoch seconds and milliseconds as timestamps only under a time-like name', () => {
     assert.equal(kind(one(['1709294400', '1709298000'], 'created_at')), 'timestamp epoch_seconds');
     assert.equal(kind(one([1709294400000, 1709298000000], 'ts')), 'timestamp epoch_millis');
