@@ -86,8 +86,12 @@ describe('end to end: the local environment of `npm start`', function () {
   };
 
   it('prints every service and the development token, and the gateway answers /health', async () => {
-    for (const name of Object.keys(ports))
-      assert.match(output, new RegExp(`${name}\\s+http://127\\.0\\.0\\.1:${ports[name]}`));
+    for (const name of Object.keys(ports)) {
+      const line = new RegExp(`${name}\\s+http://127\\.0\\.0\\.1:${ports[name]}`);
+      // forward-catalog runs only when the settings have a catalogue (segment_action) destination.
+      if (name === 'forward-catalog') assert.doesNotMatch(output, line);
+      else assert.match(output, line);
+    }
     const health = await fetch(`${gateway}/health`);
     assert.equal(health.status, 200);
   });
