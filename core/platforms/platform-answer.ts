@@ -33,30 +33,41 @@ const MAX_ITEMS = 5;
 /** Longest id kept as `platform_ref`: platforms' ids are short; anything longer is not one. */
 const MAX_REF = 128;
 
-/** Identifiers: sha256 in hex or base64, e-mail addresses, phone numbers in E.164. */
-const IDENTIFIERS: readonly [RegExp, string][] = [
+type Replacement = readonly [RegExp, string | ((match: string) => string)];
+
+/**
+ * Identifiers: sha256 in hex or base64, e-mail addresses, international phone numbers as E.164
+ * or as people write them (+33 6 12 34 56 78, +1 (415) 555-2671: eight digits or more).
+ */
+const IDENTIFIERS: readonly Replacement[] = [
   [/\b[a-f0-9]{64}\b/gi, '[hash]'],
   [/[A-Za-z0-9+/]{43}=/g, '[hash]'],
   [/[^\s"'<>()@,;:]+@[^\s"'<>()@,;:]+\.[A-Za-z]{2,}/g, '[email]'],
-  [/\+\d{8,15}\b/g, '[phone]'],
+  [/\+\d{1,3}(?:[\s.-]?\(?\d{1,4}\)?){2,5}/g, (m) => (m.replace(/\D/g, '').length >= 8 ? '[phone]' : m)],
 ];
 /** Credentials: Graph and Google OAuth tokens, and any long run of letters and digits a token may be. */
-const TOKENS: readonly [RegExp, string][] = [
+const TOKENS: readonly Replacement[] = [
   [/\b(?:EAA|ya29\.)[A-Za-z0-9._-]+/g, '[token]'],
   [/\b(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{40,}\b/g, '[token]'],
 ];
 
-function replaceAll(text: string, patterns: readonly [RegExp, string][], secrets: readonly string[]): string {
+function replaceAll(text: string, patterns: readonly Replacement[], secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) if (secret.length >= 6) out = out.split(secret).join('[secret]');
-  for (const [pattern, kind] of patterns) out = out.replace(pattern, kind);
+  for (const [pattern, kind] of patterns)
+    out = out.replace(pattern, (m) => (typeof kind === 'string' ? kind : kind(m)));
   return out;
 }
 
 /** A string with identifiers and credentials replaced by their kind, the secrets' values removed, bounded. */
 export function scrubText(text: string, secrets: readonly string[] = []): string {
-  const out = replaceAll(replaceAll(text, IDENTIFIERS, secrets), TOKENS, []);
+  const out = scrubbed(text, secrets);
   return out.length > MAX_TEXT ? `${out.slice(0, MAX_TEXT - 1)}…` : out;
+}
+
+/** A text with identifiers and credentials replaced by their kind and the secrets' values removed, unbounded. */
+export function scrubbed(text: string, secrets: readonly string[] = []): string {
+  return replaceAll(replaceAll(text, IDENTIFIERS, secrets), TOKENS, []);
 }
 
 /** A value of an excerpt, bounded and scrubbed: numbers and booleans as they are, text scrubbed, lists cut. */

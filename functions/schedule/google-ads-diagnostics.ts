@@ -133,8 +133,13 @@ export function googleAdsDiagnosticsJob(deps: DiagnosticsDeps): Job {
         const a = attemptOf(r, d.id);
         if (!diagnosed.has(a.platform_ref) && !byRef.has(a.platform_ref)) byRef.set(a.platform_ref, a);
       }
-      const from = typeof ctx.cursor === 'number' ? ctx.cursor : 0;
-      const batch = [...byRef.values()].slice(from, from + DIAGNOSES_PER_CHUNK);
+      // The cursor is the last request id asked, not an offset: the ids an earlier chunk found
+      // failed are in `diagnosed` now and left out of byRef, which would shift every offset.
+      const after = typeof ctx.cursor === 'string' ? ctx.cursor : '';
+      const left = [...byRef.values()]
+        .filter((a) => a.platform_ref > after)
+        .sort((x, y) => (x.platform_ref < y.platform_ref ? -1 : 1));
+      const batch = left.slice(0, DIAGNOSES_PER_CHUNK);
       const credentialsName = d.secrets?.[CREDENTIALS_ROLE];
       let credentials = '';
       try {
@@ -187,9 +192,11 @@ export function googleAdsDiagnosticsJob(deps: DiagnosticsDeps): Job {
         await ctx.fence();
         await deps.writeLedger(entries);
       }
-      const next = from + batch.length;
       const summary = { window: `${params.from}/${params.to}`, requests: byRef.size, ...counts };
-      return next < byRef.size ? { done: false, cursor: next, summary } : { done: true, summary };
+      const last = batch.at(-1);
+      return last && left.length > batch.length
+        ? { done: false, cursor: last.platform_ref, summary }
+        : { done: true, summary };
     },
   };
 }

@@ -193,6 +193,55 @@ describe('scheduler: Google Ads diagnostics become ledger rows tied to the attem
     assert.equal((await q(`SELECT event_id FROM ${ledgerTable} WHERE status = 'rejected'`)).length, 1);
   });
 
+  it('asks every request once over several chunks, though the failed ones leave the list', async () => {
+    // 250 delivered requests, every fifth refused: the first chunk's refusals are diagnosed rows
+    // when the second chunk queries again, so an offset into the list would skip as many ids.
+    const refs = Array.from({ length: 250 }, (_, i) => `req-${String(i).padStart(3, '0')}`);
+    const written: string[] = [];
+    const asked: string[] = [];
+    const job = googleAdsDiagnosticsJob({
+      settings: testSettings({ destinations: [ads] }),
+      project: 'p',
+      dataset: 'events',
+      ledgerTable: LEDGER_TABLE,
+      query: async (sql) =>
+        sql.includes("status = 'delivered'")
+          ? refs.map((ref) => ({ event_id: ref, event_name: 'purchase', attempt: 1, platform_ref: ref }))
+          : written.map((ref) => ({ platform_ref: ref })),
+      secret: async () => undefined,
+      accessToken: async () => TOKEN,
+      get: async (url) => {
+        const ref = new URL(url).searchParams.get('requestId') ?? '';
+        asked.push(ref);
+        const failed = Number(ref.slice(4)) % 5 === 0;
+        return {
+          status: 200,
+          body: JSON.stringify({
+            requestStatusPerDestination: [{ requestStatus: failed ? 'FAILED' : 'SUCCESS' }],
+          }),
+        };
+      },
+      writeLedger: async (entries) => {
+        written.push(...entries.map((e) => String(e.row.platform_ref)));
+      },
+    });
+    let cursor: unknown;
+    for (let chunk = 0; chunk < 5; chunk++) {
+      const result = await job.chunk({
+        run: { kind: DIAGNOSTICS_KIND, name: 'ads', slot: now.toISOString(), trigger: 'schedule' },
+        runId: 'r',
+        cursor,
+        chunk,
+        now,
+        fence: async () => {},
+      });
+      if (result.done) break;
+      cursor = result.cursor;
+    }
+    assert.deepEqual(asked, refs);
+    assert.equal(written.length, 50);
+  });
+
   it('asks nothing for a destination in test mode (validateOnly keeps no request)', async () => {
     const job = googleAdsDiagnosticsJob({
       settings: testSettings({ destinations: [{ ...ads, test_mode: true }] }),

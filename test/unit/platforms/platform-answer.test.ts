@@ -206,6 +206,13 @@ describe('platform answers in the ledger: bounded and scrubbed', () => {
     );
   });
 
+  it('replaces a phone number written with spaces or brackets, and leaves short numbers and offsets', () => {
+    assert.equal(
+      scrubText('call +33 6 12 34 56 78 or +1 (415) 555-2671; at 10:00+01:00, +5 items'),
+      'call [phone] or [phone]; at 10:00+01:00, +5 items',
+    );
+  });
+
   it('keeps the excerpt under 1 KB, leaving out the fields that would not fit', () => {
     const cols = answerColumns({
       ref: 'r',
