@@ -16,14 +16,7 @@
  *   beside the studio, NOT_CONFIGURED says so.
  */
 import type { StoredEvent } from '../core/event.ts';
-import {
-  type CatalogEntry,
-  catalogEntry,
-  catalogManifest,
-  catalogSearchText,
-  catalogSupported,
-} from '../core/platforms/segment-action/catalog.ts';
-import { segmentActionProblems } from '../core/platforms/segment-action/check.ts';
+import type { CatalogEntry } from '../core/platforms/segment-action/catalog.ts';
 import { ACCESS_TOKEN_ROLE } from '../core/platforms/segment-action/roles.ts';
 import { fail, ok, type Step } from '../core/step.ts';
 import { interpretedValidator } from '../core/validation.ts';
@@ -38,18 +31,23 @@ export const CATALOG_ACTIONS: Readonly<Record<string, 'read'>> = Object.freeze({
 
 const destinationValidator = interpretedValidator<Destination>(Destination);
 
+/** The manifest (catalog.json, 1.7 MB) loads on the first catalogue call, not with the studio. */
+type Catalogue = typeof import('../core/platforms/segment-action/catalog.ts');
+const catalogue = (): Promise<Catalogue> => import('../core/platforms/segment-action/catalog.ts');
+
 const record = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export async function catalogAction(action: string, raw: unknown): Promise<Step<unknown>> {
   const body = record(raw);
+  const c = await catalogue();
   switch (action) {
     case 'catalog':
-      return ok(catalogIndex());
+      return ok(catalogIndex(c));
     case 'catalog-entry': {
-      const entry = entryOf(body['slug'], 'slug');
+      const entry = entryOf(c, body['slug'], 'slug');
       if (!entry.ok) return entry;
-      const supported = catalogSupported(entry.value);
+      const supported = c.catalogSupported(entry.value);
       const oauth = entry.value.auth === 'oauth2' || entry.value.auth === 'oauth-managed';
       return ok({
         ...entry.value,
@@ -58,14 +56,14 @@ export async function catalogAction(action: string, raw: unknown): Promise<Step<
       });
     }
     case 'catalog-preview':
-      return catalogPreview(body, new Date());
+      return catalogPreview(c, body, new Date());
     default:
       return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
   }
 }
 
-function catalogIndex() {
-  const m = catalogManifest();
+function catalogIndex(c: Catalogue) {
+  const m = c.catalogManifest();
   return {
     package: m.package,
     version: m.version,
@@ -74,16 +72,16 @@ function catalogIndex() {
       name: d.name,
       category: d.category ?? 'Other',
       auth: d.auth,
-      supported: catalogSupported(d),
+      supported: c.catalogSupported(d),
       actions: d.actions.map((a) => ({ key: a.key, title: a.title })),
-      search: catalogSearchText(d),
+      search: c.catalogSearchText(d),
     })),
     unloadable: m.unloadable,
   };
 }
 
-function entryOf(slug: unknown, field: string): Step<CatalogEntry> {
-  const entry = typeof slug === 'string' ? catalogEntry(slug) : undefined;
+function entryOf(c: Catalogue, slug: unknown, field: string): Step<CatalogEntry> {
+  const entry = typeof slug === 'string' ? c.catalogEntry(slug) : undefined;
   return entry
     ? ok(entry)
     : invalidField(field, 'names no destination of the catalogue (eventbus destinations list --catalog)');
@@ -105,7 +103,11 @@ function sampleEvent(raw: unknown, now: Date): Step<StoredEvent> {
   } as unknown as StoredEvent);
 }
 
-async function catalogPreview(body: Record<string, unknown>, now: Date): Promise<Step<unknown>> {
+async function catalogPreview(
+  c: Catalogue,
+  body: Record<string, unknown>,
+  now: Date,
+): Promise<Step<unknown>> {
   const draft = { id: 'preview', ...record(body['destination']) };
   const problems = destinationValidator.violations(draft, 'destination');
   if (problems.length > 0)
@@ -113,8 +115,9 @@ async function catalogPreview(body: Record<string, unknown>, now: Date): Promise
   const destination = draft as Destination;
   if (destination.type !== 'segment_action')
     return invalidField('destination.type', 'must be segment_action');
-  const known = entryOf(destination.destination, 'destination.destination');
+  const known = entryOf(c, destination.destination, 'destination.destination');
   if (!known.ok) return known;
+  const { segmentActionProblems } = await import('../core/platforms/segment-action/check.ts');
   const checks = segmentActionProblems(destination);
   if (checks.length > 0)
     return fail(

@@ -3,7 +3,7 @@
  * and one per later diagnosis a platform gave of an attempt (Google Ads' request status).
  * Rows carry a deterministic insertId so a retried ledger write does not duplicate a row.
  */
-import type { AnswerColumns } from '../platforms/platform-answer.ts';
+import { type AnswerColumns, scrubbed } from '../platforms/platform-answer.ts';
 
 export type LedgerStatus = 'skipped' | 'delivered' | 'rejected' | 'failed' | 'dead_lettered';
 
@@ -96,7 +96,9 @@ export function attemptEntry(input: {
       event_name: input.event_name,
       destination: input.destination,
       status: input.status,
-      reason: input.reason === undefined ? null : clip(input.reason),
+      // A platform's words (its error message, the start of its answer) may echo what it was sent:
+      // identifiers and tokens are kept as their kinds, never in the reason column.
+      reason: input.reason === undefined ? null : clip(scrubbed(input.reason)),
       attempt: input.attempt,
       http_status: input.httpStatus ?? null,
       replay: input.replay,

@@ -3,9 +3,13 @@
  * actions-core throws `RetryableError`, `IntegrationError` (and its `PayloadValidationError`),
  * `InvalidAuthenticationError`, an `HTTPError` carrying the platform's answer, a timeout, or the
  * schema validator's error; the injected fetch's network failures arrive marked (run.ts). Read by
- * their names, codes and statuses, not by class, so this file loads nothing of actions-core. Pure.
+ * their names, codes and statuses, not by class, so this file loads nothing of actions-core. The
+ * reason goes to the ledger: the message and the platform's answer are scrubbed of identifiers and
+ * the request's secrets (platform-answer.ts), as CRMs echo the e-mail they refused. Pure.
  */
 import type { Outcome } from '../driver.ts';
+import { scrubText } from '../platform-answer.ts';
+import { snippet } from '../responses.ts';
 
 /** The parts of a thrown error the classification reads. */
 interface ThrownError {
@@ -28,12 +32,16 @@ export function isRetryableStatus(status: number): boolean {
  * The outcome of an action that threw `err`: `retry` for RetryableError, a network failure, a
  * timeout, 429 and 5xx; `rejected` for IntegrationError, PayloadValidationError, a payload that
  * fails the action's schema, 4xx, and anything else (a fault of the action's own code is not
- * fixed by sending again). The reason names the action and carries the error's message.
+ * fixed by sending again). The reason names the action and carries the error's message, scrubbed,
+ * with `secrets` (the request's secrets' values) removed.
  */
-export function outcomeOfError(action: string, err: unknown): Outcome {
+export function outcomeOfError(action: string, err: unknown, secrets: readonly string[] = []): Outcome {
   const e = (err ?? {}) as ThrownError;
   const name = typeof e.name === 'string' ? e.name : 'Error';
-  const message = typeof e.message === 'string' && e.message !== '' ? e.message : String(err);
+  const message = scrubText(
+    typeof e.message === 'string' && e.message !== '' ? e.message : String(err),
+    secrets,
+  );
   const responseStatus = typeof e.response?.status === 'number' ? e.response.status : undefined;
   const status = responseStatus ?? (typeof e.status === 'number' ? e.status : undefined);
   const withStatus = (o: { status: 'retry' | 'rejected'; reason: string }): Outcome =>
@@ -49,7 +57,7 @@ export function outcomeOfError(action: string, err: unknown): Outcome {
       reason: `${action}: the payload does not fit the action's fields: ${message}`,
     };
   if (responseStatus !== undefined) {
-    const detail = `${action}: ${message}${answerSnippet(e.response?.content)}`;
+    const detail = `${action}: ${message}${answerSnippet(e.response?.content, secrets)}`;
     return withStatus({ status: isRetryableStatus(responseStatus) ? 'retry' : 'rejected', reason: detail });
   }
   if (name === 'InvalidAuthenticationError')
@@ -60,10 +68,10 @@ export function outcomeOfError(action: string, err: unknown): Outcome {
   return withStatus({ status: 'rejected', reason: `${action}: ${message}` });
 }
 
-/** The start of the platform's answer, when it said something beyond the status line. */
-function answerSnippet(content: unknown): string {
+/** The start of the platform's answer, scrubbed, when it said something beyond the status line. */
+function answerSnippet(content: unknown, secrets: readonly string[]): string {
   if (typeof content !== 'string') return '';
-  const s = content.slice(0, 300).trim();
+  const s = scrubText(snippet(content), secrets);
   return s ? ` (${s})` : '';
 }
 

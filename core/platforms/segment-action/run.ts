@@ -230,6 +230,7 @@ export async function runSegmentAction(
     return all({ status: 'rejected', reason: `settings refused by ${slug}: ${(err as Error).message}` });
   }
   const segmentEvent = segmentEventOf(event);
+  const secretValues = Object.values(secrets);
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.
   for (const setting of destination.actions ?? []) {
@@ -269,7 +270,7 @@ export async function runSegmentAction(
             },
       });
     } catch (err) {
-      outcomes.push({ action: setting.action, outcome: outcomeOfError(setting.action, err) });
+      outcomes.push({ action: setting.action, outcome: outcomeOfError(setting.action, err, secretValues) });
     }
   }
   return result(outcomes);

@@ -104,47 +104,54 @@ function properties(data: Readonly<Record<string, unknown>>): Record<string, unk
   return out;
 }
 
+/** An item line's fields under their Segment product names (item_id is both product_id and sku). */
+const PRODUCT_FIELDS = [
+  ['item_id', 'product_id'],
+  ['item_id', 'sku'],
+  ['item_name', 'name'],
+  ['item_category', 'category'],
+  ['item_brand', 'brand'],
+  ['item_variant', 'variant'],
+  ['price', 'price'],
+  ['quantity', 'quantity'],
+] as const;
+
+/** The person's fields under their Segment trait names, and those of the trait `address`. */
+const TRAIT_FIELDS = [
+  ['email', 'email'],
+  ['phone', 'phone'],
+  ['first_name', 'firstName'],
+  ['last_name', 'lastName'],
+  ['gender', 'gender'],
+  ['date_of_birth', 'birthday'],
+] as const;
+const ADDRESS_FIELDS = [
+  ['city', 'city'],
+  ['region', 'state'],
+  ['postal_code', 'postalCode'],
+  ['country', 'country'],
+] as const;
+
+/** The fields of `from` named in `fields`, under their Segment names; absent and empty ones left out. */
+function renamed(
+  from: Readonly<Record<string, unknown>>,
+  fields: readonly (readonly [string, string])[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, to] of fields) if (from[name] !== undefined && from[name] !== '') out[to] = from[name];
+  return out;
+}
+
 /** One item line as a Segment product. */
 function product(item: unknown): Record<string, unknown> {
-  const i = record(item);
-  const out: Record<string, unknown> = {};
-  const put = (to: string, v: unknown) => {
-    if (v !== undefined) out[to] = v;
-  };
-  put('product_id', i['item_id']);
-  put('sku', i['item_id']);
-  put('name', i['item_name']);
-  put('category', i['item_category']);
-  put('brand', i['item_brand']);
-  put('variant', i['item_variant']);
-  put('price', i['price']);
-  put('quantity', i['quantity']);
-  return out;
+  return renamed(record(item), PRODUCT_FIELDS);
 }
 
 /** The person's fields as Segment traits (camelCase names, address as an object). */
 function userTraits(event: StoredEvent): Record<string, unknown> {
   const u = event.user ?? {};
-  const out: Record<string, unknown> = {};
-  const put = (to: string, v: string | undefined) => {
-    if (v !== undefined && v !== '') out[to] = v;
-  };
-  put('email', u['email']);
-  put('phone', u['phone']);
-  put('firstName', u['first_name']);
-  put('lastName', u['last_name']);
-  put('gender', u['gender']);
-  put('birthday', u['date_of_birth']);
-  const address: Record<string, string> = {};
-  for (const [from, to] of [
-    ['city', 'city'],
-    ['region', 'state'],
-    ['postal_code', 'postalCode'],
-    ['country', 'country'],
-  ] as const) {
-    const v = u[from];
-    if (v !== undefined && v !== '') address[to] = v;
-  }
+  const out = renamed(u, TRAIT_FIELDS);
+  const address = renamed(u, ADDRESS_FIELDS);
   if (Object.keys(address).length > 0) out['address'] = address;
   if (event.user_id !== undefined) out['userId'] = event.user_id;
   return out;

@@ -106,6 +106,18 @@ describe('segment_action: outcomes', () => {
       assert.equal(o.httpStatus, httpStatus);
     });
 
+  it('the reason keeps no identifier or secret the platform or the action echoed', () => {
+    const answer =
+      '{"errors":[{"detail":"A profile already exists with email ada@example.com, key pk_live_1"}]}';
+    const o = outcomeOfError('act', httpError(409, 'Conflict', answer), ['pk_live_1']);
+    assert.equal(o.status, 'rejected');
+    const reason = 'reason' in o ? o.reason : '';
+    assert.match(reason, /^act: Conflict \(.*\[email\], key \[secret\]/);
+    assert.doesNotMatch(reason, /ada@example\.com|pk_live_1/);
+    const thrown = outcomeOfError('act', new IntegrationError('no contact +14155552671', 'NOT_FOUND', 404));
+    assert.equal('reason' in thrown ? thrown.reason : '', 'act: no contact [phone]');
+  });
+
   it('several actions: a retry wins over a rejection, a rejection over deliveries; reasons joined', () => {
     const delivered = { status: 'delivered' as const, httpStatus: 202 };
     assert.deepEqual(
