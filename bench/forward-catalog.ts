@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { deliveryMessage } from '../core/delivery/message.ts';
-import { CATALOG_ENTRY_POINT } from '../core/deploy/catalog-function.ts';
+import { CATALOG_ENTRY_POINT, isCatalogDestination } from '../core/deploy/catalog-function.ts';
 import type { StoredEvent } from '../core/event.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
 import {
@@ -107,7 +107,7 @@ const settingsOf = (base: string, catalog: boolean): Settings => ({
   name: 'bench',
   project: 'bench-project',
   region: 'europe-west1',
-  destinations: destinations(base).filter((d) => catalog || d.type !== 'segment_action'),
+  destinations: destinations(base).filter((d) => catalog || !isCatalogDestination(d)),
 });
 
 /** A push of one purchase to a destination, as Pub/Sub delivers it; each with its own event id. */

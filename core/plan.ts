@@ -432,11 +432,11 @@ export function plan(settings: Readonly<Settings>): Plan {
   }
 
   const tokenSecret = settings.tokens?.secret ?? 'eventbus-tokens';
-  const destinationSecrets = [...new Set(destinationPlans.flatMap((d) => d.secrets))].sort();
   // Each function reads the secrets of the destinations it delivers to, no other.
   const catalogPlans = destinationPlans.filter(isCatalogDestination);
   const forwardPlans = destinationPlans.filter((d) => !isCatalogDestination(d));
   const secretsOf = (ds: readonly DestinationPlan[]) => [...new Set(ds.flatMap((d) => d.secrets))].sort();
+  const destinationSecrets = secretsOf(destinationPlans);
   const connectionSecrets = [
     ...new Set(
       (settings.connections ?? []).flatMap((c) => [

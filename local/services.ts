@@ -13,6 +13,7 @@ import {
   CATALOG_ENTRY_POINT,
   CATALOG_FUNCTION,
   catalogDestinations,
+  isCatalogDestination,
 } from '../core/deploy/catalog-function.ts';
 import type { FunctionName } from '../core/plan.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
@@ -344,8 +345,7 @@ export const CAPTURE_PREFIX = 'capture';
  * A segment_action destination with no base_url of its own: locally its requests go to the
  * receiver's capturing stand-in (local/platforms/capture.ts), never to the vendor (issue #65).
  */
-const toCapture = (d: Readonly<Destination>): boolean =>
-  d.type === 'segment_action' && d.base_url === undefined;
+const toCapture = (d: Readonly<Destination>): boolean => isCatalogDestination(d) && d.base_url === undefined;
 
 /**
  * Settings as the local services see them: destinations whose base_url points at the local

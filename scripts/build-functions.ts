@@ -29,7 +29,7 @@ import {
   type PluginBuild,
   type ResolveResult,
 } from 'esbuild';
-import { catalogSlugs } from '../core/deploy/catalog-function.ts';
+import { catalogSlugs, SEGMENT_DESTINATIONS_PACKAGE } from '../core/deploy/catalog-function.ts';
 import { parseSettings } from '../core/settings.ts';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 import {
@@ -380,12 +380,10 @@ const rootDependencies = (): Record<string, string> =>
   ).dependencies;
 
 function externalVersions(frameworkVersion: string): Record<string, string> {
-  const rootPackage = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as {
-    dependencies: Record<string, string>;
-  };
+  const dependencies = rootDependencies();
   const out: Record<string, string> = {};
   for (const name of FUNCTION_EXTERNALS) {
-    out[name] = name === FRAMEWORK ? frameworkVersion : (rootPackage.dependencies[name] ?? 'latest');
+    out[name] = name === FRAMEWORK ? frameworkVersion : (dependencies[name] ?? 'latest');
   }
   return out;
 }
@@ -531,7 +529,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
             ...Object.fromEntries(
               SEGMENT_RUNTIME_EXTERNALS.map((name) => [name, rootDependencies()[name] ?? 'latest']),
             ),
-            '@segment/action-destinations': `file:./${SEGMENT_PACKAGE_DIR}`,
+            [SEGMENT_DESTINATIONS_PACKAGE]: `file:./${SEGMENT_PACKAGE_DIR}`,
           }
         : {}),
     },
@@ -589,7 +587,7 @@ export function linkFramework(bundleDir: string): void {
       name,
       join(REPO_ROOT, 'node_modules', name),
     ]),
-    ['@segment/action-destinations', own],
+    [SEGMENT_DESTINATIONS_PACKAGE, own],
   ];
   for (const [name, from] of links) {
     const target = join(bundleDir, 'node_modules', ...name.split('/'));

@@ -7,17 +7,10 @@
  */
 import type { Settings } from '../../schemas/settings.ts';
 import { partitionExpiration } from './retention.ts';
-import type { ColumnPlan, TablePlan } from './table-plan.ts';
+import { type ColumnPlan, column as col, type TablePlan } from './table-plan.ts';
 
 /** The table's name, in the ops dataset. */
 export const PLATFORM_DIAGNOSTICS_TABLE = 'platform_diagnostics';
-
-const col = (
-  name: string,
-  type: ColumnPlan['type'],
-  description: string,
-  mode: NonNullable<ColumnPlan['mode']> = 'NULLABLE',
-): ColumnPlan => ({ name, type, mode, description });
 
 /** Columns of `platform_diagnostics`. */
 export function platformDiagnosticsColumns(): ColumnPlan[] {

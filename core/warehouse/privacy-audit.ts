@@ -4,14 +4,7 @@
  * request. They keep who asked, when, and the second-order hashes of the identifiers
  * (core/privacy/erasure.ts, `erasureHash`), never a value. They never expire: they are the proof.
  */
-import type { ColumnPlan, TablePlan } from './table-plan.ts';
-
-const col = (
-  name: string,
-  type: ColumnPlan['type'],
-  description: string,
-  mode: NonNullable<ColumnPlan['mode']> = 'NULLABLE',
-): ColumnPlan => ({ name, type, mode, description });
+import { column as col, type TablePlan } from './table-plan.ts';
 
 const HASHES = col(
   'identifier_hashes',

@@ -28,6 +28,14 @@ export interface ColumnPlan {
   readonly fields?: readonly ColumnPlan[];
 }
 
+/** A column of a table plan: nullable unless its mode says otherwise. */
+export const column = (
+  name: string,
+  type: ColumnPlan['type'],
+  description: string,
+  mode: NonNullable<ColumnPlan['mode']> = 'NULLABLE',
+): ColumnPlan => ({ name, type, mode, description });
+
 export interface TablePlan {
   readonly name: string;
   readonly description: string;

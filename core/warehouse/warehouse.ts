@@ -11,7 +11,7 @@ import type { EventType } from '../../schemas/events/common.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { partitionExpiration, type RetentionTable } from './retention.ts';
-import { type ColumnPlan, type TablePlan, tableRef, type ViewPlan } from './table-plan.ts';
+import { type ColumnPlan, column as col, type TablePlan, tableRef, type ViewPlan } from './table-plan.ts';
 
 export type { ColumnPlan, TablePlan, ViewPlan };
 
@@ -32,18 +32,6 @@ export const VIEWS = Object.freeze({
 } as const);
 
 type Mode = NonNullable<ColumnPlan['mode']>;
-
-const col = (
-  name: string,
-  type: ColumnPlan['type'],
-  description: string,
-  mode: Mode = 'NULLABLE',
-): ColumnPlan => ({
-  name,
-  type,
-  mode,
-  description,
-});
 
 interface JsonSchemaLike {
   readonly type?: string | readonly string[];
