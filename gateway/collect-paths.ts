@@ -9,14 +9,14 @@
  * allow-lists, publishing) is the translator endpoint's (gateway/server.ts, handleTranslate).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { type ApiError, apiError } from '../core/errors.ts';
+import type { ApiError } from '../core/errors.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { type AuthResult, authenticate, authenticateToken, oneCredential, type Principal } from './auth.ts';
 import { type RawBody, readRawBody } from './body.ts';
 import { KEY_PREFIX } from './credentials.ts';
 import type { EnvelopeContext } from './envelope.ts';
 import type { Collector } from './routing.ts';
-import { type Runtime, send, sendError, shownPath } from './runtime.ts';
+import { allowOrigin, type Runtime, refuseMethod, send } from './runtime.ts';
 import { sdkClient } from './sdk-paths.ts';
 import { TRANSLATOR_CHARSETS, translateAnswer } from './translate.ts';
 
@@ -98,14 +98,7 @@ export function collectCall(
 ): CollectCall | undefined {
   const method = req.method ?? 'GET';
   if (method !== METHODS[collector]) {
-    const e = apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) });
-    sendError(
-      rt,
-      req,
-      res,
-      { ...e, headers: { ...e.headers, allow: `${METHODS[collector]}, OPTIONS` } },
-      true,
-    );
+    refuseMethod(rt, req, res, `${METHODS[collector]}, OPTIONS`);
     return undefined;
   }
   const origin = req.headers.origin;
@@ -156,11 +149,7 @@ function ga4Call(publish: boolean, query: Readonly<URLSearchParams>): CollectCal
 /** `/mp/collect`'s answer, as GA4's: 204, no body. */
 function ga4Reply(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
   if (res.headersSent) return;
-  const origin = req.headers.origin;
-  if (origin && rt.origins.has(origin)) {
-    res.setHeader('access-control-allow-origin', origin);
-    res.setHeader('vary', 'Origin');
-  }
+  allowOrigin(rt, req, res);
   res.writeHead(204, { 'cache-control': 'no-store' });
   res.end();
 }
@@ -276,11 +265,7 @@ async function pixelCredential(
 /** The pixel's answer: the 1×1 GIF, never cached (each view is a request). */
 function pixelReply(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
   if (res.headersSent) return;
-  const origin = req.headers.origin;
-  if (origin && rt.origins.has(origin)) {
-    res.setHeader('access-control-allow-origin', origin);
-    res.setHeader('vary', 'Origin');
-  }
+  allowOrigin(rt, req, res);
   res.writeHead(200, {
     'content-type': 'image/gif',
     'content-length': PIXEL.length,

@@ -10,7 +10,8 @@
  * delivery's name (the vendor's delivery id, or the digest of the signed bytes) for the
  * signature's tolerance window, per instance too. A delivery seen again inside it is a replay:
  * answered as the first was, with the same event ids (the signed body decides them), so it
- * folds into the same events and a vendor's honest retry is never turned into an error.
+ * folds into the same events and a vendor's honest retry is never turned into an error. Both are
+ * one mechanism (firstSeen, below): bounded, oldest first out, a window from the first sight.
  */
 import { createHash } from 'node:crypto';
 
@@ -29,19 +30,12 @@ export interface IdempotencyMemory {
 }
 
 export function createIdempotencyMemory(max = MAX_KEYS, ttlMs = KEY_TTL_MS): IdempotencyMemory {
-  // A Map iterates in insertion order: re-inserting on use keeps the oldest first.
-  const seen = new Map<string, { digest: string; at: number }>();
+  const seen = firstSeen<string>(max);
   return {
     admit(scope, key, body, now) {
-      const name = `${scope}\u0000${key}`;
       const digest = createHash('sha256').update(body).digest('base64');
-      const known = seen.get(name);
-      if (known && now - known.at < ttlMs && known.digest !== digest) return false;
-      if (known && now - known.at < ttlMs) return true;
-      seen.delete(name);
-      seen.set(name, { digest, at: now });
-      if (seen.size > max) seen.delete(seen.keys().next().value as string);
-      return true;
+      const known = seen.note(`${scope}\u0000${key}`, digest, now, ttlMs);
+      return known === undefined || known.value === digest;
     },
     get size() {
       return seen.size;
@@ -62,15 +56,31 @@ export interface ReplayMemory {
 }
 
 export function createReplayMemory(max = MAX_DELIVERIES): ReplayMemory {
-  const seen = new Map<string, number>();
+  const seen = firstSeen<undefined>(max);
   return {
-    seen(scope, delivery, now, windowMs) {
-      const name = `${scope}\u0000${delivery}`;
-      const first = seen.get(name);
-      // The window runs from the first sight: replays do not keep a delivery remembered forever.
-      if (first !== undefined && now - first < windowMs) return first;
+    seen: (scope, delivery, now, windowMs) =>
+      seen.note(`${scope}\u0000${delivery}`, undefined, now, windowMs)?.at,
+    get size() {
+      return seen.size;
+    },
+  };
+}
+
+/**
+ * The mechanism under both memories: names with when they were first seen and a value, at most
+ * `max` (the oldest go first). `note` answers a name seen less than `windowMs` ago (the window
+ * runs from the first sight: seeing it again does not extend it), else remembers it from now.
+ */
+function firstSeen<V>(max: number) {
+  // A Map iterates in insertion order: an entry is re-inserted only when it starts anew, so the
+  // oldest is first.
+  const seen = new Map<string, { readonly at: number; readonly value: V }>();
+  return {
+    note(name: string, value: V, now: number, windowMs: number): { at: number; value: V } | undefined {
+      const known = seen.get(name);
+      if (known !== undefined && now - known.at < windowMs) return known;
       seen.delete(name);
-      seen.set(name, now);
+      seen.set(name, { at: now, value });
       if (seen.size > max) seen.delete(seen.keys().next().value as string);
       return undefined;
     },

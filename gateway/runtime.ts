@@ -141,11 +141,7 @@ export function send(
 ): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  const origin = req.headers.origin;
-  if (origin && rt.origins.has(origin)) {
-    res.setHeader('access-control-allow-origin', origin);
-    res.setHeader('vary', 'Origin');
-  }
+  allowOrigin(rt, req, res);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
@@ -154,6 +150,21 @@ export function send(
     ...headers,
   });
   res.end(text);
+}
+
+/** CORS on an answer: a listed origin may read it. */
+export function allowOrigin(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
+  const origin = req.headers.origin;
+  if (origin && rt.origins.has(origin)) {
+    res.setHeader('access-control-allow-origin', origin);
+    res.setHeader('vary', 'Origin');
+  }
+}
+
+/** A method the path does not serve: 405, its `Allow` header listing those it does. */
+export function refuseMethod(rt: Runtime, req: IncomingMessage, res: ServerResponse, allow: string): void {
+  const e = apiError('METHOD_NOT_ALLOWED', { method: req.method ?? 'GET', path: shownPath(req) });
+  sendError(rt, req, res, { ...e, headers: { ...e.headers, allow } }, true);
 }
 
 /**

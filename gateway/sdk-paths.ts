@@ -6,11 +6,10 @@
  * beacon: `?writeKey=`; Jitsu: X-Write-Key as `id:secret`); and who a call on these paths is from.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { apiError } from '../core/errors.ts';
 import type { Principal } from './auth.ts';
 import type { EnvelopeContext } from './envelope.ts';
 import type { SdkPath } from './routing.ts';
-import { clientOf, protoOf, type Runtime, send, sendError, shownPath, translatorClient } from './runtime.ts';
+import { clientOf, protoOf, type Runtime, refuseMethod, send, translatorClient } from './runtime.ts';
 
 /** The settings answers change only with the gateway's address: browsers may keep them a while. */
 const SETTINGS_CACHE = { 'cache-control': 'public, max-age=300' };
@@ -30,8 +29,7 @@ export function sdkSettings(
 ): void {
   const method = req.method ?? 'GET';
   if (method !== 'GET' && method !== 'HEAD') {
-    const e = apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) });
-    sendError(rt, req, res, { ...e, headers: { ...e.headers, allow: 'GET, HEAD, OPTIONS' } }, true);
+    refuseMethod(rt, req, res, 'GET, HEAD, OPTIONS');
     return;
   }
   const host = req.headers.host ?? '';

@@ -2,9 +2,9 @@
  * The ingest gateway: a lean node:http server (the functions framework costs ~85% of the
  * throughput and answers malformed JSON with HTML, docs/google-wire.md §6). It composes the steps of a
  * request, each in its own module: routing (routing.ts), authentication and rate limits
- * (auth.ts), the body read with hard caps (body.ts), the two request forms (envelope.ts), then
- * one Publish call per request. Google's error envelope for every failure; everything it talks
- * to is injected.
+ * (auth.ts; a translator's own senders' proofs: translator-auth.ts), the body read with hard caps
+ * (body.ts), the two request forms (envelope.ts), then one Publish call per request. Google's
+ * error envelope for every failure; everything it talks to is injected.
  *
  * The handlers are module functions over one `Runtime` (runtime.ts: what a gateway holds for
  * its life, and the answers every handler gives), so each step reads as a named function
@@ -19,17 +19,11 @@ import { type ApiError, apiError } from '../core/errors.ts';
 import { andThen, isPending, type MaybePromise } from '../core/maybe-async.ts';
 import type { Step } from '../core/step.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
-import {
-  type AuthResult,
-  authenticate,
-  authenticateUrlToken,
-  oneCredential,
-  type Principal,
-} from './auth.ts';
-import { inflateBody, type RawBody, readRawBody, readRequest, receiveBody } from './body.ts';
+import { authenticate, type Principal } from './auth.ts';
+import { type RawBody, readRawBody, readRequest } from './body.ts';
 import { type CollectCall, collectCall } from './collect-paths.ts';
 import { preflight } from './cors.ts';
-import { canPublish, TOKEN_PREFIX } from './credentials.ts';
+import { canPublish } from './credentials.ts';
 import {
   deprecationHeaders,
   type EnvelopeContext,
@@ -52,9 +46,9 @@ import {
   type GatewayConfig,
   type GatewayDeps,
   note,
-  protoOf,
   type Runtime,
   refused,
+  refuseMethod,
   runtimeOf,
   send,
   sendError,
@@ -73,11 +67,10 @@ import {
   signedMedia,
   TRANSLATOR_CHARSETS,
   TRANSLATOR_MEDIA,
-  type TranslatorEntry,
   translateAnswer,
   translateRows,
-  verifyDelivery,
 } from './translate.ts';
+import { authenticateInUrl, mayTranslate, signedBody, urlCredential, verifyUrl } from './translator-auth.ts';
 
 export type { GatewayConfig, GatewayDeps } from './runtime.ts';
 
@@ -163,8 +156,7 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
     if (inUrl) return verifyUrl(rt, req, res, r.translator, inUrl, r.pathCredential !== undefined, query);
   }
   if (method !== 'POST') {
-    const e = apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) });
-    return sendError(rt, req, res, { ...e, headers: { ...e.headers, allow: 'POST, OPTIONS' } }, true);
+    return refuseMethod(rt, req, res, 'POST, OPTIONS');
   }
   if (r.kind === 'translate') return handleTranslate(rt, req, res, r.translator, r.pathCredential, query);
   if (r.kind === 'sdk_metrics') return sdkMetrics(rt, req, res);
@@ -489,124 +481,6 @@ async function handleTranslate(
     reply: collect && ((rows, ids) => collect.reply(rt, req, res, rows, ids)),
     logged: () => ({ translator: name }),
   });
-}
-
-/** A signed body, or why not: the refusal to record (a bad signature), or the error to answer. */
-type Signed =
-  | { ok: true; value: RawBody }
-  | { ok: false; error: ApiError; refusal?: [ApiError, string, string | undefined] };
-
-/**
- * A signing sender (Stripe, GitHub, …) cannot add a token: its signature is its credential,
- * checked on the bytes as they arrived, before they are inflated or parsed.
- */
-async function signedBody(
-  rt: Runtime,
-  req: IncomingMessage,
-  name: string,
-  signature: NonNullable<NonNullable<TranslatorEntry['spec']['auth']>['signature']>,
-  media: readonly string[],
-): Promise<Signed> {
-  const got = await receiveBody(req, rt.limits, rt.bodyTimeoutMs, media, TRANSLATOR_CHARSETS);
-  if (!got.ok) return got;
-  const check = await verifyDelivery(
-    name,
-    signature,
-    {
-      method: req.method ?? 'POST',
-      url: `${protoOf(rt, req)}://${req.headers.host ?? ''}${req.url ?? ''}`,
-      header: (h) => {
-        const v = req.headers[h];
-        return Array.isArray(v) ? v[0] : v;
-      },
-      body: got.value.received,
-    },
-    {
-      secrets: rt.deps.secrets,
-      certificates: rt.certificates.source,
-      replays: rt.replays,
-      now: rt.now(),
-      log: rt.log,
-    },
-  );
-  if (!check.ok) {
-    const refusal: [ApiError, string, string] | undefined = check.reason
-      ? [check.error, `signature:${signature.scheme}`, check.reason]
-      : undefined;
-    return refusal ? { ok: false, error: check.error, refusal } : { ok: false, error: check.error };
-  }
-  return inflateBody(got.value, rt.limits);
-}
-
-/** A credential in a translator's URL: its last path segment, or a token in `?key=`. */
-function urlCredential(
-  pathCredential: string | undefined,
-  query: Readonly<URLSearchParams>,
-): string | undefined {
-  const key = query.get('key');
-  return pathCredential ?? (key?.startsWith(TOKEN_PREFIX) ? key : undefined);
-}
-
-/**
- * A URL credential, where the translator takes one (auth.url_token), and the request's only
- * one: a header or a second `?key=` beside it is refused, never ignored (oneCredential).
- */
-async function authenticateInUrl(
-  rt: Runtime,
-  req: IncomingMessage,
-  entry: TranslatorEntry | undefined,
-  name: string,
-  presented: string,
-  query: Readonly<URLSearchParams>,
-  inPath: boolean,
-): Promise<AuthResult> {
-  const notOne = oneCredential(req, query.getAll('key'), inPath);
-  if (notOne) return notOne;
-  return entry && !entry.spec.auth?.url_token
-    ? {
-        ok: false,
-        error: apiError('INVALID_CREDENTIALS', {
-          detail: `translator ${name} takes no credential in its URL (its spec's auth.url_token)`,
-        }),
-      }
-    : authenticateUrlToken(presented, name, rt.authDeps);
-}
-
-/**
- * `GET` on a translator's URL with its credential: senders that check a webhook URL before
- * they post to it (Mailchimp sends a GET when the webhook is saved) get 200 when the URL would
- * be accepted, and the refusal a POST would get otherwise. Nothing is read or published.
- */
-async function verifyUrl(
-  rt: Runtime,
-  req: IncomingMessage,
-  res: ServerResponse,
-  name: string,
-  presented: string,
-  inPath: boolean,
-  query: Readonly<URLSearchParams>,
-): Promise<void> {
-  note(rt, req, { translator: name });
-  const entry = await translatorNow(rt, name);
-  if (entry === null)
-    return sendError(rt, req, res, apiError('REGISTRY_UNAVAILABLE', { retryAfter: 5 }), true);
-  const auth = await authenticateInUrl(rt, req, entry, name, presented, query, inPath);
-  if (!auth.ok) {
-    refused(rt, req, auth.error, auth.credential, { translator: name, size: undefined });
-    return sendError(rt, req, res, auth.error, true);
-  }
-  if (!entry) return sendError(rt, req, res, apiError('NOT_FOUND', { resource: `translator ${name}` }), true);
-  send(rt, req, res, 200, { status: 'ok', translator: name });
-}
-
-function mayTranslate(principal: Principal, name: string, sdkPath: boolean): boolean {
-  if (principal.kind === 'signature') return principal.id === name;
-  if (principal.kind === 'token')
-    return ['admin', 'translate:*', `translate:${name}`].some((s) => principal.scopes.includes(s));
-  // A write key sits in a page's source: it publishes a browser SDK's calls on their own paths
-  // (bound to its origins and its event list; money events unverified without the allowance),
-  // never a translator's bulk payloads (a file, a vendor's webhook) on /v1/translators.
-  return principal.kind !== 'key' || sdkPath;
 }
 
 function allowed(rt: Runtime, principal: Principal, p: Parsed): boolean {

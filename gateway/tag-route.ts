@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { apiError } from '../core/errors.ts';
 import { andThen, type MaybePromise } from '../core/maybe-async.ts';
-import { type Runtime, sendError, shownPath } from './runtime.ts';
+import { type Runtime, refuseMethod, sendError } from './runtime.ts';
 
 /** The tag as served. */
 export interface Tag {
@@ -81,8 +81,7 @@ export function serveTag(
   query: string,
 ): MaybePromise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
-    const e = apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) });
-    return sendError(rt, req, res, { ...e, headers: { ...e.headers, allow: 'GET, HEAD, OPTIONS' } }, true);
+    return refuseMethod(rt, req, res, 'GET, HEAD, OPTIONS');
   }
   return andThen(tagNow(rt), (tag) => answer(rt, req, res, method, query, tag));
 }

@@ -51,19 +51,46 @@ function credentialWhy(name: string, spec: TranslatorSpec): string | undefined {
   return undefined;
 }
 
+const NO_HEADERS: RequestHeaders = Object.freeze({});
+
+/** The header names a spec's sources read (fields, cases, key), found once per spec. */
+const USED = new WeakMap<TranslatorSpec, ReadonlySet<string>>();
+
+function headersUsed(spec: TranslatorSpec): ReadonlySet<string> {
+  let used = USED.get(spec);
+  if (!used) {
+    const names = new Set<string>();
+    const walk = (v: unknown): void => {
+      if (typeof v === 'string') {
+        const name = headerOf(v);
+        if (name) names.add(name);
+      } else if (Array.isArray(v)) for (const x of v) walk(x);
+      else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
+    };
+    walk([spec.fields, spec.cases, spec.key]);
+    used = names;
+    USED.set(spec, used);
+  }
+  return used;
+}
+
 /**
- * The request's headers a translator may read: lower-case names, first values, without the
- * credential headers (read at apply too; this keeps a stored spec from older rules harmless).
+ * The request's headers a translator may read: those its sources name (none, the common case,
+ * costs nothing per request), by lower-case name, first values, never a credential header (refused
+ * at apply too; this keeps a stored spec from older rules harmless).
  */
 export function readableHeaders(
   raw: Readonly<Record<string, string | readonly string[] | undefined>>,
   spec: TranslatorSpec,
 ): RequestHeaders {
+  const used = headersUsed(spec);
+  if (used.size === 0) return NO_HEADERS;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) {
     const name = k.toLowerCase();
     const value = Array.isArray(v) ? v[0] : v;
-    if (typeof value === 'string' && credentialWhy(name, spec) === undefined) out[name] = value;
+    if (used.has(name) && typeof value === 'string' && credentialWhy(name, spec) === undefined)
+      out[name] = value;
   }
   return out;
 }

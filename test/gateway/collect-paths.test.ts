@@ -394,6 +394,15 @@ describe('gateway: the default paths of GA4 and Snowplow senders', () => {
       assert.doesNotMatch(JSON.stringify(refusals()), /ebk_/);
     });
 
+    it("lets a listed origin's page read the pixel's answer (CORS), as the JSON answers do", async () => {
+      const res = await fetch(`${g.url}/i?${PIXEL_QUERY}&key=${g.key}`, { headers: { origin: ORIGIN } });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('access-control-allow-origin'), ORIGIN);
+      assert.equal(res.headers.get('access-control-allow-credentials'), 'true');
+      assert.equal(res.headers.get('vary'), 'Origin');
+      await res.arrayBuffer();
+    });
+
     it('refuses a pixel without a credential, and a POST to it', async () => {
       assert.equal((await fetch(`${g.url}/i?${PIXEL_QUERY}`)).status, 401);
       const res = await fetch(`${g.url}/i`, { method: 'POST', body: '{}' });

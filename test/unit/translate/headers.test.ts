@@ -52,6 +52,35 @@ describe('translate: header sources', () => {
     );
   });
 
+  it('never hands on a credential or signature header, even to a spec that names one as a source', () => {
+    // A spec stored under older rules: apply refuses these sources today.
+    const named = {
+      ...spec,
+      fields: ['Authorization', 'Cookie', 'X-Mac', 'X-Hub-Signature-256', 'X-Write-Key', 'X-Topic'].map(
+        (h, i) => ({ target: `h${i}`, source: `header:${h}` }),
+      ),
+    } as unknown as TranslatorSpec;
+    const all = {
+      authorization: 'Bearer t',
+      cookie: 'c=1',
+      'x-mac': 'abc',
+      'x-hub-signature-256': 'sha256=…',
+      'x-write-key': 'wk',
+      'x-topic': 'a',
+    };
+    assert.deepEqual(readableHeaders(all, named), { 'x-topic': 'a' });
+  });
+
+  it('hands on only the headers its sources name, and none to a spec that names none', () => {
+    const bodyOnly = {
+      event: 'webhook_received',
+      format: { type: 'json' },
+      fields: [{ target: 'note', source: 'note' }],
+    } as unknown as TranslatorSpec;
+    assert.deepEqual(readableHeaders({ 'x-topic': 'a', 'x-delivery': 'd' }, bodyOnly), {});
+    assert.deepEqual(readableHeaders({ 'x-topic': 'a', 'x-unread': 'u' }, spec), { 'x-topic': 'a' });
+  });
+
   it('reads a field and a key from headers, falling back to the body when the header is absent', () => {
     const a = run({ 'x-topic': 'orders/create', 'x-delivery': 'd-1' }, { note: 'n', topic: 'body' });
     const b = run({ 'x-topic': 'orders/create', 'x-delivery': 'd-1' }, { note: 'other body', topic: 'body' });
