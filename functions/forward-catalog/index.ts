@@ -6,10 +6,8 @@
  * `forward`. Reads its configuration once at cold start; no top-level await (bundled as CommonJS).
  */
 import { http } from '@google-cloud/functions-framework';
-import { createDeliveredCheck, ledgerDeliveredQuery } from '../../adapters/delivered-check.ts';
-import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
-import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { CATALOG_ENTRY_POINT } from '../../core/deploy/catalog-function.ts';
@@ -20,24 +18,9 @@ import { createForwardCatalogHandler, type ForwardCatalogServices } from './hand
 /** The function's configuration: the one read of the process environment. */
 export const config = readFunctionConfig(process.env, readSettingsText);
 
-const logWarning = (message: string) =>
-  console.log(JSON.stringify({ severity: 'WARNING', message, component: 'forward-catalog' }));
-
-/** The ledger's BigQuery client and the secrets, loaded after the module, in the background. */
+/** The delivery services, and the fetch Segment's actions send through (run.ts; each destination's base_url applies there). */
 async function loadServices(): Promise<ForwardCatalogServices> {
-  const { BigQuery } = await import('@google-cloud/bigquery');
-  await erased.ready();
-  const bigquery = new BigQuery({ projectId: config.project });
-  return {
-    ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
-    alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
-      log: logWarning,
-    }),
-    secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
-    // Segment's actions send through this (run.ts); each destination's base_url applies there.
-    fetch: globalThis.fetch,
-    suppression: () => erased.current(),
-  };
+  return { ...(await deliveryServices(config, 'forward-catalog', erased)), fetch: globalThis.fetch };
 }
 
 /** The erased persons' list (docs/privacy.md), as forward reads it. */

@@ -6,12 +6,10 @@
  */
 import { http } from '@google-cloud/functions-framework';
 import { registryReaders } from '../../adapters/definitions.ts';
-import { createDeliveredCheck, ledgerDeliveredQuery } from '../../adapters/delivered-check.ts';
+import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
-import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
-import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { andThen } from '../../core/maybe-async.ts';
@@ -22,26 +20,13 @@ import { createForwardHandler, type ForwardServices } from './handler.ts';
 /** The function's configuration: the one read of the process environment (functions/serve.ts listens by it). */
 export const config = readFunctionConfig(process.env, readSettingsText);
 
-/**
- * The BigQuery client (and with it google-auth-library) is loaded after the module, not
- * during the bundle's load: it was ~100 ms of it. A failed load is retried on the next push.
- */
+/** The delivery services, then forward's own: its sender, OAuth tokens and definitions. A failed load is retried on the next push. */
 async function loadServices(): Promise<ForwardServices> {
-  const { BigQuery } = await import('@google-cloud/bigquery');
-  await erased.ready();
-  const bigquery = new BigQuery({ projectId: config.project });
   return {
-    ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
-    alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
-      log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'forward' })),
-    }),
-    secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
+    ...(await deliveryServices(config, 'forward', erased)),
     send: createHttpSender(),
     accessToken: createAccessTokens(),
-    suppression: () => erased.current(),
-    definitionFor: (stamp) => {
-      return andThen(definitions.get(stamp), (d) => d.exact(stamp));
-    },
+    definitionFor: (stamp) => andThen(definitions.get(stamp), (d) => d.exact(stamp)),
   };
 }
 

@@ -1,0 +1,27 @@
+/**
+ * What both delivery functions (forward, forward-catalog) load after their module, in the
+ * background: the ledger's writer and its delivered check on one BigQuery client, the secrets, and
+ * the erased persons' list (read before the first push). Each function adds its own parts (its
+ * sender, tokens, definitions; the catalogue's fetch).
+ */
+import type { FunctionConfig } from '../core/runtime-config.ts';
+import { createDeliveredCheck, ledgerDeliveredQuery } from './delivered-check.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from './ledger-writer.ts';
+import { createSecrets } from './secrets.ts';
+import type { SuppressionList } from './suppression-list.ts';
+
+export async function deliveryServices(config: FunctionConfig, component: string, erased: SuppressionList) {
+  // The BigQuery client (and with it google-auth-library) is loaded here, not during the bundle's
+  // load: it was ~100 ms of it.
+  const { BigQuery } = await import('@google-cloud/bigquery');
+  await erased.ready();
+  const bigquery = new BigQuery({ projectId: config.project });
+  return {
+    ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
+    alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
+      log: (message: string) => console.log(JSON.stringify({ severity: 'WARNING', message, component })),
+    }),
+    secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
+    suppression: () => erased.current(),
+  };
+}
