@@ -16,6 +16,7 @@
  *   beside the studio, NOT_CONFIGURED says so.
  */
 import type { StoredEvent } from '../core/event.ts';
+import { isOAuth } from '../core/platforms/segment-action/auth-kind.ts';
 import type { CatalogEntry } from '../core/platforms/segment-action/catalog.ts';
 import { ACCESS_TOKEN_ROLE } from '../core/platforms/segment-action/roles.ts';
 import { fail, ok, type Step } from '../core/step.ts';
@@ -48,7 +49,7 @@ export async function catalogAction(action: string, raw: unknown): Promise<Step<
       const entry = entryOf(c, body['slug'], 'slug');
       if (!entry.ok) return entry;
       const supported = c.catalogSupported(entry.value);
-      const oauth = entry.value.auth === 'oauth2' || entry.value.auth === 'oauth-managed';
+      const oauth = isOAuth(entry.value.auth);
       return ok({
         ...entry.value,
         supported,

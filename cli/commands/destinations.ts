@@ -6,6 +6,7 @@
  * so listing loads none of the destinations' modules.
  */
 import type { Command } from 'commander';
+import { isOAuth } from '../../core/platforms/segment-action/auth-kind.ts';
 import type { CatalogEntry } from '../../core/platforms/segment-action/catalog.ts';
 import { type Row, renderTable, writerOf } from '../output.ts';
 
@@ -43,7 +44,7 @@ export function catalogSummary(
   version: string,
   unloadable: readonly { slug: string; reason: string }[],
 ): string {
-  const oauth = rows.filter((r) => r['auth'] === 'oauth2' || r['auth'] === 'oauth-managed');
+  const oauth = rows.filter((r) => isOAuth(r['auth']));
   const tokenAsSecret = oauth.filter((r) => r['supported'] === true).map((r) => r['slug']);
   const parts = [
     `${rows.length} destination(s) from @segment/action-destinations ${version}`,

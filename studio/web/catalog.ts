@@ -8,6 +8,7 @@
  * the runtime with a recording stand-in, nothing sent).
  */
 import { stringify } from 'yaml';
+import { isOAuth } from '../../core/platforms/segment-action/auth-kind.ts';
 import type {
   CatalogAction,
   CatalogEntry,
@@ -40,13 +41,12 @@ interface CapturedRequest {
   readonly body: unknown;
 }
 
-const OAUTH = new Set(['oauth2', 'oauth-managed']);
 let rows: readonly Row[] = [];
 let entry: Entry | undefined;
 
 /** What each auth kind means to the person configuring it. */
 function authText(auth: string, supported: boolean): string {
-  if (OAUTH.has(auth))
+  if (isOAuth(auth))
     return supported ? `${auth}: an access token as a secret` : `${auth}: needs OAuth, not supported`;
   return auth === 'none' ? 'none (nothing to authenticate)' : `${auth}: credentials as secrets`;
 }
@@ -59,7 +59,7 @@ function renderList(): void {
     (r) =>
       (q === '' || r.search.includes(q)) &&
       (category === '' || r.category === category) &&
-      (auth === '' || (auth === 'oauth') === OAUTH.has(r.auth)),
+      (auth === '' || (auth === 'oauth') === isOAuth(r.auth)),
   );
   $('c-status').textContent = `${shown.length} of ${rows.length} destinations.`;
   const list = $('c-list');

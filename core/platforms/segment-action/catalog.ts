@@ -4,14 +4,16 @@
  * read once, so listing, checking or rendering a `segment_action` destination never loads the
  * 170 destination modules. Plain data and no `node:` import: the studio's pages may bundle it.
  */
-import manifest from './catalog.json' with { type: 'json' };
 
 /**
  * How a destination authenticates: `api_key`, `basic`, `custom` and `none` take their credentials
  * from settings and secrets; `oauth2` and `oauth-managed` need an OAuth token (supported only
  * where the access token can be supplied as a secret: see OAUTH_TOKEN_AS_SECRET).
  */
-export type CatalogAuth = 'api_key' | 'basic' | 'oauth2' | 'oauth-managed' | 'none' | 'custom';
+import { type CatalogAuth, isOAuth } from './auth-kind.ts';
+import manifest from './catalog.json' with { type: 'json' };
+
+export type { CatalogAuth };
 
 /** A destination's settings field (its `authentication.fields`). */
 export interface CatalogSetting {
@@ -126,7 +128,7 @@ export function catalogEntry(slug: string): CatalogEntry | undefined {
  * and the OAuth ones that take a token as a secret (OAUTH_TOKEN_AS_SECRET).
  */
 export function catalogSupported(entry: CatalogEntry): boolean {
-  return (entry.auth !== 'oauth2' && entry.auth !== 'oauth-managed') || OAUTH_TOKEN_AS_SECRET.has(entry.slug);
+  return !isOAuth(entry.auth) || OAUTH_TOKEN_AS_SECRET.has(entry.slug);
 }
 
 /** What search looks in: slug, name, category, auth kind and action titles, lower-cased. */
