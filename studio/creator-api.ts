@@ -33,7 +33,7 @@ import { INTERACTIVE_TOKEN_DAYS, issueToken, parseExpiry } from '../gateway/cred
 import type { TokenStore } from '../gateway/token-store.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { postToGateway, signedSend } from './creator-signing.ts';
+import { postToGateway, SAMPLE_MAX, signedSend, bodyText as text, translatorUrl } from './creator-signing.ts';
 import { checkedName, invalidField, notConfigured } from './request.ts';
 
 export type Row = Record<string, unknown>;
@@ -73,13 +73,6 @@ export const CREATOR_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Objec
 
 const record = (v: unknown): Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-
-function text(body: Record<string, unknown>, field: string, max = 1024): Step<string> {
-  const v = body[field];
-  if (typeof v !== 'string' || v === '' || v.length > max)
-    return invalidField(field, `must be a non-empty string of at most ${max} characters`);
-  return ok(v);
-}
 
 function eventName(body: Record<string, unknown>, field: string): Step<string> {
   const name = text(body, field, 64);
@@ -200,8 +193,6 @@ async function token(
     );
 }
 
-const SEND_MAX = 4 << 20;
-
 /** The sample through the gateway's endpoint, with the producer's token; the gateway's answer. */
 async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Promise<Step<unknown>> {
   const translator = checkedName('Translator', body['translator'], 'translator');
@@ -210,9 +201,9 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Pr
   if (!secret.ok) return secret;
   const contentType = text(body, 'contentType', 128);
   if (!contentType.ok) return contentType;
-  const sample = text(body, 'text', SEND_MAX);
+  const sample = text(body, 'text', SAMPLE_MAX);
   if (!sample.ok) return sample;
-  const url = `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator.value)}?partial=true`;
+  const url = `${translatorUrl(gatewayUrl, translator.value)}?partial=true`;
   return postToGateway(
     url,
     { authorization: `Bearer ${secret.value}`, 'content-type': contentType.value },

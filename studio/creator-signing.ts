@@ -5,7 +5,8 @@
  * signature headers, no token, no `?partial`). Here, not in the page: the browser bundle holds no
  * HMAC (node:crypto), and the gateway is another origin. The secret is used for this one request
  * and kept nowhere; the gateway checks the signature against the secret it reads by name, so a
- * wrong secret typed here shows the vendor's 401.
+ * wrong secret typed here shows the vendor's 401. With it, what both sends (creator-api.ts's
+ * unsigned one too) share: the body's text fields, the translator's URL, the POST itself.
  */
 
 import { fail, ok, type Step } from '../core/step.ts';
@@ -16,13 +17,20 @@ import { checkedName, invalidField } from './request.ts';
 
 const signatureShape = compileValidator<TranslatorSignature>(TranslatorSignature);
 
-/** The longest sample the studio signs and sends (the studio's body cap is 4 MiB). */
-const SIGNED_MAX = 4 << 20;
+/** The longest sample the studio sends, signed or not (the studio's body cap is 4 MiB). */
+export const SAMPLE_MAX = 4 << 20;
 
-const text = (v: unknown, field: string, max: number): Step<string> =>
-  typeof v === 'string' && v !== '' && v.length <= max
-    ? ok(v)
-    : invalidField(field, `must be a non-empty string of at most ${max} characters`);
+/** A request body's text field: a non-empty string of at most `max` characters, or INVALID naming it. */
+export function bodyText(body: Record<string, unknown>, field: string, max = 1024): Step<string> {
+  const v = body[field];
+  if (typeof v !== 'string' || v === '' || v.length > max)
+    return invalidField(field, `must be a non-empty string of at most ${max} characters`);
+  return ok(v);
+}
+
+/** The translator's endpoint at the gateway, where a sender posts. */
+export const translatorUrl = (gatewayUrl: string, translator: string): string =>
+  `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator)}`;
 
 /**
  * `{translator, signature, secret, contentType, text}` → the gateway's answer `{status, body,
@@ -39,13 +47,13 @@ export async function signedSend(
   const first = problems[0];
   if (first) return invalidField(first.field, first.description);
   const sig = body['signature'] as TranslatorSignature;
-  const secret = text(body['secret'], 'secret', 1024);
+  const secret = bodyText(body, 'secret');
   if (!secret.ok) return secret;
-  const contentType = text(body['contentType'], 'contentType', 128);
+  const contentType = bodyText(body, 'contentType', 128);
   if (!contentType.ok) return contentType;
-  const sample = text(body['text'], 'text', SIGNED_MAX);
+  const sample = bodyText(body, 'text', SAMPLE_MAX);
   if (!sample.ok) return sample;
-  const url = `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator.value)}`;
+  const url = translatorUrl(gatewayUrl, translator.value);
   let headers: Record<string, string>;
   try {
     headers = signRequest(

@@ -9,6 +9,7 @@
  */
 import type { Draft } from '../../core/samples/draft.ts';
 import type { InferredField } from '../../core/samples/index.ts';
+import { fieldName } from '../../core/samples/names.ts';
 import { CATALOGUE, lookupEvent } from '../../schemas/catalogue.ts';
 import { RESOURCE_NAME_PATTERN } from '../../schemas/resource.ts';
 import type { TranslatorField, TranslatorTransform } from '../../schemas/translator.ts';
@@ -221,11 +222,15 @@ export function catalogueDraft(
   const slotNames = new Set(slots.map((s) => s.name));
   const currency = slotChoices.get('currency')?.column || undefined;
   const isContext = (t: string) => /^(event_|user|anonymous_id|page\.|consent\.|campaign\.|device\.)/.test(t);
-  const kept = draft.translator.spec.fields.filter((t) => {
-    if (isContext(t.target)) return true;
+  const kept = draft.translator.spec.fields.flatMap((t): TranslatorField[] => {
+    if (isContext(t.target)) return [t];
     const source = 'source' in t ? t.source : undefined;
-    // A slotted column is read as its slot; another column named like a slot would collide with it.
-    return !(typeof source === 'string' && used.has(source)) && !slotNames.has(t.target);
+    // A slotted column is read as its slot; another column the guesses named like a slot
+    // (`order_number` as `transaction_id`) keeps its values under its own name, not lost.
+    if (typeof source === 'string' && used.has(source)) return [];
+    if (!slotNames.has(t.target)) return [t];
+    const own = typeof source === 'string' ? fieldName(source) : undefined;
+    return own && !slotNames.has(own) ? [{ ...t, target: own }] : [];
   });
   const slotFields: TranslatorField[] = filled.map((s) => {
     const choice = slotChoices.get(s.name) as SlotChoice;

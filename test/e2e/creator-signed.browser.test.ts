@@ -12,15 +12,11 @@
  * $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BigQuery } from '@google-cloud/bigquery';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
-import { localBigQuery, startLocalCli, stopLocal } from '../support/local-start.ts';
+import type { Page } from 'playwright-core';
+import { localInBrowser, pageProblems } from '../support/local-browser.ts';
 import { assertNoSeriousAxeViolations, assertNoSidewaysScroll } from '../support/page-checks.ts';
 import { until } from '../support/until.ts';
 
@@ -32,44 +28,14 @@ const SECRET = 'lemon-signing-secret-0123456789';
 
 describe('end to end: the creator makes a signed vendor webhook a purchase', function () {
   this.timeout(300_000);
-  let child: ChildProcess | undefined;
-  let dataDir = '';
-  const ports: Record<string, number> = {};
-  let browser: Browser | undefined;
-  let bigquery: BigQuery;
-  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'creator-signed-shots-'));
-  mkdirSync(shots, { recursive: true });
+  const env = localInBrowser('eventbus-creator-signed-');
   const run = Date.now().toString(36);
-
-  before(async function () {
-    browser = await launchChromium();
-    if (!browser) this.skip();
-    const local = await startLocalCli({ prefix: 'eventbus-creator-signed-' });
-    ({ child, dataDir } = local);
-    Object.assign(ports, local.ports);
-    bigquery = await localBigQuery(ports);
-  });
-  after(async () => {
-    await browser?.close();
-    await stopLocal(child, dataDir);
-  });
-
-  const studio = () =>
-    `http://127.0.0.1:${ports['studio']}/#token=${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}`;
-  const gateway = () => `http://127.0.0.1:${ports['gateway']}`;
   const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(shots, `signed-${name}.png`), fullPage: true });
-  /** The page's uncaught errors and dialogs, which a walk must not meet. */
-  const failOn = (page: Page) => {
-    const seen: string[] = [];
-    page.on('pageerror', (e) => seen.push(e.message));
-    page.on('dialog', (d) => void d.dismiss().then(() => seen.push(`dialog: ${d.message()}`)));
-    return seen;
-  };
+    page.screenshot({ path: join(env.shots, `signed-${name}.png`), fullPage: true });
 
   /** Pastes the sample, makes its rows purchases, fills the slots and chooses Lemon Squeezy's signature. */
   const draftSignedPurchase = async (page: Page, translator: string) => {
-    await page.goto(studio());
+    await page.goto(env.studio());
     await page.getByLabel('Paste the raw data').fill(SAMPLE);
     await page.getByRole('button', { name: 'Read the sample' }).click();
     await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
@@ -102,12 +68,12 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
   };
 
   it('chooses the signature in the page, saves a purchase source, and a signed delivery becomes a purchase row', async () => {
-    const context = await (browser as Browser).newContext({
+    const context = await env.browser.newContext({
       viewport: { width: 1280, height: 900 },
       permissions: ['clipboard-read', 'clipboard-write'],
     });
     const page = await context.newPage();
-    const errors = failOn(page);
+    const errors = pageProblems(page);
     const secretName = await draftSignedPurchase(page, 'lemon-squeezy-orders');
     await shot(page, '1-drafted-1280');
 
@@ -120,9 +86,11 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
     assert.match(yaml, /scheme: hmac/);
     assert.match(yaml, new RegExp(`- ${secretName}`));
     assert.match(yaml, /major_units:\n\s+source: data\.attributes\.currency/);
+    // The order number, guessed as transaction_id but not the slot's column, is kept under its own name.
+    assert.match(yaml, /- target: data_attributes_order_number\n\s+source: data\.attributes\.order_number/);
 
     await page.getByRole('button', { name: 'Save and go live' }).click();
-    const url = `${gateway()}/v1/translators/lemon-squeezy-orders`;
+    const url = `${env.gateway()}/v1/translators/lemon-squeezy-orders`;
     await page.locator('#endpoint').getByText(url, { exact: true }).waitFor();
     await page.getByRole('button', { name: 'Copy the URL' }).click();
     await page.getByText('Copied.').waitFor();
@@ -134,8 +102,8 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
     );
 
     // The secret's value where the page says the gateway reads it (npm start: the data dir's secrets).
-    mkdirSync(join(dataDir, 'secrets'), { recursive: true });
-    writeFileSync(join(dataDir, 'secrets', secretName), SECRET, { mode: 0o600 });
+    mkdirSync(join(env.dataDir, 'secrets'), { recursive: true });
+    writeFileSync(join(env.dataDir, 'secrets', secretName), SECRET, { mode: 0o600 });
 
     await until(
       'the signed sample accepted',
@@ -190,7 +158,7 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
     const rows = await until(
       'the purchase row in the warehouse',
       async () => {
-        const [r] = await bigquery.query({
+        const [r] = await env.bigquery.query({
           query: `SELECT transaction_id, value, currency, tax FROM events.purchase WHERE transaction_id = @order`,
           params: { order },
         });
@@ -203,18 +171,18 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
   });
 
   it('walks the same source at 390 px without the page scrolling sideways', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 390, height: 900 } });
-    const errors = failOn(page);
+    const page = await env.browser.newPage({ viewport: { width: 390, height: 900 } });
+    const errors = pageProblems(page);
     await draftSignedPurchase(page, 'lemon-squeezy-phone');
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByRole('button', { name: 'Save and go live' }).click();
     await page
       .locator('#endpoint')
-      .getByText(`${gateway()}/v1/translators/lemon-squeezy-phone`, { exact: true })
+      .getByText(`${env.gateway()}/v1/translators/lemon-squeezy-phone`, { exact: true })
       .waitFor();
     await shot(page, '4-saved-390');
     for (const part of ['slots', 'auth-choice', 'live'])
-      await page.locator(`#${part}`).screenshot({ path: join(shots, `signed-390-${part}.png`) });
+      await page.locator(`#${part}`).screenshot({ path: join(env.shots, `signed-390-${part}.png`) });
     // No sideways scroll of the page (the tables scroll in their own boxes), and no serious axe finding.
     await assertNoSidewaysScroll(page);
     await assertNoSeriousAxeViolations(page);

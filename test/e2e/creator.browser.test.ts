@@ -15,16 +15,12 @@
  * Screenshots of each step go to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
-import type { ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { BigQuery } from '@google-cloud/bigquery';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium.ts';
-import { localBigQuery, startLocalCli, stopLocal } from '../support/local-start.ts';
+import type { Page } from 'playwright-core';
+import { localInBrowser, pageProblems } from '../support/local-browser.ts';
 import { until } from '../support/until.ts';
 
 interface Received {
@@ -40,13 +36,7 @@ interface Received {
 
 describe('end to end: the creator from a sample to Leads at Meta', function () {
   this.timeout(240_000);
-  let child: ChildProcess | undefined;
-  let dataDir = '';
-  const ports: Record<string, number> = {};
-  let browser: Browser | undefined;
-  let bigquery: BigQuery;
-  const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), 'creator-e2e-shots-'));
-  mkdirSync(shots, { recursive: true });
+  const env = localInBrowser('eventbus-creator-');
   const run = Date.now().toString(36);
   // Recent days as the export writes them: Meta takes events of the last 7 days only.
   const day = (back: number) =>
@@ -58,32 +48,8 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     `A-${run}-3;cy@example.com;12,00;${day(3)};Fenster`,
   ].join('\n');
 
-  before(async function () {
-    browser = await launchChromium();
-    if (!browser) this.skip();
-    const local = await startLocalCli({ prefix: 'eventbus-creator-' });
-    ({ child, dataDir } = local);
-    Object.assign(ports, local.ports);
-    bigquery = await localBigQuery(ports);
-  });
-  after(async () => {
-    await browser?.close();
-    await stopLocal(child, dataDir);
-  });
-
   const shot = (page: Page, name: string) =>
-    page.screenshot({ path: join(shots, `e2e-${name}.png`), fullPage: true });
-  const studio = () =>
-    `http://127.0.0.1:${ports['studio']}/#token=${readFileSync(join(dataDir, 'admin-token'), 'utf8').trim()}`;
-  const failOn = (page: Page) => {
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('dialog', (d) => {
-      errors.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-    return errors;
-  };
+    page.screenshot({ path: join(env.shots, `e2e-${name}.png`), fullPage: true });
   /** The vendors' examples are years old: the page asks which time to take; the arrival time. */
   const answerOldTimes = async (page: Page) => {
     if (await page.locator('#time-question').isVisible())
@@ -133,7 +99,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       });
   };
   const leads = async (): Promise<NonNullable<Received['body']['data']>> => {
-    const r = (await (await fetch(`http://127.0.0.1:${ports['receiver']}/received.json`)).json()) as {
+    const r = (await (await fetch(`http://127.0.0.1:${env.ports['receiver']}/received.json`)).json()) as {
       received: Received[];
     };
     return r.received
@@ -143,9 +109,9 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
   };
 
   it('maps a CSV export to Meta’s Lead, shows the payloads, saves, sends the sample and shows it arrive', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = failOn(page);
-    await page.goto(studio());
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = pageProblems(page);
+    await page.goto(env.studio());
     await page.getByLabel('Paste the raw data').fill(CSV);
     await page.getByRole('button', { name: 'Read the sample' }).click();
     await page.getByText(/Read as CSV \(delimiter ";"\), with a header row: 3 row\(s\)/).waitFor();
@@ -183,7 +149,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     assert.ok(payload.includes(ana), payload);
     await shot(page, '1-platform-payloads');
     // docs/studio.md shows this section (SCREENSHOTS=docs/img refreshes it).
-    await page.locator('#platforms-section').screenshot({ path: join(shots, 'creator-platforms.png') });
+    await page.locator('#platforms-section').screenshot({ path: join(env.shots, 'creator-platforms.png') });
 
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByText('EventDefinition/quote_asked: would be created 1.0').waitFor();
@@ -202,10 +168,10 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     assert.match((await stored.textContent()) ?? '', /Dachziegel; rot/);
     await shot(page, '2-sent-and-arrived');
     // The README and docs/studio.md show this section (SCREENSHOTS=docs/img refreshes it).
-    await page.locator('#live').screenshot({ path: join(shots, 'creator-arrivals.png') });
+    await page.locator('#live').screenshot({ path: join(env.shots, 'creator-arrivals.png') });
     assert.deepEqual(errors, []);
 
-    const [rows] = await bigquery.query({
+    const [rows] = await env.bigquery.query({
       query: `SELECT event_id, order_id, amount, definition_version FROM events.quote_asked WHERE STARTS_WITH(order_id, 'A-${run}-') ORDER BY amount`,
     });
     assert.deepEqual(
@@ -271,9 +237,9 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
   });
 
   it('takes NDJSON with nested paths through the same steps', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = failOn(page);
-    await page.goto(studio());
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = pageProblems(page);
+    await page.goto(env.studio());
     const lines = [1, 2].map((n) =>
       JSON.stringify({
         ticket: `T-${run}-${n}`,
@@ -293,7 +259,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     await page.getByText(/2 row\(s\) stored in events\.ticket_scored/).waitFor({ timeout: 90_000 });
     await shot(page, '3-ndjson-arrived');
     assert.deepEqual(errors, []);
-    const [rows] = await bigquery.query({
+    const [rows] = await env.bigquery.query({
       query: `SELECT ticket, user.email AS email FROM events.ticket_scored WHERE STARTS_WITH(ticket, 'T-${run}-') ORDER BY ticket`,
     });
     assert.deepEqual(
@@ -333,8 +299,8 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
   };
 
   it('takes vendors’ own payloads as they are, and they arrive typed through the real gateway', async () => {
-    const page = await (browser as Browser).newPage({ viewport: { width: 1280, height: 900 } });
-    const errors = failOn(page);
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors = pageProblems(page);
     const source = (path: string) =>
       readFileSync(new URL(`../fixtures/sources/${path}`, import.meta.url), 'utf8');
     for (const [path, name] of [
@@ -344,7 +310,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     ] as const) {
       // A fresh page for each (the same address with only its #token would not reload it).
       await page.goto('about:blank');
-      await page.goto(studio());
+      await page.goto(env.studio());
       await page.getByLabel('Paste the raw data').fill(source(path));
       await page.getByRole('button', { name: 'Read the sample' }).click();
       await page.getByText(/Read as JSON, with a header row: 1 row\(s\)/).waitFor();
@@ -365,20 +331,20 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
     // Typed in the warehouse: WooCommerce's "29.35" as a number, Stripe's 25000 cents as 250.00
     // (the offer taken), each order's total as the value beside its currency, the buyer's e-mail
     // as the person's.
-    const [woo] = await bigquery.query({
+    const [woo] = await env.bigquery.query({
       query:
         'SELECT value, currency, shipping_total, number, user.email AS email FROM events.woo_order_received',
     });
     assert.deepEqual(woo, [
       { value: 29.35, currency: 'USD', shipping_total: 10, number: '727', email: 'john.doe@example.com' },
     ]);
-    const [stripe] = await bigquery.query({
+    const [stripe] = await env.bigquery.query({
       query: 'SELECT value, currency, user.email AS email, livemode FROM events.checkout_session_completed',
     });
     assert.deepEqual(stripe, [
       { value: 250, currency: 'USD', email: 'example@example.com', livemode: false },
     ]);
-    const [gh] = await bigquery.query({
+    const [gh] = await env.bigquery.query({
       query: 'SELECT issue_number, issue_locked, user_id FROM events.github_issue_opened',
     });
     assert.deepEqual(gh, [{ issue_number: 1, issue_locked: false, user_id: '21031067' }]);
@@ -392,8 +358,8 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       [1280, 'subscribe_webhook'],
       [390, 'mailchimp_subscribed'],
     ] as const) {
-      const page = await (browser as Browser).newPage({ viewport: { width, height: 900 } });
-      const errors = failOn(page);
+      const page = await env.browser.newPage({ viewport: { width, height: 900 } });
+      const errors = pageProblems(page);
       // How far the page scrolls sideways, and which elements stick out of it (not out of a box
       // that scrolls on its own).
       const sideways = () =>
@@ -408,7 +374,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
             .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}`);
           return { by: document.documentElement.scrollWidth - window.innerWidth, out: out.slice(0, 5) };
         });
-      await page.goto(studio());
+      await page.goto(env.studio());
       // Pasted on the wide page; on the phone the same post chosen as a .form file.
       if (width === 1280) {
         await page.getByLabel('Paste the raw data').fill(readFileSync(file, 'utf8'));
@@ -433,7 +399,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       );
       await sendOneAndSeeItStored(page, name);
       await shot(page, `6-mailchimp-form-${width}`);
-      await page.locator('#live').screenshot({ path: join(shots, `e2e-mailchimp-live-${width}.png`) });
+      await page.locator('#live').screenshot({ path: join(env.shots, `e2e-mailchimp-live-${width}.png`) });
       const wide = await sideways();
       assert.ok(
         wide.by <= 0,
@@ -443,7 +409,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
       // Typed in the warehouse: fired_at a timestamp read as UTC, the nested merge fields text,
       // the subscriber's e-mail as the person's (user.email), its copy among the merge fields
       // (marked personal data by its format) hashed as the settings say.
-      const [rows] = await bigquery.query({
+      const [rows] = await env.bigquery.query({
         query: `SELECT fired_at, data_merges_fname, data_merges_interests, data_merges_email, user.email AS email FROM events.${name}`,
       });
       const row = (rows as { fired_at: { value: string }; [k: string]: unknown }[])[0];
