@@ -159,12 +159,21 @@ async function sendSigned(wrong: boolean): Promise<void> {
         { class: wrong ? 'ok' : 'err' },
         `${how}the gateway answered 401, the signature refused${wrong ? ', as it should be' : ': is the secret stored under its name, with this value?'}.`,
       ),
-      ...refusal(answer.status, answer.body),
+      // The gateway's own words: an error only when the right secret was refused.
+      ...(wrong
+        ? [el('p', { class: 'hint' }, `Its answer: ${gatewayMessage(answer.body)}`)]
+        : refusal(answer.status, answer.body)),
     );
     return;
   }
   status.replaceChildren(el('p', {}, `${how}the gateway answered ${answer.status}.`));
   await followArrivals(live, answer, status, since, false);
+}
+
+/** The message of the gateway's error envelope, or its body as text. */
+function gatewayMessage(body: unknown): string {
+  const message = (body as { error?: { message?: unknown } } | undefined)?.error?.message;
+  return typeof message === 'string' ? message : JSON.stringify(body);
 }
 
 /** The endpoint's answer said; then the rows as they stand in the warehouse and the ledger, until settled. */

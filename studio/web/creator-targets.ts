@@ -178,9 +178,19 @@ export function resetSlots(): void {
 export function slotErrors(): string[] {
   const target = catalogueTarget();
   if (!target) return [];
-  return slotsOf(target)
+  const slots = slotsOf(target);
+  const missing = slots
     .filter((s) => s.required && !slotChoices.get(s.name)?.column)
     .map((s) => `${s.name} is required by ${target}: choose the column that holds it.`);
+  // Cents become units by their currency's decimals: without a currency column there is nothing
+  // to scale by, and no currency is assumed for the person.
+  const currency = slots.some((s) => s.name === 'currency') ? slotChoices.get('currency')?.column : undefined;
+  const cents = slots.filter((s) => slotChoices.get(s.name)?.minor && slotChoices.get(s.name)?.column);
+  if (!currency && cents.length > 0)
+    missing.push(
+      `${cents.map((s) => s.name).join(', ')} in cents need the currency they are in: choose the currency column, or untick "in cents".`,
+    );
+  return missing;
 }
 
 /** The transforms that make a column's values fit a slot's type. */
@@ -195,7 +205,8 @@ function slotTransforms(
     if (choice.minor)
       return [
         ...(text ? (['number'] as const) : []),
-        { major_units: currency ? { source: currency } : { currency: 'USD' } },
+        // Without a currency, slotErrors refuses the save: no currency is assumed.
+        ...(currency ? [{ major_units: { source: currency } }] : []),
       ];
     return text ? ['number'] : [];
   }

@@ -371,7 +371,8 @@ function update(): void {
   // machine): once typing pauses, not on every key.
   clearTimeout(rowCheckTimer);
   const rowCheck = $('row-check');
-  rowCheck.textContent = `Checking the ${sample.rows.length} sample rows…`;
+  rowCheck.textContent =
+    sample.rows.length === 1 ? 'Checking the sample row…' : `Checking the ${sample.rows.length} sample rows…`;
   rowCheck.className = '';
   pendingRowCheck = () => {
     pendingRowCheck = undefined;

@@ -41,6 +41,12 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
     await page.getByLabel('Column for transaction_id').selectOption('order_no');
     await page.getByLabel('Column for value').selectOption('order_total');
+    // Cents without a currency to scale them by: refused, never a currency assumed.
+    await page.getByLabel('Column for currency').selectOption('');
+    await page.getByLabel('value is in minor units (cents)').check();
+    await page.getByText(/^value in cents need the currency they are in/).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await page.getByLabel('value is in minor units (cents)').uncheck();
     await page.getByLabel('Column for currency').selectOption('currency_code');
     await page.getByLabel('Endpoint (translator) name').fill('shop-orders');
     await page.getByText('All 2 sample rows fit the purchase event.').waitFor();
