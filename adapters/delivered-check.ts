@@ -14,8 +14,10 @@ import { LEDGER_TABLE } from './ledger-writer.ts';
 export interface DeliveredCheckOptions {
   /** How long the first question waits for company. */
   readonly windowMs?: number;
-  /** Longest wait for the answer before failing open. */
+  /** Longest wait for the answer before failing open (or closed). */
   readonly timeoutMs?: number;
+  /** No answer in time: "not delivered" (`open`, the default) or a rejection (`closed`: the send-once claim's question). */
+  readonly onFailure?: 'open' | 'closed';
   readonly log?: (message: string) => void;
 }
 

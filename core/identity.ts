@@ -131,3 +131,15 @@ export function identityDigest(event: IdentityView, serverFields: readonly strin
 export function identityKey(eventId: string, digest: string | null | undefined): string {
   return `${eventId}/${digest ?? ''}`;
 }
+
+/**
+ * The delivery id: hex SHA-256 of `event_id LF payload_digest LF destination id` (an empty digest
+ * for an event stored without one). The same for every attempt, redelivery, instance and replay
+ * of one stored event (its identity: id and digest, core/identity.ts) to one destination, and
+ * another for another event that reused the id or for another destination. It names the
+ * send-once claim (core/claims/send-once.ts) and is the webhook's `X-Eventbus-Delivery-Id`, on
+ * which a receiver de-duplicates. Neither part can hold a newline (event ids are visible ASCII,
+ * digests hex, destination ids `[a-z0-9_-]`), so no two triples share a text.
+ */
+export const deliveryId = (eventId: string, payloadDigest: string | undefined, destination: string): string =>
+  hash('sha256', `${eventId}\n${payloadDigest ?? ''}\n${destination}`, 'hex');

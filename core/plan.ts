@@ -4,6 +4,7 @@
  * it, so what runs locally is what deploys. Pure.
  */
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
+import { SEND_ONCE_DAYS } from './claims/send-once.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
 import {
   CATALOG_CPU_SECONDS,
@@ -120,12 +121,17 @@ export interface BucketPlan {
 }
 
 /**
- * The first sightings of events whose time the server stamped (adapters/identity-claims.ts), in
- * the registry bucket, kept for IDENTITY_CLAIM_DAYS: the window in which a producer's retry of
- * such an event folds into the first copy (docs/storage.md, "One event, one row").
+ * The first sightings of events whose id the producer gave (adapters/identity-claims.ts), in the
+ * registry bucket, kept for IDENTITY_CLAIM_DAYS: the window in which a producer's retry of such
+ * an event folds into the first copy (docs/storage.md, "One event, one row").
  */
 export const IDENTITY_CLAIMS_PREFIX = 'identities/';
 export const IDENTITY_CLAIM_DAYS = 7;
+/**
+ * The send-once claims (core/claims/send-once.ts): one per event identity and destination,
+ * taken before each call, kept for SEND_ONCE_DAYS (docs/delivery.md, "One event, one delivery").
+ */
+export const SEND_CLAIMS_PREFIX = 'sends/';
 
 export interface Plan {
   readonly environment: string;
@@ -559,7 +565,10 @@ export function plan(settings: Readonly<Settings>): Plan {
         purpose: 'registry',
         location: settings.location ?? 'US',
         versioning: false,
-        expire: [{ prefix: IDENTITY_CLAIMS_PREFIX, ageDays: IDENTITY_CLAIM_DAYS }],
+        expire: [
+          { prefix: IDENTITY_CLAIMS_PREFIX, ageDays: IDENTITY_CLAIM_DAYS },
+          { prefix: SEND_CLAIMS_PREFIX, ageDays: SEND_ONCE_DAYS },
+        ],
       },
     ],
     functions: [

@@ -10,7 +10,7 @@
 
 import type { Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
-import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
+import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC, SEND_CLAIMS_PREFIX } from '../plan.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
@@ -161,14 +161,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'storage.objects.create',
     object('identities/x'),
     'identity claims',
-    'adapters/identity-claims.ts',
+    'adapters/storage-claims.ts',
   );
   need(
     'store',
     'storage.objects.get',
     object('identities/x'),
     'identity claims',
-    'adapters/identity-claims.ts',
+    'adapters/storage-claims.ts',
   );
   need(
     'store',
@@ -215,6 +215,16 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/bigquery-writer.ts',
     );
     need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
+    // The send-once claims: created before every call, read when held, replaced on a takeover,
+    // released after a refusal (core/claims/send-once.ts).
+    for (const permission of ['storage.objects.create', 'storage.objects.get', 'storage.objects.delete'])
+      need(
+        who,
+        permission,
+        object(`${SEND_CLAIMS_PREFIX}x`),
+        'send-once claims',
+        'adapters/storage-claims.ts',
+      );
     for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])
       need(
         who,

@@ -131,7 +131,7 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
       sql: [
         `SELECT COUNTIF(status IN (${FAILED_STATUSES.map((s) => `'${s}'`).join(', ')})) AS failed, COUNT(*) AS attempted`,
         `FROM ${t.deliveries}`,
-        "WHERE destination = @destination AND status != 'skipped'",
+        "WHERE destination = @destination AND status NOT IN ('skipped', 'folded')",
         '  AND recorded_at >= TIMESTAMP(@since) AND recorded_at < TIMESTAMP(@until)',
       ].join('\n'),
       params: { destination: f.destination, since: windowOf(f.window), until: iso(until) },

@@ -41,7 +41,14 @@ export const HEALTH_VIEWS = Object.freeze({
 } as const);
 
 /** The statuses of the ledger, in the order the page shows them. */
-export const LEDGER_STATUSES = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
+export const LEDGER_STATUSES = [
+  'delivered',
+  'folded',
+  'skipped',
+  'rejected',
+  'failed',
+  'dead_lettered',
+] as const;
 
 /** What the breaker's held-back attempts say first in their reason (core/delivery/forward.ts). */
 export const HELD_BACK_PREFIX = 'held back:';

@@ -8,8 +8,11 @@
  */
 
 import type { Destination } from '../../schemas/settings.ts';
+import type { ClaimStore } from '../claims/claim-store.ts';
+import { claimSend, type SendOutcome, type SendTicket, settleSend } from '../claims/send-once.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
 import type { StoredEvent } from '../event.ts';
+import { deliveryId } from '../identity.ts';
 import { andThen, asPromise, isPending, type MaybePromise } from '../maybe-async.ts';
 import type {
   Driver,
@@ -51,6 +54,12 @@ export interface ForwardDeps {
     destination: string,
     payloadDigest: string | undefined,
   ) => Promise<boolean>;
+  /**
+   * The send-once claims (core/claims/send-once.ts): one claim per event identity and destination,
+   * taken right before the call. With it, `alreadyDelivered` is asked whenever a claim is found
+   * held, and must reject when it cannot tell. Absent: the ledger is asked on redeliveries only.
+   */
+  readonly claims?: ClaimStore;
   /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
   readonly breaker?: Breaker;
   /**
@@ -109,9 +118,9 @@ export function forwardPush(push: PushedMessage, deps: ForwardDeps): Promise<For
 function forwardSteps(push: PushedMessage, deps: ForwardDeps): MaybePromise<ForwardResult> {
   const d = resolveDestination(push, deps);
   if (!('driver' in d)) return d;
-  // A redelivery may follow a send that succeeded but whose push Pub/Sub gave up on: the ledger
-  // says whether it did. A person's replay is always sent.
-  if (d.attempt <= 1 || d.replay || !deps.alreadyDelivered) return readDestinationSecrets(d);
+  // With claims, the claim before the call asks the ledger (sendOnce). Without: a redelivery may
+  // follow a send that succeeded but whose push Pub/Sub gave up on, and the ledger says whether it did.
+  if (deps.claims || d.attempt <= 1 || d.replay || !deps.alreadyDelivered) return readDestinationSecrets(d);
   return deps.alreadyDelivered(d.ids.event_id, d.destination.id, d.ids.payload_digest).then((delivered) =>
     delivered
       ? {
@@ -130,6 +139,8 @@ interface Attempt {
   /** The `destination` attribute as pushed (may name nothing configured). */
   readonly destinationId: string;
   readonly replay: boolean;
+  /** `replay --force`: sent again over a delivered claim, and recorded so. */
+  readonly force: boolean;
   readonly attempt: number;
   readonly ids: {
     readonly event_id: string;
@@ -151,6 +162,8 @@ interface Delivery extends Attempt {
   /** For an OAuth driver: the access token, and whether it was asked for afresh (after a 401). */
   accessToken?: string;
   tokenRefreshed?: boolean;
+  /** The send-once claim this attempt holds, once taken (sendOnce). */
+  ticket?: SendTicket;
 }
 
 /**
@@ -180,6 +193,7 @@ function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | 
     messageId: push.messageId,
     destinationId: push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '',
     replay: push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true',
+    force: push.attributes[DELIVERY_ATTRIBUTES.force] === 'true',
     attempt: push.deliveryAttempt,
     ids: parsed.ok
       ? {
@@ -288,7 +302,7 @@ function prepare(d: Delivery): MaybePromise<ForwardResult> {
 function passBreaker(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const { breaker, limiter } = d.deps;
-  if (!breaker && !limiter) return send(call);
+  if (!breaker && !limiter) return sendOnce(call);
   const id = d.destination.id;
   const now = d.deps.now().getTime();
   const heldUntil = breaker?.heldUntil(id, now);
@@ -337,7 +351,7 @@ function refused(d: Delivery, admission: 'full' | 'stalled', now: number): Forwa
 function passOpenBreaker(call: Call, now: number): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const breaker = d.deps.breaker;
-  if (!breaker || breaker.allow(d.destination.id, now)) return send(call);
+  if (!breaker || breaker.allow(d.destination.id, now)) return sendOnce(call);
   if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, now);
   return retry(d, breakerReason(d.destination.id, breaker));
 }
@@ -351,7 +365,71 @@ function breakerReason(id: string, breaker: Breaker): string {
   return `held back: ${id} ${why} (a probe after 10 s, then 20, 40 and 60 s apart until it answers)`;
 }
 
-/** Step 7: the request goes out; the breaker and the limiter learn whether the destination answered. */
+/**
+ * Step 7: the send-once claim (core/claims/send-once.ts), right before the call: a copy of a
+ * delivery already made is folded, one another attempt may be making now waits, anything else
+ * goes out holding the claim. A call held back here gives its limiter slot back. Taken once per
+ * attempt (a call repeated after a 401 keeps it).
+ */
+function sendOnce(call: Call): MaybePromise<ForwardResult> {
+  const d = call.delivery;
+  const claims = d.deps.claims;
+  if (!claims || d.ticket) return send(call);
+  const ask = d.deps.alreadyDelivered;
+  return claimSend({
+    store: claims,
+    id: deliveryId(d.ids.event_id, d.ids.payload_digest, d.destination.id),
+    holder: d.messageId,
+    attempt: d.attempt,
+    now: d.deps.now().getTime(),
+    timeoutMs: d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    force: d.force,
+    delivered: () =>
+      ask
+        ? ask(d.ids.event_id, d.destination.id, d.ids.payload_digest)
+        : Promise.reject(new Error('this function has no ledger check')),
+  }).then(
+    (verdict) => {
+      if (verdict.go) {
+        d.ticket = verdict.ticket;
+        return send(call);
+      }
+      giveSlotBack(call);
+      return verdict.folded ? done(d, true, 'folded', verdict.reason) : retry(d, verdict.reason);
+    },
+    (err: unknown) => {
+      giveSlotBack(call);
+      return retry(
+        d,
+        `held: the send-once claim could not be taken (${(err as Error).message}); trying again later`,
+      );
+    },
+  );
+}
+
+/** A call the limiter let go that is not made after all. */
+function giveSlotBack(call: Call): void {
+  const d = call.delivery;
+  if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
+}
+
+/**
+ * What the claim keeps after the call (settleSend): a delivery keeps it; a refusal or a request
+ * never made releases it; no answer keeps it for its lease. The result waits for a release.
+ */
+function settled(
+  d: Delivery,
+  outcome: SendOutcome,
+  result: MaybePromise<ForwardResult>,
+): MaybePromise<ForwardResult> {
+  const claims = d.deps.claims;
+  if (!claims || !d.ticket || outcome !== 'refused') return result;
+  const ticket = d.ticket;
+  delete d.ticket;
+  return settleSend(claims, ticket, outcome).then(() => result);
+}
+
+/** Step 8: the request goes out; the breaker and the limiter learn whether the destination answered. */
 function send(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const { breaker, limiter } = d.deps;
@@ -360,9 +438,9 @@ function send(call: Call): MaybePromise<ForwardResult> {
   try {
     sent = d.deps.send(call.request, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
   } catch (err) {
-    // Not sent after all: the destination told us nothing.
+    // Not sent after all: the destination told us nothing, and the claim goes back.
     if (call.sentAt !== undefined) limiter?.abandon(d.destination.id, d.deps.now().getTime());
-    return networkError(call, err);
+    return settled(d, 'refused', networkError(call, err));
   }
   if (!breaker && !limiter)
     return sent.then(
@@ -395,7 +473,7 @@ function learn(call: Call, answered: boolean): void {
 }
 
 /**
- * Step 7, for a driver that makes its requests itself (driver.ts `perform`: the catalogue's
+ * Step 8, for a driver that makes its requests itself (driver.ts `perform`: the catalogue's
  * Segment actions): its outcome becomes the attempt's row as an interpreted answer's would, and
  * the breaker, the limiter and a Retry-After learn from it as from a sent request.
  */
@@ -417,9 +495,15 @@ function perform(call: Call, run: NonNullable<Driver['perform']>): Promise<Forwa
         return done(d, true, 'delivered', outcome.detail, outcome.httpStatus);
       if (outcome.status === 'retry') holdBack(d, (now) => retryAfterTime(retryAfter, now));
       const rejected = outcome.status === 'rejected';
-      return done(d, rejected, rejected ? 'rejected' : 'failed', outcome.reason, outcome.httpStatus);
+      // Answered, or no request made: nothing was taken. Unanswered: the claim waits for its lease.
+      return settled(
+        d,
+        answered === false ? 'unanswered' : 'refused',
+        done(d, rejected, rejected ? 'rejected' : 'failed', outcome.reason, outcome.httpStatus),
+      );
     },
-    // A fault of the runtime itself, not the destination's: its slot back, retried (and dead-lettered).
+    // A fault of the runtime itself, not the destination's: its slot back, retried (and
+    // dead-lettered). Whether a request left is unknown: the claim waits for its lease.
     (err: unknown) => {
       if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
       return retry(d, `driver error: ${(err as Error).message}`);
@@ -440,7 +524,7 @@ function networkError(call: Call, err: unknown): MaybePromise<ForwardResult> {
   return interpret(call, { kind: 'network_error', message: (err as Error).message });
 }
 
-/** Step 8: the driver classifies the answer; a Retry-After holds the destination back. */
+/** Step 9: the driver classifies the answer; a Retry-After holds the destination back. */
 function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardResult> {
   const d = call.delivery;
   // An access token refused (expired, revoked): once, with a fresh one.
@@ -464,15 +548,25 @@ function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardR
     case 'delivered': {
       // What the driver left out travels in the delivered row's reason, so it is never silent.
       const note =
-        [d.tokenRefreshed ? 'access token refreshed after a 401' : undefined, call.dropped, outcome.detail]
+        [
+          d.tokenRefreshed ? 'access token refreshed after a 401' : undefined,
+          d.ticket?.note,
+          call.dropped,
+          outcome.detail,
+        ]
           .filter(Boolean)
           .join('; ') || undefined;
       return done(d, true, 'delivered', note, outcome.httpStatus, answer);
     }
     case 'rejected':
-      return done(d, true, 'rejected', outcome.reason, outcome.httpStatus, answer);
+      return settled(d, 'refused', done(d, true, 'rejected', outcome.reason, outcome.httpStatus, answer));
     case 'retry':
-      return done(d, false, 'failed', outcome.reason, outcome.httpStatus, answer);
+      // An answer (a 5xx, a 429) took nothing: the claim goes back. No answer: it waits for its lease.
+      return settled(
+        d,
+        response.kind === 'response' ? 'refused' : 'unanswered',
+        done(d, false, 'failed', outcome.reason, outcome.httpStatus, answer),
+      );
   }
 }
 

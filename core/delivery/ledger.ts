@@ -5,7 +5,11 @@
  */
 import { type AnswerColumns, scrubbed } from '../platforms/platform-answer.ts';
 
-export type LedgerStatus = 'skipped' | 'delivered' | 'rejected' | 'failed' | 'dead_lettered';
+/**
+ * `folded`: a copy of a delivery already made (a producer's retry, a redelivery, a replay) that the
+ * send-once claim acknowledged without sending (core/claims/send-once.ts).
+ */
+export type LedgerStatus = 'skipped' | 'delivered' | 'folded' | 'rejected' | 'failed' | 'dead_lettered';
 
 /** One row of the `deliveries` table, in the column names of the table. */
 export interface LedgerRow {

@@ -15,6 +15,8 @@ export const DELIVERY_ATTRIBUTES = Object.freeze({
   payloadDigest: 'payload_digest',
   /** "true" on messages published by `replay`: their ledger rows carry replay = true. */
   replay: 'replay',
+  /** "true" on messages of `replay --force`: sent again over a delivered send-once claim. */
+  force: 'force',
 });
 
 /** A message to publish on `deliveries`. */
@@ -23,8 +25,16 @@ export interface DeliveryMessage {
   readonly attributes: Readonly<Record<string, string>>;
 }
 
-/** Builds the `deliveries` message that sends one stored event to one destination. */
-export function deliveryMessage(event: StoredEvent, destination: string, replay = false): DeliveryMessage {
+/**
+ * Builds the `deliveries` message that sends one stored event to one destination; `force` (a
+ * replay only) sends it again over a delivered send-once claim (core/claims/send-once.ts).
+ */
+export function deliveryMessage(
+  event: StoredEvent,
+  destination: string,
+  replay = false,
+  force = false,
+): DeliveryMessage {
   return {
     data: JSON.stringify(event),
     attributes: {
@@ -33,6 +43,7 @@ export function deliveryMessage(event: StoredEvent, destination: string, replay 
       [DELIVERY_ATTRIBUTES.eventId]: event.event_id,
       ...(event.payload_digest ? { [DELIVERY_ATTRIBUTES.payloadDigest]: event.payload_digest } : {}),
       ...(replay ? { [DELIVERY_ATTRIBUTES.replay]: 'true' } : {}),
+      ...(replay && force ? { [DELIVERY_ATTRIBUTES.force]: 'true' } : {}),
     },
   };
 }

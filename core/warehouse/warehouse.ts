@@ -183,7 +183,7 @@ export function deliveryColumns(): ColumnPlan[] {
     col('event_id', 'STRING', 'The event delivered or skipped', 'REQUIRED'),
     col('event_name', 'STRING', 'Its event name', 'REQUIRED'),
     col('destination', 'STRING', 'Destination id from the settings', 'REQUIRED'),
-    col('status', 'STRING', 'skipped | delivered | rejected | failed | dead_lettered', 'REQUIRED'),
+    col('status', 'STRING', 'skipped | delivered | folded | rejected | failed | dead_lettered', 'REQUIRED'),
     col('reason', 'STRING', 'Why it was skipped, rejected or failed'),
     col('attempt', 'INT64', 'Pub/Sub delivery attempt (1-based); null for skipped'),
     col('http_status', 'INT64', "The platform's HTTP status, when one answered"),

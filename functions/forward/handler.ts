@@ -30,8 +30,10 @@ export interface ForwardServices {
   readonly send: Sender;
   readonly now?: () => Date;
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
-  /** The ledger check on redeliveries (adapters/delivered-check.ts); absent: never checked. */
+  /** The ledger check (adapters/delivered-check.ts): asked when a send-once claim is held; absent: never checked. */
   readonly alreadyDelivered?: ForwardDeps['alreadyDelivered'];
+  /** The send-once claims (adapters/storage-claims.ts); absent only in tests of the core alone. */
+  readonly claims?: ForwardDeps['claims'];
   /** Definitions' mappings for defined events (adapters/definitions.ts); absent: not used. */
   readonly definitionFor?: ForwardDeps['definitionFor'];
   /** OAuth access tokens for drivers that take one (adapters/google-oauth.ts); absent: not available. */
@@ -73,6 +75,7 @@ export function createForwardHandler(
       breaker,
       limiter,
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
+      ...(s.claims ? { claims: s.claims } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
       ...(s.accessToken ? { accessToken: s.accessToken } : {}),
       ...(s.suppression ? { suppression: s.suppression } : {}),

@@ -95,7 +95,7 @@ function render(o: Overview): void {
   );
 
   const destinations = [...new Set(o.deliveries.map((d) => d.destination))];
-  const statuses = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered'];
+  const statuses = ['delivered', 'folded', 'skipped', 'rejected', 'failed', 'dead_lettered'];
   const count = (d: string, s: string) =>
     o.deliveries.find((x) => x.destination === d && x.status === s)?.deliveries ?? 0;
   $('deliveries').replaceChildren(

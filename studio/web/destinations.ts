@@ -13,7 +13,7 @@ import type { DestinationHealth, MatchShare } from '../../core/console/destinati
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 const HOUR = 3_600_000;
-const STATUSES = ['delivered', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
+const STATUSES = ['delivered', 'folded', 'skipped', 'rejected', 'failed', 'dead_lettered'] as const;
 
 interface HealthAnswer {
   readonly destinations: readonly DestinationHealth[];

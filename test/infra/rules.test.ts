@@ -57,12 +57,13 @@ describe('infra: rules (experimental)', () => {
 
   it('lets store read Rule/ only, and schedule read Rule/, claim once/ and write action_runs', () => {
     // (EventDefinition/ and Translator/ are read with or without rules: infra/environment.test.ts.)
-    // (geo/ is enrichment's, identities/ store's, erasures/ and privacy/ the erasures', with or without rules:
+    // (geo/ is enrichment's, identities/ store's, sends/ the delivering functions', erasures/ and
+    // privacy/ the erasures', with or without rules:
     // test/infra/environment.test.ts.)
     const objects = bindings('gcp:storage/bucketIAMMember:BucketIAMMember').filter(
       (b) =>
         String(b[2]).includes('registry') &&
-        !/EventDefinition\/|Translator\/|geo\/|identities\/|erasures\/|privacy\//.test(String(b[2])),
+        !/EventDefinition\/|Translator\/|geo\/|identities\/|sends\/|erasures\/|privacy\//.test(String(b[2])),
     );
     const prefix = (b: unknown[]) => /objects\/([^"]+)"/.exec(String(b[2]))?.[1];
     assert.deepEqual(

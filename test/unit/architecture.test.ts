@@ -68,6 +68,8 @@ describe('architecture: dependency direction', () => {
       'core/step.ts',
       'core/json-limits.ts',
       'core/event.ts',
+      // An event's identity and its delivery id: a webhook's delivery and the send-once claim alike.
+      'core/identity.ts',
       // Who sent an event: the normaliser fills a browser's device, the drivers' action_source follows it.
       'core/sender.ts',
       // Defined events are part of the contract the normaliser checks.

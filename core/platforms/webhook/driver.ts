@@ -5,8 +5,9 @@
  * URL, and carrying a delivery id that is the same for every attempt of one stored event to one
  * destination, for the receiver to de-duplicate on (docs/delivery.md has the snippet).
  */
-import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { StoredEvent } from '../../event.ts';
+import { deliveryId } from '../../identity.ts';
 import { scrubPayload } from '../../pii.ts';
 import type { DriverContext, Prepared } from '../driver.ts';
 import { scrubsPii } from '../prepare.ts';
@@ -46,17 +47,8 @@ export function signWebhook(key: string, parts: SignedParts): string {
 export const webhookUrl = (baseUrl: string, path: string | undefined) =>
   `${baseUrl.replace(/\/+$/, '')}${path ?? ''}`;
 
-/**
- * The delivery id: hex SHA-256 of `event_id LF payload_digest LF destination id` (an empty digest
- * for an event stored without one). The same for every attempt, redelivery, instance and replay
- * of one stored event (its identity: id and digest, core/identity.ts) to one destination, and
- * another for another event that reused the id or for another destination; a receiver
- * de-duplicates on it. Neither part can hold a newline (event ids are visible ASCII, digests hex,
- * destination ids `[a-z0-9_-]`), so no two triples share a text. Both event parts are in the
- * signed body: a receiver that knows its destination id can recompute it.
- */
-export const webhookDeliveryId = (eventId: string, payloadDigest: string | undefined, destination: string) =>
-  hash('sha256', `${eventId}\n${payloadDigest ?? ''}\n${destination}`, 'hex');
+/** The delivery id (core/identity.ts): a receiver de-duplicates on it; both event parts are in the signed body. */
+export const webhookDeliveryId = deliveryId;
 
 /**
  * Checks a webhook signature header against the method, URL, body and timestamp

@@ -98,14 +98,14 @@ describe('alerts: checking an Alert', () => {
 });
 
 describe('alerts: the SQL of each condition', () => {
-  it('failure rate: the ledger of one destination over the window, skipped rows left out, values as parameters', () => {
+  it('failure rate: the ledger of one destination over the window, skipped and folded rows left out, values as parameters', () => {
     const q = alertQuery({ failure_rate: { destination: "me'ta", above: 0.2, window: '15m' } }, NOW, TABLES);
     assert.equal(
       q.sql,
       [
         "SELECT COUNTIF(status IN ('rejected', 'failed', 'dead_lettered')) AS failed, COUNT(*) AS attempted",
         'FROM `p.events.deliveries`',
-        "WHERE destination = @destination AND status != 'skipped'",
+        "WHERE destination = @destination AND status NOT IN ('skipped', 'folded')",
         '  AND recorded_at >= TIMESTAMP(@since) AND recorded_at < TIMESTAMP(@until)',
       ].join('\n'),
     );

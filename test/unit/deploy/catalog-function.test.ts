@@ -118,6 +118,8 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
       'bigquery.jobs.create',
       'bigquery.tables.updateData',
       'secretmanager.versions.access',
+      'storage.objects.create',
+      'storage.objects.delete',
       'storage.objects.get',
     ]);
   });

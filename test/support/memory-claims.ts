@@ -1,0 +1,47 @@
+/**
+ * The claim store (core/claims/claim-store.ts) in memory, for tests of what uses it: the same
+ * answers as the Cloud Storage one (create only if absent, replace and release at a version),
+ * with a version per write and a count of the writes made.
+ */
+import type { ClaimFields, ClaimStore, HeldClaim } from '../../core/claims/claim-store.ts';
+import { checkClaimKey, claimName } from '../../core/claims/claim-store.ts';
+
+export interface MemoryClaims extends ClaimStore {
+  readonly records: Map<string, HeldClaim>;
+  /** Creates and replaces that wrote a record (what a real store bills). */
+  writes: number;
+}
+
+export function memoryClaims(): MemoryClaims {
+  const records = new Map<string, HeldClaim>();
+  let version = 0;
+  const put = (name: string, fields: ClaimFields, expireAt: number): string => {
+    const v = String(++version);
+    records.set(name, { fields: { ...fields }, version: v, expireAt });
+    store.writes++;
+    return v;
+  };
+  const store: MemoryClaims = {
+    records,
+    writes: 0,
+    async create(key, fields, expireAt) {
+      checkClaimKey(key);
+      const name = claimName(key);
+      const held = records.get(name);
+      if (held) return { created: false, held };
+      return { created: true, version: put(name, fields, expireAt) };
+    },
+    async replace(key, at, fields, expireAt) {
+      const name = claimName(key);
+      if (records.get(name)?.version !== at) return undefined;
+      return put(name, fields, expireAt);
+    },
+    async release(key, at) {
+      const name = claimName(key);
+      if (records.get(name)?.version !== at) return false;
+      records.delete(name);
+      return true;
+    },
+  };
+  return store;
+}

@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import {
+  claimSend,
+  leaseMs,
+  SEND_ONCE_WINDOW_MS,
+  type SendRequest,
+  settleSend,
+} from '../../../core/claims/send-once.ts';
+import { deliveryId } from '../../../core/identity.ts';
+import { memoryClaims } from '../../support/memory-claims.ts';
+
+const T0 = Date.parse('2026-11-25T10:00:00Z');
+const id = deliveryId('evt_1', 'a'.repeat(64), 'meta');
+
+function request(over: Partial<SendRequest> & Pick<SendRequest, 'store'>): SendRequest {
+  return {
+    id,
+    holder: 'm1',
+    attempt: 1,
+    now: T0,
+    timeoutMs: 10_000,
+    force: false,
+    delivered: async () => false,
+    ...over,
+  };
+}
+
+describe('send once: one claim per event identity and destination, before the call', () => {
+  it('lets the first attempt go and makes a copy from another message wait while the first may be sending', async () => {
+    const store = memoryClaims();
+    const first = await claimSend(request({ store }));
+    assert.equal(first.go, true);
+    const copy = await claimSend(request({ store, holder: 'm2', now: T0 + 5_000 }));
+    assert.equal(copy.go, false);
+    assert.ok(!copy.go && !copy.folded);
+    assert.match(copy.go ? '' : copy.reason, /^held: message m1 \(attempt 1\) may be sending/);
+  });
+
+  it('folds a copy once the ledger has the delivery, whenever it comes within the window', async () => {
+    const store = memoryClaims();
+    assert.equal((await claimSend(request({ store }))).go, true);
+    for (const later of [1_000, 2 * 60_000, 10 * 60_000, 3 * 86_400_000]) {
+      const v = await claimSend(
+        request({ store, holder: `late-${later}`, now: T0 + later, delivered: async () => true }),
+      );
+      assert.ok(!v.go && v.folded, `a copy ${later} ms later is folded`);
+    }
+    assert.equal(store.writes, 1, 'folding writes nothing');
+  });
+
+  it('never guesses: a ledger that cannot tell makes the copy wait', async () => {
+    const store = memoryClaims();
+    await claimSend(request({ store }));
+    const v = await claimSend(
+      request({
+        store,
+        holder: 'm2',
+        now: T0 + leaseMs(10_000) + 1,
+        delivered: () => Promise.reject(new Error('timeout')),
+      }),
+    );
+    assert.ok(!v.go && !v.folded);
+    assert.match(v.go ? '' : v.reason, /ledger could not tell.*timeout/);
+  });
+
+  it('lets the same message retry after an unanswered call, and notes it', async () => {
+    const store = memoryClaims();
+    await claimSend(request({ store }));
+    const retry = await claimSend(request({ store, attempt: 2, now: T0 + 30_000 }));
+    assert.ok(retry.go);
+    assert.equal(retry.ticket.note, 'retry of this message after attempt 1');
+  });
+
+  it('takes over a claim whose holder died undelivered once its lease ran out', async () => {
+    const store = memoryClaims();
+    await claimSend(request({ store, timeoutMs: 10_000 }));
+    assert.equal(leaseMs(10_000), 60_000);
+    const early = await claimSend(request({ store, holder: 'm2', now: T0 + 59_000 }));
+    assert.equal(early.go, false);
+    const late = await claimSend(request({ store, holder: 'm2', now: T0 + 61_000 }));
+    assert.ok(late.go);
+    assert.match(late.ticket.note ?? '', /taken over from message m1 .*lease ran out undelivered/);
+    // The first holder, back later, now finds m2's claim and waits (or folds once m2 delivered).
+    const back = await claimSend(request({ store, attempt: 2, now: T0 + 62_000 }));
+    assert.equal(back.go, false);
+  });
+
+  it('sends a forced replay again over a delivered claim, saying so', async () => {
+    const store = memoryClaims();
+    await claimSend(request({ store }));
+    const v = await claimSend(
+      request({ store, holder: 'replay-1', force: true, delivered: async () => true }),
+    );
+    assert.ok(v.go);
+    assert.match(v.ticket.note ?? '', /^replay --force/);
+  });
+
+  it('counts a claim past the window as absent: a copy that late is a new delivery', async () => {
+    const store = memoryClaims();
+    await claimSend(request({ store }));
+    const v = await claimSend(
+      request({ store, holder: 'm9', now: T0 + SEND_ONCE_WINDOW_MS + 1, delivered: async () => true }),
+    );
+    assert.ok(v.go);
+    assert.match(v.ticket.note ?? '', /expired/);
+  });
+
+  it('releases the claim after a refusal (not a delivery), keeps it after a delivery or no answer', async () => {
+    const store = memoryClaims();
+    const a = await claimSend(request({ store }));
+    assert.ok(a.go);
+    await settleSend(store, a.ticket, 'delivered');
+    await settleSend(store, a.ticket, 'unanswered');
+    assert.equal(store.records.size, 1);
+    await settleSend(store, a.ticket, 'refused');
+    assert.equal(store.records.size, 0);
+    const again = await claimSend(request({ store, holder: 'm2' }));
+    assert.ok(again.go && again.ticket.note === undefined, 'a later copy claims afresh');
+  });
+
+  it('gives exactly one go to many copies racing for one claim', async () => {
+    const store = memoryClaims();
+    const verdicts = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => claimSend(request({ store, holder: `m${i}` }))),
+    );
+    assert.equal(verdicts.filter((v) => v.go).length, 1);
+  });
+
+  it('refuses a claim id that is not a SHA-256', async () => {
+    await assert.rejects(claimSend(request({ store: memoryClaims(), id: '../etc' })), /not a claim id/);
+  });
+});
