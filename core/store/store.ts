@@ -497,7 +497,7 @@ export interface StoreOutcome {
   readonly storedMessages: readonly PubSubMessage[];
   /** Messages written to `invalid_events` (invalid, unreadable or refused by the warehouse). */
   readonly invalid: number;
-  /** Producers' copies of events already stored: acknowledged, neither written nor fanned out. */
+  /** Producers' copies of events already stored: no row written; fanned out, and folded by each destination's send-once claim. */
   readonly copies?: number;
 }
 
@@ -574,9 +574,9 @@ type Parsed = EventEntry & { serverFields?: readonly ServerField[]; legacyDigest
  * written, so the caller acknowledges nothing and Pub/Sub redelivers. Every event in the
  * outcome's `stored` is in the warehouse under its identity (event_id, payload_digest): written
  * now, folded by its insertId, or found by `alreadyStored` for a late copy — only those are
- * fanned out. A producer's retry of an event whose time the server stamped (a new message with
- * the same identity) takes the first copy's time; found stored, it is neither written nor fanned
- * out (the first copy's own push does that), and counted in `copies`.
+ * fanned out. A producer's retry of an event (a new message with the same identity) takes the first
+ * copy's time; found stored, it is not written again but fanned
+ * out (each destination's send-once claim folds it, with a `folded` ledger row), and counted in `copies`.
  *
  * Not an async function, and no write for an empty table: the functions framework runs each
  * request in a `domain`, where every promise costs ~7 µs of CPU in async hooks (measured),
@@ -592,7 +592,7 @@ export function storeMessages(
     readonly defined?: DefinedEvents;
     /** Asked for late copies only (see lateCopy); without it they are written again. */
     readonly alreadyStored?: AlreadyStored;
-    /** Claims the identities whose time the server stamped; without it, no copy is recognised. */
+    /** Claims the identities whose id the producer gave; without it, only late copies are recognised. */
     readonly claim?: ClaimIdentity;
   },
 ): Promise<StoreOutcome> {
@@ -624,9 +624,13 @@ export function storeMessages(
   );
 }
 
-/** A stamped time and a producer's own id: the only events a later copy can be told from. */
+/**
+ * A producer's own id: a copy of the event (a vendor's late retry, a browser's retry, the same
+ * message after a crash) can be told from another event. An id the gateway minted is new for
+ * every request, so such an event has no copies to find.
+ */
 function needsClaim(fields: readonly ServerField[] | undefined): boolean {
-  return fields?.includes('event_time') === true && !fields.includes('event_id');
+  return fields?.includes('event_id') !== true;
 }
 
 /** The copy's row and event under the first copy's time. */
@@ -639,9 +643,9 @@ function withTime(entry: Parsed, time: string): Parsed {
 }
 
 /**
- * Sorts late copies and claimed events into what to write, what is stored already (fanned out
- * again: a redelivery's earlier attempt may have stopped before its fan-out) and producers'
- * copies (neither). Rejects with NotYet while a copy's first one is young and not stored yet.
+ * Sorts late copies and claimed events into what to write and what is stored already (fanned out
+ * again: a redelivery's earlier attempt may have stopped before its fan-out; a producer's copy
+ * is folded by each destination's send-once claim), counting producers' copies. Rejects with NotYet while a copy's first one is young and not stored yet.
  */
 async function settleCopies(
   late: readonly Parsed[],
@@ -675,20 +679,31 @@ async function settleCopies(
         event_time: e.event.event_time,
         message_id: e.message.messageId,
       });
-      // The first copy itself: redelivered (the same message), or dead-lettered (a new message
-      // whose time store takes from the original publish, so the same time): as any other message.
-      if (
-        answer.first ||
-        answer.message_id === e.message.messageId ||
-        answer.event_time === e.event.event_time
-      ) {
+      // The first sighting: written at once, unless it may have been written before (a late copy).
+      if (answer.first) {
         const digest = lateCopy(e.message, now, e.legacyDigest !== undefined) ? await stored(e) : undefined;
         (digest ? present : write).push(digest ? named(e, digest) : e);
         return;
       }
+      // The first copy itself, back (a crash between the write and the acknowledgement, a
+      // redelivery), or its dead letter (a new message, the same event): its row may be there
+      // already, whatever the attempt says, so the warehouse is asked first.
+      if (
+        answer.message_id === e.message.messageId ||
+        e.message.attributes[DEAD_LETTER_SOURCE] !== undefined
+      ) {
+        const digest = await stored(e);
+        (digest ? present : write).push(digest ? named(e, digest) : e);
+        return;
+      }
+      // A producer's copy: one row, the first one's. It is fanned out again, so each destination's
+      // send-once claim records it as folded (core/claims/send-once.ts), and sends nothing twice.
       const copy = withTime(e, answer.event_time);
-      if (await stored(copy)) copies++;
-      else if (now - answer.claimed_at < COPY_SETTLE_MS)
+      const digest = await stored(copy);
+      if (digest) {
+        copies++;
+        present.push(named(copy, digest));
+      } else if (now - answer.claimed_at < COPY_SETTLE_MS)
         throw new NotYet(
           `event ${e.event.event_id} is a copy of message ${answer.message_id}, whose row is not stored yet: trying again later`,
         );

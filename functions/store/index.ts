@@ -15,6 +15,7 @@ import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
+import { createStorageClaimStore } from '../../adapters/storage-claims.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { erasedList } from '../../adapters/suppression-list.ts';
@@ -172,8 +173,8 @@ async function init(): Promise<Handler> {
     alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, runtime.plan.dataset), {
       log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' })),
     }),
-    // The registry bucket holds the first sightings of events whose time the server stamped.
-    claim: createIdentityClaims(registryBucket),
+    // The first sighting of every event whose id the producer gave (a claim in the registry bucket).
+    claim: createIdentityClaims(createStorageClaimStore(registryBucket)),
   });
 }
 

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { Storage } from '@google-cloud/storage';
 import { createBatchedLookup } from '../../adapters/batched-lookup.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
+import { createStorageClaimStore } from '../../adapters/storage-claims.ts';
 import { normalizeOptions } from '../../core/event.ts';
 import { identityDigest, payloadDigest } from '../../core/identity.ts';
 import { limitsOf } from '../../core/json-limits.ts';
@@ -181,7 +182,7 @@ describe('storage: one event, one row (retry identity)', () => {
     assert.notEqual(identityDigest(event, ['event_time']), payloadDigest(event));
   });
 
-  it('stores a retry of an event without a time once, under the first copy’s time, and fans it out once', async () => {
+  it('stores a retry of an event without a time once, under the first copy’s time, and fans it out for the send-once claims to fold', async () => {
     const w = warehouse();
     let now = T0;
     const deps = {
@@ -196,7 +197,9 @@ describe('storage: one event, one row (retry identity)', () => {
     now = T0 + 5 * 60_000; // the producer's retry, five minutes later, from another address
     const retry = await storeMessages([gatewayCopy(now, '198.51.100.9', 'curl/8')], deps);
     assert.equal(w.rows.length, 1, 'one row');
-    assert.equal(retry.stored.length, 0, 'nothing fanned out again');
+    // Fanned out as the first copy's row: each destination's send-once claim folds it (core/claims/send-once.ts).
+    assert.equal(retry.stored.length, 1, 'fanned out again, as the stored row');
+    assert.equal(retry.stored[0]?.event_time, first.stored[0]?.event_time);
     assert.equal(retry.copies, 1);
     assert.ok(
       w.asked.some(
@@ -377,7 +380,10 @@ describe('storage: identity claims in the registry bucket (Cloud Storage emulato
   it('answers the first claim first, and a later one with the first copy’s time and message', async () => {
     const storage = new Storage({ projectId: 'test-project', apiEndpoint: emu.url });
     const [bucket] = await storage.createBucket('claims-test');
-    const claim = createIdentityClaims(() => bucket, { now: () => T0 });
+    const claim = createIdentityClaims(
+      createStorageClaimStore(() => bucket),
+      { now: () => T0 },
+    );
     const digest = 'a'.repeat(64);
     assert.deepEqual(await claim({ digest, event_time: '2026-11-24T10:00:00.000Z', message_id: 'm1' }), {
       first: true,
@@ -391,9 +397,6 @@ describe('storage: identity claims in the registry bucket (Cloud Storage emulato
     assert.deepEqual(await claim({ digest: 'b'.repeat(64), event_time: 'x', message_id: 'm3' }), {
       first: true,
     });
-    await assert.rejects(
-      claim({ digest: '../x', event_time: 'x', message_id: 'm4' }),
-      /not an identity digest/,
-    );
+    await assert.rejects(claim({ digest: '../x', event_time: 'x', message_id: 'm4' }), /not a claim id/);
   });
 });
