@@ -21,6 +21,8 @@ export interface DestinationReplayOptions {
   readonly from?: string;
   readonly to?: string;
   readonly where?: string;
+  /** With --from/--to: send again what the destination already has. */
+  readonly force?: boolean;
   readonly limit?: string;
   readonly format: OutputFormat;
 }

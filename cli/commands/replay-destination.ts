@@ -72,6 +72,8 @@ export async function replayDestinationSlice(input: {
    * take it, as in `store`'s decision. Absent, or undefined for a stamp: only webhooks do.
    */
   readonly definition?: (stamp: string) => Promise<DefinedEvent | undefined>;
+  /** `--force`: send again what the destination already has (core/delivery/slice-replay.ts). */
+  readonly force?: boolean;
   readonly now?: () => Date;
   readonly onStart?: (total: number) => void;
   readonly onProgress?: (report: DestinationReplayReport) => void;
@@ -97,6 +99,7 @@ export async function replayDestinationSlice(input: {
     publish: input.publish,
     writeLedger: input.writeLedger,
     ...(input.definition ? { definition: input.definition } : {}),
+    ...(input.force ? { force: true } : {}),
     ...(input.now ? { now: input.now } : {}),
   });
   for (let i = 0; i < rows.length; i += batchSize) {
@@ -138,6 +141,8 @@ export async function runDestinationReplay(
   const unsafe = options.where !== undefined ? whereProblem(options.where) : undefined;
   if (unsafe) throw new CliError(`--where ${unsafe}`);
   if (options.limit !== undefined && slice) throw new CliError('--limit goes with --dead-letters');
+  if (options.force && !slice)
+    throw new CliError('--force goes with --from/--to (a dead letter was never delivered)');
   const limit = parseLimit(options.limit);
   const from = slice ? parseTime('--from', options.from) : undefined;
   const to = slice ? parseTime('--to', options.to) : undefined;
@@ -176,6 +181,7 @@ export async function runDestinationReplay(
         from,
         to,
         ...(options.where !== undefined ? { where: options.where } : {}),
+        ...(options.force ? { force: true } : {}),
         // The operator's --where is SQL inside ours: a single SELECT only, under the bytes cap.
         query: (sql, params) =>
           selectOnly(bigquery, { query: sql, params }, settings.warehouse?.max_bytes_billed),

@@ -123,7 +123,11 @@ function addDestinationOptions(command: Command): Command {
       'with --destination: start of a warehouse slice (RFC 3339 or YYYY-MM-DD, inclusive)',
     )
     .option('--to <time>', 'with --destination: end of the slice (exclusive)')
-    .option('--where <sql>', 'with --from/--to: extra BigQuery SQL condition on events_dedup columns');
+    .option('--where <sql>', 'with --from/--to: extra BigQuery SQL condition on events_dedup columns')
+    .option(
+      '--force',
+      'with --from/--to: send again what the destination already has (a changed mapping); without it, delivered events are folded',
+    );
 }
 
 export function register(program: Command): void {
@@ -156,6 +160,7 @@ export function register(program: Command): void {
         '  eventbus replay --events-dead-letters --env production --topic events --limit 10000',
         '  eventbus replay --destination webhook --dead-letters',
         '  eventbus replay --destination meta --from 2026-01-01 --to 2026-01-02 --where "event_name = \'purchase\'"',
+        '  eventbus replay --destination meta --from 2026-01-01 --to 2026-01-02 --force   # after a mapping change',
       ].join('\n'),
     )
     .action(async (options: ReplayOptions & DestinationReplayOptions, command: Command) => {

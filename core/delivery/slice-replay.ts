@@ -26,6 +26,11 @@ export function sliceSender(input: {
    * take it, as in `store`'s decision. Absent, or undefined for a stamp: only webhooks do.
    */
   readonly definition?: (stamp: string) => Promise<DefinedEvent | undefined>;
+  /**
+   * Send again what the destination already has (`replay --force`: a changed mapping); without it
+   * each event's send-once claim folds what was delivered (a `folded` ledger row) and sends the rest.
+   */
+  readonly force?: boolean;
   readonly now?: () => Date;
 }): SliceSender {
   const now = input.now ?? (() => new Date());
@@ -45,7 +50,8 @@ export function sliceSender(input: {
         if (!definitions.has(stamp)) definitions.set(stamp, await input.definition?.(stamp));
       for (const event of events) {
         const d = decideOne(input.destination, event, options);
-        if (d.action === 'send') messages.push(deliveryMessage(event, input.destination.id, true));
+        if (d.action === 'send')
+          messages.push(deliveryMessage(event, input.destination.id, true, input.force === true));
         else skips.push(skippedEntry(event, input.destination.id, d.reason, now(), true));
       }
       await Promise.all([

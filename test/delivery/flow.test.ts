@@ -230,14 +230,43 @@ describe('delivery flow (emulators, functions, receiver)', function () {
       const r = await stack.ledger(id);
       return r.filter((x) => x.replay).length >= 2 ? r : undefined;
     });
-    const replayed = rows.filter((r) => r.replay).map((r) => [r.destination, r.status, r.reason]);
+    const replayed = rows.filter((r) => r.replay).map((r) => [r.destination, r.status]);
     assert.deepEqual(replayed.sort(), [
-      ['hook', 'delivered', null],
-      ['meta', 'skipped', 'consent ads denied'],
+      ['hook', 'folded'],
+      ['meta', 'skipped'],
     ]);
-    // The same event_id reached the receiver twice: receivers de-duplicate by it.
+    // Delivered already: the send-once claim folds the replay, and the receiver got it once.
     const ids = stack.receiver.received('hook').filter((r) => r.eventId === id && r.status === 200);
-    assert.equal(ids.length, 2);
+    assert.equal(ids.length, 1);
+    // `--force` (a changed mapping) sends it again, and the delivered row says why.
+    const publisher2 = createDeliveriesPublisher(stack.pubsub);
+    try {
+      const report = await replayDestinationSlice({
+        settings: stack.settings,
+        project: stack.settings.project,
+        dataset: stack.plan.dataset,
+        destination: 'hook',
+        from,
+        to: new Date(Date.now() + 60_000),
+        where: `event_id = '${id}'`,
+        query: async (sql, params) => (await stack.bigquery.query({ query: sql, params }))[0],
+        publish: (m) => publisher2.publish(m),
+        writeLedger: async () => [],
+        force: true,
+      });
+      assert.equal(report.republished, 1);
+    } finally {
+      await publisher2.close();
+    }
+    const forced = await waitFor('forced replay', async () => {
+      const r = (await stack.ledger(id)).filter((x) => x.replay && x.status === 'delivered');
+      return r.length > 0 ? r : undefined;
+    });
+    assert.match(String(forced[0]?.reason), /replay --force/);
+    assert.equal(
+      stack.receiver.received('hook').filter((r) => r.eventId === id && r.status === 200).length,
+      2,
+    );
   });
 
   it('storage first: with the warehouse down nothing is forwarded; once it is back, stored and delivered once', async () => {
