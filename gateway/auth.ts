@@ -323,8 +323,26 @@ export function authenticate(
         credential: `key:${rec.id}`,
       };
     }
+    markKeyOrigin(req, origin);
     return { ok: true, principal: keyPrincipal(rec) };
   });
+}
+
+/**
+ * The origin a write key accepted on this request: the answer carries CORS for it
+ * (runtime.ts, allowOrigin), so a key's origins and the gateway's CORS never disagree — a
+ * browser always reads the answer to an event that was published, and never retries it blind.
+ */
+const KEY_ORIGIN = Symbol('origin a write key allowed');
+type WithKeyOrigin = IncomingMessage & { [KEY_ORIGIN]?: string };
+
+function markKeyOrigin(req: IncomingMessage, origin: string): void {
+  (req as WithKeyOrigin)[KEY_ORIGIN] = origin;
+}
+
+/** The origin the request's write key allowed, if a write key authenticated it. */
+export function keyOrigin(req: IncomingMessage): string | undefined {
+  return (req as WithKeyOrigin)[KEY_ORIGIN];
 }
 
 /** A Google ID token, from a principal listed in the environment's producers. */
@@ -438,6 +456,7 @@ async function authenticateBasic(
   if (!rec.server) {
     // A browser's key in Basic: still bound to its origins, as in X-Write-Key.
     const origin = req.headers.origin;
+    if (origin && rec.origins.includes(origin)) markKeyOrigin(req, origin);
     if (!origin || !rec.origins.includes(origin))
       return {
         ok: false,

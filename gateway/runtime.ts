@@ -14,7 +14,7 @@ import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
 import { type Limits, limitsOf } from '../core/json-limits.ts';
 import { isPending, type MaybePromise } from '../core/maybe-async.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { type AuthenticatorDeps, type Principal, RateLimiter } from './auth.ts';
+import { type AuthenticatorDeps, keyOrigin, type Principal, RateLimiter } from './auth.ts';
 import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
 import {
   createIdempotencyMemory,
@@ -152,10 +152,13 @@ export function send(
   res.end(text);
 }
 
-/** CORS on an answer: a listed origin may read it. */
+/**
+ * CORS on an answer: an origin of `producers.origins`, or the one the request's write key allowed
+ * (auth.ts, keyOrigin), may read it.
+ */
 export function allowOrigin(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
   const origin = req.headers.origin;
-  if (origin && rt.origins.has(origin)) {
+  if (origin && (rt.origins.has(origin) || keyOrigin(req) === origin)) {
     res.setHeader('access-control-allow-origin', origin);
     res.setHeader('vary', 'Origin');
   }

@@ -80,7 +80,7 @@ export function register(program: Command): void {
         const missing = o.origin.filter((x) => !cors.includes(x));
         if (missing.length > 0) {
           write(
-            `Note: add ${missing.join(', ')} to producers.origins in the settings, or browsers will fail the CORS preflight.\n`,
+            `Note: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not in producers.origins: the tag and requests without custom headers work with this key (the gateway answers CORS for a key's own origins), but a browser request that needs a CORS preflight (a JSON body, an X-Write-Key header) is refused until you add ${missing.length === 1 ? 'it' : 'them'} there.\n`,
           );
         }
       },
