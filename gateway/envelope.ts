@@ -79,7 +79,7 @@ export const TRANSLATOR_ATTRIBUTE = 'translator';
 /**
  * Attribute names the pipeline itself writes and trusts (docs/security.md, "Reserved message
  * attributes"): a rule's provenance (`origin`) and loop guard (`hops`), the translator that made
- * an event, a replay's mark. A producer that could set them could stop rules from firing or forge
+ * an event, a replay's mark and its `--force`. A producer that could set them could stop rules from firing or forge
  * provenance, so any credential's request naming one is refused with a 400 naming it.
  */
 export const RESERVED_ATTRIBUTES: readonly string[] = Object.freeze([
@@ -87,6 +87,7 @@ export const RESERVED_ATTRIBUTES: readonly string[] = Object.freeze([
   HOPS_ATTRIBUTE,
   TRANSLATOR_ATTRIBUTE,
   DELIVERY_ATTRIBUTES.replay,
+  DELIVERY_ATTRIBUTES.force,
   DELIVERY_ATTRIBUTES.destination,
   DELIVERY_ATTRIBUTES.payloadDigest,
   SERVER_FIELDS_ATTRIBUTE,

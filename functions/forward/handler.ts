@@ -12,6 +12,7 @@ import { Breaker } from '../../core/delivery/breaker.ts';
 import { isDeadLetter, recordDeadLetter } from '../../core/delivery/dead-letter.ts';
 import { type ForwardDeps, type ForwardResult, forwardPush } from '../../core/delivery/forward.ts';
 import { InFlight, inFlightKey } from '../../core/delivery/in-flight.ts';
+import { attemptEntry } from '../../core/delivery/ledger.ts';
 import { ConcurrencyLimiter } from '../../core/delivery/limiter.ts';
 import { DELIVERY_ATTRIBUTES, decodePush, type PushedMessage } from '../../core/delivery/message.ts';
 import { apiError } from '../../core/errors.ts';
@@ -148,7 +149,9 @@ export function createForwardHandler(
     // Another attempt of this delivery is in flight here: its outcome decides.
     return inFlight
       .wait(key)
-      .then((delivered) => (delivered ? deliveredInFlight(res, push) : run(res, s, push)));
+      .then((delivered) =>
+        delivered ? answer(res, s, deliveredInFlight(push, (s.now ?? (() => new Date()))())) : run(res, s, push),
+      );
   };
   // Not async, one promise chain per push: the functions framework runs each request in a
   // `domain`, where every promise costs ~7 µs of CPU in async hooks.
@@ -176,13 +179,29 @@ function pushOf(req: Request): Step<PushedMessage> {
 /** Seconds a 503 suggests; Pub/Sub itself follows the subscription's retry policy. */
 const RETRY_AFTER_SECONDS = 10;
 
-/** A copy of a push another attempt in this instance just delivered and recorded: acknowledged, not sent. */
-function deliveredInFlight(res: Response, push: PushedMessage): void {
-  log(
-    'WARNING',
-    `${push.attributes[DELIVERY_ATTRIBUTES.destination]} ${push.attributes[DELIVERY_ATTRIBUTES.eventId]} attempt ${push.deliveryAttempt}: delivered by the attempt in flight in this instance, not sent again`,
-  );
-  res.status(204).end();
+/**
+ * A copy of a push another attempt in this instance just delivered and recorded: acknowledged,
+ * not sent, and recorded as `folded`, as the send-once claim records a copy it folds.
+ */
+function deliveredInFlight(push: PushedMessage, now: Date): ForwardResult {
+  const a = push.attributes;
+  const entry = attemptEntry({
+    event_id: a[DELIVERY_ATTRIBUTES.eventId] ?? `message:${push.messageId}`,
+    event_name: a[DELIVERY_ATTRIBUTES.eventName] ?? '(unknown)',
+    payload_digest: a[DELIVERY_ATTRIBUTES.payloadDigest],
+    destination: a[DELIVERY_ATTRIBUTES.destination] ?? '(none)',
+    status: 'folded',
+    reason: 'a copy of a delivery the attempt in flight in this instance made',
+    attempt: push.deliveryAttempt,
+    replay: a[DELIVERY_ATTRIBUTES.replay] === 'true',
+    messageId: push.messageId,
+    now,
+  });
+  return {
+    ack: true,
+    entries: [entry],
+    summary: `${entry.row.destination} ${entry.row.event_id} attempt ${push.deliveryAttempt}: folded (delivered by the attempt in flight in this instance, not sent again)`,
+  };
 }
 
 /** One JSON line per entry: Cloud Logging reads `severity` and `message`. */
