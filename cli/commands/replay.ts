@@ -7,8 +7,8 @@
  * still fails and why. (Destination replays join this command.)
  */
 import type { Command } from 'commander';
-import type { Plan } from '../../core/plan.ts';
-import type { AfterStored, StoreConfig } from '../../core/store/store.ts';
+import { type Plan, registryBucketName } from '../../core/plan.ts';
+import type { AfterStored, AlreadyStored, ClaimIdentity, StoreConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
   DATA_DIR_OPTION,
@@ -16,6 +16,7 @@ import {
   loadEnvironment,
   projectOf,
   pubsubClient,
+  storageClient,
   warehouseClient,
 } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
@@ -70,6 +71,9 @@ export async function replayEventDeadLetters(input: {
   readonly batchSize?: number;
   readonly onProgress?: (report: BacklogReport) => void;
   readonly now?: () => number;
+  /** As store claims them (core/store/store.ts): a dead letter whose row is there is not written twice. */
+  readonly claim?: ClaimIdentity;
+  readonly alreadyStored?: AlreadyStored;
 }): Promise<BacklogReport[]> {
   const { storeMessages } = await import('../../core/store/store.ts');
   const batchSize = input.batchSize ?? 500;
@@ -83,7 +87,13 @@ export async function replayEventDeadLetters(input: {
       try {
         const outcome = await storeMessages(
           batch.map((b) => b.message),
-          { writer: input.writer, config: input.config, now: input.now ?? Date.now },
+          {
+            writer: input.writer,
+            config: input.config,
+            now: input.now ?? Date.now,
+            ...(input.claim ? { claim: input.claim } : {}),
+            ...(input.alreadyStored ? { alreadyStored: input.alreadyStored } : {}),
+          },
         );
         if (input.afterStored && outcome.stored.length > 0)
           await input.afterStored(outcome.stored, outcome.storedMessages);
@@ -191,7 +201,21 @@ export function register(program: Command): void {
         import('../../adapters/store-fan-out.ts'),
         import('../../core/store/store.ts'),
       ]);
-      const writer = createBigQueryWriter(await warehouseClient(p, process.env, options.dataDir), p.dataset);
+      const bigquery = await warehouseClient(p, process.env, options.dataDir);
+      const writer = createBigQueryWriter(bigquery, p.dataset);
+      // The first sightings store keeps: the replayed event is claimed and fanned out as store does.
+      const registry = (await storageClient(p, process.env, options.dataDir)).bucket(
+        registryBucketName(projectOf(p, process.env), p.environment),
+      );
+      const [
+        { createIdentityClaims },
+        { createStorageClaimStore },
+        { createStoredCheck, eventsStoredQuery },
+      ] = await Promise.all([
+        import('../../adapters/identity-claims.ts'),
+        import('../../adapters/storage-claims.ts'),
+        import('../../adapters/stored-check.ts'),
+      ]);
       const pubsub = await pubsubClient(p, process.env, options.dataDir);
       const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
       // The store function's fan-out, on the same `deliveries` topic and ledger.
@@ -214,6 +238,8 @@ export function register(program: Command): void {
           writer,
           config: storeConfig(settings, p),
           ...(afterStored ? { afterStored } : {}),
+          claim: createIdentityClaims(createStorageClaimStore(() => registry)),
+          alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, p.dataset)),
           backlogs: eventDeadLetterBacklogs(p, options.topic),
           ...(limit !== undefined ? { limit } : {}),
           onProgress: (r) => {

@@ -7,6 +7,7 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { CATALOGUE_OPTIONS, type DecisionOptions, decide } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
+import { sightingOf } from '../store/store.ts';
 import { type LedgerEntry, skippedEntry } from './ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from './message.ts';
 
@@ -26,7 +27,8 @@ export function planFanOut(
   const skips: LedgerEntry[] = [];
   for (const event of events) {
     for (const d of decide(settings, event, options)) {
-      if (d.action === 'send') messages.push(deliveryMessage(event, d.destination));
+      if (d.action === 'send')
+        messages.push(deliveryMessage(event, d.destination, false, false, sightingOf(event)));
       else skips.push(skippedEntry(event, d.destination, d.reason, now));
     }
   }

@@ -9,7 +9,14 @@
 
 import type { Destination } from '../../schemas/settings.ts';
 import type { ClaimStore } from '../claims/claim-store.ts';
-import { claimSend, type SendOutcome, type SendTicket, settleSend } from '../claims/send-once.ts';
+import {
+  claimSend,
+  FIRST_WINDOW_MS,
+  firstFanOutHorizon,
+  type SendOutcome,
+  type SendTicket,
+  settleSend,
+} from '../claims/send-once.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
 import type { StoredEvent } from '../event.ts';
 import { deliveryId } from '../identity.ts';
@@ -60,6 +67,11 @@ export interface ForwardDeps {
    * held, and must reject when it cannot tell. Absent: the ledger is asked on redeliveries only.
    */
   readonly claims?: ClaimStore;
+  /**
+   * The longest a `store` push runs (its function's timeout): a first fan-out's messages are
+   * published within it of the first sighting (core/claims/send-once.ts). Default 60 s.
+   */
+  readonly storePushMs?: number;
   /** Holds calls back from a destination that stopped answering (breaker.ts). Absent: never. */
   readonly breaker?: Breaker;
   /**
@@ -141,6 +153,11 @@ interface Attempt {
   readonly replay: boolean;
   /** `replay --force`: sent again over a delivered claim, and recorded so. */
   readonly force: boolean;
+  /** The identity's first fan-out (it holds store's claim), and when store first sighted it. */
+  readonly first: boolean;
+  readonly sightedAt: number | undefined;
+  /** When Pub/Sub took this message (epoch ms), when the push says. */
+  readonly publishedAt: number | undefined;
   readonly attempt: number;
   readonly ids: {
     readonly event_id: string;
@@ -164,6 +181,8 @@ interface Delivery extends Attempt {
   tokenRefreshed?: boolean;
   /** The send-once claim this attempt holds, once taken (sendOnce). */
   ticket?: SendTicket;
+  /** Whether sendOnce let this attempt go (a call repeated after a 401 does not ask again). */
+  cleared?: boolean;
 }
 
 /**
@@ -194,6 +213,9 @@ function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | 
     destinationId: push.attributes[DELIVERY_ATTRIBUTES.destination] ?? '',
     replay: push.attributes[DELIVERY_ATTRIBUTES.replay] === 'true',
     force: push.attributes[DELIVERY_ATTRIBUTES.force] === 'true',
+    first: push.attributes[DELIVERY_ATTRIBUTES.first] === 'true',
+    sightedAt: epochMs(push.attributes[DELIVERY_ATTRIBUTES.sightedAt]),
+    publishedAt: push.publishTime === undefined ? undefined : Date.parse(push.publishTime),
     attempt: push.deliveryAttempt,
     ids: parsed.ok
       ? {
@@ -374,16 +396,39 @@ function breakerReason(id: string, breaker: Breaker): string {
 function sendOnce(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const claims = d.deps.claims;
-  if (!claims || d.ticket) return send(call);
+  if (!claims || d.cleared) return send(call);
+  const now = d.deps.now().getTime();
+  // The usual delivery: the first fan-out's first attempt holds store's claim, and sends as is
+  // (no write, no promise).
+  const privileged =
+    d.first &&
+    !d.replay &&
+    !d.force &&
+    d.attempt <= 1 &&
+    d.publishedAt !== undefined &&
+    now - d.publishedAt < FIRST_WINDOW_MS;
+  if (privileged) {
+    d.cleared = true;
+    return send(call);
+  }
+  const timeoutMs = d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  // Another message than the first fan-out's: that one may still be sending until its horizon.
+  const sightedAt = d.sightedAt ?? epochMs(d.event.received_at);
+  const horizon =
+    d.first || sightedAt === undefined
+      ? undefined
+      : firstFanOutHorizon(sightedAt, d.deps.storePushMs ?? 60_000, timeoutMs);
   const ask = d.deps.alreadyDelivered;
   return claimSend({
     store: claims,
     id: deliveryId(d.ids.event_id, d.ids.payload_digest, d.destination.id),
     holder: d.messageId,
     attempt: d.attempt,
-    now: d.deps.now().getTime(),
-    timeoutMs: d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    now,
+    timeoutMs,
     force: d.force,
+    privileged: false,
+    horizon,
     delivered: () =>
       ask
         ? ask(d.ids.event_id, d.destination.id, d.ids.payload_digest)
@@ -391,7 +436,8 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
   }).then(
     (verdict) => {
       if (verdict.go) {
-        d.ticket = verdict.ticket;
+        d.cleared = true;
+        if (verdict.ticket) d.ticket = verdict.ticket;
         return send(call);
       }
       giveSlotBack(call);
@@ -682,4 +728,11 @@ function accept(
 
 function unreadable(name: string, role: string, err: unknown): SecretsResult {
   return { ok: false, reason: `secret ${name} (${role}) could not be read: ${(err as Error).message}` };
+}
+
+/** An epoch-milliseconds attribute or an RFC 3339 time, as a number; undefined when absent or unreadable. */
+function epochMs(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const n = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
+  return Number.isFinite(n) ? n : undefined;
 }

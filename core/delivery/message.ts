@@ -5,6 +5,7 @@
  */
 import type { StoredEvent } from '../event.ts';
 import { decodePushBody } from '../push.ts';
+import type { Sighting } from '../store/store.ts';
 
 /** Attribute names on `deliveries` messages. */
 export const DELIVERY_ATTRIBUTES = Object.freeze({
@@ -17,6 +18,10 @@ export const DELIVERY_ATTRIBUTES = Object.freeze({
   replay: 'replay',
   /** "true" on messages of `replay --force`: sent again over a delivered send-once claim. */
   force: 'force',
+  /** "true" on the first fan-out of an identity (core/claims/send-once.ts): it holds the claim. */
+  first: 'first',
+  /** When `store` first sighted the event's identity (epoch ms): until when a first fan-out may send. */
+  sightedAt: 'sighted_at',
 });
 
 /** A message to publish on `deliveries`. */
@@ -34,6 +39,7 @@ export function deliveryMessage(
   destination: string,
   replay = false,
   force = false,
+  sighting?: Sighting,
 ): DeliveryMessage {
   return {
     data: JSON.stringify(event),
@@ -44,6 +50,8 @@ export function deliveryMessage(
       ...(event.payload_digest ? { [DELIVERY_ATTRIBUTES.payloadDigest]: event.payload_digest } : {}),
       ...(replay ? { [DELIVERY_ATTRIBUTES.replay]: 'true' } : {}),
       ...(replay && force ? { [DELIVERY_ATTRIBUTES.force]: 'true' } : {}),
+      ...(sighting?.first && !replay ? { [DELIVERY_ATTRIBUTES.first]: 'true' } : {}),
+      ...(sighting ? { [DELIVERY_ATTRIBUTES.sightedAt]: String(sighting.at) } : {}),
     },
   };
 }
@@ -57,6 +65,8 @@ export interface PushedMessage {
   readonly subscription: string;
   /** 1-based; Pub/Sub sends it only when the subscription has a dead-letter policy. */
   readonly deliveryAttempt: number;
+  /** When Pub/Sub took the message (RFC 3339), when the push says. */
+  readonly publishTime?: string;
 }
 
 export type PushDecode =
@@ -79,6 +89,7 @@ export function decodePush(body: unknown): PushDecode {
       data: Buffer.from(m.data).toString('utf8'),
       subscription: m.subscription,
       deliveryAttempt: m.deliveryAttempt,
+      ...(m.publishTime !== undefined ? { publishTime: m.publishTime } : {}),
     },
   };
 }

@@ -26,6 +26,8 @@ export function replayFromDeadLetter(
   for (const [k, v] of Object.entries(message.attributes)) {
     if (!k.startsWith(DEAD_LETTER_ATTRIBUTE_PREFIX)) attributes[k] = v;
   }
+  // A re-driven first fan-out's message goes on as that message's retry: its own send-once claim,
+  // no wait for another fan-out (core/claims/send-once.ts). It is never privileged: it is a replay.
   attributes[DELIVERY_ATTRIBUTES.replay] = 'true';
   const data = typeof message.data === 'string' ? message.data : Buffer.from(message.data).toString('utf8');
   return { ok: true, message: { data, attributes } };

@@ -611,7 +611,9 @@ export function storeMessages(
     const entry: Parsed = { row: o.row, event: o.event, message: m };
     if (o.serverFields) entry.serverFields = o.serverFields;
     if (o.legacyDigest) entry.legacyDigest = o.legacyDigest;
-    if (deps.claim && needsClaim(o.serverFields)) claimed.push(entry);
+    // Every event is claimed: a producer's id finds its copies, and a first sighting (any id) is
+    // what lets the first fan-out send without a send-once claim per destination.
+    if (deps.claim) claimed.push(entry);
     else if (deps.alreadyStored && lateCopy(m, now, o.legacyDigest !== undefined)) late.push(entry);
     else events.push(entry);
   }
@@ -625,12 +627,35 @@ export function storeMessages(
 }
 
 /**
- * A producer's own id: a copy of the event (a vendor's late retry, a browser's retry, the same
- * message after a crash) can be told from another event. An id the gateway minted is new for
- * every request, so such an event has no copies to find.
+ * How store saw each event it fanned out (core/claims/send-once.ts): the first fan-out of an
+ * identity holds the send-once claim for its destinations; any other (a copy, a redelivery) does
+ * not. Kept beside the events, not in them: the fan-out reads it (core/delivery/fan-out.ts).
  */
-function needsClaim(fields: readonly ServerField[] | undefined): boolean {
-  return fields?.includes('event_id') !== true;
+const sightings = new WeakMap<StoredEvent, Sighting>();
+
+/** How store saw an event's identity when it fanned it out. */
+export interface Sighting {
+  /**
+   * This fan-out is the identity's first: its messages hold the send-once claim. True only for a
+   * push that wrote the row now (no earlier push wrote it, so none fanned it out).
+   */
+  readonly first: boolean;
+  /**
+   * When this push saw the identity (epoch ms). Another fan-out's messages were published at most
+   * one store push after it: the send-once claim's horizon counts from here.
+   */
+  readonly at: number;
+}
+
+/** How store saw this stored event's identity, when it claimed it. */
+export function sightingOf(event: StoredEvent): Sighting | undefined {
+  return sightings.get(event);
+}
+
+/** Marks an event with how its identity was seen, and hands it on. */
+function seen<E extends EventEntry>(entry: E, first: boolean, at: number): E {
+  sightings.set(entry.event, { first, at });
+  return entry;
 }
 
 /** The copy's row and event under the first copy's time. */
@@ -682,7 +707,8 @@ async function settleCopies(
       // The first sighting: written at once, unless it may have been written before (a late copy).
       if (answer.first) {
         const digest = lateCopy(e.message, now, e.legacyDigest !== undefined) ? await stored(e) : undefined;
-        (digest ? present : write).push(digest ? named(e, digest) : e);
+        if (digest) present.push(seen(named(e, digest), false, now));
+        else write.push(seen(e, true, now));
         return;
       }
       // The first copy itself, back (a crash between the write and the acknowledgement, a
@@ -693,7 +719,9 @@ async function settleCopies(
         e.message.attributes[DEAD_LETTER_SOURCE] !== undefined
       ) {
         const digest = await stored(e);
-        (digest ? present : write).push(digest ? named(e, digest) : e);
+        // Not stored: no earlier attempt wrote it, so none fanned it out, and this is the first.
+        if (digest) present.push(seen(named(e, digest), false, now));
+        else write.push(seen(e, true, now));
         return;
       }
       // A producer's copy: one row, the first one's. It is fanned out again, so each destination's
@@ -702,12 +730,12 @@ async function settleCopies(
       const digest = await stored(copy);
       if (digest) {
         copies++;
-        present.push(named(copy, digest));
+        present.push(seen(named(copy, digest), false, now));
       } else if (now - answer.claimed_at < COPY_SETTLE_MS)
         throw new NotYet(
           `event ${e.event.event_id} is a copy of message ${answer.message_id}, whose row is not stored yet: trying again later`,
         );
-      else write.push(copy);
+      else write.push(seen(copy, false, now));
     }),
   ]);
   return { write, present, copies };

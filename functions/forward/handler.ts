@@ -75,6 +75,8 @@ export function createForwardHandler(
       now: s.now ?? (() => new Date()),
       breaker,
       limiter,
+      // A first fan-out's messages are published within one store push of the sighting.
+      storePushMs: (config.settings.functions?.store?.timeout_seconds ?? 60) * 1000,
       ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
       ...(s.claims ? { claims: s.claims } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
@@ -150,7 +152,9 @@ export function createForwardHandler(
     return inFlight
       .wait(key)
       .then((delivered) =>
-        delivered ? answer(res, s, deliveredInFlight(push, (s.now ?? (() => new Date()))())) : run(res, s, push),
+        delivered
+          ? answer(res, s, deliveredInFlight(push, (s.now ?? (() => new Date()))()))
+          : run(res, s, push),
       );
   };
   // Not async, one promise chain per push: the functions framework runs each request in a

@@ -25,11 +25,14 @@ describe('gateway: reserved message attributes', () => {
   it('names the pipeline’s own attributes', () => {
     assert.deepEqual([...RESERVED_ATTRIBUTES].sort(), [
       'destination',
+      'first',
+      'force',
       'hops',
       'origin',
       'payload_digest',
       'replay',
       'server_fields',
+      'sighted_at',
       'translator',
     ]);
   });

@@ -36,6 +36,8 @@ export interface Stack {
   readonly bigquery: BigQuery;
   readonly pubsubHost: string;
   readonly bigqueryUrl: string;
+  /** The Cloud Storage emulator (the registry bucket, the claims). */
+  readonly storageUrl: string;
   readonly dataDir: string;
   /** Publishes events on `events` as the native path does (the JSON event as message data). */
   publishEvents(events: readonly Record<string, unknown>[]): Promise<void>;
@@ -194,6 +196,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       bigquery,
       pubsubHost,
       bigqueryUrl: bq.url,
+      storageUrl: gcs.url,
       dataDir,
       async publishEvents(events) {
         await Promise.all(events.map((e) => topic.publishMessage({ data: Buffer.from(JSON.stringify(e)) })));
@@ -279,9 +282,14 @@ export async function runCliOn(
   args: readonly string[],
 ): Promise<{ code: number; out: string; err: string }> {
   const { run } = await import('../../../cli/main.ts');
-  const saved = { ps: process.env['PUBSUB_EMULATOR_HOST'], bq: process.env['BIGQUERY_EMULATOR_HOST'] };
+  const saved = {
+    ps: process.env['PUBSUB_EMULATOR_HOST'],
+    bq: process.env['BIGQUERY_EMULATOR_HOST'],
+    gcs: process.env['STORAGE_EMULATOR_HOST'],
+  };
   process.env['PUBSUB_EMULATOR_HOST'] = stack.pubsubHost;
   process.env['BIGQUERY_EMULATOR_HOST'] = stack.bigqueryUrl;
+  process.env['STORAGE_EMULATOR_HOST'] = stack.storageUrl;
   let out = '';
   let err = '';
   try {
@@ -291,6 +299,7 @@ export async function runCliOn(
     for (const [k, v] of [
       ['PUBSUB_EMULATOR_HOST', saved.ps],
       ['BIGQUERY_EMULATOR_HOST', saved.bq],
+      ['STORAGE_EMULATOR_HOST', saved.gcs],
     ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;

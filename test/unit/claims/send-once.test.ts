@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import {
   claimSend,
+  FIRST_WINDOW_MS,
+  firstFanOutHorizon,
   leaseMs,
   SEND_ONCE_WINDOW_MS,
   type SendRequest,
@@ -20,6 +22,8 @@ function request(over: Partial<SendRequest> & Pick<SendRequest, 'store'>): SendR
     now: T0,
     timeoutMs: 10_000,
     force: false,
+    privileged: false,
+    horizon: undefined,
     delivered: async () => false,
     ...over,
   };
@@ -68,7 +72,7 @@ describe('send once: one claim per event identity and destination, before the ca
     await claimSend(request({ store }));
     const retry = await claimSend(request({ store, attempt: 2, now: T0 + 30_000 }));
     assert.ok(retry.go);
-    assert.equal(retry.ticket.note, 'retry of this message after attempt 1');
+    assert.equal(retry.ticket?.note, 'retry of this message after attempt 1');
   });
 
   it('takes over a claim whose holder died undelivered once its lease ran out', async () => {
@@ -79,7 +83,7 @@ describe('send once: one claim per event identity and destination, before the ca
     assert.equal(early.go, false);
     const late = await claimSend(request({ store, holder: 'm2', now: T0 + 61_000 }));
     assert.ok(late.go);
-    assert.match(late.ticket.note ?? '', /taken over from message m1 .*lease ran out undelivered/);
+    assert.match(late.ticket?.note ?? '', /taken over from message m1 .*lease ran out undelivered/);
     // The first holder, back later, now finds m2's claim and waits (or folds once m2 delivered).
     const back = await claimSend(request({ store, attempt: 2, now: T0 + 62_000 }));
     assert.equal(back.go, false);
@@ -92,7 +96,7 @@ describe('send once: one claim per event identity and destination, before the ca
       request({ store, holder: 'replay-1', force: true, delivered: async () => true }),
     );
     assert.ok(v.go);
-    assert.match(v.ticket.note ?? '', /^replay --force/);
+    assert.match(v.ticket?.note ?? '', /^replay --force/);
   });
 
   it('counts a claim past the window as absent: a copy that late is a new delivery', async () => {
@@ -102,20 +106,22 @@ describe('send once: one claim per event identity and destination, before the ca
       request({ store, holder: 'm9', now: T0 + SEND_ONCE_WINDOW_MS + 1, delivered: async () => true }),
     );
     assert.ok(v.go);
-    assert.match(v.ticket.note ?? '', /expired/);
+    assert.match(v.ticket?.note ?? '', /expired/);
   });
 
   it('releases the claim after a refusal (not a delivery), keeps it after a delivery or no answer', async () => {
     const store = memoryClaims();
     const a = await claimSend(request({ store }));
     assert.ok(a.go);
-    await settleSend(store, a.ticket, 'delivered');
-    await settleSend(store, a.ticket, 'unanswered');
+    const ticket = a.ticket;
+    assert.ok(ticket);
+    await settleSend(store, ticket, 'delivered');
+    await settleSend(store, ticket, 'unanswered');
     assert.equal(store.records.size, 1);
-    await settleSend(store, a.ticket, 'refused');
+    await settleSend(store, ticket, 'refused');
     assert.equal(store.records.size, 0);
     const again = await claimSend(request({ store, holder: 'm2' }));
-    assert.ok(again.go && again.ticket.note === undefined, 'a later copy claims afresh');
+    assert.ok(again.go && again.ticket?.note === undefined, 'a later copy claims afresh');
   });
 
   it('gives exactly one go to many copies racing for one claim', async () => {
@@ -124,6 +130,34 @@ describe('send once: one claim per event identity and destination, before the ca
       Array.from({ length: 20 }, (_, i) => claimSend(request({ store, holder: `m${i}` }))),
     );
     assert.equal(verdicts.filter((v) => v.go).length, 1);
+  });
+
+  it('lets the first fan-out’s first attempt send on store’s claim: no write', async () => {
+    const store = memoryClaims();
+    const v = await claimSend(request({ store, privileged: true }));
+    assert.deepEqual(v, { go: true });
+    assert.equal(store.writes, 0);
+  });
+
+  it('makes another message wait while the first fan-out may still be sending, then asks the ledger', async () => {
+    const store = memoryClaims();
+    const horizon = firstFanOutHorizon(T0, 60_000, 10_000);
+    assert.equal(horizon, T0 + 60_000 + FIRST_WINDOW_MS + 60_000);
+    const early = await claimSend(request({ store, holder: 'copy', horizon }));
+    assert.ok(!early.go && !early.folded);
+    assert.match(early.go ? '' : early.reason, /first fan-out may still be sending/);
+    // Its own retry after the horizon, nothing delivered: it sends.
+    const later = await claimSend(request({ store, holder: 'copy', attempt: 2, now: horizon + 1, horizon }));
+    assert.ok(later.go);
+    // Had the first fan-out delivered, the copy would have folded at once, horizon or not.
+    const folded = await claimSend(
+      request({ store: memoryClaims(), holder: 'copy', horizon, delivered: async () => true }),
+    );
+    assert.ok(!folded.go && folded.folded);
+    assert.match(
+      folded.go ? '' : folded.reason,
+      /already delivered to this destination \(the first fan-out\)/,
+    );
   });
 
   it('refuses a claim id that is not a SHA-256', async () => {
