@@ -3,9 +3,10 @@
  * Pub/Sub emulator and the supervisor itself are killed with SIGKILL and restarted as a user would,
  * and the destinations freeze for a while. Nothing acknowledged is missing from the warehouse,
  * every event is delivered to every destination, no dead letter or delivery lacks its ledger row,
- * and few events are received twice (the bound is the full run's 1 % there; at 120 events that
- * would be one duplicate, less than one probe of the breaker per instance restarted in the
- * freeze, so this run allows 5 %: six).
+ * and few events are received twice (the bound is the full run's 0.1 % there; at 132 events that
+ * would be none, less than one probe of the breaker per instance restarted in the freeze, so
+ * this run allows 5 %: six). Producers' copies and a replay of the run add no row and no
+ * duplicate of their own (their causes are counted apart).
  */
 import assert from 'node:assert/strict';
 import { chaosProblems, formatChaos, runChaos } from '../../scripts/chaos.ts';
@@ -23,12 +24,19 @@ describe('end to end: the chaos run, small', function () {
       freezeSeconds: 8,
       kills: ['store', 'pubsub', 'supervisor'],
       quietTimeoutSeconds: 240,
+      // Producers' copies (a Stripe webhook and a browser batch every 10 events) 1 s and 3 s
+      // later, and a replay of the run: each folds (test/e2e/send-once.test.ts has the paths).
+      copySeconds: [1, 3],
+      copyEvery: 10,
+      replay: true,
       log: (line) => lines.push(line),
     });
     const table = formatChaos(report);
     assert.equal(report.restarts, 3, `${lines.join('\n')}\n${table}`);
-    assert.equal(report.acknowledged, 120, table);
+    assert.equal(report.acknowledged, 132, table);
     assert.equal(report.missing, 0, table);
+    assert.equal(report.copiesSent, 48, table);
+    assert.equal(report.extraRows, 0, table);
     for (const d of report.destinations) {
       assert.equal(d.delivered, report.acknowledged, `${d.destination}: every event delivered\n${table}`);
       assert.equal(d.deadLettered, 0, table);
@@ -39,5 +47,15 @@ describe('end to end: the chaos run, small', function () {
       assert.equal(d.deliveredWithoutStoredRow, 0, table);
     }
     assert.deepEqual(chaosProblems(report, SMALL_RUN_DUPLICATE_SHARE), [], table);
+    for (const d of report.destinations)
+      assert.deepEqual(
+        [
+          d.duplicatesByCause['vendor retry'],
+          d.duplicatesByCause['browser retry'],
+          d.duplicatesByCause.replay,
+        ],
+        [0, 0, 0],
+        `${d.destination}: copies and the replay fold\n${table}`,
+      );
   });
 });
