@@ -39,6 +39,19 @@ interface Row {
   fbclid: string | null;
 }
 
+/** The shop's page: the snippet with the gateway and key, a call made before the tag loads, a link. */
+function shopPage(origin: string, gateway: string, key: string): string {
+  const page = SNIPPET.replace('https://gateway.example.com', gateway).replace('ebk_…', key);
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shoe shop</title>
+<script>${/<script>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? ''}
+analytics.track('Early Call', { note: 'made before the tag loaded' });</script>
+${/<script async[\s\S]*?<\/script>/.exec(page)?.[0] ?? ''}
+</head><body style="font-family: sans-serif; padding: 2rem">
+<h1>Shoe shop</h1><p>A page on ${origin} with the tag of ${gateway}.</p>
+<a id="shoe" href="/p/red-shoe" onclick="event.preventDefault(); history.pushState({}, '', '/p/red-shoe'); document.querySelector('h1').textContent = 'Red Shoe'">Red Shoe</a>
+</body></html>`;
+}
+
 describe('end to end: the first-party tag on a page of another origin', function () {
   this.timeout(240_000);
   let child: ChildProcess | undefined;
@@ -84,17 +97,9 @@ describe('end to end: the first-party tag on a page of another origin', function
       });
       return res.ok ? true : undefined;
     });
-    const page = SNIPPET.replace('https://gateway.example.com', gateway).replace('ebk_…', key);
     server = createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Shoe shop</title>
-<script>${/<script>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? ''}
-analytics.track('Early Call', { note: 'made before the tag loaded' });</script>
-${/<script async[\s\S]*?<\/script>/.exec(page)?.[0] ?? ''}
-</head><body style="font-family: sans-serif; padding: 2rem">
-<h1>Shoe shop</h1><p>A page on ${origin} with the tag of ${gateway}.</p>
-<a id="shoe" href="/p/red-shoe" onclick="event.preventDefault(); history.pushState({}, '', '/p/red-shoe'); document.querySelector('h1').textContent = 'Red Shoe'">Red Shoe</a>
-</body></html>`);
+      res.end(shopPage(origin, gateway, key));
     });
     await new Promise<void>((r) => server?.listen(pagePort, '127.0.0.1', r));
   });
@@ -190,5 +195,85 @@ ${/<script async[\s\S]*?<\/script>/.exec(page)?.[0] ?? ''}
     }
     assert.ok(requests.some((r) => r.includes('/v1/tag.js')));
     assert.deepEqual(errors, []);
+  });
+
+  it('a key whose origin is not in producers.origins: the browser reads every answer, each event is sent and delivered once', async () => {
+    const other = `http://127.0.0.1:${await freePort()}`;
+    const gateway = `http://127.0.0.1:${ports['gateway']}`;
+    const created = await eventbusIn(dataDir)('key', 'create', '--origin', other);
+    assert.match(created, /not in producers\.origins: the tag and requests without custom headers work/);
+    const otherKey = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0] ?? '';
+    await until('the gateway to take the second key', async () => {
+      const res = await fetch(`${gateway}/v1/topics/events?key=${otherKey}`, {
+        method: 'POST',
+        headers: { origin: other, 'content-type': 'text/plain' },
+        body: JSON.stringify({ event_name: 'tag_probe', anonymous_id: `probe2-${run}` }),
+      });
+      return res.ok ? true : undefined;
+    });
+    const page = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(shopPage(other, gateway, otherKey));
+    });
+    await new Promise<void>((r) => page.listen(Number(new URL(other).port), '127.0.0.1', r));
+    try {
+      const tab = await (browser as Browser).newPage();
+      const posts: { status: number; cors: string | undefined }[] = [];
+      const failed: string[] = [];
+      tab.on('response', (r) => {
+        if (r.request().method() === 'POST' && r.url().includes('/v1/topics/events'))
+          posts.push({ status: r.status(), cors: r.headers()['access-control-allow-origin'] });
+      });
+      tab.on('requestfailed', (r) => failed.push(`${r.url()} ${r.failure()?.errorText}`));
+      await tab.goto(`${other}/`);
+      await tab.waitForFunction(
+        () => (window as unknown as { analytics: { eventbus?: boolean } }).analytics.eventbus,
+      );
+      const id = await tab.evaluate(() => {
+        const a = (window as unknown as { analytics: Record<string, (...x: unknown[]) => unknown> })
+          .analytics;
+        const made = a['track']?.('View Content', { content_name: 'Blue Shoe', content_type: 'product' });
+        (a['flush'] as () => void)();
+        return String(made);
+      });
+      await until(
+        'the event stored',
+        async () => {
+          const [r] = await bigquery.query({
+            query: 'SELECT COUNT(*) AS n FROM events.events WHERE event_id = @id',
+            params: { id },
+          });
+          return Number((r as { n: number }[])[0]?.n) === 1 ? true : undefined;
+        },
+        60_000,
+      );
+      // Give a blind retry time to happen, were the answer unreadable (the tag's first backoff is ~1 s).
+      await new Promise((r) => setTimeout(r, 4000));
+      assert.deepEqual(failed, [], 'no request failed (a CORS failure is a failed request)');
+      assert.ok(posts.length >= 1, 'the tag posted its batches');
+      for (const p of posts)
+        assert.deepEqual(p, { status: 200, cors: other }, 'each answer is readable by the page');
+      const [rows] = await bigquery.query({
+        query: 'SELECT COUNT(*) AS n FROM events.events WHERE event_id = @id',
+        params: { id },
+      });
+      assert.equal(Number((rows as { n: number }[])[0]?.n), 1, 'one row');
+      const delivered = await until(
+        'the webhook delivery',
+        async () => {
+          const [d] = await bigquery.query({
+            query: `SELECT destination, COUNT(*) AS n FROM events.deliveries
+              WHERE event_id = @id AND status = 'delivered' GROUP BY destination`,
+            params: { id },
+          });
+          const list = d as { destination: string; n: number }[];
+          return list.some((x) => x.destination === 'webhook') ? list : undefined;
+        },
+        60_000,
+      );
+      for (const d of delivered) assert.equal(Number(d.n), 1, `${d.destination}: delivered once`);
+    } finally {
+      await new Promise((r) => page.close(r));
+    }
   });
 });
