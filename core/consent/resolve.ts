@@ -142,7 +142,11 @@ function signalsOf(event: StoredEvent): EventSignals {
   const web = webConsent(event);
   const gpp = web.gpp === undefined ? undefined : readGpp(web.gpp, web.gppSid);
   const tcString = web.tcf ?? (gpp?.ok ? gpp.tcf : undefined);
-  const tcf = tcString === undefined || web.gdprApplies === false ? undefined : readTcf(tcString);
+  let tcf: TcfReading | undefined;
+  // GDPR said to apply and no TC string (a CMP whose banner is still up, or that had not answered
+  // when the tag sent the event): nothing was consented under TCF.
+  if (tcString === undefined) tcf = web.gdprApplies === true ? NO_TC_STRING : undefined;
+  else tcf = web.gdprApplies === false ? undefined : readTcf(tcString);
   const signals = { web, tcf, optOut: optOutWord(web, gpp) };
   last = { event, signals };
   return signals;
@@ -242,6 +246,7 @@ const STATED = Object.fromEntries(
  * or not disclosed, denies it; otherwise it follows its TCF purposes (TCF_PURPOSES).
  */
 function tcfWord(reading: TcfReading, vendor: number | undefined, purpose: ConsentPurpose): Word {
+  if (reading === NO_TC_STRING) return TCF_MISSING;
   if (!reading.ok) return tcfDenied(`consent TCF string malformed (${reading.why})`);
   if (vendor !== undefined) {
     if (reading.disclosed(vendor) === false) return tcfDenied(`consent vendor ${vendor} not disclosed (TCF)`);
@@ -253,6 +258,8 @@ function tcfWord(reading: TcfReading, vendor: number | undefined, purpose: Conse
 }
 
 const tcfDenied = (reason: string): Word => ({ state: 'denied', signal: 'TCF', reason });
+const NO_TC_STRING: TcfReading = { ok: false, why: 'no TC string' };
+const TCF_MISSING = tcfDenied('consent TCF string missing (gdpr_applies true)');
 const TCF_GRANTED: Word = { state: 'granted', signal: 'TCF', reason: 'consent granted (TCF)' };
 
 const optOutDenied = (signal: string, reason: string): Word => ({ state: 'denied', signal, reason });

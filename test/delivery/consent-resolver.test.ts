@@ -122,6 +122,13 @@ describe('consent resolver: a TCF-only site', () => {
     assert.equal(resolveConsent(e, { purposes: ['ads', 'ad_user_data'] }, true).signal, 'TCF');
   });
 
+  it('GDPR said to apply with no TC string (a CMP that had not answered) is no consent under TCF', () => {
+    const e = event({ ...ALL_GRANTED, gdpr_applies: true });
+    for (const d of [ga4, meta, tiktok])
+      assert.equal(verdict(d, e), 'consent TCF string missing (gdpr_applies true)', d.id);
+    assert.equal(verdict(meta, event({ ...ALL_GRANTED, gdpr_applies: false })), 'send');
+  });
+
   it('purpose 1 refused skips all three, naming TCF', () => {
     const e = event({ tcf: tcString({ purposes: everything.slice(1), vendors: [755] }) });
     for (const d of [ga4, meta, tiktok]) assert.equal(verdict(d, e), 'consent TCF purpose 1 denied', d.id);
