@@ -14,6 +14,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Browser, Page } from 'playwright-core';
+import { decideOne } from '../../core/decision/decision.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import { issueKey } from '../../gateway/credentials.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { tcString } from '../support/tc-strings.ts';
@@ -220,13 +222,14 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await page.context().close();
   });
 
-  it('sends with what is known when a CMP stays silent, reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
+  it('sends with what is known when a CMP stays silent (GDPR then applies), reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
     const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'));
     const view = await event('page_view');
-    assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8' });
+    // The TCF CMP never answered: the event says GDPR applies, with no string (no consent).
+    assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8', gdpr_applies: true });
     // Once the wait is over, later events go with what is known too.
     await tell(silent, 'track', 'later');
-    assert.deepEqual((await event('later')).consent, { gpp: GPP, gpp_sid: '7,8' });
+    assert.deepEqual((await event('later')).consent, { gpp: GPP, gpp_sid: '7,8', gdpr_applies: true });
     await silent.context().close();
 
     pub.calls.length = 0;
@@ -258,6 +261,99 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     );
     await tell(page, 'track', 'chosen');
     assert.equal((await event('chosen')).consent?.['tcf'], TC_ALL);
+    await page.context().close();
+  });
+
+  /** The decision layer's verdict for Meta on a published event (as the store decides it). */
+  const forMeta = (e: Event): string => {
+    const d = decideOne({ id: 'meta', type: 'meta_capi' }, e as unknown as StoredEvent, {
+      isKnownEvent: () => true,
+    });
+    return d.action === 'send' ? 'send' : d.reason;
+  };
+  /** The tag's cookies and localStorage keys on the page. */
+  const stored = async (page: Page) => ({
+    cookies: (await page.context().cookies()).map((c) => c.name),
+    local: await page.evaluate(() => Object.keys(localStorage)),
+  });
+  const GRANT_ALL = gtag(
+    "'default', { ad_storage: 'granted', analytics_storage: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' }",
+  );
+
+  it('stores nothing in cookies or localStorage while TCF purpose 1 is refused, even with Consent Mode granting; stores once TCF grants it', async () => {
+    const noStorage = tcString({ purposes: [2, 3, 4, 7], vendors: [755] });
+    const page = await visit(
+      '/purpose-one',
+      [
+        tcfCmp({ tcString: noStorage, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 0),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    const view = await event('page_view');
+    assert.equal(view.consent?.['tcf'], noStorage);
+    assert.equal(forMeta(view), 'consent TCF purpose 1 denied');
+    await tell(page, 'identify', 'u-1', { email: 'jane@example.com' });
+    await event('identify');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await page.evaluate(
+      (tc) =>
+        (window as unknown as { __tcfSay(d: unknown): void }).__tcfSay({
+          tcString: tc,
+          gdprApplies: true,
+          eventStatus: 'useractioncomplete',
+          cmpStatus: 'loaded',
+        }),
+      TC_ALL,
+    );
+    await tell(page, 'track', 'granted_now');
+    const after = await event('granted_now');
+    assert.equal(after['anonymous_id'], view['anonymous_id']);
+    const now = await stored(page);
+    assert.ok(now.cookies.includes('eventbus_anonymous_id'), JSON.stringify(now));
+    assert.ok(now.local.includes('eventbus_user_id'), JSON.stringify(now));
+    await page.context().close();
+  });
+
+  it('stores nothing while a GPP string’s TCF section refuses purpose 1', async () => {
+    const page = await visit(
+      '/gpp-tcf',
+      [
+        `window.__gpp = function (command, callback) {
+  if (command !== 'addEventListener') return;
+  callback({ eventName: 'signalStatus', listenerId: 1, data: 'ready', pingData: { gppVersion: '1.1', cmpStatus: 'loaded', signalStatus: 'ready', applicableSections: [2], gppString: 'DBABMA~CQAAAAAQAAAAAAAAAAENAAAAAAAAAAAAAAAA', parsedSections: { tcfeuv2: [{ PurposeConsents: [false, true] }] } } }, true);
+};`,
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    await event('page_view');
+    await tell(page, 'track', 'more');
+    await event('more');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await page.context().close();
+  });
+
+  it('an event sent before a slow TCF CMP answers (a flush, or the hold running out) says GDPR applies: Meta refuses it; later events carry the string', async () => {
+    const page = await visit(
+      '/slow',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    await tell(page, 'track', 'early');
+    const early = await event('early');
+    assert.equal(early.consent?.['gdpr_applies'], true);
+    assert.equal(early.consent?.['tcf'], undefined);
+    assert.equal(forMeta(early), 'consent TCF string missing (gdpr_applies true)');
+    const view = await event('page_view');
+    assert.equal(forMeta(view), 'consent TCF string missing (gdpr_applies true)');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    // The CMP answers 1.5 s after the page loaded.
+    await new Promise((r) => setTimeout(r, 1600));
+    await tell(page, 'track', 'late');
+    const late = await event('late');
+    assert.equal(late.consent?.['tcf'], TC_ALL);
+    assert.equal(forMeta(late), 'send');
     await page.context().close();
   });
 });
