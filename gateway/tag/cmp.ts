@@ -3,10 +3,11 @@
  * "Consent"): the IAB TCF CMP API (`__tcfapi`, v2), the GPP CMP API (`__gpp`, 1.1, and 1.0's
  * `getGPPData`), the US Privacy API (`__uspapi`) and Google Consent Mode's state, from the
  * `consent` commands gtag pushes to `dataLayer`. Each is read into the `consent` group's names
- * (schemas/context.ts): `tcf`, `gdpr_applies`, `gpp`, `gpp_sid`, `us_privacy`, and our purposes
- * for Consent Mode's names. Only the page's own frame is read (no `__tcfapiLocator` messaging).
+ * (schemas/context.ts): `tcf`, `gdpr_applies`, `gpp`, `gpp_sid`, `us_privacy`, and Consent
+ * Mode's state under its own names (`ad_storage`, `analytics_storage`, …), so the server can say
+ * when Consent Mode decided. Only the page's own frame is read (no `__tcfapiLocator` messaging).
  */
-import { consentOf, type Fields } from './context.ts';
+import { CONSENT_MODE_NAMES, consentOf, type Fields } from './context.ts';
 
 type Api = (...args: unknown[]) => unknown;
 type Answer = Record<string, unknown> | null | undefined;
@@ -114,7 +115,7 @@ export function watchCmp(changed: () => void): Cmp {
     if (e[1] === 'update') Object.assign(updates, state);
     else if (e[1] === 'default' && !(state as Fields)['region']) Object.assign(defaults, state);
     else return false;
-    mode = consentOf({ ...defaults, ...updates });
+    mode = consentOf({ ...defaults, ...updates }, CONSENT_MODE_NAMES);
     return true;
   };
   let layer: unknown[] | undefined;

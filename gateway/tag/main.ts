@@ -17,6 +17,7 @@ import {
   eventName,
   type Fields,
   landingCampaign,
+  purposeState,
   traitsOf,
   writeMetaCookies,
 } from './context.ts';
@@ -69,7 +70,7 @@ function start(): void {
    * events go without a stored id.
    */
   const mayStore = () => {
-    const analytics = current()['analytics'];
+    const analytics = purposeState(current(), 'analytics');
     const tcf = cmp.storage();
     if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
     return analytics === 'granted' || tcf === 'granted';
@@ -90,7 +91,7 @@ function start(): void {
   };
   const landing = landingCampaign(location.search);
   const adsGranted = () => {
-    if (current()['ads'] === 'granted' && mayStore()) writeMetaCookies(landing);
+    if (purposeState(current(), 'ads') === 'granted' && mayStore()) writeMetaCookies(landing);
   };
   keep();
   adsGranted();

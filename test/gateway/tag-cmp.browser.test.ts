@@ -133,6 +133,22 @@ describe('gateway: the tag reads the site’s consent platform', function () {
       [method, args] as const,
     );
 
+  /** The decision layer's verdict for Meta on a published event (as the store decides it). */
+  const forMeta = (e: Event): string => {
+    const d = decideOne({ id: 'meta', type: 'meta_capi' }, e as unknown as StoredEvent, {
+      isKnownEvent: () => true,
+    });
+    return d.action === 'send' ? 'send' : d.reason;
+  };
+  /** The tag's cookies and localStorage keys on the page. */
+  const stored = async (page: Page) => ({
+    cookies: (await page.context().cookies()).map((c) => c.name),
+    local: await page.evaluate(() => Object.keys(localStorage)),
+  });
+  const GRANT_ALL = gtag(
+    "'default', { ad_storage: 'granted', analytics_storage: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' }",
+  );
+
   it('holds the page view until the TCF and GPP CMPs answer, then sends their strings with Consent Mode’s state and US Privacy', async () => {
     const page = await visit(
       '/all',
@@ -149,9 +165,10 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     );
     // Made when the tag loaded, before either CMP had answered.
     const view = await event('page_view');
+    // Consent Mode's state under its own names, so the server can name it when it decides.
     assert.deepEqual(view.consent, {
-      analytics: 'granted',
-      ads: 'granted',
+      analytics_storage: 'granted',
+      ad_storage: 'granted',
       ad_user_data: 'denied',
       ad_personalization: 'denied',
       tcf: TC_ALL,
@@ -183,8 +200,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await tell(page, 'track', 'after_change');
     const changed = await event('after_change');
     assert.deepEqual(changed.consent, {
-      ads: 'granted',
-      analytics: 'granted',
+      ad_storage: 'granted',
+      analytics_storage: 'granted',
       ad_user_data: 'granted',
       tcf: TC_NONE,
       gdpr_applies: true,
@@ -194,6 +211,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await tell(page, 'track', 'after_override');
     const overridden = await event('after_override');
     assert.deepEqual(overridden.consent, {
+      ad_storage: 'granted',
+      analytics_storage: 'granted',
       ads: 'denied',
       analytics: 'denied',
       ad_user_data: 'granted',
@@ -218,6 +237,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await tell(page, 'track', 'after_both');
     const both = await event('after_both');
     assert.equal(both.consent?.['ads'], 'denied');
+    // Beside Consent Mode's grant, the site's refusal decides on the server (a refusal wins).
+    assert.equal(forMeta(both), 'consent ads denied');
     assert.equal(both.consent?.['tcf'], TC_ALL);
     await page.context().close();
   });
@@ -263,22 +284,6 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     assert.equal((await event('chosen')).consent?.['tcf'], TC_ALL);
     await page.context().close();
   });
-
-  /** The decision layer's verdict for Meta on a published event (as the store decides it). */
-  const forMeta = (e: Event): string => {
-    const d = decideOne({ id: 'meta', type: 'meta_capi' }, e as unknown as StoredEvent, {
-      isKnownEvent: () => true,
-    });
-    return d.action === 'send' ? 'send' : d.reason;
-  };
-  /** The tag's cookies and localStorage keys on the page. */
-  const stored = async (page: Page) => ({
-    cookies: (await page.context().cookies()).map((c) => c.name),
-    local: await page.evaluate(() => Object.keys(localStorage)),
-  });
-  const GRANT_ALL = gtag(
-    "'default', { ad_storage: 'granted', analytics_storage: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' }",
-  );
 
   it('stores nothing in cookies or localStorage while TCF purpose 1 is refused, even with Consent Mode granting; stores once TCF grants it', async () => {
     const noStorage = tcString({ purposes: [2, 3, 4, 7], vendors: [755] });
@@ -354,6 +359,17 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     const late = await event('late');
     assert.equal(late.consent?.['tcf'], TC_ALL);
     assert.equal(forMeta(late), 'send');
+    await page.context().close();
+  });
+
+  it('Consent Mode’s denial reaches the server under its own name, which the ledger names as the deciding signal', async () => {
+    const page = await visit(
+      '/consent-mode',
+      gtag("'default', { ad_storage: 'denied', analytics_storage: 'granted', ad_user_data: 'granted' }"),
+    );
+    const view = await event('page_view');
+    assert.equal(view.consent?.['ad_storage'], 'denied');
+    assert.equal(forMeta(view), 'consent ad_storage denied (Consent Mode)');
     await page.context().close();
   });
 });
