@@ -13,6 +13,7 @@ import { decideOne } from '../../core/decision/decision.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { DriverContext } from '../../core/platforms/driver.ts';
 import { ga4MpDriver } from '../../core/platforms/ga4/index.ts';
+import { metaCapiDriver } from '../../core/platforms/meta/index.ts';
 import { PLATFORMS } from '../../core/platforms/platforms.ts';
 import { TCF_VENDORS } from '../../core/platforms/requirements.ts';
 import type { Destination } from '../../schemas/settings.ts';
@@ -101,6 +102,21 @@ describe('consent resolver: an opt-out of sale or sharing reaches every destinat
       assert.equal(verdict(tiktok, e), o.reason);
     });
   }
+
+  it('a Meta destination whose own consent list lets the event through is told: opt_out and limited data use', () => {
+    const own: Destination = { ...meta, consent: ['analytics'] };
+    const e = event({ ...ALL_GRANTED, us_privacy: '1YYN' });
+    assert.equal(verdict(own, e), 'send');
+    const prepared = metaCapiDriver.prepare(e, {
+      destination: own,
+      secrets: { access_token: 't' },
+      now: new Date(),
+    });
+    assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
+    const [sent] = (JSON.parse(prepared.request.body) as { data: Record<string, unknown>[] }).data;
+    assert.equal(sent?.['opt_out'], true);
+    assert.deepEqual(sent?.['data_processing_options'], ['LDU']);
+  });
 
   it('producers.honor_gpc false: GPC decides nothing, at the decision layer and in what GA4 is told', () => {
     const e = event({ ...ALL_GRANTED, gpc: true });
