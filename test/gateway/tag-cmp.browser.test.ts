@@ -372,4 +372,26 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     assert.equal(forMeta(view), 'consent ad_storage denied (Consent Mode)');
     await page.context().close();
   });
+
+  it('an event waiting for a slow TCF CMP when the page is left goes at pagehide, saying GDPR applies', async () => {
+    const page = await visit(
+      '/leave',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 5000),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    await page.waitForFunction(
+      () => (window as unknown as { analytics: { eventbus?: boolean } }).analytics.eventbus,
+    );
+    // Made while the CMP is silent and the hold still runs: it waits, then the page is left.
+    await page.evaluate(() =>
+      (window as unknown as { analytics: { track(n: string): void } }).analytics.track('leaving'),
+    );
+    await page.goto(`${origin}/elsewhere`);
+    const leaving = await event('leaving');
+    assert.equal(leaving.consent?.['gdpr_applies'], true);
+    assert.equal(forMeta(leaving), 'consent TCF string missing (gdpr_applies true)');
+    await page.context().close();
+  });
 });
