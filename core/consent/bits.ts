@@ -50,8 +50,17 @@ export class BitReader {
   int(n: number): number {
     if (this.pos + n > this.length) throw new ConsentStringError('ends too early');
     let v = 0;
-    for (let i = 0; i < n; i++) v = v * 2 + (this.bitAt(this.pos + i) ? 1 : 0);
-    this.pos += n;
+    let pos = this.pos;
+    // A sextet's worth at a time: at most n / 6 + 2 steps.
+    for (let left = n; left > 0; ) {
+      const offset = pos % 6;
+      const take = Math.min(6 - offset, left);
+      const sextet = this.sextets[(pos - offset) / 6] as number;
+      v = v * 2 ** take + ((sextet >> (6 - offset - take)) & ((1 << take) - 1));
+      pos += take;
+      left -= take;
+    }
+    this.pos = pos;
     return v;
   }
 
