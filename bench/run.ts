@@ -55,6 +55,7 @@ export const SUITES: Readonly<Record<string, string>> = {
   syncs: './syncs.ts',
   enrich: './enrich.ts',
   tag: './tag.ts',
+  consent: './consent.ts',
 };
 
 /** What a suite's process tells the harness (over the IPC channel). */

@@ -7,6 +7,7 @@
  * check.
  */
 import { GppModel, Sections } from '@iabgpp/cmpapi';
+import { BitReader, ConsentStringError } from './bits.ts';
 
 /** Whether a US Privacy string says the person opted out of the sale of their data. */
 export function uspOptedOut(usPrivacy: string): boolean {
@@ -24,12 +25,20 @@ const OPT_OUT_FIELDS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOu
 const TCF_EU = 2;
 const USP_V1 = 6;
 
+/** The longest GPP string read (the event schema's limit for `consent.gpp`); longer is malformed. */
+export const GPP_MAX_LENGTH = 16384;
+/** The most sections a GPP string may carry (the registry has a few dozen); more is malformed. */
+const MAX_SECTIONS = 64;
+/** A Fibonacci-coded number of more bits than this (a section id offset above ~3.5 million) is malformed. */
+const MAX_FIBONACCI_BITS = 32;
+
 const readings = new Map<string, GppReading>();
 const KEPT = 256;
 
 /**
  * Reads a GPP string, looking only at the sections `gpp_sid` names when it is given (the ones in
- * force for the page); a string that cannot be decoded is a reading that says why.
+ * force for the page); a string that cannot be decoded, or is over budget, is a reading that
+ * says why.
  */
 export function readGpp(gpp: string, sid: string | undefined): GppReading {
   const key = `${sid ?? ''}|${gpp}`;
@@ -41,36 +50,79 @@ export function readGpp(gpp: string, sid: string | undefined): GppReading {
   return reading;
 }
 
-function decode(gpp: string, sid: string | undefined): GppReading {
+/**
+ * The section ids of a GPP header (Type 3, Version 1, then the ids as a Fibonacci-coded range),
+ * read here rather than by the library, which expands a range before counting it: a header of a
+ * few characters could name millions of sections. Expanding stops at `most` ids.
+ */
+export function gppSectionIds(header: string, most: number): number[] {
+  const bits = new BitReader(header);
+  if (bits.int(6) !== 3) throw new ConsentStringError('not a GPP header (type is not 3)');
+  if (bits.int(6) !== 1) throw new ConsentStringError('GPP header version is not 1');
+  const ids: number[] = [];
+  let last = 0;
+  const entries = bits.int(12);
+  for (let i = 0; i < entries; i++) {
+    const isRange = bits.bool();
+    const first = last + fibonacci(bits);
+    last = isRange ? first + fibonacci(bits) : first;
+    if (ids.length + (last - first + 1) > most)
+      throw new ConsentStringError(`the header names more sections than the ${most} the string carries`);
+    for (let id = first; id <= last; id++) ids.push(id);
+  }
+  return ids;
+}
+
+/** A Fibonacci-coded positive integer: 1, 2, 3, 5, 8… summed for each 1 bit, ended by "11". */
+function fibonacci(bits: BitReader): number {
+  let value = 0;
+  let [current, next] = [1, 2];
+  let previous = false;
+  for (let i = 0; i < MAX_FIBONACCI_BITS; i++) {
+    const bit = bits.bool();
+    if (bit && previous) return value;
+    if (bit) value += current;
+    previous = bit;
+    [current, next] = [next, current + next];
+  }
+  throw new ConsentStringError('a Fibonacci-coded number too long');
+}
+
+function decode(raw: string, sid: string | undefined): GppReading {
+  if (raw.length > GPP_MAX_LENGTH)
+    return { ok: false, why: `longer than ${GPP_MAX_LENGTH} characters (${raw.length})` };
   try {
-    const model = new GppModel(gpp.trim());
-    const present = model.getSectionIds() as number[];
-    const inForce =
-      sid === undefined
-        ? present
-        : sid
-            .split(/[,_]/)
-            .map(Number)
-            .filter((id) => present.includes(id));
+    const parts = raw.trim().split('~', MAX_SECTIONS + 2);
+    if (parts.length > MAX_SECTIONS + 1) return { ok: false, why: `more than ${MAX_SECTIONS} sections` };
+    const present = gppSectionIds(parts[0] ?? '', parts.length - 1);
+    if (present.length !== parts.length - 1)
+      return { ok: false, why: 'the header and the sections disagree on how many there are' };
+    const section = (id: number): string => parts[present.indexOf(id) + 1] as string;
+    const wanted = sid === undefined ? undefined : new Set(sid.split(/[,_]/).map(Number));
+    const inForce = wanted === undefined ? present : present.filter((id) => wanted.has(id));
+    const model = new GppModel();
     let optOut: string | undefined;
     for (const id of inForce) {
       if (NOT_US.has(id)) continue;
-      if (id === USP_V1) {
-        if (model.getFieldValueBySectionId(id, 'OptOutSale') === 'Y') optOut = 'uspv1 OptOutSale';
-      } else {
-        const name = Sections.SECTION_ID_NAME_MAP.get(id) ?? `section ${id}`;
-        for (const field of OPT_OUT_FIELDS) {
-          if (model.hasFieldBySectionId(id, field) && model.getFieldValueBySectionId(id, field) === 1) {
-            optOut = `${name} ${field}`;
-            break;
-          }
-        }
-      }
+      const name = Sections.SECTION_ID_NAME_MAP.get(id);
+      // A section this library does not know says nothing we could read.
+      if (name === undefined) continue;
+      // Each US section is small and of fixed fields: the library decodes it alone.
+      model.decodeSection(name, section(id));
+      optOut = sectionOptOut(model, id, name);
       if (optOut !== undefined) break;
     }
-    const tcf = inForce.includes(TCF_EU) ? model.encodeSectionById(TCF_EU) : undefined;
+    const tcf = inForce.includes(TCF_EU) ? section(TCF_EU) : undefined;
     return { ok: true, ...(optOut ? { optOut } : {}), ...(tcf ? { tcf } : {}) };
   } catch (err) {
     return { ok: false, why: (err as Error).message.slice(0, 120) || 'undecodable' };
   }
+}
+
+/** The opt-out a decoded US section states, named by section and field. */
+function sectionOptOut(model: GppModel, id: number, name: string): string | undefined {
+  if (id === USP_V1) return model.getFieldValue(name, 'OptOutSale') === 'Y' ? 'uspv1 OptOutSale' : undefined;
+  for (const field of OPT_OUT_FIELDS)
+    if (model.hasField(name, field) && model.getFieldValue(name, field) === 1) return `${name} ${field}`;
+  return undefined;
 }

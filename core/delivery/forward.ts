@@ -42,6 +42,8 @@ export const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface ForwardDeps {
   readonly destinations: readonly Readonly<Destination>[];
+  /** `producers.honor_gpc`: whether Global Privacy Control opts out (what platforms are told). Default true. */
+  readonly honorGpc?: boolean;
   readonly driverFor: (type: Destination['type']) => Driver | undefined;
   /**
    * Reads a secret by name; undefined when it has no value, throws (or rejects) when the store
@@ -301,7 +303,12 @@ function requestToken(d: Delivery, fresh: boolean): Promise<ForwardResult> {
 /** Step 5: the driver builds the request. A driver error on one event is recorded, not thrown. */
 function prepare(d: Delivery): MaybePromise<ForwardResult> {
   const secrets = d.accessToken === undefined ? d.secrets : { ...d.secrets, access_token: d.accessToken };
-  const ctx: DriverContext = { destination: d.destination, secrets, now: d.deps.now() };
+  const ctx: DriverContext = {
+    destination: d.destination,
+    secrets,
+    now: d.deps.now(),
+    ...(d.deps.honorGpc === false ? { honorGpc: false } : {}),
+  };
   if (d.driver.perform !== undefined)
     return passBreaker({ delivery: d, ctx, perform: d.driver.perform, dropped: undefined });
   let prepared: Prepared;

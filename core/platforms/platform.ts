@@ -7,6 +7,7 @@
  * drift from what the platform declares.
  */
 import type { ConsentPurpose, Destination, DestinationType } from '../../schemas/settings.ts';
+import { type ResolvedPurposes, resolvePurposes } from '../consent/resolve.ts';
 import type { StoredEvent } from '../event.ts';
 import type { MappedEvent } from '../linkage/engine.ts';
 import type { FieldViolation } from '../validation.ts';
@@ -27,13 +28,16 @@ import { classify, type ResponseTable, readAnswer } from './responses.ts';
 import { formatViolations } from './target-common.ts';
 
 /**
- * The event's consent written as the platform's own privacy fields (docs/linkage.md, "Consent
- * signals"); says what it left out, if anything. A field the mapping set is never replaced.
+ * The event's consent, as the resolver states it for the destination (`consent`: every purpose,
+ * every signal of the event weighed, a refusal winning), written as the platform's own privacy
+ * fields (docs/linkage.md, "Consent signals"); says what it left out, if anything. A field the
+ * mapping set is replaced only by a refusal.
  */
 export type ConsentSignals = (
   platformEvent: Record<string, unknown>,
   destination: Readonly<Destination>,
   event: StoredEvent,
+  consent: ResolvedPurposes,
 ) => string | undefined;
 
 /** What the studio's creator offers for a mapped platform (data only: it runs in the browser too). */
@@ -140,6 +144,11 @@ export interface PlatformSpec {
   readonly requirements: DestinationRequirements;
   /** The consent purposes the type needs unless a destination's settings say otherwise. */
   readonly consent: readonly ConsentPurpose[];
+  /**
+   * The platform's vendor id on the IAB TCF Global Vendor List, whose consent a TC string must
+   * give (with its source in the folder's consent.ts); absent where none is confirmed.
+   */
+  readonly tcfVendor?: number | undefined;
   /** How an event becomes the platform's request. */
   readonly payload: MappedPayload | StoredPayload;
   /** How the platform's answers are read. */
@@ -215,8 +224,13 @@ function mappedPrepare(
     const m = mapForDestination(mapping, ctx.destination, event);
     if (!m.ok) return m;
     const platformEvent = payload.shape(m.mapped, event, ctx);
+    // The same verdict the decision layer reached: what the platform is told follows it.
+    const consent = resolvePurposes(event, spec.tcfVendor, ctx.honorGpc ?? true);
     const dropped =
-      [payload.consentSignals(platformEvent, ctx.destination, event), payload.trim?.(platformEvent, ctx.now)]
+      [
+        payload.consentSignals(platformEvent, ctx.destination, event, consent),
+        payload.trim?.(platformEvent, ctx.now),
+      ]
         .filter(Boolean)
         .join('; ') || undefined;
     const violations = payload.check(platformEvent, ctx.now);

@@ -16,6 +16,11 @@ export const DEFAULT_CONSENT: Readonly<Record<DestinationType, readonly ConsentP
   (p) => p.consent,
 );
 
+/** Per destination type: its vendor id on the IAB TCF Global Vendor List, where one is confirmed. */
+export const TCF_VENDORS: Readonly<Record<DestinationType, number | undefined>> = everyPlatform(
+  (p) => p.tcfVendor,
+);
+
 /** Per destination type: the event fields one of which it needs (PlatformSpec.identity), if any. */
 export const IDENTITY_NEEDS: Readonly<
   Record<DestinationType, { readonly anyOf: readonly string[]; readonly reason: string } | undefined>

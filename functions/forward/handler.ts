@@ -65,6 +65,7 @@ export function createForwardHandler(
     depsFor = s;
     deps = {
       destinations,
+      honorGpc: config.settings.producers?.honor_gpc ?? true,
       driverFor: s.driverFor ?? builtInDrivers,
       // A fresh cached secret is returned as is: no promise per delivery.
       getSecret: (name) => {

@@ -3,10 +3,11 @@
  * "Consent"): the IAB TCF CMP API (`__tcfapi`, v2), the GPP CMP API (`__gpp`, 1.1, and 1.0's
  * `getGPPData`), the US Privacy API (`__uspapi`) and Google Consent Mode's state, from the
  * `consent` commands gtag pushes to `dataLayer`. Each is read into the `consent` group's names
- * (schemas/context.ts): `tcf`, `gdpr_applies`, `gpp`, `gpp_sid`, `us_privacy`, and our purposes
- * for Consent Mode's names. Only the page's own frame is read (no `__tcfapiLocator` messaging).
+ * (schemas/context.ts): `tcf`, `gdpr_applies`, `gpp`, `gpp_sid`, `us_privacy`, and Consent
+ * Mode's state under its own names (`ad_storage`, `analytics_storage`, …), so the server can say
+ * when Consent Mode decided. Only the page's own frame is read (no `__tcfapiLocator` messaging).
  */
-import { consentOf, type Fields } from './context.ts';
+import { CONSENT_MODE_NAMES, consentOf, type Fields } from './context.ts';
 
 type Api = (...args: unknown[]) => unknown;
 type Answer = Record<string, unknown> | null | undefined;
@@ -15,6 +16,13 @@ type Answer = Record<string, unknown> | null | undefined;
 export interface Cmp {
   readonly known: () => Fields;
   readonly pending: () => boolean;
+  /** Whether a TCF CMP was found and has not given its final answer yet. */
+  readonly tcfPending: () => boolean;
+  /**
+   * What TCF purpose 1 (store and/or access information on a device) says where GDPR applies,
+   * from the TCF CMP or a GPP string's TCF section; undefined where nothing says.
+   */
+  readonly storage: () => 'granted' | 'denied' | undefined;
   /** Looks again for APIs that appeared since (a CMP loaded after the tag). */
   readonly look: () => void;
 }
@@ -22,6 +30,25 @@ export interface Cmp {
 /** The strings the contract takes: at most 16384 characters (schemas/context.ts). */
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v && v.length <= 16384 ? v : undefined;
+
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * TCF purpose 1 as a TC string states it: the string's 153rd bit (version 2, whose first character
+ * is `C`, then fixed fields up to the purposes), so no decoder is needed in the page.
+ */
+const purposeOne = (tc: unknown): boolean | undefined => {
+  if (typeof tc !== 'string' || tc[0] !== 'C' || tc.length < 26) return undefined;
+  const sextet = BASE64URL.indexOf(tc[25] as string);
+  return sextet < 0 ? undefined : ((sextet >> 3) & 1) === 1;
+};
+
+/** Purpose 1 from the CMP's answer (`purpose.consents`), else from its TC string. */
+const tcfStorage = (data: Fields): boolean | undefined => {
+  const consents = (data['purpose'] as Fields | undefined)?.['consents'] as Fields | undefined;
+  const one = consents?.['1'];
+  return typeof one === 'boolean' ? one : purposeOne(data['tcString']);
+};
 
 /**
  * Reads and watches the page's CMP APIs; `changed` runs after each answer that may change the
@@ -33,6 +60,9 @@ export function watchCmp(changed: () => void): Cmp {
   const waiting = new Set<string>();
   const tcf: Fields = {};
   const gpp: Fields = {};
+  /** TCF purpose 1, from the TCF CMP and from GPP's TCF section. */
+  let tcfOne: boolean | undefined;
+  let gppOne: boolean | undefined;
   let usp: string | undefined;
   let mode: Fields = {};
   // Answers given while the tag is still starting are not news to it.
@@ -85,7 +115,7 @@ export function watchCmp(changed: () => void): Cmp {
     if (e[1] === 'update') Object.assign(updates, state);
     else if (e[1] === 'default' && !(state as Fields)['region']) Object.assign(defaults, state);
     else return false;
-    mode = consentOf({ ...defaults, ...updates });
+    mode = consentOf({ ...defaults, ...updates }, CONSENT_MODE_NAMES);
     return true;
   };
   let layer: unknown[] | undefined;
@@ -109,6 +139,7 @@ export function watchCmp(changed: () => void): Cmp {
         if (!ok || !data) return set('__tcfapi', tcf, {}, true);
         const status = data['eventStatus'];
         const applies = data['gdprApplies'];
+        tcfOne = applies === true ? tcfStorage(data) : undefined;
         set(
           '__tcfapi',
           tcf,
@@ -128,6 +159,14 @@ export function watchCmp(changed: () => void): Cmp {
         if (!ready) return;
         const data = (legacy ? call('__gpp', 'getGPPData') : ping) as Answer;
         const sections = data?.['applicableSections'];
+        // GPP 1.1 hands the sections parsed: the TCF EU one's purpose consents, where it applies.
+        const parsed = (data?.['parsedSections'] as Fields | undefined)?.['tcfeuv2'];
+        const core = (Array.isArray(parsed) ? parsed[0] : parsed) as Fields | undefined;
+        const purposes = core?.['PurposeConsents'];
+        gppOne =
+          Array.isArray(sections) && sections.includes(2) && Array.isArray(purposes)
+            ? purposes[0] === true || purposes[0] === 1
+            : undefined;
         const sid = Array.isArray(sections) ? sections.join(',') : '';
         set(
           '__gpp',
@@ -145,6 +184,11 @@ export function watchCmp(changed: () => void): Cmp {
   return {
     known: () => ({ ...mode, ...tcf, ...gpp, ...(usp ? { us_privacy: usp } : {}) }),
     pending: () => waiting.size > 0,
+    tcfPending: () => waiting.has('__tcfapi'),
+    storage: () => {
+      if (tcfOne === false || gppOne === false) return 'denied';
+      return tcfOne || gppOne ? 'granted' : undefined;
+    },
     look: () => {
       look();
       // The US Privacy API has no listener: each event asks again, for the next ones.

@@ -80,7 +80,7 @@ export function writeMetaCookies(landing: Fields): void {
   }
 }
 
-/** Consent names the tag takes: ours, and Google Consent Mode v2's. */
+/** Consent names the tag takes from the site: ours, and Google Consent Mode v2's. */
 const CONSENT_NAMES: Readonly<Record<string, string>> = {
   analytics: 'analytics',
   analytics_storage: 'analytics',
@@ -90,11 +90,22 @@ const CONSENT_NAMES: Readonly<Record<string, string>> = {
   ad_personalization: 'ad_personalization',
 };
 
-/** A consent update in our names (`granted` / `denied`; `true` / `false` are taken too). */
-export function consentOf(update: Fields): Consent {
+/** Google Consent Mode v2's names, kept as they are so the server can name Consent Mode. */
+export const CONSENT_MODE_NAMES: Readonly<Record<string, string>> = {
+  analytics_storage: 'analytics_storage',
+  ad_storage: 'ad_storage',
+  ad_user_data: 'ad_user_data',
+  ad_personalization: 'ad_personalization',
+};
+
+/**
+ * A consent update (`granted` / `denied`; `true` / `false` are taken too): in our names, or with
+ * `names` Consent Mode's own (the state gtag's commands leave).
+ */
+export function consentOf(update: Fields, names: Readonly<Record<string, string>> = CONSENT_NAMES): Consent {
   const out: Consent = {};
   for (const [name, value] of Object.entries(update)) {
-    const ours = CONSENT_NAMES[name];
+    const ours = names[name];
     if (!ours) continue;
     if (value === true || value === 'granted') out[ours] = 'granted';
     else if (value === false || value === 'denied') out[ours] = 'denied';
@@ -158,4 +169,15 @@ export function eventName(name: unknown): string {
     .replace(/^_+|_+$/g, '');
   if (!/^[a-z]/.test(s)) s = `event_${s}`;
   return s.slice(0, 40).replace(/_+$/, '');
+}
+
+/**
+ * A purpose as the event's consent states it, under our name or Consent Mode's (`ads` and
+ * `ad_storage`, `analytics` and `analytics_storage`): a refusal under either wins, as on the server.
+ */
+export function purposeState(consent: Fields, ours: 'ads' | 'analytics'): 'granted' | 'denied' | undefined {
+  const theirs = consent[ours === 'ads' ? 'ad_storage' : 'analytics_storage'];
+  const stated = [consent[ours], theirs];
+  if (stated.includes('denied')) return 'denied';
+  return stated.includes('granted') ? 'granted' : undefined;
 }

@@ -17,6 +17,7 @@ import {
   eventName,
   type Fields,
   landingCampaign,
+  purposeState,
   traitsOf,
   writeMetaCookies,
 } from './context.ts';
@@ -62,8 +63,18 @@ function start(): void {
   });
   /** The consent an event carries: the CMP's, then the site's own calls over it. */
   const current = (given: Consent = consent): Fields => ({ ...cmp.known(), ...given });
-  /** Whether the tag may keep its id in cookies and localStorage (not once analytics is denied). */
-  const mayStore = () => current()['analytics'] !== 'denied';
+  /**
+   * Whether the tag may keep its ids in cookies and localStorage: only once storage is granted
+   * (Consent Mode's analytics_storage, ours, or TCF purpose 1) and nothing refuses it (any of
+   * them denied, or a CMP that has not answered yet). Until then the ids live in memory only: the
+   * events go without a stored id.
+   */
+  const mayStore = () => {
+    const analytics = purposeState(current(), 'analytics');
+    const tcf = cmp.storage();
+    if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
+    return analytics === 'granted' || tcf === 'granted';
+  };
   const saved = readCookie(ID_KEY) ?? local.get(ID_KEY);
   // One the contract takes (at most 256 characters): an edited cookie must not refuse every event.
   let anonymousId = saved && saved.length <= 256 ? saved : uuid();
@@ -71,14 +82,16 @@ function start(): void {
   let user: Fields = {};
   const keep = () => {
     const on = mayStore();
-    writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
+    // Removing a cookie that is not there would still write (and probe the domain): skipped.
+    if (on || readCookie(ID_KEY) !== undefined) writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
     local.set(ID_KEY, on ? anonymousId : undefined);
     local.set(USER_KEY, on ? userId : undefined);
-    local.set(CONSENT_KEY, JSON.stringify(consent));
+    // The site's own choice is kept (it is asked once); nothing is written until it makes one.
+    local.set(CONSENT_KEY, Object.keys(consent).length > 0 ? JSON.stringify(consent) : undefined);
   };
   const landing = landingCampaign(location.search);
   const adsGranted = () => {
-    if (current()['ads'] === 'granted') writeMetaCookies(landing);
+    if (purposeState(current(), 'ads') === 'granted' && mayStore()) writeMetaCookies(landing);
   };
   keep();
   adsGranted();
@@ -95,6 +108,9 @@ function start(): void {
   let holdTimer: ReturnType<typeof setTimeout> | undefined;
   const queue = (event: Fields, given: Consent, done: () => void) => {
     const state = current(given);
+    // Sent before a TCF CMP answered (the hold ran out, a flush, the page left): its string is
+    // unknown, so the event says GDPR applies without one, which no destination takes as consent.
+    if (cmp.tcfPending() && state['gdpr_applies'] === undefined) state['gdpr_applies'] = true;
     if (Object.keys(state).length > 0) event['consent'] = state;
     sender.add(event, done);
   };

@@ -42,19 +42,19 @@ describe('consent: Google Consent Mode names', () => {
   it('ad_storage and analytics_storage stand for ads and analytics, per destination', () => {
     const e = event({ ad_storage: 'granted', ad_user_data: 'granted', analytics_storage: 'denied' });
     assert.equal(reason(meta, e), 'send');
-    assert.equal(reason(ga4, e), 'consent analytics_storage denied');
+    assert.equal(reason(ga4, e), 'consent analytics_storage denied (Consent Mode)');
   });
 
   it('ad_storage denied skips ad destinations, named as the producer sent it', () => {
     const e = event({ ad_storage: 'denied', ad_user_data: 'granted', analytics_storage: 'granted' });
-    assert.equal(reason(meta, e), 'consent ad_storage denied');
+    assert.equal(reason(meta, e), 'consent ad_storage denied (Consent Mode)');
     assert.equal(reason(ga4, e), 'send');
   });
 
   it('our name and Consent Mode name given and different: the stricter (denied) wins', () => {
     assert.equal(
       reason(meta, event({ ads: 'granted', ad_storage: 'denied', ad_user_data: 'granted' })),
-      'consent ad_storage denied',
+      'consent ad_storage denied (Consent Mode)',
     );
     assert.equal(
       reason(meta, event({ ads: 'denied', ad_storage: 'granted', ad_user_data: 'granted' })),
@@ -83,7 +83,7 @@ describe('consent: the IAB TCF string', () => {
   });
 
   it('a vendor the CMP did not disclose (disclosed-vendors segment) is refused', () => {
-    const tcf = tcString({ purposes: [1], vendors: [755, 1126], disclosed: [1126, 32] });
+    const tcf = tcString({ purposes: [1, 7], vendors: [755, 1126], disclosed: [1126, 32] });
     assert.equal(reason(googleAds, granted(tcf)), 'consent vendor 755 not disclosed (TCF)');
     assert.equal(reason(microsoft, granted(tcf)), 'send');
   });

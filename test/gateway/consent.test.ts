@@ -62,7 +62,7 @@ describe('gateway: consent as the web expresses it', function () {
     const [e] = await stored();
     assert.deepEqual(e?.consent, consent);
     assert.equal(verdict(meta, e as StoredEvent), 'send');
-    assert.equal(verdict(ga4, e as StoredEvent), 'consent analytics_storage denied');
+    assert.equal(verdict(ga4, e as StoredEvent), 'consent analytics_storage denied (Consent Mode)');
   });
 
   it('a TCF string in consent is accepted; a malformed one is stored and skips with a reason naming TCF', async () => {

@@ -14,6 +14,8 @@ import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Browser, Page } from 'playwright-core';
+import { decideOne } from '../../core/decision/decision.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import { issueKey } from '../../gateway/credentials.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { tcString } from '../support/tc-strings.ts';
@@ -131,6 +133,22 @@ describe('gateway: the tag reads the site’s consent platform', function () {
       [method, args] as const,
     );
 
+  /** The decision layer's verdict for Meta on a published event (as the store decides it). */
+  const forMeta = (e: Event): string => {
+    const d = decideOne({ id: 'meta', type: 'meta_capi' }, e as unknown as StoredEvent, {
+      isKnownEvent: () => true,
+    });
+    return d.action === 'send' ? 'send' : d.reason;
+  };
+  /** The tag's cookies and localStorage keys on the page. */
+  const stored = async (page: Page) => ({
+    cookies: (await page.context().cookies()).map((c) => c.name),
+    local: await page.evaluate(() => Object.keys(localStorage)),
+  });
+  const GRANT_ALL = gtag(
+    "'default', { ad_storage: 'granted', analytics_storage: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' }",
+  );
+
   it('holds the page view until the TCF and GPP CMPs answer, then sends their strings with Consent Mode’s state and US Privacy', async () => {
     const page = await visit(
       '/all',
@@ -147,9 +165,10 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     );
     // Made when the tag loaded, before either CMP had answered.
     const view = await event('page_view');
+    // Consent Mode's state under its own names, so the server can name it when it decides.
     assert.deepEqual(view.consent, {
-      analytics: 'granted',
-      ads: 'granted',
+      analytics_storage: 'granted',
+      ad_storage: 'granted',
       ad_user_data: 'denied',
       ad_personalization: 'denied',
       tcf: TC_ALL,
@@ -181,8 +200,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await tell(page, 'track', 'after_change');
     const changed = await event('after_change');
     assert.deepEqual(changed.consent, {
-      ads: 'granted',
-      analytics: 'granted',
+      ad_storage: 'granted',
+      analytics_storage: 'granted',
       ad_user_data: 'granted',
       tcf: TC_NONE,
       gdpr_applies: true,
@@ -192,6 +211,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await tell(page, 'track', 'after_override');
     const overridden = await event('after_override');
     assert.deepEqual(overridden.consent, {
+      ad_storage: 'granted',
+      analytics_storage: 'granted',
       ads: 'denied',
       analytics: 'denied',
       ad_user_data: 'granted',
@@ -216,17 +237,20 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await tell(page, 'track', 'after_both');
     const both = await event('after_both');
     assert.equal(both.consent?.['ads'], 'denied');
+    // Beside Consent Mode's grant, the site's refusal decides on the server (a refusal wins).
+    assert.equal(forMeta(both), 'consent ads denied');
     assert.equal(both.consent?.['tcf'], TC_ALL);
     await page.context().close();
   });
 
-  it('sends with what is known when a CMP stays silent, reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
+  it('sends with what is known when a CMP stays silent (GDPR then applies), reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
     const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'));
     const view = await event('page_view');
-    assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8' });
+    // The TCF CMP never answered: the event says GDPR applies, with no string (no consent).
+    assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8', gdpr_applies: true });
     // Once the wait is over, later events go with what is known too.
     await tell(silent, 'track', 'later');
-    assert.deepEqual((await event('later')).consent, { gpp: GPP, gpp_sid: '7,8' });
+    assert.deepEqual((await event('later')).consent, { gpp: GPP, gpp_sid: '7,8', gdpr_applies: true });
     await silent.context().close();
 
     pub.calls.length = 0;
@@ -258,6 +282,116 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     );
     await tell(page, 'track', 'chosen');
     assert.equal((await event('chosen')).consent?.['tcf'], TC_ALL);
+    await page.context().close();
+  });
+
+  it('stores nothing in cookies or localStorage while TCF purpose 1 is refused, even with Consent Mode granting; stores once TCF grants it', async () => {
+    const noStorage = tcString({ purposes: [2, 3, 4, 7], vendors: [755] });
+    const page = await visit(
+      '/purpose-one',
+      [
+        tcfCmp({ tcString: noStorage, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 0),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    const view = await event('page_view');
+    assert.equal(view.consent?.['tcf'], noStorage);
+    assert.equal(forMeta(view), 'consent TCF purpose 1 denied');
+    await tell(page, 'identify', 'u-1', { email: 'jane@example.com' });
+    await event('identify');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await page.evaluate(
+      (tc) =>
+        (window as unknown as { __tcfSay(d: unknown): void }).__tcfSay({
+          tcString: tc,
+          gdprApplies: true,
+          eventStatus: 'useractioncomplete',
+          cmpStatus: 'loaded',
+        }),
+      TC_ALL,
+    );
+    await tell(page, 'track', 'granted_now');
+    const after = await event('granted_now');
+    assert.equal(after['anonymous_id'], view['anonymous_id']);
+    const now = await stored(page);
+    assert.ok(now.cookies.includes('eventbus_anonymous_id'), JSON.stringify(now));
+    assert.ok(now.local.includes('eventbus_user_id'), JSON.stringify(now));
+    await page.context().close();
+  });
+
+  it('stores nothing while a GPP string’s TCF section refuses purpose 1', async () => {
+    const page = await visit(
+      '/gpp-tcf',
+      [
+        `window.__gpp = function (command, callback) {
+  if (command !== 'addEventListener') return;
+  callback({ eventName: 'signalStatus', listenerId: 1, data: 'ready', pingData: { gppVersion: '1.1', cmpStatus: 'loaded', signalStatus: 'ready', applicableSections: [2], gppString: 'DBABMA~CQAAAAAQAAAAAAAAAAENAAAAAAAAAAAAAAAA', parsedSections: { tcfeuv2: [{ PurposeConsents: [false, true] }] } } }, true);
+};`,
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    await event('page_view');
+    await tell(page, 'track', 'more');
+    await event('more');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await page.context().close();
+  });
+
+  it('an event sent before a slow TCF CMP answers (a flush, or the hold running out) says GDPR applies: Meta refuses it; later events carry the string', async () => {
+    const page = await visit(
+      '/slow',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    await tell(page, 'track', 'early');
+    const early = await event('early');
+    assert.equal(early.consent?.['gdpr_applies'], true);
+    assert.equal(early.consent?.['tcf'], undefined);
+    assert.equal(forMeta(early), 'consent TCF string missing (gdpr_applies true)');
+    const view = await event('page_view');
+    assert.equal(forMeta(view), 'consent TCF string missing (gdpr_applies true)');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    // The CMP answers 1.5 s after the page loaded.
+    await new Promise((r) => setTimeout(r, 1600));
+    await tell(page, 'track', 'late');
+    const late = await event('late');
+    assert.equal(late.consent?.['tcf'], TC_ALL);
+    assert.equal(forMeta(late), 'send');
+    await page.context().close();
+  });
+
+  it('Consent Mode’s denial reaches the server under its own name, which the ledger names as the deciding signal', async () => {
+    const page = await visit(
+      '/consent-mode',
+      gtag("'default', { ad_storage: 'denied', analytics_storage: 'granted', ad_user_data: 'granted' }"),
+    );
+    const view = await event('page_view');
+    assert.equal(view.consent?.['ad_storage'], 'denied');
+    assert.equal(forMeta(view), 'consent ad_storage denied (Consent Mode)');
+    await page.context().close();
+  });
+
+  it('an event waiting for a slow TCF CMP when the page is left goes at pagehide, saying GDPR applies', async () => {
+    const page = await visit(
+      '/leave',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 5000),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    await page.waitForFunction(
+      () => (window as unknown as { analytics: { eventbus?: boolean } }).analytics.eventbus,
+    );
+    // Made while the CMP is silent and the hold still runs: it waits, then the page is left.
+    await page.evaluate(() =>
+      (window as unknown as { analytics: { track(n: string): void } }).analytics.track('leaving'),
+    );
+    await page.goto(`${origin}/elsewhere`);
+    const leaving = await event('leaving');
+    assert.equal(leaving.consent?.['gdpr_applies'], true);
+    assert.equal(forMeta(leaving), 'consent TCF string missing (gdpr_applies true)');
     await page.context().close();
   });
 });

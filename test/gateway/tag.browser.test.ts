@@ -124,14 +124,20 @@ analytics.track('AddToCart', { items: [{ item_id: 'SKU1', quantity: 1 }] });`;
     await page.context().close();
   });
 
-  it('only reads Meta’s cookies without ads consent, and keeps no id once analytics is denied', async () => {
+  it('only reads Meta’s cookies without ads consent, and keeps no id while storage consent is unknown or once analytics is denied', async () => {
     before_ = "document.cookie = '_fbp=fb.1.1700000000000.1234567890; path=/';";
     const page = await open('/p?fbclid=FBY');
     const [view] = await waitFor('the page view', 1);
     assert.equal(view?.['campaign']?.fbp, 'fb.1.1700000000000.1234567890');
     let jar = await cookies(page);
     assert.equal(jar['_fbc'], undefined, 'no _fbc written without ads consent');
-    assert.ok(jar['eventbus_anonymous_id']);
+    // Nothing said storage may be used: the id lives in memory, the events still carry it.
+    assert.equal(jar['eventbus_anonymous_id'], undefined);
+    assert.deepEqual(await page.evaluate(() => Object.keys(localStorage)), []);
+    assert.ok(view?.['anonymous_id']);
+    await call(page, 'consent', { analytics: 'granted' });
+    jar = await cookies(page);
+    assert.equal(jar['eventbus_anonymous_id'], view?.['anonymous_id']);
     await call(page, 'consent', { analytics: 'denied' });
     jar = await cookies(page);
     assert.equal(jar['eventbus_anonymous_id'], undefined);

@@ -68,3 +68,73 @@ export function tcString(choices: TcChoices): string {
   model.vendorConsents.set([...choices.vendors]);
   return TCString.encode(model);
 }
+
+/** Bits written most significant first, then as URL-safe base64 (six bits a character). */
+class BitWriter {
+  private bits = '';
+  int(value: number, n: number): this {
+    this.bits += value.toString(2).padStart(n, '0');
+    return this;
+  }
+  get size(): number {
+    return this.bits.length;
+  }
+  base64(): string {
+    return bitsToBase64(this.bits);
+  }
+}
+
+/** Bits ('0' and '1', most significant first) as URL-safe base64, the last six padded with zeros. */
+export function bitsToBase64(bits: string): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+  const padded = bits.padEnd(Math.ceil(bits.length / 6) * 6, '0');
+  let out = '';
+  for (let i = 0; i < padded.length; i += 6) out += alphabet[Number.parseInt(padded.slice(i, i + 6), 2)];
+  return out;
+}
+
+/** A range entry's bits: IsARange, then 1..65535, the widest range the format can state. */
+const WIDE_RANGE_BITS = 33;
+
+/**
+ * The costliest TC string the event schema allows (`consent.tcf`, up to 16,384 characters), for
+ * the decoder's budget: a valid TCF v2 string, every purpose consented, whose vendor consents are
+ * range entries each covering 1..65535 (as many as the format's 12-bit count and the length allow),
+ * followed by a disclosed-vendors segment of the same kind filling the rest. A general decoder
+ * expands each range into 65,535 ids; this one must not. `cmpId` tells strings apart (a cache
+ * must not hide the cost).
+ */
+export function worstTcString(maxLength = 16384, cmpId = 10): string {
+  const ranges = (w: BitWriter, entries: number) => {
+    w.int(65535, 16).int(1, 1).int(entries, 12);
+    for (let i = 0; i < entries; i++) w.int(1, 1).int(1, 16).int(65535, 16);
+  };
+  const entriesFitting = (budgetBits: number, fixed: number) =>
+    Math.min(4095, Math.max(0, Math.floor((budgetBits - fixed) / WIDE_RANGE_BITS)));
+  const core = new BitWriter()
+    .int(2, 6)
+    .int(0, 36)
+    .int(0, 36)
+    .int(cmpId, 12)
+    .int(1, 12)
+    .int(1, 6)
+    .int(0, 12)
+    .int(1, 12)
+    .int(5, 6)
+    .int(0, 1)
+    .int(0, 1)
+    .int(0, 12)
+    .int(0xffffff, 24)
+    .int(0, 24)
+    .int(0, 1)
+    .int(0, 12);
+  // Half the characters for the core segment, the rest (after the dot) for the disclosed vendors.
+  const half = Math.floor((maxLength - 1) / 2) * 6;
+  ranges(core, entriesFitting(half - core.size - 29 - 12, 29));
+  // No legitimate-interest vendors, no publisher restrictions.
+  core.int(0, 16).int(0, 1).int(0, 12);
+  const coreText = core.base64();
+  const disclosed = new BitWriter().int(1, 3);
+  ranges(disclosed, entriesFitting((maxLength - coreText.length - 1) * 6 - 3, 29));
+  return `${coreText}.${disclosed.base64()}`;
+}

@@ -80,8 +80,12 @@ describe('architecture: dependency direction', () => {
       // Hashing and scrubbing personal data: used by the store path and the platform payloads.
       'core/pii.ts',
     ];
+    // Consent: the signals' readers and their one resolver (pure functions of the stored event)
+    // decide at the decision layer and say what each platform is told, so both layers use them.
+    const BASE_FOLDERS = ['core/consent/'];
     const layerOf = (path: string): number => {
-      if (path.startsWith('schemas/') || BASE.includes(path)) return 0;
+      if (path.startsWith('schemas/') || BASE.includes(path) || BASE_FOLDERS.some((f) => path.startsWith(f)))
+        return 0;
       if (path.startsWith('core/linkage/')) return 1;
       if (path.startsWith('core/platforms/')) return 2;
       if (path.startsWith('core/delivery/')) return 4;

@@ -1,8 +1,11 @@
 /**
- * GA4's consent signals (docs/linkage.md, "Consent signals"): user-provided data (`user_data`) is
- * for ads measurement; when the person denied `ad_user_data` it is left out (the request's
- * `consent` field, filled by the mapping, says the same). Says what it left out.
+ * GA4's consent signals (docs/linkage.md, "Consent signals"): the request's `consent` field says
+ * `ad_user_data` and `ad_personalization` as resolved (core/consent/resolve.ts) — DENIED under a
+ * refusal or an opt-out of sale or sharing, whatever the mapping copied from the event — and
+ * user-provided data (`user_data`, hashed identifiers for ads measurement) is left out when
+ * `ad_user_data` is denied. Says what it left out.
  */
+import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
@@ -11,8 +14,15 @@ import type { ConsentSignals } from '../platform.ts';
  */
 export const GA4_TCF_VENDOR = 755;
 
-export const ga4ConsentSignals: ConsentSignals = (body, _destination, event) => {
-  if (event.consent?.ad_user_data !== 'denied' || body['user_data'] === undefined) return undefined;
+export const ga4ConsentSignals: ConsentSignals = (body, _destination, _event, consent) => {
+  const fields = (body['consent'] ?? {}) as Record<string, unknown>;
+  for (const purpose of ['ad_user_data', 'ad_personalization'] as const) {
+    const { state } = consent[purpose];
+    if (state === 'denied' || (state === 'granted' && fields[purpose] === undefined))
+      fields[purpose] = state.toUpperCase();
+  }
+  if (Object.keys(fields).length > 0) body['consent'] = fields;
+  if (!userDataDenied(consent) || body['user_data'] === undefined) return undefined;
   delete body['user_data'];
-  return 'left out user_data (consent ad_user_data denied)';
+  return `left out user_data (${consent.ad_user_data.reason})`;
 };

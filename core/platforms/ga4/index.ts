@@ -6,7 +6,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { GA4_API } from './api-version.ts';
-import { ga4ConsentSignals } from './consent.ts';
+import { GA4_TCF_VENDOR, ga4ConsentSignals } from './consent.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_MAPPING } from './mapping.ts';
 import { GA4_RESPONSES } from './responses.ts';
@@ -25,6 +25,7 @@ export const GA4_PLATFORM: Platform = definePlatform({
   },
   // Analytics only.
   consent: ['analytics'],
+  tcfVendor: GA4_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: GA4_MAPPING,

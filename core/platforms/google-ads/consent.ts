@@ -6,6 +6,7 @@
  * `ad_user_data` denied the hashed user data is left out too (as at GA4): the person refused
  * that their data be used for ads, which a destination's own consent list may not have checked.
  */
+import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
@@ -17,20 +18,19 @@ export const GOOGLE_TCF_VENDOR = 755;
 
 const STATE = { granted: 'CONSENT_GRANTED', denied: 'CONSENT_DENIED' } as const;
 
-export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
-  const given = event.consent;
-  if (given === undefined) return undefined;
+export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destination, _event, resolved) => {
   const consent = (platformEvent['consent'] ?? {}) as Record<string, unknown>;
   for (const [purpose, field] of [
     ['ad_user_data', 'adUserData'],
     ['ad_personalization', 'adPersonalization'],
   ] as const) {
-    const state = given[purpose];
-    if ((state === 'granted' || state === 'denied') && consent[field] === undefined)
+    const { state } = resolved[purpose];
+    // A refusal replaces what the mapping set; a grant only fills what it left open.
+    if (state === 'denied' || (state === 'granted' && consent[field] === undefined))
       consent[field] = STATE[state];
   }
   if (Object.keys(consent).length > 0) platformEvent['consent'] = consent;
-  if (given.ad_user_data === 'denied' && platformEvent['userData'] !== undefined) {
+  if (userDataDenied(resolved) && platformEvent['userData'] !== undefined) {
     delete platformEvent['userData'];
     return 'left out userData (ad_user_data denied)';
   }

@@ -7,7 +7,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { GOOGLE_ADS_API } from './api-version.ts';
-import { googleAdsConsentSignals } from './consent.ts';
+import { GOOGLE_TCF_VENDOR, googleAdsConsentSignals } from './consent.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE, googleAdsEvent, googleAdsRequest } from './driver.ts';
 import { GOOGLE_ADS_MAPPING } from './mapping.ts';
 import { GOOGLE_ADS_RESPONSES } from './responses.ts';
@@ -40,6 +40,7 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
   },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: GOOGLE_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: GOOGLE_ADS_MAPPING,

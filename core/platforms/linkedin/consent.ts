@@ -4,16 +4,18 @@
  * gate. When a destination's own consent list lets an event through with `ad_user_data` denied,
  * the person's data is left out (the hashed e-mail and the name), keeping only the click id.
  */
+import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
  * LinkedIn's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed LinkedIn's id
- * on the Global Vendor List, so a TC string gates it by purpose 1 alone (docs/delivery.md, "Consent").
+ * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
+ * check (docs/delivery.md, "Consent").
  */
 export const LINKEDIN_TCF_VENDOR: number | undefined = undefined;
 
-export const linkedinConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
-  if (event.consent?.ad_user_data !== 'denied') return undefined;
+export const linkedinConsentSignals: ConsentSignals = (platformEvent, _destination, _event, consent) => {
+  if (!userDataDenied(consent)) return undefined;
   const user = platformEvent['user'] as { userIds?: { idType?: string }[]; userInfo?: unknown } | undefined;
   if (user === undefined) return undefined;
   const ids = user.userIds ?? [];

@@ -6,7 +6,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { LINKEDIN_API } from './api-version.ts';
-import { linkedinConsentSignals } from './consent.ts';
+import { LINKEDIN_TCF_VENDOR, linkedinConsentSignals } from './consent.ts';
 import { LINKEDIN_VERSION, linkedinEvent, linkedinRequest } from './driver.ts';
 import { LINKEDIN_MAPPING } from './mapping.ts';
 import { LINKEDIN_RESPONSES } from './responses.ts';
@@ -36,6 +36,7 @@ export const LINKEDIN_PLATFORM: Platform = definePlatform({
     },
   },
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: LINKEDIN_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: LINKEDIN_MAPPING,

@@ -10,15 +10,15 @@ import type { ConsentSignals } from '../platform.ts';
 /**
  * Meta's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Meta on
  * the Global Vendor List (CMPs list it as a custom, non-TCF vendor), so a TC string gates it by
- * purpose 1 alone (docs/delivery.md, "Consent").
+ * its TCF purposes alone, with no vendor check (docs/delivery.md, "Consent").
  */
 export const META_TCF_VENDOR: number | undefined = undefined;
 
-export const metaConsentSignals: ConsentSignals = (serverEvent, destination, event) => {
-  if (event.consent?.ad_personalization === 'denied' && serverEvent['opt_out'] === undefined)
+export const metaConsentSignals: ConsentSignals = (serverEvent, destination, _event, consent) => {
+  if (consent.ad_personalization.state === 'denied' && serverEvent['opt_out'] === undefined)
     serverEvent['opt_out'] = true;
   if (serverEvent['data_processing_options'] !== undefined) return undefined;
-  if (limitedDataUse(destination, event)) {
+  if (limitedDataUse(destination, consent)) {
     serverEvent['data_processing_options'] = ['LDU'];
     serverEvent['data_processing_options_country'] = 0;
     serverEvent['data_processing_options_state'] = 0;

@@ -7,7 +7,7 @@
 import { definePlatform, type Platform } from '../platform.ts';
 import { META_API } from './api-version.ts';
 import { META_AUDIENCES } from './audience.ts';
-import { metaConsentSignals } from './consent.ts';
+import { META_TCF_VENDOR, metaConsentSignals } from './consent.ts';
 import { DIAGNOSTICS_CONFIG } from './dataset-quality.ts';
 import { metaRequest, metaServerEvent } from './driver.ts';
 import { META_MAPPING } from './mapping.ts';
@@ -31,6 +31,7 @@ export const META_PLATFORM: Platform = definePlatform({
   },
   // Ads and the user data they carry need both purposes.
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: META_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: META_MAPPING,

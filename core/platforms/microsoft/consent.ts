@@ -4,7 +4,7 @@
  * purpose the event does not state leaves the field out; a value the mapping set is kept. With
  * `ad_user_data` denied the hashed e-mail and phone are left out.
  */
-import { statedPurpose } from '../consent-signals.ts';
+import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
@@ -14,13 +14,13 @@ import type { ConsentSignals } from '../platform.ts';
  */
 export const MICROSOFT_TCF_VENDOR = 1126;
 
-export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destination, event) => {
+export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destination, _event, consent) => {
   // Consent Mode's ad_storage counts as ads, as UET's own consent mode names it.
-  const ads = statedPurpose(event, 'ads').state;
-  if (ads !== undefined && platformEvent['adStorageConsent'] === undefined)
+  const ads = consent.ads.state;
+  if (ads === 'denied' || (ads === 'granted' && platformEvent['adStorageConsent'] === undefined))
     platformEvent['adStorageConsent'] = ads === 'granted' ? 'G' : 'D';
   const user = platformEvent['userData'] as Record<string, unknown> | undefined;
-  if (event.consent?.ad_user_data !== 'denied' || user === undefined) return undefined;
+  if (!userDataDenied(consent) || user === undefined) return undefined;
   const dropped = ['em', 'ph'].filter((k) => user[k] !== undefined);
   for (const k of dropped) delete user[k];
   return dropped.length > 0

@@ -6,7 +6,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { MICROSOFT_API } from './api-version.ts';
-import { microsoftConsentSignals } from './consent.ts';
+import { MICROSOFT_TCF_VENDOR, microsoftConsentSignals } from './consent.ts';
 import { microsoftEvent, microsoftRequest } from './driver.ts';
 import { MICROSOFT_MAPPING } from './mapping.ts';
 import { MICROSOFT_RESPONSES } from './responses.ts';
@@ -26,6 +26,7 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     configFormats: { tag_id: { pattern: /^[0-9]+$/, description: 'the numeric id of a UET tag' } },
   },
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: MICROSOFT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: MICROSOFT_MAPPING,

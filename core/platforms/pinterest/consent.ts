@@ -9,13 +9,14 @@ import type { ConsentSignals } from '../platform.ts';
 
 /**
  * Pinterest's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Pinterest's id
- * on the Global Vendor List, so a TC string gates it by purpose 1 alone (docs/delivery.md, "Consent").
+ * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
+ * check (docs/delivery.md, "Consent").
  */
 export const PINTEREST_TCF_VENDOR: number | undefined = undefined;
 
-export const pinterestConsentSignals: ConsentSignals = (row, destination, event) => {
-  if (event.consent?.ad_personalization === 'denied' && row['opt_out'] === undefined) row['opt_out'] = true;
-  if (!limitedDataUse(destination, event)) return undefined;
+export const pinterestConsentSignals: ConsentSignals = (row, destination, _event, consent) => {
+  if (consent.ad_personalization.state === 'denied' && row['opt_out'] === undefined) row['opt_out'] = true;
+  if (!limitedDataUse(destination, consent)) return undefined;
   const custom = (row['custom_data'] ?? {}) as Record<string, unknown>;
   if (custom['opt_out_type'] === undefined) custom['opt_out_type'] = 'LDP';
   row['custom_data'] = custom;

@@ -6,7 +6,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { PINTEREST_API } from './api-version.ts';
-import { pinterestConsentSignals } from './consent.ts';
+import { PINTEREST_TCF_VENDOR, pinterestConsentSignals } from './consent.ts';
 import { pinterestEvent, pinterestRequest } from './driver.ts';
 import { PINTEREST_MAPPING } from './mapping.ts';
 import { PINTEREST_RESPONSES } from './responses.ts';
@@ -32,6 +32,7 @@ export const PINTEREST_PLATFORM: Platform = definePlatform({
   },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: PINTEREST_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: PINTEREST_MAPPING,

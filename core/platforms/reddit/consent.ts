@@ -4,24 +4,25 @@
  * hashed identifiers are left out (the click id and the _rdt_uuid cookie stay). A value the
  * mapping set is kept.
  */
-import { limitedDataUse } from '../consent-signals.ts';
+import { limitedDataUse, userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
  * Reddit's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Reddit's id
- * on the Global Vendor List, so a TC string gates it by purpose 1 alone (docs/delivery.md, "Consent").
+ * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
+ * check (docs/delivery.md, "Consent").
  */
 export const REDDIT_TCF_VENDOR: number | undefined = undefined;
 
 const PERSONAL = ['email', 'phone_number', 'external_id', 'ip_address', 'idfa', 'aaid'];
 
-export const redditConsentSignals: ConsentSignals = (platformEvent, destination, event) => {
+export const redditConsentSignals: ConsentSignals = (platformEvent, destination, _event, consent) => {
   const user = (platformEvent['user'] ?? {}) as Record<string, unknown>;
-  if (user['data_processing_options'] === undefined && limitedDataUse(destination, event)) {
+  if (user['data_processing_options'] === undefined && limitedDataUse(destination, consent)) {
     user['data_processing_options'] = { modes: ['LDU'] };
     platformEvent['user'] = user;
   }
-  if (event.consent?.ad_user_data !== 'denied') return undefined;
+  if (!userDataDenied(consent)) return undefined;
   const dropped = PERSONAL.filter((k) => user[k] !== undefined);
   for (const k of dropped) delete user[k];
   return dropped.length > 0 ? `left out user.${dropped.join(', user.')} (ad_user_data denied)` : undefined;

@@ -5,7 +5,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { REDDIT_API } from './api-version.ts';
-import { redditConsentSignals } from './consent.ts';
+import { REDDIT_TCF_VENDOR, redditConsentSignals } from './consent.ts';
 import { redditEvent, redditRequest } from './driver.ts';
 import { REDDIT_MAPPING } from './mapping.ts';
 import { REDDIT_RESPONSES } from './responses.ts';
@@ -23,6 +23,7 @@ export const REDDIT_PLATFORM: Platform = definePlatform({
     testEventCode: true,
   },
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: REDDIT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: REDDIT_MAPPING,

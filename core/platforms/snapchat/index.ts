@@ -6,7 +6,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { SNAPCHAT_API } from './api-version.ts';
-import { snapchatConsentSignals } from './consent.ts';
+import { SNAPCHAT_TCF_VENDOR, snapchatConsentSignals } from './consent.ts';
 import { snapchatEvent, snapchatRequest } from './driver.ts';
 import { SNAPCHAT_MAPPING } from './mapping.ts';
 import { SNAPCHAT_RESPONSES } from './responses.ts';
@@ -32,6 +32,7 @@ export const SNAPCHAT_PLATFORM: Platform = definePlatform({
   },
   // Ads and the user data they carry need both purposes (as Meta).
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: SNAPCHAT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: SNAPCHAT_MAPPING,

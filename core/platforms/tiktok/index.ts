@@ -5,7 +5,7 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { TIKTOK_API } from './api-version.ts';
-import { tiktokConsentSignals } from './consent.ts';
+import { TIKTOK_TCF_VENDOR, tiktokConsentSignals } from './consent.ts';
 import { tiktokRequest, tiktokRow } from './driver.ts';
 import { TIKTOK_MAPPING } from './mapping.ts';
 import { TIKTOK_RESPONSES } from './responses.ts';
@@ -23,6 +23,7 @@ export const TIKTOK_PLATFORM: Platform = definePlatform({
   },
   // Ads and the user data they carry need both purposes.
   consent: ['ads', 'ad_user_data'],
+  tcfVendor: TIKTOK_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: TIKTOK_MAPPING,

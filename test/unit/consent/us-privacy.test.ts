@@ -1,7 +1,23 @@
 /** core/consent/us-privacy.ts: US Privacy strings and GPP strings (built with @iabgpp/cmpapi's encoder). */
 import assert from 'node:assert/strict';
 import { GppModel } from '@iabgpp/cmpapi';
-import { readGpp, uspOptedOut } from '../../../core/consent/us-privacy.ts';
+import { readTcf } from '../../../core/consent/tcf.ts';
+import { GPP_MAX_LENGTH, gppSectionIds, readGpp, uspOptedOut } from '../../../core/consent/us-privacy.ts';
+import { bitsToBase64 as base64, worstTcString } from '../../support/tc-strings.ts';
+
+/** A positive integer in Fibonacci coding (Zeckendorf's sum, smallest term first, ended by an extra 1). */
+const fibonacci = (n: number): string => {
+  const terms = [1, 2];
+  while ((terms.at(-1) as number) <= n) terms.push((terms.at(-1) as number) + (terms.at(-2) as number));
+  const bits = terms.map(() => '0');
+  let rest = n;
+  for (let i = terms.length - 1; i >= 0; i--)
+    if ((terms[i] as number) <= rest) {
+      bits[i] = '1';
+      rest -= terms[i] as number;
+    }
+  return `${bits.join('').replace(/0+$/, '')}1`;
+};
 
 describe('consent: US Privacy and GPP', () => {
   it('a US Privacy string opts out of sale when its third character is Y', () => {
@@ -28,5 +44,41 @@ describe('consent: US Privacy and GPP', () => {
   it('an undecodable GPP string is a reading that says why', () => {
     const r = readGpp('garbage', undefined);
     assert.equal(r.ok, false);
+  });
+
+  it("reads the header's section ids as IAB Tech Lab's encoder writes them", () => {
+    const m = new GppModel();
+    m.setFieldValue('uspv1', 'OptOutSale', 'N');
+    m.setFieldValue('usnat', 'SaleOptOut', 2);
+    m.setFieldValue('usca', 'SaleOptOut', 2);
+    m.setFieldValue('usco', 'SaleOptOut', 2);
+    assert.deepEqual(gppSectionIds(m.encode().split('~')[0] as string, 10), m.getSectionIds());
+  });
+
+  it('a header naming a million sections is malformed, never expanded', () => {
+    // Type 3, version 1, one entry: a range from 1 to 1,000,000.
+    const header = base64(`000011000001${'000000000001'}1${fibonacci(1)}${fibonacci(999_999)}`);
+    assert.ok(header.length < 20, header);
+    const r = readGpp(`${header}~BVVVVVVVVWA.YA`, undefined);
+    assert.equal(r.ok, false);
+    assert.match(r.ok ? '' : r.why, /names more sections than the 1 the string carries/);
+  });
+
+  it('the TCF EU section of the costliest size is handed back as it is, for the bounded TCF reader', () => {
+    const m = new GppModel();
+    m.setFieldValue('tcfeuv2', 'PurposeConsents', [false]);
+    const header = m.encode().split('~')[0] as string;
+    const worst = worstTcString(GPP_MAX_LENGTH - header.length - 1);
+    const r = readGpp(`${header}~${worst}`, '2');
+    assert.ok(r.ok && r.tcf === worst);
+    const tcf = readTcf(worst);
+    assert.ok(tcf.ok && tcf.purpose(1) && tcf.vendor(755));
+    assert.ok(tcf.work() <= worst.length * 1.2, String(tcf.work()));
+  });
+
+  it('a GPP string longer than the schema allows is malformed without being decoded', () => {
+    const r = readGpp(`DBABMA~${'A'.repeat(GPP_MAX_LENGTH)}`, undefined);
+    assert.equal(r.ok, false);
+    assert.match(r.ok ? '' : r.why, /^longer than 16384 characters/);
   });
 });
