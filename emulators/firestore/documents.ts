@@ -149,7 +149,11 @@ export async function commitWrites(
     if (databaseOf(name) !== database) throw invalid(`Document ${name} is not in database ${database}.`);
     const before = current(name);
     if (w.update) {
-      authorize(before ? 'datastore.entities.update' : 'datastore.entities.create', database);
+      // A write that must find the document (exists: true, an update time) is an update even
+      // when the document is gone; one that may create it is a create while it is absent.
+      const pre = w.currentDocument;
+      const updates = before !== undefined || pre?.exists === true || pre?.updateTime !== undefined;
+      authorize(updates ? 'datastore.entities.update' : 'datastore.entities.create', database);
       checkPrecondition(name, before, w.currentDocument);
       const fields = updatedFields(
         before?.fields,
