@@ -11,7 +11,8 @@
  *
  * A failed precondition is FAILED_PRECONDITION (a newer update time) or NOT_FOUND (released
  * meanwhile): someone else's now. The version is the document's `updateTime` as Firestore wrote
- * it (microseconds, strictly increasing per document). Fields are stored as typed values, plus
+ * it (microseconds, strictly increasing per document; a replace that changes nothing keeps it,
+ * as Firestore's WriteResult documents, so the same version comes back). Fields are stored as typed values, plus
  * the timestamp `expire_at`, the field of the TTL policy (infra: the claims database), so
  * Firestore deletes a claim some time (typically within a day) after it expires; the store never
  * relies on that, since `expireAt` says when a claim stops counting.

@@ -175,7 +175,8 @@ export async function commitWrites(
       authorize('datastore.entities.delete', database);
       checkPrecondition(name, before, w.currentDocument);
       after.set(name, undefined);
-      applied.push({ name, deleted: true });
+      // Deleting what is not there changes nothing: no record.
+      if (before) applied.push({ name, deleted: true });
       writeResults.push({});
     }
   }

@@ -6,7 +6,7 @@ import { type IdentityPort, iamOf, iamOptions } from '@eventbus/emulator-common/
  * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control").
  * Prints exactly one line when ready; SIGINT/SIGTERM close cleanly and exit 0.
  */
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import { startFirestoreEmulator } from './server.ts';
 
 const program = iamOptions(new Command())
@@ -19,14 +19,14 @@ const program = iamOptions(new Command())
   .option(
     '--ttl-sweep-ms <ms>',
     'how often documents past their TTL are deleted (0 = never)',
-    portOptionMs,
+    millisecondsOption,
     60_000,
   )
   .parse();
 
-function portOptionMs(value: string): number {
+function millisecondsOption(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new Error('must be a whole number of milliseconds');
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number of milliseconds');
   return n;
 }
 
