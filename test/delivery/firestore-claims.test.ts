@@ -6,11 +6,12 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import { createFirestoreClaimStore, EXPIRE_AT_FIELD } from '../../adapters/firestore-claims.ts';
+import { workloadMember } from '../../core/access/needs.ts';
 import type { ClaimKey } from '../../core/claims/claim-store.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
 
@@ -120,6 +121,62 @@ describe('firestore claim store against the emulator', () => {
   it('rejects when the database does not exist (the caller fails the push)', async () => {
     const s = createFirestoreClaimStore({ project: 'p', database: 'absent-db', emulatorHost: emulator.host });
     await assert.rejects(s.create(key(), {}, Date.now() + HOUR), /HTTP 404 NOT_FOUND/);
+  });
+});
+
+describe('firestore claim store under IAM (the grant infra/claims.ts binds)', () => {
+  const DB = 'projects/p/databases/claims-iam';
+  const store = workloadMember('store', 'p');
+  const gateway = workloadMember('gateway', 'p');
+  let dir: string;
+  let emulator: FirestoreEmulator;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'firestore-claims-iam-'));
+    const file = join(dir, 'access.json');
+    const condition = { title: 'claims database only', expression: `resource.name == "${DB}"` };
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokenSecret: '00',
+        policies: [
+          {
+            resource: 'projects/p',
+            bindings: [{ role: 'roles/datastore.user', members: [store], condition }],
+          },
+        ],
+      }),
+    );
+    const identities = [store, gateway].map((member) => ({ member, port: 0 }));
+    emulator = await startFirestoreEmulator({
+      port: 0,
+      dataDir: join(dir, 'data'),
+      fsync: 'none',
+      ttlSweepMs: 0,
+      iam: { file, identities },
+    });
+    const res = await fetch(`${emulator.url}/v1/projects/p/databases?databaseId=claims-iam`, {
+      method: 'POST',
+      body: JSON.stringify({ locationId: 'europe-west1' }),
+    });
+    assert.equal(res.status, 200);
+  });
+  after(async () => {
+    await emulator.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const as = (member: string) =>
+    createFirestoreClaimStore({
+      project: 'p',
+      database: 'claims-iam',
+      emulatorHost: `127.0.0.1:${emulator.identityPorts.get(member)}`,
+    });
+
+  it('store claims on its own endpoint; a workload without the grant is refused, nothing written', async () => {
+    const k: ClaimKey = { space: 'identities', id: id('iam') };
+    await assert.rejects(as(gateway).create(k, {}, Date.now() + HOUR), /HTTP 403 PERMISSION_DENIED/);
+    const made = await as(store).create(k, { by: 'store' }, Date.now() + HOUR);
+    assert.ok(made.created, 'the refused create wrote nothing');
+    assert.ok(await as(store).replace(k, made.version, { by: 'store', n: 2 }, Date.now() + HOUR));
   });
 });
 
