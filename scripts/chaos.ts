@@ -210,6 +210,7 @@ export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<C
     'pubsub',
     'bigquery',
     'storage',
+    'firestore',
     'gateway',
     'store',
     'forward',
