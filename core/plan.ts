@@ -133,6 +133,37 @@ export const IDENTITY_CLAIM_DAYS = 7;
  */
 export const SEND_CLAIMS_PREFIX = 'sends/';
 
+/**
+ * The send-once claims' Firestore database (core/claims/claim-store.ts, adapters/firestore-claims.ts):
+ * one per environment, in the environment's region, with a TTL policy on CLAIM_EXPIRE_FIELD of
+ * each of CLAIM_COLLECTIONS.
+ */
+export interface ClaimsPlan {
+  /** The database id (claimsDatabaseId). */
+  readonly database: string;
+  /** Its location: the settings' region (a regional database: the cheaper write price). */
+  readonly location: string;
+}
+
+/** The collections of claims, one per key space (core/claims/claim-store.ts, ClaimSpace). */
+export const CLAIM_COLLECTIONS = ['identities', 'sends'] as const;
+/** The timestamp field of every claim that the TTL policy deletes it by. */
+export const CLAIM_EXPIRE_FIELD = 'expire_at';
+
+/**
+ * The claims database's id for an environment, within Firestore's rules for a database id (4–63
+ * characters of lowercase letters, digits and hyphens, starting with a letter, ending with a
+ * letter or digit): `<environment>-claims`, underscores as hyphens (an environment's name starts
+ * with a lowercase letter); a name too long is cut, and a digest of the whole keeps it unique.
+ */
+export function claimsDatabaseId(environment: string): string {
+  const base = environment.replaceAll('_', '-');
+  const full = `${base}-claims`;
+  if (full.length <= 63) return full;
+  const digest = shortDigest(full);
+  return `${base.slice(0, 63 - '-claims'.length - digest.length - 1)}-${digest}-claims`.replace(/-+/g, '-');
+}
+
 export interface Plan {
   readonly environment: string;
   /** `production: true`; without it every service defaults to scaling to zero (docs/scale.md). */
@@ -146,6 +177,8 @@ export interface Plan {
   readonly tables: readonly TablePlan[];
   readonly views: readonly ViewPlan[];
   readonly buckets: readonly BucketPlan[];
+  /** The send-once claims' Firestore database. */
+  readonly claims: ClaimsPlan;
   /**
    * The ops dataset (`eventbus_ops`): what the service does on its own behalf — sync runs, and
    * each sync's state table (primary key → row hash), which runs create and MERGE into.
@@ -233,6 +266,13 @@ export const POISON_ATTEMPTS = 20;
 /** The push subscription that keeps each poison message in `invalid_events`. */
 export const POISON_STORE_SUBSCRIPTION = `${POISON_TOPIC}-store`;
 
+/** Seven base-36 characters of a 32-bit FNV-1a digest: what keeps a shortened name unique. */
+function shortDigest(text: string): string {
+  let h = 0x811c9dc5;
+  for (const ch of text) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 0x01000193) >>> 0;
+  return h.toString(36).padStart(7, '0');
+}
+
 /**
  * The registry bucket's name: bucket names are global, so it starts with the (globally unique)
  * project id; over Cloud Storage's 63 characters the environment's part is shortened and a
@@ -241,9 +281,7 @@ export const POISON_STORE_SUBSCRIPTION = `${POISON_TOPIC}-store`;
 export function registryBucketName(project: string, environment: string): string {
   const full = `${project}-${environment}-registry`.replaceAll('_', '-');
   if (full.length <= 63) return full;
-  let h = 0x811c9dc5;
-  for (const ch of full) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 0x01000193) >>> 0;
-  const digest = h.toString(36).padStart(7, '0');
+  const digest = shortDigest(full);
   const room = 63 - project.length - '-registry'.length - digest.length - 2;
   return `${project}-${environment.replaceAll('_', '-').slice(0, room)}-${digest}-registry`.replace(
     /-+/g,
@@ -571,6 +609,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         ],
       },
     ],
+    claims: { database: claimsDatabaseId(settings.name), location: settings.region },
     functions: [
       {
         name: 'store',

@@ -49,6 +49,8 @@ export const ENV = Object.freeze({
   host: 'HOST',
   /** `off`: the gateway keeps no refusal records for live events (docs/console.md#live-events). */
   liveEvents: 'EVENTBUS_LIVE_EVENTS',
+  /** The Firestore emulator's host:port (the claims: adapters/firestore-claims.ts; Google's client reads it too). */
+  firestoreEmulatorHost: 'FIRESTORE_EMULATOR_HOST',
   /** The BigQuery emulator's URL (read by Google's clients too; the gateway's refusal records). */
   bigqueryEmulatorHost: 'BIGQUERY_EMULATOR_HOST',
   /** The studio: the file holding its admin token (created with a random value when missing). */

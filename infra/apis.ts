@@ -24,6 +24,8 @@ export const REQUIRED_APIS = Object.freeze([
   'artifactregistry.googleapis.com',
   'storage.googleapis.com',
   'bigquery.googleapis.com',
+  // The send-once claims' database (infra/claims.ts).
+  'firestore.googleapis.com',
   'secretmanager.googleapis.com',
   'cloudscheduler.googleapis.com',
   'monitoring.googleapis.com',

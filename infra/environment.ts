@@ -17,6 +17,7 @@ import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
 import { Apis, COLUMN_SECURITY_APIS, GOOGLE_ADS_APIS } from './apis.ts';
+import { Claims } from './claims.ts';
 import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
@@ -207,6 +208,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     },
     after,
   );
+  // Send-once claims (issue #73): store claims identities, the deliverers claim sends.
+  const claims = new Claims(
+    name,
+    { plan, grants: [{ who: 'store', member: ids.members.store }, ...deliverers] },
+    after,
+  );
   const functions = new Functions(
     name,
     {
@@ -241,7 +248,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     // The build reads the archive with the build account's grant, and secrets must exist before
     // a function that reads them starts.
     // The first gen2 build also needs the build account's project roles in place.
-    { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse] },
+    // The claims' database and grants before the code that claims runs.
+    { dependsOn: [apis.ready, ...ids.buildGrants, sources, secrets, warehouse, claims] },
   );
   const producerTopics = plan.topics.filter((t) => t.producers).map((t) => t.name);
   const messaging = new Messaging(

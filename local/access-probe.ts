@@ -19,6 +19,7 @@ export interface Endpoints {
   readonly pubsub: string;
   readonly bigquery: string;
   readonly storage: string;
+  readonly firestore: string;
 }
 
 export type ProbeResult =
@@ -41,6 +42,11 @@ const DATASET = /^projects\/([^/]+)\/datasets\/([^/]+)$/;
 const PROJECT = /^projects\/([^/]+)$/;
 const OBJECT = /^projects\/_\/buckets\/([^/]+)\/objects\/(.+)$/;
 const BUCKET = /^projects\/_\/buckets\/([^/]+)$/;
+const DATABASE = /^(projects\/[^/]+\/databases\/[^/]+)$/;
+
+/** A document of the probe's own collection in a Firestore database (never a claim's name). */
+const probeDocument = (at: Endpoints, resource: string): string =>
+  `${at.firestore}/v1/${parts(resource, DATABASE)[0]}/documents/access-probe/${randomUUID()}`;
 
 interface Call {
   readonly method: string;
@@ -128,6 +134,28 @@ export function callFor(need: AccessNeed, at: Endpoints): Call | undefined {
         url: `${at.storage}/storage/v1/b/${b}/o?maxResults=1&prefix=${enc(need.listPrefix ?? '')}`,
       };
     }
+    // Firestore checks every data permission on the database; each call names a new document.
+    case 'datastore.entities.get':
+      return { method: 'GET', url: probeDocument(at, need.resource) };
+    case 'datastore.entities.create': {
+      const url = probeDocument(at, need.resource);
+      const cut = url.lastIndexOf('/');
+      return {
+        method: 'POST',
+        url: `${url.slice(0, cut)}?documentId=${url.slice(cut + 1)}`,
+        body: json({ fields: {} }),
+        undo: { method: 'DELETE', url },
+      };
+    }
+    case 'datastore.entities.update':
+      // Must exist: an update (not a create) that finds nothing, 404 once allowed.
+      return {
+        method: 'PATCH',
+        url: `${probeDocument(at, need.resource)}?currentDocument.exists=true`,
+        body: json({ fields: {} }),
+      };
+    case 'datastore.entities.delete':
+      return { method: 'DELETE', url: probeDocument(at, need.resource) };
     default:
       return undefined;
   }
@@ -170,7 +198,7 @@ export function unmetLines(results: readonly ProbeResult[]): string[] {
   );
 }
 
-/** The three emulators alone, provisioned from `settings`, on free ports, IAM on unless said. */
+/** The emulators alone, provisioned from `settings`, on free ports, IAM on unless said. */
 export function startEmulators(
   settings: Readonly<Settings>,
   dataDir: string,
@@ -192,4 +220,5 @@ export const endpointsOf = (env: LocalEnvironment): Endpoints => ({
   pubsub: env.urls['pubsub'] as string,
   bigquery: env.urls['bigquery'] as string,
   storage: env.urls['storage'] as string,
+  firestore: env.urls['firestore'] as string,
 });

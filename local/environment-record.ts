@@ -32,6 +32,8 @@ export interface EnvironmentRecord {
   readonly bigqueryUrl: string;
   /** What a client sets as STORAGE_EMULATOR_HOST (a URL); absent in records of older versions. */
   readonly storageUrl?: string;
+  /** What a client sets as FIRESTORE_EMULATOR_HOST (host:port); absent in records of older versions. */
+  readonly firestoreHost?: string;
 }
 
 export function recordPath(dataDir: string): string {

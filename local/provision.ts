@@ -8,7 +8,15 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { PubSub, type Subscription } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
 import { ensureView } from '../adapters/views.ts';
-import type { FunctionName, Plan, SubscriptionPlan, TablePlan, ViewPlan } from '../core/plan.ts';
+import {
+  CLAIM_COLLECTIONS,
+  CLAIM_EXPIRE_FIELD,
+  type FunctionName,
+  type Plan,
+  type SubscriptionPlan,
+  type TablePlan,
+  type ViewPlan,
+} from '../core/plan.ts';
 import { seconds } from '../core/settings.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
 
@@ -22,6 +30,8 @@ export interface ProvisionTargets {
   readonly bigquery?: string;
   /** http://host:port of the Cloud Storage emulator; omitted: buckets are not provisioned. */
   readonly storage?: string;
+  /** host:port of the Firestore emulator; omitted: the claims database is not provisioned. */
+  readonly firestore?: string;
   /** Push endpoint of a function, e.g. `store` → http://127.0.0.1:8081/. */
   readonly functionUrl: (fn: FunctionName) => string;
 }
@@ -40,7 +50,61 @@ export async function provision(p: Plan, targets: ProvisionTargets): Promise<Pro
   if (targets.pubsub) await provisionPubSub(p, targets, targets.pubsub, report);
   if (targets.bigquery) await provisionBigQuery(p, targets.project, targets.bigquery, report);
   if (targets.storage) await provisionStorage(p, targets.project, targets.storage, report);
+  if (targets.firestore) await provisionFirestore(p, targets.project, targets.firestore, report);
   return report;
+}
+
+/** One call to the Firestore emulator's REST API (as the owner, on its main port). */
+async function firestoreCall(
+  url: string,
+  method = 'GET',
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(url, {
+    method,
+    ...(body !== undefined
+      ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }
+      : {}),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+/**
+ * The claims database (plan().claims) and its TTL policies (CLAIM_EXPIRE_FIELD on each of
+ * CLAIM_COLLECTIONS), as `pulumi up` declares them (infra/claims.ts). A database's location
+ * cannot change: a different one is a conflict.
+ */
+async function provisionFirestore(p: Plan, project: string, hostPort: string, report: ProvisionReport) {
+  const base = `http://${hostPort}/v1/projects/${encodeURIComponent(project)}/databases`;
+  const { database, location } = p.claims;
+  const got = await firestoreCall(`${base}/${database}`);
+  if (got.status === 404) {
+    const made = await firestoreCall(`${base}?databaseId=${database}`, 'POST', {
+      locationId: location,
+      type: 'FIRESTORE_NATIVE',
+    });
+    if (made.status !== 200) throw new Error(`creating Firestore database ${database}: HTTP ${made.status}`);
+    report.created.push(`firestore database ${database}`);
+  } else if (got.status !== 200)
+    throw new Error(`reading Firestore database ${database}: HTTP ${got.status}`);
+  else if (got.json.locationId !== location)
+    report.conflicts.push(
+      `firestore database ${database} is in ${String(got.json.locationId)}, the plan says ${location}: a database cannot move; delete the emulator's data (${database}) to recreate it`,
+    );
+  else report.unchanged.push(`firestore database ${database}`);
+  for (const collection of CLAIM_COLLECTIONS) {
+    const field = `${base}/${database}/collectionGroups/${collection}/fields/${CLAIM_EXPIRE_FIELD}`;
+    const what = `firestore ttl ${collection}.${CLAIM_EXPIRE_FIELD}`;
+    if ((await firestoreCall(field)).json.ttlConfig !== undefined) {
+      report.unchanged.push(what);
+      continue;
+    }
+    const set = await firestoreCall(`${field}?updateMask=ttlConfig`, 'PATCH', { ttlConfig: {} });
+    if (set.status !== 200) throw new Error(`setting ${what}: HTTP ${set.status}`);
+    report.created.push(what);
+  }
 }
 
 /** A Cloud Storage client pointed at an emulator (the client sends no credentials to a custom endpoint). */

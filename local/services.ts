@@ -23,6 +23,7 @@ export interface Ports {
   readonly pubsub: number;
   readonly bigquery: number;
   readonly storage: number;
+  readonly firestore: number;
   readonly gateway: number;
   readonly store: number;
   readonly forward: number;
@@ -37,6 +38,7 @@ export const DEFAULT_PORTS: Ports = Object.freeze({
   pubsub: 8085,
   bigquery: 9050,
   storage: 4443,
+  firestore: 8086,
   gateway: 8080,
   store: 8081,
   forward: 8082,
@@ -87,7 +89,7 @@ export interface LocalContext {
   readonly iam?: LocalIam;
 }
 
-export type EmulatorName = 'pubsub' | 'bigquery' | 'storage';
+export type EmulatorName = 'pubsub' | 'bigquery' | 'storage' | 'firestore';
 
 export interface LocalIam {
   readonly file: string;
@@ -128,6 +130,8 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${own.pubsub}`,
     BIGQUERY_EMULATOR_HOST: url(own.bigquery),
     STORAGE_EMULATOR_HOST: url(own.storage),
+    // host:port, no scheme: the form Google's Firestore client reads (adapters/firestore-claims.ts too).
+    FIRESTORE_EMULATOR_HOST: `${LOCAL_HOST}:${own.firestore}`,
     GOOGLE_CLOUD_PROJECT: ctx.project,
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',
@@ -196,6 +200,9 @@ export const bigqueryEmulator: ServiceFactory = (ctx) => emulator(ctx, 'bigquery
 
 /** The project's Cloud Storage emulator (JSON API), state in <data>/storage. */
 export const storageEmulator: ServiceFactory = (ctx) => emulator(ctx, 'storage');
+
+/** The project's Firestore emulator (REST API: the send-once claims), state in <data>/firestore. */
+export const firestoreEmulator: ServiceFactory = (ctx) => emulator(ctx, 'firestore');
 
 /**
  * A function served by the real functions-framework CLI (the same loader Cloud Functions
@@ -309,10 +316,16 @@ export const studio: ServiceFactory = (ctx) => ({
 });
 
 /**
- * The emulators every app service is pointed at (runtimeEnv names all three): Pub/Sub, BigQuery,
- * and Cloud Storage, which holds the registry the gateway and the functions read.
+ * The emulators every app service is pointed at (runtimeEnv names all four): Pub/Sub, BigQuery,
+ * Cloud Storage, which holds the registry the gateway and the functions read, and Firestore,
+ * which holds the send-once claims.
  */
-export const EMULATORS: readonly ServiceFactory[] = [pubsubEmulator, bigqueryEmulator, storageEmulator];
+export const EMULATORS: readonly ServiceFactory[] = [
+  pubsubEmulator,
+  bigqueryEmulator,
+  storageEmulator,
+  firestoreEmulator,
+];
 
 /**
  * An environment running `apps`: the emulators first, then the apps in the order given. The

@@ -620,12 +620,13 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     if (policies) writeAccessFile(dataDir, await policies);
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
-      if (names.has('pubsub') || names.has('bigquery') || names.has('storage')) {
+      if (names.has('pubsub') || names.has('bigquery') || names.has('storage') || names.has('firestore')) {
         provisioning = await provision(environmentPlan, {
           project: settings.project,
           ...(names.has('pubsub') ? { pubsub: `${LOCAL_HOST}:${ports.pubsub}` } : {}),
           ...(names.has('bigquery') ? { bigquery: `http://${LOCAL_HOST}:${ports.bigquery}` } : {}),
           ...(names.has('storage') ? { storage: `http://${LOCAL_HOST}:${ports.storage}` } : {}),
+          ...(names.has('firestore') ? { firestore: `${LOCAL_HOST}:${ports.firestore}` } : {}),
           functionUrl: (fn) => functionUrl(ports, fn),
         });
         if (provisioning.conflicts.length > 0) {
@@ -674,6 +675,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     pubsubHost: `${LOCAL_HOST}:${ports.pubsub}`,
     bigqueryUrl: `http://${LOCAL_HOST}:${ports.bigquery}`,
     storageUrl: `http://${LOCAL_HOST}:${ports.storage}`,
+    firestoreHost: `${LOCAL_HOST}:${ports.firestore}`,
   });
   return {
     urls,
@@ -704,7 +706,12 @@ async function localIam(dataDir: string): Promise<LocalIam> {
   writeAccessFile(dataDir, []);
   const ports = {} as Record<Workload, Record<EmulatorName, number>>;
   for (const w of WORKLOADS)
-    ports[w] = { pubsub: await freePort(), bigquery: await freePort(), storage: await freePort() };
+    ports[w] = {
+      pubsub: await freePort(),
+      bigquery: await freePort(),
+      storage: await freePort(),
+      firestore: await freePort(),
+    };
   return { file: accessFilePath(dataDir), ports };
 }
 

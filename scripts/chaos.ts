@@ -257,6 +257,7 @@ export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<C
     'pubsub',
     'bigquery',
     'storage',
+    'firestore',
     'gateway',
     'store',
     'forward',

@@ -187,6 +187,25 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/geo-database.ts',
     );
 
+  // Send once (issue #73): store's first sighting of an identity, the deliverers' claim on a
+  // delivery, in the claims database (adapters/firestore-claims.ts). A deliverer releases a claim
+  // after a refusal that is not a delivery; store never releases one.
+  const claims = `${p}/databases/${plan.claims.database}`;
+  for (const permission of [
+    'datastore.entities.create',
+    'datastore.entities.get',
+    'datastore.entities.update',
+  ])
+    need('store', permission, claims, 'identity claims (send once)', 'adapters/firestore-claims.ts');
+  for (const who of deliverers)
+    for (const permission of [
+      'datastore.entities.create',
+      'datastore.entities.get',
+      'datastore.entities.update',
+      'datastore.entities.delete',
+    ])
+      need(who, permission, claims, 'delivery claims (send once)', 'adapters/firestore-claims.ts');
+
   for (const who of ['store', ...deliverers] as const)
     need(
       who,
@@ -523,5 +542,12 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'only the studio writes the registry',
   );
   deny('store', 'storage.objects.delete', object('identities/x'), 'a claim is never overwritten');
+  for (const who of ['gateway', 'studio'] as const)
+    deny(
+      who,
+      'datastore.entities.create',
+      `${p}/databases/${plan.claims.database}`,
+      'only the workloads that store or deliver claim',
+    );
   return rows;
 }

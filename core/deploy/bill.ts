@@ -62,7 +62,35 @@ export const MONTHLY_PRICES = Object.freeze({
    * the data it processes, requests and answers alike.
    */
   loadBalancer: { forwardingRuleHourly: 0.025, processedPerGib: 0.008 },
+  /**
+   * Firestore Standard edition in a regional database (the claims: core/claims/claim-store.ts),
+   * per 100,000 documents: the upper of the regional list prices as last known (us-central1
+   * 0.09 / 0.01 / 0.03, European regions about 20 % more), unverified offline. A TTL deletion is
+   * billed as a delete. The daily free quota (20,000 writes and deletes, 50,000 reads) is per
+   * project and one database, left out here.
+   */
+  firestore: { writePer100k: 0.108, deletePer100k: 0.012, readPer100k: 0.036 },
 });
+
+/** Firestore operations of the send-once claims in a period. */
+export interface ClaimCounts {
+  /** Creates and replaces: one document write each (a create that finds a claim writes nothing). */
+  readonly writes: number;
+  /** Releases and TTL expiries: one document delete each. */
+  readonly deletes: number;
+  /** Reads of a held claim after a refused create. */
+  readonly reads: number;
+}
+
+/** What the claims cost in Firestore (USD, list prices above; no free quota). */
+export function claimCost(claims: ClaimCounts, prices = MONTHLY_PRICES.firestore): number {
+  return (
+    (claims.writes * prices.writePer100k +
+      claims.deletes * prices.deletePer100k +
+      claims.reads * prices.readPer100k) /
+    100_000
+  );
+}
 
 /** Seconds in the 30-day month. */
 export const MONTH_SECONDS = 30 * 24 * 3600;

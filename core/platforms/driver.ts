@@ -11,8 +11,11 @@ import type { AnswerColumns } from './platform-answer.ts';
 
 /** What a driver asks the sender to do. `redactedUrl` never contains a secret. */
 export interface OutboundRequest {
-  /** POST everywhere but Meta's custom audiences, which remove users with DELETE. */
-  readonly method: 'POST' | 'DELETE';
+  /**
+   * Drivers POST everywhere but Meta's custom audiences, which remove users with DELETE; GET and
+   * PATCH are for the adapters' own Google REST calls through the same sender (Firestore claims).
+   */
+  readonly method: 'POST' | 'DELETE' | 'GET' | 'PATCH';
   readonly url: string;
   readonly redactedUrl: string;
   readonly headers: Readonly<Record<string, string>>;

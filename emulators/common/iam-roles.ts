@@ -44,6 +44,20 @@ const TABLE_WRITE = [
   'bigquery.tables.updateData',
 ];
 const OBJECT_READ = ['storage.objects.get', 'storage.objects.list'];
+/** Firestore (and Datastore): read-only access to a database's documents. */
+const DATASTORE_READ = [
+  'datastore.databases.get',
+  'datastore.databases.getMetadata',
+  'datastore.databases.list',
+  'datastore.entities.get',
+  'datastore.entities.list',
+  'datastore.indexes.get',
+  'datastore.indexes.list',
+  'datastore.namespaces.get',
+  'datastore.namespaces.list',
+  'datastore.statistics.get',
+  'datastore.statistics.list',
+];
 
 export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
   'roles/pubsub.publisher': role('pubsub', ['pubsub.topics.publish']),
@@ -70,6 +84,22 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
     'storage.objects.update',
     'storage.objects.getIamPolicy',
     'storage.objects.setIamPolicy',
+  ]),
+  'roles/datastore.viewer': role('datastore', DATASTORE_READ),
+  'roles/datastore.user': role('datastore', [
+    'datastore.databases.get',
+    'datastore.databases.getMetadata',
+    'datastore.entities.allocateIds',
+    'datastore.entities.create',
+    'datastore.entities.delete',
+    'datastore.entities.get',
+    'datastore.entities.list',
+    'datastore.entities.update',
+    'datastore.indexes.list',
+    'datastore.namespaces.get',
+    'datastore.namespaces.list',
+    'datastore.statistics.get',
+    'datastore.statistics.list',
   ]),
   'roles/secretmanager.secretAccessor': role('secretmanager', ['secretmanager.versions.access']),
   'roles/secretmanager.secretVersionManager': role('secretmanager', [

@@ -6,19 +6,7 @@
  * `/download/storage/v1/...`. One emulator per data directory (owner lock). With `iam`, each call
  * is authorized first (access.ts), and each identity port's connections act as its member.
  */
-import { mkdirSync } from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
-import { join } from 'node:path';
-import type { FsyncPolicy } from '@eventbus/emulator-common/append-log.ts';
-import { httpUrl, listenOn } from '@eventbus/emulator-common/cli.ts';
-import {
-  Enforcement,
-  type IdentityListeners,
-  type IdentityPort,
-  listenAsIdentities,
-} from '@eventbus/emulator-common/iam-enforce.ts';
-import { acquireOwnerLock } from '@eventbus/emulator-common/owner-lock.ts';
+import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
 import { accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
 import {
   deleteBucket,
@@ -43,14 +31,7 @@ import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
 import { type Ctx, requestedFields, sendError, sendJson } from './wire.ts';
 
-export interface StorageEmulatorOptions {
-  host?: string;
-  port?: number;
-  dataDir: string;
-  fsync?: FsyncPolicy;
-  /** Enforce IAM with this access file; each identity port's connections act as its member. */
-  iam?: { file: string; identities?: readonly IdentityPort[] };
-}
+export type StorageEmulatorOptions = EmulatorOptions;
 
 export interface StorageEmulator {
   readonly port: number;
@@ -216,67 +197,34 @@ function upload(
 
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
 export async function startStorageEmulator(opts: StorageEmulatorOptions): Promise<StorageEmulator> {
-  const host = opts.host ?? '127.0.0.1';
-  mkdirSync(opts.dataDir, { recursive: true });
-  const release = acquireOwnerLock(join(opts.dataDir, 'LOCK'), `data directory ${opts.dataDir}`, 'emulator');
-  let catalog: Catalog;
-  try {
-    catalog = await Catalog.open(opts.dataDir, opts.fsync ?? 'always');
-  } catch (err) {
-    release();
-    throw err;
-  }
-  const uploads = new ResumableUploads(catalog);
-  const enforcement = opts.iam ? new Enforcement(opts.iam.file) : undefined;
-  let identities: IdentityListeners | undefined;
-  const server = http.createServer((req, res) => {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const ctx: Ctx = { req, res, query: url.searchParams, base: `http://${req.headers.host ?? `${host}`}` };
-    req.on('error', () => undefined);
-    const fields = url.searchParams.get('fields');
-    if (fields) requestedFields.set(res, fields);
-    Promise.resolve()
-      .then(() => {
-        if (enforcement) ctx.access = accessOf(enforcement, req, identities);
-        return dispatch(catalog, uploads, ctx, route(url.pathname));
-      })
-      .catch((err: unknown) => {
-        if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
-        sendError(res, err);
-        if (!req.complete) req.resume();
-      });
-  });
-  server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 0;
-  const sockets = new Set<net.Socket>();
-  server.on('connection', (s: net.Socket) => {
-    sockets.add(s);
-    s.on('close', () => sockets.delete(s));
-  });
-  const port = await listenOn(server, opts.port ?? 0, host);
-  const shut = async (): Promise<void> => {
-    server.close();
-    for (const s of sockets) s.destroy();
-    await identities?.close();
-    await catalog.close();
-    release();
-  };
-  if (opts.iam?.identities?.length) {
-    try {
-      identities = await listenAsIdentities(host, opts.iam.identities, (s) => server.emit('connection', s));
-    } catch (err) {
-      await shut();
-      throw err;
-    }
-  }
-  let closing: Promise<void> | undefined;
-  return {
-    port,
-    url: httpUrl(host, port),
-    identityPorts: identities?.ports ?? new Map(),
-    close: () => {
-      closing ??= shut();
-      return closing;
+  const served = await serveEmulator(opts, {
+    open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
+    closeState: (catalog) => catalog.close(),
+    handler: (catalog, { host, enforcement, identities }) => {
+      const uploads = new ResumableUploads(catalog);
+      return (req, res) => {
+        const url = new URL(req.url ?? '/', 'http://localhost');
+        const ctx: Ctx = {
+          req,
+          res,
+          query: url.searchParams,
+          base: `http://${req.headers.host ?? `${host}`}`,
+        };
+        req.on('error', () => undefined);
+        const fields = url.searchParams.get('fields');
+        if (fields) requestedFields.set(res, fields);
+        Promise.resolve()
+          .then(() => {
+            if (enforcement) ctx.access = accessOf(enforcement, req, identities());
+            return dispatch(catalog, uploads, ctx, route(url.pathname));
+          })
+          .catch((err: unknown) => {
+            if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
+            sendError(res, err);
+            if (!req.complete) req.resume();
+          });
+      };
     },
-  };
+  });
+  return { port: served.port, url: served.url, identityPorts: served.identityPorts, close: served.close };
 }

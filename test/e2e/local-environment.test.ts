@@ -11,7 +11,12 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { Storage } from '@google-cloud/storage';
-import { registryBucketName } from '../../core/plan.ts';
+import {
+  CLAIM_COLLECTIONS,
+  CLAIM_EXPIRE_FIELD,
+  claimsDatabaseId,
+  registryBucketName,
+} from '../../core/plan.ts';
 import { indexPath } from '../../core/registry/registry.ts';
 import { REPO, startLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
@@ -109,6 +114,18 @@ describe('end to end: the local environment of `npm start`', function () {
       .save('{"hello":"registry"}', { preconditionOpts: { ifGenerationMatch: 0 } });
     const [back] = await bucket.file('probe/hello.json').download();
     assert.deepEqual(JSON.parse(back.toString()), { hello: 'registry' });
+  });
+
+  it('creates the claims database with its TTL fields in the Firestore emulator', async () => {
+    const db = `http://127.0.0.1:${ports['firestore']}/v1/projects/local-project/databases/${claimsDatabaseId('local')}`;
+    const got = (await (await fetch(db)).json()) as { type?: string; locationId?: string };
+    assert.equal(got.type, 'FIRESTORE_NATIVE');
+    for (const group of CLAIM_COLLECTIONS) {
+      const field = await (
+        await fetch(`${db}/collectionGroups/${group}/fields/${CLAIM_EXPIRE_FIELD}`)
+      ).json();
+      assert.deepEqual((field as { ttlConfig?: unknown }).ttlConfig, { state: 'ACTIVE' }, group);
+    }
   });
 
   it('runs the studio on that registry, with the admin token it keeps in the data dir', async () => {
@@ -319,7 +336,7 @@ describe('end to end: the local environment of `npm start`', function () {
 
   it('stops every process cleanly on Ctrl-C', async () => {
     const pids = [...output.matchAll(/ready on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    assert.equal(pids.length, 9);
+    assert.equal(pids.length, 10, 'four emulators, the receiver, three functions, the gateway, the studio');
     const exited = new Promise<number | null>((r) => child?.once('exit', (code) => r(code)));
     child?.kill('SIGINT');
     assert.equal(await exited, 0);

@@ -416,8 +416,11 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         // The late-copy check is a query (adapters/stored-check.ts).
         `serviceAccount:${sa('store')} roles/bigquery.jobUser`,
         `serviceAccount:${sa('studio')} roles/bigquery.jobUser`,
+        // Send-once claims: project-level, conditioned on the claims database (infra/claims.ts).
+        `serviceAccount:${sa('store')} roles/datastore.user`,
+        `serviceAccount:${sa('forward')} roles/datastore.user`,
       ].sort(),
-      'project-wide roles: the builder roles and jobUser for analysts and the workloads that query',
+      'project-wide roles: the builder roles, jobUser for analysts and the workloads that query, datastore.user for claims',
     );
   });
 

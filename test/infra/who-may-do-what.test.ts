@@ -95,7 +95,10 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:bigquery/datasetIamMember:DatasetIamMember':
         return i['datasetId'] === plan.ops.dataset ? 'ops dataset' : 'dataset';
       case 'gcp:projects/iAMMember:IAMMember':
-        return 'project';
+        // Firestore has no policy of its own: a grant on one database is the project's, conditioned.
+        return String(i['condition']?.expression ?? '').includes(`/databases/${plan.claims.database}"`)
+          ? 'claims database'
+          : 'project';
       case 'gcp:cloudrunv2/serviceIamMember:ServiceIamMember':
         return `service ${last(i['name'])}`;
       case 'gcp:storage/bucketIAMMember:BucketIAMMember':

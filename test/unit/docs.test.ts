@@ -60,6 +60,7 @@ const OTHERS = new Set([
   'docs/pubsub-emulator.md',
   'docs/storage-emulator.md',
   'docs/bigquery-emulator.md',
+  'docs/firestore-emulator.md',
 ]);
 const pages = tracked.filter((f) => (f === 'README.md' || /^docs\/.*\.md$/.test(f)) && !OTHERS.has(f));
 const text = (f: string): string => readFileSync(join(root, f), 'utf8');

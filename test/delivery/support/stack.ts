@@ -134,6 +134,8 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       pubsub: ps.port,
       bigquery: bqPort,
       storage: gcs.port,
+      // No claims in this stack yet: the functions do not call Firestore.
+      firestore: 0,
       studio: 0,
       gateway: 0,
       store: await freePort(),

@@ -117,6 +117,11 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
     assert.deepEqual([...new Set(rows.map((n) => n.permission))].sort(), [
       'bigquery.jobs.create',
       'bigquery.tables.updateData',
+      // Its deliveries' send-once claims (adapters/firestore-claims.ts).
+      'datastore.entities.create',
+      'datastore.entities.delete',
+      'datastore.entities.get',
+      'datastore.entities.update',
       'secretmanager.versions.access',
       'storage.objects.create',
       'storage.objects.delete',
