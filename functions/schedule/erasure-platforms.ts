@@ -117,6 +117,7 @@ async function notice(deps: PlatformErasureDeps, r: PlatformErasureRequest): Pro
   try {
     const res = await sendOne(deps, r.request);
     if (res.kind === 'network_error') return of('failed', `network error: ${res.message}`);
+    if (res.kind === 'refused') return of('failed', res.reason);
     if (res.status >= 200 && res.status < 300) return of('sent', receipt(r.receipt, res.body));
     return of('failed', refusal(r.request.auth, res.status, res.body));
   } catch (err) {

@@ -77,6 +77,8 @@ describe('architecture: dependency direction', () => {
       'core/warehouse/rows.ts',
       // Hashing and scrubbing personal data: used by the store path and the platform payloads.
       'core/pii.ts',
+      // The egress policy: the gate's rules, and the refusal the platforms' runtimes pass on.
+      'core/egress/policy.ts',
     ];
     const layerOf = (path: string): number => {
       if (path.startsWith('schemas/') || BASE.includes(path)) return 0;

@@ -16,6 +16,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Destination } from '../../../schemas/settings.ts';
+import { EGRESS_REFUSED_CODE } from '../../egress/policy.ts';
 import type { StoredEvent } from '../../event.ts';
 import type { Outcome } from '../driver.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
@@ -176,6 +177,8 @@ async function dispatch(
       ...(body ? { body } : {}),
     });
   } catch (err) {
+    // The egress gate's refusal (adapters/egress.ts) goes on as it is: permanent, not a network failure.
+    if ((err as { code?: unknown }).code === EGRESS_REFUSED_CODE) throw err;
     const cause = (err as { cause?: { message?: string } }).cause?.message;
     throw Object.assign(
       new Error(`no answer from ${original.host}: ${(err as Error).message}${cause ? ` (${cause})` : ''}`),
