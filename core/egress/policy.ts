@@ -217,3 +217,26 @@ export function refusedHeaders(headers: Readonly<Record<string, string>>): strin
   }
   return undefined;
 }
+
+/**
+ * Why a URL written in the settings points inside (its host is an internal literal or name), or
+ * undefined; its scheme is left to the gate. For `settings check`'s warnings (core/settings.ts).
+ */
+export function pointsInside(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  const t = checkTarget(`https://${url.host}/`, new Set());
+  return 'refused' in t ? t.refused : undefined;
+}
+
+/** Whether a URL's host (`name` or `name:port`, as URL.host gives it) is on a destination's `allowed_hosts`. */
+export function hostAllowed(text: string, hosts: readonly string[]): boolean {
+  if (!URL.canParse(text)) return false;
+  const url = new URL(text);
+  return hosts.some((h) => h.toLowerCase() === url.host || h.toLowerCase() === url.hostname);
+}

@@ -336,7 +336,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     return decoded.push;
   }
 
-  function catalogDeps() {
+  function catalogDeps(destination: Destination = webhook) {
     const agents = countingAgents();
     const send = createEgressSender({
       allow: parseAllowList(allowed.origin),
@@ -349,7 +349,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     });
     const driver = segmentActionDriver(egressFetch(send, 5000));
     const deps: ForwardDeps = {
-      destinations: [webhook],
+      destinations: [destination],
       driverFor: (type) => (type === driver.type ? driver : undefined),
       getSecret: async () => undefined,
       send: () => Promise.reject(new Error('not used for segment_action')),
@@ -396,6 +396,21 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     assert.equal(result.entries[0]?.row.status, 'delivered', JSON.stringify(result.entries[0]?.row));
     assert.equal(allowed.seen.requests.length, before + 1);
     assert.equal(counts.connections, 1);
+  });
+
+  it("allow_event_urls: an event's URL goes only to the destination's allowed_hosts", async () => {
+    const port = new URL(allowed.origin).port;
+    const other = catalogDeps({ ...webhook, allow_event_urls: true, allowed_hosts: ['hooks.example.test'] });
+    const refused = await forwardPush(pushOf(event(`${allowed.origin}/hook`), 'hook'), other.deps);
+    assert.equal(refused.entries[0]?.row.status, 'rejected');
+    assert.match(
+      refused.entries[0]?.row.reason ?? '',
+      new RegExp(`^egress refused: 127\\.0\\.0\\.1:${port} is not one of the destination's allowed_hosts`),
+    );
+    assert.equal(other.counts.connections, 0);
+    const listed = catalogDeps({ ...webhook, allow_event_urls: true, allowed_hosts: [`127.0.0.1:${port}`] });
+    const sent = await forwardPush(pushOf(event(`${allowed.origin}/hook`), 'hook'), listed.deps);
+    assert.equal(sent.entries[0]?.row.status, 'delivered');
   });
 
   it("forward's own drivers: a webhook base_url at the metadata server is a rejected row, nothing sent", async () => {
