@@ -514,6 +514,15 @@ export const Settings = Type.Object(
       Type.Object(
         {
           partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          time_travel_hours: Type.Optional(
+            Type.Integer({
+              minimum: 48,
+              maximum: 168,
+              multipleOf: 24,
+              description:
+                'Hours BigQuery keeps changed and deleted rows for time travel in both datasets (48–168, whole days; BigQuery’s default 168); the 7-day fail-safe after it cannot be shortened (docs/privacy.md#time-travel-and-fail-safe)',
+            }),
+          ),
           retention: Type.Optional(
             Type.Object(
               {
