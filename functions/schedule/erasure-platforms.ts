@@ -12,6 +12,7 @@ import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
 import { graphError } from '../../core/platforms/meta/audience-answers.ts';
 import { parseJson, snippet } from '../../core/platforms/responses.ts';
+import { noticeKey } from '../../core/privacy/erasure.ts';
 import {
   type ErasedPerson,
   type ErasureAuth,
@@ -147,8 +148,8 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
  */
 export function createPlatformErasure(
   deps: PlatformErasureDeps,
-): (person: ErasedPerson) => Promise<PlatformNotice[]> {
-  return async (person) => {
+): (person: ErasedPerson, only?: ReadonlySet<string>) => Promise<PlatformNotice[]> {
+  return async (person, only) => {
     const at = (deps.now ?? (() => new Date()))().toISOString();
     let syncs: { name: string; spec: SyncSpec }[] = [];
     const unread: PlatformNotice[] = [];
@@ -156,15 +157,19 @@ export function createPlatformErasure(
       syncs = currentSpecs<SyncSpec>(await deps.syncs(true));
     } catch (err) {
       unread.push({
-        platform: 'syncs',
-        target: 'registry',
+        ...REGISTRY_TARGET,
         status: 'failed',
         detail: `the syncs could not be read, so no audience was asked: ${messageOf(err)}`,
         at,
       });
     }
     const plan = platformErasure(deps.settings, syncs, person, at);
-    const sent = await pooled(plan.requests, CONCURRENCY, (r) => notice(deps, r));
+    // A retry asks only the targets that failed; the registry unread before, every audience sync.
+    const wanted = (x: { platform: string; target: string }): boolean =>
+      !only ||
+      only.has(noticeKey(x)) ||
+      (only.has(noticeKey(REGISTRY_TARGET)) && syncs.some((s) => s.name === x.target));
+    const sent = await pooled(plan.requests.filter(wanted), CONCURRENCY, (r) => notice(deps, r));
     const gap =
       (status: 'failed' | 'unsupported') =>
       (g: ErasureGap): PlatformNotice => ({
@@ -176,9 +181,12 @@ export function createPlatformErasure(
       });
     return [
       ...sent,
-      ...plan.blocked.map(gap('failed')),
-      ...plan.unsupported.map(gap('unsupported')),
+      ...plan.blocked.map(gap('failed')).filter(wanted),
+      ...(only ? [] : plan.unsupported.map(gap('unsupported'))),
       ...unread,
     ];
   };
 }
+
+/** The notice of syncs that could not be read (no audience asked). */
+const REGISTRY_TARGET = { platform: 'syncs', target: 'registry' } as const;

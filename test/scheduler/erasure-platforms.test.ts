@@ -224,6 +224,18 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
     assert.equal(notices.filter((n) => n.status === 'sent').length, 4);
   });
 
+  it('a retry asks only the targets that failed, and leaves the unsupported ones out (#75)', async () => {
+    const since = { ga4: ga4.received.length, ads: ads.received.length, meta: meta.received.length };
+    const notices = await deps().erase(PERSON, new Set(['meta_audience vip-meta']));
+    assert.deepEqual(
+      notices.map((n) => [n.platform, n.target, n.status]),
+      [['meta_audience', 'vip-meta', 'sent']],
+    );
+    assert.equal(ga4.received.length, since.ga4, 'GA4 not asked again');
+    assert.equal(ads.received.length, since.ads, 'Customer Match not asked again');
+    assert.equal(meta.received.length, since.meta + 1);
+  });
+
   it('a Meta refusal is failed with Meta’s message', async () => {
     const notices = await deps({
       secret: async (name) => (name === 'META_AUD' ? 'wrong' : standInCredentials(ads.url)),
