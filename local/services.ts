@@ -126,7 +126,7 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     EVENTBUS_SECRETS_DIR: join(ctx.dataDir, 'secrets'),
     EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
     // The egress gate's one exception locally: the receiver and its platform stand-ins, by origin.
-    EVENTBUS_EGRESS_ALLOW: url(ctx.ports.receiver),
+    EVENTBUS_EGRESS_ALLOW: `${url(ctx.ports.receiver)},http://localhost:${ctx.ports.receiver}`,
     PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${own.pubsub}`,
     BIGQUERY_EMULATOR_HOST: url(own.bigquery),
     STORAGE_EMULATOR_HOST: url(own.storage),
