@@ -19,6 +19,7 @@ import {
   type ErasureGap,
   type ErasureHttpRequest,
   type PlatformErasureRequest,
+  personMemberHashes,
   platformErasure,
 } from '../../core/privacy/platform-erasure.ts';
 import type { Settings } from '../../schemas/settings.ts';
@@ -42,6 +43,12 @@ export interface PlatformErasureDeps extends ConnectionDeps {
   readonly syncs: (fresh?: boolean) => Promise<Snapshot>;
   /** OAuth access tokens (credentials '' = the function's own account); absent: Google cannot be asked. */
   readonly accessToken?: (credentials: string, scope: string, fresh: boolean) => Promise<string>;
+  /**
+   * The kept members (`__row`) of a sync's state rows holding any of `hashes` (the person as the
+   * sync hashed them: core/privacy/platform-erasure.ts `heldMembersSql`). Absent, or failing for a
+   * sync: that sync is asked by the person's e-mail and phone, as its state cannot tell.
+   */
+  readonly heldMembers?: (sync: string, hashes: readonly string[]) => Promise<readonly string[]>;
   /** The clock of the notices (default: the real one). */
   readonly now?: () => Date;
 }
@@ -163,7 +170,10 @@ export function createPlatformErasure(
         at,
       });
     }
-    const plan = platformErasure(deps.settings, syncs, person, at);
+    // The state is read on the first ask only: by a retry the erasure has cleaned it, and the
+    // sync that failed (it was asked, so it held the person) is asked by e-mail and phone.
+    const held = only ? new Map<string, readonly string[]>() : await heldBySync(deps, syncs, person);
+    const plan = platformErasure(deps.settings, syncs, person, at, held);
     // A retry asks only the targets that failed; the registry unread before, every audience sync.
     const wanted = (x: { platform: string; target: string }): boolean =>
       !only ||
@@ -186,6 +196,31 @@ export function createPlatformErasure(
       ...unread,
     ];
   };
+}
+
+/**
+ * Which mirror audience syncs hold the person, with the members to remove (every identifier each
+ * was added with): a sync that holds none is not asked at all. Syncs whose state keeps no member,
+ * or whose state cannot be read, are left out of the map (asked by e-mail and phone).
+ */
+async function heldBySync(
+  deps: PlatformErasureDeps,
+  syncs: readonly { name: string; spec: SyncSpec }[],
+  person: ErasedPerson,
+): Promise<Map<string, readonly string[]>> {
+  const held = new Map<string, readonly string[]>();
+  const lookup = deps.heldMembers;
+  if (!lookup) return held;
+  for (const { name, spec } of syncs) {
+    const hashes = personMemberHashes(spec, person);
+    if (hashes.length === 0) continue;
+    try {
+      held.set(name, await lookup(name, hashes));
+    } catch {
+      // Not known: the sync is asked as before.
+    }
+  }
+  return held;
 }
 
 /** The notice of syncs that could not be read (no audience asked). */

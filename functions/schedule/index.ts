@@ -34,9 +34,11 @@ import { alertQuery } from '../../core/alerts/alerts.ts';
 import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/definitions/defined-events.ts';
 import { SESSION_TABLES } from '../../core/models/sessions.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { heldMembersSql } from '../../core/privacy/platform-erasure.ts';
 import type { RuleVersion } from '../../core/rules/rules.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler/dispatch.ts';
+import { syncTables } from '../../core/syncs/sync-sql.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
@@ -331,6 +333,15 @@ function erasures(reader: RegistryReader, bucket: Bucket, bigquery: BigQuery): J
       secret: (name) => secrets.get(name),
       send: sender,
       accessToken: createAccessTokens(),
+      heldMembers: async (sync, hashes) => {
+        const [rows] = await bigquery.query({
+          query: heldMembersSql(syncTables(config.plan.ops.dataset, sync).state),
+          params: { hashes: [...hashes] },
+          types: { hashes: ['STRING'] },
+          useLegacySql: false,
+        });
+        return (rows as { __row?: unknown }[]).flatMap((r) => (typeof r.__row === 'string' ? [r.__row] : []));
+      },
     }),
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
   });
