@@ -104,40 +104,46 @@ function resolverOf(names: Record<string, string>): Resolver & { calls: string[]
   return Object.assign(resolve, { calls });
 }
 
-describe('egress gate: refusals come before any connection', () => {
-  let allowed: Awaited<ReturnType<typeof standIn>>;
-  let studio: Awaited<ReturnType<typeof standIn>>;
+/** Where the allowed stand-in sends each redirecting path: status and Location. */
+const REDIRECTS: Readonly<Record<string, readonly [number, string]>> = {
+  '/redirect-to-metadata': [
+    302,
+    'http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token',
+  ],
+  '/redirect-to-name': [307, 'https://rebind.example.test/token'],
+  '/redirect-loop': [302, '/redirect-loop'],
+  '/redirect-home': [303, '/hook'],
+};
+
+type StandIn = Awaited<ReturnType<typeof standIn>>;
+
+/** For one describe: the allowed stand-in (on the allow-list; `ok` answers the rest) and the studio's (not on it). */
+function standIns(ok: string): { allowed: StandIn; studio: StandIn } {
+  const s = {} as { allowed: StandIn; studio: StandIn };
   before(async () => {
-    allowed = await standIn((req, res) => {
-      if (req.url === '/redirect-to-metadata') {
-        res.writeHead(302, {
-          location: 'http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token',
-        });
-        res.end();
-      } else if (req.url === '/redirect-to-name') {
-        res.writeHead(307, { location: 'https://rebind.example.test/token' });
-        res.end();
-      } else if (req.url === '/redirect-loop') {
-        res.writeHead(302, { location: '/redirect-loop' });
-        res.end();
-      } else if (req.url === '/redirect-home') {
-        res.writeHead(303, { location: '/hook' });
-        res.end();
-      } else res.end('ok');
+    s.allowed = await standIn((req, res) => {
+      const hop = REDIRECTS[req.url ?? ''];
+      if (hop) res.writeHead(hop[0], { location: hop[1] });
+      res.end(hop ? undefined : ok);
     });
-    studio = await standIn((_req, res) => res.end('studio'));
+    s.studio = await standIn((_req, res) => res.end('studio'));
   });
   after(() => {
-    allowed.server.close();
-    studio.server.close();
+    s.allowed.server.close();
+    s.studio.server.close();
   });
+  return s;
+}
+
+describe('egress gate: refusals come before any connection', () => {
+  const s = standIns('ok');
 
   function gate(extra: Partial<EgressOptions> = {}) {
     const agents = countingAgents();
     const logged: Record<string, unknown>[] = [];
     const resolve = resolverOf({ 'crm.example.test': '10.0.0.1', 'rebind.example.test': '169.254.169.254' });
     const send = createEgressSender({
-      allow: parseAllowList(allowed.origin),
+      allow: parseAllowList(s.allowed.origin),
       component: 'test',
       resolve,
       log: (line) => logged.push({ ...line }),
@@ -178,10 +184,10 @@ describe('egress gate: refusals come before any connection', () => {
   });
 
   it('127.0.0.1:<studio port> (a loopback service not on the allow-list): refused, nothing reaches it', async () => {
-    const port = new URL(studio.origin).port;
+    const port = new URL(s.studio.origin).port;
     await assertRefused(`http://127.0.0.1:${port}/v1/admin/apply`, /loopback/);
     await assertRefused(`https://127.0.0.1:${port}/v1/admin/apply`, /loopback/);
-    assert.equal(studio.seen.connections, 0);
+    assert.equal(s.studio.seen.connections, 0);
   });
 
   it('[::ffff:169.254.169.254] (IPv4-mapped IPv6): refused, no connection', async () => {
@@ -198,18 +204,18 @@ describe('egress gate: refusals come before any connection', () => {
 
   it('a redirect from the allowed stand-in to the metadata server: the hop is refused, no connection to it', async () => {
     const g = gate({ maxRedirects: 5 });
-    const before = allowed.seen.requests.length;
-    const answer = await g.send(post(`${allowed.origin}/redirect-to-metadata`), 2000);
+    const before = s.allowed.seen.requests.length;
+    const answer = await g.send(post(`${s.allowed.origin}/redirect-to-metadata`), 2000);
     assert.ok(answer.kind === 'refused', JSON.stringify(answer));
     assert.match(answer.reason, /^egress refused: 169\.254\.169\.254 is the metadata server/);
-    assert.equal(allowed.seen.requests.length, before + 1, 'the stand-in was asked once');
+    assert.equal(s.allowed.seen.requests.length, before + 1, 'the stand-in was asked once');
     assert.equal(g.counts.connections, 1, 'one connection: to the stand-in, none to the metadata server');
   });
 
   it('a redirect to a name that resolves inside is refused at that hop, credentials never sent', async () => {
     const g = gate({ maxRedirects: 5 });
     const answer = await g.send(
-      post(`${allowed.origin}/redirect-to-name`, { authorization: 'Bearer secret' }),
+      post(`${s.allowed.origin}/redirect-to-name`, { authorization: 'Bearer secret' }),
       2000,
     );
     assert.ok(answer.kind === 'refused');
@@ -219,25 +225,25 @@ describe('egress gate: refusals come before any connection', () => {
 
   it('redirects are bounded: a loop ends refused after maxRedirects hops', async () => {
     const g = gate({ maxRedirects: 3 });
-    const before = allowed.seen.requests.length;
-    const answer = await g.send(post(`${allowed.origin}/redirect-loop`), 2000);
+    const before = s.allowed.seen.requests.length;
+    const answer = await g.send(post(`${s.allowed.origin}/redirect-loop`), 2000);
     assert.ok(answer.kind === 'refused');
     assert.match(answer.reason, /more than 3 redirects/);
-    assert.equal(allowed.seen.requests.length - before, 4);
+    assert.equal(s.allowed.seen.requests.length - before, 4);
   });
 
   it('forward sends with no redirect followed: the 3xx is the answer', async () => {
     const g = gate();
-    const answer = await g.send(post(`${allowed.origin}/redirect-to-metadata`), 2000);
+    const answer = await g.send(post(`${s.allowed.origin}/redirect-to-metadata`), 2000);
     assert.ok(answer.kind === 'response');
     assert.equal(answer.status, 302);
   });
 
   it('headers from a mapping cannot set Host or smuggle a line: refused, no connection', async () => {
-    await assertRefused(`${allowed.origin}/hook`, /Host is set by the sender/, {
+    await assertRefused(`${s.allowed.origin}/hook`, /Host is set by the sender/, {
       Host: 'metadata.google.internal',
     });
-    await assertRefused(`${allowed.origin}/hook`, /CR, LF/, { 'x-note': 'a\r\nHost: 169.254.169.254' });
+    await assertRefused(`${s.allowed.origin}/hook`, /CR, LF/, { 'x-note': 'a\r\nHost: 169.254.169.254' });
   });
 
   it('file: and data: targets are refused', async () => {
@@ -247,15 +253,15 @@ describe('egress gate: refusals come before any connection', () => {
 
   it('an allowed stand-in still delivers, and a same-origin redirect is followed as a GET', async () => {
     const g = gate({ maxRedirects: 5 });
-    const answer = await g.send(post(`${allowed.origin}/hook`), 2000);
+    const answer = await g.send(post(`${s.allowed.origin}/hook`), 2000);
     assert.ok(answer.kind === 'response');
     assert.equal(answer.status, 200);
     assert.equal(answer.body, 'ok');
-    const before = allowed.seen.requests.length;
-    const hop = await g.send(post(`${allowed.origin}/redirect-home`), 2000);
+    const before = s.allowed.seen.requests.length;
+    const hop = await g.send(post(`${s.allowed.origin}/redirect-home`), 2000);
     assert.ok(hop.kind === 'response' && hop.status === 200);
     assert.deepEqual(
-      allowed.seen.requests.slice(before).map((r) => `${r.method} ${r.url}`),
+      s.allowed.seen.requests.slice(before).map((r) => `${r.method} ${r.url}`),
       ['POST /redirect-home', 'GET /hook'],
     );
     assert.equal(g.logged.length, 0);
@@ -264,7 +270,7 @@ describe('egress gate: refusals come before any connection', () => {
   it('the connection goes to the checked address, whatever the name (pinned lookup)', async () => {
     const agents = countingAgents();
     const transport = createTransport({ httpAgent: agents.httpAgent });
-    const port = new URL(allowed.origin).port;
+    const port = new URL(s.allowed.origin).port;
     // A name no resolver knows: only the pinned lookup can take this request anywhere.
     const target = targetOf(new URL(`http://pinned.invalid:${port}/hook`));
     const answer = await transport(target, { method: 'GET', redactedUrl: 'x', headers: {}, body: '' }, 2000, {
@@ -272,28 +278,12 @@ describe('egress gate: refusals come before any connection', () => {
       family: 4,
     });
     assert.ok(answer.kind === 'response' && answer.status === 200, JSON.stringify(answer));
-    assert.equal(allowed.seen.requests.at(-1)?.headers.host, `pinned.invalid:${port}`);
+    assert.equal(s.allowed.seen.requests.at(-1)?.headers.host, `pinned.invalid:${port}`);
   });
 });
 
 describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
-  let allowed: Awaited<ReturnType<typeof standIn>>;
-  let studio: Awaited<ReturnType<typeof standIn>>;
-  before(async () => {
-    allowed = await standIn((req, res) => {
-      if (req.url === '/redirect-to-metadata') {
-        res.writeHead(302, {
-          location: 'http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token',
-        });
-        res.end();
-      } else res.end('{}');
-    });
-    studio = await standIn((_req, res) => res.end('studio'));
-  });
-  after(() => {
-    allowed.server.close();
-    studio.server.close();
-  });
+  const s = standIns('{}');
 
   const event = (callback: string): StoredEvent => ({
     event_name: 'purchase',
@@ -339,7 +329,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
   function catalogDeps(destination: Destination = webhook) {
     const agents = countingAgents();
     const send = createEgressSender({
-      allow: parseAllowList(allowed.origin),
+      allow: parseAllowList(s.allowed.origin),
       component: 'forward-catalog',
       resolve: resolverOf({ 'crm.example.test': '10.0.0.1' }),
       maxRedirects: 5,
@@ -364,12 +354,12 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
       'http://169.254.169.254/computeMetadata/v1/instance/service-accounts/default/token',
       /metadata server/,
     ],
-    ['127.0.0.1:<studio>', `http://127.0.0.1:${new URL(studio.origin).port}/v1/admin/apply`, /loopback/],
+    ['127.0.0.1:<studio>', `http://127.0.0.1:${new URL(s.studio.origin).port}/v1/admin/apply`, /loopback/],
     ['[::ffff:169.254.169.254]', 'https://[::ffff:169.254.169.254]/latest', /IPv4-mapped/],
     ['a name resolved to 10.0.0.1', 'https://crm.example.test/hook', /private address/],
     [
       'a redirect from the allowed stand-in to the metadata server',
-      `${allowed.origin}/redirect-to-metadata`,
+      `${s.allowed.origin}/redirect-to-metadata`,
       /metadata server/,
     ],
   ];
@@ -383,25 +373,25 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
       assert.match(row?.reason ?? '', /^egress refused: /, name);
       assert.match(row?.reason ?? '', why, name);
       assert.equal(result.ack, true, `${name}: permanent, acknowledged`);
-      const expected = url.startsWith(allowed.origin) ? 1 : 0;
+      const expected = url.startsWith(s.allowed.origin) ? 1 : 0;
       assert.equal(counts.connections, expected, `${name}: connections attempted`);
     }
-    assert.equal(studio.seen.connections, 0, 'nothing reached the studio');
+    assert.equal(s.studio.seen.connections, 0, 'nothing reached the studio');
   });
 
   it('an allowed stand-in (behind the allow-list) still delivers', async () => {
     const { deps, counts } = catalogDeps();
-    const before = allowed.seen.requests.length;
-    const result = await forwardPush(pushOf(event(`${allowed.origin}/hook`), 'hook'), deps);
+    const before = s.allowed.seen.requests.length;
+    const result = await forwardPush(pushOf(event(`${s.allowed.origin}/hook`), 'hook'), deps);
     assert.equal(result.entries[0]?.row.status, 'delivered', JSON.stringify(result.entries[0]?.row));
-    assert.equal(allowed.seen.requests.length, before + 1);
+    assert.equal(s.allowed.seen.requests.length, before + 1);
     assert.equal(counts.connections, 1);
   });
 
   it("allow_event_urls: an event's URL goes only to the destination's allowed_hosts", async () => {
-    const port = new URL(allowed.origin).port;
+    const port = new URL(s.allowed.origin).port;
     const other = catalogDeps({ ...webhook, allow_event_urls: true, allowed_hosts: ['hooks.example.test'] });
-    const refused = await forwardPush(pushOf(event(`${allowed.origin}/hook`), 'hook'), other.deps);
+    const refused = await forwardPush(pushOf(event(`${s.allowed.origin}/hook`), 'hook'), other.deps);
     assert.equal(refused.entries[0]?.row.status, 'rejected');
     assert.match(
       refused.entries[0]?.row.reason ?? '',
@@ -409,7 +399,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     );
     assert.equal(other.counts.connections, 0);
     const listed = catalogDeps({ ...webhook, allow_event_urls: true, allowed_hosts: [`127.0.0.1:${port}`] });
-    const sent = await forwardPush(pushOf(event(`${allowed.origin}/hook`), 'hook'), listed.deps);
+    const sent = await forwardPush(pushOf(event(`${s.allowed.origin}/hook`), 'hook'), listed.deps);
     assert.equal(sent.entries[0]?.row.status, 'delivered');
   });
 
@@ -427,7 +417,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
       driverFor,
       getSecret: async () => 'k',
       send: createEgressSender({
-        allow: parseAllowList(allowed.origin),
+        allow: parseAllowList(s.allowed.origin),
         component: 'forward',
         resolve: resolverOf({}),
         log: () => {},
