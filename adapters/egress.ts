@@ -132,7 +132,7 @@ export function createEgressSender(options: EgressOptions): EgressSender {
     if (!target.allowListed && !target.literal) {
       let address: PinnedAddress | string;
       try {
-        address = await addressOf(target.host);
+        address = await withinDeadline(addressOf(target.host), deadline, target.host);
       } catch (err) {
         return { kind: 'network_error', message: `${(err as Error).message} (${request.redactedUrl})` };
       }
@@ -149,6 +149,18 @@ export function createEgressSender(options: EgressOptions): EgressSender {
   };
 
   return (request, timeoutMs) => hop(request, timeoutMs, Date.now() + timeoutMs, maxRedirects);
+}
+
+/** A name's resolution, bounded by the call's own deadline: a slow resolver is a timeout, not a hang. */
+function withinDeadline<T>(p: Promise<T>, deadline: number, host: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`timeout resolving ${host}`)),
+      Math.max(0, deadline - Date.now()),
+    );
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
 /** The next hop's request: 303 (and a POST's 301/302) becomes a GET; credentials stay with their origin. */

@@ -246,6 +246,16 @@ describe('egress gate: refusals come before any connection', () => {
     await assertRefused(`${s.allowed.origin}/hook`, /CR, LF/, { 'x-note': 'a\r\nHost: 169.254.169.254' });
   });
 
+  it('a resolver that never answers is a network error at the deadline, never a connection', async () => {
+    const g = gate({ resolve: () => new Promise(() => {}) });
+    const started = Date.now();
+    const answer = await g.send(post('https://slow.example.test/hook'), 150);
+    assert.ok(answer.kind === 'network_error', JSON.stringify(answer));
+    assert.match(answer.message, /timeout resolving slow\.example\.test/);
+    assert.ok(Date.now() - started < 2000);
+    assert.equal(g.counts.connections, 0);
+  });
+
   it('file: and data: targets are refused', async () => {
     await assertRefused('file:///etc/passwd', /file: scheme/);
     await assertRefused('data:text/plain,hi', /data: scheme/);
