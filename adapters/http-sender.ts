@@ -10,12 +10,38 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import type { InboundResponse, OutboundRequest } from '../core/platforms/driver.ts';
 
 /** Bodies of platform answers are kept up to this size (they end up in ledger reasons). */
 export const MAX_RESPONSE_BYTES = 64 * 1024;
 
-export type Sender = (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
+/** What the transport itself can answer: a response or a network error (refusals are the gate's, adapters/egress.ts). */
+export type TransportResponse = Exclude<InboundResponse, { readonly kind: 'refused' }>;
+
+export type Sender = (request: OutboundRequest, timeoutMs: number) => Promise<TransportResponse>;
+
+/** A request as the transport sends it: any method, the body as text (empty for none). */
+export interface TransportRequest {
+  readonly method: string;
+  readonly redactedUrl: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
+
+/** The address a connection is pinned to: the one the gate checked (no second resolution). */
+export interface PinnedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+/** Sends one request to a parsed target, optionally over a connection pinned to an address. */
+export type Transport = (
+  target: Target,
+  request: TransportRequest,
+  timeoutMs: number,
+  pinned?: PinnedAddress,
+) => Promise<TransportResponse>;
 
 export interface HttpSenderOptions {
   /** Agents to send through (tests, custom TLS); default keep-alive agents of this sender. */
@@ -31,24 +57,44 @@ export interface HttpSenderOptions {
  * timer per delivery); a request that meets a socket closed under it is sent again once.
  */
 export function createHttpSender(options: HttpSenderOptions = {}): Sender {
-  const agents = {
-    'http:': options.httpAgent ?? new HttpAgent({ keepAlive: true }),
-    'https:': options.httpsAgent ?? new HttpsAgent({ keepAlive: true }),
-  };
-  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  const transport = createTransport(options);
   const targets = new TargetCache();
   return (request, timeoutMs) => {
     const target = targets.get(request.url);
     if (typeof target === 'string') {
       return Promise.resolve({ kind: 'network_error', message: `${target} (${request.redactedUrl})` });
     }
+    return transport(target, request, timeoutMs);
+  };
+}
+
+/**
+ * The exchange itself, for the egress gate (adapters/egress.ts), which checks the target and
+ * its address first and pins the connection to that address.
+ */
+export function createTransport(options: HttpSenderOptions = {}): Transport {
+  const agents = {
+    'http:': options.httpAgent ?? new HttpAgent({ keepAlive: true }),
+    'https:': options.httpsAgent ?? new HttpsAgent({ keepAlive: true }),
+  };
+  const maxBytes = options.maxResponseBytes ?? MAX_RESPONSE_BYTES;
+  return (target, request, timeoutMs, pinned) => {
     const deadline = Date.now() + timeoutMs;
-    return exchange(target, agents[target.protocol], request, timeoutMs, deadline, true, maxBytes);
+    const sent = pinned ? { ...target, lookup: pinnedLookup(pinned) } : target;
+    return exchange(sent, agents[target.protocol], request, timeoutMs, deadline, true, maxBytes);
+  };
+}
+
+/** A `lookup` that answers the checked address for any name: the connection goes there, and only there. */
+function pinnedLookup(pinned: PinnedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: pinned.address, family: pinned.family }]);
+    else callback(null, pinned.address, pinned.family);
   };
 }
 
 /** Where a URL sends a request: node:http's options, without the URL object they are read from. */
-interface Target {
+export interface Target {
   readonly protocol: 'http:' | 'https:';
   readonly hostname: string;
   /** Undefined for the protocol's default port. */
@@ -56,6 +102,8 @@ interface Target {
   readonly path: string;
   /** `user:password` of a URL that carries them (Basic authentication), as node:http takes it. */
   readonly auth: string | undefined;
+  /** Set by the transport for a pinned connection. */
+  readonly lookup?: LookupFunction;
 }
 
 /**
@@ -85,8 +133,13 @@ function parseTarget(text: string): Target | string {
     return 'invalid URL';
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `unsupported protocol ${url.protocol}`;
+  return targetOf(url);
+}
+
+/** node:http's options for an http(s) URL. */
+export function targetOf(url: URL): Target {
   return {
-    protocol: url.protocol,
+    protocol: url.protocol === 'https:' ? 'https:' : 'http:',
     // A bracketed IPv6 literal is given to node:http without its brackets (as urlToHttpOptions does).
     hostname: url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname,
     port: url.port === '' ? undefined : Number(url.port),
@@ -101,15 +154,15 @@ function parseTarget(text: string): Target | string {
 function exchange(
   target: Target,
   agent: HttpAgent | HttpsAgent,
-  request: OutboundRequest,
+  request: TransportRequest,
   timeoutMs: number,
   deadline: number,
   mayRetryStale: boolean,
   maxBytes: number,
-): Promise<InboundResponse> {
+): Promise<TransportResponse> {
   return new Promise((resolve) => {
     let settled = false;
-    const finish = (result: InboundResponse) => {
+    const finish = (result: TransportResponse) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -122,6 +175,7 @@ function exchange(
       port: target.port,
       path: target.path,
       ...(target.auth ? { auth: target.auth } : {}),
+      ...(target.lookup ? { lookup: target.lookup } : {}),
       method: request.method,
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body, 'utf8')) },
       agent,
@@ -170,7 +224,7 @@ function exchange(
   });
 }
 
-function response(res: IncomingMessage, chunks: readonly Buffer[], maxBytes: number): InboundResponse {
+function response(res: IncomingMessage, chunks: readonly Buffer[], maxBytes: number): TransportResponse {
   const headers: Record<string, string> = {};
   const given = res.headers;
   for (const key in given) {
@@ -186,7 +240,7 @@ function response(res: IncomingMessage, chunks: readonly Buffer[], maxBytes: num
   return { kind: 'response', status: res.statusCode ?? 0, headers, body };
 }
 
-function describe(err: NodeJS.ErrnoException, request: OutboundRequest): string {
+function describe(err: NodeJS.ErrnoException, request: TransportRequest): string {
   const code = err.code && !err.message.includes(err.code) ? ` (${err.code})` : '';
   return `${err.message}${code} (${request.redactedUrl})`;
 }

@@ -139,6 +139,8 @@ export const suite: BenchSuite = {
         settings,
         dataDir,
         freePorts: true,
+        // The bench's receiver runs here, not as the environment's: the egress gate is told of it.
+        egressAllow: [`http://127.0.0.1:${receiverPort}`],
         services: environmentOf([profiled(storeFunction), profiled(forwardFunction)]),
         log: () => {},
       });

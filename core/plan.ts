@@ -172,6 +172,8 @@ export interface Plan {
   readonly region: string;
   readonly dataset: string;
   readonly location: string;
+  /** Both datasets' time-travel window in hours (`warehouse.time_travel_hours`); absent: BigQuery's 7 days. */
+  readonly timeTravelHours?: number;
   readonly topics: readonly TopicPlan[];
   readonly subscriptions: readonly SubscriptionPlan[];
   readonly tables: readonly TablePlan[];
@@ -548,6 +550,9 @@ export function plan(settings: Readonly<Settings>): Plan {
     region: settings.region,
     dataset,
     location: settings.location ?? 'US',
+    ...(settings.warehouse?.time_travel_hours !== undefined
+      ? { timeTravelHours: settings.warehouse.time_travel_hours }
+      : {}),
     topics,
     subscriptions: outlivingRuns,
     tables: warehouse.tables,

@@ -10,6 +10,7 @@
  * The core reads no file: the entry point hands over its reader.
  */
 import type { Settings } from '../schemas/settings.ts';
+import { type AllowList, parseAllowList } from './egress/policy.ts';
 import { type Plan, plan } from './plan.ts';
 import { checkSettings, formatErrors } from './settings.ts';
 
@@ -61,6 +62,11 @@ export const ENV = Object.freeze({
   iapAudience: 'EVENTBUS_IAP_AUDIENCE',
   /** The studio: comma-separated origins to take as its own behind a proxy that rewrites Host. */
   studioOrigins: 'EVENTBUS_STUDIO_ORIGINS',
+  /**
+   * The egress gate's allow-list (adapters/egress.ts): origins, comma-separated, sent to as they
+   * are (http, loopback). Locally the supervisor lists its stand-ins; unset on Google Cloud.
+   */
+  egressAllow: 'EVENTBUS_EGRESS_ALLOW',
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
 });
@@ -129,6 +135,8 @@ export interface FunctionConfig extends RuntimeConfig {
   readonly pubsubEmulatorHost?: string;
   /** Where the function listens when it runs as a Cloud Run service (functions/serve.ts). */
   readonly listen: ListenAddress;
+  /** Origins the egress gate sends to without its checks (EVENTBUS_EGRESS_ALLOW; empty on Google Cloud). */
+  readonly egressAllow: AllowList;
   /**
    * The environment as a source of secret values by name (adapters/secrets.ts: locally a secret
    * may be a variable with its name). Secrets only: configuration is read through the fields above.
@@ -151,6 +159,7 @@ export function readFunctionConfig(
     ...(storeBatchMs !== undefined ? { storeBatchMs } : {}),
     ...(emulator ? { pubsubEmulatorHost: emulator } : {}),
     listen: listenAddress(env),
+    egressAllow: parseAllowList(env[ENV.egressAllow]),
     secretEnv: env,
   });
 }

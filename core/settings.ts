@@ -7,6 +7,7 @@ import { LineCounter, parseDocument } from 'yaml';
 import { DOMAIN_PATTERN, DURATION_PATTERN, Settings } from '../schemas/settings.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
+import { pointsInside } from './egress/policy.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
 import { type FieldViolation, interpretedValidator } from './validation.ts';
 
@@ -134,17 +135,70 @@ export function addressWarnings(settings: Readonly<Settings>): string[] {
   (settings.connections ?? []).forEach((c, i) => {
     if (c.url) urls.push({ key: `connections[${i}].url`, url: c.url });
   });
+  (settings.destinations ?? []).forEach((d, i) => {
+    for (const [j, a] of (d.actions ?? []).entries())
+      for (const literal of mappingLiterals(a.mapping, `destinations[${i}].actions[${j}].mapping`))
+        urls.push(literal);
+  });
   const out: string[] = [];
   for (const { key, url } of urls) {
     const kind = addressKind(url);
     if (kind === 'metadata')
       out.push(`${key}: ${url} is the metadata server or a link-local address: it can hand out credentials`);
-    else if (kind === 'loopback' && settings.name !== LOCAL_ENVIRONMENT)
-      out.push(
-        `${key}: ${url} is a loopback address: outside the local environment it reaches the service itself`,
-      );
+    else if (kind === 'loopback') {
+      if (settings.name !== LOCAL_ENVIRONMENT)
+        out.push(
+          `${key}: ${url} is a loopback address: outside the local environment it reaches the service itself`,
+        );
+    } else {
+      const inside = pointsInside(url);
+      if (inside)
+        out.push(
+          `${key}: ${url} points inside (${inside.replace(/^.*? is /, '')}): the egress gate refuses it`,
+        );
+    }
   }
+  out.push(...eventUrlWarnings(settings));
   return out;
+}
+
+/** Keys of a mapping whose value, read from the event, would choose where a request goes or what it carries. */
+const STEERING_KEY = /(url|uri|endpoint|host|headers?)$/i;
+
+/**
+ * Warnings for actions whose mapping reads a URL or a header from the event (a directive such as
+ * `{"@path": "$.properties.callback"}` under `url` or `headers`): whoever sends the event would
+ * choose where the request goes. Allowed only with `allow_event_urls: true` and `allowed_hosts`.
+ */
+export function eventUrlWarnings(settings: Readonly<Settings>): string[] {
+  const out: string[] = [];
+  (settings.destinations ?? []).forEach((d, i) => {
+    const allowed = d.allow_event_urls === true && (d.allowed_hosts?.length ?? 0) > 0;
+    for (const [j, a] of (d.actions ?? []).entries())
+      for (const [key, value] of Object.entries(a.mapping ?? {})) {
+        if (!STEERING_KEY.test(key) || !readsEvent(value) || allowed) continue;
+        out.push(
+          `destinations[${i}].actions[${j}].mapping.${key}: read from the event, so whoever sends an event chooses where the request goes or what it carries; set allow_event_urls: true with allowed_hosts on destination ${d.id}, or write the ${key} in the mapping`,
+        );
+      }
+  });
+  return out;
+}
+
+/** Whether a mapping value holds a mapping-kit directive (`@path`, `@template`…): a value from the event. */
+function readsEvent(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(readsEvent);
+  if (value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => k.startsWith('@') || readsEvent(v));
+}
+
+/** Every string of a mapping that is an http(s) URL, with its key path. */
+function mappingLiterals(value: unknown, key: string): { key: string; url: string }[] {
+  if (typeof value === 'string') return /^https?:\/\//i.test(value) ? [{ key, url: value }] : [];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([k, v]) =>
+    mappingLiterals(v, Array.isArray(value) ? `${key}[${k}]` : `${key}.${k}`),
+  );
 }
 
 /** Whether a URL's host is the metadata server or link-local, loopback, or neither. */

@@ -13,6 +13,7 @@ import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
 import { type Limits, limitsOf } from '../core/json-limits.ts';
 import { isPending, type MaybePromise } from '../core/maybe-async.ts';
+import { redactUrl } from '../core/privacy/redact-url.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { type AuthenticatorDeps, keyOrigin, type Principal, RateLimiter } from './auth.ts';
 import { clientHintsOf, type EnvelopeContext } from './envelope.ts';
@@ -22,7 +23,6 @@ import {
   type IdempotencyMemory,
   type ReplayMemory,
 } from './idempotency.ts';
-import { redactUrl } from './redact.ts';
 import { splitUrl } from './routing.ts';
 import { type CertificateCache, createCertificateCache } from './signing-certificates.ts';
 import { truncate } from './step.ts';
@@ -179,7 +179,7 @@ const SHOWN = Symbol('shown url');
 type Noted = IncomingMessage & { [NOTE]?: RefusalNote; [SHOWN]?: string };
 
 /**
- * The one place a request's URL is redacted (gateway/redact.ts), called for every request
+ * The one place a request's URL is redacted (core/privacy/redact-url.ts), called for every request
  * before it is routed: refusal records, log lines and answers show this URL's path
  * (shownPath), so no route, routed or not, made now or later, can show a URL credential.
  */

@@ -11,8 +11,13 @@ import type { EnvelopeContext } from './envelope.ts';
 import type { SdkPath } from './routing.ts';
 import { clientOf, protoOf, type Runtime, refuseMethod, send, translatorClient } from './runtime.ts';
 
-/** The settings answers change only with the gateway's address: browsers may keep them a while. */
+/**
+ * The settings answers change only with the gateway's address: browsers may keep them a while.
+ * Built from the configured domain, any cache may; built from the request's Host header, only the
+ * browser's own, per host: a shared cache must never hand one caller's Host to another (#75).
+ */
 const SETTINGS_CACHE = { 'cache-control': 'public, max-age=300' };
+const SETTINGS_CACHE_PER_HOST = { 'cache-control': 'private, max-age=300', vary: 'Host' };
 
 /**
  * `GET /v1/projects/{writeKey}/settings` (Analytics.js with `cdnURL` set to the gateway) and
@@ -32,7 +37,9 @@ export function sdkSettings(
     refuseMethod(rt, req, res, 'GET, HEAD, OPTIONS');
     return;
   }
-  const host = req.headers.host ?? '';
+  const domain = rt.config.settings.gateway?.domain;
+  const host = domain ?? req.headers.host ?? '';
+  const cache = domain ? SETTINGS_CACHE : SETTINGS_CACHE_PER_HOST;
   if (sdk === 'rudderstack') {
     send(
       rt,
@@ -51,7 +58,7 @@ export function sdkSettings(
           destinations: [],
         },
       },
-      SETTINGS_CACHE,
+      cache,
     );
     return;
   }
@@ -71,7 +78,7 @@ export function sdkSettings(
       middlewareSettings: {},
       remotePlugins: [],
     },
-    SETTINGS_CACHE,
+    cache,
   );
 }
 

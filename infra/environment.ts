@@ -13,6 +13,7 @@ import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC, SEND_CLAIMS_PREFIX }
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
+import { addressWarnings } from '../core/settings.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
@@ -62,6 +63,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
   for (const w of retentionWarnings(settings)) pulumi.log.warn(w);
+  // URLs that point inside, and mappings that read a URL or header from the event (as settings check).
+  for (const w of addressWarnings(settings)) pulumi.log.warn(w);
   // Before anything is created: a domain mapping in a region without them would fail at the end.
   const domainRefused = domainRefusal(plan);
   if (domainRefused) throw new Error(domainRefused);

@@ -44,6 +44,8 @@ export class Ops extends pulumi.ComponentResource {
         location: plan.location,
         description: `What eventbus records about its own work in ${plan.environment}: sync runs and state`,
         labels: { environment: plan.environment },
+        // Deleted rows stay readable this long through time travel (docs/privacy.md#time-travel-and-fail-safe).
+        ...(plan.timeTravelHours !== undefined ? { maxTimeTravelHours: String(plan.timeTravelHours) } : {}),
         deleteContentsOnDestroy: false,
       },
       child,

@@ -54,6 +54,8 @@ export class Warehouse extends pulumi.ComponentResource {
         location: plan.location,
         description: `Events of the ${plan.environment} environment (eventbus)`,
         labels: { environment: plan.environment },
+        // Deleted rows stay readable this long through time travel (docs/privacy.md#time-travel-and-fail-safe).
+        ...(plan.timeTravelHours !== undefined ? { maxTimeTravelHours: String(plan.timeTravelHours) } : {}),
         // Never drop tables with the dataset: tearing down is an explicit step (docs/deploy.md).
         deleteContentsOnDestroy: false,
       },

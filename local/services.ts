@@ -82,6 +82,8 @@ export interface LocalContext {
   readonly project: string;
   /** The Node binary children run on (the supervisor's own: Node 24). */
   readonly node: string;
+  /** Origins the egress gate may reach besides the receiver (StartOptions.egressAllow). */
+  readonly egressAllow?: readonly string[];
   /**
    * IAM enforced by the emulators (absent: off, every caller is the owner): the access file they
    * read, and each workload's own ports on each emulator, bound to its service account.
@@ -127,6 +129,12 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     EVENTBUS_SETTINGS_FILE: settingsPath(ctx.dataDir),
     EVENTBUS_SECRETS_DIR: join(ctx.dataDir, 'secrets'),
     EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
+    // The egress gate's one exception locally: the receiver and its platform stand-ins, by origin.
+    EVENTBUS_EGRESS_ALLOW: [
+      url(ctx.ports.receiver),
+      `http://localhost:${ctx.ports.receiver}`,
+      ...(ctx.egressAllow ?? []),
+    ].join(','),
     PUBSUB_EMULATOR_HOST: `${LOCAL_HOST}:${own.pubsub}`,
     BIGQUERY_EMULATOR_HOST: url(own.bigquery),
     STORAGE_EMULATOR_HOST: url(own.storage),

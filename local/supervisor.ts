@@ -77,6 +77,12 @@ export interface StartOptions {
    */
   readonly tickSeconds?: number;
   /**
+   * Origins the functions' egress gate may send to besides the receiver (a bench's or a test's
+   * own stand-in): default EVENTBUS_EGRESS_ALLOW of the supervisor's environment, comma-separated.
+   * The studio, the gateway and the emulators are never added.
+   */
+  readonly egressAllow?: readonly string[];
+  /**
    * The emulators enforce the IAM grants `pulumi up` gives (default true): each workload calls
    * them on its own endpoints, as its service account (local/access-file.ts). False: every caller
    * is the project's owner, as on Google's own emulators.
@@ -540,6 +546,10 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     releaseDataDir();
     throw err;
   }
+  const extraEgress =
+    options.egressAllow ??
+    (options.baseEnv ?? process.env)['EVENTBUS_EGRESS_ALLOW']?.split(',').filter((o) => o !== '') ??
+    [];
   const base: LocalContext = {
     root: REPO_ROOT,
     dataDir,
@@ -548,6 +558,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     settings,
     project: settings.project,
     node: process.execPath,
+    ...(extraEgress.length > 0 ? { egressAllow: extraEgress } : {}),
   };
   const factories = options.services ?? servicesFor(settings);
   // IAM is the emulators' to enforce: an environment without them has none.

@@ -219,6 +219,19 @@ export const Destination = Type.Object(
       }),
     ),
     actions: Type.Optional(Type.Array(SegmentActionSetting, { minItems: 1 })),
+    allow_event_urls: Type.Optional(
+      Type.Boolean({
+        description:
+          'segment_action only: the actions’ mapping may read a URL or a header from the event (`{"@path": "$.properties.callback"}`); requests then go only to `allowed_hosts` (docs/security.md, "Egress")',
+      }),
+    ),
+    allowed_hosts: Type.Optional(
+      Type.Array(Type.String({ pattern: '^[A-Za-z0-9.-]+(:[0-9]{1,5})?$' }), {
+        minItems: 1,
+        description:
+          'segment_action only: the hosts (`hooks.example.com`, `hooks.example.com:8443`) its actions may send to; any other is refused',
+      }),
+    ),
     consent: Type.Optional(
       Type.Array(ConsentPurpose, { description: 'Purposes that must be granted; defaults per type' }),
     ),
@@ -501,6 +514,15 @@ export const Settings = Type.Object(
       Type.Object(
         {
           partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
+          time_travel_hours: Type.Optional(
+            Type.Integer({
+              minimum: 48,
+              maximum: 168,
+              multipleOf: 24,
+              description:
+                'Hours BigQuery keeps changed and deleted rows for time travel in both datasets (48–168, whole days; BigQuery’s default 168); the 7-day fail-safe after it cannot be shortened (docs/privacy.md#time-travel-and-fail-safe)',
+            }),
+          ),
           retention: Type.Optional(
             Type.Object(
               {

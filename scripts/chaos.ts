@@ -219,13 +219,15 @@ async function startEnvironment(
   settingsFile: string,
   dataDir: string,
   ports: Record<string, number>,
+  egressAllow: string,
 ): Promise<{ child: ChildProcess; pids: Map<string, number> }> {
   const args = [join(REPO, 'cli', 'main.ts'), 'start', '--env', settingsFile, '--data-dir', dataDir];
   for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, EVENTBUS_TICK_SECONDS: '10' },
+    // The chaos receiver runs here, not as the environment's: the egress gate is told of it.
+    env: { ...process.env, EVENTBUS_TICK_SECONDS: '10', EVENTBUS_EGRESS_ALLOW: egressAllow },
   });
   let output = '';
   child.stdout?.on('data', (b: Buffer) => {
@@ -283,7 +285,7 @@ destinations:
   - { id: tiktok, type: tiktok_events, base_url: "${receiver.url}/tiktok", config: { pixel_code: CLOCAL0123456789AB }, secrets: { access_token: TIKTOK_ACCESS_TOKEN }, retry: ${retry}, timeout_ms: 5000 }
 `,
   );
-  let env = await startEnvironment(settingsFile, dataDir, ports);
+  let env = await startEnvironment(settingsFile, dataDir, ports, receiver.url);
   let restarts = 0;
   const token = () => readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
   const gateway = `http://127.0.0.1:${ports['gateway']}`;
@@ -429,7 +431,7 @@ destinations:
     // The supervisor stops the rest when a child dies; a killed supervisor's guardian does.
     await new Promise((r) => (env.child.exitCode !== null ? r(null) : env.child.once('exit', r)));
     await sleep(1000);
-    env = await startEnvironment(settingsFile, dataDir, ports);
+    env = await startEnvironment(settingsFile, dataDir, ports, receiver.url);
     restarts++;
     log(`restarted (${restarts})`);
   }

@@ -33,7 +33,14 @@ import { INTERACTIVE_TOKEN_DAYS, issueToken, parseExpiry } from '../gateway/cred
 import type { TokenStore } from '../gateway/token-store.ts';
 import { eventNameProblem } from '../schemas/catalogue.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { postToGateway, SAMPLE_MAX, signedSend, bodyText as text, translatorUrl } from './creator-signing.ts';
+import {
+  bodyContentType,
+  postToGateway,
+  SAMPLE_MAX,
+  signedSend,
+  bodyText as text,
+  translatorUrl,
+} from './creator-signing.ts';
 import { checkedName, invalidField, notConfigured } from './request.ts';
 
 export type Row = Record<string, unknown>;
@@ -199,7 +206,7 @@ async function sendSample(gatewayUrl: string, body: Record<string, unknown>): Pr
   if (!translator.ok) return translator;
   const secret = text(body, 'token', 256);
   if (!secret.ok) return secret;
-  const contentType = text(body, 'contentType', 128);
+  const contentType = bodyContentType(body);
   if (!contentType.ok) return contentType;
   const sample = text(body, 'text', SAMPLE_MAX);
   if (!sample.ok) return sample;

@@ -28,6 +28,19 @@ export function bodyText(body: Record<string, unknown>, field: string, max = 102
   return ok(v);
 }
 
+/**
+ * The body's `contentType`, sent as a header: a media type on one line (`application/json;
+ * charset=utf-8`). A CR, LF or other control character is the caller's mistake (400), not the
+ * gateway's failure: fetch refuses such a header, which used to answer 503 (#75).
+ */
+export function bodyContentType(body: Record<string, unknown>): Step<string> {
+  const v = bodyText(body, 'contentType', 128);
+  if (!v.ok) return v;
+  if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*;[\x20-\x7e]*)?$/.test(v.value))
+    return invalidField('contentType', 'must be a media type on one line, such as application/json');
+  return v;
+}
+
 /** The translator's endpoint at the gateway, where a sender posts. */
 export const translatorUrl = (gatewayUrl: string, translator: string): string =>
   `${gatewayUrl.replace(/\/$/, '')}/v1/translators/${encodeURIComponent(translator)}`;
@@ -49,7 +62,7 @@ export async function signedSend(
   const sig = body['signature'] as TranslatorSignature;
   const secret = bodyText(body, 'secret');
   if (!secret.ok) return secret;
-  const contentType = bodyText(body, 'contentType', 128);
+  const contentType = bodyContentType(body);
   if (!contentType.ok) return contentType;
   const sample = bodyText(body, 'text', SAMPLE_MAX);
   if (!sample.ok) return sample;

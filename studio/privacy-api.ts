@@ -183,8 +183,7 @@ async function exportPerson(
   const counts: Record<string, number> = {};
   const lines: string[] = [];
   for (const q of exportPersonQueries(options, widened, raw ?? [])) {
-    const needless = raw === undefined && (named(q, 'raw') || named(q, 'patterns'));
-    const rows = needless ? [] : await w.query(q.sql, paramsOf(q));
+    const rows = needless(q, raw) ? [] : await w.query(q.sql, paramsOf(q));
     counts[q.table] = rows.length;
     for (const r of rows) lines.push(`${exportLine(q.table, plainValue(r))}\n`);
   }
@@ -198,6 +197,9 @@ async function exportPerson(
   });
   // Recorded before the file is given: no export leaves without its audit row.
   await w.query(audit.sql, audit.params);
+  // An empty file would not say whether anything was looked at: one line says nothing is held.
+  if (lines.length === 0)
+    lines.push(`${JSON.stringify({ nothing_held: true, identifiers: identifiers.length })}\n`);
   return ok({
     text: lines.join(''),
     headers: {
@@ -209,6 +211,15 @@ async function exportPerson(
 }
 
 const named = (q: ExportQuery, param: string) => new RegExp(`@${param}\\b`).test(q.sql);
+
+/**
+ * A query that can find nothing, not sent: one over `@raw` when the person has no needle, and one
+ * over `@patterns` when none is long enough to look for (an unknown person id, `user_id:ab`). An
+ * empty array parameter is also one BigQuery's client refuses untyped: it was a 503 (#75).
+ */
+const needless = (q: ExportQuery, raw: readonly string[] | undefined): boolean =>
+  (raw === undefined && (named(q, 'raw') || named(q, 'patterns'))) ||
+  (q.params['patterns']?.length === 0 && named(q, 'patterns'));
 
 /** A query's parameters, only those its SQL names. */
 const paramsOf = (q: ExportQuery): Record<string, string[]> =>

@@ -41,6 +41,7 @@ import http from 'node:http';
 import { type RegistryClient, RegistryRace, RegistryUnavailable } from '../adapters/registry.ts';
 import { type DefinitionSpec, majorOf } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
+import { redactUrl } from '../core/privacy/redact-url.ts';
 import {
   type PlannedChange,
   REGISTRY_KINDS,
@@ -418,7 +419,8 @@ export function createStudioHandler(
           log({
             severity: 'WARNING',
             component: 'studio',
-            message: `refused ${req.method} ${(req.url ?? '').slice(0, 200)}: ${e.http} ${e.body.error.message}`,
+            // The URL as every service shows one: a `?token=` (the admin token pasted in a link) redacted.
+            message: `refused ${req.method} ${redactUrl(req.url ?? '').slice(0, 200)}: ${e.http} ${e.body.error.message}`,
             status: e.http,
           });
         answerError(req, res, e);

@@ -75,8 +75,26 @@ export interface RefusalSampler {
   admit(e: RefusalEvent, now: number): number;
 }
 
-/** A per-instance sampler (core state only: the caller owns the clock). */
+/**
+ * A signature that did not verify (`bad_signature`, or any refusal of a signed request): a probe
+ * worth seeing. It is sampled apart from the rest, with a budget and kinds of its own, so a flood
+ * of made-up tokens can neither use up its rows nor make it forget a kind's count (#75).
+ */
+export const isSignatureRefusal = (e: Pick<RefusalEvent, 'reason' | 'credential'>): boolean =>
+  e.reason === 'bad_signature' || (e.credential?.startsWith('signature:') ?? false);
+
+/**
+ * A per-instance sampler (core state only: the caller owns the clock): signature refusals and the
+ * rest each under their own bounds (`s`), so storage stays bounded at twice `perSecond`.
+ */
 export function createRefusalSampler(s: RefusalSampling = DEFAULT_REFUSAL_SAMPLING): RefusalSampler {
+  const signatures = bucketSampler(s);
+  const rest = bucketSampler(s);
+  return { admit: (e, now) => (isSignatureRefusal(e) ? signatures : rest).admit(e, now) };
+}
+
+/** One token bucket and its kinds. */
+function bucketSampler(s: RefusalSampling): RefusalSampler {
   let tokens = s.burst;
   let refilled = 0;
   /** Per kind: when its last row was written, and refusals left out since. */

@@ -30,7 +30,12 @@ export type InboundResponse =
       readonly headers: Readonly<Record<string, string>>;
       readonly body: string;
     }
-  | { readonly kind: 'network_error'; readonly message: string };
+  | { readonly kind: 'network_error'; readonly message: string }
+  /**
+   * The egress gate (adapters/egress.ts, core/egress/policy.ts) did not send it: nothing left this
+   * service. Permanent: the reason (`egress refused: <why>`) becomes a `rejected` row.
+   */
+  | { readonly kind: 'refused'; readonly reason: string };
 
 /**
  * A delivery's outcome. `retry` makes the push answer non-2xx so Pub/Sub redelivers with

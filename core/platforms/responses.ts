@@ -53,6 +53,7 @@ export interface ResponseTable {
 /** Classifies an answer by a platform's table into delivered / rejected / retry. */
 export function classify(table: ResponseTable, response: InboundResponse, ctx: DriverContext): Outcome {
   if (response.kind === 'network_error') return { status: 'retry', reason: table.network(response.message) };
+  if (response.kind === 'refused') return { status: 'rejected', reason: response.reason };
   const httpStatus = response.status;
   const ok = httpStatus >= 200 && httpStatus < 300;
   // Parsed only for tables that read the body: a webhook receiver's answer may be anything.

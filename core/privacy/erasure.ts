@@ -39,6 +39,24 @@ export interface PlatformNotice {
   readonly at: string;
 }
 
+/** A notice's platform and target, the unit a failed deletion is asked again by. */
+export const noticeKey = (n: Pick<PlatformNotice, 'platform' | 'target'>): string =>
+  `${n.platform} ${n.target}`;
+
+/** The targets whose last notice failed. */
+export const failedTargets = (notices: readonly PlatformNotice[]): Set<string> =>
+  new Set(notices.filter((n) => n.status === 'failed').map(noticeKey));
+
+/**
+ * How many times in all the platforms that failed are asked, a pass apart with the passes'
+ * backoff (1, 2, 4, 8, 15 minutes): after that the request completes as `complete_with_failures`,
+ * its failed notices in the audit row for someone to follow up by hand.
+ */
+export const PLATFORM_ATTEMPTS = 6;
+
+/** An audit row's status: pending until every table is clean; then complete, or complete with platform failures. */
+export type ErasureStatus = 'pending' | 'complete' | 'complete_with_failures';
+
 /** An erasure request, as the request object keeps it while it is pending. */
 export interface ErasureRequest {
   readonly erasure_id: string;
@@ -55,6 +73,8 @@ export interface ErasureRequest {
   /** Tables the last pass could not change yet (rows in the streaming buffer). */
   readonly waiting?: readonly string[];
   readonly platforms?: readonly PlatformNotice[];
+  /** How many times the platforms were asked (the first time and each retry of the failed ones). */
+  readonly platform_attempts?: number;
   readonly passes?: number;
   /** When the first pass published the suppression list with this request's hashes. */
   readonly suppressed_at?: string;
@@ -242,11 +262,11 @@ export function auditSql(project: string, ops: string): string {
     `MERGE ${t} AS a USING (SELECT @erasure_id AS erasure_id) AS r ON a.erasure_id = r.erasure_id`,
     'WHEN MATCHED THEN UPDATE SET status = @status, removed = @removed, waiting = @waiting, platforms = @platforms,',
     '  identifier_hashes = @hashes, passes = @passes, updated_at = CURRENT_TIMESTAMP(),',
-    "  completed_at = IF(@status = 'complete', CURRENT_TIMESTAMP(), NULL)",
+    "  completed_at = IF(@status != 'pending', CURRENT_TIMESTAMP(), NULL)",
     'WHEN NOT MATCHED THEN INSERT (erasure_id, requested_at, requested_by, identifier_hashes, status, removed,',
     '  waiting, platforms, passes, updated_at, completed_at)',
     '  VALUES (@erasure_id, TIMESTAMP(@requested_at), @requested_by, @hashes, @status, @removed, @waiting,',
-    "  @platforms, @passes, CURRENT_TIMESTAMP(), IF(@status = 'complete', CURRENT_TIMESTAMP(), NULL))",
+    "  @platforms, @passes, CURRENT_TIMESTAMP(), IF(@status != 'pending', CURRENT_TIMESTAMP(), NULL))",
   ].join('\n');
 }
 

@@ -28,7 +28,12 @@ import { customerMatchRequests } from '../platforms/google-ads/audience.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE } from '../platforms/google-ads/driver.ts';
 import { audienceRequests } from '../platforms/meta/audience.ts';
 import { PLATFORMS } from '../platforms/platforms.ts';
-import { customerMatchTarget } from '../syncs/syncs.ts';
+import {
+  customerMatchPageRequests,
+  keptMembers,
+  metaAudiencePageRequests,
+} from '../syncs/audience-members.ts';
+import { type Change, customerMatchTarget } from '../syncs/syncs.ts';
 
 /** The Admin API's origin. */
 export const GA4_ADMIN_BASE_URL = 'https://analyticsadmin.googleapis.com';
@@ -162,8 +167,36 @@ function audienceRows(person: ErasedPerson): { op: 'delete'; data: Record<string
   ];
 }
 
+/**
+ * The person's identifiers as a mirror audience sync sent them (normalised and hashed by the
+ * platform's own builder: what its state keeps of a member), to find the state rows that hold
+ * the person; empty for a sync whose state keeps no member (not mirror mode, not an audience).
+ */
+export function personMemberHashes(spec: SyncSpec, person: ErasedPerson): string[] {
+  const changes: Change[] = audienceRows(person).map((r, n) => ({ n, op: 'upsert', key: {}, data: r.data }));
+  const hashes = new Set<string>();
+  const collect = (v: unknown): void => {
+    if (typeof v === 'string' && /^[0-9a-f]{64}$/.test(v)) hashes.add(v);
+    else if (v !== null && typeof v === 'object') for (const x of Object.values(v)) collect(x);
+  };
+  for (const kept of keptMembers(spec, changes).values()) collect(JSON.parse(kept));
+  return [...hashes].sort();
+}
+
+/** The state rows (`__row`: a kept member) of a mirror audience sync holding any of `@hashes`. */
+export function heldMembersSql(stateTable: string): string {
+  return [
+    `SELECT __row FROM \`${stateTable}\``,
+    'WHERE __row IS NOT NULL AND EXISTS (SELECT 1 FROM UNNEST(@hashes) AS h WHERE STRPOS(__row, h) > 0)',
+  ].join('\n');
+}
+
+/** Kept members as deletions for the syncs' page builders: each removes what it was added with. */
+const keptDeletions = (kept: readonly string[]): Change[] =>
+  kept.map((k, n) => ({ n, op: 'delete', key: {}, data: {}, kept: k }));
+
 /** A note on the identifiers a builder could not use (never the identifiers themselves). */
-function unusedNote(rows: readonly { data: Record<string, string> }[]): string | undefined {
+function unusedNote(rows: readonly { data: Readonly<Record<string, unknown>> }[]): string | undefined {
   if (rows.length === 0) return undefined;
   const kinds = [...new Set(rows.flatMap((r) => Object.keys(r.data)))].join(' and ');
   return `${rows.length} identifier(s) (${kinds}) not sent: the sync's normalisation cannot use them as given (a phone needs its country code)`;
@@ -176,6 +209,7 @@ function customerMatchErasure(
   name: string,
   d: Of<'google_ads_audience'>,
   person: ErasedPerson,
+  held: readonly string[] | undefined,
 ): PlatformErasureRequest[] | ErasureGap {
   const list = d.google_ads_audience;
   const c = (settings.connections ?? []).find((x) => x.id === list.connection);
@@ -186,7 +220,10 @@ function customerMatchErasure(
       reason: `connection ${list.connection} is not in the settings`,
     };
   const credentialsSecret = c.secrets?.[CREDENTIALS_ROLE];
-  const built = customerMatchRequests(customerMatchTarget(list, c), audienceRows(person));
+  const target = customerMatchTarget(list, c);
+  const built = held
+    ? customerMatchPageRequests(target, keptDeletions(held))
+    : customerMatchRequests(target, audienceRows(person));
   const note = unusedNote(built.failed.map((f) => f.change));
   return built.requests.map((r) => ({
     platform: 'google_ads_audience',
@@ -214,6 +251,7 @@ function metaAudienceErasure(
   d: Of<'meta_audience'>,
   person: ErasedPerson,
   key: string,
+  held: readonly string[] | undefined,
 ): PlatformErasureRequest[] | ErasureGap {
   const audience = d.meta_audience;
   const c = (settings.connections ?? []).find((x) => x.id === audience.connection);
@@ -227,16 +265,17 @@ function metaAudienceErasure(
         : `connection ${audience.connection} is not in the settings`,
     };
   const rows = audienceRows(person);
-  const built = audienceRequests({
+  const page = {
     ...(c.url ? { origin: c.url } : {}),
     audienceId: audience.audience_id,
     // Names the upload session; hashed by the builder, never sent as it is.
     runKey: `erasure:${key}:${name}`,
     page: 1,
     last: true,
-    planned: rows.length,
-    changes: rows,
-  });
+  };
+  const built = held
+    ? metaAudiencePageRequests({ ...page, planned: held.length, changes: keptDeletions(held) })
+    : audienceRequests({ ...page, planned: rows.length, changes: rows });
   const note = unusedNote(built.failed.map((f) => f.change));
   return built.requests.map((r) => ({
     platform: 'meta_audience',
@@ -266,6 +305,7 @@ export function platformErasure(
   syncs: readonly NamedSync[],
   person: ErasedPerson,
   key: string,
+  held: ReadonlyMap<string, readonly string[]> = new Map(),
 ): PlatformErasure {
   const requests: PlatformErasureRequest[] = [];
   const unsupported: ErasureGap[] = [];
@@ -281,11 +321,14 @@ export function platformErasure(
   }
   for (const { name, spec } of syncs) {
     const d = spec.destination;
+    const members = held.get(name);
+    // A mirror sync whose state does not hold the person never had them: nothing to ask.
+    if (members?.length === 0) continue;
     const out =
       'google_ads_audience' in d
-        ? customerMatchErasure(settings, name, d, person)
+        ? customerMatchErasure(settings, name, d, person, members)
         : 'meta_audience' in d
-          ? metaAudienceErasure(settings, name, d, person, key)
+          ? metaAudienceErasure(settings, name, d, person, key, members)
           : [];
     if (Array.isArray(out)) requests.push(...out);
     else blocked.push(out);

@@ -7,6 +7,7 @@
  */
 import { http } from '@google-cloud/functions-framework';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
+import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
@@ -15,12 +16,26 @@ import { andThen } from '../../core/maybe-async.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { createForwardCatalogHandler, type ForwardCatalogServices } from './handler.ts';
 
+/** The gate's bound on one action's call; each destination's own `timeout_ms` (at most this) applies in the driver. */
+const CATALOG_CALL_TIMEOUT_MS = 60_000;
+
 /** The function's configuration: the one read of the process environment. */
 export const config = readFunctionConfig(process.env, readSettingsText);
 
-/** The delivery services, and the fetch Segment's actions send through (run.ts; each destination's base_url applies there). */
+/**
+ * The delivery services, and the fetch Segment's actions send through (run.ts; each destination's
+ * base_url applies there): the egress gate, following at most 5 redirects, each one checked.
+ */
 async function loadServices(): Promise<ForwardCatalogServices> {
-  return { ...(await deliveryServices(config, 'forward-catalog', erased)), fetch: globalThis.fetch };
+  const gate = createEgressSender({
+    allow: config.egressAllow,
+    component: 'forward-catalog',
+    maxRedirects: 5,
+  });
+  return {
+    ...(await deliveryServices(config, 'forward-catalog', erased)),
+    fetch: egressFetch(gate, CATALOG_CALL_TIMEOUT_MS),
+  };
 }
 
 /** The erased persons' list (docs/privacy.md), as forward reads it. */

@@ -4,7 +4,6 @@
  * then answer 204 (acknowledged) or 503 (Pub/Sub redelivers with backoff).
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
-import type { Sender } from '../../adapters/http-sender.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
 import { leaveRequestDomain } from '../../adapters/request-domain.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
@@ -28,7 +27,8 @@ import { answerError, postOnly } from '../answer.ts';
 export interface ForwardServices {
   readonly ledger: LedgerWriter;
   readonly secrets: Secrets;
-  readonly send: Sender;
+  /** The egress gate (adapters/egress.ts); a refusal comes back as an answer of kind `refused`. */
+  readonly send: ForwardDeps['send'];
   readonly now?: () => Date;
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
   /** The ledger check (adapters/delivered-check.ts): asked when a send-once claim is held; absent: never checked. */

@@ -7,8 +7,8 @@
 import { http } from '@google-cloud/functions-framework';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
+import { createEgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
-import { createHttpSender } from '../../adapters/http-sender.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
@@ -24,7 +24,7 @@ export const config = readFunctionConfig(process.env, readSettingsText);
 async function loadServices(): Promise<ForwardServices> {
   return {
     ...(await deliveryServices(config, 'forward', erased)),
-    send: createHttpSender(),
+    send: createEgressSender({ allow: config.egressAllow, component: 'forward' }),
     accessToken: createAccessTokens(),
     definitionFor: (stamp) => andThen(definitions.get(stamp), (d) => d.exact(stamp)),
   };

@@ -39,6 +39,7 @@ export async function postJson(
     c.timeout_ms ?? 10_000,
   );
   if (res.kind === 'network_error') return { ok: false, reason: res.message, http: null };
+  if (res.kind === 'refused') return { ok: false, reason: res.reason, http: null };
   if (res.status >= 200 && res.status < 300) return { ok: true, http: res.status, body: res.body };
   return { ok: false, reason: `HTTP ${res.status}: ${res.body.slice(0, 200)}`, http: res.status };
 }

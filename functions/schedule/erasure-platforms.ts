@@ -12,12 +12,14 @@ import { currentSpecs, type Snapshot } from '../../adapters/registry.ts';
 import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
 import { graphError } from '../../core/platforms/meta/audience-answers.ts';
 import { parseJson, snippet } from '../../core/platforms/responses.ts';
+import { noticeKey } from '../../core/privacy/erasure.ts';
 import {
   type ErasedPerson,
   type ErasureAuth,
   type ErasureGap,
   type ErasureHttpRequest,
   type PlatformErasureRequest,
+  personMemberHashes,
   platformErasure,
 } from '../../core/privacy/platform-erasure.ts';
 import type { Settings } from '../../schemas/settings.ts';
@@ -41,6 +43,12 @@ export interface PlatformErasureDeps extends ConnectionDeps {
   readonly syncs: (fresh?: boolean) => Promise<Snapshot>;
   /** OAuth access tokens (credentials '' = the function's own account); absent: Google cannot be asked. */
   readonly accessToken?: (credentials: string, scope: string, fresh: boolean) => Promise<string>;
+  /**
+   * The kept members (`__row`) of a sync's state rows holding any of `hashes` (the person as the
+   * sync hashed them: core/privacy/platform-erasure.ts `heldMembersSql`). Absent, or failing for a
+   * sync: that sync is asked by the person's e-mail and phone, as its state cannot tell.
+   */
+  readonly heldMembers?: (sync: string, hashes: readonly string[]) => Promise<readonly string[]>;
   /** The clock of the notices (default: the real one). */
   readonly now?: () => Date;
 }
@@ -117,6 +125,7 @@ async function notice(deps: PlatformErasureDeps, r: PlatformErasureRequest): Pro
   try {
     const res = await sendOne(deps, r.request);
     if (res.kind === 'network_error') return of('failed', `network error: ${res.message}`);
+    if (res.kind === 'refused') return of('failed', res.reason);
     if (res.status >= 200 && res.status < 300) return of('sent', receipt(r.receipt, res.body));
     return of('failed', refusal(r.request.auth, res.status, res.body));
   } catch (err) {
@@ -146,8 +155,8 @@ async function pooled<T, R>(items: readonly T[], limit: number, work: (item: T) 
  */
 export function createPlatformErasure(
   deps: PlatformErasureDeps,
-): (person: ErasedPerson) => Promise<PlatformNotice[]> {
-  return async (person) => {
+): (person: ErasedPerson, only?: ReadonlySet<string>) => Promise<PlatformNotice[]> {
+  return async (person, only) => {
     const at = (deps.now ?? (() => new Date()))().toISOString();
     let syncs: { name: string; spec: SyncSpec }[] = [];
     const unread: PlatformNotice[] = [];
@@ -155,15 +164,22 @@ export function createPlatformErasure(
       syncs = currentSpecs<SyncSpec>(await deps.syncs(true));
     } catch (err) {
       unread.push({
-        platform: 'syncs',
-        target: 'registry',
+        ...REGISTRY_TARGET,
         status: 'failed',
         detail: `the syncs could not be read, so no audience was asked: ${messageOf(err)}`,
         at,
       });
     }
-    const plan = platformErasure(deps.settings, syncs, person, at);
-    const sent = await pooled(plan.requests, CONCURRENCY, (r) => notice(deps, r));
+    // The state is read on the first ask only: by a retry the erasure has cleaned it, and the
+    // sync that failed (it was asked, so it held the person) is asked by e-mail and phone.
+    const held = only ? new Map<string, readonly string[]>() : await heldBySync(deps, syncs, person);
+    const plan = platformErasure(deps.settings, syncs, person, at, held);
+    // A retry asks only the targets that failed; the registry unread before, every audience sync.
+    const wanted = (x: { platform: string; target: string }): boolean =>
+      !only ||
+      only.has(noticeKey(x)) ||
+      (only.has(noticeKey(REGISTRY_TARGET)) && syncs.some((s) => s.name === x.target));
+    const sent = await pooled(plan.requests.filter(wanted), CONCURRENCY, (r) => notice(deps, r));
     const gap =
       (status: 'failed' | 'unsupported') =>
       (g: ErasureGap): PlatformNotice => ({
@@ -175,9 +191,37 @@ export function createPlatformErasure(
       });
     return [
       ...sent,
-      ...plan.blocked.map(gap('failed')),
-      ...plan.unsupported.map(gap('unsupported')),
+      ...plan.blocked.map(gap('failed')).filter(wanted),
+      ...(only ? [] : plan.unsupported.map(gap('unsupported'))),
       ...unread,
     ];
   };
 }
+
+/**
+ * Which mirror audience syncs hold the person, with the members to remove (every identifier each
+ * was added with): a sync that holds none is not asked at all. Syncs whose state keeps no member,
+ * or whose state cannot be read, are left out of the map (asked by e-mail and phone).
+ */
+async function heldBySync(
+  deps: PlatformErasureDeps,
+  syncs: readonly { name: string; spec: SyncSpec }[],
+  person: ErasedPerson,
+): Promise<Map<string, readonly string[]>> {
+  const held = new Map<string, readonly string[]>();
+  const lookup = deps.heldMembers;
+  if (!lookup) return held;
+  for (const { name, spec } of syncs) {
+    const hashes = personMemberHashes(spec, person);
+    if (hashes.length === 0) continue;
+    try {
+      held.set(name, await lookup(name, hashes));
+    } catch {
+      // Not known: the sync is asked as before.
+    }
+  }
+  return held;
+}
+
+/** The notice of syncs that could not be read (no audience asked). */
+const REGISTRY_TARGET = { platform: 'syncs', target: 'registry' } as const;

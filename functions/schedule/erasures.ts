@@ -19,7 +19,11 @@ import {
   type ErasureOptions,
   type ErasureRequest,
   type ErasureStatement,
+  type ErasureStatus,
   erasureStatements,
+  failedTargets,
+  noticeKey,
+  PLATFORM_ATTEMPTS,
   type PlatformNotice,
   requestHashes,
   retryDelayMs,
@@ -73,8 +77,11 @@ export interface ErasureDeps {
   ) => Promise<number>;
   /** Publishes the suppression list (second-order hashes). */
   readonly writeSuppression: (hashes: readonly string[]) => Promise<void>;
-  /** Tells the platforms with a deletion API (once per request). */
-  readonly notify?: (person: ErasedPerson) => Promise<readonly PlatformNotice[]>;
+  /**
+   * Tells the platforms with a deletion API: all of them on the first pass, then only the targets
+   * in `only` (`noticeKey`), those whose deletion failed, until PLATFORM_ATTEMPTS.
+   */
+  readonly notify?: (person: ErasedPerson, only?: ReadonlySet<string>) => Promise<readonly PlatformNotice[]>;
   readonly now?: () => Date;
   readonly log?: (entry: Readonly<Record<string, unknown>>) => void;
 }
@@ -157,7 +164,7 @@ export async function erasurePass(
     current = { ...current, expanded };
   }
   const hashes = requestHashes(current);
-  const audit = (status: 'pending' | 'complete', r: ErasureRequest) =>
+  const audit = (status: ErasureStatus, r: ErasureRequest) =>
     deps.dml(
       auditSql(options.project, options.ops),
       {
@@ -179,8 +186,7 @@ export async function erasurePass(
     const all = await deps.select(suppressionSql(options.project, options.ops), {}, {});
     await deps.writeSuppression(all.map((r) => String(r['h'])));
   }
-  if (deps.notify && !current.platforms)
-    current = { ...current, platforms: await deps.notify(erasedPerson(current)) };
+  if (deps.notify) current = await askPlatforms(deps.notify, current);
   const expanded = current.expanded ?? [];
   const params = { identifiers: [...expanded], patterns: needlePatterns(expanded, current.raw) };
   const { removed, waiting } = await runStatements(deps, erasureStatements(options), params);
@@ -189,7 +195,10 @@ export async function erasurePass(
   const settled =
     now.getTime() - Date.parse(current.suppressed_at ?? now.toISOString()) >= SUPPRESSION_SETTLE_MS;
   const passes = (current.passes ?? 0) + 1;
-  const complete = waiting.length === 0 && settled;
+  const failing = failedTargets(current.platforms ?? []).size > 0;
+  // A failed platform deletion keeps the request pending while it has attempts left.
+  const askAgain = failing && (current.platform_attempts ?? 1) < PLATFORM_ATTEMPTS;
+  const complete = waiting.length === 0 && settled && !askAgain;
   current = {
     ...current,
     removed: total,
@@ -197,11 +206,37 @@ export async function erasurePass(
     passes,
     suppressed_at: current.suppressed_at ?? now.toISOString(),
     next_pass_at: new Date(
-      now.getTime() + (waiting.length > 0 ? retryDelayMs(passes) : SUPPRESSION_SETTLE_MS),
+      now.getTime() +
+        (waiting.length > 0
+          ? retryDelayMs(passes)
+          : askAgain
+            ? retryDelayMs(current.platform_attempts ?? 1)
+            : SUPPRESSION_SETTLE_MS),
     ).toISOString(),
   };
-  await audit(complete ? 'complete' : 'pending', current);
+  await audit(complete ? (failing ? 'complete_with_failures' : 'complete') : 'pending', current);
   return { request: current, complete };
+}
+
+/**
+ * The platforms' step of a pass: on the first, every platform is asked; on a later one, only the
+ * targets whose deletion failed, while attempts are left; their new notices replace the failed ones.
+ */
+async function askPlatforms(
+  notify: NonNullable<ErasureDeps['notify']>,
+  request: ErasureRequest,
+): Promise<ErasureRequest> {
+  const person = erasedPerson(request);
+  if (!request.platforms) return { ...request, platforms: await notify(person), platform_attempts: 1 };
+  const failed = failedTargets(request.platforms);
+  const attempts = request.platform_attempts ?? 1;
+  if (failed.size === 0 || attempts >= PLATFORM_ATTEMPTS) return request;
+  const again = await notify(person, failed);
+  return {
+    ...request,
+    platforms: [...request.platforms.filter((n) => !failed.has(noticeKey(n))), ...again],
+    platform_attempts: attempts + 1,
+  };
 }
 
 export function erasureJob(deps: ErasureDeps): Job {
@@ -225,8 +260,10 @@ export function erasureJob(deps: ErasureDeps): Job {
         if (outcome.complete) await deps.remove(name);
         else await deps.write(name, outcome.request);
         summary[request.erasure_id] = outcome.complete
-          ? 'complete'
-          : `waiting: ${outcome.request.waiting?.join(', ') || 'suppression settling'}`;
+          ? failedTargets(outcome.request.platforms ?? []).size > 0
+            ? 'complete_with_failures'
+            : 'complete'
+          : `waiting: ${outcome.request.waiting?.join(', ') || (failedTargets(outcome.request.platforms ?? []).size > 0 ? 'platform deletions to retry' : 'suppression settling')}`;
       }
       return { done: true, summary };
     },

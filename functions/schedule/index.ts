@@ -13,8 +13,8 @@ import type { Bucket, Storage } from '@google-cloud/storage';
 import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
 import { bigQueryInsertAll, createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
+import { createEgressSender, type EgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
-import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerWriter, LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
@@ -34,9 +34,11 @@ import { alertQuery } from '../../core/alerts/alerts.ts';
 import { type DefinitionSpec, definedEvent, parseStamp } from '../../core/definitions/defined-events.ts';
 import { SESSION_TABLES } from '../../core/models/sessions.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC, registryBucketName } from '../../core/plan.ts';
+import { heldMembersSql } from '../../core/privacy/platform-erasure.ts';
 import type { RuleVersion } from '../../core/rules/rules.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler/dispatch.ts';
+import { syncTables } from '../../core/syncs/sync-sql.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
@@ -63,7 +65,8 @@ const secrets = createSecrets({
   secretsDir: config.secretsDir,
   project: config.project,
 });
-const sender = createHttpSender();
+/** Every call of the jobs to a platform, a webhook or a connection goes through the egress gate. */
+const sender = createEgressSender({ allow: config.egressAllow, component: 'schedule' });
 const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;
 
@@ -330,6 +333,15 @@ function erasures(reader: RegistryReader, bucket: Bucket, bigquery: BigQuery): J
       secret: (name) => secrets.get(name),
       send: sender,
       accessToken: createAccessTokens(),
+      heldMembers: async (sync, hashes) => {
+        const [rows] = await bigquery.query({
+          query: heldMembersSql(syncTables(config.plan.ops.dataset, sync).state),
+          params: { hashes: [...hashes] },
+          types: { hashes: ['STRING'] },
+          useLegacySql: false,
+        });
+        return (rows as { __row?: unknown }[]).flatMap((r) => (typeof r.__row === 'string' ? [r.__row] : []));
+      },
     }),
     log: (entry) => console.log(JSON.stringify({ component: 'schedule', ...entry })),
   });
@@ -413,10 +425,7 @@ function googleAdsDiagnostics(bigquery: BigQuery): Job {
     },
     secret: async (name) => secrets.get(name),
     accessToken: createAccessTokens(),
-    get: async (url, headers) => {
-      const res = await fetch(url, { headers, signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, body: await res.text() };
-    },
+    get: (url, headers) => gatedGet(sender, url, headers),
     writeLedger: async (entries) => {
       const refused = await ledger.write(entries);
       if (refused.length > 0)
@@ -437,10 +446,7 @@ function platformDiagnostics(bigquery: BigQuery): Job {
       return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
     },
     secret: async (name) => secrets.get(name),
-    get: async (url) => {
-      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
-      return { status: res.status, body: await res.text() };
-    },
+    get: (url) => gatedGet(sender, url),
     write: async (rows) => {
       const refused = await insert(
         PLATFORM_DIAGNOSTICS_TABLE,
@@ -450,6 +456,22 @@ function platformDiagnostics(bigquery: BigQuery): Job {
     },
     log: (entry) => console.log(JSON.stringify(entry)),
   });
+}
+
+/** A diagnostics GET through the gate; a refusal or a network failure throws, as fetch's did. */
+async function gatedGet(
+  send: EgressSender,
+  url: string,
+  headers: Readonly<Record<string, string>> = {},
+): Promise<{ status: number; body: string }> {
+  const u = new URL(url);
+  const res = await send(
+    { method: 'GET', url, redactedUrl: `${u.origin}${u.pathname}`, headers, body: '' },
+    10_000,
+  );
+  if (res.kind === 'refused') throw new Error(res.reason);
+  if (res.kind === 'network_error') throw new Error(res.message);
+  return { status: res.status, body: res.body };
 }
 
 const deps = loadOnce(loadDeps);

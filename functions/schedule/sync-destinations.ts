@@ -105,6 +105,10 @@ async function toMetaAudience(
       c.timeout_ms ?? 30_000,
     );
     if (res.kind === 'network_error') throw new Error(`audience ${audience_id}: ${res.message}`);
+    if (res.kind === 'refused') {
+      failed.push(...r.changes.map((change) => ({ change, reason: res.reason })));
+      continue;
+    }
     const answer = audienceAnswer(res.status, res.body);
     if (answer.verdict === 'retry') throw new Error(`audience ${audience_id}: ${answer.reason}`);
     if (answer.verdict === 'refused')

@@ -1,10 +1,10 @@
 /**
- * gateway/redact.ts: what of a request URL the gateway shows, table-driven. A URL credential
+ * core/privacy/redact-url.ts: what of a request URL the gateway shows, table-driven. A URL credential
  * is redacted in every spelling of a translator's path and in credential-named parameters;
  * ordinary paths and queries are shown as they are.
  */
 import assert from 'node:assert/strict';
-import { redactUrl } from '../../gateway/redact.ts';
+import { redactUrl } from '../../core/privacy/redact-url.ts';
 
 const T = 'ebt_0123456789ab_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 const K = 'ebk_0123456789ab_BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB';

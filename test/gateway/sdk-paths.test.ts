@@ -9,11 +9,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import type { RefusalEvent } from '../../core/console/live-events.ts';
 import { issueKey } from '../../gateway/credentials.ts';
-import { fixedTranslators, loggingGateway, ORIGIN, post, type TestGateway } from './support.ts';
+import { baseSettings, fixedTranslators, loggingGateway, ORIGIN, post, type TestGateway } from './support.ts';
 
 const SEGMENT = parse(
   readFileSync(join(import.meta.dirname, '../../examples/translators/segment-rudderstack.yaml'), 'utf8'),
@@ -111,6 +112,45 @@ describe('gateway: browser SDK paths with a write key', () => {
     assert.equal(rs.source.enabled, true);
     assert.deepEqual(rs.source.destinations, []);
     assert.equal((await fetch(`${g.url}/sourceConfig/`, { method: 'POST' })).status, 405);
+  });
+
+  it('a settings answer built from the Host header is cached per host by the browser only (#75)', async () => {
+    const answer = await new Promise<{ headers: IncomingHttpHeaders; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        `${g.url}/v1/projects/${g.key}/settings`,
+        { headers: { host: 'evil.example', origin: ORIGIN } },
+        (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => (body += c));
+          res.on('end', () => resolve({ headers: res.headers, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    assert.match(
+      answer.body,
+      /evil\.example\/v1/,
+      'without a configured domain, the Host is what the page called',
+    );
+    assert.equal(answer.headers['cache-control'], 'private, max-age=300');
+    assert.match(String(answer.headers['vary']), /Host/i);
+  });
+
+  it('with a configured domain, the settings answer names it whatever the Host header says', async () => {
+    const { g: d } = await loggingGateway({
+      settings: baseSettings({ gateway: { domain: 'events.shop.example' } }),
+      translators: fixedTranslators({ segment: SEGMENT.spec }),
+    });
+    try {
+      const res = await fetch(`${d.url}/v1/projects/${d.key}/settings`, { headers: { origin: ORIGIN } });
+      const body = (await res.json()) as { integrations: Record<string, Record<string, string>> };
+      assert.equal(body.integrations['Segment.io']?.['apiHost'], 'events.shop.example/v1');
+      assert.equal(res.headers.get('cache-control'), 'public, max-age=300');
+    } finally {
+      d.close();
+    }
   });
 
   it("takes RudderStack's beacon with the key in ?writeKey= and Jitsu's calls with id:secret", async () => {

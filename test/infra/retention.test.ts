@@ -10,7 +10,7 @@ import { BUNDLES, declare, ofType, settingsText } from './support.ts';
 
 const TABLE = 'gcp:bigquery/table:Table';
 
-/** The declared tables' expirationMs by table name, and the plan the program was given. */
+/** The declared tables' expirationMs by table name, the datasets, and the plan the program was given. */
 async function declaredExpirations(extra: string) {
   const dir = mkdtempSync(join(tmpdir(), 'eventbus-retention-'));
   try {
@@ -24,7 +24,13 @@ async function declaredExpirations(extra: string) {
         (t.inputs['timePartitioning'] as { expirationMs?: number } | undefined)?.expirationMs,
       ]),
     );
-    return { declared, plan: config.plan };
+    const datasets = new Map(
+      ofType(recorded, 'gcp:bigquery/dataset:Dataset').map((d) => [
+        String(d.inputs['datasetId']),
+        d.inputs['maxTimeTravelHours'] as string | undefined,
+      ]),
+    );
+    return { declared, datasets, plan: config.plan };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -55,5 +61,14 @@ describe('infra: retention as partition expiration', () => {
     assert.equal(declared.get('hook_failures'), 1095 * DAY_MS);
     assert.equal(declared.get('gateway_refusals'), 7 * DAY_MS);
     assert.equal(declared.get('sync_failed_rows'), 90 * DAY_MS);
+  });
+
+  it('declares a shorter time-travel window on both datasets when the settings ask for one (#75)', async () => {
+    const defaults = await declaredExpirations('');
+    assert.equal(defaults.datasets.size, 2);
+    for (const hours of defaults.datasets.values()) assert.equal(hours, undefined, "BigQuery's 7 days");
+    const { datasets, plan } = await declaredExpirations('warehouse:\n  time_travel_hours: 48');
+    assert.deepEqual([...datasets.values()], ['48', '48']);
+    assert.equal(plan.timeTravelHours, 48);
   });
 });

@@ -16,6 +16,7 @@ import type { Snapshot } from '../../adapters/registry.ts';
 import { customerMatchRequests } from '../../core/platforms/google-ads/audience.ts';
 import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
 import { GA4_USER_DELETION_SCOPE } from '../../core/privacy/platform-erasure.ts';
+import { keptMembers } from '../../core/syncs/audience-members.ts';
 import {
   createPlatformErasure,
   type PlatformErasureDeps,
@@ -222,6 +223,57 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
       'user id deletion: HTTP 403 PERMISSION_DENIED: User does not have sufficient permissions for this property.',
     );
     assert.equal(notices.filter((n) => n.status === 'sent').length, 4);
+  });
+
+  it('asks only the audience syncs whose state holds the person, with every identifier the member was added with (#75)', async () => {
+    await addToList();
+    assert.equal(ads.members('5550001').length, 2);
+    const since = { ads: ads.received.length, meta: meta.received.length };
+    // The person named by e-mail only; the list's member was added with e-mail and phone.
+    const byEmail = { ...PERSON, phones: [] };
+    const adsSpec = spec({
+      google_ads_audience: {
+        connection: 'ads',
+        operating_account_id: '123-456-7890',
+        user_list_id: '5550001',
+      },
+    });
+    const kept = [
+      ...keptMembers(adsSpec, [
+        { n: 0, op: 'upsert', key: {}, data: { email: PERSON.emails[0], phone: PERSON.phones[0] } },
+      ]).values(),
+    ];
+    const looked: { sync: string; hashes: readonly string[] }[] = [];
+    const notices = await deps({
+      heldMembers: async (sync, hashes) => {
+        looked.push({ sync, hashes });
+        // The Customer Match list's state holds the person; the Meta audience's never did.
+        return sync === 'vip-ads' && hashes.some((h) => kept[0]?.includes(h)) ? kept : [];
+      },
+    }).erase(byEmail);
+    assert.deepEqual(looked.map((l) => l.sync).sort(), ['vip-ads', 'vip-meta']);
+    assert.deepEqual(
+      notices.filter((n) => n.platform.endsWith('_audience')).map((n) => [n.target, n.status]),
+      [['vip-ads', 'sent']],
+    );
+    assert.equal(
+      meta.received.length,
+      since.meta,
+      'the audience that never held the person is not told of them',
+    );
+    assert.deepEqual(ads.members('5550001'), [], 'the phone the request did not name is removed too');
+  });
+
+  it('a retry asks only the targets that failed, and leaves the unsupported ones out (#75)', async () => {
+    const since = { ga4: ga4.received.length, ads: ads.received.length, meta: meta.received.length };
+    const notices = await deps().erase(PERSON, new Set(['meta_audience vip-meta']));
+    assert.deepEqual(
+      notices.map((n) => [n.platform, n.target, n.status]),
+      [['meta_audience', 'vip-meta', 'sent']],
+    );
+    assert.equal(ga4.received.length, since.ga4, 'GA4 not asked again');
+    assert.equal(ads.received.length, since.ads, 'Customer Match not asked again');
+    assert.equal(meta.received.length, since.meta + 1);
   });
 
   it('a Meta refusal is failed with Meta’s message', async () => {

@@ -281,6 +281,20 @@ describe('studio creator API: a sample signed as the vendor signs it', () => {
     text: '{"meta":{"event_name":"order_created"}}',
   });
 
+  it('a contentType with CR LF (a header smuggled in) is a 400 naming the field, nothing sent (#75)', async () => {
+    const before = received.length;
+    for (const contentType of [
+      'application/json\r\nX-Injected: 1',
+      'application/json\n',
+      'text/plain\u0000',
+    ]) {
+      const r = await send({ ...request('the-real-secret'), contentType });
+      assert.equal(r.status, 400, JSON.stringify(r.body));
+      assert.match(JSON.stringify(r.body), /contentType/);
+    }
+    assert.equal(received.length, before, 'nothing reached the gateway');
+  });
+
   it('posts the body as the vendor would, signed, and answers the gateway’s 200; a wrong secret its 401', async () => {
     const good = await send(request('the-real-secret'));
     assert.equal(good.status, 200, JSON.stringify(good.body));

@@ -251,6 +251,31 @@ describe('studio: erasure and access requests on the admin API (issue #61)', fun
     );
   });
 
+  it('answers 200 "nothing held" for a person it holds nothing about, whatever identifiers name them (#75)', async () => {
+    for (const identifiers of [
+      // A person id the graph does not know, a value too short to look for: no needle at all.
+      ['0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef'],
+      ['user_id:ab'],
+      ['user_id:nobody-ever'],
+      ['email:nobody@nowhere.example'],
+      ['phone:+15550000000'],
+      ['anonymous_id:never-seen', 'email:nobody@nowhere.example'],
+    ]) {
+      const res = await call('export-person', { identifiers }, ADMIN);
+      const text = await res.text();
+      assert.equal(res.status, 200, `${identifiers.join(', ')}: ${text}`);
+      const lines = text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Json);
+      assert.deepEqual(
+        lines,
+        [{ nothing_held: true, identifiers: identifiers.length }],
+        identifiers.join(', '),
+      );
+    }
+  });
+
   it('erasure-status gives the audit rows (hashes, never identifiers), one by id, and a recorded one', async () => {
     // As the scheduler's erasure job writes them (its audit MERGE).
     const insert = (id: string, minute: number, status: string) =>

@@ -79,6 +79,8 @@ describe('architecture: dependency direction', () => {
       'core/warehouse/rows.ts',
       // Hashing and scrubbing personal data: used by the store path and the platform payloads.
       'core/pii.ts',
+      // The egress policy: the gate's rules, and the refusal the platforms' runtimes pass on.
+      'core/egress/policy.ts',
     ];
     // Consent: the signals' readers and their one resolver (pure functions of the stored event)
     // decide at the decision layer and say what each platform is told, so both layers use them.

@@ -53,6 +53,19 @@ describe('runtime config: settings from a file', () => {
 const SETTINGS = JSON.stringify({ name: 'shop', project: 'shop-project', region: 'europe-west1' });
 
 describe('runtime config: a function’s configuration, read once', () => {
+  it("reads the egress gate's allow-list once: empty unless set, origins only", () => {
+    assert.equal(readFunctionConfig({ [ENV.settings]: SETTINGS }).egressAllow.size, 0);
+    const config = readFunctionConfig({
+      [ENV.settings]: SETTINGS,
+      [ENV.egressAllow]: 'http://127.0.0.1:8099,http://127.0.0.1:8100',
+    });
+    assert.deepEqual([...config.egressAllow], ['http://127.0.0.1:8099', 'http://127.0.0.1:8100']);
+    assert.throws(
+      () => readFunctionConfig({ [ENV.settings]: SETTINGS, [ENV.egressAllow]: 'http://127.0.0.1:8099/x' }),
+      /not an origin/,
+    );
+  });
+
   it('reads the settings and the function’s own variables into one frozen value', () => {
     const env = {
       [ENV.settings]: SETTINGS,

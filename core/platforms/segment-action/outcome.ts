@@ -7,6 +7,7 @@
  * reason goes to the ledger: the message and the platform's answer are scrubbed of identifiers and
  * the request's secrets (platform-answer.ts), as CRMs echo the e-mail they refused. Pure.
  */
+import { EGRESS_REFUSED_CODE } from '../../egress/policy.ts';
 import type { Outcome } from '../driver.ts';
 import { scrubText } from '../platform-answer.ts';
 import { snippet } from '../responses.ts';
@@ -46,6 +47,8 @@ export function outcomeOfError(action: string, err: unknown, secrets: readonly s
   const status = responseStatus ?? (typeof e.status === 'number' ? e.status : undefined);
   const withStatus = (o: { status: 'retry' | 'rejected'; reason: string }): Outcome =>
     status !== undefined ? { ...o, httpStatus: status } : o;
+  // Not sent at all: the reason is the gate's own (`egress refused: <why>`), named by the action.
+  if (e.code === EGRESS_REFUSED_CODE) return { status: 'rejected', reason: `${message} (${action})` };
   if (e.code === NETWORK_ERROR_CODE) return { status: 'retry', reason: `${action}: ${message}` };
   if (name === 'RetryableError' || e.code === 'RETRYABLE_ERROR')
     return withStatus({ status: 'retry', reason: `${action}: ${message}` });

@@ -16,6 +16,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Destination } from '../../../schemas/settings.ts';
+import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../egress/policy.ts';
 import type { StoredEvent } from '../../event.ts';
 import type { Outcome } from '../driver.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
@@ -75,6 +76,8 @@ const SLUG = /^[a-z0-9][a-z0-9-]{0,127}$/;
 interface RunContext {
   readonly fetch: typeof fetch;
   readonly baseUrl: string | undefined;
+  /** The destination's `allowed_hosts`: its actions send nowhere else (docs/security.md, "Egress"). */
+  readonly allowedHosts: readonly string[] | undefined;
   readonly requests: ActionRequest[];
   readonly bodies: string[];
 }
@@ -162,6 +165,11 @@ async function dispatch(
   const method = request.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
   const original = new URL(request.url);
+  if (run.allowedHosts && !hostAllowed(request.url, run.allowedHosts))
+    throw Object.assign(
+      new Error(`${EGRESS_REFUSED}: ${original.host} is not one of the destination's allowed_hosts`),
+      { code: EGRESS_REFUSED_CODE },
+    );
   const record: { method: string; url: string; status?: number; retryAfter?: string } = {
     method,
     url: `${original.origin}${original.pathname}`,
@@ -176,6 +184,8 @@ async function dispatch(
       ...(body ? { body } : {}),
     });
   } catch (err) {
+    // The egress gate's refusal (adapters/egress.ts) goes on as it is: permanent, not a network failure.
+    if ((err as { code?: unknown }).code === EGRESS_REFUSED_CODE) throw err;
     const cause = (err as { cause?: { message?: string } }).cause?.message;
     throw Object.assign(
       new Error(`no answer from ${original.host}: ${(err as Error).message}${cause ? ` (${cause})` : ''}`),
@@ -209,7 +219,13 @@ export async function runSegmentAction(
   secrets: Readonly<Record<string, string>>,
   io: RunIo,
 ): Promise<RunResult> {
-  const run: RunContext = { fetch: io.fetch, baseUrl: destination.base_url, requests: [], bodies: [] };
+  const run: RunContext = {
+    fetch: io.fetch,
+    baseUrl: destination.base_url,
+    allowedHosts: destination.allowed_hosts,
+    requests: [],
+    bodies: [],
+  };
   const result = (outcomes: RunResult['outcomes']): RunResult => ({
     outcomes,
     requests: run.requests,

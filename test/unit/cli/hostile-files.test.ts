@@ -84,6 +84,87 @@ describe('cli: hostile files', () => {
     assert.match(r.err, /destinations\[0\]\.base_url: http:\/\/127\.0\.0\.1:8099 is a loopback address/);
   });
 
+  it('settings check names an internal base_url and a mapping that reads its URL from the event (#75)', async () => {
+    const file = join(dir, 'egress.yaml');
+    writeFileSync(
+      file,
+      [
+        'name: prod',
+        'project: some-project',
+        'region: europe-west1',
+        'destinations:',
+        '  - { id: crm, type: webhook, base_url: "https://10.0.0.5", config: { path: /x }, secrets: { signing_key: HOOK_KEY } }',
+        '  - id: hook',
+        '    type: segment_action',
+        '    destination: webhook',
+        '    actions:',
+        '      - action: send',
+        '        when: [purchase]',
+        '        mapping:',
+        '          url: { "@path": "$.properties.callback" }',
+        '          headers: { "X-Studio": "https://127.0.0.1:8090/v1/admin/apply" }',
+        '',
+      ].join('\n'),
+    );
+    const r = await cli('settings', 'check', file);
+    assert.equal(r.code, 0, r.err);
+    assert.match(
+      r.err,
+      /warning: destinations\[0\]\.base_url: https:\/\/10\.0\.0\.5 points inside \(a private address\)/,
+    );
+    assert.match(
+      r.err,
+      /warning: destinations\[1\]\.actions\[0\]\.mapping\.url: read from the event, so whoever sends an event chooses where the request goes.*allow_event_urls: true with allowed_hosts on destination hook/,
+    );
+    assert.match(
+      r.err,
+      /warning: destinations\[1\]\.actions\[0\]\.mapping\.headers\.X-Studio: https:\/\/127\.0\.0\.1:8090\/v1\/admin\/apply is a loopback address/,
+    );
+  });
+
+  it('an event-read URL is quiet only with allow_event_urls and allowed_hosts; CGNAT and .internal are inside', () => {
+    const base = { name: 'prod', project: 'some-project', region: 'europe-west1' };
+    const hook = (extra: Record<string, unknown>) => ({
+      ...base,
+      destinations: [
+        {
+          id: 'hook',
+          type: 'segment_action',
+          destination: 'webhook',
+          actions: [
+            {
+              action: 'send',
+              when: ['purchase'],
+              mapping: { headers: { Authorization: { '@path': '$.properties.auth' } } },
+            },
+          ],
+          ...extra,
+        },
+      ],
+    });
+    const warned = (value: unknown) => {
+      const r = checkSettings(value);
+      assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
+      return addressWarnings(r.settings as Settings).map((w) => w.split(': ')[0]);
+    };
+    assert.deepEqual(warned(hook({})), ['destinations[0].actions[0].mapping.headers']);
+    assert.deepEqual(warned(hook({ allow_event_urls: true })), [
+      'destinations[0].actions[0].mapping.headers',
+    ]);
+    assert.deepEqual(warned(hook({ allow_event_urls: true, allowed_hosts: ['hooks.example.com'] })), []);
+    assert.deepEqual(
+      warned({
+        ...base,
+        connections: [
+          { id: 'a', type: 'webhook', url: 'https://100.64.1.2/hook' },
+          { id: 'b', type: 'webhook', url: 'https://db.corp.internal/hook' },
+          { id: 'c', type: 'webhook', url: 'https://hooks.example.com/hook' },
+        ],
+      }),
+      ['connections[0].url', 'connections[1].url'],
+    );
+  });
+
   it('reads hosts as URL parsers do, and leaves loopback alone in the local environment', () => {
     assert.equal(addressKind('http://2852039166/'), 'metadata', 'decimal 169.254.169.254');
     assert.equal(addressKind('http://[::ffff:169.254.169.254]/'), 'metadata');

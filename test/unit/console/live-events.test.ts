@@ -36,6 +36,25 @@ describe('live events: the refusal sampler', () => {
     assert.ok(rows >= 50, `${rows} rows`);
   });
 
+  it('keeps a bad_signature probe hidden in a flood of made-up tokens (#75)', () => {
+    const s = createRefusalSampler({ perSecond: 5, burst: 10, perKindMs: 1000, maxKinds: 1000 });
+    const probe: RefusalEvent = {
+      status: 401,
+      code: 'INVALID_CREDENTIALS',
+      reason: 'bad_signature',
+      credential: 'signature:hmac',
+      translator: 'shopify-orders',
+      path: '/v1/translators/shopify-orders',
+    };
+    // Ten thousand made-up tokens a second; a signature probe in the middle of each second.
+    const probes: number[] = [];
+    for (let i = 0; i < 30_000; i++) {
+      s.admit(bad(`sha256:${i.toString(16).padStart(8, '0')}`), i / 10);
+      if (i % 10_000 === 5000) probes.push(s.admit(probe, i / 10));
+    }
+    assert.deepEqual(probes, [1, 1, 1], 'each probe a row of its own');
+  });
+
   it('names the source by translator, else credential, else (anonymous)', () => {
     assert.equal(refusalSource({ translator: 'forms', credential: 'token:a' }), 'translator:forms');
     assert.equal(refusalSource({ credential: 'key:k1' }), 'key:k1');

@@ -1,6 +1,7 @@
 /**
- * A request URL as the gateway's records, logs and answers may show it: every credential the
- * gateway would take from a URL, or that looks like one, replaced by `[redacted]`. Applied once
+ * A request URL as every service's records, logs and answers may show it (the gateway, the
+ * studio): every credential the gateway would take from a URL, or that looks like one (a
+ * `?token=`, a `key`, a project token in a path), replaced by `[redacted]`. In the gateway, applied once
  * per request ahead of routing (gateway/runtime.ts `showUrl`), so a path that does not route
  * (a trailing slash, a `.json`, a double slash, an upper-case name) shows its token no more
  * than a routed one (issue 61). Pure; the common path, with nothing to redact, is one regex
