@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import { createFirestoreClaimStore, EXPIRE_AT_FIELD } from '../../adapters/firestore-claims.ts';
+import type { TransportResponse } from '../../adapters/http-sender.ts';
 import { workloadMember } from '../../core/access/needs.ts';
 import type { ClaimKey } from '../../core/claims/claim-store.ts';
-import type { InboundResponse, OutboundRequest } from '../../core/platforms/driver.ts';
+import type { OutboundRequest } from '../../core/platforms/driver.ts';
 
 const id = (text: string): string => createHash('sha256').update(text).digest('hex');
 const HOUR = 3_600_000;
@@ -181,17 +182,17 @@ describe('firestore claim store under IAM (the grant infra/claims.ts binds)', ()
 });
 
 describe('firestore claim store: credentials', () => {
-  const recorder = (answers: InboundResponse[]) => {
+  const recorder = (answers: TransportResponse[]) => {
     const seen: OutboundRequest[] = [];
     return {
       seen,
-      send: async (r: OutboundRequest): Promise<InboundResponse> => {
+      send: async (r: OutboundRequest): Promise<TransportResponse> => {
         seen.push(r);
         return answers.shift() ?? { kind: 'network_error', message: 'no more answers' };
       },
     };
   };
-  const ok = (body: unknown): InboundResponse => ({
+  const ok = (body: unknown): TransportResponse => ({
     kind: 'response',
     status: 200,
     headers: {},
