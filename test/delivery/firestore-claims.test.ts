@@ -241,7 +241,7 @@ describe('firestore claim store: credentials', () => {
   });
 
   it('a refusal other than a lost precondition rejects', async () => {
-    const denied: InboundResponse = {
+    const denied: TransportResponse = {
       kind: 'response',
       status: 403,
       headers: {},
