@@ -92,6 +92,13 @@ export async function pubsubEndpoint(p: Plan, env: Env, dataDir?: string): Promi
   return p.environment === 'local' ? (await localRecord(dataDir)).pubsubHost : undefined;
 }
 
+/** Where the claims database is: FIRESTORE_EMULATOR_HOST; for `local`, the recorded emulator; otherwise Google. */
+export async function firestoreEndpoint(p: Plan, env: Env, dataDir?: string): Promise<string | undefined> {
+  const host = env['FIRESTORE_EMULATOR_HOST'];
+  if (host) return host;
+  return p.environment === 'local' ? (await localRecord(dataDir)).firestoreHost : undefined;
+}
+
 /** A Pub/Sub client for the environment's project and endpoint (plaintext to an emulator). */
 export async function pubsubClient(p: Plan, env: Env, dataDir?: string): Promise<PubSub> {
   const host = await pubsubEndpoint(p, env, dataDir);

@@ -121,17 +121,12 @@ export interface BucketPlan {
 }
 
 /**
- * The first sightings of events whose id the producer gave (adapters/identity-claims.ts), in the
- * registry bucket, kept for IDENTITY_CLAIM_DAYS: the window in which a producer's retry of such
- * an event folds into the first copy (docs/storage.md, "One event, one row").
+ * Where releases before the claims database kept first sightings (in the registry bucket): its
+ * lifecycle rule still deletes what they left there. IDENTITY_CLAIM_DAYS is the window in which a
+ * producer's retry folds into the first copy (docs/storage.md, "One event, one row").
  */
 export const IDENTITY_CLAIMS_PREFIX = 'identities/';
-export const IDENTITY_CLAIM_DAYS = 7;
-/**
- * The send-once claims (core/claims/send-once.ts): one per event identity and destination,
- * taken before each call, kept for SEND_ONCE_DAYS (docs/delivery.md, "One event, one delivery").
- */
-export const SEND_CLAIMS_PREFIX = 'sends/';
+export const IDENTITY_CLAIM_DAYS = SEND_ONCE_DAYS;
 
 /**
  * The send-once claims' Firestore database (core/claims/claim-store.ts, adapters/firestore-claims.ts):
@@ -608,10 +603,7 @@ export function plan(settings: Readonly<Settings>): Plan {
         purpose: 'registry',
         location: settings.location ?? 'US',
         versioning: false,
-        expire: [
-          { prefix: IDENTITY_CLAIMS_PREFIX, ageDays: IDENTITY_CLAIM_DAYS },
-          { prefix: SEND_CLAIMS_PREFIX, ageDays: SEND_ONCE_DAYS },
-        ],
+        expire: [{ prefix: IDENTITY_CLAIMS_PREFIX, ageDays: IDENTITY_CLAIM_DAYS }],
       },
     ],
     claims: { database: claimsDatabaseId(settings.name), location: settings.region },

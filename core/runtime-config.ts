@@ -133,6 +133,8 @@ export interface FunctionConfig extends RuntimeConfig {
   readonly storeBatchMs?: number;
   /** The Pub/Sub emulator's host:port, for a publisher the function builds itself (locally). */
   readonly pubsubEmulatorHost?: string;
+  /** The Firestore emulator's host:port, for the claims (core/claims/claim-store.ts), locally. */
+  readonly firestoreEmulatorHost?: string;
   /** Where the function listens when it runs as a Cloud Run service (functions/serve.ts). */
   readonly listen: ListenAddress;
   /** Origins the egress gate sends to without its checks (EVENTBUS_EGRESS_ALLOW; empty on Google Cloud). */
@@ -154,10 +156,12 @@ export function readFunctionConfig(
   if (storeBatchMs !== undefined && !(storeBatchMs >= 0))
     throw new Error(`${ENV.storeBatchMs} is not a number of milliseconds: ${batch}`);
   const emulator = env[ENV.pubsubEmulatorHost];
+  const firestore = env[ENV.firestoreEmulatorHost];
   return Object.freeze({
     ...readRuntimeConfig(env, readText),
     ...(storeBatchMs !== undefined ? { storeBatchMs } : {}),
     ...(emulator ? { pubsubEmulatorHost: emulator } : {}),
+    ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
     listen: listenAddress(env),
     egressAllow: parseAllowList(env[ENV.egressAllow]),
     secretEnv: env,

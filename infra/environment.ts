@@ -9,7 +9,7 @@ import { billingAdvice } from '../core/deploy/billing-advice.ts';
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
-import { ACTIONS_TOPIC, IDENTITY_CLAIMS_PREFIX, RUNS_TOPIC, SEND_CLAIMS_PREFIX } from '../core/plan.ts';
+import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
@@ -377,27 +377,6 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           member: ids.members.gateway,
           role: 'roles/storage.objectViewer',
           prefix: 'Translator/',
-        },
-        // The send-once claims: the delivering functions create one before each call, read a
-        // held one, and replace or release it (core/claims/send-once.ts).
-        ...deliverers.map((d) => ({
-          ...d,
-          role: 'roles/storage.objectUser' as const,
-          prefix: SEND_CLAIMS_PREFIX,
-        })),
-        // The first sightings of events whose id the producer gave: store creates one only if
-        // absent and reads the first copy's (adapters/identity-claims.ts); never overwrites.
-        {
-          who: 'store',
-          member: ids.members.store,
-          role: 'roles/storage.objectCreator',
-          prefix: IDENTITY_CLAIMS_PREFIX,
-        },
-        {
-          who: 'store',
-          member: ids.members.store,
-          role: 'roles/storage.objectViewer',
-          prefix: IDENTITY_CLAIMS_PREFIX,
         },
         // A newer country database uploaded by `eventbus geo update` (docs/enrichment.md).
         ...(settings.enrichment?.geo === 'country'

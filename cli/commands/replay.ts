@@ -7,16 +7,16 @@
  * still fails and why. (Destination replays join this command.)
  */
 import type { Command } from 'commander';
-import { type Plan, registryBucketName } from '../../core/plan.ts';
+import type { Plan } from '../../core/plan.ts';
 import type { AfterStored, AlreadyStored, ClaimIdentity, StoreConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
   DATA_DIR_OPTION,
+  firestoreEndpoint,
   LOCAL_ENDPOINT_HELP,
   loadEnvironment,
   projectOf,
   pubsubClient,
-  storageClient,
   warehouseClient,
 } from '../environment.ts';
 import { CliError, formatOption, type OutputFormat, renderRows, writerOf } from '../output.ts';
@@ -204,18 +204,13 @@ export function register(program: Command): void {
       const bigquery = await warehouseClient(p, process.env, options.dataDir);
       const writer = createBigQueryWriter(bigquery, p.dataset);
       // The first sightings store keeps: the replayed event is claimed and fanned out as store does.
-      const registry = (await storageClient(p, process.env, options.dataDir)).bucket(
-        registryBucketName(projectOf(p, process.env), p.environment),
-      );
-      const [
-        { createIdentityClaims },
-        { createStorageClaimStore },
-        { createStoredCheck, eventsStoredQuery },
-      ] = await Promise.all([
-        import('../../adapters/identity-claims.ts'),
-        import('../../adapters/storage-claims.ts'),
-        import('../../adapters/stored-check.ts'),
-      ]);
+      const firestore = await firestoreEndpoint(p, process.env, options.dataDir);
+      const [{ createIdentityClaims }, { environmentClaims }, { createStoredCheck, eventsStoredQuery }] =
+        await Promise.all([
+          import('../../adapters/identity-claims.ts'),
+          import('../../adapters/firestore-claims.ts'),
+          import('../../adapters/stored-check.ts'),
+        ]);
       const pubsub = await pubsubClient(p, process.env, options.dataDir);
       const source = await pubSubPullSource(pubsub, projectOf(p, process.env));
       // The store function's fan-out, on the same `deliveries` topic and ledger.
@@ -238,7 +233,13 @@ export function register(program: Command): void {
           writer,
           config: storeConfig(settings, p),
           ...(afterStored ? { afterStored } : {}),
-          claim: createIdentityClaims(createStorageClaimStore(() => registry)),
+          claim: createIdentityClaims(
+            environmentClaims({
+              project: projectOf(p, process.env),
+              plan: p,
+              ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
+            }),
+          ),
           alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, p.dataset)),
           backlogs: eventDeadLetterBacklogs(p, options.topic),
           ...(limit !== undefined ? { limit } : {}),

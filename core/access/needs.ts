@@ -10,7 +10,7 @@
 
 import type { Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
-import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC, SEND_CLAIMS_PREFIX } from '../plan.ts';
+import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
@@ -158,20 +158,6 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
   need('store', 'pubsub.topics.publish', topic('deliveries'), 'fan-out', 'adapters/store-fan-out.ts');
   need(
     'store',
-    'storage.objects.create',
-    object('identities/x'),
-    'identity claims',
-    'adapters/storage-claims.ts',
-  );
-  need(
-    'store',
-    'storage.objects.get',
-    object('identities/x'),
-    'identity claims',
-    'adapters/storage-claims.ts',
-  );
-  need(
-    'store',
     'storage.objects.get',
     object(indexPath('EventDefinition')),
     'defined events',
@@ -234,16 +220,6 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/bigquery-writer.ts',
     );
     need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
-    // The send-once claims: created before every call, read when held, replaced on a takeover,
-    // released after a refusal (core/claims/send-once.ts).
-    for (const permission of ['storage.objects.create', 'storage.objects.get', 'storage.objects.delete'])
-      need(
-        who,
-        permission,
-        object(`${SEND_CLAIMS_PREFIX}x`),
-        'send-once claims',
-        'adapters/storage-claims.ts',
-      );
     for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])
       need(
         who,
@@ -541,7 +517,6 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     object(indexPath('EventDefinition')),
     'only the studio writes the registry',
   );
-  deny('store', 'storage.objects.delete', object('identities/x'), 'a claim is never overwritten');
   for (const who of ['gateway', 'studio'] as const)
     deny(
       who,

@@ -374,6 +374,15 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
       (background.runs / 1000) * MONTHLY_PRICES.storageClassBPer1000,
     detail: `the scheduler's lock objects: ${Math.round(classA).toLocaleString('en-US')} writes and lists`,
   });
+  // The claims (docs/delivery.md, "One event, one delivery"): each event's first sighting in
+  // store, one document written and one TTL deletion; its first fan-out sends on it. Retries,
+  // copies and replays take a send-once claim each on top: a small share this model leaves out.
+  const claims = claimCost({ writes: events, deletes: events, reads: 0 });
+  items.push({
+    item: 'Send-once claims (Firestore)',
+    monthly: claims,
+    detail: `${Math.round(events).toLocaleString('en-US')} first sightings: a document written and deleted by TTL each`,
+  });
   items.push({
     item: 'Cloud Scheduler',
     monthly: MONTHLY_PRICES.schedulerJobMonthly,

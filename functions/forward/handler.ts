@@ -33,7 +33,7 @@ export interface ForwardServices {
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
   /** The ledger check (adapters/delivered-check.ts): asked when a send-once claim is held; absent: never checked. */
   readonly alreadyDelivered?: ForwardDeps['alreadyDelivered'];
-  /** The send-once claims (adapters/storage-claims.ts); absent only in tests of the core alone. */
+  /** The send-once claims (adapters/firestore-claims.ts); absent only in tests of the core alone. */
   readonly claims?: ForwardDeps['claims'];
   /** Definitions' mappings for defined events (adapters/definitions.ts); absent: not used. */
   readonly definitionFor?: ForwardDeps['definitionFor'];

@@ -9,13 +9,13 @@ import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { createWireDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
+import { environmentClaims } from '../../adapters/firestore-claims.ts';
 import { GEO_OBJECT } from '../../adapters/geo-database.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
-import { createStorageClaimStore } from '../../adapters/storage-claims.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { erasedList } from '../../adapters/suppression-list.ts';
@@ -173,8 +173,8 @@ async function init(): Promise<Handler> {
     alreadyStored: createStoredCheck(eventsStoredQuery(bigquery, runtime.plan.dataset), {
       log: (message) => console.log(JSON.stringify({ severity: 'WARNING', message, component: 'store' })),
     }),
-    // The first sighting of every event whose id the producer gave (a claim in the registry bucket).
-    claim: createIdentityClaims(createStorageClaimStore(registryBucket)),
+    // The first sighting of every event (a claim in the claims database, core/claims/claim-store.ts).
+    claim: createIdentityClaims(environmentClaims(runtime)),
   });
 }
 

@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Storage } from '@google-cloud/storage';
+import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import { createBatchedLookup } from '../../adapters/batched-lookup.ts';
+import { createFirestoreClaimStore } from '../../adapters/firestore-claims.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
-import { createStorageClaimStore } from '../../adapters/storage-claims.ts';
 import { normalizeOptions } from '../../core/event.ts';
 import { identityDigest, payloadDigest } from '../../core/identity.ts';
 import { limitsOf } from '../../core/json-limits.ts';
@@ -31,7 +31,6 @@ import {
   storeMessages,
 } from '../../core/store/store.ts';
 import type { InsertRow, RowWriter } from '../../core/warehouse/rows.ts';
-import { type StorageEmulator, startStorageEmulator } from '../../emulators/storage/server.ts';
 import {
   type EnvelopeContext,
   eventMessage,
@@ -363,25 +362,27 @@ describe('storage: the stored check fails closed, the ledger check open', () => 
   });
 });
 
-describe('storage: identity claims in the registry bucket (Cloud Storage emulator)', () => {
-  let emu: StorageEmulator;
+describe('storage: identity claims in the claims database (Firestore emulator)', () => {
+  let emu: FirestoreEmulator;
   let dir: string;
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'claims-'));
-    emu = await startStorageEmulator({ port: 0, dataDir: dir, fsync: 'none' });
-    process.env['STORAGE_EMULATOR_HOST'] = emu.url;
+    emu = await startFirestoreEmulator({ port: 0, dataDir: dir, fsync: 'none' });
+    const made = await fetch(`${emu.url}/v1/projects/test-project/databases?databaseId=claims-test`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'FIRESTORE_NATIVE', locationId: 'europe-west1' }),
+    });
+    assert.equal(made.status, 200, await made.text());
   });
   after(async () => {
-    delete process.env['STORAGE_EMULATOR_HOST'];
     await emu.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
   it('answers the first claim first, and a later one with the first copy’s time and message', async () => {
-    const storage = new Storage({ projectId: 'test-project', apiEndpoint: emu.url });
-    const [bucket] = await storage.createBucket('claims-test');
     const claim = createIdentityClaims(
-      createStorageClaimStore(() => bucket),
+      createFirestoreClaimStore({ project: 'test-project', database: 'claims-test', emulatorHost: emu.host }),
       { now: () => T0 },
     );
     const digest = 'a'.repeat(64);

@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { PubSub } from '@google-cloud/pubsub';
 import { type Plan, plan } from '../../core/plan.ts';
@@ -94,6 +95,7 @@ export async function startStorageStack(
   let gcs: StorageEmulator | undefined;
   let child: ChildProcess | undefined;
   let pubsub: PubSub | undefined;
+  let fs: FirestoreEmulator | undefined;
   const cleanup = async () => {
     if (child && child.exitCode === null) {
       const exited = new Promise((r) => child?.once('exit', r));
@@ -105,6 +107,7 @@ export async function startStorageStack(
     await ps?.close().catch(() => undefined);
     await bq?.close().catch(() => undefined);
     await gcs?.close().catch(() => undefined);
+    await fs?.close().catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   };
   try {
@@ -114,13 +117,22 @@ export async function startStorageStack(
     ps = await startPubSubEmulator({ port: 0, dataDir: join(dir, 'pubsub'), fsync: 'none' });
     const pubsubHost = `127.0.0.1:${ps.port}`;
     gcs = await startStorageEmulator({ port: 0, dataDir: join(dir, 'storage'), fsync: 'none' });
+    // The claims database store writes first sightings to (core/claims/claim-store.ts).
+    fs = await startFirestoreEmulator({ port: 0, dataDir: join(dir, 'firestore'), fsync: 'none' });
     const storePort = await freePort();
     mkdirSync(join(dir, 'logs'), { recursive: true });
     const ctx: LocalContext = {
       root: REPO_ROOT,
       dataDir: dir,
       logDir: join(dir, 'logs'),
-      ports: { ...DEFAULT_PORTS, store: storePort, bigquery: bqPort, pubsub: ps.port, storage: gcs.port },
+      ports: {
+        ...DEFAULT_PORTS,
+        store: storePort,
+        bigquery: bqPort,
+        pubsub: ps.port,
+        storage: gcs.port,
+        firestore: fs.port,
+      },
       settings,
       project: settings.project,
       node: process.execPath,
@@ -138,6 +150,7 @@ export async function startStorageStack(
       pubsub: pubsubHost,
       bigquery: bq.url,
       storage: gcs.url,
+      firestore: fs.host,
       functionUrl: () => spec.url,
     });
     const bigquery = emulatorBigQuery(settings.project, bq.url);

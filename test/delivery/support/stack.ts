@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { PubSub } from '@google-cloud/pubsub';
 import type { LedgerRow } from '../../../core/delivery/ledger.ts';
@@ -36,8 +37,10 @@ export interface Stack {
   readonly bigquery: BigQuery;
   readonly pubsubHost: string;
   readonly bigqueryUrl: string;
-  /** The Cloud Storage emulator (the registry bucket, the claims). */
+  /** The Cloud Storage emulator (the registry bucket). */
   readonly storageUrl: string;
+  /** The Firestore emulator's host:port (the claims). */
+  readonly firestoreHost: string;
   readonly dataDir: string;
   /** Publishes events on `events` as the native path does (the JSON event as message data). */
   publishEvents(events: readonly Record<string, unknown>[]): Promise<void>;
@@ -88,6 +91,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
   let bq: BigQueryEmulator | undefined;
   // The registry (event definitions) lives in Cloud Storage: store reads it for custom events.
   let gcs: StorageEmulator | undefined;
+  let fs: FirestoreEmulator | undefined;
   let receiver: Receiver | undefined;
   let pubsub: PubSub | undefined;
   const cleanup = async () => {
@@ -100,6 +104,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     await ps?.close();
     await bq?.close().catch(() => {});
     await gcs?.close().catch(() => {});
+    await fs?.close().catch(() => {});
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -107,6 +112,8 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     bq = await startBigQueryEmulator({ port: 0, dataDir: join(dataDir, 'bigquery') });
     const bqPort = bq.port;
     gcs = await startStorageEmulator({ port: 0, dataDir: join(dataDir, 'storage'), fsync: 'none' });
+    // The claims database: store's first sightings, forward's send-once claims.
+    fs = await startFirestoreEmulator({ port: 0, dataDir: join(dataDir, 'firestore'), fsync: 'none' });
     receiver = await startReceiver({
       webhooks: [],
       signingKey: async () => SIGNING_KEY,
@@ -134,8 +141,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       pubsub: ps.port,
       bigquery: bqPort,
       storage: gcs.port,
-      // No claims in this stack yet: the functions do not call Firestore.
-      firestore: 0,
+      firestore: fs.port,
       studio: 0,
       gateway: 0,
       store: await freePort(),
@@ -182,6 +188,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       pubsub: pubsubHost,
       bigquery: bq.url,
       storage: gcs.url,
+      firestore: fs.host,
       functionUrl: (fn) => `http://127.0.0.1:${ports[fn]}/`,
     });
     if (report.conflicts.length > 0) throw new Error(report.conflicts.join('\n'));
@@ -199,6 +206,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       pubsubHost,
       bigqueryUrl: bq.url,
       storageUrl: gcs.url,
+      firestoreHost: fs.host,
       dataDir,
       async publishEvents(events) {
         await Promise.all(events.map((e) => topic.publishMessage({ data: Buffer.from(JSON.stringify(e)) })));
@@ -288,10 +296,12 @@ export async function runCliOn(
     ps: process.env['PUBSUB_EMULATOR_HOST'],
     bq: process.env['BIGQUERY_EMULATOR_HOST'],
     gcs: process.env['STORAGE_EMULATOR_HOST'],
+    fs: process.env['FIRESTORE_EMULATOR_HOST'],
   };
   process.env['PUBSUB_EMULATOR_HOST'] = stack.pubsubHost;
   process.env['BIGQUERY_EMULATOR_HOST'] = stack.bigqueryUrl;
   process.env['STORAGE_EMULATOR_HOST'] = stack.storageUrl;
+  process.env['FIRESTORE_EMULATOR_HOST'] = stack.firestoreHost;
   let out = '';
   let err = '';
   try {
@@ -302,6 +312,7 @@ export async function runCliOn(
       ['PUBSUB_EMULATOR_HOST', saved.ps],
       ['BIGQUERY_EMULATOR_HOST', saved.bq],
       ['STORAGE_EMULATOR_HOST', saved.gcs],
+      ['FIRESTORE_EMULATOR_HOST', saved.fs],
     ] as const) {
       if (v === undefined) delete process.env[k];
       else process.env[k] = v;

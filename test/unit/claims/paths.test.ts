@@ -111,7 +111,7 @@ describe('send once: every path to a platform crosses the claim', () => {
   it('every delivering function loads the claims with its services', () => {
     for (const f of DELIVERING_FUNCTIONS) assert.match(sources.get(f) ?? '', /deliveryServices\(/, f);
     const services = sources.get('adapters/delivery-services.ts') ?? '';
-    assert.match(services, /claims: createStorageClaimStore\(/);
+    assert.match(services, /claims: environmentClaims\(config\)/);
     assert.match(
       services,
       /onFailure: 'closed'/,
