@@ -56,6 +56,7 @@ export const SUITES: Readonly<Record<string, string>> = {
   enrich: './enrich.ts',
   tag: './tag.ts',
   consent: './consent.ts',
+  'send-once': './send-once.ts',
 };
 
 /** What a suite's process tells the harness (over the IPC channel). */
