@@ -276,6 +276,7 @@ describe('end to end: LinkedIn, Microsoft and Reddit on the local environment', 
         event_time: eventTime(),
         user: { email: 'b@example.com' },
         consent,
+        event_data: {},
       };
       const one = c.driver.prepare(
         { ...small, event_name: 'lead', received_at: new Date().toISOString() } as never,

@@ -79,8 +79,10 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
         );
         return file;
       },
-      // The scheduled rule's first slot is dispatched by the first tick after it is applied.
-      env: { EVENTBUS_TICK_SECONDS: '2' },
+      // The scheduled rule's first slot is dispatched by the first tick after it is applied. The
+      // down webhook is a loopback port named to the egress gate, so what it meets is a refused
+      // connection, as a receiver that is down, not the gate's refusal of loopback.
+      env: { EVENTBUS_TICK_SECONDS: '2', EVENTBUS_EGRESS_ALLOW: 'http://127.0.0.1:9' },
     });
     ({ child, dataDir } = local);
     Object.assign(ports, local.ports);

@@ -296,7 +296,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     ]);
   });
 
-  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs, store (geo on) the country database and its identity claims, store and forward the erased list, by object prefix only', () => {
+  it('lets the gateway, store, forward and schedule read definitions, the gateway translators, schedule syncs, store (geo on) the country database, store and forward the erased list, by object prefix only (identity claims are in the claims database)', () => {
     const grants = byType('gcp:storage/bucketIAMMember:BucketIAMMember')
       .filter((m) => m.inputs['condition'] && m.inputs['role'] === 'roles/storage.objectViewer')
       .map(
@@ -316,7 +316,6 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       `eventbus-schedule resource.name.startsWith("${registry}/Sync/")`,
       `eventbus-store resource.name.startsWith("${registry}/EventDefinition/")`,
       `eventbus-store resource.name.startsWith("${registry}/geo/")`,
-      `eventbus-store resource.name.startsWith("${registry}/identities/")`,
       `eventbus-store resource.name.startsWith("${registry}/privacy/")`,
     ]);
   });

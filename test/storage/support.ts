@@ -166,6 +166,8 @@ export async function startStorageStack(
       env: {
         BIGQUERY_EMULATOR_HOST: bq.url,
         PUBSUB_EMULATOR_HOST: pubsubHost,
+        // The claims database the CLI's events replay claims identities in, as store does.
+        FIRESTORE_EMULATOR_HOST: fs.host,
         GOOGLE_CLOUD_PROJECT: settings.project,
         METADATA_SERVER_DETECTION: 'none',
       },

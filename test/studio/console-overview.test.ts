@@ -442,7 +442,7 @@ spec:
         .getByRole('row', { name: /^meta/ });
       assert.deepEqual(
         (await meta.locator('td').allInnerTexts()).map((t) => t.trim()),
-        ['meta', '3', '0', '0', '0', '1'],
+        ['meta', '3', '0', '0', '0', '0', '1'],
       );
       const reasons = await page
         .getByRole('table', { name: 'Top reasons' })

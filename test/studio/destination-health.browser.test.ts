@@ -235,6 +235,7 @@ describe('studio: destination health agrees with SQL over the ledger', function 
     const hook = json.destinations.find((d) => d.destination === 'hook');
     assert.deepEqual(meta?.totals, {
       delivered: 3,
+      folded: 0,
       skipped: 0,
       rejected: 1,
       failed: 1,

@@ -151,6 +151,13 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       'forward-catalog': 0,
       receiver: receiver.port,
     };
+    // The egress gate lets the functions reach the stand-ins this stack's destinations name, by
+    // origin, as the supervisor allows the local receiver: an explicit list, never the gate off.
+    const standIns = [
+      ...new Set(
+        (settings.destinations ?? []).flatMap((d) => (d.base_url ? [new URL(d.base_url).origin] : [])),
+      ),
+    ];
     const ctx: LocalContext = {
       root: REPO_ROOT,
       dataDir,
@@ -159,6 +166,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       settings,
       project: settings.project,
       node: process.execPath,
+      egressAllow: standIns,
     };
     writeSettingsFile(ctx);
     for (const name of ['store', 'forward'] as const) {

@@ -123,8 +123,6 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
       'datastore.entities.get',
       'datastore.entities.update',
       'secretmanager.versions.access',
-      'storage.objects.create',
-      'storage.objects.delete',
       'storage.objects.get',
     ]);
   });

@@ -34,7 +34,8 @@ const NOT_THIRD_PARTY: Readonly<Record<string, string>> = {
   'adapters/http-sender.ts': 'the transport itself; third parties reach it only through the gate',
   'adapters/egress.ts': 'the gate',
   'adapters/bigquery-rest.ts': "Google's BigQuery API (or its emulator): the service's own warehouse",
-  'adapters/identity-claims.ts': "Google's Cloud Storage API (or its emulator): the service's own bucket",
+  'adapters/firestore-claims.ts':
+    "Google's Firestore API (or its emulator): the service's own claims database",
   'core/platforms/segment-action/run.ts':
     "calls the injected fetch: forward-catalog's is the gate (egressFetch)",
   'gateway/tag/sender.ts': "browser code: the tag posts to the gateway from the visitor's page",
@@ -44,6 +45,7 @@ const NOT_THIRD_PARTY: Readonly<Record<string, string>> = {
   'studio/creator-signing.ts':
     "the studio posts a sample to the environment's own gateway (its configured URL)",
   'local/access-probe.ts': 'local tool: probes the local emulators',
+  'local/provision.ts': 'local tool: creates the claims database in the local Firestore emulator',
   'local/receiver/page.ts': "browser code: the local receiver's page",
   'local/receiver/server.ts': 'local stand-in: relays to a local upstream the developer named',
   'local/supervisor.ts': 'local tool: ticks the local schedule function',
