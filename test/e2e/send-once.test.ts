@@ -15,7 +15,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { eventbusIn, localBigQuery, startLocalCli, stopLocal } from '../support/local-start.ts';
+import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
 import { stripeHeader, TEST_SECRET } from '../support/source-cases.ts';
 import { until } from '../support/until.ts';
 
@@ -96,6 +96,11 @@ describe('end to end: one event, one delivery, whatever path the copy took', fun
     ({ child, dataDir } = local);
     Object.assign(ports, local.ports);
     bigquery = await localBigQuery(ports);
+    await eventbusIn(dataDir)(
+      'apply',
+      '-f',
+      join(REPO, 'examples', 'translators', 'segment-rudderstack.yaml'),
+    );
     await eventbusIn(dataDir)(
       'source',
       'add',
@@ -202,5 +207,45 @@ describe('end to end: one event, one delivery, whatever path the copy took', fun
     const [a, b] = await Promise.all([post(), post()]);
     assert.deepEqual([a.status, b.status], [200, 200]);
     await assertOnce(id, 1);
+  });
+
+  it('a browser SDK’s call sent again with the same messageId (Segment’s /v1/t with a write key): one row, one delivery', async () => {
+    const origin = 'https://shop.example';
+    const created = await eventbusIn(dataDir)('key', 'create', '--origin', origin);
+    const key = /ebk_[A-Za-z0-9_-]+/.exec(created)?.[0] ?? '';
+    assert.ok(key, created);
+    const messageId = `ajs-next-${run}`;
+    // What @segment/analytics-next posts for analytics.track() (its retry resends the same body).
+    const body = JSON.stringify({
+      type: 'track',
+      event: 'Product Viewed',
+      messageId,
+      anonymousId: `anon-${run}`,
+      timestamp: new Date(Date.now() - 5_000).toISOString(),
+      properties: { product_id: 'SKU-1', name: 'Red Shoe', price: 49.9, currency: 'EUR' },
+      context: { page: { url: `${origin}/p/red-shoe` } },
+    });
+    const post = () =>
+      fetch(`${gateway()}/v1/t`, {
+        method: 'POST',
+        headers: { 'x-write-key': key, origin, 'content-type': 'text/plain' },
+        body,
+      });
+    const first = await until(
+      'the segment translator and the key live',
+      async () => {
+        const r = await post();
+        return r.status === 200 ? r : undefined;
+      },
+      60_000,
+    );
+    assert.equal(first.status, 200);
+    await until(
+      'the first delivery',
+      async () => ((await ledger(messageId, 'delivered'))['webhook'] ? true : undefined),
+      60_000,
+    );
+    assert.equal((await post()).status, 200);
+    await assertOnce(messageId, 1);
   });
 });

@@ -219,7 +219,9 @@ describe('local supervisor', () => {
     assert.deepEqual(messages.slice(before), [], 'the refused start started nothing and said nothing ready');
   });
 
-  it('starts at once on the data dir of a start killed with kill -9, emulators and all', async () => {
+  it('starts at once on the data dir of a start killed with kill -9, emulators and all', async function () {
+    // Two whole crash-and-start rounds: 17 s on an idle machine, over 30 s under the full suite.
+    this.timeout(120_000);
     for (let round = 0; round < 2; round++) {
       // kill -9 of the whole environment: the supervisor and every emulator.
       const { supervisor, pids } = await crashingSupervisor(dataDir, 3, 'emulators');
