@@ -121,9 +121,17 @@ function pushBody(destination: string, n: number): string {
     consent: { analytics: 'granted', ads: 'granted' },
     event_data: { value: 49.9, currency: 'EUR', transaction_id: `o-${n}` },
   };
-  const m = deliveryMessage(event, destination);
+  // The usual delivery: the event's first fan-out, just published, which sends on store's claim
+  // (core/claims/send-once.ts): no claim of its own to take.
+  const now = Date.now();
+  const m = deliveryMessage(event, destination, false, false, { first: true, at: now });
   return JSON.stringify({
-    message: { data: Buffer.from(m.data).toString('base64'), attributes: m.attributes, messageId: `m-${n}` },
+    message: {
+      data: Buffer.from(m.data).toString('base64'),
+      attributes: m.attributes,
+      messageId: `m-${n}`,
+      publishTime: new Date(now).toISOString(),
+    },
     subscription: `projects/bench-project/subscriptions/deliveries-${destination}`,
     deliveryAttempt: 1,
   });
@@ -160,6 +168,10 @@ async function serve(dir: string, target: string, settings: Settings, base: stri
       BIGQUERY_EMULATOR_HOST: base,
       STORAGE_EMULATOR_HOST: base,
       PUBSUB_EMULATOR_HOST: '127.0.0.1:9',
+      // The claims: never asked on this path; were they, the loopback stand-in answers.
+      FIRESTORE_EMULATOR_HOST: new URL(base).host,
+      // The bench's stand-in, named to the egress gate as the supervisor names the receiver.
+      EVENTBUS_EGRESS_ALLOW: new URL(base).origin,
       BENCH_HOOK_KEY: 'bench-signing-key-0123456789abcdef',
       BENCH_KLAVIYO_KEY: 'pk_bench',
     },
