@@ -14,6 +14,7 @@ import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firest
 import { createBatchedLookup } from '../../adapters/batched-lookup.ts';
 import { createFirestoreClaimStore } from '../../adapters/firestore-claims.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
+import type { StoredEvent } from '../../core/event.ts';
 import { normalizeOptions } from '../../core/event.ts';
 import { identityDigest, payloadDigest } from '../../core/identity.ts';
 import { limitsOf } from '../../core/json-limits.ts';
@@ -27,6 +28,7 @@ import {
   NotYet,
   type PubSubMessage,
   type StoredQuestion,
+  sightingOf,
   storeConfig,
   storeMessages,
 } from '../../core/store/store.ts';
@@ -196,8 +198,11 @@ describe('storage: one event, one row (retry identity)', () => {
     now = T0 + 5 * 60_000; // the producer's retry, five minutes later, from another address
     const retry = await storeMessages([gatewayCopy(now, '198.51.100.9', 'curl/8')], deps);
     assert.equal(w.rows.length, 1, 'one row');
+    // The first copy's fan-out is the identity's first: its deliveries send on store's claim.
+    assert.deepEqual(sightingOf(first.stored[0] as StoredEvent), { first: true, at: T0 });
     // Fanned out as the first copy's row: each destination's send-once claim folds it (core/claims/send-once.ts).
     assert.equal(retry.stored.length, 1, 'fanned out again, as the stored row');
+    assert.deepEqual(sightingOf(retry.stored[0] as StoredEvent), { first: false, at: now });
     assert.equal(retry.stored[0]?.event_time, first.stored[0]?.event_time);
     assert.equal(retry.copies, 1);
     assert.ok(
