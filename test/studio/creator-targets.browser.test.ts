@@ -35,8 +35,9 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     await page.getByLabel('The rows become').selectOption('purchase');
     // No column is named like an order id here: the slot waits, named, and nothing can be saved.
     assert.equal(await page.getByLabel('Column for transaction_id').inputValue(), '');
+    // Exact: the rows' check may quote the same words in its own status line meanwhile.
     await page
-      .getByText('transaction_id is required by purchase: choose the column that holds it.')
+      .getByText('transaction_id is required by purchase: choose the column that holds it.', { exact: true })
       .waitFor();
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
     await page.getByLabel('Column for transaction_id').selectOption('order_no');
