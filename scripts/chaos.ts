@@ -450,7 +450,7 @@ destinations:
   const prefix = `chaos-${t0.toString(36)}-`;
   // Quiet: every acknowledged event has a final ledger row (delivered, dead-lettered, rejected
   // or skipped) for every destination, or nothing has moved for longer than the largest retry
-  // backoff (60 s) could explain.
+  // backoff (60 s) and a first fan-out's horizon (about 4 minutes) could explain.
   let last = '';
   let stableSince = Date.now();
   const deadline = Date.now() + options.quietTimeoutSeconds * 1000;
@@ -469,7 +469,8 @@ destinations:
     if (now !== last) {
       last = now;
       stableSince = Date.now();
-    } else if (Date.now() - stableSince > 90_000) break;
+      // Nothing moved for longer than a retry backoff and a first fan-out's horizon could explain.
+    } else if (Date.now() - stableSince > 300_000) break;
     await sleep(2000);
   }
 
