@@ -1,7 +1,8 @@
 /**
  * One resolver for every consent signal (docs/delivery.md, "Consent"): the event's own purposes
- * and Google Consent Mode's names, an SDK's consent categories, the IAB TCF string, and the
- * opt-outs of sale and sharing (Global Privacy Control, US Privacy, GPP) become, for one
+ * and Google Consent Mode's names (its region defaults applied where the visitor is, regions.ts),
+ * an SDK's consent categories, the IAB TCF string, and the opt-outs of sale and sharing (Global
+ * Privacy Control, US Privacy, GPP, or a GPP CMP that had not answered) become, for one
  * destination's needs, a verdict — send or skip, the signal that decided — and the state of every
  * purpose, which is what the platform is told. Pure: the same event, needs and `honorGpc` give
  * the same verdict at the decision layer (store) and in the driver (forward).
