@@ -7,7 +7,7 @@
  */
 import Type from 'typebox';
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../schemas/catalogue.ts';
-import type { ClientHints, Enriched } from '../schemas/context.ts';
+import type { ClientHints, Enriched, RegionDefault } from '../schemas/context.ts';
 import {
   type Campaign,
   CONTEXT_FIELDS,
@@ -689,7 +689,8 @@ export interface StoredEvent {
     readonly client_hints?: Readonly<ClientHints> | undefined;
   };
   readonly campaign?: Readonly<Record<string, string | undefined>>;
-  readonly consent?: Readonly<Record<string, string | boolean | undefined>>;
+  /** Purposes and signals (strings, flags), and Consent Mode's region defaults (a list). */
+  readonly consent?: Readonly<Record<string, string | boolean | readonly RegionDefault[] | undefined>>;
   /** What the store function derived (core/enrich/): attribution, device, bot flag, geography. */
   readonly enriched?: Enriched;
   readonly event_data: Readonly<Record<string, unknown>>;

@@ -113,6 +113,27 @@ export const Campaign = Type.Object(
 export type Campaign = Static<typeof Campaign>;
 
 /**
+ * A Consent Mode default given for some regions only (`gtag('consent', 'default', {..., region})`):
+ * the regions as ISO 3166-1 alpha-2 countries or ISO 3166-2 subdivisions (`ES`, `US-CA`), and the
+ * states it gives, in Consent Mode's names. The resolver applies it where the visitor is
+ * (core/consent/regions.ts).
+ */
+export const RegionDefault = Type.Object(
+  {
+    region: Type.Array(Type.String({ pattern: '^[A-Za-z]{2}(-[A-Za-z0-9]{1,3})?$' }), {
+      minItems: 1,
+      maxItems: 300,
+    }),
+    ad_storage: Type.Optional(ConsentState),
+    analytics_storage: Type.Optional(ConsentState),
+    ad_user_data: Type.Optional(ConsentState),
+    ad_personalization: Type.Optional(ConsentState),
+  },
+  { additionalProperties: false, description: 'A Consent Mode default for some regions' },
+);
+export type RegionDefault = Static<typeof RegionDefault>;
+
+/**
  * Consent as sites express it (docs/delivery.md, "Consent"): our purposes, Google Consent Mode's
  * storage names (`ad_storage` is `ads`, `analytics_storage` is `analytics`; where both are given
  * and differ, denied wins), and the web's strings — the IAB TCF string, GPP, US Privacy — and
@@ -147,6 +168,19 @@ export const Consent = Type.Object(
     ),
     gpc: Type.Optional(
       Type.Boolean({ description: 'Global Privacy Control (the gateway sets it from Sec-GPC: 1)' }),
+    ),
+    gpp_pending: Type.Optional(
+      Type.Boolean({
+        description:
+          'Sent before the page’s GPP CMP was ready: its state is unknown, so no opt-out is ruled out',
+      }),
+    ),
+    region_defaults: Type.Optional(
+      Type.Array(RegionDefault, {
+        maxItems: 16,
+        description:
+          "Consent Mode's defaults given for some regions only (gtag's region), applied where the visitor is",
+      }),
     ),
   },
   {

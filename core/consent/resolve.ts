@@ -1,7 +1,8 @@
 /**
  * One resolver for every consent signal (docs/delivery.md, "Consent"): the event's own purposes
- * and Google Consent Mode's names, an SDK's consent categories, the IAB TCF string, and the
- * opt-outs of sale and sharing (Global Privacy Control, US Privacy, GPP) become, for one
+ * and Google Consent Mode's names (its region defaults applied where the visitor is, regions.ts),
+ * an SDK's consent categories, the IAB TCF string, and the opt-outs of sale and sharing (Global
+ * Privacy Control, US Privacy, GPP, or a GPP CMP that had not answered) become, for one
  * destination's needs, a verdict — send or skip, the signal that decided — and the state of every
  * purpose, which is what the platform is told. Pure: the same event, needs and `honorGpc` give
  * the same verdict at the decision layer (store) and in the driver (forward).
@@ -15,6 +16,7 @@
  */
 import type { ConsentPurpose } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
+import { type RegionalWord, regionalWords } from './regions.ts';
 import { readTcf, type TcfReading } from './tcf.ts';
 import { type GppReading, readGpp, uspOptedOut } from './us-privacy.ts';
 import { sdkPurpose, type WebConsent, webConsent } from './web-consent.ts';
@@ -87,26 +89,53 @@ interface Word {
 export function resolveConsent(event: StoredEvent, needs: ConsentNeeds, honorGpc: boolean): ConsentVerdict {
   // A destination that needs no purpose (a webhook by default) is gated by no signal.
   if (needs.purposes.length === 0) return { refusal: undefined, signal: undefined };
+  const granting: string[] = [];
+  const refusing = refusingVerdict(event, needs, honorGpc, granting);
+  if (refusing !== undefined) return { refusal: refusing.reason, signal: refusing.signal };
+  return { refusal: undefined, signal: granting.join(', ') };
+}
+
+/**
+ * Why the event may not go, or undefined: the same verdict as resolveConsent without naming the
+ * granting signals (what the decision layer needs, for every destination of every event).
+ */
+export function consentRefusalOf(
+  event: StoredEvent,
+  needs: ConsentNeeds,
+  honorGpc: boolean,
+): string | undefined {
+  if (needs.purposes.length === 0) return undefined;
+  return refusingVerdict(event, needs, honorGpc, undefined)?.reason;
+}
+
+/**
+ * The refusal to name among the needed purposes (the lowest rank, the first of equals), or
+ * undefined when all are granted; the granting signals go into `granting` when it is given.
+ */
+function refusingVerdict(
+  event: StoredEvent,
+  needs: ConsentNeeds,
+  honorGpc: boolean,
+  granting: string[] | undefined,
+): PurposeVerdict | undefined {
   const signals = signalsOf(event);
   let refusing: PurposeVerdict | undefined;
   let refusingRank = Number.POSITIVE_INFINITY;
-  let granting = '';
   for (const purpose of needs.purposes) {
     const v = purposeVerdict(event, signals, needs.tcfVendor, honorGpc, purpose);
     if (v.state === 'granted') {
-      const signal = v.signal as string;
-      if (granting === '') granting = signal;
-      else if (!granting.split(', ').includes(signal)) granting = `${granting}, ${signal}`;
+      if (granting !== undefined && !granting.includes(v.signal as string)) granting.push(v.signal as string);
       continue;
     }
     const rank = v.state === 'denied' ? (RANK_OF[v.signal ?? ''] ?? 9) : 10;
+    // The event's own refusal (rank 0) is named whatever the other purposes say.
+    if (rank === 0) return v;
     if (rank < refusingRank) {
       refusing = v;
       refusingRank = rank;
     }
   }
-  if (refusing !== undefined) return { refusal: refusing.reason, signal: refusing.signal };
-  return { refusal: undefined, signal: granting };
+  return refusing;
 }
 
 /** Every purpose's state for a TCF vendor, needed or not: what the platform is told. */
@@ -129,6 +158,8 @@ interface EventSignals {
   readonly tcf: TcfReading | undefined;
   /** The opt-out of sale or sharing in force other than GPC (US Privacy, GPP), if any. */
   readonly optOut: Word | undefined;
+  /** Consent Mode's region defaults where the visitor is (regions.ts), if the event has any. */
+  readonly regions: Partial<Record<ConsentPurpose, RegionalWord>> | undefined;
 }
 
 /**
@@ -147,7 +178,7 @@ function signalsOf(event: StoredEvent): EventSignals {
   // when the tag sent the event): nothing was consented under TCF.
   if (tcString === undefined) tcf = web.gdprApplies === true ? NO_TC_STRING : undefined;
   else tcf = web.gdprApplies === false ? undefined : readTcf(tcString);
-  const signals = { web, tcf, optOut: optOutWord(web, gpp) };
+  const signals = { web, tcf, optOut: optOutWord(web, gpp), regions: regionalWords(event) };
   last = { event, signals };
   return signals;
 }
@@ -160,14 +191,17 @@ function purposeVerdict(
   honorGpc: boolean,
   purpose: ConsentPurpose,
 ): PurposeVerdict {
-  let optOut: Word | undefined;
-  if (ADVERTISING.has(purpose)) optOut = honorGpc && signals.web.gpc === true ? GPC_OPT_OUT : signals.optOut;
-  return combine(
-    purpose,
-    statedWord(event, purpose),
-    signals.tcf === undefined ? undefined : tcfWord(signals.tcf, vendor, purpose),
-    optOut,
-  );
+  // In rank order (the event's, TCF, an opt-out): a refusal wins, named by the first refusing
+  // signal; else the first granting one decides. Each is read only when the ones before it allow.
+  const stated = statedWord(event, purpose, signals.regions?.[purpose]);
+  if (stated?.state === 'denied') return stated;
+  const tcf = signals.tcf === undefined ? undefined : tcfWord(signals.tcf, vendor, purpose);
+  if (tcf?.state === 'denied') return tcf;
+  if (ADVERTISING.has(purpose)) {
+    const optOut = honorGpc && signals.web.gpc === true ? GPC_OPT_OUT : signals.optOut;
+    if (optOut !== undefined) return optOut;
+  }
+  return stated ?? tcf ?? MISSING[purpose];
 }
 
 /** Which refusal the ledger names when several needed purposes are refused: the lowest first. */
@@ -181,34 +215,32 @@ const RANK_OF: Readonly<Record<string, number>> = {
   GPP: 3,
 };
 
-/**
- * A purpose from its signals' words, given in rank order (the event's, TCF, an opt-out): a
- * refusal wins, named by the first refusing signal; else the first granting one decides.
- */
-function combine(
-  purpose: ConsentPurpose,
-  stated: Word | undefined,
-  tcf: Word | undefined,
-  optOut: Word | undefined,
-): PurposeVerdict {
-  if (stated?.state === 'denied') return stated;
-  if (tcf?.state === 'denied') return tcf;
-  if (optOut !== undefined) return optOut;
-  return stated ?? tcf ?? MISSING[purpose];
-}
-
 const MISSING = Object.fromEntries(
   CONSENT_PURPOSES.map((p) => [p, { state: undefined, signal: undefined, reason: `consent ${p} missing` }]),
 ) as Record<ConsentPurpose, PurposeVerdict>;
 
 /**
  * The purpose as the event states it, under our name or Consent Mode's (given under both and
- * different, denied wins and is the name reported), else as an SDK's category states it.
+ * different, denied wins and is the name reported), else as an SDK's category states it. A
+ * Consent Mode region default for the visitor's region (`regional`) replaces the state under
+ * Consent Mode's name, as the more specific default does in gtag.
  */
-function statedWord(event: StoredEvent, purpose: ConsentPurpose): Word | undefined {
+function statedWord(
+  event: StoredEvent,
+  purpose: ConsentPurpose,
+  regional: RegionalWord | undefined,
+): Word | undefined {
   const consent = event.consent;
   const ours = consent?.[purpose];
   const alias = CONSENT_MODE_NAMES[purpose];
+  if (regional !== undefined) {
+    // Our own name, where it is not Consent Mode's too (the site's own statement).
+    const own = alias === undefined ? undefined : ours;
+    if (own === 'denied') return STATED[purpose].denied;
+    if (regional.state === 'denied' || own === undefined)
+      return { state: regional.state, signal: 'Consent Mode', reason: regional.reason };
+    return STATED[purpose].granted;
+  }
   const theirs = alias === undefined ? undefined : consent?.[alias];
   const words = STATED[purpose];
   if (ours === 'denied') return words.denied;
@@ -264,12 +296,14 @@ const TCF_GRANTED: Word = { state: 'granted', signal: 'TCF', reason: 'consent gr
 
 const optOutDenied = (signal: string, reason: string): Word => ({ state: 'denied', signal, reason });
 const GPC_OPT_OUT = optOutDenied('GPC', 'consent Sec-GPC opt-out');
+const GPP_PENDING = optOutDenied('GPP', 'consent GPP unknown (sent before the GPP CMP was ready)');
 
 /** The opt-out of sale or sharing in force besides GPC, first found: US Privacy, GPP (or its string malformed). */
 function optOutWord(web: WebConsent, gpp: GppReading | undefined): Word | undefined {
   if (web.usPrivacy !== undefined && uspOptedOut(web.usPrivacy))
     return optOutDenied('US Privacy', 'consent US Privacy opt-out');
-  if (gpp === undefined) return undefined;
+  // Sent before the page's GPP CMP was ready: an opt-out cannot be ruled out (fail closed).
+  if (gpp === undefined) return web.gppPending === true ? GPP_PENDING : undefined;
   if (!gpp.ok) return optOutDenied('GPP', `consent GPP string malformed (${gpp.why})`);
   return gpp.optOut === undefined ? undefined : optOutDenied('GPP', `consent GPP opt-out (${gpp.optOut})`);
 }

@@ -17,6 +17,8 @@ export interface WebConsent {
   readonly gppSid?: string;
   readonly usPrivacy?: string;
   readonly gpc?: boolean;
+  /** Sent before the page's GPP CMP was ready (the tag's `gpp_pending`). */
+  readonly gppPending?: boolean;
 }
 
 /** Top-level names producers send the TC string under, first found wins. */
@@ -38,6 +40,7 @@ export function webConsent(event: StoredEvent): WebConsent {
   const usp = text(c['us_privacy']) ?? firstText(data, ['us_privacy', 'usprivacy']);
   if (usp !== undefined && /^[0-9][YNyn-]{3}$/.test(usp)) out.usPrivacy = usp;
   if (c['gpc'] === true) out.gpc = true;
+  if (c['gpp_pending'] === true) out.gppPending = true;
   return out;
 }
 

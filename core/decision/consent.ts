@@ -5,7 +5,7 @@
  * (core/platforms/<platform>/index.ts) — and the reason names the signal that decided.
  */
 import type { ConsentPurpose, Destination } from '../../schemas/settings.ts';
-import { resolveConsent } from '../consent/resolve.ts';
+import { consentRefusalOf } from '../consent/resolve.ts';
 import type { StoredEvent } from '../event.ts';
 import { TCF_VENDORS } from '../platforms/requirements.ts';
 
@@ -20,6 +20,5 @@ export function consentRefusal(
   required: readonly ConsentPurpose[],
   honorGpc: boolean,
 ): string | undefined {
-  return resolveConsent(event, { purposes: required, tcfVendor: TCF_VENDORS[destination.type] }, honorGpc)
-    .refusal;
+  return consentRefusalOf(event, { purposes: required, tcfVendor: TCF_VENDORS[destination.type] }, honorGpc);
 }

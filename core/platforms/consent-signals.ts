@@ -25,3 +25,25 @@ export function limitedDataUse(destination: Readonly<Destination>, consent: Reso
 export function userDataDenied(consent: ResolvedPurposes): boolean {
   return consent.ad_user_data.state === 'denied';
 }
+
+/**
+ * Leaves out the hashed identifiers (`names`) of a platform's user data object (`group`) when
+ * `ad_user_data` is denied — a refusal, or an opt-out of sale or sharing — even where the
+ * destination's own consent list let the event through: what the platform is told follows the
+ * verdict. Identifiers it matches as sent (address, user agent, click ids) stay. Says what it left
+ * out, or undefined.
+ */
+export function leaveOutHashed(
+  group: unknown,
+  names: readonly string[],
+  consent: ResolvedPurposes,
+  where: string,
+): string | undefined {
+  if (!userDataDenied(consent) || group === null || typeof group !== 'object') return undefined;
+  const fields = group as Record<string, unknown>;
+  const gone = names.filter((n) => fields[n] !== undefined);
+  for (const n of gone) delete fields[n];
+  return gone.length > 0
+    ? `left out ${where} ${gone.join(', ')} (${consent.ad_user_data.reason})`
+    : undefined;
+}

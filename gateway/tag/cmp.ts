@@ -14,10 +14,18 @@ type Answer = Record<string, unknown> | null | undefined;
 
 /** The CMP's state as the tag knows it, and whether an API it found has not answered yet. */
 export interface Cmp {
-  readonly known: () => Fields;
+  /**
+   * The state an event carries; `site`: the names the site's own `analytics.consent()` set, which
+   * replace Consent Mode's region defaults as its updates do.
+   */
+  readonly known: (site?: Fields) => Fields;
+  /** Whether a Consent Mode default for some region denies this state (the visitor may be there). */
+  readonly regionDenies: (name: string) => boolean;
   readonly pending: () => boolean;
   /** Whether a TCF CMP was found and has not given its final answer yet. */
   readonly tcfPending: () => boolean;
+  /** Whether a GPP CMP was found and has not said it is ready yet. */
+  readonly gppPending: () => boolean;
   /**
    * What TCF purpose 1 (store and/or access information on a device) says where GDPR applies,
    * from the TCF CMP or a GPP string's TCF section; undefined where nothing says.
@@ -25,6 +33,24 @@ export interface Cmp {
   readonly storage: () => 'granted' | 'denied' | undefined;
   /** Looks again for APIs that appeared since (a CMP loaded after the tag). */
   readonly look: () => void;
+}
+
+/** ISO 3166 codes as the contract takes them (`ES`, `US-CA`). */
+const REGION = /^[A-Za-z]{2}(-[A-Za-z0-9]{1,3})?$/;
+
+/**
+ * Keeps a region default as the contract takes it (schemas/context.ts): its regions (a code or a
+ * list; at most 300), the last 16 defaults. One the contract would refuse is left out, never the
+ * event.
+ */
+function regionDefault(into: Fields[], state: Fields): void {
+  const given = state['region'];
+  const list = (Array.isArray(given) ? given : [given]).filter(
+    (r) => typeof r === 'string' && REGION.test(r),
+  );
+  if (list.length === 0) return;
+  into.push({ ...state, region: list.slice(0, 300) });
+  if (into.length > 16) into.shift();
 }
 
 /** The strings the contract takes: at most 16384 characters (schemas/context.ts). */
@@ -104,20 +130,31 @@ export function watchCmp(changed: () => void): Cmp {
     });
 
   // Consent Mode: `gtag('consent', 'default'|'update', {...})` pushes its arguments; an update
-  // outlives a later default, as in gtag. A default for some regions only is skipped: the tag
-  // cannot tell where the visitor is.
+  // outlives a later default, as in gtag. A default for some regions only goes to the server as
+  // given (`region_defaults`): the page cannot tell where the visitor is; the server can.
   const defaults: Fields = {};
   const updates: Fields = {};
+  const regional: Fields[] = [];
   const command = (entry: unknown) => {
     const e = entry as ArrayLike<unknown> | null;
-    const state = e?.[2];
+    const state = e?.[2] as Fields | undefined;
     if (e?.[0] !== 'consent' || !state || typeof state !== 'object') return false;
     if (e[1] === 'update') Object.assign(updates, state);
-    else if (e[1] === 'default' && !(state as Fields)['region']) Object.assign(defaults, state);
+    else if (e[1] === 'default' && state['region'] !== undefined) regionDefault(regional, state);
+    else if (e[1] === 'default') Object.assign(defaults, state);
     else return false;
     mode = consentOf({ ...defaults, ...updates }, CONSENT_MODE_NAMES);
     return true;
   };
+  /** The region defaults an event carries: without the states an update or the site replaced. */
+  const regionDefaults = (site: Fields) =>
+    regional
+      .map((d) => {
+        const states = consentOf(d, CONSENT_MODE_NAMES);
+        for (const k of Object.keys(states)) if (k in updates || k in site) delete states[k];
+        return { region: d['region'], ...states };
+      })
+      .filter((d) => Object.keys(d).length > 1);
   let layer: unknown[] | undefined;
   const watchLayer = () => {
     const dl = w['dataLayer'];
@@ -182,9 +219,20 @@ export function watchCmp(changed: () => void): Cmp {
   started = true;
 
   return {
-    known: () => ({ ...mode, ...tcf, ...gpp, ...(usp ? { us_privacy: usp } : {}) }),
+    known: (site = {}) => {
+      const region = regionDefaults(site);
+      return {
+        ...mode,
+        ...tcf,
+        ...gpp,
+        ...(usp ? { us_privacy: usp } : {}),
+        ...(region.length > 0 ? { region_defaults: region } : {}),
+      };
+    },
+    regionDenies: (name) => regionDefaults({}).some((d) => (d as Fields)[name] === 'denied'),
     pending: () => waiting.size > 0,
     tcfPending: () => waiting.has('__tcfapi'),
+    gppPending: () => waiting.has('__gpp'),
     storage: () => {
       if (tcfOne === false || gppOne === false) return 'denied';
       return tcfOne || gppOne ? 'granted' : undefined;

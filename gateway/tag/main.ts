@@ -62,7 +62,7 @@ function start(): void {
     adsGranted();
   });
   /** The consent an event carries: the CMP's, then the site's own calls over it. */
-  const current = (given: Consent = consent): Fields => ({ ...cmp.known(), ...given });
+  const current = (given: Consent = consent): Fields => ({ ...cmp.known(given), ...given });
   /**
    * Whether the tag may keep its ids in cookies and localStorage: only once storage is granted
    * (Consent Mode's analytics_storage, ours, or TCF purpose 1) and nothing refuses it (any of
@@ -73,6 +73,8 @@ function start(): void {
     const analytics = purposeState(current(), 'analytics');
     const tcf = cmp.storage();
     if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
+    // A region's default that denies storage may be the visitor's: unless the site said otherwise.
+    if (consent['analytics'] === undefined && cmp.regionDenies('analytics_storage')) return false;
     return analytics === 'granted' || tcf === 'granted';
   };
   const saved = readCookie(ID_KEY) ?? local.get(ID_KEY);
@@ -111,6 +113,8 @@ function start(): void {
     // Sent before a TCF CMP answered (the hold ran out, a flush, the page left): its string is
     // unknown, so the event says GDPR applies without one, which no destination takes as consent.
     if (cmp.tcfPending() && state['gdpr_applies'] === undefined) state['gdpr_applies'] = true;
+    // The same before a GPP CMP is ready: the event says so, and no opt-out can be ruled out.
+    if (cmp.gppPending() && state['gpp'] === undefined) state['gpp_pending'] = true;
     if (Object.keys(state).length > 0) event['consent'] = state;
     sender.add(event, done);
   };

@@ -16,6 +16,7 @@ import { ga4MpDriver } from '../../core/platforms/ga4/index.ts';
 import { metaCapiDriver } from '../../core/platforms/meta/index.ts';
 import { PLATFORMS } from '../../core/platforms/platforms.ts';
 import { TCF_VENDORS } from '../../core/platforms/requirements.ts';
+import { tiktokEventsDriver } from '../../core/platforms/tiktok/index.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { tcString } from '../support/tc-strings.ts';
 
@@ -105,7 +106,11 @@ describe('consent resolver: an opt-out of sale or sharing reaches every destinat
 
   it('a Meta destination whose own consent list lets the event through is told: opt_out and limited data use', () => {
     const own: Destination = { ...meta, consent: ['analytics'] };
-    const e = event({ ...ALL_GRANTED, us_privacy: '1YYN' });
+    // From a browser: its address and user agent, which Meta matches as sent.
+    const e = {
+      ...event({ ...ALL_GRANTED, us_privacy: '1YYN' }),
+      device: { ip: '203.0.113.9', user_agent: 'Mozilla/5.0' },
+    };
     assert.equal(verdict(own, e), 'send');
     const prepared = metaCapiDriver.prepare(e, {
       destination: own,
@@ -116,6 +121,41 @@ describe('consent resolver: an opt-out of sale or sharing reaches every destinat
     const [sent] = (JSON.parse(prepared.request.body) as { data: Record<string, unknown>[] }).data;
     assert.equal(sent?.['opt_out'], true);
     assert.deepEqual(sent?.['data_processing_options'], ['LDU']);
+    // No hashed user data: what Meta is told follows the verdict, not the destination's list.
+    const userData = sent?.['user_data'] as Record<string, unknown>;
+    assert.equal(userData['em'], undefined, JSON.stringify(userData));
+    assert.equal(userData['external_id'], undefined);
+    assert.match(prepared.dropped ?? '', /left out user_data em.*\(consent US Privacy opt-out\)/);
+  });
+
+  it('without an opt-out the same Meta destination keeps the hashed e-mail', () => {
+    const own: Destination = { ...meta, consent: ['analytics'] };
+    const prepared = metaCapiDriver.prepare(event(ALL_GRANTED), {
+      destination: own,
+      secrets: { access_token: 't' },
+      now: new Date(),
+    });
+    assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
+    const [sent] = (JSON.parse(prepared.request.body) as { data: Record<string, unknown>[] }).data;
+    assert.ok(
+      (sent?.['user_data'] as Record<string, unknown> | undefined)?.['em'],
+      'the hashed e-mail is sent',
+    );
+  });
+
+  it('a TikTok destination whose own list lets an opted-out event through gets no hashed e-mail', () => {
+    const own: Destination = { ...tiktok, consent: ['analytics'] };
+    const e = event({ ...ALL_GRANTED, gpc: true });
+    assert.equal(verdict(own, e), 'send');
+    const prepared = tiktokEventsDriver.prepare(e, {
+      destination: own,
+      secrets: { access_token: 't' },
+      now: new Date(),
+    });
+    assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
+    const body = prepared.request.body;
+    assert.ok(!body.includes('"email"'), body);
+    assert.ok(body.includes('"limited_data_use":true'), body);
   });
 
   it('producers.honor_gpc false: GPC decides nothing, at the decision layer and in what GA4 is told', () => {
@@ -205,5 +245,78 @@ describe("consent resolver: each destination's needs live on its Platform", () =
     for (const p of Object.values(PLATFORMS)) assert.equal(TCF_VENDORS[p.type], p.tcfVendor, p.type);
     assert.equal(PLATFORMS.ga4_mp.tcfVendor, 755);
     assert.equal(PLATFORMS.microsoft_uet.tcfVendor, 1126);
+  });
+});
+
+describe('consent resolver: a GPP CMP that had not answered', () => {
+  it('gpp_pending without a GPP string denies the advertising purposes, naming GPP; analytics still goes', () => {
+    const e = event({ ...ALL_GRANTED, gpp_pending: true });
+    const reason = 'consent GPP unknown (sent before the GPP CMP was ready)';
+    assert.equal(verdict(meta, e), reason);
+    assert.equal(verdict(tiktok, e), reason);
+    assert.equal(verdict(ga4, e), 'send');
+    assert.deepEqual(ga4Body(e)['consent'], { ad_user_data: 'DENIED', ad_personalization: 'DENIED' });
+  });
+
+  it('with the GPP string it was waiting for, the string decides', () => {
+    const e = event({ ...ALL_GRANTED, gpp_pending: true, gpp: gppSaleOptOut(), gpp_sid: '7' });
+    assert.equal(verdict(meta, e), 'consent GPP opt-out (usnat SaleOptOut)');
+  });
+});
+
+describe('consent resolver: Consent Mode region defaults', () => {
+  /** Granted everywhere by default, denied by default in Spain and California. */
+  const regional = (country: string | undefined, extra: Record<string, unknown> = {}): StoredEvent => ({
+    ...event({
+      ...ALL_GRANTED,
+      ad_storage: 'granted',
+      ...extra,
+      region_defaults: [
+        { region: ['ES', 'FR'], ad_storage: 'denied', ad_user_data: 'denied' },
+        { region: ['US-CA'], ad_storage: 'denied' },
+      ],
+    } as StoredEvent['consent']),
+    ...(country ? { enriched: { geo: { country } } } : {}),
+  });
+
+  it("the visitor's country matches: its default applies, named as Consent Mode's for that region", () => {
+    const r = resolveConsent(regional('ES'), { purposes: ['ads', 'ad_user_data'] }, true);
+    assert.deepEqual(
+      [r.refusal, r.signal],
+      ['consent ad_storage denied (Consent Mode default for region ES)', 'Consent Mode'],
+    );
+  });
+
+  it('another country: the default without a region applies', () => {
+    assert.equal(verdict(meta, regional('DE')), 'send');
+  });
+
+  it('a subdivision of the visitor’s country denies: the server cannot tell the state, so denied', () => {
+    assert.equal(
+      verdict(meta, regional('US')),
+      'consent ad_storage denied (Consent Mode default for region US-CA; the visitor is in US)',
+    );
+  });
+
+  it("the visitor's region unknown (no geography enrichment): a region's denial applies", () => {
+    assert.match(
+      verdict(meta, regional(undefined)),
+      /Consent Mode default for region ES; the visitor's region is unknown/,
+    );
+  });
+
+  it('a region default that grants only grants where it matches; the event’s own denial still wins', () => {
+    const grants = (country: string): StoredEvent => ({
+      ...event({
+        ad_storage: 'denied',
+        ad_user_data: 'denied',
+        region_defaults: [{ region: ['us'], ad_storage: 'granted', ad_user_data: 'granted' }],
+      } as StoredEvent['consent']),
+      enriched: { geo: { country } },
+    });
+    assert.equal(verdict(meta, grants('US')), 'send');
+    assert.equal(verdict(meta, grants('GB')), 'consent ad_storage denied (Consent Mode)');
+    const own = { ...grants('US'), consent: { ...grants('US').consent, ads: 'denied' } } as StoredEvent;
+    assert.equal(verdict(meta, own), 'consent ads denied');
   });
 });

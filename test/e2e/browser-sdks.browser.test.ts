@@ -16,8 +16,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { build } from 'esbuild';
 import type { Browser } from 'playwright-core';
+import { bundleForBrowser } from '../support/browser-bundle.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
@@ -133,18 +133,7 @@ describe('end to end: the browser SDKs with only the host changed', function () 
     const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
 
     for (const sdk of Object.keys(SDKS) as Sdk[]) {
-      const entry = join(bundles, `${sdk}-entry.js`);
-      writeFileSync(entry, SDKS[sdk](gateway, key));
-      const out = await build({
-        entryPoints: [entry],
-        bundle: true,
-        format: 'iife',
-        platform: 'browser',
-        write: false,
-        nodePaths: [join(REPO, 'node_modules')],
-        logLevel: 'silent',
-      });
-      served.set(`/${sdk}.js`, out.outputFiles[0]?.text ?? '');
+      served.set(`/${sdk}.js`, await bundleForBrowser(bundles, sdk, SDKS[sdk](gateway, key)));
       served.set(`/${sdk}.html`, `<!doctype html><title>${sdk}</title><script src="/${sdk}.js"></script>`);
     }
     for (const [path, body] of served)

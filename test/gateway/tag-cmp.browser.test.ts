@@ -362,6 +362,54 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await page.context().close();
   });
 
+  it('an event sent before a slow GPP CMP is ready says so (gpp_pending): Meta refuses it naming GPP; later events carry the string', async () => {
+    const page = await visit('/slow-gpp', [gppCmp(GPP, [7], 1500), GRANT_ALL].join('\n'));
+    await tell(page, 'track', 'early_gpp');
+    const early = await event('early_gpp');
+    assert.equal(early.consent?.['gpp_pending'], true);
+    assert.equal(early.consent?.['gpp'], undefined);
+    assert.equal(forMeta(early), 'consent GPP unknown (sent before the GPP CMP was ready)');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await new Promise((r) => setTimeout(r, 1600));
+    await tell(page, 'track', 'late_gpp');
+    const late = await event('late_gpp');
+    assert.equal(late.consent?.['gpp'], GPP);
+    assert.equal(late.consent?.['gpp_pending'], undefined);
+    assert.equal(forMeta(late), 'consent GPP opt-out (usnat SaleOptOut)');
+    await page.context().close();
+  });
+
+  it('Consent Mode’s region defaults go to the server as given, less what an update replaced; one denying storage stores nothing', async () => {
+    const page = await visit(
+      '/regions',
+      gtag(
+        "'default', { ad_storage: 'granted', analytics_storage: 'granted', ad_user_data: 'granted' }",
+        "'default', { ad_storage: 'denied', analytics_storage: 'denied', region: ['ES', 'US-CA', 'not a region'] }",
+        "'default', { ad_user_data: 'denied', region: 'FR' }",
+      ),
+    );
+    const view = await event('page_view');
+    assert.deepEqual(view.consent?.['region_defaults'], [
+      { region: ['ES', 'US-CA'], ad_storage: 'denied', analytics_storage: 'denied' },
+      { region: ['FR'], ad_user_data: 'denied' },
+    ]);
+    // The visitor may be in Spain: no id is kept.
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await page.evaluate(() =>
+      (window as unknown as { gtag(...a: unknown[]): void }).gtag('consent', 'update', {
+        analytics_storage: 'granted',
+      }),
+    );
+    await tell(page, 'track', 'after_update');
+    const after = await event('after_update');
+    assert.deepEqual(after.consent?.['region_defaults'], [
+      { region: ['ES', 'US-CA'], ad_storage: 'denied' },
+      { region: ['FR'], ad_user_data: 'denied' },
+    ]);
+    assert.ok((await stored(page)).cookies.includes('eventbus_anonymous_id'));
+    await page.context().close();
+  });
+
   it('Consent Mode’s denial reaches the server under its own name, which the ledger names as the deciding signal', async () => {
     const page = await visit(
       '/consent-mode',

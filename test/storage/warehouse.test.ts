@@ -103,6 +103,21 @@ describe('storage: warehouse plan (tables and views as data)', () => {
         ['gpp_sid', 'STRING'],
         ['us_privacy', 'STRING'],
         ['gpc', 'BOOL'],
+        // The tag's marker for a GPP CMP that had not answered, and Consent Mode's region defaults.
+        ['gpp_pending', 'BOOL'],
+        ['region_defaults', 'RECORD'],
+      ],
+    );
+    const regions = consent?.fields?.find((f) => f.name === 'region_defaults');
+    assert.equal(regions?.mode, 'REPEATED');
+    assert.deepEqual(
+      regions?.fields?.map((f) => [f.name, f.type, f.mode]),
+      [
+        ['region', 'STRING', 'REPEATED'],
+        ['ad_storage', 'STRING', 'NULLABLE'],
+        ['analytics_storage', 'STRING', 'NULLABLE'],
+        ['ad_user_data', 'STRING', 'NULLABLE'],
+        ['ad_personalization', 'STRING', 'NULLABLE'],
       ],
     );
     for (const c of cols) assert.ok(c.description, `${c.name} has a description`);

@@ -2,9 +2,11 @@
  * Meta's consent signals (docs/linkage.md, "Consent signals"): `opt_out: true` when ad
  * personalization is denied (Meta then uses the event for attribution only, not ad delivery
  * optimisation); with limited data use, `data_processing_options: ["LDU"]` and country/state 0,
- * which asks Meta to geolocate the event. A value the mapping set is kept.
+ * which asks Meta to geolocate the event. A value the mapping set is kept. With `ad_user_data`
+ * denied (a refusal, or an opt-out of sale or sharing) the hashed identifiers are left out, even
+ * where the destination's own consent list let the event through.
  */
-import { limitedDataUse } from '../consent-signals.ts';
+import { leaveOutHashed, limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
@@ -14,14 +16,16 @@ import type { ConsentSignals } from '../platform.ts';
  */
 export const META_TCF_VENDOR: number | undefined = undefined;
 
+/** Meta's hashed `user_data` fields (mapping.ts). */
+const HASHED = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country', 'external_id'];
+
 export const metaConsentSignals: ConsentSignals = (serverEvent, destination, _event, consent) => {
   if (consent.ad_personalization.state === 'denied' && serverEvent['opt_out'] === undefined)
     serverEvent['opt_out'] = true;
-  if (serverEvent['data_processing_options'] !== undefined) return undefined;
-  if (limitedDataUse(destination, consent)) {
+  if (serverEvent['data_processing_options'] === undefined && limitedDataUse(destination, consent)) {
     serverEvent['data_processing_options'] = ['LDU'];
     serverEvent['data_processing_options_country'] = 0;
     serverEvent['data_processing_options_state'] = 0;
   }
-  return undefined;
+  return leaveOutHashed(serverEvent['user_data'], HASHED, consent, 'user_data');
 };

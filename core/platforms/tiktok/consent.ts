@@ -1,8 +1,9 @@
 /**
  * TikTok's consent signal (docs/linkage.md, "Consent signals"): `limited_data_use: true` when the
- * event is flagged for limited data use. A value the mapping set is kept.
+ * event is flagged for limited data use. A value the mapping set is kept. With `ad_user_data`
+ * denied the hashed identifiers are left out, as at Meta.
  */
-import { limitedDataUse } from '../consent-signals.ts';
+import { leaveOutHashed, limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
 /**
@@ -15,5 +16,8 @@ export const TIKTOK_TCF_VENDOR: number | undefined = undefined;
 export const tiktokConsentSignals: ConsentSignals = (row, destination, _event, consent) => {
   if (row['limited_data_use'] === undefined && limitedDataUse(destination, consent))
     row['limited_data_use'] = true;
-  return undefined;
+  return leaveOutHashed(row['user'], HASHED, consent, 'user');
 };
+
+/** TikTok's hashed `user` fields (mapping.ts). */
+const HASHED = ['email', 'phone', 'external_id'];

@@ -594,6 +594,24 @@ export const CASES: readonly ConformanceCase[] = [
     },
   },
   {
+    // A destination whose own consent list lets the event through is still told the verdict.
+    name: 'Google Ads: an opt-out of sale (US Privacy 1YYN) beside grants: both DENIED, no hashed user data',
+    event: 'lead',
+    context: {
+      user: { email: 'a@example.com' },
+      campaign: { gclid: 'G-1' },
+      consent: { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted', us_privacy: '1YYN' },
+    },
+    googleAds: {
+      fields: {
+        userData: ABSENT,
+        'consent.adUserData': 'CONSENT_DENIED',
+        'consent.adPersonalization': 'CONSENT_DENIED',
+      },
+      dropped: 'ad_user_data',
+    },
+  },
+  {
     name: 'Google Ads: a backend event without a page takes its action_source as eventSource',
     event: 'lead',
     context: { page: undefined, action_source: 'phone_call', campaign: { gclid: 'G-1' } },
