@@ -18,6 +18,7 @@ import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createLedgerWriter, LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
+import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
@@ -59,6 +60,8 @@ import type { Job } from './runner.ts';
 import { scheduledRulesJob } from './scheduled-rules.ts';
 import { syncJob } from './syncs.ts';
 
+// Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 const config = readFunctionConfig(process.env, readSettingsText);
 const secrets = createSecrets({
   env: config.secretEnv,
