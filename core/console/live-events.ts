@@ -214,7 +214,7 @@ export function liveSql(
       '    1 AS represents',
       `  FROM ${deliveries}`,
       `  WHERE recorded_at >= TIMESTAMP(@since) AND status = 'rejected' AND STARTS_WITH(reason, '${EGRESS_REFUSED}')`,
-      `    AND ${matches(['destination', 'reason', 'event_name'])}`,
+      `    AND ${matches([`CONCAT('${EGRESS_SOURCE_PREFIX}', destination)`, 'reason', 'event_name'])}`,
       ')',
       `ORDER BY refused_at DESC LIMIT ${LIVE_ROWS}`,
     ].join('\n'),

@@ -131,6 +131,11 @@ describe('studio: an egress refusal is a live events line with its reason', func
       byDestination.json['refused']?.map((r) => r['path']),
       ['event:ev-meta'],
     );
+    const bySource = await live({ since: since(), filter: 'destination:crm' });
+    assert.deepEqual(
+      bySource.json['refused']?.map((r) => r['path']),
+      ['event:ev-inside'],
+    );
     const byReason = await live({ since: since(), filter: 'private address' });
     assert.deepEqual(
       byReason.json['refused']?.map((r) => r['path']),
