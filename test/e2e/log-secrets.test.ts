@@ -106,16 +106,22 @@ describe('end to end: no secret the run created or used appears in any log', fun
       user: { email: `buyer-${run}@example.com` },
       consent,
     });
-    // An event whose mapped URL is the studio's admin API, the admin token in its query and the
-    // write key in its path (forward-catalog holds neither as a secret: only their shape gives them away).
-    await env.post('purchase', {
-      event_id: `${run}-hook`,
-      transaction_id: `T-${run}-hook`,
-      value: 1,
-      currency: 'EUR',
-      properties: { callback: `${studio}/v1/admin/apply/${key}?token=${admin}` },
-      consent,
+    // A browser's event (a write key, as the red team sent it) whose mapped URL is the studio's
+    // admin API, the admin token in its query and the write key in its path (forward-catalog
+    // holds neither as a secret: only their shape gives them away).
+    const hook = await fetch(`${gateway}/v1/topics/purchase`, {
+      method: 'POST',
+      headers: { 'x-write-key': key, origin: ORIGIN, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        event_id: `${run}-hook`,
+        transaction_id: `T-${run}-hook`,
+        value: 1,
+        currency: 'EUR',
+        properties: { callback: `${studio}/v1/admin/apply/${key}?token=${admin}` },
+        consent,
+      }),
     });
+    assert.equal(hook.status, 200, await hook.text());
     // A write key as a header and in the query (Segment's /v1/t, a browser's call).
     const track = (id: string) =>
       JSON.stringify({
