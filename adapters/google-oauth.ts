@@ -9,8 +9,10 @@
  * account's tokens always come from Google's. `fresh` drops the cached token and client — the
  * forward function asks for it once after a 401 — so a token revoked or expired early is replaced.
  */
+
 import { createHash } from 'node:crypto';
 import type { AuthClient } from 'google-auth-library';
+import { noteSecret } from './log-redaction.ts';
 
 /** An access token for these credentials and scope; rejects when none can be obtained. */
 export type AccessTokens = (credentials: string, scope: string, fresh: boolean) => Promise<string>;
@@ -40,6 +42,7 @@ export function createAccessTokens(): AccessTokens {
     }
     const { token } = await (await client).getAccessToken();
     if (!token) throw new Error('the credentials gave no access token');
+    noteSecret(token);
     return token;
   };
 }

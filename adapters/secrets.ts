@@ -4,9 +4,11 @@
  * Secret Manager (`versions/latest:access` over REST, google-auth-library credentials).
  * Which sources apply is configuration, not a `local` switch: a secrets dir means files.
  */
+
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { GoogleAuth } from 'google-auth-library';
+import { noteSecret } from './log-redaction.ts';
 
 /** Values are re-read after this long, so a rotated secret takes effect without a deploy. */
 export const SECRET_TTL_MS = 5 * 60_000;
@@ -70,6 +72,8 @@ export function createSecrets(options: SecretsOptions): Secrets {
         pending.set(name, p);
       }
       const value = await p;
+      // Whatever reads it, its value never reaches a log line (adapters/log-redaction.ts).
+      noteSecret(value);
       cache.set(name, { value, expires: now() + (value === undefined ? MISSING_TTL_MS : SECRET_TTL_MS) });
       return value;
     },

@@ -5,6 +5,7 @@
  */
 import type { AddressInfo } from 'node:net';
 import { registryReaders } from '../adapters/definitions.ts';
+import { redactProcessOutput } from '../adapters/log-redaction.ts';
 import { createPublisher } from '../adapters/publisher.ts';
 import { createRefusalRecorder, restInsertAll } from '../adapters/refusal-recorder.ts';
 import { createSecrets } from '../adapters/secrets.ts';
@@ -108,6 +109,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
 }
 
 if (import.meta.main) {
+  // Every line this process writes leaves through the one redaction (core/privacy/redact-log.ts).
+  redactProcessOutput();
   startGatewayFromEnv(process.env).catch((err: unknown) => {
     process.stderr.write(`gateway failed to start: ${(err as Error).message}\n`);
     process.exit(1);

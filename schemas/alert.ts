@@ -91,6 +91,19 @@ export const AlertCondition = Type.Union([
     },
     { additionalProperties: false },
   ),
+  Type.Object(
+    {
+      erasure_failures: Type.Object(
+        {
+          window: Duration(
+            'How far back each evaluation looks: fires while an erasure request that ended complete_with_failures (a platform still holds the person) completed within it',
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 export type AlertCondition = Static<typeof AlertCondition>;
 

@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
+import { noteSecret, redactProcessOutput } from '../adapters/log-redaction.ts';
 import { RegistryClient } from '../adapters/registry.ts';
 import { readSettingsText } from '../adapters/settings-file.ts';
 import {
@@ -41,6 +42,7 @@ function adminToken(file: string | undefined): string {
   }
   const token = readFileSync(file, 'utf8').trim();
   if (token.length < 16) throw new Error(`${file} holds no usable admin token (at least 16 characters)`);
+  noteSecret(token);
   return token;
 }
 
@@ -122,6 +124,8 @@ async function main(): Promise<void> {
   process.stdout.write(`studio listening on ${studio.url} (registry gs://${bucketName})\n`);
 }
 
+// Every line this process writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 main().catch((err: unknown) => {
   process.stderr.write(`studio: failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
   process.exit(1);

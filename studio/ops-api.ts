@@ -61,7 +61,11 @@ export async function opsAction(
     since: String(body['since']),
     filter: typeof body['filter'] === 'string' ? body['filter'].trim().toLowerCase() : '',
   };
-  const sql = liveSql(o.warehouse.table(TABLES.events), o.opsTable(REFUSALS_TABLE));
+  const sql = liveSql(
+    o.warehouse.table(TABLES.events),
+    o.opsTable(REFUSALS_TABLE),
+    o.warehouse.table(TABLES.deliveries),
+  );
   const only = body['only'];
   const [refused, accepted] = await Promise.all([
     only === 'accepted' ? [] : o.warehouse.query(sql.refused, params),

@@ -185,7 +185,7 @@ async function exportPerson(
   for (const q of exportPersonQueries(options, widened, raw ?? [])) {
     const rows = needless(q, raw) ? [] : await w.query(q.sql, paramsOf(q));
     counts[q.table] = rows.length;
-    for (const r of rows) lines.push(`${exportLine(q.table, plainValue(r))}\n`);
+    for (const r of rows) lines.push(`${exportLine(q, plainValue(r))}\n`);
   }
   const exportId = newExportId(now);
   const audit = exportAuditSql(o.opsTable(PRIVACY_TABLES.exports), {

@@ -92,7 +92,7 @@ export function register(program: Command): void {
             types: q.types,
             useLegacySql: false,
           });
-          const lines = (rows as unknown[]).map((r) => `${exportLine(q.table, plainValue(r))}\n`);
+          const lines = (rows as unknown[]).map((r) => `${exportLine(q, plainValue(r))}\n`);
           counts[q.table] = lines.length;
           if (lines.length > 0) write(lines.join(''));
         }

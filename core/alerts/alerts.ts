@@ -69,7 +69,9 @@ const specViolations = specChecker<AlertSpec>(AlertSpec, (s, prefix, connections
         ? ['source_quiet.for', c.source_quiet.for]
         : 'invalid_share' in c
           ? ['invalid_share.window', c.invalid_share.window]
-          : undefined;
+          : 'erasure_failures' in c
+            ? ['erasure_failures.window', c.erasure_failures.window]
+            : undefined;
   if (windowed) {
     const ms = durationMs(windowed[1]);
     if (ms === undefined || ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS)
@@ -102,7 +104,12 @@ export interface AlertTables {
   readonly events: string;
   readonly invalidEvents: string;
   readonly deliveries: string;
+  /** The ops dataset's erasure audit (core/warehouse/privacy-audit.ts). */
+  readonly erasures: string;
 }
+
+/** How long before a window an erasure it sees completing may have been requested (partition pruning). */
+const ERASURE_SPAN_DAYS = 7;
 
 /** One condition's query: a single SELECT answering one row, and its named parameters. */
 export interface AlertQuery {
@@ -173,6 +180,20 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
       params,
     };
   }
+  if ('erasure_failures' in c) {
+    // An erasure ends complete_with_failures after its platform retries (about 45 minutes) and
+    // any streaming-buffer wait: days at most, so its request's partition is within a week.
+    return {
+      sql: [
+        'SELECT COUNT(DISTINCT erasure_id) AS failed',
+        `FROM ${t.erasures}`,
+        `WHERE requested_at >= TIMESTAMP_SUB(TIMESTAMP(@since), INTERVAL ${ERASURE_SPAN_DAYS} DAY)`,
+        "  AND status = 'complete_with_failures'",
+        '  AND completed_at >= TIMESTAMP(@since) AND completed_at < TIMESTAMP(@until)',
+      ].join('\n'),
+      params: { since: windowOf(c.erasure_failures.window), until: iso(until) },
+    };
+  }
   const s = c.invalid_share;
   return {
     sql: [
@@ -232,6 +253,14 @@ export function alertReading(c: AlertCondition, row: Readonly<Record<string, unk
       (v.drop_above !== undefined && -change > v.drop_above) ||
       (v.rise_above !== undefined && change > v.rise_above);
     return { breached, value: change, summary: `${figure} (${change >= 0 ? '+' : ''}${pct(change)})` };
+  }
+  if ('erasure_failures' in c) {
+    const failed = n(row, 'failed');
+    return {
+      breached: failed > 0,
+      value: failed,
+      summary: `${failed} erasure request(s) completed with a platform still holding the person in the last ${c.erasure_failures.window}: see erasure-status`,
+    };
   }
   const s = c.invalid_share;
   const invalid = n(row, 'invalid');

@@ -10,7 +10,16 @@
  * (status, credential, translator, reason) at most one row a second, and a row says how many
  * refusals it stands for (`represents`); partitions expire after REFUSALS_KEPT_MS.
  */
+import { EGRESS_REFUSED } from '../egress/policy.ts';
 import { OPS_TABLES } from '../warehouse/warehouse.ts';
+
+/**
+ * The `code` of a live line that is not the gateway's: a call to a third party the egress gate
+ * refused (core/egress/policy.ts), read from its `rejected` ledger row (#75).
+ */
+export const EGRESS_REFUSED_LINE = 'EGRESS_REFUSED';
+/** The `source` of such a line: the destination whose call was refused. */
+export const EGRESS_SOURCE_PREFIX = 'destination:';
 
 /** How long refusal rows are kept: the table's partition expiry. */
 export const REFUSALS_KEPT_MS = 30 * 86_400_000;
@@ -177,18 +186,36 @@ export function liveProblem(
 
 /**
  * The two tails as SQL with named parameters @since and @filter (lower-cased text; empty
- * matches all). `events` is the quoted events table, `refusals` the quoted ops table. Stored
- * events are read by received_at, pruned on event_time a day further back, so an event whose
- * own time is older than that is not in the tail (the explorer finds it).
+ * matches all). The refused tail holds what the gateway refused and, beside it, every call to a
+ * third party the egress gate refused: the ledger's `rejected` rows whose reason is the gate's
+ * (`egress refused: <why>`), as lines with the code EGRESS_REFUSED, the source
+ * `destination:<id>`, the path `event:<event_id>` and no HTTP status (nothing was sent).
+ * `events` is the quoted events table, `refusals` the quoted ops table, `deliveries` the quoted
+ * ledger. Stored events are read by received_at, pruned on event_time a day further back, so an
+ * event whose own time is older than that is not in the tail (the explorer finds it).
  */
-export function liveSql(events: string, refusals: string): { refused: string; accepted: string } {
+export function liveSql(
+  events: string,
+  refusals: string,
+  deliveries: string,
+): { refused: string; accepted: string } {
   const matches = (cols: readonly string[]) =>
     `(@filter = '' OR ${cols.map((c) => `STRPOS(LOWER(IFNULL(${c}, '')), @filter) > 0`).join(' OR ')})`;
   return {
     refused: [
-      'SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents',
-      `FROM ${refusals}`,
-      `WHERE refused_at >= TIMESTAMP(@since) AND ${matches(['source', 'credential', 'translator', 'reason'])}`,
+      'SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents FROM (',
+      '  SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents',
+      `  FROM ${refusals}`,
+      `  WHERE refused_at >= TIMESTAMP(@since) AND ${matches(['source', 'credential', 'translator', 'reason'])}`,
+      '  UNION ALL',
+      `  SELECT recorded_at AS refused_at, CAST(NULL AS INT64) AS status, '${EGRESS_REFUSED_LINE}' AS code, reason,`,
+      `    CONCAT('${EGRESS_SOURCE_PREFIX}', destination) AS source, CAST(NULL AS STRING) AS credential,`,
+      `    CAST(NULL AS STRING) AS translator, CONCAT('event:', event_id) AS path, CAST(NULL AS INT64) AS size,`,
+      '    1 AS represents',
+      `  FROM ${deliveries}`,
+      `  WHERE recorded_at >= TIMESTAMP(@since) AND status = 'rejected' AND STARTS_WITH(reason, '${EGRESS_REFUSED}')`,
+      `    AND ${matches([`CONCAT('${EGRESS_SOURCE_PREFIX}', destination)`, 'reason', 'event_name'])}`,
+      ')',
       `ORDER BY refused_at DESC LIMIT ${LIVE_ROWS}`,
     ].join('\n'),
     accepted: [

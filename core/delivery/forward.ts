@@ -502,7 +502,11 @@ function send(call: Call): MaybePromise<ForwardResult> {
     );
   return sent.then(
     (response) => {
-      learn(call, response.kind === 'response');
+      // The egress gate refused it: nothing left, so the destination told us nothing (#75). A
+      // hostile event's URL must not make a destination look silent and hold back the others.
+      if (response.kind === 'refused') {
+        if (call.sentAt !== undefined) limiter?.abandon(d.destination.id, d.deps.now().getTime());
+      } else learn(call, response.kind === 'response');
       return interpret(call, response);
     },
     (err: unknown) => {

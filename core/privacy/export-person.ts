@@ -33,6 +33,78 @@ export interface ExportQuery {
   readonly params: Record<string, string[]>;
   /** The parameters' types, in the client's form (an empty array has none of its own). */
   readonly types: Record<string, string[]>;
+  /**
+   * A search for "possible" rows (the person's e-mail or phone found only in a custom field): the
+   * raw texts searched for, so each line can name the fields that hold them (`exportLine`).
+   */
+  readonly possible?: readonly string[];
+}
+
+/** How far back the "possible" search reads events (their `event_time` partitions). */
+export const POSSIBLE_DAYS = 90;
+/** At most this many "possible" rows are exported: a pointer to look further, not a report. */
+export const POSSIBLE_ROWS = 1000;
+
+/**
+ * The events that are not the person's by any identifier column but hold their e-mail or phone
+ * (as given: `raw`) as a whole value somewhere in `event_data`, a custom field (#75). One bounded
+ * scan: the last POSSIBLE_DAYS days of `event_time` partitions, two columns' worth of JSON, at most
+ * POSSIBLE_ROWS rows; every value a parameter (`@patterns`, `needlePatterns` of the raw texts only).
+ * Undefined when the person was named by no e-mail or phone.
+ */
+function possibleQuery(
+  options: ExportOptions,
+  identifiers: readonly string[],
+  raw: readonly string[],
+  withIds: string,
+  eventsMatch: string,
+): ExportQuery | undefined {
+  if (raw.length === 0) return undefined;
+  const events = tableRef(options.project, options.dataset, TABLES.events);
+  return {
+    table: `${options.dataset}.${TABLES.events} (possible)`,
+    sql: [
+      withIds,
+      `SELECT * FROM ${events}`,
+      `WHERE event_time >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL ${POSSIBLE_DAYS} DAY)`,
+      `  AND NOT IFNULL(${eventsMatch}, FALSE)`,
+      `  AND event_data IS NOT NULL AND ${matchesJson('TO_JSON_STRING(event_data)')}`,
+      `ORDER BY event_time DESC LIMIT ${POSSIBLE_ROWS}`,
+    ].join('\n'),
+    params: { identifiers: [...identifiers], patterns: needlePatterns([], raw) },
+    types: { identifiers: ['STRING'], patterns: ['STRING'] },
+    possible: [...raw],
+  };
+}
+
+/**
+ * The paths (`$.event_data.form.contact`, `$.event_data.items[0].note`) of the fields of
+ * `eventData` whose value is one of the raw texts as a whole (an e-mail in any case, a phone as
+ * written, as digits or +digits), as `needlePatterns` finds them in SQL.
+ */
+export function possibleFields(eventData: unknown, raw: readonly string[]): string[] {
+  const patterns = needlePatterns([], raw).map((p) =>
+    p.startsWith('(?i)') ? new RegExp(p.slice(4), 'i') : new RegExp(p),
+  );
+  let data = eventData;
+  if (typeof data === 'string') {
+    try {
+      data = JSON.parse(data) as unknown;
+    } catch {
+      return [];
+    }
+  }
+  const out: string[] = [];
+  const walk = (v: unknown, path: string): void => {
+    if (Array.isArray(v)) for (const [i, x] of v.entries()) walk(x, `${path}[${i}]`);
+    else if (v !== null && typeof v === 'object')
+      for (const [k, x] of Object.entries(v))
+        walk(x, /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `${path}.${k}` : `${path}[${JSON.stringify(k)}]`);
+    else if ((typeof v === 'string' || typeof v === 'number') && patterns.some((p) => p.test(String(v))))
+      out.push(path);
+  };
+  walk(data, '$.event_data');
+  return out;
 }
 
 /**
@@ -93,6 +165,8 @@ export function exportPersonQueries(
     { table: named(TABLES.deliveries), sql: ofPersonEvents(TABLES.deliveries), params, types },
     { table: named(TABLES.hookFailures), sql: ofPersonEvents(TABLES.hookFailures), params, types },
   ];
+  const possible = possibleQuery(options, identifiers, raw, withIds, eventsMatch);
+  if (possible) queries.splice(1, 0, possible);
   const patterns = { patterns: needlePatterns(identifiers, raw) };
   const holding = (dataset: string, table: string): ExportQuery => ({
     table: `${dataset}.${table}`,
@@ -134,8 +208,21 @@ export function exportPersonQueries(
   ];
 }
 
-/** One line of the export: the table and one of its rows, as JSON. */
-export const exportLine = (table: string, row: unknown): string => JSON.stringify({ table, row });
+/**
+ * One line of the export: the table and one of its rows, as JSON. A "possible" row (a custom
+ * field holds the person's e-mail or phone) says so, with the fields' paths.
+ */
+export function exportLine(q: Pick<ExportQuery, 'table' | 'possible'>, row: unknown): string {
+  if (!q.possible) return JSON.stringify({ table: q.table, row });
+  const data =
+    row !== null && typeof row === 'object' ? (row as Record<string, unknown>)['event_data'] : undefined;
+  return JSON.stringify({
+    table: q.table.replace(/ \(possible\)$/, ''),
+    match: 'possible',
+    fields: possibleFields(data, q.possible),
+    row,
+  });
+}
 
 /** An access request's audit row (the ops table `exports`, core/warehouse/privacy-audit.ts). */
 export interface ExportRecord {

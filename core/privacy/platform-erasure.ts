@@ -15,8 +15,10 @@
  *   e-mails and phones, a member (a row) per identifier, built by the sync's own request builders
  *   (core/platforms/google-ads/audience.ts, core/platforms/meta/audience.ts), so they are
  *   normalised and hashed exactly as the sync added them.
- * - Every other delivery destination: `unsupported`, with the reason. Syncs to a webhook, files or
- *   a topic give nothing (the business's own systems, or the warehouse the erasure itself cleans).
+ * - Every other delivery destination: `unsupported`, with the reason.
+ * - Syncs to files or a webhook: `unsupported`, each named with what the erasure leaves there (the
+ *   files' `gs://` folder and the command that deletes them; the webhook's host). Syncs to a topic
+ *   give nothing (the warehouse and Pub/Sub the erasure itself covers).
  *
  * Disabled destinations and syncs are included: they may hold the person from before.
  */
@@ -293,6 +295,62 @@ function metaAudienceErasure(
   }));
 }
 
+/** Where a files sync's part files are, as a `gs://` prefix (core/syncs/syncs.ts `filePaths`). */
+export function syncFilesPrefix(bucket: string, sync: string): string {
+  return `gs://${bucket}/syncs/${sync}/`;
+}
+
+/**
+ * What the erasure cannot clean for a files or webhook sync, said in the audit (#75): the files it
+ * wrote (where, and the command that deletes them), or the system it posted to. Neither names the
+ * person: the audit keeps no identifier in clear, so the search through the files is left to
+ * whoever holds the request.
+ */
+function outsideSyncGap(
+  settings: Readonly<Settings>,
+  name: string,
+  d: Of<'files'> | Of<'webhook'>,
+): ErasureGap {
+  const syncState =
+    "the erasure removed them from the sync's state, so no later run sends a deletion for them";
+  if ('files' in d) {
+    const c = (settings.connections ?? []).find((x) => x.id === d.files.connection);
+    const where = c?.bucket
+      ? syncFilesPrefix(c.bucket, name)
+      : `the bucket of connection ${d.files.connection} (not in the settings), under syncs/${name}/`;
+    const format = d.files.format ?? 'jsonl';
+    return {
+      platform: 'files',
+      target: name,
+      reason: [
+        `files written by this sync may hold the person's rows, and an erasure cannot edit them: ${where}`,
+        `(a folder per run, dt=<day>/run-<id>/part-<n>.${format}).`,
+        `Delete the parts that hold the person (search them for the identifiers of the request), or every file the sync wrote:`,
+        c?.bucket ? `gcloud storage rm --recursive ${syncFilesPrefix(c.bucket, name)};` : '',
+        `${syncState}; copies others took of the files are theirs to erase`,
+      ]
+        .filter((x) => x !== '')
+        .join(' '),
+    };
+  }
+  const c = (settings.connections ?? []).find((x) => x.id === d.webhook.connection);
+  const host = c?.url ? safeHost(c.url) : undefined;
+  return {
+    platform: 'webhook',
+    target: name,
+    reason: `this sync posted the person's rows to connection ${d.webhook.connection}${host ? ` (${host})` : ''}, the business's own system with no deletion protocol of ours: erase the person there; ${syncState}`,
+  };
+}
+
+/** A URL's host, or undefined for a URL that is a secret's name or does not parse. */
+function safeHost(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * What erasing `person` asks of the platforms: the requests to send (GA4 user deletions, audience
  * removals), the destinations that hold the person but cannot be asked (`unsupported`), and the
@@ -324,6 +382,10 @@ export function platformErasure(
     const members = held.get(name);
     // A mirror sync whose state does not hold the person never had them: nothing to ask.
     if (members?.length === 0) continue;
+    if ('files' in d || 'webhook' in d) {
+      unsupported.push(outsideSyncGap(settings, name, d));
+      continue;
+    }
     const out =
       'google_ads_audience' in d
         ? customerMatchErasure(settings, name, d, person, members)

@@ -5,10 +5,12 @@
  * runtime and the destinations the settings use load with the first delivery to each, never in
  * `forward`. Reads its configuration once at cold start; no top-level await (bundled as CommonJS).
  */
+
 import { http } from '@google-cloud/functions-framework';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { CATALOG_ENTRY_POINT } from '../../core/deploy/catalog-function.ts';
@@ -20,6 +22,8 @@ import { createForwardCatalogHandler, type ForwardCatalogServices } from './hand
 const CATALOG_CALL_TIMEOUT_MS = 60_000;
 
 /** The function's configuration: the one read of the process environment. */
+// Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
 
 /**

@@ -4,12 +4,14 @@
  * cold start (one readFunctionConfig call, passed down); clients load in the background right after the module. No top-level await (bundled as
  * CommonJS for Cloud Functions).
  */
+
 import { http } from '@google-cloud/functions-framework';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { createEgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { andThen } from '../../core/maybe-async.ts';
@@ -18,6 +20,8 @@ import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { createForwardHandler, type ForwardServices } from './handler.ts';
 
 /** The function's configuration: the one read of the process environment (functions/serve.ts listens by it). */
+// Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
 
 /** The delivery services, then forward's own: its sender, OAuth tokens and definitions. A failed load is retried on the next push. */

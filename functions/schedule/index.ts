@@ -18,6 +18,7 @@ import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createLedgerWriter, LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
+import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { RegistryClient, RegistryReader } from '../../adapters/registry.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
@@ -40,6 +41,7 @@ import { readFunctionConfig } from '../../core/runtime-config.ts';
 import { runKey } from '../../core/scheduler/dispatch.ts';
 import { syncTables } from '../../core/syncs/sync-sql.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
+import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -59,6 +61,8 @@ import type { Job } from './runner.ts';
 import { scheduledRulesJob } from './scheduled-rules.ts';
 import { syncJob } from './syncs.ts';
 
+// Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 const config = readFunctionConfig(process.env, readSettingsText);
 const secrets = createSecrets({
   env: config.secretEnv,
@@ -226,6 +230,7 @@ function alerts(reader: RegistryReader, bigquery: BigQuery): Job {
     events: ref(config.plan.dataset, TABLES.events),
     invalidEvents: ref(config.plan.dataset, TABLES.invalidEvents),
     deliveries: ref(config.plan.dataset, TABLES.deliveries),
+    erasures: ref(config.plan.ops.dataset, PRIVACY_TABLES.erasures),
   };
   const states = ref(config.plan.ops.dataset, OPS_TABLES.alertStates);
   const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);

@@ -4,6 +4,7 @@
  * cold start, by one readFunctionConfig call whose frozen value every part below is given; the
  * BigQuery client loads in the background right after (no top-level await: the bundle is CommonJS).
  */
+
 import { http, type Request, type Response } from '@google-cloud/functions-framework';
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
@@ -13,6 +14,7 @@ import { environmentClaims } from '../../adapters/firestore-claims.ts';
 import { GEO_OBJECT } from '../../adapters/geo-database.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
+import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
@@ -28,6 +30,8 @@ import type { RowWriter } from '../../core/warehouse/rows.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
 /** The function's configuration: the one read of the process environment (functions/serve.ts listens by it). */
+// Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 export const runtime = readFunctionConfig(process.env, readSettingsText);
 /**
  * The registry bucket. The enrichment step's data (referrer list, geography database) is read

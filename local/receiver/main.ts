@@ -8,6 +8,7 @@
  * capturing stand-in (local/platforms/capture.ts).
  */
 import { parseArgs } from 'node:util';
+import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
@@ -27,6 +28,8 @@ import {
 } from '../platforms/index.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
 
+// Every line this process writes leaves through the one redaction (core/privacy/redact-log.ts).
+redactProcessOutput();
 const { values } = parseArgs({
   options: { port: { type: 'string' }, host: { type: 'string' } },
   allowPositionals: false,

@@ -18,7 +18,9 @@ import { Agent as HttpsAgent } from 'node:https';
 import { type AddressInfo, type LookupFunction, Socket } from 'node:net';
 import { createEgressSender, type EgressOptions, egressFetch, type Resolver } from '../../adapters/egress.ts';
 import { createTransport, targetOf } from '../../adapters/http-sender.ts';
+import { Breaker, FAILURES_TO_OPEN } from '../../core/delivery/breaker.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
+import { ConcurrencyLimiter } from '../../core/delivery/limiter.ts';
 import { decodePush, deliveryMessage, type PushedMessage } from '../../core/delivery/message.ts';
 import { parseAllowList } from '../../core/egress/policy.ts';
 import type { StoredEvent } from '../../core/event.ts';
@@ -413,6 +415,25 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     assert.equal(sent.entries[0]?.row.status, 'delivered');
   });
 
+  it('a refusal is not silence: refused calls never hold the destination back, its next event delivers (#75)', async () => {
+    const breaker = new Breaker();
+    const limiter = new ConcurrencyLimiter();
+    for (let i = 0; i < FAILURES_TO_OPEN + 3; i++) {
+      const { deps } = catalogDeps();
+      const at = { ...deps, breaker, limiter };
+      const refused = await forwardPush(pushOf(event(`http://169.254.169.254/latest/${i}`), 'hook'), at);
+      assert.match(refused.entries[0]?.row.reason ?? '', /^egress refused: /);
+    }
+    assert.equal(breaker.failures('hook'), 0);
+    const { deps } = catalogDeps();
+    const ok = await forwardPush(pushOf(event(`${s.allowed.origin}/hook`), 'hook'), {
+      ...deps,
+      breaker,
+      limiter,
+    });
+    assert.equal(ok.entries[0]?.row.status, 'delivered', JSON.stringify(ok.entries[0]?.row));
+  });
+
   it("forward's own drivers: a webhook base_url at the metadata server is a rejected row, nothing sent", async () => {
     const agents = countingAgents();
     const hook: Destination = {
@@ -436,7 +457,14 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
       }),
       now: () => new Date('2026-11-25T12:00:01.000Z'),
     };
-    const result = await forwardPush(pushOf(event('x'), 'plain'), deps);
+    const breaker = new Breaker();
+    const limiter = new ConcurrencyLimiter();
+    for (let i = 0; i < FAILURES_TO_OPEN + 2; i++)
+      await forwardPush(pushOf(event(`x${i}`), 'plain'), { ...deps, breaker, limiter });
+    // Nothing was sent, so nothing was learnt: the breaker stays closed (#75).
+    assert.equal(breaker.failures('plain'), 0);
+    assert.equal(limiter.view('plain').answering, false);
+    const result = await forwardPush(pushOf(event('x'), 'plain'), { ...deps, breaker, limiter });
     assert.equal(result.entries[0]?.row.status, 'rejected');
     assert.match(
       result.entries[0]?.row.reason ?? '',

@@ -8,18 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { stopLocalCli } from '../support/local-start.ts';
-import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
-
-const GOOGLE_ADS = `  - id: google-ads
-    type: google_ads
-    base_url: http://127.0.0.1:8099/google-ads
-    config: { operating_account_id: "1234567890" }
-    secrets: { credentials: GOOGLE_ADS_CREDENTIALS }
-    mappings:
-      purchase: { event: "987654321" }
-      lead: { event: "987654322" }
-    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
-`;
+import {
+  GOOGLE_ADS_DESTINATION,
+  type PlatformEnvironment,
+  startWithDestinations,
+} from '../support/platform-e2e.ts';
 
 describe('end to end: Google Ads on the local environment', function () {
   this.timeout(180000);
@@ -28,7 +21,7 @@ describe('end to end: Google Ads on the local environment', function () {
   const consent = { ads: 'granted', ad_user_data: 'granted', ad_personalization: 'granted' };
 
   before(async () => {
-    env = await startWithDestinations('eventbus-google-ads-', GOOGLE_ADS);
+    env = await startWithDestinations('eventbus-google-ads-', GOOGLE_ADS_DESTINATION);
   });
   after(() => stopLocalCli(env));
 

@@ -15,7 +15,13 @@ import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
+import {
+  addSdkAndStripeSources,
+  eventbusIn,
+  localBigQuery,
+  startLocalCli,
+  stopLocal,
+} from '../support/local-start.ts';
 import { stripeHeader, TEST_SECRET } from '../support/source-cases.ts';
 import { until } from '../support/until.ts';
 
@@ -96,20 +102,7 @@ describe('end to end: one event, one delivery, whatever path the copy took', fun
     ({ child, dataDir } = local);
     Object.assign(ports, local.ports);
     bigquery = await localBigQuery(ports);
-    await eventbusIn(dataDir)(
-      'apply',
-      '-f',
-      join(REPO, 'examples', 'translators', 'segment-rudderstack.yaml'),
-    );
-    await eventbusIn(dataDir)(
-      'source',
-      'add',
-      'stripe',
-      '--secret',
-      TEST_SECRET,
-      '--consent',
-      'ads,ad_user_data,analytics',
-    );
+    await addSdkAndStripeSources(dataDir, TEST_SECRET);
   });
 
   after(async () => {

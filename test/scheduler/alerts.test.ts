@@ -41,7 +41,8 @@ function harness() {
   const job = alertsJob({
     settings: SETTINGS,
     alerts: async () => snapshot([ALERT]),
-    sql: (spec, now) => alertQuery(spec.condition, now, { events: 'e', invalidEvents: 'i', deliveries: 'd' }),
+    sql: (spec, now) =>
+      alertQuery(spec.condition, now, { events: 'e', invalidEvents: 'i', deliveries: 'd', erasures: 'x' }),
     query: async (q) => {
       queries.push(q);
       return { failed: world.failed, attempted: world.attempted };

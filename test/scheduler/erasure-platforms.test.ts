@@ -166,7 +166,13 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
         ['google_ads_audience', 'vip-ads', 'sent'],
         ['meta_audience', 'vip-meta', 'sent'],
         ['meta_capi', 'fb', 'unsupported'],
+        // A webhook sync: named in the audit, the business's own system to erase the person in (#75).
+        ['webhook', 'crm-hook', 'unsupported'],
       ],
+    );
+    assert.match(
+      notices[6]?.detail ?? '',
+      /posted the person's rows to connection ads .*erase the person there/,
     );
     for (const n of notices.slice(0, 3))
       assert.match(n.detail, /deletion: deletionRequestTime \d{4}-\d\d-\d\dT/);

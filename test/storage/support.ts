@@ -220,3 +220,25 @@ export async function eventually<T>(
   }
   throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
 }
+
+/**
+ * For one describe: the BigQuery emulator in a temp dir, the test settings' plan provisioned on
+ * it (every table and view), and Google's client on it; stopped and removed after.
+ */
+export function provisionedBigQuery(prefix: string) {
+  const settings = testSettings();
+  const p = plan(settings);
+  const fx = { settings, p } as { settings: Settings; p: Plan; bigquery: BigQuery; emu: BigQueryEmulator };
+  let dir = '';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    fx.emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
+    await provision(p, { project: settings.project, bigquery: fx.emu.url, functionUrl: () => '' });
+    fx.bigquery = emulatorBigQuery(settings.project, fx.emu.url);
+  });
+  after(async () => {
+    await fx.emu?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return fx;
+}

@@ -82,13 +82,21 @@ describe('studio: erasure and access requests on the admin API (issue #61)', fun
       ...who,
     });
     const dataset = bigquery.dataset(p.dataset);
-    await dataset
-      .table('events')
-      .insert([
-        event('a1', 0, { anonymous_id: 'anon-a', user_id: 'user-a' }),
-        event('a2', 1, { user_id: 'user-a' }),
-        event('b1', 2, { anonymous_id: 'anon-b', user_id: 'user-b' }),
-      ]);
+    await dataset.table('events').insert([
+      event('a1', 0, { anonymous_id: 'anon-a', user_id: 'user-a' }),
+      event('a2', 1, { user_id: 'user-a' }),
+      event('b1', 2, { anonymous_id: 'anon-b', user_id: 'user-b' }),
+      // A's e-mail only in a custom field of an event no identifier column ties to A (#75), and
+      // another address in the same field.
+      event('c1', 4, {
+        anonymous_id: 'anon-c',
+        event_data: JSON.stringify({ form: { contact: 'Ann@Example.com' } }),
+      }),
+      event('c2', 5, {
+        anonymous_id: 'anon-d',
+        event_data: JSON.stringify({ form: { contact: 'bob@example.com' } }),
+      }),
+    ]);
     const refused = (payload: Json) => ({
       received_at: at(3),
       stored_at: at(3),
@@ -202,12 +210,21 @@ describe('studio: erasure and access requests on the admin API (issue #61)', fun
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { table: string; row: Json });
-    const of = (t: string) => lines.filter((l) => l.table === `${p.dataset}.${t}`).map((l) => l.row);
+    const of = (t: string) =>
+      lines
+        .filter((l) => l.table === `${p.dataset}.${t}` && !(l as { match?: string }).match)
+        .map((l) => l.row);
     assert.deepEqual(
       of('events')
         .map((r) => r['event_id'])
         .sort(),
       ['a1', 'a2'],
+    );
+    // c1 holds A's e-mail only in event_data.form.contact: a "possible" row, with the field's path.
+    const possible = lines.filter((l) => (l as { match?: string }).match === 'possible');
+    assert.deepEqual(
+      possible.map((l) => [l.table, l.row['event_id'], (l as { fields?: string[] }).fields]),
+      [[`${p.dataset}.events`, 'c1', ['$.event_data.form.contact']]],
     );
     assert.equal(of('invalid_events').length, 1);
     assert.match(String(of('invalid_events')[0]?.['payload']), /ann@example\.com/);
@@ -223,6 +240,7 @@ describe('studio: erasure and access requests on the admin API (issue #61)', fun
     );
     assert.deepEqual(JSON.parse(String(audit['rows'])), {
       [`${p.dataset}.events`]: 2,
+      [`${p.dataset}.events (possible)`]: 1,
       [`${p.dataset}.invalid_events`]: 1,
       [`${p.dataset}.deliveries`]: 0,
       [`${p.dataset}.hook_failures`]: 0,

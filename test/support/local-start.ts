@@ -127,3 +127,21 @@ export async function publishEvent(
   if (res.status !== 200)
     throw new Error(`POST /v1/topics/${topic} answered ${res.status}: ${await res.text()}`);
 }
+
+/**
+ * The producers most end-to-end tests send as: Segment's and RudderStack's SDK endpoints (the
+ * example translators, `/v1/t` and the rest) and Stripe's webhooks signed with `stripeSecret`.
+ */
+export async function addSdkAndStripeSources(dataDir: string, stripeSecret: string): Promise<void> {
+  const eventbus = eventbusIn(dataDir);
+  await eventbus('apply', '-f', join(REPO, 'examples', 'translators', 'segment-rudderstack.yaml'));
+  await eventbus(
+    'source',
+    'add',
+    'stripe',
+    '--secret',
+    stripeSecret,
+    '--consent',
+    'ads,ad_user_data,analytics',
+  );
+}

@@ -64,3 +64,15 @@ export async function startWithDestinations(
       ),
   };
 }
+
+/** A Google Ads destination at the receiver's Data Manager stand-in (its OAuth file written by the supervisor). */
+export const GOOGLE_ADS_DESTINATION = `  - id: google-ads
+    type: google_ads
+    base_url: http://127.0.0.1:8099/google-ads
+    config: { operating_account_id: "1234567890" }
+    secrets: { credentials: GOOGLE_ADS_CREDENTIALS }
+    mappings:
+      purchase: { event: "987654321" }
+      lead: { event: "987654322" }
+    retry: { minimum_backoff: 1s, maximum_backoff: 5s, max_attempts: 5 }
+`;

@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { ENTRY_FILES } from '../support/entry-files.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -269,16 +270,6 @@ describe('architecture: the house (docs/style.md, "Where things live")', () => {
     const { ENV } = await import('../../core/runtime-config.ts');
     const names = new Set<string>(Object.values(ENV));
     // Entry files hand `process.env` over whole; everything else takes an explicit `env`.
-    const ENTRY_FILES = [
-      'gateway/main.ts',
-      'studio/main.ts',
-      'functions/store/index.ts',
-      'functions/forward/index.ts',
-      'functions/forward-catalog/index.ts',
-      'functions/schedule/index.ts',
-      'functions/store/service.ts',
-      'functions/forward/service.ts',
-    ];
     const problems: string[] = [];
     for (const dir of ['core', 'adapters', 'functions', 'gateway', 'studio'])
       for (const file of tsFiles(dir)) {

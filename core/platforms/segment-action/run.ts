@@ -184,8 +184,12 @@ async function dispatch(
       ...(body ? { body } : {}),
     });
   } catch (err) {
-    // The egress gate's refusal (adapters/egress.ts) goes on as it is: permanent, not a network failure.
-    if ((err as { code?: unknown }).code === EGRESS_REFUSED_CODE) throw err;
+    // The egress gate's refusal (adapters/egress.ts) goes on as it is: permanent, not a network
+    // failure; and not a request made, so the breaker and the limiter learn nothing from it (#75).
+    if ((err as { code?: unknown }).code === EGRESS_REFUSED_CODE) {
+      run.requests.splice(run.requests.indexOf(record), 1);
+      throw err;
+    }
     const cause = (err as { cause?: { message?: string } }).cause?.message;
     throw Object.assign(
       new Error(`no answer from ${original.host}: ${(err as Error).message}${cause ? ` (${cause})` : ''}`),

@@ -27,6 +27,7 @@ const TABLES = {
   events: '`p.events.events`',
   invalidEvents: '`p.events.invalid_events`',
   deliveries: '`p.events.deliveries`',
+  erasures: '`p.eventbus_ops.erasures`',
 };
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 
@@ -44,6 +45,7 @@ describe('alerts: checking an Alert', () => {
       { source_quiet: { source: 'web', event_name: 'purchase', for: '30m' } },
       { volume_change: { drop_above: 0.5 } },
       { invalid_share: { above: 0.05, window: '1h' } },
+      { erasure_failures: { window: '1h' } },
     ])
       assert.deepEqual(alertViolations(spec(condition), 'spec', CONNECTIONS), [], JSON.stringify(condition));
     assert.deepEqual(
@@ -165,6 +167,37 @@ describe('alerts: the SQL of each condition', () => {
     );
     assert.match(q.sql, /CROSS JOIN \(SELECT COUNT\(\*\) AS stored FROM `p.events.events` WHERE event_time/);
     assert.deepEqual(q.params, { since: '2026-11-23T11:00:00.000Z', until: '2026-11-23T12:00:00.000Z' });
+  });
+});
+
+describe('alerts: an erasure a platform still holds the person after (#75)', () => {
+  it('counts the requests that completed with failures in the window, pruned on requested_at', () => {
+    const q = alertQuery({ erasure_failures: { window: '1h' } }, NOW, TABLES);
+    assert.equal(
+      q.sql,
+      [
+        'SELECT COUNT(DISTINCT erasure_id) AS failed',
+        'FROM `p.eventbus_ops.erasures`',
+        'WHERE requested_at >= TIMESTAMP_SUB(TIMESTAMP(@since), INTERVAL 7 DAY)',
+        "  AND status = 'complete_with_failures'",
+        '  AND completed_at >= TIMESTAMP(@since) AND completed_at < TIMESTAMP(@until)',
+      ].join('\n'),
+    );
+    assert.deepEqual(q.params, { since: '2026-11-23T11:00:00.000Z', until: '2026-11-23T12:00:00.000Z' });
+  });
+  it('fires on one, with a summary pointing at erasure-status; a bad window is refused', () => {
+    const c: AlertCondition = { erasure_failures: { window: '1h' } };
+    assert.deepEqual(alertReading(c, { failed: 1 }), {
+      breached: true,
+      value: 1,
+      summary:
+        '1 erasure request(s) completed with a platform still holding the person in the last 1h: see erasure-status',
+    });
+    assert.equal(alertReading(c, { failed: 0 }).breached, false);
+    assert.match(
+      alertViolations(spec({ erasure_failures: { window: '1s' } }), 'spec', CONNECTIONS)[0]?.field ?? '',
+      /condition\.erasure_failures\.window/,
+    );
   });
 });
 

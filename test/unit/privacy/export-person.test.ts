@@ -4,7 +4,13 @@
  * the raw texts looked for in refused payloads.
  */
 import assert from 'node:assert/strict';
-import { exportLine, exportPersonQueries } from '../../../core/privacy/export-person.ts';
+import {
+  exportLine,
+  exportPersonQueries,
+  POSSIBLE_DAYS,
+  POSSIBLE_ROWS,
+  possibleFields,
+} from '../../../core/privacy/export-person.ts';
 import { rawNeedles } from '../../../core/privacy/person.ts';
 
 const OPTIONS = { project: 'p-1', dataset: 'events', identityGraph: true };
@@ -18,6 +24,7 @@ describe('export-person: the queries of an access request', () => {
       queries.map((q) => q.table),
       [
         'events.events',
+        'events.events (possible)',
         'events.invalid_events',
         'events.deliveries',
         'events.hook_failures',
@@ -38,6 +45,7 @@ describe('export-person: the queries of an access request', () => {
   it('passes the identifiers as parameters, never in the SQL text', () => {
     for (const q of queries) {
       assert.ok(!q.sql.includes('ann@example.com') && !q.sql.includes('OR TRUE'), q.table);
+      if (q.possible) continue;
       assert.deepEqual(q.params, {
         identifiers: [HOSTILE, 'email:ann@example.com'],
         raw: ['ann@example.com'],
@@ -64,8 +72,50 @@ describe('export-person: the queries of an access request', () => {
 
   it('writes one JSON line per row: the table and the row', () => {
     assert.equal(
-      exportLine('events.events', { event_id: 'e1' }),
+      exportLine({ table: 'events.events' }, { event_id: 'e1' }),
       '{"table":"events.events","row":{"event_id":"e1"}}',
     );
+  });
+
+  it('"possible" rows: one bounded, parameterised scan for the e-mail or phone in event_data (#75)', () => {
+    const q = queries.find((x) => x.possible);
+    assert.ok(q);
+    assert.equal(q.table, 'events.events (possible)');
+    // Bounded: the partitions of the last POSSIBLE_DAYS days, at most POSSIBLE_ROWS rows.
+    assert.match(
+      q.sql,
+      new RegExp(`event_time >= TIMESTAMP_SUB\\(CURRENT_TIMESTAMP\\(\\), INTERVAL ${POSSIBLE_DAYS} DAY\\)`),
+    );
+    assert.match(q.sql, new RegExp(`LIMIT ${POSSIBLE_ROWS}$`));
+    // Not the events already exported by an identifier column (a NULL column counts as no match).
+    assert.match(q.sql, /AND NOT IFNULL\(CONCAT\('anonymous_id:'/);
+    assert.match(q.sql, /REGEXP_CONTAINS\(TO_JSON_STRING\(event_data\), p\)/);
+    assert.deepEqual(q.params['identifiers'], [HOSTILE, 'email:ann@example.com']);
+    assert.ok((q.params['patterns'] ?? []).some((p) => p.includes('ann@example\\.com')));
+    assert.deepEqual(q.types, { identifiers: ['STRING'], patterns: ['STRING'] });
+    // A person named by no e-mail or phone gives no such search.
+    assert.ok(!exportPersonQueries(OPTIONS, ['user_id:u-1'], []).some((x) => x.possible));
+  });
+
+  it('names the fields that hold the e-mail or phone as a whole value, and says "possible"', () => {
+    const data = {
+      form: { contact: 'Ann@Example.com', note: 'call ann@example.com.au' },
+      items: [{ sku: 'A' }, { 'owner e-mail': 'ann@example.com' }],
+      phone_backup: '+33 6 12 34 56 78',
+      tel: 33612345678,
+    };
+    assert.deepEqual(possibleFields(data, ['ann@example.com', '+33 6 12 34 56 78']), [
+      '$.event_data.form.contact',
+      '$.event_data.items[1]["owner e-mail"]',
+      '$.event_data.phone_backup',
+      '$.event_data.tel',
+    ]);
+    assert.deepEqual(possibleFields(JSON.stringify(data), ['bob@example.com']), []);
+    const line = JSON.parse(
+      exportLine({ table: 'events.events (possible)', possible: ['ann@example.com'] }, { event_data: data }),
+    ) as Record<string, unknown>;
+    assert.equal(line['table'], 'events.events');
+    assert.equal(line['match'], 'possible');
+    assert.deepEqual(line['fields'], ['$.event_data.form.contact', '$.event_data.items[1]["owner e-mail"]']);
   });
 });

@@ -2,7 +2,8 @@
  * What an erasure asks of the platforms (core/privacy/platform-erasure.ts), as requests: GA4 user
  * deletions by user id and client id when the destination names its property (and `unsupported`
  * naming the setting when it does not), Customer Match and Meta audience removals whose
- * identifiers are hashed exactly as the syncs add them, nothing for a sync that fills no audience,
+ * identifiers are hashed exactly as the syncs add them, files and webhook syncs named with what
+ * the erasure leaves there, nothing for a topic sync,
  * and `unsupported` for every destination without a deletion API.
  */
 import assert from 'node:assert/strict';
@@ -251,18 +252,49 @@ describe('platform erasure: audience syncs', () => {
     }
   });
 
-  it('a sync that fills no audience (webhook, files, topic) gives nothing', () => {
+  it('files and webhook syncs are named with what the erasure leaves there; a topic sync gives nothing (#75)', () => {
     const out = platformErasure(
-      settings(),
+      settings({
+        connections: [
+          ...(settings().connections ?? []),
+          { id: 'lake', type: 'storage', bucket: 'shop-exports' },
+        ],
+      } as Partial<Settings>),
       [
         sync('to-hook', { webhook: { connection: 'hook' } }),
-        sync('to-files', { files: { connection: 'hook' } }),
+        sync('to-files', { files: { connection: 'lake', format: 'csv' } }),
+        sync('to-gone', { files: { connection: 'gone' } }),
         sync('to-topic', { topic: { event_name: 'crm_update' } }),
       ],
       PERSON,
       'k',
     );
-    assert.deepEqual(out, { requests: [], unsupported: [], blocked: [] });
+    assert.deepEqual(out.requests, []);
+    assert.deepEqual(out.blocked, []);
+    assert.deepEqual(
+      out.unsupported.map((g) => [g.platform, g.target]),
+      [
+        ['webhook', 'to-hook'],
+        ['files', 'to-files'],
+        ['files', 'to-gone'],
+      ],
+    );
+    const [hook, files, gone] = out.unsupported.map((g) => g.reason);
+    assert.match(
+      hook ?? '',
+      /posted the person's rows to connection hook \(hook\.test\).*erase the person there/,
+    );
+    // The folder, the files' shape and the command that deletes them.
+    assert.match(
+      files ?? '',
+      /gs:\/\/shop-exports\/syncs\/to-files\/ \(a folder per run, dt=<day>\/run-<id>\/part-<n>\.csv\)/,
+    );
+    assert.match(files ?? '', /gcloud storage rm --recursive gs:\/\/shop-exports\/syncs\/to-files\/;/);
+    assert.match(gone ?? '', /connection gone \(not in the settings\), under syncs\/to-gone\//);
+    // The audit keeps no identifier in clear.
+    for (const g of out.unsupported)
+      for (const v of ['ann@example.com', 'Ann.Lee', '612345678', 'u-42', '1234.5678'])
+        assert.ok(!g.reason.includes(v), `${g.target}: ${v}`);
   });
 
   it('a person with no e-mail and no phone asks no audience', () => {
