@@ -11,11 +11,13 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
 import { type AccessFile, mintToken, newTokenSecret } from '@eventbus/emulator-common/iam-enforce.ts';
 import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { BigQuery } from '@google-cloud/bigquery';
-import { maskExpression, readsColumn, verdictFor } from '../masking.ts';
+import { type MaskingRule, maskExpression, readsColumn, verdictFor } from '../masking.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../server.ts';
+import { type StorageStandIn, startStorageStandIn } from './support/storage.ts';
 
 const P = 'mask-project';
 const TAXONOMY = `projects/${P}/locations/eu/taxonomies/1`;
@@ -126,6 +128,7 @@ describe('bigquery emulator: column-level security and data masking', () => {
   let file: string;
   let secret: string;
   let emu: BigQueryEmulator;
+  let storage: StorageStandIn;
 
   const call = async (path: string, member: string | undefined, method = 'GET', body?: unknown) => {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
@@ -147,6 +150,8 @@ describe('bigquery emulator: column-level security and data masking', () => {
   const refusal = (json: Record<string, unknown>) => (json['error'] as { message: string }).message;
 
   before(async () => {
+    storage = await startStorageStandIn(P);
+    await storage.storage.createBucket('exports');
     dir = mkdtempSync(join(tmpdir(), 'bq-mask-'));
     file = join(dir, 'access.json');
     secret = newTokenSecret();
@@ -169,6 +174,7 @@ describe('bigquery emulator: column-level security and data masking', () => {
   });
   after(async () => {
     await emu?.close();
+    await storage?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -298,6 +304,35 @@ describe('bigquery emulator: column-level security and data masking', () => {
     assert.equal((await query(HASHED, `DELETE FROM d.people WHERE id = 'nobody'`)).status, 200);
   });
 
+  it('an extract job writes what its caller reads: masked for a Masked Reader, refused to anybody else', async () => {
+    const extract = (member: string, uri: string) =>
+      call('jobs', member, 'POST', {
+        configuration: {
+          extract: {
+            sourceTable: { projectId: P, datasetId: 'd', tableId: 'people' },
+            destinationUris: [uri],
+            destinationFormat: 'NEWLINE_DELIMITED_JSON',
+          },
+        },
+      });
+    const done = await extract(HASHED, 'gs://exports/hashed.json');
+    assert.equal(done.status, 200, JSON.stringify(done.json));
+    assert.equal((done.json['status'] as { errorResult?: unknown }).errorResult, undefined);
+    const [file] = await storage.storage.bucket('exports').file('hashed.json').download();
+    const ann = file
+      .toString()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((r) => r['id'] === 'p1');
+    assert.equal(ann?.['email'], sha(ANN.email));
+    const refused = await extract(NONE, 'gs://exports/none.json');
+    const error = (refused.json['status'] as { errorResult?: { reason: string; message: string } })
+      .errorResult;
+    assert.equal(error?.reason, 'accessDenied', JSON.stringify(refused.json));
+    assert.match(error?.message ?? '', /does not have permission to access policy tag/);
+  });
+
   it('an INSERT … SELECT by a Masked Reader copies masked values', async () => {
     assert.equal((await query(undefined, 'CREATE TABLE d.copied (id STRING, email STRING)')).status, 200);
     const ins = await query(HASHED, `INSERT INTO d.copied SELECT id, email FROM d.people WHERE id = 'p1'`);
@@ -351,6 +386,38 @@ describe('bigquery emulator masking rules (pure)', () => {
     assert.ok(maskExpression('ALWAYS_NULL', { name: 'n', type: 'INT64' }, 'x'));
     assert.ok(maskExpression('DEFAULT_MASKING_VALUE', { name: 'j', type: 'JSON' }, 'x'));
     assert.equal(maskExpression('DATE_YEAR_MASK', { name: 's', type: 'STRING' }, 'x'), undefined);
+  });
+
+  it('each rule gives what Google documents for it (evaluated in DuckDB)', async () => {
+    const db = await DuckDBInstance.create(':memory:');
+    const conn = await db.connect();
+    await conn.run("SET TimeZone = 'UTC'"); // as the emulator's store runs
+    const run = async (rule: MaskingRule, type: string, literal: string) => {
+      const expr = maskExpression(rule, { name: 'c', type }, literal);
+      assert.ok(expr, `${rule} on ${type}`);
+      const r = await conn.runAndReadAll(`SELECT CAST(${expr} AS VARCHAR)`);
+      return r.getRows()[0]?.[0];
+    };
+    const hashed = 'jQHDyQuj7vJcveEe59ygb3Zcvj0B5FJINBzgM6Bypgw=';
+    const cases: [MaskingRule, string, string, string | null][] = [
+      ['SHA256', 'STRING', "'randomtext'", hashed],
+      ['EMAIL_MASK', 'STRING', "'abc123@gmail.com'", 'XXXXX@gmail.com'],
+      ['EMAIL_MASK', 'STRING', "'randomtext'", hashed],
+      ['LAST_FOUR_CHARACTERS', 'STRING', "'4111111111111234'", 'XXXXX1234'],
+      ['FIRST_FOUR_CHARACTERS', 'STRING', "'4111111111111234'", '4111XXXXX'],
+      ['LAST_FOUR_CHARACTERS', 'STRING', "'abcd'", sha('abcd')],
+      ['DATE_YEAR_MASK', 'DATE', "DATE '2030-07-17'", '2030-01-01'],
+      ['DATE_YEAR_MASK', 'TIMESTAMP', "TIMESTAMPTZ '2030-07-17 01:45:06+00'", '2030-01-01 00:00:00+00'],
+      ['DEFAULT_MASKING_VALUE', 'STRING', "'x'", ''],
+      ['DEFAULT_MASKING_VALUE', 'BOOLEAN', 'TRUE', 'false'],
+      ['DEFAULT_MASKING_VALUE', 'TIME', "TIME '10:11:12'", '00:00:00'],
+      ['DEFAULT_MASKING_VALUE', 'GEOGRAPHY', "'POINT(1 2)'", 'POINT(0 0)'],
+      ['ALWAYS_NULL', 'STRING', "'x'", null],
+      ['SHA256', 'STRING', 'NULL', null],
+    ];
+    for (const [rule, type, literal, want] of cases)
+      assert.equal(await run(rule, type, literal), want, `${rule} ${type} ${literal}`);
+    conn.closeSync();
   });
 
   it('reads a column by its name, a RECORD above it, or a * that is not EXCEPTing it', () => {
