@@ -16,13 +16,23 @@
  */
 import { createHash } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { OWNER, type PolicyTagEntry } from '@eventbus/emulator-common/iam-enforce.ts';
-import type { Access } from './access.ts';
+import {
+  type Caller,
+  type Enforcement,
+  OWNER,
+  type PolicyTagEntry,
+} from '@eventbus/emulator-common/iam-enforce.ts';
 import { ApiError } from './errors.ts';
 import { duckType, type FieldSchema } from './schema.ts';
 import { type TableRef, type Translation, translate } from './sql.ts';
 import { qualifiedName, quoteIdent, type Token, tokenize } from './sql-tree.ts';
 import type { Emulator, Json } from './state.ts';
+
+/** The caller of one request and the policies it is checked against (access.ts's `Access`). */
+export interface Access {
+  readonly enforcement: Enforcement;
+  readonly caller: Caller;
+}
 
 /** BigQuery's predefined masking rules, highest priority first (its "data masking rule hierarchy"). */
 export const MASKING_RULES = Object.freeze([
@@ -349,14 +359,13 @@ function tableShadow(
     const verdict = verdictFor(a, c.tag);
     verdicts.set(pathKey(c.path), verdict);
     if (verdict.kind === 'raw') continue;
-    const read = texts.every((s) => readsColumn(s, c.path));
-    if (!read) continue;
-    if (dml) throw new ApiError('accessDenied', DML_REFUSAL);
     const cannotMask = verdict.kind === 'masked' && maskExpression(verdict.rule, c.field, 'x') === undefined;
-    if (verdict.kind === 'denied' || cannotMask) {
-      const column = `${ref.projectId}.${ref.datasetId}.${ref.tableId}.${c.path.join('.')}`;
-      refused.set(c.tag, [...(refused.get(c.tag) ?? []), column]);
-    }
+    // Whether the statement reads the column matters only where reading it is refused.
+    if (!dml && verdict.kind === 'masked' && !cannotMask) continue;
+    if (!texts.every((s) => readsColumn(s, c.path))) continue;
+    if (dml) throw new ApiError('accessDenied', DML_REFUSAL);
+    const column = `${ref.projectId}.${ref.datasetId}.${ref.tableId}.${c.path.join('.')}`;
+    refused.set(c.tag, [...(refused.get(c.tag) ?? []), column]);
   }
   const [first] = refused;
   if (first) throw deniedColumns(first[0], first[1]);
