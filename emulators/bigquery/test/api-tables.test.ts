@@ -77,7 +77,11 @@ describe('BigQuery emulator API: tables', () => {
       assert.equal(md.schema.fields[0].policyTags, undefined);
       await table.insert([{ id: 'a', user: { email: 'ann@example.com' } }]);
       const [rows] = await table.getRows();
-      assert.equal(rows[0]?.['user'].email, 'ann@example.com', 'not masked: without --iam nothing is enforced');
+      assert.equal(
+        rows[0]?.['user'].email,
+        'ann@example.com',
+        'not masked: without --iam nothing is enforced',
+      );
       await rejectsWith(
         bq.dataset('tables').createTable('bad_tags', {
           schema: {
