@@ -5,8 +5,9 @@
  * the local emulators enforce them (local/access-file.ts).
  */
 import { PII_RESOURCES } from '../core/access/needs.ts';
+import type { PolicyTagEntry } from '../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../emulators/common/iam-policy.ts';
-import type { Declared } from './offline.ts';
+import { type Declared, mockPolicyTagOf } from './offline.ts';
 
 const last = (name: unknown) => String(name).slice(String(name).lastIndexOf('/') + 1);
 
@@ -62,3 +63,28 @@ export function policiesOf(bindings: readonly Declared[], project: string): IamP
 }
 
 export const isBinding = (d: Declared) => /IamMember|IAMMember/i.test(d.type);
+
+/**
+ * The policy tags a declared environment puts on columns, each with its data policies (masking
+ * rules), as the access file's `policyTags` (the BigQuery emulator enforces them): their grants
+ * are bound on PII_RESOURCES' names, as `bindingResource` binds them.
+ */
+export function policyTagsOf(resources: readonly Declared[]): PolicyTagEntry[] {
+  const rules = resources.filter((d) => d.type === 'gcp:bigquerydatapolicy/dataPolicy:DataPolicy');
+  return resources
+    .filter((d) => d.type === 'gcp:datacatalog/policyTag:PolicyTag')
+    .map((tag) => {
+      const name = mockPolicyTagOf(String(tag.inputs['taxonomy']));
+      return {
+        name,
+        resource: PII_RESOURCES.tag,
+        dataPolicies: rules
+          .filter((r) => r.inputs['policyTag'] === name)
+          .map((r) => ({
+            name: `projects/${r.inputs['project']}/locations/${r.inputs['location']}/dataPolicies/${r.inputs['dataPolicyId']}`,
+            resource: PII_RESOURCES.maskingRule,
+            predefinedExpression: String(r.inputs['dataMaskingPolicy']?.['predefinedExpression']),
+          })),
+      };
+    });
+}

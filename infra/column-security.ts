@@ -4,32 +4,15 @@
  * tag. Analysts read those columns as SHA-256 (Masked Reader on the rule); the settings'
  * `pii_readers` read them raw (Fine-Grained Reader on the tag); anybody else who can read the
  * table gets an access error when a query selects them. Declared only when the settings ask
- * (`pii.column_security: true`); the local emulator keeps tags in schemas but enforces nothing.
+ * (`pii.column_security: true`); locally the BigQuery emulator enforces the same tag, rule and
+ * grants (local/access-file.ts, docs/bigquery-emulator.md).
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
-import { type ColumnPlan, TABLES } from '../core/warehouse/warehouse.ts';
+import { PII_COLUMNS, withPolicyTags } from '../core/warehouse/pii-columns.ts';
 
-/**
- * Columns that hold personal data directly, per table (dotted paths into RECORDs). Masking
- * applies to STRING columns: `event_data` (JSON) cannot carry a masked tag, which is why
- * `store` hashes or drops listed fields before they get there (docs/storage.md).
- */
-export const PII_COLUMNS: Readonly<Record<string, readonly string[]>> = Object.freeze({
-  [TABLES.events]: [
-    'user.email',
-    'user.phone',
-    'user.first_name',
-    'user.last_name',
-    'user.date_of_birth',
-    'user.postal_code',
-    'user.external_id',
-    'device.ip',
-  ],
-  // The raw payload keeps whatever the producer sent, personal data included.
-  [TABLES.invalidEvents]: ['payload'],
-});
+export { PII_COLUMNS, withPolicyTags };
 
 /** The masking rule's id: letters, digits and underscores only (BigQuery data policy ids). */
 export const dataPolicyId = (environment: string) =>
@@ -180,22 +163,4 @@ export class ColumnSecurity extends pulumi.ComponentResource {
     this.piiTag = tag.name;
     this.registerOutputs({ piiTag: this.piiTag });
   }
-}
-
-/**
- * A table schema (BigQuery REST JSON) with `policyTags` on the listed columns; other columns
- * unchanged. Paths into RECORDs follow their `fields`.
- */
-export function withPolicyTags(
-  columns: readonly ColumnPlan[],
-  paths: readonly string[],
-  tag: string,
-): unknown[] {
-  const tagAt = (fields: readonly ColumnPlan[], prefix: string): unknown[] =>
-    fields.map((f) => {
-      const path = `${prefix}${f.name}`;
-      if (f.fields) return { ...f, fields: tagAt(f.fields, `${path}.`) };
-      return paths.includes(path) ? { ...f, policyTags: { names: [tag] } } : f;
-    });
-  return tagAt(columns, '');
 }

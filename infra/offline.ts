@@ -16,6 +16,8 @@ const MOCK_POLICY_TAG = '2222';
 /** The `pii` policy tag's name under mocks (project, location `eu`, the mock ids). */
 export const mockPolicyTag = (project: string, location: string) =>
   `projects/${project}/locations/${location}/taxonomies/${MOCK_TAXONOMY}/policyTags/${MOCK_POLICY_TAG}`;
+/** A policy tag's name under mocks, from its taxonomy's id. */
+export const mockPolicyTagOf = (taxonomy: string) => `${taxonomy}/policyTags/${MOCK_POLICY_TAG}`;
 
 export interface Declared {
   readonly type: string;
@@ -156,7 +158,7 @@ function mockState(type: string, inputs: Record<string, any>): Record<string, un
         id: `projects/${project}/locations/${inputs['region']}/taxonomies/${MOCK_TAXONOMY}`,
       };
     case 'gcp:datacatalog/policyTag:PolicyTag':
-      return { ...inputs, name: `${inputs['taxonomy']}/policyTags/${MOCK_POLICY_TAG}` };
+      return { ...inputs, name: mockPolicyTagOf(String(inputs['taxonomy'])) };
     case 'gcp:projects/serviceIdentity:ServiceIdentity': {
       // Google's agent naming: service-<project number>@gcp-sa-<service>.iam.gserviceaccount.com.
       const email = `service-${PROJECT_NUMBER}@gcp-sa-${String(inputs['service']).split('.')[0]}.iam.gserviceaccount.com`;

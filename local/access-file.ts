@@ -11,7 +11,12 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from '
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { WORKLOADS, type Workload, workloadMember } from '../core/access/needs.ts';
-import { type AccessFile, mintToken, newTokenSecret } from '../emulators/common/iam-enforce.ts';
+import {
+  type AccessFile,
+  mintToken,
+  newTokenSecret,
+  type PolicyTagEntry,
+} from '../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../emulators/common/iam-policy.ts';
 
 export const accessFilePath = (dataDir: string): string => join(dataDir, 'iam', 'access.json');
@@ -23,30 +28,55 @@ export function readAccessFile(dataDir: string): AccessFile | undefined {
   return JSON.parse(readFileSync(path, 'utf8')) as AccessFile;
 }
 
-/** Writes the file whole (a rename: an emulator never reads half of it), keeping its secret. */
-export function writeAccessFile(dataDir: string, policies: readonly IamPolicy[]): AccessFile {
+/**
+ * Writes the file whole (a rename: an emulator never reads half of it), keeping its secret, and
+ * its policy tags unless new ones are given.
+ */
+export function writeAccessFile(
+  dataDir: string,
+  policies: readonly IamPolicy[],
+  policyTags?: readonly PolicyTagEntry[],
+): AccessFile {
   const path = accessFilePath(dataDir);
   mkdirSync(dirname(path), { recursive: true });
+  const before = readAccessFile(dataDir);
+  const tags = policyTags ?? before?.policyTags;
   const file: AccessFile = {
-    tokenSecret: readAccessFile(dataDir)?.tokenSecret ?? newTokenSecret(),
+    tokenSecret: before?.tokenSecret ?? newTokenSecret(),
     policies,
+    ...(tags && tags.length > 0 ? { policyTags: tags } : {}),
   };
   writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
   return file;
 }
 
-/** The policies the program binds for a settings file (a child process: see infra/access-plan.ts). */
+/** What the program declares that the emulators enforce: its IAM policies and policy tags. */
+export interface PlannedAccess {
+  readonly policies: IamPolicy[];
+  readonly policyTags: PolicyTagEntry[];
+}
+
+/** The policies and policy tags the program declares for a settings file (a child process: see infra/access-plan.ts). */
+export async function plannedAccess(
+  node: string,
+  root: string,
+  settingsFile: string,
+): Promise<PlannedAccess> {
+  const { stdout } = await promisify(execFile)(node, [join(root, 'infra', 'access-plan.ts'), settingsFile], {
+    cwd: root,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return JSON.parse(stdout) as PlannedAccess;
+}
+
+/** The policies the program binds for a settings file. */
 export async function plannedPolicies(
   node: string,
   root: string,
   settingsFile: string,
 ): Promise<IamPolicy[]> {
-  const { stdout } = await promisify(execFile)(node, [join(root, 'infra', 'access-plan.ts'), settingsFile], {
-    cwd: root,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return JSON.parse(stdout) as IamPolicy[];
+  return (await plannedAccess(node, root, settingsFile)).policies;
 }
 
 /** A workload's name, or a member as IAM writes it (`user:…`, `serviceAccount:…`). */

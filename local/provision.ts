@@ -18,6 +18,7 @@ import {
   type ViewPlan,
 } from '../core/plan.ts';
 import { seconds } from '../core/settings.ts';
+import { PII_COLUMNS, withPolicyTags } from '../core/warehouse/pii-columns.ts';
 import { emulatorBigQuery } from './emulator-bigquery.ts';
 
 export { emulatorBigQuery };
@@ -32,6 +33,11 @@ export interface ProvisionTargets {
   readonly storage?: string;
   /** host:port of the Firestore emulator; omitted: the claims database is not provisioned. */
   readonly firestore?: string;
+  /**
+   * The `pii` policy tag the program declares (with `pii.column_security`): put on the PII columns
+   * of the warehouse tables as `pulumi up` puts it (core/warehouse/pii-columns.ts).
+   */
+  readonly piiTag?: string;
   /** Push endpoint of a function, e.g. `store` → http://127.0.0.1:8081/. */
   readonly functionUrl: (fn: FunctionName) => string;
 }
@@ -48,7 +54,7 @@ export interface ProvisionReport {
 export async function provision(p: Plan, targets: ProvisionTargets): Promise<ProvisionReport> {
   const report: ProvisionReport = { created: [], updated: [], unchanged: [], conflicts: [] };
   if (targets.pubsub) await provisionPubSub(p, targets, targets.pubsub, report);
-  if (targets.bigquery) await provisionBigQuery(p, targets.project, targets.bigquery, report);
+  if (targets.bigquery) await provisionBigQuery(p, targets, targets.bigquery, report);
   if (targets.storage) await provisionStorage(p, targets.project, targets.storage, report);
   if (targets.firestore) await provisionFirestore(p, targets.project, targets.firestore, report);
   return report;
@@ -306,11 +312,11 @@ async function reconcileSubscription(
 
 async function provisionBigQuery(
   p: Plan,
-  project: string,
+  targets: ProvisionTargets,
   endpoint: string,
   report: ProvisionReport,
 ): Promise<void> {
-  const bigquery = emulatorBigQuery(project, endpoint);
+  const bigquery = emulatorBigQuery(targets.project, endpoint);
   const dataset = bigquery.dataset(p.dataset);
   const [datasetExists] = await dataset.exists();
   if (datasetExists) report.unchanged.push(`dataset ${p.dataset}`);
@@ -318,7 +324,11 @@ async function provisionBigQuery(
     await bigquery.createDataset(p.dataset, { location: p.location });
     report.created.push(`dataset ${p.dataset}`);
   }
-  for (const t of p.tables) await provisionTable(dataset, t, report);
+  for (const t of p.tables) {
+    const paths = PII_COLUMNS[t.name];
+    const pii = targets.piiTag && paths ? { tag: targets.piiTag, paths } : undefined;
+    await provisionTable(dataset, t, report, pii);
+  }
   for (const v of p.views) await provisionView(dataset, v, report);
   const ops = bigquery.dataset(p.ops.dataset);
   if ((await ops.exists())[0]) report.unchanged.push(`dataset ${p.ops.dataset}`);
@@ -331,6 +341,22 @@ async function provisionBigQuery(
 
 type Dataset = ReturnType<BigQuery['dataset']>;
 
+/** Column-level security on a table: the policy tag, and the dotted paths of the columns it goes on. */
+interface PiiTagging {
+  readonly tag: string;
+  readonly paths: readonly string[];
+}
+
+/** The policy tags of a schema, by dotted path: what tells a table tagged as planned. */
+function tagsOf(fields: readonly SchemaField[], prefix = ''): string[] {
+  return fields.flatMap((f) => {
+    const path = `${prefix}${f.name}`;
+    if (f.fields) return tagsOf(f.fields, `${path}.`);
+    const names = (f['policyTags'] as { names?: string[] } | undefined)?.names ?? [];
+    return names.map((n) => `${path}=${n}`);
+  });
+}
+
 /** The table resource plan() describes, in the REST API's shape. */
 export function tableResource(t: TablePlan): Record<string, unknown> {
   return {
@@ -341,7 +367,15 @@ export function tableResource(t: TablePlan): Record<string, unknown> {
   };
 }
 
-async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionReport): Promise<void> {
+async function provisionTable(
+  dataset: Dataset,
+  planned: TablePlan,
+  report: ProvisionReport,
+  pii?: PiiTagging,
+): Promise<void> {
+  const t = pii
+    ? { ...planned, columns: withPolicyTags(planned.columns, pii.paths, pii.tag) as TablePlan['columns'] }
+    : planned;
   const table = dataset.table(t.name);
   const [exists] = await table.exists();
   if (!exists) {
@@ -352,7 +386,13 @@ async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionR
   const [metadata] = (await table.getMetadata()) as unknown as [
     { schema?: { fields?: SchemaField[] }; timePartitioning?: Partitioning },
   ];
-  const change = withAddedFields(metadata.schema?.fields ?? [], t.columns as unknown as SchemaField[]);
+  const want = t.columns as unknown as SchemaField[];
+  const added = withAddedFields(metadata.schema?.fields ?? [], want);
+  // A table made before column-level security was turned on takes the planned tags in place.
+  const retag = pii !== undefined && tagsOf(added.fields).join() !== tagsOf(want).join();
+  const change = retag
+    ? { ...added, fields: withPolicyTags(added.fields as never, pii.paths, pii.tag) as SchemaField[] }
+    : added;
   // BigQuery allows adding NULLABLE/REPEATED columns in place, at any depth; anything else needs a
   // new table.
   if (change.required.length > 0) {
@@ -364,18 +404,19 @@ async function provisionTable(dataset: Dataset, t: TablePlan, report: ProvisionR
   }
   // Retention changes in place too (a data directory of an older version takes the new expiration).
   const expiry = expirationChange(metadata.timePartitioning, t.timePartitioning);
-  if (change.added.length === 0 && expiry === undefined) {
+  if (change.added.length === 0 && expiry === undefined && !retag) {
     report.unchanged.push(`table ${t.name}`);
     return;
   }
   await table.setMetadata({
-    ...(change.added.length > 0
+    ...(change.added.length > 0 || retag
       ? { schema: { fields: change.fields as unknown as Record<string, unknown>[] } }
       : {}),
     ...(expiry !== undefined ? { timePartitioning: t.timePartitioning } : {}),
   });
   const what = [
     ...(change.added.length > 0 ? [`added ${change.added.join(', ')}`] : []),
+    ...(retag ? ['policy tags on its PII columns'] : []),
     ...(expiry ? [expiry] : []),
   ];
   report.updated.push(`table ${t.name} (${what.join('; ')})`);

@@ -24,7 +24,7 @@ import { WORKLOADS, type Workload } from '../core/access/needs.ts';
 import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { accessFilePath, plannedPolicies, writeAccessFile } from './access-file.ts';
+import { accessFilePath, plannedAccess, writeAccessFile } from './access-file.ts';
 import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
 import { standInCredentials } from './platforms/google-ads.ts';
 import { type ProvisionReport, provision } from './provision.ts';
@@ -567,8 +567,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
       ? await localIam(dataDir)
       : undefined;
   // Declared offline in its own process while the emulators start; awaited before any workload runs.
-  const policies = iam ? plannedPolicies(process.execPath, REPO_ROOT, settingsPath(dataDir)) : undefined;
-  policies?.catch(() => {});
+  const planned = iam ? plannedAccess(process.execPath, REPO_ROOT, settingsPath(dataDir)) : undefined;
+  planned?.catch(() => {});
   const ctx: LocalContext = iam ? { ...base, iam } : base;
   const specs = factories.map((factory) => factory(ctx));
   // Before anything starts or is provisioned: a taken port would otherwise mean provisioning
@@ -628,7 +628,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     const emulators = await Promise.allSettled(specs.filter((s) => s.stage === 'emulator').map(launch));
     const failed = emulators.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    if (policies) writeAccessFile(dataDir, await policies);
+    const access = planned ? await planned : undefined;
+    if (access) writeAccessFile(dataDir, access.policies, access.policyTags);
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
       if (names.has('pubsub') || names.has('bigquery') || names.has('storage') || names.has('firestore')) {
@@ -639,6 +640,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
           ...(names.has('storage') ? { storage: `http://${LOCAL_HOST}:${ports.storage}` } : {}),
           ...(names.has('firestore') ? { firestore: `${LOCAL_HOST}:${ports.firestore}` } : {}),
           functionUrl: (fn) => functionUrl(ports, fn),
+          // With IAM on, the PII columns carry the tag the emulator enforces (the program's).
+          ...(access?.policyTags[0] ? { piiTag: access.policyTags[0].name } : {}),
         });
         if (provisioning.conflicts.length > 0) {
           // A StartError: `eventbus start` prints it as one error, without a stack trace.

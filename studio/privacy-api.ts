@@ -9,6 +9,7 @@
  * - `export-person` `{identifiers}` (admins): an access request: every stored row about the
  *   person as JSON Lines, a file to download, through the CLI's queries and line format
  *   (core/privacy/export-person.ts), and a row in the ops table `exports` saying who asked.
+ *   Refused under `pii.column_security` (EXPORT_UNDER_COLUMN_SECURITY): the studio reads PII masked.
  */
 
 import { plainValue } from '../adapters/user-sql.ts';
@@ -59,6 +60,18 @@ const MAX_IDENTIFIER_CHARS = 512;
 /** How many audit rows `erasure-status` gives without an id. */
 const STATUS_ROWS = 50;
 const ERASURE_ID = /^er-\d{8}-[0-9a-f]{8}$/;
+
+/**
+ * Why the studio runs no access request under column-level security (docs/privacy.md, "Access
+ * requests"): its account is a Masked Reader of the `pii` tag, so the person's data would come back
+ * as SHA-256 and the payload search would find nothing; raw personal data stays with pii_readers.
+ */
+export const EXPORT_UNDER_COLUMN_SECURITY =
+  'an access request under pii.column_security: the studio reads the personal-data columns masked ' +
+  '(its account is a Masked Reader of the pii tag), so e-mails, phones, names, IPs and refused ' +
+  "payloads would come back as SHA-256 and the payload search would find nothing. Run 'eventbus " +
+  "export-person <identifier>… --env <environment> --out <file>' as a member of pii_readers: it " +
+  'reads the columns raw and records the same row in eventbus_ops.exports';
 
 const PENDING =
   "the scheduler's erasure job removes the person from every table within minutes; rows still in BigQuery's streaming buffer (up to ~90 minutes after they arrived) go in a later pass";
@@ -166,6 +179,7 @@ async function exportPerson(
   const w = o.warehouse;
   if (!w || !o.warehouseRef) return notConfigured('it has no warehouse');
   if (!o.opsTable) return notConfigured('it has no ops dataset');
+  if (o.settings?.pii?.column_security === true) return notConfigured(EXPORT_UNDER_COLUMN_SECURITY);
   const now = new Date();
   const identityGraph = o.settings
     ? modelPlan(o.settings).tables.some((t) => t.name === SESSION_TABLES.identityMap)

@@ -18,6 +18,7 @@ import {
   UNAUTHENTICATED_MESSAGE,
 } from '@eventbus/emulator-common/iam-enforce.ts';
 import { ApiError } from './errors.ts';
+import { mayReadWhole } from './masking.ts';
 import type { FieldSchema } from './schema.ts';
 import { type TableRef, type Translation, translate } from './sql.ts';
 import type { Emulator, JobRecord, Json } from './state.ts';
@@ -182,8 +183,15 @@ export function authorize(em: Emulator, a: Access, call: RestCall): void {
   if (z.endsWith(':testIamPermissions')) return; // answers what the caller holds
   const t = { projectId: p, datasetId: x, tableId: z };
   if (w === 'insertAll') mayTable(a, 'bigquery.tables.updateData', t);
-  else if (w === 'data') mayTable(a, 'bigquery.tables.getData', t);
-  else if (w !== undefined) return;
+  else if (w === 'data') {
+    mayTable(a, 'bigquery.tables.getData', t);
+    const table = em.store.table(p, x, z);
+    const selected = query
+      .get('selectedFields')
+      ?.split(',')
+      .map((s) => s.trim().split('.')[0]?.toLowerCase() ?? '');
+    if (table) mayReadWhole(a, t, table.resource, selected);
+  } else if (w !== undefined) return;
   else if (method === 'GET') mayTable(a, 'bigquery.tables.get', t);
   else if (method === 'DELETE') mayTable(a, 'bigquery.tables.delete', t);
   else if (method === 'PATCH' || method === 'PUT') {
@@ -295,9 +303,12 @@ export function mayTransfer(em: Emulator, a: Access | undefined, p: string, kind
   if (kind === 'load') return;
   const sources: unknown[] =
     kind === 'copy' && Array.isArray(cfg['sourceTables']) ? cfg['sourceTables'] : [cfg['sourceTable']];
-  mayRead(
-    em,
-    a,
-    sources.flatMap((s) => refOf(s, p) ?? []),
-  );
+  const read = sources.flatMap((s) => refOf(s, p) ?? []);
+  mayRead(em, a, read);
+  // A copy reads every column whole: only a Fine-Grained Reader of its tagged ones may.
+  if (kind === 'copy')
+    for (const r of read) {
+      const table = em.store.table(r.projectId, r.datasetId, r.tableId);
+      if (table) mayReadWhole(a, r, table.resource);
+    }
 }

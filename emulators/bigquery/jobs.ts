@@ -14,6 +14,7 @@ import { ApiError } from './errors.ts';
 import { markStreamed } from './expiration.ts';
 import { doneJob, jobResource, keepJob, keepRunning, validLabels } from './job-records.ts';
 import { atLeast, delay, INSERT_WAIT_MS, settledWithin, timeoutOf } from './job-waits.ts';
+import { createShadows, planMasking } from './masking.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { fieldForType, type OutputField } from './result-encoding.ts';
 import { resultsPage } from './results-page.ts';
@@ -94,9 +95,11 @@ export async function runQuery(
         });
         if (tr.kind !== 'select') throw new ApiError('invalidQuery', 'CREATE TEMP TABLE … AS needs a query');
         mayRun(em, access, tr);
+        const masking = planMasking(em, access, query, tr);
         await em.store.exclusive(async (conn) => {
           checkTablesExist(em, tr.tables, undefined, location);
-          await runSql(em, conn, `CREATE OR REPLACE TEMP TABLE ${duck} AS ${tr.sql}`);
+          await createShadows(conn, masking);
+          await runSql(em, conn, `CREATE OR REPLACE TEMP TABLE ${duck} AS ${masking.sql}`);
         });
       },
       translate: (select, named) => {
@@ -105,6 +108,12 @@ export async function runQuery(
           positional: params.positional,
         });
         mayRun(em, access, tr);
+        // A script's expression is translated, not run here: one reading masked columns is refused.
+        if (planMasking(em, access, select, tr).shadows.length > 0)
+          throw new ApiError(
+            'accessDenied',
+            'Access Denied: the BigQuery emulator does not mask columns read in a script expression',
+          );
         return tr.sql;
       },
       raw: (duck) =>
@@ -121,6 +130,7 @@ export async function runQuery(
   }
   const tr = translateOrThrow(em, sql, projectId, defaultDataset, { ...params, ...(temp ? { temp } : {}) });
   mayRun(em, access, tr);
+  const masking = planMasking(em, access, sql, tr);
   return em.store.exclusive(async (conn) => {
     const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
     const dropping = tr.kind === 'drop_table' || tr.kind === 'drop_view';
@@ -163,7 +173,8 @@ export async function runQuery(
         const target =
           tr.target && em.store.table(tr.target.projectId, tr.target.datasetId, tr.target.tableId);
         const guard = await guardBuffer(em, conn, tr.kind, target);
-        const r = await runSql(em, conn, tr.sql);
+        await createShadows(conn, masking);
+        const r = await runSql(em, conn, masking.sql);
         await checkBuffer(conn, guard);
         if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
         await conn.run('COMMIT');
@@ -180,7 +191,8 @@ export async function runQuery(
         throw e;
       }
     }
-    const r = await runSql(em, conn, tr.sql);
+    await createShadows(conn, masking);
+    const r = await runSql(em, conn, masking.sql);
     const types = r.columnTypes();
     const fields = r.columnNames().map((n, i) => fieldForType(outName(n, i), types[i] as DuckDBType));
     return { fields, types, rows: r.getRows(), statementType };
@@ -292,6 +304,7 @@ export async function dryRun(
     params,
   );
   mayRun(em, access, tr);
+  const masking = planMasking(em, access, sql, tr);
   checkTablesExist(em, tr.tables);
   const statementType = STATEMENT_TYPES[tr.kind] ?? 'SELECT';
   const referencedTables = referenced(tr.tables);
@@ -310,7 +323,8 @@ export async function dryRun(
       bytes += await tableBytes(conn, ref);
     }
     if (tr.kind !== 'select') return { fields: [], statementType, bytes, referencedTables };
-    const r = await runSql(em, conn, `SELECT * FROM (${tr.sql}) LIMIT 0`);
+    await createShadows(conn, masking);
+    const r = await runSql(em, conn, `SELECT * FROM (${masking.sql}) LIMIT 0`);
     const fields = r.columnNames().map((n, i) => fieldForType(outName(n, i), r.columnType(i)));
     return { fields, statementType, bytes, referencedTables };
   });
@@ -433,7 +447,7 @@ async function transferJob(
         },
       };
     } else {
-      const rows = await extractTable(em, projectId, cfg, explicit);
+      const rows = await extractTable(em, projectId, cfg, explicit, access);
       statistics = {
         extract: { destinationUriFileCounts: ['1'], inputBytes: '0' },
         totalBytesProcessed: String(rows),

@@ -13,7 +13,7 @@ export interface FieldSchema {
   mode?: string;
   fields?: FieldSchema[];
   description?: string;
-  /** Column-level security tags: kept and reported back, not enforced (nothing here has IAM). */
+  /** Column-level security tags: kept and reported back; enforced with `--iam` (masking.ts). */
   policyTags?: { names: string[] };
   maxLength?: string;
   precision?: string;

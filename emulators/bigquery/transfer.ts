@@ -13,9 +13,11 @@
  */
 import type { DuckDBValue } from '@duckdb/node-api';
 import Papa from 'papaparse';
+import type { Access } from './access.ts';
 import { jobTableRef } from './copy.ts';
 import { ApiError } from './errors.ts';
 import { convertRow } from './insert-rows.ts';
+import { createShadows, planMasking } from './masking.ts';
 import { type Cell, encodeValue, type OutputField } from './result-encoding.ts';
 import { type FieldSchema, normaliseSchema } from './schema.ts';
 import { qualifiedName } from './sql.ts';
@@ -349,14 +351,26 @@ export async function extractTable(
   projectId: string,
   cfg: Json,
   location: string | undefined,
+  access?: Access,
 ): Promise<number> {
   const fmt = format(cfg, 'destinationFormat');
   const src = jobTableRef(cfg['sourceTable'], projectId, 'sourceTable');
   checkTablesExist(em, [src], undefined, location);
+  // Exported as the caller reads it: masked for a Masked Reader (BigQuery's data export).
+  const all = `SELECT * FROM ${qualifiedName(src)}`;
+  const masking = planMasking(em, access, all, {
+    kind: 'select',
+    sql: all,
+    tables: [src],
+    informationSchema: [],
+  });
   const uris = Array.isArray(cfg['destinationUris']) ? cfg['destinationUris'] : [cfg['destinationUri']];
   if (uris.length === 0 || uris[0] === undefined)
     throw new ApiError('required', 'Required parameter is missing: destinationUris');
-  const r = await em.store.exclusive((conn) => runSql(em, conn, `SELECT * FROM ${qualifiedName(src)}`));
+  const r = await em.store.exclusive(async (conn) => {
+    await createShadows(conn, masking);
+    return runSql(em, conn, masking.sql);
+  });
   const types = r.columnTypes();
   const fields = fieldsOf(em.tableOr404(src.projectId, src.datasetId, src.tableId)).map(legacy);
   const rows = r

@@ -28,6 +28,29 @@ export interface AccessFile {
   /** Hex; signs and verifies local tokens. */
   readonly tokenSecret: string;
   readonly policies: readonly IamPolicy[];
+  /** BigQuery column-level security: the policy tags that enforce it and their data policies. */
+  readonly policyTags?: readonly PolicyTagEntry[];
+}
+
+/**
+ * A policy tag whose taxonomy enforces access control (BigQuery's column-level security), as the
+ * BigQuery emulator reads it: the tag's name as table schemas carry it (`policyTags.names`), the
+ * resource its Fine-Grained Readers are bound on, and its data policies (masking rules), each with
+ * the resource its Masked Readers are bound on.
+ */
+export interface PolicyTagEntry {
+  /** `projects/<p>/locations/<l>/taxonomies/<t>/policyTags/<id>`. */
+  readonly name: string;
+  /** Where `datacatalog.categories.fineGrainedGet` is checked; default `name`. */
+  readonly resource?: string;
+  readonly dataPolicies: readonly {
+    /** `projects/<p>/locations/<l>/dataPolicies/<id>`. */
+    readonly name: string;
+    /** Where `bigquery.dataPolicies.maskedGet` is checked; default `name`. */
+    readonly resource?: string;
+    /** BigQuery's predefined masking rule: SHA256, ALWAYS_NULL, DEFAULT_MASKING_VALUE, … */
+    readonly predefinedExpression: string;
+  }[];
 }
 
 /** The member every call without an identity is: the project's owner. */
@@ -156,6 +179,12 @@ export class Enforcement {
       return v.ok ? { principal: v.member } : undefined;
     }
     return { principal: bound ?? OWNER };
+  }
+
+  /** The policy tags under column-level security (none: no column is restricted). */
+  policyTags(): readonly PolicyTagEntry[] {
+    this.reload();
+    return this.file?.policyTags ?? [];
   }
 
   /** Undefined when allowed; else what was refused. */

@@ -6,16 +6,30 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PII_RESOURCES } from '../../core/access/needs.ts';
 import { verifyToken } from '../../emulators/common/iam-enforce.ts';
+import type { IamPolicy } from '../../emulators/common/iam-policy.ts';
+import { mockPolicyTag } from '../../infra/offline.ts';
 import {
   accessFilePath,
   localToken,
   memberFor,
+  plannedAccess,
   plannedPolicies,
   readAccessFile,
   writeAccessFile,
 } from '../../local/access-file.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
+
+/** The members `policies` bind to `role` on `resource`. */
+const membersIn = (policies: readonly IamPolicy[]) => (resource: string, role: string) =>
+  policies
+    .filter((p) => p.resource === resource)
+    .flatMap((p) => p.bindings.filter((b) => b.role === role).flatMap((b) => b.members));
+
+/** What the program declares for one of `environments/`. */
+const planOf = (file: string) =>
+  plannedAccess(process.execPath, REPO_ROOT, join(REPO_ROOT, 'environments', file));
 
 describe('local: the access file', () => {
   let dir: string;
@@ -30,6 +44,15 @@ describe('local: the access file', () => {
     assert.equal(second.tokenSecret, first.tokenSecret);
     assert.equal(readAccessFile(dir)?.policies.length, 1);
     assert.equal(statSync(accessFilePath(dir)).mode & 0o077, 0);
+  });
+
+  it('keeps its policy tags when rewritten with policies alone, and drops them when told none', () => {
+    const tag = { name: 'projects/p/locations/eu/taxonomies/1/policyTags/2', dataPolicies: [] };
+    writeAccessFile(dir, [], [tag]);
+    writeAccessFile(dir, [{ resource: 'projects/p', bindings: [] }]);
+    assert.deepEqual(readAccessFile(dir)?.policyTags, [tag]);
+    writeAccessFile(dir, [], []);
+    assert.equal(readAccessFile(dir)?.policyTags, undefined);
   });
 
   it('mints tokens for a workload or a member, and says when there is no file', () => {
@@ -54,10 +77,7 @@ describe('local: the access file', () => {
       REPO_ROOT,
       join(REPO_ROOT, 'environments', 'local.yaml'),
     );
-    const members = (resource: string, role: string) =>
-      policies
-        .filter((p) => p.resource === resource)
-        .flatMap((p) => p.bindings.filter((b) => b.role === role).flatMap((b) => b.members));
+    const members = membersIn(policies);
     assert.ok(
       members('projects/local-project/topics/events', 'roles/pubsub.publisher').includes(
         'serviceAccount:eventbus-gateway@local-project.iam.gserviceaccount.com',
@@ -69,5 +89,37 @@ describe('local: the access file', () => {
         'roles/pubsub.subscriber',
       ).includes('serviceAccount:eventbus-schedule@local-project.iam.gserviceaccount.com'),
     );
+  });
+
+  it('takes the policy tag and its masking rule from the program, with column security on', async function () {
+    this.timeout(60_000);
+    const example = await planOf('example.yaml');
+    const project = 'acme-outdoor-prod';
+    assert.deepEqual(example.policyTags, [
+      {
+        name: mockPolicyTag(project, 'eu'),
+        resource: PII_RESOURCES.tag,
+        dataPolicies: [
+          {
+            name: `projects/${project}/locations/eu/dataPolicies/acme_prod_pii_sha256`,
+            resource: PII_RESOURCES.maskingRule,
+            predefinedExpression: 'SHA256',
+          },
+        ],
+      },
+    ]);
+    const members = membersIn(example.policies);
+    const sa = (who: string) => `serviceAccount:eventbus-${who}@${project}.iam.gserviceaccount.com`;
+    // Who reads the PII columns raw, who masked: the scheduler and pii_readers; the studio and analysts.
+    assert.deepEqual(members(PII_RESOURCES.tag, 'roles/datacatalog.categoryFineGrainedReader').sort(), [
+      'group:privacy-team@acme.example',
+      sa('schedule'),
+    ]);
+    assert.deepEqual(members(PII_RESOURCES.maskingRule, 'roles/bigquerydatapolicy.maskedReader').sort(), [
+      'group:analytics@acme.example',
+      sa('studio'),
+    ]);
+    const local = await planOf('local.yaml');
+    assert.deepEqual(local.policyTags, []);
   });
 });

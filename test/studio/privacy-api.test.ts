@@ -23,6 +23,7 @@ import { tableRef } from '../../core/warehouse/warehouse.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/harness.ts';
 import { emulatorBigQuery, provision } from '../../local/provision.ts';
+import { EXPORT_UNDER_COLUMN_SECURITY } from '../../studio/privacy-api.ts';
 import { startStudio } from '../../studio/server.ts';
 import { testSettings } from '../storage/support.ts';
 import { studioWarehouse } from '../support/studio-warehouse.ts';
@@ -340,5 +341,25 @@ describe('studio: erasure and access requests on the admin API (issue #61)', fun
 
     assert.equal((await call('erasure-status', { erasure_id: 'er-20261124-0000ffff' }, VIEWER)).status, 404);
     assert.equal((await call('erasure-status', { erasure_id: "x' OR 1=1" }, VIEWER)).status, 400);
+  });
+
+  it('refuses an access request under pii.column_security, saying why and what to run, and records nothing', async () => {
+    const before = (await opsRows(PRIVACY_TABLES.exports)).length;
+    await studio.close();
+    studio = await startStudio({
+      registry: new RegistryClient(fx.bucket),
+      adminToken: TOKEN,
+      adminName: 'ops-admin',
+      settings: { ...settings, pii: { ...settings.pii, column_security: true } },
+      warehouse: studioWarehouse(bigquery, settings.project, p),
+      warehouseRef: { project: settings.project, dataset: p.dataset },
+      opsTable: (name) => tableRef(settings.project, p.ops.dataset, name),
+    });
+    const res = await call('export-person', { identifiers: ['email:ann@example.com'] });
+    assert.equal(res.status, 400);
+    const error = ((await res.json()) as { error: { status: string; message: string } }).error;
+    assert.equal(error.status, 'FAILED_PRECONDITION');
+    assert.equal(error.message, `This studio is not set up for that: ${EXPORT_UNDER_COLUMN_SECURITY}`);
+    assert.equal((await opsRows(PRIVACY_TABLES.exports)).length, before);
   });
 });

@@ -58,7 +58,7 @@ describe('BigQuery emulator API: tables', () => {
       );
     });
 
-    it('keeps policy tags in the schema (column-level security is declared, not enforced here)', async () => {
+    it('keeps policy tags in the schema (enforced only with --iam: data-masking.test.ts)', async () => {
       const tag = 'projects/p/locations/eu/taxonomies/1/policyTags/2';
       const [table] = await bq.dataset('tables').createTable('tagged', {
         schema: {
@@ -77,7 +77,11 @@ describe('BigQuery emulator API: tables', () => {
       assert.equal(md.schema.fields[0].policyTags, undefined);
       await table.insert([{ id: 'a', user: { email: 'ann@example.com' } }]);
       const [rows] = await table.getRows();
-      assert.equal(rows[0]?.['user'].email, 'ann@example.com', 'not masked: the emulator enforces nothing');
+      assert.equal(
+        rows[0]?.['user'].email,
+        'ann@example.com',
+        'not masked: without --iam nothing is enforced',
+      );
       await rejectsWith(
         bq.dataset('tables').createTable('bad_tags', {
           schema: {
