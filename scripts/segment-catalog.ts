@@ -26,6 +26,7 @@ import type {
   CatalogPreset,
   CatalogSetting,
 } from '../core/platforms/segment-action/catalog.ts';
+import { type PresetField, presetOf } from '../core/platforms/segment-action/presets.ts';
 import { categoryOf } from './segment-catalog-category.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -167,18 +168,22 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
       };
     },
   );
-  const presets: CatalogPreset[] = ((def['presets'] ?? []) as RawField[]).flatMap((p) =>
-    typeof p['partnerAction'] === 'string'
-      ? [
-          {
-            name: String(p['name'] ?? p['partnerAction']),
-            action: p['partnerAction'],
-            ...(typeof p['subscribe'] === 'string' ? { subscribe: p['subscribe'] } : {}),
-            ...(typeof p['eventSlug'] === 'string' ? { eventSlug: p['eventSlug'] } : {}),
-          },
-        ]
-      : [],
+  const rawActions = (def['actions'] ?? {}) as Record<string, { fields?: Record<string, PresetField> }>;
+  const withFields = Object.fromEntries(
+    Object.entries(rawActions).map(([k, a]) => [k, { fields: a.fields ?? {} }]),
   );
+  const presets: CatalogPreset[] = ((def['presets'] ?? []) as RawField[]).flatMap((p): CatalogPreset[] => {
+    const automatic = presetOf(p, withFields);
+    if (automatic) return [{ ...automatic, name: automatic.name ?? automatic.action }];
+    if (typeof p['partnerAction'] !== 'string' || typeof p['eventSlug'] !== 'string') return [];
+    return [
+      {
+        name: String(p['name'] ?? p['partnerAction']),
+        action: p['partnerAction'],
+        eventSlug: p['eventSlug'],
+      },
+    ];
+  });
   const name = String(def['name'] ?? slug);
   const description = short(def['description']);
   const audiences = typeof def['audienceFields'] === 'object' && def['audienceFields'] !== null;

@@ -66,11 +66,17 @@ export interface CatalogAction {
   readonly fields: readonly CatalogField[];
 }
 
-/** A preset subscription the destination suggests (action and the events it takes). */
+/**
+ * A preset the destination comes with (Segment's `presets`): an automatic one has a subscription and
+ * its mapping as it differs from the action's field defaults (presets.ts `presetOf`); the others
+ * (Segment's warehouse and journeys events) name an `eventSlug` and never run here.
+ */
 export interface CatalogPreset {
   readonly name: string;
   readonly action: string;
   readonly subscribe?: string;
+  readonly mapping?: Readonly<Record<string, unknown>>;
+  readonly omit?: readonly string[];
   readonly eventSlug?: string;
 }
 

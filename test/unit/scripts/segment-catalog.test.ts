@@ -120,7 +120,23 @@ describe('scripts: segment-catalog', function () {
           region: { label: 'Region', type: 'string' },
         },
       },
-      presets: [{ name: 'Track', partnerAction: 'track', subscribe: 'type = "track"', type: 'automatic' }],
+      presets: [
+        {
+          name: 'Track',
+          partnerAction: 'track',
+          subscribe: 'type = "track"',
+          type: 'automatic',
+          mapping: { event: { '@path': '$.event' }, region: 'eu' },
+        },
+        { name: 'Page', partnerAction: 'track', subscribe: 'type = "page"', type: 'automatic', mapping: {} },
+        {
+          name: 'Entered',
+          partnerAction: 'track',
+          eventSlug: 'warehouse_entered_track',
+          type: 'specificEvent',
+        },
+        { name: 'Browser', partnerAction: 'plugin', subscribe: 'type = "track"', type: 'automatic' },
+      ],
       actions: {
         track: {
           title: 'Track',
@@ -147,7 +163,12 @@ describe('scripts: segment-catalog', function () {
       ],
     );
     assert.ok((e.description ?? '').endsWith('…') && (e.description ?? '').length <= 200);
-    assert.deepEqual(e.presets, [{ name: 'Track', action: 'track', subscribe: 'type = "track"' }]);
+    // Mappings kept as they differ from the field defaults; a preset of an action it lacks (a browser plugin) dropped.
+    assert.deepEqual(e.presets, [
+      { name: 'Track', action: 'track', subscribe: 'type = "track"', mapping: { region: 'eu' } },
+      { name: 'Page', action: 'track', subscribe: 'type = "page"', omit: ['event'] },
+      { name: 'Entered', action: 'track', eventSlug: 'warehouse_entered_track' },
+    ]);
     const [event, region, user, phone] = e.actions[0]?.fields ?? [];
     assert.deepEqual(event?.default, { '@path': '$.event' });
     assert.deepEqual(region?.choices, [
