@@ -145,7 +145,7 @@ describe('segment_action destinations through the forward core', () => {
       data: {
         type: 'event',
         attributes: {
-          properties: { key: 'value', value: 10, currency: 'USD', order_id: 'o-1', total: 10 },
+          properties: { key: 'value', value: 10, currency: 'USD', order_id: 'o-1', total: 10, revenue: 10 },
           time: '2022-01-01T00:00:00.000Z',
           value: 10,
           unique_id: 'evt-1',

@@ -22,7 +22,7 @@ import type { Outcome } from '../driver.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
 import { type ActionPreset, actionSteps, effectiveMapping, type PresetField, presetOf } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
-import { segmentEventOf } from './segment-event.ts';
+import { NO_IP, segmentEventOf } from './segment-event.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -252,7 +252,7 @@ export async function runSegmentAction(
   } catch (err) {
     return all({ status: 'rejected', reason: `settings refused by ${slug}: ${(err as Error).message}` });
   }
-  const segmentEvent = segmentEventOf(event);
+  const segmentEvent = segmentEventOf(event, NO_IP[slug]);
   const secretValues = Object.values(secrets);
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.

@@ -175,6 +175,25 @@ describe('segment_action: the runtime', () => {
       assert.deepEqual([none.r.outcomes, none.calls.length], [[], 0]);
     });
 
+    it('Mixpanel and Amplitude without actions: one request per purchase, carrying revenue', async () => {
+      for (const [slug, secrets, action] of [
+        ['mixpanel', { projectToken: 'k-token', apiSecret: 'k-secret' }, 'trackPurchase'],
+        ['amplitude', { apiKey: 'k-amplitude', secretKey: 'k-secret' }, 'logPurchase'],
+      ] as const) {
+        const { r, calls } = await run(slug, purchase, secrets);
+        assert.deepEqual(
+          r.outcomes.map((o) => o.action),
+          [action],
+          slug,
+        );
+        assert.equal(calls.length, 1, `${slug}: ${calls.map((c) => c.url).join(', ')}`);
+        assert.match(String(calls[0]?.init?.body), /"revenue":42\.5/, slug);
+      }
+      // A server's event has no device IP: Mixpanel gets its documented "0", not the function's address.
+      const { calls } = await run('mixpanel', purchase, { projectToken: 'k-token', apiSecret: 'k-secret' });
+      assert.match(decodeURIComponent(String(calls[0]?.init?.body)), /"ip":"0"/);
+    });
+
     it('a named action without when runs under its presets: Mixpanel trackEvent takes a page view as “Viewed …”', async () => {
       const { r, calls } = await run('mixpanel', page, { projectToken: 'k-token', apiSecret: 'k-secret' }, [
         { action: 'trackEvent' },
