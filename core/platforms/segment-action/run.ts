@@ -19,6 +19,8 @@ import type { Destination } from '../../../schemas/settings.ts';
 import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../egress/policy.ts';
 import type { StoredEvent } from '../../event.ts';
 import type { Outcome } from '../driver.ts';
+import type { PlatformAnswer } from '../platform-answer.ts';
+import { catalogAnswer } from './answer.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
 import { type ActionPreset, actionSteps, effectiveMapping, type PresetField, presetOf } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
@@ -45,6 +47,11 @@ export interface RunResult {
   readonly requests: readonly ActionRequest[];
   /** Request bodies as sent, for the identifier kinds of the ledger row (never stored). */
   readonly bodies: readonly string[];
+  /**
+   * What the platform answered the last request (the one that decided: an action throws on the
+   * answer it cannot take), for the ledger's platform columns (answer.ts); absent when none was answered.
+   */
+  readonly answer?: PlatformAnswer;
 }
 
 /** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
@@ -82,6 +89,8 @@ interface RunContext {
   readonly allowedHosts: readonly string[] | undefined;
   readonly requests: ActionRequest[];
   readonly bodies: string[];
+  /** The last answer, as the ledger keeps it (answer.ts). */
+  answer?: PlatformAnswer;
 }
 const current = new AsyncLocalStorage<RunContext>();
 
@@ -207,6 +216,7 @@ async function dispatch(
   answer.headers.forEach((value, key) => {
     answerHeaders.push([key, value]);
   });
+  run.answer = catalogAnswer(record, answer.status, Object.fromEntries(answerHeaders), text);
   return new Response(text === '' ? null : text, {
     status: answer.status,
     statusText: answer.statusText,
@@ -237,6 +247,7 @@ export async function runSegmentAction(
     outcomes,
     requests: run.requests,
     bodies: run.bodies,
+    ...(run.answer ? { answer: run.answer } : {}),
   });
   const slug = destination.destination ?? '';
   const all = (outcome: Outcome) =>
