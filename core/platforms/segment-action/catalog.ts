@@ -29,6 +29,12 @@ export interface CatalogSetting {
   readonly choices?: readonly { readonly value: string | number; readonly label: string }[];
 }
 
+/** One of these settings must be given (from the destination's `testAuthentication`). */
+export interface CatalogSettingRule {
+  readonly anyOf: readonly string[];
+  readonly message: string;
+}
+
 /** A nested property of an object field (Klaviyo's `profile.email`). */
 export interface CatalogProperty {
   readonly key: string;
@@ -91,6 +97,12 @@ export interface CatalogEntry {
   readonly authFields: readonly CatalogSetting[];
   readonly actions: readonly CatalogAction[];
   readonly presets?: readonly CatalogPreset[];
+  /**
+   * Settings the destination's own `testAuthentication` refuses to go without though no field is
+   * flagged required — what Segment's app refuses when the destination is connected: one of
+   * `anyOf` must be given (GA4: a Measurement ID or a Firebase App ID), with Segment's message.
+   */
+  readonly settingRules?: readonly CatalogSettingRule[];
   readonly loads: true;
 }
 

@@ -129,11 +129,16 @@ function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntr
     else if (Object.hasOwn(config, role)) say(`secrets.${role}`, `is given in config too: one place only`);
   }
   if (destination.enabled === false) return;
+  const given = (key: string) => Object.hasOwn(config, key) || Object.hasOwn(secrets, key);
   for (const field of entry.authFields) {
-    if (!field.required || Object.hasOwn(config, field.key) || Object.hasOwn(secrets, field.key)) continue;
+    if (!field.required || given(field.key)) continue;
     const where = field.type === 'password' ? 'secrets' : 'config';
     say(`${where}.${field.key}`, `is required by ${slug} (${field.label})`);
   }
+  // What the destination's own connection test refuses (GA4 without a Measurement ID or Firebase App ID).
+  for (const rule of entry.settingRules ?? [])
+    if (!rule.anyOf.some(given))
+      say(`config.${rule.anyOf[0]}`, `${slug} needs one of ${rule.anyOf.join(', ')}: ${rule.message}`);
 }
 
 /** Why a settings value does not fit its field, if it does not. */

@@ -16,6 +16,7 @@ import {
   catalogText,
   entryOf,
   installedVersion,
+  settingRulesOf,
 } from '../../../scripts/segment-catalog.ts';
 import { categoryOf } from '../../../scripts/segment-catalog-category.ts';
 
@@ -107,6 +108,33 @@ describe('scripts: segment-catalog', function () {
     assert.equal(c('pipedrive'), 'CRM');
     assert.equal(c('nowhere', 'Send conversions to the ad network.'), 'Advertising');
     assert.equal(c('nowhere', 'Does things.'), 'Other');
+  });
+
+  it('reads the settings a testAuthentication refuses to go without from its code, never running it', () => {
+    const fields = [
+      { key: 'measurementId', label: 'M', type: 'string', required: false },
+      { key: 'firebaseAppId', label: 'F', type: 'string', required: false },
+      { key: 'apiSecret', label: 'S', type: 'string', required: true },
+    ];
+    let ran = false;
+    // The shape of GA4's testAuthentication, operands in its own order.
+    const test = (
+      _request: unknown,
+      { settings }: { settings: { firebaseAppId?: string; measurementId?: string } },
+    ) => {
+      ran = true;
+      if (!settings.firebaseAppId && !settings.measurementId) {
+        throw new Error('One of them is required');
+      }
+      return {};
+    };
+    assert.deepEqual(settingRulesOf(test, fields), [
+      { anyOf: ['measurementId', 'firebaseAppId'], message: 'One of them is required' },
+    ]);
+    // A field flagged required already says it; a condition on anything else is not read.
+    const flagged = fields.map((f) => ({ ...f, required: true }));
+    assert.deepEqual(settingRulesOf(test, flagged), []);
+    assert.equal(ran, false);
   });
 
   it('turns a definition into an entry: presets, choices, object properties, conditional requirements', () => {

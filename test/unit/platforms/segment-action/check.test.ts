@@ -114,6 +114,20 @@ describe('segment_action: settings check', () => {
     assert.deepEqual(when('type = "track" and event = "a == b"'), []);
   });
 
+  it('refuses what the destination’s own connection test refuses: GA4 without a Measurement ID or Firebase App ID', () => {
+    const ga4: Destination = {
+      id: 'ga4',
+      type: 'segment_action',
+      destination: 'google-analytics-4',
+      secrets: { apiSecret: 'GA4_API_SECRET' },
+      actions: [{ action: 'purchase' }],
+    };
+    assert.deepEqual(segmentActionProblems(ga4), [
+      'destination.config.measurementId: google-analytics-4 needs one of measurementId, firebaseAppId: One of Firebase App ID (Mobile app Stream) or Measurement ID (Web Stream) is required',
+    ]);
+    assert.deepEqual(segmentActionProblems({ ...ga4, config: { measurementId: 'G-XXXXXXX' } }), []);
+  });
+
   it('an action without a default subscription needs `when`', () => {
     const slack: Destination = {
       id: 'slack',
