@@ -7,7 +7,7 @@
  * messages and counts — never the rest, which may echo what was sent. platform-answer.ts bounds and
  * scrubs it (identifiers and the request's secrets) before it reaches the warehouse. Pure.
  */
-import type { PlatformAnswer } from '../platform-answer.ts';
+import { type PlatformAnswer, scrubText } from '../platform-answer.ts';
 import { parseJson } from '../responses.ts';
 
 /** Answer headers that carry the platform's id for the request, most specific first. */
@@ -96,6 +96,30 @@ function kept(value: unknown, depth: number): unknown {
   return Object.keys(out).length > 0 ? out : undefined;
 }
 
+/**
+ * The URL with each path segment scrubbed on its own (HubSpot addresses a contact by its e-mail:
+ * `/contacts/ada@example.com` → `/contacts/[email]`), so the scrub of the whole text cannot read
+ * the host and path as the e-mail's local part.
+ */
+function bySegment(url: string): string {
+  const at = url.indexOf('/', url.indexOf('//') + 2);
+  if (at < 0) return url;
+  const path = url
+    .slice(at)
+    .split('/')
+    .map((segment) => {
+      if (!segment.includes('@') && !segment.includes('%40')) return segment;
+      let text = segment;
+      try {
+        text = decodeURIComponent(segment);
+      } catch {
+        // Not percent-encoded as it should be: scrubbed as it is.
+      }
+      return scrubText(text);
+    });
+  return `${url.slice(0, at)}${path.join('/')}`;
+}
+
 /** One answer of a catalogue request as the ledger keeps it (before platform-answer.ts bounds and scrubs it). */
 export function catalogAnswer(
   request: { readonly method: string; readonly url: string },
@@ -120,7 +144,7 @@ export function catalogAnswer(
     ...(typeof count === 'number' ? { eventsReceived: count } : {}),
     excerpt: {
       status,
-      request: `${request.method} ${request.url}`,
+      request: `${request.method} ${bySegment(request.url)}`,
       ...(excerpt !== undefined ? { body: excerpt } : {}),
     },
   };
