@@ -171,7 +171,7 @@ export const SegmentActionSetting = Type.Object(
         ],
         {
           description:
-            'The events it takes: event names, ours or Segment’s (`purchase` is `Order Completed`; `page_view` or `page`, `identify` for those calls), or a subscription in Segment’s FQL (`type = "track" and event = "Signed Up"`); default the action’s own subscription',
+            'The events it takes: event names, ours or Segment’s (`purchase` is `Order Completed`; `page_view` or `page`, `identify` for those calls), or a subscription in Segment’s FQL (`type = "track" and event = "Signed Up"`); default the action’s presets (each with its own mapping), else its own default subscription',
         },
       ),
     ),
@@ -218,7 +218,13 @@ export const Destination = Type.Object(
           'segment_action only: the Segment Action Destination, by its folder in @segment/action-destinations (`klaviyo`, `braze`; `eventbus destinations list --catalog`)',
       }),
     ),
-    actions: Type.Optional(Type.Array(SegmentActionSetting, { minItems: 1 })),
+    actions: Type.Optional(
+      Type.Array(SegmentActionSetting, {
+        minItems: 1,
+        description:
+          'segment_action only: the actions to run; absent, Segment’s presets of the destination run (docs/catalog-destinations.md)',
+      }),
+    ),
     allow_event_urls: Type.Optional(
       Type.Boolean({
         description:

@@ -25,7 +25,9 @@ import type {
   CatalogManifest,
   CatalogPreset,
   CatalogSetting,
+  CatalogSettingRule,
 } from '../core/platforms/segment-action/catalog.ts';
+import { type PresetField, presetOf } from '../core/platforms/segment-action/presets.ts';
 import { categoryOf } from './segment-catalog-category.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -150,8 +152,10 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
   const authentication = (def['authentication'] ?? {}) as {
     scheme?: unknown;
     fields?: Record<string, RawField>;
+    testAuthentication?: unknown;
   };
   const authFields = Object.entries(authentication.fields ?? {}).map(([k, f]) => settingOf(k, f));
+  const rules = settingRulesOf(authentication.testAuthentication, authFields);
   const actions: CatalogAction[] = Object.entries((def['actions'] ?? {}) as Record<string, RawField>).map(
     ([key, a]) => {
       const description = short(a['description']);
@@ -167,18 +171,22 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
       };
     },
   );
-  const presets: CatalogPreset[] = ((def['presets'] ?? []) as RawField[]).flatMap((p) =>
-    typeof p['partnerAction'] === 'string'
-      ? [
-          {
-            name: String(p['name'] ?? p['partnerAction']),
-            action: p['partnerAction'],
-            ...(typeof p['subscribe'] === 'string' ? { subscribe: p['subscribe'] } : {}),
-            ...(typeof p['eventSlug'] === 'string' ? { eventSlug: p['eventSlug'] } : {}),
-          },
-        ]
-      : [],
+  const rawActions = (def['actions'] ?? {}) as Record<string, { fields?: Record<string, PresetField> }>;
+  const withFields = Object.fromEntries(
+    Object.entries(rawActions).map(([k, a]) => [k, { fields: a.fields ?? {} }]),
   );
+  const presets: CatalogPreset[] = ((def['presets'] ?? []) as RawField[]).flatMap((p): CatalogPreset[] => {
+    const automatic = presetOf(p, withFields);
+    if (automatic) return [{ ...automatic, name: automatic.name ?? automatic.action }];
+    if (typeof p['partnerAction'] !== 'string' || typeof p['eventSlug'] !== 'string') return [];
+    return [
+      {
+        name: String(p['name'] ?? p['partnerAction']),
+        action: p['partnerAction'],
+        eventSlug: p['eventSlug'],
+      },
+    ];
+  });
   const name = String(def['name'] ?? slug);
   const description = short(def['description']);
   const audiences = typeof def['audienceFields'] === 'object' && def['audienceFields'] !== null;
@@ -189,10 +197,38 @@ export function entryOf(slug: string, def: Record<string, unknown>): CatalogEntr
     category: categoryOf({ slug, name, description: description ?? '', audiences }),
     auth: authKind(authentication.scheme, authFields),
     authFields,
+    ...(rules.length > 0 ? { settingRules: rules } : {}),
     actions,
     ...(presets.length > 0 ? { presets } : {}),
     loads: true,
   };
+}
+
+/**
+ * What the destination's `testAuthentication` refuses before it makes any request, read from its
+ * code (never run: it may call the platform): a condition of the form `!settings.a && !settings.b`
+ * (or a single `!settings.a`) that throws, as GA4's `One of Firebase App ID … or Measurement ID …
+ * is required`, kept where none of those fields is flagged required. Other conditions are not read.
+ */
+export function settingRulesOf(
+  testAuthentication: unknown,
+  fields: readonly CatalogSetting[],
+): CatalogSettingRule[] {
+  if (typeof testAuthentication !== 'function') return [];
+  const source = String(testAuthentication);
+  const known = new Map(fields.map((f) => [f.key, f]));
+  const out: CatalogSettingRule[] = [];
+  const THROWING = /if\s*\(([^()]*)\)\s*\{?\s*throw new [\w.]+\(\s*(['"`])([^'"`]+)\2/g;
+  for (const m of source.matchAll(THROWING)) {
+    const parts = (m[1] ?? '').split('&&').map((p) => /^\s*!\s*settings\??\.(\w+)\s*$/.exec(p)?.[1]);
+    if (parts.some((k) => k === undefined || !known.has(k))) continue;
+    // In the settings' own order (GA4: Measurement ID, then Firebase App ID).
+    const order = fields.map((f) => f.key);
+    const anyOf = (parts as string[]).sort((a, b) => order.indexOf(a) - order.indexOf(b));
+    if (anyOf.some((k) => known.get(k)?.required)) continue;
+    out.push({ anyOf, message: m[3] ?? '' });
+  }
+  return out;
 }
 
 /** The first line of a load error, without the machine's paths. */

@@ -33,6 +33,7 @@ export function register(program: Command): void {
       const { retentionWarnings } = await import('../../core/plan-warnings/retention.ts');
       const { customerMatchTermsWarnings } = await import('../../core/plan-warnings/customer-match-terms.ts');
       const { apiSunsetWarnings } = await import('../../core/plan-warnings/api-sunset.ts');
+      const { catalogActionWarnings } = await import('../../core/plan-warnings/catalog-actions.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),
@@ -42,6 +43,7 @@ export function register(program: Command): void {
         ...retentionWarnings(settings),
         ...customerMatchTermsWarnings(settings),
         ...apiSunsetWarnings(settings, new Date()),
+        ...catalogActionWarnings(settings),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);

@@ -85,7 +85,7 @@ export function decideOne(
   }
   // A catalogue destination's actions say which events it takes (their subscriptions): one no
   // action takes is not published to it, as one its allow list leaves out.
-  if (destination.type === 'segment_action' && segmentActionTakes(destination, name) === false)
+  if (destination.type === 'segment_action' && segmentActionTakes(destination, event) === false)
     return skip(notSubscribed(destination, name));
 
   // A platform that routes each event to an object the settings name (a Google Ads conversion

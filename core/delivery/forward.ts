@@ -543,20 +543,20 @@ function perform(call: Call, run: NonNullable<Driver['perform']>): Promise<Forwa
     performed = Promise.reject(err);
   }
   return performed.then(
-    ({ outcome, sent, answered, retryAfter }) => {
+    ({ outcome, sent, answered, retryAfter, answer }) => {
       // No request made (a payload the action refused): nothing to learn, the slot goes back.
       if (answered !== undefined) learn(call, answered);
       else if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
       if (sent) d.carried = [...new Set(sent.flatMap(requestIdentifiers))].sort();
       if (outcome.status === 'delivered')
-        return done(d, true, 'delivered', outcome.detail, outcome.httpStatus);
+        return done(d, true, 'delivered', outcome.detail, outcome.httpStatus, answer);
       if (outcome.status === 'retry') holdBack(d, (now) => retryAfterTime(retryAfter, now));
       const rejected = outcome.status === 'rejected';
       // Answered, or no request made: nothing was taken. Unanswered: the claim waits for its lease.
       return settled(
         d,
         answered === false ? 'unanswered' : 'refused',
-        done(d, rejected, rejected ? 'rejected' : 'failed', outcome.reason, outcome.httpStatus),
+        done(d, rejected, rejected ? 'rejected' : 'failed', outcome.reason, outcome.httpStatus, answer),
       );
     },
     // A fault of the runtime itself, not the destination's: its slot back, retried (and

@@ -115,6 +115,8 @@ export interface Performed {
   readonly answered?: boolean;
   /** The `Retry-After` of the answer that asked for another attempt: the destination is held back until then. */
   readonly retryAfter?: string;
+  /** What the ledger keeps of the platform's answer (platform-answer.ts), as `answer` gives it for a prepared request. */
+  readonly answer?: AnswerColumns;
 }
 
 /** The requests of a batch, each naming the events it carries, and the events refused before sending. */

@@ -34,10 +34,10 @@ function standIn(): Promise<{
   server: Server;
   base: string;
   captured: Captured[];
-  answers: { status: number; body: unknown }[];
+  answers: { status: number; body: unknown; headers?: Record<string, string> }[];
 }> {
   const captured: Captured[] = [];
-  const answers: { status: number; body: unknown }[] = [];
+  const answers: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -50,7 +50,9 @@ function standIn(): Promise<{
         body: text ? JSON.parse(text) : undefined,
       });
       const a = answers.shift() ?? { status: 200, body: {} };
-      res.writeHead(a.status, { 'content-type': 'application/json' }).end(JSON.stringify(a.body));
+      res
+        .writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
+        .end(JSON.stringify(a.body));
     });
   });
   return new Promise((resolve) =>
@@ -145,7 +147,7 @@ describe('segment_action destinations through the forward core', () => {
       data: {
         type: 'event',
         attributes: {
-          properties: { key: 'value', value: 10, currency: 'USD', order_id: 'o-1', total: 10 },
+          properties: { key: 'value', value: 10, currency: 'USD', order_id: 'o-1', total: 10, revenue: 10 },
           time: '2022-01-01T00:00:00.000Z',
           value: 10,
           unique_id: 'evt-1',
@@ -192,6 +194,47 @@ describe('segment_action destinations through the forward core', () => {
     assert.equal(row?.http_status, 400);
     assert.match(row?.reason ?? '', /Bad Request/);
     assert.match(row?.reason ?? '', /metric name is too long/);
+  });
+
+  it('the platform’s answer fills the ledger’s platform columns: status, request, allow-listed body, request id', async () => {
+    stand.answers.push({
+      status: 400,
+      headers: { 'x-request-id': 'req-7f3a' },
+      body: {
+        errors: [
+          {
+            code: 'invalid',
+            detail: 'test@example.com is not a valid profile',
+            source: { pointer: '/data/attributes/profile' },
+            meta: { echoed: 'test@example.com' },
+          },
+        ],
+        data: { echoed: 'everything we sent' },
+      },
+    });
+    const rejected = (await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets))).entries[0]
+      ?.row;
+    assert.equal(rejected?.platform_ref, 'req-7f3a');
+    assert.deepEqual(JSON.parse(rejected?.platform_response ?? 'null'), {
+      status: 400,
+      request: 'POST https://a.klaviyo.com/api/events/',
+      body: {
+        errors: [
+          {
+            code: 'invalid',
+            detail: '[email] is not a valid profile',
+            source: { pointer: '/data/attributes/profile' },
+          },
+        ],
+      },
+    });
+    // A delivered attempt's answer too, with the count the platform says it took.
+    stand.answers.push({ status: 202, body: { events_ingested: 1, requestId: 'amp-1' } });
+    const delivered = (await forwardPush(push(purchase, 'klaviyo'), deps([klaviyo()], secrets))).entries[0]
+      ?.row;
+    assert.equal(delivered?.status, 'delivered');
+    assert.equal(delivered?.platform_ref, 'amp-1');
+    assert.equal(delivered?.platform_events_received, 1);
   });
 
   it("an action's PayloadValidationError (an IntegrationError) is rejected with its message, before any request", async () => {

@@ -7,8 +7,10 @@
  * (local/platforms/capture.ts). Each event goes through the real pipeline (gateway → store →
  * forward-catalog → Segment's action → the stand-in); what each action sends from its presets is
  * checked against test/fixtures/catalog/expected-requests.json, written from the action's upstream
- * tests (test/fixtures/catalog/SOURCES.md). The events are sent together: each carries its own
- * person, and the stand-in's scripted answers go only to the requests that carry that person.
+ * tests (test/fixtures/catalog/SOURCES.md). Three more (Iterable, Mixpanel, Amplitude) name no
+ * actions, so Segment's presets run: a purchase goes to one action each (issue #78). The events
+ * are sent together: each carries its own person, and the stand-in's scripted answers go only to
+ * the requests that carry that person.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
@@ -34,6 +36,8 @@ const FIXTURES = join(REPO, 'test', 'fixtures', 'catalog');
 /** The destinations a `lead` goes to (by their preset subscriptions; Slack by its `when`), and a `user_identified`. */
 const ON_LEAD = ['klaviyo', 'braze', 'customerio', 'iterable', 'mixpanel', 'amplitude', 'slack'] as const;
 const ON_IDENTIFY = ['hubspot', 'pipedrive', 'attio'] as const;
+/** Where Mixpanel's and Amplitude's actions send. */
+const ANALYTICS_HOSTS = { mixpanel: 'api.mixpanel.com', amplitude: 'api2.amplitude.com' } as const;
 
 /** A request as the fixture states it: `$…` values stand for the event's own (see `expand`). */
 interface Expected {
@@ -163,6 +167,9 @@ describe('end to end: ten catalogue destinations through the capturing stand-in'
   const THROTTLED = varsOf('429');
   const DENIED = varsOf('denied');
   const ANONYMOUS = `${run}-anonymous`;
+  // Issue #78: an order and a page view for the destinations that run Segment's presets.
+  const PURCHASE = varsOf('purchase');
+  const PAGE = varsOf('page');
 
   const capture = () => `http://127.0.0.1:${local.ports['receiver']}/${CAPTURE_PREFIX}`;
   /** What the stand-in captured at a host for one event: the requests carrying one of its markers (ids, e-mail). */
@@ -264,6 +271,21 @@ describe('end to end: ten catalogue destinations through the capturing stand-in'
       publishEvent(local, 'lead', lead(BAD)),
       publishEvent(local, 'lead', lead(THROTTLED)),
       publishEvent(local, 'lead', lead(DENIED, { analytics: 'denied' })),
+      publishEvent(local, 'purchase', {
+        ...person(PURCHASE),
+        consent: granted,
+        transaction_id: `${run}-order`,
+        value: 110,
+        tax: 10,
+        shipping: 5,
+        currency: 'EUR',
+        items: [{ item_id: 'SKU1', item_name: 'Mug', price: 95, quantity: 1 }],
+      }),
+      publishEvent(local, 'page_view', {
+        ...person(PAGE),
+        consent: granted,
+        page: { url: 'https://shop.example/mugs?utm_source=news', title: 'Mugs' },
+      }),
       publishEvent(local, 'lead', {
         event_id: ANONYMOUS,
         event_time: eventTime,
@@ -340,10 +362,7 @@ describe('end to end: ten catalogue destinations through the capturing stand-in'
   });
 
   it('mixpanel, amplitude: a 429 from the stand-in is a failed row, then the retry is delivered', async () => {
-    for (const [destination, host] of [
-      ['mixpanel', 'api.mixpanel.com'],
-      ['amplitude', 'api2.amplitude.com'],
-    ] as const) {
+    for (const [destination, host] of Object.entries(ANALYTICS_HOSTS)) {
       const rows = await ledger(THROTTLED.eventId, destination);
       assert.ok(
         rows.some((r) => r.status === 'failed' && /429|Too Many Requests/i.test(r.reason ?? '')),
@@ -369,5 +388,78 @@ describe('end to end: ten catalogue destinations through the capturing stand-in'
       const host = hostOf(destination);
       assert.deepEqual(await captured(host, DENIED.userId, DENIED.eventId), [], destination);
     }
+  });
+
+  it('iterable (presets): a purchase is sent once, to trackPurchase; a page view is skipped, not rejected', async () => {
+    const row = await final(PURCHASE.eventId, 'iterable-presets');
+    assert.equal(row.status, 'delivered', row.reason ?? '');
+    const sent = await captured('api.iterable.com', PURCHASE.userId, PURCHASE.eventId);
+    assert.deepEqual(
+      sent.map((r) => `${r.method} ${r.path}`),
+      ['POST /api/commerce/trackPurchase'],
+    );
+    assert.deepEqual(
+      differences(
+        { id: `${run}-order`, total: 110, items: [{ id: 'SKU1', price: 95 }] },
+        sent[0]?.body,
+        PURCHASE,
+      ),
+      [],
+    );
+    const pageRows = await ledger(PAGE.eventId, 'iterable-presets');
+    assert.deepEqual(
+      pageRows.map((r) => r.status),
+      ['skipped'],
+      JSON.stringify(pageRows),
+    );
+    assert.match(pageRows[0]?.reason ?? '', /^no action of iterable subscribes to page_view/);
+    assert.deepEqual(await captured('api.iterable.com', PAGE.userId, PAGE.eventId), []);
+  });
+
+  it('mixpanel, amplitude (presets): one request per purchase, carrying its revenue', async () => {
+    for (const [slug, host] of Object.entries(ANALYTICS_HOSTS)) {
+      const destination = `${slug}-presets`;
+      const row = await final(PURCHASE.eventId, destination);
+      assert.equal(row.status, 'delivered', `${destination}: ${row.reason ?? ''}`);
+      assert.match(row.reason ?? '', /^actions: (trackPurchase|logPurchase)$/, destination);
+      const sent = await captured(host, PURCHASE.userId, PURCHASE.eventId);
+      assert.equal(sent.length, 1, `${destination}: ${sent.map((r) => `${r.method} ${r.path}`).join(', ')}`);
+      // value 110 less tax 10 and shipping 5 (docs/catalog-destinations.md, "Revenue").
+      assert.match(sent[0]?.raw ?? '', /"revenue":95[,}]/, destination);
+    }
+  });
+
+  it('klaviyo: a 400 fills platform_response, and the debugger shows it', async () => {
+    await final(BAD.eventId, 'klaviyo');
+    const sql = `SELECT platform_response FROM \`local-project.events.deliveries\` WHERE destination = 'klaviyo' AND event_id = '${BAD.eventId}' AND status = 'rejected'`;
+    const [row] = (await bigquery.query({ query: sql }))[0] as { platform_response: string | null }[];
+    const expected = {
+      status: 400,
+      request: 'POST https://a.klaviyo.com/api/events/',
+      body: {
+        errors: [
+          {
+            status: 400,
+            code: 'invalid',
+            title: 'Invalid input.',
+            detail: 'The metric name provided is not valid.',
+            source: { pointer: '/data/attributes/metric/data/attributes/name' },
+          },
+        ],
+      },
+    };
+    assert.deepEqual(JSON.parse(row?.platform_response ?? 'null'), expected);
+    const admin = readFileSync(join(local.dataDir, 'admin-token'), 'utf8').trim();
+    const res = await fetch(`http://127.0.0.1:${local.ports['studio']}/v1/admin/destination-attempts`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ destination: 'klaviyo', status: 'rejected' }),
+    });
+    assert.equal(res.status, 200, await res.clone().text());
+    const { attempts } = (await res.json()) as {
+      attempts: { event_id: string; platform_response: unknown }[];
+    };
+    const shown = attempts.find((a) => a.event_id === BAD.eventId);
+    assert.deepEqual(shown?.platform_response, expected);
   });
 });

@@ -29,6 +29,12 @@ export interface CatalogSetting {
   readonly choices?: readonly { readonly value: string | number; readonly label: string }[];
 }
 
+/** One of these settings must be given (from the destination's `testAuthentication`). */
+export interface CatalogSettingRule {
+  readonly anyOf: readonly string[];
+  readonly message: string;
+}
+
 /** A nested property of an object field (Klaviyo's `profile.email`). */
 export interface CatalogProperty {
   readonly key: string;
@@ -66,11 +72,17 @@ export interface CatalogAction {
   readonly fields: readonly CatalogField[];
 }
 
-/** A preset subscription the destination suggests (action and the events it takes). */
+/**
+ * A preset the destination comes with (Segment's `presets`): an automatic one has a subscription and
+ * its mapping as it differs from the action's field defaults (presets.ts `presetOf`); the others
+ * (Segment's warehouse and journeys events) name an `eventSlug` and never run here.
+ */
 export interface CatalogPreset {
   readonly name: string;
   readonly action: string;
   readonly subscribe?: string;
+  readonly mapping?: Readonly<Record<string, unknown>>;
+  readonly omit?: readonly string[];
   readonly eventSlug?: string;
 }
 
@@ -85,6 +97,12 @@ export interface CatalogEntry {
   readonly authFields: readonly CatalogSetting[];
   readonly actions: readonly CatalogAction[];
   readonly presets?: readonly CatalogPreset[];
+  /**
+   * Settings the destination's own `testAuthentication` refuses to go without though no field is
+   * flagged required — what Segment's app refuses when the destination is connected: one of
+   * `anyOf` must be given (GA4: a Measurement ID or a Firebase App ID), with Segment's message.
+   */
+  readonly settingRules?: readonly CatalogSettingRule[];
   readonly loads: true;
 }
 

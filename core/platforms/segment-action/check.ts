@@ -19,7 +19,8 @@ import {
   catalogManifest,
   catalogSupported,
 } from './catalog.ts';
-import { effectiveMapping, subscriptionOf } from './presets.ts';
+import { compileFql } from './fql.ts';
+import { type ActionPreset, actionSteps, effectiveMapping } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
 
 /**
@@ -46,13 +47,36 @@ export function segmentActionProblems(destination: Readonly<Destination>, at = '
     return problems;
   }
   settingsProblems(destination, entry, say);
-  const actions = destination.actions ?? [];
-  if (actions.length === 0)
-    say('actions', `name at least one action of ${slug} (${entry.actions.map((a) => a.key).join(', ')})`);
+  const presets = runnablePresets(entry);
+  const actions = destination.actions;
+  if (actions === undefined) {
+    // Segment's presets run: each must give its action's required fields (they do, as published).
+    if (presets.length === 0)
+      say(
+        'actions',
+        `${slug} has no presets: name at least one action (${entry.actions.map((a) => a.key).join(', ')})`,
+      );
+    for (const p of presets) {
+      const action = entry.actions.find((a) => a.key === p.action) as CatalogAction;
+      mappingProblems({}, action, `${slug} ${p.action} (preset “${p.name ?? p.action}”)`, p, (_key, what) =>
+        say('actions', what),
+      );
+    }
+    return problems;
+  }
   actions.forEach((setting, i) => {
-    actionProblems(setting, entry, (key, what) => say(`actions[${i}]${key}`, what));
+    actionProblems(setting, entry, presets, (key, what) => say(`actions[${i}]${key}`, what));
   });
   return problems;
+}
+
+/** The destination's presets that run (automatic ones, whose action it has): what it does without `actions`. */
+export function runnablePresets(entry: CatalogEntry): ActionPreset[] {
+  return (entry.presets ?? []).flatMap((p) =>
+    p.subscribe !== undefined && entry.actions.some((a) => a.key === p.action)
+      ? [{ ...p, subscribe: p.subscribe }]
+      : [],
+  );
 }
 
 /** The problems of every `segment_action` destination of the settings, as settings violations. */
@@ -105,11 +129,16 @@ function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntr
     else if (Object.hasOwn(config, role)) say(`secrets.${role}`, `is given in config too: one place only`);
   }
   if (destination.enabled === false) return;
+  const given = (key: string) => Object.hasOwn(config, key) || Object.hasOwn(secrets, key);
   for (const field of entry.authFields) {
-    if (!field.required || Object.hasOwn(config, field.key) || Object.hasOwn(secrets, field.key)) continue;
+    if (!field.required || given(field.key)) continue;
     const where = field.type === 'password' ? 'secrets' : 'config';
     say(`${where}.${field.key}`, `is required by ${slug} (${field.label})`);
   }
+  // What the destination's own connection test refuses (GA4 without a Measurement ID or Firebase App ID).
+  for (const rule of entry.settingRules ?? [])
+    if (!rule.anyOf.some(given))
+      say(`config.${rule.anyOf[0]}`, `${slug} needs one of ${rule.anyOf.join(', ')}: ${rule.message}`);
 }
 
 /** Why a settings value does not fit its field, if it does not. */
@@ -122,8 +151,16 @@ function settingTypeProblem(field: CatalogSetting, value: unknown): string | und
   return undefined;
 }
 
-/** One action: it exists, it has a subscription, its mapping's fields are known, given and typed. */
-function actionProblems(setting: SegmentActionSetting, entry: CatalogEntry, say: Say): void {
+/**
+ * One action: it exists, it has a subscription Segment's parser reads, its mapping's fields are
+ * known, given (under each preset it runs with) and typed.
+ */
+function actionProblems(
+  setting: SegmentActionSetting,
+  entry: CatalogEntry,
+  presets: readonly ActionPreset[],
+  say: Say,
+): void {
   const action = entry.actions.find((a) => a.key === setting.action);
   if (!action) {
     say(
@@ -133,15 +170,36 @@ function actionProblems(setting: SegmentActionSetting, entry: CatalogEntry, say:
     return;
   }
   const name = `${entry.slug} ${action.key}`;
-  if (subscriptionOf(setting, action.defaultSubscription) === undefined)
-    say('.when', `is required: ${name} has no default subscription (name the events it takes)`);
-  mappingProblems(setting.mapping ?? {}, action, name, say);
+  const steps = actionSteps([setting], presets, () => action.defaultSubscription);
+  if (steps.some((s) => s.subscribe === undefined))
+    say('.when', `is required: ${name} has no preset and no default subscription (name the events it takes)`);
+  if (typeof setting.when === 'string') {
+    const problem = fqlProblem(setting.when);
+    if (problem) say('.when', problem);
+  }
+  const seen = new Set<string>();
+  for (const step of steps)
+    mappingProblems(setting.mapping ?? {}, action, name, step.preset, (key, what) => {
+      if (seen.has(`${key}: ${what}`)) return;
+      seen.add(`${key}: ${what}`);
+      say(key, what);
+    });
+}
+
+/** Why Segment's parser would not read a `when` as meant: it refuses it, or `==` (read as `= "="`). */
+function fqlProblem(text: string): string | undefined {
+  const error = compileFql(text).error;
+  if (error !== undefined) return `Segment's subscription parser refuses it: ${error}`;
+  if (/==/.test(text.replace(/"(?:[^"\\]|\\.)*"/g, '""')))
+    return 'uses `==`, which Segment reads as `= "="` (it takes no event): write `=`';
+  return undefined;
 }
 
 function mappingProblems(
   mapping: Readonly<Record<string, unknown>>,
   action: CatalogAction,
   name: string,
+  preset: ActionPreset | undefined,
   say: Say,
 ): void {
   const fields = new Map(action.fields.map((f) => [f.key, f]));
@@ -151,7 +209,7 @@ function mappingProblems(
         `.mapping.${key}`,
         `is not a field of ${name} (its fields: ${action.fields.map((f) => f.key).join(', ')})`,
       );
-  const effective = effectiveMapping(Object.fromEntries(fields), mapping);
+  const effective = effectiveMapping(Object.fromEntries(fields), mapping, preset);
   for (const field of action.fields) {
     const value = effective[field.key];
     if (field.required && !field.conditional && absent(value)) {

@@ -5,6 +5,7 @@
  * forward-catalog: it pulls in actions-core and the destinations.
  */
 import type { Driver, Outcome, Performed } from '../driver.ts';
+import { answerColumns } from '../platform-answer.ts';
 import { SEGMENT_ACTION_PLATFORM } from './index.ts';
 import { combineOutcomes } from './outcome.ts';
 import { runSegmentAction } from './run.ts';
@@ -31,6 +32,8 @@ export function segmentActionDriver(send: typeof fetch): Driver {
           // For the breaker and the limiter (none made: nothing to learn), and a throttle's hold.
           ...(r.requests.length > 0 ? { answered: r.requests.every((q) => q.status !== undefined) } : {}),
           ...withRetryAfter(r.requests.findLast((q) => q.retryAfter !== undefined)?.retryAfter),
+          // What the platform said, bounded and scrubbed of identifiers and the secrets' values.
+          ...(r.answer ? { answer: answerColumns(r.answer, Object.values(ctx.secrets)) } : {}),
         }),
       );
     },

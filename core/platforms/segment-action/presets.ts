@@ -1,8 +1,13 @@
 /**
- * What an action of a `segment_action` destination runs with: its subscription (the settings'
- * `when`, else the action's `defaultSubscription`) and its mapping (the action's field defaults,
- * its presets, with the settings' `mapping` over them). Shared by the runtime (run.ts) and the
- * settings check (check.ts), so what is checked is what runs. Pure.
+ * What the actions of a `segment_action` destination run with (docs/catalog-destinations.md, "How
+ * it works"), as Segment's own app sets a destination up: each of the destination's presets (its
+ * `presets` of type automatic: an action, a subscription and a mapping) is one run; a destination
+ * whose settings name no `actions` runs all of them. An action the settings name runs under its
+ * presets when it has any and the settings give no `when` (Mixpanel's trackEvent takes track calls
+ * but `Order Completed`, page and screen calls, each under its own mapping), else under its
+ * `defaultSubscription`; `when` replaces both, over the action's field defaults. Shared by the
+ * runtime (run.ts), the settings check (check.ts) and the decision layer (subscription.ts), so
+ * what is checked and judged is what runs. Pure.
  */
 import type { SegmentActionSetting } from '../../../schemas/settings.ts';
 import { SPEC_EVENT_NAMES } from './segment-event.ts';
@@ -10,6 +15,28 @@ import { SPEC_EVENT_NAMES } from './segment-event.ts';
 /** What presets.ts reads of an action's field (actions-core's InputField, the catalogue's CatalogField). */
 export interface PresetField {
   readonly default?: unknown;
+}
+
+/**
+ * One of Segment's presets, as the catalogue keeps it: its action, its subscription, and its mapping
+ * as it differs from the action's field defaults (`mapping` over them, `omit` removed).
+ */
+export interface ActionPreset {
+  readonly name?: string;
+  readonly action: string;
+  readonly subscribe: string;
+  readonly mapping?: Readonly<Record<string, unknown>>;
+  readonly omit?: readonly string[];
+}
+
+/** One run of an action for an event: its subscription, the preset it runs under, the settings' own. */
+export interface ActionStep {
+  readonly action: string;
+  /** Undefined when the action has neither `when`, a preset, nor a default (it runs for nothing). */
+  readonly subscribe: string | undefined;
+  readonly preset: ActionPreset | undefined;
+  /** The settings' entry (undefined for a preset run because the settings name no actions). */
+  readonly setting: SegmentActionSetting | undefined;
 }
 
 /** Segment call types `when` may name by themselves. */
@@ -28,15 +55,15 @@ const CALLS: Readonly<Record<string, string>> = Object.freeze({
 /**
  * The action's subscription in Segment's FQL: `when` as given when it is a string; a list of
  * names becomes `event = "…" or type = "…"` (our catalogue names match their spec names:
- * `purchase` is `Order Completed`); without `when`, the action's default, or undefined when it
- * has none (such an action must be given `when`).
+ * `purchase` is `Order Completed`); without `when`, `fallback` (a preset's or the action's default),
+ * or undefined when it has none (such an action must be given `when`).
  */
 export function subscriptionOf(
   setting: Pick<SegmentActionSetting, 'when'>,
-  defaultSubscription: string | undefined,
+  fallback: string | undefined,
 ): string | undefined {
   const when = setting.when;
-  if (when === undefined) return defaultSubscription;
+  if (when === undefined) return fallback;
   if (typeof when === 'string') return when;
   return when
     .map((name) => {
@@ -47,14 +74,79 @@ export function subscriptionOf(
     .join(' or ');
 }
 
-/** The mapping an action runs: each field's default (its preset), then the settings' mapping over them. */
+/**
+ * The runs of a destination's actions: every preset when the settings name no actions, else each
+ * named action under its `when`, its presets, or its default, in the settings' order.
+ * `defaultOf` gives an action's default subscription; `presets` are the destination's presets
+ * whose action it has.
+ */
+export function actionSteps(
+  actions: readonly SegmentActionSetting[] | undefined,
+  presets: readonly ActionPreset[],
+  defaultOf: (action: string) => string | undefined,
+): ActionStep[] {
+  if (actions === undefined)
+    return presets.map((p) => ({ action: p.action, subscribe: p.subscribe, preset: p, setting: undefined }));
+  return actions.flatMap((setting): ActionStep[] => {
+    const own = setting.when === undefined ? presets.filter((p) => p.action === setting.action) : [];
+    if (own.length === 0)
+      return [
+        {
+          action: setting.action,
+          subscribe: subscriptionOf(setting, defaultOf(setting.action)),
+          preset: undefined,
+          setting,
+        },
+      ];
+    return own.map((p) => ({ action: setting.action, subscribe: p.subscribe, preset: p, setting }));
+  });
+}
+
+/**
+ * A preset as Segment's definition holds it (`partnerAction`, `subscribe`, the whole `mapping`),
+ * kept as the catalogue keeps it: only presets of type automatic (those with a subscription; the
+ * others are for Segment's warehouse and journeys), their mapping as it differs from the action's
+ * field defaults. Undefined for any other preset, or one whose action the destination lacks.
+ */
+export function presetOf(
+  raw: Readonly<Record<string, unknown>>,
+  actions: Readonly<Record<string, { readonly fields: Readonly<Record<string, PresetField>> }>>,
+): ActionPreset | undefined {
+  const action = raw['partnerAction'];
+  const subscribe = raw['subscribe'];
+  if (typeof action !== 'string' || typeof subscribe !== 'string' || subscribe.trim() === '')
+    return undefined;
+  if (raw['type'] !== undefined && raw['type'] !== 'automatic') return undefined;
+  const fields = actions[action]?.fields;
+  if (!fields) return undefined;
+  const full = (raw['mapping'] ?? {}) as Record<string, unknown>;
+  const mapping: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(full))
+    if (JSON.stringify(value) !== JSON.stringify(fields[key]?.default)) mapping[key] = value;
+  const omit = Object.keys(fields).filter((k) => fields[k]?.default !== undefined && !Object.hasOwn(full, k));
+  return {
+    name: typeof raw['name'] === 'string' ? raw['name'] : action,
+    action,
+    subscribe: subscribe.trim(),
+    ...(Object.keys(mapping).length > 0 ? { mapping } : {}),
+    ...(omit.length > 0 ? { omit } : {}),
+  };
+}
+
+/**
+ * The mapping a run resolves: each field's default, the preset's mapping over them (what it
+ * omits removed), then the settings' mapping over that.
+ */
 export function effectiveMapping(
   fields: Readonly<Record<string, PresetField>>,
   mapping: Readonly<Record<string, unknown>> | undefined,
+  preset?: Pick<ActionPreset, 'mapping' | 'omit'>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(fields))
     if (field.default !== undefined) out[key] = field.default;
+  Object.assign(out, preset?.mapping);
+  for (const key of preset?.omit ?? []) delete out[key];
   return { ...out, ...mapping };
 }
 

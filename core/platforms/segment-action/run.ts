@@ -19,10 +19,12 @@ import type { Destination } from '../../../schemas/settings.ts';
 import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../egress/policy.ts';
 import type { StoredEvent } from '../../event.ts';
 import type { Outcome } from '../driver.ts';
+import type { PlatformAnswer } from '../platform-answer.ts';
+import { catalogAnswer } from './answer.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
-import { effectiveMapping, type PresetField, subscriptionOf } from './presets.ts';
+import { type ActionPreset, actionSteps, effectiveMapping, type PresetField, presetOf } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
-import { segmentEventOf } from './segment-event.ts';
+import { NO_IP, segmentEventOf } from './segment-event.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -45,6 +47,11 @@ export interface RunResult {
   readonly requests: readonly ActionRequest[];
   /** Request bodies as sent, for the identifier kinds of the ledger row (never stored). */
   readonly bodies: readonly string[];
+  /**
+   * What the platform answered the last request (the one that decided: an action throws on the
+   * answer it cannot take), for the ledger's platform columns (answer.ts); absent when none was answered.
+   */
+  readonly answer?: PlatformAnswer;
 }
 
 /** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
@@ -54,6 +61,8 @@ interface LoadedDefinition {
   readonly actions: Readonly<
     Record<string, { readonly defaultSubscription?: string; readonly fields: Record<string, PresetField> }>
   >;
+  /** Segment's presets: an action, a subscription and a mapping each (presets.ts reads them). */
+  readonly presets?: readonly Readonly<Record<string, unknown>>[];
 }
 
 /** What the runtime calls of actions-core's `Destination` instance. */
@@ -80,6 +89,8 @@ interface RunContext {
   readonly allowedHosts: readonly string[] | undefined;
   readonly requests: ActionRequest[];
   readonly bodies: string[];
+  /** The last answer, as the ledger keeps it (answer.ts). */
+  answer?: PlatformAnswer;
 }
 const current = new AsyncLocalStorage<RunContext>();
 
@@ -100,7 +111,13 @@ interface NodeFetchRequest {
 }
 
 let core: CoreModule | undefined;
-const loaded = new Map<string, { definition: LoadedDefinition; destination: CoreDestination }>();
+/** A loaded destination: its definition, actions-core's instance, and its presets as presets.ts keeps them. */
+interface Loaded {
+  readonly definition: LoadedDefinition;
+  readonly destination: CoreDestination;
+  readonly presets: readonly ActionPreset[];
+}
+const loaded = new Map<string, Loaded>();
 
 /** Loads actions-core once, and puts the dispatcher in place of its fetch. */
 function actionsCore(): CoreModule {
@@ -117,9 +134,7 @@ function actionsCore(): CoreModule {
 }
 
 /** A destination by its folder, loaded once per instance; undefined when there is none. */
-function destinationOf(
-  slug: string,
-): { definition: LoadedDefinition; destination: CoreDestination } | undefined {
+function destinationOf(slug: string): Loaded | undefined {
   const hit = loaded.get(slug);
   if (hit) return hit;
   if (!SLUG.test(slug)) return undefined;
@@ -137,9 +152,10 @@ function destinationOf(
   }
   // Named by its folder: actions-core keys its compiled schemas `<name>:<title>`, which ajv reads
   // as a URI, and fast-uri 3.1 refuses a scheme like `Klaviyo (Actions)`.
-  const entry = {
+  const entry: Loaded = {
     definition,
     destination: new CoreDestinationClass({ ...definition, name: `segment-${slug}` }),
+    presets: (definition.presets ?? []).flatMap((p) => presetOf(p, definition.actions) ?? []),
   };
   loaded.set(slug, entry);
   return entry;
@@ -204,6 +220,7 @@ async function dispatch(
   answer.headers.forEach((value, key) => {
     answerHeaders.push([key, value]);
   });
+  run.answer = catalogAnswer(record, answer.status, Object.fromEntries(answerHeaders), text);
   return new Response(text === '' ? null : text, {
     status: answer.status,
     statusText: answer.statusText,
@@ -234,14 +251,15 @@ export async function runSegmentAction(
     outcomes,
     requests: run.requests,
     bodies: run.bodies,
+    ...(run.answer ? { answer: run.answer } : {}),
   });
   const slug = destination.destination ?? '';
   const all = (outcome: Outcome) =>
-    result((destination.actions ?? []).map((a) => ({ action: a.action, outcome })));
+    result((destination.actions ?? [{ action: 'presets' }]).map((a) => ({ action: a.action, outcome })));
   const found = destinationOf(slug);
   if (!found)
     return all({ status: 'rejected', reason: `no Segment Action Destination "${slug}" is installed` });
-  const { definition, destination: core } = found;
+  const { definition, destination: core, presets } = found;
   const auth = authOf(definition, slug, destination.config ?? {}, secrets);
   if (!auth.ok) return all({ status: 'rejected', reason: auth.reason });
   try {
@@ -249,27 +267,28 @@ export async function runSegmentAction(
   } catch (err) {
     return all({ status: 'rejected', reason: `settings refused by ${slug}: ${(err as Error).message}` });
   }
-  const segmentEvent = segmentEventOf(event);
+  const segmentEvent = segmentEventOf(event, NO_IP[slug]);
   const secretValues = Object.values(secrets);
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.
-  for (const setting of destination.actions ?? []) {
-    const action = definition.actions[setting.action];
+  const steps = actionSteps(destination.actions, presets, (a) => definition.actions[a]?.defaultSubscription);
+  for (const step of steps) {
+    const action = definition.actions[step.action];
     if (!action) {
       outcomes.push({
-        action: setting.action,
-        outcome: { status: 'rejected', reason: `${slug} has no action ${setting.action}` },
+        action: step.action,
+        outcome: { status: 'rejected', reason: `${slug} has no action ${step.action}` },
       });
       continue;
     }
-    const subscribe = subscriptionOf(setting, action.defaultSubscription);
+    const subscribe = step.subscribe;
     if (subscribe === undefined) continue;
-    const mapping = effectiveMapping(action.fields, setting.mapping);
+    const mapping = effectiveMapping(action.fields, step.setting?.mapping, step.preset);
     const before = run.requests.length;
     try {
       const results = await current.run(run, () =>
         core.onSubscription(
-          { subscribe, partnerAction: setting.action, mapping },
+          { subscribe, partnerAction: step.action, mapping },
           segmentEvent,
           auth.settings,
           auth.auth,
@@ -281,16 +300,16 @@ export async function runSegmentAction(
       );
       const status = run.requests.at(-1)?.status;
       outcomes.push({
-        action: setting.action,
+        action: step.action,
         outcome: invalid
-          ? { status: 'rejected', reason: `${setting.action}: ${String(invalid.output)}` }
+          ? { status: 'rejected', reason: `${step.action}: ${String(invalid.output)}` }
           : {
               status: 'delivered',
               ...(status !== undefined && run.requests.length > before ? { httpStatus: status } : {}),
             },
       });
     } catch (err) {
-      outcomes.push({ action: setting.action, outcome: outcomeOfError(setting.action, err, secretValues) });
+      outcomes.push({ action: step.action, outcome: outcomeOfError(step.action, err, secretValues) });
     }
   }
   return result(outcomes);

@@ -5,9 +5,9 @@
  * anything else → track), the e-commerce spec's names for the catalogue events
  * (purchase → Order Completed …), `properties`, `traits`, `context` (ip, userAgent, locale, page,
  * campaign, traits, consent), `userId`, `anonymousId`, `messageId` = event_id and
- * `timestamp` = event_time. The inverse of the Segment source's translator
- * (examples/translators/segment-rudderstack.yaml), so an event that came from Segment goes out as
- * it came in. Pure.
+ * `timestamp` = event_time; an `Order Completed` also carries `revenue` (orderRevenue). The
+ * inverse of the Segment source's translator (examples/translators/segment-rudderstack.yaml), so
+ * an event that came from Segment goes out as it came in. Pure.
  */
 import type { StoredEvent } from '../../event.ts';
 
@@ -51,27 +51,45 @@ const PROPERTY_NAMES: Readonly<Record<string, string>> = Object.freeze({
 /** Fields of event_data that are not properties (they have their own place in the Segment event). */
 const NOT_PROPERTIES = new Set(['properties', 'traits', 'items', 'group_id', 'previous_id', 'page_name']);
 
-/** The Segment event a stored event is sent to an action as. */
-export function segmentEventOf(event: StoredEvent): SegmentEvent {
+/**
+ * What a destination's documentation says to send as the IP when there is none, so the platform
+ * does not place the person where the request came from (the function's data centre), by slug.
+ * Mixpanel: `ip` (events) and `$ip` (profiles) set to "0" make it ignore IP information
+ * (developer.mixpanel.com, Ingestion API: Import Events and Profile Set); without one it reads the
+ * request's. Amplitude needs nothing: it reads the request's address only when `ip` is `$remote`.
+ */
+export const NO_IP: Readonly<Record<string, string>> = Object.freeze({ mixpanel: '0' });
+
+/**
+ * The Segment event a stored event is sent to an action as; `noIp` is the destination's "no IP"
+ * value (NO_IP), sent as `context.ip` when the event has no device IP.
+ */
+export function segmentEventOf(event: StoredEvent, noIp?: string): SegmentEvent {
   const data = event.event_data;
   const type = CALL_TYPES[event.event_name] ?? 'track';
   const traits = userTraits(event);
+  const ctx = context(event, traits);
+  if (ctx['ip'] === undefined && noIp !== undefined) ctx['ip'] = noIp;
   const out: Record<string, unknown> = {
     type,
     messageId: event.event_id,
     timestamp: event.event_time,
     receivedAt: event.received_at ?? event.event_time,
     originalTimestamp: event.event_time,
-    context: context(event, traits),
+    context: ctx,
     integrations: {},
   };
   if (event.user_id !== undefined) out['userId'] = event.user_id;
   if (event.anonymous_id !== undefined) out['anonymousId'] = event.anonymous_id;
   switch (type) {
-    case 'track':
+    case 'track': {
       out['event'] = SPEC_EVENT_NAMES[event.event_name] ?? event.event_name;
-      out['properties'] = properties(data);
+      const props = properties(data);
+      const revenue = event.event_name === 'purchase' ? orderRevenue(data) : undefined;
+      if (revenue !== undefined && props['revenue'] === undefined) props['revenue'] = revenue;
+      out['properties'] = props;
       break;
+    }
     case 'page':
       out['name'] = text(data['page_name']) ?? event.page?.['title'];
       out['properties'] = { ...pageOf(event), ...properties(data) };
@@ -97,11 +115,26 @@ function properties(data: Readonly<Record<string, unknown>>): Record<string, unk
     if (NOT_PROPERTIES.has(key) || value === undefined) continue;
     out[PROPERTY_NAMES[key] ?? key] = value;
   }
-  // Our value is the order's total (Segment's `revenue` is net of shipping and tax: we do not know it).
+  // Our value is the order's total, Segment's `total`.
   if (typeof data['value'] === 'number') out['total'] = data['value'];
   const items = data['items'];
   if (Array.isArray(items)) out['products'] = items.map(product);
   return out;
+}
+
+/**
+ * Segment's `revenue` of an `Order Completed` (docs/catalog-destinations.md, "Revenue"): the
+ * spec's revenue excludes shipping and tax, which our contract carries only when the producer
+ * gives them, so it is our `value` less `tax` and `shipping` where given (the order's value when
+ * neither is), unless the producer's own `properties.revenue` says otherwise. Analytics tools
+ * read it (Amplitude's and Mixpanel's revenue, Intercom's price); a mapping override picks another.
+ */
+export function orderRevenue(data: Readonly<Record<string, unknown>>): number | undefined {
+  const value = data['value'];
+  if (typeof value !== 'number') return undefined;
+  const less = (key: string) => (typeof data[key] === 'number' ? (data[key] as number) : 0);
+  // Rounded to the cent's thousandth: 10.1 - 0.1 is not 10 in binary.
+  return Math.round((value - less('tax') - less('shipping')) * 1000) / 1000;
 }
 
 /** An item line's fields under their Segment product names (item_id is both product_id and sku). */
@@ -166,18 +199,46 @@ function context(event: StoredEvent, traits: Record<string, unknown>): Record<st
   if (d.locale) out['locale'] = d.locale;
   const page = pageOf(event);
   if (Object.keys(page).length > 0) out['page'] = page;
-  const c = event.campaign ?? {};
-  const campaign: Record<string, string> = {};
-  for (const key of ['source', 'medium', 'name', 'term', 'content'] as const) {
-    const v = c[key];
-    if (v) campaign[key] = v;
-  }
+  const campaign = campaignOf(event);
   if (Object.keys(campaign).length > 0) out['campaign'] = campaign;
   if (Object.keys(traits).length > 0) out['traits'] = traits;
   const consent = consentOf(event);
   if (consent) out['consent'] = consent;
   const groupId = text(event.event_data['group_id']);
   if (groupId !== undefined) out['groupId'] = groupId;
+  return out;
+}
+
+/** Segment's campaign fields and the page URL's `utm_*` parameter each is read from. */
+const CAMPAIGN_FIELDS = [
+  ['source', 'utm_source'],
+  ['medium', 'utm_medium'],
+  ['name', 'utm_campaign'],
+  ['term', 'utm_term'],
+  ['content', 'utm_content'],
+] as const;
+
+/**
+ * `context.campaign` as Segment's libraries write it from the page URL's `utm_*`: each field from
+ * the producer's `campaign`, else the enrichment's (core/enrich/), else the page URL's own
+ * parameter, so it is filled whether or not enrichment is on.
+ */
+function campaignOf(event: StoredEvent): Record<string, string> {
+  const given = event.campaign ?? {};
+  const enriched = event.enriched?.campaign ?? {};
+  let params: URLSearchParams | undefined;
+  const url = event.page?.['url'];
+  if (url?.includes('utm_'))
+    try {
+      params = new URL(url).searchParams;
+    } catch {
+      // A page URL that does not parse has no parameters to read.
+    }
+  const out: Record<string, string> = {};
+  for (const [key, param] of CAMPAIGN_FIELDS) {
+    const v = given[key] || enriched[key] || params?.get(param);
+    if (v) out[key] = v;
+  }
   return out;
 }
 

@@ -1,34 +1,47 @@
 /**
  * Which events a `segment_action` destination's actions take, for the decision layer in `store`
- * (docs/catalog-destinations.md, "Decision layer"): each configured action's subscription — its
- * `when`, else its default from default-subscriptions.json (a small table generated from the
- * catalogue by scripts/segment-subscriptions.ts; neither the 1.7 MB manifest nor actions-core is
- * loaded here) — compiled once per destination value (once per settings load), and the verdict per
- * event name kept, since the part of FQL judged here (fql.ts) reads only the call type and the event
- * name. Pure.
+ * (docs/catalog-destinations.md, "Decision layer"): the runs presets.ts gives (the destination's
+ * presets when it names no actions; each action's `when`, its presets or its default), read from
+ * default-subscriptions.json (a small table generated from the catalogue by
+ * scripts/segment-subscriptions.ts; neither the 1.7 MB manifest nor actions-core is loaded here),
+ * each subscription matched by Segment's own matcher (fql.ts) against the Segment event the
+ * runtime would send. Compiled once per destination value (once per settings load); a verdict
+ * that reads only the call's type and event name is kept per event name. Pure.
  */
 import type { Destination } from '../../../schemas/settings.ts';
+import type { StoredEvent } from '../../event.ts';
 import table from './default-subscriptions.json' with { type: 'json' };
 import { compileFql, type Fql, type SegmentCall } from './fql.ts';
-import { subscriptionOf } from './presets.ts';
-import { CALL_TYPES, SPEC_EVENT_NAMES } from './segment-event.ts';
+import { type ActionPreset, actionSteps } from './presets.ts';
+import { CALL_TYPES, SPEC_EVENT_NAMES, segmentEventOf } from './segment-event.ts';
 
-/** Each destination's actions (by slug), each with its default subscription or null when it has none. */
-export type DefaultSubscriptions = Readonly<Record<string, Readonly<Record<string, string | null>>>>;
+/** One destination's row of the table: each action's default subscription (null: none), and its presets' subscriptions. */
+export interface DestinationSubscriptions {
+  readonly defaults: Readonly<Record<string, string | null>>;
+  readonly presets?: readonly Pick<ActionPreset, 'action' | 'subscribe'>[];
+}
 
-const DEFAULTS = table as DefaultSubscriptions;
+/** The table, by destination slug. */
+export type DefaultSubscriptions = Readonly<Record<string, DestinationSubscriptions>>;
 
-/** An action that takes nothing: it has no subscription (the runtime skips it, and the check refuses it). */
-const NEVER: Fql = Object.freeze({ takes: () => false, names: new Set<string>() });
+const TABLE = table as DefaultSubscriptions;
 
-/** A destination's actions compiled, and the verdicts given so far by event name. */
+/** A destination's runs compiled, and the verdicts given so far by event name. */
 interface Compiled {
-  /** One per configured action; undefined for an action the table does not know (the runtime says why). */
-  readonly actions: readonly (Fql | undefined)[];
+  /** One per run; undefined for one the runtime must judge (an action the table does not know, a text Segment cannot parse). */
+  readonly runs: readonly (Fql | undefined)[];
   /** Event names an action's own `when` names (`event = "…"`): custom events it is set up for. */
   readonly named: ReadonlySet<string>;
   readonly verdicts: Map<string, boolean | undefined>;
 }
+
+/** A run that takes nothing: it has no subscription (the runtime skips it, and the check refuses it). */
+const NEVER: Fql = Object.freeze({
+  takes: () => false,
+  nameOnly: true,
+  error: undefined,
+  names: new Set<string>(),
+});
 
 const compiled = new WeakMap<Readonly<Destination>, Compiled>();
 
@@ -42,28 +55,41 @@ export function segmentCallOf(eventName: string): SegmentCall {
 }
 
 /**
- * Whether any configured action of the destination takes the event: false when none does, true
- * when one does, undefined when it depends on more than the event's name (a property condition)
- * or on an action this table does not know — the runtime decides those.
+ * Whether any run of the destination's actions takes the event: true when one does, false when
+ * none does, undefined when the runtime must judge (an action or a destination the table does not
+ * know, a subscription Segment's parser refuses: the runtime's row says why).
  */
 export function segmentActionTakes(
   destination: Readonly<Destination>,
-  eventName: string,
+  event: StoredEvent,
 ): boolean | undefined {
   const c = compiledOf(destination);
-  if (c.verdicts.has(eventName)) return c.verdicts.get(eventName);
-  const call = segmentCallOf(eventName);
+  const name = event.event_name;
+  if (c.verdicts.has(name)) return c.verdicts.get(name);
+  const call = segmentCallOf(name);
+  const byName = { type: call.type, ...(call.event === undefined ? {} : { event: call.event }) };
+  let full: Record<string, unknown> | undefined;
   let verdict: boolean | undefined = false;
-  for (const fql of c.actions) {
-    const takes = fql === undefined ? undefined : fql.takes(call);
-    if (takes === true) {
+  // Whether the verdict holds for every event of this name (no run read more than the call).
+  let keep = true;
+  for (const fql of c.runs) {
+    if (fql === undefined) {
+      verdict = undefined;
+      continue;
+    }
+    if (!fql.nameOnly) {
+      keep = false;
+      full ??= segmentEventOf(event);
+    }
+    if (fql.takes(fql.nameOnly ? byName : (full ?? byName))) {
       verdict = true;
       break;
     }
-    if (takes === undefined) verdict = undefined;
   }
-  if (c.verdicts.size >= MAX_VERDICTS) c.verdicts.clear();
-  c.verdicts.set(eventName, verdict);
+  if (keep) {
+    if (c.verdicts.size >= MAX_VERDICTS) c.verdicts.clear();
+    c.verdicts.set(name, verdict);
+  }
   return verdict;
 }
 
@@ -77,22 +103,27 @@ export function segmentActionMaps(destination: Readonly<Destination>, eventName:
   return event === undefined || compiledOf(destination).named.has(event);
 }
 
-/** The destination's actions compiled, once per destination value. */
+/** The destination's runs compiled, once per destination value; name-only runs first (cheapest, kept). */
 function compiledOf(destination: Readonly<Destination>): Compiled {
   const hit = compiled.get(destination);
   if (hit) return hit;
-  const known = DEFAULTS[destination.destination ?? ''];
+  const known = TABLE[destination.destination ?? ''];
   const named = new Set<string>();
-  const actions = (destination.actions ?? []).map((setting): Fql | undefined => {
-    const fallback = known?.[setting.action];
-    if (fallback === undefined) return undefined;
-    const fql = subscriptionOf(setting, fallback ?? undefined);
-    if (fql === undefined) return NEVER;
-    const c = compileFql(fql);
-    if (setting.when !== undefined) for (const n of c.names) named.add(n);
-    return c;
-  });
-  const out: Compiled = { actions, named, verdicts: new Map() };
+  let runs: (Fql | undefined)[];
+  if (!known) runs = [undefined];
+  else
+    runs = actionSteps(destination.actions, known.presets ?? [], (a) => known.defaults[a] ?? undefined).map(
+      (step): Fql | undefined => {
+        if (!Object.hasOwn(known.defaults, step.action)) return undefined;
+        if (step.subscribe === undefined) return NEVER;
+        const fql = compileFql(step.subscribe);
+        if (fql.error !== undefined) return undefined;
+        if (step.setting?.when !== undefined) for (const n of fql.names) named.add(n);
+        return fql;
+      },
+    );
+  runs.sort((a, b) => Number(b?.nameOnly ?? true) - Number(a?.nameOnly ?? true));
+  const out: Compiled = { runs, named, verdicts: new Map() };
   compiled.set(destination, out);
   return out;
 }

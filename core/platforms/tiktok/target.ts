@@ -11,8 +11,9 @@ export const TIKTOK_MAX_EVENTS = 1000;
 /**
  * One line of `properties.contents`. TikTok's parameters page says each content's `content_id`
  * (the product's SKU or item group id, as in the catalogue) is required for Video Shopping Ads
- * and ROAS reporting (ads.tiktok.com/help/article/about-parameters): a line without one is
- * refused by the target check, naming it, rather than sent where it would not count.
+ * and ROAS reporting (ads.tiktok.com/help/article/about-parameters), not for the event: a line
+ * without one is left out before the check (trimTikTokEvent), the rest of the event sent, so the
+ * check only ever sees lines with an id.
  */
 export const TikTokContent = Type.Object(
   {
@@ -127,13 +128,37 @@ export function checkTikTokRequest(body: unknown): FieldViolation[] {
 }
 
 /**
- * Leaves out, in place, a `value` sent without its `currency` (TikTok would misread it, and the
- * event can do without it), and says so. A `contents` line without its `content_id` is not left
- * out: the target check refuses it (TikTokContent).
+ * Leaves out, in place, what TikTok would misread or cannot use but the event can do without, and
+ * says what: a `value` without its `currency`, and `contents` lines without a `content_id` (a gift
+ * card, a fee: TikTok needs the id for its catalogue ads and ROAS, not for the event), with
+ * `content_ids` kept in step.
  */
 export function trimTikTokEvent(row: Record<string, unknown>): string | undefined {
   const props = row['properties'] as Record<string, unknown> | undefined;
-  if (props?.['value'] === undefined || props['currency'] !== undefined) return undefined;
-  delete props['value'];
-  return 'left out properties.value (no currency)';
+  if (!props) return undefined;
+  const notes: string[] = [];
+  if (props['value'] !== undefined && props['currency'] === undefined) {
+    delete props['value'];
+    notes.push('left out properties.value (no currency)');
+  }
+  const contents = props['contents'];
+  if (Array.isArray(contents)) {
+    const id = (c: unknown) => (c as { content_id?: unknown } | null)?.content_id;
+    const hasId = (c: unknown) => typeof id(c) === 'string' && id(c) !== '';
+    const dropped = contents.flatMap((c, i) => (hasId(c) ? [] : [i]));
+    if (dropped.length > 0) {
+      const kept = contents.filter(hasId);
+      if (kept.length > 0) props['contents'] = kept;
+      else delete props['contents'];
+      if (Array.isArray(props['content_ids'])) {
+        const ids = kept.map(id);
+        if (ids.length > 0) props['content_ids'] = ids;
+        else delete props['content_ids'];
+      }
+      notes.push(
+        `left out properties.contents[${dropped.join(', ')}] (no content_id); ${kept.length} of ${contents.length} lines sent`,
+      );
+    }
+  }
+  return notes.length > 0 ? notes.join('; ') : undefined;
 }

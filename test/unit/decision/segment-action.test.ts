@@ -60,9 +60,27 @@ describe('decision: segment_action subscriptions', () => {
     assert.equal(decide(pages, event('page_view')).action, 'send');
   });
 
-  it('sends what it cannot judge from the name (a property condition): the runtime decides', () => {
+  it('judges a property condition on the event itself, as Segment’s matcher would at the runtime', () => {
     const big = klaviyo({ actions: [{ action: 'trackEvent', when: 'properties.total > 100' }] });
-    assert.equal(decide(big, event('purchase')).action, 'send');
+    assert.equal(
+      decide(big, event('purchase', { event_data: { value: 150, currency: 'EUR' } })).action,
+      'send',
+    );
+    assert.equal(
+      decide(big, event('purchase', { event_data: { value: 50, currency: 'EUR' } })).action,
+      'skip',
+    );
+  });
+
+  it('Iterable by its presets: a purchase goes out, a page view is skipped (not a rejected row)', () => {
+    const iterable = klaviyo({ id: 'iterable', destination: 'iterable' });
+    const { actions: _none, ...bare } = iterable;
+    assert.equal(decide(bare, event('purchase')).action, 'send');
+    assert.equal(decide(bare, event('page_view')).action, 'skip');
+    assert.equal(
+      decide({ ...bare, actions: [{ action: 'trackPurchase' }] }, event('purchase')).action,
+      'send',
+    );
   });
 
   it('a custom event goes out when an action’s when names it, or events.allow does', () => {

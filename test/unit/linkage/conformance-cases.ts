@@ -247,7 +247,7 @@ export const CASES: readonly ConformanceCase[] = [
   },
   // ---- items and value ---------------------------------------------------------------------
   {
-    name: 'a gift card line without id costs that line, not the purchase (TikTok: refused, it requires the id)',
+    name: 'a gift card line without id costs that line, not the purchase',
     event: 'purchase',
     data: { transaction_id: 'T-1', value: 74.9, currency: 'EUR', items: [SHOE, GIFT_CARD] },
     meta: {
@@ -258,9 +258,16 @@ export const CASES: readonly ConformanceCase[] = [
       },
       dropped: 'contents[1]',
     },
-    // TikTok requires each content's content_id (ads.tiktok.com/help/article/about-parameters):
-    // the line cannot be left out silently, so the event is refused naming it.
-    tiktok: { refused: 'properties.contents[1].content_id is required' },
+    // TikTok needs each content's content_id for catalogue ads and ROAS
+    // (ads.tiktok.com/help/article/about-parameters), not for the event: the line is left out, said so.
+    tiktok: {
+      fields: {
+        'properties.content_ids': ['SKU1'],
+        'properties.value': 74.9,
+        'properties.currency': 'EUR',
+      },
+      dropped: 'contents[1]',
+    },
     ga4: { fields: { 'events[0].params.items[1].item_name': 'Gift card' } },
   },
   {

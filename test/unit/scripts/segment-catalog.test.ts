@@ -16,6 +16,7 @@ import {
   catalogText,
   entryOf,
   installedVersion,
+  settingRulesOf,
 } from '../../../scripts/segment-catalog.ts';
 import { categoryOf } from '../../../scripts/segment-catalog-category.ts';
 
@@ -109,6 +110,33 @@ describe('scripts: segment-catalog', function () {
     assert.equal(c('nowhere', 'Does things.'), 'Other');
   });
 
+  it('reads the settings a testAuthentication refuses to go without from its code, never running it', () => {
+    const fields = [
+      { key: 'measurementId', label: 'M', type: 'string', required: false },
+      { key: 'firebaseAppId', label: 'F', type: 'string', required: false },
+      { key: 'apiSecret', label: 'S', type: 'string', required: true },
+    ];
+    let ran = false;
+    // The shape of GA4's testAuthentication, operands in its own order.
+    const test = (
+      _request: unknown,
+      { settings }: { settings: { firebaseAppId?: string; measurementId?: string } },
+    ) => {
+      ran = true;
+      if (!settings.firebaseAppId && !settings.measurementId) {
+        throw new Error('One of them is required');
+      }
+      return {};
+    };
+    assert.deepEqual(settingRulesOf(test, fields), [
+      { anyOf: ['measurementId', 'firebaseAppId'], message: 'One of them is required' },
+    ]);
+    // A field flagged required already says it; a condition on anything else is not read.
+    const flagged = fields.map((f) => ({ ...f, required: true }));
+    assert.deepEqual(settingRulesOf(test, flagged), []);
+    assert.equal(ran, false);
+  });
+
   it('turns a definition into an entry: presets, choices, object properties, conditional requirements', () => {
     const e = entryOf('acme', {
       name: 'Acme',
@@ -120,7 +148,23 @@ describe('scripts: segment-catalog', function () {
           region: { label: 'Region', type: 'string' },
         },
       },
-      presets: [{ name: 'Track', partnerAction: 'track', subscribe: 'type = "track"', type: 'automatic' }],
+      presets: [
+        {
+          name: 'Track',
+          partnerAction: 'track',
+          subscribe: 'type = "track"',
+          type: 'automatic',
+          mapping: { event: { '@path': '$.event' }, region: 'eu' },
+        },
+        { name: 'Page', partnerAction: 'track', subscribe: 'type = "page"', type: 'automatic', mapping: {} },
+        {
+          name: 'Entered',
+          partnerAction: 'track',
+          eventSlug: 'warehouse_entered_track',
+          type: 'specificEvent',
+        },
+        { name: 'Browser', partnerAction: 'plugin', subscribe: 'type = "track"', type: 'automatic' },
+      ],
       actions: {
         track: {
           title: 'Track',
@@ -147,7 +191,12 @@ describe('scripts: segment-catalog', function () {
       ],
     );
     assert.ok((e.description ?? '').endsWith('…') && (e.description ?? '').length <= 200);
-    assert.deepEqual(e.presets, [{ name: 'Track', action: 'track', subscribe: 'type = "track"' }]);
+    // Mappings kept as they differ from the field defaults; a preset of an action it lacks (a browser plugin) dropped.
+    assert.deepEqual(e.presets, [
+      { name: 'Track', action: 'track', subscribe: 'type = "track"', mapping: { region: 'eu' } },
+      { name: 'Page', action: 'track', subscribe: 'type = "page"', omit: ['event'] },
+      { name: 'Entered', action: 'track', eventSlug: 'warehouse_entered_track' },
+    ]);
     const [event, region, user, phone] = e.actions[0]?.fields ?? [];
     assert.deepEqual(event?.default, { '@path': '$.event' });
     assert.deepEqual(region?.choices, [

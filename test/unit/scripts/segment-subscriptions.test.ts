@@ -20,7 +20,7 @@ describe('scripts: segment-subscriptions', () => {
     assert.equal(readFileSync(SUBSCRIPTIONS_FILE, 'utf8'), subscriptionText(subscriptionTable(manifest)));
   });
 
-  it('keeps every action, its default with white space collapsed, null without one; written as biome formats JSON', () => {
+  it('keeps every action, its default with white space collapsed, null without one, and the presets that run; written as biome formats JSON', () => {
     const table = subscriptionTable({
       destinations: [
         {
@@ -38,10 +38,21 @@ describe('scripts: segment-subscriptions', () => {
             },
             { key: 'post', title: 'Post', fields: [] },
           ],
+          presets: [
+            { name: 'Track Calls', action: 'track', subscribe: 'type = "track"' },
+            { name: 'Audience', action: 'post', eventSlug: 'warehouse_audience_entered_track' },
+          ],
         },
+        { slug: 'y', name: 'Y', auth: 'none', authFields: [], loads: true, actions: [] },
       ],
     });
-    assert.deepEqual(table, { x: { track: 'type = "track" and event != "A"', post: null } });
+    assert.deepEqual(table, {
+      x: {
+        defaults: { track: 'type = "track" and event != "A"', post: null },
+        presets: [{ action: 'track', subscribe: 'type = "track"' }],
+      },
+      y: { defaults: {} },
+    });
     assert.equal(subscriptionText(table), `${JSON.stringify(table, null, 2)}\n`);
   });
 });

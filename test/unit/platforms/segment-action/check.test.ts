@@ -80,6 +80,54 @@ describe('segment_action: settings check', () => {
     ]);
   });
 
+  it('without actions, Segment’s presets run: accepted where the destination has some, refused where it has none', () => {
+    const bare = (slug: string, secrets: Record<string, string>): Destination => ({
+      id: slug,
+      type: 'segment_action',
+      destination: slug,
+      secrets,
+    });
+    assert.deepEqual(segmentActionProblems(bare('iterable', { apiKey: 'ITERABLE_KEY' })), []);
+    assert.deepEqual(
+      segmentActionProblems(bare('mixpanel', { projectToken: 'MP_TOKEN', apiSecret: 'MP_SECRET' })),
+      [],
+    );
+    assert.match(
+      segmentActionProblems(bare('klaviyo', { api_key: 'KLAVIYO_KEY' })).join('\n'),
+      /^destination\.actions: klaviyo has no presets: name at least one action \(upsertProfile, /,
+    );
+  });
+
+  it('a when Segment’s parser reads otherwise than meant is refused: `==`, or a text it cannot parse', () => {
+    const when = (w: string) =>
+      segmentActionProblems({
+        ...klaviyo,
+        actions: [{ ...(klaviyo.actions?.[0] as object), action: 'trackEvent', when: w }],
+      });
+    assert.deepEqual(when('type = "track" and event == "Order Completed"'), [
+      'destination.actions[0].when: uses `==`, which Segment reads as `= "="` (it takes no event): write `=`',
+    ]);
+    assert.match(
+      when('type = "track" and (').join(''),
+      /^destination\.actions\[0\]\.when: Segment's subscription parser refuses it/,
+    );
+    assert.deepEqual(when('type = "track" and event = "a == b"'), []);
+  });
+
+  it('refuses what the destination’s own connection test refuses: GA4 without a Measurement ID or Firebase App ID', () => {
+    const ga4: Destination = {
+      id: 'ga4',
+      type: 'segment_action',
+      destination: 'google-analytics-4',
+      secrets: { apiSecret: 'GA4_API_SECRET' },
+      actions: [{ action: 'purchase' }],
+    };
+    assert.deepEqual(segmentActionProblems(ga4), [
+      'destination.config.measurementId: google-analytics-4 needs one of measurementId, firebaseAppId: One of Firebase App ID (Mobile app Stream) or Measurement ID (Web Stream) is required',
+    ]);
+    assert.deepEqual(segmentActionProblems({ ...ga4, config: { measurementId: 'G-XXXXXXX' } }), []);
+  });
+
   it('an action without a default subscription needs `when`', () => {
     const slack: Destination = {
       id: 'slack',
@@ -90,7 +138,7 @@ describe('segment_action: settings check', () => {
       ],
     };
     assert.deepEqual(segmentActionProblems(slack), [
-      'destination.actions[0].when: is required: slack postToChannel has no default subscription (name the events it takes)',
+      'destination.actions[0].when: is required: slack postToChannel has no preset and no default subscription (name the events it takes)',
     ]);
     assert.deepEqual(
       segmentActionProblems({

@@ -1,60 +1,59 @@
 /**
- * core/platforms/segment-action/fql.ts: the part of Segment's subscription language the decision
- * layer judges from an event's name — conditions on `type` and `event`, `and`/`or`, one level of
- * parentheses — and `undefined` (send; the runtime decides) for the rest, never a refusal the
- * runtime's matcher (actions-core's, which these cases were checked against) would not make.
+ * core/platforms/segment-action/fql.ts: subscriptions read by Segment's own parser and matcher
+ * (@segment/destination-subscriptions, which actions-core matches with in forward-catalog), so the
+ * decision layer reads each text as the runtime does — including Segment's own readings, such as
+ * `event == "X"` taking no event — and knows which verdicts hold for every event of one name.
  */
 import assert from 'node:assert/strict';
-import { compileFql, type SegmentCall } from '../../../../core/platforms/segment-action/fql.ts';
+import { compileFql } from '../../../../core/platforms/segment-action/fql.ts';
 
-const order: SegmentCall = { type: 'track', event: 'Order Completed' };
-const page: SegmentCall = { type: 'page', event: undefined };
-const custom: SegmentCall = { type: 'track', event: 'quote_requested' };
+const order = { type: 'track', event: 'Order Completed', properties: { total: 150 } };
+const page = { type: 'page', name: 'Home', properties: { name: 'Home' } };
+const custom = { type: 'track', event: 'quote_requested', properties: {} };
 
-const cases: readonly [string, readonly (boolean | undefined)[]][] = [
-  ['type = "track"', [true, false, true]],
-  ['type = "track" and event = "Order Completed"', [true, false, false]],
-  ['type=identify', [false, false, false]],
-  ['type = track or type = page', [true, true, true]],
-  ['type = "track" and (event = "Product Added" or event = "Order Completed")', [true, false, false]],
+/** Each text: whether it takes the order, the page and the custom event, and whether it reads only the call. */
+const cases: readonly [string, readonly boolean[], boolean][] = [
+  ['type = "track"', [true, false, true], true],
+  ['type = "track" and event = "Order Completed"', [true, false, false], true],
+  ['type = "track" or type = "page"', [true, true, true], true],
+  ['type = "track" and (event = "Product Added" or event = "Order Completed")', [true, false, false], true],
   [
-    '\n    type = "track"\n    and event != "User Deleted"\n    and event != "quote_requested"\n  ',
+    '\n  type = "track"\n  and event != "User Deleted"\n  and event != "quote_requested"\n',
     [true, false, false],
+    true,
   ],
-  // actions-core compares the call type as written: "Identify" is no identify call.
-  ['type = "Identify"', [false, false, false]],
-  // A property is not known from the name: undefined, unless the rest decides.
-  ['type = "page" and properties.name = "Home"', [false, undefined, false]],
-  ['properties.total > 100 or type = "page"', [undefined, true, undefined]],
-  ['contains(event, "Order")', [undefined, undefined, undefined]],
-  ['type = "track" and !match(event, "Order*")', [undefined, false, undefined]],
-  // Read by actions-core its own way (the last conjunction wins, `==` is two operators,
-  // a comma is skipped, nested parentheses end at the first `)`): not judged here.
-  ['type = "track" and event = "X" or type = "page"', [undefined, undefined, undefined]],
-  ['type = "track" and event == "Cart Updated"', [undefined, undefined, undefined]],
-  ['type = "track", event = "X"', [undefined, undefined, undefined]],
-  ['((type = "page"))', [undefined, undefined, undefined]],
-  ['event = "a\\"b"', [undefined, undefined, undefined]],
-  ['not type = "track"', [undefined, undefined, undefined]],
-  ['', [undefined, undefined, undefined]],
+  // Segment compares the call type as written: "Identify" is no identify call.
+  ['type = "Identify"', [false, false, false], true],
+  // Iterable's published default: Segment's parser reads `==` as `= "="`, so it takes nothing.
+  ['type = "track" and event == "Order Completed"', [false, false, false], true],
+  ['type = "page" and properties.name = "Home"', [false, true, false], false],
+  ['properties.total > 100 or type = "page"', [true, true, false], false],
+  ['type = "page" and name = "Home"', [false, true, false], false],
 ];
 
-describe('segment_action: FQL judged from the event name', () => {
-  for (const [fql, expected] of cases)
-    it(`${JSON.stringify(fql)} → ${expected.map(String).join(', ')}`, () => {
-      const compiled = compileFql(fql);
+describe('segment_action: FQL by Segment’s parser', () => {
+  for (const [text, expected, nameOnly] of cases)
+    it(`${JSON.stringify(text)} → ${expected.join(', ')}${nameOnly ? '' : ' (reads more than the call)'}`, () => {
+      const fql = compileFql(text);
+      assert.equal(fql.error, undefined);
       assert.deepEqual(
-        [order, page, custom].map((c) => compiled.takes(c)),
+        [order, page, custom].map((e) => fql.takes(e)),
         expected,
       );
+      assert.equal(fql.nameOnly, nameOnly);
     });
 
-  it('lists the event names a subscription equals, and only those', () => {
+  it('a text Segment cannot parse has its error, and takes nothing', () => {
+    const fql = compileFql('type = "track" and (');
+    assert.match(fql.error ?? '', /./);
+    assert.equal(fql.takes(order), false);
+  });
+
+  it('collects the event names a subscription names with `=`', () => {
     assert.deepEqual(
       [...compileFql('event = "quote_requested" or type = "page" or event != "x"').names],
       ['quote_requested'],
     );
     assert.deepEqual([...compileFql('type = "track" and (event = "A" or event = "B")').names], ['A', 'B']);
-    assert.deepEqual([...compileFql('contains(event, "quote")').names], []);
   });
 });

@@ -120,4 +120,98 @@ describe('segment_action: the runtime', () => {
     assert.deepEqual(r.outcomes, []);
     assert.equal(calls.length, 0);
   });
+
+  describe('Segment’s presets', () => {
+    // The identify's person, as a purchase and as a page view.
+    const as = (over: Partial<StoredEvent>): StoredEvent => ({ ...identify, ...over });
+    const purchase = as({
+      event_name: 'purchase',
+      event_id: 'evt-p1',
+      event_data: {
+        transaction_id: 'o-1',
+        value: 42.5,
+        currency: 'EUR',
+        items: [{ item_id: 'sku-1', item_name: 'Mug', price: 42.5, quantity: 1 }],
+      },
+    });
+    const page = as({
+      event_name: 'page_view',
+      event_id: 'evt-pv',
+      page: { url: 'https://shop.example/mugs', title: 'Mugs' },
+    });
+    const run = async (
+      slug: string,
+      event: StoredEvent,
+      secrets: Record<string, string>,
+      actions?: Destination['actions'],
+    ) => {
+      const { fetch, calls } = recording({ code: 200, events_ingested: 1, msg: 'ok' });
+      const d: Destination = {
+        id: slug,
+        type: 'segment_action',
+        destination: slug,
+        base_url: 'http://stand.in',
+        secrets: Object.fromEntries(Object.keys(secrets).map((k) => [k, k.toUpperCase()])),
+        ...(actions ? { actions } : {}),
+      };
+      const r = await runSegmentAction(event, d, secrets, { fetch, now: NOW });
+      return { r, calls };
+    };
+
+    it('Iterable without actions: a purchase is one trackPurchase request with its total; a page view none', async () => {
+      const { r, calls } = await run('iterable', purchase, { apiKey: 'k-iterable' });
+      assert.deepEqual(
+        r.outcomes.map((o) => o.action),
+        ['trackPurchase'],
+      );
+      assert.deepEqual(
+        calls.map((c) => new URL(c.url).pathname),
+        ['/api.iterable.com/api/commerce/trackPurchase'],
+      );
+      const body = JSON.parse(String(calls[0]?.init?.body)) as { total?: number; items?: { id?: string }[] };
+      assert.equal(body.total, 42.5);
+      assert.equal(body.items?.[0]?.id, 'sku-1');
+      const none = await run('iterable', page, { apiKey: 'k-iterable' });
+      assert.deepEqual([none.r.outcomes, none.calls.length], [[], 0]);
+    });
+
+    it('Mixpanel and Amplitude without actions: one request per purchase, carrying revenue', async () => {
+      for (const [slug, secrets, action] of [
+        ['mixpanel', { projectToken: 'k-token', apiSecret: 'k-secret' }, 'trackPurchase'],
+        ['amplitude', { apiKey: 'k-amplitude', secretKey: 'k-secret' }, 'logPurchase'],
+      ] as const) {
+        const { r, calls } = await run(slug, purchase, secrets);
+        assert.deepEqual(
+          r.outcomes.map((o) => o.action),
+          [action],
+          slug,
+        );
+        assert.equal(calls.length, 1, `${slug}: ${calls.map((c) => c.url).join(', ')}`);
+        assert.match(String(calls[0]?.init?.body), /"revenue":42\.5/, slug);
+      }
+      // A server's event has no device IP: Mixpanel gets its documented "0", not the function's address.
+      const { calls } = await run('mixpanel', purchase, { projectToken: 'k-token', apiSecret: 'k-secret' });
+      assert.match(decodeURIComponent(String(calls[0]?.init?.body)), /"ip":"0"/);
+    });
+
+    it('a named action without when runs under its presets: Mixpanel trackEvent takes a page view as “Viewed …”', async () => {
+      const { r, calls } = await run('mixpanel', page, { projectToken: 'k-token', apiSecret: 'k-secret' }, [
+        { action: 'trackEvent' },
+        { action: 'trackPurchase' },
+      ]);
+      assert.deepEqual(
+        r.outcomes.map((o) => o.action),
+        ['trackEvent'],
+      );
+      assert.match(String(calls[0]?.init?.body), /"event":"Viewed Mugs"/);
+      const bought = await run('mixpanel', purchase, { projectToken: 'k-token', apiSecret: 'k-secret' }, [
+        { action: 'trackEvent' },
+        { action: 'trackPurchase' },
+      ]);
+      assert.deepEqual(
+        bought.r.outcomes.map((o) => o.action),
+        ['trackPurchase'],
+      );
+    });
+  });
 });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import type { StoredEvent } from '../../../../core/event.ts';
-import { segmentEventOf } from '../../../../core/platforms/segment-action/segment-event.ts';
+import { NO_IP, segmentEventOf } from '../../../../core/platforms/segment-action/segment-event.ts';
 
 const base: StoredEvent = {
   event_name: 'purchase',
@@ -36,11 +36,51 @@ describe('segment_action: the Segment event', () => {
     assert.deepEqual(e['properties'], {
       value: 42,
       total: 42,
+      revenue: 42,
       currency: 'EUR',
       order_id: 'o-1',
       coupon: 'WINTER',
       products: [{ product_id: 'sku-1', sku: 'sku-1', name: 'Sock', price: 21, quantity: 2 }],
     });
+  });
+
+  it('an Order Completed’s revenue is the value less tax and shipping; the producer’s own revenue wins', () => {
+    const props = (data: Record<string, unknown>) =>
+      segmentEventOf({ ...base, event_data: data })['properties'] as Record<string, unknown>;
+    assert.deepEqual(
+      [props({ value: 110.1, tax: 10, shipping: 0.1 })].map((p) => [p['total'], p['revenue']]),
+      [[110.1, 100]],
+    );
+    assert.equal(props({ value: 50, properties: { revenue: 45.5 } })['revenue'], 45.5);
+    // Only an order has revenue: Amplitude would count a cart's value as revenue.
+    const cart = segmentEventOf({ ...base, event_name: 'add_to_cart', event_data: { value: 9 } });
+    assert.deepEqual((cart['properties'] as Record<string, unknown>)['revenue'], undefined);
+  });
+
+  it('context.campaign comes from the page URL’s utm_* where the producer and the enrichment give none', () => {
+    const campaign = (e: Partial<StoredEvent>) =>
+      (segmentEventOf({ ...base, ...e })['context'] as Record<string, unknown>)['campaign'];
+    const url =
+      'https://shop.example/?utm_source=google&utm_medium=cpc&utm_campaign=winter&utm_term=socks&utm_content=ad1';
+    assert.deepEqual(campaign({ campaign: {}, page: { url } }), {
+      source: 'google',
+      medium: 'cpc',
+      name: 'winter',
+      term: 'socks',
+      content: 'ad1',
+    });
+    assert.deepEqual(
+      campaign({ campaign: { source: 'news' }, enriched: { campaign: { medium: 'email' } }, page: { url } }),
+      { source: 'news', medium: 'email', name: 'winter', term: 'socks', content: 'ad1' },
+    );
+  });
+
+  it('context.ip is the device IP, else the destination’s documented “no IP” value (Mixpanel’s "0")', () => {
+    const ip = (e: StoredEvent, noIp?: string) =>
+      (segmentEventOf(e, noIp)['context'] as Record<string, unknown>)['ip'];
+    assert.equal(ip(base, NO_IP['mixpanel']), '203.0.113.7');
+    assert.equal(ip({ ...base, device: {} }, NO_IP['mixpanel']), '0');
+    assert.equal(ip({ ...base, device: {} }, NO_IP['amplitude']), undefined);
   });
 
   it('messageId is the event identity, timestamp the event time, receivedAt the store time', () => {

@@ -1,15 +1,26 @@
 /**
  * core/platforms/segment-action/subscription.ts: which events a segment_action destination's
- * actions take — `when`, else the action's default subscription from the generated table — and
+ * actions take — `when`, else the action's presets or default subscription from the generated
+ * table, matched by Segment's own matcher — and
  * which custom events an action's own `when` names.
  */
 import assert from 'node:assert/strict';
+import type { StoredEvent } from '../../../../core/event.ts';
 import {
   segmentActionMaps,
   segmentActionTakes,
   segmentCallOf,
 } from '../../../../core/platforms/segment-action/subscription.ts';
 import type { Destination } from '../../../../schemas/settings.ts';
+
+/** A stored event of a name (its event_data as given). */
+const ev = (name: string, data: Record<string, unknown> = {}): StoredEvent =>
+  ({
+    event_id: `e-${name}`,
+    event_name: name,
+    event_time: '2026-11-25T10:00:00.000Z',
+    event_data: data,
+  }) as StoredEvent;
 
 const klaviyo = (actions: NonNullable<Destination['actions']>): Destination => ({
   id: 'k',
@@ -28,34 +39,57 @@ describe('segment_action: subscriptions at the decision layer', () => {
 
   it('uses the actions’ default subscriptions: Klaviyo’s trackEvent takes track calls, upsertProfile identify', () => {
     const d = klaviyo([{ action: 'trackEvent' }, { action: 'upsertProfile' }]);
-    assert.equal(segmentActionTakes(d, 'purchase'), true);
-    assert.equal(segmentActionTakes(d, 'user_identified'), true);
-    assert.equal(segmentActionTakes(d, 'page_view'), false);
+    assert.equal(segmentActionTakes(d, ev('purchase')), true);
+    assert.equal(segmentActionTakes(d, ev('user_identified')), true);
+    assert.equal(segmentActionTakes(d, ev('page_view')), false);
   });
 
   it('`when` replaces the default, as names or FQL', () => {
     assert.equal(
-      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: ['purchase'] }]), 'add_to_cart'),
+      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: ['purchase'] }]), ev('add_to_cart')),
       false,
     );
     assert.equal(
-      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: ['purchase'] }]), 'purchase'),
+      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: ['purchase'] }]), ev('purchase')),
       true,
     );
     assert.equal(
-      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: 'type = "page"' }]), 'page_view'),
+      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: 'type = "page"' }]), ev('page_view')),
       true,
     );
   });
 
-  it('cannot tell (the runtime decides) for a property condition, an unknown action or destination', () => {
+  it('judges a property condition on the Segment event the runtime would send, and keeps no verdict by name', () => {
+    const big = klaviyo([{ action: 'trackEvent', when: 'properties.total > 100' }]);
+    assert.equal(segmentActionTakes(big, ev('purchase', { value: 150, currency: 'EUR' })), true);
+    assert.equal(segmentActionTakes(big, ev('purchase', { value: 50, currency: 'EUR' })), false);
+    assert.equal(segmentActionTakes(big, ev('purchase', { value: 150, currency: 'EUR' })), true);
+  });
+
+  it('uses Segment’s presets: Iterable takes a purchase once (trackPurchase) and no page view', () => {
+    const iterable: Destination = { id: 'i', type: 'segment_action', destination: 'iterable' };
+    assert.equal(segmentActionTakes(iterable, ev('purchase')), true);
+    assert.equal(segmentActionTakes(iterable, ev('page_view')), false);
+    // Named without when, trackPurchase runs under its preset (its default reads `==`: nothing).
+    const named = { ...iterable, actions: [{ action: 'trackPurchase' }] };
+    assert.equal(segmentActionTakes(named, ev('purchase')), true);
+    assert.equal(segmentActionTakes(named, ev('lead')), false);
+  });
+
+  it('a when Segment cannot parse is left to the runtime (its row says why)', () => {
     assert.equal(
-      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: 'properties.total > 100' }]), 'purchase'),
+      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: 'type = "track" and (' }]), ev('purchase')),
       undefined,
     );
-    assert.equal(segmentActionTakes(klaviyo([{ action: 'noSuchAction' }]), 'purchase'), undefined);
+  });
+
+  it('cannot tell (the runtime decides) for an unknown action or destination', () => {
+    assert.equal(segmentActionTakes(klaviyo([{ action: 'noSuchAction' }]), ev('purchase')), undefined);
     assert.equal(
-      segmentActionTakes({ ...klaviyo([{ action: 'trackEvent' }]), destination: 'no-such-slug' }, 'purchase'),
+      segmentActionTakes(
+        { ...klaviyo([{ action: 'trackEvent' }]), destination: 'no-such-slug' },
+        ev('purchase'),
+      ),
       undefined,
     );
   });
@@ -67,14 +101,17 @@ describe('segment_action: subscriptions at the decision layer', () => {
       destination: 'slack',
       actions: [{ action: 'postToChannel' }],
     };
-    assert.equal(segmentActionTakes(slack, 'purchase'), false);
+    assert.equal(segmentActionTakes(slack, ev('purchase')), false);
   });
 
   it('keeps its verdicts per destination value: a new settings load compiles again', () => {
     const first = klaviyo([{ action: 'trackEvent', when: ['purchase'] }]);
-    assert.equal(segmentActionTakes(first, 'purchase'), true);
-    assert.equal(segmentActionTakes(first, 'purchase'), true);
-    assert.equal(segmentActionTakes(klaviyo([{ action: 'trackEvent', when: ['lead'] }]), 'purchase'), false);
+    assert.equal(segmentActionTakes(first, ev('purchase')), true);
+    assert.equal(segmentActionTakes(first, ev('purchase')), true);
+    assert.equal(
+      segmentActionTakes(klaviyo([{ action: 'trackEvent', when: ['lead'] }]), ev('purchase')),
+      false,
+    );
   });
 
   it('maps a custom track event only through an action’s own when', () => {
