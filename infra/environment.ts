@@ -17,7 +17,7 @@ import { addressWarnings } from '../core/settings.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
-import { Apis, COLUMN_SECURITY_APIS, GOOGLE_ADS_APIS } from './apis.ts';
+import { Apis, COLUMN_SECURITY_APIS, calledApis } from './apis.ts';
 import { Claims } from './claims.ts';
 import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
@@ -75,7 +75,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     project,
     extra: [
       ...(columnSecurity ? COLUMN_SECURITY_APIS : []),
-      ...(usesGoogleAds(settings) ? GOOGLE_ADS_APIS : []),
+      // What the workloads call, from the access table (Data Manager, Analytics Admin, …).
+      ...calledApis(plan, settings),
       ...(domain?.via === 'load_balancer' ? LOAD_BALANCER_APIS : []),
       ...STUDIO_APIS,
     ],
@@ -479,12 +480,4 @@ function secretsOf(
   fn: StackConfig['plan']['functions'][number]['name'],
 ): readonly string[] {
   return plan.functions.find((f) => f.name === fn)?.secrets ?? [];
-}
-
-/** Whether anything sends to Google Ads (conversions or Customer Match): the Data Manager API. */
-function usesGoogleAds(settings: StackConfig['settings']): boolean {
-  return (
-    (settings.destinations ?? []).some((d) => d.type === 'google_ads' && d.enabled !== false) ||
-    (settings.connections ?? []).some((c) => c.type === 'google_ads_audience')
-  );
 }
