@@ -10,8 +10,8 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { apiCalls, serviceOfHost } from '../../core/access/needs.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
-import { type DeclaredVariant, declareVariants } from '../../infra/variants.ts';
-import { ofType } from './support.ts';
+import type { DeclaredVariant } from '../../infra/variants.ts';
+import { ofType, withVariants } from './support.ts';
 
 /** The code the deployed workloads run. */
 const RUNTIME_DIRS = ['adapters', 'core', 'functions', 'gateway', 'studio'];
@@ -57,11 +57,7 @@ const enabledIn = (v: DeclaredVariant) =>
   new Set(ofType(v.recorded, 'gcp:projects/service:Service').map((s) => String(s.inputs['service'])));
 
 describe('infra: every Google API host the code calls is enabled for the settings that call it', () => {
-  let variants: DeclaredVariant[];
-  before(async function () {
-    this.timeout(120_000);
-    variants = await declareVariants();
-  });
+  const declared = withVariants();
 
   it('finds the hosts the runtime calls, Analytics Admin and Data Manager among them', () => {
     const hosts = [...hostsInCode().keys()].sort();
@@ -71,14 +67,14 @@ describe('infra: every Google API host the code calls is enabled for the setting
 
   it('gives every host the code calls a row in the access table of some settings', () => {
     const rows = new Set(
-      variants.flatMap((v) => apiCalls(v.config.plan, v.config.settings).map((c) => c.host)),
+      declared().flatMap((v) => apiCalls(v.config.plan, v.config.settings).map((c) => c.host)),
     );
     const missing = [...hostsInCode()].filter(([h]) => !rows.has(h)).map(([h, at]) => `${h} (${at})`);
     assert.deepEqual(missing, [], 'hosts called with no row in core/access/needs.ts apiCalls');
   });
 
   it('enables each row’s service for the settings that make the call', () => {
-    const off = variants.flatMap((v) => {
+    const off = declared().flatMap((v) => {
       const enabled = enabledIn(v);
       return apiCalls(v.config.plan, v.config.settings)
         .filter((c) => !enabled.has(serviceOfHost(c.host) ?? ''))
@@ -88,11 +84,11 @@ describe('infra: every Google API host the code calls is enabled for the setting
   });
 
   it('enables the Analytics Admin API with a GA4 user deletion, and only then', () => {
-    for (const v of variants) {
+    for (const v of declared()) {
       const deletes = (v.config.settings.destinations ?? []).some((d) => d.user_deletion);
       assert.equal(enabledIn(v).has('analyticsadmin.googleapis.com'), deletes, v.file);
     }
-    const ga4 = variants.find((v) => v.file.endsWith('/ga4-user-deletion.yaml'));
+    const ga4 = declared().find((v) => v.file.endsWith('/ga4-user-deletion.yaml'));
     assert.ok(ga4, 'a GA4 user-deletion variant');
     assert.deepEqual(
       apiCalls(ga4.config.plan, ga4.config.settings)
