@@ -11,6 +11,7 @@ import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
+import { minInstancesWarnings } from '../core/plan-warnings/min-instances.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { addressWarnings } from '../core/settings.ts';
@@ -63,6 +64,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
   for (const w of retentionWarnings(settings)) pulumi.log.warn(w);
+  for (const w of minInstancesWarnings(settings)) pulumi.log.warn(w);
   // URLs that point inside, and mappings that read a URL or header from the event (as settings check).
   for (const w of addressWarnings(settings)) pulumi.log.warn(w);
   // Before anything is created: a domain mapping in a region without them would fail at the end.
