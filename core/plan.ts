@@ -13,7 +13,7 @@ import {
   CATALOG_FUNCTION,
   isCatalogDestination,
 } from './deploy/catalog-function.ts';
-import { type Billing, forwardSizing } from './deploy/cost.ts';
+import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
@@ -215,8 +215,8 @@ const DEFAULT_SIZING: FunctionPlan['sizing'] = {
   timeout_seconds: 60,
 };
 
-/** The peak rate `forward` is sized for when settings do not say (the ceiling before #42). */
-export const DEFAULT_PEAK_EVENTS_PER_SECOND = 5000;
+/** The peak rate `forward` is sized for when settings do not say (core/deploy/cost.ts). */
+export { DEFAULT_PEAK_EVENTS_PER_SECOND } from './deploy/cost.ts';
 /** The gateway's minimum instances in production unless settings say (a publish never waits a cold start). */
 export const PRODUCTION_GATEWAY_MIN_INSTANCES = 1;
 

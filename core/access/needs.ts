@@ -11,7 +11,9 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
 import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
+import { GA4_PLATFORM } from '../platforms/ga4/index.ts';
 import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
+import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { GA4_ADMIN_BASE_URL } from '../privacy/platform-erasure.ts';
 import { indexPath } from '../registry/registry.ts';
@@ -594,14 +596,14 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
       call(n.who, `https://${hostOfPermission(n.permission)}`, n.feature, n.code);
   for (const d of settings.destinations ?? []) {
     // Disabled destinations included: an erasure asks every platform that may hold the person.
-    if (d.type === 'ga4_mp' && d.user_deletion)
+    if (d.type === GA4_PLATFORM.type && d.user_deletion)
       call(
         'schedule',
         d.user_deletion.url ?? GA4_ADMIN_BASE_URL,
         'an erasure’s GA4 user deletion (submitUserDeletion)',
         'functions/schedule/erasure-platforms.ts',
       );
-    if (d.type === 'google_ads' && d.enabled !== false) {
+    if (d.type === GOOGLE_ADS_PLATFORM.type && d.enabled !== false) {
       const url = d.base_url ?? GOOGLE_ADS_BASE_URL;
       call('forward', url, 'Google Ads conversions (events:ingest)', 'core/platforms/google-ads/driver.ts');
       call(

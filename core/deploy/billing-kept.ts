@@ -9,10 +9,10 @@
  * design's default, request-based (Cloud Functions). Pure: the outputs come in as values.
  */
 import type { Settings } from '../../schemas/settings.ts';
-import { DEFAULT_PEAK_EVENTS_PER_SECOND, type Plan } from '../plan.ts';
 import {
   type Billing,
   billingBreakEvenRequestsPerSecond,
+  DEFAULT_PEAK_EVENTS_PER_SECOND,
   memoryGib,
   PLATFORM_LATENCY_SECONDS,
   STORE_LATENCY_SECONDS,
@@ -21,6 +21,15 @@ import {
 export type KeptFunction = 'store' | 'forward';
 export type DeployedBilling = Readonly<Record<KeptFunction, Billing>>;
 const KEPT: readonly KeptFunction[] = ['store', 'forward'];
+
+/** What the rule reads of plan()'s Plan (core/plan.ts satisfies it; not imported: plan.ts builds on this folder). */
+export interface Plan {
+  readonly functions: readonly {
+    readonly name: string;
+    readonly sizing: { readonly cpu: number; readonly memory: string };
+  }[];
+  readonly destinations: readonly unknown[];
+}
 
 /** The stack output the program exports its billing in. */
 export const BILLING_OUTPUT = 'billing';

@@ -170,6 +170,8 @@ export const MEASURED_CPU: MeasuredCpu = Object.freeze({ gateway: 44e-6, store: 
 
 /** A platform call's typical wall time (Meta, GA4, TikTok answer in 0.2–0.5 s). */
 export const PLATFORM_LATENCY_SECONDS = 0.35;
+/** The peak rate `forward` is sized for when settings do not say (the ceiling before #42). */
+export const DEFAULT_PEAK_EVENTS_PER_SECOND = 5000;
 /** CPU a busy instance really uses before Cloud Run's autoscaler adds one (~60 %). */
 export const UTILISATION = 0.6;
 /**
