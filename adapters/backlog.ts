@@ -19,6 +19,9 @@ export interface PullSource {
   nack(subscription: string, ackIds: readonly string[]): Promise<void>;
 }
 
+/** The bound on one backlog pull, which answers at once (returnImmediately) unless Pub/Sub is slow. */
+export const BACKLOG_PULL_TIMEOUT_MS = 10_000;
+
 /** Pub/Sub's attribute with the original publish time of a dead-lettered message. */
 const SOURCE_PUBLISH_TIME = 'CloudPubSubDeadLetterSourceTopicPublishTime';
 const SOURCE_DELIVERY_COUNT = 'CloudPubSubDeadLetterSourceDeliveryCount';
@@ -112,9 +115,14 @@ export async function pubSubPullSource(
   const path = (s: string) => `projects/${project}/subscriptions/${s}`;
   return {
     async pull(subscription, maxMessages) {
+      // An empty backlog answers at once: without returnImmediately Pub/Sub may hold the pull up
+      // to its deadline (DEADLINE_EXCEEDED, an ERROR line, and the scheduler billed for the
+      // wait, per destination per minute). A pull that comes back empty while messages remain
+      // (what Google warns returnImmediately makes likelier) is why callers ask twice, and the
+      // next minute's run takes what this one left.
       const [resp] = await client.pull(
-        { subscription: path(subscription), maxMessages },
-        { timeout: 30_000 },
+        { subscription: path(subscription), maxMessages, returnImmediately: true },
+        { timeout: BACKLOG_PULL_TIMEOUT_MS },
       );
       return (resp.receivedMessages ?? []).map((r) => fromReceived(r as ReceivedLike, path(subscription)));
     },

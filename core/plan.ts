@@ -13,7 +13,7 @@ import {
   CATALOG_FUNCTION,
   isCatalogDestination,
 } from './deploy/catalog-function.ts';
-import { type Billing, forwardSizing } from './deploy/cost.ts';
+import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
@@ -215,8 +215,8 @@ const DEFAULT_SIZING: FunctionPlan['sizing'] = {
   timeout_seconds: 60,
 };
 
-/** The peak rate `forward` is sized for when settings do not say (the ceiling before #42). */
-export const DEFAULT_PEAK_EVENTS_PER_SECOND = 5000;
+/** The peak rate `forward` is sized for when settings do not say (core/deploy/cost.ts). */
+export { DEFAULT_PEAK_EVENTS_PER_SECOND } from './deploy/cost.ts';
 /** The gateway's minimum instances in production unless settings say (a publish never waits a cold start). */
 export const PRODUCTION_GATEWAY_MIN_INSTANCES = 1;
 
@@ -497,7 +497,14 @@ export function plan(settings: Readonly<Settings>): Plan {
     )
     .filter((name): name is string => typeof name === 'string');
   const scheduleSecrets = [...new Set([...connectionSecrets, ...scheduledSecrets])].sort();
-  const sizing = (s: FunctionSizing | undefined) => ({ ...DEFAULT_SIZING, ...s });
+  const production = settings.production === true;
+  // Development (no `production: true`) scales every service to zero, whatever min_instances the
+  // settings ask for (settings check and pulumi up say so: core/plan-warnings/min-instances.ts).
+  const sizing = (s: FunctionSizing | undefined) => ({
+    ...DEFAULT_SIZING,
+    ...s,
+    ...(production ? {} : { min_instances: 0 }),
+  });
   // forward's concurrency and max_instances come from the cost model (core/deploy/cost.ts) unless set.
   const forwardSettings = settings.functions?.forward;
   const forwardSized = sizing({
@@ -521,7 +528,6 @@ export function plan(settings: Readonly<Settings>): Plan {
   // Cloud Functions unless settings say instance: the peak only sizes, the sustained rate advises.
   const storeBilling: Billing = settings.cost?.billing?.store ?? 'request';
   const forwardBilling: Billing = settings.cost?.billing?.forward ?? 'request';
-  const production = settings.production === true;
   const warehouse = warehousePlan(settings);
   // A push must outlive the function's run, or Pub/Sub redelivers a message that is still being
   // handled (a duplicate, and an attempt burnt toward the dead-letter limit). settings.ts refuses

@@ -13,6 +13,9 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import * as time from '@pulumiverse/time';
+import { apiCalls, serviceOfHost } from '../core/access/needs.ts';
+import type { Plan } from '../core/plan.ts';
+import type { Settings } from '../schemas/settings.ts';
 
 export const REQUIRED_APIS = Object.freeze([
   'cloudresourcemanager.googleapis.com',
@@ -32,14 +35,17 @@ export const REQUIRED_APIS = Object.freeze([
   'logging.googleapis.com',
 ]);
 
-/** The APIs column-level security needs besides (policy tags, data masking rules). */
 /**
- * Google Ads conversions and Customer Match go through the Data Manager API: enabled when a
- * `google_ads` destination or a `google_ads_audience` connection exists, so forward's own token
- * (no key) can call it.
+ * The APIs the workloads call at run time, derived from the access table's API rows
+ * (core/access/needs.ts, apiCalls): Data Manager with Google Ads, the Analytics Admin API with a
+ * GA4 user deletion, and whatever a new call adds; never listed by hand, so a host the code
+ * calls is enabled for exactly the settings that make it call (test/infra/enabled-apis.test.ts).
  */
-export const GOOGLE_ADS_APIS = Object.freeze(['datamanager.googleapis.com']);
+export function calledApis(plan: Plan, settings: Readonly<Settings>): string[] {
+  return [...new Set(apiCalls(plan, settings).flatMap((c) => serviceOfHost(c.host) ?? []))].sort();
+}
 
+/** The APIs column-level security needs besides (policy tags, data masking rules). */
 export const COLUMN_SECURITY_APIS = Object.freeze([
   'datacatalog.googleapis.com',
   'bigquerydatapolicy.googleapis.com',
@@ -65,7 +71,8 @@ export class Apis extends pulumi.ComponentResource {
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super('eventbus:infra:Apis', name, {}, opts);
-    const apis = [...REQUIRED_APIS, ...(args.extra ?? [])];
+    // Each once: the derived APIs overlap the required ones.
+    const apis = [...new Set([...REQUIRED_APIS, ...(args.extra ?? [])])];
     this.services = apis.map(
       (api) =>
         new gcp.projects.Service(

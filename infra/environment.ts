@@ -11,13 +11,14 @@ import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
 import { modelPlan } from '../core/models/models.ts';
 import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
+import { minInstancesWarnings } from '../core/plan-warnings/min-instances.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { addressWarnings } from '../core/settings.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 import { Alerts } from './alerts.ts';
-import { Apis, COLUMN_SECURITY_APIS, GOOGLE_ADS_APIS } from './apis.ts';
+import { Apis, COLUMN_SECURITY_APIS, calledApis } from './apis.ts';
 import { Claims } from './claims.ts';
 import { ColumnSecurity } from './column-security.ts';
 import type { StackConfig } from './config.ts';
@@ -63,6 +64,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // refusal at config load); unset, this says what is left unchecked.
   for (const w of studioIapWarnings(settings)) pulumi.log.warn(w);
   for (const w of retentionWarnings(settings)) pulumi.log.warn(w);
+  for (const w of minInstancesWarnings(settings)) pulumi.log.warn(w);
   // URLs that point inside, and mappings that read a URL or header from the event (as settings check).
   for (const w of addressWarnings(settings)) pulumi.log.warn(w);
   // Before anything is created: a domain mapping in a region without them would fail at the end.
@@ -75,7 +77,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     project,
     extra: [
       ...(columnSecurity ? COLUMN_SECURITY_APIS : []),
-      ...(usesGoogleAds(settings) ? GOOGLE_ADS_APIS : []),
+      // What the workloads call, from the access table (Data Manager, Analytics Admin, …).
+      ...calledApis(plan, settings),
       ...(domain?.via === 'load_balancer' ? LOAD_BALANCER_APIS : []),
       ...STUDIO_APIS,
     ],
@@ -479,12 +482,4 @@ function secretsOf(
   fn: StackConfig['plan']['functions'][number]['name'],
 ): readonly string[] {
   return plan.functions.find((f) => f.name === fn)?.secrets ?? [];
-}
-
-/** Whether anything sends to Google Ads (conversions or Customer Match): the Data Manager API. */
-function usesGoogleAds(settings: StackConfig['settings']): boolean {
-  return (
-    (settings.destinations ?? []).some((d) => d.type === 'google_ads' && d.enabled !== false) ||
-    (settings.connections ?? []).some((c) => c.type === 'google_ads_audience')
-  );
 }

@@ -1,12 +1,12 @@
 /**
  * The Pulumi program: read the stack config and the built bundles, declare the environment,
- * export its outputs. Composition only; see environment.ts and one module per concern.
+ * export its outputs. Composition only; see program.ts, environment.ts and one module per concern.
  */
 import { readBuildRoot, readStackConfig } from './config.ts';
-import { declareEnvironment } from './environment.ts';
+import { program } from './program.ts';
 import { loadBundleManifest } from './sources.ts';
 
-const environment = declareEnvironment(readStackConfig(), loadBundleManifest(readBuildRoot()));
+const environment = await program(readStackConfig(), loadBundleManifest(readBuildRoot()));
 
 export const gatewayUrl = environment.gatewayUrl;
 export const studioUrl = environment.studioUrl;
@@ -18,3 +18,5 @@ export const registryBucket = environment.registryBucket;
 // With gateway.domain only (an undefined export is no stack output): the DNS record to create.
 export const gatewayDomainUrl = environment.gatewayDomainUrl;
 export const gatewayDnsRecord = environment.gatewayDnsRecord;
+// What store and forward run as: the next pulumi up keeps it unless the settings change it.
+export const billing = environment.billing;

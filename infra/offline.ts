@@ -63,14 +63,25 @@ export function dependenciesOf(recorded: Recorded, urn: string): Set<string> {
   return seen;
 }
 
-/** Runs `build` against the mocks and resolves once every registration has drained. */
-export async function declare(build: () => unknown): Promise<Recorded> {
+/**
+ * Runs `build` against the mocks and resolves once every registration has drained.
+ * `stackOutputs` are what a StackReference reads (the program reads its own stack's last outputs,
+ * infra/program.ts): none by default, a new stack.
+ */
+export async function declare(
+  build: () => unknown,
+  options: { readonly stackOutputs?: Readonly<Record<string, unknown>> } = {},
+): Promise<Recorded> {
   const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map(), graph: new Map() };
+  const stackOutputs = options.stackOutputs ?? {};
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
         recorded.resources.push({ type: args.type, name: args.name, inputs: args.inputs });
-        const state = mockState(args.type, args.inputs);
+        const state =
+          args.type === 'pulumi:pulumi:StackReference'
+            ? { ...args.inputs, outputs: stackOutputs, secretOutputNames: [] }
+            : mockState(args.type, args.inputs);
         // A resource's `id` output is the mock's id, not a state field: answer with the real shape.
         return { id: typeof state['id'] === 'string' ? state['id'] : `${args.name}-id`, state };
       },
@@ -85,6 +96,8 @@ export async function declare(build: () => unknown): Promise<Recorded> {
     'eventbus',
     'test',
     false,
+    // The DIY backend's organization name (a StackReference names organization/project/stack).
+    'organization',
   );
   // The mock monitor sees each registration's dependency URNs; the mocks' hook does not.
   const monitor = pulumi.runtime.getMonitor() as unknown as {

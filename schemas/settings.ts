@@ -724,7 +724,7 @@ export const Settings = Type.Object(
               {
                 additionalProperties: false,
                 description:
-                  'Cloud Run billing of the pushed functions and the gateway; unset, `request`: store and forward as Cloud Functions (gen2), the design, and the gateway without CPU between requests (docs/deploy.md)',
+                  'Cloud Run billing of the pushed functions and the gateway; unset, `request` for a new stack: store and forward as Cloud Functions (gen2), the design, and the gateway without CPU between requests; an existing stack keeps the store and forward billing it runs (docs/deploy.md, Upgrading)',
               },
             ),
           ),

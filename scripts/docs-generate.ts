@@ -3,13 +3,17 @@
  * (docs/settings.md, from schemas/settings.ts), the platform table and the API version table
  * (docs/platforms.md, the latter also in the README, from core/platforms/platforms.ts) — between
  * their markers, `<!-- generated:<name> -->` and `<!-- /generated -->`; the prose around them is
- * written by hand. test/unit/docs/generated.test.ts
- * fails when the committed docs differ from what this writes. It also writes the catalogue of
+ * written by hand. test/unit/scripts/docs-generate.test.ts
+ * fails when the committed docs differ from what this writes. The deployer-role table
+ * (docs/deploy.md, scripts/docs-deployer.ts) is made by declaring the program under Pulumi's mocks
+ * for every settings variant; test/infra/deployer-roles.test.ts checks it. It also writes the catalogue of
  * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { declareVariants } from '../infra/variants.ts';
+import { deployerTable } from './docs-deployer.ts';
 import { apiVersionTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 import { writeCatalog } from './segment-catalog.ts';
@@ -50,8 +54,17 @@ export function generatedDocs(root = ROOT): Map<string, string> {
   return out;
 }
 
+/** docs/deploy.md with its deployer-role table made from every settings variant (asynchronous: it declares them). */
+export async function deployerDoc(root = ROOT): Promise<string> {
+  const file = 'docs/deploy.md';
+  const table = deployerTable(await declareVariants());
+  return fill(readFileSync(join(root, file), 'utf8'), 'deployer-roles', table, file);
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  for (const [file, text] of generatedDocs()) {
+  const docs = generatedDocs();
+  docs.set('docs/deploy.md', await deployerDoc());
+  for (const [file, text] of docs) {
     const path = join(ROOT, file);
     if (readFileSync(path, 'utf8') === text) continue;
     writeFileSync(path, text);

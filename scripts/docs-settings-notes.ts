@@ -107,7 +107,8 @@ export const SETTINGS_NOTES: Readonly<
   },
   [`${FUNCTION}.min_instances`]: {
     default: '`0` (`gateway`: `1` with `production: true`)',
-    description: 'Instances kept warm',
+    description:
+      'Instances kept warm, with `production: true` only (development scales every service to zero; settings check warns)',
   },
   [`${FUNCTION}.max_instances`]: {
     default: '`100`',

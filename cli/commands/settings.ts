@@ -31,6 +31,7 @@ export function register(program: Command): void {
       const { billingAdvice } = await import('../../core/deploy/billing-advice.ts');
       const { studioIapWarnings } = await import('../../core/deploy/studio-iap.ts');
       const { retentionWarnings } = await import('../../core/plan-warnings/retention.ts');
+      const { minInstancesWarnings } = await import('../../core/plan-warnings/min-instances.ts');
       const { customerMatchTermsWarnings } = await import('../../core/plan-warnings/customer-match-terms.ts');
       const { apiSunsetWarnings } = await import('../../core/plan-warnings/api-sunset.ts');
       const { catalogActionWarnings } = await import('../../core/plan-warnings/catalog-actions.ts');
@@ -41,6 +42,7 @@ export function register(program: Command): void {
         ...buildRegionWarnings(plan),
         ...studioIapWarnings(settings),
         ...retentionWarnings(settings),
+        ...minInstancesWarnings(settings),
         ...customerMatchTermsWarnings(settings),
         ...apiSunsetWarnings(settings, new Date()),
         ...catalogActionWarnings(settings),

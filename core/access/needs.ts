@@ -11,7 +11,11 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
 import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
+import { GA4_PLATFORM } from '../platforms/ga4/index.ts';
+import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
+import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
+import { GA4_ADMIN_BASE_URL } from '../privacy/platform-erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
@@ -525,4 +529,98 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'only the workloads that store or deliver claim',
     );
   return rows;
+}
+
+/**
+ * A Google API a workload calls, by the host the request goes to: the access table's API rows
+ * (issue #76). Each must be served by a service the program enables for the same settings
+ * (infra/apis.ts; test/infra/enabled-apis.test.ts): a host whose service is off answers 403
+ * `SERVICE_DISABLED` whatever the grants say.
+ */
+export interface ApiCall {
+  readonly who: Workload;
+  /** `pubsub.googleapis.com`, `analyticsadmin.googleapis.com`, … */
+  readonly host: string;
+  readonly feature: string;
+  /** The file that makes the call. */
+  readonly code: string;
+}
+
+/** The host that serves each IAM permission's service (its first dotted part). */
+const PERMISSION_HOSTS: Readonly<Record<string, string>> = {
+  pubsub: 'pubsub.googleapis.com',
+  bigquery: 'bigquery.googleapis.com',
+  storage: 'storage.googleapis.com',
+  // Firestore's IAM permissions keep Datastore's name.
+  datastore: 'firestore.googleapis.com',
+  secretmanager: 'secretmanager.googleapis.com',
+  datacatalog: 'datacatalog.googleapis.com',
+};
+
+/** The host a permission's calls go to; an error for a permission of a service not listed. */
+export function hostOfPermission(permission: string): string {
+  const host = PERMISSION_HOSTS[permission.split('.')[0] ?? ''];
+  if (!host) throw new Error(`no API host known for the permission ${permission}`);
+  return host;
+}
+
+/**
+ * The service Service Usage enables for a Google API host (the name `gcloud services enable`
+ * takes): the host itself, without a regional endpoint's location (`us-east1-pubsub.googleapis.com`
+ * and `pubsub.us-east1.rep.googleapis.com` are `pubsub.googleapis.com`); undefined for a host
+ * that is not a Google API (a platform's own, or an override pointing at a stand-in).
+ */
+export function serviceOfHost(host: string): string | undefined {
+  const h = host.toLowerCase().replace(/:\d+$/, '');
+  const regional = /^([a-z0-9]+)\.[a-z]+-[a-z]+\d+\.rep\.googleapis\.com$/.exec(h);
+  if (regional) return `${regional[1]}.googleapis.com`;
+  const m = /^(?:[a-z]+-[a-z]+\d+-)?([a-z0-9]+)\.googleapis\.com$/.exec(h);
+  return m ? `${m[1]}.googleapis.com` : undefined;
+}
+
+/**
+ * Every Google API host each workload calls with these settings: the hosts of the access table's
+ * permissions (accessNeeds), and the calls authorised outside the project's IAM — GA4's Admin API
+ * (an erasure's user deletion, the property's own Editor role) and Google Ads' Data Manager API
+ * (the Google Ads account's access) — which still need their service enabled in the project the
+ * caller's token belongs to.
+ */
+export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
+  const rows = new Map<string, ApiCall>();
+  const call = (who: Workload, url: string, feature: string, code: string) => {
+    const host = new URL(url).host;
+    if (serviceOfHost(host)) rows.set(`${who} ${host}`, { who, host, feature, code });
+  };
+  for (const n of accessNeeds(plan, settings))
+    if (!n.denied && !rows.has(`${n.who} ${hostOfPermission(n.permission)}`))
+      call(n.who, `https://${hostOfPermission(n.permission)}`, n.feature, n.code);
+  for (const d of settings.destinations ?? []) {
+    // Disabled destinations included: an erasure asks every platform that may hold the person.
+    if (d.type === GA4_PLATFORM.type && d.user_deletion)
+      call(
+        'schedule',
+        d.user_deletion.url ?? GA4_ADMIN_BASE_URL,
+        'an erasure’s GA4 user deletion (submitUserDeletion)',
+        'functions/schedule/erasure-platforms.ts',
+      );
+    if (d.type === GOOGLE_ADS_PLATFORM.type && d.enabled !== false) {
+      const url = d.base_url ?? GOOGLE_ADS_BASE_URL;
+      call('forward', url, 'Google Ads conversions (events:ingest)', 'core/platforms/google-ads/driver.ts');
+      call(
+        'schedule',
+        url,
+        'Google Ads request diagnostics (requestStatus)',
+        'functions/schedule/google-ads-diagnostics.ts',
+      );
+    }
+  }
+  for (const c of settings.connections ?? [])
+    if (c.type === 'google_ads_audience')
+      call(
+        'schedule',
+        c.url ?? GOOGLE_ADS_BASE_URL,
+        'Customer Match syncs and their erasures',
+        'core/platforms/google-ads/audience.ts',
+      );
+  return [...rows.values()];
 }

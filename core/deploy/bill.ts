@@ -12,6 +12,7 @@ import { MODELS, modelsEnabled } from '../models/models.ts';
 import { CATALOG_CPU_SECONDS, isCatalogDestination } from './catalog-function.ts';
 import {
   type Billing,
+  CONCURRENCY_TARGET,
   MEASURED_CPU,
   memoryGib,
   PLATFORM_LATENCY_SECONDS,
@@ -49,8 +50,12 @@ export const MONTHLY_PRICES = Object.freeze({
   schedulerJobMonthly: 0.1,
   secretVersionMonthly: 0.06,
   secretPer10kAccesses: 0.03,
-  /** Cloud Storage, Standard class: writes and lists (A), reads (B). */
-  storageClassAPer1000: 0.005,
+  /**
+   * Cloud Storage, Standard class, per 1,000 operations (cloud.google.com/storage/pricing,
+   * "Operation charges"): writes and listings (class A) cost twice as much in a multi-region or
+   * dual-region bucket as in a region; reads (class B) the same everywhere.
+   */
+  storageClassAPer1000: { region: 0.005, multiRegion: 0.01 },
   storageClassBPer1000: 0.0004,
   /** Cloud Monitoring alerting, per condition a month (announced by Google; unverified offline). */
   alertConditionMonthly: 0.1,
@@ -149,7 +154,12 @@ export interface Plan {
   readonly subscriptions: readonly { readonly kind: string }[];
   readonly secrets: readonly string[];
   readonly requestLogs: { readonly excludeSuccessful: boolean; readonly services: readonly string[] };
+  /** The registry bucket (the scheduler's locks, replays and erasure requests) and its location. */
+  readonly buckets: readonly { readonly purpose: string; readonly location: string }[];
 }
+
+/** A bucket location that is one region (`europe-west1`), not a multi- or dual-region (`EU`, `NAM4`). */
+export const isRegionLocation = (location: string): boolean => /^[a-z]+-[a-z]+\d+$/i.test(location);
 
 /** What traffic the bill assumes: the shape of an event and the rate while active. */
 export interface TrafficShape {
@@ -284,12 +294,19 @@ export function schedulerBackground(plan: Plan, shape: TrafficShape) {
   // queries the ledger only when dead letters wait (functions/schedule/redrive.ts).
   const redriveRuns = plan.destinations.length * minutes;
   const modelRuns = shape.models * (minutes / shape.modelEveryMinutes);
+  const runs = redriveRuns + modelRuns;
   return {
     ticks: minutes,
     redriveRuns,
     modelRuns,
-    runs: redriveRuns + modelRuns,
+    runs,
     backlogPulls: 2 * redriveRuns,
+    // In the registry bucket: each tick lists the pending console replays (`replays/`) and erasure
+    // requests (`erasure-requests/`), two class A listings, and reads the lock of each resource it
+    // schedules (a Redrive per destination, each model); each run reads its lock again and writes
+    // it twice (the lease, then the cursor).
+    storageWrites: 2 * minutes + 2 * runs,
+    storageReads: minutes * (plan.destinations.length + shape.models) + runs,
   };
 }
 
@@ -366,13 +383,18 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     monthly: (loggedBytes / 2 ** 30) * PRICES.loggingPerGib,
     detail: `${gib(loggedBytes)} GiB of request logs not excluded and the scheduler's lines`,
   });
-  const classA = background.ticks + 2 * background.runs;
+  const registry = plan.buckets.find((b) => b.purpose === 'registry');
+  const regional = registry === undefined || isRegionLocation(registry.location);
+  const classAPrice = MONTHLY_PRICES.storageClassAPer1000[regional ? 'region' : 'multiRegion'];
   items.push({
     item: 'Cloud Storage operations',
     monthly:
-      (classA / 1000) * MONTHLY_PRICES.storageClassAPer1000 +
-      (background.runs / 1000) * MONTHLY_PRICES.storageClassBPer1000,
-    detail: `the scheduler's lock objects: ${Math.round(classA).toLocaleString('en-US')} writes and lists`,
+      (background.storageWrites / 1000) * classAPrice +
+      (background.storageReads / 1000) * MONTHLY_PRICES.storageClassBPer1000,
+    detail:
+      `the scheduler in the registry bucket (${registry?.location ?? 'a region'}, ${regional ? 'regional' : 'multi-region'} prices): ` +
+      `${Math.round(background.storageWrites).toLocaleString('en-US')} lock writes and listings, ` +
+      `${Math.round(background.storageReads).toLocaleString('en-US')} lock reads`,
   });
   // The claims (docs/delivery.md, "One event, one delivery"): each event's first sighting in
   // store, one document written and one TTL deletion; its first fan-out sends on it. Retries,
@@ -453,7 +475,8 @@ const gib = (bytes: number) => (bytes / 2 ** 30).toFixed(bytes < 2 ** 30 ? 2 : 0
  * requests spread over the month, and its minimum instances the rest of the time.
  *
  * Request-based: while requests keep coming, the instance time billed per second is the larger of
- * what the load needs (CPU over the 60 % the autoscaler targets, or wall time over concurrency)
+ * what the load needs (CPU over the 60 % the autoscaler targets, or wall time over the 60 % of
+ * the concurrency it keeps in flight)
  * and, for a trickle, each request's own wall time rounded up to 100 ms; a minimum instance
  * otherwise idles at Cloud Run's idle rate. Instance-based: whole instances while active, one for
  * about 15 minutes after each active period, the minimum at the full rate the rest of the month.
@@ -468,7 +491,7 @@ export function workloadCost(
 ): { cost: number; requests: number } {
   const perRequest = Math.max(
     w.cpuSecondsPerRequest / (w.vcpu * UTILISATION),
-    w.latencySeconds / w.concurrency,
+    w.latencySeconds / (w.concurrency * CONCURRENCY_TARGET),
   );
   const lone = Math.max(MINIMUM_BILLED_SECONDS, w.latencySeconds);
   const need = rps * perRequest;

@@ -109,7 +109,10 @@ export function costPerMillion(input: ModelInput): CostPerMillion {
 
 /** Instance time one request occupies on a busy instance: by CPU or by concurrency slot. */
 function instanceSecondsPerRequest(h: HopInput, utilisation: number): number {
-  return Math.max(h.cpuSecondsPerRequest / (h.vcpu * utilisation), h.latencySeconds / h.concurrency);
+  return Math.max(
+    h.cpuSecondsPerRequest / (h.vcpu * utilisation),
+    h.latencySeconds / (h.concurrency * CONCURRENCY_TARGET),
+  );
 }
 
 export interface HopScale {
@@ -125,7 +128,7 @@ export function scaleAt(input: ModelInput, eventsPerSecond: number): HopScale[] 
   return input.hops.map((h) => {
     const rps = eventsPerSecond * h.requestsPerEvent;
     const byCpu = (rps * h.cpuSecondsPerRequest) / (h.vcpu * input.utilisation);
-    const byConcurrency = (rps * h.latencySeconds) / h.concurrency;
+    const byConcurrency = (rps * h.latencySeconds) / (h.concurrency * CONCURRENCY_TARGET);
     // (instanceSecondsPerRequest is the larger of the two per request.)
     const need = Math.max(1, Math.ceil(Math.max(byCpu, byConcurrency)));
     const boundBy = need > h.maxInstances ? 'max_instances' : byCpu >= byConcurrency ? 'cpu' : 'concurrency';
@@ -139,7 +142,7 @@ export function ceiling(input: ModelInput): { eventsPerSecond: number; hop: stri
   for (const h of input.hops) {
     const perInstanceRps = Math.min(
       (h.vcpu * input.utilisation) / h.cpuSecondsPerRequest,
-      h.concurrency / h.latencySeconds,
+      (h.concurrency * CONCURRENCY_TARGET) / h.latencySeconds,
     );
     const eps = (perInstanceRps * h.maxInstances) / h.requestsPerEvent;
     if (eps < best.eventsPerSecond) best = { eventsPerSecond: Math.floor(eps), hop: h.name };
@@ -167,8 +170,16 @@ export const MEASURED_CPU: MeasuredCpu = Object.freeze({ gateway: 44e-6, store: 
 
 /** A platform call's typical wall time (Meta, GA4, TikTok answer in 0.2–0.5 s). */
 export const PLATFORM_LATENCY_SECONDS = 0.35;
+/** The peak rate `forward` is sized for when settings do not say (the ceiling before #42). */
+export const DEFAULT_PEAK_EVENTS_PER_SECOND = 5000;
 /** CPU a busy instance really uses before Cloud Run's autoscaler adds one (~60 %). */
 export const UTILISATION = 0.6;
+/**
+ * The share of its maximum concurrency Cloud Run keeps an instance at before adding one: the
+ * autoscaler aims at 60 % of max concurrency, as at 60 % CPU (cloud.google.com/run/docs/about-
+ * instance-autoscaling). Instances by concurrency are in-flight requests over this share of it.
+ */
+export const CONCURRENCY_TARGET = 0.6;
 /** Cloud Run's limits on a revision's concurrency and instance count. */
 const MAX_CONCURRENCY = 1000;
 const MAX_INSTANCES = 1000;
@@ -179,7 +190,7 @@ const MAX_INSTANCES = 1000;
  * A delivery spends almost all its wall time waiting on the platform, so a fixed concurrency of
  * 80 leaves the CPU mostly idle while each instance is billed for the whole wait: the concurrency
  * at which the CPU, not the waiting, fills an instance is vCPU × utilisation × latency / CPU per
- * delivery. max_instances is twice what the peak needs (a platform slowing down doubles the
+ * delivery, over the share of it Cloud Run keeps in flight (CONCURRENCY_TARGET). max_instances is twice what the peak needs (a platform slowing down doubles the
  * wall time), so the cap bounds a runaway without being the first limit a burst meets.
  */
 export function forwardSizing(input: {
@@ -192,8 +203,14 @@ export function forwardSizing(input: {
   const cpu = input.cpuSecondsPerRequest ?? MEASURED_CPU.forward;
   const latency = input.latencySeconds ?? PLATFORM_LATENCY_SECONDS;
   const capacity = input.vcpu * UTILISATION;
-  const concurrency = clamp(Math.floor((capacity * latency) / cpu), 1, MAX_CONCURRENCY);
-  const perInstance = Math.min(capacity / cpu, concurrency / latency);
+  // The autoscaler keeps CONCURRENCY_TARGET of the concurrency in flight: the concurrency at which
+  // those requests fill the CPU to its own target (rounded up: the CPU, not the slots, binds).
+  const concurrency = clamp(
+    Math.ceil((capacity * latency) / (cpu * CONCURRENCY_TARGET) - 1e-9),
+    1,
+    MAX_CONCURRENCY,
+  );
+  const perInstance = Math.min(capacity / cpu, (concurrency * CONCURRENCY_TARGET) / latency);
   const need = (input.peakEventsPerSecond * Math.max(1, input.destinations)) / perInstance;
   return { concurrency, max_instances: clamp(Math.ceil(2 * need), 1, MAX_INSTANCES) };
 }

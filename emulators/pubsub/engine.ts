@@ -175,11 +175,20 @@ export class Engine {
     leasing.scheduleDispatch(this.s, sub);
   }
 
-  /** Unary pull; with `wait`, waits up to `waitMs` when nothing is available at once. */
-  pull(name: string, maxMessages: number, wait: boolean, waitMs = 500): Promise<Delivery[]> {
+  /**
+   * Unary pull; with `wait`, waits up to `waitMs` when nothing is available at once (the
+   * surfaces pass pullHoldMs of the call's deadline), answering nothing once `signal` aborts.
+   */
+  pull(
+    name: string,
+    maxMessages: number,
+    wait: boolean,
+    waitMs = 500,
+    signal?: AbortSignal,
+  ): Promise<Delivery[]> {
     const sub = this.s.getSubscription(name);
     admin.checkAttached(sub);
-    return leasing.pull(this.s, sub, maxMessages, wait, waitMs);
+    return leasing.pull(this.s, sub, maxMessages, wait, waitMs, signal);
   }
 
   acknowledge(name: string, ackIds: readonly string[]): Promise<leasing.AckFailures> {
@@ -271,4 +280,22 @@ export class Engine {
   setIamPolicy(resource: string, policy: { version?: number; bindings?: unknown[] }): Promise<iam.IamPolicy> {
     return iam.setIamPolicy(this.s, resource, policy);
   }
+}
+
+/** The longest an empty pull is held, whatever its deadline (the client libraries' default Pull deadline). */
+export const PULL_HOLD_LIMIT_MS = 60_000;
+/** How long an empty pull with no deadline is held. */
+export const PULL_HOLD_DEFAULT_MS = 10_000;
+
+/**
+ * How long an empty pull without `returnImmediately` is held: Pub/Sub "may wait (for a bounded
+ * amount of time) until at least one message is available" (PullRequest.return_immediately), and
+ * holds it up to the caller's deadline (a unary pull of an empty subscription ends in
+ * DEADLINE_EXCEEDED: googleapis/java-pubsub#189). So does the emulator: until `deadlineMs` (ms
+ * left, from gRPC's `grpc-timeout` or REST's `X-Server-Timeout`), at most PULL_HOLD_LIMIT_MS;
+ * PULL_HOLD_DEFAULT_MS with none.
+ */
+export function pullHoldMs(deadlineMs: number | undefined): number {
+  if (deadlineMs === undefined || !Number.isFinite(deadlineMs)) return PULL_HOLD_DEFAULT_MS;
+  return Math.max(0, Math.min(deadlineMs, PULL_HOLD_LIMIT_MS));
 }

@@ -17,7 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { PubSubAccess } from './access.ts';
 import type { SnapshotResource } from './codec.ts';
-import type { Engine } from './engine.ts';
+import { type Engine, pullHoldMs } from './engine.ts';
 import { ApiError, invalid, STATUSES, toApiError } from './errors.ts';
 import type { IamPolicy } from './iam.ts';
 import type { AckFailures } from './leasing.ts';
@@ -651,11 +651,19 @@ export function createGrpcServer(engine: Engine, access?: PubSubAccess): GrpcHan
         ),
       ),
     ),
-    Pull: unary(async (r) => {
+    Pull: unary(async (r, call) => {
+      // Held up to the call's deadline, as Pub/Sub may (engine.ts, pullHoldMs); a caller that
+      // gives up (its deadline, a cancel) takes nothing.
+      const deadline = call.getDeadline();
+      const at = deadline instanceof Date ? deadline.getTime() : deadline;
+      const left = new AbortController();
+      call.once('cancelled', () => left.abort());
       const deliveries = await engine.pull(
         String(r['subscription'] ?? ''),
         Number(r['maxMessages'] ?? 0),
         r['returnImmediately'] !== true,
+        pullHoldMs(Number.isFinite(at) ? at - Date.now() : undefined),
+        left.signal,
       );
       return { receivedMessages: deliveries.map(receivedOut) };
     }),

@@ -156,13 +156,21 @@ export async function pull(
   maxMessages: number,
   wait: boolean,
   waitMs: number,
+  signal?: AbortSignal,
 ): Promise<Delivery[]> {
   if (maxMessages < 1) throw tooSmall('max_messages', maxMessages, 1, 'max_messages');
   const max = Math.min(maxMessages, PULL_LIMITS.maxPullMessages);
   const leaseMs = sub.resource.ackDeadlineSeconds * 1000;
   const now = take(s, sub, max, PULL_LIMITS.batchBytes, undefined, leaseMs);
-  if (now.length > 0 || !wait) return now;
+  if (now.length > 0 || !wait || signal?.aborted) return now;
   return new Promise<Delivery[]>((resolve) => {
+    // A caller gone (its deadline passed, the connection closed) takes nothing: a message that
+    // arrives after must not be leased to no one until its ack deadline.
+    const gone = () => {
+      clearTimeout(timer);
+      detach(sub, waiter);
+      resolve([]);
+    };
     const waiter: Consumer = {
       maxMessages: max,
       maxBytes: 0,
@@ -171,6 +179,7 @@ export async function pull(
       leaseMs: () => leaseMs,
       deliver: (batch) => {
         clearTimeout(timer);
+        signal?.removeEventListener('abort', gone);
         detach(sub, waiter);
         // A pull's leases are not tied to a consumer that outlives the call.
         for (const d of batch) {
@@ -181,9 +190,11 @@ export async function pull(
       },
     };
     const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', gone);
       detach(sub, waiter);
       resolve([]);
     }, waitMs);
+    signal?.addEventListener('abort', gone, { once: true });
     attach(s, sub, waiter);
   });
 }

@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { PubSubAccess } from './access.ts';
 import type { SnapshotResource } from './codec.ts';
-import type { Engine } from './engine.ts';
+import { type Engine, pullHoldMs } from './engine.ts';
 import { ApiError, invalid, restErrorBody, STATUSES, toApiError, tooLarge } from './errors.ts';
 import type { PushManager } from './push.ts';
 import type { SubscriptionInput, SubscriptionResource, TopicInput } from './resources.ts';
@@ -301,8 +301,20 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
     const access = ctx.access;
     const caller = access?.callerOfRequest(req);
     const may: May = access && caller ? (rpc, request) => access.authorize(caller, rpc, request) : ANYONE;
-    const result = await route(ctx.engine, method, url, body, may);
-    send(res, 200, result);
+    const left = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) left.abort();
+    };
+    res.on('close', onClose);
+    try {
+      const result = await route(ctx.engine, method, url, body, may, {
+        deadlineMs: serverTimeoutMs(req),
+        signal: left.signal,
+      });
+      send(res, 200, result);
+    } finally {
+      res.off('close', onClose);
+    }
   } catch (err) {
     const e = toApiError(err);
     send(res, STATUSES[e.status].http, restErrorBody(e));
@@ -418,7 +430,28 @@ async function routeSnapshotsAndSchemas(
   }
 }
 
-async function route(engine: Engine, method: string, url: URL, body: Buffer, may: May): Promise<unknown> {
+/** What a handler knows of the HTTP call besides its body: its deadline and whether the caller left. */
+interface RestCall {
+  /** Milliseconds the caller waits (`X-Server-Timeout`, seconds), when it says. */
+  readonly deadlineMs: number | undefined;
+  /** Aborts when the connection closes before the answer. */
+  readonly signal: AbortSignal;
+}
+
+/** The caller's deadline from Google's `X-Server-Timeout` system parameter (seconds). */
+function serverTimeoutMs(req: IncomingMessage): number | undefined {
+  const seconds = Number(req.headers['x-server-timeout']);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : undefined;
+}
+
+async function route(
+  engine: Engine,
+  method: string,
+  url: URL,
+  body: Buffer,
+  may: May,
+  call: RestCall,
+): Promise<unknown> {
   const path = url.pathname;
   const other = await routeSnapshotsAndSchemas(
     engine,
@@ -518,7 +551,8 @@ async function route(engine: Engine, method: string, url: URL, body: Buffer, may
       case 'pull': {
         const req = input(PullKind);
         const max = (req['maxMessages'] as number | undefined) ?? 0;
-        const deliveries = await engine.pull(name, max, req['returnImmediately'] !== true);
+        const wait = req['returnImmediately'] !== true;
+        const deliveries = await engine.pull(name, max, wait, pullHoldMs(call.deadlineMs), call.signal);
         return deliveries.length > 0 ? { receivedMessages: deliveries.map(receivedJson) } : {};
       }
       case 'acknowledge': {

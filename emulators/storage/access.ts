@@ -106,8 +106,9 @@ export function mayProject(ctx: Ctx, permission: string): void {
  * Writing object `name` (an upload, a copy's, compose's or move's destination):
  * `storage.objects.create`, and `storage.objects.delete` too when a live object of that name
  * exists, since overwriting deletes it — unless the write is create-only (`ifGenerationMatch=0`):
- * it cannot overwrite, so an objectCreator gets the precondition's 412, not a 403 (the pattern
- * Google documents for writers that may only create).
+ * it cannot overwrite, so an objectCreator gets the precondition's 412 (Google documents the 412
+ * of a failed precondition, not which of 412 and 403 such a caller gets first: callers read
+ * either as existence, adapters/create-only.ts; docs/storage-emulator.md).
  */
 export function mayWrite(c: Catalog, ctx: Ctx, bucket: string, name: string): void {
   if (!ctx.access) return;

@@ -12,6 +12,7 @@ import type { PubSub } from '@google-cloud/pubsub';
 import type { Bucket, Storage } from '@google-cloud/storage';
 import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
 import { bigQueryInsertAll, createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import { createOnly } from '../../adapters/create-only.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
 import { createEgressSender, type EgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
@@ -185,22 +186,10 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
       return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
     },
     page: opsPage(bigquery),
-    writeFile: async (bucketName, path, body, contentType) => {
-      try {
-        await storage
-          .bucket(bucketName)
-          .file(path)
-          .save(body, {
-            resumable: false,
-            contentType,
-            preconditionOpts: { ifGenerationMatch: 0 },
-          });
-        return 'created';
-      } catch (err) {
-        if ((err as { code?: unknown }).code === 412) return 'exists';
-        throw err;
-      }
-    },
+    // A files sync's part, created only if absent, with Storage Object Creator on the
+    // connection's bucket: a part re-sent after a crash finds its first write (adapters/create-only.ts).
+    writeFile: (bucketName, path, body, contentType) =>
+      createOnly(storage.bucket(bucketName), path, body, contentType),
     publish: async (topic, body, attributes) => {
       await pubsub.topic(topic).publishMessage({ data: Buffer.from(JSON.stringify(body)), attributes });
     },

@@ -215,8 +215,9 @@ describe('infra: cost.billing (store and forward request- or instance-billed)', 
 });
 
 describe('cost model: forwardSizing', () => {
-  it('fills the CPU, not the wait: concurrency = vCPU × 60 % × latency / CPU per delivery', () => {
-    // 1 × 0.6 × 0.4 / 0.0006 = 400 concurrent deliveries; 1000 req/s an instance; peak 2 × 1500/1000.
+  it('fills the CPU, not the wait: the 60 % of the concurrency in flight uses 60 % of the CPU', () => {
+    // Cloud Run keeps 60 % of the concurrency in flight: 1 × 0.6 × 0.4 / (0.0006 × 0.6) = 666.7,
+    // rounded up to 667 concurrent deliveries; 1000 req/s an instance; peak 2 × 1500/1000.
     assert.deepEqual(
       forwardSizing({
         vcpu: 1,
@@ -225,7 +226,7 @@ describe('cost model: forwardSizing', () => {
         cpuSecondsPerRequest: 0.0006,
         latencySeconds: 0.4,
       }),
-      { concurrency: 400, max_instances: 3 },
+      { concurrency: 667, max_instances: 3 },
     );
   });
 

@@ -8,6 +8,7 @@ import { resolve } from 'node:path';
 import type * as pulumi from '@pulumi/pulumi';
 import { REPO_ROOT } from '../../infra/config.ts';
 import type { Declared, Recorded } from '../../infra/offline.ts';
+import { type DeclaredVariant, declareVariants } from '../../infra/variants.ts';
 
 export {
   BUNDLES,
@@ -41,3 +42,16 @@ export const SETTINGS_FILES = [
     region: 'us-central1',
   },
 ] as const;
+
+/**
+ * Every settings variant declared once before the suite's tests (infra/variants.ts); the getter
+ * gives them to the tests.
+ */
+export function withVariants(): () => DeclaredVariant[] {
+  let variants: DeclaredVariant[] = [];
+  before(async function () {
+    this.timeout(120_000);
+    variants = await declareVariants();
+  });
+  return () => variants;
+}

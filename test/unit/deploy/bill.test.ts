@@ -169,4 +169,36 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     const sum = idle.items.reduce((n, i) => n + i.monthly, 0);
     assert.ok(Math.abs(sum - idle.total) < 0.05, `${sum} vs ${idle.total}`);
   });
+
+  it('prices the registry bucket’s operations at its location class: two listings a tick, lock reads and writes', () => {
+    const ops = (location: string) => {
+      const s = { ...example(), location };
+      const p = plan(s);
+      const idle = monthlyBill(p, 'idle', trafficShape(s, p.destinations.length));
+      return idle.items.find((i) => i.item === 'Cloud Storage operations') ?? assert.fail('no line');
+    };
+    const minutes = MONTH_SECONDS / 60;
+    const p = plan(example());
+    const runs = p.destinations.length * minutes + 2 * (minutes / 15);
+    const writes = 2 * minutes + 2 * runs;
+    const reads = minutes * (p.destinations.length + 2) + runs;
+    // EU is a multi-region: class A at $0.01 per 1,000; a region's at $0.005; class B $0.0004.
+    const eu = ops('EU');
+    assert.equal(eu.monthly, Math.round(((writes / 1000) * 0.01 + (reads / 1000) * 0.0004) * 100) / 100);
+    assert.match(eu.detail, /EU, multi-region prices/);
+    assert.match(eu.detail, new RegExp(Math.round(writes).toLocaleString('en-US')));
+    const regional = ops('europe-west1');
+    assert.equal(
+      regional.monthly,
+      Math.round(((writes / 1000) * 0.005 + (reads / 1000) * 0.0004) * 100) / 100,
+    );
+    assert.match(regional.detail, /europe-west1, regional prices/);
+  });
+
+  it('sizes by the 60 % of its concurrency Cloud Run keeps in flight', () => {
+    // 100 requests a second of 0.48 s at concurrency 80: 48 in flight = one instance at 60 %.
+    const r = PRICES.requestBased;
+    const at = workloadCost(workload({ latencySeconds: 0.48, concurrency: 80 }), 100, 1000, 0, 0, usage());
+    assert.ok(Math.abs(at.cost - (1000 * (r.vcpuSecond + 0.5 * r.gibSecond) + 1e5 * 0.4e-6)) < 1e-9);
+  });
 });

@@ -18,8 +18,9 @@ describe('deploy: claimCost', () => {
   it('a million claims created and expired cost a fraction of a million class A creates', () => {
     const firestore = claimCost({ writes: 1_000_000, deletes: 1_000_000, reads: 0 });
     assert.ok(Math.abs(firestore - 1.2) < 1e-9, String(firestore));
-    const storage = MONTHLY_PRICES.storageClassAPer1000 * 1000;
+    const storage = MONTHLY_PRICES.storageClassAPer1000.region * 1000;
     assert.equal(storage, 5);
+    assert.equal(MONTHLY_PRICES.storageClassAPer1000.multiRegion * 1000, 10);
     assert.ok(firestore < storage / 4, `${firestore} vs ${storage}`);
   });
 });

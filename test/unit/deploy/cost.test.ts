@@ -50,9 +50,14 @@ describe('cost model (core/deploy/cost.ts)', () => {
   });
 
   it('bills wall time when the concurrency, not the CPU, fills an instance', () => {
-    // 0.35 s / 80 = 4.375 ms an request, more than its 1 ms of CPU.
+    // 0.35 s over the 60 % of 80 slots Cloud Run keeps in flight (48) = 7.29 ms a request, more
+    // than its 1 ms of CPU.
     const c = costPerMillion(input({ hops: [hop({ latencySeconds: 0.35, cpuSecondsPerRequest: 0.0006 })] }));
-    assert.equal(c.hops[0]?.compute, Math.round((4375 * 0.000024 + 4375 * 0.5 * 0.0000025) * 1000) / 1000);
+    const seconds = 1e6 * (0.35 / 48);
+    assert.equal(
+      c.hops[0]?.compute,
+      Math.round((seconds * 0.000024 + seconds * 0.5 * 0.0000025) * 1000) / 1000,
+    );
   });
 
   it('counts request logs unless excluded, and Pub/Sub and BigQuery with their minimums', () => {
@@ -71,14 +76,15 @@ describe('cost model (core/deploy/cost.ts)', () => {
 
   it('sizes instances by CPU or concurrency, and finds the hop whose max_instances binds', () => {
     const slow = hop({ latencySeconds: 0.4, cpuSecondsPerRequest: 0.0001 });
+    // 1000/s × 0.4 s over 60 % of 80 slots: 8.3, so 9 instances.
     assert.deepEqual(scaleAt(input({ hops: [slow] }), 1000), [
-      { name: 'forward', instances: 5, boundBy: 'concurrency' },
+      { name: 'forward', instances: 9, boundBy: 'concurrency' },
     ]);
     assert.deepEqual(scaleAt(input({ hops: [slow] }), 10_000), [
-      { name: 'forward', instances: 50, boundBy: 'max_instances' },
+      { name: 'forward', instances: 84, boundBy: 'max_instances' },
     ]);
-    // 80 / 0.4 = 200 requests/s an instance × 10 instances.
-    assert.deepEqual(ceiling(input({ hops: [slow] })), { eventsPerSecond: 2000, hop: 'forward' });
+    // 60 % of 80 / 0.4 = 120 requests/s an instance × 10 instances.
+    assert.deepEqual(ceiling(input({ hops: [slow] })), { eventsPerSecond: 1200, hop: 'forward' });
   });
 
   it('bills no request fee and the cheaper vCPU-second under instance-based billing', () => {
@@ -150,12 +156,13 @@ describe('cost model (core/deploy/cost.ts)', () => {
       { region: 'europe-west1', location: 'EU' },
     );
     const millions = (1000 * 30 * 24 * 3600) / 1e6;
-    // store: 1000/s × 0.6 ms / 0.6 = 1 instance by CPU, 1000/s × 0.05 s / 80 = 0.625 by slots: 1, all month.
+    // store: 1000/s × 0.6 ms / 0.6 = 1 instance by CPU, 1000/s × 0.05 s over 60 % of 80 slots =
+    // 1.04 by slots: 2, all month.
     assert.deepEqual(m.hops[0], {
       name: 'store',
-      instances: 1,
+      instances: 2,
       maxInstances: 50,
-      monthly: idleInstanceMonthly(hops[0] as HopInput),
+      monthly: 2 * idleInstanceMonthly(hops[0] as HopInput),
     });
     const busy = costPerMillion(i);
     const fwd = busy.hops[1] as { compute: number; requests: number; logging: number };

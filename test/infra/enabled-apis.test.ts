@@ -1,0 +1,110 @@
+/**
+ * Enabled APIs derived, not listed (issue #76): every Google API host the workloads' code calls
+ * has a row in the access table (core/access/needs.ts, apiCalls), and every row's service is one
+ * the program enables (infra/apis.ts) for the settings that make the call — for every settings
+ * variant the repository carries (infra/variants.ts). A host the code calls that no row names,
+ * or a row whose service stays off, fails here: in the cloud it is a 403 SERVICE_DISABLED.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { apiCalls, serviceOfHost } from '../../core/access/needs.ts';
+import { REPO_ROOT } from '../../infra/config.ts';
+import type { DeclaredVariant } from '../../infra/variants.ts';
+import { ofType, withVariants } from './support.ts';
+
+/** The code the deployed workloads run. */
+const RUNTIME_DIRS = ['adapters', 'core', 'functions', 'gateway', 'studio'];
+/** The host each Google client library the runtime imports calls. */
+const LIBRARY_HOSTS: Readonly<Record<string, string | null>> = {
+  '@google-cloud/pubsub': 'pubsub.googleapis.com',
+  '@google-cloud/bigquery': 'bigquery.googleapis.com',
+  '@google-cloud/storage': 'storage.googleapis.com',
+  '@google-cloud/firestore': 'firestore.googleapis.com',
+  '@google-cloud/secret-manager': 'secretmanager.googleapis.com',
+  // Serves the function; calls nothing.
+  '@google-cloud/functions-framework': null,
+};
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const path = join(dir, f);
+    if (statSync(path).isDirectory()) return f === 'node_modules' || f === 'web' ? [] : sources(path);
+    return f.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** host → a file that calls it, from the runtime code's URLs and client-library imports. */
+function hostsInCode(): Map<string, string> {
+  const found = new Map<string, string>();
+  for (const file of RUNTIME_DIRS.flatMap((d) => sources(join(REPO_ROOT, d)))) {
+    const text = readFileSync(file, 'utf8');
+    const at = relative(REPO_ROOT, file);
+    // An OAuth scope (www.googleapis.com/auth/…) names a permission, not a host called.
+    for (const m of text.matchAll(/https:\/\/([a-z0-9.-]+\.googleapis\.com)(\/auth\/)?/g))
+      if (!m[2]) found.set(m[1] as string, at);
+    for (const m of text.matchAll(/['"](@google-cloud\/[a-z-]+)['"]/g)) {
+      const library = m[1] as string;
+      assert.ok(library in LIBRARY_HOSTS, `${at} imports ${library}: say which host it calls`);
+      const host = LIBRARY_HOSTS[library];
+      if (host) found.set(host, at);
+    }
+  }
+  return found;
+}
+
+const enabledIn = (v: DeclaredVariant) =>
+  new Set(ofType(v.recorded, 'gcp:projects/service:Service').map((s) => String(s.inputs['service'])));
+
+describe('infra: every Google API host the code calls is enabled for the settings that call it', () => {
+  const declared = withVariants();
+
+  it('finds the hosts the runtime calls, Analytics Admin and Data Manager among them', () => {
+    const hosts = [...hostsInCode().keys()].sort();
+    for (const h of ['analyticsadmin.googleapis.com', 'datamanager.googleapis.com', 'pubsub.googleapis.com'])
+      assert.ok(hosts.includes(h), `${h} in ${hosts.join(', ')}`);
+  });
+
+  it('gives every host the code calls a row in the access table of some settings', () => {
+    const rows = new Set(
+      declared().flatMap((v) => apiCalls(v.config.plan, v.config.settings).map((c) => c.host)),
+    );
+    const missing = [...hostsInCode()].filter(([h]) => !rows.has(h)).map(([h, at]) => `${h} (${at})`);
+    assert.deepEqual(missing, [], 'hosts called with no row in core/access/needs.ts apiCalls');
+  });
+
+  it('enables each row’s service for the settings that make the call', () => {
+    const off = declared().flatMap((v) => {
+      const enabled = enabledIn(v);
+      return apiCalls(v.config.plan, v.config.settings)
+        .filter((c) => !enabled.has(serviceOfHost(c.host) ?? ''))
+        .map((c) => `${v.file}: ${c.who} calls ${c.host} (${c.feature}, ${c.code})`);
+    });
+    assert.deepEqual(off, []);
+  });
+
+  it('enables the Analytics Admin API with a GA4 user deletion, and only then', () => {
+    for (const v of declared()) {
+      const deletes = (v.config.settings.destinations ?? []).some((d) => d.user_deletion);
+      assert.equal(enabledIn(v).has('analyticsadmin.googleapis.com'), deletes, v.file);
+    }
+    const ga4 = declared().find((v) => v.file.endsWith('/ga4-user-deletion.yaml'));
+    assert.ok(ga4, 'a GA4 user-deletion variant');
+    assert.deepEqual(
+      apiCalls(ga4.config.plan, ga4.config.settings)
+        .filter((c) => c.host === 'analyticsadmin.googleapis.com')
+        .map((c) => c.who),
+      ['schedule'],
+    );
+  });
+});
+
+describe('serviceOfHost', () => {
+  it('names the service of global and regional endpoints, and nothing for other hosts', () => {
+    assert.equal(serviceOfHost('analyticsadmin.googleapis.com'), 'analyticsadmin.googleapis.com');
+    assert.equal(serviceOfHost('us-east1-pubsub.googleapis.com'), 'pubsub.googleapis.com');
+    assert.equal(serviceOfHost('pubsub.europe-west1.rep.googleapis.com'), 'pubsub.googleapis.com');
+    assert.equal(serviceOfHost('127.0.0.1:8099'), undefined);
+    assert.equal(serviceOfHost('graph.facebook.com'), undefined);
+  });
+});
