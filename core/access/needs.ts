@@ -17,6 +17,7 @@ import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
+import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from './translator-secrets.ts';
 
 export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio' | 'forward-catalog';
 /** `forward-catalog` runs only where a catalogue destination exists (core/deploy/catalog-function.ts). */
@@ -122,6 +123,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     `${p}/secrets/${plan.gateway.tokenSecret}`,
     'tokens',
     'gateway/token-store.ts',
+  );
+  // Translators' signing secrets: any name under the prefix (core/access/translator-secrets.ts).
+  need(
+    'gateway',
+    SECRET_ACCESS,
+    `${p}/secrets/${TRANSLATOR_SECRET_PREFIX}stripe`,
+    'signed webhooks (translator signing secrets)',
+    'gateway/translate.ts',
   );
   need(
     'gateway',
@@ -511,6 +520,9 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       `${p}/subscriptions/${s.name}`,
       'only the scheduler re-drives',
     );
+  // The translator grant's condition stops at its prefix: no destination's credentials.
+  for (const s of plan.destinations.flatMap((d) => d.secrets).slice(0, 1))
+    deny('gateway', SECRET_ACCESS, `${p}/secrets/${s}`, 'destination credentials are forward’s');
   deny(
     'gateway',
     'storage.objects.create',
