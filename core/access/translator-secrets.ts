@@ -48,3 +48,11 @@ export const grantCommand = (project: string, secret: string, member: string): s
 /** The gcloud command that stores a secret's first value, read from standard input. */
 export const createCommand = (project: string, secret: string): string =>
   `gcloud secrets create ${secret} --project=${project} --replication-policy=automatic --data-file=-`;
+
+/**
+ * The signing secret's name for a translator: the prefix and the translator's name in lowercase,
+ * anything but letters, digits and hyphens as a hyphen (the source catalogue and the creator
+ * both name secrets so).
+ */
+export const translatorSecretName = (translator: string): string =>
+  `${TRANSLATOR_SECRET_PREFIX}${translator.toLowerCase().replace(/[^a-z0-9-]/g, '-')}`.slice(0, 255);

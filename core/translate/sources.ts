@@ -8,6 +8,7 @@
  * which are stored all the same). Pure: the files are read by the caller.
  */
 import type { ConsentPurpose } from '../../schemas/settings.ts';
+import { translatorSecretName } from '../access/translator-secrets.ts';
 import { CONSENT_PURPOSES } from '../samples/draft.ts';
 import { translatorViolations } from './spec.ts';
 
@@ -67,7 +68,7 @@ export function parseConsent(
 export function secretName(source: Source, name: string): string | undefined {
   if (source.auth !== 'signature') return undefined;
   if (name === source.name && source.secret) return source.secret;
-  return `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_WEBHOOK_SECRET`;
+  return translatorSecretName(name);
 }
 
 type Field = Record<string, unknown> & { target?: unknown };

@@ -8,6 +8,7 @@
  * which the studio signs (the browser holds no HMAC: studio/creator-signing.ts). The secret's
  * value is never saved by the page: it names a Secret Manager secret and says how to store it.
  */
+import { translatorSecretName } from '../../core/access/translator-secrets.ts';
 import { signatureHeader } from '../../core/translate/signature-header.ts';
 import { type TranslatorAuth, TranslatorSignature } from '../../schemas/translator.ts';
 import { $, el } from './common.ts';
@@ -46,8 +47,7 @@ export const signable = (): boolean =>
 export const authKind = (): AuthKind => $<HTMLSelectElement>('auth-kind').value as AuthKind;
 
 /** The Secret Manager name of a translator's signing secret, as the source catalogue names them. */
-export const defaultSecretName = (translator: string): string =>
-  `${translator.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_WEBHOOK_SECRET`;
+export const defaultSecretName = translatorSecretName;
 
 let secretEdited = false;
 
