@@ -8,10 +8,11 @@
  * delivery is accepted and its event stored.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
+import { stringify } from 'yaml';
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { TRANSLATOR_SECRET_PREFIX } from '../../core/access/translator-secrets.ts';
 import { plan as planOf } from '../../core/plan.ts';
@@ -21,6 +22,7 @@ import { readAccessFile, writeAccessFile } from '../../local/access-file.ts';
 import { putSecret } from '../../local/local-secrets.ts';
 import { environmentFile, readSettingsFile } from '../../local/settings-file.ts';
 import { type LocalEnvironment, startEnvironment } from '../../local/supervisor.ts';
+import { eventbusIn } from '../support/local-start.ts';
 import { SOURCE_CASES, TEST_SECRET } from '../support/source-cases.ts';
 import { until } from '../support/until.ts';
 
@@ -124,5 +126,51 @@ describe('local: a translator secret read as the gateway, under the grant pulumi
       60_000,
     );
     assert.equal(rows.length, 1);
+  });
+
+  it('`eventbus apply` of a translator naming a secret the gateway cannot read prints the grant command', async () => {
+    const source = readCatalogue().find((s) => s.name === 'stripe');
+    assert.ok(source);
+    const withSecret = (name: string, secret: string) => {
+      const doc = sourceTranslator(source, { name });
+      const auth = (doc.spec as { auth: { signature: { secrets: string[] } } }).auth;
+      auth.signature.secrets = [secret];
+      return doc;
+    };
+    await putSecret(env.urls['secret-manager'] as string, settings.project, 'STRIPE_OTHER_KEY', TEST_SECRET);
+    const file = join(dataDir, 'translators.yaml');
+    writeFileSync(
+      file,
+      [withSecret('stripe-other', 'STRIPE_OTHER_KEY'), withSecret('stripe', SECRET)]
+        .map((d) => stringify(d))
+        .join('---\n'),
+    );
+    const out = await eventbusIn(dataDir)('apply', '-f', file);
+    const gateway = `serviceAccount:eventbus-gateway@${settings.project}.iam.gserviceaccount.com`;
+    assert.match(
+      out,
+      /translator stripe-other: the gateway .* cannot read its signing secret STRIPE_OTHER_KEY/,
+    );
+    assert.ok(
+      out.includes(
+        `gcloud secrets add-iam-policy-binding STRIPE_OTHER_KEY --project=${settings.project} --member=${gateway} --role=roles/secretmanager.secretAccessor`,
+      ),
+      out,
+    );
+    assert.ok(!out.includes(`secret ${SECRET}`), 'the prefixed secret is readable: nothing said');
+    // Once granted as the command says, the same apply says nothing more.
+    const granted = await fetch(
+      `${env.urls['secret-manager']}/v1/projects/${settings.project}/secrets/STRIPE_OTHER_KEY:setIamPolicy`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          policy: { bindings: [{ role: 'roles/secretmanager.secretAccessor', members: [gateway] }] },
+        }),
+      },
+    );
+    assert.equal(granted.status, 200);
+    const again = await eventbusIn(dataDir)('apply', '-f', file);
+    assert.ok(!again.includes('add-iam-policy-binding'), again);
   });
 });
