@@ -17,7 +17,7 @@ import {
   isTranslatorSecret,
   SECRET_ACCESS,
   TRANSLATOR_SECRET_PREFIX,
-} from '../core/access/translator-secrets.ts';
+} from '../core/translate/translator-secrets.ts';
 
 /** A running local environment, to ask as the gateway. */
 export interface LocalSecretManager {

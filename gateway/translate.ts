@@ -12,7 +12,6 @@
 import type { TranslatorEntry } from '../adapters/definitions.ts';
 import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
 import { SecretAccessDenied } from '../adapters/secrets.ts';
-import { TRANSLATOR_SECRET_PREFIX } from '../core/access/translator-secrets.ts';
 import type { Deprecated } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { parseForm } from '../core/formats/form.ts';
@@ -29,6 +28,7 @@ import {
 } from '../core/translate/signatures.ts';
 import { translatorEvents } from '../core/translate/spec.ts';
 import { readPath } from '../core/translate/transforms.ts';
+import { TRANSLATOR_SECRET_PREFIX } from '../core/translate/translator-secrets.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { TranslatorSignature } from '../schemas/translator-signature.ts';

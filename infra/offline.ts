@@ -7,9 +7,9 @@
  * `pulumi up` would create, from the same code.
  */
 import * as pulumi from '@pulumi/pulumi';
+import { PROJECT_NUMBER } from '../core/access/offline-project.ts';
 import { catalogSlugs, type DestinationLike } from '../core/deploy/catalog-function.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
-import { PROJECT_NUMBER } from './offline-number.ts';
 
 export { PROJECT_NUMBER };
 

@@ -5,8 +5,8 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { translatorSecretsCondition } from '../core/access/translator-secrets.ts';
 import type { Plan } from '../core/plan.ts';
+import { translatorSecretsCondition } from '../core/translate/translator-secrets.ts';
 import { SETTINGS_MAX_BYTES, SETTINGS_SECRET, type SettingsDelivery } from './runtime-env.ts';
 
 const ACCESSOR = 'roles/secretmanager.secretAccessor';
@@ -46,7 +46,7 @@ export class Secrets extends pulumi.ComponentResource {
       readonly settings: SettingsSecretArgs;
       /**
        * Who reads translators' signing secrets (the gateway): an accessor grant on the project,
-       * conditioned on the secrets' name prefix (core/access/translator-secrets.ts), since
+       * conditioned on the secrets' name prefix (core/translate/translator-secrets.ts), since
        * translators and their secrets are made after `pulumi up`.
        */
       readonly translatorReader?: { readonly who: string; readonly member: pulumi.Input<string> };

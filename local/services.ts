@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Workload, workloadMember } from '../core/access/needs.ts';
+import { PROJECT_NUMBER } from '../core/access/offline-project.ts';
 import {
   CATALOG_ENTRY_POINT,
   CATALOG_FUNCTION,
@@ -16,7 +17,6 @@ import {
   isCatalogDestination,
 } from '../core/deploy/catalog-function.ts';
 import type { FunctionName } from '../core/plan.ts';
-import { PROJECT_NUMBER } from '../infra/offline-number.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
 
 /** The local ports, one per service (docs/architecture.md §6, layout). */

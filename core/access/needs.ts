@@ -14,10 +14,10 @@ import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
+import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from '../translate/translator-secrets.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
-import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from './translator-secrets.ts';
 
 export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio' | 'forward-catalog';
 /** `forward-catalog` runs only where a catalogue destination exists (core/deploy/catalog-function.ts). */
@@ -124,7 +124,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'tokens',
     'gateway/token-store.ts',
   );
-  // Translators' signing secrets: any name under the prefix (core/access/translator-secrets.ts).
+  // Translators' signing secrets: any name under the prefix (core/translate/translator-secrets.ts).
   need(
     'gateway',
     SECRET_ACCESS,

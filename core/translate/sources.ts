@@ -8,9 +8,9 @@
  * which are stored all the same). Pure: the files are read by the caller.
  */
 import type { ConsentPurpose } from '../../schemas/settings.ts';
-import { translatorSecretName } from '../access/translator-secrets.ts';
 import { CONSENT_PURPOSES } from '../samples/draft.ts';
 import { translatorViolations } from './spec.ts';
+import { translatorSecretName } from './translator-secrets.ts';
 
 /** How a source's sender proves itself (docs/senders.md). */
 export type SourceAuth = 'signature' | 'url_token' | 'token';

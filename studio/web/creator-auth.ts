@@ -8,14 +8,15 @@
  * which the studio signs (the browser holds no HMAC: studio/creator-signing.ts). The secret's
  * value is never saved by the page: it names a Secret Manager secret and says how to store it.
  */
+
+import { signatureHeader } from '../../core/translate/signature-header.ts';
 import {
   createCommand,
   grantCommand,
   isTranslatorSecret,
   TRANSLATOR_SECRET_PREFIX,
   translatorSecretName,
-} from '../../core/access/translator-secrets.ts';
-import { signatureHeader } from '../../core/translate/signature-header.ts';
+} from '../../core/translate/translator-secrets.ts';
 import { type TranslatorAuth, TranslatorSignature } from '../../schemas/translator.ts';
 import { $, el } from './common.ts';
 
@@ -126,7 +127,7 @@ export function renderAuth(translator: string): void {
 
 /**
  * Where the signing secret goes, and who may read it: the gateway reads secrets named
- * eventbus-translator-… from the first `pulumi up` (core/access/translator-secrets.ts); any other
+ * eventbus-translator-… from the first `pulumi up` (core/translate/translator-secrets.ts); any other
  * name needs its own grant, which `eventbus apply` also checks and prints.
  */
 function secretStep(secret: string): string {

@@ -4,7 +4,7 @@
  */
 import type { AccessNeed } from '../../core/access/needs.ts';
 import { workloadMember } from '../../core/access/needs.ts';
-import { secretConditionName } from '../../core/access/translator-secrets.ts';
+import { secretConditionName } from '../../core/translate/translator-secrets.ts';
 import { grantingBindings, type IamPolicy } from '../../emulators/common/iam-policy.ts';
 import { PROJECT_NUMBER } from '../../infra/offline.ts';
 

@@ -1,5 +1,5 @@
 /**
- * Translator signing secrets on the first `pulumi up` (core/access/translator-secrets.ts): the
+ * Translator signing secrets on the first `pulumi up` (core/translate/translator-secrets.ts): the
  * program grants the gateway roles/secretmanager.secretAccessor on the project, conditioned on
  * the translator prefix with the project NUMBER (the form Secret Manager shows conditions), after
  * the APIs are enabled; evaluated as IAM does, the gateway reads any secret under the prefix and
@@ -11,7 +11,7 @@ import {
   secretConditionName,
   TRANSLATOR_SECRET_PREFIX,
   translatorSecretsCondition,
-} from '../../core/access/translator-secrets.ts';
+} from '../../core/translate/translator-secrets.ts';
 import { allowed } from '../../emulators/common/iam-policy.ts';
 import { loadStackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { TRANSLATOR_SECRET_PREFIX } from '../../core/access/translator-secrets.ts';
+import { TRANSLATOR_SECRET_PREFIX } from '../../core/translate/translator-secrets.ts';
 import { loadStackConfig, REPO_ROOT } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { SETTINGS_SECRET } from '../../infra/runtime-env.ts';
