@@ -63,7 +63,7 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
     await page.getByLabel('algorithm', { exact: true }).selectOption('sha256');
     await page.getByLabel('encoding', { exact: true }).selectOption('hex');
     const secretName = await page.getByLabel('Secret name (Secret Manager)').inputValue();
-    assert.equal(secretName, `${translator.toUpperCase().replace(/-/g, '_')}_WEBHOOK_SECRET`);
+    assert.equal(secretName, `eventbus-translator-${translator}`);
     await page.getByLabel('Signing secret (signs the test only, not saved)').fill(SECRET);
     await page.getByText(`store its value as the secret ${secretName}`, { exact: false }).waitFor();
     return secretName;
