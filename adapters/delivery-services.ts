@@ -26,7 +26,12 @@ export async function deliveryServices(config: FunctionConfig, component: string
       onFailure: 'closed',
       log: (message: string) => console.log(JSON.stringify({ severity: 'WARNING', message, component })),
     }),
-    secrets: createSecrets({ env: config.secretEnv, secretsDir: config.secretsDir, project: config.project }),
+    secrets: createSecrets({
+      env: config.secretEnv,
+      secretsDir: config.secretsDir,
+      endpoint: config.secretManager,
+      project: config.project,
+    }),
     suppression: () => erased.current(),
   };
 }

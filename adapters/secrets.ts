@@ -1,8 +1,10 @@
 /**
- * Secret values read at run time, by name, and cached. Locally: an environment variable
- * with the secret's name, or a file with that name in EVENTBUS_SECRETS_DIR. In production:
- * Secret Manager (`versions/latest:access` over REST, google-auth-library credentials).
- * Which sources apply is configuration, not a `local` switch: a secrets dir means files.
+ * Secret values read at run time, by name, and cached: an environment variable with the secret's
+ * name, else a file with that name in EVENTBUS_SECRETS_DIR (in-process test stacks only), else
+ * Secret Manager (`versions/latest:access` over REST). Which source applies is configuration, not
+ * a `local` switch: locally the supervisor points SECRET_MANAGER_EMULATOR_HOST at the Secret
+ * Manager emulator, which answers as Secret Manager does (IAM included); as Google's clients do
+ * for an emulator host, no Google credentials are sent there (the port says who calls).
  */
 
 import { readFile } from 'node:fs/promises';
@@ -21,6 +23,8 @@ export interface SecretsOptions {
   /** The explicit environment (entry points pass process.env). */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly secretsDir?: string | undefined;
+  /** SECRET_MANAGER_EMULATOR_HOST: Secret Manager's REST API at this URL, without credentials. */
+  readonly endpoint?: string | undefined;
   readonly project: string;
   /** Secret Manager access; defaults to REST through google-auth-library. */
   readonly secretManager?: SecretManagerAccess;
@@ -52,7 +56,7 @@ export function createSecrets(options: SecretsOptions): Secrets {
     const fromEnv = options.env[name];
     if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
     if (options.secretsDir !== undefined) return readSecretFile(options.secretsDir, name);
-    manager ??= restSecretManager();
+    manager ??= restSecretManager(undefined, options.endpoint);
     return manager(options.project, name);
   };
 
@@ -92,10 +96,43 @@ async function readSecretFile(dir: string, name: string): Promise<string | undef
 }
 
 /**
- * Secret Manager over REST (no gRPC client: one small call per secret and TTL).
- * google-auth-library is loaded on the first read, not when the function loads.
+ * Secret Manager refused the caller (403 PERMISSION_DENIED): the workload's account lacks the
+ * permission (`secretmanager.versions.access`) on the secret. Not a missing value: the fix is a
+ * grant, which the message names.
  */
-export function restSecretManager(auth?: GoogleAuth): SecretManagerAccess {
+export class SecretAccessDenied extends Error {
+  readonly secret: string;
+  readonly permission: string;
+  readonly principal: string | undefined;
+  constructor(secret: string, permission: string, principal: string | undefined, detail: string) {
+    super(`${permission} denied on secret ${secret}${principal ? ` for ${principal}` : ''}: ${detail}`);
+    this.name = 'SecretAccessDenied';
+    this.secret = secret;
+    this.permission = permission;
+    this.principal = principal;
+  }
+}
+
+/** The permission and principal Google's ErrorInfo names in a 403 body, if it does. */
+function deniedBy(body: unknown): { permission?: string; principal?: string; message: string } {
+  const error = (body as { error?: { message?: string; details?: { metadata?: Record<string, string> }[] } })
+    ?.error;
+  const meta = error?.details?.find((d) => d.metadata?.['permission'])?.metadata;
+  const named = /Permission '([a-z.]+)'/.exec(error?.message ?? '')?.[1];
+  const permission = meta?.['permission'] ?? named;
+  return {
+    ...(permission ? { permission } : {}),
+    ...(meta?.['principal'] ? { principal: meta['principal'] } : {}),
+    message: error?.message ?? 'permission denied',
+  };
+}
+
+/**
+ * Secret Manager over REST (no gRPC client: one small call per secret and TTL), at
+ * secretmanager.googleapis.com with google-auth-library credentials (loaded on the first read,
+ * not when the function loads), or at an emulator's `endpoint` without any.
+ */
+export function restSecretManager(auth?: GoogleAuth, endpoint?: string): SecretManagerAccess {
   let gettingAuth: Promise<GoogleAuth> | undefined;
   const authOf = async (): Promise<GoogleAuth> => {
     if (auth) return auth;
@@ -105,18 +142,40 @@ export function restSecretManager(auth?: GoogleAuth): SecretManagerAccess {
     auth = await gettingAuth;
     return auth;
   };
-  return async (project, name) => {
-    const url = `https://secretmanager.googleapis.com/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(name)}/versions/latest:access`;
+  const base = endpoint ?? 'https://secretmanager.googleapis.com';
+  const get = async (url: string): Promise<{ status: number; body: unknown }> => {
+    if (endpoint !== undefined) {
+      const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      return { status: res.status, body: await res.json().catch(() => undefined) };
+    }
     const client = await (await authOf()).getClient();
     try {
-      const res = await client.request<{ payload?: { data?: string } }>({ url, method: 'GET', retry: true });
-      const data = res.data.payload?.data;
-      return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+      const res = await client.request({ url, method: 'GET', retry: true });
+      return { status: res.status, body: res.data };
     } catch (err) {
-      const status = (err as { status?: number; response?: { status?: number } }).response?.status;
-      // No secret, or no enabled version: "has no value", which the ledger says plainly.
-      if (status === 404 || status === 400) return undefined;
-      throw err;
+      const response = (err as { response?: { status?: number; data?: unknown } }).response;
+      if (response?.status === undefined) throw err;
+      return { status: response.status, body: response.data };
     }
+  };
+  return async (project, name) => {
+    const url = `${base}/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(name)}/versions/latest:access`;
+    const { status, body } = await get(url);
+    if (status === 200) {
+      const data = (body as { payload?: { data?: string } } | undefined)?.payload?.data;
+      return data === undefined ? undefined : Buffer.from(data, 'base64').toString('utf8');
+    }
+    // No secret, or no enabled version: "has no value", which the ledger says plainly.
+    if (status === 404 || status === 400) return undefined;
+    if (status === 403) {
+      const d = deniedBy(body);
+      throw new SecretAccessDenied(
+        name,
+        d.permission ?? 'secretmanager.versions.access',
+        d.principal,
+        d.message,
+      );
+    }
+    throw new Error(`Secret Manager answered HTTP ${status} for secret ${name}`);
   };
 }

@@ -26,6 +26,11 @@ export const ENV = Object.freeze({
   settingsFile: 'EVENTBUS_SETTINGS_FILE',
   /** Folder of local secret files, one file per secret name (local environment only). */
   secretsDir: 'EVENTBUS_SECRETS_DIR',
+  /**
+   * Secret Manager's REST API at this URL instead of secretmanager.googleapis.com, without Google
+   * credentials (locally: the Secret Manager emulator, on the workload's own identity port).
+   */
+  secretManagerEmulatorHost: 'SECRET_MANAGER_EMULATOR_HOST',
   /** Where the gateway keeps token and write-key hashes: `file:<path>` or `secret:<name>`. */
   tokenStore: 'EVENTBUS_TOKEN_STORE',
   /** GCP project id, set by Cloud Run; falls back to the settings' project. */
@@ -76,6 +81,8 @@ export interface RuntimeConfig {
   readonly plan: Plan;
   readonly project: string;
   readonly secretsDir?: string;
+  /** SECRET_MANAGER_EMULATOR_HOST (a URL), where Secret Manager is called locally. */
+  readonly secretManager?: string;
   readonly tokenStore?: string;
 }
 
@@ -105,6 +112,9 @@ export function readRuntimeConfig(
     plan: plan(settings),
     project: env[ENV.project] || settings.project,
     ...(env[ENV.secretsDir] ? { secretsDir: env[ENV.secretsDir] as string } : {}),
+    ...(env[ENV.secretManagerEmulatorHost]
+      ? { secretManager: env[ENV.secretManagerEmulatorHost] as string }
+      : {}),
     ...(env[ENV.tokenStore] ? { tokenStore: env[ENV.tokenStore] as string } : {}),
   });
 }

@@ -76,7 +76,12 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       newId: () => uuidv7(),
       log,
       // Translators' signing secrets, read like destinations' (a secrets dir locally).
-      secrets: createSecrets({ env, secretsDir: config.secretsDir, project: config.project }),
+      secrets: createSecrets({
+        env,
+        secretsDir: config.secretsDir,
+        endpoint: config.secretManager,
+        project: config.project,
+      }),
       ...(registry ? { definitions: registry.definitions, translators: registry.translators } : {}),
       ...(refusals ? { refusals } : {}),
     },

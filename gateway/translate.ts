@@ -11,6 +11,7 @@
  */
 import type { TranslatorEntry } from '../adapters/definitions.ts';
 import type { EventPublisher, OutgoingMessage } from '../adapters/publisher.ts';
+import { SecretAccessDenied } from '../adapters/secrets.ts';
 import type { Deprecated } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { parseForm } from '../core/formats/form.ts';
@@ -27,6 +28,7 @@ import {
 } from '../core/translate/signatures.ts';
 import { translatorEvents } from '../core/translate/spec.ts';
 import { readPath } from '../core/translate/transforms.ts';
+import { TRANSLATOR_SECRET_PREFIX } from '../core/translate/translator-secrets.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import { lookupEvent } from '../schemas/catalogue.ts';
 import type { TranslatorSignature } from '../schemas/translator-signature.ts';
@@ -302,6 +304,18 @@ export async function verifyDelivery(
   try {
     values = await Promise.all((signature.secrets ?? []).map((s) => deps.secrets?.get(s)));
   } catch (err) {
+    if (err instanceof SecretAccessDenied) {
+      // IAM refused the gateway: the same line locally and in the cloud, naming what to grant.
+      deps.log({
+        severity: 'ERROR',
+        message: `translator ${name}: the gateway may not read its signing secret ${err.secret}: ${err.permission} denied${err.principal ? ` for ${err.principal}` : ''} (docs/translators.md, "Signing secrets": name it ${TRANSLATOR_SECRET_PREFIX}…, or grant it)`,
+        translator: name,
+        secret: err.secret,
+        permission: err.permission,
+        ...(err.principal ? { principal: err.principal } : {}),
+      });
+      return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 30 }), reason: 'secret_denied' };
+    }
     deps.log({
       severity: 'ERROR',
       message: `signing secret unreadable: ${(err as Error).message}`,

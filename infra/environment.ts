@@ -122,6 +122,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           ...(catalogMember ? [{ who: CATALOG_FUNCTION, member: catalogMember }] : []),
         ],
       },
+      translatorReader: { who: 'gateway', member: ids.members.gateway },
       access: [
         ...deliverers.map((d) => ({ ...d, secrets: secretsOf(plan, d.who) })),
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },

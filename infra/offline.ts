@@ -7,10 +7,12 @@
  * `pulumi up` would create, from the same code.
  */
 import * as pulumi from '@pulumi/pulumi';
+import { PROJECT_NUMBER } from '../core/access/offline-project.ts';
 import { catalogSlugs, type DestinationLike } from '../core/deploy/catalog-function.ts';
 import type { BundleManifest } from '../scripts/build-functions.ts';
 
-export const PROJECT_NUMBER = '123456789012';
+export { PROJECT_NUMBER };
+
 const MOCK_TAXONOMY = '1111';
 const MOCK_POLICY_TAG = '2222';
 /** The `pii` policy tag's name under mocks (project, location `eu`, the mock ids). */

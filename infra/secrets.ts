@@ -6,6 +6,7 @@
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
 import type { Plan } from '../core/plan.ts';
+import { translatorSecretsCondition } from '../core/translate/translator-secrets.ts';
 import { SETTINGS_MAX_BYTES, SETTINGS_SECRET, type SettingsDelivery } from './runtime-env.ts';
 
 const ACCESSOR = 'roles/secretmanager.secretAccessor';
@@ -43,6 +44,12 @@ export class Secrets extends pulumi.ComponentResource {
        */
       readonly replicaLocation?: string | undefined;
       readonly settings: SettingsSecretArgs;
+      /**
+       * Who reads translators' signing secrets (the gateway): an accessor grant on the project,
+       * conditioned on the secrets' name prefix (core/translate/translator-secrets.ts), since
+       * translators and their secrets are made after `pulumi up`.
+       */
+      readonly translatorReader?: { readonly who: string; readonly member: pulumi.Input<string> };
     },
     opts?: pulumi.ComponentResourceOptions,
   ) {
@@ -85,8 +92,29 @@ export class Secrets extends pulumi.ComponentResource {
         }
       }
     }
+    if (args.translatorReader) this.translatorGrant(name, args.plan.project, args.translatorReader, child);
     this.secrets = secrets;
     this.registerOutputs({});
+  }
+
+  /**
+   * The project-level grant on every secret under the translator prefix. The condition names the
+   * project by NUMBER, as Secret Manager shows secrets to IAM conditions; the number is looked up
+   * after the APIs are enabled (a new project refuses the lookup before).
+   */
+  private translatorGrant(
+    name: string,
+    project: string,
+    reader: { readonly who: string; readonly member: pulumi.Input<string> },
+    child: pulumi.CustomResourceOptions,
+  ): void {
+    const number = gcp.organizations.getProjectOutput({ projectId: project }, child).number;
+    const condition = number.apply((n) => translatorSecretsCondition(n));
+    new gcp.projects.IAMMember(
+      `${name}-translator-secrets-${reader.who}`,
+      { project, role: ACCESSOR, member: reader.member, condition },
+      child,
+    );
   }
 
   /** The settings' one version, readable by every workload; each change is a new version. */

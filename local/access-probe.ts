@@ -3,10 +3,11 @@
  * real call per need, made with a token for the need's workload, that needs exactly the row's
  * permission and has no lasting effect (an empty publish or acknowledge, an empty insertAll, a
  * dry-run query, a read of one row, a metadata read, a list of one, an upload that must not
- * overwrite and is removed again, a delete of a name that does not exist). A row is met when the
- * call is refused (HTTP 403) exactly when the row says `denied`. Permissions of services with no
- * local emulator (Secret Manager, Data Catalog, Cloud Run, IAP) are reported as not tried: the
- * offline check of the program (test/infra/access-needs.test.ts) covers them.
+ * overwrite and is removed again, a delete of a name that does not exist, a secret's latest
+ * version read). A row is met when the call is refused (HTTP 403) exactly when the row says
+ * `denied`. Permissions of services with no local emulator (Data Catalog, Cloud Run, IAP), and
+ * adding a secret version (it would last), are reported as not tried: the offline check of the
+ * program (test/infra/access-needs.test.ts) covers them.
  */
 import { randomUUID } from 'node:crypto';
 import type { AccessNeed } from '../core/access/needs.ts';
@@ -20,6 +21,8 @@ export interface Endpoints {
   readonly bigquery: string;
   readonly storage: string;
   readonly firestore: string;
+  /** The Secret Manager emulator (absent: its rows are not tried). */
+  readonly secretManager?: string;
 }
 
 export type ProbeResult =
@@ -156,6 +159,21 @@ export function callFor(need: AccessNeed, at: Endpoints): Call | undefined {
       };
     case 'datastore.entities.delete':
       return { method: 'DELETE', url: probeDocument(at, need.resource) };
+    // Secret Manager checks the permission before existence: a secret with no value locally (the
+    // settings and the token store are files here) is 404 once allowed, 403 when not.
+    case 'secretmanager.versions.access':
+      return at.secretManager
+        ? { method: 'GET', url: `${at.secretManager}/v1/${need.resource}/versions/latest:access` }
+        : undefined;
+    case 'secretmanager.versions.destroy':
+      // A version that does not exist: nothing is destroyed.
+      return at.secretManager
+        ? {
+            method: 'POST',
+            url: `${at.secretManager}/v1/${need.resource}/versions/999999:destroy`,
+            body: '{}',
+          }
+        : undefined;
     default:
       return undefined;
   }
@@ -221,4 +239,5 @@ export const endpointsOf = (env: LocalEnvironment): Endpoints => ({
   bigquery: env.urls['bigquery'] as string,
   storage: env.urls['storage'] as string,
   firestore: env.urls['firestore'] as string,
+  ...(env.urls['secret-manager'] ? { secretManager: env.urls['secret-manager'] } : {}),
 });

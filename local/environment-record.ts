@@ -34,6 +34,8 @@ export interface EnvironmentRecord {
   readonly storageUrl?: string;
   /** What a client sets as FIRESTORE_EMULATOR_HOST (host:port); absent in records of older versions. */
   readonly firestoreHost?: string;
+  /** What a workload sets as SECRET_MANAGER_EMULATOR_HOST (a URL); absent in older records. */
+  readonly secretManagerUrl?: string;
 }
 
 export function recordPath(dataDir: string): string {

@@ -60,8 +60,8 @@ export async function provision(p: Plan, targets: ProvisionTargets): Promise<Pro
   return report;
 }
 
-/** One call to the Firestore emulator's REST API (as the owner, on its main port). */
-async function firestoreCall(
+/** One call to an emulator's REST API (as the owner, on its main port). */
+export async function emulatorCall(
   url: string,
   method = 'GET',
   body?: unknown,
@@ -85,9 +85,9 @@ async function firestoreCall(
 async function provisionFirestore(p: Plan, project: string, hostPort: string, report: ProvisionReport) {
   const base = `http://${hostPort}/v1/projects/${encodeURIComponent(project)}/databases`;
   const { database, location } = p.claims;
-  const got = await firestoreCall(`${base}/${database}`);
+  const got = await emulatorCall(`${base}/${database}`);
   if (got.status === 404) {
-    const made = await firestoreCall(`${base}?databaseId=${database}`, 'POST', {
+    const made = await emulatorCall(`${base}?databaseId=${database}`, 'POST', {
       locationId: location,
       type: 'FIRESTORE_NATIVE',
     });
@@ -103,11 +103,11 @@ async function provisionFirestore(p: Plan, project: string, hostPort: string, re
   for (const collection of CLAIM_COLLECTIONS) {
     const field = `${base}/${database}/collectionGroups/${collection}/fields/${CLAIM_EXPIRE_FIELD}`;
     const what = `firestore ttl ${collection}.${CLAIM_EXPIRE_FIELD}`;
-    if ((await firestoreCall(field)).json.ttlConfig !== undefined) {
+    if ((await emulatorCall(field)).json.ttlConfig !== undefined) {
       report.unchanged.push(what);
       continue;
     }
-    const set = await firestoreCall(`${field}?updateMask=ttlConfig`, 'PATCH', { ttlConfig: {} });
+    const set = await emulatorCall(`${field}?updateMask=ttlConfig`, 'PATCH', { ttlConfig: {} });
     if (set.status !== 200) throw new Error(`setting ${what}: HTTP ${set.status}`);
     report.created.push(what);
   }

@@ -9,6 +9,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Workload, workloadMember } from '../core/access/needs.ts';
+import { PROJECT_NUMBER } from '../core/access/offline-project.ts';
 import {
   CATALOG_ENTRY_POINT,
   CATALOG_FUNCTION,
@@ -24,6 +25,7 @@ export interface Ports {
   readonly bigquery: number;
   readonly storage: number;
   readonly firestore: number;
+  readonly 'secret-manager': number;
   readonly gateway: number;
   readonly store: number;
   readonly forward: number;
@@ -39,6 +41,7 @@ export const DEFAULT_PORTS: Ports = Object.freeze({
   bigquery: 9050,
   storage: 4443,
   firestore: 8086,
+  'secret-manager': 8087,
   gateway: 8080,
   store: 8081,
   forward: 8082,
@@ -91,7 +94,7 @@ export interface LocalContext {
   readonly iam?: LocalIam;
 }
 
-export type EmulatorName = 'pubsub' | 'bigquery' | 'storage' | 'firestore';
+export type EmulatorName = 'pubsub' | 'bigquery' | 'storage' | 'firestore' | 'secret-manager';
 
 export interface LocalIam {
   readonly file: string;
@@ -127,7 +130,6 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
   const own = as && ctx.iam ? ctx.iam.ports[as] : ctx.ports;
   return {
     EVENTBUS_SETTINGS_FILE: settingsPath(ctx.dataDir),
-    EVENTBUS_SECRETS_DIR: join(ctx.dataDir, 'secrets'),
     EVENTBUS_TOKEN_STORE: `file:${join(ctx.dataDir, 'tokens.json')}`,
     // The egress gate's one exception locally: the receiver and its platform stand-ins, by origin.
     EVENTBUS_EGRESS_ALLOW: [
@@ -140,6 +142,8 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     STORAGE_EMULATOR_HOST: url(own.storage),
     // host:port, no scheme: the form Google's Firestore client reads (adapters/firestore-claims.ts too).
     FIRESTORE_EMULATOR_HOST: `${LOCAL_HOST}:${own.firestore}`,
+    // Secrets live in the Secret Manager emulator, read as in the cloud (adapters/secrets.ts).
+    SECRET_MANAGER_EMULATOR_HOST: url(own['secret-manager']),
     GOOGLE_CLOUD_PROJECT: ctx.project,
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',
@@ -211,6 +215,16 @@ export const storageEmulator: ServiceFactory = (ctx) => emulator(ctx, 'storage')
 
 /** The project's Firestore emulator (REST API: the send-once claims), state in <data>/firestore. */
 export const firestoreEmulator: ServiceFactory = (ctx) => emulator(ctx, 'firestore');
+
+/**
+ * The project's Secret Manager emulator (REST API: every secret value), state in
+ * <data>/secret-manager. The local project has the number the program is declared with offline,
+ * so the IAM conditions the access file carries (written with that number) match as in the cloud.
+ */
+export const secretManagerEmulator: ServiceFactory = (ctx) => {
+  const spec = emulator(ctx, 'secret-manager');
+  return { ...spec, args: [...spec.args, '--project-number', `${ctx.project}=${PROJECT_NUMBER}`] };
+};
 
 /**
  * A function served by the real functions-framework CLI (the same loader Cloud Functions
@@ -324,15 +338,16 @@ export const studio: ServiceFactory = (ctx) => ({
 });
 
 /**
- * The emulators every app service is pointed at (runtimeEnv names all four): Pub/Sub, BigQuery,
- * Cloud Storage, which holds the registry the gateway and the functions read, and Firestore,
- * which holds the send-once claims.
+ * The emulators every app service is pointed at (runtimeEnv names all five): Pub/Sub, BigQuery,
+ * Cloud Storage, which holds the registry the gateway and the functions read, Firestore, which
+ * holds the send-once claims, and Secret Manager, which holds every secret value.
  */
 export const EMULATORS: readonly ServiceFactory[] = [
   pubsubEmulator,
   bigqueryEmulator,
   storageEmulator,
   firestoreEmulator,
+  secretManagerEmulator,
 ];
 
 /**

@@ -6,15 +6,7 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -26,6 +18,7 @@ import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common
 import type { Settings } from '../schemas/settings.ts';
 import { accessFilePath, plannedAccess, writeAccessFile } from './access-file.ts';
 import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
+import { seedSecrets } from './local-secrets.ts';
 import { standInCredentials } from './platforms/google-ads.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
@@ -117,7 +110,7 @@ export interface LocalEnvironment {
   readonly logDir: string;
   readonly settingsFile?: string;
   readonly provisioning?: ProvisionReport;
-  /** Generated local secret values, by name (only those created by this start). */
+  /** Secrets given a local value in the Secret Manager emulator by this start, by name. */
   readonly createdSecrets: readonly string[];
   /** With IAM on: the access file and each workload's own emulator ports. */
   readonly iam?: LocalIam;
@@ -460,26 +453,6 @@ function tcpOpen(port: number): Promise<boolean> {
 }
 
 /**
- * Creates a local value for every destination secret that has none yet, so the local
- * environment works out of the box (never used in production: Secret Manager is): a random key,
- * or the value `values` gives for the name.
- */
-function ensureLocalSecrets(
-  secretsDir: string,
-  names: readonly string[],
-  values: ReadonlyMap<string, string> = new Map(),
-): string[] {
-  const created: string[] = [];
-  for (const name of names) {
-    const file = join(secretsDir, name);
-    if (existsSync(file)) continue;
-    writeFileSync(file, values.get(name) ?? randomBytes(32).toString('hex'), { mode: 0o600 });
-    created.push(name);
-  }
-  return created;
-}
-
-/**
  * Secrets whose local value cannot be random: the OAuth credentials of a Google Ads destination
  * or Customer Match connection pointed at the local receiver are an authorized user file whose
  * tokens the receiver's stand-in issues (docs/platforms.md §6).
@@ -530,18 +503,12 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const environmentPlan = planOf(settings);
   const dataDir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
   const logDir = join(dataDir, 'logs');
-  for (const dir of [dataDir, logDir, join(dataDir, 'secrets')]) mkdirSync(dir, { recursive: true });
+  for (const dir of [dataDir, logDir]) mkdirSync(dir, { recursive: true });
   const releaseDataDir = lockDataDirForStart(dataDir);
-  let createdSecrets: string[];
+  let createdSecrets: string[] = [];
   try {
     // After the lock: a second start on the same folder must not change the running one's file.
     writeSettingsFile({ dataDir, settings });
-    const standIns = standInSecrets(settings, `http://${LOCAL_HOST}:${ports.receiver}`);
-    createdSecrets = ensureLocalSecrets(
-      join(dataDir, 'secrets'),
-      [...new Set([...environmentPlan.destinations.flatMap((d) => d.secrets), ...standIns.keys()])],
-      standIns,
-    );
   } catch (err) {
     releaseDataDir();
     throw err;
@@ -630,6 +597,19 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     if (failed) throw failed.reason;
     const access = planned ? await planned : undefined;
     if (access) writeAccessFile(dataDir, access.policies, access.policyTags);
+    if (specs.some((s) => s.name === 'secret-manager')) {
+      // Every destination secret gets a local value (random, or a stand-in's credentials), and
+      // secrets an earlier version kept as files in <data>/secrets move into the emulator.
+      const standIns = standInSecrets(settings, `http://${LOCAL_HOST}:${ports.receiver}`);
+      createdSecrets = await seedSecrets(
+        `http://${LOCAL_HOST}:${ports['secret-manager']}`,
+        settings.project,
+        [...new Set([...environmentPlan.destinations.flatMap((d) => d.secrets), ...standIns.keys()])],
+        standIns,
+        () => randomBytes(32).toString('hex'),
+        join(dataDir, 'secrets'),
+      );
+    }
     if (options.provision !== false) {
       const names = new Set(specs.map((s) => s.name));
       if (names.has('pubsub') || names.has('bigquery') || names.has('storage') || names.has('firestore')) {
@@ -690,6 +670,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     bigqueryUrl: `http://${LOCAL_HOST}:${ports.bigquery}`,
     storageUrl: `http://${LOCAL_HOST}:${ports.storage}`,
     firestoreHost: `${LOCAL_HOST}:${ports.firestore}`,
+    secretManagerUrl: `http://${LOCAL_HOST}:${ports['secret-manager']}`,
   });
   return {
     urls,
@@ -725,6 +706,7 @@ async function localIam(dataDir: string): Promise<LocalIam> {
       bigquery: await freePort(),
       storage: await freePort(),
       firestore: await freePort(),
+      'secret-manager': await freePort(),
     };
   return { file: accessFilePath(dataDir), ports };
 }

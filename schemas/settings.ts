@@ -207,7 +207,7 @@ export const Destination = Type.Object(
         Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }),
         {
           description:
-            'Role → secret name (Secret Manager in production, env or .data/secrets locally); for segment_action the role is the settings key (`api_key`, `apiKey`)',
+            'Role → secret name (Secret Manager, locally its emulator, or env); for segment_action the role is the settings key (`api_key`, `apiKey`)',
         },
       ),
     ),

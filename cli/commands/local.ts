@@ -8,7 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DATA_DIR_OPTION } from '../environment.ts';
-import { CliError } from '../output.ts';
+import { CliError, writerOf } from '../output.ts';
 
 interface TokenOptions {
   readonly as: string;
@@ -17,7 +17,9 @@ interface TokenOptions {
 }
 
 export function register(program: Command): void {
-  const local = program.command('local').description('The local environment: tokens the emulators accept');
+  const local = program
+    .command('local')
+    .description('The local environment: tokens the emulators accept, secret values');
   local
     .command('token')
     .description("Print a bearer token the local emulators accept as a workload's service account")
@@ -57,5 +59,38 @@ export function register(program: Command): void {
       } catch (err) {
         throw new CliError((err as Error).message);
       }
+    });
+  local
+    .command('secret')
+    .description(
+      "Store a secret's value in the running environment's Secret Manager emulator (read from standard input)",
+    )
+    .argument('<name>', 'the secret, e.g. eventbus-translator-stripe')
+    .option(...DATA_DIR_OPTION)
+    .addHelpText(
+      'after',
+      '\nExample:\n  printf %s "$STRIPE_SIGNING_SECRET" | npm run cli -- local secret eventbus-translator-stripe',
+    )
+    .action(async (name: string, options: { dataDir?: string }, cmd: Command) => {
+      const [{ readEnvironmentRecord }, { putSecret }, { REPO_ROOT }] = await Promise.all([
+        import('../../local/environment-record.ts'),
+        import('../../local/local-secrets.ts'),
+        import('../../local/settings-file.ts'),
+      ]);
+      const dir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
+      const found = readEnvironmentRecord(dir);
+      const url = found.state === 'running' ? found.record.secretManagerUrl : undefined;
+      if (!url || found.state !== 'running')
+        throw new CliError(
+          `no running environment with a Secret Manager emulator in ${dir}: start one (npm start)`,
+        );
+      const value = readFileSync(0, 'utf8').replace(/\r?\n$/, '');
+      if (value === '') throw new CliError('no value on standard input');
+      try {
+        await putSecret(url, found.record.project, name, value);
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+      writerOf(cmd)(`secret ${name} stored in the local Secret Manager emulator\n`);
     });
 }

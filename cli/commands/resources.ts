@@ -13,7 +13,7 @@
  * elsewhere.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parseAllDocuments } from 'yaml';
 import type { ResourceVersion } from '../../core/registry/registry.ts';
@@ -152,6 +152,7 @@ export function register(program: Command): void {
         if (c.diff) out(c.diff);
       }
       for (const v of answer.views ?? []) out(`view ${v.name}: ${v.result}\n`);
+      for (const line of await translatorSecretLines(documents, o.dataDir)) out(`${line}\n`);
     });
 
   program
@@ -242,4 +243,38 @@ export function register(program: Command): void {
       };
       for (const c of answer.changes) writerOf(cmd)(`${describeChange(c, false)}\n`);
     });
+}
+
+/**
+ * Whether the gateway can read the applied translators' signing secrets (cli/translator-secrets.ts):
+ * as the gateway on a running local environment, by the program's naming rule otherwise.
+ */
+async function translatorSecretLines(
+  documents: readonly unknown[],
+  dataDir: string | undefined,
+): Promise<string[]> {
+  const { translatorSecrets, unreadableSecrets } = await import('../translator-secrets.ts');
+  if (translatorSecrets(documents).length === 0) return [];
+  if (process.env['EVENTBUS_STUDIO_URL'])
+    return unreadableSecrets(documents, { project: process.env['GOOGLE_CLOUD_PROJECT'] || '<project>' });
+  const [{ readEnvironmentRecord }, { localToken }, { REPO_ROOT }] = await Promise.all([
+    import('../../local/environment-record.ts'),
+    import('../../local/access-file.ts'),
+    import('../../local/settings-file.ts'),
+  ]);
+  const dir = resolve(dataDir ?? join(REPO_ROOT, '.data'));
+  const found = readEnvironmentRecord(dir);
+  const record = found.state === 'running' ? found.record : undefined;
+  if (!record?.secretManagerUrl) return [];
+  let gatewayToken: string;
+  try {
+    gatewayToken = localToken(dir, 'gateway', record.project);
+  } catch {
+    // IAM off (`npm start -- --iam off`): every caller is the owner, nothing to check.
+    return [];
+  }
+  return unreadableSecrets(documents, {
+    project: record.project,
+    local: { url: record.secretManagerUrl, project: record.project, gatewayToken },
+  });
 }

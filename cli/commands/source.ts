@@ -5,11 +5,11 @@
  *   eventbus source add stripe --secret whsec_… [--consent ads,analytics] [--name stripe-eu]
  *
  * `add` applies the source's translator through the studio (as `apply -f` does), keeps the
- * vendor's signing secret where the gateway reads it (the local environment's secrets folder;
- * for a deployed one, it says the Secret Manager command instead: the value is never printed),
+ * vendor's signing secret where the gateway reads it (the local environment's Secret Manager
+ * emulator; for a deployed one, it says the Secret Manager command instead: the value is never
+ * printed),
  * and prints the endpoint URL and what to paste in the vendor's dashboard.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
@@ -36,7 +36,7 @@ function findSource(vendor: string): Source {
 async function gatewayOf(o: {
   gateway?: string;
   dataDir?: string;
-}): Promise<{ url: string; local?: string }> {
+}): Promise<{ url: string; local?: string; secretManager?: string; project?: string }> {
   if (o.gateway) return { url: o.gateway };
   if (process.env['EVENTBUS_STUDIO_URL']) return { url: 'https://{gateway}' };
   const [{ readEnvironmentRecord }, { REPO_ROOT }] = await Promise.all([
@@ -45,8 +45,15 @@ async function gatewayOf(o: {
   ]);
   const dir = resolve(o.dataDir ?? join(REPO_ROOT, '.data'));
   const found = readEnvironmentRecord(dir);
-  const url = found.state === 'running' ? found.record.urls['gateway'] : undefined;
-  return url ? { url, local: dir } : { url: 'https://{gateway}' };
+  const record = found.state === 'running' ? found.record : undefined;
+  const url = record?.urls['gateway'];
+  if (!url || !record) return { url: 'https://{gateway}' };
+  return {
+    url,
+    local: dir,
+    project: record.project,
+    ...(record.secretManagerUrl ? { secretManager: record.secretManagerUrl } : {}),
+  };
 }
 
 export function register(program: Command): void {
@@ -105,14 +112,13 @@ export function register(program: Command): void {
         const gateway = await gatewayOf(o);
         const secret = secretName(s, resource.name);
         if (secret && o.secret) {
-          if (gateway.local) {
-            const dir = join(gateway.local, 'secrets');
-            mkdirSync(dir, { recursive: true });
-            writeFileSync(join(dir, secret), o.secret, { mode: 0o600 });
-            out(`secret ${secret} written to ${join(dir, secret)}\n`);
+          if (gateway.secretManager) {
+            const { putSecret } = await import('../../local/local-secrets.ts');
+            await putSecret(gateway.secretManager, gateway.project ?? '', secret, o.secret);
+            out(`secret ${secret} stored in the local Secret Manager emulator\n`);
           } else {
             out(
-              `put the secret in Secret Manager (the value is not shown here):\n  gcloud secrets create ${secret} --data-file=-   # paste it, then Ctrl-D\n`,
+              `put the secret in Secret Manager (the value is not shown here):\n  gcloud secrets create ${secret} --replication-policy=automatic --data-file=-   # paste it, then Ctrl-D\n`,
             );
           }
         }

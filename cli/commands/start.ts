@@ -174,7 +174,7 @@ function summary(env: LocalEnvironment): string {
     for (const item of [...p.created, ...p.updated]) lines.push(`  ${item}`);
   }
   if (env.createdSecrets.length > 0)
-    lines.push(`local secrets created in ${env.dataDir}/secrets: ${env.createdSecrets.join(', ')}`);
+    lines.push(`local secrets created in the Secret Manager emulator: ${env.createdSecrets.join(', ')}`);
   lines.push('', 'Ctrl-C stops everything.', '');
   return lines.join('\n');
 }

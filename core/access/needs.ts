@@ -18,6 +18,7 @@ import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.
 import { GA4_ADMIN_BASE_URL } from '../privacy/platform-erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
+import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from '../translate/translator-secrets.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
@@ -126,6 +127,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     `${p}/secrets/${plan.gateway.tokenSecret}`,
     'tokens',
     'gateway/token-store.ts',
+  );
+  // Translators' signing secrets: any name under the prefix (core/translate/translator-secrets.ts).
+  need(
+    'gateway',
+    SECRET_ACCESS,
+    `${p}/secrets/${TRANSLATOR_SECRET_PREFIX}stripe`,
+    'signed webhooks (translator signing secrets)',
+    'gateway/translate.ts',
   );
   need(
     'gateway',
@@ -515,6 +524,9 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       `${p}/subscriptions/${s.name}`,
       'only the scheduler re-drives',
     );
+  // The translator grant's condition stops at its prefix: no destination's credentials.
+  for (const s of plan.destinations.flatMap((d) => d.secrets).slice(0, 1))
+    deny('gateway', SECRET_ACCESS, `${p}/secrets/${s}`, 'destination credentials are forward’s');
   deny(
     'gateway',
     'storage.objects.create',

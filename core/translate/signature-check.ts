@@ -24,6 +24,8 @@ export type SignatureRefusal =
   | 'bad_signature'
   | 'stale_signature'
   | 'no_secret'
+  /** The gateway may not read the signing secret (IAM): ours to grant, the vendor retries. */
+  | 'secret_denied'
   /** An SNS signing certificate could not be fetched: ours to retry, not the sender's fault. */
   | 'certificate_unavailable';
 

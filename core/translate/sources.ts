@@ -10,6 +10,7 @@
 import type { ConsentPurpose } from '../../schemas/settings.ts';
 import { CONSENT_PURPOSES } from '../samples/draft.ts';
 import { translatorViolations } from './spec.ts';
+import { translatorSecretName } from './translator-secrets.ts';
 
 /** How a source's sender proves itself (docs/senders.md). */
 export type SourceAuth = 'signature' | 'url_token' | 'token';
@@ -67,7 +68,7 @@ export function parseConsent(
 export function secretName(source: Source, name: string): string | undefined {
   if (source.auth !== 'signature') return undefined;
   if (name === source.name && source.secret) return source.secret;
-  return `${name.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_WEBHOOK_SECRET`;
+  return translatorSecretName(name);
 }
 
 type Field = Record<string, unknown> & { target?: unknown };

@@ -4,7 +4,8 @@
  * it may signal at once and find the handlers in place.
  */
 import type net from 'node:net';
-import { InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { type IdentityPort, iamOf, iamOptions } from './iam-enforce.ts';
 
 export function portOption(value: string): number {
   const n = Number(value);
@@ -60,4 +61,46 @@ export function listenOn(server: net.Server, port: number, host: string): Promis
 /** `http://host:port`, with an IPv6 host in brackets. */
 export function httpUrl(host: string, port: number): string {
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** What an emulator's command says about itself and its defaults. */
+export interface EmulatorCommandSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly port: number;
+  readonly dataDir: string;
+  /** What the data directory keeps, for `--data-dir`'s help ("topics and messages"). */
+  readonly keeps: string;
+  /** `--fsync`'s help. */
+  readonly fsync: string;
+}
+
+/** A command with the options every emulator takes: --port, --host, --data-dir, --fsync, --iam, --identity. */
+export function emulatorCommand(spec: EmulatorCommandSpec): Command {
+  return iamOptions(new Command())
+    .name(spec.name)
+    .description(spec.description)
+    .option('--port <port>', 'port to listen on (0 = any free port)', portOption, spec.port)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--data-dir <dir>', `where ${spec.keeps} are kept`, spec.dataDir)
+    .option('--fsync <policy>', spec.fsync, fsyncOption, 'always');
+}
+
+/** The start options those give once parsed (`iam` only with --iam; --identity alone is an error). */
+export function emulatorStart(program: Command): {
+  port: number;
+  host: string;
+  dataDir: string;
+  fsync: 'always' | 'none';
+  iam?: { file: string; identities: IdentityPort[] };
+} {
+  const o = program.opts<{
+    port: number;
+    host: string;
+    dataDir: string;
+    fsync: 'always' | 'none';
+    iam?: string;
+    identity?: IdentityPort[];
+  }>();
+  return { port: o.port, host: o.host, dataDir: o.dataDir, fsync: o.fsync, ...iamOf(program, o) };
 }

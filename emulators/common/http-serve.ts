@@ -12,6 +12,7 @@ import type { FsyncPolicy } from './append-log.ts';
 import { httpUrl, listenOn } from './cli.ts';
 import { Enforcement, type IdentityListeners, type IdentityPort, listenAsIdentities } from './iam-enforce.ts';
 import { acquireOwnerLock } from './owner-lock.ts';
+import { RestError } from './rest-error.ts';
 
 /** The start options every emulator takes. */
 export interface EmulatorOptions {
@@ -96,5 +97,71 @@ export async function serveEmulator<S>(opts: EmulatorOptions, parts: EmulatorPar
       closing ??= shut();
       return closing;
     },
+  };
+}
+
+/**
+ * A JSON object request body of at most `limit` bytes (none = `{}`); what is not one is
+ * `bad(message)`, the emulator's own 400.
+ */
+export async function readJsonObject(
+  req: http.IncomingMessage,
+  limit: number,
+  bad: (message: string) => Error,
+): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw bad(`The request body is over ${limit} bytes.`);
+    chunks.push(chunk);
+  }
+  if (size === 0) return {};
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  } catch {
+    throw bad('The request body is not valid JSON.');
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    throw bad('The request body must be a JSON object.');
+  return v as Record<string, unknown>;
+}
+
+/** Answers `body` as JSON with `status`. */
+export function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
+
+/**
+ * A JSON API's request listener: `answer` resolves with the 200 body or throws; a RestError is
+ * answered as Google's envelope, anything else as 500 INTERNAL. A request body left unread is
+ * drained so the connection stays usable.
+ */
+export function jsonListener(
+  answer: (req: http.IncomingMessage, url: URL) => unknown,
+  asError: (err: unknown) => RestError | undefined = (err) => (err instanceof RestError ? err : undefined),
+): http.RequestListener {
+  return (req, res) => {
+    req.on('error', () => undefined);
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    Promise.resolve()
+      .then(() => answer(req, url))
+      .then(
+        (body) => sendJson(res, 200, body),
+        (err: unknown) => {
+          const e =
+            asError(err) ??
+            new RestError('INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}`);
+          if (res.headersSent) res.destroy();
+          else sendJson(res, e.code, e.body());
+          if (!req.complete) req.resume();
+        },
+      );
   };
 }

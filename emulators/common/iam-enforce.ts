@@ -74,6 +74,8 @@ export interface CheckRequest {
   readonly resource: string;
   readonly resourceType?: string;
   readonly listPrefix?: string;
+  /** `resource.name` as conditions see it, when not `resource` (iam-policy.ts). */
+  readonly conditionName?: string;
 }
 
 const TOKEN_PREFIX = 'ya29.local.';
@@ -187,11 +189,14 @@ export class Enforcement {
     return this.file?.policyTags ?? [];
   }
 
-  /** Undefined when allowed; else what was refused. */
-  check(caller: Caller, req: CheckRequest): Denial | undefined {
+  /**
+   * Undefined when allowed; else what was refused. `own` adds policies the emulator keeps itself
+   * (a resource's policy set through the API, as Secret Manager's setIamPolicy).
+   */
+  check(caller: Caller, req: CheckRequest, own: readonly IamPolicy[] = []): Denial | undefined {
     if (caller.principal === OWNER) return undefined;
     this.reload();
-    const policies = this.file?.policies ?? [];
+    const policies = [...(this.file?.policies ?? []), ...own];
     const ok =
       grantingBindings(policies, {
         principal: caller.principal,
@@ -199,11 +204,37 @@ export class Enforcement {
         resource: req.resource,
         ...(req.resourceType !== undefined ? { resourceType: req.resourceType } : {}),
         ...(req.listPrefix !== undefined ? { listPrefix: req.listPrefix } : {}),
+        ...(req.conditionName !== undefined ? { conditionName: req.conditionName } : {}),
       }).length > 0;
     return ok
       ? undefined
       : { principal: caller.principal, permission: req.permission, resource: req.resource };
   }
+}
+
+/** Who an HTTP request is, with the enforcement that decides what it may do. */
+export interface RequestAccess {
+  readonly enforcement: Enforcement;
+  readonly caller: Caller;
+}
+
+/**
+ * The caller of an HTTP request (its bearer token, else its port's member, else the owner);
+ * `unauthenticated()` is thrown for a token that does not verify. An Authorization header
+ * matching `ignored` is no credential (Google's Firestore client sends `Bearer owner`).
+ */
+export function requestAccess(
+  enforcement: Enforcement,
+  req: { readonly headers: { readonly authorization?: string | undefined }; readonly socket: net.Socket },
+  identities: IdentityListeners | undefined,
+  unauthenticated: () => Error,
+  ignored?: RegExp,
+): RequestAccess {
+  const auth = req.headers.authorization;
+  const token = auth !== undefined && ignored?.test(auth) ? undefined : auth;
+  const caller = enforcement.callerOf(token, identities?.memberOfSocket(req.socket));
+  if (caller === undefined) throw unauthenticated();
+  return { enforcement, caller };
 }
 
 /** `--identity <member>=<port>`, repeatable: accumulates into a list. */

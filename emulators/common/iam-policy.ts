@@ -34,6 +34,11 @@ export interface IamRequest {
   readonly resourceType?: string;
   /** Cloud Storage list requests: the prefix asked for. */
   readonly listPrefix?: string;
+  /**
+   * `resource.name` as the service shows it to conditions, when that differs from `resource`
+   * (Secret Manager names a secret by its project's number there: `projects/<number>/secrets/…`).
+   */
+  readonly conditionName?: string;
 }
 
 /** Members that match every principal (`allUsers`) or every signed-in one (`allAuthenticatedUsers`). */
@@ -132,7 +137,7 @@ export function conditionHolds(expression: string, request: IamRequest): boolean
   /** An operand, as text: resource.name, resource.type or the list-prefix attribute. */
   const operand = (): string => {
     const id = need(take('id')).value;
-    if (id === 'resource.name') return request.resource;
+    if (id === 'resource.name') return request.conditionName ?? request.resource;
     if (id === 'resource.type') return request.resourceType ?? '';
     if (id !== 'api.getAttribute') throw new Unsupported();
     need(take('op', '('));

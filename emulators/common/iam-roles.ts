@@ -59,6 +59,15 @@ const DATASTORE_READ = [
   'datastore.statistics.list',
 ];
 
+/** Secret Manager: reading secrets' and versions' metadata (never a payload). */
+const SECRET_METADATA = [
+  'secretmanager.secrets.get',
+  'secretmanager.secrets.getIamPolicy',
+  'secretmanager.secrets.list',
+  'secretmanager.versions.get',
+  'secretmanager.versions.list',
+];
+
 export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
   'roles/pubsub.publisher': role('pubsub', ['pubsub.topics.publish']),
   'roles/pubsub.subscriber': role('pubsub', [
@@ -102,6 +111,20 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
     'datastore.statistics.list',
   ]),
   'roles/secretmanager.secretAccessor': role('secretmanager', ['secretmanager.versions.access']),
+  'roles/secretmanager.secretVersionAdder': role('secretmanager', ['secretmanager.versions.add']),
+  'roles/secretmanager.viewer': role('secretmanager', SECRET_METADATA),
+  'roles/secretmanager.admin': role('secretmanager', [
+    ...SECRET_METADATA,
+    'secretmanager.secrets.create',
+    'secretmanager.secrets.delete',
+    'secretmanager.secrets.setIamPolicy',
+    'secretmanager.secrets.update',
+    'secretmanager.versions.access',
+    'secretmanager.versions.add',
+    'secretmanager.versions.destroy',
+    'secretmanager.versions.disable',
+    'secretmanager.versions.enable',
+  ]),
   'roles/secretmanager.secretVersionManager': role('secretmanager', [
     'secretmanager.versions.add',
     'secretmanager.versions.destroy',

@@ -15,6 +15,7 @@ import {
   denialSuffix,
   type Enforcement,
   type IdentityListeners,
+  requestAccess,
   UNAUTHENTICATED_MESSAGE,
 } from '@eventbus/emulator-common/iam-enforce.ts';
 import { FirestoreError } from './errors.ts';
@@ -26,17 +27,18 @@ export interface Access {
   readonly caller: Caller;
 }
 
-export function accessOf(
+export const accessOf = (
   enforcement: Enforcement,
   req: http.IncomingMessage,
   identities: IdentityListeners | undefined,
-): Access {
-  const auth = req.headers.authorization;
-  const token = auth !== undefined && /^Bearer\s+owner\s*$/i.test(auth) ? undefined : auth;
-  const caller = enforcement.callerOf(token, identities?.memberOfSocket(req.socket));
-  if (caller === undefined) throw new FirestoreError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE);
-  return { enforcement, caller };
-}
+): Access =>
+  requestAccess(
+    enforcement,
+    req,
+    identities,
+    () => new FirestoreError('UNAUTHENTICATED', UNAUTHENTICATED_MESSAGE),
+    /^Bearer\s+owner\s*$/i,
+  );
 
 /** Refused unless the caller holds `permission` on `database` (`projects/{p}/databases/{d}`). */
 export function mayDatabase(access: Access | undefined, permission: string, database: string): void {

@@ -6,7 +6,12 @@
  * whose TTL field is past (`ttlSweepMs`; `sweep()` runs one now).
  */
 import type http from 'node:http';
-import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
+import {
+  type EmulatorOptions,
+  jsonListener,
+  readJsonObject,
+  serveEmulator,
+} from '@eventbus/emulator-common/http-serve.ts';
 import type { Enforcement, IdentityListeners } from '@eventbus/emulator-common/iam-enforce.ts';
 import { type Access, accessOf, mayDatabase } from './access.ts';
 import { createDatabase, databaseJson, fieldJson, Operations, patchField } from './admin.ts';
@@ -39,43 +44,7 @@ export interface FirestoreEmulator {
 
 const MAX_BODY_BYTES = 11 << 20;
 
-async function readJson(req: http.IncomingMessage): Promise<Record<string, unknown>> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw invalid(`The request body is over ${MAX_BODY_BYTES} bytes.`);
-    chunks.push(chunk);
-  }
-  if (size === 0) return {};
-  let v: unknown;
-  try {
-    v = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-  } catch {
-    throw invalid('The request body is not valid JSON.');
-  }
-  if (typeof v !== 'object' || v === null || Array.isArray(v))
-    throw invalid('The request body must be a JSON object.');
-  return v as Record<string, unknown>;
-}
-
-function send(res: http.ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=UTF-8',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
-}
-
-function sendError(res: http.ServerResponse, err: unknown): void {
-  const e =
-    err instanceof FirestoreError
-      ? err
-      : new FirestoreError('INTERNAL', `Internal error: ${err instanceof Error ? err.message : String(err)}`);
-  if (res.headersSent) res.destroy();
-  else send(res, e.code, e.body());
-}
+const readJson = (req: http.IncomingMessage) => readJsonObject(req, MAX_BODY_BYTES, invalid);
 
 interface Call {
   readonly req: http.IncomingMessage;
@@ -259,23 +228,11 @@ function handler(
   identities: () => IdentityListeners | undefined,
 ): http.RequestListener {
   const router = new Router(state);
-  return (req, res) => {
-    req.on('error', () => undefined);
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    Promise.resolve()
-      .then(() => {
-        const access = enforcement ? accessOf(enforcement, req, identities()) : undefined;
-        const call: Call = { req, method: req.method ?? 'GET', query: url.searchParams, access };
-        return router.dispatch(call, segments(url.pathname));
-      })
-      .then(
-        (body) => send(res, 200, body),
-        (err: unknown) => {
-          sendError(res, err);
-          if (!req.complete) req.resume();
-        },
-      );
-  };
+  return jsonListener((req, url) => {
+    const access = enforcement ? accessOf(enforcement, req, identities()) : undefined;
+    const call: Call = { req, method: req.method ?? 'GET', query: url.searchParams, access };
+    return router.dispatch(call, segments(url.pathname));
+  });
 }
 
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */

@@ -14,6 +14,7 @@ import {
   denialSuffix,
   type Enforcement,
   type IdentityListeners,
+  requestAccess,
   UNAUTHENTICATED_MESSAGE,
 } from '@eventbus/emulator-common/iam-enforce.ts';
 import type { Catalog } from './catalog.ts';
@@ -28,16 +29,17 @@ export const objectResource = (bucket: string, name: string): string =>
   `${bucketResource(bucket)}/objects/${name}`;
 
 /** Who a request is; a token that does not verify is Cloud Storage's 401. */
-export function accessOf(
+export const accessOf = (
   enforcement: Enforcement,
   req: http.IncomingMessage,
   identities: IdentityListeners | undefined,
-): Access {
-  const caller = enforcement.callerOf(req.headers.authorization, identities?.memberOfSocket(req.socket));
-  if (caller === undefined)
-    throw new StorageError('required', UNAUTHENTICATED_MESSAGE, { code: 401, status: 'UNAUTHENTICATED' });
-  return { enforcement, caller };
-}
+): Access =>
+  requestAccess(
+    enforcement,
+    req,
+    identities,
+    () => new StorageError('required', UNAUTHENTICATED_MESSAGE, { code: 401, status: 'UNAUTHENTICATED' }),
+  );
 
 type Kind = 'object' | 'bucket' | 'project';
 

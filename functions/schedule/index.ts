@@ -68,6 +68,7 @@ const config = readFunctionConfig(process.env, readSettingsText);
 const secrets = createSecrets({
   env: config.secretEnv,
   secretsDir: config.secretsDir,
+  endpoint: config.secretManager,
   project: config.project,
 });
 /** Every call of the jobs to a platform, a webhook or a connection goes through the egress gate. */

@@ -35,7 +35,12 @@ const { values } = parseArgs({
   allowPositionals: false,
 });
 const config = readRuntimeConfig(process.env, readSettingsText);
-const secrets = createSecrets({ env: process.env, secretsDir: config.secretsDir, project: config.project });
+const secrets = createSecrets({
+  env: process.env,
+  secretsDir: config.secretsDir,
+  endpoint: config.secretManager,
+  project: config.project,
+});
 const host = values.host ?? process.env['HOST'] ?? '127.0.0.1';
 const port = Number(values.port ?? process.env['PORT'] ?? 8099);
 const destinations = config.settings.destinations ?? [];

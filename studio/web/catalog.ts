@@ -155,7 +155,7 @@ const required = (label: string, yes: boolean): string => (yes ? `${label} (requ
 function settingInput(s: CatalogSetting, id: string): HTMLElement {
   if (s.secret)
     return input(`as-${s.key}`, required(`${s.label}: secret name`, s.required), secretName(id, s.key), {
-      hint: `The secret holding it (Secret Manager; locally .data/secrets). ${s.description ?? ''}`.trim(),
+      hint: `The secret holding it (Secret Manager; locally its emulator). ${s.description ?? ''}`.trim(),
     });
   return input(
     `as-${s.key}`,

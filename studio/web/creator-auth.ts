@@ -8,7 +8,15 @@
  * which the studio signs (the browser holds no HMAC: studio/creator-signing.ts). The secret's
  * value is never saved by the page: it names a Secret Manager secret and says how to store it.
  */
+
 import { signatureHeader } from '../../core/translate/signature-header.ts';
+import {
+  createCommand,
+  grantCommand,
+  isTranslatorSecret,
+  TRANSLATOR_SECRET_PREFIX,
+  translatorSecretName,
+} from '../../core/translate/translator-secrets.ts';
 import { type TranslatorAuth, TranslatorSignature } from '../../schemas/translator.ts';
 import { $, el } from './common.ts';
 
@@ -46,8 +54,7 @@ export const signable = (): boolean =>
 export const authKind = (): AuthKind => $<HTMLSelectElement>('auth-kind').value as AuthKind;
 
 /** The Secret Manager name of a translator's signing secret, as the source catalogue names them. */
-export const defaultSecretName = (translator: string): string =>
-  `${translator.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_WEBHOOK_SECRET`;
+export const defaultSecretName = translatorSecretName;
 
 let secretEdited = false;
 
@@ -114,8 +121,21 @@ export function renderAuth(translator: string): void {
     kind === 'signature' && !shared
       ? `${scheme} deliveries are signed with the vendor's own certificate, which the gateway fetches: there is no secret to store, and the studio cannot sign a test of it.`
       : kind === 'signature'
-        ? `The gateway reads the signing secret by name, never from the translator: before the vendor sends, store its value as the secret ${name.value.trim()}. On Google Cloud: gcloud secrets create ${name.value.trim()} --data-file=- (paste it, then Ctrl-D). With npm start: save it as the file .data/secrets/${name.value.trim()} (the data directory's secrets folder). The value typed here only signs the test below; it is not saved.`
+        ? secretStep(name.value.trim())
         : '';
+}
+
+/**
+ * Where the signing secret goes, and who may read it: the gateway reads secrets named
+ * eventbus-translator-… from the first `pulumi up` (core/translate/translator-secrets.ts); any other
+ * name needs its own grant, which `eventbus apply` also checks and prints.
+ */
+function secretStep(secret: string): string {
+  const store = `The gateway reads the signing secret by name, never from the translator: before the vendor sends, store its value as the secret ${secret}. On Google Cloud: ${createCommand('PROJECT', secret)} (paste it, then Ctrl-D). With npm start: npm run cli -- local secret ${secret} (the value on standard input) stores it in the local Secret Manager emulator.`;
+  const read = isTranslatorSecret(secret)
+    ? ` Its name starts with ${TRANSLATOR_SECRET_PREFIX}, so the gateway may read it: pulumi up grants the gateway every secret so named.`
+    : ` Its name does not start with ${TRANSLATOR_SECRET_PREFIX}, so the gateway may not read it until granted: ${grantCommand('PROJECT', secret, 'serviceAccount:eventbus-gateway@PROJECT.iam.gserviceaccount.com')}.`;
+  return `${store}${read} The value typed here only signs the test below; it is not saved.`;
 }
 
 /** The signature as the translator's spec says it (options left at their default are left out). */

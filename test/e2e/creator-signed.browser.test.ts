@@ -13,9 +13,11 @@
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { recordPath } from '../../local/environment-record.ts';
+import { putSecret } from '../../local/local-secrets.ts';
 import { localInBrowser, pageProblems } from '../support/local-browser.ts';
 import { assertNoSeriousAxeViolations, assertNoSidewaysScroll } from '../support/page-checks.ts';
 import { until } from '../support/until.ts';
@@ -61,7 +63,7 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
     await page.getByLabel('algorithm', { exact: true }).selectOption('sha256');
     await page.getByLabel('encoding', { exact: true }).selectOption('hex');
     const secretName = await page.getByLabel('Secret name (Secret Manager)').inputValue();
-    assert.equal(secretName, `${translator.toUpperCase().replace(/-/g, '_')}_WEBHOOK_SECRET`);
+    assert.equal(secretName, `eventbus-translator-${translator}`);
     await page.getByLabel('Signing secret (signs the test only, not saved)').fill(SECRET);
     await page.getByText(`store its value as the secret ${secretName}`, { exact: false }).waitFor();
     return secretName;
@@ -101,9 +103,9 @@ describe('end to end: the creator makes a signed vendor webhook a purchase', fun
       false,
     );
 
-    // The secret's value where the page says the gateway reads it (npm start: the data dir's secrets).
-    mkdirSync(join(env.dataDir, 'secrets'), { recursive: true });
-    writeFileSync(join(env.dataDir, 'secrets', secretName), SECRET, { mode: 0o600 });
+    // The secret's value where the gateway reads it (npm start: the Secret Manager emulator).
+    const { project } = JSON.parse(readFileSync(recordPath(env.dataDir), 'utf8')) as { project: string };
+    await putSecret(`http://127.0.0.1:${env.ports['secret-manager']}`, project, secretName, SECRET);
 
     await until(
       'the signed sample accepted',

@@ -336,7 +336,7 @@ describe('end to end: the local environment of `npm start`', function () {
 
   it('stops every process cleanly on Ctrl-C', async () => {
     const pids = [...output.matchAll(/ready on \S+ \(pid (\d+)\)/g)].map((m) => Number(m[1]));
-    assert.equal(pids.length, 10, 'four emulators, the receiver, three functions, the gateway, the studio');
+    assert.equal(pids.length, 11, 'five emulators, the receiver, three functions, the gateway, the studio');
     const exited = new Promise<number | null>((r) => child?.once('exit', (code) => r(code)));
     child?.kill('SIGINT');
     assert.equal(await exited, 0);

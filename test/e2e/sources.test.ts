@@ -124,7 +124,7 @@ describe('end to end: the source catalogue, every source on one environment', fu
       .split(/\s+/)
       .map((a) => (a === 'whsec_…' ? TEST_SECRET : a));
     const out = await eventbus(...argv);
-    assert.match(out, /secret STRIPE_WEBHOOK_SECRET written to .*secrets\/STRIPE_WEBHOOK_SECRET/);
+    assert.match(out, /secret eventbus-translator-stripe stored in the local Secret Manager emulator/);
     assert.match(out, /Translator\/stripe created 1\.0/);
     assert.match(out, new RegExp(`Endpoint URL: ${gateway()}/v1/translators/stripe\n`));
   });
@@ -156,7 +156,7 @@ describe('end to end: the source catalogue, every source on one environment', fu
       '--secret',
       TEST_SECRET,
     );
-    assert.match(stripe, /secret STRIPE_PLAIN_WEBHOOK_SECRET written/);
+    assert.match(stripe, /secret eventbus-translator-stripe-plain stored/);
     assert.match(stripe, /consent: none granted/);
     assert.match(stripe, /Endpoint URL: http:\/\/127\.0\.0\.1:\d+\/v1\/translators\/stripe-plain\n/);
   });

@@ -36,7 +36,7 @@ const github = {
   event: 'github_issue_opened',
   format: { type: 'json' },
   events: ['github_issues', 'github_pull_request'],
-  auth: { signature: { scheme: 'github', secrets: ['GITHUB_WEBHOOK_SECRET'] } },
+  auth: { signature: { scheme: 'github', secrets: ['eventbus-translator-github'] } },
   fields: [
     {
       target: 'event_name',
@@ -80,7 +80,7 @@ describe('gateway: translators read request headers', () => {
     g = await startTestGateway({
       publisher: pub,
       translators: fixedTranslators({ github, shopify }),
-      secrets: { get: async (name) => (name === 'GITHUB_WEBHOOK_SECRET' ? SECRET : undefined) },
+      secrets: { get: async (name) => (name === 'eventbus-translator-github' ? SECRET : undefined) },
     });
   });
   afterEach(() => g.close());
@@ -177,7 +177,7 @@ describe('apply: what a header source may read', () => {
   });
 
   it('refuses a header as the event id of a signed delivery, and says why', () => {
-    const signed = { auth: { signature: { scheme: 'shopify', secrets: ['SHOPIFY_WEBHOOK_SECRET'] } } };
+    const signed = { auth: { signature: { scheme: 'shopify', secrets: ['eventbus-translator-shopify'] } } };
     const byKey = descriptions(withSource('id', { ...signed, key: ['header:X-Shopify-Webhook-Id'] }));
     assert.match(
       byKey.join('\n'),

@@ -24,8 +24,8 @@ const sample = (file: string) =>
   JSON.parse(readFileSync(join(EXAMPLES, 'samples', file), 'utf8')) as Record<string, unknown>;
 
 const SECRETS: Record<string, string> = {
-  STRIPE_WEBHOOK_SECRET: 'whsec_example_for_tests_only',
-  SHOPIFY_WEBHOOK_SECRET: 'shpss_example_for_tests_only',
+  'eventbus-translator-stripe': 'whsec_example_for_tests_only',
+  'eventbus-translator-shopify': 'shpss_example_for_tests_only',
 };
 
 /** The parts of a published event these tests read. */
@@ -66,7 +66,7 @@ describe('gateway: the shipped webhook translators', () => {
     const header = () =>
       new Stripe('sk_test_placeholder').webhooks.generateTestHeaderString({
         payload: body,
-        secret: SECRETS.STRIPE_WEBHOOK_SECRET as string,
+        secret: SECRETS['eventbus-translator-stripe'] as string,
       });
     const url = `${g.url}/v1/translators/stripe-checkout`;
     const a = await post(url, body, { 'stripe-signature': header() }, true);
@@ -95,8 +95,8 @@ describe('gateway: the shipped webhook translators', () => {
     const at = new Date(Date.now() - 60_000).toISOString();
     const body = JSON.stringify({ ...order, created_at: at, processed_at: at });
     const headers = signRequest(
-      { scheme: 'shopify', secrets: ['SHOPIFY_WEBHOOK_SECRET'] },
-      SECRETS.SHOPIFY_WEBHOOK_SECRET as string,
+      { scheme: 'shopify', secrets: ['eventbus-translator-shopify'] },
+      SECRETS['eventbus-translator-shopify'] as string,
       { method: 'POST', url: '', body },
       0,
     );

@@ -4,7 +4,9 @@
  */
 import type { AccessNeed } from '../../core/access/needs.ts';
 import { workloadMember } from '../../core/access/needs.ts';
+import { secretConditionName } from '../../core/translate/translator-secrets.ts';
 import { grantingBindings, type IamPolicy } from '../../emulators/common/iam-policy.ts';
+import { PROJECT_NUMBER } from '../../infra/offline.ts';
 
 export { bindingResource, isBinding, policiesOf } from '../../infra/access-policies.ts';
 
@@ -20,6 +22,8 @@ export function unmet(
         principal: workloadMember(n.who, project),
         permission: n.permission,
         resource: n.resource,
+        // Secret Manager shows conditions the project's number (the mocks' getProject answers it).
+        conditionName: secretConditionName(n.resource, project, PROJECT_NUMBER),
         ...(n.listPrefix !== undefined ? { listPrefix: n.listPrefix } : {}),
       }).length > 0;
     if (granted === !n.denied) return [];

@@ -418,8 +418,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         // Send-once claims: project-level, conditioned on the claims database (infra/claims.ts).
         `serviceAccount:${sa('store')} roles/datastore.user`,
         `serviceAccount:${sa('forward')} roles/datastore.user`,
+        // Translators' signing secrets: conditioned on their name prefix (infra/secrets.ts).
+        `serviceAccount:${sa('gateway')} roles/secretmanager.secretAccessor`,
       ].sort(),
-      'project-wide roles: the builder roles, jobUser for analysts and the workloads that query, datastore.user for claims',
+      'project-wide roles: the builder roles, jobUser for analysts and the workloads that query, datastore.user for claims, the translator secrets',
     );
   });
 

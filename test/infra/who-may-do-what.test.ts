@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { TRANSLATOR_SECRET_PREFIX } from '../../core/translate/translator-secrets.ts';
 import { loadStackConfig, REPO_ROOT } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
 import { SETTINGS_SECRET } from '../../infra/runtime-env.ts';
@@ -95,6 +96,9 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       case 'gcp:bigquery/datasetIamMember:DatasetIamMember':
         return i['datasetId'] === plan.ops.dataset ? 'ops dataset' : 'dataset';
       case 'gcp:projects/iAMMember:IAMMember':
+        // Translators' secrets are made after deploy: a project grant conditioned on their prefix.
+        if (String(i['condition']?.expression ?? '').includes(`/secrets/${TRANSLATOR_SECRET_PREFIX}"`))
+          return `secrets named ${TRANSLATOR_SECRET_PREFIX}* (project, conditioned)`;
         // Firestore has no policy of its own: a grant on one database is the project's, conditioned.
         return String(i['condition']?.expression ?? '').includes(`/databases/${plan.claims.database}"`)
           ? 'claims database'

@@ -50,6 +50,11 @@ describe('local: the emulators enforce the grants pulumi up gives', function () 
     const datastore = results.filter((r) => r.need.permission.startsWith('datastore.'));
     assert.ok(datastore.length >= 9 && datastore.every((r) => r.tried), 'every claims row is tried');
     assert.ok(datastore.some((r) => r.need.denied));
+    // Secret reads in the Secret Manager emulator: the translator row and a denied one included.
+    const secrets = results.filter((r) => r.need.permission === 'secretmanager.versions.access');
+    assert.ok(secrets.length >= 8 && secrets.every((r) => r.tried), 'every secret read is tried');
+    assert.ok(secrets.some((r) => r.need.denied && r.need.who === 'gateway'));
+    assert.ok(secrets.some((r) => r.need.resource.includes('/secrets/eventbus-translator-')));
     assert.deepEqual(unmetLines(results), []);
   });
 

@@ -13,6 +13,7 @@ import {
   type LocalContext,
   pubsubEmulator,
   type ServiceSpec,
+  secretManagerEmulator,
   storageEmulator,
 } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
@@ -245,8 +246,8 @@ describe('local supervisor', () => {
     }
   });
 
-  it('creates local values for destination secrets once', async () => {
-    env = await startEnvironment({ ...common(), services: [] });
+  it('creates local values for destination secrets once, in the Secret Manager emulator', async () => {
+    env = await startEnvironment({ ...common(), services: [secretManagerEmulator] });
     // One per destination secret of environments/local.yaml.
     assert.deepEqual([...env.createdSecrets].sort(), [
       'GA4_API_SECRET',
@@ -254,12 +255,18 @@ describe('local supervisor', () => {
       'TIKTOK_ACCESS_TOKEN',
       'WEBHOOK_SIGNING_KEY',
     ]);
-    const value = readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8');
+    const read = async () => {
+      const at = `${env?.urls['secret-manager']}/v1/projects/${settings.project}/secrets/WEBHOOK_SIGNING_KEY/versions/latest:access`;
+      const body = (await (await fetch(at)).json()) as { payload: { data: string } };
+      return Buffer.from(body.payload.data, 'base64').toString();
+    };
+    const value = await read();
     assert.match(value, /^[0-9a-f]{64}$/);
+    assert.equal(existsSync(join(dataDir, 'secrets')), false, 'no secret files');
     await env.stop();
-    env = await startEnvironment({ ...common(), services: [] });
+    env = await startEnvironment({ ...common(), services: [secretManagerEmulator] });
     assert.deepEqual(env.createdSecrets, []);
-    assert.equal(readFileSync(join(dataDir, 'secrets', 'WEBHOOK_SIGNING_KEY'), 'utf8'), value);
+    assert.equal(await read(), value);
   });
 
   it('refuses to start when a port is taken, naming port and service, before any child starts', async () => {

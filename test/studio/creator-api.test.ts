@@ -236,7 +236,7 @@ describe('studio creator API: a sample signed as the vendor signs it', () => {
       const body = Buffer.concat(chunks);
       received.push({ url: req.url ?? '', headers: req.headers, body: body.toString() });
       const check = await verifySignature(
-        { scheme: 'hmac', secrets: ['LEMON_WEBHOOK_SECRET'], header: 'X-Signature' },
+        { scheme: 'hmac', secrets: ['eventbus-translator-lemon'], header: 'X-Signature' },
         {
           method: req.method ?? 'POST',
           url: `http://${req.headers.host}${req.url}`,
@@ -275,7 +275,7 @@ describe('studio creator API: a sample signed as the vendor signs it', () => {
   };
   const request = (secret: string) => ({
     translator: 'lemon-squeezy-orders',
-    signature: { scheme: 'hmac', secrets: ['LEMON_WEBHOOK_SECRET'], header: 'X-Signature' },
+    signature: { scheme: 'hmac', secrets: ['eventbus-translator-lemon'], header: 'X-Signature' },
     secret,
     contentType: 'application/json',
     text: '{"meta":{"event_name":"order_created"}}',

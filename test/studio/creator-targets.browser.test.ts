@@ -105,7 +105,7 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     await page.getByLabel('encoding', { exact: true }).selectOption('base64');
     assert.equal(
       await page.getByLabel('Secret name (Secret Manager)').inputValue(),
-      'SHOP_ORDER_CSV_WEBHOOK_SECRET',
+      'eventbus-translator-shop-order-csv',
     );
     await page.getByLabel('Signing secret (signs the test only, not saved)').fill('do-not-save-me');
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
@@ -124,7 +124,7 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     assert.deepEqual((tr.spec as TranslatorSpec).auth, {
       signature: {
         scheme: 'hmac',
-        secrets: ['SHOP_ORDER_CSV_WEBHOOK_SECRET'],
+        secrets: ['eventbus-translator-shop-order-csv'],
         header: 'X-Shop-Signature',
         algorithm: 'sha1',
         encoding: 'base64',

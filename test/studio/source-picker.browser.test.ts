@@ -35,7 +35,7 @@ describe('studio creator: the source picker in a browser', function () {
     await page.getByRole('button', { name: 'Add it' }).click();
     await page.getByText('Translator stripe is live. In Stripe:').waitFor();
     await page.getByText(/Endpoint URL: http:\/\/127\.0\.0\.1:8080\/v1\/translators\/stripe/).waitFor();
-    await page.getByText(/Secret Manager as STRIPE_WEBHOOK_SECRET/).waitFor();
+    await page.getByText(/Secret Manager as eventbus-translator-stripe/).waitFor();
     await page.getByText(/GA4 client id: data\.object\.metadata\.ga_client_id/).waitFor();
     assert.deepEqual(errors, []);
 

@@ -4,6 +4,9 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 export interface LaunchedEmulator {
   readonly child: ChildProcess;
@@ -47,4 +50,36 @@ export async function exited(child: ChildProcess): Promise<number | string | nul
   if (child.exitCode !== null || child.signalCode !== null) return child.exitCode ?? child.signalCode;
   const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
   return code ?? signal;
+}
+
+/** The processes a suite started: `reap()` (an `after` hook) SIGKILLs any still running. */
+export function processKeeper(): { keep(child: ChildProcess): ChildProcess; reap(): void } {
+  const kept: ChildProcess[] = [];
+  const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
+  return {
+    keep: (child) => {
+      kept.push(child);
+      return child;
+    },
+    reap: () => {
+      for (const c of kept.filter(running)) c.kill('SIGKILL');
+    },
+  };
+}
+
+/** An emulator started on a fresh temporary data directory, removed again by `stop()`. */
+export async function inTempDir<E extends { close(): Promise<void> }>(
+  prefix: string,
+  startIn: (dataDir: string) => Promise<E>,
+): Promise<{ readonly emulator: E; readonly dataDir: string; stop(): Promise<void> }> {
+  const dataDir = mkdtempSync(join(tmpdir(), prefix));
+  const emulator = await startIn(dataDir);
+  return {
+    emulator,
+    dataDir,
+    stop: async () => {
+      await emulator.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
 }

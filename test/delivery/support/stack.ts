@@ -142,6 +142,8 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       bigquery: bqPort,
       storage: gcs.port,
       firestore: fs.port,
+      // No Secret Manager emulator here: the signing key is a file (EVENTBUS_SECRETS_DIR below).
+      'secret-manager': 0,
       studio: 0,
       gateway: 0,
       store: await freePort(),
@@ -173,7 +175,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
       const spec = functionService(ctx, name);
       const child = spawn(spec.command, [...spec.args], {
         cwd: spec.cwd,
-        env: { ...process.env, ...spec.env, EVENTBUS_STORE_BATCH_MS: '2' },
+        env: { ...process.env, ...spec.env, EVENTBUS_SECRETS_DIR: secretsDir, EVENTBUS_STORE_BATCH_MS: '2' },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const tail: string[] = [];

@@ -86,11 +86,11 @@ describe('the source catalogue', () => {
 
   it('names the signing secret: the source’s own, or one of a renamed translator', () => {
     const stripe = get('stripe');
-    assert.equal(secretName(stripe, 'stripe'), 'STRIPE_WEBHOOK_SECRET');
+    assert.equal(secretName(stripe, 'stripe'), 'eventbus-translator-stripe');
     const eu = sourceTranslator(stripe, { name: 'stripe-eu' });
     assert.equal(eu.name, 'stripe-eu');
     assert.deepEqual((eu.spec['auth'] as { signature: { secrets: string[] } }).signature.secrets, [
-      'STRIPE_EU_WEBHOOK_SECRET',
+      'eventbus-translator-stripe-eu',
     ]);
     assert.equal(secretName(get('mailchimp'), 'mailchimp'), undefined);
   });

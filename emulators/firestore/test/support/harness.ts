@@ -1,9 +1,13 @@
 /** Shared helpers of the Firestore emulator tests: a started emulator, a database, raw REST calls. */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { exited, launchEmulator } from '@eventbus/emulator-common/test-support/emulator-process.ts';
+import {
+  exited,
+  inTempDir,
+  launchEmulator,
+} from '@eventbus/emulator-common/test-support/emulator-process.ts';
 import {
   type FirestoreEmulator,
   type FirestoreEmulatorOptions,
@@ -41,18 +45,10 @@ export interface Running {
   stop(): Promise<void>;
 }
 
-export async function start(extra: Partial<FirestoreEmulatorOptions> = {}): Promise<Running> {
-  const dataDir = tempDir();
-  const emulator = await startFirestoreEmulator({ port: 0, dataDir, fsync: 'none', ttlSweepMs: 0, ...extra });
-  return {
-    emulator,
-    dataDir,
-    stop: async () => {
-      await emulator.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
+export const start = (extra: Partial<FirestoreEmulatorOptions> = {}): Promise<Running> =>
+  inTempDir('firestore-emu-', (dataDir) =>
+    startFirestoreEmulator({ port: 0, dataDir, fsync: 'none', ttlSweepMs: 0, ...extra }),
+  );
 
 /** Creates database `id` of project `p` (owner). */
 export async function createDatabase(base: string, id: string, project = 'p'): Promise<Answer> {

@@ -1,0 +1,76 @@
+/**
+ * Local secret values live in the Secret Manager emulator, as they live in Secret Manager in the
+ * cloud: the supervisor stores a value for every destination secret that has none (a random key,
+ * or a stand-in's credentials), and `eventbus source add --secret` and the tests store the values
+ * they are given. Calls are the owner's, on the emulator's main port (no identity port): the
+ * person running `npm start` is the project's owner, as on Google Cloud.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { emulatorCall } from './provision.ts';
+
+const secretUrl = (base: string, project: string, name: string) =>
+  `${base}/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(name)}`;
+
+/** Whether the secret has a version whose value can be read. */
+export async function hasValue(base: string, project: string, name: string): Promise<boolean> {
+  const got = await emulatorCall(`${secretUrl(base, project, name)}/versions/latest:access`);
+  return got.status === 200;
+}
+
+/** Stores `value` as the secret's newest version, creating the secret first if it does not exist. */
+export async function putSecret(base: string, project: string, name: string, value: string): Promise<void> {
+  const url = secretUrl(base, project, name);
+  const created = await emulatorCall(
+    `${base}/v1/projects/${encodeURIComponent(project)}/secrets?secretId=${encodeURIComponent(name)}`,
+    'POST',
+    {
+      replication: { automatic: {} },
+    },
+  );
+  if (created.status !== 200 && created.status !== 409)
+    throw new Error(
+      `secret ${name}: the Secret Manager emulator answered ${created.status}: ${JSON.stringify(created.json)}`,
+    );
+  const added = await emulatorCall(`${url}:addVersion`, 'POST', {
+    payload: { data: Buffer.from(value).toString('base64') },
+  });
+  if (added.status !== 200)
+    throw new Error(
+      `secret ${name}: the Secret Manager emulator answered ${added.status}: ${JSON.stringify(added.json)}`,
+    );
+}
+
+/**
+ * Gives every secret of `wanted` without a value one: `values` names it, else the file of that
+ * name in `legacyDir` (secrets earlier versions kept as files in `<data>/secrets`), else a random
+ * key. Returns the names given a value by this call.
+ */
+export async function seedSecrets(
+  base: string,
+  project: string,
+  wanted: readonly string[],
+  values: ReadonlyMap<string, string>,
+  randomValue: () => string,
+  legacyDir?: string,
+): Promise<string[]> {
+  const legacy = new Map<string, string>();
+  if (legacyDir !== undefined) {
+    let files: string[] = [];
+    try {
+      files = readdirSync(legacyDir);
+    } catch {
+      // no folder of an earlier version: nothing to carry over
+    }
+    for (const f of files) legacy.set(f, readFileSync(join(legacyDir, f), 'utf8').replace(/\r?\n$/, ''));
+  }
+  const created: string[] = [];
+  for (const name of new Set([...wanted, ...legacy.keys()])) {
+    if (!/^[A-Za-z0-9_-]{1,255}$/.test(name) || (await hasValue(base, project, name))) continue;
+    const value = values.get(name) ?? legacy.get(name) ?? randomValue();
+    if (value === '') continue;
+    await putSecret(base, project, name, value);
+    created.push(name);
+  }
+  return created;
+}
