@@ -74,3 +74,34 @@ export async function seedSecrets(
   }
   return created;
 }
+
+/** The latest value of a secret, or undefined when it has none (as the project's owner). */
+export async function readSecret(base: string, project: string, name: string): Promise<string | undefined> {
+  const got = await emulatorCall(`${secretUrl(base, project, name)}/versions/latest:access`);
+  if (got.status === 404) return undefined;
+  const data = (got.json['payload'] as { data?: string } | undefined)?.data;
+  if (got.status !== 200 || data === undefined)
+    throw new Error(
+      `secret ${name}: the Secret Manager emulator answered ${got.status}: ${JSON.stringify(got.json)}`,
+    );
+  return Buffer.from(data, 'base64').toString('utf8');
+}
+
+/** The ids of the project's secrets, every page of the listing. */
+export async function secretIds(base: string, project: string): Promise<string[]> {
+  const ids: string[] = [];
+  let token = '';
+  do {
+    const got = await emulatorCall(
+      `${base}/v1/projects/${encodeURIComponent(project)}/secrets?pageSize=250${token ? `&pageToken=${encodeURIComponent(token)}` : ''}`,
+    );
+    if (got.status !== 200)
+      throw new Error(
+        `listing secrets: the Secret Manager emulator answered ${got.status}: ${JSON.stringify(got.json)}`,
+      );
+    for (const s of (got.json['secrets'] as { name: string }[] | undefined) ?? [])
+      ids.push(s.name.slice(s.name.lastIndexOf('/') + 1));
+    token = typeof got.json['nextPageToken'] === 'string' ? got.json['nextPageToken'] : '';
+  } while (token);
+  return ids;
+}

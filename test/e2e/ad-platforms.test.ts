@@ -25,7 +25,7 @@ import { REDDIT_MAX_EVENTS } from '../../core/platforms/reddit/target.ts';
 import { parseSettings } from '../../core/settings.ts';
 import { SCRIPT_PATH } from '../../local/platforms/server.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { localBigQuery, REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
+import { localBigQuery, localSecret, REPO, startLocalCli, stopLocalCli } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -261,10 +261,7 @@ describe('end to end: LinkedIn, Microsoft and Reddit on the local environment', 
     assert.ok(settings.ok);
     for (const c of CASES) {
       const destination = (settings.settings.destinations ?? []).find((d) => d.id === c.id) as Destination;
-      const token = readFileSync(
-        join(dataDir, 'secrets', destination.secrets?.['access_token'] ?? ''),
-        'utf8',
-      ).trim();
+      const token = await localSecret(ports, destination.secrets?.['access_token'] ?? '');
       const ctx: DriverContext = {
         destination: { ...destination, base_url: `${receiver()}/${c.id}` },
         secrets: { access_token: token },

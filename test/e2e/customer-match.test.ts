@@ -14,6 +14,7 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import {
   eventbusIn,
   localBigQuery,
+  localSecret,
   localSettingsWith,
   publishEvent,
   type StartedLocal,
@@ -136,7 +137,11 @@ WHERE ENDS_WITH(user_id, '${tag}') GROUP BY user_id HAVING SUM(value) < 1000`;
     assert.deepEqual(await members(), [sha('fay@example.com')]);
 
     // Each run kept its requests' ids; Google's verdict on them is read with sync request-status.
-    const credentials = join(local.dataDir, 'secrets', 'GOOGLE_ADS_LIST_CREDENTIALS');
+    // The CLI reads the credentials from a file: the operator's copy of the secret's value.
+    const credentials = join(local.dataDir, 'list-credentials.json');
+    writeFileSync(credentials, await localSecret(local.ports, 'GOOGLE_ADS_LIST_CREDENTIALS'), {
+      mode: 0o600,
+    });
     const status = await eventbus(
       'sync',
       'request-status',

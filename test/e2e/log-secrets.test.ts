@@ -20,6 +20,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { readSecret, secretIds } from '../../local/local-secrets.ts';
 import { adminCall } from '../support/admin-call.ts';
 import { addSdkAndStripeSources, eventbusIn, REPO } from '../support/local-start.ts';
 import {
@@ -68,8 +69,9 @@ describe('end to end: no secret the run created or used appears in any log', fun
     secrets.set('admin token', admin);
     secrets.set('development token', dev);
     // Every secret the environment generated for its destinations (API keys, the OAuth file).
-    for (const name of readdirSync(join(env.dataDir, 'secrets')))
-      secrets.set(`secret ${name}`, readFileSync(join(env.dataDir, 'secrets', name), 'utf8').trim());
+    const secretManager = `http://127.0.0.1:${env.ports['secret-manager']}`;
+    for (const name of await secretIds(secretManager, 'local-project'))
+      secrets.set(`secret ${name}`, (await readSecret(secretManager, 'local-project', name)) ?? '');
     const credentials = JSON.parse(secrets.get('secret GOOGLE_ADS_CREDENTIALS') ?? '{}') as Record<
       string,
       string

@@ -12,8 +12,6 @@
  * is not a website's; a write key's event from a page carries the browser's.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { previewDelivery } from '../../core/delivery/preview.ts';
 import { storedEventFromRow } from '../../core/delivery/replay.ts';
 import { pinterestDriver } from '../../core/platforms/pinterest/index.ts';
@@ -23,7 +21,7 @@ import { oauth1Header } from '../../core/platforms/x/oauth1.ts';
 import { parseSettings } from '../../core/settings.ts';
 import { SCRIPT_PATH } from '../../local/platforms/server.ts';
 import type { Settings } from '../../schemas/settings.ts';
-import { eventbusIn, stopLocalCli } from '../support/local-start.ts';
+import { eventbusIn, localSecret, stopLocalCli } from '../support/local-start.ts';
 import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
 
 // The bad-token destinations share the stand-in of the first (same path) with a token of their
@@ -128,7 +126,7 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
     assert.ok(d);
     return d;
   };
-  const secret = (name: string) => readFileSync(join(env.dataDir, 'secrets', name), 'utf8').trim();
+  const secret = (name: string) => localSecret(env.ports, name);
 
   it('a purchase and a lead with consent reach each stand-in and are delivered', async () => {
     await post('purchase', {
@@ -192,7 +190,7 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
     };
     const pin = await send(
       `${receiver()}/pinterest/v5/ad_accounts/549755885175/events`,
-      { authorization: `Bearer ${secret('PINTEREST_ACCESS_TOKEN')}` },
+      { authorization: `Bearer ${await secret('PINTEREST_ACCESS_TOKEN')}` },
       1001,
       await firstRow('pinterest', `${run}-l`),
     );
@@ -207,7 +205,7 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
       /pinterest HTTP 400 \(code 1\): .*1 to 1000 events, got 1001/,
     );
     const snap = await send(
-      `${receiver()}/snapchat/v3/1ec32188-754e-4be2-8e55-c949a984a39f/events?access_token=${secret('SNAPCHAT_ACCESS_TOKEN')}`,
+      `${receiver()}/snapchat/v3/1ec32188-754e-4be2-8e55-c949a984a39f/events?access_token=${await secret('SNAPCHAT_ACCESS_TOKEN')}`,
       {},
       2001,
       await firstRow('snapchat', `${run}-l`),
@@ -226,10 +224,10 @@ describe('end to end: Pinterest, Snapchat and X on the local environment', funct
       'POST',
       xUrl,
       {
-        consumerKey: secret('X_CONSUMER_KEY'),
-        consumerSecret: secret('X_CONSUMER_SECRET'),
-        token: secret('X_ACCESS_TOKEN'),
-        tokenSecret: secret('X_ACCESS_TOKEN_SECRET'),
+        consumerKey: await secret('X_CONSUMER_KEY'),
+        consumerSecret: await secret('X_CONSUMER_SECRET'),
+        token: await secret('X_ACCESS_TOKEN'),
+        tokenSecret: await secret('X_ACCESS_TOKEN_SECRET'),
       },
       'e2e-over-limit-nonce',
       Math.floor(Date.now() / 1000),

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readSecret } from '../../local/local-secrets.ts';
 import { DEFAULT_PORTS } from '../../local/services.ts';
 import { freePort } from '../../local/supervisor.ts';
 import { until } from './until.ts';
@@ -88,6 +89,20 @@ export function eventbusIn(dataDir: string, extra: readonly string[] = []) {
 export async function localBigQuery(ports: Readonly<Record<string, number>>) {
   const { BigQuery } = await import('@google-cloud/bigquery');
   return new BigQuery({ projectId: 'local-project', apiEndpoint: `http://127.0.0.1:${ports['bigquery']}` });
+}
+
+/**
+ * A secret's value in a started environment's Secret Manager emulator (where local secrets live),
+ * read as the project's owner; throws when it has none.
+ */
+export async function localSecret(
+  ports: Readonly<Record<string, number>>,
+  name: string,
+  project = 'local-project',
+): Promise<string> {
+  const value = await readSecret(`http://127.0.0.1:${ports['secret-manager']}`, project, name);
+  if (value === undefined) throw new Error(`the local environment has no value for secret ${name}`);
+  return value.trim();
 }
 
 /** Stops a started environment as a user would (Ctrl-C) and removes its data dir. */
