@@ -5,21 +5,10 @@
  * stale), delete at one, batched writes and getAll.
  */
 import assert from 'node:assert/strict';
+import { GRPC, rejectsWithCode } from '@eventbus/emulator-common/test-support/grpc-codes.ts';
 import { Firestore, Timestamp } from '@google-cloud/firestore';
 import { OAuth2Client } from 'google-auth-library';
 import { createDatabase, type Running, start } from './support/harness.ts';
-
-/** gRPC status codes the client's errors carry. */
-const ALREADY_EXISTS = 6;
-const FAILED_PRECONDITION = 9;
-const NOT_FOUND = 5;
-
-async function rejectsWith(p: Promise<unknown>, code: number): Promise<void> {
-  await assert.rejects(p, (err: { code?: unknown }) => {
-    assert.equal(err.code, code, String(err));
-    return true;
-  });
-}
 
 describe('firestore emulator: the Google client in REST mode', () => {
   let run: Running;
@@ -67,7 +56,7 @@ describe('firestore emulator: the Google client in REST mode', () => {
     assert.ok((snap.get('expire_at') as Timestamp).isEqual(when));
     assert.deepEqual(snap.get('nested'), { x: [1, 'y'] });
     assert.ok(snap.updateTime?.isEqual(res.writeTime));
-    await rejectsWith(ref.create({ state: 'other' }), ALREADY_EXISTS);
+    await rejectsWithCode(ref.create({ state: 'other' }), GRPC.ALREADY_EXISTS);
   });
 
   it('updates and deletes at a last update time; a stale one is FAILED_PRECONDITION', async () => {
@@ -76,18 +65,21 @@ describe('firestore emulator: the Google client in REST mode', () => {
     const second = await ref.update({ n: 1 }, { lastUpdateTime: first.writeTime });
     assert.ok(second.writeTime.toMillis() >= first.writeTime.toMillis());
     assert.ok(!second.writeTime.isEqual(first.writeTime));
-    await rejectsWith(ref.update({ n: 2 }, { lastUpdateTime: first.writeTime }), FAILED_PRECONDITION);
-    await rejectsWith(ref.delete({ lastUpdateTime: first.writeTime }), FAILED_PRECONDITION);
+    await rejectsWithCode(
+      ref.update({ n: 2 }, { lastUpdateTime: first.writeTime }),
+      GRPC.FAILED_PRECONDITION,
+    );
+    await rejectsWithCode(ref.delete({ lastUpdateTime: first.writeTime }), GRPC.FAILED_PRECONDITION);
     await ref.delete({ lastUpdateTime: second.writeTime });
     assert.equal((await ref.get()).exists, false);
-    await rejectsWith(ref.update({ n: 3 }), NOT_FOUND);
+    await rejectsWithCode(ref.update({ n: 3 }), GRPC.NOT_FOUND);
   });
 
   it('commits a batch atomically and reads several documents with getAll', async () => {
     const a = db.collection('identities').doc('c'.repeat(64));
     const b = db.collection('identities').doc('d'.repeat(64));
     await a.create({ v: 1 });
-    await rejectsWith(db.batch().set(b, { v: 2 }).create(a, { v: 3 }).commit(), ALREADY_EXISTS);
+    await rejectsWithCode(db.batch().set(b, { v: 2 }).create(a, { v: 3 }).commit(), GRPC.ALREADY_EXISTS);
     const [sa, sb] = await db.getAll(a, b);
     assert.equal(sa?.get('v'), 1);
     assert.equal(sb?.exists, false, 'the failed batch wrote nothing');

@@ -5,6 +5,7 @@
  * transport is out of scope. Errors arrive as the client maps Google's: a gRPC status code.
  */
 import assert from 'node:assert/strict';
+import { GRPC, rejectsWithCode } from '@eventbus/emulator-common/test-support/grpc-codes.ts';
 import { SecretManagerServiceClient } from '@google-cloud/secret-manager';
 import { OAuth2Client } from 'google-auth-library';
 import { NUMBER, PROJECT, type Running, start } from './support/harness.ts';
@@ -13,18 +14,6 @@ import { NUMBER, PROJECT, type Running, start } from './support/harness.ts';
 type ClientAuth = NonNullable<
   NonNullable<ConstructorParameters<typeof SecretManagerServiceClient>[0]>['authClient']
 >;
-
-const NOT_FOUND = 5;
-const ALREADY_EXISTS = 6;
-const FAILED_PRECONDITION = 9;
-const INVALID_ARGUMENT = 3;
-
-async function rejectsWith(p: Promise<unknown>, code: number): Promise<void> {
-  await assert.rejects(p, (err: { code?: unknown }) => {
-    assert.equal(err.code, code, String(err));
-    return true;
-  });
-}
 
 describe('secret manager emulator: the Google client in REST mode', () => {
   let run: Running;
@@ -56,9 +45,9 @@ describe('secret manager emulator: the Google client in REST mode', () => {
     });
     assert.equal(secret.name, `projects/${NUMBER}/secrets/client-api-key`);
     assert.deepEqual(secret.labels, { team: 'data' });
-    await rejectsWith(
+    await rejectsWithCode(
       client.createSecret({ parent, secretId: 'client-api-key', secret: { replication: { automatic: {} } } }),
-      ALREADY_EXISTS,
+      GRPC.ALREADY_EXISTS,
     );
     const [got] = await client.getSecret({ name: `${parent}/secrets/client-api-key` });
     assert.equal(got.name, secret.name);
@@ -81,9 +70,9 @@ describe('secret manager emulator: the Google client in REST mode', () => {
     assert.equal(Buffer.from(latest.payload?.data as Uint8Array).toString(), 'second');
     const [first] = await client.accessSecretVersion({ name: `${name}/versions/1` });
     assert.equal(Buffer.from(first.payload?.data as Uint8Array).toString(), 'first');
-    await rejectsWith(
+    await rejectsWithCode(
       client.accessSecretVersion({ name: `${parent}/secrets/nope/versions/latest` }),
-      NOT_FOUND,
+      GRPC.NOT_FOUND,
     );
   });
 
@@ -97,10 +86,13 @@ describe('secret manager emulator: the Google client in REST mode', () => {
     await client.addSecretVersion({ parent: name, payload: { data: Buffer.from('x') } });
     const [disabled] = await client.disableSecretVersion({ name: `${name}/versions/1` });
     assert.equal(disabled.state, 'DISABLED');
-    await rejectsWith(client.accessSecretVersion({ name: `${name}/versions/1` }), FAILED_PRECONDITION);
-    await rejectsWith(
+    await rejectsWithCode(
+      client.accessSecretVersion({ name: `${name}/versions/1` }),
+      GRPC.FAILED_PRECONDITION,
+    );
+    await rejectsWithCode(
       client.createSecret({ parent, secretId: 'not a valid id', secret: { replication: { automatic: {} } } }),
-      INVALID_ARGUMENT,
+      GRPC.INVALID_ARGUMENT,
     );
   });
 
