@@ -1,6 +1,7 @@
 /**
  * A stand-in service for supervisor tests. Flags: --port N, --mode <ready|die|die-at-start|
- * ignore-term|grandchild|quiet>. Serves GET /health and prints a ready line like the emulators.
+ * ignore-term|grandchild|quiet>. Serves GET /health and prints a ready line like the emulators;
+ * `die` exits with code 3 when it is sent POST /die.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -21,6 +22,14 @@ if (mode === 'ignore-term') process.on('SIGTERM', () => console.log('dummy: igno
 else process.on('SIGTERM', () => process.exit(0));
 
 const server = createServer((req, res) => {
+  // `die` dies when asked (POST /die), so a test sees it die after the start, whatever the load.
+  if (mode === 'die' && req.method === 'POST' && req.url === '/die') {
+    res.end('{}', () => {
+      console.error('dummy: out of memory, giving up');
+      process.exit(3);
+    });
+    return;
+  }
   res.writeHead(req.url === '/health' ? 200 : 404, { 'content-type': 'application/json' });
   res.end('{"status":"ok"}');
 });
@@ -31,11 +40,5 @@ server.listen(port, '127.0.0.1', () => {
   if (mode === 'grandchild') {
     const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     console.log(`grandchild ${child.pid}`);
-  }
-  if (mode === 'die') {
-    setTimeout(() => {
-      console.error('dummy: out of memory, giving up');
-      process.exit(3);
-    }, 300);
   }
 });
