@@ -5,6 +5,9 @@
  * takes the common fields. Checked on apply like the common fields, with the case named.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { readCatalogue } from '../../../adapters/source-catalogue.ts';
 import { caseMatches, mergedFields } from '../../../core/translate/cases.ts';
 import { translate } from '../../../core/translate/index.ts';
@@ -194,6 +197,17 @@ describe('translate: per-type field rules (cases)', () => {
       'spec',
     );
     assert.match(JSON.stringify(common), /spec\.key.*makes the event_id: do not map event_id as well/);
+  });
+
+  it('accepts docs/translators.md’s Shopify header example, signed, and routes by its topic', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../../docs/translators.md'), 'utf8');
+    const block = doc.split('### Header sources')[1]?.split('```yaml\n')[1]?.split('```')[0];
+    assert.ok(block, 'the example');
+    const spec = { event: 'purchase', format: { type: 'json' }, ...parse(block) } as TranslatorSpec;
+    assert.ok(spec.auth?.signature, 'the example is signed');
+    assert.deepEqual(translatorViolations(spec, 'spec'), []);
+    const [checkout] = run(spec, { id: 1, total: 5 }, { 'x-shopify-topic': 'checkouts/create' });
+    assert.equal(checkout?.['event_name'], 'begin_checkout');
   });
 
   it('refuses a list where a case’s transform takes one path, and a header id under a signature', () => {
