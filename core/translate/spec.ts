@@ -82,9 +82,11 @@ export function translatorViolations(spec: unknown, prefix: string): FieldViolat
     out.push(...fieldViolations(c.fields, `${prefix}.cases[${i}].fields`, `cases[${i}].fields`));
   });
   // A key needs no event_time of the payload's: a re-sent row without one takes the first copy's
-  // time in store (docs/storage.md, "One event, one row").
+  // time in store (docs/storage.md, "One event, one row"). A case may name its own type's id (a
+  // Shopify checkout's token beside the order's key): where a record of it has one, it stands in
+  // place of the key's, so two types whose ids share a number never fold.
   if (s.key) {
-    if (allFields(s).some((f) => f.target === 'event_id'))
+    if (s.fields.some((f) => f.target === 'event_id'))
       out.push({ field: `${prefix}.key`, description: 'makes the event_id: do not map event_id as well' });
   }
   const named = s.fields.findIndex((f) => f.target === 'event_name' && f.source !== undefined);

@@ -6,7 +6,8 @@
  * view for a catalogue event), Meta's stand-in receiving the right event with the value in major
  * units (a JPY 500 is 500), GA4's receiving the client id the payload carries, else a ledger skip
  * saying there is no GA4 client id, never a made-up one. A source added without `--consent`
- * stores its events and skips Meta for want of consent.
+ * stores its events and skips Meta for want of consent. Shopify is routed by its topic header: a
+ * signed checkouts/create is a begin_checkout row, an orders/create a purchase row.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -275,6 +276,23 @@ describe('end to end: the source catalogue, every source on one environment', fu
           `${c.title}: value ${c.expect.value} at GA4`,
         );
     }
+  });
+
+  it('routes Shopify by X-Shopify-Topic: a checkout is a begin_checkout (Meta InitiateCheckout), an order a purchase', async () => {
+    const checkout = stored.get('Shopify checkouts/create, the checkout that order was (a begin_checkout)');
+    const order = stored.get('Shopify orders/create, an order created with its customer and billing address');
+    assert.equal(checkout?.event_name, 'begin_checkout');
+    assert.equal(order?.event_name, 'purchase');
+    assert.notEqual(checkout?.event_id, order?.event_id);
+    const meta = (await received()).filter((r) => r.destination === 'meta').flatMap((r) => r.body.data ?? []);
+    assert.deepEqual(
+      meta.filter((d) => d.event_id === checkout?.event_id).map((d) => d.event_name),
+      ['InitiateCheckout'],
+    );
+    assert.deepEqual(
+      meta.filter((d) => d.event_id === order?.event_id).map((d) => d.event_name),
+      ['Purchase'],
+    );
   });
 
   it('stores the events of a source added without --consent, and skips Meta for want of it', async () => {

@@ -164,14 +164,22 @@ const libraryCase = (
   expect,
 });
 
-/** Shopify's webhook headers, the HMAC made by @shopify/shopify-api's own test helper. */
-export const shopifyHeaders = async (body: string) => ({
-  'x-shopify-topic': 'orders/create',
-  'x-shopify-shop-domain': 'test-shop.myshopify.com',
-  'x-shopify-api-version': '2026-07',
-  'x-shopify-webhook-id': randomUUID(),
-  'x-shopify-hmac-sha256': getHmac(body, TEST_SECRET),
-});
+/**
+ * Shopify's webhook headers for a topic (none: a body posted without X-Shopify-Topic), the HMAC
+ * made by @shopify/shopify-api's own test helper.
+ */
+export const shopifyTopicHeaders =
+  (topic: string | undefined) =>
+  async (body: string): Promise<Record<string, string>> => ({
+    ...(topic ? { 'x-shopify-topic': topic } : {}),
+    'x-shopify-shop-domain': 'test-shop.myshopify.com',
+    'x-shopify-api-version': '2026-07',
+    'x-shopify-webhook-id': randomUUID(),
+    'x-shopify-hmac-sha256': getHmac(body, TEST_SECRET),
+  });
+
+/** Shopify's headers of an orders/create delivery. */
+export const shopifyHeaders = shopifyTopicHeaders('orders/create');
 
 /**
  * Paddle-Signature by our signer (Paddle's SDK verifies but does not sign), refused here unless
@@ -256,6 +264,28 @@ export const SOURCE_CASES: readonly SourceCase[] = [
       }),
     headers: shopifyHeaders,
     expect: { event_name: 'purchase', value: 199, currency: 'USD', email: 'jane@example.com' },
+  },
+  {
+    // The order above as it was a checkout: a checkout is no purchase (issue 80), and its event id
+    // is its token, never the order's, though the fixture's numeric id is the order's.
+    title: 'Shopify checkouts/create, the checkout that order was (a begin_checkout)',
+    source: 'shopify',
+    provenance: 'synthetic',
+    contentType: 'application/json',
+    body: (now) =>
+      JSON.stringify({
+        ...json('shopify/checkout-created.synthetic.json'),
+        created_at: iso(now),
+        updated_at: iso(now),
+      }),
+    headers: shopifyTopicHeaders('checkouts/create'),
+    expect: {
+      event_name: 'begin_checkout',
+      event_id: '0a6c1c5d0f8e4bb7a2f8a4a1d2c3b4e5',
+      value: 199,
+      currency: 'USD',
+      email: 'jane@example.com',
+    },
   },
   {
     title: 'WooCommerce order.created (the REST order resource)',

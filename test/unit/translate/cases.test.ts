@@ -5,6 +5,9 @@
  * takes the common fields. Checked on apply like the common fields, with the case named.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import { readCatalogue } from '../../../adapters/source-catalogue.ts';
 import { caseMatches, mergedFields } from '../../../core/translate/cases.ts';
 import { translate } from '../../../core/translate/index.ts';
@@ -149,7 +152,7 @@ describe('translate: per-type field rules (cases)', () => {
       shapeOnly.join('\n'),
     );
     const problems = fields({ ...bad, cases: bad.cases.slice(0, 2) }).join('\n');
-    assert.match(problems, /spec\.key: makes the event_id/);
+    assert.doesNotMatch(problems, /spec\.key: makes the event_id/, 'a case may name its own id');
     assert.match(problems, /spec\.cases\[0\]\.fields\[1\]\.target: event_time has no parts/);
     assert.match(problems, /spec\.cases\[0\]\.fields\[2\]: takes a value from a `source` or a constant/);
     assert.match(problems, /spec\.cases\[0\]\.fields\[3\]\.target: note is also cases\[0\]\.fields\[2\]/);
@@ -157,6 +160,54 @@ describe('translate: per-type field rules (cases)', () => {
     assert.match(problems, /spec\.cases\[1\]\.when\.source: authorization carries a credential/);
     assert.match(problems, /spec\.events: fields\[0\] takes event_name from the payload/);
     assert.deepEqual(translatorViolations(BILLING, 'spec'), []);
+  });
+
+  it('takes a case’s own event_id beside a key, the key’s elsewhere; never a common one with it', () => {
+    // Shopify: an order's id is its key's digest, a checkout's is its token; the numbers of the two
+    // may be equal, and they must not fold.
+    const spec = {
+      event: 'purchase',
+      format: { type: 'json' },
+      events: ['purchase', 'begin_checkout'],
+      key: [['gid', 'id']],
+      fields: [
+        {
+          target: 'event_name',
+          source: 'header:X-Topic',
+          transforms: [{ lookup: { checkout: 'begin_checkout' } }],
+        },
+      ],
+      cases: [
+        {
+          when: { source: 'header:X-Topic', equals: 'checkout' },
+          fields: [{ target: 'event_id', source: ['token', 'id'], transforms: ['string'] }],
+        },
+      ],
+    } as unknown as TranslatorSpec;
+    assert.deepEqual(translatorViolations(spec, 'spec'), []);
+    const [order] = run(spec, { id: 7 }, { 'x-topic': 'order' });
+    const [checkout] = run(spec, { id: 7, token: 'tok_7' }, { 'x-topic': 'checkout' });
+    const [bare] = run(spec, { id: 7 }, { 'x-topic': 'checkout' });
+    assert.equal(checkout?.['event_id'], 'tok_7');
+    assert.equal(bare?.['event_id'], '7');
+    assert.match(String(order?.['event_id']), /^[0-9a-f]{32}$/);
+    assert.equal(new Set([order?.['event_id'], checkout?.['event_id'], bare?.['event_id']]).size, 3);
+    const common = translatorViolations(
+      { ...spec, fields: [...spec.fields, { target: 'event_id', source: 'id' }] },
+      'spec',
+    );
+    assert.match(JSON.stringify(common), /spec\.key.*makes the event_id: do not map event_id as well/);
+  });
+
+  it('accepts docs/translators.md’s Shopify header example, signed, and routes by its topic', () => {
+    const doc = readFileSync(join(import.meta.dirname, '../../../docs/translators.md'), 'utf8');
+    const block = doc.split('### Header sources')[1]?.split('```yaml\n')[1]?.split('```')[0];
+    assert.ok(block, 'the example');
+    const spec = { event: 'purchase', format: { type: 'json' }, ...parse(block) } as TranslatorSpec;
+    assert.ok(spec.auth?.signature, 'the example is signed');
+    assert.deepEqual(translatorViolations(spec, 'spec'), []);
+    const [checkout] = run(spec, { id: 1, total: 5 }, { 'x-shopify-topic': 'checkouts/create' });
+    assert.equal(checkout?.['event_name'], 'begin_checkout');
   });
 
   it('refuses a list where a case’s transform takes one path, and a header id under a signature', () => {
