@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { commitBase, commitsAfter, hasCommit, ROOT, subjectProblems } from '../../../scripts/commits.ts';
 import { releaseNotes } from '../../../scripts/release-notes.ts';
 
@@ -44,6 +46,24 @@ describe('commits: one change per commit, said in one subject', () => {
       bad.map((c) => c.subject),
       [],
     );
+  });
+
+  it("CHANGELOG.md's Unreleased entries are each a commit after the base (written from the log)", function () {
+    const base = commitBase();
+    if (!hasCommit(base)) this.skip();
+    const text = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
+    const start = text.indexOf('## Unreleased');
+    const next = text.indexOf('\n## ', start + 1);
+    const unreleased = text.slice(start, next < 0 ? undefined : next);
+    const entries = [...unreleased.matchAll(/^- \*\*([^*]+)\*\*: (.+?)(?: \(breaking\))?$/gm)].map(
+      (m) => `(${m[1]}): ${m[2]}`,
+    );
+    assert.ok(entries.length > 0, 'CHANGELOG.md has no Unreleased entries');
+    const subjects = commitsAfter(base).map((c) => c.subject);
+    const unmatched = entries.filter(
+      (e) => !subjects.some((s) => s.replace(/!?:/, ':').endsWith(e) && /^[a-z]+\(/.test(s)),
+    );
+    assert.deepEqual(unmatched, []);
   });
 
   it('release notes group the subjects by type, in a fixed order, the rest under Other', () => {
