@@ -199,7 +199,7 @@ function redirected(
 }
 
 /**
- * The gate as the `fetch` Segment's actions are given (core/platforms/segment-action/run.ts): the
+ * The gate as the `fetch` Segment's actions are given (adapters/segment-actions/run.ts): the
  * request goes through `send`, an answer comes back as a web Response, a refusal as an error
  * with the code EGRESS_REFUSED_CODE (an outcome `rejected`, outcome.ts). `timeoutMs` bounds each
  * call; the caller's signal still aborts it.

@@ -4,9 +4,9 @@
  * The access tests check them against what the code calls (test/infra/access-needs.test.ts) and
  * the local emulators enforce them (local/access-file.ts).
  */
+
+import type { IamPolicy, PolicyTagEntry } from '@eventbus/emulator-common/types';
 import { PII_RESOURCES } from '../core/access/needs.ts';
-import type { PolicyTagEntry } from '../emulators/common/iam-enforce.ts';
-import type { IamPolicy } from '../emulators/common/iam-policy.ts';
 import { type Declared, mockPolicyTagOf } from './offline.ts';
 
 const last = (name: unknown) => String(name).slice(String(name).lastIndexOf('/') + 1);

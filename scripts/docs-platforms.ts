@@ -10,23 +10,14 @@ import type { DestinationType } from '../schemas/settings.ts';
 
 /**
  * How the docs name each platform: `short` is the word prose uses, `heading` starts its section
- * in docs/platforms.md. Keyed by destination type, so the type checker refuses a platform
- * without a name here.
+ * in docs/platforms.md. Keyed by destination type, read from each platform's value (its
+ * folder's `index.ts` writes its `names`).
  */
-export const PLATFORM_NAMES: Readonly<Record<DestinationType, { short: string; heading: string }>> = {
-  meta_capi: { short: 'Meta', heading: 'Meta Conversions API' },
-  ga4_mp: { short: 'GA4', heading: 'GA4 Measurement Protocol' },
-  tiktok_events: { short: 'TikTok', heading: 'TikTok Events API' },
-  google_ads: { short: 'Google Ads', heading: 'Google Ads' },
-  linkedin_capi: { short: 'LinkedIn', heading: 'LinkedIn Conversions API' },
-  microsoft_uet: { short: 'Microsoft', heading: 'Microsoft Advertising' },
-  pinterest_capi: { short: 'Pinterest', heading: 'Pinterest Conversions API' },
-  reddit_capi: { short: 'Reddit', heading: 'Reddit Conversions API' },
-  snapchat_capi: { short: 'Snapchat', heading: 'Snapchat Conversions API' },
-  x_conversions: { short: 'X', heading: 'X Conversions API' },
-  webhook: { short: 'webhook', heading: 'Webhooks' },
-  segment_action: { short: 'Segment action', heading: 'Segment Action Destinations' },
-};
+export const PLATFORM_NAMES: Readonly<Record<DestinationType, { short: string; heading: string }>> =
+  Object.fromEntries(PLATFORM_LIST.map((p) => [p.type, p.names])) as Record<
+    DestinationType,
+    { short: string; heading: string }
+  >;
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as hyphens. */
 export function anchorOf(heading: string): string {

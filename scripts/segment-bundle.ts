@@ -26,7 +26,7 @@ import type { ArchiveEntry } from './archive.ts';
 /**
  * Segment's action runtime stays a package the Cloud Functions build installs (4 MB with its
  * dependencies, not the 90 MB of every destination): the runtime finds it with `require.resolve`
- * and wraps its fetch (core/platforms/segment-action/run.ts), and each carried destination
+ * and wraps its fetch (adapters/segment-actions/run.ts), and each carried destination
  * requires the same copy, so there is one `Destination` class and one set of error classes.
  */
 export const SEGMENT_RUNTIME_EXTERNALS: readonly string[] = ['@segment/actions-core'];

@@ -10,11 +10,12 @@
  * - `catalog-preview` `{destination, event}`: the requests the action(s) of a `segment_action`
  *   destination (as its settings YAML holds it) build for one stored event, through the runtime
  *   with a fetch that records each request and answers 200 (the dry run the debugger and
- *   `eventbus preview` share, core/platforms/segment-action/preview.ts): nothing leaves the
+ *   `eventbus preview` share, adapters/segment-actions/preview.ts): nothing leaves the
  *   studio. Secrets are never asked for: each role is given a stand-in value `secret:<role>`,
  *   which the requests show where the credential goes. Without the runtime's packages installed
  *   beside the studio, NOT_CONFIGURED says so.
  */
+import { previewActions } from '../adapters/segment-actions/load-preview.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { isOAuth } from '../core/platforms/segment-action/auth-kind.ts';
 import type { CatalogEntry } from '../core/platforms/segment-action/catalog.ts';
@@ -136,8 +137,7 @@ async function catalogPreview(
   if (!event.ok) return event;
   // Loaded on the first preview: actions-core and the destination's module stay out of the
   // studio's start.
-  const { previewSegmentAction } = await import('../core/platforms/segment-action/preview.ts');
-  const result = await previewSegmentAction(event.value, destination, now);
+  const result = await previewActions(event.value, destination, now);
   // A studio bundle without the packages (the runtime is forward-catalog's): say so, not 503.
   if (!result.installed) return notConfigured(result.reason);
   return ok({ outcomes: result.outcomes, requests: result.requests });

@@ -11,6 +11,7 @@
  *   Without a destination, the environment's first one (the page opened from the navigation).
  */
 import type { RegistryClient } from '../adapters/registry.ts';
+import { previewActions } from '../adapters/segment-actions/load-preview.ts';
 import { plainValue } from '../adapters/user-sql.ts';
 import {
   ATTEMPTS_DAYS,
@@ -146,7 +147,7 @@ async function sentFor(
   definition: DefinedEvent | undefined,
 ): Promise<unknown> {
   const at = Number.isNaN(Date.parse(time)) ? new Date() : new Date(time);
-  const p = await previewDeliveryRequests(settings, destination, undefined, at, {
+  const p = await previewDeliveryRequests(settings, destination, undefined, at, previewActions, {
     stored,
     ...(definition ? { definition } : {}),
   });

@@ -83,12 +83,20 @@ export function register(program: Command): void {
           );
         }
         const { previewDeliveryRequests } = await import('../../core/delivery/preview.ts');
+        const { previewActions } = await import('../../adapters/segment-actions/load-preview.ts');
         // The enrichment store would apply, with its referrer list and geography database.
         const { loadEnricher } = await import('../../adapters/enrichment.ts');
         const enrich = loadEnricher(settings);
-        const result = await previewDeliveryRequests(settings, options.destination, raw, new Date(), {
-          ...(enrich ? { enrich } : {}),
-        });
+        const result = await previewDeliveryRequests(
+          settings,
+          options.destination,
+          raw,
+          new Date(),
+          previewActions,
+          {
+            ...(enrich ? { enrich } : {}),
+          },
+        );
         if (options.format === 'json') out(`${JSON.stringify(result, null, 2)}\n`);
         else if (sends(result)) out(renderPreview(result));
         // Nothing would be sent: say why on stderr and exit non-zero (2 for an invalid event).

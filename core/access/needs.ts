@@ -15,7 +15,6 @@ import { GA4_PLATFORM } from '../platforms/ga4/index.ts';
 import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
 import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
-import { GA4_ADMIN_BASE_URL } from '../privacy/platform-erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
 import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from '../translate/translator-secrets.ts';
@@ -608,10 +607,11 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
       call(n.who, `https://${hostOfPermission(n.permission)}`, n.feature, n.code);
   for (const d of settings.destinations ?? []) {
     // Disabled destinations included: an erasure asks every platform that may hold the person.
-    if (d.type === GA4_PLATFORM.type && d.user_deletion)
+    const erasure = GA4_PLATFORM.erasure;
+    if (d.type === GA4_PLATFORM.type && d.user_deletion && erasure)
       call(
         'schedule',
-        d.user_deletion.url ?? GA4_ADMIN_BASE_URL,
+        d.user_deletion.url ?? erasure.baseUrl,
         'an erasure’s GA4 user deletion (submitUserDeletion)',
         'functions/schedule/erasure-platforms.ts',
       );

@@ -126,21 +126,22 @@ function driverPreview(destination: Destination, event: StoredEvent, now: Date):
 
 /**
  * previewDelivery for any destination, a `segment_action` one included: its event is run through
- * its actions with a fetch that records and answers 200 (core/platforms/segment-action/preview.ts,
- * imported on the first such preview so actions-core loads only then). Nothing is sent.
+ * its actions by `actions`, the runtime's dry run (adapters/segment-actions/preview.ts, which the
+ * caller loads on the first such preview so actions-core loads only then; core loads no module
+ * itself). Nothing is sent.
  */
 export async function previewDeliveryRequests(
   settings: Readonly<Settings>,
   destinationId: string,
   raw: unknown,
   now: Date,
+  actions: ActionsPreview,
   options: PreviewOptions = {},
 ): Promise<RequestsPreviewResult> {
   const d = decided(settings, destinationId, raw, now, options);
   if ('outcome' in d) return d;
   if (d.destination.type !== 'segment_action') return driverPreview(d.destination, d.event, now);
-  const { previewSegmentAction } = await import('../platforms/segment-action/preview.ts');
-  const run = await previewSegmentAction(d.event, d.destination, now);
+  const run = await actions(d.event, d.destination, now);
   if (!run.installed) return { outcome: 'not_sent', reason: run.reason };
   if (run.requests.length > 0)
     return { outcome: 'send_actions', event: d.event, requests: run.requests, outcomes: run.outcomes };
@@ -153,6 +154,25 @@ export async function previewDeliveryRequests(
         : `no action of ${d.destination.destination ?? 'the destination'} takes ${d.event.event_name}`,
   };
 }
+
+/**
+ * The Segment actions runtime's dry run of one event (adapters/segment-actions/preview.ts): each
+ * action's requests and outcome, or why the runtime could not run here.
+ */
+export type ActionsPreview = (
+  event: StoredEvent,
+  destination: Readonly<Destination>,
+  now: Date,
+) => Promise<ActionsPreviewResult>;
+
+/** What the actions' dry run gives: each action's outcome and its requests; or why it could not run. */
+export type ActionsPreviewResult =
+  | {
+      readonly installed: true;
+      readonly outcomes: readonly { readonly action: string; readonly outcome: Outcome }[];
+      readonly requests: readonly PreviewRequest[];
+    }
+  | { readonly installed: false; readonly reason: string };
 
 /** The event as the destination's driver takes it, past the decision layer; or what stops it. */
 function decided(

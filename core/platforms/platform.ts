@@ -21,6 +21,7 @@ import type {
   Prepared,
   PreparedBatch,
 } from './driver.ts';
+import type { ErasureSlot } from './erasure.ts';
 import { type MappingDefaults, mappingDefaults, resolveWith } from './mapping-resolve.ts';
 import type { PlatformMapping } from './mapping-vocabulary.ts';
 import { type BuiltEvent, chunk, configProblem, mapForDestination } from './prepare.ts';
@@ -48,6 +49,8 @@ export interface StandardEvents {
   readonly valueTargets: { readonly value: string; readonly currency: string };
   /** Where the platform's event says where the conversion happened (Meta's `action_source`), if it does. */
   readonly actionSourceTarget?: string;
+  /** What the platform says matters most for matching people, shown beside the match shares. */
+  readonly matchGuidance?: string;
 }
 
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
@@ -140,6 +143,8 @@ export interface ApiVersion {
 export interface PlatformSpec {
   /** The destination type in the settings (schemas/settings.ts `DestinationType`). */
   readonly type: DestinationType;
+  /** How the docs and pages name it: `short` in prose, `heading` its section of docs/platforms.md. */
+  readonly names: { readonly short: string; readonly heading: string };
   /** Config keys, secret roles, URL and test code the platform cannot work without. */
   readonly requirements: DestinationRequirements;
   /** The consent purposes the type needs unless a destination's settings say otherwise. */
@@ -161,6 +166,11 @@ export interface PlatformSpec {
    */
   readonly scheduledSecrets?: readonly string[];
   readonly audiences?: AudienceSync;
+  /**
+   * How the platform deletes a person from what it received (an erasure, docs/privacy.md):
+   * endpoint, auth, identifier kinds and the requests; absent for a platform with no deletion API.
+   */
+  readonly erasure?: ErasureSlot;
   /** OAuth credentials exchanged for an access token before each call (Google's APIs). */
   readonly oauth?: OAuthNeeds;
   /**

@@ -1,6 +1,6 @@
 /**
  * The one table of platforms: one line per destination type, each the `Platform` value its
- * folder exports. Every other table — requirements and default consent (rules.ts), drivers
+ * folder exports. Every other table — requirements, default consent and TCF vendors (requirements.ts), drivers
  * (drivers.ts), mappings (mappings.ts) — is derived from it; the creator's browser-safe list of
  * standard events (standard-events.ts) is checked against it. Adding a platform is a folder, a
  * line here, its settings type (schemas/settings.ts), its local stand-in (local/platforms/) and

@@ -55,5 +55,10 @@ export const ACTION_SOURCE_TARGETS: Readonly<Record<PlatformType, string | undef
   (s) => s.actionSourceTarget,
 );
 
+/** What each platform says matters most for matching, for the platforms that say. */
+export const MATCH_GUIDANCE: Readonly<Record<PlatformType, string | undefined>> = byType(
+  (s) => s.matchGuidance,
+);
+
 export const PLATFORM_TYPES = Object.keys(LISTS) as PlatformType[];
 export type { PlatformType };

@@ -4,13 +4,8 @@
  * platform holding the person to delete them, and the destinations that hold them but offer no
  * way to ask. The schedule function sends the requests (functions/schedule/erasure-platforms.ts).
  *
- * - GA4 (`ga4_mp` with `user_deletion.property`): the Admin API's
- *   `POST /v1alpha/properties/{property}:submitUserDeletion`, one request per identifier, a body of
- *   exactly one of `userId` or `clientId`, under an OAuth token with the `analytics.edit` scope
- *   (developers.google.com/analytics/devguides/config/admin/v1/rest/v1alpha/properties/submitUserDeletion;
- *   the legacy User Deletion API's `userDeletionRequests:upsert` is being retired in its favour).
- *   The client ids are the person's anonymous ids and, for each user id, the stand-in client id
- *   the GA4 mapping sends for an event without an anonymous id (core/platforms/ga4/mapping.ts).
+ * - A delivery destination whose platform fills the erasure slot (PlatformSpec.erasure; GA4's
+ *   user deletion, core/platforms/ga4/erasure.ts): the requests the slot builds.
  * - Customer Match lists and Meta custom audiences (audience syncs): one removal of the person's
  *   e-mails and phones, a member (a row) per identifier, built by the sync's own request builders
  *   (core/platforms/google-ads/audience.ts, core/platforms/meta/audience.ts), so they are
@@ -24,8 +19,13 @@
  */
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
-import * as t from '../linkage/transforms.ts';
-import { GA4_PLATFORM } from '../platforms/ga4/index.ts';
+import {
+  distinctIds,
+  ERASURE_TIMEOUT_MS,
+  type ErasedPerson,
+  type ErasureGap,
+  type PlatformErasureRequest,
+} from '../platforms/erasure.ts';
 import { customerMatchRequests } from '../platforms/google-ads/audience.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE } from '../platforms/google-ads/driver.ts';
 import { audienceRequests } from '../platforms/meta/audience.ts';
@@ -37,63 +37,18 @@ import {
 } from '../syncs/audience-members.ts';
 import { type Change, customerMatchTarget } from '../syncs/syncs.ts';
 
-/** The Admin API's origin. */
-export const GA4_ADMIN_BASE_URL = 'https://analyticsadmin.googleapis.com';
-/** The OAuth scope `submitUserDeletion` requires. */
-export const GA4_USER_DELETION_SCOPE = 'https://www.googleapis.com/auth/analytics.edit';
-/** Timeout of an erasure request when the destination or connection sets none. */
-const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** The person erased, by their raw identifiers (an e-mail or phone may also be its SHA-256 hex). */
-export interface ErasedPerson {
-  readonly emails: readonly string[];
-  readonly phones: readonly string[];
-  readonly userIds: readonly string[];
-  readonly anonymousIds: readonly string[];
-}
+export type {
+  ErasedPerson,
+  ErasureAuth,
+  ErasureGap,
+  ErasureHttpRequest,
+  PlatformErasureRequest,
+} from '../platforms/erasure.ts';
 
 /** A sync as the registry holds it: its name and spec. */
 export interface NamedSync {
   readonly name: string;
   readonly spec: SyncSpec;
-}
-
-/**
- * How a request is authorised, by the secrets' names (never their values): a Google OAuth token
- * for `scope` — from the credentials in `credentialsSecret`, or else the calling function's own
- * service account — or a Meta token from `tokenSecret`, added to the URL as `access_token`.
- */
-export type ErasureAuth =
-  | { readonly kind: 'google_oauth'; readonly scope: string; readonly credentialsSecret?: string }
-  | { readonly kind: 'meta_token'; readonly tokenSecret: string };
-
-/** One HTTP request of an erasure, without its credential. */
-export interface ErasureHttpRequest {
-  readonly method: 'POST' | 'DELETE';
-  readonly url: string;
-  readonly body: Readonly<Record<string, unknown>>;
-  readonly auth: ErasureAuth;
-  readonly timeoutMs: number;
-}
-
-/** A request to one platform: `platform` the destination type or sync destination kind, `target` its id or sync name. */
-export interface PlatformErasureRequest {
-  readonly platform: string;
-  readonly target: string;
-  readonly request: ErasureHttpRequest;
-  /** What it asks, in words, without the identifiers (`user id deletion`, `removal of 2 identifier(s)`). */
-  readonly asks: string;
-  /** The field of a 2xx answer that is the platform's receipt (`deletionRequestTime`, `requestId`). */
-  readonly receipt: string;
-  /** What it does not carry: identifiers the platform's normalisation could not use. */
-  readonly note?: string;
-}
-
-/** A destination the request list leaves out, and why. */
-export interface ErasureGap {
-  readonly platform: string;
-  readonly target: string;
-  readonly reason: string;
 }
 
 export interface PlatformErasure {
@@ -104,50 +59,8 @@ export interface PlatformErasure {
   readonly blocked: readonly ErasureGap[];
 }
 
-/** Trimmed, non-empty, each once, in the order given. */
-const distinct = (values: readonly string[]): string[] => [
-  ...new Set(values.map((v) => v.trim()).filter((v) => v !== '')),
-];
-
-/** The body of each GA4 user deletion: the user ids, then the client ids the property may hold. */
-export function ga4DeletionBodies(person: ErasedPerson): Record<string, string>[] {
-  const userIds = distinct(person.userIds);
-  const clientIds = distinct([
-    ...person.anonymousIds,
-    // What the mapping's `pseudonymous_id` sent as client_id for the user's events without one.
-    ...userIds.flatMap((u) => t.pseudonymousId(u) ?? []),
-  ]);
-  return [...userIds.map((userId) => ({ userId })), ...clientIds.map((clientId) => ({ clientId }))];
-}
-
-function ga4Erasure(d: Readonly<Destination>, person: ErasedPerson): PlatformErasureRequest[] | ErasureGap {
-  const deletion = d.user_deletion;
-  if (!deletion)
-    return {
-      platform: d.type,
-      target: d.id,
-      reason:
-        'GA4 has a user deletion API, but this destination has no user_deletion.property (the GA4 property id) to send it to',
-    };
-  const origin = (deletion.url ?? GA4_ADMIN_BASE_URL).replace(/\/+$/, '');
-  const url = `${origin}/v1alpha/properties/${deletion.property}:submitUserDeletion`;
-  return ga4DeletionBodies(person).map((body) => ({
-    platform: d.type,
-    target: d.id,
-    request: {
-      method: 'POST',
-      url,
-      body,
-      auth: { kind: 'google_oauth', scope: GA4_USER_DELETION_SCOPE },
-      timeoutMs: d.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-    },
-    asks: 'userId' in body ? 'user id deletion' : 'client id deletion',
-    receipt: 'deletionRequestTime',
-  }));
-}
-
 /**
- * Why a delivery destination other than GA4 cannot be asked: a platform sent the stored event
+ * Why a delivery destination whose platform has no erasure slot cannot be asked: a platform sent the stored event
  * (a webhook) is the business's own system; the others have no deletion API for what they received.
  */
 function noDeletionApi(d: Readonly<Destination>): ErasureGap {
@@ -164,8 +77,8 @@ function noDeletionApi(d: Readonly<Destination>): ErasureGap {
 /** The person as audience rows, one identifier each (what the syncs' builders take). */
 function audienceRows(person: ErasedPerson): { op: 'delete'; data: Record<string, string> }[] {
   return [
-    ...distinct(person.emails).map((email) => ({ op: 'delete' as const, data: { email } })),
-    ...distinct(person.phones).map((phone) => ({ op: 'delete' as const, data: { phone } })),
+    ...distinctIds(person.emails).map((email) => ({ op: 'delete' as const, data: { email } })),
+    ...distinctIds(person.phones).map((phone) => ({ op: 'delete' as const, data: { phone } })),
   ];
 }
 
@@ -239,7 +152,7 @@ function customerMatchErasure(
         scope: DATA_MANAGER_SCOPE,
         ...(credentialsSecret ? { credentialsSecret } : {}),
       },
-      timeoutMs: c.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: c.timeout_ms ?? ERASURE_TIMEOUT_MS,
     },
     asks: `removal of ${r.changes.length} identifier(s)`,
     receipt: 'requestId',
@@ -287,7 +200,7 @@ function metaAudienceErasure(
       url: r.path,
       body: r.body,
       auth: { kind: 'meta_token', tokenSecret },
-      timeoutMs: c.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: c.timeout_ms ?? ERASURE_TIMEOUT_MS,
     },
     asks: `removal of ${r.changes.length} identifier(s)`,
     receipt: 'num_received',
@@ -369,13 +282,14 @@ export function platformErasure(
   const unsupported: ErasureGap[] = [];
   const blocked: ErasureGap[] = [];
   for (const d of settings.destinations ?? []) {
-    if (d.type !== GA4_PLATFORM.type) {
+    const erasure = PLATFORMS[d.type].erasure;
+    if (erasure === undefined) {
       unsupported.push(noDeletionApi(d));
       continue;
     }
-    const ga4 = ga4Erasure(d, person);
-    if (Array.isArray(ga4)) requests.push(...ga4);
-    else unsupported.push(ga4);
+    const asked = erasure.requests(d, person);
+    if (Array.isArray(asked)) requests.push(...asked);
+    else unsupported.push(asked);
   }
   for (const { name, spec } of syncs) {
     const d = spec.destination;

@@ -2,15 +2,15 @@
  * The forward-catalog function's request handling (issue #65; docs/catalog-destinations.md):
  * forward's handler (functions/forward/handler.ts: decode the push, run the delivery core, write
  * the ledger rows, answer 204 or 503) with the one driver this function carries, Segment's
- * actions (core/platforms/segment-action/driver.ts). Everything else a delivery promises — the
+ * actions (adapters/segment-actions/driver.ts). Everything else a delivery promises — the
  * ledger row per attempt, redelivery and dead letters, replays, the erased persons' list, the
  * redelivery check — is forward's own code, unchanged.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
+import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
-import { segmentActionDriver } from '../../core/platforms/segment-action/driver.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { createForwardHandler, type ForwardServices } from '../forward/handler.ts';
 

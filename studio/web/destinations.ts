@@ -10,6 +10,7 @@
  */
 import type { AlertStatus } from '../../core/alerts/status.ts';
 import type { DestinationHealth, MatchShare } from '../../core/console/destination-health.ts';
+import { MATCH_GUIDANCE } from '../../core/platforms/standard-events.ts';
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
 
 const HOUR = 3_600_000;
@@ -22,13 +23,8 @@ interface HealthAnswer {
   readonly match: { readonly since: string; readonly shares: readonly MatchShare[] };
 }
 
-/** What each platform says matters most for matching (docs/platforms.md), shown beside its shares. */
-const GUIDANCE: Readonly<Record<string, string>> = {
-  meta: 'Meta: email and phone weigh most, then external_id, fbc and fbp, and ip with user_agent (Event Match Quality).',
-  tiktok: 'TikTok: ttclid and email or phone weigh most, then external_id, ttp, and ip with user_agent.',
-  ga4: 'GA4: client_id (or app instance) is required; user_id and hashed email or phone improve joining.',
-  google_ads: 'Google Ads: gclid (or gbraid/wbraid), then hashed email or phone (enhanced conversions).',
-};
+/** What each platform says matters most for matching (its folder's standard-events.ts), by destination type. */
+const GUIDANCE: Readonly<Record<string, string | undefined>> = MATCH_GUIDANCE;
 
 const ms = (v: number | null): string =>
   v === null ? '–' : v < 1000 ? `${v} ms` : `${(v / 1000).toFixed(1)} s`;

@@ -18,6 +18,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { type AddressInfo, type LookupFunction, Socket } from 'node:net';
 import { createEgressSender, type EgressOptions, egressFetch, type Resolver } from '../../adapters/egress.ts';
 import { createTransport, targetOf } from '../../adapters/http-sender.ts';
+import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { Breaker, FAILURES_TO_OPEN } from '../../core/delivery/breaker.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
 import { ConcurrencyLimiter } from '../../core/delivery/limiter.ts';
@@ -25,7 +26,6 @@ import { decodePush, deliveryMessage, type PushedMessage } from '../../core/deli
 import { parseAllowList } from '../../core/egress/policy.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
-import { segmentActionDriver } from '../../core/platforms/segment-action/driver.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 /**

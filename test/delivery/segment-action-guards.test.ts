@@ -2,16 +2,16 @@
  * The delivery guards on the `perform` path (core/delivery/forward.ts): a segment_action
  * destination's deliveries pass the same breaker, concurrency limiter and Retry-After hold as a
  * prepared request, per destination. Run with the driver forward-catalog carries
- * (core/platforms/segment-action/driver.ts) and Klaviyo's trackEvent, over a scripted fetch
+ * (adapters/segment-actions/driver.ts) and Klaviyo's trackEvent, over a scripted fetch
  * standing in for the platform (the requests the action builds are checked in segment-action.test.ts).
  */
 import assert from 'node:assert/strict';
+import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { Breaker, FAILURES_TO_OPEN } from '../../core/delivery/breaker.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
 import { ConcurrencyLimiter } from '../../core/delivery/limiter.ts';
 import { decodePush, deliveryMessage, type PushedMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import { segmentActionDriver } from '../../core/platforms/segment-action/driver.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 const purchase: StoredEvent = {

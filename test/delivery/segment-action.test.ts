@@ -1,6 +1,6 @@
 /**
  * `segment_action` destinations through the forward core (core/delivery/forward.ts) with the
- * driver forward-catalog carries (core/platforms/segment-action/driver.ts), against a capturing
+ * driver forward-catalog carries (adapters/segment-actions/driver.ts), against a capturing
  * stand-in on a loopback port reached through `base_url` (every request goes to
  * `<base_url>/<original host><path>`). The requests are checked against what the upstream actions'
  * own tests expect (test/fixtures/segment-action/SOURCES.md): Klaviyo's trackEvent and Slack's
@@ -11,13 +11,13 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { decideOne } from '../../core/decision/decision.ts';
 import { type ForwardDeps, forwardPush } from '../../core/delivery/forward.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import { decodePush, deliveryMessage, type PushedMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { plan } from '../../core/plan.ts';
-import { segmentActionDriver } from '../../core/platforms/segment-action/driver.ts';
 import { createForwardCatalogHandler } from '../../functions/forward-catalog/handler.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import { type FrameworkServer, postPush, serveFunction } from '../support/framework-server.ts';

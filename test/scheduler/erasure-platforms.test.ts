@@ -13,9 +13,9 @@ import { createHash } from 'node:crypto';
 import { type AccessTokens, createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
+import { GA4_USER_DELETION_SCOPE } from '../../core/platforms/ga4/erasure.ts';
 import { customerMatchRequests } from '../../core/platforms/google-ads/audience.ts';
 import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
-import { GA4_USER_DELETION_SCOPE } from '../../core/privacy/platform-erasure.ts';
 import { keptMembers } from '../../core/syncs/audience-members.ts';
 import {
   createPlatformErasure,

@@ -28,7 +28,10 @@ function tsFiles(dir: string): string[] {
 }
 
 function importsOf(file: string): string[] {
-  const text = readFileSync(file, 'utf8');
+  return importsOfText(readFileSync(file, 'utf8'));
+}
+
+function importsOfText(text: string): string[] {
   const specs: string[] = [];
   for (const m of text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]/gm))
     specs.push(m[1] as string);
@@ -36,29 +39,111 @@ function importsOf(file: string): string[] {
   return specs;
 }
 
+/**
+ * Modules core/ and schemas/ never import: I/O, and what loads code or keeps state across calls
+ * at run time (node:module's require, node:async_hooks' stores, vm).
+ */
 const IO_MODULES =
-  /^(node:)?(fs|fs\/promises|http|https|http2|net|tls|dgram|child_process|worker_threads|cluster)$/;
+  /^(node:)?(fs|fs\/promises|http|https|http2|net|tls|dgram|child_process|worker_threads|cluster|module|async_hooks|vm)$/;
 const CLIENTS = /^(@google-cloud\/|google-auth-library|google-gax|@grpc\/|@pulumi\/|@duckdb\/)/;
+
+/**
+ * What a pure file never does, found in its syntax tree: load a module at run time (`import()`,
+ * `require()`, `createRequire`) or patch the process's globals (an assignment to, or
+ * `Object.defineProperty`/`Object.assign` on, `globalThis`/`global`). `typeof import('…')` is a
+ * type and stays allowed.
+ */
+function runtimeEffects(where: string, text: string): string[] {
+  const problems: string[] = [];
+  const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
+  const line = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+  const isGlobal = (node: ts.Node): boolean => {
+    let n: ts.Node = node;
+    while (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) n = n.expression;
+    return ts.isIdentifier(n) && (n.text === 'globalThis' || n.text === 'global');
+  };
+  const visit = (node: ts.Node): void => {
+    if (ts.isCallExpression(node)) {
+      const callee = node.expression;
+      if (callee.kind === ts.SyntaxKind.ImportKeyword)
+        problems.push(`${where}:${line(node)} loads a module at run time (import())`);
+      if (ts.isIdentifier(callee) && (callee.text === 'require' || callee.text === 'createRequire'))
+        problems.push(`${where}:${line(node)} loads a module at run time (${callee.text}())`);
+      const first = node.arguments[0];
+      if (
+        ts.isPropertyAccessExpression(callee) &&
+        /^(defineProperty|defineProperties|assign|setPrototypeOf)$/.test(callee.name.text) &&
+        first !== undefined &&
+        isGlobal(first)
+      )
+        problems.push(`${where}:${line(node)} patches globalThis (${callee.getText()})`);
+    }
+    if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+      (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left)) &&
+      isGlobal(node.left)
+    )
+      problems.push(`${where}:${line(node)} patches globalThis (${node.left.getText()} =)`);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return problems;
+}
+
+/** Every reason a file of core/ or schemas/ is not pure (docs/style.md), its imports first. */
+function impurities(where: string, text: string): string[] {
+  const problems: string[] = [];
+  for (const spec of importsOfText(text)) {
+    if (CLIENTS.test(spec)) problems.push(`${where} imports ${spec}`);
+    if (IO_MODULES.test(spec)) problems.push(`${where} imports ${spec} (I/O)`);
+    if (spec.startsWith('.')) {
+      const target = relative(root, resolve(dirname(join(root, where)), spec));
+      if (!target.startsWith('core/') && !target.startsWith('schemas/'))
+        problems.push(`${where} imports ${target}`);
+    }
+  }
+  if (/process\.env/.test(text)) problems.push(`${where} reads process.env`);
+  return [...problems, ...runtimeEffects(where, text)];
+}
 
 describe('architecture: dependency direction', () => {
   it('core and schemas import no Google client, no I/O module and nothing above them', () => {
     const problems: string[] = [];
-    for (const file of [...tsFiles('core'), ...tsFiles('schemas')]) {
-      for (const spec of importsOf(file)) {
-        const where = relative(root, file);
-        if (CLIENTS.test(spec)) problems.push(`${where} imports ${spec}`);
-        if (IO_MODULES.test(spec)) problems.push(`${where} imports ${spec} (I/O)`);
-        if (spec.startsWith('.')) {
-          const target = relative(root, resolve(dirname(file), spec));
-          if (!target.startsWith('core/') && !target.startsWith('schemas/')) {
-            problems.push(`${where} imports ${target}`);
-          }
-        }
-      }
-      if (/process\.env/.test(readFileSync(file, 'utf8')))
-        problems.push(`${relative(root, file)} reads process.env`);
-    }
+    for (const file of [...tsFiles('core'), ...tsFiles('schemas')])
+      problems.push(...impurities(relative(root, file), readFileSync(file, 'utf8')));
     assert.deepEqual(problems, []);
+  });
+
+  it('the purity check finds each kind of planted violation (module loading, hooks, global patches)', () => {
+    const planted: Record<string, string> = {
+      "import { createRequire } from 'node:module';": 'imports node:module (I/O)',
+      "import { AsyncLocalStorage } from 'node:async_hooks';": 'imports node:async_hooks (I/O)',
+      "import { readFileSync } from 'fs';": 'imports fs (I/O)',
+      "const m = await import('./x.ts');": 'loads a module at run time (import())',
+      'const m = import(name);': 'loads a module at run time (import())',
+      "const m = require('x');": 'loads a module at run time (require())',
+      'globalThis.fetch = myFetch;': 'patches globalThis (globalThis.fetch =)',
+      "globalThis['fetch'] = myFetch;": "patches globalThis (globalThis['fetch'] =)",
+      "Object.defineProperty(globalThis, 'fetch', { value: f });":
+        'patches globalThis (Object.defineProperty)',
+      "import { x } from '../../adapters/egress.ts';": 'imports adapters/egress.ts',
+    };
+    for (const [code, reason] of Object.entries(planted)) {
+      const found = impurities('core/platforms/planted.ts', code);
+      assert.ok(
+        found.some((p) => p.endsWith(reason)),
+        `${code} → ${found.join('; ') || 'nothing found'}`,
+      );
+    }
+    // What stays allowed: a type query, reading a global, a local variable named like one.
+    const clean = [
+      "type T = typeof import('./catalog.ts');",
+      'const f = globalThis.fetch;',
+      'let global = 1; global = 2;',
+    ];
+    for (const code of clean) assert.deepEqual(impurities('core/platforms/planted.ts', code), [], code);
   });
 
   it('inside core, layers import only downwards: base ← linkage ← platforms ← domain ← delivery', () => {

@@ -97,6 +97,23 @@ describe('docs: what can drift', () => {
     assert.deepEqual([...new Set(missing)], []);
   });
 
+  it('every file a markdown page names by its bare name (`x.ts`) is a tracked file of that name', () => {
+    const everything = execFileSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' }).split('\n');
+    const names = new Set(everything.map((f) => f.slice(f.lastIndexOf('/') + 1)));
+    const markdown = everything.filter(
+      (f) => f.endsWith('.md') && !f.startsWith('test/fixtures/') && existsSync(join(root, f)),
+    );
+    // Settings and payload fields that end like a file: a rule's `trigger.sql`, a form's `data.json`.
+    const FIELDS = new Set(['trigger.sql', 'data.json']);
+    const missing: string[] = [];
+    for (const f of markdown)
+      for (const m of text(f).matchAll(/`([A-Za-z0-9_.-]+\.(?:ts|mjs|cjs|json|yaml|html|css|sql))`/g)) {
+        const name = m[1] as string;
+        if (!names.has(name) && !FIELDS.has(name)) missing.push(`${f} names ${name}`);
+      }
+    assert.deepEqual([...new Set(missing)], []);
+  });
+
   it('no sentence lists three or more platforms by hand: the generated table lists them', async () => {
     const { sentences, platformsNamed } = await import('../../scripts/docs-prose.ts');
     // Sentences comparing particular platforms' own fields or rules, which name them on purpose.
@@ -123,16 +140,44 @@ describe('docs: what can drift', () => {
   it("the README's map and docs/architecture.md name the functions and services plan() deploys", async () => {
     const { plan } = await import('../../core/plan.ts');
     const { checkSettings } = await import('../../core/settings.ts');
-    const checked = checkSettings({ name: 'house', project: 'house-project', region: 'europe-west1' });
+    const house = (extra: Record<string, unknown> = {}) =>
+      checkSettings({ name: 'house', project: 'house-project', region: 'europe-west1', ...extra });
+    const checked = house();
     assert.ok(checked.ok);
     const deployed = plan(checked.settings);
-    const functions = deployed.functions.map((f) => f.name);
+    // Every deployable is a folder of functions/ (the code), and plan() deploys them all once a
+    // segment_action destination asks for forward-catalog.
+    const functions = readdirSync(join(root, 'functions'), { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .map((d) => d.name)
+      .sort();
+    const withCatalogue = house({
+      destinations: [
+        { id: 'crm', type: 'segment_action', destination: 'klaviyo', secrets: { api_key: 'k' } },
+      ],
+    });
+    assert.ok(withCatalogue.ok, JSON.stringify(withCatalogue));
+    assert.deepEqual(
+      plan(withCatalogue.settings)
+        .functions.map((f) => f.name)
+        .sort(),
+      functions,
+    );
     const readme = text('README.md');
     const line = readme.split('\n').find((l) => /^functions\/\S+\//.test(l)) ?? '';
     const named = [...line.matchAll(/functions\/([a-z-]+)\//g)].map((m) => m[1]);
-    assert.deepEqual(named.sort(), [...functions].sort(), line);
+    assert.deepEqual(named.sort(), functions, line);
     const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six'];
     assert.match(line, new RegExp(`the ${WORDS[functions.length]} functions plan\\(\\) deploys`));
+    // No page counts them otherwise ("the three functions").
+    for (const f of pages)
+      for (const [i, w] of WORDS.entries())
+        if (i !== functions.length)
+          assert.doesNotMatch(
+            text(f),
+            new RegExp(`\\bthe ${w} functions\\b`, 'i'),
+            `${f} says "the ${w} functions"`,
+          );
     const arch = text('docs/architecture.md');
     for (const f of functions)
       assert.ok(arch.includes(`functions/${f}/`), `docs/architecture.md names functions/${f}/`);
@@ -159,12 +204,7 @@ describe('docs: what can drift', () => {
     }
     const { deployedServiceName } = await import('../../core/deploy/service-names.ts');
     const billed = (billing: 'request' | 'instance') => {
-      const c = checkSettings({
-        name: 'house',
-        project: 'house-project',
-        region: 'europe-west1',
-        cost: { billing: { store: billing, forward: billing } },
-      });
+      const c = house({ cost: { billing: { store: billing, forward: billing } } });
       return plan(c.ok ? c.settings : assert.fail('settings'));
     };
     for (const [p, billing] of [
@@ -179,6 +219,48 @@ describe('docs: what can drift', () => {
         assert.ok(text('docs/deploy.md').includes(`\`${f.service}\``), `docs/deploy.md names ${f.service}`);
       }
     }
+  });
+});
+
+describe('docs: the front pages count what the code has', () => {
+  it("the README names the studio's pages as its navigation does, and docs/studio.md shows each", () => {
+    const nav = [...text('studio/web/common.ts').matchAll(/\{ href: '([^']+)', label: '([^']+)' \}/g)].map(
+      (m) => ({ href: m[1] as string, label: m[2] as string }),
+    );
+    assert.ok(nav.length >= 8, `the navigation lists ${nav.length} pages`);
+    const WORDS = [
+      'zero',
+      'one',
+      'two',
+      'three',
+      'four',
+      'five',
+      'six',
+      'seven',
+      'eight',
+      'nine',
+      'ten',
+      'eleven',
+      'twelve',
+    ];
+    const flat = text('README.md').replace(/\s+/g, ' ');
+    const sentence = /The studio's (\w+) pages — (.+?) — are shown/.exec(flat);
+    assert.ok(sentence, "README.md has no sentence naming the studio's pages");
+    assert.equal(
+      sentence[1],
+      WORDS[nav.length],
+      `README.md counts ${sentence[1]} pages; the navigation has ${nav.length}`,
+    );
+    const listed = (sentence[2] as string).split(/, (?:and )?/).map((x) => x.trim().toLowerCase());
+    assert.deepEqual(
+      listed,
+      nav.map((p) => p.label.toLowerCase()),
+    );
+    for (const p of nav)
+      assert.ok(
+        text('docs/studio.md').includes(`### \`${p.href}\` — ${p.label}`),
+        `docs/studio.md shows ${p.href}`,
+      );
   });
 });
 

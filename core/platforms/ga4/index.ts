@@ -8,6 +8,7 @@ import { definePlatform, type Platform } from '../platform.ts';
 import { GA4_API } from './api-version.ts';
 import { GA4_TCF_VENDOR, ga4ConsentSignals } from './consent.ts';
 import { ga4Body, ga4Request } from './driver.ts';
+import { GA4_ERASURE } from './erasure.ts';
 import { GA4_MAPPING } from './mapping.ts';
 import { GA4_RESPONSES } from './responses.ts';
 import { GA4_STANDARD_EVENTS } from './standard-events.ts';
@@ -15,6 +16,7 @@ import { checkGa4Request, ga4NameProblem, trimGa4Request } from './target.ts';
 
 export const GA4_PLATFORM: Platform = definePlatform({
   type: 'ga4_mp',
+  names: { short: 'GA4', heading: 'GA4 Measurement Protocol' },
   requirements: {
     config: ['measurement_id'],
     optionalConfig: [],
@@ -41,6 +43,7 @@ export const GA4_PLATFORM: Platform = definePlatform({
   },
   responses: GA4_RESPONSES,
   apiVersion: GA4_API,
+  erasure: GA4_ERASURE,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {
     anyOf: ['anonymous_id', 'user_id'],

@@ -26,5 +26,8 @@ export const GA4_STANDARD_EVENTS: StandardEvents = {
     'search',
     'share',
   ],
+  // What the platform says matters most for matching (docs/platforms.md).
+  matchGuidance:
+    'GA4: client_id (or app instance) is required; user_id and hashed email or phone improve joining.',
   valueTargets: { value: 'params.value', currency: 'params.currency' },
 };

@@ -28,6 +28,7 @@ export function conversionActionProblem(name: string): string | undefined {
 
 export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
   type: 'google_ads',
+  names: { short: 'Google Ads', heading: 'Google Ads' },
   requirements: {
     config: ['operating_account_id'],
     optionalConfig: ['login_account_id'],

@@ -9,5 +9,7 @@ import type { StandardEvents } from '../platform.ts';
 
 export const GOOGLE_ADS_STANDARD_EVENTS: StandardEvents = {
   standardEvents: [],
+  // What the platform says matters most for matching (docs/platforms.md).
+  matchGuidance: 'Google Ads: gclid (or gbraid/wbraid), then hashed email or phone (enhanced conversions).',
   valueTargets: { value: 'conversionValue', currency: 'currency' },
 };

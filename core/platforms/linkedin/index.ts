@@ -22,6 +22,7 @@ export function conversionRuleProblem(name: string): string | undefined {
 
 export const LINKEDIN_PLATFORM: Platform = definePlatform({
   type: 'linkedin_capi',
+  names: { short: 'LinkedIn', heading: 'LinkedIn Conversions API' },
   requirements: {
     config: [],
     optionalConfig: ['api_version'],

@@ -17,6 +17,7 @@ import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent, trimMetaValue } from '.
 
 export const META_PLATFORM: Platform = definePlatform({
   type: 'meta_capi',
+  names: { short: 'Meta', heading: 'Meta Conversions API' },
   requirements: {
     config: ['pixel_id'],
     // `diagnostics: true`: the scheduler asks Meta's Dataset Quality API daily (dataset-quality.ts).

@@ -27,6 +27,9 @@ export const META_STANDARD_EVENTS: StandardEvents = {
     'CustomizeProduct',
     'Donate',
   ],
+  // What the platform says matters most for matching (docs/platforms.md).
+  matchGuidance:
+    'Meta: email and phone weigh most, then external_id, fbc and fbp, and ip with user_agent (Event Match Quality).',
   valueTargets: { value: 'custom_data.value', currency: 'custom_data.currency' },
   actionSourceTarget: 'action_source',
 };

@@ -15,6 +15,7 @@ import { checkMicrosoftEvent, MICROSOFT_MAX_EVENTS, trimMicrosoftEvent } from '.
 
 export const MICROSOFT_PLATFORM: Platform = definePlatform({
   type: 'microsoft_uet',
+  names: { short: 'Microsoft', heading: 'Microsoft Advertising' },
   requirements: {
     config: ['tag_id'],
     optionalConfig: [],

@@ -22,6 +22,7 @@ export function pinterestEventNameProblem(name: string): string | undefined {
 
 export const PINTEREST_PLATFORM: Platform = definePlatform({
   type: 'pinterest_capi',
+  names: { short: 'Pinterest', heading: 'Pinterest Conversions API' },
   requirements: {
     config: ['ad_account_id'],
     optionalConfig: ['action_source'],

@@ -14,6 +14,7 @@ import { checkRedditEvent, REDDIT_MAX_EVENTS, trimRedditEvent } from './target.t
 
 export const REDDIT_PLATFORM: Platform = definePlatform({
   type: 'reddit_capi',
+  names: { short: 'Reddit', heading: 'Reddit Conversions API' },
   requirements: {
     config: ['pixel_id'],
     optionalConfig: [],

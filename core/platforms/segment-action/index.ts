@@ -27,6 +27,7 @@ const NOT_HERE: Prepared = {
 
 export const SEGMENT_ACTION_PLATFORM: Platform = definePlatform({
   type: 'segment_action',
+  names: { short: 'Segment action', heading: 'Segment Action Destinations' },
   requirements: {
     // The destination's own settings keys, checked against its catalogue entry (check.ts).
     config: [],

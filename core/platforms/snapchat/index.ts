@@ -22,6 +22,7 @@ export function snapchatEventNameProblem(name: string): string | undefined {
 
 export const SNAPCHAT_PLATFORM: Platform = definePlatform({
   type: 'snapchat_capi',
+  names: { short: 'Snapchat', heading: 'Snapchat Conversions API' },
   requirements: {
     config: ['pixel_id'],
     optionalConfig: ['action_source'],

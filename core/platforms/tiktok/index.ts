@@ -14,6 +14,7 @@ import { checkTikTokEvent, TIKTOK_MAX_EVENTS, trimTikTokEvent } from './target.t
 
 export const TIKTOK_PLATFORM: Platform = definePlatform({
   type: 'tiktok_events',
+  names: { short: 'TikTok', heading: 'TikTok Events API' },
   requirements: {
     config: ['pixel_code'],
     optionalConfig: ['event_source'],

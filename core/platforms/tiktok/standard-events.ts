@@ -30,5 +30,8 @@ export const TIKTOK_STANDARD_EVENTS: StandardEvents = {
     'FindLocation',
     'CustomizeProduct',
   ],
+  // What the platform says matters most for matching (docs/platforms.md).
+  matchGuidance:
+    'TikTok: ttclid and email or phone weigh most, then external_id, ttp, and ip with user_agent.',
   valueTargets: { value: 'properties.value', currency: 'properties.currency' },
 };

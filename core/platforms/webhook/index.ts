@@ -10,6 +10,7 @@ import { WEBHOOK_RESPONSES } from './responses.ts';
 
 export const WEBHOOK_PLATFORM: Platform = definePlatform({
   type: 'webhook',
+  names: { short: 'webhook', heading: 'Webhooks' },
   requirements: {
     config: [],
     optionalConfig: ['path'],

@@ -18,6 +18,7 @@ const routed = (eventName: string, mapped: string) => mapped !== eventName && X_
 
 export const X_PLATFORM: Platform = definePlatform({
   type: 'x_conversions',
+  names: { short: 'X', heading: 'X Conversions API' },
   requirements: {
     config: ['pixel_id'],
     // What conversion_id carries, to match what the X pixel sends (driver.ts): default event_id.

@@ -36,8 +36,7 @@ const NOT_THIRD_PARTY: Readonly<Record<string, string>> = {
   'adapters/bigquery-rest.ts': "Google's BigQuery API (or its emulator): the service's own warehouse",
   'adapters/firestore-claims.ts':
     "Google's Firestore API (or its emulator): the service's own claims database",
-  'core/platforms/segment-action/run.ts':
-    "calls the injected fetch: forward-catalog's is the gate (egressFetch)",
+  'adapters/segment-actions/run.ts': "calls the injected fetch: forward-catalog's is the gate (egressFetch)",
   'gateway/tag/sender.ts': "browser code: the tag posts to the gateway from the visitor's page",
   'studio/web/common.ts': "browser code: the studio's pages call the studio's own API",
   'studio/web/creator.ts': "browser code: the studio's own config",

@@ -9,13 +9,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { pseudonymousId } from '../../../core/linkage/transforms.ts';
+import { GA4_USER_DELETION_SCOPE, ga4DeletionBodies } from '../../../core/platforms/ga4/erasure.ts';
 import { customerMatchRequests } from '../../../core/platforms/google-ads/audience.ts';
 import { DATA_MANAGER_SCOPE } from '../../../core/platforms/google-ads/driver.ts';
 import { audienceRequests } from '../../../core/platforms/meta/audience.ts';
 import {
   type ErasedPerson,
-  GA4_USER_DELETION_SCOPE,
-  ga4DeletionBodies,
   type NamedSync,
   platformErasure,
 } from '../../../core/privacy/platform-erasure.ts';

@@ -1,11 +1,11 @@
 /**
- * The dry run of a `segment_action` delivery (core/platforms/segment-action/preview.ts): the
+ * The dry run of a `segment_action` delivery (adapters/segment-actions/preview.ts): the
  * requests the actions build, recorded and answered 200 without leaving the process, credentials
  * as `secret:<role>` (a Basic pair decoded to show it), and each action's outcome.
  */
 import assert from 'node:assert/strict';
+import { previewSegmentAction } from '../../../../adapters/segment-actions/preview.ts';
 import type { StoredEvent } from '../../../../core/event.ts';
-import { previewSegmentAction } from '../../../../core/platforms/segment-action/preview.ts';
 import type { Destination } from '../../../../schemas/settings.ts';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');

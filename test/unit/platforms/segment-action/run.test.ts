@@ -1,11 +1,11 @@
 /**
- * The runtime (core/platforms/segment-action/run.ts) with an injected fetch: URLs moved under
+ * The runtime (adapters/segment-actions/run.ts) with an injected fetch: URLs moved under
  * `base_url`, the settings the actions see, OAuth destinations' access token as a bearer token,
  * and what it refuses before any request.
  */
 import assert from 'node:assert/strict';
+import { runSegmentAction, underBaseUrl } from '../../../../adapters/segment-actions/run.ts';
 import type { StoredEvent } from '../../../../core/event.ts';
-import { runSegmentAction, underBaseUrl } from '../../../../core/platforms/segment-action/run.ts';
 import type { Destination } from '../../../../schemas/settings.ts';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');

@@ -8,27 +8,17 @@
  * and `eventbus preview`, which each import this file lazily: actions-core loads only when a
  * catalogue destination is previewed.
  */
-import type { Destination } from '../../../schemas/settings.ts';
-import type { StoredEvent } from '../../event.ts';
-import type { Outcome } from '../driver.ts';
+
+import type { ActionsPreviewResult, PreviewRequest } from '../../core/delivery/preview.ts';
+import type { StoredEvent } from '../../core/event.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import { runSegmentAction } from './run.ts';
 
-/** One request an action made, as the recording fetch kept it. */
-export interface CapturedRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-  readonly body: unknown;
-}
+/** One request an action made, as the recording fetch kept it (as preview shows any request). */
+export type CapturedRequest = PreviewRequest;
 
 /** What a dry run gives: each action's outcome and its requests; or why it could not run. */
-export type SegmentActionPreview =
-  | {
-      readonly installed: true;
-      readonly outcomes: readonly { readonly action: string; readonly outcome: Outcome }[];
-      readonly requests: readonly CapturedRequest[];
-    }
-  | { readonly installed: false; readonly reason: string };
+export type SegmentActionPreview = ActionsPreviewResult;
 
 /** The longest request body shown whole (the rest is cut, and says so). */
 const MAX_PREVIEW_BODY = 64 * 1024;

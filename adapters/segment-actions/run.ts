@@ -15,16 +15,22 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Destination } from '../../../schemas/settings.ts';
-import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../egress/policy.ts';
-import type { StoredEvent } from '../../event.ts';
-import type { Outcome } from '../driver.ts';
-import type { PlatformAnswer } from '../platform-answer.ts';
-import { catalogAnswer } from './answer.ts';
-import { NETWORK_ERROR_CODE, outcomeOfError } from './outcome.ts';
-import { type ActionPreset, actionSteps, effectiveMapping, type PresetField, presetOf } from './presets.ts';
-import { ACCESS_TOKEN_ROLE } from './roles.ts';
-import { NO_IP, segmentEventOf } from './segment-event.ts';
+import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../core/egress/policy.ts';
+import type { StoredEvent } from '../../core/event.ts';
+import type { Outcome } from '../../core/platforms/driver.ts';
+import type { PlatformAnswer } from '../../core/platforms/platform-answer.ts';
+import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
+import { NETWORK_ERROR_CODE, outcomeOfError } from '../../core/platforms/segment-action/outcome.ts';
+import {
+  type ActionPreset,
+  actionSteps,
+  effectiveMapping,
+  type PresetField,
+  presetOf,
+} from '../../core/platforms/segment-action/presets.ts';
+import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts';
+import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
+import type { Destination } from '../../schemas/settings.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {

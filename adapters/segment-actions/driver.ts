@@ -4,12 +4,12 @@
  * and gives the forward core one outcome for the attempt (outcome.ts). Loaded only by
  * forward-catalog: it pulls in actions-core and the destinations.
  */
-import type { Driver, Outcome, Performed } from '../driver.ts';
-import { answerColumns } from '../platform-answer.ts';
-import { SEGMENT_ACTION_PLATFORM } from './index.ts';
-import { combineOutcomes } from './outcome.ts';
+import type { Driver, Outcome, Performed } from '../../core/platforms/driver.ts';
+import { answerColumns } from '../../core/platforms/platform-answer.ts';
+import { SEGMENT_ACTION_PLATFORM } from '../../core/platforms/segment-action/index.ts';
+import { combineOutcomes } from '../../core/platforms/segment-action/outcome.ts';
+import { segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import { runSegmentAction } from './run.ts';
-import { segmentEventOf } from './segment-event.ts';
 
 /** A platform call's time limit unless the destination sets `timeout_ms` (as forward's). */
 const DEFAULT_TIMEOUT_MS = 10_000;

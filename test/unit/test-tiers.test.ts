@@ -1,0 +1,68 @@
+/**
+ * The test tiers of package.json (docs/local.md, "Tests"): `test:fast`, the inner loop, starts no
+ * browser, so every test that launches Chromium is named `*.browser.test.ts` and runs in
+ * `test:e2e` (and `npm test`) instead.
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const scripts = (
+  JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }
+).scripts;
+
+/** The quoted globs of an npm script. */
+const globsOf = (script: string): string[] => [...script.matchAll(/'([^']+)'/g)].map((m) => m[1] as string);
+
+function testFiles(dir: string): string[] {
+  return readdirSync(join(root, dir)).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(join(root, path)).isDirectory()) return testFiles(path);
+    return name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+/** What starts a browser: the support files that launch Chromium, or playwright itself. */
+const LAUNCHES =
+  /from\s+['"](?:playwright-core|[./]+support\/(?:chromium|local-browser|studio-browser)\.ts)['"]/;
+
+describe('test tiers: test:fast starts no browser', () => {
+  it('every test:fast glob leaves out the browser tests', () => {
+    const globs = globsOf(scripts['test:fast'] ?? '');
+    assert.ok(globs.length >= 2, `test:fast globs: ${globs.join(' ')}`);
+    for (const glob of globs) assert.ok(glob.endsWith('!(*.browser).test.ts'), `${glob} takes browser tests`);
+  });
+
+  it("every test of test:fast's folders that launches a browser is named *.browser.test.ts", () => {
+    const problems: string[] = [];
+    for (const file of [...testFiles('test/unit'), ...testFiles('test/gateway')])
+      if (LAUNCHES.test(readFileSync(join(root, file), 'utf8')) && !file.endsWith('.browser.test.ts'))
+        problems.push(file);
+    assert.deepEqual(problems, []);
+  });
+
+  it('every folder holding browser tests is one test:e2e and npm test run', () => {
+    const e2e = globsOf(scripts['test:e2e'] ?? '');
+    const all = globsOf(scripts['test'] ?? '');
+    const folders = new Set(
+      testFiles('test')
+        .filter((f) => f.endsWith('.browser.test.ts'))
+        .map((f) => relative(root, join(root, dirname(f)))),
+    );
+    assert.ok(folders.has('test/gateway'), [...folders].join(', '));
+    for (const folder of folders) {
+      const covers = (g: string) =>
+        g === `${folder}/*.browser.test.ts` || g.startsWith(`${folder}/**/*.test.ts`);
+      assert.ok(
+        e2e.some(covers) || e2e.some((g) => folder.startsWith('test/e2e') && g === 'test/e2e/**/*.test.ts'),
+        `test:e2e runs no browser test of ${folder}`,
+      );
+      assert.ok(
+        all.some(covers) || all.some((g) => g === `${folder.split('/').slice(0, 2).join('/')}/**/*.test.ts`),
+        `npm test runs no browser test of ${folder}`,
+      );
+    }
+  });
+});
