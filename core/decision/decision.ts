@@ -7,7 +7,7 @@ import { lookupEvent } from '../../schemas/catalogue.ts';
 import type { Condition, ConsentPurpose, Destination, Settings } from '../../schemas/settings.ts';
 import { patternMatches } from '../conditions.ts';
 import type { StoredEvent } from '../event.ts';
-import { isMappedType, unroutedReason } from '../platforms/mappings.ts';
+import { isMappedType, isNativeEvent, unroutedReason } from '../platforms/mappings.ts';
 import { DEFAULT_CONSENT, IDENTITY_NEEDS } from '../platforms/requirements.ts';
 import {
   segmentActionMaps,
@@ -166,12 +166,16 @@ export function requiredConsent(destination: Readonly<Destination>): readonly Co
 function hasMapping(destination: Readonly<Destination>, eventName: string): boolean {
   if (destination.type === 'segment_action' && segmentActionMaps(destination, eventName)) return true;
   if (!isMappedType(destination.type)) return destination.events?.allow?.includes(eventName) ?? false;
+  if (isNativeEvent(destination.type, eventName)) return true;
   return destination.mappings !== undefined && Object.hasOwn(destination.mappings, eventName);
 }
 
 function unknownReason(destination: Readonly<Destination>, name: string): string {
   if (destination.type === 'segment_action')
     return `unknown event ${name}: name it in an action's when (or in events.allow) to forward it to ${destination.destination ?? 'a segment_action'}`;
+  // A name the platform itself refuses (GA4's reserved `session_start`) says so, not "no mapping".
+  const refused = unroutedReason(destination, name);
+  if (refused !== undefined) return refused;
   return isMappedType(destination.type)
     ? `unknown event ${name} has no mapping for ${destination.type}`
     : `unknown event ${name}: list it in events.allow to forward it to a ${destination.type}`;

@@ -180,10 +180,7 @@ export function definitionViolations(spec: unknown, prefix: string): FieldViolat
     spec.fields.forEach((f, i) => {
       const name = isRecord(f) ? f.name : undefined;
       if (typeof name === 'string' && isReservedFieldName(name))
-        out.push({
-          field: `${prefix}.fields[${i}].name`,
-          description: `${name} is a context field of every event (or a column of the warehouse), not event data`,
-        });
+        out.push({ field: `${prefix}.fields[${i}].name`, description: reservedText(name) });
     });
   if (spec.mappings !== undefined && !isRecord(spec.mappings))
     out.push({ field: `${prefix}.mappings`, description: 'must map destination types to mappings' });
@@ -194,6 +191,21 @@ export function definitionViolations(spec: unknown, prefix: string): FieldViolat
 export function isReservedFieldName(name: string): boolean {
   return CONTEXT_FIELDS.has(name) || RESERVED_FIELDS.has(name);
 }
+
+/**
+ * Why an event data field may not have this name, or undefined: the field-name rule, and the
+ * names the warehouse and the context already use at the top (`topic`, `user`). The check the
+ * registry applies to a definition's fields (above) and to a translator's targets
+ * (core/translate/spec.ts), which the creator's page runs as the person types.
+ */
+export function dataFieldNameProblem(name: string, top = true): string | undefined {
+  if (!FIELD_NAME.test(name))
+    return `must match ${FIELD_NAME.source} (lower case, digits and _, starting with a letter)`;
+  return top && isReservedFieldName(name) ? reservedText(name) : undefined;
+}
+
+const reservedText = (name: string) =>
+  `${name} is a context field of every event (or a column of the warehouse), not event data`;
 
 /** `YYYY-MM-DD` naming a real calendar day. */
 export function isCalendarDate(text: string): boolean {

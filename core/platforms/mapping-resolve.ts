@@ -13,14 +13,23 @@ import type { Fields, PlatformMapping } from './mapping-vocabulary.ts';
 export interface MappingDefaults {
   readonly envelope: Readonly<Fields>;
   readonly events: Readonly<Record<string, ResolvedMapping>>;
+  /** The platform's own events outside the catalogue (PlatformMapping's `native`), envelope merged. */
+  readonly native: Readonly<Record<string, ResolvedMapping>>;
 }
 
 /** Builds a platform's defaults once: every catalogue event gets the envelope plus its own fields. */
-export function mappingDefaults({ envelope, events }: PlatformMapping): MappingDefaults {
-  const out: Record<string, ResolvedMapping> = {};
-  for (const [name, m] of Object.entries(events))
-    out[name] = Object.freeze({ event: m.event, fields: Object.freeze({ ...envelope, ...m.fields }) });
-  return Object.freeze({ envelope: Object.freeze({ ...envelope }), events: Object.freeze(out) });
+export function mappingDefaults({ envelope, events, native }: PlatformMapping): MappingDefaults {
+  const merged = (table: PlatformMapping['events']) => {
+    const out: Record<string, ResolvedMapping> = {};
+    for (const [name, m] of Object.entries(table))
+      out[name] = Object.freeze({ event: m.event, fields: Object.freeze({ ...envelope, ...m.fields }) });
+    return Object.freeze(out);
+  };
+  return Object.freeze({
+    envelope: Object.freeze({ ...envelope }),
+    events: merged(events),
+    native: merged(native ?? {}),
+  });
 }
 
 /**
@@ -33,7 +42,11 @@ export function resolveWith(
   destination: Readonly<Pick<Destination, 'mappings'>>,
   eventName: string,
 ): ResolvedMapping | undefined {
-  const base = defaults.events[eventName];
+  const base = Object.hasOwn(defaults.events, eventName)
+    ? defaults.events[eventName]
+    : Object.hasOwn(defaults.native, eventName)
+      ? defaults.native[eventName]
+      : undefined;
   const override = destination.mappings?.[eventName] as Mapping | undefined;
   if (override === undefined) return base;
   const event = override.event ?? base?.event;

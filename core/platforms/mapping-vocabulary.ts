@@ -11,6 +11,12 @@ export type Fields = Record<string, FieldSource>;
 export interface PlatformMapping {
   readonly envelope: Fields;
   readonly events: Record<string, { event: string; fields: Fields }>;
+  /**
+   * Events the platform knows by its own name that the catalogue has not (GA4's recommended
+   * `login`, `share`…): a custom event of that name is sent under it with these fields, as a
+   * sender of the platform's own protocol sent it, with no mapping in the settings.
+   */
+  readonly native?: Record<string, { event: string; fields: Fields }>;
 }
 
 /** A number read from `from`. */

@@ -29,6 +29,14 @@ export function isMappedType(type: Destination['type']): type is MappedType {
 export const DEFAULT_MAPPINGS: Readonly<Record<MappedType, Readonly<Record<string, ResolvedMapping>>>> =
   everyMapped((p) => p.defaults.events);
 
+/**
+ * Whether a destination type sends a custom event of this name under the platform's own event
+ * of the name with no mapping in the settings (GA4's recommended `login`: PlatformMapping's `native`).
+ */
+export function isNativeEvent(type: Destination['type'], eventName: string): boolean {
+  return isMappedType(type) && Object.hasOwn(DEFAULTS[type].native, eventName);
+}
+
 /** The fields every mapping of a type starts from (custom-event mappings get them too). */
 export const ENVELOPES: Readonly<Record<MappedType, Readonly<Fields>>> = everyMapped(
   (p) => p.defaults.envelope,

@@ -58,10 +58,19 @@ export interface AmountGuess {
  */
 export interface MinorUnitsOffer {
   readonly column: string;
-  readonly majorUnits: { readonly source: string };
-  readonly transform: TranslatorTransform;
+  /**
+   * The currency column to scale by; absent when the payload has none (Patreon's
+   * `amount_cents`): the page then asks for the one currency every record is in, and writes
+   * `major_units: { currency }`, never assuming one.
+   */
+  readonly majorUnits?: { readonly source: string };
+  readonly transform?: TranslatorTransform;
   readonly why: string;
 }
+
+/** Whether an amount's own name says it is in cents (`amount_cents`, `pledge_amount_cents`, `price_in_cents`). */
+export const centsNamed = (column: string) =>
+  nameWords(column.slice(column.lastIndexOf('.') + 1)).some((w) => w === 'cents' || w === 'cent');
 
 /** Vendors whose webhooks carry amounts in minor units, and how their payloads are told apart. */
 const MINOR_UNIT_SENDERS: readonly [string, (columns: ReadonlySet<string>) => boolean][] = [
@@ -103,7 +112,14 @@ export function minorUnitsOffer(
   rows: readonly Record<string, unknown>[],
 ): MinorUnitsOffer | undefined {
   const f = value && fields.find((x) => x.name === value.column);
-  if (!value || !f || !currency || !wholeNumbers(f, rows)) return undefined;
+  if (!value || !f || !wholeNumbers(f, rows)) return undefined;
+  if (!currency)
+    return centsNamed(value.column)
+      ? {
+          column: value.column,
+          why: `${value.column}'s name says cents, and no column holds a currency: type the one currency every record is in, and the amounts are scaled by its ISO 4217 exponent (JPY 0, EUR 2, KWD 3)`,
+        }
+      : undefined;
   const columns = new Set(fields.map((x) => x.name));
   const vendor = MINOR_UNIT_SENDERS.find(([, test]) => test(columns))?.[0];
   const example = Number(f.examples[0]);

@@ -7,8 +7,8 @@
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
-import { fieldName } from './names.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
+import { dataFieldName } from './suggest.ts';
 
 /** What a person chose for one column. */
 export interface ColumnChoice {
@@ -170,7 +170,7 @@ export function draftResources(input: {
         : (f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target)
           ? ['string' as const]
           : transformsFor(f, input.sample, zone);
-    const target = c.target === 'event_data' ? (c.field ?? fieldName(c.column)) : c.target;
+    const target = c.target === 'event_data' ? (c.field ?? dataFieldName(c.column)) : c.target;
     tFields.push({ target, source: c.column, ...(transforms.length > 0 ? { transforms } : {}) });
     if (c.target !== 'event_data') continue;
     specFields.push({

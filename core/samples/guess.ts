@@ -7,6 +7,8 @@
  */
 import { eventNameProblem, lookupEvent, nearCatalogueName } from '../../schemas/catalogue.ts';
 import { instant, readPattern } from '../formats/patterns.ts';
+import { PII_COLUMNS } from '../warehouse/pii-columns.ts';
+import { TABLES } from '../warehouse/warehouse.ts';
 import {
   type AmountGuess,
   type MinorUnitsOffer,
@@ -15,8 +17,12 @@ import {
   wholeNumbers,
 } from './amounts.ts';
 import { fieldName, nameWords } from './names.ts';
+import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
+import { notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
 import type { InferredField } from './sample.ts';
-import { type SuggestColumn, suggestMappings } from './suggest.ts';
+import { dataFieldName, type MappingSuggestion, type SuggestColumn, suggestMappings } from './suggest.ts';
+
+export type { Evidence, Question } from './questions.ts';
 
 /** What the event time must fall in to be accepted (the gateway's window, core/event.ts). */
 export interface TimeWindow {
@@ -25,13 +31,19 @@ export interface TimeWindow {
   readonly futureMs: number;
 }
 
-/** One column's guess: where it goes, and why. */
+/** One column's guess: where it goes, why, on what evidence, and how sure. */
 export interface ColumnGuess {
   readonly column: string;
   /** `event_data`, a context target, or `skip`. */
   readonly target: string;
   readonly field?: string;
   readonly why: string;
+  /** 0–1: a name match confirmed by the values is 0.9 and above; an own event field 0.5. */
+  readonly confidence: number;
+  /** What the guess rests on: the name, the type, the values' shape, the position in the payload. */
+  readonly evidence: Evidence;
+  /** The person's e-mail, phone or name: personal data (the context's own are hashed per the settings). */
+  readonly personal?: true;
 }
 
 /**
@@ -83,6 +95,11 @@ export interface Guesses {
   readonly consent: readonly { readonly column: string; readonly why: string }[];
   /** Meta's action_source, from what the sender is: `website` only with a page URL and a browser. */
   readonly actionSource: { readonly value: string; readonly why: string };
+  /**
+   * Where two readings compete (payer or payee, `From` or `To`, the total or a fee): the page asks,
+   * the first option preselected as the columns' guesses already say; never blocking.
+   */
+  readonly questions: readonly Question[];
 }
 
 const words = (column: string) => nameWords(column).join('');
@@ -125,43 +142,35 @@ const TIME_RANKS: readonly [RegExp, number, string][] = [
   [/(date|time|datum|zeit|fecha|_at$)/, 5, 'names a date'],
 ];
 
-const PERSON_PARENT =
-  /billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead|location|geo/;
-/** Envelopes around a payload's own fields (Stripe's `data.object`, JSON:API's `data.attributes`). */
-const WRAPPERS = new Set([
-  'data',
-  'object',
-  'attributes',
-  'payload',
-  'body',
-  'resource',
-  'record',
-  'event',
-  'properties',
-]);
-
-/**
- * Whether a nested column's object is the person's: the nearest parent that is not an envelope
- * names a billing, shipping, customer, user… object, or there is none (`data.attributes.user_email`
- * is the payload's own). `issue.state` is not a region, `repository.language` not a locale.
- */
-function personParent(column: string): boolean {
-  const parents = column.split('.').slice(0, -1).reverse();
-  const own = parents.find((p) => !WRAPPERS.has(words(p)));
-  return own === undefined || PERSON_PARENT.test(words(own));
-}
-
 /** Whether a URL column is the page's: named as one, at the top, under `page` or `context`. */
 function pageColumn(column: string): boolean {
   const parent = column.includes('.') ? column.slice(0, column.lastIndexOf('.')) : '';
   return PAGE_URL.has(words(leaf(column))) && PAGE_PARENTS.has(parent);
 }
 
-/** The targets guess.ts refuses a column, before suggest.ts gives them out. */
-function refused(column: string, target: string): boolean {
-  if (target.startsWith('user') || target === 'device.locale') return !personParent(column);
-  if (target === 'page.url') return !pageColumn(column);
-  return false;
+/** Why a column may not take a target, or undefined. */
+type Refusal = (column: string, target: string) => string | undefined;
+
+/**
+ * The targets guess.ts refuses a column, before suggest.ts gives them out: a person's details
+ * (`user.*`, `device.locale`) from a column that is not the person's (roles.ts: Twilio's `To`,
+ * PayPal's `payee`, an issue's `user`), a region from a `state` that is a status or stands beside
+ * no place, the page's URL from a URL that is not named as the page's.
+ */
+function refusals(fields: readonly InferredField[]): Refusal {
+  const typeOf = objectTypes(fields);
+  const byName = new Map(fields.map((f) => [f.name, f]));
+  const columns = fields.map((f) => f.name);
+  return (column, target) => {
+    if (target.startsWith('user') || target === 'device.locale') {
+      const r = roleOf(column, typeOf);
+      if (r.role !== 'person') return r.why;
+      const f = byName.get(column);
+      return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
+    }
+    if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
+    return undefined;
+  };
 }
 const CONSENT_NAME = /consent|optin|opt_in|accepts?marketing|marketing|newsletter|gdpr|tracking|cookies?/;
 
@@ -232,12 +241,15 @@ function chooseEventTime(
   rows: readonly Record<string, unknown>[],
   window: TimeWindow | undefined,
 ): Guesses['eventTime'] {
-  const ranked = fields
-    .filter((f) => isTime(f) && f.distinct > 0)
+  const times = fields.filter((f) => isTime(f) && f.distinct > 0);
+  const notWhen = times.map((f) => notWhenItHappened(f, rows)).filter((w) => w !== undefined);
+  const ranked = times
+    .filter((f) => notWhenItHappened(f, rows) === undefined)
     .map((f) => ({ f, ...timeRank(f) }))
     .sort((a, b) => b.rank - a.rank);
   const best = ranked[0];
-  if (!best) return { why: 'no column holds times: the event time is when it arrives' };
+  const not = notWhen.length > 0 ? `; ${notWhen.join('; ')}` : '';
+  if (!best) return { why: `no column holds when it happened: the event time is when it arrives${not}` };
   const others =
     ranked.length > 1
       ? ` (over ${ranked
@@ -255,7 +267,20 @@ function chooseEventTime(
       why: `${best.f.name} ${best.why}, but ${share} outside the accepted window (${days} days back to now, ${String(out.values[0])}): the gateway would refuse every such row. Choose: the time each row arrives as the event time, or another column; until then ${best.f.name} is kept as a field`,
     };
   }
-  return { column: best.f.name, why: `${best.f.name} ${best.why}${others}` };
+  return { column: best.f.name, why: `${best.f.name} ${best.why}${others}${not}` };
+}
+
+/**
+ * Why a time column is not when each event happened, or undefined: its name says it is a version
+ * (Twilio's `ApiVersion: "2010-04-01"`), or it holds one value in every row of a sample of
+ * several (a constant date is no event's time).
+ */
+function notWhenItHappened(f: InferredField, rows: readonly Record<string, unknown>[]): string | undefined {
+  if (versionNamed(f.name)) return `${f.name} is not a time: its name says it is a version`;
+  const filled = rows.filter((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '').length;
+  if (f.distinct === 1 && filled >= 2)
+    return `${f.name} is not a time: the same value in all ${filled} rows (a constant, not when each happened)`;
+  return undefined;
 }
 
 /** A name for the event from a column that names it, when the sample has one value there. */
@@ -263,10 +288,14 @@ function chooseEventName(
   fields: readonly InferredField[],
   named: readonly string[],
 ): Guesses['eventName'] | undefined {
+  // The envelope's `type` (Intercom's `notification_event`) names the kind of message; an event's
+  // own name, or a `topic` (Intercom's `user.created`, Shopify's header), names what happened.
+  const rank = ['eventname', 'eventtype', 'event', 'topic', 'type'];
   const candidates = [
     ...named,
     ...fields
-      .filter((f) => depth(f.name) === 0 && /^(type|event|eventtype|eventname)$/.test(words(f.name)))
+      .filter((f) => depth(f.name) === 0 && rank.includes(words(f.name)))
+      .sort((a, b) => rank.indexOf(words(a.name)) - rank.indexOf(words(b.name)))
       .map((f) => f.name),
   ];
   for (const column of candidates) {
@@ -309,13 +338,15 @@ export function guessChoices(
   });
   // Refused targets are refused before they are given out: an issue's `user.email` cannot keep
   // the person's e-mail from `billing.email`, nor an always-null `phone` from `billing_address.phone`.
-  const suggestions = suggestMappings(fields.map(asColumn), { refuse: refused });
+  const refuse = refusals(fields);
+  const typeOf = objectTypes(fields);
+  const suggestions = suggestMappings(fields.map(asColumn), { refuse: (c, t) => refuse(c, t) !== undefined });
   const eventTime = chooseEventTime(fields, rows, options.window);
   const named: string[] = [];
   const consent: { column: string; why: string }[] = [];
-  const columns = suggestions.map((s, i): ColumnGuess => {
+  const base = suggestions.map((s, i): Omit<ColumnGuess, 'confidence' | 'evidence'> => {
     const f = fields[i] as InferredField;
-    const own = { target: 'event_data', field: s.field ?? fieldName(s.column) };
+    const own = { target: 'event_data', field: s.field ?? dataFieldName(s.column) };
     if (f.distinct === 0)
       return {
         column: s.column,
@@ -346,7 +377,7 @@ export function guessChoices(
       return { column: s.column, ...own, why };
     }
     if (s.target === 'event_data' && s.field !== undefined) {
-      const alone = refusedWhy(asColumn(f));
+      const alone = refusedWhy(asColumn(f), refuse);
       if (alone) return { column: s.column, ...own, why: alone };
     }
     return {
@@ -354,6 +385,39 @@ export function guessChoices(
       target: s.target,
       ...(s.field ? { field: s.field } : {}),
       why: s.target === 'event_data' ? `event field: ${s.reason}` : s.reason,
+    };
+  });
+  const roles = fields.map((f) => roleOf(f.name, typeOf));
+  const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
+  const questions = questionsFor(
+    base.map((g, i) => ({
+      field: fields[i] as InferredField,
+      target: g.target,
+      ...(g.field ? { guessed: g.field } : {}),
+      role: roles[i] as RoleReading,
+      alone: alone[i] as string,
+    })),
+  );
+  const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
+  const columns = base.map((g, i): ColumnGuess => {
+    const f = fields[i] as InferredField;
+    const s = suggestions[i] as MappingSuggestion;
+    const sure = g.target === 'skip' ? 1 : g.target === 'event_time' ? 0.8 : s.confidence;
+    return {
+      ...g,
+      // A guess the page asks about is a question's first answer, not a certainty.
+      confidence: asked.has(g.column) ? Math.min(sure, 0.6) : sure,
+      // Whose a column is matters for a person's details, and for those a role kept from one.
+      evidence: evidenceOf(
+        f,
+        s.reason,
+        g.target.startsWith('user') || refuse(g.column, alone[i] as string)
+          ? (roles[i] as RoleReading).why
+          : '',
+      ),
+      ...(PERSONAL.has(g.target) || ((f.format === 'email' || f.format === 'phone') && g.target !== 'skip')
+        ? { personal: true as const }
+        : {}),
     };
   });
   const eventName = chooseEventName(fields, named);
@@ -370,8 +434,12 @@ export function guessChoices(
     ...(minorUnits ? { minorUnits } : {}),
     consent,
     actionSource: actionSource(columns),
+    questions,
   };
 }
+
+/** Context targets that are a person's details: the columns the warehouse keeps as personal data. */
+const PERSONAL: ReadonlySet<string> = new Set(PII_COLUMNS[TABLES.events]);
 
 /**
  * When no number column is the value, an amount whose digits are written as text (Paddle's
@@ -392,10 +460,11 @@ function textAmount(
   const was = columns[i];
   if (!best || !was || was.target !== 'event_data') return;
   columns[i] = {
-    column: best.column,
-    target: 'event_data',
+    ...was,
     field: 'value',
     why: `event field: ${best.reason}, its digits written as text (an amount, not an id)`,
+    confidence: best.confidence,
+    evidence: { ...was.evidence, name: best.reason },
   };
 }
 
@@ -430,11 +499,11 @@ function actionSource(columns: readonly ColumnGuess[]): Guesses['actionSource'] 
 }
 
 /** Why a column keeps no target it would take alone, when guess.ts refused it; else undefined. */
-function refusedWhy(column: SuggestColumn): string | undefined {
+function refusedWhy(column: SuggestColumn, refuse: Refusal): string | undefined {
   const [alone] = suggestMappings([column]);
-  if (!alone || alone.target === 'event_data' || !refused(column.name, alone.target)) return undefined;
+  const why = alone && alone.target !== 'event_data' ? refuse(column.name, alone.target) : undefined;
+  if (!alone || !why) return undefined;
   if (alone.target === 'page.url')
     return 'a URL, but not named as the page’s: kept as a field (a page URL makes it a website event)';
-  const parent = column.name.split('.').slice(-2, -1)[0] ?? '';
-  return `${alone.reason}, but inside ${parent}: kept as a field`;
+  return `${alone.reason} (${alone.target}), but ${why}: kept as a field`;
 }

@@ -3,7 +3,14 @@
  * fields, suggest where each column goes. Web-standard only, so the studio bundles it for the
  * browser as it is.
  */
-export { type ColumnGuess, type Guesses, guessChoices, type TimeWindow } from './guess.ts';
+export {
+  type ColumnGuess,
+  type Evidence,
+  type Guesses,
+  guessChoices,
+  type Question,
+  type TimeWindow,
+} from './guess.ts';
 export { type InferOptions, inferFields, toFieldSpecs } from './infer.ts';
 export {
   DEFAULT_MAX_BYTES,

@@ -4,6 +4,7 @@
  * and spellings, with the names in synonyms.ts; its inferred type confirms or contradicts the
  * match, and a column of e-mail addresses is suggested as `user.email` whatever its name. Pure.
  */
+import { isReservedFieldName } from '../definitions/definitions.ts';
 import { currencyNameShift, notTheValue, valueNameShift } from './amounts.ts';
 import { fieldName, nameWords } from './names.ts';
 import type { InferredFormat, InferredType } from './sample.ts';
@@ -153,6 +154,16 @@ function candidates(column: SuggestColumn, index: number): Candidate[] {
   return out;
 }
 
+/**
+ * The event data field a column is kept under by its own name: a name the warehouse or the
+ * context keeps (`topic`, `source`), which the save refuses, gets `_data` (`topic_data`), as
+ * specs.ts names such a definition field.
+ */
+export function dataFieldName(column: string): string {
+  const name = fieldName(column);
+  return isReservedFieldName(name) ? `${name}_data` : name;
+}
+
 const round = (n: number) => Math.round(n * 100) / 100;
 
 /**
@@ -181,8 +192,9 @@ export function suggestMappings(
   // Columns kept as event data under their own names avoid the catalogue names already given out.
   const used = new Set<string>([...taken.keys()].filter(isDataField));
   const ownName = (name: string) => {
-    let field = fieldName(name);
-    for (let n = 2; used.has(field); n++) field = `${fieldName(name)}_${n}`;
+    const base = dataFieldName(name);
+    let field = base;
+    for (let n = 2; used.has(field); n++) field = `${base}_${n}`;
     used.add(field);
     return field;
   };

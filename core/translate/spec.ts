@@ -11,7 +11,7 @@ import {
   type TranslatorSpec,
   TranslatorSpecSchema,
 } from '../../schemas/translator.ts';
-import { isReservedFieldName } from '../definitions/definitions.ts';
+import { dataFieldNameProblem, isReservedFieldName } from '../definitions/definitions.ts';
 import { isTimeZone, patternProblem } from '../formats/patterns.ts';
 import { compileValidator, type FieldViolation } from '../validation.ts';
 import { allFields } from './cases.ts';
@@ -137,13 +137,9 @@ function fieldViolations(
     if (first !== undefined)
       out.push({ field: `${at}.target`, description: `${f.target} is also ${label}[${first}].target` });
     else seen.set(f.target, i);
+    const reserved = reservedTarget(f.target);
+    if (reserved) out.push({ field: `${at}.target`, description: reserved });
     const [top = ''] = f.target.split('.');
-    const isContext = CONTEXT_FIELDS.has(top) || EVENT_TARGETS.has(top);
-    if (!isContext && isReservedFieldName(top))
-      out.push({
-        field: `${at}.target`,
-        description: `${top} is a column of the warehouse, not an event field`,
-      });
     if (EVENT_TARGETS.has(top) && f.target !== top)
       out.push({ field: `${at}.target`, description: `${top} has no parts` });
     (f.transforms ?? []).forEach((t, j) => {
@@ -165,6 +161,28 @@ function fieldViolations(
     });
   });
   return out;
+}
+
+/**
+ * Why a translator may not write to this target, or undefined: a top-level name the warehouse
+ * keeps for itself (`topic`, `received_at`). Context targets (`user.email`) and the event's own
+ * (`event_time`) are targets, not event data.
+ */
+export function reservedTarget(target: string): string | undefined {
+  const [top = ''] = target.split('.');
+  const isContext = CONTEXT_FIELDS.has(top) || EVENT_TARGETS.has(top);
+  return !isContext && isReservedFieldName(top)
+    ? `${top} is a column of the warehouse, not an event field`
+    : undefined;
+}
+
+/**
+ * Why the creator may not keep a column as this event data field, or undefined: the definition's
+ * field-name rule and a translator's reserved targets (core/definitions/definitions.ts, above),
+ * the checks the save would fail. The page runs it as the person types a field name.
+ */
+export function eventFieldProblem(name: string): string | undefined {
+  return dataFieldNameProblem(name) ?? reservedTarget(name);
 }
 
 /** The checks of `auth.signature` (signature-spec.ts). */

@@ -7,6 +7,8 @@
  * renamed, until the person picks in them; with a currency column guessed, the fixed code is
  * left empty rather than assuming one. Browser-only: the page's elements.
  */
+
+import { CURRENCY_CODES } from '../../core/samples/codes.ts';
 import type { ColumnChoice, Draft, PlatformChoice } from '../../core/samples/draft.ts';
 import type { Guesses } from '../../core/samples/index.ts';
 import { $, el } from './common.ts';
@@ -28,6 +30,7 @@ export function showAmountGuesses(g: Guesses): void {
   $('minor-offer').hidden = !offer;
   $('minor-column').textContent = offer?.column ?? '';
   $('minor-why').textContent = offer ? `Offered because ${offer.why}.` : '';
+  $('minor-fixed').hidden = !offer || offer.majorUnits !== undefined;
   const code = $<HTMLInputElement>('currency-code');
   if (code.value === autoCode) {
     code.value = g.currency ? '' : 'EUR';
@@ -43,11 +46,31 @@ export function showMinorOffer(ownEvent: boolean): void {
   $('minor-offer').hidden = !ownEvent || guesses?.minorUnits === undefined;
 }
 
-/** The person's column choices, with the value column scaled from minor units when the offer is taken. */
+/** The one currency typed for cents that no column names the currency of, when it is a code in use. */
+function fixedCurrency(): string | undefined {
+  const code = $<HTMLInputElement>('minor-currency').value.trim().toUpperCase();
+  return CURRENCY_CODES.has(code) ? code : undefined;
+}
+
+/**
+ * The person's column choices, with the value column scaled from minor units when the offer is
+ * taken: by the currency column, or (no column holds one) by the one currency typed beside the
+ * offer, the translator's `major_units: { currency }`.
+ */
 export function withMinorUnits(choices: readonly ColumnChoice[]): ColumnChoice[] {
   const offer = guesses?.minorUnits;
   if (!offer || !minorTaken()) return [...choices];
-  return choices.map((c) => (c.column === offer.column ? { ...c, majorUnits: offer.majorUnits } : c));
+  const code = fixedCurrency();
+  const majorUnits = offer.majorUnits ?? (code ? { currency: code } : undefined);
+  if (!majorUnits) return [...choices];
+  return choices.map((c) => (c.column === offer.column ? { ...c, majorUnits } : c));
+}
+
+/** Why the save waits on the minor-units offer: taken without a currency column, and no code typed. */
+export function minorProblem(): string | undefined {
+  const offer = guesses?.minorUnits;
+  if (!offer || offer.majorUnits || !minorTaken() || fixedCurrency()) return undefined;
+  return `The amounts in ${offer.column} are in cents: type the currency they are all in (an ISO 4217 code, EUR, USD…), or untick.`;
 }
 
 /** The event field a guessed column is kept as now (the person may have renamed it), if it is one. */
@@ -99,6 +122,16 @@ export function valueChoice(): Pick<PlatformChoice, 'valueField' | 'currency'> {
 /** Listens to the offer's box and notes a pick in the value and currency lists. */
 export function startAmounts(changed: () => void): void {
   $('minor-units').addEventListener('change', changed);
+  $('minor-currency').addEventListener('input', () => {
+    // The platforms' fixed code follows the cents' currency until the person types one there.
+    const code = $<HTMLInputElement>('currency-code');
+    const typed = fixedCurrency();
+    if (typed && code.value === autoCode) {
+      code.value = typed;
+      autoCode = typed;
+    }
+    changed();
+  });
   for (const id of ['value-field', 'currency-field'])
     $(id).addEventListener('change', () => {
       picked.add(id);

@@ -7,6 +7,8 @@
  * redefines it (the registry refuses one: core/registry/resources.ts). Browser-only: the page's
  * elements, the catalogue's typebox schemas, no node module.
  */
+import { notTheValue } from '../../core/samples/amounts.ts';
+import { CURRENCY_CODES } from '../../core/samples/codes.ts';
 import type { Draft } from '../../core/samples/draft.ts';
 import type { InferredField } from '../../core/samples/index.ts';
 import { fieldName } from '../../core/samples/names.ts';
@@ -71,8 +73,11 @@ const leaf = (column: string) => column.slice(column.lastIndexOf('.') + 1).toLow
 function guessSlot(slot: Slot, fields: readonly InferredField[]): string {
   const names = SLOT_NAMES[slot.name] ?? [slot.name];
   const byDepth = [...fields].sort((a, b) => a.name.split('.').length - b.name.split('.').length);
+  // A fee, tax or shipping amount is never the value, whatever its leaf (PayPal's
+  // `resource.transaction_fee.value`): the same rule as the guesses' (core/samples/amounts.ts).
+  const fits = (f: InferredField) => slot.name !== 'value' || notTheValue(f.name) === undefined;
   for (const n of names) {
-    const hit = byDepth.find((f) => leaf(f.name) === n && f.distinct > 0);
+    const hit = byDepth.find((f) => leaf(f.name) === n && f.distinct > 0 && fits(f));
     if (hit) return hit.name;
   }
   return '';
@@ -156,9 +161,40 @@ export function renderSlots(fields: readonly InferredField[]): void {
         el('tbody', {}, ...rows),
       ),
     ),
+    fixedRow(),
     el('ul', { id: 'slot-errors', class: 'problems' }),
   );
 }
+
+/** The one currency typed for every record, for amounts in cents with no currency column. */
+let fixedCode = '';
+
+/** The fixed currency's box: what cents are scaled by, and the currency, when no column holds one. */
+function fixedRow(): HTMLElement {
+  const input = el('input', {
+    id: 'slot-currency',
+    class: 'code',
+    type: 'text',
+    size: '4',
+    maxlength: '3',
+    spellcheck: 'false',
+    placeholder: 'USD',
+    value: fixedCode,
+  });
+  input.addEventListener('input', () => {
+    fixedCode = input.value.trim().toUpperCase();
+    onChange();
+  });
+  return el(
+    'div',
+    { class: 'row' },
+    el('label', { for: 'slot-currency' }, 'No column holds the currency: every record is in'),
+    input,
+  );
+}
+
+/** The fixed code when it is an ISO 4217 code in use. */
+const fixed = () => (CURRENCY_CODES.has(fixedCode) ? fixedCode : undefined);
 
 /** The target select's options (a new event, then the catalogue), and who hears of a change. */
 export function startTargets(changed: () => void): void {
@@ -172,6 +208,7 @@ export function startTargets(changed: () => void): void {
 /** Forgets the slots' choices (a new sample or another target). */
 export function resetSlots(): void {
   slotChoices.clear();
+  fixedCode = '';
 }
 
 /** Each required slot without a column, as the sentence the page shows. */
@@ -180,15 +217,15 @@ export function slotErrors(): string[] {
   if (!target) return [];
   const slots = slotsOf(target);
   const missing = slots
-    .filter((s) => s.required && !slotChoices.get(s.name)?.column)
+    .filter((s) => s.required && !slotChoices.get(s.name)?.column && !(s.name === 'currency' && fixed()))
     .map((s) => `${s.name} is required by ${target}: choose the column that holds it.`);
-  // Cents become units by their currency's decimals: without a currency column there is nothing
-  // to scale by, and no currency is assumed for the person.
+  // Cents become units by their currency's decimals: without a currency column or a typed code
+  // there is nothing to scale by, and no currency is assumed for the person.
   const currency = slots.some((s) => s.name === 'currency') ? slotChoices.get('currency')?.column : undefined;
   const cents = slots.filter((s) => slotChoices.get(s.name)?.minor && slotChoices.get(s.name)?.column);
-  if (!currency && cents.length > 0)
+  if (!currency && !fixed() && cents.length > 0)
     missing.push(
-      `${cents.map((s) => s.name).join(', ')} in cents need the currency they are in: choose the currency column, or untick "in cents".`,
+      `${cents.map((s) => s.name).join(', ')} in cents need the currency they are in: choose the currency column, type the one currency every record is in, or untick "in cents".`,
     );
   return missing;
 }
@@ -205,8 +242,12 @@ function slotTransforms(
     if (choice.minor)
       return [
         ...(text ? (['number'] as const) : []),
-        // Without a currency, slotErrors refuses the save: no currency is assumed.
-        ...(currency ? [{ major_units: { source: currency } }] : []),
+        // Without a currency column or a typed code, slotErrors refuses the save: none is assumed.
+        ...(currency
+          ? [{ major_units: { source: currency } }]
+          : fixed()
+            ? [{ major_units: { currency: fixed() as string } }]
+            : []),
       ];
     return text ? ['number'] : [];
   }
@@ -249,6 +290,9 @@ export function catalogueDraft(
     const transforms = slotTransforms(s, f, choice, currency);
     return { target: s.name, source: choice.column, ...(transforms.length > 0 ? { transforms } : {}) };
   });
+  // No currency column: the typed code is every record's currency.
+  const code = fixed();
+  if (!currency && code && slotNames.has('currency')) slotFields.push({ target: 'currency', value: code });
   // Several senders may each make purchases: the translator (its endpoint) has a name of its own.
   const own = $<HTMLInputElement>('translator-name').value.trim();
   const format = draft.translator.name.slice(draft.translator.name.lastIndexOf('-') + 1);

@@ -48,6 +48,7 @@ import {
   show,
 } from './common.ts';
 import {
+  minorProblem,
   refreshValueOptions,
   showAmountGuesses,
   showMinorOffer,
@@ -58,6 +59,7 @@ import {
 import { authProblem, authSpec, renderAuth, startAuth } from './creator-auth.ts';
 import { byColumn, checkName, renderPreview } from './creator-checks.ts';
 import { goLive, type Saved, startLive } from './creator-live.ts';
+import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
 import {
   catalogueDraft,
   catalogueTarget,
@@ -154,6 +156,15 @@ function readSample(): void {
   delete state.timeAnswer;
   resetSlots();
   showGuesses(guesses);
+  showQuestions(guesses.questions, (q, column) => {
+    state.choices = answer(q, column, state.choices);
+    const asked = new Set(q.options.map((o) => o.column));
+    state.fields.forEach((f, i) => {
+      if (asked.has(f.name)) state.whys[i] = `your answer to “${q.ask}”`;
+    });
+    renderFields();
+    update();
+  });
   showAmountGuesses(guesses);
   $('detected').textContent = readAs(sample);
   const problems = $('problems');
@@ -200,7 +211,8 @@ function renderFields(): void {
     const required = el('input', { type: 'checkbox', 'aria-label': `${f.name} is required` });
     required.checked = choice.required === true;
     const pii = el('input', { type: 'checkbox', 'aria-label': `${f.name} is personal data` });
-    pii.checked = choice.pii ?? (f.format === 'email' || f.format === 'phone');
+    const guessed = state.guesses?.columns[i];
+    pii.checked = choice.pii ?? (guessed?.personal === true || f.format === 'email' || f.format === 'phone');
     // Name, required and personal data are a field's: only an event field has them here (the
     // context's own fields, user.email…, are hashed per the settings).
     const enable = () => {
@@ -216,7 +228,13 @@ function renderFields(): void {
       update();
     };
     target.addEventListener('change', () => set({ target: target.value }));
-    name.addEventListener('input', () => set({ field: name.value }));
+    name.addEventListener('input', () => {
+      set({ field: name.value });
+      // The save's own rule (core/translate/spec.ts), as the person types: a refused name is marked.
+      const bad = fieldNameProblems([state.choices[i] as ColumnChoice]);
+      name.setAttribute('aria-invalid', String(bad.length > 0));
+      name.title = bad[0] ?? '';
+    });
     required.addEventListener('change', () => set({ required: required.checked }));
     pii.addEventListener('change', () => set({ pii: pii.checked }));
     state.choices[i] = { ...choice, pii: pii.checked };
@@ -225,7 +243,7 @@ function renderFields(): void {
       f.distinct === 0
         ? 'always empty'
         : `${f.type}${f.format ? ` (${f.format})` : ''}${f.pattern ? `, ${f.pattern}` : ''}${f.text ? ', written as text: converted' : ''}${f.nullable ? ', sometimes empty' : ''}`;
-    const why = el('td', { class: 'guess' }, state.whys[i] ?? '');
+    const why = el('td', { class: 'guess' }, state.whys[i] ?? '', evidenceLine(i));
     // The guess's reason stands until the person changes the column: then it is theirs.
     target.addEventListener('change', () => {
       why.textContent = 'your choice';
@@ -245,6 +263,18 @@ function renderFields(): void {
   });
   table.replaceChildren(el('thead', {}, head), el('tbody', {}, ...rows));
   filterFields();
+}
+
+/** What a column's guess rests on, and how sure it is, under its why (until the person changes it). */
+function evidenceLine(i: number): HTMLElement | string {
+  const g = state.guesses?.columns[i];
+  if (!g || state.whys[i] !== g.why) return '';
+  const e = g.evidence;
+  return el(
+    'span',
+    { class: 'hint evidence' },
+    `${Math.round(g.confidence * 100)}% sure. Name: ${e.name}. Type: ${e.type}. Values: ${e.shape}. Position: ${e.position}.`,
+  );
 }
 
 /** Shows only the columns whose name, or where they go (`user.`), holds the search text. */
@@ -328,7 +358,13 @@ function saved(draft: Draft): Saved {
 
 /** Why the draft cannot be saved yet beyond its rows: unfilled slots, the time question, the auth. */
 function blockers(): string[] {
-  return [...slotErrors(), ...[timeBlock(), authProblem()].filter((b): b is string => b !== undefined)];
+  return [
+    ...slotErrors(),
+    ...(catalogueTarget() ? [] : fieldNameProblems(state.choices)),
+    ...[timeBlock(), authProblem(), catalogueTarget() ? undefined : minorProblem()].filter(
+      (b): b is string => b !== undefined,
+    ),
+  ];
 }
 
 function update(): void {

@@ -5,7 +5,8 @@
  * (test/support/source-cases.ts). For each sample: a typed row in the warehouse (the event's
  * view for a catalogue event), Meta's stand-in receiving the right event with the value in major
  * units (a JPY 500 is 500), GA4's receiving the client id the payload carries, else a ledger skip
- * saying there is no GA4 client id, never a made-up one. A source added without `--consent`
+ * saying there is no GA4 client id, never a made-up one; GA4's own `login` from a GA4 MP sender
+ * relayed to GA4's stand-in under its name. A source added without `--consent`
  * stores its events and skips Meta for want of consent. Shopify is routed by its topic header: a
  * signed checkouts/create is a begin_checkout row, an orders/create a purchase row.
  */
@@ -251,7 +252,7 @@ describe('end to end: the source catalogue, every source on one environment', fu
       const e = stored.get(c.title);
       assert.ok(e, c.title);
       const row = await ledger(e.event_id, 'ga4');
-      if (!lookupEvent(c.expect.event_name)) {
+      if (!lookupEvent(c.expect.event_name) && !c.expect.ga4_params) {
         assert.equal(row.status, 'skipped', c.title);
         continue;
       }
@@ -274,6 +275,14 @@ describe('end to end: the source catalogue, every source on one environment', fu
         assert.ok(
           sent.some((r) => r.body.events?.[0]?.params?.['value'] === c.expect.value),
           `${c.title}: value ${c.expect.value} at GA4`,
+        );
+      // GA4's own event, relayed as it was sent: its name and its parameters.
+      for (const [k, v] of Object.entries(c.expect.ga4_params ?? {}))
+        assert.ok(
+          sent.some(
+            (r) => r.body.events?.[0]?.name === c.expect.event_name && r.body.events[0].params?.[k] === v,
+          ),
+          `${c.title}: ${c.expect.event_name} with ${k} ${String(v)} at GA4`,
         );
     }
   });

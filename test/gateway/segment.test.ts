@@ -171,6 +171,39 @@ describe('gateway: Segment and RudderStack libraries, host changed only', functi
     assert.equal((got[2]?.event['event_data'] as Record<string, unknown>)?.['value'], 39.95);
   });
 
+  it('keeps Segment’s own Item Purchased example, which names no order or currency, with why (docs/sources/segment.md)', async () => {
+    // The track example of Segment's HTTP Tracking API reference, its time made recent (the
+    // gateway takes 1826 days back): an `Item Purchased` is a purchase here, and a purchase needs
+    // its order id and currency, which the example does not carry.
+    const basic = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
+    const example = {
+      userId: '019mr8mf4r',
+      event: 'Item Purchased',
+      properties: { name: 'Leap to Conclusions Mat', revenue: 14.99 },
+      context: { ip: '24.5.68.47' },
+      timestamp: new Date(Date.now() - 60_000).toISOString(),
+    };
+    const r = await post(`${g.url}/v1/track`, example, basic);
+    assert.equal(r.status, 200, 'answered as Segment answers: a retry would not fix it');
+    const answer = r.body as { invalidRows?: number; violations?: { field: string; description: string }[] };
+    assert.equal(answer.invalidRows, 1);
+    assert.deepEqual(
+      answer.violations?.map((v) => `${v.field} ${v.description}`),
+      ['rows[0].transaction_id is required', 'rows[0].currency is required'],
+    );
+    const got = await drain();
+    assert.deepEqual(
+      got.map((m) => m.event['invalid_call']),
+      [example],
+      'kept as sent for invalid_events',
+    );
+    // With an order id and a currency, the same call is a purchase of 14.99.
+    const fixed = { ...example, properties: { ...example.properties, order_id: 'o-14', currency: 'USD' } };
+    assert.equal((await post(`${g.url}/v1/track`, fixed, basic)).status, 200);
+    const purchase = byName(await drain(), 'purchase');
+    assert.equal((purchase?.['event_data'] as Record<string, unknown>)?.['value'], 14.99);
+  });
+
   it('one malformed call of a batch goes to invalid_events; the others are stored', async () => {
     const basic = { authorization: `Basic ${Buffer.from(`${token}:`).toString('base64')}` };
     const a = await post(

@@ -47,6 +47,14 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     await page.getByLabel('value is in minor units (cents)').check();
     await page.getByText(/^value in cents need the currency they are in/).waitFor();
     assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    // Or one currency typed for every record (issue #80): the cents are scaled by it.
+    const fixed = page.getByLabel('No column holds the currency: every record is in');
+    await fixed.fill('usd');
+    // Scaled by USD now: 19.90 is no whole number of cents, so its row would be refused.
+    await page.getByText('1 of 2 sample rows would be refused: see the marked rows.').waitFor();
+    assert.equal(await page.locator('#slot-errors li').count(), 0);
+    await fixed.fill('');
+    await page.getByText(/^value in cents need the currency they are in/).waitFor();
     await page.getByLabel('value is in minor units (cents)').uncheck();
     await page.getByLabel('Column for currency').selectOption('currency_code');
     await page.getByLabel('Endpoint (translator) name').fill('shop-orders');

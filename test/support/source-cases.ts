@@ -68,6 +68,8 @@ export interface SourceCase {
     readonly external_id?: string | null;
     /** Why the gateway refuses the whole body (a 400, nothing published), where it lacks what the event needs. */
     readonly refused?: RegExp;
+    /** GA4's own event outside the catalogue: relayed to GA4 under its name with these params. */
+    readonly ga4_params?: Readonly<Record<string, unknown>>;
   };
 }
 
@@ -469,6 +471,27 @@ export const SOURCE_CASES: readonly SourceCase[] = [
       ga4_client_id: '1874934510.1700000000',
       // A translator's event is never a website's by default, whatever page_location it names
       // (core/sender.ts, issue #62): Meta gets it as `other`, matched on its user_id, and takes it.
+    },
+  },
+  {
+    // GA4's recommended `login` (developers.google.com/analytics/devguides/collection/ga4/reference/events,
+    // its one parameter `method`), in a Measurement Protocol body: not a catalogue event, so Meta
+    // skips it, while GA4 gets it back under its own name (core/platforms/ga4/mapping.ts).
+    title: 'GA4 Measurement Protocol login (a recommended event outside the catalogue)',
+    source: 'ga4-mp',
+    provenance: 'synthetic',
+    contentType: 'application/json',
+    body: (now) =>
+      JSON.stringify({
+        client_id: '1874934510.1700000003',
+        timestamp_micros: String((now - 60) * 1_000_000),
+        events: [{ name: 'login', params: { method: 'Google' } }],
+      }),
+    headers: none,
+    expect: {
+      event_name: 'login',
+      ga4_client_id: '1874934510.1700000003',
+      ga4_params: { method: 'Google' },
     },
   },
   {

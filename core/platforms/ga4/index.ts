@@ -41,6 +41,12 @@ export const GA4_PLATFORM: Platform = definePlatform({
     // One event per request: events of different people cannot share a request's client_id.
     maxEvents: 1,
   },
+  // GA4 drops an event under a reserved name or prefix (`session_start`, `ga_…`) without a word:
+  // the decision layer skips it with GA4's own rule, never "no mapping".
+  unrouted: (eventName, mapped) => {
+    const why = ga4NameProblem(mapped ?? eventName, 'event');
+    return why ? `GA4 refuses the event name: ${why} (GA4's reserved event names and prefixes)` : undefined;
+  },
   responses: GA4_RESPONSES,
   apiVersion: GA4_API,
   erasure: GA4_ERASURE,

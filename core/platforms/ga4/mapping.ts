@@ -142,5 +142,62 @@ const GA4: Record<string, { event: string; fields: Fields }> = {
   contact: { event: 'contact', fields: { 'params.method': 'method' } },
 };
 
-/** The envelope every GA4 event starts from, and the catalogue's events. */
-export const GA4_MAPPING: PlatformMapping = { envelope: GA4_ENVELOPE, events: GA4 };
+const VALUE: Fields = { 'params.currency': 'currency', 'params.value': num('value') };
+
+/**
+ * GA4's recommended events the catalogue has no event for (Google's "Recommended events" for all
+ * properties, online sales, lead generation and games; `ad_impression` is left out, as GA4's
+ * Measurement Protocol reserves it): a custom event of one of these names is sent to GA4 under
+ * it, so a GA4 MP sender's `login` reaches GA4 as it was sent. Their parameters come from the
+ * event fields the GA4 MP translator keeps (`method`, `search_term`, `value`, `currency`,
+ * `items`, `transaction_id`, `coupon`, `content_type`, `content_id`).
+ */
+const GA4_NATIVE: Record<string, { event: string; fields: Fields }> = Object.fromEntries(
+  (
+    [
+      ['login', { 'params.method': 'method' }],
+      [
+        'share',
+        { 'params.method': 'method', 'params.content_type': 'content_type', 'params.item_id': 'content_id' },
+      ],
+      ['select_content', { 'params.content_type': 'content_type', 'params.item_id': 'content_id' }],
+      ['view_search_results', { 'params.search_term': 'search_term' }],
+      ['add_shipping_info', { ...GA4_ITEMS, 'params.coupon': 'coupon' }],
+      ['add_to_wishlist', GA4_ITEMS],
+      ['remove_from_cart', GA4_ITEMS],
+      ['view_cart', GA4_ITEMS],
+      ['view_item_list', GA4_ITEMS],
+      ['select_item', GA4_ITEMS],
+      ['select_promotion', GA4_ITEMS],
+      ['view_promotion', GA4_ITEMS],
+      [
+        'refund',
+        {
+          ...GA4_ITEMS,
+          'params.transaction_id': 'transaction_id',
+          'params.tax': num('tax'),
+          'params.shipping': num('shipping'),
+          'params.coupon': 'coupon',
+        },
+      ],
+      ['qualify_lead', VALUE],
+      ['disqualify_lead', VALUE],
+      ['working_lead', VALUE],
+      ['close_convert_lead', VALUE],
+      ['close_unconvert_lead', VALUE],
+      ['earn_virtual_currency', { 'params.value': num('value') }],
+      ['spend_virtual_currency', { 'params.value': num('value') }],
+      ['join_group', {}],
+      ['tutorial_begin', {}],
+      ['tutorial_complete', {}],
+      ['level_start', {}],
+      ['level_end', {}],
+      ['level_up', {}],
+      ['post_score', {}],
+      ['unlock_achievement', {}],
+    ] as const
+  ).map(([name, fields]) => [name, { event: name, fields }]),
+);
+
+/** The envelope every GA4 event starts from, the catalogue's events, and GA4's own recommended ones. */
+export const GA4_MAPPING: PlatformMapping = { envelope: GA4_ENVELOPE, events: GA4, native: GA4_NATIVE };

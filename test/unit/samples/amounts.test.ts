@@ -60,6 +60,13 @@ describe('the creator’s money guesses', () => {
     // Decimals are major units already (Mollie's "10.00", WooCommerce's "29.35").
     assert.equal(guesses('{"amount":{"value":"10.00","currency":"EUR"}}').minorUnits, undefined);
     assert.equal(minorUnitsOffer([], undefined, undefined, []), undefined);
+    // Cents by name with no currency column (Patreon's `amount_cents`): offered, the code asked for.
+    const patreon = guesses(
+      '{"data":{"attributes":{"pledge_amount_cents":500,"patron_status":"active_patron"}}}',
+    );
+    assert.equal(patreon.minorUnits?.column, 'data.attributes.pledge_amount_cents');
+    assert.equal(patreon.minorUnits?.majorUnits, undefined);
+    assert.match(patreon.minorUnits?.why ?? '', /name says cents, and no column holds a currency/);
   });
 
   it('leaves the currency unguessed when no column holds one: the page asks for a code', () => {

@@ -1,0 +1,74 @@
+/**
+ * The creator's questions on the page (docs/creator-inference.md#evidence-and-questions): where
+ * two readings of the payload compete (whose phone or e-mail, which amount is the value), the
+ * guesses' question is shown with each option's why, the guess preselected; picking another
+ * option gives that column the target and keeps the others as event fields under their own
+ * names. And the field names the person types, checked with the save's own rule
+ * (core/translate/spec.ts) as they type, so a save the server would refuse cannot be made.
+ * Browser-only: the page's elements.
+ */
+import type { ColumnChoice } from '../../core/samples/draft.ts';
+import type { Question } from '../../core/samples/index.ts';
+import { dataFieldName } from '../../core/samples/suggest.ts';
+import { eventFieldProblem } from '../../core/translate/spec.ts';
+import { $, el } from './common.ts';
+
+/** The choices after answering a question with one of its options' columns. */
+export function answer(q: Question, column: string, choices: readonly ColumnChoice[]): ColumnChoice[] {
+  const asked = new Set(q.options.map((o) => o.column));
+  return choices.map((c) => {
+    if (!asked.has(c.column)) return c;
+    if (c.column === column) return { ...c, target: q.target, ...(q.field ? { field: q.field } : {}) };
+    return { ...c, target: 'event_data', field: dataFieldName(c.column) };
+  });
+}
+
+/** Shows the questions; `picked` hears the column chosen for each. */
+export function showQuestions(
+  questions: readonly Question[],
+  picked: (q: Question, column: string) => void,
+): void {
+  const box = $('questions');
+  box.hidden = questions.length === 0;
+  box.replaceChildren(
+    ...questions.map((q, i) =>
+      el(
+        'fieldset',
+        { class: 'question', 'data-question': q.field ?? q.target },
+        el('legend', {}, q.ask),
+        ...q.options.map((o, j) => {
+          const id = `question-${i}-${j}`;
+          const radio = el('input', { type: 'radio', name: `question-${i}`, id, value: o.column });
+          radio.checked = j === 0;
+          radio.addEventListener('change', () => picked(q, o.column));
+          return el(
+            'span',
+            { class: 'pair' },
+            radio,
+            el(
+              'label',
+              { for: id },
+              el('span', { class: 'code' }, o.column),
+              j === 0 ? ' (guessed): ' : ': ',
+              o.why,
+            ),
+          );
+        }),
+      ),
+    ),
+  );
+}
+
+/** Each event field whose name the save would refuse, as the sentence the page shows. */
+export function fieldNameProblems(choices: readonly ColumnChoice[]): string[] {
+  return choices.flatMap((c) => {
+    if (c.target !== 'event_data') return [];
+    const name = c.field ?? dataFieldName(c.column);
+    const why = eventFieldProblem(name);
+    return why
+      ? [
+          `Field name "${name}" (column ${c.column}) ${why.startsWith('must') ? why : `cannot be used: ${why}`}.`,
+        ]
+      : [];
+  });
+}

@@ -1,0 +1,103 @@
+/**
+ * The creator's questions, evidence and fixed currency (issue #80) in Debian's Chromium: a
+ * Twilio message's `From` and `To` asked about (From preselected, To the receiving number),
+ * answered the other way round and back; every guess's evidence and confidence under its why;
+ * a field name the save would refuse (`topic`) marked and the save held back; cents with no
+ * currency column (Patreon's `pledge_amount_cents`) scaled by a typed currency, saved as the
+ * translator's `major_units: { currency }`.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { RegistryClient } from '../../adapters/registry.ts';
+import type { TranslatorSpec } from '../../schemas/translator.ts';
+import { studioInBrowser } from '../support/studio-browser.ts';
+
+const TOKEN = 'creator-questions-admin-token-0123456789';
+const TWILIO = readFileSync(
+  new URL('../fixtures/sources/creator/twilio-sms-received.synthetic.form', import.meta.url),
+  'utf8',
+);
+const PLEDGE = JSON.stringify({
+  data: {
+    id: 'pl-1',
+    attributes: { pledge_amount_cents: 500, created_at: '2026-11-20T10:00:00.000+00:00', topic: 'pledge' },
+  },
+});
+
+describe('studio creator: questions, evidence and a fixed currency', function () {
+  this.timeout(60_000);
+  const ui = studioInBrowser('creator-questions', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
+
+  const open = async (text: string) => {
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(text);
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/^Read as /).waitFor();
+    return { page, errors };
+  };
+
+  it('asks whose phone a Twilio message carries, shows each guess’s evidence, and follows the answer', async () => {
+    const { page, errors } = await open(TWILIO);
+    const question = page.locator('fieldset[data-question="user.phone"]');
+    await question.getByText(/Whose phone number is the person's/).waitFor();
+    assert.equal(await question.getByRole('radio', { name: /^From \(guessed\)/ }).isChecked(), true);
+    assert.equal(await page.getByLabel('Where From goes').inputValue(), 'user.phone');
+    assert.equal(await page.getByLabel('Where To goes').inputValue(), 'event_data');
+    const evidence = page.locator('tr[data-column="To"] .evidence');
+    assert.match((await evidence.textContent()) ?? '', /% sure\. Name: .*Position: .*receiving side/);
+    await question.getByRole('radio', { name: /^To:/ }).check();
+    assert.equal(await page.getByLabel('Where To goes').inputValue(), 'user.phone');
+    assert.equal(await page.getByLabel('Where From goes').inputValue(), 'event_data');
+    assert.equal(await page.getByLabel('Field name for From', { exact: true }).inputValue(), 'from');
+    await question.getByRole('radio', { name: /^From \(guessed\)/ }).check();
+    assert.equal(await page.getByLabel('Where From goes').inputValue(), 'user.phone');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('holds the save back while a field name is one the save refuses', async () => {
+    const { page } = await open(TWILIO);
+    await page.getByLabel('Event name').fill('sms_received');
+    const field = page.getByLabel('Field name for Body');
+    await field.fill('topic');
+    await page
+      .getByText(/Field name "topic" \(column Body\) cannot be used: topic is a context field/)
+      .waitFor();
+    assert.equal(await field.getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await field.fill('message_body');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), false);
+    await page.close();
+  });
+
+  it('scales cents with no currency column by the one currency typed, as major_units: { currency }', async () => {
+    const { page, errors } = await open(PLEDGE);
+    await page.getByLabel('Event name').fill('pledge_made');
+    await page.getByText(/name says cents, and no column holds a currency/).waitFor();
+    await page.getByLabel(/are minor units \(cents\)/).check();
+    await page.getByText(/type the currency they are all in/).waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Show what will be saved' }).isDisabled(), true);
+    await page.getByLabel('No column holds their currency: they are all in').fill('usd');
+    await page.getByText('All 1 sample rows fit the definition.').waitFor();
+    await page.getByLabel('The sender sends').selectOption('url_token');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(/\/v1\/translators\/pledge-made-json/)
+      .waitFor();
+    const registry = new RegistryClient(ui.bucket());
+    const spec = (await registry.readVersion('Translator', 'pledge-made-json', '1.0')).spec as TranslatorSpec;
+    const value = spec.fields.find((f) => f.source === 'data.attributes.pledge_amount_cents');
+    assert.deepEqual(value?.transforms, [{ major_units: { currency: 'USD' } }]);
+    assert.ok(
+      spec.fields.some((f) => f.source === 'data.attributes.topic' && f.target === 'data_attributes_topic'),
+    );
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+});
