@@ -5,7 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import type { StoredEvent } from '../../../../core/event.ts';
-import { runSegmentAction, underBaseUrl } from '../../../../core/platforms/segment-action/run.ts';
+import {
+  runSegmentAction,
+  runSegmentEvent,
+  underBaseUrl,
+} from '../../../../core/platforms/segment-action/run.ts';
 import type { Destination } from '../../../../schemas/settings.ts';
 
 const NOW = new Date('2026-11-24T12:00:00.000Z');
@@ -119,6 +123,51 @@ describe('segment_action: the runtime', () => {
     );
     assert.deepEqual(r.outcomes, []);
     assert.equal(calls.length, 0);
+  });
+
+  it('runs a Segment event as given; a field mapped to null is not sent; what an action threw is kept as thrown', async () => {
+    const { fetch, calls } = recording();
+    const slack: Destination = {
+      id: 's',
+      type: 'segment_action',
+      destination: 'slack',
+      actions: [
+        {
+          action: 'postToChannel',
+          when: 'type = "track"',
+          mapping: {
+            url: 'https://hooks.slack.com/services/T/B/X',
+            text: { '@path': '$.event' },
+            username: null,
+          },
+        },
+      ],
+    };
+    const event = { type: 'track', event: 'Quote Requested', messageId: 'm-1', timestamp: NOW.toISOString() };
+    const r = await runSegmentEvent(event, slack, {}, { fetch, now: NOW });
+    assert.equal(r.outcomes[0]?.outcome.status, 'delivered');
+    assert.deepEqual(r.thrown, []);
+    const body = JSON.parse(String(calls[0]?.init?.body)) as Record<string, unknown>;
+    assert.equal(body['text'], 'Quote Requested');
+    // Its default (`Segment`) is cleared: the field is left out, not sent as null.
+    assert.equal(Object.hasOwn(body, 'username'), false);
+    const noText = {
+      ...slack,
+      actions: [
+        {
+          action: 'postToChannel',
+          when: 'type = "track"',
+          mapping: { url: 'https://hooks.slack.com/services/T/B/X', text: null },
+        },
+      ],
+    };
+    const refused = await runSegmentEvent(event, noText, {}, { fetch, now: NOW });
+    assert.equal(refused.outcomes[0]?.outcome.status, 'rejected');
+    assert.equal(
+      (refused.thrown[0] as Error).message,
+      "The root value is missing the required field 'text'.",
+    );
+    assert.equal(calls.length, 1);
   });
 
   describe('Segment’s presets', () => {
