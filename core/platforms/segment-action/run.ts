@@ -111,7 +111,11 @@ interface FetchModule {
 interface NodeFetchRequest {
   readonly url: string;
   readonly method: string;
-  readonly headers: { forEach(fn: (value: string, key: string) => void): void };
+  readonly headers: {
+    forEach(fn: (value: string, key: string) => void): void;
+    /** node-fetch's names as the action wrote them (`forEach` lower-cases them). */
+    raw?(): Record<string, string[]>;
+  };
   text(): Promise<string>;
 }
 
@@ -180,9 +184,12 @@ async function dispatch(
   Response: FetchModule['Response'],
 ): Promise<unknown> {
   const headers: Record<string, string> = {};
-  request.headers.forEach((value, key) => {
-    headers[key] = value;
-  });
+  const raw = request.headers.raw?.();
+  if (raw) for (const [key, values] of Object.entries(raw)) headers[key] = values.join(', ');
+  else
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
   const method = request.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
   const original = new URL(request.url);

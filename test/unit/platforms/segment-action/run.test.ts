@@ -22,6 +22,14 @@ const identify: StoredEvent = {
   event_data: {},
 };
 
+/** A segment_action destination of that folder, with the rest of its settings. */
+const segmentDestination = (slug: string, rest: Partial<Destination>): Destination => ({
+  id: slug,
+  type: 'segment_action',
+  destination: slug,
+  ...rest,
+});
+
 /** A fetch that records each call and answers 200 with a JSON body. */
 function recording(body: unknown = {}) {
   const calls: { url: string; init: RequestInit | undefined }[] = [];
@@ -127,10 +135,7 @@ describe('segment_action: the runtime', () => {
 
   it('runs a Segment event as given; a field mapped to null is not sent; what an action threw is kept as thrown', async () => {
     const { fetch, calls } = recording();
-    const slack: Destination = {
-      id: 's',
-      type: 'segment_action',
-      destination: 'slack',
+    const slack = segmentDestination('slack', {
       actions: [
         {
           action: 'postToChannel',
@@ -142,7 +147,7 @@ describe('segment_action: the runtime', () => {
           },
         },
       ],
-    };
+    });
     const event = { type: 'track', event: 'Quote Requested', messageId: 'm-1', timestamp: NOW.toISOString() };
     const r = await runSegmentEvent(event, slack, {}, { fetch, now: NOW });
     assert.equal(r.outcomes[0]?.outcome.status, 'delivered');
@@ -168,6 +173,23 @@ describe('segment_action: the runtime', () => {
       "The root value is missing the required field 'text'.",
     );
     assert.equal(calls.length, 1);
+  });
+
+  it('sends header names as the request was built (Twilio’s form body: node-fetch’s `Content-Type`)', async () => {
+    const { fetch, calls } = recording();
+    const twilio = segmentDestination('twilio', {
+      config: { accountId: 'AC1', phoneNumber: '+15550000000' },
+      actions: [{ action: 'sendSMS', mapping: { To: '+15551111111', Body: 'Hi' } }],
+    });
+    const event = { type: 'track', event: 'Signed Up', messageId: 'm-2', timestamp: NOW.toISOString() };
+    const r = await runSegmentEvent(event, twilio, { token: 'tok' }, { fetch, now: NOW });
+    assert.equal(r.outcomes[0]?.outcome.status, 'delivered');
+    assert.deepEqual(Object.keys(calls[0]?.init?.headers ?? {}).sort(), [
+      'Content-Type',
+      'authorization',
+      'user-agent',
+    ]);
+    assert.equal(String(calls[0]?.init?.body), 'From=%2B15550000000&To=%2B15551111111&Body=Hi');
   });
 
   describe('Segment’s presets', () => {
