@@ -17,6 +17,8 @@ export interface CaseResult {
   readonly actions: readonly string[];
   /** The first part of the failure's message (ours), for a failing case. */
   readonly message?: string;
+  /** Run with stand-ins for required settings the test leaves out. */
+  readonly standIns?: true;
 }
 
 /** Why a test that calls something else than testAction is not a run of our runtime. */
@@ -36,8 +38,14 @@ const OTHER_CALLS: Readonly<Record<string, string>> = {
   executeAction: "calls actions-core's Destination directly, not through the test integration",
 };
 
+/** A value the harness stands in (worker.ts: `conformance-<key>`, `conformance-access-token`). */
+const STAND_IN = 'conformance-';
+
+export const STAND_IN_COMPARED =
+  'the test compares a required setting or OAuth token as absent (`api_key: undefined`, `Bearer undefined`), which a configured destination always has: ours ran with a stand-in';
+
 export const SETTINGS_REFUSED =
-  "the test gives settings the destination's schema refuses (required ones left out): our runtime refuses them before any action runs, as Segment's app does";
+  "the test gives settings values the destination's schema refuses (not one of a field's choices): our runtime refuses them before any action runs, as Segment's app does";
 
 /** A failure under Segment's own test integration: a limit of the harness, by kind. */
 function harnessReason(message: string): string {
@@ -113,11 +121,13 @@ export function classify(
       notRunnable("Segment-internal inputs (features, stateContext, statsContext…): Segment's own services");
     else if (line.status === 'fail') notRunnable(harnessReason(line.message ?? ''));
     else if (!own) out.push({ ...base, result: 'fail', reason: 'no result from our run (the worker ended)' });
-    else if (own.status === 'pass') out.push({ ...base, result: 'pass' });
     else if ((own.message ?? '').includes('settings refused by ')) notRunnable(SETTINGS_REFUSED);
+    else if (own.status === 'pass') out.push({ ...base, result: 'pass', ...withStandIns(own) });
+    else if ((own.message ?? '').includes(STAND_IN)) notRunnable(STAND_IN_COMPARED);
     else
       out.push({
         ...base,
+        ...withStandIns(own),
         result: 'fail',
         reason: failureReason(own.message ?? ''),
         message: (own.message ?? '').slice(0, 300),
@@ -125,6 +135,9 @@ export function classify(
   }
   return out;
 }
+
+const withStandIns = (line: WorkerLine): { standIns?: true } =>
+  (line.standIns ?? []).length > 0 ? { standIns: true } : {};
 
 export interface ActionFigure {
   readonly action: string;
@@ -137,6 +150,8 @@ export interface DestinationFigure {
   readonly cases: number;
   readonly runnable: number;
   readonly passing: number;
+  /** Runnable cases run with stand-ins for required settings the test leaves out. */
+  readonly withStandIns: number;
   /** Actions with runnable cases, each verified when all of them pass. */
   readonly actions: readonly ActionFigure[];
   readonly notRunnable: Readonly<Record<string, number>>;
@@ -164,6 +179,7 @@ export function destinationFigure(slug: string, cases: readonly CaseResult[]): D
     cases: cases.length,
     runnable: runnable.length,
     passing: runnable.filter((c) => c.result === 'pass').length,
+    withStandIns: runnable.filter((c) => c.standIns).length,
     actions: [...actions].sort(([a], [b]) => a.localeCompare(b)).map(([action, f]) => ({ action, ...f })),
     notRunnable: counted(cases.flatMap((c) => (c.result === 'not runnable' && c.reason ? [c.reason] : []))),
     failing: cases
@@ -181,6 +197,7 @@ export interface ConformanceTotals {
   readonly cases: number;
   readonly runnable: number;
   readonly passing: number;
+  readonly withStandIns: number;
   /** Destinations with at least one verified action. */
   readonly destinationsVerified: number;
   readonly actionsVerified: number;
@@ -200,6 +217,7 @@ export function totalsOf(destinations: readonly DestinationFigure[]): Conformanc
     cases: sum((d) => d.cases),
     runnable: sum((d) => d.runnable),
     passing: sum((d) => d.passing),
+    withStandIns: sum((d) => d.withStandIns),
     destinationsVerified: destinations.filter((d) => verifiedActions(d).length > 0).length,
     actionsVerified: sum((d) => verifiedActions(d).length),
     actionsWithRunnableCases: sum((d) => d.actions.length),

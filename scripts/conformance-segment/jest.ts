@@ -24,6 +24,8 @@ export interface CaseRecord {
   readonly unsupported: string[];
   /** The actions it ran with testAction. */
   readonly actions: string[];
+  /** Required settings the test left out, given stand-ins in our run (worker.ts). */
+  readonly standIns: string[];
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -351,6 +353,7 @@ async function runBlock(
       calls: [],
       unsupported: [],
       actions: [],
+      standIns: [],
     };
     if (child.skip) {
       c.status = 'skip';

@@ -35,6 +35,17 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     );
   });
 
+  it('the headline counts in the docs are the verified ones', () => {
+    for (const doc of ['catalog-destinations.md', 'linkage.md', 'platforms.md']) {
+      const text = readFileSync(new URL(`../../../../docs/${doc}`, import.meta.url), 'utf8');
+      const said = [...text.matchAll(/(\d+) of them verified by Segment's own tests/g)].map((m) =>
+        Number(m[1]),
+      );
+      assert.ok(said.length > 0, `${doc} states the verified count`);
+      for (const n of said) assert.equal(n, REPORT.totals.destinationsVerified, doc);
+    }
+  });
+
   it('the committed results add up: totals from the destinations, passing within runnable within cases', () => {
     assert.deepEqual(REPORT.totals, totalsOf(REPORT.destinations));
     for (const d of REPORT.destinations) {
@@ -75,6 +86,7 @@ describe('segment_action: conformance with Segment’s own tests', () => {
       at('flags', { unsupported: ['features'] }),
       at('harness', { status: 'fail', message: 'no stored snapshot (Jest in CI fails the same way)' }),
       at('settings', {}),
+      at('stand-in', {}),
       { file: 'b.test.ts', load: 'module mocks (jest.mock)' },
     ];
     const ours = [
@@ -88,16 +100,21 @@ describe('segment_action: conformance with Segment’s own tests', () => {
         status: 'fail',
         message: "settings refused by x: The root value is missing the required field 'apiKey'.",
       }),
+      at('stand-in', {
+        status: 'fail',
+        message: 'expect(received)… api_key: "conformance-apiKey"',
+        standIns: ['apiKey'],
+      }),
     ];
     const cases = classify(segment, ours, (f) => (f === 'b.test.ts' ? 2 : 0));
     const results = cases.map((c) => `${c.name}: ${c.result}`);
     assert.equal(
       results.join('; '),
       'passes both: pass; fails ours: fail; batch: not runnable; helper: not runnable; flags: not runnable; ' +
-        'harness: not runnable; settings: not runnable; (test 1): not runnable; (test 2): not runnable',
+        'harness: not runnable; settings: not runnable; stand-in: not runnable; (test 1): not runnable; (test 2): not runnable',
     );
     const figure = destinationFigure('x', cases);
-    assert.deepEqual([figure.cases, figure.runnable, figure.passing], [9, 2, 1]);
+    assert.deepEqual([figure.cases, figure.runnable, figure.passing], [10, 2, 1]);
     assert.deepEqual(
       figure.failing.map((f) => f.reason),
       ["request differs from Segment's snapshot"],
