@@ -58,6 +58,11 @@ export interface RunResult {
    * answer it cannot take), for the ledger's platform columns (answer.ts); absent when none was answered.
    */
   readonly answer?: PlatformAnswer;
+  /**
+   * What the actions threw, as thrown, in order (the outcomes carry their messages): the
+   * conformance run (scripts/conformance-segment.ts) compares them with Segment's tests. Never stored.
+   */
+  readonly thrown: readonly unknown[];
 }
 
 /** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
@@ -112,7 +117,11 @@ interface FetchModule {
 interface NodeFetchRequest {
   readonly url: string;
   readonly method: string;
-  readonly headers: { forEach(fn: (value: string, key: string) => void): void };
+  readonly headers: {
+    forEach(fn: (value: string, key: string) => void): void;
+    /** node-fetch's names as the action wrote them (`forEach` lower-cases them). */
+    raw?(): Record<string, string[]>;
+  };
   text(): Promise<string>;
 }
 
@@ -181,9 +190,12 @@ async function dispatch(
   Response: FetchModule['Response'],
 ): Promise<unknown> {
   const headers: Record<string, string> = {};
-  request.headers.forEach((value, key) => {
-    headers[key] = value;
-  });
+  const raw = request.headers.raw?.();
+  if (raw) for (const [key, values] of Object.entries(raw)) headers[key] = values.join(', ');
+  else
+    request.headers.forEach((value, key) => {
+      headers[key] = value;
+    });
   const method = request.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
   const original = new URL(request.url);
@@ -240,8 +252,26 @@ async function dispatch(
  * subscription takes the event is performed, and its outcome classified (outcome.ts). Never
  * rejects for what the settings, the event or the platform did: those are outcomes.
  */
-export async function runSegmentAction(
+export function runSegmentAction(
   event: StoredEvent,
+  destination: Readonly<Destination>,
+  secrets: Readonly<Record<string, string>>,
+  io: RunIo,
+): Promise<RunResult> {
+  return runSegmentEvent(
+    segmentEventOf(event, NO_IP[destination.destination ?? '']),
+    destination,
+    secrets,
+    io,
+  );
+}
+
+/**
+ * runSegmentAction's work once the event is Segment's: the settings checked, each action run.
+ * The conformance run enters here with the events of Segment's own tests.
+ */
+export async function runSegmentEvent(
+  segmentEvent: Record<string, unknown>,
   destination: Readonly<Destination>,
   secrets: Readonly<Record<string, string>>,
   io: RunIo,
@@ -253,11 +283,13 @@ export async function runSegmentAction(
     requests: [],
     bodies: [],
   };
+  const thrown: unknown[] = [];
   const result = (outcomes: RunResult['outcomes']): RunResult => ({
     outcomes,
     requests: run.requests,
     bodies: run.bodies,
     ...(run.answer ? { answer: run.answer } : {}),
+    thrown,
   });
   const slug = destination.destination ?? '';
   const all = (outcome: Outcome) =>
@@ -273,7 +305,6 @@ export async function runSegmentAction(
   } catch (err) {
     return all({ status: 'rejected', reason: `settings refused by ${slug}: ${(err as Error).message}` });
   }
-  const segmentEvent = segmentEventOf(event, NO_IP[slug]);
   const secretValues = Object.values(secrets);
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.
@@ -315,6 +346,7 @@ export async function runSegmentAction(
             },
       });
     } catch (err) {
+      thrown.push(err);
       outcomes.push({ action: step.action, outcome: outcomeOfError(step.action, err, secretValues) });
     }
   }

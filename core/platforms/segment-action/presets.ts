@@ -135,7 +135,8 @@ export function presetOf(
 
 /**
  * The mapping a run resolves: each field's default, the preset's mapping over them (what it
- * omits removed), then the settings' mapping over that.
+ * omits removed), then the settings' mapping over that; a field the settings map to `null` is
+ * left out, its default cleared (as a field emptied in Segment's app).
  */
 export function effectiveMapping(
   fields: Readonly<Record<string, PresetField>>,
@@ -147,7 +148,10 @@ export function effectiveMapping(
     if (field.default !== undefined) out[key] = field.default;
   Object.assign(out, preset?.mapping);
   for (const key of preset?.omit ?? []) delete out[key];
-  return { ...out, ...mapping };
+  for (const [key, value] of Object.entries(mapping ?? {}))
+    if (value === null) delete out[key];
+    else out[key] = value;
+  return out;
 }
 
 /** An FQL string literal. */

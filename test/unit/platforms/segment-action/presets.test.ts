@@ -38,4 +38,15 @@ describe('segment_action: presets', () => {
       unique_id: { '@path': '$.messageId' },
     });
   });
+
+  it('a field mapped to null is left out, its default and the preset’s value cleared', () => {
+    const fields = {
+      metric_name: { default: { '@path': '$.event' } },
+      unique_id: { default: { '@path': '$.messageId' } },
+    };
+    assert.deepEqual(effectiveMapping(fields, { unique_id: null }), { metric_name: { '@path': '$.event' } });
+    assert.deepEqual(effectiveMapping(fields, { metric_name: null }, { mapping: { metric_name: 'Buy' } }), {
+      unique_id: { '@path': '$.messageId' },
+    });
+  });
 });

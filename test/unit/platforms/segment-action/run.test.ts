@@ -4,7 +4,7 @@
  * and what it refuses before any request.
  */
 import assert from 'node:assert/strict';
-import { runSegmentAction, underBaseUrl } from '../../../../adapters/segment-actions/run.ts';
+import { runSegmentAction, runSegmentEvent, underBaseUrl } from '../../../../adapters/segment-actions/run.ts';
 import type { StoredEvent } from '../../../../core/event.ts';
 import type { Destination } from '../../../../schemas/settings.ts';
 
@@ -17,6 +17,14 @@ const identify: StoredEvent = {
   user: { email: 'ada@example.com', first_name: 'Ada' },
   event_data: {},
 };
+
+/** A segment_action destination of that folder, with the rest of its settings. */
+const segmentDestination = (slug: string, rest: Partial<Destination>): Destination => ({
+  id: slug,
+  type: 'segment_action',
+  destination: slug,
+  ...rest,
+});
 
 /** A fetch that records each call and answers 200 with a JSON body. */
 function recording(body: unknown = {}) {
@@ -119,6 +127,65 @@ describe('segment_action: the runtime', () => {
     );
     assert.deepEqual(r.outcomes, []);
     assert.equal(calls.length, 0);
+  });
+
+  it('runs a Segment event as given; a field mapped to null is not sent; what an action threw is kept as thrown', async () => {
+    const { fetch, calls } = recording();
+    const slack = segmentDestination('slack', {
+      actions: [
+        {
+          action: 'postToChannel',
+          when: 'type = "track"',
+          mapping: {
+            url: 'https://hooks.slack.com/services/T/B/X',
+            text: { '@path': '$.event' },
+            username: null,
+          },
+        },
+      ],
+    });
+    const event = { type: 'track', event: 'Quote Requested', messageId: 'm-1', timestamp: NOW.toISOString() };
+    const r = await runSegmentEvent(event, slack, {}, { fetch, now: NOW });
+    assert.equal(r.outcomes[0]?.outcome.status, 'delivered');
+    assert.deepEqual(r.thrown, []);
+    const body = JSON.parse(String(calls[0]?.init?.body)) as Record<string, unknown>;
+    assert.equal(body['text'], 'Quote Requested');
+    // Its default (`Segment`) is cleared: the field is left out, not sent as null.
+    assert.equal(Object.hasOwn(body, 'username'), false);
+    const noText = {
+      ...slack,
+      actions: [
+        {
+          action: 'postToChannel',
+          when: 'type = "track"',
+          mapping: { url: 'https://hooks.slack.com/services/T/B/X', text: null },
+        },
+      ],
+    };
+    const refused = await runSegmentEvent(event, noText, {}, { fetch, now: NOW });
+    assert.equal(refused.outcomes[0]?.outcome.status, 'rejected');
+    assert.equal(
+      (refused.thrown[0] as Error).message,
+      "The root value is missing the required field 'text'.",
+    );
+    assert.equal(calls.length, 1);
+  });
+
+  it('sends header names as the request was built (Twilio’s form body: node-fetch’s `Content-Type`)', async () => {
+    const { fetch, calls } = recording();
+    const twilio = segmentDestination('twilio', {
+      config: { accountId: 'AC1', phoneNumber: '+15550000000' },
+      actions: [{ action: 'sendSMS', mapping: { To: '+15551111111', Body: 'Hi' } }],
+    });
+    const event = { type: 'track', event: 'Signed Up', messageId: 'm-2', timestamp: NOW.toISOString() };
+    const r = await runSegmentEvent(event, twilio, { token: 'tok' }, { fetch, now: NOW });
+    assert.equal(r.outcomes[0]?.outcome.status, 'delivered');
+    assert.deepEqual(Object.keys(calls[0]?.init?.headers ?? {}).sort(), [
+      'Content-Type',
+      'authorization',
+      'user-agent',
+    ]);
+    assert.equal(String(calls[0]?.init?.body), 'From=%2B15550000000&To=%2B15551111111&Body=Hi');
   });
 
   describe('Segment’s presets', () => {

@@ -1,0 +1,172 @@
+#!/usr/bin/env node
+/**
+ * `npm run conformance:segment -- <checkout of segmentio/action-destinations> [--only a,b] [--jobs n]`:
+ * Segment's own unit tests as the oracle for our `segment_action` runtime (issue #78,
+ * docs/catalog-destinations.md "Verified by Segment's own tests"). The checkout must be at the tag of
+ * the installed `@segment/action-destinations` (`git checkout @segment/action-destinations@3.387.0`);
+ * nothing of it is copied here: each destination's `__tests__` files are bundled at run time.
+ *
+ * Each destination's tests run twice in a worker of their own (scripts/conformance-segment/worker.ts):
+ * as Segment runs them (actions-core's test integration), then with `testAction` running our runtime.
+ * A case is runnable when it runs actions through `testAction` alone and passes Segment's own way
+ * here; it then passes or fails ours (classify.ts gives the reasons). Writes
+ * docs/data/segment-conformance.json and the section of docs/catalog-destinations.md it generates
+ * (table.ts). CI has no network and no checkout: a developer runs this and commits both files.
+ * Exit 0 when the run completed, 1 on a usage or harness error.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { catalogManifest } from '../core/platforms/segment-action/catalog.ts';
+import {
+  type CaseResult,
+  classify,
+  declaredTests,
+  destinationFigure,
+  totalsOf,
+  type WorkerLine,
+} from './conformance-segment/classify.ts';
+import { type ConformanceReport, conformanceSection, withSection } from './conformance-segment/table.ts';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const WORKER = join(ROOT, 'scripts', 'conformance-segment', 'worker.ts');
+export const REPORT_PATH = join(ROOT, 'docs', 'data', 'segment-conformance.json');
+export const DOC_PATH = join(ROOT, 'docs', 'catalog-destinations.md');
+/** One mode of one destination: a bound well above the slowest seen, under a loaded machine. */
+const WORKER_TIMEOUT_MS = 10 * 60_000;
+
+function usage(message: string): never {
+  console.error(
+    `${message}\nusage: npm run conformance:segment -- <checkout of segmentio/action-destinations> [--only slug,slug] [--jobs n]`,
+  );
+  process.exit(1);
+}
+
+/** Every `*.test.ts` under a `__tests__` folder of the destination (helpers' folders left out). */
+function testFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string, inTests: boolean) => {
+    for (const entry of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, entry.name);
+      if (entry.isDirectory()) {
+        if (entry.name === 'node_modules' || entry.name === '__helpers__' || entry.name === '__snapshots__')
+          continue;
+        walk(path, inTests || entry.name === '__tests__');
+      } else if (inTests && entry.name.endsWith('.test.ts')) out.push(path);
+    }
+  };
+  walk(dir, false);
+  return out.sort();
+}
+
+function runWorker(
+  mode: 'segment' | 'ours',
+  slug: string,
+  files: readonly string[],
+  outFile: string,
+): Promise<void> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [WORKER, mode, slug, outFile, ...files], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'pipe'],
+      env: { ...process.env, NODE_ENV: 'test' },
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), WORKER_TIMEOUT_MS);
+    child.on('exit', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0)
+        console.error(`${mode} ${slug}: worker ended (${code ?? signal})\n${stderr.slice(-800)}`);
+      resolve();
+    });
+  });
+}
+
+function readLines(file: string): WorkerLine[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as WorkerLine);
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const checkout = args.find(
+    (a) =>
+      !a.startsWith('--') && args[args.indexOf(a) - 1] !== '--only' && args[args.indexOf(a) - 1] !== '--jobs',
+  );
+  if (!checkout) usage('no checkout given');
+  const only = args.includes('--only')
+    ? new Set((args[args.indexOf('--only') + 1] ?? '').split(','))
+    : undefined;
+  const jobs = Math.max(1, Number(args.includes('--jobs') ? args[args.indexOf('--jobs') + 1] : 2) || 2);
+  const pkgDir = existsSync(join(checkout, 'packages', 'destination-actions'))
+    ? join(checkout, 'packages', 'destination-actions')
+    : checkout;
+  const destinationsDir = join(pkgDir, 'src', 'destinations');
+  if (!existsSync(destinationsDir)) usage(`${checkout} has no packages/destination-actions/src/destinations`);
+  const require = createRequire(join(ROOT, 'package.json'));
+  const installed = (require('@segment/action-destinations/package.json') as { version: string }).version;
+  const theirs = (JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string })
+    .version;
+  if (theirs !== installed)
+    usage(
+      `the checkout is @segment/action-destinations ${theirs}, the installed package ${installed}: check out the tag @segment/action-destinations@${installed}`,
+    );
+
+  const loadable = new Set(catalogManifest().destinations.map((d) => d.slug));
+  const slugs = readdirSync(destinationsDir, { withFileTypes: true })
+    .filter((e) => e.isDirectory() && loadable.has(e.name) && (!only || only.has(e.name)))
+    .map((e) => e.name)
+    .sort();
+  const tmp = mkdtempSync(join(tmpdir(), 'segment-conformance-'));
+  const results = new Map<string, CaseResult[]>();
+  let next = 0;
+  const work = async () => {
+    for (let i = next++; i < slugs.length; i = next++) {
+      const slug = slugs[i] as string;
+      const files = testFiles(join(destinationsDir, slug));
+      if (files.length === 0) continue;
+      const segmentOut = join(tmp, `${slug}.segment.jsonl`);
+      const oursOut = join(tmp, `${slug}.ours.jsonl`);
+      await runWorker('segment', slug, files, segmentOut);
+      await runWorker('ours', slug, files, oursOut);
+      const cases = classify(readLines(segmentOut), readLines(oursOut), (f) =>
+        declaredTests(readFileSync(f, 'utf8')),
+      );
+      results.set(slug, cases);
+      const pass = cases.filter((c) => c.result === 'pass').length;
+      const runnable = cases.filter((c) => c.result !== 'not runnable').length;
+      console.log(`${slug}: ${pass}/${runnable} runnable cases pass (${cases.length} cases)`);
+    }
+  };
+  await Promise.all(Array.from({ length: jobs }, work));
+  rmSync(tmp, { recursive: true, force: true });
+
+  const destinations = [...results]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([slug, cases]) => destinationFigure(slug, cases));
+  const report: ConformanceReport = {
+    package: '@segment/action-destinations',
+    version: installed,
+    tests: `segmentio/action-destinations@@segment/action-destinations@${installed}`,
+    totals: totalsOf(destinations),
+    destinations,
+  };
+  if (only) {
+    console.log(JSON.stringify(report.totals, null, 2));
+    return;
+  }
+  writeFileSync(REPORT_PATH, `${JSON.stringify(report, null, 1)}\n`);
+  writeFileSync(DOC_PATH, withSection(readFileSync(DOC_PATH, 'utf8'), conformanceSection(report)));
+  console.log(JSON.stringify(report.totals, null, 2));
+}
+
+await main();

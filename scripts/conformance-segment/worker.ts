@@ -1,0 +1,381 @@
+/**
+ * One destination's Segment tests, in one of two modes (scripts/conformance-segment.ts runs both):
+ * `segment` runs them as Segment does (actions-core's own test integration), `ours` with
+ * `createTestIntegration` replaced by one whose `testAction` runs our runtime
+ * (adapters/segment-actions/run.ts `runSegmentEvent`): the test's event, its settings as the
+ * destination's `config` (its OAuth token as the `access_token` secret), and its action named with a
+ * `when` taking the event's call type and its mapping (without `useDefaultMappings`, each defaulted
+ * field the test leaves out is mapped to null: cleared, as the test gives no default). The requests
+ * our fetch sent become the responses the test reads. Every other method (testBatchAction,
+ * testAuthentication…) is actions-core's own in both modes, and recorded, so the run can say why
+ * such a test is not a run of ours.
+ *
+ * `node scripts/conformance-segment/worker.ts <mode> <slug> <out.jsonl> <test files…>`: one JSON
+ * line per test (jest.ts CaseRecord, with its file), or per file that could not load.
+ */
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build, type Plugin } from 'esbuild';
+import type { RunResult } from '../../adapters/segment-actions/run.ts';
+import type { Destination } from '../../schemas/settings.ts';
+import { type CaseRecord, currentCase, installGlobals, runFile } from './jest.ts';
+
+const [mode, slug, outArg, ...files] = process.argv.slice(2);
+if ((mode !== 'segment' && mode !== 'ours') || !slug || !outArg) {
+  console.error('usage: worker.ts <segment|ours> <slug> <out.jsonl> <test files…>');
+  process.exit(2);
+}
+const out: string = outArg;
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const CACHE = join(HERE, '..', '..', 'node_modules', '.cache', 'segment-conformance', mode, slug);
+const require = createRequire(join(HERE, '..', '..', 'package.json'));
+const TEST_TIMEOUT_MS = 30_000;
+/** actions-core's CommonJS build, the instance our runtime loads. */
+const CORE_BUILD = dirname(require.resolve('@segment/actions-core'));
+
+type Any = Record<string, unknown> & ((...a: unknown[]) => unknown);
+const core = require('@segment/actions-core') as Record<string, Any>;
+const fetchModule = require(join(dirname(require.resolve('@segment/actions-core')), 'fetch.js')) as {
+  default: (url: string, init: Record<string, unknown>) => Promise<Response>;
+  Headers: new (init?: Record<string, string>) => unknown;
+  Request: new (url: string, init: Record<string, unknown>) => unknown;
+  Response: new (body: string | null, init: Record<string, unknown>) => Record<string, unknown>;
+};
+// The original (node-fetch, which nock intercepts), taken before run.ts puts its dispatcher in place.
+const nodeFetch = fetchModule.default;
+const nock = require('nock') as Any & {
+  cleanAll(): void;
+  disableNetConnect(): void;
+  enableNetConnect(h: string): void;
+};
+
+installGlobals();
+nock.disableNetConnect();
+nock.enableNetConnect('127.0.0.1');
+
+/** The test-integration methods a test may call, recorded as it calls them. */
+const RECORDED = [
+  'testAction',
+  'testBatchAction',
+  'testAuthentication',
+  'testDynamicField',
+  'testRefreshToken',
+  'refreshAccessToken',
+  'onDelete',
+  'onEvent',
+  'onBatch',
+  'executeAction',
+  'executeBatch',
+  'executeDynamicField',
+  'createAudience',
+  'getAudience',
+];
+/** testAction inputs of Segment's own services, which our runtime has no counterpart for. */
+const INTERNAL_INPUTS = [
+  'features',
+  'statsContext',
+  'logger',
+  'engageDestinationCache',
+  'transactionContext',
+  'stateContext',
+  'subscriptionMetadata',
+];
+
+interface TestInput {
+  event?: Record<string, unknown>;
+  mapping?: Record<string, unknown>;
+  settings?: Record<string, unknown>;
+  useDefaultMappings?: boolean;
+  auth?: { accessToken?: string };
+  [k: string]: unknown;
+}
+/** The access token an OAuth destination's test runs with when it gives none. */
+const STAND_IN_TOKEN = 'conformance-access-token';
+
+/** A destination setting as a definition declares it (actions-core's GlobalSetting). */
+interface SettingField {
+  type?: string;
+  required?: boolean;
+  default?: unknown;
+  choices?: readonly (string | { value: unknown })[];
+}
+
+interface Definition {
+  authentication?: { scheme?: string; fields?: Record<string, SettingField> };
+  actions: Record<string, { fields: Record<string, { default?: unknown }> }>;
+}
+
+let runtime: typeof import('../../adapters/segment-actions/run.ts') | undefined;
+
+/** One request our runtime's fetch sent, and what came back. */
+interface Exchange {
+  url: string;
+  init: Record<string, unknown>;
+  status: number;
+  statusText: string;
+  headers: [string, string][];
+  text: string;
+}
+
+/** Whether the run stopped at the settings (the destination's schema refused them). */
+const refusedSettings = (result: RunResult) =>
+  result.outcomes.some(
+    (o) => o.outcome.status === 'rejected' && o.outcome.reason.startsWith('settings refused by '),
+  );
+
+/** A stand-in for each required setting the test leaves out: its default, first choice, or a value of its type. */
+function missingRequired(definition: Definition, settings: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(definition.authentication?.fields ?? {})) {
+    if (!field.required || settings[key] !== undefined) continue;
+    const choice = field.choices?.[0];
+    out[key] =
+      field.default ??
+      (typeof choice === 'object' && choice !== null ? choice.value : choice) ??
+      (field.type === 'number' || field.type === 'integer'
+        ? 1
+        : field.type === 'boolean'
+          ? false
+          : `conformance-${key}`);
+  }
+  return out;
+}
+
+/** One run of our runtime: its result, what our fetch exchanged, and the responses actions-core decorated. */
+async function runOurs(
+  definition: Definition,
+  event: Record<string, unknown>,
+  destination: Destination,
+  accessToken: string | undefined,
+) {
+  runtime ??= await import('../../adapters/segment-actions/run.ts');
+  // An OAuth destination runs with the test's token, else a stand-in one: Segment's test integration
+  // runs without any, where our runtime (as a configured destination always has one) needs one.
+  const scheme = definition.authentication?.scheme;
+  const oauth = scheme === 'oauth2' || scheme === 'oauth-managed';
+  const secrets: Record<string, string> = oauth ? { access_token: accessToken ?? STAND_IN_TOKEN } : {};
+  const exchanges: Exchange[] = [];
+  const send = (async (url: string, init: Record<string, unknown>) => {
+    const answer = await nodeFetch(url, init);
+    const text = await answer.text();
+    const headers: [string, string][] = [];
+    answer.headers.forEach((value, key) => {
+      headers.push([key, value]);
+    });
+    exchanges.push({ url, init, status: answer.status, statusText: answer.statusText, headers, text });
+    return new fetchModule.Response(text === '' ? null : text, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers,
+      url,
+    });
+  }) as unknown as typeof fetch;
+  const captured: Record<string, unknown>[] = [];
+  capturing = captured;
+  const result = await runtime
+    .runSegmentEvent(event, destination, secrets, { fetch: send, now: new Date() })
+    .finally(() => {
+      capturing = undefined;
+    });
+  return { result, exchanges, captured };
+}
+
+/** testAction through our runtime; the responses as actions-core's test integration gives them. */
+async function ourTestAction(definition: Definition, action: string, input: TestInput): Promise<unknown[]> {
+  const event = core['createTestEvent']?.(input.event ?? {}) as Record<string, unknown>;
+  const given = input.mapping ?? {};
+  const cleared = input.useDefaultMappings
+    ? {}
+    : Object.fromEntries(
+        Object.entries(definition.actions[action]?.fields ?? {})
+          .filter(([key, field]) => field.default !== undefined && !Object.hasOwn(given, key))
+          .map(([key]) => [key, null]),
+      );
+  const run = (config: Record<string, unknown>) => {
+    const destination = {
+      id: 'conformance',
+      type: 'segment_action',
+      destination: slug,
+      config,
+      actions: [{ action, when: `type = "${String(event['type'])}"`, mapping: { ...cleared, ...given } }],
+    } as unknown as Destination;
+    return runOurs(definition, event, destination, input.auth?.accessToken);
+  };
+  const settings = input.settings ?? {};
+  let { result, exchanges, captured } = await run(settings);
+  // Settings without a required field are refused before any request (as Segment's app refuses
+  // them); Segment's tests often leave credentials out. Run again with a stand-in for each one
+  // missing, recorded on the case, and let the test judge what is sent.
+  const standIns = missingRequired(definition, settings);
+  if (refusedSettings(result) && Object.keys(standIns).length > 0) {
+    currentCase()?.standIns.push(...Object.keys(standIns));
+    ({ result, exchanges, captured } = await run({ ...settings, ...standIns }));
+  }
+  if (result.thrown.length > 0) throw result.thrown[0];
+  const refused = result.outcomes.find((o) => o.outcome.status !== 'delivered');
+  if (refused && refused.outcome.status !== 'delivered') throw new Error(refused.outcome.reason);
+  if (result.outcomes.length === 0) throw new Error(`our runtime ran no action for ${action}`);
+  return exchanges.map((x, i) => decorated(x, captured[i]));
+}
+
+/**
+ * The responses the test reads: each as actions-core's request client decorated it while our
+ * runtime ran the action (its `options`, `data`, `content`: captured below), with `request` rebuilt
+ * from what our fetch actually sent, so a test reading the request reads the wire.
+ */
+function decorated(x: Exchange, captured: Record<string, unknown> | undefined): unknown {
+  const headers = (x.init['headers'] ?? {}) as Record<string, string>;
+  const method = String(x.init['method'] ?? 'GET');
+  const body = x.init['body'] as string | undefined;
+  const request = new fetchModule.Request(x.url, {
+    method,
+    headers,
+    ...(body !== undefined ? { body } : {}),
+  });
+  if (captured) return Object.assign(captured, { request });
+  const response = new fetchModule.Response(x.text === '' ? null : x.text, {
+    status: x.status,
+    statusText: x.statusText,
+    headers: x.headers,
+    url: x.url,
+  });
+  return Object.assign(response, {
+    request,
+    options: { method, headers: new fetchModule.Headers(headers) },
+    content: x.text,
+  });
+}
+
+/**
+ * actions-core's Action hands each answered request, decorated, to its destination (`afterResponse`);
+ * while one of our runs is in progress, each is also kept here, in order.
+ */
+let capturing: Record<string, unknown>[] | undefined;
+const actionModule = require(
+  join(dirname(require.resolve('@segment/actions-core')), 'destination-kit', 'action.js'),
+) as {
+  Action: { prototype: { afterResponse: (...a: unknown[]) => Record<string, unknown> } };
+};
+const afterResponse = actionModule.Action.prototype.afterResponse;
+actionModule.Action.prototype.afterResponse = function (this: unknown, ...a: unknown[]) {
+  const response = afterResponse.apply(this, a);
+  capturing?.push(response);
+  return response;
+};
+
+/** An input the test gives: anything but undefined, null or an empty object. */
+function given(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  return typeof value !== 'object' || Object.keys(value).length > 0;
+}
+
+function createTestIntegration(definition: Definition): unknown {
+  // Named by its folder, as run.ts names it: the installed ajv's URI parser (fast-uri 3.1) refuses
+  // a destination name like `Kameleoon (Actions)` as the key actions-core compiles its schemas under.
+  const td = (core['createTestIntegration'] as Any)({ ...definition, name: `segment-${slug}` }) as Record<
+    string,
+    Any
+  >;
+  // What the action returned (`results`): our runtime keeps outcomes, not return values; a test
+  // reading it is recorded as such.
+  let results: unknown = td['results'];
+  Object.defineProperty(td, 'results', {
+    get: () => {
+      currentCase()?.unsupported.push('results');
+      return results;
+    },
+    set: (value: unknown) => {
+      results = value;
+    },
+  });
+  for (const name of RECORDED) {
+    const original = td[name];
+    if (typeof original !== 'function') continue;
+    td[name] = ((...args: unknown[]) => {
+      const c = currentCase();
+      if (c) c.calls.push(name);
+      if (name !== 'testAction') return original.apply(td, args);
+      const [action, input = {}] = args as [string, TestInput | undefined];
+      if (c) {
+        c.actions.push(action);
+        for (const key of INTERNAL_INPUTS) if (given(input[key])) c.unsupported.push(key);
+      }
+      return mode === 'ours' ? ourTestAction(definition, action, input) : original.apply(td, args);
+    }) as Any;
+  }
+  return td;
+}
+
+(globalThis as Record<string, unknown>)['__segmentConformanceCore'] = { ...core, createTestIntegration };
+
+/** `@segment/actions-core` itself is the shim above; every other package is required as installed. */
+const shim: Plugin = {
+  name: 'actions-core-shim',
+  setup(b) {
+    b.onResolve({ filter: /^@segment\/actions-core(\/\*)?$/ }, () => ({
+      path: 'shim',
+      namespace: 'actions-core-shim',
+    }));
+    // Segment's monorepo maps actions-core to its sources (`core/src/…`): the installed build instead.
+    b.onResolve({ filter: /(^@segment\/actions-core\/src\/|\/core\/src\/)/ }, (args) => ({
+      path: `${join(CORE_BUILD, args.path.replace(/^.*\/src\//, ''))}.js`,
+      external: true,
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'actions-core-shim' }, () => ({
+      contents: 'module.exports = globalThis.__segmentConformanceCore',
+      loader: 'js',
+    }));
+  },
+};
+
+function write(line: Record<string, unknown>): void {
+  appendFileSync(out, `${JSON.stringify(line)}\n`);
+}
+
+/** Module mocks need Jest's hoisting: such a file is not run. */
+const MODULE_MOCK = /\bjest\.(mock|doMock|unstable_mockModule)\(/;
+
+mkdirSync(CACHE, { recursive: true });
+for (const [index, file] of files.entries()) {
+  const name = relative(join(dirname(file), '..'), file);
+  if (MODULE_MOCK.test(readFileSync(file, 'utf8'))) {
+    write({ file, load: 'module mocks (jest.mock)' });
+    continue;
+  }
+  const bundle = join(CACHE, `${index}.cjs`);
+  try {
+    await build({
+      entryPoints: [file],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node24',
+      packages: 'external',
+      outfile: bundle,
+      logLevel: 'silent',
+      plugins: [shim],
+    });
+  } catch (err) {
+    write({ file, load: `does not build: ${(err as Error).message.split('\n')[0] ?? ''}` });
+    continue;
+  }
+  try {
+    await runFile(
+      file,
+      () => {
+        // Segment's setup file: each test starts with no interceptor left (its beforeEach, outermost).
+        (globalThis as unknown as { beforeEach(fn: () => void): void }).beforeEach(() => nock.cleanAll());
+        require(bundle);
+      },
+      TEST_TIMEOUT_MS,
+      (c: CaseRecord) => write({ file, ...c }),
+    );
+  } catch (err) {
+    write({ file, load: `does not load: ${(err as Error).message.split('\n')[0] ?? ''}` });
+  }
+  console.error(`${mode} ${slug} ${name}`);
+}
+process.exit(0);
