@@ -12,9 +12,7 @@
  * - Google's public sample tables the tests query are stood in for by small tables with the columns
  *   and rows their conditions need (`publicSamples`);
  * - groups and single tests needing what the emulator does not stand in for are excluded, each
- *   with its reason (SKIPPED, SKIPPED_TESTS): models and routines, and three copies that depend on
- *   BigQuery's streaming buffer leaving streamed rows out of copies (the emulator's holds them back
- *   from DML only);
+ *   with its reason (SKIPPED, SKIPPED_TESTS): models and routines;
  * - the BigQuery emulator runs with `--job-latency-ms 2500`, so every query job lasts as long as
  *   a BigQuery job does (the `Query timeout` group expects a job still running after 1000 ms);
  * - `import * as assert` and `import * as Big` become default imports (called as functions, they
@@ -39,18 +37,8 @@ export const SKIPPED: Readonly<Record<string, string>> = {
   'BigQuery/Routine': 'routines (persistent UDFs, procedures) are not emulated',
 };
 
-const NO_STREAMING_BUFFER =
-  "a copy with WRITE_EMPTY into the table an earlier copy filled: the emulator's streaming buffer holds streamed rows back from DML only, so a copy takes them at once (docs/bigquery-emulator.md, known differences)";
-
 /** Single tests excluded (full titles below the root `BigQuery` group), and why. */
-export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
-  // The group's first copy fills the destination; on BigQuery it stays empty, because the source's
-  // rows are still in the streaming buffer, which copy jobs leave out (the test's own comment says
-  // the data may take 90 minutes), so the later copies with the default WRITE_EMPTY succeed.
-  'BigQuery/Table copying should copy data from current table': NO_STREAMING_BUFFER,
-  'BigQuery/Table copying should start copying data from another table': NO_STREAMING_BUFFER,
-  'BigQuery/Table copying should copy data from another table': NO_STREAMING_BUFFER,
-};
+export const SKIPPED_TESTS: Readonly<Record<string, string>> = {};
 
 /**
  * Stand-ins for the two public sample tables the tests query (`publicdata.samples.github_nested`
