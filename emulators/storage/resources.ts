@@ -3,6 +3,7 @@
  * with (`storage#bucket`, `storage#object`). Only fields a user writes are kept as given; the
  * rest (ids, links, etags, sizes, times) is derived when a resource is rendered.
  */
+import type { StoredPolicy } from './bucket-iam.ts';
 import { StorageError } from './errors.ts';
 
 export interface BucketState {
@@ -16,6 +17,10 @@ export interface BucketState {
   versioning: boolean;
   /** Other configuration a user set (cors, lifecycle, website, ...), echoed back unchanged. */
   extra: Record<string, unknown>;
+  /** The project that created it (`?project=` of buckets.insert): its default IAM policy names it. */
+  project?: string;
+  /** The IAM policy set on it (bucket-iam.ts); none: Cloud Storage's default. */
+  iam?: StoredPolicy;
 }
 
 export interface ObjectState {

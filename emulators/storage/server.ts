@@ -8,6 +8,7 @@
  */
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
 import { accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
+import { getBucketPolicy, ownPolicy, setBucketPolicy } from './bucket-iam.ts';
 import {
   deleteBucket,
   getBucket,
@@ -133,6 +134,14 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
   if (segs[2] !== 'o') {
     if (segs[2] === 'iam' && segs[3] === 'testPermissions' && segs.length === 4 && method === 'GET')
       return testBucketPermissions(c, ctx, bucket);
+    if (segs[2] === 'iam' && segs.length === 3 && method === 'GET') {
+      mayBucket(ctx, 'storage.buckets.getIamPolicy', bucket);
+      return getBucketPolicy(c, ctx, bucket);
+    }
+    if (segs[2] === 'iam' && segs.length === 3 && method === 'PUT') {
+      mayBucket(ctx, 'storage.buckets.setIamPolicy', bucket);
+      return setBucketPolicy(c, ctx, bucket);
+    }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
   }
@@ -215,7 +224,11 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         if (fields) requestedFields.set(res, fields);
         Promise.resolve()
           .then(() => {
-            if (enforcement) ctx.access = accessOf(enforcement, req, identities());
+            if (enforcement)
+              ctx.access = {
+                ...accessOf(enforcement, req, identities()),
+                bucketPolicy: (bucket) => ownPolicy(catalog, bucket),
+              };
             return dispatch(catalog, uploads, ctx, route(url.pathname));
           })
           .catch((err: unknown) => {
