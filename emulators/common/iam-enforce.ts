@@ -183,6 +183,12 @@ export class Enforcement {
     return { principal: bound ?? OWNER };
   }
 
+  /** A token for `member` signed with the access file's secret (none while no file was read). */
+  mint(member: string, ttlSeconds: number): string | undefined {
+    this.reload();
+    return this.file === undefined ? undefined : mintToken(this.file.tokenSecret, member, ttlSeconds);
+  }
+
   /** The policy tags under column-level security (none: no column is restricted). */
   policyTags(): readonly PolicyTagEntry[] {
     this.reload();

@@ -7,6 +7,7 @@
  * is authorized first (access.ts), and each identity port's connections act as its member.
  */
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
+import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
 import { getBucketPolicy, ownPolicy, setBucketPolicy } from './bucket-iam.ts';
 import {
@@ -30,7 +31,7 @@ import {
 } from './objects.ts';
 import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
-import { type Ctx, requestedFields, sendError, sendJson } from './wire.ts';
+import { type Ctx, readBody, requestedFields, sendError, sendJson } from './wire.ts';
 
 export type StorageEmulatorOptions = EmulatorOptions;
 
@@ -223,7 +224,13 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         const fields = url.searchParams.get('fields');
         if (fields) requestedFields.set(res, fields);
         Promise.resolve()
-          .then(() => {
+          .then(async () => {
+            if (url.pathname === STS_PATH && req.method === 'POST') {
+              // The token exchange of a local credentials file (common/local-sts.ts): no caller yet.
+              const form = new URLSearchParams((await readBody(req, 64 * 1024)).toString('utf8'));
+              const [status, out] = exchangeToken(enforcement, form);
+              return sendJson(res, status, out);
+            }
             if (enforcement)
               ctx.access = {
                 ...accessOf(enforcement, req, identities()),
