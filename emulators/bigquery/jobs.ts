@@ -18,6 +18,7 @@ import { createShadows, planMasking } from './masking.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { fieldForType, type OutputField } from './result-encoding.ts';
 import { resultsPage } from './results-page.ts';
+import type { FieldSchema } from './schema.ts';
 import { isScript, runScript, splitStatements } from './script.ts';
 import { qualifiedName, type TableRef, type Translation } from './sql.ts';
 import {
@@ -33,7 +34,7 @@ import {
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import { checkBuffer, guardBuffer } from './streaming-buffer.ts';
-import { createView, tableResource } from './tables.ts';
+import { checkLayout, createView, tableResource } from './tables.ts';
 import { extractTable, loadTable } from './transfer.ts';
 
 /** Whitespace and comments (line comments with -- or #, block comments) before the first word. */
@@ -151,7 +152,7 @@ export async function runQuery(
         tr.target.projectId,
         tr.target.datasetId,
         tr.target.tableId,
-        {},
+        { ...tr.tableOptions },
         { query: tr.viewQuery ?? '' },
         replace,
       );
@@ -167,7 +168,7 @@ export async function runQuery(
         await createShadows(conn, masking);
         const r = await runSql(em, conn, masking.sql);
         await checkBuffer(conn, guard);
-        if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
+        if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind, tr);
         await conn.run('COMMIT');
         if (target) markStreamed(target); // rows written: its partitions are swept before the next read
         const isDml =
@@ -241,12 +242,17 @@ async function checkQueryJob(
   }
 }
 
-/** After DDL run as SQL, bring the stored table resources in line with DuckDB's catalog. */
+/**
+ * After DDL run as SQL, bring the stored table resources in line with DuckDB's catalog; a new
+ * table gets what its PARTITION BY, CLUSTER BY and OPTIONS set (`tr`), checked as tables.insert
+ * checks them (a refusal rolls the statement back).
+ */
 export async function syncCatalog(
   em: Emulator,
   conn: DuckDBConnection,
   ref: TableRef,
   kind: string,
+  tr?: Pick<Translation, 'tableOptions' | 'columnDescriptions'>,
 ): Promise<void> {
   if (kind === 'drop_table' || kind === 'drop_view') {
     await em.store.deleteTable(conn, ref.projectId, ref.datasetId, ref.tableId);
@@ -254,8 +260,15 @@ export async function syncCatalog(
   }
   if (kind !== 'create_table') return;
   const probe = await conn.runAndReadAll(`SELECT * FROM ${qualifiedName(ref)} LIMIT 0`);
-  const fields = probe.columnNames().map((n, i) => fieldForType(n, probe.columnType(i)));
-  const resource = tableResource(em, ref.projectId, ref.datasetId, ref.tableId, {}, 'TABLE', fields);
+  const described = tr?.columnDescriptions ?? {};
+  const fields = probe.columnNames().map((n, i) => {
+    const f = fieldForType(n, probe.columnType(i));
+    const description = described[n];
+    return description === undefined ? f : { ...f, description };
+  });
+  const options: Json = { ...tr?.tableOptions };
+  checkLayout(em, options, fields as FieldSchema[]);
+  const resource = tableResource(em, ref.projectId, ref.datasetId, ref.tableId, options, 'TABLE', fields);
   await em.store.putTable(conn, { ...ref, resource });
 }
 
