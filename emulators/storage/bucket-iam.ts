@@ -19,25 +19,8 @@ import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { bucketResource } from './access.ts';
 import type { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
-import type { BucketState } from './resources.ts';
+import type { BucketState, PolicyBinding, StoredPolicy } from './resources.ts';
 import { type Ctx, readJson, sendJson } from './wire.ts';
-
-export interface PolicyBinding {
-  readonly role: string;
-  readonly members: readonly string[];
-  readonly condition?: {
-    readonly title?: string;
-    readonly description?: string;
-    readonly expression: string;
-  };
-}
-
-/** What a bucket keeps of the policy set on it; `serial` counts the sets (its etag). */
-export interface StoredPolicy {
-  readonly version: number;
-  readonly bindings: readonly PolicyBinding[];
-  readonly serial: number;
-}
 
 const MEMBER =
   /^(allUsers|allAuthenticatedUsers|(user|serviceAccount|group|domain|projectOwner|projectEditor|projectViewer|principal|principalSet|deleted:user|deleted:serviceAccount|deleted:group):\S+)$/;

@@ -3,8 +3,25 @@
  * with (`storage#bucket`, `storage#object`). Only fields a user writes are kept as given; the
  * rest (ids, links, etags, sizes, times) is derived when a resource is rendered.
  */
-import type { StoredPolicy } from './bucket-iam.ts';
 import { StorageError } from './errors.ts';
+
+/** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
+export interface PolicyBinding {
+  readonly role: string;
+  readonly members: readonly string[];
+  readonly condition?: {
+    readonly title?: string;
+    readonly description?: string;
+    readonly expression: string;
+  };
+}
+
+/** The IAM policy set on a bucket (bucket-iam.ts); `serial` counts the sets (its etag). */
+export interface StoredPolicy {
+  readonly version: number;
+  readonly bindings: readonly PolicyBinding[];
+  readonly serial: number;
+}
 
 export interface BucketState {
   name: string;
