@@ -4,7 +4,8 @@
  * secret local tokens are signed with. The three emulators read it with `--iam` and enforce it
  * (emulators/common/iam-enforce.ts); each workload calls them on endpoints bound to its own
  * service account, and `eventbus local token --as <workload>` mints a token from the same
- * secret. docs/permissions.md tells how to debug a refusal.
+ * secret, and `eventbus local credentials --as <member>` a credentials file Google's clients load.
+ * docs/permissions.md tells how to debug a refusal.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
@@ -18,6 +19,7 @@ import {
   type PolicyTagEntry,
 } from '../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../emulators/common/iam-policy.ts';
+import { credentialsFile } from '../emulators/common/local-sts.ts';
 
 export const accessFilePath = (dataDir: string): string => join(dataDir, 'iam', 'access.json');
 
@@ -86,6 +88,28 @@ export function memberFor(as: string, project: string): string {
   throw new Error(
     `--as: "${as}" is neither a workload (${WORKLOADS.join(', ')}) nor a member (user:…, serviceAccount:…)`,
   );
+}
+
+/**
+ * A credentials file Google's clients load unchanged (`GOOGLE_APPLICATION_CREDENTIALS`) as `as`:
+ * written to `path` (mode 0600), exchanging at `tokenUrl` (emulators/common/local-sts.ts). Its
+ * subject token lasts `ttlSeconds`; the access tokens it is exchanged for, an hour each.
+ */
+export function writeLocalCredentials(
+  dataDir: string,
+  as: string,
+  project: string,
+  path: string,
+  tokenUrl: string,
+  ttlSeconds: number,
+): string {
+  const member = memberFor(as, project);
+  const subject = localToken(dataDir, as, project, ttlSeconds);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(credentialsFile(path, member, subject, tokenUrl), null, 2)}\n`, {
+    mode: 0o600,
+  });
+  return member;
 }
 
 /** A token the local emulators accept as `as`, from the data folder's access file. */

@@ -8,7 +8,10 @@
  * Each script gives a `Fidelity`: the checkout's test file and pinned release, the test's own
  * packages to install into a cache directory, text edits that make the file runnable offline
  * (each must apply exactly once), how its imports of the checkout's `src` resolve, the groups and
- * single tests excluded with their reasons, and the emulators to start. Only connections to
+ * single tests excluded with their reasons, and the emulators to start, with IAM on (`--iam`, as
+ * `npm start` runs them): the tests' clients load a local credentials file
+ * (`GOOGLE_APPLICATION_CREDENTIALS`, emulators/common/local-sts.ts) acting as the project owner
+ * or, with `--as <member>`, as a member granted only the script's roles. Only connections to
  * loopback and to the emulators are allowed from the process (no metadata server, no internet).
  * With `docs`, the run checks that the emulator's docs page states its figure and names each
  * excluded group, so the page's list of differences stays true (`--strict` fails when it is not).
@@ -23,6 +26,9 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import * as esbuild from 'esbuild';
 import type Mocha from 'mocha';
+import { type AccessFile, mintToken, newTokenSecret, OWNER } from '../emulators/common/iam-enforce.ts';
+import type { IamPolicy } from '../emulators/common/iam-policy.ts';
+import { credentialsFile, STS_PATH } from '../emulators/common/local-sts.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const EMULATOR_START_TIMEOUT_MS = 30_000;
@@ -103,6 +109,11 @@ export interface Fidelity {
    * what the run measured is reported (and fails a `--strict` run).
    */
   readonly docs?: string;
+  /**
+   * IAM (always on, as `npm start` runs it): the roles a credentialed member (`--as`) is granted
+   * on the test project, and on these other projects the tests read (`publicdata`).
+   */
+  readonly iam?: { readonly roles: readonly string[]; readonly projects?: readonly string[] };
   /** Google's tests from another folder of the checkout, run with the main file. */
   readonly extra?: ExtraTests;
   /**
@@ -141,11 +152,18 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     .argument('<checkout>', `a checkout of ${f.repo} (pinned: ${f.pinned.commit})`)
     .option('--strict', 'exit 1 when any test fails')
     .option('--filter <regexp>', 'run only the tests whose full title matches (to iterate on a few)')
+    .option(
+      '--as <member>',
+      "the member the tests' credentials act as: owner, or user:…/serviceAccount:… granted the script's roles",
+      'owner',
+    )
     .parse();
   const checkout = resolve(program.args[0] as string);
   // Text edits may name files of the checkout through it.
   process.env.FIDELITY_CHECKOUT = checkout;
-  const opts = program.opts<{ strict?: boolean; filter?: string }>();
+  const opts = program.opts<{ strict?: boolean; filter?: string; as: string }>();
+  if (opts.as !== 'owner' && !/^(user|serviceAccount):\S+@\S+$/.test(opts.as))
+    fail(`--as: expected owner, user:… or serviceAccount:…, got ${opts.as}`);
   const strict = opts.strict === true;
   const filter = opts.filter === undefined ? undefined : new RegExp(opts.filter);
 
@@ -211,19 +229,33 @@ export async function runFidelity(f: Fidelity): Promise<void> {
   process.env.GCLOUD_PROJECT ??= 'fidelity-project';
   process.env.GOOGLE_CLOUD_PROJECT ??= process.env.GCLOUD_PROJECT;
   process.env.PROJECT_ID ??= process.env.GOOGLE_CLOUD_PROJECT;
+  const member = opts.as === 'owner' ? OWNER : opts.as;
+  const access = writeAccess(f, cache, member);
   const started: { stop(): Promise<void> }[] = [];
   const hosts: string[] = [];
+  let tokenUrl: string | undefined;
   for (const e of f.emulators) {
     const given = process.env[e.env];
     if (given) {
       hosts.push(new URL(given.includes('://') ? given : `http://${given}`).hostname);
       continue;
     }
-    const emu = await startEmulator(e, fail);
+    const emu = await startEmulator(e, access.file, fail);
     started.push(emu);
     process.env[e.env] = e.value ? e.value(emu.url) : emu.url;
     hosts.push(new URL(emu.url).hostname);
+    if (e.kind !== 'pubsub') tokenUrl ??= `${emu.url}${STS_PATH}`;
   }
+  if (tokenUrl && process.env.GOOGLE_APPLICATION_CREDENTIALS === undefined) {
+    // Credentials the clients load unchanged, exchanged at an emulator (emulators/common/local-sts.ts).
+    const path = join(cache, 'iam', 'credentials.json');
+    const subject = mintToken(access.secret, member, 24 * 3600);
+    writeFileSync(path, JSON.stringify(credentialsFile(path, member, subject, tokenUrl)), { mode: 0o600 });
+    process.env.GOOGLE_APPLICATION_CREDENTIALS = path;
+  }
+  say(
+    `IAM on (${access.file}); credentials act as ${opts.as === 'owner' ? 'the project owner' : `${member}, granted ${(f.iam?.roles ?? []).join(', ')}`}`,
+  );
   const refused = guardNetwork(hosts, f.name);
   await f.prepare?.();
 
@@ -388,15 +420,40 @@ function destination(args: readonly unknown[]): { host: string; port: string } |
   return { host: typeof second === 'string' ? second : 'localhost', port: String(options) };
 }
 
-/** Starts `emulators/<kind>/main.ts` on a free port and a temporary data directory. */
+/**
+ * The access file the emulators enforce (`<cache>/iam/access.json`, a new secret each run): the
+ * script's roles for `member` on the test project and the other projects it names; none for the
+ * owner, who may do everything.
+ */
+function writeAccess(f: Fidelity, cache: string, member: string): { file: string; secret: string } {
+  const dir = join(cache, 'iam');
+  mkdirSync(dir, { recursive: true });
+  const secret = newTokenSecret();
+  const projects = [process.env.GCLOUD_PROJECT as string, ...(f.iam?.projects ?? [])];
+  const policies: IamPolicy[] =
+    member === OWNER
+      ? []
+      : projects.map((p) => ({
+          resource: `projects/${p}`,
+          bindings: (f.iam?.roles ?? []).map((role) => ({ role, members: [member] })),
+        }));
+  const access: AccessFile = { tokenSecret: secret, policies };
+  const file = join(dir, 'access.json');
+  writeFileSync(file, JSON.stringify(access), { mode: 0o600 });
+  return { file, secret };
+}
+
+/** Starts `emulators/<kind>/main.ts` on a free port and a temporary data directory, IAM on. */
 async function startEmulator(
   e: EmulatorNeed,
+  accessFile: string,
   fail: (message: string) => never,
 ): Promise<{ url: string; stop(): Promise<void> }> {
   const main = join(ROOT, 'emulators', e.kind, 'main.ts');
   if (!existsSync(main)) fail(`${main} not found: set ${e.env} to a running emulator`);
   const dataDir = mkdtempSync(join(tmpdir(), `fidelity-${e.kind}-`));
-  const child = spawn(process.execPath, [main, '--port', '0', '--data-dir', dataDir, ...(e.args ?? [])], {
+  const args = [main, '--port', '0', '--data-dir', dataDir, '--iam', accessFile, ...(e.args ?? [])];
+  const child = spawn(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

@@ -18,6 +18,8 @@
  * - the root `before` hook also creates a Pub/Sub topic and grants it to allUsers, for the
  *   notification tests (excluded): that part is cut (TEXT_EDITS), and so is the topic clean-up;
  * - `this.retries(3)` becomes 0, so a failure is counted once;
+ * - the main client sends credentials to the emulator (`useAuthWithCustomEndpoint`): the harness's
+ *   local credentials file, as the owner or `--as` a member granted Storage Admin (IAM is on);
  * - whole groups and single tests needing what the emulator does not stand in for are excluded by an
  *   inverted mocha grep built from SKIPPED and SKIPPED_TESTS (each with its reason);
  * - only connections to loopback and to the emulator's host are allowed from this process (no
@@ -49,10 +51,9 @@ const TEST_PACKAGES = ['nock', 'node-fetch', 'form-data', 'p-limit', 'tmp'] as c
  */
 export const SKIPPED: Readonly<Record<string, string>> = {
   'without authentication':
-    'public access and anonymous callers (also the VPC-SC checks): the emulator has no IAM',
+    'public access and anonymous callers (also the VPC-SC checks): a call without credentials is the project owner’s, as on Google’s own emulators, never allUsers',
   acls: 'object and bucket ACLs are not served (IAM is declared by Pulumi)',
-  iam: 'IAM policies are not served',
-  'public access prevention': 'needs IAM and anonymous callers',
+  'public access prevention': 'needs anonymous callers and public ACLs',
   'soft-delete': 'soft delete and restore are not served (the policy is stored, not acted on)',
   'dual-region': 'custom dual-region placement (customPlacementConfig, locationType) is Google’s',
   'uniform bucket-level access': 'ACL behaviour under uniform access',
@@ -88,6 +89,13 @@ const TEXT_EDITS: readonly TextEdit[] = [
   },
   { what: 'the topic clean-up', pattern: /deleteAllTopicsAsync\(\)\]/, replacement: 'Promise.resolve()]' },
   { what: 'retries', pattern: /this\.retries\(3\);/, replacement: 'this.retries(0);' },
+  {
+    // Google's clients send credentials to a custom endpoint only when told to: the tests' default
+    // credentials are the harness's local credentials file (IAM is on).
+    what: 'the main Storage client (credentials to the emulator)',
+    pattern: /const storage = new Storage\(\{\n/,
+    replacement: 'const storage = new Storage({\n    useAuthWithCustomEndpoint: true,\n',
+  },
 ];
 
 await runFidelity({
@@ -114,6 +122,7 @@ await runFidelity({
     }
     return undefined;
   },
+  iam: { roles: ['roles/storage.admin'] },
   emulators: [
     {
       kind: 'storage',

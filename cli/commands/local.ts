@@ -3,6 +3,9 @@
  * workload's service account (`eventbus-<workload>@<project>.iam.gserviceaccount.com`) or any
  * member, for trying by hand what a workload may do (docs/permissions.md). Only the token goes
  * to stdout, so `TOKEN=$(npx eventbus local token --as studio)` works.
+ * `eventbus local credentials --as <workload|member>`: writes a credentials file Google's clients
+ * load through `GOOGLE_APPLICATION_CREDENTIALS` to call as that member (emulators/common/local-sts.ts),
+ * and prints its path.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,6 +17,13 @@ interface TokenOptions {
   readonly as: string;
   readonly dataDir?: string;
   readonly ttl: string;
+}
+
+/** `--ttl`: a positive whole number of seconds. */
+function ttlOf(raw: string): number {
+  const ttl = Number(raw);
+  if (!Number.isInteger(ttl) || ttl < 1) throw new CliError('--ttl: expected a positive number of seconds');
+  return ttl;
 }
 
 export function register(program: Command): void {
@@ -41,9 +51,7 @@ export function register(program: Command): void {
       ].join('\n'),
     )
     .action(async (options: TokenOptions) => {
-      const ttl = Number(options.ttl);
-      if (!Number.isInteger(ttl) || ttl < 1)
-        throw new CliError('--ttl: expected a positive number of seconds');
+      const ttl = ttlOf(options.ttl);
       const [{ localToken }, { settingsPath }, { REPO_ROOT }] = await Promise.all([
         import('../../local/access-file.ts'),
         import('../../local/services.ts'),
@@ -56,6 +64,48 @@ export function register(program: Command): void {
       const project = (JSON.parse(readFileSync(settings, 'utf8')) as { project: string }).project;
       try {
         process.stdout.write(`${localToken(dir, options.as, project, ttl)}\n`);
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+    });
+  local
+    .command('credentials')
+    .description(
+      "Write a credentials file Google's clients load (GOOGLE_APPLICATION_CREDENTIALS) to call the local emulators as a workload or member",
+    )
+    .requiredOption(
+      '--as <workload|member>',
+      'gateway, store, forward, schedule, studio, or user:…/serviceAccount:…',
+    )
+    .option('--out <file>', 'where to write it (default <data-dir>/credentials/<member>.json)')
+    .option(...DATA_DIR_OPTION)
+    .option('--ttl <seconds>', 'how long the file is valid', String(7 * 24 * 3600))
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Example:',
+        '  export GOOGLE_APPLICATION_CREDENTIALS=$(npx eventbus local credentials --as user:ana@example.com)',
+        '  # then: new BigQuery({ useAuthWithCustomEndpoint: true }) calls BIGQUERY_EMULATOR_HOST as ana',
+      ].join('\n'),
+    )
+    .action(async (options: TokenOptions & { out?: string }) => {
+      const ttl = ttlOf(options.ttl);
+      const [{ writeLocalCredentials }, { readEnvironmentRecord }, { REPO_ROOT }] = await Promise.all([
+        import('../../local/access-file.ts'),
+        import('../../local/environment-record.ts'),
+        import('../../local/settings-file.ts'),
+      ]);
+      const dir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
+      const found = readEnvironmentRecord(dir);
+      if (found.state !== 'running')
+        throw new CliError(`no running environment in ${dir}: start one (npm start) or pass its --data-dir`);
+      const { project, bigqueryUrl } = found.record;
+      try {
+        const safe = options.as.replace(/[^A-Za-z0-9@._-]+/g, '_');
+        const out = resolve(options.out ?? join(dir, 'credentials', `${safe}.json`));
+        writeLocalCredentials(dir, options.as, project, out, `${bigqueryUrl}/v1/token`, ttl);
+        process.stdout.write(`${out}\n`);
       } catch (err) {
         throw new CliError((err as Error).message);
       }

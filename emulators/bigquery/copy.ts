@@ -3,7 +3,8 @@
  * BigQuery runs them: the destination is created with the first source's schema unless
  * `createDisposition` is CREATE_NEVER; `writeDisposition` WRITE_EMPTY (the default) copies only
  * into a missing or empty table, WRITE_TRUNCATE replaces its rows, WRITE_APPEND adds to them;
- * every source must have the destination's schema; views cannot be copied. The rows are copied
+ * every source must have the destination's schema; views cannot be copied; rows still in a
+ * source's streaming buffer are left out (streaming-buffer.ts). The rows are copied
  * in one DuckDB transaction, so a failed copy leaves the destination as it was.
  */
 import { ApiError } from './errors.ts';
@@ -11,6 +12,7 @@ import { columnDefinitions, type FieldSchema } from './schema.ts';
 import { qualifiedName } from './sql.ts';
 import type { Emulator, Json } from './state.ts';
 import { checkTablesExist } from './statements.ts';
+import { releaseSettled, settledRows } from './streaming-buffer.ts';
 import { tableResource } from './tables.ts';
 
 export interface TableRef {
@@ -107,7 +109,10 @@ export async function copyTables(
       }
       let copied = 0;
       for (const s of sources) {
-        const r = await conn.run(`INSERT INTO ${into} SELECT * FROM ${qualifiedName(s)}`);
+        // Rows still in the source's streaming buffer are not copied, as BigQuery leaves them out.
+        const from = await settledRows(em, conn, em.tableOr404(s.projectId, s.datasetId, s.tableId));
+        const r = await conn.run(`INSERT INTO ${into} SELECT * FROM ${from}`);
+        await releaseSettled(conn);
         copied += Number(r.rowsChanged);
       }
       await conn.run('COMMIT');

@@ -1,6 +1,6 @@
 /**
  * How long a call waits for a query job, and how long a job lasts: `timeoutMs` (jobs.query,
- * jobs.getQueryResults), jobs.insert's own short wait before answering a job RUNNING, and the
+ * jobs.getQueryResults; jobs.insert does not wait, it answers a query job RUNNING) and the
  * emulator's `jobLatencyMs` floor that makes local jobs last as long as BigQuery's do
  * (docs/bigquery-emulator.md, running jobs).
  */
@@ -14,9 +14,6 @@ export function timeoutOf(raw: unknown): number {
 
 export const delay = (ms: number): Promise<'timeout'> =>
   new Promise((resolve) => setTimeout(() => resolve('timeout'), ms).unref());
-
-/** How long jobs.insert waits for a query job before answering it RUNNING. */
-export const INSERT_WAIT_MS = 2000;
 
 /** 'done' when `run` settles (either way) within `ms`, else 'timeout'. */
 export function settledWithin(run: Promise<unknown>, ms: number): Promise<'done' | 'timeout'> {

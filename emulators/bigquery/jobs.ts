@@ -13,13 +13,14 @@ import { copyTables } from './copy.ts';
 import { ApiError } from './errors.ts';
 import { markStreamed } from './expiration.ts';
 import { doneJob, jobResource, keepJob, keepRunning, validLabels } from './job-records.ts';
-import { atLeast, delay, INSERT_WAIT_MS, settledWithin, timeoutOf } from './job-waits.ts';
+import { atLeast, delay, settledWithin, timeoutOf } from './job-waits.ts';
 import { createShadows, planMasking } from './masking.ts';
 import { type QueryParameter, renderParameters } from './params.ts';
 import { fieldForType, type OutputField } from './result-encoding.ts';
 import { resultsPage } from './results-page.ts';
+import type { FieldSchema } from './schema.ts';
 import { isScript, runScript, splitStatements } from './script.ts';
-import { qualifiedName, type TableRef } from './sql.ts';
+import { qualifiedName, type TableRef, type Translation } from './sql.ts';
 import {
   cleanDuckMessage,
   type Emulator,
@@ -33,7 +34,7 @@ import {
 } from './state.ts';
 import { checkTablesExist, runSql, translateOrThrow } from './statements.ts';
 import { checkBuffer, guardBuffer } from './streaming-buffer.ts';
-import { createView, tableResource } from './tables.ts';
+import { checkLayout, createView, tableResource } from './tables.ts';
 import { extractTable, loadTable } from './transfer.ts';
 
 /** Whitespace and comments (line comments with -- or #, block comments) before the first word. */
@@ -132,16 +133,7 @@ export async function runQuery(
   mayRun(em, access, tr);
   const masking = planMasking(em, access, sql, tr);
   return em.store.exclusive(async (conn) => {
-    const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
-    const dropping = tr.kind === 'drop_table' || tr.kind === 'drop_view';
-    checkTablesExist(
-      em,
-      tr.tables.filter((r) => !(dropping && r === tr.target)),
-      creating,
-      location,
-    );
-    if (dropping && tr.target) em.datasetOr404(tr.target.projectId, tr.target.datasetId);
-    if (creating) em.datasetOr404(creating.projectId, creating.datasetId);
+    statementTablesExist(em, tr, location);
     if (tr.kind === 'create_view' && tr.target) {
       const exists = em.store.table(tr.target.projectId, tr.target.datasetId, tr.target.tableId);
       // Read the statement's head past any leading comments (a saved query often starts with one).
@@ -160,7 +152,7 @@ export async function runQuery(
         tr.target.projectId,
         tr.target.datasetId,
         tr.target.tableId,
-        {},
+        { ...tr.tableOptions },
         { query: tr.viewQuery ?? '' },
         replace,
       );
@@ -176,7 +168,7 @@ export async function runQuery(
         await createShadows(conn, masking);
         const r = await runSql(em, conn, masking.sql);
         await checkBuffer(conn, guard);
-        if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind);
+        if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind, tr);
         await conn.run('COMMIT');
         if (target) markStreamed(target); // rows written: its partitions are swept before the next read
         const isDml =
@@ -199,12 +191,68 @@ export async function runQuery(
   });
 }
 
-/** After DDL run as SQL, bring the stored table resources in line with DuckDB's catalog. */
+/**
+ * The tables a statement reads exist (in `location`, when the job names one), and the dataset of
+ * the table it creates or drops; the table it creates, if any.
+ */
+function statementTablesExist(
+  em: Emulator,
+  tr: Translation,
+  location: string | undefined,
+): TableRef | undefined {
+  const creating = tr.kind === 'create_table' || tr.kind === 'create_view' ? tr.target : undefined;
+  const dropping = tr.kind === 'drop_table' || tr.kind === 'drop_view';
+  checkTablesExist(
+    em,
+    tr.tables.filter((r) => !(dropping && r === tr.target)),
+    creating,
+    location,
+  );
+  if (dropping && tr.target) em.datasetOr404(tr.target.projectId, tr.target.datasetId);
+  if (creating) em.datasetOr404(creating.projectId, creating.datasetId);
+  return creating;
+}
+
+/**
+ * What jobs.insert checks of a query job before it answers, as BigQuery does: the statement
+ * translates and parses, its parameters are valid, the caller may run it, and the tables it reads
+ * exist in the job's location (a script's statements are checked as they run). What fails here is the
+ * answer; what fails later is the job's.
+ */
+async function checkQueryJob(
+  em: Emulator,
+  projectId: string,
+  cfg: Json,
+  location: string | undefined,
+  access: Access | undefined,
+): Promise<void> {
+  const sql = cfg['query'];
+  if (typeof sql !== 'string' || sql.trim() === '')
+    throw new ApiError('required', 'Required parameter is missing: query');
+  if (cfg['destinationTable']) destinationOf(em, projectId, cfg);
+  if (isScript(splitStatements(sql))) return;
+  const dd = cfg['defaultDataset'] as { datasetId: string } | undefined;
+  const tr = translateOrThrow(em, sql, projectId, dd, parameters(em, cfg));
+  mayRun(em, access, tr);
+  statementTablesExist(em, tr, location);
+  try {
+    await em.store.parse(tr.sql);
+  } catch (e) {
+    throw new ApiError('invalidQuery', cleanDuckMessage((e as Error).message));
+  }
+}
+
+/**
+ * After DDL run as SQL, bring the stored table resources in line with DuckDB's catalog; a new
+ * table gets what its PARTITION BY, CLUSTER BY and OPTIONS set (`tr`), checked as tables.insert
+ * checks them (a refusal rolls the statement back).
+ */
 export async function syncCatalog(
   em: Emulator,
   conn: DuckDBConnection,
   ref: TableRef,
   kind: string,
+  tr?: Pick<Translation, 'tableOptions' | 'columnDescriptions'>,
 ): Promise<void> {
   if (kind === 'drop_table' || kind === 'drop_view') {
     await em.store.deleteTable(conn, ref.projectId, ref.datasetId, ref.tableId);
@@ -212,8 +260,15 @@ export async function syncCatalog(
   }
   if (kind !== 'create_table') return;
   const probe = await conn.runAndReadAll(`SELECT * FROM ${qualifiedName(ref)} LIMIT 0`);
-  const fields = probe.columnNames().map((n, i) => fieldForType(n, probe.columnType(i)));
-  const resource = tableResource(em, ref.projectId, ref.datasetId, ref.tableId, {}, 'TABLE', fields);
+  const described = tr?.columnDescriptions ?? {};
+  const fields = probe.columnNames().map((n, i) => {
+    const f = fieldForType(n, probe.columnType(i));
+    const description = described[n];
+    return description === undefined ? f : { ...f, description };
+  });
+  const options: Json = { ...tr?.tableOptions };
+  checkLayout(em, options, fields as FieldSchema[]);
+  const resource = tableResource(em, ref.projectId, ref.datasetId, ref.tableId, options, 'TABLE', fields);
   await em.store.putTable(conn, { ...ref, resource });
 }
 
@@ -380,20 +435,13 @@ export async function jobsInsert(
   const labels = validLabels(conf['labels']);
   try {
     const named = typeof ref['location'] === 'string' ? ref['location'] : undefined;
+    await checkQueryJob(em, projectId, cfg, named, access);
+    // BigQuery answers jobs.insert at once and the job runs on: RUNNING until its work settles,
+    // then DONE with its result or its error, as jobs.get and getQueryResults show it.
     const work = cfg['destinationTable']
       ? queryInto(em, projectId, cfg, access)
       : runQuery(em, projectId, cfg, {}, named, undefined, access);
-    const run = atLeast(em, work);
-    // BigQuery answers jobs.insert before a long job ends: a job whose work goes on after a moment,
-    // or that jobLatencyMs holds, is answered RUNNING, and jobs.get and getQueryResults follow it
-    // (a failure after the moment is the job's; one within it is the answer, as for bad SQL).
-    const quick = (await settledWithin(work, INSERT_WAIT_MS)) === 'done';
-    if (!quick || (await settledWithin(run, 0)) !== 'done')
-      return keepRunning(em, { projectId, jobId, location }, cfg, labels, run, access).resource;
-    const result = await run;
-    const resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
-    keepJob(em, jobId, { resource, result, ...creatorOf(access) });
-    return resource;
+    return keepRunning(em, { projectId, jobId, location }, cfg, labels, atLeast(em, work), access).resource;
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
     // Keep the failed job so jobs.get shows its errorResult, and answer like BigQuery does for bad SQL.
@@ -463,6 +511,31 @@ async function transferJob(
 }
 
 /**
+ * A query job's `destinationTable` and dispositions, checked: its dataset exists, and so does the
+ * table under CREATE_NEVER (else 404).
+ */
+function destinationOf(
+  em: Emulator,
+  projectId: string,
+  cfg: Json,
+): { p: string; d: string; t: string; write: string; exists: boolean } {
+  const dest = cfg['destinationTable'] as Json;
+  const p = typeof dest['projectId'] === 'string' ? dest['projectId'] : projectId;
+  const d = dest['datasetId'];
+  const t = dest['tableId'];
+  if (typeof d !== 'string' || typeof t !== 'string')
+    throw new ApiError('invalid', 'destinationTable needs datasetId and tableId');
+  em.datasetOr404(p, d);
+  const write = String(cfg['writeDisposition'] ?? 'WRITE_EMPTY').toUpperCase();
+  const create = String(cfg['createDisposition'] ?? 'CREATE_IF_NEEDED').toUpperCase();
+  if (!['WRITE_EMPTY', 'WRITE_TRUNCATE', 'WRITE_APPEND'].includes(write))
+    throw new ApiError('invalid', `Invalid writeDisposition ${write}`);
+  const exists = em.store.table(p, d, t) !== undefined;
+  if (!exists && create === 'CREATE_NEVER') throw new ApiError('notFound', `Not found: Table ${p}:${d}.${t}`);
+  return { p, d, t, write, exists };
+}
+
+/**
  * A query job with a `destinationTable`: its rows written to the table as `writeDisposition` says
  * (WRITE_EMPTY, the default: only into a missing or empty table; WRITE_TRUNCATE: replaced;
  * WRITE_APPEND: added), the table created unless `createDisposition` is CREATE_NEVER. The job's
@@ -474,20 +547,8 @@ async function queryInto(
   cfg: Json,
   access: Access | undefined,
 ): Promise<QueryResult> {
-  const dest = cfg['destinationTable'] as Json;
-  const p = typeof dest['projectId'] === 'string' ? dest['projectId'] : projectId;
-  const d = dest['datasetId'];
-  const t = dest['tableId'];
-  if (typeof d !== 'string' || typeof t !== 'string')
-    throw new ApiError('invalid', 'destinationTable needs datasetId and tableId');
-  em.datasetOr404(p, d);
+  const { p, d, t, write, exists } = destinationOf(em, projectId, cfg);
   const ref = `\`${p}.${d}.${t}\``;
-  const write = String(cfg['writeDisposition'] ?? 'WRITE_EMPTY').toUpperCase();
-  const create = String(cfg['createDisposition'] ?? 'CREATE_IF_NEEDED').toUpperCase();
-  if (!['WRITE_EMPTY', 'WRITE_TRUNCATE', 'WRITE_APPEND'].includes(write))
-    throw new ApiError('invalid', `Invalid writeDisposition ${write}`);
-  const exists = em.store.table(p, d, t) !== undefined;
-  if (!exists && create === 'CREATE_NEVER') throw new ApiError('notFound', `Not found: Table ${p}:${d}.${t}`);
   const select = String(cfg['query']);
   if (access) {
     // What the job writes is checked as a destination (not as the CREATE or INSERT run below).

@@ -12,6 +12,7 @@ import {
   type IdentityPort,
   listenAsIdentities,
 } from '@eventbus/emulator-common/iam-enforce.ts';
+import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { type Access, accessOf, authorize, heldOnTable, holdsDataset, jobsVisibleTo } from './access.ts';
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
@@ -263,6 +264,12 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
       try {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const raw = req.method === 'GET' || req.method === 'DELETE' ? Buffer.alloc(0) : await readBody(req);
+        if (url.pathname === STS_PATH && req.method === 'POST') {
+          // The token exchange of a local credentials file (common/local-sts.ts): no caller yet.
+          const [status, out] = exchangeToken(enforcement, new URLSearchParams(raw.toString('utf8')));
+          send(res, status, out);
+          return;
+        }
         // After the body: a refused client still reads its answer rather than a reset connection.
         const access = enforcement ? accessOf(enforcement, req, identities) : undefined;
         const upload = /^\/upload\/bigquery\/v2\/projects\/([^/]+)\/jobs$/.exec(url.pathname);

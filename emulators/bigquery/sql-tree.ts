@@ -47,6 +47,22 @@ export interface Translation {
   readonly tables: readonly TableRef[];
   /** The datasets whose INFORMATION_SCHEMA views it reads (`<dataset>.INFORMATION_SCHEMA.TABLES`). */
   readonly informationSchema: readonly DatasetRef[];
+  /** CREATE TABLE / VIEW: what its PARTITION BY, CLUSTER BY and OPTIONS set (sql-table-options.ts). */
+  readonly tableOptions?: TableOptions;
+  /** CREATE TABLE with a column list: each column's OPTIONS(description), by column name. */
+  readonly columnDescriptions?: Readonly<Record<string, string>>;
+}
+
+/** What PARTITION BY, CLUSTER BY and OPTIONS set on a table resource (sql-table-options.ts reads them). */
+export interface TableOptions {
+  timePartitioning?: { type: string; field?: string; expirationMs?: string };
+  rangePartitioning?: { field: string; range: { start: string; end: string; interval: string } };
+  clustering?: { fields: string[] };
+  expirationTime?: string;
+  description?: string;
+  friendlyName?: string;
+  labels?: Record<string, string>;
+  requirePartitionFilter?: boolean;
 }
 
 /** A dataset, by its project and id. */

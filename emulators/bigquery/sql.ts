@@ -11,6 +11,7 @@
  * sql-expressions.ts; one translation per BigQuery function in sql-functions.ts.
  */
 import { readName } from './sql-from.ts';
+import { columnDescription, readTableClauses } from './sql-table-options.ts';
 import { Translator } from './sql-translator.ts';
 import {
   buildTree,
@@ -25,6 +26,7 @@ import {
   quoteIdent,
   type StatementKind,
   splitArgs,
+  type TableOptions,
   type TableRef,
   type Token,
   type TranslateOptions,
@@ -71,6 +73,8 @@ interface Head {
   readonly body: readonly Node[];
   readonly target?: TableRef;
   readonly viewQuery?: string;
+  readonly tableOptions?: TableOptions;
+  readonly columnDescriptions?: Record<string, string>;
 }
 
 /** The statement's kind, from its first words; refuses the kinds outside the subset. */
@@ -202,31 +206,42 @@ function createHead(
   const [target, k] = targetAt(t, nodes, whatIdx + (ifNotExists ? 4 : 1));
   let prefix = `${head} ${what} ${ifNotExists ? 'IF NOT EXISTS ' : ''}${qualifiedName(target)}`;
   let body = nodes.slice(k);
+  const columnDescriptions: Record<string, string> = {};
   if (kind === 'create_table' && isGroup(body[0], '(')) {
-    // Column definitions: name TYPE [NOT NULL] [OPTIONS(...)], ...
+    // Column definitions: name TYPE [NOT NULL] [OPTIONS(description = '…')], ...
     const cols = splitArgs((body[0] as Group).items).map((c) => {
       const cname = c[0] as Token;
       const [type, end] = parseType(c, 1);
-      const notNull = isWord(c[end], 'NOT') && isWord(c[end + 1], 'NULL') ? ' NOT NULL' : '';
-      return `${quoteIdent(cname.text)} ${type}${notNull}`;
+      const notNull = isWord(c[end], 'NOT') && isWord(c[end + 1], 'NULL');
+      let next = notNull ? end + 2 : end;
+      if (isWord(c[next], 'OPTIONS') && isGroup(c[next + 1], '(')) {
+        const description = columnDescription((c[next + 1] as Group).items, cname.text);
+        if (description !== undefined) columnDescriptions[cname.text] = description;
+        next += 2;
+      }
+      // Anything else (DEFAULT, COLLATE, a constraint) would be dropped: refused by name.
+      const left = c[next];
+      if (left !== undefined)
+        throw new UnsupportedSqlError(
+          `column ${cname.text} ${isGroup(left) ? `${left.open}…` : (left as Token).text}`,
+          'a column takes a type, NOT NULL and OPTIONS(description) here',
+        );
+      return `${quoteIdent(cname.text)} ${type}${notNull ? ' NOT NULL' : ''}`;
     });
     prefix += ` (${cols.join(', ')})`;
     body = body.slice(1);
   }
-  for (let m = 0; m < body.length; m++) {
-    if (isWord(body[m], 'PARTITION', 'CLUSTER', 'OPTIONS')) {
-      // Physical layout and options do not change results; skip to AS.
-      const asIdx = body.findIndex((n, q) => q > m && isWord(n, 'AS'));
-      body = asIdx >= 0 ? body.slice(asIdx) : [];
-      break;
-    }
-  }
-  if (kind === 'create_table') return { prefix, body, target };
+  // PARTITION BY, CLUSTER BY and OPTIONS describe the table, not its rows: recorded on its
+  // resource (sql-table-options.ts), or refused by name.
+  const { options: tableOptions, rest } = readTableClauses(body, kind === 'create_view');
+  body = body.slice(rest);
+  const described = Object.keys(columnDescriptions).length > 0 ? { columnDescriptions } : {};
+  if (kind === 'create_table') return { prefix, body, target, tableOptions, ...described };
   if (!isWord(body[0], 'AS')) throw new InvalidSqlError('Syntax error: expected AS after the view name');
   const viewQuery = bqSql
     .slice((body[1] as Token | Group | undefined)?.pos ?? bqSql.length)
     .replace(/;\s*$/, '');
-  return { prefix, body, target, viewQuery };
+  return { prefix, body, target, viewQuery, tableOptions };
 }
 
 function headOf(t: Translator, nodes: readonly Node[], kind: StatementKind, bqSql: string): Head {
@@ -260,7 +275,7 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
   while (nodes.length > 0 && isOp(nodes[nodes.length - 1], ';')) nodes.pop();
   const kind = statementKind(nodes);
   const t = new Translator(opts);
-  const { prefix, body, target, viewQuery } = headOf(t, nodes, kind, bqSql);
+  const { prefix, body, target, viewQuery, tableOptions, columnDescriptions } = headOf(t, nodes, kind, bqSql);
   const rest = t.sequence(body);
   const sql = prefix ? `${prefix}${rest ? ` ${rest}` : ''}` : rest;
   return {
@@ -270,5 +285,7 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
     informationSchema: t.scope.schemaViews,
     ...(target ? { target } : {}),
     ...(viewQuery !== undefined ? { viewQuery } : {}),
+    ...(tableOptions && Object.keys(tableOptions).length > 0 ? { tableOptions } : {}),
+    ...(columnDescriptions ? { columnDescriptions } : {}),
   };
 }

@@ -55,6 +55,8 @@ export class Store {
   readonly tables = new Map<string, TableRecord>();
   private chain: Promise<unknown> = Promise.resolve();
   private closed = false;
+  /** A second connection that only parses (no catalog, no lock): see `parse`. */
+  private parser: Promise<DuckDBConnection> | undefined;
   /**
    * Appenders of the insert path, by table. Creating one costs about half a millisecond and
    * an insert-only stretch (the usual streaming load) reuses them; any other use of the
@@ -290,8 +292,18 @@ export class Store {
   }
 
   /** Checkpoints (folds the WAL into the file) and closes. */
+  /**
+   * Parses DuckDB SQL without running or binding it, on a connection of its own, so a statement's
+   * syntax is checked while a long job holds the main connection; throws DuckDB's parser error.
+   */
+  async parse(sql: string): Promise<void> {
+    this.parser ??= this.instance.connect();
+    await (await this.parser).extractStatements(sql);
+  }
+
   async close(): Promise<void> {
     clearTimeout(this.idleTimer);
+    if (this.parser) (await this.parser.catch(() => undefined))?.closeSync();
     await this.exclusive(async (conn) => {
       await conn.run('CHECKPOINT');
     }).catch(() => undefined);

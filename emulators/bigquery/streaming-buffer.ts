@@ -1,7 +1,8 @@
 /**
- * BigQuery's streaming buffer, as far as DML sees it: rows that `tabledata.insertAll` wrote less
- * than the buffer time ago (`streamingBufferMs`) cannot be changed by UPDATE, DELETE or MERGE;
- * a statement that would change one fails with BigQuery's words and nothing of it is kept. Rows
+ * BigQuery's streaming buffer: rows that `tabledata.insertAll` wrote less than the buffer time ago
+ * (`streamingBufferMs`) cannot be changed by UPDATE, DELETE or MERGE (a statement that would
+ * change one fails with BigQuery's words and nothing of it is kept), and copy and extract jobs
+ * leave them out (`settledRows`); queries and tabledata.list read them as any other. Rows
  * written another way (load jobs, DML, copies) are never in the buffer, and rows that left it are
  * as free as any other.
  *
@@ -97,19 +98,12 @@ export interface BufferGuard {
 const IS_GUARDED = new Set(['update', 'delete', 'merge']);
 
 /**
- * Before an UPDATE, DELETE or MERGE of `ref` (inside its transaction): rebuilds the buffered rows
- * in a temporary table and counts those the table holds. Undefined when the statement is of
- * another kind or the table has nothing in the buffer.
+ * Rebuilds the table's buffered rows in the temporary table SHADOW (same columns, same order);
+ * false, with nothing created, when the table has nothing in the buffer.
  */
-export async function guardBuffer(
-  em: Emulator,
-  conn: DuckDBConnection,
-  kind: string,
-  ref: TableRecord | undefined,
-): Promise<BufferGuard | undefined> {
-  if (!ref || !IS_GUARDED.has(kind)) return undefined;
+async function rebuildBuffered(em: Emulator, conn: DuckDBConnection, ref: TableRecord): Promise<boolean> {
   const batches = bufferedBatches(em, ref);
-  if (batches.length === 0) return undefined;
+  if (batches.length === 0) return false;
   const fields = fieldsOf(ref);
   await conn.run(`CREATE OR REPLACE TEMP TABLE ${SHADOW} AS SELECT * FROM ${qualifiedName(ref)} LIMIT 0`);
   const rows: DuckDBValue[][] = [];
@@ -129,7 +123,40 @@ export async function guardBuffer(
   } finally {
     appender.closeSync();
   }
+  return true;
+}
+
+/**
+ * Before an UPDATE, DELETE or MERGE of `ref` (inside its transaction): rebuilds the buffered rows
+ * in a temporary table and counts those the table holds. Undefined when the statement is of
+ * another kind or the table has nothing in the buffer.
+ */
+export async function guardBuffer(
+  em: Emulator,
+  conn: DuckDBConnection,
+  kind: string,
+  ref: TableRecord | undefined,
+): Promise<BufferGuard | undefined> {
+  if (!ref || !IS_GUARDED.has(kind)) return undefined;
+  if (!(await rebuildBuffered(em, conn, ref))) return undefined;
   return { ref, before: await bufferedInTable(conn, ref) };
+}
+
+/**
+ * The rows of `ref` a copy or extract job reads: those outside the streaming buffer, as BigQuery's
+ * copy and export jobs leave out rows still in it. A SQL relation over the table (a subquery when
+ * rows are buffered: the table's rows EXCEPT ALL the buffered ones, a multiset difference, so a
+ * settled row equal to a buffered one is still read); call it inside the store's lock.
+ */
+export async function settledRows(em: Emulator, conn: DuckDBConnection, ref: TableRecord): Promise<string> {
+  const table = qualifiedName(ref);
+  if (!(await rebuildBuffered(em, conn, ref))) return table;
+  return `(SELECT * FROM ${table} EXCEPT ALL SELECT * FROM temp.main.${SHADOW})`;
+}
+
+/** Drops what `settledRows` built, once the job has read it. */
+export async function releaseSettled(conn: DuckDBConnection): Promise<void> {
+  await conn.run(`DROP TABLE IF EXISTS temp.main.${SHADOW}`);
 }
 
 /** After the statement: refuses it (the caller rolls back) if a buffered row was changed or deleted. */

@@ -8,7 +8,8 @@
  *   WRITE_TRUNCATE; the table is created from `schema`, or from `autodetect`, unless CREATE_NEVER.
  * - Extract (`configuration.extract`): a table's rows written to one object per destination URI
  *   (the first URI; a `*` becomes `000000000000`), CSV with a header row (`printHeader`) or one JSON
- *   object a line (INT64 as strings, as BigQuery exports them).
+ *   object a line (INT64 as strings, as BigQuery exports them); rows still in the streaming buffer
+ *   are left out, as BigQuery's export leaves them out (streaming-buffer.ts).
  * Other formats (Avro, Parquet, ORC, Datastore backups) and compression are refused by name.
  */
 import type { DuckDBValue } from '@duckdb/node-api';
@@ -23,10 +24,14 @@ import { type FieldSchema, normaliseSchema } from './schema.ts';
 import { qualifiedName } from './sql.ts';
 import { type Emulator, fieldsOf, type Json } from './state.ts';
 import { checkTablesExist, runSql } from './statements.ts';
+import { releaseSettled, settledRows } from './streaming-buffer.ts';
 import { enqueueInsert } from './tabledata.ts';
 import { insertTable } from './tables.ts';
 
 const FORMATS = new Set(['CSV', 'NEWLINE_DELIMITED_JSON']);
+
+/** The temporary table an extract reads a table's settled rows from. */
+const SETTLED = '_eventbus_extract_settled';
 
 /** The file format a job names (CSV by default); compression and other formats are refused. */
 function format(cfg: Json, key: 'sourceFormat' | 'destinationFormat'): string {
@@ -368,8 +373,25 @@ export async function extractTable(
   if (uris.length === 0 || uris[0] === undefined)
     throw new ApiError('required', 'Required parameter is missing: destinationUris');
   const r = await em.store.exclusive(async (conn) => {
-    await createShadows(conn, masking);
-    return runSql(em, conn, masking.sql);
+    const table = qualifiedName(src);
+    const settled = await settledRows(em, conn, em.tableOr404(src.projectId, src.datasetId, src.tableId));
+    if (settled === table) {
+      await createShadows(conn, masking);
+      return runSql(em, conn, masking.sql);
+    }
+    // Rows still in the streaming buffer are not exported (as BigQuery): the table holds only its
+    // settled rows for the read, in a transaction rolled back after it, so masking applies as usual.
+    await conn.run('BEGIN');
+    try {
+      await conn.run(`CREATE OR REPLACE TEMP TABLE ${SETTLED} AS SELECT * FROM ${settled}`);
+      await conn.run(`DELETE FROM ${table}`);
+      await conn.run(`INSERT INTO ${table} SELECT * FROM temp.main.${SETTLED}`);
+      await createShadows(conn, masking);
+      return await runSql(em, conn, masking.sql);
+    } finally {
+      await conn.run('ROLLBACK');
+      await releaseSettled(conn);
+    }
   });
   const types = r.columnTypes();
   const fields = fieldsOf(em.tableOr404(src.projectId, src.datasetId, src.tableId)).map(legacy);

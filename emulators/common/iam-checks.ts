@@ -9,7 +9,7 @@ import type net from 'node:net';
 import { grantingBindings, type IamPolicy } from './iam-policy.ts';
 import type { AccessFile, PolicyTagEntry } from './iam-policy-file.ts';
 import type { IdentityListeners } from './iam-ports.ts';
-import { verifyToken } from './iam-tokens.ts';
+import { mintToken, verifyToken } from './iam-tokens.ts';
 
 /** The member every call without an identity is: the project's owner. */
 export const OWNER = 'projectOwner';
@@ -99,6 +99,12 @@ export class Enforcement {
       return v.ok ? { principal: v.member } : undefined;
     }
     return { principal: bound ?? OWNER };
+  }
+
+  /** A token for `member` signed with the access file's secret (none while no file was read). */
+  mint(member: string, ttlSeconds: number): string | undefined {
+    this.reload();
+    return this.file === undefined ? undefined : mintToken(this.file.tokenSecret, member, ttlSeconds);
   }
 
   /** The policy tags under column-level security (none: no column is restricted). */

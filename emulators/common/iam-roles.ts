@@ -1,6 +1,6 @@
 /**
- * The predefined IAM roles this project grants, and the permissions of each that its workloads
- * call: a hand-kept snapshot of Google's role reference, not the roles' whole contents (a role's
+ * The predefined IAM roles this project grants (and the two admin roles the fidelity runs grant
+ * their member), and the permissions of each that its workloads call: a hand-kept snapshot of Google's role reference, not the roles' whole contents (a role's
  * other permissions are left out, so a check against this table can refuse what Google would
  * allow, never allow what Google would refuse). Each role names its reference page; `verified`
  * says whether its list was checked against that page's current text on the date given. None is
@@ -78,7 +78,35 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
   'roles/bigquery.dataViewer': role('bigquery', TABLE_READ),
   'roles/bigquery.dataEditor': role('bigquery', TABLE_WRITE),
   'roles/bigquery.jobUser': role('bigquery', ['bigquery.jobs.create']),
+  // The admin roles: only what the emulators check (the fidelity runs' credentialed member holds
+  // them, scripts/fidelity-harness.ts); the project's workloads are granted none.
+  'roles/bigquery.admin': role('bigquery', [
+    ...TABLE_WRITE,
+    'bigquery.datasets.create',
+    'bigquery.datasets.delete',
+    'bigquery.datasets.update',
+    'bigquery.jobs.create',
+    'bigquery.jobs.delete',
+    'bigquery.jobs.get',
+    'bigquery.jobs.listAll',
+    'bigquery.jobs.update',
+    'bigquery.tables.setCategory',
+  ]),
   'roles/storage.objectViewer': role('storage', OBJECT_READ),
+  'roles/storage.admin': role('storage', [
+    ...OBJECT_READ,
+    'storage.buckets.create',
+    'storage.buckets.delete',
+    'storage.buckets.get',
+    'storage.buckets.getIamPolicy',
+    'storage.buckets.list',
+    'storage.buckets.setIamPolicy',
+    'storage.buckets.update',
+    'storage.objects.create',
+    'storage.objects.delete',
+    'storage.objects.move',
+    'storage.objects.update',
+  ]),
   'roles/storage.objectCreator': role('storage', ['storage.objects.create']),
   'roles/storage.objectUser': role('storage', [
     ...OBJECT_READ,

@@ -3,7 +3,8 @@
  * the member of the port it came in on, else the owner: emulators/common/iam-enforce.ts), and the
  * permission each JSON API call needs on which resource, as Cloud Storage checks them ("IAM
  * permissions for JSON methods"; the table is in README.md, "Access control"). Refusals are Cloud
- * Storage's 401 and 403 bodies, the 403 with the ErrorInfo naming permission and resource.
+ * Storage's 401 and 403 bodies, the 403 with the ErrorInfo naming permission and resource. A
+ * policy set on a bucket (setIamPolicy, bucket-iam.ts) counts with the access file's.
  * Without `--iam` a request carries no `access`, and every check here returns at once.
  */
 import type http from 'node:http';
@@ -59,8 +60,14 @@ function forbidden(d: Denial, kind: Kind): StorageError {
   });
 }
 
-function enforce(a: Access, req: CheckRequest, kind: Kind): void {
-  const d = a.enforcement.check(a.caller, req);
+/** The policies checked besides the access file's: the one set on `bucket`, if any. */
+const ownOf = (a: Access, bucket: string | undefined) => {
+  const own = bucket === undefined ? undefined : a.bucketPolicy?.(bucket);
+  return own ? [own] : [];
+};
+
+function enforce(a: Access, req: CheckRequest, kind: Kind, bucket?: string): void {
+  const d = a.enforcement.check(a.caller, req, ownOf(a, bucket));
   if (d) throw forbidden(d, kind);
 }
 
@@ -77,12 +84,13 @@ export function mayObject(ctx: Ctx, permission: string, bucket: string, name: st
       ctx.access,
       { permission, resource: objectResource(bucket, name), resourceType: OBJECT_TYPE },
       'object',
+      bucket,
     );
 }
 
 /** Refused unless the caller holds `permission` on `bucket`. */
 export function mayBucket(ctx: Ctx, permission: string, bucket: string): void {
-  if (ctx.access) enforce(ctx.access, onBucket(permission, bucket), 'bucket');
+  if (ctx.access) enforce(ctx.access, onBucket(permission, bucket), 'bucket', bucket);
 }
 
 /**
@@ -95,6 +103,7 @@ export function mayList(ctx: Ctx, bucket: string): void {
       ctx.access,
       { ...onBucket('storage.objects.list', bucket), listPrefix: ctx.query.get('prefix') ?? '' },
       'bucket',
+      bucket,
     );
 }
 
@@ -123,5 +132,7 @@ export function mayWrite(c: Catalog, ctx: Ctx, bucket: string, name: string): vo
 export function heldOnBucket(ctx: Ctx, bucket: string, permissions: readonly string[]): string[] {
   const a = ctx.access;
   if (!a) return [...permissions];
-  return permissions.filter((p) => a.enforcement.check(a.caller, onBucket(p, bucket)) === undefined);
+  return permissions.filter(
+    (p) => a.enforcement.check(a.caller, onBucket(p, bucket), ownOf(a, bucket)) === undefined,
+  );
 }

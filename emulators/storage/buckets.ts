@@ -1,4 +1,4 @@
-/** Bucket methods of the JSON API: insert, get, list, patch/update, delete, testIamPermissions. */
+/** Bucket methods of the JSON API: insert, get, list, patch/update, delete, testIamPermissions (the policy itself: bucket-iam.ts). */
 import { heldOnBucket } from './access.ts';
 import type { Catalog } from './catalog.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
@@ -32,6 +32,7 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
     labels: {},
     versioning: false,
     extra: {},
+    ...(ctx.query.get('project') ? { project: ctx.query.get('project') as string } : {}),
   };
   const b = applyBucketBody(base, body);
   await c.putBucket(b);

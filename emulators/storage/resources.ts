@@ -5,6 +5,24 @@
  */
 import { StorageError } from './errors.ts';
 
+/** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
+export interface PolicyBinding {
+  readonly role: string;
+  readonly members: readonly string[];
+  readonly condition?: {
+    readonly title?: string;
+    readonly description?: string;
+    readonly expression: string;
+  };
+}
+
+/** The IAM policy set on a bucket (bucket-iam.ts); `serial` counts the sets (its etag). */
+export interface StoredPolicy {
+  readonly version: number;
+  readonly bindings: readonly PolicyBinding[];
+  readonly serial: number;
+}
+
 export interface BucketState {
   name: string;
   timeCreated: string;
@@ -16,6 +34,10 @@ export interface BucketState {
   versioning: boolean;
   /** Other configuration a user set (cors, lifecycle, website, ...), echoed back unchanged. */
   extra: Record<string, unknown>;
+  /** The project that created it (`?project=` of buckets.insert): its default IAM policy names it. */
+  project?: string;
+  /** The IAM policy set on it (bucket-iam.ts); none: Cloud Storage's default. */
+  iam?: StoredPolicy;
 }
 
 export interface ObjectState {

@@ -7,7 +7,9 @@
  * is authorized first (access.ts), and each identity port's connections act as its member.
  */
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
+import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
+import { getBucketPolicy, ownPolicy, setBucketPolicy } from './bucket-iam.ts';
 import {
   deleteBucket,
   getBucket,
@@ -29,7 +31,7 @@ import {
 } from './objects.ts';
 import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
-import { type Ctx, requestedFields, sendError, sendJson } from './wire.ts';
+import { type Ctx, readBody, requestedFields, sendError, sendJson } from './wire.ts';
 
 export type StorageEmulatorOptions = EmulatorOptions;
 
@@ -133,6 +135,14 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
   if (segs[2] !== 'o') {
     if (segs[2] === 'iam' && segs[3] === 'testPermissions' && segs.length === 4 && method === 'GET')
       return testBucketPermissions(c, ctx, bucket);
+    if (segs[2] === 'iam' && segs.length === 3 && method === 'GET') {
+      mayBucket(ctx, 'storage.buckets.getIamPolicy', bucket);
+      return getBucketPolicy(c, ctx, bucket);
+    }
+    if (segs[2] === 'iam' && segs.length === 3 && method === 'PUT') {
+      mayBucket(ctx, 'storage.buckets.setIamPolicy', bucket);
+      return setBucketPolicy(c, ctx, bucket);
+    }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
   }
@@ -214,8 +224,18 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         const fields = url.searchParams.get('fields');
         if (fields) requestedFields.set(res, fields);
         Promise.resolve()
-          .then(() => {
-            if (enforcement) ctx.access = accessOf(enforcement, req, identities());
+          .then(async () => {
+            if (url.pathname === STS_PATH && req.method === 'POST') {
+              // The token exchange of a local credentials file (common/local-sts.ts): no caller yet.
+              const form = new URLSearchParams((await readBody(req, 64 * 1024)).toString('utf8'));
+              const [status, out] = exchangeToken(enforcement, form);
+              return sendJson(res, status, out);
+            }
+            if (enforcement)
+              ctx.access = {
+                ...accessOf(enforcement, req, identities()),
+                bucketPolicy: (bucket) => ownPolicy(catalog, bucket),
+              };
             return dispatch(catalog, uploads, ctx, route(url.pathname));
           })
           .catch((err: unknown) => {

@@ -4,6 +4,7 @@
  */
 import type http from 'node:http';
 import type { Caller, Enforcement } from '@eventbus/emulator-common/iam-enforce.ts';
+import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { parseFields, selectFields } from './fields.ts';
 import type { ObjectState } from './resources.ts';
@@ -22,6 +23,8 @@ export interface Ctx {
 export interface Access {
   readonly enforcement: Enforcement;
   readonly caller: Caller;
+  /** The policy set on a bucket through setIamPolicy, checked with the access file's (bucket-iam.ts). */
+  readonly bucketPolicy?: (bucket: string) => IamPolicy | undefined;
 }
 
 const MAX_JSON_BYTES = 2 << 20;

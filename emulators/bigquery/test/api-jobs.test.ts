@@ -28,9 +28,10 @@ describe('BigQuery emulator API: jobs and queries', () => {
 
     it('runs INSERT, UPDATE and DELETE with numDmlAffectedRows', async () => {
       const run = async (query: string, params?: Record<string, unknown>) => {
+        // jobs.insert answers at once: the job's statistics are there once it is done.
         const [job] = await bq.createQueryJob({ query, ...(params ? { params } : {}) });
-        const [md] = await job.getMetadata();
         const [rows] = await job.getQueryResults();
+        const [md] = await job.getMetadata();
         assert.deepStrictEqual(rows, []);
         return md.statistics.query.numDmlAffectedRows as string;
       };
@@ -349,16 +350,19 @@ describe('BigQuery emulator API: jobs and queries', () => {
         ['n', 'twice'],
       );
       // WRITE_EMPTY (the default) refuses a table that has rows; WRITE_APPEND adds; WRITE_TRUNCATE replaces.
-      // (The client treats a 409 from jobs.insert as its own retry and fetches the job: the
-      // failed job's error is what it throws.)
+      // jobs.insert answers at once: the refusal is the job's, once it runs.
+      const done = async (query: string, extra: Record<string, unknown> = {}) => {
+        const [job] = await into(query, extra);
+        await job.promise();
+      };
       await assert.rejects(
-        into('SELECT 3 AS n, 6 AS twice'),
+        done('SELECT 3 AS n, 6 AS twice'),
         /Already Exists: Table test-project:qj\.out is not empty/,
       );
-      await into('SELECT 3 AS n, 6 AS twice', { writeDisposition: 'WRITE_APPEND' });
+      await done('SELECT 3 AS n, 6 AS twice', { writeDisposition: 'WRITE_APPEND' });
       let [all] = await bq.query('SELECT COUNT(*) AS c FROM qj.out');
       assert.deepStrictEqual(all, [{ c: 3 }]);
-      await into('SELECT 9 AS n, 18 AS twice', { writeDisposition: 'WRITE_TRUNCATE' });
+      await done('SELECT 9 AS n, 18 AS twice', { writeDisposition: 'WRITE_TRUNCATE' });
       [all] = await bq.query('SELECT n FROM qj.out');
       assert.deepStrictEqual(all, [{ n: 9 }]);
       // A missing destination fails the job BigQuery created: the answer is the failed job.

@@ -262,6 +262,7 @@ describe('BigQuery emulator API: tabledata', () => {
 
     it('reports the job through jobs.get, and 404 for an unknown job', async () => {
       const [job] = await bq.createQueryJob({ query: 'SELECT 1 AS x', jobId: 'my_job_1' });
+      await job.getQueryResults();
       const [md] = await job.getMetadata();
       assert.equal(md.status.state, 'DONE');
       assert.equal(md.jobReference.jobId, 'my_job_1');

@@ -25,6 +25,8 @@ describe('BigQuery emulator: copy jobs', () => {
     ]);
     await ds.createTable('src2', { schema: SCHEMA });
     await ds.table('src2').insert([{ id: 3, name: 'c' }]);
+    // Out of the streaming buffer, as a table's rows are some time after they were streamed.
+    h.emulator.ageStreamingBuffer();
   });
   after(() => h.stop());
 
@@ -76,6 +78,30 @@ describe('BigQuery emulator: copy jobs', () => {
       ds.table('other').copy(ds.table('both'), { writeDisposition: 'WRITE_APPEND' }),
       /schema/i,
     );
+  });
+
+  it('leaves rows still in the streaming buffer out of a copy, as BigQuery does (a query still reads them)', async () => {
+    await ds.createTable('streamed', { schema: SCHEMA });
+    await ds.table('streamed').insert([
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+    ]);
+    h.emulator.ageStreamingBuffer();
+    // Fresh rows, one equal to a settled row: only the buffered copy of it is left out.
+    await ds.table('streamed').insert([
+      { id: 1, name: 'a' },
+      { id: 9, name: 'z' },
+    ]);
+    const [md] = await ds.table('streamed').copy(ds.table('streamed_copy'));
+    assert.equal(md.statistics?.copy?.copiedRows, '2');
+    assert.deepEqual(await rows('streamed_copy'), [
+      { id: 1, name: 'a' },
+      { id: 2, name: 'b' },
+    ]);
+    assert.equal(((await rows('streamed')) as unknown[]).length, 4);
+    h.emulator.ageStreamingBuffer();
+    await ds.table('streamed').copy(ds.table('streamed_copy'), { writeDisposition: 'WRITE_TRUNCATE' });
+    assert.equal(((await rows('streamed_copy')) as unknown[]).length, 4);
   });
 
   it('refuses a copy of a missing table, into CREATE_NEVER, or run in another location with 404', async () => {

@@ -1,16 +1,27 @@
 /**
- * Query jobs that are still running, through Google's BigQuery client: with `jobLatencyMs` every
- * query job lasts at least that long (as BigQuery's take seconds where DuckDB takes milliseconds),
- * so jobs.insert answers RUNNING, jobs.get follows the job, and `timeoutMs` on jobs.query and
- * getQueryResults answers `jobComplete: false` until the job is done, then its rows.
+ * Query jobs that are still running, through Google's BigQuery client: jobs.insert answers a query
+ * job RUNNING at once, as BigQuery does, and the job runs on (its run-time failure is the job's,
+ * its bad SQL still the answer's); with `jobLatencyMs` every query job lasts at least that long (as
+ * BigQuery's take seconds where DuckDB takes milliseconds), so jobs.get follows the job, and
+ * `timeoutMs` on jobs.query and getQueryResults answers `jobComplete: false` until the job is
+ * done, then its rows.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BigQuery } from '@google-cloud/bigquery';
+import { BigQuery, type Job } from '@google-cloud/bigquery';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../server.ts';
-import { P } from './support/helpers.ts';
+import { type Harness, P, startHarness } from './support/helpers.ts';
+
+/** A SELECT job's rows once it is done, checking that jobs.get then shows it DONE. */
+async function doneSelect(job: Job): Promise<unknown[]> {
+  const [rows] = await job.getQueryResults();
+  const [md] = await job.getMetadata();
+  assert.equal(md.status.state, 'DONE');
+  assert.equal(md.statistics.query.statementType, 'SELECT');
+  return rows;
+}
 
 // Longer than every timeoutMs below (and the time the work itself takes).
 const LATENCY_MS = 2500;
@@ -38,11 +49,7 @@ describe('BigQuery emulator: running jobs and timeoutMs (jobLatencyMs)', () => {
     await assert.rejects(job.getQueryResults({ timeoutMs: 200 }), {
       message: 'The query did not complete before 200ms',
     });
-    const [rows] = await job.getQueryResults();
-    assert.deepStrictEqual(rows, [{ answer: 42 }]);
-    const [done] = await job.getMetadata();
-    assert.equal(done.status.state, 'DONE');
-    assert.equal(done.statistics.query.statementType, 'SELECT');
+    assert.deepStrictEqual(await doneSelect(job), [{ answer: 42 }]);
   });
 
   it('answers jobs.query past its timeoutMs with jobComplete false, and the job completes', async () => {
@@ -72,5 +79,36 @@ describe('BigQuery emulator: running jobs and timeoutMs (jobLatencyMs)', () => {
     const listed = jobs.find((j) => j.id === job.id);
     assert.equal((listed?.metadata as { state?: string } | undefined)?.state, 'RUNNING');
     await job.getQueryResults();
+  });
+});
+
+describe('BigQuery emulator: jobs.insert answers at once (no jobLatencyMs)', () => {
+  let h: Harness;
+  before(async () => {
+    h = await startHarness(P);
+  });
+  after(() => h.stop());
+
+  it('answers a query job RUNNING, and jobs.get then shows it DONE with its statistics', async () => {
+    const [job, inserted] = await h.bq.createQueryJob({ query: 'SELECT 5 AS five' });
+    assert.equal(inserted.status?.state, 'RUNNING');
+    assert.deepStrictEqual(await doneSelect(job), [{ five: 5 }]);
+  });
+
+  it('fails the job, not the answer, when the query fails as it runs; bad SQL and missing tables are the answer', async () => {
+    const [job, inserted] = await h.bq.createQueryJob({ query: "SELECT CAST('x' AS INT64) AS n" });
+    assert.equal(inserted.status?.state, 'RUNNING');
+    await assert.rejects(job.promise(), /Bad int64 value: x/);
+    const [md] = await job.getMetadata();
+    assert.equal(md.status.state, 'DONE');
+    assert.equal(md.status.errorResult?.reason, 'invalidQuery');
+    await assert.rejects(h.bq.createQueryJob({ query: 'SELECT 1 +' }), { code: 400 });
+    await assert.rejects(
+      h.bq.createQueryJob({ query: 'SELECT * FROM nowhere.t' }),
+      (err: { errors?: { reason?: string }[] }) => {
+        assert.equal(err.errors?.[0]?.reason, 'notFound');
+        return true;
+      },
+    );
   });
 });

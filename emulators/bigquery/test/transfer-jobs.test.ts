@@ -156,6 +156,7 @@ describe('BigQuery emulator: load and extract jobs with the Storage emulator', (
       { id: 1, name: 'a,b', at: '2024-01-02T03:04:05Z' },
       { id: 2, name: 'c' },
     ]);
+    h.emulator.ageStreamingBuffer();
     const [csvJob] = await ds
       .table('out')
       .createExtractJob(bucket.file('exports/out.csv'), { format: 'CSV' });
@@ -175,5 +176,17 @@ describe('BigQuery emulator: load and extract jobs with the Storage emulator', (
         { id: '2', name: 'c', at: null },
       ],
     );
+  });
+
+  it('leaves rows still in the streaming buffer out of an extract, as BigQuery does', async () => {
+    await ds.createTable('buffered', { schema: SCHEMA });
+    await ds.table('buffered').insert([{ id: 1, name: 'settled' }]);
+    h.emulator.ageStreamingBuffer();
+    await ds.table('buffered').insert([{ id: 2, name: 'fresh' }]);
+    await ds.table('buffered').extract(bucket.file('exports/buffered.csv'), { format: 'CSV' });
+    const [csv] = await bucket.file('exports/buffered.csv').download();
+    assert.equal(csv.toString(), 'id,name,at\n1,settled,\n');
+    // The read was rolled back: the table still holds both rows.
+    assert.equal(((await rows('buffered')) as unknown[]).length, 2);
   });
 });

@@ -336,6 +336,63 @@ describe('storage emulator with --iam', () => {
     });
   });
 
+  it('serves a bucket’s IAM policy (default, set, enforced with the access file’s) as the JSON API does', async () => {
+    const owner = new Storage({ apiEndpoint: emu.url, projectId: 'p' });
+    const [bucket] = await owner.createBucket('iam-policy-test');
+    await bucket.file('doc.txt').save('hi', { resumable: false });
+    const [initial] = await bucket.iam.getPolicy();
+    assert.deepEqual(initial.bindings, [
+      { role: 'roles/storage.legacyBucketOwner', members: ['projectEditor:p', 'projectOwner:p'] },
+      { role: 'roles/storage.legacyBucketReader', members: ['projectViewer:p'] },
+    ]);
+    const docUrl = `${emu.url}/storage/v1/b/iam-policy-test/o/doc.txt`;
+    assert.equal((await call(docUrl, 'GET', undefined, bearer(LATE))).status, 403);
+    // Granted on the bucket's own policy: the member reads its objects, and nothing more.
+    const [set] = await bucket.iam.setPolicy({
+      bindings: [...initial.bindings, { role: 'roles/storage.objectViewer', members: [LATE] }],
+      etag: initial.etag as string,
+    });
+    assert.notEqual(set.etag, initial.etag);
+    assert.equal((await call(docUrl, 'GET', undefined, bearer(LATE))).status, 200);
+    await refused(
+      call(`${emu.url}/storage/v1/b/iam-policy-test/iam`, 'GET', undefined, bearer(LATE)).then((r) => {
+        if (r.status >= 400) throw Object.assign(new Error(r.text), { code: r.status });
+      }),
+      403,
+      'storage.buckets.getIamPolicy',
+      'projects/_/buckets/iam-policy-test',
+    );
+    const [held] = await bucket.iam.testPermissions(['storage.objects.get']);
+    assert.deepEqual(held, { 'storage.objects.get': true });
+    // A stale etag is 412; a condition needs version 3 and uniform bucket-level access (400).
+    await assert.rejects(bucket.iam.setPolicy({ bindings: initial.bindings, etag: initial.etag as string }), {
+      code: 412,
+    });
+    const conditional = {
+      role: 'roles/storage.objectViewer',
+      members: [NOBODY],
+      condition: {
+        title: 'always',
+        expression: 'resource.name.startsWith("projects/_/buckets/iam-policy-test")',
+      },
+    };
+    await assert.rejects(bucket.iam.setPolicy({ version: 3, bindings: [conditional] }), { code: 400 });
+    await bucket.setMetadata({ iamConfiguration: { uniformBucketLevelAccess: { enabled: true } } });
+    await assert.rejects(bucket.iam.setPolicy({ version: 1, bindings: [conditional] }), { code: 400 });
+    await bucket.iam.setPolicy({ version: 3, bindings: [conditional] });
+    await assert.rejects(bucket.iam.getPolicy(), { code: 400 });
+    const [v3] = await bucket.iam.getPolicy({ requestedPolicyVersion: 3 });
+    assert.deepEqual(v3.bindings, [conditional]);
+    assert.equal((await call(docUrl, 'GET', undefined, bearer(NOBODY))).status, 200);
+    assert.equal((await call(docUrl, 'GET', undefined, bearer(LATE))).status, 403);
+    await assert.rejects(
+      bucket.iam.setPolicy({ bindings: [{ role: 'roles/storage.objectViewer', members: [] }] }),
+      {
+        code: 400,
+      },
+    );
+  });
+
   it('applies a rewritten access file without a restart', async () => {
     const before = await call(objectUrl('other/b.json'), 'GET', undefined, bearer(LATE));
     assert.equal(before.status, 403);
