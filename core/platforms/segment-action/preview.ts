@@ -11,6 +11,7 @@
 import type { Destination } from '../../../schemas/settings.ts';
 import type { StoredEvent } from '../../event.ts';
 import type { Outcome } from '../driver.ts';
+import { OAUTH_ROLES } from './oauth.ts';
 import { runSegmentAction } from './run.ts';
 
 /** One request an action made, as the recording fetch kept it. */
@@ -84,7 +85,11 @@ export async function previewSegmentAction(
   destination: Readonly<Destination>,
   now: Date,
 ): Promise<SegmentActionPreview> {
-  const roles = Object.keys(destination.secrets ?? {});
+  // An OAuth connection's credentials stand in too: the preview sends its access token, never refreshes.
+  const roles = [
+    ...Object.keys(destination.secrets ?? {}),
+    ...(destination.connection === undefined ? [] : Object.values(OAUTH_ROLES)),
+  ];
   const secrets = Object.fromEntries(roles.map((role) => [role, secretStandIn(role)]));
   const requests: CapturedRequest[] = [];
   try {
