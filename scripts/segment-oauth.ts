@@ -14,7 +14,11 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import type { CatalogManifest } from '../core/platforms/segment-action/catalog.ts';
-import type { OAuthDefinition, OAuthDefinitions } from '../core/platforms/segment-action/oauth.ts';
+import {
+  type OAuthDefinition,
+  type OAuthDefinitions,
+  ROLE_OF_CREDENTIAL,
+} from '../core/platforms/segment-action/oauth.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 export const OAUTH_FILE = join(ROOT, 'core/platforms/segment-action/oauth-destinations.json');
@@ -53,6 +57,39 @@ export function oauthTable(manifest: Pick<CatalogManifest, 'destinations' | 'ver
     destinations[d.slug] = oauthDefinitionOf(mod.default.authentication);
   }
   return { version: manifest.version, destinations };
+}
+
+/**
+ * The generated list of docs/catalog-destinations.md ("OAuth"): every OAuth destination, how it is
+ * configured here, the token endpoint its refresh function names, and what its connection must name.
+ */
+export function oauthDocTable(
+  manifest: Pick<CatalogManifest, 'destinations'>,
+  table: OAuthDefinitions,
+  tokenAsSecret: ReadonlySet<string>,
+): string {
+  const rows = manifest.destinations
+    .filter((d) => Object.hasOwn(table.destinations, d.slug))
+    .map((d) => {
+      const o = table.destinations[d.slug] as OAuthDefinition;
+      const needs = o.refresh
+        ? o.reads.length > 0
+          ? o.reads.map((k) => `\`${ROLE_OF_CREDENTIAL[k]}\``).join(', ')
+          : 'what its settings and helper read (not named in its code)'
+        : '`access_token` (a long-lived token)';
+      const how = [
+        'an `oauth2` connection',
+        ...(tokenAsSecret.has(d.slug) ? ['or `secrets.access_token`'] : []),
+      ].join(' ');
+      return `| \`${d.slug}\` | ${d.name} | ${d.auth} | ${how} | ${o.refresh ? 'yes' : 'no'} | ${o.tokenUrl ? `\`${o.tokenUrl}\`` : '—'} | ${needs} |`;
+    });
+  return [
+    `${rows.length} OAuth destinations in @segment/action-destinations ${table.version}, every one configurable:`,
+    '',
+    '| destination | name | kind | configured with | refreshed | token endpoint (its code) | the connection names |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
 }
 
 /** Writes the table from the committed manifest; true when it changed. */
