@@ -213,10 +213,15 @@ export function createSheetsStandIn(oauth: OAuthStandIn): SheetsStandIn {
         const at = gridOf(id, rangeText);
         if ('status' in at) return at;
         const { grid, range } = at;
-        // The table the range starts: rows from its first row on, while a row has a value in its columns.
+        // The table the range starts: its rows with a value from its first column on, and their width.
         let last = range.row - 1;
-        for (let r = range.row; r < grid.length; r++)
-          if ((grid[r] ?? []).slice(range.col).some((v) => v !== undefined && v !== '')) last = r;
+        let tableEnd = range.endCol;
+        for (let r = range.row; r < grid.length; r++) {
+          const cells = (grid[r] ?? []).slice(range.col);
+          if (!cells.some((v) => v !== undefined && v !== '')) continue;
+          last = r;
+          tableEnd = Math.max(tableEnd, range.col + cells.length - 1);
+        }
         const start = { ...range, row: last + 1 };
         const done = write(grid, start, values);
         return {
@@ -224,7 +229,7 @@ export function createSheetsStandIn(oauth: OAuthStandIn): SheetsStandIn {
           body: {
             spreadsheetId: id,
             ...(last >= range.row
-              ? { tableRange: a1(range.sheet, range.col, range.row, range.endCol, last) }
+              ? { tableRange: a1(range.sheet, range.col, range.row, tableEnd, last) }
               : {}),
             updates: {
               spreadsheetId: id,
