@@ -20,7 +20,7 @@ import { modelPlan } from './models/models.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
-import { withOAuthConnection } from './platforms/segment-action/oauth.ts';
+import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-action/oauth.ts';
 import { protoDuration, seconds } from './settings.ts';
 import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
@@ -481,12 +481,14 @@ export function plan(settings: Readonly<Settings>): Plan {
   const forwardPlans = destinationPlans.filter((d) => !isCatalogDestination(d));
   const secretsOf = (ds: readonly DestinationPlan[]) => [...new Set(ds.flatMap((d) => d.secrets))].sort();
   const destinationSecrets = secretsOf(destinationPlans);
+  // An oauth2 connection's secrets are its destinations' (above), never the scheduler's.
   const connectionSecrets = [
     ...new Set(
-      (settings.connections ?? []).flatMap((c) => [
-        ...Object.values(c.secrets ?? {}),
-        ...(c.url_secret ? [c.url_secret] : []),
-      ]),
+      (settings.connections ?? []).flatMap((c) =>
+        c.type === OAUTH_CONNECTION
+          ? []
+          : [...Object.values(c.secrets ?? {}), ...(c.url_secret ? [c.url_secret] : [])],
+      ),
     ),
   ].sort();
   // What the scheduler reads of destinations' secrets for work after delivery (Google Ads'
