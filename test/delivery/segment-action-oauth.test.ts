@@ -181,6 +181,28 @@ describe('segment_action: OAuth connections against the local OAuth and Google S
     );
   });
 
+  it('the token endpoint passes the destination’s allowed_hosts like the actions’ own requests', async () => {
+    await post(CLIENTS_PATH, {
+      client_id: 'c-egress',
+      client_secret: 'c-egress-secret',
+      refresh_token: 'r-egress',
+    });
+    const before = tokenCalls().length;
+    const r = await runSegmentAction(
+      purchase('g1'),
+      { ...sheets(receiver, 'book-5', 'egress'), allowed_hosts: ['sheets.googleapis.com'] },
+      credentials('c-egress', 'r-egress'),
+      { fetch, now: NOW },
+    );
+    const o = r.outcomes[0]?.outcome;
+    assert.equal(o?.status, 'rejected');
+    assert.match(
+      o?.status === 'rejected' ? o.reason : '',
+      /^postSheet: the access token of connection egress could not be refreshed: egress refused: www\.googleapis\.com is not one of the destination's allowed_hosts/,
+    );
+    assert.equal(tokenCalls().length, before, 'nothing sent to the token endpoint');
+  });
+
   it('a token refused again after the refresh is the action’s outcome: one refresh, no loop', async () => {
     await post(CLIENTS_PATH, {
       client_id: 'c-twice',

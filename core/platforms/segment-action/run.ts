@@ -405,10 +405,13 @@ function refreshFailed(
 ): Outcome {
   const o = outcomeOfError(action, err, secrets);
   if (o.status === 'delivered') return o;
-  const fix = o.status === 'rejected' ? ' (authorise the connection again: eventbus connect)' : '';
+  // The token endpoint refused the credentials (invalid_grant, invalid_client): only a new consent fixes it.
+  const refused = o.status === 'rejected' && o.httpStatus !== undefined;
+  const fix = refused ? ' (authorise the connection again: eventbus connect)' : '';
+  const said = o.reason.startsWith(`${action}: `) ? o.reason.slice(action.length + 2) : o.reason;
   return {
     ...o,
-    reason: `${action}: the access token of connection ${destination.connection ?? '(none)'} could not be refreshed${fix}: ${o.reason.replace(/^[^:]*: /, '')}`,
+    reason: `${action}: the access token of connection ${destination.connection ?? '(none)'} could not be refreshed${fix}: ${said}`,
   };
 }
 
