@@ -3,6 +3,7 @@
  * provisions the emulators from it and the Pulumi program declares cloud resources from
  * it, so what runs locally is what deploys. Pure.
  */
+
 import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
 import { SEND_ONCE_DAYS } from './claims/send-once.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
@@ -19,6 +20,7 @@ import { modelPlan } from './models/models.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
+import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-action/oauth.ts';
 import { protoDuration, seconds } from './settings.ts';
 import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
@@ -415,7 +417,8 @@ export function plan(settings: Readonly<Settings>): Plan {
       subscription: name,
       deadLetterTopic: deadLetterTopicName(name),
       consent: d.consent ?? DEFAULT_CONSENT[d.type],
-      secrets: Object.values(d.secrets ?? {}),
+      // A catalogue destination's OAuth connection's secrets are read by its deliveries too.
+      secrets: Object.values(withOAuthConnection(d, settings.connections).secrets ?? {}),
       maxDeliveryAttempts,
     });
   }
@@ -478,12 +481,14 @@ export function plan(settings: Readonly<Settings>): Plan {
   const forwardPlans = destinationPlans.filter((d) => !isCatalogDestination(d));
   const secretsOf = (ds: readonly DestinationPlan[]) => [...new Set(ds.flatMap((d) => d.secrets))].sort();
   const destinationSecrets = secretsOf(destinationPlans);
+  // An oauth2 connection's secrets are its destinations' (above), never the scheduler's.
   const connectionSecrets = [
     ...new Set(
-      (settings.connections ?? []).flatMap((c) => [
-        ...Object.values(c.secrets ?? {}),
-        ...(c.url_secret ? [c.url_secret] : []),
-      ]),
+      (settings.connections ?? []).flatMap((c) =>
+        c.type === OAUTH_CONNECTION
+          ? []
+          : [...Object.values(c.secrets ?? {}), ...(c.url_secret ? [c.url_secret] : [])],
+      ),
     ),
   ].sort();
   // What the scheduler reads of destinations' secrets for work after delivery (Google Ads'

@@ -225,6 +225,13 @@ export const Destination = Type.Object(
           'segment_action only: the actions to run; absent, Segment’s presets of the destination run (docs/catalog-destinations.md)',
       }),
     ),
+    connection: Type.Optional(
+      Type.String({
+        pattern: '^[a-z][a-z0-9_-]{0,62}$',
+        description:
+          'segment_action only: the `oauth2` connection (connections[].id) holding the OAuth client and refresh token of a destination that authenticates with OAuth (docs/catalog-destinations.md, “OAuth”)',
+      }),
+    ),
     allow_event_urls: Type.Optional(
       Type.Boolean({
         description:
@@ -338,6 +345,7 @@ export const Connection = Type.Object(
       Type.Literal('storage'),
       Type.Literal('meta_audience'),
       Type.Literal('google_ads_audience'),
+      Type.Literal('oauth2'),
     ]),
     url: Type.Optional(
       Type.String({
@@ -361,7 +369,7 @@ export const Connection = Type.Object(
     secrets: Type.Optional(
       Type.Record(Type.String({ pattern: '^[a-z_]+$' }), Type.String({ pattern: '^[A-Za-z0-9_-]{1,255}$' }), {
         description:
-          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token; `credentials` a google_ads_audience connection’s OAuth credentials (a service account key or an authorized user file; without it the schedule function calls as its own service account, which needs access to the Google Ads account)',
+          'Role → secret name: `signing_key` signs webhook bodies as delivery webhooks are signed; `access_token` is a meta_audience connection’s system-user token (an oauth2 connection’s first access token); `client_id`, `client_secret` and `refresh_token` an oauth2 connection’s OAuth client and refresh token, which a segment_action destination naming it refreshes its access token with (docs/catalog-destinations.md, “OAuth”); `credentials` a google_ads_audience connection’s OAuth credentials (a service account key or an authorized user file; without it the schedule function calls as its own service account, which needs access to the Google Ads account)',
       }),
     ),
     timeout_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60000 })),

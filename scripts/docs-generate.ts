@@ -7,16 +7,21 @@
  * fails when the committed docs differ from what this writes. The deployer-role table
  * (docs/deploy.md, scripts/docs-deployer.ts) is made by declaring the program under Pulumi's mocks
  * for every settings variant; test/infra/deployer-roles.test.ts checks it. It also writes the catalogue of
- * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts).
+ * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts)
+ * and its OAuth facts (oauth-destinations.json, scripts/segment-oauth.ts), whose list is a generated
+ * part of docs/catalog-destinations.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { catalogManifest, OAUTH_TOKEN_AS_SECRET } from '../core/platforms/segment-action/catalog.ts';
+import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
 import { declareVariants } from '../infra/variants.ts';
 import { deployerTable } from './docs-deployer.ts';
 import { apiVersionTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 import { writeCatalog } from './segment-catalog.ts';
+import { oauthDocTable, writeOAuthTable } from './segment-oauth.ts';
 import { writeSubscriptions } from './segment-subscriptions.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -33,6 +38,11 @@ const PARTS: readonly Part[] = [
   { file: 'docs/platforms.md', name: 'platforms', write: (text) => platformTable(text) },
   { file: 'docs/platforms.md', name: 'api-versions', write: () => apiVersionTable(true) },
   { file: 'README.md', name: 'api-versions', write: () => apiVersionTable(false) },
+  {
+    file: 'docs/catalog-destinations.md',
+    name: 'oauth-destinations',
+    write: () => oauthDocTable(catalogManifest(), oauthDefinitions(), OAUTH_TOKEN_AS_SECRET),
+  },
 ];
 
 /** The text with the block between a part's markers replaced; an error if the markers are missing. */
@@ -72,4 +82,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   }
   if (writeCatalog()) console.log('wrote core/platforms/segment-action/catalog.json');
   if (writeSubscriptions()) console.log('wrote core/platforms/segment-action/default-subscriptions.json');
+  if (writeOAuthTable()) console.log('wrote core/platforms/segment-action/oauth-destinations.json');
 }

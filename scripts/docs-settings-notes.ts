@@ -81,7 +81,7 @@ export const SETTINGS_NOTES: Readonly<
   'destinations[].limited_data_use': { default: '`when_denied`' },
   'connections[].type': {
     description:
-      'A signed webhook, a chat incoming webhook, a Cloud Storage bucket, a Meta custom audience or a Google Ads Customer Match list',
+      'A signed webhook, a chat incoming webhook, a Cloud Storage bucket, a Meta custom audience, a Google Ads Customer Match list, or an OAuth 2 client and refresh token (`oauth2`, for segment_action destinations that authenticate with OAuth)',
   },
   'connections[].timeout_ms': { description: 'Call timeout' },
   'experimental.rules': { default: '`false`' },

@@ -51,10 +51,12 @@ export async function catalogAction(action: string, raw: unknown): Promise<Step<
       if (!entry.ok) return entry;
       const supported = c.catalogSupported(entry.value);
       const oauth = isOAuth(entry.value.auth);
+      // HubSpot, Attio, Intercom: a token as a secret; every other OAuth one: an oauth2 connection.
+      const tokenAsSecret = oauth && c.OAUTH_TOKEN_AS_SECRET.has(entry.value.slug);
       return ok({
         ...entry.value,
         supported,
-        ...(oauth && supported ? { tokenRole: ACCESS_TOKEN_ROLE } : {}),
+        ...(tokenAsSecret ? { tokenRole: ACCESS_TOKEN_ROLE } : oauth ? { connection: true } : {}),
       });
     }
     case 'catalog-preview':

@@ -33,7 +33,9 @@ export function segmentActionDriver(send: typeof fetch): Driver {
           ...(r.requests.length > 0 ? { answered: r.requests.every((q) => q.status !== undefined) } : {}),
           ...withRetryAfter(r.requests.findLast((q) => q.retryAfter !== undefined)?.retryAfter),
           // What the platform said, bounded and scrubbed of identifiers and the secrets' values.
-          ...(r.answer ? { answer: answerColumns(r.answer, Object.values(ctx.secrets)) } : {}),
+          ...(r.answer
+            ? { answer: answerColumns(r.answer, [...Object.values(ctx.secrets), ...(r.tokens ?? [])]) }
+            : {}),
         }),
       );
     },

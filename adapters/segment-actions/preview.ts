@@ -12,6 +12,7 @@
 import type { ActionsPreviewResult, PreviewRequest } from '../../core/delivery/preview.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { runSegmentAction } from './run.ts';
 
 /** One request an action made, as the recording fetch kept it (as preview shows any request). */
@@ -74,7 +75,11 @@ export async function previewSegmentAction(
   destination: Readonly<Destination>,
   now: Date,
 ): Promise<SegmentActionPreview> {
-  const roles = Object.keys(destination.secrets ?? {});
+  // An OAuth connection's credentials stand in too: the preview sends its access token, never refreshes.
+  const roles = [
+    ...Object.keys(destination.secrets ?? {}),
+    ...(destination.connection === undefined ? [] : Object.values(OAUTH_ROLES)),
+  ];
   const secrets = Object.fromEntries(roles.map((role) => [role, secretStandIn(role)]));
   const requests: CapturedRequest[] = [];
   try {

@@ -13,6 +13,7 @@
  * `forward-catalog` (and tests) load this file: ~90 MB of dependencies stay out of `forward`.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../core/egress/policy.ts';
@@ -20,6 +21,8 @@ import type { StoredEvent } from '../../core/event.ts';
 import type { Outcome } from '../../core/platforms/driver.ts';
 import type { PlatformAnswer } from '../../core/platforms/platform-answer.ts';
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
+import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
+import { createAccessTokens, type TokenEntry } from '../../core/platforms/segment-action/oauth-tokens.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from '../../core/platforms/segment-action/outcome.ts';
 import {
   type ActionPreset,
@@ -63,12 +66,14 @@ export interface RunResult {
    * conformance run (scripts/conformance-segment.ts) compares them with Segment's tests. Never stored.
    */
   readonly thrown: readonly unknown[];
+  /** Access tokens this run obtained by a refresh: values to scrub from what is recorded, as the secrets'. */
+  readonly tokens?: readonly string[];
 }
 
 /** What the runtime reads of a loaded destination definition (actions-core's DestinationDefinition). */
 interface LoadedDefinition {
   readonly name: string;
-  readonly authentication?: { readonly scheme?: string };
+  readonly authentication?: { readonly scheme?: string; readonly refreshAccessToken?: unknown };
   readonly actions: Readonly<
     Record<string, { readonly defaultSubscription?: string; readonly fields: Record<string, PresetField> }>
   >;
@@ -85,6 +90,11 @@ interface CoreDestination {
     settings: Record<string, unknown>,
     auth: Record<string, unknown>,
   ): Promise<readonly { readonly output?: unknown }[]>;
+  /** actions-core's call of the definition's `refreshAccessToken` (undefined when it has none). */
+  refreshAccessToken(
+    settings: Record<string, unknown>,
+    oauth: OAuthCredentials,
+  ): Promise<{ readonly accessToken?: unknown; readonly refreshToken?: unknown } | undefined>;
 }
 
 const require = createRequire(import.meta.url);
@@ -102,6 +112,12 @@ interface RunContext {
   readonly bodies: string[];
   /** The last answer, as the ledger keeps it (answer.ts). */
   answer?: PlatformAnswer;
+  /**
+   * Set while Segment's `refreshAccessToken` runs: its requests are listed, but their bodies
+   * (credentials) are not kept, the token endpoint's answer is not the platform's, and the
+   * answer's `expires_in` is noted here.
+   */
+  readonly refreshing?: { expiresIn?: number };
 }
 const current = new AsyncLocalStorage<RunContext>();
 
@@ -209,7 +225,7 @@ async function dispatch(
     url: `${original.origin}${original.pathname}`,
   };
   run.requests.push(record);
-  if (body) run.bodies.push(body);
+  if (body && !run.refreshing) run.bodies.push(body);
   let answer: Response;
   try {
     answer = await run.fetch(underBaseUrl(request.url, run.baseUrl), {
@@ -238,7 +254,10 @@ async function dispatch(
   answer.headers.forEach((value, key) => {
     answerHeaders.push([key, value]);
   });
-  run.answer = catalogAnswer(record, answer.status, Object.fromEntries(answerHeaders), text);
+  if (run.refreshing) {
+    const expiresIn = expiresInOf(text);
+    if (expiresIn !== undefined) run.refreshing.expiresIn = expiresIn;
+  } else run.answer = catalogAnswer(record, answer.status, Object.fromEntries(answerHeaders), text);
   return new Response(text === '' ? null : text, {
     status: answer.status,
     statusText: answer.statusText,
@@ -284,12 +303,14 @@ export async function runSegmentEvent(
     bodies: [],
   };
   const thrown: unknown[] = [];
+  const tokens: string[] = [];
   const result = (outcomes: RunResult['outcomes']): RunResult => ({
     outcomes,
     requests: run.requests,
     bodies: run.bodies,
     ...(run.answer ? { answer: run.answer } : {}),
     thrown,
+    ...(tokens.length > 0 ? { tokens } : {}),
   });
   const slug = destination.destination ?? '';
   const all = (outcome: Outcome) =>
@@ -306,6 +327,10 @@ export async function runSegmentEvent(
     return all({ status: 'rejected', reason: `settings refused by ${slug}: ${(err as Error).message}` });
   }
   const secretValues = Object.values(secrets);
+  // An OAuth connection's token: the cached one, the one configured, else a refresh before the first call.
+  const session = auth.oauth
+    ? oauthSession(auth.oauth, destination, core, auth.settings, run, tokens)
+    : undefined;
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.
   const steps = actionSteps(destination.actions, presets, (a) => definition.actions[a]?.defaultSubscription);
@@ -322,45 +347,239 @@ export async function runSegmentEvent(
     if (subscribe === undefined) continue;
     const mapping = effectiveMapping(action.fields, step.setting?.mapping, step.preset);
     const before = run.requests.length;
-    try {
-      const results = await current.run(run, () =>
+    const perform = async (token: string | undefined) => {
+      const withToken = session && token !== undefined ? session.apply(token) : auth;
+      return current.run(run, () =>
         core.onSubscription(
           { subscribe, partnerAction: step.action, mapping },
           segmentEvent,
-          auth.settings,
-          auth.auth,
+          withToken.settings,
+          withToken.auth,
         ),
       );
-      if (results.some((r) => r.output === 'not subscribed')) continue;
-      const invalid = results.find(
-        (r) => typeof r.output === 'string' && r.output.startsWith('Invalid subscription'),
-      );
-      const status = run.requests.at(-1)?.status;
-      outcomes.push({
-        action: step.action,
-        outcome: invalid
-          ? { status: 'rejected', reason: `${step.action}: ${String(invalid.output)}` }
-          : {
-              status: 'delivered',
-              ...(status !== undefined && run.requests.length > before ? { httpStatus: status } : {}),
-            },
-      });
+    };
+    let results: Awaited<ReturnType<typeof perform>>;
+    try {
+      results = await performOnce(perform, session);
     } catch (err) {
       thrown.push(err);
-      outcomes.push({ action: step.action, outcome: outcomeOfError(step.action, err, secretValues) });
+      const secretsNow = [...secretValues, ...tokens];
+      outcomes.push({
+        action: step.action,
+        outcome:
+          err instanceof RefreshFailure
+            ? refreshFailed(step.action, err.cause as Error, destination, secretsNow)
+            : outcomeOfError(step.action, err, secretsNow),
+      });
+      continue;
     }
+    if (results.some((r) => r.output === 'not subscribed')) continue;
+    const invalid = results.find(
+      (r) => typeof r.output === 'string' && r.output.startsWith('Invalid subscription'),
+    );
+    const status = run.requests.at(-1)?.status;
+    outcomes.push({
+      action: step.action,
+      outcome: invalid
+        ? { status: 'rejected', reason: `${step.action}: ${String(invalid.output)}` }
+        : {
+            status: 'delivered',
+            ...(status !== undefined && run.requests.length > before ? { httpStatus: status } : {}),
+          },
+    });
   }
   return result(outcomes);
 }
 
+/** A refresh that failed, apart from the action's own failures: its reason names the connection. */
+class RefreshFailure extends Error {
+  constructor(cause: unknown) {
+    super('refresh failed', { cause });
+    this.name = 'RefreshFailure';
+  }
+}
+
+/**
+ * One action's call with the session's token; when the platform refuses the token (a 401, or
+ * the action's InvalidAuthenticationError) and the definition can refresh it, a new token (one
+ * refresh shared with the deliveries in flight) and the call once more. A second refusal is the
+ * action's outcome. Without a session (not OAuth), the call alone.
+ */
+async function performOnce<T>(
+  perform: (token: string | undefined) => Promise<T>,
+  session: OAuthSession | undefined,
+): Promise<T> {
+  const refreshed = (p: Promise<string>) =>
+    p.catch((err: unknown) => {
+      throw new RefreshFailure(err);
+    });
+  const token = session ? await refreshed(session.token()) : undefined;
+  try {
+    return await perform(token);
+  } catch (err) {
+    if (!session?.canRefresh || !isAuthFailure(err)) throw err;
+    return perform(await refreshed(session.renew(token)));
+  }
+}
+
+/** The platform refused the credentials: HTTP 401, or actions-core's InvalidAuthenticationError (not a failed refresh). */
+export function isAuthFailure(err: unknown): boolean {
+  const e = (err ?? {}) as {
+    name?: unknown;
+    code?: unknown;
+    status?: unknown;
+    response?: { status?: unknown };
+  };
+  if (e.response?.status === 401 || e.status === 401) return true;
+  return e.name === 'InvalidAuthenticationError' && e.code !== 'OAUTH_REFRESH_FAILED';
+}
+
+/** The outcome of a refresh that failed: the token endpoint's refusal is permanent until the connection is authorised again. */
+function refreshFailed(
+  action: string,
+  err: Error,
+  destination: Readonly<Destination>,
+  secrets: readonly string[],
+): Outcome {
+  const o = outcomeOfError(action, err, secrets);
+  if (o.status === 'delivered') return o;
+  // The token endpoint refused the credentials (invalid_grant, invalid_client): only a new consent fixes it.
+  const refused = o.status === 'rejected' && o.httpStatus !== undefined;
+  const fix = refused ? ' (authorise the connection again: eventbus connect)' : '';
+  const said = o.reason.startsWith(`${action}: `) ? o.reason.slice(action.length + 2) : o.reason;
+  return {
+    ...o,
+    reason: `${action}: the access token of connection ${destination.connection ?? '(none)'} could not be refreshed${fix}: ${said}`,
+  };
+}
+
+/** A number of seconds from a token endpoint's JSON answer (`expires_in`), if it has one. */
+function expiresInOf(text: string): number | undefined {
+  try {
+    const v = (JSON.parse(text) as { expires_in?: unknown }).expires_in;
+    const n = typeof v === 'string' ? Number(v) : v;
+    return typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What actions-core's refresh reads (its OAuth2ClientCredentials). */
+interface OAuthCredentials {
+  readonly accessToken: string;
+  readonly refreshToken: string;
+  readonly clientId: string;
+  readonly clientSecret: string;
+}
+
+/** An OAuth destination's credentials from its connection, and whether its definition can refresh. */
+interface OAuthSetup {
+  readonly credentials: { readonly accessToken?: string } & Omit<OAuthCredentials, 'accessToken'>;
+  readonly canRefresh: boolean;
+}
+
+/** Access tokens obtained by refreshes, per connection, for this instance (oauth-tokens.ts). */
+const ACCESS_TOKENS = createAccessTokens();
+
+interface OAuthSession {
+  readonly canRefresh: boolean;
+  /** The token to send: the cached one, the configured one, else a refresh's. */
+  token(): Promise<string>;
+  /** A new token after `stale` was refused. */
+  renew(stale: string | undefined): Promise<string>;
+  /** The settings and auth the actions get with a token. */
+  apply(token: string): { settings: Record<string, unknown>; auth: Record<string, unknown> };
+}
+
+function oauthSession(
+  oauth: OAuthSetup,
+  destination: Readonly<Destination>,
+  core: CoreDestination,
+  settings: Record<string, unknown>,
+  run: RunContext,
+  obtained: string[],
+): OAuthSession {
+  const c = oauth.credentials;
+  // Per connection and per credential: a rotated secret (another refresh token, another client) starts afresh.
+  const key = createHash('sha256')
+    .update(`${destination.connection ?? destination.id}\0${c.clientId}\0${c.refreshToken}`)
+    .digest('base64url');
+  const refresh = async (stale: string | undefined): Promise<TokenEntry> => {
+    const cached = ACCESS_TOKENS.current(key);
+    const refreshing: { expiresIn?: number } = {};
+    const answered = await current.run({ ...run, refreshing }, () =>
+      core.refreshAccessToken(settings, {
+        accessToken: stale ?? '',
+        refreshToken: cached?.refreshToken ?? c.refreshToken,
+        clientId: c.clientId,
+        clientSecret: c.clientSecret,
+      }),
+    );
+    const accessToken = answered?.accessToken;
+    if (typeof accessToken !== 'string' || accessToken === '')
+      throw Object.assign(new Error('the token endpoint answered no access token'), {
+        name: 'InvalidAuthenticationError',
+        code: 'OAUTH_REFRESH_FAILED',
+      });
+    const rotated = typeof answered?.refreshToken === 'string' ? answered.refreshToken : cached?.refreshToken;
+    return {
+      accessToken,
+      ...(refreshing.expiresIn !== undefined ? { expiresAt: Date.now() + refreshing.expiresIn * 1000 } : {}),
+      ...(rotated ? { refreshToken: rotated } : {}),
+    };
+  };
+  // The token this delivery sends: once obtained, every action of the event sends it until refused.
+  let held: string | undefined;
+  const renew = (stale: string | undefined) =>
+    ACCESS_TOKENS.renew(key, stale, () => refresh(stale)).then((e) => {
+      held = e.accessToken;
+      obtained.push(held);
+      return held;
+    });
+  return {
+    canRefresh: oauth.canRefresh,
+    token() {
+      const at = held ?? ACCESS_TOKENS.current(key)?.accessToken ?? c.accessToken;
+      if (at !== undefined || !oauth.canRefresh) return Promise.resolve(at ?? '');
+      return renew(undefined);
+    },
+    renew,
+    apply: (token) => ({
+      settings: {
+        ...settings,
+        oauth: {
+          access_token: token,
+          refresh_token: c.refreshToken,
+          clientId: c.clientId,
+          clientSecret: c.clientSecret,
+        },
+      },
+      auth: {
+        accessToken: token,
+        refreshToken: c.refreshToken,
+        clientId: c.clientId,
+        clientSecret: c.clientSecret,
+      },
+    }),
+  };
+}
+
 type AuthResult =
-  | { ok: true; settings: Record<string, unknown>; auth: Record<string, unknown> }
+  | {
+      ok: true;
+      settings: Record<string, unknown>;
+      auth: Record<string, unknown>;
+      /** An OAuth destination with an `oauth2` connection: its credentials. */
+      oauth?: OAuthSetup;
+    }
   | { ok: false; reason: string };
 
 /**
  * The settings the actions see (the destination's config and secrets by their settings keys) and
- * their auth: an OAuth destination takes its access token from the `access_token` secret, used as
- * it is (a token that does not expire, like a HubSpot private app's); tokens are not refreshed.
+ * their auth. An OAuth destination takes its credentials from its `oauth2` connection (the roles
+ * of OAUTH_ROLES, oauth.ts): its token is refreshed with the definition's `refreshAccessToken`;
+ * or, for the three whose tokens do not expire, an access token under the `access_token` role,
+ * used as it is.
  */
 function authOf(
   definition: LoadedDefinition,
@@ -370,14 +589,37 @@ function authOf(
 ): AuthResult {
   const scheme = definition.authentication?.scheme;
   const oauth = scheme === 'oauth2' || scheme === 'oauth-managed';
-  const { [ACCESS_TOKEN_ROLE]: token, ...rest } = secrets;
+  const {
+    [ACCESS_TOKEN_ROLE]: token,
+    [OAUTH_ROLES.access_token]: connectionToken,
+    [OAUTH_ROLES.refresh_token]: refreshToken,
+    [OAUTH_ROLES.client_id]: clientId,
+    [OAUTH_ROLES.client_secret]: clientSecret,
+    ...rest
+  } = secrets;
   const settings = { ...config, ...rest };
   if (!oauth)
     return { ok: true, settings: token ? { ...settings, [ACCESS_TOKEN_ROLE]: token } : settings, auth: {} };
+  const canRefresh = typeof definition.authentication?.refreshAccessToken === 'function';
+  if (refreshToken !== undefined || connectionToken !== undefined || clientId !== undefined)
+    return {
+      ok: true,
+      settings,
+      auth: {},
+      oauth: {
+        credentials: {
+          ...(connectionToken !== undefined ? { accessToken: connectionToken } : {}),
+          refreshToken: refreshToken ?? '',
+          clientId: clientId ?? '',
+          clientSecret: clientSecret ?? '',
+        },
+        canRefresh,
+      },
+    };
   if (!token)
     return {
       ok: false,
-      reason: `${slug} authenticates with OAuth (${scheme}): name a secret holding an access token under secrets.${ACCESS_TOKEN_ROLE} (one that does not expire, such as a HubSpot private-app token); tokens are not refreshed here`,
+      reason: `${slug} authenticates with OAuth (${scheme}): name an oauth2 connection holding its client and refresh token under the destination's connection (eventbus connect ${slug})`,
     };
   return {
     ok: true,

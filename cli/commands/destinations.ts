@@ -45,11 +45,11 @@ export function catalogSummary(
   unloadable: readonly { slug: string; reason: string }[],
 ): string {
   const oauth = rows.filter((r) => isOAuth(r['auth']));
-  const tokenAsSecret = oauth.filter((r) => r['supported'] === true).map((r) => r['slug']);
+  const unsupported = oauth.filter((r) => r['supported'] !== true).map((r) => r['slug']);
   const parts = [
     `${rows.length} destination(s) from @segment/action-destinations ${version}`,
     `${rows.length - oauth.length} take their credentials from settings and secrets`,
-    `${oauth.length} need OAuth and are not supported${tokenAsSecret.length > 0 ? `, except ${tokenAsSecret.join(', ')} (an access token as a secret)` : ''}`,
+    `${oauth.length} need OAuth: an oauth2 connection (eventbus connect <destination>)${unsupported.length > 0 ? `, not supported for ${unsupported.join(', ')}` : ''}`,
   ];
   const skipped =
     unloadable.length > 0

@@ -5,6 +5,7 @@
  */
 
 export * as alert from './alert.ts';
+export * as connect from './connect.ts';
 export * as destinations from './destinations.ts';
 export * as enrich from './enrich.ts';
 export * as erase from './erase.ts';

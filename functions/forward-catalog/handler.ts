@@ -11,7 +11,8 @@ import { segmentActionDriver } from '../../adapters/segment-actions/driver.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import type { Plan } from '../../core/plan.ts';
 import type { Driver } from '../../core/platforms/driver.ts';
-import type { Settings } from '../../schemas/settings.ts';
+import { withOAuthConnection } from '../../core/platforms/segment-action/oauth.ts';
+import type { Destination, Settings } from '../../schemas/settings.ts';
 import { createForwardHandler, type ForwardServices } from '../forward/handler.ts';
 
 /** What forward-catalog needs besides forward's services: the fetch Segment's actions send through. */
@@ -39,7 +40,14 @@ export function createForwardCatalogHandler(
     };
     return built.services;
   };
-  return createForwardHandler(config, () => andThen(services(), withDriver));
+  // A destination's oauth2 connection's secrets are read with its own (oauth.ts).
+  const settings: Settings = {
+    ...config.settings,
+    destinations: (config.settings.destinations ?? []).map(
+      (d) => withOAuthConnection(d, config.settings.connections) as Destination,
+    ),
+  };
+  return createForwardHandler({ ...config, settings }, () => andThen(services(), withDriver));
 }
 
 /** The core's own sender is never called here: Segment's actions send their requests themselves. */

@@ -14,7 +14,15 @@
  *   (a 429 with `Retry-After`, a 400 with the vendor's error body), and with `contains` only to
  *   its requests that carry that text, so events sent in parallel do not take each other's;
  * - `GET /_standin/requests[?host=<host>]`: what arrived, oldest first.
+ * The OAuth destinations' token endpoints (every URL of oauth-destinations.json, Google's among
+ * them) are served by the OAuth stand-in (oauth.ts; `POST /_standin/oauth/clients` registers a
+ * client, `GET /_standin/oauth/authorize` is its authorization endpoint), and sheets.googleapis.com
+ * by the Google Sheets stand-in (google-sheets.ts; `POST /_standin/sheets/spreadsheets` creates a
+ * spreadsheet, `GET /_standin/sheets/spreadsheets/<id>` reads it back).
  */
+import { oauthDefinitions } from '../../core/platforms/segment-action/oauth.ts';
+import { createSheetsStandIn, SPREADSHEETS_PATH } from './google-sheets.ts';
+import { AUTHORIZE_PATH, CLIENTS_PATH, createOAuthStandIn } from './oauth.ts';
 import {
   type Answer,
   type PlatformReceiver,
@@ -141,6 +149,17 @@ const RULES: readonly Rule[] = [
   { host: 'hooks.slack.com', path: '/services/', answer: { status: 200, body: 'ok' } },
 ];
 
+/** `host/path` of every OAuth destination's token endpoint, and Google's current one: the OAuth stand-in answers them. */
+const TOKEN_ENDPOINTS: ReadonlySet<string> = new Set(
+  [
+    ...Object.values(oauthDefinitions().destinations).flatMap((d) => (d.tokenUrl ? [d.tokenUrl] : [])),
+    'https://oauth2.googleapis.com/token',
+  ].map((u) => {
+    const url = new URL(u);
+    return `${url.host}${url.pathname}`;
+  }),
+);
+
 const matches = (rule: Rule, method: string, host: string, path: string): boolean =>
   (rule.host.startsWith('.') ? host.endsWith(rule.host) : host === rule.host) &&
   (rule.method === undefined || rule.method === method) &&
@@ -197,10 +216,14 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
     next.set(key, [...(next.get(key) ?? []), ...answers.map((answer) => ({ answer, contains }))]);
   };
   let captured: (host?: string) => CapturedRequest[] = () => [];
-  const server = await startPlatformServer(({ method, path, query, body, raw }) => {
+  const oauth = createOAuthStandIn();
+  const sheets = createSheetsStandIn(oauth);
+  const server = await startPlatformServer(({ method, path, query, headers, body, raw }) => {
     if (path.startsWith(OWN)) {
       if (method === 'GET' && path === REQUESTS_PATH)
         return { status: 200, body: { requests: captured(query['host']) } };
+      const own = standInAdmin(method, path, query, body);
+      if (own) return own;
       const host = path.startsWith(`${SCRIPT_PATH}/`) ? path.slice(SCRIPT_PATH.length + 1) : '';
       const answers = method === 'POST' && host !== '' ? answersOf(body) : undefined;
       if (!answers)
@@ -226,8 +249,31 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
     const i = queued.findIndex((q) => q.contains === undefined || text.includes(q.contains));
     const scripted = i < 0 ? undefined : queued.splice(i, 1)[0];
     if (scripted) return scripted.answer;
+    if (TOKEN_ENDPOINTS.has(`${at.host}${at.path}`)) return oauth.token({ method, headers, raw });
+    if (at.host === 'sheets.googleapis.com')
+      return sheets.handle({ method, path: at.path, query, headers, body });
     return RULES.find((r) => matches(r, method, at.host, at.path))?.answer ?? { status: 200, body: {} };
   });
+  /** The OAuth and Sheets stand-ins' own paths: registration, authorization, spreadsheets. */
+  function standInAdmin(
+    method: string,
+    path: string,
+    query: Readonly<Record<string, string>>,
+    body: unknown,
+  ): Answer | undefined {
+    const refusedOrDone = (problem: string | undefined): Answer =>
+      problem ? { status: 400, body: { error: problem } } : { status: 204 };
+    if (method === 'POST' && path === CLIENTS_PATH) return refusedOrDone(oauth.register(body));
+    if (method === 'GET' && path === AUTHORIZE_PATH) return oauth.authorize(query);
+    if (method === 'POST' && path === SPREADSHEETS_PATH) return refusedOrDone(sheets.create(body));
+    if (method === 'GET' && path.startsWith(`${SPREADSHEETS_PATH}/`)) {
+      const dump = sheets.dump(decodeURIComponent(path.slice(SPREADSHEETS_PATH.length + 1)));
+      return dump
+        ? { status: 200, body: { sheets: dump } }
+        : { status: 404, body: { error: 'no such spreadsheet' } };
+    }
+    return undefined;
+  }
   captured = (host) =>
     server.received.flatMap((r) => {
       const c = capturedOf(r);

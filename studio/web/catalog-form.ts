@@ -103,6 +103,8 @@ export function destinationOf(
   settings: readonly CatalogSetting[],
   fields: readonly CatalogField[],
   tokenRole?: string,
+  /** An OAuth destination's connection id as typed (undefined: the destination takes none). */
+  connection?: string,
 ): { readonly destination: Record<string, unknown>; readonly problems: readonly string[] } {
   const problems: string[] = [];
   const config: Record<string, string | number | boolean> = {};
@@ -126,6 +128,8 @@ export function destinationOf(
     if (text === '') problems.push('Access token: is required');
     else secrets[tokenRole] = text;
   }
+  const connectionId = connection?.trim();
+  if (connectionId === '') problems.push('OAuth connection: is required');
   const mapping: Record<string, unknown> = {};
   for (const f of fields) {
     const text = values.fields[f.key] ?? '';
@@ -148,6 +152,7 @@ export function destinationOf(
       destination: values.slug,
       ...(Object.keys(config).length > 0 ? { config } : {}),
       ...(Object.keys(secrets).length > 0 ? { secrets } : {}),
+      ...(connectionId ? { connection: connectionId } : {}),
       actions: [action],
     },
     problems,

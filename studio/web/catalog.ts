@@ -32,6 +32,8 @@ interface Entry extends CatalogEntry {
   readonly supported: boolean;
   /** The secret role of an OAuth destination's access token, where one can be supplied. */
   readonly tokenRole?: string;
+  /** An OAuth destination configured with an `oauth2` connection (docs/catalog-destinations.md, "OAuth"). */
+  readonly connection?: true;
 }
 
 interface CapturedRequest {
@@ -47,7 +49,7 @@ let entry: Entry | undefined;
 /** What each auth kind means to the person configuring it. */
 function authText(auth: string, supported: boolean): string {
   if (isOAuth(auth))
-    return supported ? `${auth}: an access token as a secret` : `${auth}: needs OAuth, not supported`;
+    return supported ? `${auth}: an oauth2 connection` : `${auth}: needs OAuth, not supported`;
   return auth === 'none' ? 'none (nothing to authenticate)' : `${auth}: credentials as secrets`;
 }
 
@@ -178,8 +180,17 @@ function renderSettings(e: Entry): void {
         hint: 'A token the platform takes as a bearer token (a HubSpot private app’s), never refreshed.',
       }),
     );
+  if (e.connection)
+    parts.push(
+      input(CONNECTION_INPUT, 'OAuth connection: its id (required)', id, {
+        hint: `An oauth2 connection of the settings holding the client and refresh token: eventbus connect ${e.slug} makes one.`,
+      }),
+    );
   $('d-settings').replaceChildren(...parts);
 }
+
+/** The input of an OAuth destination's connection id. */
+const CONNECTION_INPUT = 'as-connection';
 
 function currentAction(): CatalogAction | undefined {
   const key = $<HTMLSelectElement>('d-action').value;
@@ -285,6 +296,7 @@ function writeYaml(): Record<string, unknown> | undefined {
     entry.authFields,
     a.fields,
     entry.tokenRole,
+    entry.connection ? (($(CONNECTION_INPUT) as HTMLInputElement | null)?.value ?? '') : undefined,
   );
   $<HTMLTextAreaElement>('d-yaml').value = stringify({ destinations: [made.destination] });
   const status = $('d-status');

@@ -58,17 +58,23 @@ describe('studio: the catalogue of Segment Action Destinations', function () {
     assert.equal(klaviyo?.['supported'], true);
     assert.match(String(klaviyo?.['search']), /klaviyo.*track event/);
     assert.ok(!('authFields' in (klaviyo ?? {})), 'the list is short: fields come with one entry');
-    assert.equal(list.find((d) => d['slug'] === 'salesforce')?.['supported'], false);
+    // Every OAuth destination is configurable with an oauth2 connection (issue #78).
+    assert.equal(list.find((d) => d['slug'] === 'salesforce')?.['supported'], true);
     assert.ok(Array.isArray(r.json['unloadable']));
   });
 
-  it('gives one entry whole; an OAuth one that takes a token as a secret names its role', async () => {
+  it('gives one entry whole; an OAuth one names its token role or that it takes an oauth2 connection', async () => {
     const k = await call('catalog-entry', { slug: 'klaviyo' });
     assert.equal(k.status, 200);
     assert.equal((k.json['authFields'] as Json[])[0]?.['key'], 'api_key');
     assert.equal(k.json['tokenRole'], undefined);
     const h = await call('catalog-entry', { slug: 'hubspot' });
     assert.equal(h.json['tokenRole'], 'access_token');
+    assert.equal(h.json['connection'], undefined);
+    // Another OAuth destination: an oauth2 connection, no token role.
+    const g = await call('catalog-entry', { slug: 'google-sheets' });
+    assert.equal(g.json['connection'], true);
+    assert.equal(g.json['tokenRole'], undefined);
     const bad = await call('catalog-entry', { slug: 'nope' });
     assert.equal(bad.status, 400);
     assert.match(JSON.stringify(bad.json), /"field":"slug"/);
@@ -194,5 +200,22 @@ describe('studio: the catalogue form as data', () => {
       [],
     );
     assert.deepEqual(missing.problems, ['API Key: is required']);
+  });
+
+  it('an OAuth destination takes its oauth2 connection’s id, required (issue #78)', () => {
+    const values = {
+      id: 'sheets',
+      slug: 'google-sheets',
+      settings: {},
+      action: 'postSheet',
+      when: 'purchase',
+      fields: {},
+    };
+    const made = destinationOf(values, [], [], undefined, ' google ');
+    assert.deepEqual(made.problems, []);
+    assert.equal(made.destination['connection'], 'google');
+    assert.deepEqual(destinationOf(values, [], [], undefined, '').problems, [
+      'OAuth connection: is required',
+    ]);
   });
 });

@@ -7,11 +7,12 @@
 
 /**
  * How a destination authenticates: `api_key`, `basic`, `custom` and `none` take their credentials
- * from settings and secrets; `oauth2` and `oauth-managed` need an OAuth token (supported only
- * where the access token can be supplied as a secret: see OAUTH_TOKEN_AS_SECRET).
+ * from settings and secrets; `oauth2` and `oauth-managed` need an OAuth token: an `oauth2`
+ * connection (oauth.ts), or for OAUTH_TOKEN_AS_SECRET an access token as a secret.
  */
 import { type CatalogAuth, isOAuth } from './auth-kind.ts';
 import manifest from './catalog.json' with { type: 'json' };
+import { oauthDefinition } from './oauth.ts';
 
 export type { CatalogAuth };
 
@@ -117,8 +118,8 @@ export interface CatalogManifest {
 /**
  * OAuth destinations whose access token can be supplied as a secret and used as a bearer token
  * without a refresh: HubSpot's private-app tokens, Attio's workspace access tokens and Intercom's
- * private-app access tokens are long-lived and sent by the actions as `Bearer`. They work; other
- * OAuth ones are listed as needing OAuth, unsupported.
+ * private-app access tokens are long-lived and sent by the actions as `Bearer`. They work as
+ * they are; every OAuth destination may instead name an `oauth2` connection (oauth.ts).
  */
 export const OAUTH_TOKEN_AS_SECRET: ReadonlySet<string> = new Set(['hubspot', 'attio', 'intercom']);
 
@@ -142,11 +143,14 @@ export function catalogEntry(slug: string): CatalogEntry | undefined {
 }
 
 /**
- * Whether the destination can be configured from settings and secrets: every kind but OAuth,
- * and the OAuth ones that take a token as a secret (OAUTH_TOKEN_AS_SECRET).
+ * Whether the destination can be configured here: every kind but OAuth from settings and secrets;
+ * an OAuth one with an `oauth2` connection when the build read its definition (oauth.ts: every
+ * OAuth destination of the manifest), and the three of OAUTH_TOKEN_AS_SECRET with a token alone.
  */
 export function catalogSupported(entry: CatalogEntry): boolean {
-  return !isOAuth(entry.auth) || OAUTH_TOKEN_AS_SECRET.has(entry.slug);
+  return (
+    !isOAuth(entry.auth) || OAUTH_TOKEN_AS_SECRET.has(entry.slug) || oauthDefinition(entry.slug) !== undefined
+  );
 }
 
 /** What search looks in: slug, name, category, auth kind and action titles, lower-cased. */

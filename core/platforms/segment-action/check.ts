@@ -8,7 +8,7 @@
  * required by klaviyo trackEvent`. Pure. Kept out of core/settings.ts, which every function
  * loads at cold start: the manifest is large, and only the settings file's readers need it.
  */
-import type { Destination, SegmentActionSetting, Settings } from '../../../schemas/settings.ts';
+import type { Connection, Destination, SegmentActionSetting, Settings } from '../../../schemas/settings.ts';
 import type { FieldViolation } from '../../validation.ts';
 import {
   type CatalogAction,
@@ -17,17 +17,30 @@ import {
   type CatalogSetting,
   catalogEntry,
   catalogManifest,
-  catalogSupported,
+  OAUTH_TOKEN_AS_SECRET,
 } from './catalog.ts';
 import { compileFql } from './fql.ts';
+import {
+  OAUTH_CONNECTION,
+  OAUTH_CONNECTION_ROLES,
+  OAUTH_ROLES,
+  oauthDefinition,
+  ROLE_OF_CREDENTIAL,
+} from './oauth.ts';
 import { type ActionPreset, actionSteps, effectiveMapping } from './presets.ts';
 import { ACCESS_TOKEN_ROLE } from './roles.ts';
 
 /**
  * Every problem of one `segment_action` destination, each `<key>: <what is wrong>`, keys under
- * `at` (`destinations[3]`; `destination` when checked alone, as the studio does).
+ * `at` (`destinations[3]`; `destination` when checked alone, as the studio does). `connections`
+ * are the settings' own, for a destination that names an `oauth2` one; undefined when the caller
+ * has none at hand (the studio's catalogue page), and then a named connection is not judged.
  */
-export function segmentActionProblems(destination: Readonly<Destination>, at = 'destination'): string[] {
+export function segmentActionProblems(
+  destination: Readonly<Destination>,
+  at = 'destination',
+  connections?: readonly Readonly<Connection>[],
+): string[] {
   const problems: string[] = [];
   const say = (key: string, what: string) => problems.push(`${at}.${key}: ${what}`);
   const slug = destination.destination;
@@ -47,6 +60,9 @@ export function segmentActionProblems(destination: Readonly<Destination>, at = '
     return problems;
   }
   settingsProblems(destination, entry, say);
+  if (isOAuth(entry)) oauthProblems(destination, entry, connections, say);
+  else if (destination.connection !== undefined)
+    say('connection', `${slug} does not authenticate with OAuth: it takes no connection`);
   const presets = runnablePresets(entry);
   const actions = destination.actions;
   if (actions === undefined) {
@@ -84,7 +100,13 @@ export function segmentActionViolations(settings: Readonly<Settings>): FieldViol
   const out: FieldViolation[] = [];
   (settings.destinations ?? []).forEach((d, i) => {
     if (d.type !== 'segment_action') return;
-    for (const p of segmentActionProblems(d, `destinations[${i}]`)) {
+    for (const p of segmentActionProblems(d, `destinations[${i}]`, settings.connections ?? [])) {
+      const cut = p.indexOf(': ');
+      out.push({ field: p.slice(0, cut), description: p.slice(cut + 2) });
+    }
+  });
+  (settings.connections ?? []).forEach((c, i) => {
+    for (const p of oauthConnectionProblems(c, `connections[${i}]`)) {
       const cut = p.indexOf(': ');
       out.push({ field: p.slice(0, cut), description: p.slice(cut + 2) });
     }
@@ -94,22 +116,12 @@ export function segmentActionViolations(settings: Readonly<Settings>): FieldViol
 
 type Say = (key: string, what: string) => void;
 
-/** config and secrets against the destination's settings fields; OAuth wants its token as a secret. */
+/** config and secrets against the destination's settings fields. */
 function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntry, say: Say): void {
   const slug = entry.slug;
   const config = destination.config ?? {};
   const secrets = destination.secrets ?? {};
-  const oauth = entry.auth === 'oauth2' || entry.auth === 'oauth-managed';
-  if (oauth && !catalogSupported(entry))
-    say(
-      'destination',
-      `${slug} authenticates with OAuth (${entry.auth}), which is not supported: its access tokens expire and are not refreshed here`,
-    );
-  if (oauth && secrets[ACCESS_TOKEN_ROLE] === undefined)
-    say(
-      `secrets.${ACCESS_TOKEN_ROLE}`,
-      `is required: ${slug} authenticates with OAuth; name the secret holding its access token (a HubSpot private-app token)`,
-    );
+  const oauth = isOAuth(entry);
   const fields = new Map(entry.authFields.map((f) => [f.key, f]));
   const known = entry.authFields.map((f) => f.key).join(', ') || 'none';
   for (const [key, value] of Object.entries(config)) {
@@ -124,7 +136,8 @@ function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntr
     if (wrong) say(`config.${key}`, wrong);
   }
   for (const role of Object.keys(secrets)) {
-    if (role === ACCESS_TOKEN_ROLE && oauth) continue;
+    if (oauth && (role === ACCESS_TOKEN_ROLE || (Object.values(OAUTH_ROLES) as string[]).includes(role)))
+      continue;
     if (!fields.has(role)) say(`secrets.${role}`, `is not a setting of ${slug} (its settings: ${known})`);
     else if (Object.hasOwn(config, role)) say(`secrets.${role}`, `is given in config too: one place only`);
   }
@@ -139,6 +152,84 @@ function settingsProblems(destination: Readonly<Destination>, entry: CatalogEntr
   for (const rule of entry.settingRules ?? [])
     if (!rule.anyOf.some(given))
       say(`config.${rule.anyOf[0]}`, `${slug} needs one of ${rule.anyOf.join(', ')}: ${rule.message}`);
+}
+
+const isOAuth = (entry: CatalogEntry) => entry.auth === 'oauth2' || entry.auth === 'oauth-managed';
+
+/**
+ * An OAuth destination's credentials: the three whose tokens do not expire (catalogSupported) may
+ * name `secrets.access_token`; every OAuth destination may name an `oauth2` connection, which must
+ * exist and name what Segment's refresh function reads (a refresh token, the client), or an access
+ * token where the definition has no refresh function. One of the two is required.
+ */
+function oauthProblems(
+  destination: Readonly<Destination>,
+  entry: CatalogEntry,
+  connections: readonly Readonly<Connection>[] | undefined,
+  say: Say,
+): void {
+  const slug = entry.slug;
+  const tokenAsSecret =
+    OAUTH_TOKEN_AS_SECRET.has(slug) && destination.secrets?.[ACCESS_TOKEN_ROLE] !== undefined;
+  if (destination.secrets?.[ACCESS_TOKEN_ROLE] !== undefined && !OAUTH_TOKEN_AS_SECRET.has(slug))
+    say(
+      `secrets.${ACCESS_TOKEN_ROLE}`,
+      `${slug}'s access tokens expire: name an ${OAUTH_CONNECTION} connection instead (eventbus connect ${slug})`,
+    );
+  for (const role of Object.values(OAUTH_ROLES))
+    if (destination.secrets?.[role] !== undefined)
+      say(`secrets.${role}`, `is read from the destination's ${OAUTH_CONNECTION} connection, not named here`);
+  const id = destination.connection;
+  if (id === undefined) {
+    if (!tokenAsSecret && destination.enabled !== false)
+      say(
+        'connection',
+        `is required: ${slug} authenticates with OAuth (${entry.auth}); name an ${OAUTH_CONNECTION} connection holding its client and refresh token (eventbus connect ${slug})${OAUTH_TOKEN_AS_SECRET.has(slug) ? `, or a token that does not expire under secrets.${ACCESS_TOKEN_ROLE}` : ''}`,
+      );
+    return;
+  }
+  if (connections === undefined) return;
+  const c = connections.find((x) => x.id === id);
+  if (!c) {
+    const known = connections.filter((x) => x.type === OAUTH_CONNECTION).map((x) => x.id);
+    say(
+      'connection',
+      `no connection "${id}" (${OAUTH_CONNECTION} connections: ${known.join(', ') || 'none'})`,
+    );
+    return;
+  }
+  if (c.type !== OAUTH_CONNECTION) {
+    say('connection', `"${id}" is a ${c.type} connection, not ${OAUTH_CONNECTION}`);
+    return;
+  }
+  const given = new Set(Object.keys(c.secrets ?? {}));
+  const def = oauthDefinition(slug);
+  const missing = def?.refresh
+    ? def.reads.map((k) => ROLE_OF_CREDENTIAL[k]).filter((r) => !given.has(r))
+    : given.has('access_token')
+      ? []
+      : ['access_token'];
+  if (missing.length > 0)
+    say(
+      'connection',
+      def?.refresh
+        ? `connection "${id}" lacks ${missing.map((r) => `secrets.${r}`).join(', ')}: ${slug} refreshes its access token with them (Segment's refreshAccessToken)`
+        : `connection "${id}" lacks secrets.access_token: ${slug}'s definition has no way to refresh a token, so it sends the one given (a long-lived token)`,
+    );
+}
+
+/** The problems of an `oauth2` connection itself: the roles it may name. */
+export function oauthConnectionProblems(c: Readonly<Connection>, at: string): string[] {
+  if (c.type !== OAUTH_CONNECTION) return [];
+  const roles = Object.keys(c.secrets ?? {});
+  const unknown = roles.filter((r) => !(OAUTH_CONNECTION_ROLES as readonly string[]).includes(r));
+  const out = unknown.map(
+    (r) =>
+      `${at}.secrets.${r}: is not a role of an ${OAUTH_CONNECTION} connection (${OAUTH_CONNECTION_ROLES.join(', ')})`,
+  );
+  if (c.url !== undefined || c.url_secret !== undefined || c.bucket !== undefined)
+    out.push(`${at}: an ${OAUTH_CONNECTION} connection has no url, url_secret or bucket`);
+  return out;
 }
 
 /** Why a settings value does not fit its field, if it does not. */

@@ -89,6 +89,30 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
     assert.ok(p.requestLogs.services.includes(CATALOG_FUNCTION));
   });
 
+  it('plan(): an OAuth destination’s oauth2 connection’s secrets are read by forward-catalog (issue #78)', () => {
+    const sheets: Destination = {
+      id: 'sheets',
+      type: 'segment_action',
+      destination: 'google-sheets',
+      connection: 'google',
+      actions: [{ action: 'postSheet', when: ['purchase'] }],
+    };
+    const p = plan({
+      ...withDestinations(example(), sheets),
+      connections: [
+        {
+          id: 'google',
+          type: 'oauth2',
+          secrets: { client_id: 'G_ID', client_secret: 'G_SECRET', refresh_token: 'G_RT' },
+        },
+      ],
+    });
+    const fn = p.functions.find((f) => f.name === CATALOG_FUNCTION);
+    assert.deepEqual(fn?.secrets, ['G_ID', 'G_RT', 'G_SECRET']);
+    for (const other of ['forward', 'schedule'])
+      assert.ok(!p.functions.find((f) => f.name === other)?.secrets.includes('G_RT'), other);
+  });
+
   it('the bill: deliveries split between forward and forward-catalog as the destinations do; idle costs it nothing', () => {
     const s = withDestinations(example(), catalogue('klaviyo', 'klaviyo', 'klaviyo-key'));
     const p = plan(s);

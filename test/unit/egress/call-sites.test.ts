@@ -50,6 +50,7 @@ const NOT_THIRD_PARTY: Readonly<Record<string, string>> = {
   'local/supervisor.ts': 'local tool: ticks the local schedule function',
   'cli/commands/sync.ts': "the operator's CLI asks the environment's own status endpoint",
   'cli/commands/resources.ts': "the operator's CLI calls the environment's own studio",
+  'cli/commands/connect.ts': "the operator's CLI registers a client with the local receiver's OAuth stand-in",
   'cli/translator-secrets.ts': "the operator's CLI asks the local Secret Manager emulator, as the gateway",
   'adapters/secrets.ts':
     "Secret Manager's emulator (SECRET_MANAGER_EMULATOR_HOST): the service's own secrets",

@@ -34,11 +34,17 @@ describe('platforms: segment-action catalogue', () => {
     assert.ok(catalogSearch('messaging').some((d) => d.slug === 'braze'));
   });
 
-  it('supports credentials from settings and OAuth only where a token is taken as a secret', () => {
+  it('supports credentials from settings, and every OAuth destination through an oauth2 connection', () => {
     const of = (slug: string) => catalogSupported(catalogEntry(slug) as CatalogEntry);
     assert.equal(of('klaviyo'), true);
     assert.equal(of('customerio'), true);
     assert.equal(of('hubspot'), true);
-    assert.equal(of('salesforce'), false);
+    assert.equal(of('salesforce'), true);
+    const oauth = catalogList().filter((d) => d.auth === 'oauth2' || d.auth === 'oauth-managed');
+    assert.equal(oauth.length, 30);
+    assert.deepEqual(
+      oauth.filter((d) => !catalogSupported(d)).map((d) => d.slug),
+      [],
+    );
   });
 });

@@ -12,7 +12,8 @@ import {
   segmentActionViolations,
 } from '../../../../core/platforms/segment-action/check.ts';
 import { readSettingsFile, SettingsFileError } from '../../../../local/settings-file.ts';
-import type { Destination, Settings } from '../../../../schemas/settings.ts';
+import type { Connection, Destination, Settings } from '../../../../schemas/settings.ts';
+import { googleSheetsDestination } from '../../../support/google-sheets.ts';
 
 const klaviyo: Destination = {
   id: 'klaviyo',
@@ -149,7 +150,7 @@ describe('segment_action: settings check', () => {
     );
   });
 
-  it('OAuth: HubSpot takes its private-app token as the access_token secret; without one it is named', () => {
+  it('OAuth: HubSpot takes its private-app token as the access_token secret, or a connection; with neither, both are named', () => {
     const hubspot: Destination = {
       id: 'hubspot',
       type: 'segment_action',
@@ -157,9 +158,85 @@ describe('segment_action: settings check', () => {
       actions: [{ action: 'upsertContact' }],
     };
     assert.deepEqual(segmentActionProblems(hubspot), [
-      'destination.secrets.access_token: is required: hubspot authenticates with OAuth; name the secret holding its access token (a HubSpot private-app token)',
+      'destination.connection: is required: hubspot authenticates with OAuth (oauth2); name an oauth2 connection holding its client and refresh token (eventbus connect hubspot), or a token that does not expire under secrets.access_token',
     ]);
     assert.deepEqual(segmentActionProblems({ ...hubspot, secrets: { access_token: 'HUBSPOT_TOKEN' } }), []);
+  });
+
+  describe('OAuth connections (issue #78)', () => {
+    const sheets = googleSheetsDestination('sheet-1', 'google');
+    const google: Connection = {
+      id: 'google',
+      type: 'oauth2',
+      secrets: { client_id: 'G_CLIENT_ID', client_secret: 'G_CLIENT_SECRET', refresh_token: 'G_REFRESH' },
+    };
+    const check = (d: Destination, connections: Connection[]) =>
+      segmentActionViolations({ project: 'p', destinations: [d], connections } as unknown as Settings).map(
+        (v) => `${v.field}: ${v.description}`,
+      );
+
+    it('Google Sheets with an oauth2 connection naming its client and refresh token passes', () => {
+      assert.deepEqual(check(sheets, [google]), []);
+    });
+
+    it('without a connection, the check says what to name', () => {
+      const { connection: _c, ...bare } = sheets;
+      assert.deepEqual(check(bare, [google]), [
+        'destinations[0].connection: is required: google-sheets authenticates with OAuth (oauth2); name an oauth2 connection holding its client and refresh token (eventbus connect google-sheets)',
+      ]);
+    });
+
+    it('a connection that lacks what Segment’s refresh function reads is named, role by role', () => {
+      assert.deepEqual(check(sheets, [{ ...google, secrets: { refresh_token: 'G_REFRESH' } }]), [
+        'destinations[0].connection: connection "google" lacks secrets.client_id, secrets.client_secret: google-sheets refreshes its access token with them (Segment\'s refreshAccessToken)',
+      ]);
+    });
+
+    it('a missing connection, another kind of connection, and an unknown role are refused', () => {
+      assert.deepEqual(check(sheets, []), [
+        'destinations[0].connection: no connection "google" (oauth2 connections: none)',
+      ]);
+      assert.deepEqual(check(sheets, [{ id: 'google', type: 'webhook', url: 'https://example.com/h' }]), [
+        'destinations[0].connection: "google" is a webhook connection, not oauth2',
+      ]);
+      assert.deepEqual(check(sheets, [{ ...google, secrets: { ...google.secrets, password: 'P' } }]), [
+        'connections[0].secrets.password: is not a role of an oauth2 connection (access_token, refresh_token, client_id, client_secret)',
+      ]);
+    });
+
+    it('a destination whose definition cannot refresh needs an access token on its connection', () => {
+      const audiences: Destination = {
+        id: 'fb',
+        type: 'segment_action',
+        destination: 'facebook-custom-audiences',
+        connection: 'meta',
+        config: { retlAdAccountId: '123' },
+        actions: [{ action: 'sync', when: ['purchase'] }],
+      };
+      const problems = check(audiences, [{ id: 'meta', type: 'oauth2', secrets: { refresh_token: 'R' } }]);
+      assert.ok(
+        problems.includes(
+          'destinations[0].connection: connection "meta" lacks secrets.access_token: facebook-custom-audiences\'s definition has no way to refresh a token, so it sends the one given (a long-lived token)',
+        ),
+        problems.join('\n'),
+      );
+    });
+
+    it('an access token as a secret is refused where it expires, and the connection roles are not secrets of the destination', () => {
+      assert.deepEqual(
+        check({ ...sheets, secrets: { access_token: 'T', oauth_refresh_token: 'R' } }, [google]),
+        [
+          "destinations[0].secrets.access_token: google-sheets's access tokens expire: name an oauth2 connection instead (eventbus connect google-sheets)",
+          "destinations[0].secrets.oauth_refresh_token: is read from the destination's oauth2 connection, not named here",
+        ],
+      );
+    });
+
+    it('a destination that is not OAuth takes no connection', () => {
+      assert.deepEqual(segmentActionProblems({ ...klaviyo, connection: 'google' }), [
+        'destination.connection: klaviyo does not authenticate with OAuth: it takes no connection',
+      ]);
+    });
   });
 
   it('the settings check keys problems under destinations[i]', () => {

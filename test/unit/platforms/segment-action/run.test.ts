@@ -87,7 +87,7 @@ describe('segment_action: the runtime', () => {
     assert.equal(r.outcomes[0]?.outcome.status, 'rejected');
     assert.match(
       r.outcomes[0]?.outcome.status === 'rejected' ? r.outcomes[0].outcome.reason : '',
-      /secrets\.access_token/,
+      /name an oauth2 connection/,
     );
     assert.equal(calls.length, 0);
   });
