@@ -4,7 +4,7 @@
  * file is the caller's job.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import { DOMAIN_PATTERN, DURATION_PATTERN, Settings } from '../schemas/settings.ts';
+import { DOMAIN_PATTERN, DURATION_PATTERN, ORIGIN_PATH_PATTERN, Settings } from '../schemas/settings.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
 import { pointsInside } from './egress/policy.ts';
@@ -17,6 +17,10 @@ const validator = interpretedValidator<Settings>(Settings, {
   patterns: new Map([
     [DURATION_PATTERN, 'expected a duration like 10s or 5m'],
     [DOMAIN_PATTERN, 'expected a domain in lower case, like acme.com'],
+    [
+      ORIGIN_PATH_PATTERN,
+      'expected one path segment after a slash, like /_eb: lower-case letters, digits, - or _, at most 32 of them, no slash at the end',
+    ],
   ]),
 });
 

@@ -160,6 +160,11 @@ export function allowOrigin(rt: Runtime, req: IncomingMessage, res: ServerRespon
   const origin = req.headers.origin;
   if (origin && (rt.origins.has(origin) || keyOrigin(req) === origin)) {
     res.setHeader('access-control-allow-origin', origin);
+    // The tag sends its batches with credentials on the site's own domain, so the ids its answer
+    // sets are kept (gateway/id-cookies.ts); a credentialed answer is read only with this header
+    // and an exact origin. The gateway authenticates nothing by cookie: reading an answer with
+    // them gives a page nothing it could not read without.
+    res.setHeader('access-control-allow-credentials', 'true');
     res.setHeader('vary', 'Origin');
   }
 }
@@ -313,6 +318,29 @@ export function refused(
 export function sizeOf(req: IncomingMessage): number | undefined {
   const n = Number(req.headers['content-length']);
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+}
+
+/**
+ * The host the browser sent the request to, when a proxy in front says it in X-Forwarded-Host
+ * (a Cloudflare Worker or Akamai rule that calls the gateway by its own host); read only where
+ * proxies are trusted. The load balancer and Cloud Run keep the browser's `Host` themselves.
+ */
+export function forwardedHost(rt: Runtime, req: IncomingMessage): string | undefined {
+  const h = rt.config.trustProxy ? req.headers['x-forwarded-host'] : undefined;
+  return (Array.isArray(h) ? h[0] : h)?.split(',')[0]?.trim() || undefined;
+}
+
+/**
+ * A request URL under `gateway.origin_path` (`/_eb/v1/tag.js` on the site's own origin) as the
+ * gateway's own (`/v1/tag.js`): the prefix is taken off here, so a proxy in front forwards the
+ * path unchanged. Any other URL is returned as it is (the gateway's own address keeps working).
+ */
+export function withoutOriginPath(rt: Runtime, url: string): string {
+  const prefix = rt.config.settings.gateway?.origin_path;
+  if (!prefix || !url.startsWith(prefix)) return url;
+  const next = url.charCodeAt(prefix.length);
+  // `/` or `?` after the prefix (47, 63); `/_ebx` is another path.
+  return next === 47 ? url.slice(prefix.length) : next === 63 ? `/${url.slice(prefix.length)}` : url;
 }
 
 /** The scheme the sender used: Cloud Run's front end says it in X-Forwarded-Proto. */
