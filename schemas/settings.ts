@@ -402,6 +402,9 @@ export const Billing = Type.Union([Type.Literal('request'), Type.Literal('instan
  */
 /** A path of the site's origin for the gateway (`gateway.origin_path`): one segment, e.g. `/_eb`. */
 export const ORIGIN_PATH_PATTERN = '^/[a-z0-9_-]{1,32}$';
+/** A global backend service: its name in the project, or its (partial) URL. */
+export const SITE_BACKEND_PATTERN =
+  '^((https://www\\.googleapis\\.com/compute/v1/)?projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/global/backendServices/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
 export const DOMAIN_PATTERN = '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
 
 /** IAM members granted IAP access to the studio, each list a role inside it (studio/auth.ts). */
@@ -497,7 +500,15 @@ export const Settings = Type.Object(
             Type.String({
               pattern: ORIGIN_PATH_PATTERN,
               description:
-                "A path of the site's own origin the tag, its batches and the SDK paths are served under (e.g. /_eb): the gateway takes requests under it as its own, and `pulumi up` declares a load balancer path rule with Cloud CDN for it (docs/browser.md#same-origin-path)",
+                "A path of the site's own origin the tag, its batches and the SDK paths are served under (e.g. /_eb): the gateway takes requests under it as its own, and `pulumi up` declares a load balancer URL map sending it to the gateway through Cloud CDN, everything else to `site_backend` (docs/browser.md#same-origin-path)",
+            }),
+          ),
+          site_backend: Type.Optional(
+            Type.String({
+              pattern: SITE_BACKEND_PATTERN,
+              maxLength: 1024,
+              description:
+                "With `origin_path`: the backend service the site's own external Application Load Balancer sends its pages to (a name in the project, or its URL, projects/<p>/global/backendServices/<name>); the declared URL map's default",
             }),
           ),
         },
