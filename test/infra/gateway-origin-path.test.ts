@@ -9,15 +9,10 @@ import { plan } from '../../core/plan.ts';
 import { checkSettings } from '../../core/settings.ts';
 import type { StackConfig } from '../../infra/config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from '../../infra/environment.ts';
-import { BUNDLES, declare, ofType, type Recorded, resolveOutput } from './support.ts';
+import { BUNDLES, declare, LB_TYPES, ofType, type Recorded, resolveOutput } from './support.ts';
 
 const PROJECT = 'shop-events-prod';
-const T = {
-  neg: 'gcp:compute/regionNetworkEndpointGroup:RegionNetworkEndpointGroup',
-  backend: 'gcp:compute/backendService:BackendService',
-  urlMap: 'gcp:compute/uRLMap:URLMap',
-  api: 'gcp:projects/service:Service',
-} as const;
+const T = LB_TYPES;
 
 const check = (gateway: Record<string, unknown>) =>
   checkSettings({ name: 'shop', project: PROJECT, region: 'europe-west1', gateway });
