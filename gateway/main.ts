@@ -67,6 +67,7 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       project: config.project,
       topics: config.plan.gateway.topics,
       trustProxy: env[ENV.cloudRunService] !== undefined || env[ENV.trustProxy] === '1',
+      edgeSecret: env[ENV.edgeSecret] || undefined,
       openapi: openapiDocument(),
     },
     {

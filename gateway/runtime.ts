@@ -4,6 +4,7 @@
  * Google's error envelope, refusal records, the rate limit, the registry read now, the client a
  * request comes from.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
@@ -35,6 +36,8 @@ export interface GatewayConfig {
   readonly topics: readonly string[];
   /** Take the client IP from X-Forwarded-For (Cloud Run's front end appends it). */
   readonly trustProxy?: boolean;
+  /** The secret an edge proxy proves itself with (`EVENTBUS_EDGE_SECRET`; runtime.ts, viaEdge). */
+  readonly edgeSecret?: string | undefined;
   /** How long a client may take to send its body. */
   readonly bodyTimeoutMs?: number;
   /** The OpenAPI document served at GET /v1/openapi.json. */
@@ -369,7 +372,8 @@ export function clientOf(rt: Runtime, req: IncomingMessage, principal: Principal
     // The visitor is the hop the nearest Google proxy appended: the last one from Cloud Run's
     // own front end (run.app, a domain mapping); the one before the last through the load
     // balancer, which appends `<client-ip>,<load-balancer-ip>` (docs/browser.md#first-party-domains).
-    const back = hops.length > 1 && viaLoadBalancer(rt, req) ? 2 : 1;
+    // An edge proxy that proved itself (viaEdge) put the visitor first, and the front end appended it.
+    const back = hops.length > 1 && (viaLoadBalancer(rt, req) || viaEdge(rt, req)) ? 2 : 1;
     if (hops.length > 0) ip = hops[hops.length - back];
   }
   const ua = req.headers['user-agent'];
@@ -386,9 +390,29 @@ export function clientOf(rt: Runtime, req: IncomingMessage, principal: Principal
  */
 function viaLoadBalancer(rt: Runtime, req: IncomingMessage): boolean {
   const g = rt.config.settings.gateway;
-  if (!g?.domain || (g.domain_via ?? 'load_balancer') !== 'load_balancer') return false;
   const host = req.headers.host?.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-  return host === g.domain;
+  const balanced = (g?.domain_via ?? 'load_balancer') === 'load_balancer';
+  if (g?.domain && host === g.domain) return balanced;
+  // gateway.origin_path: the site's load balancer keeps the site's host. A request sent to the
+  // service's own address carries a `run.app` host (or the mapped domain), so cannot pass for it.
+  if (!g?.origin_path || !host || host.endsWith('.run.app') || host === g.domain) return false;
+  const url = req.url ?? '';
+  return url === g.origin_path || url.startsWith(`${g.origin_path}/`) || url.startsWith(`${g.origin_path}?`);
+}
+
+/**
+ * Whether a request came through an edge proxy (examples/edge/: a Cloudflare Worker, an Akamai
+ * rule) that proved itself with the shared secret `EVENTBUS_EDGE_SECRET` in `X-Eventbus-Edge`:
+ * such a proxy sets `X-Forwarded-For` to the visitor alone, and Cloud Run's front end appends the
+ * proxy's address after it. Without the secret, the last hop (the proxy's address) is taken.
+ */
+function viaEdge(rt: Runtime, req: IncomingMessage): boolean {
+  const secret = rt.config.edgeSecret;
+  const given = req.headers['x-eventbus-edge'];
+  if (!secret || typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Whether a request is a page's: a write key, with an Origin it lists. */

@@ -9,12 +9,13 @@
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Cookie, Response } from 'playwright-core';
 import { issueKey } from '../../gateway/credentials.ts';
 import { ID_COOKIE_SECONDS } from '../../gateway/id-cookies.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { forwardTo } from '../support/proxy.ts';
 import { baseSettings, FakePublisher, startTestGateway, type TestGateway } from './support.ts';
 
 const STUB = `!function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();`;
@@ -59,28 +60,11 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
       }
       forwarded.push(`${req.method} ${req.url.split('?')[0]}`);
       // As a CDN or load balancer rule does: the path unchanged, the visitor's address appended.
-      const up = request(
-        {
-          host: '127.0.0.1',
-          port: edge.port,
-          method: req.method,
-          path: req.url,
-          headers: {
-            ...req.headers,
-            'x-forwarded-for': req.socket.remoteAddress ?? '',
-            'x-forwarded-proto': 'http',
-          },
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      up.on('error', () => {
-        if (!res.headersSent) res.writeHead(502);
-        res.end();
+      forwardTo(edge.port, req, res, {
+        ...req.headers,
+        'x-forwarded-for': req.socket.remoteAddress ?? '',
+        'x-forwarded-proto': 'http',
       });
-      req.pipe(up);
     });
     await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
     site = `http://www.shop.test:${(proxy.address() as AddressInfo).port}`;
