@@ -395,9 +395,15 @@ function viaLoadBalancer(rt: Runtime, req: IncomingMessage): boolean {
   if (g?.domain && host === g.domain) return balanced;
   // gateway.origin_path: the site's load balancer keeps the site's host. A request sent to the
   // service's own address carries a `run.app` host (or the mapped domain), so cannot pass for it.
-  if (!g?.origin_path || !host || host.endsWith('.run.app') || host === g.domain) return false;
+  if (!host || host.endsWith('.run.app') || host === g?.domain) return false;
+  return originPathOf(rt, req) !== undefined;
+}
+
+/** `gateway.origin_path` when the request's URL is under it (as the browser sent it), else undefined. */
+export function originPathOf(rt: Runtime, req: IncomingMessage): string | undefined {
+  const prefix = rt.config.settings.gateway?.origin_path;
   const url = req.url ?? '';
-  return url === g.origin_path || url.startsWith(`${g.origin_path}/`) || url.startsWith(`${g.origin_path}?`);
+  return prefix && withoutOriginPath(rt, url) !== url ? prefix : undefined;
 }
 
 /**

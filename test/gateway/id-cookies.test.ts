@@ -158,6 +158,21 @@ describe('gateway: ids set in a page batch’s answer', () => {
       const server = await post('/v1/topics/events', [event], { authorization: `Bearer ${g.token}` });
       assert.equal(server.statusCode, 200);
       assert.equal(server.headers['set-cookie'], undefined);
+      // Segment's settings under the path name the site's origin and path as its API host.
+      const settings = await new Promise<string>((resolve, reject) => {
+        const r = request(
+          `${g.url}/_eb/v1/projects/${g.key}/settings`,
+          { headers: { host: 'www.shop.example' } },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve(text));
+          },
+        );
+        r.on('error', reject);
+        r.end();
+      });
+      assert.equal(JSON.parse(settings).integrations['Segment.io'].apiHost, 'www.shop.example/_eb/v1');
       assert.equal((await fetch(`${g.url}/_eb/v1/tag.js`)).status, 200);
       assert.equal((await fetch(`${g.url}/_ebx/v1/tag.js`)).status, 404);
       assert.equal((await fetch(`${g.url}/_eb/health`)).status, 200);
