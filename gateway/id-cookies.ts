@@ -67,6 +67,9 @@ export function idCookies(
   }
   const purposes = resolvePurposes(event, undefined, settings.producers?.honor_gpc ?? true);
   if (purposes.analytics.state !== 'granted') return [];
+  // Sent before the page's GPP CMP was ready: its TCF section may yet refuse purpose 1, so
+  // storage waits, as the tag's own does (a TCF CMP's silence already reads as refused).
+  if ((event.consent as Readonly<Record<string, unknown>> | undefined)?.['gpp_pending'] === true) return [];
 
   const configured = cookieDomainOf(settings);
   const host = request.host;

@@ -48,6 +48,11 @@ describe('gateway: ids set in a page batch’s answer', () => {
       [],
       'GDPR applies and no TC string: purpose 1 is not consented',
     );
+    assert.deepEqual(
+      lines(site, on('www.shop.example'), { consent: { analytics: 'granted', gpp_pending: true } }),
+      [],
+      'a GPP CMP not ready yet: storage waits, as in the tag',
+    );
     // The batch's last event decides (the consent given last).
     assert.deepEqual(lines(site, on('www.shop.example'), ALL, { consent: { analytics: 'denied' } }), []);
   });
