@@ -54,8 +54,13 @@ function start(): void {
   // A gateway on the site's own domain sets the ids in its answers (gateway/id-cookies.ts): its
   // batches go with credentials, so the browser keeps them; elsewhere cookies would be another site's.
   // (Told by the names, not by probing cookies, which would write one before consent.)
-  const gatewayHost = gateway ? new URL(gateway, location.href).hostname : location.hostname;
   const host = location.hostname;
+  let gatewayHost = host;
+  try {
+    gatewayHost = new URL(gateway, location.href).hostname;
+  } catch {
+    // a data-gateway that is no URL: its sends fail and are logged, as before
+  }
   const parent = host.slice(host.indexOf('.') + 1);
   const serverSets =
     gatewayHost === host ||
