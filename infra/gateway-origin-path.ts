@@ -7,8 +7,8 @@
  *
  * The paths go through unchanged: the gateway takes the prefix off itself (gateway/runtime.ts,
  * withoutOriginPath). The CDN follows the gateway's own `Cache-Control` (USE_ORIGIN_HEADERS): the
- * tag is cached (5 minutes, a pinned version a year), every event's answer says `no-store`, a POST
- * is never cached, and Cloud CDN does not cache an answer that sets a cookie.
+ * tag is cached (5 minutes, a pinned version a year), every event's answer says `no-store` and a
+ * POST is never cached, so an answer that sets the ids is never shared.
  *
  * The site's HTTPS proxy, certificate and address are the site's: pointing its proxy at this URL
  * map is one command, printed as the stack output `gatewayOriginUrlMap`.
