@@ -41,6 +41,8 @@ export const ENV = Object.freeze({
   trustProxy: 'EVENTBUS_TRUST_PROXY',
   /** The secret an edge proxy in front of the gateway sends in X-Eventbus-Edge (docs/browser.md#same-origin-path). */
   edgeSecret: 'EVENTBUS_EDGE_SECRET',
+  /** The base of cookieless pages' daily salts (docs/browser.md#cookieless). */
+  sessionSalt: 'EVENTBUS_SESSION_SALT',
   /** Publish calls the gateway keeps in flight at once (docs/gateway.md). */
   publishInFlight: 'EVENTBUS_PUBLISH_IN_FLIGHT',
   /** How long a Publish call in flight holds the next one back, in milliseconds (docs/gateway.md). */

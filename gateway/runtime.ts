@@ -25,6 +25,7 @@ import {
   type ReplayMemory,
 } from './idempotency.ts';
 import { splitUrl } from './routing.ts';
+import { type SessionKeys, sessionKeys } from './session-key.ts';
 import { type CertificateCache, createCertificateCache } from './signing-certificates.ts';
 import { truncate } from './step.ts';
 import type { TranslatorEntry } from './translate.ts';
@@ -38,6 +39,8 @@ export interface GatewayConfig {
   readonly trustProxy?: boolean;
   /** The secret an edge proxy proves itself with (`EVENTBUS_EDGE_SECRET`; runtime.ts, viaEdge). */
   readonly edgeSecret?: string | undefined;
+  /** The base of cookieless pages' daily salts (`EVENTBUS_SESSION_SALT`; gateway/session-key.ts). */
+  readonly sessionSalt?: string | undefined;
   /** How long a client may take to send its body. */
   readonly bodyTimeoutMs?: number;
   /** The OpenAPI document served at GET /v1/openapi.json. */
@@ -100,6 +103,8 @@ export interface Runtime {
   readonly openapiBody: string | undefined;
   /** Refusals counted per credential, translator and reason (refused()). */
   readonly refusals: Map<string, number>;
+  /** A cookieless page's session keys (gateway/session-key.ts). */
+  readonly sessionKeys: SessionKeys;
 }
 
 /** The runtime of a gateway: everything its handlers share, derived from its config once. */
@@ -130,6 +135,7 @@ export function runtimeOf(config: GatewayConfig, deps: GatewayDeps): Runtime {
     bodyTimeoutMs: config.bodyTimeoutMs ?? 10_000,
     openapiBody: config.openapi ? JSON.stringify(config.openapi) : undefined,
     refusals: new Map(),
+    sessionKeys: sessionKeys(config.sessionSalt),
   };
 }
 

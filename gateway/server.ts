@@ -193,14 +193,27 @@ function handlePublish(
     // event's device.ip. Tokens and Google identities are servers that carry only what they
     // send, their users' addresses among it (docs/gateway.md, "Who sent an event").
     // A write key's money events without its allowance are marked unverified (sdk-paths.ts).
-    const client = withMoneyRule(clientOf(rt, req, principal), principal);
+    const observed = withMoneyRule(clientOf(rt, req, principal), principal);
+    // A cookieless page (the tag's data-cookieless): no cookie, a session key of the day instead.
+    const cookieless = observed.sender === 'browser' && query.get('cookieless') === '1';
+    const client = cookieless
+      ? {
+          ...observed,
+          sessionKey: rt.sessionKeys(
+            rt.now(),
+            observed.ip ?? '',
+            observed.userAgent ?? '',
+            req.headers.origin ?? '',
+          ),
+        }
+      : observed;
     return andThen(readRequest(req, rt.limits, rt.bodyTimeoutMs), (body) => {
       if (!body.ok) return sendError(rt, req, res, body.error, true);
       return publishEvents(rt, req, res, {
         client,
         // A page's batch: its answer sets the ids it holds as cookies, as consent allows.
         cookies:
-          client.sender === 'browser'
+          client.sender === 'browser' && !cookieless
             ? (parsed: Parsed) =>
                 idCookies(
                   rt.config.settings,

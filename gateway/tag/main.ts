@@ -88,7 +88,10 @@ function start(): void {
    * them denied, or a CMP that has not answered yet). Until then the ids live in memory only: the
    * events go without a stored id.
    */
+  // A cookieless site (data-cookieless): nothing is ever stored; the gateway keys the session.
+  const cookieless = data['cookieless'] !== undefined && data['cookieless'] !== 'false';
   const mayStore = () => {
+    if (cookieless) return false;
     const analytics = purposeState(current(), 'analytics');
     const tcf = cmp.storage();
     if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
@@ -112,7 +115,10 @@ function start(): void {
     local.set(ID_KEY, on ? anonymousId : undefined);
     local.set(USER_KEY, on ? userId : undefined);
     // The site's own choice is kept (it is asked once); nothing is written until it makes one.
-    local.set(CONSENT_KEY, Object.keys(consent).length > 0 ? JSON.stringify(consent) : undefined);
+    local.set(
+      CONSENT_KEY,
+      !cookieless && Object.keys(consent).length > 0 ? JSON.stringify(consent) : undefined,
+    );
   };
   const landing = landingCampaign(location.search);
   const adsGranted = () => {
@@ -122,8 +128,8 @@ function start(): void {
   adsGranted();
 
   const sender = createSender({
-    url: `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}`,
-    credentials: serverSets ? 'include' : 'omit',
+    url: `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
+    credentials: serverSets && !cookieless ? 'include' : 'omit',
     log,
   });
   /** The page before this one: the document's referrer, then the previous URL of a single-page app. */

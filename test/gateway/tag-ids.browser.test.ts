@@ -24,9 +24,9 @@ const GRANTED = "analytics.consent({ analytics_storage: 'granted', ad_storage: '
 const REFUSED =
   "window.dataLayer = window.dataLayer || []; function gtag(){dataLayer.push(arguments)} gtag('consent', 'default', { analytics_storage: 'denied', ad_storage: 'denied' });";
 
-const page = (head: string, src: string, key: string) =>
+const page = (head: string, src: string, key: string, attrs = '') =>
   `<!doctype html><html><head><title>Shop</title><script>${STUB}\n${head}</script>
-<script async src="${src}" data-key="${key}"></script></head><body>shop</body></html>`;
+<script async src="${src}" data-key="${key}" ${attrs}></script></head><body>shop</body></html>`;
 
 /** Within a minute of the 400 days an answer's cookie gets (a script's is 365 days, or 7 under ITP). */
 const serverLifetime = (c: Cookie | undefined) =>
@@ -44,8 +44,9 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
   let site = '';
   let siteKey = '';
   let plainKey = '';
-  /** The head script of the proxy's page, per test. */
+  /** The head script of the proxy's page and its tag's attributes, per test. */
   let head = '';
+  let attrs = '';
   /** What the proxy forwarded, `METHOD path` (the page's own requests are counted by the browser). */
   const forwarded: string[] = [];
 
@@ -55,7 +56,7 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     proxy = createServer((req, res) => {
       if (!req.url?.startsWith('/_eb/')) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-        res.end(page(head, '/_eb/v1/tag.js', siteKey));
+        res.end(page(head, '/_eb/v1/tag.js', siteKey, attrs));
         return;
       }
       forwarded.push(`${req.method} ${req.url.split('?')[0]}`);
@@ -97,6 +98,7 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     pub.calls.length = 0;
     forwarded.length = 0;
     head = '';
+    attrs = '';
   });
 
   const events = () =>
@@ -217,5 +219,30 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     assert.equal(view?.['event_name'], 'page_view');
     assert.ok(view?.['anonymous_id'], 'the event carries an id for the page');
     await context.close();
+  });
+
+  it('a cookieless site (data-cookieless): nothing stored even with consent, one session key across visits', async () => {
+    head = GRANTED;
+    attrs = 'data-cookieless';
+    const ids: unknown[] = [];
+    const sessions: unknown[] = [];
+    for (const path of ['/', '/next']) {
+      pub.calls.length = 0;
+      const context = await browser!.newContext();
+      const v = await visit(context, `${site}${path}`);
+      assert.equal(v.answer.status(), 200);
+      assert.deepEqual(v.setCookies, []);
+      assert.deepEqual(await context.cookies(), []);
+      assert.deepEqual(await v.tab.evaluate(() => [Object.keys(localStorage), Object.keys(sessionStorage)]), [
+        [],
+        [],
+      ]);
+      ids.push(events()[0]?.['anonymous_id']);
+      sessions.push(events()[0]?.['session_id']);
+      await context.close();
+    }
+    assert.notEqual(ids[0], ids[1], 'no id carried between visits');
+    assert.match(String(sessions[0]), /^ckl_/);
+    assert.equal(sessions[1], sessions[0], 'the same visitor, site and day: the same session key');
   });
 });
