@@ -118,6 +118,15 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     const setCookies = await answer.headerValues('set-cookie');
     return { tab, requests, answer, setCookies };
   };
+  /** A visit whose batch is answered 200 with no Set-Cookie, leaving no cookie and no storage. */
+  const visitStoringNothing = async (context: BrowserContext, url: string) => {
+    const v = await visit(context, url);
+    assert.equal(v.answer.status(), 200);
+    assert.deepEqual(v.setCookies, []);
+    assert.deepEqual(await context.cookies(), []);
+    const storage = await v.tab.evaluate(() => [Object.keys(localStorage), Object.keys(sessionStorage)]);
+    assert.deepEqual(storage, [[], []]);
+  };
   const named = (lines: readonly string[], name: string) => lines.find((l) => l.startsWith(`${name}=`));
 
   it('through a reverse proxy on the site’s origin: the batch’s answer sets the id and _fbp on the registrable domain for 400 days, and a later visit without script storage keeps the id', async () => {
@@ -207,14 +216,7 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
   it('with storage refused: no Set-Cookie, nothing stored by the script, the events still sent', async () => {
     head = REFUSED;
     const context = await browser!.newContext();
-    const v = await visit(context, `${site}/`);
-    assert.equal(v.answer.status(), 200);
-    assert.deepEqual(v.setCookies, []);
-    assert.deepEqual(await context.cookies(), []);
-    assert.deepEqual(await v.tab.evaluate(() => [Object.keys(localStorage), Object.keys(sessionStorage)]), [
-      [],
-      [],
-    ]);
+    await visitStoringNothing(context, `${site}/`);
     const [view] = events();
     assert.equal(view?.['event_name'], 'page_view');
     assert.ok(view?.['anonymous_id'], 'the event carries an id for the page');
@@ -229,14 +231,7 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     for (const path of ['/', '/next']) {
       pub.calls.length = 0;
       const context = await browser!.newContext();
-      const v = await visit(context, `${site}${path}`);
-      assert.equal(v.answer.status(), 200);
-      assert.deepEqual(v.setCookies, []);
-      assert.deepEqual(await context.cookies(), []);
-      assert.deepEqual(await v.tab.evaluate(() => [Object.keys(localStorage), Object.keys(sessionStorage)]), [
-        [],
-        [],
-      ]);
+      await visitStoringNothing(context, `${site}${path}`);
       ids.push(events()[0]?.['anonymous_id']);
       sessions.push(events()[0]?.['session_id']);
       await context.close();
