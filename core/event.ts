@@ -88,6 +88,11 @@ export interface NormalizeContext {
     readonly userAgent?: string | undefined;
     /** The request's Sec-CH-UA* headers, raw (only those present): fill device.client_hints. */
     readonly hints?: ClientHints | undefined;
+    /**
+     * A cookieless page's session key (gateway/session-key.ts): fills session_id where the event
+     * has none, for a browser's events only.
+     */
+    readonly sessionKey?: string | undefined;
   };
   /** The event name given by the path alias (`POST /v1/topics/view_content`). */
   readonly pathEventName?: string | undefined;
@@ -103,7 +108,8 @@ export interface NormalizeContext {
 
 /**
  * A field of an event that the server filled in rather than the producer: the receive time as
- * `event_time`, and the request's address, user agent and client hints as `device.*`. None of
+ * `event_time`, the request's address, user agent and client hints as `device.*`, and a cookieless
+ * page's session key as `session_id`. None of
  * them is the producer's content, so none enters the event's identity (core/identity.ts). A
  * minted `event_id` is named too, but stays in the identity: without an id of the producer's,
  * two equal bodies are two events (nothing says they are one), so such an event needs no fold.
@@ -113,13 +119,15 @@ export type ServerField =
   | 'event_time'
   | 'device.ip'
   | 'device.user_agent'
-  | 'device.client_hints';
+  | 'device.client_hints'
+  | 'session_id';
 export const SERVER_FIELDS: readonly ServerField[] = Object.freeze([
   'event_id',
   'event_time',
   'device.ip',
   'device.user_agent',
   'device.client_hints',
+  'session_id',
 ]);
 
 /**
@@ -360,6 +368,12 @@ export function normalizeEvent(raw: unknown, ctx: NormalizeContext): NormalizeRe
   if (c.user_id !== undefined) event.user_id = c.user_id;
   if (c.anonymous_id !== undefined) event.anonymous_id = c.anonymous_id;
   if (c.session_id !== undefined) event.session_id = c.session_id;
+  else if (ctx.client?.sender === 'browser' && ctx.client.sessionKey) {
+    // A cookieless page's session key; another day's retry has another, so it is a server field.
+    event.session_id = ctx.client.sessionKey;
+    if (filled) filled.push('session_id');
+    else filled = ['session_id'];
+  }
   if (c.source !== undefined) event.source = c.source;
   if (c.user !== undefined) event.user = c.user;
   if (c.page !== undefined) event.page = c.page;

@@ -114,7 +114,7 @@ export function identityDigest(event: IdentityView, serverFields: readonly strin
   let device: Record<string, unknown> | undefined;
   for (const f of serverFields) {
     // A minted event_id stays: it is what tells two equal bodies without an id apart.
-    if (f === 'event_time') delete view['event_time'];
+    if (f === 'event_time' || f === 'session_id') delete view[f];
     else if (f.startsWith('device.') && event.device) {
       device ??= { ...event.device };
       delete device[f.slice('device.'.length)];

@@ -196,6 +196,11 @@ export interface Plan {
      * load balancer or a Cloud Run domain mapping (infra/gateway-domain.ts).
      */
     readonly domain?: { readonly name: string; readonly via: 'load_balancer' | 'mapping' };
+    /**
+     * The path of the site's own origin it is served under (`gateway.origin_path`), and the site's
+     * backend service everything else goes to (infra/gateway-origin-path.ts).
+     */
+    readonly originPath?: { readonly path: string; readonly siteBackend: string | undefined };
   };
   /** The studio service (the admin API of runtime resources, the registry's only writer). */
   readonly studio: { readonly name: 'studio'; readonly sizing: FunctionPlan['sizing'] };
@@ -672,6 +677,9 @@ export function plan(settings: Readonly<Settings>): Plan {
       topics: eventTopics,
       ...(settings.gateway?.domain
         ? { domain: { name: settings.gateway.domain, via: settings.gateway.domain_via ?? 'load_balancer' } }
+        : {}),
+      ...(settings.gateway?.origin_path
+        ? { originPath: { path: settings.gateway.origin_path, siteBackend: settings.gateway.site_backend } }
         : {}),
     },
     studio: { name: 'studio', sizing: sizing(settings.functions?.studio) },

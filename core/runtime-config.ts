@@ -39,6 +39,10 @@ export const ENV = Object.freeze({
   gatewayAudience: 'EVENTBUS_GATEWAY_AUDIENCE',
   /** `1`: take the client IP from X-Forwarded-For (always on under Cloud Run). */
   trustProxy: 'EVENTBUS_TRUST_PROXY',
+  /** The secret an edge proxy in front of the gateway sends in X-Eventbus-Edge (docs/browser.md#same-origin-path). */
+  edgeSecret: 'EVENTBUS_EDGE_SECRET',
+  /** The base of cookieless pages' daily salts (docs/browser.md#cookieless). */
+  sessionSalt: 'EVENTBUS_SESSION_SALT',
   /** Publish calls the gateway keeps in flight at once (docs/gateway.md). */
   publishInFlight: 'EVENTBUS_PUBLISH_IN_FLIGHT',
   /** How long a Publish call in flight holds the next one back, in milliseconds (docs/gateway.md). */

@@ -4,7 +4,13 @@
  * file is the caller's job.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import { DOMAIN_PATTERN, DURATION_PATTERN, Settings } from '../schemas/settings.ts';
+import {
+  DOMAIN_PATTERN,
+  DURATION_PATTERN,
+  ORIGIN_PATH_PATTERN,
+  Settings,
+  SITE_BACKEND_PATTERN,
+} from '../schemas/settings.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
 import { pointsInside } from './egress/policy.ts';
@@ -17,6 +23,14 @@ const validator = interpretedValidator<Settings>(Settings, {
   patterns: new Map([
     [DURATION_PATTERN, 'expected a duration like 10s or 5m'],
     [DOMAIN_PATTERN, 'expected a domain in lower case, like acme.com'],
+    [
+      ORIGIN_PATH_PATTERN,
+      'expected one path segment after a slash, like /_eb: lower-case letters, digits, - or _, at most 32 of them, no slash at the end',
+    ],
+    [
+      SITE_BACKEND_PATTERN,
+      'expected the name of a global backend service (lower case, like shop-web-backend) or its URL, projects/<project>/global/backendServices/<name>',
+    ],
   ]),
 });
 
@@ -68,6 +82,14 @@ export function checkSettings(value: unknown): LoadResult {
   if (schemaErrors.length > 0) return { ok: false, errors: schemaErrors };
   const settings = value as Settings;
   const errors: FieldViolation[] = [];
+  const g = settings.gateway;
+  // origin_path alone serves locally (a proxy in front); `pulumi up` refuses it without
+  // site_backend (infra/gateway-origin-path.ts, originPathRefusal).
+  if (g?.site_backend && !g.origin_path)
+    errors.push({
+      field: 'gateway.site_backend',
+      description: 'only means something with gateway.origin_path',
+    });
   const topics = settings.topics ?? [];
   topics.forEach((t, i) => {
     if (RESERVED_TOPICS.includes(t))

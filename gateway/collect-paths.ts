@@ -87,7 +87,7 @@ const METHODS: Readonly<Record<Collector, string>> = {
 /**
  * The call of a default path, or undefined when it was answered here (a method the path does
  * not serve: 405). A listed origin is told its credentialed requests may read their answers
- * (Snowplow's trackers fetch with `credentials: 'include'`; the gateway reads no cookie).
+ * (Snowplow's trackers fetch with `credentials: 'include'`; the gateway authenticates nothing by cookie).
  */
 export function collectCall(
   rt: Runtime,

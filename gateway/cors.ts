@@ -75,7 +75,7 @@ export function preflightProblem(
  * else 403, logged and recorded with the reason (`preflight_origin`, `preflight_method`,
  * `preflight_headers`), since the browser itself reports nothing to the gateway. `credentials`:
  * the path's senders send with credentials (Snowplow's trackers fetch with `credentials:
- * 'include'`), which a browser allows only when told so; the gateway reads no cookie, so the
+ * 'include'`), which a browser allows only when told so; the gateway authenticates nothing by cookie, so the
  * allowance gives a page nothing it did not have.
  */
 export function preflight(rt: Runtime, req: IncomingMessage, res: ServerResponse, credentials = false): void {

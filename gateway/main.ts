@@ -67,6 +67,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       project: config.project,
       topics: config.plan.gateway.topics,
       trustProxy: env[ENV.cloudRunService] !== undefined || env[ENV.trustProxy] === '1',
+      edgeSecret: env[ENV.edgeSecret] || undefined,
+      sessionSalt: env[ENV.sessionSalt] || undefined,
       openapi: openapiDocument(),
     },
     {

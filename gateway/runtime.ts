@@ -4,6 +4,7 @@
  * Google's error envelope, refusal records, the rate limit, the registry read now, the client a
  * request comes from.
  */
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
@@ -24,6 +25,7 @@ import {
   type ReplayMemory,
 } from './idempotency.ts';
 import { splitUrl } from './routing.ts';
+import { type SessionKeys, sessionKeys } from './session-key.ts';
 import { type CertificateCache, createCertificateCache } from './signing-certificates.ts';
 import { truncate } from './step.ts';
 import type { TranslatorEntry } from './translate.ts';
@@ -35,6 +37,10 @@ export interface GatewayConfig {
   readonly topics: readonly string[];
   /** Take the client IP from X-Forwarded-For (Cloud Run's front end appends it). */
   readonly trustProxy?: boolean;
+  /** The secret an edge proxy proves itself with (`EVENTBUS_EDGE_SECRET`; runtime.ts, viaEdge). */
+  readonly edgeSecret?: string | undefined;
+  /** The base of cookieless pages' daily salts (`EVENTBUS_SESSION_SALT`; gateway/session-key.ts). */
+  readonly sessionSalt?: string | undefined;
   /** How long a client may take to send its body. */
   readonly bodyTimeoutMs?: number;
   /** The OpenAPI document served at GET /v1/openapi.json. */
@@ -97,6 +103,8 @@ export interface Runtime {
   readonly openapiBody: string | undefined;
   /** Refusals counted per credential, translator and reason (refused()). */
   readonly refusals: Map<string, number>;
+  /** A cookieless page's session keys (gateway/session-key.ts). */
+  readonly sessionKeys: SessionKeys;
 }
 
 /** The runtime of a gateway: everything its handlers share, derived from its config once. */
@@ -127,6 +135,7 @@ export function runtimeOf(config: GatewayConfig, deps: GatewayDeps): Runtime {
     bodyTimeoutMs: config.bodyTimeoutMs ?? 10_000,
     openapiBody: config.openapi ? JSON.stringify(config.openapi) : undefined,
     refusals: new Map(),
+    sessionKeys: sessionKeys(config.sessionSalt),
   };
 }
 
@@ -160,6 +169,11 @@ export function allowOrigin(rt: Runtime, req: IncomingMessage, res: ServerRespon
   const origin = req.headers.origin;
   if (origin && (rt.origins.has(origin) || keyOrigin(req) === origin)) {
     res.setHeader('access-control-allow-origin', origin);
+    // The tag sends its batches with credentials on the site's own domain, so the ids its answer
+    // sets are kept (gateway/id-cookies.ts); a credentialed answer is read only with this header
+    // and an exact origin. The gateway authenticates nothing by cookie: reading an answer with
+    // them gives a page nothing it could not read without.
+    res.setHeader('access-control-allow-credentials', 'true');
     res.setHeader('vary', 'Origin');
   }
 }
@@ -315,6 +329,29 @@ export function sizeOf(req: IncomingMessage): number | undefined {
   return Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 }
 
+/**
+ * The host the browser sent the request to, when a proxy in front says it in X-Forwarded-Host
+ * (a Cloudflare Worker or Akamai rule that calls the gateway by its own host); read only where
+ * proxies are trusted. The load balancer and Cloud Run keep the browser's `Host` themselves.
+ */
+export function forwardedHost(rt: Runtime, req: IncomingMessage): string | undefined {
+  const h = rt.config.trustProxy ? req.headers['x-forwarded-host'] : undefined;
+  return (Array.isArray(h) ? h[0] : h)?.split(',')[0]?.trim() || undefined;
+}
+
+/**
+ * A request URL under `gateway.origin_path` (`/_eb/v1/tag.js` on the site's own origin) as the
+ * gateway's own (`/v1/tag.js`): the prefix is taken off here, so a proxy in front forwards the
+ * path unchanged. Any other URL is returned as it is (the gateway's own address keeps working).
+ */
+export function withoutOriginPath(rt: Runtime, url: string): string {
+  const prefix = rt.config.settings.gateway?.origin_path;
+  if (!prefix || !url.startsWith(prefix)) return url;
+  const next = url.charCodeAt(prefix.length);
+  // `/` or `?` after the prefix (47, 63); `/_ebx` is another path.
+  return next === 47 ? url.slice(prefix.length) : next === 63 ? `/${url.slice(prefix.length)}` : url;
+}
+
 /** The scheme the sender used: Cloud Run's front end says it in X-Forwarded-Proto. */
 export function protoOf(rt: Runtime, req: IncomingMessage): string {
   const p = rt.config.trustProxy ? req.headers['x-forwarded-proto'] : undefined;
@@ -341,7 +378,8 @@ export function clientOf(rt: Runtime, req: IncomingMessage, principal: Principal
     // The visitor is the hop the nearest Google proxy appended: the last one from Cloud Run's
     // own front end (run.app, a domain mapping); the one before the last through the load
     // balancer, which appends `<client-ip>,<load-balancer-ip>` (docs/browser.md#first-party-domains).
-    const back = hops.length > 1 && viaLoadBalancer(rt, req) ? 2 : 1;
+    // An edge proxy that proved itself (viaEdge) put the visitor first, and the front end appended it.
+    const back = hops.length > 1 && (viaLoadBalancer(rt, req) || viaEdge(rt, req)) ? 2 : 1;
     if (hops.length > 0) ip = hops[hops.length - back];
   }
   const ua = req.headers['user-agent'];
@@ -358,9 +396,35 @@ export function clientOf(rt: Runtime, req: IncomingMessage, principal: Principal
  */
 function viaLoadBalancer(rt: Runtime, req: IncomingMessage): boolean {
   const g = rt.config.settings.gateway;
-  if (!g?.domain || (g.domain_via ?? 'load_balancer') !== 'load_balancer') return false;
   const host = req.headers.host?.toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
-  return host === g.domain;
+  const balanced = (g?.domain_via ?? 'load_balancer') === 'load_balancer';
+  if (g?.domain && host === g.domain) return balanced;
+  // gateway.origin_path: the site's load balancer keeps the site's host. A request sent to the
+  // service's own address carries a `run.app` host (or the mapped domain), so cannot pass for it.
+  if (!host || host.endsWith('.run.app') || host === g?.domain) return false;
+  return originPathOf(rt, req) !== undefined;
+}
+
+/** `gateway.origin_path` when the request's URL is under it (as the browser sent it), else undefined. */
+export function originPathOf(rt: Runtime, req: IncomingMessage): string | undefined {
+  const prefix = rt.config.settings.gateway?.origin_path;
+  const url = req.url ?? '';
+  return prefix && withoutOriginPath(rt, url) !== url ? prefix : undefined;
+}
+
+/**
+ * Whether a request came through an edge proxy (examples/edge/: a Cloudflare Worker, an Akamai
+ * rule) that proved itself with the shared secret `EVENTBUS_EDGE_SECRET` in `X-Eventbus-Edge`:
+ * such a proxy sets `X-Forwarded-For` to the visitor alone, and Cloud Run's front end appends the
+ * proxy's address after it. Without the secret, the last hop (the proxy's address) is taken.
+ */
+function viaEdge(rt: Runtime, req: IncomingMessage): boolean {
+  const secret = rt.config.edgeSecret;
+  const given = req.headers['x-eventbus-edge'];
+  if (!secret || typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Whether a request is a page's: a write key, with an Origin it lists. */

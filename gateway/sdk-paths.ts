@@ -9,7 +9,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from './auth.ts';
 import type { EnvelopeContext } from './envelope.ts';
 import type { SdkPath } from './routing.ts';
-import { clientOf, protoOf, type Runtime, refuseMethod, send, translatorClient } from './runtime.ts';
+import {
+  clientOf,
+  forwardedHost,
+  originPathOf,
+  protoOf,
+  type Runtime,
+  refuseMethod,
+  send,
+  translatorClient,
+} from './runtime.ts';
 
 /**
  * The settings answers change only with the gateway's address: browsers may keep them a while.
@@ -37,8 +46,10 @@ export function sdkSettings(
     refuseMethod(rt, req, res, 'GET, HEAD, OPTIONS');
     return;
   }
-  const domain = rt.config.settings.gateway?.domain;
-  const host = domain ?? req.headers.host ?? '';
+  // Under gateway.origin_path the SDK sends to the site's own origin and path, as it loaded them.
+  const prefix = originPathOf(rt, req);
+  const domain = prefix ? undefined : rt.config.settings.gateway?.domain;
+  const host = domain ?? `${(prefix && forwardedHost(rt, req)) || req.headers.host || ''}${prefix ?? ''}`;
   const cache = domain ? SETTINGS_CACHE : SETTINGS_CACHE_PER_HOST;
   if (sdk === 'rudderstack') {
     send(

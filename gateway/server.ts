@@ -31,6 +31,7 @@ import {
   parsePublishForm,
   parseTopicsForm,
 } from './envelope.ts';
+import { cookieRequestOf, idCookies } from './id-cookies.ts';
 import {
   route,
   type SdkPath,
@@ -43,9 +44,11 @@ import {
   admit,
   clientOf,
   definitionsNow,
+  forwardedHost,
   type GatewayConfig,
   type GatewayDeps,
   note,
+  protoOf,
   type Runtime,
   refused,
   refuseMethod,
@@ -57,6 +60,7 @@ import {
   sizeOf,
   translatorClient,
   translatorNow,
+  withoutOriginPath,
 } from './runtime.ts';
 import { queryKeys, readJitsuKey, sdkClient, sdkMetrics, sdkSettings, withMoneyRule } from './sdk-paths.ts';
 import { serveTag } from './tag-route.ts';
@@ -119,7 +123,7 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
  */
 function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePromise<void> {
   showUrl(req);
-  const { path, query: queryText } = splitUrl(req.url ?? '/');
+  const { path, query: queryText } = splitUrl(withoutOriginPath(rt, req.url ?? '/'));
   const method = req.method ?? 'GET';
   const r = route(path, rt.config.project, rt.topics);
   // Every path's preflight, an unknown one's too: the request that follows then gets its real
@@ -185,14 +189,39 @@ function handlePublish(
     const who = `${principal.kind}:${principal.id}`;
     note(rt, req, { credential: who });
     if (!admit(rt, req, res, principal, who)) return;
+    // Only a page's write key is the person's browser: its address fills (and wins over) the
+    // event's device.ip. Tokens and Google identities are servers that carry only what they
+    // send, their users' addresses among it (docs/gateway.md, "Who sent an event").
+    // A write key's money events without its allowance are marked unverified (sdk-paths.ts).
+    const observed = withMoneyRule(clientOf(rt, req, principal), principal);
+    // A cookieless page (the tag's data-cookieless): no cookie, a session key of the day instead.
+    const cookieless = observed.sender === 'browser' && query.get('cookieless') === '1';
+    const client = cookieless
+      ? {
+          ...observed,
+          sessionKey: rt.sessionKeys(
+            rt.now(),
+            observed.ip ?? '',
+            observed.userAgent ?? '',
+            req.headers.origin ?? '',
+          ),
+        }
+      : observed;
     return andThen(readRequest(req, rt.limits, rt.bodyTimeoutMs), (body) => {
       if (!body.ok) return sendError(rt, req, res, body.error, true);
       return publishEvents(rt, req, res, {
-        // Only a page's write key is the person's browser: its address fills (and wins over) the
-        // event's device.ip. Tokens and Google identities are servers that carry only what they
-        // send, their users' addresses among it (docs/gateway.md, "Who sent an event").
-        // A write key's money events without its allowance are marked unverified (sdk-paths.ts).
-        client: withMoneyRule(clientOf(rt, req, principal), principal),
+        client,
+        // A page's batch: its answer sets the ids it holds as cookies, as consent allows.
+        cookies:
+          client.sender === 'browser' && !cookieless
+            ? (parsed: Parsed) =>
+                idCookies(
+                  rt.config.settings,
+                  cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)),
+                  parsed.messages,
+                  rt.now(),
+                )
+            : undefined,
         build: (ctx) =>
           form === 'topics'
             ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
@@ -235,6 +264,8 @@ interface Publication<B extends { readonly deprecated?: Deprecated }> {
   readonly reply?: ((built: B, ids: readonly (string | undefined)[]) => void) | undefined;
   /** What a failed publish's log line names. */
   readonly logged: (built: B) => Record<string, string>;
+  /** `Set-Cookie` values for the 200 answer (a page's batch: gateway/id-cookies.ts). */
+  readonly cookies?: ((built: B) => readonly string[]) | undefined;
 }
 
 /**
@@ -309,6 +340,8 @@ function build<B extends { readonly deprecated?: Deprecated }>(
   }
   return publishing.then((ids) => {
     try {
+      const cookies = p.cookies?.(b);
+      if (cookies && cookies.length > 0 && !res.headersSent) res.setHeader('set-cookie', cookies);
       if (p.reply) p.reply(b, ids);
       else send(rt, req, res, 200, p.answer(b, ids), deprecationHeaders(b.deprecated));
     } catch (err) {

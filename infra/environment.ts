@@ -25,6 +25,7 @@ import type { StackConfig } from './config.ts';
 import { Functions } from './functions.ts';
 import { Gateway } from './gateway.ts';
 import { domainRefusal, GatewayDomain, LOAD_BALANCER_APIS } from './gateway-domain.ts';
+import { GatewayOriginPath, originPathRefusal } from './gateway-origin-path.ts';
 import { Identities } from './identities.ts';
 import { Messaging } from './messaging.ts';
 import { Ops } from './ops.ts';
@@ -50,6 +51,8 @@ export interface EnvironmentOutputs {
   /** With `gateway.domain`: `https://<domain>`, and the DNS record to create for it. */
   readonly gatewayDomainUrl?: string;
   readonly gatewayDnsRecord?: pulumi.Output<string>;
+  /** With `gateway.origin_path`: the command that points the site's HTTPS proxy at the declared URL map. */
+  readonly gatewayOriginUrlMap?: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -68,8 +71,9 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // URLs that point inside, and mappings that read a URL or header from the event (as settings check).
   for (const w of addressWarnings(settings)) pulumi.log.warn(w);
   // Before anything is created: a domain mapping in a region without them would fail at the end.
-  const domainRefused = domainRefusal(plan);
+  const domainRefused = domainRefusal(plan) ?? originPathRefusal(plan);
   if (domainRefused) throw new Error(domainRefused);
+  const originPath = plan.gateway.originPath;
   const domain = plan.gateway.domain;
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;
@@ -79,7 +83,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       ...(columnSecurity ? COLUMN_SECURITY_APIS : []),
       // What the workloads call, from the access table (Data Manager, Analytics Admin, …).
       ...calledApis(plan, settings),
-      ...(domain?.via === 'load_balancer' ? LOAD_BALANCER_APIS : []),
+      ...(domain?.via === 'load_balancer' || originPath ? LOAD_BALANCER_APIS : []),
       ...STUDIO_APIS,
     ],
   });
@@ -315,6 +319,13 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   const gatewayDomain = domain
     ? new GatewayDomain(name, { plan, domain, service: gateway.service, apisReady: apis.ready }, after)
     : undefined;
+  const gatewayOrigin = originPath
+    ? new GatewayOriginPath(
+        name,
+        { plan, originPath, service: gateway.service, apisReady: apis.ready },
+        after,
+      )
+    : undefined;
   new Alerts(name, { plan }, { dependsOn: [apis.ready, messaging, functions] });
   new RequestLogs(name, { plan }, { dependsOn: [apis.ready] });
   const buckets = new Buckets(
@@ -459,6 +470,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
     ...(gatewayDomain
       ? { gatewayDomainUrl: gatewayDomain.url, gatewayDnsRecord: gatewayDomain.dnsRecord }
       : {}),
+    ...(gatewayOrigin ? { gatewayOriginUrlMap: gatewayOrigin.instruction } : {}),
   };
 }
 

@@ -18,5 +18,7 @@ export const registryBucket = environment.registryBucket;
 // With gateway.domain only (an undefined export is no stack output): the DNS record to create.
 export const gatewayDomainUrl = environment.gatewayDomainUrl;
 export const gatewayDnsRecord = environment.gatewayDnsRecord;
+// With gateway.origin_path only: the command that points the site's HTTPS proxy at the URL map.
+export const gatewayOriginUrlMap = environment.gatewayOriginUrlMap;
 // What store and forward run as: the next pulumi up keeps it unless the settings change it.
 export const billing = environment.billing;

@@ -408,6 +408,11 @@ export const Billing = Type.Union([Type.Literal('request'), Type.Literal('instan
  * A DNS name in lower case, e.g. `acme.com`: labels of letters, digits and inner hyphens, the
  * last one letters only.
  */
+/** A path of the site's origin for the gateway (`gateway.origin_path`): one segment, e.g. `/_eb`. */
+export const ORIGIN_PATH_PATTERN = '^/[a-z0-9_-]{1,32}$';
+/** A global backend service: its name in the project, or its (partial) URL. */
+export const SITE_BACKEND_PATTERN =
+  '^((https://www\\.googleapis\\.com/compute/v1/)?projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/global/backendServices/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
 export const DOMAIN_PATTERN = '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
 
 /** IAM members granted IAP access to the studio, each list a role inside it (studio/auth.ts). */
@@ -489,6 +494,29 @@ export const Settings = Type.Object(
               default: 'load_balancer',
               description:
                 'How the domain reaches the gateway: `load_balancer`, a global external Application Load Balancer with a Google-managed certificate (every region, a fixed monthly cost); `mapping`, a Cloud Run domain mapping (no cost; Preview, some regions only, the domain verified by whoever runs `pulumi up`)',
+            }),
+          ),
+          cookie_domain: Type.Optional(
+            Type.String({
+              pattern: DOMAIN_PATTERN,
+              maxLength: 253,
+              description:
+                "The site's registrable domain the ids the gateway sets in its answers live on (e.g. shop.example, so www. and shop. share them); default: `domain` less its first label; unset with no `domain`: host-only cookies (docs/browser.md#ids-the-server-sets)",
+            }),
+          ),
+          origin_path: Type.Optional(
+            Type.String({
+              pattern: ORIGIN_PATH_PATTERN,
+              description:
+                "A path of the site's own origin the tag, its batches and the SDK paths are served under (e.g. /_eb): the gateway takes requests under it as its own, and `pulumi up` declares a load balancer URL map sending it to the gateway through Cloud CDN, everything else to `site_backend` (docs/browser.md#same-origin-path)",
+            }),
+          ),
+          site_backend: Type.Optional(
+            Type.String({
+              pattern: SITE_BACKEND_PATTERN,
+              maxLength: 1024,
+              description:
+                "With `origin_path`: the backend service the site's own external Application Load Balancer sends its pages to (a name in the project, or its URL, projects/<p>/global/backendServices/<name>); the declared URL map's default",
             }),
           ),
         },

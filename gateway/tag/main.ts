@@ -46,7 +46,26 @@ function start(): void {
     document.querySelector('script[data-key][src*="/tag"]')) as HTMLScriptElement | null;
   const data = script?.dataset ?? {};
   const key = data['key'] ?? '';
-  const gateway = (data['gateway'] ?? (script?.src ? new URL(script.src).origin : '')).replace(/\/$/, '');
+  // The script's own origin, with the path it is served under (`/_eb/v1/tag.js` on the site's origin).
+  const src = script?.src ? new URL(script.src) : undefined;
+  const gateway = (
+    data['gateway'] ?? (src ? src.origin + (/^(.*)\/v1\/tag\.js$/.exec(src.pathname)?.[1] ?? '') : '')
+  ).replace(/\/$/, '');
+  // A gateway on the site's own domain sets the ids in its answers (gateway/id-cookies.ts): its
+  // batches go with credentials, so the browser keeps them; elsewhere cookies would be another site's.
+  // (Told by the names, not by probing cookies, which would write one before consent.)
+  const host = location.hostname;
+  let gatewayHost = host;
+  try {
+    gatewayHost = new URL(gateway, location.href).hostname;
+  } catch {
+    // a data-gateway that is no URL: its sends fail and are logged, as before
+  }
+  const parent = host.slice(host.indexOf('.') + 1);
+  const serverSets =
+    gatewayHost === host ||
+    gatewayHost.endsWith(`.${host}`) ||
+    (parent.includes('.') && gatewayHost.endsWith(`.${parent}`));
   let debugging = data['debug'] !== undefined && data['debug'] !== 'false';
   const log = (...what: unknown[]) => {
     if (debugging) console.log('[eventbus]', ...what);
@@ -69,7 +88,10 @@ function start(): void {
    * them denied, or a CMP that has not answered yet). Until then the ids live in memory only: the
    * events go without a stored id.
    */
+  // A cookieless site (data-cookieless): nothing is ever stored; the gateway keys the session.
+  const cookieless = data['cookieless'] !== undefined && data['cookieless'] !== 'false';
   const mayStore = () => {
+    if (cookieless) return false;
     const analytics = purposeState(current(), 'analytics');
     const tcf = cmp.storage();
     if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
@@ -85,11 +107,18 @@ function start(): void {
   const keep = () => {
     const on = mayStore();
     // Removing a cookie that is not there would still write (and probe the domain): skipped.
-    if (on || readCookie(ID_KEY) !== undefined) writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
+    // Where the gateway's answers set the id, the script leaves a cookie of the same value alone:
+    // writing it again would cap it (Safari's 7 days for a script's cookies).
+    const had = readCookie(ID_KEY);
+    if (on ? had !== anonymousId || !serverSets : had !== undefined)
+      writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
     local.set(ID_KEY, on ? anonymousId : undefined);
     local.set(USER_KEY, on ? userId : undefined);
     // The site's own choice is kept (it is asked once); nothing is written until it makes one.
-    local.set(CONSENT_KEY, Object.keys(consent).length > 0 ? JSON.stringify(consent) : undefined);
+    local.set(
+      CONSENT_KEY,
+      !cookieless && Object.keys(consent).length > 0 ? JSON.stringify(consent) : undefined,
+    );
   };
   const landing = landingCampaign(location.search);
   const adsGranted = () => {
@@ -99,7 +128,8 @@ function start(): void {
   adsGranted();
 
   const sender = createSender({
-    url: `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}`,
+    url: `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
+    credentials: serverSets && !cookieless ? 'include' : 'omit',
     log,
   });
   /** The page before this one: the document's referrer, then the previous URL of a single-page app. */

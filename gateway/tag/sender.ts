@@ -19,6 +19,8 @@ interface Pending {
 export interface SenderOptions {
   /** `https://<gateway>/v1/topics/events?key=<write key>`. */
   readonly url: string;
+  /** `include` where the gateway is on the site's domain and sets ids in its answers. */
+  readonly credentials: 'include' | 'omit';
   readonly log: (...what: unknown[]) => void;
 }
 
@@ -116,7 +118,7 @@ export function createSender(options: SenderOptions) {
         body,
         headers: { 'content-type': 'text/plain' },
         keepalive: body.length < 60_000,
-        credentials: 'omit',
+        credentials: options.credentials,
       });
     } catch {
       if (leaving) beacon();

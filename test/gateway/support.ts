@@ -70,6 +70,9 @@ export async function startTestGateway(opts: {
   secrets?: GatewayDeps['secrets'];
   refusals?: GatewayDeps['refusals'];
   fetch?: GatewayDeps['fetch'];
+  /** As on Cloud Run: the visitor's address from X-Forwarded-For; `edgeSecret`: EVENTBUS_EDGE_SECRET. */
+  trustProxy?: boolean;
+  edgeSecret?: string;
 }): Promise<TestGateway> {
   const dir = mkdtempSync(join(tmpdir(), 'gateway-test-'));
   const store = fileTokenStore(join(dir, 'tokens.json'));
@@ -127,6 +130,8 @@ export async function startTestGateway(opts: {
       topics: ['events', ...(settings.topics ?? [])],
       openapi: openapiDocument(),
       ...(opts.bodyTimeoutMs ? { bodyTimeoutMs: opts.bodyTimeoutMs } : {}),
+      ...(opts.trustProxy ? { trustProxy: true } : {}),
+      ...(opts.edgeSecret ? { edgeSecret: opts.edgeSecret } : {}),
     },
     deps,
   );

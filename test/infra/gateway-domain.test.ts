@@ -11,21 +11,11 @@ import { checkSettings } from '../../core/settings.ts';
 import type { StackConfig } from '../../infra/config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from '../../infra/environment.ts';
 import { domainRefusal, MAPPING_REGIONS } from '../../infra/gateway-domain.ts';
-import { BUNDLES, declare, ofType, type Recorded, resolveOutput } from './support.ts';
+import { BUNDLES, declare, LB_TYPES, ofType, type Recorded, resolveOutput } from './support.ts';
 
 const PROJECT = 'shop-events-prod';
 const DOMAIN = 'events.shop.example';
-const T = {
-  address: 'gcp:compute/globalAddress:GlobalAddress',
-  neg: 'gcp:compute/regionNetworkEndpointGroup:RegionNetworkEndpointGroup',
-  backend: 'gcp:compute/backendService:BackendService',
-  urlMap: 'gcp:compute/uRLMap:URLMap',
-  certificate: 'gcp:compute/managedSslCertificate:ManagedSslCertificate',
-  proxy: 'gcp:compute/targetHttpsProxy:TargetHttpsProxy',
-  rule: 'gcp:compute/globalForwardingRule:GlobalForwardingRule',
-  mapping: 'gcp:cloudrun/domainMapping:DomainMapping',
-  api: 'gcp:projects/service:Service',
-} as const;
+const T = LB_TYPES;
 const LOAD_BALANCER_TYPES = [T.address, T.neg, T.backend, T.urlMap, T.certificate, T.proxy, T.rule];
 
 function stackConfig(region: string, gateway?: Record<string, unknown>): StackConfig {

@@ -29,6 +29,19 @@ export function settingsText(relative: string): string {
 export const resolveOutput = <V>(o: pulumi.Output<V>) => new Promise<V>((r) => o.apply((v) => r(v)));
 
 /** Every declared resource of one type. */
+/** The Pulumi types of the load balancer's resources and the enabled APIs (gateway.domain, gateway.origin_path). */
+export const LB_TYPES = {
+  address: 'gcp:compute/globalAddress:GlobalAddress',
+  neg: 'gcp:compute/regionNetworkEndpointGroup:RegionNetworkEndpointGroup',
+  backend: 'gcp:compute/backendService:BackendService',
+  urlMap: 'gcp:compute/uRLMap:URLMap',
+  certificate: 'gcp:compute/managedSslCertificate:ManagedSslCertificate',
+  proxy: 'gcp:compute/targetHttpsProxy:TargetHttpsProxy',
+  rule: 'gcp:compute/globalForwardingRule:GlobalForwardingRule',
+  mapping: 'gcp:cloudrun/domainMapping:DomainMapping',
+  api: 'gcp:projects/service:Service',
+} as const;
+
 export function ofType(recorded: Recorded, type: string): Declared[] {
   return recorded.resources.filter((r) => r.type === type);
 }

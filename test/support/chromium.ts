@@ -4,8 +4,11 @@ import { type Browser, chromium } from 'playwright-core';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Launches it, or undefined where it is not installed (the test skips). */
-export async function launchChromium(): Promise<Browser | undefined> {
+/**
+ * Launches it, or undefined where it is not installed (the test skips); `extra`: more switches
+ * (`--host-resolver-rules=MAP www.shop.test 127.0.0.1` for a site with a registrable domain).
+ */
+export async function launchChromium(extra: readonly string[] = []): Promise<Browser | undefined> {
   if (!existsSync(CHROMIUM)) return undefined;
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -17,6 +20,7 @@ export async function launchChromium(): Promise<Browser | undefined> {
       '--disable-component-update',
       '--disable-sync',
       '--no-first-run',
+      ...extra,
     ],
   });
 }
