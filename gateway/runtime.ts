@@ -4,9 +4,11 @@
  * Google's error envelope, refusal records, the rate limit, the registry read now, the client a
  * request comes from.
  */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
+import { noteSpan, REFUSED_ATTRIBUTE } from '../adapters/tracing.ts';
 import type { RefusalEvent } from '../core/console/live-events.ts';
 import type { DefinedEvents } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
@@ -210,6 +212,8 @@ export function sendError(
   e: ApiError,
   close = false,
 ): void {
+  // The request's span says why it was refused: the code, never the request's values.
+  noteSpan({ [REFUSED_ATTRIBUTE]: e.code });
   const recorder = rt.deps.refusals;
   if (recorder && !res.headersSent) {
     const n = (req as Noted)[NOTE];
