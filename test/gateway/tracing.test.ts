@@ -93,6 +93,24 @@ describe('gateway: a trace per request', () => {
     );
   });
 
+  it('a producer’s own traceparent attribute never reaches Pub/Sub: the gateway’s context does', async () => {
+    const exporter = new InMemorySpanExporter();
+    const { pub, g } = await start(0, exporter);
+    const forged = `00-${TRACE}-${PRODUCER_SPAN}-01`;
+    const data = Buffer.from(JSON.stringify(event(1))).toString('base64');
+    const a = await post(
+      `${g.url}/v1/projects/test-project/topics/events:publish`,
+      { messages: [{ data, attributes: { traceparent: forged, tracestate: 'x=1', keep: 'me' } }] },
+      { authorization: `Bearer ${g.token}` },
+    );
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const attrs = pub.calls[0]?.messages[0]?.attributes ?? {};
+    assert.equal(attrs['keep'], 'me');
+    assert.notEqual(attrs['traceparent'], forged);
+    assert.doesNotMatch(attrs['traceparent'] ?? '', new RegExp(TRACE));
+    assert.equal(attrs['tracestate'], undefined);
+  });
+
   it('at ratio 1, exports every request’s trace', async () => {
     const exporter = new InMemorySpanExporter();
     const { g } = await start(1, exporter);
