@@ -6,6 +6,7 @@
  */
 import type { FunctionConfig } from '../core/runtime-config.ts';
 import { createDeliveredCheck, ledgerDeliveredQuery } from './delivered-check.ts';
+import { tracedClaims } from './delivery-tracing.ts';
 import { environmentClaims } from './firestore-claims.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from './ledger-writer.ts';
 import { createSecrets } from './secrets.ts';
@@ -21,7 +22,7 @@ export async function deliveryServices(config: FunctionConfig, component: string
     ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
     // The send-once claims (core/claims/send-once.ts), before every call; a held one asks the
     // ledger, which must then answer: no answer fails the attempt, which comes back later.
-    claims: environmentClaims(config),
+    claims: tracedClaims(environmentClaims(config)),
     alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
       onFailure: 'closed',
       log: (message: string) => console.log(JSON.stringify({ severity: 'WARNING', message, component })),

@@ -12,6 +12,7 @@ import {
   bigQueryInsertAll,
   createBatchingWriter,
 } from './bigquery-writer.ts';
+import { activeTraceId } from './tracing.ts';
 
 /** The ledger table's name in the environment's dataset. */
 export const LEDGER_TABLE = 'deliveries';
@@ -34,11 +35,20 @@ export interface LedgerWriter {
 /** A ledger writer over any RowWriter (the BigQuery batching writer in production). */
 export function createLedgerWriter(rows: RowWriter, table = LEDGER_TABLE): LedgerWriter {
   return {
-    write: (entries) =>
-      rows.write(
+    write: (entries) => {
+      // Each row names the trace it was decided or attempted under (the push's span, when one is
+      // active: adapters/tracing.ts), so SQL joins the ledger to the traces.
+      const trace = activeTraceId();
+      return rows.write(
         table,
-        entries.map((e) => ({ insertId: e.insertId, json: e.row as unknown as Record<string, unknown> })),
-      ),
+        entries.map((e) => ({
+          insertId: e.insertId,
+          json: (trace !== null && e.row.trace_id === undefined
+            ? { ...e.row, trace_id: trace }
+            : e.row) as unknown as Record<string, unknown>,
+        })),
+      );
+    },
   };
 }
 

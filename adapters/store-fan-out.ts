@@ -7,11 +7,14 @@
 
 import type { DecisionOptions } from '../core/decision/decision.ts';
 import { createFanOut } from '../core/delivery/fan-out.ts';
-import type { DeliveryMessage } from '../core/delivery/message.ts';
+import type { LedgerEntry } from '../core/delivery/ledger.ts';
+import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../core/delivery/message.ts';
 import type { AfterStored } from '../core/store/store.ts';
+import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
 import type { RowWriter } from '../core/warehouse/rows.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { createLedgerWriter } from './ledger-writer.ts';
+import { childSpan, contextAttributes, SpanKind } from './tracing.ts';
 
 export interface StoreFanOutDeps {
   readonly settings: Readonly<Settings>;
@@ -32,12 +35,38 @@ export function createStoreFanOut(deps: StoreFanOutDeps): AfterStored | undefine
   const log = deps.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   return createFanOut({
     settings: deps.settings,
-    publish: deps.publish,
+    // Each verdict is a `store.decide` span under the push's; a sent one's message carries it, so
+    // the destination's `forward` span is its child (docs/observability.md).
+    publish: (messages) => deps.publish(messages.map(sentDecision)),
     ...(deps.options ? { options: deps.options } : {}),
     writeLedger: (entries) =>
-      ledger.write(entries).then((refused) => {
+      ledger.write(skippedDecisions(entries)).then((refused) => {
         for (const r of refused)
           log(JSON.stringify({ severity: 'ERROR', message: `ledger row refused: ${r.message}` }));
       }),
   });
+}
+
+/** A message to a destination, as a decision span's child: the span made, its context carried. */
+function sentDecision(m: DeliveryMessage): DeliveryMessage {
+  const span = childSpan('store.decide', SpanKind.INTERNAL, {
+    'eventbus.destination': m.attributes[DELIVERY_ATTRIBUTES.destination] ?? '',
+    'eventbus.verdict': 'send',
+  });
+  span.end();
+  const carried = contextAttributes(span);
+  return carried[TRACE_ATTRIBUTES.traceparent] === undefined
+    ? m
+    : { data: m.data, attributes: { ...m.attributes, ...carried } };
+}
+
+/** Skips, each a `store.decide` span with its reason (the ledger's words: settings and kinds, no values). */
+function skippedDecisions(entries: readonly LedgerEntry[]): readonly LedgerEntry[] {
+  for (const e of entries)
+    childSpan('store.decide', SpanKind.INTERNAL, {
+      'eventbus.destination': e.row.destination,
+      'eventbus.verdict': 'skip',
+      'eventbus.reason': (e.row.reason ?? '').slice(0, 256),
+    }).end();
+  return entries;
 }

@@ -78,6 +78,12 @@ export const ENV = Object.freeze({
   egressAllow: 'EVENTBUS_EGRESS_ALLOW',
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
+  /**
+   * The OTLP/HTTP base URL spans are exported to (docs/observability.md): Cloud Trace's
+   * `https://telemetry.googleapis.com` (set by Pulumi), locally the supervisor's receiver; unset,
+   * spans are made and their context carried, but nothing is exported.
+   */
+  traceEndpoint: 'EVENTBUS_TRACE_ENDPOINT',
 });
 
 export interface RuntimeConfig {
@@ -88,6 +94,8 @@ export interface RuntimeConfig {
   /** SECRET_MANAGER_EMULATOR_HOST (a URL), where Secret Manager is called locally. */
   readonly secretManager?: string;
   readonly tokenStore?: string;
+  /** EVENTBUS_TRACE_ENDPOINT: where spans are exported (OTLP/HTTP); absent: not exported. */
+  readonly traceEndpoint?: string;
 }
 
 /** Reads a text file (the entry point's `readFileSync`); the core itself does no I/O. */
@@ -120,6 +128,7 @@ export function readRuntimeConfig(
       ? { secretManager: env[ENV.secretManagerEmulatorHost] as string }
       : {}),
     ...(env[ENV.tokenStore] ? { tokenStore: env[ENV.tokenStore] as string } : {}),
+    ...(env[ENV.traceEndpoint] ? { traceEndpoint: env[ENV.traceEndpoint] as string } : {}),
   });
 }
 

@@ -21,6 +21,7 @@ import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
 import { SENDER_ATTRIBUTE } from '../core/sender.ts';
 import { fail, type Step } from '../core/step.ts';
+import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { ClientHints } from '../schemas/context.ts';
 import { decodeJson } from './body.ts';
@@ -64,6 +65,8 @@ export interface EnvelopeContext {
   readonly newId: () => string;
   /** The registry's event definitions: defined events are validated against them and stamped. */
   readonly defined?: DefinedEvents;
+  /** The request's trace context as message attributes (adapters/tracing.ts), set on every event's message. */
+  readonly trace?: Readonly<Record<string, string>> | undefined;
 }
 
 const ENVELOPE_KEYS = new Set(['messages']);
@@ -109,6 +112,9 @@ export const OUR_ATTRIBUTES = [
   SENDER_ATTRIBUTE,
   // A write key's money event without the allowance: no ad platform's conversion.
   UNVERIFIED_ATTRIBUTE,
+  // The request's trace context (core/trace-context.ts): a producer's own values are dropped.
+  TRACE_ATTRIBUTES.traceparent,
+  TRACE_ATTRIBUTES.tracestate,
 ] as const;
 
 /** The `/v1/topics/{topic}` form: one plain event, or an array of them. */
@@ -265,6 +271,7 @@ export function eventMessage(
   if (client.credential) ours[CREDENTIAL_ATTRIBUTE] = client.credential;
   if (client.sender) ours[SENDER_ATTRIBUTE] = client.sender;
   if (client.unverifiedMoney && isMoneyEvent(r.event.event_name)) ours[UNVERIFIED_ATTRIBUTE] = 'money';
+  if (ctx.trace) Object.assign(ours, ctx.trace);
   const attributes: Record<string, string> = extra.attributes ? { ...extra.attributes, ...ours } : ours;
   const message = { data, attributes };
   const { event_name: eventName, event_id: eventId } = r.event;

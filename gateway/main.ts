@@ -10,6 +10,7 @@ import { createPublisher } from '../adapters/publisher.ts';
 import { createRefusalRecorder, restInsertAll } from '../adapters/refusal-recorder.ts';
 import { createSecrets } from '../adapters/secrets.ts';
 import { readSettingsText } from '../adapters/settings-file.ts';
+import { setupProcessTracing } from '../adapters/tracing.ts';
 import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
 import { createGoogleIdentity } from './google-identity.ts';
@@ -21,6 +22,8 @@ import { openTokenStore } from './token-store.ts';
 /** Starts the gateway from an explicit env; resolves once it listens. */
 export async function startGatewayFromEnv(env: Readonly<Record<string, string | undefined>>) {
   const config = readRuntimeConfig(env, readSettingsText);
+  // Once per process, before the first request: a trace per request (docs/observability.md).
+  setupProcessTracing(config, 'gateway');
   const log = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   const store = openTokenStore(
     env[ENV.tokenStore] ?? `secret:${config.plan.gateway.tokenSecret}`,

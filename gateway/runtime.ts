@@ -8,6 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
+import { noteSpan, REFUSED_ATTRIBUTE } from '../adapters/tracing.ts';
 import type { RefusalEvent } from '../core/console/live-events.ts';
 import type { DefinedEvents } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
@@ -224,6 +225,8 @@ export function sendError(
   e: ApiError,
   close = false,
 ): void {
+  // The request's span says why it was refused: the code, never the request's values.
+  noteSpan({ [REFUSED_ATTRIBUTE]: e.code });
   const recorder = rt.deps.refusals;
   if (recorder && !res.headersSent) {
     const n = (req as Noted)[NOTE];

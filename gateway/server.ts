@@ -14,6 +14,14 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PublishUnavailableError } from '../adapters/publisher.ts';
+import {
+  activeContextAttributes,
+  childSpan,
+  endSpan,
+  noteSpan,
+  SpanKind,
+  withSpan,
+} from '../adapters/tracing.ts';
 import type { DefinedEvents, Deprecated } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { andThen, isPending, type MaybePromise } from '../core/maybe-async.ts';
@@ -64,6 +72,7 @@ import {
 } from './runtime.ts';
 import { queryKeys, readJitsuKey, sdkClient, sdkMetrics, sdkSettings, withMoneyRule } from './sdk-paths.ts';
 import { serveTag } from './tag-route.ts';
+import { receiveSpan } from './tracing.ts';
 import {
   invalidCalls,
   publishChunks,
@@ -91,12 +100,16 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
         rt.log({ severity: 'ERROR', message: `gateway bug: ${(err as Error).stack ?? String(err)}` });
         sendError(rt, req, res, apiError('INTERNAL'), true);
       };
-      try {
-        const handled = handle(rt, req, res);
-        if (isPending(handled)) handled.catch(bug);
-      } catch (err) {
-        bug(err);
-      }
+      // The request's span, active while it is handled: its context goes on every message (contextOf).
+      const receive = receiveSpan(req, res);
+      withSpan(receive.parent, receive.span, () => {
+        try {
+          const handled = handle(rt, req, res);
+          if (isPending(handled)) handled.catch(bug);
+        } catch (err) {
+          bug(err);
+        }
+      });
     },
   );
   // A malformed request line or headers: answer with our envelope instead of node's bare 400.
@@ -126,6 +139,7 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   const { path, query: queryText } = splitUrl(withoutOriginPath(rt, req.url ?? '/'));
   const method = req.method ?? 'GET';
   const r = route(path, rt.config.project, rt.topics);
+  noteSpan({ 'eventbus.route': r.kind });
   // Every path's preflight, an unknown one's too: the request that follows then gets its real
   // answer (a 404 with CORS headers) instead of a CORS error hiding it (gateway/cors.ts).
   if (method === 'OPTIONS') return preflight(rt, req, res, r.kind === 'collect');
@@ -180,7 +194,9 @@ function handlePublish(
   target: Target,
   query: Readonly<URLSearchParams>,
 ): MaybePromise<void> {
+  const authSpan = childSpan('gateway.auth');
   return andThen(authenticate(req, query.getAll('key'), rt.authDeps), (auth) => {
+    endSpan(authSpan, auth.ok ? undefined : { refused: auth.error.code });
     if (!auth.ok) {
       refused(rt, req, auth.error, auth.credential, { size: sizeOf(req) });
       return sendError(rt, req, res, auth.error, true);
@@ -313,7 +329,9 @@ function build<B extends { readonly deprecated?: Deprecated }>(
 ): MaybePromise<void> {
   // Sec-GPC: 1 (Global Privacy Control) is carried to the events as consent.gpc (envelope.ts).
   const client = req.headers['sec-gpc'] === '1' ? { ...p.client, gpc: true } : p.client;
+  const validate = childSpan('gateway.validate');
   const built = p.build(contextOf(rt, client, defined));
+  endSpan(validate, built.ok ? undefined : { refused: built.error.code });
   if (!built.ok) return sendError(rt, req, res, built.error);
   const b = built.value;
   if (names) {
@@ -327,7 +345,9 @@ function build<B extends { readonly deprecated?: Deprecated }>(
   }
   const refusal = p.refuse(b);
   if (refusal) return sendError(rt, req, res, refusal);
+  const publish = childSpan('gateway.publish', SpanKind.PRODUCER);
   const failed = (err: unknown) => {
+    endSpan(publish, { error: (err as Error).name });
     const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;
     rt.log({ severity: 'ERROR', message: `publish failed: ${(err as Error).message}`, ...p.logged(b) });
     sendError(rt, req, res, apiError('UNAVAILABLE', { retryAfter }));
@@ -339,6 +359,8 @@ function build<B extends { readonly deprecated?: Deprecated }>(
     return failed(err);
   }
   return publishing.then((ids) => {
+    publish.setAttribute('messaging.batch.message_count', ids.length);
+    endSpan(publish);
     try {
       const cookies = p.cookies?.(b);
       if (cookies && cookies.length > 0 && !res.headersSent) res.setHeader('set-cookie', cookies);
@@ -376,6 +398,7 @@ function contextOf(
     client,
     newId: rt.deps.newId,
     ...(defined ? { defined } : {}),
+    trace: activeContextAttributes(),
   };
 }
 

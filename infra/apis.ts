@@ -33,6 +33,9 @@ export const REQUIRED_APIS = Object.freeze([
   'cloudscheduler.googleapis.com',
   'monitoring.googleapis.com',
   'logging.googleapis.com',
+  // Spans land in Cloud Trace (docs/observability.md); its OTLP endpoint, the Telemetry API, is
+  // enabled from the access table's calls (calledApis).
+  'cloudtrace.googleapis.com',
 ]);
 
 /**

@@ -42,6 +42,18 @@ export const BUILD_ROLES = Object.freeze([
   'roles/logging.logWriter',
 ]);
 
+/**
+ * The workloads that export spans (docs/observability.md) and the role that lets them write to
+ * Cloud Trace (its OTLP endpoint included); project-level, as Cloud Trace has no finer resource.
+ */
+export const TRACING_WORKLOADS: readonly Workload[] = Object.freeze([
+  'gateway',
+  'store',
+  'forward',
+  'forward-catalog',
+]);
+export const TRACE_ROLE = 'roles/cloudtrace.agent';
+
 export class Identities extends pulumi.ComponentResource {
   readonly accounts: PerWorkload<gcp.serviceaccount.Account>;
   /** `serviceAccount:<email>` per workload, for IAM members. */
@@ -82,6 +94,15 @@ export class Identities extends pulumi.ComponentResource {
           child,
         ),
     );
+    for (const w of TRACING_WORKLOADS) {
+      const member = members[w];
+      if (member)
+        new gcp.projects.IAMMember(
+          `${name}-trace-${w}`,
+          { project: args.project, role: TRACE_ROLE, member },
+          child,
+        );
+    }
     this.accounts = accounts as PerWorkload<gcp.serviceaccount.Account>;
     this.members = members as PerWorkload<pulumi.Output<string>>;
     this.registerOutputs({});

@@ -25,10 +25,16 @@ export const SETTINGS_FILE = 'settings.json';
 export const SETTINGS_MAX_BYTES = 64 * 1024;
 
 /** The runtime environment of every deployed workload (functions, gateway, studio). */
+/** Cloud Trace's OTLP/HTTP endpoint (the Telemetry API). */
+export const CLOUD_TRACE_ENDPOINT = 'https://telemetry.googleapis.com';
+
 export function runtimeEnvironment(project: string): Record<string, string> {
   return {
     [ENV.settingsFile]: `${SETTINGS_MOUNT}/${SETTINGS_FILE}`,
     [ENV.project]: project,
+    // Spans go to Cloud Trace's OTLP endpoint (docs/observability.md; the workloads that trace
+    // hold roles/cloudtrace.agent: infra/identities.ts).
+    [ENV.traceEndpoint]: CLOUD_TRACE_ENDPOINT,
     // The functions framework prints stack traces in its error pages unless production.
     NODE_ENV: 'production',
   };

@@ -145,6 +145,8 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     // Secrets live in the Secret Manager emulator, read as in the cloud (adapters/secrets.ts).
     SECRET_MANAGER_EMULATOR_HOST: url(own['secret-manager']),
     GOOGLE_CLOUD_PROJECT: ctx.project,
+    // Spans go to the receiver's OTLP endpoint, as they go to Cloud Trace's in the cloud.
+    EVENTBUS_TRACE_ENDPOINT: url(ctx.ports.receiver),
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',
   };

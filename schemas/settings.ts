@@ -709,6 +709,29 @@ export const Settings = Type.Object(
     retry: Type.Optional(RetrySettings),
     destinations: Type.Optional(Type.Array(Destination)),
     connections: Type.Optional(Type.Array(Connection)),
+    tracing: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description:
+                'Make a trace per event (docs/observability.md); false: no spans, no trace context carried, trace_id left null',
+            }),
+          ),
+          sample_ratio: Type.Optional(
+            Type.Number({
+              minimum: 0,
+              maximum: 1,
+              default: 0.01,
+              description:
+                "Share of the traces starting at the gateway (or at store, for a native publish) that are exported; a producer's sampled traceparent is always followed, and a hop that errs or refuses is exported whatever the ratio",
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     experimental: Type.Optional(
       Type.Object(
         {

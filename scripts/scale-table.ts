@@ -29,6 +29,7 @@ import {
   STORE_LATENCY_SECONDS,
   scaleAt,
 } from '../core/deploy/cost.ts';
+import { CLOUD_TRACE_PRICE, monthlyTraceCost, spansPerEvent } from '../core/deploy/trace-cost.ts';
 import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
@@ -184,6 +185,8 @@ export function scaleTables(): string {
   }
   lines.push('');
   lines.push(monthlyTable(input));
+  lines.push('');
+  lines.push(traceTable());
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -370,6 +373,24 @@ function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
   lines.push('');
   lines.push(
     `Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub and BigQuery bytes count the event and one delivery message or ledger row per destination at the event's size (an upper bound: ledger rows are smaller).`,
+  );
+  return lines.join('\n');
+}
+
+/** Cloud Trace's monthly bill at each rate and sampling ratio (core/deploy/trace-cost.ts). */
+function traceTable(): string {
+  const ratios = [0.01, 0.1, 1];
+  const lines = [
+    `| Events/s, a 30-day month, ${spansPerEvent(2)} spans an event (2 destinations) | ${ratios.map((r) => `sample_ratio ${r}`).join(' | ')} |`,
+    `| ---: | ${ratios.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const rate of [100, 1000, 10_000, 100_000])
+    lines.push(
+      `| ${rate.toLocaleString('en-US')} | ${ratios.map((r) => `$${Math.round(monthlyTraceCost(rate, 2, r)).toLocaleString('en-US')}`).join(' | ')} |`,
+    );
+  lines.push('');
+  lines.push(
+    `Cloud Trace: ${CLOUD_TRACE_PRICE.asOf}; refused and failed hops are exported at every ratio and not counted.`,
   );
   return lines.join('\n');
 }

@@ -605,6 +605,12 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
   for (const n of accessNeeds(plan, settings))
     if (!n.denied && !rows.has(`${n.who} ${hostOfPermission(n.permission)}`))
       call(n.who, `https://${hostOfPermission(n.permission)}`, n.feature, n.code);
+  // Spans to Cloud Trace's OTLP endpoint (the Telemetry API), authorised by roles/cloudtrace.agent
+  // on the project (infra/identities.ts): every workload that traces (docs/observability.md).
+  if (settings.tracing?.enabled !== false)
+    for (const who of ['gateway', 'store', 'forward', 'forward-catalog'] as const)
+      if (who !== 'forward-catalog' || plan.functions.some((f) => f.name === who))
+        call(who, 'https://telemetry.googleapis.com', 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
   for (const d of settings.destinations ?? []) {
     // Disabled destinations included: an erasure asks every platform that may hold the person.
     const erasure = GA4_PLATFORM.erasure;

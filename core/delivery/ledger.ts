@@ -38,6 +38,8 @@ export interface LedgerRow {
   readonly platform_ref?: string | null;
   readonly platform_events_received?: number | null;
   readonly platform_response?: string | null;
+  /** The trace the decision or attempt was made under (docs/observability.md); filled by the ledger writer. */
+  readonly trace_id?: string | null;
 }
 
 /** A row with the insertId BigQuery uses for best-effort de-duplication of retried writes. */

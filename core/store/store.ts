@@ -32,6 +32,7 @@ import {
 import { decodePushBody } from '../push.ts';
 import { SENDER_ATTRIBUTE, senderOf } from '../sender.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
+import { traceIdOf } from '../tracing/trace-context.ts';
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
@@ -397,6 +398,8 @@ function eventRow(
     attributes: JSON.stringify(meta.attributes),
     ...(meta.definition ? { definition_version: meta.definition.stamp } : {}),
     payload_digest: meta.digest,
+    // The trace the event travelled under (core/trace-context.ts), for SQL joins to the traces.
+    trace_id: traceIdOf(meta.attributes),
   };
 }
 

@@ -141,6 +141,8 @@ export function eventColumns(): ColumnPlan[] {
     ),
     // What the store function derived (docs/enrichment.md); not part of the identity above.
     columnFromSchema('enriched', Enriched),
+    // Added later: NULLABLE, so an existing table takes it in place (docs/observability.md).
+    col('trace_id', 'STRING', 'The trace (W3C, 32 hex digits) the event travelled under, from its message'),
   ];
 }
 
@@ -201,6 +203,8 @@ export function deliveryColumns(): ColumnPlan[] {
     col('platform_ref', 'STRING', "The platform's id for the request (fbtrace_id, requestId, request_id)"),
     col('platform_events_received', 'INT64', 'How many events the platform says it received'),
     col('platform_response', 'STRING', "The platform's answer: codes, messages, counts (JSON, ≤ 1 KB)"),
+    // Added later: NULLABLE, so an existing table takes it in place (docs/observability.md).
+    col('trace_id', 'STRING', 'The trace (W3C, 32 hex digits) the decision or attempt was made under'),
   ];
 }
 

@@ -23,6 +23,7 @@ import { fail, ok, type Step } from '../../core/step.ts';
 import type { RowRejection } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { answerError, postOnly } from '../answer.ts';
+import { forwardHop, noteOutcome } from './tracing.ts';
 
 export interface ForwardServices {
   readonly ledger: LedgerWriter;
@@ -103,6 +104,7 @@ export function createForwardHandler(
       if (key !== undefined) inFlight.end(key, delivered);
       return delivered;
     };
+    noteOutcome(result);
     let written: Promise<readonly RowRejection[]>;
     try {
       written = s.ledger.write(result.entries);
@@ -168,7 +170,8 @@ export function createForwardHandler(
     }
     // Out of the framework's per-request domain before anything async (adapters/request-domain.ts).
     leaveRequestDomain();
-    return andThen(services(), (s) => run(res, s, push.value));
+    // The push's span, active while it is delivered (tracing.ts): the claim, the call, the ledger row.
+    return forwardHop(push.value, destinations, () => andThen(services(), (s) => run(res, s, push.value)));
   };
 }
 

@@ -8,12 +8,14 @@
 import { http } from '@google-cloud/functions-framework';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
+import { tracedSend } from '../../adapters/delivery-tracing.ts';
 import { createEgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
+import { setupProcessTracing } from '../../adapters/tracing.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { registryBucketName } from '../../core/plan.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
@@ -23,12 +25,14 @@ import { createForwardHandler, type ForwardServices } from './handler.ts';
 // Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
 redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
+// Once per process, before the first push (docs/observability.md).
+setupProcessTracing(config, 'forward');
 
 /** The delivery services, then forward's own: its sender, OAuth tokens and definitions. A failed load is retried on the next push. */
 async function loadServices(): Promise<ForwardServices> {
   return {
     ...(await deliveryServices(config, 'forward', erased)),
-    send: createEgressSender({ allow: config.egressAllow, component: 'forward' }),
+    send: tracedSend(createEgressSender({ allow: config.egressAllow, component: 'forward' })),
     accessToken: createAccessTokens(),
     definitionFor: (stamp) => andThen(definitions.get(stamp), (d) => d.exact(stamp)),
   };

@@ -5,6 +5,7 @@
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
 import { leaveRequestDomain } from '../../adapters/request-domain.ts';
+import { failActive } from '../../adapters/tracing.ts';
 import type { DefinedEvents } from '../../core/definitions/defined-events.ts';
 import { apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
@@ -27,6 +28,7 @@ import type { RowWriter } from '../../core/warehouse/rows.ts';
 import { TABLES } from '../../core/warehouse/warehouse.ts';
 import { lookupEvent } from '../../schemas/catalogue.ts';
 import { answerError, postOnly } from '../answer.ts';
+import { storeHop, tracedWriter } from './tracing.ts';
 
 /** One structured log line (Cloud Logging reads `severity` and `message` from JSON on stdout). */
 export type Log = (
@@ -86,6 +88,7 @@ export function createStoreHandler(
       messageId: message?.messageId,
       deliveryAttempt: message?.deliveryAttempt,
     });
+    failActive(err instanceof NotYet ? 'NotYet' : (err as Error).name);
     answerError(res, apiError('UNAVAILABLE', { retryAfter: RETRY_AFTER_SECONDS }));
   };
   return (req, res) => {
@@ -96,12 +99,19 @@ export function createStoreHandler(
     }
     // Out of the framework's per-request domain before anything async (adapters/request-domain.ts).
     leaveRequestDomain();
+    const decodeStart = performance.timeOrigin + performance.now();
     const decoded = decodeStorePush(req.body);
     if (!decoded.ok) return keepMalformed(req, res, decoded.violations, deps.writer, now, log, failed);
-    const message = decoded.message;
+    // The push's span continues the message's trace (or starts one, whose context the message then
+    // carries, so the row's trace_id names it): store.ts's steps run with it active (tracing.ts).
+    const hop = storeHop(decoded.message, decodeStart);
+    return hop.run(() => handleMessage(res, hop.message));
+  };
+  function handleMessage(res: Response, message: PubSubMessage): Promise<void> | undefined {
     let stored: Promise<unknown>;
+    const traced = { ...storeDeps, writer: tracedWriter(writer) };
     const run = (defined: DefinedEvents | undefined) =>
-      storeMessages([message], defined ? { ...storeDeps, defined } : storeDeps);
+      storeMessages([message], defined ? { ...traced, defined } : traced);
     try {
       const name = message.attributes['event_name'];
       // Catalogue events (named so by the gateway) need no definitions; anything else might.
@@ -132,7 +142,7 @@ export function createStoreHandler(
       },
       (err: unknown) => failed(res, err, message),
     );
-  };
+  }
 }
 
 /** Not a push body: no redelivery can fix it, so keep the raw body and answer 400. */

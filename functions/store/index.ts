@@ -21,6 +21,7 @@ import { readSettingsText } from '../../adapters/settings-file.ts';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
 import { createStoredCheck, eventsStoredQuery } from '../../adapters/stored-check.ts';
 import { erasedList } from '../../adapters/suppression-list.ts';
+import { setupProcessTracing } from '../../adapters/tracing.ts';
 import { CATALOGUE_OPTIONS } from '../../core/decision/decision.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
@@ -33,6 +34,8 @@ import { createStoreHandler, guardHooks } from './handler.ts';
 // Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
 redactProcessOutput();
 export const runtime = readFunctionConfig(process.env, readSettingsText);
+// Once per process, before the first push (docs/observability.md).
+setupProcessTracing(runtime, 'store');
 /**
  * The registry bucket. The enrichment step's data (referrer list, geography database) is read
  * once at cold start; a newer country database uploaded there (`eventbus geo update`) replaces the

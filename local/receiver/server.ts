@@ -9,6 +9,8 @@ import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { RECEIVER_PAGE } from './page.ts';
+import { readBody } from './read-body.ts';
+import { createTraceStore, type TraceStore } from './traces.ts';
 
 /** What the receiver saw of one request. */
 export interface Received {
@@ -22,6 +24,8 @@ export interface Received {
   readonly verified: boolean | null;
   readonly status: number;
   readonly note?: string;
+  /** The `traceparent` header a webhook call carried (the forward function's span). */
+  readonly traceparent?: string;
   readonly body: unknown;
 }
 
@@ -60,6 +64,8 @@ export interface Receiver {
   readonly port: number;
   /** Everything received, oldest first. */
   received(destination?: string): Received[];
+  /** The spans exported to this receiver (traces.ts). */
+  readonly traces: TraceStore;
   clear(): void;
   close(): Promise<void>;
 }
@@ -100,10 +106,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       // Kept as text: the page shows what arrived even when it is not JSON.
     }
     const ids = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
+    const traceparent = header(req, 'traceparent');
     const base = {
       at: now().toISOString(),
       destination: d.id,
       path,
+      ...(traceparent ? { traceparent } : {}),
       ...(typeof ids['event_id'] === 'string' ? { eventId: ids['event_id'] } : {}),
       ...(typeof ids['event_name'] === 'string' ? { eventName: ids['event_name'] } : {}),
       body,
@@ -160,10 +168,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     try {
       body = JSON.parse(raw);
     } catch {}
+    const traceparent = header(req, 'traceparent');
     record({
       at: now().toISOString(),
       destination: p.destination,
       path: redactSecrets(rest),
+      ...(traceparent ? { traceparent } : {}),
       ...platformEvent(body),
       verified: null,
       status,
@@ -177,9 +187,12 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       .end(text);
   };
 
+  const traces = createTraceStore();
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] as string;
     if (req.method === 'GET' && path === '/health') return json(res, 200, { ok: true });
+    // The local OTLP receiver: the functions' and the gateway's spans (traces.ts).
+    if (traces.handle(req, res, path)) return;
     if (req.method === 'GET' && path === '/') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(RECEIVER_PAGE);
@@ -196,7 +209,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       log.length = 0;
       return json(res, 200, { ok: true });
     }
-    readBody(req)
+    readBody(req, MAX_BODY_BYTES)
       .then(async (raw) => {
         const platform = (options.platforms ?? []).find(
           (p) => path === `/${p.prefix}` || path.startsWith(`/${p.prefix}/`),
@@ -223,6 +236,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     url: ownOrigin(),
     port,
     received: (destination) => log.filter((r) => destination === undefined || r.destination === destination),
+    traces,
     clear: () => {
       log.length = 0;
     },
@@ -241,24 +255,6 @@ function header(req: IncomingMessage, name: string): string | undefined {
 
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size > MAX_BODY_BYTES) {
-        reject(new Error('body too large'));
-        req.destroy();
-        return;
-      }
-      chunks.push(c);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /**

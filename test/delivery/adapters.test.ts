@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { createHttpSender, MAX_RESPONSE_BYTES } from '../../adapters/http-sender.ts';
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
+import { remoteContext, setupTracing, startSpan, withSpan } from '../../adapters/tracing.ts';
 import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import { attemptEntry, skippedEntry } from '../../core/delivery/ledger.ts';
 import type { InsertRow } from '../../core/warehouse/rows.ts';
@@ -194,6 +195,30 @@ describe('ledger writer', () => {
     assert.equal(writes[0]?.[1][0]?.insertId, 'e/abc/d/skipped');
     assert.equal(writes[0]?.[1][0]?.json['payload_digest'], 'abc');
     assert.equal(writes[0]?.[1][0]?.json['status'], 'skipped');
+    // Outside a span (tracing never set up), no trace_id.
+    assert.equal(writes[0]?.[1][0]?.json['trace_id'], undefined);
+  });
+
+  it('names on each row the trace of the span it is written under', async () => {
+    const writes: (readonly InsertRow[])[] = [];
+    const w = createLedgerWriter({
+      write: async (_table, rows) => {
+        writes.push(rows);
+        return [];
+      },
+    });
+    const tracing = setupTracing({ service: 'forward', project: 'p', ratio: 0 });
+    try {
+      const parent = remoteContext(`00-${'ab'.repeat(16)}-${'cd'.repeat(8)}-00`);
+      const span = startSpan('forward', parent, {});
+      await withSpan(parent, span, () =>
+        w.write([skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0))]),
+      );
+      span.end();
+    } finally {
+      await tracing.shutdown();
+    }
+    assert.equal(writes[0]?.[0]?.json['trace_id'], 'ab'.repeat(16));
   });
 });
 
@@ -202,7 +227,8 @@ describe('ledger rows and the deliveries table', () => {
     const { deliveryColumns } = await import('../../core/warehouse/warehouse.ts');
     const row = skippedEntry({ event_id: 'e', event_name: 'n' }, 'd', 'why', new Date(0)).row;
     // The platform's answer is only on rows of an attempt the platform answered (platform-answer.test.ts).
-    const answer = new Set(['platform_ref', 'platform_events_received', 'platform_response']);
+    // trace_id is set by the ledger writer from the span a row is written under (adapters/ledger-writer.ts).
+    const answer = new Set(['platform_ref', 'platform_events_received', 'platform_response', 'trace_id']);
     const columns = deliveryColumns()
       .map((c) => c.name)
       .filter((c) => !answer.has(c));

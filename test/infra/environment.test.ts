@@ -420,6 +420,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('forward')} roles/datastore.user`,
         // Translators' signing secrets: conditioned on their name prefix (infra/secrets.ts).
         `serviceAccount:${sa('gateway')} roles/secretmanager.secretAccessor`,
+        // Spans to Cloud Trace (docs/observability.md): the workloads that trace.
+        ...['gateway', 'store', 'forward'].map((w) => `serviceAccount:${sa(w)} roles/cloudtrace.agent`),
       ].sort(),
       'project-wide roles: the builder roles, jobUser for analysts and the workloads that query, datastore.user for claims, the translator secrets',
     );

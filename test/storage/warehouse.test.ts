@@ -151,6 +151,8 @@ describe('storage: warehouse plan (tables and views as data)', () => {
       'platform_ref',
       'platform_events_received',
       'platform_response',
+      // The trace the row was written under (docs/observability.md).
+      'trace_id',
     ]);
   });
 

@@ -52,6 +52,8 @@ const DELIVERY_MESSAGE_MAKERS: Readonly<Record<string, string>> = {
   'core/delivery/fan-out.ts': "store's fan-out: first sightings, copies, redeliveries",
   'core/delivery/slice-replay.ts': 'eventbus replay --from/--to, the console replays',
   'core/delivery/replay.ts': 'dead letters re-published: replay --dead-letters, automatic re-drive',
+  'adapters/store-fan-out.ts':
+    "the fan-out's messages with their decision span's context added, nothing else",
 };
 /** Readers of the delivery attributes that publish nothing. */
 const ATTRIBUTE_READERS: Readonly<Record<string, string>> = {
@@ -60,6 +62,7 @@ const ATTRIBUTE_READERS: Readonly<Record<string, string>> = {
   'core/delivery/dead-letter.ts': 'records dead letters, sends nothing',
   'functions/forward/handler.ts': 'logs',
   'gateway/envelope.ts': 'refuses producers that set them',
+  'functions/forward/tracing.ts': "names the push's span, sends nothing",
 };
 /** Callers of a platform driver: only the delivery core sends; preview records and never sends. */
 const DRIVER_USERS: Readonly<Record<string, string>> = {
@@ -111,7 +114,8 @@ describe('send once: every path to a platform crosses the claim', () => {
   it('every delivering function loads the claims with its services', () => {
     for (const f of DELIVERING_FUNCTIONS) assert.match(sources.get(f) ?? '', /deliveryServices\(/, f);
     const services = sources.get('adapters/delivery-services.ts') ?? '';
-    assert.match(services, /claims: environmentClaims\(config\)/);
+    // Each claim call a span (adapters/delivery-tracing.ts), the store itself unchanged.
+    assert.match(services, /claims: tracedClaims\(environmentClaims\(config\)\)/);
     assert.match(
       services,
       /onFailure: 'closed'/,

@@ -133,9 +133,14 @@ describe('enrichment: in store, decisions, mappings, preview and replays', () =>
     assert.equal(e({})['geo'], undefined, 'geography is off by default');
   });
 
-  it('the events table gains one nullable RECORD column, last, so BigQuery adds it in place', () => {
+  it('the events table gains one nullable RECORD column, at the end, so BigQuery adds it in place', () => {
     const columns = eventColumns();
-    const last = columns.at(-1);
+    const last = columns.find((c) => c.name === 'enriched');
+    // Only columns added later follow it, NULLABLE too (trace_id: docs/observability.md).
+    assert.deepEqual(
+      columns.slice(columns.indexOf(last as (typeof columns)[number]) + 1).map((c) => `${c.name} ${c.mode}`),
+      ['trace_id NULLABLE'],
+    );
     assert.equal(last?.name, 'enriched');
     assert.equal(last?.type, 'RECORD');
     assert.equal(last?.mode, 'NULLABLE');

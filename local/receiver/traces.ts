@@ -1,0 +1,162 @@
+/**
+ * The local OTLP/HTTP trace receiver (docs/observability.md): the functions and the gateway export
+ * their spans here under `npm start` (EVENTBUS_TRACE_ENDPOINT), as they export to Cloud Trace's
+ * endpoint in the cloud. `POST /v1/traces` takes an ExportTraceServiceRequest in OTLP's JSON
+ * encoding; `GET /traces.json?trace_id=<32 hex>` answers that trace's spans, flattened, oldest
+ * first (the studio's waterfall reads it). Spans are kept in memory, the newest MAX_SPANS.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { readBody } from './read-body.ts';
+
+/** One span as the receiver keeps it: OTLP's fields, with its service and attributes flattened. */
+export interface ReceivedSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly parentSpanId: string;
+  readonly name: string;
+  readonly service: string;
+  /** OTLP's span kind number (1 internal, 2 server, 3 client, 4 producer, 5 consumer). */
+  readonly kind: number;
+  /** Epoch nanoseconds, as decimal strings (OTLP/JSON's fixed64 form). */
+  readonly startTimeUnixNano: string;
+  readonly endTimeUnixNano: string;
+  /** 0 unset, 1 ok, 2 error. */
+  readonly status: number;
+  readonly attributes: Readonly<Record<string, string | number | boolean>>;
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
+}
+
+/** The newest spans kept; older ones are dropped (a development receiver, not a store). */
+const MAX_SPANS = 20_000;
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export interface TraceStore {
+  /** Handles `POST /v1/traces` and `GET /traces.json`; false for any other request. */
+  handle(req: IncomingMessage, res: ServerResponse, path: string): boolean;
+  spans(traceId?: string): ReceivedSpan[];
+  clear(): void;
+}
+
+export function createTraceStore(): TraceStore {
+  const kept: ReceivedSpan[] = [];
+  const take = (body: unknown): number => {
+    let n = 0;
+    for (const rs of list(field(body, 'resourceSpans'))) {
+      const service = attributesOf(field(field(rs, 'resource'), 'attributes'))['service.name'];
+      for (const ss of list(field(rs, 'scopeSpans')))
+        for (const s of list(field(ss, 'spans'))) {
+          const span = spanOf(s, typeof service === 'string' ? service : '');
+          if (!span) continue;
+          kept.push(span);
+          n++;
+        }
+    }
+    if (kept.length > MAX_SPANS) kept.splice(0, kept.length - MAX_SPANS);
+    return n;
+  };
+  return {
+    handle(req, res, path) {
+      if (req.method === 'POST' && path === '/v1/traces') {
+        readJson(req).then(
+          (body) => {
+            const type = req.headers['content-type'] ?? '';
+            if (!type.startsWith('application/json')) {
+              answer(res, 415, { error: 'this receiver takes OTLP/HTTP in its JSON encoding only' });
+              return;
+            }
+            take(body);
+            answer(res, 200, {});
+          },
+          (err: unknown) => answer(res, 400, { error: (err as Error).message }),
+        );
+        return true;
+      }
+      if (req.method === 'GET' && path === '/traces.json') {
+        const id = new URL(req.url ?? '/', 'http://receiver').searchParams.get('trace_id') ?? undefined;
+        if (id !== undefined && !/^[0-9a-f]{32}$/.test(id)) {
+          answer(res, 400, { error: 'trace_id must be 32 lowercase hex digits' });
+          return true;
+        }
+        answer(res, 200, { spans: spansOf(kept, id) });
+        return true;
+      }
+      return false;
+    },
+    spans: (traceId) => spansOf(kept, traceId),
+    clear: () => {
+      kept.length = 0;
+    },
+  };
+}
+
+function spansOf(kept: readonly ReceivedSpan[], traceId: string | undefined): ReceivedSpan[] {
+  const out = traceId === undefined ? kept.slice(-500) : kept.filter((s) => s.traceId === traceId);
+  return out.sort((a, b) => (BigInt(a.startTimeUnixNano) < BigInt(b.startTimeUnixNano) ? -1 : 1));
+}
+
+/** One OTLP/JSON span, or undefined when it lacks an id (ids are hex in OTLP's JSON encoding). */
+function spanOf(s: unknown, service: string): ReceivedSpan | undefined {
+  const traceId = field(s, 'traceId');
+  const spanId = field(s, 'spanId');
+  if (typeof traceId !== 'string' || typeof spanId !== 'string') return undefined;
+  const parent = field(s, 'parentSpanId');
+  const status = field(field(s, 'status'), 'code');
+  return {
+    traceId: traceId.toLowerCase(),
+    spanId: spanId.toLowerCase(),
+    parentSpanId: typeof parent === 'string' ? parent.toLowerCase() : '',
+    name: String(field(s, 'name') ?? ''),
+    service,
+    kind: Number(field(s, 'kind') ?? 0),
+    startTimeUnixNano: String(field(s, 'startTimeUnixNano') ?? '0'),
+    endTimeUnixNano: String(field(s, 'endTimeUnixNano') ?? '0'),
+    status: Number(status ?? 0),
+    attributes: attributesOf(field(s, 'attributes')),
+    links: list(field(s, 'links')).flatMap((l) => {
+      const t = field(l, 'traceId');
+      const p = field(l, 'spanId');
+      return typeof t === 'string' && typeof p === 'string' ? [{ traceId: t, spanId: p }] : [];
+    }),
+  };
+}
+
+/** OTLP's key/value list as an object (string, int, double and bool values). */
+function attributesOf(kvs: unknown): Record<string, string | number | boolean> {
+  const out: Record<string, string | number | boolean> = {};
+  for (const kv of list(kvs)) {
+    const key = field(kv, 'key');
+    const v = field(kv, 'value');
+    if (typeof key !== 'string') continue;
+    const s = field(v, 'stringValue');
+    const i = field(v, 'intValue');
+    const d = field(v, 'doubleValue');
+    const b = field(v, 'boolValue');
+    if (typeof s === 'string') out[key] = s;
+    else if (i !== undefined) out[key] = Number(i);
+    else if (typeof d === 'number') out[key] = d;
+    else if (typeof b === 'boolean') out[key] = b;
+  }
+  return out;
+}
+
+function field(v: unknown, key: string): unknown {
+  return v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
+}
+
+function list(v: unknown): unknown[] {
+  return Array.isArray(v) ? v : [];
+}
+
+function answer(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+function readJson(req: IncomingMessage): Promise<unknown> {
+  return readBody(req, MAX_BODY_BYTES).then((text) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (err) {
+      throw new Error(`not JSON: ${(err as Error).message}`);
+    }
+  });
+}
