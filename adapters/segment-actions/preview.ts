@@ -11,8 +11,8 @@
 
 import type { ActionsPreviewResult, PreviewRequest } from '../../core/delivery/preview.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import type { Destination } from '../../schemas/settings.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
+import type { Destination } from '../../schemas/settings.ts';
 import { runSegmentAction } from './run.ts';
 
 /** One request an action made, as the recording fetch kept it (as preview shows any request). */

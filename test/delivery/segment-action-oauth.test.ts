@@ -7,9 +7,9 @@
  * deliveries in flight sharing one refresh; a refresh token the endpoint refuses (`invalid_grant`).
  */
 import assert from 'node:assert/strict';
+import { runSegmentAction } from '../../adapters/segment-actions/run.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
-import { runSegmentAction } from '../../adapters/segment-actions/run.ts';
 import { type CaptureReceiver, startCaptureReceiver } from '../../local/platforms/capture.ts';
 import { SPREADSHEETS_PATH } from '../../local/platforms/google-sheets.ts';
 import { CLIENTS_PATH } from '../../local/platforms/oauth.ts';
