@@ -17,6 +17,7 @@ import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import { type Access, mayTable } from './access.ts';
 import { ApiError } from './errors.ts';
+import type { FieldSchema } from './schema.ts';
 import type { Emulator } from './state.ts';
 import {
   append,
@@ -257,6 +258,21 @@ function appendRows(
   let ended = false;
   let answers: Promise<void> = Promise.resolve();
   const schemas = new Map<string, WriterSchema>();
+  /** The table's columns when the connection began, or when it last told the writer of a change. */
+  let seenFields: string | undefined;
+  /**
+   * The table's schema once it has changed since the connection saw it (BigQuery's
+   * `updated_schema`, so the writer can add the new columns to its own), then not again.
+   */
+  const schemaChange = (fields: readonly FieldSchema[]): readonly FieldSchema[] | undefined => {
+    const now = JSON.stringify(fields);
+    if (seenFields === undefined || seenFields === now) {
+      seenFields = now;
+      return undefined;
+    }
+    seenFields = now;
+    return fields;
+  };
 
   /** Ends the connection with a status; later requests are ignored. */
   const fail = (err: unknown): void => {
@@ -317,7 +333,7 @@ function appendRows(
       if (e instanceof WriteError) return Promise.resolve({ error: inStreamError(e), writeStream: s.name });
       throw e;
     }
-    const { values, problems } = decodeRows(schema, fields, req.rows);
+    const { rows, problems } = decodeRows(schema, fields, req.rows);
     if (problems.length > 0)
       return Promise.resolve({
         error: inStreamError(
@@ -333,9 +349,11 @@ function appendRows(
         })),
         writeStream: s.name,
       });
-    const plan = append(em, s, values);
+    const plan = append(em, s, rows);
+    const updated = schemaChange(fields);
     return plan.done.then(() => ({
       appendResult: isDefault(s) ? {} : { offset: { value: String(plan.offset) } },
+      ...(updated ? { updatedSchema: { fields: storageSchema(updated) } } : {}),
       writeStream: s.name,
     }));
   };

@@ -76,8 +76,11 @@ export interface WriteStreamRecord {
   finalized: boolean;
   /** The next offset: rows accepted so far. */
   rowCount: number;
-  /** PENDING and BUFFERED: accepted rows not in the table yet, from offset `heldFrom`. */
-  held: DuckDBValue[][];
+  /**
+   * PENDING and BUFFERED: accepted rows not in the table yet (from offset `heldFrom`), in
+   * insertAll's JSON form, converted again when they go in (the table may have gained columns).
+   */
+  held: Json[];
   heldFrom: number;
   /** A failed write into the table: every later append is answered with it. */
   broken: WriteError | undefined;
@@ -278,8 +281,8 @@ export function decodeRows(
   schema: WriterSchema,
   fields: readonly FieldSchema[],
   rows: readonly Uint8Array[],
-): { values: DuckDBValue[][]; problems: RowProblem[] } {
-  const values: DuckDBValue[][] = [];
+): { rows: DecodedRow[]; problems: RowProblem[] } {
+  const out: DecodedRow[] = [];
   const problems: RowProblem[] = [];
   rows.forEach((bytes, index) => {
     let obj: Json;
@@ -295,11 +298,29 @@ export function decodeRows(
       problems.push({ index, message: `Could not parse the serialized row: ${(e as Error).message}` });
       return;
     }
-    const r = convertRow(fields, jsonRecord(obj, fields), false);
+    const json = jsonRecord(obj, fields);
+    const r = convertRow(fields, json, false);
     if ('errors' in r) problems.push({ index, message: r.errors.map((e) => e.message).join('; ') });
-    else values.push(r.values);
+    else out.push({ json, values: r.values });
   });
-  return { values, problems };
+  return { rows: out, problems };
+}
+
+/** A row that fits the table: its JSON form and its column values now. */
+export interface DecodedRow {
+  readonly json: Json;
+  readonly values: DuckDBValue[];
+}
+
+/** Held rows as the table's columns are now (a column added since is NULL). */
+function valuesNow(ref: TableRecord, held: readonly Json[]): DuckDBValue[][] {
+  const fields = fieldsOf(ref);
+  return held.map((json) => {
+    const r = convertRow(fields, json, true);
+    if ('errors' in r)
+      throw new WriteError('INTERNAL', `A held row no longer fits the table: ${r.errors[0]?.message}`);
+    return r.values;
+  });
 }
 
 // ---------- appends, finalize, commit, flush ----------
@@ -350,14 +371,21 @@ export function checkOffset(s: WriteStreamRecord, offset: bigint | undefined): v
 }
 
 /** Appends decoded rows at the stream's end (the offset was checked). */
-export function append(em: Emulator, s: WriteStreamRecord, values: DuckDBValue[][]): AppendPlan {
+export function append(em: Emulator, s: WriteStreamRecord, rows: readonly DecodedRow[]): AppendPlan {
   const offset = s.rowCount;
-  s.rowCount += values.length;
+  s.rowCount += rows.length;
   if (s.type !== 'COMMITTED') {
-    for (const v of values) s.held.push(v);
+    for (const r of rows) s.held.push(r.json);
     return { offset, done: Promise.resolve() };
   }
-  return { offset, done: writeInto(em, s, values) };
+  return {
+    offset,
+    done: writeInto(
+      em,
+      s,
+      rows.map((r) => r.values),
+    ),
+  };
 }
 
 /** Converted rows into `ref` as one request of the group commit (tabledata.ts): one transaction. */
@@ -432,10 +460,10 @@ export async function batchCommit(
     else found.push(s);
   }
   if (errors.length > 0) return { commitTime: undefined, streamErrors: errors };
-  const values = found.flatMap((s) => s.held);
-  if (values.length > 0) {
+  const held = found.flatMap((s) => s.held);
+  if (held.length > 0) {
     // One request of the group commit: its rows are appended in one transaction.
-    await insertValues(em, ref, values);
+    await insertValues(em, ref, valuesNow(ref, held));
   }
   const at = Date.now();
   for (const s of found) {
@@ -469,7 +497,7 @@ export async function flushRows(
     );
   const count = to + 1 - s.heldFrom;
   if (count > 0) {
-    const values = s.held.slice(0, count);
+    const values = valuesNow(tableOr404(em, s.table), s.held.slice(0, count));
     s.held = s.held.slice(count);
     s.heldFrom += count;
     await writeInto(em, s, values);
