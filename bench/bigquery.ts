@@ -120,22 +120,29 @@ function eventRow(i: number): Record<string, unknown> {
   };
 }
 
-async function insertAllRate(bq: BigQuery, rows: Record<string, unknown>[][]): Promise<number> {
-  const table = bq.dataset('bench').table('events');
+/** Rows per second of sending every batch through `send`, CONCURRENCY at a time. */
+async function batchRate(
+  rows: Record<string, unknown>[][],
+  send: (batch: Record<string, unknown>[]) => Promise<void>,
+): Promise<number> {
   let next = 0;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
-      while (next < rows.length) {
-        const batch = rows[next++] as Record<string, unknown>[];
-        await table.insert(
-          batch.map((json) => ({ insertId: json['event_id'] as string, json })),
-          { raw: true },
-        );
-      }
+      while (next < rows.length) await send(rows[next++] as Record<string, unknown>[]);
     }),
   );
   return (BATCH * rows.length) / ((performance.now() - started) / 1000);
+}
+
+async function insertAllRate(bq: BigQuery, rows: Record<string, unknown>[][]): Promise<number> {
+  const table = bq.dataset('bench').table('events');
+  return batchRate(rows, async (batch) => {
+    await table.insert(
+      batch.map((json) => ({ insertId: json['event_id'] as string, json })),
+      { raw: true },
+    );
+  });
 }
 
 /**
@@ -145,24 +152,16 @@ async function insertAllRate(bq: BigQuery, rows: Record<string, unknown>[][]): P
  */
 async function leanClientRate(bq: BigQuery, rows: Record<string, unknown>[][]): Promise<number> {
   const table = bq.dataset('bench').table('events_lean');
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < rows.length) {
-        const batch = rows[next++] as Record<string, unknown>[];
-        const body = `{"rows":[${batch.map((json) => JSON.stringify({ insertId: json['event_id'], json })).join(',')}]}`;
-        const [out] = (await table.request({
-          method: 'POST',
-          uri: '/insertAll',
-          body,
-          headers: { 'Content-Type': 'application/json' },
-        })) as unknown as [{ insertErrors?: unknown }];
-        if (out.insertErrors) throw new Error(`insertAll failed: ${JSON.stringify(out).slice(0, 300)}`);
-      }
-    }),
-  );
-  return (BATCH * rows.length) / ((performance.now() - started) / 1000);
+  return batchRate(rows, async (batch) => {
+    const body = `{"rows":[${batch.map((json) => JSON.stringify({ insertId: json['event_id'], json })).join(',')}]}`;
+    const [out] = (await table.request({
+      method: 'POST',
+      uri: '/insertAll',
+      body,
+      headers: { 'Content-Type': 'application/json' },
+    })) as unknown as [{ insertErrors?: unknown }];
+    if (out.insertErrors) throw new Error(`insertAll failed: ${JSON.stringify(out).slice(0, 300)}`);
+  });
 }
 
 /**
@@ -175,21 +174,13 @@ async function writeApiRate(url: string, rows: Record<string, unknown>[][]): Pro
   try {
     // The connection and its descriptor are opened once, outside the timing (as a warm instance's).
     await insert('events_write', [{ insertId: 'warm', json: eventRow(2e9) }]);
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < rows.length) {
-          const batch = rows[next++] as Record<string, unknown>[];
-          const refused = await insert(
-            'events_write',
-            batch.map((json) => ({ insertId: json['event_id'] as string, json })),
-          );
-          if (refused.length > 0) throw new Error(`Write API refused rows: ${JSON.stringify(refused[0])}`);
-        }
-      }),
-    );
-    return (BATCH * rows.length) / ((performance.now() - started) / 1000);
+    return await batchRate(rows, async (batch) => {
+      const refused = await insert(
+        'events_write',
+        batch.map((json) => ({ insertId: json['event_id'] as string, json })),
+      );
+      if (refused.length > 0) throw new Error(`Write API refused rows: ${JSON.stringify(refused[0])}`);
+    });
   } finally {
     insert.close();
   }
@@ -197,30 +188,22 @@ async function writeApiRate(url: string, rows: Record<string, unknown>[][]): Pro
 
 /** The same batches as plain HTTP insertAll requests: the emulator's own throughput without the client's overhead. */
 async function httpInsertRate(url: string, rows: Record<string, unknown>[][]): Promise<number> {
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
-      while (next < rows.length) {
-        const batch = rows[next++] as Record<string, unknown>[];
-        const body = JSON.stringify({
-          rows: batch.map((json) => ({ insertId: `http-${json['event_id']}`, json })),
-        });
-        const res = await fetch(
-          `${url}/bigquery/v2/projects/${PROJECT}/datasets/bench/tables/events_http/insertAll`,
-          {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body,
-          },
-        );
-        const out = (await res.json()) as { insertErrors?: unknown };
-        if (res.status !== 200 || out.insertErrors)
-          throw new Error(`insertAll failed: ${JSON.stringify(out).slice(0, 300)}`);
-      }
-    }),
-  );
-  return (BATCH * rows.length) / ((performance.now() - started) / 1000);
+  return batchRate(rows, async (batch) => {
+    const body = JSON.stringify({
+      rows: batch.map((json) => ({ insertId: `http-${json['event_id']}`, json })),
+    });
+    const res = await fetch(
+      `${url}/bigquery/v2/projects/${PROJECT}/datasets/bench/tables/events_http/insertAll`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      },
+    );
+    const out = (await res.json()) as { insertErrors?: unknown };
+    if (res.status !== 200 || out.insertErrors)
+      throw new Error(`insertAll failed: ${JSON.stringify(out).slice(0, 300)}`);
+  });
 }
 
 async function rawAppendRate(
