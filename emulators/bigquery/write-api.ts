@@ -333,7 +333,10 @@ function appendRows(
       if (e instanceof WriteError) return Promise.resolve({ error: inStreamError(e), writeStream: s.name });
       throw e;
     }
-    const { rows, problems } = decodeRows(schema, fields, req.rows);
+    const { rows, problems } = decodeRows(schema, fields, req.rows, {
+      byColumn: req.missing,
+      otherwise: req.defaultMissing,
+    });
     if (problems.length > 0)
       return Promise.resolve({
         error: inStreamError(

@@ -18,6 +18,7 @@
  * answers INVALID_ARGUMENT with a row error per bad row. Streams live in memory: a restart of the
  * emulator forgets them (rows already in the table stay), as a stream BigQuery garbage-collected.
  */
+import { randomUUID } from 'node:crypto';
 import type { DuckDBValue } from '@duckdb/node-api';
 import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor/index.js';
@@ -28,7 +29,7 @@ import { type Emulator, fieldsOf, type Json } from './state.ts';
 import type { TableRecord } from './store.ts';
 import { enqueueInsert } from './tabledata.ts';
 import { civilFromMicros } from './time-text.ts';
-import type { StorageErrorCode } from './write-wire.ts';
+import type { MissingValue, StorageErrorCode } from './write-wire.ts';
 
 export type StreamType = 'COMMITTED' | 'PENDING' | 'BUFFERED';
 
@@ -281,6 +282,7 @@ export function decodeRows(
   schema: WriterSchema,
   fields: readonly FieldSchema[],
   rows: readonly Uint8Array[],
+  missing: MissingValues = NO_MISSING_VALUES,
 ): { rows: DecodedRow[]; problems: RowProblem[] } {
   const out: DecodedRow[] = [];
   const problems: RowProblem[] = [];
@@ -299,11 +301,64 @@ export function decodeRows(
       return;
     }
     const json = jsonRecord(obj, fields);
+    const unfilled = fillDefaults(json, fields, missing);
+    if (unfilled) {
+      problems.push({ index, message: unfilled });
+      return;
+    }
     const r = convertRow(fields, json, false);
     if ('errors' in r) problems.push({ index, message: r.errors.map((e) => e.message).join('; ') });
     else out.push({ json, values: r.values });
   });
   return { rows: out, problems };
+}
+
+/** How an append asks missing columns to be filled (`missing_value_interpretations`). */
+export interface MissingValues {
+  readonly byColumn: ReadonlyMap<string, MissingValue>;
+  readonly otherwise: MissingValue;
+}
+const NO_MISSING_VALUES: MissingValues = { byColumn: new Map(), otherwise: 'UNSPECIFIED' };
+
+/**
+ * The column's default value expression, for the ones the emulator evaluates (a function of
+ * BigQuery's without arguments, or a literal); undefined for any other.
+ */
+function defaultValue(expression: string): { value: unknown } | undefined {
+  const e = expression.trim();
+  const now = new Date();
+  if (/^GENERATE_UUID\(\s*\)$/i.test(e)) return { value: randomUUID() };
+  if (/^CURRENT_TIMESTAMP(\(\s*\))?$/i.test(e)) return { value: now.toISOString() };
+  if (/^CURRENT_DATE(\(\s*\))?$/i.test(e)) return { value: now.toISOString().slice(0, 10) };
+  if (/^CURRENT_DATETIME(\(\s*\))?$/i.test(e)) return { value: now.toISOString().slice(0, 23) };
+  if (/^NULL$/i.test(e)) return { value: null };
+  if (/^(TRUE|FALSE)$/i.test(e)) return { value: e.toUpperCase() === 'TRUE' };
+  if (/^-?\d+(\.\d+)?$/.test(e)) return { value: e };
+  const quoted = /^'([^'\\]*)'$|^"([^"\\]*)"$/.exec(e);
+  if (quoted) return { value: quoted[1] ?? quoted[2] };
+  return undefined;
+}
+
+/**
+ * Fills the columns a row leaves out whose interpretation is DEFAULT_VALUE with their default
+ * value expression (BigQuery's NULL_VALUE, the default, leaves them NULL). Returns the problem
+ * when an expression is not one the emulator evaluates.
+ */
+function fillDefaults(
+  json: Json,
+  fields: readonly FieldSchema[],
+  missing: MissingValues,
+): string | undefined {
+  for (const f of fields) {
+    if (json[f.name] !== undefined && json[f.name] !== null) continue;
+    const how = missing.byColumn.get(f.name) ?? missing.otherwise;
+    if (how !== 'DEFAULT_VALUE' || f.defaultValueExpression === undefined) continue;
+    const d = defaultValue(f.defaultValueExpression);
+    if (!d)
+      return `The default value expression of ${f.name} (${f.defaultValueExpression}) is not evaluated by the emulator.`;
+    json[f.name] = d.value;
+  }
+  return undefined;
 }
 
 /** A row that fits the table: its JSON form and its column values now. */

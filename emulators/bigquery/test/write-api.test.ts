@@ -198,6 +198,37 @@ describe('bigquery emulator: the Storage Write API through Google’s managed wr
     writer.close();
   });
 
+  it('fills a missing column with its default value expression when the append asks for DEFAULT_VALUE', async () => {
+    await h.bq.dataset('w').createTable(`${tableId}_d`, {
+      schema: [
+        { name: 'name', type: 'STRING', mode: 'REQUIRED' },
+        { name: 'id', type: 'STRING', mode: 'REQUIRED', defaultValueExpression: 'GENERATE_UUID()' },
+        { name: 'tag', type: 'STRING', defaultValueExpression: "'plain'" },
+      ],
+    });
+    const schema = { fields: [{ name: 'name', type: 'STRING', mode: 'REQUIRED' }] };
+    const connection = await client.createStreamConnection({
+      streamId: managedwriter.DefaultStream,
+      destinationTable: `${parent}_d`,
+    });
+    const writer = new managedwriter.JSONWriter({
+      connection,
+      protoDescriptor: adapt.convertStorageSchemaToProto2Descriptor(
+        adapt.convertBigQuerySchemaToStorageTableSchema(schema),
+        'root',
+      ),
+      defaultMissingValueInterpretation: 'DEFAULT_VALUE',
+      missingValueInterpretations: { tag: 'NULL_VALUE' },
+    });
+    const res = await writer.appendRows([{ name: 'a' }]).getResult();
+    assert.equal(res.error ?? null, null);
+    const [got] = await h.bq.query(`SELECT name, id, tag FROM w.${tableId}_d`);
+    assert.equal(got.length, 1);
+    assert.match(String(got[0].id), /^[0-9a-f-]{36}$/);
+    assert.equal(got[0].tag, null);
+    writer.close();
+  });
+
   it('answers GetWriteStream with the table schema (FULL view) and NOT_FOUND for an unknown stream', async () => {
     const name = await client.createWriteStream({
       streamType: managedwriter.PendingStream,
