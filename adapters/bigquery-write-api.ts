@@ -23,8 +23,7 @@
  * connection, so the next write opens a new one.
  */
 import type { BigQuery } from '@google-cloud/bigquery';
-import bigqueryStorage from '@google-cloud/bigquery-storage';
-import * as grpc from '@grpc/grpc-js';
+import type bigqueryStorageModule from '@google-cloud/bigquery-storage';
 import type { InsertRow, RowRejection } from '../core/warehouse/rows.ts';
 import {
   type BatchingOptions,
@@ -33,9 +32,22 @@ import {
   type InsertAll,
 } from './bigquery-writer.ts';
 
-const { adapt, managedwriter } = bigqueryStorage;
-type WriterClient = InstanceType<typeof managedwriter.WriterClient>;
-type JSONWriter = InstanceType<typeof managedwriter.JSONWriter>;
+type Storage = typeof bigqueryStorageModule;
+type WriterClient = InstanceType<Storage['managedwriter']['WriterClient']>;
+type JSONWriter = InstanceType<Storage['managedwriter']['JSONWriter']>;
+
+/**
+ * Google's Write API client and grpc-js, loaded on first use: a function bundle keeps them
+ * external and a module that only names the writer (the ledger's) does not pay for them at load.
+ */
+let loaded: Promise<{ storage: Storage; insecure: () => unknown }> | undefined;
+const load = () =>
+  (loaded ??= Promise.all([import('@google-cloud/bigquery-storage'), import('@grpc/grpc-js')]).then(
+    ([storage, grpc]) => ({
+      storage: (storage.default ?? storage) as Storage,
+      insecure: () => (grpc.default ?? grpc).credentials.createInsecure(),
+    }),
+  ));
 type TableSchema = NonNullable<Awaited<ReturnType<WriterClient['getWriteStream']>>['tableSchema']>;
 type StorageField = NonNullable<TableSchema['fields']>[number];
 type JSONList = Parameters<JSONWriter['appendRows']>[0];
@@ -48,7 +60,9 @@ export interface WriteApiOptions {
 }
 
 /** The Write API's client: Google's endpoint and credentials, or the emulator's port. */
-export function writeApiClient(project: string, emulatorHost?: string): WriterClient {
+export async function writeApiClient(project: string, emulatorHost?: string): Promise<WriterClient> {
+  const { storage, insecure } = await load();
+  const { managedwriter } = storage;
   // A lost connection is tried again within seconds, not grpc-js's default two minutes at most:
   // a push waits for it, and Pub/Sub's own backoff is the retry that counts.
   const channel = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 5_000 };
@@ -58,7 +72,7 @@ export function writeApiClient(project: string, emulatorHost?: string): WriterCl
     projectId: project,
     servicePath: url.hostname.replace(/^\[|\]$/g, ''),
     port: Number(url.port),
-    sslCreds: grpc.credentials.createInsecure(),
+    sslCreds: insecure() as never,
     ...channel,
   });
 }
@@ -141,7 +155,7 @@ interface TableWriter {
  * The batching writer's `InsertAll` over the Storage Write API. `close()` ends every connection.
  */
 export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): void } {
-  const client = writeApiClient(o.project, o.emulatorHost);
+  let client: Promise<WriterClient> | undefined;
   const tables = new Map<string, Promise<TableWriter>>();
 
   const open = (table: string): Promise<TableWriter> => {
@@ -149,13 +163,17 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): vo
     if (!w) {
       const parent = `projects/${o.project}/datasets/${o.dataset}/tables/${table}`;
       w = (async () => {
+        const { storage } = await load();
+        const { adapt, managedwriter } = storage;
+        client ??= writeApiClient(o.project, o.emulatorHost);
+        const c = await client;
         // Bounded: gax would retry UNAVAILABLE for minutes, and the push must fail and come back.
-        const stream = await client.getWriteStream(
+        const stream = await c.getWriteStream(
           { streamId: `${parent}/streams/_default`, view: 2 as never },
           { timeout: OPEN_TIMEOUT_MS },
         );
         const schema = stream.tableSchema ?? { fields: [] };
-        const connection = await client.createStreamConnection({
+        const connection = await c.createStreamConnection({
           streamId: managedwriter.DefaultStream,
           destinationTable: parent,
         });
@@ -233,7 +251,7 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): vo
   };
   return Object.assign(insertAll, {
     close: () => {
-      client.close();
+      void client?.then((c) => c.close());
       tables.clear();
     },
   });
