@@ -1,17 +1,12 @@
 /**
  * Writes ledger rows to the `deliveries` table through the store path's micro-batching
- * writer: concurrent forwards share insertAll requests, and each row keeps its own
- * deterministic insertId so a retried write does not duplicate it.
+ * writer: concurrent forwards share one append to the table's default stream.
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
 import type { RowRejection, RowWriter } from '../core/warehouse/rows.ts';
-import {
-  type BatchingOptions,
-  type BatchingWriter,
-  bigQueryInsertAll,
-  createBatchingWriter,
-} from './bigquery-writer.ts';
+import { createWriteApiWriter } from './bigquery-write-api.ts';
+import type { BatchingOptions, BatchingWriter } from './bigquery-writer.ts';
 import { activeTraceId } from './tracing.ts';
 
 /** The ledger table's name in the environment's dataset. */
@@ -20,7 +15,7 @@ export const LEDGER_TABLE = 'deliveries';
 /**
  * How long the first ledger row of a batch waits for company. The ledger is written after the
  * platform call, so this delays only the acknowledgement, never the delivery; at 1k pushes/s
- * it turns ~1000 insertAll requests a second into ~40.
+ * it turns ~1000 appends a second into ~40.
  */
 export const LEDGER_WINDOW_MS = 25;
 
@@ -53,15 +48,17 @@ export function createLedgerWriter(rows: RowWriter, table = LEDGER_TABLE): Ledge
 }
 
 /**
- * The ledger's BigQuery writer: micro-batched, over the store path's insertAll
- * (`bigQueryInsertAll`: the client's endpoint, project and credentials, our own HTTP client).
+ * The ledger's BigQuery writer: micro-batched, through the Storage Write API's default stream of
+ * `deliveries` (adapters/bigquery-write-api.ts), in the client's project. A failed append fails the
+ * attempt; its redelivery meets the send-once claim and the delivered check, which fold it
+ * (docs/delivery.md), so a lost answer costs a `folded` row, never a second `delivered` one.
  */
 export function createLedgerBigQueryWriter(
   bigquery: BigQuery,
   dataset: string,
   options: BatchingOptions = {},
 ): BatchingWriter {
-  return createBatchingWriter(bigQueryInsertAll(bigquery, dataset), {
+  return createWriteApiWriter(bigquery, dataset, {
     windowMs: LEDGER_WINDOW_MS,
     ...options,
   });

@@ -109,6 +109,9 @@ export const FUNCTION_EXTERNALS = [
   FRAMEWORK,
   '@google-cloud/bigquery',
   '@google-cloud/pubsub',
+  // The Storage Write API's client (store's rows, the ledger) and its gRPC (adapters/bigquery-write-api.ts).
+  '@google-cloud/bigquery-storage',
+  '@grpc/grpc-js',
   'google-auth-library',
   // Data files the store function's enrichment reads at cold start (adapters/enrichment.ts):
   // installed beside the bundle, not inlined (the country database is ~8 MB of binary).

@@ -149,8 +149,8 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'store',
       'bigquery.tables.updateData',
       table(plan.dataset, t),
-      `rows in ${t}`,
-      'adapters/bigquery-writer.ts',
+      `rows in ${t} (Storage Write API, default stream)`,
+      'adapters/bigquery-write-api.ts',
     );
   need(
     'store',
@@ -228,8 +228,8 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       who,
       'bigquery.tables.updateData',
       table(plan.dataset, TABLES.deliveries),
-      'the delivery ledger',
-      'adapters/bigquery-writer.ts',
+      'the delivery ledger (Storage Write API, default stream)',
+      'adapters/ledger-writer.ts',
     );
     need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
     for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])

@@ -1,11 +1,14 @@
 /**
  * Local BigQuery emulator: Google's REST API (docs/google-wire.md §4) over an embedded DuckDB
  * file, served with and without the `/bigquery/v2` prefix so that both
- * `BIGQUERY_EMULATOR_HOST` and `apiEndpoint` work with the unchanged client. With `iam`, each
- * call is authorized first (access.ts), and each identity port's connections act as its member.
+ * `BIGQUERY_EMULATOR_HOST` and `apiEndpoint` work with the unchanged client; and on the same port
+ * the Storage Write API over gRPC (write-api.ts), told apart by each connection's first bytes
+ * (emulators/common/protocol-split.ts). With `iam`, each call is authorized first (access.ts), and
+ * each identity port's connections act as its member.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net from 'node:net';
+import { listenOn } from '@eventbus/emulator-common/cli.ts';
 import {
   Enforcement,
   type IdentityListeners,
@@ -13,6 +16,8 @@ import {
   listenAsIdentities,
 } from '@eventbus/emulator-common/iam-enforce.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
+import { splitProtocols } from '@eventbus/emulator-common/protocol-split.ts';
+import * as grpc from '@grpc/grpc-js';
 import { type Access, accessOf, authorize, heldOnTable, holdsDataset, jobsVisibleTo } from './access.ts';
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
@@ -24,6 +29,7 @@ import { Store } from './store.ts';
 import { ageStreamingBuffer, DEFAULT_STREAMING_BUFFER_MS } from './streaming-buffer.ts';
 import { insertAll, listTableData } from './tabledata.ts';
 import { deleteTable, getTable, insertTable, listTables, patchTable } from './tables.ts';
+import { addWriteService, WRITE_GRPC_MAX_MESSAGE } from './write-api.ts';
 
 export interface BigQueryEmulatorOptions {
   host?: string;
@@ -321,21 +327,26 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
     })();
   });
   const host = opts.host ?? '127.0.0.1';
+  // The Storage Write API on the same port: HTTP/2 connections go to grpc-js.
+  const grpcServer = new grpc.Server({
+    'grpc.max_receive_message_length': WRITE_GRPC_MAX_MESSAGE,
+    'grpc.max_send_message_length': WRITE_GRPC_MAX_MESSAGE,
+  });
+  addWriteService(grpcServer, emu, enforcement ? { enforcement, identities: () => identities } : undefined);
+  const injector = grpcServer.createConnectionInjector(grpc.ServerCredentials.createInsecure());
+  const split = splitProtocols(injector, server);
+  const listener = net.createServer(split.onSocket);
+  let port: number;
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(opts.port ?? 0, host, () => resolve());
-    });
-    if (opts.iam)
-      identities = await listenAsIdentities(host, opts.iam.identities ?? [], (socket) =>
-        server.emit('connection', socket),
-      );
+    port = await listenOn(listener, opts.port ?? 0, host);
+    if (opts.iam) identities = await listenAsIdentities(host, opts.iam.identities ?? [], split.onSocket);
   } catch (e) {
-    server.close();
+    listener.close();
+    grpcServer.forceShutdown();
+    injector.destroy();
     await store.close();
     throw e;
   }
-  const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
   emu.baseUrl = url;
   let closing: Promise<void> | undefined;
@@ -347,10 +358,12 @@ export async function startBigQueryEmulator(opts: BigQueryEmulatorOptions): Prom
     close() {
       closing ??= (async () => {
         await identities?.close();
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        const closed = new Promise<void>((resolve) => listener.close(() => resolve()));
+        server.closeAllConnections();
+        grpcServer.forceShutdown();
+        injector.destroy();
+        split.destroyAll();
+        await closed;
         await store.close();
       })();
       return closing;

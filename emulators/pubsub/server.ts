@@ -1,7 +1,6 @@
 /**
  * The Pub/Sub emulator: gRPC and REST on one port, like Google's emulator. One `net.Server`
- * peeks at the first bytes of each connection: HTTP/2 prior knowledge (`PRI * HTTP/2.0`) goes to
- * grpc-js through its connection injector, anything else to a `node:http` server (docs/google-wire.md §2).
+ * peeks at the first bytes of each connection (emulators/common/protocol-split.ts, docs/google-wire.md §2).
  * With `iam`, every call is authorized first (access.ts), and each identity port's connections,
  * handled the same way, act as its member.
  */
@@ -15,6 +14,7 @@ import {
   type IdentityPort,
   listenAsIdentities,
 } from '@eventbus/emulator-common/iam-enforce.ts';
+import { splitProtocols } from '@eventbus/emulator-common/protocol-split.ts';
 import * as grpc from '@grpc/grpc-js';
 import { PubSubAccess } from './access.ts';
 import { Engine } from './engine.ts';
@@ -42,8 +42,6 @@ export interface PubSubEmulator {
   close(): Promise<void>;
 }
 
-const HTTP2_PREFACE = Buffer.from('PRI * HTTP/2.0');
-
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
 export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<PubSubEmulator> {
   const host = opts.host ?? '127.0.0.1';
@@ -63,32 +61,9 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<
   });
   httpServer.keepAliveTimeout = 65_000;
 
-  const sockets = new Set<net.Socket>();
   /** Every connection, on the port or an identity port: gRPC or REST, told by its first bytes. */
-  const onSocket = (socket: net.Socket): void => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => socket.destroy());
-    let head = Buffer.alloc(0);
-    const onData = (chunk: Buffer): void => {
-      head = Buffer.concat([head, chunk]);
-      const n = Math.min(head.length, HTTP2_PREFACE.length);
-      // Wait until the bytes seen so far could still be either protocol only if too short to tell.
-      if (n < 3 && head.subarray(0, n).equals(HTTP2_PREFACE.subarray(0, n))) return;
-      socket.off('data', onData);
-      socket.pause();
-      socket.unshift(head);
-      if (head.subarray(0, n).equals(HTTP2_PREFACE.subarray(0, n))) {
-        // Node's HTTP/2 session reads the socket's handle itself and takes over the bytes
-        // buffered by unshift; resuming here would let them flow away as 'data' events.
-        injector.injectConnection(socket);
-      } else {
-        httpServer.emit('connection', socket);
-        socket.resume();
-      }
-    };
-    socket.on('data', onData);
-  };
+  const split = splitProtocols(injector, httpServer);
+  const onSocket = split.onSocket;
   const listener = net.createServer(onSocket);
 
   const port = await listenOn(listener, opts.port ?? 0, host);
@@ -124,7 +99,7 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<
         httpServer.closeAllConnections();
         grpcHandle.server.forceShutdown();
         injector.destroy();
-        for (const s of sockets) s.destroy();
+        split.destroyAll();
         await engine.close();
       })();
       return closing;

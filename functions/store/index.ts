@@ -158,15 +158,17 @@ type Definitions = typeof definitions;
 type Handler = (req: Request, res: Response) => Promise<void> | undefined;
 
 async function init(): Promise<Handler> {
-  const [{ BigQuery }, { createBigQueryWriter }] = await Promise.all([
+  const [{ BigQuery }, { createWriteApiWriter }] = await Promise.all([
     import('@google-cloud/bigquery'),
-    import('../../adapters/bigquery-writer.ts'),
+    import('../../adapters/bigquery-write-api.ts'),
   ]);
   // No retries inside the client or the insertAll: waiting only delays the non-2xx that lets
   // Pub/Sub redeliver with the subscription's backoff, which is the retry we configure and observe.
   await suppression.ready();
   const bigquery = new BigQuery({ projectId: runtime.project, autoRetry: false });
-  const writer = createBigQueryWriter(bigquery, runtime.plan.dataset, batching, { attempts: 1 });
+  // Rows go through the Storage Write API's default streams (adapters/bigquery-write-api.ts): one
+  // attempt, as before; the identity claims make a crash's redelivery one row (docs/storage.md).
+  const writer = createWriteApiWriter(bigquery, runtime.plan.dataset, batching);
   const afterStored = afterStoredHook(runtime, writer, definitions);
   return createStoreHandler({
     config: {

@@ -1,0 +1,286 @@
+/**
+ * Warehouse rows through BigQuery's Storage Write API (docs/storage.md, "How rows are written"):
+ * each table's `_default` stream, one gRPC connection per table kept open, appends pipelined on
+ * it, rows encoded as protocol buffers by Google's managed writer (`@google-cloud/bigquery-storage`,
+ * JSONWriter) with a descriptor made from the table's schema (GetWriteStream, FULL view). It is an
+ * `InsertAll` (adapters/bigquery-rest.ts), so the batching writer (adapters/bigquery-writer.ts)
+ * groups rows exactly as before: one append per micro-batch.
+ *
+ * Why the default stream and not a committed stream per writer with offsets: `store` instances
+ * come and go, and a crash (the retry that matters) loses the instance's stream with it, so its
+ * redelivery lands on another stream where offsets prove nothing; exactly-once across that is the
+ * identity claim's (adapters/identity-claims.ts: the first copy back after a crash asks `events`
+ * before writing). Within one instance nothing is retried (one attempt; a failed append fails the
+ * push and Pub/Sub redelivers), so offsets would protect no retry here. The default stream also
+ * costs no CreateWriteStream per instance (Google advises against frequent stream creation).
+ *
+ * The only difference from production is the endpoint: with BIGQUERY_EMULATOR_HOST set, the
+ * emulator's own port (plaintext, no token), as the BigQuery client does for REST.
+ *
+ * A request with a row BigQuery refuses writes none of its rows: the refused rows are rejections
+ * (`invalid`), the others `stopped`, which the batching writer sends again without them, as it does
+ * for insertAll. Any other failure rejects (nothing may be acknowledged) and drops the table's
+ * connection, so the next write opens a new one.
+ */
+import type { BigQuery } from '@google-cloud/bigquery';
+import type bigqueryStorageModule from '@google-cloud/bigquery-storage';
+import type { InsertRow, RowRejection } from '../core/warehouse/rows.ts';
+import {
+  type BatchingOptions,
+  type BatchingWriter,
+  createBatchingWriter,
+  type InsertAll,
+} from './bigquery-writer.ts';
+
+type Storage = typeof bigqueryStorageModule;
+type WriterClient = InstanceType<Storage['managedwriter']['WriterClient']>;
+type JSONWriter = InstanceType<Storage['managedwriter']['JSONWriter']>;
+
+/**
+ * Google's Write API client and grpc-js, loaded on first use: a function bundle keeps them
+ * external and a module that only names the writer (the ledger's) does not pay for them at load.
+ */
+let loaded: Promise<{ storage: Storage; insecure: () => unknown }> | undefined;
+const load = () =>
+  (loaded ??= Promise.all([import('@google-cloud/bigquery-storage'), import('@grpc/grpc-js')]).then(
+    ([storage, grpc]) => ({
+      storage: (storage.default ?? storage) as Storage,
+      insecure: () => (grpc.default ?? grpc).credentials.createInsecure(),
+    }),
+  ));
+type TableSchema = NonNullable<Awaited<ReturnType<WriterClient['getWriteStream']>>['tableSchema']>;
+type StorageField = NonNullable<TableSchema['fields']>[number];
+type JSONList = Parameters<JSONWriter['appendRows']>[0];
+
+export interface WriteApiOptions {
+  readonly project: string;
+  readonly dataset: string;
+  /** `http://host:port` of the BigQuery emulator (BIGQUERY_EMULATOR_HOST); absent in production. */
+  readonly emulatorHost?: string | undefined;
+}
+
+/** The Write API's client: Google's endpoint and credentials, or the emulator's port. */
+export async function writeApiClient(project: string, emulatorHost?: string): Promise<WriterClient> {
+  const { storage, insecure } = await load();
+  const { managedwriter } = storage;
+  // A lost connection is tried again within seconds, not grpc-js's default two minutes at most:
+  // a push waits for it, and Pub/Sub's own backoff is the retry that counts.
+  const channel = { 'grpc.initial_reconnect_backoff_ms': 200, 'grpc.max_reconnect_backoff_ms': 5_000 };
+  if (!emulatorHost) return new managedwriter.WriterClient({ projectId: project, ...channel });
+  const url = new URL(emulatorHost.includes('://') ? emulatorHost : `http://${emulatorHost}`);
+  return new managedwriter.WriterClient({
+    projectId: project,
+    servicePath: url.hostname.replace(/^\[|\]$/g, ''),
+    port: Number(url.port),
+    sslCreds: insecure() as never,
+    ...channel,
+  });
+}
+
+// The Write API's value forms differ from insertAll's for a few types (Google's JSON encoder makes
+// them from Date objects; ours are insertAll's strings).
+const STORAGE_TYPE = ['', 'STRING', 'INT64', 'DOUBLE', 'STRUCT', 'BYTES', 'BOOL', 'TIMESTAMP', 'DATE'];
+const typeOf = (f: StorageField): string =>
+  typeof f.type === 'number' ? (STORAGE_TYPE[f.type] ?? String(f.type)) : String(f.type);
+const isRepeated = (f: StorageField): boolean => f.mode === 'REPEATED' || f.mode === 3;
+const DAY_MS = 86_400_000;
+
+/** An RFC 3339 timestamp (insertAll's form) as microseconds since the epoch (the Write API's). */
+export function timestampMicros(text: string): string | undefined {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) return undefined;
+  const fraction = /\d\d:\d\d:\d\d\.(\d+)/.exec(text)?.[1] ?? '';
+  const micros = Number(fraction.slice(3, 6).padEnd(3, '0'));
+  return (BigInt(ms) * 1000n + BigInt(micros)).toString();
+}
+
+/** A value the Write API's form cannot hold (a timestamp that is no time): the row is refused. */
+class BadValue extends Error {}
+
+function writeValue(v: unknown, f: StorageField): unknown {
+  if (v === null || v === undefined) return v;
+  const type = typeOf(f);
+  if (type === 'TIMESTAMP' && typeof v === 'string') {
+    const micros = timestampMicros(v);
+    if (micros === undefined) throw new BadValue(`Could not parse '${v}' as a timestamp (${f.name}).`);
+    return micros;
+  }
+  if (type === 'DATE' && typeof v === 'string') {
+    const ms = Date.parse(`${v}T00:00:00Z`);
+    if (Number.isNaN(ms)) throw new BadValue(`Could not parse '${v}' as a date (${f.name}).`);
+    return ms / DAY_MS;
+  }
+  if ((type === 'JSON' || f.type === 15) && typeof v !== 'string') return JSON.stringify(v);
+  if ((type === 'STRUCT' || f.type === 4) && typeof v === 'object')
+    return writeRecord(v as Record<string, unknown>, f.fields ?? []);
+  return v;
+}
+
+/** One insertAll row's JSON in the Write API's value forms (keys the table lacks are kept: refused there). */
+export function writeRecord(
+  json: Readonly<Record<string, unknown>>,
+  fields: readonly StorageField[],
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(json)) {
+    const f = fields.find((c) => c.name === key);
+    if (!f) out[key] = v;
+    else out[key] = isRepeated(f) && Array.isArray(v) ? v.map((x) => writeValue(x, f)) : writeValue(v, f);
+  }
+  return out;
+}
+
+/** GetWriteStream when a table's connection opens, retries included. */
+const OPEN_TIMEOUT_MS = 10_000;
+/** One append, as insertAll's whole call was bounded (adapters/bigquery-rest.ts). */
+const APPEND_TIMEOUT_MS = 60_000;
+
+/** `p`, or a rejection once `ms` have passed (the late answer is dropped with the connection). */
+function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms);
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
+
+interface TableWriter {
+  readonly writer: JSONWriter;
+  readonly fields: readonly StorageField[];
+  /** Names of the table's columns: a row naming another is refused before it is sent. */
+  readonly names: ReadonlySet<string>;
+}
+
+/**
+ * The batching writer's `InsertAll` over the Storage Write API. `close()` ends every connection.
+ */
+export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): void } {
+  let client: Promise<WriterClient> | undefined;
+  const tables = new Map<string, Promise<TableWriter>>();
+
+  const open = (table: string): Promise<TableWriter> => {
+    let w = tables.get(table);
+    if (!w) {
+      const parent = `projects/${o.project}/datasets/${o.dataset}/tables/${table}`;
+      w = (async () => {
+        const { storage } = await load();
+        const { adapt, managedwriter } = storage;
+        client ??= writeApiClient(o.project, o.emulatorHost);
+        const c = await client;
+        // Bounded: gax would retry UNAVAILABLE for minutes, and the push must fail and come back.
+        const stream = await c.getWriteStream(
+          { streamId: `${parent}/streams/_default`, view: 2 as never },
+          { timeout: OPEN_TIMEOUT_MS },
+        );
+        const schema = stream.tableSchema ?? { fields: [] };
+        const connection = await c.createStreamConnection({
+          streamId: managedwriter.DefaultStream,
+          destinationTable: parent,
+        });
+        const protoDescriptor = adapt.convertStorageSchemaToProto2Descriptor(schema, 'root');
+        const fields = schema.fields ?? [];
+        // Without a listener the connection's 'error' event would throw; a failed append is
+        // answered through its own result (rejected), which drops the connection.
+        connection.onConnectionError(() => undefined);
+        return {
+          writer: new managedwriter.JSONWriter({ connection, protoDescriptor }),
+          fields,
+          names: new Set(fields.map((f) => String(f.name))),
+        };
+      })();
+      tables.set(table, w);
+      // A table that could not be opened is tried afresh by the next write.
+      w.catch(() => tables.delete(table));
+    }
+    return w;
+  };
+
+  const drop = (table: string, w: TableWriter): void => {
+    tables.delete(table);
+    try {
+      w.writer.close();
+    } catch {
+      // already closed
+    }
+  };
+
+  const insertAll = async (table: string, rows: readonly InsertRow[]): Promise<readonly RowRejection[]> => {
+    const w = await open(table);
+    // Fields the table lacks and values of no form: refused here as insertAll refuses them (the
+    // Write API would refuse the whole connection for an extra field in the writer's schema, and
+    // JSONWriter would drop it; protobufjs would write a timestamp that is no time as 0).
+    const unknown: RowRejection[] = [];
+    rows.forEach((r, index) => {
+      const extra = Object.keys(r.json).find((k) => !w.names.has(k));
+      if (extra !== undefined)
+        unknown.push({ index, reason: 'invalid', message: `no such field: ${extra}.` });
+    });
+    const records: Record<string, unknown>[] = [];
+    rows.forEach((r, index) => {
+      try {
+        records.push(writeRecord(r.json, w.fields));
+      } catch (e) {
+        if (!(e instanceof BadValue)) throw e;
+        unknown.push({ index, reason: 'invalid', message: e.message });
+      }
+    });
+    if (unknown.length > 0) return stopTheRest(rows.length, unknown);
+    let result: Awaited<ReturnType<ReturnType<JSONWriter['appendRows']>['getResult']>>;
+    try {
+      result = await withDeadline(
+        w.writer.appendRows(records as JSONList).getResult(),
+        APPEND_TIMEOUT_MS,
+        `Storage Write API append to ${table}`,
+      );
+    } catch (err) {
+      drop(table, w);
+      throw err;
+    }
+    if (!result.error) return [];
+    const rowErrors = result.rowErrors ?? [];
+    if (rowErrors.length === 0) {
+      drop(table, w);
+      throw new Error(
+        `Storage Write API append to ${table} failed: ${result.error.message ?? result.error.code}`,
+      );
+    }
+    return stopTheRest(
+      rows.length,
+      rowErrors.map((e) => ({ index: Number(e.index), reason: 'invalid', message: String(e.message ?? '') })),
+    );
+  };
+  return Object.assign(insertAll, {
+    close: () => {
+      void client?.then((c) => c.close());
+      tables.clear();
+    },
+  });
+}
+
+/** The refused rows, and every other row of the request `stopped` (nothing of it was written). */
+function stopTheRest(count: number, refused: readonly RowRejection[]): RowRejection[] {
+  const bad = new Set(refused.map((r) => r.index));
+  const stopped: RowRejection[] = [];
+  for (let index = 0; index < count; index++)
+    if (!bad.has(index)) stopped.push({ index, reason: 'stopped', message: '' });
+  return [...refused, ...stopped];
+}
+
+/**
+ * The store path's writer (and the ledger's): micro-batched appends to each table's default
+ * stream in one dataset, with the BigQuery client's project and endpoint: Google's (TLS and the
+ * application's credentials), or an emulator's plaintext origin (BIGQUERY_EMULATOR_HOST or
+ * `apiEndpoint`), whose port serves the Write API too.
+ */
+export function createWriteApiWriter(
+  bigquery: BigQuery,
+  dataset: string,
+  options: BatchingOptions = {},
+): BatchingWriter {
+  const base = bigquery.baseUrl;
+  const emulatorHost = base.startsWith('http:') ? new URL(base).origin : undefined;
+  return createBatchingWriter(
+    writeApiInsertAll({ project: bigquery.projectId, dataset, emulatorHost }),
+    options,
+  );
+}
