@@ -17,6 +17,7 @@ export const TYPES: Readonly<Record<string, string>> = {
   feat: 'Features',
   fix: 'Fixes',
   perf: 'Performance',
+  bench: 'Benchmarks',
   refactor: 'Refactoring',
   docs: 'Documentation',
   test: 'Tests',
