@@ -15,8 +15,11 @@ import { declareEnvironment } from '../../infra/environment.ts';
 import { BUNDLES, type Declared, declare, dependenciesOf, ofType, SETTINGS_FILES } from './support.ts';
 
 const TABLE = 'gcp:bigquery/table:Table';
-/** The columns this release adds to `deliveries`; the previous release declared the rest. */
-const ADDED = ['platform_ref', 'platform_events_received', 'platform_response'];
+/**
+ * The columns the releases since the ledger's first schema added to `deliveries`, in order (the
+ * platform's answer, then the trace id of issue #81); the previous state declared the rest.
+ */
+const ADDED = ['platform_ref', 'platform_events_received', 'platform_response', 'trace_id'];
 
 interface Field {
   readonly name: string;
