@@ -130,7 +130,7 @@ export function writeRecord(
   return out;
 }
 
-/** GetWriteStream when a table's connection opens, retries included. */
+/** GetWriteStream when a table's connection opens (tried once: see open()). */
 const OPEN_TIMEOUT_MS = 10_000;
 /** One append, as insertAll's whole call was bounded (adapters/bigquery-rest.ts). */
 const APPEND_TIMEOUT_MS = 60_000;
@@ -167,10 +167,12 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): vo
         const { adapt, managedwriter } = storage;
         client ??= writeApiClient(o.project, o.emulatorHost);
         const c = await client;
-        // Bounded: gax would retry UNAVAILABLE for minutes, and the push must fail and come back.
+        // Bounded and not retried here: gax would retry UNAVAILABLE for the whole timeout, holding
+        // the push while the warehouse is away; the push must fail at once, so Pub/Sub's own retry
+        // policy (and its dead letter after max attempts) decides when it comes back, as with insertAll.
         const stream = await c.getWriteStream(
           { streamId: `${parent}/streams/_default`, view: 2 as never },
-          { timeout: OPEN_TIMEOUT_MS },
+          { timeout: OPEN_TIMEOUT_MS, maxRetries: 0 },
         );
         const schema = stream.tableSchema ?? { fields: [] };
         const connection = await c.createStreamConnection({
