@@ -40,7 +40,6 @@ import {
   type SpanProcessor,
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
-import { GoogleAuth } from 'google-auth-library';
 import {
   formatTraceparent,
   messageTraceparent,
@@ -382,6 +381,9 @@ export function setupProcessTracing(
     ...(google
       ? {
           headers: async () => {
+            // Loaded on the first export to Cloud Trace: the gateway's bundle keeps Google's
+            // clients as vendor files that loading its main file never reads.
+            const { GoogleAuth } = await import('google-auth-library');
             credentials ??= cachedCredentials(new GoogleAuth({ scopes: [TRACE_SCOPE] }));
             return { ...(await credentials.headers()) };
           },
