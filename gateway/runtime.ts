@@ -56,7 +56,10 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
   /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
   readonly secrets?: { get(name: string): Promise<string | undefined> };
-  /** Fetches signing certificates (Amazon SNS's; global fetch when absent). */
+  /**
+   * Fetches signing certificates (Amazon SNS's, PayPal's): main.ts gives the egress gate
+   * (adapters/egress.ts); global fetch when absent; tests map the vendor's host to loopback.
+   */
   readonly fetch?: typeof fetch;
   /**
    * Where refused requests are recorded for the studio's live events (adapters/refusal-recorder.ts):

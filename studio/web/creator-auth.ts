@@ -9,7 +9,7 @@
  * value is never saved by the page: it names a Secret Manager secret and says how to store it.
  */
 
-import { signatureHeader } from '../../core/translate/signature-header.ts';
+import { CERTIFICATE_SCHEMES, signatureHeader } from '../../core/translate/signature-header.ts';
 import {
   createCommand,
   grantCommand,
@@ -18,6 +18,7 @@ import {
   translatorSecretName,
 } from '../../core/translate/translator-secrets.ts';
 import { type TranslatorAuth, TranslatorSignature } from '../../schemas/translator.ts';
+import type { SignatureScheme } from '../../schemas/translator-signature.ts';
 import { $, el } from './common.ts';
 
 export type AuthKind = 'token' | 'basic' | 'url_token' | 'signature';
@@ -43,9 +44,8 @@ const OPTIONS = Object.entries(PROPERTIES).filter(([k]) => k !== 'scheme' && k !
 /** The scheme an option belongs to when the schema says so (`hmac` only: …, `sns` only, …). */
 const schemeOnly = (o: OptionSchema) => /^`([a-z0-9_]+)` (only|with)\b/.exec(o.description ?? '')?.[1];
 
-/** Whether a scheme checks an HMAC under a shared secret (not a vendor's certificate, as `sns`). */
-const sharedSecret = (scheme: string) =>
-  signatureHeader({ scheme } as Parameters<typeof signatureHeader>[0]) !== undefined;
+/** Whether a scheme checks an HMAC under a shared secret (not a vendor's certificate, as `sns`, `paypal`). */
+const sharedSecret = (scheme: string) => !CERTIFICATE_SCHEMES.has(scheme as SignatureScheme);
 
 /** Whether the chosen signature is one the studio can sign (a shared secret's). */
 export const signable = (): boolean =>
