@@ -9,6 +9,7 @@
  * value is never saved by the page: it names a Secret Manager secret and says how to store it.
  */
 
+import type { SchemeOffer } from '../../core/samples/sender-scheme.ts';
 import { CERTIFICATE_SCHEMES, signatureHeader } from '../../core/translate/signature-header.ts';
 import {
   createCommand,
@@ -57,6 +58,21 @@ export const authKind = (): AuthKind => $<HTMLSelectElement>('auth-kind').value 
 export const defaultSecretName = translatorSecretName;
 
 let secretEdited = false;
+/** Whether the person chose the kind or scheme (then an offer from the sample no longer changes them). */
+let authChosen = false;
+
+/**
+ * The scheme the sample's shape names (core/samples/sender-scheme.ts), chosen for the person
+ * unless they chose already, with why; no offer clears the note and changes nothing.
+ */
+export function offerScheme(offer: SchemeOffer | undefined): void {
+  const note = $('auth-offer');
+  note.textContent = offer ? `Offered from the sample: ${offer.why}.` : '';
+  note.hidden = !offer;
+  if (!offer || authChosen || !SCHEMES.includes(offer.scheme)) return;
+  $<HTMLSelectElement>('auth-kind').value = 'signature';
+  $<HTMLSelectElement>('sig-scheme').value = offer.scheme;
+}
 
 /** An example or the default from the option's description (`(X-Signature)`, `(default 300; …)`), else "optional". */
 function placeholderOf(o: OptionSchema): string {
@@ -103,7 +119,11 @@ export function startAuth(changed: () => void): void {
     secretEdited = true;
     changed();
   });
-  for (const id of ['auth-kind', 'sig-scheme']) $(id).addEventListener('change', changed);
+  for (const id of ['auth-kind', 'sig-scheme'])
+    $(id).addEventListener('change', () => {
+      authChosen = true;
+      changed();
+    });
 }
 
 /** Shows the controls the kind and scheme need; fills the secret's name from the translator's. */
