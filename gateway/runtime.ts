@@ -7,7 +7,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
-import type { RefusalEvent } from '../core/console/live-events.ts';
+import { type RefusalEvent, refusalDetail } from '../core/console/live-events.ts';
 import type { DefinedEvents } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
@@ -224,6 +224,7 @@ export function sendError(
       translator: n?.translator,
       path: shownPath(req),
       size: sizeOf(req),
+      ...refusalDetail(e.body),
     });
   }
   // An answer sent before the body was read closes the connection rather than draining it.
