@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { TranslatorTransform, TranslatorValueTransform } from '../../schemas/translator.ts';
 import { shown } from '../definitions/event-validator.ts';
 import { instant, isoDate, readPattern } from '../formats/patterns.ts';
+import { exceedsDepth, inspectJson } from '../json-limits.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -128,14 +129,34 @@ function base64Text(value: unknown): Step {
   }
 }
 
-/** JSON held in a string, parsed (an object or list stays as it is). */
+/** JSON text inside a value (a form field holding JSON, Snowplow's `ue_px`) is at most this long. */
+export const EMBEDDED_JSON_MAX_CHARS = 256 * 1024;
+/** … and nests at most this deep (the body's own depth check does not see inside a string). */
+export const EMBEDDED_JSON_MAX_DEPTH = 32;
+
+/**
+ * JSON held in a string, parsed (an object or list stays as it is), under the same bounds as a
+ * body: its length and depth checked before the parser runs (json-limits.ts exceedsDepth), then
+ * no forbidden key (`__proto__`), lone surrogate or out-of-range number (inspectJson).
+ */
 function jsonValue(value: unknown): Step {
   if (typeof value !== 'string') return ok(value);
+  if (value.length > EMBEDDED_JSON_MAX_CHARS)
+    return fail(`the JSON text is ${value.length} characters; at most ${EMBEDDED_JSON_MAX_CHARS}`);
+  if (exceedsDepth(Buffer.from(value), EMBEDDED_JSON_MAX_DEPTH))
+    return fail(`the JSON text nests deeper than ${EMBEDDED_JSON_MAX_DEPTH} levels`);
+  let parsed: unknown;
   try {
-    return ok(JSON.parse(value));
+    parsed = JSON.parse(value);
   } catch (err) {
     return fail(`expected JSON text: ${(err as Error).message.slice(0, 120)}`);
   }
+  const problem = inspectJson(parsed);
+  if (problem)
+    return fail(
+      `the JSON text has ${problem.kind === 'forbidden_key' ? `the key ${problem.key}` : problem.kind.replace(/_/g, ' ')} at ${problem.field || '(root)'}`,
+    );
+  return ok(parsed);
 }
 
 /** An amount in minor units scaled to major units by the record's (or a fixed) currency. */
