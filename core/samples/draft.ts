@@ -112,6 +112,12 @@ const ISO = new Set(['ISO 8601', 'RFC 3339']);
 /** The targets a number stays a number in: an event field, or the event time (epoch values). */
 const NUMERIC_TARGET = new Set(['event_data', 'event_time']);
 
+/** A column inside a form field that held JSON: the field, and the path inside its JSON. */
+function embeddedSource(sample: ParsedSample, column: string): { source: string; path: string } | undefined {
+  const field = sample.embedded?.find((k) => column.startsWith(`${k}.`));
+  return field ? { source: field, path: column.slice(field.length + 1) } : undefined;
+}
+
 /** The transforms that read a column's values as its inferred type. */
 export function transformsFor(f: InferredField, sample: ParsedSample, zone: string): TranslatorTransform[] {
   const text = isText(sample);
@@ -171,7 +177,13 @@ export function draftResources(input: {
           ? ['string' as const]
           : transformsFor(f, input.sample, zone);
     const target = c.target === 'event_data' ? (c.field ?? dataFieldName(c.column)) : c.target;
-    tFields.push({ target, source: c.column, ...(transforms.length > 0 ? { transforms } : {}) });
+    const inside = embeddedSource(input.sample, c.column);
+    const read: TranslatorTransform[] = inside ? ['json', { path: inside.path }, ...transforms] : transforms;
+    tFields.push({
+      target,
+      source: inside?.source ?? c.column,
+      ...(read.length > 0 ? { transforms: read } : {}),
+    });
     if (c.target !== 'event_data') continue;
     specFields.push({
       name: target,

@@ -35,6 +35,11 @@ export interface ParsedSample {
   readonly recordsOffer?: string;
   /** JSON: the key whose array items were read as the rows. */
   readonly records?: string;
+  /**
+   * Form posts: the fields whose text held a JSON object (Unbounce's `data.json`), read as nested
+   * columns (`data.json.variant`); a translator reads them with `[json, {path}]` (draft.ts).
+   */
+  readonly embedded?: readonly string[];
 }
 
 export type InferredType = Exclude<FieldType, 'array' | 'object'>;
