@@ -40,6 +40,11 @@ export interface ParsedSample {
    * columns (`data.json.variant`); a translator reads them with `[json, {path}]` (draft.ts).
    */
   readonly embedded?: readonly string[];
+  /**
+   * JSON samples: the columns whose every value was base64 of a JSON object (Snowplow's `ue_px`,
+   * `cx`), read as nested columns; a translator reads them with `[base64, json, {path}]`.
+   */
+  readonly encoded?: readonly string[];
 }
 
 export type InferredType = Exclude<FieldType, 'array' | 'object'>;
