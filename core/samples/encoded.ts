@@ -5,7 +5,7 @@
  * own bounded `base64` and `json` transforms; the draft reads them back the same way (draft.ts).
  * A column with one value that does not decode stays as it is.
  */
-import { applyTransforms } from '../translate/transforms.ts';
+import { base64Text, jsonValue } from '../formats/embedded.ts';
 import type { JsonResult } from './json.ts';
 import { jsonRows } from './json.ts';
 
@@ -15,7 +15,8 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 /** The object a value decodes to, or undefined. */
 function decoded(value: unknown): Record<string, unknown> | undefined {
   if (typeof value !== 'string' || value.length < 8) return undefined;
-  const step = applyTransforms(value, ['base64', 'json'], {});
+  const text = base64Text(value);
+  const step = text.ok ? jsonValue(text.value) : text;
   return step.ok && isObject(step.value) && Object.keys(step.value).length > 0 ? step.value : undefined;
 }
 

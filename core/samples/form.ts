@@ -5,8 +5,9 @@
  * exactly the paths the saved translator will find: `data[merges][FNAME]` is `data.merges.FNAME`.
  * A field holding a JSON object is read as nested columns, which the draft reads with `json`.
  */
+
+import { jsonValue } from '../formats/embedded.ts';
 import { DEFAULT_FORM_DEPTH, parseForm } from '../formats/form.ts';
-import { applyTransform } from '../translate/transforms.ts';
 import { type JsonResult, jsonRows } from './json.ts';
 
 /** One `key=value` pair: a key of URL characters (brackets allowed), a value without blanks. */
@@ -39,7 +40,7 @@ export function formRows(text: string): JsonResult & { embedded?: string[] } {
   const record = { ...read.record };
   for (const [key, value] of Object.entries(record)) {
     if (typeof value !== 'string' || !value.trimStart().startsWith('{')) continue;
-    const step = applyTransform(value, 'json');
+    const step = jsonValue(value);
     if (!step.ok || typeof step.value !== 'object' || step.value === null || Array.isArray(step.value))
       continue;
     record[key] = step.value;

@@ -5,8 +5,11 @@
 import { createHash } from 'node:crypto';
 import type { TranslatorTransform, TranslatorValueTransform } from '../../schemas/translator.ts';
 import { shown } from '../definitions/event-validator.ts';
+import { base64Text, jsonValue } from '../formats/embedded.ts';
+
+export { EMBEDDED_JSON_MAX_CHARS, EMBEDDED_JSON_MAX_DEPTH } from '../formats/embedded.ts';
+
 import { instant, isoDate, readPattern } from '../formats/patterns.ts';
-import { exceedsDepth, inspectJson } from '../json-limits.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -65,9 +68,9 @@ export function currencyExponent(code: string): number | undefined {
   return /^[A-Z]{3}$/.test(c) ? (EXPONENTS[c] ?? 2) : undefined;
 }
 
-export type Step =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly why: string };
+export type { Step } from '../formats/embedded.ts';
+
+import type { Step } from '../formats/embedded.ts';
 
 const ok = (value: unknown): Step => ({ ok: true, value });
 const fail = (why: string): Step => ({ ok: false, why });
@@ -114,49 +117,6 @@ export function applyTransforms(
     if (v === null || v === undefined) return ok(null);
   }
   return ok(v);
-}
-
-/** Decoded base64 (standard or URL-safe alphabet, padding optional) as UTF-8 text, or why not. */
-function base64Text(value: unknown): Step {
-  const s = text(value)?.trim();
-  if (s === undefined || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1)
-    return fail(`expected base64, got ${shown(value)}`);
-  const bytes = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  try {
-    return ok(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return fail('the base64 does not hold UTF-8 text');
-  }
-}
-
-/** JSON text inside a value (a form field holding JSON, Snowplow's `ue_px`) is at most this long. */
-export const EMBEDDED_JSON_MAX_CHARS = 256 * 1024;
-/** … and nests at most this deep (the body's own depth check does not see inside a string). */
-export const EMBEDDED_JSON_MAX_DEPTH = 32;
-
-/**
- * JSON held in a string, parsed (an object or list stays as it is), under the same bounds as a
- * body: its length and depth checked before the parser runs (json-limits.ts exceedsDepth), then
- * no forbidden key (`__proto__`), lone surrogate or out-of-range number (inspectJson).
- */
-function jsonValue(value: unknown): Step {
-  if (typeof value !== 'string') return ok(value);
-  if (value.length > EMBEDDED_JSON_MAX_CHARS)
-    return fail(`the JSON text is ${value.length} characters; at most ${EMBEDDED_JSON_MAX_CHARS}`);
-  if (exceedsDepth(Buffer.from(value), EMBEDDED_JSON_MAX_DEPTH))
-    return fail(`the JSON text nests deeper than ${EMBEDDED_JSON_MAX_DEPTH} levels`);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch (err) {
-    return fail(`expected JSON text: ${(err as Error).message.slice(0, 120)}`);
-  }
-  const problem = inspectJson(parsed);
-  if (problem)
-    return fail(
-      `the JSON text has ${problem.kind === 'forbidden_key' ? `the key ${problem.key}` : problem.kind.replace(/_/g, ' ')} at ${problem.field || '(root)'}`,
-    );
-  return ok(parsed);
 }
 
 /** An amount in minor units scaled to major units by the record's (or a fixed) currency. */
