@@ -5,12 +5,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { registryReaders } from '../adapters/definitions.ts';
+import { createEgressSender, egressFetch } from '../adapters/egress.ts';
 import { redactProcessOutput } from '../adapters/log-redaction.ts';
 import { createPublisher } from '../adapters/publisher.ts';
 import { createRefusalRecorder, restInsertAll } from '../adapters/refusal-recorder.ts';
 import { createSecrets } from '../adapters/secrets.ts';
 import { readSettingsText } from '../adapters/settings-file.ts';
 import { setupProcessTracing } from '../adapters/tracing.ts';
+import { parseAllowList } from '../core/egress/policy.ts';
 import { ENV, readRuntimeConfig } from '../core/runtime-config.ts';
 import { startCredentialCache } from './auth.ts';
 import { createGoogleIdentity } from './google-identity.ts';
@@ -64,6 +66,7 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
           instance: env[ENV.cloudRunService] ?? 'gateway',
           log,
         });
+  const CERTIFICATE_FETCH_MS = 5000;
   const server = createGateway(
     {
       settings: config.settings,
@@ -89,6 +92,15 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       }),
       ...(registry ? { definitions: registry.definitions, translators: registry.translators } : {}),
       ...(refusals ? { refusals } : {}),
+      // Signing certificates (SNS's, PayPal's) leave through the egress gate like every other
+      // call out: the URL was already pinned to the vendor's hosts, the gate checks the address.
+      fetch: egressFetch(
+        createEgressSender({
+          allow: parseAllowList(env[ENV.egressAllow]),
+          component: 'gateway-certificates',
+        }),
+        CERTIFICATE_FETCH_MS,
+      ),
     },
   );
   const port = Number(env[ENV.port] ?? 8080);

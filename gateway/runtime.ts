@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
 import { noteSpan, REFUSED_ATTRIBUTE } from '../adapters/tracing.ts';
-import type { RefusalEvent } from '../core/console/live-events.ts';
+import { type RefusalEvent, refusalDetail } from '../core/console/live-events.ts';
 import type { DefinedEvents } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { type NormalizeOptions, normalizeOptions } from '../core/event.ts';
@@ -63,7 +63,10 @@ export interface GatewayDeps extends Omit<AuthenticatorDeps, 'principals' | 'now
   readonly translators?: { get(name: string): Promise<TranslatorEntry | undefined> };
   /** Secret values by name (adapters/secrets.ts): translators' signing secrets. */
   readonly secrets?: { get(name: string): Promise<string | undefined> };
-  /** Fetches signing certificates (Amazon SNS's; global fetch when absent). */
+  /**
+   * Fetches signing certificates (Amazon SNS's, PayPal's): main.ts gives the egress gate
+   * (adapters/egress.ts); global fetch when absent; tests map the vendor's host to loopback.
+   */
   readonly fetch?: typeof fetch;
   /**
    * Where refused requests are recorded for the studio's live events (adapters/refusal-recorder.ts):
@@ -238,6 +241,7 @@ export function sendError(
       translator: n?.translator,
       path: shownPath(req),
       size: sizeOf(req),
+      ...refusalDetail(e.body),
     });
   }
   // An answer sent before the body was read closes the connection rather than draining it.

@@ -28,10 +28,11 @@ export const TranslatorSignature = Type.Object(
         Type.Literal('calendly'),
         Type.Literal('hmac'),
         Type.Literal('sns'),
+        Type.Literal('paypal'),
       ],
       {
         description:
-          'The vendor whose signature is checked, `hmac` for the generic form, or `sns` for Amazon SNS’s certificate-signed messages',
+          'The vendor whose signature is checked, `hmac` for the generic form, or `sns` and `paypal` for certificate-signed deliveries (Amazon SNS, PayPal)',
       },
     ),
     secrets: Type.Optional(
@@ -39,7 +40,7 @@ export const TranslatorSignature = Type.Object(
         minItems: 1,
         maxItems: 2,
         description:
-          'The signing secret by name; two during a rotation (either verifies). Every scheme but `sns`',
+          'The signing secret by name; two during a rotation (either verifies). Every scheme but `sns` and `paypal`',
       }),
     ),
     tolerance_seconds: Type.Optional(
@@ -95,6 +96,13 @@ export const TranslatorSignature = Type.Object(
         minItems: 1,
         maxItems: 20,
         description: '`sns` only, and required there: the topics whose messages are taken',
+      }),
+    ),
+    webhook_id: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9]{1,64}$',
+        description:
+          '`paypal` only, and required there: the Webhook ID PayPal gave this listener URL (PayPal signs it into every delivery)',
       }),
     ),
   },

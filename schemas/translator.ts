@@ -244,10 +244,24 @@ export const TranslatorField = Type.Object(
 export type TranslatorField = Static<typeof TranslatorField>;
 
 /** What picks a case: a source's value equal to one scalar, or to one of a list (compared as text). */
+/**
+ * Transforms applied to a `when`'s source before it is compared: to look inside a value, as a
+ * field's own transforms do (`[base64, json, {path: data.schema}]` for Snowplow's `ue_px`,
+ * `[json, {path: …}]` for a form field holding JSON).
+ */
+const WhenTransforms = Type.Optional(
+  Type.Array(TranslatorValueTransform, {
+    maxItems: 16,
+    description:
+      'Applied to the source before the comparison, as a field’s transforms (`[base64, json, {path: data.schema}]`)',
+  }),
+);
+
 export const TranslatorCaseWhen = Type.Union([
   Type.Object(
     {
       source: SourcePaths,
+      transforms: WhenTransforms,
       equals: Scalar,
     },
     { additionalProperties: false, description: 'The source’s value is this one (`type: charge.refunded`)' },
@@ -255,6 +269,7 @@ export const TranslatorCaseWhen = Type.Union([
   Type.Object(
     {
       source: SourcePaths,
+      transforms: WhenTransforms,
       in: Type.Array(Scalar, { minItems: 1, maxItems: 200 }),
     },
     { additionalProperties: false, description: 'The source’s value is one of these' },

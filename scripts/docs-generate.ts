@@ -1,7 +1,8 @@
 /**
  * `npm run docs`: writes the generated parts of the docs — the settings reference
  * (docs/settings.md, from schemas/settings.ts), the platform table and the API version table
- * (docs/platforms.md, the latter also in the README, from core/platforms/platforms.ts) — between
+ * (docs/platforms.md, the latter also in the README, from core/platforms/platforms.ts), the
+ * signature schemes (docs/senders.md, scripts/docs-signatures.ts) — between
  * their markers, `<!-- generated:<name> -->` and `<!-- /generated -->`; the prose around them is
  * written by hand. test/unit/scripts/docs-generate.test.ts
  * fails when the committed docs differ from what this writes. The deployer-role table
@@ -20,6 +21,7 @@ import { declareVariants } from '../infra/variants.ts';
 import { deployerTable } from './docs-deployer.ts';
 import { apiVersionTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
+import { signatureSchemeTable } from './docs-signatures.ts';
 import { writeCatalog } from './segment-catalog.ts';
 import { oauthDocTable, writeOAuthTable } from './segment-oauth.ts';
 import { writeSubscriptions } from './segment-subscriptions.ts';
@@ -43,6 +45,7 @@ const PARTS: readonly Part[] = [
     name: 'oauth-destinations',
     write: () => oauthDocTable(catalogManifest(), oauthDefinitions(), OAUTH_TOKEN_AS_SECRET),
   },
+  { file: 'docs/senders.md', name: 'signature-schemes', write: () => signatureSchemeTable() },
 ];
 
 /** The text with the block between a part's markers replaced; an error if the markers are missing. */

@@ -76,7 +76,7 @@ export async function signedSend(
       Math.floor(now.getTime() / 1000),
     );
   } catch (err) {
-    // A scheme whose vendor signs with its own certificate (`sns`) has no shared secret to sign with.
+    // A scheme whose vendor signs with its own certificate (`sns`, `paypal`) has no shared secret to sign with.
     return invalidField('signature.scheme', `cannot be signed by the studio: ${(err as Error).message}`);
   }
   const answer = await postToGateway(url, { ...headers, 'content-type': contentType.value }, sample.value);

@@ -11,6 +11,7 @@
  * refusals it stands for (`represents`); partitions expire after REFUSALS_KEPT_MS.
  */
 import { EGRESS_REFUSED } from '../egress/policy.ts';
+import type { ErrorEnvelope } from '../errors.ts';
 import { OPS_TABLES } from '../warehouse/warehouse.ts';
 
 /**
@@ -33,6 +34,10 @@ export interface RefusalEvent {
   readonly translator?: string | undefined;
   readonly path: string;
   readonly size?: number | undefined;
+  /** The answer's message, as the sender read it (refusalDetail). */
+  readonly message?: string | undefined;
+  /** The answer's field violations, `field: description` one a line (refusalDetail). */
+  readonly fields?: string | undefined;
 }
 
 /** A row of `gateway_refusals` (core/warehouse/warehouse.ts gatewayRefusalColumns). */
@@ -48,6 +53,43 @@ export interface RefusalRow {
   readonly size: number | null;
   readonly represents: number;
   readonly instance: string;
+  readonly message: string | null;
+  readonly fields: string | null;
+}
+
+/** A refusal's message is cut to this many characters. */
+export const REFUSAL_MESSAGE_MAX = 300;
+/** At most this many field violations are kept per refusal, each cut to FIELD_LINE_MAX. */
+export const REFUSAL_FIELDS_MAX = 10;
+const FIELD_LINE_MAX = 200;
+
+const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+
+/**
+ * A violation's description without the value the sender sent: the validator names it after
+ * `, got ` (`must be one of a, b, got <value>`), and a row is never to hold the body.
+ */
+const withoutValue = (description: string): string => {
+  const at = description.indexOf(', got ');
+  return at < 0 ? description : description.slice(0, at);
+};
+
+/**
+ * What a refusal row says of the answer beside its code: the error's message and its field
+ * violations (`rows[0].value: expected number`), as the console shows an answer. Both are the
+ * gateway's own texts, bounded; a value the validator quotes (`, got …`) is left out.
+ */
+export function refusalDetail(body: ErrorEnvelope): { message: string; fields?: string } {
+  const violations = body.error.details.flatMap((d) => ('fieldViolations' in d ? d.fieldViolations : []));
+  const lines = violations
+    .slice(0, REFUSAL_FIELDS_MAX)
+    .map((v) => cut(`${v.field}: ${withoutValue(v.description)}`, FIELD_LINE_MAX));
+  if (violations.length > REFUSAL_FIELDS_MAX)
+    lines.push(`… and ${violations.length - REFUSAL_FIELDS_MAX} more`);
+  return {
+    message: cut(body.error.message, REFUSAL_MESSAGE_MAX),
+    ...(lines.length > 0 ? { fields: lines.join('\n') } : {}),
+  };
 }
 
 export interface RefusalSampling {
@@ -147,6 +189,8 @@ export function refusalRow(e: RefusalEvent, represents: number, at: number, inst
     size: e.size ?? null,
     represents,
     instance,
+    message: e.message ?? null,
+    fields: e.fields ?? null,
   };
 }
 
@@ -203,15 +247,15 @@ export function liveSql(
     `(@filter = '' OR ${cols.map((c) => `STRPOS(LOWER(IFNULL(${c}, '')), @filter) > 0`).join(' OR ')})`;
   return {
     refused: [
-      'SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents FROM (',
-      '  SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents',
+      'SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents, message, fields FROM (',
+      '  SELECT refused_at, status, code, reason, source, credential, translator, path, size, represents, message, fields',
       `  FROM ${refusals}`,
-      `  WHERE refused_at >= TIMESTAMP(@since) AND ${matches(['source', 'credential', 'translator', 'reason'])}`,
+      `  WHERE refused_at >= TIMESTAMP(@since) AND ${matches(['source', 'credential', 'translator', 'reason', 'message', 'fields'])}`,
       '  UNION ALL',
       `  SELECT recorded_at AS refused_at, CAST(NULL AS INT64) AS status, '${EGRESS_REFUSED_LINE}' AS code, reason,`,
       `    CONCAT('${EGRESS_SOURCE_PREFIX}', destination) AS source, CAST(NULL AS STRING) AS credential,`,
       `    CAST(NULL AS STRING) AS translator, CONCAT('event:', event_id) AS path, CAST(NULL AS INT64) AS size,`,
-      '    1 AS represents',
+      '    1 AS represents, reason AS message, CAST(NULL AS STRING) AS fields',
       `  FROM ${deliveries}`,
       `  WHERE recorded_at >= TIMESTAMP(@since) AND status = 'rejected' AND STARTS_WITH(reason, '${EGRESS_REFUSED}')`,
       `    AND ${matches([`CONCAT('${EGRESS_SOURCE_PREFIX}', destination)`, 'reason', 'event_name'])}`,

@@ -112,6 +112,22 @@ const ISO = new Set(['ISO 8601', 'RFC 3339']);
 /** The targets a number stays a number in: an event field, or the event time (epoch values). */
 const NUMERIC_TARGET = new Set(['event_data', 'event_time']);
 
+/**
+ * A column inside a value that held JSON: the field, and the transforms that read the column's
+ * value from it (`[json, {path}]` for a form field, `[base64, json, {path}]` for Snowplow's `ue_px`).
+ */
+function embeddedSource(
+  sample: ParsedSample,
+  column: string,
+): { source: string; read: TranslatorTransform[] } | undefined {
+  const inside = (k: string) => column.startsWith(`${k}.`);
+  const form = sample.embedded?.find(inside);
+  if (form) return { source: form, read: ['json', { path: column.slice(form.length + 1) }] };
+  const b64 = sample.encoded?.find(inside);
+  if (b64) return { source: b64, read: ['base64', 'json', { path: column.slice(b64.length + 1) }] };
+  return undefined;
+}
+
 /** The transforms that read a column's values as its inferred type. */
 export function transformsFor(f: InferredField, sample: ParsedSample, zone: string): TranslatorTransform[] {
   const text = isText(sample);
@@ -171,7 +187,13 @@ export function draftResources(input: {
           ? ['string' as const]
           : transformsFor(f, input.sample, zone);
     const target = c.target === 'event_data' ? (c.field ?? dataFieldName(c.column)) : c.target;
-    tFields.push({ target, source: c.column, ...(transforms.length > 0 ? { transforms } : {}) });
+    const inside = embeddedSource(input.sample, c.column);
+    const read: TranslatorTransform[] = inside ? [...inside.read, ...transforms] : transforms;
+    tFields.push({
+      target,
+      source: inside?.source ?? c.column,
+      ...(read.length > 0 ? { transforms: read } : {}),
+    });
     if (c.target !== 'event_data') continue;
     specFields.push({
       name: target,

@@ -3,7 +3,10 @@
  * `application/x-www-form-urlencoded` body such as a Mailchimp webhook's is recognised, and read
  * with the translators' own form reader (core/formats/form.ts), so the creator's columns are
  * exactly the paths the saved translator will find: `data[merges][FNAME]` is `data.merges.FNAME`.
+ * A field holding a JSON object is read as nested columns, which the draft reads with `json`.
  */
+
+import { jsonValue } from '../formats/embedded.ts';
 import { DEFAULT_FORM_DEPTH, parseForm } from '../formats/form.ts';
 import { type JsonResult, jsonRows } from './json.ts';
 
@@ -28,8 +31,20 @@ export function looksLikeForm(text: string): boolean {
  * text it was sent as, so types are inferred as for CSV cells. A body the translator would refuse
  * (keys nested too deep) is a problem, not a row.
  */
-export function formRows(text: string): JsonResult {
+export function formRows(text: string): JsonResult & { embedded?: string[] } {
   const read = parseForm(text.trim(), DEFAULT_FORM_DEPTH);
   if ('why' in read) return { columns: [], rows: [], problems: [{ message: read.why }] };
-  return jsonRows(read.record);
+  // A field whose text is a JSON object (Unbounce's `data.json`) is read as one, under the
+  // translators' own bounded `json` transform, so its keys are columns to map.
+  const embedded: string[] = [];
+  const record = { ...read.record };
+  for (const [key, value] of Object.entries(record)) {
+    if (typeof value !== 'string' || !value.trimStart().startsWith('{')) continue;
+    const step = jsonValue(value);
+    if (!step.ok || typeof step.value !== 'object' || step.value === null || Array.isArray(step.value))
+      continue;
+    record[key] = step.value;
+    embedded.push(key);
+  }
+  return { ...jsonRows(record), ...(embedded.length > 0 ? { embedded } : {}) };
 }

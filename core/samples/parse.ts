@@ -4,6 +4,7 @@
  * (it is bundled for the browser too); bad input is reported as problems, never thrown.
  */
 import { detectDelimiter, parseDelimited } from './csv.ts';
+import { withEncodedColumns } from './encoded.ts';
 import { formRows, looksLikeForm } from './form.ts';
 import { jsonRows, ndjsonRows, readJson, recordsPath } from './json.ts';
 import type { ParsedSample, SampleFormat } from './sample.ts';
@@ -116,10 +117,10 @@ export function parseSample(input: string, options: ParseOptions = {}): ParsedSa
       header: true,
       ...(offer ? { recordsOffer: offer } : {}),
       ...(records ? { records } : {}),
-      ...jsonRows(read.value, records),
+      ...withEncodedColumns(jsonRows(read.value, records)),
     };
   }
-  if (format === 'ndjson') return { format, header: true, ...ndjsonRows(text) };
+  if (format === 'ndjson') return { format, header: true, ...withEncodedColumns(ndjsonRows(text)) };
   if (format === 'form') return { format, header: true, ...formRows(text) };
   const quoteChar = options.quoteChar ?? '"';
   const delimiter =

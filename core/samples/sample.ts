@@ -35,6 +35,16 @@ export interface ParsedSample {
   readonly recordsOffer?: string;
   /** JSON: the key whose array items were read as the rows. */
   readonly records?: string;
+  /**
+   * Form posts: the fields whose text held a JSON object (Unbounce's `data.json`), read as nested
+   * columns (`data.json.variant`); a translator reads them with `[json, {path}]` (draft.ts).
+   */
+  readonly embedded?: readonly string[];
+  /**
+   * JSON samples: the columns whose every value was base64 of a JSON object (Snowplow's `ue_px`,
+   * `cx`), read as nested columns; a translator reads them with `[base64, json, {path}]`.
+   */
+  readonly encoded?: readonly string[];
 }
 
 export type InferredType = Exclude<FieldType, 'array' | 'object'>;

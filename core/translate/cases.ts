@@ -7,7 +7,7 @@
  */
 import type { TranslatorCaseWhen, TranslatorField, TranslatorSpec } from '../../schemas/translator.ts';
 import { headerOf, type RequestHeaders } from './headers.ts';
-import { readPath } from './transforms.ts';
+import { applyTransforms, readPath } from './transforms.ts';
 
 /** One source's value: a `header:` source from the request's headers, else a path in the record. */
 export function readSource(
@@ -74,14 +74,23 @@ export function fieldPlan(spec: TranslatorSpec): FieldPlan {
 const asText = (v: unknown): string | undefined =>
   typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 
-/** Whether a record (and the request's headers) meets a case's `when`. */
+/**
+ * Whether a record (and the request's headers) meets a case's `when`: the source's value, through
+ * the `when`'s transforms if any (a value they refuse meets no case), compared as text.
+ */
 export function caseMatches(
   when: TranslatorCaseWhen,
   record: Record<string, unknown>,
   headers: RequestHeaders | undefined,
   cells: boolean,
 ): boolean {
-  const got = asText(readSources(record, when.source, headers, cells));
+  let value = readSources(record, when.source, headers, cells);
+  if (when.transforms && value !== undefined && value !== null) {
+    const step = applyTransforms(value, when.transforms, record);
+    if (!step.ok) return false;
+    value = step.value;
+  }
+  const got = asText(value);
   if (got === undefined) return false;
   return 'equals' in when ? asText(when.equals) === got : when.in.some((v) => asText(v) === got);
 }

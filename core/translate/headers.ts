@@ -29,9 +29,19 @@ const CREDENTIALS: ReadonlySet<string> = new Set([
 
 /** Every vendor scheme's signature header (a translator may change its scheme later). */
 const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(
-  (['stripe', 'shopify', 'github', 'woocommerce', 'hubspot', 'paddle', 'typeform', 'calendly'] as const).map(
-    (scheme) => signatureHeader({ scheme, secrets: ['x'] }),
-  ),
+  (
+    [
+      'stripe',
+      'shopify',
+      'github',
+      'woocommerce',
+      'hubspot',
+      'paddle',
+      'typeform',
+      'calendly',
+      'paypal',
+    ] as const
+  ).map((scheme) => signatureHeader({ scheme, secrets: ['x'] })),
 );
 
 /** The lower-case header name of a `header:` source, or undefined for a body path. */

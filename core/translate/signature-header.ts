@@ -6,6 +6,12 @@
 import type { SignatureScheme, TranslatorSignature } from '../../schemas/translator-signature.ts';
 
 /**
+ * The schemes verified under a certificate the vendor publishes (Amazon SNS, PayPal): no shared
+ * secret, so nothing to store and nothing the studio can sign a test with.
+ */
+export const CERTIFICATE_SCHEMES: ReadonlySet<SignatureScheme> = new Set<SignatureScheme>(['sns', 'paypal']);
+
+/**
  * The header each scheme reads (lower case, as node gives them); none for `sns`, whose signature
  * travels in the JSON body.
  */
@@ -31,6 +37,8 @@ export function signatureHeader(sig: TranslatorSignature): string | undefined {
       return 'typeform-signature';
     case 'calendly':
       return 'calendly-webhook-signature';
+    case 'paypal':
+      return 'paypal-transmission-sig';
     case 'hmac':
       return (sig.header ?? 'x-signature').toLowerCase();
     case 'sns':

@@ -5,9 +5,10 @@
  */
 import type { TranslatorSignature } from '../../schemas/translator-signature.ts';
 import type { FieldViolation } from '../validation.ts';
+import { CERTIFICATE_SCHEMES } from './signature-header.ts';
 
 /** The vendor schemes that sign a timestamp of their own. */
-const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle', 'calendly']);
+const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle', 'calendly', 'paypal']);
 
 /** The fields only the generic scheme takes. */
 const GENERIC_ONLY = [
@@ -31,14 +32,16 @@ export function signatureSpecViolations(
   if (sig.scheme !== 'hmac')
     for (const k of GENERIC_ONLY)
       if (sig[k] !== undefined) say(k, `is for the generic hmac scheme; ${sig.scheme} fixes its own`);
-  if (sig.scheme === 'sns') {
-    if (sig.secrets) say('secrets', 'sns verifies with Amazon’s certificate: it takes no secret');
-    if (!sig.topic_arns)
-      say('topic_arns', 'lists the topics taken: anyone can subscribe this URL to a topic of their own');
-  } else {
-    if (!sig.secrets) say('secrets', `names the signing secret ${sig.scheme} signs with`);
-    if (sig.topic_arns) say('topic_arns', 'is for the sns scheme');
-  }
+  if (CERTIFICATE_SCHEMES.has(sig.scheme)) {
+    if (sig.secrets)
+      say('secrets', `${sig.scheme} verifies with the vendor’s certificate: it takes no secret`);
+  } else if (!sig.secrets) say('secrets', `names the signing secret ${sig.scheme} signs with`);
+  if (sig.scheme === 'sns' && !sig.topic_arns)
+    say('topic_arns', 'lists the topics taken: anyone can subscribe this URL to a topic of their own');
+  if (sig.scheme !== 'sns' && sig.topic_arns) say('topic_arns', 'is for the sns scheme');
+  if (sig.scheme === 'paypal' && !sig.webhook_id)
+    say('webhook_id', 'is the Webhook ID PayPal gave this URL: PayPal signs it, so it is required');
+  if (sig.scheme !== 'paypal' && sig.webhook_id) say('webhook_id', 'is for the paypal scheme');
   const signedTime = sig.signed === 'method_url_body_timestamp';
   if (sig.scheme === 'hmac' && signedTime && !sig.timestamp_header)
     say('timestamp_header', 'names the header whose timestamp method_url_body_timestamp signs');

@@ -4,7 +4,8 @@
  * (and, for tests and our own relays, makes) one vendor's header: Stripe, Shopify, GitHub,
  * WooCommerce, HubSpot v3, Paddle, Typeform, Calendly; the generic `hmac` form for the rest
  * (which bytes are signed, the digest, its encoding, header and prefix, a signed timestamp);
- * Amazon SNS's certificate-signed messages are signature-sns.ts. Verification runs on the bytes
+ * Amazon SNS's and PayPal's certificate-signed deliveries are signature-sns.ts and
+ * signature-paypal.ts. Verification runs on the bytes
  * as received, compares in constant time (node:crypto timingSafeEqual), and accepts any of the
  * secrets given (two during a rotation). A verified delivery is named (`delivery`) for the
  * gateway's replay memory. Pure: secrets, headers, the clock and certificates are passed in.
@@ -20,6 +21,7 @@ import {
   type SignedRequest,
 } from './signature-check.ts';
 import { signatureHeader } from './signature-header.ts';
+import { verifyPaypal } from './signature-paypal.ts';
 import { type CertificateSource, verifySns } from './signature-sns.ts';
 
 export {
@@ -178,6 +180,7 @@ export function verifySignature(
   certificates?: CertificateSource,
 ): MaybePromise<SignatureCheck> {
   if (sig.scheme === 'sns') return verifySns(sig, req.body, nowMs, certificates);
+  if (sig.scheme === 'paypal') return verifyPaypal(sig, req, nowMs, certificates);
   const name = signatureHeader(sig) ?? '';
   const value = req.header(name);
   if (value === undefined || value.trim() === '') return refuse('missing_signature', `no ${name} header`);
@@ -254,8 +257,8 @@ export function verifySignature(
 /**
  * The headers a sender under `sig` would send for `req` (what our relays and tests send, and
  * what the vendors' verifiers accept). `timestamp` is in seconds (HubSpot's header takes it in
- * milliseconds; a generic `timestamp_header` in seconds). Not for `sns`, whose
- * messages AWS signs with its own key (signature-sns.ts, signSnsMessage, for tests).
+ * milliseconds; a generic `timestamp_header` in seconds). Not for `sns` or `paypal`, whose
+ * deliveries the vendor signs with its own key (signSnsMessage, signPaypalDelivery, for tests).
  */
 export function signRequest(
   sig: TranslatorSignature,
@@ -264,7 +267,8 @@ export function signRequest(
   timestamp: number,
 ): Record<string, string> {
   const name = signatureHeader(sig);
-  if (name === undefined) throw new Error(`${sig.scheme} messages are not signed with a shared secret`);
+  if (name === undefined || sig.scheme === 'paypal')
+    throw new Error(`${sig.scheme} messages are not signed with a shared secret`);
   const body = typeof req.body === 'string' ? Buffer.from(req.body) : req.body;
   switch (sig.scheme) {
     case 'stripe':

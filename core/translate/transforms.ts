@@ -5,6 +5,10 @@
 import { createHash } from 'node:crypto';
 import type { TranslatorTransform, TranslatorValueTransform } from '../../schemas/translator.ts';
 import { shown } from '../definitions/event-validator.ts';
+import { base64Text, jsonValue } from '../formats/embedded.ts';
+
+export { EMBEDDED_JSON_MAX_CHARS, EMBEDDED_JSON_MAX_DEPTH } from '../formats/embedded.ts';
+
 import { instant, isoDate, readPattern } from '../formats/patterns.ts';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
@@ -64,9 +68,9 @@ export function currencyExponent(code: string): number | undefined {
   return /^[A-Z]{3}$/.test(c) ? (EXPONENTS[c] ?? 2) : undefined;
 }
 
-export type Step =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly why: string };
+export type { Step } from '../formats/embedded.ts';
+
+import type { Step } from '../formats/embedded.ts';
 
 const ok = (value: unknown): Step => ({ ok: true, value });
 const fail = (why: string): Step => ({ ok: false, why });
@@ -113,29 +117,6 @@ export function applyTransforms(
     if (v === null || v === undefined) return ok(null);
   }
   return ok(v);
-}
-
-/** Decoded base64 (standard or URL-safe alphabet, padding optional) as UTF-8 text, or why not. */
-function base64Text(value: unknown): Step {
-  const s = text(value)?.trim();
-  if (s === undefined || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1)
-    return fail(`expected base64, got ${shown(value)}`);
-  const bytes = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
-  try {
-    return ok(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch {
-    return fail('the base64 does not hold UTF-8 text');
-  }
-}
-
-/** JSON held in a string, parsed (an object or list stays as it is). */
-function jsonValue(value: unknown): Step {
-  if (typeof value !== 'string') return ok(value);
-  try {
-    return ok(JSON.parse(value));
-  } catch (err) {
-    return fail(`expected JSON text: ${(err as Error).message.slice(0, 120)}`);
-  }
 }
 
 /** An amount in minor units scaled to major units by the record's (or a fixed) currency. */

@@ -336,6 +336,13 @@ export function gatewayRefusalColumns(): ColumnPlan[] {
       'REQUIRED',
     ),
     col('instance', 'STRING', 'The gateway instance that wrote it (sampling is per instance)'),
+    // Added after the first release: NULLABLE, so an existing table takes them in place.
+    col('message', 'STRING', 'The answer’s message, as the sender read it (at most 300 characters)'),
+    col(
+      'fields',
+      'STRING',
+      'The answer’s field violations, `field: description` one a line (at most 10); never the body',
+    ),
   ];
 }
 

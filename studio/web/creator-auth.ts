@@ -9,7 +9,8 @@
  * value is never saved by the page: it names a Secret Manager secret and says how to store it.
  */
 
-import { signatureHeader } from '../../core/translate/signature-header.ts';
+import type { SchemeOffer } from '../../core/samples/sender-scheme.ts';
+import { CERTIFICATE_SCHEMES, signatureHeader } from '../../core/translate/signature-header.ts';
 import {
   createCommand,
   grantCommand,
@@ -18,6 +19,7 @@ import {
   translatorSecretName,
 } from '../../core/translate/translator-secrets.ts';
 import { type TranslatorAuth, TranslatorSignature } from '../../schemas/translator.ts';
+import type { SignatureScheme } from '../../schemas/translator-signature.ts';
 import { $, el } from './common.ts';
 
 export type AuthKind = 'token' | 'basic' | 'url_token' | 'signature';
@@ -43,9 +45,8 @@ const OPTIONS = Object.entries(PROPERTIES).filter(([k]) => k !== 'scheme' && k !
 /** The scheme an option belongs to when the schema says so (`hmac` only: …, `sns` only, …). */
 const schemeOnly = (o: OptionSchema) => /^`([a-z0-9_]+)` (only|with)\b/.exec(o.description ?? '')?.[1];
 
-/** Whether a scheme checks an HMAC under a shared secret (not a vendor's certificate, as `sns`). */
-const sharedSecret = (scheme: string) =>
-  signatureHeader({ scheme } as Parameters<typeof signatureHeader>[0]) !== undefined;
+/** Whether a scheme checks an HMAC under a shared secret (not a vendor's certificate, as `sns`, `paypal`). */
+const sharedSecret = (scheme: string) => !CERTIFICATE_SCHEMES.has(scheme as SignatureScheme);
 
 /** Whether the chosen signature is one the studio can sign (a shared secret's). */
 export const signable = (): boolean =>
@@ -57,6 +58,21 @@ export const authKind = (): AuthKind => $<HTMLSelectElement>('auth-kind').value 
 export const defaultSecretName = translatorSecretName;
 
 let secretEdited = false;
+/** Whether the person chose the kind or scheme (then an offer from the sample no longer changes them). */
+let authChosen = false;
+
+/**
+ * The scheme the sample's shape names (core/samples/sender-scheme.ts), chosen for the person
+ * unless they chose already, with why; no offer clears the note and changes nothing.
+ */
+export function offerScheme(offer: SchemeOffer | undefined): void {
+  const note = $('auth-offer');
+  note.textContent = offer ? `Offered from the sample: ${offer.why}.` : '';
+  note.hidden = !offer;
+  if (!offer || authChosen || !SCHEMES.includes(offer.scheme)) return;
+  $<HTMLSelectElement>('auth-kind').value = 'signature';
+  $<HTMLSelectElement>('sig-scheme').value = offer.scheme;
+}
 
 /** An example or the default from the option's description (`(X-Signature)`, `(default 300; …)`), else "optional". */
 function placeholderOf(o: OptionSchema): string {
@@ -103,7 +119,11 @@ export function startAuth(changed: () => void): void {
     secretEdited = true;
     changed();
   });
-  for (const id of ['auth-kind', 'sig-scheme']) $(id).addEventListener('change', changed);
+  for (const id of ['auth-kind', 'sig-scheme'])
+    $(id).addEventListener('change', () => {
+      authChosen = true;
+      changed();
+    });
 }
 
 /** Shows the controls the kind and scheme need; fills the secret's name from the translator's. */

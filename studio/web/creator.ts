@@ -34,6 +34,7 @@ import {
   parseSample,
   type TimeWindow,
 } from '../../core/samples/index.ts';
+import { offeredScheme } from '../../core/samples/sender-scheme.ts';
 import { translate } from '../../core/translate/index.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import {
@@ -56,7 +57,7 @@ import {
   valueChoice,
   withMinorUnits,
 } from './creator-amounts.ts';
-import { authProblem, authSpec, renderAuth, startAuth } from './creator-auth.ts';
+import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
 import { byColumn, checkName, renderPreview } from './creator-checks.ts';
 import { goLive, type Saved, startLive } from './creator-live.ts';
 import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
@@ -166,6 +167,7 @@ function readSample(): void {
     update();
   });
   showAmountGuesses(guesses);
+  offerScheme(offeredScheme(sample.rows));
   $('detected').textContent = readAs(sample);
   const problems = $('problems');
   problems.replaceChildren(

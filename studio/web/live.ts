@@ -16,17 +16,33 @@ interface LiveAnswer {
 
 const time = (v: unknown): string => (typeof v === 'string' ? new Date(v).toLocaleTimeString() : '');
 
+/** The columns of the refused table; the answer's message and field violations are shown whole. */
+const REFUSED_COLUMNS = ['at', 'status', 'reason', 'source', 'path', 'message', 'fields', 'size', 'count'];
+const WHOLE = new Set(['message', 'fields']);
+
 function refusedTable(rows: LiveAnswer['refused']): HTMLElement {
   if (rows.length === 0) return el('p', { class: 'hint' }, 'No refused request in this window.');
-  return rowsTable(
+  const table = rowsTable(
     'Refused requests',
     rows.map((r) => ({
       ...r,
       at: time(r['refused_at']),
       count: Number(r['represents'] ?? 1) > 1 ? `×${r['represents']}` : '',
     })),
-    ['at', 'status', 'reason', 'source', 'path', 'size', 'count'],
+    REFUSED_COLUMNS,
   );
+  // The table cuts a cell at 80 characters; the sender's message and every field are kept whole
+  // (the gateway already bounded them), a violation a line, as the console shows an answer.
+  table.querySelectorAll('tbody tr').forEach((tr, i) => {
+    REFUSED_COLUMNS.forEach((c, j) => {
+      if (!WHOLE.has(c)) return;
+      const cell = tr.children[j] as HTMLElement;
+      const v = rows[i]?.[c];
+      cell.textContent = typeof v === 'string' ? v : '';
+      cell.className = 'whole';
+    });
+  });
+  return table;
 }
 
 function acceptedTable(rows: LiveAnswer['accepted']): HTMLElement {

@@ -15,6 +15,12 @@ import { createGateway, type GatewayDeps } from '../../gateway/server.ts';
 import { fileTokenStore, type TokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
+import {
+  type CertificateServer,
+  makeSigningCertificate,
+  type SigningCertificate,
+  serveCertificate,
+} from '../support/signing-certificate.ts';
 
 export const ORIGIN = 'https://shop.example';
 
@@ -214,4 +220,44 @@ export async function loggingGateway(
   const refusals = () =>
     logged.flatMap((e) => (e['refusal'] ? [e['refusal'] as Record<string, unknown>] : []));
   return { g, pub, logged, refusals };
+}
+
+/** What certificateGateway's hooks set up, fresh for each test (the key and server for the suite). */
+export interface CertificateGateway {
+  pair: SigningCertificate;
+  server: CertificateServer;
+  /** The certificate URLs the gateway fetched, in order. */
+  fetched: string[];
+  g: Awaited<ReturnType<typeof loggingGateway>>;
+}
+
+/**
+ * Mocha hooks for a suite of a certificate-signed sender (SNS, PayPal): a self-made key and
+ * certificate served at `certPath` on a loopback port, and for each test a gateway with the one
+ * translator `name`, whose certificate fetch maps the vendor's `host` (only) to that server. The
+ * gateway pins the URL as the sender gave it before it fetches: the host list is not widened.
+ */
+export function certificateGateway(
+  name: string,
+  spec: unknown,
+  host: string,
+  certPath: string,
+): CertificateGateway {
+  const ctx = { fetched: [] } as unknown as CertificateGateway;
+  before(async () => {
+    ctx.pair = makeSigningCertificate();
+    ctx.server = await serveCertificate(ctx.pair.cert, certPath);
+  });
+  after(() => ctx.server.close());
+  beforeEach(async () => {
+    ctx.server.hits = [];
+    ctx.server.down = false;
+    ctx.fetched = [];
+    ctx.g = await loggingGateway({
+      translators: fixedTranslators({ [name]: spec }),
+      fetch: ctx.server.fetchFor(host, ctx.fetched),
+    });
+  });
+  afterEach(() => ctx.g.g.close());
+  return ctx;
 }

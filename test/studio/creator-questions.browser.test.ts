@@ -4,7 +4,8 @@
  * answered the other way round and back; every guess's evidence and confidence under its why;
  * a field name the save would refuse (`topic`) marked and the save held back; cents with no
  * currency column (Patreon's `pledge_amount_cents`) scaled by a typed currency, saved as the
- * translator's `major_units: { currency }`.
+ * translator's `major_units: { currency }`; PayPal's webhook envelope offered PayPal's
+ * certificate scheme (its webhook id asked for, no secret), a choice of the person's kept.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -15,6 +16,10 @@ import { studioInBrowser } from '../support/studio-browser.ts';
 const TOKEN = 'creator-questions-admin-token-0123456789';
 const TWILIO = readFileSync(
   new URL('../fixtures/sources/creator/twilio-sms-received.synthetic.form', import.meta.url),
+  'utf8',
+);
+const PAYPAL = readFileSync(
+  new URL('../fixtures/sources/creator/paypal-capture-completed.synthetic.json', import.meta.url),
   'utf8',
 );
 const PLEDGE = JSON.stringify({
@@ -54,6 +59,25 @@ describe('studio creator: questions, evidence and a fixed currency', function ()
     assert.equal(await page.getByLabel('Field name for From', { exact: true }).inputValue(), 'from');
     await question.getByRole('radio', { name: /^From \(guessed\)/ }).check();
     assert.equal(await page.getByLabel('Where From goes').inputValue(), 'user.phone');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('offers PayPal’s certificate scheme for a PayPal webhook event, asking for its webhook id, not a secret', async () => {
+    const { page, errors } = await open(PAYPAL);
+    await page
+      .getByText(/^Offered from the sample: a PayPal webhook event \(PAYMENT\.CAPTURE\.COMPLETED\)/)
+      .waitFor();
+    assert.equal(await page.getByLabel('The sender sends').inputValue(), 'signature');
+    assert.equal(await page.getByLabel('Signature scheme').inputValue(), 'paypal');
+    assert.equal(await page.getByLabel('webhook id').isVisible(), true);
+    assert.equal(await page.getByLabel('Secret name (Secret Manager)').isVisible(), false);
+    assert.equal(await page.getByLabel('topic arns').isVisible(), false);
+    // A choice of the person's stands: reading the sample again does not undo it.
+    await page.getByLabel('The sender sends').selectOption('url_token');
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/^Offered from the sample/).waitFor();
+    assert.equal(await page.getByLabel('The sender sends').inputValue(), 'url_token');
     assert.deepEqual(errors, []);
     await page.close();
   });

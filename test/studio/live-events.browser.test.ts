@@ -2,7 +2,8 @@
  * Live events end to end over the BigQuery emulator (docs/console.md#live-events): a gateway with
  * the real refusal recorder (sampled, written by insertAll to the ops table `gateway_refusals`, the
  * same request as on Google Cloud) refuses a request; the studio's live page, already open in
- * Debian's Chromium, shows it with its reason within seconds, beside the events stored a moment
+ * Debian's Chromium, shows it with its reason (and a 400's message and field violations, as
+ * the console shows an answer) within seconds, beside the events stored a moment
  * ago; the filter narrows both lists. At 1280 and 390 px nothing scrolls sideways outside the
  * tables' scroll containers. Screenshots go to $SCREENSHOTS (default: a temp dir).
  */
@@ -27,6 +28,7 @@ import { buildAssets } from '../../studio/assets.ts';
 import { startStudio } from '../../studio/server.ts';
 import {
   FakePublisher,
+  fieldsOf,
   fixedTranslators,
   post,
   startTestGateway,
@@ -68,7 +70,10 @@ describe('studio: live events show a refused request with its reason', function 
         forms: {
           event: 'lead',
           format: { type: 'json' },
-          fields: [{ target: 'user.email', source: 'email' }],
+          fields: [
+            { target: 'user.email', source: 'email' },
+            { target: 'value', source: 'amount' },
+          ],
         },
       }),
       refusals: recorder,
@@ -155,15 +160,31 @@ describe('studio: live events show a refused request with its reason', function 
         authorization: `Bearer ${narrow}`,
       });
       assert.equal(r.status, 403);
+      // A 400 with a field: its message and the field are on the line, as the console shows them.
+      const admin = await gateway.mint(['admin']);
+      const bad = await post(
+        `${gateway.url}/v1/translators/forms`,
+        [{ email: 'c@d.example', amount: 'twelve' }],
+        {
+          authorization: `Bearer ${admin}`,
+        },
+      );
+      assert.equal(bad.status, 400, JSON.stringify(bad.body));
+      const field = fieldsOf(bad)[0];
+      assert.equal(field, 'rows[0].value', JSON.stringify(bad.body));
       const refused = page.getByRole('table', { name: 'Refused requests' });
       await refused.getByText('INVALID_CREDENTIALS').waitFor({ timeout: 15_000 });
       await refused.getByText('PERMISSION_DENIED').waitFor({ timeout: 15_000 });
+      const row = refused.locator('tbody tr', { hasText: 'INVALID_ROWS' });
+      await row.waitFor({ timeout: 15_000 });
+      assert.match((await row.textContent()) ?? '', /rows\[0\]\.value: expected number/);
+      assert.match((await row.textContent()) ?? '', /row\(s\) are invalid/);
       await page.screenshot({ path: join(shots, 'live-events.png'), fullPage: true });
 
       await page.getByLabel('Source, reason or event').fill('forms');
       await refused.getByText('INVALID_CREDENTIALS').waitFor({ state: 'detached' });
-      assert.equal(await refused.locator('tbody tr').count(), 1);
-      assert.equal(await refused.getByText('translator:forms').count(), 1);
+      assert.equal(await refused.locator('tbody tr').count(), 2);
+      assert.equal(await refused.getByText('translator:forms').count(), 2);
       const stored = page.getByRole('table', { name: 'Stored events' });
       await stored.getByText('ev-web-1').waitFor({ state: 'detached' });
       assert.equal(await stored.locator('tbody tr').count(), 1);
@@ -192,6 +213,7 @@ describe('studio: live events show a refused request with its reason', function 
     );
     // Never the body: no e-mail address from the refused translator request is kept.
     assert.ok(!JSON.stringify(json).includes('a@b.example'));
+    assert.ok(!JSON.stringify(json).includes('c@d.example'));
     assert.equal((await live({ since: 'soon' })).status, 400);
   });
 });

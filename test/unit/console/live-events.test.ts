@@ -3,10 +3,13 @@ import assert from 'node:assert/strict';
 import {
   createRefusalSampler,
   liveProblem,
+  REFUSAL_FIELDS_MAX,
   type RefusalEvent,
+  refusalDetail,
   refusalRow,
   refusalSource,
 } from '../../../core/console/live-events.ts';
+import { apiError } from '../../../core/errors.ts';
 
 const bad = (credential = 'token:t1', reason = 'INVALID_CREDENTIALS'): RefusalEvent => ({
   status: 401,
@@ -64,6 +67,31 @@ describe('live events: the refusal sampler', () => {
       [row.refused_at, row.source, row.credential, row.size, row.represents],
       ['1970-01-01T00:00:00.000Z', '(anonymous)', null, 12, 3],
     );
+  });
+
+  it('keeps a refusal’s message and field violations, bounded, without the values sent', () => {
+    const e = apiError('INVALID_ROWS', { translator: 'forms', count: 1, total: 1 }, [
+      { field: 'rows[0].value', description: 'expected number' },
+      { field: 'rows[0].currency', description: 'must be one of EUR, USD, got "ana@example.net"' },
+    ]);
+    const d = refusalDetail(e.body);
+    assert.equal(d.message, e.body.error.message);
+    assert.equal(d.fields, 'rows[0].value: expected number\nrows[0].currency: must be one of EUR, USD');
+    const row = refusalRow({ ...bad(), ...d }, 1, 0, 'gw/1');
+    assert.deepEqual([row.message, row.fields], [d.message, d.fields]);
+    assert.deepEqual(
+      [refusalRow(bad(), 1, 0, 'gw/1').message, refusalRow(bad(), 1, 0, 'gw/1').fields],
+      [null, null],
+    );
+    const many = Array.from({ length: 25 }, (_, i) => ({
+      field: `rows[${i}].value`,
+      description: 'x'.repeat(500),
+    }));
+    const lines = refusalDetail(apiError('INVALID_ROWS', {}, many).body).fields?.split('\n') ?? [];
+    assert.equal(lines.length, REFUSAL_FIELDS_MAX + 1);
+    assert.equal(lines.at(-1), '… and 15 more');
+    assert.ok(lines.every((l) => l.length <= 200));
+    assert.equal(refusalDetail(apiError('INVALID_CREDENTIALS').body).fields, undefined);
   });
 
   it('checks what the live page asks for', () => {
