@@ -20,7 +20,14 @@ import { fieldForType, type OutputField } from './result-encoding.ts';
 import { resultsPage } from './results-page.ts';
 import type { FieldSchema } from './schema.ts';
 import { isScript, runScript, splitStatements } from './script.ts';
-import { qualifiedName, type TableRef, type Translation } from './sql.ts';
+import {
+  InvalidSqlError,
+  qualifiedName,
+  type TableRef,
+  type Translation,
+  UnsupportedSqlError,
+} from './sql.ts';
+import { applyOption, type OptionValue } from './sql-table-options.ts';
 import {
   cleanDuckMessage,
   type Emulator,
@@ -134,6 +141,7 @@ export async function runQuery(
   const masking = planMasking(em, access, sql, tr);
   return em.store.exclusive(async (conn) => {
     statementTablesExist(em, tr, location);
+    const tableOptions = await evaluateOptions(conn, tr);
     if (tr.kind === 'create_view' && tr.target) {
       const exists = em.store.table(tr.target.projectId, tr.target.datasetId, tr.target.tableId);
       // Read the statement's head past any leading comments (a saved query often starts with one).
@@ -152,7 +160,7 @@ export async function runQuery(
         tr.target.projectId,
         tr.target.datasetId,
         tr.target.tableId,
-        { ...tr.tableOptions },
+        { ...tableOptions },
         { query: tr.viewQuery ?? '' },
         replace,
       );
@@ -168,7 +176,11 @@ export async function runQuery(
         await createShadows(conn, masking);
         const r = await runSql(em, conn, masking.sql);
         await checkBuffer(conn, guard);
-        if (tr.target) await syncCatalog(em, conn, tr.target, tr.kind, tr);
+        if (tr.target)
+          await syncCatalog(em, conn, tr.target, tr.kind, {
+            ...tr,
+            ...(tableOptions ? { tableOptions } : {}),
+          });
         await conn.run('COMMIT');
         if (target) markStreamed(target); // rows written: its partitions are swept before the next read
         const isDml =
@@ -240,6 +252,53 @@ async function checkQueryJob(
   } catch (e) {
     throw new ApiError('invalidQuery', cleanDuckMessage((e as Error).message));
   }
+}
+
+/** DuckDB types read as numbers when an option's expression is evaluated. */
+const NUMBER_TYPES =
+  /^(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|FLOAT|DOUBLE|DECIMAL)/;
+
+/**
+ * A CREATE TABLE / VIEW's options with those whose values are constant expressions
+ * (`TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 7 DAY)`) evaluated by DuckDB, as BigQuery
+ * evaluates them when the statement runs, and checked as literal ones are. 400 invalidQuery
+ * when an expression fails or its type does not fit the option.
+ */
+async function evaluateOptions(
+  conn: DuckDBConnection,
+  tr: Pick<Translation, 'tableOptions' | 'optionExpressions'>,
+): Promise<Translation['tableOptions']> {
+  const exprs = tr.optionExpressions ?? [];
+  if (exprs.length === 0) return tr.tableOptions;
+  const out = structuredClone(tr.tableOptions ?? {});
+  for (const { name, sql, view } of exprs) {
+    let value: OptionValue;
+    try {
+      const type = String((await conn.runAndReadAll(`SELECT typeof((${sql}))`)).getRows()[0]?.[0]);
+      const read = /^(TIMESTAMP|DATE)/.test(type)
+        ? `CAST(epoch_ms((${sql})${type === 'DATE' ? '::TIMESTAMP' : ''}) AS VARCHAR)`
+        : `CAST((${sql}) AS VARCHAR)`;
+      const raw = (await conn.runAndReadAll(`SELECT ${read}`)).getRows()[0]?.[0];
+      const text = raw === null || raw === undefined ? null : String(raw);
+      if (text === null || type === '"NULL"') value = null;
+      else if (/^(TIMESTAMP|DATE)/.test(type)) value = new Date(Number(text)).toISOString();
+      else if (type === 'VARCHAR') value = text;
+      else if (type === 'BOOLEAN') value = text === 'true';
+      else if (NUMBER_TYPES.test(type)) value = Number(text);
+      else throw new ApiError('invalidQuery', `OPTIONS(${name}) does not take a value of type ${type}`);
+    } catch (e) {
+      if (e instanceof ApiError) throw e;
+      throw new ApiError('invalidQuery', `OPTIONS(${name}): ${cleanDuckMessage((e as Error).message)}`);
+    }
+    try {
+      applyOption(name, value, out, view);
+    } catch (e) {
+      if (e instanceof InvalidSqlError || e instanceof UnsupportedSqlError)
+        throw new ApiError('invalidQuery', e.message);
+      throw e;
+    }
+  }
+  return out;
 }
 
 /**

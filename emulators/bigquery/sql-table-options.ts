@@ -11,12 +11,15 @@
  *   `TIMESTAMP_TRUNC|DATETIME_TRUNC|DATE_TRUNC(col | _PARTITIONTIME, DAY|HOUR|MONTH|YEAR)`,
  *   `RANGE_BUCKET(col, GENERATE_ARRAY(start, end, interval))`;
  * - CLUSTER BY up to four columns;
- * - OPTIONS with literal values: `expiration_timestamp` (a TIMESTAMP literal or string, or NULL),
+ * - OPTIONS: `expiration_timestamp` (a TIMESTAMP literal or string, or NULL),
  *   `partition_expiration_days`, `require_partition_filter` (both need time partitioning),
  *   `description`, `friendly_name`, `labels` (`[("key", "value"), …]`); on a view, the same but
- *   the partition ones; on a column, `description`.
+ *   the partition ones; on a column, `description` (a literal). A table or view option's value
+ *   may be a constant expression, as BigQuery allows (`TIMESTAMP_ADD(CURRENT_TIMESTAMP(),
+ *   INTERVAL 7 DAY)`): it is translated here and evaluated by DuckDB when the statement runs
+ *   (jobs.ts, `applyOption`); one that is not constant (a column, a subquery) is refused.
  */
-import type { Group, Node, TableOptions, Token } from './sql-tree.ts';
+import type { Group, Node, OptionExpression, TableOptions, Token } from './sql-tree.ts';
 import { InvalidSqlError, isGroup, isOp, isWord, splitArgs, UnsupportedSqlError } from './sql-tree.ts';
 
 const UNITS = new Set(['DAY', 'HOUR', 'MONTH', 'YEAR']);
@@ -101,10 +104,55 @@ function clusterBy(list: readonly Node[], out: TableOptions): void {
   out.clustering = { fields };
 }
 
-type Literal = string | number | boolean | null | Record<string, string>;
+/** An option's value as BigQuery evaluates it: a TIMESTAMP is given as its text. */
+export type OptionValue = string | number | boolean | null | Record<string, string>;
+type Literal = OptionValue;
+
+/** Translates an option's expression to DuckDB SQL (sql.ts passes its Translator). */
+export type TranslateExpression = (nodes: readonly Node[]) => string;
+
+/** Words a constant expression may hold other than function names: keywords, units, type names. */
+const CONSTANT_WORDS = new Set(
+  (
+    'INTERVAL MICROSECOND MILLISECOND SECOND MINUTE HOUR DAY WEEK MONTH QUARTER YEAR ISOWEEK ' +
+    'ISOYEAR DAYOFWEEK DAYOFYEAR TO TRUE FALSE NULL TIMESTAMP DATE DATETIME TIME NUMERIC ' +
+    'BIGNUMERIC DECIMAL BIGDECIMAL JSON STRING BYTES INT64 INTEGER FLOAT64 BOOL BOOLEAN AS AND OR ' +
+    'NOT IS IN LIKE BETWEEN CASE WHEN THEN ELSE END'
+  ).split(' '),
+);
+const SUBQUERY_WORDS = new Set(['SELECT', 'WITH', 'FROM']);
+
+/** Why `nodes` is not a constant expression (a column, a subquery), or undefined when it is. */
+function notConstant(nodes: readonly Node[]): string | undefined {
+  for (let i = 0; i < nodes.length; i++) {
+    const n = nodes[i] as Node;
+    if (isGroup(n)) {
+      const why = notConstant(n.items);
+      if (why) return why;
+      continue;
+    }
+    if (n.kind === 'qident') return `the name ${n.text}`;
+    if (n.kind !== 'ident') continue;
+    const word = n.text.toUpperCase();
+    if (SUBQUERY_WORDS.has(word)) return 'a subquery';
+    if (isOp(nodes[i + 1], '.')) return `the name ${n.text}`;
+    if (isGroup(nodes[i + 1], '(') || CONSTANT_WORDS.has(word)) continue;
+    return `the name ${n.text}`;
+  }
+  return undefined;
+}
 
 /** An option's value: a literal (string, number, TRUE/FALSE, NULL, TIMESTAMP '…', a label list). */
 function literal(nodes: readonly Node[], name: string): Literal {
+  const v = literalOrNot(nodes, name);
+  if (v === NOT_LITERAL)
+    throw new UnsupportedSqlError(`OPTIONS(${name}=${textOf(nodes)})`, 'only literal values are supported');
+  return v;
+}
+
+const NOT_LITERAL = Symbol('not a literal');
+
+function literalOrNot(nodes: readonly Node[], name: string): Literal | typeof NOT_LITERAL {
   const [a, b] = nodes;
   if (nodes.length === 1 && a?.kind === 'string') return (a as Token).text;
   if (nodes.length === 1 && a?.kind === 'number') return Number((a as Token).text);
@@ -124,7 +172,7 @@ function literal(nodes: readonly Node[], name: string): Literal {
     }
     return labels;
   }
-  throw new UnsupportedSqlError(`OPTIONS(${name}=${textOf(nodes)})`, 'only literal values are supported');
+  return NOT_LITERAL;
 }
 
 /** Milliseconds since the epoch, as BigQuery's `expirationTime`, from a TIMESTAMP literal's text. */
@@ -146,41 +194,80 @@ const stringOrNull = (v: Literal, name: string): string | undefined => {
   return v;
 };
 
-/** The OPTIONS list of a table (`view`: of a view), into `out`. */
-function tableOptions(items: readonly Node[], out: TableOptions, view: boolean): void {
+/** Whether a table (`view`: a view) records option `name`; refused by name when it does not. */
+function checkName(name: string, view: boolean): void {
+  const known = ['description', 'friendly_name', 'labels', 'expiration_timestamp'];
+  if (!view) known.push('partition_expiration_days', 'require_partition_filter');
+  if (!known.includes(name))
+    throw new UnsupportedSqlError(`OPTIONS(${name})`, 'the emulator does not record it');
+}
+
+/**
+ * Sets option `name` of a table (`view`: of a view) to its value `v` on `out`, checked as BigQuery
+ * checks it. Throws InvalidSqlError or UnsupportedSqlError.
+ */
+export function applyOption(name: string, v: OptionValue, out: TableOptions, view: boolean): void {
+  checkName(name, view);
+  if (name === 'description') {
+    const d = stringOrNull(v, name);
+    if (d !== undefined) out.description = d;
+  } else if (name === 'friendly_name') {
+    const f = stringOrNull(v, name);
+    if (f !== undefined) out.friendlyName = f;
+  } else if (name === 'labels') {
+    if (typeof v !== 'object' || v === null)
+      throw new InvalidSqlError('OPTIONS(labels) takes ("key", "value") pairs');
+    out.labels = v;
+  } else if (name === 'expiration_timestamp') {
+    if (v !== null) {
+      if (typeof v !== 'string') throw new InvalidSqlError('OPTIONS(expiration_timestamp) takes a TIMESTAMP');
+      out.expirationTime = timestampMs(v);
+    }
+  } else if (name === 'partition_expiration_days') {
+    if (typeof v !== 'number' || !(v > 0))
+      throw new InvalidSqlError('OPTIONS(partition_expiration_days) takes a positive number');
+    if (!out.timePartitioning)
+      throw new InvalidSqlError('partition_expiration_days can only be set on a time-partitioned table');
+    out.timePartitioning.expirationMs = String(Math.round(v * 86_400_000));
+  } else if (name === 'require_partition_filter') {
+    if (typeof v !== 'boolean') throw new InvalidSqlError('OPTIONS(require_partition_filter) takes a BOOL');
+    if (!out.timePartitioning && !out.rangePartitioning)
+      throw new InvalidSqlError('require_partition_filter can only be set on a partitioned table');
+    out.requirePartitionFilter = v;
+  }
+}
+
+/**
+ * The OPTIONS list of a table (`view`: of a view), into `out`; a value that is a constant
+ * expression is translated (`translateExpr`) into `exprs`, to be evaluated when the statement runs.
+ */
+function tableOptions(
+  items: readonly Node[],
+  out: TableOptions,
+  view: boolean,
+  exprs: OptionExpression[],
+  translateExpr: TranslateExpression | undefined,
+): void {
   for (const opt of splitArgs(items)) {
     const name = columnName(opt[0])?.toLowerCase();
     if (name === undefined || !isOp(opt[1], '='))
       throw new InvalidSqlError(`Syntax error in OPTIONS: ${textOf(opt)}`);
-    const v = literal(opt.slice(2), name);
-    if (name === 'description') {
-      const d = stringOrNull(v, name);
-      if (d !== undefined) out.description = d;
-    } else if (name === 'friendly_name') {
-      const f = stringOrNull(v, name);
-      if (f !== undefined) out.friendlyName = f;
-    } else if (name === 'labels') {
-      if (typeof v !== 'object' || v === null)
-        throw new InvalidSqlError('OPTIONS(labels) takes ("key", "value") pairs');
-      out.labels = v;
-    } else if (name === 'expiration_timestamp') {
-      if (v !== null) {
-        if (typeof v !== 'string')
-          throw new InvalidSqlError('OPTIONS(expiration_timestamp) takes a TIMESTAMP');
-        out.expirationTime = timestampMs(v);
-      }
-    } else if (!view && name === 'partition_expiration_days') {
-      if (typeof v !== 'number' || !(v > 0))
-        throw new InvalidSqlError('OPTIONS(partition_expiration_days) takes a positive number');
-      if (!out.timePartitioning)
-        throw new InvalidSqlError('partition_expiration_days can only be set on a time-partitioned table');
-      out.timePartitioning.expirationMs = String(Math.round(v * 86_400_000));
-    } else if (!view && name === 'require_partition_filter') {
-      if (typeof v !== 'boolean') throw new InvalidSqlError('OPTIONS(require_partition_filter) takes a BOOL');
-      if (!out.timePartitioning && !out.rangePartitioning)
-        throw new InvalidSqlError('require_partition_filter can only be set on a partitioned table');
-      out.requirePartitionFilter = v;
-    } else throw new UnsupportedSqlError(`OPTIONS(${name})`, 'the emulator does not record it');
+    const value = opt.slice(2);
+    const v = literalOrNot(value, name);
+    if (v !== NOT_LITERAL) {
+      applyOption(name, v, out, view);
+      continue;
+    }
+    checkName(name, view);
+    if (value.length === 0) throw new InvalidSqlError(`Syntax error in OPTIONS: ${textOf(opt)}`);
+    const why = notConstant(value);
+    if (why !== undefined)
+      throw new InvalidSqlError(
+        `OPTIONS(${name}) takes a constant expression; ${why} is not constant: ${textOf(value)}`,
+      );
+    if (translateExpr === undefined)
+      throw new UnsupportedSqlError(`OPTIONS(${name}=${textOf(value)})`, 'only literal values are supported');
+    exprs.push({ name, sql: translateExpr(value), view });
   }
 }
 
@@ -191,8 +278,10 @@ function tableOptions(items: readonly Node[], out: TableOptions, view: boolean):
 export function readTableClauses(
   nodes: readonly Node[],
   view: boolean,
-): { options: TableOptions; rest: number } {
+  translateExpr?: TranslateExpression,
+): { options: TableOptions; expressions: OptionExpression[]; rest: number } {
   const options: TableOptions = {};
+  const expressions: OptionExpression[] = [];
   const isClause = (n: Node | undefined, next: Node | undefined) =>
     isWord(n, 'AS') ||
     (isWord(n, 'OPTIONS') && isGroup(next, '(')) ||
@@ -201,7 +290,7 @@ export function readTableClauses(
   while (m < nodes.length && !isWord(nodes[m], 'AS')) {
     const n = nodes[m];
     if (isWord(n, 'OPTIONS') && isGroup(nodes[m + 1], '(')) {
-      tableOptions((nodes[m + 1] as Group).items, options, view);
+      tableOptions((nodes[m + 1] as Group).items, options, view, expressions, translateExpr);
       m += 2;
       continue;
     }
@@ -216,7 +305,7 @@ export function readTableClauses(
     }
     throw new UnsupportedSqlError(`CREATE ${view ? 'VIEW' : 'TABLE'} … ${textOf(nodes.slice(m, m + 3))}`);
   }
-  return { options, rest: m };
+  return { options, expressions, rest: m };
 }
 
 /** A column definition's `OPTIONS(description = '…')`: the description (other options refused). */

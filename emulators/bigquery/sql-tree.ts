@@ -51,6 +51,15 @@ export interface Translation {
   readonly tableOptions?: TableOptions;
   /** CREATE TABLE with a column list: each column's OPTIONS(description), by column name. */
   readonly columnDescriptions?: Readonly<Record<string, string>>;
+  /** CREATE TABLE / VIEW: OPTIONS whose values are constant expressions, evaluated when it runs. */
+  readonly optionExpressions?: readonly OptionExpression[];
+}
+
+/** A table or view option whose value is a constant expression: its DuckDB SQL, evaluated when run. */
+export interface OptionExpression {
+  readonly name: string;
+  readonly sql: string;
+  readonly view: boolean;
 }
 
 /** What PARTITION BY, CLUSTER BY and OPTIONS set on a table resource (sql-table-options.ts reads them). */

@@ -21,6 +21,7 @@ import {
   isOp,
   isWord,
   type Node,
+  type OptionExpression,
   parseType,
   qualifiedName,
   quoteIdent,
@@ -75,6 +76,7 @@ interface Head {
   readonly viewQuery?: string;
   readonly tableOptions?: TableOptions;
   readonly columnDescriptions?: Record<string, string>;
+  readonly optionExpressions?: readonly OptionExpression[];
 }
 
 /** The statement's kind, from its first words; refuses the kinds outside the subset. */
@@ -233,15 +235,30 @@ function createHead(
   }
   // PARTITION BY, CLUSTER BY and OPTIONS describe the table, not its rows: recorded on its
   // resource (sql-table-options.ts), or refused by name.
-  const { options: tableOptions, rest } = readTableClauses(body, kind === 'create_view');
+  // An option's constant expression is translated here and evaluated when the statement runs.
+  const {
+    options: tableOptions,
+    expressions,
+    rest,
+  } = readTableClauses(body, kind === 'create_view', (expr) => t.sequence(expr));
   body = body.slice(rest);
-  const described = Object.keys(columnDescriptions).length > 0 ? { columnDescriptions } : {};
+  const described = {
+    ...(Object.keys(columnDescriptions).length > 0 ? { columnDescriptions } : {}),
+    ...(expressions.length > 0 ? { optionExpressions: expressions } : {}),
+  };
   if (kind === 'create_table') return { prefix, body, target, tableOptions, ...described };
   if (!isWord(body[0], 'AS')) throw new InvalidSqlError('Syntax error: expected AS after the view name');
   const viewQuery = bqSql
     .slice((body[1] as Token | Group | undefined)?.pos ?? bqSql.length)
     .replace(/;\s*$/, '');
-  return { prefix, body, target, viewQuery, tableOptions };
+  return {
+    prefix,
+    body,
+    target,
+    viewQuery,
+    tableOptions,
+    ...(expressions.length > 0 ? { optionExpressions: expressions } : {}),
+  };
 }
 
 function headOf(t: Translator, nodes: readonly Node[], kind: StatementKind, bqSql: string): Head {
@@ -275,7 +292,12 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
   while (nodes.length > 0 && isOp(nodes[nodes.length - 1], ';')) nodes.pop();
   const kind = statementKind(nodes);
   const t = new Translator(opts);
-  const { prefix, body, target, viewQuery, tableOptions, columnDescriptions } = headOf(t, nodes, kind, bqSql);
+  const { prefix, body, target, viewQuery, tableOptions, columnDescriptions, optionExpressions } = headOf(
+    t,
+    nodes,
+    kind,
+    bqSql,
+  );
   const rest = t.sequence(body);
   const sql = prefix ? `${prefix}${rest ? ` ${rest}` : ''}` : rest;
   return {
@@ -287,5 +309,6 @@ export function translate(bqSql: string, opts: TranslateOptions): Translation {
     ...(viewQuery !== undefined ? { viewQuery } : {}),
     ...(tableOptions && Object.keys(tableOptions).length > 0 ? { tableOptions } : {}),
     ...(columnDescriptions ? { columnDescriptions } : {}),
+    ...(optionExpressions ? { optionExpressions } : {}),
   };
 }

@@ -79,11 +79,31 @@ describe('BigQuery emulator: CREATE TABLE clauses (translate)', () => {
       ['CREATE TABLE d.t (a STRING) CLUSTER BY a, a, a, a, a', /between 1 and 4/],
       ["CREATE TABLE d.t (a STRING DEFAULT 'x')", /column a DEFAULT/],
       ["CREATE TABLE d.t (a STRING OPTIONS(rounding_mode = 'x'))", /column OPTIONS\(rounding_mode\)/],
-      ['CREATE TABLE d.t (a STRING) OPTIONS(description = CONCAT("a", "b"))', /only literal values/],
+      ["CREATE TABLE d.t (a STRING OPTIONS(description = CONCAT('a', 'b')))", /only literal values/],
+      ['CREATE TABLE d.t (a STRING) OPTIONS(description = a)', /constant expression; the name a/],
+      [
+        'CREATE TABLE d.t (a STRING) OPTIONS(description = (SELECT MAX(a) FROM d.u))',
+        /constant expression; a subquery/,
+      ],
+      ['CREATE TABLE d.t (a STRING) OPTIONS(description = CONCAT(d.u, "x"))', /not constant/],
+      ['CREATE TABLE d.t (a STRING) OPTIONS(kms_key_name = CONCAT("a", "b"))', /OPTIONS\(kms_key_name\)/],
       ["CREATE TABLE d.t (a STRING) OPTIONS(expiration_timestamp = 'soon')", /Invalid timestamp/],
       ['CREATE VIEW d.v PARTITION BY x AS SELECT 1 AS x', /CREATE VIEW/],
     ];
     for (const [sql, message] of refusals) assert.throws(() => options(sql), message, sql);
+  });
+
+  it('keeps a constant expression in OPTIONS, translated, to evaluate when the statement runs', () => {
+    const tr = translate(
+      `CREATE OR REPLACE TABLE d.t OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 7 DAY),
+       description = 'x') AS SELECT 1 AS n`,
+      { projectId: 'p', defaultDataset: undefined },
+    );
+    assert.deepEqual(tr.tableOptions, { description: 'x' });
+    assert.equal(tr.optionExpressions?.length, 1);
+    assert.equal(tr.optionExpressions?.[0]?.name, 'expiration_timestamp');
+    assert.match(tr.optionExpressions?.[0]?.sql ?? '', /current_timestamp/i);
+    assert.match(tr.sql, /AS SELECT 1/);
   });
 });
 
@@ -116,6 +136,58 @@ describe('BigQuery emulator: CREATE TABLE clauses through the client', () => {
       "CREATE TABLE opts.gone (a STRING) OPTIONS(expiration_timestamp = TIMESTAMP '2001-01-01 00:00:00 UTC')",
     );
     await assert.rejects(h.bq.dataset('opts').table('gone').getMetadata(), { code: 404 });
+  });
+
+  it('evaluates constant expressions in OPTIONS when the statement runs, as BigQuery does', async () => {
+    const before = Date.now();
+    await h.bq.query(
+      `CREATE OR REPLACE TABLE opts.week OPTIONS (expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 7 DAY),
+       description = CONCAT('a', 'b')) AS SELECT 1 AS n`,
+    );
+    const [md] = await h.bq.dataset('opts').table('week').getMetadata();
+    const week = 7 * 86_400_000;
+    const expires = Number(md.expirationTime);
+    assert.ok(expires >= before + week - 1000 && expires <= Date.now() + week + 1000, String(expires));
+    assert.equal(md.description, 'ab');
+    await h.bq.query(
+      `CREATE TABLE opts.later (a STRING) OPTIONS (expiration_timestamp = TIMESTAMP_SUB(TIMESTAMP '2031-01-08 00:00:00 UTC', INTERVAL 7 DAY))`,
+    );
+    const [later] = await h.bq.dataset('opts').table('later').getMetadata();
+    assert.equal(later.expirationTime, String(Date.parse('2031-01-01T00:00:00Z')));
+    await h.bq.query(
+      'CREATE TABLE opts.dated (a STRING) OPTIONS (expiration_timestamp = DATE_ADD(CURRENT_DATE(), INTERVAL 2 DAY))',
+    );
+    const [dated] = await h.bq.dataset('opts').table('dated').getMetadata();
+    const today = Date.parse(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`);
+    assert.ok(
+      [today + 2 * 86_400_000, today + 86_400_000].includes(Number(dated.expirationTime)),
+      String(dated.expirationTime),
+    );
+    await h.bq.query(
+      "CREATE VIEW opts.v OPTIONS (friendly_name = CONCAT('V', '1'), expiration_timestamp = TIMESTAMP_ADD(CURRENT_TIMESTAMP(), INTERVAL 1 HOUR)) AS SELECT 1 AS n",
+    );
+    const [view] = await h.bq.dataset('opts').table('v').getMetadata();
+    assert.equal(view.friendlyName, 'V1');
+    assert.ok(Number(view.expirationTime) > Date.now() + 3_000_000);
+  });
+
+  it('refuses an expression of the wrong type or a non-constant one, creating nothing', async () => {
+    for (const sql of [
+      'CREATE TABLE opts.bad3 (a STRING) OPTIONS(expiration_timestamp = 1 + 1)',
+      'CREATE TABLE opts.bad4 (a STRING) OPTIONS(description = a)',
+      "CREATE TABLE opts.bad5 (a STRING) OPTIONS(description = (SELECT 'x'))",
+      'CREATE TABLE opts.bad6 AS SELECT 1 AS n OPTIONS(description = 1)',
+    ]) {
+      await assert.rejects(h.bq.query(sql), (err: unknown) => {
+        assert.equal(reasonOf(err), 'invalidQuery', `${sql}: ${String(err)}`);
+        return true;
+      });
+    }
+    const [tables] = await h.bq.dataset('opts').getTables();
+    assert.deepEqual(
+      tables.map((t) => t.id).filter((id) => id?.startsWith('bad')),
+      [],
+    );
   });
 
   it('refuses an option it does not record and a partition column of the wrong type, creating nothing', async () => {
