@@ -229,7 +229,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'bigquery.tables.updateData',
       table(plan.dataset, TABLES.deliveries),
       'the delivery ledger (Storage Write API, default stream)',
-      'adapters/ledger-writer.ts',
+      'adapters/bigquery-write-api.ts',
     );
     need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
     for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])
@@ -589,6 +589,9 @@ export function serviceOfHost(host: string): string | undefined {
   return m ? `${m[1]}.googleapis.com` : undefined;
 }
 
+/** The Storage Write API's writer: its needs' calls go to bigquerystorage.googleapis.com. */
+const WRITE_API_CODE = 'adapters/bigquery-write-api.ts';
+
 /**
  * Every Google API host each workload calls with these settings: the hosts of the access table's
  * permissions (accessNeeds), and the calls authorised outside the project's IAM — GA4's Admin API
@@ -605,6 +608,11 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
   for (const n of accessNeeds(plan, settings))
     if (!n.denied && !rows.has(`${n.who} ${hostOfPermission(n.permission)}`))
       call(n.who, `https://${hostOfPermission(n.permission)}`, n.feature, n.code);
+  // The Storage Write API's appends (adapters/bigquery-write-api.ts, @google-cloud/bigquery-storage)
+  // go to its own host; IAM still checks bigquery.tables.updateData on the table.
+  for (const n of accessNeeds(plan, settings))
+    if (!n.denied && n.code === WRITE_API_CODE)
+      call(n.who, 'https://bigquerystorage.googleapis.com', n.feature, n.code);
   // Spans to Cloud Trace's OTLP endpoint (the Telemetry API), authorised by roles/cloudtrace.agent
   // on the project (infra/identities.ts): every workload that traces (docs/observability.md).
   if (settings.tracing?.enabled !== false)
