@@ -229,7 +229,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'bigquery.tables.updateData',
       table(plan.dataset, TABLES.deliveries),
       'the delivery ledger (Storage Write API, default stream)',
-      'adapters/ledger-writer.ts',
+      'adapters/bigquery-write-api.ts',
     );
     need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
     for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])
@@ -500,6 +500,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'gateway/token-store.ts',
     );
 
+  // Spans to Cloud Trace's OTLP endpoint (the Telemetry API): every workload that traces
+  // (docs/observability.md), authorised by roles/cloudtrace.agent on the project
+  // (infra/identities.ts; Cloud Trace has no finer resource).
+  if (settings.tracing?.enabled !== false)
+    for (const who of ['gateway', 'store', 'forward', 'forward-catalog'] as const)
+      if (deployed.includes(who))
+        need(who, 'cloudtrace.traces.patch', p, 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
+
   // What must be refused.
   const deny = (who: Workload, permission: string, resource: string, feature: string) =>
     rows.push({ who, permission, resource, feature, code: '-', denied: true });
@@ -566,6 +574,8 @@ const PERMISSION_HOSTS: Readonly<Record<string, string>> = {
   datastore: 'firestore.googleapis.com',
   secretmanager: 'secretmanager.googleapis.com',
   datacatalog: 'datacatalog.googleapis.com',
+  // Spans go to Cloud Trace's OTLP endpoint, the Telemetry API (adapters/tracing.ts).
+  cloudtrace: 'telemetry.googleapis.com',
 };
 
 /** The host a permission's calls go to; an error for a permission of a service not listed. */
@@ -589,6 +599,9 @@ export function serviceOfHost(host: string): string | undefined {
   return m ? `${m[1]}.googleapis.com` : undefined;
 }
 
+/** The Storage Write API's writer: its needs' calls go to bigquerystorage.googleapis.com. */
+const WRITE_API_CODE = 'adapters/bigquery-write-api.ts';
+
 /**
  * Every Google API host each workload calls with these settings: the hosts of the access table's
  * permissions (accessNeeds), and the calls authorised outside the project's IAM — GA4's Admin API
@@ -605,12 +618,12 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
   for (const n of accessNeeds(plan, settings))
     if (!n.denied && !rows.has(`${n.who} ${hostOfPermission(n.permission)}`))
       call(n.who, `https://${hostOfPermission(n.permission)}`, n.feature, n.code);
-  // Spans to Cloud Trace's OTLP endpoint (the Telemetry API), authorised by roles/cloudtrace.agent
-  // on the project (infra/identities.ts): every workload that traces (docs/observability.md).
-  if (settings.tracing?.enabled !== false)
-    for (const who of ['gateway', 'store', 'forward', 'forward-catalog'] as const)
-      if (who !== 'forward-catalog' || plan.functions.some((f) => f.name === who))
-        call(who, 'https://telemetry.googleapis.com', 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
+  // The Storage Write API's appends (adapters/bigquery-write-api.ts, @google-cloud/bigquery-storage)
+  // go to its own host; IAM still checks bigquery.tables.updateData on the table.
+  for (const n of accessNeeds(plan, settings))
+    if (!n.denied && n.code === WRITE_API_CODE)
+      call(n.who, 'https://bigquerystorage.googleapis.com', n.feature, n.code);
+  // Spans to Cloud Trace's OTLP endpoint come from the table's cloudtrace.traces.patch rows.
   for (const d of settings.destinations ?? []) {
     // Disabled destinations included: an erasure asks every platform that may hold the person.
     const erasure = GA4_PLATFORM.erasure;

@@ -165,6 +165,8 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
     'datacatalog.categories.fineGrainedGet',
   ]),
   'roles/bigquerydatapolicy.maskedReader': role('bigquerydatapolicy', ['bigquery.dataPolicies.maskedGet']),
+  // Spans to Cloud Trace (adapters/tracing.ts): granted on the project, its only resource.
+  'roles/cloudtrace.agent': role('cloudtrace', ['cloudtrace.traces.patch']),
   'roles/run.invoker': role('run', ['run.routes.invoke']),
   'roles/iap.httpsResourceAccessor': role('iap', ['iap.webServiceVersions.accessViaIAP']),
   'roles/iam.serviceAccountTokenCreator': role('iam', [

@@ -13,6 +13,7 @@ import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
+import { setupProcessTracing } from '../../adapters/tracing.ts';
 import { CATALOG_ENTRY_POINT } from '../../core/deploy/catalog-function.ts';
 import { andThen } from '../../core/maybe-async.ts';
 import { readFunctionConfig } from '../../core/runtime-config.ts';
@@ -25,6 +26,8 @@ const CATALOG_CALL_TIMEOUT_MS = 60_000;
 // Every line this function writes leaves through the one redaction (core/privacy/redact-log.ts).
 redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
+// Once per process, before the first push, as forward does (docs/observability.md).
+setupProcessTracing(config, 'forward-catalog');
 
 /**
  * The delivery services, and the fetch Segment's actions send through (run.ts; each destination's

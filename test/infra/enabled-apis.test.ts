@@ -19,6 +19,8 @@ const RUNTIME_DIRS = ['adapters', 'core', 'functions', 'gateway', 'studio'];
 const LIBRARY_HOSTS: Readonly<Record<string, string | null>> = {
   '@google-cloud/pubsub': 'pubsub.googleapis.com',
   '@google-cloud/bigquery': 'bigquery.googleapis.com',
+  // The Storage Write API (adapters/bigquery-write-api.ts).
+  '@google-cloud/bigquery-storage': 'bigquerystorage.googleapis.com',
   '@google-cloud/storage': 'storage.googleapis.com',
   '@google-cloud/firestore': 'firestore.googleapis.com',
   '@google-cloud/secret-manager': 'secretmanager.googleapis.com',

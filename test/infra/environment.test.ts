@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monthlyBill, trafficShape, workloadsOf } from '../../core/deploy/bill.ts';
-import { COLUMN_SECURITY_APIS, REQUIRED_APIS } from '../../infra/apis.ts';
+import { COLUMN_SECURITY_APIS, calledApis, REQUIRED_APIS } from '../../infra/apis.ts';
 import { PII_COLUMNS } from '../../infra/column-security.ts';
 import { loadStackConfig, type StackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
@@ -110,7 +110,16 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
     const served = plan.functions.filter((f) => f.billing === 'instance').length;
     assert.equal(served, 0, 'the example runs store and forward as Cloud Functions');
     const counts: [string, number][] = [
-      [T.api, REQUIRED_APIS.length + COLUMN_SECURITY_APIS.length + STUDIO_APIS.length],
+      // And what the workloads call (the access table's API rows: the Telemetry API, …), each once.
+      [
+        T.api,
+        new Set([
+          ...REQUIRED_APIS,
+          ...COLUMN_SECURITY_APIS,
+          ...STUDIO_APIS,
+          ...calledApis(plan, config.settings),
+        ]).size,
+      ],
       [T.topic, plan.topics.length],
       [T.subscription, plan.subscriptions.length],
       [T.function, plan.functions.length - served],

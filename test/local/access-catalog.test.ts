@@ -43,7 +43,7 @@ describe('local: the emulators enforce forward-catalog’s grants', function () 
     const tried = (await probe()).filter((r) => r.tried);
     const asked = tried.map((r) => `${r.need.denied ? '-' : '+'}${r.need.permission} ${r.need.code}`);
     for (const code of [
-      '+bigquery.tables.updateData adapters/bigquery-writer.ts',
+      '+bigquery.tables.updateData adapters/bigquery-write-api.ts',
       '+bigquery.jobs.create adapters/delivered-check.ts',
       '+storage.objects.get adapters/suppression-list.ts',
       '-bigquery.tables.updateData -',
