@@ -141,6 +141,8 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
     assert.deepEqual([...new Set(rows.map((n) => n.permission))].sort(), [
       'bigquery.jobs.create',
       'bigquery.tables.updateData',
+      // Its spans to Cloud Trace (adapters/tracing.ts), as forward's.
+      'cloudtrace.traces.patch',
       // Its deliveries' send-once claims (adapters/firestore-claims.ts).
       'datastore.entities.create',
       'datastore.entities.delete',
