@@ -22,7 +22,13 @@ export function base64Text(value: unknown): Step {
   const s = text(value)?.trim();
   if (s === undefined || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(s) || s.length % 4 === 1)
     return fail(`expected base64, got ${shown(value)}`);
-  const bytes = Buffer.from(s.replace(/-/g, '+').replace(/_/g, '/'), 'base64');
+  // atob and TextDecoder, not Buffer: the creator's page runs this in the browser too.
+  let bytes: Uint8Array;
+  try {
+    bytes = Uint8Array.from(atob(s.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  } catch {
+    return fail(`expected base64, got ${shown(value)}`);
+  }
   try {
     return ok(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
   } catch {
@@ -44,7 +50,7 @@ export function jsonValue(value: unknown): Step {
   if (typeof value !== 'string') return ok(value);
   if (value.length > EMBEDDED_JSON_MAX_CHARS)
     return fail(`the JSON text is ${value.length} characters; at most ${EMBEDDED_JSON_MAX_CHARS}`);
-  if (exceedsDepth(Buffer.from(value), EMBEDDED_JSON_MAX_DEPTH))
+  if (exceedsDepth(new TextEncoder().encode(value), EMBEDDED_JSON_MAX_DEPTH))
     return fail(`the JSON text nests deeper than ${EMBEDDED_JSON_MAX_DEPTH} levels`);
   let parsed: unknown;
   try {
