@@ -105,7 +105,13 @@ describe('end to end: the source catalogue, every source on one environment', fu
       `translator ${name} live`,
       async () => {
         const r = await fetch(url, { method: 'POST', headers, body });
-        // 404 until the gateway reads the new translator, 401 until it reads a new URL token.
+        // 404 until the gateway reads the new translator, 401 until it reads a new URL token; a
+        // 503 with Retry-After (the registry read failed, as it may on a loaded machine) is sent
+        // again, as every sender here retries a 503.
+        if (r.status === 503 && r.headers.get('retry-after') !== null) {
+          await r.body?.cancel();
+          return undefined;
+        }
         return r.status === 404 || (urlToken && r.status === 401) ? undefined : r;
       },
       45000,

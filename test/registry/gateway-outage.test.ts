@@ -32,7 +32,7 @@ const MAX_RATIO = 5;
  * (what this checks against) waits for a refused connection and the client's handling of it,
  * then for the reader; without background refreshes that showed as seconds.
  */
-const BASELINE_FLOOR_MS = 20;
+const BASELINE_FLOOR_MS = 40;
 
 describe('registry: a Cloud Storage outage under a running gateway', () => {
   let dataDir: string;
