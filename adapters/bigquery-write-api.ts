@@ -151,10 +151,20 @@ interface TableWriter {
   readonly names: ReadonlySet<string>;
 }
 
-/**
- * The batching writer's `InsertAll` over the Storage Write API. `close()` ends every connection.
- */
-export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): void } {
+/** What the Write API adds to an `InsertAll`: opening a table's connection ahead of its first rows. */
+export interface WriteApiTables {
+  /**
+   * Opens the table's connection now (the client's load, GetWriteStream, the stream), so that its
+   * first rows are not the ones that wait for it. Rejects as a first write would; a table that
+   * could not be opened is opened again by its next write.
+   */
+  open(table: string): Promise<void>;
+  /** Ends every connection. */
+  close(): void;
+}
+
+/** The batching writer's `InsertAll` over the Storage Write API. */
+export function writeApiInsertAll(o: WriteApiOptions): InsertAll & WriteApiTables {
   let client: Promise<WriterClient> | undefined;
   const tables = new Map<string, Promise<TableWriter>>();
 
@@ -252,6 +262,9 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & { close(): vo
     );
   };
   return Object.assign(insertAll, {
+    open: async (table: string) => {
+      await open(table);
+    },
     close: () => {
       void client?.then((c) => c.close());
       tables.clear();
@@ -278,11 +291,9 @@ export function createWriteApiWriter(
   bigquery: BigQuery,
   dataset: string,
   options: BatchingOptions = {},
-): BatchingWriter {
+): BatchingWriter & Pick<WriteApiTables, 'open'> {
   const base = bigquery.baseUrl;
   const emulatorHost = base.startsWith('http:') ? new URL(base).origin : undefined;
-  return createBatchingWriter(
-    writeApiInsertAll({ project: bigquery.projectId, dataset, emulatorHost }),
-    options,
-  );
+  const tables = writeApiInsertAll({ project: bigquery.projectId, dataset, emulatorHost });
+  return Object.assign(createBatchingWriter(tables, options), { open: tables.open });
 }

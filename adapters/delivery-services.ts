@@ -8,7 +8,7 @@ import type { FunctionConfig } from '../core/runtime-config.ts';
 import { createDeliveredCheck, ledgerDeliveredQuery } from './delivered-check.ts';
 import { tracedClaims } from './delivery-tracing.ts';
 import { environmentClaims } from './firestore-claims.ts';
-import { createLedgerBigQueryWriter, createLedgerWriter } from './ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter, LEDGER_TABLE } from './ledger-writer.ts';
 import { createSecrets } from './secrets.ts';
 import type { SuppressionList } from './suppression-list.ts';
 
@@ -16,10 +16,27 @@ export async function deliveryServices(config: FunctionConfig, component: string
   // The BigQuery client (and with it google-auth-library) is loaded here, not during the bundle's
   // load: it was ~100 ms of it.
   const { BigQuery } = await import('@google-cloud/bigquery');
-  await erased.ready();
   const bigquery = new BigQuery({ projectId: config.project });
+  const ledgerRows = createLedgerBigQueryWriter(bigquery, config.plan.dataset);
+  // The ledger's connection is open before the first push: a delivery's row is then written within
+  // milliseconds of the platform's answer. Opened on the first push's write (~0.3–2 s: Google's
+  // Write API client loads, GetWriteStream), it left a window in which a stopped process had sent
+  // without a record, and the redelivery sent again (the chaos run's duplicates). A warehouse away
+  // now is a warning: the first write opens it again and fails the push if it must.
+  await Promise.all([
+    erased.ready(),
+    ledgerRows.open(LEDGER_TABLE).catch((err: unknown) =>
+      console.log(
+        JSON.stringify({
+          severity: 'WARNING',
+          message: `the ledger's connection could not be opened ahead of the first push: ${(err as Error).message}`,
+          component,
+        }),
+      ),
+    ),
+  ]);
   return {
-    ledger: createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset)),
+    ledger: createLedgerWriter(ledgerRows),
     // The send-once claims (core/claims/send-once.ts), before every call; a held one asks the
     // ledger, which must then answer: no answer fails the attempt, which comes back later.
     claims: tracedClaims(environmentClaims(config)),

@@ -5,7 +5,7 @@
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { LedgerEntry } from '../core/delivery/ledger.ts';
 import type { RowRejection, RowWriter } from '../core/warehouse/rows.ts';
-import { createWriteApiWriter } from './bigquery-write-api.ts';
+import { createWriteApiWriter, type WriteApiTables } from './bigquery-write-api.ts';
 import type { BatchingOptions, BatchingWriter } from './bigquery-writer.ts';
 import { activeTraceId } from './tracing.ts';
 
@@ -52,12 +52,15 @@ export function createLedgerWriter(rows: RowWriter, table = LEDGER_TABLE): Ledge
  * `deliveries` (adapters/bigquery-write-api.ts), in the client's project. A failed append fails the
  * attempt; its redelivery meets the send-once claim and the delivered check, which fold it
  * (docs/delivery.md), so a lost answer costs a `folded` row, never a second `delivered` one.
+ * `open(LEDGER_TABLE)` before the first push (adapters/delivery-services.ts): a delivery's row must
+ * not be the one that waits for the client's load and the stream's opening, or a process stopped in
+ * that time has sent without a record, and the redelivery sends again.
  */
 export function createLedgerBigQueryWriter(
   bigquery: BigQuery,
   dataset: string,
   options: BatchingOptions = {},
-): BatchingWriter {
+): BatchingWriter & Pick<WriteApiTables, 'open'> {
   return createWriteApiWriter(bigquery, dataset, {
     windowMs: LEDGER_WINDOW_MS,
     ...options,

@@ -6,9 +6,11 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { connect, createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
+import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
@@ -17,6 +19,7 @@ import { attemptEntry } from '../../core/delivery/ledger.ts';
 import { decodePush, deliveryMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { plan } from '../../core/plan.ts';
+import { ENV, readFunctionConfig } from '../../core/runtime-config.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
 import { checkSettings } from '../../core/settings.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
@@ -106,6 +109,61 @@ describe('ledger insertAll', () => {
       rmSync(dir, { recursive: true, force: true });
     });
 
+    // A process stopped between a platform's answer and its ledger row has sent without a record,
+    // and the redelivery sends again. That window must be the append's, not the Write API client's
+    // load and the stream's opening (the chaos run's duplicates when it was).
+    it("has the ledger's connection open before the first push, and writes on it", async () => {
+      const opened: number[] = [];
+      const sockets: { destroy(): void }[] = [];
+      const proxy = createTcpServer((socket) => {
+        opened.push(Date.now());
+        sockets.push(socket);
+        const upstream = connect(emu.port, '127.0.0.1');
+        socket.pipe(upstream).pipe(socket);
+        const end = () => {
+          socket.destroy();
+          upstream.destroy();
+        };
+        socket.on('error', end).on('close', end);
+        upstream.on('error', end).on('close', end);
+      });
+      await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', () => r()));
+      const port = (proxy.address() as { port: number }).port;
+      const before = process.env['BIGQUERY_EMULATOR_HOST'];
+      process.env['BIGQUERY_EMULATOR_HOST'] = `http://127.0.0.1:${port}`;
+      try {
+        const config = readFunctionConfig({
+          [ENV.settings]: JSON.stringify({ name: 'lf', project, region: 'europe-west1', dataset: 'events' }),
+        });
+        const services = await deliveryServices(config, 'forward', {
+          ready: () => undefined,
+          current: () => undefined,
+        });
+        assert.equal(opened.length, 1, 'one connection to BigQuery, made before the first push');
+        const entry = attemptEntry({
+          event_id: 'open-1',
+          event_name: 'view_content',
+          destination: 'hook',
+          status: 'delivered',
+          attempt: 1,
+          replay: false,
+          messageId: 'm-open-1',
+          now: new Date('2026-03-01T12:00:00Z'),
+        });
+        assert.deepEqual(await services.ledger.write([entry]), []);
+        assert.equal(opened.length, 1, 'the row went over the connection already open');
+        const [found] = await bigquery.query(
+          `SELECT event_id FROM \`${project}.events.deliveries\` WHERE event_id = 'open-1'`,
+        );
+        assert.equal(found.length, 1);
+      } finally {
+        if (before === undefined) delete process.env['BIGQUERY_EMULATOR_HOST'];
+        else process.env['BIGQUERY_EMULATOR_HOST'] = before;
+        for (const socket of sockets) socket.destroy();
+        await new Promise((r) => proxy.close(r));
+      }
+    });
+
     it('writes concurrent ledger rows in one request, and a refused row is refused alone', async () => {
       const writer = createLedgerBigQueryWriter(bigquery, 'events');
       const ledger = createLedgerWriter(writer);
@@ -128,7 +186,7 @@ describe('ledger insertAll', () => {
       assert.deepEqual(good, []);
       assert.equal(refused.length, 1);
       const [found] = await bigquery.query(
-        `SELECT event_id FROM \`${project}.events.deliveries\` ORDER BY event_id`,
+        `SELECT event_id FROM \`${project}.events.deliveries\` WHERE STARTS_WITH(event_id, 'x') ORDER BY event_id`,
       );
       assert.deepEqual(
         found.map((r: { event_id: string }) => r.event_id),
