@@ -28,6 +28,7 @@ import { ACTIONS_TOPIC, registryBucketName } from '../../core/plan.ts';
 import { type FunctionConfig, readFunctionConfig } from '../../core/runtime-config.ts';
 import { type AfterStored, storeConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
+import { TABLES } from '../../core/warehouse/warehouse.ts';
 import { createStoreHandler, guardHooks } from './handler.ts';
 
 /** The function's configuration: the one read of the process environment (functions/serve.ts listens by it). */
@@ -164,11 +165,25 @@ async function init(): Promise<Handler> {
   ]);
   // No retries inside the client or the insertAll: waiting only delays the non-2xx that lets
   // Pub/Sub redeliver with the subscription's backoff, which is the retry we configure and observe.
-  await suppression.ready();
   const bigquery = new BigQuery({ projectId: runtime.project, autoRetry: false });
   // Rows go through the Storage Write API's default streams (adapters/bigquery-write-api.ts): one
   // attempt, as before; the identity claims make a crash's redelivery one row (docs/storage.md).
   const writer = createWriteApiWriter(bigquery, runtime.plan.dataset, batching);
+  // `events`' connection opens with the erased list, not on the first push (the client's load and
+  // GetWriteStream: ~0.3–2 s every push of a cold instance waited for). A warehouse away is a
+  // warning here; the first write tries again and fails its push.
+  await Promise.all([
+    suppression.ready(),
+    writer.open(TABLES.events).catch((err: unknown) =>
+      console.log(
+        JSON.stringify({
+          severity: 'WARNING',
+          message: `the events table's connection could not be opened ahead of the first push: ${(err as Error).message}`,
+          component: 'store',
+        }),
+      ),
+    ),
+  ]);
   const afterStored = afterStoredHook(runtime, writer, definitions);
   return createStoreHandler({
     config: {
