@@ -90,8 +90,17 @@ export const DEFAULT_CHAOS: ChaosOptions = {
   replay: true,
 };
 
-/** Why a destination received an event more than once. */
-export type DuplicateCause = 'vendor retry' | 'browser retry' | 'replay' | 'redelivery';
+/**
+ * Why a destination received an event more than once. A copy that reached the destination again
+ * *and was recorded as delivered again* (two `delivered` ledger rows for one identity) is a claim
+ * that let a path through: named by the path (a vendor's or browser's copy, the replay, a Pub/Sub
+ * redelivery). An extra copy with no second `delivered` row is an `unconfirmed send`: a call
+ * whose sender never learned or never recorded the answer (it timed out, or its process was
+ * stopped between the platform's answer and the ledger row), sent again because nothing said it
+ * had gone. No claim can close that edge (the platform may have acted on a call it never
+ * answered); platforms that fold by event_id (Meta, TikTok) fold it.
+ */
+export type DuplicateCause = 'vendor retry' | 'browser retry' | 'replay' | 'redelivery' | 'unconfirmed send';
 
 export interface DestinationReport {
   readonly destination: string;
@@ -561,6 +570,15 @@ destinations:
     );
     const counts = receiver.received.get(d) as Map<string, number>;
     const before = beforeReplay.get(d) as Map<string, number>;
+    const deliveredRows = new Map(
+      (
+        await q<{ event_id: string; n: number }>(
+          `SELECT event_id, COUNT(*) AS n FROM events.deliveries
+           WHERE destination = @d AND status = 'delivered' AND STARTS_WITH(event_id, @p) GROUP BY event_id`,
+          { d, p: prefix },
+        )
+      ).map((r) => [r.event_id, Number(r.n)]),
+    );
     let withoutRow = 0;
     let duplicates = 0;
     const byCause: Record<DuplicateCause, number> = {
@@ -568,6 +586,7 @@ destinations:
       'browser retry': 0,
       replay: 0,
       redelivery: 0,
+      'unconfirmed send': 0,
     };
     for (const [id, n] of counts) {
       if (!id.startsWith(prefix)) continue;
@@ -578,12 +597,16 @@ destinations:
       duplicates += n - expected;
       const replayed = Math.min(n - expected, n - (before.get(id) ?? 0));
       byCause.replay += replayed;
+      // Of the rest, as many as the ledger recorded twice are a path's; the others unconfirmed.
+      const rest = n - expected - replayed;
+      const recordedAgain = Math.min(rest, Math.max(0, (deliveredRows.get(id) ?? 0) - expected));
       const cause: DuplicateCause = vendorIds.has(id)
         ? 'vendor retry'
         : browserIds.has(id)
           ? 'browser retry'
           : 'redelivery';
-      byCause[cause] += n - expected - replayed;
+      byCause[cause] += recordedAgain;
+      byCause['unconfirmed send'] += rest - recordedAgain;
     }
     destinations.push({
       destination: d,
