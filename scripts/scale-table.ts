@@ -18,6 +18,7 @@ import {
   type Deployment,
   GOOGLE_LIMITS,
   idleInstanceMonthly,
+  LEDGER_ROW_BYTES,
   type Limit,
   MEASURED_CPU,
   type MeasuredCpu,
@@ -28,6 +29,7 @@ import {
   PRICES,
   STORE_LATENCY_SECONDS,
   scaleAt,
+  WRITE_API_TABLES,
 } from '../core/deploy/cost.ts';
 import { CLOUD_TRACE_PRICE, monthlyTraceCost, spansPerEvent } from '../core/deploy/trace-cost.ts';
 import { plan } from '../core/plan.ts';
@@ -253,7 +255,7 @@ function catalogTables(): string {
           },
         ],
         eventBytes: 1000,
-        rowsPerEvent: 0,
+        rowBytesPerEvent: 0,
         requestLogBytes: 0,
         excludeSuccessLogs: true,
         pubsubMessagesPerEvent: 0,
@@ -372,7 +374,7 @@ function monthlyTable(input: ReturnType<typeof modelInputFor>): string {
   }
   lines.push('');
   lines.push(
-    `Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub and BigQuery bytes count the event and one delivery message or ledger row per destination at the event's size (an upper bound: ledger rows are smaller).`,
+    `List prices, no free tier taken off (the monthly bills below take them off). Google's limits: ${GOOGLE_LIMITS.asOf}. Pub/Sub bytes count the event and one delivery message per destination at the event's size; the Storage Write API's the event's row and a ${LEDGER_ROW_BYTES}-byte ledger row per destination, and its connections one per table an instance writes (store ${WRITE_API_TABLES.store}, forward ${WRITE_API_TABLES.forward}).`,
   );
   return lines.join('\n');
 }

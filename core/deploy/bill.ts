@@ -13,6 +13,7 @@ import { CATALOG_CPU_SECONDS, isCatalogDestination } from './catalog-function.ts
 import {
   type Billing,
   CONCURRENCY_TARGET,
+  LEDGER_ROW_BYTES,
   MEASURED_CPU,
   memoryGib,
   PLATFORM_LATENCY_SECONDS,
@@ -35,6 +36,7 @@ export const MONTHLY_PRICES = Object.freeze({
     instanceVcpuSeconds: 240_000,
     instanceGibSeconds: 450_000,
     pubsubBytes: 10 * 2 ** 30,
+    writeApiBytes: PRICES.writeApiFreeBytesPerMonth,
     queryBytes: 2 ** 40,
     storageBytes: 10 * 2 ** 30,
     loggingBytes: 50 * 2 ** 30,
@@ -109,8 +111,6 @@ const MINIMUM_BILLED_SECONDS = 0.1;
 const GATEWAY_LATENCY_SECONDS = 0.03;
 /** A scheduler request's wall time (a tick's dispatch, a run's lock writes and calls; estimate). */
 const SCHEDULE_LATENCY_SECONDS = 0.3;
-/** Bytes of a ledger row as stored (what the row really holds; insertAll bills 1 KB). */
-const LEDGER_ROW_BYTES = 300;
 /** Bytes an incremental model's run bills at least: four tables at BigQuery's 10 MB minimum (estimate). */
 const MODEL_RUN_MINIMUM_BYTES = 4 * 10 * 2 ** 20;
 /** A function's image in Artifact Registry (estimate). */
@@ -354,22 +354,20 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     monthly: (pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib,
     detail: `${gib(pubsubBytes)} GiB: events, deliveries (${shape.destinationsPerEvent} an event, billed by ${subscriptions} subscriptions), scheduler`,
   });
-  const rowBytes =
-    events *
-    (Math.max(PRICES.insertAllMinimumBytes, shape.eventBytes) +
-      shape.destinationsPerEvent * PRICES.insertAllMinimumBytes);
+  // The Write API bills the rows as sent: the event's row and a ledger row per delivery, each
+  // its own size (no per-row minimum), the same bytes as they are stored.
+  const rowBytes = events * (shape.eventBytes + shape.destinationsPerEvent * LEDGER_ROW_BYTES);
   items.push({
-    item: 'BigQuery streaming inserts',
-    monthly: (rowBytes / 2 ** 30) * PRICES.insertAllPerGib,
-    detail: `the event's row and a ledger row per delivery, 1 KB minimum each`,
+    item: 'BigQuery Storage Write API',
+    monthly: (rowBytes / 2 ** 30) * PRICES.writeApiPerGib,
+    detail: `${gib(rowBytes)} GiB: the event's row (${shape.eventBytes} bytes) and a ledger row (${LEDGER_ROW_BYTES} bytes) per delivery`,
   });
-  // This month's rows only, held half the month on average (older months add theirs).
-  const storedBytes = events * (shape.eventBytes + shape.destinationsPerEvent * LEDGER_ROW_BYTES);
-  const storageGibMonths = storedBytes / 2 / 2 ** 30;
+  // Stored: this month's rows only, held half the month on average (older months add theirs).
+  const storageGibMonths = rowBytes / 2 / 2 ** 30;
   items.push({
     item: 'BigQuery storage',
     monthly: storageGibMonths * MONTHLY_PRICES.storagePerGibMonth,
-    detail: `this month's ${gib(storedBytes)} GiB, half the month on average`,
+    detail: `this month's ${gib(rowBytes)} GiB, half the month on average`,
   });
   const queryBytes =
     background.modelRuns * MODEL_RUN_MINIMUM_BYTES + shape.models * events * shape.eventBytes;
@@ -445,6 +443,7 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
   const listTotal = items.reduce((n, i) => n + i.monthly, 0);
   const free = freeTierCredit(usage, {
     pubsubBytes,
+    rowBytes,
     queryBytes,
     storageBytes: storageGibMonths * 2 ** 30,
     loggedBytes,
@@ -530,6 +529,7 @@ function freeTierCredit(
   u: RunUsage,
   o: {
     pubsubBytes: number;
+    rowBytes: number;
     queryBytes: number;
     storageBytes: number;
     loggedBytes: number;
@@ -550,6 +550,7 @@ function freeTierCredit(
     upTo(u.instanceVcpuSeconds, f.instanceVcpuSeconds) * i.vcpuSecond +
     upTo(u.instanceGibSeconds, f.instanceGibSeconds) * i.gibSecond +
     (upTo(o.pubsubBytes, f.pubsubBytes) / 2 ** 40) * PRICES.pubsubPerTib +
+    (upTo(o.rowBytes, f.writeApiBytes) / 2 ** 30) * PRICES.writeApiPerGib +
     (upTo(o.queryBytes, f.queryBytes) / 2 ** 40) * m.queryPerTib +
     (upTo(o.storageBytes, f.storageBytes) / 2 ** 30) * m.storagePerGibMonth +
     (upTo(o.loggedBytes, f.loggingBytes) / 2 ** 30) * PRICES.loggingPerGib +

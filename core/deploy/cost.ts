@@ -18,9 +18,13 @@ export const PRICES = Object.freeze({
   /** Pub/Sub throughput: publish and each subscription's delivery, at least 1000 bytes a message. */
   pubsubPerTib: 40,
   pubsubMinimumBytes: 1000,
-  /** BigQuery legacy streaming (`tabledata.insertAll`), at least 1 KB a row. */
-  insertAllPerGib: 0.05,
-  insertAllMinimumBytes: 1024,
+  /**
+   * BigQuery Storage Write API ingestion (how `store` and the ledger write, docs/storage.md): the
+   * bytes sent, the rows as serialized, with no per-row minimum (the 1 KB a row is insertAll's);
+   * the first 2 TiB a month are free, per billing account (the monthly bill takes them off).
+   */
+  writeApiPerGib: 0.025,
+  writeApiFreeBytesPerMonth: 2 * 2 ** 40,
   /** Cloud Logging ingestion after the first 50 GiB of a month. */
   loggingPerGib: 0.5,
 });
@@ -47,8 +51,11 @@ export interface ModelInput {
   readonly hops: readonly HopInput[];
   /** Bytes of one event as published (the 1 KB of the issue's example). */
   readonly eventBytes: number;
-  /** Rows written per event: the event, and the ledger rows of its deliveries. */
-  readonly rowsPerEvent: number;
+  /**
+   * Bytes written to BigQuery per event, as the rows hold them: the event's row and the ledger
+   * rows of its deliveries (modelInputFor: `eventBytes` and LEDGER_ROW_BYTES each).
+   */
+  readonly rowBytesPerEvent: number;
   /** Cloud Run's automatic request log, bytes per request, when it is not excluded. */
   readonly requestLogBytes: number;
   /** Whether the successful-request log exclusion is on (errors and refusals are always kept). */
@@ -78,7 +85,11 @@ export interface CostPerMillion {
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
-/** What one million events cost when busy (instances kept full by the load), per hop, in USD. */
+/**
+ * What one million events cost when busy (instances kept full by the load), per hop, in USD, at
+ * list prices: no free tier counted (Cloud Run's, Pub/Sub's 10 GiB, Logging's 50 GiB, the Write
+ * API's 2 TiB are monthly; the monthly bill, core/deploy/bill.ts, takes them off).
+ */
 export function costPerMillion(input: ModelInput): CostPerMillion {
   const events = 1_000_000;
   const hops = input.hops.map((h): HopCost => {
@@ -101,8 +112,8 @@ export function costPerMillion(input: ModelInput): CostPerMillion {
   const pubsubBytes =
     events * input.pubsubMessagesPerEvent * Math.max(PRICES.pubsubMinimumBytes, input.eventBytes);
   const pubsub = round((pubsubBytes / 2 ** 40) * PRICES.pubsubPerTib);
-  const rowBytes = events * input.rowsPerEvent * Math.max(PRICES.insertAllMinimumBytes, input.eventBytes);
-  const bigquery = round((rowBytes / 2 ** 30) * PRICES.insertAllPerGib);
+  const rowBytes = events * input.rowBytesPerEvent;
+  const bigquery = round((rowBytes / 2 ** 30) * PRICES.writeApiPerGib);
   const total = round(hops.reduce((a, h) => a + h.compute + h.requests + h.logging, 0) + pubsub + bigquery);
   return { hops, pubsub, bigquery, total };
 }
@@ -277,8 +288,8 @@ export function modelInputFor(
       ),
     ],
     eventBytes: d.eventBytes,
-    // The event and one ledger row per destination.
-    rowsPerEvent: 1 + d.destinationsPerEvent,
+    // The event's row and one ledger row per destination, each its own size.
+    rowBytesPerEvent: d.eventBytes + d.destinationsPerEvent * LEDGER_ROW_BYTES,
     requestLogBytes: REQUEST_LOG_BYTES,
     excludeSuccessLogs: d.excludeSuccessLogs,
     // Published: the event, its delivery messages; delivered: the store push, and each delivery
@@ -297,6 +308,13 @@ export interface PlanSizing {
   readonly concurrency: number;
   readonly max_instances: number;
 }
+
+/**
+ * Bytes of a ledger row (`deliveries`) as stored and as sent to the Write API: its ids, name,
+ * destination, status, times, the payload digest, trace id and, on an attempt, the platform's
+ * bounded answer (core/delivery/ledger.ts). An estimate, like REQUEST_LOG_BYTES.
+ */
+export const LEDGER_ROW_BYTES = 300;
 
 /**
  * Bytes of one Cloud Run request log entry (an HTTP request record with its resource labels,
@@ -352,19 +370,34 @@ export const memoryGib = (memory: string): number => gib(memory);
  * Google's documented quotas that bind an environment's rate before anything of ours, as last
  * known (unverified offline; recheck on the quotas pages): Pub/Sub's publisher throughput per
  * region (200 MB/s in the large regions europe-west1, us-central1 and us-east1, 50 MB/s in the
- * others: cloud.google.com/pubsub/quotas); BigQuery's legacy streaming (`insertAll`) bytes per
- * second per project (1 GB/s in the US and EU multi-regions, 300 MB/s elsewhere:
- * cloud.google.com/bigquery/quotas); Cloud Run's baseline regional vCPU quota, which caps every
- * service's instances together (1,000 vCPU in the example of cloud.google.com/run/docs/
- * configuring/max-instances-limits; the console shows a project's own). All can be raised on
- * request.
+ * others: cloud.google.com/pubsub/quotas); the BigQuery Storage Write API's throughput per project
+ * (3 GB/s in the US and EU multi-regions, 300 MB/s elsewhere) and its concurrent connections per
+ * project, default streams' included (10,000 in the multi-regions, 1,000 elsewhere:
+ * cloud.google.com/bigquery/quotas, "Storage Write API"); Cloud Run's baseline regional vCPU
+ * quota, which caps every service's instances together (1,000 vCPU in the example of
+ * cloud.google.com/run/docs/configuring/max-instances-limits; the console shows a project's
+ * own). All can be raised on request.
  */
 export const GOOGLE_LIMITS = Object.freeze({
   asOf: "Google's quotas pages as last known (2025–2026; unverified offline)",
   pubsubPublishBytesPerSecond: { large: 200e6, small: 50e6 },
   pubsubLargeRegions: ['europe-west1', 'us-central1', 'us-east1'] as readonly string[],
-  insertAllBytesPerSecond: { multiRegion: 1e9, region: 300e6 },
+  writeApiBytesPerSecond: { multiRegion: 3e9, region: 300e6 },
+  writeApiConnections: { multiRegion: 10_000, region: 1000 },
   runRegionalVcpu: 1000,
+});
+
+/**
+ * Write API connections an instance of each hop keeps open: one per table it writes, opened on
+ * its first row there (adapters/bigquery-write-api.ts). `store` writes `events`, `invalid_events`,
+ * `hook_failures` and the decision layer's `skipped` ledger rows; forward and forward-catalog the
+ * ledger; the gateway none (its refusals go through insertAll, docs/console.md).
+ */
+export const WRITE_API_TABLES: Readonly<Record<HopInput['name'], number>> = Object.freeze({
+  gateway: 0,
+  store: 4,
+  forward: 1,
+  'forward-catalog': 1,
 });
 
 /** Seconds in the 30-day month the monthly figures use. */
@@ -399,8 +432,9 @@ export interface Limit {
  * What a month at a sustained `eventsPerSecond` costs per hop, and how near each limit it runs.
  * An instance-billed hop pays its instances around the clock (whole instances: the autoscaler
  * keeps the need rounded up, at least one); a request-billed one pays its busy cost per event.
- * Pub/Sub and BigQuery are per byte. Publishing counts the event and one delivery message per
- * destination; `insertAll` the event's row and one ledger row per destination.
+ * Pub/Sub and BigQuery are per byte, at list prices (no free tier: the monthly bill has them).
+ * Publishing counts the event and one delivery message per destination at the event's size; the
+ * Write API the bytes of the event's row and one ledger row per destination (`rowBytesPerEvent`).
  */
 export function monthlyAt(
   input: ModelInput,
@@ -444,11 +478,18 @@ export function monthlyAt(
       limit: GOOGLE_LIMITS.pubsubPublishBytesPerSecond[large ? 'large' : 'small'],
     },
     {
-      name: `BigQuery insertAll, ${place.location}`,
+      name: `BigQuery Storage Write API, ${place.location}`,
       owner: 'google',
       unit: 'bytes/s',
-      used: rate * perEvent,
-      limit: GOOGLE_LIMITS.insertAllBytesPerSecond[multi ? 'multiRegion' : 'region'],
+      used: rate * input.rowBytesPerEvent,
+      limit: GOOGLE_LIMITS.writeApiBytesPerSecond[multi ? 'multiRegion' : 'region'],
+    },
+    {
+      name: `BigQuery Storage Write API connections, ${place.location}`,
+      owner: 'google',
+      unit: 'count',
+      used: input.hops.reduce((n, h, i) => n + (scale[i]?.instances ?? 1) * WRITE_API_TABLES[h.name], 0),
+      limit: GOOGLE_LIMITS.writeApiConnections[multi ? 'multiRegion' : 'region'],
     },
     {
       name: 'Cloud Run regional vCPU',

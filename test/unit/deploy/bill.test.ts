@@ -133,6 +133,35 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     assert.ok(Math.abs(pubsub(4) - pubsub(1) - (expected(4) - expected(1))) < 0.05);
   });
 
+  it('bills the Storage Write API on the rows’ own bytes, and takes its free 2 TiB a month off', () => {
+    const item = (b: { items: readonly { item: string; monthly: number }[] }, name: string) =>
+      b.items.find((i) => i.item === name)?.monthly ?? assert.fail(name);
+    // Busy at 1,000 events/s, 2 deliveries an event: 2,592 million × (1000 + 2 × 300) bytes =
+    // 4.1472e12 bytes = 3,862.35 GiB at $0.025 = $96.56 (a 1 KB minimum a row would be 3 × 1024
+    // bytes an event: $185.39).
+    const busy = total(example(), 'busy', { eventsPerSecond: 1000 });
+    assert.equal(item(busy, 'BigQuery Storage Write API'), 96.56);
+    // Two busy months that differ only in the event's bytes (no deliveries, no models, so no query
+    // reaches its free TiB; every other free tier is used up by both): their free tiers differ by
+    // the Write API's free bytes each used. 100 and 300 bytes an event are 241.4 and 724.2 GiB,
+    // both under 2 TiB: 482.8 GiB × $0.025 = $12.07 more off the larger.
+    const p = plan(example());
+    const month = (eventBytes: number) =>
+      monthlyBill(
+        p,
+        'busy',
+        trafficShape(example(), 4, { eventBytes, destinationsPerEvent: 0, models: 0, eventsPerSecond: 1000 }),
+      );
+    const free = (b: ReturnType<typeof month>) => item(b, 'Free tiers');
+    assert.ok(
+      Math.abs(free(month(100)) - free(month(300)) - 12.07) < 0.015,
+      `${free(month(100))}, ${free(month(300))}`,
+    );
+    // 1000 and 2000 bytes are 2,414 and 4,828 GiB: both past 2 TiB, $51.20 off each.
+    assert.ok(Math.abs(free(month(1000)) - free(month(2000))) < 0.015);
+    assert.ok(Math.abs(free(month(1000)) - free(month(100)) + (2048 - 241.4) * 0.025) < 0.015);
+  });
+
   it('bills a trickle each request’s wall time rounded up to 100 ms, and a busy instance by the 60 % target', () => {
     // 1 request a second of 50 ms: 0.1 s billed each, plus the fee.
     const trickle = workloadCost(workload(), 1, 1000, 0, 0, usage());

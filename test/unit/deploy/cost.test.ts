@@ -11,8 +11,10 @@ import {
   costPerMillion,
   type HopInput,
   idleInstanceMonthly,
+  LEDGER_ROW_BYTES,
   MEASURED_CPU,
   type ModelInput,
+  modelInputFor,
   monthlyAt,
   scaleAt,
 } from '../../../core/deploy/cost.ts';
@@ -34,7 +36,7 @@ const hop = (over: Partial<HopInput> = {}): HopInput => ({
 const input = (over: Partial<ModelInput> = {}): ModelInput => ({
   hops: [hop()],
   eventBytes: 1000,
-  rowsPerEvent: 1,
+  rowBytesPerEvent: 1000,
   requestLogBytes: 0,
   excludeSuccessLogs: true,
   pubsubMessagesPerEvent: 0,
@@ -60,18 +62,44 @@ describe('cost model (core/deploy/cost.ts)', () => {
     );
   });
 
-  it('counts request logs unless excluded, and Pub/Sub and BigQuery with their minimums', () => {
+  it('counts request logs unless excluded, Pub/Sub with its minimum, and the Write API by its bytes', () => {
     const c = costPerMillion(
       input({
         requestLogBytes: 2 ** 30 / 1e6,
         excludeSuccessLogs: false,
         pubsubMessagesPerEvent: 2,
         eventBytes: 10,
+        rowBytesPerEvent: 2 ** 30 / 1e4,
       }),
     );
     assert.equal(c.hops[0]?.logging, 0.5);
     assert.equal(c.pubsub, Math.round(((2e6 * 1000) / 2 ** 40) * 40 * 1000) / 1000);
-    assert.equal(c.bigquery, Math.round(((1e6 * 1024) / 2 ** 30) * 0.05 * 1000) / 1000);
+    // A million events of 2^30 / 10^4 bytes of rows each: 100 GiB at $0.025.
+    assert.equal(c.bigquery, 2.5);
+  });
+
+  it('prices the rows as the Write API bills them: their own bytes, no 1 KB minimum a row', () => {
+    assert.equal(LEDGER_ROW_BYTES, 300);
+    const sizing = { memory: '512Mi', cpu: 1, concurrency: 80, max_instances: 10 };
+    const at = (destinationsPerEvent: number, eventBytes = 1000) =>
+      costPerMillion(
+        modelInputFor({ gateway: sizing, store: sizing, forward: sizing }, MEASURED_CPU, {
+          eventBytes,
+          eventsPerRequest: 1,
+          destinationsPerEvent,
+          platformLatencySeconds: 0.35,
+          excludeSuccessLogs: true,
+          billing: { gateway: 'request', store: 'request', forward: 'request' },
+          destinationSubscriptions: 4,
+        }),
+      ).bigquery;
+    // Per million 1000-byte events, a 300-byte ledger row per destination, $0.025/GiB:
+    // 1 destination: 1.3e9 B = 1.2107 GiB → $0.0303 (with a 1 KB minimum: 2 × 1024 B → $0.0477);
+    // 2: 1.6e9 B = 1.4901 GiB → $0.0373 ($0.0715); 4: 2.2e9 B = 2.0489 GiB → $0.0512 ($0.1192).
+    assert.deepEqual([at(1), at(2), at(4)], [0.03, 0.037, 0.051]);
+    // Small events are small rows: 100 bytes and one ledger row, 400 MB = 0.3725 GiB → $0.0093
+    // (a 1 KB minimum would make it $0.0477).
+    assert.equal(at(1, 100), 0.009);
   });
 
   it('sizes instances by CPU or concurrency, and finds the hop whose max_instances binds', () => {
@@ -149,7 +177,7 @@ describe('cost model (core/deploy/cost.ts)', () => {
       hop({ name: 'store', billing: 'instance', latencySeconds: 0.05, concurrency: 80, maxInstances: 50 }),
       hop({ name: 'forward', billing: 'request', requestsPerEvent: 2, maxInstances: 100 }),
     ];
-    const i = input({ hops, pubsubMessagesPerEvent: 6, rowsPerEvent: 3 });
+    const i = input({ hops, pubsubMessagesPerEvent: 6, rowBytesPerEvent: 1600 });
     const m = monthlyAt(
       i,
       { eventsPerSecond: 1000, destinationsPerEvent: 2 },
@@ -168,6 +196,11 @@ describe('cost model (core/deploy/cost.ts)', () => {
     const fwd = busy.hops[1] as { compute: number; requests: number; logging: number };
     assert.ok(Math.abs((m.hops[1]?.monthly ?? 0) - millions * (fwd.compute + fwd.requests)) < 0.01);
     assert.ok(Math.abs(m.pubsub - busy.pubsub * millions) < 0.01);
+    // 2,592 million events × 1600 bytes = 3,862 GiB at $0.025, no free tier taken off here.
+    assert.ok(
+      Math.abs(m.bigquery - (millions * Math.round(((1e6 * 1600) / 2 ** 30) * 0.025 * 1000)) / 1000) < 0.01,
+    );
+    assert.ok(Math.abs(m.bigquery - 96.55) < 1.5, `$${m.bigquery}`);
     assert.ok(
       Math.abs(m.total - (m.hops[0]?.monthly ?? 0) - (m.hops[1]?.monthly ?? 0) - m.pubsub - m.bigquery) <
         0.01,
@@ -175,7 +208,7 @@ describe('cost model (core/deploy/cost.ts)', () => {
   });
 
   it("measures each rate against Google's quotas for the region and location, the nearest first", () => {
-    const i = input({ hops: [hop({ maxInstances: 1000, concurrency: 1000 })] });
+    const i = input({ hops: [hop({ maxInstances: 1000, concurrency: 1000 })], rowBytesPerEvent: 1600 });
     const at = (region: string, location: string) =>
       monthlyAt(i, { eventsPerSecond: 100_000, destinationsPerEvent: 2 }, { region, location }).limits;
     const find = (ls: ReturnType<typeof at>, prefix: string) => ls.find((l) => l.name.startsWith(prefix));
@@ -188,24 +221,66 @@ describe('cost model (core/deploy/cost.ts)', () => {
       limit: 2e8,
     });
     assert.equal(find(at('asia-south1', 'EU'), 'Pub/Sub')?.limit, 5e7, 'a small region');
-    assert.equal(find(at('europe-west1', 'EU'), 'BigQuery')?.limit, 1e9, 'a multi-region');
-    assert.equal(find(at('europe-west1', 'europe-west1'), 'BigQuery')?.limit, 3e8, 'a region');
+    // The Write API: 100,000 events/s × 1600 bytes of rows = 160 MB/s, of 3 GB/s in a
+    // multi-region and 300 MB/s in a region; 100 forward instances × 1 connection (the ledger),
+    // of 10,000 and 1,000 connections.
+    assert.deepEqual(find(at('europe-west1', 'EU'), 'BigQuery Storage Write API,'), {
+      name: 'BigQuery Storage Write API, EU',
+      owner: 'google',
+      unit: 'bytes/s',
+      used: 1.6e8,
+      limit: 3e9,
+    });
+    assert.equal(
+      find(at('europe-west1', 'europe-west1'), 'BigQuery Storage Write API,')?.limit,
+      3e8,
+      'a region',
+    );
+    assert.deepEqual(find(at('europe-west1', 'EU'), 'BigQuery Storage Write API connections'), {
+      name: 'BigQuery Storage Write API connections, EU',
+      owner: 'google',
+      unit: 'count',
+      used: 100,
+      limit: 10_000,
+    });
+    assert.equal(find(at('europe-west1', 'US-east1'), 'BigQuery Storage Write API connections')?.limit, 1000);
     const shares = at('europe-west1', 'EU').map((l) => l.used / l.limit);
     assert.deepEqual(
       shares,
       [...shares].sort((a, b) => b - a),
     );
-    // 100 instances of 1000 (10 %), 100 vCPU of 1000 (10 %), BigQuery 30 %, Pub/Sub 150 %.
-    assert.equal(at('europe-west1', 'EU')[0]?.name, 'Pub/Sub publish, europe-west1');
+    // Pub/Sub 150 %, 100 instances of 1000 (10 %), 100 vCPU of 1000 (10 %), Write API bytes 5.3 %,
+    // connections 1 %.
     assert.deepEqual(
       at('europe-west1', 'EU').map((l) => [l.name, l.owner, l.unit]),
       [
         ['Pub/Sub publish, europe-west1', 'google', 'bytes/s'],
-        ['BigQuery insertAll, EU', 'google', 'bytes/s'],
         ['forward max_instances', 'ours', 'count'],
         ['Cloud Run regional vCPU', 'google', 'count'],
+        ['BigQuery Storage Write API, EU', 'google', 'bytes/s'],
+        ['BigQuery Storage Write API connections, EU', 'google', 'count'],
       ],
     );
+  });
+
+  it('counts each instance’s Write API connections: store four tables, forward the ledger', () => {
+    const hops = [
+      hop({ name: 'gateway', maxInstances: 1000, concurrency: 1000, cpuSecondsPerRequest: 0.00006 }),
+      hop({ name: 'store', maxInstances: 1000, concurrency: 1000, cpuSecondsPerRequest: 0.0003 }),
+      hop({ name: 'forward', maxInstances: 1000, concurrency: 1000, requestsPerEvent: 2 }),
+    ];
+    const m = monthlyAt(
+      input({ hops }),
+      { eventsPerSecond: 10_000, destinationsPerEvent: 2 },
+      { region: 'europe-west1', location: 'europe-west1' },
+    );
+    // 10,000/s × 0.3 ms / 0.6 = 5 store instances × 4 tables; 20,000/s × 0.6 ms / 0.6 = 20
+    // forward instances × 1; a gateway instance writes through no stream.
+    assert.deepEqual(
+      m.hops.map((h) => h.instances),
+      [1, 5, 20],
+    );
+    assert.equal(m.limits.find((l) => l.name.includes('connections'))?.used, 40);
   });
 
   it('docs/scale.md holds the model’s output', () => {
