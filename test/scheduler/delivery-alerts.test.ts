@@ -154,6 +154,10 @@ describe('alerts: latency and success_drop over the ledger (BigQuery emulator)',
       value: null,
       summary: 'ga4: 5 deliveries in the last 15m, fewer than 10: p95 delivery latency not judged',
     });
+    // No delivered row at all: the quantiles are NULL, and so is their 95th.
+    const none = await evaluate({ latency: { destination: 'ga4', above: '1s', window: '15m' } }, endOf(4));
+    assert.equal(none.value, null);
+    assert.match(none.summary, /^ga4: 0 deliveries in the last 15m/);
     const judged = await evaluate({ latency: { ...c.latency, min_deliveries: 5 } }, endOf(1));
     assert.equal(judged.breached, true);
     assert.equal(judged.value, 30_000);
