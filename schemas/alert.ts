@@ -93,6 +93,59 @@ export const AlertCondition = Type.Union([
   ),
   Type.Object(
     {
+      latency: Type.Object(
+        {
+          destination: Name('A destination id of the settings'),
+          percentile: Type.Optional(
+            Type.Union([Type.Literal(50), Type.Literal(95), Type.Literal(99)], {
+              description: 'Which percentile of the delivered rows’ latency (default 95)',
+            }),
+          ),
+          above: Duration(
+            'Fires when that percentile of end-to-end delivery latency (receipt to delivered row) is above this (`500ms`, `2s`, `1m`)',
+          ),
+          window: Duration('How far back each evaluation looks (`15m`, `1h`)'),
+          min_deliveries: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000,
+              description: 'Fewer delivered rows never fire (default 10)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      success_drop: Type.Object(
+        {
+          destination: Name('A destination id of the settings'),
+          window: Duration('The recent window whose success rate is judged (`15m`, `1h`)'),
+          baseline: Duration('The window just before it, the rate it is compared with (`1h`, `1d`)'),
+          drop: Type.Number({
+            exclusiveMinimum: 0,
+            maximum: 100,
+            description:
+              'Fires when the window’s success rate (delivered / attempts) is at least this many percentage points under the baseline’s',
+          }),
+          min_attempts: Type.Optional(
+            Type.Integer({
+              minimum: 1,
+              maximum: 1_000_000,
+              description: 'Fewer attempts in either window never fire (default 10)',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
       erasure_failures: Type.Object(
         {
           window: Duration(

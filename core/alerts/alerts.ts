@@ -29,14 +29,23 @@ export const MAX_WINDOW_MS = 7 * 86_400_000;
 export const DEFAULT_CLEAR_AFTER = 2;
 export const DEFAULT_MIN_ATTEMPTS = 10;
 export const DEFAULT_MIN_EVENTS = 20;
+export const DEFAULT_PERCENTILE = 95;
 
 /** The ledger statuses a failure rate counts as failed (skipped rows are not attempts). */
 export const FAILED_STATUSES = ['rejected', 'failed', 'dead_lettered'] as const;
 
+/** The destination a condition is about, when it is about one. */
+function destinationOf(c: AlertCondition): [kind: string, id: string] | undefined {
+  if ('failure_rate' in c) return ['failure_rate', c.failure_rate.destination];
+  if ('latency' in c) return ['latency', c.latency.destination];
+  if ('success_drop' in c) return ['success_drop', c.success_drop.destination];
+  return undefined;
+}
+
 /**
  * The violations of an Alert's spec (`prefix` names it), given the settings' connections and, when
- * the caller knows them, the ids of the settings' destinations: a failure rate of a destination
- * that does not exist would count no attempts and never fire, so it is refused.
+ * the caller knows them, the ids of the settings' destinations: a condition about a destination
+ * that does not exist would count no rows and never fire, so it is refused.
  */
 export function alertViolations(
   spec: unknown,
@@ -45,15 +54,29 @@ export function alertViolations(
   destinations?: readonly string[],
 ): FieldViolation[] {
   const out = specViolations(spec, prefix, connections);
-  const c = (spec as AlertSpec).condition;
-  if (out.length > 0 || destinations === undefined || !('failure_rate' in c)) return out;
-  const id = c.failure_rate.destination;
-  if (!destinations.includes(id))
+  if (out.length > 0 || destinations === undefined) return out;
+  const named = destinationOf((spec as AlertSpec).condition);
+  if (named && !destinations.includes(named[1]))
     out.push({
-      field: `${prefix}.condition.failure_rate.destination`,
-      description: `unknown destination "${id}" (settings: ${destinations.join(', ') || 'none'})`,
+      field: `${prefix}.condition.${named[0]}.destination`,
+      description: `unknown destination "${named[1]}" (settings: ${destinations.join(', ') || 'none'})`,
     });
   return out;
+}
+
+/** The windows of a condition, each with its field (under `condition.`). */
+function windowsOf(c: AlertCondition): [field: string, duration: string][] {
+  if ('failure_rate' in c) return [['failure_rate.window', c.failure_rate.window]];
+  if ('source_quiet' in c) return [['source_quiet.for', c.source_quiet.for]];
+  if ('invalid_share' in c) return [['invalid_share.window', c.invalid_share.window]];
+  if ('erasure_failures' in c) return [['erasure_failures.window', c.erasure_failures.window]];
+  if ('latency' in c) return [['latency.window', c.latency.window]];
+  if ('success_drop' in c)
+    return [
+      ['success_drop.window', c.success_drop.window],
+      ['success_drop.baseline', c.success_drop.baseline],
+    ];
+  return [];
 }
 
 const specViolations = specChecker<AlertSpec>(AlertSpec, (s, prefix, connections, out) => {
@@ -62,24 +85,19 @@ const specViolations = specChecker<AlertSpec>(AlertSpec, (s, prefix, connections
   const bad = notifyProblem(connections, s.notify.connection);
   if (bad) out.push({ field: `${prefix}.notify.connection`, description: bad });
   const c = s.condition;
-  const windowed: [string, string] | undefined =
-    'failure_rate' in c
-      ? ['failure_rate.window', c.failure_rate.window]
-      : 'source_quiet' in c
-        ? ['source_quiet.for', c.source_quiet.for]
-        : 'invalid_share' in c
-          ? ['invalid_share.window', c.invalid_share.window]
-          : 'erasure_failures' in c
-            ? ['erasure_failures.window', c.erasure_failures.window]
-            : undefined;
-  if (windowed) {
-    const ms = durationMs(windowed[1]);
+  for (const [field, text] of windowsOf(c)) {
+    const ms = durationMs(text);
     if (ms === undefined || ms < MIN_WINDOW_MS || ms > MAX_WINDOW_MS)
       out.push({
-        field: `${prefix}.condition.${windowed[0]}`,
+        field: `${prefix}.condition.${field}`,
         description: 'must be a duration from 10s to 7d (`30s`, `15m`, `1h`)',
       });
   }
+  if ('latency' in c && latencyMs(c.latency.above) === undefined)
+    out.push({
+      field: `${prefix}.condition.latency.above`,
+      description: 'must be a duration from 1ms to 7d (`500ms`, `2s`, `1m`)',
+    });
   if (
     'volume_change' in c &&
     c.volume_change.drop_above === undefined &&
@@ -90,6 +108,19 @@ const specViolations = specChecker<AlertSpec>(AlertSpec, (s, prefix, connections
       description: 'needs drop_above, rise_above or both',
     });
 });
+
+const LATENCY_UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const;
+
+/**
+ * A latency threshold in milliseconds (`500ms`, `2s`, `1.5s`, `1m`, `1h`), from 1 ms to 7 days;
+ * undefined when it is not one. Finer than a window's duration: deliveries take seconds.
+ */
+export function latencyMs(text: string): number | undefined {
+  const m = /^(\d{1,6}(?:\.\d{1,3})?)(ms|s|m|h)$/.exec(text.trim());
+  if (!m) return undefined;
+  const ms = Number(m[1]) * LATENCY_UNIT_MS[m[2] as keyof typeof LATENCY_UNIT_MS];
+  return ms >= 1 && ms <= MAX_WINDOW_MS ? ms : undefined;
+}
 
 /** Alerts notify a chat or a webhook connection. */
 function notifyProblem(connections: readonly Connection[] | undefined, id: string): string | undefined {
@@ -120,6 +151,10 @@ export interface AlertQuery {
 const HOUR_MS = 3_600_000;
 const WEEK_MS = 7 * 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The percentile a latency condition judges (50, 95 or 99). */
+const percentileOf = (l: { readonly percentile?: 50 | 95 | 99 }): number =>
+  l.percentile ?? DEFAULT_PERCENTILE;
 
 /** Stored events received in [@since, @until), pruned on event_time a day further back. */
 const receivedIn = (since: string, until: string) =>
@@ -180,6 +215,50 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
       params,
     };
   }
+  if ('latency' in c) {
+    const l = c.latency;
+    // The percentile is one of 50, 95 and 99 (the schema's literals): an integer offset into the
+    // 101 boundaries APPROX_QUANTILES answers, which BigQuery wants as a constant expression.
+    const offset = percentileOf(l);
+    return {
+      sql: [
+        `SELECT COUNT(*) AS delivered, APPROX_QUANTILES(latency_ms, 100)[OFFSET(${offset})] AS latency_ms`,
+        'FROM (',
+        '  SELECT TIMESTAMP_DIFF(d.recorded_at, e.received_at, MILLISECOND) AS latency_ms',
+        `  FROM ${t.deliveries} AS d`,
+        // The first receipt of each stored event (a redelivered copy may be stored twice).
+        '  JOIN (SELECT event_id, payload_digest, MIN(received_at) AS received_at',
+        `    FROM ${t.events} WHERE event_time >= TIMESTAMP_SUB(TIMESTAMP(@since), INTERVAL 1 DAY)`,
+        '    GROUP BY event_id, payload_digest) AS e',
+        '    ON e.event_id = d.event_id AND e.payload_digest = d.payload_digest',
+        "  WHERE d.destination = @destination AND d.status = 'delivered' AND NOT d.replay",
+        '    AND d.recorded_at >= TIMESTAMP(@since) AND d.recorded_at < TIMESTAMP(@until)',
+        ') AS l',
+      ].join('\n'),
+      params: { destination: l.destination, since: windowOf(l.window), until: iso(until) },
+    };
+  }
+  if ('success_drop' in c) {
+    const d = c.success_drop;
+    const since = until - (durationMs(d.window) ?? 0);
+    return {
+      sql: [
+        "SELECT COUNTIF(recorded_at >= TIMESTAMP(@since) AND status = 'delivered') AS delivered,",
+        '  COUNTIF(recorded_at >= TIMESTAMP(@since)) AS attempted,',
+        "  COUNTIF(recorded_at < TIMESTAMP(@since) AND status = 'delivered') AS baseline_delivered,",
+        '  COUNTIF(recorded_at < TIMESTAMP(@since)) AS baseline_attempted',
+        `FROM ${t.deliveries}`,
+        "WHERE destination = @destination AND status NOT IN ('skipped', 'folded')",
+        '  AND recorded_at >= TIMESTAMP(@baseline_since) AND recorded_at < TIMESTAMP(@until)',
+      ].join('\n'),
+      params: {
+        destination: d.destination,
+        baseline_since: iso(since - (durationMs(d.baseline) ?? 0)),
+        since: iso(since),
+        until: iso(until),
+      },
+    };
+  }
   if ('erasure_failures' in c) {
     // An erasure ends complete_with_failures after its platform retries (about 45 minutes) and
     // any streaming-buffer wait: days at most, so its request's partition is within a week.
@@ -215,6 +294,15 @@ export interface AlertReading {
 
 const n = (row: Readonly<Record<string, unknown>>, k: string): number => Number(row[k] ?? 0) || 0;
 const pct = (x: number) => `${Math.round(x * 1000) / 10}%`;
+
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/** A latency in words: milliseconds under a second, then seconds, then minutes. */
+function seconds(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${round1(ms / 1000)} s`;
+  return `${round1(ms / 60_000)} min`;
+}
 
 /** Reads the row `alertQuery` answered. */
 export function alertReading(c: AlertCondition, row: Readonly<Record<string, unknown>>): AlertReading {
@@ -253,6 +341,54 @@ export function alertReading(c: AlertCondition, row: Readonly<Record<string, unk
       (v.drop_above !== undefined && -change > v.drop_above) ||
       (v.rise_above !== undefined && change > v.rise_above);
     return { breached, value: change, summary: `${figure} (${change >= 0 ? '+' : ''}${pct(change)})` };
+  }
+  if ('latency' in c) {
+    const l = c.latency;
+    const delivered = n(row, 'delivered');
+    const min = l.min_deliveries ?? DEFAULT_MIN_ATTEMPTS;
+    const raw = row['latency_ms'];
+    const ms = raw === null || raw === undefined || raw === '' ? null : Number(raw);
+    const which = `p${percentileOf(l)} delivery latency`;
+    const count = `${delivered} ${delivered === 1 ? 'delivery' : 'deliveries'}`;
+    if (delivered < min || ms === null || !Number.isFinite(ms))
+      return {
+        breached: false,
+        value: null,
+        summary: `${l.destination}: ${count} in the last ${l.window}, fewer than ${min}: ${which} not judged`,
+      };
+    const breached = ms > (latencyMs(l.above) ?? Number.POSITIVE_INFINITY);
+    const side = breached ? 'above' : 'within';
+    return {
+      breached,
+      value: ms,
+      summary: `${l.destination}: ${which} ${seconds(ms)} over the last ${l.window}, ${side} ${l.above} (${count})`,
+    };
+  }
+  if ('success_drop' in c) {
+    const d = c.success_drop;
+    const delivered = n(row, 'delivered');
+    const attempted = n(row, 'attempted');
+    const before = n(row, 'baseline_delivered');
+    const beforeAttempted = n(row, 'baseline_attempted');
+    const min = d.min_attempts ?? DEFAULT_MIN_ATTEMPTS;
+    const rate = attempted > 0 ? delivered / attempted : 0;
+    const baseline = beforeAttempted > 0 ? before / beforeAttempted : 0;
+    const figure = `${d.destination} delivered ${delivered} of ${attempted} attempts (${pct(rate)}) in the last ${d.window} against ${before} of ${beforeAttempted} (${pct(baseline)}) in the ${d.baseline} before`;
+    if (attempted < min || beforeAttempted < min)
+      return {
+        breached: false,
+        value: null,
+        summary: `${figure}: fewer than ${min} in one of them, not judged`,
+      };
+    const points = (baseline - rate) * 100;
+    // Shares of small counts are not exact in binary: 90 of 100 after 100 of 100 is a 10-point drop.
+    const breached = points >= d.drop - 1e-9;
+    const moved = points > 0 ? `down ${round1(points)}` : `up ${round1(-points)}`;
+    return {
+      breached,
+      value: points,
+      summary: `${figure}: ${moved} points; the threshold is a drop of ${d.drop}`,
+    };
   }
   if ('erasure_failures' in c) {
     const failed = n(row, 'failed');

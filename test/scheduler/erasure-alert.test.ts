@@ -7,8 +7,8 @@
 import assert from 'node:assert/strict';
 import { alertQuery, alertReading } from '../../core/alerts/alerts.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
-import { TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import { provisionedBigQuery } from '../storage/support.ts';
+import { alertTablesOf } from '../support/alert-fixture.ts';
 
 describe('alerts: erasure_failures over the erasures audit (BigQuery emulator)', function () {
   this.timeout(60_000);
@@ -39,13 +39,7 @@ describe('alerts: erasure_failures over the erasures audit (BigQuery emulator)',
   });
 
   it('fires for the request that gave up within the window, and only for it', async () => {
-    const ref = (dataset: string, table: string) => tableRef(fx.settings.project, dataset, table);
-    const tables = {
-      events: ref(fx.p.dataset, TABLES.events),
-      invalidEvents: ref(fx.p.dataset, TABLES.invalidEvents),
-      deliveries: ref(fx.p.dataset, TABLES.deliveries),
-      erasures: ref(fx.p.ops.dataset, PRIVACY_TABLES.erasures),
-    };
+    const tables = alertTablesOf(fx.settings.project, fx.p);
     const condition = { erasure_failures: { window: '1h' } };
     const q = alertQuery(condition, new Date(now), tables);
     const [rows] = await fx.bigquery.query({ query: q.sql, params: { ...q.params } });

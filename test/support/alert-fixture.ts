@@ -1,3 +1,8 @@
+import type { AlertTables } from '../../core/alerts/alerts.ts';
+import type { Plan } from '../../core/plan.ts';
+import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
+import { TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
+
 /**
  * The Alert the alert tests share: Meta's failure rate above half the attempts, over the minute
  * before each evaluation, once a minute (the shortest the scheduler allows), to the `ops-chat`
@@ -14,3 +19,14 @@ export const META_FAILING = Object.freeze({
     clear_after: 2,
   },
 });
+
+/** The tables an alert condition reads, in a provisioned warehouse (functions/schedule's, for tests). */
+export function alertTablesOf(project: string, p: Plan): AlertTables {
+  const ref = (dataset: string, table: string) => tableRef(project, dataset, table);
+  return {
+    events: ref(p.dataset, TABLES.events),
+    invalidEvents: ref(p.dataset, TABLES.invalidEvents),
+    deliveries: ref(p.dataset, TABLES.deliveries),
+    erasures: ref(p.ops.dataset, PRIVACY_TABLES.erasures),
+  };
+}

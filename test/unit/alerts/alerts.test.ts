@@ -46,6 +46,9 @@ describe('alerts: checking an Alert', () => {
       { volume_change: { drop_above: 0.5 } },
       { invalid_share: { above: 0.05, window: '1h' } },
       { erasure_failures: { window: '1h' } },
+      { latency: { destination: 'meta', above: '2s', window: '15m' } },
+      { latency: { destination: 'meta', percentile: 99, above: '500ms', window: '1h', min_deliveries: 50 } },
+      { success_drop: { destination: 'meta', window: '15m', baseline: '1d', drop: 10 } },
     ])
       assert.deepEqual(alertViolations(spec(condition), 'spec', CONNECTIONS), [], JSON.stringify(condition));
     assert.deepEqual(
@@ -297,5 +300,159 @@ describe('alerts: the message sent', () => {
   });
   it('a webhook gets the message as JSON', () => {
     assert.deepEqual(JSON.parse(alertBody('webhook', m)), m);
+  });
+});
+
+describe('alerts: p95 delivery latency and a drop in success rate (#81)', () => {
+  const fields = (condition: unknown) =>
+    alertViolations(spec(condition), 'spec', CONNECTIONS, ['meta', 'ga4']).map(
+      (v) => `${v.field}: ${v.description}`,
+    );
+
+  it('refuses a bad threshold, percentile, window, baseline or drop, field by field', () => {
+    const latency = (l: Record<string, unknown>) => ({
+      latency: { destination: 'meta', above: '2s', window: '15m', ...l },
+    });
+    assert.deepEqual(fields(latency({ above: '2 seconds' })), [
+      'spec.condition.latency.above: must be a duration from 1ms to 7d (`500ms`, `2s`, `1m`)',
+    ]);
+    assert.deepEqual(fields(latency({ above: '0ms' })), [
+      'spec.condition.latency.above: must be a duration from 1ms to 7d (`500ms`, `2s`, `1m`)',
+    ]);
+    assert.deepEqual(fields(latency({ window: '8d' })), [
+      'spec.condition.latency.window: must be a duration from 10s to 7d (`30s`, `15m`, `1h`)',
+    ]);
+    assert.match(fields(latency({ percentile: 90 }))[0] ?? '', /^spec\.condition/);
+    assert.ok(fields(latency({ min_deliveries: 0 })).length > 0, 'min_deliveries under 1');
+    const drop = (d: Record<string, unknown>) => ({
+      success_drop: { destination: 'meta', window: '15m', baseline: '1d', drop: 10, ...d },
+    });
+    assert.deepEqual(fields(drop({ window: '5s', baseline: '30d' })), [
+      'spec.condition.success_drop.window: must be a duration from 10s to 7d (`30s`, `15m`, `1h`)',
+      'spec.condition.success_drop.baseline: must be a duration from 10s to 7d (`30s`, `15m`, `1h`)',
+    ]);
+    assert.ok(fields(drop({ drop: 0 })).length > 0, 'a drop of 0 points');
+    assert.ok(fields(drop({ drop: 101 })).length > 0, 'a drop of more than 100 points');
+  });
+
+  it('refuses a destination the settings do not have, as failure_rate does', () => {
+    assert.deepEqual(fields({ latency: { destination: 'metaa', above: '2s', window: '15m' } }), [
+      'spec.condition.latency.destination: unknown destination "metaa" (settings: meta, ga4)',
+    ]);
+    assert.deepEqual(fields({ success_drop: { destination: 'x', window: '15m', baseline: '1h', drop: 5 } }), [
+      'spec.condition.success_drop.destination: unknown destination "x" (settings: meta, ga4)',
+    ]);
+  });
+
+  it("latency: the window's delivered, non-replayed rows of one destination joined to their first receipt", () => {
+    const q = alertQuery({ latency: { destination: 'meta', above: '2s', window: '15m' } }, NOW, TABLES);
+    assert.match(
+      q.sql,
+      /^SELECT COUNT\(\*\) AS delivered, APPROX_QUANTILES\(latency_ms, 100\)\[OFFSET\(95\)\] AS latency_ms/,
+    );
+    assert.match(q.sql, /TIMESTAMP_DIFF\(d\.recorded_at, e\.received_at, MILLISECOND\)/);
+    assert.match(
+      q.sql,
+      /MIN\(received_at\) AS received_at\n {4}FROM `p\.events\.events` WHERE event_time >= TIMESTAMP_SUB\(TIMESTAMP\(@since\), INTERVAL 1 DAY\)/,
+    );
+    assert.match(q.sql, /WHERE d\.destination = @destination AND d\.status = 'delivered' AND NOT d\.replay/);
+    assert.deepEqual(q.params, {
+      destination: 'meta',
+      since: '2026-11-23T11:45:00.000Z',
+      until: '2026-11-23T12:00:00.000Z',
+    });
+    const p99 = alertQuery(
+      { latency: { destination: 'meta', percentile: 99, above: '2s', window: '1h' } },
+      NOW,
+      TABLES,
+    );
+    assert.match(p99.sql, /\[OFFSET\(99\)\]/);
+  });
+
+  it('success drop: one scan of the window and the baseline just before it, counted like failure_rate', () => {
+    const q = alertQuery(
+      { success_drop: { destination: 'meta', window: '15m', baseline: '1h', drop: 10 } },
+      NOW,
+      TABLES,
+    );
+    assert.match(q.sql, /WHERE destination = @destination AND status NOT IN \('skipped', 'folded'\)/);
+    assert.match(
+      q.sql,
+      /COUNTIF\(recorded_at < TIMESTAMP\(@since\) AND status = 'delivered'\) AS baseline_delivered/,
+    );
+    assert.deepEqual(q.params, {
+      destination: 'meta',
+      baseline_since: '2026-11-23T10:45:00.000Z',
+      since: '2026-11-23T11:45:00.000Z',
+      until: '2026-11-23T12:00:00.000Z',
+    });
+  });
+
+  it('latency: above the threshold fires with a sentence; at it, or with too few deliveries, it does not', () => {
+    const c: AlertCondition = { latency: { destination: 'meta', above: '2s', window: '15m' } };
+    assert.deepEqual(alertReading(c, { delivered: 312, latency_ms: 4210 }), {
+      breached: true,
+      value: 4210,
+      summary: 'meta: p95 delivery latency 4.2 s over the last 15m, above 2s (312 deliveries)',
+    });
+    assert.equal(alertReading(c, { delivered: 312, latency_ms: 2000 }).breached, false);
+    assert.equal(
+      alertReading(c, { delivered: 40, latency_ms: '850' }).summary,
+      'meta: p95 delivery latency 850 ms over the last 15m, within 2s (40 deliveries)',
+    );
+    const few = alertReading(c, { delivered: 9, latency_ms: 60_000 });
+    assert.deepEqual(few, {
+      breached: false,
+      value: null,
+      summary: 'meta: 9 deliveries in the last 15m, fewer than 10: p95 delivery latency not judged',
+    });
+    assert.equal(alertReading(c, { delivered: 0, latency_ms: null }).value, null);
+    const p50 = alertReading(
+      { latency: { destination: 'ga4', percentile: 50, above: '500ms', window: '1h', min_deliveries: 1 } },
+      { delivered: 1, latency_ms: 90_000 },
+    );
+    assert.equal(p50.summary, 'ga4: p50 delivery latency 1.5 min over the last 1h, above 500ms (1 delivery)');
+  });
+
+  it('success drop: fires at the drop in points, not under it, not with too few attempts in either window', () => {
+    const c: AlertCondition = {
+      success_drop: { destination: 'meta', window: '15m', baseline: '1h', drop: 10 },
+    };
+    const row = (delivered: number, attempted: number, before: number, beforeAttempted: number) => ({
+      delivered,
+      attempted,
+      baseline_delivered: before,
+      baseline_attempted: beforeAttempted,
+    });
+    assert.deepEqual(alertReading(c, row(80, 100, 198, 200)), {
+      breached: true,
+      value: (0.99 - 0.8) * 100,
+      summary:
+        'meta delivered 80 of 100 attempts (80%) in the last 15m against 198 of 200 (99%) in the 1h before: down 19 points; the threshold is a drop of 10',
+    });
+    assert.equal(alertReading(c, row(90, 100, 100, 100)).breached, true, 'exactly 10 points');
+    assert.equal(alertReading(c, row(91, 100, 100, 100)).breached, false);
+    assert.match(alertReading(c, row(100, 100, 90, 100)).summary, /: up 10 points;/);
+    const few = alertReading(c, row(0, 9, 100, 100));
+    assert.equal(few.breached, false);
+    assert.equal(few.value, null);
+    assert.equal(alertReading(c, row(0, 100, 9, 9)).breached, false, 'a baseline under min_attempts');
+  });
+
+  it('the state machine over latency readings: fires once, resolves after clear_after clear ones', () => {
+    const c: AlertCondition = { latency: { destination: 'meta', above: '2s', window: '15m' } };
+    const series = [500, 4000, 5000, 1000, 3000, 900, 800, 700];
+    let state: AlertState = ALERT_OK;
+    const notices = series.map((ms, i) => {
+      const next = nextAlertState(
+        state,
+        alertReading(c, { delivered: 100, latency_ms: ms }).breached,
+        2,
+        `a@${i}`,
+      );
+      state = next.state;
+      return next.notice;
+    });
+    assert.deepEqual(notices, [null, 'fired', null, null, null, null, 'resolved', null]);
   });
 });
