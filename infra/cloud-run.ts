@@ -7,6 +7,7 @@ import type * as gcp from '@pulumi/gcp';
 import type * as pulumi from '@pulumi/pulumi';
 import type { FunctionPlan, Plan } from '../core/plan.ts';
 import { type SettingsDelivery, serviceSettingsVolume } from './runtime-env.ts';
+import type { SecretEnv } from './secrets.ts';
 
 /** Google's Node 24 runtime image for Cloud Run, in the service's region. */
 export const baseImage = (region: string) =>
@@ -21,6 +22,8 @@ export interface BundleRevision {
   readonly sourceBucket: pulumi.Input<string>;
   readonly sourceObject: gcp.storage.BucketObject;
   readonly env: Record<string, pulumi.Input<string>>;
+  /** Variables whose value Cloud Run reads from a Secret Manager version when a revision starts. */
+  readonly secretEnv?: Readonly<Record<string, SecretEnv>>;
   /** The settings secret's version, mounted as the settings file. */
   readonly settingsFile: SettingsDelivery;
   /** false: keep CPU between requests (background work); instance-based billing. */
@@ -70,7 +73,13 @@ function bundleTemplate(r: BundleRevision): gcp.types.input.cloudrunv2.ServiceTe
             generation: r.sourceObject.generation.apply((g) => String(g)),
           },
         },
-        envs: Object.entries(r.env).map(([name, value]) => ({ name, value })),
+        envs: [
+          ...Object.entries(r.env).map(([name, value]) => ({ name, value })),
+          ...Object.entries(r.secretEnv ?? {}).map(([name, ref]) => ({
+            name,
+            valueSource: { secretKeyRef: { secret: ref.secret, version: ref.version } },
+          })),
+        ],
         volumeMounts: [settings.mount],
         resources: {
           limits: { cpu: String(sizing.cpu), memory: sizing.memory },

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as pulumi from '@pulumi/pulumi';
+import { gatewaySecrets, missingGatewaySecrets } from '../core/access/gateway-secrets.ts';
 import { type Plan, plan } from '../core/plan.ts';
 import { segmentActionViolations } from '../core/platforms/segment-action/check.ts';
 import { formatErrors, parseSettings } from '../core/settings.ts';
@@ -28,6 +29,12 @@ export interface StackConfig {
   readonly settingsFile: string;
   readonly settings: Readonly<Settings>;
   readonly plan: Plan;
+  /**
+   * The values of the gateway's secrets the settings need (core/access/gateway-secrets.ts), by
+   * stack config key, as Pulumi secrets. Absent offline (the access plan, tests under mocks): the
+   * secrets, grants and env bindings are declared, but no version.
+   */
+  readonly gatewaySecretValues?: Readonly<Record<string, pulumi.Input<string>>>;
 }
 
 /** Raised for any bad stack value; the message names the config key or settings key at fault. */
@@ -80,11 +87,32 @@ export function loadStackConfig(values: StackValues, root: string = REPO_ROOT): 
 export function readStackConfig(): StackConfig {
   const gcp = new pulumi.Config('gcp');
   const own = new pulumi.Config();
-  return loadStackConfig({
+  const config = loadStackConfig({
     project: gcp.get('project'),
     region: gcp.get('region'),
     settingsFile: own.get('settingsFile'),
   });
+  return {
+    ...config,
+    gatewaySecretValues: readGatewaySecretValues(config.settings, (k) => own.getSecret(k)),
+  };
+}
+
+/**
+ * The gateway's secret values the settings need, read as the stack's config secrets (set once by
+ * the engineer, so every `pulumi up` keeps the same value); a missing one is refused before
+ * anything is declared, naming the command that sets it.
+ */
+export function readGatewaySecretValues(
+  settings: Readonly<Settings>,
+  getSecret: (key: string) => pulumi.Output<string> | undefined,
+): Readonly<Record<string, pulumi.Output<string>>> {
+  const values = gatewaySecrets(settings).map((s) => [s.configKey, getSecret(s.configKey)] as const);
+  const refusal = missingGatewaySecrets(gatewaySecrets(settings), (k) =>
+    values.some(([key, v]) => key === k && v !== undefined),
+  );
+  if (refusal) throw new StackConfigError(refusal);
+  return Object.fromEntries(values) as Record<string, pulumi.Output<string>>;
 }
 
 /**

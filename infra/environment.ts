@@ -5,6 +5,7 @@
 
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import { gatewaySecrets } from '../core/access/gateway-secrets.ts';
 import { billingAdvice } from '../core/deploy/billing-advice.ts';
 import { CATALOG_FUNCTION, catalogSlugs } from '../core/deploy/catalog-function.ts';
 import { studioIapWarnings } from '../core/deploy/studio-iap.ts';
@@ -127,6 +128,12 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
         ],
       },
       translatorReader: { who: 'gateway', member: ids.members.gateway },
+      // The edge secret and session salt the settings need, valued from the stack's config.
+      gateway: {
+        secrets: gatewaySecrets(settings),
+        values: config.gatewaySecretValues,
+        member: ids.members.gateway,
+      },
       access: [
         ...deliverers.map((d) => ({ ...d, secrets: secretsOf(plan, d.who) })),
         { who: 'gateway', member: ids.members.gateway, secrets: [plan.gateway.tokenSecret] },
@@ -313,6 +320,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       sourceBucket: sources.bucket.name,
       sourceObject: sources.objects.gateway,
       settingsFile: secrets.settingsFile,
+      secretEnv: secrets.gatewayEnv,
     },
     { dependsOn: [apis.ready, secrets, messaging] },
   );

@@ -15,6 +15,7 @@ import { ENV } from '../core/runtime-config.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { bundleService } from './cloud-run.ts';
 import { runtimeEnvironment, type SettingsDelivery } from './runtime-env.ts';
+import type { SecretEnv } from './secrets.ts';
 
 /** The Cloud Run service's name: also the first label of its deterministic URL. */
 export const GATEWAY_SERVICE = 'gateway';
@@ -35,6 +36,8 @@ export interface GatewayArgs {
   readonly sourceObject: gcp.storage.BucketObject;
   /** The settings secret's version, mounted as the settings file. */
   readonly settingsFile: SettingsDelivery;
+  /** Variables read from Secret Manager (the edge secret, the session salt), never plaintext. */
+  readonly secretEnv?: Readonly<Record<string, SecretEnv>>;
 }
 
 export class Gateway extends pulumi.ComponentResource {
@@ -73,6 +76,7 @@ export class Gateway extends pulumi.ComponentResource {
           sourceObject: args.sourceObject,
           settingsFile: args.settingsFile,
           env,
+          secretEnv: args.secretEnv ?? {},
           // CPU only while a request is handled (request-based billing) unless cost.billing.gateway
           // says instance: the token store is re-read on demand (gateway/auth.ts), and a minimum
           // instance (production) idles at Cloud Run's idle rate (docs/scale.md).

@@ -1,10 +1,14 @@
 /**
  * A Secret Manager secret per name plan() lists (destination credentials and the token store),
  * with no value: values are added out of band (docs/deploy.md), and the functions read them at
- * run time, so a missing value is a clear delivery error rather than a failed deploy.
+ * run time, so a missing value is a clear delivery error rather than a failed deploy. The
+ * gateway's edge secret and session salt are the exception (core/access/gateway-secrets.ts): Cloud
+ * Run reads them into its environment as a revision starts, so their versions come from the
+ * stack's config secrets (docs/browser.md#secrets-on-google-cloud).
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
+import type { GatewaySecret } from '../core/access/gateway-secrets.ts';
 import type { Plan } from '../core/plan.ts';
 import { translatorSecretsCondition } from '../core/translate/translator-secrets.ts';
 import { SETTINGS_MAX_BYTES, SETTINGS_SECRET, type SettingsDelivery } from './runtime-env.ts';
@@ -28,8 +32,24 @@ export interface SettingsSecretArgs {
   readonly readers: readonly Omit<SecretAccess, 'secrets' | 'roles'>[];
 }
 
+/** A secret a Cloud Run service reads as an environment variable (`valueSource.secretKeyRef`). */
+export interface SecretEnv {
+  readonly secret: pulumi.Input<string>;
+  readonly version: pulumi.Input<string>;
+}
+
+/** The gateway's own secrets (core/access/gateway-secrets.ts): declared, valued, readable by it alone. */
+export interface GatewaySecretsArgs {
+  readonly secrets: readonly GatewaySecret[];
+  /** By stack config key (infra/config.ts); absent offline, where no version is declared. */
+  readonly values?: Readonly<Record<string, pulumi.Input<string>>> | undefined;
+  readonly member: pulumi.Input<string>;
+}
+
 export class Secrets extends pulumi.ComponentResource {
   readonly secrets: Readonly<Record<string, gcp.secretmanager.Secret>>;
+  /** The gateway's environment variables from its secrets, by variable name. */
+  readonly gatewayEnv: Readonly<Record<string, SecretEnv>>;
   /** The settings secret's version the workloads mount. */
   readonly settingsFile: SettingsDelivery;
 
@@ -50,6 +70,8 @@ export class Secrets extends pulumi.ComponentResource {
        * translators and their secrets are made after `pulumi up`.
        */
       readonly translatorReader?: { readonly who: string; readonly member: pulumi.Input<string> };
+      /** The edge secret and session salt the settings need (none: nothing declared). */
+      readonly gateway?: GatewaySecretsArgs;
     },
     opts?: pulumi.ComponentResourceOptions,
   ) {
@@ -93,6 +115,31 @@ export class Secrets extends pulumi.ComponentResource {
       }
     }
     if (args.translatorReader) this.translatorGrant(name, args.plan.project, args.translatorReader, child);
+    const gatewayEnv: Record<string, SecretEnv> = {};
+    const gw = args.gateway;
+    for (const g of gw?.secrets ?? []) {
+      if (!gw) break;
+      const made = secret(`gateway-${g.configKey}`, g.secretId);
+      const value = gw.values?.[g.configKey];
+      // The value is the stack's config secret: the same on every `pulumi up` until the engineer
+      // sets another, which makes a new version and so a new gateway revision.
+      const version =
+        value === undefined
+          ? undefined
+          : new gcp.secretmanager.SecretVersion(
+              `${name}-gateway-${g.configKey}-version`,
+              { secret: made.id, secretData: pulumi.secret(value) },
+              { parent: this },
+            );
+      // The gateway's account alone (the gateway depends on this component, so on the grant).
+      new gcp.secretmanager.SecretIamMember(
+        `${name}-accessor-gateway-${g.secretId}`,
+        { project: args.plan.project, secretId: made.secretId, role: ACCESSOR, member: gw.member },
+        { parent: this },
+      );
+      gatewayEnv[g.env] = { secret: made.secretId, version: version ? version.version : 'latest' };
+    }
+    this.gatewayEnv = gatewayEnv;
     this.secrets = secrets;
     this.registerOutputs({});
   }

@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MONTHLY_PRICES } from '../core/deploy/bill.ts';
+import { EVENTS_PER_TAG_LOAD, MONTHLY_PRICES, TAG_BYTES } from '../core/deploy/bill.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
 import {
   type Billing,
@@ -209,7 +209,38 @@ export function scaleTables(): string {
   lines.push('');
   lines.push(billTables());
   lines.push('');
+  lines.push(originPathTable());
+  lines.push('');
   lines.push(catalogTables());
+  return lines.join('\n');
+}
+
+/**
+ * The example served under a path of the site's origin (`gateway.origin_path`): the site's load
+ * balancer and Cloud CDN in front of the gateway, a line of the bill (core/deploy/bill.ts).
+ */
+function originPathTable(): string {
+  const example = exampleSettings();
+  const settings: Settings = {
+    ...example,
+    gateway: { ...example.gateway, origin_path: '/_eb', site_backend: 'shop-web' },
+  };
+  const lines = [
+    '| A 30-day month, example with `gateway.origin_path: /_eb` | scenario | total | load balancer + Cloud CDN | what it bills |',
+    '| --- | --- | ---: | ---: | --- |',
+  ];
+  for (const b of billsOf(settings).bills) {
+    const line = b.items.find((i) => i.item.startsWith('Load balancer + Cloud CDN'));
+    lines.push(
+      `| example | ${b.scenario} | **${usd(b.total)}** | ${usd(line?.monthly ?? 0)} | ${line?.detail ?? ''} |`,
+    );
+  }
+  const { forwardingRuleHourly, processedPerGib } = MONTHLY_PRICES.loadBalancer;
+  const { cacheEgressPerGib, lookupsPer10k } = MONTHLY_PRICES.cdn;
+  lines.push('');
+  lines.push(
+    `Prices: a forwarding rule $${forwardingRuleHourly} an hour, data processed $${processedPerGib} per GiB, cache egress $${cacheEgressPerGib} per GiB (Europe and North America, the first 10 TiB), cache lookups $${lookupsPer10k} per 10,000. A load of the tag (${TAG_BYTES / 1024} KiB, a cache hit) per ${EVENTS_PER_TAG_LOAD} events, every batch a lookup too (an upper bound); the forwarding rule is the site's, counted in full (a site already behind a load balancer pays it anyway).`,
+  );
   return lines.join('\n');
 }
 

@@ -21,6 +21,7 @@ import { SECRET_ACCESS, TRANSLATOR_SECRET_PREFIX } from '../translate/translator
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../warehouse/privacy-audit.ts';
 import { OPS_TABLES, TABLES, VIEWS } from '../warehouse/warehouse.ts';
+import { gatewaySecrets, SESSION_SALT } from './gateway-secrets.ts';
 
 export type Workload = 'gateway' | 'store' | 'forward' | 'schedule' | 'studio' | 'forward-catalog';
 /** `forward-catalog` runs only where a catalogue destination exists (core/deploy/catalog-function.ts). */
@@ -127,6 +128,16 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'tokens',
     'gateway/token-store.ts',
   );
+  // The edge secret and the session salt, when the settings need them: Cloud Run reads each into
+  // the gateway's environment as a revision starts, as the gateway's account.
+  for (const g of gatewaySecrets(settings))
+    need(
+      'gateway',
+      'secretmanager.versions.access',
+      `${p}/secrets/${g.secretId}`,
+      `${g.env} (${g.configKey})`,
+      'infra/cloud-run.ts',
+    );
   // Translators' signing secrets: any name under the prefix (core/translate/translator-secrets.ts).
   need(
     'gateway',
@@ -530,6 +541,14 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'pubsub.subscriptions.consume',
       `${p}/subscriptions/${s.name}`,
       'only the scheduler re-drives',
+    );
+  // The session salt rebuilds past days' session keys: the gateway's alone.
+  if (gatewaySecrets(settings).includes(SESSION_SALT))
+    deny(
+      'studio',
+      'secretmanager.versions.access',
+      `${p}/secrets/${SESSION_SALT.secretId}`,
+      'the session salt is the gateway’s',
     );
   // The translator grant's condition stops at its prefix: no destination's credentials.
   for (const s of plan.destinations.flatMap((d) => d.secrets).slice(0, 1))

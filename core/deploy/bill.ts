@@ -70,6 +70,12 @@ export const MONTHLY_PRICES = Object.freeze({
    */
   loadBalancer: { forwardingRuleHourly: 0.025, processedPerGib: 0.008 },
   /**
+   * Cloud CDN on the `gateway.origin_path` backend (cloud.google.com/cdn/pricing, read through the
+   * search tool in 2026; unverified offline): cache data transfer out to Europe and North America,
+   * the first 10 TiB a month (elsewhere 0.09–0.20), and HTTP(S) cache lookups, hit or miss.
+   */
+  cdn: { cacheEgressPerGib: 0.08, lookupsPer10k: 0.0075 },
+  /**
    * Firestore Standard edition in a regional database (the claims: core/claims/claim-store.ts),
    * per 100,000 documents: the upper of the regional list prices as last known (us-central1
    * 0.09 / 0.01 / 0.03, European regions about 20 % more), unverified offline. A TTL deletion is
@@ -119,6 +125,10 @@ const FUNCTION_IMAGE_BYTES = 0.3 * 2 ** 30;
 const RUN_LOG_BYTES = 300;
 /** A gateway request's headers and its answer, beyond the events it carries (estimate). */
 const REQUEST_OVERHEAD_BYTES = 1000;
+/** The tag as the CDN serves it: `npm run bench tag`'s gate on its gzipped size, 8 KiB. */
+export const TAG_BYTES = 8 * 1024;
+/** Events a page sends per load of the tag: a page view and a few clicks (estimate). */
+export const EVENTS_PER_TAG_LOAD = 5;
 
 export type ScenarioName = 'idle' | 'workday' | 'busy';
 export const SCENARIO_NAMES: readonly ScenarioName[] = ['idle', 'workday', 'busy'];
@@ -141,6 +151,8 @@ export interface Plan {
     readonly cpuIdle: boolean;
     /** `gateway.domain`: through a load balancer, a line of its own. */
     readonly domain?: { readonly via: 'load_balancer' | 'mapping' };
+    /** `gateway.origin_path`: through the site's load balancer and Cloud CDN, a line of its own. */
+    readonly originPath?: { readonly path: string };
   };
   readonly studio: { readonly name: string; readonly sizing: Sizing };
   readonly functions: readonly {
@@ -440,6 +452,7 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
       detail: `a forwarding rule all month, ${gib(processed)} GiB processed`,
     });
   }
+  if (plan.gateway.originPath) items.push(originPathLine(plan.gateway.originPath.path, events, shape));
   const listTotal = items.reduce((n, i) => n + i.monthly, 0);
   const free = freeTierCredit(usage, {
     pubsubBytes,
@@ -464,6 +477,38 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     items: items.map((i) => ({ ...i, monthly: round2(i.monthly) })),
     listTotal: round2(listTotal),
     total: round2(listTotal - free),
+  };
+}
+
+/**
+ * `gateway.origin_path` (infra/gateway-origin-path.ts): the site's load balancer and Cloud CDN in
+ * front of the gateway. Every event assumed to come through the path, a load of the tag per
+ * EVENTS_PER_TAG_LOAD events (the browser's own cache of it left out). The tag is a cache hit
+ * (lookup and cache egress; its fills, one per edge cache every 5 minutes, left out); a batch is a
+ * POST the CDN never caches, so its bytes are the load balancer's data processed, and it is
+ * counted as a lookup too (Google's pricing page lists a lookup for non-cacheable content; an
+ * older version said a POST makes none: an upper bound). The forwarding
+ * rule: the site's HTTPS rule the URL map is put behind, all month, counted here in full although
+ * a site already behind a load balancer pays it anyway (up to five rules cost one price).
+ */
+export function originPathLine(path: string, events: number, shape: TrafficShape): LineItem {
+  const batches = events / shape.eventsPerRequest;
+  const processed = events * shape.eventBytes + batches * REQUEST_OVERHEAD_BYTES;
+  const tagLoads = events / EVENTS_PER_TAG_LOAD;
+  const cached = tagLoads * TAG_BYTES;
+  const lookups = tagLoads + batches;
+  const lb = MONTHLY_PRICES.loadBalancer;
+  const cdn = MONTHLY_PRICES.cdn;
+  return {
+    item: `Load balancer + Cloud CDN (gateway.origin_path ${path})`,
+    monthly:
+      (MONTH_SECONDS / 3600) * lb.forwardingRuleHourly +
+      (processed / 2 ** 30) * lb.processedPerGib +
+      (cached / 2 ** 30) * cdn.cacheEgressPerGib +
+      (lookups / 10_000) * cdn.lookupsPer10k,
+    detail:
+      `a forwarding rule all month, ${gib(processed)} GiB of batches processed, ` +
+      `${gib(cached)} GiB of the tag from the cache, ${Math.round(lookups).toLocaleString('en-US')} cache lookups`,
   };
 }
 

@@ -79,16 +79,26 @@ destinations:
     assert.throws(() => loadStackConfig(values(join(dir, 'nope.yaml'))), /settingsFile: cannot read/);
   });
 
-  it('reads gcp:project, gcp:region and settingsFile from the stack config', () => {
-    pulumi.runtime.setAllConfig({
+  it('reads gcp:project, gcp:region, settingsFile and the gateway’s secrets from the stack config', async () => {
+    const own = (key: string) => `${pulumi.getProject()}:${key}`;
+    const base = {
       'gcp:project': 'acme-outdoor-prod',
       'gcp:region': 'europe-west1',
-      [`${pulumi.getProject()}:settingsFile`]: 'environments/example.yaml',
-    });
+      [own('settingsFile')]: 'environments/example.yaml',
+    };
     try {
+      // The example lists browser origins: the session salt is needed, and refused when missing.
+      pulumi.runtime.setAllConfig(base);
+      assert.throws(() => readStackConfig(), /pulumi config set --secret sessionSalt/);
+      pulumi.runtime.setAllConfig({ ...base, [own('sessionSalt')]: 'salt-of-the-test' }, [
+        own('sessionSalt'),
+      ]);
       const config = readStackConfig();
       assert.equal(config.project, 'acme-outdoor-prod');
       assert.equal(config.settings.region, 'europe-west1');
+      const salt = config.gatewaySecretValues?.['sessionSalt'] as pulumi.Output<string>;
+      assert.equal(await pulumi.isSecret(salt), true, 'read as a secret');
+      assert.deepEqual(Object.keys(config.gatewaySecretValues ?? {}), ['sessionSalt']);
     } finally {
       pulumi.runtime.setAllConfig({});
     }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SESSION_SALT } from '../../core/access/gateway-secrets.ts';
 import { monthlyBill, trafficShape, workloadsOf } from '../../core/deploy/bill.ts';
 import { COLUMN_SECURITY_APIS, calledApis, REQUIRED_APIS } from '../../infra/apis.ts';
 import { PII_COLUMNS } from '../../infra/column-security.ts';
@@ -126,9 +127,10 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       // The gateway, the studio and the instance-billed functions.
       [T.run, 2 + served],
       [T.account, 7],
-      // And the settings secret.
-      [T.secret, plan.secrets.length + 1],
-      // The settings' one version; the planned secrets get theirs out of band.
+      // And the settings secret, and the gateway's session salt (the example lists browser origins).
+      [T.secret, plan.secrets.length + 2],
+      // The settings' one version (the salt's only with a value from the stack's config, which
+      // this config has not); the planned secrets get theirs out of band.
       [T.secretVersion, 1],
       // The events dataset and the ops dataset (sync runs and state).
       [T.dataset, 2],
@@ -371,7 +373,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       byType(T.secret)
         .map((s) => s.inputs['secretId'])
         .sort(),
-      [...config.plan.secrets, SETTINGS_SECRET].sort(),
+      [...config.plan.secrets, SETTINGS_SECRET, SESSION_SALT.secretId].sort(),
     );
     // Every workload reads the settings secret (settings hold no secret value), nothing more.
     assert.deepEqual(
@@ -393,6 +395,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
       [
         ...forward.map((s) => `serviceAccount:${sa('forward')} ${s} ${read}`),
         `serviceAccount:${sa('gateway')} eventbus-tokens ${read}`,
+        // The example lists browser origins: the gateway alone reads the cookieless session salt.
+        `serviceAccount:${sa('gateway')} ${SESSION_SALT.secretId} ${read}`,
         // The studio's creator issues translate:<name> tokens: it reads, adds versions and destroys
         // the superseded ones (Version Adder cannot destroy).
         `serviceAccount:${sa('studio')} eventbus-tokens ${read}`,

@@ -26,12 +26,17 @@ describe('infra: index.ts under mocks, with its stack outputs', () => {
     const previous = pulumi.runtime.allConfig();
     try {
       recorded = await declare(async () => {
-        pulumi.runtime.setAllConfig({
-          'gcp:project': PROJECT,
-          'gcp:region': REGION,
-          'eventbus:settingsFile': 'environments/example.yaml',
-          'eventbus:buildRoot': buildRoot,
-        });
+        pulumi.runtime.setAllConfig(
+          {
+            'gcp:project': PROJECT,
+            'gcp:region': REGION,
+            'eventbus:settingsFile': 'environments/example.yaml',
+            'eventbus:buildRoot': buildRoot,
+            // The example lists browser origins: the gateway's session salt, a config secret.
+            'eventbus:sessionSalt': 'salt-of-the-test',
+          },
+          ['eventbus:sessionSalt'],
+        );
         const program = await import('../../infra/index.ts');
         outputs = {
           gatewayUrl: await resolveOutput(program.gatewayUrl),

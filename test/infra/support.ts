@@ -42,6 +42,14 @@ export const LB_TYPES = {
   api: 'gcp:projects/service:Service',
 } as const;
 
+/** The Pulumi types of Secret Manager's resources and of a Cloud Run service. */
+export const SECRET_TYPES = {
+  secret: 'gcp:secretmanager/secret:Secret',
+  version: 'gcp:secretmanager/secretVersion:SecretVersion',
+  binding: 'gcp:secretmanager/secretIamMember:SecretIamMember',
+  service: 'gcp:cloudrunv2/service:Service',
+} as const;
+
 export function ofType(recorded: Recorded, type: string): Declared[] {
   return recorded.resources.filter((r) => r.type === type);
 }

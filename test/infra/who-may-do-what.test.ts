@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { EDGE_SECRET, SESSION_SALT } from '../../core/access/gateway-secrets.ts';
 import { TRANSLATOR_SECRET_PREFIX } from '../../core/translate/translator-secrets.ts';
 import { loadStackConfig, REPO_ROOT } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
@@ -90,6 +91,8 @@ describe('infra: who may do what (docs/deploy.md) equals the declared IAM bindin
       }
       case 'gcp:secretmanager/secretIamMember:SecretIamMember':
         if (i['secretId'] === SETTINGS_SECRET) return 'settings secret';
+        if (i['secretId'] === SESSION_SALT.secretId) return 'session salt secret';
+        if (i['secretId'] === EDGE_SECRET.secretId) return 'edge secret';
         return i['secretId'] === plan.gateway.tokenSecret ? 'token store secret' : 'each destination secret';
       case 'gcp:bigquery/iamMember:IamMember':
         return `table ${i['tableId']}`;

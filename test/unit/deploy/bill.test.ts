@@ -230,4 +230,29 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     const at = workloadCost(workload({ latencySeconds: 0.48, concurrency: 80 }), 100, 1000, 0, 0, usage());
     assert.ok(Math.abs(at.cost - (1000 * (r.vcpuSecond + 0.5 * r.gibSecond) + 1e5 * 0.4e-6)) < 1e-9);
   });
+
+  it('prices gateway.origin_path’s load balancer and Cloud CDN: forwarding rule, data processed, cache egress, lookups', () => {
+    const withPath: Settings = { ...example(), gateway: { origin_path: '/_eb', site_backend: 'shop-web' } };
+    const line = (s: Settings, scenario: 'idle' | 'workday') =>
+      total(s, scenario).items.find((i) => i.item.startsWith('Load balancer + Cloud CDN'));
+    // Worked by hand, workday at 1,000 events/s of 1,000 bytes, one event a request:
+    //   events      1,000 × 3,600 × 8 × 22          = 633,600,000
+    //   forwarding  720 h × $0.025                  = $18.00
+    //   processed   633.6e6 × (1,000 + 1,000) bytes = 1.2672e12 B = 1,180.20 GiB × $0.008 = $9.4416
+    //   tag loads   633.6e6 / 5 = 126.72e6 × 8,192 B = 1.03809e12 B = 966.80 GiB × $0.08  = $77.3438
+    //   lookups     126.72e6 + 633.6e6 = 760.32e6 / 10,000 × $0.0075                    = $570.24
+    //   total       18 + 9.4416 + 77.3438 + 570.24                                       = $675.03
+    const workday = line(withPath, 'workday') ?? assert.fail('no origin_path line');
+    assert.equal(workday.item, 'Load balancer + Cloud CDN (gateway.origin_path /_eb)');
+    assert.equal(workday.monthly, 675.03);
+    assert.match(workday.detail, /760,320,000 cache lookups/);
+    // Idle: the forwarding rule alone, 720 h × $0.025.
+    assert.equal(line(withPath, 'idle')?.monthly, 18);
+    // It is in the total, and absent without the setting.
+    assert.equal(
+      Math.round((total(withPath, 'workday').total - total(example(), 'workday').total) * 100) / 100,
+      675.03,
+    );
+    assert.equal(line(example(), 'workday'), undefined);
+  });
 });
