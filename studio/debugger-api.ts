@@ -160,7 +160,6 @@ async function eventTrace(o: DebuggerApiOptions, raw: unknown): Promise<Step<unk
   if (typeof eventId !== 'string' || !EVENT_ID.test(eventId))
     return invalidField('event_id', 'must be 1 to 128 printable ASCII characters without spaces');
   if (!o.warehouse) return notConfigured('it has no warehouse');
-  if (!o.traces) return notConfigured('it has no trace reader');
   const w = o.warehouse;
   const [row] = (
     await w.query(
@@ -184,6 +183,7 @@ async function eventTrace(o: DebuggerApiOptions, raw: unknown): Promise<Step<unk
       null,
       'No trace recorded: the event was stored with no trace id, so tracing was off (settings: tracing.enabled) when it arrived.',
     );
+  if (!o.traces) return notConfigured('it has no trace reader');
   const read = await o.traces.read(o.traces.project, traceId);
   if (read.ok && read.trace.spans.length > 0) return answer(waterfall(read.trace), null);
   if (read.ok || read.status === 'NOT_FOUND') {
