@@ -84,6 +84,11 @@ export const ENV = Object.freeze({
    * spans are made and their context carried, but nothing is exported.
    */
   traceEndpoint: 'EVENTBUS_TRACE_ENDPOINT',
+  /**
+   * The studio: Cloud Trace API v1 at this URL instead of cloudtrace.googleapis.com, without
+   * Google credentials (locally: the receiver, which serves the same API; adapters/trace-reader.ts).
+   */
+  cloudTraceEmulatorHost: 'CLOUD_TRACE_EMULATOR_HOST',
 });
 
 export interface RuntimeConfig {

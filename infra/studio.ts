@@ -32,6 +32,8 @@ export const cloudRunIapAudience = (projectNumber: string, region: string, servi
 
 /** What IAP admits a principal with, on the service. */
 export const IAP_ACCESSOR = 'roles/iap.httpsResourceAccessor';
+/** Reading traces: `cloudtrace.traces.get` (and list), for the debugger's waterfall. */
+export const TRACE_READER_ROLE = 'roles/cloudtrace.user';
 
 export interface StudioArgs {
   readonly plan: Plan;
@@ -88,6 +90,12 @@ export class Studio extends pulumi.ComponentResource {
       new gcp.projects.IAMMember(
         `${name}-studio-jobs`,
         { project: plan.project, role: 'roles/bigquery.jobUser', member },
+        child,
+      ),
+      // The waterfall reads traces (Cloud Trace API v1 traces.get; the project is the only resource).
+      new gcp.projects.IAMMember(
+        `${name}-studio-trace-reader`,
+        { project: plan.project, role: TRACE_READER_ROLE, member },
         child,
       ),
     ];

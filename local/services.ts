@@ -331,6 +331,8 @@ export const studio: ServiceFactory = (ctx) => ({
     PORT: String(ctx.ports.studio),
     EVENTBUS_ADMIN_TOKEN_FILE: adminTokenFile(ctx.dataDir),
     EVENTBUS_GATEWAY_URL: url(ctx.ports.gateway),
+    // The waterfall reads traces through Cloud Trace's v1 API, which the receiver serves locally.
+    CLOUD_TRACE_EMULATOR_HOST: url(ctx.ports.receiver),
   },
   port: ctx.ports.studio,
   url: url(ctx.ports.studio),

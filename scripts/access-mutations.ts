@@ -25,7 +25,8 @@ import { environmentFile, readSettingsFile } from '../local/settings-file.ts';
 
 /**
  * False for a predefined role none of whose permissions an emulator answers (Cloud Trace's agent
- * role on the project: spans go to the Telemetry API, which has no emulator).
+ * and user roles on the project: spans go to the Telemetry API and traces are read from Cloud
+ * Trace's API, neither of which has an emulator).
  */
 const emulated = (role: string): boolean =>
   ROLES[role]?.permissions.some((p) => /^(pubsub|bigquery|storage|datastore)\./.test(p)) ?? true;

@@ -9,9 +9,13 @@
  *   build them, sending nothing), and the `replay-start` body that sends it again.
  *   `can_resend` says whether the caller may (the replay itself is `replay-start`, role apply).
  *   Without a destination, the environment's first one (the page opened from the navigation).
+ * - `event-trace` `{event_id}` (read): the event's trace as a waterfall (core/tracing/cloud-trace-v1.ts),
+ *   read through Cloud Trace API v1 (adapters/trace-reader.ts) with the `trace_id` of its newest
+ *   `events` row; or, when there is none, why in words (`no_trace`): tracing off, not sampled, aged out.
  */
 import type { RegistryClient } from '../adapters/registry.ts';
 import { previewActions } from '../adapters/segment-actions/load-preview.ts';
+import type { TraceReader } from '../adapters/trace-reader.ts';
 import { plainValue } from '../adapters/user-sql.ts';
 import {
   ATTEMPTS_DAYS,
@@ -31,19 +35,27 @@ import { previewDeliveryRequests } from '../core/delivery/preview.ts';
 import { REPLAY_COLUMNS, storedEventFromRow } from '../core/delivery/replay.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { fail, ok, type Step } from '../core/step.ts';
+import { type Waterfall, waterfall } from '../core/tracing/cloud-trace-v1.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
 import { maskRequest, maskStoredEvent } from './debugger-mask.ts';
 import { invalidField, notConfigured } from './request.ts';
 
 export const DEBUGGER_ACTIONS: Readonly<Record<string, 'read' | 'apply'>> = Object.freeze({
   'destination-attempts': 'read',
+  'event-trace': 'read',
 });
+
+/** Cloud Trace keeps a trace this many days (its retention); an older event's trace is gone. */
+export const TRACE_RETENTION_DAYS = 30;
+const EVENT_ID = /^[\x21-\x7e]{1,128}$/;
 
 export interface DebuggerApiOptions extends Pick<CreatorApiOptions, 'warehouse' | 'settings'> {
   /** The registry, for the definition a stored event was stamped with (its mappings apply). */
   readonly registry?: Pick<RegistryClient, 'readVersion'>;
   /** The clock (tests). */
   readonly now?: () => number;
+  /** Reads a trace by id (Cloud Trace API v1), in the project the workloads export to. */
+  readonly traces?: { readonly read: TraceReader; readonly project: string };
 }
 
 type Row = Record<string, unknown>;
@@ -54,6 +66,7 @@ export async function debuggerAction(
   raw: unknown,
   canResend: boolean,
 ): Promise<Step<unknown>> {
+  if (action === 'event-trace') return eventTrace(o, raw);
   if (action !== 'destination-attempts') return fail('NOT_FOUND', { resource: `/v1/admin/${action}` });
   if (!o.warehouse) return notConfigured('it has no warehouse');
   if (!o.settings) return notConfigured('it has no settings');
@@ -130,6 +143,63 @@ export async function debuggerAction(
     can_resend: canResend,
     attempts,
   });
+}
+
+/** The `event-trace` answer: the waterfall, or `no_trace` saying why there is none. */
+export interface EventTrace {
+  readonly event_id: string;
+  readonly trace_id: string | null;
+  readonly received_at: string | null;
+  readonly waterfall: Waterfall | null;
+  readonly no_trace: string | null;
+}
+
+async function eventTrace(o: DebuggerApiOptions, raw: unknown): Promise<Step<unknown>> {
+  const body = typeof raw === 'object' && raw !== null ? (raw as Row) : {};
+  const eventId = body['event_id'];
+  if (typeof eventId !== 'string' || !EVENT_ID.test(eventId))
+    return invalidField('event_id', 'must be 1 to 128 printable ASCII characters without spaces');
+  if (!o.warehouse) return notConfigured('it has no warehouse');
+  const w = o.warehouse;
+  const [row] = (
+    await w.query(
+      `SELECT trace_id, received_at FROM ${w.table('events')} WHERE event_id = @event_id ORDER BY received_at DESC LIMIT 1`,
+      { event_id: eventId },
+    )
+  ).map((r) => plainValue(r) as Row);
+  if (!row) return fail('NOT_FOUND', { resource: `the stored event ${eventId}` });
+  const traceId = typeof row['trace_id'] === 'string' && row['trace_id'] !== '' ? row['trace_id'] : null;
+  const receivedAt = row['received_at'] == null ? null : String(row['received_at']);
+  const answer = (waterfallOf: Waterfall | null, noTrace: string | null): Step<EventTrace> =>
+    ok({
+      event_id: eventId,
+      trace_id: traceId,
+      received_at: receivedAt,
+      waterfall: waterfallOf,
+      no_trace: noTrace,
+    });
+  if (!traceId)
+    return answer(
+      null,
+      'No trace recorded: the event was stored with no trace id, so tracing was off (settings: tracing.enabled) when it arrived.',
+    );
+  if (!o.traces) return notConfigured('it has no trace reader');
+  const read = await o.traces.read(o.traces.project, traceId);
+  if (read.ok && read.trace.spans.length > 0) return answer(waterfall(read.trace), null);
+  if (read.ok || read.status === 'NOT_FOUND') {
+    const ageDays = receivedAt ? ((o.now ?? Date.now)() - Date.parse(receivedAt)) / 86_400_000 : 0;
+    return answer(
+      null,
+      ageDays > TRACE_RETENTION_DAYS
+        ? `No trace recorded: trace ${traceId} has aged out (Cloud Trace keeps traces ${TRACE_RETENTION_DAYS} days; this event is ${Math.floor(ageDays)} days old).`
+        : `No trace recorded: trace ${traceId} was not sampled (settings: tracing.sample_ratio; only sampled traces, errors and refusals are exported), or its spans have not arrived yet.`,
+    );
+  }
+  if (read.status === 'PERMISSION_DENIED')
+    return fail('PERMISSION_DENIED', {
+      detail: `The studio may not read traces: its account needs roles/cloudtrace.user (${read.message}).`,
+    });
+  return fail('UNAVAILABLE', { retryAfter: 5 });
 }
 
 /**

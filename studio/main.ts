@@ -7,6 +7,8 @@
  * EVENTBUS_IAP_AUDIENCE (set by Pulumi) turns on IAP's signed header as a credential, with the
  * settings' `studio` lists as roles (studio/auth.ts). EVENTBUS_STUDIO_ORIGINS (comma-separated)
  * names more origins whose pages may write, for a proxy that rewrites Host (docs/security.md).
+ * Traces are read through Cloud Trace API v1, at CLOUD_TRACE_EMULATOR_HOST when it is set (locally
+ * the receiver), else Google's (adapters/trace-reader.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { Storage } from '@google-cloud/storage';
 import { noteSecret, redactProcessOutput } from '../adapters/log-redaction.ts';
 import { RegistryClient } from '../adapters/registry.ts';
 import { readSettingsText } from '../adapters/settings-file.ts';
+import { createTraceReader } from '../adapters/trace-reader.ts';
 import {
   assertSingleSelect,
   DEFAULT_MAX_BYTES_BILLED,
@@ -96,6 +99,11 @@ async function main(): Promise<void> {
     // Scheduled rules', syncs' and saved queries' SQL: dry-run at apply.
     checkSql: (items) => resourceSqlViolations(bigquery, config.plan, items),
     warehouseRef: { project: config.project, dataset: config.plan.dataset },
+    // The waterfall: the traces the workloads export to this project.
+    traces: {
+      read: createTraceReader({ endpoint: env[ENV.cloudTraceEmulatorHost] }),
+      project: config.project,
+    },
     opsTable: (name) => tableRef(config.project, config.plan.ops.dataset, name),
     views: {
       source: tableRef(config.project, config.plan.dataset, VIEWS.eventsDedup),

@@ -20,6 +20,7 @@
  *   POST   /v1/admin/live          {since, filter?, only?}  refused requests and stored events (read)
  *   POST   /v1/admin/destination-health {from, to}      the ledger per destination (read)
  *   POST   /v1/admin/destination-attempts {destination, status?, reason?, limit?}  the debugger (read)
+ *   POST   /v1/admin/event-trace {event_id}            the event's trace as a waterfall (read)
  *   POST   /v1/admin/alert-test    {name}               an alert's test message, by the scheduler (apply)
  *   POST   /v1/admin/alert-status  {alerts}             each alert firing / clear / never evaluated (read)
  *   POST   /v1/admin/erasures      {identifiers}        an erasure request, 201 (admins: delete)
@@ -64,7 +65,7 @@ import { type Action, allowed, type Caller, roleOf, type StudioAccess } from './
 import { CATALOG_ACTIONS, catalogAction } from './catalog-api.ts';
 import { CONSOLE_ACTIONS, consoleAction } from './console-api.ts';
 import { CREATOR_ACTIONS, type CreatorApiOptions, creatorAction } from './creator-api.ts';
-import { DEBUGGER_ACTIONS, debuggerAction } from './debugger-api.ts';
+import { DEBUGGER_ACTIONS, type DebuggerApiOptions, debuggerAction } from './debugger-api.ts';
 import { OPS_ACTIONS, type OpsApiOptions, opsAction } from './ops-api.ts';
 import { PRIVACY_ACTIONS, privacyAction } from './privacy-api.ts';
 import { REPLAY_ACTIONS, type ReplayApiOptions, replayAction } from './replays-api.ts';
@@ -73,6 +74,7 @@ import { bodyUnread, checkedName, guardStateChange, pathSegments, readJsonBody }
 export interface StudioOptions
   extends CreatorApiOptions,
     OpsApiOptions,
+    Pick<DebuggerApiOptions, 'traces'>,
     Omit<ReplayApiOptions, 'registry' | 'settings'> {
   readonly registry: RegistryClient;
   readonly adminToken: string;

@@ -519,6 +519,10 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       if (deployed.includes(who))
         need(who, 'cloudtrace.traces.patch', p, 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
 
+  // The debugger's waterfall reads a trace through Cloud Trace API v1 (roles/cloudtrace.user on the
+  // project: infra/studio.ts).
+  need('studio', 'cloudtrace.traces.get', p, 'the debugger’s trace waterfall', 'adapters/trace-reader.ts');
+
   // What must be refused.
   const deny = (who: Workload, permission: string, resource: string, feature: string) =>
     rows.push({ who, permission, resource, feature, code: '-', denied: true });
@@ -597,9 +601,15 @@ const PERMISSION_HOSTS: Readonly<Record<string, string>> = {
   cloudtrace: 'telemetry.googleapis.com',
 };
 
+/** Permissions whose calls go elsewhere than their service's host. */
+const PERMISSION_HOST_EXCEPTIONS: Readonly<Record<string, string>> = {
+  // Reading traces is Cloud Trace's own API (v1 traces.get), not the Telemetry API spans go to.
+  'cloudtrace.traces.get': 'cloudtrace.googleapis.com',
+};
+
 /** The host a permission's calls go to; an error for a permission of a service not listed. */
 export function hostOfPermission(permission: string): string {
-  const host = PERMISSION_HOSTS[permission.split('.')[0] ?? ''];
+  const host = PERMISSION_HOST_EXCEPTIONS[permission] ?? PERMISSION_HOSTS[permission.split('.')[0] ?? ''];
   if (!host) throw new Error(`no API host known for the permission ${permission}`);
   return host;
 }

@@ -167,6 +167,18 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
   'roles/bigquerydatapolicy.maskedReader': role('bigquerydatapolicy', ['bigquery.dataPolicies.maskedGet']),
   // Spans to Cloud Trace (adapters/tracing.ts): granted on the project, its only resource.
   'roles/cloudtrace.agent': role('cloudtrace', ['cloudtrace.traces.patch']),
+  // Reading traces (the studio's waterfall, adapters/trace-reader.ts): also granted on the project.
+  'roles/cloudtrace.user': role('cloudtrace', [
+    'cloudtrace.insights.get',
+    'cloudtrace.insights.list',
+    'cloudtrace.stats.get',
+    'cloudtrace.tasks.create',
+    'cloudtrace.tasks.delete',
+    'cloudtrace.tasks.get',
+    'cloudtrace.tasks.list',
+    'cloudtrace.traces.get',
+    'cloudtrace.traces.list',
+  ]),
   'roles/run.invoker': role('run', ['run.routes.invoke']),
   'roles/iap.httpsResourceAccessor': role('iap', ['iap.webServiceVersions.accessViaIAP']),
   'roles/iam.serviceAccountTokenCreator': role('iam', [

@@ -3,26 +3,20 @@
  * their spans here under `npm start` (EVENTBUS_TRACE_ENDPOINT), as they export to Cloud Trace's
  * endpoint in the cloud. `POST /v1/traces` takes an ExportTraceServiceRequest in OTLP's JSON
  * encoding; `GET /traces.json?trace_id=<32 hex>` answers that trace's spans, flattened, oldest
- * first (the studio's waterfall reads it). Spans are kept in memory, the newest MAX_SPANS.
+ * first (the end-to-end trace test reads it whole); `GET /v1/projects/{p}/traces/{traceId}` answers
+ * one trace as Cloud Trace API v1 does (core/tracing/cloud-trace-v1.ts), which the studio reads here
+ * locally as it reads Cloud Trace in the cloud. Spans are kept in memory, the newest MAX_SPANS.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type OtlpSpanLike, TRACE_ID, toV1Trace } from '../../core/tracing/cloud-trace-v1.ts';
 import { readBody } from './read-body.ts';
 
-/** One span as the receiver keeps it: OTLP's fields, with its service and attributes flattened. */
-export interface ReceivedSpan {
+/**
+ * One span as the receiver keeps it: OTLP's fields (ids as lowercase hex, times as epoch
+ * nanoseconds in decimal strings), with its service and attributes flattened.
+ */
+export interface ReceivedSpan extends OtlpSpanLike {
   readonly traceId: string;
-  readonly spanId: string;
-  readonly parentSpanId: string;
-  readonly name: string;
-  readonly service: string;
-  /** OTLP's span kind number (1 internal, 2 server, 3 client, 4 producer, 5 consumer). */
-  readonly kind: number;
-  /** Epoch nanoseconds, as decimal strings (OTLP/JSON's fixed64 form). */
-  readonly startTimeUnixNano: string;
-  readonly endTimeUnixNano: string;
-  /** 0 unset, 1 ok, 2 error. */
-  readonly status: number;
-  readonly attributes: Readonly<Record<string, string | number | boolean>>;
   readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
 }
 
@@ -31,7 +25,7 @@ const MAX_SPANS = 20_000;
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface TraceStore {
-  /** Handles `POST /v1/traces` and `GET /traces.json`; false for any other request. */
+  /** Handles `POST /v1/traces`, `GET /traces.json` and v1's traces.get; false for any other request. */
   handle(req: IncomingMessage, res: ServerResponse, path: string): boolean;
   spans(traceId?: string): ReceivedSpan[];
   clear(): void;
@@ -78,6 +72,24 @@ export function createTraceStore(): TraceStore {
           return true;
         }
         answer(res, 200, { spans: spansOf(kept, id) });
+        return true;
+      }
+      const v1 = /^\/v1\/projects\/([^/]+)\/traces\/([^/]*)$/.exec(path);
+      if (req.method === 'GET' && v1) {
+        const project = decodeURIComponent(v1[1] as string);
+        const id = v1[2] as string;
+        if (!TRACE_ID.test(id)) {
+          googleError(
+            res,
+            400,
+            'INVALID_ARGUMENT',
+            `Invalid trace id ${JSON.stringify(id.slice(0, 64))}: 32 lowercase hex digits`,
+          );
+          return true;
+        }
+        const spans = spansOf(kept, id);
+        if (spans.length === 0) googleError(res, 404, 'NOT_FOUND', 'Trace not found');
+        else answer(res, 200, toV1Trace(project, id, spans));
         return true;
       }
       return false;
@@ -149,6 +161,11 @@ function list(v: unknown): unknown[] {
 
 function answer(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+}
+
+/** Google's error JSON, as Cloud Trace answers a refusal. */
+function googleError(res: ServerResponse, code: number, status: string, message: string): void {
+  answer(res, code, { error: { code, message, status } });
 }
 
 function readJson(req: IncomingMessage): Promise<unknown> {

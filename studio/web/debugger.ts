@@ -4,9 +4,12 @@
  * reason, as a table of attempts; picking one shows its detail: the ledger's record, what the
  * platform answered, the request the destination gets (preview's, identifiers as kinds), the
  * event as stored (identifiers as kinds), and for callers who may apply, "Send this event again":
- * `replay-start` with the one-event slice the answer gives.
+ * `replay-start` with the one-event slice the answer gives. Each attempt's event shows its trace
+ * as a waterfall (`event-trace`); `?event=<id>` (as live events link a stored event) opens the
+ * event's view: its trace, above the attempts.
  */
 import { $, admin, el, focusableScrollBoxes, noteMissingToken, refusal } from './common.ts';
+import { showEventTrace } from './waterfall.ts';
 
 interface SentRequest {
   readonly method: string;
@@ -151,6 +154,7 @@ function sentBlock(sent: Sent | null): HTMLElement[] {
 /** Shows one attempt: the ledger's record, the platform's answer, the request, the event. */
 function detail(answer: Answer, a: Attempt): void {
   current = { answer, attempt: a };
+  const trace = el('div', { class: 'trace' });
   const facts: [string, string][] = [
     ['Ledger status', `${a.status}${a.replay ? ' (replay)' : ''}`],
     ['Recorded', `${utc(a.recorded_at)} UTC`],
@@ -164,6 +168,8 @@ function detail(answer: Answer, a: Attempt): void {
   ];
   $('detail').replaceChildren(
     el('dl', { class: 'facts' }, ...facts.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)])),
+    el('h3', {}, 'Its trace'),
+    trace,
     el('h3', {}, "The platform's answer"),
     a.platform_response === null
       ? el('p', { class: 'hint' }, 'None recorded (no answer, or a row from before the ledger kept it).')
@@ -184,6 +190,7 @@ function detail(answer: Answer, a: Attempt): void {
           'Not found in the events table (erased, or older than the debugger reads).',
         ),
   );
+  void showEventTrace(trace, a.event_id);
   $('resend-row').hidden = !(answer.can_resend && a.resend);
   $('resend-status').replaceChildren();
   $('detail-section').hidden = false;
@@ -238,7 +245,9 @@ async function load(): Promise<void> {
     );
     select.value = answer.destination;
   }
-  history.replaceState(null, '', `?destination=${encodeURIComponent(answer.destination)}`);
+  const params = new URLSearchParams(location.search);
+  params.set('destination', answer.destination);
+  history.replaceState(null, '', `?${params.toString()}`);
   $('attempts').replaceChildren(attemptsTable(answer));
   $('detail-section').hidden = true;
   const n = answer.attempts.length;
@@ -253,4 +262,10 @@ $('reason').addEventListener('keydown', (e) => {
   if (e.key === 'Enter') void load();
 });
 $('resend').addEventListener('click', () => void resend());
+const eventId = new URLSearchParams(location.search).get('event');
+if (eventId) {
+  $('event-section').hidden = false;
+  $('he').textContent = `Event ${eventId}: its trace`;
+  void showEventTrace($('event-trace'), eventId);
+}
 void load();

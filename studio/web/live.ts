@@ -45,13 +45,30 @@ function refusedTable(rows: LiveAnswer['refused']): HTMLElement {
   return table;
 }
 
+const ACCEPTED_COLUMNS = ['at', 'event_name', 'from', 'event_id'];
+
+/** Stored events; each event id links to the debugger's view of the event (its trace). */
 function acceptedTable(rows: LiveAnswer['accepted']): HTMLElement {
   if (rows.length === 0) return el('p', { class: 'hint' }, 'No event stored in this window.');
-  return rowsTable(
+  const table = rowsTable(
     'Stored events',
     rows.map((r) => ({ ...r, at: time(r['received_at']), from: r['translator'] || r['source'] || '' })),
-    ['at', 'event_name', 'from', 'event_id'],
+    ACCEPTED_COLUMNS,
   );
+  const column = ACCEPTED_COLUMNS.indexOf('event_id');
+  table.querySelectorAll('tbody tr').forEach((tr, i) => {
+    const id = rows[i]?.['event_id'];
+    const cell = tr.children[column] as HTMLElement | undefined;
+    if (typeof id !== 'string' || !cell) return;
+    cell.replaceChildren(
+      el(
+        'a',
+        { href: `/debugger?event=${encodeURIComponent(id)}`, 'aria-label': `Trace of ${id} in the debugger` },
+        id,
+      ),
+    );
+  });
+  return table;
 }
 
 async function refresh(): Promise<void> {

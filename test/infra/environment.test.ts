@@ -435,6 +435,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         `serviceAccount:${sa('gateway')} roles/secretmanager.secretAccessor`,
         // Spans to Cloud Trace (docs/observability.md): the workloads that trace.
         ...['gateway', 'store', 'forward'].map((w) => `serviceAccount:${sa(w)} roles/cloudtrace.agent`),
+        // The debugger's waterfall reads traces (adapters/trace-reader.ts).
+        `serviceAccount:${sa('studio')} roles/cloudtrace.user`,
       ].sort(),
       'project-wide roles: the builder roles, jobUser for analysts and the workloads that query, datastore.user for claims, the translator secrets',
     );

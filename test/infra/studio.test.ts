@@ -102,7 +102,7 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
     );
   });
 
-  it('grants its account the registry bucket, the events dataset, the ops dataset to read (live events, alert states) and its exports table to write (access requests), query jobs, the token store and run messages, nothing else', () => {
+  it('grants its account the registry bucket, the events dataset, the ops dataset to read (live events, alert states) and its exports table to write (access requests), query jobs, trace reads, the token store and run messages, nothing else', () => {
     const mine = recorded.resources
       .filter((r) => r.inputs['member'] === SA)
       .map(
@@ -118,6 +118,8 @@ describe('infra: the studio behind Cloud Run’s IAP', () => {
       'roles/bigquery.jobUser project',
       // With column security: PII columns masked in its previews and dry runs.
       'roles/bigquerydatapolicy.maskedReader project',
+      // The debugger's waterfall reads traces through Cloud Trace API v1.
+      'roles/cloudtrace.user project',
       // The console's replays start with a run message.
       'roles/pubsub.publisher runs',
       'roles/secretmanager.secretAccessor eventbus-settings',

@@ -54,6 +54,8 @@ const NOT_THIRD_PARTY: Readonly<Record<string, string>> = {
   'cli/translator-secrets.ts': "the operator's CLI asks the local Secret Manager emulator, as the gateway",
   'adapters/secrets.ts':
     "Secret Manager's emulator (SECRET_MANAGER_EMULATOR_HOST): the service's own secrets",
+  'adapters/trace-reader.ts':
+    "Google's Cloud Trace API (or the local receiver, CLOUD_TRACE_EMULATOR_HOST): the service's own traces",
   'scripts/chaos.ts': 'a local chaos script against the local gateway',
 };
 
