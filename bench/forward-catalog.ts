@@ -4,8 +4,8 @@
  * catalogue destination is Klaviyo's trackEvent with `base_url` on a capturing loopback server
  * (the contract's rewrite: `https://a.klaviyo.com/...` → `<base_url>/a.klaviyo.com/...`), so
  * every delivery makes the request the action builds; forward's is a signed webhook to the same
- * server. The same server fakes BigQuery's insertAll (the ledger) and Cloud Storage (no erased
- * list). And forward's own figures with and without a catalogue destination in its settings:
+ * server. The same server fakes Cloud Storage (no erased list); the ledger is written to the
+ * BigQuery emulator, in this process, through the Storage Write API as in production. And forward's own figures with and without a catalogue destination in its settings:
  * the catalogue costs forward nothing.
  *
  * Cold start: `require` of the bundle in a fresh node (as bench/bundles.ts), and a fresh process's
@@ -14,7 +14,7 @@
  * functions/forward-catalog/index.ts does not exist.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,6 +22,9 @@ import { join, resolve } from 'node:path';
 import { deliveryMessage } from '../core/delivery/message.ts';
 import { CATALOG_ENTRY_POINT, isCatalogDestination } from '../core/deploy/catalog-function.ts';
 import type { StoredEvent } from '../core/event.ts';
+import { plan } from '../core/plan.ts';
+import { type BigQueryEmulator, startBigQueryEmulator } from '../emulators/bigquery/server.ts';
+import { provision } from '../local/provision.ts';
 import type { Destination, Settings } from '../schemas/settings.ts';
 import {
   BUNDLES,
@@ -40,11 +43,13 @@ const CATALOG_ENTRY = 'functions/forward-catalog/index.ts';
 interface Loopback {
   readonly server: Server;
   readonly url: string;
+  /** The BigQuery emulator the ledger is written to (its origin). */
+  readonly bigquery: string;
   /** Requests per first path segment (the original host under `base_url`, or `hook`). */
   readonly hits: Map<string, number>;
 }
 
-function loopback(): Promise<Loopback> {
+function loopback(bigquery: string): Promise<Loopback> {
   const hits = new Map<string, number>();
   const server = createServer((req, res) => {
     req.resume();
@@ -57,12 +62,6 @@ function loopback(): Promise<Loopback> {
           .end('{"error":{"code":404,"message":"No such object"}}');
         return;
       }
-      if (url.includes('/insertAll')) {
-        res
-          .writeHead(200, { 'content-type': 'application/json' })
-          .end('{"kind":"bigquery#tableDataInsertAllResponse"}');
-        return;
-      }
       const first = url.split('/')[2] ?? '';
       hits.set(first, (hits.get(first) ?? 0) + 1);
       // Klaviyo's Create Event answers 202 with no body; the webhook 200.
@@ -71,9 +70,24 @@ function loopback(): Promise<Loopback> {
   });
   return new Promise((r) =>
     server.listen(0, '127.0.0.1', () =>
-      r({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, hits }),
+      r({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bigquery, hits }),
     ),
   );
+}
+
+/**
+ * The BigQuery emulator with the bench environment's dataset provisioned: the functions write their
+ * ledger rows to it through the Storage Write API (gRPC), which a plain HTTP stand-in cannot answer.
+ */
+async function ledgerWarehouse(dataDir: string): Promise<BigQueryEmulator> {
+  mkdirSync(dataDir, { recursive: true });
+  const emulator = await startBigQueryEmulator({ port: 0, dataDir });
+  await provision(plan(settingsOf('http://127.0.0.1:9', false)), {
+    project: 'bench-project',
+    bigquery: emulator.url,
+    functionUrl: () => 'http://127.0.0.1:9/',
+  });
+  return emulator;
 }
 
 const destinations = (base: string): Destination[] => [
@@ -156,7 +170,8 @@ async function pushAll(url: string, destination: string, from: number, count: nu
 }
 
 /** The function in `dir` under the framework CLI, with the bench's settings and loopback endpoints. */
-async function serve(dir: string, target: string, settings: Settings, base: string): Promise<Running> {
+async function serve(dir: string, target: string, settings: Settings, lb: Loopback): Promise<Running> {
+  const base = lb.url;
   const port = await freePort();
   return startAndProbe([FRAMEWORK_CLI, `--target=${target}`, '--signature-type=http', `--port=${port}`], {
     cwd: dir,
@@ -165,7 +180,7 @@ async function serve(dir: string, target: string, settings: Settings, base: stri
       EVENTBUS_SETTINGS: JSON.stringify(settings),
       GOOGLE_CLOUD_PROJECT: settings.project,
       METADATA_SERVER_DETECTION: 'none',
-      BIGQUERY_EMULATOR_HOST: base,
+      BIGQUERY_EMULATOR_HOST: lb.bigquery,
       STORAGE_EMULATOR_HOST: base,
       PUBSUB_EMULATOR_HOST: '127.0.0.1:9',
       // The claims: never asked on this path; were they, the loopback stand-in answers.
@@ -186,11 +201,11 @@ async function firstDeliveryMs(
   dir: string,
   target: string,
   settings: Settings,
-  base: string,
+  lb: Loopback,
   destination: string,
 ) {
   const t0 = performance.now();
-  const running = await serve(dir, target, settings, base);
+  const running = await serve(dir, target, settings, lb);
   try {
     await pushAll(running.url, destination, 0, 1, 1);
     return performance.now() - t0;
@@ -206,11 +221,11 @@ async function cpuPerDelivery(
   dir: string,
   target: string,
   settings: Settings,
-  base: string,
+  lb: Loopback,
   destination: string,
   count: number,
 ): Promise<number> {
-  const running = await serve(dir, target, settings, base);
+  const running = await serve(dir, target, settings, lb);
   try {
     await pushAll(running.url, destination, 0, Math.max(20, count / 5), 20);
     const before = processCpuMs(running.child.pid);
@@ -256,7 +271,8 @@ export const suite: BenchSuite = {
     const runs = quick ? 1 : 5;
     const deliveries = quick ? 100 : 3000;
     const out = mkdtempSync(join(tmpdir(), 'eventbus-bench-catalog-'));
-    const lb = await loopback();
+    const bq = await ledgerWarehouse(join(out, 'bigquery'));
+    const lb = await loopback(bq.url);
     try {
       const present = existsSync(join(REPO_ROOT, CATALOG_ENTRY));
       if (!present) console.log(`  (${CATALOG_ENTRY} does not exist yet: forward's figures only)`);
@@ -275,14 +291,14 @@ export const suite: BenchSuite = {
 
       const forwardLoad = median(repeat(runs, () => loadMs(forwardMain, plain)));
       const forwardFirst = median(
-        await sequential(runs, () => firstDeliveryMs(forwardDir, 'forward', plain, lb.url, 'hook')),
+        await sequential(runs, () => firstDeliveryMs(forwardDir, 'forward', plain, lb, 'hook')),
       );
-      const forwardCpu = await cpuPerDelivery(forwardDir, 'forward', plain, lb.url, 'hook', deliveries);
+      const forwardCpu = await cpuPerDelivery(forwardDir, 'forward', plain, lb, 'hook', deliveries);
       const forwardCpuCatalog = await cpuPerDelivery(
         forwardDir,
         'forward',
         withCatalog,
-        lb.url,
+        lb,
         'hook',
         deliveries,
       );
@@ -308,9 +324,7 @@ export const suite: BenchSuite = {
           detail: `archive ${((built?.bytes ?? 0) / 1024).toFixed(0)} KiB carrying ${built?.segmentDestinations?.join(', ')} (actions-core installed beside it, loaded at the first delivery); median of ${runs}`,
         });
         const catalogFirst = median(
-          await sequential(runs, () =>
-            firstDeliveryMs(dir, CATALOG_ENTRY_POINT, withCatalog, lb.url, 'klaviyo'),
-          ),
+          await sequential(runs, () => firstDeliveryMs(dir, CATALOG_ENTRY_POINT, withCatalog, lb, 'klaviyo')),
         );
         figures.push({
           name: 'forward-catalog start until its first delivery is answered (fresh process)',
@@ -324,7 +338,7 @@ export const suite: BenchSuite = {
           dir,
           CATALOG_ENTRY_POINT,
           withCatalog,
-          lb.url,
+          lb,
           'klaviyo',
           deliveries,
         );
@@ -342,6 +356,7 @@ export const suite: BenchSuite = {
       return figures;
     } finally {
       lb.server.close();
+      await bq.close();
       rmSync(out, { recursive: true, force: true });
     }
   },
