@@ -8,6 +8,7 @@
 
 import { http } from '@google-cloud/functions-framework';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
+import { drainOnStop } from '../../adapters/drain.ts';
 import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
@@ -51,7 +52,11 @@ const erased = registryErasedList(config, 'forward-catalog');
 const services = loadOnce(loadServices);
 warmInBackground(services);
 
+// A SIGTERM lets the pushes in flight finish, their ledger rows included (adapters/drain.ts).
 http(
   CATALOG_ENTRY_POINT,
-  createForwardCatalogHandler(config, () => andThen(erased.ready(), () => services())),
+  drainOnStop(
+    createForwardCatalogHandler(config, () => andThen(erased.ready(), () => services())),
+    { component: CATALOG_ENTRY_POINT },
+  ),
 );

@@ -9,6 +9,7 @@ import { http } from '@google-cloud/functions-framework';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { tracedSend } from '../../adapters/delivery-tracing.ts';
+import { drainOnStop } from '../../adapters/drain.ts';
 import { createEgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
@@ -53,7 +54,11 @@ const services = loadOnce(loadServices);
 warmInBackground(services);
 
 // A push waits for the erased list only when it is older than its refresh time (adapters/suppression-list.ts).
+// A SIGTERM lets the pushes in flight finish, their ledger rows included (adapters/drain.ts).
 http(
   'forward',
-  createForwardHandler(config, () => andThen(erased.ready(), () => services())),
+  drainOnStop(
+    createForwardHandler(config, () => andThen(erased.ready(), () => services())),
+    { component: 'forward' },
+  ),
 );

@@ -9,6 +9,7 @@ import { http, type Request, type Response } from '@google-cloud/functions-frame
 import type { BatchingOptions } from '../../adapters/bigquery-writer.ts';
 import { registryReaders } from '../../adapters/definitions.ts';
 import { createWireDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
+import { drainOnStop } from '../../adapters/drain.ts';
 import { loadEnricher } from '../../adapters/enrichment.ts';
 import { environmentClaims } from '../../adapters/firestore-claims.ts';
 import { GEO_OBJECT } from '../../adapters/geo-database.ts';
@@ -210,6 +211,11 @@ warmInBackground(handler);
 // Once loaded, a push runs the handler directly: no async wrapper (each promise in the
 // framework's per-request domain costs CPU, see handler.ts).
 // A push waits for the erased list only when it is older than its refresh time (adapters/suppression-list.ts).
-http('store', (req, res) => {
-  return andThen(handler(), (ready) => andThen(suppression.ready(), () => ready(req, res)));
-});
+// A SIGTERM lets the pushes in flight finish their writes (adapters/drain.ts).
+http(
+  'store',
+  drainOnStop(
+    (req, res) => andThen(handler(), (ready) => andThen(suppression.ready(), () => ready(req, res))),
+    { component: 'store' },
+  ),
+);

@@ -1,0 +1,93 @@
+/**
+ * A function that is told to stop (SIGTERM) finishes the pushes it holds before it exits
+ * (docs/delivery.md, "The chaos run"). The functions framework exits at once on SIGTERM, in-flight
+ * request or not: a `forward` stopped between a platform's answer and its ledger row has sent
+ * without a record, and the redelivery sends again; a `store` stopped mid-write leaves the push to
+ * be redelivered. Cloud Run gives an instance 10 s after SIGTERM; the local supervisor 5 s before
+ * SIGKILL.
+ *
+ * `drainOnStop(handler)` counts the requests in flight. On SIGTERM, a request that arrives is
+ * answered 503 at once (nothing done: Pub/Sub pushes it again, to another instance), and the
+ * process exits once the count is zero, or after DRAIN_MS whatever it is. The framework's own
+ * SIGTERM listener is set after the function's module is loaded, so it is taken off at the first
+ * request; a SIGTERM before any request finds nothing in flight either way.
+ */
+import type { Request, Response } from '@google-cloud/functions-framework';
+
+/** How long a stopping process waits for its pushes: under the supervisor's grace and Cloud Run's. */
+export const DRAIN_MS = 4_000;
+
+type Handler = (req: Request, res: Response) => unknown;
+
+export interface DrainOptions {
+  /** Names the function in the log line. */
+  readonly component: string;
+  readonly drainMs?: number;
+  /** Ends the process (tests replace it). */
+  readonly exit?: (code: number) => void;
+}
+
+const STOPPING_BODY = JSON.stringify({
+  error: {
+    code: 503,
+    message: 'This instance is stopping; the push is answered for redelivery.',
+    status: 'UNAVAILABLE',
+  },
+});
+
+export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
+  const drainMs = options.drainMs ?? DRAIN_MS;
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  let inFlight = 0;
+  let stopping = false;
+  let owned = false;
+  let idle: (() => void) | undefined;
+
+  const onStop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    console.log(
+      JSON.stringify({
+        severity: 'INFO',
+        message: `stopping: ${inFlight} push(es) in flight, waiting up to ${drainMs} ms for them`,
+        component: options.component,
+      }),
+    );
+    const timer = setTimeout(() => exit(0), drainMs);
+    timer.unref();
+    if (inFlight === 0) exit(0);
+    else
+      idle = () => {
+        clearTimeout(timer);
+        exit(0);
+      };
+  };
+  process.on('SIGTERM', onStop);
+
+  const done = (): void => {
+    inFlight--;
+    if (inFlight === 0) idle?.();
+  };
+
+  return (req, res) => {
+    if (!owned) {
+      // The framework's listener (registered after this module loaded) would exit at once.
+      owned = true;
+      for (const l of process.listeners('SIGTERM')) if (l !== onStop) process.removeListener('SIGTERM', l);
+    }
+    if (stopping) {
+      res.status(503).set('content-type', 'application/json').send(STOPPING_BODY);
+      return undefined;
+    }
+    inFlight++;
+    let counted = true;
+    const settle = (): void => {
+      if (!counted) return;
+      counted = false;
+      done();
+    };
+    res.once('finish', settle);
+    res.once('close', settle);
+    return handler(req, res);
+  };
+}
