@@ -9,6 +9,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import type { MaybePromise } from '../core/maybe-async.ts';
+import { ENV } from '../core/runtime-config.ts';
 import type { CertificateAnswer, CertificateSource } from '../core/translate/signature-sns.ts';
 
 /** Certificates kept at most (SNS uses one per region and rotation: a handful). */
@@ -69,7 +70,7 @@ export function createCertificateCache(
 }
 
 /**
- * `fetchFn` fetching every certificate from `origin` (EVENTBUS_CERTIFICATE_ORIGIN) instead of
+ * `fetchFn` fetching every certificate from `origin` (ENV.certificateOrigin) instead of
  * the vendor's host, keeping the path and query; unset, `fetchFn` itself. The sender's URL was
  * pinned to the vendor's hosts before (the pin sees the URL as sent) and the cache keys on it:
  * only where the bytes come from differs, as an emulator host does for Google's APIs. The request
@@ -84,9 +85,7 @@ export function certificatesAt(fetchFn: typeof fetch, origin: string | undefined
     (base.protocol !== 'http:' && base.protocol !== 'https:') ||
     base.origin !== origin.replace(/\/$/, '')
   )
-    throw new Error(
-      `EVENTBUS_CERTIFICATE_ORIGIN: "${origin}" is not an origin such as http://127.0.0.1:8099`,
-    );
+    throw new Error(`${ENV.certificateOrigin}: "${origin}" is not an origin such as http://127.0.0.1:8099`);
   return (input, init) => {
     const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
     return fetchFn(`${base.origin}${url.pathname}${url.search}`, init);
