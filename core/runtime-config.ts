@@ -76,6 +76,12 @@ export const ENV = Object.freeze({
    * are (http, loopback). Locally the supervisor lists its stand-ins; unset on Google Cloud.
    */
   egressAllow: 'EVENTBUS_EGRESS_ALLOW',
+  /**
+   * The gateway: signing certificates (SNS's, PayPal's) fetched from this origin, path kept,
+   * once the sender's URL was pinned to the vendor's hosts (gateway/signing-certificates.ts);
+   * a stand-in in tests, unset on Google Cloud.
+   */
+  certificateOrigin: 'EVENTBUS_CERTIFICATE_ORIGIN',
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
   /**

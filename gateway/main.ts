@@ -19,6 +19,7 @@ import { createGoogleIdentity } from './google-identity.ts';
 import { uuidv7 } from './ids.ts';
 import { openapiDocument } from './openapi.ts';
 import { createGateway } from './server.ts';
+import { certificatesAt } from './signing-certificates.ts';
 import { openTokenStore } from './token-store.ts';
 
 /** Starts the gateway from an explicit env; resolves once it listens. */
@@ -94,12 +95,16 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
       ...(refusals ? { refusals } : {}),
       // Signing certificates (SNS's, PayPal's) leave through the egress gate like every other
       // call out: the URL was already pinned to the vendor's hosts, the gate checks the address.
-      fetch: egressFetch(
-        createEgressSender({
-          allow: parseAllowList(env[ENV.egressAllow]),
-          component: 'gateway-certificates',
-        }),
-        CERTIFICATE_FETCH_MS,
+      // EVENTBUS_CERTIFICATE_ORIGIN (unset on Google Cloud) is where they are fetched from.
+      fetch: certificatesAt(
+        egressFetch(
+          createEgressSender({
+            allow: parseAllowList(env[ENV.egressAllow]),
+            component: 'gateway-certificates',
+          }),
+          CERTIFICATE_FETCH_MS,
+        ),
+        env[ENV.certificateOrigin],
       ),
     },
   );

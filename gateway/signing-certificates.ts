@@ -4,10 +4,12 @@
  * most MAX_CERTIFICATES, each for a day, the oldest dropped first. The URL was pinned to the
  * vendor's domain before it gets here; a redirect is refused (it could leave that domain), the
  * answer must be 2xx, PEM and small. A failed fetch is not kept, so the next delivery tries
- * again; concurrent deliveries naming one URL share one fetch.
+ * again; concurrent deliveries naming one URL share one fetch. Where the certificates are
+ * fetched from may be configured (`certificatesAt`): an endpoint, as Google's APIs have theirs.
  */
 import { X509Certificate } from 'node:crypto';
 import type { MaybePromise } from '../core/maybe-async.ts';
+import { ENV } from '../core/runtime-config.ts';
 import type { CertificateAnswer, CertificateSource } from '../core/translate/signature-sns.ts';
 
 /** Certificates kept at most (SNS uses one per region and rotation: a handful). */
@@ -64,5 +66,28 @@ export function createCertificateCache(
     get size() {
       return kept.size;
     },
+  };
+}
+
+/**
+ * `fetchFn` fetching every certificate from `origin` (ENV.certificateOrigin) instead of
+ * the vendor's host, keeping the path and query; unset, `fetchFn` itself. The sender's URL was
+ * pinned to the vendor's hosts before (the pin sees the URL as sent) and the cache keys on it:
+ * only where the bytes come from differs, as an emulator host does for Google's APIs. The request
+ * still goes through the egress gate, so the origin must be on its allow-list too. Throws at
+ * start on a value that is not an http(s) origin.
+ */
+export function certificatesAt(fetchFn: typeof fetch, origin: string | undefined): typeof fetch {
+  if (origin === undefined || origin === '') return fetchFn;
+  const base = URL.canParse(origin) ? new URL(origin) : undefined;
+  if (
+    !base ||
+    (base.protocol !== 'http:' && base.protocol !== 'https:') ||
+    base.origin !== origin.replace(/\/$/, '')
+  )
+    throw new Error(`${ENV.certificateOrigin}: "${origin}" is not an origin such as http://127.0.0.1:8099`);
+  return (input, init) => {
+    const url = new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url);
+    return fetchFn(`${base.origin}${url.pathname}${url.search}`, init);
   };
 }
