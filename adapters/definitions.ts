@@ -157,6 +157,7 @@ export interface TranslatorEntry {
 export function registryReaders(
   project: string,
   bucketName: string,
+  opts: { readonly maxAgeMs?: number } = {},
 ): {
   definitions: {
     get(stamp?: string): DefinedEvents | Promise<DefinedEvents>;
@@ -165,13 +166,15 @@ export function registryReaders(
   };
   translators: { get(name: string): Promise<TranslatorEntry | undefined> };
 } {
+  // Every resource is re-read once its copy is this old (docs/registry.md#reading).
+  const readerOptions = opts.maxAgeMs === undefined ? {} : { maxAgeMs: opts.maxAgeMs };
   const loaded = loadOnce(async () => {
     const [{ Storage }, { RegistryClient, RegistryReader }] = await Promise.all([
       import('@google-cloud/storage'),
       import('./registry.ts'),
     ]);
     const client = new RegistryClient(new Storage({ projectId: project }).bucket(bucketName));
-    const reader = new RegistryReader(client);
+    const reader = new RegistryReader(client, readerOptions);
     // The first read starts now, at cold start, not with the first request that needs it.
     reader.cached('EventDefinition');
     return { reader, definitions: new Definitions(reader, client) };
