@@ -177,7 +177,8 @@ export function registryReaders(
     const reader = new RegistryReader(client, readerOptions);
     // The first read starts now, at cold start, not with the first request that needs it.
     reader.cached('EventDefinition');
-    return { reader, definitions: new Definitions(reader, client) };
+    // One lookup per process: its one-read-a-second limit for unknown names lives in it.
+    return { reader, definitions: new Definitions(reader, client), translators: translatorLookup(reader) };
   });
   warmInBackground(loaded);
   const ready = async () => loaded();
@@ -190,7 +191,7 @@ export function registryReaders(
       },
       afresh: async (waitMs) => (await ready()).definitions.afresh(waitMs),
     },
-    translators: { get: async (name) => translatorLookup((await ready()).reader).get(name) },
+    translators: { get: async (name) => (await ready()).translators.get(name) },
   };
 }
 
