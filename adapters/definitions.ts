@@ -195,7 +195,18 @@ export function registryReaders(
   };
 }
 
-/** The current version of a translator, from a reader's copy of the registry. */
+/**
+ * How long a translator's request waits for the refresh its copy is due for (counted from when
+ * the refresh started), before it is answered from the copy held. A conditional read of the index
+ * takes tens of milliseconds; this bounds a slow or failing Cloud Storage.
+ */
+export const TRANSLATOR_REFRESH_WAIT_MS = 1000;
+
+/**
+ * The current version of a translator, from a reader's copy of the registry no older than the
+ * reader's `maxAgeMs`: a request that finds the copy due waits for its refresh (at most
+ * TRANSLATOR_REFRESH_WAIT_MS), so an edit is served from the first request after that age.
+ */
 export function translatorLookup(reader: RegistryReader): {
   get(name: string): Promise<TranslatorEntry | undefined>;
 } {
@@ -204,7 +215,7 @@ export function translatorLookup(reader: RegistryReader): {
   let lastFreshAt = Number.NEGATIVE_INFINITY;
   return {
     get: async (name) => {
-      let r = (await reader.current('Translator')).resources.get(name);
+      let r = (await reader.recent('Translator', TRANSLATOR_REFRESH_WAIT_MS)).resources.get(name);
       if (!r && performance.now() - lastFreshAt >= 1000) {
         lastFreshAt = performance.now();
         r = (await reader.fresh('Translator')).resources.get(name);
