@@ -157,6 +157,7 @@ export interface TranslatorEntry {
 export function registryReaders(
   project: string,
   bucketName: string,
+  opts: { readonly maxAgeMs?: number } = {},
 ): {
   definitions: {
     get(stamp?: string): DefinedEvents | Promise<DefinedEvents>;
@@ -165,16 +166,19 @@ export function registryReaders(
   };
   translators: { get(name: string): Promise<TranslatorEntry | undefined> };
 } {
+  // Every resource is re-read once its copy is this old (docs/registry.md#reading).
+  const readerOptions = opts.maxAgeMs === undefined ? {} : { maxAgeMs: opts.maxAgeMs };
   const loaded = loadOnce(async () => {
     const [{ Storage }, { RegistryClient, RegistryReader }] = await Promise.all([
       import('@google-cloud/storage'),
       import('./registry.ts'),
     ]);
     const client = new RegistryClient(new Storage({ projectId: project }).bucket(bucketName));
-    const reader = new RegistryReader(client);
+    const reader = new RegistryReader(client, readerOptions);
     // The first read starts now, at cold start, not with the first request that needs it.
     reader.cached('EventDefinition');
-    return { reader, definitions: new Definitions(reader, client) };
+    // One lookup per process: its one-read-a-second limit for unknown names lives in it.
+    return { reader, definitions: new Definitions(reader, client), translators: translatorLookup(reader) };
   });
   warmInBackground(loaded);
   const ready = async () => loaded();
@@ -187,11 +191,22 @@ export function registryReaders(
       },
       afresh: async (waitMs) => (await ready()).definitions.afresh(waitMs),
     },
-    translators: { get: async (name) => translatorLookup((await ready()).reader).get(name) },
+    translators: { get: async (name) => (await ready()).translators.get(name) },
   };
 }
 
-/** The current version of a translator, from a reader's copy of the registry. */
+/**
+ * How long a translator's request waits for the refresh its copy is due for (counted from when
+ * the refresh started), before it is answered from the copy held. A conditional read of the index
+ * takes tens of milliseconds; this bounds a slow or failing Cloud Storage.
+ */
+export const TRANSLATOR_REFRESH_WAIT_MS = 1000;
+
+/**
+ * The current version of a translator, from a reader's copy of the registry no older than the
+ * reader's `maxAgeMs`: a request that finds the copy due waits for its refresh (at most
+ * TRANSLATOR_REFRESH_WAIT_MS), so an edit is served from the first request after that age.
+ */
 export function translatorLookup(reader: RegistryReader): {
   get(name: string): Promise<TranslatorEntry | undefined>;
 } {
@@ -200,7 +215,7 @@ export function translatorLookup(reader: RegistryReader): {
   let lastFreshAt = Number.NEGATIVE_INFINITY;
   return {
     get: async (name) => {
-      let r = (await reader.current('Translator')).resources.get(name);
+      let r = (await reader.recent('Translator', TRANSLATOR_REFRESH_WAIT_MS)).resources.get(name);
       if (!r && performance.now() - lastFreshAt >= 1000) {
         lastFreshAt = performance.now();
         r = (await reader.fresh('Translator')).resources.get(name);

@@ -11,9 +11,9 @@
  *
  * Readers (`RegistryReader`): stale-while-revalidate. A request that finds the copy older than
  * 30 s starts a refresh and is answered from the copy at once: no request waits on Cloud Storage
- * while a copy is held. The refresh is started by requests, not by a timer (Cloud Run throttles CPU
- * between requests), and is a conditional read of the index (`ifGenerationNotMatch`, a 304 when
- * nothing changed). A failed read is remembered for a moment (1 s, doubling to 10 s) instead of
+ * while a copy is held (`recent()` alone waits for that refresh, briefly: for translators). The
+ * refresh is started by requests, not by a timer (Cloud Run throttles CPU between requests), and
+ * is a conditional read of the index (`ifGenerationNotMatch`, a 304 when nothing changed). A failed read is remembered for a moment (1 s, doubling to 10 s) instead of
  * being retried by every request; meanwhile the last good copy is served, marked stale. With no
  * copy at all a request waits for the first read at most 500 ms, then `RegistryUnavailable` tells
  * the caller to answer 503 rather than accept events unvalidated; the next read after the pause
@@ -246,6 +246,21 @@ export interface ReaderOptions {
   readonly retry?: { readonly firstMs: number; readonly maxMs: number };
 }
 
+/** What `read` settles with, or undefined once `ms` have passed without it. */
+async function atMost<T>(read: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([
+      read,
+      new Promise<undefined>((resolve) => {
+        timer = setTimeout(() => resolve(undefined), ms);
+      }),
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** What a reader knows about one kind: its copy, the read under way, the last failure. */
 interface KindState {
   copy: Snapshot | undefined;
@@ -302,17 +317,27 @@ export class RegistryReader {
     const s = this.state(kind);
     const left = s.reading ? s.reading.startedAt + this.coldWaitMs - performance.now() : 0;
     if (s.reading && left > 0) {
-      let timer: NodeJS.Timeout | undefined;
-      const waited = await Promise.race([
-        s.reading.done,
-        new Promise<undefined>((resolve) => {
-          timer = setTimeout(() => resolve(undefined), left);
-        }),
-      ]);
-      clearTimeout(timer);
+      const waited = await atMost(s.reading.done, left);
       if (waited) return waited;
     }
     throw this.unavailable(s);
+  }
+
+  /**
+   * The kind's resources, no older than `maxAgeMs` when Cloud Storage answers in time: like
+   * `current`, but when the copy is due for a refresh (or one is under way) the read is waited for
+   * at most `waitMs`, counted from when it started; then, or when it fails, the copy held. For a
+   * caller that can afford one conditional read in `maxAgeMs` (a translator's request, a batch
+   * of rows): an edit reaches the first request after the copy's age runs out, not the one after
+   * it, however sparse the requests.
+   */
+  async recent(kind: RegistryKind, waitMs: number): Promise<Snapshot> {
+    const copy = this.cached(kind);
+    const reading = this.state(kind).reading;
+    if (!copy || !reading) return this.current(kind);
+    const left = reading.startedAt + waitMs - performance.now();
+    if (left <= 0) return copy;
+    return (await atMost(reading.done, left)) ?? this.state(kind).copy ?? copy;
   }
 
   /**

@@ -57,6 +57,7 @@ export const SUITES: Readonly<Record<string, string>> = {
   tag: './tag.ts',
   consent: './consent.ts',
   'send-once': './send-once.ts',
+  propagation: './propagation.ts',
 };
 
 /** What a suite's process tells the harness (over the IPC channel). */

@@ -47,6 +47,8 @@ export const ENV = Object.freeze({
   publishInFlight: 'EVENTBUS_PUBLISH_IN_FLIGHT',
   /** How long a Publish call in flight holds the next one back, in milliseconds (docs/gateway.md). */
   publishHoldMs: 'EVENTBUS_PUBLISH_HOLD_MS',
+  /** The gateway: how old its copy of the registry may grow before it is read again, in milliseconds (docs/registry.md#reading). */
+  registryMaxAgeMs: 'EVENTBUS_REGISTRY_MAX_AGE_MS',
   /** How long one publish may take in all, retries included, in milliseconds. */
   publishTimeoutMs: 'EVENTBUS_PUBLISH_TIMEOUT_MS',
   /** The Pub/Sub emulator's host:port (read by Google's clients too). */

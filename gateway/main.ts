@@ -53,7 +53,10 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
   });
   const audience = env[ENV.gatewayAudience];
   const bucket = config.plan.buckets.find((b) => b.purpose === 'registry')?.name;
-  const registry = bucket ? registryReaders(config.project, bucket) : undefined;
+  const maxAgeMs = Number(env[ENV.registryMaxAgeMs]);
+  const registry = bucket
+    ? registryReaders(config.project, bucket, Number.isFinite(maxAgeMs) && maxAgeMs > 0 ? { maxAgeMs } : {})
+    : undefined;
   // Live events: refused requests, sampled, in the ops dataset (docs/console.md#live-events).
   const refusals =
     env[ENV.liveEvents] === 'off'

@@ -6,7 +6,7 @@
  * no copy answers RegistryUnavailable quickly and recovers by itself once reads succeed again.
  */
 import assert from 'node:assert/strict';
-import { Definitions, translatorLookup } from '../../adapters/definitions.ts';
+import { Definitions, TRANSLATOR_REFRESH_WAIT_MS, translatorLookup } from '../../adapters/definitions.ts';
 import {
   type IndexRead,
   RegistryClient,
@@ -93,6 +93,27 @@ describe('registry readers when Cloud Storage does not answer', () => {
     const kept = await reader.current('EventDefinition');
     assert.equal(kept.stale, true);
     assert.equal(kept.resources.get('quote_requested')?.version, '1.0');
+  });
+
+  it("waits for a translator's due refresh at most TRANSLATOR_REFRESH_WAIT_MS, then serves its copy", async () => {
+    await new RegistryClient(fx.bucket).apply([{ kind: 'Translator', name: 'quotes', spec: TRANSLATOR }], {
+      author: 'test',
+    });
+    const reader = new RegistryReader(client, { clock: () => now, readTimeoutMs: 5000 });
+    const translators = translatorLookup(reader);
+    assert.equal((await translators.get('quotes'))?.version, '1.0');
+    client.gate = 'hang';
+    client.reads = 0;
+    now += 31_000;
+    // The request that finds the copy due waits for its refresh, a bounded time.
+    const first = await timed(() => translators.get('quotes'));
+    assert.ok(first.ms >= TRANSLATOR_REFRESH_WAIT_MS - 50, `waited ${first.ms} ms`);
+    assert.ok(first.ms < TRANSLATOR_REFRESH_WAIT_MS + 1000, `waited ${first.ms} ms`);
+    assert.equal((await translators.get('quotes'))?.version, '1.0', 'the copy still answers');
+    // Past the wait (counted from the refresh's start), the next ones do not wait at all.
+    const next = await timed(() => translators.get('quotes'));
+    assert.ok(next.ms < TRANSLATOR_REFRESH_WAIT_MS / 2, `waited ${next.ms} ms`);
+    assert.equal(client.reads, 1, 'one refresh under way, shared');
   });
 
   it('remembers a failed read for a pause that grows, then takes the registry back when it answers', async () => {
