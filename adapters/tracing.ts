@@ -92,13 +92,15 @@ let installed: Tracing | undefined;
  */
 export function setupTracing(options: TracingOptions): Tracing {
   if (installed) return installed;
+  // A collector that does not answer within this is given up on: its spans are dropped. One
+  // bound for the queue's wait and the request itself, so no export outlives the queue's wait.
+  const exportTimeoutMillis = options.queue?.exportTimeoutMillis ?? 5_000;
   const exporter =
     options.exporter ??
     (options.endpoint
       ? new OTLPTraceExporter({
           url: `${options.endpoint.replace(/\/$/, '')}/v1/traces`,
-          // A collector that does not answer within this is given up on: its spans are dropped.
-          timeoutMillis: 5_000,
+          timeoutMillis: exportTimeoutMillis,
           ...(options.headers ? { headers: options.headers } : {}),
         })
       : undefined);
@@ -107,7 +109,7 @@ export function setupTracing(options: TracingOptions): Tracing {
         maxQueueSize: options.queue?.maxQueueSize ?? 2048,
         maxExportBatchSize: 512,
         scheduledDelayMillis: options.queue?.scheduledDelayMillis ?? 1000,
-        exportTimeoutMillis: options.queue?.exportTimeoutMillis ?? 5_000,
+        exportTimeoutMillis,
       })
     : undefined;
   const processor = batch ? new ExportDecision(batch) : undefined;

@@ -4,7 +4,7 @@
  * `@segment/action-destinations` that loads — its name, description, a derived category, how it
  * authenticates and its settings fields, its actions with their fields, subscriptions and
  * presets — and `unloadable` with the error of each folder that does not load. Run by
- * `npm run docs` (scripts/docs-generate.ts); test/unit/scripts/segment-catalog.test.ts fails when
+ * `npm run docs` (scripts/docs-generate.ts); test/cli/segment-catalog.test.ts fails when
  * the committed file is stale. Readers use core/platforms/segment-action/catalog.ts, so no caller
  * loads the 170 modules.
  *

@@ -18,6 +18,7 @@ import { v1 } from '@google-cloud/pubsub';
 import { credentials } from '@grpc/grpc-js';
 import { createUnaryClient, GrpcError } from '../../adapters/grpc-unary.ts';
 import { createPublisher, PublishUnavailableError } from '../../adapters/publisher.ts';
+import { until } from '../support/until.ts';
 import { type Bus, startBus } from './emulator-support.ts';
 
 process.env['METADATA_SERVER_DETECTION'] = 'none';
@@ -299,7 +300,13 @@ describe('gRPC unary client on node:http2: answers of a bare HTTP/2 server', () 
       await once();
       assert.equal(server.sessions.size, 1);
       const first = [...server.sessions][0];
-      await new Promise((r) => setTimeout(r, 600));
+      // Polled, not slept: the session goes once idle 150 ms; 5 s bounds a loaded machine.
+      await until(
+        'the idle session to close',
+        async () => (server.sessions.size === 0 ? true : undefined),
+        5_000,
+        10,
+      );
       assert.equal(server.sessions.size, 0, 'the idle session was closed');
       await once();
       assert.equal(server.sessions.size, 1);

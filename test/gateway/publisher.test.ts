@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { coalescing, type OutgoingMessage } from '../../adapters/publisher.ts';
 import { uuidv7 } from '../../gateway/ids.ts';
+import { until } from '../support/until.ts';
 
 const msgs = (n: number, tag: string): OutgoingMessage[] =>
   Array.from({ length: n }, (_, i) => ({ data: Buffer.from(`${tag}${i}`), attributes: {} }));
@@ -8,18 +9,21 @@ const msgs = (n: number, tag: string): OutgoingMessage[] =>
 /** A coalescing publisher whose calls are recorded and each held until its gate is opened. */
 function gated(maxInFlight: number, holdMs = 0) {
   const calls: string[][] = [];
+  /** When each call went out (Date.now(), the clock the hold is measured on). */
+  const sentAt: number[] = [];
   const gates: (() => void)[] = [];
   const publish = coalescing(
     async (_topic, messages) => {
       const batch = messages.map((m) => m.data.toString());
       calls.push(batch);
+      sentAt.push(Date.now());
       await new Promise<void>((r) => gates.push(r));
       return batch.map((d) => `id-${d}`);
     },
     maxInFlight,
     holdMs,
   );
-  return { calls, gates, publish };
+  return { calls, sentAt, gates, publish };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -76,15 +80,18 @@ describe('publisher: coalescing of waiting requests', () => {
   });
 
   it('takes a free slot once the latest call has been in flight longer than the hold (a stuck call)', async () => {
-    const { calls, gates, publish } = gated(4, 30);
+    const hold = 30;
+    const { calls, sentAt, gates, publish } = gated(4, hold);
     const a = publish('events', msgs(1, 'a')); // never answered until the end: stuck
     await sleep(5);
     const b = publish('events', msgs(1, 'b'));
     const c = publish('events', msgs(1, 'c'));
-    await sleep(5);
-    assert.deepEqual(calls, [['a0']], 'held while a is young');
-    await sleep(60);
-    assert.deepEqual(calls, [['a0'], ['b0', 'c0']], 'sent together once a is past the hold');
+    // Timed by the clock the hold reads, not by sleeps, so a loaded machine cannot fail it.
+    await until('the held requests to go out', async () => (calls.length >= 2 ? true : undefined), 10_000, 5);
+    assert.deepEqual(calls, [['a0'], ['b0', 'c0']], 'sent together while a is still stuck');
+    const heldFor = (sentAt[1] as number) - (sentAt[0] as number);
+    // sentAt[0] may read one millisecond past the hold's own start.
+    assert.ok(heldFor >= hold - 1, `held while a was young: sent ${heldFor} ms after a`);
     for (const open of gates.splice(0)) open();
     assert.deepEqual(await Promise.all([a, b, c]), [['id-a0'], ['id-b0'], ['id-c0']]);
   });

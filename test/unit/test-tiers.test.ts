@@ -1,11 +1,12 @@
 /**
  * The test tiers of package.json (docs/local.md, "Tests"): `test:fast`, the inner loop, starts no
  * browser, so every test that launches Chromium is named `*.browser.test.ts` and runs in
- * `test:e2e` (and `npm test`) instead.
+ * `test:e2e` (and `npm test`) instead; nor does it start the CLI as a process: that is
+ * `test/cli/`, an integration folder. A file moved between tiers stays in `npm test`.
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, matchesGlob, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -64,5 +65,31 @@ describe('test tiers: test:fast starts no browser', () => {
         `npm test runs no browser test of ${folder}`,
       );
     }
+  });
+});
+
+describe('test tiers: where a test file runs', () => {
+  it('npm test runs every test file of the repository', () => {
+    const all = globsOf(scripts['test'] ?? '');
+    const emulatorTests = readdirSync(join(root, 'emulators')).flatMap((name) =>
+      statSync(join(root, 'emulators', name)).isDirectory() &&
+      readdirSync(join(root, 'emulators', name)).includes('test')
+        ? testFiles(`emulators/${name}/test`)
+        : [],
+    );
+    const files = [...testFiles('test'), ...emulatorTests];
+    assert.ok(files.includes('test/cli/main.test.ts'), `${files.length} test files`);
+    assert.deepEqual(
+      files.filter((f) => !all.some((g) => matchesGlob(f, g))),
+      [],
+    );
+  });
+
+  it("no test of test:fast's folders starts the CLI as a child process (that is test/cli/)", () => {
+    const problems = [...testFiles('test/unit'), ...testFiles('test/gateway')].filter((file) => {
+      const text = readFileSync(join(root, file), 'utf8');
+      return /node:child_process/.test(text) && /cli\/main\.ts/.test(text);
+    });
+    assert.deepEqual(problems, []);
   });
 });

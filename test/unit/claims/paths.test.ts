@@ -6,8 +6,10 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { REPO } from '../../support/local-start.ts';
+import { join, relative, resolve } from 'node:path';
+
+/** The repository root (not test/support/local-start.ts's: that module loads the supervisor). */
+const REPO = resolve(import.meta.dirname, '../../..');
 
 /** Production code: every folder but tests, benchmarks, docs and dependencies. */
 const CODE = [

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import { REPLAY_COLUMNS, type SchemaField, sliceSchema } from '../../../core/delivery/replay.ts';
 import { warehousePlan } from '../../../core/plan.ts';
 import type { ReplayRecord } from '../../../core/scheduler/replays.ts';
+import { PII_COLUMNS, withPolicyTags } from '../../../core/warehouse/pii-columns.ts';
 import { TABLES } from '../../../core/warehouse/warehouse.ts';
 import { replayJob, sliceTable } from '../../../functions/schedule/replays.ts';
 import type { ChunkContext } from '../../../functions/schedule/runner.ts';
-import { PII_COLUMNS, withPolicyTags } from '../../../infra/column-security.ts';
 import type { Settings } from '../../../schemas/settings.ts';
 
 const TAG = 'projects/p/locations/eu/taxonomies/1/policyTags/2';

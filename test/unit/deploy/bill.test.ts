@@ -1,11 +1,11 @@
 /**
  * core/deploy/bill.ts, the monthly bill of an environment, and `npm run scale -- --env <file>`
- * (scripts/scale-bill.ts): the output contract, the goals of issue #60 as the model prices them,
- * and the arithmetic of the parts the review found missing (filtered deliveries, the 60 %
- * target, the 100 ms rounding of a trickle, free tiers, the background).
+ * (scripts/scale-bill.ts; the script run as a process is test/cli/scale.test.ts): the output
+ * contract, the goals of issue #60 as the model prices them, and the arithmetic of the parts the
+ * review found missing (filtered deliveries, the 60 % target, the 100 ms rounding of a trickle,
+ * free tiers, the background).
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import {
   MONTH_SECONDS,
@@ -70,17 +70,6 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
         ['idle', 'workday', 'busy'],
       );
     }
-  });
-
-  it('runs as npm run scale -- --env <file>', () => {
-    const out = execFileSync(
-      process.execPath,
-      ['scripts/scale-table.ts', '--env', 'environments/example.yaml', '--rate', '10'],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    const busy = out.split('\n').find((l) => l.startsWith('busy'));
-    const expected = total(example(), 'busy', { eventsPerSecond: 10 }).total;
-    assert.ok(busy?.includes(`$${expected.toLocaleString('en-US', { minimumFractionDigits: 2 })}`), busy);
   });
 
   it('meets the idle goals: development (minimal settings) ≤ $5, the production example ≤ $40 with its minimum instances', () => {

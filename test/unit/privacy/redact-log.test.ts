@@ -5,10 +5,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { redactLogText, secretForms, secretParts } from '../../../core/privacy/redact-log.ts';
 import { ENTRY_FILES } from '../../support/entry-files.ts';
-import { REPO } from '../../support/local-start.ts';
+
+/** The repository root (not test/support/local-start.ts's: that module loads the supervisor). */
+const REPO = resolve(import.meta.dirname, '../../..');
 
 /** Every service process's entry point: the deployables', and the local receiver (a stand-in the supervisor runs). */
 const ENTRY_POINTS = [...ENTRY_FILES.filter((f) => !f.endsWith('/service.ts')), 'local/receiver/main.ts'];
