@@ -48,15 +48,32 @@ export async function startLocalCli(options: {
   child.stderr?.on('data', (b: Buffer) => {
     output += b.toString();
   });
-  await until(
-    'the development token',
-    async () => {
-      if (child.exitCode !== null) throw new Error(`start exited early:\n${output}`);
-      return /development token/.test(output) && existsSync(join(dataDir, 'dev-token')) ? true : undefined;
-    },
-    90000,
-  );
+  try {
+    await until(
+      'the development token',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`start exited early:\n${output}`);
+        return /development token/.test(output) && existsSync(join(dataDir, 'dev-token')) ? true : undefined;
+      },
+      90000,
+    );
+  } catch (e) {
+    // A start that did not come up in time still has its emulators and functions running, each in
+    // its own process group: left alone they outlive the test and load every test after it.
+    await stopStarted(child);
+    throw e;
+  }
   return { child, dataDir, ports, output: () => output };
+}
+
+/** Ctrl-C as a user would, and SIGKILL of the command if it has not stopped everything in 20 s. */
+async function stopStarted(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const gone = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill('SIGINT');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  await gone;
+  clearTimeout(timer);
 }
 
 /** Stops what startLocalCli started (SIGINT, as a user would) and removes its data dir unless KEEP is set. */
