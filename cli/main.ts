@@ -69,8 +69,11 @@ function flushed(stream: NodeJS.WriteStream): Promise<void> {
 
 if (import.meta.main) {
   // Later runs reuse V8's compiled code of the modules commands load (a cache in the OS temp
-  // dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off).
-  enableCompileCache();
+  // dir; NODE_DISABLE_COMPILE_CACHE=1 turns it off). The services `start` runs are children of
+  // this process and load the same modules: the variable hands them the same cache, which
+  // roughly halves each one's start-up CPU.
+  const cache = enableCompileCache();
+  if (cache.directory !== undefined) process.env['NODE_COMPILE_CACHE'] ??= cache.directory;
   ignoreClosedPipe(process.stdout);
   ignoreClosedPipe(process.stderr);
   const argv = process.argv.slice(2);
