@@ -1,8 +1,9 @@
 /**
  * Warehouse rows through BigQuery's Storage Write API (docs/storage.md, "How rows are written"):
  * each table's `_default` stream, one gRPC connection per table kept open, appends pipelined on
- * it, rows encoded as protocol buffers by Google's managed writer (`@google-cloud/bigquery-storage`,
- * JSONWriter) with a descriptor made from the table's schema (GetWriteStream, FULL view). It is an
+ * it through Google's managed writer (`@google-cloud/bigquery-storage`), rows encoded as protocol
+ * buffers straight from their JSON (adapters/proto-rows.ts) with a descriptor made from the table's
+ * schema (GetWriteStream, FULL view). It is an
  * `InsertAll` (adapters/bigquery-rest.ts), so the batching writer (adapters/bigquery-writer.ts)
  * groups rows exactly as before: one append per micro-batch.
  *
@@ -31,26 +32,30 @@ import {
   createBatchingWriter,
   type InsertAll,
 } from './bigquery-writer.ts';
+import type { Encoder, RowDescriptor } from './proto-rows.ts';
 
 type Storage = typeof bigqueryStorageModule;
 type WriterClient = InstanceType<Storage['managedwriter']['WriterClient']>;
-type JSONWriter = InstanceType<Storage['managedwriter']['JSONWriter']>;
+type RawWriter = InstanceType<Storage['managedwriter']['Writer']>;
 
 /**
- * Google's Write API client and grpc-js, loaded on first use: a function bundle keeps them
- * external and a module that only names the writer (the ledger's) does not pay for them at load.
+ * Google's Write API client, grpc-js and the row encoder (with protobufjs), loaded on first use: a
+ * function bundle keeps the first two external and a module that only names the writer (the
+ * ledger's) does not pay for any of them at load.
  */
-let loaded: Promise<{ storage: Storage; insecure: () => unknown }> | undefined;
+let loaded:
+  | Promise<{ storage: Storage; insecure: () => unknown; rows: typeof import('./proto-rows.ts') }>
+  | undefined;
 const load = () =>
-  (loaded ??= Promise.all([import('@google-cloud/bigquery-storage'), import('@grpc/grpc-js')]).then(
-    ([storage, grpc]) => ({
-      storage: (storage.default ?? storage) as Storage,
-      insecure: () => (grpc.default ?? grpc).credentials.createInsecure(),
-    }),
-  ));
-type TableSchema = NonNullable<Awaited<ReturnType<WriterClient['getWriteStream']>>['tableSchema']>;
-type StorageField = NonNullable<TableSchema['fields']>[number];
-type JSONList = Parameters<JSONWriter['appendRows']>[0];
+  (loaded ??= Promise.all([
+    import('@google-cloud/bigquery-storage'),
+    import('@grpc/grpc-js'),
+    import('./proto-rows.ts'),
+  ]).then(([storage, grpc, rows]) => ({
+    storage: (storage.default ?? storage) as Storage,
+    insecure: () => (grpc.default ?? grpc).credentials.createInsecure(),
+    rows,
+  })));
 
 export interface WriteApiOptions {
   readonly project: string;
@@ -77,59 +82,6 @@ export async function writeApiClient(project: string, emulatorHost?: string): Pr
   });
 }
 
-// The Write API's value forms differ from insertAll's for a few types (Google's JSON encoder makes
-// them from Date objects; ours are insertAll's strings).
-const STORAGE_TYPE = ['', 'STRING', 'INT64', 'DOUBLE', 'STRUCT', 'BYTES', 'BOOL', 'TIMESTAMP', 'DATE'];
-const typeOf = (f: StorageField): string =>
-  typeof f.type === 'number' ? (STORAGE_TYPE[f.type] ?? String(f.type)) : String(f.type);
-const isRepeated = (f: StorageField): boolean => f.mode === 'REPEATED' || f.mode === 3;
-const DAY_MS = 86_400_000;
-
-/** An RFC 3339 timestamp (insertAll's form) as microseconds since the epoch (the Write API's). */
-export function timestampMicros(text: string): string | undefined {
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) return undefined;
-  const fraction = /\d\d:\d\d:\d\d\.(\d+)/.exec(text)?.[1] ?? '';
-  const micros = Number(fraction.slice(3, 6).padEnd(3, '0'));
-  return (BigInt(ms) * 1000n + BigInt(micros)).toString();
-}
-
-/** A value the Write API's form cannot hold (a timestamp that is no time): the row is refused. */
-class BadValue extends Error {}
-
-function writeValue(v: unknown, f: StorageField): unknown {
-  if (v === null || v === undefined) return v;
-  const type = typeOf(f);
-  if (type === 'TIMESTAMP' && typeof v === 'string') {
-    const micros = timestampMicros(v);
-    if (micros === undefined) throw new BadValue(`Could not parse '${v}' as a timestamp (${f.name}).`);
-    return micros;
-  }
-  if (type === 'DATE' && typeof v === 'string') {
-    const ms = Date.parse(`${v}T00:00:00Z`);
-    if (Number.isNaN(ms)) throw new BadValue(`Could not parse '${v}' as a date (${f.name}).`);
-    return ms / DAY_MS;
-  }
-  if ((type === 'JSON' || f.type === 15) && typeof v !== 'string') return JSON.stringify(v);
-  if ((type === 'STRUCT' || f.type === 4) && typeof v === 'object')
-    return writeRecord(v as Record<string, unknown>, f.fields ?? []);
-  return v;
-}
-
-/** One insertAll row's JSON in the Write API's value forms (keys the table lacks are kept: refused there). */
-export function writeRecord(
-  json: Readonly<Record<string, unknown>>,
-  fields: readonly StorageField[],
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(json)) {
-    const f = fields.find((c) => c.name === key);
-    if (!f) out[key] = v;
-    else out[key] = isRepeated(f) && Array.isArray(v) ? v.map((x) => writeValue(x, f)) : writeValue(v, f);
-  }
-  return out;
-}
-
 /** GetWriteStream when a table's connection opens (tried once: see open()). */
 const OPEN_TIMEOUT_MS = 10_000;
 /** One append, as insertAll's whole call was bounded (adapters/bigquery-rest.ts). */
@@ -145,10 +97,9 @@ function withDeadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 }
 
 interface TableWriter {
-  readonly writer: JSONWriter;
-  readonly fields: readonly StorageField[];
-  /** Names of the table's columns: a row naming another is refused before it is sent. */
-  readonly names: ReadonlySet<string>;
+  readonly writer: RawWriter;
+  /** The table's rows as the writer's protocol buffer messages. */
+  readonly encoder: Encoder;
 }
 
 /** What the Write API adds to an `InsertAll`: opening a table's connection ahead of its first rows. */
@@ -173,7 +124,7 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & WriteApiTable
     if (!w) {
       const parent = `projects/${o.project}/datasets/${o.dataset}/tables/${table}`;
       w = (async () => {
-        const { storage } = await load();
+        const { storage, rows } = await load();
         const { adapt, managedwriter } = storage;
         client ??= writeApiClient(o.project, o.emulatorHost);
         const c = await client;
@@ -195,9 +146,8 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & WriteApiTable
         // answered through its own result (rejected), which drops the connection.
         connection.onConnectionError(() => undefined);
         return {
-          writer: new managedwriter.JSONWriter({ connection, protoDescriptor }),
-          fields,
-          names: new Set(fields.map((f) => String(f.name))),
+          writer: new managedwriter.Writer({ connection, protoDescriptor }),
+          encoder: rows.rowEncoder(fields, protoDescriptor as RowDescriptor),
         };
       })();
       tables.set(table, w);
@@ -218,29 +168,25 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & WriteApiTable
 
   const insertAll = async (table: string, rows: readonly InsertRow[]): Promise<readonly RowRejection[]> => {
     const w = await open(table);
-    // Fields the table lacks and values of no form: refused here as insertAll refuses them (the
-    // Write API would refuse the whole connection for an extra field in the writer's schema, and
-    // JSONWriter would drop it; protobufjs would write a timestamp that is no time as 0).
+    // Fields the table lacks and values of no form: refused here by the encoder, as insertAll
+    // refuses them (the Write API would refuse the whole connection for an extra field in the
+    // writer's schema, and protocol buffers have no way to say a timestamp that is no time).
     const unknown: RowRejection[] = [];
-    rows.forEach((r, index) => {
-      const extra = Object.keys(r.json).find((k) => !w.names.has(k));
-      if (extra !== undefined)
-        unknown.push({ index, reason: 'invalid', message: `no such field: ${extra}.` });
-    });
-    const records: Record<string, unknown>[] = [];
+    const { BadValue } = (await load()).rows;
+    const serializedRows: Uint8Array[] = [];
     rows.forEach((r, index) => {
       try {
-        records.push(writeRecord(r.json, w.fields));
+        serializedRows.push(w.encoder.encode(r.json));
       } catch (e) {
         if (!(e instanceof BadValue)) throw e;
         unknown.push({ index, reason: 'invalid', message: e.message });
       }
     });
     if (unknown.length > 0) return stopTheRest(rows.length, unknown);
-    let result: Awaited<ReturnType<ReturnType<JSONWriter['appendRows']>['getResult']>>;
+    let result: Awaited<ReturnType<ReturnType<RawWriter['appendRows']>['getResult']>>;
     try {
       result = await withDeadline(
-        w.writer.appendRows(records as JSONList).getResult(),
+        w.writer.appendRows({ serializedRows }).getResult(),
         APPEND_TIMEOUT_MS,
         `Storage Write API append to ${table}`,
       );

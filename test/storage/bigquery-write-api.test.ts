@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { createWriteApiWriter, timestampMicros } from '../../adapters/bigquery-write-api.ts';
+import { createWriteApiWriter } from '../../adapters/bigquery-write-api.ts';
+import { timestampMicros } from '../../adapters/proto-rows.ts';
 import { type Harness, startHarness } from '../../emulators/bigquery/test/support/helpers.ts';
 
 const P = 'write-api';
@@ -34,10 +35,10 @@ describe('storage: rows through the Storage Write API', () => {
   after(() => h.stop());
 
   it('reads an RFC 3339 timestamp as microseconds since the epoch', () => {
-    assert.equal(timestampMicros('1970-01-01T00:00:01.000001Z'), '1000001');
-    assert.equal(timestampMicros('2026-01-02T03:04:05.123456Z'), '1767323045123456');
-    assert.equal(timestampMicros('2026-01-02T04:04:05.5+01:00'), '1767323045500000');
-    assert.equal(timestampMicros('not a time'), undefined);
+    assert.equal(timestampMicros('1970-01-01T00:00:01.000001Z')?.toString(), '1000001');
+    assert.equal(timestampMicros('2026-01-02T03:04:05.123456Z')?.toString(), '1767323045123456');
+    assert.equal(timestampMicros('2026-01-02T04:04:05.5+01:00')?.toString(), '1767323045500000');
+    assert.equal(timestampMicros('not a time')?.toString(), undefined);
   });
 
   it('writes concurrent rows in one append, with their values as insertAll would store them', async () => {
