@@ -57,6 +57,20 @@ describe('gateway: GET /v1/tag.js', () => {
     assert.match(gunzipSync(raw.body).toString(), /^"use strict";\(\(\)=>\{/);
   });
 
+  it('serves the consent platform reader at /v1/tag-cmp.js, whose version the tag asks for', async () => {
+    const tag = await (await fetch(`${g.url}/v1/tag.js`)).text();
+    const asked =
+      /\/v1\/tag-cmp\.js\?v=([0-9a-f]{16})/.exec(tag)?.[1] ?? assert.fail('no reader URL in the tag');
+    const res = await fetch(`${g.url}/v1/tag-cmp.js?v=${asked}`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('etag'), `"${asked}"`, 'the version the tag carries is the reader’s');
+    assert.equal(res.headers.get('cache-control'), 'public, max-age=31536000, immutable');
+    assert.equal(res.headers.get('content-type'), 'text/javascript; charset=utf-8');
+    const reader = await res.text();
+    assert.ok(reader.includes('__tcfapi') && reader.includes('__eventbusCmp'));
+    assert.ok(!tag.includes('addEventListener",2'), 'the TCF reading is not in the tag itself');
+  });
+
   it('answers another method 405 with the methods it serves', async () => {
     const res = await fetch(`${g.url}/v1/tag.js`, { method: 'POST', body: '{}' });
     assert.equal(res.status, 405);
