@@ -16,18 +16,22 @@ const APIS = ['__tcfapi', '__gpp', '__uspapi'];
 /** Whether a `dataLayer` entry is a Consent Mode command (`gtag('consent', …)`). */
 const consentCommand = (entry: unknown) => (entry as ArrayLike<unknown> | null)?.[0] === 'consent';
 
-/** The CMP reader behind a loader: `url` the reader's script; `changed` as for watchCmp. */
+/**
+ * The CMP reader behind a loader: `url` the reader's script; `changed` as for watchCmp. The object
+ * answers for the reader until it has come, then takes the reader's own methods.
+ */
 export function lazyCmp(changed: () => void, url: string): Cmp {
   const w = window as unknown as Record<string, unknown>;
-  let reader: Cmp | undefined;
-  /** Whether the reader's script was asked for; `failed`: it never came (blocked, offline). */
+  /** Whether the reader's script was asked for (and has not come), and whether it failed to. */
   let asked = false;
   let failed = false;
+  /** Whether an API of `name` is on the page while the reader has not come. */
+  const unread = (name: string) => asked && typeof w[name] === 'function';
   const load = () => {
     if (asked) return;
     asked = true;
     w[CMP_HANDOFF] = (watch: typeof watchCmp) => {
-      reader ??= watch(changed);
+      Object.assign(cmp, watch(changed));
       changed();
     };
     const script = document.createElement('script');
@@ -39,32 +43,29 @@ export function lazyCmp(changed: () => void, url: string): Cmp {
     document.head.appendChild(script);
   };
   let layer: unknown;
-  const look = () => {
-    if (reader) return reader.look();
-    const dl = w['dataLayer'];
-    if (Array.isArray(dl) && dl !== layer) {
-      layer = dl;
-      if (dl.some(consentCommand)) load();
-      const push = dl.push;
-      dl.push = function (this: unknown[], ...items: unknown[]) {
-        const n = push.apply(this, items);
-        if (items.some(consentCommand)) load();
-        return n;
-      };
-    }
-    if (APIS.some((name) => typeof w[name] === 'function')) load();
-  };
-  look();
-  /** Whether an API of `name` is on the page while its reader has not come. */
-  const unread = (name: string) => !reader && asked && typeof w[name] === 'function';
-  return {
-    known: (site) => reader?.known(site) ?? {},
-    regionDenies: (name) => reader?.regionDenies(name) ?? false,
-    pending: () => (reader ? reader.pending() : asked && !failed),
+  const cmp: Cmp = {
+    known: () => ({}),
+    regionDenies: () => false,
+    pending: () => asked && !failed,
     // A TCF or GPP CMP whose reader never came is still unanswered (the event says so).
-    tcfPending: () => reader?.tcfPending() ?? unread('__tcfapi'),
-    gppPending: () => reader?.gppPending() ?? unread('__gpp'),
-    storage: () => reader?.storage(),
-    look,
+    tcfPending: () => unread('__tcfapi'),
+    gppPending: () => unread('__gpp'),
+    storage: () => undefined,
+    look: () => {
+      const dl = w['dataLayer'];
+      if (Array.isArray(dl) && dl !== layer) {
+        layer = dl;
+        if (dl.some(consentCommand)) load();
+        const push = dl.push;
+        dl.push = function (this: unknown[], ...items: unknown[]) {
+          const n = push.apply(this, items);
+          if (items.some(consentCommand)) load();
+          return n;
+        };
+      }
+      if (APIS.some((name) => typeof w[name] === 'function')) load();
+    },
   };
+  cmp.look();
+  return cmp;
 }
