@@ -29,7 +29,8 @@ export function originPathRefusal(plan: Pick<Plan, 'gateway'>): string | undefin
   if (o?.via !== 'load_balancer' || o.siteBackend) return undefined;
   return (
     `gateway.origin_path ${o.path} needs gateway.site_backend to deploy: the backend service your ` +
-    "site's load balancer sends its pages to, which the declared URL map keeps for every other path"
+    "site's load balancer sends its pages to, which the declared URL map keeps for every other path " +
+    '(or, with a Cloudflare Worker or an Akamai rule in front instead, gateway.origin_via: cloudflare or akamai)'
   );
 }
 

@@ -172,7 +172,7 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
     const recorded = await declare(() => {
       assert.throws(
         () => declareEnvironment(config, BUNDLES),
-        /origin_path \/_eb needs gateway\.site_backend/,
+        /origin_path \/_eb needs gateway\.site_backend.*gateway\.origin_via: cloudflare or akamai/,
       );
     });
     assert.deepEqual(
