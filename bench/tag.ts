@@ -1,6 +1,6 @@
 /**
  * The first-party tag (`npm run bench tag`; gateway/tag/, docs/browser.md): its size as served
- * (gzipped, aim ≤ 8 KB: a gate), beside Segment's analytics-next standalone bundle gzipped the same
+ * (gzipped, a gate at 5 KiB: issue #82's aim is 4 KiB, not met yet), beside Segment's analytics-next standalone bundle gzipped the same
  * way in the same run, and the consent platform reader it loads only on a page with a CMP
  * (`/v1/tag-cmp.js`), with the two together as such a page's first visit gets them; then, in Debian's Chromium, what one `track()` call costs the page — CPU µs
  * per event, the call and its share of the batch's serialisation and send — and the bytes each
@@ -101,7 +101,7 @@ export const suite: BenchSuite = {
         ...(segment
           ? { baseline: { name: '@segment/analytics-next standalone.js gzipped', value: segment / 1024 } }
           : {}),
-        target: { op: '<=', value: 8, hard: true },
+        target: { op: '<=', value: 5, hard: true },
         detail: `${tag.gzipped.length} bytes, ${tag.body.length} minified, version ${tag.version}; every page`,
       },
       {
