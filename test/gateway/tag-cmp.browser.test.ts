@@ -496,4 +496,25 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     );
     await plain.page.context().close();
   });
+
+  it('a reader that never comes (blocked): events still go, saying GDPR applies, and nothing is stored', async () => {
+    heads.set(
+      '/reader-blocked',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 10),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    const context = await (browser as Browser).newContext();
+    // As a blocker would: the reader's request fails.
+    await context.route('**/v1/tag-cmp.js*', (route) => route.abort('blockedbyclient'));
+    const page = await context.newPage();
+    await page.goto(`${origin}/reader-blocked`);
+    const view = await event('page_view');
+    assert.equal(view.consent?.['gdpr_applies'], true, 'the TCF CMP unread: GDPR said to apply');
+    assert.equal(view.consent?.['tcf'], undefined);
+    assert.equal(forMeta(view), 'consent TCF string missing (gdpr_applies true)');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await context.close();
+  });
 });
