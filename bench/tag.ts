@@ -1,7 +1,8 @@
 /**
  * The first-party tag (`npm run bench tag`; gateway/tag/, docs/browser.md): its size as served
- * (gzipped, aim ≤ 8 KB: a gate), beside Segment's analytics-next standalone bundle gzipped the same
- * way in the same run; then, in Debian's Chromium, what one `track()` call costs the page — CPU µs
+ * (gzipped, a gate at 5 KiB: issue #82's aim is 4 KiB, not met yet), beside Segment's analytics-next standalone bundle gzipped the same
+ * way in the same run, and the consent platform reader it loads only on a page with a CMP
+ * (`/v1/tag-cmp.js`), with the two together as such a page's first visit gets them; then, in Debian's Chromium, what one `track()` call costs the page — CPU µs
  * per event, the call and its share of the batch's serialisation and send — and the bytes each
  * event adds to a batch, against a stand-in gateway on loopback that answers 200.
  */
@@ -10,7 +11,7 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { buildTagScript, tagOf } from '../gateway/tag-route.ts';
+import { buildTagScripts, tagOf } from '../gateway/tag-route.ts';
 import { launchChromium } from '../test/support/chromium.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 
@@ -88,7 +89,9 @@ async function perEvent(script: Buffer, events: number): Promise<{ us: number; b
 export const suite: BenchSuite = {
   name: 'tag: size as served and cost per event in the browser',
   async run({ quick }): Promise<BenchFigure[]> {
-    const tag = tagOf(await buildTagScript());
+    const scripts = await buildTagScripts();
+    const tag = tagOf(scripts.tag);
+    const reader = tagOf(scripts.cmp);
     const segment = segmentGzipped();
     const figures: BenchFigure[] = [
       {
@@ -98,8 +101,20 @@ export const suite: BenchSuite = {
         ...(segment
           ? { baseline: { name: '@segment/analytics-next standalone.js gzipped', value: segment / 1024 } }
           : {}),
-        target: { op: '<=', value: 8, hard: true },
-        detail: `${tag.body.length} bytes minified, version ${tag.version}`,
+        target: { op: '<=', value: 5, hard: true },
+        detail: `${tag.gzipped.length} bytes, ${tag.body.length} minified, version ${tag.version}; every page`,
+      },
+      {
+        name: 'tag-cmp.js gzipped (the CMP reader: only pages with a CMP API or Consent Mode commands)',
+        value: reader.gzipped.length / 1024,
+        unit: 'KiB',
+        detail: `${reader.gzipped.length} bytes, ${reader.body.length} minified, version ${reader.version}`,
+      },
+      {
+        name: 'tag.js + tag-cmp.js gzipped (a page with a CMP, first visit)',
+        value: (tag.gzipped.length + reader.gzipped.length) / 1024,
+        unit: 'KiB',
+        detail: 'two requests; the reader is cached a year (immutable URL)',
       },
     ];
     const measured = await perEvent(tag.body, quick ? 500 : 5000);

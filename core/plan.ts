@@ -41,6 +41,9 @@ export { deployedServiceName } from './deploy/service-names.ts';
 export type { TablePlan, ViewPlan } from './warehouse/warehouse.ts';
 
 /** `forward-catalog` only when a catalogue destination exists (core/deploy/catalog-function.ts). */
+/** What sends `gateway.origin_path` to the gateway (`gateway.origin_via`). */
+export type OriginVia = NonNullable<NonNullable<Settings['gateway']>['origin_via']>;
+
 export type FunctionName = 'store' | 'forward' | 'schedule' | typeof CATALOG_FUNCTION;
 
 /** Dead-letter backlogs are kept for Pub/Sub's maximum, 31 days. */
@@ -200,7 +203,12 @@ export interface Plan {
      * The path of the site's own origin it is served under (`gateway.origin_path`), and the site's
      * backend service everything else goes to (infra/gateway-origin-path.ts).
      */
-    readonly originPath?: { readonly path: string; readonly siteBackend: string | undefined };
+    readonly originPath?: {
+      readonly path: string;
+      readonly siteBackend: string | undefined;
+      /** What routes the path to the gateway (`gateway.origin_via`; default the site's load balancer). */
+      readonly via: OriginVia;
+    };
   };
   /** The studio service (the admin API of runtime resources, the registry's only writer). */
   readonly studio: { readonly name: 'studio'; readonly sizing: FunctionPlan['sizing'] };
@@ -679,7 +687,13 @@ export function plan(settings: Readonly<Settings>): Plan {
         ? { domain: { name: settings.gateway.domain, via: settings.gateway.domain_via ?? 'load_balancer' } }
         : {}),
       ...(settings.gateway?.origin_path
-        ? { originPath: { path: settings.gateway.origin_path, siteBackend: settings.gateway.site_backend } }
+        ? {
+            originPath: {
+              path: settings.gateway.origin_path,
+              siteBackend: settings.gateway.site_backend,
+              via: settings.gateway.origin_via ?? 'load_balancer',
+            },
+          }
         : {}),
     },
     studio: { name: 'studio', sizing: sizing(settings.functions?.studio) },

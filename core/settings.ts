@@ -84,11 +84,17 @@ export function checkSettings(value: unknown): LoadResult {
   const errors: FieldViolation[] = [];
   const g = settings.gateway;
   // origin_path alone serves locally (a proxy in front); `pulumi up` refuses it without
-  // site_backend (infra/gateway-origin-path.ts, originPathRefusal).
-  if (g?.site_backend && !g.origin_path)
+  // site_backend when the site's load balancer routes it (infra/gateway-origin-path.ts,
+  // originPathRefusal). A Worker or an Akamai rule routes it itself: no backend to name.
+  for (const key of ['site_backend', 'origin_via'] as const)
+    if (g?.[key] && !g.origin_path)
+      errors.push({ field: `gateway.${key}`, description: 'only means something with gateway.origin_path' });
+  if (g?.site_backend && g.origin_via && g.origin_via !== 'load_balancer')
     errors.push({
       field: 'gateway.site_backend',
-      description: 'only means something with gateway.origin_path',
+      description:
+        `only means something with origin_via: load_balancer: with ${g.origin_via} the ` +
+        'Worker or rule in front of the site routes the path, and no Google load balancer is declared',
     });
   const topics = settings.topics ?? [];
   topics.forEach((t, i) => {

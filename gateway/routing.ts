@@ -22,8 +22,11 @@ export interface Target {
 export type Route =
   | { readonly kind: 'health' }
   | { readonly kind: 'openapi' }
-  /** The first-party tag's script, `GET /v1/tag.js` (gateway/tag-route.ts, docs/browser.md). */
-  | { readonly kind: 'tag' }
+  /**
+   * The first-party tag's script, `GET /v1/tag.js`, and its consent platform reader,
+   * `GET /v1/tag-cmp.js` (gateway/tag-route.ts, docs/browser.md).
+   */
+  | { readonly kind: 'tag'; readonly part: 'tag' | 'cmp' }
   | { readonly kind: 'publish'; readonly form: 'topics' | 'publish'; readonly target: Target }
   | {
       readonly kind: 'translate';
@@ -110,7 +113,8 @@ export function splitUrl(url: string): { path: string; query: string } {
 export function route(path: string, project: string, topics: ReadonlySet<string>): Route {
   if (path === '/health') return { kind: 'health' };
   if (path === '/v1/openapi.json') return { kind: 'openapi' };
-  if (path === '/v1/tag.js') return { kind: 'tag' };
+  if (path === '/v1/tag.js') return { kind: 'tag', part: 'tag' };
+  if (path === '/v1/tag-cmp.js') return { kind: 'tag', part: 'cmp' };
   const tm = TOPIC_PATH.exec(path);
   if (tm) {
     const target = resolveTopic(tm[1] as string, topics);

@@ -408,6 +408,9 @@ function viaLoadBalancer(rt: Runtime, req: IncomingMessage): boolean {
   if (g?.domain && host === g.domain) return balanced;
   // gateway.origin_path: the site's load balancer keeps the site's host. A request sent to the
   // service's own address carries a `run.app` host (or the mapped domain), so cannot pass for it.
+  // With a Cloudflare Worker or an Akamai rule in front (origin_via) there is no such balancer:
+  // only the edge secret vouches for a hop (viaEdge).
+  if ((g?.origin_via ?? 'load_balancer') !== 'load_balancer') return false;
   if (!host || host.endsWith('.run.app') || host === g?.domain) return false;
   return originPathOf(rt, req) !== undefined;
 }

@@ -144,7 +144,7 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   // answer (a 404 with CORS headers) instead of a CORS error hiding it (gateway/cors.ts).
   if (method === 'OPTIONS') return preflight(rt, req, res, r.kind === 'collect');
 
-  if (r.kind === 'tag') return serveTag(rt, req, res, method, queryText);
+  if (r.kind === 'tag') return serveTag(rt, req, res, method, queryText, r.part);
   if (r.kind === 'health' || r.kind === 'openapi') {
     if (method !== 'GET' && method !== 'HEAD') {
       return sendError(rt, req, res, apiError('METHOD_NOT_ALLOWED', { method, path: shownPath(req) }), true);

@@ -1,10 +1,13 @@
 /**
  * `GET /v1/tag.js`: the first-party tag (gateway/tag/, docs/browser.md), bundled by esbuild from
  * its sources the first time it is asked for (as the studio builds its pages, studio/assets.ts),
- * or read prebuilt as `tag.js` beside the deployed bundle's main file. Answered from memory, gzip
- * when the browser takes it, with its version (a hash of the script) as ETag: `/v1/tag.js` is
- * cached 5 minutes, `/v1/tag.js?v=<version>` a year (immutable); another version's URL gets
- * this one, cached 5 minutes.
+ * or read prebuilt as `tag.js` beside the deployed bundle's main file; and `GET /v1/tag-cmp.js`,
+ * its consent platform reader, which the tag loads only on a page with a CMP
+ * (gateway/tag/cmp-loader.ts), prebuilt as `tag-cmp.js`. The reader is bundled first: the tag
+ * carries its version, so asks for it by its immutable URL. Answered from memory, gzip when the
+ * browser takes it, with its version (a hash of the script) as ETag: `/v1/tag.js` is cached 5
+ * minutes, `/v1/tag.js?v=<version>` a year (immutable); another version's URL gets this one,
+ * cached 5 minutes.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,14 +26,26 @@ export interface Tag {
   readonly version: string;
 }
 
-const ENTRY = fileURLToPath(new URL('./tag/main.ts', import.meta.url));
-const PREBUILT = fileURLToPath(new URL('./tag.js', import.meta.url));
+/** The two scripts: the tag, and the consent platform reader it loads where a page has a CMP. */
+export interface TagScripts {
+  readonly tag: Buffer;
+  readonly cmp: Buffer;
+}
+type Part = keyof TagScripts;
 
-/** The tag's script bundled for browsers from its sources (one IIFE, minified). */
-export async function buildTagScript(): Promise<Buffer> {
+const source = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+const ENTRIES: Readonly<Record<Part, string>> = {
+  tag: source('./tag/main.ts'),
+  cmp: source('./tag/cmp-entry.ts'),
+};
+/** The prebuilt files beside the deployed bundle (scripts/build-functions.ts writes them). */
+export const PREBUILT_FILES: Readonly<Record<Part, string>> = { tag: 'tag.js', cmp: 'tag-cmp.js' };
+
+/** One script bundled for browsers from its sources (one IIFE, minified). */
+async function bundle(entry: string, define: Record<string, string>): Promise<Buffer> {
   const { build } = await import('esbuild');
   const result = await build({
-    entryPoints: [ENTRY],
+    entryPoints: [entry],
     bundle: true,
     format: 'iife',
     platform: 'browser',
@@ -38,12 +53,20 @@ export async function buildTagScript(): Promise<Buffer> {
     target: 'es2020',
     minify: true,
     legalComments: 'none',
+    define,
     write: false,
     logLevel: 'error',
   });
   const out = result.outputFiles[0];
-  if (!out) throw new Error('esbuild produced no bundle for the tag');
+  if (!out) throw new Error(`esbuild produced no bundle for ${entry}`);
   return Buffer.from(out.contents);
+}
+
+/** The tag and its reader bundled from their sources: the reader first, its version in the tag. */
+export async function buildTagScripts(): Promise<TagScripts> {
+  const cmp = await bundle(ENTRIES.cmp, {});
+  const tag = await bundle(ENTRIES.tag, { CMP_VERSION: JSON.stringify(tagOf(cmp).version) });
+  return { tag, cmp };
 }
 
 /** The tag as served, from a script. */
@@ -55,14 +78,23 @@ export function tagOf(body: Buffer): Tag {
   };
 }
 
-let loaded: Tag | null | undefined;
-let loading: Promise<Tag | null> | undefined;
+type Served = Readonly<Record<Part, Tag>>;
+let loaded: Served | null | undefined;
+let loading: Promise<Served | null> | undefined;
 
-/** The tag, loaded once per process: a value once loaded, `null` when it cannot be built here. */
-function tagNow(rt: Runtime): MaybePromise<Tag | null> {
+/** The prebuilt scripts beside this file, when both are there. */
+function prebuilt(): TagScripts | undefined {
+  const [tag, cmp] = [PREBUILT_FILES.tag, PREBUILT_FILES.cmp].map((f) => source(`./${f}`));
+  if (!existsSync(tag as string) || !existsSync(cmp as string)) return undefined;
+  return { tag: readFileSync(tag as string), cmp: readFileSync(cmp as string) };
+}
+
+/** The scripts, loaded once per process: values once loaded, `null` when they cannot be built here. */
+function tagsNow(rt: Runtime): MaybePromise<Served | null> {
   if (loaded !== undefined) return loaded;
-  loading ??= (existsSync(PREBUILT) ? Promise.resolve(readFileSync(PREBUILT)) : buildTagScript()).then(
-    (body) => (loaded = tagOf(body)),
+  const ready = prebuilt();
+  loading ??= (ready ? Promise.resolve(ready) : buildTagScripts()).then(
+    (s) => (loaded = { tag: tagOf(s.tag), cmp: tagOf(s.cmp) }),
     (err: unknown) => {
       rt.log({ severity: 'ERROR', message: `the tag could not be built: ${(err as Error).message}` });
       loaded = null;
@@ -72,18 +104,19 @@ function tagNow(rt: Runtime): MaybePromise<Tag | null> {
   return loading;
 }
 
-/** Answers `GET|HEAD /v1/tag.js[?v=<version>]`. */
+/** Answers `GET|HEAD /v1/tag.js[?v=<version>]` (`part` tag) and `/v1/tag-cmp.js[?v=<version>]` (`cmp`). */
 export function serveTag(
   rt: Runtime,
   req: IncomingMessage,
   res: ServerResponse,
   method: string,
   query: string,
+  part: Part = 'tag',
 ): MaybePromise<void> {
   if (method !== 'GET' && method !== 'HEAD') {
     return refuseMethod(rt, req, res, 'GET, HEAD, OPTIONS');
   }
-  return andThen(tagNow(rt), (tag) => answer(rt, req, res, method, query, tag));
+  return andThen(tagsNow(rt), (tags) => answer(rt, req, res, method, query, tags?.[part] ?? null));
 }
 
 function answer(

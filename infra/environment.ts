@@ -74,7 +74,8 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // Before anything is created: a domain mapping in a region without them would fail at the end.
   const domainRefused = domainRefusal(plan) ?? originPathRefusal(plan);
   if (domainRefused) throw new Error(domainRefused);
-  const originPath = plan.gateway.originPath;
+  // Only the site's Google load balancer is declared; a Worker or an Akamai rule is the site's own.
+  const originPath = plan.gateway.originPath?.via === 'load_balancer' ? plan.gateway.originPath : undefined;
   const domain = plan.gateway.domain;
   const columnSecurity = settings.pii?.column_security === true;
   const rules = settings.experimental?.rules === true;

@@ -12,6 +12,9 @@
  *
  * The site's HTTPS proxy, certificate and address are the site's: pointing its proxy at this URL
  * map is one command, printed as the stack output `gatewayOriginUrlMap`.
+ *
+ * Declared only for `gateway.origin_via: load_balancer` (the default); with `cloudflare` or
+ * `akamai` the checked-in Worker or rule (examples/edge/) routes the path and nothing here is made.
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
@@ -22,10 +25,12 @@ export type OriginPathPlan = NonNullable<Plan['gateway']['originPath']>;
 /** Why the plan's origin path cannot be declared, or undefined when it can. */
 export function originPathRefusal(plan: Pick<Plan, 'gateway'>): string | undefined {
   const o = plan.gateway.originPath;
-  if (!o || o.siteBackend) return undefined;
+  // A Worker or an Akamai rule routes the path: nothing of the site's is declared.
+  if (o?.via !== 'load_balancer' || o.siteBackend) return undefined;
   return (
     `gateway.origin_path ${o.path} needs gateway.site_backend to deploy: the backend service your ` +
-    "site's load balancer sends its pages to, which the declared URL map keeps for every other path"
+    "site's load balancer sends its pages to, which the declared URL map keeps for every other path " +
+    '(or, with a Cloudflare Worker or an Akamai rule in front instead, gateway.origin_via: cloudflare or akamai)'
   );
 }
 

@@ -519,6 +519,13 @@ export const Settings = Type.Object(
                 "With `origin_path`: the backend service the site's own external Application Load Balancer sends its pages to (a name in the project, or its URL, projects/<p>/global/backendServices/<name>); the declared URL map's default",
             }),
           ),
+          origin_via: Type.Optional(
+            Type.Union([Type.Literal('load_balancer'), Type.Literal('cloudflare'), Type.Literal('akamai')], {
+              default: 'load_balancer',
+              description:
+                "With `origin_path`: what in front of the site sends the path to the gateway. `load_balancer` (default), the site's Google external Application Load Balancer: `pulumi up` declares its path rule and Cloud CDN (needs `site_backend`), and the gateway knows it by the site's host; `cloudflare` or `akamai`: the checked-in Worker or rule (examples/edge/) does it, no load balancer is declared, and `pulumi up` declares the edge secret the Worker or rule proves itself with (docs/browser.md#same-origin-path)",
+            }),
+          ),
         },
         { additionalProperties: false, description: "The gateway's public address (docs/deploy.md)" },
       ),

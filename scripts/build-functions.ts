@@ -66,7 +66,7 @@ export interface BundleSpec {
   readonly vendor?: readonly VendorGroup[];
   /** Carries the studio's web pages, built into `web/` beside its main file (studio/assets.ts). */
   readonly web?: boolean;
-  /** Carries the first-party tag, prebuilt as `tag.js` beside its main file (gateway/tag-route.ts). */
+  /** Carries the first-party tag, prebuilt as `tag.js` and `tag-cmp.js` beside its main file (gateway/tag-route.ts). */
   readonly tag?: boolean;
   /**
    * Files of installed packages the archive carries under `node_modules/` (package-relative
@@ -515,8 +515,12 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   }
   if (spec.tag) {
     // The deployed gateway has no esbuild: its tag is built here, once.
-    const { buildTagScript } = await import('../gateway/tag-route.ts');
-    files.push({ name: 'tag.js', data: await buildTagScript() });
+    const { buildTagScripts, PREBUILT_FILES } = await import('../gateway/tag-route.ts');
+    const scripts = await buildTagScripts();
+    files.push(
+      { name: PREBUILT_FILES.tag, data: scripts.tag },
+      { name: PREBUILT_FILES.cmp, data: scripts.cmp },
+    );
   }
   const pkg = {
     name: `eventbus-${spec.name}`,

@@ -24,7 +24,7 @@ export const EDGE_SECRET: GatewaySecret = Object.freeze({
   env: ENV.edgeSecret,
   secretId: 'eventbus-edge-secret',
   configKey: 'edgeSecret',
-  why: 'gateway.origin_path is set: an edge proxy in front of the path proves itself with it',
+  why: 'gateway.origin_via is cloudflare or akamai: the Worker or rule in front of gateway.origin_path proves itself with it',
 });
 
 export const SESSION_SALT: GatewaySecret = Object.freeze({
@@ -35,15 +35,18 @@ export const SESSION_SALT: GatewaySecret = Object.freeze({
 });
 
 /**
- * The gateway's secrets the settings need. The edge secret: with `gateway.origin_path` (the one
- * setting that puts a proxy of the site's in front of the gateway). The session salt: wherever the
- * settings let browsers send (`producers.origins`, `gateway.domain`, `gateway.origin_path`), since
- * a page chooses cookieless on its tag, not in the settings.
+ * The gateway's secrets the settings need. The edge secret: with `gateway.origin_path` routed by a
+ * Cloudflare Worker or an Akamai rule (`origin_via`), the proxies the gateway knows by the secret
+ * alone; the site's Google load balancer (the default) is known by the site's host instead
+ * (gateway/runtime.ts, viaLoadBalancer). The session salt: wherever the settings let browsers send
+ * (`producers.origins`, `gateway.domain`, `gateway.origin_path`), since a page chooses cookieless
+ * on its tag, not in the settings.
  */
 export function gatewaySecrets(settings: Readonly<Settings>): readonly GatewaySecret[] {
   const g = settings.gateway;
   const browsers = (settings.producers?.origins?.length ?? 0) > 0 || !!g?.domain || !!g?.origin_path;
-  return [...(g?.origin_path ? [EDGE_SECRET] : []), ...(browsers ? [SESSION_SALT] : [])];
+  const edge = !!g?.origin_path && (g.origin_via ?? 'load_balancer') !== 'load_balancer';
+  return [...(edge ? [EDGE_SECRET] : []), ...(browsers ? [SESSION_SALT] : [])];
 }
 
 /** The refusal for needed values the stack config lacks, naming the command; undefined when none. */

@@ -151,8 +151,8 @@ export interface Plan {
     readonly cpuIdle: boolean;
     /** `gateway.domain`: through a load balancer, a line of its own. */
     readonly domain?: { readonly via: 'load_balancer' | 'mapping' };
-    /** `gateway.origin_path`: through the site's load balancer and Cloud CDN, a line of its own. */
-    readonly originPath?: { readonly path: string };
+    /** `gateway.origin_path`: through the site's load balancer and Cloud CDN (`via`), a line of its own. */
+    readonly originPath?: { readonly path: string; readonly via: string };
   };
   readonly studio: { readonly name: string; readonly sizing: Sizing };
   readonly functions: readonly {
@@ -452,7 +452,9 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
       detail: `a forwarding rule all month, ${gib(processed)} GiB processed`,
     });
   }
-  if (plan.gateway.originPath) items.push(originPathLine(plan.gateway.originPath.path, events, shape));
+  // A Worker or an Akamai rule is billed by its vendor, not on this bill.
+  if (plan.gateway.originPath?.via === 'load_balancer')
+    items.push(originPathLine(plan.gateway.originPath.path, events, shape));
   const listTotal = items.reduce((n, i) => n + i.monthly, 0);
   const free = freeTierCredit(usage, {
     pubsubBytes,

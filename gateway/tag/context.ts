@@ -113,25 +113,22 @@ export function consentOf(update: Fields, names: Readonly<Record<string, string>
   return out;
 }
 
-/** Traits (Segment's names or ours) that are fields of the `user` group: its name, its longest value. */
-const TRAITS: Readonly<Record<string, readonly [string, number]>> = {
-  email: ['email', 320],
-  phone: ['phone', 64],
-  firstName: ['first_name', 256],
-  first_name: ['first_name', 256],
-  lastName: ['last_name', 256],
-  last_name: ['last_name', 256],
-  birthday: ['date_of_birth', 10],
-  date_of_birth: ['date_of_birth', 10],
-  gender: ['gender', 32],
-  city: ['city', 256],
-  state: ['region', 256],
-  region: ['region', 256],
-  postalCode: ['postal_code', 32],
-  postal_code: ['postal_code', 32],
-  country: ['country', 64],
-  external_id: ['external_id', 256],
+/** The `user` group's fields (schemas/context.ts) a trait fills, and each one's longest value. */
+const USER_FIELDS: Readonly<Record<string, number>> = {
+  email: 320,
+  phone: 64,
+  first_name: 256,
+  last_name: 256,
+  date_of_birth: 10,
+  gender: 32,
+  city: 256,
+  region: 256,
+  postal_code: 32,
+  country: 64,
+  external_id: 256,
 };
+/** Segment's trait names that are not ours snake_cased (`firstName` is `first_name`). */
+const TRAIT_NAMES: Readonly<Record<string, string>> = { birthday: 'date_of_birth', state: 'region' };
 
 /**
  * Traits split into the `user` group and the rest (kept as the identify event's data). A value
@@ -145,11 +142,12 @@ export function traitsOf(traits: Fields): { user: Fields; rest: Fields } {
   delete flat['address'];
   for (const [name, value] of Object.entries(flat)) {
     if (value === undefined || value === null || value === '') continue;
-    const [field, max] = TRAITS[name] ?? ['', 0];
+    const field = TRAIT_NAMES[name] ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    const max = USER_FIELDS[field] ?? -1;
     let text = value instanceof Date ? value.toISOString() : String(value);
     if (field === 'date_of_birth') text = text.slice(0, 10);
     const fits = text.length <= max && (field !== 'date_of_birth' || /^\d{4}-\d\d-\d\d$/.test(text));
-    if (field && fits) user[field] = text;
+    if (fits) user[field] = text;
     else rest[name] = value;
   }
   return { user, rest };

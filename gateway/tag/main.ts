@@ -5,11 +5,12 @@
  * to the gateway with the page's write key (`<script async src=… data-key=…>`). Calls a site made
  * before it loaded (the stub snippet's queue, Segment's format: `[method, ...args]`) are replayed
  * first. Each call returns the event's `event_id`, for the site's pixels to de-duplicate with.
- * Consent is what the site's CMP says (cmp.ts), under what `analytics.consent()` was told; events
- * made before the CMP has answered wait for it, briefly.
+ * Consent is what the site's CMP says (cmp.ts, loaded only where the page has one:
+ * cmp-loader.ts), under what `analytics.consent()` was told; events made before the CMP has
+ * answered wait for it, briefly.
  */
 
-import { watchCmp } from './cmp.ts';
+import { lazyCmp } from './cmp-loader.ts';
 import {
   type Consent,
   campaignOf,
@@ -23,6 +24,9 @@ import {
 } from './context.ts';
 import { createSender } from './sender.ts';
 import { parsed, readCookie, store, uuid, writeCookie } from './storage.ts';
+
+/** The reader's version, set when the tag is bundled (gateway/tag-route.ts): its immutable URL. */
+declare const CMP_VERSION: string;
 
 type Call = [string, ...unknown[]];
 type Callback = () => void;
@@ -75,11 +79,11 @@ function start(): void {
   /** What `analytics.consent()` was told (kept across pages); it wins over the CMP's state. */
   let consent: Consent = parsed<Consent>(local.get(CONSENT_KEY)) ?? {};
   const holdUntil = Date.now() + HOLD_MS;
-  const cmp = watchCmp(() => {
+  const cmp = lazyCmp(() => {
     if (!cmp.pending()) release();
     keep();
     adsGranted();
-  });
+  }, `${gateway}/v1/tag-cmp.js?v=${CMP_VERSION}`);
   /** The consent an event carries: the CMP's, then the site's own calls over it. */
   const current = (given: Consent = consent): Fields => ({ ...cmp.known(given), ...given });
   /**

@@ -61,7 +61,7 @@ export function createSender(options: SenderOptions) {
 
   const retry = (batch: readonly Pending[], attempt: number, afterSeconds?: number) => {
     if (attempt + 1 >= ATTEMPTS) {
-      options.log('gave up after', ATTEMPTS, 'attempts:', batch.length, 'event(s)');
+      options.log('gave up:', batch.length, 'event(s)');
       return settle(batch);
     }
     const backoff = Math.min(60_000, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2);
@@ -108,7 +108,7 @@ export function createSender(options: SenderOptions) {
     );
     const beacon = () => {
       const sent = navigator.sendBeacon?.(options.url, new Blob([body], { type: 'text/plain' }));
-      options.log(sent ? 'beacon queued' : 'beacon refused');
+      options.log('beacon queued:', !!sent);
       settle(batch);
     };
     let sending: Promise<Response>;
@@ -138,7 +138,7 @@ export function createSender(options: SenderOptions) {
           );
         if (res.status === 408 || res.status === 429 || res.status >= 500)
           return retry(batch, attempt, Number(res.headers.get('retry-after')) || undefined);
-        options.log('refused with', res.status, '(not retried)');
+        options.log('refused', res.status);
         settle(batch);
       },
       // No answer: offline, blocked, or the origin is not in producers.origins (CORS).

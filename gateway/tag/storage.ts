@@ -7,13 +7,15 @@
 
 /** A random UUID (v4): `crypto.randomUUID` exists only on secure pages, getRandomValues everywhere. */
 export function uuid(): string {
-  const c = globalThis.crypto;
+  const c = crypto;
   if (c.randomUUID) return c.randomUUID();
-  const b = c.getRandomValues(new Uint8Array(16));
-  b[6] = ((b[6] as number) & 0x0f) | 0x40;
-  b[8] = ((b[8] as number) & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  // 16 random bytes as hex, the version (4) and variant (8–b) digits set, dashes after 8, 12, 16, 20.
+  let id = '';
+  c.getRandomValues(new Uint8Array(16)).forEach((b, i) => {
+    const v = i === 6 ? (b & 15) | 64 : i === 8 ? (b & 63) | 128 : b;
+    id += (i > 3 && i < 11 && !(i & 1) ? '-' : '') + (v + 256).toString(16).slice(1);
+  });
+  return id;
 }
 
 /** A cookie's value, or undefined. */

@@ -19,8 +19,9 @@ const base: Settings = { name: 'shop', project: 'shop-events-prod', region: 'eur
 /** Only what clientOf reads of a runtime: its settings and whether it trusts the proxy. */
 const runtime = (settings: Settings, trustProxy = true) =>
   ({ config: { settings, trustProxy } }) as unknown as Runtime;
-const request = (host: string, xff: string | undefined) =>
+const request = (host: string, xff: string | undefined, url = '/v1/topics/events') =>
   ({
+    url,
     headers: {
       host,
       origin: ORIGIN,
@@ -29,8 +30,8 @@ const request = (host: string, xff: string | undefined) =>
     },
     socket: { remoteAddress: '169.254.1.1' },
   }) as unknown as IncomingMessage;
-const ipOf = (settings: Settings, host: string, xff: string | undefined, trustProxy = true) =>
-  (clientOf(runtime(settings, trustProxy), request(host, xff), KEY) as { ip?: string }).ip;
+const ipOf = (settings: Settings, host: string, xff: string | undefined, trustProxy = true, url?: string) =>
+  (clientOf(runtime(settings, trustProxy), request(host, xff, url), KEY) as { ip?: string }).ip;
 
 const LB: Settings = { ...base, gateway: { domain: DOMAIN } };
 const MAPPING: Settings = { ...base, gateway: { domain: DOMAIN, domain_via: 'mapping' } };
@@ -85,6 +86,32 @@ describe('gateway: the visitor is the hop Google appended, through run.app, a ma
   ];
   for (const [name, settings, host, xff, want] of cases)
     it(name, () => assert.equal(ipOf(settings, host, xff), want));
+
+  // gateway.origin_path, per gateway.origin_via (docs/browser.md#same-origin-path): the site's
+  // load balancer is known by the site's host under the path; a Worker or an Akamai rule only by
+  // the edge secret (test/gateway/edge-proxies.test.ts), never by a host it could make up.
+  const SITE = 'shop.example';
+  const UNDER = '/_eb/v1/topics/events';
+  const viaSite = (origin_via?: 'load_balancer' | 'cloudflare' | 'akamai'): Settings => ({
+    ...base,
+    gateway: { origin_path: '/_eb', ...(origin_via ? { origin_via } : {}) },
+  });
+  const HOPS = '10.0.0.1, 198.51.100.7,203.0.113.10';
+  for (const [name, settings, want] of [
+    [
+      'origin_path with no origin_via: the site’s load balancer, the hop before the last',
+      viaSite(),
+      '198.51.100.7',
+    ],
+    ['origin_via load_balancer: the hop before the last', viaSite('load_balancer'), '198.51.100.7'],
+    [
+      'origin_via cloudflare, no edge secret: the last hop, whatever the host',
+      viaSite('cloudflare'),
+      '203.0.113.10',
+    ],
+    ['origin_via akamai, no edge secret: the last hop, whatever the host', viaSite('akamai'), '203.0.113.10'],
+  ] as const)
+    it(name, () => assert.equal(ipOf(settings, SITE, HOPS, true, UNDER), want));
 
   it('reads no header when the proxy is not trusted (off Cloud Run)', () =>
     assert.equal(ipOf(LB, DOMAIN, '198.51.100.7,203.0.113.10', false), '169.254.1.1'));

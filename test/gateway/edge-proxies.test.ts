@@ -6,7 +6,9 @@
  * stand-in for Cloud Run's front end appends the address it sees to `X-Forwarded-For`. The
  * visitor (a client bound to 127.0.0.2) keeps its address and client hints through the hop, the
  * id cookie gets the site's domain, and nothing spoofs the trust rule: without the edge secret the
- * last hop is the visitor, and only the site's host under origin_path counts as the load balancer.
+ * last hop is the visitor. The gateway runs with `origin_via: cloudflare` (`akamai` is read the
+ * same way): no load balancer of the site's is trusted by its host then (client-ip.test.ts has the
+ * `load_balancer` mode's rule).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -73,7 +75,9 @@ describe('gateway: behind the edge rules of examples/edge', function () {
       publisher: pub,
       trustProxy: true,
       edgeSecret: SECRET,
-      settings: baseSettings({ gateway: { origin_path: '/_eb', cookie_domain: 'shop.example' } }),
+      settings: baseSettings({
+        gateway: { origin_path: '/_eb', origin_via: 'cloudflare', cookie_domain: 'shop.example' },
+      }),
     });
     // Cloud Run's front end: appends the address it sees, says https.
     const front = createServer((req, res) => {
@@ -186,7 +190,7 @@ describe('gateway: behind the edge rules of examples/edge', function () {
       assert.deepEqual(d?.['client_hints'], { platform: '"Linux"' });
     });
 
-  it('trusts the hop before the last only from a proven edge or the site’s host under origin_path', async () => {
+  it('trusts the hop before the last only from a proven edge, never from a host a sender names', async () => {
     const spoofed = { ...browser('gateway-abc.a.run.app'), 'x-forwarded-for': '198.51.100.7' };
     // Straight to the service's own address with a made-up hop: the last one, the visitor's own.
     await send(frontEnd, `/_eb/v1/topics/events?key=${g.key}`, spoofed, batch);
@@ -198,14 +202,15 @@ describe('gateway: behind the edge rules of examples/edge', function () {
       batch,
     );
     assert.equal(device()?.['ip'], VISITOR);
-    // The site's load balancer keeps the site's host and appends `<client>,<its own address>`.
+    // The site's host under the path: with a Worker or rule in front there is no load balancer of
+    // the site's to vouch for it, so the hop named is not taken.
     await send(
       frontEnd,
       `/_eb/v1/topics/events?key=${g.key}`,
       { ...browser('shop.example'), 'x-forwarded-for': '203.0.113.5' },
       batch,
     );
-    assert.equal(device()?.['ip'], '203.0.113.5');
+    assert.equal(device()?.['ip'], VISITOR);
     // Not under the path: the last hop.
     await send(
       frontEnd,

@@ -442,4 +442,79 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     assert.equal(forMeta(leaving), 'consent TCF string missing (gdpr_applies true)');
     await page.context().close();
   });
+
+  it('loads the reader (/v1/tag-cmp.js) once on a page with a CMP; none on a page without, until a Consent Mode command comes', async () => {
+    /** The page's requests for the reader, counted from before it loads. */
+    const readerLoads = async (path: string, head: string) => {
+      heads.set(path, head);
+      const page = await (await (browser as Browser).newContext()).newPage();
+      const asked: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().includes('/v1/tag-cmp.js')) asked.push(r.url());
+      });
+      await page.goto(`${origin}${path}`);
+      await page.waitForFunction(
+        () => (window as unknown as { analytics: { eventbus?: boolean } }).analytics.eventbus,
+      );
+      return { page, asked };
+    };
+    const withCmp = await readerLoads(
+      '/reader-tcf',
+      tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 10),
+    );
+    assert.equal((await event('page_view')).consent?.['tcf'], TC_ALL);
+    await tell(withCmp.page, 'track', 'second');
+    await event('second');
+    assert.equal(withCmp.asked.length, 1, withCmp.asked.join(' '));
+    assert.match(withCmp.asked[0] ?? '', /\/v1\/tag-cmp\.js\?v=[0-9a-f]{16}$/);
+    await withCmp.page.context().close();
+
+    pub.calls.length = 0;
+    // gtag's snippet without a consent command: nothing to read yet, so nothing asked for.
+    const plain = await readerLoads('/reader-none', gtag());
+    await event('page_view');
+    assert.deepEqual(plain.asked, []);
+    // A Consent Mode command pushed later: the reader comes, and the next event carries its state.
+    await plain.page.evaluate(() =>
+      (window as unknown as { gtag(...a: unknown[]): void }).gtag('consent', 'update', {
+        ad_storage: 'denied',
+      }),
+    );
+    await until('the reader', async () => plain.asked.length === 1 || undefined, 15_000, 50);
+    await until(
+      'an event with Consent Mode’s state',
+      async () => {
+        await tell(plain.page, 'track', 'after_update');
+        return events().some(
+          (e) => e['event_name'] === 'after_update' && e.consent?.['ad_storage'] === 'denied',
+        )
+          ? true
+          : undefined;
+      },
+      15_000,
+      200,
+    );
+    await plain.page.context().close();
+  });
+
+  it('a reader that never comes (blocked): events still go, saying GDPR applies, and nothing is stored', async () => {
+    heads.set(
+      '/reader-blocked',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 10),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    const context = await (browser as Browser).newContext();
+    // As a blocker would: the reader's request fails.
+    await context.route('**/v1/tag-cmp.js*', (route) => route.abort('blockedbyclient'));
+    const page = await context.newPage();
+    await page.goto(`${origin}/reader-blocked`);
+    const view = await event('page_view');
+    assert.equal(view.consent?.['gdpr_applies'], true, 'the TCF CMP unread: GDPR said to apply');
+    assert.equal(view.consent?.['tcf'], undefined);
+    assert.equal(forMeta(view), 'consent TCF string missing (gdpr_applies true)');
+    assert.deepEqual(await stored(page), { cookies: [], local: [] });
+    await context.close();
+  });
 });

@@ -334,6 +334,10 @@ describe('bundles: npm run build:functions', function () {
             assert.equal(tag.headers.get('content-type')?.split(';')[0], 'text/javascript');
             assert.match(await tag.text(), /analytics/);
             assert.ok(existsSync(join(dir, 'tag.js')), 'carried in the archive');
+            // Its consent platform reader too, which the tag loads on a page with a CMP.
+            const reader = await fetch(`${running.url}/v1/tag-cmp.js`);
+            assert.equal(reader.status, 200, running.output());
+            assert.ok(existsSync(join(dir, 'tag-cmp.js')), 'the reader carried in the archive');
           }
           if (spec.web) {
             // The pages come prebuilt from web/ (no esbuild where the studio runs).

@@ -35,7 +35,7 @@ const SECRET_SIG = pulumi.runtime.specialSigKey;
 const SECRET_SIG_VALUE = pulumi.runtime.specialSecretSig;
 
 const ORIGIN_PATH = {
-  settingsFile: 'test/fixtures/settings/valid/gateway-origin-path.yaml',
+  settingsFile: 'test/fixtures/settings/valid/gateway-origin-path-cloudflare.yaml',
   project: 'shop-events-prod',
   region: 'europe-west1',
 };
@@ -67,7 +67,7 @@ const gatewayOf = (recorded: Recorded): Declared =>
 const envsOf = (service: Declared): Env[] => service.inputs['template'].containers[0].envs;
 
 describe('infra: the gateway’s edge secret and session salt (Secret Manager, from the stack’s config)', () => {
-  it('declares both for gateway.origin_path: a secret each, its version, the gateway alone may read, env from the secret', async () => {
+  it('declares both for gateway.origin_path through a Worker (origin_via: cloudflare): a secret each, its version, the gateway alone may read, env from the secret', async () => {
     const recorded = await declare(() => declareEnvironment(withValues(ORIGIN_PATH), BUNDLES));
     for (const [s, value] of [
       [EDGE_SECRET, VALUES.edgeSecret],
@@ -126,6 +126,12 @@ describe('infra: the gateway’s edge secret and session salt (Secret Manager, f
         err.message.includes('pulumi config set --secret sessionSalt') &&
         !err.message.includes('edgeSecret'),
     );
+    // The site's own load balancer is known by the site's host: the path through it needs no edge secret.
+    const balanced = loadStackConfig({
+      ...ORIGIN_PATH,
+      settingsFile: 'test/fixtures/settings/valid/gateway-origin-path.yaml',
+    }).settings;
+    assert.deepEqual(gatewaySecrets(balanced), [SESSION_SALT]);
     const path = loadStackConfig(ORIGIN_PATH).settings;
     assert.throws(
       () => readGatewaySecretValues(path, (k) => (k === 'sessionSalt' ? pulumi.secret('x') : undefined)),

@@ -243,5 +243,11 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
       675.03,
     );
     assert.equal(line(example(), 'workday'), undefined);
+    // A Worker or an Akamai rule routes the path: the vendor bills it, no line here.
+    for (const origin_via of ['cloudflare', 'akamai'] as const)
+      assert.equal(
+        line({ ...example(), gateway: { origin_path: '/_eb', origin_via } }, 'workday'),
+        undefined,
+      );
   });
 });
