@@ -108,7 +108,24 @@ interface Definition {
   actions: Record<string, { fields: Record<string, { default?: unknown }> }>;
 }
 
-let runtime: typeof import('../../adapters/segment-actions/run.ts') | undefined;
+type Runtime = typeof import('../../adapters/segment-actions/run.ts');
+let runtime: Runtime | undefined;
+/** The installed destinations' build, whose modules keep state (Friendbuy's token cache…). */
+const DESTINATIONS_BUILD = dirname(require.resolve('@segment/action-destinations/package.json'));
+
+/**
+ * Jest gives each test file a registry of modules of its own: a module's state (a token cached by
+ * the first test, an ID counter) never carries from one file to the next. Segment's way gets that
+ * from each file's bundle; ours the same way: before each file, our runtime (run.ts, its loaded
+ * destinations and token cache) and the destinations' build are loaded afresh.
+ */
+function freshModules(file: number): void {
+  runtime = undefined;
+  runtimeUrl = `../../adapters/segment-actions/run.ts?file=${file}`;
+  for (const key of Object.keys(require.cache))
+    if (key.startsWith(`${DESTINATIONS_BUILD}/`)) delete require.cache[key];
+}
+let runtimeUrl = '../../adapters/segment-actions/run.ts';
 
 /** One request our runtime's fetch sent, and what came back. */
 interface Exchange {
@@ -151,7 +168,7 @@ async function runOurs(
   destination: Destination,
   accessToken: string | undefined,
 ) {
-  runtime ??= await import('../../adapters/segment-actions/run.ts');
+  runtime ??= (await import(runtimeUrl)) as Runtime;
   // An OAuth destination runs with the test's token, else a stand-in one: Segment's test integration
   // runs without any, where our runtime (as a configured destination always has one) needs one.
   const scheme = definition.authentication?.scheme;
@@ -345,6 +362,7 @@ for (const [index, file] of files.entries()) {
     write({ file, load: 'module mocks (jest.mock)' });
     continue;
   }
+  if (mode === 'ours') freshModules(index);
   const bundle = join(CACHE, `${index}.cjs`);
   try {
     await build({
