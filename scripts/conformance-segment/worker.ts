@@ -200,8 +200,18 @@ async function runOurs(
   return { result, exchanges, captured };
 }
 
-/** testAction through our runtime; the responses as actions-core's test integration gives them. */
-async function ourTestAction(definition: Definition, action: string, input: TestInput): Promise<unknown[]> {
+/**
+ * testAction through our runtime; the responses as actions-core's test integration gives them.
+ * `carried` is the integration's list of responses: as actions-core's, it is emptied only when an
+ * action returns, so a test that reads `responses[2]` after a test whose action threw reads the
+ * earlier test's responses first (Optimizely's bot-filtering test does).
+ */
+async function ourTestAction(
+  definition: Definition,
+  action: string,
+  input: TestInput,
+  carried: unknown[],
+): Promise<unknown[]> {
   const event = core['createTestEvent']?.(input.event ?? {}) as Record<string, unknown>;
   const given = input.mapping ?? {};
   const cleared = input.useDefaultMappings
@@ -231,11 +241,12 @@ async function ourTestAction(definition: Definition, action: string, input: Test
     currentCase()?.standIns.push(...Object.keys(standIns));
     ({ result, exchanges, captured } = await run({ ...settings, ...standIns }));
   }
+  carried.push(...exchanges.map((x, i) => decorated(x, captured[i])));
   if (result.thrown.length > 0) throw result.thrown[0];
   const refused = result.outcomes.find((o) => o.outcome.status !== 'delivered');
   if (refused && refused.outcome.status !== 'delivered') throw new Error(refused.outcome.reason);
   if (result.outcomes.length === 0) throw new Error(`our runtime ran no action for ${action}`);
-  return exchanges.map((x, i) => decorated(x, captured[i]));
+  return carried.splice(0);
 }
 
 /**
@@ -308,6 +319,7 @@ function createTestIntegration(definition: Definition): unknown {
       results = value;
     },
   });
+  const carried: unknown[] = [];
   for (const name of RECORDED) {
     const original = td[name];
     if (typeof original !== 'function') continue;
@@ -320,7 +332,7 @@ function createTestIntegration(definition: Definition): unknown {
         c.actions.push(action);
         for (const key of INTERNAL_INPUTS) if (given(input[key])) c.unsupported.push(key);
       }
-      return mode === 'ours' ? ourTestAction(definition, action, input) : original.apply(td, args);
+      return mode === 'ours' ? ourTestAction(definition, action, input, carried) : original.apply(td, args);
     }) as Any;
   }
   return td;
