@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import type { RunResult } from '../../adapters/segment-actions/run.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { NO_SUCH_ACTION } from './classify.ts';
 import { type CaseRecord, currentCase, installGlobals, runFile } from './jest.ts';
 
 const [mode, slug, outArg, ...files] = process.argv.slice(2);
@@ -331,6 +332,9 @@ function createTestIntegration(definition: Definition): unknown {
       if (c) {
         c.actions.push(action);
         for (const key of INTERNAL_INPUTS) if (given(input[key])) c.unsupported.push(key);
+        // actions-core's executeAction runs nothing for an action the destination lacks (a typo in
+        // the test): the test then checks nothing, in either mode.
+        if (!Object.hasOwn(definition.actions, action)) c.unsupported.push(NO_SUCH_ACTION);
       }
       return mode === 'ours' ? ourTestAction(definition, action, input, carried) : original.apply(td, args);
     }) as Any;

@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import {
   classify,
   destinationFigure,
+  NO_SUCH_ACTION,
+  NO_SUCH_ACTION_REASON,
   totalsOf,
   type WorkerLine,
 } from '../../../../scripts/conformance-segment/classify.ts';
@@ -122,6 +124,24 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     // `track` has a failing case: not verified, so the destination is not either.
     assert.equal(totalsOf([figure]).destinationsVerified, 0);
     assert.equal(totalsOf([destinationFigure('y', cases.slice(0, 1))]).destinationsVerified, 1);
+  });
+
+  it('a test running an action its destination lacks checks nothing: not runnable, in either mode', () => {
+    const line = (over: Partial<WorkerLine>): WorkerLine => ({
+      file: 'a.test.ts',
+      name: 'misses event type',
+      status: 'pass',
+      calls: ['testAction'],
+      unsupported: [NO_SUCH_ACTION],
+      actions: ['trackEvenV2'],
+      ...over,
+    });
+    const [typo] = classify(
+      [line({})],
+      [line({ status: 'fail', message: 'expect(received).toContain…' })],
+      () => 0,
+    );
+    assert.deepEqual([typo?.result, typo?.reason], ['not runnable', NO_SUCH_ACTION_REASON]);
   });
 
   it('prints and reads snapshots as Jest 27: `Object {`, escaped strings, the inline indentation taken off', () => {
