@@ -357,6 +357,16 @@ const shim: Plugin = {
       path: `${join(CORE_BUILD, args.path.replace(/^.*\/src\//, ''))}.js`,
       external: true,
     }));
+    // Its other packages too (the checkout's tsconfig maps them to their sources): the installed
+    // ones, the instances actions-core and the destinations' build require, so that a test's
+    // `toThrowError(AggregateAjvError)` names the class actions-core throws.
+    b.onResolve(
+      { filter: /^@segment\/(ajv-human-errors|destination-subscriptions|actions-shared)(\/.*)?$/ },
+      (args) => ({
+        path: args.path,
+        external: true,
+      }),
+    );
     b.onLoad({ filter: /.*/, namespace: 'actions-core-shim' }, () => ({
       contents: 'module.exports = globalThis.__segmentConformanceCore',
       loader: 'js',
