@@ -78,7 +78,10 @@ export function failureReason(message: string): string {
 
 /** Load failures of a file: each of its tests (counted in its text) takes the reason. */
 function loadReason(load: string): string {
-  if (load.startsWith('module mocks')) return 'harness: module mocks (jest.mock need Jest’s hoisting)';
+  if (load.startsWith('module mocks of actions-core'))
+    return 'module mocks of actions-core itself: the runtime under test replaced by mocks';
+  if (load.startsWith('module mocks'))
+    return 'harness: module mocks in a form not supported (jest.doMock, a mock call inside a block)';
   if (load.startsWith('does not build')) return 'harness: the test file does not build here';
   return 'harness: the test file does not load here (a package not installed)';
 }

@@ -13,7 +13,7 @@ import {
   totalsOf,
   type WorkerLine,
 } from '../../../../scripts/conformance-segment/classify.ts';
-import { serialize, stripIndentation } from '../../../../scripts/conformance-segment/jest.ts';
+import { hoistMocks, serialize, stripIndentation } from '../../../../scripts/conformance-segment/jest.ts';
 import {
   type ConformanceReport,
   conformanceSection,
@@ -142,6 +142,27 @@ describe('segment_action: conformance with Segment’s own tests', () => {
       () => 0,
     );
     assert.deepEqual([typo?.result, typo?.reason], ['not runnable', NO_SUCH_ACTION_REASON]);
+  });
+
+  it('hoists a file’s top-level jest.mock calls out of it, as Jest’s transform does', () => {
+    const text = [
+      "import { Kafka } from 'kafkajs'",
+      "jest.mock('kafkajs', () => ({ Kafka: jest.fn(() => ({ text: ')', re: \"(\" })) })) // a (",
+      "jest.mock('../../functions');",
+      "// jest.mock('commented')",
+      "it('runs', () => undefined)",
+    ].join('\n');
+    const hoisted = hoistMocks(text);
+    assert.deepEqual(hoisted?.specs, ['kafkajs', '../../functions']);
+    assert.equal(
+      hoisted?.hoisted,
+      "jest.mock('kafkajs', () => ({ Kafka: jest.fn(() => ({ text: ')', re: \"(\" })) }))\njest.mock('../../functions');",
+    );
+    assert.equal(
+      hoisted?.rest,
+      "import { Kafka } from 'kafkajs'\n // a (\n\n// jest.mock('commented')\nit('runs', () => undefined)",
+    );
+    assert.equal(hoistMocks("jest.mock('x', () => ({ a: 1 })"), undefined);
   });
 
   it('prints and reads snapshots as Jest 27: `Object {`, escaped strings, the inline indentation taken off', () => {
