@@ -81,7 +81,7 @@ function loadReason(load: string): string {
   if (load.startsWith('module mocks of actions-core'))
     return 'module mocks of actions-core itself: the runtime under test replaced by mocks';
   if (load.startsWith('module mocks'))
-    return 'harness: module mocks in a form not supported (jest.doMock, a mock call inside a block)';
+    return "harness: module mocks in a form not supported (jest.doMock, a call inside a block, a factory reading the file's variables)";
   if (load.startsWith('does not build')) return 'harness: the test file does not build here';
   return 'harness: the test file does not load here (a package not installed)';
 }

@@ -538,7 +538,16 @@ for (const [index, file] of files.entries()) {
       (c: CaseRecord) => write({ file, ...c }),
     );
   } catch (err) {
-    write({ file, load: `does not load: ${(err as Error).message.split('\n')[0] ?? ''}` });
+    // A factory that reads the file's own variables (Jest runs it lazily in the file's scope) finds
+    // nothing in the module it is hoisted into here.
+    const message = (err as Error).message.split('\n')[0] ?? '';
+    write({
+      file,
+      load:
+        hoisted && err instanceof ReferenceError
+          ? `module mocks (a factory reads the file's own variables: ${message})`
+          : `does not load: ${message}`,
+    });
   }
   console.error(`${mode} ${slug} ${name}`);
 }
