@@ -45,7 +45,12 @@ function usage(message: string): never {
   process.exit(1);
 }
 
-/** Every `*.test.ts` under a `__tests__` folder of the destination (helpers' folders left out). */
+/**
+ * The destination's test files as Segment's Jest finds them (its default `testMatch`, Segment's
+ * `testPathIgnorePatterns`): every `*.test.ts` or `*.spec.ts` wherever it is (Webhook's are in
+ * `__test__`, Snap's in `_tests_`), and any other TypeScript file under a `__tests__` folder;
+ * `__helpers__` folders left out.
+ */
 function testFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string, inTests: boolean) => {
@@ -55,7 +60,8 @@ function testFiles(dir: string): string[] {
         if (entry.name === 'node_modules' || entry.name === '__helpers__' || entry.name === '__snapshots__')
           continue;
         walk(path, inTests || entry.name === '__tests__');
-      } else if (inTests && entry.name.endsWith('.test.ts')) out.push(path);
+      } else if (/\.(test|spec)\.ts$/.test(entry.name) || (inTests && /\.tsx?$/.test(entry.name)))
+        out.push(path);
     }
   };
   walk(dir, false);

@@ -38,6 +38,12 @@ const OTHER_CALLS: Readonly<Record<string, string>> = {
   executeAction: "calls actions-core's Destination directly, not through the test integration",
 };
 
+/** Recorded (worker.ts) when a test runs an action its destination does not have. */
+export const NO_SUCH_ACTION = 'no such action';
+
+export const NO_SUCH_ACTION_REASON =
+  "runs an action the destination does not have (a typo in Segment's test): actions-core's test integration runs nothing and the test checks nothing";
+
 /** A value the harness stands in (worker.ts: `conformance-<key>`, `conformance-access-token`). */
 const STAND_IN = 'conformance-';
 
@@ -72,7 +78,10 @@ export function failureReason(message: string): string {
 
 /** Load failures of a file: each of its tests (counted in its text) takes the reason. */
 function loadReason(load: string): string {
-  if (load.startsWith('module mocks')) return 'harness: module mocks (jest.mock need Jest’s hoisting)';
+  if (load.startsWith('module mocks of actions-core'))
+    return 'module mocks of actions-core itself: the runtime under test replaced by mocks';
+  if (load.startsWith('module mocks'))
+    return "harness: module mocks in a form not supported (jest.doMock, a call inside a block, a factory reading the file's variables)";
   if (load.startsWith('does not build')) return 'harness: the test file does not build here';
   return 'harness: the test file does not load here (a package not installed)';
 }
@@ -115,6 +124,7 @@ export function classify(
     if (line.status === 'skip') notRunnable("skipped in Segment's file (it.skip, it.todo)");
     else if (other) notRunnable(OTHER_CALLS[other] ?? `calls ${other}`);
     else if ((line.calls ?? []).length === 0) notRunnable('no action run (a unit test of a helper)');
+    else if ((line.unsupported ?? []).includes(NO_SUCH_ACTION)) notRunnable(NO_SUCH_ACTION_REASON);
     else if ((line.unsupported ?? []).includes('results'))
       notRunnable("reads the action's return value (results): our runtime keeps outcomes, not return values");
     else if ((line.unsupported ?? []).length > 0)

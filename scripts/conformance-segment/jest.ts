@@ -3,8 +3,9 @@
  * (scripts/conformance-segment.ts): `describe`/`it`/`test` with hooks, `.each` over a list, `.skip`,
  * `.todo`, `expect` (Jest's own `expect` package), mock functions (`jest-mock`), and snapshots
  * compared with what the tests' files hold, as Jest 27 (Segment's) prints them. Nothing is written:
- * a missing snapshot fails, as Jest does in CI. Module mocks and fake timers are not here: a test
- * that calls them fails, and the run reports it as not runnable.
+ * a missing snapshot fails, as Jest does in CI. Module mocks (`jest.mock`) are kept here by key, each
+ * made on its first require (worker.ts hoists the calls and routes the requires); fake timers are
+ * not here: a test that calls them fails, and the run reports it as not runnable.
  */
 import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
@@ -140,6 +141,50 @@ function withVariants<T extends (skip: boolean) => (name: unknown, fn: Fn) => vo
 
 const mocker = new ModuleMocker(globalThis);
 
+/** A module mocked with `jest.mock`: its factory (none: Jest's automock of the actual module). */
+interface ModuleMock {
+  readonly factory: (() => unknown) | undefined;
+  made?: { readonly value: unknown };
+}
+/** The module mocks of the file being run, by key (worker.ts `keyOf`: a package, or a source path). */
+const moduleMocks = new Map<string, ModuleMock>();
+let keyOf: (spec: string) => string = (spec) => spec;
+let requireActual: (spec: string) => unknown = () => {
+  throw new Error('jest.requireActual outside a test file is not supported by the conformance harness');
+};
+
+/**
+ * Starts a test file's module registry, as Jest does for each file: no mock carried from the last.
+ * `key` names a module as `jest.mock` names it; `actual` requires it unmocked.
+ */
+export function startModuleMocks(key: (spec: string) => string, actual: (spec: string) => unknown): void {
+  moduleMocks.clear();
+  keyOf = key;
+  requireActual = actual;
+}
+
+export function hasModuleMocks(): boolean {
+  return moduleMocks.size > 0;
+}
+
+/**
+ * The mock a require of `key` gets, made on its first require (its factory, else Jest's automock of
+ * what `actual` loads), then the same object each time; undefined when the module is not mocked.
+ */
+export function mockedModule(key: string, actual: () => unknown): { readonly value: unknown } | undefined {
+  const mock = moduleMocks.get(key);
+  if (!mock) return undefined;
+  if (!mock.made) {
+    const value = mock.factory
+      ? mock.factory()
+      : mocker.generateFromMetadata(
+          mocker.getMetadata(actual()) as NonNullable<ReturnType<typeof mocker.getMetadata>>,
+        );
+    mock.made = { value };
+  }
+  return mock.made;
+}
+
 /** Puts describe, it, test, the hooks, expect and jest on globalThis. */
 export function installGlobals(): void {
   const g = globalThis as Record<string, unknown>;
@@ -153,16 +198,20 @@ export function installGlobals(): void {
       open[hook].push(fn);
     };
   g['expect'] = expect;
-  g['jest'] = {
+  const jest: Record<string, unknown> = {
     fn: mocker.fn.bind(mocker),
     spyOn: mocker.spyOn.bind(mocker),
     clearAllMocks: () => mocker.clearAllMocks(),
     resetAllMocks: () => mocker.resetAllMocks(),
     restoreAllMocks: () => mocker.restoreAllMocks(),
     setTimeout: () => undefined,
-    mock: unsupported('jest.mock'),
+    mock: (spec: string, factory?: () => unknown) => {
+      moduleMocks.set(keyOf(spec), { factory });
+      return jest;
+    },
     doMock: unsupported('jest.doMock'),
-    requireActual: unsupported('jest.requireActual'),
+    requireActual: (spec: string) => requireActual(spec),
+    requireMock: (spec: string) => mockedModule(keyOf(spec), () => requireActual(spec))?.value,
     useFakeTimers: unsupported('jest.useFakeTimers'),
     useRealTimers: () => undefined,
     setSystemTime: unsupported('jest.setSystemTime'),
@@ -170,6 +219,7 @@ export function installGlobals(): void {
     runAllTimers: unsupported('jest.runAllTimers'),
     isolateModules: unsupported('jest.isolateModules'),
   };
+  g['jest'] = jest;
   expect.extend({
     toMatchSnapshot(received: unknown, matchers?: unknown, hint?: unknown) {
       if (typeof matchers === 'string' || matchers === undefined) return snapshotResult(received, matchers);
@@ -376,4 +426,57 @@ async function runBlock(
     record(c);
   }
   for (const fn of block.afterAll) await withTimeout(fn, timeoutMs, 'afterAll').catch(() => undefined);
+}
+
+/** Where a call that starts at `open` (its `(`) ends: after its `)`, strings and comments skipped. */
+function callEnd(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length; i++) {
+    const c = text[i];
+    if (c === '/' && text[i + 1] === '/') i = text.indexOf('\n', i) < 0 ? text.length : text.indexOf('\n', i);
+    else if (c === '/' && text[i + 1] === '*') i = text.indexOf('*/', i + 2) + 1 || text.length;
+    else if (c === '"' || c === "'" || c === '`') {
+      for (i++; i < text.length && text[i] !== c; i++) if (text[i] === '\\') i++;
+    } else if (c === '(') depth++;
+    else if (c === ')' && --depth === 0) return i + 1;
+  }
+  return -1;
+}
+
+/** A test file's `jest.mock` statements, as Jest's transform hoists them. */
+export interface HoistedMocks {
+  /** The statements, in their order (to run before the file's imports). */
+  readonly hoisted: string;
+  /** The file without them. */
+  readonly rest: string;
+  /** The modules they mock, as written. */
+  readonly specs: readonly string[];
+}
+
+/**
+ * The top-level `jest.mock(…)` statements of a test file (a line starting with `jest.mock(`), taken
+ * out so that they can run before its imports, as Jest's transform moves them; undefined when one of
+ * them cannot be read (an unbalanced call, a module not named by a string).
+ */
+export function hoistMocks(text: string): HoistedMocks | undefined {
+  const calls: { start: number; end: number; spec: string }[] = [];
+  for (const m of text.matchAll(/^jest\.mock\(\s*(['"])([^'"]+)\1/gm)) {
+    const start = m.index;
+    let end = callEnd(text, start + 'jest.mock'.length);
+    if (end < 0) return undefined;
+    if (text[end] === ';') end++;
+    calls.push({ start, end, spec: m[2] as string });
+  }
+  let rest = '';
+  let at = 0;
+  for (const c of calls) {
+    rest += text.slice(at, c.start);
+    at = c.end;
+  }
+  rest += text.slice(at);
+  return {
+    hoisted: calls.map((c) => text.slice(c.start, c.end)).join('\n'),
+    rest,
+    specs: calls.map((c) => c.spec),
+  };
 }

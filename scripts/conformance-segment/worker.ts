@@ -13,14 +13,25 @@
  * `node scripts/conformance-segment/worker.ts <mode> <slug> <out.jsonl> <test files…>`: one JSON
  * line per test (jest.ts CaseRecord, with its file), or per file that could not load.
  */
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 import type { RunResult } from '../../adapters/segment-actions/run.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { type CaseRecord, currentCase, installGlobals, runFile } from './jest.ts';
+import { NO_SUCH_ACTION } from './classify.ts';
+import {
+  type CaseRecord,
+  currentCase,
+  type HoistedMocks,
+  hasModuleMocks,
+  hoistMocks,
+  installGlobals,
+  mockedModule,
+  runFile,
+  startModuleMocks,
+} from './jest.ts';
 
 const [mode, slug, outArg, ...files] = process.argv.slice(2);
 if ((mode !== 'segment' && mode !== 'ours') || !slug || !outArg) {
@@ -108,7 +119,24 @@ interface Definition {
   actions: Record<string, { fields: Record<string, { default?: unknown }> }>;
 }
 
-let runtime: typeof import('../../adapters/segment-actions/run.ts') | undefined;
+type Runtime = typeof import('../../adapters/segment-actions/run.ts');
+let runtime: Runtime | undefined;
+/** The installed destinations' build, whose modules keep state (Friendbuy's token cache…). */
+const DESTINATIONS_BUILD = dirname(require.resolve('@segment/action-destinations/package.json'));
+
+/**
+ * Jest gives each test file a registry of modules of its own: a module's state (a token cached by
+ * the first test, an ID counter) never carries from one file to the next. Segment's way gets that
+ * from each file's bundle; ours the same way: before each file, our runtime (run.ts, its loaded
+ * destinations and token cache) and the destinations' build are loaded afresh.
+ */
+function freshModules(file: number): void {
+  runtime = undefined;
+  runtimeUrl = `../../adapters/segment-actions/run.ts?file=${file}`;
+  for (const key of Object.keys(require.cache))
+    if (key.startsWith(`${DESTINATIONS_BUILD}/`)) delete require.cache[key];
+}
+let runtimeUrl = '../../adapters/segment-actions/run.ts';
 
 /** One request our runtime's fetch sent, and what came back. */
 interface Exchange {
@@ -151,7 +179,7 @@ async function runOurs(
   destination: Destination,
   accessToken: string | undefined,
 ) {
-  runtime ??= await import('../../adapters/segment-actions/run.ts');
+  runtime ??= (await import(runtimeUrl)) as Runtime;
   // An OAuth destination runs with the test's token, else a stand-in one: Segment's test integration
   // runs without any, where our runtime (as a configured destination always has one) needs one.
   const scheme = definition.authentication?.scheme;
@@ -183,8 +211,18 @@ async function runOurs(
   return { result, exchanges, captured };
 }
 
-/** testAction through our runtime; the responses as actions-core's test integration gives them. */
-async function ourTestAction(definition: Definition, action: string, input: TestInput): Promise<unknown[]> {
+/**
+ * testAction through our runtime; the responses as actions-core's test integration gives them.
+ * `carried` is the integration's list of responses: as actions-core's, it is emptied only when an
+ * action returns, so a test that reads `responses[2]` after a test whose action threw reads the
+ * earlier test's responses first (Optimizely's bot-filtering test does).
+ */
+async function ourTestAction(
+  definition: Definition,
+  action: string,
+  input: TestInput,
+  carried: unknown[],
+): Promise<unknown[]> {
   const event = core['createTestEvent']?.(input.event ?? {}) as Record<string, unknown>;
   const given = input.mapping ?? {};
   const cleared = input.useDefaultMappings
@@ -214,11 +252,12 @@ async function ourTestAction(definition: Definition, action: string, input: Test
     currentCase()?.standIns.push(...Object.keys(standIns));
     ({ result, exchanges, captured } = await run({ ...settings, ...standIns }));
   }
+  carried.push(...exchanges.map((x, i) => decorated(x, captured[i])));
   if (result.thrown.length > 0) throw result.thrown[0];
   const refused = result.outcomes.find((o) => o.outcome.status !== 'delivered');
   if (refused && refused.outcome.status !== 'delivered') throw new Error(refused.outcome.reason);
   if (result.outcomes.length === 0) throw new Error(`our runtime ran no action for ${action}`);
-  return exchanges.map((x, i) => decorated(x, captured[i]));
+  return carried.splice(0);
 }
 
 /**
@@ -291,6 +330,7 @@ function createTestIntegration(definition: Definition): unknown {
       results = value;
     },
   });
+  const carried: unknown[] = [];
   for (const name of RECORDED) {
     const original = td[name];
     if (typeof original !== 'function') continue;
@@ -302,8 +342,11 @@ function createTestIntegration(definition: Definition): unknown {
       if (c) {
         c.actions.push(action);
         for (const key of INTERNAL_INPUTS) if (given(input[key])) c.unsupported.push(key);
+        // actions-core's executeAction runs nothing for an action the destination lacks (a typo in
+        // the test): the test then checks nothing, in either mode.
+        if (!Object.hasOwn(definition.actions, action)) c.unsupported.push(NO_SUCH_ACTION);
       }
-      return mode === 'ours' ? ourTestAction(definition, action, input) : original.apply(td, args);
+      return mode === 'ours' ? ourTestAction(definition, action, input, carried) : original.apply(td, args);
     }) as Any;
   }
   return td;
@@ -324,6 +367,16 @@ const shim: Plugin = {
       path: `${join(CORE_BUILD, args.path.replace(/^.*\/src\//, ''))}.js`,
       external: true,
     }));
+    // Its other packages too (the checkout's tsconfig maps them to their sources): the installed
+    // ones, the instances actions-core and the destinations' build require, so that a test's
+    // `toThrowError(AggregateAjvError)` names the class actions-core throws.
+    b.onResolve(
+      { filter: /^@segment\/(ajv-human-errors|destination-subscriptions|actions-shared)(\/.*)?$/ },
+      (args) => ({
+        path: args.path,
+        external: true,
+      }),
+    );
     b.onLoad({ filter: /.*/, namespace: 'actions-core-shim' }, () => ({
       contents: 'module.exports = globalThis.__segmentConformanceCore',
       loader: 'js',
@@ -335,20 +388,129 @@ function write(line: Record<string, unknown>): void {
   appendFileSync(out, `${JSON.stringify(line)}\n`);
 }
 
-/** Module mocks need Jest's hoisting: such a file is not run. */
-const MODULE_MOCK = /\bjest\.(mock|doMock|unstable_mockModule)\(/;
+/**
+ * Module mocks. Jest's transform hoists a file's `jest.mock` calls above its imports and its module
+ * registry hands the mock to every require of that module, the destination's own included. Here the
+ * calls are taken out of the file (jest.ts hoistMocks) into a module bundled before it; a mocked
+ * package is handed out by Node's loader (below), a mocked source module of the checkout by the
+ * bundle (`mocks`) and, to our runtime, which runs the installed build, as the same path in it. A
+ * file that mocks actions-core itself, or mocks anything in another way, is not run.
+ */
+const OTHER_MODULE_MOCK = /\bjest\.(doMock|unstable_mockModule|createMockFromModule)\(/;
+const DIST = join(DESTINATIONS_BUILD, 'dist');
+const distRequire = createRequire(join(DIST, 'index.js'));
+/** The checkout's `src` folder of the file being run, where its mocked source modules are. */
+let sourceRoot = '';
+/** While set, requires load the actual modules (jest.requireActual, an automock's model). */
+let bypass = false;
+
+/** A module path as a mock's key: no extension, no trailing `/index`. */
+const bare = (path: string) => path.replace(/\.(ts|js)$/, '').replace(/\/index$/, '');
+
+/** The installed build's file of a source module of the checkout (`<src>/lib/AWS/sts` → `dist/lib/AWS/sts.js`). */
+function builtOf(key: string): string {
+  const rel = key.slice(sourceRoot.length + 1);
+  const file = [join(DIST, `${rel}.js`), join(DIST, rel, 'index.js')].find((f) => existsSync(f));
+  if (!key.startsWith(`${sourceRoot}/`) || !file) throw new Error(`no installed build of ${key}`);
+  return file;
+}
+
+function actual<T>(load: () => T): T {
+  bypass = true;
+  try {
+    return load();
+  } finally {
+    bypass = false;
+  }
+}
+
+const loader = require('node:module') as {
+  _load(request: string, parent: { filename?: string } | undefined, isMain: boolean): unknown;
+  _resolveFilename(request: string, parent: unknown, isMain: boolean): string;
+};
+const load = loader._load;
+loader._load = (request, parent, isMain) => {
+  if (bypass || !hasModuleMocks()) return load(request, parent, isMain);
+  let key: string | undefined;
+  if (!request.startsWith('.') && !request.startsWith('/') && !request.startsWith('node:')) key = request;
+  else if (request.startsWith('.') && parent?.filename?.startsWith(`${DIST}/`)) {
+    const file = loader._resolveFilename(request, parent, isMain);
+    key = `${sourceRoot}/${bare(file.slice(DIST.length + 1))}`;
+  }
+  const mocked = key && mockedModule(key, () => actual(() => load(request, parent, isMain)));
+  return mocked ? mocked.value : load(request, parent, isMain);
+};
+(globalThis as Record<string, unknown>)['__segmentConformanceMocked'] = (key: string) =>
+  mockedModule(key, () => actual(() => require(builtOf(key))))?.value ?? require(builtOf(key));
+
+/** The test file with its mock calls hoisted, and its mocked source modules handed out as mocks. */
+function mocks(file: string, hoisted: HoistedMocks, keys: ReadonlySet<string>): Plugin {
+  const escaped = file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return {
+    name: 'module-mocks',
+    setup(b) {
+      b.onResolve({ filter: /^segment-conformance-hoisted-mocks$/ }, () => ({
+        path: file,
+        namespace: 'hoisted-mocks',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'hoisted-mocks' }, () => ({
+        contents: hoisted.hoisted,
+        loader: 'ts',
+        resolveDir: dirname(file),
+      }));
+      b.onLoad({ filter: new RegExp(`^${escaped}$`) }, () => ({ contents: hoisted.rest, loader: 'ts' }));
+      b.onResolve({ filter: /^\./ }, (args) => {
+        const key = bare(join(args.resolveDir, args.path));
+        return keys.has(key) ? { path: key, namespace: 'module-mock' } : undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: 'module-mock' }, (args) => ({
+        contents: `module.exports = globalThis.__segmentConformanceMocked(${JSON.stringify(args.path)})`,
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** Why a file's module mocks cannot be run here, or undefined. */
+function mocksRefused(text: string, hoisted: HoistedMocks | undefined): string | undefined {
+  if (OTHER_MODULE_MOCK.test(text)) return 'module mocks (jest.mock)';
+  if (!/\bjest\.mock\(/.test(text)) return undefined;
+  const written = (text.match(/^[^\n/]*\bjest\.mock\(/gm) ?? []).length;
+  if (!hoisted || hoisted.specs.length !== written) return 'module mocks (jest.mock)';
+  if (hoisted.specs.some((s) => s.startsWith('@segment/actions-core')))
+    return 'module mocks of actions-core (the runtime under test)';
+  return undefined;
+}
 
 mkdirSync(CACHE, { recursive: true });
 for (const [index, file] of files.entries()) {
   const name = relative(join(dirname(file), '..'), file);
-  if (MODULE_MOCK.test(readFileSync(file, 'utf8'))) {
-    write({ file, load: 'module mocks (jest.mock)' });
+  const text = readFileSync(file, 'utf8');
+  const hoisted = /\bjest\.mock\(/.test(text) ? hoistMocks(text) : undefined;
+  const refused = mocksRefused(text, hoisted);
+  if (refused) {
+    write({ file, load: refused });
     continue;
   }
+  sourceRoot = file.slice(0, file.indexOf('/src/destinations/') + '/src'.length);
+  const keyOf = (spec: string) => (spec.startsWith('.') ? bare(join(dirname(file), spec)) : spec);
+  startModuleMocks(keyOf, (spec) =>
+    actual(() => (spec.startsWith('.') ? require(builtOf(keyOf(spec))) : distRequire(spec))),
+  );
+  if (mode === 'ours') freshModules(index);
   const bundle = join(CACHE, `${index}.cjs`);
   try {
     await build({
-      entryPoints: [file],
+      ...(hoisted
+        ? {
+            stdin: {
+              contents: `import 'segment-conformance-hoisted-mocks';\nimport ${JSON.stringify(`./${basename(file)}`)};\n`,
+              resolveDir: dirname(file),
+              sourcefile: `${basename(file)}.entry.ts`,
+              loader: 'ts' as const,
+            },
+          }
+        : { entryPoints: [file] }),
       bundle: true,
       platform: 'node',
       format: 'cjs',
@@ -356,7 +518,9 @@ for (const [index, file] of files.entries()) {
       packages: 'external',
       outfile: bundle,
       logLevel: 'silent',
-      plugins: [shim],
+      plugins: hoisted
+        ? [shim, mocks(file, hoisted, new Set(hoisted.specs.filter((x) => x.startsWith('.')).map(keyOf)))]
+        : [shim],
     });
   } catch (err) {
     write({ file, load: `does not build: ${(err as Error).message.split('\n')[0] ?? ''}` });
@@ -374,7 +538,16 @@ for (const [index, file] of files.entries()) {
       (c: CaseRecord) => write({ file, ...c }),
     );
   } catch (err) {
-    write({ file, load: `does not load: ${(err as Error).message.split('\n')[0] ?? ''}` });
+    // A factory that reads the file's own variables (Jest runs it lazily in the file's scope) finds
+    // nothing in the module it is hoisted into here.
+    const message = (err as Error).message.split('\n')[0] ?? '';
+    write({
+      file,
+      load:
+        hoisted && err instanceof ReferenceError
+          ? `module mocks (a factory reads the file's own variables: ${message})`
+          : `does not load: ${message}`,
+    });
   }
   console.error(`${mode} ${slug} ${name}`);
 }

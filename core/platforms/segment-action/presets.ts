@@ -136,21 +136,27 @@ export function presetOf(
 /**
  * The mapping a run resolves: each field's default, the preset's mapping over them (what it
  * omits removed), then the settings' mapping over that; a field the settings map to `null` is
- * left out, its default cleared (as a field emptied in Segment's app).
+ * left out, its default cleared (as a field emptied in Segment's app). Its keys follow the
+ * action's fields in the order the action declares them (keys that name no field after them),
+ * as actions-core's own test integration lays a mapping over every field: the payload, and a body
+ * an action builds by walking it, keep the action's order whatever order the settings use.
  */
 export function effectiveMapping(
   fields: Readonly<Record<string, PresetField>>,
   mapping: Readonly<Record<string, unknown>> | undefined,
   preset?: Pick<ActionPreset, 'mapping' | 'omit'>,
 ): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  const merged: Record<string, unknown> = {};
   for (const [key, field] of Object.entries(fields))
-    if (field.default !== undefined) out[key] = field.default;
-  Object.assign(out, preset?.mapping);
-  for (const key of preset?.omit ?? []) delete out[key];
+    if (field.default !== undefined) merged[key] = field.default;
+  Object.assign(merged, preset?.mapping);
+  for (const key of preset?.omit ?? []) delete merged[key];
   for (const [key, value] of Object.entries(mapping ?? {}))
-    if (value === null) delete out[key];
-    else out[key] = value;
+    if (value === null) delete merged[key];
+    else merged[key] = value;
+  const out: Record<string, unknown> = {};
+  for (const key of [...Object.keys(fields), ...Object.keys(merged)])
+    if (Object.hasOwn(merged, key) && !Object.hasOwn(out, key)) out[key] = merged[key];
   return out;
 }
 

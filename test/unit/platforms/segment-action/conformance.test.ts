@@ -8,10 +8,12 @@ import { readFileSync } from 'node:fs';
 import {
   classify,
   destinationFigure,
+  NO_SUCH_ACTION,
+  NO_SUCH_ACTION_REASON,
   totalsOf,
   type WorkerLine,
 } from '../../../../scripts/conformance-segment/classify.ts';
-import { serialize, stripIndentation } from '../../../../scripts/conformance-segment/jest.ts';
+import { hoistMocks, serialize, stripIndentation } from '../../../../scripts/conformance-segment/jest.ts';
 import {
   type ConformanceReport,
   conformanceSection,
@@ -122,6 +124,45 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     // `track` has a failing case: not verified, so the destination is not either.
     assert.equal(totalsOf([figure]).destinationsVerified, 0);
     assert.equal(totalsOf([destinationFigure('y', cases.slice(0, 1))]).destinationsVerified, 1);
+  });
+
+  it('a test running an action its destination lacks checks nothing: not runnable, in either mode', () => {
+    const line = (over: Partial<WorkerLine>): WorkerLine => ({
+      file: 'a.test.ts',
+      name: 'misses event type',
+      status: 'pass',
+      calls: ['testAction'],
+      unsupported: [NO_SUCH_ACTION],
+      actions: ['trackEvenV2'],
+      ...over,
+    });
+    const [typo] = classify(
+      [line({})],
+      [line({ status: 'fail', message: 'expect(received).toContain…' })],
+      () => 0,
+    );
+    assert.deepEqual([typo?.result, typo?.reason], ['not runnable', NO_SUCH_ACTION_REASON]);
+  });
+
+  it('hoists a file’s top-level jest.mock calls out of it, as Jest’s transform does', () => {
+    const text = [
+      "import { Kafka } from 'kafkajs'",
+      "jest.mock('kafkajs', () => ({ Kafka: jest.fn(() => ({ text: ')', re: \"(\" })) })) // a (",
+      "jest.mock('../../functions');",
+      "// jest.mock('commented')",
+      "it('runs', () => undefined)",
+    ].join('\n');
+    const hoisted = hoistMocks(text);
+    assert.deepEqual(hoisted?.specs, ['kafkajs', '../../functions']);
+    assert.equal(
+      hoisted?.hoisted,
+      "jest.mock('kafkajs', () => ({ Kafka: jest.fn(() => ({ text: ')', re: \"(\" })) }))\njest.mock('../../functions');",
+    );
+    assert.equal(
+      hoisted?.rest,
+      "import { Kafka } from 'kafkajs'\n // a (\n\n// jest.mock('commented')\nit('runs', () => undefined)",
+    );
+    assert.equal(hoistMocks("jest.mock('x', () => ({ a: 1 })"), undefined);
   });
 
   it('prints and reads snapshots as Jest 27: `Object {`, escaped strings, the inline indentation taken off', () => {

@@ -39,6 +39,22 @@ describe('segment_action: presets', () => {
     });
   });
 
+  it('the mapping’s keys follow the action’s fields, whatever order the settings and preset use', () => {
+    // Intercom's identifyContact declares `role` (no default) first: its body starts with it.
+    const fields = {
+      role: {},
+      external_id: { default: { '@path': '$.userId' } },
+      email: { default: { '@path': '$.traits.email' } },
+      name: {},
+    };
+    const mapping = effectiveMapping(
+      fields,
+      { extra: 1, name: { '@path': '$.traits.name' }, role: 'lead' },
+      { mapping: { email: 'e@example.com' } },
+    );
+    assert.deepEqual(Object.keys(mapping), ['role', 'external_id', 'email', 'name', 'extra']);
+  });
+
   it('a field mapped to null is left out, its default and the preset’s value cleared', () => {
     const fields = {
       metric_name: { default: { '@path': '$.event' } },
