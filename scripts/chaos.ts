@@ -400,12 +400,30 @@ destinations:
       later(post);
     }
   };
+  // At most this many events unacknowledged at once, as a producer's client library caps its
+  // requests: past it the producer waits for an answer and the rate falls behind. An open loop
+  // with no cap opened a socket per event while the gateway was slow, and at 1,000 events/s ran
+  // the run's own process out of file descriptors.
+  const MAX_IN_FLIGHT = 512;
+  let active = 0;
+  const slots: (() => void)[] = [];
+  const capped = async (task: () => Promise<void>): Promise<void> => {
+    active++;
+    try {
+      await task();
+    } finally {
+      active--;
+      slots.shift()?.();
+    }
+  };
   const load = (async () => {
     const inflight: Promise<void>[] = [];
     for (let i = 0; i < options.events; i++) {
-      inflight.push(send(i));
-      if (i % 20 === 19) inflight.push(send(i, true));
-      if (i % options.copyEvery === 0 && options.copySeconds.length > 0) inflight.push(vendor(i));
+      while (active >= MAX_IN_FLIGHT) await new Promise<void>((r) => slots.push(r));
+      inflight.push(capped(() => send(i)));
+      if (i % 20 === 19) inflight.push(capped(() => send(i, true)));
+      if (i % options.copyEvery === 0 && options.copySeconds.length > 0)
+        inflight.push(capped(() => vendor(i)));
       const due = t0 + ((i + 1) * 1000) / options.rate;
       if (due > Date.now()) await sleep(due - Date.now());
     }
