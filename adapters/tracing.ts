@@ -158,8 +158,10 @@ export function setupTracing(options: TracingOptions): Tracing {
 
 const ids = new RandomIdGenerator();
 const SCOPE = { name: TRACER_NAME };
+/** Read once: `performance.timeOrigin` is a getter that costs more than the clock itself. */
+const ORIGIN = performance.timeOrigin;
 /** Epoch milliseconds now, with the monotonic clock's fraction. */
-const nowMs = () => performance.timeOrigin + performance.now();
+const nowMs = () => ORIGIN + performance.now();
 
 /**
  * Sampling decided before a span is made. A span under a sampled parent, or a root the ratio
@@ -187,19 +189,14 @@ class HopTracer implements Tracer {
 
   startSpan(name: string, options: SpanOptions = {}, ctx: Context = context.active()): Span {
     const parent = options.root ? undefined : trace.getSpan(ctx);
+    // Most spans: a step of an unsampled hop.
+    if (parent instanceof UnsampledSpan) return new UnsampledSpan(name, options, parent, parent.hop);
     const from = parent?.spanContext();
     const valid = from !== undefined && trace.isSpanContextValid(from);
     // Parent-based: a parent's flag is followed (a producer's too); a root is drawn at the ratio.
     const sampled = valid ? (from.traceFlags & TraceFlags.SAMPLED) !== 0 : Math.random() < this.#ratio;
     if (sampled) return this.#sdk.startSpan(name, options, ctx);
-    const hop = parent instanceof UnsampledSpan ? parent.hop : new Hop(this.#export, this.#resource);
-    return new UnsampledSpan(
-      name,
-      options,
-      valid ? from : undefined,
-      hop,
-      !(parent instanceof UnsampledSpan),
-    );
+    return new UnsampledSpan(name, options, valid ? from : undefined, new Hop(this.#export, this.#resource));
   }
 
   startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
@@ -251,47 +248,67 @@ function hrTime(ms: number): HrTime {
 /** A `TimeInput` as epoch milliseconds (a small number is the monotonic clock's, as the SDK reads it). */
 function epochMs(t: TimeInput | undefined): number {
   if (t === undefined) return nowMs();
-  if (typeof t === 'number') return t < performance.timeOrigin ? performance.timeOrigin + t : t;
+  if (typeof t === 'number') return t < ORIGIN ? ORIGIN + t : t;
   if (t instanceof Date) return t.getTime();
   return t[0] * 1000 + t[1] / 1e6;
 }
 
-/** A span no sampler chose: cheap to make, recorded only as far as an error's export needs. */
+/**
+ * A span no sampler chose: cheap to make, recorded only as far as an error's export needs. Its
+ * span id is drawn when first read (most steps' never are), its attributes copied on first write.
+ */
 class UnsampledSpan implements Span {
   readonly hop: Hop;
-  /** Whether it is its hop's first span (its parent, if any, came from another process). */
-  readonly #root: boolean;
-  readonly #context: SpanContext;
-  readonly #parent: SpanContext | undefined;
+  /** The span of this hop it is under, or the remote context of the hop's first span (or none: a root). */
+  readonly #parent: UnsampledSpan | SpanContext | undefined;
+  readonly #traceId: string;
+  readonly #traceState: SpanContext['traceState'];
   readonly #kind: SpanKind;
   readonly #start: number;
-  readonly #attributes: Attributes;
-  readonly #links: Link[];
+  #links: Link[] | undefined;
+  #context: SpanContext | undefined;
+  #attributes: Attributes;
+  #ownAttributes = false;
   #name: string;
-  #status: SpanStatus = { code: SpanStatusCode.UNSET };
+  #status: SpanStatus | undefined;
   #end: number | undefined;
 
-  constructor(name: string, options: SpanOptions, parent: SpanContext | undefined, hop: Hop, root: boolean) {
+  constructor(name: string, options: SpanOptions, parent: UnsampledSpan | SpanContext | undefined, hop: Hop) {
     this.hop = hop;
-    this.#root = root;
     this.#name = name;
     this.#parent = parent;
+    if (parent instanceof UnsampledSpan) {
+      this.#traceId = parent.#traceId;
+      this.#traceState = parent.#traceState;
+    } else {
+      this.#traceId = parent?.traceId ?? ids.generateTraceId();
+      this.#traceState = parent?.traceState;
+    }
     this.#kind = options.kind ?? SpanKind.INTERNAL;
     this.#start = epochMs(options.startTime);
-    this.#attributes = { ...options.attributes };
-    this.#links = options.links ? [...options.links] : [];
-    this.#context = {
-      traceId: parent?.traceId ?? ids.generateTraceId(),
-      spanId: ids.generateSpanId(),
-      traceFlags: TraceFlags.NONE,
-      ...(parent?.traceState ? { traceState: parent.traceState } : {}),
-    };
+    this.#attributes = options.attributes ?? {};
+    this.#links = options.links;
   }
   spanContext(): SpanContext {
+    this.#context ??= {
+      traceId: this.#traceId,
+      spanId: ids.generateSpanId(),
+      traceFlags: TraceFlags.NONE,
+      ...(this.#traceState ? { traceState: this.#traceState } : {}),
+    };
     return this.#context;
   }
+  /** The trace's id, without drawing a span id. */
+  get traceId(): string {
+    return this.#traceId;
+  }
   setAttribute(key: string, value: AttributeValue): this {
-    if (this.#end === undefined && value !== undefined) this.#attributes[key] = value;
+    if (this.#end !== undefined || value === undefined) return this;
+    if (!this.#ownAttributes) {
+      this.#attributes = { ...this.#attributes };
+      this.#ownAttributes = true;
+    }
+    this.#attributes[key] = value;
     return this;
   }
   setAttributes(attributes: Attributes): this {
@@ -302,11 +319,10 @@ class UnsampledSpan implements Span {
     return this;
   }
   addLink(link: Link): this {
-    this.#links.push(link);
-    return this;
+    return this.addLinks([link]);
   }
   addLinks(links: Link[]): this {
-    this.#links.push(...links);
+    this.#links = [...(this.#links ?? []), ...links];
     return this;
   }
   setStatus(status: SpanStatus): this {
@@ -320,7 +336,7 @@ class UnsampledSpan implements Span {
   end(endTime?: TimeInput): void {
     if (this.#end !== undefined) return;
     this.#end = Math.max(this.#start, epochMs(endTime));
-    this.hop.ended(this, this.#root);
+    this.hop.ended(this, !(this.#parent instanceof UnsampledSpan));
   }
   isRecording(): boolean {
     return this.#end === undefined;
@@ -329,24 +345,25 @@ class UnsampledSpan implements Span {
 
   /** Whether it ended in an error status or a refusal: its hop is exported then. */
   failed(): boolean {
-    return this.#status.code === SpanStatusCode.ERROR || this.#attributes[REFUSED_ATTRIBUTE] !== undefined;
+    return this.#status?.code === SpanStatusCode.ERROR || this.#attributes[REFUSED_ATTRIBUTE] !== undefined;
   }
 
   /** The span as the export queue takes it, flagged sampled (the queue drops any other). */
   readable(resource: Resource): ReadableSpan {
     const end = this.#end ?? nowMs();
-    const exported = { ...this.#context, traceFlags: TraceFlags.SAMPLED };
+    const exported = { ...this.spanContext(), traceFlags: TraceFlags.SAMPLED };
+    const parent = this.#parent instanceof UnsampledSpan ? this.#parent.spanContext() : this.#parent;
     return {
       name: this.#name,
       kind: this.#kind,
       spanContext: () => exported,
-      ...(this.#parent ? { parentSpanContext: this.#parent } : {}),
+      ...(parent ? { parentSpanContext: parent } : {}),
       startTime: hrTime(this.#start),
       endTime: hrTime(end),
       duration: hrTime(end - this.#start),
-      status: this.#status,
+      status: this.#status ?? { code: SpanStatusCode.UNSET },
       attributes: this.#attributes,
-      links: this.#links,
+      links: this.#links ?? [],
       events: [],
       ended: true,
       resource,
@@ -382,7 +399,7 @@ export function messageContext(attributes: Readonly<Record<string, string>>): Co
 /** The `traceparent` naming a span, for a message attribute or an outbound header. */
 export function traceparentOf(span: Span): string | undefined {
   const c = span.spanContext();
-  if (!trace.isSpanContextValid(c)) return undefined;
+  if (!(span instanceof UnsampledSpan) && !trace.isSpanContextValid(c)) return undefined;
   return formatTraceparent({
     traceId: c.traceId,
     spanId: c.spanId,
@@ -404,6 +421,7 @@ export function contextAttributes(span: Span): Record<string, string> {
 export function activeTraceId(): string | null {
   const span = trace.getActiveSpan();
   if (!span) return null;
+  if (span instanceof UnsampledSpan) return span.traceId;
   const c = span.spanContext();
   return trace.isSpanContextValid(c) ? c.traceId : null;
 }
