@@ -8,16 +8,16 @@
  * rate of single-event POSTs at the same time, so a machine that slows down slows both alike; each
  * hop's CPU is read from /proc over the measured stretch and its drain.
  *
- * Two pipelines differ by more than tracing: run with tracing off in both, one hop measured 9 %
- * apart in a run (an A/A run: BENCH_TRACING_AA=1). So the measure is taken twice, the settings
- * swapped between the environments in between (the three hops restarted on the same emulators,
- * ports and data), and each figure sums both rounds: what one environment adds to a side in one
- * round it adds to the other side in the next.
+ * Two pipelines differ by more than tracing: with tracing off in both, one hop measured 11 %
+ * apart in a run (an A/A run: BENCH_TRACING_AA=1). So the measure is taken in rounds (4: each
+ * environment each side twice), the settings swapped between the environments from one to the
+ * next (the three hops restarted on the same emulators, ports and data), and each figure sums the
+ * rounds: what one environment adds to a side in one round it adds to the other in the next.
  * Env: BENCH_TRACING_RATE (events/s to each pipeline, default 300), BENCH_TRACING_SECONDS (15 a
- * round), BENCH_TRACING_WARMUP_SECONDS (5 a round), BENCH_TRACING_PROFILE=<dir> writes each hop's
- * CPU profile there (`off/` and `on/`), BENCH_TRACING_AA=1 runs both sides with tracing off,
- * BENCH_TRACING_RATIO=<0–1> sets the traced side's `sample_ratio` (0: what tracing costs without
- * exporting anything).
+ * round), BENCH_TRACING_WARMUP_SECONDS (5 a round), BENCH_TRACING_ROUNDS (4, made even),
+ * BENCH_TRACING_PROFILE=<dir> writes each hop's CPU profile there (`off/` and `on/`),
+ * BENCH_TRACING_AA=1 runs both sides with tracing off, BENCH_TRACING_RATIO=<0–1> sets the traced
+ * side's `sample_ratio` (0: what tracing costs without exporting anything).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -219,12 +219,14 @@ type Totals = Record<Side, { cpu: Map<string, number>; events: number }>;
 export const suite: BenchSuite = {
   name: 'tracing: gateway, store and forward CPU per event, tracing at the default ratio vs off (same run)',
   async run({ quick }): Promise<BenchFigure[]> {
-    const { rate, seconds, warmup } = quick
-      ? { rate: 100, seconds: 1, warmup: 0 }
+    const { rate, seconds, warmup, rounds } = quick
+      ? { rate: 100, seconds: 1, warmup: 0, rounds: 2 }
       : {
           rate: Number(env['BENCH_TRACING_RATE'] ?? 300),
           seconds: Number(env['BENCH_TRACING_SECONDS'] ?? 15),
           warmup: Number(env['BENCH_TRACING_WARMUP_SECONDS'] ?? 5),
+          // Even: each environment is each side as often.
+          rounds: 2 * Math.max(1, Math.round(Number(env['BENCH_TRACING_ROUNDS'] ?? 4) / 2)),
         };
     // Webhook arrivals by `<stack>-<round>-<phase>`, each event counted once (a redelivery is not).
     const arrived = new Map<string, number>();
@@ -243,17 +245,13 @@ export const suite: BenchSuite = {
     const stacks: Stack[] = [];
     let running: Hops[] = [];
     const totals: Totals = { off: { cpu: new Map(), events: 0 }, on: { cpu: new Map(), events: 0 } };
-    const rounds: string[] = [];
+    const roundText: string[] = [];
     let spans = 0;
     try {
       stacks.push(await startStack('a', settings, receiver));
       stacks.push(await startStack('b', settings, receiver));
-      for (const [round, sides] of (
-        [
-          ['off', 'on'],
-          ['on', 'off'],
-        ] as const
-      ).entries()) {
+      for (let round = 0; round < rounds; round++) {
+        const sides: readonly Side[] = round % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
         running = await Promise.all(stacks.map((s, i) => startHops(s, sides[i] as Side, receiver.url)));
         const keys = (phase: string) => stacks.map((s) => `${s.label}-${round}${phase}`);
         if (warmup > 0) {
@@ -280,7 +278,7 @@ export const suite: BenchSuite = {
                 (before[i]?.get(name) ?? Number.NaN),
             );
         }
-        rounds.push(
+        roundText.push(
           `round ${round + 1}: ${running.map((h) => `${h.stack.label} ${h.side}`).join(', ')}, ${sent} events to each${drained ? '' : ' (NOT all arrived within 30 s)'}`,
         );
         await Promise.all(running.map((h) => h.stop()));
@@ -297,7 +295,7 @@ export const suite: BenchSuite = {
           value: perEvent('off', name),
         },
         target: { op: '<=', value: 1.1, of: 'ratio', hard: true },
-        detail: `${env['BENCH_TRACING_AA'] ? 'A/A run (tracing off on both sides); ' : ''}two environments offered ${rate} events/s each at once for ${seconds} s a round${warmup > 0 ? ` after a ${warmup} s warm-up` : ''}, the sides swapped between rounds (${rounds.join('; ')}); spans the loopback OTLP receiver took: ${spans}`,
+        detail: `${env['BENCH_TRACING_AA'] ? 'A/A run (tracing off on both sides); ' : ''}two environments offered ${rate} events/s each at once for ${seconds} s a round${warmup > 0 ? ` after a ${warmup} s warm-up` : ''}, the sides swapped between rounds (${roundText.join('; ')}); spans the loopback OTLP receiver took: ${spans}`,
       }));
     } finally {
       await Promise.all(running.map((h) => h.stop()));
