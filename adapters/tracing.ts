@@ -7,38 +7,43 @@
  *   message's `traceparent` attribute, and made active for the request with the
  *   AsyncLocalStorage context manager (on Node 24 an async context frame: no async hooks), so
  *   the writers, the publisher and the sender below read the span they run under.
- * - Sampling: parent-based, with a ratio for traces that start here; spans a ratio does not
- *   sample are still recorded, and `ExportDecision` exports them anyway when their hop ends in an
- *   error or a refusal (the whole hop: every span of the trace this process held).
+ * - Sampling: parent-based, with a ratio for traces that start here, decided before a span is
+ *   made (HopTracer): only a sampled span is the SDK's; any other is a light `UnsampledSpan`
+ *   that carries its context alike and is exported only when its hop (the spans this process
+ *   made of that trace) ends in an error or a refusal.
  * - Export: OTLP/HTTP JSON behind the SDK's BatchSpanProcessor: a bounded queue that drops spans
  *   when the collector is down or slow; a request never waits for an export.
  */
 import {
   type Attributes,
+  type AttributeValue,
   type Context,
   context,
   createTraceState,
+  type HrTime,
+  type Link,
   ROOT_CONTEXT,
   type Span,
+  type SpanContext,
   SpanKind,
+  type SpanOptions,
+  type SpanStatus,
   SpanStatusCode,
+  type TimeInput,
   TraceFlags,
+  type Tracer,
   trace,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { type Resource, resourceFromAttributes } from '@opentelemetry/resources';
 import {
+  AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
-  ParentBasedSampler,
+  RandomIdGenerator,
   type ReadableSpan,
-  type Sampler,
-  SamplingDecision,
-  type SamplingResult,
   type SpanExporter,
-  type SpanProcessor,
-  TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import {
   formatTraceparent,
@@ -85,9 +90,11 @@ export interface Tracing {
 }
 
 let installed: Tracing | undefined;
+/** The tracer of the process's setup (HopTracer), or none: the API's no-op one is used then. */
+let installedTracer: Tracer | undefined;
 
 /**
- * Sets up tracing for this process, once: the context manager, the sampler, the export queue
+ * Sets up tracing for this process, once: the context manager, the sampling, the export queue
  * and the global tracer provider. A second call returns the first setup.
  */
 export function setupTracing(options: TracingOptions): Tracing {
@@ -112,28 +119,35 @@ export function setupTracing(options: TracingOptions): Tracing {
         exportTimeoutMillis,
       })
     : undefined;
-  const processor = batch ? new ExportDecision(batch) : undefined;
-  const provider = new BasicTracerProvider({
-    sampler: new RecordUnsampled(
-      new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(Math.min(1, Math.max(0, options.ratio))) }),
-    ),
-    resource: resourceFromAttributes({
-      'service.name': options.service,
-      'service.namespace': 'eventbus',
-      // Cloud Trace's OTLP endpoint files the spans under this project.
-      'gcp.project_id': options.project,
-    }),
-    spanProcessors: processor ? [processor] : [],
+  const resource = resourceFromAttributes({
+    'service.name': options.service,
+    'service.namespace': 'eventbus',
+    // Cloud Trace's OTLP endpoint files the spans under this project.
+    'gcp.project_id': options.project,
   });
+  // The SDK makes only the spans already decided sampled (HopTracer): it samples all it is given.
+  const provider = new BasicTracerProvider({
+    sampler: new AlwaysOnSampler(),
+    resource,
+    spanProcessors: batch ? [batch] : [],
+  });
+  const hops = new HopTracer(
+    provider.getTracer(TRACER_NAME),
+    Math.min(1, Math.max(0, options.ratio)),
+    batch ? (span) => batch.onEnd(span) : undefined,
+    resource,
+  );
   const contexts = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(contexts);
-  trace.setGlobalTracerProvider(provider);
+  trace.setGlobalTracerProvider({ getTracer: () => hops });
+  installedTracer = hops;
   installed = {
     // Neither ever fails: a collector that is down or slow loses spans, never a caller's work.
     flush: () => provider.forceFlush().catch(() => {}),
     // Back to the API's no-op globals, so a later setup (a test's) starts afresh.
     shutdown: () => {
       installed = undefined;
+      installedTracer = undefined;
       trace.disable();
       context.disable();
       return provider.shutdown().catch(() => {});
@@ -142,83 +156,227 @@ export function setupTracing(options: TracingOptions): Tracing {
   return installed;
 }
 
+const ids = new RandomIdGenerator();
+const SCOPE = { name: TRACER_NAME };
+/** Read once: `performance.timeOrigin` is a getter that costs more than the clock itself. */
+const ORIGIN = performance.timeOrigin;
+/** Epoch milliseconds now, with the monotonic clock's fraction. */
+const nowMs = () => ORIGIN + performance.now();
+
 /**
- * A sampler that records what its inner sampler would drop (RECORD, not sampled), so a span that
- * ends in an error can still be exported (ExportDecision); what it samples is unchanged.
+ * Sampling decided before a span is made. A span under a sampled parent, or a root the ratio
+ * samples, is the SDK's (recorded, exported by the queue); any other is an `UnsampledSpan`: its
+ * context (new span id, the trace's id, not sampled) is carried on as a sampled one's is, and it
+ * keeps only what an export would need (name, times, attributes, status) until its hop ends,
+ * when a hop with an error or a refusal is handed to the queue and any other is dropped.
  */
-class RecordUnsampled implements Sampler {
-  readonly #inner: Sampler;
-  constructor(inner: Sampler) {
-    this.#inner = inner;
+class HopTracer implements Tracer {
+  readonly #sdk: Tracer;
+  readonly #ratio: number;
+  readonly #export: ((span: ReadableSpan) => void) | undefined;
+  readonly #resource: Resource;
+  constructor(
+    sdk: Tracer,
+    ratio: number,
+    exportSpan: ((span: ReadableSpan) => void) | undefined,
+    resource: Resource,
+  ) {
+    this.#sdk = sdk;
+    this.#ratio = ratio;
+    this.#export = exportSpan;
+    this.#resource = resource;
   }
-  shouldSample(...args: Parameters<Sampler['shouldSample']>): SamplingResult {
-    const r = this.#inner.shouldSample(...args);
-    return r.decision === SamplingDecision.NOT_RECORD ? { ...r, decision: SamplingDecision.RECORD } : r;
+
+  startSpan(name: string, options: SpanOptions = {}, ctx: Context = context.active()): Span {
+    const parent = options.root ? undefined : trace.getSpan(ctx);
+    // Most spans: a step of an unsampled hop.
+    if (parent instanceof UnsampledSpan) return new UnsampledSpan(name, options, parent, parent.hop);
+    const from = parent?.spanContext();
+    const valid = from !== undefined && trace.isSpanContextValid(from);
+    // Parent-based: a parent's flag is followed (a producer's too); a root is drawn at the ratio.
+    const sampled = valid ? (from.traceFlags & TraceFlags.SAMPLED) !== 0 : Math.random() < this.#ratio;
+    if (sampled) return this.#sdk.startSpan(name, options, ctx);
+    return new UnsampledSpan(name, options, valid ? from : undefined, new Hop(this.#export, this.#resource));
   }
-  toString(): string {
-    return `RecordUnsampled{${this.#inner.toString()}}`;
+
+  startActiveSpan<F extends (span: Span) => unknown>(name: string, ...rest: unknown[]): ReturnType<F> {
+    const fn = rest[rest.length - 1] as F;
+    const options = (rest.length >= 2 ? rest[0] : undefined) as SpanOptions | undefined;
+    const ctx = (rest.length >= 3 ? rest[1] : undefined) as Context | undefined;
+    const parent = ctx ?? context.active();
+    const span = this.startSpan(name, options, parent);
+    return context.with(trace.setSpan(parent, span), () => fn(span)) as ReturnType<F>;
   }
 }
 
-/** How many unsampled traces a process holds while their hop is open; beyond it the oldest go. */
-const HELD_TRACES = 1024;
-
 /**
- * Which ended spans reach the export queue: every sampled one; of the others, the spans of a hop
- * (the spans of one trace this process made, up to the one whose parent came from elsewhere) when
- * any of them ended in an error or a refusal, else none. Held spans are bounded (HELD_TRACES).
+ * The spans one process made of one unsampled trace, up to the one whose parent came from
+ * elsewhere (the hop's root): exported when any of them ended in an error or a refusal, once the
+ * root ends (a span ending after that joins an exported hop), else dropped with it.
  */
-export class ExportDecision implements SpanProcessor {
-  readonly #next: SpanProcessor;
-  readonly #held = new Map<string, { spans: ReadableSpan[]; failed: boolean }>();
-  constructor(next: SpanProcessor) {
-    this.#next = next;
+class Hop {
+  readonly #export: ((span: ReadableSpan) => void) | undefined;
+  readonly #resource: Resource;
+  #ended: UnsampledSpan[] = [];
+  #failed = false;
+  #closed = false;
+  constructor(exportSpan: ((span: ReadableSpan) => void) | undefined, resource: Resource) {
+    this.#export = exportSpan;
+    this.#resource = resource;
   }
-  onStart(): void {}
-  onEnd(span: ReadableSpan): void {
-    const ctx = span.spanContext();
-    if ((ctx.traceFlags & TraceFlags.SAMPLED) !== 0) {
-      this.#next.onEnd(span);
+  ended(span: UnsampledSpan, root: boolean): void {
+    this.#failed ||= span.failed();
+    if (this.#closed) {
+      if (this.#failed) this.#export?.(span.readable(this.#resource));
       return;
     }
-    const failed =
-      span.status.code === SpanStatusCode.ERROR || span.attributes[REFUSED_ATTRIBUTE] !== undefined;
-    const parent = span.parentSpanContext;
-    const hopRoot = parent === undefined || parent.isRemote === true;
-    let hop = this.#held.get(ctx.traceId);
-    if (!hopRoot) {
-      if (!hop) {
-        if (this.#held.size >= HELD_TRACES) this.#held.delete(this.#held.keys().next().value as string);
-        hop = { spans: [], failed: false };
-        this.#held.set(ctx.traceId, hop);
-      }
-      hop.spans.push(span);
-      hop.failed ||= failed;
-      return;
-    }
-    this.#held.delete(ctx.traceId);
-    if (!failed && !hop?.failed) return;
-    for (const s of hop?.spans ?? []) this.#next.onEnd(exported(s));
-    this.#next.onEnd(exported(span));
-  }
-  forceFlush(): Promise<void> {
-    return this.#next.forceFlush();
-  }
-  shutdown(): Promise<void> {
-    this.#held.clear();
-    return this.#next.shutdown();
+    this.#ended.push(span);
+    if (!root) return;
+    this.#closed = true;
+    const ended = this.#ended;
+    this.#ended = [];
+    if (this.#failed && this.#export) for (const s of ended) this.#export(s.readable(this.#resource));
   }
 }
 
-/** An unsampled span as the export queue takes it: the same span, flagged sampled. */
-function exported(span: ReadableSpan): ReadableSpan {
-  const c = span.spanContext();
-  const flagged = { ...c, traceFlags: c.traceFlags | TraceFlags.SAMPLED };
-  return Object.create(span, { spanContext: { value: () => flagged } }) as ReadableSpan;
+/** Milliseconds as OpenTelemetry's [seconds, nanoseconds]. */
+function hrTime(ms: number): HrTime {
+  const seconds = Math.floor(ms / 1000);
+  return [seconds, Math.min(999_999_999, Math.round((ms - seconds * 1000) * 1e6))];
+}
+
+/** A `TimeInput` as epoch milliseconds (a small number is the monotonic clock's, as the SDK reads it). */
+function epochMs(t: TimeInput | undefined): number {
+  if (t === undefined) return nowMs();
+  if (typeof t === 'number') return t < ORIGIN ? ORIGIN + t : t;
+  if (t instanceof Date) return t.getTime();
+  return t[0] * 1000 + t[1] / 1e6;
+}
+
+/**
+ * A span no sampler chose: cheap to make, recorded only as far as an error's export needs. Its
+ * span id is drawn when first read (most steps' never are), its attributes copied on first write.
+ */
+class UnsampledSpan implements Span {
+  readonly hop: Hop;
+  /** The span of this hop it is under, or the remote context of the hop's first span (or none: a root). */
+  readonly #parent: UnsampledSpan | SpanContext | undefined;
+  readonly #traceId: string;
+  readonly #traceState: SpanContext['traceState'];
+  readonly #kind: SpanKind;
+  readonly #start: number;
+  #links: Link[] | undefined;
+  #context: SpanContext | undefined;
+  #attributes: Attributes;
+  #ownAttributes = false;
+  #name: string;
+  #status: SpanStatus | undefined;
+  #end: number | undefined;
+
+  constructor(name: string, options: SpanOptions, parent: UnsampledSpan | SpanContext | undefined, hop: Hop) {
+    this.hop = hop;
+    this.#name = name;
+    this.#parent = parent;
+    if (parent instanceof UnsampledSpan) {
+      this.#traceId = parent.#traceId;
+      this.#traceState = parent.#traceState;
+    } else {
+      this.#traceId = parent?.traceId ?? ids.generateTraceId();
+      this.#traceState = parent?.traceState;
+    }
+    this.#kind = options.kind ?? SpanKind.INTERNAL;
+    this.#start = epochMs(options.startTime);
+    this.#attributes = options.attributes ?? {};
+    this.#links = options.links;
+  }
+  spanContext(): SpanContext {
+    this.#context ??= {
+      traceId: this.#traceId,
+      spanId: ids.generateSpanId(),
+      traceFlags: TraceFlags.NONE,
+      ...(this.#traceState ? { traceState: this.#traceState } : {}),
+    };
+    return this.#context;
+  }
+  /** The trace's id, without drawing a span id. */
+  get traceId(): string {
+    return this.#traceId;
+  }
+  setAttribute(key: string, value: AttributeValue): this {
+    if (this.#end !== undefined || value === undefined) return this;
+    if (!this.#ownAttributes) {
+      this.#attributes = { ...this.#attributes };
+      this.#ownAttributes = true;
+    }
+    this.#attributes[key] = value;
+    return this;
+  }
+  setAttributes(attributes: Attributes): this {
+    for (const [k, v] of Object.entries(attributes)) if (v !== undefined) this.setAttribute(k, v);
+    return this;
+  }
+  addEvent(): this {
+    return this;
+  }
+  addLink(link: Link): this {
+    return this.addLinks([link]);
+  }
+  addLinks(links: Link[]): this {
+    this.#links = [...(this.#links ?? []), ...links];
+    return this;
+  }
+  setStatus(status: SpanStatus): this {
+    if (this.#end === undefined) this.#status = status;
+    return this;
+  }
+  updateName(name: string): this {
+    this.#name = name;
+    return this;
+  }
+  end(endTime?: TimeInput): void {
+    if (this.#end !== undefined) return;
+    this.#end = Math.max(this.#start, epochMs(endTime));
+    this.hop.ended(this, !(this.#parent instanceof UnsampledSpan));
+  }
+  isRecording(): boolean {
+    return this.#end === undefined;
+  }
+  recordException(): void {}
+
+  /** Whether it ended in an error status or a refusal: its hop is exported then. */
+  failed(): boolean {
+    return this.#status?.code === SpanStatusCode.ERROR || this.#attributes[REFUSED_ATTRIBUTE] !== undefined;
+  }
+
+  /** The span as the export queue takes it, flagged sampled (the queue drops any other). */
+  readable(resource: Resource): ReadableSpan {
+    const end = this.#end ?? nowMs();
+    const exported = { ...this.spanContext(), traceFlags: TraceFlags.SAMPLED };
+    const parent = this.#parent instanceof UnsampledSpan ? this.#parent.spanContext() : this.#parent;
+    return {
+      name: this.#name,
+      kind: this.#kind,
+      spanContext: () => exported,
+      ...(parent ? { parentSpanContext: parent } : {}),
+      startTime: hrTime(this.#start),
+      endTime: hrTime(end),
+      duration: hrTime(end - this.#start),
+      status: this.#status ?? { code: SpanStatusCode.UNSET },
+      attributes: this.#attributes,
+      links: this.#links ?? [],
+      events: [],
+      ended: true,
+      resource,
+      instrumentationScope: SCOPE,
+      droppedAttributesCount: 0,
+      droppedEventsCount: 0,
+      droppedLinksCount: 0,
+    };
+  }
 }
 
 /** The tracer every span of the pipeline is made with (a no-op one until setupTracing). */
-export const tracer = () => trace.getTracer(TRACER_NAME);
+export const tracer = (): Tracer => installedTracer ?? trace.getTracer(TRACER_NAME);
 
 /** The context a producer's or a message's `traceparent` (and `tracestate`) names, else the root. */
 export function remoteContext(traceparent: string | undefined, tracestate?: string): Context {
@@ -241,7 +399,7 @@ export function messageContext(attributes: Readonly<Record<string, string>>): Co
 /** The `traceparent` naming a span, for a message attribute or an outbound header. */
 export function traceparentOf(span: Span): string | undefined {
   const c = span.spanContext();
-  if (!trace.isSpanContextValid(c)) return undefined;
+  if (!(span instanceof UnsampledSpan) && !trace.isSpanContextValid(c)) return undefined;
   return formatTraceparent({
     traceId: c.traceId,
     spanId: c.spanId,
@@ -263,6 +421,7 @@ export function contextAttributes(span: Span): Record<string, string> {
 export function activeTraceId(): string | null {
   const span = trace.getActiveSpan();
   if (!span) return null;
+  if (span instanceof UnsampledSpan) return span.traceId;
   const c = span.spanContext();
   return trace.isSpanContextValid(c) ? c.traceId : null;
 }

@@ -12,21 +12,20 @@
  * and per second of sending: publish → received_at → stored_at → webhook arrival → ledger recorded_at.
  * BENCH_DELIVERY_PROFILE=<dir> writes store's and forward's CPU profiles there.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHttpSender } from '../adapters/http-sender.ts';
 import type { StoredEvent } from '../core/event.ts';
 import { webhookDriver } from '../core/platforms/webhook/index.ts';
 import { emulatorBigQuery, emulatorPubSub } from '../local/provision.ts';
-import { startReceiver } from '../local/receiver/server.ts';
 import { environmentOf, forwardFunction, type ServiceFactory, storeFunction } from '../local/services.ts';
 import { type LocalEnvironment, startEnvironment } from '../local/supervisor.ts';
-import type { Destination, Settings } from '../schemas/settings.ts';
-import { SIGNING_KEY, SIGNING_KEY_NAME, testSettings } from '../test/delivery/support/stack.ts';
+import { SIGNING_KEY } from '../test/delivery/support/stack.ts';
 import { floorText, pushFloor } from './framework-floor.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
 import { childCpu } from './proc-cpu.ts';
+import { offer, startWebhookReceiver, webhookSettings, writeSigningKey } from './webhook-stack.ts';
 
 const env = process.env;
 /** A function as `npm start` runs it, under `--cpu-prof` when BENCH_DELIVERY_PROFILE names a dir. */
@@ -48,31 +47,6 @@ const DRAIN_MS = 30_000;
 const WARMUP_SECONDS = Number(env['BENCH_DELIVERY_WARMUP_SECONDS'] ?? 3);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Calls `send(i)` `rate` times a second for `seconds`, in 10 ms ticks; returns the send times. */
-async function offer(
-  prefix: string,
-  send: (id: string) => Promise<unknown>,
-  rate: number,
-  seconds: number,
-): Promise<Map<string, number>> {
-  const sent = new Map<string, number>();
-  const total = Math.round(rate * seconds);
-  const start = performance.now();
-  const pending: Promise<unknown>[] = [];
-  let n = 0;
-  while (n < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * rate));
-    for (; n < due; n++) {
-      const id = `${prefix}-${n}`;
-      sent.set(id, performance.now());
-      pending.push(send(id));
-    }
-    await sleep(10);
-  }
-  await Promise.all(pending);
-  return sent;
-}
 
 function latencies(sent: Map<string, number>, seen: Map<string, number>): number[] {
   const out: number[] = [];
@@ -105,34 +79,17 @@ export const suite: BenchSuite = {
     const seenWall = new Map<string, number>();
     const arrived = new Map<string, number>();
     const dataDir = mkdtempSync(join(tmpdir(), 'eventbus-bench-delivery-'));
-    mkdirSync(join(dataDir, 'secrets'));
-    writeFileSync(join(dataDir, 'secrets', SIGNING_KEY_NAME), SIGNING_KEY);
+    writeSigningKey(dataDir);
     // The receiver runs in this process; emulators and functions run as `npm start` runs them.
-    const webhook = { ...(testSettings().destinations?.[0] as Destination) };
-    let receiver = await startReceiver({ webhooks: [], signingKey: async () => SIGNING_KEY });
-    const receiverPort = receiver.port;
-    await receiver.close();
-    const destination: Destination = { ...webhook, base_url: `http://127.0.0.1:${receiverPort}` };
-    receiver = await startReceiver({
-      port: receiverPort,
-      webhooks: [destination],
-      signingKey: async () => SIGNING_KEY,
-      respond: (r) => {
-        if (r.eventId && !seen.has(r.eventId)) {
-          seen.set(r.eventId, performance.now());
-          const prefix = r.eventId.slice(0, r.eventId.lastIndexOf('-'));
-          arrived.set(prefix, (arrived.get(prefix) ?? 0) + 1);
-          seenWall.set(r.eventId, Date.now());
-        }
-        return 200;
-      },
-      keep: 10,
+    const { receiver, destination } = await startWebhookReceiver((eventId) => {
+      if (seen.has(eventId)) return;
+      seen.set(eventId, performance.now());
+      const prefix = eventId.slice(0, eventId.lastIndexOf('-'));
+      arrived.set(prefix, (arrived.get(prefix) ?? 0) + 1);
+      seenWall.set(eventId, Date.now());
     });
-    const settings: Settings = {
-      ...testSettings(),
-      retry: { minimum_backoff: '1s', maximum_backoff: '10s', max_attempts: 10 },
-      destinations: [destination],
-    };
+    const receiverPort = receiver.port;
+    const settings = webhookSettings(destination);
     let environment: LocalEnvironment | undefined;
     try {
       environment = await startEnvironment({

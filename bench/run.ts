@@ -58,6 +58,7 @@ export const SUITES: Readonly<Record<string, string>> = {
   consent: './consent.ts',
   'send-once': './send-once.ts',
   propagation: './propagation.ts',
+  tracing: './tracing.ts',
 };
 
 /** What a suite's process tells the harness (over the IPC channel). */

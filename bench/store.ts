@@ -7,7 +7,7 @@
  * over DuckDB pays).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -20,6 +20,7 @@ import type { Settings } from '../schemas/settings.ts';
 import { floorText, pushFloor } from './framework-floor.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
 import { childCpu } from './proc-cpu.ts';
+import { gatewayPoster } from './webhook-stack.ts';
 
 const env = process.env;
 
@@ -88,25 +89,7 @@ async function startStack(): Promise<Stack> {
       out.set('bench', (own.user + own.system) / 1000);
       return out;
     },
-    post: (body) =>
-      new Promise((resolve, reject) => {
-        const req = request(
-          {
-            host: '127.0.0.1',
-            port: local.ports.gateway,
-            path: '/v1/topics/view_content',
-            method: 'POST',
-            agent,
-            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', reject);
-        req.end(body);
-      }),
+    post: gatewayPoster(local.ports.gateway, token, agent),
     query: async (sql) => {
       const [rows] = await bigquery.query({
         query: sql,

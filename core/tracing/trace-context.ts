@@ -36,6 +36,14 @@ export interface TraceParent {
 
 const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
 
+/** Version 00 exactly, the form every hop of the pipeline writes: read without the regex's groups. */
+const VERSION_00 = /^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const ZERO_TRACE = '0'.repeat(32);
+const ZERO_SPAN = '0'.repeat(16);
+
+/** The last value read and what it read as: a push reads its message's context more than once. */
+let last: { readonly value: string; readonly parsed: TraceParent | undefined } | undefined;
+
 /**
  * Reads a `traceparent` value as the W3C Trace Context recommendation says: version `ff` and
  * all-zero ids are invalid; a later version is read by its first four fields. Anything else is
@@ -43,6 +51,20 @@ const TRACEPARENT = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(
  */
 export function parseTraceparent(value: string | undefined): TraceParent | undefined {
   if (value === undefined || value.length > 512) return undefined;
+  if (last?.value === value) return last.parsed;
+  const parsed = VERSION_00.test(value) ? version00(value) : anyVersion(value);
+  last = { value, parsed };
+  return parsed;
+}
+
+function version00(value: string): TraceParent | undefined {
+  const traceId = value.slice(3, 35);
+  const spanId = value.slice(36, 52);
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
+  return { traceId, spanId, sampled: (Number.parseInt(value.slice(53), 16) & 1) === 1 };
+}
+
+function anyVersion(value: string): TraceParent | undefined {
   const m = TRACEPARENT.exec(value.trim());
   if (!m) return undefined;
   const [, version, traceId, spanId, flags, rest] = m as unknown as [

@@ -26,7 +26,8 @@ export interface StoreHop {
   run(fn: () => Promise<void> | undefined): Promise<void> | undefined;
 }
 
-const clock = () => performance.timeOrigin + performance.now();
+const ORIGIN = performance.timeOrigin;
+const clock = () => ORIGIN + performance.now();
 
 /** Starts the push's span; `decodeStart` is when the push body began to be decoded (epoch ms). */
 export function storeHop(message: PubSubMessage, decodeStart: number): StoreHop {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { setupTracing, type Tracing } from '../../adapters/tracing.ts';
 import { freePort } from '../../local/supervisor.ts';
+import { tracingInto } from '../support/tracing.ts';
 import { FakePublisher, post, startTestGateway, type TestGateway } from './support.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -30,13 +31,7 @@ describe('gateway: a trace per request', () => {
   });
 
   const start = async (ratio: number, exporter: InMemorySpanExporter) => {
-    tracing = setupTracing({
-      service: 'gateway',
-      project: 'p',
-      ratio,
-      exporter,
-      queue: { scheduledDelayMillis: 10 },
-    });
+    tracing = tracingInto('gateway', ratio, exporter);
     const pub = new FakePublisher();
     g = await startTestGateway({ publisher: pub });
     return { pub, g };
