@@ -95,10 +95,12 @@ export interface LocalContext {
 }
 
 export type EmulatorName = 'pubsub' | 'bigquery' | 'storage' | 'firestore' | 'secret-manager';
+/** What enforces IAM locally: the emulators, and the receiver over its traces (Cloud Trace's stand-in). */
+export type IamService = EmulatorName | 'receiver';
 
 export interface LocalIam {
   readonly file: string;
-  readonly ports: Readonly<Record<Workload, Readonly<Record<EmulatorName, number>>>>;
+  readonly ports: Readonly<Record<Workload, Readonly<Record<IamService, number>>>>;
 }
 
 export type ServiceFactory = (ctx: LocalContext) => ServiceSpec;
@@ -145,15 +147,16 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     // Secrets live in the Secret Manager emulator, read as in the cloud (adapters/secrets.ts).
     SECRET_MANAGER_EMULATOR_HOST: url(own['secret-manager']),
     GOOGLE_CLOUD_PROJECT: ctx.project,
-    // Spans go to the receiver's OTLP endpoint, as they go to Cloud Trace's in the cloud.
-    EVENTBUS_TRACE_ENDPOINT: url(ctx.ports.receiver),
+    // Spans go to the receiver's OTLP endpoint, as they go to Cloud Trace's in the cloud (with
+    // IAM on, the workload's own port there: its exporter sends no credentials to a local endpoint).
+    EVENTBUS_TRACE_ENDPOINT: url(own.receiver),
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',
   };
 }
 
 /** `--iam <file>` and one `--identity <member>=<port>` per workload, when IAM is on. */
-function iamArgs(ctx: LocalContext, name: EmulatorName): string[] {
+function iamArgs(ctx: LocalContext, name: IamService): string[] {
   const iam = ctx.iam;
   if (!iam) return [];
   return [
@@ -307,7 +310,12 @@ export const receiver: ServiceFactory = (ctx) => ({
   name: 'receiver',
   stage: 'app',
   command: ctx.node,
-  args: [join(ctx.root, 'local', 'receiver', 'main.ts'), '--port', String(ctx.ports.receiver)],
+  args: [
+    join(ctx.root, 'local', 'receiver', 'main.ts'),
+    '--port',
+    String(ctx.ports.receiver),
+    ...iamArgs(ctx, 'receiver'),
+  ],
   env: { ...runtimeEnv(ctx), HOST: LOCAL_HOST, PORT: String(ctx.ports.receiver) },
   port: ctx.ports.receiver,
   url: url(ctx.ports.receiver),
@@ -331,8 +339,9 @@ export const studio: ServiceFactory = (ctx) => ({
     PORT: String(ctx.ports.studio),
     EVENTBUS_ADMIN_TOKEN_FILE: adminTokenFile(ctx.dataDir),
     EVENTBUS_GATEWAY_URL: url(ctx.ports.gateway),
-    // The waterfall reads traces through Cloud Trace's v1 API, which the receiver serves locally.
-    CLOUD_TRACE_EMULATOR_HOST: url(ctx.ports.receiver),
+    // The waterfall reads traces through Cloud Trace's v1 API, which the receiver serves locally
+    // (with IAM on, on the studio's own port: the reader sends no credentials to a local endpoint).
+    CLOUD_TRACE_EMULATOR_HOST: url(ctx.iam ? ctx.iam.ports.studio.receiver : ctx.ports.receiver),
   },
   port: ctx.ports.studio,
   url: url(ctx.ports.studio),

@@ -23,8 +23,8 @@ import { standInCredentials } from './platforms/google-ads.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
   DEFAULT_PORTS,
-  type EmulatorName,
   functionUrl,
+  type IamService,
   LOCAL_HOST,
   type LocalContext,
   type LocalIam,
@@ -695,11 +695,11 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
 
 /**
  * IAM on: the access file (its secret kept, no grant yet: the plan's are written once declared)
- * and a port per workload on each emulator.
+ * and a port per workload on each emulator and on the receiver (its traces).
  */
 async function localIam(dataDir: string): Promise<LocalIam> {
   writeAccessFile(dataDir, []);
-  const ports = {} as Record<Workload, Record<EmulatorName, number>>;
+  const ports = {} as Record<Workload, Record<IamService, number>>;
   for (const w of WORKLOADS)
     ports[w] = {
       pubsub: await freePort(),
@@ -707,6 +707,7 @@ async function localIam(dataDir: string): Promise<LocalIam> {
       storage: await freePort(),
       firestore: await freePort(),
       'secret-manager': await freePort(),
+      receiver: await freePort(),
     };
   return { file: accessFilePath(dataDir), ports };
 }

@@ -169,6 +169,23 @@ export const KEY_ATTRIBUTES = [
   'server.address',
 ] as const;
 
+/**
+ * Cloud Trace v1's canonical label keys (Google's "Trace labels" page,
+ * https://cloud.google.com/trace/docs/trace-labels) read where the OpenTelemetry attribute is
+ * absent, shown under the attribute's name: a span labelled by Cloud Trace or another agent
+ * (`/http/status_code`, `/http/host`) reads as ours does.
+ */
+const CANONICAL: Readonly<Partial<Record<(typeof KEY_ATTRIBUTES)[number], string>>> = {
+  'http.response.status_code': '/http/status_code',
+  'server.address': '/http/host',
+};
+
+/** A key attribute's value: its OpenTelemetry label, else v1's canonical one. */
+function keyAttribute(labels: Readonly<Record<string, string>>, key: (typeof KEY_ATTRIBUTES)[number]) {
+  const canonical = CANONICAL[key];
+  return labels[key] ?? (canonical === undefined ? undefined : labels[canonical]);
+}
+
 /** One bar of the waterfall. */
 export interface WaterfallRow {
   readonly spanId: string;
@@ -190,13 +207,17 @@ export interface Waterfall {
   readonly rows: readonly WaterfallRow[];
 }
 
-/** Whether a span ended in error: its status, a refusal, or an HTTP status of 500 or more. */
+/**
+ * Whether a span ended in error: its status, a refusal, v1's canonical error labels
+ * (`/error/message`, `/error/name`), or an HTTP status of 500 or more.
+ */
 function isError(labels: Readonly<Record<string, string>>): boolean {
   return (
     labels[STATUS_LABEL] === 'ERROR' ||
     labels['eventbus.refused'] !== undefined ||
     labels['/error/message'] !== undefined ||
-    Number(labels['http.response.status_code'] ?? 0) >= 500
+    labels['/error/name'] !== undefined ||
+    Number(keyAttribute(labels, 'http.response.status_code') ?? 0) >= 500
   );
 }
 
@@ -231,7 +252,10 @@ export function waterfall(trace: V1Trace): Waterfall {
     placed.add(x.s.spanId);
     const labels = x.s.labels ?? {};
     const attributes: Record<string, string> = {};
-    for (const k of KEY_ATTRIBUTES) if (labels[k] !== undefined) attributes[k] = labels[k];
+    for (const k of KEY_ATTRIBUTES) {
+      const v = keyAttribute(labels, k);
+      if (v !== undefined) attributes[k] = v;
+    }
     rows.push({
       spanId: x.s.spanId,
       name: x.s.name,

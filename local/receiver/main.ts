@@ -1,17 +1,20 @@
 /**
- * `node local/receiver/main.ts [--port 8099] [--host 127.0.0.1]`: the local receiver for
+ * `node local/receiver/main.ts [--port 8099] [--host 127.0.0.1] [--iam <file> [--identity
+ * <member>=<port>]…]`: the local receiver for
  * the example destinations of the environment in EVENTBUS_SETTINGS. Webhook signing keys
  * are read like the forward function reads them (env, then EVENTBUS_SECRETS_DIR).
  * Platform destinations whose base_url points here (`http://127.0.0.1:8099/meta`, `/ga4`,
  * `/tiktok`, `/google-ads`, `/linkedin`, `/microsoft`, `/reddit`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules; segment_action destinations (`/capture`) by the
- * capturing stand-in (local/platforms/capture.ts).
+ * capturing stand-in (local/platforms/capture.ts). With `--iam`, writing and reading traces
+ * is checked against the access file as the emulators check their APIs (trace-access.ts).
  */
 import { parseArgs } from 'node:util';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { createSecrets } from '../../adapters/secrets.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { readRuntimeConfig } from '../../core/runtime-config.ts';
+import { type IdentityPort, identityOption } from '../../emulators/common/iam-enforce.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import {
   startCaptureReceiver,
@@ -31,7 +34,12 @@ import { type MountedPlatform, startReceiver } from './server.ts';
 // Every line this process writes leaves through the one redaction (core/privacy/redact-log.ts).
 redactProcessOutput();
 const { values } = parseArgs({
-  options: { port: { type: 'string' }, host: { type: 'string' } },
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    iam: { type: 'string' },
+    identity: { type: 'string', multiple: true },
+  },
   allowPositionals: false,
 });
 const config = readRuntimeConfig(process.env, readSettingsText);
@@ -43,6 +51,8 @@ const secrets = createSecrets({
 });
 const host = values.host ?? process.env['HOST'] ?? '127.0.0.1';
 const port = Number(values.port ?? process.env['PORT'] ?? 8099);
+if (values.identity && values.iam === undefined) throw new Error('--identity needs --iam');
+const identities = (values.identity ?? []).reduce<IdentityPort[]>((all, v) => identityOption(v, all), []);
 const destinations = config.settings.destinations ?? [];
 const webhooks = destinations.filter((d) => d.type === 'webhook');
 
@@ -147,6 +157,8 @@ const receiver = await startReceiver({
   port,
   webhooks: [...webhooks, ...connections],
   platforms: platforms.mounts,
+  project: config.project,
+  ...(values.iam !== undefined ? { iam: { file: values.iam, identities } } : {}),
   signingKey: async (d) => {
     const name = d.secrets?.['signing_key'];
     return name === undefined ? undefined : secrets.get(name);

@@ -7,9 +7,16 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
+import {
+  Enforcement,
+  type IdentityListeners,
+  type IdentityPort,
+  listenAsIdentities,
+} from '../../emulators/common/iam-enforce.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { RECEIVER_PAGE } from './page.ts';
 import { readBody } from './read-body.ts';
+import { traceGate } from './trace-access.ts';
 import { createTraceStore, type TraceStore } from './traces.ts';
 
 /** What the receiver saw of one request. */
@@ -57,11 +64,20 @@ export interface ReceiverOptions {
   /** How many requests are kept per destination. */
   readonly keep?: number;
   readonly now?: () => Date;
+  /** The project spans posted over OTLP are written to (they name none). */
+  readonly project?: string;
+  /**
+   * IAM over the traces (trace-access.ts), as the emulators' `--iam` and `--identity`: the access
+   * file, and the member ports a workload's exporter or reader calls on. Absent: anyone may.
+   */
+  readonly iam?: { readonly file: string; readonly identities: readonly IdentityPort[] };
 }
 
 export interface Receiver {
   readonly url: string;
   readonly port: number;
+  /** Member → the port its calls come in on (with `iam`). */
+  readonly identityPorts: ReadonlyMap<string, number>;
   /** Everything received, oldest first. */
   received(destination?: string): Received[];
   /** The spans exported to this receiver (traces.ts). */
@@ -187,7 +203,11 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       .end(text);
   };
 
-  const traces = createTraceStore();
+  let identities: IdentityListeners | undefined;
+  const traces = createTraceStore({
+    ...(options.project !== undefined ? { project: options.project } : {}),
+    ...(options.iam ? { gate: traceGate(new Enforcement(options.iam.file), () => identities) } : {}),
+  });
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] as string;
     if (req.method === 'GET' && path === '/health') return json(res, 200, { ok: true });
@@ -232,19 +252,30 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const bound = options.iam?.identities ?? [];
+  if (bound.length > 0)
+    identities = await listenAsIdentities(options.host ?? '127.0.0.1', bound, (s) =>
+      server.emit('connection', s),
+    ).catch(async (err: unknown) => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      throw err;
+    });
   return {
     url: ownOrigin(),
     port,
+    identityPorts: identities?.ports ?? new Map(),
     received: (destination) => log.filter((r) => destination === undefined || r.destination === destination),
     traces,
     clear: () => {
       log.length = 0;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await identities?.close();
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }
 

@@ -6,10 +6,12 @@
  * first (the end-to-end trace test reads it whole); `GET /v1/projects/{p}/traces/{traceId}` answers
  * one trace as Cloud Trace API v1 does (core/tracing/cloud-trace-v1.ts), which the studio reads here
  * locally as it reads Cloud Trace in the cloud. Spans are kept in memory, the newest MAX_SPANS.
+ * With a gate (trace-access.ts: the receiver under `--iam`) each of the three asks it first.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type OtlpSpanLike, TRACE_ID, toV1Trace } from '../../core/tracing/cloud-trace-v1.ts';
 import { readBody } from './read-body.ts';
+import type { TraceGate } from './trace-access.ts';
 
 /**
  * One span as the receiver keeps it: OTLP's fields (ids as lowercase hex, times as epoch
@@ -31,7 +33,24 @@ export interface TraceStore {
   clear(): void;
 }
 
-export function createTraceStore(): TraceStore {
+export interface TraceStoreOptions {
+  /** Who may write and read spans (absent: anyone). */
+  readonly gate?: TraceGate;
+  /** The project spans are written to: OTLP's request names none (Cloud Trace takes the caller's). */
+  readonly project?: string;
+}
+
+export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
+  /** False (and answered) when the gate refuses the request. */
+  const allowed = (req: IncomingMessage, res: ServerResponse, permission: string, project: string) => {
+    const refused = options.gate?.(req, permission, `projects/${project}`);
+    if (refused === undefined) return true;
+    // The body is not read: the connection is closed after the answer, as a refusal's is.
+    res.setHeader('connection', 'close');
+    answer(res, refused.code, refused.body);
+    return false;
+  };
+  const own = options.project ?? '';
   const kept: ReceivedSpan[] = [];
   const take = (body: unknown): number => {
     let n = 0;
@@ -51,6 +70,7 @@ export function createTraceStore(): TraceStore {
   return {
     handle(req, res, path) {
       if (req.method === 'POST' && path === '/v1/traces') {
+        if (!allowed(req, res, 'cloudtrace.traces.patch', own)) return true;
         readJson(req).then(
           (body) => {
             const type = req.headers['content-type'] ?? '';
@@ -66,6 +86,7 @@ export function createTraceStore(): TraceStore {
         return true;
       }
       if (req.method === 'GET' && path === '/traces.json') {
+        if (!allowed(req, res, 'cloudtrace.traces.list', own)) return true;
         const id = new URL(req.url ?? '/', 'http://receiver').searchParams.get('trace_id') ?? undefined;
         if (id !== undefined && !/^[0-9a-f]{32}$/.test(id)) {
           answer(res, 400, { error: 'trace_id must be 32 lowercase hex digits' });
@@ -78,6 +99,7 @@ export function createTraceStore(): TraceStore {
       if (req.method === 'GET' && v1) {
         const project = decodeURIComponent(v1[1] as string);
         const id = v1[2] as string;
+        if (!allowed(req, res, 'cloudtrace.traces.get', project)) return true;
         if (!TRACE_ID.test(id)) {
           googleError(
             res,

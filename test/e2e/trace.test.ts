@@ -5,12 +5,14 @@
  * destination under the store's and each sent destination's `forward` span under its decision;
  * the webhook stand-in received the same trace id in its `traceparent`; `events.trace_id` and
  * every ledger row's `trace_id` hold it; and none of the identifiers the test sent appears in
- * any exported span.
+ * any exported span. The receiver enforces Cloud Trace's grants: the spans reach it on each
+ * workload's own port, the studio reads them, `store` may not and a call without credentials is 401.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { localToken } from '../../local/access-file.ts';
 import type { ReceivedSpan } from '../../local/receiver/traces.ts';
 import { stopLocalCli } from '../support/local-start.ts';
 import { type PlatformEnvironment, startWithDestinations } from '../support/platform-e2e.ts';
@@ -85,10 +87,13 @@ describe('end to end: a trace per event', function () {
     const sentTo = ledger.filter((r) => r.status !== 'skipped').map((r) => r.destination);
     assert.ok(sentTo.includes('webhook'), JSON.stringify(ledger));
     const receiver = `http://127.0.0.1:${env.ports['receiver']}`;
+    const as = (who: string) => ({
+      headers: { authorization: `Bearer ${localToken(env.dataDir, who, 'local-project')}` },
+    });
     const spans = await until(
       'the trace in the local OTLP receiver',
       async () => {
-        const r = await fetch(`${receiver}/traces.json?trace_id=${traceId}`);
+        const r = await fetch(`${receiver}/traces.json?trace_id=${traceId}`, as('studio'));
         const { spans } = (await r.json()) as { spans: ReceivedSpan[] };
         const forwards = spans.filter((s) => s.name === 'forward');
         return forwards.length >= sentTo.length && spans.some((s) => s.name === 'store') ? spans : undefined;
@@ -125,6 +130,15 @@ describe('end to end: a trace per event', function () {
       assert.ok(Number(call.attributes['http.response.status_code']) >= 200, d);
     }
 
+    // Cloud Trace's grants: the studio reads the trace through v1, `store` may only write spans, and
+    // a call without credentials is 401.
+    const v1 = `${receiver}/v1/projects/local-project/traces/${traceId}`;
+    assert.equal((await fetch(v1, as('studio'))).status, 200);
+    const refused = await fetch(v1, as('store'));
+    assert.equal(refused.status, 403);
+    assert.equal(((await refused.json()) as { error: { status: string } }).error.status, 'PERMISSION_DENIED');
+    assert.equal((await fetch(v1)).status, 401);
+
     const hooks = await fetch(`${receiver}/received.json`);
     const { received } = (await hooks.json()) as {
       received: { destination: string; eventId?: string; traceparent?: string }[];
@@ -136,7 +150,9 @@ describe('end to end: a trace per event', function () {
     assert.ok(received.filter((r) => r.destination !== 'webhook').every((r) => r.traceparent === undefined));
 
     const exported = JSON.stringify(
-      ((await (await fetch(`${receiver}/traces.json`)).json()) as { spans: unknown[] }).spans.concat(spans),
+      (
+        (await (await fetch(`${receiver}/traces.json`, as('studio'))).json()) as { spans: unknown[] }
+      ).spans.concat(spans),
     );
     for (const [kind, value] of Object.entries(sent))
       assert.ok(!exported.includes(value), `the exported spans hold the ${kind} the test sent`);

@@ -12,6 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { localToken } from '../../local/access-file.ts';
 import { localInBrowser, pageProblems } from '../support/local-browser.ts';
 import { assertNoSeriousAxeViolations, assertNoSidewaysScroll } from '../support/page-checks.ts';
 import { until } from '../support/until.ts';
@@ -49,12 +50,15 @@ describe('studio: an event’s trace as a waterfall, through the local environme
     const traceId = randomBytes(16).toString('hex');
     const eventId = `${run}-traced`;
     await purchase(eventId, `00-${traceId}-${randomBytes(8).toString('hex')}-01`);
-    // The trace whole at the receiver's v1 endpoint (the webhook's forward hop included).
+    // The trace whole at the receiver's v1 endpoint (the webhook's forward hop included), read as
+    // the studio: the receiver enforces the grant of roles/cloudtrace.user.
+    const asStudio = { authorization: `Bearer ${localToken(env.dataDir, 'studio', 'local-project')}` };
     await until(
       'the trace with its forward span at the receiver',
       async () => {
         const r = await fetch(
           `http://127.0.0.1:${env.ports['receiver']}/v1/projects/local-project/traces/${traceId}`,
+          { headers: asStudio },
         );
         if (r.status !== 200) return undefined;
         const { spans } = (await r.json()) as { spans: { name: string; labels?: Record<string, string> }[] };

@@ -156,6 +156,67 @@ describe('Cloud Trace v1: the waterfall', () => {
     assert.equal(w.rows[0]?.error, true);
   });
 
+  it('reads v1’s canonical labels where the OpenTelemetry ones are absent (Google’s “Trace labels”)', () => {
+    // As traces.get answers spans some agent labelled with the documented keys only.
+    const at = (ms: number) => `2023-11-14T22:13:20.${String(ms).padStart(3, '0')}000000Z`;
+    const v1 = (
+      spanId: string,
+      name: string,
+      ms: [number, number],
+      labels: Record<string, string>,
+      parent?: string,
+    ) =>
+      ({
+        spanId,
+        kind: 'SPAN_KIND_UNSPECIFIED',
+        name,
+        startTime: at(ms[0]),
+        endTime: at(ms[1]),
+        ...(parent ? { parentSpanId: parent } : {}),
+        labels,
+      }) as const;
+    const traceOf = (...spans: ReturnType<typeof v1>[]) =>
+      waterfall({ projectId: 'p1', traceId: TRACE, spans });
+    const w = traceOf(
+      v1('161', 'gateway.receive', [0, 12], {
+        '/http/status_code': '200',
+        '/http/host': 'collect.example.com',
+      }),
+      v1(
+        '178',
+        'forward.call',
+        [2, 9],
+        { '/http/status_code': '503', '/http/host': 'graph.facebook.com' },
+        '161',
+      ),
+      v1('179', 'store', [3, 4], { '/error/name': 'DeadlineExceeded' }, '161'),
+    );
+    assert.deepEqual(
+      w.rows.map((r) => [r.name, r.depth, r.error, r.attributes]),
+      [
+        [
+          'gateway.receive',
+          0,
+          false,
+          { 'http.response.status_code': '200', 'server.address': 'collect.example.com' },
+        ],
+        [
+          'forward.call',
+          1,
+          true,
+          { 'http.response.status_code': '503', 'server.address': 'graph.facebook.com' },
+        ],
+        ['store', 1, true, {}],
+      ],
+    );
+    // The OpenTelemetry label wins where both are there.
+    const both = traceOf(
+      v1('161', 'forward.call', [0, 1], { 'http.response.status_code': '200', '/http/status_code': '502' }),
+    );
+    assert.deepEqual(both.rows[0]?.attributes, { 'http.response.status_code': '200' });
+    assert.equal(both.rows[0]?.error, false);
+  });
+
   it('an empty trace is no rows', () => {
     assert.deepEqual(waterfall({ projectId: 'p', traceId: TRACE, spans: [] }), {
       traceId: TRACE,
