@@ -5,7 +5,8 @@
  * no request for it; a page with one loads `/v1/tag-cmp.js?v=<version>` once, from the tag's own
  * address (an immutable file the browser keeps), which hands its reader back through a global
  * the tag sets just before. Until it has, the state is what the tag knows without it: nothing,
- * and pending, so events wait as they do for a CMP that has not answered.
+ * and pending, so events wait as they do for a CMP that has not answered (up to 2 s for the
+ * script, then the CMP's own 500 ms from its arrival: gateway/tag/main.ts).
  */
 import type { Cmp, watchCmp } from './cmp.ts';
 
@@ -20,7 +21,7 @@ const consentCommand = (entry: unknown) => (entry as ArrayLike<unknown> | null)?
  * The CMP reader behind a loader: `url` the reader's script; `changed` as for watchCmp. The object
  * answers for the reader until it has come, then takes the reader's own methods.
  */
-export function lazyCmp(changed: () => void, url: string): Cmp {
+export function lazyCmp(changed: () => void, url: string, arrived: () => void): Cmp {
   const w = window as unknown as Record<string, unknown>;
   /** Whether the reader's script was asked for (and has not come), and whether it failed to. */
   let asked = false;
@@ -31,6 +32,7 @@ export function lazyCmp(changed: () => void, url: string): Cmp {
     if (asked) return;
     asked = true;
     w[CMP_HANDOFF] = (watch: typeof watchCmp) => {
+      arrived();
       Object.assign(cmp, watch(changed));
       changed();
     };

@@ -39,8 +39,10 @@ const CONSENT_KEY = 'eventbus_consent';
 const ID_DAYS = 365;
 /** How long a callback waits for its event's answer before it runs anyway (as Segment's does). */
 const CALLBACK_MS = 300;
-/** How long, after the tag starts, events wait for a CMP that has not answered yet. */
+/** How long, after the tag starts (or its CMP reader arrives), events wait for a CMP that has not answered yet. */
 const HOLD_MS = 500;
+/** How long events wait for the CMP reader's own script (gateway/tag/cmp-loader.ts) at most. */
+const READER_WAIT_MS = 2000;
 
 function start(): void {
   const w = window as unknown as { analytics?: unknown };
@@ -78,12 +80,28 @@ function start(): void {
 
   /** What `analytics.consent()` was told (kept across pages); it wins over the CMP's state. */
   let consent: Consent = parsed<Consent>(local.get(CONSENT_KEY)) ?? {};
-  const holdUntil = Date.now() + HOLD_MS;
-  const cmp = lazyCmp(() => {
-    if (!cmp.pending()) release();
-    keep();
-    adsGranted();
-  }, `${gateway}/v1/tag-cmp.js?v=${CMP_VERSION}`);
+  const started = Date.now();
+  /** When the CMP reader's script arrived (0: not yet, or not needed). */
+  let readerAt = 0;
+  // A CMP gets HOLD_MS from when its reader can ask it, as it did when the reader was in the tag;
+  // while the reader's script is still coming, events wait for it up to READER_WAIT_MS.
+  const holdUntil = () => (readerAt ? Math.max(readerAt, started) + HOLD_MS : started + READER_WAIT_MS);
+  const cmp = lazyCmp(
+    () => {
+      if (!cmp.pending()) release();
+      keep();
+      adsGranted();
+    },
+    `${gateway}/v1/tag-cmp.js?v=${CMP_VERSION}`,
+    () => {
+      readerAt = Date.now();
+      // Held events waited for the script; from now they wait for the CMP's answer only.
+      if (holdTimer !== undefined) {
+        clearTimeout(holdTimer);
+        holdTimer = setTimeout(holdOver, holdUntil() - readerAt);
+      }
+    },
+  );
   /** The consent an event carries: the CMP's, then the site's own calls over it. */
   const current = (given: Consent = consent): Fields => ({ ...cmp.known(given), ...given });
   /**
@@ -157,6 +175,12 @@ function start(): void {
     holdTimer = undefined;
     for (const [event, given, done] of held.splice(0)) queue(event, given, done);
   }
+  /** The hold's timer: the events go, unless the reader arrived meanwhile and its CMP has time left. */
+  function holdOver(): void {
+    holdTimer = undefined;
+    if (cmp.pending() && Date.now() < holdUntil()) holdTimer = setTimeout(holdOver, holdUntil() - Date.now());
+    else release();
+  }
 
   /** An event of the contract: context at the top level, the call's properties as event_data. */
   const send = (name: string, props: Fields, options: unknown, callback: unknown, pageOver: Fields = {}) => {
@@ -191,9 +215,9 @@ function start(): void {
     };
     if (cb) setTimeout(done, CALLBACK_MS);
     cmp.look();
-    if (cmp.pending() && Date.now() < holdUntil) {
+    if (cmp.pending() && Date.now() < holdUntil()) {
       held.push([event, { ...consent }, done]);
-      holdTimer ??= setTimeout(release, holdUntil - Date.now());
+      holdTimer ??= setTimeout(holdOver, holdUntil() - Date.now());
     } else {
       release();
       queue(event, { ...consent }, done);

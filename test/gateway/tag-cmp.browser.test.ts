@@ -114,9 +114,15 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   /** The first published event named `name`, once it is there. */
   const event = (name: string) =>
     until(name, async () => events().find((e) => e['event_name'] === name), 15_000, 50);
-  const visit = async (path: string, head: string): Promise<Page> => {
+  const visit = async (path: string, head: string, readerDelayMs = 0): Promise<Page> => {
     heads.set(path, head);
     const page = await (await (browser as Browser).newContext()).newPage();
+    // A slow network for the CMP reader's script (the tag fetches it only on a CMP page).
+    if (readerDelayMs > 0)
+      await page.route('**/v1/tag-cmp.js*', async (route) => {
+        await new Promise((r) => setTimeout(r, readerDelayMs));
+        await route.continue();
+      });
     await page.goto(`${origin}${path}`);
     return page;
   };
@@ -244,7 +250,9 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   });
 
   it('sends with what is known when a CMP stays silent (GDPR then applies), reads GPP 1.0 and a CMP that says GDPR does not apply', async () => {
-    const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'));
+    // The reader's script takes longer than the CMP's own 500 ms hold to come: the events wait
+    // for it (up to 2 s), then give the CMP its 500 ms, so GPP is read, not left pending.
+    const silent = await visit('/silent', [tcfCmp(null, 0), gpp10Cmp(GPP, [7, 8])].join('\n'), 800);
     const view = await event('page_view');
     // The TCF CMP never answered: the event says GDPR applies, with no string (no consent).
     assert.deepEqual(view.consent, { gpp: GPP, gpp_sid: '7,8', gdpr_applies: true });
