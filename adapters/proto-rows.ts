@@ -255,15 +255,15 @@ export interface Encoder {
 
 /**
  * The encoder for rows of `fields` as the descriptor `descriptor` (made from the same schema by
- * the storage client's `convertStorageSchemaToProto2Descriptor`) describes them. `types` are the
- * descriptor's nested message types, where RECORD columns find theirs.
+ * the storage client's `convertStorageSchemaToProto2Descriptor`) describes them. `outer` are the
+ * message types of the enclosing messages, where a nested RECORD may also find its type.
  */
 export function rowEncoder(
   fields: readonly RowField[],
   descriptor: RowDescriptor,
-  types: readonly RowDescriptor[] = descriptor.nestedType ?? [],
+  outer: readonly RowDescriptor[] = [],
 ): Encoder {
-  const all = [...types, ...(descriptor.nestedType ?? [])];
+  const all = [...outer, ...(descriptor.nestedType ?? [])];
   const byKey = new Map<string, Column>();
   const protoFields = descriptor.field ?? [];
   fields.forEach((f, i) => {
