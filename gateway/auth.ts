@@ -87,6 +87,8 @@ export async function startCredentialCache(
   let set: CredentialSet | undefined;
   let lastRead = 0;
   let inFlight: Promise<void> | undefined;
+  /** The read after the one under way, shared by every unknown credential seen meanwhile. */
+  let queued: Promise<void> | undefined;
   const load = () => {
     inFlight ??= store
       .read()
@@ -102,11 +104,26 @@ export async function startCredentialCache(
       });
     return inFlight;
   };
+  /**
+   * For an unknown credential: a read that begins now or later. A read already under way may
+   * have begun before the credential was written (a token created a moment ago), so it is
+   * followed by one more, which every unknown credential seen meanwhile waits for: at most one
+   * queued read, and it is skipped when the one under way ended less than `minRefreshMs` ago.
+   */
+  const refreshSoon = (): Promise<void> => {
+    if (now() - lastRead < minRefreshMs) return inFlight ?? Promise.resolve();
+    if (!inFlight) return load();
+    queued ??= inFlight.then(() => {
+      queued = undefined;
+      return now() - lastRead >= minRefreshMs ? load() : undefined;
+    });
+    return queued;
+  };
   await load();
   if (refresh === 'on-demand') {
     return {
       current: () => set,
-      refreshSoon: () => (now() - lastRead >= minRefreshMs ? load() : (inFlight ?? Promise.resolve())),
+      refreshSoon,
       stale: () => (now() - lastRead >= store.refreshMs ? load() : undefined),
       close: () => {},
     };
@@ -115,7 +132,7 @@ export async function startCredentialCache(
   timer.unref();
   return {
     current: () => set,
-    refreshSoon: () => (now() - lastRead >= minRefreshMs ? load() : (inFlight ?? Promise.resolve())),
+    refreshSoon,
     close: () => clearInterval(timer),
   };
 }

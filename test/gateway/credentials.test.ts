@@ -220,6 +220,45 @@ describe('credentials: the gateway re-reads its store on demand (no CPU between 
   });
 });
 
+describe('credentials: a token created while the gateway reads its store', () => {
+  it('is looked for in a read that begins after it was seen, not in the read already under way', async () => {
+    let reads = 0;
+    let current = EMPTY_CREDENTIALS;
+    const pending: (() => void)[] = [];
+    const store = {
+      where: 'memory',
+      refreshMs: 1_000,
+      onDemandMinMs: 0,
+      // Each read takes the set as it is when it begins, and ends when the test lets it.
+      read: () => {
+        reads++;
+        const seen = current;
+        return new Promise<CredentialSet>((resolve) => pending.push(() => resolve(seen)));
+      },
+      update: async () => assert.fail('not written'),
+    } as unknown as TokenStore;
+    const starting = startCredentialCache(store, () => {}, Date.now, 0, 'on-demand');
+    pending.shift()?.();
+    const cache = await starting;
+    // A read begins (another request's unknown credential) and is still under way...
+    const first = cache.refreshSoon();
+    // ...when a token is created and presented.
+    const { set: next, secret } = issueToken(EMPTY_CREDENTIALS, { scopes: ['publish:*'] }, randomBytes, NOW);
+    current = next;
+    const waits = [cache.refreshSoon(), cache.refreshSoon()];
+    assert.equal(waits[0], waits[1], 'credentials seen meanwhile share one more read');
+    pending.shift()?.();
+    await first;
+    assert.equal(cache.current(), EMPTY_CREDENTIALS, 'the read under way began before the token');
+    await new Promise((r) => setImmediate(r));
+    assert.equal(reads, 3, 'one more read, not one per request');
+    pending.shift()?.();
+    await waits[0];
+    assert.equal(verifySecret(cache.current() as CredentialSet, secret, 'token', NOW.getTime()).ok, true);
+    cache.close();
+  });
+});
+
 describe('credentials: CLI token and key commands', () => {
   let dir: string;
   beforeEach(() => {
