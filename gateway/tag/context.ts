@@ -126,10 +126,10 @@ const TRAIT_NAMES: Readonly<Record<string, string>> = { birthday: 'date_of_birth
 export function traitsOf(traits: Fields): { user: Fields; rest: Fields } {
   const user: Fields = {};
   const rest: Fields = {};
-  const flat = { ...traits, ...(typeof traits['address'] === 'object' ? (traits['address'] as Fields) : {}) };
-  delete flat['address'];
-  for (const [name, value] of Object.entries(flat)) {
-    if (value === undefined || value === null || value === '') continue;
+  // An address's parts are traits of their own; an address that is no object is not kept.
+  const address = traits['address'];
+  for (const [name, value] of Object.entries({ ...traits, ...(typeof address === 'object' && address) })) {
+    if (name === 'address' || value === undefined || value === null || value === '') continue;
     const field = TRAIT_NAMES[name] ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     const max = USER_FIELDS[field] ?? -1;
     let text = value instanceof Date ? value.toISOString() : String(value);

@@ -173,6 +173,12 @@ function start(): void {
     else for (const [event, given, done] of held.splice(0)) queue(event, given, done);
   }
 
+  /** Everything waiting goes now, held or batched; `leaving`: the page is hidden or left. */
+  const go = (leaving?: boolean) => {
+    release(true);
+    sender.flush(leaving);
+  };
+
   /** An event of the contract: context at the top level, the call's properties as event_data. */
   const send = (name: string, props: Fields, options: unknown, callback: unknown, pageOver: Fields = {}) => {
     const given = (options as Fields | undefined)?.['event_id'];
@@ -272,8 +278,7 @@ function start(): void {
     },
     /** Sends what waits now. */
     flush(): void {
-      release(true);
-      sender.flush();
+      go();
     },
     ready(callback?: unknown): void {
       if (typeof callback === 'function') callback();
@@ -311,13 +316,9 @@ function start(): void {
     }
     addEventListener('popstate', changed);
   }
-  const leave = () => {
-    release(true);
-    sender.flush(true);
-  };
-  addEventListener('pagehide', leave);
+  addEventListener('pagehide', () => go(true));
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') leave();
+    if (document.visibilityState === 'hidden') go(true);
   });
 }
 
