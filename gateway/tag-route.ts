@@ -44,7 +44,7 @@ export const PREBUILT_FILES: Readonly<Record<Part, string>> = { tag: 'tag.js', c
 /**
  * Terser's second pass over esbuild's bundle: its compressor (two passes, safe transforms only) and
  * its name mangling, which reuses the same short names across sibling scopes, leave text that
- * gzips about 4 % smaller than esbuild's minifier alone (docs/bench.md, "The tag's bytes").
+ * gzips about 4 % smaller than esbuild's minifier alone (docs/browser.md, "The tag's bytes").
  */
 const TERSER = { ecma: 2020, compress: { passes: 2 }, mangle: true, format: { comments: false } } as const;
 
