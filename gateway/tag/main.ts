@@ -85,9 +85,10 @@ function start(): void {
   const started = Date.now();
   /** When the CMP reader's script arrived (0: not yet, or not needed). */
   let readerAt = 0;
-  // A CMP gets HOLD_MS from when its reader can ask it, as it did when the reader was in the tag;
-  // while the reader's script is still coming, events wait for it up to READER_WAIT_MS.
-  const holdUntil = () => (readerAt ? Math.max(readerAt, started) + HOLD_MS : started + READER_WAIT_MS);
+  // A CMP gets HOLD_MS from when its reader can ask it (its script arrives after the tag started),
+  // as it did when the reader was in the tag; while the reader's script is still coming, events
+  // wait for it up to READER_WAIT_MS.
+  const holdUntil = () => (readerAt ? readerAt + HOLD_MS : started + READER_WAIT_MS);
   const cmp = lazyCmp(
     () => {
       release();
