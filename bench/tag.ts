@@ -1,7 +1,8 @@
 /**
  * The first-party tag (`npm run bench tag`; gateway/tag/, docs/browser.md): its size as served
- * (gzipped, a gate at 5 KiB: issue #82's aim is 4 KiB, not met yet), beside Segment's analytics-next standalone bundle gzipped the same
- * way in the same run, and the consent platform reader it loads only on a page with a CMP
+ * (gzipped; a gate at 4.5 KiB, what is met: issue #82's aim of 4 KB, read as 4,096 bytes, is not
+ * met yet, and the figure's detail says by how much: docs/browser.md, "The tag's bytes"), beside
+ * Segment's analytics-next standalone bundle gzipped the same way in the same run, and the consent platform reader it loads only on a page with a CMP
  * (`/v1/tag-cmp.js`), with the two together as such a page's first visit gets them; then, in Debian's Chromium, what one `track()` call costs the page — CPU µs
  * per event, the call and its share of the batch's serialisation and send — and the bytes each
  * event adds to a batch, against a stand-in gateway on loopback that answers 200.
@@ -14,6 +15,11 @@ import { gzipSync } from 'node:zlib';
 import { buildTagScripts, tagOf } from '../gateway/tag-route.ts';
 import { launchChromium } from '../test/support/chromium.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
+
+/** The gate: what the tag meets today (KiB, as the figure). */
+const GATE_KIB = 4.5;
+/** Issue #82's "≤ 4 KB gzipped", read as 4 KiB. */
+const AIM_BYTES = 4096;
 
 const listen = (server: Server) =>
   new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as AddressInfo).port)));
@@ -101,8 +107,12 @@ export const suite: BenchSuite = {
         ...(segment
           ? { baseline: { name: '@segment/analytics-next standalone.js gzipped', value: segment / 1024 } }
           : {}),
-        target: { op: '<=', value: 5, hard: true },
-        detail: `${tag.gzipped.length} bytes, ${tag.body.length} minified, version ${tag.version}; every page`,
+        target: { op: '<=', value: GATE_KIB, hard: true },
+        detail:
+          `${tag.gzipped.length} bytes, ${tag.body.length} minified, version ${tag.version}; every page; ` +
+          `issue #82's aim ${AIM_BYTES} bytes: ${
+            tag.gzipped.length <= AIM_BYTES ? 'met' : `${tag.gzipped.length - AIM_BYTES} bytes over`
+          }`,
       },
       {
         name: 'tag-cmp.js gzipped (the CMP reader: only pages with a CMP API or Consent Mode commands)',

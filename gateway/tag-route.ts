@@ -41,9 +41,16 @@ const ENTRIES: Readonly<Record<Part, string>> = {
 /** The prebuilt files beside the deployed bundle (scripts/build-functions.ts writes them). */
 export const PREBUILT_FILES: Readonly<Record<Part, string>> = { tag: 'tag.js', cmp: 'tag-cmp.js' };
 
-/** One script bundled for browsers from its sources (one IIFE, minified). */
+/**
+ * Terser's second pass over esbuild's bundle: its compressor (two passes, safe transforms only) and
+ * its name mangling, which reuses the same short names across sibling scopes, leave text that
+ * gzips about 4 % smaller than esbuild's minifier alone (docs/browser.md, "The tag's bytes").
+ */
+const TERSER = { ecma: 2020, compress: { passes: 2 }, mangle: true, format: { comments: false } } as const;
+
+/** One script bundled for browsers from its sources (one IIFE, minified by esbuild, then terser). */
 async function bundle(entry: string, define: Record<string, string>): Promise<Buffer> {
-  const { build } = await import('esbuild');
+  const [{ build }, { minify }] = await Promise.all([import('esbuild'), import('terser')]);
   const result = await build({
     entryPoints: [entry],
     bundle: true,
@@ -59,7 +66,9 @@ async function bundle(entry: string, define: Record<string, string>): Promise<Bu
   });
   const out = result.outputFiles[0];
   if (!out) throw new Error(`esbuild produced no bundle for ${entry}`);
-  return Buffer.from(out.contents);
+  const { code } = await minify(out.text, TERSER);
+  if (code === undefined) throw new Error(`terser produced no code for ${entry}`);
+  return Buffer.from(code);
 }
 
 /** The tag and its reader bundled from their sources: the reader first, its version in the tag. */

@@ -474,10 +474,11 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     // (listed in the bundle's package.json), so the bundle parses only our code at cold start
     // and the clients load on first use (`await import(...)` stays a lazy require). The gateway
     // runs on Cloud Run with no build step, so it carries the clients itself, as vendor files.
-    // esbuild itself only builds the studio's pages from the sources, which a bundle carries built.
+    // esbuild itself only builds the studio's pages from the sources, which a bundle carries built;
+    // terser only minifies the tag, which the gateway's bundle carries built.
     external: isFunction
       ? [...FUNCTION_EXTERNALS, ...(segment ? SEGMENT_RUNTIME_EXTERNALS : [])]
-      : ['esbuild'],
+      : ['esbuild', 'terser'],
     plugins: [
       sideEffectFreePlugin(),
       ...(isFunction ? [] : [vendorPlugin('.', groupOf, used)]),
@@ -514,7 +515,7 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
     for (const [name, data] of await buildWebFiles()) files.push({ name: `web/${name}`, data });
   }
   if (spec.tag) {
-    // The deployed gateway has no esbuild: its tag is built here, once.
+    // The deployed gateway has no esbuild nor terser: its tag is built here, once.
     const { buildTagScripts, PREBUILT_FILES } = await import('../gateway/tag-route.ts');
     const scripts = await buildTagScripts();
     files.push(

@@ -6,31 +6,24 @@
 
 import type { Channel, Enriched } from '../../schemas/context.ts';
 import type { StoredEvent } from '../event.ts';
-import { CLICK_IDS } from './click-ids.ts';
+import { CLICK_IDS, UTM } from './click-ids.ts';
 import { lookupReferrer, type ReferrerTable } from './referrers.ts';
 
 type EnrichedCampaign = NonNullable<Enriched['campaign']>;
 type Writable<T> = { -readonly [K in keyof T]: T[K] };
 
-/** The UTM fields: taken from the producer as a group, or else from the URL as a group. */
-const UTM = Object.freeze({
-  utm_source: 'source',
-  utm_medium: 'medium',
-  utm_campaign: 'name',
-  utm_term: 'term',
-  utm_content: 'content',
-} as const);
+/** The UTM fields (click-ids.ts): taken from the producer as a group, or else from the URL as a group. */
 type UtmField = (typeof UTM)[keyof typeof UTM];
 
 /**
  * Click ids: URL parameter (lower-cased: Snapchat writes `ScCid`) → campaign field. Each is taken
  * from the producer when it sent one, else from the URL, one by one (one click per platform).
  */
-type ClickId = (typeof CLICK_IDS)[keyof typeof CLICK_IDS];
+type ClickId = (typeof CLICK_IDS)[number];
 
 const PARAMS: ReadonlyMap<string, UtmField | ClickId> = new Map<string, UtmField | ClickId>([
   ...Object.entries(UTM),
-  ...Object.entries(CLICK_IDS),
+  ...CLICK_IDS.map((id) => [id, id] as const),
 ]);
 
 /** Search platforms' click ids mean a paid search click; the rest are social platforms' ads. */
@@ -128,7 +121,7 @@ export function attribution(event: StoredEvent, options: AttributionOptions): At
     const v = producerUtm ? produced[f] : fromUrl[f];
     if (v !== undefined) campaign[f] = v;
   }
-  for (const f of Object.values(CLICK_IDS)) {
+  for (const f of CLICK_IDS) {
     const v = produced[f] ?? fromUrl[f];
     if (v !== undefined) campaign[f] = v;
   }

@@ -46,12 +46,12 @@ export function lazyCmp(changed: () => void, url: string, arrived: () => void): 
   };
   let layer: unknown;
   const cmp: Cmp = {
-    known: () => ({}),
-    regionDenies: () => false,
+    // A TCF or GPP CMP whose reader never came is still unanswered (the event says so, as cmp.ts's).
+    known: () => ({
+      ...(unread('__tcfapi') && { gdpr_applies: true }),
+      ...(unread('__gpp') && { gpp_pending: true }),
+    }),
     pending: () => asked && !failed,
-    // A TCF or GPP CMP whose reader never came is still unanswered (the event says so).
-    tcfPending: () => unread('__tcfapi'),
-    gppPending: () => unread('__gpp'),
     storage: () => undefined,
     look: () => {
       const dl = w['dataLayer'];

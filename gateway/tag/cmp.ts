@@ -16,21 +16,21 @@ type Answer = Record<string, unknown> | null | undefined;
 export interface Cmp {
   /**
    * The state an event carries; `site`: the names the site's own `analytics.consent()` set, which
-   * replace Consent Mode's region defaults as its updates do.
+   * replace Consent Mode's region defaults as its updates do. While a TCF CMP found has not given
+   * its final answer, it says GDPR applies (`gdpr_applies`, unless something already said), which
+   * no destination takes as consent; while a GPP CMP found is not ready, `gpp_pending`: no opt-out
+   * can be ruled out.
    */
   readonly known: (site?: Fields) => Fields;
-  /** Whether a Consent Mode default for some region denies this state (the visitor may be there). */
-  readonly regionDenies: (name: string) => boolean;
   readonly pending: () => boolean;
-  /** Whether a TCF CMP was found and has not given its final answer yet. */
-  readonly tcfPending: () => boolean;
-  /** Whether a GPP CMP was found and has not said it is ready yet. */
-  readonly gppPending: () => boolean;
   /**
-   * What TCF purpose 1 (store and/or access information on a device) says where GDPR applies,
-   * from the TCF CMP or a GPP string's TCF section; undefined where nothing says.
+   * Whether the CMPs let the tag store: what TCF purpose 1 (store and/or access information on a
+   * device) says where GDPR applies, from the TCF CMP or a GPP string's TCF section; `denied` too
+   * where a Consent Mode default for some region denies `analytics_storage` (the visitor may be
+   * there) and the site (`site`, its `analytics.consent()`) said nothing of analytics; undefined
+   * where nothing says.
    */
-  readonly storage: () => 'granted' | 'denied' | undefined;
+  readonly storage: (site?: Fields) => 'granted' | 'denied' | undefined;
   /** Looks again for APIs that appeared since (a CMP loaded after the tag). */
   readonly look: () => void;
 }
@@ -221,20 +221,25 @@ export function watchCmp(changed: () => void): Cmp {
   return {
     known: (site = {}) => {
       const region = regionDefaults(site);
-      return {
+      const state: Fields = {
         ...mode,
         ...tcf,
         ...gpp,
         ...(usp ? { us_privacy: usp } : {}),
         ...(region.length > 0 ? { region_defaults: region } : {}),
       };
+      if (waiting.has('__tcfapi') && state['gdpr_applies'] === undefined) state['gdpr_applies'] = true;
+      if (waiting.has('__gpp') && state['gpp'] === undefined) state['gpp_pending'] = true;
+      return state;
     },
-    regionDenies: (name) => regionDefaults({}).some((d) => (d as Fields)[name] === 'denied'),
     pending: () => waiting.size > 0,
-    tcfPending: () => waiting.has('__tcfapi'),
-    gppPending: () => waiting.has('__gpp'),
-    storage: () => {
+    storage: (site = {}) => {
       if (tcfOne === false || gppOne === false) return 'denied';
+      if (
+        site['analytics'] === undefined &&
+        regionDefaults({}).some((d) => (d as Fields)['analytics_storage'] === 'denied')
+      )
+        return 'denied';
       return tcfOne || gppOne ? 'granted' : undefined;
     },
     look: () => {

@@ -4,32 +4,24 @@
  * in our names or Google Consent Mode's, a person's traits as the `user` group, and event names
  * snake_cased as the gateway takes them (docs/browser.md, "What the tag collects").
  */
-import { CLICK_IDS } from '../../core/enrich/click-ids.ts';
+import { CLICK_IDS, UTM } from '../../core/enrich/click-ids.ts';
 import { parsed, readCookie, rootDomain, store, writeCookie } from './storage.ts';
 
 export type Fields = Record<string, unknown>;
 export type Consent = Record<string, 'granted' | 'denied'>;
 
-/** URL parameters (lower-cased) and the `campaign` field each fills. */
-const PARAMS: Readonly<Record<string, string>> = {
-  utm_source: 'source',
-  utm_medium: 'medium',
-  utm_campaign: 'name',
-  utm_term: 'term',
-  utm_content: 'content',
-  ...CLICK_IDS,
-};
+/** Whether an object has any own field. */
+export const filled = (o: object): boolean => Object.keys(o).length > 0;
 
-/** First-party cookies the platforms' own pixels set, and the `campaign` field each fills. */
-const COOKIES: Readonly<Record<string, string>> = {
-  _fbp: 'fbp',
-  _fbc: 'fbc',
-  _ttp: 'ttp',
-  _scid: 'scid',
-  _epik: 'epik',
-  _rdt_uuid: 'rdt_uuid',
-  _uetmsclkid: 'msclkid',
-};
+/** URL parameters (lower-cased) and the `campaign` field each fills: UTM's, and the click ids. */
+const PARAMS: Record<string, string> = { ...UTM };
+for (const id of CLICK_IDS) PARAMS[id] = id;
+
+/**
+ * First-party cookies the platforms' own pixels set, each `_<name>` filling the `campaign` field
+ * `<name>`; Microsoft's `_uetmsclkid` fills `msclkid`.
+ */
+const COOKIES = ['fbp', 'fbc', 'ttp', 'scid', 'epik', 'rdt_uuid', 'uetmsclkid'];
 
 const session = store('sessionStorage');
 const CAMPAIGN_KEY = 'eventbus_campaign';
@@ -46,20 +38,22 @@ export function landingCampaign(search: string): Fields {
     const field = PARAMS[key.toLowerCase()];
     if (field && value) found[field] = value.slice(0, 512);
   });
-  if (Object.keys(found).length > 0) session.set(CAMPAIGN_KEY, JSON.stringify(found));
-  else return parsed<Fields>(session.get(CAMPAIGN_KEY)) ?? {};
+  if (!filled(found)) return parsed<Fields>(session.get(CAMPAIGN_KEY)) ?? {};
+  session.set(CAMPAIGN_KEY, JSON.stringify(found));
   return found;
 }
 
 /** The campaign group of an event: the landing's parameters, then the platforms' cookies. */
 export function campaignOf(landing: Fields): Fields | undefined {
   const out: Fields = { ...landing };
-  for (const [cookie, field] of Object.entries(COOKIES)) {
-    let value = readCookie(cookie);
-    if (value && cookie === '_uetmsclkid') value = value.replace(/^_uet/, '');
+  for (const name of COOKIES) {
+    const field = name.replace('uet', '');
+    let value = readCookie(`_${name}`);
+    // Microsoft's cookie holds `_uet<msclkid>`.
+    if (field !== name) value = value?.replace(/^_uet/, '');
     if (value && out[field] === undefined) out[field] = value.slice(0, 512);
   }
-  return Object.keys(out).length > 0 ? out : undefined;
+  return filled(out) ? out : undefined;
 }
 
 /**
@@ -69,15 +63,10 @@ export function campaignOf(landing: Fields): Fields | undefined {
  */
 export function writeMetaCookies(landing: Fields): void {
   // Which domain the cookie is on: 1 for `example.com`, 2 for `shop.example.com` (1 on a bare host).
-  const index = (rootDomain()?.split('.').length ?? 2) - 1;
-  const fbclid = landing['fbclid'];
-  const fbc = readCookie('_fbc');
-  if (typeof fbclid === 'string' && !fbc?.endsWith(`.${fbclid}`))
-    writeCookie('_fbc', `fb.${index}.${Date.now()}.${fbclid}`, META_DAYS);
-  if (!readCookie('_fbp')) {
-    const random = String(Math.floor(Math.random() * 9e9) + 1e9);
-    writeCookie('_fbp', `fb.${index}.${Date.now()}.${random}`, META_DAYS);
-  }
+  const stamp = `fb.${(rootDomain()?.split('.').length ?? 2) - 1}.${Date.now()}.`;
+  const fbclid = landing['fbclid'] as string | undefined;
+  if (fbclid && !readCookie('_fbc')?.endsWith(`.${fbclid}`)) writeCookie('_fbc', stamp + fbclid, META_DAYS);
+  if (!readCookie('_fbp')) writeCookie('_fbp', stamp + (Math.floor(Math.random() * 9e9) + 1e9), META_DAYS);
 }
 
 /** Consent names the tag takes from the site: ours, and Google Consent Mode v2's. */
@@ -106,9 +95,8 @@ export function consentOf(update: Fields, names: Readonly<Record<string, string>
   const out: Consent = {};
   for (const [name, value] of Object.entries(update)) {
     const ours = names[name];
-    if (!ours) continue;
-    if (value === true || value === 'granted') out[ours] = 'granted';
-    else if (value === false || value === 'denied') out[ours] = 'denied';
+    const state = value === true ? 'granted' : value === false ? 'denied' : value;
+    if (ours && (state === 'granted' || state === 'denied')) out[ours] = state;
   }
   return out;
 }
@@ -138,10 +126,10 @@ const TRAIT_NAMES: Readonly<Record<string, string>> = { birthday: 'date_of_birth
 export function traitsOf(traits: Fields): { user: Fields; rest: Fields } {
   const user: Fields = {};
   const rest: Fields = {};
-  const flat = { ...traits, ...(typeof traits['address'] === 'object' ? (traits['address'] as Fields) : {}) };
-  delete flat['address'];
-  for (const [name, value] of Object.entries(flat)) {
-    if (value === undefined || value === null || value === '') continue;
+  // An address's parts are traits of their own; an address that is no object is not kept.
+  const address = traits['address'];
+  for (const [name, value] of Object.entries({ ...traits, ...(typeof address === 'object' && address) })) {
+    if (name === 'address' || value === undefined || value === null || value === '') continue;
     const field = TRAIT_NAMES[name] ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
     const max = USER_FIELDS[field] ?? -1;
     let text = value instanceof Date ? value.toISOString() : String(value);

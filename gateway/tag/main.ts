@@ -17,6 +17,7 @@ import {
   consentOf,
   eventName,
   type Fields,
+  filled,
   landingCampaign,
   purposeState,
   traitsOf,
@@ -51,44 +52,46 @@ function start(): void {
   const script = (document.currentScript ??
     document.querySelector('script[data-key][src*="/tag"]')) as HTMLScriptElement | null;
   const data = script?.dataset ?? {};
+  /** Whether a `data-` attribute is there and not `false`. */
+  const flag = (name: string) => data[name] !== undefined && data[name] !== 'false';
   const key = data['key'] ?? '';
-  // The script's own origin, with the path it is served under (`/_eb/v1/tag.js` on the site's origin).
+  // The script's own origin, with the path it is served under (`/_eb/v1/tag.js` on the site's
+  // origin): the path before `/v1/tag.js`, or none when it is served under another name.
   const src = script?.src ? new URL(script.src) : undefined;
   const gateway = (
-    data['gateway'] ?? (src ? src.origin + (/^(.*)\/v1\/tag\.js$/.exec(src.pathname)?.[1] ?? '') : '')
+    data['gateway'] ?? (src ? src.origin + src.pathname.replace(/(.*)\/v1\/tag\.js$|.*/, '$1') : '')
   ).replace(/\/$/, '');
   // A gateway on the site's own domain sets the ids in its answers (gateway/id-cookies.ts): its
   // batches go with credentials, so the browser keeps them; elsewhere cookies would be another site's.
   // (Told by the names, not by probing cookies, which would write one before consent.)
+  // The gateway's host is the page's, under it, or under its parent domain when that is no TLD.
   const host = location.hostname;
-  let gatewayHost = host;
+  const parent = host.slice(host.indexOf('.') + 1);
+  let serverSets = false;
   try {
-    gatewayHost = new URL(gateway, location.href).hostname;
+    const on = `.${new URL(gateway, location.href).hostname}`;
+    serverSets = on.endsWith(`.${host}`) || (parent.includes('.') && on.endsWith(`.${parent}`));
   } catch {
     // a data-gateway that is no URL: its sends fail and are logged, as before
   }
-  const parent = host.slice(host.indexOf('.') + 1);
-  const serverSets =
-    gatewayHost === host ||
-    gatewayHost.endsWith(`.${host}`) ||
-    (parent.includes('.') && gatewayHost.endsWith(`.${parent}`));
-  let debugging = data['debug'] !== undefined && data['debug'] !== 'false';
+  let debugging = flag('debug');
   const log = (...what: unknown[]) => {
     if (debugging) console.log('[eventbus]', ...what);
   };
-  if (!key) console.warn('[eventbus] the tag has no data-key: nothing is sent');
+  if (!key) console.warn('[eventbus] no data-key: nothing is sent');
 
   /** What `analytics.consent()` was told (kept across pages); it wins over the CMP's state. */
   let consent: Consent = parsed<Consent>(local.get(CONSENT_KEY)) ?? {};
   const started = Date.now();
   /** When the CMP reader's script arrived (0: not yet, or not needed). */
   let readerAt = 0;
-  // A CMP gets HOLD_MS from when its reader can ask it, as it did when the reader was in the tag;
-  // while the reader's script is still coming, events wait for it up to READER_WAIT_MS.
-  const holdUntil = () => (readerAt ? Math.max(readerAt, started) + HOLD_MS : started + READER_WAIT_MS);
+  // A CMP gets HOLD_MS from when its reader can ask it (its script arrives after the tag started),
+  // as it did when the reader was in the tag; while the reader's script is still coming, events
+  // wait for it up to READER_WAIT_MS.
+  const holdUntil = () => (readerAt ? readerAt + HOLD_MS : started + READER_WAIT_MS);
   const cmp = lazyCmp(
     () => {
-      if (!cmp.pending()) release();
+      release();
       keep();
       adsGranted();
     },
@@ -96,10 +99,7 @@ function start(): void {
     () => {
       readerAt = Date.now();
       // Held events waited for the script; from now they wait for the CMP's answer only.
-      if (holdTimer !== undefined) {
-        clearTimeout(holdTimer);
-        holdTimer = setTimeout(holdOver, holdUntil() - readerAt);
-      }
+      release();
     },
   );
   /** The consent an event carries: the CMP's, then the site's own calls over it. */
@@ -111,14 +111,12 @@ function start(): void {
    * events go without a stored id.
    */
   // A cookieless site (data-cookieless): nothing is ever stored; the gateway keys the session.
-  const cookieless = data['cookieless'] !== undefined && data['cookieless'] !== 'false';
+  const cookieless = flag('cookieless');
   const mayStore = () => {
     if (cookieless) return false;
     const analytics = purposeState(current(), 'analytics');
-    const tcf = cmp.storage();
+    const tcf = cmp.storage(consent);
     if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
-    // A region's default that denies storage may be the visitor's: unless the site said otherwise.
-    if (consent['analytics'] === undefined && cmp.regionDenies('analytics_storage')) return false;
     return analytics === 'granted' || tcf === 'granted';
   };
   const saved = readCookie(ID_KEY) ?? local.get(ID_KEY);
@@ -137,10 +135,7 @@ function start(): void {
     local.set(ID_KEY, on ? anonymousId : undefined);
     local.set(USER_KEY, on ? userId : undefined);
     // The site's own choice is kept (it is asked once); nothing is written until it makes one.
-    local.set(
-      CONSENT_KEY,
-      !cookieless && Object.keys(consent).length > 0 ? JSON.stringify(consent) : undefined,
-    );
+    local.set(CONSENT_KEY, !cookieless && filled(consent) ? JSON.stringify(consent) : undefined);
   };
   const landing = landingCampaign(location.search);
   const adsGranted = () => {
@@ -149,11 +144,11 @@ function start(): void {
   keep();
   adsGranted();
 
-  const sender = createSender({
-    url: `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
-    credentials: serverSets && !cookieless ? 'include' : 'omit',
+  const sender = createSender(
+    `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
+    serverSets && !cookieless ? 'include' : 'omit',
     log,
-  });
+  );
   /** The page before this one: the document's referrer, then the previous URL of a single-page app. */
   let referrer = document.referrer;
 
@@ -161,32 +156,34 @@ function start(): void {
   const held: [Fields, Consent, () => void][] = [];
   let holdTimer: ReturnType<typeof setTimeout> | undefined;
   const queue = (event: Fields, given: Consent, done: () => void) => {
+    // Sent before a TCF or GPP CMP answered (the hold ran out, a flush, the page left), it says
+    // so (cmp.ts, `known`).
     const state = current(given);
-    // Sent before a TCF CMP answered (the hold ran out, a flush, the page left): its string is
-    // unknown, so the event says GDPR applies without one, which no destination takes as consent.
-    if (cmp.tcfPending() && state['gdpr_applies'] === undefined) state['gdpr_applies'] = true;
-    // The same before a GPP CMP is ready: the event says so, and no opt-out can be ruled out.
-    if (cmp.gppPending() && state['gpp'] === undefined) state['gpp_pending'] = true;
-    if (Object.keys(state).length > 0) event['consent'] = state;
+    if (filled(state)) event['consent'] = state;
     sender.add(event, done);
   };
-  function release(): void {
+  /**
+   * The held events go, in order: at once when `now` (a flush, the page left), else unless a CMP
+   * has not answered and its hold has time left; then this runs again when the hold ends.
+   */
+  function release(now?: boolean): void {
     clearTimeout(holdTimer);
     holdTimer = undefined;
-    for (const [event, given, done] of held.splice(0)) queue(event, given, done);
+    const left = holdUntil() - Date.now();
+    if (!now && cmp.pending() && left > 0) holdTimer = setTimeout(release, left);
+    else for (const [event, given, done] of held.splice(0)) queue(event, given, done);
   }
-  /** The hold's timer: the events go, unless the reader arrived meanwhile and its CMP has time left. */
-  function holdOver(): void {
-    holdTimer = undefined;
-    if (cmp.pending() && Date.now() < holdUntil()) holdTimer = setTimeout(holdOver, holdUntil() - Date.now());
-    else release();
-  }
+
+  /** Everything waiting goes now, held or batched; `leaving`: the page is hidden or left. */
+  const go = (leaving?: boolean) => {
+    release(true);
+    sender.flush(leaving);
+  };
 
   /** An event of the contract: context at the top level, the call's properties as event_data. */
   const send = (name: string, props: Fields, options: unknown, callback: unknown, pageOver: Fields = {}) => {
-    const opts = (typeof options === 'object' && options) || {};
-    const given = (opts as Fields)['event_id'];
-    const cb = [options, callback].find((f): f is Callback => typeof f === 'function');
+    const given = (options as Fields | undefined)?.['event_id'];
+    let cb = [options, callback].find((f): f is Callback => typeof f === 'function');
     const event: Fields = {
       event_name: name,
       event_id: typeof given === 'string' && given ? given : uuid(),
@@ -202,26 +199,20 @@ function start(): void {
       device: { locale: navigator.language.slice(0, 64) },
     };
     if (userId) event['user_id'] = userId;
-    if (Object.keys(user).length > 0) event['user'] = user;
+    if (filled(user)) event['user'] = user;
     const campaign = campaignOf(landing);
     if (campaign) event['campaign'] = campaign;
-    if (Object.keys(props).length > 0) event['event_data'] = props;
-    let called = false;
+    if (filled(props)) event['event_data'] = props;
+    // The callback runs once: at its event's answer, or after CALLBACK_MS.
     const done = () => {
-      if (!called && cb) {
-        called = true;
-        cb();
-      }
+      const f = cb;
+      cb = undefined;
+      f?.();
     };
     if (cb) setTimeout(done, CALLBACK_MS);
     cmp.look();
-    if (cmp.pending() && Date.now() < holdUntil()) {
-      held.push([event, { ...consent }, done]);
-      holdTimer ??= setTimeout(holdOver, holdUntil() - Date.now());
-    } else {
-      release();
-      queue(event, { ...consent }, done);
-    }
+    held.push([event, { ...consent }, done]);
+    release();
     return event['event_id'] as string;
   };
   const object = (v: unknown): Fields =>
@@ -288,8 +279,7 @@ function start(): void {
     },
     /** Sends what waits now. */
     flush(): void {
-      release();
-      sender.flush();
+      go();
     },
     ready(callback?: unknown): void {
       if (typeof callback === 'function') callback();
@@ -327,18 +317,14 @@ function start(): void {
     }
     addEventListener('popstate', changed);
   }
-  const leave = () => {
-    release();
-    sender.flush(true);
-  };
-  addEventListener('pagehide', leave);
+  addEventListener('pagehide', () => go(true));
   document.addEventListener('visibilitychange', () => {
-    if (document.visibilityState === 'hidden') leave();
+    if (document.visibilityState === 'hidden') go(true);
   });
 }
 
 try {
   start();
 } catch (err) {
-  console.warn('[eventbus] the tag failed to start', err);
+  console.warn('[eventbus] failed to start', err);
 }

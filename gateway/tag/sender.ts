@@ -10,19 +10,8 @@
  */
 import type { Fields } from './context.ts';
 
-interface Pending {
-  readonly event: Fields;
-  done?: () => void;
-}
-
-/** What the sender needs from the page. */
-export interface SenderOptions {
-  /** `https://<gateway>/v1/topics/events?key=<write key>`. */
-  readonly url: string;
-  /** `include` where the gateway is on the site's domain and sets ids in its answers. */
-  readonly credentials: 'include' | 'omit';
-  readonly log: (...what: unknown[]) => void;
-}
+/** An event waiting, and what runs once its batch is answered. */
+type Pending = [event: Fields, done?: () => void];
 
 const DELAY_MS = 1000;
 const MAX_EVENTS = 100;
@@ -30,14 +19,22 @@ const MAX_EVENTS = 100;
 const MAX_BYTES = 48_000;
 const ATTEMPTS = 8;
 
-export function createSender(options: SenderOptions) {
+/**
+ * The sender to `url` (`https://<gateway>/v1/topics/events?key=<write key>`); `credentials`
+ * `include` where the gateway is on the site's domain and sets ids in its answers.
+ */
+export function createSender(
+  url: string,
+  credentials: RequestCredentials,
+  log: (...what: unknown[]) => void,
+) {
   const queue: Pending[] = [];
   /** Batches waiting for their next attempt, by timer. */
   const waiting = new Map<ReturnType<typeof setTimeout>, readonly Pending[]>();
   let timer: ReturnType<typeof setTimeout> | undefined;
 
   const settle = (batch: readonly Pending[]) => {
-    for (const p of batch) p.done?.();
+    for (const p of batch) p[1]?.();
   };
 
   /** The queue cut into batches of at most MAX_EVENTS events and MAX_BYTES bytes. */
@@ -46,8 +43,8 @@ export function createSender(options: SenderOptions) {
     let batch: Pending[] = [];
     let bytes = 2;
     for (const p of queue.splice(0)) {
-      const size = JSON.stringify(p.event).length + 1;
-      if (batch.length > 0 && (batch.length >= MAX_EVENTS || bytes + size > MAX_BYTES)) {
+      const size = JSON.stringify(p[0]).length + 1;
+      if (batch.length >= MAX_EVENTS || (batch.length > 0 && bytes + size > MAX_BYTES)) {
         batches.push(batch);
         batch = [];
         bytes = 2;
@@ -59,18 +56,17 @@ export function createSender(options: SenderOptions) {
     return batches;
   };
 
-  const retry = (batch: readonly Pending[], attempt: number, afterSeconds?: number) => {
+  const retry = (batch: readonly Pending[], attempt: number, afterSeconds = 0) => {
     if (attempt + 1 >= ATTEMPTS) {
-      options.log('gave up:', batch.length, 'event(s)');
+      log('gave up:', batch.length, 'event(s)');
       return settle(batch);
     }
-    const backoff = Math.min(60_000, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2);
     const t = setTimeout(
       () => {
         waiting.delete(t);
-        post(batch, attempt + 1, false);
+        post(batch, attempt + 1);
       },
-      afterSeconds ? afterSeconds * 1000 : backoff,
+      afterSeconds * 1000 || Math.min(60_000, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2),
     );
     waiting.set(t, batch);
   };
@@ -84,70 +80,61 @@ export function createSender(options: SenderOptions) {
     const details = (answer as { error?: { details?: { fieldViolations?: { field?: string }[] }[] } }).error
       ?.details;
     const bad = new Set<number>();
-    const clock = new Set<number>();
+    let named = false;
     for (const d of details ?? [])
       for (const v of d.fieldViolations ?? []) {
         const m = /^\[(\d+)\](\.event_time$)?/.exec(v.field ?? '');
-        if (m) (m[2] ? clock : bad).add(Number(m[1]));
+        named ||= !!m;
+        // (An event refused for more than its time is dropped: its time does not matter.)
+        if (m?.[2]) delete batch[Number(m[1])]?.[0]['event_time'];
+        else if (m) bad.add(Number(m[1]));
       }
-    for (const i of clock) if (!bad.has(i)) delete batch[i]?.event['event_time'];
     const kept = batch.filter((_, i) => !bad.has(i));
-    options.log('refused', batch.length - kept.length, 'event(s):', answer);
+    log('refused', batch.length - kept.length, 'event(s):', answer);
     settle(batch.filter((_, i) => bad.has(i)));
-    if (bad.size + clock.size > 0 && kept.length > 0) post(kept, attempt, false);
+    if (named && kept.length > 0) post(kept, attempt);
     else settle(kept);
   };
 
-  function post(batch: readonly Pending[], attempt: number, leaving: boolean): void {
-    const body = JSON.stringify(batch.map((p) => p.event));
-    options.log(
-      'send',
-      batch.length,
-      'event(s)',
-      batch.map((p) => p.event),
-    );
-    const beacon = () => {
-      const sent = navigator.sendBeacon?.(options.url, new Blob([body], { type: 'text/plain' }));
-      options.log('beacon queued:', !!sent);
-      settle(batch);
-    };
-    let sending: Promise<Response>;
-    try {
-      sending = fetch(options.url, {
-        method: 'POST',
-        body,
-        headers: { 'content-type': 'text/plain' },
-        keepalive: body.length < 60_000,
-        credentials: options.credentials,
-      });
-    } catch {
-      if (leaving) beacon();
-      else retry(batch, attempt);
-      return;
-    }
-    sending.then(
+  function post(batch: readonly Pending[], attempt: number, leaving?: boolean): void {
+    const events = batch.map((p) => p[0]);
+    const body = JSON.stringify(events);
+    log('send', batch.length, 'event(s)', events);
+    // A fetch that throws (a page that replaced it) fails as one that gets no answer.
+    new Promise<Response>((sent) =>
+      sent(
+        fetch(url, {
+          method: 'POST',
+          body,
+          headers: { 'content-type': 'text/plain' },
+          keepalive: body.length < 60_000,
+          credentials,
+        }),
+      ),
+    ).then(
       (res) => {
-        if (res.ok) {
-          options.log('sent', res.status);
-          return settle(batch);
-        }
-        if (res.status === 400)
+        const status = res.status;
+        log(res.ok ? 'sent' : 'refused', status);
+        if (status === 400)
           return res.json().then(
             (a) => refused(batch, a, attempt),
             () => settle(batch),
           );
-        if (res.status === 408 || res.status === 429 || res.status >= 500)
-          return retry(batch, attempt, Number(res.headers.get('retry-after')) || undefined);
-        options.log('refused', res.status);
+        if (status === 408 || status === 429 || status >= 500)
+          return retry(batch, attempt, Number(res.headers.get('retry-after')));
         settle(batch);
       },
       // No answer: offline, blocked, or the origin is not in producers.origins (CORS).
-      () => (leaving ? beacon() : retry(batch, attempt)),
+      () => {
+        if (!leaving) return retry(batch, attempt);
+        log('beacon queued:', navigator.sendBeacon?.(url, new Blob([body], { type: 'text/plain' })));
+        settle(batch);
+      },
     );
   }
 
   /** Sends what waits now; `leaving`: the page is hidden or unloading, retries go too. */
-  const flush = (leaving = false) => {
+  const flush = (leaving?: boolean) => {
     clearTimeout(timer);
     timer = undefined;
     if (leaving)
@@ -161,8 +148,8 @@ export function createSender(options: SenderOptions) {
 
   return {
     /** Queues one event; `done` runs once its batch is answered (or given up). */
-    add(event: Fields, done?: () => void): void {
-      queue.push(done ? { event, done } : { event });
+    add(event: Fields, done: () => void): void {
+      queue.push([event, done]);
       if (queue.length >= MAX_EVENTS) flush();
       else timer ??= setTimeout(flush, DELAY_MS);
     },

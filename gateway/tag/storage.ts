@@ -5,40 +5,40 @@
  * tag must never break the page it is on.
  */
 
-/** A random UUID (v4): `crypto.randomUUID` exists only on secure pages, getRandomValues everywhere. */
+/**
+ * A random UUID (v4) from `crypto.getRandomValues`, which every page has (`crypto.randomUUID`
+ * only secure ones): one path for both, the version (4) and variant (8–b) digits set.
+ */
 export function uuid(): string {
-  const c = crypto;
-  if (c.randomUUID) return c.randomUUID();
-  // 16 random bytes as hex, the version (4) and variant (8–b) digits set, dashes after 8, 12, 16, 20.
-  let id = '';
-  c.getRandomValues(new Uint8Array(16)).forEach((b, i) => {
-    const v = i === 6 ? (b & 15) | 64 : i === 8 ? (b & 63) | 128 : b;
-    id += (i > 3 && i < 11 && !(i & 1) ? '-' : '') + (v + 256).toString(16).slice(1);
-  });
-  return id;
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 15) | 64;
+  bytes[8] = (bytes[8]! & 63) | 128;
+  let hex = '';
+  for (const b of bytes) hex += (b + 256).toString(16).slice(1);
+  return hex.replace(/(.{8})(.{4})(.{4})(.{4})/, '$1-$2-$3-$4-');
 }
 
-/** A cookie's value, or undefined. */
+/** A cookie's value, or undefined (`name` is one of the tag's own names: no pattern characters). */
 export function readCookie(name: string): string | undefined {
-  for (const part of document.cookie.split('; ')) {
-    const eq = part.indexOf('=');
-    if (part.slice(0, eq) === name) {
-      try {
-        return decodeURIComponent(part.slice(eq + 1));
-      } catch {
-        return part.slice(eq + 1);
-      }
-    }
+  const value = new RegExp(`(?:^|; )${name}=([^;]*)`).exec(document.cookie)?.[1];
+  try {
+    return value && decodeURIComponent(value);
+  } catch {
+    return value;
   }
-  return undefined;
 }
 
 let root: string | null | undefined;
 
-/** One cookie line written (the Cookie Store API is asynchronous, and missing from older browsers). */
-const setCookie = (line: string): void => {
+/**
+ * Sets a cookie for `seconds` (0 removes it), on `domain` or the host alone; the Cookie Store API
+ * is asynchronous, and missing from older browsers.
+ */
+const setCookie = (name: string, value: string, seconds: number, domain: string | null): void => {
   // biome-ignore lint/suspicious/noDocumentCookie: synchronous, and in every browser the tag supports
-  document.cookie = line;
+  document.cookie = `${name}=${encodeURIComponent(value)}; path=/; max-age=${seconds}; SameSite=Lax${
+    domain ? `; domain=${domain}` : ''
+  }${location.protocol === 'https:' ? '; Secure' : ''}`;
 };
 
 /**
@@ -54,9 +54,9 @@ export function rootDomain(): string | null {
   const labels = host.split('.');
   for (let i = labels.length - 2; i >= 0; i--) {
     const domain = labels.slice(i).join('.');
-    setCookie(`eventbus_probe=1; path=/; domain=${domain}`);
+    setCookie('eventbus_probe', '1', 9, domain);
     if (readCookie('eventbus_probe')) {
-      setCookie(`eventbus_probe=; path=/; domain=${domain}; max-age=0`);
+      setCookie('eventbus_probe', '', 0, domain);
       root = domain;
       break;
     }
@@ -66,35 +66,23 @@ export function rootDomain(): string | null {
 
 /** Sets (or, with `days` 0, removes) a first-party cookie on the registrable domain. */
 export function writeCookie(name: string, value: string, days: number): void {
-  const domain = rootDomain();
-  setCookie(
-    `${name}=${encodeURIComponent(value)}; path=/; max-age=${Math.round(days * 86400)}; SameSite=Lax` +
-      (domain ? `; domain=${domain}` : '') +
-      (location.protocol === 'https:' ? '; Secure' : ''),
-  );
+  setCookie(name, value, days * 86400, rootDomain());
 }
 
 /** localStorage or sessionStorage, read and written without ever throwing. */
 export function store(kind: 'localStorage' | 'sessionStorage') {
-  const area = (): Storage | undefined => {
-    try {
-      return window[kind];
-    } catch {
-      return undefined;
-    }
-  };
   return {
     get(key: string): string | undefined {
       try {
-        return area()?.getItem(key) ?? undefined;
+        return window[kind].getItem(key) ?? undefined;
       } catch {
         return undefined;
       }
     },
     set(key: string, value: string | undefined): void {
       try {
-        if (value === undefined) area()?.removeItem(key);
-        else area()?.setItem(key, value);
+        if (value === undefined) window[kind].removeItem(key);
+        else window[kind].setItem(key, value);
       } catch {
         // full or switched off: the value lives in memory for this page only
       }
@@ -104,9 +92,8 @@ export function store(kind: 'localStorage' | 'sessionStorage') {
 
 /** JSON from a storage value, or undefined when absent or unreadable. */
 export function parsed<T>(text: string | undefined): T | undefined {
-  if (!text) return undefined;
   try {
-    return JSON.parse(text) as T;
+    return text ? (JSON.parse(text) as T) : undefined;
   } catch {
     return undefined;
   }
