@@ -6,6 +6,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { InsertRow, RowRejection, RowWriter } from '../core/warehouse/rows.ts';
+import { TABLES } from '../core/warehouse/warehouse.ts';
 import { insertAllThrough, type RestInsertAll, type RestInsertAllOptions } from './bigquery-rest.ts';
 
 /** One insertAll request (adapters/bigquery-rest.ts); tests and the refusal recorder pass their own. */
@@ -247,10 +248,31 @@ export function bigQueryInsertAll(
   dataset: string,
   options: Pick<RestInsertAllOptions, 'attempts'> = {},
 ): InsertAll {
-  return insertAllThrough(bigquery, dataset, options);
+  const insert = insertAllThrough(bigquery, dataset, options);
+  return (table, rows, texts) =>
+    WRITE_API_ONLY.has(table)
+      ? Promise.reject(
+          new Error(
+            `${table} is written through the Storage Write API only (adapters/bigquery-write-api.ts, docs/storage.md), never insertAll`,
+          ),
+        )
+      : insert(table, rows, texts);
 }
 
-/** The store path's writer: micro-batched insertAll into one dataset. */
+/**
+ * The tables every writer fills through the Storage Write API (`createWriteApiWriter`, and
+ * `createLedgerBigQueryWriter` for the ledger), whichever path wrote the row: `store`, a re-drive,
+ * `eventbus replay`, the schedule's jobs. insertAll refuses them here, the one door of insertAll
+ * into a dataset, so no path writes them at insertAll's price and best-effort de-duplication.
+ */
+export const WRITE_API_ONLY: ReadonlySet<string> = new Set([
+  TABLES.events,
+  TABLES.invalidEvents,
+  TABLES.deliveries,
+  TABLES.hookFailures,
+]);
+
+/** Micro-batched insertAll into one dataset, for the tables not in WRITE_API_ONLY (ops, syncs). */
 export function createBigQueryWriter(
   bigquery: BigQuery,
   dataset: string,

@@ -32,9 +32,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BigQuery } from '@google-cloud/bigquery';
 import Stripe from 'stripe';
-import { createBigQueryWriter } from '../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../adapters/ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../cli/commands/replay-destination.ts';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
 import { deliveredWithoutStoredRowSql } from '../core/warehouse/warehouse.ts';
@@ -511,7 +510,7 @@ destinations:
     const publisher = createDeliveriesPublisher(
       emulatorPubSub('local-project', `127.0.0.1:${ports['pubsub']}`),
     );
-    const ledger = createLedgerWriter(createBigQueryWriter(bigquery, 'events'));
+    const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, 'events'));
     try {
       for (const d of DESTINATIONS)
         await replayDestinationSlice({

@@ -7,13 +7,12 @@
  * unchanged, so receivers de-duplicate what they already had.
  */
 import { SingleBar } from 'cli-progress';
-import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import {
   type DestinationReplayReport,
   replayDestinationDeadLetters,
 } from '../../adapters/dead-letter-replay.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import {
   type DefinedEvent,
   type DefinitionSpec,
@@ -172,7 +171,7 @@ export async function runDestinationReplay(
   try {
     if (from && to) {
       const bigquery = await warehouseClient(p, env, options.dataDir);
-      const ledger = createLedgerWriter(createBigQueryWriter(bigquery, p.dataset));
+      const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, p.dataset));
       report = await replayDestinationSlice({
         settings,
         project,

@@ -190,19 +190,20 @@ export function register(program: Command): void {
         throw new CliError(`${options.topic} is not an events topic of ${p.environment}`);
       const [
         { SingleBar },
-        { createBigQueryWriter },
+        { createWriteApiWriter },
         { createDeliveriesPublisher },
         { createStoreFanOut },
         { storeConfig },
       ] = await Promise.all([
         import('cli-progress'),
-        import('../../adapters/bigquery-writer.ts'),
+        import('../../adapters/bigquery-write-api.ts'),
         import('../../adapters/deliveries-publisher.ts'),
         import('../../adapters/store-fan-out.ts'),
         import('../../core/store/store.ts'),
       ]);
       const bigquery = await warehouseClient(p, process.env, options.dataDir);
-      const writer = createBigQueryWriter(bigquery, p.dataset);
+      // events, invalid_events and the ledger through the Storage Write API, as store writes them.
+      const writer = createWriteApiWriter(bigquery, p.dataset);
       // The first sightings store keeps: the replayed event is claimed and fanned out as store does.
       const firestore = await firestoreEndpoint(p, process.env, options.dataDir);
       const [{ createIdentityClaims }, { environmentClaims }, { createStoredCheck, eventsStoredQuery }] =

@@ -11,12 +11,16 @@ import { http } from '@google-cloud/functions-framework';
 import type { PubSub } from '@google-cloud/pubsub';
 import type { Bucket, Storage } from '@google-cloud/storage';
 import { type PullSource, pubSubPullSource } from '../../adapters/backlog.ts';
-import { bigQueryInsertAll, createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import { bigQueryInsertAll } from '../../adapters/bigquery-writer.ts';
 import { createOnly } from '../../adapters/create-only.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
 import { createEgressSender, type EgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
-import { createLedgerWriter, LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
+import {
+  createLedgerBigQueryWriter,
+  createLedgerWriter,
+  LEDGER_TABLE,
+} from '../../adapters/ledger-writer.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
@@ -268,7 +272,7 @@ function replays(
 ): Job {
   const maxBytes = String(config.settings.warehouse?.max_bytes_billed ?? DEFAULT_MAX_BYTES_BILLED);
   const store = new ReplayStore(bucket);
-  const ledger = createLedgerWriter(createBigQueryWriter(bigquery, config.plan.dataset));
+  const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset));
   return replayJob({
     settings: config.settings,
     project: config.project,
@@ -408,7 +412,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
 
 /** Google Ads' later diagnostics of accepted conversions, written to the ledger (google-ads-diagnostics.ts). */
 function googleAdsDiagnostics(bigquery: BigQuery): Job {
-  const ledger = createLedgerWriter(createBigQueryWriter(bigquery, config.plan.dataset));
+  const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, config.plan.dataset));
   return googleAdsDiagnosticsJob({
     settings: config.settings,
     project: config.project,

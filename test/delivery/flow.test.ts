@@ -6,9 +6,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { replayDestinationSlice } from '../../cli/commands/replay-destination.ts';
 import type { LedgerRow } from '../../core/delivery/ledger.ts';
 import { deadLetterTopicName, forwardSubscriptionName } from '../../core/plan.ts';
@@ -203,7 +202,7 @@ describe('delivery flow (emulators, functions, receiver)', function () {
       statuses(await stack.ledger(id)).includes('delivered') ? true : undefined,
     );
     const publisher = createDeliveriesPublisher(stack.pubsub);
-    const ledger = createLedgerWriter(createBigQueryWriter(stack.bigquery, stack.plan.dataset));
+    const ledger = createLedgerWriter(createLedgerBigQueryWriter(stack.bigquery, stack.plan.dataset));
     try {
       const query = async (sql: string, params: Record<string, unknown>) =>
         (await stack.bigquery.query({ query: sql, params }))[0] as Record<string, unknown>[];

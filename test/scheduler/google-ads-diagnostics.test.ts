@@ -10,8 +10,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
-import { createLedgerWriter, LEDGER_TABLE } from '../../adapters/ledger-writer.ts';
+import {
+  createLedgerBigQueryWriter,
+  createLedgerWriter,
+  LEDGER_TABLE,
+} from '../../adapters/ledger-writer.ts';
 import { forwardPush } from '../../core/delivery/forward.ts';
 import { DIAGNOSIS_REASON } from '../../core/delivery/ledger.ts';
 import { decodePush, deliveryMessage } from '../../core/delivery/message.ts';
@@ -82,7 +85,7 @@ describe('scheduler: Google Ads diagnostics become ledger rows tied to the attem
     const p = plan(settings);
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     bigquery = emulatorBigQuery(settings.project, emu.url);
-    const ledger = createLedgerWriter(createBigQueryWriter(bigquery, p.dataset));
+    const ledger = createLedgerWriter(createLedgerBigQueryWriter(bigquery, p.dataset));
 
     // Two conversions through the forward core, an hour and a half ago; one from a click 100 days old.
     const events = [purchase('fresh', sentAt), purchase('expired', new Date(sentAt.getTime() - 100 * DAY))];

@@ -8,9 +8,8 @@
  */
 import assert from 'node:assert/strict';
 import { pubSubPullSource } from '../../adapters/backlog.ts';
-import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
 import { createDeliveriesPublisher } from '../../adapters/deliveries-publisher.ts';
-import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
+import { createLedgerBigQueryWriter, createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
 import { RegistryClient } from '../../adapters/registry.ts';
 import { ReplayStore } from '../../adapters/replays.ts';
@@ -59,7 +58,7 @@ describe('scheduler: replays started from the console run chunk by chunk on the 
     const [bucket] = await storage.storage.createBucket('replays-registry');
     const source = await pubSubPullSource(stack.pubsub, stack.settings.project);
     const deliveries = createDeliveriesPublisher(stack.pubsub);
-    const ledger = createLedgerWriter(createBigQueryWriter(stack.bigquery, stack.plan.dataset));
+    const ledger = createLedgerWriter(createLedgerBigQueryWriter(stack.bigquery, stack.plan.dataset));
     const store = new ReplayStore(bucket);
     const bq = stack.bigquery;
     api = {

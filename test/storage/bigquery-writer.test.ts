@@ -3,6 +3,7 @@ import {
   createBatchingWriter,
   createBigQueryWriter,
   type InsertAll,
+  WRITE_API_ONLY,
 } from '../../adapters/bigquery-writer.ts';
 import type { InsertRow, RowRejection } from '../../core/warehouse/rows.ts';
 import { type Harness, startHarness } from '../../emulators/bigquery/test/support/helpers.ts';
@@ -149,7 +150,7 @@ describe('storage: micro-batching BigQuery writer', () => {
     before(async () => {
       h = await startHarness('writer-test');
       const [ds] = await h.bq.createDataset('w');
-      await ds.createTable('events', {
+      await ds.createTable('sync_rows', {
         schema: {
           fields: [
             { name: 'event_id', type: 'STRING', mode: 'REQUIRED' },
@@ -166,11 +167,11 @@ describe('storage: micro-batching BigQuery writer', () => {
     it('stores rows with their insertIds and answers per-row rejections by index', async () => {
       const writer = createBigQueryWriter(h.bq, 'w', { windowMs: 2 });
       const [first, second] = await Promise.all([
-        writer.write('events', [
+        writer.write('sync_rows', [
           row('w1', { ts: '2024-05-01T10:00:00.123Z', data: '{"a":1}' }),
           row('w2', { bad: true }),
         ]),
-        writer.write('events', [row('w3'), row('w1')]),
+        writer.write('sync_rows', [row('w3'), row('w1')]),
       ]);
       assert.deepEqual(
         first.map((r) => [r.index, r.reason]),
@@ -178,7 +179,7 @@ describe('storage: micro-batching BigQuery writer', () => {
       );
       assert.match(first[0]?.message ?? '', /bad/);
       assert.deepEqual(second, []);
-      const [rows] = await h.bq.query('SELECT event_id, ts FROM `writer-test.w.events` ORDER BY event_id');
+      const [rows] = await h.bq.query('SELECT event_id, ts FROM `writer-test.w.sync_rows` ORDER BY event_id');
       // w1 twice in one batch is stored once (insertId = event_id); w2 refused, not stored.
       assert.deepEqual(
         (rows as { event_id: string; ts: { value: string } | null }[]).map((r) => [
@@ -190,6 +191,19 @@ describe('storage: micro-batching BigQuery writer', () => {
           ['w3', null],
         ],
       );
+    });
+
+    it('refuses the tables the Storage Write API writes, before any request', async () => {
+      const writer = createBigQueryWriter(h.bq, 'w', { windowMs: 0 });
+      // Dataset `w` has no such table: an insertAll sent would be answered "Not found".
+      for (const table of WRITE_API_ONLY)
+        await assert.rejects(writer.write(table, [row('x1')]), /Storage Write API only/, table);
+      assert.deepEqual([...WRITE_API_ONLY].sort(), [
+        'deliveries',
+        'events',
+        'hook_failures',
+        'invalid_events',
+      ]);
     });
 
     it('rejects the write when the request fails as a whole (no such table)', async () => {

@@ -15,7 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { createBigQueryWriter } from '../../adapters/bigquery-writer.ts';
+import { createWriteApiWriter } from '../../adapters/bigquery-write-api.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import { createLedgerWriter } from '../../adapters/ledger-writer.ts';
 import { LockStore } from '../../adapters/locks.ts';
@@ -114,7 +114,7 @@ describe('studio: the per-destination debugger in a browser, send again included
     emu = await startBigQueryEmulator({ port: 0, dataDir: dir });
     await provision(p, { project: settings.project, bigquery: emu.url, functionUrl: () => '' });
     bigquery = emulatorBigQuery(settings.project, emu.url);
-    const writer = createBigQueryWriter(bigquery, p.dataset);
+    const writer = createWriteApiWriter(bigquery, p.dataset);
     ledger = createLedgerWriter(writer);
     flush = () => writer.flush();
     const at = new Date(Date.now() - 20 * 60_000).toISOString();
