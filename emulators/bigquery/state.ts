@@ -41,8 +41,8 @@ export interface PendingInsert {
   rows: readonly unknown[];
   asText: boolean;
   /**
-   * With `asText`: the rows already as UTF-8 JSON text in the prepared form, objects separated
-   * by commas (the Storage Write API's fast path, write-rows.ts), instead of `rows`; no insertIds.
+   * With `asText`: the rows already as the UTF-8 text of a JSON array in the prepared form (the
+   * Storage Write API's fast path, write-rows.ts), instead of `rows`; no insertIds.
    */
   text?: Buffer;
   values?: (DuckDBValue[] | undefined)[];

@@ -198,7 +198,7 @@ export async function flushBatch(
         for (const p of textual) {
           p.asText = false;
           try {
-            if (p.text) p.rows = JSON.parse(`[${p.text.toString()}]`) as unknown[];
+            if (p.text) p.rows = JSON.parse(p.text.toString()) as unknown[];
             delete p.text;
             p.values = valuesOfRows(fieldsOf(p.ref), p.rows, p.rows.length, p.ignoreUnknown);
           } catch (err) {
@@ -259,8 +259,8 @@ export async function insertTexts(
 
 /**
  * Inserts the rows of requests for one table that came as UTF-8 JSON text (`PendingInsert.text`,
- * no insertIds) with one statement, as `insertTexts` does: the texts are joined into one JSON
- * array and bound as bytes, so no JavaScript string of them is ever made.
+ * no insertIds) with one statement, as `insertTexts` does: the arrays are joined into one and
+ * bound as bytes, so no JavaScript string of them is ever made.
  */
 export async function insertUtf8Texts(
   em: Emulator,
@@ -268,18 +268,20 @@ export async function insertUtf8Texts(
   group: readonly PendingInsert[],
 ): Promise<void> {
   const ref = (group[0] as PendingInsert).ref;
-  const parts: Buffer[] = [OPEN_BRACKET];
-  for (const p of group) {
-    if (!p.text || p.ids.length === 0) continue;
-    if (parts.length > 1) parts.push(COMMA);
-    parts.push(p.text);
-  }
-  if (parts.length === 1) return;
-  parts.push(CLOSE_BRACKET);
+  const texts = group.flatMap((p) => (p.text && p.ids.length > 0 ? [p.text] : []));
+  if (texts.length === 0) return;
+  // One request's array as it came; several as one array of all their rows.
+  const array =
+    texts.length === 1
+      ? (texts[0] as Buffer)
+      : Buffer.concat([
+          ...texts.flatMap((t, i) => [i === 0 ? OPEN_BRACKET : COMMA, t.subarray(1, t.length - 1)]),
+          CLOSE_BRACKET,
+        ]);
   tableOrGone(em, ref);
   const sql = rowTextInsertSql(qualifiedName(ref), fieldsOf(ref), 'utf8');
   const prepared = await em.store.statement(conn, schemaName(ref.projectId, ref.datasetId), ref.tableId, sql);
-  prepared.bindBlob(1, Buffer.concat(parts));
+  prepared.bindBlob(1, array);
   try {
     await prepared.run();
   } finally {

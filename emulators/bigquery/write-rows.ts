@@ -142,6 +142,107 @@ function jsonString(buf: Buffer, start: number, stop: number, out: Out): boolean
   return true;
 }
 
+// A JSON text checked in its bytes, without making a string of it: `isJson` accepts only what
+// JSON.parse accepts (RFC 8259; its structure is ASCII, so bytes and characters agree once the
+// text is valid UTF-8, which jsonString checks). What it does not accept goes to the general path,
+// so it need not accept everything JSON.parse does: nesting beyond MAX_DEPTH is left to it.
+
+const MAX_DEPTH = 64;
+const isWs = (b: number | undefined): boolean => b === 0x20 || b === 0x0a || b === 0x0d || b === 0x09;
+const isDigit = (b: number | undefined): boolean => b !== undefined && b >= 0x30 && b <= 0x39;
+const isHex = (b: number | undefined): boolean =>
+  b !== undefined && ((b >= 0x30 && b <= 0x39) || (b >= 0x61 && b <= 0x66) || (b >= 0x41 && b <= 0x46));
+const LITERALS: Readonly<Record<number, Buffer>> = {
+  116: Buffer.from('true'),
+  102: Buffer.from('false'),
+  110: Buffer.from('null'),
+};
+
+function isJson(buf: Buffer, start: number, end: number): boolean {
+  const ws = (i: number): number => {
+    while (i < end && isWs(buf[i])) i++;
+    return i;
+  };
+  const digits = (i: number): number => {
+    if (!isDigit(buf[i]) || i >= end) return -1;
+    while (i < end && isDigit(buf[i])) i++;
+    return i;
+  };
+  /** The end of the JSON value at `i`, or -1. */
+  const value = (i: number, depth: number): number => {
+    if (i >= end || depth > MAX_DEPTH) return -1;
+    const b = buf[i] as number;
+    if (b === QUOTE) {
+      for (i++; i < end; i++) {
+        const x = buf[i] as number;
+        if (x === QUOTE) return i + 1;
+        if (x < 0x20) return -1;
+        if (x !== BACKSLASH) continue;
+        const e = buf[++i];
+        if (e === 0x75) {
+          // \uXXXX
+          if (i + 4 >= end) return -1;
+          for (let k = 1; k <= 4; k++) if (!isHex(buf[i + k])) return -1;
+          i += 4;
+        } else if (
+          !(e === QUOTE || e === BACKSLASH || e === 0x2f || (e !== undefined && SHORT_LETTERS.has(e)))
+        )
+          return -1;
+      }
+      return -1;
+    }
+    if (b === 0x7b || b === 0x5b) {
+      const close = b === 0x7b ? 0x7d : 0x5d;
+      i = ws(i + 1);
+      if (buf[i] === close && i < end) return i + 1;
+      for (;;) {
+        if (b === 0x7b) {
+          if (buf[i] !== QUOTE) return -1;
+          i = value(i, depth + 1);
+          if (i < 0) return -1;
+          i = ws(i);
+          if (buf[i] !== 0x3a || i >= end) return -1; // :
+          i = ws(i + 1);
+        }
+        i = value(i, depth + 1);
+        if (i < 0) return -1;
+        i = ws(i);
+        if (i >= end) return -1;
+        if (buf[i] === close) return i + 1;
+        if (buf[i] !== 0x2c) return -1;
+        i = ws(i + 1);
+      }
+    }
+    const literal = LITERALS[b];
+    if (literal) {
+      if (i + literal.length > end || !literal.equals(buf.subarray(i, i + literal.length))) return -1;
+      return i + literal.length;
+    }
+    // A number: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+    if (b === 0x2d) i++;
+    if (buf[i] === 0x30 && i < end) i++;
+    else {
+      i = digits(i);
+      if (i < 0) return -1;
+    }
+    if (buf[i] === 0x2e && i < end) {
+      i = digits(i + 1);
+      if (i < 0) return -1;
+    }
+    if ((buf[i] === 0x65 || buf[i] === 0x45) && i < end) {
+      i++;
+      if ((buf[i] === 0x2b || buf[i] === 0x2d) && i < end) i++;
+      i = digits(i);
+      if (i < 0) return -1;
+    }
+    return i;
+  };
+  const stop = value(ws(start), 0);
+  return stop >= 0 && ws(stop) === end;
+}
+/** The letters of JSON's one-letter escapes besides the quote, backslash and slash. */
+const SHORT_LETTERS = new Set([0x62, 0x66, 0x6e, 0x72, 0x74]);
+
 const writeString: Write = (c, end, out) => {
   const stop = delimitedEnd(c, end);
   if (stop === BAIL) return false;
@@ -149,10 +250,6 @@ const writeString: Write = (c, end, out) => {
   c.pos = stop;
   return jsonString(c.buf, start, stop, out);
 };
-
-interface Utf8Buffer extends Buffer {
-  utf8Slice(start: number, end: number): string;
-}
 
 const pad2 = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
@@ -169,12 +266,22 @@ export function timestampText(micros: number): string | undefined {
     secs -= 1;
     frac += 1e6;
   }
-  const d = new Date(secs * 1000);
-  const y = d.getUTCFullYear();
-  if (y < 1000 || y > 9999) return undefined;
-  const base = `${y}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}`;
+  const days = Math.floor(secs / 86_400);
+  if (days !== lastDay) {
+    // The rows of an append are mostly of one day: its date text is made once.
+    const d = new Date(days * 86_400_000);
+    const y = d.getUTCFullYear();
+    lastDate =
+      y < 1000 || y > 9999 ? undefined : `${y}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}T`;
+    lastDay = days;
+  }
+  if (lastDate === undefined) return undefined;
+  const s = secs - days * 86_400;
+  const base = `${lastDate}${pad2(Math.floor(s / 3600))}:${pad2(Math.floor(s / 60) % 60)}:${pad2(s % 60)}`;
   return frac === 0 ? `${base}Z` : `${base}.${String(frac).padStart(6, '0')}Z`;
 }
+let lastDay = Number.NaN;
+let lastDate: string | undefined;
 
 /** How one scalar proto field of the writer's type is written for its column; undefined: no fast path. */
 function scalarWrite(col: FieldSchema, proto: protobuf.Field): { wire: number; write: Write } | undefined {
@@ -192,11 +299,7 @@ function scalarWrite(col: FieldSchema, proto: protobuf.Field): { wire: number; w
           if (stop === BAIL) return false;
           const start = c.pos;
           c.pos = stop;
-          try {
-            JSON.parse((c.buf as Utf8Buffer).utf8Slice(start, stop));
-          } catch {
-            return false;
-          }
+          if (!isJson(c.buf, start, stop)) return false;
           return jsonString(c.buf, start, stop, out);
         },
       };
@@ -278,7 +381,8 @@ function compileMessage(type: protobuf.Type, cols: readonly FieldSchema[]): Mess
   if (type.oneofsArray.length > 0) return undefined;
   // insertAll's text path leaves a column named __proto__ to the appender; so does this one.
   if (cols.some((f) => f.name === '__proto__')) return undefined;
-  const byNumber = new Map<number, Slot>();
+  /** Slots by field number (field numbers of a writer's schema are small). */
+  const byNumber: (Slot | undefined)[] = [];
   const taken = new Set<number>();
   for (const proto of type.fieldsArray) {
     proto.resolve();
@@ -309,14 +413,15 @@ function compileMessage(type: protobuf.Type, cols: readonly FieldSchema[]): Mess
     }
     // A proto2 `required` field protobufjs refuses when absent is, like a REQUIRED column, left to it.
     if (proto.required && col.mode !== 'REQUIRED') return undefined;
-    byNumber.set(proto.id, {
+    if (proto.id > 10_000) return undefined;
+    byNumber[proto.id] = {
       index,
       key: keyOf(col.name),
       wire,
       repeated,
       packable: repeated && wire !== DELIMITED,
       write,
-    });
+    };
   }
   // A column the writer does not send is NULL (text: left out), an empty array if REPEATED; a
   // REQUIRED one is refused by the general path, for every row.
@@ -346,7 +451,7 @@ function compileMessage(type: protobuf.Type, cols: readonly FieldSchema[]): Mess
     while (c.pos < end) {
       const tag = varint(c, end);
       if (tag === BAIL || tag > 0xffffffff) return false;
-      const slot = byNumber.get(Math.floor(tag / 8));
+      const slot = byNumber[tag >>> 3];
       // An unknown field is skipped by protobufjs; it is left to it here.
       if (!slot) return false;
       const wire = tag % 8;
@@ -395,7 +500,7 @@ function compileMessage(type: protobuf.Type, cols: readonly FieldSchema[]): Mess
   };
 }
 
-/** An append's rows as UTF-8 JSON text: `count` objects separated by commas, without brackets. */
+/** An append's rows as the UTF-8 text of a JSON array of `count` objects. */
 export interface RowsText {
   readonly text: Buffer;
   readonly count: number;
@@ -425,8 +530,9 @@ export function fastRows(type: protobuf.Type, fields: readonly FieldSchema[]): F
           // The text is seldom much longer than the proto bytes: one allocation for most appends.
           let size = 1024;
           for (const r of rows) size += r.byteLength;
-          const out = new Out(size * 2);
+          const out = new Out(size + (size >> 1));
           const c: Cursor = { buf: out.buf, pos: 0 };
+          out.byte(0x5b); // [
           for (let i = 0; i < rows.length; i++) {
             const bytes = rows[i] as Uint8Array;
             c.buf = Buffer.isBuffer(bytes)
@@ -436,6 +542,7 @@ export function fastRows(type: protobuf.Type, fields: readonly FieldSchema[]): F
             if (i > 0) out.byte(0x2c);
             if (!write(c, bytes.byteLength, out)) return undefined;
           }
+          out.byte(0x5d); // ]
           return { text: out.buf.subarray(0, out.len), count: rows.length };
         }
       : null;

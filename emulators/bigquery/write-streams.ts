@@ -474,7 +474,7 @@ export function append(em: Emulator, s: WriteStreamRecord, rows: AppendRows): Ap
   s.rowCount += countOf(rows);
   if (s.type !== 'COMMITTED') {
     // Held as JSON (converted when they go in): the text reads back as insertAll's form.
-    const json = 'text' in rows ? (JSON.parse(`[${rows.text.toString()}]`) as Json[]) : rows.json;
+    const json = 'text' in rows ? (JSON.parse(rows.text.toString()) as Json[]) : rows.json;
     for (const row of json) s.held.push(row);
     return { offset, done: Promise.resolve() };
   }

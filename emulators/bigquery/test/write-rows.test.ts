@@ -82,7 +82,7 @@ function general(rows: readonly Uint8Array[]) {
 function fast(rows: readonly Uint8Array[], writer = WRITER, fields = FIELDS) {
   const out = fastRows(writer.type, fields)?.(rows);
   if (!out) return undefined;
-  const parsed = JSON.parse(`[${out.text.toString('utf8')}]`) as Record<string, unknown>[];
+  const parsed = JSON.parse(out.text.toString('utf8')) as Record<string, unknown>[];
   assert.equal(parsed.length, out.count);
   return parsed;
 }
@@ -178,6 +178,77 @@ describe('bigquery emulator: the Storage Write API fast row path', () => {
       const { values, problems } = general(rows);
       assert.equal(values.length + problems.length, 2);
     });
+
+  it('takes a JSON column’s text exactly when JSON.parse does (checked in its bytes)', () => {
+    const texts = [
+      '0',
+      '-0',
+      '12',
+      '-12.5e+3',
+      '1E9',
+      '0.5',
+      '"s"',
+      '"\\u00e9\\n\\/\\"\\\\"',
+      'true',
+      'false',
+      'null',
+      ' [ ] ',
+      '{}',
+      '[1, [2, {"a": null}], "x"]',
+      '{"a":{"b":[true,false]}}',
+      '"é 😀"',
+      '\t\r\n1\n',
+      '',
+      ' ',
+      '01',
+      '-',
+      '1.',
+      '.5',
+      '+1',
+      '1e',
+      '1e+',
+      '0x1',
+      'NaN',
+      'Infinity',
+      'tru',
+      'nul',
+      'True',
+      '"a',
+      '"\\x"',
+      '"\\u12g4"',
+      '"\\u123"',
+      '"tab\there"',
+      '[1,]',
+      '{"a":1,}',
+      '{"a"}',
+      '{a:1}',
+      '[1 2]',
+      '{"a":1}}',
+      '1 2',
+      "'s'",
+      '[',
+      ']',
+      '{',
+      '"\\',
+      '\u00a01',
+      `[${'1,'.repeat(50)}1]`,
+    ];
+    for (const data of texts) {
+      let parses = true;
+      try {
+        JSON.parse(data);
+      } catch {
+        parses = false;
+      }
+      const text = fast([encode({ id: 'j', at: AT, data })]);
+      assert.equal(text !== undefined, parses, JSON.stringify(data));
+      if (text) assert.equal(text[0]?.['data'], data);
+    }
+    // Deeper than the check goes: left to the general path, which takes it.
+    const deep = `${'['.repeat(100)}${']'.repeat(100)}`;
+    assert.equal(fast([encode({ id: 'j', at: AT, data: deep })]), undefined);
+    assert.deepEqual(general([encode({ id: 'j', at: AT, data: deep })]).problems, []);
+  });
 
   it('reads packed repeated values as unpacked ones', () => {
     const w = protobuf.Writer.create();
