@@ -21,6 +21,25 @@ import { isUtf8 } from 'node:buffer';
 import protobuf from 'protobufjs';
 import { type FieldSchema, isPicoTimestamp } from './schema.ts';
 
+/**
+ * Output buffers of appends whose rows are stored, for the next appends: an append's text is
+ * hundreds of kilobytes, and allocating that afresh each time made the garbage collector run
+ * full collections for the external memory alone.
+ */
+const spare: Buffer[] = [];
+const SPARE_MAX = 8;
+const MIN_BUFFER = 1 << 20;
+
+function takeBuffer(size: number): Buffer {
+  const i = spare.findIndex((b) => b.length >= size);
+  if (i >= 0) return spare.splice(i, 1)[0] as Buffer;
+  return Buffer.allocUnsafe(Math.max(size, MIN_BUFFER));
+}
+
+function giveBuffer(buf: Buffer): void {
+  if (spare.length < SPARE_MAX) spare.push(buf);
+}
+
 /** The bytes being read and where: one per append, shared by the nested messages' readers. */
 interface Cursor {
   buf: Buffer;
@@ -32,12 +51,13 @@ class Out {
   buf: Buffer;
   len = 0;
   constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
+    this.buf = takeBuffer(size);
   }
   room(n: number): void {
     if (this.len + n <= this.buf.length) return;
-    const next = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.len + n));
+    const next = takeBuffer(Math.max(this.buf.length * 2, this.len + n));
     this.buf.copy(next, 0, 0, this.len);
+    giveBuffer(this.buf);
     this.buf = next;
   }
   byte(b: number): void {
@@ -504,6 +524,11 @@ function compileMessage(type: protobuf.Type, cols: readonly FieldSchema[]): Mess
 export interface RowsText {
   readonly text: Buffer;
   readonly count: number;
+  /**
+   * Hands the text's buffer back for later appends: call it once nothing reads `text` any more
+   * (its rows are stored, or parsed); the text must not be read after.
+   */
+  release(): void;
 }
 
 /** Transcodes every serialized row of an append, or undefined: the general path decides them. */
@@ -540,10 +565,21 @@ export function fastRows(type: protobuf.Type, fields: readonly FieldSchema[]): F
               : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
             c.pos = 0;
             if (i > 0) out.byte(0x2c);
-            if (!write(c, bytes.byteLength, out)) return undefined;
+            if (!write(c, bytes.byteLength, out)) {
+              giveBuffer(out.buf);
+              return undefined;
+            }
           }
           out.byte(0x5d); // ]
-          return { text: out.buf.subarray(0, out.len), count: rows.length };
+          let released = false;
+          return {
+            text: out.buf.subarray(0, out.len),
+            count: rows.length,
+            release: () => {
+              if (!released) giveBuffer(out.buf);
+              released = true;
+            },
+          };
         }
       : null;
     byFields.set(fields, found);

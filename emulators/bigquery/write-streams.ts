@@ -468,14 +468,20 @@ export const decodedRows = (rows: readonly DecodedRow[]): AppendRows => ({
 
 const countOf = (rows: AppendRows): number => ('text' in rows ? rows.count : rows.json.length);
 
+/** The fast path's rows as insertAll's JSON (their text is done with). */
+function parsedText(rows: RowsText): Json[] {
+  const json = JSON.parse(rows.text.toString()) as Json[];
+  rows.release();
+  return json;
+}
+
 /** Appends accepted rows at the stream's end (the offset was checked). */
 export function append(em: Emulator, s: WriteStreamRecord, rows: AppendRows): AppendPlan {
   const offset = s.rowCount;
   s.rowCount += countOf(rows);
   if (s.type !== 'COMMITTED') {
     // Held as JSON (converted when they go in): the text reads back as insertAll's form.
-    const json = 'text' in rows ? (JSON.parse(rows.text.toString()) as Json[]) : rows.json;
-    for (const row of json) s.held.push(row);
+    for (const row of 'text' in rows ? parsedText(rows) : rows.json) s.held.push(row);
     return { offset, done: Promise.resolve() };
   }
   return { offset, done: writeInto(em, s, rows) };
@@ -484,12 +490,17 @@ export function append(em: Emulator, s: WriteStreamRecord, rows: AppendRows): Ap
 /** Rows into `ref` as one request of the group commit (tabledata.ts): one transaction. */
 async function insertRows(em: Emulator, ref: TableRecord, rows: AppendRows): Promise<void> {
   const ids: undefined[] = new Array(countOf(rows)).fill(undefined);
-  await enqueueInsert(
-    em,
-    'text' in rows
-      ? { ref, ids, rows: [], asText: true, text: rows.text, ignoreUnknown: false }
-      : { ref, ids, rows: rows.values, asText: false, values: rows.values, ignoreUnknown: false },
-  );
+  try {
+    await enqueueInsert(
+      em,
+      'text' in rows
+        ? { ref, ids, rows: [], asText: true, text: rows.text, ignoreUnknown: false }
+        : { ref, ids, rows: rows.values, asText: false, values: rows.values, ignoreUnknown: false },
+    );
+  } finally {
+    // Stored or refused, the group commit is done with the text.
+    if ('text' in rows) rows.release();
+  }
   markStreamed(ref);
 }
 

@@ -286,6 +286,19 @@ describe('bigquery emulator: the Storage Write API through Google’s managed wr
       },
       { name: 'plain', n: 2, seen_at: null, data: null, tags: ['p', 'q'], who: null },
     ]);
+    // Many appends in flight at once: each one's text stays its own until its rows are stored
+    // (the fast path reuses the buffers of stored appends).
+    const pipelined = Array.from({ length: 24 }, (_, a) =>
+      writer
+        .appendRows(Array.from({ length: 40 }, (_, k) => ({ name: `p${a}-${k}`, n: 1000 + a * 40 + k })))
+        .getResult(),
+    );
+    for (const r of await Promise.all(pipelined)) assert.equal(r.error ?? null, null);
+    const [stored2] = await h.bq.query(`SELECT name, n FROM w.${fastId} WHERE n >= 1000 ORDER BY n`);
+    assert.deepEqual(
+      (stored2 as { name: string; n: number }[]).map((r) => [r.name, r.n]),
+      Array.from({ length: 960 }, (_, i) => [`p${Math.floor(i / 40)}-${i % 40}`, 1000 + i]),
+    );
     writer.close();
   });
 
