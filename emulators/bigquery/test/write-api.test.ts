@@ -300,6 +300,34 @@ describe('bigquery emulator: the Storage Write API through Google’s managed wr
       Array.from({ length: 960 }, (_, i) => [`p${Math.floor(i / 40)}-${i % 40}`, 1000 + i]),
     );
     writer.close();
+    // A pending stream holds the fast path's rows (read back from their text) until its commit.
+    const pending = await client.createStreamConnection({
+      streamType: managedwriter.PendingStream,
+      destinationTable: `projects/${P}/datasets/w/tables/${fastId}`,
+    });
+    const held = new managedwriter.JSONWriter({ connection: pending, protoDescriptor });
+    const appended = await held
+      .appendRows([{ name: 'held " é', n: 5000, seen_at: at, data: '[1]', tags: ['t'], who: { id: 'h' } }], 0)
+      .getResult();
+    assert.equal(appended.appendResult?.offset?.value, '0');
+    await pending.finalize();
+    await client.batchCommitWriteStream({
+      parent: `projects/${P}/datasets/w/tables/${fastId}`,
+      writeStreams: [pending.getStreamId()],
+    });
+    const [committed] = await h.bq.query(
+      `SELECT name, seen_at, TO_JSON_STRING(data) AS data, tags, who FROM w.${fastId} WHERE n = 5000`,
+    );
+    assert.deepEqual(plain(committed), [
+      {
+        name: 'held " é',
+        seen_at: { value: '2026-11-25T10:00:00.123Z' },
+        data: '[1]',
+        tags: ['t'],
+        who: { id: 'h' },
+      },
+    ]);
+    held.close();
   });
 
   it('answers GetWriteStream with the table schema (FULL view) and NOT_FOUND for an unknown stream', async () => {
