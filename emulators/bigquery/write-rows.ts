@@ -29,6 +29,8 @@ import { type FieldSchema, isPicoTimestamp } from './schema.ts';
 const spare: Buffer[] = [];
 const SPARE_MAX = 8;
 const MIN_BUFFER = 1 << 20;
+/** A larger buffer (an append near the 10 MB request limit) is not kept. */
+const MAX_KEPT = 16 << 20;
 
 function takeBuffer(size: number): Buffer {
   const i = spare.findIndex((b) => b.length >= size);
@@ -37,7 +39,7 @@ function takeBuffer(size: number): Buffer {
 }
 
 function giveBuffer(buf: Buffer): void {
-  if (spare.length < SPARE_MAX) spare.push(buf);
+  if (spare.length < SPARE_MAX && buf.length <= MAX_KEPT) spare.push(buf);
 }
 
 /** The bytes being read and where: one per append, shared by the nested messages' readers. */
