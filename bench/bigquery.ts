@@ -21,11 +21,14 @@ import { prepareRowText, rowTextInsertSql } from '../emulators/bigquery/row-text
 import { columnDefinitions, type FieldSchema, normaliseSchema } from '../emulators/bigquery/schema.ts';
 import { translate } from '../emulators/bigquery/sql.ts';
 import { type BenchFigure, type BenchSuite, percentile } from './lib.ts';
+import { processCpuMs } from './proc-cpu.ts';
 
 const PROJECT = 'bench-project';
 const MAIN = new URL('../emulators/bigquery/main.ts', import.meta.url).pathname;
 
-async function startChild(dataDir: string): Promise<{ url: string; close(): Promise<void> }> {
+async function startChild(
+  dataDir: string,
+): Promise<{ url: string; pid: number | undefined; close(): Promise<void> }> {
   const proc = spawn(process.execPath, [MAIN, '--port', '0', '--data-dir', dataDir], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -36,6 +39,7 @@ async function startChild(dataDir: string): Promise<{ url: string; close(): Prom
   const url = line.replace(/^.* on /, '');
   return {
     url,
+    pid: proc.pid,
     close: () =>
       new Promise<void>((resolve) => {
         proc.once('exit', () => resolve());
@@ -120,6 +124,47 @@ function eventRow(i: number): Record<string, unknown> {
   };
 }
 
+/**
+ * A path's rows/s with the CPU each side spent on it, in µs per row: the emulator's (its process,
+ * all threads, DuckDB's included) and this process's (the client's). Load from other processes
+ * slows the rate far more than it changes these.
+ */
+interface PathFigure {
+  readonly rate: number;
+  readonly emulatorUs: number | undefined;
+  readonly clientUs: number;
+}
+
+async function withCpu(
+  pid: number | undefined,
+  rows: number,
+  run: () => Promise<number>,
+): Promise<PathFigure> {
+  const emulatorBefore = processCpuMs(pid);
+  const clientBefore = process.cpuUsage();
+  const rate = await run();
+  const client = process.cpuUsage(clientBefore);
+  const emulatorAfter = processCpuMs(pid);
+  return {
+    rate,
+    emulatorUs:
+      emulatorBefore === undefined || emulatorAfter === undefined
+        ? undefined
+        : ((emulatorAfter - emulatorBefore) * 1000) / rows,
+    clientUs: (client.user + client.system) / rows,
+  };
+}
+
+const cpuText = (f: PathFigure): string =>
+  `CPU per row: emulator ${f.emulatorUs === undefined ? 'n/a' : `${f.emulatorUs.toFixed(1)} us`}, client ${f.clientUs.toFixed(1)} us`;
+
+/**
+ * A pause longer than the emulator's idle checkpoint (store.ts, 1 s without inserts): the WAL the
+ * earlier paths left is folded before the next path is timed, so no path pays for a checkpoint of
+ * another's rows (DuckDB checkpoints inside the commit that takes its WAL past 16 MB).
+ */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 1_500));
+
 /** Rows per second of sending every batch through `send`, CONCURRENCY at a time. */
 async function batchRate(
   rows: Record<string, unknown>[][],
@@ -169,18 +214,24 @@ async function leanClientRate(bq: BigQuery, rows: Record<string, unknown>[][]): 
  * (adapters/bigquery-write-api.ts: the default stream over gRPC, rows as protocol buffers), the
  * same number in flight, on one connection as one store instance holds it.
  */
-async function writeApiRate(url: string, rows: Record<string, unknown>[][]): Promise<number> {
+async function writeApiRate(
+  url: string,
+  rows: Record<string, unknown>[][],
+  pid: number | undefined,
+): Promise<PathFigure> {
   const insert = writeApiInsertAll({ project: PROJECT, dataset: 'bench', emulatorHost: url });
   try {
     // The connection and its descriptor are opened once, outside the timing (as a warm instance's).
     await insert('events_write', [{ insertId: 'warm', json: eventRow(2e9) }]);
-    return await batchRate(rows, async (batch) => {
-      const refused = await insert(
-        'events_write',
-        batch.map((json) => ({ insertId: json['event_id'] as string, json })),
-      );
-      if (refused.length > 0) throw new Error(`Write API refused rows: ${JSON.stringify(refused[0])}`);
-    });
+    return await withCpu(pid, BATCH * rows.length, () =>
+      batchRate(rows, async (batch) => {
+        const refused = await insert(
+          'events_write',
+          batch.map((json) => ({ insertId: json['event_id'] as string, json })),
+        );
+        if (refused.length > 0) throw new Error(`Write API refused rows: ${JSON.stringify(refused[0])}`);
+      }),
+    );
   } finally {
     insert.close();
   }
@@ -328,9 +379,14 @@ export const suite: BenchSuite = {
         .table('events')
         .insert([{ insertId: 'warm', json: eventRow(1e9) }], { raw: true });
       const viaClient = await insertAllRate(bq, rows);
-      const viaLeanClient = await leanClientRate(bq, rows);
+      const total = BATCH * batches;
+      await settle();
+      const lean = await withCpu(emulator.pid, total, () => leanClientRate(bq, rows));
+      const viaLeanClient = lean.rate;
       const viaHttp = await httpInsertRate(emulator.url, rows);
-      const viaWriteApi = await writeApiRate(emulator.url, rows);
+      await settle();
+      const writeApi = await writeApiRate(emulator.url, rows, emulator.pid);
+      const viaWriteApi = writeApi.rate;
       const rawAppender = await rawAppendRate(dir, fields, rows);
       const rawFromJson = await rawFromJsonRate(dir, fields, rows);
       // The baseline is the faster raw method of this run; both are printed.
@@ -387,8 +443,7 @@ export const suite: BenchSuite = {
           unit: 'rows/s',
           baseline: raw,
           target: { op: '>=', value: 0.5, of: 'ratio' },
-          detail:
-            'table.insert above costs ~70 us of client CPU per row (three deep copies, a {{projectId}} walk)',
+          detail: `${cpuText(lean)}; table.insert above costs ~70 us of client CPU per row (three deep copies, a {{projectId}} walk)`,
         },
         {
           name: `Storage Write API via the store's writer (default stream, gRPC, protocol buffers; ${CONCURRENCY} in flight)`,
@@ -399,7 +454,7 @@ export const suite: BenchSuite = {
             value: viaLeanClient,
           },
           target: { op: '>=', value: 1.5, of: 'ratio' },
-          detail: `against raw DuckDB (${raw.name}): ${(viaWriteApi / raw.value).toFixed(2)}x`,
+          detail: `${cpuText(writeApi)}; against raw DuckDB (${raw.name}): ${(viaWriteApi / raw.value).toFixed(2)}x`,
         },
         {
           name: 'insertAll via @google-cloud/bigquery table.request, absolute',

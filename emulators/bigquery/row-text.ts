@@ -160,10 +160,15 @@ function structure(fields: readonly FieldSchema[]): string {
 
 /**
  * One statement that inserts a JSON array of prepared rows (`prepareRowText`) (parameter $1) into `table`:
- * one transaction, committed (WAL synced) when it returns, like an appender flush.
+ * one transaction, committed (WAL synced) when it returns, like an appender flush. The array is
+ * bound as text, or (`utf8`) as the bytes of its UTF-8 text, which DuckDB checks as it decodes.
  */
-export function rowTextInsertSql(table: string, fields: readonly FieldSchema[]): string {
+export function rowTextInsertSql(
+  table: string,
+  fields: readonly FieldSchema[],
+  source: 'text' | 'utf8' = 'text',
+): string {
   // Named columns: a column added to the table after the texts were written stays NULL.
   const names = fields.map((f) => quoteIdent(f.name));
-  return `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.map((n) => `r.${n}`).join(', ')} FROM (SELECT unnest(from_json($1::VARCHAR, ${stringLiteral(`[${structure(fields)}]`)})) AS r)`;
+  return `INSERT INTO ${table} (${names.join(', ')}) SELECT ${names.map((n) => `r.${n}`).join(', ')} FROM (SELECT unnest(from_json(${source === 'utf8' ? 'decode($1::BLOB)' : '$1::VARCHAR'}, ${stringLiteral(`[${structure(fields)}]`)})) AS r)`;
 }

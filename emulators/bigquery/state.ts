@@ -40,6 +40,11 @@ export interface PendingInsert {
   /** The rows' `json` members (undefined for a row without one). */
   rows: readonly unknown[];
   asText: boolean;
+  /**
+   * With `asText`: the rows already as the UTF-8 text of a JSON array in the prepared form (the
+   * Storage Write API's fast path, write-rows.ts), instead of `rows`; no insertIds.
+   */
+  text?: Buffer;
   values?: (DuckDBValue[] | undefined)[];
   ignoreUnknown: boolean;
   resolve(): void;

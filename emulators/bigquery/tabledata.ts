@@ -183,10 +183,14 @@ export async function flushBatch(
     else byTable.set(k, [p]);
   }
   for (const all of byTable.values()) {
-    const textual = all.filter((p) => p.asText);
-    if (textual.length > 0) {
+    // JSON text by one statement per kind: rows as objects, and rows already as UTF-8 text.
+    for (const [textual, insert] of [
+      [all.filter((p) => p.asText && !p.text), insertTexts],
+      [all.filter((p) => p.asText && p.text), insertUtf8Texts],
+    ] as const) {
+      if (textual.length === 0) continue;
       try {
-        await insertTexts(em, conn, textual);
+        await insert(em, conn, textual);
         for (const p of textual) p.resolve();
       } catch {
         // DuckDB's reader refused something the preparation let through: append these
@@ -194,6 +198,8 @@ export async function flushBatch(
         for (const p of textual) {
           p.asText = false;
           try {
+            if (p.text) p.rows = JSON.parse(p.text.toString()) as unknown[];
+            delete p.text;
             p.values = valuesOfRows(fieldsOf(p.ref), p.rows, p.rows.length, p.ignoreUnknown);
           } catch (err) {
             p.reject(new ApiError('invalid', `Rows could not be appended: ${(err as Error).message}`));
@@ -249,6 +255,48 @@ export async function insertTexts(
     prepared.clearBindings();
   }
   remember();
+}
+
+/**
+ * Inserts the rows of requests for one table that came as UTF-8 JSON text (`PendingInsert.text`,
+ * no insertIds) with one statement, as `insertTexts` does: the arrays are joined into one and
+ * bound as bytes, so no JavaScript string of them is ever made.
+ */
+export async function insertUtf8Texts(
+  em: Emulator,
+  conn: DuckDBConnection,
+  group: readonly PendingInsert[],
+): Promise<void> {
+  const ref = (group[0] as PendingInsert).ref;
+  const texts = group.flatMap((p) => (p.text && p.ids.length > 0 ? [p.text] : []));
+  if (texts.length === 0) return;
+  // One request's array as it came; several as one array of all their rows.
+  const array =
+    texts.length === 1
+      ? (texts[0] as Buffer)
+      : Buffer.concat([
+          ...texts.flatMap((t, i) => [i === 0 ? OPEN_BRACKET : COMMA, t.subarray(1, t.length - 1)]),
+          CLOSE_BRACKET,
+        ]);
+  tableOrGone(em, ref);
+  const sql = rowTextInsertSql(qualifiedName(ref), fieldsOf(ref), 'utf8');
+  const prepared = await em.store.statement(conn, schemaName(ref.projectId, ref.datasetId), ref.tableId, sql);
+  prepared.bindBlob(1, array);
+  try {
+    await prepared.run();
+  } finally {
+    prepared.clearBindings();
+  }
+}
+
+const OPEN_BRACKET = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE_BRACKET = Buffer.from(']');
+
+/** Throws notFound when the table of rows about to be stored is gone. */
+function tableOrGone(em: Emulator, ref: PendingInsert['ref']): void {
+  if (!em.store.table(ref.projectId, ref.datasetId, ref.tableId))
+    throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
 }
 
 /**
@@ -314,8 +362,7 @@ export function freshRows<T>(
       rows.push(row);
     }
   }
-  if (rows.length > 0 && !em.store.table(ref.projectId, ref.datasetId, ref.tableId))
-    throw new ApiError('notFound', `Not found: Table ${ref.projectId}:${ref.datasetId}.${ref.tableId}`);
+  if (rows.length > 0) tableOrGone(em, ref);
   return {
     rows,
     remember: () => {

@@ -20,11 +20,11 @@ import { ApiError } from './errors.ts';
 import type { FieldSchema } from './schema.ts';
 import type { Emulator } from './state.ts';
 import {
+  acceptRows,
   append,
   batchCommit,
   checkOffset,
   createWriteStream,
-  decodeRows,
   fieldsOfTable,
   finalize,
   flushRows,
@@ -333,7 +333,7 @@ function appendRows(
       if (e instanceof WriteError) return Promise.resolve({ error: inStreamError(e), writeStream: s.name });
       throw e;
     }
-    const { rows, problems } = decodeRows(schema, fields, req.rows, {
+    const { rows, problems } = acceptRows(schema, fields, req.rows, {
       byColumn: req.missing,
       otherwise: req.defaultMissing,
     });

@@ -29,6 +29,7 @@ import { type Emulator, fieldsOf, type Json } from './state.ts';
 import type { TableRecord } from './store.ts';
 import { enqueueInsert } from './tabledata.ts';
 import { civilFromMicros } from './time-text.ts';
+import { fastRows, type RowsText } from './write-rows.ts';
 import type { MissingValue, StorageErrorCode } from './write-wire.ts';
 
 export type StreamType = 'COMMITTED' | 'PENDING' | 'BUFFERED';
@@ -313,6 +314,33 @@ export function decodeRows(
   return { rows: out, problems };
 }
 
+/**
+ * An append's rows as they go in, or the problem of each bad row: the fast path (write-rows.ts)
+ * when it covers the request, else `decodeRows`, which alone reports problems.
+ */
+export function acceptRows(
+  schema: WriterSchema,
+  fields: readonly FieldSchema[],
+  rows: readonly Uint8Array[],
+  missing: MissingValues = NO_MISSING_VALUES,
+): { rows: AppendRows; problems: RowProblem[] } {
+  const fast = fillsDefaults(fields, missing) ? undefined : fastRows(schema.type, fields)?.(rows);
+  if (fast) return { rows: fast, problems: [] };
+  const decoded = decodeRows(schema, fields, rows, missing);
+  return { rows: decodedRows(decoded.rows), problems: decoded.problems };
+}
+
+/** Whether `fillDefaults` may fill a column of `fields` for this append. */
+function fillsDefaults(fields: readonly FieldSchema[], missing: MissingValues): boolean {
+  for (const f of fields)
+    if (
+      f.defaultValueExpression !== undefined &&
+      (missing.byColumn.get(f.name) ?? missing.otherwise) === 'DEFAULT_VALUE'
+    )
+      return true;
+  return false;
+}
+
 /** How an append asks missing columns to be filled (`missing_value_interpretations`). */
 export interface MissingValues {
   readonly byColumn: ReadonlyMap<string, MissingValue>;
@@ -425,43 +453,63 @@ export function checkOffset(s: WriteStreamRecord, offset: bigint | undefined): v
     );
 }
 
-/** Appends decoded rows at the stream's end (the offset was checked). */
-export function append(em: Emulator, s: WriteStreamRecord, rows: readonly DecodedRow[]): AppendPlan {
-  const offset = s.rowCount;
-  s.rowCount += rows.length;
-  if (s.type !== 'COMMITTED') {
-    for (const r of rows) s.held.push(r.json);
-    return { offset, done: Promise.resolve() };
-  }
-  return {
-    offset,
-    done: writeInto(
-      em,
-      s,
-      rows.map((r) => r.values),
-    ),
-  };
+/**
+ * An append's accepted rows: from the general path, their insertAll JSON form and column values;
+ * from the fast path (write-rows.ts), their UTF-8 JSON text in insertAll's prepared form, which
+ * goes in by insertAll's text path (row-text.ts).
+ */
+export type AppendRows = { readonly json: readonly Json[]; readonly values: DuckDBValue[][] } | RowsText;
+
+/** Rows decoded by the general path as an append's rows. */
+export const decodedRows = (rows: readonly DecodedRow[]): AppendRows => ({
+  json: rows.map((r) => r.json),
+  values: rows.map((r) => r.values),
+});
+
+const countOf = (rows: AppendRows): number => ('text' in rows ? rows.count : rows.json.length);
+
+/** The fast path's rows as insertAll's JSON (their text is done with). */
+function parsedText(rows: RowsText): Json[] {
+  const json = JSON.parse(rows.text.toString()) as Json[];
+  rows.release();
+  return json;
 }
 
-/** Converted rows into `ref` as one request of the group commit (tabledata.ts): one transaction. */
-async function insertValues(em: Emulator, ref: TableRecord, values: DuckDBValue[][]): Promise<void> {
-  await enqueueInsert(em, {
-    ref,
-    ids: values.map(() => undefined),
-    rows: values,
-    asText: false,
-    values,
-    ignoreUnknown: false,
-  });
+/** Appends accepted rows at the stream's end (the offset was checked). */
+export function append(em: Emulator, s: WriteStreamRecord, rows: AppendRows): AppendPlan {
+  const offset = s.rowCount;
+  s.rowCount += countOf(rows);
+  if (s.type !== 'COMMITTED') {
+    // Held as JSON (converted when they go in): the text reads back as insertAll's form.
+    for (const row of 'text' in rows ? parsedText(rows) : rows.json) s.held.push(row);
+    return { offset, done: Promise.resolve() };
+  }
+  return { offset, done: writeInto(em, s, rows) };
+}
+
+/** Rows into `ref` as one request of the group commit (tabledata.ts): one transaction. */
+async function insertRows(em: Emulator, ref: TableRecord, rows: AppendRows): Promise<void> {
+  const ids: undefined[] = new Array(countOf(rows)).fill(undefined);
+  try {
+    await enqueueInsert(
+      em,
+      'text' in rows
+        ? { ref, ids, rows: [], asText: true, text: rows.text, ignoreUnknown: false }
+        : { ref, ids, rows: rows.values, asText: false, values: rows.values, ignoreUnknown: false },
+    );
+  } finally {
+    // Stored or refused, the group commit is done with the text.
+    if ('text' in rows) rows.release();
+  }
   markStreamed(ref);
 }
 
 /** Rows into the stream's table through the group commit; a failure breaks the stream. */
-async function writeInto(em: Emulator, s: WriteStreamRecord, values: DuckDBValue[][]): Promise<void> {
-  if (values.length === 0) return;
+async function writeInto(em: Emulator, s: WriteStreamRecord, rows: AppendRows): Promise<void> {
+  if (countOf(rows) === 0) return;
   const ref = tableOr404(em, s.table);
   try {
-    await insertValues(em, ref, values);
+    await insertRows(em, ref, rows);
   } catch (e) {
     const err = new WriteError(
       'INTERNAL',
@@ -518,7 +566,8 @@ export async function batchCommit(
   const held = found.flatMap((s) => s.held);
   if (held.length > 0) {
     // One request of the group commit: its rows are appended in one transaction.
-    await insertValues(em, ref, valuesNow(ref, held));
+    const values = valuesNow(ref, held);
+    await insertRows(em, ref, { json: held, values });
   }
   const at = Date.now();
   for (const s of found) {
@@ -552,10 +601,11 @@ export async function flushRows(
     );
   const count = to + 1 - s.heldFrom;
   if (count > 0) {
-    const values = valuesNow(tableOr404(em, s.table), s.held.slice(0, count));
+    const json = s.held.slice(0, count);
+    const values = valuesNow(tableOr404(em, s.table), json);
     s.held = s.held.slice(count);
     s.heldFrom += count;
-    await writeInto(em, s, values);
+    await writeInto(em, s, { json, values });
   }
   return to;
 }

@@ -229,6 +229,107 @@ describe('bigquery emulator: the Storage Write API through Google’s managed wr
     writer.close();
   });
 
+  it('stores rows of the fast path (write-rows.ts) as the general path would, and refuses bad rows the same way', async () => {
+    // No DATE column: every column has a text form, so well-formed appends take the fast path.
+    const schema = {
+      fields: [
+        { name: 'name', type: 'STRING', mode: 'REQUIRED' },
+        { name: 'n', type: 'INTEGER' },
+        { name: 'seen_at', type: 'TIMESTAMP' },
+        { name: 'data', type: 'JSON' },
+        { name: 'tags', type: 'STRING', mode: 'REPEATED' },
+        { name: 'who', type: 'RECORD', fields: [{ name: 'id', type: 'STRING' }] },
+      ],
+    };
+    const fastId = `${tableId}_fast`;
+    await h.bq.dataset('w').createTable(fastId, { schema });
+    const protoDescriptor = adapt.convertStorageSchemaToProto2Descriptor(
+      adapt.convertBigQuerySchemaToStorageTableSchema(schema),
+      'root',
+    );
+    const connection = await client.createStreamConnection({
+      streamId: managedwriter.DefaultStream,
+      destinationTable: `projects/${P}/datasets/w/tables/${fastId}`,
+    });
+    const writer = new managedwriter.JSONWriter({ connection, protoDescriptor });
+    const at = new Date('2026-11-25T10:00:00.123Z');
+    const ok = await writer
+      .appendRows([
+        { name: 'quote " \\ \n é 😀', n: 1, seen_at: at, data: '{"a": [1, "x"]}', who: { id: 'u1' } },
+        { name: 'plain', n: 2, tags: ['p', 'q'] },
+      ])
+      .getResult();
+    assert.equal(ok.error ?? null, null);
+    // A row the general path refuses: the same row error, and nothing of the append stored.
+    const bad = await writer
+      .appendRows([
+        { name: 'a', n: 3 },
+        { name: 'b', data: '{nope' },
+      ])
+      .getResult();
+    assert.equal(bad.error?.code, grpc.status.INVALID_ARGUMENT);
+    assert.deepEqual(
+      bad.rowErrors?.map((e) => [String(e.index), e.code]),
+      [['1', 'FIELDS_ERROR']],
+    );
+    const [stored] = await h.bq.query(
+      `SELECT name, n, seen_at, TO_JSON_STRING(data) AS data, tags, who FROM w.${fastId} ORDER BY n`,
+    );
+    assert.deepEqual(plain(stored), [
+      {
+        name: 'quote " \\ \n é 😀',
+        n: 1,
+        seen_at: { value: '2026-11-25T10:00:00.123Z' },
+        data: '{"a":[1,"x"]}',
+        tags: [],
+        who: { id: 'u1' },
+      },
+      { name: 'plain', n: 2, seen_at: null, data: null, tags: ['p', 'q'], who: null },
+    ]);
+    // Many appends in flight at once: each one's text stays its own until its rows are stored
+    // (the fast path reuses the buffers of stored appends).
+    const pipelined = Array.from({ length: 24 }, (_, a) =>
+      writer
+        .appendRows(Array.from({ length: 40 }, (_, k) => ({ name: `p${a}-${k}`, n: 1000 + a * 40 + k })))
+        .getResult(),
+    );
+    for (const r of await Promise.all(pipelined)) assert.equal(r.error ?? null, null);
+    const [stored2] = await h.bq.query(`SELECT name, n FROM w.${fastId} WHERE n >= 1000 ORDER BY n`);
+    assert.deepEqual(
+      (stored2 as { name: string; n: number }[]).map((r) => [r.name, r.n]),
+      Array.from({ length: 960 }, (_, i) => [`p${Math.floor(i / 40)}-${i % 40}`, 1000 + i]),
+    );
+    writer.close();
+    // A pending stream holds the fast path's rows (read back from their text) until its commit.
+    const pending = await client.createStreamConnection({
+      streamType: managedwriter.PendingStream,
+      destinationTable: `projects/${P}/datasets/w/tables/${fastId}`,
+    });
+    const held = new managedwriter.JSONWriter({ connection: pending, protoDescriptor });
+    const appended = await held
+      .appendRows([{ name: 'held " é', n: 5000, seen_at: at, data: '[1]', tags: ['t'], who: { id: 'h' } }], 0)
+      .getResult();
+    assert.equal(appended.appendResult?.offset?.value, '0');
+    await pending.finalize();
+    await client.batchCommitWriteStream({
+      parent: `projects/${P}/datasets/w/tables/${fastId}`,
+      writeStreams: [pending.getStreamId()],
+    });
+    const [committed] = await h.bq.query(
+      `SELECT name, seen_at, TO_JSON_STRING(data) AS data, tags, who FROM w.${fastId} WHERE n = 5000`,
+    );
+    assert.deepEqual(plain(committed), [
+      {
+        name: 'held " é',
+        seen_at: { value: '2026-11-25T10:00:00.123Z' },
+        data: '[1]',
+        tags: ['t'],
+        who: { id: 'h' },
+      },
+    ]);
+    held.close();
+  });
+
   it('answers GetWriteStream with the table schema (FULL view) and NOT_FOUND for an unknown stream', async () => {
     const name = await client.createWriteStream({
       streamType: managedwriter.PendingStream,
