@@ -17,30 +17,18 @@
  */
 import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
 import type { ForwardResult } from '../core/delivery/forward.ts';
+import {
+  CALL_BOUNDS,
+  DELIVERY_METRICS,
+  LATENCY_BOUNDS,
+  METRIC_ATTRIBUTES,
+} from '../core/tracing/metric-shape.ts';
 import type { Destination } from '../schemas/settings.ts';
 
-export const DELIVERY_METRICS = Object.freeze({
-  outcomes: 'eventbus.delivery.outcomes',
-  latency: 'eventbus.delivery.latency',
-  callDuration: 'eventbus.delivery.call.duration',
-});
-
-/** The attribute keys, as the spans name the same things (docs/observability.md). */
-export const METRIC_ATTRIBUTES = Object.freeze({
-  destination: 'eventbus.destination',
-  platform: 'eventbus.platform',
-  status: 'eventbus.status',
-});
+export { DELIVERY_METRICS, METRIC_ATTRIBUTES };
 
 /** The name a push's destination is counted under when the settings do not configure it. */
 export const UNKNOWN_DESTINATION = '(unknown)';
-
-/** End-to-end bucket bounds (ms): queueing and retries make minutes possible. */
-const LATENCY_BOUNDS = [
-  50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000, 300_000, 900_000, 3_600_000,
-];
-/** The call's bucket bounds (ms), up to the longest timeout a destination may set. */
-const CALL_BOUNDS = [10, 25, 50, 100, 250, 500, 1_000, 2_500, 5_000, 10_000, 30_000, 60_000];
 
 export interface DeliveryInstruments {
   readonly outcomes: Counter;
@@ -58,12 +46,12 @@ export function createDeliveryInstruments(meter: Meter): DeliveryInstruments {
     latency: meter.createHistogram(DELIVERY_METRICS.latency, {
       description: "From the event's receipt to its delivered ledger row (replays left out)",
       unit: 'ms',
-      advice: { explicitBucketBoundaries: LATENCY_BOUNDS },
+      advice: { explicitBucketBoundaries: [...LATENCY_BOUNDS] },
     }),
     callDuration: meter.createHistogram(DELIVERY_METRICS.callDuration, {
       description: "The platform call's duration, from the request leaving to its answer",
       unit: 'ms',
-      advice: { explicitBucketBoundaries: CALL_BOUNDS },
+      advice: { explicitBucketBoundaries: [...CALL_BOUNDS] },
     }),
   };
 }

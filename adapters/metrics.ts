@@ -21,14 +21,13 @@ import {
   PeriodicExportingMetricReader,
   type PushMetricExporter,
 } from '@opentelemetry/sdk-metrics';
+import { DEFAULT_METRICS_INTERVAL_SECONDS } from '../core/tracing/metric-shape.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { createDeliveryInstruments, type DeliveryInstruments } from './delivery-metrics.ts';
 import { telemetryHeaders } from './google-credentials.ts';
 
 /** The instrumentation scope every metric of the pipeline is made under. */
 export const METER_NAME = 'eventbus';
-/** How often a process exports its metrics unless the settings say otherwise. */
-export const DEFAULT_METRICS_INTERVAL_SECONDS = 60;
 /** Most attribute sets kept per instrument; more are folded into one overflow set by the SDK. */
 export const CARDINALITY_LIMIT = 500;
 
