@@ -15,7 +15,7 @@
  * push carries is `(unknown)`, so a stray message cannot add series), its platform type, the
  * ledger status. No event id, person, URL or error message.
  */
-import type { Attributes, Counter, Histogram, Meter } from '@opentelemetry/api';
+import type { Attributes, Histogram, Meter, ObservableResult } from '@opentelemetry/api';
 import type { ForwardResult } from '../core/delivery/forward.ts';
 import {
   CALL_BOUNDS,
@@ -30,19 +30,38 @@ export { DELIVERY_METRICS, METRIC_ATTRIBUTES };
 /** The name a push's destination is counted under when the settings do not configure it. */
 export const UNKNOWN_DESTINATION = '(unknown)';
 
+/**
+ * The outcome counts, kept here and read by the SDK at each collection (an observable counter):
+ * a delivery adds one to a number in a map keyed by its attribute set (made once, so the map's
+ * key is the object itself), where the SDK's own counter would hash the attributes on every add.
+ */
+export class OutcomeCounts {
+  readonly #counts = new Map<Attributes, number>();
+  add(set: Attributes): void {
+    this.#counts.set(set, (this.#counts.get(set) ?? 0) + 1);
+  }
+  observe(result: ObservableResult): void {
+    for (const [set, n] of this.#counts) result.observe(n, set);
+  }
+}
+
 export interface DeliveryInstruments {
-  readonly outcomes: Counter;
+  readonly outcomes: OutcomeCounts;
   readonly latency: Histogram;
   readonly callDuration: Histogram;
 }
 
 /** The three instruments on a meter (adapters/metrics.ts makes them once per process). */
 export function createDeliveryInstruments(meter: Meter): DeliveryInstruments {
-  return {
-    outcomes: meter.createCounter(DELIVERY_METRICS.outcomes, {
+  const outcomes = new OutcomeCounts();
+  meter
+    .createObservableCounter(DELIVERY_METRICS.outcomes, {
       description: 'Ledger rows forward wrote, by destination, platform and status',
       unit: '{row}',
-    }),
+    })
+    .addCallback((result) => outcomes.observe(result));
+  return {
+    outcomes,
     latency: meter.createHistogram(DELIVERY_METRICS.latency, {
       description: "From the event's receipt to its delivered ledger row (replays left out)",
       unit: 'ms',
@@ -97,7 +116,7 @@ export function recordDelivery(
   try {
     let last: ForwardResult['entries'][number]['row'] | undefined;
     for (const { row } of result.entries) {
-      instruments.outcomes.add(1, attributes.of(row.destination, row.status));
+      instruments.outcomes.add(attributes.of(row.destination, row.status));
       last = row;
       if (row.status !== 'delivered' || row.replay || result.receivedAt === undefined) continue;
       const ms = Date.parse(row.recorded_at) - Date.parse(result.receivedAt);
