@@ -35,6 +35,8 @@ export interface MetricsOptions {
   /** `service.name` of the points: `forward`, `forward-catalog`. */
   readonly service: string;
   readonly project: string;
+  /** The region the process runs in: Cloud Monitoring files OTLP points under it (`location`). */
+  readonly region?: string;
   /** The OTLP/HTTP base URL (`/v1/metrics` is appended); absent (and no exporter): nothing is recorded. */
   readonly endpoint?: string | undefined;
   /** Request headers for each export (the Telemetry API: a Google access token). */
@@ -93,6 +95,9 @@ export function setupMetrics(options: MetricsOptions): Metrics | undefined {
       // would contradict each other in Cloud Monitoring.
       'service.instance.id': randomUUID(),
       'gcp.project_id': options.project,
+      // The Telemetry API writes points as Managed Service for Prometheus does, on the
+      // prometheus_target resource, whose required `location` it reads from cloud.region.
+      ...(options.region ? { 'cloud.region': options.region } : {}),
     }),
     readers: [reader],
   });
@@ -132,6 +137,7 @@ export function setupProcessMetrics(
   return setupMetrics({
     service,
     project: config.project,
+    region: config.settings.region,
     endpoint,
     intervalMs: (m?.export_interval_seconds ?? DEFAULT_METRICS_INTERVAL_SECONDS) * 1000,
     ...(headers ? { headers } : {}),
