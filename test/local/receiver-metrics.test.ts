@@ -24,15 +24,8 @@ import type { LedgerEntry } from '../../core/delivery/ledger.ts';
 import { deliveryMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { plan } from '../../core/plan.ts';
-import { mintToken, OWNER } from '../../emulators/common/iam-enforce.ts';
 import { createForwardHandler } from '../../functions/forward/handler.ts';
-import {
-  accessFilePath,
-  localToken,
-  plannedPolicies,
-  readAccessFile,
-  writeAccessFile,
-} from '../../local/access-file.ts';
+import { accessFilePath, localToken, plannedPolicies, writeAccessFile } from '../../local/access-file.ts';
 import type { ReceivedPoint } from '../../local/receiver/metrics.ts';
 import { type Receiver, startReceiver } from '../../local/receiver/server.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
@@ -104,11 +97,7 @@ describe('local: delivery metrics through the OTLP exporter to the receiver', fu
   const rows: LedgerEntry['row'][] = [];
   const member = (w: Workload) => workloadMember(w, PROJECT);
   const portOf = (w: Workload) => `http://127.0.0.1:${receiver.identityPorts.get(member(w))}`;
-  const owner = () => {
-    const file = readAccessFile(dir);
-    assert.ok(file);
-    return { authorization: `Bearer ${mintToken(file.tokenSecret, OWNER, 600)}` };
-  };
+  const owner = () => ({ authorization: `Bearer ${localToken(dir, 'owner', PROJECT)}` });
   const read = async (name: string): Promise<ReceivedPoint[]> => {
     const res = await fetch(`${receiver.url}/metrics.json?name=${encodeURIComponent(name)}`, {
       headers: owner(),
