@@ -86,17 +86,18 @@ export class DeliveryAttributes {
 
   /** The set for a destination as a push names it and a status ('' for the latency's, which has none). */
   of(destination: string, status: string): Attributes {
-    const key = `${status}\u0000${destination}`;
+    const type = this.#types.get(destination);
+    // Every name the settings do not configure shares one set per status: the sets, and the
+    // counts keyed by them, stay bounded whatever the pushes name.
+    const key = `${status}\u0000${type === undefined ? UNKNOWN_DESTINATION : destination}`;
     let set = this.#sets.get(key);
     if (set === undefined) {
-      const type = this.#types.get(destination);
       set = Object.freeze({
         [METRIC_ATTRIBUTES.destination]: type === undefined ? UNKNOWN_DESTINATION : destination,
         [METRIC_ATTRIBUTES.platform]: type ?? UNKNOWN_DESTINATION,
         ...(status === '' ? {} : { [METRIC_ATTRIBUTES.status]: status }),
       });
-      // Bounded: an unknown destination's name is not kept as a key beyond a few.
-      if (type !== undefined || this.#sets.size < 1_000) this.#sets.set(key, set);
+      this.#sets.set(key, set);
     }
     return set;
   }

@@ -69,6 +69,8 @@ describe('delivery metrics: the attribute sets', () => {
     });
     // Made once: a delivery allocates no attribute object.
     assert.equal(sets.of('hook', 'failed'), sets.of('hook', 'failed'));
+    // Every unconfigured name shares one set per status: pushes naming many add no series, no memory.
+    assert.equal(sets.of('a@example.com', 'rejected'), sets.of('b@example.com', 'rejected'));
   });
 });
 
