@@ -143,3 +143,30 @@ export function setupProcessMetrics(
     ...(headers ? { headers } : {}),
   });
 }
+
+/** The longest a stopping process waits for its last export: its drain (4 s) and this stay under 5 s. */
+export const FINAL_FLUSH_MS = 500;
+
+/**
+ * An exit for drainOnStop (adapters/drain.ts) that first exports what was recorded since the last
+ * export, waiting at most `boundMs`: an instance scaled down keeps its last interval's points,
+ * and an endpoint that is down or slow delays the exit by the bound at most. Without metrics,
+ * `exit` itself.
+ */
+export function exitAfterFlush(
+  metrics: Metrics | undefined,
+  exit: (code: number) => void = (code) => process.exit(code),
+  boundMs = FINAL_FLUSH_MS,
+): (code: number) => void {
+  if (!metrics) return exit;
+  return (code) => {
+    let exited = false;
+    const once = () => {
+      if (exited) return;
+      exited = true;
+      exit(code);
+    };
+    setTimeout(once, boundMs).unref();
+    void metrics.flush().then(once);
+  };
+}

@@ -18,6 +18,8 @@ export interface TestMetrics {
   readonly metrics: Metrics;
   /** Flushes, then the points of the metric named, from the newest export. */
   points(name: string): Promise<Point[]>;
+  /** How many exports the exporter was given so far (no flush). */
+  exports(): number;
   shutdown(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export function metricsInMemory(service = 'forward'): TestMetrics {
           : { attributes: p.attributes, histogram: p.value as Histogram },
       );
     },
+    exports: () => exporter.getMetrics().length,
     shutdown: () => metrics.shutdown(),
   };
 }

@@ -13,7 +13,13 @@ import {
   UNKNOWN_DESTINATION,
 } from '../../../adapters/delivery-metrics.ts';
 import { telemetryHeaders } from '../../../adapters/google-credentials.ts';
-import { deliveryInstruments, setupMetrics, setupProcessMetrics } from '../../../adapters/metrics.ts';
+import {
+  deliveryInstruments,
+  exitAfterFlush,
+  type Metrics,
+  setupMetrics,
+  setupProcessMetrics,
+} from '../../../adapters/metrics.ts';
 import type { ForwardResult } from '../../../core/delivery/forward.ts';
 import { attemptEntry, type LedgerStatus } from '../../../core/delivery/ledger.ts';
 import type { Destination, Settings } from '../../../schemas/settings.ts';
@@ -175,5 +181,53 @@ describe('delivery metrics: off', () => {
     const scope = 'https://www.googleapis.com/auth/monitoring.write';
     assert.equal(telemetryHeaders('http://127.0.0.1:8099', scope), undefined);
     assert.equal(typeof telemetryHeaders('https://telemetry.googleapis.com', scope), 'function');
+  });
+});
+
+describe('delivery metrics: a stopping process', () => {
+  it('exports what was recorded since the last export, then exits', async () => {
+    const m = metricsInMemory();
+    try {
+      recordDelivery(
+        deliveryInstruments(),
+        new DeliveryAttributes(DESTINATIONS),
+        result('hook', 'delivered'),
+      );
+      const exits: number[] = [];
+      const exported = new Promise<number>((resolve) =>
+        exitAfterFlush(m.metrics, (code) => {
+          exits.push(code);
+          resolve(m.exports());
+        })(0),
+      );
+      assert.equal(await exported, 1, 'exported before the exit');
+      assert.deepEqual(exits, [0]);
+    } finally {
+      await m.shutdown();
+    }
+  });
+
+  it('exits after its bound when the export does not end, once', async () => {
+    const stuck: Metrics = { flush: () => new Promise(() => {}), shutdown: async () => {} };
+    const exits: number[] = [];
+    const started = performance.now();
+    await new Promise<void>((resolve) =>
+      exitAfterFlush(
+        stuck,
+        (code) => {
+          exits.push(code);
+          resolve();
+        },
+        50,
+      )(0),
+    );
+    assert.ok(performance.now() - started >= 45);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(exits, [0]);
+  });
+
+  it('is the exit itself without metrics', () => {
+    const exit = (_code: number) => {};
+    assert.equal(exitAfterFlush(undefined, exit), exit);
   });
 });
