@@ -51,3 +51,22 @@ export function cachedCredentials(source: HeaderSource, now: () => number = Date
     },
   };
 }
+
+/**
+ * Headers for an OTLP/HTTP exporter to Google's Telemetry API (`telemetry.googleapis.com`): the
+ * workload's credentials for `scope`, cached as above; undefined for any other endpoint (a local
+ * receiver takes none). google-auth-library is loaded on the first export: the gateway's bundle
+ * keeps Google's clients as vendor files that loading its main file never reads.
+ */
+export function telemetryHeaders(
+  endpoint: string,
+  scope: string,
+): (() => Promise<Record<string, string>>) | undefined {
+  if (new URL(endpoint).hostname !== 'telemetry.googleapis.com') return undefined;
+  let credentials: CallCredentials | undefined;
+  return async () => {
+    const { GoogleAuth } = await import('google-auth-library');
+    credentials ??= cachedCredentials(new GoogleAuth({ scopes: [scope] }));
+    return { ...(await credentials.headers()) };
+  };
+}

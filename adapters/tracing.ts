@@ -52,8 +52,7 @@ import {
   TRACE_ATTRIBUTES,
 } from '../core/tracing/trace-context.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { cachedCredentials } from './google-credentials.ts';
-import type { CallCredentials } from './grpc-unary.ts';
+import { telemetryHeaders } from './google-credentials.ts';
 
 /** The instrumentation scope every span of the pipeline is made under. */
 export const TRACER_NAME = 'eventbus';
@@ -512,8 +511,7 @@ export function activeContextAttributes(): Record<string, string> | undefined {
   return attrs[TRACE_ATTRIBUTES.traceparent] ? attrs : undefined;
 }
 
-/** Cloud Trace's OTLP endpoint: its exports carry a Google access token (scope trace.append). */
-const CLOUD_TRACE_HOST = 'telemetry.googleapis.com';
+/** Cloud Trace's OTLP endpoint's exports carry a Google access token of this scope. */
 const TRACE_SCOPE = 'https://www.googleapis.com/auth/trace.append';
 
 /**
@@ -532,24 +530,13 @@ export function setupProcessTracing(
   const t = config.settings.tracing;
   if (t?.enabled === false) return undefined;
   const endpoint = config.traceEndpoint;
-  const google = endpoint !== undefined && new URL(endpoint).hostname === CLOUD_TRACE_HOST;
-  let credentials: CallCredentials | undefined;
+  const headers = endpoint === undefined ? undefined : telemetryHeaders(endpoint, TRACE_SCOPE);
   return setupTracing({
     service,
     project: config.project,
     ratio: t?.sample_ratio ?? DEFAULT_SAMPLE_RATIO,
     endpoint,
-    ...(google
-      ? {
-          headers: async () => {
-            // Loaded on the first export to Cloud Trace: the gateway's bundle keeps Google's
-            // clients as vendor files that loading its main file never reads.
-            const { GoogleAuth } = await import('google-auth-library');
-            credentials ??= cachedCredentials(new GoogleAuth({ scopes: [TRACE_SCOPE] }));
-            return { ...(await credentials.headers()) };
-          },
-        }
-      : {}),
+    ...(headers ? { headers } : {}),
   });
 }
 

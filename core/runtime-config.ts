@@ -87,9 +87,10 @@ export const ENV = Object.freeze({
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
   /**
-   * The OTLP/HTTP base URL spans are exported to (docs/observability.md): Cloud Trace's
-   * `https://telemetry.googleapis.com` (set by Pulumi), locally the supervisor's receiver; unset,
-   * spans are made and their context carried, but nothing is exported.
+   * The OTLP/HTTP base URL spans are exported to (docs/observability.md), and the delivery
+   * functions' metrics (`/v1/metrics`): Google's Telemetry API, `https://telemetry.googleapis.com`
+   * (set by Pulumi), locally the supervisor's receiver; unset, spans are made and their context
+   * carried, but nothing is exported, and no metric is recorded.
    */
   traceEndpoint: 'EVENTBUS_TRACE_ENDPOINT',
   /**

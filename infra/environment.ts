@@ -94,7 +94,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
   // forward's grants for the destinations it delivers to (docs/deploy.md, "Catalogue destinations").
   const catalog = plan.functions.some((f) => f.name === CATALOG_FUNCTION);
 
-  const ids = new Identities(name, { project, catalog }, after);
+  const ids = new Identities(name, { project, catalog, metrics: settings.metrics?.enabled !== false }, after);
   const catalogMember = ids.members[CATALOG_FUNCTION];
   /** forward, and forward-catalog where it runs: the workloads that deliver. */
   const deliverers = [

@@ -54,6 +54,14 @@ export const TRACING_WORKLOADS: readonly Workload[] = Object.freeze([
 ]);
 export const TRACE_ROLE = 'roles/cloudtrace.agent';
 
+/**
+ * The workloads that export delivery metrics (docs/observability.md#metrics) and the role that
+ * lets them write time series to Cloud Monitoring (monitoring.timeSeries.create, which the
+ * Telemetry API's /v1/metrics checks); project-level, Cloud Monitoring's only resource.
+ */
+export const METRICS_WORKLOADS: readonly Workload[] = Object.freeze(['forward', 'forward-catalog']);
+export const METRICS_ROLE = 'roles/monitoring.metricWriter';
+
 export class Identities extends pulumi.ComponentResource {
   readonly accounts: PerWorkload<gcp.serviceaccount.Account>;
   /** `serviceAccount:<email>` per workload, for IAM members. */
@@ -64,7 +72,12 @@ export class Identities extends pulumi.ComponentResource {
   constructor(
     name: string,
     /** `catalog`: a catalogue destination exists, so forward-catalog runs as its own account. */
-    args: { readonly project: string; readonly catalog?: boolean },
+    args: {
+      readonly project: string;
+      readonly catalog?: boolean;
+      /** `false`: the settings turn the delivery metrics off, and no workload is granted to write them. */
+      readonly metrics?: boolean;
+    },
     opts?: pulumi.ComponentResourceOptions,
   ) {
     super('eventbus:infra:Identities', name, {}, opts);
@@ -94,15 +107,17 @@ export class Identities extends pulumi.ComponentResource {
           child,
         ),
     );
-    for (const w of TRACING_WORKLOADS) {
-      const member = members[w];
-      if (member)
-        new gcp.projects.IAMMember(
-          `${name}-trace-${w}`,
-          { project: args.project, role: TRACE_ROLE, member },
-          child,
-        );
-    }
+    // Project-level grants to the workloads that export telemetry: spans, and delivery metrics.
+    const telemetry: [string, string, readonly Workload[]][] = [
+      ['trace', TRACE_ROLE, TRACING_WORKLOADS],
+      ['metrics', METRICS_ROLE, args.metrics === false ? [] : METRICS_WORKLOADS],
+    ];
+    for (const [tag, role, workloads] of telemetry)
+      for (const w of workloads) {
+        const member = members[w];
+        if (member)
+          new gcp.projects.IAMMember(`${name}-${tag}-${w}`, { project: args.project, role, member }, child);
+      }
     this.accounts = accounts as PerWorkload<gcp.serviceaccount.Account>;
     this.members = members as PerWorkload<pulumi.Output<string>>;
     this.registerOutputs({});

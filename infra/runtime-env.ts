@@ -25,7 +25,7 @@ export const SETTINGS_FILE = 'settings.json';
 export const SETTINGS_MAX_BYTES = 64 * 1024;
 
 /** The runtime environment of every deployed workload (functions, gateway, studio). */
-/** Cloud Trace's OTLP/HTTP endpoint (the Telemetry API). */
+/** Google's OTLP/HTTP endpoint (the Telemetry API): spans to Cloud Trace, metrics to Cloud Monitoring. */
 export const CLOUD_TRACE_ENDPOINT = 'https://telemetry.googleapis.com';
 
 export function runtimeEnvironment(project: string): Record<string, string> {
@@ -33,7 +33,8 @@ export function runtimeEnvironment(project: string): Record<string, string> {
     [ENV.settingsFile]: `${SETTINGS_MOUNT}/${SETTINGS_FILE}`,
     [ENV.project]: project,
     // Spans go to Cloud Trace's OTLP endpoint (docs/observability.md; the workloads that trace
-    // hold roles/cloudtrace.agent: infra/identities.ts).
+    // hold roles/cloudtrace.agent: infra/identities.ts), and the delivery functions' metrics to its
+    // /v1/metrics, into Cloud Monitoring (roles/monitoring.metricWriter).
     [ENV.traceEndpoint]: CLOUD_TRACE_ENDPOINT,
     // The functions framework prints stack traces in its error pages unless production.
     NODE_ENV: 'production',

@@ -16,6 +16,7 @@ import {
   type AccessFile,
   mintToken,
   newTokenSecret,
+  OWNER,
   type PolicyTagEntry,
 } from '../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../emulators/common/iam-policy.ts';
@@ -112,12 +113,16 @@ export function writeLocalCredentials(
   return member;
 }
 
-/** A token the local emulators accept as `as`, from the data folder's access file. */
+/**
+ * A token the local emulators accept as `as`, from the data folder's access file. `owner` is the
+ * project's owner, who may do everything: what a call with no identity is on an emulator's main
+ * port, and what reads the receiver's metrics, which no workload may list (docs/observability.md).
+ */
 export function localToken(dataDir: string, as: string, project: string, ttlSeconds = 3600): string {
   const file = readAccessFile(dataDir);
   if (!file)
     throw new Error(
       `${accessFilePath(dataDir)} does not exist: start the environment with IAM on (npm start) first`,
     );
-  return mintToken(file.tokenSecret, memberFor(as, project), ttlSeconds);
+  return mintToken(file.tokenSecret, as === 'owner' ? OWNER : memberFor(as, project), ttlSeconds);
 }

@@ -147,8 +147,9 @@ export function runtimeEnv(ctx: LocalContext, as?: Workload): Record<string, str
     // Secrets live in the Secret Manager emulator, read as in the cloud (adapters/secrets.ts).
     SECRET_MANAGER_EMULATOR_HOST: url(own['secret-manager']),
     GOOGLE_CLOUD_PROJECT: ctx.project,
-    // Spans go to the receiver's OTLP endpoint, as they go to Cloud Trace's in the cloud (with
-    // IAM on, the workload's own port there: its exporter sends no credentials to a local endpoint).
+    // Spans (and forward's metrics) go to the receiver's OTLP endpoint, as they go to the Telemetry
+    // API in the cloud (with IAM on, the workload's own port there: its exporters send no
+    // credentials to a local endpoint).
     EVENTBUS_TRACE_ENDPOINT: url(own.receiver),
     METADATA_SERVER_DETECTION: 'none',
     NODE_ENV: 'production',

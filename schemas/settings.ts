@@ -739,6 +739,29 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    metrics: Type.Optional(
+      Type.Object(
+        {
+          enabled: Type.Optional(
+            Type.Boolean({
+              default: true,
+              description:
+                "Export forward's per-destination delivery metrics (latency, call duration, outcome counts) over OTLP to Cloud Monitoring (docs/observability.md#metrics); false: none are recorded",
+            }),
+          ),
+          export_interval_seconds: Type.Optional(
+            Type.Integer({
+              minimum: 10,
+              maximum: 3600,
+              default: 60,
+              description:
+                'Seconds between two exports of each forward instance: each export writes one point per series, which Cloud Monitoring bills',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
+    ),
     experimental: Type.Optional(
       Type.Object(
         {

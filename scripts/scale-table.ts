@@ -31,6 +31,7 @@ import {
   scaleAt,
   WRITE_API_TABLES,
 } from '../core/deploy/cost.ts';
+import { CLOUD_MONITORING_PRICE, monthlyMetricsCost, samplesPerExport } from '../core/deploy/metrics-cost.ts';
 import { CLOUD_TRACE_PRICE, monthlyTraceCost, spansPerEvent } from '../core/deploy/trace-cost.ts';
 import { plan } from '../core/plan.ts';
 import { checkSettings, parseSettings } from '../core/settings.ts';
@@ -189,6 +190,8 @@ export function scaleTables(): string {
   lines.push(monthlyTable(input));
   lines.push('');
   lines.push(traceTable());
+  lines.push('');
+  lines.push(metricsTable());
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -424,6 +427,24 @@ function traceTable(): string {
   lines.push('');
   lines.push(
     `Cloud Trace: ${CLOUD_TRACE_PRICE.asOf}; refused and failed hops are exported at every ratio and not counted.`,
+  );
+  return lines.join('\n');
+}
+
+/** Cloud Monitoring's monthly bill for forward's delivery metrics (core/deploy/metrics-cost.ts). */
+function metricsTable(): string {
+  const destinations = [2, 10, 50];
+  const lines = [
+    `| forward instances alive all month, an export a minute | ${destinations.map((d) => `${d} destinations`).join(' | ')} |`,
+    `| ---: | ${destinations.map(() => '---:').join(' | ')} |`,
+  ];
+  for (const instances of [1, 5, 30])
+    lines.push(
+      `| ${instances} | ${destinations.map((d) => `$${monthlyMetricsCost(instances, d).toFixed(2)}`).join(' | ')} |`,
+    );
+  lines.push('');
+  lines.push(
+    `Delivery metrics: ${samplesPerExport()} samples a destination per export (3 statuses); the event rate does not change it. ${CLOUD_MONITORING_PRICE.asOf}.`,
   );
   return lines.join('\n');
 }

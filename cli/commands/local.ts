@@ -35,7 +35,7 @@ export function register(program: Command): void {
     .description("Print a bearer token the local emulators accept as a workload's service account")
     .requiredOption(
       '--as <workload|member>',
-      'gateway, store, forward, schedule, studio, or user:…/serviceAccount:…',
+      "gateway, store, forward, schedule, studio, owner (the project's owner), or user:…/serviceAccount:…",
     )
     .option(...DATA_DIR_OPTION)
     .option('--ttl <seconds>', 'how long the token is valid', '3600')

@@ -519,6 +519,19 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       if (deployed.includes(who))
         need(who, 'cloudtrace.traces.patch', p, 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
 
+  // Delivery metrics to Cloud Monitoring through the same OTLP endpoint (the Telemetry API's
+  // /v1/metrics): the delivery functions (docs/observability.md#metrics), authorised by
+  // roles/monitoring.metricWriter on the project (infra/identities.ts).
+  if (settings.metrics?.enabled !== false)
+    for (const who of deliverers)
+      need(
+        who,
+        'monitoring.timeSeries.create',
+        p,
+        'delivery metrics to Cloud Monitoring (OTLP)',
+        'adapters/metrics.ts',
+      );
+
   // The debugger's waterfall reads a trace through Cloud Trace API v1 (roles/cloudtrace.user on the
   // project: infra/studio.ts).
   need('studio', 'cloudtrace.traces.get', p, 'the debugger’s trace waterfall', 'adapters/trace-reader.ts');
@@ -599,6 +612,8 @@ const PERMISSION_HOSTS: Readonly<Record<string, string>> = {
   datacatalog: 'datacatalog.googleapis.com',
   // Spans go to Cloud Trace's OTLP endpoint, the Telemetry API (adapters/tracing.ts).
   cloudtrace: 'telemetry.googleapis.com',
+  // Delivery metrics go to the same endpoint's /v1/metrics, into Cloud Monitoring (adapters/metrics.ts).
+  monitoring: 'telemetry.googleapis.com',
 };
 
 /** Permissions whose calls go elsewhere than their service's host. */

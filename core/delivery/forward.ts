@@ -107,6 +107,13 @@ export interface ForwardResult {
   readonly entries: readonly LedgerEntry[];
   /** One line for the function's log. */
   readonly summary: string;
+  /**
+   * The event's `received_at` (RFC 3339), when the pushed event parsed: with a `delivered` row's
+   * `recorded_at`, the end-to-end latency the `latency` alert judges (adapters/delivery-metrics.ts).
+   */
+  readonly receivedAt?: string;
+  /** How long the platform's call took (ms), when one was made: from the call to its answer. */
+  readonly callMs?: number;
 }
 
 /**
@@ -168,6 +175,10 @@ interface Attempt {
   };
   /** The identifier kinds of the request once it is built (match quality); names, never values. */
   carried?: readonly string[];
+  /** The event's `received_at`, when it parsed (the delivery metrics' end-to-end latency). */
+  readonly receivedAt?: string;
+  /** When the platform's call left (epoch ms, the deps' clock), once it did. */
+  calledAt?: number;
 }
 
 /** An attempt whose event parsed and whose destination and driver exist: the value the steps pass along. */
@@ -219,6 +230,7 @@ function resolveDestination(push: PushedMessage, deps: ForwardDeps): Delivery | 
     sightedAt: epochMs(push.attributes[DELIVERY_ATTRIBUTES.sightedAt]),
     publishedAt: push.publishTime === undefined ? undefined : Date.parse(push.publishTime),
     attempt: push.deliveryAttempt,
+    ...(parsed.ok && parsed.event.received_at !== undefined ? { receivedAt: parsed.event.received_at } : {}),
     ids: parsed.ok
       ? {
           event_id: parsed.event.event_id,
@@ -487,6 +499,7 @@ function send(call: Call): MaybePromise<ForwardResult> {
   const d = call.delivery;
   const { breaker, limiter } = d.deps;
   if (call.perform !== undefined) return perform(call, call.perform);
+  d.calledAt = d.deps.now().getTime();
   let sent: Promise<InboundResponse>;
   try {
     sent = d.deps.send(call.request, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
@@ -536,6 +549,7 @@ function learn(call: Call, answered: boolean): void {
  */
 function perform(call: Call, run: NonNullable<Driver['perform']>): Promise<ForwardResult> {
   const d = call.delivery;
+  d.calledAt = d.deps.now().getTime();
   let performed: Promise<Performed>;
   try {
     performed = run(d.event, call.ctx);
@@ -647,6 +661,7 @@ function done(
   httpStatus?: number,
   answer?: AnswerColumns,
 ): ForwardResult {
+  const now = a.deps.now();
   const entry = attemptEntry({
     identifiers: a.carried,
     answer,
@@ -658,12 +673,14 @@ function done(
     httpStatus,
     replay: a.replay,
     messageId: a.messageId,
-    now: a.deps.now(),
+    now,
   });
   return {
     ack,
     entries: [entry],
     summary: `${entry.row.destination} ${entry.row.event_id} attempt ${a.attempt}: ${entry.row.status}${entry.row.reason ? ` (${entry.row.reason})` : ''}`,
+    ...(a.receivedAt !== undefined ? { receivedAt: a.receivedAt } : {}),
+    ...(a.calledAt !== undefined ? { callMs: Math.max(0, now.getTime() - a.calledAt) } : {}),
   };
 }
 

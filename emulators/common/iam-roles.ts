@@ -179,6 +179,15 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
     'cloudtrace.traces.get',
     'cloudtrace.traces.list',
   ]),
+  // Delivery metrics to Cloud Monitoring (adapters/metrics.ts, the Telemetry API's /v1/metrics).
+  'roles/monitoring.metricWriter': role('monitoring', [
+    'monitoring.metricDescriptors.create',
+    'monitoring.metricDescriptors.get',
+    'monitoring.metricDescriptors.list',
+    'monitoring.monitoredResourceDescriptors.get',
+    'monitoring.monitoredResourceDescriptors.list',
+    'monitoring.timeSeries.create',
+  ]),
   'roles/run.invoker': role('run', ['run.routes.invoke']),
   'roles/iap.httpsResourceAccessor': role('iap', ['iap.webServiceVersions.accessViaIAP']),
   'roles/iam.serviceAccountTokenCreator': role('iam', [

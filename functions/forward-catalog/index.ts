@@ -12,6 +12,7 @@ import { drainOnStop } from '../../adapters/drain.ts';
 import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
+import { exitAfterFlush, setupProcessMetrics } from '../../adapters/metrics.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -29,6 +30,8 @@ redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push, as forward does (docs/observability.md).
 setupProcessTracing(config, 'forward-catalog');
+// Its delivery metrics, to the same OTLP endpoint (adapters/metrics.ts).
+const metrics = setupProcessMetrics(config, 'forward-catalog');
 
 /**
  * The delivery services, and the fetch Segment's actions send through (run.ts; each destination's
@@ -57,6 +60,6 @@ http(
   CATALOG_ENTRY_POINT,
   drainOnStop(
     createForwardCatalogHandler(config, () => andThen(erased.ready(), () => services())),
-    { component: CATALOG_ENTRY_POINT },
+    { component: CATALOG_ENTRY_POINT, exit: exitAfterFlush(metrics) },
   ),
 );

@@ -4,7 +4,9 @@
  * then answer 204 (acknowledged) or 503 (Pub/Sub redelivers with backoff).
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
+import { DeliveryAttributes, recordDelivery } from '../../adapters/delivery-metrics.ts';
 import type { LedgerWriter } from '../../adapters/ledger-writer.ts';
+import { deliveryInstruments } from '../../adapters/metrics.ts';
 import { leaveRequestDomain } from '../../adapters/request-domain.ts';
 import type { Secrets } from '../../adapters/secrets.ts';
 import { Breaker } from '../../core/delivery/breaker.ts';
@@ -89,6 +91,8 @@ export function createForwardHandler(
   };
   // A copy of a push whose first attempt is still sending waits for it (core/delivery/in-flight.ts).
   const inFlight = new InFlight();
+  // The delivery metrics' attribute sets, made once per destination and status (adapters/delivery-metrics.ts).
+  const metricAttributes = new DeliveryAttributes(destinations);
   /**
    * Writes the rows and answers; resolves true when the push was delivered and that is recorded,
    * which is what copies waiting under `key` learn. No promise beyond the write's own and its
@@ -114,6 +118,9 @@ export function createForwardHandler(
     }
     return written.then(
       (refused) => {
+        // Every outcome of every path (a push, a re-drive, a replay, a dead letter, a fold) ends
+        // here once its rows are written: the delivery metrics count what the ledger holds.
+        recordDelivery(deliveryInstruments(), metricAttributes, result);
         for (const r of refused)
           log('ERROR', `ledger row refused by the warehouse: ${r.reason}: ${r.message}`);
         if (result.ack) {

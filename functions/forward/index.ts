@@ -14,6 +14,7 @@ import { createEgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
+import { exitAfterFlush, setupProcessMetrics } from '../../adapters/metrics.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -28,6 +29,8 @@ redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push (docs/observability.md).
 setupProcessTracing(config, 'forward');
+// Its delivery metrics, to the same OTLP endpoint (adapters/metrics.ts).
+const metrics = setupProcessMetrics(config, 'forward');
 
 /** The delivery services, then forward's own: its sender, OAuth tokens and definitions. A failed load is retried on the next push. */
 async function loadServices(): Promise<ForwardServices> {
@@ -59,6 +62,6 @@ http(
   'forward',
   drainOnStop(
     createForwardHandler(config, () => andThen(erased.ready(), () => services())),
-    { component: 'forward' },
+    { component: 'forward', exit: exitAfterFlush(metrics) },
   ),
 );

@@ -7,7 +7,8 @@
  * `/tiktok`, `/google-ads`, `/linkedin`, `/microsoft`, `/reddit`) are served by the project's loopback platform receivers, which check requests
  * against each platform's published rules; segment_action destinations (`/capture`) by the
  * capturing stand-in (local/platforms/capture.ts). With `--iam`, writing and reading traces
- * is checked against the access file as the emulators check their APIs (trace-access.ts).
+ * and delivery metrics is checked against the access file as the emulators check their APIs
+ * (trace-access.ts).
  */
 import { parseArgs } from 'node:util';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';

@@ -14,6 +14,7 @@ import {
   listenAsIdentities,
 } from '../../emulators/common/iam-enforce.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { createMetricStore, type MetricStore } from './metrics.ts';
 import { RECEIVER_PAGE } from './page.ts';
 import { readBody } from './read-body.ts';
 import { traceGate } from './trace-access.ts';
@@ -82,6 +83,8 @@ export interface Receiver {
   received(destination?: string): Received[];
   /** The spans exported to this receiver (traces.ts). */
   readonly traces: TraceStore;
+  /** The metric points exported to this receiver (metrics.ts). */
+  readonly metrics: MetricStore;
   clear(): void;
   close(): Promise<void>;
 }
@@ -204,15 +207,23 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
   };
 
   let identities: IdentityListeners | undefined;
+  const enforcement = options.iam ? new Enforcement(options.iam.file) : undefined;
+  const project = options.project !== undefined ? { project: options.project } : {};
   const traces = createTraceStore({
-    ...(options.project !== undefined ? { project: options.project } : {}),
-    ...(options.iam ? { gate: traceGate(new Enforcement(options.iam.file), () => identities) } : {}),
+    ...project,
+    ...(enforcement ? { gate: traceGate(enforcement, () => identities) } : {}),
+  });
+  const metrics = createMetricStore({
+    ...project,
+    ...(enforcement ? { gate: traceGate(enforcement, () => identities, 'monitoring.googleapis.com') } : {}),
   });
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0] as string;
     if (req.method === 'GET' && path === '/health') return json(res, 200, { ok: true });
     // The local OTLP receiver: the functions' and the gateway's spans (traces.ts).
     if (traces.handle(req, res, path)) return;
+    // And their delivery metrics (metrics.ts).
+    if (metrics.handle(req, res, path)) return;
     if (req.method === 'GET' && path === '/') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
       res.end(RECEIVER_PAGE);
@@ -266,6 +277,7 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
     identityPorts: identities?.ports ?? new Map(),
     received: (destination) => log.filter((r) => destination === undefined || r.destination === destination),
     traces,
+    metrics,
     clear: () => {
       log.length = 0;
     },

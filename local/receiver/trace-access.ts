@@ -8,6 +8,9 @@
  * - Reading one (`GET /v1/projects/{p}/traces/{id}`, v1's traces.get) needs `cloudtrace.traces.get`,
  *   and the receiver's own list of spans (`GET /traces.json`) `cloudtrace.traces.list`
  *   (both in roles/cloudtrace.user).
+ * - Metrics (metrics.ts) are gated alike, as Cloud Monitoring checks them: writing points
+ *   (`POST /v1/metrics`) needs `monitoring.timeSeries.create` (roles/monitoring.metricWriter),
+ *   reading them (`GET /metrics.json`) `monitoring.timeSeries.list` (roles/monitoring.viewer).
  *
  * The caller is the member of a verified bearer token, else the member bound to the port the
  * connection came in on (the workloads' exporters and the studio's reader send no credentials to
@@ -58,10 +61,14 @@ const refusal = (
   body: { error: { code, message, status, ...(details ? { details } : {}) } },
 });
 
-/** The gate over an access file and the receiver's member ports (read when a request comes). */
+/**
+ * The gate over an access file and the receiver's member ports (read when a request comes);
+ * `service` is the API a 403's ErrorInfo names (Cloud Trace's, or Cloud Monitoring's for metrics).
+ */
 export function traceGate(
   enforcement: Enforcement,
   identities: () => IdentityListeners | undefined,
+  service = 'cloudtrace.googleapis.com',
 ): TraceGate {
   return (req, permission, resource) => {
     const raw = req.headers.authorization;
@@ -73,7 +80,7 @@ export function traceGate(
     const denied: Denial | undefined = enforcement.check(caller, { permission, resource });
     if (denied === undefined) return undefined;
     return refusal(403, 'PERMISSION_DENIED', `The caller does not have permission. ${denialSuffix(denied)}`, [
-      denialInfo('cloudtrace.googleapis.com', denied),
+      denialInfo(service, denied),
     ]);
   };
 }

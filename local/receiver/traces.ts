@@ -10,8 +10,15 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { type OtlpSpanLike, TRACE_ID, toV1Trace } from '../../core/tracing/cloud-trace-v1.ts';
-import { readBody } from './read-body.ts';
-import type { TraceGate } from './trace-access.ts';
+import {
+  allowed,
+  answer,
+  attributesOf,
+  field,
+  list,
+  type OtlpStoreOptions,
+  takeExport,
+} from './otlp-json.ts';
 
 /**
  * One span as the receiver keeps it: OTLP's fields (ids as lowercase hex, times as epoch
@@ -33,23 +40,10 @@ export interface TraceStore {
   clear(): void;
 }
 
-export interface TraceStoreOptions {
-  /** Who may write and read spans (absent: anyone). */
-  readonly gate?: TraceGate;
-  /** The project spans are written to: OTLP's request names none (Cloud Trace takes the caller's). */
-  readonly project?: string;
-}
+export type TraceStoreOptions = OtlpStoreOptions;
 
 export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
-  /** False (and answered) when the gate refuses the request. */
-  const allowed = (req: IncomingMessage, res: ServerResponse, permission: string, project: string) => {
-    const refused = options.gate?.(req, permission, `projects/${project}`);
-    if (refused === undefined) return true;
-    // The body is not read: the connection is closed after the answer, as a refusal's is.
-    res.setHeader('connection', 'close');
-    answer(res, refused.code, refused.body);
-    return false;
-  };
+  const gate = options.gate;
   const own = options.project ?? '';
   const kept: ReceivedSpan[] = [];
   const take = (body: unknown): number => {
@@ -70,23 +64,17 @@ export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
   return {
     handle(req, res, path) {
       if (req.method === 'POST' && path === '/v1/traces') {
-        if (!allowed(req, res, 'cloudtrace.traces.patch', own)) return true;
-        readJson(req).then(
-          (body) => {
-            const type = req.headers['content-type'] ?? '';
-            if (!type.startsWith('application/json')) {
-              answer(res, 415, { error: 'this receiver takes OTLP/HTTP in its JSON encoding only' });
-              return;
-            }
-            take(body);
-            answer(res, 200, {});
-          },
-          (err: unknown) => answer(res, 400, { error: (err as Error).message }),
+        takeExport(
+          req,
+          res,
+          { gate, permission: 'cloudtrace.traces.patch', project: own },
+          MAX_BODY_BYTES,
+          take,
         );
         return true;
       }
       if (req.method === 'GET' && path === '/traces.json') {
-        if (!allowed(req, res, 'cloudtrace.traces.list', own)) return true;
+        if (!allowed(gate, req, res, 'cloudtrace.traces.list', own)) return true;
         const id = new URL(req.url ?? '/', 'http://receiver').searchParams.get('trace_id') ?? undefined;
         if (id !== undefined && !/^[0-9a-f]{32}$/.test(id)) {
           answer(res, 400, { error: 'trace_id must be 32 lowercase hex digits' });
@@ -99,7 +87,7 @@ export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
       if (req.method === 'GET' && v1) {
         const project = decodeURIComponent(v1[1] as string);
         const id = v1[2] as string;
-        if (!allowed(req, res, 'cloudtrace.traces.get', project)) return true;
+        if (!allowed(gate, req, res, 'cloudtrace.traces.get', project)) return true;
         if (!TRACE_ID.test(id)) {
           googleError(
             res,
@@ -154,48 +142,7 @@ function spanOf(s: unknown, service: string): ReceivedSpan | undefined {
   };
 }
 
-/** OTLP's key/value list as an object (string, int, double and bool values). */
-function attributesOf(kvs: unknown): Record<string, string | number | boolean> {
-  const out: Record<string, string | number | boolean> = {};
-  for (const kv of list(kvs)) {
-    const key = field(kv, 'key');
-    const v = field(kv, 'value');
-    if (typeof key !== 'string') continue;
-    const s = field(v, 'stringValue');
-    const i = field(v, 'intValue');
-    const d = field(v, 'doubleValue');
-    const b = field(v, 'boolValue');
-    if (typeof s === 'string') out[key] = s;
-    else if (i !== undefined) out[key] = Number(i);
-    else if (typeof d === 'number') out[key] = d;
-    else if (typeof b === 'boolean') out[key] = b;
-  }
-  return out;
-}
-
-function field(v: unknown, key: string): unknown {
-  return v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined;
-}
-
-function list(v: unknown): unknown[] {
-  return Array.isArray(v) ? v : [];
-}
-
-function answer(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-}
-
 /** Google's error JSON, as Cloud Trace answers a refusal. */
 function googleError(res: ServerResponse, code: number, status: string, message: string): void {
   answer(res, code, { error: { code, message, status } });
-}
-
-function readJson(req: IncomingMessage): Promise<unknown> {
-  return readBody(req, MAX_BODY_BYTES).then((text) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (err) {
-      throw new Error(`not JSON: ${(err as Error).message}`);
-    }
-  });
 }

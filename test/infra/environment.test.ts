@@ -437,6 +437,8 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         ...['gateway', 'store', 'forward'].map((w) => `serviceAccount:${sa(w)} roles/cloudtrace.agent`),
         // The debugger's waterfall reads traces (adapters/trace-reader.ts).
         `serviceAccount:${sa('studio')} roles/cloudtrace.user`,
+        // Delivery metrics to Cloud Monitoring (adapters/metrics.ts): the delivery functions.
+        `serviceAccount:${sa('forward')} roles/monitoring.metricWriter`,
       ].sort(),
       'project-wide roles: the builder roles, jobUser for analysts and the workloads that query, datastore.user for claims, the translator secrets',
     );

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PII_RESOURCES } from '../../core/access/needs.ts';
-import { verifyToken } from '../../emulators/common/iam-enforce.ts';
+import { OWNER, verifyToken } from '../../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../../emulators/common/iam-policy.ts';
 import { mockPolicyTag } from '../../infra/offline.ts';
 import {
@@ -62,6 +62,11 @@ describe('local: the access file', () => {
     assert.deepEqual(v, {
       ok: true,
       member: 'serviceAccount:eventbus-studio@local-project.iam.gserviceaccount.com',
+    });
+    // The project's owner, by name (it reads the receiver's metrics, which no workload may list).
+    assert.deepEqual(verifyToken(tokenSecret, localToken(dir, 'owner', 'local-project')), {
+      ok: true,
+      member: OWNER,
     });
     assert.equal(memberFor('user:ana@example.com', 'p'), 'user:ana@example.com');
     assert.throws(

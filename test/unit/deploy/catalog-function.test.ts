@@ -148,6 +148,8 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
       'datastore.entities.delete',
       'datastore.entities.get',
       'datastore.entities.update',
+      // Its delivery metrics to Cloud Monitoring (adapters/metrics.ts), as forward's.
+      'monitoring.timeSeries.create',
       'secretmanager.versions.access',
       'storage.objects.get',
     ]);
