@@ -4,15 +4,16 @@
  * permission and has no lasting effect (an empty publish or acknowledge, an empty insertAll, a
  * dry-run query, a read of one row, a metadata read, a list of one, an upload that must not
  * overwrite and is removed again, a delete of a name that does not exist, a secret's latest
- * version read). A row is met when the call is refused (HTTP 403) exactly when the row says
- * `denied`. Permissions of services with no local emulator (Data Catalog, Cloud Run, IAP), and
+ * version read, an empty OTLP export, a read of a trace that does not exist). A row is met when
+ * the call is refused (HTTP 403) exactly when the row says `denied`. Permissions of services with
+ * no local stand-in (Data Catalog, Cloud Run, IAP), and
  * adding a secret version (it would last), are reported as not tried: the offline check of the
  * program (test/infra/access-needs.test.ts) covers them.
  */
 import { randomUUID } from 'node:crypto';
 import type { AccessNeed } from '../core/access/needs.ts';
 import type { Settings } from '../schemas/settings.ts';
-import { EMULATORS } from './services.ts';
+import { EMULATORS, receiver } from './services.ts';
 import { type LocalEnvironment, startEnvironment } from './supervisor.ts';
 
 export interface Endpoints {
@@ -23,6 +24,11 @@ export interface Endpoints {
   readonly firestore: string;
   /** The Secret Manager emulator (absent: its rows are not tried). */
   readonly secretManager?: string;
+  /**
+   * The local receiver, Cloud Trace's and Cloud Monitoring's stand-in for the Telemetry API's OTLP
+   * endpoints and Cloud Trace's v1 reads (absent: their rows are not tried).
+   */
+  readonly receiver?: string;
 }
 
 export type ProbeResult =
@@ -174,6 +180,22 @@ export function callFor(need: AccessNeed, at: Endpoints): Call | undefined {
             body: '{}',
           }
         : undefined;
+    // The Telemetry API's OTLP endpoints: an export with nothing in it writes nothing.
+    case 'cloudtrace.traces.patch':
+      return at.receiver
+        ? { method: 'POST', url: `${at.receiver}/v1/traces`, body: json({ resourceSpans: [] }) }
+        : undefined;
+    case 'monitoring.timeSeries.create':
+      return at.receiver
+        ? { method: 'POST', url: `${at.receiver}/v1/metrics`, body: json({ resourceMetrics: [] }) }
+        : undefined;
+    // A trace that does not exist: 404 once allowed, 403 when not.
+    case 'cloudtrace.traces.get': {
+      const [p] = parts(need.resource, PROJECT);
+      return at.receiver
+        ? { method: 'GET', url: `${at.receiver}/v1/projects/${p}/traces/${randomUUID().replaceAll('-', '')}` }
+        : undefined;
+    }
     default:
       return undefined;
   }
@@ -216,7 +238,10 @@ export function unmetLines(results: readonly ProbeResult[]): string[] {
   );
 }
 
-/** The emulators alone, provisioned from `settings`, on free ports, IAM on unless said. */
+/**
+ * The emulators, provisioned from `settings`, and the receiver (Cloud Trace's and Cloud
+ * Monitoring's stand-in), on free ports, IAM on unless said: no workload runs.
+ */
 export function startEmulators(
   settings: Readonly<Settings>,
   dataDir: string,
@@ -225,7 +250,7 @@ export function startEmulators(
   return startEnvironment({
     settings,
     dataDir,
-    services: EMULATORS,
+    services: [...EMULATORS, receiver],
     freePorts: true,
     tickSeconds: 0,
     iam,
@@ -240,4 +265,5 @@ export const endpointsOf = (env: LocalEnvironment): Endpoints => ({
   storage: env.urls['storage'] as string,
   firestore: env.urls['firestore'] as string,
   ...(env.urls['secret-manager'] ? { secretManager: env.urls['secret-manager'] } : {}),
+  ...(env.urls['receiver'] ? { receiver: env.urls['receiver'] } : {}),
 });
