@@ -24,12 +24,15 @@ import { endpointsOf, probeNeeds, startEmulators, unmetLines } from '../local/ac
 import { environmentFile, readSettingsFile } from '../local/settings-file.ts';
 
 /**
- * False for a predefined role none of whose permissions an emulator answers (Cloud Trace's agent
- * and user roles on the project: spans go to the Telemetry API and traces are read from Cloud
- * Trace's API, neither of which has an emulator).
+ * False for a predefined role none of whose permissions a local stand-in answers (Data Catalog's,
+ * Cloud Run's, IAP's). The emulators answer Pub/Sub, BigQuery, Cloud Storage, Firestore and Secret
+ * Manager; the receiver answers Cloud Trace and Cloud Monitoring (the Telemetry API's OTLP
+ * endpoints, Cloud Trace's v1 reads).
  */
 const emulated = (role: string): boolean =>
-  ROLES[role]?.permissions.some((p) => /^(pubsub|bigquery|storage|datastore)\./.test(p)) ?? true;
+  ROLES[role]?.permissions.some((p) =>
+    /^(pubsub|bigquery|storage|datastore|secretmanager|cloudtrace|monitoring)\./.test(p),
+  ) ?? true;
 
 const { values } = parseArgs({ options: { env: { type: 'string', default: 'local' } } });
 const settings = readSettingsFile(environmentFile(values.env as string));
@@ -62,7 +65,7 @@ try {
       const binding = policy.bindings[t.bi] as IamPolicy['bindings'][number];
       const label = `${t.m.replace(/^serviceAccount:|@.*$/g, '')} ${binding.role} on ${policy.resource}${binding.condition ? ` if ${binding.condition.expression}` : ''}`;
       if (
-        !/^projects\/[^/]+\/(topics|subscriptions|datasets)|^projects\/_\/buckets|^projects\/[^/]+$/.test(
+        !/^projects\/[^/]+\/(topics|subscriptions|datasets|secrets)|^projects\/_\/buckets|^projects\/[^/]+$/.test(
           policy.resource,
         ) ||
         !emulated(binding.role)
@@ -92,7 +95,7 @@ try {
     }
     writeAccessFile(dataDir, full);
     process.stdout.write(
-      `\n${targets.length} workload bindings: ${noticed} removals refused a call, ${unnoticed.length} went unnoticed, ${outsideEmulators} on services with no emulator (Secret Manager, Data Catalog, Cloud Run, Cloud Trace: checked offline by test/infra/access-mutations.test.ts)\n`,
+      `\n${targets.length} workload bindings: ${noticed} removals refused a call, ${unnoticed.length} went unnoticed, ${outsideEmulators} on services with no local stand-in (Data Catalog, Cloud Run, IAP: checked offline by test/infra/access-mutations.test.ts)\n`,
     );
     if (unnoticed.length > 0) {
       process.stdout.write(`unnoticed:\n${unnoticed.map((u) => `  ${u}`).join('\n')}\n`);

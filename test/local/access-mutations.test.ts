@@ -22,6 +22,7 @@ describe('local: the mutation run over the enforced grants', function () {
     const m = /(\d+) workload bindings: (\d+) removals refused a call, (\d+) went unnoticed/.exec(stdout);
     assert.ok(m, stdout.slice(-2000));
     assert.equal(m[3], '0');
-    assert.ok(Number(m[2]) >= 40, `${m[2]} removals noticed`);
+    // Every binding of the local plan: Secret Manager's, Cloud Trace's and Cloud Monitoring's too.
+    assert.ok(Number(m[2]) >= 70, `${m[2]} removals noticed`);
   });
 });
