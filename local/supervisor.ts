@@ -494,6 +494,10 @@ function lockDataDirForStart(dataDir: string): () => void {
 }
 
 export async function startEnvironment(options: StartOptions = {}): Promise<LocalEnvironment> {
+  // The provisioning clients in this process talk to the emulators only: none may look for a GCE
+  // metadata server (Google's gRPC clients do, for their universe domain, unless told not to),
+  // whichever command or script started the environment.
+  process.env['METADATA_SERVER_DETECTION'] ??= 'none';
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const graceMs = options.graceMs ?? 5000;
   const readyTimeoutMs = options.readyTimeoutMs ?? 30000;
