@@ -4,6 +4,7 @@ import type { Catalog } from './catalog.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { checkBucketName } from './names.ts';
 import { applyBucketBody, type BucketState, renderBucket } from './resources.ts';
+import { lockedPolicy, settleRetention } from './retention.ts';
 import { type Ctx, intParam, readJson, sendJson } from './wire.ts';
 
 function checkMetageneration(ctx: Ctx, b: BucketState): void {
@@ -35,6 +36,8 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
     ...(ctx.query.get('project') ? { project: ctx.query.get('project') as string } : {}),
   };
   const b = applyBucketBody(base, body);
+  // Object retention is chosen when the bucket is created, by a query parameter.
+  if (ctx.query.get('enableObjectRetention') === 'true') b.extra.objectRetention = { mode: 'Enabled' };
   await c.putBucket(b);
   sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
@@ -67,8 +70,26 @@ export async function patchBucket(c: Catalog, ctx: Ctx, name: string, replace: b
   const body = await readJson(ctx.req);
   const start: BucketState = replace ? { ...current, labels: {}, versioning: false, extra: {} } : current;
   const next = applyBucketBody(start, body);
+  settleRetention(current, next);
   next.metageneration = current.metageneration + 1;
   next.updated = new Date().toISOString();
+  await c.putBucket(next);
+  sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+}
+
+/** lockRetentionPolicy: needs `ifMetagenerationMatch`, the bucket's current metageneration. */
+export async function lockRetention(c: Catalog, ctx: Ctx, name: string): Promise<void> {
+  const current = c.bucket(name).state;
+  if (ctx.query.get('ifMetagenerationMatch') === null)
+    throw new StorageError('required', 'Required parameter: ifMetagenerationMatch');
+  checkMetageneration(ctx, current);
+  ctx.req.resume();
+  const next: BucketState = {
+    ...current,
+    extra: { ...current.extra, retentionPolicy: lockedPolicy(current) },
+    metageneration: current.metageneration + 1,
+    updated: new Date().toISOString(),
+  };
   await c.putBucket(next);
   sendJson(ctx.res, 200, renderBucket(next, ctx.base));
 }

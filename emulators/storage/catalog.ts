@@ -16,6 +16,7 @@ import { AppendLog, type FsyncPolicy, frame, readLog } from '@eventbus/emulator-
 import { coalesced, fsyncDir } from './blobs.ts';
 import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
 import type { BucketState, ObjectState } from './resources.ts';
+import { checkRemovable, checkRetentionAllowed } from './retention.ts';
 import { checkPreconditions, type Preconditions } from './wire.ts';
 
 export interface UploadSession {
@@ -208,8 +209,12 @@ export class Catalog {
     return this.commit({ t: 'o', o });
   }
 
-  /** Deletes a generation; `keep` turns a live one noncurrent (versioned bucket, no generation given). */
+  /**
+   * Deletes a generation; `keep` turns a live one noncurrent (versioned bucket, no generation
+   * given). A held or retained object is refused (retention.ts).
+   */
   deleteObject(o: ObjectState, keep: boolean): Promise<void> {
+    checkRemovable(this.bucket(o.bucket).state, o);
     return this.commit(this.deletion(o, keep));
   }
 
@@ -221,13 +226,20 @@ export class Catalog {
   /**
    * Makes a written blob the object's new live generation. The write's preconditions are checked
    * against the object as it is now, and again once the new file's name is synced (another write
-   * may have completed meanwhile); on a refusal the blob is removed.
+   * may have completed meanwhile), and so are holds and retention on the object it replaces and on
+   * a move's source (retention.ts); on a refusal the blob is removed. A bucket's
+   * `defaultEventBasedHold` puts the hold on the new object.
    */
   async addGeneration(g: NewGeneration): Promise<ObjectState> {
+    const bucket = (): BucketState => this.bucket(g.bucket).state;
     try {
       checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
+      checkRetentionAllowed(bucket(), g.meta);
       await (g.dirSynced ?? this.syncBlobNames());
-      checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
+      const current = this.find(g.bucket, g.name);
+      checkPreconditions(current, g.pre, 'write');
+      if (current) checkRemovable(bucket(), current);
+      if (g.moveFrom) checkRemovable(bucket(), g.moveFrom);
     } catch (err) {
       await unlink(this.blobPath(g.blob)).catch(() => undefined);
       throw err;
@@ -242,7 +254,10 @@ export class Catalog {
       crc32c: g.digest.crc32c,
       timeCreated: now,
       updated: now,
-      meta: g.meta,
+      meta:
+        bucket().extra.defaultEventBasedHold === true && g.meta.eventBasedHold === undefined
+          ? { ...g.meta, eventBasedHold: true }
+          : g.meta,
       blob: g.blob,
       ...(g.digest.md5 ? { md5: g.digest.md5 } : {}),
       ...(g.componentCount ? { componentCount: g.componentCount } : {}),

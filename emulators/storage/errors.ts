@@ -11,6 +11,7 @@ export const REASONS = {
   invalidArgument: 400,
   badRequest: 400,
   forbidden: 403,
+  retentionPolicyNotMet: 403,
   notFound: 404,
   conflict: 409,
   conditionNotMet: 412,

@@ -12,6 +12,7 @@ import { noSuchObject, StorageError } from './errors.ts';
 import { globToRegExp } from './glob.ts';
 import { checkObjectName } from './names.ts';
 import { type ObjectState, objectMeta, renderObject } from './resources.ts';
+import { checkRetentionChange } from './retention.ts';
 import { type Ctx, checkPreconditions, intParam, preconditions, readJson, sendJson } from './wire.ts';
 
 const MAX_PAGE = 1000;
@@ -19,6 +20,11 @@ const MAX_COMPOSE_SOURCES = 32;
 
 function generationParam(ctx: Ctx, key = 'generation'): number | undefined {
   return intParam(ctx.query, key);
+}
+
+/** An object's resource as this request sees it (its bucket's retention). */
+export function resourceOf(c: Catalog, ctx: Ctx, o: ObjectState): Record<string, unknown> {
+  return renderObject(o, ctx.base, { bucket: c.buckets.get(o.bucket)?.state });
 }
 
 /** The object a read or metadata change addresses, with its preconditions checked. */
@@ -37,7 +43,7 @@ export async function getObject(
 ): Promise<void> {
   const o = addressed(c, ctx, bucket, name, 'read');
   if (media || ctx.query.get('alt') === 'media') return sendMedia(c, ctx, o);
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /** Parses a single `Range: bytes=...` against `size`; undefined = the whole object. */
@@ -188,7 +194,7 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
   sendJson(ctx.res, 200, {
     kind: 'storage#objects',
     ...(prefixes.length > 0 ? { prefixes } : {}),
-    ...(items.length > 0 ? { items: items.map((o) => renderObject(o, ctx.base)) } : {}),
+    ...(items.length > 0 ? { items: items.map((o) => resourceOf(c, ctx, o)) } : {}),
     ...(more && last ? { nextPageToken: Buffer.from(JSON.stringify(last)).toString('base64url') } : {}),
   });
 }
@@ -203,14 +209,17 @@ export async function patchObject(
 ): Promise<void> {
   const o = addressed(c, ctx, bucket, name, 'write');
   const body = await readJson(ctx.req);
+  const meta = objectMeta(body, replace ? {} : o.meta);
+  const override = ctx.query.get('overrideUnlockedRetention') === 'true';
+  checkRetentionChange(c.bucket(bucket).state, o.meta, meta, override);
   const next: ObjectState = {
     ...o,
-    meta: objectMeta(body, replace ? {} : o.meta),
+    meta,
     metageneration: o.metageneration + 1,
     updated: new Date().toISOString(),
   };
   await c.putObject(next);
-  sendJson(ctx.res, 200, renderObject(next, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, next));
 }
 
 export async function deleteObject(c: Catalog, ctx: Ctx, bucket: string, name: string): Promise<void> {
@@ -246,7 +255,7 @@ export async function copyObject(
     await fh.datasync().finally(() => fh.close());
   }
   const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre });
-  const resource = renderObject(o, ctx.base);
+  const resource = resourceOf(c, ctx, o);
   if (!rewrite) return sendJson(ctx.res, 200, resource);
   sendJson(ctx.res, 200, {
     kind: 'storage#rewriteResponse',
@@ -313,7 +322,7 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   // Composite objects have a CRC32C but no MD5, as in Cloud Storage.
   const digestNoMd5 = { size: digest.size, crc32c: digest.crc32c };
   const o = await c.addGeneration({ bucket, name, meta, blob, digest: digestNoMd5, componentCount, pre });
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /**
@@ -345,5 +354,5 @@ export async function moveObject(
     pre,
     moveFrom: source,
   });
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }

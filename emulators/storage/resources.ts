@@ -4,6 +4,7 @@
  * rest (ids, links, etags, sizes, times) is derived when a resource is rendered.
  */
 import { StorageError } from './errors.ts';
+import { parseObjectRetention, parsePolicy, retentionExpiration } from './retention.ts';
 
 /** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
 export interface PolicyBinding {
@@ -61,6 +62,11 @@ export interface ObjectState {
   blob: string;
 }
 
+/** What an object's resource shows depends on: its bucket (retention). */
+export interface ObjectView {
+  readonly bucket?: BucketState | undefined;
+}
+
 /** Object fields a request may set; anything else in a request body is ignored. */
 const OBJECT_WRITABLE = [
   'contentType',
@@ -73,6 +79,7 @@ const OBJECT_WRITABLE = [
   'temporaryHold',
   'eventBasedHold',
   'storageClass',
+  'retention',
 ] as const;
 
 const BUCKET_DERIVED = new Set([
@@ -93,6 +100,7 @@ const BUCKET_DERIVED = new Set([
   'owner',
   'acl',
   'defaultObjectAcl',
+  'objectRetention',
 ]);
 
 const MAX_CUSTOM_METADATA_BYTES = 8 * 1024;
@@ -135,6 +143,10 @@ export function objectMeta(body: unknown, base: Record<string, unknown> = {}): R
         throw new StorageError('invalid', 'Custom metadata is over the 8 KiB limit.');
       if (Object.keys(merged).length === 0) delete out.metadata;
       else out.metadata = merged;
+    } else if (key === 'retention') {
+      const r = parseObjectRetention(v);
+      if (r) out.retention = r;
+      else delete out.retention;
     } else if (v === null || v === undefined) delete out[key];
     else out[key] = key === 'temporaryHold' || key === 'eventBasedHold' ? Boolean(v) : String(v);
   }
@@ -152,6 +164,7 @@ export function applyBucketBody(base: BucketState, body: Record<string, unknown>
     // An empty list (cors: []) or null removes the setting, as Cloud Storage answers it.
     if (v === null || (Array.isArray(v) && v.length === 0)) delete next.extra[k];
     else if (k === 'autoclass' && isRecord(v)) next.extra[k] = { ...v, toggleTime: new Date().toISOString() };
+    else if (k === 'retentionPolicy') next.extra[k] = parsePolicy(v, new Date().toISOString());
     else next.extra[k] = v;
   }
   return next;
@@ -184,8 +197,9 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
   };
 }
 
-export function renderObject(o: ObjectState, base: string): Record<string, unknown> {
+export function renderObject(o: ObjectState, base: string, view: ObjectView = {}): Record<string, unknown> {
   const path = `b/${enc(o.bucket)}/o/${enc(o.name)}`;
+  const expires = retentionExpiration(view.bucket, o);
   return {
     kind: 'storage#object',
     id: `${o.bucket}/${o.name}/${o.generation}`,
@@ -200,6 +214,7 @@ export function renderObject(o: ObjectState, base: string): Record<string, unkno
     size: String(o.size),
     ...(o.md5 ? { md5Hash: o.md5 } : {}),
     crc32c: o.crc32c,
+    ...(expires ? { retentionExpirationTime: expires } : {}),
     etag: etag(o.generation, o.metageneration),
     timeCreated: o.timeCreated,
     updated: o.updated,

@@ -16,7 +16,7 @@ import { mayWrite } from './access.ts';
 import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName } from './blobs.ts';
 import type { Catalog, UploadSession } from './catalog.ts';
 import { StorageError } from './errors.ts';
-import { enc, objectMeta, renderObject } from './resources.ts';
+import { enc, type ObjectState, objectMeta, renderObject } from './resources.ts';
 import { commitUpload, expectedHashes, objectName } from './uploads.ts';
 import { type Ctx, preconditions, readJson, sendJson } from './wire.ts';
 
@@ -190,12 +190,17 @@ export class ResumableUploads {
     ctx.res.end();
   }
 
+  /** The uploaded object's resource (with its bucket's retention). */
+  private resource(ctx: Ctx, o: ObjectState): Record<string, unknown> {
+    return renderObject(o, ctx.base, { bucket: this.c.buckets.get(o.bucket)?.state });
+  }
+
   private answerEnded(ctx: Ctx, id: string): void {
     ctx.req.resume();
     const done = this.completed.get(id);
     const o = done ? this.c.find(done.bucket, done.name, done.generation) : undefined;
     if (!o) throw new StorageError('notFound', 'No such upload session.');
-    sendJson(ctx.res, 200, renderObject(o, ctx.base));
+    sendJson(ctx.res, 200, this.resource(ctx, o));
   }
 
   private async complete(ctx: Ctx, session: UploadSession, prog: Progress): Promise<void> {
@@ -227,7 +232,7 @@ export class ResumableUploads {
         expected,
       );
       this.completed.set(session.id, { bucket: o.bucket, name: o.name, generation: o.generation });
-      sendJson(ctx.res, 200, renderObject(o, ctx.base));
+      sendJson(ctx.res, 200, this.resource(ctx, o));
     } catch (err) {
       await this.c.endSession(session.id);
       throw err;

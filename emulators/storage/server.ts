@@ -15,6 +15,7 @@ import {
   getBucket,
   insertBucket,
   listBuckets,
+  lockRetention,
   patchBucket,
   testBucketPermissions,
 } from './buckets.ts';
@@ -142,6 +143,10 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     if (segs[2] === 'iam' && segs.length === 3 && method === 'PUT') {
       mayBucket(ctx, 'storage.buckets.setIamPolicy', bucket);
       return setBucketPolicy(c, ctx, bucket);
+    }
+    if (segs[2] === 'lockRetentionPolicy' && segs.length === 3 && method === 'POST') {
+      mayBucket(ctx, 'storage.buckets.update', bucket);
+      return lockRetention(c, ctx, bucket);
     }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);

@@ -18,7 +18,8 @@ import { BlobWriter, type Digest, newBlobName } from './blobs.ts';
 import type { Catalog, NewGeneration } from './catalog.ts';
 import { StorageError } from './errors.ts';
 import { checkObjectName } from './names.ts';
-import { type ObjectState, objectMeta, renderObject } from './resources.ts';
+import { resourceOf } from './objects.ts';
+import { type ObjectState, objectMeta } from './resources.ts';
 import { type Ctx, checkPreconditions, parseJson, preconditions, sendJson } from './wire.ts';
 
 const MAX_MULTIPART_HEAD = 2 << 20;
@@ -109,7 +110,7 @@ export async function mediaUpload(c: Catalog, ctx: Ctx, bucket: string): Promise
   const { blob, digest, dirSynced } = await receive(c, ctx.req);
   const expected = expectedHashes(ctx.req, {});
   const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced }, expected);
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /**
@@ -199,5 +200,5 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
   const { blob, digest, dirSynced } = await receive(c, remaining, splitter.take);
   const expected = expectedHashes(ctx.req, resource);
   const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced }, expected);
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
