@@ -32,6 +32,8 @@ export interface UploadSession {
   /** Hashes the resource announced (`md5Hash`, `crc32c`), checked when the upload completes. */
   expected: { md5?: string; crc32c?: string };
   created: string;
+  /** SHA-256 of the customer-supplied key the session was started with (csek.ts). */
+  keySha256?: string;
 }
 
 type CatalogRecord =
@@ -59,6 +61,8 @@ export interface NewGeneration {
   dirSynced?: Promise<void>;
   /** An object deleted in the same record (a move's source). */
   moveFrom?: ObjectState;
+  /** SHA-256 of the customer-supplied key the bytes were written with (csek.ts). */
+  keySha256?: string | undefined;
 }
 
 export interface Versions {
@@ -259,6 +263,7 @@ export class Catalog {
           ? { ...g.meta, eventBasedHold: true }
           : g.meta,
       blob: g.blob,
+      ...(g.keySha256 ? { keySha256: g.keySha256 } : {}),
       ...(g.digest.md5 ? { md5: g.digest.md5 } : {}),
       ...(g.componentCount ? { componentCount: g.componentCount } : {}),
     };

@@ -8,6 +8,7 @@ import { createGunzip } from 'node:zlib';
 import { mayObject, mayWrite } from './access.ts';
 import { concatFiles, newBlobName } from './blobs.ts';
 import { byteOrder, type Catalog } from './catalog.ts';
+import { checkKey, requestKey, SOURCE_PREFIX } from './csek.ts';
 import { noSuchObject, StorageError } from './errors.ts';
 import { globToRegExp } from './glob.ts';
 import { checkObjectName } from './names.ts';
@@ -22,9 +23,12 @@ function generationParam(ctx: Ctx, key = 'generation'): number | undefined {
   return intParam(ctx.query, key);
 }
 
-/** An object's resource as this request sees it (its bucket's retention). */
+/** An object's resource as this request sees it (its bucket's retention, the request's key). */
 export function resourceOf(c: Catalog, ctx: Ctx, o: ObjectState): Record<string, unknown> {
-  return renderObject(o, ctx.base, { bucket: c.buckets.get(o.bucket)?.state });
+  return renderObject(o, ctx.base, {
+    bucket: c.buckets.get(o.bucket)?.state,
+    keySha256: requestKey(ctx.req),
+  });
 }
 
 /** The object a read or metadata change addresses, with its preconditions checked. */
@@ -42,7 +46,13 @@ export async function getObject(
   media: boolean,
 ): Promise<void> {
   const o = addressed(c, ctx, bucket, name, 'read');
-  if (media || ctx.query.get('alt') === 'media') return sendMedia(c, ctx, o);
+  const key = requestKey(ctx.req);
+  if (media || ctx.query.get('alt') === 'media') {
+    checkKey(o, key);
+    return sendMedia(c, ctx, o);
+  }
+  // Metadata reads need no key, but a wrong one is refused.
+  if (key !== undefined) checkKey(o, key);
   sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
@@ -241,6 +251,8 @@ export async function copyObject(
 ): Promise<void> {
   const source = c.get(src.bucket, src.name, generationParam(ctx, 'sourceGeneration'));
   checkPreconditions(source, preconditions(ctx.query, true), 'write');
+  checkKey(source, requestKey(ctx.req, SOURCE_PREFIX));
+  const keySha256 = requestKey(ctx.req);
   c.bucket(dest.bucket);
   checkObjectName(dest.name);
   const pre = preconditions(ctx.query);
@@ -254,7 +266,7 @@ export async function copyObject(
     const fh = await open(c.blobPath(blob), 'r+');
     await fh.datasync().finally(() => fh.close());
   }
-  const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre });
+  const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre, keySha256 });
   const resource = resourceOf(c, ctx, o);
   if (!rewrite) return sendJson(ctx.res, 200, resource);
   sendJson(ctx.res, 200, {
@@ -299,9 +311,12 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   const wanted = composeSources(body);
   mayWrite(c, ctx, bucket, name);
   for (const s of wanted) mayObject(ctx, 'storage.objects.get', bucket, s.name);
+  // The sources and the result share the request's key (none, or one customer-supplied key).
+  const keySha256 = requestKey(ctx.req);
   const sources = wanted.map((s) => {
     const o = c.find(bucket, s.name, s.generation);
     if (!o) throw noSuchObject(bucket, s.name);
+    checkKey(o, keySha256);
     if (s.ifGenerationMatch !== undefined)
       checkPreconditions(o, { ifGenerationMatch: s.ifGenerationMatch }, 'write');
     return o;
@@ -321,7 +336,16 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   const componentCount = sources.reduce((n, s) => n + (s.componentCount ?? 1), 0);
   // Composite objects have a CRC32C but no MD5, as in Cloud Storage.
   const digestNoMd5 = { size: digest.size, crc32c: digest.crc32c };
-  const o = await c.addGeneration({ bucket, name, meta, blob, digest: digestNoMd5, componentCount, pre });
+  const o = await c.addGeneration({
+    bucket,
+    name,
+    meta,
+    blob,
+    digest: digestNoMd5,
+    componentCount,
+    pre,
+    keySha256,
+  });
   sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
@@ -338,6 +362,8 @@ export async function moveObject(
 ): Promise<void> {
   const source = c.get(bucket, from);
   checkPreconditions(source, preconditions(ctx.query, true), 'write');
+  // The moved object keeps its key, which the request must carry (as for reading its bytes).
+  checkKey(source, requestKey(ctx.req));
   checkObjectName(to);
   ctx.req.resume();
   const blob = newBlobName();
@@ -353,6 +379,7 @@ export async function moveObject(
     digest: source,
     pre,
     moveFrom: source,
+    keySha256: source.keySha256,
   });
   sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }

@@ -60,11 +60,15 @@ export interface ObjectState {
   meta: Record<string, unknown>;
   /** File under the data directory's `blobs/` holding the bytes. */
   blob: string;
+  /** SHA-256 (base64) of the customer-supplied key it was written with (csek.ts). */
+  keySha256?: string;
 }
 
-/** What an object's resource shows depends on: its bucket (retention). */
+/** What an object's resource shows depends on: its bucket (retention), the request's key (hashes). */
 export interface ObjectView {
   readonly bucket?: BucketState | undefined;
+  /** SHA-256 of the customer-supplied key the request carries. */
+  readonly keySha256?: string | undefined;
 }
 
 /** Object fields a request may set; anything else in a request body is ignored. */
@@ -199,6 +203,8 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
 
 export function renderObject(o: ObjectState, base: string, view: ObjectView = {}): Record<string, unknown> {
   const path = `b/${enc(o.bucket)}/o/${enc(o.name)}`;
+  // An encrypted object's hashes are shown only to a request with its key, as in Cloud Storage.
+  const hashes = o.keySha256 === undefined || o.keySha256 === view.keySha256;
   const expires = retentionExpiration(view.bucket, o);
   return {
     kind: 'storage#object',
@@ -212,8 +218,9 @@ export function renderObject(o: ObjectState, base: string, view: ObjectView = {}
     contentType: 'application/octet-stream',
     storageClass: 'STANDARD',
     size: String(o.size),
-    ...(o.md5 ? { md5Hash: o.md5 } : {}),
-    crc32c: o.crc32c,
+    ...(o.md5 && hashes ? { md5Hash: o.md5 } : {}),
+    ...(hashes ? { crc32c: o.crc32c } : {}),
+    ...(o.keySha256 ? { customerEncryption: { encryptionAlgorithm: 'AES256', keySha256: o.keySha256 } } : {}),
     ...(expires ? { retentionExpirationTime: expires } : {}),
     etag: etag(o.generation, o.metageneration),
     timeCreated: o.timeCreated,

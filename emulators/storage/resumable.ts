@@ -15,6 +15,7 @@ import { rename, stat, writeFile } from 'node:fs/promises';
 import { mayWrite } from './access.ts';
 import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName } from './blobs.ts';
 import type { Catalog, UploadSession } from './catalog.ts';
+import { requestKey } from './csek.ts';
 import { StorageError } from './errors.ts';
 import { enc, type ObjectState, objectMeta, renderObject } from './resources.ts';
 import { commitUpload, expectedHashes, objectName } from './uploads.ts';
@@ -70,6 +71,7 @@ export class ResumableUploads {
     const announcedType = ctx.req.headers['x-upload-content-type'];
     if (meta.contentType === undefined && typeof announcedType === 'string') meta.contentType = announcedType;
     const announcedSize = Number(ctx.req.headers['x-upload-content-length']);
+    const keySha256 = requestKey(ctx.req);
     const id = randomBytes(18).toString('base64url');
     const session: UploadSession = {
       id,
@@ -79,6 +81,7 @@ export class ResumableUploads {
       pre,
       expected: expectedHashes(ctx.req, resource),
       created: new Date().toISOString(),
+      ...(keySha256 ? { keySha256 } : {}),
       ...(Number.isSafeInteger(announcedSize) && announcedSize >= 0 ? { expectedSize: announcedSize } : {}),
     };
     await writeFile(this.c.uploadPath(id), '');
@@ -190,9 +193,9 @@ export class ResumableUploads {
     ctx.res.end();
   }
 
-  /** The uploaded object's resource (with its bucket's retention). */
+  /** The uploaded object's resource, as its uploader (who holds its key, if any) sees it. */
   private resource(ctx: Ctx, o: ObjectState): Record<string, unknown> {
-    return renderObject(o, ctx.base, { bucket: this.c.buckets.get(o.bucket)?.state });
+    return renderObject(o, ctx.base, { bucket: this.c.buckets.get(o.bucket)?.state, keySha256: o.keySha256 });
   }
 
   private answerEnded(ctx: Ctx, id: string): void {
@@ -228,6 +231,7 @@ export class ResumableUploads {
           blob,
           pre: session.pre,
           done: session.id,
+          keySha256: session.keySha256,
         },
         expected,
       );
