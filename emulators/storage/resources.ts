@@ -181,6 +181,16 @@ function etag(a: number, b: number): string {
 /** Path segment encoding the client uses for object names (`/` as %2F). */
 export const enc = encodeURIComponent;
 
+/** Cloud Storage's predefined dual-regions; others are a multi-region with two `dataLocations`. */
+const DUAL_REGIONS = new Set(['ASIA1', 'EUR4', 'EUR5', 'EUR7', 'EUR8', 'NAM4']);
+
+function locationType(b: BucketState): string {
+  const placement = b.extra.customPlacementConfig;
+  if (DUAL_REGIONS.has(b.location) || (isRecord(placement) && Array.isArray(placement.dataLocations)))
+    return 'dual-region';
+  return b.location.includes('-') ? 'region' : 'multi-region';
+}
+
 export function renderBucket(b: BucketState, base: string): Record<string, unknown> {
   return {
     kind: 'storage#bucket',
@@ -190,7 +200,7 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
     projectNumber: '0',
     metageneration: String(b.metageneration),
     location: b.location,
-    locationType: b.location.includes('-') ? 'region' : 'multi-region',
+    locationType: locationType(b),
     storageClass: b.storageClass,
     etag: etag(b.metageneration, 0),
     timeCreated: b.timeCreated,

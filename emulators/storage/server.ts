@@ -32,7 +32,7 @@ import {
 } from './objects.ts';
 import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
-import { type Ctx, readBody, requestedFields, sendError, sendJson } from './wire.ts';
+import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
 
 export type StorageEmulatorOptions = EmulatorOptions;
 
@@ -105,6 +105,11 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
   const { segs } = r;
   if ((segs.length === 0 || (segs.length === 1 && segs[0] === 'health')) && method === 'GET')
     return sendJson(ctx.res, 200, { status: 'ok' });
+  if (segs[0] === 'channels' && segs[1] === 'stop' && segs.length === 2 && method === 'POST') {
+    // Channels are opened by objects.watchAll, which is not served: no channel exists to stop.
+    const body = await readJson(ctx.req);
+    throw new StorageError('notFound', `Channel '${String(body.id ?? '')}' not found`);
+  }
   if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
   // Each branch checks the caller's permission first (README, "Access control"); uploads and
   // compose check in their handlers, once the names in the body are read.
