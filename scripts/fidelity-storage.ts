@@ -47,9 +47,9 @@ const TEST_PACKAGES = ['nock', 'node-fetch', 'form-data', 'p-limit', 'tmp'] as c
 /**
  * Groups (describe titles, at any depth) excluded, and why. Shrink this table as the emulator grows.
  * Not here because they run and pass: lifecycle, turbo replication, hierarchical namespace, bucket
- * retention policies, object retention lock, customer-supplied encryption keys, dual-region, bucket
- * logging (the setting; no logs are written), channels (stop answers the 404 of a channel that
- * cannot exist).
+ * retention policies, object retention lock, customer-supplied encryption keys, soft-delete,
+ * dual-region, bucket logging (the setting; no logs are written), channels (stop answers the 404
+ * of a channel that cannot exist).
  * Not here because the test file skips them itself (counted as pending): HMAC keys, and requester
  * pays' tests from a second project (it runs them only with GCN_STORAGE_2ND_PROJECT_ID set); its one
  * other test passes.
@@ -59,7 +59,6 @@ export const SKIPPED: Readonly<Record<string, string>> = {
     'public access and anonymous callers (also the VPC-SC checks): a call without credentials is the project owner’s, as on Google’s own emulators, never allUsers',
   acls: 'object and bucket ACLs are not served (IAM is declared by Pulumi)',
   'public access prevention': 'needs anonymous callers and public ACLs',
-  'soft-delete': 'soft delete and restore are not served (the policy is stored, not acted on)',
   'uniform bucket-level access': 'ACL behaviour under uniform access',
   'kms keys': 'needs Cloud KMS',
   'second service account': 'needs a second account with IAM (HMAC keys)',

@@ -28,6 +28,7 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
     timeCreated: now,
     updated: now,
     metageneration: 1,
+    generation: c.nextGeneration(),
     location: typeof body.location === 'string' ? body.location.toUpperCase() : 'US',
     storageClass: 'STANDARD',
     labels: {},
@@ -42,8 +43,17 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
   sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
 
+/** `softDeleted=true` addresses a soft-deleted bucket, by its `generation` (required). */
+function softGeneration(ctx: Ctx): number | undefined {
+  if (ctx.query.get('softDeleted') !== 'true') return undefined;
+  const g = intParam(ctx.query, 'generation');
+  if (g === undefined) throw new StorageError('required', 'Required parameter: generation');
+  return g;
+}
+
 export function getBucket(c: Catalog, ctx: Ctx, name: string): void {
-  const b = c.bucket(name).state;
+  const soft = softGeneration(ctx);
+  const b = soft === undefined ? c.bucket(name).state : c.getSoftBucket(name, soft).state;
   checkMetageneration(ctx, b);
   sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
@@ -54,12 +64,21 @@ export function listBuckets(c: Catalog, ctx: Ctx): void {
   const after = ctx.query.get('pageToken')
     ? Buffer.from(ctx.query.get('pageToken') ?? '', 'base64url').toString()
     : '';
-  const names = [...c.buckets.keys()].filter((n) => n.startsWith(prefix) && n > after).sort();
-  const page = names.slice(0, max);
+  // softDeleted=true lists the soft-deleted buckets (by name, then generation) instead.
+  const all =
+    ctx.query.get('softDeleted') === 'true'
+      ? c.softBuckets().map((e) => e.state)
+      : [...c.buckets.values()].map((e) => e.state);
+  const key = (b: BucketState): string => `${b.name}\n${String(b.generation ?? 0).padStart(20, '0')}`;
+  const found = all
+    .filter((b) => b.name.startsWith(prefix) && key(b) > after)
+    .sort((a, b) => (key(a) < key(b) ? -1 : 1));
+  const page = found.slice(0, max);
+  const last = page.at(-1);
   sendJson(ctx.res, 200, {
     kind: 'storage#buckets',
-    ...(page.length > 0 ? { items: page.map((n) => renderBucket(c.bucket(n).state, ctx.base)) } : {}),
-    ...(names.length > max ? { nextPageToken: Buffer.from(page.at(-1) ?? '').toString('base64url') } : {}),
+    ...(page.length > 0 ? { items: page.map((b) => renderBucket(b, ctx.base)) } : {}),
+    ...(found.length > max && last ? { nextPageToken: Buffer.from(key(last)).toString('base64url') } : {}),
   });
 }
 
@@ -92,6 +111,15 @@ export async function lockRetention(c: Catalog, ctx: Ctx, name: string): Promise
   };
   await c.putBucket(next);
   sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+}
+
+/** buckets.restore: a soft-deleted bucket back, by its generation. */
+export async function restoreBucket(c: Catalog, ctx: Ctx, name: string): Promise<void> {
+  const generation = intParam(ctx.query, 'generation');
+  if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
+  ctx.req.resume();
+  const b = await c.restoreBucket(name, generation);
+  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
 
 export async function deleteBucket(c: Catalog, ctx: Ctx, name: string): Promise<void> {

@@ -45,6 +45,14 @@ export async function getObject(
   name: string,
   media: boolean,
 ): Promise<void> {
+  if (ctx.query.get('softDeleted') === 'true') {
+    // A soft-deleted generation: its metadata only, addressed by its generation.
+    const generation = generationParam(ctx);
+    if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
+    if (media || ctx.query.get('alt') === 'media')
+      throw new StorageError('invalid', 'A soft-deleted object cannot be downloaded; restore it first.');
+    return sendJson(ctx.res, 200, resourceOf(c, ctx, c.getSoft(bucket, name, generation)));
+  }
   const o = addressed(c, ctx, bucket, name, 'read');
   const key = requestKey(ctx.req);
   if (media || ctx.query.get('alt') === 'media') {
@@ -157,12 +165,16 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
   const delimiter = q.get('delimiter') ?? '';
   const startOffset = q.get('startOffset') ?? '';
   const endOffset = q.get('endOffset') ?? '';
-  const versions = q.get('versions') === 'true';
+  // softDeleted=true lists the soft-deleted generations instead of the live ones.
+  const soft = q.get('softDeleted') === 'true';
+  if (soft && q.get('versions') === 'true')
+    throw new StorageError('invalid', 'softDeleted and versions cannot both be true.');
+  const versions = soft || q.get('versions') === 'true';
   const trailing = q.get('includeTrailingDelimiter') === 'true';
   const max = Math.min(intParam(q, 'maxResults') ?? MAX_PAGE, MAX_PAGE) || MAX_PAGE;
   const token = readToken(q.get('pageToken'));
   const glob = q.get('matchGlob') ? globToRegExp(q.get('matchGlob') as string) : undefined;
-  const names = c.sortedNames(entry);
+  const names = soft ? c.sortedSoftNames(entry) : c.sortedNames(entry);
   let from = prefix;
   if (byteOrder(startOffset, from) > 0) from = startOffset;
   if (token && byteOrder(token.k, from) > 0) from = token.k;
@@ -189,7 +201,13 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
       if (!(trailing && name === p)) continue;
     }
     const v = entry.objects.get(name);
-    const gens = versions ? [...(v?.old ?? []), ...(v?.live ? [v.live] : [])] : v?.live ? [v.live] : [];
+    const gens = soft
+      ? c.softOf(entry, name)
+      : versions
+        ? [...(v?.old ?? []), ...(v?.live ? [v.live] : [])]
+        : v?.live
+          ? [v.live]
+          : [];
     for (const o of gens) {
       if (token?.g !== undefined && name === token.k && o.generation <= token.g) continue;
       if (items.length + prefixes.length >= max) {
@@ -239,6 +257,16 @@ export async function deleteObject(c: Catalog, ctx: Ctx, bucket: string, name: s
   await c.deleteObject(o, keep);
   ctx.res.writeHead(204);
   ctx.res.end();
+}
+
+/** objects.restore: a soft-deleted generation made live again, as a new generation. */
+export async function restoreObject(c: Catalog, ctx: Ctx, bucket: string, name: string): Promise<void> {
+  const generation = generationParam(ctx);
+  if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
+  ctx.req.resume();
+  const token = ctx.query.get('restoreToken') ?? undefined;
+  const o = await c.restoreObject(bucket, name, generation, token, preconditions(ctx.query));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /** copyTo and rewriteTo: the source's bytes under a new name, in one call. */

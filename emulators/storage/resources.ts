@@ -5,6 +5,7 @@
  */
 import { StorageError } from './errors.ts';
 import { parseObjectRetention, parsePolicy, retentionExpiration } from './retention.ts';
+import { parseSoftDeletePolicy } from './soft-delete.ts';
 
 /** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
 export interface PolicyBinding {
@@ -39,6 +40,11 @@ export interface BucketState {
   project?: string;
   /** The IAM policy set on it (bucket-iam.ts); none: Cloud Storage's default. */
   iam?: StoredPolicy;
+  /** Set when created (buckets of older data directories derive it from timeCreated). */
+  generation?: number;
+  /** Set while the bucket is soft-deleted (soft-delete.ts). */
+  softDeleteTime?: string;
+  hardDeleteTime?: string;
 }
 
 export interface ObjectState {
@@ -62,6 +68,11 @@ export interface ObjectState {
   blob: string;
   /** SHA-256 (base64) of the customer-supplied key it was written with (csek.ts). */
   keySha256?: string;
+  /** Set while the generation is soft-deleted (soft-delete.ts). */
+  softDeleteTime?: string;
+  hardDeleteTime?: string;
+  /** A soft-deleted object's token in a bucket with a hierarchical namespace. */
+  restoreToken?: string;
 }
 
 /** What an object's resource shows depends on: its bucket (retention), the request's key (hashes). */
@@ -105,6 +116,9 @@ const BUCKET_DERIVED = new Set([
   'acl',
   'defaultObjectAcl',
   'objectRetention',
+  'generation',
+  'softDeleteTime',
+  'hardDeleteTime',
 ]);
 
 const MAX_CUSTOM_METADATA_BYTES = 8 * 1024;
@@ -169,6 +183,7 @@ export function applyBucketBody(base: BucketState, body: Record<string, unknown>
     if (v === null || (Array.isArray(v) && v.length === 0)) delete next.extra[k];
     else if (k === 'autoclass' && isRecord(v)) next.extra[k] = { ...v, toggleTime: new Date().toISOString() };
     else if (k === 'retentionPolicy') next.extra[k] = parsePolicy(v, new Date().toISOString());
+    else if (k === 'softDeletePolicy') next.extra[k] = parseSoftDeletePolicy(v, new Date().toISOString());
     else next.extra[k] = v;
   }
   return next;
@@ -199,6 +214,8 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
     name: b.name,
     projectNumber: '0',
     metageneration: String(b.metageneration),
+    generation: String(b.generation ?? Date.parse(b.timeCreated) * 1000),
+    ...(b.softDeleteTime ? { softDeleteTime: b.softDeleteTime, hardDeleteTime: b.hardDeleteTime } : {}),
     location: b.location,
     locationType: locationType(b),
     storageClass: b.storageClass,
@@ -232,6 +249,8 @@ export function renderObject(o: ObjectState, base: string, view: ObjectView = {}
     ...(hashes ? { crc32c: o.crc32c } : {}),
     ...(o.keySha256 ? { customerEncryption: { encryptionAlgorithm: 'AES256', keySha256: o.keySha256 } } : {}),
     ...(expires ? { retentionExpirationTime: expires } : {}),
+    ...(o.softDeleteTime ? { softDeleteTime: o.softDeleteTime, hardDeleteTime: o.hardDeleteTime } : {}),
+    ...(o.restoreToken ? { restoreToken: o.restoreToken } : {}),
     etag: etag(o.generation, o.metageneration),
     timeCreated: o.timeCreated,
     updated: o.updated,
