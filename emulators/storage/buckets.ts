@@ -3,7 +3,8 @@ import { heldOnBucket } from './access.ts';
 import type { Catalog } from './catalog.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { checkBucketName } from './names.ts';
-import { applyBucketBody, type BucketState, renderBucket } from './resources.ts';
+import type { BucketState } from './records.ts';
+import { applyBucketBody, renderBucket } from './resources.ts';
 import { lockedPolicy, settleRetention } from './retention.ts';
 import { type Ctx, intParam, readJson, sendJson } from './wire.ts';
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { AppendLog, type FsyncPolicy, frame, readLog } from '@eventbus/emulator-common/append-log.ts';
 import { coalesced, fsyncDir } from './blobs.ts';
 import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
-import type { BucketState, ObjectState } from './resources.ts';
+import type { BucketState, ObjectState } from './records.ts';
 import { checkRemovable, checkRetentionAllowed } from './retention.ts';
 import { bucketSoftMark, expired, type SoftMark, softened, softMark } from './soft-delete.ts';
 import { checkPreconditions, type Preconditions } from './wire.ts';

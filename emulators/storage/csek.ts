@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { StorageError } from './errors.ts';
-import type { ObjectState } from './resources.ts';
+import type { ObjectState } from './records.ts';
 
 export const DEST_PREFIX = 'x-goog-encryption-';
 export const SOURCE_PREFIX = 'x-goog-copy-source-encryption-';

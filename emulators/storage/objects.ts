@@ -12,7 +12,8 @@ import { checkKey, requestKey, SOURCE_PREFIX } from './csek.ts';
 import { noSuchObject, StorageError } from './errors.ts';
 import { globToRegExp } from './glob.ts';
 import { checkObjectName } from './names.ts';
-import { type ObjectState, objectMeta, renderObject } from './resources.ts';
+import type { ObjectState } from './records.ts';
+import { objectMeta, renderObject } from './resources.ts';
 import { checkRetentionChange } from './retention.ts';
 import { type Ctx, checkPreconditions, intParam, preconditions, readJson, sendJson } from './wire.ts';
 

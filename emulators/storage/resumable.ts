@@ -17,7 +17,8 @@ import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName }
 import type { Catalog, UploadSession } from './catalog.ts';
 import { requestKey } from './csek.ts';
 import { StorageError } from './errors.ts';
-import { enc, type ObjectState, objectMeta, renderObject } from './resources.ts';
+import type { ObjectState } from './records.ts';
+import { enc, objectMeta, renderObject } from './resources.ts';
 import { commitUpload, expectedHashes, objectName } from './uploads.ts';
 import { type Ctx, preconditions, readJson, sendJson } from './wire.ts';
 

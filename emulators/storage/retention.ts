@@ -14,7 +14,7 @@
  * The checks run where every path crosses: the catalog, when a generation is deleted or replaced.
  */
 import { StorageError } from './errors.ts';
-import type { BucketState, ObjectState } from './resources.ts';
+import type { BucketState, ObjectState } from './records.ts';
 
 /** The longest retention period Cloud Storage takes: 3,155,760,000 s (100 years). */
 const MAX_RETENTION_SECONDS = 3_155_760_000;

@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { StorageError } from './errors.ts';
-import type { BucketState, ObjectState } from './resources.ts';
+import type { BucketState, ObjectState } from './records.ts';
 
 const DAY = 24 * 3600;
 const MIN_SECONDS = 7 * DAY;

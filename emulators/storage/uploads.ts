@@ -20,7 +20,8 @@ import { requestKey } from './csek.ts';
 import { StorageError } from './errors.ts';
 import { checkObjectName } from './names.ts';
 import { resourceOf } from './objects.ts';
-import { type ObjectState, objectMeta } from './resources.ts';
+import type { ObjectState } from './records.ts';
+import { objectMeta } from './resources.ts';
 import { type Ctx, checkPreconditions, parseJson, preconditions, sendJson } from './wire.ts';
 
 const MAX_MULTIPART_HEAD = 2 << 20;
