@@ -19,7 +19,7 @@ import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { bucketResource } from './access.ts';
 import type { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
-import type { BucketState, PolicyBinding, StoredPolicy } from './resources.ts';
+import type { BucketState, PolicyBinding, StoredPolicy } from './records.ts';
 import { type Ctx, readJson, sendJson } from './wire.ts';
 
 const MEMBER =

@@ -3,7 +3,9 @@ import { heldOnBucket } from './access.ts';
 import type { Catalog } from './catalog.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { checkBucketName } from './names.ts';
-import { applyBucketBody, type BucketState, renderBucket } from './resources.ts';
+import type { BucketState } from './records.ts';
+import { applyBucketBody, renderBucket } from './resources.ts';
+import { lockedPolicy, settleRetention } from './retention.ts';
 import { type Ctx, intParam, readJson, sendJson } from './wire.ts';
 
 function checkMetageneration(ctx: Ctx, b: BucketState): void {
@@ -27,6 +29,7 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
     timeCreated: now,
     updated: now,
     metageneration: 1,
+    generation: c.nextGeneration(),
     location: typeof body.location === 'string' ? body.location.toUpperCase() : 'US',
     storageClass: 'STANDARD',
     labels: {},
@@ -35,12 +38,23 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
     ...(ctx.query.get('project') ? { project: ctx.query.get('project') as string } : {}),
   };
   const b = applyBucketBody(base, body);
+  // Object retention is chosen when the bucket is created, by a query parameter.
+  if (ctx.query.get('enableObjectRetention') === 'true') b.extra.objectRetention = { mode: 'Enabled' };
   await c.putBucket(b);
   sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
 
+/** `softDeleted=true` addresses a soft-deleted bucket, by its `generation` (required). */
+function softGeneration(ctx: Ctx): number | undefined {
+  if (ctx.query.get('softDeleted') !== 'true') return undefined;
+  const g = intParam(ctx.query, 'generation');
+  if (g === undefined) throw new StorageError('required', 'Required parameter: generation');
+  return g;
+}
+
 export function getBucket(c: Catalog, ctx: Ctx, name: string): void {
-  const b = c.bucket(name).state;
+  const soft = softGeneration(ctx);
+  const b = soft === undefined ? c.bucket(name).state : c.getSoftBucket(name, soft).state;
   checkMetageneration(ctx, b);
   sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
@@ -51,12 +65,21 @@ export function listBuckets(c: Catalog, ctx: Ctx): void {
   const after = ctx.query.get('pageToken')
     ? Buffer.from(ctx.query.get('pageToken') ?? '', 'base64url').toString()
     : '';
-  const names = [...c.buckets.keys()].filter((n) => n.startsWith(prefix) && n > after).sort();
-  const page = names.slice(0, max);
+  // softDeleted=true lists the soft-deleted buckets (by name, then generation) instead.
+  const all =
+    ctx.query.get('softDeleted') === 'true'
+      ? c.softBuckets().map((e) => e.state)
+      : [...c.buckets.values()].map((e) => e.state);
+  const key = (b: BucketState): string => `${b.name}\n${String(b.generation ?? 0).padStart(20, '0')}`;
+  const found = all
+    .filter((b) => b.name.startsWith(prefix) && key(b) > after)
+    .sort((a, b) => (key(a) < key(b) ? -1 : 1));
+  const page = found.slice(0, max);
+  const last = page.at(-1);
   sendJson(ctx.res, 200, {
     kind: 'storage#buckets',
-    ...(page.length > 0 ? { items: page.map((n) => renderBucket(c.bucket(n).state, ctx.base)) } : {}),
-    ...(names.length > max ? { nextPageToken: Buffer.from(page.at(-1) ?? '').toString('base64url') } : {}),
+    ...(page.length > 0 ? { items: page.map((b) => renderBucket(b, ctx.base)) } : {}),
+    ...(found.length > max && last ? { nextPageToken: Buffer.from(key(last)).toString('base64url') } : {}),
   });
 }
 
@@ -67,10 +90,37 @@ export async function patchBucket(c: Catalog, ctx: Ctx, name: string, replace: b
   const body = await readJson(ctx.req);
   const start: BucketState = replace ? { ...current, labels: {}, versioning: false, extra: {} } : current;
   const next = applyBucketBody(start, body);
+  settleRetention(current, next);
   next.metageneration = current.metageneration + 1;
   next.updated = new Date().toISOString();
   await c.putBucket(next);
   sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+}
+
+/** lockRetentionPolicy: needs `ifMetagenerationMatch`, the bucket's current metageneration. */
+export async function lockRetention(c: Catalog, ctx: Ctx, name: string): Promise<void> {
+  const current = c.bucket(name).state;
+  if (ctx.query.get('ifMetagenerationMatch') === null)
+    throw new StorageError('required', 'Required parameter: ifMetagenerationMatch');
+  checkMetageneration(ctx, current);
+  ctx.req.resume();
+  const next: BucketState = {
+    ...current,
+    extra: { ...current.extra, retentionPolicy: lockedPolicy(current) },
+    metageneration: current.metageneration + 1,
+    updated: new Date().toISOString(),
+  };
+  await c.putBucket(next);
+  sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+}
+
+/** buckets.restore: a soft-deleted bucket back, by its generation. */
+export async function restoreBucket(c: Catalog, ctx: Ctx, name: string): Promise<void> {
+  const generation = intParam(ctx.query, 'generation');
+  if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
+  ctx.req.resume();
+  const b = await c.restoreBucket(name, generation);
+  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
 }
 
 export async function deleteBucket(c: Catalog, ctx: Ctx, name: string): Promise<void> {

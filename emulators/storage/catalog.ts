@@ -15,7 +15,9 @@ import { join } from 'node:path';
 import { AppendLog, type FsyncPolicy, frame, readLog } from '@eventbus/emulator-common/append-log.ts';
 import { coalesced, fsyncDir } from './blobs.ts';
 import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
-import type { BucketState, ObjectState } from './resources.ts';
+import type { BucketState, ObjectState } from './records.ts';
+import { checkRemovable, checkRetentionAllowed } from './retention.ts';
+import { bucketSoftMark, expired, type SoftMark, softened, softMark } from './soft-delete.ts';
 import { checkPreconditions, type Preconditions } from './wire.ts';
 
 export interface UploadSession {
@@ -31,13 +33,22 @@ export interface UploadSession {
   /** Hashes the resource announced (`md5Hash`, `crc32c`), checked when the upload completes. */
   expected: { md5?: string; crc32c?: string };
   created: string;
+  /** SHA-256 of the customer-supplied key the session was started with (csek.ts). */
+  keySha256?: string;
 }
 
+/** `sd`: the removed generation (or bucket) is soft-deleted, not gone (soft-delete.ts). */
 type CatalogRecord =
   | { t: 'b'; b: BucketState }
-  | { t: '-b'; name: string }
-  | { t: 'o'; o: ObjectState; nc?: true; done?: string }
-  | { t: '-o'; bucket: string; name: string; generation: number; keep: boolean; time: string }
+  | { t: '-b'; name: string; sd?: SoftMark }
+  | { t: 'o'; o: ObjectState; nc?: true; done?: string; sd?: SoftMark }
+  | { t: '-o'; bucket: string; name: string; generation: number; keep: boolean; time: string; sd?: SoftMark }
+  /** A soft-deleted generation (snapshots), and one leaving the soft-deleted (restored: its file stays). */
+  | { t: 'so'; o: ObjectState }
+  | { t: '-so'; bucket: string; name: string; generation: number; keepBlob?: true }
+  /** A soft-deleted bucket with its soft-deleted objects (snapshots), and its restore. */
+  | { t: 'db'; b: BucketState; soft: ObjectState[] }
+  | { t: 'rb'; name: string; generation: number }
   | { t: 'u'; s: UploadSession }
   | { t: '-u'; id: string }
   /** Several changes made durable together (a move: the new name and the old one's deletion). */
@@ -58,6 +69,8 @@ export interface NewGeneration {
   dirSynced?: Promise<void>;
   /** An object deleted in the same record (a move's source). */
   moveFrom?: ObjectState;
+  /** SHA-256 of the customer-supplied key the bytes were written with (csek.ts). */
+  keySha256?: string | undefined;
 }
 
 export interface Versions {
@@ -71,7 +84,21 @@ export interface BucketEntry {
   objects: Map<string, Versions>;
   /** Object names in byte order, rebuilt lazily after a name is added or removed. */
   sorted: string[] | undefined;
+  /** Soft-deleted generations by name, oldest first (soft-delete.ts). */
+  soft: Map<string, ObjectState[]>;
+  softSorted: string[] | undefined;
 }
+
+const newEntry = (state: BucketState): BucketEntry => ({
+  state,
+  objects: new Map(),
+  sorted: [],
+  soft: new Map(),
+  softSorted: [],
+});
+
+const bucketGeneration = (b: BucketState): number => b.generation ?? Date.parse(b.timeCreated) * 1000;
+const deadKey = (name: string, generation: number): string => `${name}\n${generation}`;
 
 const UPLOAD_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 const COMPACT_MIN_BYTES = 4 << 20;
@@ -103,6 +130,8 @@ export class Catalog {
   readonly sync: boolean;
   readonly buckets = new Map<string, BucketEntry>();
   readonly sessions = new Map<string, UploadSession>();
+  /** Soft-deleted buckets, by name and generation. */
+  readonly deadBuckets = new Map<string, BucketEntry>();
   private log!: AppendLog;
   private snapshotBytes = 0;
   private lastGeneration = 0;
@@ -131,6 +160,7 @@ export class Catalog {
       const expired = now - Date.parse(s.created) > UPLOAD_LIFETIME_MS;
       if (expired || !c.buckets.has(s.bucket) || !existsSync(c.uploadPath(s.id))) c.sessions.delete(s.id);
     }
+    c.dropExpired();
     c.removeUnnamedFiles();
     const snapshot = c.snapshot();
     c.snapshotBytes = snapshot.reduce((n, b) => n + b.length, 0);
@@ -170,6 +200,34 @@ export class Catalog {
     return entry.sorted;
   }
 
+  sortedSoftNames(entry: BucketEntry): string[] {
+    entry.softSorted ??= [...entry.soft.keys()].sort(byteOrder);
+    return entry.softSorted;
+  }
+
+  /** A name's soft-deleted generations not yet past their hard-delete time. */
+  softOf(entry: BucketEntry, name: string): ObjectState[] {
+    return (entry.soft.get(name) ?? []).filter((o) => !expired(o.hardDeleteTime));
+  }
+
+  /** A soft-deleted generation (404 when there is none, or it is past its hard-delete time). */
+  getSoft(bucket: string, name: string, generation: number): ObjectState {
+    const o = this.softOf(this.bucket(bucket), name).find((x) => x.generation === generation);
+    if (!o) throw noSuchObject(bucket, name);
+    return o;
+  }
+
+  /** Soft-deleted buckets not yet past their hard-delete time. */
+  softBuckets(): BucketEntry[] {
+    return [...this.deadBuckets.values()].filter((e) => !expired(e.state.hardDeleteTime));
+  }
+
+  getSoftBucket(name: string, generation: number): BucketEntry {
+    const e = this.deadBuckets.get(deadKey(name, generation));
+    if (!e || expired(e.state.hardDeleteTime)) throw noSuchBucket();
+    return e;
+  }
+
   blobPath(blob: string): string {
     return join(this.blobDir, blob);
   }
@@ -196,11 +254,65 @@ export class Catalog {
     return this.commit({ t: 'b', b });
   }
 
+  /** Deletes an empty bucket; with a soft-delete policy it is soft-deleted, with its soft-deleted objects. */
   deleteBucket(name: string): Promise<void> {
     const entry = this.bucket(name);
     if (entry.objects.size > 0)
       throw new StorageError('conflict', 'The bucket you tried to delete is not empty.');
-    return this.commit({ t: '-b', name });
+    const sd = bucketSoftMark(entry.state);
+    return this.commit(sd ? { t: '-b', name, sd } : { t: '-b', name });
+  }
+
+  /** Restores a soft-deleted bucket (409 while a bucket of its name exists). */
+  async restoreBucket(name: string, generation: number): Promise<BucketState> {
+    this.getSoftBucket(name, generation);
+    if (this.buckets.has(name))
+      throw new StorageError(
+        'conflict',
+        `A bucket named ${name} exists: the soft-deleted one cannot be restored.`,
+      );
+    await this.commit({ t: 'rb', name, generation });
+    return this.bucket(name).state;
+  }
+
+  /**
+   * Restores a soft-deleted generation as a new live generation of the same bytes and metadata.
+   * It replaces a live object as any write does (preconditions, holds and retention checked).
+   */
+  async restoreObject(
+    bucket: string,
+    name: string,
+    generation: number,
+    token: string | undefined,
+    pre: Preconditions,
+  ): Promise<ObjectState> {
+    const soft = this.getSoft(bucket, name, generation);
+    if (token !== undefined && token !== soft.restoreToken) throw noSuchObject(bucket, name);
+    const state = this.bucket(bucket).state;
+    const current = this.find(bucket, name);
+    checkPreconditions(current, pre, 'write');
+    if (current) checkRemovable(state, current);
+    const now = new Date().toISOString();
+    const { softDeleteTime: _s, hardDeleteTime: _h, restoreToken: _t, ...rest } = soft;
+    const o: ObjectState = {
+      ...rest,
+      generation: this.nextGeneration(),
+      metageneration: 1,
+      timeCreated: now,
+      updated: now,
+    };
+    await this.commit({
+      t: 'all',
+      recs: [{ t: '-so', bucket, name, generation, keepBlob: true }, this.replacing(o, current)],
+    });
+    return o;
+  }
+
+  /** The record making `o` live; a live object it replaces for good is soft-deleted when the bucket keeps them. */
+  private replacing(o: ObjectState, current: ObjectState | undefined): Extract<CatalogRecord, { t: 'o' }> {
+    const state = this.bucket(o.bucket).state;
+    const sd = current && !state.versioning ? softMark(state, current) : undefined;
+    return sd ? { t: 'o', o, sd } : { t: 'o', o };
   }
 
   /** New metadata of an existing generation. */
@@ -208,26 +320,47 @@ export class Catalog {
     return this.commit({ t: 'o', o });
   }
 
-  /** Deletes a generation; `keep` turns a live one noncurrent (versioned bucket, no generation given). */
+  /**
+   * Deletes a generation; `keep` turns a live one noncurrent (versioned bucket, no generation
+   * given). A held or retained object is refused (retention.ts).
+   */
   deleteObject(o: ObjectState, keep: boolean): Promise<void> {
+    checkRemovable(this.bucket(o.bucket).state, o);
     return this.commit(this.deletion(o, keep));
   }
 
-  private deletion(o: ObjectState, keep: boolean): CatalogRecord {
+  /** `soft`: a deletion for good is soft-deleted when the bucket keeps them (a move's source is not). */
+  private deletion(o: ObjectState, keep: boolean, soft = true): CatalogRecord {
     const time = new Date().toISOString();
-    return { t: '-o', bucket: o.bucket, name: o.name, generation: o.generation, keep, time };
+    const sd = keep || !soft ? undefined : softMark(this.bucket(o.bucket).state, o);
+    return {
+      t: '-o',
+      bucket: o.bucket,
+      name: o.name,
+      generation: o.generation,
+      keep,
+      time,
+      ...(sd ? { sd } : {}),
+    };
   }
 
   /**
    * Makes a written blob the object's new live generation. The write's preconditions are checked
    * against the object as it is now, and again once the new file's name is synced (another write
-   * may have completed meanwhile); on a refusal the blob is removed.
+   * may have completed meanwhile), and so are holds and retention on the object it replaces and on
+   * a move's source (retention.ts); on a refusal the blob is removed. A bucket's
+   * `defaultEventBasedHold` puts the hold on the new object.
    */
   async addGeneration(g: NewGeneration): Promise<ObjectState> {
+    const bucket = (): BucketState => this.bucket(g.bucket).state;
     try {
       checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
+      checkRetentionAllowed(bucket(), g.meta);
       await (g.dirSynced ?? this.syncBlobNames());
-      checkPreconditions(this.find(g.bucket, g.name), g.pre, 'write');
+      const current = this.find(g.bucket, g.name);
+      checkPreconditions(current, g.pre, 'write');
+      if (current) checkRemovable(bucket(), current);
+      if (g.moveFrom) checkRemovable(bucket(), g.moveFrom);
     } catch (err) {
       await unlink(this.blobPath(g.blob)).catch(() => undefined);
       throw err;
@@ -242,17 +375,22 @@ export class Catalog {
       crc32c: g.digest.crc32c,
       timeCreated: now,
       updated: now,
-      meta: g.meta,
+      meta:
+        bucket().extra.defaultEventBasedHold === true && g.meta.eventBasedHold === undefined
+          ? { ...g.meta, eventBasedHold: true }
+          : g.meta,
       blob: g.blob,
+      ...(g.keySha256 ? { keySha256: g.keySha256 } : {}),
       ...(g.digest.md5 ? { md5: g.digest.md5 } : {}),
       ...(g.componentCount ? { componentCount: g.componentCount } : {}),
     };
-    const put: CatalogRecord = g.done ? { t: 'o', o, done: g.done } : { t: 'o', o };
+    const replaced = this.replacing(o, this.find(g.bucket, g.name));
+    const put: CatalogRecord = g.done ? { ...replaced, done: g.done } : replaced;
     const from = g.moveFrom;
     if (!from) await this.commit(put);
     else {
       const keep = this.bucket(from.bucket).state.versioning;
-      await this.commit({ t: 'all', recs: [put, this.deletion(from, keep)] });
+      await this.commit({ t: 'all', recs: [put, this.deletion(from, keep, false)] });
     }
     return o;
   }
@@ -275,17 +413,55 @@ export class Catalog {
       case 'b': {
         const entry = this.buckets.get(rec.b.name);
         if (entry) entry.state = rec.b;
-        else this.buckets.set(rec.b.name, { state: rec.b, objects: new Map(), sorted: [] });
+        else this.buckets.set(rec.b.name, newEntry(rec.b));
         return [];
       }
-      case '-b':
+      case '-b': {
+        const entry = this.buckets.get(rec.name);
         this.buckets.delete(rec.name);
+        if (!entry) return [];
+        if (!rec.sd) return [...entry.soft.values()].flat().map((o) => this.blobPath(o.blob));
+        const state = { ...entry.state, softDeleteTime: rec.sd.time, hardDeleteTime: rec.sd.hard };
+        this.deadBuckets.set(deadKey(rec.name, bucketGeneration(state)), { ...entry, state });
         return [];
+      }
+      case 'db': {
+        const entry = newEntry(rec.b);
+        for (const o of rec.soft) this.addSoft(entry, o);
+        this.deadBuckets.set(deadKey(rec.b.name, bucketGeneration(rec.b)), entry);
+        return [];
+      }
+      case 'rb': {
+        const key = deadKey(rec.name, rec.generation);
+        const entry = this.deadBuckets.get(key);
+        if (!entry) return [];
+        this.deadBuckets.delete(key);
+        const { softDeleteTime: _s, hardDeleteTime: _h, ...state } = entry.state;
+        this.buckets.set(rec.name, { ...entry, state });
+        return [];
+      }
       case 'o':
         if (rec.done) this.sessions.delete(rec.done);
-        return this.applyObject(rec.o, rec.nc === true);
+        return this.applyObject(rec.o, rec.nc === true, rec.sd);
       case '-o':
-        return this.applyDelete(rec.bucket, rec.name, rec.generation, rec.keep, rec.time);
+        return this.applyDelete(rec.bucket, rec.name, rec.generation, rec.keep, rec.time, rec.sd);
+      case 'so': {
+        const entry = this.buckets.get(rec.o.bucket);
+        if (entry) this.addSoft(entry, rec.o);
+        return [];
+      }
+      case '-so': {
+        const entry = this.buckets.get(rec.bucket);
+        const list = entry?.soft.get(rec.name);
+        const i = list ? list.findIndex((o) => o.generation === rec.generation) : -1;
+        if (!entry || !list || i < 0) return [];
+        const [gone] = list.splice(i, 1);
+        if (list.length === 0) {
+          entry.soft.delete(rec.name);
+          entry.softSorted = undefined;
+        }
+        return gone && !rec.keepBlob ? [this.blobPath(gone.blob)] : [];
+      }
       case 'u':
         this.sessions.set(rec.s.id, rec.s);
         return [];
@@ -307,7 +483,16 @@ export class Catalog {
     return v;
   }
 
-  private applyObject(o: ObjectState, noncurrent: boolean): string[] {
+  private addSoft(entry: BucketEntry, o: ObjectState): void {
+    const list = entry.soft.get(o.name);
+    if (list) list.push(o);
+    else {
+      entry.soft.set(o.name, [o]);
+      entry.softSorted = undefined;
+    }
+  }
+
+  private applyObject(o: ObjectState, noncurrent: boolean, sd?: SoftMark): string[] {
     const entry = this.buckets.get(o.bucket);
     if (!entry) return [];
     this.lastGeneration = Math.max(this.lastGeneration, o.generation);
@@ -328,6 +513,10 @@ export class Catalog {
       v.old.push({ ...prev, timeDeleted: o.timeCreated });
       return [];
     }
+    if (sd) {
+      this.addSoft(entry, softened(prev, sd));
+      return [];
+    }
     return [this.blobPath(prev.blob)];
   }
 
@@ -337,6 +526,7 @@ export class Catalog {
     generation: number,
     keep: boolean,
     time: string,
+    sd?: SoftMark,
   ): string[] {
     const entry = this.buckets.get(bucket);
     const v = entry?.objects.get(name);
@@ -357,6 +547,10 @@ export class Catalog {
       entry.objects.delete(name);
       entry.sorted = undefined;
     }
+    if (dead && sd) {
+      this.addSoft(entry, softened(dead, sd));
+      return [];
+    }
     return dead ? [this.blobPath(dead.blob)] : [];
   }
 
@@ -371,9 +565,25 @@ export class Catalog {
         for (const o of v.old) push({ t: 'o', o, nc: true });
         if (v.live) push({ t: 'o', o: v.live });
       }
+      for (const list of entry.soft.values()) for (const o of list) push({ t: 'so', o });
     }
+    for (const entry of this.deadBuckets.values())
+      push({ t: 'db', b: entry.state, soft: [...entry.soft.values()].flat() });
     for (const s of this.sessions.values()) push({ t: 'u', s });
     return out;
+  }
+
+  /** Forgets soft-deleted objects and buckets past their hard-delete time (on open). */
+  private dropExpired(): void {
+    for (const [key, entry] of this.deadBuckets)
+      if (expired(entry.state.hardDeleteTime)) this.deadBuckets.delete(key);
+    for (const entry of [...this.buckets.values(), ...this.deadBuckets.values()])
+      for (const [name, list] of entry.soft) {
+        const kept = list.filter((o) => !expired(o.hardDeleteTime));
+        if (kept.length > 0) entry.soft.set(name, kept);
+        else entry.soft.delete(name);
+        entry.softSorted = undefined;
+      }
   }
 
   /** Deletes blob and upload files no record names (compaction of deleted data). */
@@ -384,6 +594,8 @@ export class Catalog {
         if (v.live) named.add(v.live.blob);
         for (const o of v.old) named.add(o.blob);
       }
+    for (const entry of [...this.buckets.values(), ...this.deadBuckets.values()])
+      for (const list of entry.soft.values()) for (const o of list) named.add(o.blob);
     for (const f of readdirSync(this.blobDir))
       if (!named.has(f)) rmSync(join(this.blobDir, f), { force: true });
     for (const f of readdirSync(this.uploadDir))

@@ -8,10 +8,13 @@ import { createGunzip } from 'node:zlib';
 import { mayObject, mayWrite } from './access.ts';
 import { concatFiles, newBlobName } from './blobs.ts';
 import { byteOrder, type Catalog } from './catalog.ts';
+import { checkKey, requestKey, SOURCE_PREFIX } from './csek.ts';
 import { noSuchObject, StorageError } from './errors.ts';
 import { globToRegExp } from './glob.ts';
 import { checkObjectName } from './names.ts';
-import { type ObjectState, objectMeta, renderObject } from './resources.ts';
+import type { ObjectState } from './records.ts';
+import { objectMeta, renderObject } from './resources.ts';
+import { checkRetentionChange } from './retention.ts';
 import { type Ctx, checkPreconditions, intParam, preconditions, readJson, sendJson } from './wire.ts';
 
 const MAX_PAGE = 1000;
@@ -19,6 +22,14 @@ const MAX_COMPOSE_SOURCES = 32;
 
 function generationParam(ctx: Ctx, key = 'generation'): number | undefined {
   return intParam(ctx.query, key);
+}
+
+/** An object's resource as this request sees it (its bucket's retention, the request's key). */
+export function resourceOf(c: Catalog, ctx: Ctx, o: ObjectState): Record<string, unknown> {
+  return renderObject(o, ctx.base, {
+    bucket: c.buckets.get(o.bucket)?.state,
+    keySha256: requestKey(ctx.req),
+  });
 }
 
 /** The object a read or metadata change addresses, with its preconditions checked. */
@@ -35,9 +46,23 @@ export async function getObject(
   name: string,
   media: boolean,
 ): Promise<void> {
+  if (ctx.query.get('softDeleted') === 'true') {
+    // A soft-deleted generation: its metadata only, addressed by its generation.
+    const generation = generationParam(ctx);
+    if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
+    if (media || ctx.query.get('alt') === 'media')
+      throw new StorageError('invalid', 'A soft-deleted object cannot be downloaded; restore it first.');
+    return sendJson(ctx.res, 200, resourceOf(c, ctx, c.getSoft(bucket, name, generation)));
+  }
   const o = addressed(c, ctx, bucket, name, 'read');
-  if (media || ctx.query.get('alt') === 'media') return sendMedia(c, ctx, o);
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  const key = requestKey(ctx.req);
+  if (media || ctx.query.get('alt') === 'media') {
+    checkKey(o, key);
+    return sendMedia(c, ctx, o);
+  }
+  // Metadata reads need no key, but a wrong one is refused.
+  if (key !== undefined) checkKey(o, key);
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /** Parses a single `Range: bytes=...` against `size`; undefined = the whole object. */
@@ -141,12 +166,16 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
   const delimiter = q.get('delimiter') ?? '';
   const startOffset = q.get('startOffset') ?? '';
   const endOffset = q.get('endOffset') ?? '';
-  const versions = q.get('versions') === 'true';
+  // softDeleted=true lists the soft-deleted generations instead of the live ones.
+  const soft = q.get('softDeleted') === 'true';
+  if (soft && q.get('versions') === 'true')
+    throw new StorageError('invalid', 'softDeleted and versions cannot both be true.');
+  const versions = soft || q.get('versions') === 'true';
   const trailing = q.get('includeTrailingDelimiter') === 'true';
   const max = Math.min(intParam(q, 'maxResults') ?? MAX_PAGE, MAX_PAGE) || MAX_PAGE;
   const token = readToken(q.get('pageToken'));
   const glob = q.get('matchGlob') ? globToRegExp(q.get('matchGlob') as string) : undefined;
-  const names = c.sortedNames(entry);
+  const names = soft ? c.sortedSoftNames(entry) : c.sortedNames(entry);
   let from = prefix;
   if (byteOrder(startOffset, from) > 0) from = startOffset;
   if (token && byteOrder(token.k, from) > 0) from = token.k;
@@ -173,7 +202,13 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
       if (!(trailing && name === p)) continue;
     }
     const v = entry.objects.get(name);
-    const gens = versions ? [...(v?.old ?? []), ...(v?.live ? [v.live] : [])] : v?.live ? [v.live] : [];
+    const gens = soft
+      ? c.softOf(entry, name)
+      : versions
+        ? [...(v?.old ?? []), ...(v?.live ? [v.live] : [])]
+        : v?.live
+          ? [v.live]
+          : [];
     for (const o of gens) {
       if (token?.g !== undefined && name === token.k && o.generation <= token.g) continue;
       if (items.length + prefixes.length >= max) {
@@ -188,7 +223,7 @@ export function listObjects(c: Catalog, ctx: Ctx, bucket: string): void {
   sendJson(ctx.res, 200, {
     kind: 'storage#objects',
     ...(prefixes.length > 0 ? { prefixes } : {}),
-    ...(items.length > 0 ? { items: items.map((o) => renderObject(o, ctx.base)) } : {}),
+    ...(items.length > 0 ? { items: items.map((o) => resourceOf(c, ctx, o)) } : {}),
     ...(more && last ? { nextPageToken: Buffer.from(JSON.stringify(last)).toString('base64url') } : {}),
   });
 }
@@ -203,14 +238,17 @@ export async function patchObject(
 ): Promise<void> {
   const o = addressed(c, ctx, bucket, name, 'write');
   const body = await readJson(ctx.req);
+  const meta = objectMeta(body, replace ? {} : o.meta);
+  const override = ctx.query.get('overrideUnlockedRetention') === 'true';
+  checkRetentionChange(c.bucket(bucket).state, o.meta, meta, override);
   const next: ObjectState = {
     ...o,
-    meta: objectMeta(body, replace ? {} : o.meta),
+    meta,
     metageneration: o.metageneration + 1,
     updated: new Date().toISOString(),
   };
   await c.putObject(next);
-  sendJson(ctx.res, 200, renderObject(next, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, next));
 }
 
 export async function deleteObject(c: Catalog, ctx: Ctx, bucket: string, name: string): Promise<void> {
@@ -220,6 +258,16 @@ export async function deleteObject(c: Catalog, ctx: Ctx, bucket: string, name: s
   await c.deleteObject(o, keep);
   ctx.res.writeHead(204);
   ctx.res.end();
+}
+
+/** objects.restore: a soft-deleted generation made live again, as a new generation. */
+export async function restoreObject(c: Catalog, ctx: Ctx, bucket: string, name: string): Promise<void> {
+  const generation = generationParam(ctx);
+  if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
+  ctx.req.resume();
+  const token = ctx.query.get('restoreToken') ?? undefined;
+  const o = await c.restoreObject(bucket, name, generation, token, preconditions(ctx.query));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /** copyTo and rewriteTo: the source's bytes under a new name, in one call. */
@@ -232,6 +280,8 @@ export async function copyObject(
 ): Promise<void> {
   const source = c.get(src.bucket, src.name, generationParam(ctx, 'sourceGeneration'));
   checkPreconditions(source, preconditions(ctx.query, true), 'write');
+  checkKey(source, requestKey(ctx.req, SOURCE_PREFIX));
+  const keySha256 = requestKey(ctx.req);
   c.bucket(dest.bucket);
   checkObjectName(dest.name);
   const pre = preconditions(ctx.query);
@@ -245,8 +295,8 @@ export async function copyObject(
     const fh = await open(c.blobPath(blob), 'r+');
     await fh.datasync().finally(() => fh.close());
   }
-  const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre });
-  const resource = renderObject(o, ctx.base);
+  const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre, keySha256 });
+  const resource = resourceOf(c, ctx, o);
   if (!rewrite) return sendJson(ctx.res, 200, resource);
   sendJson(ctx.res, 200, {
     kind: 'storage#rewriteResponse',
@@ -290,9 +340,12 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   const wanted = composeSources(body);
   mayWrite(c, ctx, bucket, name);
   for (const s of wanted) mayObject(ctx, 'storage.objects.get', bucket, s.name);
+  // The sources and the result share the request's key (none, or one customer-supplied key).
+  const keySha256 = requestKey(ctx.req);
   const sources = wanted.map((s) => {
     const o = c.find(bucket, s.name, s.generation);
     if (!o) throw noSuchObject(bucket, s.name);
+    checkKey(o, keySha256);
     if (s.ifGenerationMatch !== undefined)
       checkPreconditions(o, { ifGenerationMatch: s.ifGenerationMatch }, 'write');
     return o;
@@ -312,8 +365,17 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   const componentCount = sources.reduce((n, s) => n + (s.componentCount ?? 1), 0);
   // Composite objects have a CRC32C but no MD5, as in Cloud Storage.
   const digestNoMd5 = { size: digest.size, crc32c: digest.crc32c };
-  const o = await c.addGeneration({ bucket, name, meta, blob, digest: digestNoMd5, componentCount, pre });
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  const o = await c.addGeneration({
+    bucket,
+    name,
+    meta,
+    blob,
+    digest: digestNoMd5,
+    componentCount,
+    pre,
+    keySha256,
+  });
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /**
@@ -329,6 +391,8 @@ export async function moveObject(
 ): Promise<void> {
   const source = c.get(bucket, from);
   checkPreconditions(source, preconditions(ctx.query, true), 'write');
+  // The moved object keeps its key, which the request must carry (as for reading its bytes).
+  checkKey(source, requestKey(ctx.req));
   checkObjectName(to);
   ctx.req.resume();
   const blob = newBlobName();
@@ -344,6 +408,7 @@ export async function moveObject(
     digest: source,
     pre,
     moveFrom: source,
+    keySha256: source.keySha256,
   });
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }

@@ -1,64 +1,18 @@
 /**
- * The bucket and object records the emulator keeps, and the JSON resources Cloud Storage answers
- * with (`storage#bucket`, `storage#object`). Only fields a user writes are kept as given; the
- * rest (ids, links, etags, sizes, times) is derived when a resource is rendered.
+ * The JSON resources Cloud Storage answers with (`storage#bucket`, `storage#object`), from the
+ * records the emulator keeps (records.ts). Only fields a user writes are kept as given; the rest
+ * (ids, links, etags, sizes, times) is derived when a resource is rendered.
  */
 import { StorageError } from './errors.ts';
+import type { BucketState, ObjectState } from './records.ts';
+import { parseObjectRetention, parsePolicy, retentionExpiration } from './retention.ts';
+import { parseSoftDeletePolicy } from './soft-delete.ts';
 
-/** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
-export interface PolicyBinding {
-  readonly role: string;
-  readonly members: readonly string[];
-  readonly condition?: {
-    readonly title?: string;
-    readonly description?: string;
-    readonly expression: string;
-  };
-}
-
-/** The IAM policy set on a bucket (bucket-iam.ts); `serial` counts the sets (its etag). */
-export interface StoredPolicy {
-  readonly version: number;
-  readonly bindings: readonly PolicyBinding[];
-  readonly serial: number;
-}
-
-export interface BucketState {
-  name: string;
-  timeCreated: string;
-  updated: string;
-  metageneration: number;
-  location: string;
-  storageClass: string;
-  labels: Record<string, string>;
-  versioning: boolean;
-  /** Other configuration a user set (cors, lifecycle, website, ...), echoed back unchanged. */
-  extra: Record<string, unknown>;
-  /** The project that created it (`?project=` of buckets.insert): its default IAM policy names it. */
-  project?: string;
-  /** The IAM policy set on it (bucket-iam.ts); none: Cloud Storage's default. */
-  iam?: StoredPolicy;
-}
-
-export interface ObjectState {
-  bucket: string;
-  name: string;
-  generation: number;
-  metageneration: number;
-  size: number;
-  /** Base64 MD5; composite objects have none, as in Cloud Storage. */
-  md5?: string;
-  /** Base64 of the big-endian CRC32C. */
-  crc32c: string;
-  timeCreated: string;
-  updated: string;
-  /** Set once the generation is no longer live (versioned buckets keep it). */
-  timeDeleted?: string;
-  componentCount?: number;
-  /** Writable metadata: contentType, contentEncoding, cacheControl, metadata, ... */
-  meta: Record<string, unknown>;
-  /** File under the data directory's `blobs/` holding the bytes. */
-  blob: string;
+/** What an object's resource shows depends on: its bucket (retention), the request's key (hashes). */
+export interface ObjectView {
+  readonly bucket?: BucketState | undefined;
+  /** SHA-256 of the customer-supplied key the request carries. */
+  readonly keySha256?: string | undefined;
 }
 
 /** Object fields a request may set; anything else in a request body is ignored. */
@@ -73,6 +27,7 @@ const OBJECT_WRITABLE = [
   'temporaryHold',
   'eventBasedHold',
   'storageClass',
+  'retention',
 ] as const;
 
 const BUCKET_DERIVED = new Set([
@@ -93,6 +48,10 @@ const BUCKET_DERIVED = new Set([
   'owner',
   'acl',
   'defaultObjectAcl',
+  'objectRetention',
+  'generation',
+  'softDeleteTime',
+  'hardDeleteTime',
 ]);
 
 const MAX_CUSTOM_METADATA_BYTES = 8 * 1024;
@@ -135,6 +94,10 @@ export function objectMeta(body: unknown, base: Record<string, unknown> = {}): R
         throw new StorageError('invalid', 'Custom metadata is over the 8 KiB limit.');
       if (Object.keys(merged).length === 0) delete out.metadata;
       else out.metadata = merged;
+    } else if (key === 'retention') {
+      const r = parseObjectRetention(v);
+      if (r) out.retention = r;
+      else delete out.retention;
     } else if (v === null || v === undefined) delete out[key];
     else out[key] = key === 'temporaryHold' || key === 'eventBasedHold' ? Boolean(v) : String(v);
   }
@@ -152,6 +115,8 @@ export function applyBucketBody(base: BucketState, body: Record<string, unknown>
     // An empty list (cors: []) or null removes the setting, as Cloud Storage answers it.
     if (v === null || (Array.isArray(v) && v.length === 0)) delete next.extra[k];
     else if (k === 'autoclass' && isRecord(v)) next.extra[k] = { ...v, toggleTime: new Date().toISOString() };
+    else if (k === 'retentionPolicy') next.extra[k] = parsePolicy(v, new Date().toISOString());
+    else if (k === 'softDeletePolicy') next.extra[k] = parseSoftDeletePolicy(v, new Date().toISOString());
     else next.extra[k] = v;
   }
   return next;
@@ -164,6 +129,16 @@ function etag(a: number, b: number): string {
 /** Path segment encoding the client uses for object names (`/` as %2F). */
 export const enc = encodeURIComponent;
 
+/** Cloud Storage's predefined dual-regions; others are a multi-region with two `dataLocations`. */
+const DUAL_REGIONS = new Set(['ASIA1', 'EUR4', 'EUR5', 'EUR7', 'EUR8', 'NAM4']);
+
+function locationType(b: BucketState): string {
+  const placement = b.extra.customPlacementConfig;
+  if (DUAL_REGIONS.has(b.location) || (isRecord(placement) && Array.isArray(placement.dataLocations)))
+    return 'dual-region';
+  return b.location.includes('-') ? 'region' : 'multi-region';
+}
+
 export function renderBucket(b: BucketState, base: string): Record<string, unknown> {
   return {
     kind: 'storage#bucket',
@@ -172,8 +147,10 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
     name: b.name,
     projectNumber: '0',
     metageneration: String(b.metageneration),
+    generation: String(b.generation ?? Date.parse(b.timeCreated) * 1000),
+    ...(b.softDeleteTime ? { softDeleteTime: b.softDeleteTime, hardDeleteTime: b.hardDeleteTime } : {}),
     location: b.location,
-    locationType: b.location.includes('-') ? 'region' : 'multi-region',
+    locationType: locationType(b),
     storageClass: b.storageClass,
     etag: etag(b.metageneration, 0),
     timeCreated: b.timeCreated,
@@ -184,8 +161,11 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
   };
 }
 
-export function renderObject(o: ObjectState, base: string): Record<string, unknown> {
+export function renderObject(o: ObjectState, base: string, view: ObjectView = {}): Record<string, unknown> {
   const path = `b/${enc(o.bucket)}/o/${enc(o.name)}`;
+  // An encrypted object's hashes are shown only to a request with its key, as in Cloud Storage.
+  const hashes = o.keySha256 === undefined || o.keySha256 === view.keySha256;
+  const expires = retentionExpiration(view.bucket, o);
   return {
     kind: 'storage#object',
     id: `${o.bucket}/${o.name}/${o.generation}`,
@@ -198,8 +178,12 @@ export function renderObject(o: ObjectState, base: string): Record<string, unkno
     contentType: 'application/octet-stream',
     storageClass: 'STANDARD',
     size: String(o.size),
-    ...(o.md5 ? { md5Hash: o.md5 } : {}),
-    crc32c: o.crc32c,
+    ...(o.md5 && hashes ? { md5Hash: o.md5 } : {}),
+    ...(hashes ? { crc32c: o.crc32c } : {}),
+    ...(o.keySha256 ? { customerEncryption: { encryptionAlgorithm: 'AES256', keySha256: o.keySha256 } } : {}),
+    ...(expires ? { retentionExpirationTime: expires } : {}),
+    ...(o.softDeleteTime ? { softDeleteTime: o.softDeleteTime, hardDeleteTime: o.hardDeleteTime } : {}),
+    ...(o.restoreToken ? { restoreToken: o.restoreToken } : {}),
     etag: etag(o.generation, o.metageneration),
     timeCreated: o.timeCreated,
     updated: o.updated,

@@ -15,7 +15,9 @@ import { rename, stat, writeFile } from 'node:fs/promises';
 import { mayWrite } from './access.ts';
 import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName } from './blobs.ts';
 import type { Catalog, UploadSession } from './catalog.ts';
+import { requestKey } from './csek.ts';
 import { StorageError } from './errors.ts';
+import type { ObjectState } from './records.ts';
 import { enc, objectMeta, renderObject } from './resources.ts';
 import { commitUpload, expectedHashes, objectName } from './uploads.ts';
 import { type Ctx, preconditions, readJson, sendJson } from './wire.ts';
@@ -70,6 +72,7 @@ export class ResumableUploads {
     const announcedType = ctx.req.headers['x-upload-content-type'];
     if (meta.contentType === undefined && typeof announcedType === 'string') meta.contentType = announcedType;
     const announcedSize = Number(ctx.req.headers['x-upload-content-length']);
+    const keySha256 = requestKey(ctx.req);
     const id = randomBytes(18).toString('base64url');
     const session: UploadSession = {
       id,
@@ -79,6 +82,7 @@ export class ResumableUploads {
       pre,
       expected: expectedHashes(ctx.req, resource),
       created: new Date().toISOString(),
+      ...(keySha256 ? { keySha256 } : {}),
       ...(Number.isSafeInteger(announcedSize) && announcedSize >= 0 ? { expectedSize: announcedSize } : {}),
     };
     await writeFile(this.c.uploadPath(id), '');
@@ -190,12 +194,17 @@ export class ResumableUploads {
     ctx.res.end();
   }
 
+  /** The uploaded object's resource, as its uploader (who holds its key, if any) sees it. */
+  private resource(ctx: Ctx, o: ObjectState): Record<string, unknown> {
+    return renderObject(o, ctx.base, { bucket: this.c.buckets.get(o.bucket)?.state, keySha256: o.keySha256 });
+  }
+
   private answerEnded(ctx: Ctx, id: string): void {
     ctx.req.resume();
     const done = this.completed.get(id);
     const o = done ? this.c.find(done.bucket, done.name, done.generation) : undefined;
     if (!o) throw new StorageError('notFound', 'No such upload session.');
-    sendJson(ctx.res, 200, renderObject(o, ctx.base));
+    sendJson(ctx.res, 200, this.resource(ctx, o));
   }
 
   private async complete(ctx: Ctx, session: UploadSession, prog: Progress): Promise<void> {
@@ -223,11 +232,12 @@ export class ResumableUploads {
           blob,
           pre: session.pre,
           done: session.id,
+          keySha256: session.keySha256,
         },
         expected,
       );
       this.completed.set(session.id, { bucket: o.bucket, name: o.name, generation: o.generation });
-      sendJson(ctx.res, 200, renderObject(o, ctx.base));
+      sendJson(ctx.res, 200, this.resource(ctx, o));
     } catch (err) {
       await this.c.endSession(session.id);
       throw err;

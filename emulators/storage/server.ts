@@ -15,7 +15,9 @@ import {
   getBucket,
   insertBucket,
   listBuckets,
+  lockRetention,
   patchBucket,
+  restoreBucket,
   testBucketPermissions,
 } from './buckets.ts';
 import { Catalog } from './catalog.ts';
@@ -28,10 +30,11 @@ import {
   listObjects,
   moveObject,
   patchObject,
+  restoreObject,
 } from './objects.ts';
 import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
-import { type Ctx, readBody, requestedFields, sendError, sendJson } from './wire.ts';
+import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
 
 export type StorageEmulatorOptions = EmulatorOptions;
 
@@ -73,8 +76,14 @@ function route(pathname: string): Route {
 const notSupported = (what: string): StorageError =>
   new StorageError('notImplemented', `${what} is not supported by the local Cloud Storage emulator.`);
 
-/** Splits `o/<name...>[/compose | /copyTo|rewriteTo/b/<bucket>/o/<name...>]`. */
-function objectPath(rest: string[]): {
+/**
+ * Splits `o/<name...>[/compose | /restore | /copyTo|rewriteTo/b/<bucket>/o/<name...>]`; `compose`
+ * and `restore` are actions only on a POST (a GET of `a/restore` reads that object).
+ */
+function objectPath(
+  rest: string[],
+  method: string,
+): {
   name: string;
   action?: string;
   dest?: { bucket: string; name: string };
@@ -94,7 +103,8 @@ function objectPath(rest: string[]): {
   if (moveAt > 0)
     return { name: rest.slice(0, moveAt).join('/'), action: 'moveTo', to: rest.slice(moveAt + 2).join('/') };
   const tail = rest.at(-1);
-  if (rest.length > 1 && (tail === 'compose' || tail === 'acl' || tail === 'iam'))
+  const posted = method === 'POST' && (tail === 'compose' || tail === 'restore');
+  if (rest.length > 1 && (posted || tail === 'acl' || tail === 'iam'))
     return { name: rest.slice(0, -1).join('/'), action: tail };
   return { name: rest.join('/') };
 }
@@ -104,6 +114,11 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
   const { segs } = r;
   if ((segs.length === 0 || (segs.length === 1 && segs[0] === 'health')) && method === 'GET')
     return sendJson(ctx.res, 200, { status: 'ok' });
+  if (segs[0] === 'channels' && segs[1] === 'stop' && segs.length === 2 && method === 'POST') {
+    // Channels are opened by objects.watchAll, which is not served: no channel exists to stop.
+    const body = await readJson(ctx.req);
+    throw new StorageError('notFound', `Channel '${String(body.id ?? '')}' not found`);
+  }
   if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
   // Each branch checks the caller's permission first (README, "Access control"); uploads and
   // compose check in their handlers, once the names in the body are read.
@@ -143,6 +158,14 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
       mayBucket(ctx, 'storage.buckets.setIamPolicy', bucket);
       return setBucketPolicy(c, ctx, bucket);
     }
+    if (segs[2] === 'restore' && segs.length === 3 && method === 'POST') {
+      mayBucket(ctx, 'storage.buckets.restore', bucket);
+      return restoreBucket(c, ctx, bucket);
+    }
+    if (segs[2] === 'lockRetentionPolicy' && segs.length === 3 && method === 'POST') {
+      mayBucket(ctx, 'storage.buckets.update', bucket);
+      return lockRetention(c, ctx, bucket);
+    }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
   }
@@ -155,7 +178,7 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     if (method === 'POST')
       throw new StorageError('invalid', 'Objects are created at /upload/storage/v1/b/{bucket}/o.');
   }
-  const o = objectPath(segs.slice(3));
+  const o = objectPath(segs.slice(3), method);
   const may = (permission: string): void => mayObject(ctx, permission, bucket, o.name);
   if (r.area === 'download') {
     if (method === 'GET') {
@@ -163,7 +186,11 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
       return getObject(c, ctx, bucket, o.name, true);
     }
   } else if (o.action === 'compose' && method === 'POST') return composeObject(c, ctx, bucket, o.name);
-  else if (o.to !== undefined && method === 'POST') {
+  else if (o.action === 'restore' && method === 'POST') {
+    may('storage.objects.restore');
+    mayWrite(c, ctx, bucket, o.name);
+    return restoreObject(c, ctx, bucket, o.name);
+  } else if (o.to !== undefined && method === 'POST') {
     may('storage.objects.move');
     mayWrite(c, ctx, bucket, o.to);
     return moveObject(c, ctx, bucket, o.name, o.to);

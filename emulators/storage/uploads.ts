@@ -16,9 +16,12 @@ import type http from 'node:http';
 import { mayWrite } from './access.ts';
 import { BlobWriter, type Digest, newBlobName } from './blobs.ts';
 import type { Catalog, NewGeneration } from './catalog.ts';
+import { requestKey } from './csek.ts';
 import { StorageError } from './errors.ts';
 import { checkObjectName } from './names.ts';
-import { type ObjectState, objectMeta, renderObject } from './resources.ts';
+import { resourceOf } from './objects.ts';
+import type { ObjectState } from './records.ts';
+import { objectMeta } from './resources.ts';
 import { type Ctx, checkPreconditions, parseJson, preconditions, sendJson } from './wire.ts';
 
 const MAX_MULTIPART_HEAD = 2 << 20;
@@ -106,10 +109,11 @@ export async function mediaUpload(c: Catalog, ctx: Ctx, bucket: string): Promise
   const pre = preconditions(ctx.query);
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta({ contentType: contentTypeOf(ctx.req) });
+  const keySha256 = requestKey(ctx.req);
   const { blob, digest, dirSynced } = await receive(c, ctx.req);
   const expected = expectedHashes(ctx.req, {});
-  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced }, expected);
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced, keySha256 }, expected);
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
 /**
@@ -186,6 +190,7 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta(resource);
   if (meta.contentType === undefined && mediaType) meta.contentType = mediaType;
+  const keySha256 = requestKey(ctx.req);
   const remaining: AsyncIterable<Buffer> = {
     async *[Symbol.asyncIterator]() {
       if (rest.length > 0) yield rest;
@@ -198,6 +203,6 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
   };
   const { blob, digest, dirSynced } = await receive(c, remaining, splitter.take);
   const expected = expectedHashes(ctx.req, resource);
-  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced }, expected);
-  sendJson(ctx.res, 200, renderObject(o, ctx.base));
+  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced, keySha256 }, expected);
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }

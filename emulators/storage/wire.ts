@@ -7,7 +7,7 @@ import type { Caller, Enforcement } from '@eventbus/emulator-common/iam-enforce.
 import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { parseFields, selectFields } from './fields.ts';
-import type { ObjectState } from './resources.ts';
+import type { ObjectState } from './records.ts';
 
 export interface Ctx {
   req: http.IncomingMessage;

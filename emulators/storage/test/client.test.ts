@@ -289,4 +289,22 @@ describe('storage emulator with the Google client', () => {
     const [back] = await direct.bucket(bucket.name).file('via-endpoint').download();
     assert.equal(back.toString(), 'ok');
   });
+
+  it('reports dual-region placement and answers channels.stop for a channel that cannot exist', async () => {
+    const [dual] = await run.storage.createBucket(`dual-${n}`, {
+      location: 'US',
+      customPlacementConfig: { dataLocations: ['US-EAST1', 'US-WEST1'] },
+    });
+    assert.equal(dual.metadata.locationType, 'dual-region');
+    assert.deepEqual(dual.metadata.customPlacementConfig, { dataLocations: ['US-EAST1', 'US-WEST1'] });
+    const [nam4] = await run.storage.createBucket(`nam4-${n}`, { location: 'nam4' });
+    assert.equal(nam4.metadata.locationType, 'dual-region');
+    assert.equal(
+      bucket.metadata.locationType ?? (await bucket.getMetadata())[0].locationType,
+      'multi-region',
+    );
+
+    const err = await refused(run.storage.channel('chan-1', 'resource-1').stop(), 404);
+    assert.match(err.message, /^Channel 'chan-1' not found/);
+  });
 });

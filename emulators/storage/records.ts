@@ -1,0 +1,72 @@
+/**
+ * The bucket and object records the emulator keeps (catalog.ts), as types only, so that the
+ * modules that render them (resources.ts) and the rules that read them (retention.ts,
+ * soft-delete.ts) share them without importing each other.
+ */
+/** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
+export interface PolicyBinding {
+  readonly role: string;
+  readonly members: readonly string[];
+  readonly condition?: {
+    readonly title?: string;
+    readonly description?: string;
+    readonly expression: string;
+  };
+}
+
+/** The IAM policy set on a bucket (bucket-iam.ts); `serial` counts the sets (its etag). */
+export interface StoredPolicy {
+  readonly version: number;
+  readonly bindings: readonly PolicyBinding[];
+  readonly serial: number;
+}
+
+export interface BucketState {
+  name: string;
+  timeCreated: string;
+  updated: string;
+  metageneration: number;
+  location: string;
+  storageClass: string;
+  labels: Record<string, string>;
+  versioning: boolean;
+  /** Other configuration a user set (cors, lifecycle, website, ...), echoed back unchanged. */
+  extra: Record<string, unknown>;
+  /** The project that created it (`?project=` of buckets.insert): its default IAM policy names it. */
+  project?: string;
+  /** The IAM policy set on it (bucket-iam.ts); none: Cloud Storage's default. */
+  iam?: StoredPolicy;
+  /** Set when created (buckets of older data directories derive it from timeCreated). */
+  generation?: number;
+  /** Set while the bucket is soft-deleted (soft-delete.ts). */
+  softDeleteTime?: string;
+  hardDeleteTime?: string;
+}
+
+export interface ObjectState {
+  bucket: string;
+  name: string;
+  generation: number;
+  metageneration: number;
+  size: number;
+  /** Base64 MD5; composite objects have none, as in Cloud Storage. */
+  md5?: string;
+  /** Base64 of the big-endian CRC32C. */
+  crc32c: string;
+  timeCreated: string;
+  updated: string;
+  /** Set once the generation is no longer live (versioned buckets keep it). */
+  timeDeleted?: string;
+  componentCount?: number;
+  /** Writable metadata: contentType, contentEncoding, cacheControl, metadata, ... */
+  meta: Record<string, unknown>;
+  /** File under the data directory's `blobs/` holding the bytes. */
+  blob: string;
+  /** SHA-256 (base64) of the customer-supplied key it was written with (csek.ts). */
+  keySha256?: string;
+  /** Set while the generation is soft-deleted (soft-delete.ts). */
+  softDeleteTime?: string;
+  hardDeleteTime?: string;
+  /** A soft-deleted object's token in a bucket with a hierarchical namespace. */
+  restoreToken?: string;
+}
