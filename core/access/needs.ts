@@ -392,8 +392,8 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
     'schedule',
     'bigquery.tables.updateData',
     table(plan.dataset, TABLES.deliveries),
-    'skipped rows of slice replays',
-    'functions/schedule/replays.ts',
+    'ledger rows of slice replays and Google Ads diagnostics (Storage Write API, default stream)',
+    WRITE_API_CODE,
   );
   need(
     'schedule',

@@ -8,7 +8,8 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { apiCalls, serviceOfHost } from '../../core/access/needs.ts';
+import { WRITE_API_ONLY } from '../../adapters/bigquery-writer.ts';
+import { accessNeeds, apiCalls, serviceOfHost } from '../../core/access/needs.ts';
 import { REPO_ROOT } from '../../infra/config.ts';
 import type { DeclaredVariant } from '../../infra/variants.ts';
 import { ofType, withVariants } from './support.ts';
@@ -83,6 +84,29 @@ describe('infra: every Google API host the code calls is enabled for the setting
         .map((c) => `${v.file}: ${c.who} calls ${c.host} (${c.feature}, ${c.code})`);
     });
     assert.deepEqual(off, []);
+  });
+
+  it('lists the Storage Write API for every workload writing a table only it may write', () => {
+    // adapters/bigquery-writer.ts refuses these tables to insertAll: whoever writes one calls
+    // bigquerystorage.googleapis.com (store, forward, forward-catalog, and schedule's ledger rows).
+    for (const v of declared()) {
+      const calls = apiCalls(v.config.plan, v.config.settings);
+      const writers = new Set(
+        accessNeeds(v.config.plan, v.config.settings)
+          .filter(
+            (n) =>
+              !n.denied &&
+              n.permission === 'bigquery.tables.updateData' &&
+              [...WRITE_API_ONLY].some((t) => n.resource.endsWith(`/tables/${t}`)),
+          )
+          .map((n) => n.who),
+      );
+      assert.ok(writers.has('schedule'), `${v.file}: schedule writes ledger rows`);
+      const missing = [...writers].filter(
+        (who) => !calls.some((c) => c.who === who && c.host === 'bigquerystorage.googleapis.com'),
+      );
+      assert.deepEqual(missing, [], v.file);
+    }
   });
 
   it('enables the Analytics Admin API with a GA4 user deletion, and only then', () => {
