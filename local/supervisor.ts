@@ -207,8 +207,15 @@ class Child {
   async stop(graceMs: number): Promise<void> {
     if (this.exit === undefined) {
       this.signal('SIGTERM');
-      const timer = sleep(graceMs).then(() => 'timeout' as const);
-      if ((await Promise.race([this.exited, timer])) === 'timeout') {
+      // The grace timer is cancelled once the child is gone: left pending, it would hold the
+      // command's event loop open for the whole grace period after "stopped".
+      const cancel = new AbortController();
+      const timer = sleep(graceMs, 'timeout' as const, { signal: cancel.signal }).catch(
+        () => 'exited' as const,
+      );
+      const first = await Promise.race([this.exited, timer]);
+      cancel.abort();
+      if (first === 'timeout') {
         process.stderr.write(`${this.spec.name} did not stop within ${graceMs} ms of SIGTERM: killing it\n`);
         this.signal('SIGKILL');
       }
@@ -406,8 +413,12 @@ async function waitReady(child: Child, timeoutMs: number, signal?: AbortSignal):
       });
       if (child.tail.some((l) => readiness.pattern.test(l))) done('ready');
     });
-    const timer = sleep(timeoutMs).then(() => 'timeout' as const);
+    const cancel = new AbortController();
+    const timer = sleep(timeoutMs, 'timeout' as const, { signal: cancel.signal }).catch(
+      () => 'ready' as const,
+    );
     const result = await Promise.race([ready, child.exited.then(() => 'exited' as const), timer, aborted]);
+    cancel.abort();
     stopListening();
     signal?.throwIfAborted();
     if (result === 'exited') throw died();

@@ -126,6 +126,21 @@ describe('local supervisor', () => {
     assert.match(readFileSync(join(dataDir, 'logs', 'one.log'), 'utf8'), /dummy listening on/);
   });
 
+  it('leaves no grace timer behind once the children have stopped (the command exits at once)', async () => {
+    // A pending grace timer held `eventbus start`'s event loop open for the whole grace period
+    // after "stopped": five seconds per stop, on every test that starts an environment.
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    await sleep(1); // mocha arms the test's own timeout once the test function has returned
+    const before = timers();
+    env = await startEnvironment({
+      ...common(),
+      graceMs: 60_000,
+      services: [dummyService('one', 'gateway', 'ready')],
+    });
+    await env.stop();
+    assert.equal(timers(), before);
+  });
+
   it('reports a child that dies (name, exit code, last lines) and stops the rest', async () => {
     env = await startEnvironment({
       ...common(),
