@@ -24,7 +24,7 @@ describe('gateway: GET /v1/tag.js', () => {
     assert.match(etag, /^"[0-9a-f]{16}"$/);
     const body = await res.text();
     assert.match(body, /^"use strict";\(\(\)=>\{/, 'one minified IIFE');
-    assert.ok(body.includes('/v1/topics/events?key='));
+    assert.ok(body.includes('/v1/topics/events?tag=1&key='));
     const again = await fetch(`${g.url}/v1/tag.js`, { headers: { 'if-none-match': etag } });
     assert.equal(again.status, 304);
     assert.equal(await again.text(), '');
