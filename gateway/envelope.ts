@@ -23,7 +23,7 @@ import { SENDER_ATTRIBUTE } from '../core/sender.ts';
 import { fail, type Step } from '../core/step.ts';
 import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
 import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
-import { withTraitsSplit } from '../core/traits.ts';
+import { withTraitsSplit } from '../core/translate/traits.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { ClientHints } from '../schemas/context.ts';
 import { decodeJson } from './body.ts';
@@ -132,8 +132,8 @@ export const OUR_ATTRIBUTES = [
 /**
  * The `/v1/topics/{topic}` form: one plain event, or an array of them. `tag`: the tag's form
  * (`?tag=1`, docs/gateway.md): each event's `traits` split into its `user` group
- * (core/traits.ts), and a refused event kept aside in invalid_events instead of refusing the
- * request.
+ * (core/translate/traits.ts), and a refused event kept aside for invalid_events instead of
+ * refusing the request.
  */
 export function parseTopicsForm(
   value: unknown,
@@ -404,9 +404,9 @@ function buildMessages(
 }
 
 /**
- * One event of the tag's form: its traits split (core/traits.ts), then normalised. An event
- * refused for its `event_time` alone (a device clock days off) is taken with the time it was
- * received, as when the tag sent it again without one.
+ * One event of the tag's form: its traits split (core/translate/traits.ts), then normalised. An
+ * event refused for its `event_time` alone (a device clock days off) is taken with the time it
+ * was received, as when the tag sent it again without one.
  */
 function tagEventMessage(
   raw: unknown,

@@ -3,7 +3,7 @@
  * campaign parameters and click ids from the URL, the ad platforms' first-party cookies, consent
  * in our names or Google Consent Mode's, and event names snake_cased as the gateway takes them
  * (docs/browser.md, "What the tag collects"). A person's traits go as the site gave them: the
- * gateway splits them into the `user` group (core/traits.ts).
+ * gateway splits them into the `user` group (core/translate/traits.ts).
  */
 import { CLICK_IDS, UTM } from '../../core/enrich/click-ids.ts';
 import { parsed, readCookie, rootDomain, store, writeCookie } from './storage.ts';

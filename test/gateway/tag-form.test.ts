@@ -1,6 +1,6 @@
 /**
  * The tag's form of the plain route, `POST /v1/topics/events?tag=1` (gateway/envelope.ts,
- * core/traits.ts; docs/gateway.md): a batch with refused events publishes the valid ones and
+ * core/translate/traits.ts; docs/gateway.md): a batch with refused events publishes the valid ones and
  * keeps the refused ones, with their reasons, for invalid_events in the same Publish call, and
  * answers 200 naming them; an event refused for its time alone takes the time it was received;
  * each event's traits are split into its `user` group. Without `tag=1` the route's contract is
@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { plan } from '../../core/plan.ts';
 import { messageRows, storeConfig } from '../../core/store/store.ts';
-import { traitsOf } from '../../core/traits.ts';
 import { baseSettings, FakePublisher, ORIGIN, post, startTestGateway, type TestGateway } from './support.ts';
 
 describe('gateway: the tag’s form (tag=1)', () => {
@@ -107,41 +106,5 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.deepEqual(data(1).event_data, {});
     assert.equal(data(2).user, undefined);
     assert.equal(data(2).traits, undefined);
-  });
-});
-
-describe('core: traits split into the user group (core/traits.ts)', () => {
-  it('takes camelCase or snake_case and aliases, keeps what the group would refuse in the rest', () => {
-    const { user, rest } = traitsOf({
-      email: 'ann@example.com',
-      firstName: 'Ann',
-      last_name: 'Lee',
-      birthday: '1990-04-02T10:00:00.000Z',
-      state: 'CA',
-      postalCode: 94107,
-      address: { city: 'San Francisco', country: 'US' },
-      plan: 'gold',
-      phone: 'x'.repeat(65),
-      gender: '',
-      company: { name: 'Acme' },
-      constructor: 'not a field',
-    });
-    assert.deepEqual(user, {
-      email: 'ann@example.com',
-      first_name: 'Ann',
-      last_name: 'Lee',
-      date_of_birth: '1990-04-02',
-      region: 'CA',
-      postal_code: '94107',
-      city: 'San Francisco',
-      country: 'US',
-    });
-    // Too long for the group, no field of it, or no text: kept as the identify event's data.
-    assert.deepEqual(Object.keys(rest).sort(), ['company', 'constructor', 'phone', 'plan']);
-    assert.deepEqual(traitsOf({ date_of_birth: 'April 2nd' }), {
-      user: {},
-      rest: { date_of_birth: 'April 2nd' },
-    });
-    assert.deepEqual(traitsOf({ first_name: { given: 'Ann' } }).user, {});
   });
 });
