@@ -82,6 +82,33 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.equal(pub.calls.length, 0);
   });
 
+  it('keeps a batch whose every event is refused, setting no cookie; the Pub/Sub form ignores tag=1', async () => {
+    const bad = {
+      event_name: 'view_content',
+      event_id: 'b1',
+      anonymous_id: 'a1',
+      consent: { analytics: 'granted' },
+    };
+    // The same event, valid: its answer sets the id.
+    const good = await send([{ ...bad, event_id: 'g1', content_name: 'Shoe', content_type: 'product' }]);
+    assert.match(good.headers.get('set-cookie') ?? '', /^eventbus_anonymous_id=a1;/);
+    pub.calls.length = 0;
+    const a = await send([bad, { ...bad, event_id: 'b2' }]);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    assert.deepEqual((a.body as { messageIds: unknown[] }).messageIds, [null, null]);
+    assert.equal(pub.calls[0]?.messages.length, 2);
+    assert.equal(a.headers.get('set-cookie'), null);
+    pub.calls.length = 0;
+    const native = await post(
+      `${g.url}/v1/projects/test-project/topics/events:publish?tag=1&key=${encodeURIComponent(g.key)}`,
+      bad,
+      { 'content-type': 'text/plain', origin: ORIGIN },
+    );
+    assert.equal(native.status, 400);
+    assert.match(JSON.stringify(native.body.error?.details), /"reason":"INVALID_EVENT"/);
+    assert.equal(pub.calls.length, 0);
+  });
+
   it('takes an event refused for its time alone with the time it was received', async () => {
     const late = { event_name: 'contact_us', event_id: 'e4', event_time: '2001-01-01T00:00:00Z' };
     assert.equal((await send([late], 'x=1')).status, 400);
