@@ -1,8 +1,9 @@
 /**
  * The first-party tag (`npm run bench tag`; gateway/tag/, docs/browser.md): its size as served
- * (gzipped; a gate at 4.5 KiB, what is met: issue #82's aim of 4 KB, read as 4,096 bytes, is not
- * met yet, and the figure's detail says by how much: docs/browser.md, "The tag's bytes"; and
- * Brotli, which browsers that take it are served), beside
+ * (gzipped; the gate is issue #82's aim of 4 KB, read as 4 KiB, 4,096 bytes, met since the
+ * gateway took the traits split and a refused event's handling off the tag, and the figure's
+ * detail says how many bytes are left: docs/browser.md, "The tag's bytes"; and Brotli, which
+ * browsers that take it are served), beside
  * Segment's analytics-next standalone bundle gzipped the same way in the same run, and the consent platform reader it loads only on a page with a CMP
  * (`/v1/tag-cmp.js`), with the two together as such a page's first visit gets them; then, in Debian's Chromium, what one `track()` call costs the page — CPU µs
  * per event, the call and its share of the batch's serialisation and send — and the bytes each
@@ -17,10 +18,10 @@ import { buildTagScripts, tagOf } from '../gateway/tag-route.ts';
 import { launchChromium } from '../test/support/chromium.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 
-/** The gate: what the tag meets today (KiB, as the figure). */
-const GATE_KIB = 4.5;
-/** Issue #82's "≤ 4 KB gzipped", read as 4 KiB. */
-const AIM_BYTES = 4096;
+/** The gate: issue #82's "≤ 4 KB gzipped", read as 4 KiB (KiB, as the figure). */
+const GATE_KIB = 4;
+/** The same aim in bytes, for the figure's detail. */
+const AIM_BYTES = GATE_KIB * 1024;
 
 const listen = (server: Server) =>
   new Promise<number>((r) => server.listen(0, '127.0.0.1', () => r((server.address() as AddressInfo).port)));
@@ -112,7 +113,9 @@ export const suite: BenchSuite = {
         detail:
           `${tag.gzipped.length} bytes, ${tag.body.length} minified, version ${tag.version}; every page; ` +
           `issue #82's aim ${AIM_BYTES} bytes: ${
-            tag.gzipped.length <= AIM_BYTES ? 'met' : `${tag.gzipped.length - AIM_BYTES} bytes over`
+            tag.gzipped.length <= AIM_BYTES
+              ? `met, ${AIM_BYTES - tag.gzipped.length} bytes under`
+              : `${tag.gzipped.length - AIM_BYTES} bytes over`
           }`,
       },
       {

@@ -21,7 +21,9 @@ import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
 import { SENDER_ATTRIBUTE } from '../core/sender.ts';
 import { fail, type Step } from '../core/step.ts';
+import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
 import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
+import { withTraitsSplit } from '../core/translate/traits.ts';
 import type { FieldViolation } from '../core/validation.ts';
 import type { ClientHints } from '../schemas/context.ts';
 import { decodeJson } from './body.ts';
@@ -34,8 +36,18 @@ export interface Parsed {
   readonly messages: OutgoingMessage[];
   /** Every event's name, duplicates included (scopes are checked on all of them). */
   readonly eventNames: string[];
-  /** For each event of the request, in order, the index of its message in `messages`. */
+  /**
+   * For each event of the request, in order, the index of its message in `messages`; -1 for an
+   * event kept aside as invalid (the tag's form).
+   */
   readonly order: number[];
+  /**
+   * The tag's form only (`tag=1`): the events refused, each as an `{"invalid_call": …}` message
+   * with its reasons (the store keeps it in invalid_events), published after `messages`.
+   */
+  readonly invalid?: OutgoingMessage[];
+  /** The tag's form only: the refused events' violations, named by their index (`[2].content_name`). */
+  readonly violations?: FieldViolation[];
   /** The soonest-ending grace period an event of the request was accepted under, if any. */
   readonly deprecated?: Deprecated;
 }
@@ -117,12 +129,18 @@ export const OUR_ATTRIBUTES = [
   TRACE_ATTRIBUTES.tracestate,
 ] as const;
 
-/** The `/v1/topics/{topic}` form: one plain event, or an array of them. */
+/**
+ * The `/v1/topics/{topic}` form: one plain event, or an array of them. `tag`: the tag's form
+ * (`?tag=1`, docs/gateway.md): each event's `traits` split into its `user` group
+ * (core/translate/traits.ts), and a refused event kept aside for invalid_events instead of
+ * refusing the request.
+ */
 export function parseTopicsForm(
   value: unknown,
   topic: string,
   pathEventName: string | undefined,
   ctx: EnvelopeContext,
+  tag = false,
 ): Step<Parsed> {
   const { limits } = ctx;
   if (Array.isArray(value)) {
@@ -135,12 +153,13 @@ export function parseTopicsForm(
       topic,
       pathEventName,
       ctx,
+      tag,
     );
   }
   if (value === null || typeof value !== 'object') {
     return fail('NOT_AN_EVENT', { expected: 'an event object or an array of them', got: kindOf(value) });
   }
-  return buildMessages([{ raw: value, prefix: '' }], topic, pathEventName, ctx);
+  return buildMessages([{ raw: value, prefix: '' }], topic, pathEventName, ctx, tag);
 }
 
 /** `[0]`, `[1]`, …: each made once for the life of the process, not once per event of each batch. */
@@ -304,15 +323,20 @@ function messageBytesBound(m: OutgoingMessage): number {
   return m.data.length + 3 * chars;
 }
 
-/** Normalises events and builds the Pub/Sub messages; every violation of every event at once. */
+/**
+ * Normalises events and builds the Pub/Sub messages; every violation of every event at once.
+ * `tag`: the tag's form (parseTopicsForm): the refused events become invalid messages instead.
+ */
 function buildMessages(
   events: readonly { raw: unknown; prefix: string; attributes?: Record<string, string> }[],
   topic: string,
   pathEventName: string | undefined,
   ctx: EnvelopeContext,
+  tag = false,
 ): Step<Parsed> {
   const { limits } = ctx;
   const violations: FieldViolation[] = [];
+  const invalid: OutgoingMessage[] = [];
   const messages: OutgoingMessage[] = [];
   const eventNames: string[] = [];
   const order: number[] = [];
@@ -323,24 +347,32 @@ function buildMessages(
   let deprecated: Deprecated | undefined;
   const extra: EventExtra = pathEventName ? { pathEventName } : NO_EXTRA;
   for (const item of events) {
-    const r = eventMessage(
-      item.raw,
-      item.prefix,
-      ctx,
-      item.attributes ? { ...extra, attributes: item.attributes } : extra,
-    );
-    if (!r.ok && r.tooLarge !== undefined && violations.length === 0) {
+    const r = tag
+      ? tagEventMessage(item.raw, item.prefix, ctx, extra)
+      : eventMessage(
+          item.raw,
+          item.prefix,
+          ctx,
+          item.attributes ? { ...extra, attributes: item.attributes } : extra,
+        );
+    if (!r.ok && r.tooLarge !== undefined && (tag || violations.length === 0)) {
       return fail('EVENT_TOO_LARGE', {
         field: item.prefix || '(root)',
         size: r.tooLarge,
         max: limits.maxEventBytes,
       });
     }
+    if (!r.ok && tag) {
+      violations.push(...r.violations);
+      invalid.push(invalidEventMessage(item.raw, item.prefix, r.violations, ctx));
+      order.push(-1);
+      continue;
+    }
     if (!r.ok) {
       violations.push(...r.violations);
       continue;
     }
-    if (violations.length > 0) continue;
+    if (violations.length > 0 && !tag) continue;
     deprecated = soonest(deprecated, r.deprecated);
     eventNames.push(r.eventName);
     const seen = firstById.get(r.eventId);
@@ -353,11 +385,69 @@ function buildMessages(
     order.push(messages.length);
     messages.push(r.message);
   }
-  if (violations.length > 0) return fail('INVALID_EVENT', { count: violations.length }, violations);
+  if (violations.length > 0 && !tag) return fail('INVALID_EVENT', { count: violations.length }, violations);
+  for (const m of invalid) bound += messageBytesBound(m);
   // Measured exactly only when the cheap bound does not settle it.
-  if (bound > limits.maxRequestBytes && totalBytes(messages) > limits.maxRequestBytes)
+  if (bound > limits.maxRequestBytes && totalBytes([...messages, ...invalid]) > limits.maxRequestBytes)
     return fail('REQUEST_TOO_LARGE', { max: limits.maxRequestBytes });
-  return { ok: true, value: { topic, messages, eventNames, order, ...(deprecated ? { deprecated } : {}) } };
+  return {
+    ok: true,
+    value: {
+      topic,
+      messages,
+      eventNames,
+      order,
+      ...(deprecated ? { deprecated } : {}),
+      ...(tag && invalid.length > 0 ? { invalid, violations } : {}),
+    },
+  };
+}
+
+/**
+ * One event of the tag's form: its traits split (core/translate/traits.ts), then normalised. An
+ * event refused for its `event_time` alone (a device clock days off) is taken with the time it
+ * was received, as when the tag sent it again without one.
+ */
+function tagEventMessage(
+  raw: unknown,
+  prefix: string,
+  ctx: EnvelopeContext,
+  extra: EventExtra,
+): EventMessage {
+  const event = withTraitsSplit(raw);
+  const r = eventMessage(event, prefix, ctx, extra);
+  const time = `${prefix}.event_time`;
+  if (r.ok || r.violations.length === 0 || !r.violations.every((v) => v.field === time)) return r;
+  const { event_time: _late, ...rest } = event as Record<string, unknown>;
+  return eventMessage(rest, prefix, ctx, extra);
+}
+
+/**
+ * A refused event of the tag's form as the store keeps it in invalid_events: the event as sent,
+ * wrapped as `{"invalid_call": …}` (core/store/invalid-call.ts), its violations (without the
+ * batch index) as the row's errors, and the sender's attributes as a valid event's.
+ */
+function invalidEventMessage(
+  raw: unknown,
+  prefix: string,
+  violations: readonly FieldViolation[],
+  ctx: EnvelopeContext,
+): OutgoingMessage {
+  const own = violations.map((v) => ({
+    field: v.field.slice(prefix.length).replace(/^\./, '') || '(event)',
+    description: v.description,
+  }));
+  const attributes: Record<string, string> = {
+    invalid: own
+      .map((v) => `${v.field}: ${v.description}`)
+      .join('; ')
+      .slice(0, 1024),
+    [INVALID_ERRORS_ATTRIBUTE]: invalidErrorsAttribute(own),
+  };
+  if (ctx.client.credential) attributes[CREDENTIAL_ATTRIBUTE] = ctx.client.credential;
+  if (ctx.client.sender) attributes[SENDER_ATTRIBUTE] = ctx.client.sender;
+  if (ctx.trace) Object.assign(attributes, ctx.trace);
+  return { data: Buffer.from(JSON.stringify({ invalid_call: raw ?? null })), attributes };
 }
 
 function totalBytes(messages: readonly OutgoingMessage[]): number {

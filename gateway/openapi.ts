@@ -207,6 +207,14 @@ export function openapiDocument(): Record<string, unknown> {
               description: 'A configured topic (`events`, …) or an event name, an alias for `events`',
               schema: { type: 'string', pattern: '^[a-z][a-z0-9_-]{0,62}$' },
             },
+            {
+              name: 'tag',
+              in: 'query',
+              required: false,
+              description:
+                'The first-party tag’s form (`1`): each event’s `traits` split into its `user` group; a refused event kept for invalid_events (null in messageIds, named in violations) instead of refusing the request; an event refused for its event_time alone takes the time it was received',
+              schema: { type: 'string', enum: ['1'] },
+            },
           ],
           security,
           requestBody: bodyTypes({
@@ -215,7 +223,16 @@ export function openapiDocument(): Record<string, unknown> {
               { type: 'array', minItems: 1, maxItems: 1000, items: ref('PathEvent') },
             ],
           }),
-          responses: { '200': success, ...errorResponses },
+          responses: {
+            '200': {
+              description:
+                'Published: one message id per event, in order (with tag=1, null for an event kept for invalid_events)',
+              content: {
+                'application/json': { schema: { oneOf: [ref('PublishResponse'), ref('TranslateResponse')] } },
+              },
+            },
+            ...errorResponses,
+          },
         },
       },
       '/v1/projects/{project}/topics/{topic}:publish': {
@@ -423,10 +440,14 @@ export function openapiDocument(): Record<string, unknown> {
           required: ['messageIds'],
           properties: {
             messageIds: { type: 'array', items: { type: ['string', 'null'] } },
-            invalidRows: { type: 'integer', description: 'With partial=true: rows refused' },
+            invalidRows: {
+              type: 'integer',
+              description: 'With partial=true (tag=1 on the plain form): rows refused',
+            },
             violations: {
               type: 'array',
-              description: 'With partial=true: why (at most 100), `rows[3].amount`',
+              description:
+                'With partial=true: why (at most 100), `rows[3].amount` (`[3].content_name` on the plain form)',
               items: {
                 type: 'object',
                 properties: { field: { type: 'string' }, description: { type: 'string' } },

@@ -223,6 +223,8 @@ function handlePublish(
           ),
         }
       : observed;
+    // The tag's form (`tag=1`, plain form only): traits split into `user`, refused events kept aside.
+    const tag = form === 'topics' && query.get('tag') === '1';
     return andThen(readRequest(req, rt.limits, rt.bodyTimeoutMs), (body) => {
       if (!body.ok) return sendError(rt, req, res, body.error, true);
       return publishEvents(rt, req, res, {
@@ -240,7 +242,7 @@ function handlePublish(
             : undefined,
         build: (ctx) =>
           form === 'topics'
-            ? parseTopicsForm(body.value, target.topic, target.eventName, ctx)
+            ? parseTopicsForm(body.value, target.topic, target.eventName, ctx, tag)
             : parsePublishForm(body.value, target.topic, ctx),
         names: (parsed) => parsed.eventNames,
         refuse: (parsed) => {
@@ -251,9 +253,20 @@ function handlePublish(
           refused(rt, req, e, who, { size: sizeOf(req) });
           return e;
         },
-        publish: (parsed) => rt.deps.publisher.publish(parsed.topic, parsed.messages),
+        // The tag's refused events in the same Publish call: answered 200 only once all are durable.
+        publish: (parsed) =>
+          rt.deps.publisher.publish(
+            parsed.topic,
+            parsed.invalid ? [...parsed.messages, ...parsed.invalid] : parsed.messages,
+          ),
         // One id per event of the request, in order; copies of an event_id share its message's id.
-        answer: (parsed, published) => ({ messageIds: parsed.order.map((i) => published[i]) }),
+        // The tag's form: null for a refused event, and what was refused (as a translator answers).
+        answer: (parsed, published) => {
+          const messageIds = parsed.order.map((i) => (i < 0 ? null : published[i]));
+          if (!parsed.violations) return { messageIds };
+          const invalidRows = parsed.order.filter((i) => i < 0).length;
+          return { messageIds, invalidRows, violations: parsed.violations.slice(0, 100) };
+        },
         logged: (parsed) => ({ topic: parsed.topic }),
       });
     });

@@ -1,8 +1,9 @@
 /**
  * What the tag reads from the page into the event contract's context groups (schemas/context.ts):
  * campaign parameters and click ids from the URL, the ad platforms' first-party cookies, consent
- * in our names or Google Consent Mode's, a person's traits as the `user` group, and event names
- * snake_cased as the gateway takes them (docs/browser.md, "What the tag collects").
+ * in our names or Google Consent Mode's, and event names snake_cased as the gateway takes them
+ * (docs/browser.md, "What the tag collects"). A person's traits go as the site gave them: the
+ * gateway splits them into the `user` group (core/translate/traits.ts).
  */
 import { CLICK_IDS, UTM } from '../../core/enrich/click-ids.ts';
 import { parsed, readCookie, rootDomain, store, writeCookie } from './storage.ts';
@@ -99,46 +100,6 @@ export function consentOf(update: Fields, names: Readonly<Record<string, string>
     if (ours && (state === 'granted' || state === 'denied')) out[ours] = state;
   }
   return out;
-}
-
-/** The `user` group's fields (schemas/context.ts) a trait fills, and each one's longest value. */
-const USER_FIELDS: Readonly<Record<string, number>> = {
-  email: 320,
-  phone: 64,
-  first_name: 256,
-  last_name: 256,
-  date_of_birth: 10,
-  gender: 32,
-  city: 256,
-  region: 256,
-  postal_code: 32,
-  country: 64,
-  external_id: 256,
-};
-/** Segment's trait names that are not ours snake_cased (`firstName` is `first_name`). */
-const TRAIT_NAMES: Readonly<Record<string, string>> = { birthday: 'date_of_birth', state: 'region' };
-
-/**
- * Traits split into the `user` group and the rest (kept as the identify event's data). A value
- * the group would refuse (too long, a birthday that is no date) stays in the rest: the `user`
- * group rides on every later event, and one bad field would have the gateway refuse them all.
- */
-export function traitsOf(traits: Fields): { user: Fields; rest: Fields } {
-  const user: Fields = {};
-  const rest: Fields = {};
-  // An address's parts are traits of their own; an address that is no object is not kept.
-  const address = traits['address'];
-  for (const [name, value] of Object.entries({ ...traits, ...(typeof address === 'object' && address) })) {
-    if (name === 'address' || value === undefined || value === null || value === '') continue;
-    const field = TRAIT_NAMES[name] ?? name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    const max = USER_FIELDS[field] ?? -1;
-    let text = value instanceof Date ? value.toISOString() : String(value);
-    if (field === 'date_of_birth') text = text.slice(0, 10);
-    const fits = text.length <= max && (field !== 'date_of_birth' || /^\d{4}-\d\d-\d\d$/.test(text));
-    if (fits) user[field] = text;
-    else rest[name] = value;
-  }
-  return { user, rest };
 }
 
 /**

@@ -20,7 +20,6 @@ import {
   filled,
   landingCampaign,
   purposeState,
-  traitsOf,
   writeMetaCookies,
 } from './context.ts';
 import { createSender } from './sender.ts';
@@ -123,7 +122,8 @@ function start(): void {
   // One the contract takes (at most 256 characters): an edited cookie must not refuse every event.
   let anonymousId = saved && saved.length <= 256 ? saved : uuid();
   let userId = local.get(USER_KEY);
-  let user: Fields = {};
+  /** The person's traits as the site gave them (Segment's names); the gateway splits them into `user`. */
+  let traits: Fields = {};
   const keep = () => {
     const on = mayStore();
     // Removing a cookie that is not there would still write (and probe the domain): skipped.
@@ -145,7 +145,7 @@ function start(): void {
   adsGranted();
 
   const sender = createSender(
-    `${gateway}/v1/topics/events?key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
+    `${gateway}/v1/topics/events?tag=1&key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
     serverSets && !cookieless ? 'include' : 'omit',
     log,
   );
@@ -199,7 +199,7 @@ function start(): void {
       device: { locale: navigator.language.slice(0, 64) },
     };
     if (userId) event['user_id'] = userId;
-    if (filled(user)) event['user'] = user;
+    if (filled(traits)) event['traits'] = traits;
     const campaign = campaignOf(landing);
     if (campaign) event['campaign'] = campaign;
     if (filled(props)) event['event_data'] = props;
@@ -248,16 +248,16 @@ function start(): void {
       if (typeof args[0] === 'string' || typeof args[0] === 'number')
         userId = String(args.shift()).slice(0, 256);
       else if (args[0] === null || args[0] === undefined) args.shift();
-      const { user: fields, rest } = traitsOf(object(args[0]));
-      user = { ...user, ...fields };
+      const given = object(args[0]);
+      traits = { ...traits, ...given };
       keep();
-      return send('identify', rest, args[1], args[2]);
+      return send('identify', { ...given }, args[1], args[2]);
     },
     /** Forgets the person: a new anonymous id, no user id or traits (consent stays). */
     reset(): void {
       anonymousId = uuid();
       userId = undefined;
-      user = {};
+      traits = {};
       keep();
     },
     user() {

@@ -1,12 +1,13 @@
 /**
  * How the tag sends: events wait at most a second and leave in batches (an array on the
- * gateway's plain form, `POST /v1/topics/events`, docs/gateway.md), as `text/plain` with the
- * write key in `?key=`, so no request needs a CORS preflight. A batch the network or the bus
+ * gateway's plain form, `POST /v1/topics/events?tag=1`, docs/gateway.md), as `text/plain` with
+ * the write key in `?key=`, so no request needs a CORS preflight. A batch the network or the bus
  * failed (no answer, 408, 429, 5xx) is sent again with exponential backoff and the same
- * `event_id`s (the warehouse keeps one copy); a 400 names the events it refused, and the rest
- * are sent again. When the page is hidden or left, everything waiting goes at once with
- * `fetch(…, {keepalive: true})`, whose failure the tag can see, and `sendBeacon` as the last
- * resort (a beacon a blocker stops is usually reported as sent).
+ * `event_id`s (the warehouse keeps one copy). Nothing else is sent again: on the tag's form the
+ * gateway stores a batch's valid events, keeps the ones it refuses for invalid_events and
+ * answers 200 naming them, and any other answer is final. When the page is hidden or left,
+ * everything waiting goes at once with `fetch(…, {keepalive: true})`, whose failure the tag can
+ * see, and `sendBeacon` as the last resort (a beacon a blocker stops is usually reported as sent).
  */
 import type { Fields } from './context.ts';
 
@@ -71,31 +72,6 @@ export function createSender(
     waiting.set(t, batch);
   };
 
-  /**
-   * A 400: the events its field violations name (`[2].content_name`) are dropped and the rest
-   * sent again; an event refused only for its `event_time` (a device clock days off) is sent
-   * again without it (the gateway then stamps the time it receives it).
-   */
-  const refused = (batch: readonly Pending[], answer: unknown, attempt: number) => {
-    const details = (answer as { error?: { details?: { fieldViolations?: { field?: string }[] }[] } }).error
-      ?.details;
-    const bad = new Set<number>();
-    let named = false;
-    for (const d of details ?? [])
-      for (const v of d.fieldViolations ?? []) {
-        const m = /^\[(\d+)\](\.event_time$)?/.exec(v.field ?? '');
-        named ||= !!m;
-        // (An event refused for more than its time is dropped: its time does not matter.)
-        if (m?.[2]) delete batch[Number(m[1])]?.[0]['event_time'];
-        else if (m) bad.add(Number(m[1]));
-      }
-    const kept = batch.filter((_, i) => !bad.has(i));
-    log('refused', batch.length - kept.length, 'event(s):', answer);
-    settle(batch.filter((_, i) => bad.has(i)));
-    if (named && kept.length > 0) post(kept, attempt);
-    else settle(kept);
-  };
-
   function post(batch: readonly Pending[], attempt: number, leaving?: boolean): void {
     const events = batch.map((p) => p[0]);
     const body = JSON.stringify(events);
@@ -114,12 +90,8 @@ export function createSender(
     ).then(
       (res) => {
         const status = res.status;
-        log(res.ok ? 'sent' : 'refused', status);
-        if (status === 400)
-          return res.json().then(
-            (a) => refused(batch, a, attempt),
-            () => settle(batch),
-          );
+        // The answer names the events the gateway kept aside as invalid (the tag's form: tag=1).
+        res.text().then((a) => log('answer', status, a), log);
         if (status === 408 || status === 429 || status >= 500)
           return retry(batch, attempt, Number(res.headers.get('retry-after')));
         settle(batch);

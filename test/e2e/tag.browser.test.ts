@@ -4,7 +4,8 @@
  * snippet with a write key, lands with campaign parameters and click ids, calls the tag before it
  * has loaded, identifies a person, tracks an event and navigates as a single-page app does. Its
  * page, track and identify calls then stand in the warehouse with the anonymous id, the request's
- * IP and client hints, the page URL and the campaign; no token is in the page or its requests. A
+ * IP and client hints, the page URL and the campaign, the traits split into `user` by the gateway;
+ * an event the gateway refuses is in invalid_events; no token is in the page or its requests. A
  * screenshot of the page goes to $SCREENSHOTS (default: a temp dir).
  */
 import assert from 'node:assert/strict';
@@ -37,6 +38,9 @@ interface Row {
   medium: string | null;
   gclid: string | null;
   fbclid: string | null;
+  email: string | null;
+  first_name: string | null;
+  plan: string | null;
 }
 
 /** The shop's page: the snippet with the gateway and key, a call made before the tag loads, a link. */
@@ -130,8 +134,10 @@ describe('end to end: the first-party tag on a page of another origin', function
       const a = (window as unknown as { analytics: Record<string, (...x: unknown[]) => unknown> }).analytics;
       const identify = a['identify']?.(who, { email: 'ann@example.com', firstName: 'Ann', plan: 'gold' });
       const track = a['track']?.('View Content', { content_name: 'Red Shoe', content_type: 'product' });
+      // Refused by the gateway (no content_name): kept in invalid_events, its batch stored.
+      const refused = a['track']?.('View Content', { content_type: 'product', note: 'refused' });
       const user = a['user']?.() as { anonymousId(): string };
-      return { identify, track, anonymous: user.anonymousId() };
+      return { identify, track, refused, anonymous: user.anonymousId() };
     }, `user-${run}`);
     assert.match(String(made.track), /^[0-9a-f-]{36}$/, 'track returns the event_id');
     // A single-page app's navigation: history.pushState to another path.
@@ -147,7 +153,8 @@ describe('end to end: the first-party tag on a page of another origin', function
           query: `SELECT event_name, event_id, user_id, device.ip AS ip, device.client_hints.ua AS hints,
               device.user_agent AS user_agent, page.url AS url, page.referrer AS referrer,
               campaign.source AS source, campaign.medium AS medium, campaign.gclid AS gclid,
-              campaign.fbclid AS fbclid
+              campaign.fbclid AS fbclid, user.email AS email, user.first_name AS first_name,
+              JSON_VALUE(event_data, '$.plan') AS plan
             FROM events.events WHERE anonymous_id = @anonymous ORDER BY event_time`,
           params: { anonymous: made.anonymous },
         });
@@ -181,9 +188,30 @@ describe('end to end: the first-party tag on a page of another origin', function
     assert.equal(spa?.referrer, landing, 'its referrer is the page before');
     assert.equal(named('identify')[0]?.event_id, made.identify);
     assert.equal(named('identify')[0]?.user_id, `user-${run}`);
+    // The traits as the page gave them, split by the gateway: user fields in `user`, the rest as data.
+    assert.equal(named('identify')[0]?.email, 'ann@example.com');
+    assert.equal(named('identify')[0]?.first_name, 'Ann');
+    assert.equal(named('identify')[0]?.plan, 'gold');
     const view = named('view_content')[0];
     assert.equal(view?.event_id, made.track, 'the id track() returned is the stored event_id');
     assert.equal(view?.user_id, `user-${run}`, 'events after identify carry the user id');
+    assert.equal(view?.first_name, 'Ann', 'and the user group');
+    assert.equal(named('view_content').length, 1, 'the refused event is not among the events');
+    const invalid = await until(
+      'the refused event in invalid_events',
+      async () => {
+        const [found] = await bigquery.query({
+          query: `SELECT payload, TO_JSON_STRING(errors) AS errors FROM events.invalid_events
+            WHERE STRPOS(payload, @id) > 0`,
+          params: { id: String(made.refused) },
+        });
+        return (found as { payload: string; errors: string }[])[0];
+      },
+      60_000,
+      1000,
+    );
+    assert.match(invalid.payload, /"invalid_call"/);
+    assert.match(invalid.errors, /content_name/);
 
     // No token in the page or anything it sent: only the write key, which is public by design.
     const dev = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();

@@ -1,45 +1,12 @@
 /**
- * The tag's pure helpers, in Node (gateway/tag/context.ts, storage.ts): traits split into the
- * `user` group (Segment's camelCase or our names, each field's longest value, a birthday as a
- * date) and the rest; and the UUID a page without `crypto.randomUUID` (plain http) gets.
+ * The tag's pure helpers, in Node (gateway/tag/storage.ts): the UUID a page without
+ * `crypto.randomUUID` (plain http) gets. (The traits split is the gateway's now:
+ * test/gateway/tag-form.test.ts.)
  */
 import assert from 'node:assert/strict';
-import { traitsOf } from '../../gateway/tag/context.ts';
 import { uuid } from '../../gateway/tag/storage.ts';
 
-describe('tag: traits and ids', () => {
-  it('splits traits into the user group (camelCase or snake_case, aliases) and the rest', () => {
-    const { user, rest } = traitsOf({
-      email: 'ann@example.com',
-      firstName: 'Ann',
-      last_name: 'Lee',
-      birthday: new Date('1990-04-02T10:00:00Z'),
-      state: 'CA',
-      postalCode: 94107,
-      address: { city: 'San Francisco', country: 'US' },
-      plan: 'gold',
-      phone: 'x'.repeat(65),
-      gender: '',
-      constructor: 'not a field',
-    });
-    assert.deepEqual(user, {
-      email: 'ann@example.com',
-      first_name: 'Ann',
-      last_name: 'Lee',
-      date_of_birth: '1990-04-02',
-      region: 'CA',
-      postal_code: '94107',
-      city: 'San Francisco',
-      country: 'US',
-    });
-    // Too long for the group, or no field of it: kept as the identify event's data.
-    assert.deepEqual(Object.keys(rest).sort(), ['constructor', 'phone', 'plan']);
-    assert.deepEqual(traitsOf({ date_of_birth: 'April 2nd' }), {
-      user: {},
-      rest: { date_of_birth: 'April 2nd' },
-    });
-  });
-
+describe('tag: ids', () => {
   it('makes a version 4 UUID without crypto.randomUUID', () => {
     const c = globalThis.crypto as { randomUUID?: unknown };
     const own = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(c), 'randomUUID');

@@ -2,8 +2,9 @@
  * The first-party tag's behaviour (gateway/tag/, docs/browser.md) in Debian's Chromium, against a
  * gateway on loopback with a recording publisher, the page served from another origin: calls
  * queued before it loads, Consent Mode's names, Meta's cookies only with ads consent, batches
- * retried after a 503 with the same ids, a 400's refused events dropped and the rest kept, what
- * waits sent when the page is left, reset, and debug mode. Whole-environment rows in the
+ * retried after a 503 with the same ids, a batch with a refused event sent once (the gateway keeps
+ * that event for invalid_events: tag=1), what waits sent when the page is left, the traits split
+ * by the gateway, reset, and debug mode. Whole-environment rows in the
  * warehouse: test/e2e/tag.browser.test.ts.
  */
 import assert from 'node:assert/strict';
@@ -160,7 +161,7 @@ analytics.track('AddToCart', { items: [{ item_id: 'SKU1', quantity: 1 }] });`;
     await page.context().close();
   });
 
-  it('drops the events a 400 names and sends the rest of the batch again', async () => {
+  it('sends a batch with a refused event once: the gateway stores the rest and keeps it for invalid_events', async () => {
     attrs = 'data-auto-page="false" data-debug';
     const page = await open('/refused');
     const logged: string[] = [];
@@ -169,18 +170,22 @@ analytics.track('AddToCart', { items: [{ item_id: 'SKU1', quantity: 1 }] });`;
     await call(page, 'track', 'view_content', { content_type: 'product' }); // no content_name
     await call(page, 'track', 'Contact Us');
     await call(page, 'flush');
-    const events = await waitFor('the valid events', 2);
+    await waitFor('the batch', 3);
+    const deadline = Date.now() + 15_000;
+    while (!logged.some((l) => l.startsWith('[eventbus] answer 200')) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     await new Promise((r) => setTimeout(r, 300));
+    // One Publish call, one request: nothing is sent again.
+    assert.equal(pub.calls.length, 1);
     assert.deepEqual(
-      published().map((e) => e['event_name']),
-      ['search', 'contact_us'],
+      published().map((e) => e['event_name'] ?? (e['invalid_call'] as Sent | undefined)?.['event_name']),
+      ['search', 'contact_us', 'view_content'],
     );
-    assert.equal(events.length, 2);
+    assert.equal(logged.filter((l) => l.startsWith('[eventbus] send ')).length, 1, logged.join('\n'));
     assert.ok(
-      logged.some((l) => l.startsWith('[eventbus] refused 1 event(s)')),
+      logged.some((l) => l.startsWith('[eventbus] answer 200') && l.includes('"invalidRows":1')),
       logged.join('\n'),
     );
-    assert.ok(logged.some((l) => l.startsWith('[eventbus] send 3 event(s)')));
     await page.context().close();
   });
 
