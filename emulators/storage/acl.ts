@@ -207,7 +207,8 @@ export function predefinedObjectAcl(name: string, owner: string): AclEntry[] {
   };
   const acl = table[name];
   if (!acl) throw new StorageError('invalid', `Invalid predefinedAcl: ${name}`);
-  return dedupe(acl);
+  // The object's owner stays its OWNER, whatever else the list gives its entity.
+  return dedupe([...acl, own]);
 }
 
 /**

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type AccessFile, mintToken, newTokenSecret } from '@eventbus/emulator-common/iam-enforce.ts';
-import { type Bucket, Storage } from '@google-cloud/storage';
+import { type Bucket, type CombineOptions, Storage } from '@google-cloud/storage';
 import { type StorageEmulator, startStorageEmulator } from '../server.ts';
 import { call, tempDir } from './support/harness.ts';
 
@@ -119,6 +119,35 @@ describe('storage emulator ACLs, anonymous callers, uniform access and public ac
     assert.equal((entry as { role: string }).role, 'READER');
     const [full] = await pub.getMetadata({ projection: 'full' });
     assert.ok(full.acl?.some((e) => e.entity === 'allUsers'));
+  });
+
+  it('applies predefined ACLs on bucket insert and patch, copy, compose and object patch', async () => {
+    const entries = (acl: unknown) =>
+      (acl as { entity: string; role: string }[]).map((e) => `${e.entity}:${e.role}`).sort();
+    const [made] = await admin.createBucket(`acl-made-${n}`, {
+      predefinedAcl: 'publicRead',
+      predefinedDefaultObjectAcl: 'bucketOwnerRead',
+    });
+    assert.ok(entries((await made.acl.get())[0]).includes('allUsers:READER'));
+    assert.deepEqual(entries((await made.acl.default.get())[0]), ['project-owners-0:OWNER']);
+    await made.setMetadata({ acl: null }, { predefinedAcl: 'private' });
+    assert.deepEqual(entries((await made.acl.get())[0]), ['project-owners-0:OWNER']);
+    const src = bucket.file('src.txt');
+    await src.save('s', { resumable: false });
+    const [copied] = await src.copy(bucket.file('copy.txt'), { predefinedAcl: 'publicRead' });
+    assert.ok(entries((await copied.acl.get())[0]).includes('allUsers:READER'));
+    // The client passes its options on as the query; its type does not name this one.
+    const composeOptions: CombineOptions & { destinationPredefinedAcl: string } = {
+      destinationPredefinedAcl: 'bucketOwnerFullControl',
+    };
+    const [composed] = await bucket.combine([src], bucket.file('composed.txt'), composeOptions);
+    assert.deepEqual(entries((await composed.acl.get())[0]), [
+      'project-owners-0:OWNER',
+      'user-admin@example.com:OWNER',
+    ]);
+    await copied.setMetadata({ acl: null }, { predefinedAcl: 'private' });
+    assert.deepEqual(entries((await copied.acl.get())[0]), ['user-admin@example.com:OWNER']);
+    await made.delete();
   });
 
   it('treats a call without credentials as allUsers: 401 unless an ACL makes the object public', async () => {
