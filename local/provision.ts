@@ -118,7 +118,16 @@ export function emulatorStorage(project: string, url: string): Storage {
   return new Storage({ projectId: project, apiEndpoint: url });
 }
 
-/** Creates the plan's buckets; an existing bucket gets the plan's versioning setting. */
+/**
+ * Access as `pulumi up` declares it on every bucket (infra/registry.ts): IAM only (uniform
+ * bucket-level access, so no ACL grants anything) and no public grants.
+ */
+const BUCKET_ACCESS = { uniformBucketLevelAccess: { enabled: true }, publicAccessPrevention: 'enforced' };
+
+/**
+ * Creates the plan's buckets; an existing bucket gets the plan's versioning setting and, when a
+ * data directory from before it was set (it has no uniform access yet), the declared access.
+ */
 async function provisionStorage(
   p: Plan,
   project: string,
@@ -130,13 +139,20 @@ async function provisionStorage(
     const bucket = storage.bucket(b.name);
     const [exists] = await bucket.exists();
     if (!exists) {
-      await storage.createBucket(b.name, { location: b.location, versioning: { enabled: b.versioning } });
+      await storage.createBucket(b.name, {
+        location: b.location,
+        versioning: { enabled: b.versioning },
+        iamConfiguration: BUCKET_ACCESS,
+      });
       report.created.push(`bucket ${b.name}`);
       continue;
     }
     const [meta] = await bucket.getMetadata();
-    if ((meta.versioning?.enabled ?? false) !== b.versioning) {
-      await bucket.setMetadata({ versioning: { enabled: b.versioning } });
+    const access = meta.iamConfiguration;
+    const declared =
+      access?.uniformBucketLevelAccess?.enabled === true && access.publicAccessPrevention === 'enforced';
+    if ((meta.versioning?.enabled ?? false) !== b.versioning || !declared) {
+      await bucket.setMetadata({ versioning: { enabled: b.versioning }, iamConfiguration: BUCKET_ACCESS });
       report.updated.push(`bucket ${b.name}`);
     } else report.unchanged.push(`bucket ${b.name}`);
   }

@@ -5,6 +5,9 @@
  * permissions for JSON methods"; the table is in README.md, "Access control"). Refusals are Cloud
  * Storage's 401 and 403 bodies, the 403 with the ErrorInfo naming permission and resource. A
  * policy set on a bucket (setIamPolicy, bucket-iam.ts) counts with the access file's.
+ * Where IAM refuses, the bucket's or object's ACLs may still allow (acl.ts). A caller without
+ * credentials is the owner, or with `--anonymous allUsers` the member `allUsers`: refused, it gets
+ * Cloud Storage's 401 for an anonymous caller.
  * Without `--iam` a request carries no `access`, and every check here returns at once.
  */
 import type http from 'node:http';
@@ -50,8 +53,20 @@ const NOUNS: Readonly<Record<Kind, string>> = {
   project: 'Google Cloud project',
 };
 
-/** Cloud Storage's 403 wording, naming the member by its email, then the permission and resource. */
+/** The member an anonymous caller is (`--anonymous allUsers`): only public grants reach it. */
+export const ANONYMOUS = 'allUsers';
+
+/**
+ * Cloud Storage's 403 wording, naming the member by its email, then the permission and resource;
+ * for an anonymous caller its 401 (reason `required`), worded as Google words it.
+ */
 function forbidden(d: Denial, kind: Kind): StorageError {
+  if (d.principal === ANONYMOUS)
+    return new StorageError(
+      'required',
+      `Anonymous caller does not have ${d.permission} access to the ${NOUNS[kind]}. Permission '${d.permission}' denied on resource (or it may not exist).`,
+      { code: 401, status: 'UNAUTHENTICATED' },
+    );
   const who = d.principal.slice(d.principal.indexOf(':') + 1);
   const message = `${who} does not have ${d.permission} access to the ${NOUNS[kind]}. ${denialSuffix(d)}`;
   return new StorageError('forbidden', message, {
@@ -66,8 +81,21 @@ const ownOf = (a: Access, bucket: string | undefined) => {
   return own ? [own] : [];
 };
 
-function enforce(a: Access, req: CheckRequest, kind: Kind, bucket?: string): void {
+/**
+ * Undefined when IAM or, where it refuses, the ACLs allow the request; nothing is allowed to an
+ * anonymous caller in a bucket enforcing public access prevention.
+ */
+function denial(a: Access, req: CheckRequest, bucket?: string, object?: string): Denial | undefined {
+  const p = a.caller.principal;
+  const refused = { principal: p, permission: req.permission, resource: req.resource };
+  if (p === ANONYMOUS && bucket !== undefined && a.acls?.publicPrevented(bucket)) return refused;
   const d = a.enforcement.check(a.caller, req, ownOf(a, bucket));
+  if (d && bucket !== undefined && a.acls?.allows(p, req.permission, bucket, object)) return undefined;
+  return d;
+}
+
+function enforce(a: Access, req: CheckRequest, kind: Kind, bucket?: string, object?: string): void {
+  const d = denial(a, req, bucket, object);
   if (d) throw forbidden(d, kind);
 }
 
@@ -85,6 +113,7 @@ export function mayObject(ctx: Ctx, permission: string, bucket: string, name: st
       { permission, resource: objectResource(bucket, name), resourceType: OBJECT_TYPE },
       'object',
       bucket,
+      name,
     );
 }
 
@@ -132,7 +161,5 @@ export function mayWrite(c: Catalog, ctx: Ctx, bucket: string, name: string): vo
 export function heldOnBucket(ctx: Ctx, bucket: string, permissions: readonly string[]): string[] {
   const a = ctx.access;
   if (!a) return [...permissions];
-  return permissions.filter(
-    (p) => a.enforcement.check(a.caller, onBucket(p, bucket), ownOf(a, bucket)) === undefined,
-  );
+  return permissions.filter((p) => denial(a, onBucket(p, bucket), bucket) === undefined);
 }

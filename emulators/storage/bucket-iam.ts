@@ -13,10 +13,12 @@
  * - As Cloud Storage refuses them: a binding with a condition unless the policy is version 3 and
  *   the bucket has uniform bucket-level access (400); a read of a conditional policy asking for a
  *   version below 3 (400); an `etag` that is not the current policy's (412); a binding without a
- *   role or members (400).
+ *   role or members (400); `allUsers` or `allAuthenticatedUsers` in a bucket enforcing public
+ *   access prevention (412, acl.ts).
  */
 import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { bucketResource } from './access.ts';
+import { checkPublicGrant, uniformAccess } from './acl.ts';
 import type { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
 import type { BucketState, PolicyBinding, StoredPolicy } from './records.ts';
@@ -115,15 +117,16 @@ export async function setBucketPolicy(c: Catalog, ctx: Ctx, name: string): Promi
   if (bindings.some((x) => x.condition)) {
     if (version !== 3)
       throw new StorageError('invalid', 'A policy with conditional role bindings must be version 3.');
-    const ubla = (
-      b.extra['iamConfiguration'] as { uniformBucketLevelAccess?: { enabled?: boolean } } | undefined
-    )?.uniformBucketLevelAccess?.enabled;
-    if (ubla !== true)
+    if (!uniformAccess(b))
       throw new StorageError(
         'invalid',
         'IAM conditions can only be set on a bucket with uniform bucket-level access enabled.',
       );
   }
+  checkPublicGrant(
+    b,
+    bindings.flatMap((x) => x.members),
+  );
   const next: BucketState = { ...b, iam: { version, bindings, serial: current.serial + 1 } };
   await c.putBucket(next);
   sendJson(ctx.res, 200, render(next, next.iam as StoredPolicy));

@@ -1,5 +1,6 @@
 /** Bucket methods of the JSON API: insert, get, list, patch/update, delete, testIamPermissions (the policy itself: bucket-iam.ts). */
 import { heldOnBucket } from './access.ts';
+import { bucketAclChanges, bucketAclFields } from './acl-api.ts';
 import type { Catalog } from './catalog.ts';
 import { preconditionFailed, StorageError } from './errors.ts';
 import { checkBucketName } from './names.ts';
@@ -7,6 +8,12 @@ import type { BucketState } from './records.ts';
 import { applyBucketBody, renderBucket } from './resources.ts';
 import { lockedPolicy, settleRetention } from './retention.ts';
 import { type Ctx, intParam, readJson, sendJson } from './wire.ts';
+
+/** A bucket's resource as this request asks for it (`projection=full`: with its ACLs). */
+function view(ctx: Ctx, b: BucketState): Record<string, unknown> {
+  const resource = renderBucket(b, ctx.base);
+  return ctx.query.get('projection') === 'full' ? { ...resource, ...bucketAclFields(b, ctx.base) } : resource;
+}
 
 function checkMetageneration(ctx: Ctx, b: BucketState): void {
   const match = ctx.query.get('ifMetagenerationMatch');
@@ -37,11 +44,12 @@ export async function insertBucket(c: Catalog, ctx: Ctx): Promise<void> {
     extra: {},
     ...(ctx.query.get('project') ? { project: ctx.query.get('project') as string } : {}),
   };
-  const b = applyBucketBody(base, body);
+  const settled = applyBucketBody(base, body);
+  const b: BucketState = { ...settled, ...bucketAclChanges(settled, ctx.query, body) };
   // Object retention is chosen when the bucket is created, by a query parameter.
   if (ctx.query.get('enableObjectRetention') === 'true') b.extra.objectRetention = { mode: 'Enabled' };
   await c.putBucket(b);
-  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
+  sendJson(ctx.res, 200, view(ctx, b));
 }
 
 /** `softDeleted=true` addresses a soft-deleted bucket, by its `generation` (required). */
@@ -56,7 +64,7 @@ export function getBucket(c: Catalog, ctx: Ctx, name: string): void {
   const soft = softGeneration(ctx);
   const b = soft === undefined ? c.bucket(name).state : c.getSoftBucket(name, soft).state;
   checkMetageneration(ctx, b);
-  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
+  sendJson(ctx.res, 200, view(ctx, b));
 }
 
 export function listBuckets(c: Catalog, ctx: Ctx): void {
@@ -78,7 +86,7 @@ export function listBuckets(c: Catalog, ctx: Ctx): void {
   const last = page.at(-1);
   sendJson(ctx.res, 200, {
     kind: 'storage#buckets',
-    ...(page.length > 0 ? { items: page.map((b) => renderBucket(b, ctx.base)) } : {}),
+    ...(page.length > 0 ? { items: page.map((b) => view(ctx, b)) } : {}),
     ...(found.length > max && last ? { nextPageToken: Buffer.from(key(last)).toString('base64url') } : {}),
   });
 }
@@ -89,12 +97,13 @@ export async function patchBucket(c: Catalog, ctx: Ctx, name: string, replace: b
   checkMetageneration(ctx, current);
   const body = await readJson(ctx.req);
   const start: BucketState = replace ? { ...current, labels: {}, versioning: false, extra: {} } : current;
-  const next = applyBucketBody(start, body);
+  const applied = applyBucketBody(start, body);
+  const next: BucketState = { ...applied, ...bucketAclChanges(applied, ctx.query, body) };
   settleRetention(current, next);
   next.metageneration = current.metageneration + 1;
   next.updated = new Date().toISOString();
   await c.putBucket(next);
-  sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+  sendJson(ctx.res, 200, view(ctx, next));
 }
 
 /** lockRetentionPolicy: needs `ifMetagenerationMatch`, the bucket's current metageneration. */
@@ -111,7 +120,7 @@ export async function lockRetention(c: Catalog, ctx: Ctx, name: string): Promise
     updated: new Date().toISOString(),
   };
   await c.putBucket(next);
-  sendJson(ctx.res, 200, renderBucket(next, ctx.base));
+  sendJson(ctx.res, 200, view(ctx, next));
 }
 
 /** buckets.restore: a soft-deleted bucket back, by its generation. */
@@ -120,7 +129,7 @@ export async function restoreBucket(c: Catalog, ctx: Ctx, name: string): Promise
   if (generation === undefined) throw new StorageError('required', 'Required parameter: generation');
   ctx.req.resume();
   const b = await c.restoreBucket(name, generation);
-  sendJson(ctx.res, 200, renderBucket(b, ctx.base));
+  sendJson(ctx.res, 200, view(ctx, b));
 }
 
 export async function deleteBucket(c: Catalog, ctx: Ctx, name: string): Promise<void> {

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { AppendLog, type FsyncPolicy, frame, readLog } from '@eventbus/emulator-common/append-log.ts';
 import { coalesced, fsyncDir } from './blobs.ts';
 import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
-import type { BucketState, ObjectState } from './records.ts';
+import type { AclEntry, BucketState, ObjectState } from './records.ts';
 import { checkRemovable, checkRetentionAllowed } from './retention.ts';
 import { bucketSoftMark, expired, type SoftMark, softened, softMark } from './soft-delete.ts';
 import { checkPreconditions, type Preconditions } from './wire.ts';
@@ -35,6 +35,8 @@ export interface UploadSession {
   created: string;
   /** SHA-256 of the customer-supplied key the session was started with (csek.ts). */
   keySha256?: string;
+  /** The new object's ACL, decided when the upload started (acl.ts). */
+  acl?: AclEntry[];
 }
 
 /** `sd`: the removed generation (or bucket) is soft-deleted, not gone (soft-delete.ts). */
@@ -54,6 +56,12 @@ type CatalogRecord =
   /** Several changes made durable together (a move: the new name and the old one's deletion). */
   | { t: 'all'; recs: CatalogRecord[] };
 
+/** The ACL a new generation gets: the one decided for it, else a move's source's. */
+function aclOf(g: NewGeneration): { acl?: AclEntry[] } {
+  const acl = g.acl ?? g.moveFrom?.acl;
+  return acl ? { acl } : {};
+}
+
 /** A new generation whose bytes are written and synced in `blob`. */
 export interface NewGeneration {
   bucket: string;
@@ -71,6 +79,8 @@ export interface NewGeneration {
   moveFrom?: ObjectState;
   /** SHA-256 of the customer-supplied key the bytes were written with (csek.ts). */
   keySha256?: string | undefined;
+  /** The new object's ACL (acl.ts: newObjectAcl); a move keeps its source's. */
+  acl?: AclEntry[] | undefined;
 }
 
 export interface Versions {
@@ -383,6 +393,7 @@ export class Catalog {
       ...(g.keySha256 ? { keySha256: g.keySha256 } : {}),
       ...(g.digest.md5 ? { md5: g.digest.md5 } : {}),
       ...(g.componentCount ? { componentCount: g.componentCount } : {}),
+      ...aclOf(g),
     };
     const replaced = this.replacing(o, this.find(g.bucket, g.name));
     const put: CatalogRecord = g.done ? { ...replaced, done: g.done } : replaced;

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 /**
  * CLI entry point: `npm run emulator:storage -- --port 4443 --data-dir .data/storage`, with
- * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control").
+ * `--iam <access-file>` and `--identity <member>=<port>` to enforce IAM (README, "Access control"),
+ * and `--anonymous allUsers` to treat a call without credentials as Cloud Storage does.
  * Prints exactly one line when ready; SIGINT/SIGTERM close cleanly and exit 0.
  */
 import { emulatorCommand, emulatorStart, serveUntilSignalled } from '@eventbus/emulator-common/cli.ts';
+import { InvalidArgumentError } from 'commander';
 import { startStorageEmulator } from './server.ts';
 
 const program = emulatorCommand({
@@ -14,6 +16,23 @@ const program = emulatorCommand({
   dataDir: '.data/storage',
   keeps: 'buckets and objects',
   fsync: "'always' (sync object bytes and each batch of records) or 'none'",
-}).parse();
+})
+  .option(
+    '--anonymous <who>',
+    "with --iam, who a call without credentials is: 'owner' (the default) or 'allUsers' (as Cloud Storage treats it)",
+    anonymousOption,
+  )
+  .parse();
 
-await serveUntilSignalled('storage emulator', () => startStorageEmulator(emulatorStart(program)));
+function anonymousOption(value: string): 'owner' | 'allUsers' {
+  if (value === 'owner' || value === 'allUsers') return value;
+  throw new InvalidArgumentError("expected 'owner' or 'allUsers'");
+}
+
+const anonymous = program.opts<{ anonymous?: 'owner' | 'allUsers' }>().anonymous;
+const start = emulatorStart(program);
+if (anonymous !== undefined && !start.iam)
+  program.error('--anonymous needs --iam (without it nothing is checked)');
+await serveUntilSignalled('storage emulator', () =>
+  startStorageEmulator({ ...start, ...(anonymous ? { anonymous } : {}) }),
+);

@@ -6,6 +6,7 @@ import { copyFile, link, open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import { mayObject, mayWrite } from './access.ts';
+import { objectAclChange, objectAclFields, requestObjectAcl } from './acl-api.ts';
 import { concatFiles, newBlobName } from './blobs.ts';
 import { byteOrder, type Catalog } from './catalog.ts';
 import { checkKey, requestKey, SOURCE_PREFIX } from './csek.ts';
@@ -26,10 +27,11 @@ function generationParam(ctx: Ctx, key = 'generation'): number | undefined {
 
 /** An object's resource as this request sees it (its bucket's retention, the request's key). */
 export function resourceOf(c: Catalog, ctx: Ctx, o: ObjectState): Record<string, unknown> {
-  return renderObject(o, ctx.base, {
-    bucket: c.buckets.get(o.bucket)?.state,
-    keySha256: requestKey(ctx.req),
-  });
+  const bucket = c.buckets.get(o.bucket)?.state;
+  const resource = renderObject(o, ctx.base, { bucket, keySha256: requestKey(ctx.req) });
+  return ctx.query.get('projection') === 'full'
+    ? { ...resource, ...objectAclFields(o, bucket, ctx.base) }
+    : resource;
 }
 
 /** The object a read or metadata change addresses, with its preconditions checked. */
@@ -241,8 +243,10 @@ export async function patchObject(
   const meta = objectMeta(body, replace ? {} : o.meta);
   const override = ctx.query.get('overrideUnlockedRetention') === 'true';
   checkRetentionChange(c.bucket(bucket).state, o.meta, meta, override);
+  const acl = objectAclChange(c.bucket(bucket).state, ctx, body);
   const next: ObjectState = {
     ...o,
+    ...(acl ? { acl } : {}),
     meta,
     metageneration: o.metageneration + 1,
     updated: new Date().toISOString(),
@@ -289,13 +293,14 @@ export async function copyObject(
   const body = await readJson(ctx.req);
   const given = objectMeta(body);
   const meta = Object.keys(given).length > 0 ? given : { ...source.meta };
+  const acl = requestObjectAcl(c, ctx, dest.bucket, body, 'destinationPredefinedAcl');
   const blob = newBlobName();
   await copyFile(c.blobPath(source.blob), c.blobPath(blob));
   if (c.sync) {
     const fh = await open(c.blobPath(blob), 'r+');
     await fh.datasync().finally(() => fh.close());
   }
-  const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre, keySha256 });
+  const o = await c.addGeneration({ ...dest, meta, blob, digest: source, pre, keySha256, acl });
   const resource = resourceOf(c, ctx, o);
   if (!rewrite) return sendJson(ctx.res, 200, resource);
   sendJson(ctx.res, 200, {
@@ -356,6 +361,7 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
   const meta = objectMeta(destination);
   if (meta.contentType === undefined && sources[0]?.meta.contentType !== undefined)
     meta.contentType = sources[0].meta.contentType;
+  const acl = requestObjectAcl(c, ctx, bucket, destination, 'destinationPredefinedAcl');
   const blob = newBlobName();
   const digest = await concatFiles(
     sources.map((s) => c.blobPath(s.blob)),
@@ -374,6 +380,7 @@ export async function composeObject(c: Catalog, ctx: Ctx, bucket: string, name: 
     componentCount,
     pre,
     keySha256,
+    acl,
   });
   sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }

@@ -3,6 +3,14 @@
  * modules that render them (resources.ts) and the rules that read them (retention.ts,
  * soft-delete.ts) share them without importing each other.
  */
+export type AclRole = 'OWNER' | 'WRITER' | 'READER';
+
+/** One entry of a bucket's, a default object or an object's access control list (acl.ts). */
+export interface AclEntry {
+  readonly entity: string;
+  readonly role: AclRole;
+}
+
 /** One binding of a bucket's IAM policy, as setIamPolicy takes it. */
 export interface PolicyBinding {
   readonly role: string;
@@ -36,6 +44,9 @@ export interface BucketState {
   project?: string;
   /** The IAM policy set on it (bucket-iam.ts); none: Cloud Storage's default. */
   iam?: StoredPolicy;
+  /** Its ACL and default object ACL (acl.ts); none: `projectPrivate`, as a new bucket's. */
+  acl?: AclEntry[];
+  defaultObjectAcl?: AclEntry[];
   /** Set when created (buckets of older data directories derive it from timeCreated). */
   generation?: number;
   /** Set while the bucket is soft-deleted (soft-delete.ts). */
@@ -64,6 +75,8 @@ export interface ObjectState {
   blob: string;
   /** SHA-256 (base64) of the customer-supplied key it was written with (csek.ts). */
   keySha256?: string;
+  /** Its ACL (acl.ts); none (older data directories): `projectPrivate`. */
+  acl?: AclEntry[];
   /** Set while the generation is soft-deleted (soft-delete.ts). */
   softDeleteTime?: string;
   hardDeleteTime?: string;

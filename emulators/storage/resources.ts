@@ -3,6 +3,7 @@
  * records the emulator keeps (records.ts). Only fields a user writes are kept as given; the rest
  * (ids, links, etags, sizes, times) is derived when a resource is rendered.
  */
+import { mergeIamConfiguration, renderIamConfiguration } from './acl.ts';
 import { StorageError } from './errors.ts';
 import type { BucketState, ObjectState } from './records.ts';
 import { parseObjectRetention, parsePolicy, retentionExpiration } from './retention.ts';
@@ -115,6 +116,7 @@ export function applyBucketBody(base: BucketState, body: Record<string, unknown>
     // An empty list (cors: []) or null removes the setting, as Cloud Storage answers it.
     if (v === null || (Array.isArray(v) && v.length === 0)) delete next.extra[k];
     else if (k === 'autoclass' && isRecord(v)) next.extra[k] = { ...v, toggleTime: new Date().toISOString() };
+    else if (k === 'iamConfiguration') next.extra[k] = mergeIamConfiguration(base.extra[k], v);
     else if (k === 'retentionPolicy') next.extra[k] = parsePolicy(v, new Date().toISOString());
     else if (k === 'softDeletePolicy') next.extra[k] = parseSoftDeletePolicy(v, new Date().toISOString());
     else next.extra[k] = v;
@@ -158,6 +160,7 @@ export function renderBucket(b: BucketState, base: string): Record<string, unkno
     ...(Object.keys(b.labels).length > 0 ? { labels: b.labels } : {}),
     ...(b.versioning ? { versioning: { enabled: true } } : {}),
     ...b.extra,
+    iamConfiguration: renderIamConfiguration(b),
   };
 }
 

@@ -13,6 +13,7 @@
 import { createHash, type Hash, randomBytes } from 'node:crypto';
 import { rename, stat, writeFile } from 'node:fs/promises';
 import { mayWrite } from './access.ts';
+import { requestObjectAcl } from './acl-api.ts';
 import { BlobWriter, crcBase64, type Digest, digestFile, fsyncDir, newBlobName } from './blobs.ts';
 import type { Catalog, UploadSession } from './catalog.ts';
 import { requestKey } from './csek.ts';
@@ -71,6 +72,7 @@ export class ResumableUploads {
     const meta = objectMeta(resource);
     const announcedType = ctx.req.headers['x-upload-content-type'];
     if (meta.contentType === undefined && typeof announcedType === 'string') meta.contentType = announcedType;
+    const acl = requestObjectAcl(this.c, ctx, bucket, resource);
     const announcedSize = Number(ctx.req.headers['x-upload-content-length']);
     const keySha256 = requestKey(ctx.req);
     const id = randomBytes(18).toString('base64url');
@@ -82,6 +84,7 @@ export class ResumableUploads {
       pre,
       expected: expectedHashes(ctx.req, resource),
       created: new Date().toISOString(),
+      acl,
       ...(keySha256 ? { keySha256 } : {}),
       ...(Number.isSafeInteger(announcedSize) && announcedSize >= 0 ? { expectedSize: announcedSize } : {}),
     };
@@ -233,6 +236,7 @@ export class ResumableUploads {
           pre: session.pre,
           done: session.id,
           keySha256: session.keySha256,
+          acl: session.acl,
         },
         expected,
       );

@@ -8,7 +8,9 @@
  */
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
-import { accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
+import { ANONYMOUS, accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
+import { aclAllows, publicAccessPrevented } from './acl.ts';
+import { type AclKind, aclCall } from './acl-api.ts';
 import { getBucketPolicy, ownPolicy, setBucketPolicy } from './bucket-iam.ts';
 import {
   deleteBucket,
@@ -36,7 +38,14 @@ import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
 
-export type StorageEmulatorOptions = EmulatorOptions;
+export interface StorageEmulatorOptions extends EmulatorOptions {
+  /**
+   * Who a call without credentials (no token, not on an identity port) is, with `iam`: the
+   * project's owner (the default, as on Google's own emulators), or `allUsers`, as Cloud Storage
+   * treats an anonymous caller: only public grants (IAM or ACL) reach it.
+   */
+  anonymous?: 'owner' | 'allUsers';
+}
 
 export interface StorageEmulator {
   readonly port: number;
@@ -46,7 +55,7 @@ export interface StorageEmulator {
   close(): Promise<void>;
 }
 
-type Area = 'json' | 'upload' | 'download';
+type Area = 'json' | 'upload' | 'download' | 'xml';
 
 interface Route {
   area: Area;
@@ -62,6 +71,12 @@ function decode(seg: string): string {
   }
 }
 
+/**
+ * First segments of the JSON API's paths; any other path of two or more segments is the XML API's
+ * `/<bucket>/<object>`, served for reads only (what `file.isPublic()` asks).
+ */
+const JSON_ROOTS = new Set(['b', 'storage', 'upload', 'download', 'channels', 'health']);
+
 function route(pathname: string): Route {
   const raw = pathname.split('/').slice(1);
   if (raw.at(-1) === '') raw.pop();
@@ -70,6 +85,7 @@ function route(pathname: string): Route {
     area = raw[0];
     raw.splice(0, 3);
   } else if (raw[0] === 'storage' && raw[1] === 'v1') raw.splice(0, 2);
+  else if (raw.length >= 2 && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
   return { area, segs: raw.map(decode) };
 }
 
@@ -89,6 +105,8 @@ function objectPath(
   dest?: { bucket: string; name: string };
   /** moveTo's new name. */
   to?: string;
+  /** An object ACL's entity. */
+  entity?: string;
 } {
   const copyAt = rest.findIndex(
     (s, i) => (s === 'copyTo' || s === 'rewriteTo') && rest[i + 1] === 'b' && rest[i + 3] === 'o',
@@ -106,7 +124,31 @@ function objectPath(
   const posted = method === 'POST' && (tail === 'compose' || tail === 'restore');
   if (rest.length > 1 && (posted || tail === 'acl' || tail === 'iam'))
     return { name: rest.slice(0, -1).join('/'), action: tail };
+  // An object ACL's entry: `o/<name>/acl/<entity>` (the client sends the name as one segment).
+  if (rest.length > 2 && rest.at(-2) === 'acl')
+    return { name: rest.slice(0, -2).join('/'), action: 'acl', entity: tail as string };
   return { name: rest.join('/') };
+}
+
+const BUCKET_ACLS: Readonly<Record<string, AclKind>> = { acl: 'bucket', defaultObjectAcl: 'default' };
+
+/**
+ * `GET /<bucket>/<object>`, the XML API's read, as the client's `isPublic()` asks it: the object's
+ * bytes, with `storage.objects.get`. The XML API refuses an anonymous caller with 403 (the JSON
+ * API with 401); the body here is the JSON API's.
+ */
+function xmlRead(c: Catalog, ctx: Ctx, method: string, segs: string[]): Promise<void> {
+  if (method !== 'GET') throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
+  const [bucket, ...rest] = segs as [string, ...string[]];
+  const name = rest.join('/');
+  try {
+    mayObject(ctx, 'storage.objects.get', bucket, name);
+  } catch (err) {
+    if (err instanceof StorageError && err.code === 401)
+      throw new StorageError('forbidden', err.message, { status: 'PERMISSION_DENIED' });
+    throw err;
+  }
+  return getObject(c, ctx, bucket, name, true);
 }
 
 async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Route): Promise<void> {
@@ -119,6 +161,7 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     const body = await readJson(ctx.req);
     throw new StorageError('notFound', `Channel '${String(body.id ?? '')}' not found`);
   }
+  if (r.area === 'xml') return xmlRead(c, ctx, method, segs);
   if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
   // Each branch checks the caller's permission first (README, "Access control"); uploads and
   // compose check in their handlers, once the names in the body are read.
@@ -148,6 +191,9 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     }
   }
   if (segs[2] !== 'o') {
+    const kind = BUCKET_ACLS[segs[2] as string];
+    if (kind && segs.length <= 4 && r.area === 'json')
+      return aclCall(c, ctx, kind, method, { bucket, ...(segs[3] !== undefined ? { entity: segs[3] } : {}) });
     if (segs[2] === 'iam' && segs[3] === 'testPermissions' && segs.length === 4 && method === 'GET')
       return testBucketPermissions(c, ctx, bucket);
     if (segs[2] === 'iam' && segs.length === 3 && method === 'GET') {
@@ -198,7 +244,13 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     may('storage.objects.get');
     mayWrite(c, ctx, o.dest.bucket, o.dest.name);
     return copyObject(c, ctx, { bucket, name: o.name }, o.dest, o.action === 'rewriteTo');
-  } else if (o.action === 'acl' || o.action === 'iam') throw notSupported(`Object ${o.action}`);
+  } else if (o.action === 'acl')
+    return aclCall(c, ctx, 'object', method, {
+      bucket,
+      object: o.name,
+      ...(o.entity !== undefined ? { entity: o.entity } : {}),
+    });
+  else if (o.action === 'iam') throw notSupported(`Object ${o.action}`);
   else if (method === 'GET') {
     may('storage.objects.get');
     return getObject(c, ctx, bucket, o.name, false);
@@ -238,6 +290,18 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
     open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
     closeState: (catalog) => catalog.close(),
     handler: (catalog, { host, enforcement, identities }) => {
+      const acls = {
+        allows: (principal: string, permission: string, bucket: string, object?: string): boolean => {
+          const b = catalog.buckets.get(bucket)?.state;
+          if (!b) return false;
+          const o = object === undefined ? undefined : catalog.find(bucket, object);
+          return aclAllows(b, o ? (o.acl ?? []) : undefined, principal, permission);
+        },
+        publicPrevented: (bucket: string): boolean => {
+          const b = catalog.buckets.get(bucket)?.state;
+          return b !== undefined && publicAccessPrevented(b);
+        },
+      };
       const uploads = new ResumableUploads(catalog);
       return (req, res) => {
         const url = new URL(req.url ?? '/', 'http://localhost');
@@ -258,11 +322,19 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
               const [status, out] = exchangeToken(enforcement, form);
               return sendJson(res, status, out);
             }
-            if (enforcement)
+            if (enforcement) {
+              const access = accessOf(enforcement, req, identities());
+              const anonymous =
+                opts.anonymous === 'allUsers' &&
+                req.headers.authorization === undefined &&
+                identities()?.memberOfSocket(req.socket) === undefined;
               ctx.access = {
-                ...accessOf(enforcement, req, identities()),
+                ...access,
+                ...(anonymous ? { caller: { principal: ANONYMOUS } } : {}),
                 bucketPolicy: (bucket) => ownPolicy(catalog, bucket),
+                acls,
               };
+            }
             return dispatch(catalog, uploads, ctx, route(url.pathname));
           })
           .catch((err: unknown) => {

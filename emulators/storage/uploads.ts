@@ -14,6 +14,7 @@
 import { unlink } from 'node:fs/promises';
 import type http from 'node:http';
 import { mayWrite } from './access.ts';
+import { requestObjectAcl } from './acl-api.ts';
 import { BlobWriter, type Digest, newBlobName } from './blobs.ts';
 import type { Catalog, NewGeneration } from './catalog.ts';
 import { requestKey } from './csek.ts';
@@ -109,10 +110,15 @@ export async function mediaUpload(c: Catalog, ctx: Ctx, bucket: string): Promise
   const pre = preconditions(ctx.query);
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta({ contentType: contentTypeOf(ctx.req) });
+  const acl = requestObjectAcl(c, ctx, bucket, undefined);
   const keySha256 = requestKey(ctx.req);
   const { blob, digest, dirSynced } = await receive(c, ctx.req);
   const expected = expectedHashes(ctx.req, {});
-  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced, keySha256 }, expected);
+  const o = await commitUpload(
+    c,
+    { bucket, name, meta, digest, blob, pre, dirSynced, keySha256, acl },
+    expected,
+  );
   sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }
 
@@ -190,6 +196,7 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
   checkPreconditions(c.find(bucket, name), pre, 'write');
   const meta = objectMeta(resource);
   if (meta.contentType === undefined && mediaType) meta.contentType = mediaType;
+  const acl = requestObjectAcl(c, ctx, bucket, resource);
   const keySha256 = requestKey(ctx.req);
   const remaining: AsyncIterable<Buffer> = {
     async *[Symbol.asyncIterator]() {
@@ -203,6 +210,10 @@ export async function multipartUpload(c: Catalog, ctx: Ctx, bucket: string): Pro
   };
   const { blob, digest, dirSynced } = await receive(c, remaining, splitter.take);
   const expected = expectedHashes(ctx.req, resource);
-  const o = await commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced, keySha256 }, expected);
+  const o = await commitUpload(
+    c,
+    { bucket, name, meta, digest, blob, pre, dirSynced, keySha256, acl },
+    expected,
+  );
   sendJson(ctx.res, 200, resourceOf(c, ctx, o));
 }

@@ -25,6 +25,14 @@ export interface Access {
   readonly caller: Caller;
   /** The policy set on a bucket through setIamPolicy, checked with the access file's (bucket-iam.ts). */
   readonly bucketPolicy?: (bucket: string) => IamPolicy | undefined;
+  /**
+   * What the ACLs allow where IAM refuses (acl.ts: aclAllows), and whether a bucket enforces
+   * public access prevention (then nothing is granted to `allUsers`).
+   */
+  readonly acls?: {
+    allows(principal: string, permission: string, bucket: string, object?: string): boolean;
+    publicPrevented(bucket: string): boolean;
+  };
 }
 
 const MAX_JSON_BYTES = 2 << 20;

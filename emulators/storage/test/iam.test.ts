@@ -117,7 +117,11 @@ describe('storage emulator with --iam', () => {
         new Storage({ apiEndpoint: `http://127.0.0.1:${emu.identityPorts.get(member)}`, projectId: 'p' }),
       );
     const owner = new Storage({ apiEndpoint: emu.url, projectId: 'p' });
-    const [bucket] = await owner.createBucket(BUCKET);
+    // Uniform bucket-level access, as the project's buckets have it: IAM alone decides (no object
+    // ACL makes a creator its reader).
+    const [bucket] = await owner.createBucket(BUCKET, {
+      iamConfiguration: { uniformBucketLevelAccess: { enabled: true } },
+    });
     await bucket.file('replays/a.json').save('{"a":1}', { resumable: false });
     await bucket.file('other/b.json').save('{"b":2}', { resumable: false });
   });
