@@ -75,11 +75,23 @@ function forbidden(d: Denial, kind: Kind): StorageError {
   });
 }
 
-/** The policies checked besides the access file's: the one set on `bucket`, if any. */
+/**
+ * The policies checked besides the access file's: the one set on `bucket`, if any. While the
+ * bucket enforces public access prevention, its `allUsers` and `allAuthenticatedUsers` members
+ * (bound before it was enforced) grant nothing, to anonymous and signed-in callers alike.
+ */
 const ownOf = (a: Access, bucket: string | undefined) => {
   const own = bucket === undefined ? undefined : a.bucketPolicy?.(bucket);
-  return own ? [own] : [];
+  if (!own) return [];
+  if (!a.acls?.publicPrevented(bucket as string)) return [own];
+  const bindings = own.bindings.map((b) => ({
+    ...b,
+    members: b.members.filter((m) => !PUBLIC_MEMBERS.has(m)),
+  }));
+  return [{ ...own, bindings }];
 };
+
+const PUBLIC_MEMBERS = new Set(['allUsers', 'allAuthenticatedUsers']);
 
 /**
  * Undefined when IAM or, where it refuses, the ACLs allow the request; nothing is allowed to an

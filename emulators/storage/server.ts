@@ -38,6 +38,9 @@ import { ResumableUploads } from './resumable.ts';
 import { mediaUpload, multipartUpload } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
 
+/** An Authorization header that carries a bearer token (what `callerOf` verifies). */
+const BEARER = /^Bearer\s+\S+\s*$/i;
+
 export interface StorageEmulatorOptions extends EmulatorOptions {
   /**
    * Who a call without credentials (no token, not on an identity port) is, with `iam`: the
@@ -324,9 +327,12 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
             }
             if (enforcement) {
               const access = accessOf(enforcement, req, identities());
+              // Anonymous: no bearer token (an Authorization header of another form, or a bare
+              // `Bearer`, carries no credentials either, and must never make the caller the owner)
+              // and no member bound to the connection's port.
               const anonymous =
                 opts.anonymous === 'allUsers' &&
-                req.headers.authorization === undefined &&
+                !BEARER.test(req.headers.authorization ?? '') &&
                 identities()?.memberOfSocket(req.socket) === undefined;
               ctx.access = {
                 ...access,

@@ -270,6 +270,32 @@ describe('storage emulator ACLs, anonymous callers, uniform access and public ac
     assert.equal(bytes.toString(), 'pap');
   });
 
+  it('never makes an Authorization header without a bearer token the owner, and drops public bindings under prevention', async () => {
+    // Uniform access: IAM alone decides, so only the bucket's own public binding could grant.
+    await bucket.setMetadata({ iamConfiguration: { uniformBucketLevelAccess: { enabled: true } } });
+    const f = bucket.file('hdr.txt');
+    await f.save('h', { resumable: false });
+    await bucket.iam.setPolicy({
+      bindings: [{ role: 'roles/storage.objectViewer', members: ['allAuthenticatedUsers'] }],
+    });
+    const url = `${emu.url}/storage/v1/b/${bucket.name}/o/hdr.txt?alt=media`;
+    assert.equal((await call(url, 'GET', undefined, bearer(STRANGER))).status, 200, 'before prevention');
+    await bucket.setMetadata({ iamConfiguration: { publicAccessPrevention: 'enforced' } });
+    assert.equal(
+      (await call(url, 'GET', undefined, bearer(STRANGER))).status,
+      403,
+      'the binding stops counting',
+    );
+    for (const authorization of ['Basic dXNlcjpwYXNz', 'Bearer', 'x']) {
+      const read = await call(url, 'GET', undefined, { authorization });
+      assert.equal(read.status, 401, `${authorization}: anonymous, not the owner`);
+      const del = await call(`${emu.url}/storage/v1/b/${bucket.name}`, 'DELETE', undefined, {
+        authorization,
+      });
+      assert.equal(del.status, 401, `${authorization}: no bucket delete`);
+    }
+  });
+
   it('keeps ACLs across a restart', async () => {
     const f = bucket.file('kept.txt');
     await f.save('k', { resumable: false });
