@@ -171,17 +171,8 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & WriteApiTable
     // Fields the table lacks and values of no form: refused here by the encoder, as insertAll
     // refuses them (the Write API would refuse the whole connection for an extra field in the
     // writer's schema, and protocol buffers have no way to say a timestamp that is no time).
-    const unknown: RowRejection[] = [];
-    const { BadValue } = (await load()).rows;
-    const serializedRows: Uint8Array[] = [];
-    rows.forEach((r, index) => {
-      try {
-        serializedRows.push(w.encoder.encode(r.json));
-      } catch (e) {
-        if (!(e instanceof BadValue)) throw e;
-        unknown.push({ index, reason: 'invalid', message: e.message });
-      }
-    });
+    const { rows: serializedRows, refused } = w.encoder.encodeAll(rows.map((r) => r.json));
+    const unknown: RowRejection[] = refused.map((r) => ({ ...r, reason: 'invalid' }));
     if (unknown.length > 0) return stopTheRest(rows.length, unknown);
     let result: Awaited<ReturnType<ReturnType<RawWriter['appendRows']>['getResult']>>;
     try {
