@@ -195,6 +195,23 @@ describe('storage: rows encoded for the Storage Write API from their insertAll J
     assert.deepEqual(Buffer.from(rows[1] as Uint8Array), Buffer.from(encoder.encode(good(3))));
   });
 
+  it('reuses an append’s buffer once it is released, and only then', () => {
+    const rows = Array.from({ length: 50 }, (_, n) => ({
+      event_id: `e${n}`,
+      event_time: '2026-01-01T00:00:00Z',
+    }));
+    const first = encoder.encodeAll(rows);
+    const held = encoder.encodeAll(rows);
+    assert.notEqual(held.rows[0]?.buffer, first.rows[0]?.buffer);
+    first.release();
+    first.release(); // once is enough; twice must not hand the buffer out twice
+    const second = encoder.encodeAll(rows);
+    const third = encoder.encodeAll(rows);
+    assert.equal(second.rows[0]?.buffer, first.rows[0]?.buffer);
+    assert.notEqual(third.rows[0]?.buffer, first.rows[0]?.buffer);
+    for (const e of [held, second, third]) e.release();
+  });
+
   it('reads insertAll timestamps without Date.parse to the same microseconds as with it', () => {
     // The encoder's own reading of `YYYY-MM-DDTHH:MM:SS[.f]Z` against Date.parse's, over forms in
     // and out of it: leap days, the last second of a day, years far from the epoch, fractions of
