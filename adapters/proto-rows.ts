@@ -8,7 +8,7 @@
  * (field numbers, types, labels, packing and nested messages all come from that descriptor, so the
  * bytes are what protobufjs makes of the same message: test/storage/proto-rows.test.ts). Writing
  * with protobufjs's own `Writer` (one per row) cost 4.3 µs of CPU a bench event row, this 2.5 µs
- * (in process, 30,000 rows; a third of what is left is JSON.stringify of the JSON column).
+ * (in process, 30,000 rows; about a quarter of what is left is JSON.stringify of the JSON column).
  *
  * The values are insertAll's forms (what `store` builds): RFC 3339 text for TIMESTAMP, written as
  * microseconds since the epoch; `YYYY-MM-DD` for DATE, written as days; INT64 as a number or
@@ -144,7 +144,7 @@ const two = (text: string, i: number): number => digit(text, i) * 10 + digit(tex
 
 /**
  * insertAll's own timestamp form, `YYYY-MM-DDTHH:MM:SS[.fraction]Z` with every part in range (what
- * `store` writes), as microseconds since the epoch, read without Date.parse (a third of the
+ * `store` writes), as microseconds since the epoch, read without Date.parse (a fifth of the
  * encoder's time); NaN for any other text or a value beyond what a number holds exactly, which
  * `timestampParts` then reads as before. Within the form both give the same microseconds.
  */
