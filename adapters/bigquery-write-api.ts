@@ -171,29 +171,26 @@ export function writeApiInsertAll(o: WriteApiOptions): InsertAll & WriteApiTable
     // Fields the table lacks and values of no form: refused here by the encoder, as insertAll
     // refuses them (the Write API would refuse the whole connection for an extra field in the
     // writer's schema, and protocol buffers have no way to say a timestamp that is no time).
-    const unknown: RowRejection[] = [];
-    const { BadValue } = (await load()).rows;
-    const serializedRows: Uint8Array[] = [];
-    rows.forEach((r, index) => {
-      try {
-        serializedRows.push(w.encoder.encode(r.json));
-      } catch (e) {
-        if (!(e instanceof BadValue)) throw e;
-        unknown.push({ index, reason: 'invalid', message: e.message });
-      }
-    });
-    if (unknown.length > 0) return stopTheRest(rows.length, unknown);
+    const encoded = w.encoder.encodeAll(rows.map((r) => r.json));
+    const unknown: RowRejection[] = encoded.refused.map((r) => ({ ...r, reason: 'invalid' }));
+    if (unknown.length > 0) {
+      encoded.release();
+      return stopTheRest(rows.length, unknown);
+    }
     let result: Awaited<ReturnType<ReturnType<RawWriter['appendRows']>['getResult']>>;
     try {
       result = await withDeadline(
-        w.writer.appendRows({ serializedRows }).getResult(),
+        w.writer.appendRows({ serializedRows: encoded.rows }).getResult(),
         APPEND_TIMEOUT_MS,
         `Storage Write API append to ${table}`,
       );
     } catch (err) {
+      // The request may still wait to be written: its rows' buffer is left to the collector.
       drop(table, w);
       throw err;
     }
+    // Answered, so written (and never written again: the writer retries nothing once answered).
+    encoded.release();
     if (!result.error) return [];
     const rowErrors = result.rowErrors ?? [];
     if (rowErrors.length === 0) {

@@ -213,25 +213,36 @@ async function leanClientRate(bq: BigQuery, rows: Record<string, unknown>[][]): 
  * The same batches through the store path's own writer on the Storage Write API
  * (adapters/bigquery-write-api.ts: the default stream over gRPC, rows as protocol buffers), the
  * same number in flight, on one connection as one store instance holds it.
+ *
+ * Timed warm, as the insertAll path it is compared with is: that one runs after `table.insert`
+ * sent the same rows through the same emulator handler and the same client request code, so its
+ * code is compiled and its heap grown before its timing starts. Here a first pass of the same
+ * rows into another table does the same for the Write API's code on both sides; it is measured
+ * too, and printed beside the figure (the cold cost, a few µs a row on each side).
  */
 async function writeApiRate(
   url: string,
   rows: Record<string, unknown>[][],
   pid: number | undefined,
-): Promise<PathFigure> {
+): Promise<{ warm: PathFigure; cold: PathFigure }> {
   const insert = writeApiInsertAll({ project: PROJECT, dataset: 'bench', emulatorHost: url });
+  const send = (table: string) => async (batch: Record<string, unknown>[]) => {
+    const refused = await insert(
+      table,
+      batch.map((json) => ({ insertId: json['event_id'] as string, json })),
+    );
+    if (refused.length > 0) throw new Error(`Write API refused rows: ${JSON.stringify(refused[0])}`);
+  };
   try {
+    // The first pass is timed too, and printed beside: what a process just started pays.
+    await insert('events_write_warm', [{ insertId: 'warm', json: eventRow(2e9) }]);
+    const cold = await withCpu(pid, BATCH * rows.length, () => batchRate(rows, send('events_write_warm')));
     // The connection and its descriptor are opened once, outside the timing (as a warm instance's).
     await insert('events_write', [{ insertId: 'warm', json: eventRow(2e9) }]);
-    return await withCpu(pid, BATCH * rows.length, () =>
-      batchRate(rows, async (batch) => {
-        const refused = await insert(
-          'events_write',
-          batch.map((json) => ({ insertId: json['event_id'] as string, json })),
-        );
-        if (refused.length > 0) throw new Error(`Write API refused rows: ${JSON.stringify(refused[0])}`);
-      }),
-    );
+    // The first pass's rows are checkpointed before the timing, as the other paths' are.
+    await settle();
+    const warm = await withCpu(pid, BATCH * rows.length, () => batchRate(rows, send('events_write')));
+    return { warm, cold };
   } finally {
     insert.close();
   }
@@ -367,6 +378,7 @@ export const suite: BenchSuite = {
       await ds.createTable('events_http', { schema: { fields: EVENT_FIELDS } });
       await ds.createTable('events_lean', { schema: { fields: EVENT_FIELDS } });
       await ds.createTable('events_write', { schema: { fields: EVENT_FIELDS } });
+      await ds.createTable('events_write_warm', { schema: { fields: EVENT_FIELDS } });
       await ds.createTable('big', {
         schema: { fields: EVENT_FIELDS.filter((f) => f.mode !== 'REQUIRED' || f.name !== 'received_at') },
       });
@@ -385,7 +397,7 @@ export const suite: BenchSuite = {
       const viaLeanClient = lean.rate;
       const viaHttp = await httpInsertRate(emulator.url, rows);
       await settle();
-      const writeApi = await writeApiRate(emulator.url, rows, emulator.pid);
+      const { warm: writeApi, cold: writeApiCold } = await writeApiRate(emulator.url, rows, emulator.pid);
       const viaWriteApi = writeApi.rate;
       const rawAppender = await rawAppendRate(dir, fields, rows);
       const rawFromJson = await rawFromJsonRate(dir, fields, rows);
@@ -454,7 +466,7 @@ export const suite: BenchSuite = {
             value: viaLeanClient,
           },
           target: { op: '>=', value: 1.5, of: 'ratio' },
-          detail: `${cpuText(writeApi)}; against raw DuckDB (${raw.name}): ${(viaWriteApi / raw.value).toFixed(2)}x`,
+          detail: `${cpuText(writeApi)}; against raw DuckDB (${raw.name}): ${(viaWriteApi / raw.value).toFixed(2)}x; its first (cold) pass, not the figure: ${Math.round(writeApiCold.rate)} rows/s, ${cpuText(writeApiCold)}`,
         },
         {
           name: 'insertAll via @google-cloud/bigquery table.request, absolute',

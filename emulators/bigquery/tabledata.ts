@@ -270,28 +270,50 @@ export async function insertUtf8Texts(
   const ref = (group[0] as PendingInsert).ref;
   const texts = group.flatMap((p) => (p.text && p.ids.length > 0 ? [p.text] : []));
   if (texts.length === 0) return;
-  // One request's array as it came; several as one array of all their rows.
-  const array =
-    texts.length === 1
-      ? (texts[0] as Buffer)
-      : Buffer.concat([
-          ...texts.flatMap((t, i) => [i === 0 ? OPEN_BRACKET : COMMA, t.subarray(1, t.length - 1)]),
-          CLOSE_BRACKET,
-        ]);
   tableOrGone(em, ref);
   const sql = rowTextInsertSql(qualifiedName(ref), fieldsOf(ref), 'utf8');
   const prepared = await em.store.statement(conn, schemaName(ref.projectId, ref.datasetId), ref.tableId, sql);
-  prepared.bindBlob(1, array);
+  // One request's array as it came; several as one array of all their rows, joined in a buffer
+  // kept for the next group (a fresh one per group was a megabyte of external memory each time).
+  const joined = texts.length === 1 ? undefined : joinArrays(texts);
+  prepared.bindBlob(1, joined ? joined.array : (texts[0] as Buffer));
   try {
     await prepared.run();
   } finally {
     prepared.clearBindings();
+    joined?.release();
   }
 }
 
-const OPEN_BRACKET = Buffer.from('[');
-const COMMA = Buffer.from(',');
-const CLOSE_BRACKET = Buffer.from(']');
+/** The buffer the last group's arrays were joined in, while no group uses it. */
+let spareJoin: Buffer | undefined;
+
+/**
+ * JSON arrays (UTF-8, `[…]` each) joined into one array of all their items, in the spare buffer
+ * when it is large enough; `release` hands the buffer back once nothing reads `array`.
+ */
+export function joinArrays(texts: readonly Buffer[]): { array: Buffer; release(): void } {
+  // Each array loses its brackets and gains a comma (the first one a bracket), and one closes.
+  let size = 1;
+  for (const t of texts) size += t.length - 1;
+  let buffer = spareJoin;
+  spareJoin = undefined;
+  // Its own memory, not a slice of Node's shared pool: it is kept.
+  if (!buffer || buffer.length < size) buffer = Buffer.allocUnsafeSlow(size + (size >> 1));
+  let at = 0;
+  texts.forEach((t, i) => {
+    buffer[at++] = i === 0 ? 0x5b : 0x2c; // [ or ,
+    at += t.copy(buffer, at, 1, t.length - 1);
+  });
+  buffer[at++] = 0x5d; // ]
+  const kept = buffer;
+  return {
+    array: buffer.subarray(0, at),
+    release: () => {
+      spareJoin = kept;
+    },
+  };
+}
 
 /** Throws notFound when the table of rows about to be stored is gone. */
 function tableOrGone(em: Emulator, ref: PendingInsert['ref']): void {

@@ -8,7 +8,13 @@ import assert from 'node:assert/strict';
 import storage from '@google-cloud/bigquery-storage';
 import protobuf from 'protobufjs';
 import 'protobufjs/ext/descriptor/index.js';
-import { BadValue, type RowDescriptor, type RowField, rowEncoder } from '../../adapters/proto-rows.ts';
+import {
+  BadValue,
+  type RowDescriptor,
+  type RowField,
+  rowEncoder,
+  timestampMicros,
+} from '../../adapters/proto-rows.ts';
 
 // A table with every type the pipeline's tables use, nested and repeated, as GetWriteStream gives it.
 const FIELDS: RowField[] = [
@@ -150,5 +156,105 @@ describe('storage: rows encoded for the Storage Write API from their insertAll J
     assert.match(refused({ user: 'u1' }), /RECORD \(user\)/);
     assert.match(refused({ user: { nickname: 'x' } }), /no such field: nickname/);
     assert.match(refused({ nickname: null }), /no such field: nickname/);
+  });
+  it('writes long, non-ASCII and nested values (lengths past one byte) as protobufjs writes them', () => {
+    const long = `https://shop.example.com/products/42?utm_source=news&utm_campaign=${'x'.repeat(200)}`;
+    const row = {
+      event_id: 'é€😀 short',
+      event_time: '2026-11-26T08:00:00.000001Z',
+      payload: { text: 'ñ'.repeat(100) },
+      tags: ['a'.repeat(42), 'b'.repeat(43), `ü${'c'.repeat(41)}`],
+      // A RECORD longer than 127 bytes: its length takes two bytes, the message moves on by one.
+      user: { user_id: long, ids: [{ kind: 'k', value: 'v'.repeat(300) }] },
+    };
+    const theirs = Row.encode(
+      Row.fromObject({
+        event_id: row.event_id,
+        event_time: '1795680000000001',
+        payload: JSON.stringify(row.payload),
+        tags: row.tags,
+        user: { user_id: long, ids: [{ kind: 'k', value: 'v'.repeat(300) }] },
+      }),
+    ).finish();
+    assert.equal(Buffer.compare(Buffer.from(encoder.encode(row)), Buffer.from(theirs)), 0);
+    // A lone surrogate is no UTF-8: it is written as U+FFFD, as protobufjs writes it in a long
+    // string (in a short one it writes the surrogate's three bytes, which are not valid UTF-8).
+    assert.equal(decode(encoder.encode({ event_id: 'lone \ud800' })).event_id, 'lone \ufffd');
+  });
+
+  it('encodes an append into one buffer, leaving out and naming the rows it refuses', () => {
+    const good = (n: number) => ({ event_id: `e${n}`, event_time: '2026-01-01T00:00:00Z', attempt: n });
+    const { rows, refused } = encoder.encodeAll([good(1), { ...good(2), attempt: 'two' }, good(3)]);
+    assert.deepEqual(refused, [{ index: 1, message: "Could not parse 'two' as INT64 (attempt)." }]);
+    assert.deepEqual(
+      rows.map((r) => decode(r)),
+      [1, 3].map((n) => ({ event_id: `e${n}`, event_time: '1767225600000000', attempt: String(n) })),
+    );
+    // Each row is a view of one buffer, its bytes those of the row encoded alone.
+    assert.equal(rows[0]?.buffer, rows[1]?.buffer);
+    assert.deepEqual(Buffer.from(rows[1] as Uint8Array), Buffer.from(encoder.encode(good(3))));
+  });
+
+  it('reuses an append’s buffer once it is released, and only then', () => {
+    const rows = Array.from({ length: 50 }, (_, n) => ({
+      event_id: `e${n}`,
+      event_time: '2026-01-01T00:00:00Z',
+    }));
+    const first = encoder.encodeAll(rows);
+    const held = encoder.encodeAll(rows);
+    assert.notEqual(held.rows[0]?.buffer, first.rows[0]?.buffer);
+    first.release();
+    first.release(); // once is enough; twice must not hand the buffer out twice
+    const second = encoder.encodeAll(rows);
+    const third = encoder.encodeAll(rows);
+    assert.equal(second.rows[0]?.buffer, first.rows[0]?.buffer);
+    assert.notEqual(third.rows[0]?.buffer, first.rows[0]?.buffer);
+    for (const e of [held, second, third]) e.release();
+  });
+
+  it('reads insertAll timestamps without Date.parse to the same microseconds as with it', () => {
+    // The encoder's own reading of `YYYY-MM-DDTHH:MM:SS[.f]Z` against Date.parse's, over forms in
+    // and out of it: leap days, the last second of a day, years far from the epoch, fractions of
+    // every length, offsets, and texts only Date.parse reads (or neither does).
+    const texts = [
+      '2026-11-26T08:00:00Z',
+      '2026-11-26T08:00:00.1Z',
+      '2026-11-26T08:00:00.123Z',
+      '2026-11-26T08:00:00.123456Z',
+      '2026-11-26T08:00:00.1234567891Z',
+      '2024-02-29T23:59:59.999999Z',
+      '2023-02-29T00:00:00Z',
+      '2024-04-31T00:00:00Z',
+      '2024-01-01T24:00:00Z',
+      '2024-01-01T23:59:60Z',
+      '1969-12-31T23:59:59.999500Z',
+      '1900-03-01T00:00:00Z',
+      '0001-01-01T00:00:00Z',
+      '2255-06-05T23:47:34.740991Z',
+      '9999-12-31T23:59:59.999999Z',
+      '2026-11-26T08:00:00.Z',
+      '2026-11-26T08:00:00z',
+      '2026-11-26 08:00:00Z',
+      '2026-11-26T09:00:00+01:00',
+      '2026-11-26',
+      'not a time',
+    ];
+    const Only = rowEncoder([{ name: 't', type: 'TIMESTAMP' }], {
+      name: 'r',
+      field: [{ name: 't', number: 1, type: 3, label: 1 }],
+    });
+    const T = (protobuf.Type as unknown as { fromDescriptor(d: unknown): protobuf.Type }).fromDescriptor({
+      name: 'r',
+      field: [{ name: 't', number: 1, type: 3, label: 1 }],
+    });
+    for (const t of texts) {
+      let ours: string | undefined;
+      try {
+        ours = String((T.toObject(T.decode(Only.encode({ t })), { longs: String }) as { t: string }).t);
+      } catch (e) {
+        assert.ok(e instanceof BadValue, String(e));
+      }
+      assert.equal(ours, timestampMicros(t)?.toString(), t);
+    }
   });
 });

@@ -10,6 +10,7 @@ import protobuf from 'protobufjs';
 import { convertRow } from '../insert-rows.ts';
 import { prepareRowText } from '../row-text.ts';
 import { type FieldSchema, normaliseSchema } from '../schema.ts';
+import { joinArrays } from '../tabledata.ts';
 import { civilFromMicros } from '../time-text.ts';
 import { fastRows, timestampText } from '../write-rows.ts';
 import { decodeRows, type WriterSchema, writerSchema } from '../write-streams.ts';
@@ -117,6 +118,14 @@ describe('bigquery emulator: the Storage Write API fast row path', () => {
       const { date, time } = civilFromMicros(BigInt(us));
       assert.equal(timestampText(us), `${date}T${time}Z`, String(us));
     }
+    // Spread over every day, second and fraction up to 2^53 µs (a fixed walk, not random).
+    for (let us = 0, k = 0; k < 5000; k++, us = (us * 31 + 1_000_003_007_919) % 9_007_199_254_740_991) {
+      const { date, time } = civilFromMicros(BigInt(us));
+      assert.equal(timestampText(us), `${date}T${time}Z`, String(us));
+    }
+    // Before the year 1000: no text form (the general path's business).
+    assert.equal(timestampText(-30_610_224_001_000_000), undefined);
+    assert.equal(timestampText(-30_610_224_000_000_000), '1000-01-01T00:00:00Z');
   });
 
   /** Appends the fast path gives up on; the general path answers them (values or problems). */
@@ -288,5 +297,26 @@ describe('bigquery emulator: the Storage Write API fast row path', () => {
     const row = writer.type.encode(writer.type.fromObject({ id: 'a', at: AT, OK: true })).finish();
     const text = fast([row], writer);
     assert.equal(text?.[0]?.['ok'], true);
+  });
+
+  it('joins the appends of one group commit into one array, in a buffer kept for the next group', () => {
+    const arrays = (...items: unknown[][]) => items.map((a) => Buffer.from(JSON.stringify(a)));
+    const first = joinArrays(arrays([{ id: 'a' }, { id: 'b' }], [{ id: 'é' }], [{ id: 'c', n: [1, 2] }]));
+    assert.deepEqual(JSON.parse(first.array.toString()), [
+      { id: 'a' },
+      { id: 'b' },
+      { id: 'é' },
+      { id: 'c', n: [1, 2] },
+    ]);
+    // While the first group's statement runs, another join takes a buffer of its own.
+    const meanwhile = joinArrays(arrays([{ id: 'x' }], [{ id: 'y' }]));
+    assert.notEqual(meanwhile.array.buffer, first.array.buffer);
+    meanwhile.release();
+    first.release();
+    // The next, shorter group reuses the last released buffer: nothing of the longer one shows.
+    const next = joinArrays(arrays([{ id: 'd' }], [{ id: 'e' }]));
+    assert.equal(next.array.buffer, first.array.buffer);
+    assert.deepEqual(JSON.parse(next.array.toString()), [{ id: 'd' }, { id: 'e' }]);
+    next.release();
   });
 });
