@@ -84,6 +84,9 @@ export interface TracingOptions {
   };
 }
 
+/** How long a span waits in the queue for others to share its export (a full batch does not wait). */
+export const EXPORT_DELAY_MS = 5000;
+
 /** What a process holds once tracing is set up. */
 export interface Tracing {
   /** Exports what is queued (tests, a function's shutdown). */
@@ -121,7 +124,10 @@ export function setupTracing(options: TracingOptions): Tracing {
     ? new BatchSpanProcessor(exporter, {
         maxQueueSize: options.queue?.maxQueueSize ?? 2048,
         maxExportBatchSize: 512,
-        scheduledDelayMillis: options.queue?.scheduledDelayMillis ?? 1000,
+        // OpenTelemetry's default wait. Each export costs about 1.2 ms of CPU however few spans it
+        // carries (loopback OTLP/HTTP): once a second that was 4 µs per event at 300 events/s.
+        // A full batch (512) goes at once anyway.
+        scheduledDelayMillis: options.queue?.scheduledDelayMillis ?? EXPORT_DELAY_MS,
         exportTimeoutMillis,
       })
     : undefined;
