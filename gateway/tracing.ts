@@ -70,7 +70,13 @@ export function receiveSpan(req: IncomingMessage, res: ServerResponse): void {
     context: undefined,
   };
   (req as Traced)[RECORD] = record;
-  res.on('close', () => ended(record, res.statusCode));
+  res.on('close', answered);
+}
+
+/** The response's 'close' listener: one function for every request (no closure per request). */
+function answered(this: ServerResponse): void {
+  const record = (this.req as Traced)[RECORD];
+  if (record !== undefined) ended(record, this.statusCode);
 }
 
 /** The request is answered: a sampled or failed one is exported whole, any other dropped. */
@@ -136,7 +142,7 @@ export function endStep(
 ): void {
   if (step === undefined || !Number.isNaN(step.end)) return;
   step.end = epochNow();
-  if (attributes) step.attributes = { ...step.attributes, ...attributes };
+  if (attributes) step.attributes = step.attributes ? { ...step.attributes, ...attributes } : attributes;
   if (outcome?.refused !== undefined)
     step.attributes = { ...step.attributes, [REFUSED_ATTRIBUTE]: outcome.refused };
   if (outcome?.error !== undefined) step.error = outcome.error;
