@@ -8,7 +8,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EventPublisher } from '../adapters/publisher.ts';
 import { RegistryUnavailable } from '../adapters/registry.ts';
-import { noteSpan, REFUSED_ATTRIBUTE } from '../adapters/tracing.ts';
+import { REFUSED_ATTRIBUTE } from '../adapters/tracing.ts';
 import { type RefusalEvent, refusalDetail } from '../core/console/live-events.ts';
 import type { DefinedEvents } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
@@ -29,6 +29,7 @@ import { splitUrl } from './routing.ts';
 import { type SessionKeys, sessionKeys } from './session-key.ts';
 import { type CertificateCache, createCertificateCache } from './signing-certificates.ts';
 import { truncate } from './step.ts';
+import { noteRequest } from './tracing.ts';
 import type { TranslatorEntry } from './translate.ts';
 
 export interface GatewayConfig {
@@ -229,7 +230,7 @@ export function sendError(
   close = false,
 ): void {
   // The request's span says why it was refused: the code, never the request's values.
-  noteSpan({ [REFUSED_ATTRIBUTE]: e.code });
+  noteRequest(req, REFUSED_ATTRIBUTE, e.code);
   const recorder = rt.deps.refusals;
   if (recorder && !res.headersSent) {
     const n = (req as Noted)[NOTE];

@@ -14,14 +14,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { PublishUnavailableError } from '../adapters/publisher.ts';
-import {
-  activeContextAttributes,
-  childSpan,
-  endSpan,
-  noteSpan,
-  SpanKind,
-  withSpan,
-} from '../adapters/tracing.ts';
+import { SpanKind } from '../adapters/tracing.ts';
 import type { DefinedEvents, Deprecated } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { andThen, isPending, type MaybePromise } from '../core/maybe-async.ts';
@@ -72,7 +65,7 @@ import {
 } from './runtime.ts';
 import { queryKeys, readJitsuKey, sdkClient, sdkMetrics, sdkSettings, withMoneyRule } from './sdk-paths.ts';
 import { serveTag } from './tag-route.ts';
-import { receiveSpan } from './tracing.ts';
+import { endStep, noteRequest, receiveSpan, requestContext, startStep } from './tracing.ts';
 import {
   invalidCalls,
   publishChunks,
@@ -100,16 +93,15 @@ export function createGateway(config: GatewayConfig, deps: GatewayDeps): Server 
         rt.log({ severity: 'ERROR', message: `gateway bug: ${(err as Error).stack ?? String(err)}` });
         sendError(rt, req, res, apiError('INTERNAL'), true);
       };
-      // The request's span, active while it is handled: its context goes on every message (contextOf).
-      const receive = receiveSpan(req, res);
-      withSpan(receive.parent, receive.span, () => {
-        try {
-          const handled = handle(rt, req, res);
-          if (isPending(handled)) handled.catch(bug);
-        } catch (err) {
-          bug(err);
-        }
-      });
+      // The request's span, kept on the request (not made active): its context goes on every
+      // message (contextOf), its steps are made under it (gateway/tracing.ts).
+      receiveSpan(req, res);
+      try {
+        const handled = handle(rt, req, res);
+        if (isPending(handled)) handled.catch(bug);
+      } catch (err) {
+        bug(err);
+      }
     },
   );
   // A malformed request line or headers: answer with our envelope instead of node's bare 400.
@@ -139,7 +131,7 @@ function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): MaybePr
   const { path, query: queryText } = splitUrl(withoutOriginPath(rt, req.url ?? '/'));
   const method = req.method ?? 'GET';
   const r = route(path, rt.config.project, rt.topics);
-  noteSpan({ 'eventbus.route': r.kind });
+  noteRequest(req, 'eventbus.route', r.kind);
   // Every path's preflight, an unknown one's too: the request that follows then gets its real
   // answer (a 404 with CORS headers) instead of a CORS error hiding it (gateway/cors.ts).
   if (method === 'OPTIONS') return preflight(rt, req, res, r.kind === 'collect');
@@ -194,9 +186,9 @@ function handlePublish(
   target: Target,
   query: Readonly<URLSearchParams>,
 ): MaybePromise<void> {
-  const authSpan = childSpan('gateway.auth');
+  const authStep = startStep(req, 'gateway.auth');
   return andThen(authenticate(req, query.getAll('key'), rt.authDeps), (auth) => {
-    endSpan(authSpan, auth.ok ? undefined : { refused: auth.error.code });
+    endStep(req, authStep, auth.ok ? undefined : { refused: auth.error.code });
     if (!auth.ok) {
       refused(rt, req, auth.error, auth.credential, { size: sizeOf(req) });
       return sendError(rt, req, res, auth.error, true);
@@ -342,9 +334,9 @@ function build<B extends { readonly deprecated?: Deprecated }>(
 ): MaybePromise<void> {
   // Sec-GPC: 1 (Global Privacy Control) is carried to the events as consent.gpc (envelope.ts).
   const client = req.headers['sec-gpc'] === '1' ? { ...p.client, gpc: true } : p.client;
-  const validate = childSpan('gateway.validate');
-  const built = p.build(contextOf(rt, client, defined));
-  endSpan(validate, built.ok ? undefined : { refused: built.error.code });
+  const validate = startStep(req, 'gateway.validate');
+  const built = p.build(contextOf(rt, req, client, defined));
+  endStep(req, validate, built.ok ? undefined : { refused: built.error.code });
   if (!built.ok) return sendError(rt, req, res, built.error);
   const b = built.value;
   if (names) {
@@ -358,9 +350,9 @@ function build<B extends { readonly deprecated?: Deprecated }>(
   }
   const refusal = p.refuse(b);
   if (refusal) return sendError(rt, req, res, refusal);
-  const publish = childSpan('gateway.publish', SpanKind.PRODUCER);
+  const publish = startStep(req, 'gateway.publish', SpanKind.PRODUCER);
   const failed = (err: unknown) => {
-    endSpan(publish, { error: (err as Error).name });
+    endStep(req, publish, { error: (err as Error).name });
     const retryAfter = err instanceof PublishUnavailableError ? err.retryAfterSeconds : 2;
     rt.log({ severity: 'ERROR', message: `publish failed: ${(err as Error).message}`, ...p.logged(b) });
     sendError(rt, req, res, apiError('UNAVAILABLE', { retryAfter }));
@@ -372,8 +364,7 @@ function build<B extends { readonly deprecated?: Deprecated }>(
     return failed(err);
   }
   return publishing.then((ids) => {
-    publish.setAttribute('messaging.batch.message_count', ids.length);
-    endSpan(publish);
+    endStep(req, publish, undefined, { 'messaging.batch.message_count': ids.length });
     try {
       const cookies = p.cookies?.(b);
       if (cookies && cookies.length > 0 && !res.headersSent) res.setHeader('set-cookie', cookies);
@@ -401,6 +392,7 @@ function coverage(
 /** The envelope context of a request being parsed now. */
 function contextOf(
   rt: Runtime,
+  req: IncomingMessage,
   client: EnvelopeContext['client'],
   defined: DefinedEvents | null | undefined,
 ): EnvelopeContext {
@@ -411,7 +403,7 @@ function contextOf(
     client,
     newId: rt.deps.newId,
     ...(defined ? { defined } : {}),
-    trace: activeContextAttributes(),
+    trace: requestContext(req),
   };
 }
 

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { setupTracing, type Tracing } from '../../adapters/tracing.ts';
 import { freePort } from '../../local/supervisor.ts';
@@ -86,6 +87,59 @@ describe('gateway: a trace per request', () => {
       spans.find((s) => s.name === 'gateway.receive')?.attributes['eventbus.refused'],
       'INVALID_CREDENTIALS',
     );
+  });
+
+  it('at ratio 0, a failed publish exports the request with the publish step’s error, under its parent', async () => {
+    const exporter = new InMemorySpanExporter();
+    const { pub, g } = await start(0, exporter);
+    pub.mode = 'unavailable';
+    const a = await post(`${g.url}/v1/topics/events`, event(1), {
+      authorization: `Bearer ${g.token}`,
+      traceparent: `00-${TRACE}-${PRODUCER_SPAN}-00`,
+      tracestate: 'producer=1',
+    });
+    assert.equal(a.status, 503);
+    await tracing?.flush();
+    const spans = exporter.getFinishedSpans();
+    assert.deepEqual(spans.map((s) => s.name).sort(), [
+      'gateway.auth',
+      'gateway.publish',
+      'gateway.receive',
+      'gateway.validate',
+    ]);
+    const receive = spans.find((s) => s.name === 'gateway.receive');
+    assert.equal(receive?.parentSpanContext?.spanId, PRODUCER_SPAN);
+    assert.equal(receive?.attributes['http.response.status_code'], 503);
+    assert.equal(receive?.status.code, SpanStatusCode.ERROR);
+    assert.equal(receive?.spanContext().traceState?.get('producer'), '1');
+    const publish = spans.find((s) => s.name === 'gateway.publish');
+    assert.equal(publish?.parentSpanContext?.spanId, receive?.spanContext().spanId);
+    assert.equal(publish?.kind, SpanKind.PRODUCER);
+    assert.deepEqual(publish?.status, { code: SpanStatusCode.ERROR, message: 'PublishUnavailableError' });
+    for (const s of spans) {
+      assert.equal(s.spanContext().traceId, TRACE);
+      assert.ok(s.startTime[0] * 1e3 + s.startTime[1] / 1e6 <= s.endTime[0] * 1e3 + s.endTime[1] / 1e6);
+    }
+  });
+
+  it('carries a producer’s tracestate on every message, with the unsampled flag it came with', async () => {
+    const exporter = new InMemorySpanExporter();
+    const { pub, g } = await start(0, exporter);
+    const a = await post(`${g.url}/v1/topics/events`, [event(1), event(2)], {
+      authorization: `Bearer ${g.token}`,
+      traceparent: `00-${TRACE}-${PRODUCER_SPAN}-00`,
+      tracestate: 'producer=1,other=x',
+    });
+    assert.equal(a.status, 200);
+    const messages = pub.calls[0]?.messages ?? [];
+    assert.equal(messages.length, 2);
+    for (const m of messages) {
+      assert.match(m.attributes['traceparent'] ?? '', new RegExp(`^00-${TRACE}-[0-9a-f]{16}-00$`));
+      assert.doesNotMatch(m.attributes['traceparent'] ?? '', new RegExp(PRODUCER_SPAN));
+      assert.equal(m.attributes['tracestate'], 'producer=1,other=x');
+    }
+    await tracing?.flush();
+    assert.deepEqual(exporter.getFinishedSpans(), []);
   });
 
   it('a producer’s own traceparent attribute never reaches Pub/Sub: the gateway’s context does', async () => {
