@@ -120,17 +120,24 @@ const WIRE: Readonly<Record<number, number>> = {
 const DAY_MS = 86_400_000;
 const INT64_RANGE = [-(1n << 63n), (1n << 63n) - 1n] as const;
 
-/** Milliseconds of `text` (Date.parse) and the microseconds past them its fraction gives. */
+/**
+ * Milliseconds of `text` (Date.parse) and the microseconds past them its fraction gives. Date.parse
+ * sees the fraction cut to milliseconds: given ten digits or more it reads them as a number and
+ * drops their leading zeros (`.0123456789` as 123 ms).
+ */
 function timestampParts(text: string): { ms: number; micros: number } | undefined {
-  const ms = Date.parse(text);
-  if (Number.isNaN(ms)) return undefined;
-  let fraction: string;
+  let start: number;
   // insertAll's own form (`…T03:04:05.123456Z`, as store writes it) without a regular expression.
-  if (text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58 && text.charCodeAt(19) === 46) {
-    let end = 20;
-    while (end < text.length && isDigitCode(text.charCodeAt(end))) end++;
-    fraction = text.slice(20, end);
-  } else fraction = /\d\d:\d\d:\d\d\.(\d+)/.exec(text)?.[1] ?? '';
+  if (text.charCodeAt(13) === 58 && text.charCodeAt(16) === 58 && text.charCodeAt(19) === 46) start = 20;
+  else {
+    const m = /\d\d:\d\d:\d\d\./.exec(text);
+    start = m ? m.index + m[0].length : -1;
+  }
+  let end = start;
+  if (start >= 0) while (end < text.length && isDigitCode(text.charCodeAt(end))) end++;
+  const fraction = start >= 0 ? text.slice(start, end) : '';
+  const ms = Date.parse(fraction.length > 3 ? text.slice(0, start + 3) + text.slice(end) : text);
+  if (Number.isNaN(ms)) return undefined;
   return { ms, micros: fraction.length > 3 ? Number(fraction.slice(3, 6).padEnd(3, '0')) : 0 };
 }
 const isDigitCode = (c: number): boolean => c >= 48 && c <= 57;
