@@ -21,7 +21,11 @@ import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
 import { SENDER_ATTRIBUTE } from '../core/sender.ts';
 import { fail, type Step } from '../core/step.ts';
-import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
+import {
+  INVALID_ERRORS_ATTRIBUTE,
+  invalidAttribute,
+  invalidErrorsAttribute,
+} from '../core/store/invalid-call.ts';
 import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
 import { withTraitsSplit } from '../core/translate/traits.ts';
 import type { FieldViolation } from '../core/validation.ts';
@@ -438,10 +442,7 @@ function invalidEventMessage(
     description: v.description,
   }));
   const attributes: Record<string, string> = {
-    invalid: own
-      .map((v) => `${v.field}: ${v.description}`)
-      .join('; ')
-      .slice(0, 1024),
+    invalid: invalidAttribute(own),
     [INVALID_ERRORS_ATTRIBUTE]: invalidErrorsAttribute(own),
   };
   if (ctx.client.credential) attributes[CREDENTIAL_ATTRIBUTE] = ctx.client.credential;

@@ -33,6 +33,21 @@ export function invalidErrorsAttribute(violations: readonly FieldViolation[]): s
   return JSON.stringify([{ field: '(call)', description: `${own.length} violations` }]);
 }
 
+/**
+ * The `invalid` attribute of a refused call: its violations as text (`field: description; …`),
+ * cut to Pub/Sub's 1024 bytes at a character's boundary (a field name in another script takes
+ * two or three bytes a character, and one attribute over the limit refuses the whole Publish).
+ */
+export function invalidAttribute(violations: readonly FieldViolation[]): string {
+  const text = violations.map((v) => `${v.field}: ${v.description}`).join('; ');
+  const bytes = Buffer.from(text);
+  if (bytes.length <= ATTRIBUTE_BYTES) return text;
+  // Back to the start of the character the limit falls in (continuation bytes are 10xxxxxx).
+  let end = ATTRIBUTE_BYTES;
+  while (end > 0 && ((bytes[end] as number) & 0xc0) === 0x80) end--;
+  return bytes.subarray(0, end).toString();
+}
+
 const isViolation = (v: unknown): v is FieldViolation =>
   typeof v === 'object' &&
   v !== null &&
