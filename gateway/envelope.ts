@@ -367,8 +367,13 @@ function buildMessages(
       });
     }
     if (!r.ok && tag) {
+      // A refused event is bounded as a valid one is: over the limit, the request is refused whole.
+      const kept = invalidEventMessage(item.raw, item.prefix, r.violations, ctx);
+      const size = kept.data.length - INVALID_WRAPPER_BYTES;
+      if (size > limits.maxEventBytes)
+        return fail('EVENT_TOO_LARGE', { field: item.prefix || '(root)', size, max: limits.maxEventBytes });
       violations.push(...r.violations);
-      invalid.push(invalidEventMessage(item.raw, item.prefix, r.violations, ctx));
+      invalid.push(kept);
       order.push(-1);
       continue;
     }
@@ -425,6 +430,9 @@ function tagEventMessage(
   const { event_time: _late, ...rest } = event as Record<string, unknown>;
   return eventMessage(rest, prefix, ctx, extra);
 }
+
+/** The bytes `{"invalid_call": …}` adds to a refused event's JSON. */
+const INVALID_WRAPPER_BYTES = Buffer.byteLength(JSON.stringify({ invalid_call: null })) - 'null'.length;
 
 /**
  * A refused event of the tag's form as the store keeps it in invalid_events: the event as sent,

@@ -134,4 +134,19 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.equal(data(2).user, undefined);
     assert.equal(data(2).traits, undefined);
   });
+
+  it('refuses the request whole when a refused event is over the per-event limit, as for a valid one', async () => {
+    const big = { event_name: 'view_content', event_id: 'big', note: 'x'.repeat(1_048_577) };
+    const a = await send([mixed[0], big]);
+    assert.equal(a.status, 413, JSON.stringify(a.body).slice(0, 300));
+    assert.match(JSON.stringify(a.body.error?.details), /"reason":"EVENT_TOO_LARGE"/);
+    assert.equal(pub.calls.length, 0, 'nothing published');
+    // Just under the limit, it is kept for invalid_events.
+    const json = JSON.stringify(big);
+    const under = { ...big, note: 'x'.repeat(1_048_576 - (json.length - 1_048_577)) };
+    assert.equal(Buffer.byteLength(JSON.stringify(under)), 1_048_576);
+    const b = await send([mixed[0], under]);
+    assert.equal(b.status, 200, JSON.stringify(b.body).slice(0, 300));
+    assert.equal(pub.calls[0]?.messages.length, 2);
+  });
 });
