@@ -149,4 +149,36 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.equal(b.status, 200, JSON.stringify(b.body).slice(0, 300));
     assert.equal(pub.calls[0]?.messages.length, 2);
   });
+
+  it('refuses, with tag=1, only the events outside a write key’s list, valid or not; without it the batch', async () => {
+    const key = await g.mintKey({ events: ['search', 'view_content'] });
+    const sendAs = (body: unknown, query: string) =>
+      post(`${g.url}/v1/topics/events?${query}&key=${encodeURIComponent(key)}`, body, {
+        'content-type': 'text/plain',
+        origin: ORIGIN,
+      });
+    const batch = [...mixed, { event_name: 'contact_us', event_id: 'e4', content_name: { any: 'json' } }];
+    const a = await sendAs(batch, 'tag=1');
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const body = a.body as {
+      messageIds: (string | null)[];
+      violations: { field: string; description: string }[];
+    };
+    assert.ok(body.messageIds[0]);
+    assert.deepEqual(body.messageIds.slice(1), [null, null, null]);
+    assert.deepEqual(
+      body.violations.map((v) => v.field),
+      ['[1].content_name', '[2].event_name', '[3].event_name'],
+    );
+    assert.match(body.violations[1]?.description ?? '', /^contact_us is not among the events of write key /);
+    const messages = pub.calls[0]?.messages ?? [];
+    assert.equal(messages.length, 4);
+    assert.deepEqual(data(2), { invalid_call: mixed[2] });
+    assert.match(messages[3]?.attributes['invalid'] ?? '', /^event_name: contact_us is not among/);
+    // Without tag=1 the route's contract stands: one event outside the list refuses the batch.
+    pub.calls.length = 0;
+    const plain = await sendAs([mixed[0], mixed[2]], 'x=1');
+    assert.equal(plain.status, 403);
+    assert.equal(pub.calls.length, 0);
+  });
 });
