@@ -11,6 +11,7 @@ import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
 import {
   CREDENTIAL_ATTRIBUTE,
+  fieldPath,
   type NormalizeContext,
   type NormalizeOptions,
   normalizeEvent,
@@ -382,7 +383,7 @@ function buildMessages(
     const refusal = outside
       ? [
           {
-            field: `${item.prefix}.event_name`.replace(/^\./, ''),
+            field: fieldPath(item.prefix, 'event_name'),
             description: `${name ?? 'an event without a name'} is not among the events of write key ${keyEvents.id} (key create --event)`,
           },
         ]
@@ -448,7 +449,7 @@ function tagEventMessage(
 ): EventMessage {
   const event = withTraitsSplit(raw);
   const r = eventMessage(event, prefix, ctx, extra);
-  const time = `${prefix}.event_time`;
+  const time = fieldPath(prefix, 'event_time');
   if (r.ok || r.violations.length === 0 || !r.violations.every((v) => v.field === time)) return r;
   const { event_time: _late, ...rest } = event as Record<string, unknown>;
   return eventMessage(rest, prefix, ctx, extra);

@@ -117,6 +117,12 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.equal(data(0).event_time, '2026-06-01T12:00:00.000Z');
     // Refused for more than its time: kept aside, its time with it.
     assert.equal(data(1).invalid_call.event_time, 'soon');
+    // A single event, not a batch: the same relief.
+    pub.calls.length = 0;
+    const one = await send({ ...late, event_id: 'e6' });
+    assert.equal(one.status, 200, JSON.stringify(one.body));
+    assert.ok((one.body as { messageIds: unknown[] }).messageIds[0]);
+    assert.equal(data(0).event_time, '2026-06-01T12:00:00.000Z');
   });
 
   it('splits each event’s traits into its user group, an identify’s other traits kept as its data', async () => {
