@@ -452,9 +452,12 @@ function rawPaths(pii: PiiPolicy): PiiPolicy {
   return { hashInWarehouse: both(pii.hashInWarehouse), drop: both(pii.drop) };
 }
 
-/** An `invalid_events` row; event_id and event_name are kept when they can be read. */
+/**
+ * An `invalid_events` row; event_id and event_name are kept when they can be read (a refused
+ * call's own, not its wrapper's).
+ */
 export function invalidRow(input: InvalidInput): InsertRow {
-  const raw = isObject(input.raw) ? input.raw : {};
+  const raw = invalidCallOf(input.raw) ?? (isObject(input.raw) ? input.raw : {});
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 1024) : null);
   return {
     insertId: input.insertId,

@@ -72,8 +72,10 @@ describe('gateway: the tag’s form (tag=1)', () => {
       NOW,
     );
     assert.equal(rows.kind, 'invalid');
-    const errors = (rows as { row: { json: Record<string, unknown> } }).row.json['errors'];
-    assert.deepEqual(errors, [{ path: 'content_name', message: 'is required' }]);
+    const json = (rows as { row: { json: Record<string, unknown> } }).row.json;
+    assert.deepEqual(json['errors'], [{ path: 'content_name', message: 'is required' }]);
+    // Named by the event inside, not the wrapper.
+    assert.deepEqual([json['event_id'], json['event_name']], ['e2', 'view_content']);
   });
 
   it('leaves the plain form’s contract as it was without tag=1: one refused event refuses the request', async () => {
