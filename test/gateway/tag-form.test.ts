@@ -189,4 +189,29 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.equal(plain.status, 403);
     assert.equal(pub.calls.length, 0);
   });
+
+  it('keeps a refused event under the warehouse’s PII policy, its traits included', async () => {
+    const email = 'ann@example.com';
+    const a = await send([{ event_name: 'view_content', event_id: 'p1', traits: { email, plan: 'gold' } }]);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const m = pub.calls[0]?.messages[0];
+    assert.ok(m && JSON.stringify(data(0)).includes(email), 'published as sent');
+    const settings = baseSettings({ pii: { hash_in_warehouse: ['user.email'] } });
+    const rows = messageRows(
+      {
+        messageId: '10',
+        publishTime: '2026-06-01T12:00:00.000Z',
+        attributes: m.attributes,
+        data: m.data,
+        subscription: 'events-store',
+        deliveryAttempt: 1,
+      },
+      storeConfig(settings, plan(settings)),
+      NOW,
+    );
+    const json = (rows as { row: { json: Record<string, unknown> } }).row.json;
+    assert.equal(rows.kind, 'invalid');
+    assert.ok(!String(json['payload']).includes(email), String(json['payload']));
+    assert.match(String(json['payload']), /"plan":"gold"/);
+  });
 });
