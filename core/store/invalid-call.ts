@@ -98,8 +98,9 @@ const SEGMENT_PATHS: ReadonlyMap<string, string> = new Map([
  * The PII policy for a call as sent (the tag's form or a Segment call), whose fields are not yet
  * where the event contract puts them: each path also where such a call keeps it. `user.<field>`
  * also as the traits that fill it (core/translate/traits.ts: `traits.firstName`, in `address`,
- * in Segment's `context.traits`, and an identify call's data), `event_data.<field>` also at the
- * top level and in Segment's `properties`, and the ids and device fields under Segment's names.
+ * in Segment's `context.traits`, and `event_data`, where an identify call keeps them),
+ * `event_data.<field>` also at the top level and in Segment's `properties`, and the ids and
+ * device fields under Segment's names.
  */
 export function callPolicy(pii: PiiPolicy): PiiPolicy {
   const paths = (list: readonly string[]) => [
