@@ -199,6 +199,9 @@ function at(prefix: string, field: string): string {
   return field.startsWith('[') ? `${prefix}${field}` : `${prefix}.${field}`;
 }
 
+/** A field's name in a violation, under a batch's prefix (`[2].event_time`; `event_time` alone). */
+export { at as fieldPath };
+
 /**
  * Splits, validates and completes one event. Context fields are read from the top level;
  * every other top-level field, and the content of a nested `event_data` object, is event

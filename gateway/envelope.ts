@@ -11,6 +11,7 @@ import { DELIVERY_ATTRIBUTES } from '../core/delivery/message.ts';
 import { withViolations } from '../core/errors.ts';
 import {
   CREDENTIAL_ATTRIBUTE,
+  fieldPath,
   type NormalizeContext,
   type NormalizeOptions,
   normalizeEvent,
@@ -21,7 +22,11 @@ import { isStandardBase64 } from '../core/push.ts';
 import { HOPS_ATTRIBUTE, ORIGIN_ATTRIBUTE } from '../core/rules/rules.ts';
 import { SENDER_ATTRIBUTE } from '../core/sender.ts';
 import { fail, type Step } from '../core/step.ts';
-import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
+import {
+  INVALID_ERRORS_ATTRIBUTE,
+  invalidAttribute,
+  invalidErrorsAttribute,
+} from '../core/store/invalid-call.ts';
 import { TRACE_ATTRIBUTES } from '../core/tracing/trace-context.ts';
 import { withTraitsSplit } from '../core/translate/traits.ts';
 import type { FieldViolation } from '../core/validation.ts';
@@ -50,6 +55,15 @@ export interface Parsed {
   readonly violations?: FieldViolation[];
   /** The soonest-ending grace period an event of the request was accepted under, if any. */
   readonly deprecated?: Deprecated;
+}
+
+/**
+ * The tag's form (`tag=1`) and what it needs besides the body: the write key's event list, when
+ * the key has one. An event outside it is refused as an invalid one is (kept for invalid_events
+ * with the reason), not the whole batch with a 403 the tag would take as final.
+ */
+export interface TagForm {
+  readonly keyEvents?: { readonly id: string; readonly names: readonly string[] } | undefined;
 }
 
 /** What parsing needs besides the body: limits, normalising options, and the request's client. */
@@ -133,14 +147,14 @@ export const OUR_ATTRIBUTES = [
  * The `/v1/topics/{topic}` form: one plain event, or an array of them. `tag`: the tag's form
  * (`?tag=1`, docs/gateway.md): each event's `traits` split into its `user` group
  * (core/translate/traits.ts), and a refused event kept aside for invalid_events instead of
- * refusing the request.
+ * refusing the request; an event outside the write key's list among the refused.
  */
 export function parseTopicsForm(
   value: unknown,
   topic: string,
   pathEventName: string | undefined,
   ctx: EnvelopeContext,
-  tag = false,
+  tag?: TagForm,
 ): Step<Parsed> {
   const { limits } = ctx;
   if (Array.isArray(value)) {
@@ -332,9 +346,10 @@ function buildMessages(
   topic: string,
   pathEventName: string | undefined,
   ctx: EnvelopeContext,
-  tag = false,
+  tag?: TagForm,
 ): Step<Parsed> {
   const { limits } = ctx;
+  const keyEvents = tag?.keyEvents;
   const violations: FieldViolation[] = [];
   const invalid: OutgoingMessage[] = [];
   const messages: OutgoingMessage[] = [];
@@ -362,9 +377,27 @@ function buildMessages(
         max: limits.maxEventBytes,
       });
     }
-    if (!r.ok && tag) {
-      violations.push(...r.violations);
-      invalid.push(invalidEventMessage(item.raw, item.prefix, r.violations, ctx));
+    // The tag's form: an event, valid or not, whose name the write key's list lacks is refused.
+    const name = r.ok ? r.eventName : nameOf(item.raw, pathEventName);
+    const outside = keyEvents && !(name !== undefined && keyEvents.names.includes(name));
+    const refusal = outside
+      ? [
+          {
+            field: fieldPath(item.prefix, 'event_name'),
+            description: `${name ?? 'an event without a name'} is not among the events of write key ${keyEvents.id} (key create --event)`,
+          },
+        ]
+      : !r.ok && tag
+        ? r.violations
+        : undefined;
+    if (refusal) {
+      // A refused event is bounded as a valid one is: over the limit, the request is refused whole.
+      const kept = invalidEventMessage(item.raw, item.prefix, refusal, ctx);
+      const size = kept.data.length - INVALID_WRAPPER_BYTES;
+      if (size > limits.maxEventBytes)
+        return fail('EVENT_TOO_LARGE', { field: item.prefix || '(root)', size, max: limits.maxEventBytes });
+      violations.push(...refusal);
+      invalid.push(kept);
       order.push(-1);
       continue;
     }
@@ -416,11 +449,21 @@ function tagEventMessage(
 ): EventMessage {
   const event = withTraitsSplit(raw);
   const r = eventMessage(event, prefix, ctx, extra);
-  const time = `${prefix}.event_time`;
+  const time = fieldPath(prefix, 'event_time');
   if (r.ok || r.violations.length === 0 || !r.violations.every((v) => v.field === time)) return r;
   const { event_time: _late, ...rest } = event as Record<string, unknown>;
   return eventMessage(rest, prefix, ctx, extra);
 }
+
+/** An event's name as sent (or its path's), before it is normalised; undefined when it has none. */
+function nameOf(raw: unknown, pathEventName: string | undefined): string | undefined {
+  const name =
+    typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>)['event_name'] : undefined;
+  return typeof name === 'string' ? name : pathEventName;
+}
+
+/** The bytes `{"invalid_call": …}` adds to a refused event's JSON. */
+const INVALID_WRAPPER_BYTES = Buffer.byteLength(JSON.stringify({ invalid_call: null })) - 'null'.length;
 
 /**
  * A refused event of the tag's form as the store keeps it in invalid_events: the event as sent,
@@ -438,10 +481,7 @@ function invalidEventMessage(
     description: v.description,
   }));
   const attributes: Record<string, string> = {
-    invalid: own
-      .map((v) => `${v.field}: ${v.description}`)
-      .join('; ')
-      .slice(0, 1024),
+    invalid: invalidAttribute(own),
     [INVALID_ERRORS_ATTRIBUTE]: invalidErrorsAttribute(own),
   };
   if (ctx.client.credential) attributes[CREDENTIAL_ATTRIBUTE] = ctx.client.credential;

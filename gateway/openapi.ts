@@ -228,7 +228,8 @@ export function openapiDocument(): Record<string, unknown> {
               description:
                 'Published: one message id per event, in order (with tag=1, null for an event kept for invalid_events)',
               content: {
-                'application/json': { schema: { oneOf: [ref('PublishResponse'), ref('TranslateResponse')] } },
+                // Either: a plain answer matches both, which oneOf would refuse.
+                'application/json': { schema: { anyOf: [ref('PublishResponse'), ref('TranslateResponse')] } },
               },
             },
             ...errorResponses,

@@ -31,6 +31,7 @@ import {
   type Parsed,
   parsePublishForm,
   parseTopicsForm,
+  type TagForm,
 } from './envelope.ts';
 import { cookieRequestOf, idCookies } from './id-cookies.ts';
 import {
@@ -216,7 +217,13 @@ function handlePublish(
         }
       : observed;
     // The tag's form (`tag=1`, plain form only): traits split into `user`, refused events kept aside.
-    const tag = form === 'topics' && query.get('tag') === '1';
+    // A write key's event list refuses, with tag=1, only the events outside it (TagForm).
+    const tag: TagForm | undefined =
+      form === 'topics' && query.get('tag') === '1'
+        ? principal.kind === 'key' && principal.events
+          ? { keyEvents: { id: principal.id, names: principal.events } }
+          : {}
+        : undefined;
     return andThen(readRequest(req, rt.limits, rt.bodyTimeoutMs), (body) => {
       if (!body.ok) return sendError(rt, req, res, body.error, true);
       return publishEvents(rt, req, res, {

@@ -16,7 +16,11 @@ import type { Deprecated } from '../core/definitions/defined-events.ts';
 import { type ApiError, apiError } from '../core/errors.ts';
 import { parseForm } from '../core/formats/form.ts';
 import type { Step } from '../core/step.ts';
-import { INVALID_ERRORS_ATTRIBUTE, invalidErrorsAttribute } from '../core/store/invalid-call.ts';
+import {
+  INVALID_ERRORS_ATTRIBUTE,
+  invalidAttribute,
+  invalidErrorsAttribute,
+} from '../core/store/invalid-call.ts';
 import { readableHeaders } from '../core/translate/headers.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
 import type { CertificateSource } from '../core/translate/signature-sns.ts';
@@ -253,10 +257,7 @@ export function invalidCalls(
     data: Buffer.from(JSON.stringify({ invalid_call: calls[row] ?? null })),
     attributes: {
       translator: entry.name,
-      invalid: reasons
-        .map((v) => `${v.field}: ${v.description}`)
-        .join('; ')
-        .slice(0, 1024),
+      invalid: invalidAttribute(reasons),
       // The store keeps these as the row's errors (core/store/invalid-call.ts).
       [INVALID_ERRORS_ATTRIBUTE]: invalidErrorsAttribute(reasons),
     },

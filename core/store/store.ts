@@ -36,7 +36,7 @@ import { traceIdOf } from '../tracing/trace-context.ts';
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
-import { invalidCallErrors } from './invalid-call.ts';
+import { callIdentity, callPolicy, invalidCallErrors, invalidCallOf, strippedCall } from './invalid-call.ts';
 
 /** A Pub/Sub message as the store path needs it, whether pushed or pulled. */
 export interface PubSubMessage {
@@ -257,11 +257,13 @@ export function messageRows(
     ]);
   }
   // An erased person's event (docs/privacy.md): dropped, or kept without what identifies them —
-  // the payload kept for an invalid row too.
-  const verdict = suppressionVerdict(value, config.suppression?.());
+  // the payload kept for an invalid row too. A refused call (`{"invalid_call": …}`) is judged by
+  // the call inside, its traits and Segment's names read as the event's.
+  const call = invalidCallOf(value);
+  const verdict = suppressionVerdict(call ? callIdentity(call) : value, config.suppression?.());
   if (verdict === 'drop') return { kind: 'suppressed' };
   if (verdict === 'strip') {
-    value = stripIdentifiers(value);
+    value = call ? { ...(value as object), invalid_call: strippedCall(call) } : stripIdentifiers(value);
     payload = { text: JSON.stringify(value), base64: false };
   }
   const stamp = message.attributes['definition_version'];
@@ -433,7 +435,11 @@ function keptPayload(payload: string, pii: PiiPolicy | undefined): string {
   } catch {
     return scrubText(payload);
   }
-  return isObject(value) ? JSON.stringify(applyPiiPolicy(value, rawPaths(pii))) : scrubText(payload);
+  if (!isObject(value)) return scrubText(payload);
+  // A refused call keeps its fields where the sender put them (traits, Segment's names).
+  const call = invalidCallOf(value);
+  if (call) return JSON.stringify({ ...value, invalid_call: applyPiiPolicy(call, callPolicy(pii)) });
+  return JSON.stringify(applyPiiPolicy(value, rawPaths(pii)));
 }
 
 /**
@@ -446,9 +452,12 @@ function rawPaths(pii: PiiPolicy): PiiPolicy {
   return { hashInWarehouse: both(pii.hashInWarehouse), drop: both(pii.drop) };
 }
 
-/** An `invalid_events` row; event_id and event_name are kept when they can be read. */
+/**
+ * An `invalid_events` row; event_id and event_name are kept when they can be read (a refused
+ * call's own, not its wrapper's).
+ */
 export function invalidRow(input: InvalidInput): InsertRow {
-  const raw = isObject(input.raw) ? input.raw : {};
+  const raw = invalidCallOf(input.raw) ?? (isObject(input.raw) ? input.raw : {});
   const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 1024) : null);
   return {
     insertId: input.insertId,

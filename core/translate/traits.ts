@@ -29,6 +29,18 @@ const TRAIT_NAMES: ReadonlyMap<string, string> = new Map([
   ['state', 'region'],
 ]);
 
+/**
+ * The trait names that fill a `user` field (`first_name`: `first_name`, `firstName`), or none
+ * for a field the group does not have: where a call as sent keeps what the PII policy names by
+ * its `user.` path (core/store/invalid-call.ts).
+ */
+export function traitNames(field: string): string[] {
+  if (!USER_FIELDS.has(field)) return [];
+  const camel = field.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+  const segment = [...TRAIT_NAMES].filter(([, f]) => f === field).map(([name]) => name);
+  return [...new Set([field, camel, ...segment])];
+}
+
 const isObject = (v: unknown): v is Fields => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**

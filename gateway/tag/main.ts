@@ -215,14 +215,28 @@ function start(): void {
     release();
     return event['event_id'] as string;
   };
-  const object = (v: unknown): Fields =>
-    v && typeof v === 'object' && !Array.isArray(v) ? (v as Fields) : {};
+  /**
+   * A copy of what the site gave, each field through JSON and back, a field that cannot be (a
+   * cycle, a BigInt, a getter that throws) left out: the sender stringifies events only after it
+   * took them from its queue, and a throw there would lose every batch after it.
+   */
+  const object = (v: unknown): Fields => {
+    const out: Fields = {};
+    if (v && typeof v === 'object' && !Array.isArray(v))
+      for (const k of Object.keys(v))
+        try {
+          out[k] = JSON.parse(JSON.stringify((v as Fields)[k]));
+        } catch {
+          // left out, as JSON.stringify leaves out a function
+        }
+    return out;
+  };
 
   const api = {
     eventbus: true,
     /** `track(name, properties?, options?, callback?)`: `name` snake_cased (eventName). */
     track(name: unknown, props?: unknown, options?: unknown, callback?: unknown): string {
-      return send(eventName(name), { ...object(props) }, options, callback);
+      return send(eventName(name), object(props), options, callback);
     },
     /** `page([category], [name], [properties], [options], [callback])`: a `page_view`. */
     page(...args: unknown[]): string {
@@ -231,7 +245,7 @@ function start(): void {
         const n = args.shift();
         if (typeof n === 'string') names.push(n);
       }
-      const props: Fields = { ...object(args[0]) };
+      const props = object(args[0]);
       const page: Fields = {};
       for (const f of ['url', 'referrer', 'title']) {
         if (typeof props[f] === 'string') page[f] = props[f];

@@ -93,4 +93,19 @@ describe('gateway: the OpenAPI document validates what the gateway accepts', () 
     assert.equal(component('PathEvent').Check({ content_name: 'x' }), true);
     assert.equal(component('view_content_v1').Check({ event_name: 'search', content_name: 'x' }), false);
   });
+
+  it('describes both answers of the plain form: a plain one and the tag’s (tag=1)', () => {
+    const answer = validator(
+      doc.paths['/v1/topics/{topic}'].post.responses['200'].content['application/json'].schema,
+    );
+    for (const body of [
+      { messageIds: ['1', '2'] },
+      {
+        messageIds: ['1', null],
+        invalidRows: 1,
+        violations: [{ field: '[1].content_name', description: 'is required' }],
+      },
+    ])
+      assert.equal(answer.Check(body), true, errorsOf(answer, body));
+  });
 });

@@ -72,8 +72,10 @@ describe('gateway: the tag’s form (tag=1)', () => {
       NOW,
     );
     assert.equal(rows.kind, 'invalid');
-    const errors = (rows as { row: { json: Record<string, unknown> } }).row.json['errors'];
-    assert.deepEqual(errors, [{ path: 'content_name', message: 'is required' }]);
+    const json = (rows as { row: { json: Record<string, unknown> } }).row.json;
+    assert.deepEqual(json['errors'], [{ path: 'content_name', message: 'is required' }]);
+    // Named by the event inside, not the wrapper.
+    assert.deepEqual([json['event_id'], json['event_name']], ['e2', 'view_content']);
   });
 
   it('leaves the plain form’s contract as it was without tag=1: one refused event refuses the request', async () => {
@@ -117,6 +119,12 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.equal(data(0).event_time, '2026-06-01T12:00:00.000Z');
     // Refused for more than its time: kept aside, its time with it.
     assert.equal(data(1).invalid_call.event_time, 'soon');
+    // A single event, not a batch: the same relief.
+    pub.calls.length = 0;
+    const one = await send({ ...late, event_id: 'e6' });
+    assert.equal(one.status, 200, JSON.stringify(one.body));
+    assert.ok((one.body as { messageIds: unknown[] }).messageIds[0]);
+    assert.equal(data(0).event_time, '2026-06-01T12:00:00.000Z');
   });
 
   it('splits each event’s traits into its user group, an identify’s other traits kept as its data', async () => {
@@ -133,5 +141,77 @@ describe('gateway: the tag’s form (tag=1)', () => {
     assert.deepEqual(data(1).event_data, {});
     assert.equal(data(2).user, undefined);
     assert.equal(data(2).traits, undefined);
+  });
+
+  it('refuses the request whole when a refused event is over the per-event limit, as for a valid one', async () => {
+    const big = { event_name: 'view_content', event_id: 'big', note: 'x'.repeat(1_048_577) };
+    const a = await send([mixed[0], big]);
+    assert.equal(a.status, 413, JSON.stringify(a.body).slice(0, 300));
+    assert.match(JSON.stringify(a.body.error?.details), /"reason":"EVENT_TOO_LARGE"/);
+    assert.equal(pub.calls.length, 0, 'nothing published');
+    // Just under the limit, it is kept for invalid_events.
+    const json = JSON.stringify(big);
+    const under = { ...big, note: 'x'.repeat(1_048_576 - (json.length - 1_048_577)) };
+    assert.equal(Buffer.byteLength(JSON.stringify(under)), 1_048_576);
+    const b = await send([mixed[0], under]);
+    assert.equal(b.status, 200, JSON.stringify(b.body).slice(0, 300));
+    assert.equal(pub.calls[0]?.messages.length, 2);
+  });
+
+  it('refuses, with tag=1, only the events outside a write key’s list, valid or not; without it the batch', async () => {
+    const key = await g.mintKey({ events: ['search', 'view_content'] });
+    const sendAs = (body: unknown, query: string) =>
+      post(`${g.url}/v1/topics/events?${query}&key=${encodeURIComponent(key)}`, body, {
+        'content-type': 'text/plain',
+        origin: ORIGIN,
+      });
+    const batch = [...mixed, { event_name: 'contact_us', event_id: 'e4', content_name: { any: 'json' } }];
+    const a = await sendAs(batch, 'tag=1');
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const body = a.body as {
+      messageIds: (string | null)[];
+      violations: { field: string; description: string }[];
+    };
+    assert.ok(body.messageIds[0]);
+    assert.deepEqual(body.messageIds.slice(1), [null, null, null]);
+    assert.deepEqual(
+      body.violations.map((v) => v.field),
+      ['[1].content_name', '[2].event_name', '[3].event_name'],
+    );
+    assert.match(body.violations[1]?.description ?? '', /^contact_us is not among the events of write key /);
+    const messages = pub.calls[0]?.messages ?? [];
+    assert.equal(messages.length, 4);
+    assert.deepEqual(data(2), { invalid_call: mixed[2] });
+    assert.match(messages[3]?.attributes['invalid'] ?? '', /^event_name: contact_us is not among/);
+    // Without tag=1 the route's contract stands: one event outside the list refuses the batch.
+    pub.calls.length = 0;
+    const plain = await sendAs([mixed[0], mixed[2]], 'x=1');
+    assert.equal(plain.status, 403);
+    assert.equal(pub.calls.length, 0);
+  });
+
+  it('keeps a refused event under the warehouse’s PII policy, its traits included', async () => {
+    const email = 'ann@example.com';
+    const a = await send([{ event_name: 'view_content', event_id: 'p1', traits: { email, plan: 'gold' } }]);
+    assert.equal(a.status, 200, JSON.stringify(a.body));
+    const m = pub.calls[0]?.messages[0];
+    assert.ok(m && JSON.stringify(data(0)).includes(email), 'published as sent');
+    const settings = baseSettings({ pii: { hash_in_warehouse: ['user.email'] } });
+    const rows = messageRows(
+      {
+        messageId: '10',
+        publishTime: '2026-06-01T12:00:00.000Z',
+        attributes: m.attributes,
+        data: m.data,
+        subscription: 'events-store',
+        deliveryAttempt: 1,
+      },
+      storeConfig(settings, plan(settings)),
+      NOW,
+    );
+    const json = (rows as { row: { json: Record<string, unknown> } }).row.json;
+    assert.equal(rows.kind, 'invalid');
+    assert.ok(!String(json['payload']).includes(email), String(json['payload']));
+    assert.match(String(json['payload']), /"plan":"gold"/);
   });
 });

@@ -222,4 +222,28 @@ analytics.track('AddToCart', { items: [{ item_id: 'SKU1', quantity: 1 }] });`;
     assert.equal(checkout?.['user'], undefined);
     await page.context().close();
   });
+
+  it('leaves out a trait or property that JSON cannot carry, and loses no later batch', async () => {
+    attrs = 'data-auto-page="false"';
+    const page = await open('/cyclic');
+    await page.evaluate(() => {
+      const a = (window as unknown as { analytics: Analytics }).analytics;
+      const loop: Record<string, unknown> = { name: 'loop' };
+      loop['self'] = loop;
+      a['identify']?.('u-2', { email: 'bob@example.com', loop, big: BigInt(1), plan: 'gold' });
+      a['track']?.('search', { search_term: 'shoes', loop });
+      a['flush']?.();
+    });
+    await call(page, 'track', 'sign_up', { method: 'email' });
+    await call(page, 'flush');
+    const events = await waitFor('the batches', 3);
+    const identify = events.find((e) => e['event_name'] === 'identify');
+    assert.deepEqual(identify?.['user'], { email: 'bob@example.com' });
+    assert.deepEqual(identify?.['event_data'], { plan: 'gold' });
+    assert.deepEqual(events.find((e) => e['event_name'] === 'search')?.['event_data'], {
+      search_term: 'shoes',
+    });
+    assert.ok(events.some((e) => e['event_name'] === 'sign_up'));
+    await page.context().close();
+  });
 });

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import {
   INVALID_ERRORS_ATTRIBUTE,
+  invalidAttribute,
   invalidCallErrors,
   invalidErrorsAttribute,
 } from '../../../core/store/invalid-call.ts';
@@ -43,5 +44,22 @@ describe('store: an invalid call’s own reasons', () => {
       undefined,
     );
     assert.equal(invalidCallErrors({ invalid_call: {} }, { [INVALID_ERRORS_ATTRIBUTE]: '[1]' }), undefined);
+  });
+
+  it('cuts the `invalid` attribute to 1024 UTF-8 bytes, never inside a character', () => {
+    // Field names in another script: 1024 characters of them are about three times the bytes.
+    const many = Array.from({ length: 40 }, (_, i) => ({
+      field: `event_data.名前${'ü'.repeat(10)}${i}`,
+      description: 'is too long',
+    }));
+    // Every offset of the cut against the text's characters.
+    for (const pad of Array.from({ length: 48 }, (_, n) => 'a'.repeat(n))) {
+      const text = invalidAttribute([{ field: pad, description: 'x' }, ...many]);
+      const bytes = Buffer.byteLength(text);
+      assert.ok(bytes <= 1024 && bytes > 1021, `${bytes} bytes`);
+      assert.ok(text.isWellFormed() && !text.includes('\uFFFD'), 'no character split');
+      assert.ok(text.startsWith(`${pad}: x; event_data.名前`));
+    }
+    assert.equal(invalidAttribute([{ field: 'a', description: 'b' }]), 'a: b');
   });
 });
