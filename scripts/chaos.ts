@@ -25,7 +25,13 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, type IncomingMessage, request, type ServerResponse } from 'node:http';
+import {
+  Agent,
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -70,11 +76,15 @@ const PRODUCER_AGENT = new Agent({ keepAlive: true, maxSockets: 64 });
 /** One POST: its status, or 0 when it failed or took over 10 s. */
 function post(url: string, headers: Record<string, string>, body: string): Promise<number> {
   return new Promise((done) => {
-    const req = request(url, { method: 'POST', headers, agent: PRODUCER_AGENT, timeout: 10_000 }, (res) => {
-      res.resume();
-      res.on('end', () => done(res.statusCode ?? 0));
-      res.on('error', () => done(0));
-    });
+    const req = httpRequest(
+      url,
+      { method: 'POST', headers, agent: PRODUCER_AGENT, timeout: 10_000 },
+      (res) => {
+        res.resume();
+        res.on('end', () => done(res.statusCode ?? 0));
+        res.on('error', () => done(0));
+      },
+    );
     req.on('timeout', () => req.destroy());
     req.on('error', () => done(0));
     req.end(body);
