@@ -73,6 +73,12 @@ export interface ServiceSpec {
   readonly readiness: Readiness;
   readonly logFile: string;
   readonly cwd: string;
+  /**
+   * A serverless instance (a function, the gateway): when it dies after it was ready, the
+   * supervisor starts a new one in its place, as Cloud Functions and Cloud Run replace a crashed
+   * instance, instead of stopping the environment. Absent: a death stops the environment.
+   */
+  readonly replaceable?: boolean;
 }
 
 /** Everything a service factory may use. */
@@ -268,6 +274,7 @@ export function functionService(
     readiness: { kind: 'tcp', port },
     logFile: join(ctx.logDir, `${name}.log`),
     cwd: ctx.root,
+    replaceable: true,
   };
 }
 
@@ -304,6 +311,7 @@ export const gateway: ServiceFactory = (ctx) => ({
   readiness: { kind: 'http', url: `${url(ctx.ports.gateway)}/health` },
   logFile: join(ctx.logDir, 'gateway.log'),
   cwd: ctx.root,
+  replaceable: true,
 });
 
 /** Slot: the local destination receiver (local/receiver/main.ts) on 8099. */

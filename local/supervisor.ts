@@ -1,7 +1,10 @@
 /**
  * The local supervisor: starts the services of local/services.ts as children, waits for each
  * to be ready, provisions the emulators from plan(settings), and stops everything cleanly.
- * Nothing restarts silently: a child that dies is reported and stops the whole environment.
+ * Nothing restarts silently. A serverless child (a function, the gateway: `replaceable`) that dies
+ * once it was ready is reported and replaced by a new one, as Cloud Functions and Cloud Run replace
+ * a crashed instance, at most REPLACEMENTS.max times in REPLACEMENTS.windowMs (a crash loop stops
+ * the environment); any other child that dies is reported and stops the whole environment.
  */
 
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -37,6 +40,9 @@ import {
   writeSettingsFile,
 } from './services.ts';
 import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
+
+/** How often one serverless child may be replaced before a crash loop stops the environment. */
+export const REPLACEMENTS = { max: 3, windowMs: 60_000 } as const;
 
 export interface StartOptions {
   /** Environment name (`local` → environments/local.yaml) or settings file path. */
@@ -581,11 +587,14 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     return stopping;
   };
 
-  const launch = async (spec: ServiceSpec) => {
+  /** When each serverless child died, for the crash-loop limit. */
+  const deaths = new Map<string, number[]>();
+  const launch = async (spec: ServiceSpec, replacing = false): Promise<void> => {
     options.signal?.throwIfAborted();
     const child = new Child(spec, baseEnv);
     children.push(child);
     if (child.process.pid !== undefined) guardian.watch(child.process.pid);
+    let ready = false;
     void child.exited.then((exit) => {
       if (stopping) return;
       const report: ExitReport = {
@@ -595,19 +604,49 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
         signal: exit.signal,
         lastLines: [...child.tail],
       };
-      log(
-        `${spec.name} exited (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''}); stopping the environment. Last lines of ${spec.logFile}:\n${child.tail.map((l) => `  ${l}`).join('\n')}`,
-      );
+      const what = `${spec.name} exited (code ${exit.code ?? 'none'}${exit.signal ? `, signal ${exit.signal}` : ''})`;
+      const lastLines = `Last lines of ${spec.logFile}:\n${child.tail.map((l) => `  ${l}`).join('\n')}`;
+      // Replaced once it was ready (a first start that fails is the start's error), or when it is
+      // itself a replacement, and not in a loop.
+      const now = Date.now();
+      const recent = (deaths.get(spec.name) ?? []).filter((t) => now - t < REPLACEMENTS.windowMs);
+      deaths.set(spec.name, [...recent, now]);
+      const serving = ready || replacing;
+      if (spec.replaceable && serving && recent.length < REPLACEMENTS.max) {
+        log(
+          `${what}; starting a new instance in its place (${recent.length + 1} of ${REPLACEMENTS.max} in ${REPLACEMENTS.windowMs / 1000} s). ${lastLines}`,
+        );
+        launch(spec, true).catch((err: unknown) => {
+          if (stopping) return;
+          log(`${spec.name} could not be replaced (${(err as Error).message}); stopping the environment`);
+          void stopAll(report);
+        });
+        return;
+      }
+      const loop =
+        spec.replaceable && serving
+          ? `; it died ${recent.length + 1} times in ${REPLACEMENTS.windowMs / 1000} s`
+          : '';
+      log(`${what}${loop}; stopping the environment. ${lastLines}`);
       void stopAll(report);
     });
-    await waitReady(child, readyTimeoutMs, options.signal);
+    try {
+      await waitReady(child, readyTimeoutMs, options.signal);
+    } catch (err) {
+      // A replacement that died while starting is its exit handler's to decide (above).
+      if (replacing && child.exit) return;
+      throw err;
+    }
+    ready = true;
     log(`${spec.name} ready on ${spec.url} (pid ${child.process.pid})`);
   };
 
   let provisioning: ProvisionReport | undefined;
   try {
     // The emulators start together (none needs another; provisioning waits for all of them).
-    const emulators = await Promise.allSettled(specs.filter((s) => s.stage === 'emulator').map(launch));
+    const emulators = await Promise.allSettled(
+      specs.filter((s) => s.stage === 'emulator').map((s) => launch(s)),
+    );
     const failed = emulators.find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
     const access = planned ? await planned : undefined;
@@ -690,13 +729,17 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   return {
     urls,
     ports,
-    services: children.map((c) => ({
-      name: c.spec.name,
-      pid: c.process.pid ?? 0,
-      url: c.spec.url,
-      port: c.spec.port,
-      logFile: c.spec.logFile,
-    })),
+    // The instance now serving each service: a replaced one's successor (launched after it).
+    get services() {
+      const current = new Map(children.map((c) => [c.spec.name, c]));
+      return [...current.values()].map((c) => ({
+        name: c.spec.name,
+        pid: c.process.pid ?? 0,
+        url: c.spec.url,
+        port: c.spec.port,
+        logFile: c.spec.logFile,
+      }));
+    },
     dataDir,
     logDir,
     ...(settingsFile ? { settingsFile } : {}),

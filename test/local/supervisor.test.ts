@@ -62,6 +62,7 @@ function dummyService(
   portName: 'gateway' | 'receiver',
   mode: string,
   readiness: 'http' | 'line' = 'http',
+  replaceable = false,
 ) {
   return (ctx: LocalContext): ServiceSpec => {
     const port = ctx.ports[portName];
@@ -79,6 +80,7 @@ function dummyService(
           : { kind: 'line', pattern: /listening on/ },
       logFile: join(ctx.logDir, `${name}.log`),
       cwd: ctx.root,
+      ...(replaceable ? { replaceable } : {}),
     };
   };
 }
@@ -157,6 +159,74 @@ describe('local supervisor', () => {
     assert.ok(report.lastLines.some((l) => l.includes('out of memory')));
     assert.equal(alive(steady), false);
     assert.ok(messages.some((m) => m.includes('fragile exited (code 3)')));
+  });
+
+  /** A steady service and `fn`, a serverless one (replaceable) that dies when asked. */
+  const startWithFunction = () =>
+    startEnvironment({
+      ...common(),
+      services: [
+        dummyService('steady', 'gateway', 'ready'),
+        dummyService('fn', 'receiver', 'die', 'http', true),
+      ],
+    });
+
+  it('replaces a serverless child that dies once ready, as Cloud Functions does, and keeps the rest', async () => {
+    env = await startWithFunction();
+    const steady = env.services[0]?.pid ?? 0;
+    const first = env.services[1]?.pid ?? 0;
+    await fetch(`${env.urls['fn']}/die`, { method: 'POST' }).catch(() => {});
+    const deadline = Date.now() + 20_000;
+    while ((env.services[1]?.pid ?? first) === first && Date.now() < deadline) await sleep(50);
+    const second = env.services[1]?.pid ?? 0;
+    assert.notEqual(second, first);
+    // The new instance is ready: the supervisor said so, and it answers on the same port.
+    while (
+      !messages.some((m) => m.includes(`fn ready on`) && m.includes(`(pid ${second})`)) &&
+      Date.now() < deadline
+    )
+      await sleep(50);
+    assert.equal((await fetch(`${env.urls['fn']}/health`)).status, 200);
+    assert.ok(
+      messages.some((m) => m.includes('fn exited (code 3); starting a new instance in its place (1 of 3')),
+    );
+    assert.equal(alive(first), false);
+    assert.ok(alive(steady) && alive(second));
+    assert.deepEqual(
+      env.services.map((s) => s.name),
+      ['steady', 'fn'],
+    );
+    const settled = await Promise.race([env.done, sleep(200, 'running')]);
+    assert.equal(settled, 'running');
+  });
+
+  it('stops the environment when a serverless child dies in a loop', async () => {
+    env = await startWithFunction();
+    const steady = env.services[0]?.pid ?? 0;
+    let down = false;
+    void env.done.then(() => {
+      down = true;
+    });
+    const deadline = Date.now() + 60_000;
+    for (let deaths = 0; deaths < 4 && !down && Date.now() < deadline; ) {
+      const pid = env.services[1]?.pid ?? 0;
+      if (!alive(pid) || (await fetch(`${env.urls['fn']}/health`).catch(() => undefined))?.status !== 200) {
+        await sleep(50);
+        continue;
+      }
+      await fetch(`${env.urls['fn']}/die`, { method: 'POST' }).catch(() => {});
+      while (alive(pid) && Date.now() < deadline) await sleep(20);
+      deaths++;
+    }
+    const done = await env.done;
+    assert.equal(done.reason, 'died');
+    assert.ok(done.reason === 'died' && done.service === 'fn');
+    assert.equal(alive(steady), false);
+    assert.ok(
+      messages.some((m) =>
+        m.includes('fn exited (code 3); it died 4 times in 60 s; stopping the environment'),
+      ),
+    );
   });
 
   it('fails the start when a child exits while starting, and stops what was started', async () => {
