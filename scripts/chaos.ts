@@ -265,7 +265,7 @@ async function startEnvironment(
   dataDir: string,
   ports: Record<string, number>,
   egressAllow: string,
-): Promise<{ child: ChildProcess; pids: Map<string, number> }> {
+): Promise<{ child: ChildProcess; pids: Map<string, number>; output: () => string }> {
   const args = [join(REPO, 'cli', 'main.ts'), 'start', '--env', settingsFile, '--data-dir', dataDir];
   for (const [name, port] of Object.entries(ports)) args.push('--port', `${name}=${port}`);
   const child = spawn(process.execPath, args, {
@@ -291,7 +291,7 @@ async function startEnvironment(
   for (const m of output.matchAll(/^(\w+) ready on \S+ \(pid (\d+)\)/gm))
     pids.set(m[1] as string, Number(m[2]));
   if (child.pid) pids.set('supervisor', child.pid);
-  return { child, pids };
+  return { child, pids, output: () => output };
 }
 
 export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<ChaosReport> {
@@ -484,16 +484,33 @@ ${
       log(`no pid for ${name}; skipped`);
       continue;
     }
+    const seen = env.output().length;
     log(`kill -9 ${name} (pid ${pid})`);
     try {
       process.kill(pid, 'SIGKILL');
     } catch {}
-    // The supervisor stops the rest when a child dies; a killed supervisor's guardian does.
-    await new Promise((r) => (env.child.exitCode !== null ? r(null) : env.child.once('exit', r)));
-    await sleep(1000);
-    env = await startEnvironment(settingsFile, dataDir, ports, receiver.url);
+    // A function or the gateway is replaced by the supervisor, as in the cloud (a new instance,
+    // the rest running on); for anything else it stops the environment, and a killed
+    // supervisor's guardian does: then the operator starts it again.
+    const replaced = new RegExp(`^${name} ready on \\S+ \\(pid (?!${pid}\\))(\\d+)\\)`, 'm');
+    const exited = new Promise<'exited'>((r) =>
+      env.child.exitCode !== null ? r('exited') : env.child.once('exit', () => r('exited')),
+    );
+    let outcome: 'exited' | number | undefined;
+    while (outcome === undefined) {
+      const m = replaced.exec(env.output().slice(seen));
+      if (m) outcome = Number(m[1]);
+      else if ((await Promise.race([exited, sleep(100)])) === 'exited') outcome = 'exited';
+    }
+    if (outcome === 'exited') {
+      await sleep(1000);
+      env = await startEnvironment(settingsFile, dataDir, ports, receiver.url);
+      log(`restarted (${restarts + 1})`);
+    } else {
+      env.pids.set(name, outcome);
+      log(`${name} replaced by a new instance (pid ${outcome}), the rest running on`);
+    }
     restarts++;
-    log(`restarted (${restarts})`);
   }
   await load;
   const loadDone = (Date.now() - t0) / 1000;
