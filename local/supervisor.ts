@@ -42,7 +42,7 @@ import {
 import { environmentFile, REPO_ROOT, readSettingsFile } from './settings-file.ts';
 
 /** How often one serverless child may be replaced before a crash loop stops the environment. */
-export const REPLACEMENTS = { max: 3, windowMs: 60_000 } as const;
+export const REPLACEMENTS = { max: 5, windowMs: 60_000 } as const;
 
 export interface StartOptions {
   /** Environment name (`local` → environments/local.yaml) or settings file path. */

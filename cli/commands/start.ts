@@ -81,7 +81,7 @@ export function register(program: Command): void {
       [
         '',
         'Stops cleanly on Ctrl-C or SIGTERM. A function or the gateway that dies is replaced by a new',
-        'instance (as in the cloud), up to 3 times a minute; any other death stops everything (exit 1).',
+        'instance (as in the cloud), up to 5 times a minute; any other death stops everything (exit 1).',
         'A port already in use is refused before anything starts.',
         'Logs: <data-dir>/logs/<service>.log',
         'Where each service listens: <data-dir>/environment.json (sql, replay… read it; same --data-dir).',

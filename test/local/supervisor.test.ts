@@ -20,6 +20,7 @@ import { readSettingsFile } from '../../local/settings-file.ts';
 import {
   freePort,
   type LocalEnvironment,
+  REPLACEMENTS,
   resolvePorts,
   StartError,
   startEnvironment,
@@ -188,7 +189,9 @@ describe('local supervisor', () => {
       await sleep(50);
     assert.equal((await fetch(`${env.urls['fn']}/health`)).status, 200);
     assert.ok(
-      messages.some((m) => m.includes('fn exited (code 3); starting a new instance in its place (1 of 3')),
+      messages.some((m) =>
+        m.includes(`fn exited (code 3); starting a new instance in its place (1 of ${REPLACEMENTS.max}`),
+      ),
     );
     assert.equal(alive(first), false);
     assert.ok(alive(steady) && alive(second));
@@ -208,7 +211,7 @@ describe('local supervisor', () => {
       down = true;
     });
     const deadline = Date.now() + 60_000;
-    for (let deaths = 0; deaths < 4 && !down && Date.now() < deadline; ) {
+    for (let deaths = 0; deaths <= REPLACEMENTS.max && !down && Date.now() < deadline; ) {
       const pid = env.services[1]?.pid ?? 0;
       if (!alive(pid) || (await fetch(`${env.urls['fn']}/health`).catch(() => undefined))?.status !== 200) {
         await sleep(50);
@@ -224,7 +227,9 @@ describe('local supervisor', () => {
     assert.equal(alive(steady), false);
     assert.ok(
       messages.some((m) =>
-        m.includes('fn exited (code 3); it died 4 times in 60 s; stopping the environment'),
+        m.includes(
+          `fn exited (code 3); it died ${REPLACEMENTS.max + 1} times in 60 s; stopping the environment`,
+        ),
       ),
     );
   });
