@@ -32,8 +32,8 @@ export function readAccessFile(dataDir: string): AccessFile | undefined {
 }
 
 /**
- * Writes the file whole (a rename: an emulator never reads half of it), keeping its secret, and
- * its policy tags unless new ones are given.
+ * Writes the file whole (a rename: an emulator never reads half of it), keeping its secret, its
+ * published service-account keys, and its policy tags unless new ones are given.
  */
 export function writeAccessFile(
   dataDir: string,
@@ -48,6 +48,9 @@ export function writeAccessFile(
     tokenSecret: before?.tokenSecret ?? newTokenSecret(),
     policies,
     ...(tags && tags.length > 0 ? { policyTags: tags } : {}),
+    ...(before?.serviceAccountKeys && before.serviceAccountKeys.length > 0
+      ? { serviceAccountKeys: before.serviceAccountKeys }
+      : {}),
   };
   writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
