@@ -4,7 +4,8 @@
  * secret local tokens are signed with. The three emulators read it with `--iam` and enforce it
  * (emulators/common/iam-enforce.ts); each workload calls them on endpoints bound to its own
  * service account, and `eventbus local token --as <workload>` mints a token from the same
- * secret, and `eventbus local credentials --as <member>` a credentials file Google's clients load.
+ * secret, `eventbus local credentials --as <member>` a credentials file Google's clients load, and
+ * `eventbus local key --as <service account>` a service-account key whose public half it publishes.
  * docs/permissions.md tells how to debug a refusal.
  */
 import { execFile } from 'node:child_process';
@@ -15,6 +16,7 @@ import { WORKLOADS, type Workload, workloadMember } from '../core/access/needs.t
 import {
   type AccessFile,
   mintToken,
+  newServiceAccountKey,
   newTokenSecret,
   OWNER,
   type PolicyTagEntry,
@@ -32,8 +34,8 @@ export function readAccessFile(dataDir: string): AccessFile | undefined {
 }
 
 /**
- * Writes the file whole (a rename: an emulator never reads half of it), keeping its secret, and
- * its policy tags unless new ones are given.
+ * Writes the file whole (a rename: an emulator never reads half of it), keeping its secret, its
+ * published service-account keys, and its policy tags unless new ones are given.
  */
 export function writeAccessFile(
   dataDir: string,
@@ -48,6 +50,9 @@ export function writeAccessFile(
     tokenSecret: before?.tokenSecret ?? newTokenSecret(),
     policies,
     ...(tags && tags.length > 0 ? { policyTags: tags } : {}),
+    ...(before?.serviceAccountKeys && before.serviceAccountKeys.length > 0
+      ? { serviceAccountKeys: before.serviceAccountKeys }
+      : {}),
   };
   writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
   renameSync(`${path}.tmp`, path);
@@ -125,4 +130,26 @@ export function localToken(dataDir: string, as: string, project: string, ttlSeco
       `${accessFilePath(dataDir)} does not exist: start the environment with IAM on (npm start) first`,
     );
   return mintToken(file.tokenSecret, as === 'owner' ? OWNER : memberFor(as, project), ttlSeconds);
+}
+
+/**
+ * A new key for a service account (a workload's, or `serviceAccount:…`): its public half added to
+ * the access file (the emulators re-read it: the key works at once), the key file written to `path`
+ * (mode 0600). Returns the member. emulators/common/iam-keys.ts tells what the emulators verify.
+ */
+export function writeServiceAccountKey(dataDir: string, as: string, project: string, path: string): string {
+  const member = memberFor(as, project);
+  const file = readAccessFile(dataDir);
+  if (!file)
+    throw new Error(
+      `${accessFilePath(dataDir)} does not exist: start the environment with IAM on (npm start) first`,
+    );
+  const { keyFile, published } = newServiceAccountKey(member, project);
+  const next: AccessFile = { ...file, serviceAccountKeys: [...(file.serviceAccountKeys ?? []), published] };
+  const access = accessFilePath(dataDir);
+  writeFileSync(`${access}.tmp`, JSON.stringify(next), { mode: 0o600 });
+  renameSync(`${access}.tmp`, access);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600 });
+  return member;
 }

@@ -26,12 +26,21 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import * as esbuild from 'esbuild';
 import type Mocha from 'mocha';
-import { type AccessFile, mintToken, newTokenSecret, OWNER } from '../emulators/common/iam-enforce.ts';
+import {
+  type AccessFile,
+  mintToken,
+  newServiceAccountKey,
+  newTokenSecret,
+  OWNER,
+  type PublishedKey,
+} from '../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../emulators/common/iam-policy.ts';
 import { credentialsFile, STS_PATH } from '../emulators/common/local-sts.ts';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const EMULATOR_START_TIMEOUT_MS = 30_000;
+/** The test project's service account the tests act as for the owner, with a key (`serviceAccountKey`). */
+export const OWNER_SERVICE_ACCOUNT = 'fidelity-owner';
 
 export interface TextEdit {
   readonly what: string;
@@ -114,6 +123,14 @@ export interface Fidelity {
    * on the test project, and on these other projects the tests read (`publicdata`).
    */
   readonly iam?: { readonly roles: readonly string[]; readonly projects?: readonly string[] };
+  /**
+   * The tests' credentials are a service-account key file (emulators/common/iam-keys.ts, its public
+   * half published in the access file), so the client can sign (signed URLs, POST policies): for
+   * `--as serviceAccount:…` that member's; as the owner, a service account of the test project
+   * (OWNER_SERVICE_ACCOUNT) granted the script's roles, since the owner of the local credentials
+   * file has no key. A `user:` member has none either: it keeps the local credentials file.
+   */
+  readonly serviceAccountKey?: boolean;
   /** Google's tests from another folder of the checkout, run with the main file. */
   readonly extra?: ExtraTests;
   /**
@@ -229,8 +246,21 @@ export async function runFidelity(f: Fidelity): Promise<void> {
   process.env.GCLOUD_PROJECT ??= 'fidelity-project';
   process.env.GOOGLE_CLOUD_PROJECT ??= process.env.GCLOUD_PROJECT;
   process.env.PROJECT_ID ??= process.env.GOOGLE_CLOUD_PROJECT;
-  const member = opts.as === 'owner' ? OWNER : opts.as;
-  const access = writeAccess(f, cache, member);
+  const project = process.env.GCLOUD_PROJECT as string;
+  const keyed = f.serviceAccountKey === true && !opts.as.startsWith('user:');
+  const member =
+    opts.as === 'owner'
+      ? keyed
+        ? `serviceAccount:${OWNER_SERVICE_ACCOUNT}@${project}.iam.gserviceaccount.com`
+        : OWNER
+      : opts.as;
+  const key = keyed ? newServiceAccountKey(member, project) : undefined;
+  const access = writeAccess(f, cache, member, key ? [key.published] : []);
+  if (key && process.env.GOOGLE_APPLICATION_CREDENTIALS === undefined) {
+    const path = join(cache, 'iam', 'service-account-key.json');
+    writeFileSync(path, JSON.stringify(key.keyFile), { mode: 0o600 });
+    process.env.GOOGLE_APPLICATION_CREDENTIALS = path;
+  }
   const started: { stop(): Promise<void> }[] = [];
   const hosts: string[] = [];
   let tokenUrl: string | undefined;
@@ -254,7 +284,7 @@ export async function runFidelity(f: Fidelity): Promise<void> {
     process.env.GOOGLE_APPLICATION_CREDENTIALS = path;
   }
   say(
-    `IAM on (${access.file}); credentials act as ${opts.as === 'owner' ? 'the project owner' : `${member}, granted ${(f.iam?.roles ?? []).join(', ')}`}`,
+    `IAM on (${access.file}); credentials ${key ? `(a service-account key file, universe ${key.keyFile.universe_domain}) ` : ''}act as ${member === OWNER ? 'the project owner' : `${member}, granted ${(f.iam?.roles ?? []).join(', ')}`}`,
   );
   const refused = guardNetwork(hosts, f.name);
   await f.prepare?.();
@@ -423,9 +453,14 @@ function destination(args: readonly unknown[]): { host: string; port: string } |
 /**
  * The access file the emulators enforce (`<cache>/iam/access.json`, a new secret each run): the
  * script's roles for `member` on the test project and the other projects it names; none for the
- * owner, who may do everything.
+ * owner, who may do everything; the public halves of the run's service-account keys.
  */
-function writeAccess(f: Fidelity, cache: string, member: string): { file: string; secret: string } {
+function writeAccess(
+  f: Fidelity,
+  cache: string,
+  member: string,
+  keys: readonly PublishedKey[],
+): { file: string; secret: string } {
   const dir = join(cache, 'iam');
   mkdirSync(dir, { recursive: true });
   const secret = newTokenSecret();
@@ -437,7 +472,11 @@ function writeAccess(f: Fidelity, cache: string, member: string): { file: string
           resource: `projects/${p}`,
           bindings: (f.iam?.roles ?? []).map((role) => ({ role, members: [member] })),
         }));
-  const access: AccessFile = { tokenSecret: secret, policies };
+  const access: AccessFile = {
+    tokenSecret: secret,
+    policies,
+    ...(keys.length > 0 ? { serviceAccountKeys: keys } : {}),
+  };
   const file = join(dir, 'access.json');
   writeFileSync(file, JSON.stringify(access), { mode: 0o600 });
   return { file, secret };

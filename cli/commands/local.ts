@@ -6,12 +6,24 @@
  * `eventbus local credentials --as <workload|member>`: writes a credentials file Google's clients
  * load through `GOOGLE_APPLICATION_CREDENTIALS` to call as that member (emulators/common/local-sts.ts),
  * and prints its path.
+ * `eventbus local key --as <workload|serviceAccount:…>`: writes a service-account key file for that
+ * service account, its public half published to the emulators (emulators/common/iam-keys.ts): a
+ * client given it calls as the service account and signs Cloud Storage URLs and POST policies.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { DATA_DIR_OPTION } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
+
+/** The project of the local environment in `dir` (its settings file), or a CliError. */
+async function localProject(dir: string): Promise<string> {
+  const { settingsPath } = await import('../../local/services.ts');
+  const settings = settingsPath(dir);
+  if (!existsSync(settings))
+    throw new CliError(`${dir} holds no local environment: start one (npm start) or pass its --data-dir`);
+  return (JSON.parse(readFileSync(settings, 'utf8')) as { project: string }).project;
+}
 
 interface TokenOptions {
   readonly as: string;
@@ -52,16 +64,12 @@ export function register(program: Command): void {
     )
     .action(async (options: TokenOptions) => {
       const ttl = ttlOf(options.ttl);
-      const [{ localToken }, { settingsPath }, { REPO_ROOT }] = await Promise.all([
+      const [{ localToken }, { REPO_ROOT }] = await Promise.all([
         import('../../local/access-file.ts'),
-        import('../../local/services.ts'),
         import('../../local/settings-file.ts'),
       ]);
       const dir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
-      const settings = settingsPath(dir);
-      if (!existsSync(settings))
-        throw new CliError(`${dir} holds no local environment: start one (npm start) or pass its --data-dir`);
-      const project = (JSON.parse(readFileSync(settings, 'utf8')) as { project: string }).project;
+      const project = await localProject(dir);
       try {
         process.stdout.write(`${localToken(dir, options.as, project, ttl)}\n`);
       } catch (err) {
@@ -105,6 +113,44 @@ export function register(program: Command): void {
         const safe = options.as.replace(/[^A-Za-z0-9@._-]+/g, '_');
         const out = resolve(options.out ?? join(dir, 'credentials', `${safe}.json`));
         writeLocalCredentials(dir, options.as, project, out, `${bigqueryUrl}/v1/token`, ttl);
+        process.stdout.write(`${out}\n`);
+      } catch (err) {
+        throw new CliError((err as Error).message);
+      }
+    });
+  local
+    .command('key')
+    .description(
+      'Write a service-account key file for a workload or service account, its public half published to the local emulators',
+    )
+    .requiredOption(
+      '--as <workload|member>',
+      'gateway, store, forward, schedule, studio, or serviceAccount:…',
+    )
+    .option('--out <file>', 'where to write it (default <data-dir>/credentials/<member>.key.json)')
+    .option(...DATA_DIR_OPTION)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Example:',
+        '  export GOOGLE_APPLICATION_CREDENTIALS=$(npx eventbus local key --as store)',
+        '  # then: new Storage({ useAuthWithCustomEndpoint: true }) calls as the store workload and signs URLs',
+      ].join('\n'),
+    )
+    .action(async (options: { as: string; out?: string; dataDir?: string }) => {
+      const [{ writeServiceAccountKey }, { REPO_ROOT }] = await Promise.all([
+        import('../../local/access-file.ts'),
+        import('../../local/settings-file.ts'),
+      ]);
+      const dir = resolve(options.dataDir ?? join(REPO_ROOT, '.data'));
+      const project = await localProject(dir);
+      try {
+        if (!options.as.startsWith('serviceAccount:') && options.as.includes(':'))
+          throw new Error(`--as: only a service account has keys, not ${options.as}`);
+        const safe = options.as.replace(/[^A-Za-z0-9@._-]+/g, '_');
+        const out = resolve(options.out ?? join(dir, 'credentials', `${safe}.key.json`));
+        writeServiceAccountKey(dir, options.as, project, out);
         process.stdout.write(`${out}\n`);
       } catch (err) {
         throw new CliError((err as Error).message);

@@ -6,6 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type net from 'node:net';
+import { looksLikeJwt, type PublishedKey, verifySelfSignedJwt } from './iam-keys.ts';
 import { grantingBindings, type IamPolicy } from './iam-policy.ts';
 import type { AccessFile, PolicyTagEntry } from './iam-policy-file.ts';
 import type { IdentityListeners } from './iam-ports.ts';
@@ -95,7 +96,11 @@ export class Enforcement {
     if (m) {
       this.reload();
       if (this.file === undefined) return undefined;
-      const v = verifyToken(this.file.tokenSecret, m[1] as string);
+      const token = m[1] as string;
+      // A self-signed JWT of a service account's key (iam-keys.ts), else a local token.
+      const v = looksLikeJwt(token)
+        ? verifySelfSignedJwt(this.file.serviceAccountKeys ?? [], token)
+        : verifyToken(this.file.tokenSecret, token);
       return v.ok ? { principal: v.member } : undefined;
     }
     return { principal: bound ?? OWNER };
@@ -105,6 +110,12 @@ export class Enforcement {
   mint(member: string, ttlSeconds: number): string | undefined {
     this.reload();
     return this.file === undefined ? undefined : mintToken(this.file.tokenSecret, member, ttlSeconds);
+  }
+
+  /** The published keys of a service account (its email), what its signatures verify with. */
+  keysOf(email: string): PublishedKey[] {
+    this.reload();
+    return (this.file?.serviceAccountKeys ?? []).filter((k) => k.serviceAccount === email);
   }
 
   /** The policy tags under column-level security (none: no column is restricted). */

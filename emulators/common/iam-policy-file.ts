@@ -4,6 +4,7 @@
  * policies on resources' full names (as `pulumi up` binds them), the secret local tokens are
  * signed with, and BigQuery's policy tags. The shape only; iam-checks.ts reads it.
  */
+import type { PublishedKey } from './iam-keys.ts';
 import type { IamPolicy } from './iam-policy.ts';
 
 /** What the emulators read from the access file. */
@@ -13,6 +14,11 @@ export interface AccessFile {
   readonly policies: readonly IamPolicy[];
   /** BigQuery column-level security: the policy tags that enforce it and their data policies. */
   readonly policyTags?: readonly PolicyTagEntry[];
+  /**
+   * The public halves of the service accounts' keys (iam-keys.ts): what self-signed JWTs, signed
+   * URLs and POST policies are verified with. A key not listed verifies nothing.
+   */
+  readonly serviceAccountKeys?: readonly PublishedKey[];
 }
 
 /**

@@ -34,9 +34,13 @@ import {
   patchObject,
   restoreObject,
 } from './objects.ts';
+import { postPolicyUpload } from './post-policy.ts';
+import { renderObject } from './resources.ts';
 import { ResumableUploads } from './resumable.ts';
-import { mediaUpload, multipartUpload } from './uploads.ts';
+import { isSignedQuery, type KeysOf, verifySignedUrl } from './signed.ts';
+import { mediaUpload, multipartUpload, storeMedia, xmlResource } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
+import { listBucketXml, sendXmlError } from './xml.ts';
 
 /** An Authorization header that carries a bearer token (what `callerOf` verifies). */
 const BEARER = /^Bearer\s+\S+\s*$/i;
@@ -75,8 +79,8 @@ function decode(seg: string): string {
 }
 
 /**
- * First segments of the JSON API's paths; any other path of two or more segments is the XML API's
- * `/<bucket>/<object>`, served for reads only (what `file.isPublic()` asks).
+ * First segments of the JSON API's paths; any other path is the XML API's `/<bucket>` or
+ * `/<bucket>/<object>` (xml.ts, what `file.isPublic()`, signed URLs and POST policies use).
  */
 const JSON_ROOTS = new Set(['b', 'storage', 'upload', 'download', 'channels', 'health']);
 
@@ -88,7 +92,7 @@ function route(pathname: string): Route {
     area = raw[0];
     raw.splice(0, 3);
   } else if (raw[0] === 'storage' && raw[1] === 'v1') raw.splice(0, 2);
-  else if (raw.length >= 2 && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
+  else if (raw.length >= 1 && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
   return { area, segs: raw.map(decode) };
 }
 
@@ -136,25 +140,60 @@ function objectPath(
 const BUCKET_ACLS: Readonly<Record<string, AclKind>> = { acl: 'bucket', defaultObjectAcl: 'default' };
 
 /**
- * `GET /<bucket>/<object>`, the XML API's read, as the client's `isPublic()` asks it: the object's
- * bytes, with `storage.objects.get`. The XML API refuses an anonymous caller with 403 (the JSON
- * API with 401); the body here is the JSON API's.
+ * The XML API's paths, path style, as signed URLs (signed.ts) and POST policies (post-policy.ts)
+ * use them and `file.isPublic()` reads: `GET /<bucket>` lists (`<ListBucketResult>`), `POST
+ * /<bucket>` is a POST policy's form; `GET`, `PUT` and `DELETE /<bucket>/<object>` read, write and
+ * delete the object, each with the permission its JSON API method needs. Errors are XML (xml.ts).
  */
-function xmlRead(c: Catalog, ctx: Ctx, method: string, segs: string[]): Promise<void> {
-  if (method !== 'GET') throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
+function xmlCall(
+  c: Catalog,
+  ctx: Ctx,
+  method: string,
+  segs: string[],
+  post: () => Promise<void>,
+): Promise<void> | void {
   const [bucket, ...rest] = segs as [string, ...string[]];
-  const name = rest.join('/');
-  try {
-    mayObject(ctx, 'storage.objects.get', bucket, name);
-  } catch (err) {
-    if (err instanceof StorageError && err.code === 401)
-      throw new StorageError('forbidden', err.message, { status: 'PERMISSION_DENIED' });
-    throw err;
+  if (rest.length === 0) {
+    if (method === 'GET') {
+      mayList(ctx, bucket);
+      return listBucketXml(c, ctx, bucket);
+    }
+    if (method === 'POST') return post();
+    throw notSupported(`The XML API's ${method} of a bucket`);
   }
-  return getObject(c, ctx, bucket, name, true);
+  const name = rest.join('/');
+  if (method === 'GET') {
+    mayObject(ctx, 'storage.objects.get', bucket, name);
+    return getObject(c, ctx, bucket, name, true);
+  }
+  if (method === 'PUT') return xmlPut(c, ctx, bucket, name);
+  if (method === 'DELETE') {
+    mayObject(ctx, 'storage.objects.delete', bucket, name);
+    return deleteObject(c, ctx, bucket, name);
+  }
+  throw notSupported(`The XML API's ${method} of an object`);
 }
 
-async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Route): Promise<void> {
+/** `PUT /<bucket>/<object>`: the body is the object, its `Content-Type` and `x-goog-meta-*` its metadata. */
+async function xmlPut(c: Catalog, ctx: Ctx, bucket: string, name: string): Promise<void> {
+  const o = await storeMedia(c, ctx, bucket, name, xmlResource(Object.entries(ctx.req.headers)), ctx.req);
+  ctx.res.writeHead(200, {
+    etag: `"${String(renderObject(o, ctx.base).etag)}"`,
+    'x-goog-generation': String(o.generation),
+    'x-goog-metageneration': String(o.metageneration),
+    'x-goog-hash': `crc32c=${o.crc32c}${o.md5 ? `,md5=${o.md5}` : ''}`,
+    'content-length': 0,
+  });
+  ctx.res.end();
+}
+
+async function dispatch(
+  c: Catalog,
+  uploads: ResumableUploads,
+  ctx: Ctx,
+  r: Route,
+  post: () => Promise<void>,
+): Promise<void> {
   const method = ctx.req.method ?? 'GET';
   const { segs } = r;
   if ((segs.length === 0 || (segs.length === 1 && segs[0] === 'health')) && method === 'GET')
@@ -164,7 +203,7 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     const body = await readJson(ctx.req);
     throw new StorageError('notFound', `Channel '${String(body.id ?? '')}' not found`);
   }
-  if (r.area === 'xml') return xmlRead(c, ctx, method, segs);
+  if (r.area === 'xml') return xmlCall(c, ctx, method, segs, post);
   if (segs[0] !== 'b') throw new StorageError('notFound', `Not found: ${method} /${segs.join('/')}`);
   // Each branch checks the caller's permission first (README, "Access control"); uploads and
   // compose check in their handlers, once the names in the body are read.
@@ -306,6 +345,8 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         },
       };
       const uploads = new ResumableUploads(catalog);
+      // Signatures are verified with the keys the access file publishes; without IAM, not at all.
+      const keysOf: KeysOf = enforcement ? (email) => enforcement.keysOf(email) : undefined;
       return (req, res) => {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const ctx: Ctx = {
@@ -315,6 +356,11 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
           base: `http://${req.headers.host ?? `${host}`}`,
         };
         req.on('error', () => undefined);
+        let xml = false;
+        // A signed URL's or POST policy's request acts as the service account that signed it.
+        const actAs = (member: string): void => {
+          if (ctx.access) ctx.access = { ...ctx.access, caller: { principal: member } };
+        };
         const fields = url.searchParams.get('fields');
         if (fields) requestedFields.set(res, fields);
         Promise.resolve()
@@ -341,11 +387,19 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
                 acls,
               };
             }
-            return dispatch(catalog, uploads, ctx, route(url.pathname));
+            const r = route(url.pathname);
+            xml = r.area === 'xml';
+            if (xml && isSignedQuery(url.searchParams)) {
+              const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);
+              actAs(verifySignedUrl(req, rawPath, rawQuery, keysOf));
+            }
+            const post = () => postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs);
+            return dispatch(catalog, uploads, ctx, r, post);
           })
           .catch((err: unknown) => {
             if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
-            sendError(res, err);
+            if (xml) sendXmlError(res, err);
+            else sendError(res, err);
             if (!req.complete) req.resume();
           });
       };

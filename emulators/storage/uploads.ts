@@ -76,7 +76,7 @@ export async function commitUpload(c: Catalog, g: NewGeneration, expected: Expec
 /** Streams `source` into a new blob; `write` may hold back bytes (the multipart trailer). */
 async function receive(
   c: Catalog,
-  chunks: AsyncIterable<Buffer>,
+  chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
   transform?: (chunk: Buffer | undefined) => Buffer,
 ): Promise<{ blob: string; digest: Digest; dirSynced: Promise<void> }> {
   const blob = newBlobName();
@@ -104,22 +104,57 @@ export function objectName(ctx: Ctx, resource: Record<string, unknown>): string 
 }
 
 export async function mediaUpload(c: Catalog, ctx: Ctx, bucket: string): Promise<void> {
-  c.bucket(bucket);
   const name = objectName(ctx, {});
+  const o = await storeMedia(c, ctx, bucket, name, { contentType: contentTypeOf(ctx.req) }, ctx.req);
+  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
+}
+
+/**
+ * The object resource the XML API's headers (a PUT's) or a POST form's fields give: `content-type`,
+ * `cache-control`, `content-disposition`, and `x-goog-meta-<key>` as custom metadata.
+ */
+export function xmlResource(given: Iterable<[string, unknown]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const metadata: Record<string, string> = {};
+  const fields: Record<string, string> = {
+    'content-type': 'contentType',
+    'cache-control': 'cacheControl',
+    'content-disposition': 'contentDisposition',
+  };
+  for (const [name, value] of given) {
+    if (typeof value !== 'string') continue;
+    const n = name.toLowerCase();
+    if (n.startsWith('x-goog-meta-')) metadata[n.slice('x-goog-meta-'.length)] = value;
+    else if (fields[n] !== undefined && value !== '') out[fields[n]] = value;
+  }
+  if (Object.keys(metadata).length > 0) out.metadata = metadata;
+  return out;
+}
+
+/**
+ * Writes object `name` from `source` with the metadata of `resource` (JSON API fields): the
+ * caller's write permission, the request's preconditions, predefined ACL, customer-supplied key
+ * and hashes. A media upload, the XML API's PUT (a signed URL's) and a POST policy's form share it.
+ */
+export async function storeMedia(
+  c: Catalog,
+  ctx: Ctx,
+  bucket: string,
+  name: string,
+  resource: Record<string, unknown>,
+  source: AsyncIterable<Buffer> | Iterable<Buffer>,
+): Promise<ObjectState> {
+  c.bucket(bucket);
+  checkObjectName(name);
   mayWrite(c, ctx, bucket, name);
   const pre = preconditions(ctx.query);
   checkPreconditions(c.find(bucket, name), pre, 'write');
-  const meta = objectMeta({ contentType: contentTypeOf(ctx.req) });
+  const meta = objectMeta(resource);
   const acl = requestObjectAcl(c, ctx, bucket, undefined);
   const keySha256 = requestKey(ctx.req);
-  const { blob, digest, dirSynced } = await receive(c, ctx.req);
+  const { blob, digest, dirSynced } = await receive(c, source);
   const expected = expectedHashes(ctx.req, {});
-  const o = await commitUpload(
-    c,
-    { bucket, name, meta, digest, blob, pre, dirSynced, keySha256, acl },
-    expected,
-  );
-  sendJson(ctx.res, 200, resourceOf(c, ctx, o));
+  return commitUpload(c, { bucket, name, meta, digest, blob, pre, dirSynced, keySha256, acl }, expected);
 }
 
 /**

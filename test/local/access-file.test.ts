@@ -1,13 +1,15 @@
 /**
  * The local access file (local/access-file.ts): its secret survives a rewrite, tokens are minted
- * from it for a workload or a member, and the policies come from the program declared offline.
+ * from it for a workload or a member, service-account keys are published in it and survive a
+ * rewrite, and the policies come from the program declared offline.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createSign } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PII_RESOURCES } from '../../core/access/needs.ts';
-import { OWNER, verifyToken } from '../../emulators/common/iam-enforce.ts';
+import { OWNER, verifyRsaSha256, verifyToken } from '../../emulators/common/iam-enforce.ts';
 import type { IamPolicy } from '../../emulators/common/iam-policy.ts';
 import { mockPolicyTag } from '../../infra/offline.ts';
 import {
@@ -18,6 +20,7 @@ import {
   plannedPolicies,
   readAccessFile,
   writeAccessFile,
+  writeServiceAccountKey,
 } from '../../local/access-file.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 
@@ -53,6 +56,27 @@ describe('local: the access file', () => {
     assert.deepEqual(readAccessFile(dir)?.policyTags, [tag]);
     writeAccessFile(dir, [], []);
     assert.equal(readAccessFile(dir)?.policyTags, undefined);
+  });
+
+  it('publishes a service account’s key, writes its key file, and keeps the key when rewritten', () => {
+    const out = join(dir, 'keys', 'store.json');
+    assert.throws(() => writeServiceAccountKey(dir, 'store', 'p', out), /does not exist/);
+    writeAccessFile(dir, []);
+    const member = writeServiceAccountKey(dir, 'store', 'p', out);
+    assert.equal(member, 'serviceAccount:eventbus-store@p.iam.gserviceaccount.com');
+    const key = JSON.parse(readFileSync(out, 'utf8')) as Record<string, string>;
+    assert.equal(key.client_email, 'eventbus-store@p.iam.gserviceaccount.com');
+    assert.equal(statSync(out).mode & 0o077, 0);
+    writeAccessFile(dir, [{ resource: 'projects/p', bindings: [] }]);
+    const published = readAccessFile(dir)?.serviceAccountKeys ?? [];
+    assert.deepEqual(
+      published.map((k) => [k.serviceAccount, k.keyId]),
+      [[key.client_email, key.private_key_id]],
+    );
+    const sig = createSign('RSA-SHA256')
+      .update('x')
+      .sign(key.private_key as string);
+    assert.ok(verifyRsaSha256(published, 'x', sig));
   });
 
   it('mints tokens for a workload or a member, and says when there is no file', () => {
