@@ -273,6 +273,11 @@ export class Engine {
 
   // ---------- IAM (stored and returned, never enforced) ----------
 
+  /** The policy set on `resource`, as IAM enforcement reads it (access.ts). */
+  enforcedPolicy(resource: string): ReturnType<typeof iam.enforcedPolicy> {
+    return iam.enforcedPolicy(this.s, resource);
+  }
+
   getIamPolicy(resource: string): iam.IamPolicy {
     return iam.getIamPolicy(this.s, resource);
   }
