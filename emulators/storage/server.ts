@@ -24,6 +24,8 @@ import {
 } from './buckets.ts';
 import { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
+import { notificationCall, notifier } from './notifications.ts';
+import { NotificationPublisher, type PublisherCounts, STORAGE_SERVICE_AGENT } from './notify-publisher.ts';
 import {
   composeObject,
   copyObject,
@@ -48,6 +50,11 @@ export interface StorageEmulatorOptions extends EmulatorOptions {
    * treats an anonymous caller: only public grants (IAM or ACL) reach it.
    */
   anonymous?: 'owner' | 'allUsers';
+  /**
+   * Pub/Sub's endpoint (`host:port`, as `PUBSUB_EMULATOR_HOST` gives it, or a URL) that bucket
+   * notifications publish to (notifications.ts); none: notification configurations are refused.
+   */
+  pubsubEndpoint?: string | undefined;
 }
 
 export interface StorageEmulator {
@@ -55,6 +62,10 @@ export interface StorageEmulator {
   readonly url: string;
   /** Member → the identity port it took (empty without `iam`). */
   readonly identityPorts: ReadonlyMap<string, number>;
+  /** What the notifications' publisher did: published, dropped, retried, queued (none without Pub/Sub). */
+  notifications(): PublisherCounts | undefined;
+  /** Resolves once no notification waits to be published. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -154,7 +165,13 @@ function xmlRead(c: Catalog, ctx: Ctx, method: string, segs: string[]): Promise<
   return getObject(c, ctx, bucket, name, true);
 }
 
-async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Route): Promise<void> {
+async function dispatch(
+  c: Catalog,
+  uploads: ResumableUploads,
+  ctx: Ctx,
+  r: Route,
+  publisher: NotificationPublisher | undefined,
+): Promise<void> {
   const method = ctx.req.method ?? 'GET';
   const { segs } = r;
   if ((segs.length === 0 || (segs.length === 1 && segs[0] === 'health')) && method === 'GET')
@@ -214,6 +231,10 @@ async function dispatch(c: Catalog, uploads: ResumableUploads, ctx: Ctx, r: Rout
     if (segs[2] === 'lockRetentionPolicy' && segs.length === 3 && method === 'POST') {
       mayBucket(ctx, 'storage.buckets.update', bucket);
       return lockRetention(c, ctx, bucket);
+    }
+    if (segs[2] === 'notificationConfigs' && segs.length <= 4 && r.area === 'json') {
+      const served = notificationCall(c, ctx, method, bucket, segs[3], publisher);
+      if (served) return served;
     }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
@@ -289,6 +310,8 @@ function upload(
 
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
 export async function startStorageEmulator(opts: StorageEmulatorOptions): Promise<StorageEmulator> {
+  let publisher: NotificationPublisher | undefined;
+  let selfUrl = '';
   const served = await serveEmulator(opts, {
     open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
     closeState: (catalog) => catalog.close(),
@@ -306,6 +329,14 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         },
       };
       const uploads = new ResumableUploads(catalog);
+      if (opts.pubsubEndpoint) {
+        // As Cloud Storage's service agent: with IAM on, a token minted for it (Pub/Sub decides).
+        publisher = new NotificationPublisher({
+          endpoint: opts.pubsubEndpoint,
+          token: () => enforcement?.mint(STORAGE_SERVICE_AGENT, 3600),
+        });
+        catalog.onObjectEvents = notifier(catalog, publisher, () => selfUrl);
+      }
       return (req, res) => {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const ctx: Ctx = {
@@ -341,7 +372,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
                 acls,
               };
             }
-            return dispatch(catalog, uploads, ctx, route(url.pathname));
+            return dispatch(catalog, uploads, ctx, route(url.pathname), publisher);
           })
           .catch((err: unknown) => {
             if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
@@ -351,5 +382,16 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
       };
     },
   });
-  return { port: served.port, url: served.url, identityPorts: served.identityPorts, close: served.close };
+  selfUrl = served.url;
+  return {
+    port: served.port,
+    url: served.url,
+    identityPorts: served.identityPorts,
+    notifications: () => publisher?.counts,
+    settled: () => publisher?.settled() ?? Promise.resolve(),
+    close: async () => {
+      await served.close();
+      publisher?.close();
+    },
+  };
 }
