@@ -282,6 +282,13 @@ describe('pubsub emulator with --iam', () => {
       await owner.topic('audit').iam.setPolicy({ bindings: [] });
     }
     assert.equal((await call(`${url}:publish`, 'POST', publish, otherToken)).status, 403);
+    // Deleting the topic deletes its policy: a new topic of the name grants nothing.
+    await owner.topic('audit').iam.setPolicy({
+      bindings: [{ role: 'roles/pubsub.publisher', members: ['allUsers'] }],
+    });
+    await owner.topic('audit').delete();
+    await owner.createTopic('audit');
+    assert.equal((await call(`${url}:publish`, 'POST', publish, otherToken)).status, 403);
     const missing = await call(
       `${base}/projects/${PROJECT}/topics/nope:testIamPermissions`,
       'POST',
