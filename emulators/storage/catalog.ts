@@ -41,7 +41,7 @@ export interface UploadSession {
 }
 
 /** `sd`: the removed generation (or bucket) is soft-deleted, not gone (soft-delete.ts). */
-export type CatalogRecord =
+type CatalogRecord =
   | { t: 'b'; b: BucketState }
   | { t: '-b'; name: string; sd?: SoftMark }
   | { t: 'o'; o: ObjectState; nc?: true; done?: string; sd?: SoftMark }

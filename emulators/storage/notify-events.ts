@@ -12,8 +12,35 @@
  * - a deletion: OBJECT_ARCHIVE when the live generation becomes noncurrent, else OBJECT_DELETE
  *   (a soft-deleted generation is deleted as far as the bucket's readers see: our reading).
  */
-import type { Catalog, CatalogRecord } from './catalog.ts';
 import type { NotificationEvent, ObjectState } from './records.ts';
+
+/** The catalog's buckets before the change (catalog.ts), as far as events need them. */
+export interface CatalogView {
+  readonly buckets: ReadonlyMap<
+    string,
+    {
+      readonly state: { readonly versioning: boolean };
+      readonly objects: ReadonlyMap<
+        string,
+        { readonly live?: ObjectState; readonly old: readonly ObjectState[] }
+      >;
+    }
+  >;
+}
+
+/** The catalog's records (catalog.ts: CatalogRecord), as far as events need them. */
+export type ChangeRecord =
+  | { readonly t: 'o'; readonly o: ObjectState; readonly nc?: true }
+  | {
+      readonly t: '-o';
+      readonly bucket: string;
+      readonly name: string;
+      readonly generation: number;
+      readonly keep: boolean;
+      readonly time: string;
+    }
+  | { readonly t: 'all'; readonly recs: readonly ChangeRecord[] }
+  | { readonly t: 'b' | '-b' | 'so' | '-so' | 'db' | 'rb' | 'u' | '-u' };
 
 export interface ObjectEvent {
   readonly type: NotificationEvent;
@@ -26,7 +53,7 @@ export interface ObjectEvent {
 }
 
 /** The events `rec` makes, given the catalog as it is before `rec` is applied. */
-export function objectEvents(c: Catalog, rec: CatalogRecord): ObjectEvent[] {
+export function objectEvents(c: CatalogView, rec: ChangeRecord): ObjectEvent[] {
   switch (rec.t) {
     case 'o':
       return rec.nc ? [] : written(c, rec.o);
@@ -39,7 +66,7 @@ export function objectEvents(c: Catalog, rec: CatalogRecord): ObjectEvent[] {
   }
 }
 
-function written(c: Catalog, o: ObjectState): ObjectEvent[] {
+function written(c: CatalogView, o: ObjectState): ObjectEvent[] {
   const entry = c.buckets.get(o.bucket);
   if (!entry) return [];
   const v = entry.objects.get(o.name);
@@ -65,7 +92,7 @@ function written(c: Catalog, o: ObjectState): ObjectEvent[] {
 }
 
 function deleted(
-  c: Catalog,
+  c: CatalogView,
   bucket: string,
   name: string,
   generation: number,
