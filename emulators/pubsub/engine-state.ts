@@ -45,7 +45,7 @@ export class EngineState {
   readonly subs = new Map<string, Subscription>();
   readonly topicSubs = new Map<string, Set<Subscription>>();
   readonly snapshots = new Map<string, SnapshotState>();
-  /** IAM policies by resource name (stored and returned; never enforced). */
+  /** IAM policies by resource name (stored and returned; with `--iam` they grant: iam.ts). */
   readonly policies = new Map<string, unknown>();
   /** Schemas by name, each with its revisions newest first. */
   readonly schemas = new Map<string, StoredSchema>();
