@@ -13,7 +13,7 @@ import { type AccessFile, mintToken, newTokenSecret } from '@eventbus/emulator-c
 import { type PubSubEmulator, startPubSubEmulator } from '@eventbus/pubsub-emulator/server.ts';
 import { PubSub } from '@google-cloud/pubsub';
 import { Storage } from '@google-cloud/storage';
-import { STORAGE_SERVICE_AGENT } from '../notify-publisher.ts';
+import { NotificationPublisher, STORAGE_SERVICE_AGENT } from '../notify-publisher.ts';
 import { type StorageEmulator, startStorageEmulator } from '../server.ts';
 import { call, tempDir } from './support/harness.ts';
 
@@ -312,5 +312,38 @@ describe('storage emulator: Pub/Sub notifications', function () {
     assert.equal(got?.attributes.objectId, 'while-down.txt');
     assert.equal(got?.attributes.payloadFormat, 'NONE');
     assert.equal(got?.data, undefined);
+  });
+});
+
+describe('storage emulator: the notifications queue', () => {
+  it('drops and logs what finds it full, and what still waits when it stops', async () => {
+    const logged: Record<string, unknown>[] = [];
+    // Nothing listens on port 9 of loopback: every Publish fails and is retried.
+    const q = new NotificationPublisher({
+      endpoint: '127.0.0.1:9',
+      token: () => undefined,
+      maxQueued: 2,
+      log: (line) => logged.push(line),
+    });
+    const message = { attributes: { eventType: 'OBJECT_FINALIZE' } };
+    for (let i = 0; i < 3; i++) q.enqueue('projects/p/topics/t', message);
+    assert.deepEqual({ queued: q.counts.queued, dropped: q.counts.dropped }, { queued: 2, dropped: 1 });
+    const settled = q.settled();
+    q.close();
+    await settled;
+    assert.deepEqual(
+      { queued: q.counts.queued, dropped: q.counts.dropped, published: q.counts.published },
+      {
+        queued: 0,
+        dropped: 3,
+        published: 0,
+      },
+    );
+    const drops = logged.filter((l) => l['severity'] === 'ERROR');
+    assert.deepEqual(
+      drops.map((l) => l['dropped']),
+      [1, 3],
+    );
+    assert.match(String(drops[0]?.['message']), /over 2 notifications wait/);
   });
 });
