@@ -24,6 +24,8 @@ import {
 } from './buckets.ts';
 import { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
+import { notificationCall, notifier } from './notifications.ts';
+import { NotificationPublisher, type PublisherCounts, STORAGE_SERVICE_AGENT } from './notify-publisher.ts';
 import {
   composeObject,
   copyObject,
@@ -52,6 +54,11 @@ export interface StorageEmulatorOptions extends EmulatorOptions {
    * treats an anonymous caller: only public grants (IAM or ACL) reach it.
    */
   anonymous?: 'owner' | 'allUsers';
+  /**
+   * Pub/Sub's endpoint (`host:port`, as `PUBSUB_EMULATOR_HOST` gives it, or a URL) that bucket
+   * notifications publish to (notifications.ts); none: notification configurations are refused.
+   */
+  pubsubEndpoint?: string | undefined;
 }
 
 export interface StorageEmulator {
@@ -59,6 +66,10 @@ export interface StorageEmulator {
   readonly url: string;
   /** Member → the identity port it took (empty without `iam`). */
   readonly identityPorts: ReadonlyMap<string, number>;
+  /** What the notifications' publisher did: published, dropped, retried, queued (none without Pub/Sub). */
+  notifications(): PublisherCounts | undefined;
+  /** Resolves once no notification waits to be published. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -193,6 +204,7 @@ async function dispatch(
   ctx: Ctx,
   r: Route,
   post: () => Promise<void>,
+  publisher: NotificationPublisher | undefined,
 ): Promise<void> {
   const method = ctx.req.method ?? 'GET';
   const { segs } = r;
@@ -253,6 +265,10 @@ async function dispatch(
     if (segs[2] === 'lockRetentionPolicy' && segs.length === 3 && method === 'POST') {
       mayBucket(ctx, 'storage.buckets.update', bucket);
       return lockRetention(c, ctx, bucket);
+    }
+    if (segs[2] === 'notificationConfigs' && segs.length <= 4 && r.area === 'json') {
+      const served = notificationCall(c, ctx, method, bucket, segs[3], publisher);
+      if (served) return served;
     }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
@@ -328,6 +344,8 @@ function upload(
 
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
 export async function startStorageEmulator(opts: StorageEmulatorOptions): Promise<StorageEmulator> {
+  let publisher: NotificationPublisher | undefined;
+  let selfUrl = '';
   const served = await serveEmulator(opts, {
     open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
     closeState: (catalog) => catalog.close(),
@@ -347,6 +365,14 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
       const uploads = new ResumableUploads(catalog);
       // Signatures are verified with the keys the access file publishes; without IAM, not at all.
       const keysOf: KeysOf = enforcement ? (email) => enforcement.keysOf(email) : undefined;
+      if (opts.pubsubEndpoint) {
+        // As Cloud Storage's service agent: with IAM on, a token minted for it (Pub/Sub decides).
+        publisher = new NotificationPublisher({
+          endpoint: opts.pubsubEndpoint,
+          token: () => enforcement?.mint(STORAGE_SERVICE_AGENT, 3600),
+        });
+        catalog.onObjectEvents = notifier(catalog, publisher, () => selfUrl);
+      }
       return (req, res) => {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const ctx: Ctx = {
@@ -394,7 +420,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
               actAs(verifySignedUrl(req, rawPath, rawQuery, keysOf));
             }
             const post = () => postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs);
-            return dispatch(catalog, uploads, ctx, r, post);
+            return dispatch(catalog, uploads, ctx, r, post, publisher);
           })
           .catch((err: unknown) => {
             if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
@@ -405,5 +431,16 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
       };
     },
   });
-  return { port: served.port, url: served.url, identityPorts: served.identityPorts, close: served.close };
+  selfUrl = served.url;
+  return {
+    port: served.port,
+    url: served.url,
+    identityPorts: served.identityPorts,
+    notifications: () => publisher?.counts,
+    settled: () => publisher?.settled() ?? Promise.resolve(),
+    close: async () => {
+      await served.close();
+      publisher?.close();
+    },
+  };
 }
