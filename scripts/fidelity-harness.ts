@@ -124,11 +124,15 @@ export interface Fidelity {
    */
   readonly iam?: { readonly roles: readonly string[]; readonly projects?: readonly string[] };
   /**
-   * The tests' credentials are a service-account key file (emulators/common/iam-keys.ts, its public
-   * half published in the access file), so the client can sign (signed URLs, POST policies): for
+   * The tests' member has a service-account key file (emulators/common/iam-keys.ts, its public half
+   * published in the access file), so a client given it can sign (signed URLs, POST policies): for
    * `--as serviceAccount:…` that member's; as the owner, a service account of the test project
    * (OWNER_SERVICE_ACCOUNT) granted the script's roles, since the owner of the local credentials
-   * file has no key. A `user:` member has none either: it keeps the local credentials file.
+   * file has no key. A `user:` member has none either. The key file's path is in
+   * FIDELITY_SERVICE_ACCOUNT_KEY, for the script's text edits to hand to the clients that sign;
+   * every other client keeps the local credentials file (GOOGLE_APPLICATION_CREDENTIALS), as the
+   * same member: the key's universe is not googleapis.com (iam-keys.ts), and Google's gRPC clients
+   * refuse credentials of another universe than theirs.
    */
   readonly serviceAccountKey?: boolean;
   /** Google's tests from another folder of the checkout, run with the main file. */
@@ -256,10 +260,10 @@ export async function runFidelity(f: Fidelity): Promise<void> {
       : opts.as;
   const key = keyed ? newServiceAccountKey(member, project) : undefined;
   const access = writeAccess(f, cache, member, key ? [key.published] : []);
-  if (key && process.env.GOOGLE_APPLICATION_CREDENTIALS === undefined) {
+  if (key) {
     const path = join(cache, 'iam', 'service-account-key.json');
     writeFileSync(path, JSON.stringify(key.keyFile), { mode: 0o600 });
-    process.env.GOOGLE_APPLICATION_CREDENTIALS = path;
+    process.env.FIDELITY_SERVICE_ACCOUNT_KEY = path;
   }
   const started: { stop(): Promise<void> }[] = [];
   const hosts: string[] = [];

@@ -20,7 +20,8 @@
  *   first with IAM on; its client sends no credentials to an emulator, so it is the owner there;
  * - `this.retries(3)` becomes 0, so a failure is counted once;
  * - the main client sends credentials to the emulator (`useAuthWithCustomEndpoint`): a
- *   service-account key file (IAM is on; emulators/common/iam-keys.ts), so it can sign URLs and POST
+ *   service-account key file given as its `keyFilename` (IAM is on; emulators/common/iam-keys.ts;
+ *   the other clients keep the local credentials file), so it can sign URLs and POST
  *   policies as it does against Cloud Storage: as the owner, the test project's service account
  *   `fidelity-owner` granted Storage Admin, or `--as serviceAccount:…` that member granted Storage
  *   Admin (`--as user:…` keeps the local credentials file: a user has no key, the signing tests
@@ -110,11 +111,13 @@ const TEXT_EDITS: readonly TextEdit[] = [
 `,
   },
   {
-    // Google's clients send credentials to a custom endpoint only when told to: the tests' default
-    // credentials are the harness's local credentials file (IAM is on).
+    // Google's clients send credentials to a custom endpoint only when told to (IAM is on). The
+    // main client is given the member's service-account key file, with which it signs URLs and
+    // POST policies; without one (`--as user:…`) it takes the harness's local credentials file.
     what: 'the main Storage client (credentials to the emulator)',
     pattern: /const storage = new Storage\(\{\n/,
-    replacement: 'const storage = new Storage({\n    useAuthWithCustomEndpoint: true,\n',
+    replacement:
+      'const storage = new Storage({\n    useAuthWithCustomEndpoint: true,\n    keyFilename: process.env.FIDELITY_SERVICE_ACCOUNT_KEY,\n',
   },
 ];
 
