@@ -65,13 +65,13 @@ const TEST_PACKAGES = ['nock', 'node-fetch', 'form-data', 'p-limit', 'tmp'] as c
  * dual-region, bucket logging (the setting; no logs are written), channels (stop answers the 404
  * of a channel that cannot exist), notifications (published to the Pub/Sub emulator started here),
  * signed URLs and POST policies (signed with the tests' service-account key; one test aside).
- * Not here because the test file skips them itself (counted as pending): HMAC keys, and requester
+ * Not here because the test file skips them itself (counted as pending): HMAC keys (`describe.skip`,
+ * with its `second service account` group inside), and requester
  * pays' tests from a second project (it runs them only with GCN_STORAGE_2ND_PROJECT_ID set); its one
  * other test passes.
  */
 export const SKIPPED: Readonly<Record<string, string>> = {
   'kms keys': 'needs Cloud KMS',
-  'second service account': 'needs a second account with IAM (HMAC keys)',
   universeDomainTests:
     'builds a client with a universe domain but without useAuthWithCustomEndpoint, so against an emulator it calls without credentials (anonymous, refused), and its after hook deletes the main bucket',
 };
