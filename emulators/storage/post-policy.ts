@@ -14,19 +14,73 @@
  *   form field but the signature's own, `policy`, `file` and `x-ignore-*` must be named by a
  *   condition.
  * - The upload acts as the signing service account (IAM decides, `storage.objects.create`); a
- *   refusal is the XML API's `<Error>`. The body is read whole and bounded: MAX_FORM_BYTES.
+ *   refusal is the XML API's `<Error>`. The body is read whole and bounded in size
+ *   (MAX_FORM_BYTES, 400 `EntityTooLarge`, chunked or not) and in time (FORM_BODY_TIMEOUT_MS,
+ *   408 `RequestTimeout`); the server answers either and then closes the connection.
  */
+import type http from 'node:http';
 import type { Catalog } from './catalog.ts';
-import { StorageError } from './errors.ts';
 import { renderObject } from './resources.ts';
 import { type KeysOf, verifyPolicySignature } from './signed.ts';
 import { storeMedia, xmlResource } from './uploads.ts';
-import { type Ctx, readBody } from './wire.ts';
+import type { Ctx } from './wire.ts';
 import { escapeXml, sendXml, XmlError } from './xml.ts';
 
 /** The largest form accepted (the file with its fields): POST uploads are for browsers' small files. */
 export const MAX_FORM_BYTES = 32 << 20;
 const MAX_FIELDS = 100;
+/** How long a form's body may take to arrive in full (the XML API answers a stalled one 408). */
+export const FORM_BODY_TIMEOUT_MS = 120_000;
+
+const tooLarge = (): XmlError =>
+  new XmlError(
+    400,
+    'EntityTooLarge',
+    `Your proposed upload exceeds the maximum allowed size (${MAX_FORM_BYTES} bytes).`,
+  );
+
+/**
+ * The form's body, or an XmlError once it passes MAX_FORM_BYTES or `timeoutMs`. The request is
+ * left readable (not destroyed), so the refusal can still be answered.
+ */
+function readForm(req: http.IncomingMessage, timeoutMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err?: XmlError): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      if (err) {
+        req.pause();
+        reject(err);
+      } else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) settle(tooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => settle();
+    const onClose = (): void =>
+      settle(new XmlError(400, 'IncompleteBody', 'The request body ended before its declared end.'));
+    const timer = setTimeout(
+      () =>
+        settle(
+          new XmlError(
+            408,
+            'RequestTimeout',
+            `Your socket connection to the server was not read from or written to within the timeout period (${timeoutMs} ms).`,
+          ),
+        ),
+      timeoutMs,
+    );
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+  });
+}
 /** What a `key` field may hold for the file's own name. */
 const FILENAME = ['$', '{filename}'].join('');
 
@@ -129,27 +183,12 @@ export async function postPolicyUpload(
   bucket: string,
   keysOf: KeysOf,
   actAs: (member: string) => void,
+  bodyTimeoutMs = FORM_BODY_TIMEOUT_MS,
   now = Date.now(),
 ): Promise<void> {
   const length = Number(ctx.req.headers['content-length'] ?? 0);
-  if (length > MAX_FORM_BYTES)
-    throw new XmlError(
-      400,
-      'EntityTooLarge',
-      `Your proposed upload exceeds the maximum allowed size (${MAX_FORM_BYTES} bytes).`,
-    );
-  let raw: Buffer;
-  try {
-    raw = await readBody(ctx.req, MAX_FORM_BYTES);
-  } catch (err) {
-    if (err instanceof StorageError)
-      throw new XmlError(
-        400,
-        'EntityTooLarge',
-        `Your proposed upload exceeds the maximum allowed size (${MAX_FORM_BYTES} bytes).`,
-      );
-    throw err;
-  }
+  if (length > MAX_FORM_BYTES) throw tooLarge();
+  const raw = await readForm(ctx.req, bodyTimeoutMs);
   const parts = parseForm(ctx.req.headers['content-type'], raw);
   const fileAt = parts.findIndex((p) => p.name.toLowerCase() === 'file');
   if (fileAt < 0) throw new XmlError(400, 'InvalidArgument', 'The POST request has no file field.');

@@ -6,6 +6,7 @@
  * `/download/storage/v1/...`. One emulator per data directory (owner lock). With `iam`, each call
  * is authorized first (access.ts), and each identity port's connections act as its member.
  */
+import type http from 'node:http';
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { ANONYMOUS, accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
@@ -40,7 +41,7 @@ import { ResumableUploads } from './resumable.ts';
 import { isSignedQuery, type KeysOf, verifySignedUrl } from './signed.ts';
 import { mediaUpload, multipartUpload, storeMedia, xmlResource } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
-import { listBucketXml, sendXmlError } from './xml.ts';
+import { listBucketXml, sendXmlError, XmlError } from './xml.ts';
 
 /** An Authorization header that carries a bearer token (what `callerOf` verifies). */
 const BEARER = /^Bearer\s+\S+\s*$/i;
@@ -52,6 +53,25 @@ export interface StorageEmulatorOptions extends EmulatorOptions {
    * treats an anonymous caller: only public grants (IAM or ACL) reach it.
    */
   anonymous?: 'owner' | 'allUsers';
+  /** How long a POST policy's form may take to arrive (post-policy.ts: FORM_BODY_TIMEOUT_MS). */
+  formBodyTimeoutMs?: number;
+}
+
+/** How long a refused request's unread body is drained before its connection is cut. */
+const DRAIN_MS = 10_000;
+
+/**
+ * After an answer to a request whose body is not read in full: the rest of the body is read and
+ * dropped (the client, still sending, gets to read the answer), for DRAIN_MS at most; then the
+ * connection is cut, so a body that never ends is not held open.
+ */
+function drainThenClose(req: http.IncomingMessage, res: http.ServerResponse): void {
+  if (req.complete) return;
+  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+  cut.unref();
+  req.socket.once('close', () => clearTimeout(cut));
+  req.resume();
+  res.on('error', () => undefined);
 }
 
 export interface StorageEmulator {
@@ -393,14 +413,17 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
               const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);
               actAs(verifySignedUrl(req, rawPath, rawQuery, keysOf));
             }
-            const post = () => postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs);
+            const post = () =>
+              postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs, opts.formBodyTimeoutMs);
             return dispatch(catalog, uploads, ctx, r, post);
           })
           .catch((err: unknown) => {
-            if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
+            // A body cut off by the client (the request destroyed under a handler): no one to answer.
+            const refusal = err instanceof StorageError || err instanceof XmlError;
+            if (!refusal && !req.complete && req.destroyed) return;
             if (xml) sendXmlError(res, err);
             else sendError(res, err);
-            if (!req.complete) req.resume();
+            drainThenClose(req, res);
           });
       };
     },

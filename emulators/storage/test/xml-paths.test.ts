@@ -1,0 +1,208 @@
+/**
+ * The XML API's paths as raw HTTP sees them (server.ts, signed.ts, post-policy.ts): requests a
+ * client library would never send, signed here by hand, so each case controls the exact bytes of
+ * the path, the query, the headers and the form. Each test is one refusal or one rule of what a
+ * signature covers.
+ */
+import assert from 'node:assert/strict';
+import { createHash, createSign } from 'node:crypto';
+import { rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { join } from 'node:path';
+import { newServiceAccountKey, newTokenSecret } from '@eventbus/emulator-common/iam-enforce.ts';
+import { type StorageEmulator, startStorageEmulator } from '../server.ts';
+import { tempDir } from './support/harness.ts';
+
+const EMAIL = 'xml-signer@p.iam.gserviceaccount.com';
+const SIGNER = `serviceAccount:${EMAIL}`;
+const BUCKET = 'xml-paths';
+const BOUNDARY = 'form-boundary-1';
+
+interface Answer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+/** Percent-encodes all but `A-Za-z0-9-._~`, as a signer does. */
+const encode = (s: string): string =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+describe('storage emulator: XML API paths, raw', () => {
+  let dir: string;
+  let emu: StorageEmulator;
+  const key = newServiceAccountKey(SIGNER, 'p');
+  const privateKey = key.keyFile.private_key;
+
+  before(async () => {
+    dir = tempDir();
+    const file = join(dir, 'access.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tokenSecret: newTokenSecret(),
+        policies: [
+          {
+            resource: `projects/_/buckets/${BUCKET}`,
+            bindings: [{ role: 'roles/storage.objectAdmin', members: [SIGNER] }],
+          },
+        ],
+        serviceAccountKeys: [key.published],
+      }),
+    );
+    emu = await startStorageEmulator({
+      port: 0,
+      dataDir: join(dir, 'data'),
+      fsync: 'none',
+      iam: { file },
+      formBodyTimeoutMs: 1500,
+    });
+    const made = await send(
+      'POST',
+      '/storage/v1/b?project=p',
+      { 'content-type': 'application/json' },
+      JSON.stringify({ name: BUCKET }),
+    );
+    assert.equal(made.status, 200, made.body);
+  });
+  after(async () => {
+    await emu?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** One request on its own connection; `timeoutMs` bounds the wait for the answer. */
+  function send(
+    method: string,
+    path: string,
+    headers: Record<string, string> = {},
+    body?: string | Buffer,
+    timeoutMs = 30_000,
+  ): Promise<Answer> {
+    return new Promise((resolve, reject) => {
+      const req = http.request(
+        { host: '127.0.0.1', port: emu.port, method, path, headers, agent: false },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () =>
+            resolve({
+              status: res.statusCode ?? 0,
+              headers: res.headers,
+              body: Buffer.concat(chunks).toString(),
+            }),
+          );
+        },
+      );
+      req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer in ${timeoutMs} ms`)));
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  const codeOf = (a: Answer): string | undefined => /<Code>([^<]*)<\/Code>/.exec(a.body)?.[1];
+
+  /** A V4 signed URL's query for `method` on `path` as sent, `host` signed, `extra` pairs encoded. */
+  function v4(method: string, path: string, extra: [string, string][] = [], host = '127.0.0.1'): string {
+    const date = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+/, '');
+    const scope = `${date.slice(0, 8)}/auto/storage/goog4_request`;
+    const pairs: [string, string][] = [
+      ['X-Goog-Algorithm', 'GOOG4-RSA-SHA256'],
+      ['X-Goog-Credential', encode(`${EMAIL}/${scope}`)],
+      ['X-Goog-Date', date],
+      ['X-Goog-Expires', '600'],
+      ['X-Goog-SignedHeaders', 'host'],
+      ...extra,
+    ];
+    const query = pairs
+      .slice()
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([k, v]) => `${k}=${v}`)
+      .join('&');
+    const canonical = [method, path, query, `host:${host}\n`, 'host', 'UNSIGNED-PAYLOAD'].join('\n');
+    const toSign = [
+      'GOOG4-RSA-SHA256',
+      date,
+      scope,
+      createHash('sha256').update(canonical).digest('hex'),
+    ].join('\n');
+    const signature = createSign('RSA-SHA256').update(toSign).sign(privateKey).toString('hex');
+    return `${pairs.map(([k, v]) => `${k}=${v}`).join('&')}&X-Goog-Signature=${signature}`;
+  }
+
+  /** A V2 signed URL's query; `goog` are the x-goog-* headers the request will carry. */
+  function v2(method: string, path: string, contentType = '', goog: Record<string, string> = {}): string {
+    const expires = Math.floor(Date.now() / 1000) + 600;
+    const extension = Object.keys(goog)
+      .sort()
+      .map((n) => `${n}:${goog[n]}\n`)
+      .join('');
+    const toSign = [method, '', contentType, String(expires), `${extension}${path}`].join('\n');
+    const signature = createSign('RSA-SHA256').update(toSign).sign(privateKey).toString('base64');
+    return `GoogleAccessId=${encode(EMAIL)}&Expires=${expires}&Signature=${encode(signature)}`;
+  }
+
+  /** A V2 POST policy form: `fields` before the file, the policy signed over `conditions`. */
+  function form(
+    conditions: unknown,
+    fields: [string, string][],
+    filename = 'f.txt',
+    content = 'posted',
+  ): string {
+    const policy = Buffer.from(
+      JSON.stringify(
+        conditions === null ? null : { expiration: new Date(Date.now() + 600_000).toISOString(), conditions },
+      ),
+    ).toString('base64');
+    const signature = createSign('RSA-SHA256').update(policy).sign(privateKey).toString('base64');
+    const all: [string, string][] = [
+      ...fields,
+      ['GoogleAccessId', EMAIL],
+      ['policy', policy],
+      ['signature', signature],
+    ];
+    const part = ([n, v]: [string, string]) =>
+      `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${n}"\r\n\r\n${v}\r\n`;
+    return `${all.map(part).join('')}--${BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\n\r\n${content}\r\n--${BOUNDARY}--\r\n`;
+  }
+  const FORM_TYPE = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` };
+
+  describe('a POST form that is too large or never ends', () => {
+    it('answers a chunked form over 32 MiB 400 EntityTooLarge', async function () {
+      this.timeout(60_000);
+      const big = Buffer.alloc((32 << 20) + 1024, 0x61);
+      const a = await send('POST', `/${BUCKET}`, { ...FORM_TYPE, 'transfer-encoding': 'chunked' }, big);
+      assert.equal(a.status, 400, a.body);
+      assert.equal(codeOf(a), 'EntityTooLarge');
+    });
+
+    it('answers a form whose body stalls 408 RequestTimeout', async function () {
+      this.timeout(30_000);
+      const t0 = Date.now();
+      const out = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: '127.0.0.1',
+            port: emu.port,
+            method: 'POST',
+            path: `/${BUCKET}`,
+            headers: { ...FORM_TYPE, 'content-length': '100000' },
+            agent: false,
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (c: Buffer) => {
+              body += c.toString();
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.setTimeout(20_000, () => req.destroy(new Error('no answer in 20 s')));
+        req.write(`--${BOUNDARY}\r\n`);
+      });
+      assert.equal(out.status, 408, out.body);
+      assert.match(out.body, /<Code>RequestTimeout<\/Code>/);
+      assert.ok(Date.now() - t0 < 15_000, `answered after ${Date.now() - t0} ms`);
+    });
+  });
+});
