@@ -24,7 +24,7 @@ import { renderObject } from './resources.ts';
 import { type KeysOf, verifyPolicySignature } from './signed.ts';
 import { storeMedia, xmlResource } from './uploads.ts';
 import type { Ctx } from './wire.ts';
-import { escapeXml, sendXml, XmlError } from './xml.ts';
+import { cannedAcl, escapeXml, sendXml, XmlError } from './xml.ts';
 
 /** The largest form accepted (the file with its fields): POST uploads are for browsers' small files. */
 export const MAX_FORM_BYTES = 32 << 20;
@@ -237,6 +237,9 @@ export async function postPolicyUpload(
   if (missing.length > 0) throw invalidPolicy(`Policy did not reference these fields: ${missing.join(', ')}`);
 
   actAs(member);
+  // The policy names the `acl` field (checked above) or the form has none.
+  const acl = fields.get('acl');
+  if (acl !== undefined) ctx.query.set('predefinedAcl', cannedAcl(acl.trim()));
   const resource = xmlResource(fields);
   if (resource.contentType === undefined && file.contentType !== undefined)
     resource.contentType = file.contentType;

@@ -41,7 +41,7 @@ import { ResumableUploads } from './resumable.ts';
 import { isSignedQuery, type KeysOf, verifySignedUrl } from './signed.ts';
 import { mediaUpload, multipartUpload, storeMedia, xmlResource } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
-import { listBucketXml, sendXmlError, XmlError } from './xml.ts';
+import { listBucketXml, sendXmlError, XmlError, xmlQuery } from './xml.ts';
 
 /** An Authorization header that carries a bearer token (what `callerOf` verifies). */
 const BEARER = /^Bearer\s+\S+\s*$/i;
@@ -409,9 +409,16 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
             }
             const r = route(url.pathname);
             xml = r.area === 'xml';
-            if (xml && isSignedQuery(url.searchParams)) {
-              const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);
-              actAs(verifySignedUrl(req, rawPath, rawQuery, keysOf));
+            if (xml) {
+              let covers = (_header: string): boolean => true;
+              if (isSignedQuery(url.searchParams)) {
+                const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);
+                const signed = verifySignedUrl(req, rawPath, rawQuery, keysOf);
+                actAs(signed.member);
+                covers = signed.covers;
+              }
+              // A POST policy's form covers none of the request's headers (post-policy.ts).
+              ctx.query = xmlQuery(url.searchParams, req, req.method === 'POST' ? () => false : covers);
             }
             const post = () =>
               postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs, opts.formBodyTimeoutMs);

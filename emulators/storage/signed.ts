@@ -96,9 +96,16 @@ function parseGoogDate(text: string): number | undefined {
   return Date.UTC(y as number, (mo as number) - 1, d, h, mi, s);
 }
 
+/** What a signed URL that verifies grants: who it acts as, and which request headers it covers. */
+export interface SignedRequest {
+  /** `serviceAccount:<email>`. */
+  readonly member: string;
+  /** Whether the signature covers a header (lower case): V2 every `x-goog-*`, V4 its signed headers. */
+  readonly covers: (header: string) => boolean;
+}
+
 /**
- * The member a signed URL acts as (`serviceAccount:<email>`), or an XmlError. `rawPath` and
- * `rawQuery` are the request's as sent.
+ * What a signed URL grants, or an XmlError. `rawPath` and `rawQuery` are the request's as sent.
  */
 export function verifySignedUrl(
   req: http.IncomingMessage,
@@ -106,13 +113,17 @@ export function verifySignedUrl(
   rawQuery: string,
   keysOf: KeysOf,
   now = Date.now(),
-): string {
+): SignedRequest {
   const params = rawParams(rawQuery);
   const get = (name: string): string | undefined => params.find(([k]) => k === name)?.[1];
   const method = req.method ?? 'GET';
-  if (get('X-Goog-Algorithm') !== undefined || get('X-Goog-Signature') !== undefined)
-    return verifyV4(req, method, rawPath, params, get, keysOf, now);
-  return verifyV2(req, method, rawPath, get, keysOf, now);
+  if (get('X-Goog-Algorithm') !== undefined || get('X-Goog-Signature') !== undefined) {
+    const member = verifyV4(req, method, rawPath, params, get, keysOf, now);
+    const signed = new Set((get('X-Goog-SignedHeaders') ?? '').split(';'));
+    return { member, covers: (header) => signed.has(header) };
+  }
+  const member = verifyV2(req, method, rawPath, get, keysOf, now);
+  return { member, covers: (header) => header.startsWith('x-goog-') };
 }
 
 function verifyV4(

@@ -84,6 +84,63 @@ export function sendXmlError(res: http.ServerResponse, err: unknown): void {
   );
 }
 
+/** The XML API's query parameters a handler reads (a listing's); the JSON API's are not taken. */
+const XML_PARAMS = ['prefix', 'delimiter', 'marker', 'max-keys'];
+
+/** The XML API's headers that stand for a JSON API parameter of the shared handlers. */
+const XML_HEADERS: Readonly<Record<string, string>> = {
+  'x-goog-acl': 'predefinedAcl',
+  'x-goog-if-generation-match': 'ifGenerationMatch',
+  'x-goog-if-metageneration-match': 'ifMetagenerationMatch',
+};
+
+/**
+ * The XML API's canned ACLs (`x-goog-acl`, a POST form's `acl`) → the JSON API's predefined ACL
+ * names. `public-read-write` is a bucket's only: refused on an object (acl.ts: predefinedObjectAcl).
+ */
+const CANNED_ACLS: Readonly<Record<string, string>> = {
+  private: 'private',
+  'project-private': 'projectPrivate',
+  'public-read': 'publicRead',
+  'public-read-write': 'publicReadWrite',
+  'authenticated-read': 'authenticatedRead',
+  'bucket-owner-read': 'bucketOwnerRead',
+  'bucket-owner-full-control': 'bucketOwnerFullControl',
+};
+
+/** The JSON API's predefined ACL name of an XML canned ACL, or 400 InvalidArgument. */
+export function cannedAcl(name: string): string {
+  const predefined = CANNED_ACLS[name];
+  if (predefined === undefined) throw new XmlError(400, 'InvalidArgument', `Invalid canned ACL: ${name}`);
+  return predefined;
+}
+
+/**
+ * The parameters an XML API request gives the handlers it shares with the JSON API: the listing's
+ * query parameters, and the XML headers that stand for JSON API parameters (`x-goog-acl`,
+ * `x-goog-if-generation-match`, `x-goog-if-metageneration-match`), each only if `covered` (a signed
+ * URL's signature covers it; an unsigned request's headers are its caller's own). JSON API query
+ * parameters (`predefinedAcl`, `ifGenerationMatch`, …) on an XML path are not read: a V2 signature
+ * does not cover the query at all.
+ */
+export function xmlQuery(
+  sent: URLSearchParams,
+  req: http.IncomingMessage,
+  covered: (header: string) => boolean,
+): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const name of XML_PARAMS) {
+    const v = sent.get(name);
+    if (v !== null) out.set(name, v);
+  }
+  for (const [header, param] of Object.entries(XML_HEADERS)) {
+    const v = req.headers[header];
+    if (typeof v !== 'string' || !covered(header)) continue;
+    out.set(param, header === 'x-goog-acl' ? cannedAcl(v.trim()) : v.trim());
+  }
+  return out;
+}
+
 const MAX_KEYS = 1000;
 
 /**

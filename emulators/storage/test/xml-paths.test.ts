@@ -166,6 +166,70 @@ describe('storage emulator: XML API paths, raw', () => {
   }
   const FORM_TYPE = { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` };
 
+  /** The object's ACL entities, read by the owner over the JSON API. */
+  async function aclOf(name: string): Promise<string[]> {
+    const a = await send('GET', `/storage/v1/b/${BUCKET}/o/${encodeURIComponent(name)}/acl`);
+    assert.equal(a.status, 200, a.body);
+    return (JSON.parse(a.body) as { items: { entity: string }[] }).items.map((i) => i.entity);
+  }
+
+  describe('what a signature covers decides a write', () => {
+    it('ignores JSON API query parameters on a V2 signed PUT', async () => {
+      const path = `/${BUCKET}/v2-query.txt`;
+      const q = `${v2('PUT', path, 'text/plain')}&predefinedAcl=publicRead&ifGenerationMatch=12345`;
+      const a = await send('PUT', `${path}?${q}`, { 'content-type': 'text/plain' }, 'hi');
+      assert.equal(a.status, 200, a.body);
+      assert.ok(!(await aclOf('v2-query.txt')).includes('allUsers'));
+    });
+
+    it('applies x-goog-acl and x-goog-if-generation-match a V2 signature covers', async () => {
+      const path = `/${BUCKET}/v2-acl.txt`;
+      /** A V2 signed PUT of `body` carrying (and signing) the x-goog-* headers `goog`. */
+      const put = (goog: Record<string, string>, body: string) =>
+        send(
+          'PUT',
+          `${path}?${v2('PUT', path, 'text/plain', goog)}`,
+          { 'content-type': 'text/plain', ...goog },
+          body,
+        );
+      const a = await put({ 'x-goog-acl': 'public-read' }, 'hi');
+      assert.equal(a.status, 200, a.body);
+      assert.ok((await aclOf('v2-acl.txt')).includes('allUsers'));
+      const b = await put({ 'x-goog-if-generation-match': '0' }, 'again');
+      assert.equal(b.status, 412, b.body);
+      assert.equal(codeOf(b), 'PreconditionFailed');
+    });
+
+    it('ignores an x-goog-acl header a V4 signature does not sign', async () => {
+      const path = `/${BUCKET}/v4-acl.txt`;
+      const a = await send('PUT', `${path}?${v4('PUT', path)}`, { 'x-goog-acl': 'public-read' }, 'hi');
+      assert.equal(a.status, 200, a.body);
+      assert.ok(!(await aclOf('v4-acl.txt')).includes('allUsers'));
+    });
+
+    it('takes a POST policy’s ACL from its named acl field, never from the URL', async () => {
+      const viaUrl = form([{ key: 'post-url.txt' }], [['key', 'post-url.txt']]);
+      const a = await send('POST', `/${BUCKET}?predefinedAcl=publicRead`, FORM_TYPE, viaUrl);
+      assert.equal(a.status, 204, a.body);
+      assert.ok(!(await aclOf('post-url.txt')).includes('allUsers'));
+      /** A form with an `acl` field, the policy naming it or not. */
+      const withAcl = (name: string, acl: string, named: boolean): string =>
+        form(named ? [{ key: name }, { acl }] : [{ key: name }], [
+          ['key', name],
+          ['acl', acl],
+        ]);
+      const b = await send('POST', `/${BUCKET}`, FORM_TYPE, withAcl('post-acl.txt', 'public-read', true));
+      assert.equal(b.status, 204, b.body);
+      assert.ok((await aclOf('post-acl.txt')).includes('allUsers'));
+      const unnamed = withAcl('post-unnamed.txt', 'public-read', false);
+      assert.equal((await send('POST', `/${BUCKET}`, FORM_TYPE, unnamed)).status, 400);
+      const bogus = withAcl('post-bogus.txt', 'everyone', true);
+      const c = await send('POST', `/${BUCKET}`, FORM_TYPE, bogus);
+      assert.equal(c.status, 400, c.body);
+      assert.equal(codeOf(c), 'InvalidArgument');
+    });
+  });
+
   describe('a POST form that is too large or never ends', () => {
     it('answers a chunked form over 32 MiB 400 EntityTooLarge', async function () {
       this.timeout(60_000);
