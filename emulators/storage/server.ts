@@ -41,7 +41,7 @@ import { ResumableUploads } from './resumable.ts';
 import { isSignedQuery, type KeysOf, verifySignedUrl } from './signed.ts';
 import { mediaUpload, multipartUpload, storeMedia, xmlResource } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
-import { listBucketXml, sendXmlError, XmlError, xmlQuery } from './xml.ts';
+import { checkXmlHost, hostnamesOf, listBucketXml, sendXmlError, XmlError, xmlQuery } from './xml.ts';
 
 /** An Authorization header that carries a bearer token (what `callerOf` verifies). */
 const BEARER = /^Bearer\s+\S+\s*$/i;
@@ -104,15 +104,21 @@ function decode(seg: string): string {
  */
 const JSON_ROOTS = new Set(['b', 'storage', 'upload', 'download', 'channels', 'health']);
 
+/**
+ * The route of a request's path as sent (no dot-segment normalisation: a signature covers the path
+ * as sent, and `a/../b` is that object's name). A trailing `/` is dropped on the JSON API's paths;
+ * on the XML API's it is part of the object's name (`/<bucket>/dir/` is object `dir/`), but
+ * `/<bucket>/` is the bucket.
+ */
 function route(pathname: string): Route {
   const raw = pathname.split('/').slice(1);
-  if (raw.at(-1) === '') raw.pop();
   let area: Area = 'json';
   if ((raw[0] === 'upload' || raw[0] === 'download') && raw[1] === 'storage' && raw[2] === 'v1') {
     area = raw[0];
     raw.splice(0, 3);
   } else if (raw[0] === 'storage' && raw[1] === 'v1') raw.splice(0, 2);
-  else if (raw.length >= 1 && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
+  else if (raw.length >= 1 && raw[0] !== '' && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
+  if (raw.at(-1) === '' && (area !== 'xml' || raw.length === 2)) raw.pop();
   return { area, segs: raw.map(decode) };
 }
 
@@ -365,6 +371,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         },
       };
       const uploads = new ResumableUploads(catalog);
+      const servedHosts = hostnamesOf(host);
       // Signatures are verified with the keys the access file publishes; without IAM, not at all.
       const keysOf: KeysOf = enforcement ? (email) => enforcement.keysOf(email) : undefined;
       return (req, res) => {
@@ -407,9 +414,11 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
                 acls,
               };
             }
-            const r = route(url.pathname);
+            const target = req.url ?? '/';
+            const r = route(target.startsWith('/') ? (target.split('?', 1)[0] as string) : url.pathname);
             xml = r.area === 'xml';
             if (xml) {
+              checkXmlHost(req, servedHosts);
               let covers = (_header: string): boolean => true;
               if (isSignedQuery(url.searchParams)) {
                 const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);

@@ -84,6 +84,38 @@ export function sendXmlError(res: http.ServerResponse, err: unknown): void {
   );
 }
 
+const LOOPBACK = ['localhost', '127.0.0.1', '::1'];
+
+/**
+ * The names the emulator answers the XML API as, lower case, without brackets: the address it
+ * listens on, and the loopback names when that address is a loopback or wildcard one.
+ */
+export function hostnamesOf(listenHost: string): ReadonlySet<string> {
+  const own = listenHost.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  const local = LOOPBACK.includes(own) || own.startsWith('127.') || own === '0.0.0.0' || own === '::';
+  return new Set([own, ...(local ? LOOPBACK : [])]);
+}
+
+/**
+ * Refuses an XML API request whose `Host` is not the emulator's own: a virtual-hosted
+ * (`<bucket>.storage.googleapis.com`) or CNAME form would name the bucket in the host, which the
+ * emulator, path style only, would read as the path's first segment. The port is optional (Google's
+ * clients sign the hostname alone); when given it must be the port the request came in on.
+ */
+export function checkXmlHost(req: http.IncomingMessage, served: ReadonlySet<string>): void {
+  const host = (req.headers.host ?? '').trim().toLowerCase();
+  const m = /^(\[[^\]]+\]|[^:]+)(?::(\d+))?$/.exec(host);
+  const name = m?.[1]?.replace(/^\[(.*)\]$/, '$1');
+  const port = m?.[2];
+  if (name !== undefined && served.has(name) && (port === undefined || Number(port) === req.socket.localPort))
+    return;
+  throw new XmlError(
+    400,
+    'InvalidURI',
+    `The local Cloud Storage emulator serves the XML API path style on its own host (${[...served].join(', ')}) only; Host '${host}' (a virtual-hosted or CNAME form, or another host) is not served.`,
+  );
+}
+
 /** The XML API's query parameters a handler reads (a listing's); the JSON API's are not taken. */
 const XML_PARAMS = ['prefix', 'delimiter', 'marker', 'max-keys'];
 

@@ -230,6 +230,43 @@ describe('storage emulator: XML API paths, raw', () => {
     });
   });
 
+  /** The object's status over the JSON API (the owner's). */
+  const statusOf = async (name: string): Promise<number> =>
+    (await send('GET', `/storage/v1/b/${BUCKET}/o/${encodeURIComponent(name)}`)).status;
+
+  describe('the object acted on is the one signed', () => {
+    it('keeps a trailing slash as part of the name', async () => {
+      const path = `/${BUCKET}/dir/`;
+      const a = await send('PUT', `${path}?${v4('PUT', path)}`, {}, 'x');
+      assert.equal(a.status, 200, a.body);
+      assert.equal(await statusOf('dir/'), 200);
+      assert.equal(await statusOf('dir'), 404);
+    });
+
+    it('does not resolve dot segments', async () => {
+      const path = `/${BUCKET}/uploads/../evil.txt`;
+      const a = await send('PUT', `${path}?${v4('PUT', path)}`, {}, 'x');
+      assert.equal(a.status, 200, a.body);
+      assert.equal(await statusOf('uploads/../evil.txt'), 200);
+      assert.equal(await statusOf('evil.txt'), 404);
+    });
+
+    it('refuses a virtual-hosted, CNAME or foreign Host; takes its own with or without the port', async () => {
+      const path = `/${BUCKET}/dir/`;
+      for (const host of [`victim.storage.googleapis.com`, 'files.example.com', `127.0.0.1:1`]) {
+        const signedFor = host.replace(/:\d+$/, '');
+        const a = await send('GET', `${path}?${v4('GET', path, [], signedFor)}`, { host });
+        assert.equal(a.status, 400, `${host}: ${a.body}`);
+        assert.equal(codeOf(a), 'InvalidURI');
+      }
+      for (const host of ['127.0.0.1', `127.0.0.1:${emu.port}`, `localhost:${emu.port}`]) {
+        const signedFor = host.replace(/:\d+$/, '');
+        const a = await send('GET', `${path}?${v4('GET', path, [], signedFor)}`, { host });
+        assert.equal(a.status, 200, `${host}: ${a.body}`);
+      }
+    });
+  });
+
   describe('a POST form that is too large or never ends', () => {
     it('answers a chunked form over 32 MiB 400 EntityTooLarge', async function () {
       this.timeout(60_000);
