@@ -420,14 +420,14 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
             if (xml) {
               checkXmlHost(req, servedHosts);
               let covers = (_header: string): boolean => true;
+              const [rawPath = '/', rawQuery = ''] = target.split('?', 2);
               if (isSignedQuery(url.searchParams)) {
-                const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);
                 const signed = verifySignedUrl(req, rawPath, rawQuery, keysOf);
                 actAs(signed.member);
                 covers = signed.covers;
               }
               // A POST policy's form covers none of the request's headers (post-policy.ts).
-              ctx.query = xmlQuery(url.searchParams, req, req.method === 'POST' ? () => false : covers);
+              ctx.query = xmlQuery(rawQuery, req, req.method === 'POST' ? () => false : covers);
             }
             const post = () =>
               postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs, opts.formBodyTimeoutMs);

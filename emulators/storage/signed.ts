@@ -28,7 +28,7 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { type PublishedKey, verifyRsaSha256 } from '@eventbus/emulator-common/iam-enforce.ts';
-import { XmlError } from './xml.ts';
+import { rawQueryParams, XmlError } from './xml.ts';
 
 const V4_ALGORITHM = 'GOOG4-RSA-SHA256';
 export const MAX_V4_EXPIRES = 7 * 24 * 3600;
@@ -39,22 +39,6 @@ export type KeysOf = ((email: string) => readonly PublishedKey[]) | undefined;
 /** Percent-encodes every byte but `A-Za-z0-9-._~`, as Cloud Storage's canonical forms do. */
 export const strictEncode = (text: string): string =>
   encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-/** The raw query's parameters, decoded (`+` is a plus: signers encode a space as `%20`). */
-function rawParams(rawQuery: string): [string, string][] {
-  const out: [string, string][] = [];
-  for (const part of rawQuery.split('&')) {
-    if (part === '') continue;
-    const i = part.indexOf('=');
-    const [k, v] = i < 0 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)];
-    try {
-      out.push([decodeURIComponent(k), decodeURIComponent(v)]);
-    } catch {
-      throw malformed(`The query parameter ${k} is not valid percent-encoding.`);
-    }
-  }
-  return out;
-}
 
 const malformed = (message: string): XmlError =>
   new XmlError(400, 'AuthorizationQueryParametersError', message);
@@ -114,7 +98,9 @@ export function verifySignedUrl(
   keysOf: KeysOf,
   now = Date.now(),
 ): SignedRequest {
-  const params = rawParams(rawQuery);
+  const params = rawQueryParams(rawQuery, (k) =>
+    malformed(`The query parameter ${k} is not valid percent-encoding.`),
+  );
   const get = (name: string): string | undefined => params.find(([k]) => k === name)?.[1];
   const method = req.method ?? 'GET';
   if (get('X-Goog-Algorithm') !== undefined || get('X-Goog-Signature') !== undefined) {

@@ -148,23 +148,42 @@ export function cannedAcl(name: string): string {
 }
 
 /**
+ * A raw query's parameters, decoded as a signature check reads them: `+` is a plus (signers encode
+ * a space as `%20`). `bad` is the error for a parameter that is not valid percent-encoding.
+ */
+export function rawQueryParams(rawQuery: string, bad: (name: string) => XmlError): [string, string][] {
+  const out: [string, string][] = [];
+  for (const part of rawQuery.split('&')) {
+    if (part === '') continue;
+    const i = part.indexOf('=');
+    const [k, v] = i < 0 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)];
+    try {
+      out.push([decodeURIComponent(k), decodeURIComponent(v)]);
+    } catch {
+      throw bad(k);
+    }
+  }
+  return out;
+}
+
+/**
  * The parameters an XML API request gives the handlers it shares with the JSON API: the listing's
- * query parameters, and the XML headers that stand for JSON API parameters (`x-goog-acl`,
+ * query parameters (read from the raw query as the signature check reads them), and the XML headers that stand for JSON API parameters (`x-goog-acl`,
  * `x-goog-if-generation-match`, `x-goog-if-metageneration-match`), each only if `covered` (a signed
  * URL's signature covers it; an unsigned request's headers are its caller's own). JSON API query
  * parameters (`predefinedAcl`, `ifGenerationMatch`, …) on an XML path are not read: a V2 signature
  * does not cover the query at all.
  */
 export function xmlQuery(
-  sent: URLSearchParams,
+  rawQuery: string,
   req: http.IncomingMessage,
   covered: (header: string) => boolean,
 ): URLSearchParams {
   const out = new URLSearchParams();
-  for (const name of XML_PARAMS) {
-    const v = sent.get(name);
-    if (v !== null) out.set(name, v);
-  }
+  const bad = (name: string): XmlError =>
+    new XmlError(400, 'InvalidArgument', `The query parameter ${name} is not valid percent-encoding.`);
+  for (const [name, value] of rawQueryParams(rawQuery, bad))
+    if (XML_PARAMS.includes(name) && !out.has(name)) out.set(name, value);
   for (const [header, param] of Object.entries(XML_HEADERS)) {
     const v = req.headers[header];
     if (typeof v !== 'string' || !covered(header)) continue;

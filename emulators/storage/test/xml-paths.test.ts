@@ -267,6 +267,20 @@ describe('storage emulator: XML API paths, raw', () => {
     });
   });
 
+  describe('low-severity rules', () => {
+    it('reads + in the query as a plus, as the signature check does', async () => {
+      for (const name of ['a b/x', 'a+b/y']) {
+        const path = `/${BUCKET}/${encode(name).replace('%2F', '/')}`;
+        assert.equal((await send('PUT', `${path}?${v4('PUT', path)}`, {}, 'z')).status, 200);
+      }
+      const q = v4('GET', `/${BUCKET}`, [['prefix', 'a%2Bb']]).replace('prefix=a%2Bb', 'prefix=a+b');
+      const a = await send('GET', `/${BUCKET}?${q}`);
+      assert.equal(a.status, 200, a.body);
+      assert.match(a.body, /<Prefix>a\+b<\/Prefix>/);
+      assert.deepEqual(a.body.match(/<Key>[^<]*<\/Key>/g), ['<Key>a+b/y</Key>']);
+    });
+  });
+
   describe('a POST form that is too large or never ends', () => {
     it('answers a chunked form over 32 MiB 400 EntityTooLarge', async function () {
       this.timeout(60_000);
