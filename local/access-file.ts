@@ -9,7 +9,8 @@
  * docs/permissions.md tells how to debug a refusal.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { WORKLOADS, type Workload, workloadMember } from '../core/access/needs.ts';
@@ -54,9 +55,24 @@ export function writeAccessFile(
       ? { serviceAccountKeys: before.serviceAccountKeys }
       : {}),
   };
-  writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
-  renameSync(`${path}.tmp`, path);
+  writePrivate(path, JSON.stringify(file));
   return file;
+}
+
+/**
+ * Writes `text` to `path` readable by its owner only (0600), whether or not `path` exists (a mode
+ * given to writeFileSync applies only to a file it creates): written to a temporary file of its
+ * own (unique per call) and renamed over `path`, so a reader sees the old or the new file whole.
+ */
+function writePrivate(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** What the program declares that the emulators enforce: its IAM policies and policy tags. */
@@ -112,9 +128,7 @@ export function writeLocalCredentials(
   const member = memberFor(as, project);
   const subject = localToken(dataDir, as, project, ttlSeconds);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(credentialsFile(path, member, subject, tokenUrl), null, 2)}\n`, {
-    mode: 0o600,
-  });
+  writePrivate(path, `${JSON.stringify(credentialsFile(path, member, subject, tokenUrl), null, 2)}\n`);
   return member;
 }
 
@@ -147,9 +161,8 @@ export function writeServiceAccountKey(dataDir: string, as: string, project: str
   const { keyFile, published } = newServiceAccountKey(member, project);
   const next: AccessFile = { ...file, serviceAccountKeys: [...(file.serviceAccountKeys ?? []), published] };
   const access = accessFilePath(dataDir);
-  writeFileSync(`${access}.tmp`, JSON.stringify(next), { mode: 0o600 });
-  renameSync(`${access}.tmp`, access);
+  writePrivate(access, JSON.stringify(next));
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600 });
+  writePrivate(path, `${JSON.stringify(keyFile, null, 2)}\n`);
   return member;
 }

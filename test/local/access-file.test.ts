@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createSign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PII_RESOURCES } from '../../core/access/needs.ts';
@@ -56,6 +56,16 @@ describe('local: the access file', () => {
     assert.deepEqual(readAccessFile(dir)?.policyTags, [tag]);
     writeAccessFile(dir, [], []);
     assert.equal(readAccessFile(dir)?.policyTags, undefined);
+  });
+
+  it('writes a key file 0600 over an existing world-readable file', () => {
+    writeAccessFile(dir, []);
+    const existing = join(dir, 'existing.json');
+    writeFileSync(existing, '{}');
+    chmodSync(existing, 0o644);
+    writeServiceAccountKey(dir, 'store', 'p', existing);
+    assert.equal(statSync(existing).mode & 0o777, 0o600);
+    assert.match(readFileSync(existing, 'utf8'), /PRIVATE KEY/);
   });
 
   it('publishes a service account’s key, writes its key file, and keeps the key when rewritten', () => {
