@@ -201,12 +201,15 @@ export async function postPolicyUpload(
     throw new XmlError(400, 'InvalidArgument', 'The POST request has no policy field.');
 
   const member = verifyPolicySignature(fields, policyText, keysOf);
-  let policy: Record<string, unknown>;
+  let parsed: unknown;
   try {
-    policy = JSON.parse(Buffer.from(policyText, 'base64').toString('utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(Buffer.from(policyText, 'base64').toString('utf8'));
   } catch {
     throw invalidPolicy('the policy is not base64-encoded JSON.');
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidPolicy('the policy must be a JSON object.');
+  const policy = parsed as Record<string, unknown>;
   const expiration = typeof policy.expiration === 'string' ? Date.parse(policy.expiration) : Number.NaN;
   if (Number.isNaN(expiration)) throw invalidPolicy('expiration must be an ISO 8601 date and time.');
   if (now >= expiration) throw invalidPolicy('Policy expired.');

@@ -141,18 +141,18 @@ describe('storage emulator: XML API paths, raw', () => {
     return `GoogleAccessId=${encode(EMAIL)}&Expires=${expires}&Signature=${encode(signature)}`;
   }
 
-  /** A V2 POST policy form: `fields` before the file, the policy signed over `conditions`. */
+  /** A V2 POST policy form: `fields` before the file, the policy signed over `conditions` (or, `policyIs`, the whole policy document). */
   function form(
     conditions: unknown,
     fields: [string, string][],
     filename = 'f.txt',
     content = 'posted',
+    policyIs = false,
   ): string {
-    const policy = Buffer.from(
-      JSON.stringify(
-        conditions === null ? null : { expiration: new Date(Date.now() + 600_000).toISOString(), conditions },
-      ),
-    ).toString('base64');
+    const document = policyIs
+      ? conditions
+      : { expiration: new Date(Date.now() + 600_000).toISOString(), conditions };
+    const policy = Buffer.from(JSON.stringify(document)).toString('base64');
     const signature = createSign('RSA-SHA256').update(policy).sign(privateKey).toString('base64');
     const all: [string, string][] = [
       ...fields,
@@ -268,6 +268,19 @@ describe('storage emulator: XML API paths, raw', () => {
   });
 
   describe('low-severity rules', () => {
+    it('refuses a signed policy that is JSON but not an object 400 InvalidPolicyDocument', async () => {
+      for (const conditions of [null, 'text', [1, 2]]) {
+        const a = await send(
+          'POST',
+          `/${BUCKET}`,
+          FORM_TYPE,
+          form(conditions, [['key', 'n.txt']], 'f', 'c', true),
+        );
+        assert.equal(a.status, 400, a.body);
+        assert.equal(codeOf(a), 'InvalidPolicyDocument');
+      }
+    });
+
     it('reads + in the query as a plus, as the signature check does', async () => {
       for (const name of ['a b/x', 'a+b/y']) {
         const path = `/${BUCKET}/${encode(name).replace('%2F', '/')}`;
