@@ -86,7 +86,7 @@ type Area = 'json' | 'upload' | 'download' | 'xml';
 
 interface Route {
   area: Area;
-  /** Decoded path segments after the API prefix, e.g. ['b', 'bucket', 'o', 'name']. */
+  /** Path segments after the API prefix, e.g. ['b', 'bucket', 'o', 'name'] (decoded once routed). */
   segs: string[];
 }
 
@@ -119,7 +119,7 @@ function route(pathname: string): Route {
   } else if (raw[0] === 'storage' && raw[1] === 'v1') raw.splice(0, 2);
   else if (raw.length >= 1 && raw[0] !== '' && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
   if (raw.at(-1) === '' && (area !== 'xml' || raw.length === 2)) raw.pop();
-  return { area, segs: raw.map(decode) };
+  return { area, segs: raw };
 }
 
 const notSupported = (what: string): StorageError =>
@@ -398,6 +398,10 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
               const [status, out] = exchangeToken(enforcement, form);
               return sendJson(res, status, out);
             }
+            // Known first, so that every refusal on an XML path (a bad token, a bad path) is XML.
+            const target = req.url ?? '/';
+            const routed = route(target.startsWith('/') ? (target.split('?', 1)[0] as string) : url.pathname);
+            xml = routed.area === 'xml';
             if (enforcement) {
               const access = accessOf(enforcement, req, identities());
               // Anonymous: no bearer token (an Authorization header of another form, or a bare
@@ -414,9 +418,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
                 acls,
               };
             }
-            const target = req.url ?? '/';
-            const r = route(target.startsWith('/') ? (target.split('?', 1)[0] as string) : url.pathname);
-            xml = r.area === 'xml';
+            const r: Route = { area: routed.area, segs: routed.segs.map(decode) };
             if (xml) {
               checkXmlHost(req, servedHosts);
               let covers = (_header: string): boolean => true;

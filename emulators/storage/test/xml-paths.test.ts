@@ -268,6 +268,18 @@ describe('storage emulator: XML API paths, raw', () => {
   });
 
   describe('low-severity rules', () => {
+    it('answers XML errors on XML paths, a bad token or a bad path too', async () => {
+      for (const [path, headers] of [
+        [`/${BUCKET}/x`, { authorization: 'Bearer nope' }],
+        [`/${BUCKET}/%zz`, {}],
+      ] as const) {
+        const a = await send('GET', path, headers);
+        assert.ok(a.status >= 400 && a.status < 500, `${path}: ${a.status} ${a.body}`);
+        assert.match(String(a.headers['content-type']), /^application\/xml/, `${path}: ${a.body}`);
+        assert.match(a.body, /^<\?xml[^>]*><Error><Code>/);
+      }
+    });
+
     it('refuses a signed policy that is JSON but not an object 400 InvalidPolicyDocument', async () => {
       for (const conditions of [null, 'text', [1, 2]]) {
         const a = await send(
