@@ -6,7 +6,7 @@
  */
 import type http from 'node:http';
 import { byteOrder, type Catalog } from './catalog.ts';
-import { StorageError } from './errors.ts';
+import { NO_SUCH_BUCKET, StorageError } from './errors.ts';
 import type { ObjectState } from './records.ts';
 import { renderObject } from './resources.ts';
 import { type Ctx, intParam } from './wire.ts';
@@ -33,7 +33,7 @@ function fromStorageError(e: StorageError): XmlError {
     400: 'InvalidArgument',
     401: 'AccessDenied',
     403: 'AccessDenied',
-    404: /bucket/i.test(e.message) ? 'NoSuchBucket' : 'NoSuchKey',
+    404: e.message === NO_SUCH_BUCKET ? 'NoSuchBucket' : 'NoSuchKey',
     409: 'Conflict',
     412: 'PreconditionFailed',
     416: 'InvalidRange',

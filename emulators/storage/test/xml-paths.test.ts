@@ -268,6 +268,23 @@ describe('storage emulator: XML API paths, raw', () => {
   });
 
   describe('low-severity rules', () => {
+    it('answers a missing object NoSuchKey, a missing bucket NoSuchBucket', async () => {
+      // A bucket whose name says "bucket": the object's absence must still be NoSuchKey.
+      const made = await send(
+        'POST',
+        '/storage/v1/b?project=p',
+        { 'content-type': 'application/json' },
+        JSON.stringify({ name: 'my-bucket-2' }),
+      );
+      assert.equal(made.status, 200, made.body);
+      const key = await send('GET', '/my-bucket-2/no-such-object');
+      assert.equal(key.status, 404, key.body);
+      assert.equal(codeOf(key), 'NoSuchKey');
+      const bucket = await send('GET', '/no-such-bucket-here/x');
+      assert.equal(bucket.status, 404, bucket.body);
+      assert.equal(codeOf(bucket), 'NoSuchBucket');
+    });
+
     it('answers XML errors on XML paths, a bad token or a bad path too', async () => {
       for (const [path, headers] of [
         [`/${BUCKET}/x`, { authorization: 'Bearer nope' }],
