@@ -214,7 +214,8 @@ export async function postPolicyUpload(
   if (Number.isNaN(expiration)) throw invalidPolicy('expiration must be an ISO 8601 date and time.');
   if (now >= expiration) throw invalidPolicy('Policy expired.');
 
-  const key = (fields.get('key') ?? '').replace(FILENAME, file.filename ?? '');
+  // Literal substitution: replace() would expand $&, $` and $' in the file's name.
+  const key = (fields.get('key') ?? '').split(FILENAME).join(file.filename ?? '');
   if (key === '') throw new XmlError(400, 'InvalidArgument', 'The POST request has no key field.');
   fields.set('key', key);
   const named = new Set<string>();

@@ -268,6 +268,18 @@ describe('storage emulator: XML API paths, raw', () => {
   });
 
   describe('low-severity rules', () => {
+    it('puts the file name into key literally, $& and $` too', async () => {
+      const key = ['up/', '$', '{filename}'].join('');
+      const a = await send(
+        'POST',
+        `/${BUCKET}`,
+        FORM_TYPE,
+        form([['starts-with', '$key', 'up/']], [['key', key]], 'a$&b$`c'),
+      );
+      assert.equal(a.status, 204, a.body);
+      assert.equal(await statusOf('up/a$&b$`c'), 200);
+    });
+
     it('answers a missing object NoSuchKey, a missing bucket NoSuchBucket', async () => {
       // A bucket whose name says "bucket": the object's absence must still be NoSuchKey.
       const made = await send(
