@@ -168,8 +168,8 @@ const BUCKET_ACLS: Readonly<Record<string, AclKind>> = { acl: 'bucket', defaultO
 /**
  * The XML API's paths, path style, as signed URLs (signed.ts) and POST policies (post-policy.ts)
  * use them and `file.isPublic()` reads: `GET /<bucket>` lists (`<ListBucketResult>`), `POST
- * /<bucket>` is a POST policy's form; `GET`, `PUT` and `DELETE /<bucket>/<object>` read, write and
- * delete the object, each with the permission its JSON API method needs. Errors are XML (xml.ts).
+ * /<bucket>` is a POST policy's form; `GET` (and `HEAD`), `PUT` and `DELETE /<bucket>/<object>`
+ * read, write and delete the object, each with the permission its JSON API method needs. Errors are XML (xml.ts).
  */
 function xmlCall(
   c: Catalog,
@@ -188,7 +188,8 @@ function xmlCall(
     throw notSupported(`The XML API's ${method} of a bucket`);
   }
   const name = rest.join('/');
-  if (method === 'GET') {
+  // HEAD: GET's answer without its body (Node's server sends no body to a HEAD).
+  if (method === 'GET' || method === 'HEAD') {
     mayObject(ctx, 'storage.objects.get', bucket, name);
     return getObject(c, ctx, bucket, name, true);
   }

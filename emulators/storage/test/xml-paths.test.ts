@@ -268,6 +268,16 @@ describe('storage emulator: XML API paths, raw', () => {
   });
 
   describe('low-severity rules', () => {
+    it('serves a signed HEAD: the headers of the GET, no body', async () => {
+      const path = `/${BUCKET}/head.txt`;
+      assert.equal((await send('PUT', `${path}?${v4('PUT', path)}`, {}, 'twelve bytes')).status, 200);
+      const a = await send('HEAD', `${path}?${v4('HEAD', path)}`);
+      assert.equal(a.status, 200, a.body);
+      assert.equal(a.headers['content-length'], '12');
+      assert.ok(a.headers['x-goog-generation']);
+      assert.equal(a.body, '');
+    });
+
     it('puts the file name into key literally, $& and $` too', async () => {
       const key = ['up/', '$', '{filename}'].join('');
       const a = await send(
