@@ -11,8 +11,9 @@
  * - The policy: `expiration` (ISO 8601) not passed, and every condition met: `{"field": value}`
  *   and `["eq", "$field", value]` exactly, `["starts-with", "$field", prefix]`,
  *   `["content-length-range", min, max]` on the file's size, `bucket` against the URL's; every
- *   form field but the signature's own, `policy`, `file` and `x-ignore-*` must be named by a
- *   condition.
+ *   form field but `policy`, the signature (`signature`, `x-goog-signature`), `GoogleAccessId`,
+ *   `bucket`, `file` and `x-ignore-*` must be named by a condition; `acl` (a canned ACL) sets the
+ *   object's ACL.
  * - The upload acts as the signing service account (IAM decides, `storage.objects.create`); a
  *   refusal is the XML API's `<Error>`. The body is read whole and bounded in size
  *   (MAX_FORM_BYTES, 400 `EntityTooLarge`, chunked or not) and in time (FORM_BODY_TIMEOUT_MS,
