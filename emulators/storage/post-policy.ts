@@ -196,6 +196,15 @@ export async function postPolicyUpload(
   const file = parts[fileAt] as FormPart;
   const fields = new Map<string, string>();
   for (const p of parts.slice(0, fileAt)) fields.set(p.name.toLowerCase(), p.body.toString('utf8'));
+  // A form's own bucket field must be the URL's (Cloud Storage's POST Object docs); a policy that
+  // names no bucket is good for any bucket its signer may write to, as documented.
+  const formBucket = fields.get('bucket');
+  if (formBucket !== undefined && formBucket !== bucket)
+    throw new XmlError(
+      400,
+      'InvalidArgument',
+      `The form's bucket field (${formBucket}) is not the bucket posted to (${bucket}).`,
+    );
   fields.set('bucket', bucket);
   const policyText = fields.get('policy');
   if (policyText === undefined)

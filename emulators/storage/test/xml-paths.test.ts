@@ -268,6 +268,27 @@ describe('storage emulator: XML API paths, raw', () => {
   });
 
   describe('low-severity rules', () => {
+    it('refuses a form whose bucket field is not the bucket posted to', async () => {
+      const other = form(
+        [{ key: 'b.txt' }, { bucket: 'someone-else' }],
+        [
+          ['key', 'b.txt'],
+          ['bucket', 'someone-else'],
+        ],
+      );
+      const a = await send('POST', `/${BUCKET}`, FORM_TYPE, other);
+      assert.equal(a.status, 400, a.body);
+      assert.equal(codeOf(a), 'InvalidArgument');
+      const same = form(
+        [{ key: 'b.txt' }, { bucket: BUCKET }],
+        [
+          ['key', 'b.txt'],
+          ['bucket', BUCKET],
+        ],
+      );
+      assert.equal((await send('POST', `/${BUCKET}`, FORM_TYPE, same)).status, 204);
+    });
+
     it('serves a signed HEAD: the headers of the GET, no body', async () => {
       const path = `/${BUCKET}/head.txt`;
       assert.equal((await send('PUT', `${path}?${v4('PUT', path)}`, {}, 'twelve bytes')).status, 200);
