@@ -8,6 +8,7 @@
  */
 import type http from 'node:http';
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
+import { STORAGE_JWT_SERVICE } from '@eventbus/emulator-common/iam-enforce.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { ANONYMOUS, accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
 import { aclAllows, publicAccessPrevented } from './acl.ts';
@@ -358,6 +359,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
   const served = await serveEmulator(opts, {
     open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
     closeState: (catalog) => catalog.close(),
+    jwtService: STORAGE_JWT_SERVICE,
     handler: (catalog, { host, enforcement, identities }) => {
       const acls = {
         allows: (principal: string, permission: string, bucket: string, object?: string): boolean => {
