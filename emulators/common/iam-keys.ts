@@ -147,7 +147,7 @@ export interface JwtService {
 }
 
 const SCOPE = 'https://www.googleapis.com/auth/';
-export const CLOUD_PLATFORM_SCOPE = `${SCOPE}cloud-platform`;
+const CLOUD_PLATFORM_SCOPE = `${SCOPE}cloud-platform`;
 
 /** Cloud Storage: its host and scopes, as Google documents them for its JSON API. */
 export const STORAGE_JWT_SERVICE: JwtService = {
