@@ -56,6 +56,8 @@ export interface StorageEmulatorOptions extends EmulatorOptions {
   anonymous?: 'owner' | 'allUsers';
   /** How long a POST policy's form may take to arrive (post-policy.ts: FORM_BODY_TIMEOUT_MS). */
   formBodyTimeoutMs?: number;
+  /** How long a refused request's unread body is read and dropped before the connection is cut. */
+  drainMs?: number;
 }
 
 /** How long a refused request's unread body is drained before its connection is cut. */
@@ -63,14 +65,17 @@ const DRAIN_MS = 10_000;
 
 /**
  * After an answer to a request whose body is not read in full: the rest of the body is read and
- * dropped (the client, still sending, gets to read the answer), for DRAIN_MS at most; then the
- * connection is cut, so a body that never ends is not held open.
+ * dropped (the client, still sending, gets to read the answer), for `drainMs` at most; then the
+ * connection is cut, so a body that never ends is not held open. A body that does end in time
+ * leaves the connection to its next request.
  */
-function drainThenClose(req: http.IncomingMessage, res: http.ServerResponse): void {
+function drainThenClose(req: http.IncomingMessage, res: http.ServerResponse, drainMs: number): void {
   if (req.complete) return;
-  const cut = setTimeout(() => req.socket.destroy(), DRAIN_MS);
+  const cut = setTimeout(() => req.socket.destroy(), drainMs);
   cut.unref();
-  req.socket.once('close', () => clearTimeout(cut));
+  const stop = (): void => clearTimeout(cut);
+  req.once('end', stop);
+  req.socket.once('close', stop);
   req.resume();
   res.on('error', () => undefined);
 }
@@ -444,7 +449,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
             if (!refusal && !req.complete && req.destroyed) return;
             if (xml) sendXmlError(res, err);
             else sendError(res, err);
-            drainThenClose(req, res);
+            drainThenClose(req, res, opts.drainMs ?? DRAIN_MS);
           });
       };
     },

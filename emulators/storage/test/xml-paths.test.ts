@@ -56,6 +56,7 @@ describe('storage emulator: XML API paths, raw', () => {
       fsync: 'none',
       iam: { file },
       formBodyTimeoutMs: 1500,
+      drainMs: 300,
     });
     const made = await send(
       'POST',
@@ -373,6 +374,34 @@ describe('storage emulator: XML API paths, raw', () => {
       const a = await send('POST', `/${BUCKET}`, { ...FORM_TYPE, 'transfer-encoding': 'chunked' }, big);
       assert.equal(a.status, 400, a.body);
       assert.equal(codeOf(a), 'EntityTooLarge');
+    });
+
+    it('keeps a connection whose refused body ended in time for its next request', async function () {
+      this.timeout(30_000);
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+      const ask = (headers: Record<string, string>, body: string | undefined, end: boolean) =>
+        new Promise<number>((resolve, reject) => {
+          const req = http.request(
+            { host: '127.0.0.1', port: emu.port, method: 'POST', path: `/${BUCKET}`, headers, agent },
+            (res) => {
+              res.resume();
+              res.on('end', () => resolve(res.statusCode ?? 0));
+            },
+          );
+          req.on('error', reject);
+          if (end) req.end(body);
+          else req.write(body ?? '');
+        });
+      try {
+        // Refused before its body is read (another host); the body is short and arrives at once.
+        const host = { ...FORM_TYPE, host: 'files.example.com', 'content-length': '5' };
+        assert.equal(await ask(host, 'hello', true), 400);
+        // The next request on that connection outlives the drain bound: it must still be answered.
+        const stalled = { ...FORM_TYPE, 'content-length': '100000' };
+        assert.equal(await ask(stalled, `--${BOUNDARY}\r\n`, false), 408);
+      } finally {
+        agent.destroy();
+      }
     });
 
     it('answers a form whose body stalls 408 RequestTimeout', async function () {
