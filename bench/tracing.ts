@@ -13,11 +13,15 @@
  * environment each side twice), the settings swapped between the environments from one to the
  * next (the three hops restarted on the same emulators, ports and data), and each figure sums the
  * rounds: what one environment adds to a side in one round it adds to the other in the next.
+ * Each round's own ratio per hop is printed as well: their spread is the bench's noise.
  * Env: BENCH_TRACING_RATE (events/s to each pipeline, default 300), BENCH_TRACING_SECONDS (15 a
  * round), BENCH_TRACING_WARMUP_SECONDS (5 a round), BENCH_TRACING_ROUNDS (4, made even),
  * BENCH_TRACING_PROFILE=<dir> writes each hop's CPU profile there (`off/` and `on/`),
  * BENCH_TRACING_AA=1 runs both sides with tracing off, BENCH_TRACING_RATIO=<0–1> sets the traced
- * side's `sample_ratio` (0: what tracing costs without exporting anything).
+ * side's `sample_ratio` (0: what tracing costs without exporting anything), BENCH_TRACING_HOPS=
+ * gateway (a comma-separated list of hops) traces only those on the traced side, the others
+ * running with tracing off on both (to tell a hop's own cost from what the others' tracing adds
+ * to it).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -54,6 +58,8 @@ const env = process.env;
 const HOPS = ['gateway', 'store', 'forward'] as const;
 type Side = 'off' | 'on';
 const DRAIN_MS = 30_000;
+/** The hops traced on the traced side (BENCH_TRACING_HOPS, comma-separated); all by default. */
+const tracedHops = env['BENCH_TRACING_HOPS']?.split(',').map((h) => h.trim());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One environment's emulators and data, and the settings file of each side. */
@@ -149,12 +155,14 @@ async function startHops(stack: Stack, side: Side, endpoint: string): Promise<Ho
       const args = profile
         ? ['--cpu-prof', `--cpu-prof-dir=${join(profile, side)}`, ...spec.args]
         : spec.args;
+      // BENCH_TRACING_HOPS: only the hops it names are traced on the traced side (a diagnosis).
+      const traced = side === 'on' && (tracedHops === undefined || tracedHops.includes(spec.name));
       const child = spawn(spec.command, args, {
         cwd: spec.cwd,
         env: {
           ...process.env,
           ...spec.env,
-          EVENTBUS_SETTINGS_FILE: stack.settingsFiles[side],
+          EVENTBUS_SETTINGS_FILE: stack.settingsFiles[traced ? 'on' : 'off'],
           EVENTBUS_TRACE_ENDPOINT: endpoint,
         },
         stdio: 'ignore',
@@ -260,26 +268,30 @@ export const suite: BenchSuite = {
           await sleep(500);
         }
         const before = running.map((h) => childCpu(h.services));
-        const spansBefore = receiver.traces.spans().length;
+        const spansBefore = receiver.traces.taken();
         const sent = await offerAll(running, `${round}run`, rate, seconds);
         const drained = await drain(arrived, keys('run'), sent);
         // The ledger row is written after the webhook answered: let the last ones finish.
         await sleep(1000);
-        spans += receiver.traces.spans().length - spansBefore;
+        spans += receiver.traces.taken() - spansBefore;
+        // This round's CPU ms per hop on each side, added to the totals and shown as its ratio.
+        const roundCpu: Record<Side, Map<string, number>> = { off: new Map(), on: new Map() };
         for (const [i, h] of running.entries()) {
           const after = childCpu(h.services);
           const side = totals[h.side];
           side.events += sent;
-          for (const name of HOPS)
-            side.cpu.set(
-              name,
-              (side.cpu.get(name) ?? 0) +
-                (after.get(name) ?? Number.NaN) -
-                (before[i]?.get(name) ?? Number.NaN),
-            );
+          for (const name of HOPS) {
+            const ms = (after.get(name) ?? Number.NaN) - (before[i]?.get(name) ?? Number.NaN);
+            roundCpu[h.side].set(name, ms);
+            side.cpu.set(name, (side.cpu.get(name) ?? 0) + ms);
+          }
         }
+        const roundRatios = HOPS.map(
+          (name) =>
+            `${name} ${((roundCpu.on.get(name) ?? Number.NaN) / (roundCpu.off.get(name) ?? Number.NaN)).toFixed(2)}x`,
+        ).join(' ');
         roundText.push(
-          `round ${round + 1}: ${running.map((h) => `${h.stack.label} ${h.side}`).join(', ')}, ${sent} events to each${drained ? '' : ' (NOT all arrived within 30 s)'}`,
+          `round ${round + 1}: ${running.map((h) => `${h.stack.label} ${h.side}`).join(', ')}, ${sent} events to each${drained ? '' : ' (NOT all arrived within 30 s)'}, on/off ${roundRatios}`,
         );
         await Promise.all(running.map((h) => h.stop()));
         running = [];
@@ -295,7 +307,7 @@ export const suite: BenchSuite = {
           value: perEvent('off', name),
         },
         target: { op: '<=', value: 1.1, of: 'ratio', hard: true },
-        detail: `${env['BENCH_TRACING_AA'] ? 'A/A run (tracing off on both sides); ' : ''}two environments offered ${rate} events/s each at once for ${seconds} s a round${warmup > 0 ? ` after a ${warmup} s warm-up` : ''}, the sides swapped between rounds (${roundText.join('; ')}); spans the loopback OTLP receiver took: ${spans}`,
+        detail: `${env['BENCH_TRACING_AA'] ? 'A/A run (tracing off on both sides); ' : ''}${tracedHops ? `traced on the traced side: ${tracedHops.join(', ')} only; ` : ''}two environments offered ${rate} events/s each at once for ${seconds} s a round${warmup > 0 ? ` after a ${warmup} s warm-up` : ''}, the sides swapped between rounds (${roundText.join('; ')}); spans the loopback OTLP receiver took: ${spans}`,
       }));
     } finally {
       await Promise.all(running.map((h) => h.stop()));

@@ -222,8 +222,14 @@ export const pubsubEmulator: ServiceFactory = (ctx) => {
 /** The project's BigQuery emulator (REST over DuckDB), state in <data>/bigquery. */
 export const bigqueryEmulator: ServiceFactory = (ctx) => emulator(ctx, 'bigquery');
 
-/** The project's Cloud Storage emulator (JSON API), state in <data>/storage. */
-export const storageEmulator: ServiceFactory = (ctx) => emulator(ctx, 'storage');
+/**
+ * The project's Cloud Storage emulator (JSON API), state in <data>/storage; bucket notifications
+ * publish to the local Pub/Sub emulator, as Cloud Storage's service agent.
+ */
+export const storageEmulator: ServiceFactory = (ctx) => {
+  const spec = emulator(ctx, 'storage');
+  return { ...spec, args: [...spec.args, '--pubsub-endpoint', url(ctx.ports.pubsub)] };
+};
 
 /** The project's Firestore emulator (REST API: the send-once claims), state in <data>/firestore. */
 export const firestoreEmulator: ServiceFactory = (ctx) => emulator(ctx, 'firestore');

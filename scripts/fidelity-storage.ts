@@ -15,8 +15,9 @@
  *   the checkout, so `system-test/data/...` is found there;
  * - the test's own packages the project lacks (TEST_PACKAGES) are installed into the cache directory
  *   from the npm registry on first run, at the ranges the checkout's package.json gives;
- * - the root `before` hook also creates a Pub/Sub topic and grants it to allUsers, for the
- *   notification tests (excluded): that part is cut (TEXT_EDITS), and so is the topic clean-up;
+ * - the root `before` hook creates a Pub/Sub topic and grants it to allUsers (Cloud Storage's
+ *   service agent publishes to it): it runs as written against the Pub/Sub emulator, started
+ *   first with IAM on; its client sends no credentials to an emulator, so it is the owner there;
  * - `this.retries(3)` becomes 0, so a failure is counted once;
  * - the main client sends credentials to the emulator (`useAuthWithCustomEndpoint`): a
  *   service-account key file (IAM is on; emulators/common/iam-keys.ts), so it can sign URLs and POST
@@ -32,8 +33,9 @@
  * - only connections to loopback and to the emulator's host are allowed from this process (no
  *   metadata server, no internet): any other is refused and listed.
  *
- * The emulator: STORAGE_EMULATOR_HOST if set, else `emulators/storage/main.ts` started as a child
- * process on a free port and a temporary data directory.
+ * The emulators: PUBSUB_EMULATOR_HOST and STORAGE_EMULATOR_HOST if set, else `emulators/pubsub/main.ts`
+ * and `emulators/storage/main.ts` started as child processes on free ports and temporary data
+ * directories, the Storage emulator publishing its notifications to the Pub/Sub one.
  *
  * Exit 0 when the run completed (failures are the figure), 1 on a harness error, and with
  * `--strict` 1 on any failure.
@@ -50,7 +52,7 @@ const PUBLIC_BUCKET = 'gcp-public-data-landsat';
 /**
  * Packages the test imports that are installed into the cache directory at the checkout's ranges.
  * The others resolve from the project's node_modules: `mocha` must be the runner's own instance,
- * `uuid` (v4) and `@google-cloud/pubsub` (only constructed, its hook is cut) work as they are.
+ * `uuid` (v4) and `@google-cloud/pubsub` (the notifications' topic and subscription) work as they are.
  */
 const TEST_PACKAGES = ['nock', 'node-fetch', 'form-data', 'p-limit', 'tmp'] as const;
 
@@ -60,7 +62,8 @@ const TEST_PACKAGES = ['nock', 'node-fetch', 'form-data', 'p-limit', 'tmp'] as c
  * without authentication (but one test, SKIPPED_TESTS), lifecycle, turbo replication, hierarchical
  * namespace, bucket retention policies, object retention lock, customer-supplied encryption keys, soft-delete,
  * dual-region, bucket logging (the setting; no logs are written), channels (stop answers the 404
- * of a channel that cannot exist).
+ * of a channel that cannot exist), notifications (published to the Pub/Sub emulator started here),
+ * signed URLs and POST policies (signed with the tests' service-account key; one test aside).
  * Not here because the test file skips them itself (counted as pending): HMAC keys, and requester
  * pays' tests from a second project (it runs them only with GCN_STORAGE_2ND_PROJECT_ID set); its one
  * other test passes.
@@ -68,7 +71,6 @@ const TEST_PACKAGES = ['nock', 'node-fetch', 'form-data', 'p-limit', 'tmp'] as c
 export const SKIPPED: Readonly<Record<string, string>> = {
   'kms keys': 'needs Cloud KMS',
   'second service account': 'needs a second account with IAM (HMAC keys)',
-  notifications: 'needs Pub/Sub notifications from Cloud Storage',
   universeDomainTests:
     'builds a client with a universe domain but without useAuthWithCustomEndpoint, so against an emulator it calls without credentials (anonymous, refused), and its after hook deletes the main bucket',
 };
@@ -85,12 +87,6 @@ export const SKIPPED_TESTS: Readonly<Record<string, string>> = {
 
 /** Text changes to the test file that make it runnable offline; each must apply exactly once. */
 const TEXT_EDITS: readonly TextEdit[] = [
-  {
-    what: 'the Pub/Sub topic and its IAM policy in the root before hook',
-    pattern: /const data = await pubsub\.createTopic\(generateName\(\)\);[\s\S]*?\n {4}\}\);\n/,
-    replacement: '',
-  },
-  { what: 'the topic clean-up', pattern: /deleteAllTopicsAsync\(\)\]/, replacement: 'Promise.resolve()]' },
   { what: 'retries', pattern: /this\.retries\(3\);/, replacement: 'this.retries(0);' },
   {
     // The client (7.22, file.js startResumableUpload_) does not pass useAuthWithCustomEndpoint on to
@@ -172,7 +168,16 @@ await runFidelity({
   // The client signs URLs and POST policies with its credentials' key.
   serviceAccountKey: true,
   prepare: publicBucket,
+  // Started in this order: the Storage emulator publishes its bucket notifications to the Pub/Sub
+  // emulator it finds in PUBSUB_EMULATOR_HOST (set once that one is up), where the test's Pub/Sub
+  // client finds it too.
   emulators: [
+    {
+      kind: 'pubsub',
+      env: 'PUBSUB_EMULATOR_HOST',
+      value: (url) => new URL(url).host,
+      args: ['--fsync', 'none'],
+    },
     {
       kind: 'storage',
       env: 'STORAGE_EMULATOR_HOST',

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm run test-times -- <dir> [--top N]`: sums what `EVENTBUS_TEST_TIMES=<dir> npm test` recorded
- * (test/support/test-times.cjs: one line per test file and mocha process) and prints the files by
+ * (the test-times hook in .mocharc.json's `require` list: one line per test file and mocha process) and prints the files by
  * CPU, their own process's and their children's (environments, emulators, browsers), with the
  * suite's totals. Why: `npm test`'s wall time on 2 cores is bounded below by the CPU its files
  * cost; this says where that CPU goes.

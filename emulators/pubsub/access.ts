@@ -20,6 +20,7 @@ import {
   type IdentityListeners,
   UNAUTHENTICATED_MESSAGE,
 } from '@eventbus/emulator-common/iam-enforce.ts';
+import type { IamPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import * as grpc from '@grpc/grpc-js';
 import { ApiError } from './errors.ts';
 import { DetailedApiError, statusWithErrorInfo } from './status-details.ts';
@@ -67,6 +68,8 @@ function attachSchema(topic: Obj): CheckRequest[] {
 /** What the permission checks of an RPC may look up: the topic a subscription is attached to. */
 export interface Lookup {
   topicOf(subscription: string): string | undefined;
+  /** The policy set on a topic, subscription or snapshot through setIamPolicy (iam.ts). */
+  policyOf(resource: string): IamPolicy | undefined;
 }
 
 type Need = (request: Obj, look: Lookup) => CheckRequest[];
@@ -90,7 +93,8 @@ const nothing: Need = () => [];
 
 /**
  * Every RPC the emulator serves (gRPC method names), and what it needs. The IAM policy methods
- * check nothing: policies come from the access file; testIamPermissions answers what is held.
+ * check nothing; testIamPermissions answers what is held. A policy set on a topic, subscription
+ * or snapshot through setIamPolicy grants with the access file's (iam.ts).
  */
 export const NEEDS: Readonly<Record<string, Need>> = {
   // google.pubsub.v1.Publisher
@@ -222,13 +226,20 @@ export class PubSubAccess {
     const need = NEEDS[rpc];
     if (need === undefined) throw new Error(`no IAM permission is mapped for ${rpc}`);
     for (const check of need(request, this.look)) {
-      const d = this.enforcement.check(caller, check);
+      const d = this.enforcement.check(caller, check, this.own(check.resource));
       if (d) throw refusal(d);
     }
   }
 
   /** testIamPermissions: the permissions asked about that the caller holds on `resource`. */
   held(caller: Caller, resource: string, permissions: readonly string[]): string[] {
-    return permissions.filter((p) => this.enforcement.check(caller, on(p, resource)) === undefined);
+    const own = this.own(resource);
+    return permissions.filter((p) => this.enforcement.check(caller, on(p, resource), own) === undefined);
+  }
+
+  /** The policy set on `resource` through the API, granting with the access file's. */
+  private own(resource: string): IamPolicy[] {
+    const p = this.look.policyOf(resource);
+    return p ? [p] : [];
   }
 }

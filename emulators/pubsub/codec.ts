@@ -38,7 +38,7 @@ export const REC = {
   SNAP_MESSAGES: 13,
   /** A Seek, replayed as it ran: to a publish time (ms) or to a snapshot. */
   SEEK: 14,
-  /** An IAM policy set on a topic, subscription or snapshot (kept, not enforced). */
+  /** An IAM policy set on a topic, subscription or snapshot (with `--iam` it grants: iam.ts). */
   IAM_PUT: 15,
   /** Acknowledged messages a subscription retains (`retainAckedMessages`), written by compaction. */
   RETAINED: 16,

@@ -45,7 +45,7 @@ export class EngineState {
   readonly subs = new Map<string, Subscription>();
   readonly topicSubs = new Map<string, Set<Subscription>>();
   readonly snapshots = new Map<string, SnapshotState>();
-  /** IAM policies by resource name (stored and returned; never enforced). */
+  /** IAM policies by resource name (stored and returned; with `--iam` they grant: iam.ts). */
   readonly policies = new Map<string, unknown>();
   /** Schemas by name, each with its revisions newest first. */
   readonly schemas = new Map<string, StoredSchema>();
@@ -236,6 +236,7 @@ export class EngineState {
         return;
       case REC.SNAP_DEL:
         this.snapshots.delete(rec.name);
+        this.policies.delete(rec.name);
         return;
       case REC.SEEK: {
         const sub = this.subs.get(rec.sub);
@@ -299,6 +300,8 @@ export class EngineState {
 
   removeTopic(name: string): void {
     this.topics.delete(name);
+    // Its IAM policy goes with it: a new topic of the name starts without grants, as in Pub/Sub.
+    this.policies.delete(name);
     const subs = this.topicSubs.get(name);
     this.topicSubs.delete(name);
     // Google keeps subscriptions of a deleted topic, detached from it.
@@ -316,6 +319,7 @@ export class EngineState {
     const sub = this.subs.get(name);
     if (!sub) return undefined;
     this.subs.delete(name);
+    this.policies.delete(name);
     this.topicSubs.get(sub.resource.topic)?.delete(sub);
     for (const sm of sub.msgs.values()) {
       sm.state = DONE;

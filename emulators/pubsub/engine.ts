@@ -271,7 +271,12 @@ export class Engine {
     return registry.deleteSchema(this.s, name);
   }
 
-  // ---------- IAM (stored and returned, never enforced) ----------
+  // ---------- IAM (stored and returned; with `--iam` they grant: iam.ts) ----------
+
+  /** The policy set on `resource`, as IAM enforcement reads it (access.ts). */
+  enforcedPolicy(resource: string): ReturnType<typeof iam.enforcedPolicy> {
+    return iam.enforcedPolicy(this.s, resource);
+  }
 
   getIamPolicy(resource: string): iam.IamPolicy {
     return iam.getIamPolicy(this.s, resource);

@@ -751,7 +751,7 @@ export function createGrpcServer(engine: Engine, access?: PubSubAccess): GrpcHan
     }),
   });
 
-  // IAM policies are kept and returned, never enforced (with `--iam`, the access file's are):
+  // IAM policies are kept and returned; with `--iam` they grant with the access file's (iam.ts):
   // testIamPermissions answers every permission asked about, or with `--iam` those held.
   add(iam, {
     GetIamPolicy: unary((r) => policyOut(engine.getIamPolicy(String(r['resource'] ?? '')))),

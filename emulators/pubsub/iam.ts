@@ -1,7 +1,10 @@
 /**
- * IAM policies of topics, subscriptions and snapshots: stored, logged and returned as set, never
- * enforced (with `--iam`, the access file's policies are: access.ts).
+ * IAM policies of topics, subscriptions and snapshots: stored, logged and returned as set. With
+ * `--iam` a stored policy grants too, with the access file's (access.ts): a binding names a role
+ * of emulators/common/iam-roles.ts and members (`allUsers` included), as Google evaluates it; it
+ * can only add to what the access file allows.
  */
+import type { IamPolicy as EnforcedPolicy } from '@eventbus/emulator-common/iam-policy.ts';
 import { REC } from './codec.ts';
 import type { EngineState } from './engine-state.ts';
 import { invalid } from './errors.ts';
@@ -41,4 +44,20 @@ export async function setIamPolicy(
   s.policies.set(resource, stored);
   await s.append({ type: REC.IAM_PUT, resource, policy: stored });
   return stored;
+}
+
+/** The stored policy of `resource` as enforcement reads it (bindings of a role and members only). */
+export function enforcedPolicy(s: EngineState, resource: string): EnforcedPolicy | undefined {
+  const stored = s.policies.get(resource) as IamPolicy | undefined;
+  if (!stored) return undefined;
+  const bindings = stored.bindings.flatMap((b) => {
+    const x = (b ?? {}) as { role?: unknown; members?: unknown; condition?: { expression?: unknown } };
+    if (typeof x.role !== 'string' || !Array.isArray(x.members)) return [];
+    const members = x.members.filter((m): m is string => typeof m === 'string');
+    const expression = x.condition?.expression;
+    return [
+      { role: x.role, members, ...(typeof expression === 'string' ? { condition: { expression } } : {}) },
+    ];
+  });
+  return { resource, bindings };
 }

@@ -80,6 +80,7 @@ const SubscriptionKind = obj({
   tags: 'any',
 });
 const PublishRequestKind = obj({ topic: 'string', messages: { arr: PubsubMessageKind } });
+const TestIamPermissionsKind = obj({ permissions: { arr: 'string' } });
 const UpdateTopicKind = obj({ topic: TopicKind, updateMask: 'mask' });
 const UpdateSubscriptionKind = obj({ subscription: SubscriptionKind, updateMask: 'mask' });
 const PullKind = obj({ subscription: 'string', returnImmediately: 'bool', maxMessages: 'int' });
@@ -310,6 +311,8 @@ export async function handleRest(ctx: RestContext, req: IncomingMessage, res: Se
       const result = await route(ctx.engine, method, url, body, may, {
         deadlineMs: serverTimeoutMs(req),
         signal: left.signal,
+        held: (resource, permissions) =>
+          access && caller ? access.held(caller, resource, permissions) : [...permissions],
       });
       send(res, 200, result);
     } finally {
@@ -436,6 +439,8 @@ interface RestCall {
   readonly deadlineMs: number | undefined;
   /** Aborts when the connection closes before the answer. */
   readonly signal: AbortSignal;
+  /** testIamPermissions: the permissions asked about that the caller holds on a resource. */
+  readonly held: (resource: string, permissions: readonly string[]) => string[];
 }
 
 /** The caller's deadline from Google's `X-Server-Timeout` system parameter (seconds). */
@@ -503,6 +508,13 @@ async function route(
         orderingKey: (msg['orderingKey'] as string | undefined) ?? '',
       }));
       return { messageIds: await engine.publish(name, inputs) };
+    }
+    if (verb === 'testIamPermissions' && method === 'POST') {
+      // As the gRPC surface: NOT_FOUND for a topic that does not exist, then what is held.
+      const asked = (input(TestIamPermissionsKind)['permissions'] as string[] | undefined) ?? [];
+      engine.getIamPolicy(name);
+      const held = call.held(name, asked);
+      return held.length > 0 ? { permissions: held } : {};
     }
     if (verb) throw notFoundRoute(method, path);
     switch (method) {

@@ -50,6 +50,7 @@ export async function startPubSubEmulator(opts: PubSubEmulatorOptions): Promise<
   const access = opts.iam
     ? new PubSubAccess(new Enforcement(opts.iam.file), {
         topicOf: (sub) => engine.subs.get(sub)?.resource.topic,
+        policyOf: (resource) => engine.enforcedPolicy(resource),
       })
     : undefined;
   const grpcHandle = createGrpcServer(engine, access);

@@ -18,6 +18,7 @@ export function getSnapshot(s: EngineState, name: string): SnapshotState {
   const snap = s.snapshots.get(name);
   if (snap && snap.resource.expireTime <= Date.now()) {
     s.snapshots.delete(name);
+    s.policies.delete(name);
     s.appendQuiet({ type: REC.SNAP_DEL, name });
   }
   const live = s.snapshots.get(name);
@@ -85,6 +86,7 @@ export async function updateSnapshot(
 export async function deleteSnapshot(s: EngineState, name: string): Promise<void> {
   getSnapshot(s, name);
   s.snapshots.delete(name);
+  s.policies.delete(name);
   await s.append({ type: REC.SNAP_DEL, name });
 }
 

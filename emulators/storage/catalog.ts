@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { AppendLog, type FsyncPolicy, frame, readLog } from '@eventbus/emulator-common/append-log.ts';
 import { coalesced, fsyncDir } from './blobs.ts';
 import { noSuchBucket, noSuchObject, StorageError } from './errors.ts';
+import { type ObjectEvent, objectEvents } from './notify-events.ts';
 import type { AclEntry, BucketState, ObjectState } from './records.ts';
 import { checkRemovable, checkRetentionAllowed } from './retention.ts';
 import { bucketSoftMark, expired, type SoftMark, softened, softMark } from './soft-delete.ts';
@@ -147,6 +148,11 @@ export class Catalog {
   private lastGeneration = 0;
   /** Makes the names of new files in `blobs/` durable; one run shared by concurrent writers. */
   readonly syncBlobNames: () => Promise<void>;
+  /**
+   * Told the object events of each change once it is durable (notify-events.ts); it must not
+   * throw or wait: the notifications' queue (notify-publisher.ts) takes them.
+   */
+  onObjectEvents: ((events: ObjectEvent[]) => void) | undefined = undefined;
 
   private constructor(dataDir: string, policy: FsyncPolicy) {
     this.dataDir = dataDir;
@@ -248,8 +254,10 @@ export class Catalog {
 
   /** Applies a change in memory, then resolves once it is on disk. */
   async commit(rec: CatalogRecord): Promise<void> {
+    const events = this.onObjectEvents ? objectEvents(this, rec) : [];
     const dead = this.apply(rec);
     await this.log.append(frame(Buffer.from(JSON.stringify(rec))));
+    if (events.length > 0) this.onObjectEvents?.(events);
     for (const f of dead) await unlink(f).catch(() => undefined);
     if (this.log.size > COMPACT_MIN_BYTES && this.log.size > 2 * this.snapshotBytes) {
       this.log.requestCompaction(() => {

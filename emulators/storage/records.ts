@@ -29,6 +29,25 @@ export interface StoredPolicy {
   readonly serial: number;
 }
 
+/** The events a notification configuration may ask for (notifications.ts). */
+export type NotificationEvent =
+  | 'OBJECT_FINALIZE'
+  | 'OBJECT_METADATA_UPDATE'
+  | 'OBJECT_DELETE'
+  | 'OBJECT_ARCHIVE';
+
+/** A bucket's Pub/Sub notification configuration, as notifications.insert took it. */
+export interface NotificationConfig {
+  readonly id: string;
+  /** `//pubsub.googleapis.com/projects/<p>/topics/<t>`. */
+  readonly topic: string;
+  readonly payloadFormat: 'JSON_API_V1' | 'NONE';
+  /** Empty: every event. */
+  readonly eventTypes: readonly NotificationEvent[];
+  readonly objectNamePrefix?: string;
+  readonly customAttributes?: Readonly<Record<string, string>>;
+}
+
 export interface BucketState {
   name: string;
   timeCreated: string;
@@ -47,6 +66,9 @@ export interface BucketState {
   /** Its ACL and default object ACL (acl.ts); none: `projectPrivate`, as a new bucket's. */
   acl?: AclEntry[];
   defaultObjectAcl?: AclEntry[];
+  /** Its Pub/Sub notification configurations (notifications.ts), and the last id given. */
+  notifications?: NotificationConfig[];
+  notificationSerial?: number;
   /** Set when created (buckets of older data directories derive it from timeCreated). */
   generation?: number;
   /** Set while the bucket is soft-deleted (soft-delete.ts). */

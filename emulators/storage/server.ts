@@ -26,6 +26,8 @@ import {
 } from './buckets.ts';
 import { Catalog } from './catalog.ts';
 import { StorageError } from './errors.ts';
+import { notificationCall, notifier } from './notifications.ts';
+import { NotificationPublisher, type PublisherCounts, STORAGE_SERVICE_AGENT } from './notify-publisher.ts';
 import {
   composeObject,
   copyObject,
@@ -58,6 +60,11 @@ export interface StorageEmulatorOptions extends EmulatorOptions {
   formBodyTimeoutMs?: number;
   /** How long a refused request's unread body is read and dropped before the connection is cut. */
   drainMs?: number;
+  /**
+   * Pub/Sub's endpoint (`host:port`, as `PUBSUB_EMULATOR_HOST` gives it, or a URL) that bucket
+   * notifications publish to (notifications.ts); none: notification configurations are refused.
+   */
+  pubsubEndpoint?: string | undefined;
 }
 
 /** How long a refused request's unread body is drained before its connection is cut. */
@@ -85,6 +92,10 @@ export interface StorageEmulator {
   readonly url: string;
   /** Member → the identity port it took (empty without `iam`). */
   readonly identityPorts: ReadonlyMap<string, number>;
+  /** What the notifications' publisher did: published, dropped, retried, queued (none without Pub/Sub). */
+  notifications(): PublisherCounts | undefined;
+  /** Resolves once no notification waits to be published. */
+  settled(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -226,6 +237,7 @@ async function dispatch(
   ctx: Ctx,
   r: Route,
   post: () => Promise<void>,
+  publisher: NotificationPublisher | undefined,
 ): Promise<void> {
   const method = ctx.req.method ?? 'GET';
   const { segs } = r;
@@ -286,6 +298,10 @@ async function dispatch(
     if (segs[2] === 'lockRetentionPolicy' && segs.length === 3 && method === 'POST') {
       mayBucket(ctx, 'storage.buckets.update', bucket);
       return lockRetention(c, ctx, bucket);
+    }
+    if (segs[2] === 'notificationConfigs' && segs.length <= 4 && r.area === 'json') {
+      const served = notificationCall(c, ctx, method, bucket, segs[3], publisher);
+      if (served) return served;
     }
     if (segs.length >= 3) throw notSupported(`/b/{bucket}/${segs[2]}`);
     throw new StorageError('notFound', `Not found: ${method} ${ctx.req.url}`);
@@ -361,6 +377,8 @@ function upload(
 
 /** Starts the emulator on `host:port` (port 0 = ephemeral) with its state under `dataDir`. */
 export async function startStorageEmulator(opts: StorageEmulatorOptions): Promise<StorageEmulator> {
+  let publisher: NotificationPublisher | undefined;
+  let selfUrl = '';
   const served = await serveEmulator(opts, {
     open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
     closeState: (catalog) => catalog.close(),
@@ -382,6 +400,14 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
       const servedHosts = hostnamesOf(host);
       // Signatures are verified with the keys the access file publishes; without IAM, not at all.
       const keysOf: KeysOf = enforcement ? (email) => enforcement.keysOf(email) : undefined;
+      if (opts.pubsubEndpoint) {
+        // As Cloud Storage's service agent: with IAM on, a token minted for it (Pub/Sub decides).
+        publisher = new NotificationPublisher({
+          endpoint: opts.pubsubEndpoint,
+          token: () => enforcement?.mint(STORAGE_SERVICE_AGENT, 3600),
+        });
+        catalog.onObjectEvents = notifier(catalog, publisher, () => selfUrl);
+      }
       return (req, res) => {
         const url = new URL(req.url ?? '/', 'http://localhost');
         const ctx: Ctx = {
@@ -441,7 +467,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
             }
             const post = () =>
               postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs, opts.formBodyTimeoutMs);
-            return dispatch(catalog, uploads, ctx, r, post);
+            return dispatch(catalog, uploads, ctx, r, post, publisher);
           })
           .catch((err: unknown) => {
             // A body cut off by the client (the request destroyed under a handler): no one to answer.
@@ -454,5 +480,16 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
       };
     },
   });
-  return { port: served.port, url: served.url, identityPorts: served.identityPorts, close: served.close };
+  selfUrl = served.url;
+  return {
+    port: served.port,
+    url: served.url,
+    identityPorts: served.identityPorts,
+    notifications: () => publisher?.counts,
+    settled: () => publisher?.settled() ?? Promise.resolve(),
+    close: async () => {
+      await served.close();
+      publisher?.close();
+    },
+  };
 }

@@ -37,6 +37,8 @@ export interface TraceStore {
   /** Handles `POST /v1/traces`, `GET /traces.json` and v1's traces.get; false for any other request. */
   handle(req: IncomingMessage, res: ServerResponse, path: string): boolean;
   spans(traceId?: string): ReceivedSpan[];
+  /** How many spans it has taken since it started (`spans()` answers the newest 500 at most). */
+  taken(): number;
   clear(): void;
 }
 
@@ -46,6 +48,7 @@ export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
   const gate = options.gate;
   const own = options.project ?? '';
   const kept: ReceivedSpan[] = [];
+  let taken = 0;
   const take = (body: unknown): number => {
     let n = 0;
     for (const rs of list(field(body, 'resourceSpans'))) {
@@ -59,6 +62,7 @@ export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
         }
     }
     if (kept.length > MAX_SPANS) kept.splice(0, kept.length - MAX_SPANS);
+    taken += n;
     return n;
   };
   return {
@@ -105,6 +109,7 @@ export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
       return false;
     },
     spans: (traceId) => spansOf(kept, traceId),
+    taken: () => taken,
     clear: () => {
       kept.length = 0;
     },

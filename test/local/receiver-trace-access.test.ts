@@ -136,6 +136,7 @@ describe('local: the receiver enforces the trace grants pulumi up gives', functi
     assert.equal((await post(receiver.url, 'store', '00f067aa0ba902ba')).status, 401);
     assert.equal((await post(receiver.url, 'store', '00f067aa0ba902bb', forged)).status, 401);
     assert.equal(receiver.traces.spans(TRACE).length, 3, 'no refused span was kept');
+    assert.equal(receiver.traces.taken(), 3, 'nor counted as taken');
   });
 
   it('the studio may not write spans: 403 (it holds roles/cloudtrace.user, not the agent role)', async () => {

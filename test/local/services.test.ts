@@ -1,7 +1,7 @@
 /** localSettings: what follows the ports when the local environment does not run on the defaults. */
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
-import { DEFAULT_PORTS, localSettings, pubsubEmulator } from '../../local/services.ts';
+import { DEFAULT_PORTS, localSettings, pubsubEmulator, storageEmulator } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -41,19 +41,29 @@ describe('local settings under moved ports', () => {
   });
 });
 
+/** The context of an environment on the shifted ports. */
+const shiftedContext = () => ({
+  root,
+  dataDir: '/tmp/d',
+  logDir: '/tmp/l',
+  ports: shifted,
+  settings,
+  project: 'p',
+  node: process.execPath,
+});
+
 describe('the local Pub/Sub emulator', () => {
   it('is given the local BigQuery and Storage emulators, which its export subscriptions write into', () => {
-    const spec = pubsubEmulator({
-      root,
-      dataDir: '/tmp/d',
-      logDir: '/tmp/l',
-      ports: shifted,
-      settings,
-      project: 'p',
-      node: process.execPath,
-    });
+    const spec = pubsubEmulator(shiftedContext());
     const flagValue = (flag: string): string | undefined => spec.args[spec.args.indexOf(flag) + 1];
     assert.equal(flagValue('--bigquery-endpoint'), `http://127.0.0.1:${shifted.bigquery}`);
     assert.equal(flagValue('--storage-endpoint'), `http://127.0.0.1:${shifted.storage}`);
+  });
+});
+
+describe('the local Cloud Storage emulator', () => {
+  it('is given the local Pub/Sub emulator, which its bucket notifications publish to', () => {
+    const spec = storageEmulator(shiftedContext());
+    assert.equal(spec.args[spec.args.indexOf('--pubsub-endpoint') + 1], `http://127.0.0.1:${shifted.pubsub}`);
   });
 });

@@ -258,6 +258,46 @@ describe('pubsub emulator with --iam', () => {
     assert.deepEqual(none, { 'pubsub.topics.publish': false, 'pubsub.topics.get': false });
   });
 
+  it("grants what a topic's own policy (setIamPolicy) grants, with the access file's", async () => {
+    const url = `${base}/projects/${PROJECT}/topics/audit`;
+    const ask = { permissions: ['pubsub.topics.publish', 'pubsub.topics.delete'] };
+    const publish = { messages: [{ data: data('by other') }] };
+    assert.deepEqual(await call(`${url}:testIamPermissions`, 'POST', ask, otherToken), {
+      status: 200,
+      body: {},
+    });
+    assert.equal((await call(`${url}:publish`, 'POST', publish, otherToken)).status, 403);
+    // A grant to allUsers, as Google's Cloud Storage test makes on its notifications' topic.
+    await owner
+      .topic('audit')
+      .iam.setPolicy({ bindings: [{ role: 'roles/pubsub.publisher', members: ['allUsers'] }] });
+    try {
+      assert.deepEqual(await call(`${url}:testIamPermissions`, 'POST', ask, otherToken), {
+        status: 200,
+        body: { permissions: ['pubsub.topics.publish'] },
+      });
+      assert.equal((await call(`${url}:publish`, 'POST', publish, otherToken)).status, 200);
+      assert.equal((await call(url, 'DELETE', undefined, otherToken)).status, 403);
+    } finally {
+      await owner.topic('audit').iam.setPolicy({ bindings: [] });
+    }
+    assert.equal((await call(`${url}:publish`, 'POST', publish, otherToken)).status, 403);
+    // Deleting the topic deletes its policy: a new topic of the name grants nothing.
+    await owner.topic('audit').iam.setPolicy({
+      bindings: [{ role: 'roles/pubsub.publisher', members: ['allUsers'] }],
+    });
+    await owner.topic('audit').delete();
+    await owner.createTopic('audit');
+    assert.equal((await call(`${url}:publish`, 'POST', publish, otherToken)).status, 403);
+    const missing = await call(
+      `${base}/projects/${PROJECT}/topics/nope:testIamPermissions`,
+      'POST',
+      ask,
+      otherToken,
+    );
+    assert.equal(missing.status, 404);
+  });
+
   it('refuses a bad or expired token with UNAUTHENTICATED (REST 401, gRPC 16)', async () => {
     const tokens = [
       mintToken(secret, STORE, -10),

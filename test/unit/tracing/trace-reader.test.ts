@@ -209,6 +209,27 @@ describe('trace reader: the local receiver serves traces.get from its OTLP spans
     });
   });
 
+  it('counts every span it takes, past the newest 500 that spans() answers (the tracing bench reads it)', async () => {
+    const before = store.taken();
+    const spans = Array.from({ length: 600 }, (_, i) =>
+      otlpSpan(
+        i.toString(16).padStart(16, 'a'),
+        '',
+        'gateway.receive',
+        '1700000000000000000',
+        '1700000000001000000',
+      ),
+    );
+    const post = await fetch(`${receiver.url}/v1/traces`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans }] }] }),
+    });
+    assert.equal(post.status, 200);
+    assert.equal(store.spans().length, 500);
+    assert.equal(store.taken() - before, 600);
+  });
+
   it('404 in Google’s error JSON for an unknown trace, 400 for a malformed id', async () => {
     const missing = await fetch(`${receiver.url}/v1/projects/p/traces/${'0'.repeat(31)}1`);
     assert.equal(missing.status, 404);
