@@ -9,7 +9,8 @@
  * docs/permissions.md tells how to debug a refusal.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { WORKLOADS, type Workload, workloadMember } from '../core/access/needs.ts';
@@ -44,6 +45,15 @@ export function writeAccessFile(
 ): AccessFile {
   const path = accessFilePath(dataDir);
   mkdirSync(dirname(path), { recursive: true });
+  return withAccessFileLock(path, () => rewriteAccessFile(dataDir, path, policies, policyTags));
+}
+
+function rewriteAccessFile(
+  dataDir: string,
+  path: string,
+  policies: readonly IamPolicy[],
+  policyTags: readonly PolicyTagEntry[] | undefined,
+): AccessFile {
   const before = readAccessFile(dataDir);
   const tags = policyTags ?? before?.policyTags;
   const file: AccessFile = {
@@ -54,9 +64,56 @@ export function writeAccessFile(
       ? { serviceAccountKeys: before.serviceAccountKeys }
       : {}),
   };
-  writeFileSync(`${path}.tmp`, JSON.stringify(file), { mode: 0o600 });
-  renameSync(`${path}.tmp`, path);
+  writePrivate(path, JSON.stringify(file));
   return file;
+}
+
+/** How long a writer waits for another's lock on the access file, and when a lock is stale. */
+const LOCK_WAIT_MS = 10_000;
+const LOCK_STALE_MS = 30_000;
+
+/**
+ * Runs `change` (a read-modify-write of the access file at `path`) holding `<path>.lock`, so two
+ * commands writing at once (a key and the policies) do not drop each other's change. A lock older
+ * than LOCK_STALE_MS is a crashed writer's and is taken over.
+ */
+function withAccessFileLock<T>(path: string, change: () => T): T {
+  const lock = `${path}.lock`;
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      writeFileSync(lock, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const since = statSync(lock, { throwIfNoEntry: false })?.mtimeMs;
+      if (since !== undefined && Date.now() - since > LOCK_STALE_MS) rmSync(lock, { force: true });
+      else if (Date.now() > deadline)
+        throw new Error(`${path} is being written by another command (${lock}); try again`);
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 25);
+    }
+  }
+  try {
+    return change();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+}
+
+/**
+ * Writes `text` to `path` readable by its owner only (0600), whether or not `path` exists (a mode
+ * given to writeFileSync applies only to a file it creates): written to a temporary file of its
+ * own (unique per call) and renamed over `path`, so a reader sees the old or the new file whole.
+ */
+function writePrivate(path: string, text: string): void {
+  const tmp = `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    writeFileSync(tmp, text, { mode: 0o600, flag: 'wx' });
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
 }
 
 /** What the program declares that the emulators enforce: its IAM policies and policy tags. */
@@ -112,9 +169,7 @@ export function writeLocalCredentials(
   const member = memberFor(as, project);
   const subject = localToken(dataDir, as, project, ttlSeconds);
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(credentialsFile(path, member, subject, tokenUrl), null, 2)}\n`, {
-    mode: 0o600,
-  });
+  writePrivate(path, `${JSON.stringify(credentialsFile(path, member, subject, tokenUrl), null, 2)}\n`);
   return member;
 }
 
@@ -139,17 +194,16 @@ export function localToken(dataDir: string, as: string, project: string, ttlSeco
  */
 export function writeServiceAccountKey(dataDir: string, as: string, project: string, path: string): string {
   const member = memberFor(as, project);
-  const file = readAccessFile(dataDir);
-  if (!file)
-    throw new Error(
-      `${accessFilePath(dataDir)} does not exist: start the environment with IAM on (npm start) first`,
-    );
-  const { keyFile, published } = newServiceAccountKey(member, project);
-  const next: AccessFile = { ...file, serviceAccountKeys: [...(file.serviceAccountKeys ?? []), published] };
   const access = accessFilePath(dataDir);
-  writeFileSync(`${access}.tmp`, JSON.stringify(next), { mode: 0o600 });
-  renameSync(`${access}.tmp`, access);
+  if (!existsSync(access))
+    throw new Error(`${access} does not exist: start the environment with IAM on (npm start) first`);
+  const { keyFile, published } = newServiceAccountKey(member, project);
+  withAccessFileLock(access, () => {
+    const file = readAccessFile(dataDir) as AccessFile;
+    const next: AccessFile = { ...file, serviceAccountKeys: [...(file.serviceAccountKeys ?? []), published] };
+    writePrivate(access, JSON.stringify(next));
+  });
   mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, `${JSON.stringify(keyFile, null, 2)}\n`, { mode: 0o600 });
+  writePrivate(path, `${JSON.stringify(keyFile, null, 2)}\n`);
   return member;
 }

@@ -95,13 +95,20 @@ const TEXT_EDITS: readonly TextEdit[] = [
     // (`--anonymous allUsers`) refuses them as an anonymous caller. The main client's own request
     // hook (interceptors) adds its token to them; `isPublic()`'s probe, which the hook also reaches
     // (with a uri), stays anonymous, as it is against Cloud Storage. The header is the key file's
-    // self-signed JWT (it lasts an hour, longer than a run).
+    // self-signed JWT, which lasts an hour: the hook is synchronous, so the header it adds is
+    // fetched again every 10 minutes (the auth client renews the JWT before it expires), and a
+    // run over an hour keeps a valid one.
     what: 'the main client’s token on its resumable uploads',
     pattern: /\n {2}before\(async \(\) => \{\n {4}await bucket\.create\(\);\n/,
     replacement: `
   before(async () => {
     await bucket.create();
-    const uploadAuth = await storage.authClient.getRequestHeaders();
+    let uploadAuth = await storage.authClient.getRequestHeaders();
+    setInterval(() => {
+      storage.authClient.getRequestHeaders().then(h => {
+        uploadAuth = h;
+      }, () => undefined);
+    }, 10 * 60_000).unref();
     storage.interceptors.push({
       request: reqOpts =>
         reqOpts.uri === undefined

@@ -85,7 +85,7 @@ export function register(program: Command): void {
       '--as <workload|member>',
       'gateway, store, forward, schedule, studio, or user:…/serviceAccount:…',
     )
-    .option('--out <file>', 'where to write it (default <data-dir>/credentials/<member>.json)')
+    .option('--out <file>', 'where to write it (default <data-dir>/credentials/<--as value>.json)')
     .option(...DATA_DIR_OPTION)
     .option('--ttl <seconds>', 'how long the file is valid', String(7 * 24 * 3600))
     .addHelpText(
@@ -127,7 +127,7 @@ export function register(program: Command): void {
       '--as <workload|member>',
       'gateway, store, forward, schedule, studio, or serviceAccount:…',
     )
-    .option('--out <file>', 'where to write it (default <data-dir>/credentials/<member>.key.json)')
+    .option('--out <file>', 'where to write it (default <data-dir>/credentials/<--as value>.key.json)')
     .option(...DATA_DIR_OPTION)
     .addHelpText(
       'after',

@@ -10,7 +10,13 @@ import type net from 'node:net';
 import { join } from 'node:path';
 import type { FsyncPolicy } from './append-log.ts';
 import { httpUrl, listenOn } from './cli.ts';
-import { Enforcement, type IdentityListeners, type IdentityPort, listenAsIdentities } from './iam-enforce.ts';
+import {
+  Enforcement,
+  type IdentityListeners,
+  type IdentityPort,
+  type JwtService,
+  listenAsIdentities,
+} from './iam-enforce.ts';
 import { acquireOwnerLock } from './owner-lock.ts';
 import { RestError } from './rest-error.ts';
 
@@ -39,6 +45,8 @@ export interface EmulatorParts<S> {
   /** Closes it, after the listeners. */
   closeState(state: S): Promise<void>;
   handler(state: S, ctx: HandlerContext): http.RequestListener;
+  /** The service a self-signed JWT must address (iam-keys.ts); any, when not given. */
+  jwtService?: JwtService;
 }
 
 export interface Served<S> {
@@ -62,7 +70,7 @@ export async function serveEmulator<S>(opts: EmulatorOptions, parts: EmulatorPar
     throw err;
   }
   let identities: IdentityListeners | undefined;
-  const enforcement = opts.iam ? new Enforcement(opts.iam.file) : undefined;
+  const enforcement = opts.iam ? new Enforcement(opts.iam.file, parts.jwtService) : undefined;
   const server = http.createServer(parts.handler(state, { host, enforcement, identities: () => identities }));
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = 0;

@@ -6,7 +6,7 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import type net from 'node:net';
-import { looksLikeJwt, type PublishedKey, verifySelfSignedJwt } from './iam-keys.ts';
+import { type JwtService, looksLikeJwt, type PublishedKey, verifySelfSignedJwt } from './iam-keys.ts';
 import { grantingBindings, type IamPolicy } from './iam-policy.ts';
 import type { AccessFile, PolicyTagEntry } from './iam-policy-file.ts';
 import type { IdentityListeners } from './iam-ports.ts';
@@ -66,8 +66,12 @@ export class Enforcement {
   private lookedAt = 0;
   readonly path: string;
 
-  constructor(path: string) {
+  /** The service a self-signed JWT must address (its scope or audience); any, when undefined. */
+  private readonly jwtService: JwtService | undefined;
+
+  constructor(path: string, jwtService?: JwtService) {
     this.path = path;
+    this.jwtService = jwtService;
     this.reload();
   }
 
@@ -99,7 +103,7 @@ export class Enforcement {
       const token = m[1] as string;
       // A self-signed JWT of a service account's key (iam-keys.ts), else a local token.
       const v = looksLikeJwt(token)
-        ? verifySelfSignedJwt(this.file.serviceAccountKeys ?? [], token)
+        ? verifySelfSignedJwt(this.file.serviceAccountKeys ?? [], token, Date.now(), this.jwtService)
         : verifyToken(this.file.tokenSecret, token);
       return v.ok ? { principal: v.member } : undefined;
     }

@@ -136,14 +136,47 @@ function decodePart(part: string): Record<string, unknown> | undefined {
   }
 }
 
-/** Whether `aud` names a service of `universe`: `https://<service>.<universe>/`. */
-function audienceOf(aud: unknown, universe: string): boolean {
+/**
+ * The service an emulator stands in for, as a self-signed JWT must address it: its host under the
+ * universe (`aud` `https://<host>.<universe>/`) or one of its OAuth scopes (`cloud-platform` is
+ * every service's).
+ */
+export interface JwtService {
+  readonly host: string;
+  readonly scopes: readonly string[];
+}
+
+const SCOPE = 'https://www.googleapis.com/auth/';
+const CLOUD_PLATFORM_SCOPE = `${SCOPE}cloud-platform`;
+
+/** Cloud Storage: its host and scopes, as Google documents them for its JSON API. */
+export const STORAGE_JWT_SERVICE: JwtService = {
+  host: 'storage',
+  scopes: ['devstorage.full_control', 'devstorage.read_write', 'devstorage.read_only'].map((s) => SCOPE + s),
+};
+
+/** Whether a JWT's `scope` (space-separated) holds one the service takes; any, without a service. */
+function scopeFor(scope: unknown, service: JwtService | undefined): boolean {
+  if (typeof scope !== 'string' || scope.trim() === '') return false;
+  if (service === undefined) return true;
+  return scope
+    .split(/\s+/)
+    .some(
+      (s) =>
+        s === CLOUD_PLATFORM_SCOPE || s === `${CLOUD_PLATFORM_SCOPE}.read-only` || service.scopes.includes(s),
+    );
+}
+
+/** Whether `aud` names `service` (else any service) of `universe`: `https://<service>.<universe>/`. */
+function audienceOf(aud: unknown, universe: string, service: JwtService | undefined): boolean {
   if (typeof aud !== 'string') return false;
   try {
     const u = new URL(aud);
     return (
       u.protocol === 'https:' &&
-      u.hostname.endsWith(`.${universe}`) &&
+      (service === undefined
+        ? u.hostname.endsWith(`.${universe}`)
+        : u.hostname === `${service.host}.${universe}`) &&
       (u.pathname === '/' || u.pathname === '')
     );
   } catch {
@@ -159,6 +192,7 @@ export function verifySelfSignedJwt(
   keys: readonly PublishedKey[],
   token: string,
   now = Date.now(),
+  service?: JwtService,
 ): { ok: true; member: string } | { ok: false; reason: string } {
   const parts = token.split('.');
   if (parts.length !== 3) return { ok: false, reason: 'not a JWT' };
@@ -180,8 +214,10 @@ export function verifySelfSignedJwt(
   if (exp - iat > MAX_JWT_SECONDS) return { ok: false, reason: 'exp is more than an hour after iat' };
   if (iat > seconds + SKEW_SECONDS) return { ok: false, reason: 'issued in the future' };
   if (exp <= seconds) return { ok: false, reason: 'expired' };
-  const scoped = typeof claims.scope === 'string' && claims.scope.trim() !== '';
-  if (!scoped && !audienceOf(claims.aud, key.universe ?? LOCAL_UNIVERSE))
-    return { ok: false, reason: "neither a scope nor an audience of the key's universe" };
+  if (!scopeFor(claims.scope, service) && !audienceOf(claims.aud, key.universe ?? LOCAL_UNIVERSE, service))
+    return {
+      ok: false,
+      reason: `neither a scope nor an audience of ${service ? `${service.host} in ` : ''}the key's universe`,
+    };
   return { ok: true, member: `serviceAccount:${key.serviceAccount}` };
 }

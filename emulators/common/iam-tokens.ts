@@ -44,3 +44,20 @@ export function verifyToken(
   if (claims.exp * 1000 <= now) return { ok: false, reason: 'expired' };
   return { ok: true, member: claims.m };
 }
+
+/**
+ * The `exp` (epoch seconds) a bearer token claims, a local token's or a JWT's, read without
+ * checking it: for a token already verified (iam-checks.ts `callerOf`).
+ */
+export function claimedExpiry(token: string): number | undefined {
+  const payload = token.startsWith(TOKEN_PREFIX)
+    ? token.slice(TOKEN_PREFIX.length).split('.')[0]
+    : token.split('.')[1];
+  try {
+    const exp = (JSON.parse(Buffer.from(payload ?? '', 'base64url').toString('utf8')) as { exp?: unknown })
+      .exp;
+    return typeof exp === 'number' ? exp : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -8,8 +8,9 @@
  * with every call, and exchanges again before the token expires.
  *
  * - The subject token is a local token (iam-enforce.ts, `mintToken`) minted for the member with
- *   the access file's secret; the exchange verifies it and answers a fresh one-hour token for the
- *   same member, so a call made with it is checked as that member's (iam-enforce.ts).
+ *   the access file's secret, or a service account's self-signed JWT; the exchange verifies it and
+ *   answers a fresh token for the same member that lasts an hour, or less: never past the subject
+ *   token's own `exp`. A call made with it is checked as that member's (iam-enforce.ts).
  * - With IAM off the emulators check no token: the exchange answers the subject token itself.
  * - A bad request is OAuth's 400 `{error, error_description}`: a grant that is not a token
  *   exchange (`unsupported_grant_type`), a subject token missing, unsigned, expired or of another
@@ -19,6 +20,7 @@
  * with `useAuthWithCustomEndpoint: true`; docs/permissions.md tells the whole recipe.
  */
 import type { Enforcement } from './iam-enforce.ts';
+import { claimedExpiry } from './iam-tokens.ts';
 
 export const STS_PATH = '/v1/token';
 const GRANT = 'urn:ietf:params:oauth:grant-type:token-exchange';
@@ -33,6 +35,7 @@ export const EXCHANGED_TTL_SECONDS = 3600;
 export function exchangeToken(
   enforcement: Enforcement | undefined,
   form: URLSearchParams,
+  now = Date.now(),
 ): [number, Record<string, unknown>] {
   const refuse = (error: string, description: string): [number, Record<string, unknown>] => [
     400,
@@ -44,9 +47,13 @@ export function exchangeToken(
   if (subject === '') return refuse('invalid_request', 'subject_token is required');
   if (/\s/.test(subject)) return refuse('invalid_grant', 'The subject token is malformed.');
   let token = subject;
+  let ttl = EXCHANGED_TTL_SECONDS;
   if (enforcement) {
     const caller = enforcement.callerOf(`Bearer ${subject}`, undefined);
-    const minted = caller && enforcement.mint(caller.principal, EXCHANGED_TTL_SECONDS);
+    // Never outlives the subject token (a self-signed JWT lasts an hour at most).
+    const exp = claimedExpiry(subject);
+    if (exp !== undefined) ttl = Math.min(ttl, exp - Math.floor(now / 1000));
+    const minted = caller && ttl > 0 && enforcement.mint(caller.principal, ttl);
     if (!minted)
       return refuse('invalid_grant', 'The subject token is not a valid token of this local environment.');
     token = minted;
@@ -57,7 +64,7 @@ export function exchangeToken(
       access_token: token,
       issued_token_type: ACCESS_TOKEN_TYPE,
       token_type: 'Bearer',
-      expires_in: EXCHANGED_TTL_SECONDS,
+      expires_in: ttl,
     },
   ];
 }

@@ -60,8 +60,10 @@ export class StorageError extends Error {
   }
 }
 
-export const noSuchBucket = (): StorageError =>
-  new StorageError('notFound', 'The specified bucket does not exist.');
+/** The message of noSuchBucket (xml.ts tells a missing bucket from a missing object by it). */
+export const NO_SUCH_BUCKET = 'The specified bucket does not exist.';
+
+export const noSuchBucket = (): StorageError => new StorageError('notFound', NO_SUCH_BUCKET);
 
 export const noSuchObject = (bucket: string, name: string): StorageError =>
   new StorageError('notFound', `No such object: ${bucket}/${name}`);

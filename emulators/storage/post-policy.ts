@@ -11,22 +11,77 @@
  * - The policy: `expiration` (ISO 8601) not passed, and every condition met: `{"field": value}`
  *   and `["eq", "$field", value]` exactly, `["starts-with", "$field", prefix]`,
  *   `["content-length-range", min, max]` on the file's size, `bucket` against the URL's; every
- *   form field but the signature's own, `policy`, `file` and `x-ignore-*` must be named by a
- *   condition.
+ *   form field but `policy`, the signature (`signature`, `x-goog-signature`), `GoogleAccessId`,
+ *   `bucket`, `file` and `x-ignore-*` must be named by a condition; `acl` (a canned ACL) sets the
+ *   object's ACL.
  * - The upload acts as the signing service account (IAM decides, `storage.objects.create`); a
- *   refusal is the XML API's `<Error>`. The body is read whole and bounded: MAX_FORM_BYTES.
+ *   refusal is the XML API's `<Error>`. The body is read whole and bounded in size
+ *   (MAX_FORM_BYTES, 400 `EntityTooLarge`, chunked or not) and in time (FORM_BODY_TIMEOUT_MS,
+ *   408 `RequestTimeout`); the server answers either and then closes the connection.
  */
+import type http from 'node:http';
 import type { Catalog } from './catalog.ts';
-import { StorageError } from './errors.ts';
 import { renderObject } from './resources.ts';
 import { type KeysOf, verifyPolicySignature } from './signed.ts';
 import { storeMedia, xmlResource } from './uploads.ts';
-import { type Ctx, readBody } from './wire.ts';
-import { escapeXml, sendXml, XmlError } from './xml.ts';
+import type { Ctx } from './wire.ts';
+import { cannedAcl, escapeXml, sendXml, XmlError } from './xml.ts';
 
 /** The largest form accepted (the file with its fields): POST uploads are for browsers' small files. */
 export const MAX_FORM_BYTES = 32 << 20;
 const MAX_FIELDS = 100;
+/** How long a form's body may take to arrive in full (the XML API answers a stalled one 408). */
+export const FORM_BODY_TIMEOUT_MS = 120_000;
+
+const tooLarge = (): XmlError =>
+  new XmlError(
+    400,
+    'EntityTooLarge',
+    `Your proposed upload exceeds the maximum allowed size (${MAX_FORM_BYTES} bytes).`,
+  );
+
+/**
+ * The form's body, or an XmlError once it passes MAX_FORM_BYTES or `timeoutMs`. The request is
+ * left readable (not destroyed), so the refusal can still be answered.
+ */
+function readForm(req: http.IncomingMessage, timeoutMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err?: XmlError): void => {
+      clearTimeout(timer);
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('close', onClose);
+      if (err) {
+        req.pause();
+        reject(err);
+      } else resolve(Buffer.concat(chunks));
+    };
+    const onData = (chunk: Buffer): void => {
+      size += chunk.length;
+      if (size > MAX_FORM_BYTES) settle(tooLarge());
+      else chunks.push(chunk);
+    };
+    const onEnd = (): void => settle();
+    const onClose = (): void =>
+      settle(new XmlError(400, 'IncompleteBody', 'The request body ended before its declared end.'));
+    const timer = setTimeout(
+      () =>
+        settle(
+          new XmlError(
+            408,
+            'RequestTimeout',
+            `Your socket connection to the server was not read from or written to within the timeout period (${timeoutMs} ms).`,
+          ),
+        ),
+      timeoutMs,
+    );
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('close', onClose);
+  });
+}
 /** What a `key` field may hold for the file's own name. */
 const FILENAME = ['$', '{filename}'].join('');
 
@@ -129,50 +184,48 @@ export async function postPolicyUpload(
   bucket: string,
   keysOf: KeysOf,
   actAs: (member: string) => void,
+  bodyTimeoutMs = FORM_BODY_TIMEOUT_MS,
   now = Date.now(),
 ): Promise<void> {
   const length = Number(ctx.req.headers['content-length'] ?? 0);
-  if (length > MAX_FORM_BYTES)
-    throw new XmlError(
-      400,
-      'EntityTooLarge',
-      `Your proposed upload exceeds the maximum allowed size (${MAX_FORM_BYTES} bytes).`,
-    );
-  let raw: Buffer;
-  try {
-    raw = await readBody(ctx.req, MAX_FORM_BYTES);
-  } catch (err) {
-    if (err instanceof StorageError)
-      throw new XmlError(
-        400,
-        'EntityTooLarge',
-        `Your proposed upload exceeds the maximum allowed size (${MAX_FORM_BYTES} bytes).`,
-      );
-    throw err;
-  }
+  if (length > MAX_FORM_BYTES) throw tooLarge();
+  const raw = await readForm(ctx.req, bodyTimeoutMs);
   const parts = parseForm(ctx.req.headers['content-type'], raw);
   const fileAt = parts.findIndex((p) => p.name.toLowerCase() === 'file');
   if (fileAt < 0) throw new XmlError(400, 'InvalidArgument', 'The POST request has no file field.');
   const file = parts[fileAt] as FormPart;
   const fields = new Map<string, string>();
   for (const p of parts.slice(0, fileAt)) fields.set(p.name.toLowerCase(), p.body.toString('utf8'));
+  // A form's own bucket field must be the URL's (Cloud Storage's POST Object docs); a policy that
+  // names no bucket is good for any bucket its signer may write to, as documented.
+  const formBucket = fields.get('bucket');
+  if (formBucket !== undefined && formBucket !== bucket)
+    throw new XmlError(
+      400,
+      'InvalidArgument',
+      `The form's bucket field (${formBucket}) is not the bucket posted to (${bucket}).`,
+    );
   fields.set('bucket', bucket);
   const policyText = fields.get('policy');
   if (policyText === undefined)
     throw new XmlError(400, 'InvalidArgument', 'The POST request has no policy field.');
 
   const member = verifyPolicySignature(fields, policyText, keysOf);
-  let policy: Record<string, unknown>;
+  let parsed: unknown;
   try {
-    policy = JSON.parse(Buffer.from(policyText, 'base64').toString('utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(Buffer.from(policyText, 'base64').toString('utf8'));
   } catch {
     throw invalidPolicy('the policy is not base64-encoded JSON.');
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw invalidPolicy('the policy must be a JSON object.');
+  const policy = parsed as Record<string, unknown>;
   const expiration = typeof policy.expiration === 'string' ? Date.parse(policy.expiration) : Number.NaN;
   if (Number.isNaN(expiration)) throw invalidPolicy('expiration must be an ISO 8601 date and time.');
   if (now >= expiration) throw invalidPolicy('Policy expired.');
 
-  const key = (fields.get('key') ?? '').replace(FILENAME, file.filename ?? '');
+  // Literal substitution: replace() would expand $&, $` and $' in the file's name.
+  const key = (fields.get('key') ?? '').split(FILENAME).join(file.filename ?? '');
   if (key === '') throw new XmlError(400, 'InvalidArgument', 'The POST request has no key field.');
   fields.set('key', key);
   const named = new Set<string>();
@@ -198,6 +251,9 @@ export async function postPolicyUpload(
   if (missing.length > 0) throw invalidPolicy(`Policy did not reference these fields: ${missing.join(', ')}`);
 
   actAs(member);
+  // The policy names the `acl` field (checked above) or the form has none.
+  const acl = fields.get('acl');
+  if (acl !== undefined) ctx.query.set('predefinedAcl', cannedAcl(acl.trim()));
   const resource = xmlResource(fields);
   if (resource.contentType === undefined && file.contentType !== undefined)
     resource.contentType = file.contentType;

@@ -6,7 +6,9 @@
  * `/download/storage/v1/...`. One emulator per data directory (owner lock). With `iam`, each call
  * is authorized first (access.ts), and each identity port's connections act as its member.
  */
+import type http from 'node:http';
 import { type EmulatorOptions, serveEmulator } from '@eventbus/emulator-common/http-serve.ts';
+import { STORAGE_JWT_SERVICE } from '@eventbus/emulator-common/iam-enforce.ts';
 import { exchangeToken, STS_PATH } from '@eventbus/emulator-common/local-sts.ts';
 import { ANONYMOUS, accessOf, mayBucket, mayList, mayObject, mayProject, mayWrite } from './access.ts';
 import { aclAllows, publicAccessPrevented } from './acl.ts';
@@ -42,7 +44,7 @@ import { ResumableUploads } from './resumable.ts';
 import { isSignedQuery, type KeysOf, verifySignedUrl } from './signed.ts';
 import { mediaUpload, multipartUpload, storeMedia, xmlResource } from './uploads.ts';
 import { type Ctx, readBody, readJson, requestedFields, sendError, sendJson } from './wire.ts';
-import { listBucketXml, sendXmlError } from './xml.ts';
+import { checkXmlHost, hostnamesOf, listBucketXml, sendXmlError, XmlError, xmlQuery } from './xml.ts';
 
 /** An Authorization header that carries a bearer token (what `callerOf` verifies). */
 const BEARER = /^Bearer\s+\S+\s*$/i;
@@ -54,11 +56,35 @@ export interface StorageEmulatorOptions extends EmulatorOptions {
    * treats an anonymous caller: only public grants (IAM or ACL) reach it.
    */
   anonymous?: 'owner' | 'allUsers';
+  /** How long a POST policy's form may take to arrive (post-policy.ts: FORM_BODY_TIMEOUT_MS). */
+  formBodyTimeoutMs?: number;
+  /** How long a refused request's unread body is read and dropped before the connection is cut. */
+  drainMs?: number;
   /**
    * Pub/Sub's endpoint (`host:port`, as `PUBSUB_EMULATOR_HOST` gives it, or a URL) that bucket
    * notifications publish to (notifications.ts); none: notification configurations are refused.
    */
   pubsubEndpoint?: string | undefined;
+}
+
+/** How long a refused request's unread body is drained before its connection is cut. */
+const DRAIN_MS = 10_000;
+
+/**
+ * After an answer to a request whose body is not read in full: the rest of the body is read and
+ * dropped (the client, still sending, gets to read the answer), for `drainMs` at most; then the
+ * connection is cut, so a body that never ends is not held open. A body that does end in time
+ * leaves the connection to its next request.
+ */
+function drainThenClose(req: http.IncomingMessage, res: http.ServerResponse, drainMs: number): void {
+  if (req.complete) return;
+  const cut = setTimeout(() => req.socket.destroy(), drainMs);
+  cut.unref();
+  const stop = (): void => clearTimeout(cut);
+  req.once('end', stop);
+  req.socket.once('close', stop);
+  req.resume();
+  res.on('error', () => undefined);
 }
 
 export interface StorageEmulator {
@@ -77,7 +103,7 @@ type Area = 'json' | 'upload' | 'download' | 'xml';
 
 interface Route {
   area: Area;
-  /** Decoded path segments after the API prefix, e.g. ['b', 'bucket', 'o', 'name']. */
+  /** Path segments after the API prefix, e.g. ['b', 'bucket', 'o', 'name'] (decoded once routed). */
   segs: string[];
 }
 
@@ -95,16 +121,22 @@ function decode(seg: string): string {
  */
 const JSON_ROOTS = new Set(['b', 'storage', 'upload', 'download', 'channels', 'health']);
 
+/**
+ * The route of a request's path as sent (no dot-segment normalisation: a signature covers the path
+ * as sent, and `a/../b` is that object's name). A trailing `/` is dropped on the JSON API's paths;
+ * on the XML API's it is part of the object's name (`/<bucket>/dir/` is object `dir/`), but
+ * `/<bucket>/` is the bucket.
+ */
 function route(pathname: string): Route {
   const raw = pathname.split('/').slice(1);
-  if (raw.at(-1) === '') raw.pop();
   let area: Area = 'json';
   if ((raw[0] === 'upload' || raw[0] === 'download') && raw[1] === 'storage' && raw[2] === 'v1') {
     area = raw[0];
     raw.splice(0, 3);
   } else if (raw[0] === 'storage' && raw[1] === 'v1') raw.splice(0, 2);
-  else if (raw.length >= 1 && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
-  return { area, segs: raw.map(decode) };
+  else if (raw.length >= 1 && raw[0] !== '' && !JSON_ROOTS.has(raw[0] as string)) area = 'xml';
+  if (raw.at(-1) === '' && (area !== 'xml' || raw.length === 2)) raw.pop();
+  return { area, segs: raw };
 }
 
 const notSupported = (what: string): StorageError =>
@@ -153,8 +185,8 @@ const BUCKET_ACLS: Readonly<Record<string, AclKind>> = { acl: 'bucket', defaultO
 /**
  * The XML API's paths, path style, as signed URLs (signed.ts) and POST policies (post-policy.ts)
  * use them and `file.isPublic()` reads: `GET /<bucket>` lists (`<ListBucketResult>`), `POST
- * /<bucket>` is a POST policy's form; `GET`, `PUT` and `DELETE /<bucket>/<object>` read, write and
- * delete the object, each with the permission its JSON API method needs. Errors are XML (xml.ts).
+ * /<bucket>` is a POST policy's form; `GET` (and `HEAD`), `PUT` and `DELETE /<bucket>/<object>`
+ * read, write and delete the object, each with the permission its JSON API method needs. Errors are XML (xml.ts).
  */
 function xmlCall(
   c: Catalog,
@@ -173,7 +205,8 @@ function xmlCall(
     throw notSupported(`The XML API's ${method} of a bucket`);
   }
   const name = rest.join('/');
-  if (method === 'GET') {
+  // HEAD: GET's answer without its body (Node's server sends no body to a HEAD).
+  if (method === 'GET' || method === 'HEAD') {
     mayObject(ctx, 'storage.objects.get', bucket, name);
     return getObject(c, ctx, bucket, name, true);
   }
@@ -349,6 +382,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
   const served = await serveEmulator(opts, {
     open: (dataDir, fsync) => Catalog.open(dataDir, fsync),
     closeState: (catalog) => catalog.close(),
+    jwtService: STORAGE_JWT_SERVICE,
     handler: (catalog, { host, enforcement, identities }) => {
       const acls = {
         allows: (principal: string, permission: string, bucket: string, object?: string): boolean => {
@@ -363,6 +397,7 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
         },
       };
       const uploads = new ResumableUploads(catalog);
+      const servedHosts = hostnamesOf(host);
       // Signatures are verified with the keys the access file publishes; without IAM, not at all.
       const keysOf: KeysOf = enforcement ? (email) => enforcement.keysOf(email) : undefined;
       if (opts.pubsubEndpoint) {
@@ -397,6 +432,10 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
               const [status, out] = exchangeToken(enforcement, form);
               return sendJson(res, status, out);
             }
+            // Known first, so that every refusal on an XML path (a bad token, a bad path) is XML.
+            const target = req.url ?? '/';
+            const routed = route(target.startsWith('/') ? (target.split('?', 1)[0] as string) : url.pathname);
+            xml = routed.area === 'xml';
             if (enforcement) {
               const access = accessOf(enforcement, req, identities());
               // Anonymous: no bearer token (an Authorization header of another form, or a bare
@@ -413,20 +452,30 @@ export async function startStorageEmulator(opts: StorageEmulatorOptions): Promis
                 acls,
               };
             }
-            const r = route(url.pathname);
-            xml = r.area === 'xml';
-            if (xml && isSignedQuery(url.searchParams)) {
-              const [rawPath = '/', rawQuery = ''] = (req.url ?? '/').split('?', 2);
-              actAs(verifySignedUrl(req, rawPath, rawQuery, keysOf));
+            const r: Route = { area: routed.area, segs: routed.segs.map(decode) };
+            if (xml) {
+              checkXmlHost(req, servedHosts);
+              let covers = (_header: string): boolean => true;
+              const [rawPath = '/', rawQuery = ''] = target.split('?', 2);
+              if (isSignedQuery(url.searchParams)) {
+                const signed = verifySignedUrl(req, rawPath, rawQuery, keysOf);
+                actAs(signed.member);
+                covers = signed.covers;
+              }
+              // A POST policy's form covers none of the request's headers (post-policy.ts).
+              ctx.query = xmlQuery(rawQuery, req, req.method === 'POST' ? () => false : covers);
             }
-            const post = () => postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs);
+            const post = () =>
+              postPolicyUpload(catalog, ctx, r.segs[0] as string, keysOf, actAs, opts.formBodyTimeoutMs);
             return dispatch(catalog, uploads, ctx, r, post, publisher);
           })
           .catch((err: unknown) => {
-            if (!(err instanceof StorageError) && !ctx.req.complete && ctx.req.destroyed) return;
+            // A body cut off by the client (the request destroyed under a handler): no one to answer.
+            const refusal = err instanceof StorageError || err instanceof XmlError;
+            if (!refusal && !req.complete && req.destroyed) return;
             if (xml) sendXmlError(res, err);
             else sendError(res, err);
-            if (!req.complete) req.resume();
+            drainThenClose(req, res, opts.drainMs ?? DRAIN_MS);
           });
       };
     },

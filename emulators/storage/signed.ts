@@ -28,7 +28,7 @@
 import { createHash } from 'node:crypto';
 import type http from 'node:http';
 import { type PublishedKey, verifyRsaSha256 } from '@eventbus/emulator-common/iam-enforce.ts';
-import { XmlError } from './xml.ts';
+import { rawQueryParams, XmlError } from './xml.ts';
 
 const V4_ALGORITHM = 'GOOG4-RSA-SHA256';
 export const MAX_V4_EXPIRES = 7 * 24 * 3600;
@@ -39,22 +39,6 @@ export type KeysOf = ((email: string) => readonly PublishedKey[]) | undefined;
 /** Percent-encodes every byte but `A-Za-z0-9-._~`, as Cloud Storage's canonical forms do. */
 export const strictEncode = (text: string): string =>
   encodeURIComponent(text).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-
-/** The raw query's parameters, decoded (`+` is a plus: signers encode a space as `%20`). */
-function rawParams(rawQuery: string): [string, string][] {
-  const out: [string, string][] = [];
-  for (const part of rawQuery.split('&')) {
-    if (part === '') continue;
-    const i = part.indexOf('=');
-    const [k, v] = i < 0 ? [part, ''] : [part.slice(0, i), part.slice(i + 1)];
-    try {
-      out.push([decodeURIComponent(k), decodeURIComponent(v)]);
-    } catch {
-      throw malformed(`The query parameter ${k} is not valid percent-encoding.`);
-    }
-  }
-  return out;
-}
 
 const malformed = (message: string): XmlError =>
   new XmlError(400, 'AuthorizationQueryParametersError', message);
@@ -96,9 +80,16 @@ function parseGoogDate(text: string): number | undefined {
   return Date.UTC(y as number, (mo as number) - 1, d, h, mi, s);
 }
 
+/** What a signed URL that verifies grants: who it acts as, and which request headers it covers. */
+export interface SignedRequest {
+  /** `serviceAccount:<email>`. */
+  readonly member: string;
+  /** Whether the signature covers a header (lower case): V2 every `x-goog-*`, V4 its signed headers. */
+  readonly covers: (header: string) => boolean;
+}
+
 /**
- * The member a signed URL acts as (`serviceAccount:<email>`), or an XmlError. `rawPath` and
- * `rawQuery` are the request's as sent.
+ * What a signed URL grants, or an XmlError. `rawPath` and `rawQuery` are the request's as sent.
  */
 export function verifySignedUrl(
   req: http.IncomingMessage,
@@ -106,13 +97,19 @@ export function verifySignedUrl(
   rawQuery: string,
   keysOf: KeysOf,
   now = Date.now(),
-): string {
-  const params = rawParams(rawQuery);
+): SignedRequest {
+  const params = rawQueryParams(rawQuery, (k) =>
+    malformed(`The query parameter ${k} is not valid percent-encoding.`),
+  );
   const get = (name: string): string | undefined => params.find(([k]) => k === name)?.[1];
   const method = req.method ?? 'GET';
-  if (get('X-Goog-Algorithm') !== undefined || get('X-Goog-Signature') !== undefined)
-    return verifyV4(req, method, rawPath, params, get, keysOf, now);
-  return verifyV2(req, method, rawPath, get, keysOf, now);
+  if (get('X-Goog-Algorithm') !== undefined || get('X-Goog-Signature') !== undefined) {
+    const member = verifyV4(req, method, rawPath, params, get, keysOf, now);
+    const signed = new Set((get('X-Goog-SignedHeaders') ?? '').split(';'));
+    return { member, covers: (header) => signed.has(header) };
+  }
+  const member = verifyV2(req, method, rawPath, get, keysOf, now);
+  return { member, covers: (header) => header.startsWith('x-goog-') };
 }
 
 function verifyV4(

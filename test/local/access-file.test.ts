@@ -4,8 +4,9 @@
  * rewrite, and the policies come from the program declared offline.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createSign } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PII_RESOURCES } from '../../core/access/needs.ts';
@@ -56,6 +57,52 @@ describe('local: the access file', () => {
     assert.deepEqual(readAccessFile(dir)?.policyTags, [tag]);
     writeAccessFile(dir, [], []);
     assert.equal(readAccessFile(dir)?.policyTags, undefined);
+  });
+
+  it('waits for another writer’s lock, so neither change is lost', async function () {
+    this.timeout(30_000);
+    writeAccessFile(dir, []);
+    const access = accessFilePath(dir);
+    // Another command: takes the lock, reads the file, and writes its change 1.5 s later.
+    const other = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const fs = require('node:fs');
+const [access] = process.argv.slice(1);
+fs.writeFileSync(access + '.lock', String(process.pid), { flag: 'wx' });
+const file = JSON.parse(fs.readFileSync(access, 'utf8'));
+setTimeout(() => {
+  file.policies = [{ resource: 'projects/other', bindings: [] }];
+  fs.writeFileSync(access, JSON.stringify(file));
+  fs.rmSync(access + '.lock');
+}, 1500);`,
+        access,
+      ],
+      { stdio: 'inherit' },
+    );
+    const exited = new Promise((resolve) => other.on('exit', resolve));
+    const t0 = Date.now();
+    while (!existsSync(`${access}.lock`)) {
+      assert.ok(Date.now() - t0 < 15_000, 'the other writer never took the lock');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    writeServiceAccountKey(dir, 'store', 'p', join(dir, 'store.key.json'));
+    assert.equal(await exited, 0);
+    const after = readAccessFile(dir);
+    assert.deepEqual(after?.policies, [{ resource: 'projects/other', bindings: [] }]);
+    assert.equal(after?.serviceAccountKeys?.length, 1);
+    assert.ok(!existsSync(`${access}.lock`));
+  });
+
+  it('writes a key file 0600 over an existing world-readable file', () => {
+    writeAccessFile(dir, []);
+    const existing = join(dir, 'existing.json');
+    writeFileSync(existing, '{}');
+    chmodSync(existing, 0o644);
+    writeServiceAccountKey(dir, 'store', 'p', existing);
+    assert.equal(statSync(existing).mode & 0o777, 0o600);
+    assert.match(readFileSync(existing, 'utf8'), /PRIVATE KEY/);
   });
 
   it('publishes a service account’s key, writes its key file, and keeps the key when rewritten', () => {

@@ -14,6 +14,7 @@ import {
   LOCAL_UNIVERSE,
   newServiceAccountKey,
   newTokenSecret,
+  STORAGE_JWT_SERVICE,
   verifyRsaSha256,
   verifySelfSignedJwt,
 } from '../iam-enforce.ts';
@@ -68,6 +69,18 @@ describe('service-account keys', () => {
       verifySelfSignedJwt([published], jwt(keyFile.private_key, header, elsewhere), NOW).ok,
       false,
     );
+  });
+
+  it('takes, for one service, only its own scopes or audience', () => {
+    const { scope: _, ...bare } = claims;
+    const verify = (c: Record<string, unknown>) =>
+      verifySelfSignedJwt([published], jwt(keyFile.private_key, header, c), NOW, STORAGE_JWT_SERVICE).ok;
+    assert.equal(verify(claims), true, 'cloud-platform');
+    assert.equal(verify({ ...bare, scope: 'https://www.googleapis.com/auth/devstorage.read_only' }), true);
+    assert.equal(verify({ ...bare, scope: 'https://www.googleapis.com/auth/bigquery' }), false);
+    assert.equal(verify({ ...bare, scope: 'anything' }), false);
+    assert.equal(verify({ ...bare, aud: `https://storage.${LOCAL_UNIVERSE}/` }), true);
+    assert.equal(verify({ ...bare, aud: `https://bigquery.${LOCAL_UNIVERSE}/` }), false);
   });
 
   it('refuses a JWT not of this environment, forged, expired or too long-lived', () => {
