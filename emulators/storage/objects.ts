@@ -150,7 +150,7 @@ function readToken(raw: string | null): PageToken | undefined {
 }
 
 /** First index whose name is not before `key` in byte order. */
-function lowerBound(names: readonly string[], key: string): number {
+export function lowerBound(names: readonly string[], key: string): number {
   let lo = 0;
   let hi = names.length;
   while (lo < hi) {

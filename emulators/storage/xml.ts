@@ -7,6 +7,7 @@
 import type http from 'node:http';
 import { byteOrder, type Catalog } from './catalog.ts';
 import { NO_SUCH_BUCKET, StorageError } from './errors.ts';
+import { lowerBound } from './objects.ts';
 import type { ObjectState } from './records.ts';
 import { renderObject } from './resources.ts';
 import { type Ctx, intParam } from './wire.ts';
@@ -209,8 +210,13 @@ export function listBucketXml(c: Catalog, ctx: Ctx, bucket: string): void {
   const prefixes: string[] = [];
   let truncated = false;
   let last = '';
-  for (const name of c.sortedNames(entry)) {
-    if (!name.startsWith(prefix) || (marker !== '' && byteOrder(name, marker) <= 0)) continue;
+  // From the first name at or after both the prefix and the marker (the JSON listing's search):
+  // the names under a prefix are one run of the sorted list.
+  const names = c.sortedNames(entry);
+  for (let i = lowerBound(names, byteOrder(marker, prefix) > 0 ? marker : prefix); i < names.length; i++) {
+    const name = names[i] as string;
+    if (!name.startsWith(prefix)) break;
+    if (marker !== '' && name === marker) continue;
     const cut = delimiter === '' ? -1 : name.indexOf(delimiter, prefix.length);
     const common = cut >= 0 ? name.slice(0, cut + delimiter.length) : undefined;
     if (common !== undefined && prefixes.at(-1) === common) continue;
