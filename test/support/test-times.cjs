@@ -1,5 +1,7 @@
 // With EVENTBUS_TEST_TIMES=<dir> set, each mocha process (a worker under --parallel) appends one
-// JSON line per test file to <dir>/<pid>.jsonl: the file, its wall time and the CPU it cost —
+// JSON line per test file to <dir>/<pid>.jsonl (under --parallel, as npm test runs, root hooks run
+// once per file; a serial run writes one line for the whole run, named after its first file):
+// the file, its wall time from its first hook and the CPU it cost —
 // the process's own and that of the child processes it started and waited for (environments,
 // emulators, browsers: Linux's cutime/cstime in /proc/self/stat). `npm run test-times -- <dir>`
 // sums them. Off (no hooks) when the variable is unset. Loaded through .mocharc.json "require".
