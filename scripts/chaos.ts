@@ -44,6 +44,7 @@ import { replayDestinationSlice } from '../cli/commands/replay-destination.ts';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
 import { deliveredWithoutStoredRowSql } from '../core/warehouse/warehouse.ts';
 import { emulatorPubSub } from '../local/provision.ts';
+import { DEFAULT_PORTS } from '../local/services.ts';
 import { freePort } from '../local/supervisor.ts';
 import type { Settings } from '../schemas/settings.ts';
 
@@ -308,19 +309,8 @@ export async function runChaos(options: ChaosOptions = DEFAULT_CHAOS): Promise<C
   const dataDir = mkdtempSync(join(tmpdir(), 'eventbus-chaos-'));
   const receiver = await startCountingReceiver();
   const ports: Record<string, number> = {};
-  for (const name of [
-    'pubsub',
-    'bigquery',
-    'storage',
-    'firestore',
-    'gateway',
-    'store',
-    'forward',
-    'schedule',
-    'receiver',
-    'studio',
-  ])
-    ports[name] = await freePort();
+  // Every service on a port of its own: a default one may be another environment's.
+  for (const name of Object.keys(DEFAULT_PORTS)) ports[name] = await freePort();
   const settingsFile = join(dataDir, 'chaos.yaml');
   const retry = '{ minimum_backoff: 1s, maximum_backoff: 60s, max_attempts: 16 }';
   writeFileSync(
