@@ -21,6 +21,8 @@ export interface EnvironmentRecord {
   /** Its start time from /proc (owner-lock.ts), so a reused pid is not taken for it. */
   readonly pidStart?: string | null;
   readonly startedAt: string;
+  /** How long its children get between SIGTERM and SIGKILL, also from its guardian; absent in older records. */
+  readonly graceMs?: number;
   readonly project: string;
   readonly dataset: string;
   readonly ports: Ports;

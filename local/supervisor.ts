@@ -20,7 +20,11 @@ import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { accessFilePath, plannedAccess, writeAccessFile } from './access-file.ts';
-import { removeEnvironmentRecord, writeEnvironmentRecord } from './environment-record.ts';
+import {
+  readEnvironmentRecord,
+  removeEnvironmentRecord,
+  writeEnvironmentRecord,
+} from './environment-record.ts';
 import { seedSecrets } from './local-secrets.ts';
 import { standInCredentials } from './platforms/google-ads.ts';
 import { type ProvisionReport, provision } from './provision.ts';
@@ -246,12 +250,16 @@ class Child {
 }
 
 /**
- * Starts local/guardian.ts, which kills every child's process group if this process dies
+ * Starts local/guardian.ts, which stops every child's process group if this process dies
  * without stopping them (crash, SIGKILL): children run in their own groups, so nothing else
- * would. `release()` tells it the children were stopped cleanly.
+ * would. It stops them as `stopAll` does (apps, then emulators; SIGTERM, and SIGKILL after
+ * `graceMs`). `release()` tells it the children were stopped cleanly.
  */
-function startGuardian(): { watch(pgid: number): void; release(): void } {
-  const guardian = spawn(process.execPath, [join(REPO_ROOT, 'local', 'guardian.ts')], {
+function startGuardian(graceMs: number): {
+  watch(pgid: number, stage: ServiceSpec['stage']): void;
+  release(): void;
+} {
+  const guardian = spawn(process.execPath, [join(REPO_ROOT, 'local', 'guardian.ts'), String(graceMs)], {
     stdio: ['pipe', 'ignore', 'ignore'],
     detached: true,
   });
@@ -260,7 +268,7 @@ function startGuardian(): { watch(pgid: number): void; release(): void } {
   (guardian.stdin as (NodeJS.WritableStream & { unref?: () => void }) | null)?.unref?.();
   guardian.stdin?.on('error', () => {}); // the guardian is gone: nothing left to tell it
   return {
-    watch: (pgid) => guardian.stdin?.write(`${pgid}\n`),
+    watch: (pgid, stage) => guardian.stdin?.write(`${pgid} ${stage}\n`),
     release: () => guardian.stdin?.end('done\n'),
   };
 }
@@ -384,6 +392,31 @@ export async function resolvePorts(options: Pick<StartOptions, 'portOffset' | 'p
     else out[name] = port + (options.portOffset ?? 0);
   }
   return out as unknown as Ports;
+}
+
+/**
+ * A start on the data dir of one that was killed (its record stale: kill -9, a crash) waits for
+ * what that one's guardian is still stopping to let go of its ports: its functions drain for up
+ * to that start's grace, then its emulators stop. At most two graces and two seconds; then the
+ * ports are checked as for any start.
+ */
+async function waitForPreviousStart(
+  dataDir: string,
+  specs: readonly ServiceSpec[],
+  graceMs: number,
+  log: (line: string) => void,
+): Promise<void> {
+  const previous = readEnvironmentRecord(dataDir);
+  if (previous.state !== 'stale') return;
+  const deadline = Date.now() + 2 * (previous.record.graceMs ?? graceMs) + 2000;
+  let said = false;
+  for (const spec of specs)
+    while (Date.now() < deadline && !(await canListen(spec.port))) {
+      if (!said)
+        log(`waiting for the services of the start that was killed (pid ${previous.record.pid}) to stop`);
+      said = true;
+      await sleep(100);
+    }
 }
 
 /** Refuses to start when a service's port is taken, naming the port and the service. */
@@ -561,10 +594,11 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   const specs = factories.map((factory) => factory(ctx));
   // Before anything starts or is provisioned: a taken port would otherwise mean provisioning
   // into somebody else's emulator and a start that dies a moment after saying "ready".
+  await waitForPreviousStart(dataDir, specs, graceMs, log);
   await assertPortsFree(specs);
   const baseEnv = options.baseEnv ?? process.env;
   const children: Child[] = [];
-  const guardian = startGuardian();
+  const guardian = startGuardian(graceMs);
   let stopping: Promise<void> | undefined;
   let resolveDone: (report: ExitReport) => void = () => {};
   const done = new Promise<ExitReport>((r) => {
@@ -593,7 +627,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     options.signal?.throwIfAborted();
     const child = new Child(spec, baseEnv);
     children.push(child);
-    if (child.process.pid !== undefined) guardian.watch(child.process.pid);
+    if (child.process.pid !== undefined) guardian.watch(child.process.pid, spec.stage);
     let ready = false;
     void child.exited.then((exit) => {
       if (stopping) return;
@@ -715,6 +749,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
   writeEnvironmentRecord(dataDir, {
     pid: process.pid,
     pidStart: selfRecord().start,
+    graceMs,
     startedAt: new Date().toISOString(),
     project: settings.project,
     dataset: environmentPlan.dataset,

@@ -11,6 +11,7 @@ import {
   bigqueryEmulator,
   DEFAULT_PORTS,
   type LocalContext,
+  type Ports,
   pubsubEmulator,
   type ServiceSpec,
   secretManagerEmulator,
@@ -299,6 +300,48 @@ describe('local supervisor', () => {
     const gone = Date.now() + 5000;
     while (alive(pid) && Date.now() < gone) await sleep(50);
     assert.equal(alive(pid), false, 'the child died with its supervisor');
+  });
+
+  it("the guardian stops a SIGKILLed supervisor's apps with SIGTERM while the emulators still run, then the emulators", async function () {
+    this.timeout(60_000);
+    const { supervisor, pids, out } = await crashingSupervisor(dataDir, 2, 'staged');
+    assert.equal(pids.length, 2, out);
+    supervisor.kill('SIGKILL');
+    const gone = Date.now() + 15_000;
+    while (pids.some(alive) && Date.now() < gone) await sleep(50);
+    assert.deepEqual(pids.map(alive), [false, false], 'both stopped');
+    // Without the guardian's SIGTERM the app has no last words; with both stages signalled at
+    // once (or the emulator first) its peer does not answer.
+    assert.match(
+      readFileSync(join(dataDir, 'drainer-note.txt'), 'utf8'),
+      /dummy: drained on SIGTERM, the peer answered 200/,
+    );
+  });
+
+  it('a start on the data dir of a start killed with kill -9 waits for what its guardian is still stopping', async function () {
+    this.timeout(60_000);
+    const { supervisor, pids, out } = await crashingSupervisor(dataDir, 1, 'ignore-term');
+    assert.equal(pids.length, 1, out);
+    // The killed start's record names its ports; the next start takes the same ones.
+    const record = JSON.parse(readFileSync(join(dataDir, 'environment.json'), 'utf8')) as { ports: Ports };
+    supervisor.kill('SIGKILL');
+    // The child ignores SIGTERM: the guardian kills it after the grace (5 s), holding its port until then.
+    env = await startEnvironment({
+      ...common(),
+      freePorts: false,
+      ports: record.ports,
+      services: [dummyService('next', 'gateway', 'ready')],
+    });
+    assert.ok(
+      messages.some((m) =>
+        /waiting for the services of the start that was killed \(pid \d+\) to stop/.test(m),
+      ),
+      messages.join('\n'),
+    );
+    // Gone (its port is free); reaped by init a moment later.
+    const reaped = Date.now() + 5000;
+    while (alive(pids[0] as number) && Date.now() < reaped) await sleep(50);
+    assert.equal(alive(pids[0] as number), false);
   });
 
   it('refuses a second start on a data dir a live start holds, naming it, before starting anything', async () => {

@@ -1,9 +1,12 @@
 /**
  * A stand-in service for supervisor tests. Flags: --port N, --mode <ready|die|die-at-start|
- * ignore-term|grandchild|quiet>. Serves GET /health and prints a ready line like the emulators;
- * `die` exits with code 3 when it is sent POST /die.
+ * ignore-term|grandchild|quiet|drain>, --peer URL, --note FILE. Serves GET /health and prints a ready line
+ * like the emulators; `die` exits with code 3 when it is sent POST /die; `drain`, on SIGTERM,
+ * asks the peer's /health (as a function records its last deliveries to an emulator) and appends
+ * what it answered to the note file before it exits.
  */
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 
 const args = process.argv.slice(2);
@@ -19,6 +22,16 @@ if (mode === 'die-at-start') {
   process.exit(2);
 }
 if (mode === 'ignore-term') process.on('SIGTERM', () => console.log('dummy: ignoring SIGTERM'));
+else if (mode === 'drain')
+  process.on('SIGTERM', async () => {
+    const peer = await fetch(`${flag('peer')}/health`, { signal: AbortSignal.timeout(2000) }).then(
+      (r) => String(r.status),
+      () => 'nothing',
+    );
+    // Its output went through the supervisor, which may be gone: the last words go to a file.
+    appendFileSync(flag('note') as string, `dummy: drained on SIGTERM, the peer answered ${peer}\n`);
+    process.exit(0);
+  });
 else process.on('SIGTERM', () => process.exit(0));
 
 const server = createServer((req, res) => {
