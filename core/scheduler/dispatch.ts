@@ -86,13 +86,13 @@ export function tickMessage(s: Scheduled, lock: LockState, now: Date): RunMessag
 export type RunDecision =
   /** Take the lease and run a chunk of this run (new, continued or taken over). */
   | { readonly action: 'run'; readonly run: RunMessage; readonly cursor: unknown; readonly chunk: number }
-  /** Nothing to do; the message is acknowledged. */
-  | { readonly action: 'skip'; readonly reason: string };
+  /** Nothing to do now; `busy`: another run holds the lease (a manual message must come back). */
+  | { readonly action: 'skip'; readonly reason: string; readonly busy?: true };
 
 export function decideRun(message: RunMessage, lock: LockState, now: Date): RunDecision {
   const leased = lock.lease_until > now.getTime();
   if (lock.run !== null && lock.slot !== null) {
-    if (leased) return { action: 'skip', reason: `${lock.run} holds the lease` };
+    if (leased) return { action: 'skip', reason: `${lock.run} holds the lease`, busy: true };
     // The lock's own unfinished run goes first, whichever message woke the runner.
     return {
       action: 'run',

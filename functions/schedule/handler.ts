@@ -2,7 +2,8 @@
  * The `schedule` function's request handling: a push from `ticks-schedule` dispatches, a push
  * from `runs-schedule` runs one chunk (runner.ts). Answers 204 once the work is done or needs
  * nothing, including a failed chunk (the next tick retries it: one retry path, not two), and 503
- * when a run message could not be published, so Pub/Sub redelivers.
+ * when a run message could not be published, or a manual run could not start now (another run
+ * holds its lock; no tick would bring it back), so Pub/Sub redelivers.
  */
 import type { Request, Response } from '@google-cloud/functions-framework';
 import { apiError } from '../../core/errors.ts';
@@ -11,7 +12,7 @@ import type { RunMessage, RunTrigger } from '../../core/scheduler/dispatch.ts';
 import { fail, ok, type Step } from '../../core/step.ts';
 import { answerError, postOnly } from '../answer.ts';
 import { type ActionDeps, deadLetterRow, isDeadLetterPush, parseFiring, runFiring } from './actions.ts';
-import { type RunnerDeps, runChunk, tick } from './runner.ts';
+import { type RunnerDeps, type RunOutcome, runChunk, tick } from './runner.ts';
 
 /** What the schedule function needs: the runner's deps, and the actions' when rules are on. */
 export interface ScheduleDeps extends RunnerDeps {
@@ -103,8 +104,12 @@ export function createScheduleHandler(
     return Promise.resolve(deps())
       .then((d): Promise<unknown> => (run ? runChunk(d, run) : tick(d)))
       .then(
-        () => {
-          res.status(204).end();
+        (outcome) => {
+          // A manual run that could not start now comes back (Pub/Sub's backoff), not dropped.
+          if ((outcome as RunOutcome | undefined)?.outcome === 'waiting') {
+            log('WARNING', `${(outcome as { reason: string }).reason}; answering 503 so it comes back`);
+            answerError(res, apiError('UNAVAILABLE', { retryAfter: 10 }));
+          } else res.status(204).end();
         },
         (err: unknown) => {
           log('ERROR', `${run ? 'run' : 'tick'} failed, answering 503: ${(err as Error).message}`);

@@ -103,7 +103,13 @@ export async function tick(deps: RunnerDeps): Promise<TickReport> {
 }
 
 export type RunOutcome =
-  | { readonly outcome: 'skipped'; readonly reason: string }
+  | { readonly outcome: 'skipped'; readonly reason: string; readonly busy?: true }
+  /**
+   * A manual run (a test fire, a replay asked for) that could not start now: another run holds
+   * the lease, took the lock first, or went first as the lock's unfinished run. No tick brings a
+   * manual message back, so it must be delivered again (the handler answers 503).
+   */
+  | { readonly outcome: 'waiting'; readonly reason: string }
   | { readonly outcome: 'continued' | 'finished'; readonly run: string; readonly chunk: number }
   | { readonly outcome: 'lost'; readonly reason: string }
   | { readonly outcome: 'failed'; readonly run: string; readonly error: string };
@@ -113,6 +119,20 @@ export type RunOutcome =
  * over the generation written, then publish the continuation. A lost lock commits nothing.
  */
 export async function runChunk(deps: RunnerDeps, message: RunMessage): Promise<RunOutcome> {
+  const outcome = await runOnce(deps, message);
+  if (message.trigger !== 'manual') return outcome;
+  const asked = runKey(message);
+  if (outcome.outcome === 'lost' || (outcome.outcome === 'skipped' && outcome.busy))
+    return { outcome: 'waiting', reason: `${asked} waits: ${outcome.reason}` };
+  if (
+    (outcome.outcome === 'continued' || outcome.outcome === 'finished' || outcome.outcome === 'failed') &&
+    outcome.run !== asked
+  )
+    return { outcome: 'waiting', reason: `${asked} waits: ${outcome.run} went first` };
+  return outcome;
+}
+
+async function runOnce(deps: RunnerDeps, message: RunMessage): Promise<RunOutcome> {
   const clock = deps.now ?? (() => new Date());
   const job = deps.jobs.find((j) => j.kind === message.kind);
   if (!job) return { outcome: 'skipped', reason: `no job runs kind ${message.kind}` };
@@ -120,7 +140,8 @@ export async function runChunk(deps: RunnerDeps, message: RunMessage): Promise<R
   const read = await deps.locks.read(kind, name);
   const started = clock();
   const decision = decideRun(message, read.state, started);
-  if (decision.action === 'skip') return { outcome: 'skipped', reason: decision.reason };
+  if (decision.action === 'skip')
+    return { outcome: 'skipped', reason: decision.reason, ...(decision.busy ? { busy: true as const } : {}) };
 
   const holding = leased(read.state, decision, started.getTime() + deps.leaseMs);
   let generation: number;

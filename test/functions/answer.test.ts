@@ -33,10 +33,35 @@ describe('functions: refusals answered from returned steps', () => {
     );
     http('answerForward', createForwardHandler({ settings, plan: p }, untouched));
     http('answerSchedule', createScheduleHandler(untouched));
+    // Another run holds the lock of every resource: a run message cannot start now.
+    const held = {
+      run: 'Alert/meta-failing@2026-11-26T16:00:00.000Z',
+      slot: '2026-11-26T16:00:00.000Z',
+      trigger: 'schedule' as const,
+      cursor: null,
+      chunk: 0,
+      lease_until: Date.now() + 600_000,
+      last_slot: null,
+      last_run: null,
+      last_finished_at: null,
+      failures: 0,
+      last_error: null,
+    };
+    const busyJob = { kind: 'Alert', scheduled: async () => [], chunk: untouched };
+    http(
+      'answerScheduleBusy',
+      createScheduleHandler(() => ({
+        jobs: [busyJob],
+        locks: { read: async () => ({ state: held, generation: 1 }), write: untouched, fence: untouched },
+        publish: untouched,
+        leaseMs: 60_000,
+      })),
+    );
     for (const [name, target] of [
       ['store', 'answerStore'],
       ['forward', 'answerForward'],
       ['schedule', 'answerSchedule'],
+      ['scheduleBusy', 'answerScheduleBusy'],
     ] as const) {
       const server = getTestServer(target);
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -76,4 +101,33 @@ describe('functions: refusals answered from returned steps', () => {
       assert.equal(body.error.status, 'INVALID_ARGUMENT');
       assert.equal(body.error.details[0]?.reason, 'INVALID_ENVELOPE');
     });
+
+  // A test fire that met the alert's scheduled evaluation was acknowledged and lost: no tick
+  // brings a manual run back, so Pub/Sub must.
+  it('schedule answers 503 to a manual run that another run keeps from starting, 204 to a scheduled one', async () => {
+    const push = (trigger: string) =>
+      fetch(urls['scheduleBusy'] as string, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          message: {
+            messageId: '1',
+            attributes: { type: 'run' },
+            data: Buffer.from(
+              JSON.stringify({
+                kind: 'Alert',
+                name: 'meta-failing',
+                slot: '2026-11-26T16:00:30.000Z',
+                trigger,
+              }),
+            ).toString('base64'),
+          },
+          subscription: 'projects/local-project/subscriptions/runs-schedule',
+        }),
+      });
+    const manual = await push('manual');
+    assert.equal(manual.status, 503);
+    assert.equal((await envelope(manual)).error.status, 'UNAVAILABLE');
+    assert.equal((await push('schedule')).status, 204, 'the tick dispatches a scheduled one again');
+  });
 });

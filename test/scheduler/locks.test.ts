@@ -151,4 +151,59 @@ describe('scheduler: runs under a lock in Cloud Storage', function () {
     );
     assert.equal((await locks.read('Sync', 'ltv')).state.last_slot, '2026-11-22T10:00:00.000Z');
   });
+
+  // A test fire (`eventbus alert test`) that met the alert's scheduled evaluation was acknowledged
+  // and lost: no tick brings a manual message back. Seen in CI under load.
+  it('a manual run that meets another run holding the lock waits for it, and then runs', async () => {
+    let release: () => void = () => {};
+    const hold = new Promise<void>((r) => {
+      release = r;
+    });
+    const { job, seen } = countingJob(1, hold);
+    const { deps } = depsFor(fx.bucket, job, clock);
+    const scheduled: RunMessage = {
+      kind: 'Sync',
+      name: 'ltv',
+      slot: '2026-11-22T10:00:00.000Z',
+      trigger: 'schedule',
+    };
+    const manual: RunMessage = { ...scheduled, slot: '2026-11-22T10:04:00.000Z', trigger: 'manual' };
+    const running = runChunk(deps, scheduled);
+    await new Promise((r) => setTimeout(r, 300));
+    const first = await runChunk(deps, manual);
+    assert.equal(first.outcome, 'waiting', JSON.stringify(first));
+    release();
+    assert.equal((await running).outcome, 'finished');
+    // Delivered again (the handler answered 503): now it runs.
+    assert.equal((await runChunk(deps, manual)).outcome, 'finished');
+    assert.deepEqual(
+      seen.map((x) => x.run),
+      ['Sync/ltv@2026-11-22T10:00:00.000Z', 'Sync/ltv@2026-11-22T10:04:00.000Z'],
+    );
+    assert.equal((await runChunk(deps, manual)).outcome, 'skipped', 'once ran, it is not run again');
+  });
+
+  it("a manual run that finds the lock's unfinished run lets that go first, and waits", async () => {
+    const { job, seen } = countingJob(2);
+    const { deps, published } = depsFor(fx.bucket, job, clock);
+    await tick(deps);
+    await runChunk(deps, published.shift() as RunMessage); // chunk 0 of the scheduled run
+    published.length = 0; // its continuation is late; the manual message comes first
+    const manual: RunMessage = {
+      kind: 'Sync',
+      name: 'ltv',
+      slot: '2026-11-22T10:04:00.000Z',
+      trigger: 'manual',
+    };
+    assert.equal((await runChunk(deps, manual)).outcome, 'waiting');
+    assert.equal((await runChunk(deps, manual)).outcome, 'continued');
+    assert.deepEqual(
+      seen.map((x) => [x.run, x.chunk]),
+      [
+        ['Sync/ltv@2026-11-22T10:00:00.000Z', 0],
+        ['Sync/ltv@2026-11-22T10:00:00.000Z', 1],
+        ['Sync/ltv@2026-11-22T10:04:00.000Z', 0],
+      ],
+    );
+  });
 });
