@@ -512,7 +512,9 @@ async function buildOne(spec: BundleSpec, root: string, outDir: string, framewor
   }));
   if (spec.web) {
     const { buildWebFiles } = await import('../studio/assets.ts');
-    for (const [name, data] of await buildWebFiles()) files.push({ name: `web/${name}`, data });
+    // What is deployed is built from the sources, never taken from a local cache.
+    for (const [name, data] of await buildWebFiles({ cache: false }))
+      files.push({ name: `web/${name}`, data });
   }
   if (spec.tag) {
     // The deployed gateway has no esbuild nor terser: its tag is built here, once.
