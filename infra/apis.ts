@@ -42,7 +42,7 @@ export const REQUIRED_APIS = Object.freeze([
  * The APIs the workloads call at run time, derived from the access table's API rows
  * (core/access/needs.ts, apiCalls): Data Manager with Google Ads, the Analytics Admin API with a
  * GA4 user deletion, and whatever a new call adds; never listed by hand, so a host the code
- * calls is enabled for exactly the settings that make it call (test/infra/enabled-apis.test.ts).
+ * calls is enabled for exactly the settings that make it call (test/infra/variants.test.ts).
  */
 export function calledApis(plan: Plan, settings: Readonly<Settings>): string[] {
   return [...new Set(apiCalls(plan, settings).flatMap((c) => serviceOfHost(c.host) ?? []))].sort();

@@ -4,7 +4,7 @@
  * the roles that create it (DEPLOYER_ROLES, the one hand-kept part), the service accounts a
  * resource of the type makes Google act as (Service Account User on each, read from the declared
  * inputs), and the variants that declare it. A declared type with no entry here, or an entry no
- * variant declares, stops the generation: test/infra/deployer-roles.test.ts fails on either, and
+ * variant declares, stops the generation: test/infra/variants.test.ts fails on either, and
  * when the committed table differs from what this writes.
  */
 import type { Declared } from '../infra/offline.ts';

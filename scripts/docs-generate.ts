@@ -7,7 +7,7 @@
  * written by hand. test/unit/scripts/docs-generate.test.ts
  * fails when the committed docs differ from what this writes. The deployer-role table
  * (docs/deploy.md, scripts/docs-deployer.ts) is made by declaring the program under Pulumi's mocks
- * for every settings variant; test/infra/deployer-roles.test.ts checks it. It also writes the catalogue of
+ * for every settings variant; test/infra/variants.test.ts checks it. It also writes the catalogue of
  * Segment Action Destinations (core/platforms/segment-action/catalog.json, scripts/segment-catalog.ts)
  * and its OAuth facts (oauth-destinations.json, scripts/segment-oauth.ts), whose list is a generated
  * part of docs/catalog-destinations.md.

@@ -589,7 +589,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
 /**
  * A Google API a workload calls, by the host the request goes to: the access table's API rows
  * (issue #76). Each must be served by a service the program enables for the same settings
- * (infra/apis.ts; test/infra/enabled-apis.test.ts): a host whose service is off answers 403
+ * (infra/apis.ts; test/infra/variants.test.ts): a host whose service is off answers 403
  * `SERVICE_DISABLED` whatever the grants say.
  */
 export interface ApiCall {

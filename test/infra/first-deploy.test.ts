@@ -3,7 +3,7 @@
  * (docs/deploy.md, "First deploy into a new project"): the graph is tested instead. Every
  * resource waits for the APIs to be enabled and to have settled, as the engine would be told
  * (explicit `dependsOn` and every input's resources). The deployer roles each declared type needs
- * are checked over every settings variant by deployer-roles.test.ts.
+ * are checked over every settings variant by variants.test.ts.
  */
 import assert from 'node:assert/strict';
 import { API_SETTLE } from '../../infra/apis.ts';
