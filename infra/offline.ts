@@ -74,8 +74,24 @@ export async function declare(
   build: () => unknown,
   options: { readonly stackOutputs?: Readonly<Record<string, unknown>> } = {},
 ): Promise<Recorded> {
+  // Pulumi takes a stack trace for every promise and resource it makes (for its leak report and
+  // the engine's source positions); under the mocks nothing reads them, and formatting them was
+  // 60 % of a declaration's CPU (12 variants: 6.8 s, 2.5 s without). Errors the program throws
+  // keep their messages; their stacks are empty until the declaration ends.
+  const stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return await declareMocked(build, options.stackOutputs ?? {});
+  } finally {
+    Error.stackTraceLimit = stackTraceLimit;
+  }
+}
+
+async function declareMocked(
+  build: () => unknown,
+  stackOutputs: Readonly<Record<string, unknown>>,
+): Promise<Recorded> {
   const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map(), graph: new Map() };
-  const stackOutputs = options.stackOutputs ?? {};
   await pulumi.runtime.setMocks(
     {
       newResource(args) {
