@@ -10,7 +10,7 @@
  * it, so processes that build at once share the cache without reading half a file.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface BuildCache {
@@ -66,6 +66,10 @@ export function writeBuild(
     };
     for (const [name, body] of outputs) put(join(dir, name), body);
     put(join(cache.dir, 'manifest.json'), JSON.stringify({ key, inputs } satisfies Record_));
+    // Only the newest build is read: the others' outputs go (a reader that loses a race builds).
+    for (const other of readdirSync(cache.dir, { withFileTypes: true }))
+      if (other.isDirectory() && other.name !== key)
+        rmSync(join(cache.dir, other.name), { recursive: true, force: true });
   } catch {
     // A read-only checkout: the next run builds again.
   }

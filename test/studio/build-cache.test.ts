@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildWebFiles } from '../../studio/assets.ts';
@@ -35,6 +35,13 @@ describe('studio build cache: outputs reused while their inputs keep their bytes
     assert.deepEqual(readBuild(cache, ['page.js']), outputs, 'the same bytes again');
     assert.equal(readBuild({ ...cache, salt: 'esbuild 2' }, ['page.js']), undefined, 'another builder');
     assert.equal(readBuild(cache, ['other.js']), undefined, 'an output it never kept');
+  });
+
+  it('keeps the newest build only', () => {
+    writeBuild(cache, outputs, ['a.ts']);
+    writeBuild(cache, outputs, ['a.ts', 'b.ts']);
+    assert.equal(readdirSync(cache.dir, { withFileTypes: true }).filter((e) => e.isDirectory()).length, 1);
+    assert.deepEqual(readBuild(cache, ['page.js']), outputs);
   });
 
   it('skips a cache it cannot write, without failing the build', () => {
