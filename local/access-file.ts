@@ -9,8 +9,17 @@
  * docs/permissions.md tells how to debug a refusal.
  */
 import { execFile } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { WORKLOADS, type Workload, workloadMember } from '../core/access/needs.ts';
@@ -122,17 +131,98 @@ export interface PlannedAccess {
   readonly policyTags: PolicyTagEntry[];
 }
 
-/** The policies and policy tags the program declares for a settings file (a child process: see infra/access-plan.ts). */
+/**
+ * What a declaration reads: the program and all it imports (the folders below, whole), the
+ * packages' locked versions, and Node's. A file changed in any of them declares again.
+ */
+export const PLAN_INPUT_DIRS: readonly string[] = [
+  'infra',
+  'core',
+  'adapters',
+  'scripts',
+  'emulators/common',
+  'schemas',
+  'sources',
+];
+const PLAN_INPUT_FILES: readonly string[] = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'Pulumi.yaml',
+];
+
+/**
+ * The key of a declaration's result: the settings' bytes and every input's path and bytes
+ * (about 430 files, 4 MB: 20 ms). Conservative on purpose: a file the program may read counts
+ * whether it does or not, so a stale plan needs an edit outside the repository's code.
+ */
+export function planKey(root: string, settingsFile: string, node = process.version): string {
+  const hash = createHash('sha256').update(`access-plan 1\0${node}\0`).update(readFileSync(settingsFile));
+  const add = (path: string) => hash.update(`\0${path}\0`).update(readFileSync(join(root, path)));
+  const walk = (dir: string) => {
+    const entries = readdirSync(join(root, dir), { withFileTypes: true }).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
+    for (const e of entries) {
+      if (e.name === 'node_modules' || e.name === 'test') continue;
+      const path = join(dir, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.isFile()) add(path);
+    }
+  };
+  for (const dir of PLAN_INPUT_DIRS) walk(dir);
+  for (const file of PLAN_INPUT_FILES) if (existsSync(join(root, file))) add(file);
+  return hash.digest('hex').slice(0, 32);
+}
+
+/** How many declared plans are kept: tests write settings with ports in them, each a key of its own. */
+const KEPT_PLANS = 200;
+
+/** Removes the oldest kept plans beyond `keep` (by modification time). */
+export function pruneKept(dir: string, keep: number): void {
+  const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  if (names.length <= keep) return;
+  const byAge = names
+    .map((n) => ({ path: join(dir, n), at: statSync(join(dir, n)).mtimeMs }))
+    .sort((a, b) => b.at - a.at);
+  for (const old of byAge.slice(keep)) rmSync(old.path, { force: true });
+}
+
+/**
+ * The policies and policy tags the program declares for a settings file (a child process: see
+ * infra/access-plan.ts). A declaration costs 1.5-2 s of CPU, mostly loading Pulumi and the
+ * program, and every local start and IAM test makes one for the same few settings: its result is
+ * kept under node_modules/.cache/eventbus-access-plan by `planKey`, reused while nothing it
+ * reads changed. A cache that cannot be read or written is passed by.
+ */
 export async function plannedAccess(
   node: string,
   root: string,
   settingsFile: string,
 ): Promise<PlannedAccess> {
+  const key = planKey(root, settingsFile);
+  const cache = join(root, 'node_modules', '.cache', 'eventbus-access-plan');
+  const kept = join(cache, `${key}.json`);
+  try {
+    return JSON.parse(readFileSync(kept, 'utf8')) as PlannedAccess;
+  } catch {
+    // Not kept yet (or half written by a process that died): declare.
+  }
   const { stdout } = await promisify(execFile)(node, [join(root, 'infra', 'access-plan.ts'), settingsFile], {
     cwd: root,
     maxBuffer: 64 * 1024 * 1024,
   });
-  return JSON.parse(stdout) as PlannedAccess;
+  const planned = JSON.parse(stdout) as PlannedAccess;
+  try {
+    mkdirSync(cache, { recursive: true });
+    const tmp = `${kept}.${process.pid}.tmp`;
+    writeFileSync(tmp, stdout);
+    renameSync(tmp, kept);
+    pruneKept(cache, KEPT_PLANS);
+  } catch {
+    // A read-only checkout: declare again next time.
+  }
+  return planned;
 }
 
 /** The policies the program binds for a settings file. */

@@ -6,7 +6,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createSign } from 'node:crypto';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PII_RESOURCES } from '../../core/access/needs.ts';
@@ -17,8 +28,11 @@ import {
   accessFilePath,
   localToken,
   memberFor,
+  PLAN_INPUT_DIRS,
+  planKey,
   plannedAccess,
   plannedPolicies,
+  pruneKept,
   readAccessFile,
   writeAccessFile,
   writeServiceAccountKey,
@@ -197,5 +211,81 @@ setTimeout(() => {
     ]);
     const local = await planOf('local.yaml');
     assert.deepEqual(local.policyTags, []);
+  });
+});
+
+describe('local: the declared access, kept while what it reads holds', () => {
+  let root: string;
+  beforeEach(() => {
+    root = mkdtempSync(join(tmpdir(), 'access-plan-key-'));
+    for (const dir of PLAN_INPUT_DIRS) mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, 'infra', 'program.ts'), 'export const a = 1;');
+    mkdirSync(join(root, 'core', 'access'), { recursive: true });
+    writeFileSync(join(root, 'core', 'access', 'needs.ts'), 'export const b = 2;');
+    writeFileSync(join(root, 'package-lock.json'), '{}');
+    writeFileSync(join(root, 'settings.yaml'), 'project: p\n');
+    mkdirSync(join(root, 'docs'));
+    writeFileSync(join(root, 'docs', 'notes.md'), 'a');
+  });
+  afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+  const key = () => planKey(root, join(root, 'settings.yaml'));
+
+  it('changes its key with the settings, any file of the program, the locked packages or Node', () => {
+    const first = key();
+    assert.equal(key(), first, 'the same inputs, the same key');
+    writeFileSync(join(root, 'docs', 'notes.md'), 'b');
+    assert.equal(key(), first, 'a file the program cannot read');
+    for (const [file, text] of [
+      ['settings.yaml', 'project: q\n'],
+      ['core/access/needs.ts', 'export const b = 3;'],
+      ['infra/added.ts', ''],
+      ['package-lock.json', '{"lockfileVersion":3}'],
+    ] as const) {
+      const before = key();
+      writeFileSync(join(root, file), text);
+      assert.notEqual(key(), before, file);
+    }
+    assert.notEqual(planKey(root, join(root, 'settings.yaml'), 'v99.0.0'), key(), 'another Node');
+  });
+
+  it('keeps the newest plans only', () => {
+    const dir = join(root, 'kept');
+    mkdirSync(dir);
+    for (let i = 0; i < 5; i++) {
+      writeFileSync(join(dir, `${i}.json`), '{}');
+      utimesSync(join(dir, `${i}.json`), 1_000 + i, 1_000 + i);
+    }
+    writeFileSync(join(dir, 'other.txt'), '');
+    pruneKept(dir, 3);
+    assert.deepEqual(readdirSync(dir).sort(), ['2.json', '3.json', '4.json', 'other.txt']);
+  });
+
+  it('gives back what the program declares, from the cache the second time, and declares again past a broken one', async function () {
+    this.timeout(60_000);
+    // Settings of its own (a comment makes other bytes): tests beside it keep reading local.yaml's.
+    const settings = join(root, 'local.yaml');
+    writeFileSync(
+      settings,
+      `# ${root}\n${readFileSync(join(REPO_ROOT, 'environments', 'local.yaml'), 'utf8')}`,
+    );
+    const kept = join(
+      REPO_ROOT,
+      'node_modules',
+      '.cache',
+      'eventbus-access-plan',
+      `${planKey(REPO_ROOT, settings)}.json`,
+    );
+    rmSync(kept, { force: true });
+    const declared = await plannedAccess(process.execPath, REPO_ROOT, settings);
+    assert.ok(existsSync(kept), 'kept');
+    assert.ok(declared.policies.length > 0);
+    // What is kept is what is given back: a changed copy shows it was read, not declared again.
+    const marked = { ...declared, policyTags: [{ name: 'from-the-cache', dataPolicies: [] }] };
+    writeFileSync(kept, JSON.stringify(marked));
+    assert.deepEqual(await plannedAccess(process.execPath, REPO_ROOT, settings), marked);
+    writeFileSync(kept, '{"policies": [');
+    assert.deepEqual(await plannedAccess(process.execPath, REPO_ROOT, settings), declared);
+    rmSync(kept, { force: true });
   });
 });
