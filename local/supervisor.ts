@@ -9,10 +9,9 @@
 
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
 import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WORKLOADS, type Workload } from '../core/access/needs.ts';
@@ -278,18 +277,19 @@ export async function freePort(): Promise<number> {
   // Below the kernel's ephemeral range (Linux 32768–60999, macOS 49152–65535): a port asked of
   // the kernel with listen(0) comes from that range, and between this probe and the service's own
   // listen an outgoing connection may take it as its local port (seen in CI: EADDRINUSE).
-  // Each process draws from slices of the range it alone holds (claimSlice): two processes probing
+  // Each process draws from slices of the range it alone holds (claimNextSlice): two processes probing
   // the same free port at once would both hand it out, and one of their services would not start.
   for (let n = 0; ; n++) {
-    const range = n < slices.length ? slices[n] : claimNextSlice();
+    const range = n < slices.length ? slices[n] : await claimNextSlice();
     if (!range) break;
-    const start = Math.floor(Math.random() * SLICE_SIZE);
-    for (let i = 0; i < SLICE_SIZE; i++) {
-      const port = range.from + ((start + i) % SLICE_SIZE);
+    const size = range.to - range.from;
+    const start = Math.floor(Math.random() * size);
+    for (let i = 0; i < size; i++) {
+      const port = range.from + ((start + i) % size);
       if (await tryPort(port)) return port;
     }
   }
-  // Every slice held by a running process (or a reused pid): share the whole range, as before.
+  // Every slice held by a running process: share the whole range, as before.
   for (let tries = 0; tries < 50; tries++) {
     const port = PROBE_FROM + Math.floor(Math.random() * (PROBE_TO - PROBE_FROM));
     if (await tryPort(port)) return port;
@@ -306,62 +306,37 @@ const handedOut = new Set<number>();
 const slices: { from: number; to: number }[] = [];
 
 /**
- * One more slice of the probe range for this process, claimed by creating `slice-<n>`
- * exclusively in a directory every process on the machine shares (parallel test workers, a
- * second `npm start`); a slice whose recorded owner no longer runs is taken over. The files stay
- * behind on purpose: a dead owner's slice is simply reclaimed. Undefined when none is left.
+ * One more slice of the probe range for this process. A slice is held by listening on its first
+ * port for as long as the process lives (the socket is unref'd: it keeps nothing running), and
+ * its other ports are this process's to hand out. The kernel makes the claim exclusive and ends
+ * it with the process, however it dies. (A file per slice, taken over from a dead owner, let two
+ * processes that took over the same stale file at once both hold it: seen in CI.) Undefined when
+ * every slice is held.
  */
-function claimNextSlice(): { from: number; to: number } | undefined {
-  const dir = join(tmpdir(), 'eventbus-port-slices');
-  mkdirSync(dir, { recursive: true });
+async function claimNextSlice(): Promise<{ from: number; to: number } | undefined> {
   const count = Math.floor((PROBE_TO - PROBE_FROM) / SLICE_SIZE);
   const first = process.pid % count;
-  const held = new Set(slices.map((r) => (r.from - PROBE_FROM) / SLICE_SIZE));
-  for (const takeOver of [false, true]) {
-    for (let i = 0; i < count; i++) {
-      const n = (first + i) % count;
-      if (held.has(n) || !claimSlice(join(dir, `slice-${n}`), takeOver)) continue;
-      const range = { from: PROBE_FROM + n * SLICE_SIZE, to: PROBE_FROM + (n + 1) * SLICE_SIZE };
-      slices.push(range);
-      return range;
-    }
+  for (let i = 0; i < count; i++) {
+    const n = (first + i) % count;
+    const lock = PROBE_FROM + n * SLICE_SIZE;
+    if (slices.some((r) => r.from === lock + 1) || !(await holdPort(lock))) continue;
+    const range = { from: lock + 1, to: lock + SLICE_SIZE };
+    slices.push(range);
+    return range;
   }
   return undefined;
 }
 
-function claimSlice(file: string, takeOver: boolean): boolean {
-  try {
-    writeFileSync(file, String(process.pid), { flag: 'wx' });
-    return true;
-  } catch {
-    if (!takeOver) return false;
-    let owner: number;
-    try {
-      owner = Number(readFileSync(file, 'utf8'));
-    } catch {
-      return false; // taken over by another process meanwhile
-    }
-    if (Number.isInteger(owner) && owner > 0 && processRuns(owner)) return false;
-    // Of processes taking the same stale slice at once, one renames the dead owner's file away
-    // (the others' renames find nothing), then claims it like a fresh one.
-    try {
-      renameSync(file, `${file}.stale-${process.pid}`);
-      rmSync(`${file}.stale-${process.pid}`, { force: true });
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
-
-function processRuns(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** Listens on `port` for the rest of the process's life; false when it is taken. */
+function holdPort(port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const server = createServer();
+    server.once('error', () => done(false));
+    server.listen(port, LOCAL_HOST, () => {
+      server.unref();
+      done(true);
+    });
+  });
 }
 
 /** Hands `port` out if no call of this process has and it can be listened on; held while probed. */
