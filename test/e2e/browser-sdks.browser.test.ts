@@ -144,7 +144,7 @@ describe('end to end: the browser SDKs with only the host changed', function () 
       const page = await context.newPage();
       const cdp = await context.newCDPSession(page);
       await cdp.send('Network.enable');
-      const sent = new Map<string, { url: string; method: string; status?: number }>();
+      const sent = new Map<string, { url: string; method: string; status?: number; failed?: boolean }>();
       const failed: string[] = [];
       cdp.on('Network.requestWillBeSent', (e) => {
         sent.set(e.requestId, { url: e.request.url, method: e.request.method });
@@ -153,11 +153,11 @@ describe('end to end: the browser SDKs with only the host changed', function () 
         const s = sent.get(e.requestId);
         if (s) s.status = e.response.status;
       });
-      cdp.on('Network.loadingFailed', (e) =>
-        failed.push(
-          `${sent.get(e.requestId)?.url}: ${e.errorText} ${JSON.stringify(e.corsErrorStatus ?? '')}`,
-        ),
-      );
+      cdp.on('Network.loadingFailed', (e) => {
+        const s = sent.get(e.requestId);
+        if (s) s.failed = true;
+        failed.push(`${s?.url}: ${e.errorText} ${JSON.stringify(e.corsErrorStatus ?? '')}`);
+      });
       const consoleErrors: string[] = [];
       page.on('console', (m) => {
         if (m.type() === 'error') consoleErrors.push(m.text());
@@ -186,6 +186,17 @@ describe('end to end: the browser SDKs with only the host changed', function () 
         assert.ok(r.anonymous_id, `${sdk} ${r.event_name}: the SDK's anonymous id`);
       }
       assert.equal(stored.find((r) => r.event_name === 'user_identified')?.user_id, `u-${sdk}`);
+      // An SDK may still have a call (or its preflight) in flight once its events are stored: wait,
+      // bounded, for every request to the gateway to be answered or to fail before judging them.
+      await until(
+        `${sdk}'s requests to the gateway answered or failed`,
+        async () =>
+          [...sent.values()].every((s) => !s.url.startsWith(gateway) || s.status !== undefined || s.failed)
+            ? true
+            : undefined,
+        10_000,
+        100,
+      ).catch(() => undefined);
       const toGateway = [...sent.values()].filter((s) => s.url.startsWith(gateway));
       assert.ok(
         toGateway.some((s) => s.method === 'POST'),
