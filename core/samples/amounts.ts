@@ -7,11 +7,16 @@ import type { TranslatorTransform } from '../../schemas/translator.ts';
 import { nameWords } from './names.ts';
 import type { InferredField } from './sample.ts';
 
-/** Words that make an amount a part of the total or something else: never the event's value. */
+/**
+ * Words that make an amount a part of the total or something else (an id, a count, a measure that
+ * is not money): never the event's value.
+ */
 const NOT_THE_VALUE = new Set(
   `discount discounts rabatt remise descuento refund refunds refunded erstattung remboursement tax taxes
   vat mwst steuer tva iva shipping versand livraison envio fee fees gebuhr frais tip tips duty duties
-  outstanding balance weight quantity qty count captured fx rate`
+  outstanding balance weight quantity qty count captured fx rate cost costs kosten coste commission
+  commissions payout payouts earnings id ids number no code version sequence index percent percentage
+  score rating age duration size length`
     .trim()
     .split(/\s+/),
 );
@@ -31,8 +36,12 @@ export function notTheValue(column: string): string | undefined {
  * subtotal less than a total. Small steps: they only order candidates whose names match alike.
  */
 export function valueNameShift(column: string): number {
-  const depth = column.split('.').length - 1;
-  const leaf = nameWords(column.slice(column.lastIndexOf('.') + 1));
+  const parts = column.split('.');
+  const depth = parts.length - 1;
+  // A money object's generic leaf (`amounts.total.value`, `subtotal.amount`) is named by its key.
+  const own = nameWords(parts[depth] ?? '');
+  const generic = own.length === 1 && (own[0] === 'value' || own[0] === 'amount');
+  const leaf = generic && depth > 0 ? [...nameWords(parts[depth - 1] ?? ''), ...own] : own;
   const part = leaf.some((w) => PART_SUM.has(w)) ? 0.1 : 0;
   const total = leaf.includes('total') || leaf.includes('grand') ? 0.03 : 0;
   return total - part - depth * 0.03 - Math.max(0, leaf.length - 1) * 0.01;

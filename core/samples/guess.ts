@@ -16,6 +16,7 @@ import {
   notTheValue,
   wholeNumbers,
 } from './amounts.ts';
+import { identityEvidence, leafSide, personalDetail } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
@@ -162,12 +163,22 @@ function refusals(fields: readonly InferredField[]): Refusal {
   const byName = new Map(fields.map((f) => [f.name, f]));
   const columns = fields.map((f) => f.name);
   return (column, target) => {
+    const f = byName.get(column);
     if (target.startsWith('user') || target === 'device.locale') {
       const r = roleOf(column, typeOf);
-      if (r.role !== 'person') return r.why;
-      const f = byName.get(column);
+      const side = leafSide(column);
+      // The field's own name says whose it is (`hidden.user_id`, `metadata.user_id`) over an
+      // object that is merely some other thing's; never over the business's object.
+      const named = side?.side === 'person' && r.role === 'other';
+      if (r.role !== 'person' && !named) return r.why;
+      if (side?.side === 'business')
+        return `"${side.word}" in its name: the business's side, not the person's`;
+      const weak = f ? identityEvidence(target, f, r) : undefined;
+      if (weak) return weak;
       return target === 'user.region' && f ? notARegion(column, f, columns) : undefined;
     }
+    // A currency is told by its codes, not by its name alone ("Credit Card" under `payment_currency`).
+    if (target === 'currency' && f && f.format !== 'currency') return 'its values are not currency codes';
     if (target === 'page.url' && !pageColumn(column)) return 'not named as the page’s';
     return undefined;
   };
@@ -398,6 +409,8 @@ export function guessChoices(
       alone: alone[i] as string,
     })),
   );
+  const rivals = amountRivals(fields, rows, base, suggestions);
+  if (rivals) questions.push(rivals);
   const asked = new Set(questions.flatMap((q) => q.options.map((o) => o.column)));
   const columns = base.map((g, i): ColumnGuess => {
     const f = fields[i] as InferredField;
@@ -405,8 +418,7 @@ export function guessChoices(
     const sure = g.target === 'skip' ? 1 : g.target === 'event_time' ? 0.8 : s.confidence;
     return {
       ...g,
-      // A guess the page asks about is a question's first answer, not a certainty.
-      confidence: asked.has(g.column) ? Math.min(sure, 0.6) : sure,
+      confidence: shownConfidence(sure, asked.has(g.column)),
       // Whose a column is matters for a person's details, and for those a role kept from one.
       evidence: evidenceOf(
         f,
@@ -415,7 +427,7 @@ export function guessChoices(
           ? (roles[i] as RoleReading).why
           : '',
       ),
-      ...(PERSONAL.has(g.target) || ((f.format === 'email' || f.format === 'phone') && g.target !== 'skip')
+      ...(PERSONAL.has(g.target) || (g.target !== 'skip' && personalDetail(f, roles[i] as RoleReading))
         ? { personal: true as const }
         : {}),
     };
@@ -423,7 +435,9 @@ export function guessChoices(
   const eventName = chooseEventName(fields, named);
   textAmount(fields, rows, columns);
   const value = amountGuess(columns, 'value');
-  const currency = amountGuess(columns, 'currency');
+  if (value) currencyBesideValue(fields, rows, columns, value.column);
+  // A currency says what the value is in: without a value, no column is the event's currency.
+  const currency = value ? amountGuess(columns, 'currency') : undefined;
   const minorUnits = minorUnitsOffer(fields, value, currency, rows);
   return {
     columns,
@@ -436,6 +450,21 @@ export function guessChoices(
     actionSource: actionSource(columns),
     questions,
   };
+}
+
+/**
+ * The confidences the page shows, each right at least that often on the creator's labelled
+ * corpus (test/unit/creator-corpus.test.ts checks it, with at least 20 guesses at each level):
+ * a name match its values confirm, a weaker match, and a column kept by its own name or asked
+ * about. No other level is shown.
+ */
+export const CONFIDENCE_LEVELS = [0.9, 0.7, 0.5] as const;
+
+/** A guess's confidence as the page shows it: its match's strength snapped to a level; a question's guess is no certainty. */
+function shownConfidence(raw: number, asked: boolean): number {
+  if (asked) return 0.5;
+  if (raw >= 0.85) return 0.9;
+  return raw >= 0.6 ? 0.7 : 0.5;
 }
 
 /** Context targets that are a person's details: the columns the warehouse keeps as personal data. */
@@ -463,9 +492,70 @@ function textAmount(
     ...was,
     field: 'value',
     why: `event field: ${best.reason}, its digits written as text (an amount, not an id)`,
-    confidence: best.confidence,
+    confidence: shownConfidence(best.confidence, false),
     evidence: { ...was.evidence, name: best.reason },
   };
+}
+
+/**
+ * Which amount is the value, when the name is the only evidence between several: the value was
+ * taken from a name that only partly names one (`amount_paid`), while other amounts of other
+ * sums are named alike (`amount_due`). The page asks, the guess preselected. Amounts that hold the
+ * value's own numbers in every row (a money object's copy) are no rival; an exact name (`total`,
+ * `amount`) settles it without a question.
+ */
+function amountRivals(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  base: readonly Omit<ColumnGuess, 'confidence' | 'evidence'>[],
+  suggestions: readonly MappingSuggestion[],
+): Question | undefined {
+  const at = base.findIndex((g) => g.target === 'event_data' && g.field === 'value');
+  const chosen = suggestions[at];
+  if (at < 0 || !chosen || chosen.confidence >= 0.85) return undefined;
+  const column = (fields[at] as InferredField).name;
+  const same = (c: string) => rows.every((r) => String(r[c]) === String(r[column]));
+  const rivals = fields.filter((f, i) => {
+    if (i === at || f.distinct === 0 || same(f.name) || notTheValue(f.name)) return false;
+    const [alone] = suggestMappings([{ name: f.name, type: f.type }]);
+    return alone?.field === 'value' && alone.confidence >= 0.5;
+  });
+  if (rivals.length === 0) return undefined;
+  return {
+    target: 'event_data',
+    field: 'value',
+    ask: 'Which amount is the event’s value? Several are named like one.',
+    options: [
+      { column, why: `the guess: ${chosen.reason}` },
+      ...rivals.map((f) => ({ column: f.name, why: 'also named like an amount' })),
+    ],
+  };
+}
+
+/**
+ * The value's own currency over another's: when the value sits in a money object beside a column
+ * of currency codes (`amounts.total.value` beside `amounts.total.currency`) and the currency went
+ * to another object's column holding other codes (a shop's currency beside the buyer's), the two
+ * swap their guesses.
+ */
+function currencyBesideValue(
+  fields: readonly InferredField[],
+  rows: readonly Record<string, unknown>[],
+  columns: ColumnGuess[],
+  value: string,
+): void {
+  const parent = value.includes('.') ? value.slice(0, value.lastIndexOf('.') + 1) : '';
+  const taken = columns.findIndex((c) => c.target === 'event_data' && c.field === 'currency');
+  const beside = fields.findIndex(
+    (f) => f.format === 'currency' && f.name.startsWith(parent) && !f.name.slice(parent.length).includes('.'),
+  );
+  const from = columns[taken];
+  const to = columns[beside];
+  if (!from || !to || taken === beside || to.target !== 'event_data') return;
+  // The same codes in every row: either is the value's currency, the payload's own stays.
+  if (rows.every((r) => String(r[from.column]).toUpperCase() === String(r[to.column]).toUpperCase())) return;
+  columns[beside] = { ...to, field: 'currency', why: `${from.why}; the currency beside the value ${value}` };
+  columns[taken] = { ...from, ...(to.field ? { field: to.field } : {}), why: to.why };
 }
 
 /** The column kept as a catalogue data field (`value`, `currency`), with why. */

@@ -76,7 +76,7 @@ const LABEL: Readonly<Record<string, string>> = {
 /**
  * The questions for a payload's columns: a person's phone or e-mail taken from one column while
  * another would take it but is the business's (the page asks whose it is, the person's
- * preselected), and the value taken from a total while a fee, tax or shipping amount ends in a
+ * preselected), a person's id known by its name only (the page asks whether it is), and the value taken from a total while a fee, tax or shipping amount ends in a
  * value's name (the total preselected).
  */
 export function questionsFor(columns: readonly QuestionColumn[]): Question[] {
@@ -96,6 +96,15 @@ export function questionsFor(columns: readonly QuestionColumn[]): Question[] {
       ],
     });
   }
+  // A person's id named as one (`hidden.user_id`) inside an object that is not the person's own:
+  // its name is the only evidence of whose it is, so the page asks, the guess preselected.
+  for (const c of columns)
+    if ((c.target === 'user_id' || c.target === 'user.external_id') && c.role.role === 'other')
+      out.push({
+        target: c.target,
+        ask: `Is ${c.field.name} the person's id? Its name says so, but it sits in an object that is not the person's.`,
+        options: [{ column: c.field.name, why: `named as the person's id; ${c.role.why}` }],
+      });
   const value = columns.find((c) => c.target === 'event_data' && c.guessed === 'value');
   const fees = columns.filter((c) => {
     if (c === value || c.field.distinct === 0) return false;

@@ -11,9 +11,10 @@ export type Role = 'person' | 'business' | 'other';
 
 /** Objects that hold the person's details. */
 const PERSON_WORDS =
-  /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller)/;
+  /^(billing|shipping|customer|user|address|contact|buyer|person|profile|details|member|client|sender|owner|lead|location|geo|payer|visitor|subscriber|invitee|respondent|from|caller|participant|attendee|recipient|guest|patron|student|signer|donor)/;
 /** Objects and prefixes that are the business's own: whoever is paid, sells or receives. */
-const BUSINESS_WORDS = /^(payee|merchant|seller|shop|store|vendor|business|to|called)$/;
+const BUSINESS_WORDS =
+  /^(payee|merchant|seller|shop|store|vendor|business|to|called|account|organizer|organiser|host|tenant|company|organization|organisation|workspace|receiver|site|app|instance|domain)$/;
 /** Envelopes around a payload's own fields (Stripe's `data.object`, JSON:API's `data.attributes`). */
 const WRAPPERS = new Set([
   'data',

@@ -76,8 +76,7 @@ export const TARGET_RULES: Readonly<Record<ContextTarget | DataField, TargetRule
     ok: ['string', 'integer'],
   },
   user_id: {
-    names:
-      'userid uid benutzerid nutzerid accountid memberid loginid idutilisateur utilisateurid idusuario usuarioid',
+    names: 'userid uid benutzerid nutzerid memberid loginid idutilisateur utilisateurid idusuario usuarioid',
     ok: ID,
   },
   anonymous_id: {
@@ -133,7 +132,7 @@ export const TARGET_RULES: Readonly<Record<ContextTarget | DataField, TargetRule
     ok: TEXT,
   },
   'user.external_id': {
-    names: `externalid customerid customerno customernumber custid clientnumber kundennummer kundenid kundennr
+    names: `externalid customer customerid customerno customernumber custid clientnumber kundennummer kundenid kundennr
       kdnr kundenkennung idclient numeroclient idcliente clienteid numerodecliente numcliente
       codigocliente codicecliente klantnummer`,
     ok: ID,

@@ -1,0 +1,138 @@
+/**
+ * Evidence beyond the name (issue #94, core/samples/evidence.ts and its use in guess.ts): an
+ * identity, personal or money field is filled only when the values back the name, the business's
+ * side is never the person's, personal data is found by value and name wherever it sits, and the
+ * confidence shown is one of the calibrated levels.
+ */
+import assert from 'node:assert/strict';
+import { leafSide } from '../../../core/samples/evidence.ts';
+import { CONFIDENCE_LEVELS } from '../../../core/samples/guess.ts';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
+
+/** The page's steps on one JSON body. */
+function guess(body: unknown) {
+  const sample = parseSample(JSON.stringify(body));
+  return guessChoices(inferFields(sample), sample.rows);
+}
+const at = (g: ReturnType<typeof guess>, column: string) => {
+  const c = g.columns.find((x) => x.column === column);
+  assert.ok(c, column);
+  return c;
+};
+
+describe('creator: evidence beyond the name', () => {
+  it('reads whose a leaf is from its own words: the person’s word over the business’s', () => {
+    assert.deepEqual(leafSide('account_id'), { side: 'business', word: 'account' });
+    assert.deepEqual(leafSide('data.webhook_owner_id'), { side: 'business', word: 'webhook' });
+    assert.deepEqual(leafSide('merchant_customer_id'), { side: 'person', word: 'customer' });
+    assert.deepEqual(leafSide('event.app_user_id'), { side: 'person', word: 'user' });
+    assert.equal(leafSide('amount'), undefined);
+  });
+
+  it('never takes a merchant’s account id as the person’s, and says why', () => {
+    const g = guess({ account_id: 'acc_BFQ7uQEaa7j2z7', event: 'payment.captured', customer_id: 'cust_42' });
+    const account = at(g, 'account_id');
+    assert.equal(account.target, 'event_data');
+    assert.ok(!g.columns.some((c) => c.target === 'user_id' && c.column === 'account_id'));
+    assert.equal(at(g, 'customer_id').target, 'user.external_id');
+    assert.ok(account.why.length > 0);
+  });
+
+  it('takes no e-mail from values that are not addresses, whatever the name', () => {
+    const g = guess({ user: { email: 'idn_8g2kd0s', phone: '+14155552671' } });
+    assert.equal(at(g, 'user.email').target, 'event_data');
+    assert.match(at(g, 'user.email').why, /not e-mail addresses/);
+    assert.equal(at(g, 'user.phone').target, 'user.phone');
+  });
+
+  it('takes no person’s id from a booking’s uid, nor from a name alone', () => {
+    const g = guess({ triggerEvent: 'BOOKING_CREATED', payload: { uid: 'bk_8Hs2kKd', title: 'Call' } });
+    assert.equal(at(g, 'payload.uid').target, 'event_data');
+    assert.match(at(g, 'payload.uid').why, /nothing in its name or place says it is the person’s/);
+  });
+
+  it('takes a phone without a phone’s name only in international form', () => {
+    const local = guess({ data: { document: '09006068709', name: 'x' } });
+    assert.notEqual(at(local, 'data.document').target, 'user.phone');
+    const e164 = guess({ sender: { contact: { identifierValue: '+31612345678' } } });
+    assert.equal(at(e164, 'sender.contact.identifierValue').target, 'user.phone');
+  });
+
+  it('asks before taking a person’s id named as one inside another object', () => {
+    const g = guess({
+      form_response: { hidden: { user_id: 'abc123456' }, submitted_at: '2026-01-18T18:17:02Z' },
+    });
+    const q = g.questions.find((x) => x.target === 'user_id');
+    assert.ok(q, 'a question');
+    assert.deepEqual(
+      q.options.map((o) => o.column),
+      ['form_response.hidden.user_id'],
+    );
+    assert.equal(at(g, 'form_response.hidden.user_id').confidence, 0.5);
+  });
+
+  it('takes a currency only from codes, and only beside a value', () => {
+    const card = guess({ data: { amount: 1, payment_currency: 'Credit Card' } });
+    assert.equal(card.currency, undefined);
+    const cost = guess({ payload: { text: 'Hello', cost: { amount: '0.0051', currency: 'USD' } } });
+    assert.equal(cost.value, undefined, 'a cost is not the event’s value');
+    assert.equal(cost.currency, undefined, 'no value, no currency');
+    const order = guess({
+      amounts: { subtotal: { value: 5, currency: 'EUR' }, total: { value: 7, currency: 'USD' } },
+    });
+    assert.equal(order.value?.column, 'amounts.total.value');
+    assert.equal(order.currency?.column, 'amounts.total.currency');
+  });
+
+  it('asks which amount is the value when only names tell several apart', () => {
+    const g = guess({ invoice: { amount_due: 0, amount_paid: 3500, amount_remaining: 10 } });
+    const q = g.questions.find((x) => x.field === 'value');
+    assert.ok(q, 'a question');
+    assert.equal(q.options.length, 3);
+    const exact = guess({ total: 20, amount_due: 0 });
+    assert.equal(exact.value?.column, 'total');
+    assert.equal(
+      exact.questions.find((x) => x.field === 'value'),
+      undefined,
+    );
+  });
+
+  it('marks personal data by value and name wherever it sits, a list included, never a flag', () => {
+    const g = guess({
+      contactCreated: { ownerEmail: 'agent@example.com', email: 'jo@example.com' },
+      shipping_address: { first_name: 'Jo', address1: '1 Main St', city: 'Lyon' },
+      payload: { to: [{ phone_number: '+18445550001', status: 'delivered' }] },
+      customer: { verified_email: true },
+    });
+    for (const column of [
+      'contactCreated.ownerEmail',
+      'contactCreated.email',
+      'shipping_address.first_name',
+      'shipping_address.address1',
+      'shipping_address.city',
+      'payload.to',
+    ])
+      assert.equal(at(g, column).personal, true, column);
+    assert.equal(at(g, 'customer.verified_email').personal, undefined);
+    assert.notEqual(
+      at(g, 'contactCreated.ownerEmail').target,
+      'user.email',
+      'an owner’s e-mail is not the person’s',
+    );
+  });
+
+  it('shows only the calibrated confidence levels', () => {
+    const g = guess({
+      email: 'jo@example.com',
+      amount: 12.5,
+      currency: 'EUR',
+      note: 'x',
+      created_at: '2026-11-01T10:00:00Z',
+    });
+    for (const c of g.columns)
+      assert.ok(
+        (CONFIDENCE_LEVELS as readonly number[]).includes(c.confidence),
+        `${c.column} ${c.confidence}`,
+      );
+  });
+});
