@@ -2,7 +2,8 @@
  * `npm run docs`: writes the generated parts of the docs — the settings reference
  * (docs/settings.md, from schemas/settings.ts), the platform table and the API version table
  * (docs/platforms.md, the latter also in the README, from core/platforms/platforms.ts), the
- * signature schemes (docs/senders.md, scripts/docs-signatures.ts) — between
+ * signature schemes (docs/senders.md, scripts/docs-signatures.ts), the creator measured on its
+ * labelled corpus (docs/creator-inference.md, scripts/creator-corpus.ts) — between
  * their markers, `<!-- generated:<name> -->` and `<!-- /generated -->`; the prose around them is
  * written by hand. test/unit/scripts/docs-generate.test.ts
  * fails when the committed docs differ from what this writes. The deployer-role table
@@ -18,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { catalogManifest, OAUTH_TOKEN_AS_SECRET } from '../core/platforms/segment-action/catalog.ts';
 import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
 import { declareVariants } from '../infra/variants.ts';
+import { corpusFigures } from './creator-corpus.ts';
 import { deployerTable } from './docs-deployer.ts';
 import { apiVersionTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
@@ -46,6 +48,7 @@ const PARTS: readonly Part[] = [
     write: () => oauthDocTable(catalogManifest(), oauthDefinitions(), OAUTH_TOKEN_AS_SECRET),
   },
   { file: 'docs/senders.md', name: 'signature-schemes', write: () => signatureSchemeTable() },
+  { file: 'docs/creator-inference.md', name: 'creator-corpus', write: () => corpusFigures() },
 ];
 
 /** The text with the block between a part's markers replaced; an error if the markers are missing. */

@@ -1,0 +1,130 @@
+/**
+ * The creator measured on its labelled corpus (issue #94, test/fixtures/creator-corpus/): 60
+ * vendors' samples read, inferred and guessed as the studio's page does, each guess judged
+ * against the sample's truth file (scripts/creator-corpus.ts). No identity or money field is
+ * filled without asking against its truth; every confidence the page shows is right at least that
+ * often, on at least 20 guesses; the held-out part is the one committed before the inference was
+ * changed. The figures are in docs/creator-inference.md (`npm run docs`; test/unit/scripts/
+ * docs-generate.test.ts checks they are current).
+ */
+import assert from 'node:assert/strict';
+import { CONFIDENCE_LEVELS } from '../../core/samples/guess.ts';
+import {
+  guessedOf,
+  heldOutDigest,
+  loadCorpus,
+  measure,
+  ROLES,
+  run,
+  type Sample,
+  truthOf,
+} from '../../scripts/creator-corpus.ts';
+
+/**
+ * SHA-256 of the held-out part as committed before any change to the inference (c4d2dce5). A
+ * changed held-out set is a commit of its own that changes this, saying why.
+ */
+const HELD_OUT_SHA256 = '10e62e00e54ecf15690933b6c141d50b9c44a7ae9d364c2bb7c34f519b127cf5';
+
+/**
+ * Wrong identity or money fields filled without asking in the held-out part. Never fixed by
+ * tuning on it (that would make it one more tuned part); pinned so that a change either way is
+ * seen, and the documented figure stays true.
+ */
+const HELD_OUT_SILENT_WRONG = 1;
+
+const CATEGORIES = [
+  'payments',
+  'subscriptions',
+  'commerce',
+  'forms',
+  'scheduling',
+  'auth',
+  'messaging',
+  'crm',
+  'support',
+  'marketing-email',
+];
+
+describe('the creator on its labelled corpus (issue #94)', () => {
+  const samples = loadCorpus();
+  const report = measure(samples);
+  const vendors = (split: Sample['split']) =>
+    new Set(samples.filter((s) => s.split === split).map((s) => s.vendor));
+
+  it('holds at least 60 vendors across the categories, at least 20 of them held out', () => {
+    assert.ok(
+      vendors('tuned').size + vendors('held-out').size >= 60,
+      `${vendors('tuned').size} + ${vendors('held-out').size}`,
+    );
+    assert.ok(vendors('held-out').size >= 20, `${vendors('held-out').size} held out`);
+    const both = [...vendors('tuned')].filter((v) => vendors('held-out').has(v));
+    assert.deepEqual(both, [], 'a vendor is tuned on or held out, not both');
+    const seen = new Set(samples.map((s) => s.truth.category));
+    assert.deepEqual(
+      CATEGORIES.filter((c) => !seen.has(c)),
+      [],
+      'categories without a sample',
+    );
+  });
+
+  it('keeps the held-out part as it was committed before the inference changed', () => {
+    assert.equal(heldOutDigest(), HELD_OUT_SHA256, 'test/fixtures/creator-corpus/held-out changed');
+  });
+
+  it('names in every truth file only columns the sample has, and a source for every sample', () => {
+    const problems: string[] = [];
+    for (const sample of samples) {
+      const r = run(sample);
+      const columns = new Set(Object.keys(Object.assign({}, ...r.rows)));
+      assert.ok(sample.truth.source.length > 10, `${sample.name}: no source`);
+      const named = [
+        ...ROLES.flatMap((role) => truthOf(sample.truth, role)),
+        ...Object.keys(sample.truth.personal),
+        ...(sample.truth.eventType ? [sample.truth.eventType] : []),
+      ];
+      for (const c of named) if (!columns.has(c)) problems.push(`${sample.name}: ${c}`);
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  it('fills no identity or money field against its truth without asking (tuned part)', () => {
+    const wrong = report.silentWrong.filter((w) => w.split === 'tuned');
+    assert.deepEqual(
+      wrong.map((w) => `${w.sample}: ${w.column} as ${w.target}`),
+      [],
+    );
+  });
+
+  it('fills as many wrong identity or money fields without asking in the held-out part as documented', () => {
+    // Counted, never listed: what went wrong in the held-out part is not read while tuning.
+    assert.equal(report.silentWrong.filter((w) => w.split === 'held-out').length, HELD_OUT_SILENT_WRONG);
+  });
+
+  it('shows only calibrated confidences: each level right at least that often, on at least 20 guesses', () => {
+    for (const [level, l] of report.levels) {
+      assert.ok(
+        CONFIDENCE_LEVELS.some((c) => Math.round(c * 100) === level),
+        `${level}% is shown but is not one of the levels`,
+      );
+      assert.ok(l.n >= 20, `${level}%: only ${l.n} guesses to judge it by`);
+      assert.ok(l.right / l.n >= level / 100, `${level}%: right ${l.right} of ${l.n}`);
+    }
+    for (const c of CONFIDENCE_LEVELS) assert.ok(report.levels.has(Math.round(c * 100)), `${c} never shown`);
+  });
+
+  it('never fills a merchant’s account id as the person’s, nor an id as an e-mail', () => {
+    for (const sample of samples.filter((s) => s.split === 'tuned')) {
+      const r = run(sample);
+      for (const column of guessedOf(r, 'personId'))
+        assert.ok(!/account/i.test(column.slice(column.lastIndexOf('.') + 1)), `${sample.name}: ${column}`);
+      for (const column of guessedOf(r, 'email')) {
+        const values = r.rows.map((row) => String(row[column]));
+        assert.ok(
+          values.every((v) => v.includes('@')),
+          `${sample.name}: ${column} ${values.join(', ')}`,
+        );
+      }
+    }
+  });
+});
