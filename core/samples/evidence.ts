@@ -96,6 +96,26 @@ export function leafSide(column: string): { side: 'person' | 'business'; word: s
 }
 
 const ID_LEAF = new Set(['id', 'uuid', 'guid', 'key', 'code', 'number', 'no']);
+
+/**
+ * The id of the person's own object (`customer.id`, `sender.contact.id`), when no column names the
+ * person's id: the shallowest `id` or `uuid` leaf whose object's name is a person's (`customer`,
+ * `contact`, `member`…, not an address or a profile) and whose values are shaped as ids.
+ */
+export function personObjectId(
+  fields: readonly InferredField[],
+  role: (column: string) => RoleReading,
+): string | undefined {
+  const candidates = fields.filter((f) => {
+    const parts = f.name.split('.');
+    const leaf = nameWords(parts[parts.length - 1] ?? '');
+    const owner = nameWords(parts[parts.length - 2] ?? '');
+    if (parts.length < 2 || leaf.length !== 1 || !['id', 'uuid'].includes(leaf[0] as string)) return false;
+    if (owner.length !== 1 || !PERSON_LEAF.has(owner[0] as string)) return false;
+    return identityEvidence('user.external_id', f, role(f.name)) === undefined;
+  });
+  return candidates.sort((a, b) => a.name.split('.').length - b.name.split('.').length)[0]?.name;
+}
 const PHONE_WORDS = new Set([
   'phone',
   'phonenumber',

@@ -16,7 +16,7 @@ import {
   notTheValue,
   wholeNumbers,
 } from './amounts.ts';
-import { identityEvidence, leafSide, personalDetail } from './evidence.ts';
+import { identityEvidence, leafSide, personalDetail, personObjectId } from './evidence.ts';
 import { fieldName, nameWords } from './names.ts';
 import { type Evidence, evidenceOf, type Question, questionsFor } from './questions.ts';
 import { notARegion, objectTypes, type RoleReading, roleOf, versionNamed } from './roles.ts';
@@ -399,6 +399,7 @@ export function guessChoices(
     };
   });
   const roles = fields.map((f) => roleOf(f.name, typeOf));
+  personIdFromObject(fields, base, typeOf);
   const alone = fields.map((f) => suggestMappings([asColumn(f)])[0]?.target ?? 'event_data');
   const questions = questionsFor(
     base.map((g, i) => ({
@@ -530,6 +531,24 @@ function amountRivals(
       ...rivals.map((f) => ({ column: f.name, why: 'also named like an amount' })),
     ],
   };
+}
+
+/**
+ * When no column is named as the person's id, the id of the person's own object is
+ * (`sender.contact.id`: evidence.ts `personObjectId`); its guess is rewritten in place, saying so.
+ */
+function personIdFromObject(
+  fields: readonly InferredField[],
+  base: Omit<ColumnGuess, 'confidence' | 'evidence'>[],
+  typeOf: (path: string) => unknown,
+): void {
+  if (base.some((g) => g.target === 'user_id' || g.target === 'user.external_id')) return;
+  const column = personObjectId(fields, (c) => roleOf(c, typeOf));
+  const i = base.findIndex((g) => g.column === column);
+  const was = base[i];
+  if (!column || !was || was.target !== 'event_data') return;
+  const owner = column.slice(0, column.lastIndexOf('.'));
+  base[i] = { column, target: 'user.external_id', why: `the id of ${owner}: the person’s own object` };
 }
 
 /**

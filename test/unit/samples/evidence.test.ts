@@ -58,6 +58,22 @@ describe('creator: evidence beyond the name', () => {
     assert.equal(at(e164, 'sender.contact.identifierValue').target, 'user.phone');
   });
 
+  it('takes the id of the person’s own object when no column names the person’s id', () => {
+    const g = guess({
+      sender: { contact: { id: '32cf5eee-f940-422c-ab8c-5f753aad5efd' } },
+      receiver: { id: 'r_1' },
+    });
+    assert.equal(at(g, 'sender.contact.id').target, 'user.external_id');
+    assert.match(at(g, 'sender.contact.id').why, /the id of sender\.contact/);
+    const named = guess({ customer_id: 'cus_1', customer: { id: 'cus_1b' } });
+    assert.equal(at(named, 'customer_id').target, 'user.external_id');
+    assert.equal(
+      at(named, 'customer.id').target,
+      'event_data',
+      'a column named as the person’s id comes first',
+    );
+  });
+
   it('asks before taking a person’s id named as one inside another object', () => {
     const g = guess({
       form_response: { hidden: { user_id: 'abc123456' }, submitted_at: '2026-01-18T18:17:02Z' },
