@@ -17,6 +17,7 @@ import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import {
   epochNow,
   exportRecorded,
+  flushSoon,
   newSpanId,
   REFUSED_ATTRIBUTE,
   type RecordedHop,
@@ -111,6 +112,9 @@ function ended(record: RequestRecord, status: number): void {
       error: s.error,
     });
   exportRecorded(record.hop, spans);
+  // Made after the answer, so they leave now (spaced), not on the queue's timer: a request-billed
+  // instance's CPU is throttled between requests (docs/observability.md).
+  flushSoon();
 }
 
 /** Starts a step of the request (`gateway.auth`, `gateway.validate`, `gateway.publish`); none with tracing off. */
