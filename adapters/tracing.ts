@@ -499,17 +499,21 @@ export interface RecordedHop {
 }
 
 /**
- * Starts a recorded hop under a producer's `traceparent` (and `tracestate`), parent-based as
- * HopTracer decides: a valid parent's flag is followed, a trace that starts here is sampled at
- * the ratio. Undefined when this process has no tracing set up.
+ * Starts a recorded hop under a producer's `traceparent` (and `tracestate`). `followFlag` (the
+ * default) is parent-based, as HopTracer decides: a valid parent's flag is followed, a trace that
+ * starts here is sampled at the ratio. Without it the trace id is kept but the ratio decides: at
+ * an HTTP entry behind Cloud Run, whose front end sets `traceparent` on every request and its
+ * sampled flag at its own rate, the flag says nothing of what the producer asked (gateway/tracing.ts).
+ * Undefined when this process has no tracing set up.
  */
 export function startRecordedHop(
   traceparent: string | undefined,
   tracestate?: string,
+  followFlag = true,
 ): RecordedHop | undefined {
   if (recording === undefined) return undefined;
   const p = parseTraceparent(traceparent);
-  const sampled = p ? p.sampled : Math.random() < recording.ratio;
+  const sampled = p && followFlag ? p.sampled : Math.random() < recording.ratio;
   const traceId = p ? p.traceId : randomHex(4);
   const spanId = randomHex(2);
   const state = p && tracestate && tracestate.length <= 512 ? createTraceState(tracestate) : undefined;
