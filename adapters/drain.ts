@@ -25,6 +25,12 @@ export interface DrainOptions {
   readonly drainMs?: number;
   /** Ends the process (tests replace it). */
   readonly exit?: (code: number) => void;
+  /**
+   * What each answer waits for before it is sent (adapters/metrics.ts, flushBeforeAnswer): a
+   * request-billed instance's CPU is throttled once it has answered, so telemetry queued for a
+   * sampled or failed push leaves first. Undefined from it: the answer goes at once.
+   */
+  readonly beforeAnswer?: (() => Promise<unknown> | undefined) | undefined;
 }
 
 const STOPPING_BODY = JSON.stringify({
@@ -38,6 +44,7 @@ const STOPPING_BODY = JSON.stringify({
 export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
   const drainMs = options.drainMs ?? DRAIN_MS;
   const exit = options.exit ?? ((code: number) => process.exit(code));
+  const before = options.beforeAnswer;
   let inFlight = 0;
   let stopping = false;
   let owned = false;
@@ -88,6 +95,26 @@ export function drainOnStop(handler: Handler, options: DrainOptions): Handler {
     };
     res.once('finish', settle);
     res.once('close', settle);
+    if (before) holdAnswer(res, before);
     return handler(req, res);
   };
+}
+
+/**
+ * Makes `res.end` wait for `before` when it has something to wait for: the handler answers as it
+ * always does, and the bytes leave once the export is done (or its bound has passed). What to
+ * wait for is asked on the next turn of the event loop, not at the call: a hop's first span ends
+ * just after its handler has answered (adapters/tracing.ts, runHop), and its spans are queued
+ * only then.
+ */
+function holdAnswer(res: Response, before: () => Promise<unknown> | undefined): void {
+  const end = res.end as (...a: unknown[]) => Response;
+  res.end = function (this: Response, ...args: unknown[]) {
+    setImmediate(() => {
+      const wait = before();
+      if (wait === undefined) end.apply(this, args);
+      else void wait.then(() => end.apply(this, args));
+    });
+    return this;
+  } as Response['end'];
 }

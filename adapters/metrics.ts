@@ -25,6 +25,7 @@ import { DEFAULT_METRICS_INTERVAL_SECONDS } from '../core/tracing/metric-shape.t
 import type { Settings } from '../schemas/settings.ts';
 import { createDeliveryInstruments, type DeliveryInstruments } from './delivery-metrics.ts';
 import { telemetryHeaders } from './google-credentials.ts';
+import { FLUSH_BEFORE_ANSWER_MS } from './tracing.ts';
 
 /** The instrumentation scope every metric of the pipeline is made under. */
 export const METER_NAME = 'eventbus';
@@ -53,6 +54,13 @@ export interface MetricsOptions {
 export interface Metrics {
   /** Collects and exports now (tests, a function's shutdown); never rejects. */
   flush(): Promise<void>;
+  /**
+   * Exports now if the last export is at least an interval old, else nothing (undefined): in a
+   * request-billed service whose CPU is throttled between requests the reader's timer may not
+   * run, so an answer that finds the interval passed exports first. Cloud Monitoring takes a
+   * point per series at most every few seconds: never more often than the interval.
+   */
+  flushIfDue(): Promise<void> | undefined;
   shutdown(): Promise<void>;
 }
 
@@ -69,7 +77,7 @@ export function setupMetrics(options: MetricsOptions): Metrics | undefined {
   if (installed) return installed.metrics;
   const intervalMs = options.intervalMs ?? DEFAULT_METRICS_INTERVAL_SECONDS * 1000;
   const timeoutMs = Math.min(options.timeoutMs ?? 10_000, intervalMs);
-  const exporter =
+  const base =
     options.exporter ??
     (options.endpoint
       ? new OTLPMetricExporter({
@@ -80,7 +88,22 @@ export function setupMetrics(options: MetricsOptions): Metrics | undefined {
           ...(options.headers ? { headers: options.headers } : {}),
         })
       : undefined);
-  if (!exporter) return undefined;
+  if (!base) return undefined;
+  // When the last export (the timer's or a flush's) began.
+  let exportedAt = Date.now();
+  const exporter: PushMetricExporter = {
+    export: (metrics, done) => {
+      exportedAt = Date.now();
+      base.export(metrics, done);
+    },
+    forceFlush: () => base.forceFlush(),
+    shutdown: () => base.shutdown(),
+    ...(base.selectAggregationTemporality
+      ? { selectAggregationTemporality: base.selectAggregationTemporality.bind(base) }
+      : {}),
+    ...(base.selectAggregation ? { selectAggregation: base.selectAggregation.bind(base) } : {}),
+  };
+  let flushing: Promise<void> | undefined;
   const reader = new PeriodicExportingMetricReader({
     exporter,
     exportIntervalMillis: intervalMs,
@@ -104,6 +127,16 @@ export function setupMetrics(options: MetricsOptions): Metrics | undefined {
   const metrics: Metrics = {
     // Neither ever fails: a collector that is down or slow loses points, never a caller's work.
     flush: () => reader.forceFlush().catch(() => {}),
+    flushIfDue: () => {
+      if (flushing || Date.now() - exportedAt < intervalMs) return flushing;
+      exportedAt = Date.now();
+      const bound = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_BEFORE_ANSWER_MS).unref());
+      const run: Promise<void> = Promise.race([reader.forceFlush().catch(() => {}), bound]).then(() => {
+        flushing = undefined;
+      });
+      flushing = run;
+      return run;
+    },
     shutdown: () => {
       installed = undefined;
       return provider.shutdown().catch(() => {});
@@ -147,18 +180,24 @@ export function setupProcessMetrics(
 /** The longest a stopping process waits for its last export: its drain (4 s) and this stay under 5 s. */
 export const FINAL_FLUSH_MS = 500;
 
+/** Anything a stopping process exports before it exits: its metrics, its spans. */
+export interface Flushable {
+  flush(): Promise<void>;
+}
+
 /**
  * An exit for drainOnStop (adapters/drain.ts) that first exports what was recorded since the last
- * export, waiting at most `boundMs`: an instance scaled down keeps its last interval's points,
- * and an endpoint that is down or slow delays the exit by the bound at most. Without metrics,
- * `exit` itself.
+ * export — metrics and spans alike — waiting at most `boundMs`: an instance scaled down keeps its
+ * last interval's points and its queued spans, and an endpoint that is down or slow delays the
+ * exit by the bound at most. With nothing to flush, `exit` itself.
  */
 export function exitAfterFlush(
-  metrics: Metrics | undefined,
+  sinks: Flushable | undefined | readonly (Flushable | undefined)[],
   exit: (code: number) => void = (code) => process.exit(code),
   boundMs = FINAL_FLUSH_MS,
 ): (code: number) => void {
-  if (!metrics) return exit;
+  const all = (Array.isArray(sinks) ? sinks : [sinks]).filter((x): x is Flushable => x !== undefined);
+  if (all.length === 0) return exit;
   return (code) => {
     let exited = false;
     const once = () => {
@@ -167,6 +206,24 @@ export function exitAfterFlush(
       exit(code);
     };
     setTimeout(once, boundMs).unref();
-    void metrics.flush().then(once);
+    void Promise.all(all.map((x) => x.flush())).then(once);
+  };
+}
+
+/**
+ * What a push's answer waits for (drainOnStop's `beforeAnswer`): the spans its hop queued (only a
+ * sampled or failed hop queues any) and the metrics when an interval has passed since their last
+ * export; undefined, so nothing is awaited, when there is neither.
+ */
+export function flushBeforeAnswer(
+  tracing: { flushPending(): Promise<void> | undefined } | undefined,
+  metrics: Metrics | undefined,
+): (() => Promise<unknown> | undefined) | undefined {
+  if (!tracing && !metrics) return undefined;
+  return () => {
+    const spans = tracing?.flushPending();
+    const points = metrics?.flushIfDue();
+    if (spans && points) return Promise.all([spans, points]);
+    return spans ?? points;
   };
 }

@@ -91,8 +91,21 @@ export const EXPORT_DELAY_MS = 5000;
 export interface Tracing {
   /** Exports what is queued (tests, a function's shutdown). */
   flush(): Promise<void>;
+  /**
+   * Exports what was queued since the last export, if anything was: spans are queued only for
+   * sampled or failed hops, so an answer with none to export waits for nothing (undefined).
+   * Flushes in progress are shared, and one never outlasts FLUSH_BEFORE_ANSWER_MS.
+   */
+  flushPending(): Promise<void> | undefined;
   shutdown(): Promise<void>;
 }
+
+/**
+ * The longest an answer waits for its spans' export. In a request-billed Cloud Run service the
+ * CPU is throttled once the answer is sent, so spans left to the queue's timer may wait for the
+ * instance's next request, or its end (docs/observability.md, "Spans leave before the answer").
+ */
+export const FLUSH_BEFORE_ANSWER_MS = 1_000;
 
 let installed: Tracing | undefined;
 /** The tracer of the process's setup (HopTracer), or none: the API's no-op one is used then. */
@@ -141,10 +154,30 @@ export function setupTracing(options: TracingOptions): Tracing {
   const provider = new BasicTracerProvider({
     sampler: new AlwaysOnSampler(),
     resource,
-    spanProcessors: batch ? [batch] : [],
+    spanProcessors: batch
+      ? [
+          {
+            onStart: (span, parent) => batch.onStart(span, parent),
+            onEnd: (span) => {
+              queued++;
+              batch.onEnd(span);
+            },
+            forceFlush: () => batch.forceFlush(),
+            shutdown: () => batch.shutdown(),
+          },
+        ]
+      : [],
   });
   const ratio = Math.min(1, Math.max(0, options.ratio));
-  const exportSpan = batch ? (span: ReadableSpan) => batch.onEnd(span) : undefined;
+  // Spans queued since the last flush began: what flushPending has to wait for.
+  let queued = 0;
+  let flushing: Promise<void> | undefined;
+  const exportSpan = batch
+    ? (span: ReadableSpan) => {
+        queued++;
+        batch.onEnd(span);
+      }
+    : undefined;
   const hops = new HopTracer(provider.getTracer(TRACER_NAME), ratio, exportSpan, resource);
   recording = { ratio, resource, ...(exportSpan ? { export: exportSpan } : {}) };
   const contexts = new AsyncLocalStorageContextManager().enable();
@@ -154,6 +187,16 @@ export function setupTracing(options: TracingOptions): Tracing {
   installed = {
     // Neither ever fails: a collector that is down or slow loses spans, never a caller's work.
     flush: () => provider.forceFlush().catch(() => {}),
+    flushPending: () => {
+      if (queued === 0) return flushing;
+      queued = 0;
+      const bound = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_BEFORE_ANSWER_MS).unref());
+      const run: Promise<void> = Promise.race([provider.forceFlush().catch(() => {}), bound]).then(() => {
+        if (flushing === run) flushing = undefined;
+      });
+      flushing = run;
+      return run;
+    },
     // Back to the API's no-op globals, so a later setup (a test's) starts afresh.
     shutdown: () => {
       installed = undefined;
@@ -456,17 +499,21 @@ export interface RecordedHop {
 }
 
 /**
- * Starts a recorded hop under a producer's `traceparent` (and `tracestate`), parent-based as
- * HopTracer decides: a valid parent's flag is followed, a trace that starts here is sampled at
- * the ratio. Undefined when this process has no tracing set up.
+ * Starts a recorded hop under a producer's `traceparent` (and `tracestate`). `followFlag` (the
+ * default) is parent-based, as HopTracer decides: a valid parent's flag is followed, a trace that
+ * starts here is sampled at the ratio. Without it the trace id is kept but the ratio decides: at
+ * an HTTP entry behind Cloud Run, whose front end sets `traceparent` on every request and its
+ * sampled flag at its own rate, the flag says nothing of what the producer asked (gateway/tracing.ts).
+ * Undefined when this process has no tracing set up.
  */
 export function startRecordedHop(
   traceparent: string | undefined,
   tracestate?: string,
+  followFlag = true,
 ): RecordedHop | undefined {
   if (recording === undefined) return undefined;
   const p = parseTraceparent(traceparent);
-  const sampled = p ? p.sampled : Math.random() < recording.ratio;
+  const sampled = p && followFlag ? p.sampled : Math.random() < recording.ratio;
   const traceId = p ? p.traceId : randomHex(4);
   const spanId = randomHex(2);
   const state = p && tracestate && tracestate.length <= 512 ? createTraceState(tracestate) : undefined;
@@ -487,6 +534,35 @@ export function startRecordedHop(
     traceparent: formatTraceparent({ traceId, spanId, sampled }),
     tracestate: serialized === '' ? undefined : serialized,
   };
+}
+
+/**
+ * The least time between two exports `flushSoon` starts: at 1,000 requests a second and the
+ * default ratio, about 4 exports a second at most (each about 1.2 ms of CPU) instead of one per
+ * sampled request.
+ */
+export const FLUSH_SPACING_MS = 250;
+let lastSoonFlush = 0;
+let soonTimer: ReturnType<typeof setTimeout> | undefined;
+
+/**
+ * Starts the export of what is queued soon, without waiting for it: a recorded hop made after its
+ * answer (the gateway's) leaves at once, or within FLUSH_SPACING_MS of the last such export,
+ * instead of on the queue's 5 s timer, which a throttled instance may not run.
+ */
+export function flushSoon(): void {
+  if (installed === undefined || soonTimer !== undefined) return;
+  const run = () => {
+    soonTimer = undefined;
+    lastSoonFlush = Date.now();
+    void installed?.flushPending();
+  };
+  const wait = lastSoonFlush + FLUSH_SPACING_MS - Date.now();
+  if (wait <= 0) run();
+  else {
+    soonTimer = setTimeout(run, wait);
+    soonTimer.unref();
+  }
 }
 
 /** A span of a recorded hop, as the caller kept it: `parent` is another span's id in the hop. */

@@ -12,6 +12,7 @@ import {
   SITE_BACKEND_PATTERN,
 } from '../schemas/settings.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
+import { claimsLocationErrors } from './deploy/firestore-locations.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
 import { pointsInside } from './egress/policy.ts';
 import { checkMappings } from './platforms/mapping-check.ts';
@@ -138,6 +139,7 @@ export function checkSettings(value: unknown): LoadResult {
   errors.push(...checkDestinationNeeds(settings));
   errors.push(...checkMappings(settings));
   errors.push(...checkStudioIap(settings));
+  errors.push(...claimsLocationErrors(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };
 }

@@ -26,7 +26,7 @@ import { openTokenStore } from './token-store.ts';
 export async function startGatewayFromEnv(env: Readonly<Record<string, string | undefined>>) {
   const config = readRuntimeConfig(env, readSettingsText);
   // Once per process, before the first request: a trace per request (docs/observability.md).
-  setupProcessTracing(config, 'gateway');
+  const tracing = setupProcessTracing(config, 'gateway');
   const log = (entry: Record<string, unknown>) => process.stdout.write(`${JSON.stringify(entry)}\n`);
   const store = openTokenStore(
     env[ENV.tokenStore] ?? `secret:${config.plan.gateway.tokenSecret}`,
@@ -130,7 +130,8 @@ export async function startGatewayFromEnv(env: Readonly<Record<string, string | 
     server.close();
     server.closeIdleConnections();
     credentials.close();
-    void Promise.all([publisher.close(), refusals?.close()]).finally(() => process.exit(0));
+    // The spans still queued leave too: an instance scaled down keeps its last requests' traces.
+    void Promise.all([publisher.close(), refusals?.close(), tracing?.flush()]).finally(() => process.exit(0));
     setTimeout(() => process.exit(0), 5000).unref();
   };
   process.once('SIGTERM', stop);

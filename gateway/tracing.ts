@@ -17,6 +17,7 @@ import type { Attributes, AttributeValue } from '@opentelemetry/api';
 import {
   epochNow,
   exportRecorded,
+  flushSoon,
   newSpanId,
   REFUSED_ATTRIBUTE,
   type RecordedHop,
@@ -49,6 +50,14 @@ interface RequestRecord {
   context: Record<string, string> | undefined;
 }
 
+/**
+ * The header with which a producer asks for its request's trace (`x-eventbus-trace: 1`), its
+ * `traceparent`'s sampled flag then followed: Cloud Run sets `traceparent` on every request it
+ * forwards and samples it itself (about 0.1 requests a second per instance), so the flag alone
+ * cannot say a producer asked (docs/observability.md).
+ */
+export const TRACE_REQUEST_HEADER = 'x-eventbus-trace';
+
 const RECORD = Symbol('request trace');
 type Traced = IncomingMessage & { [RECORD]?: RequestRecord };
 
@@ -58,7 +67,13 @@ type Traced = IncomingMessage & { [RECORD]?: RequestRecord };
  * nothing is recorded and nothing is listened for.
  */
 export function receiveSpan(req: IncomingMessage, res: ServerResponse): void {
-  const hop = startRecordedHop(first(req.headers.traceparent), first(req.headers.tracestate));
+  // A producer asks for its request's trace with TRACE_REQUEST_HEADER; otherwise the ratio
+  // decides, whatever the sampled flag of a `traceparent` Cloud Run may have set itself.
+  const hop = startRecordedHop(
+    first(req.headers.traceparent),
+    first(req.headers.tracestate),
+    req.headers[TRACE_REQUEST_HEADER] === '1',
+  );
   if (hop === undefined) return;
   const record: RequestRecord = {
     hop,
@@ -111,6 +126,9 @@ function ended(record: RequestRecord, status: number): void {
       error: s.error,
     });
   exportRecorded(record.hop, spans);
+  // Made after the answer, so they leave now (spaced), not on the queue's timer: a request-billed
+  // instance's CPU is throttled between requests (docs/observability.md).
+  flushSoon();
 }
 
 /** Starts a step of the request (`gateway.auth`, `gateway.validate`, `gateway.publish`); none with tracing off. */

@@ -65,14 +65,41 @@ export function dependenciesOf(recorded: Recorded, urn: string): Set<string> {
   return seen;
 }
 
+/** The inputs that name a resource (what a replacement would change); nothing else is kept. */
+export const NAMING_KEYS = [
+  'name',
+  'location',
+  'region',
+  'project',
+  'datasetId',
+  'tableId',
+  'topic',
+  'bucket',
+  'databaseId',
+  'secretId',
+  'accountId',
+  'type',
+] as const;
+
+/** One resource of a stack's checkpoint as the engine lists it (test/fixtures/stack-states/). */
+export interface StackResource {
+  readonly urn: string;
+  readonly type: string;
+  readonly outputs?: Readonly<Record<string, unknown>>;
+}
+
 /**
  * Runs `build` against the mocks and resolves once every registration has drained.
- * `stackOutputs` are what a StackReference reads (the program reads its own stack's last outputs,
- * infra/program.ts): none by default, a new stack.
+ * `stackOutputs` are what a StackReference reads and `stackResources` what the engine's
+ * `pulumi:pulumi:readStackResourceOutputs` lists (the program reads its own stack's last outputs
+ * and state, infra/program.ts): none by default, a new stack.
  */
 export async function declare(
   build: () => unknown,
-  options: { readonly stackOutputs?: Readonly<Record<string, unknown>> } = {},
+  options: {
+    readonly stackOutputs?: Readonly<Record<string, unknown>>;
+    readonly stackResources?: readonly StackResource[];
+  } = {},
 ): Promise<Recorded> {
   // Pulumi takes a stack trace for every promise and resource it makes (for its leak report and
   // the engine's source positions); under the mocks nothing reads them, and formatting them was
@@ -81,7 +108,7 @@ export async function declare(
   const stackTraceLimit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
   try {
-    return await declareMocked(build, options.stackOutputs ?? {});
+    return await declareMocked(build, options.stackOutputs ?? {}, options.stackResources ?? []);
   } finally {
     Error.stackTraceLimit = stackTraceLimit;
   }
@@ -90,6 +117,7 @@ export async function declare(
 async function declareMocked(
   build: () => unknown,
   stackOutputs: Readonly<Record<string, unknown>>,
+  stackResources: readonly StackResource[],
 ): Promise<Recorded> {
   const recorded: Recorded = { resources: [], calls: [], dependsOn: new Map(), graph: new Map() };
   await pulumi.runtime.setMocks(
@@ -105,6 +133,12 @@ async function declareMocked(
       },
       call(args) {
         recorded.calls.push({ token: args.token, inputs: args.inputs });
+        if (args.token === 'pulumi:pulumi:readStackResourceOutputs') {
+          const outputs = Object.fromEntries(
+            stackResources.map((r) => [r.urn, { type: r.type, outputs: r.outputs ?? {} }]),
+          );
+          return { name: args.inputs['stackName'], outputs };
+        }
         if (args.token === 'gcp:organizations/getProject:getProject') {
           return { number: PROJECT_NUMBER, projectId: args.inputs['projectId'], name: 'mocked' };
         }

@@ -1,6 +1,6 @@
 /**
  * The program `pulumi up` runs (infra/index.ts): the stack config, the billing the stack keeps
- * (core/deploy/billing-kept.ts, read back from the stack's own last outputs), the environment,
+ * (core/deploy/billing-kept.ts, read back from the stack's own state), the environment,
  * and the outputs, `billing` among them so the next `pulumi up` keeps it.
  */
 import * as pulumi from '@pulumi/pulumi';
@@ -9,6 +9,7 @@ import {
   DEPLOYED_MARKER_OUTPUT,
   type DeployedBilling,
   keptBilling,
+  type StateResource,
   withBilling,
 } from '../core/deploy/billing-kept.ts';
 import { plan } from '../core/plan.ts';
@@ -16,14 +17,15 @@ import type { BundleManifest } from '../scripts/build-functions.ts';
 import type { StackConfig } from './config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from './environment.ts';
 
+/** The stack's own name as the engine's built-in reads take it (organization/project/stack). */
+const selfName = () => `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`;
+
 /**
- * The outputs of this stack's last `pulumi up`, as far as the billing needs them, read through a
- * StackReference to the stack itself (its last checkpoint; nothing for a stack never deployed).
+ * The outputs of this stack's last `pulumi up` the upgrade reads, through a StackReference to
+ * the stack itself (its last checkpoint; nothing for a stack never deployed).
  */
 export async function previousStackOutputs(): Promise<Record<string, unknown>> {
-  const self = new pulumi.StackReference(
-    `${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`,
-  );
+  const self = new pulumi.StackReference(selfName());
   const out: Record<string, unknown> = {};
   for (const name of [BILLING_OUTPUT, DEPLOYED_MARKER_OUTPUT]) {
     const details = await self.getOutputDetails(name);
@@ -33,12 +35,37 @@ export async function previousStackOutputs(): Promise<Record<string, unknown>> {
   return out;
 }
 
+/** What `pulumi:pulumi:readStackResourceOutputs` answers: each live resource by URN. */
+interface StackResourceOutputs {
+  readonly outputs?: Readonly<Record<string, { readonly type?: unknown }>>;
+}
+
+/**
+ * The resources of this stack's last checkpoint (URN and type), read with the engine's built-in
+ * `pulumi:pulumi:readStackResourceOutputs`, the read `pulumi query` used; undefined for a stack
+ * never deployed (no `gatewayUrl` output, which every release has exported), which is not asked:
+ * a stack with no checkpoint has no state to read.
+ */
+export async function deployedState(
+  outputs: Readonly<Record<string, unknown>>,
+): Promise<readonly StateResource[] | undefined> {
+  if (outputs[DEPLOYED_MARKER_OUTPUT] === undefined) return undefined;
+  const read = (await pulumi.runtime.invoke('pulumi:pulumi:readStackResourceOutputs', {
+    stackName: selfName(),
+  })) as StackResourceOutputs;
+  return Object.entries(read.outputs ?? {}).map(([urn, r]) => ({
+    urn,
+    type: typeof r.type === 'string' ? r.type : '',
+  }));
+}
+
 /** The stack config with the plan declaring the billing the stack keeps, said in the log. */
 export function keepBilling(
   config: StackConfig,
-  previous: Readonly<Record<string, unknown>>,
+  state: readonly StateResource[] | undefined,
+  outputs: Readonly<Record<string, unknown>>,
 ): { readonly config: StackConfig; readonly billing: DeployedBilling } {
-  const kept = keptBilling(config.settings, config.plan, previous);
+  const kept = keptBilling(config.settings, state, outputs);
   for (const [f, reason] of Object.entries(kept.reasons)) pulumi.log.info(`${f} billing: ${reason}`);
   return {
     config: { ...config, plan: plan(withBilling(config.settings, kept.billing)) },
@@ -52,6 +79,7 @@ export interface ProgramOutputs extends EnvironmentOutputs {
 }
 
 export async function program(config: StackConfig, bundles: BundleManifest): Promise<ProgramOutputs> {
-  const { config: kept, billing } = keepBilling(config, await previousStackOutputs());
+  const outputs = await previousStackOutputs();
+  const { config: kept, billing } = keepBilling(config, await deployedState(outputs), outputs);
   return { ...declareEnvironment(kept, bundles), billing };
 }

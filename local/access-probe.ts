@@ -181,7 +181,7 @@ export function callFor(need: AccessNeed, at: Endpoints): Call | undefined {
           }
         : undefined;
     // The Telemetry API's OTLP endpoints: an export with nothing in it writes nothing.
-    case 'cloudtrace.traces.patch':
+    case 'telemetry.traces.write':
       return at.receiver
         ? { method: 'POST', url: `${at.receiver}/v1/traces`, body: json({ resourceSpans: [] }) }
         : undefined;

@@ -24,6 +24,7 @@ import {
   oauthDefinitions,
   ROLE_OF_CREDENTIAL,
 } from '../../core/platforms/segment-action/oauth.ts';
+import { createCommand } from '../../core/translate/translator-secrets.ts';
 import { DATA_DIR_OPTION } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 
@@ -139,7 +140,7 @@ export function register(program: Command): void {
           out(`secret ${name} stored in the local Secret Manager emulator\n`);
         } else {
           out(
-            `put ${role} in Secret Manager (the value is not shown here):\n  gcloud secrets create ${name} --replication-policy=automatic --data-file=-   # paste it, then Ctrl-D\n`,
+            `put ${role} in Secret Manager (the value is not shown here):\n  ${createCommand(process.env['GOOGLE_CLOUD_PROJECT'] || '<project>', name)}\n  (paste the value, then Ctrl-D)\n`,
           );
         }
       }

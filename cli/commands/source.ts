@@ -20,6 +20,7 @@ import {
   secretName,
   sourceTranslator,
 } from '../../core/translate/sources.ts';
+import { createCommand } from '../../core/translate/translator-secrets.ts';
 import { DATA_DIR_OPTION } from '../environment.ts';
 import { CliError, writerOf } from '../output.ts';
 import { studioCall } from './resources.ts';
@@ -118,7 +119,7 @@ export function register(program: Command): void {
             out(`secret ${secret} stored in the local Secret Manager emulator\n`);
           } else {
             out(
-              `put the secret in Secret Manager (the value is not shown here):\n  gcloud secrets create ${secret} --replication-policy=automatic --data-file=-   # paste it, then Ctrl-D\n`,
+              `put the secret in Secret Manager (the value is not shown here):\n  ${createCommand(process.env['GOOGLE_CLOUD_PROJECT'] || '<project>', secret)}\n  (paste the value, then Ctrl-D)\n`,
             );
           }
         }

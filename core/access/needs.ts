@@ -517,7 +517,7 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
   if (settings.tracing?.enabled !== false)
     for (const who of ['gateway', 'store', 'forward', 'forward-catalog'] as const)
       if (deployed.includes(who))
-        need(who, 'cloudtrace.traces.patch', p, 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
+        need(who, 'telemetry.traces.write', p, 'spans to Cloud Trace (OTLP)', 'adapters/tracing.ts');
 
   // Delivery metrics to Cloud Monitoring through the same OTLP endpoint (the Telemetry API's
   // /v1/metrics): the delivery functions (docs/observability.md#metrics), authorised by
@@ -610,21 +610,18 @@ const PERMISSION_HOSTS: Readonly<Record<string, string>> = {
   datastore: 'firestore.googleapis.com',
   secretmanager: 'secretmanager.googleapis.com',
   datacatalog: 'datacatalog.googleapis.com',
-  // Spans go to Cloud Trace's OTLP endpoint, the Telemetry API (adapters/tracing.ts).
-  cloudtrace: 'telemetry.googleapis.com',
+  // Spans go to Cloud Trace's OTLP endpoint, the Telemetry API (adapters/tracing.ts), which checks
+  // telemetry.traces.write.
+  telemetry: 'telemetry.googleapis.com',
+  // Cloud Trace's own API (reading traces: v1 traces.get, the studio's waterfall).
+  cloudtrace: 'cloudtrace.googleapis.com',
   // Delivery metrics go to the same endpoint's /v1/metrics, into Cloud Monitoring (adapters/metrics.ts).
   monitoring: 'telemetry.googleapis.com',
 };
 
-/** Permissions whose calls go elsewhere than their service's host. */
-const PERMISSION_HOST_EXCEPTIONS: Readonly<Record<string, string>> = {
-  // Reading traces is Cloud Trace's own API (v1 traces.get), not the Telemetry API spans go to.
-  'cloudtrace.traces.get': 'cloudtrace.googleapis.com',
-};
-
 /** The host a permission's calls go to; an error for a permission of a service not listed. */
 export function hostOfPermission(permission: string): string {
-  const host = PERMISSION_HOST_EXCEPTIONS[permission] ?? PERMISSION_HOSTS[permission.split('.')[0] ?? ''];
+  const host = PERMISSION_HOSTS[permission.split('.')[0] ?? ''];
   if (!host) throw new Error(`no API host known for the permission ${permission}`);
   return host;
 }
@@ -667,7 +664,7 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
   for (const n of accessNeeds(plan, settings))
     if (!n.denied && n.code === WRITE_API_CODE)
       call(n.who, 'https://bigquerystorage.googleapis.com', n.feature, n.code);
-  // Spans to Cloud Trace's OTLP endpoint come from the table's cloudtrace.traces.patch rows.
+  // Spans to Cloud Trace's OTLP endpoint come from the table's telemetry.traces.write rows.
   for (const d of settings.destinations ?? []) {
     // Disabled destinations included: an erasure asks every platform that may hold the person.
     const erasure = GA4_PLATFORM.erasure;

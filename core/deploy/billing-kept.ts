@@ -1,65 +1,58 @@
 /**
- * The billing of `store` and `forward` across an upgrade (issue #76): what a stack runs stays
- * what it runs unless the settings say otherwise. `cost.billing.<fn>` decides when set. Unset, a
- * stack keeps the billing its last `pulumi up` deployed, which the program exports as the stack
- * output `billing` and reads back from its own stack (infra/program.ts). A stack whose outputs
- * have no `billing` was deployed by the release before it (turn 4 of this project), which chose
- * by the cost model at the peak rate (instance-based from the hop's break-even up,
- * `defaultBilling` then): the same rule gives what it runs. A new stack (no outputs) gets the
- * design's default, request-based (Cloud Functions). Pure: the outputs come in as values.
+ * The billing of `store` and `forward` across an upgrade (issues #76, #100): what a stack runs
+ * stays what it runs unless the settings say otherwise. `cost.billing.<fn>` decides when set.
+ * Unset, the stack keeps the shape its last `pulumi up` deployed, read from the stack's own state
+ * (the checkpoint's resources, which infra/program.ts reads with the engine's
+ * `pulumi:pulumi:readStackResourceOutputs`): a Cloud Function (`gcp:cloudfunctionsv2/function:Function`,
+ * request-billed) or a Cloud Run service with CPU always allocated
+ * (`gcp:cloudrunv2/service:Service`, instance-billed). Every release has declared them under the
+ * same logical names (`<env>-function-store`, `<env>-service-store`), so the state says what runs
+ * whichever release deployed it; no output is needed, and none is guessed from. A stack never
+ * deployed gets the design's default, request-based (Cloud Functions). Pure: the state comes in
+ * as values.
  */
 import type { Settings } from '../../schemas/settings.ts';
-import {
-  type Billing,
-  billingBreakEvenRequestsPerSecond,
-  DEFAULT_PEAK_EVENTS_PER_SECOND,
-  memoryGib,
-  PLATFORM_LATENCY_SECONDS,
-  STORE_LATENCY_SECONDS,
-} from './cost.ts';
+import type { Billing } from './cost.ts';
 
 export type KeptFunction = 'store' | 'forward';
 export type DeployedBilling = Readonly<Record<KeptFunction, Billing>>;
 const KEPT: readonly KeptFunction[] = ['store', 'forward'];
 
-/** What the rule reads of plan()'s Plan (core/plan.ts satisfies it; not imported: plan.ts builds on this folder). */
-export interface Plan {
-  readonly functions: readonly {
-    readonly name: string;
-    readonly sizing: { readonly cpu: number; readonly memory: string };
-  }[];
-  readonly destinations: readonly unknown[];
-}
-
-/** The stack output the program exports its billing in. */
+/** The stack output the program exports its billing in (read by people and dashboards; not decisive). */
 export const BILLING_OUTPUT = 'billing';
 /** An output every release has exported: present, the stack was deployed before. */
 export const DEPLOYED_MARKER_OUTPUT = 'gatewayUrl';
 
-const isBilling = (v: unknown): v is Billing => v === 'request' || v === 'instance';
+export const FUNCTION_TYPE = 'gcp:cloudfunctionsv2/function:Function';
+export const SERVICE_TYPE = 'gcp:cloudrunv2/service:Service';
 
-/**
- * What the release before `billing` was exported chose with these settings: `cost.billing`, else
- * instance-based where the peak rate (`cost.peak_events_per_second`, 5,000 events a second
- * unset) reached the hop's break-even, with the sizing the plan gives it.
- */
-export function previousReleaseBilling(settings: Readonly<Settings>, plan: Plan): DeployedBilling {
-  const peak = settings.cost?.peak_events_per_second ?? DEFAULT_PEAK_EVENTS_PER_SECOND;
-  const of = (name: KeptFunction): Billing => {
-    const set = settings.cost?.billing?.[name];
-    if (set) return set;
-    const f = plan.functions.find((x) => x.name === name);
-    if (!f) return 'request';
-    const requestsPerEvent = name === 'store' ? 1 : Math.max(1, plan.destinations.length);
-    const breakEven = billingBreakEvenRequestsPerSecond({
-      vcpu: f.sizing.cpu,
-      memoryGib: memoryGib(f.sizing.memory),
-      latencySeconds: name === 'store' ? STORE_LATENCY_SECONDS : PLATFORM_LATENCY_SECONDS,
-    });
-    return peak * requestsPerEvent >= breakEven ? 'instance' : 'request';
-  };
-  return { store: of('store'), forward: of('forward') };
+/** One resource of the stack's checkpoint, as the engine lists it. */
+export interface StateResource {
+  readonly urn: string;
+  readonly type: string;
 }
+
+/** What the state holds for one function: its kind, both (a switch cut short), or nothing. */
+export type DeployedShape = Billing | 'both' | 'none';
+
+const logicalName = (urn: string): string => urn.slice(urn.lastIndexOf('::') + 2);
+
+/** How `store` and `forward` run in a stack, from its checkpoint's resources. */
+export function deployedShapes(resources: readonly StateResource[]): Record<KeptFunction, DeployedShape> {
+  const shape = (f: KeptFunction): DeployedShape => {
+    const has = (type: string, kind: string) =>
+      resources.some((r) => r.type === type && logicalName(r.urn).endsWith(`-${kind}-${f}`));
+    const request = has(FUNCTION_TYPE, 'function');
+    const instance = has(SERVICE_TYPE, 'service');
+    return request && instance ? 'both' : request ? 'request' : instance ? 'instance' : 'none';
+  };
+  return { store: shape('store'), forward: shape('forward') };
+}
+
+const KIND: Readonly<Record<Billing, string>> = {
+  request: 'a Cloud Function (request-billed)',
+  instance: 'a Cloud Run service with CPU always allocated (instance-billed)',
+};
 
 export interface KeptBilling {
   readonly billing: DeployedBilling;
@@ -67,34 +60,43 @@ export interface KeptBilling {
   readonly reasons: Readonly<Record<KeptFunction, string>>;
 }
 
+const isBilling = (v: unknown): v is Billing => v === 'request' || v === 'instance';
+
 /**
- * Each function's billing: the settings', else the one the stack's outputs say it runs (its
- * own `billing` output, or the previous release's rule when the stack has outputs but not that
- * one), else request-based.
+ * Each function's billing: the settings', else the shape the stack's state shows it runs, else
+ * request-based. `state` is undefined for a stack never deployed. A state holding both shapes (a
+ * switch whose `pulumi up` stopped between creating the new one and deleting the old) keeps the
+ * one the stack's `billing` output names, the shape that last `pulumi up` meant, else the
+ * default.
  */
 export function keptBilling(
   settings: Readonly<Settings>,
-  plan: Plan,
-  previousOutputs: Readonly<Record<string, unknown>> | undefined,
+  state: readonly StateResource[] | undefined,
+  outputs: Readonly<Record<string, unknown>> = {},
 ): KeptBilling {
-  const outputs = previousOutputs ?? {};
+  const shapes = state ? deployedShapes(state) : undefined;
   const exported = outputs[BILLING_OUTPUT] as Partial<Record<KeptFunction, unknown>> | undefined;
-  const deployedBefore = outputs[DEPLOYED_MARKER_OUTPUT] !== undefined;
-  const previous = previousReleaseBilling(settings, plan);
   const billing: Record<KeptFunction, Billing> = { store: 'request', forward: 'request' };
   const reasons: Record<KeptFunction, string> = { store: '', forward: '' };
   for (const f of KEPT) {
     const set = settings.cost?.billing?.[f];
-    const was = exported?.[f];
+    const shape = shapes?.[f];
+    const meant = exported?.[f];
     if (set) {
       billing[f] = set;
       reasons[f] = `cost.billing.${f}: ${set}`;
-    } else if (isBilling(was)) {
-      billing[f] = was;
-      reasons[f] = `kept: the stack runs it ${was}-billed (cost.billing.${f} unset)`;
-    } else if (deployedBefore) {
-      billing[f] = previous[f];
-      reasons[f] = `kept: the previous release deployed it ${previous[f]}-billed (cost.billing.${f} unset)`;
+    } else if (shape === 'request' || shape === 'instance') {
+      billing[f] = shape;
+      reasons[f] = `kept: the stack's state shows ${f} running as ${KIND[shape]} (cost.billing.${f} unset)`;
+    } else if (shape === 'both' && isBilling(meant)) {
+      billing[f] = meant;
+      reasons[f] =
+        `kept: the stack's state holds both shapes of ${f} (a switch cut short); its last pulumi up meant ${meant}-billed (cost.billing.${f} unset)`;
+    } else if (shape === 'both') {
+      reasons[f] =
+        `the stack's state holds both shapes of ${f} and no record of which was meant: request-based, the default; set cost.billing.${f} to choose`;
+    } else if (state) {
+      reasons[f] = `the stack's state has no ${f}: request-based, the default (cost.billing.${f} unset)`;
     } else {
       reasons[f] = `a new stack: request-based, the default (cost.billing.${f} unset)`;
     }

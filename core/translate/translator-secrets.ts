@@ -45,9 +45,33 @@ export function secretConditionName(resource: string, project: string, projectNu
 export const grantCommand = (project: string, secret: string, member: string): string =>
   `gcloud secrets add-iam-policy-binding ${secret} --project=${project} --member=${member} --role=roles/secretmanager.secretAccessor`;
 
-/** The gcloud command that stores a secret's first value, read from standard input. */
-export const createCommand = (project: string, secret: string): string =>
-  `gcloud secrets create ${secret} --project=${project} --replication-policy=automatic --data-file=-`;
+/** Where a secret's replicas may be: the settings' region and whether `data_residency` holds. */
+export interface SecretPlacement {
+  readonly region: string;
+  readonly dataResidency: boolean;
+}
+
+/**
+ * The replication a secret is created with, as infra/secrets.ts declares the program's own:
+ * replicas in the settings' region only under `data_residency` (user-managed), else automatic.
+ */
+export const replicationFlags = (placement: SecretPlacement): string =>
+  placement.dataResidency
+    ? `--replication-policy=user-managed --locations=${placement.region}`
+    : '--replication-policy=automatic';
+
+/** What a command printed without the settings at hand says of `data_residency`, as a shell comment. */
+export const RESIDENCY_NOTE = '# with data_residency: --replication-policy=user-managed --locations=<region>';
+
+/**
+ * The gcloud command that stores a secret's first value, read from standard input. Without the
+ * settings at hand (a command printed for a remote studio, the browser), automatic replication
+ * followed by RESIDENCY_NOTE, so nobody under `data_residency` copies it unwarned.
+ */
+export const createCommand = (project: string, secret: string, placement?: SecretPlacement): string =>
+  placement
+    ? `gcloud secrets create ${secret} --project=${project} ${replicationFlags(placement)} --data-file=-`
+    : `gcloud secrets create ${secret} --project=${project} --replication-policy=automatic --data-file=-   ${RESIDENCY_NOTE}`;
 
 /**
  * The signing secret's name for a translator: the prefix and the translator's name in lowercase,

@@ -204,7 +204,7 @@ export const ROLES: Readonly<Record<string, RoleSnapshot>> = Object.freeze({
   ]),
   'roles/bigquerydatapolicy.maskedReader': role('bigquerydatapolicy', ['bigquery.dataPolicies.maskedGet']),
   // Spans to Cloud Trace (adapters/tracing.ts): granted on the project, its only resource.
-  'roles/cloudtrace.agent': role('cloudtrace', ['cloudtrace.traces.patch']),
+  'roles/cloudtrace.agent': role('cloudtrace', ['cloudtrace.traces.patch', 'telemetry.traces.write']),
   // Reading traces (the studio's waterfall, adapters/trace-reader.ts): also granted on the project.
   'roles/cloudtrace.user': role('cloudtrace', [
     'cloudtrace.insights.get',

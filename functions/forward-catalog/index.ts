@@ -12,7 +12,7 @@ import { drainOnStop } from '../../adapters/drain.ts';
 import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
-import { exitAfterFlush, setupProcessMetrics } from '../../adapters/metrics.ts';
+import { exitAfterFlush, flushBeforeAnswer, setupProcessMetrics } from '../../adapters/metrics.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -29,7 +29,7 @@ const CATALOG_CALL_TIMEOUT_MS = 60_000;
 redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push, as forward does (docs/observability.md).
-setupProcessTracing(config, 'forward-catalog');
+const tracing = setupProcessTracing(config, 'forward-catalog');
 // Its delivery metrics, to the same OTLP endpoint (adapters/metrics.ts).
 const metrics = setupProcessMetrics(config, 'forward-catalog');
 
@@ -60,6 +60,10 @@ http(
   CATALOG_ENTRY_POINT,
   drainOnStop(
     createForwardCatalogHandler(config, () => andThen(erased.ready(), () => services())),
-    { component: CATALOG_ENTRY_POINT, exit: exitAfterFlush(metrics) },
+    {
+      component: CATALOG_ENTRY_POINT,
+      exit: exitAfterFlush([metrics, tracing]),
+      beforeAnswer: flushBeforeAnswer(tracing, metrics),
+    },
   ),
 );

@@ -14,7 +14,7 @@ import { createEgressSender } from '../../adapters/egress.ts';
 import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
-import { exitAfterFlush, setupProcessMetrics } from '../../adapters/metrics.ts';
+import { exitAfterFlush, flushBeforeAnswer, setupProcessMetrics } from '../../adapters/metrics.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -28,7 +28,7 @@ import { createForwardHandler, type ForwardServices } from './handler.ts';
 redactProcessOutput();
 export const config = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push (docs/observability.md).
-setupProcessTracing(config, 'forward');
+const tracing = setupProcessTracing(config, 'forward');
 // Its delivery metrics, to the same OTLP endpoint (adapters/metrics.ts).
 const metrics = setupProcessMetrics(config, 'forward');
 
@@ -62,6 +62,10 @@ http(
   'forward',
   drainOnStop(
     createForwardHandler(config, () => andThen(erased.ready(), () => services())),
-    { component: 'forward', exit: exitAfterFlush(metrics) },
+    {
+      component: 'forward',
+      exit: exitAfterFlush([metrics, tracing]),
+      beforeAnswer: flushBeforeAnswer(tracing, metrics),
+    },
   ),
 );

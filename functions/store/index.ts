@@ -16,6 +16,7 @@ import { GEO_OBJECT } from '../../adapters/geo-database.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
+import { exitAfterFlush, flushBeforeAnswer } from '../../adapters/metrics.ts';
 import { createPublisher } from '../../adapters/publisher.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
@@ -37,7 +38,7 @@ import { createStoreHandler, guardHooks } from './handler.ts';
 redactProcessOutput();
 export const runtime = readFunctionConfig(process.env, readSettingsText);
 // Once per process, before the first push (docs/observability.md).
-setupProcessTracing(runtime, 'store');
+const tracing = setupProcessTracing(runtime, 'store');
 /**
  * The registry bucket. The enrichment step's data (referrer list, geography database) is read
  * once at cold start; a newer country database uploaded there (`eventbus geo update`) replaces the
@@ -216,6 +217,10 @@ http(
   'store',
   drainOnStop(
     (req, res) => andThen(handler(), (ready) => andThen(suppression.ready(), () => ready(req, res))),
-    { component: 'store' },
+    {
+      component: 'store',
+      exit: exitAfterFlush(tracing),
+      beforeAnswer: flushBeforeAnswer(tracing, undefined),
+    },
   ),
 );

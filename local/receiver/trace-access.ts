@@ -4,7 +4,8 @@
  * as the emulators (emulators/common/iam-enforce.ts), checked as Cloud Trace checks them.
  *
  * - Writing spans (`POST /v1/traces`, the Telemetry API's OTLP endpoint) needs
- *   `cloudtrace.traces.patch` on the project (roles/cloudtrace.agent).
+ *   `telemetry.traces.write` on the project (roles/cloudtrace.agent holds it, beside v2's
+ *   `cloudtrace.traces.patch`; iam/docs/roles-permissions/cloudtrace).
  * - Reading one (`GET /v1/projects/{p}/traces/{id}`, v1's traces.get) needs `cloudtrace.traces.get`,
  *   and the receiver's own list of spans (`GET /traces.json`) `cloudtrace.traces.list`
  *   (both in roles/cloudtrace.user).

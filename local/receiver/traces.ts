@@ -71,7 +71,7 @@ export function createTraceStore(options: TraceStoreOptions = {}): TraceStore {
         takeExport(
           req,
           res,
-          { gate, permission: 'cloudtrace.traces.patch', project: own },
+          { gate, permission: 'telemetry.traces.write', project: own },
           MAX_BODY_BYTES,
           take,
         );

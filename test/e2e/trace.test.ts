@@ -47,6 +47,8 @@ describe('end to end: a trace per event', function () {
         'content-type': 'application/json',
         traceparent: `00-${traceId}-${producerSpan}-01`,
         tracestate: 'producer=1',
+        // The producer asks for its trace: the flag is followed (gateway/tracing.ts).
+        'x-eventbus-trace': '1',
       },
       body: JSON.stringify({
         event_id: sent.event_id,

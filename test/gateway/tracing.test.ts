@@ -38,12 +38,13 @@ describe('gateway: a trace per request', () => {
     return { pub, g };
   };
 
-  it('continues a sampled producer’s trace and carries it on every message', async () => {
+  it('continues a sampled producer’s trace it asks for, and carries it on every message', async () => {
     const exporter = new InMemorySpanExporter();
     const { pub, g } = await start(0, exporter);
     const a = await post(`${g.url}/v1/topics/events`, [event(1), event(2)], {
       authorization: `Bearer ${g.token}`,
       traceparent: `00-${TRACE}-${PRODUCER_SPAN}-01`,
+      'x-eventbus-trace': '1',
     });
     assert.equal(a.status, 200);
     await tracing?.flush();
@@ -61,6 +62,21 @@ describe('gateway: a trace per request', () => {
     );
     for (const m of pub.calls[0]?.messages ?? [])
       assert.equal(m.attributes['traceparent'], `00-${TRACE}-${receive.spanContext().spanId}-01`);
+  });
+
+  it('lets the ratio decide over a sampled flag nobody asked for (Cloud Run sets its own)', async () => {
+    const exporter = new InMemorySpanExporter();
+    const { pub, g } = await start(0, exporter);
+    const a = await post(`${g.url}/v1/topics/events`, event(1), {
+      authorization: `Bearer ${g.token}`,
+      traceparent: `00-${TRACE}-${PRODUCER_SPAN}-01`,
+    });
+    assert.equal(a.status, 200);
+    await tracing?.flush();
+    assert.deepEqual(exporter.getFinishedSpans(), []);
+    // The trace id is kept, so logs and the request's own trace still join; unsampled downstream.
+    const carried = pub.calls[0]?.messages[0]?.attributes['traceparent'] ?? '';
+    assert.match(carried, new RegExp(`^00-${TRACE}-[0-9a-f]{16}-00$`));
   });
 
   it('at ratio 0, exports nothing of an accepted request but every span of a refused one', async () => {

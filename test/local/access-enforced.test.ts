@@ -57,11 +57,11 @@ describe('local: the emulators enforce the grants pulumi up gives', function () 
     assert.ok(secrets.some((r) => r.need.resource.includes('/secrets/eventbus-translator-')));
     // Cloud Trace's and Cloud Monitoring's rows at the receiver: every workload's export is taken
     // (an empty one, 200) and the studio's read of a trace that does not exist is looked for (404).
-    const telemetry = results.filter((r) => /^(cloudtrace|monitoring)\./.test(r.need.permission));
+    const telemetry = results.filter((r) => /^(cloudtrace|monitoring|telemetry)\./.test(r.need.permission));
     assert.deepEqual([...new Set(telemetry.map((r) => r.need.permission))].sort(), [
       'cloudtrace.traces.get',
-      'cloudtrace.traces.patch',
       'monitoring.timeSeries.create',
+      'telemetry.traces.write',
     ]);
     for (const r of telemetry)
       assert.deepEqual(r.tried ? [r.need.who, r.need.permission, r.status] : 'not tried', [

@@ -28,7 +28,13 @@ describe('studio: an event’s trace as a waterfall, through the local environme
     const token = readFileSync(join(env.dataDir, 'dev-token'), 'utf8').trim();
     const res = await fetch(`${env.gateway()}/v1/topics/purchase`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', traceparent },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        traceparent,
+        // The producer asks for its trace: the flag is followed (gateway/tracing.ts).
+        'x-eventbus-trace': '1',
+      },
       body: JSON.stringify({
         event_id: eventId,
         user_id: `user-${run}`,

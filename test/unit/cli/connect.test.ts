@@ -35,7 +35,9 @@ describe('cli: connect', () => {
     for (const name of ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'GOOGLE_REFRESH_TOKEN'])
       assert.match(
         r.out,
-        new RegExp(`gcloud secrets create ${name} --replication-policy=automatic --data-file=-`),
+        new RegExp(
+          `gcloud secrets create ${name} --project=\\S+ --replication-policy=automatic --data-file=- {3}# with data_residency: --replication-policy=user-managed --locations=<region>`,
+        ),
       );
     assert.ok(!/client-123|very-secret|refresh-456/.test(r.out), r.out);
     assert.match(

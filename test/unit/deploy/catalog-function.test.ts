@@ -141,8 +141,6 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
     assert.deepEqual([...new Set(rows.map((n) => n.permission))].sort(), [
       'bigquery.jobs.create',
       'bigquery.tables.updateData',
-      // Its spans to Cloud Trace (adapters/tracing.ts), as forward's.
-      'cloudtrace.traces.patch',
       // Its deliveries' send-once claims (adapters/firestore-claims.ts).
       'datastore.entities.create',
       'datastore.entities.delete',
@@ -152,6 +150,8 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
       'monitoring.timeSeries.create',
       'secretmanager.versions.access',
       'storage.objects.get',
+      // Its spans to Cloud Trace (adapters/tracing.ts), as forward's.
+      'telemetry.traces.write',
     ]);
   });
 });

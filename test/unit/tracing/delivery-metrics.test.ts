@@ -208,7 +208,11 @@ describe('delivery metrics: a stopping process', () => {
   });
 
   it('exits after its bound when the export does not end, once', async () => {
-    const stuck: Metrics = { flush: () => new Promise(() => {}), shutdown: async () => {} };
+    const stuck: Metrics = {
+      flush: () => new Promise(() => {}),
+      flushIfDue: () => undefined,
+      shutdown: async () => {},
+    };
     const exits: number[] = [];
     const started = performance.now();
     await new Promise<void>((resolve) =>
