@@ -48,17 +48,18 @@ describe('commits: one change per commit, said in one subject', () => {
     );
   });
 
-  it("CHANGELOG.md's Unreleased entries are each a commit after the base (written from the log)", function () {
+  it("CHANGELOG.md's newest section's entries are each a commit after the base (written from the log)", function () {
     const base = commitBase();
     if (!hasCommit(base)) this.skip();
     const text = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8');
-    const start = text.indexOf('## Unreleased');
+    // `## Unreleased` while a release is being made; right after a release, its own section.
+    const start = text.indexOf('\n## ');
     const next = text.indexOf('\n## ', start + 1);
-    const unreleased = text.slice(start, next < 0 ? undefined : next);
-    const entries = [...unreleased.matchAll(/^- \*\*([^*]+)\*\*: (.+?)(?: \(breaking\))?$/gm)].map(
+    const newest = text.slice(start, next < 0 ? undefined : next);
+    const entries = [...newest.matchAll(/^- \*\*([^*]+)\*\*: (.+?)(?: \(breaking\))?$/gm)].map(
       (m) => `(${m[1]}): ${m[2]}`,
     );
-    assert.ok(entries.length > 0, 'CHANGELOG.md has no Unreleased entries');
+    assert.ok(entries.length > 0, "CHANGELOG.md's newest section has no entries");
     const subjects = commitsAfter(base).map((c) => c.subject);
     const unmatched = entries.filter(
       (e) => !subjects.some((s) => s.replace(/!?:/, ':').endsWith(e) && /^[a-z]+\(/.test(s)),
