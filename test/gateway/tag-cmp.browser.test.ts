@@ -72,6 +72,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   const pub = new FakePublisher();
   /** The head script of each page, by path: the CMP stand-ins, before the tag loads. */
   const heads = new Map<string, string>();
+  /** The tag's `data-hold` (ms) on a page, by path, where a test sets one. */
+  const holds = new Map<string, number>();
 
   const TC_ALL = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [755, 1126] });
   const TC_NONE = tcString({ purposes: [], vendors: [] });
@@ -82,11 +84,14 @@ describe('gateway: the tag reads the site’s consent platform', function () {
 
   /** The page at each path: its CMP stand-ins, the stub snippet, then the tag. */
   const serve: RequestListener = (req, res) => {
-    const head = heads.get(new URL(req.url ?? '/', 'http://site').pathname) ?? '';
+    const path = new URL(req.url ?? '/', 'http://site').pathname;
+    const head = heads.get(path) ?? '';
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
     res.end(`<!doctype html><html><head><title>CMP</title><script>${head}
 !function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();
-</script><script async src="${g.url}/v1/tag.js" data-key="${key}"></script></head><body>cmp</body></html>`);
+</script><script async src="${g.url}/v1/tag.js" data-key="${key}"${
+      holds.has(path) ? ` data-hold="${holds.get(path)}"` : ''
+    }></script></head><body>cmp</body></html>`);
   };
 
   before(async function () {
@@ -345,9 +350,29 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await page.context().close();
   });
 
-  it('an event sent before a slow TCF CMP answers (a flush, or the hold running out) says GDPR applies: Meta refuses it; later events carry the string', async () => {
+  it('a CMP answering at 1.5 s after a flush(): the first page view and purchase wait for it and are delivered (#96)', async () => {
     const page = await visit(
       '/slow',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    // `tell` flushes at once: the held events keep waiting for the CMP (the default hold is 3 s).
+    await tell(page, 'track', 'purchase', { transaction_id: 'o-1', value: 10, currency: 'EUR' });
+    for (const name of ['page_view', 'purchase']) {
+      const e = await event(name);
+      assert.equal(e.consent?.['tcf'], TC_ALL, name);
+      assert.equal(forMeta(e), 'send', name);
+    }
+    assert.equal(events().length, 2, 'each sent once');
+    await page.context().close();
+  });
+
+  it('the hold is bounded (data-hold): an event sent before a slow TCF CMP answers says GDPR applies; later events carry the string', async () => {
+    holds.set('/slow-held', 200);
+    const page = await visit(
+      '/slow-held',
       [
         tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
         GRANT_ALL,
@@ -370,7 +395,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await page.context().close();
   });
 
-  it('an event sent before a slow GPP CMP is ready says so (gpp_pending): Meta refuses it naming GPP; later events carry the string', async () => {
+  it('an event sent before a slow GPP CMP is ready (the hold ran out) says so (gpp_pending): Meta refuses it naming GPP; later events carry the string', async () => {
+    holds.set('/slow-gpp', 200);
     const page = await visit('/slow-gpp', [gppCmp(GPP, [7], 1500), GRANT_ALL].join('\n'));
     await tell(page, 'track', 'early_gpp');
     const early = await event('early_gpp');
