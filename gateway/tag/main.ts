@@ -152,8 +152,8 @@ function start(): void {
         rules.consent === 'store' && filled(consent) ? JSON.stringify(consent) : undefined,
       );
     if (rules.fbp === 'store') writeMetaCookies(landing);
-    else if (rules.fbp === 'remove')
-      for (const name of ['_fbp', '_fbc']) if (readCookie(name)) writeCookie(name, '', 0);
+    for (const item of ['fbp', 'fbc', 'ga'] as const)
+      if (rules[item] === 'remove' && readCookie(`_${item}`)) writeCookie(`_${item}`, '', 0);
   };
   keep();
 
