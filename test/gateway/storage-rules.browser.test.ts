@@ -8,17 +8,12 @@
  * mid-session leaves nothing of ours and no withdrawn identifier on later events.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { OutgoingMessage } from '../../adapters/publisher.ts';
-import { issueKey } from '../../gateway/credentials.ts';
 import { idCookies } from '../../gateway/id-cookies.ts';
-import { launchChromium } from '../support/chromium.ts';
 import { until } from '../support/until.ts';
-import { baseSettings, FakePublisher, startTestGateway, type TestGateway } from './support.ts';
+import { baseSettings, FakePublisher } from './support.ts';
+import { type SitePage, startTagSite, type TagSite } from './tag-site.ts';
 
 type Event = Readonly<Record<string, unknown>>;
 type Verdict = 'store' | 'remove' | 'leave';
@@ -88,50 +83,23 @@ const STATES: readonly State[] = [
 
 const LANDING = '?utm_source=news&utm_campaign=spring&gclid=GCLID1&fbclid=FBCLID1';
 /** What a returning browser holds: our cookies, each with a value the tag would not write. */
-const SEED_COOKIES: Readonly<Record<string, string>> = {
-  eventbus_anonymous_id: 'seed-id',
-  _fbp: 'fb.1.1700000000000.1111111111',
-  _fbc: 'fb.1.1700000000000.SEEDCLICK',
-  _ga: 'GA1.1.111111111.1700000000',
-};
+const SEED_COOKIES =
+  'eventbus_anonymous_id=seed-id; _fbp=fb.1.1700000000000.1111111111; _fbc=fb.1.1700000000000.SEEDCLICK; _ga=GA1.1.111111111.1700000000';
 
 describe('gateway: one storage truth — every consent state through the tag in Chromium and the gateway', function () {
   this.timeout(120_000);
-  let browser: Browser | undefined;
-  let g: TestGateway;
-  let site: Server;
-  let origin = '';
-  let key = '';
   const pub = new FakePublisher();
-  const pages = new Map<string, { head: string; attrs: string }>();
-
-  const serve: RequestListener = (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://site').pathname;
-    const p = pages.get(path) ?? { head: '', attrs: '' };
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>storage</title><script>
-!function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();
-${p.head}
-</script><script async src="${g.url}/v1/tag.js" data-key="${key}" ${p.attrs}></script></head><body>storage</body></html>`);
-  };
+  const pages = new Map<string, SitePage>();
+  let world: TagSite | undefined;
+  let browser: Browser;
+  let origin = '';
 
   before(async function () {
-    browser = await launchChromium();
-    if (!browser) this.skip();
-    site = createServer(serve).listen(0, '127.0.0.1');
-    await once(site, 'listening');
-    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    g = await startTestGateway({
-      publisher: pub,
-      settings: baseSettings({ producers: { origins: [origin] } }),
-    });
-    const limits = { origins: [origin], rateLimitPerSecond: 100_000 };
-    key = await g.store.update((keys) => {
-      const { set, secret } = issueKey(keys, limits, randomBytes, new Date());
-      return { set, result: secret };
-    });
+    world = await startTagSite(pub, (path) => pages.get(path) ?? { head: '', attrs: '' });
+    if (!world) return this.skip();
+    ({ browser, origin } = world);
   });
-  after(() => Promise.all([browser?.close(), g?.close(), site && new Promise((r) => site.close(r))]));
+  after(() => world?.close());
 
   const events = (): Event[] =>
     pub.calls.flatMap((c) => c.messages.map((m) => JSON.parse(m.data.toString()) as Event));
@@ -161,16 +129,17 @@ ${p.head}
   /** Loads a state's page (seeded like a returning browser, or fresh) and lets it settle. */
   async function run(state: State, path: string, seeded: boolean) {
     pages.set(path, { head: state.head, attrs: state.attrs ?? '' });
-    const context = await (browser as Browser).newContext(
-      state.gpc ? { extraHTTPHeaders: { 'Sec-GPC': '1' } } : {},
-    );
+    const context = await browser.newContext(state.gpc ? { extraHTTPHeaders: { 'Sec-GPC': '1' } } : {});
     if (state.gpc)
       await context.addInitScript(() =>
         Object.defineProperty(navigator, 'globalPrivacyControl', { get: () => true }),
       );
     if (seeded) {
       await context.addCookies(
-        Object.entries(SEED_COOKIES).map(([name, value]) => ({ name, value, url: origin })),
+        SEED_COOKIES.split('; ').map((c) => {
+          const [name = '', value = ''] = c.split('=');
+          return { name, value, url: origin };
+        }),
       );
       // The site's choice kept from an earlier page is the one this page states (its head's).
       const choice = /analytics\.consent\((\{[^)]*\})\)/.exec(state.head)?.[1];
@@ -239,9 +208,7 @@ ${p.head}
         {
           host: '127.0.0.1',
           plainLoopback: true,
-          cookie: Object.entries(SEED_COOKIES)
-            .map(([n, v]) => `${n}=${v}`)
-            .join('; '),
+          cookie: SEED_COOKIES,
           cookieless: state.attrs === 'data-cookieless',
         },
         [message],
@@ -282,7 +249,7 @@ ${p.head}
   it('a withdrawal mid-session leaves no cookie or storage of ours, and later events carry no withdrawn identifier', async () => {
     const state = STATES.find((s) => s.name === 'withdrawn') as State;
     pages.set('/withdraw', { head: state.head, attrs: '' });
-    const context = await (browser as Browser).newContext();
+    const context = await browser.newContext();
     const page = await context.newPage();
     await page.goto(`${origin}/withdraw${LANDING}`);
     const view = await published('/withdraw', 'page_view');

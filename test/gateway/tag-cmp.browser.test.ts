@@ -8,19 +8,14 @@
  * `analytics.consent()` wins.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Browser, Page } from 'playwright-core';
 import { decideOne } from '../../core/decision/decision.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import { issueKey } from '../../gateway/credentials.ts';
-import { launchChromium } from '../support/chromium.ts';
 import { tcString } from '../support/tc-strings.ts';
 import { until } from '../support/until.ts';
-import { baseSettings, FakePublisher, startTestGateway, type TestGateway } from './support.ts';
+import { FakePublisher } from './support.ts';
+import { startTagSite, type TagSite } from './tag-site.ts';
 
 type Event = Readonly<Record<string, unknown>> & { readonly consent?: Readonly<Record<string, unknown>> };
 
@@ -64,16 +59,14 @@ ${commands.map((c) => `gtag('consent', ${c});`).join('\n')}`;
 
 describe('gateway: the tag reads the site’s consent platform', function () {
   this.timeout(60_000);
-  let browser: Browser | undefined;
-  let g: TestGateway;
-  let site: Server;
-  let origin = '';
-  let key = '';
   const pub = new FakePublisher();
   /** The head script of each page, by path: the CMP stand-ins, before the tag loads. */
   const heads = new Map<string, string>();
   /** The tag's `data-hold` (ms) on a page, by path, where a test sets one. */
   const holds = new Map<string, number>();
+  let world: TagSite | undefined;
+  let browser: Browser | undefined;
+  let origin = '';
 
   const TC_ALL = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [755, 1126] });
   const TC_NONE = tcString({ purposes: [], vendors: [] });
@@ -82,34 +75,16 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   usnat.setFieldValue('usnat', 'SaleOptOut', 1);
   const GPP = usnat.encode();
 
-  /** The page at each path: its CMP stand-ins, the stub snippet, then the tag. */
-  const serve: RequestListener = (req, res) => {
-    const path = new URL(req.url ?? '/', 'http://site').pathname;
-    const head = heads.get(path) ?? '';
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>CMP</title><script>${head}
-!function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();
-</script><script async src="${g.url}/v1/tag.js" data-key="${key}"${
-      holds.has(path) ? ` data-hold="${holds.get(path)}"` : ''
-    }></script></head><body>cmp</body></html>`);
-  };
-
+  /** The page at each path: the stub snippet, its CMP stand-ins, then the tag. */
   before(async function () {
-    browser = await launchChromium();
-    if (!browser) this.skip();
-    site = createServer(serve).listen(0, '127.0.0.1');
-    await once(site, 'listening');
-    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    const settings = baseSettings({ producers: { origins: [origin] } });
-    g = await startTestGateway({ publisher: pub, settings });
-    // A write key for the page's origin, unlimited so the tests never meet its rate.
-    const limits = { origins: [origin], rateLimitPerSecond: 100_000 };
-    key = await g.store.update((keys) => {
-      const { set, secret } = issueKey(keys, limits, randomBytes, new Date());
-      return { set, result: secret };
-    });
+    world = await startTagSite(pub, (path) => ({
+      head: heads.get(path) ?? '',
+      attrs: holds.has(path) ? `data-hold="${holds.get(path)}"` : '',
+    }));
+    if (!world) return this.skip();
+    ({ browser, origin } = world);
   });
-  after(() => Promise.all([browser?.close(), g?.close(), site && new Promise((r) => site.close(r))]));
+  after(() => world?.close());
   beforeEach(() => {
     pub.calls.length = 0;
   });
