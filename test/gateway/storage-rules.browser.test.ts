@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { OutgoingMessage } from '../../adapters/publisher.ts';
 import { idCookies } from '../../gateway/id-cookies.ts';
+import { tcString } from '../support/tc-strings.ts';
 import { until } from '../support/until.ts';
 import { baseSettings, FakePublisher } from './support.ts';
 import { type SitePage, startTagSite, type TagSite } from './tag-site.ts';
@@ -246,42 +247,64 @@ describe('gateway: one storage truth — every consent state through the tag in 
     });
   });
 
-  it('a withdrawal mid-session leaves no cookie or storage of ours, and later events carry no withdrawn identifier', async () => {
-    const state = STATES.find((s) => s.name === 'withdrawn') as State;
-    pages.set('/withdraw', { head: state.head, attrs: '' });
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${origin}/withdraw${LANDING}`);
-    const view = await published('/withdraw', 'page_view');
-    const before = await until(
-      'the granted storage',
-      async () => {
-        const s = await storageOf(context, page);
-        return s.cookies['_fbp'] ? s : undefined;
-      },
-      10_000,
-      50,
-    );
-    assert.equal(before.cookies['eventbus_anonymous_id'], view['anonymous_id']);
-    await page.evaluate(() =>
-      (
-        window as unknown as {
-          analytics: { consent(c: unknown): void; track(n: string): void; flush(): void };
-        }
-      ).analytics.consent({ analytics_storage: 'denied', ad_storage: 'denied' }),
-    );
-    await page.evaluate(() => {
-      const a = (window as unknown as { analytics: { track(n: string): void; flush(): void } }).analytics;
-      a.track('after_withdrawal');
-      a.flush();
+  const TC_ALL = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [755] });
+  const TC_NONE = tcString({ purposes: [], vendors: [] });
+  /** A TCF CMP that accepted everything; `__tcfSay(tc)` tells its listeners a new string. */
+  const acceptingTcf = `var tcfL = [];
+window.__tcfapi = function (c, v, cb) { if (c !== 'addEventListener') return; tcfL.push(cb);
+  cb({ tcString: ${JSON.stringify(TC_ALL)}, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, true); };
+window.__tcfSay = function (tc) { tcfL.forEach(function (l) { l({ tcString: tc, gdprApplies: true, eventStatus: 'useractioncomplete', cmpStatus: 'loaded' }, true); }); };`;
+  const WITHDRAWALS = [
+    {
+      name: 'a Consent Mode update to denied',
+      head: GRANT,
+      withdraw: (page: Page) =>
+        page.evaluate(() =>
+          (window as unknown as { analytics: { consent(c: unknown): void } }).analytics.consent({
+            analytics_storage: 'denied',
+            ad_storage: 'denied',
+          }),
+        ),
+    },
+    {
+      name: 'a TCF reject after an accept',
+      head: `${acceptingTcf}\nanalytics.consent({ ads: 'granted' });`,
+      withdraw: (page: Page) =>
+        page.evaluate((tc) => (window as unknown as { __tcfSay(t: string): void }).__tcfSay(tc), TC_NONE),
+    },
+  ];
+
+  for (const [i, w] of WITHDRAWALS.entries())
+    it(`a withdrawal mid-session (${w.name}) leaves no cookie or storage of ours, and later events carry no withdrawn identifier`, async () => {
+      const path = `/withdraw${i}`;
+      pages.set(path, { head: w.head, attrs: '' });
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${origin}${path}${LANDING}`);
+      const view = await published(path, 'page_view');
+      const before = await until(
+        'the granted storage',
+        async () => {
+          const s = await storageOf(context, page);
+          return s.cookies['_fbp'] ? s : undefined;
+        },
+        10_000,
+        50,
+      );
+      assert.equal(before.cookies['eventbus_anonymous_id'], view['anonymous_id']);
+      await w.withdraw(page);
+      await page.evaluate(() => {
+        const a = (window as unknown as { analytics: { track(n: string): void; flush(): void } }).analytics;
+        a.track('after_withdrawal');
+        a.flush();
+      });
+      const later = await published(path, 'after_withdrawal');
+      const campaign = (later['campaign'] ?? {}) as Event;
+      assert.equal(campaign['fbp'], undefined, JSON.stringify(later));
+      assert.equal(campaign['fbc'], undefined);
+      assert.notEqual(later['anonymous_id'], view['anonymous_id'], 'the withdrawn id is not used again');
+      const after = await storageOf(context, page);
+      assert.deepEqual(after, { cookies: {}, local: {}, session: {}, idb: [] });
+      await context.close();
     });
-    const later = await published('/withdraw', 'after_withdrawal');
-    const campaign = (later['campaign'] ?? {}) as Event;
-    assert.equal(campaign['fbp'], undefined, JSON.stringify(later));
-    assert.equal(campaign['fbc'], undefined);
-    assert.notEqual(later['anonymous_id'], view['anonymous_id'], 'the withdrawn id is not used again');
-    const after = await storageOf(context, page);
-    assert.deepEqual(after, { cookies: {}, local: {}, session: {}, idb: [] });
-    await context.close();
-  });
 });
