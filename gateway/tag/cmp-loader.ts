@@ -8,7 +8,7 @@
  * address (an immutable file the browser keeps), which hands its reader back through a global
  * the tag sets just before. Until it has, the state is what the tag knows without it: nothing,
  * and pending, so events wait as they do for a CMP that has not answered (up to 2 s for the
- * script, then the CMP's own 500 ms from its arrival: gateway/tag/main.ts).
+ * script, then the CMP's hold, 3 s or `data-hold`, from its arrival: gateway/tag/main.ts).
  */
 import type { Cmp, watchCmp } from './cmp.ts';
 
