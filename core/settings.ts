@@ -84,9 +84,17 @@ export function checkSettings(value: unknown): LoadResult {
   const settings = value as Settings;
   const errors: FieldViolation[] = [];
   const g = settings.gateway;
-  // origin_path alone serves locally (a proxy in front); `pulumi up` refuses it without
-  // site_backend when the site's load balancer routes it (infra/gateway-origin-path.ts,
-  // originPathRefusal). A Worker or an Akamai rule routes it itself: no backend to name.
+  // The site's load balancer (origin_via's default) needs the backend its URL map keeps for every
+  // other path; refused here, so `settings check` says it and `npm start` stops with one line
+  // rather than the program's throw (infra/gateway-origin-path.ts, originPathRefusal, issue #96).
+  // A Worker or an Akamai rule routes the path itself: no backend to name.
+  if (g?.origin_path && (g.origin_via ?? 'load_balancer') === 'load_balancer' && !g.site_backend)
+    errors.push({
+      field: 'gateway.origin_path',
+      description:
+        'needs gateway.site_backend (the backend service your site’s load balancer sends its pages to), ' +
+        'or gateway.origin_via: cloudflare or akamai where a Worker or rule routes the path',
+    });
   for (const key of ['site_backend', 'origin_via'] as const)
     if (g?.[key] && !g.origin_path)
       errors.push({ field: `gateway.${key}`, description: 'only means something with gateway.origin_path' });

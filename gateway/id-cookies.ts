@@ -6,15 +6,23 @@
  * address lives as long as it says, up to the browser's cap (Chrome's: 400 days).
  *
  * Consent decides first, through the one resolver (core/consent/resolve.ts) reading the batch's
- * last event as the decision layer reads a stored one: nothing is set unless storage (the
- * `analytics` purpose, TCF purpose 1 included) is granted, and Meta's cookies need `ads` too.
- * Every value re-affirms what the page holds (the event's `anonymous_id`, its `campaign.fbp` and
- * `fbc`, the request's `_ga` cookie); a new one is made only where the page has none.
+ * last event as the decision layer reads a stored one, and the storage rules the tag follows too
+ * (core/consent/storage-rules.ts): nothing is set unless storage (the `analytics` purpose, TCF
+ * purpose 1 included) is granted, Meta's cookies need `ads` too, and what the rules say to remove
+ * (a refusal, a withdrawal, a malformed TC string, an opt-out of sale for Meta's) is expired with
+ * `Max-Age=0` where the browser sent it. Storage unknown (no signal, or a consent platform still
+ * silent) neither sets nor expires anything. Every value re-affirms what the page holds (the
+ * event's `anonymous_id`, its `campaign.fbp` and `fbc`); a new one is made only where the page
+ * has none. `_ga` is never set: GA4 is sent the tag's anonymous id as its client id, which a
+ * `_ga` of ours would not join.
  */
 import { randomInt } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { OutgoingMessage } from '../adapters/publisher.ts';
-import { resolvePurposes } from '../core/consent/resolve.ts';
+import { resolvePurposes, TCF_MISSING } from '../core/consent/resolve.ts';
+import { type StorageItem, storageVerdicts } from '../core/consent/storage-rules.ts';
+import { readTcf } from '../core/consent/tcf.ts';
+import { webConsent } from '../core/consent/web-consent.ts';
 import type { StoredEvent } from '../core/event.ts';
 import type { Settings } from '../schemas/settings.ts';
 
@@ -29,7 +37,17 @@ export interface CookieRequest {
   readonly plainLoopback: boolean;
   /** The request's `Cookie` header. */
   readonly cookie: string | undefined;
+  /** A cookieless page's batch (the tag's `?cookieless=1`): nothing is set or expired. */
+  readonly cookieless?: boolean | undefined;
 }
+
+/** Each cookie this project sets, by the storage item it is (core/consent/storage-rules.ts). */
+const COOKIE_ITEMS: readonly (readonly [string, StorageItem])[] = [
+  ['eventbus_anonymous_id', 'id'],
+  ['_fbp', 'fbp'],
+  ['_fbc', 'fbc'],
+  ['_ga', 'ga'],
+];
 
 /**
  * The registrable domain the ids are set on: `gateway.cookie_domain`, else the first-party
@@ -45,8 +63,9 @@ export function cookieDomainOf(settings: Readonly<Settings>): string | undefined
 const IP_OR_ONE_LABEL = /^[\d.]+$|:|^[^.]*$/;
 
 /**
- * The `Set-Cookie` values for a page's batch (none when storage is not granted). `messages`: the
- * batch's events as published (their data is the normalised event).
+ * The `Set-Cookie` values for a page's batch: the ids the storage rules let it set, and an expiry
+ * for each of ours the browser sent that they remove. `messages`: the batch's events as published
+ * (their data is the normalised event).
  */
 export function idCookies(
   settings: Readonly<Settings>,
@@ -66,10 +85,18 @@ export function idCookies(
     return [];
   }
   const purposes = resolvePurposes(event, undefined, settings.producers?.honor_gpc ?? true);
-  if (purposes.analytics.state !== 'granted') return [];
-  // Sent before the page's GPP CMP was ready: its TCF section may yet refuse purpose 1, so
-  // storage waits, as the tag's own does (a TCF CMP's silence already reads as refused).
-  if ((event.consent as Readonly<Record<string, unknown>> | undefined)?.['gpp_pending'] === true) return [];
+  const web = webConsent(event);
+  const sent = new Set(COOKIE_ITEMS.map(([name]) => name).filter((n) => cookieValue(request.cookie, n)));
+  const verdicts = storageVerdicts({
+    // A TCF CMP that had not answered (GDPR applies, no string yet) is no answer: unknown.
+    storage: purposes.analytics === TCF_MISSING ? undefined : purposes.analytics.state,
+    ads: purposes.ads.state,
+    optOut: ['GPC', 'US Privacy', 'GPP'].includes(purposes.ads.signal ?? ''),
+    malformed: web.tcf !== undefined && web.gdprApplies !== false && !readTcf(web.tcf).ok,
+    pending: purposes.analytics === TCF_MISSING || web.gppPending === true,
+    cookieless: request.cookieless === true,
+    had: sent.size > 0,
+  });
 
   const configured = cookieDomainOf(settings);
   const host = request.host;
@@ -87,11 +114,16 @@ export function idCookies(
   const index = IP_OR_ONE_LABEL.test(on) ? 1 : on.split('.').length - 1;
   const out: string[] = [];
   const set = (name: string, value: string) => out.push(`${name}=${encodeURIComponent(value)}${attributes}`);
+  // What the rules remove goes from the browser where it sent it: the same name, domain and path.
+  for (const [name, item] of COOKIE_ITEMS)
+    if (verdicts[item] === 'remove' && sent.has(name))
+      out.push(`${name}=${attributes.replace(/Max-Age=\d+/, 'Max-Age=0')}`);
 
   const id = event.anonymous_id;
-  if (typeof id === 'string' && id !== '' && id.length <= 256) set('eventbus_anonymous_id', id);
+  if (verdicts.id === 'store' && typeof id === 'string' && id !== '' && id.length <= 256)
+    set('eventbus_anonymous_id', id);
 
-  if (purposes.ads.state === 'granted') {
+  if (verdicts.fbp === 'store') {
     const campaign = (event.campaign ?? {}) as Readonly<Record<string, unknown>>;
     const fbp = campaign['fbp'];
     set(
@@ -109,21 +141,12 @@ export function idCookies(
     else if (typeof fbc === 'string' && FBC.test(fbc)) set('_fbc', fbc);
   }
 
-  if (settings.destinations?.some((d) => d.type === 'ga4_mp')) {
-    const ga = cookieValue(request.cookie, '_ga');
-    set(
-      '_ga',
-      ga && GA.test(ga) ? ga : `GA1.${index}.${randomInt(1e8, 2 ** 31 - 1)}.${Math.floor(now / 1000)}`,
-    );
-  }
   return out;
 }
 
 /** Meta's formats: `fb.<subdomain index>.<creation ms>.<random>` and `fb.<index>.<ms>.<fbclid>`. */
 const FBP = /^fb\.\d\.\d{13}\.\d{1,20}$/;
 const FBC = /^fb\.\d\.\d{13}\.[\w-]{1,500}$/;
-/** gtag's `_ga`: `GA1.<domain index>.<random>.<creation seconds>` (the client id is the last two). */
-const GA = /^GA1\.\d\.\d{1,12}\.\d{9,11}$/;
 
 /** One cookie of a `Cookie` header, or undefined. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {

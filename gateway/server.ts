@@ -230,11 +230,11 @@ function handlePublish(
         client,
         // A page's batch: its answer sets the ids it holds as cookies, as consent allows.
         cookies:
-          client.sender === 'browser' && !cookieless
+          client.sender === 'browser'
             ? (parsed: Parsed) =>
                 idCookies(
                   rt.config.settings,
-                  cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)),
+                  { ...cookieRequestOf(req, protoOf(rt, req), forwardedHost(rt, req)), cookieless },
                   parsed.messages,
                   rt.now(),
                 )

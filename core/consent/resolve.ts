@@ -291,7 +291,8 @@ function tcfWord(reading: TcfReading, vendor: number | undefined, purpose: Conse
 
 const tcfDenied = (reason: string): Word => ({ state: 'denied', signal: 'TCF', reason });
 const NO_TC_STRING: TcfReading = { ok: false, why: 'no TC string' };
-const TCF_MISSING = tcfDenied('consent TCF string missing (gdpr_applies true)');
+/** GDPR applies and there is no TC string (a TCF CMP that had not answered): the same object every time. */
+export const TCF_MISSING = tcfDenied('consent TCF string missing (gdpr_applies true)');
 const TCF_GRANTED: Word = { state: 'granted', signal: 'TCF', reason: 'consent granted (TCF)' };
 
 const optOutDenied = (signal: string, reason: string): Word => ({ state: 'denied', signal, reason });

@@ -7,7 +7,7 @@
  * imports only core/pii.ts, so the delivery and store paths need not import core/privacy/, whose
  * erasure reaches the syncs.
  */
-import { scrubPayload, sha256 } from '../pii.ts';
+import { REDACTED, scrubPayload, sha256 } from '../pii.ts';
 
 export type ErasedEvents = 'strip' | 'drop';
 export const DEFAULT_ERASED_EVENTS: ErasedEvents = 'strip';
@@ -34,14 +34,50 @@ export function suppressionVerdict(value: unknown, list: Suppression | undefined
 const CAMPAIGN_KEPT = /^(utm_|source$|medium$|name$|term$|content$|id$)/;
 
 /**
- * The event without what identifies a person: the ids, `user`, `device` (address, user agent,
- * hints), the click ids and cookies of `campaign`; page URLs keep their path with personal data in
- * the query redacted. What happened (name, time, value, items) stays.
+ * Keys whose value is a person's data whatever it holds, wherever they sit in the event's data:
+ * traits (Segment's `traits`, `context.traits`, the tag's), the ids, and the names personal fields go by.
+ */
+const PERSONAL_KEY =
+  /^(traits|user|user_?id|userid|anonymous_?id|anonymousid|e-?mail|email_address|phone|phone_number|tel|mobile|first_?name|last_?name|firstname|lastname|address|birthday|ip|ip_address)$/i;
+
+/** The event's own identifiers as given (not hashed), to find again in its data. */
+function rawIdentifiers(value: Readonly<Record<string, unknown>>): string[] {
+  const user = isObject(value['user']) ? value['user'] : {};
+  return [value['user_id'], value['anonymous_id'], user['email'], user['phone']].filter(
+    (v): v is string => typeof v === 'string' && v.trim().length >= 3,
+  );
+}
+
+/**
+ * Event data without a person in it: personal keys left out at any depth, e-mails and phone
+ * numbers in text redacted, and the event's own identifiers wherever a custom field repeats them.
+ */
+function stripData(v: unknown, ids: readonly string[]): unknown {
+  if (Array.isArray(v)) return v.map((x) => stripData(x, ids));
+  if (isObject(v))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => !PERSONAL_KEY.test(k))
+        .map(([k, x]) => [k, stripData(x, ids)]),
+    );
+  if (typeof v !== 'string') return v;
+  let text = scrubPayload(v);
+  for (const id of ids) if (text.includes(id)) text = text.split(id).join(REDACTED);
+  return text;
+}
+
+/**
+ * The event without what identifies a person: the ids, `user`, `traits`, `device` (address, user
+ * agent, hints), the click ids and cookies of `campaign`; in `event_data`, traits and personal
+ * fields at any depth (stripData); page URLs keep their path with personal data in the query
+ * redacted. What happened (name, time, value, items) stays.
  */
 export function stripIdentifiers<T>(value: T): T {
   if (!isObject(value)) return value;
-  const { user: _u, user_id: _i, anonymous_id: _a, session_id: _s, device: _d, ...rest } = value;
+  const { user: _u, user_id: _i, anonymous_id: _a, session_id: _s, device: _d, traits: _t, ...rest } = value;
   const out: Record<string, unknown> = { ...rest };
+  if (rest['event_data'] !== undefined)
+    out['event_data'] = stripData(rest['event_data'], rawIdentifiers(value));
   if (isObject(rest['campaign']))
     out['campaign'] = Object.fromEntries(
       Object.entries(rest['campaign']).filter(([k]) => CAMPAIGN_KEPT.test(k)),

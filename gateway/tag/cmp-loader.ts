@@ -1,12 +1,14 @@
 /**
- * The consent platform reader (cmp.ts), loaded only on a page that has something for it to read
- * (docs/browser.md, "Consent"): one of the CMP APIs (`__tcfapi`, `__gpp`, `__uspapi`), or a
- * Consent Mode command in `dataLayer` (already there, or pushed later). A page without any makes
+ * The consent platform reader (cmp.ts) and the storage rules (core/consent/storage-rules.ts),
+ * loaded only on a page that has something for them to read (docs/browser.md, "Consent"): one of
+ * the CMP APIs (`__tcfapi`, `__gpp`, `__uspapi`), a Consent Mode command in `dataLayer` (already
+ * there, or pushed later), or consent the site stated itself (`analytics.consent()`, now or on an
+ * earlier page). Until they have come the tag stores nothing and deletes nothing. A page without any makes
  * no request for it; a page with one loads `/v1/tag-cmp.js?v=<version>` once, from the tag's own
  * address (an immutable file the browser keeps), which hands its reader back through a global
  * the tag sets just before. Until it has, the state is what the tag knows without it: nothing,
  * and pending, so events wait as they do for a CMP that has not answered (up to 2 s for the
- * script, then the CMP's own 500 ms from its arrival: gateway/tag/main.ts).
+ * script, then the CMP's hold, 3 s or `data-hold`, from its arrival: gateway/tag/main.ts).
  */
 import type { Cmp, watchCmp } from './cmp.ts';
 
@@ -18,10 +20,11 @@ const APIS = ['__tcfapi', '__gpp', '__uspapi'];
 const consentCommand = (entry: unknown) => (entry as ArrayLike<unknown> | null)?.[0] === 'consent';
 
 /**
- * The CMP reader behind a loader: `url` the reader's script; `changed` as for watchCmp. The object
+ * The CMP reader behind a loader: `url` the reader's script; `changed` as for watchCmp; `need`:
+ * load it whatever the page has (the site stated consent on an earlier page). The object
  * answers for the reader until it has come, then takes the reader's own methods.
  */
-export function lazyCmp(changed: () => void, url: string, arrived: () => void): Cmp {
+export function lazyCmp(changed: () => void, url: string, arrived: () => void, need: boolean): Cmp {
   const w = window as unknown as Record<string, unknown>;
   /** Whether the reader's script was asked for (and has not come), and whether it failed to. */
   let asked = false;
@@ -52,8 +55,9 @@ export function lazyCmp(changed: () => void, url: string, arrived: () => void): 
       ...(unread('__gpp') && { gpp_pending: true }),
     }),
     pending: () => asked && !failed,
-    storage: () => undefined,
-    look: () => {
+    rules: () => undefined,
+    look: (need) => {
+      if (need) load();
       const dl = w['dataLayer'];
       if (Array.isArray(dl) && dl !== layer) {
         layer = dl;
@@ -68,6 +72,6 @@ export function lazyCmp(changed: () => void, url: string, arrived: () => void): 
       if (APIS.some((name) => typeof w[name] === 'function')) load();
     },
   };
-  cmp.look();
+  cmp.look(need);
   return cmp;
 }

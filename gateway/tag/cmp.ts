@@ -7,7 +7,10 @@
  * Mode's state under its own names (`ad_storage`, `analytics_storage`, …), so the server can say
  * when Consent Mode decided. Only the page's own frame is read (no `__tcfapiLocator` messaging).
  */
-import { CONSENT_MODE_NAMES, consentOf, type Fields } from './context.ts';
+import { type StorageItem, type StorageVerdict, storageVerdicts } from '../../core/consent/storage-rules.ts';
+import { readTcf } from '../../core/consent/tcf.ts';
+import { CONSENT_MODE_NAMES, consentOf, type Fields, purposeState } from './context.ts';
+import { readCookie, store } from './storage.ts';
 
 type Api = (...args: unknown[]) => unknown;
 type Answer = Record<string, unknown> | null | undefined;
@@ -24,15 +27,16 @@ export interface Cmp {
   readonly known: (site?: Fields) => Fields;
   readonly pending: () => boolean;
   /**
-   * Whether the CMPs let the tag store: what TCF purpose 1 (store and/or access information on a
-   * device) says where GDPR applies, from the TCF CMP or a GPP string's TCF section; `denied` too
-   * where a Consent Mode default for some region denies `analytics_storage` (the visitor may be
-   * there) and the site (`site`, its `analytics.consent()`) said nothing of analytics; undefined
-   * where nothing says.
+   * What the tag may keep, item by item, from the storage rules the gateway follows too
+   * (core/consent/storage-rules.ts): `site` the names the site's `analytics.consent()` set.
+   * Undefined until the rules have come with this reader (cmp-loader.ts): nothing is touched then.
    */
-  readonly storage: (site?: Fields) => 'granted' | 'denied' | undefined;
-  /** Looks again for APIs that appeared since (a CMP loaded after the tag). */
-  readonly look: () => void;
+  readonly rules: (site?: Fields) => Readonly<Record<StorageItem, StorageVerdict>> | undefined;
+  /**
+   * Looks again for APIs that appeared since (a CMP loaded after the tag); `need`: the site stated
+   * consent itself, so the rules are needed even without a CMP.
+   */
+  readonly look: (need?: boolean) => void;
 }
 
 /** ISO 3166 codes as the contract takes them (`ES`, `US-CA`). */
@@ -57,24 +61,16 @@ function regionDefault(into: Fields[], state: Fields): void {
 const str = (v: unknown): string | undefined =>
   typeof v === 'string' && v && v.length <= 16384 ? v : undefined;
 
-const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+/** Cookies and storage keys of ours whose presence makes a refusal a withdrawal. */
+const OURS = ['eventbus_anonymous_id', '_fbp', '_fbc', '_ga'];
+const KEYS = ['eventbus_anonymous_id', 'eventbus_consent'];
 
-/**
- * TCF purpose 1 as a TC string states it: the string's 153rd bit (version 2, whose first character
- * is `C`, then fixed fields up to the purposes), so no decoder is needed in the page.
- */
-const purposeOne = (tc: unknown): boolean | undefined => {
-  if (typeof tc !== 'string' || tc[0] !== 'C' || tc.length < 26) return undefined;
-  const sextet = BASE64URL.indexOf(tc[25] as string);
-  return sextet < 0 ? undefined : ((sextet >> 3) & 1) === 1;
-};
+/** The fields of a GPP section that opt out of sale or sharing (core/consent/us-privacy.ts). */
+const OPT_OUTS = ['SaleOptOut', 'SharingOptOut', 'TargetedAdvertisingOptOut'];
 
-/** Purpose 1 from the CMP's answer (`purpose.consents`), else from its TC string. */
-const tcfStorage = (data: Fields): boolean | undefined => {
-  const consents = (data['purpose'] as Fields | undefined)?.['consents'] as Fields | undefined;
-  const one = consents?.['1'];
-  return typeof one === 'boolean' ? one : purposeOne(data['tcString']);
-};
+/** The states a list of signals makes: a refusal wins, else a grant, else nothing said. */
+const weigh = (states: readonly unknown[]): 'granted' | 'denied' | undefined =>
+  states.includes('denied') ? 'denied' : states.includes('granted') ? 'granted' : undefined;
 
 /**
  * Reads and watches the page's CMP APIs; `changed` runs after each answer that may change the
@@ -86,9 +82,9 @@ export function watchCmp(changed: () => void): Cmp {
   const waiting = new Set<string>();
   const tcf: Fields = {};
   const gpp: Fields = {};
-  /** TCF purpose 1, from the TCF CMP and from GPP's TCF section. */
-  let tcfOne: boolean | undefined;
+  /** TCF purpose 1 from GPP's TCF section, and whether a GPP US section opts out of sale or sharing. */
   let gppOne: boolean | undefined;
+  let gppOptOut = false;
   let usp: string | undefined;
   let mode: Fields = {};
   // Answers given while the tag is still starting are not news to it.
@@ -176,7 +172,6 @@ export function watchCmp(changed: () => void): Cmp {
         if (!ok || !data) return set('__tcfapi', tcf, {}, true);
         const status = data['eventStatus'];
         const applies = data['gdprApplies'];
-        tcfOne = applies === true ? tcfStorage(data) : undefined;
         set(
           '__tcfapi',
           tcf,
@@ -204,6 +199,10 @@ export function watchCmp(changed: () => void): Cmp {
           Array.isArray(sections) && sections.includes(2) && Array.isArray(purposes)
             ? purposes[0] === true || purposes[0] === 1
             : undefined;
+        const all = (data?.['parsedSections'] ?? {}) as Fields;
+        gppOptOut = Object.values(all).some((section) =>
+          [section].flat().some((f) => OPT_OUTS.some((n) => (f as Fields | null)?.[n] === 1)),
+        );
         const sid = Array.isArray(sections) ? sections.join(',') : '';
         set(
           '__gpp',
@@ -218,29 +217,49 @@ export function watchCmp(changed: () => void): Cmp {
   look();
   started = true;
 
+  const known = (site: Fields = {}) => {
+    const region = regionDefaults(site);
+    const state: Fields = {
+      ...mode,
+      ...tcf,
+      ...gpp,
+      ...(usp ? { us_privacy: usp } : {}),
+      ...(region.length > 0 ? { region_defaults: region } : {}),
+    };
+    if (waiting.has('__tcfapi') && state['gdpr_applies'] === undefined) state['gdpr_applies'] = true;
+    if (waiting.has('__gpp') && state['gpp'] === undefined) state['gpp_pending'] = true;
+    return state;
+  };
   return {
-    known: (site = {}) => {
-      const region = regionDefaults(site);
-      const state: Fields = {
-        ...mode,
-        ...tcf,
-        ...gpp,
-        ...(usp ? { us_privacy: usp } : {}),
-        ...(region.length > 0 ? { region_defaults: region } : {}),
-      };
-      if (waiting.has('__tcfapi') && state['gdpr_applies'] === undefined) state['gdpr_applies'] = true;
-      if (waiting.has('__gpp') && state['gpp'] === undefined) state['gpp_pending'] = true;
-      return state;
-    },
+    known,
     pending: () => waiting.size > 0,
-    storage: (site = {}) => {
-      if (tcfOne === false || gppOne === false) return 'denied';
-      if (
+    rules: (site = {}) => {
+      const state = { ...known(site), ...site };
+      const tc = tcf['tcf'] as string | undefined;
+      const reading = tc === undefined || tcf['gdpr_applies'] === false ? undefined : readTcf(tc);
+      // TCF purpose 1 (what storage and ads need of it: core/consent/resolve.ts, TCF_PURPOSES).
+      const one = reading?.ok ? reading.purpose(1) : gppOne;
+      const tcfState = one === undefined ? undefined : one ? 'granted' : 'denied';
+      // A region default denying analytics_storage counts unless the site said otherwise (the
+      // visitor may be there; the server, which can place them, is the stricter).
+      const regionDenied =
         site['analytics'] === undefined &&
-        regionDefaults({}).some((d) => (d as Fields)['analytics_storage'] === 'denied')
-      )
-        return 'denied';
-      return tcfOne || gppOne ? 'granted' : undefined;
+        regionDefaults({}).some((d) => (d as Fields)['analytics_storage'] === 'denied');
+      const usp = state['us_privacy'] as string | undefined;
+      const optOut =
+        (navigator as { globalPrivacyControl?: boolean }).globalPrivacyControl === true ||
+        usp?.charAt(2).toUpperCase() === 'Y' ||
+        gppOptOut;
+      const local = store('localStorage');
+      return storageVerdicts({
+        storage: weigh([purposeState(state, 'analytics'), tcfState, regionDenied && 'denied']),
+        ads: weigh([purposeState(state, 'ads'), tcfState, optOut && 'denied']),
+        optOut,
+        malformed: reading?.ok === false,
+        pending: waiting.size > 0,
+        cookieless: false,
+        had: OURS.some((n) => readCookie(n) !== undefined) || KEYS.some((k) => local.get(k) !== undefined),
+      });
     },
     look: () => {
       look();

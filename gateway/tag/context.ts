@@ -24,14 +24,15 @@ for (const id of CLICK_IDS) PARAMS[id] = id;
  */
 const COOKIES = ['fbp', 'fbc', 'ttp', 'scid', 'epik', 'rdt_uuid', 'uetmsclkid'];
 
-const session = store('sessionStorage');
-const CAMPAIGN_KEY = 'eventbus_campaign';
+export const session = store('sessionStorage');
+export const CAMPAIGN_KEY = 'eventbus_campaign';
 /** Meta's cookies live 90 days, as its pixel sets them. */
 const META_DAYS = 90;
 
 /**
- * The landing's campaign parameters: a URL that carries any starts a new set, kept for the rest
- * of the tab's session (a later page has lost them from its URL); otherwise the kept set.
+ * The landing's campaign parameters: a URL that carries any starts a new set, which the tag keeps
+ * for the rest of the tab's session once storage is granted (a later page has lost them from its
+ * URL: gateway/tag/main.ts, `keep`); otherwise the kept set. Nothing is written here.
  */
 export function landingCampaign(search: string): Fields {
   const found: Fields = {};
@@ -39,9 +40,7 @@ export function landingCampaign(search: string): Fields {
     const field = PARAMS[key.toLowerCase()];
     if (field && value) found[field] = value.slice(0, 512);
   });
-  if (!filled(found)) return parsed<Fields>(session.get(CAMPAIGN_KEY)) ?? {};
-  session.set(CAMPAIGN_KEY, JSON.stringify(found));
-  return found;
+  return filled(found) ? found : (parsed<Fields>(session.get(CAMPAIGN_KEY)) ?? {});
 }
 
 /** The campaign group of an event: the landing's parameters, then the platforms' cookies. */

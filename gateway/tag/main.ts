@@ -12,6 +12,7 @@
 
 import { lazyCmp } from './cmp-loader.ts';
 import {
+  CAMPAIGN_KEY,
   type Consent,
   campaignOf,
   consentOf,
@@ -19,7 +20,7 @@ import {
   type Fields,
   filled,
   landingCampaign,
-  purposeState,
+  session,
   writeMetaCookies,
 } from './context.ts';
 import { createSender } from './sender.ts';
@@ -39,8 +40,12 @@ const CONSENT_KEY = 'eventbus_consent';
 const ID_DAYS = 365;
 /** How long a callback waits for its event's answer before it runs anyway (as Segment's does). */
 const CALLBACK_MS = 300;
-/** How long, after the tag starts (or its CMP reader arrives), events wait for a CMP that has not answered yet. */
-const HOLD_MS = 500;
+/**
+ * How long, after the CMP reader arrives, events wait for a CMP that has not answered yet, unless
+ * the script's `data-hold` says (in ms, at most 30 s); and how many wait at most.
+ */
+const HOLD_MS = 3000;
+const HOLD_MAX = 100;
 /** How long events wait for the CMP reader's own script (gateway/tag/cmp-loader.ts) at most. */
 const READER_WAIT_MS = 2000;
 
@@ -87,12 +92,12 @@ function start(): void {
   // A CMP gets HOLD_MS from when its reader can ask it (its script arrives after the tag started),
   // as it did when the reader was in the tag; while the reader's script is still coming, events
   // wait for it up to READER_WAIT_MS.
-  const holdUntil = () => (readerAt ? readerAt + HOLD_MS : started + READER_WAIT_MS);
+  const hold = Math.min(Number(data['hold']) || HOLD_MS, 30_000);
+  const holdUntil = () => (readerAt ? readerAt + hold : started + READER_WAIT_MS);
   const cmp = lazyCmp(
     () => {
-      release();
       keep();
-      adsGranted();
+      release();
     },
     `${gateway}/v1/tag-cmp.js?v=${CMP_VERSION}`,
     () => {
@@ -100,49 +105,57 @@ function start(): void {
       // Held events waited for the script; from now they wait for the CMP's answer only.
       release();
     },
+    // Consent the site stated on an earlier page: the rules are needed to keep it.
+    filled(consent),
   );
   /** The consent an event carries: the CMP's, then the site's own calls over it. */
   const current = (given: Consent = consent): Fields => ({ ...cmp.known(given), ...given });
-  /**
-   * Whether the tag may keep its ids in cookies and localStorage: only once storage is granted
-   * (Consent Mode's analytics_storage, ours, or TCF purpose 1) and nothing refuses it (any of
-   * them denied, or a CMP that has not answered yet). Until then the ids live in memory only: the
-   * events go without a stored id.
-   */
   // A cookieless site (data-cookieless): nothing is ever stored; the gateway keys the session.
   const cookieless = flag('cookieless');
-  const mayStore = () => {
-    if (cookieless) return false;
-    const analytics = purposeState(current(), 'analytics');
-    const tcf = cmp.storage(consent);
-    if (analytics === 'denied' || tcf === 'denied' || cmp.pending()) return false;
-    return analytics === 'granted' || tcf === 'granted';
-  };
   const saved = readCookie(ID_KEY) ?? local.get(ID_KEY);
   // One the contract takes (at most 256 characters): an edited cookie must not refuse every event.
   let anonymousId = saved && saved.length <= 256 ? saved : uuid();
   let userId = local.get(USER_KEY);
   /** The person's traits as the site gave them (Segment's names); the gateway splits them into `user`. */
   let traits: Fields = {};
-  const keep = () => {
-    const on = mayStore();
-    // Removing a cookie that is not there would still write (and probe the domain): skipped.
-    // Where the gateway's answers set the id, the script leaves a cookie of the same value alone:
-    // writing it again would cap it (Safari's 7 days for a script's cookies).
-    const had = readCookie(ID_KEY);
-    if (on ? had !== anonymousId || !serverSets : had !== undefined)
-      writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
-    local.set(ID_KEY, on ? anonymousId : undefined);
-    local.set(USER_KEY, on ? userId : undefined);
-    // The site's own choice is kept (it is asked once); nothing is written until it makes one.
-    local.set(CONSENT_KEY, !cookieless && filled(consent) ? JSON.stringify(consent) : undefined);
-  };
   const landing = landingCampaign(location.search);
-  const adsGranted = () => {
-    if (purposeState(current(), 'ads') === 'granted' && mayStore()) writeMetaCookies(landing);
+  /**
+   * Storage as the rules say (core/consent/storage-rules.ts, through the CMP reader's `rules`):
+   * each item written, removed or left as it is; nothing at all until the rules have come, and
+   * never on a cookieless page. Until storage is granted the ids and the landing's campaign live
+   * in memory only: the events go without a stored id.
+   */
+  const keep = () => {
+    const rules = cookieless ? undefined : cmp.rules(consent);
+    if (!rules) return;
+    const on = rules.id === 'store';
+    const had = readCookie(ID_KEY);
+    if (rules.id !== 'leave') {
+      // Removing a cookie that is not there would still write (and probe the domain): skipped.
+      // Where the gateway's answers set the id, the script leaves a cookie of the same value alone:
+      // writing it again would cap it (Safari's 7 days for a script's cookies).
+      if (on ? had !== anonymousId || !serverSets : had !== undefined)
+        writeCookie(ID_KEY, anonymousId, on ? ID_DAYS : 0);
+      // A withdrawn id is not used again: later events cannot be joined to it.
+      if (!on && (had ?? local.get(ID_KEY))) anonymousId = uuid();
+      local.set(ID_KEY, on ? anonymousId : undefined);
+      local.set(USER_KEY, on ? userId : undefined);
+    }
+    if (rules.campaign !== 'leave')
+      session.set(
+        CAMPAIGN_KEY,
+        rules.campaign === 'store' && filled(landing) ? JSON.stringify(landing) : undefined,
+      );
+    if (rules.consent !== 'leave')
+      local.set(
+        CONSENT_KEY,
+        rules.consent === 'store' && filled(consent) ? JSON.stringify(consent) : undefined,
+      );
+    if (rules.fbp === 'store') writeMetaCookies(landing);
+    for (const item of ['fbp', 'fbc', 'ga'] as const)
+      if (rules[item] === 'remove' && readCookie(`_${item}`)) writeCookie(`_${item}`, '', 0);
   };
   keep();
-  adsGranted();
 
   const sender = createSender(
     `${gateway}/v1/topics/events?tag=1&key=${encodeURIComponent(key)}${cookieless ? '&cookieless=1' : ''}`,
@@ -170,7 +183,7 @@ function start(): void {
     clearTimeout(holdTimer);
     holdTimer = undefined;
     const left = holdUntil() - Date.now();
-    if (!now && cmp.pending() && left > 0) holdTimer = setTimeout(release, left);
+    if (!now && cmp.pending() && left > 0 && held.length < HOLD_MAX) holdTimer = setTimeout(release, left);
     else for (const [event, given, done] of held.splice(0)) queue(event, given, done);
   }
 
@@ -283,17 +296,18 @@ function start(): void {
      */
     consent(update?: unknown): Fields {
       consent = { ...consent, ...consentOf(object(update)) };
+      cmp.look(true);
       keep();
-      adsGranted();
       log('consent', current());
       return current();
     },
     debug(on?: unknown): void {
       debugging = on !== false;
     },
-    /** Sends what waits now. */
+    /** Sends what waits now; events held for a CMP that has not answered keep waiting for it (its hold). */
     flush(): void {
-      go();
+      release();
+      sender.flush();
     },
     ready(callback?: unknown): void {
       if (typeof callback === 'function') callback();

@@ -88,6 +88,22 @@ describe('consent resolver: an opt-out of sale or sharing reaches every destinat
     assert.ok(body['user_data'] !== undefined);
   });
 
+  it('a purpose no signal states is refused: the docs’ snippet sends GA4 DENIED and no user data (#96)', () => {
+    // docs/browser.md's Consent Mode snippet: analytics granted, ad_storage denied, ad_user_data unstated.
+    const e = event({ analytics_storage: 'granted', ad_storage: 'denied' });
+    assert.equal(verdict(ga4, e), 'send');
+    const body = ga4Body(e);
+    assert.deepEqual(body['consent'], { ad_user_data: 'DENIED', ad_personalization: 'DENIED' });
+    assert.equal(body['user_data'], undefined);
+    assert.doesNotMatch(JSON.stringify(body), /jane|"user_data"/);
+    const prepared = ga4MpDriver.prepare(e, {
+      destination: ga4,
+      secrets: { api_secret: 's' },
+      now: new Date(),
+    });
+    assert.equal(prepared.ok && prepared.dropped, 'left out user_data (consent ad_user_data missing)');
+  });
+
   for (const o of optOuts) {
     it(`${o.name}: GA4 is sent ad_user_data and ad_personalization DENIED and no user data`, () => {
       const e = event(o.consent);

@@ -107,20 +107,44 @@ describe('gateway: ids set in a page batch’s answer', () => {
     assert.equal(cookieDomainOf(baseSettings()), undefined);
   });
 
-  it('a _ga-compatible client id when GA4 is a destination, the request’s own kept', () => {
+  it('never sets _ga, which would join nothing GA4 is sent (#96)', () => {
     const ga4 = baseSettings({
       gateway: { cookie_domain: 'shop.example' },
       destinations: [{ id: 'ga', type: 'ga4_mp', consent: ['analytics'] } as never],
     });
-    const made = lines(ga4, on('shop.example'), { consent: { analytics: 'granted' } });
-    assert.match(
-      made[1] ?? '',
-      /^_ga=GA1\.1\.\d{9,10}\.\d{10}; Path=\/; Max-Age=34560000; SameSite=Lax; Domain=shop\.example; Secure$/,
-    );
-    const kept = lines(ga4, on('shop.example', { cookie: 'a=1; _ga=GA1.1.123456789.1700000000' }), {
-      consent: { analytics: 'granted' },
-    });
-    assert.equal(kept[1]?.split(';')[0], '_ga=GA1.1.123456789.1700000000');
+    assert.deepEqual(names(lines(ga4, on('shop.example'), ALL)), ['eventbus_anonymous_id', '_fbp']);
+  });
+
+  it('a withdrawal expires every cookie of ours the browser sent; unknown expires nothing (#96)', () => {
+    const cookie =
+      'a=1; eventbus_anonymous_id=anon-1; _fbp=fb.1.1700000000000.1234567890; _ga=GA1.1.1.1700000000';
+    const expired = (consent: Record<string, unknown>) =>
+      lines(site, on('shop.example', { cookie }), { consent }).filter((l) => /Max-Age=0;/.test(l));
+    assert.deepEqual(expired({ analytics: 'denied' }), [
+      'eventbus_anonymous_id=; Path=/; Max-Age=0; SameSite=Lax; Domain=shop.example; Secure',
+      '_fbp=; Path=/; Max-Age=0; SameSite=Lax; Domain=shop.example; Secure',
+      '_ga=; Path=/; Max-Age=0; SameSite=Lax; Domain=shop.example; Secure',
+    ]);
+    // A malformed TC string refuses everything, as on delivery.
+    assert.equal(expired({ analytics: 'granted', tcf: 'not-a-tc-string', gdpr_applies: true }).length, 3);
+    // Ads refused or opted out: Meta's cookie goes, the id stays (and is re-affirmed).
+    for (const consent of [
+      { analytics: 'granted', ads: 'denied' },
+      { analytics: 'granted', ads: 'granted', us_privacy: '1YYN' },
+    ]) {
+      const set = lines(site, on('shop.example', { cookie }), { consent });
+      assert.deepEqual(names(set), ['_fbp', 'eventbus_anonymous_id'], JSON.stringify(consent));
+      assert.match(set[0] ?? '', /^_fbp=; .*Max-Age=0;/);
+    }
+    // Unknown (nothing said, a TCF CMP still silent, a GPP CMP not ready) touches nothing.
+    for (const consent of [
+      {},
+      { analytics: 'granted', gdpr_applies: true },
+      { analytics: 'granted', gpp_pending: true },
+    ])
+      assert.deepEqual(lines(site, on('shop.example', { cookie }), { consent }), [], JSON.stringify(consent));
+    // A cookieless page's batch: nothing set, nothing expired.
+    assert.deepEqual(lines(site, on('shop.example', { cookie, cookieless: true }), ALL), []);
   });
 
   it('on a gateway: Set-Cookie on a browser batch’s 200 only, credentialed CORS, and origin_path taken off', async () => {

@@ -8,19 +8,14 @@
  * `analytics.consent()` wins.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { once } from 'node:events';
-import { createServer, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { GppModel } from '@iabgpp/cmpapi';
 import type { Browser, Page } from 'playwright-core';
 import { decideOne } from '../../core/decision/decision.ts';
 import type { StoredEvent } from '../../core/event.ts';
-import { issueKey } from '../../gateway/credentials.ts';
-import { launchChromium } from '../support/chromium.ts';
 import { tcString } from '../support/tc-strings.ts';
 import { until } from '../support/until.ts';
-import { baseSettings, FakePublisher, startTestGateway, type TestGateway } from './support.ts';
+import { FakePublisher } from './support.ts';
+import { startTagSite, type TagSite } from './tag-site.ts';
 
 type Event = Readonly<Record<string, unknown>> & { readonly consent?: Readonly<Record<string, unknown>> };
 
@@ -64,14 +59,14 @@ ${commands.map((c) => `gtag('consent', ${c});`).join('\n')}`;
 
 describe('gateway: the tag reads the site’s consent platform', function () {
   this.timeout(60_000);
-  let browser: Browser | undefined;
-  let g: TestGateway;
-  let site: Server;
-  let origin = '';
-  let key = '';
   const pub = new FakePublisher();
   /** The head script of each page, by path: the CMP stand-ins, before the tag loads. */
   const heads = new Map<string, string>();
+  /** The tag's `data-hold` (ms) on a page, by path, where a test sets one. */
+  const holds = new Map<string, number>();
+  let world: TagSite | undefined;
+  let browser: Browser | undefined;
+  let origin = '';
 
   const TC_ALL = tcString({ purposes: [1, 2, 3, 4, 7], vendors: [755, 1126] });
   const TC_NONE = tcString({ purposes: [], vendors: [] });
@@ -80,31 +75,16 @@ describe('gateway: the tag reads the site’s consent platform', function () {
   usnat.setFieldValue('usnat', 'SaleOptOut', 1);
   const GPP = usnat.encode();
 
-  /** The page at each path: its CMP stand-ins, the stub snippet, then the tag. */
-  const serve: RequestListener = (req, res) => {
-    const head = heads.get(new URL(req.url ?? '/', 'http://site').pathname) ?? '';
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>CMP</title><script>${head}
-!function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();
-</script><script async src="${g.url}/v1/tag.js" data-key="${key}"></script></head><body>cmp</body></html>`);
-  };
-
+  /** The page at each path: the stub snippet, its CMP stand-ins, then the tag. */
   before(async function () {
-    browser = await launchChromium();
-    if (!browser) this.skip();
-    site = createServer(serve).listen(0, '127.0.0.1');
-    await once(site, 'listening');
-    origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
-    const settings = baseSettings({ producers: { origins: [origin] } });
-    g = await startTestGateway({ publisher: pub, settings });
-    // A write key for the page's origin, unlimited so the tests never meet its rate.
-    const limits = { origins: [origin], rateLimitPerSecond: 100_000 };
-    key = await g.store.update((keys) => {
-      const { set, secret } = issueKey(keys, limits, randomBytes, new Date());
-      return { set, result: secret };
-    });
+    world = await startTagSite(pub, (path) => ({
+      head: heads.get(path) ?? '',
+      attrs: holds.has(path) ? `data-hold="${holds.get(path)}"` : '',
+    }));
+    if (!world) return this.skip();
+    ({ browser, origin } = world);
   });
-  after(() => Promise.all([browser?.close(), g?.close(), site && new Promise((r) => site.close(r))]));
+  after(() => world?.close());
   beforeEach(() => {
     pub.calls.length = 0;
   });
@@ -345,9 +325,29 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await page.context().close();
   });
 
-  it('an event sent before a slow TCF CMP answers (a flush, or the hold running out) says GDPR applies: Meta refuses it; later events carry the string', async () => {
+  it('a CMP answering at 1.5 s after a flush(): the first page view and purchase wait for it and are delivered (#96)', async () => {
     const page = await visit(
       '/slow',
+      [
+        tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
+        GRANT_ALL,
+      ].join('\n'),
+    );
+    // `tell` flushes at once: the held events keep waiting for the CMP (the default hold is 3 s).
+    await tell(page, 'track', 'purchase', { transaction_id: 'o-1', value: 10, currency: 'EUR' });
+    for (const name of ['page_view', 'purchase']) {
+      const e = await event(name);
+      assert.equal(e.consent?.['tcf'], TC_ALL, name);
+      assert.equal(forMeta(e), 'send', name);
+    }
+    assert.equal(events().length, 2, 'each sent once');
+    await page.context().close();
+  });
+
+  it('the hold is bounded (data-hold): an event sent before a slow TCF CMP answers says GDPR applies; later events carry the string', async () => {
+    holds.set('/slow-held', 200);
+    const page = await visit(
+      '/slow-held',
       [
         tcfCmp({ tcString: TC_ALL, gdprApplies: true, eventStatus: 'tcloaded', cmpStatus: 'loaded' }, 1500),
         GRANT_ALL,
@@ -370,7 +370,8 @@ describe('gateway: the tag reads the site’s consent platform', function () {
     await page.context().close();
   });
 
-  it('an event sent before a slow GPP CMP is ready says so (gpp_pending): Meta refuses it naming GPP; later events carry the string', async () => {
+  it('an event sent before a slow GPP CMP is ready (the hold ran out) says so (gpp_pending): Meta refuses it naming GPP; later events carry the string', async () => {
+    holds.set('/slow-gpp', 200);
     const page = await visit('/slow-gpp', [gppCmp(GPP, [7], 1500), GRANT_ALL].join('\n'));
     await tell(page, 'track', 'early_gpp');
     const early = await event('early_gpp');

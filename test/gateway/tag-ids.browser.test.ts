@@ -146,13 +146,19 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
       named(one.setCookies, '_fbp') ?? '',
       /^_fbp=fb\.1\.\d{13}\.\d{10}; Path=\/; Max-Age=34560000; SameSite=Lax; Domain=shop\.test$/,
     );
-    // No request of its own: the page, the tag, the batch.
+    // No request of its own: the page, the tag, the storage rules with the consent reader (the
+    // site stated consent: #96), the batch.
     assert.deepEqual(one.requests, [
       `GET ${site}/`,
       `GET ${site}/_eb/v1/tag.js`,
+      `GET ${site}/_eb/v1/tag-cmp.js`,
       `POST ${site}/_eb/v1/topics/events`,
     ]);
-    assert.deepEqual(forwarded, ['GET /_eb/v1/tag.js', 'POST /_eb/v1/topics/events']);
+    assert.deepEqual(forwarded, [
+      'GET /_eb/v1/tag.js',
+      'GET /_eb/v1/tag-cmp.js',
+      'POST /_eb/v1/topics/events',
+    ]);
     const jar = await first.cookies();
     const idCookie = jar.find((c) => c.name === 'eventbus_anonymous_id');
     assert.equal(idCookie?.domain, '.shop.test');
@@ -200,6 +206,7 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
     assert.deepEqual(v.requests, [
       `GET ${plain.url}/shop`,
       `GET ${plain.url}/v1/tag.js`,
+      `GET ${plain.url}/v1/tag-cmp.js`,
       `POST ${plain.url}/v1/topics/events`,
     ]);
     const cookie = (await context.cookies()).find((c) => c.name === 'eventbus_anonymous_id');

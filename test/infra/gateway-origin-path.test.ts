@@ -168,7 +168,11 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
   });
 
   it('refuses to deploy an origin_path without site_backend, before declaring anything', async () => {
-    const config = stackConfig({ origin_path: '/_eb' });
+    // settings check refuses it first (below); the program refuses it too, for settings that
+    // reach it another way.
+    const valid = stackConfig({ origin_path: '/_eb', site_backend: 'shop-web' });
+    const settings = { ...valid.settings, gateway: { origin_path: '/_eb' } };
+    const config = { ...valid, settings, plan: plan(settings) };
     const recorded = await declare(() => {
       assert.throws(
         () => declareEnvironment(config, BUNDLES),
@@ -208,6 +212,12 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
     assert.deepEqual(viaAlone.ok ? [] : viaAlone.errors, [
       { field: 'gateway.origin_via', description: 'only means something with gateway.origin_path' },
     ]);
+    // The site's load balancer (the default) without its backend: said by settings check, not at
+    // deploy or npm start (#96); a Worker needs none.
+    const bare = check({ origin_path: '/_eb' });
+    assert.deepEqual(bare.ok ? [] : bare.errors.map((e) => e.field), ['gateway.origin_path']);
+    assert.match(bare.ok ? '' : (bare.errors[0]?.description ?? ''), /needs gateway\.site_backend/);
+    assert.equal(check({ origin_path: '/_eb', origin_via: 'cloudflare' }).ok, true);
     const both = check({ origin_path: '/_eb', origin_via: 'akamai', site_backend: 'shop-web' });
     assert.match(
       both.ok ? '' : (both.errors[0]?.description ?? ''),
