@@ -2,7 +2,8 @@
  * The settings of one environment (`environments/<name>.yaml`): the single source for the
  * local environment and for `pulumi up`. Secret *names* only, never values.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TLiteral } from 'typebox';
+import { CONSENT_PURPOSES } from './consent-purposes.ts';
 import { MappingsSetting } from './mapping.ts';
 
 const Id = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}$', description });
@@ -11,13 +12,11 @@ export const DURATION_PATTERN = '^[0-9]+(\\.[0-9]+)?[sm]$';
 const Duration = (description: string) =>
   Type.String({ pattern: DURATION_PATTERN, description: `${description} (e.g. "10s" or "5m")` });
 
+/** A literal schema for each value of a list, as a tuple (so the union's type is the list's). */
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+
 export const ConsentPurpose = Type.Union(
-  [
-    Type.Literal('analytics'),
-    Type.Literal('ads'),
-    Type.Literal('ad_user_data'),
-    Type.Literal('ad_personalization'),
-  ],
+  CONSENT_PURPOSES.map((p) => Type.Literal(p)) as unknown as Literals<typeof CONSENT_PURPOSES>,
   { description: 'A consent purpose carried in the event `consent` group' },
 );
 export type ConsentPurpose = Static<typeof ConsentPurpose>;
