@@ -6,16 +6,16 @@
  */
 import { definePlatform, type Platform } from '../platform.ts';
 import { MICROSOFT_API } from './api-version.ts';
-import { MICROSOFT_TCF_VENDOR, microsoftConsentSignals } from './consent.ts';
+import { microsoftConsentSignals } from './consent.ts';
 import { microsoftEvent, microsoftRequest } from './driver.ts';
+import { MICROSOFT_FACTS } from './facts.ts';
 import { MICROSOFT_MAPPING } from './mapping.ts';
 import { MICROSOFT_RESPONSES } from './responses.ts';
 import { MICROSOFT_STANDARD_EVENTS } from './standard-events.ts';
 import { checkMicrosoftEvent, MICROSOFT_MAX_EVENTS, trimMicrosoftEvent } from './target.ts';
 
 export const MICROSOFT_PLATFORM: Platform = definePlatform({
-  type: 'microsoft_uet',
-  names: { short: 'Microsoft', heading: 'Microsoft Advertising' },
+  ...MICROSOFT_FACTS,
   requirements: {
     config: ['tag_id'],
     optionalConfig: [],
@@ -26,8 +26,6 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     noTestMode: 'send tests to a separate UET tag (docs/platforms.md, Microsoft)',
     configFormats: { tag_id: { pattern: /^[0-9]+$/, description: 'the numeric id of a UET tag' } },
   },
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: MICROSOFT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: MICROSOFT_MAPPING,

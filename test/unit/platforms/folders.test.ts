@@ -26,8 +26,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { driverFor } from '../../../core/platforms/drivers.ts';
+import { PLATFORM_FACTS } from '../../../core/platforms/facts.ts';
 import { DEFAULT_MAPPINGS, ENVELOPES, isMappedType, MAPPED_TYPES } from '../../../core/platforms/mappings.ts';
-import type { Platform } from '../../../core/platforms/platform.ts';
+import type { Platform, PlatformFacts } from '../../../core/platforms/platform.ts';
 import { PLATFORM_LIST, PLATFORMS } from '../../../core/platforms/platforms.ts';
 import { DEFAULT_CONSENT, DESTINATION_REQUIREMENTS } from '../../../core/platforms/requirements.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from '../../../core/platforms/standard-events.ts';
@@ -61,12 +62,11 @@ function importsOf(file: string): string[] {
 const folderOf = (path: string): string | undefined => /^core\/platforms\/([^/]+)\//.exec(path)?.[1];
 
 /**
- * Only the table imports the folders, but for the creator's browser-safe list of standard
- * events, which reads each folder's data-only `standard-events.ts`.
+ * Only the table imports the folders, but for the browser-safe list of facts, which reads each
+ * folder's data-only `facts.ts`.
  */
 const mayImportFolder = (where: string, target: string): boolean =>
-  where === 'core/platforms/platforms.ts' ||
-  (where === 'core/platforms/standard-events.ts' && target.endsWith('/standard-events.ts'));
+  where === 'core/platforms/platforms.ts' || (where === 'core/platforms/facts.ts' && target.endsWith('/facts.ts'));
 
 /** The files that hold a table derived from the list, and the list itself. */
 const TABLES = [
@@ -76,12 +76,14 @@ const TABLES = [
   'core/platforms/mappings.ts',
   'core/platforms/standard-events.ts',
   'core/platforms/mapping-check.ts',
+  'core/platforms/facts.ts',
 ];
 
 describe('architecture: one folder is the whole platform', () => {
   it('the table lists each folder once, under the type its Platform value declares', async () => {
     assert.deepEqual(Object.keys(PLATFORMS).sort(), DestinationType.anyOf.map((t) => t.const).sort());
     for (const [type, p] of Object.entries(PLATFORMS)) assert.equal(p.type, type);
+    assert.deepEqual(Object.keys(PLATFORM_FACTS).sort(), Object.keys(PLATFORMS).sort());
     const exported: Platform[] = [];
     for (const folder of folders) {
       const index = join(PLATFORMS_DIR, folder, 'index.ts');
@@ -98,6 +100,10 @@ describe('architecture: one folder is the whole platform', () => {
     for (const p of PLATFORM_LIST) {
       assert.equal(DESTINATION_REQUIREMENTS[p.type], p.requirements);
       assert.equal(DEFAULT_CONSENT[p.type], p.consent);
+      // The browser-safe facts are the very values the platform carries.
+      const facts = PLATFORM_FACTS[p.type];
+      for (const slot of Object.keys(facts) as (keyof PlatformFacts)[])
+        assert.equal(p[slot], facts[slot], `${p.type}: ${slot} is its facts' own`);
       assert.equal(driverFor(p.type), p.driver);
       assert.equal(p.driver.type, p.type);
       // One list of secrets: the driver checks what the platform requires.
@@ -134,7 +140,7 @@ describe('architecture: one folder is the whole platform', () => {
     assert.deepEqual(problems, []);
   });
 
-  it("the creator's standard events stay browser-safe: they load no platform value, driver or table", () => {
+  it("the facts stay browser-safe: they load no platform value, driver or table, only data", () => {
     // What the browser bundle loads: relative imports that are not type-only, followed through.
     const runtimeImports = (file: string): string[] =>
       [
@@ -143,26 +149,19 @@ describe('architecture: one folder is the whole platform', () => {
         ),
       ].map((m) => relative(root, resolve(dirname(join(root, file)), m[1] as string)));
     const seen = new Set<string>();
-    const queue = ['core/platforms/standard-events.ts'];
+    const queue = ['core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'];
     while (queue.length > 0) {
       const file = queue.pop() as string;
       if (seen.has(file)) continue;
       seen.add(file);
       queue.push(...runtimeImports(file));
     }
-    assert.deepEqual([...seen].sort(), [
-      'core/platforms/ga4/standard-events.ts',
-      'core/platforms/google-ads/standard-events.ts',
-      'core/platforms/linkedin/standard-events.ts',
-      'core/platforms/meta/standard-events.ts',
-      'core/platforms/microsoft/standard-events.ts',
-      'core/platforms/pinterest/standard-events.ts',
-      'core/platforms/reddit/standard-events.ts',
-      'core/platforms/snapchat/standard-events.ts',
-      'core/platforms/standard-events.ts',
-      'core/platforms/tiktok/standard-events.ts',
-      'core/platforms/x/standard-events.ts',
-    ]);
+    const allowed = (f: string) =>
+      /^core\/platforms\/[^/]+\/(facts|standard-events)\.ts$/.test(f) ||
+      ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(f);
+    assert.deepEqual([...seen].filter((f) => !allowed(f)), []);
+    for (const folder of folders)
+      assert.ok(seen.has(`core/platforms/${folder}/facts.ts`), `core/platforms/${folder}/facts.ts is listed`);
   });
 
   it("no code in core/ outside a platform's folder and the table names a platform's type", () => {
@@ -195,16 +194,26 @@ export const FAKE_STANDARD_EVENTS = {
   valueTargets: { value: 'amount', currency: 'money' },
 };
 `,
+      'core/platforms/fake/facts.ts': `
+import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
+
+export const FAKE_FACTS = {
+  type: 'fake_ads',
+  names: { short: 'Fake', heading: 'Fake Ads API' },
+  consent: ['ads'],
+  events: FAKE_STANDARD_EVENTS,
+};
+`,
       'core/platforms/fake/index.ts': `
 import { definePlatform } from '../platform.ts';
 import { baseUrl, configText } from '../prepare.ts';
 import { httpReason, networkReason, throttledOrServerError } from '../responses.ts';
+import { FAKE_FACTS } from './facts.ts';
 import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
 
 export const FAKE_PLATFORM = definePlatform({
-  type: 'fake_ads',
+  ...FAKE_FACTS,
   requirements: { config: ['account_id'], optionalConfig: [], secrets: ['api_key'], baseUrl: false, testEventCode: false },
-  consent: ['ads'],
   payload: {
     kind: 'mapped',
     mapping: {
@@ -237,17 +246,13 @@ export const FAKE_PLATFORM = definePlatform({
         "import { FAKE_PLATFORM } from './fake/index.ts';",
       ],
       ['core/platforms/platforms.ts', '  webhook: WEBHOOK_PLATFORM,', '  fake_ads: FAKE_PLATFORM,'],
-      // A mapped platform's standard events also go in the creator's browser-safe list.
+      // Its facts also go in the browser-safe list of facts.
       [
-        'core/platforms/standard-events.ts',
-        "import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';",
-        "import { FAKE_STANDARD_EVENTS } from './fake/standard-events.ts';",
+        'core/platforms/facts.ts',
+        "import { GA4_FACTS } from './ga4/facts.ts';",
+        "import { FAKE_FACTS } from './fake/facts.ts';",
       ],
-      [
-        'core/platforms/standard-events.ts',
-        '  tiktok_events: TIKTOK_STANDARD_EVENTS,',
-        '  fake_ads: FAKE_STANDARD_EVENTS,',
-      ],
+      ['core/platforms/facts.ts', '  webhook: WEBHOOK_FACTS,', '  fake_ads: FAKE_FACTS,'],
       ['schemas/settings.ts', "  Type.Literal('webhook'),", "  Type.Literal('fake_ads'),"],
     ];
     const PROBE = `

@@ -1,0 +1,21 @@
+/**
+ * Microsoft's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
+ * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ */
+import type { PlatformFacts } from '../platform.ts';
+import { MICROSOFT_STANDARD_EVENTS } from './standard-events.ts';
+
+export const MICROSOFT_FACTS: PlatformFacts = {
+  type: 'microsoft_uet',
+  names: { short: 'Microsoft', heading: 'Microsoft Advertising' },
+  consent: ['ads', 'ad_user_data'],
+  /**
+   * Microsoft's IAB TCF vendor id: "Include Microsoft (Vendor ID: 1126)", Microsoft Advertising's
+   * "Transparency and consent framework (TCF) for UET" (learn.microsoft.com/en-us/advertising/
+   * msa-help/hlp_ba_conc_uet_tcf).
+   */
+  tcfVendor: 1126,
+  clickIds: [{ param: 'msclkid', channel: 'paid_search' }],
+  step3: { kind: 'events', label: 'Microsoft Advertising' },
+  events: MICROSOFT_STANDARD_EVENTS,
+};

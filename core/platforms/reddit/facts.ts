@@ -1,0 +1,17 @@
+/**
+ * Reddit's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
+ * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ */
+import type { PlatformFacts } from '../platform.ts';
+import { REDDIT_STANDARD_EVENTS } from './standard-events.ts';
+
+export const REDDIT_FACTS: PlatformFacts = {
+  type: 'reddit_capi',
+  names: { short: 'Reddit', heading: 'Reddit Conversions API' },
+  consent: ['ads', 'ad_user_data'],
+  // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
+  // purposes alone (docs/delivery.md, "Consent").
+  clickIds: [{ param: 'rdt_cid', channel: 'social' }],
+  step3: { kind: 'events', label: 'Reddit' },
+  events: REDDIT_STANDARD_EVENTS,
+};
