@@ -1,13 +1,14 @@
 /**
  * Ids the gateway sets in its answer to a page's batch (docs/browser.md, "Ids the server sets"):
- * the anonymous id the tag holds, Meta's `_fbp` and `_fbc`, and a `_ga`-compatible client id when
- * GA4 is a destination, as `Set-Cookie` headers on the batch's own 200 — no request of their own.
+ * the anonymous id the tag holds and the platforms' cookies their facts declare (Meta's `_fbp` and
+ * `_fbc`, a `_ga`-compatible client id when GA4 is a destination), as `Set-Cookie` headers on the batch's own 200 — no request of their own.
  * Safari's ITP caps cookies a script writes at 7 days; one an HTTP answer sets from the site's own
  * address lives as long as it says, up to the browser's cap (Chrome's: 400 days).
  *
  * Consent decides first, through the one resolver (core/consent/resolve.ts) reading the batch's
  * last event as the decision layer reads a stored one: nothing is set unless storage (the
- * `analytics` purpose, TCF purpose 1 included) is granted, and Meta's cookies need `ads` too.
+ * `analytics` purpose, TCF purpose 1 included) is granted, and a cookie needs its own purposes too
+ * (Meta's: `ads`).
  * Every value re-affirms what the page holds (the event's `anonymous_id`, its `campaign.fbp` and
  * `fbc`, the request's `_ga` cookie); a new one is made only where the page has none.
  */
@@ -16,6 +17,7 @@ import type { IncomingMessage } from 'node:http';
 import type { OutgoingMessage } from '../adapters/publisher.ts';
 import { resolvePurposes } from '../core/consent/resolve.ts';
 import type { StoredEvent } from '../core/event.ts';
+import { factsWith } from '../core/platforms/facts.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** 400 days, the longest lifetime Chrome keeps (RFC 6265bis caps Max-Age there too). */
@@ -91,39 +93,25 @@ export function idCookies(
   const id = event.anonymous_id;
   if (typeof id === 'string' && id !== '' && id.length <= 256) set('eventbus_anonymous_id', id);
 
-  if (purposes.ads.state === 'granted') {
-    const campaign = (event.campaign ?? {}) as Readonly<Record<string, unknown>>;
-    const fbp = campaign['fbp'];
-    set(
-      '_fbp',
-      typeof fbp === 'string' && FBP.test(fbp) ? fbp : `fb.${index}.${now}.${randomInt(1e9, 1e10)}`,
-    );
-    const fbc = campaign['fbc'];
-    const fbclid = campaign['fbclid'];
-    if (
-      typeof fbclid === 'string' &&
-      fbclid !== '' &&
-      !(typeof fbc === 'string' && fbc.endsWith(`.${fbclid}`))
-    )
-      set('_fbc', `fb.${index}.${now}.${fbclid}`);
-    else if (typeof fbc === 'string' && FBC.test(fbc)) set('_fbc', fbc);
-  }
-
-  if (settings.destinations?.some((d) => d.type === 'ga4_mp')) {
-    const ga = cookieValue(request.cookie, '_ga');
-    set(
-      '_ga',
-      ga && GA.test(ga) ? ga : `GA1.${index}.${randomInt(1e8, 2 ** 31 - 1)}.${Math.floor(now / 1000)}`,
-    );
-  }
+  // Each platform's cookies, as its facts say (core/platforms/<platform>/facts.ts).
+  const campaign = (event.campaign ?? {}) as Readonly<Record<string, unknown>>;
+  const input = {
+    campaign,
+    cookie: (name: string) => cookieValue(request.cookie, name),
+    index,
+    now,
+    random: randomInt,
+  };
+  const types = new Set(settings.destinations?.map((d) => d.type));
+  for (const f of factsWith('cookies'))
+    for (const c of f.cookies) {
+      if (c.withDestination && !types.has(f.type)) continue;
+      if (!c.purposes.every((p) => purposes[p].state === 'granted')) continue;
+      const value = c.value(input);
+      if (value !== undefined) set(c.name, value);
+    }
   return out;
 }
-
-/** Meta's formats: `fb.<subdomain index>.<creation ms>.<random>` and `fb.<index>.<ms>.<fbclid>`. */
-const FBP = /^fb\.\d\.\d{13}\.\d{1,20}$/;
-const FBC = /^fb\.\d\.\d{13}\.[\w-]{1,500}$/;
-/** gtag's `_ga`: `GA1.<domain index>.<random>.<creation seconds>` (the client id is the last two). */
-const GA = /^GA1\.\d\.\d{1,12}\.\d{9,11}$/;
 
 /** One cookie of a `Cookie` header, or undefined. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
