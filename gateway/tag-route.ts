@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { apiError } from '../core/errors.ts';
 import { andThen, type MaybePromise } from '../core/maybe-async.ts';
+import { CLICK_IDS } from '../core/platforms/facts.ts';
 import { type Runtime, refuseMethod, sendError } from './runtime.ts';
 
 /** The tag as served. */
@@ -76,7 +77,11 @@ async function bundle(entry: string, define: Record<string, string>): Promise<Bu
 /** The tag and its reader bundled from their sources: the reader first, its version in the tag. */
 export async function buildTagScripts(): Promise<TagScripts> {
   const cmp = await bundle(ENTRIES.cmp, {});
-  const tag = await bundle(ENTRIES.tag, { CMP_VERSION: JSON.stringify(tagOf(cmp).version) });
+  const tag = await bundle(ENTRIES.tag, {
+    CMP_VERSION: JSON.stringify(tagOf(cmp).version),
+    // The platforms' click ids, from their facts: the tag reads them from the landing URL.
+    CLICK_ID_PARAMS: JSON.stringify(CLICK_IDS.map((c) => c.param)),
+  });
   return { tag, cmp };
 }
 
