@@ -4,9 +4,11 @@
  * and every other table is derived from that list. These tests keep it so: the table and the
  * folders agree, each derived table holds each platform's own values, no folder reaches into
  * another or into a derived table, no code outside a folder names a platform's type, and a fake
- * platform added the documented way — a folder, a line in the table (and, being mapped, in the
- * creator's browser-safe list of standard events), its settings type — shows up in every derived
- * table without another file touched.
+ * platform added the documented way — a folder, a line in the table, a line in the browser-safe
+ * list of facts, its settings type — with every slot of its facts filled shows up in every
+ * consumer (derived tables, the decision layer, the creator's step 3 and consent warning, the
+ * gateway's cookies, enrichment's click ids, the access table, the docs) without another file
+ * touched.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -66,7 +68,8 @@ const folderOf = (path: string): string | undefined => /^core\/platforms\/([^/]+
  * folder's data-only `facts.ts`.
  */
 const mayImportFolder = (where: string, target: string): boolean =>
-  where === 'core/platforms/platforms.ts' || (where === 'core/platforms/facts.ts' && target.endsWith('/facts.ts'));
+  where === 'core/platforms/platforms.ts' ||
+  (where === 'core/platforms/facts.ts' && target.endsWith('/facts.ts'));
 
 /** The files that hold a table derived from the list, and the list itself. */
 const TABLES = [
@@ -140,7 +143,7 @@ describe('architecture: one folder is the whole platform', () => {
     assert.deepEqual(problems, []);
   });
 
-  it("the facts stay browser-safe: they load no platform value, driver or table, only data", () => {
+  it('the facts stay browser-safe: they load no platform value, driver or table, only data', () => {
     // What the browser bundle loads: relative imports that are not type-only, followed through.
     const runtimeImports = (file: string): string[] =>
       [
@@ -158,8 +161,13 @@ describe('architecture: one folder is the whole platform', () => {
     }
     const allowed = (f: string) =>
       /^core\/platforms\/[^/]+\/(facts|standard-events)\.ts$/.test(f) ||
-      ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(f);
-    assert.deepEqual([...seen].filter((f) => !allowed(f)), []);
+      ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(
+        f,
+      );
+    assert.deepEqual(
+      [...seen].filter((f) => !allowed(f)),
+      [],
+    );
     for (const folder of folders)
       assert.ok(seen.has(`core/platforms/${folder}/facts.ts`), `core/platforms/${folder}/facts.ts is listed`);
   });
@@ -179,7 +187,7 @@ describe('architecture: one folder is the whole platform', () => {
   });
 
   describe('a fake platform added as docs/architecture.md says', function () {
-    // Starts one Node process on a copy of core/ and schemas/.
+    // Starts one Node process on a copy of core/, schemas/ and the consumers outside them.
     this.timeout(60_000);
     let dir = '';
     after(() => {
@@ -194,6 +202,7 @@ export const FAKE_STANDARD_EVENTS = {
   valueTargets: { value: 'amount', currency: 'money' },
 };
 `,
+      // Every slot of the facts filled: each consumer must show it.
       'core/platforms/fake/facts.ts': `
 import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
 
@@ -201,6 +210,17 @@ export const FAKE_FACTS = {
   type: 'fake_ads',
   names: { short: 'Fake', heading: 'Fake Ads API' },
   consent: ['ads'],
+  tcfVendor: 4242,
+  clickIds: [{ param: 'fakeclid', channel: 'social' }],
+  cookies: [
+    {
+      name: '_fake',
+      purposes: ['ads'],
+      withDestination: true,
+      value: ({ campaign, index, now }) => campaign.fakeclid ? \`fk.\${index}.\${now}.\${campaign.fakeclid}\` : undefined,
+    },
+  ],
+  step3: { kind: 'id', label: 'Fake conversion id', pattern: '[0-9]+', numeric: true },
   events: FAKE_STANDARD_EVENTS,
 };
 `,
@@ -235,6 +255,26 @@ export const FAKE_PLATFORM = definePlatform({
     maxEvents: 10,
   },
   responses: { network: networkReason, retryStatus: throttledOrServerError, retried: httpReason, refused: httpReason },
+  apiVersion: { version: 'v1', carrier: 'path', sunset: null, source: 'https://fake.example/versions' },
+  erasure: {
+    baseUrl: 'https://fakeads.googleapis.com',
+    auth: { kind: 'google_oauth', scope: 'https://www.googleapis.com/auth/fake' },
+    identifiers: ['user_id'],
+    requests: (d, person) =>
+      person.userIds.map((userId) => ({
+        platform: d.type,
+        target: d.id,
+        request: {
+          method: 'POST',
+          url: \`https://fakeads.googleapis.com/v1/accounts/\${configText(d, 'account_id')}:erase\`,
+          body: { userId },
+          auth: { kind: 'google_oauth', scope: 'https://www.googleapis.com/auth/fake' },
+          timeoutMs: 1000,
+        },
+        asks: 'user id deletion',
+        receipt: 'id',
+      })),
+  },
 });
 `,
     };
@@ -255,6 +295,14 @@ export const FAKE_PLATFORM = definePlatform({
       ['core/platforms/facts.ts', '  webhook: WEBHOOK_FACTS,', '  fake_ads: FAKE_FACTS,'],
       ['schemas/settings.ts', "  Type.Literal('webhook'),", "  Type.Literal('fake_ads'),"],
     ];
+    /** The consumers outside core/ and schemas/ the probe loads. */
+    const CONSUMERS = [
+      'gateway/id-cookies.ts',
+      'studio/web/common.ts',
+      'studio/web/creator-consent.ts',
+      'studio/web/creator-platforms.ts',
+      'scripts/docs-platforms.ts',
+    ];
     const PROBE = `
 import { requiredConsent } from './core/decision/decision.ts';
 import { driverFor } from './core/platforms/drivers.ts';
@@ -263,6 +311,28 @@ import { DESTINATION_REQUIREMENTS, DEFAULT_CONSENT } from './core/platforms/requ
 import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from './core/platforms/standard-events.ts';
 import { plan } from './core/plan.ts';
 import { checkSettings } from './core/settings.ts';
+import { apiCalls } from './core/access/needs.ts';
+import { attribution } from './core/enrich/attribution.ts';
+import { CLICK_IDS } from './core/platforms/facts.ts';
+import { TCF_VENDORS } from './core/platforms/requirements.ts';
+import { idCookies } from './gateway/id-cookies.ts';
+import { apiVersionTable, factsTable, platformTable } from './scripts/docs-platforms.ts';
+import { consentWarning } from './studio/web/creator-consent.ts';
+import { readFileSync } from 'node:fs';
+
+// A DOM just large enough for the creator's step 3 to render its controls into.
+const element = (tag) => {
+  const e = { tag, attrs: {}, children: [] };
+  e.setAttribute = (k, v) => { e.attrs[k] = v; };
+  e.append = (c) => { e.children.push(c); };
+  e.replaceChildren = (...c) => { e.children = c; };
+  return e;
+};
+const controls = element('div');
+globalThis.document = { createElement: element, getElementById: (id) => (id === 'platform-controls' ? controls : null) };
+const { PLATFORM_CONTROL_IDS, renderPlatformControls } = await import('./studio/web/creator-platforms.ts');
+renderPlatformControls();
+const textOf = (e) => (typeof e === 'string' ? e : e.children.map(textOf).join(''));
 
 const base = { name: 'fake', project: 'fake-project', region: 'europe-west1' };
 const destination = { id: 'fake', type: 'fake_ads', config: { account_id: 'A1' }, secrets: { api_key: 'FAKE_KEY' } };
@@ -273,6 +343,16 @@ const event = {
 const good = checkSettings({ ...base, destinations: [destination] });
 const bad = checkSettings({ ...base, destinations: [{ id: 'fake', type: 'fake_ads', mappings: { quote: { event: 'Quote!' } } }] });
 const driver = driverFor('fake_ads');
+const cookiesFor = (destinations) =>
+  idCookies(
+    { ...base, destinations },
+    { host: 'shop.example', plainLoopback: false, cookie: undefined },
+    [{ data: Buffer.from(JSON.stringify({ ...event, consent: { analytics: 'granted', ads: 'granted' }, campaign: { fakeclid: 'C1' } })), attributes: {} }],
+    1700000000000,
+  ).filter((c) => c.startsWith('_fake='));
+const landing = attribution({ ...event, page: { url: 'https://shop.example/?FakeClid=C9' } }, { referrers: {}, internalHosts: [] });
+const docs = readFileSync('platforms.md', 'utf8') + '\\n## 14. Fake Ads API\\n';
+const rowOf = (table) => table.split('\\n').filter((l) => l.startsWith('| \`fake_ads\`'));
 const prepared = driver.prepare(event, { destination, secrets: { api_key: 'k' }, now: new Date() });
 const batch = driver.prepareBatch([event, { ...event, event_id: 'e2' }], { destination, secrets: { api_key: 'k' }, now: new Date() });
 console.log(JSON.stringify({
@@ -289,13 +369,44 @@ console.log(JSON.stringify({
   settingsErrors: bad.ok ? [] : bad.errors.map((e) => e.field + ': ' + e.description),
   request: prepared.ok ? { url: prepared.request.url, body: JSON.parse(prepared.request.body) } : prepared.reason,
   batch: batch.requests.map((r) => r.eventIds),
+  step3: controls.children.filter((c) => c.attrs.for === 'platform-fake_ads' || c.attrs.id === 'platform-fake_ads').map((c) => ({ tag: c.tag, text: textOf(c), ...c.attrs })),
+  step3Listened: PLATFORM_CONTROL_IDS.includes('platform-fake_ads'),
+  consentWarning: consentWarning(['fake_ads'], () => false),
+  cookies: cookiesFor([destination]),
+  cookiesWithoutDestination: cookiesFor([]),
+  clickId: { campaign: landing.campaign, channel: landing.channel, tag: CLICK_IDS.some((c) => c.param === 'fakeclid') },
+  tcfVendor: TCF_VENDORS.fake_ads,
+  accessCalls: good.ok ? apiCalls(plan(good.settings), good.settings).filter((c) => c.host.startsWith('fakeads')) : good.errors,
+  docs: [...rowOf(platformTable(docs)), ...rowOf(apiVersionTable(true)), ...rowOf(factsTable())],
   answer: driver.interpret({ kind: 'response', status: 503, headers: {}, body: 'busy' }, { destination, secrets: {}, now: new Date() }),
 }));
 `;
 
+    it('touches its folder and one line in each of three lists, the files docs/architecture.md names', () => {
+      assert.ok(Object.keys(FILES).every((f) => f.startsWith('core/platforms/fake/')));
+      const outside = [...new Set(EDITS.map(([file]) => file))].sort();
+      assert.deepEqual(outside, [
+        'core/platforms/facts.ts',
+        'core/platforms/platforms.ts',
+        'schemas/settings.ts',
+      ]);
+      // One line each (the two lists also take the line's import).
+      for (const file of outside) {
+        const lines = EDITS.filter(([f, , insert]) => f === file && !insert.startsWith('import ')).length;
+        assert.equal(lines, 1, file);
+      }
+      const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+      const recipe = doc.slice(doc.indexOf('**Adding a platform**'), doc.indexOf('## 3. The event contract'));
+      for (const file of outside) assert.ok(recipe.includes(`\`${file}\``), `the recipe names ${file}`);
+      assert.match(recipe, /one line each in three lists/);
+    });
+
     it('shows up in every derived table, the settings check, the plan, the decision layer and its driver', () => {
       dir = mkdtempSync(join(tmpdir(), 'platform-folders-'));
       for (const d of ['core', 'schemas']) cpSync(join(root, d), join(dir, d), { recursive: true });
+      // The consumers outside core/: the gateway's cookies, the creator's step 3 and warning, the docs.
+      for (const f of CONSUMERS) cpSync(join(root, f), join(dir, f));
+      cpSync(join(root, 'docs/platforms.md'), join(dir, 'platforms.md'));
       cpSync(join(root, 'package.json'), join(dir, 'package.json'));
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
       for (const [file, text] of Object.entries(FILES)) {
@@ -341,6 +452,50 @@ console.log(JSON.stringify({
       // It takes many events per request, so its driver batches them.
       assert.deepEqual(got['batch'], [['e1', 'e2']]);
       assert.deepEqual(got['answer'], { status: 'retry', reason: 'HTTP 503: busy', httpStatus: 503 });
+      // The creator's step 3: its control, as its facts declare it, listened to.
+      assert.deepEqual(got['step3'], [
+        { tag: 'label', text: 'Fake conversion id', for: 'platform-fake_ads' },
+        {
+          tag: 'input',
+          text: '',
+          id: 'platform-fake_ads',
+          class: 'code',
+          type: 'text',
+          pattern: '[0-9]+',
+          placeholder: 'not sent',
+          spellcheck: 'false',
+          inputmode: 'numeric',
+        },
+      ]);
+      assert.equal(got['step3Listened'], true);
+      // The consent warning names it with the purpose it declares.
+      assert.equal(
+        got['consentWarning'],
+        'Fake receives an event only with consent to ads: say where consent to ads comes from above, or nothing is sent there.',
+      );
+      // The gateway sets its cookie, only with a destination of it (as it declares).
+      assert.deepEqual(got['cookies'], [
+        '_fake=fk.1.1700000000000.C1; Path=/; Max-Age=34560000; SameSite=Lax; Secure',
+      ]);
+      assert.deepEqual(got['cookiesWithoutDestination'], []);
+      // Enrichment reads its click id from a landing URL, as a social click; the tag is bundled with it.
+      assert.deepEqual(got['clickId'], { campaign: { fakeclid: 'C9' }, channel: 'social', tag: true });
+      assert.equal(got['tcfVendor'], 4242);
+      // Its erasure slot's API is among the calls whose service the project enables.
+      assert.deepEqual(got['accessCalls'], [
+        {
+          who: 'schedule',
+          host: 'fakeads.googleapis.com',
+          feature: 'an erasure’s Fake deletion',
+          code: 'functions/schedule/erasure-platforms.ts',
+        },
+      ]);
+      // docs/platforms.md's generated tables each get its row.
+      assert.deepEqual(got['docs'], [
+        '| `fake_ads` | [Fake Ads API](#14-fake-ads-api) | mapped, 10 per request | `account_id` | — | `api_key` | `ads` | no | no |',
+        '| `fake_ads` | `v1` | none published | path | — | [fake.example](https://fake.example/versions) |',
+        '| `fake_ads` | 4242 | `fakeclid` (social) | `_fake` (ads), with a destination | id: Fake conversion id | by user_id |',
+      ]);
     });
   });
 });
