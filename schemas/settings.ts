@@ -293,14 +293,14 @@ export const Destination = Type.Object(
     bots: Type.Optional(
       Type.Union([Type.Literal('skip'), Type.Literal('send')], {
         description:
-          'Events flagged enriched.bot: skip (default for meta_capi, ga4_mp and tiktok_events) or send (default for webhook)',
+          'Events flagged enriched.bot: skip (default for a platform sent a mapping) or send (default for one sent the stored event, such as webhook)',
       }),
     ),
     scrub_pii: Type.Optional(
       Type.Boolean({
         description:
           'Replace emails and phone numbers found in URLs and free text of the outgoing payload; ' +
-          'default true for meta_capi, ga4_mp and tiktok_events, false for webhook (it receives the stored event)',
+          'default true for a platform sent a mapping, false for webhook (it receives the stored event)',
       }),
     ),
     user_deletion: Type.Optional(
