@@ -27,6 +27,7 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { driverFor } from '../../../core/platforms/drivers.ts';
 import { PLATFORM_FACTS } from '../../../core/platforms/facts.ts';
 import { DEFAULT_MAPPINGS, ENVELOPES, isMappedType, MAPPED_TYPES } from '../../../core/platforms/mappings.ts';
@@ -184,6 +185,88 @@ describe('architecture: one folder is the whole platform', () => {
         problems.push(`${where} tests for the webhook type`);
     }
     assert.deepEqual(problems, []);
+  });
+
+  describe('no hand-written list of destination types outside the lists of platforms', () => {
+    /** The code that could list platforms (tests build their own). */
+    const SOURCES = [
+      'core',
+      'adapters',
+      'functions',
+      'gateway',
+      'studio',
+      'cli',
+      'local',
+      'infra',
+      'scripts',
+      'schemas',
+    ];
+    /** Where a list of types is the source or a registry by design, and why. */
+    const ALLOWED: Readonly<Record<string, string>> = {
+      'schemas/settings.ts': 'DestinationType itself, the settings union every list is checked against',
+      'local/receiver/main.ts': "the local stand-ins' own behaviour (which accept only their own token)",
+    };
+    const TYPES = new Set<string>(PLATFORM_LIST.map((p) => p.type));
+    const typeIn = (node: ts.Node): string | undefined => {
+      if (ts.isStringLiteral(node) && TYPES.has(node.text)) return node.text;
+      if (ts.isLiteralTypeNode(node)) return typeIn(node.literal);
+      // Type.Literal('meta_capi') and the like.
+      if (ts.isCallExpression(node) && node.arguments.length === 1)
+        return typeIn(node.arguments[0] as ts.Node);
+      return undefined;
+    };
+    /** Each array or union in `text` holding three or more destination types, with its line. */
+    const lists = (where: string, text: string): string[] => {
+      // Parsing only the files naming three types at all keeps the scan quick.
+      if ([...TYPES].filter((t) => text.includes(t)).length < 3) return [];
+      const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
+      const found: string[] = [];
+      const visit = (node: ts.Node): void => {
+        const items = ts.isArrayLiteralExpression(node)
+          ? node.elements
+          : ts.isUnionTypeNode(node)
+            ? node.types
+            : undefined;
+        const named = items?.map(typeIn).filter((t) => t !== undefined) ?? [];
+        if (named.length >= 3)
+          found.push(
+            `${where}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${named.join(', ')}`,
+          );
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    };
+    const violations = (where: string, text: string): string[] =>
+      folderOf(where) !== undefined || TABLES.includes(where) || ALLOWED[where] !== undefined
+        ? []
+        : lists(where, text);
+
+    it('finds none in the code', () => {
+      const files = SOURCES.flatMap((d) => tsFiles(join(root, d))).map((f) => relative(root, f));
+      assert.deepEqual(
+        files
+          .filter((f) => !f.includes('node_modules'))
+          .flatMap((f) => violations(f, readFileSync(join(root, f), 'utf8'))),
+        [],
+      );
+      // The allowed ones still hold a list (the exceptions do not rot).
+      for (const f of Object.keys(ALLOWED))
+        assert.notDeepEqual(lists(f, readFileSync(join(root, f), 'utf8')), [], f);
+    });
+
+    it('finds a planted list: an array, a set, a union type, schema literals', () => {
+      const planted = [
+        "const ADS = ['meta_capi', 'tiktok_events', 'reddit_capi'];",
+        "const ADS = new Set(['google_ads', 'linkedin_capi', 'x_conversions']);",
+        "type Ads = 'meta_capi' | 'ga4_mp' | 'snapchat_capi';",
+        "const T = Type.Union([Type.Literal('meta_capi'), Type.Literal('ga4_mp'), Type.Literal('webhook')]);",
+      ];
+      for (const code of planted) assert.notDeepEqual(violations('studio/web/planted.ts', code), [], code);
+      // Two types are a comparison, not a list; a platform's folder may list what it likes.
+      assert.deepEqual(violations('studio/web/planted.ts', "const T = ['meta_capi', 'ga4_mp'];"), []);
+      assert.deepEqual(violations('core/platforms/meta/planted.ts', planted[0] as string), []);
+    });
   });
 
   describe('a fake platform added as docs/architecture.md says', function () {
