@@ -121,6 +121,7 @@ export function factsTable(): string {
       p.tcfVendor === undefined ? '—' : String(p.tcfVendor),
       (p.clickIds ?? []).map((c) => `\`${c.param}\` (${c.channel.replace('_', ' ')})`).join(', ') || '—',
       cookies.join(', ') || '—',
+      (p.pageCookies ?? []).map((c) => `\`${c.cookie}\``).join(', ') || '—',
       step3,
       p.erasure ? `by ${p.erasure.identifiers.join(', ')}` : '—',
     ];
@@ -130,6 +131,7 @@ export function factsTable(): string {
     'TCF vendor',
     'click ids (channel)',
     'cookies the gateway sets (purposes)',
+    'cookies the tag reads',
     'creator step 3',
     'erasure',
   ];

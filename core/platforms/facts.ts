@@ -13,7 +13,7 @@ import { LINKEDIN_FACTS } from './linkedin/facts.ts';
 import { META_FACTS } from './meta/facts.ts';
 import { MICROSOFT_FACTS } from './microsoft/facts.ts';
 import { PINTEREST_FACTS } from './pinterest/facts.ts';
-import type { ClickIdFact, PlatformFacts } from './platform.ts';
+import type { ClickIdFact, PageCookie, PlatformFacts } from './platform.ts';
 import { REDDIT_FACTS } from './reddit/facts.ts';
 import { SEGMENT_ACTION_FACTS } from './segment-action/facts.ts';
 import { SNAPCHAT_FACTS } from './snapchat/facts.ts';
@@ -56,4 +56,9 @@ export function factsWith<K extends keyof PlatformFacts>(
  */
 export const CLICK_IDS: readonly ClickIdFact[] = Object.freeze(
   factsWith('clickIds').flatMap((f) => f.clickIds),
+);
+
+/** Every platform's cookies its pixel sets that the tag reads (gateway/tag-route.ts bundles them). */
+export const PAGE_COOKIES: readonly PageCookie[] = Object.freeze(
+  factsWith('pageCookies').flatMap((f) => f.pageCookies),
 );

@@ -92,6 +92,17 @@ export interface PlatformCookie {
 }
 
 /**
+ * A cookie a platform's pixel sets on the site that the tag copies into the `campaign` field
+ * `field` (gateway/tag/context.ts), without the prefix `strip` its value starts with (Microsoft's
+ * `_uetmsclkid` holds `_uet<msclkid>`).
+ */
+export interface PageCookie {
+  readonly cookie: string;
+  readonly field: string;
+  readonly strip?: string;
+}
+
+/**
  * How the creator's step 3 asks whether a new event goes to the platform (studio/web/creator.ts):
  * a choice among its standard events, or the id its conversions are sent to (a pattern the field
  * accepts, `numeric` for a number pad).
@@ -123,6 +134,8 @@ export interface PlatformFacts {
   readonly clickIds?: readonly ClickIdFact[];
   /** The first-party cookies it reads that the gateway sets. */
   readonly cookies?: readonly PlatformCookie[];
+  /** The first-party cookies its own pixel sets that the tag reads into the event's `campaign`. */
+  readonly pageCookies?: readonly PageCookie[];
   /** The creator's step-3 control; absent for a platform a new event is not offered to. */
   readonly step3?: Step3Control;
   /** A mapped platform's standard events, value targets and match guidance (its standard-events.ts). */

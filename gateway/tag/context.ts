@@ -22,10 +22,10 @@ const PARAMS: Record<string, string> = { ...UTM };
 for (const id of CLICK_ID_PARAMS) PARAMS[id] = id;
 
 /**
- * First-party cookies the platforms' own pixels set, each `_<name>` filling the `campaign` field
- * `<name>`; Microsoft's `_uetmsclkid` fills `msclkid`.
+ * First-party cookies the platforms' own pixels set (their facts, set when the tag is bundled),
+ * each `_<name>` filling the `campaign` field `<name>`; Microsoft's `_uetmsclkid` fills `msclkid`.
  */
-const COOKIES = ['fbp', 'fbc', 'ttp', 'scid', 'epik', 'rdt_uuid', 'uetmsclkid'];
+declare const PAGE_COOKIES: readonly string[];
 
 const session = store('sessionStorage');
 const CAMPAIGN_KEY = 'eventbus_campaign';
@@ -50,7 +50,7 @@ export function landingCampaign(search: string): Fields {
 /** The campaign group of an event: the landing's parameters, then the platforms' cookies. */
 export function campaignOf(landing: Fields): Fields | undefined {
   const out: Fields = { ...landing };
-  for (const name of COOKIES) {
+  for (const name of PAGE_COOKIES) {
     const field = name.replace('uet', '');
     let value = readCookie(`_${name}`);
     // Microsoft's cookie holds `_uet<msclkid>`.

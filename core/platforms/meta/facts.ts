@@ -46,6 +46,10 @@ export const META_FACTS: PlatformFacts = {
       },
     },
   ],
+  pageCookies: [
+    { cookie: '_fbp', field: 'fbp' },
+    { cookie: '_fbc', field: 'fbc' },
+  ],
   step3: { kind: 'events', label: 'Meta' },
   events: META_STANDARD_EVENTS,
 };

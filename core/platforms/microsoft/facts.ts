@@ -16,6 +16,7 @@ export const MICROSOFT_FACTS: PlatformFacts = {
    */
   tcfVendor: 1126,
   clickIds: [{ param: 'msclkid', channel: 'paid_search' }],
+  pageCookies: [{ cookie: '_uetmsclkid', field: 'msclkid', strip: '_uet' }],
   step3: { kind: 'events', label: 'Microsoft Advertising' },
   events: MICROSOFT_STANDARD_EVENTS,
 };

@@ -13,6 +13,7 @@ export const PINTEREST_FACTS: PlatformFacts = {
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'epik', channel: 'social' }],
+  pageCookies: [{ cookie: '_epik', field: 'epik' }],
   step3: { kind: 'events', label: 'Pinterest' },
   events: PINTEREST_STANDARD_EVENTS,
 };

@@ -12,6 +12,7 @@ export const REDDIT_FACTS: PlatformFacts = {
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'rdt_cid', channel: 'social' }],
+  pageCookies: [{ cookie: '_rdt_uuid', field: 'rdt_uuid' }],
   step3: { kind: 'events', label: 'Reddit' },
   events: REDDIT_STANDARD_EVENTS,
 };

@@ -13,6 +13,7 @@ export const SNAPCHAT_FACTS: PlatformFacts = {
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'sccid', channel: 'social' }],
+  pageCookies: [{ cookie: '_scid', field: 'scid' }],
   step3: { kind: 'events', label: 'Snapchat' },
   events: SNAPCHAT_STANDARD_EVENTS,
 };

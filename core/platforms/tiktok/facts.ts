@@ -13,6 +13,7 @@ export const TIKTOK_FACTS: PlatformFacts = {
   // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
   // purposes alone (docs/delivery.md, "Consent").
   clickIds: [{ param: 'ttclid', channel: 'social' }],
+  pageCookies: [{ cookie: '_ttp', field: 'ttp' }],
   step3: { kind: 'events', label: 'TikTok' },
   events: TIKTOK_STANDARD_EVENTS,
 };

@@ -303,6 +303,7 @@ export const FAKE_FACTS = {
       value: ({ campaign, index, now }) => campaign.fakeclid ? \`fk.\${index}.\${now}.\${campaign.fakeclid}\` : undefined,
     },
   ],
+  pageCookies: [{ cookie: '_fkp', field: 'fkp' }],
   step3: { kind: 'id', label: 'Fake conversion id', pattern: '[0-9]+', numeric: true },
   events: FAKE_STANDARD_EVENTS,
 };
@@ -396,7 +397,7 @@ import { plan } from './core/plan.ts';
 import { checkSettings } from './core/settings.ts';
 import { apiCalls } from './core/access/needs.ts';
 import { attribution } from './core/enrich/attribution.ts';
-import { CLICK_IDS } from './core/platforms/facts.ts';
+import { CLICK_IDS, PAGE_COOKIES } from './core/platforms/facts.ts';
 import { TCF_VENDORS } from './core/platforms/requirements.ts';
 import { idCookies } from './gateway/id-cookies.ts';
 import { apiVersionTable, factsTable, platformTable } from './scripts/docs-platforms.ts';
@@ -458,6 +459,7 @@ console.log(JSON.stringify({
   cookies: cookiesFor([destination]),
   cookiesWithoutDestination: cookiesFor([]),
   clickId: { campaign: landing.campaign, channel: landing.channel, tag: CLICK_IDS.some((c) => c.param === 'fakeclid') },
+  pageCookie: PAGE_COOKIES.some((c) => c.cookie === '_fkp' && c.field === 'fkp'),
   tcfVendor: TCF_VENDORS.fake_ads,
   accessCalls: good.ok ? apiCalls(plan(good.settings), good.settings).filter((c) => c.host.startsWith('fakeads')) : good.errors,
   docs: [...rowOf(platformTable(docs)), ...rowOf(apiVersionTable(true)), ...rowOf(factsTable())],
@@ -563,6 +565,8 @@ console.log(JSON.stringify({
       assert.deepEqual(got['cookiesWithoutDestination'], []);
       // Enrichment reads its click id from a landing URL, as a social click; the tag is bundled with it.
       assert.deepEqual(got['clickId'], { campaign: { fakeclid: 'C9' }, channel: 'social', tag: true });
+      // The tag is bundled with the cookie its pixel sets.
+      assert.equal(got['pageCookie'], true);
       assert.equal(got['tcfVendor'], 4242);
       // Its erasure slot's API is among the calls whose service the project enables.
       assert.deepEqual(got['accessCalls'], [
@@ -577,7 +581,7 @@ console.log(JSON.stringify({
       assert.deepEqual(got['docs'], [
         '| `fake_ads` | [Fake Ads API](#14-fake-ads-api) | mapped, 10 per request | `account_id` | — | `api_key` | `ads` | no | no |',
         '| `fake_ads` | `v1` | none published | path | — | [fake.example](https://fake.example/versions) |',
-        '| `fake_ads` | 4242 | `fakeclid` (social) | `_fake` (ads), with a destination | id: Fake conversion id | by user_id |',
+        '| `fake_ads` | 4242 | `fakeclid` (social) | `_fake` (ads), with a destination | `_fkp` | id: Fake conversion id | by user_id |',
       ]);
     });
   });
