@@ -140,6 +140,8 @@ export interface PlatformFacts {
   readonly step3?: Step3Control;
   /** A mapped platform's standard events, value targets and match guidance (its standard-events.ts). */
   readonly events?: StandardEvents;
+  /** The API version its requests carry, with the platform's sunset for it (its api-version.ts). */
+  readonly apiVersion: ApiVersion;
 }
 
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
@@ -236,8 +238,6 @@ export interface PlatformSpec extends PlatformFacts {
   readonly payload: MappedPayload | StoredPayload;
   /** How the platform's answers are read. */
   readonly responses: ResponseTable;
-  /** The API version its requests carry, with the platform's sunset for it. */
-  readonly apiVersion: ApiVersion;
   /**
    * Secret roles the scheduler reads too, for work on the platform after delivery (Google Ads'
    * request diagnostics): core/plan.ts gives the schedule function those secrets.

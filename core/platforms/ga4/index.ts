@@ -5,7 +5,6 @@
  * platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { GA4_API } from './api-version.ts';
 import { ga4ConsentSignals } from './consent.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_ERASURE } from './erasure.ts';
@@ -45,7 +44,6 @@ export const GA4_PLATFORM: Platform = definePlatform({
     return why ? `GA4 refuses the event name: ${why} (GA4's reserved event names and prefixes)` : undefined;
   },
   responses: GA4_RESPONSES,
-  apiVersion: GA4_API,
   erasure: GA4_ERASURE,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {

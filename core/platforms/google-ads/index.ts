@@ -6,7 +6,6 @@
  * obtained from the `credentials` secret, and routes each event to a conversion action.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { GOOGLE_ADS_API } from './api-version.ts';
 import { googleAdsConsentSignals } from './consent.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE, googleAdsEvent, googleAdsRequest } from './driver.ts';
 import { GOOGLE_ADS_FACTS } from './facts.ts';
@@ -52,7 +51,6 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
     maxEvents: GOOGLE_ADS_MAX_EVENTS,
   },
   responses: GOOGLE_ADS_RESPONSES,
-  apiVersion: GOOGLE_ADS_API,
   // The request diagnostics the scheduler asks for an hour later (functions/schedule/google-ads-diagnostics.ts).
   scheduledSecrets: [CREDENTIALS_ROLE],
   oauth: { credentials: CREDENTIALS_ROLE, scope: DATA_MANAGER_SCOPE },

@@ -5,7 +5,6 @@
  * it. Each event is routed to a conversion rule the destination's mapping names by id.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { LINKEDIN_API } from './api-version.ts';
 import { linkedinConsentSignals } from './consent.ts';
 import { LINKEDIN_VERSION, linkedinEvent, linkedinRequest } from './driver.ts';
 import { LINKEDIN_FACTS } from './facts.ts';
@@ -49,7 +48,6 @@ export const LINKEDIN_PLATFORM: Platform = definePlatform({
     maxEvents: LINKEDIN_MAX_EVENTS,
   },
   responses: LINKEDIN_RESPONSES,
-  apiVersion: LINKEDIN_API,
   unrouted: (eventName, mapped) => {
     if (mapped === undefined)
       return `event ${eventName} is not a LinkedIn conversion (no mapping for linkedin_capi)`;

@@ -1,8 +1,10 @@
 /**
  * Meta's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
- * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { META_API } from './api-version.ts';
 import { META_STANDARD_EVENTS } from './standard-events.ts';
 
 /** Meta's cookie formats: `fb.<subdomain index>.<creation ms>.<random>` and `fb.<index>.<ms>.<fbclid>`. */
@@ -52,4 +54,5 @@ export const META_FACTS: PlatformFacts = {
   ],
   step3: { kind: 'events', label: 'Meta' },
   events: META_STANDARD_EVENTS,
+  apiVersion: META_API,
 };

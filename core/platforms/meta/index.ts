@@ -5,7 +5,6 @@
  * are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { META_API } from './api-version.ts';
 import { META_AUDIENCES } from './audience.ts';
 import { metaConsentSignals } from './consent.ts';
 import { DIAGNOSTICS_CONFIG } from './dataset-quality.ts';
@@ -43,7 +42,6 @@ export const META_PLATFORM: Platform = definePlatform({
     maxEvents: META_MAX_EVENTS,
   },
   responses: META_RESPONSES,
-  apiVersion: META_API,
   audiences: META_AUDIENCES,
 });
 

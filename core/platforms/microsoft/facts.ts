@@ -1,8 +1,10 @@
 /**
  * Microsoft's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
- * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { MICROSOFT_API } from './api-version.ts';
 import { MICROSOFT_STANDARD_EVENTS } from './standard-events.ts';
 
 export const MICROSOFT_FACTS: PlatformFacts = {
@@ -19,4 +21,5 @@ export const MICROSOFT_FACTS: PlatformFacts = {
   pageCookies: [{ cookie: '_uetmsclkid', field: 'msclkid', strip: '_uet' }],
   step3: { kind: 'events', label: 'Microsoft Advertising' },
   events: MICROSOFT_STANDARD_EVENTS,
+  apiVersion: MICROSOFT_API,
 };

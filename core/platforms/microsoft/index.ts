@@ -5,7 +5,6 @@
  * platforms.ts lists it. Access is given account by account (the customer must be enrolled).
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { MICROSOFT_API } from './api-version.ts';
 import { microsoftConsentSignals } from './consent.ts';
 import { microsoftEvent, microsoftRequest } from './driver.ts';
 import { MICROSOFT_FACTS } from './facts.ts';
@@ -38,7 +37,6 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     maxEvents: MICROSOFT_MAX_EVENTS,
   },
   responses: MICROSOFT_RESPONSES,
-  apiVersion: MICROSOFT_API,
 });
 
 /** The driver the forward function uses for `microsoft_uet` destinations. */

@@ -5,7 +5,6 @@
  * it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { PINTEREST_API } from './api-version.ts';
 import { pinterestConsentSignals } from './consent.ts';
 import { pinterestEvent, pinterestRequest } from './driver.ts';
 import { PINTEREST_FACTS } from './facts.ts';
@@ -44,7 +43,6 @@ export const PINTEREST_PLATFORM: Platform = definePlatform({
     maxEvents: PINTEREST_MAX_EVENTS,
   },
   responses: PINTEREST_RESPONSES,
-  apiVersion: PINTEREST_API,
 });
 
 /** The driver the forward function uses for `pinterest_capi` destinations. */

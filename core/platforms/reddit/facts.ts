@@ -1,8 +1,10 @@
 /**
  * Reddit's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
- * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { REDDIT_API } from './api-version.ts';
 import { REDDIT_STANDARD_EVENTS } from './standard-events.ts';
 
 export const REDDIT_FACTS: PlatformFacts = {
@@ -15,4 +17,5 @@ export const REDDIT_FACTS: PlatformFacts = {
   pageCookies: [{ cookie: '_rdt_uuid', field: 'rdt_uuid' }],
   step3: { kind: 'events', label: 'Reddit' },
   events: REDDIT_STANDARD_EVENTS,
+  apiVersion: REDDIT_API,
 };

@@ -4,7 +4,6 @@
  * (consent.ts) and how its answers are read (responses.ts) are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { REDDIT_API } from './api-version.ts';
 import { redditConsentSignals } from './consent.ts';
 import { redditEvent, redditRequest } from './driver.ts';
 import { REDDIT_FACTS } from './facts.ts';
@@ -35,7 +34,6 @@ export const REDDIT_PLATFORM: Platform = definePlatform({
     maxEvents: REDDIT_MAX_EVENTS,
   },
   responses: REDDIT_RESPONSES,
-  apiVersion: REDDIT_API,
 });
 
 /** The driver the forward function uses for `reddit_capi` destinations. */

@@ -8,7 +8,6 @@
 import type { Prepared } from '../driver.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import type { ResponseTable } from '../responses.ts';
-import { SEGMENT_ACTION_API } from './api-version.ts';
 import { SEGMENT_ACTION_FACTS } from './facts.ts';
 import { isRetryableStatus } from './outcome.ts';
 
@@ -41,5 +40,4 @@ export const SEGMENT_ACTION_PLATFORM: Platform = definePlatform({
   },
   payload: { kind: 'stored', prepare: () => NOT_HERE },
   responses: RESPONSES,
-  apiVersion: SEGMENT_ACTION_API,
 });

@@ -1,8 +1,10 @@
 /**
  * Snapchat's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
- * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { SNAPCHAT_API } from './api-version.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
 
 export const SNAPCHAT_FACTS: PlatformFacts = {
@@ -16,4 +18,5 @@ export const SNAPCHAT_FACTS: PlatformFacts = {
   pageCookies: [{ cookie: '_scid', field: 'scid' }],
   step3: { kind: 'events', label: 'Snapchat' },
   events: SNAPCHAT_STANDARD_EVENTS,
+  apiVersion: SNAPCHAT_API,
 };

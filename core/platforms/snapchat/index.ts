@@ -5,7 +5,6 @@
  * it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { SNAPCHAT_API } from './api-version.ts';
 import { snapchatConsentSignals } from './consent.ts';
 import { snapchatEvent, snapchatRequest } from './driver.ts';
 import { SNAPCHAT_FACTS } from './facts.ts';
@@ -43,7 +42,6 @@ export const SNAPCHAT_PLATFORM: Platform = definePlatform({
     maxEvents: SNAPCHAT_MAX_EVENTS,
   },
   responses: SNAPCHAT_RESPONSES,
-  apiVersion: SNAPCHAT_API,
 });
 
 /** The driver the forward function uses for `snapchat_capi` destinations. */

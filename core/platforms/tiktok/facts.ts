@@ -1,8 +1,10 @@
 /**
  * TikTok's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
- * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { TIKTOK_API } from './api-version.ts';
 import { TIKTOK_STANDARD_EVENTS } from './standard-events.ts';
 
 export const TIKTOK_FACTS: PlatformFacts = {
@@ -16,4 +18,5 @@ export const TIKTOK_FACTS: PlatformFacts = {
   pageCookies: [{ cookie: '_ttp', field: 'ttp' }],
   step3: { kind: 'events', label: 'TikTok' },
   events: TIKTOK_STANDARD_EVENTS,
+  apiVersion: TIKTOK_API,
 };

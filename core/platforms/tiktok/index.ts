@@ -4,7 +4,6 @@
  * (consent.ts) and how its answers are read (responses.ts) are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { TIKTOK_API } from './api-version.ts';
 import { tiktokConsentSignals } from './consent.ts';
 import { tiktokRequest, tiktokRow } from './driver.ts';
 import { TIKTOK_FACTS } from './facts.ts';
@@ -34,7 +33,6 @@ export const TIKTOK_PLATFORM: Platform = definePlatform({
     maxEvents: TIKTOK_MAX_EVENTS,
   },
   responses: TIKTOK_RESPONSES,
-  apiVersion: TIKTOK_API,
 });
 
 /** The driver the forward function uses for `tiktok_events` destinations. */

@@ -4,7 +4,6 @@
  * here; platforms.ts lists it. A webhook receives the stored event as it is: no mapping.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { WEBHOOK_API } from './api-version.ts';
 import { webhookPrepare } from './driver.ts';
 import { WEBHOOK_FACTS } from './facts.ts';
 import { WEBHOOK_RESPONSES } from './responses.ts';
@@ -21,7 +20,6 @@ export const WEBHOOK_PLATFORM: Platform = definePlatform({
   },
   payload: { kind: 'stored', prepare: webhookPrepare },
   responses: WEBHOOK_RESPONSES,
-  apiVersion: WEBHOOK_API,
 });
 
 /** The driver the forward function uses for `webhook` destinations. */

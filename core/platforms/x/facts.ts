@@ -1,8 +1,10 @@
 /**
  * X's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
- * bundle, the gateway and enrichment read about it without loading its driver. Imports types only.
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
  */
 import type { PlatformFacts } from '../platform.ts';
+import { X_API } from './api-version.ts';
 import { X_STANDARD_EVENTS } from './standard-events.ts';
 
 export const X_FACTS: PlatformFacts = {
@@ -13,4 +15,5 @@ export const X_FACTS: PlatformFacts = {
   clickIds: [{ param: 'twclid', channel: 'social' }],
   step3: { kind: 'id', label: 'X event id', pattern: '(tw-[0-9a-z]+-)?[0-9a-z]+' },
   events: X_STANDARD_EVENTS,
+  apiVersion: X_API,
 };

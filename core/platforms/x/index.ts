@@ -6,7 +6,6 @@
  * whose mapping names none is skipped.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { X_API } from './api-version.ts';
 import { X_CONVERSION_ID_SOURCES, X_SECRETS, xConversion, xRequest } from './driver.ts';
 import { X_FACTS } from './facts.ts';
 import { X_MAPPING } from './mapping.ts';
@@ -51,7 +50,6 @@ export const X_PLATFORM: Platform = definePlatform({
     maxEvents: X_MAX_EVENTS,
   },
   responses: X_RESPONSES,
-  apiVersion: X_API,
   unrouted: (eventName, mapped) => {
     if (mapped === undefined)
       return `event ${eventName} is not an X conversion (no mapping for x_conversions)`;

@@ -161,7 +161,7 @@ describe('architecture: one folder is the whole platform', () => {
       queue.push(...runtimeImports(file));
     }
     const allowed = (f: string) =>
-      /^core\/platforms\/[^/]+\/(facts|standard-events)\.ts$/.test(f) ||
+      /^core\/platforms\/[^/]+\/(facts|standard-events|api-version)\.ts$/.test(f) ||
       ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(
         f,
       );
@@ -306,6 +306,7 @@ export const FAKE_FACTS = {
   pageCookies: [{ cookie: '_fkp', field: 'fkp' }],
   step3: { kind: 'id', label: 'Fake conversion id', pattern: '[0-9]+', numeric: true },
   events: FAKE_STANDARD_EVENTS,
+  apiVersion: { version: 'v1', carrier: 'path', sunset: null, source: 'https://fake.example/versions' },
 };
 `,
       'core/platforms/fake/index.ts': `
@@ -339,7 +340,6 @@ export const FAKE_PLATFORM = definePlatform({
     maxEvents: 10,
   },
   responses: { network: networkReason, retryStatus: throttledOrServerError, retried: httpReason, refused: httpReason },
-  apiVersion: { version: 'v1', carrier: 'path', sunset: null, source: 'https://fake.example/versions' },
   erasure: {
     baseUrl: 'https://fakeads.googleapis.com',
     auth: { kind: 'google_oauth', scope: 'https://www.googleapis.com/auth/fake' },
