@@ -4,9 +4,9 @@
  * a new event without the page having said so.
  */
 import assert from 'node:assert/strict';
-import { factsWith, PLATFORM_FACTS } from '../../../core/platforms/facts.ts';
-import type { ConsentPurposeName } from '../../../schemas/consent-purposes.ts';
-import { consentWarning } from '../../../studio/web/creator-consent.ts';
+import { factsWith, PLATFORM_FACTS } from '../../core/platforms/facts.ts';
+import type { ConsentPurposeName } from '../../schemas/consent-purposes.ts';
+import { consentWarning } from '../../studio/web/creator-consent.ts';
 
 const none = () => false;
 const given =
