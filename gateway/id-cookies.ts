@@ -1,7 +1,7 @@
 /**
  * Ids the gateway sets in its answer to a page's batch (docs/browser.md, "Ids the server sets"):
- * the anonymous id the tag holds, Meta's `_fbp` and `_fbc`, and a `_ga`-compatible client id when
- * GA4 is a destination, as `Set-Cookie` headers on the batch's own 200 — no request of their own.
+ * the anonymous id the tag holds and the platforms' cookies their facts declare (Meta's `_fbp` and
+ * `_fbc`), as `Set-Cookie` headers on the batch's own 200 — no request of their own.
  * Safari's ITP caps cookies a script writes at 7 days; one an HTTP answer sets from the site's own
  * address lives as long as it says, up to the browser's cap (Chrome's: 400 days).
  *
@@ -24,6 +24,7 @@ import { type StorageItem, storageVerdicts } from '../core/consent/storage-rules
 import { readTcf } from '../core/consent/tcf.ts';
 import { webConsent } from '../core/consent/web-consent.ts';
 import type { StoredEvent } from '../core/event.ts';
+import { factsWith } from '../core/platforms/facts.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 /** 400 days, the longest lifetime Chrome keeps (RFC 6265bis caps Max-Age there too). */
@@ -48,6 +49,7 @@ const COOKIE_ITEMS: readonly (readonly [string, StorageItem])[] = [
   ['_fbc', 'fbc'],
   ['_ga', 'ga'],
 ];
+const ITEM_OF_COOKIE: ReadonlyMap<string, StorageItem> = new Map(COOKIE_ITEMS);
 
 /**
  * The registrable domain the ids are set on: `gateway.cookie_domain`, else the first-party
@@ -123,30 +125,29 @@ export function idCookies(
   if (verdicts.id === 'store' && typeof id === 'string' && id !== '' && id.length <= 256)
     set('eventbus_anonymous_id', id);
 
-  if (verdicts.fbp === 'store') {
-    const campaign = (event.campaign ?? {}) as Readonly<Record<string, unknown>>;
-    const fbp = campaign['fbp'];
-    set(
-      '_fbp',
-      typeof fbp === 'string' && FBP.test(fbp) ? fbp : `fb.${index}.${now}.${randomInt(1e9, 1e10)}`,
-    );
-    const fbc = campaign['fbc'];
-    const fbclid = campaign['fbclid'];
-    if (
-      typeof fbclid === 'string' &&
-      fbclid !== '' &&
-      !(typeof fbc === 'string' && fbc.endsWith(`.${fbclid}`))
-    )
-      set('_fbc', `fb.${index}.${now}.${fbclid}`);
-    else if (typeof fbc === 'string' && FBC.test(fbc)) set('_fbc', fbc);
-  }
-
+  // Each platform's cookies, as its facts say (core/platforms/<platform>/facts.ts), each set only
+  // where the storage rules say to store its item (a cookie the rules do not name: where its own
+  // purposes are all granted).
+  const campaign = (event.campaign ?? {}) as Readonly<Record<string, unknown>>;
+  const input = {
+    campaign,
+    cookie: (name: string) => cookieValue(request.cookie, name),
+    index,
+    now,
+    random: randomInt,
+  };
+  const types = new Set(settings.destinations?.map((d) => d.type));
+  for (const f of factsWith('cookies'))
+    for (const c of f.cookies) {
+      if (c.withDestination && !types.has(f.type)) continue;
+      const item = ITEM_OF_COOKIE.get(c.name);
+      if (item ? verdicts[item] !== 'store' : !c.purposes.every((p) => purposes[p].state === 'granted'))
+        continue;
+      const value = c.value(input);
+      if (value !== undefined) set(c.name, value);
+    }
   return out;
 }
-
-/** Meta's formats: `fb.<subdomain index>.<creation ms>.<random>` and `fb.<index>.<ms>.<fbclid>`. */
-const FBP = /^fb\.\d\.\d{13}\.\d{1,20}$/;
-const FBC = /^fb\.\d\.\d{13}\.[\w-]{1,500}$/;
 
 /** One cookie of a `Cookie` header, or undefined. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {

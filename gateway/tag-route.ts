@@ -16,6 +16,8 @@ import { fileURLToPath } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { apiError } from '../core/errors.ts';
 import { andThen, type MaybePromise } from '../core/maybe-async.ts';
+import { CLICK_IDS, PAGE_COOKIES } from '../core/platforms/facts.ts';
+import type { PageCookie } from '../core/platforms/platform.ts';
 import { type Runtime, refuseMethod, sendError } from './runtime.ts';
 
 /** The tag as served. */
@@ -73,10 +75,30 @@ async function bundle(entry: string, define: Record<string, string>): Promise<Bu
   return Buffer.from(code);
 }
 
+/**
+ * A page cookie (platform facts) as the tag names it, within its byte budget: `_<field>` as
+ * `<field>`, or Microsoft's `_uet<field>`, whose value loses `_uet`, as `uet<field>`
+ * (gateway/tag/context.ts). A fact of another shape would be read wrong, so it stops the build.
+ */
+export function tagCookie(c: PageCookie): string {
+  const prefix = c.strip === undefined ? '_' : c.strip === '_uet' ? '_uet' : undefined;
+  if (prefix === undefined || c.cookie !== `${prefix}${c.field}`)
+    throw new Error(
+      `the tag reads cookies named _<field> or _uet<field> (less _uet): not ${c.cookie} → ${c.field}`,
+    );
+  return c.cookie.slice(1);
+}
+
 /** The tag and its reader bundled from their sources: the reader first, its version in the tag. */
 export async function buildTagScripts(): Promise<TagScripts> {
   const cmp = await bundle(ENTRIES.cmp, {});
-  const tag = await bundle(ENTRIES.tag, { CMP_VERSION: JSON.stringify(tagOf(cmp).version) });
+  const tag = await bundle(ENTRIES.tag, {
+    CMP_VERSION: JSON.stringify(tagOf(cmp).version),
+    // The platforms' click ids, from their facts: the tag reads them from the landing URL.
+    CLICK_ID_PARAMS: JSON.stringify(CLICK_IDS.map((c) => c.param)),
+    // And the cookies their pixels set that the tag reads, by name without the underscore.
+    PAGE_COOKIES: JSON.stringify(PAGE_COOKIES.map(tagCookie)),
+  });
   return { tag, cmp };
 }
 

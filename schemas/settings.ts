@@ -2,7 +2,8 @@
  * The settings of one environment (`environments/<name>.yaml`): the single source for the
  * local environment and for `pulumi up`. Secret *names* only, never values.
  */
-import Type, { type Static } from 'typebox';
+import Type, { type Static, type TLiteral } from 'typebox';
+import { CONSENT_PURPOSES } from './consent-purposes.ts';
 import { MappingsSetting } from './mapping.ts';
 
 const Id = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}$', description });
@@ -11,13 +12,11 @@ export const DURATION_PATTERN = '^[0-9]+(\\.[0-9]+)?[sm]$';
 const Duration = (description: string) =>
   Type.String({ pattern: DURATION_PATTERN, description: `${description} (e.g. "10s" or "5m")` });
 
+/** A literal schema for each value of a list, as a tuple (so the union's type is the list's). */
+type Literals<T extends readonly string[]> = { -readonly [K in keyof T]: TLiteral<T[K]> };
+
 export const ConsentPurpose = Type.Union(
-  [
-    Type.Literal('analytics'),
-    Type.Literal('ads'),
-    Type.Literal('ad_user_data'),
-    Type.Literal('ad_personalization'),
-  ],
+  CONSENT_PURPOSES.map((p) => Type.Literal(p)) as unknown as Literals<typeof CONSENT_PURPOSES>,
   { description: 'A consent purpose carried in the event `consent` group' },
 );
 export type ConsentPurpose = Static<typeof ConsentPurpose>;
@@ -294,14 +293,14 @@ export const Destination = Type.Object(
     bots: Type.Optional(
       Type.Union([Type.Literal('skip'), Type.Literal('send')], {
         description:
-          'Events flagged enriched.bot: skip (default for meta_capi, ga4_mp and tiktok_events) or send (default for webhook)',
+          'Events flagged enriched.bot: skip (default for a platform sent a mapping) or send (default for one sent the stored event, such as webhook)',
       }),
     ),
     scrub_pii: Type.Optional(
       Type.Boolean({
         description:
           'Replace emails and phone numbers found in URLs and free text of the outgoing payload; ' +
-          'default true for meta_capi, ga4_mp and tiktok_events, false for webhook (it receives the stored event)',
+          'default true for a platform sent a mapping, false for webhook (it receives the stored event)',
       }),
     ),
     user_deletion: Type.Optional(

@@ -21,7 +21,7 @@ import { oauthDefinitions } from '../core/platforms/segment-action/oauth.ts';
 import { declareVariants } from '../infra/variants.ts';
 import { corpusFigures } from './creator-corpus.ts';
 import { deployerTable } from './docs-deployer.ts';
-import { apiVersionTable, platformTable } from './docs-platforms.ts';
+import { apiVersionTable, factsTable, platformTable } from './docs-platforms.ts';
 import { settingsTable } from './docs-settings.ts';
 import { signatureSchemeTable } from './docs-signatures.ts';
 import { writeCatalog } from './segment-catalog.ts';
@@ -41,6 +41,7 @@ const PARTS: readonly Part[] = [
   { file: 'docs/settings.md', name: 'settings', write: () => settingsTable() },
   { file: 'docs/platforms.md', name: 'platforms', write: (text) => platformTable(text) },
   { file: 'docs/platforms.md', name: 'api-versions', write: () => apiVersionTable(true) },
+  { file: 'docs/platforms.md', name: 'facts', write: () => factsTable() },
   { file: 'README.md', name: 'api-versions', write: () => apiVersionTable(false) },
   {
     file: 'docs/catalog-destinations.md',

@@ -103,3 +103,37 @@ export function apiVersionTable(full: boolean): string {
     : ['platform', 'API version', 'sunset'];
   return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
+
+/**
+ * The facts table: what each platform's `facts.ts` declares that the gateway, enrichment and the
+ * studio read (its TCF vendor, click ids, the cookies the gateway sets, the creator's step-3
+ * control), and whether its erasure slot deletes a person, by which identifiers.
+ */
+export function factsTable(): string {
+  const rows = PLATFORM_LIST.map((p) => {
+    const cookies = (p.cookies ?? []).map(
+      (c) =>
+        `\`${c.name}\`${c.purposes.length ? ` (${c.purposes.join(', ')})` : ''}${c.withDestination ? ', with a destination' : ''}`,
+    );
+    const step3 = p.step3 ? `${p.step3.kind === 'events' ? 'standard event' : 'id'}: ${p.step3.label}` : '—';
+    return [
+      `\`${p.type}\``,
+      p.tcfVendor === undefined ? '—' : String(p.tcfVendor),
+      (p.clickIds ?? []).map((c) => `\`${c.param}\` (${c.channel.replace('_', ' ')})`).join(', ') || '—',
+      cookies.join(', ') || '—',
+      (p.pageCookies ?? []).map((c) => `\`${c.cookie}\``).join(', ') || '—',
+      step3,
+      p.erasure ? `by ${p.erasure.identifiers.join(', ')}` : '—',
+    ];
+  });
+  const header = [
+    'type',
+    'TCF vendor',
+    'click ids (channel)',
+    'cookies the gateway sets (purposes)',
+    'cookies the tag reads',
+    'creator step 3',
+    'erasure',
+  ];
+  return [header, header.map(() => '---'), ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}

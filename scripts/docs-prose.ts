@@ -1,7 +1,8 @@
 /**
  * What the docs test reads in prose: the sentences of a markdown text outside fenced code and
  * generated blocks, and the platforms a sentence names (by the names docs-platforms.ts gives
- * them), so that a sentence listing platforms by hand is found wherever it is written.
+ * them, or by their destination types), so that a sentence listing platforms or destination types
+ * by hand is found wherever it is written.
  */
 import { PLATFORM_NAMES } from './docs-platforms.ts';
 
@@ -47,7 +48,13 @@ const WORDS = Object.values(PLATFORM_NAMES).map(({ short }) => ({
   ),
 }));
 
-/** The platforms a sentence names, each once. */
+/** Each platform's destination type as a word (`meta_capi`): a list of types is a list of platforms too. */
+const TYPES = Object.entries(PLATFORM_NAMES).map(([type, { short }]) => ({
+  short,
+  pattern: new RegExp(`(?<![\\w-])${type}(?![\\w-])`),
+}));
+
+/** The platforms a sentence names, by name or by destination type, each once. */
 export function platformsNamed(sentence: string): string[] {
-  return WORDS.filter((w) => w.pattern.test(sentence)).map((w) => w.short);
+  return [...new Set([...WORDS, ...TYPES].filter((w) => w.pattern.test(sentence)).map((w) => w.short))];
 }

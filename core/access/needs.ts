@@ -8,12 +8,14 @@
  * able to do. docs/permissions.md explains the table and how to debug a refused call.
  */
 
-import type { Settings } from '../../schemas/settings.ts';
+import type { Destination, Settings } from '../../schemas/settings.ts';
 import { modelPlan } from '../models/models.ts';
 import { ACTIONS_TOPIC, type Plan, RUNS_TOPIC } from '../plan.ts';
-import { GA4_PLATFORM } from '../platforms/ga4/index.ts';
+import type { ErasedPerson } from '../platforms/erasure.ts';
 import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
 import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
+import type { Platform } from '../platforms/platform.ts';
+import { PLATFORMS } from '../platforms/platforms.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
@@ -643,10 +645,25 @@ export function serviceOfHost(host: string): string | undefined {
 /** The Storage Write API's writer: its needs' calls go to bigquerystorage.googleapis.com. */
 const WRITE_API_CODE = 'adapters/bigquery-write-api.ts';
 
+/** A stand-in person with one identifier of each kind: what an erasure slot asks for is the same. */
+const ANY_PERSON: ErasedPerson = {
+  emails: ['a@example.com'],
+  phones: ['+10000000000'],
+  userIds: ['u'],
+  anonymousIds: ['a'],
+};
+
+/** The URLs a destination's erasure slot sends a person's deletion to (none without a slot, or for a gap). */
+function erasureUrls(p: Platform, d: Readonly<Destination>): string[] {
+  const requests = p.erasure?.requests(d, ANY_PERSON);
+  return Array.isArray(requests) ? [...new Set(requests.map((r) => r.request.url))] : [];
+}
+
 /**
  * Every Google API host each workload calls with these settings: the hosts of the access table's
- * permissions (accessNeeds), and the calls authorised outside the project's IAM — GA4's Admin API
- * (an erasure's user deletion, the property's own Editor role) and Google Ads' Data Manager API
+ * permissions (accessNeeds), and the calls authorised outside the project's IAM — a platform's
+ * deletion API its erasure slot calls (GA4's Admin API, under the property's own Editor role) and
+ * Google Ads' Data Manager API
  * (the Google Ads account's access) — which still need their service enabled in the project the
  * caller's token belongs to.
  */
@@ -667,12 +684,13 @@ export function apiCalls(plan: Plan, settings: Readonly<Settings>): ApiCall[] {
   // Spans to Cloud Trace's OTLP endpoint come from the table's telemetry.traces.write rows.
   for (const d of settings.destinations ?? []) {
     // Disabled destinations included: an erasure asks every platform that may hold the person.
-    const erasure = GA4_PLATFORM.erasure;
-    if (d.type === GA4_PLATFORM.type && d.user_deletion && erasure)
+    // Where its erasure slot would send a person's deletion, as the slot itself builds it.
+    const p = PLATFORMS[d.type];
+    for (const url of erasureUrls(p, d))
       call(
         'schedule',
-        d.user_deletion.url ?? erasure.baseUrl,
-        'an erasure’s GA4 user deletion (submitUserDeletion)',
+        url,
+        `an erasure’s ${p.names.short} deletion`,
         'functions/schedule/erasure-platforms.ts',
       );
     if (d.type === GOOGLE_ADS_PLATFORM.type && d.enabled !== false) {

@@ -14,6 +14,7 @@
  * sharing denies the advertising purposes for every destination: one that needs them is
  * skipped, and any other (GA4) is told they are denied.
  */
+import { CONSENT_PURPOSES as PURPOSES } from '../../schemas/consent-purposes.ts';
 import type { ConsentPurpose } from '../../schemas/settings.ts';
 import type { StoredEvent } from '../event.ts';
 import { type RegionalWord, regionalWords } from './regions.ts';
@@ -47,12 +48,8 @@ export interface ConsentVerdict {
   readonly signal: string | undefined;
 }
 
-export const CONSENT_PURPOSES: readonly ConsentPurpose[] = Object.freeze([
-  'analytics',
-  'ads',
-  'ad_user_data',
-  'ad_personalization',
-]);
+/** The purposes, from their one list (schemas/consent-purposes.ts). */
+export const CONSENT_PURPOSES: readonly ConsentPurpose[] = PURPOSES;
 
 const ADVERTISING: ReadonlySet<ConsentPurpose> = new Set(['ads', 'ad_user_data', 'ad_personalization']);
 

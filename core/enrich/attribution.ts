@@ -6,7 +6,8 @@
 
 import type { Channel, Enriched } from '../../schemas/context.ts';
 import type { StoredEvent } from '../event.ts';
-import { CLICK_IDS, UTM } from './click-ids.ts';
+import { CLICK_IDS } from '../platforms/facts.ts';
+import { UTM } from './click-ids.ts';
 import { lookupReferrer, type ReferrerTable } from './referrers.ts';
 
 type EnrichedCampaign = NonNullable<Enriched['campaign']>;
@@ -16,27 +17,23 @@ type Writable<T> = { -readonly [K in keyof T]: T[K] };
 type UtmField = (typeof UTM)[keyof typeof UTM];
 
 /**
- * Click ids: URL parameter (lower-cased: Snapchat writes `ScCid`) → campaign field. Each is taken
- * from the producer when it sent one, else from the URL, one by one (one click per platform).
+ * Click ids: URL parameter (lower-cased: Snapchat writes `ScCid`) → campaign field of the same
+ * name, each platform's (core/platforms/<platform>/facts.ts). Each is taken from the producer when
+ * it sent one, else from the URL, one by one (one click per platform).
  */
-type ClickId = (typeof CLICK_IDS)[number];
+type ClickId = keyof EnrichedCampaign & string;
+const CLICK_FIELDS = CLICK_IDS.map((c) => c.param as ClickId);
 
 const PARAMS: ReadonlyMap<string, UtmField | ClickId> = new Map<string, UtmField | ClickId>([
   ...Object.entries(UTM),
-  ...CLICK_IDS.map((id) => [id, id] as const),
+  ...CLICK_FIELDS.map((id) => [id, id] as const),
 ]);
 
 /** Search platforms' click ids mean a paid search click; the rest are social platforms' ads. */
-const SEARCH_CLICKS: readonly ClickId[] = ['gclid', 'gbraid', 'wbraid', 'msclkid'];
-const SOCIAL_CLICKS: readonly ClickId[] = [
-  'fbclid',
-  'ttclid',
-  'sccid',
-  'epik',
-  'li_fat_id',
-  'rdt_cid',
-  'twclid',
-];
+const clicksOf = (channel: Channel): readonly ClickId[] =>
+  CLICK_IDS.filter((c) => c.channel === channel).map((c) => c.param as ClickId);
+const SEARCH_CLICKS = clicksOf('paid_search');
+const SOCIAL_CLICKS = clicksOf('social');
 
 /** utm_medium values and the channel they name (lower-cased; GA4's default channel rules in spirit). */
 const MEDIUM_CHANNEL: ReadonlyMap<string, Channel> = new Map<string, Channel>([
@@ -121,7 +118,7 @@ export function attribution(event: StoredEvent, options: AttributionOptions): At
     const v = producerUtm ? produced[f] : fromUrl[f];
     if (v !== undefined) campaign[f] = v;
   }
-  for (const f of CLICK_IDS) {
+  for (const f of CLICK_FIELDS) {
     const v = produced[f] ?? fromUrl[f];
     if (v !== undefined) campaign[f] = v;
   }

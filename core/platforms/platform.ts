@@ -53,6 +53,97 @@ export interface StandardEvents {
   readonly matchGuidance?: string;
 }
 
+/**
+ * A URL parameter carrying the platform's click id (lower-cased: Snapchat writes `ScCid`): the
+ * enrichment step and the tag fill the `campaign` field of the same name from a landing URL, and
+ * a click means `channel` (docs/enrichment.md, "Attribution").
+ */
+export interface ClickIdFact {
+  readonly param: string;
+  readonly channel: 'paid_search' | 'social';
+}
+
+/** What a cookie the gateway sets for a platform is made from (gateway/id-cookies.ts). */
+export interface CookieInput {
+  /** The event's `campaign` group (the page's click ids and cookies as the tag read them). */
+  readonly campaign: Readonly<Record<string, unknown>>;
+  /** A cookie of the request, by name. */
+  cookie(name: string): string | undefined;
+  /** The domain index the platforms count (labels of the cookie's domain less one; 1 on an IP). */
+  readonly index: number;
+  /** The batch's time, in ms since the epoch. */
+  readonly now: number;
+  /** A random integer in [min, max). */
+  random(min: number, max: number): number;
+}
+
+/**
+ * A first-party cookie the platform reads and the gateway sets on a page's batch (docs/browser.md,
+ * "Ids the server sets"), after storage (`analytics`) is granted.
+ */
+export interface PlatformCookie {
+  readonly name: string;
+  /** The purposes it needs beyond storage. */
+  readonly purposes: readonly ConsentPurpose[];
+  /** Set only when the settings have a destination of the platform. */
+  readonly withDestination: boolean;
+  /** Its value: the page's own when it is well formed, else a new one; undefined sets none. */
+  value(input: CookieInput): string | undefined;
+}
+
+/**
+ * A cookie a platform's pixel sets on the site that the tag copies into the `campaign` field
+ * `field` (gateway/tag/context.ts), without the prefix `strip` its value starts with (Microsoft's
+ * `_uetmsclkid` holds `_uet<msclkid>`).
+ */
+export interface PageCookie {
+  readonly cookie: string;
+  readonly field: string;
+  readonly strip?: string;
+}
+
+/**
+ * How the creator's step 3 asks whether a new event goes to the platform (studio/web/creator.ts):
+ * a choice among its standard events, or the id its conversions are sent to (a pattern the field
+ * accepts, `numeric` for a number pad).
+ */
+export type Step3Control =
+  | { readonly kind: 'events'; readonly label: string }
+  | { readonly kind: 'id'; readonly label: string; readonly pattern: string; readonly numeric?: boolean };
+
+/**
+ * A platform's facts as data (`<platform>/facts.ts`), importing nothing at run time: the studio's
+ * browser bundle loads them (core/platforms/facts.ts lists them) as well as the platform's value,
+ * which spreads them. Every table about platforms — the decision layer's consent, the gateway's
+ * cookies, enrichment's click ids, the creator's step 3 and consent warning, the docs — is derived
+ * from them (docs/architecture.md, "Platforms").
+ */
+export interface PlatformFacts {
+  /** The destination type in the settings (schemas/settings.ts `DestinationType`). */
+  readonly type: DestinationType;
+  /** How the docs and pages name it: `short` in prose, `heading` its section of docs/platforms.md. */
+  readonly names: { readonly short: string; readonly heading: string };
+  /** The consent purposes the type needs unless a destination's settings say otherwise. */
+  readonly consent: readonly ConsentPurpose[];
+  /**
+   * The platform's vendor id on the IAB TCF Global Vendor List, whose consent a TC string must
+   * give (with its source in the folder's facts.ts); absent where none is confirmed.
+   */
+  readonly tcfVendor?: number | undefined;
+  /** The URL parameters carrying its click ids. */
+  readonly clickIds?: readonly ClickIdFact[];
+  /** The first-party cookies it reads that the gateway sets. */
+  readonly cookies?: readonly PlatformCookie[];
+  /** The first-party cookies its own pixel sets that the tag reads into the event's `campaign`. */
+  readonly pageCookies?: readonly PageCookie[];
+  /** The creator's step-3 control; absent for a platform a new event is not offered to. */
+  readonly step3?: Step3Control;
+  /** A mapped platform's standard events, value targets and match guidance (its standard-events.ts). */
+  readonly events?: StandardEvents;
+  /** The API version its requests carry, with the platform's sunset for it (its api-version.ts). */
+  readonly apiVersion: ApiVersion;
+}
+
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
 export interface MappedPayload extends StandardEvents {
   readonly kind: 'mapped';
@@ -139,27 +230,14 @@ export interface ApiVersion {
   readonly override?: string;
 }
 
-/** What a platform's folder writes. */
-export interface PlatformSpec {
-  /** The destination type in the settings (schemas/settings.ts `DestinationType`). */
-  readonly type: DestinationType;
-  /** How the docs and pages name it: `short` in prose, `heading` its section of docs/platforms.md. */
-  readonly names: { readonly short: string; readonly heading: string };
+/** What a platform's folder writes: its facts (facts.ts, spread in) and its parts. */
+export interface PlatformSpec extends PlatformFacts {
   /** Config keys, secret roles, URL and test code the platform cannot work without. */
   readonly requirements: DestinationRequirements;
-  /** The consent purposes the type needs unless a destination's settings say otherwise. */
-  readonly consent: readonly ConsentPurpose[];
-  /**
-   * The platform's vendor id on the IAB TCF Global Vendor List, whose consent a TC string must
-   * give (with its source in the folder's consent.ts); absent where none is confirmed.
-   */
-  readonly tcfVendor?: number | undefined;
   /** How an event becomes the platform's request. */
   readonly payload: MappedPayload | StoredPayload;
   /** How the platform's answers are read. */
   readonly responses: ResponseTable;
-  /** The API version its requests carry, with the platform's sunset for it. */
-  readonly apiVersion: ApiVersion;
   /**
    * Secret roles the scheduler reads too, for work on the platform after delivery (Google Ads'
    * request diagnostics): core/plan.ts gives the schedule function those secrets.

@@ -4,6 +4,7 @@
  * and web-standard: the studio runs it in the browser, tests run it here.
  */
 
+import { CONSENT_PURPOSES, type ConsentPurposeName } from '../../schemas/consent-purposes.ts';
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
@@ -43,13 +44,13 @@ export interface PlatformChoice {
    * granted, anything else → denied). A purpose left out is not in the event, and a destination
    * that needs it skips the event (Meta and TikTok: ads and ad_user_data; GA4: analytics).
    */
-  readonly consent?: Partial<Record<ConsentPurpose, 'granted' | { readonly column: string }>>;
+  readonly consent?: Partial<Record<ConsentPurposeName, 'granted' | { readonly column: string }>>;
   /** Meta's `action_source` for every event (`website` only with a page URL; else `other`…). */
   readonly actionSource?: string;
 }
 
-export const CONSENT_PURPOSES = ['analytics', 'ads', 'ad_user_data', 'ad_personalization'] as const;
-export type ConsentPurpose = (typeof CONSENT_PURPOSES)[number];
+// The purposes' one list (schemas/consent-purposes.ts).
+export { CONSENT_PURPOSES, type ConsentPurposeName as ConsentPurpose };
 
 /** A consent column's values as the context's `granted`/`denied`. */
 const CONSENT_LOOKUP: TranslatorTransform = {

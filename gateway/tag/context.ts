@@ -5,7 +5,7 @@
  * (docs/browser.md, "What the tag collects"). A person's traits go as the site gave them: the
  * gateway splits them into the `user` group (core/translate/traits.ts).
  */
-import { CLICK_IDS, UTM } from '../../core/enrich/click-ids.ts';
+import { UTM } from '../../core/enrich/click-ids.ts';
 import { parsed, readCookie, rootDomain, store, writeCookie } from './storage.ts';
 
 export type Fields = Record<string, unknown>;
@@ -14,15 +14,18 @@ export type Consent = Record<string, 'granted' | 'denied'>;
 /** Whether an object has any own field. */
 export const filled = (o: object): boolean => Object.keys(o).length > 0;
 
+/** The platforms' click ids (core/platforms/facts.ts), set when the tag is bundled (gateway/tag-route.ts). */
+declare const CLICK_ID_PARAMS: readonly string[];
+
 /** URL parameters (lower-cased) and the `campaign` field each fills: UTM's, and the click ids. */
 const PARAMS: Record<string, string> = { ...UTM };
-for (const id of CLICK_IDS) PARAMS[id] = id;
+for (const id of CLICK_ID_PARAMS) PARAMS[id] = id;
 
 /**
- * First-party cookies the platforms' own pixels set, each `_<name>` filling the `campaign` field
- * `<name>`; Microsoft's `_uetmsclkid` fills `msclkid`.
+ * First-party cookies the platforms' own pixels set (their facts, set when the tag is bundled),
+ * each `_<name>` filling the `campaign` field `<name>`; Microsoft's `_uetmsclkid` fills `msclkid`.
  */
-const COOKIES = ['fbp', 'fbc', 'ttp', 'scid', 'epik', 'rdt_uuid', 'uetmsclkid'];
+declare const PAGE_COOKIES: readonly string[];
 
 export const session = store('sessionStorage');
 export const CAMPAIGN_KEY = 'eventbus_campaign';
@@ -46,7 +49,7 @@ export function landingCampaign(search: string): Fields {
 /** The campaign group of an event: the landing's parameters, then the platforms' cookies. */
 export function campaignOf(landing: Fields): Fields | undefined {
   const out: Fields = { ...landing };
-  for (const name of COOKIES) {
+  for (const name of PAGE_COOKIES) {
     const field = name.replace('uet', '');
     let value = readCookie(`_${name}`);
     // Microsoft's cookie holds `_uet<msclkid>`.

@@ -15,7 +15,6 @@ import { stringify } from 'yaml';
 import { definedEvent, definedEvents } from '../../core/definitions/defined-events.ts';
 import { normalizeEvent, normalizeOptions } from '../../core/event.ts';
 import { META_ACTION_SOURCES } from '../../core/platforms/meta/target.ts';
-import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../core/platforms/standard-events.ts';
 import type { PlannedChange } from '../../core/registry/registry.ts';
 import {
   CONSENT_PURPOSES,
@@ -36,7 +35,7 @@ import {
 } from '../../core/samples/index.ts';
 import { offeredScheme } from '../../core/samples/sender-scheme.ts';
 import { translate } from '../../core/translate/index.ts';
-import type { Settings } from '../../schemas/settings.ts';
+import type { DestinationType, Settings } from '../../schemas/settings.ts';
 import {
   $,
   admin,
@@ -59,7 +58,9 @@ import {
 } from './creator-amounts.ts';
 import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
 import { byColumn, checkName, renderPreview } from './creator-checks.ts';
+import { consentWarning } from './creator-consent.ts';
 import { goLive, type Saved, startLive } from './creator-live.ts';
+import { PLATFORM_CONTROL_IDS, platformEvents, renderPlatformControls } from './creator-platforms.ts';
 import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
 import {
   catalogueDraft,
@@ -443,11 +444,7 @@ function flushRowCheck(): void {
 
 /** What step 3 says: the platforms' events, the value and currency, consent at collection. */
 function platformChoice(): PlatformChoice {
-  const events: PlatformChoice['events'] = {};
-  for (const type of PLATFORM_TYPES) {
-    const v = $<HTMLSelectElement>(`platform-${type}`).value.trim();
-    if (v) events[type] = v;
-  }
+  const events = platformEvents() as PlatformChoice['events'];
   const consent: NonNullable<PlatformChoice['consent']> = {};
   for (const purpose of CONSENT_PURPOSES) {
     const v = $<HTMLSelectElement>(`consent-${purpose}`).value;
@@ -456,20 +453,8 @@ function platformChoice(): PlatformChoice {
   }
   const mapped = new Set(state.choices.filter((c) => c.target.startsWith('consent.')).map((c) => c.target));
   const has = (p: string) => p in consent || mapped.has(`consent.${p}`);
-  const missing = [
-    ...(events.meta_capi ||
-    events.tiktok_events ||
-    events.pinterest_capi ||
-    events.snapchat_capi ||
-    events.x_conversions
-      ? ['ads', 'ad_user_data']
-      : []),
-    ...(events.ga4_mp ? ['analytics'] : []),
-  ].filter((p, i, all) => !has(p) && all.indexOf(p) === i);
-  $('consent-note').textContent =
-    missing.length === 0
-      ? ''
-      : `Meta and TikTok receive an event only with consent to ads and ad user data (so do Pinterest, Snapchat and X), GA4 with consent to analytics: say where consent to ${missing.join(', ')} comes from above, or nothing is sent there.`;
+  // Each chosen platform's own purposes (its facts), so none is left out of the warning.
+  $('consent-note').textContent = consentWarning(Object.keys(events) as DestinationType[], has);
   const actionSource = $<HTMLSelectElement>('action-source').value;
   return {
     events,
@@ -592,21 +577,11 @@ function start(): void {
       readSample();
     }
   });
-  for (const type of PLATFORM_TYPES) {
-    // A platform without event names (Google Ads: each conversion goes to an action id) is a text field.
-    if (STANDARD_EVENTS[type].length === 0) continue;
-    $(`platform-${type}`).replaceChildren(
-      el('option', { value: '' }, 'not sent'),
-      ...STANDARD_EVENTS[type].map((e) => el('option', { value: e }, e)),
-    );
-  }
+  // Step 3's controls, as each platform's facts declare them.
+  renderPlatformControls();
   for (const id of ['event-name', 'description', 'zone', 'currency-code'])
     $(id).addEventListener('input', update);
-  for (const id of [
-    ...PLATFORM_TYPES.map((t) => `platform-${t}`),
-    'action-source',
-    ...CONSENT_PURPOSES.map((p) => `consent-${p}`),
-  ])
+  for (const id of [...PLATFORM_CONTROL_IDS, 'action-source', ...CONSENT_PURPOSES.map((p) => `consent-${p}`)])
     $(id).addEventListener('change', update);
   $('records').addEventListener('change', readSample);
   $('field-search').addEventListener('input', filterFields);

@@ -128,7 +128,7 @@ describe('end to end: the creator from a sample to Leads at Meta', function () {
 
     // Step 3: before consent is given, the page says why nothing would reach Meta.
     await page.getByLabel('Meta', { exact: true }).selectOption('Lead');
-    await page.getByText(/Meta and TikTok receive an event only with consent/).waitFor();
+    await page.getByText(/Meta receives an event only with consent to ads and ad user data/).waitFor();
     // Betrag was guessed as the value: preselected under the name it was given, in euros by
     // default (no column holds a currency).
     assert.equal(await page.getByLabel('Value from').inputValue(), 'amount');

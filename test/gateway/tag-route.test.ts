@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { chooseEncoding } from '../../gateway/tag-route.ts';
+import { CLICK_IDS, PAGE_COOKIES } from '../../core/platforms/facts.ts';
+import { chooseEncoding, tagCookie } from '../../gateway/tag-route.ts';
 import { FakePublisher, startTestGateway, type TestGateway } from './support.ts';
 
 describe('gateway: GET /v1/tag.js', () => {
@@ -29,6 +30,18 @@ describe('gateway: GET /v1/tag.js', () => {
     const again = await fetch(`${g.url}/v1/tag.js`, { headers: { 'if-none-match': etag } });
     assert.equal(again.status, 304);
     assert.equal(await again.text(), '');
+  });
+
+  it("carries every platform's click ids and the cookies its pixel sets, from the platforms' facts", async () => {
+    const body = await (
+      await fetch(`${g.url}/v1/tag.js`, { headers: { 'accept-encoding': 'identity' } })
+    ).text();
+    for (const c of CLICK_IDS) assert.ok(body.includes(JSON.stringify(c.param)), c.param);
+    for (const c of PAGE_COOKIES) assert.ok(body.includes(JSON.stringify(tagCookie(c))), c.cookie);
+    assert.equal(tagCookie({ cookie: '_uetmsclkid', field: 'msclkid', strip: '_uet' }), 'uetmsclkid');
+    // A cookie the tag's reading cannot express stops the build rather than being read wrong.
+    assert.throws(() => tagCookie({ cookie: 'ttp', field: 'ttp' }), /the tag reads cookies named _<field>/);
+    assert.throws(() => tagCookie({ cookie: '_x_abc', field: 'abc', strip: '_x_' }), /not _x_abc → abc/);
   });
 
   it('is immutable under ?v=<its version>, and another version gets this one for 5 minutes', async () => {

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
+import { factsWith } from '../../core/platforms/facts.ts';
 import { translate } from '../../core/translate/index.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import { studioInBrowser } from '../support/studio-browser.ts';
@@ -75,6 +76,21 @@ describe('studio creator in a browser', function () {
       });
     // The README and docs/studio.md show this page (SCREENSHOTS=docs/img refreshes it).
     await shot(page, 'creator-fields');
+
+    // Step 3: a control per platform its facts offer, of the kind they declare; the consent
+    // warning names each chosen platform short of a purpose (issue #99: Google Ads and Reddit too).
+    for (const f of factsWith('step3')) {
+      const tag = await page.getByLabel(f.step3.label, { exact: true }).evaluate((e) => e.tagName);
+      assert.equal(tag, f.step3.kind === 'events' ? 'SELECT' : 'INPUT', f.type);
+    }
+    await page.getByLabel('Google Ads conversion action id', { exact: true }).fill('123');
+    await page.getByLabel('Reddit', { exact: true }).selectOption('LEAD');
+    await page
+      .getByText(/^Google Ads and Reddit receive an event only with consent to ads and ad user data: /)
+      .waitFor();
+    await page.getByLabel('Google Ads conversion action id', { exact: true }).fill('');
+    await page.getByLabel('Reddit', { exact: true }).selectOption('');
+    await page.waitForFunction(() => document.getElementById('consent-note')?.textContent === '');
 
     await page.getByRole('button', { name: 'Show what will be saved' }).click();
     await page.getByText('EventDefinition/quote_requested: would be created 1.0').waitFor();

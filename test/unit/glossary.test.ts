@@ -1,6 +1,7 @@
 /**
- * docs/glossary.md is the record of the words (issue #77): every term a newcomer meets in the
- * README is defined there, and the docs use the one word it picks where two competed.
+ * docs/glossary.md is the record of the words (issues #77, #99): every term a newcomer meets in
+ * the README and the docs' first screens is defined there, with each round's own words, and the
+ * docs use the one word it picks where two competed.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -50,6 +51,49 @@ const README_TERMS = [
   'enrichment',
 ];
 
+/** This round's own words (issue #99): the promises and signals the code now names. */
+const ROUND_TERMS = [
+  'claim',
+  'identity claim',
+  'send-once claim',
+  'egress',
+  'egress gate',
+  'trace',
+  'trace context',
+  'consent purpose',
+  'tcf',
+  'tcf vendor id',
+  'gpp',
+  'cmp',
+  'click id',
+  'platform facts',
+];
+
+/** Terms the docs' first screens use that a reader meets before any definition on the page. */
+const FIRST_SCREEN_TERMS = [
+  'runtime resource',
+  'alert',
+  'warehouse',
+  'storage first',
+  'tag',
+  'spans',
+  'trace',
+  'write key',
+  'decision',
+  'ledger',
+  'translator',
+  'registry',
+  'enrichment',
+  'stand-in',
+  'emulator',
+  'studio',
+  'sync',
+  'claim',
+];
+
+/** A page's first screen: its first 20 lines, lower-cased, one space for any run of white. */
+const FIRST_SCREEN_LINES = 20;
+
 describe('glossary: one word per thing', () => {
   const glossary = read('docs/glossary.md');
   const defined = new Set(
@@ -64,6 +108,30 @@ describe('glossary: one word per thing', () => {
       README_TERMS.filter((t) => !defined.has(t)),
       [],
       'README terms docs/glossary.md does not define (as **term**)',
+    );
+  });
+
+  it("defines this round's words: claims, egress, traces, consent purposes, TCF, GPP, click ids, platform facts", () => {
+    assert.deepEqual(
+      ROUND_TERMS.filter((t) => !defined.has(t)),
+      [],
+      'words docs/glossary.md does not define (as **term**)',
+    );
+  });
+
+  it("defines every listed term the docs' first screens use, and each is still used there", () => {
+    const pages = execFileSync('git', ['ls-files', 'README.md', 'docs/*.md'], { cwd: root, encoding: 'utf8' })
+      .split('\n')
+      .filter((f) => f !== '' && f !== 'docs/glossary.md' && existsSync(join(root, f)));
+    const screens = pages.map((f) =>
+      read(f).split('\n').slice(0, FIRST_SCREEN_LINES).join(' ').toLowerCase().replace(/\s+/g, ' '),
+    );
+    const unused = FIRST_SCREEN_TERMS.filter((t) => !screens.some((s) => new RegExp(`\\b${t}`).test(s)));
+    assert.deepEqual(unused, [], 'terms no first screen uses any more: take them off the list');
+    assert.deepEqual(
+      FIRST_SCREEN_TERMS.filter((t) => !defined.has(t)),
+      [],
+      'first-screen terms docs/glossary.md does not define (as **term**)',
     );
   });
 

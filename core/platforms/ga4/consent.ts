@@ -8,12 +8,6 @@
  */
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), whose consent Google Analytics
- * honours when its TCF support is on (Gravito, "Communicating consent with Google", 2020).
- */
-export const GA4_TCF_VENDOR = 755;
-
 export const ga4ConsentSignals: ConsentSignals = (body, _destination, _event, consent) => {
   const fields = (body['consent'] ?? {}) as Record<string, unknown>;
   for (const purpose of ['ad_user_data', 'ad_personalization'] as const) {

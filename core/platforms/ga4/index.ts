@@ -5,18 +5,17 @@
  * platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { GA4_API } from './api-version.ts';
-import { GA4_TCF_VENDOR, ga4ConsentSignals } from './consent.ts';
+import { ga4ConsentSignals } from './consent.ts';
 import { ga4Body, ga4Request } from './driver.ts';
 import { GA4_ERASURE } from './erasure.ts';
+import { GA4_FACTS } from './facts.ts';
 import { GA4_MAPPING } from './mapping.ts';
 import { GA4_RESPONSES } from './responses.ts';
 import { GA4_STANDARD_EVENTS } from './standard-events.ts';
 import { checkGa4Request, ga4NameProblem, trimGa4Request } from './target.ts';
 
 export const GA4_PLATFORM: Platform = definePlatform({
-  type: 'ga4_mp',
-  names: { short: 'GA4', heading: 'GA4 Measurement Protocol' },
+  ...GA4_FACTS,
   requirements: {
     config: ['measurement_id'],
     optionalConfig: [],
@@ -25,9 +24,6 @@ export const GA4_PLATFORM: Platform = definePlatform({
     // GA4's test mode is its debug endpoint: no test code.
     testEventCode: false,
   },
-  // Analytics only.
-  consent: ['analytics'],
-  tcfVendor: GA4_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: GA4_MAPPING,
@@ -48,7 +44,6 @@ export const GA4_PLATFORM: Platform = definePlatform({
     return why ? `GA4 refuses the event name: ${why} (GA4's reserved event names and prefixes)` : undefined;
   },
   responses: GA4_RESPONSES,
-  apiVersion: GA4_API,
   erasure: GA4_ERASURE,
   // GA4 refuses a web stream's event without client_id: say so in the ledger, never invent one.
   identity: {

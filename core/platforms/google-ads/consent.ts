@@ -9,13 +9,6 @@
 import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Google's IAB TCF vendor id, 755 ("Google Advertising Products"), which Google's tags also read
- * for Google Analytics (IAB Europe's Global Vendor List; Gravito, "Communicating consent with
- * Google", 2020: "Google is on the framework with vendor id 755").
- */
-export const GOOGLE_TCF_VENDOR = 755;
-
 const STATE = { granted: 'CONSENT_GRANTED', denied: 'CONSENT_DENIED' } as const;
 
 export const googleAdsConsentSignals: ConsentSignals = (platformEvent, _destination, _event, resolved) => {

@@ -6,9 +6,9 @@
  * obtained from the `credentials` secret, and routes each event to a conversion action.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { GOOGLE_ADS_API } from './api-version.ts';
-import { GOOGLE_TCF_VENDOR, googleAdsConsentSignals } from './consent.ts';
+import { googleAdsConsentSignals } from './consent.ts';
 import { CREDENTIALS_ROLE, DATA_MANAGER_SCOPE, googleAdsEvent, googleAdsRequest } from './driver.ts';
+import { GOOGLE_ADS_FACTS } from './facts.ts';
 import { GOOGLE_ADS_MAPPING } from './mapping.ts';
 import { GOOGLE_ADS_RESPONSES } from './responses.ts';
 import { GOOGLE_ADS_STANDARD_EVENTS } from './standard-events.ts';
@@ -27,8 +27,7 @@ export function conversionActionProblem(name: string): string | undefined {
 }
 
 export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
-  type: 'google_ads',
-  names: { short: 'Google Ads', heading: 'Google Ads' },
+  ...GOOGLE_ADS_FACTS,
   requirements: {
     config: ['operating_account_id'],
     optionalConfig: ['login_account_id'],
@@ -39,9 +38,6 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
     // Test mode is Data Manager's validateOnly: no test code.
     testEventCode: false,
   },
-  // Ads and the user data they carry need both purposes (as Meta).
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: GOOGLE_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: GOOGLE_ADS_MAPPING,
@@ -55,7 +51,6 @@ export const GOOGLE_ADS_PLATFORM: Platform = definePlatform({
     maxEvents: GOOGLE_ADS_MAX_EVENTS,
   },
   responses: GOOGLE_ADS_RESPONSES,
-  apiVersion: GOOGLE_ADS_API,
   // The request diagnostics the scheduler asks for an hour later (functions/schedule/google-ads-diagnostics.ts).
   scheduledSecrets: [CREDENTIALS_ROLE],
   oauth: { credentials: CREDENTIALS_ROLE, scope: DATA_MANAGER_SCOPE },

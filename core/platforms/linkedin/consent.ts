@@ -7,13 +7,6 @@
 import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * LinkedIn's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed LinkedIn's id
- * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
- * check (docs/delivery.md, "Consent").
- */
-export const LINKEDIN_TCF_VENDOR: number | undefined = undefined;
-
 export const linkedinConsentSignals: ConsentSignals = (platformEvent, _destination, _event, consent) => {
   if (!userDataDenied(consent)) return undefined;
   const user = platformEvent['user'] as { userIds?: { idType?: string }[]; userInfo?: unknown } | undefined;

@@ -5,9 +5,9 @@
  * it. Each event is routed to a conversion rule the destination's mapping names by id.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { LINKEDIN_API } from './api-version.ts';
-import { LINKEDIN_TCF_VENDOR, linkedinConsentSignals } from './consent.ts';
+import { linkedinConsentSignals } from './consent.ts';
 import { LINKEDIN_VERSION, linkedinEvent, linkedinRequest } from './driver.ts';
+import { LINKEDIN_FACTS } from './facts.ts';
 import { LINKEDIN_MAPPING } from './mapping.ts';
 import { LINKEDIN_RESPONSES } from './responses.ts';
 import { LINKEDIN_STANDARD_EVENTS } from './standard-events.ts';
@@ -21,8 +21,7 @@ export function conversionRuleProblem(name: string): string | undefined {
 }
 
 export const LINKEDIN_PLATFORM: Platform = definePlatform({
-  type: 'linkedin_capi',
-  names: { short: 'LinkedIn', heading: 'LinkedIn Conversions API' },
+  ...LINKEDIN_FACTS,
   requirements: {
     config: [],
     optionalConfig: ['api_version'],
@@ -36,8 +35,6 @@ export const LINKEDIN_PLATFORM: Platform = definePlatform({
       api_version: { pattern: LINKEDIN_VERSION, description: 'a LinkedIn-Version, YYYYMM (such as 202603)' },
     },
   },
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: LINKEDIN_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: LINKEDIN_MAPPING,
@@ -51,7 +48,6 @@ export const LINKEDIN_PLATFORM: Platform = definePlatform({
     maxEvents: LINKEDIN_MAX_EVENTS,
   },
   responses: LINKEDIN_RESPONSES,
-  apiVersion: LINKEDIN_API,
   unrouted: (eventName, mapped) => {
     if (mapped === undefined)
       return `event ${eventName} is not a LinkedIn conversion (no mapping for linkedin_capi)`;

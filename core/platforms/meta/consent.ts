@@ -9,13 +9,6 @@
 import { leaveOutHashed, limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Meta's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Meta on
- * the Global Vendor List (CMPs list it as a custom, non-TCF vendor), so a TC string gates it by
- * its TCF purposes alone, with no vendor check (docs/delivery.md, "Consent").
- */
-export const META_TCF_VENDOR: number | undefined = undefined;
-
 /** Meta's hashed `user_data` fields (mapping.ts). */
 const HASHED = ['em', 'ph', 'fn', 'ln', 'ge', 'db', 'ct', 'st', 'zp', 'country', 'external_id'];
 

@@ -5,19 +5,18 @@
  * are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { META_API } from './api-version.ts';
 import { META_AUDIENCES } from './audience.ts';
-import { META_TCF_VENDOR, metaConsentSignals } from './consent.ts';
+import { metaConsentSignals } from './consent.ts';
 import { DIAGNOSTICS_CONFIG } from './dataset-quality.ts';
 import { metaRequest, metaServerEvent } from './driver.ts';
+import { META_FACTS } from './facts.ts';
 import { META_MAPPING } from './mapping.ts';
 import { META_RESPONSES } from './responses.ts';
 import { META_STANDARD_EVENTS } from './standard-events.ts';
 import { checkMetaEvent, META_MAX_EVENTS, trimMetaEvent, trimMetaValue } from './target.ts';
 
 export const META_PLATFORM: Platform = definePlatform({
-  type: 'meta_capi',
-  names: { short: 'Meta', heading: 'Meta Conversions API' },
+  ...META_FACTS,
   requirements: {
     config: ['pixel_id'],
     // `diagnostics: true`: the scheduler asks Meta's Dataset Quality API daily (dataset-quality.ts).
@@ -30,9 +29,6 @@ export const META_PLATFORM: Platform = definePlatform({
       [DIAGNOSTICS_CONFIG]: { pattern: /(?!)/, description: 'a boolean (true or false, unquoted)' },
     },
   },
-  // Ads and the user data they carry need both purposes.
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: META_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: META_MAPPING,
@@ -46,7 +42,6 @@ export const META_PLATFORM: Platform = definePlatform({
     maxEvents: META_MAX_EVENTS,
   },
   responses: META_RESPONSES,
-  apiVersion: META_API,
   audiences: META_AUDIENCES,
 });
 

@@ -7,13 +7,6 @@
 import { userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Microsoft's IAB TCF vendor id: "Include Microsoft (Vendor ID: 1126)", Microsoft Advertising's
- * "Transparency and consent framework (TCF) for UET" (learn.microsoft.com/en-us/advertising/
- * msa-help/hlp_ba_conc_uet_tcf).
- */
-export const MICROSOFT_TCF_VENDOR = 1126;
-
 export const microsoftConsentSignals: ConsentSignals = (platformEvent, _destination, _event, consent) => {
   // Consent Mode's ad_storage counts as ads, as UET's own consent mode names it.
   const ads = consent.ads.state;

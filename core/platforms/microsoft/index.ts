@@ -5,17 +5,16 @@
  * platforms.ts lists it. Access is given account by account (the customer must be enrolled).
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { MICROSOFT_API } from './api-version.ts';
-import { MICROSOFT_TCF_VENDOR, microsoftConsentSignals } from './consent.ts';
+import { microsoftConsentSignals } from './consent.ts';
 import { microsoftEvent, microsoftRequest } from './driver.ts';
+import { MICROSOFT_FACTS } from './facts.ts';
 import { MICROSOFT_MAPPING } from './mapping.ts';
 import { MICROSOFT_RESPONSES } from './responses.ts';
 import { MICROSOFT_STANDARD_EVENTS } from './standard-events.ts';
 import { checkMicrosoftEvent, MICROSOFT_MAX_EVENTS, trimMicrosoftEvent } from './target.ts';
 
 export const MICROSOFT_PLATFORM: Platform = definePlatform({
-  type: 'microsoft_uet',
-  names: { short: 'Microsoft', heading: 'Microsoft Advertising' },
+  ...MICROSOFT_FACTS,
   requirements: {
     config: ['tag_id'],
     optionalConfig: [],
@@ -26,8 +25,6 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     noTestMode: 'send tests to a separate UET tag (docs/platforms.md, Microsoft)',
     configFormats: { tag_id: { pattern: /^[0-9]+$/, description: 'the numeric id of a UET tag' } },
   },
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: MICROSOFT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: MICROSOFT_MAPPING,
@@ -40,7 +37,6 @@ export const MICROSOFT_PLATFORM: Platform = definePlatform({
     maxEvents: MICROSOFT_MAX_EVENTS,
   },
   responses: MICROSOFT_RESPONSES,
-  apiVersion: MICROSOFT_API,
 });
 
 /** The driver the forward function uses for `microsoft_uet` destinations. */

@@ -7,13 +7,6 @@
 import { limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Pinterest's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Pinterest's id
- * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
- * check (docs/delivery.md, "Consent").
- */
-export const PINTEREST_TCF_VENDOR: number | undefined = undefined;
-
 export const pinterestConsentSignals: ConsentSignals = (row, destination, _event, consent) => {
   if (consent.ad_personalization.state === 'denied' && row['opt_out'] === undefined) row['opt_out'] = true;
   if (!limitedDataUse(destination, consent)) return undefined;

@@ -5,9 +5,9 @@
  * it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { PINTEREST_API } from './api-version.ts';
-import { PINTEREST_TCF_VENDOR, pinterestConsentSignals } from './consent.ts';
+import { pinterestConsentSignals } from './consent.ts';
 import { pinterestEvent, pinterestRequest } from './driver.ts';
+import { PINTEREST_FACTS } from './facts.ts';
 import { PINTEREST_MAPPING } from './mapping.ts';
 import { PINTEREST_RESPONSES } from './responses.ts';
 import { PINTEREST_STANDARD_EVENTS } from './standard-events.ts';
@@ -21,8 +21,7 @@ export function pinterestEventNameProblem(name: string): string | undefined {
 }
 
 export const PINTEREST_PLATFORM: Platform = definePlatform({
-  type: 'pinterest_capi',
-  names: { short: 'Pinterest', heading: 'Pinterest Conversions API' },
+  ...PINTEREST_FACTS,
   requirements: {
     config: ['ad_account_id'],
     optionalConfig: ['action_source'],
@@ -31,9 +30,6 @@ export const PINTEREST_PLATFORM: Platform = definePlatform({
     // Test mode is Pinterest's `?test=true`: no test code.
     testEventCode: false,
   },
-  // Ads and the user data they carry need both purposes (as Meta).
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: PINTEREST_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: PINTEREST_MAPPING,
@@ -47,7 +43,6 @@ export const PINTEREST_PLATFORM: Platform = definePlatform({
     maxEvents: PINTEREST_MAX_EVENTS,
   },
   responses: PINTEREST_RESPONSES,
-  apiVersion: PINTEREST_API,
 });
 
 /** The driver the forward function uses for `pinterest_capi` destinations. */

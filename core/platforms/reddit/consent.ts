@@ -7,13 +7,6 @@
 import { limitedDataUse, userDataDenied } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Reddit's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Reddit's id
- * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
- * check (docs/delivery.md, "Consent").
- */
-export const REDDIT_TCF_VENDOR: number | undefined = undefined;
-
 const PERSONAL = ['email', 'phone_number', 'external_id', 'ip_address', 'idfa', 'aaid'];
 
 export const redditConsentSignals: ConsentSignals = (platformEvent, destination, _event, consent) => {

@@ -4,17 +4,16 @@
  * (consent.ts) and how its answers are read (responses.ts) are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { REDDIT_API } from './api-version.ts';
-import { REDDIT_TCF_VENDOR, redditConsentSignals } from './consent.ts';
+import { redditConsentSignals } from './consent.ts';
 import { redditEvent, redditRequest } from './driver.ts';
+import { REDDIT_FACTS } from './facts.ts';
 import { REDDIT_MAPPING } from './mapping.ts';
 import { REDDIT_RESPONSES } from './responses.ts';
 import { REDDIT_STANDARD_EVENTS } from './standard-events.ts';
 import { checkRedditEvent, REDDIT_MAX_EVENTS, trimRedditEvent } from './target.ts';
 
 export const REDDIT_PLATFORM: Platform = definePlatform({
-  type: 'reddit_capi',
-  names: { short: 'Reddit', heading: 'Reddit Conversions API' },
+  ...REDDIT_FACTS,
   requirements: {
     config: ['pixel_id'],
     optionalConfig: [],
@@ -23,8 +22,6 @@ export const REDDIT_PLATFORM: Platform = definePlatform({
     // Test mode is the Events Manager's test id, sent as data.test_id.
     testEventCode: true,
   },
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: REDDIT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: REDDIT_MAPPING,
@@ -37,7 +34,6 @@ export const REDDIT_PLATFORM: Platform = definePlatform({
     maxEvents: REDDIT_MAX_EVENTS,
   },
   responses: REDDIT_RESPONSES,
-  apiVersion: REDDIT_API,
 });
 
 /** The driver the forward function uses for `reddit_capi` destinations. */

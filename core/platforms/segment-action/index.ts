@@ -8,7 +8,7 @@
 import type { Prepared } from '../driver.ts';
 import { definePlatform, type Platform } from '../platform.ts';
 import type { ResponseTable } from '../responses.ts';
-import { SEGMENT_ACTION_API } from './api-version.ts';
+import { SEGMENT_ACTION_FACTS } from './facts.ts';
 import { isRetryableStatus } from './outcome.ts';
 
 /** Answers are read by the runtime (outcome.ts); this table only serves the shared shape. */
@@ -26,8 +26,7 @@ const NOT_HERE: Prepared = {
 };
 
 export const SEGMENT_ACTION_PLATFORM: Platform = definePlatform({
-  type: 'segment_action',
-  names: { short: 'Segment action', heading: 'Segment Action Destinations' },
+  ...SEGMENT_ACTION_FACTS,
   requirements: {
     // The destination's own settings keys, checked against its catalogue entry (check.ts).
     config: [],
@@ -39,9 +38,6 @@ export const SEGMENT_ACTION_PLATFORM: Platform = definePlatform({
     noTestMode:
       'Segment actions have no test mode of ours: point base_url at a capturing stand-in (docs/catalog-destinations.md)',
   },
-  // CRM, e-mail and analytics tools by default; an ad destination's settings name `ads` too.
-  consent: ['analytics'],
   payload: { kind: 'stored', prepare: () => NOT_HERE },
   responses: RESPONSES,
-  apiVersion: SEGMENT_ACTION_API,
 });

@@ -6,13 +6,6 @@
 import { limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * Snap's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed Snap's id
- * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
- * check (docs/delivery.md, "Consent").
- */
-export const SNAPCHAT_TCF_VENDOR: number | undefined = undefined;
-
 export const snapchatConsentSignals: ConsentSignals = (row, destination, _event, consent) => {
   if (row['data_processing_options'] === undefined && limitedDataUse(destination, consent))
     row['data_processing_options'] = ['LDU'];

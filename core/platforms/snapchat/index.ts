@@ -5,9 +5,9 @@
  * it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { SNAPCHAT_API } from './api-version.ts';
-import { SNAPCHAT_TCF_VENDOR, snapchatConsentSignals } from './consent.ts';
+import { snapchatConsentSignals } from './consent.ts';
 import { snapchatEvent, snapchatRequest } from './driver.ts';
+import { SNAPCHAT_FACTS } from './facts.ts';
 import { SNAPCHAT_MAPPING } from './mapping.ts';
 import { SNAPCHAT_RESPONSES } from './responses.ts';
 import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
@@ -21,8 +21,7 @@ export function snapchatEventNameProblem(name: string): string | undefined {
 }
 
 export const SNAPCHAT_PLATFORM: Platform = definePlatform({
-  type: 'snapchat_capi',
-  names: { short: 'Snapchat', heading: 'Snapchat Conversions API' },
+  ...SNAPCHAT_FACTS,
   requirements: {
     config: ['pixel_id'],
     optionalConfig: ['action_source'],
@@ -31,9 +30,6 @@ export const SNAPCHAT_PLATFORM: Platform = definePlatform({
     // Test mode is the Test Event Tool's validate path: no test code.
     testEventCode: false,
   },
-  // Ads and the user data they carry need both purposes (as Meta).
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: SNAPCHAT_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: SNAPCHAT_MAPPING,
@@ -46,7 +42,6 @@ export const SNAPCHAT_PLATFORM: Platform = definePlatform({
     maxEvents: SNAPCHAT_MAX_EVENTS,
   },
   responses: SNAPCHAT_RESPONSES,
-  apiVersion: SNAPCHAT_API,
 });
 
 /** The driver the forward function uses for `snapchat_capi` destinations. */

@@ -6,13 +6,6 @@
 import { leaveOutHashed, limitedDataUse } from '../consent-signals.ts';
 import type { ConsentSignals } from '../platform.ts';
 
-/**
- * TikTok's IAB TCF vendor id: none hard-coded. No public source reachable here confirmed TikTok's id
- * on the Global Vendor List, so a TC string gates it by its TCF purposes alone, with no vendor
- * check (docs/delivery.md, "Consent").
- */
-export const TIKTOK_TCF_VENDOR: number | undefined = undefined;
-
 export const tiktokConsentSignals: ConsentSignals = (row, destination, _event, consent) => {
   if (row['limited_data_use'] === undefined && limitedDataUse(destination, consent))
     row['limited_data_use'] = true;

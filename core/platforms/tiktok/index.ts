@@ -4,17 +4,16 @@
  * (consent.ts) and how its answers are read (responses.ts) are assembled here; platforms.ts lists it.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { TIKTOK_API } from './api-version.ts';
-import { TIKTOK_TCF_VENDOR, tiktokConsentSignals } from './consent.ts';
+import { tiktokConsentSignals } from './consent.ts';
 import { tiktokRequest, tiktokRow } from './driver.ts';
+import { TIKTOK_FACTS } from './facts.ts';
 import { TIKTOK_MAPPING } from './mapping.ts';
 import { TIKTOK_RESPONSES } from './responses.ts';
 import { TIKTOK_STANDARD_EVENTS } from './standard-events.ts';
 import { checkTikTokEvent, TIKTOK_MAX_EVENTS, trimTikTokEvent } from './target.ts';
 
 export const TIKTOK_PLATFORM: Platform = definePlatform({
-  type: 'tiktok_events',
-  names: { short: 'TikTok', heading: 'TikTok Events API' },
+  ...TIKTOK_FACTS,
   requirements: {
     config: ['pixel_code'],
     optionalConfig: ['event_source'],
@@ -22,9 +21,6 @@ export const TIKTOK_PLATFORM: Platform = definePlatform({
     baseUrl: false,
     testEventCode: true,
   },
-  // Ads and the user data they carry need both purposes.
-  consent: ['ads', 'ad_user_data'],
-  tcfVendor: TIKTOK_TCF_VENDOR,
   payload: {
     kind: 'mapped',
     mapping: TIKTOK_MAPPING,
@@ -37,7 +33,6 @@ export const TIKTOK_PLATFORM: Platform = definePlatform({
     maxEvents: TIKTOK_MAX_EVENTS,
   },
   responses: TIKTOK_RESPONSES,
-  apiVersion: TIKTOK_API,
 });
 
 /** The driver the forward function uses for `tiktok_events` destinations. */

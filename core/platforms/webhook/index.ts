@@ -4,13 +4,12 @@
  * here; platforms.ts lists it. A webhook receives the stored event as it is: no mapping.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { WEBHOOK_API } from './api-version.ts';
 import { webhookPrepare } from './driver.ts';
+import { WEBHOOK_FACTS } from './facts.ts';
 import { WEBHOOK_RESPONSES } from './responses.ts';
 
 export const WEBHOOK_PLATFORM: Platform = definePlatform({
-  type: 'webhook',
-  names: { short: 'webhook', heading: 'Webhooks' },
+  ...WEBHOOK_FACTS,
   requirements: {
     config: [],
     optionalConfig: ['path'],
@@ -19,11 +18,8 @@ export const WEBHOOK_PLATFORM: Platform = definePlatform({
     baseUrl: true,
     testEventCode: false,
   },
-  // The business's own endpoint: no consent purpose by default.
-  consent: [],
   payload: { kind: 'stored', prepare: webhookPrepare },
   responses: WEBHOOK_RESPONSES,
-  apiVersion: WEBHOOK_API,
 });
 
 /** The driver the forward function uses for `webhook` destinations. */

@@ -6,8 +6,8 @@
  * whose mapping names none is skipped.
  */
 import { definePlatform, type Platform } from '../platform.ts';
-import { X_API } from './api-version.ts';
 import { X_CONVERSION_ID_SOURCES, X_SECRETS, xConversion, xRequest } from './driver.ts';
+import { X_FACTS } from './facts.ts';
 import { X_MAPPING } from './mapping.ts';
 import { X_RESPONSES } from './responses.ts';
 import { X_STANDARD_EVENTS } from './standard-events.ts';
@@ -17,8 +17,7 @@ import { checkXConversion, X_EVENT_ID, X_MAX_EVENTS } from './target.ts';
 const routed = (eventName: string, mapped: string) => mapped !== eventName && X_EVENT_ID.test(mapped);
 
 export const X_PLATFORM: Platform = definePlatform({
-  type: 'x_conversions',
-  names: { short: 'X', heading: 'X Conversions API' },
+  ...X_FACTS,
   requirements: {
     config: ['pixel_id'],
     // What conversion_id carries, to match what the X pixel sends (driver.ts): default event_id.
@@ -35,8 +34,6 @@ export const X_PLATFORM: Platform = definePlatform({
     // (an event created in X's Events Manager for testing), so without it events would go live.
     testEventCode: true,
   },
-  // Ads and the user data they carry need both purposes (as Meta).
-  consent: ['ads', 'ad_user_data'],
   payload: {
     kind: 'mapped',
     mapping: X_MAPPING,
@@ -53,7 +50,6 @@ export const X_PLATFORM: Platform = definePlatform({
     maxEvents: X_MAX_EVENTS,
   },
   responses: X_RESPONSES,
-  apiVersion: X_API,
   unrouted: (eventName, mapped) => {
     if (mapped === undefined)
       return `event ${eventName} is not an X conversion (no mapping for x_conversions)`;

@@ -4,12 +4,14 @@
  * and every other table is derived from that list. These tests keep it so: the table and the
  * folders agree, each derived table holds each platform's own values, no folder reaches into
  * another or into a derived table, no code outside a folder names a platform's type, and a fake
- * platform added the documented way — a folder, a line in the table (and, being mapped, in the
- * creator's browser-safe list of standard events), its settings type — shows up in every derived
- * table without another file touched.
+ * platform added the documented way — a folder, a line in the table, a line in the browser-safe
+ * list of facts, its settings type — with every slot of its facts filled shows up in every
+ * consumer (derived tables, the decision layer, the creator's step 3 and consent warning, the
+ * gateway's cookies, enrichment's click ids, the access table, the docs) without another file
+ * touched.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -25,9 +27,11 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 import { driverFor } from '../../../core/platforms/drivers.ts';
+import { PLATFORM_FACTS } from '../../../core/platforms/facts.ts';
 import { DEFAULT_MAPPINGS, ENVELOPES, isMappedType, MAPPED_TYPES } from '../../../core/platforms/mappings.ts';
-import type { Platform } from '../../../core/platforms/platform.ts';
+import type { Platform, PlatformFacts } from '../../../core/platforms/platform.ts';
 import { PLATFORM_LIST, PLATFORMS } from '../../../core/platforms/platforms.ts';
 import { DEFAULT_CONSENT, DESTINATION_REQUIREMENTS } from '../../../core/platforms/requirements.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from '../../../core/platforms/standard-events.ts';
@@ -61,12 +65,12 @@ function importsOf(file: string): string[] {
 const folderOf = (path: string): string | undefined => /^core\/platforms\/([^/]+)\//.exec(path)?.[1];
 
 /**
- * Only the table imports the folders, but for the creator's browser-safe list of standard
- * events, which reads each folder's data-only `standard-events.ts`.
+ * Only the table imports the folders, but for the browser-safe list of facts, which reads each
+ * folder's data-only `facts.ts`.
  */
 const mayImportFolder = (where: string, target: string): boolean =>
   where === 'core/platforms/platforms.ts' ||
-  (where === 'core/platforms/standard-events.ts' && target.endsWith('/standard-events.ts'));
+  (where === 'core/platforms/facts.ts' && target.endsWith('/facts.ts'));
 
 /** The files that hold a table derived from the list, and the list itself. */
 const TABLES = [
@@ -76,12 +80,14 @@ const TABLES = [
   'core/platforms/mappings.ts',
   'core/platforms/standard-events.ts',
   'core/platforms/mapping-check.ts',
+  'core/platforms/facts.ts',
 ];
 
 describe('architecture: one folder is the whole platform', () => {
   it('the table lists each folder once, under the type its Platform value declares', async () => {
     assert.deepEqual(Object.keys(PLATFORMS).sort(), DestinationType.anyOf.map((t) => t.const).sort());
     for (const [type, p] of Object.entries(PLATFORMS)) assert.equal(p.type, type);
+    assert.deepEqual(Object.keys(PLATFORM_FACTS).sort(), Object.keys(PLATFORMS).sort());
     const exported: Platform[] = [];
     for (const folder of folders) {
       const index = join(PLATFORMS_DIR, folder, 'index.ts');
@@ -98,6 +104,10 @@ describe('architecture: one folder is the whole platform', () => {
     for (const p of PLATFORM_LIST) {
       assert.equal(DESTINATION_REQUIREMENTS[p.type], p.requirements);
       assert.equal(DEFAULT_CONSENT[p.type], p.consent);
+      // The browser-safe facts are the very values the platform carries.
+      const facts = PLATFORM_FACTS[p.type];
+      for (const slot of Object.keys(facts) as (keyof PlatformFacts)[])
+        assert.equal(p[slot], facts[slot], `${p.type}: ${slot} is its facts' own`);
       assert.equal(driverFor(p.type), p.driver);
       assert.equal(p.driver.type, p.type);
       // One list of secrets: the driver checks what the platform requires.
@@ -134,7 +144,7 @@ describe('architecture: one folder is the whole platform', () => {
     assert.deepEqual(problems, []);
   });
 
-  it("the creator's standard events stay browser-safe: they load no platform value, driver or table", () => {
+  it('the facts stay browser-safe: they load no platform value, driver or table, only data', () => {
     // What the browser bundle loads: relative imports that are not type-only, followed through.
     const runtimeImports = (file: string): string[] =>
       [
@@ -143,26 +153,24 @@ describe('architecture: one folder is the whole platform', () => {
         ),
       ].map((m) => relative(root, resolve(dirname(join(root, file)), m[1] as string)));
     const seen = new Set<string>();
-    const queue = ['core/platforms/standard-events.ts'];
+    const queue = ['core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'];
     while (queue.length > 0) {
       const file = queue.pop() as string;
       if (seen.has(file)) continue;
       seen.add(file);
       queue.push(...runtimeImports(file));
     }
-    assert.deepEqual([...seen].sort(), [
-      'core/platforms/ga4/standard-events.ts',
-      'core/platforms/google-ads/standard-events.ts',
-      'core/platforms/linkedin/standard-events.ts',
-      'core/platforms/meta/standard-events.ts',
-      'core/platforms/microsoft/standard-events.ts',
-      'core/platforms/pinterest/standard-events.ts',
-      'core/platforms/reddit/standard-events.ts',
-      'core/platforms/snapchat/standard-events.ts',
-      'core/platforms/standard-events.ts',
-      'core/platforms/tiktok/standard-events.ts',
-      'core/platforms/x/standard-events.ts',
-    ]);
+    const allowed = (f: string) =>
+      /^core\/platforms\/[^/]+\/(facts|standard-events|api-version)\.ts$/.test(f) ||
+      ['core/platforms/facts.ts', 'core/platforms/standard-events.ts', 'core/enrich/click-ids.ts'].includes(
+        f,
+      );
+    assert.deepEqual(
+      [...seen].filter((f) => !allowed(f)),
+      [],
+    );
+    for (const folder of folders)
+      assert.ok(seen.has(`core/platforms/${folder}/facts.ts`), `core/platforms/${folder}/facts.ts is listed`);
   });
 
   it("no code in core/ outside a platform's folder and the table names a platform's type", () => {
@@ -179,8 +187,79 @@ describe('architecture: one folder is the whole platform', () => {
     assert.deepEqual(problems, []);
   });
 
+  describe('no hand-written list of destination types outside the lists of platforms', () => {
+    /** The code that could list platforms: every tracked source but the tests (which build their own), the emulators' and the examples. */
+    const sources = (): string[] =>
+      execFileSync('git', ['ls-files', '*.ts'], { cwd: root, encoding: 'utf8' })
+        .split('\n')
+        .filter((f) => f !== '' && !/^(test|emulators|examples)\//.test(f) && existsSync(join(root, f)));
+    /** Where a list of types is the source or a registry by design, and why. */
+    const ALLOWED: Readonly<Record<string, string>> = {
+      'schemas/settings.ts': 'DestinationType itself, the settings union every list is checked against',
+      'local/receiver/main.ts': "the local stand-ins' own behaviour (which accept only their own token)",
+    };
+    const TYPES = new Set<string>(PLATFORM_LIST.map((p) => p.type));
+    const typeIn = (node: ts.Node): string | undefined => {
+      if (ts.isStringLiteral(node) && TYPES.has(node.text)) return node.text;
+      if (ts.isLiteralTypeNode(node)) return typeIn(node.literal);
+      // Type.Literal('meta_capi') and the like.
+      if (ts.isCallExpression(node) && node.arguments.length === 1)
+        return typeIn(node.arguments[0] as ts.Node);
+      return undefined;
+    };
+    /** Each array or union in `text` holding three or more destination types, with its line. */
+    const lists = (where: string, text: string): string[] => {
+      // Parsing only the files naming three types at all keeps the scan quick.
+      if ([...TYPES].filter((t) => text.includes(t)).length < 3) return [];
+      const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
+      const found: string[] = [];
+      const visit = (node: ts.Node): void => {
+        const items = ts.isArrayLiteralExpression(node)
+          ? node.elements
+          : ts.isUnionTypeNode(node)
+            ? node.types
+            : undefined;
+        const named = items?.map(typeIn).filter((t) => t !== undefined) ?? [];
+        if (named.length >= 3)
+          found.push(
+            `${where}:${source.getLineAndCharacterOfPosition(node.getStart()).line + 1} ${named.join(', ')}`,
+          );
+        ts.forEachChild(node, visit);
+      };
+      visit(source);
+      return found;
+    };
+    const violations = (where: string, text: string): string[] =>
+      folderOf(where) !== undefined || TABLES.includes(where) || ALLOWED[where] !== undefined
+        ? []
+        : lists(where, text);
+
+    it('finds none in the code', () => {
+      assert.deepEqual(
+        sources().flatMap((f) => violations(f, readFileSync(join(root, f), 'utf8'))),
+        [],
+      );
+      // The allowed ones still hold a list (the exceptions do not rot).
+      for (const f of Object.keys(ALLOWED))
+        assert.notDeepEqual(lists(f, readFileSync(join(root, f), 'utf8')), [], f);
+    });
+
+    it('finds a planted list: an array, a set, a union type, schema literals', () => {
+      const planted = [
+        "const ADS = ['meta_capi', 'tiktok_events', 'reddit_capi'];",
+        "const ADS = new Set(['google_ads', 'linkedin_capi', 'x_conversions']);",
+        "type Ads = 'meta_capi' | 'ga4_mp' | 'snapchat_capi';",
+        "const T = Type.Union([Type.Literal('meta_capi'), Type.Literal('ga4_mp'), Type.Literal('webhook')]);",
+      ];
+      for (const code of planted) assert.notDeepEqual(violations('studio/web/planted.ts', code), [], code);
+      // Two types are a comparison, not a list; a platform's folder may list what it likes.
+      assert.deepEqual(violations('studio/web/planted.ts', "const T = ['meta_capi', 'ga4_mp'];"), []);
+      assert.deepEqual(violations('core/platforms/meta/planted.ts', planted[0] as string), []);
+    });
+  });
+
   describe('a fake platform added as docs/architecture.md says', function () {
-    // Starts one Node process on a copy of core/ and schemas/.
+    // Starts one Node process on a copy of core/, schemas/ and the consumers outside them.
     this.timeout(60_000);
     let dir = '';
     after(() => {
@@ -195,16 +274,40 @@ export const FAKE_STANDARD_EVENTS = {
   valueTargets: { value: 'amount', currency: 'money' },
 };
 `,
+      // Every slot of the facts filled: each consumer must show it.
+      'core/platforms/fake/facts.ts': `
+import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
+
+export const FAKE_FACTS = {
+  type: 'fake_ads',
+  names: { short: 'Fake', heading: 'Fake Ads API' },
+  consent: ['ads'],
+  tcfVendor: 4242,
+  clickIds: [{ param: 'fakeclid', channel: 'social' }],
+  cookies: [
+    {
+      name: '_fake',
+      purposes: ['ads'],
+      withDestination: true,
+      value: ({ campaign, index, now }) => campaign.fakeclid ? \`fk.\${index}.\${now}.\${campaign.fakeclid}\` : undefined,
+    },
+  ],
+  pageCookies: [{ cookie: '_fkp', field: 'fkp' }],
+  step3: { kind: 'id', label: 'Fake conversion id', pattern: '[0-9]+', numeric: true },
+  events: FAKE_STANDARD_EVENTS,
+  apiVersion: { version: 'v1', carrier: 'path', sunset: null, source: 'https://fake.example/versions' },
+};
+`,
       'core/platforms/fake/index.ts': `
 import { definePlatform } from '../platform.ts';
 import { baseUrl, configText } from '../prepare.ts';
 import { httpReason, networkReason, throttledOrServerError } from '../responses.ts';
+import { FAKE_FACTS } from './facts.ts';
 import { FAKE_STANDARD_EVENTS } from './standard-events.ts';
 
 export const FAKE_PLATFORM = definePlatform({
-  type: 'fake_ads',
+  ...FAKE_FACTS,
   requirements: { config: ['account_id'], optionalConfig: [], secrets: ['api_key'], baseUrl: false, testEventCode: false },
-  consent: ['ads'],
   payload: {
     kind: 'mapped',
     mapping: {
@@ -226,6 +329,25 @@ export const FAKE_PLATFORM = definePlatform({
     maxEvents: 10,
   },
   responses: { network: networkReason, retryStatus: throttledOrServerError, retried: httpReason, refused: httpReason },
+  erasure: {
+    baseUrl: 'https://fakeads.googleapis.com',
+    auth: { kind: 'google_oauth', scope: 'https://www.googleapis.com/auth/fake' },
+    identifiers: ['user_id'],
+    requests: (d, person) =>
+      person.userIds.map((userId) => ({
+        platform: d.type,
+        target: d.id,
+        request: {
+          method: 'POST',
+          url: \`https://fakeads.googleapis.com/v1/accounts/\${configText(d, 'account_id')}:erase\`,
+          body: { userId },
+          auth: { kind: 'google_oauth', scope: 'https://www.googleapis.com/auth/fake' },
+          timeoutMs: 1000,
+        },
+        asks: 'user id deletion',
+        receipt: 'id',
+      })),
+  },
 });
 `,
     };
@@ -237,18 +359,22 @@ export const FAKE_PLATFORM = definePlatform({
         "import { FAKE_PLATFORM } from './fake/index.ts';",
       ],
       ['core/platforms/platforms.ts', '  webhook: WEBHOOK_PLATFORM,', '  fake_ads: FAKE_PLATFORM,'],
-      // A mapped platform's standard events also go in the creator's browser-safe list.
+      // Its facts also go in the browser-safe list of facts.
       [
-        'core/platforms/standard-events.ts',
-        "import { GA4_STANDARD_EVENTS } from './ga4/standard-events.ts';",
-        "import { FAKE_STANDARD_EVENTS } from './fake/standard-events.ts';",
+        'core/platforms/facts.ts',
+        "import { GA4_FACTS } from './ga4/facts.ts';",
+        "import { FAKE_FACTS } from './fake/facts.ts';",
       ],
-      [
-        'core/platforms/standard-events.ts',
-        '  tiktok_events: TIKTOK_STANDARD_EVENTS,',
-        '  fake_ads: FAKE_STANDARD_EVENTS,',
-      ],
+      ['core/platforms/facts.ts', '  webhook: WEBHOOK_FACTS,', '  fake_ads: FAKE_FACTS,'],
       ['schemas/settings.ts', "  Type.Literal('webhook'),", "  Type.Literal('fake_ads'),"],
+    ];
+    /** The consumers outside core/ and schemas/ the probe loads. */
+    const CONSUMERS = [
+      'gateway/id-cookies.ts',
+      'studio/web/common.ts',
+      'studio/web/creator-consent.ts',
+      'studio/web/creator-platforms.ts',
+      'scripts/docs-platforms.ts',
     ];
     const PROBE = `
 import { requiredConsent } from './core/decision/decision.ts';
@@ -258,6 +384,28 @@ import { DESTINATION_REQUIREMENTS, DEFAULT_CONSENT } from './core/platforms/requ
 import { PLATFORM_TYPES, STANDARD_EVENTS, VALUE_TARGETS } from './core/platforms/standard-events.ts';
 import { plan } from './core/plan.ts';
 import { checkSettings } from './core/settings.ts';
+import { apiCalls } from './core/access/needs.ts';
+import { attribution } from './core/enrich/attribution.ts';
+import { CLICK_IDS, PAGE_COOKIES } from './core/platforms/facts.ts';
+import { TCF_VENDORS } from './core/platforms/requirements.ts';
+import { idCookies } from './gateway/id-cookies.ts';
+import { apiVersionTable, factsTable, platformTable } from './scripts/docs-platforms.ts';
+import { consentWarning } from './studio/web/creator-consent.ts';
+import { readFileSync } from 'node:fs';
+
+// A DOM just large enough for the creator's step 3 to render its controls into.
+const element = (tag) => {
+  const e = { tag, attrs: {}, children: [] };
+  e.setAttribute = (k, v) => { e.attrs[k] = v; };
+  e.append = (c) => { e.children.push(c); };
+  e.replaceChildren = (...c) => { e.children = c; };
+  return e;
+};
+const controls = element('div');
+globalThis.document = { createElement: element, getElementById: (id) => (id === 'platform-controls' ? controls : null) };
+const { PLATFORM_CONTROL_IDS, renderPlatformControls } = await import('./studio/web/creator-platforms.ts');
+renderPlatformControls();
+const textOf = (e) => (typeof e === 'string' ? e : e.children.map(textOf).join(''));
 
 const base = { name: 'fake', project: 'fake-project', region: 'europe-west1' };
 const destination = { id: 'fake', type: 'fake_ads', config: { account_id: 'A1' }, secrets: { api_key: 'FAKE_KEY' } };
@@ -268,6 +416,16 @@ const event = {
 const good = checkSettings({ ...base, destinations: [destination] });
 const bad = checkSettings({ ...base, destinations: [{ id: 'fake', type: 'fake_ads', mappings: { quote: { event: 'Quote!' } } }] });
 const driver = driverFor('fake_ads');
+const cookiesFor = (destinations) =>
+  idCookies(
+    { ...base, destinations },
+    { host: 'shop.example', plainLoopback: false, cookie: undefined },
+    [{ data: Buffer.from(JSON.stringify({ ...event, consent: { analytics: 'granted', ads: 'granted' }, campaign: { fakeclid: 'C1' } })), attributes: {} }],
+    1700000000000,
+  ).filter((c) => c.startsWith('_fake='));
+const landing = attribution({ ...event, page: { url: 'https://shop.example/?FakeClid=C9' } }, { referrers: {}, internalHosts: [] });
+const docs = readFileSync('platforms.md', 'utf8') + '\\n## 14. Fake Ads API\\n';
+const rowOf = (table) => table.split('\\n').filter((l) => l.startsWith('| \`fake_ads\`'));
 const prepared = driver.prepare(event, { destination, secrets: { api_key: 'k' }, now: new Date() });
 const batch = driver.prepareBatch([event, { ...event, event_id: 'e2' }], { destination, secrets: { api_key: 'k' }, now: new Date() });
 console.log(JSON.stringify({
@@ -284,13 +442,45 @@ console.log(JSON.stringify({
   settingsErrors: bad.ok ? [] : bad.errors.map((e) => e.field + ': ' + e.description),
   request: prepared.ok ? { url: prepared.request.url, body: JSON.parse(prepared.request.body) } : prepared.reason,
   batch: batch.requests.map((r) => r.eventIds),
+  step3: controls.children.filter((c) => c.attrs.for === 'platform-fake_ads' || c.attrs.id === 'platform-fake_ads').map((c) => ({ tag: c.tag, text: textOf(c), ...c.attrs })),
+  step3Listened: PLATFORM_CONTROL_IDS.includes('platform-fake_ads'),
+  consentWarning: consentWarning(['fake_ads'], () => false),
+  cookies: cookiesFor([destination]),
+  cookiesWithoutDestination: cookiesFor([]),
+  clickId: { campaign: landing.campaign, channel: landing.channel, tag: CLICK_IDS.some((c) => c.param === 'fakeclid') },
+  pageCookie: PAGE_COOKIES.some((c) => c.cookie === '_fkp' && c.field === 'fkp'),
+  tcfVendor: TCF_VENDORS.fake_ads,
+  accessCalls: good.ok ? apiCalls(plan(good.settings), good.settings).filter((c) => c.host.startsWith('fakeads')) : good.errors,
+  docs: [...rowOf(platformTable(docs)), ...rowOf(apiVersionTable(true)), ...rowOf(factsTable())],
   answer: driver.interpret({ kind: 'response', status: 503, headers: {}, body: 'busy' }, { destination, secrets: {}, now: new Date() }),
 }));
 `;
 
+    it('touches its folder and one line in each of three lists, the files docs/architecture.md names', () => {
+      assert.ok(Object.keys(FILES).every((f) => f.startsWith('core/platforms/fake/')));
+      const outside = [...new Set(EDITS.map(([file]) => file))].sort();
+      assert.deepEqual(outside, [
+        'core/platforms/facts.ts',
+        'core/platforms/platforms.ts',
+        'schemas/settings.ts',
+      ]);
+      // One line each (the two lists also take the line's import).
+      for (const file of outside) {
+        const lines = EDITS.filter(([f, , insert]) => f === file && !insert.startsWith('import ')).length;
+        assert.equal(lines, 1, file);
+      }
+      const doc = readFileSync(join(root, 'docs/architecture.md'), 'utf8');
+      const recipe = doc.slice(doc.indexOf('**Adding a platform**'), doc.indexOf('## 3. The event contract'));
+      for (const file of outside) assert.ok(recipe.includes(`\`${file}\``), `the recipe names ${file}`);
+      assert.match(recipe, /one line each in three lists/);
+    });
+
     it('shows up in every derived table, the settings check, the plan, the decision layer and its driver', () => {
       dir = mkdtempSync(join(tmpdir(), 'platform-folders-'));
       for (const d of ['core', 'schemas']) cpSync(join(root, d), join(dir, d), { recursive: true });
+      // The consumers outside core/: the gateway's cookies, the creator's step 3 and warning, the docs.
+      for (const f of CONSUMERS) cpSync(join(root, f), join(dir, f));
+      cpSync(join(root, 'docs/platforms.md'), join(dir, 'platforms.md'));
       cpSync(join(root, 'package.json'), join(dir, 'package.json'));
       symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'), 'dir');
       for (const [file, text] of Object.entries(FILES)) {
@@ -336,6 +526,52 @@ console.log(JSON.stringify({
       // It takes many events per request, so its driver batches them.
       assert.deepEqual(got['batch'], [['e1', 'e2']]);
       assert.deepEqual(got['answer'], { status: 'retry', reason: 'HTTP 503: busy', httpStatus: 503 });
+      // The creator's step 3: its control, as its facts declare it, listened to.
+      assert.deepEqual(got['step3'], [
+        { tag: 'label', text: 'Fake conversion id', for: 'platform-fake_ads' },
+        {
+          tag: 'input',
+          text: '',
+          id: 'platform-fake_ads',
+          class: 'code',
+          type: 'text',
+          pattern: '[0-9]+',
+          placeholder: 'not sent',
+          spellcheck: 'false',
+          inputmode: 'numeric',
+        },
+      ]);
+      assert.equal(got['step3Listened'], true);
+      // The consent warning names it with the purpose it declares.
+      assert.equal(
+        got['consentWarning'],
+        'Fake receives an event only with consent to ads: say where consent to ads comes from above, or nothing is sent there.',
+      );
+      // The gateway sets its cookie, only with a destination of it (as it declares).
+      assert.deepEqual(got['cookies'], [
+        '_fake=fk.1.1700000000000.C1; Path=/; Max-Age=34560000; SameSite=Lax; Secure',
+      ]);
+      assert.deepEqual(got['cookiesWithoutDestination'], []);
+      // Enrichment reads its click id from a landing URL, as a social click; the tag is bundled with it.
+      assert.deepEqual(got['clickId'], { campaign: { fakeclid: 'C9' }, channel: 'social', tag: true });
+      // The tag is bundled with the cookie its pixel sets.
+      assert.equal(got['pageCookie'], true);
+      assert.equal(got['tcfVendor'], 4242);
+      // Its erasure slot's API is among the calls whose service the project enables.
+      assert.deepEqual(got['accessCalls'], [
+        {
+          who: 'schedule',
+          host: 'fakeads.googleapis.com',
+          feature: 'an erasure’s Fake deletion',
+          code: 'functions/schedule/erasure-platforms.ts',
+        },
+      ]);
+      // docs/platforms.md's generated tables each get its row.
+      assert.deepEqual(got['docs'], [
+        '| `fake_ads` | [Fake Ads API](#14-fake-ads-api) | mapped, 10 per request | `account_id` | — | `api_key` | `ads` | no | no |',
+        '| `fake_ads` | `v1` | none published | path | — | [fake.example](https://fake.example/versions) |',
+        '| `fake_ads` | 4242 | `fakeclid` (social) | `_fake` (ads), with a destination | `_fkp` | id: Fake conversion id | by user_id |',
+      ]);
     });
   });
 });

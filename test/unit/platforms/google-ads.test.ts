@@ -10,6 +10,7 @@ import { decide } from '../../../core/decision/decision.ts';
 import { previewDelivery } from '../../../core/delivery/preview.ts';
 import { googleAdsEmail, googleAdsName } from '../../../core/linkage/transforms.ts';
 import { plan } from '../../../core/plan.ts';
+import { GOOGLE_ADS_FACTS } from '../../../core/platforms/google-ads/facts.ts';
 import { googleAdsDriver } from '../../../core/platforms/google-ads/index.ts';
 import { checkGoogleAdsRequest } from '../../../core/platforms/google-ads/target.ts';
 import { PLATFORM_TYPES, STANDARD_EVENTS } from '../../../core/platforms/standard-events.ts';
@@ -195,8 +196,9 @@ describe('Google Ads (Data Manager API)', () => {
   });
 
   it("the creator's platform step: a conversion action id typed for Google Ads becomes its mapping, with value and currency", () => {
-    // No names to pick: the page shows a text field for it (studio/web/creator.html).
+    // No names to pick: step 3 shows a text field for it (its facts' `step3`, studio/web/creator-platforms.ts).
     assert.ok(PLATFORM_TYPES.includes('google_ads'));
+    assert.equal(GOOGLE_ADS_FACTS.step3?.kind, 'id');
     assert.deepEqual(STANDARD_EVENTS.google_ads, []);
     assert.deepEqual(
       platformMappings({

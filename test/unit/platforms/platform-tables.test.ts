@@ -36,8 +36,8 @@ const WORDS = new Set(['meta', 'x']);
 /** Registries that assemble the platforms: they key by platform by design. */
 const REGISTRIES: Readonly<Record<string, string>> = {
   'core/platforms/platforms.ts': 'the table of platforms every other table is derived from',
-  'core/platforms/standard-events.ts':
-    "the browser-safe list of the folders' data files (the creator's bundle cannot load the drivers)",
+  'core/platforms/facts.ts':
+    "the browser-safe list of the folders' facts (the studio's bundle cannot load the drivers)",
   'local/receiver/main.ts': "the local stand-ins' starters (servers: I/O, which core's folders never hold)",
 };
 

@@ -1,0 +1,20 @@
+/**
+ * LinkedIn's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
+ */
+import type { PlatformFacts } from '../platform.ts';
+import { LINKEDIN_API } from './api-version.ts';
+import { LINKEDIN_STANDARD_EVENTS } from './standard-events.ts';
+
+export const LINKEDIN_FACTS: PlatformFacts = {
+  type: 'linkedin_capi',
+  names: { short: 'LinkedIn', heading: 'LinkedIn Conversions API' },
+  consent: ['ads', 'ad_user_data'],
+  // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
+  // purposes alone (docs/delivery.md, "Consent").
+  clickIds: [{ param: 'li_fat_id', channel: 'social' }],
+  step3: { kind: 'id', label: 'LinkedIn conversion rule id', pattern: '[0-9]+', numeric: true },
+  events: LINKEDIN_STANDARD_EVENTS,
+  apiVersion: LINKEDIN_API,
+};

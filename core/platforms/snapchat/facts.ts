@@ -1,0 +1,22 @@
+/**
+ * Snapchat's facts as data (core/platforms/platform.ts, `PlatformFacts`): what the studio's browser
+ * bundle, the gateway and enrichment read about it without loading its driver. It imports only its
+ * folder's other data files (api-version.ts, standard-events.ts).
+ */
+import type { PlatformFacts } from '../platform.ts';
+import { SNAPCHAT_API } from './api-version.ts';
+import { SNAPCHAT_STANDARD_EVENTS } from './standard-events.ts';
+
+export const SNAPCHAT_FACTS: PlatformFacts = {
+  type: 'snapchat_capi',
+  names: { short: 'Snapchat', heading: 'Snapchat Conversions API' },
+  // Ads and the user data they carry need both purposes (as Meta).
+  consent: ['ads', 'ad_user_data'],
+  // No TCF vendor id: none confirmed on the Global Vendor List, so a TC string gates it by its
+  // purposes alone (docs/delivery.md, "Consent").
+  clickIds: [{ param: 'sccid', channel: 'social' }],
+  pageCookies: [{ cookie: '_scid', field: 'scid' }],
+  step3: { kind: 'events', label: 'Snapchat' },
+  events: SNAPCHAT_STANDARD_EVENTS,
+  apiVersion: SNAPCHAT_API,
+};
