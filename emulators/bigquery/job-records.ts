@@ -141,6 +141,9 @@ export function keepRunning(
   return rec;
 }
 
+/** A member's e-mail as BigQuery's `user_email` gives it (`serviceAccount:a@b` → `a@b`). */
+const emailOf = (member: string): string => member.slice(member.indexOf(':') + 1);
+
 /** jobs.list, newest first; with `creator`, only the jobs that member created. */
 export function listJobs(em: Emulator, projectId: string, query: URLSearchParams, creator?: string): Json {
   const all = [...em.jobs.values()]
@@ -150,7 +153,12 @@ export function listJobs(em: Emulator, projectId: string, query: URLSearchParams
         (creator === undefined || j.creator === creator),
     )
     .reverse()
-    .map((j) => ({ ...j.resource, state: (j.resource['status'] as Json | undefined)?.['state'] ?? 'DONE' }));
+    .map((j) => ({
+      ...j.resource,
+      state: (j.resource['status'] as Json | undefined)?.['state'] ?? 'DONE',
+      // Who ran it, as BigQuery's jobs.list says (with IAM on, the member of the port it came in on).
+      ...(j.creator !== undefined ? { user_email: emailOf(j.creator) } : {}),
+    }));
   const { page, next } = paginate(all, query);
   return { kind: 'bigquery#jobList', etag: etag(), jobs: page, ...(next ? { nextPageToken: next } : {}) };
 }
