@@ -198,8 +198,15 @@ function outcomeText(held: HeldClaim): string {
   return typeof outcome === 'string' && outcome ? `: ${outcome}` : '';
 }
 
+/**
+ * How the ledger row of an attempt held by the send-once claim begins (waiting for another holder,
+ * or the claim store unreachable): a fault or a wait of ours, never the platform's answer, so it
+ * counts neither toward the destination's health nor against its re-drive (core/delivery/redrive.ts).
+ */
+export const CLAIM_HOLD_PREFIX = 'held: ';
+
 function wait(reason: string): SendVerdict {
-  return { go: false, folded: false, reason: `held: ${reason}; trying again later` };
+  return { go: false, folded: false, reason: `${CLAIM_HOLD_PREFIX}${reason}; trying again later` };
 }
 
 /** What the call came to, as the claim sees it. */

@@ -11,6 +11,7 @@
 import type { Destination } from '../../schemas/settings.ts';
 import type { ClaimStore } from '../claims/claim-store.ts';
 import {
+  CLAIM_HOLD_PREFIX,
   claimSend,
   FIRST_WINDOW_MS,
   firstFanOutHorizon,
@@ -446,7 +447,7 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
       giveSlotBack(call);
       return retry(
         d,
-        `held: the send-once claim could not be taken (${(err as Error).message}); trying again later`,
+        `${CLAIM_HOLD_PREFIX}the send-once claim could not be taken (${(err as Error).message}); trying again later`,
       );
     },
   );
