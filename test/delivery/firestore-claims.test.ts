@@ -9,7 +9,6 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import { createFirestoreClaimStore, EXPIRE_AT_FIELD } from '../../adapters/firestore-claims.ts';
 import type { TransportResponse } from '../../adapters/http-sender.ts';
 import { createIdentityClaims } from '../../adapters/identity-claims.ts';
@@ -17,6 +16,7 @@ import { workloadMember } from '../../core/access/needs.ts';
 import type { ClaimKey } from '../../core/claims/claim-store.ts';
 import { claimSend, settleSend } from '../../core/claims/send-once.ts';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
+import { type FirestoreEmulator, startFirestoreEmulator } from '../../emulators/firestore/server.ts';
 
 const id = (text: string): string => createHash('sha256').update(text).digest('hex');
 const HOUR = 3_600_000;
