@@ -1,11 +1,11 @@
 /**
  * What both delivery functions (forward, forward-catalog) load after their module, in the
- * background: the ledger's writer and its delivered check on one BigQuery client, the secrets, and
- * the erased persons' list (read before the first push). Each function adds its own parts (its
+ * background: the ledger's writer, the send-once claims, the secrets, and the erased persons' list
+ * (read before the first push). No query runs on the delivery path: whether a delivery happened is
+ * the claim's word (core/claims/send-once.ts); BigQuery is only written to. Each function adds its own parts (its
  * sender, tokens, definitions; the catalogue's fetch).
  */
 import type { FunctionConfig } from '../core/runtime-config.ts';
-import { createDeliveredCheck, ledgerDeliveredQuery } from './delivered-check.ts';
 import { tracedClaims } from './delivery-tracing.ts';
 import { environmentClaims } from './firestore-claims.ts';
 import { createLedgerBigQueryWriter, createLedgerWriter, LEDGER_TABLE } from './ledger-writer.ts';
@@ -37,13 +37,10 @@ export async function deliveryServices(config: FunctionConfig, component: string
   ]);
   return {
     ledger: createLedgerWriter(ledgerRows),
-    // The send-once claims (core/claims/send-once.ts), before every call; a held one asks the
-    // ledger, which must then answer: no answer fails the attempt, which comes back later.
+    // The send-once claims (core/claims/send-once.ts): taken before a call that is not the first
+    // fan-out's first try, settled `delivered` after every delivery. A store that cannot be reached
+    // fails the attempt, which comes back later.
     claims: tracedClaims(environmentClaims(config)),
-    alreadyDelivered: createDeliveredCheck(ledgerDeliveredQuery(bigquery, config.plan.dataset), {
-      onFailure: 'closed',
-      log: (message: string) => console.log(JSON.stringify({ severity: 'WARNING', message, component })),
-    }),
     secrets: createSecrets({
       env: config.secretEnv,
       secretsDir: config.secretsDir,

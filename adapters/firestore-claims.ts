@@ -80,16 +80,25 @@ export function claimDocument(fields: ClaimFields, expireAt: number): { fields: 
   return { fields: out };
 }
 
-/** A claim as read from its document. */
+/**
+ * A claim as read from its document. A document this code could not have written (a field that is
+ * not a flat value, no expiry) comes back `malformed`, with its version, so the caller replaces it
+ * rather than failing every attempt on it; only a document without its update time throws.
+ */
 export function heldOf(doc: { fields?: Record<string, Value>; updateTime?: unknown }): HeldClaim {
+  if (typeof doc.updateTime !== 'string') throw new Error('a claim document without its update time');
   const fields: Record<string, string | number | boolean> = {};
   let expireAt = Number.NaN;
-  for (const [k, v] of Object.entries(doc.fields ?? {})) {
-    if (k === EXPIRE_AT_FIELD) expireAt = Date.parse(String(v.timestampValue));
-    else fields[k] = fromValue(v, k);
+  try {
+    for (const [k, v] of Object.entries(doc.fields ?? {})) {
+      if (k === EXPIRE_AT_FIELD) expireAt = Date.parse(String(v?.timestampValue));
+      else fields[k] = fromValue(v ?? {}, k);
+    }
+  } catch (err) {
+    return { fields: {}, version: doc.updateTime, expireAt: 0, malformed: (err as Error).message };
   }
-  if (typeof doc.updateTime !== 'string' || Number.isNaN(expireAt))
-    throw new Error('a claim document without its update time or expiry');
+  if (Number.isNaN(expireAt))
+    return { fields: {}, version: doc.updateTime, expireAt: 0, malformed: `no ${EXPIRE_AT_FIELD} timestamp` };
   return { fields, version: doc.updateTime, expireAt };
 }
 

@@ -21,12 +21,17 @@ export function createIdentityClaims(
   const now = opts.now ?? Date.now;
   return async (c): Promise<ClaimAnswer> => {
     const at = now();
-    const answer = await store.create(
-      { space: 'identities', id: c.digest },
-      { event_time: c.event_time, message_id: c.message_id, claimed_at: at },
-      at + WINDOW_MS,
-    );
+    const key = { space: 'identities', id: c.digest } as const;
+    const mine = { event_time: c.event_time, message_id: c.message_id, claimed_at: at };
+    const answer = await store.create(key, mine, at + WINDOW_MS);
     if (answer.created) return { first: true };
+    // A document no identity claim of ours could be: replaced from the claim store alone (it tells
+    // nothing of a first copy), so one bad record never fails every copy of the event.
+    if (answer.held.malformed !== undefined) {
+      if ((await store.replace(key, answer.held.version, mine, at + WINDOW_MS)) !== undefined)
+        return { first: true };
+      throw new Error(`identities/${c.digest} changed while its malformed claim was replaced`);
+    }
     const { fields, expireAt } = answer.held;
     if (expireAt <= at) return { first: true };
     const { event_time, message_id, claimed_at } = fields;

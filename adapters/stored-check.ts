@@ -12,15 +12,21 @@ import type { AlreadyStored, StoredQuestion } from '../core/store/store.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import { createBatchedLookup } from './batched-lookup.ts';
 
-/** Runs the check's query: the identity keys (core/identity.ts) found among the questions. */
-export type StoredQuery = (questions: readonly StoredQuestion[]) => Promise<ReadonlySet<string>>;
+/**
+ * Runs the check's query: the identity keys (core/identity.ts) found among the questions. `signal`
+ * (the lookup gave up) cancels the query's job (jobs.cancel), so it is not left running.
+ */
+export type StoredQuery = (
+  questions: readonly StoredQuestion[],
+  signal: AbortSignal,
+) => Promise<ReadonlySet<string>>;
 
 export function eventsStoredQuery(bigquery: BigQuery, dataset: string): StoredQuery {
   const sql = `SELECT DISTINCT event_id, payload_digest FROM \`${dataset}.${TABLES.events}\`
 WHERE event_time BETWEEN @from AND @to AND event_id IN UNNEST(@ids) AND payload_digest IN UNNEST(@digests)`;
-  return async (questions) => {
+  return async (questions, signal) => {
     const times = questions.map((q) => Date.parse(q.event_time));
-    const [rows] = await bigquery.query({
+    const [job] = await bigquery.createQueryJob({
       query: sql,
       params: {
         from: bigquery.timestamp(new Date(Math.min(...times))),
@@ -28,18 +34,35 @@ WHERE event_time BETWEEN @from AND @to AND event_id IN UNNEST(@ids) AND payload_
         ids: [...new Set(questions.map((q) => q.event_id))],
         digests: [...new Set(questions.map((q) => q.payload_digest))],
       },
+      // The check's own label: who runs the warehouse's jobs shows in its job list.
+      labels: { eventbus: 'stored-check' },
     });
-    return new Set(
-      (rows as { event_id: string; payload_digest: string }[]).map((r) =>
-        identityKey(r.event_id, r.payload_digest),
-      ),
-    );
+    const cancel = () => {
+      job.cancel().catch(() => undefined);
+    };
+    if (signal.aborted) cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      const [rows] = await job.getQueryResults();
+      return new Set(
+        (rows as { event_id: string; payload_digest: string }[]).map((r) =>
+          identityKey(r.event_id, r.payload_digest),
+        ),
+      );
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
   };
 }
 
 export function createStoredCheck(
   query: StoredQuery,
-  opts: { readonly windowMs?: number; readonly timeoutMs?: number; readonly log?: (m: string) => void } = {},
+  opts: {
+    readonly windowMs?: number;
+    readonly timeoutMs?: number;
+    readonly maxInFlight?: number;
+    readonly log?: (m: string) => void;
+  } = {},
 ): AlreadyStored {
   return createBatchedLookup(query, (q) => identityKey(q.event_id, q.payload_digest), {
     what: 'stored check',

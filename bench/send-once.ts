@@ -58,7 +58,7 @@ function deps(claims: boolean): ForwardDeps {
     getSecret: () => 'k',
     send: () => Promise.resolve({ kind: 'response', status: 200, headers: {}, body: 'ok' }),
     now: () => new Date(),
-    ...(claims ? { claims: memoryClaims(), alreadyDelivered: () => Promise.resolve(false) } : {}),
+    ...(claims ? { claims: memoryClaims() } : {}),
   };
 }
 

@@ -149,6 +149,17 @@ export interface ClaimsPlan {
 export const CLAIM_COLLECTIONS = ['identities', 'sends'] as const;
 /** The timestamp field of every claim that the TTL policy deletes it by. */
 export const CLAIM_EXPIRE_FIELD = 'expire_at';
+/**
+ * Every other field a claim document carries, per collection (core/claims/send-once.ts,
+ * adapters/identity-claims.ts). Claims are read by id only, so none is indexed: each is exempt
+ * from single-field indexing (infra/claims.ts), which keeps a claim write one document write and
+ * its rising times (`claimed_at`, `lease_until`) clear of Firestore's 500 writes a second limit on
+ * a sequentially indexed field (test/infra/claims.test.ts checks the code writes no other field).
+ */
+export const CLAIM_FIELDS = Object.freeze({
+  identities: ['event_time', 'message_id', 'claimed_at'],
+  sends: ['holder', 'attempt', 'claimed_at', 'lease_until', 'status', 'outcome'],
+} as const satisfies Record<(typeof CLAIM_COLLECTIONS)[number], readonly string[]>);
 
 /**
  * The claims database's id for an environment, within Firestore's rules for a database id (4–63

@@ -1,9 +1,11 @@
 /**
  * The send-once claims' Firestore database (plan().claims; core/claims/claim-store.ts,
  * adapters/firestore-claims.ts): a Firestore Native database of its own in the environment's
- * region, a TTL policy on CLAIM_EXPIRE_FIELD of each claims collection (with that field exempt
- * from single-field indexing: nothing queries claims, and an index would be one more write per
- * claim), and `roles/datastore.user` for the workloads that claim, conditioned on this database.
+ * region, a TTL policy on CLAIM_EXPIRE_FIELD of each claims collection, every field of a claim
+ * (CLAIM_EXPIRE_FIELD and CLAIM_FIELDS) exempt from single-field indexing (nothing queries claims:
+ * an index would be more storage per claim, and a rising indexed time caps a collection at 500
+ * writes a second), and `roles/datastore.user` for the workloads that claim, conditioned on this
+ * database.
  *
  * Firestore has no IAM policy on a database: grants are the project's, and an IAM condition on
  * `resource.name` keeps them to this one (the local Firestore emulator enforces the same
@@ -13,7 +15,7 @@
  */
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import { CLAIM_COLLECTIONS, CLAIM_EXPIRE_FIELD, type Plan } from '../core/plan.ts';
+import { CLAIM_COLLECTIONS, CLAIM_EXPIRE_FIELD, CLAIM_FIELDS, type Plan } from '../core/plan.ts';
 
 export interface ClaimsArgs {
   readonly plan: Plan;
@@ -47,7 +49,14 @@ export class Claims extends pulumi.ComponentResource {
       },
       child,
     );
-    for (const collection of CLAIM_COLLECTIONS)
+    for (const collection of CLAIM_COLLECTIONS) {
+      for (const field of CLAIM_FIELDS[collection])
+        new gcp.firestore.Field(
+          `${name}-claims-noindex-${collection}-${field}`,
+          // Empty: no single-field index (claims are read by id only).
+          { project: plan.project, database: this.database.name, collection, field, indexConfig: {} },
+          child,
+        );
       new gcp.firestore.Field(
         `${name}-claims-ttl-${collection}`,
         {
@@ -61,6 +70,7 @@ export class Claims extends pulumi.ComponentResource {
         },
         child,
       );
+    }
     const condition = databaseCondition(plan.project, plan.claims.database);
     for (const g of args.grants)
       new gcp.projects.IAMMember(

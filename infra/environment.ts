@@ -200,13 +200,11 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           ],
         },
       ],
-      // Queries: the scheduler reads the ledger to tell whether a destination is healthy again;
-      // forward asks it whether a redelivered event was already delivered (its dataEditor on the
-      // table covers the read, but a query is a job in the project: jobUser).
+      // Queries: the scheduler reads the ledger to tell whether a destination is healthy again.
+      // The deliverers run none (whether a delivery happened is the send-once claim's word).
       readers: [
         // (its Data Viewer on the whole dataset, infra/ops.ts, covers the tables it reads)
         { who: 'schedule', member: ids.members.schedule, tables: [] },
-        ...deliverers.map((d) => ({ ...d, tables: [] })),
         // store asks the same of events for a late copy (adapters/stored-check.ts): a query job.
         { who: 'store', member: ids.members.store, tables: [] },
       ],

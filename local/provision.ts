@@ -11,6 +11,7 @@ import { ensureView } from '../adapters/views.ts';
 import {
   CLAIM_COLLECTIONS,
   CLAIM_EXPIRE_FIELD,
+  CLAIM_FIELDS,
   type FunctionName,
   type Plan,
   type SubscriptionPlan,
@@ -101,15 +102,26 @@ async function provisionFirestore(p: Plan, project: string, hostPort: string, re
     );
   else report.unchanged.push(`firestore database ${database}`);
   for (const collection of CLAIM_COLLECTIONS) {
-    const field = `${base}/${database}/collectionGroups/${collection}/fields/${CLAIM_EXPIRE_FIELD}`;
-    const what = `firestore ttl ${collection}.${CLAIM_EXPIRE_FIELD}`;
-    if ((await emulatorCall(field)).json.ttlConfig !== undefined) {
-      report.unchanged.push(what);
-      continue;
+    // The TTL field, and every field exempt from indexing (the emulator's sequential-write limit
+    // counts indexed fields only, as Firestore's does).
+    for (const name of [CLAIM_EXPIRE_FIELD, ...CLAIM_FIELDS[collection]]) {
+      const field = `${base}/${database}/collectionGroups/${collection}/fields/${name}`;
+      const ttl = name === CLAIM_EXPIRE_FIELD;
+      const what = `firestore ${ttl ? 'ttl, ' : ''}no index ${collection}.${name}`;
+      const now = (await emulatorCall(field)).json;
+      const mask = [
+        ...(ttl && now.ttlConfig === undefined ? ['ttlConfig'] : []),
+        ...(now.indexConfig === undefined ? ['indexConfig'] : []),
+      ];
+      if (mask.length === 0) {
+        report.unchanged.push(what);
+        continue;
+      }
+      const body = { ...(ttl ? { ttlConfig: {} } : {}), indexConfig: {} };
+      const set = await emulatorCall(`${field}?updateMask=${mask.join(',')}`, 'PATCH', body);
+      if (set.status !== 200) throw new Error(`setting ${what}: HTTP ${set.status}`);
+      report.created.push(what);
     }
-    const set = await emulatorCall(`${field}?updateMask=ttlConfig`, 'PATCH', { ttlConfig: {} });
-    if (set.status !== 200) throw new Error(`setting ${what}: HTTP ${set.status}`);
-    report.created.push(what);
   }
 }
 

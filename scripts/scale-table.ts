@@ -8,7 +8,17 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EVENTS_PER_TAG_LOAD, MONTHLY_PRICES, TAG_BYTES } from '../core/deploy/bill.ts';
+import {
+  CLAIM_RETRY_SHARE,
+  type ClaimDesign,
+  claimCost,
+  claimCounts,
+  claimStorageCost,
+  EVENTS_PER_BATCH,
+  EVENTS_PER_TAG_LOAD,
+  MONTHLY_PRICES,
+  TAG_BYTES,
+} from '../core/deploy/bill.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
 import {
   type Billing,
@@ -192,6 +202,8 @@ export function scaleTables(): string {
   lines.push(traceTable());
   lines.push('');
   lines.push(metricsTable());
+  lines.push('');
+  lines.push(claimsTable());
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -447,6 +459,39 @@ function metricsTable(): string {
     `Delivery metrics: ${samplesPerExport()} samples a destination per export (3 statuses); the event rate does not change it. ${CLOUD_MONITORING_PRICE.asOf}.`,
   );
   return lines.join('\n');
+}
+
+/**
+ * The send-once claims per million events (2 deliveries an event) by design: what ships (a
+ * settled record per delivery, docs/delivery.md) and the per-batch design modelled, not built.
+ */
+function claimsTable(): string {
+  const perMillion = (design: ClaimDesign) => {
+    const c = claimCounts(1e6, 2, design);
+    return { c, usd: claimCost(c) + claimStorageCost(c.documents) };
+  };
+  const row = (name: string, design: ClaimDesign, guarantee: string) => {
+    const { c, usd: cost } = perMillion(design);
+    return `| ${name} | ${Math.round(c.writes).toLocaleString('en-US')} | ${Math.round(c.reads).toLocaleString('en-US')} | $${cost.toFixed(2)} | ${guarantee} |`;
+  };
+  const f = MONTHLY_PRICES.firestore;
+  return [
+    '| Send-once claims, per million events (2 deliveries an event) | document writes | reads | cost | what it guarantees |',
+    '| --- | ---: | ---: | ---: | --- |',
+    row(
+      '**Shipped**: an identity claim an event, a settled record a delivery',
+      'per-delivery',
+      'one row and one delivery on every path; no warehouse query on the delivery path',
+    ),
+    row(
+      `Modelled, not built: one claim document per producer batch or push (${EVENTS_PER_BATCH} events) and destination`,
+      'per-batch',
+      'the same, once a copy carries its first batch’s key and reads that document',
+    ),
+    '| Before #97: an identity claim an event; redeliveries asked the ledger in BigQuery | 1,000,000 | 0 | $1.20 + queries | the ledger check: ~46 GB billed a check at 1,000 events/s |',
+    '',
+    `Firestore Standard, regional, as last known (unverified offline): $${f.writePer100k} per 100,000 writes, $${f.deletePer100k} per 100,000 deletes (a TTL deletion is one), $${f.readPer100k} per 100,000 reads, $${f.storagePerGibMonth} per GiB-month stored; ${CLAIM_RETRY_SHARE * 100} % of deliveries retried, copied or replayed (a claim, a read, a settlement each). No field is indexed.`,
+  ].join('\n');
 }
 
 if (import.meta.main) {

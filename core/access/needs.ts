@@ -226,8 +226,8 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'adapters/suppression-list.ts',
     );
 
-  // forward and forward-catalog (the same delivery core, issue #65): the ledger, its
-  // already-delivered question, the secrets of the destinations each delivers to, and no other's.
+  // forward and forward-catalog (the same delivery core, issue #65): the ledger (written, never
+  // queried), the secrets of the destinations each delivers to, and no other's.
   // Defined events' mappings are forward's platforms' (a Segment action maps with its own).
   need(
     'forward',
@@ -244,7 +244,6 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
       'the delivery ledger (Storage Write API, default stream)',
       'adapters/bigquery-write-api.ts',
     );
-    need(who, 'bigquery.jobs.create', p, 'the delivered check (a query job)', 'adapters/delivered-check.ts');
     for (const s of plan.functions.find((f) => f.name === who)?.secrets ?? [])
       need(
         who,

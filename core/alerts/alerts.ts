@@ -10,6 +10,7 @@
 
 import { type AlertCondition, AlertSpec } from '../../schemas/alert.ts';
 import type { Connection } from '../../schemas/settings.ts';
+import { CLAIM_HOLD_PREFIX } from '../claims/send-once.ts';
 import { connectionProblem, specChecker } from '../references/connections.ts';
 import { chatLiteral } from '../rules/rules.ts';
 import { durationMs, scheduleProblem } from '../scheduler/cadence.ts';
@@ -174,6 +175,8 @@ export function alertQuery(c: AlertCondition, now: Date, t: AlertTables): AlertQ
         `SELECT COUNTIF(status IN (${FAILED_STATUSES.map((s) => `'${s}'`).join(', ')})) AS failed, COUNT(*) AS attempted`,
         `FROM ${t.deliveries}`,
         "WHERE destination = @destination AND status NOT IN ('skipped', 'folded')",
+        // Attempts our send-once claim held are not the destination's answer (send-once.ts).
+        `  AND NOT STARTS_WITH(IFNULL(reason, ''), '${CLAIM_HOLD_PREFIX}')`,
         '  AND recorded_at >= TIMESTAMP(@since) AND recorded_at < TIMESTAMP(@until)',
       ].join('\n'),
       params: { destination: f.destination, since: windowOf(f.window), until: iso(until) },

@@ -32,6 +32,12 @@ export interface HeldClaim {
   readonly version: string;
   /** When the record stops counting (epoch ms): past it, it is as if absent (replace it). */
   readonly expireAt: number;
+  /**
+   * Set when the record exists but is not a claim this code writes (a field of another type, no
+   * expiry): why. Its fields and expiry are then empty and 0; the version still names it, so a
+   * caller replaces it from the claim store alone (a fault of ours never wedges a delivery).
+   */
+  readonly malformed?: string;
 }
 
 export type CreateAnswer =

@@ -4,35 +4,36 @@
  * reached `store` again, a Pub/Sub redelivery, a dead letter re-driven, `eventbus replay`, a
  * catalogue destination in `forward-catalog` — reaches the platform through `forward`'s core
  * (core/delivery/forward.ts), which asks `claimSend` right before the call and settles the claim
- * with `settleSend` after it. test/unit/claims/paths.test.ts lists the paths and fails when one
- * sends around it.
+ * with `settleSend` (or `settleFirst`) after it. test/unit/claims/paths.test.ts lists the paths
+ * and fails when one sends around it.
  *
- * Two claims make one delivery:
+ * Whether a delivery already happened is known from the claim store alone: never from the
+ * warehouse (the ledger is the record, not the lock; no query runs on the delivery path).
+ *
  * - `store`'s first sighting of the event's identity (core/store/store.ts): created only if absent,
  *   so exactly one store push fans an identity out as its *first fan-out*, marked on its
  *   `deliveries` messages with the sighting's time. That push's messages hold the claim for each
- *   destination: their first attempt, within FIRST_WINDOW_MS of being published, sends without
- *   another write. This is what keeps the usual delivery at one claim per event, not one per
- *   destination.
+ *   destination: their first attempt, within FIRST_WINDOW_MS of being published, sends without a
+ *   claim beforehand, and a delivery settles a record `delivered` afterwards (`settleFirst`).
  * - Every other attempt — a retry, a late first attempt, a copy fanned out again, a replay — takes
  *   the send-once claim: a record under the delivery id (SHA-256 of event_id, payload digest and
- *   destination), created only if absent (core/claims/claim-store.ts):
- *   - held by another message within its lease: wait (answer retry; Pub/Sub brings it back), unless
- *     the ledger already has the delivery: folded (acknowledged, a `folded` row, nothing sent);
- *   - held, its lease run out or held by this same message: take it over if the ledger has no
- *     delivery, fold otherwise;
- *   - expired (past SEND_ONCE_DAYS) or forced (`replay --force`): take it over and send;
- *   - once held: the ledger is asked (the first fan-out writes no claim, only its ledger row), and a
- *     message that is not the first fan-out's waits while the first fan-out may still be sending
- *     (`horizon`), then sends if nothing was delivered.
- * - After the call: delivered → the claim stays until the window ends. A platform's refusal, a
- *   retryable answer or a request never made → released (a claim after a rejected answer is not a
- *   delivery). No answer (timeout, connection reset) → kept: the holder's own retry takes it over,
- *   a copy from elsewhere waits for the lease.
+ *   destination), created only if absent (core/claims/claim-store.ts), and the record it finds is
+ *   read in the same step (a create that fails returns what holds the key):
+ *   - settled `delivered`: folded (acknowledged, a `folded` row, nothing sent);
+ *   - held by another message within its lease: wait (answer retry; Pub/Sub brings it back);
+ *   - held, its lease run out or held by this same message: take it over and send;
+ *   - expired (past SEND_ONCE_DAYS), forced (`replay --force`) or unreadable (a malformed
+ *     document: a fault of ours, repaired by replacing it): take it over;
+ *   - a message that is not the first fan-out's waits while the first fan-out may still be sending
+ *     (`horizon`), then sends unless the record was settled delivered meanwhile.
+ * - After the call: delivered → the claim is settled `delivered` with the outcome and stays until
+ *   the window ends. A platform's refusal, a retryable answer or a request never made → released
+ *   (a claim after a rejected answer is not a delivery). No answer (timeout, connection reset) →
+ *   kept: the holder's own retry takes it over, a copy from elsewhere waits for the lease.
  */
 import type { ClaimFields, ClaimKey, ClaimStore, HeldClaim } from './claim-store.ts';
 
-/** How long a copy may fold into an earlier delivery: claims expire, the ledger is asked as far back. */
+/** How long a copy may fold into an earlier delivery: claims (and their settled outcome) expire then. */
 export const SEND_ONCE_DAYS = 7;
 export const SEND_ONCE_WINDOW_MS = SEND_ONCE_DAYS * 86_400_000;
 
@@ -41,6 +42,9 @@ export const SEND_ONCE_WINDOW_MS = SEND_ONCE_DAYS * 86_400_000;
  * a claim of its own. Later (a backlog), it takes the claim like any other attempt.
  */
 export const FIRST_WINDOW_MS = 2 * 60_000;
+
+/** What a claim says of its delivery: being sent now, or settled delivered (with the outcome). */
+export type ClaimStatus = 'sending' | 'delivered';
 
 /**
  * How long a claim protects an attempt that may still be sending: three times the destination's
@@ -69,7 +73,7 @@ export interface SendRequest {
   readonly attempt: number;
   readonly now: number;
   readonly timeoutMs: number;
-  /** An explicit `replay --force`: sends again whatever the ledger says. */
+  /** An explicit `replay --force`: sends again whatever the claim says. */
   readonly force: boolean;
   /** The first fan-out's message on its first attempt, within FIRST_WINDOW_MS: it sends as is. */
   readonly privileged: boolean;
@@ -78,18 +82,16 @@ export interface SendRequest {
    * (firstFanOutHorizon); undefined when this is the first fan-out's message or none can be.
    */
   readonly horizon: number | undefined;
-  /**
-   * Whether the ledger has this identity `delivered` to this destination; rejects when it
-   * cannot tell (the caller waits: a fold is never a guess, nor is a second send).
-   */
-  readonly delivered: () => Promise<boolean>;
 }
 
 /** A claim this attempt holds: what settleSend needs. */
 export interface SendTicket {
   readonly key: ClaimKey;
   readonly version: string;
-  /** Set when the claim was taken over from another holder or forced: the ledger row says so. */
+  /** The fields the claim was taken with (settled `delivered`, they are kept). */
+  readonly fields: ClaimFields;
+  readonly expireAt: number;
+  /** Set when the claim was taken over from another holder, forced or repaired: the ledger row says so. */
   readonly note?: string;
 }
 
@@ -101,54 +103,68 @@ export type SendVerdict =
 
 const key = (id: string): ClaimKey => ({ space: 'sends', id });
 
-function fields(r: SendRequest): ClaimFields {
+function fields(holder: string, attempt: number, now: number, timeoutMs: number): ClaimFields {
   return {
-    holder: r.holder,
-    attempt: r.attempt,
-    claimed_at: r.now,
-    lease_until: r.now + leaseMs(r.timeoutMs),
+    holder,
+    attempt,
+    claimed_at: now,
+    lease_until: now + leaseMs(timeoutMs),
+    status: 'sending' satisfies ClaimStatus,
   };
 }
 
-/** The claim before the call. Rejects only when the claim store cannot be reached. */
+/** The claim before the call. Rejects only when the claim store cannot be reached or refuses. */
 export async function claimSend(r: SendRequest): Promise<SendVerdict> {
   if (r.privileged && !r.force) return { go: true };
   const k = key(r.id);
   const expireAt = r.now + SEND_ONCE_WINDOW_MS;
+  const mine = fields(r.holder, r.attempt, r.now, r.timeoutMs);
+  const take = async (held: HeldClaim, note: string): Promise<SendVerdict | undefined> => {
+    const version = await r.store.replace(k, held.version, mine, expireAt);
+    if (version === undefined) return undefined;
+    return afterClaim(r, { key: k, version, fields: mine, expireAt, note });
+  };
   // Two rounds at most: a claim released or replaced between our create and our takeover.
   for (let round = 0; round < 2; round++) {
-    const answer = await r.store.create(k, fields(r), expireAt);
-    if (answer.created) return afterClaim(r, { key: k, version: answer.version }, true);
+    const answer = await r.store.create(k, mine, expireAt);
+    if (answer.created) return afterClaim(r, { key: k, version: answer.version, fields: mine, expireAt });
     const held = answer.held;
-    const forcedOrExpired = overrule(r, held);
-    if (forcedOrExpired !== undefined) {
-      const version = await r.store.replace(k, held.version, fields(r), expireAt);
-      if (version !== undefined) return { go: true, ticket: { key: k, version, note: forcedOrExpired } };
+    // A document no claim of ours could have written: our fault, not the destination's. Replaced
+    // (it tells nothing, so it is as if absent), never a reason to wait.
+    if (held.malformed !== undefined) {
+      const verdict = await take(held, `replaced a malformed send-once claim (${held.malformed})`);
+      if (verdict) return verdict;
       continue;
     }
-    const ledger = await askLedger(r, held);
-    if (ledger !== 'not delivered') return ledger;
+    const overruled = overrule(r, held);
+    if (overruled !== undefined) {
+      const version = await r.store.replace(k, held.version, mine, expireAt);
+      if (version !== undefined)
+        return { go: true, ticket: { key: k, version, fields: mine, expireAt, note: overruled } };
+      continue;
+    }
+    if (held.fields['status'] === 'delivered')
+      return {
+        go: false,
+        folded: true,
+        reason: `a copy of an event already delivered to this destination (the send-once claim of ${holderText(held)} was settled delivered${outcomeText(held)})`,
+      };
     const why = takeover(r, held);
     if (why === undefined)
       return wait(
         `${holderText(held)} may be sending this event right now (its lease runs until ${new Date(Number(held.fields['lease_until'])).toISOString()})`,
       );
-    const version = await r.store.replace(k, held.version, fields(r), expireAt);
-    if (version !== undefined) return afterClaim(r, { key: k, version, note: why }, false);
+    const verdict = await take(held, why);
+    if (verdict) return verdict;
   }
   return wait('the send-once claim changed hands while this attempt took it');
 }
 
 /**
- * The claim is ours. A claim just created says nothing of the first fan-out, which writes none:
- * the ledger is asked. A message that is not the first fan-out's then waits while that one may
- * still be sending.
+ * The claim is ours. A message that is not the first fan-out's waits while that one may still be
+ * sending: once it delivers, it settles this same record `delivered`, and the wait's retry folds.
  */
-async function afterClaim(r: SendRequest, ticket: SendTicket, created: boolean): Promise<SendVerdict> {
-  if (created) {
-    const ledger = await askLedger(r, undefined);
-    if (ledger !== 'not delivered') return ledger;
-  }
+function afterClaim(r: SendRequest, ticket: SendTicket): SendVerdict {
   if (r.horizon !== undefined && r.now < r.horizon)
     return wait(
       `the event's first fan-out may still be sending to this destination (until ${new Date(r.horizon).toISOString()})`,
@@ -156,27 +172,7 @@ async function afterClaim(r: SendRequest, ticket: SendTicket, created: boolean):
   return { go: true, ticket };
 }
 
-/** The ledger's word on a held claim: folded, a wait when it cannot tell, or 'not delivered'. */
-async function askLedger(
-  r: SendRequest,
-  held: HeldClaim | undefined,
-): Promise<SendVerdict | 'not delivered'> {
-  const who = held ? `the send-once claim of ${holderText(held)}` : 'the first fan-out';
-  let delivered: boolean;
-  try {
-    delivered = await r.delivered();
-  } catch (err) {
-    return wait(`the ledger could not tell whether ${who} delivered (${(err as Error).message})`);
-  }
-  if (!delivered) return 'not delivered';
-  return {
-    go: false,
-    folded: true,
-    reason: `a copy of an event already delivered to this destination (${who})`,
-  };
-}
-
-/** A takeover that needs no ledger question: the record ran out, or the replay is forced. */
+/** A takeover that needs no other question: the record ran out, or the replay is forced. */
 function overrule(r: SendRequest, held: HeldClaim): string | undefined {
   if (held.expireAt <= r.now)
     return `send-once claim of ${holderText(held)} expired (older than ${SEND_ONCE_DAYS} days)`;
@@ -184,7 +180,7 @@ function overrule(r: SendRequest, held: HeldClaim): string | undefined {
   return undefined;
 }
 
-/** Not delivered says the ledger: whether this attempt may take the claim over, and why. */
+/** Not delivered says the claim: whether this attempt may take it over, and why. */
 function takeover(r: SendRequest, held: HeldClaim): string | undefined {
   if (held.fields['holder'] === r.holder)
     return `retry of this message after attempt ${String(held.fields['attempt'])}`;
@@ -197,22 +193,83 @@ function holderText(held: HeldClaim): string {
   return `message ${String(held.fields['holder'])} (attempt ${String(held.fields['attempt'])})`;
 }
 
+function outcomeText(held: HeldClaim): string {
+  const outcome = held.fields['outcome'];
+  return typeof outcome === 'string' && outcome ? `: ${outcome}` : '';
+}
+
+/**
+ * How the ledger row of an attempt held by the send-once claim begins (waiting for another holder,
+ * or the claim store unreachable): a fault or a wait of ours, never the platform's answer, so it
+ * counts neither toward the destination's health nor against its re-drive (core/delivery/redrive.ts).
+ */
+export const CLAIM_HOLD_PREFIX = 'held: ';
+
 function wait(reason: string): SendVerdict {
-  return { go: false, folded: false, reason: `held: ${reason}; trying again later` };
+  return { go: false, folded: false, reason: `${CLAIM_HOLD_PREFIX}${reason}; trying again later` };
 }
 
 /** What the call came to, as the claim sees it. */
 export type SendOutcome = 'delivered' | 'refused' | 'unanswered';
 
+/** The outcome text a settled claim keeps: bounded, so a long answer never makes a large document. */
+const OUTCOME_CHARS = 200;
+
+function settledFields(base: ClaimFields, outcome: string): ClaimFields {
+  return { ...base, status: 'delivered' satisfies ClaimStatus, outcome: outcome.slice(0, OUTCOME_CHARS) };
+}
+
 /**
- * After the call: a delivery keeps the claim; a refusal (rejected, retryable answer, no request
- * made) releases it; no answer keeps it for the lease. A release that fails is harmless: the
- * holder's retry takes its own claim over, and others wait for the lease. Never rejects.
+ * After the call: a delivery settles the claim `delivered` with `detail` (the outcome); a refusal
+ * (rejected, retryable answer, no request made) releases it; no answer keeps it for the lease.
+ * Resolves with a warning when the store could not be told (a later copy may then send again),
+ * undefined otherwise. Never rejects.
  */
-export function settleSend(store: ClaimStore, ticket: SendTicket, outcome: SendOutcome): Promise<void> {
-  if (outcome !== 'refused') return Promise.resolve();
-  return store.release(ticket.key, ticket.version).then(
+export function settleSend(
+  store: ClaimStore,
+  ticket: SendTicket,
+  outcome: SendOutcome,
+  detail = 'delivered',
+): Promise<string | undefined> {
+  if (outcome === 'unanswered') return Promise.resolve(undefined);
+  const written =
+    outcome === 'refused'
+      ? store.release(ticket.key, ticket.version).then(() => undefined)
+      : store
+          .replace(ticket.key, ticket.version, settledFields(ticket.fields, detail), ticket.expireAt)
+          // Someone else's now (a forced replay, a takeover after our lease): their record stands.
+          .then(() => undefined);
+  return written.then(
     () => undefined,
-    () => undefined,
+    (err: unknown) => `the send-once claim could not be settled (${(err as Error).message})`,
   );
+}
+
+/** The first fan-out's delivery, as its record needs it. */
+export type FirstDelivery = Pick<SendRequest, 'store' | 'id' | 'holder' | 'attempt' | 'now' | 'timeoutMs'> & {
+  /** The outcome the record keeps (HTTP status, the driver's note). */
+  readonly detail: string;
+};
+
+/**
+ * After the first fan-out's first attempt delivered (it took no claim beforehand): the record
+ * `delivered`, created, or written over whatever another attempt holds (that one's own settle or
+ * retry then finds it delivered). Resolves with a warning when the store could not be told.
+ */
+export async function settleFirst(f: FirstDelivery): Promise<string | undefined> {
+  const k = key(f.id);
+  const expireAt = f.now + SEND_ONCE_WINDOW_MS;
+  const record = settledFields(fields(f.holder, f.attempt, f.now, f.timeoutMs), f.detail);
+  try {
+    for (let round = 0; round < 3; round++) {
+      const answer = await f.store.create(k, record, expireAt);
+      if (answer.created) return undefined;
+      if (answer.held.fields['status'] === 'delivered' && answer.held.malformed === undefined)
+        return undefined;
+      if ((await f.store.replace(k, answer.held.version, record, expireAt)) !== undefined) return undefined;
+    }
+    return 'the send-once claim kept changing hands while the delivery was settled';
+  } catch (err) {
+    return `the send-once claim could not be settled delivered (${(err as Error).message})`;
+  }
 }

@@ -3,18 +3,21 @@
  * named by the message's `destination` attribute, read its secrets, prepare the request with
  * its driver, send it, interpret the answer, and say which ledger rows to write and whether
  * to acknowledge. Retryable outcomes are not acknowledged, so Pub/Sub redelivers with
- * backoff; dead letters are recorded from the dead-letter topic (dead-letter.ts). A redelivery
- * is not sent again when the ledger already has it delivered.
+ * backoff; dead letters are recorded from the dead-letter topic (dead-letter.ts). Whether a
+ * redelivery or a copy was already delivered is the send-once claim's word
+ * (core/claims/send-once.ts), never a warehouse query: the ledger is the record, not the lock.
  */
 
 import type { Destination } from '../../schemas/settings.ts';
 import type { ClaimStore } from '../claims/claim-store.ts';
 import {
+  CLAIM_HOLD_PREFIX,
   claimSend,
   FIRST_WINDOW_MS,
   firstFanOutHorizon,
   type SendOutcome,
   type SendTicket,
+  settleFirst,
   settleSend,
 } from '../claims/send-once.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
@@ -54,19 +57,10 @@ export interface ForwardDeps {
   readonly send: (request: OutboundRequest, timeoutMs: number) => Promise<InboundResponse>;
   readonly now: () => Date;
   /**
-   * Whether the ledger has a `delivered` row for this event and destination; asked on
-   * redeliveries only. Resolves false when it cannot tell in time (fail-open: a duplicate rather
-   * than a lost delivery). Absent: never asked.
-   */
-  readonly alreadyDelivered?: (
-    eventId: string,
-    destination: string,
-    payloadDigest: string | undefined,
-  ) => Promise<boolean>;
-  /**
    * The send-once claims (core/claims/send-once.ts): one claim per event identity and destination,
-   * taken right before the call. With it, `alreadyDelivered` is asked whenever a claim is found
-   * held, and must reject when it cannot tell. Absent: the ledger is asked on redeliveries only.
+   * taken right before the call (or, for the first fan-out's first attempt, written after it) and
+   * settled `delivered` after a delivery; the only word on whether a delivery already happened.
+   * Absent (tests of the core alone): nothing is claimed.
    */
   readonly claims?: ClaimStore;
   /**
@@ -131,26 +125,15 @@ export function forwardPush(push: PushedMessage, deps: ForwardDeps): Promise<For
 }
 
 /**
- * The steps, in order: resolve destination → (ledger check on a redelivery) → secrets →
- * definition → OAuth token → prepare → breaker and concurrency limit → send → interpret. Each is
+ * The steps, in order: resolve destination → secrets → definition → OAuth token → prepare →
+ * breaker and concurrency limit → send-once claim → send → interpret → settle. Each is
  * a function of the one `Delivery` value (`Call` once the request is built) and hands it to the
  * next, at once when what it needed was at hand, after a promise otherwise (maybe-async.ts).
  */
 function forwardSteps(push: PushedMessage, deps: ForwardDeps): MaybePromise<ForwardResult> {
   const d = resolveDestination(push, deps);
   if (!('driver' in d)) return d;
-  // With claims, the claim before the call asks the ledger (sendOnce). Without: a redelivery may
-  // follow a send that succeeded but whose push Pub/Sub gave up on, and the ledger says whether it did.
-  if (deps.claims || d.attempt <= 1 || d.replay || !deps.alreadyDelivered) return readDestinationSecrets(d);
-  return deps.alreadyDelivered(d.ids.event_id, d.destination.id, d.ids.payload_digest).then((delivered) =>
-    delivered
-      ? {
-          ack: true,
-          entries: [],
-          summary: `${d.destination.id} ${d.ids.event_id} attempt ${d.attempt}: already delivered (ledger), not sent again`,
-        }
-      : readDestinationSecrets(d),
-  );
+  return readDestinationSecrets(d);
 }
 
 /** What every ledger row of this attempt says, whatever happens: which event, where, which try. */
@@ -196,6 +179,8 @@ interface Delivery extends Attempt {
   ticket?: SendTicket;
   /** Whether sendOnce let this attempt go (a call repeated after a 401 does not ask again). */
   cleared?: boolean;
+  /** Sent as the first fan-out's first attempt, without a claim: a delivery then writes the record. */
+  unclaimed?: boolean;
 }
 
 /**
@@ -428,6 +413,7 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
     now - d.publishedAt < FIRST_WINDOW_MS;
   if (privileged) {
     d.cleared = true;
+    d.unclaimed = true;
     return send(call);
   }
   const timeoutMs = d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS;
@@ -437,7 +423,6 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
     d.first || sightedAt === undefined
       ? undefined
       : firstFanOutHorizon(sightedAt, d.deps.storePushMs ?? 60_000, timeoutMs);
-  const ask = d.deps.alreadyDelivered;
   return claimSend({
     store: claims,
     id: deliveryId(d.ids.event_id, d.ids.payload_digest, d.destination.id),
@@ -448,10 +433,6 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
     force: d.force,
     privileged: false,
     horizon,
-    delivered: () =>
-      ask
-        ? ask(d.ids.event_id, d.destination.id, d.ids.payload_digest)
-        : Promise.reject(new Error('this function has no ledger check')),
   }).then(
     (verdict) => {
       if (verdict.go) {
@@ -466,7 +447,7 @@ function sendOnce(call: Call): MaybePromise<ForwardResult> {
       giveSlotBack(call);
       return retry(
         d,
-        `held: the send-once claim could not be taken (${(err as Error).message}); trying again later`,
+        `${CLAIM_HOLD_PREFIX}the send-once claim could not be taken (${(err as Error).message}); trying again later`,
       );
     },
   );
@@ -479,19 +460,47 @@ function giveSlotBack(call: Call): void {
 }
 
 /**
- * What the claim keeps after the call (settleSend): a delivery keeps it; a refusal or a request
- * never made releases it; no answer keeps it for its lease. The result waits for a release.
+ * What the claim keeps after the call (settleSend, settleFirst): a delivery settles it `delivered`
+ * with the outcome (the first fan-out's first attempt writes it now); a refusal or a request never
+ * made releases it; no answer keeps it for its lease. The result (the acknowledgement) waits for
+ * the claim store, so an acknowledged delivery is one a later copy finds; a store that cannot be
+ * told is said in the summary (the ledger still has the row).
  */
 function settled(
   d: Delivery,
   outcome: SendOutcome,
   result: MaybePromise<ForwardResult>,
 ): MaybePromise<ForwardResult> {
+  return andThen(result, (r) => settleClaim(d, outcome, r));
+}
+
+function settleClaim(d: Delivery, outcome: SendOutcome, result: ForwardResult): MaybePromise<ForwardResult> {
   const claims = d.deps.claims;
-  if (!claims || !d.ticket || outcome !== 'refused') return result;
-  const ticket = d.ticket;
-  delete d.ticket;
-  return settleSend(claims, ticket, outcome).then(() => result);
+  if (!claims || outcome === 'unanswered') return result;
+  const row = result.entries[0]?.row;
+  const detail = row?.reason ?? 'delivered';
+  const outcomeText = row?.http_status == null ? detail : `HTTP ${row.http_status}: ${detail}`;
+  let written: Promise<string | undefined> | undefined;
+  if (d.ticket) {
+    const ticket = d.ticket;
+    delete d.ticket;
+    written = settleSend(claims, ticket, outcome, outcomeText);
+  } else if (d.unclaimed && outcome === 'delivered') {
+    delete d.unclaimed;
+    written = settleFirst({
+      store: claims,
+      id: deliveryId(d.ids.event_id, d.ids.payload_digest, d.destination.id),
+      holder: d.messageId,
+      attempt: d.attempt,
+      now: d.deps.now().getTime(),
+      timeoutMs: d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+      detail: outcomeText,
+    });
+  }
+  if (!written) return result;
+  return written.then((warning) =>
+    warning === undefined ? result : { ...result, summary: `${result.summary}; ${warning}` },
+  );
 }
 
 /** Step 8: the request goes out; the breaker and the limiter learn whether the destination answered. */
@@ -563,7 +572,11 @@ function perform(call: Call, run: NonNullable<Driver['perform']>): Promise<Forwa
       else if (call.sentAt !== undefined) d.deps.limiter?.abandon(d.destination.id, d.deps.now().getTime());
       if (sent) d.carried = [...new Set(sent.flatMap(requestIdentifiers))].sort();
       if (outcome.status === 'delivered')
-        return done(d, true, 'delivered', outcome.detail, outcome.httpStatus, answer);
+        return settled(
+          d,
+          'delivered',
+          done(d, true, 'delivered', outcome.detail, outcome.httpStatus, answer),
+        );
       if (outcome.status === 'retry') holdBack(d, (now) => retryAfterTime(retryAfter, now));
       const rejected = outcome.status === 'rejected';
       // Answered, or no request made: nothing was taken. Unanswered: the claim waits for its lease.
@@ -627,7 +640,7 @@ function interpret(call: Call, response: InboundResponse): MaybePromise<ForwardR
         ]
           .filter(Boolean)
           .join('; ') || undefined;
-      return done(d, true, 'delivered', note, outcome.httpStatus, answer);
+      return settled(d, 'delivered', done(d, true, 'delivered', note, outcome.httpStatus, answer));
     }
     case 'rejected':
       return settled(d, 'refused', done(d, true, 'rejected', outcome.reason, outcome.httpStatus, answer));

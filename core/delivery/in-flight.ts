@@ -1,11 +1,11 @@
 /**
  * Deliveries in flight in this instance, by the event's identity and destination. A push can
  * arrive again while its first attempt is still sending (a redelivery under load, or a second
- * `deliveries` message for the same stored event): the ledger cannot tell yet, because the first
- * attempt's row is written only after its send. Without this, both were sent and the ledger had
- * two `delivered` rows. The later push now waits for the one in flight: delivered and recorded
- * → acknowledged without sending; anything else → it goes on as usual (the ledger check and
- * the send). Per instance only; across instances the ledger check on redeliveries still holds
+ * `deliveries` message for the same stored event): the send-once claim cannot tell yet, because
+ * the first attempt settles it only after its send. Without this, both were sent and the ledger
+ * had two `delivered` rows. The later push now waits for the one in flight: delivered and
+ * recorded → acknowledged without sending; anything else → it goes on as usual (the send-once
+ * claim and the send). Per instance only; across instances the send-once claim holds
  * (docs/delivery.md). Pure: the outcomes are promises the caller settles.
  */
 import { DELIVERY_ATTRIBUTES, type PushedMessage } from './message.ts';

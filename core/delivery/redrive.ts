@@ -7,8 +7,11 @@
  * destination with little traffic may never have that many, so a quiet one (no `failed` attempt
  * in 10 minutes) gets a small canary batch; the canary's own outcomes decide the next minute.
  * A destination that still fails gets nothing: re-driving into an outage only spends attempts.
+ * Attempts our send-once claim held (`held: …`: another holder's lease, a claim store away) are
+ * not the destination's answer: they count neither way.
  */
 import type { Destination } from '../../schemas/settings.ts';
+import { CLAIM_HOLD_PREFIX } from '../claims/send-once.ts';
 
 export const HEALTHY_STREAK = 20;
 export const CANARY_BATCH = 10;
@@ -61,8 +64,9 @@ export function redriveBudget(d: Readonly<Destination>, attempts: RecentAttempts
  * newest first (bounded: a busy destination's figures need no more than this).
  */
 export function recentAttemptsQuery(project: string, dataset: string, table: string): string {
-  return `SELECT status, recorded_at FROM \`${project}.${dataset}.${table}\`
+  return `SELECT status, recorded_at, reason FROM \`${project}.${dataset}.${table}\`
 WHERE destination = @destination AND status IN ('delivered', 'failed')
+  AND NOT STARTS_WITH(IFNULL(reason, ''), '${CLAIM_HOLD_PREFIX}')
   AND recorded_at >= TIMESTAMP_SUB(CURRENT_TIMESTAMP(), INTERVAL 10 MINUTE)
 ORDER BY recorded_at DESC
 LIMIT 5000`;
@@ -79,6 +83,8 @@ export function recentAttemptsFromRows(
   for (const row of rows) {
     const status = row['status'];
     if (status !== 'delivered' && status !== 'failed') continue;
+    // Held by our own claim: not the destination's answer.
+    if (typeof row['reason'] === 'string' && row['reason'].startsWith(CLAIM_HOLD_PREFIX)) continue;
     if (status === 'failed') failedLast10m++;
     const at = timeOf(row['recorded_at']);
     if (recent.length < HEALTHY_STREAK && at >= fiveMinutesAgo) recent.push(status);

@@ -82,8 +82,39 @@ export const MONTHLY_PRICES = Object.freeze({
    * billed as a delete. The daily free quota (20,000 writes and deletes, 50,000 reads) is per
    * project and one database, left out here.
    */
-  firestore: { writePer100k: 0.108, deletePer100k: 0.012, readPer100k: 0.036 },
+  firestore: { writePer100k: 0.108, deletePer100k: 0.012, readPer100k: 0.036, storagePerGibMonth: 0.18 },
 });
+
+/**
+ * The share of deliveries that are not a first fan-out's first try (retries after a 5xx or a
+ * timeout, producers' copies, re-drives, replays): each takes a send-once claim (a write), reads
+ * what holds it when one does (a read), and settles it (a write). A stated assumption, not a
+ * measurement: the chaos run's outage shows it far higher for minutes, a quiet month lower.
+ */
+export const CLAIM_RETRY_SHARE = 0.02;
+/** A claim document's stored size (name, 6 fields, the TTL timestamp; no index entries). */
+export const CLAIM_DOCUMENT_BYTES = 300;
+
+/** Firestore operations of the claims for `events` events of `deliveriesPerEvent` deliveries each. */
+export function claimCounts(
+  events: number,
+  deliveriesPerEvent: number,
+  design: ClaimDesign = 'per-delivery',
+): ClaimCounts & { readonly documents: number } {
+  const deliveries = events * deliveriesPerEvent;
+  const others = deliveries * CLAIM_RETRY_SHARE;
+  // per-delivery (shipped): an identity claim an event, a settled record a delivery.
+  // per-batch (modelled): one identity claim and one settled record per destination for a
+  // producer's batch or push of `EVENTS_PER_BATCH` events.
+  const firsts = design === 'per-delivery' ? events + deliveries : (events + deliveries) / EVENTS_PER_BATCH;
+  const documents = firsts + others;
+  return { writes: firsts + 2 * others, deletes: documents, reads: others, documents };
+}
+
+/** How the first fan-out's claims are kept (docs/delivery.md, "What it costs"). */
+export type ClaimDesign = 'per-delivery' | 'per-batch';
+/** Events of one producer's batch or push the per-batch design shares one document among (modelled). */
+export const EVENTS_PER_BATCH = 10;
 
 /** Firestore operations of the send-once claims in a period. */
 export interface ClaimCounts {
@@ -95,14 +126,28 @@ export interface ClaimCounts {
   readonly reads: number;
 }
 
-/** What the claims cost in Firestore (USD, list prices above; no free quota). */
-export function claimCost(claims: ClaimCounts, prices = MONTHLY_PRICES.firestore): number {
+/** What the claims cost in Firestore (USD, list prices above; no free quota), storage apart. */
+export function claimCost(
+  claims: ClaimCounts,
+  prices: Pick<
+    typeof MONTHLY_PRICES.firestore,
+    'writePer100k' | 'deletePer100k' | 'readPer100k'
+  > = MONTHLY_PRICES.firestore,
+): number {
   return (
     (claims.writes * prices.writePer100k +
       claims.deletes * prices.deletePer100k +
       claims.reads * prices.readPer100k) /
     100_000
   );
+}
+
+/**
+ * Storage of claim documents made at a steady rate over the month: each lives its 7 days
+ * (SEND_ONCE_DAYS) and about a day more until TTL deletes it, so a month holds 8/30 of them.
+ */
+export function claimStorageCost(documents: number, prices = MONTHLY_PRICES.firestore): number {
+  return ((documents * (8 / 30) * CLAIM_DOCUMENT_BYTES) / 2 ** 30) * prices.storagePerGibMonth;
 }
 
 /** Seconds in the 30-day month. */
@@ -407,13 +452,18 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
       `${Math.round(background.storageReads).toLocaleString('en-US')} lock reads`,
   });
   // The claims (docs/delivery.md, "One event, one delivery"): each event's first sighting in
-  // store, one document written and one TTL deletion; its first fan-out sends on it. Retries,
-  // copies and replays take a send-once claim each on top: a small share this model leaves out.
-  const claims = claimCost({ writes: events, deletes: events, reads: 0 });
+  // store and each delivery's settled record, one document written and one TTL deletion each;
+  // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
+  const counted = claimCounts(events, shape.destinationsPerEvent);
   items.push({
     item: 'Send-once claims (Firestore)',
-    monthly: claims,
-    detail: `${Math.round(events).toLocaleString('en-US')} first sightings: a document written and deleted by TTL each`,
+    monthly: claimCost(counted),
+    detail: `${Math.round(events).toLocaleString('en-US')} first sightings and a settled record per delivery (${shape.destinationsPerEvent} an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
+  });
+  items.push({
+    item: 'Firestore storage (claims)',
+    monthly: claimStorageCost(counted.documents),
+    detail: `${CLAIM_DOCUMENT_BYTES}-byte claim documents kept 7 days and about a day until TTL, no index entries (every field exempt)`,
   });
   items.push({
     item: 'Cloud Scheduler',

@@ -120,26 +120,59 @@ export function keepRunning(
     },
     ...creatorOf(access),
   };
-  rec.running = run
-    .then(
-      (result) => {
-        rec.result = result;
-        rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
-      },
-      (e: unknown) => {
-        rec.error =
-          e instanceof ApiError
-            ? e
-            : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
-        rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
-      },
-    )
-    .finally(() => {
-      delete rec.running;
-    });
+  let stopped: (() => void) | undefined;
+  const cancelled = new Promise<'cancelled'>((resolve) => {
+    stopped = () => resolve('cancelled');
+  });
+  const finish = (apply: () => void) => {
+    // A job cancelled first stays cancelled: its late result is dropped, as BigQuery drops it.
+    if (rec.cancelled) return;
+    apply();
+  };
+  rec.running = Promise.race([
+    run.then(
+      (result) =>
+        finish(() => {
+          rec.result = result;
+          rec.resource = jobResource(em, projectId, jobId, cfg, result, undefined, location, labels);
+        }),
+      (e: unknown) =>
+        finish(() => {
+          rec.error =
+            e instanceof ApiError
+              ? e
+              : new ApiError('backendError', `Internal error in the emulator: ${String(e)}`);
+          rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
+        }),
+    ),
+    cancelled.then(() => undefined),
+  ]).finally(() => {
+    delete rec.running;
+    delete rec.cancel;
+  });
+  rec.cancel = () => {
+    rec.cancelled = true;
+    rec.error = new ApiError('stopped', 'Job execution was cancelled: User requested cancellation');
+    rec.resource = jobResource(em, projectId, jobId, cfg, undefined, rec.error, location, labels);
+    em.cancelledJobs++;
+    stopped?.();
+  };
   keepJob(em, jobId, rec);
   return rec;
 }
+
+/**
+ * jobs.cancel: a running query job ends at once, DONE with the `stopped` error BigQuery gives a
+ * cancelled job (what getQueryResults and jobs.get answer from then on); a finished one is
+ * answered as it is, as BigQuery does ("a job already done cannot be cancelled" is not an error).
+ */
+export function cancelJob(rec: JobRecord): Json {
+  rec.cancel?.();
+  return { kind: 'bigquery#jobCancelResponse', job: rec.resource };
+}
+
+/** A member's e-mail as BigQuery's `user_email` gives it (`serviceAccount:a@b` → `a@b`). */
+const emailOf = (member: string): string => member.slice(member.indexOf(':') + 1);
 
 /** jobs.list, newest first; with `creator`, only the jobs that member created. */
 export function listJobs(em: Emulator, projectId: string, query: URLSearchParams, creator?: string): Json {
@@ -150,7 +183,12 @@ export function listJobs(em: Emulator, projectId: string, query: URLSearchParams
         (creator === undefined || j.creator === creator),
     )
     .reverse()
-    .map((j) => ({ ...j.resource, state: (j.resource['status'] as Json | undefined)?.['state'] ?? 'DONE' }));
+    .map((j) => ({
+      ...j.resource,
+      state: (j.resource['status'] as Json | undefined)?.['state'] ?? 'DONE',
+      // Who ran it, as BigQuery's jobs.list says (with IAM on, the member of the port it came in on).
+      ...(j.creator !== undefined ? { user_email: emailOf(j.creator) } : {}),
+    }));
   const { page, next } = paginate(all, query);
   return { kind: 'bigquery#jobList', etag: etag(), jobs: page, ...(next ? { nextPageToken: next } : {}) };
 }

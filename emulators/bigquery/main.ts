@@ -18,8 +18,8 @@ const program = iamOptions(new Command())
   .option('--data-dir <dir>', 'directory holding bigquery.duckdb', '.data/bigquery')
   .option(
     '--job-latency-ms <ms>',
-    'make every query job last at least this long, as BigQuery jobs do (exercises jobComplete: false and RUNNING jobs)',
-    '0',
+    'make every query job last at least this long, as BigQuery jobs do (exercises jobComplete: false and RUNNING jobs); default: BIGQUERY_EMULATOR_JOB_LATENCY_MS, else 0',
+    process.env['BIGQUERY_EMULATOR_JOB_LATENCY_MS'] || '0',
   )
   .option(
     '--streaming-buffer-ms <ms>',

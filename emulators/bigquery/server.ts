@@ -22,7 +22,7 @@ import { type Access, accessOf, authorize, heldOnTable, holdsDataset, jobsVisibl
 import { deleteDataset, insertDataset, listDatasets, patchDataset } from './datasets.ts';
 import { ApiError } from './errors.ts';
 import { expireDue } from './expiration.ts';
-import { listJobs } from './job-records.ts';
+import { cancelJob, listJobs } from './job-records.ts';
 import { getQueryResults, jobsInsert, jobsQuery } from './jobs.ts';
 import { cleanDuckMessage, Emulator, type Json, MAX_REQUEST_BYTES } from './state.ts';
 import { Store } from './store.ts';
@@ -70,7 +70,8 @@ async function route(
   body: Json,
   access: Access | undefined,
 ): Promise<[number, unknown]> {
-  if (path === '/health' && method === 'GET') return [200, { status: 'ok' }];
+  if (path === '/health' && method === 'GET')
+    return [200, { status: 'ok', jobLatencyMs: em.jobLatencyMs, cancelledJobs: em.cancelledJobs }];
   if (path === STREAMING_BUFFER_PATH && method === 'POST') {
     const ms = query.get('ageMs');
     if (ms !== null && !/^\d+$/.test(ms)) throw new ApiError('invalid', `Invalid ageMs: ${ms}`);
@@ -149,7 +150,7 @@ async function route(
     if (a !== undefined && b === undefined && method === 'GET')
       return [200, em.jobOr404(projectId, a, query).resource];
     if (a !== undefined && b === 'cancel' && method === 'POST')
-      return [200, { kind: 'bigquery#jobCancelResponse', job: em.jobOr404(projectId, a, query).resource }];
+      return [200, cancelJob(em.jobOr404(projectId, a, query))];
     if (a !== undefined && b === 'delete' && method === 'DELETE') {
       em.jobOr404(projectId, a, query);
       em.jobs.delete(a);

@@ -66,6 +66,10 @@ export interface JobRecord {
   running?: Promise<void>;
   /** With `--iam`: the member who created it, who may read it without `bigquery.jobs.get` (access.ts). */
   creator?: string;
+  /** Set while the job runs: jobs.cancel ends it (job-records.ts, cancelJob). */
+  cancel?: () => void;
+  /** True once jobs.cancel ended it: its late result is dropped. */
+  cancelled?: boolean;
 }
 
 export const fieldsOf = (t: TableRecord) => ((t.resource['schema'] as Json)['fields'] ?? []) as FieldSchema[];
@@ -272,6 +276,8 @@ export class Emulator {
   baseUrl = '';
   /** Every query job lasts at least this long (`--job-latency-ms`; 0: as long as DuckDB takes). */
   jobLatencyMs = 0;
+  /** Running jobs ended by jobs.cancel since the start (`/health` reports it). */
+  cancelledJobs = 0;
   /** How long insertAll rows stay in the streaming buffer (streaming-buffer.ts; 0: no buffer). */
   streamingBufferMs = 0;
   /** Rows in the streaming buffer, by table (tableKey), oldest first. */

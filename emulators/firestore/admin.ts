@@ -96,17 +96,26 @@ export async function createDatabase(
   return ops.finished(name, 'CreateDatabaseMetadata', databaseJson(db), 'Database');
 }
 
-/** A field as `fields.get` answers it: its TTL policy when it has one. */
+/** A field as `fields.get` answers it: its TTL policy when it has one, its index exemption. */
 export function fieldJson(state: FirestoreState, name: string): Record<string, unknown> {
   const group = name.slice(0, name.indexOf('/fields/'));
   const field = name.slice(name.indexOf('/fields/') + '/fields/'.length);
-  return { name, ...(state.ttl.get(group) === field ? { ttlConfig: { state: 'ACTIVE' } } : {}) };
+  return {
+    name,
+    ...(state.ttl.get(group) === field ? { ttlConfig: { state: 'ACTIVE' } } : {}),
+    ...(state.exempt.get(group)?.has(field)
+      ? { indexConfig: { indexes: [], usesAncestorConfig: false } }
+      : {}),
+  };
 }
 
 /**
  * `fields.patch` with `updateMask` naming `ttlConfig`: a `ttlConfig` in the body makes the field
- * the collection group's TTL field (one per group, as Firestore allows), none removes it. An
- * `indexConfig` in the mask is accepted and not acted on (the emulator has no indexes).
+ * the collection group's TTL field (one per group, as Firestore allows), none removes it. With
+ * `indexConfig` in the mask, an `indexConfig` without indexes (`{}` or `indexes: []`) exempts the
+ * field from single-field indexing, one with indexes (or none at all) indexes it again: the
+ * emulator has no indexes to build, but the sequential-write limit (limits.ts) counts only
+ * indexed fields, as Firestore's does.
  */
 export async function patchField(
   state: FirestoreState,
@@ -130,6 +139,14 @@ export async function patchField(
         );
       await state.setTtl(group, field);
     } else if (current === field) await state.setTtl(group, null);
+  }
+  if (mask.includes('indexConfig')) {
+    const config = body.indexConfig as { indexes?: unknown } | undefined | null;
+    const exempt =
+      config !== undefined &&
+      config !== null &&
+      (!Array.isArray(config.indexes) || config.indexes.length === 0);
+    await state.setExempt(group, field, exempt);
   }
   return ops.finished(group, 'FieldOperationMetadata', fieldJson(state, name), 'Field');
 }

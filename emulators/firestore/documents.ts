@@ -7,7 +7,15 @@
  */
 import { randomBytes } from 'node:crypto';
 import { FirestoreError, invalid, unsupported } from './errors.ts';
-import { type AppliedWrite, databaseOf, type FirestoreState, type StoredDoc, unchanged } from './state.ts';
+import { checkDocument, checkDocumentId } from './limits.ts';
+import {
+  type AppliedWrite,
+  databaseOf,
+  type FirestoreState,
+  groupOf,
+  type StoredDoc,
+  unchanged,
+} from './state.ts';
 import {
   type Fields,
   formatTime,
@@ -155,11 +163,16 @@ export async function commitWrites(
       const updates = before !== undefined || pre?.exists === true || pre?.updateTime !== undefined;
       authorize(updates ? 'datastore.entities.update' : 'datastore.entities.create', database);
       checkPrecondition(name, before, w.currentDocument);
+      if (before === undefined) checkDocumentId(name);
       const fields = updatedFields(
         before?.fields,
         normalizeFields(w.update.fields ?? {}),
         maskPaths(w.updateMask),
       );
+      // Firestore's limits (limits.ts): size and depth, then the write rate of rising indexed values.
+      checkDocument(name, fields);
+      const group = `${database}/collectionGroups/${groupOf(name)}`;
+      state.hotspots.record(group, fields, state.exempt.get(group));
       const doc: StoredDoc = unchanged(before, fields)
         ? (before as StoredDoc)
         : { fields, createTime: before?.createTime ?? time, updateTime: time };

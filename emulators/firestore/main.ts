@@ -22,15 +22,24 @@ const program = emulatorCommand({
     millisecondsOption,
     60_000,
   )
+  .option(
+    '--sequential-writes-per-second <n>',
+    "writes a second of increasing values into one indexed field before ABORTED (contention) (Firestore's 500; 0 = no limit)",
+    millisecondsOption,
+    500,
+  )
   .parse();
 
 function millisecondsOption(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number of milliseconds');
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('must be a whole number (0 or more)');
   return n;
 }
 
-const { ttlSweepMs } = program.opts<{ ttlSweepMs: number }>();
+const { ttlSweepMs, sequentialWritesPerSecond } = program.opts<{
+  ttlSweepMs: number;
+  sequentialWritesPerSecond: number;
+}>();
 await serveUntilSignalled('firestore emulator', () =>
-  startFirestoreEmulator({ ...emulatorStart(program), ttlSweepMs }),
+  startFirestoreEmulator({ ...emulatorStart(program), ttlSweepMs, sequentialWritesPerSecond }),
 );

@@ -24,11 +24,17 @@ import {
   type WriteRequest,
 } from './documents.ts';
 import { FirestoreError, invalid, unsupported } from './errors.ts';
+import { HotspotMeter } from './limits.ts';
 import { FirestoreState } from './state.ts';
 
 export interface FirestoreEmulatorOptions extends EmulatorOptions {
   /** How often expired documents are deleted (ms); 0 = only when `sweep()` is called. */
   ttlSweepMs?: number;
+  /**
+   * Writes a second of increasing values into one indexed field of a collection group before
+   * ABORTED, Firestore's contention error (limits.ts; default Firestore's 500, 0 = no limit).
+   */
+  sequentialWritesPerSecond?: number;
 }
 
 export interface FirestoreEmulator {
@@ -243,6 +249,8 @@ export async function startFirestoreEmulator(opts: FirestoreEmulatorOptions): Pr
     handler: (s, { enforcement, identities }) => handler(s, enforcement, identities),
   });
   const state = served.state;
+  if (opts.sequentialWritesPerSecond !== undefined)
+    state.hotspots = new HotspotMeter(opts.sequentialWritesPerSecond);
   let sweeping: Promise<string[]> | undefined;
   const sweep = (): Promise<string[]> => {
     sweeping ??= state.sweep().finally(() => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { FsyncPolicy } from '@eventbus/emulator-common/append-log.ts';
 import { JsonLog } from '@eventbus/emulator-common/json-log.ts';
 import { FirestoreError } from './errors.ts';
+import { HotspotMeter } from './limits.ts';
 import { type Fields, formatTime, parseFieldPath, parseTime, sameValue, valueAt } from './values.ts';
 
 export interface DatabaseState {
@@ -40,6 +41,7 @@ export type AppliedWrite =
 type LogRecord =
   | { readonly t: 'db'; readonly db: DatabaseState }
   | { readonly t: 'ttl'; readonly group: string; readonly field: string | null }
+  | { readonly t: 'idx'; readonly group: string; readonly field: string; readonly exempt: boolean }
   | { readonly t: 'w'; readonly writes: readonly AppliedWrite[] }
   | { readonly t: 'clock'; readonly at: string };
 
@@ -57,6 +59,10 @@ export class FirestoreState {
   readonly docs = new Map<string, StoredDoc>();
   /** `projects/{p}/databases/{d}/collectionGroups/{c}` → the TTL field's path. */
   readonly ttl = new Map<string, string>();
+  /** `projects/{p}/databases/{d}/collectionGroups/{c}` → its fields exempt from indexing. */
+  readonly exempt = new Map<string, Set<string>>();
+  /** Sequential writes into indexed fields (limits.ts); in memory, like Firestore's own load. */
+  hotspots = new HotspotMeter();
   private last = 0n;
   private log!: JsonLog<LogRecord>;
 
@@ -78,6 +84,11 @@ export class FirestoreState {
     else if (rec.t === 'ttl') {
       if (rec.field === null) this.ttl.delete(rec.group);
       else this.ttl.set(rec.group, rec.field);
+    } else if (rec.t === 'idx') {
+      const fields = this.exempt.get(rec.group) ?? new Set<string>();
+      if (rec.exempt) fields.add(rec.field);
+      else fields.delete(rec.field);
+      this.exempt.set(rec.group, fields);
     } else if (rec.t === 'clock') this.seen(parseTime(rec.at, 'clock'));
     else
       for (const w of rec.writes) {
@@ -101,6 +112,8 @@ export class FirestoreState {
   snapshot(): LogRecord[] {
     const out: LogRecord[] = [...this.databases.values()].map((db) => ({ t: 'db', db }));
     for (const [group, field] of this.ttl) out.push({ t: 'ttl', group, field });
+    for (const [group, fields] of this.exempt)
+      for (const field of fields) out.push({ t: 'idx', group, field, exempt: true });
     const writes: AppliedWrite[] = [];
     for (const [name, d] of this.docs)
       writes.push({
@@ -130,6 +143,11 @@ export class FirestoreState {
 
   setTtl(group: string, field: string | null): Promise<void> {
     return this.log.commit({ t: 'ttl', group, field });
+  }
+
+  /** Exempts a field of a collection group from single-field indexing, or indexes it again. */
+  setExempt(group: string, field: string, exempt: boolean): Promise<void> {
+    return this.log.commit({ t: 'idx', group, field, exempt });
   }
 
   /** Commits writes computed against the current state, in one record. */

@@ -34,8 +34,6 @@ export interface ForwardServices {
   readonly send: ForwardDeps['send'];
   readonly now?: () => Date;
   readonly driverFor?: (type: Driver['type']) => Driver | undefined;
-  /** The ledger check (adapters/delivered-check.ts): asked when a send-once claim is held; absent: never checked. */
-  readonly alreadyDelivered?: ForwardDeps['alreadyDelivered'];
   /** The send-once claims (adapters/firestore-claims.ts); absent only in tests of the core alone. */
   readonly claims?: ForwardDeps['claims'];
   /** Definitions' mappings for defined events (adapters/definitions.ts); absent: not used. */
@@ -81,7 +79,6 @@ export function createForwardHandler(
       limiter,
       // A first fan-out's messages are published within one store push of the sighting.
       storePushMs: (config.settings.functions?.store?.timeout_seconds ?? 60) * 1000,
-      ...(s.alreadyDelivered ? { alreadyDelivered: s.alreadyDelivered } : {}),
       ...(s.claims ? { claims: s.claims } : {}),
       ...(s.definitionFor ? { definitionFor: s.definitionFor } : {}),
       ...(s.accessToken ? { accessToken: s.accessToken } : {}),

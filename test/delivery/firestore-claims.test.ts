@@ -9,12 +9,14 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
 import { createFirestoreClaimStore, EXPIRE_AT_FIELD } from '../../adapters/firestore-claims.ts';
 import type { TransportResponse } from '../../adapters/http-sender.ts';
+import { createIdentityClaims } from '../../adapters/identity-claims.ts';
 import { workloadMember } from '../../core/access/needs.ts';
 import type { ClaimKey } from '../../core/claims/claim-store.ts';
+import { claimSend, settleSend } from '../../core/claims/send-once.ts';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
+import { type FirestoreEmulator, startFirestoreEmulator } from '../../emulators/firestore/server.ts';
 
 const id = (text: string): string => createHash('sha256').update(text).digest('hex');
 const HOUR = 3_600_000;
@@ -111,6 +113,63 @@ describe('firestore claim store against the emulator', () => {
       Date.now() + HOUR,
     );
     assert.ok(taken);
+  });
+
+  it('a malformed claim document is replaced from the claim store alone: the delivery goes on', async () => {
+    const s = store();
+    const k = key();
+    const url = `${emulator.url}/v1/projects/p/databases/claims-test/documents/sends?documentId=${k.id}`;
+    // Written by hand (or by an older release): a map where a number belongs, and no expiry.
+    const bad = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        fields: { lease_until: { mapValue: { fields: { x: { integerValue: '1' } } } } },
+      }),
+    });
+    assert.equal(bad.status, 200, await bad.clone().text());
+    const now = Date.now();
+    const attempt = (holder: string, at: number) =>
+      claimSend({
+        store: s,
+        id: k.id,
+        holder,
+        attempt: 2,
+        now: at,
+        timeoutMs: 10_000,
+        force: false,
+        privileged: false,
+        horizon: undefined,
+      });
+    const v = await attempt('m1', now);
+    assert.ok(v.go && v.ticket, 'not wedged: the attempt goes out');
+    assert.match(
+      v.ticket.note ?? '',
+      /^replaced a malformed send-once claim \(claim field lease_until is not a flat value/,
+    );
+    // The replacement is a claim like any other: settled delivered, a copy folds on it.
+    assert.equal(await settleSend(s, v.ticket, 'delivered', 'HTTP 200'), undefined);
+    const copy = await attempt('m2', now + 1000);
+    assert.ok(!copy.go && copy.folded);
+    // An identity claim without its expiry: replaced, the copy is first.
+    const ik = key('identities');
+    await fetch(url.replace('/sends?', '/identities?').replace(k.id, ik.id), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ fields: { event_time: { stringValue: 'x' } } }),
+    });
+    const first = await createIdentityClaims(s)({
+      digest: ik.id,
+      event_time: '2026-11-27T00:00:00Z',
+      message_id: 'm9',
+    });
+    assert.deepEqual(first, { first: true });
+    const again = await createIdentityClaims(s)({
+      digest: ik.id,
+      event_time: '2026-11-27T00:00:00Z',
+      message_id: 'm10',
+    });
+    assert.equal(again.first, false);
   });
 
   it('refuses a key that is not a SHA-256 and its own TTL field among the fields', async () => {

@@ -16,6 +16,7 @@ import { driverFor } from '../../core/platforms/drivers.ts';
 import { signWebhook, verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
 import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { memoryClaims } from '../support/memory-claims.ts';
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 const stored: StoredEvent = {
@@ -183,38 +184,27 @@ describe('forward core (one push → ledger rows and ack)', () => {
     );
   });
 
-  it('on a redelivery, asks the ledger first and does not send what is already delivered', async () => {
-    const asked: string[] = [];
-    const withLedger = (delivered: boolean) => {
-      const x = deps(ok(200));
-      return {
-        ...x,
-        d: {
-          ...x.d,
-          alreadyDelivered: async (id: string, dest: string) => {
-            asked.push(`${id}/${dest}`);
-            return delivered;
-          },
-        },
-      };
-    };
-    const done = withLedger(true);
-    const result = await forwardPush(pushOf(stored, 3), done.d);
-    assert.deepEqual([result.ack, result.entries.length, done.sent.length], [true, 0, 0]);
-    assert.match(result.summary, /already delivered/);
-    assert.deepEqual(asked, [`${stored.event_id}/hook`]);
-
-    const notYet = withLedger(false);
-    const sentAgain = await forwardPush(pushOf(stored, 3), notYet.d);
-    assert.deepEqual(
-      [sentAgain.ack, sentAgain.entries[0]?.row.status, notYet.sent.length],
-      [true, 'delivered', 1],
-    );
-
-    asked.length = 0;
-    await forwardPush(pushOf(stored, 1), withLedger(true).d);
-    await forwardPush(pushOf(stored, 4, { replay: 'true' }), withLedger(true).d);
-    assert.deepEqual(asked, [], 'a first attempt and a person’s replay are never checked');
+  it('on a redelivery, the send-once claim alone says whether it was delivered: no ledger question', async () => {
+    const claims = memoryClaims();
+    const event = { ...stored, payload_digest: 'd'.repeat(64) };
+    const first = { ...pushOf(event, 1, { first: 'true' }), publishTime: now.toISOString() };
+    const { d, sent } = deps(ok(200));
+    const delivered = await forwardPush(first, { ...d, claims });
+    assert.deepEqual([delivered.ack, delivered.entries[0]?.row.status, sent.length], [true, 'delivered', 1]);
+    const [record] = claims.records.values();
+    assert.equal(record?.fields['status'], 'delivered', 'the first fan-out’s delivery settles a record');
+    assert.equal(record?.fields['outcome'], 'HTTP 200: delivered');
+    // The same message again (its acknowledgement lost), and a copy from another message: folded.
+    for (const again of [pushOf(event, 3, { first: 'true' }), { ...pushOf(event, 1), messageId: 'm-2' }]) {
+      const r = await forwardPush(again, { ...d, claims, now: () => new Date(now.getTime() + 86_400_000) });
+      assert.deepEqual([r.ack, r.entries[0]?.row.status], [true, 'folded']);
+    }
+    assert.equal(sent.length, 1, 'sent once');
+    // A refusal releases: the retry of a message the platform refused sends again.
+    const refusing = memoryClaims();
+    const five = deps(ok(503));
+    const r = await forwardPush(pushOf(event, 2), { ...five.d, claims: refusing });
+    assert.deepEqual([r.ack, refusing.records.size], [false, 0]);
   });
 
   it('uses the destination timeout', async () => {
@@ -311,7 +301,7 @@ describe('webhook driver', () => {
     ] as const) {
       const { d, sent } = deps(ok(200));
       const push = pushOf(event, attempt);
-      await forwardPush(push, { ...d, now: () => new Date(at), alreadyDelivered: async () => false });
+      await forwardPush(push, { ...d, now: () => new Date(at) });
       ids.push(sent[0]?.request.headers[WEBHOOK_HEADERS.deliveryId]);
       assert.equal(sent[0]?.request.headers[WEBHOOK_HEADERS.timestamp], String(Math.floor(at / 1000)));
     }

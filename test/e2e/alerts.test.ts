@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { BigQuery } from '@google-cloud/bigquery';
 import { run as cli } from '../../cli/main.ts';
 import { META_FAILING as ALERT } from '../support/alert-fixture.ts';
-import { REPO, type StartedLocal, startLocalCli, stopLocal } from '../support/local-start.ts';
+import {
+  postViewContent,
+  REPO,
+  type StartedLocal,
+  startLocalCli,
+  stopLocal,
+} from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 
 const SETTINGS = `
@@ -65,18 +71,7 @@ describe('end to end: an alert fires once when a destination fails, and resolves
       ms,
     );
   const send = async (id: string) => {
-    const token = readFileSync(join(dataDir(), 'dev-token'), 'utf8').trim();
-    const res = await fetch(`${url('gateway')}/v1/topics/view_content`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({
-        event_id: id,
-        content_name: 'Red Shoe',
-        content_type: 'product',
-        user: { email: 'ann@example.com' },
-        consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
-      }),
-    });
+    const res = await postViewContent(url('gateway'), dataDir(), id);
     assert.equal(res.status, 200, await res.clone().text());
   };
 

@@ -1,15 +1,19 @@
 /**
  * The send-once claims' Firestore database under Pulumi's mocks (infra/claims.ts): the database
  * plan().claims names, in the region, delete-protected in production; a TTL policy on expire_at
- * for identities and sends with no single-field index; roles/datastore.user for store and the
+ * for identities and sends, and every field the code writes into a claim exempt from indexing; roles/datastore.user for store and the
  * deliverers only, conditioned on this database; firestore.googleapis.com enabled first. And the
  * upgrade from a release without claims (old state → new program): everything the old program
  * declared is declared again unchanged in name and type, the claims are additions only, the API
  * wait runs again for the new API, and the functions wait for the claims' grants.
  */
 import assert from 'node:assert/strict';
+import { claimDocument } from '../../adapters/firestore-claims.ts';
+import { createIdentityClaims } from '../../adapters/identity-claims.ts';
+import { claimSend, settleFirst, settleSend } from '../../core/claims/send-once.ts';
 import { loadStackConfig } from '../../infra/config.ts';
 import { declareEnvironment } from '../../infra/environment.ts';
+import { memoryClaims } from '../support/memory-claims.ts';
 import {
   BUNDLES,
   type Declared,
@@ -32,6 +36,44 @@ const urnOf = (recorded: Recorded, d: Declared): string => {
   return found[0];
 };
 
+/**
+ * The fields of every claim document the code writes (collection.field), through the Firestore
+ * adapter's own document body: the send-once claim taken, settled and written by a first fan-out,
+ * and an identity claim.
+ */
+async function writtenClaimFields(): Promise<Set<string>> {
+  const store = memoryClaims();
+  const id = 'a'.repeat(64);
+  const now = Date.now();
+  const r = {
+    store,
+    id,
+    holder: 'm1',
+    attempt: 2,
+    now,
+    timeoutMs: 1000,
+    force: false,
+    privileged: false,
+    horizon: undefined,
+  };
+  const v = await claimSend(r);
+  assert.ok(v.go && v.ticket);
+  await settleSend(store, v.ticket, 'delivered', 'HTTP 200');
+  await settleFirst({ ...r, id: 'b'.repeat(64), detail: 'HTTP 200' });
+  await createIdentityClaims(store)({
+    digest: 'c'.repeat(64),
+    event_time: '2026-11-27T00:00:00Z',
+    message_id: 'm1',
+  });
+  const out = new Set<string>();
+  for (const [name, held] of store.records) {
+    const space = name.slice(0, name.indexOf('/'));
+    for (const field of Object.keys(claimDocument(held.fields, held.expireAt).fields))
+      out.add(`${space}.${field}`);
+  }
+  return out;
+}
+
 describe('infra: the claims database (Firestore)', () => {
   for (const { settingsFile, project, region } of SETTINGS_FILES)
     it(`${settingsFile}: database, TTL fields and conditioned grants`, async () => {
@@ -51,13 +93,21 @@ describe('infra: the claims database (Firestore)', () => {
       assert.equal(db.inputs['deletionPolicy'], production ? 'ABANDON' : 'DELETE');
 
       const fields = ofType(recorded, FIELD);
-      assert.deepEqual(fields.map((f) => f.inputs['collection']).sort(), ['identities', 'sends']);
-      for (const f of fields) {
+      const ttl = fields.filter((f) => f.inputs['ttlConfig'] !== undefined);
+      assert.deepEqual(ttl.map((f) => f.inputs['collection']).sort(), ['identities', 'sends']);
+      for (const f of ttl) {
         assert.equal(f.inputs['field'], 'expire_at');
         assert.deepEqual(f.inputs['ttlConfig'], {});
+      }
+      for (const f of fields) {
         assert.deepEqual(f.inputs['indexConfig'], {}, 'no single-field index: nothing queries claims');
         assert.equal(f.inputs['database'], claims.database);
       }
+      // Every field the code writes into a claim is declared exempt from indexing.
+      const declared = new Set(fields.map((f) => `${f.inputs['collection']}.${f.inputs['field']}`));
+      const written = await writtenClaimFields();
+      assert.ok(written.size >= 9, [...written].join(', '));
+      for (const w of written) assert.ok(declared.has(w), `${w} is written but not exempt from indexing`);
 
       const grants = ofType(recorded, MEMBER).filter((m) => m.inputs['role'] === 'roles/datastore.user');
       const who = grants.map((g) => /eventbus-([a-z-]+)@/.exec(String(g.inputs['member']))?.[1]).sort();

@@ -424,7 +424,7 @@ describe('infra: the whole environment under mocks (environments/example.yaml)',
         ...BUILD_ROLES.map((r) => `serviceAccount:${sa('build')} ${r}`),
         ...config.settings.analysts!.map((a) => `${a} roles/bigquery.jobUser`),
         `serviceAccount:${sa('schedule')} roles/bigquery.jobUser`,
-        `serviceAccount:${sa('forward')} roles/bigquery.jobUser`,
+        // No forward: it runs no query (whether a delivery happened is the send-once claim's word).
         // The late-copy check is a query (adapters/stored-check.ts).
         `serviceAccount:${sa('store')} roles/bigquery.jobUser`,
         `serviceAccount:${sa('studio')} roles/bigquery.jobUser`,

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FirestoreEmulator, startFirestoreEmulator } from '@eventbus/firestore-emulator/server.ts';
-import { plan } from '../../core/plan.ts';
+import { CLAIM_FIELDS, plan } from '../../core/plan.ts';
 import { checkSettings } from '../../core/settings.ts';
+import { type FirestoreEmulator, startFirestoreEmulator } from '../../emulators/firestore/server.ts';
 import { provision } from '../../local/provision.ts';
 
 describe('local: provisioning the claims database', () => {
@@ -30,14 +30,14 @@ describe('local: provisioning the claims database', () => {
   };
   const targets = { project: 'house-project', functionUrl: () => 'http://127.0.0.1:1/' };
 
-  it('creates the database and TTL policies once, then leaves them', async () => {
+  it('creates the database, TTL policies and index exemptions once, then leaves them', async () => {
     const p = planFor('europe-west1');
     const first = await provision(p, { ...targets, firestore: emulator.host });
-    assert.deepEqual(first.created, [
-      'firestore database house-claims',
-      'firestore ttl identities.expire_at',
-      'firestore ttl sends.expire_at',
+    const fields = Object.entries(CLAIM_FIELDS).flatMap(([c, names]) => [
+      `firestore ttl, no index ${c}.expire_at`,
+      ...names.map((n) => `firestore no index ${c}.${n}`),
     ]);
+    assert.deepEqual(first.created, ['firestore database house-claims', ...fields]);
     const db = await (await fetch(`${emulator.url}/v1/projects/house-project/databases/house-claims`)).json();
     assert.equal((db as { locationId: string }).locationId, 'europe-west1');
     const field = `${emulator.url}/v1/projects/house-project/databases/house-claims/collectionGroups/sends/fields/expire_at`;
@@ -46,7 +46,12 @@ describe('local: provisioning the claims database', () => {
     });
     const again = await provision(p, { ...targets, firestore: emulator.host });
     assert.deepEqual(again.created, []);
-    assert.equal(again.unchanged.length, 3);
+    assert.equal(again.unchanged.length, 1 + fields.length);
+    const claimed = `${emulator.url}/v1/projects/house-project/databases/house-claims/collectionGroups/sends/fields/claimed_at`;
+    assert.deepEqual(((await (await fetch(claimed)).json()) as { indexConfig: unknown }).indexConfig, {
+      indexes: [],
+      usesAncestorConfig: false,
+    });
     assert.deepEqual(again.conflicts, []);
   });
 

@@ -155,13 +155,13 @@ describe('storage: a failure after the write never multiplies rows or deliveries
     assert.ok(stored);
     const digest = String(stored['payload_digest']);
     const time = (stored['event_time'] as { value: string }).value;
-    const found = await eventsStoredQuery(
-      h.bq,
-      p.dataset,
-    )([
-      { event_id: 'bug-1', event_time: time, payload_digest: digest },
-      { event_id: 'bug-1', event_time: time, payload_digest: 'another-content' },
-    ]);
+    const found = await eventsStoredQuery(h.bq, p.dataset)(
+      [
+        { event_id: 'bug-1', event_time: time, payload_digest: digest },
+        { event_id: 'bug-1', event_time: time, payload_digest: 'another-content' },
+      ],
+      new AbortController().signal,
+    );
     assert.deepEqual([...found], [identityKey('bug-1', digest)]);
   });
 });

@@ -177,3 +177,26 @@ export async function addSdkAndStripeSources(dataDir: string, stripeSecret: stri
     'ads,ad_user_data,analytics',
   );
 }
+
+/**
+ * POSTs one consented `view_content` event (a product view with an e-mail) to a started
+ * environment's gateway with its development token: what the delivery tests send.
+ */
+export async function postViewContent(
+  gatewayUrl: string,
+  dataDir: string,
+  eventId: string,
+): Promise<Response> {
+  const token = readFileSync(join(dataDir, 'dev-token'), 'utf8').trim();
+  return fetch(`${gatewayUrl}/v1/topics/view_content`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      event_id: eventId,
+      content_name: 'Red Shoe',
+      content_type: 'product',
+      user: { email: 'ann@example.com' },
+      consent: { analytics: 'granted', ads: 'granted', ad_user_data: 'granted' },
+    }),
+  });
+}

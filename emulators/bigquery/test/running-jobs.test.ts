@@ -4,7 +4,7 @@
  * its bad SQL still the answer's); with `jobLatencyMs` every query job lasts at least that long (as
  * BigQuery's take seconds where DuckDB takes milliseconds), so jobs.get follows the job, and
  * `timeoutMs` on jobs.query and getQueryResults answers `jobComplete: false` until the job is
- * done, then its rows.
+ * done, then its rows; jobs.cancel ends a running job at once.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -71,6 +71,21 @@ describe('BigQuery emulator: running jobs and timeoutMs (jobLatencyMs)', () => {
 
   it('still refuses bad SQL at jobs.insert, at once', async () => {
     await assert.rejects(bq.createQueryJob({ query: 'SELEC 1' }), { code: 400 });
+  });
+
+  it('ends a running job on jobs.cancel: DONE with the stopped error, its late result dropped', async () => {
+    const [job] = await bq.createQueryJob({ query: 'SELECT 3 AS three' });
+    const [answer] = await job.cancel();
+    assert.equal(answer.job?.status?.state, 'DONE');
+    assert.equal(answer.job?.status?.errorResult?.reason, 'stopped');
+    await assert.rejects(job.getQueryResults(), /cancelled/);
+    const [md] = await job.getMetadata();
+    assert.equal(md.status.errorResult.reason, 'stopped');
+    const health = (await (await fetch(`${emulator.url}/health`)).json()) as { cancelledJobs: number };
+    assert.ok(health.cancelledJobs >= 1);
+    // A job already done is answered as it is.
+    const [again] = await job.cancel();
+    assert.equal(again.job?.status?.errorResult?.reason, 'stopped');
   });
 
   it('lists a running job as RUNNING', async () => {

@@ -103,7 +103,7 @@ describe('alerts: checking an Alert', () => {
 });
 
 describe('alerts: the SQL of each condition', () => {
-  it('failure rate: the ledger of one destination over the window, skipped and folded rows left out, values as parameters', () => {
+  it('failure rate: the ledger of one destination over the window, skipped, folded and claim-held rows left out, values as parameters', () => {
     const q = alertQuery({ failure_rate: { destination: "me'ta", above: 0.2, window: '15m' } }, NOW, TABLES);
     assert.equal(
       q.sql,
@@ -111,6 +111,7 @@ describe('alerts: the SQL of each condition', () => {
         "SELECT COUNTIF(status IN ('rejected', 'failed', 'dead_lettered')) AS failed, COUNT(*) AS attempted",
         'FROM `p.events.deliveries`',
         "WHERE destination = @destination AND status NOT IN ('skipped', 'folded')",
+        "  AND NOT STARTS_WITH(IFNULL(reason, ''), 'held: ')",
         '  AND recorded_at >= TIMESTAMP(@since) AND recorded_at < TIMESTAMP(@until)',
       ].join('\n'),
     );

@@ -118,10 +118,10 @@ describe('send once: every path to a platform crosses the claim', () => {
     const services = sources.get('adapters/delivery-services.ts') ?? '';
     // Each claim call a span (adapters/delivery-tracing.ts), the store itself unchanged.
     assert.match(services, /claims: tracedClaims\(environmentClaims\(config\)\)/);
-    assert.match(
+    assert.doesNotMatch(
       services,
-      /onFailure: 'closed'/,
-      'a held claim never guesses from a ledger that cannot answer',
+      /\.query\(|createQueryJob|delivered-check/,
+      'no warehouse query on the delivery path: the claim alone says whether a delivery happened',
     );
     assert.match(sources.get('functions/forward/handler.ts') ?? '', /claims: s\.claims/);
     assert.deepEqual(

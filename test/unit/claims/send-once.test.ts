@@ -6,6 +6,7 @@ import {
   leaseMs,
   SEND_ONCE_WINDOW_MS,
   type SendRequest,
+  settleFirst,
   settleSend,
 } from '../../../core/claims/send-once.ts';
 import { deliveryId } from '../../../core/identity.ts';
@@ -24,7 +25,6 @@ function request(over: Partial<SendRequest> & Pick<SendRequest, 'store'>): SendR
     force: false,
     privileged: false,
     horizon: undefined,
-    delivered: async () => false,
     ...over,
   };
 }
@@ -40,31 +40,45 @@ describe('send once: one claim per event identity and destination, before the ca
     assert.match(copy.go ? '' : copy.reason, /^held: message m1 \(attempt 1\) may be sending/);
   });
 
-  it('folds a copy once the ledger has the delivery, whenever it comes within the window', async () => {
+  it('folds a copy once the claim is settled delivered, whenever it comes within the window', async () => {
     const store = memoryClaims();
-    assert.equal((await claimSend(request({ store }))).go, true);
+    const first = await claimSend(request({ store }));
+    assert.ok(first.go && first.ticket);
+    assert.equal(await settleSend(store, first.ticket, 'delivered', 'HTTP 200: delivered'), undefined);
+    const [record] = store.records.values();
+    assert.equal(record?.fields['status'], 'delivered');
+    assert.equal(record?.fields['outcome'], 'HTTP 200: delivered');
     for (const later of [1_000, 2 * 60_000, 10 * 60_000, 3 * 86_400_000]) {
-      const v = await claimSend(
-        request({ store, holder: `late-${later}`, now: T0 + later, delivered: async () => true }),
-      );
+      const v = await claimSend(request({ store, holder: `late-${later}`, now: T0 + later }));
       assert.ok(!v.go && v.folded, `a copy ${later} ms later is folded`);
+      assert.match(v.reason, /settled delivered: HTTP 200: delivered/);
     }
-    assert.equal(store.writes, 1, 'folding writes nothing');
+    assert.equal(store.writes, 2, 'the claim and its settlement; folding writes nothing');
   });
 
-  it('never guesses: a ledger that cannot tell makes the copy wait', async () => {
+  it('never folds on a claim that is still sending: a copy waits for its lease, then sends', async () => {
     const store = memoryClaims();
     await claimSend(request({ store }));
-    const v = await claimSend(
-      request({
-        store,
-        holder: 'm2',
-        now: T0 + leaseMs(10_000) + 1,
-        delivered: () => Promise.reject(new Error('timeout')),
-      }),
-    );
-    assert.ok(!v.go && !v.folded);
-    assert.match(v.go ? '' : v.reason, /ledger could not tell.*timeout/);
+    const early = await claimSend(request({ store, holder: 'm2', now: T0 + leaseMs(10_000) - 1 }));
+    assert.ok(!early.go && !early.folded);
+    const late = await claimSend(request({ store, holder: 'm2', now: T0 + leaseMs(10_000) + 1 }));
+    assert.ok(late.go);
+  });
+
+  it('replaces a malformed claim from the claim store alone, and sends', async () => {
+    const store = memoryClaims();
+    await claimSend(request({ store }));
+    const [name, held] = [...store.records.entries()][0]!;
+    store.records.set(name, {
+      fields: {},
+      version: held.version,
+      expireAt: 0,
+      malformed: 'lease_until is a map',
+    });
+    const v = await claimSend(request({ store, holder: 'm2', now: T0 + 1_000 }));
+    assert.ok(v.go);
+    assert.match(v.ticket?.note ?? '', /replaced a malformed send-once claim \(lease_until is a map\)/);
+    assert.equal(store.records.get(name)?.fields['holder'], 'm2');
   });
 
   it('lets the same message retry after an unanswered call, and notes it', async () => {
@@ -91,20 +105,20 @@ describe('send once: one claim per event identity and destination, before the ca
 
   it('sends a forced replay again over a delivered claim, saying so', async () => {
     const store = memoryClaims();
-    await claimSend(request({ store }));
-    const v = await claimSend(
-      request({ store, holder: 'replay-1', force: true, delivered: async () => true }),
-    );
+    const first = await claimSend(request({ store }));
+    assert.ok(first.go && first.ticket);
+    await settleSend(store, first.ticket, 'delivered');
+    const v = await claimSend(request({ store, holder: 'replay-1', force: true }));
     assert.ok(v.go);
     assert.match(v.ticket?.note ?? '', /^replay --force/);
   });
 
   it('counts a claim past the window as absent: a copy that late is a new delivery', async () => {
     const store = memoryClaims();
-    await claimSend(request({ store }));
-    const v = await claimSend(
-      request({ store, holder: 'm9', now: T0 + SEND_ONCE_WINDOW_MS + 1, delivered: async () => true }),
-    );
+    const first = await claimSend(request({ store }));
+    assert.ok(first.go && first.ticket);
+    await settleSend(store, first.ticket, 'delivered');
+    const v = await claimSend(request({ store, holder: 'm9', now: T0 + SEND_ONCE_WINDOW_MS + 1 }));
     assert.ok(v.go);
     assert.match(v.ticket?.note ?? '', /expired/);
   });
@@ -115,11 +129,16 @@ describe('send once: one claim per event identity and destination, before the ca
     assert.ok(a.go);
     const ticket = a.ticket;
     assert.ok(ticket);
-    await settleSend(store, ticket, 'delivered');
     await settleSend(store, ticket, 'unanswered');
     assert.equal(store.records.size, 1);
     await settleSend(store, ticket, 'refused');
     assert.equal(store.records.size, 0);
+    const b = await claimSend(request({ store, holder: 'm3' }));
+    assert.ok(b.go && b.ticket);
+    await settleSend(store, b.ticket, 'delivered');
+    await settleSend(store, b.ticket, 'refused');
+    assert.equal(store.records.size, 1, 'a settled delivery is not released by a stale ticket');
+    store.records.clear();
     const again = await claimSend(request({ store, holder: 'm2' }));
     assert.ok(again.go && again.ticket?.note === undefined, 'a later copy claims afresh');
   });
@@ -132,14 +151,34 @@ describe('send once: one claim per event identity and destination, before the ca
     assert.equal(verdicts.filter((v) => v.go).length, 1);
   });
 
-  it('lets the first fan-out’s first attempt send on store’s claim: no write', async () => {
+  it('lets the first fan-out’s first attempt send on store’s claim, and records its delivery after', async () => {
     const store = memoryClaims();
     const v = await claimSend(request({ store, privileged: true }));
     assert.deepEqual(v, { go: true });
-    assert.equal(store.writes, 0);
+    assert.equal(store.writes, 0, 'nothing before the call');
+    const settled = {
+      store,
+      id,
+      holder: 'm1',
+      attempt: 1,
+      now: T0 + 300,
+      timeoutMs: 10_000,
+      detail: 'HTTP 200',
+    };
+    assert.equal(await settleFirst(settled), undefined);
+    assert.equal(store.writes, 1);
+    // Its own redelivery (an acknowledgement lost) folds on the record.
+    const again = await claimSend(request({ store, attempt: 2, now: T0 + 30_000 }));
+    assert.ok(!again.go && again.folded);
+    // Written over a claim another attempt holds: that one's retry folds too.
+    const raced = memoryClaims();
+    assert.ok((await claimSend(request({ store: raced, holder: 'm2' }))).go);
+    assert.equal(await settleFirst({ ...settled, store: raced }), undefined);
+    const back = await claimSend(request({ store: raced, holder: 'm2', attempt: 2, now: T0 + 61_000 }));
+    assert.ok(!back.go && back.folded);
   });
 
-  it('makes another message wait while the first fan-out may still be sending, then asks the ledger', async () => {
+  it('makes another message wait while the first fan-out may still be sending, then reads the claim', async () => {
     const store = memoryClaims();
     const horizon = firstFanOutHorizon(T0, 60_000, 10_000);
     assert.equal(horizon, T0 + 60_000 + FIRST_WINDOW_MS + 60_000);
@@ -150,13 +189,21 @@ describe('send once: one claim per event identity and destination, before the ca
     const later = await claimSend(request({ store, holder: 'copy', attempt: 2, now: horizon + 1, horizon }));
     assert.ok(later.go);
     // Had the first fan-out delivered, the copy would have folded at once, horizon or not.
-    const folded = await claimSend(
-      request({ store: memoryClaims(), holder: 'copy', horizon, delivered: async () => true }),
-    );
+    const delivered = memoryClaims();
+    await settleFirst({
+      store: delivered,
+      id,
+      holder: 'first',
+      attempt: 1,
+      now: T0,
+      timeoutMs: 10_000,
+      detail: 'HTTP 200',
+    });
+    const folded = await claimSend(request({ store: delivered, holder: 'copy', horizon }));
     assert.ok(!folded.go && folded.folded);
     assert.match(
       folded.go ? '' : folded.reason,
-      /already delivered to this destination \(the first fan-out\)/,
+      /already delivered to this destination \(the send-once claim of message first \(attempt 1\) was settled delivered: HTTP 200\)/,
     );
   });
 

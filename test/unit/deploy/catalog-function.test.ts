@@ -139,7 +139,7 @@ describe('deploy: forward-catalog (catalogue destinations)', () => {
     const s = withDestinations(example(), catalogue('klaviyo', 'klaviyo', 'klaviyo-key'));
     const rows = accessNeeds(plan(s), s).filter((n) => n.who === CATALOG_FUNCTION && !n.denied);
     assert.deepEqual([...new Set(rows.map((n) => n.permission))].sort(), [
-      'bigquery.jobs.create',
+      // The ledger, written only: no query job (the send-once claim says what was delivered).
       'bigquery.tables.updateData',
       // Its deliveries' send-once claims (adapters/firestore-claims.ts).
       'datastore.entities.create',

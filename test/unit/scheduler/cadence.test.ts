@@ -175,6 +175,15 @@ describe('automatic re-drive: when a destination is healthy', () => {
     ];
     // 20 delivered in a row is healthy even with an older failure.
     assert.equal(redriveBudget(d, recentAttemptsFromRows(failing, now)).health, 'healthy');
+    // Attempts the send-once claim held (a malformed claim, a claim store away) are ours, not the
+    // destination's: they neither make it failing nor stop its re-drive.
+    const held = (s: number) => ({
+      ...row('failed', s),
+      reason: 'held: the send-once claim could not be taken (x)',
+    });
+    const ours = [...Array.from({ length: 20 }, (_, i) => row('delivered', 10 + i)), held(2), held(40)];
+    assert.equal(redriveBudget(d, recentAttemptsFromRows(ours, now)).health, 'healthy');
+    assert.equal(redriveBudget(d, recentAttemptsFromRows([held(2), held(3)], now)).health, 'quiet');
     const stillFailing = [row('delivered', 5), row('failed', 30), row('delivered', 60)];
     const b = redriveBudget(d, recentAttemptsFromRows(stillFailing, now));
     assert.deepEqual([b.health, b.budget], ['failing', 0]);
