@@ -3,6 +3,7 @@
  * and why. Pure: nothing here resolves or connects (the gate's own tests: test/delivery/egress-gate.test.ts).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   checkTarget,
   parseAllowList,
@@ -121,4 +122,30 @@ describe('egress policy: headers', () => {
       undefined,
     );
   });
+});
+
+/** A hostile case of test/fixtures/hostile/egress.json: the input, and the verdict expected beside it. */
+interface HostileCase {
+  readonly name: string;
+  readonly kind: 'address' | 'url' | 'headers';
+  readonly input: string | Record<string, string>;
+  readonly expect: { readonly verdict: 'refused' | 'sent'; readonly why?: string };
+}
+
+describe('egress policy: hostile cases (test/fixtures/hostile/egress.json)', () => {
+  const cases = JSON.parse(
+    readFileSync(new URL('../../fixtures/hostile/egress.json', import.meta.url), 'utf8'),
+  ) as HostileCase[];
+  const verdictOf = (c: HostileCase): string | undefined => {
+    if (c.kind === 'address') return refusedAddress(c.input as string);
+    if (c.kind === 'headers') return refusedHeaders(c.input as Record<string, string>);
+    const t = checkTarget(c.input as string, none);
+    return 'refused' in t ? t.refused : undefined;
+  };
+  for (const c of cases)
+    it(`${c.name}: ${c.expect.verdict}`, () => {
+      const why = verdictOf(c);
+      if (c.expect.verdict === 'sent') assert.equal(why, undefined);
+      else assert.ok(why?.includes(c.expect.why ?? ''), `${JSON.stringify(why)} should name ${c.expect.why}`);
+    });
 });
