@@ -50,6 +50,11 @@ export interface EgressRequest extends TransportRequest {
    * must go to one of them (`name` or `name:port`), or it is refused.
    */
   readonly allowedHosts?: readonly string[];
+  /**
+   * Received by the gate's capturing stand-in, when it has one (option `capture`), once judged:
+   * a catalogue destination without a base_url, whose requests never reach the vendor locally.
+   */
+  readonly capture?: boolean;
 }
 
 export type EgressSender = (request: EgressRequest, timeoutMs: number) => Promise<InboundResponse>;
@@ -67,7 +72,7 @@ export interface EgressOptions extends HttpSenderOptions {
   readonly log?: (line: Readonly<Record<string, unknown>>) => void;
   /**
    * Locally only (the supervisor's capturing stand-in, docs/local.md): a URL such as
-   * `http://127.0.0.1:8099/capture`. A request whose target is not on the allow-list is judged
+   * `http://127.0.0.1:8099/capture`. A request marked `capture` whose target is not on the allow-list is judged
    * exactly as in the cloud (scheme, internal names and addresses, allowed_hosts, headers,
    * redirects), then received by the stand-in under `<capture>/<target host><path>` instead of
    * the vendor: the stand-in records the target, the gate never judges the stand-in's URL. The
@@ -148,7 +153,8 @@ export function createEgressSender(options: EgressOptions): EgressSender {
     if (badHeader) return refuse(request, badHeader);
     let pinned: PinnedAddress | undefined;
     let to = known.http;
-    if (!target.allowListed && options.capture !== undefined) to = capturedAt(options.capture, target.url);
+    if (!target.allowListed && request.capture && options.capture !== undefined)
+      to = capturedAt(options.capture, target.url);
     else if (!target.allowListed && !target.literal) {
       let address: PinnedAddress | string;
       try {
@@ -226,12 +232,13 @@ function redirected(
     headers,
     body: toGet ? '' : request.body,
     ...(request.allowedHosts ? { allowedHosts: request.allowedHosts } : {}),
+    ...(request.capture ? { capture: true } : {}),
   };
 }
 
 /** What a caller of egressFetch may add to a fetch's init: the destination's policy for the gate. */
 export interface EgressInit extends RequestInit {
-  readonly egress?: { readonly allowedHosts?: readonly string[] };
+  readonly egress?: { readonly allowedHosts?: readonly string[]; readonly capture?: boolean };
 }
 
 /**
@@ -260,6 +267,7 @@ export function egressFetch(send: EgressSender, timeoutMs: number): typeof fetch
         headers,
         body,
         ...(init?.egress?.allowedHosts ? { allowedHosts: init.egress.allowedHosts } : {}),
+        ...(init?.egress?.capture ? { capture: true } : {}),
       },
       timeoutMs,
     );

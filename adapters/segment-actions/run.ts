@@ -241,7 +241,11 @@ async function dispatch(
       method,
       headers,
       ...(body ? { body } : {}),
-      ...(run.allowedHosts ? { egress: { allowedHosts: hopHosts(run.allowedHosts, run.baseUrl) } } : {}),
+      egress: {
+        ...(run.allowedHosts ? { allowedHosts: hopHosts(run.allowedHosts, run.baseUrl) } : {}),
+        // No base_url: locally the gate's capturing stand-in receives it, once judged (egress.ts).
+        ...(run.baseUrl === undefined ? { capture: true } : {}),
+      },
     };
     answer = await run.fetch(underBaseUrl(request.url, run.baseUrl), init);
   } catch (err) {

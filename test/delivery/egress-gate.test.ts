@@ -26,6 +26,7 @@ import { decodePush, deliveryMessage, type PushedMessage } from '../../core/deli
 import { parseAllowList } from '../../core/egress/policy.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
+import { startCaptureReceiver } from '../../local/platforms/capture.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 /**
@@ -399,7 +400,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     return decoded.push;
   }
 
-  function catalogDeps(destination: Destination = webhook) {
+  function catalogDeps(destination: Destination = webhook, extra: Partial<EgressOptions> = {}) {
     const agents = countingAgents();
     const send = createEgressSender({
       allow: parseAllowList(`${s.allowed.origin},${s.other.origin}`),
@@ -409,6 +410,7 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
       log: () => {},
       httpAgent: agents.httpAgent,
       httpsAgent: agents.httpsAgent,
+      ...extra,
     });
     const driver = segmentActionDriver(egressFetch(send, 5000));
     const deps: ForwardDeps = {
@@ -488,6 +490,59 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     }
     assert.equal(s.other.seen.requests.length, before);
     assert.equal(s.other.seen.connections, 0);
+  });
+
+  it('locally, the capturing stand-in receives a catalogue request only after the gate judged its real target, as in the cloud (#98)', async () => {
+    const capture = await startCaptureReceiver();
+    try {
+      // An operator's fixed URL (no event involved), each with the verdict the cloud gives it.
+      const cases: [string, RegExp | 'delivered'][] = [
+        ['http://169.254.169.254/computeMetadata/v1/', /metadata server/],
+        ['https://10.0.0.5/hook', /10\.0\.0\.5 is a private address/],
+        ['https://db.corp.internal/hook', /an internal name/],
+        ['https://[::ffff:0:a9fe:a9fe]/hook', /IPv4-translated/],
+        ['http://hooks.example.test/hook', /over http/],
+        ['https://hooks.example.test/hook', 'delivered'],
+      ];
+      for (const [url, verdict] of cases) {
+        const fixed: Destination = {
+          ...webhook,
+          actions: [
+            {
+              action: 'send',
+              when: 'type = "track"',
+              mapping: { url, method: 'POST', data: { '@path': '$.properties' } },
+            },
+          ],
+        };
+        const before = capture.captured().length;
+        const local = catalogDeps(fixed, {
+          allow: parseAllowList(`${s.allowed.origin},${new URL(capture.url).origin}`),
+          capture: capture.url,
+          resolve: () => Promise.reject(new Error('the local twin resolves no vendor name')),
+        });
+        const cloud = catalogDeps(fixed);
+        const here = (await forwardPush(pushOf(event(url), 'hook'), local.deps)).entries[0]?.row;
+        if (verdict === 'delivered') {
+          assert.equal(here?.status, 'delivered', `${url}: ${JSON.stringify(here)}`);
+          const got = capture.captured().slice(before);
+          assert.deepEqual(
+            got.map((r) => `${r.method} ${r.host}${r.path}`),
+            ['POST hooks.example.test/hook'],
+            'the stand-in recorded the real target',
+          );
+          continue;
+        }
+        const there = (await forwardPush(pushOf(event(url), 'hook'), cloud.deps)).entries[0]?.row;
+        assert.equal(here?.status, 'rejected', `${url}: ${JSON.stringify(here)}`);
+        assert.match(here?.reason ?? '', verdict, url);
+        assert.equal(here?.reason, there?.reason, `${url}: the same refusal locally and in the cloud`);
+        assert.equal(capture.captured().length, before, `${url}: nothing reached the stand-in`);
+        assert.equal(local.counts.connections, 0, `${url}: no connection`);
+      }
+    } finally {
+      await capture.close();
+    }
   });
 
   it('a refusal is not silence: refused calls never hold the destination back, its next event delivers (#75)', async () => {
