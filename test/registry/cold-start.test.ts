@@ -31,20 +31,14 @@ describe('registry: a cold start under a slow registry answers no 503', () => {
 
   it('the first requests for a translator wait for the slow first read, and none gets 503', async () => {
     const client = new SlowRegistry(fx.bucket);
-    await new RegistryClient(fx.bucket).apply(
-      [
-        {
-          kind: 'Translator',
-          name: 'quotes-feed',
-          spec: {
-            event: 'quote_asked',
-            format: { type: 'json' },
-            fields: [{ target: 'amount', source: 'amount' }],
-          },
-        },
-      ],
-      { author: 'test' },
-    );
+    const feed = {
+      event: 'quote_asked',
+      format: { type: 'json' },
+      fields: [{ target: 'amount', source: 'amount' }],
+    };
+    await new RegistryClient(fx.bucket).apply([{ kind: 'Translator', name: 'quotes-feed', spec: feed }], {
+      author: 'test',
+    });
     const reader = new RegistryReader(client, registryReaderOptions({}));
     gw = await startTestGateway({ publisher: new FakePublisher(), translators: translatorLookup(reader) });
     const token = await gw.mint(['translate:quotes-feed']);
