@@ -149,7 +149,7 @@ export function createEgressSender(options: EgressOptions): EgressSender {
     const { target } = known;
     if (request.allowedHosts && !hostAllowed(request.url, request.allowedHosts))
       return refuse(request, `${target.url.host} is not one of the destination's allowed_hosts`);
-    const badHeader = refusedHeaders(request.headers);
+    const badHeader = refusedHeaders(request.headers, target.url);
     if (badHeader) return refuse(request, badHeader);
     let pinned: PinnedAddress | undefined;
     let to = known.http;

@@ -224,6 +224,9 @@ async function dispatch(
   const method = request.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
   const original = new URL(request.url);
+  // Moved under base_url, a Host naming the vendor would misdirect the request: the path keeps it.
+  if (run.baseUrl !== undefined)
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === 'host') delete headers[key];
   if (run.allowedHosts && !hostAllowed(request.url, run.allowedHosts))
     throw Object.assign(
       new Error(`${EGRESS_REFUSED}: ${original.host} is not one of the destination's allowed_hosts`),

@@ -217,8 +217,9 @@ export function checkTarget(text: string, allow: AllowList): EgressTarget | { re
  * Why a request's headers may not be sent, or undefined: no CR or LF anywhere (a header cannot
  * smuggle another), and none of the headers the gate owns (Host, the hop-by-hop ones,
  * Expect; Content-Length is always the sender's own): whatever a mapping says, the request goes to its URL's host as one request.
+ * The one Host taken is one naming `target`'s own host, the host the request goes to anyway.
  */
-export function refusedHeaders(headers: Readonly<Record<string, string>>): string | undefined {
+export function refusedHeaders(headers: Readonly<Record<string, string>>, target?: URL): string | undefined {
   for (const name in headers) {
     const value = headers[name] ?? '';
     if (/[\r\n\0]/.test(name) || /[\r\n\0]/.test(value))
@@ -229,9 +230,17 @@ export function refusedHeaders(headers: Readonly<Record<string, string>>): strin
     // node throw mid-send; it is a refusal like the others.
     if (/[^\t\x20-\x7e\x80-\xff]/.test(value))
       return `header ${name} holds a character HTTP cannot carry (outside Latin-1, or a control)`;
+    // A Host naming the URL's own host says nothing new (Segment's IQM action sets one): taken.
+    if (name.toLowerCase() === 'host' && target !== undefined && namesHost(value, target)) continue;
     if (HOP_BY_HOP.has(name.toLowerCase())) return `header ${name} is set by the sender, not the request`;
   }
   return undefined;
+}
+
+/** Whether a Host header's value is the URL's own host (`name`, or `name:port` as the URL has it). */
+function namesHost(value: string, target: URL): boolean {
+  const v = value.trim().toLowerCase();
+  return v === target.host || (target.port === '' && v === target.hostname);
 }
 
 /**

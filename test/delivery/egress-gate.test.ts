@@ -304,6 +304,14 @@ describe('egress gate: refusals come before any connection', () => {
     await assertRefused(`${s.allowed.origin}/hook`, /CR, LF/, { 'x-note': 'a\r\nHost: 169.254.169.254' });
   });
 
+  it("a Host naming the URL's own host is sent (IQM's action sets one); it still goes to that host", async () => {
+    const g = gate();
+    const own = new URL(s.allowed.origin).host;
+    const answer = await g.send(post(`${s.allowed.origin}/hook`, { Host: own }), 2000);
+    assert.ok(answer.kind === 'response' && answer.status === 200, JSON.stringify(answer));
+    assert.equal(s.allowed.seen.requests.at(-1)?.headers.host, own);
+  });
+
   it('a header value beyond Latin-1 is refused, not thrown: no connection', async () => {
     await assertRefused(`${s.allowed.origin}/hook`, /x-note holds a character HTTP cannot carry/, {
       'x-note': 'caf\u00e9 \u{1F389}',

@@ -132,6 +132,27 @@ interface HostileCase {
   readonly expect: { readonly verdict: 'refused' | 'sent'; readonly why?: string };
 }
 
+describe('egress policy: a Host header naming the URL’s own host', () => {
+  it('is taken (Segment’s IQM action sets one); any other Host is refused', () => {
+    const url = new URL('https://postback.iqm.com/?a=1');
+    assert.equal(refusedHeaders({ HOST: 'postback.iqm.com' }, url), undefined);
+    assert.equal(refusedHeaders({ host: 'PostBack.IQM.com ' }, url), undefined);
+    assert.match(
+      refusedHeaders({ HOST: 'metadata.google.internal' }, url) ?? '',
+      /HOST is set by the sender/,
+    );
+    assert.match(refusedHeaders({ HOST: 'postback.iqm.com:8443' }, url) ?? '', /set by the sender/);
+    assert.match(
+      refusedHeaders({ HOST: 'postback.iqm.com' }) ?? '',
+      /set by the sender/,
+      'no target: refused',
+    );
+    const ported = new URL('https://hooks.example.com:8443/x');
+    assert.equal(refusedHeaders({ host: 'hooks.example.com:8443' }, ported), undefined);
+    assert.match(refusedHeaders({ host: 'hooks.example.com' }, ported) ?? '', /set by the sender/);
+  });
+});
+
 describe('egress policy: hostile cases (test/fixtures/hostile/egress.json)', () => {
   const cases = JSON.parse(
     readFileSync(new URL('../../fixtures/hostile/egress.json', import.meta.url), 'utf8'),
