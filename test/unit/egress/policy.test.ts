@@ -124,7 +124,7 @@ describe('egress policy: headers', () => {
   });
 });
 
-/** A hostile case of test/fixtures/hostile/egress.json: the input, and the verdict expected beside it. */
+/** A hostile case of test/fixtures/hostile/egress/addresses-and-headers.json: the input, and the verdict expected beside it. */
 interface HostileCase {
   readonly name: string;
   readonly kind: 'address' | 'url' | 'headers';
@@ -153,9 +153,12 @@ describe('egress policy: a Host header naming the URL’s own host', () => {
   });
 });
 
-describe('egress policy: hostile cases (test/fixtures/hostile/egress.json)', () => {
+describe('egress policy: hostile cases (test/fixtures/hostile/egress/addresses-and-headers.json)', () => {
   const cases = JSON.parse(
-    readFileSync(new URL('../../fixtures/hostile/egress.json', import.meta.url), 'utf8'),
+    readFileSync(
+      new URL('../../fixtures/hostile/egress/addresses-and-headers.json', import.meta.url),
+      'utf8',
+    ),
   ) as HostileCase[];
   const verdictOf = (c: HostileCase): string | undefined => {
     if (c.kind === 'address') return refusedAddress(c.input as string);
