@@ -18,7 +18,7 @@ import {
 import { andThen, isPending } from '../core/maybe-async.ts';
 import type { TranslatorSpec } from '../schemas/translator.ts';
 import { loadOnce, warmInBackground } from './load-once.ts';
-import type { RegistryClient, RegistryReader, Snapshot } from './registry.ts';
+import type { ReaderOptions, RegistryClient, RegistryReader, Snapshot } from './registry.ts';
 
 export class Definitions {
   private readonly reader: RegistryReader;
@@ -150,6 +150,23 @@ export interface TranslatorEntry {
 }
 
 /**
+ * With no copy of the registry yet (a cold start), how long a request waits for the first read
+ * before it is answered 503: within a request's budget (the gateway cuts a body after 10 s), so a
+ * registry that is readable but slow to answer (seconds under load) is waited for, never a 503;
+ * one that cannot be read fails its read at once and is told as unavailable.
+ */
+export const REGISTRY_COLD_WAIT_MS = 8_000;
+
+/** The reader options of registryReaders: the cold wait above, and `maxAgeMs` when given. */
+export function registryReaderOptions(opts: { readonly maxAgeMs?: number }): ReaderOptions {
+  // Every resource is re-read once its copy is this old (docs/registry.md#reading).
+  return {
+    coldWaitMs: REGISTRY_COLD_WAIT_MS,
+    ...(opts.maxAgeMs === undefined ? {} : { maxAgeMs: opts.maxAgeMs }),
+  };
+}
+
+/**
  * The event definitions and translators of the registry bucket `bucketName`, with Google's Cloud
  * Storage client loaded on first use (in the background at cold start), so a process that never
  * sees a custom event does not wait for it.
@@ -166,8 +183,7 @@ export function registryReaders(
   };
   translators: { get(name: string): Promise<TranslatorEntry | undefined> };
 } {
-  // Every resource is re-read once its copy is this old (docs/registry.md#reading).
-  const readerOptions = opts.maxAgeMs === undefined ? {} : { maxAgeMs: opts.maxAgeMs };
+  const readerOptions = registryReaderOptions(opts);
   const loaded = loadOnce(async () => {
     const [{ Storage }, { RegistryClient, RegistryReader }] = await Promise.all([
       import('@google-cloud/storage'),
@@ -175,8 +191,9 @@ export function registryReaders(
     ]);
     const client = new RegistryClient(new Storage({ projectId: project }).bucket(bucketName));
     const reader = new RegistryReader(client, readerOptions);
-    // The first read starts now, at cold start, not with the first request that needs it.
+    // The first reads start now, at cold start, not with the first request that needs them.
     reader.cached('EventDefinition');
+    reader.cached('Translator');
     // One lookup per process: its one-read-a-second limit for unknown names lives in it.
     return { reader, definitions: new Definitions(reader, client), translators: translatorLookup(reader) };
   });

@@ -8,8 +8,9 @@
  * - the address: a name is resolved here (the injected resolver; node's dns by default), every
  *   address it resolves to is checked, and the connection is pinned to the checked one through a
  *   custom `lookup`, so a second answer of DNS (rebinding) is never used;
- * - the headers: no Host, hop-by-hop header or CR/LF; credentials are dropped on a redirect to
- *   another origin;
+ * - the headers: no Host, hop-by-hop header, CR/LF or character beyond Latin-1; on a redirect to
+ *   another origin every header but those describing the body or the client is dropped;
+ * - the destination's `allowed_hosts` (when the request carries them): checked at every hop;
  * - redirects: never followed by the transport; the gate follows at most `maxRedirects` (0 for
  *   forward: a signed body goes to the URL it was signed for), each hop checked as the first.
  *
@@ -19,11 +20,12 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import {
   type AllowList,
-  CREDENTIAL_HEADERS,
+  CROSS_ORIGIN_HEADERS,
   checkTarget,
   EGRESS_REFUSED,
   EGRESS_REFUSED_CODE,
   type EgressTarget,
+  hostAllowed,
   refusedAddress,
   refusedHeaders,
 } from '../core/egress/policy.ts';
@@ -43,6 +45,16 @@ export type Resolver = (hostname: string) => Promise<readonly { address: string;
 /** A request through the gate: any method (Segment's actions use GET, PUT, PATCH), the body as text. */
 export interface EgressRequest extends TransportRequest {
   readonly url: string;
+  /**
+   * The destination's `allowed_hosts`, when it has them: every hop, the first and each redirect,
+   * must go to one of them (`name` or `name:port`), or it is refused.
+   */
+  readonly allowedHosts?: readonly string[];
+  /**
+   * Received by the gate's capturing stand-in, when it has one (option `capture`), once judged:
+   * a catalogue destination without a base_url, whose requests never reach the vendor locally.
+   */
+  readonly capture?: boolean;
 }
 
 export type EgressSender = (request: EgressRequest, timeoutMs: number) => Promise<InboundResponse>;
@@ -58,6 +70,15 @@ export interface EgressOptions extends HttpSenderOptions {
   readonly maxRedirects?: number;
   /** Where a refusal is told (default: a JSON log line on stdout). */
   readonly log?: (line: Readonly<Record<string, unknown>>) => void;
+  /**
+   * Locally only (the supervisor's capturing stand-in, docs/local.md): a URL such as
+   * `http://127.0.0.1:8099/capture`. A request marked `capture` whose target is not on the allow-list is judged
+   * exactly as in the cloud (scheme, internal names and addresses, allowed_hosts, headers,
+   * redirects), then received by the stand-in under `<capture>/<target host><path>` instead of
+   * the vendor: the stand-in records the target, the gate never judges the stand-in's URL. The
+   * target's name is not resolved (vendors' names need not resolve on a laptop).
+   */
+  readonly capture?: string;
 }
 
 /** How long a resolved name's checked address is used before it is resolved and checked again. */
@@ -126,10 +147,15 @@ export function createEgressSender(options: EgressOptions): EgressSender {
     const known = check(request.url);
     if ('refused' in known) return refuse(request, known.refused);
     const { target } = known;
-    const badHeader = refusedHeaders(request.headers);
+    if (request.allowedHosts && !hostAllowed(request.url, request.allowedHosts))
+      return refuse(request, `${target.url.host} is not one of the destination's allowed_hosts`);
+    const badHeader = refusedHeaders(request.headers, target.url);
     if (badHeader) return refuse(request, badHeader);
     let pinned: PinnedAddress | undefined;
-    if (!target.allowListed && !target.literal) {
+    let to = known.http;
+    if (!target.allowListed && request.capture && options.capture !== undefined)
+      to = capturedAt(options.capture, target.url);
+    else if (!target.allowListed && !target.literal) {
       let address: PinnedAddress | string;
       try {
         address = await withinDeadline(addressOf(target.host), deadline, target.host);
@@ -140,7 +166,7 @@ export function createEgressSender(options: EgressOptions): EgressSender {
       pinned = address;
     }
     const remaining = Math.max(0, deadline - Date.now());
-    const answer = await transport(known.http, request, remaining, pinned);
+    const answer = await transport(to, request, remaining, pinned);
     if (answer.kind !== 'response' || !REDIRECTS.has(answer.status) || maxRedirects === 0) return answer;
     const location = answer.headers['location'];
     if (location === undefined) return answer;
@@ -149,6 +175,11 @@ export function createEgressSender(options: EgressOptions): EgressSender {
   };
 
   return (request, timeoutMs) => hop(request, timeoutMs, Date.now() + timeoutMs, maxRedirects);
+}
+
+/** Where the capturing stand-in receives a judged target: `<capture>/<host[:port]><path><query>`. */
+function capturedAt(capture: string, target: URL): Target {
+  return targetOf(new URL(`${capture.replace(/\/+$/, '')}/${target.host}${target.pathname}${target.search}`));
 }
 
 /** A name's resolution, bounded by the call's own deadline: a slow resolver is a timeout, not a hang. */
@@ -163,7 +194,12 @@ function withinDeadline<T>(p: Promise<T>, deadline: number, host: string): Promi
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-/** The next hop's request: 303 (and a POST's 301/302) becomes a GET; credentials stay with their origin. */
+/**
+ * The next hop's request: 303 (and a POST's 301/302) becomes a GET. Toward another origin it
+ * keeps only the headers that describe the body or the client (CROSS_ORIGIN_HEADERS): whatever a
+ * destination's secrets or settings put in a header (a token, an `x-api-key`) stays with the
+ * origin it was meant for. The destination's `allowed_hosts` go with it, checked at that hop.
+ */
 function redirected(
   request: EgressRequest,
   from: EgressTarget,
@@ -181,7 +217,7 @@ function redirected(
   const headers: Record<string, string> = {};
   for (const name in request.headers) {
     const lower = name.toLowerCase();
-    if (!sameOrigin && CREDENTIAL_HEADERS.has(lower)) continue;
+    if (!sameOrigin && !CROSS_ORIGIN_HEADERS.has(lower)) continue;
     if (toGet && (lower === 'content-type' || lower === 'content-encoding')) continue;
     headers[name] = request.headers[name] as string;
   }
@@ -195,17 +231,25 @@ function redirected(
         : next.protocol,
     headers,
     body: toGet ? '' : request.body,
+    ...(request.allowedHosts ? { allowedHosts: request.allowedHosts } : {}),
+    ...(request.capture ? { capture: true } : {}),
   };
+}
+
+/** What a caller of egressFetch may add to a fetch's init: the destination's policy for the gate. */
+export interface EgressInit extends RequestInit {
+  readonly egress?: { readonly allowedHosts?: readonly string[]; readonly capture?: boolean };
 }
 
 /**
  * The gate as the `fetch` Segment's actions are given (adapters/segment-actions/run.ts): the
  * request goes through `send`, an answer comes back as a web Response, a refusal as an error
  * with the code EGRESS_REFUSED_CODE (an outcome `rejected`, outcome.ts). `timeoutMs` bounds each
- * call; the caller's signal still aborts it.
+ * call; the caller's signal still aborts it. `init.egress` carries the destination's
+ * `allowed_hosts` to every hop.
  */
 export function egressFetch(send: EgressSender, timeoutMs: number): typeof fetch {
-  return async (input, init) => {
+  return async (input, init?: EgressInit) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     const headers: Record<string, string> = {};
     new Headers(init?.headers).forEach((value, key) => {
@@ -222,6 +266,8 @@ export function egressFetch(send: EgressSender, timeoutMs: number): typeof fetch
         redactedUrl: parsed ? `${parsed.origin}${parsed.pathname}` : '(invalid URL)',
         headers,
         body,
+        ...(init?.egress?.allowedHosts ? { allowedHosts: init.egress.allowedHosts } : {}),
+        ...(init?.egress?.capture ? { capture: true } : {}),
       },
       timeoutMs,
     );

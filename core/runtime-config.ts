@@ -84,6 +84,12 @@ export const ENV = Object.freeze({
    * a stand-in in tests, unset on Google Cloud.
    */
   certificateOrigin: 'EVENTBUS_CERTIFICATE_ORIGIN',
+  /**
+   * forward-catalog: the capturing stand-in (`<receiver>/capture`) that receives, locally, the
+   * requests of catalogue destinations without a base_url once the egress gate judged their real
+   * target (adapters/egress.ts, `capture`); unset on Google Cloud.
+   */
+  captureUrl: 'EVENTBUS_CAPTURE_URL',
   /** `store`: the micro-batch window in milliseconds (the default suits most loads). */
   storeBatchMs: 'EVENTBUS_STORE_BATCH_MS',
   /**
@@ -176,6 +182,8 @@ export interface FunctionConfig extends RuntimeConfig {
   readonly listen: ListenAddress;
   /** Origins the egress gate sends to without its checks (EVENTBUS_EGRESS_ALLOW; empty on Google Cloud). */
   readonly egressAllow: AllowList;
+  /** EVENTBUS_CAPTURE_URL: the local capturing stand-in of catalogue requests; absent on Google Cloud. */
+  readonly captureUrl?: string;
   /**
    * The environment as a source of secret values by name (adapters/secrets.ts: locally a secret
    * may be a variable with its name). Secrets only: configuration is read through the fields above.
@@ -201,6 +209,7 @@ export function readFunctionConfig(
     ...(firestore ? { firestoreEmulatorHost: firestore } : {}),
     listen: listenAddress(env),
     egressAllow: parseAllowList(env[ENV.egressAllow]),
+    ...(env[ENV.captureUrl] ? { captureUrl: env[ENV.captureUrl] as string } : {}),
     secretEnv: env,
   });
 }

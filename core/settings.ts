@@ -148,6 +148,7 @@ export function checkSettings(value: unknown): LoadResult {
   errors.push(...checkMappings(settings));
   errors.push(...checkStudioIap(settings));
   errors.push(...claimsLocationErrors(settings));
+  errors.push(...eventUrlRefusals(settings));
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, settings: deepFreeze(structuredClone(settings)) };
 }
@@ -196,7 +197,6 @@ export function addressWarnings(settings: Readonly<Settings>): string[] {
         );
     }
   }
-  out.push(...eventUrlWarnings(settings));
   return out;
 }
 
@@ -204,20 +204,24 @@ export function addressWarnings(settings: Readonly<Settings>): string[] {
 const STEERING_KEY = /(url|uri|endpoint|host|headers?)$/i;
 
 /**
- * Warnings for actions whose mapping reads a URL or a header from the event (a directive such as
- * `{"@path": "$.properties.callback"}` under `url` or `headers`): whoever sends the event would
- * choose where the request goes. Allowed only with `allow_event_urls: true` and `allowed_hosts`.
+ * Refusals for actions whose mapping reads a URL or a header from the event (a directive such as
+ * `{"@path": "$.properties.callback"}` under `url` or `headers`): whoever sends the event, a
+ * browser with the public write key included, would choose where the request goes or what it
+ * carries. Allowed only when the destination opts in with `allow_event_urls: true` and
+ * `allowed_hosts`, which the egress gate then enforces at every hop. Part of checkSettings, so
+ * `settings check`, `start`, the functions' cold start and `pulumi up` refuse alike.
  */
-export function eventUrlWarnings(settings: Readonly<Settings>): string[] {
-  const out: string[] = [];
+export function eventUrlRefusals(settings: Readonly<Settings>): FieldViolation[] {
+  const out: FieldViolation[] = [];
   (settings.destinations ?? []).forEach((d, i) => {
     const allowed = d.allow_event_urls === true && (d.allowed_hosts?.length ?? 0) > 0;
     for (const [j, a] of (d.actions ?? []).entries())
       for (const [key, value] of Object.entries(a.mapping ?? {})) {
         if (!STEERING_KEY.test(key) || !readsEvent(value) || allowed) continue;
-        out.push(
-          `destinations[${i}].actions[${j}].mapping.${key}: read from the event, so whoever sends an event chooses where the request goes or what it carries; set allow_event_urls: true with allowed_hosts on destination ${d.id}, or write the ${key} in the mapping`,
-        );
+        out.push({
+          field: `destinations[${i}].actions[${j}].mapping.${key}`,
+          description: `is read from the event, so whoever sends an event would choose where the request goes or what it carries; set allow_event_urls: true with allowed_hosts on destination ${d.id}, or write the ${key} in the mapping`,
+        });
       }
   });
   return out;

@@ -23,6 +23,7 @@ import {
 } from '../core/store/invalid-call.ts';
 import { readableHeaders } from '../core/translate/headers.ts';
 import { TRANSLATOR_MEDIA, translate } from '../core/translate/index.ts';
+import { CERTIFICATE_SCHEMES, signatureHeader } from '../core/translate/signature-header.ts';
 import type { CertificateSource } from '../core/translate/signature-sns.ts';
 import {
   DEFAULT_TOLERANCE_SECONDS,
@@ -283,6 +284,17 @@ export interface DeliveryCheckDeps {
   readonly log: (entry: Record<string, unknown>) => void;
 }
 
+/** Misconfigurations already told by this instance (bounded: a name is at most 63 characters). */
+const told = new Set<string>();
+
+/** True the first time `key` is seen by this instance (the set is cleared past 10,000 keys). */
+function firstTime(key: string): boolean {
+  if (told.has(key)) return false;
+  if (told.size >= 10_000) told.clear();
+  told.add(key);
+  return true;
+}
+
 /** A signed delivery's verdict: taken (and whether it replays one seen before), or the answer. */
 export type DeliveryCheck =
   | { readonly ok: true; readonly replayOf?: number }
@@ -301,20 +313,32 @@ export async function verifyDelivery(
   request: SignedRequest,
   deps: DeliveryCheckDeps,
 ): Promise<DeliveryCheck> {
+  // No signature at all cannot be authenticated whatever the translator's secrets are: 401
+  // before any secret is read, so a caller never sees the operator's misconfiguration as a 5xx.
+  const header = CERTIFICATE_SCHEMES.has(signature.scheme) ? undefined : signatureHeader(signature);
+  const presented = header === undefined ? undefined : request.header(header);
+  if (header !== undefined && (presented === undefined || presented.trim() === ''))
+    return {
+      ok: false,
+      error: apiError('INVALID_CREDENTIALS', { detail: `no ${header} header` }),
+      reason: 'missing_signature',
+    };
   let values: (string | undefined)[];
   try {
     values = await Promise.all((signature.secrets ?? []).map((s) => deps.secrets?.get(s)));
   } catch (err) {
     if (err instanceof SecretAccessDenied) {
-      // IAM refused the gateway: the same line locally and in the cloud, naming what to grant.
-      deps.log({
-        severity: 'ERROR',
-        message: `translator ${name}: the gateway may not read its signing secret ${err.secret}: ${err.permission} denied${err.principal ? ` for ${err.principal}` : ''} (docs/translators.md, "Signing secrets": name it ${TRANSLATOR_SECRET_PREFIX}…, or grant it)`,
-        translator: name,
-        secret: err.secret,
-        permission: err.permission,
-        ...(err.principal ? { principal: err.principal } : {}),
-      });
+      // IAM refused the gateway: the same line locally and in the cloud, naming what to grant;
+      // once per translator and secret in an instance, not once per request.
+      if (firstTime(`denied\0${name}\0${err.secret}`))
+        deps.log({
+          severity: 'ERROR',
+          message: `translator ${name}: the gateway may not read its signing secret ${err.secret}: ${err.permission} denied${err.principal ? ` for ${err.principal}` : ''} (docs/translators.md, "Signing secrets": name it ${TRANSLATOR_SECRET_PREFIX}…, or grant it)`,
+          translator: name,
+          secret: err.secret,
+          permission: err.permission,
+          ...(err.principal ? { principal: err.principal } : {}),
+        });
       return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 30 }), reason: 'secret_denied' };
     }
     deps.log({
@@ -332,12 +356,14 @@ export async function verifyDelivery(
     deps.certificates,
   );
   if (!check.ok && (check.reason === 'no_secret' || check.reason === 'certificate_unavailable')) {
-    // The operator's doing or an outage, not the sender's: a 5xx makes the vendor retry.
-    deps.log({
-      severity: 'ERROR',
-      message: `translator ${name}: ${check.detail}`,
-      ...(check.reason === 'no_secret' ? { secrets: signature.secrets } : {}),
-    });
+    // The operator's doing or an outage, not the sender's: a 5xx makes the vendor retry. A secret
+    // with no value is told once per translator in an instance; an outage at each request.
+    if (check.reason !== 'no_secret' || firstTime(`no_secret\0${name}`))
+      deps.log({
+        severity: 'ERROR',
+        message: `translator ${name}: ${check.detail}`,
+        ...(check.reason === 'no_secret' ? { secrets: signature.secrets } : {}),
+      });
     return { ok: false, error: apiError('UNAVAILABLE', { retryAfter: 30 }), reason: check.reason };
   }
   if (!check.ok)

@@ -5,7 +5,7 @@
  * they are given. Calls are the owner's, on the emulator's main port (no identity port): the
  * person running `npm start` is the project's owner, as on Google Cloud.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { emulatorCall } from './provision.ts';
 
@@ -45,6 +45,10 @@ export async function putSecret(base: string, project: string, name: string, val
  * Gives every secret of `wanted` without a value one: `values` names it, else the file of that
  * name in `legacyDir` (secrets earlier versions kept as files in `<data>/secrets`), else a random
  * key. Returns the names given a value by this call.
+ *
+ * Secret values live in one place: each file of `legacyDir` is removed once the emulator holds a
+ * value of that name (the file's, or one it already had, which wins), and the folder with its
+ * last file. A file whose name no secret can take is left, and named on `warn`.
  */
 export async function seedSecrets(
   base: string,
@@ -53,6 +57,7 @@ export async function seedSecrets(
   values: ReadonlyMap<string, string>,
   randomValue: () => string,
   legacyDir?: string,
+  warn: (line: string) => void = () => {},
 ): Promise<string[]> {
   const legacy = new Map<string, string>();
   if (legacyDir !== undefined) {
@@ -65,14 +70,45 @@ export async function seedSecrets(
     for (const f of files) legacy.set(f, readFileSync(join(legacyDir, f), 'utf8').replace(/\r?\n$/, ''));
   }
   const created: string[] = [];
+  const held = new Set<string>();
   for (const name of new Set([...wanted, ...legacy.keys()])) {
-    if (!/^[A-Za-z0-9_-]{1,255}$/.test(name) || (await hasValue(base, project, name))) continue;
+    if (!SECRET_ID.test(name)) continue;
+    if (await hasValue(base, project, name)) {
+      held.add(name);
+      continue;
+    }
     const value = values.get(name) ?? legacy.get(name) ?? randomValue();
     if (value === '') continue;
     await putSecret(base, project, name, value);
+    held.add(name);
     created.push(name);
   }
+  if (legacyDir !== undefined) removeMoved(legacyDir, legacy, held, warn);
   return created;
+}
+
+/** What a secret's id may be (Secret Manager's rule). */
+const SECRET_ID = /^[A-Za-z0-9_-]{1,255}$/;
+
+/** Removes the legacy files whose secret the emulator now holds (an empty file holds none: removed too). */
+function removeMoved(
+  dir: string,
+  legacy: ReadonlyMap<string, string>,
+  held: ReadonlySet<string>,
+  warn: (line: string) => void,
+): void {
+  for (const [name, value] of legacy) {
+    if (held.has(name) || value === '') rmSync(join(dir, name), { force: true });
+    else
+      warn(
+        `${join(dir, name)}: not moved into Secret Manager (not a secret id: letters, digits, - and _): remove it or rename it`,
+      );
+  }
+  try {
+    if (readdirSync(dir).length === 0) rmdirSync(dir);
+  } catch {
+    // no folder: nothing to remove
+  }
 }
 
 /** The latest value of a secret, or undefined when it has none (as the project's owner). */

@@ -14,10 +14,9 @@ import {
   CATALOG_ENTRY_POINT,
   CATALOG_FUNCTION,
   catalogDestinations,
-  isCatalogDestination,
 } from '../core/deploy/catalog-function.ts';
 import type { FunctionName } from '../core/plan.ts';
-import type { Destination, Settings } from '../schemas/settings.ts';
+import type { Settings } from '../schemas/settings.ts';
 
 /** The local ports, one per service (docs/architecture.md §6, layout). */
 export interface Ports {
@@ -294,13 +293,19 @@ export const forwardFunction: ServiceFactory = (ctx) => functionService(ctx, 'fo
  * The catalogue destinations' function (functions/forward-catalog/index.ts, target
  * `forwardCatalog`) on 8084: run only when a segment_action destination is configured (servicesFor).
  */
-export const forwardCatalogFunction: ServiceFactory = (ctx) =>
-  functionService(
+export const forwardCatalogFunction: ServiceFactory = (ctx) => {
+  const spec = functionService(
     ctx,
     CATALOG_FUNCTION,
     join(ctx.root, 'functions', CATALOG_FUNCTION, 'index.ts'),
     CATALOG_ENTRY_POINT,
   );
+  // Destinations without a base_url: judged by the gate as in the cloud, then captured (capture.ts).
+  return {
+    ...spec,
+    env: { ...spec.env, EVENTBUS_CAPTURE_URL: `${url(ctx.ports.receiver)}/${CAPTURE_PREFIX}` },
+  };
+};
 
 /** The scheduler's function (functions/schedule/index.ts, target `schedule`) on 8083. */
 export const scheduleFunction: ServiceFactory = (ctx) => functionService(ctx, 'schedule');
@@ -402,50 +407,43 @@ export function servicesFor(settings: Readonly<Settings>): readonly ServiceFacto
   return catalogDestinations(settings).length > 0 ? [...SERVICES, forwardCatalogFunction] : SERVICES;
 }
 
-/** Where a catalogue destination without a base_url is received locally: `<receiver>/capture`. */
-export const CAPTURE_PREFIX = 'capture';
-
 /**
- * A segment_action destination with no base_url of its own: locally its requests go to the
- * receiver's capturing stand-in (local/platforms/capture.ts), never to the vendor (issue #65).
+ * Where a catalogue destination without a base_url is received locally: `<receiver>/capture`.
+ * Its settings are not changed for that: forward-catalog is told the stand-in
+ * (EVENTBUS_CAPTURE_URL), and its egress gate judges each request's real target first, exactly
+ * as on Google Cloud, before the stand-in receives it (issue #98).
  */
-const toCapture = (d: Readonly<Destination>): boolean => isCatalogDestination(d) && d.base_url === undefined;
+export const CAPTURE_PREFIX = 'capture';
 
 /**
  * Settings as the local services see them: destinations whose base_url points at the local
  * receiver's default address (and connections) follow the receiver when ports move (`--port-offset`, tests on
  * free ports), and so do `producers.origins` naming a local service's default port (the
- * receiver's test page, the gateway); a segment_action destination without a base_url gets the
- * receiver's capturing stand-in (`<receiver>/capture`). Everything else is unchanged.
+ * receiver's test page, the gateway). Everything else is unchanged.
  */
 export function localSettings(settings: Readonly<Settings>, ports: Ports): Readonly<Settings> {
   const from = url(DEFAULT_PORTS.receiver);
   const to = url(ports.receiver);
   const moved = (Object.keys(DEFAULT_PORTS) as (keyof Ports)[]).some((k) => DEFAULT_PORTS[k] !== ports[k]);
-  const capture = (settings.destinations ?? []).some(toCapture);
-  if (!moved && !capture) return settings;
+  if (!moved) return settings;
   const origins = settings.producers?.origins;
   return {
     ...settings,
     ...(settings.destinations
       ? {
           destinations: settings.destinations.map((d) =>
-            toCapture(d)
-              ? { ...d, base_url: `${to}/${CAPTURE_PREFIX}` }
-              : moved && d.base_url?.startsWith(from)
-                ? { ...d, base_url: to + d.base_url.slice(from.length) }
-                : d,
+            d.base_url?.startsWith(from) ? { ...d, base_url: to + d.base_url.slice(from.length) } : d,
           ),
         }
       : {}),
-    ...(moved && settings.connections
+    ...(settings.connections
       ? {
           connections: settings.connections.map((c) =>
             c.url?.startsWith(from) ? { ...c, url: to + c.url.slice(from.length) } : c,
           ),
         }
       : {}),
-    ...(moved && settings.producers && origins
+    ...(settings.producers && origins
       ? { producers: { ...settings.producers, origins: origins.map((o) => movedOrigin(o, ports)) } }
       : {}),
   };

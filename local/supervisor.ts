@@ -662,7 +662,8 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
     if (access) writeAccessFile(dataDir, access.policies, access.policyTags);
     if (specs.some((s) => s.name === 'secret-manager')) {
       // Every destination secret gets a local value (random, or a stand-in's credentials), and
-      // secrets an earlier version kept as files in <data>/secrets move into the emulator.
+      // secrets an earlier version kept as files in <data>/secrets move into the emulator, and
+      // their files are removed (secret values live in one place).
       const standIns = standInSecrets(settings, `http://${LOCAL_HOST}:${ports.receiver}`);
       createdSecrets = await seedSecrets(
         `http://${LOCAL_HOST}:${ports['secret-manager']}`,
@@ -671,6 +672,7 @@ export async function startEnvironment(options: StartOptions = {}): Promise<Loca
         standIns,
         () => randomBytes(32).toString('hex'),
         join(dataDir, 'secrets'),
+        log,
       );
     }
     if (options.provision !== false) {

@@ -234,7 +234,7 @@ export const Destination = Type.Object(
     allow_event_urls: Type.Optional(
       Type.Boolean({
         description:
-          'segment_action only: the actions’ mapping may read a URL or a header from the event (`{"@path": "$.properties.callback"}`); requests then go only to `allowed_hosts` (docs/security.md, "Egress")',
+          'segment_action only: the actions’ mapping may read a URL or a header from the event (`{"@path": "$.properties.callback"}`), which is refused without it; needs `allowed_hosts`, the only hosts every request and redirect may then go to (docs/security.md, "Egress")',
       }),
     ),
     allowed_hosts: Type.Optional(

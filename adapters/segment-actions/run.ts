@@ -34,6 +34,7 @@ import {
 import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts';
 import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import type { EgressInit } from '../egress.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -199,6 +200,14 @@ export function underBaseUrl(url: string, baseUrl: string | undefined): string {
   return `${baseUrl.replace(/\/+$/, '')}/${u.host}${u.pathname}${u.search}`;
 }
 
+/**
+ * The hosts each hop of a request may go to (the gate checks every redirect against them): the
+ * destination's `allowed_hosts`, and its `base_url`'s host, where the operator moved every request.
+ */
+function hopHosts(allowed: readonly string[], baseUrl: string | undefined): readonly string[] {
+  return baseUrl === undefined ? allowed : [...allowed, new URL(baseUrl).host];
+}
+
 /** Sends one of an action's requests through the run's fetch; the answer as actions-core's Response. */
 async function dispatch(
   run: RunContext,
@@ -215,6 +224,9 @@ async function dispatch(
   const method = request.method.toUpperCase();
   const body = method === 'GET' || method === 'HEAD' ? undefined : await request.text();
   const original = new URL(request.url);
+  // Moved under base_url, a Host naming the vendor would misdirect the request: the path keeps it.
+  if (run.baseUrl !== undefined)
+    for (const key of Object.keys(headers)) if (key.toLowerCase() === 'host') delete headers[key];
   if (run.allowedHosts && !hostAllowed(request.url, run.allowedHosts))
     throw Object.assign(
       new Error(`${EGRESS_REFUSED}: ${original.host} is not one of the destination's allowed_hosts`),
@@ -228,11 +240,17 @@ async function dispatch(
   if (body && !run.refreshing) run.bodies.push(body);
   let answer: Response;
   try {
-    answer = await run.fetch(underBaseUrl(request.url, run.baseUrl), {
+    const init: EgressInit = {
       method,
       headers,
       ...(body ? { body } : {}),
-    });
+      egress: {
+        ...(run.allowedHosts ? { allowedHosts: hopHosts(run.allowedHosts, run.baseUrl) } : {}),
+        // No base_url: locally the gate's capturing stand-in receives it, once judged (egress.ts).
+        ...(run.baseUrl === undefined ? { capture: true } : {}),
+      },
+    };
+    answer = await run.fetch(underBaseUrl(request.url, run.baseUrl), init);
   } catch (err) {
     // The egress gate's refusal (adapters/egress.ts) goes on as it is: permanent, not a network
     // failure; and not a request made, so the breaker and the limiter learn nothing from it (#75).

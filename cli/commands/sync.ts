@@ -205,8 +205,15 @@ async function requestStatus(
   write(`${String(row['run_id'])}: ${ids.length} request(s)\n`);
   if (ids.length === 0) return;
   const { readFileSync } = await import('node:fs');
-  const { createAccessTokens } = await import('../../adapters/google-oauth.ts');
-  const token = await createAccessTokens()(readFileSync(o.credentials, 'utf8'), DATA_MANAGER_SCOPE, false);
+  const { createAccessTokens, tokenEgress } = await import('../../adapters/google-oauth.ts');
+  // The token endpoint is Google's, or the origin this command asks (a local stand-in's).
+  const asked = o.origin ?? connection?.url;
+  const allow = new Set(asked && URL.canParse(asked) ? [new URL(asked).origin] : []);
+  const token = await createAccessTokens(tokenEgress(allow, 'cli'))(
+    readFileSync(o.credentials, 'utf8'),
+    DATA_MANAGER_SCOPE,
+    false,
+  );
   for (const id of ids) {
     const res = await fetch(requestStatusUrl(id, o.origin ?? connection?.url), {
       headers: { authorization: `Bearer ${token}` },

@@ -31,6 +31,16 @@ export const GPP_MAX_LENGTH = 16384;
 const MAX_SECTIONS = 64;
 /** A Fibonacci-coded number of more bits than this (a section id offset above ~3.5 million) is malformed. */
 const MAX_FIBONACCI_BITS = 32;
+/**
+ * The longest US section read, in characters: the largest (usnat version 2 with its GPC
+ * subsection) is a few dozen; a longer one is malformed before the library decodes it, so a
+ * 16 KB section costs a length check, not the library's decoding (11.7 ms; the budget is 5 ms).
+ */
+const MAX_US_SECTION = 256;
+/** The versions the US sections have had (usnat 1 and 2; the states' 1). */
+const US_VERSIONS = new Set([1, 2]);
+/** Fields of a US section that are not two-bit notices, opt-outs, consents or MSPA modes. */
+const NOT_TWO_BIT = new Set(['Version', 'GpcSegmentType', 'GpcSegmentIncluded', 'Gpc']);
 
 const readings = new Map<string, GppReading>();
 const KEPT = 256;
@@ -108,7 +118,15 @@ function decode(raw: string, sid: string | undefined): GppReading {
       // A section this library does not know says nothing we could read.
       if (name === undefined) continue;
       // Each US section is small and of fixed fields: the library decodes it alone.
-      model.decodeSection(name, section(id));
+      const text = section(id);
+      if (text.length > MAX_US_SECTION)
+        return {
+          ok: false,
+          why: `the ${name} section is ${text.length} characters, more than any ${name} string (${MAX_US_SECTION})`,
+        };
+      model.decodeSection(name, text);
+      const bad = id === USP_V1 ? undefined : usSectionProblem(model, name);
+      if (bad) return { ok: false, why: bad };
       optOut = sectionOptOut(model, id, name);
       if (optOut !== undefined) break;
     }
@@ -117,6 +135,26 @@ function decode(raw: string, sid: string | undefined): GppReading {
   } catch (err) {
     return { ok: false, why: (err as Error).message.slice(0, 120) || 'undecodable' };
   }
+}
+
+/**
+ * Why a decoded US section is not one a CMP wrote, or undefined: its version is one the format
+ * has had, and each notice, opt-out, consent and MSPA field holds 0, 1 or 2 (3 means nothing).
+ * Base64 noise decodes into fields too; this is what tells it apart (a random section passes
+ * both by chance about once in a thousand), so noise reads as malformed, not as "no opt-out".
+ */
+function usSectionProblem(model: GppModel, name: string): string | undefined {
+  const version = model.getFieldValue(name, 'Version');
+  if (typeof version !== 'number' || !US_VERSIONS.has(version))
+    return `the ${name} section's version (${String(version)}) is not one the format has`;
+  const fields = model.getSection(name) as Record<string, unknown> | null;
+  for (const [field, value] of Object.entries(fields ?? {})) {
+    if (NOT_TWO_BIT.has(field)) continue;
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v === 'number' && (v < 0 || v > 2)))
+      return `the ${name} section's ${field} holds a value no CMP writes`;
+  }
+  return undefined;
 }
 
 /** The opt-out a decoded US section states, named by section and field. */

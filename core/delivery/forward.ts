@@ -21,6 +21,7 @@ import {
   settleSend,
 } from '../claims/send-once.ts';
 import { type DefinedEvent, withDefinitionMappings } from '../definitions/defined-events.ts';
+import { EGRESS_REFUSED_CODE } from '../egress/policy.ts';
 import type { StoredEvent } from '../event.ts';
 import { deliveryId } from '../identity.ts';
 import { andThen, asPromise, isPending, type MaybePromise } from '../maybe-async.ts';
@@ -293,7 +294,13 @@ function requestToken(d: Delivery, fresh: boolean): Promise<ForwardResult> {
       d.tokenRefreshed = fresh;
       return prepare(d);
     },
-    (err: unknown) => retry(d, `no OAuth access token for ${d.destination.id}: ${(err as Error).message}`),
+    (err: unknown) => {
+      const reason = `no OAuth access token for ${d.destination.id}: ${(err as Error).message}`;
+      // The gate refused the token endpoint (a credentials secret naming another one): permanent,
+      // as any egress refusal; nothing was sent, so nothing to retry until the secret changes.
+      if ((err as { code?: unknown }).code === EGRESS_REFUSED_CODE) return done(d, true, 'rejected', reason);
+      return retry(d, reason);
+    },
   );
 }
 

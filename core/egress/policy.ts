@@ -37,11 +37,18 @@ const HOP_BY_HOP = new Set([
   'expect',
 ]);
 
-/** Headers a request keeps only toward the origin it was built for (dropped on a cross-origin redirect). */
-export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
-  'authorization',
-  'cookie',
-  'proxy-authorization',
+/**
+ * The only headers a request keeps when a redirect takes it to another origin: they describe the
+ * body or the client, never who it is. Every other header (Authorization, Cookie, and every
+ * `x-api-key` or token a destination's secrets or settings supplied) stays with the origin the
+ * request was built for.
+ */
+export const CROSS_ORIGIN_HEADERS: ReadonlySet<string> = new Set([
+  'accept',
+  'accept-language',
+  'content-language',
+  'content-type',
+  'user-agent',
 ]);
 
 /** Why an IP address may not be reached, or undefined when it is a public unicast address. */
@@ -62,6 +69,7 @@ function refusedIpv4(a: readonly number[]): string | undefined {
   if (x === 169 && y === 254) return 'a link-local address';
   if (x === 100 && y >= 64 && y < 128) return 'a carrier-grade NAT address (100.64.0.0/10)';
   if (x === 192 && y === 0 && (z === 0 || z === 2)) return 'a reserved address';
+  if (x === 192 && y === 88 && z === 99) return 'a 6to4 relay anycast address (192.88.99.0/24)';
   if (x === 198 && (y === 18 || y === 19)) return 'a benchmarking address';
   if ((x === 198 && y === 51 && z === 100) || (x === 203 && y === 0 && z === 113))
     return 'a reserved address';
@@ -79,6 +87,10 @@ function refusedIpv6(g: readonly number[]): string | undefined {
   if (zeroHead && f === 0 && h6 === 0 && h7 === 1) return 'a loopback address';
   if (zeroHead && f === 0 && h6 === 0 && h7 === 0) return 'an unspecified address (this host)';
   if (zeroHead && f === 0) return 'an IPv4-compatible IPv6 address';
+  // ::ffff:0:a.b.c.d (::ffff:0:0/96, SIIT's IPv4-translated form) names an IPv4 address too.
+  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0xffff && f === 0)
+    return `an IPv4-translated IPv6 address (${v4.join('.')})`;
+  if (a === 0x100 && b === 0 && c === 0 && d === 0) return 'a discard-only address (100::/64)';
   if (a === 0xfd00 && b === 0x0ec2 && c === 0 && d === 0 && e === 0 && f === 0 && h6 === 0 && h7 === 0x254)
     return 'the metadata server';
   if (a === 0x64 && b === 0xff9b) return 'a NAT64 address';
@@ -205,17 +217,30 @@ export function checkTarget(text: string, allow: AllowList): EgressTarget | { re
  * Why a request's headers may not be sent, or undefined: no CR or LF anywhere (a header cannot
  * smuggle another), and none of the headers the gate owns (Host, the hop-by-hop ones,
  * Expect; Content-Length is always the sender's own): whatever a mapping says, the request goes to its URL's host as one request.
+ * The one Host taken is one naming `target`'s own host, the host the request goes to anyway.
  */
-export function refusedHeaders(headers: Readonly<Record<string, string>>): string | undefined {
+export function refusedHeaders(headers: Readonly<Record<string, string>>, target?: URL): string | undefined {
   for (const name in headers) {
     const value = headers[name] ?? '';
     if (/[\r\n\0]/.test(name) || /[\r\n\0]/.test(value))
       return `header ${JSON.stringify(name)} holds CR, LF or NUL`;
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
       return `header ${JSON.stringify(name)} is not a header name`;
+    // What HTTP/1.1 can carry in a value (tab, visible ASCII, Latin-1): anything else would make
+    // node throw mid-send; it is a refusal like the others.
+    if (/[^\t\x20-\x7e\x80-\xff]/.test(value))
+      return `header ${name} holds a character HTTP cannot carry (outside Latin-1, or a control)`;
+    // A Host naming the URL's own host says nothing new (Segment's IQM action sets one): taken.
+    if (name.toLowerCase() === 'host' && target !== undefined && namesHost(value, target)) continue;
     if (HOP_BY_HOP.has(name.toLowerCase())) return `header ${name} is set by the sender, not the request`;
   }
   return undefined;
+}
+
+/** Whether a Host header's value is the URL's own host (`name`, or `name:port` as the URL has it). */
+function namesHost(value: string, target: URL): boolean {
+  const v = value.trim().toLowerCase();
+  return v === target.host || (target.port === '' && v === target.hostname);
 }
 
 /**

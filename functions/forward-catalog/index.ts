@@ -42,6 +42,8 @@ async function loadServices(): Promise<ForwardCatalogServices> {
     allow: config.egressAllow,
     component: 'forward-catalog',
     maxRedirects: 5,
+    // Locally: judged as in the cloud, then received by the capturing stand-in (docs/local.md).
+    ...(config.captureUrl ? { capture: config.captureUrl } : {}),
   });
   return {
     ...(await deliveryServices(config, 'forward-catalog', erased)),

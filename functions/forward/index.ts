@@ -11,7 +11,7 @@ import { deliveryServices } from '../../adapters/delivery-services.ts';
 import { tracedSend } from '../../adapters/delivery-tracing.ts';
 import { drainOnStop } from '../../adapters/drain.ts';
 import { createEgressSender } from '../../adapters/egress.ts';
-import { createAccessTokens } from '../../adapters/google-oauth.ts';
+import { createAccessTokens, tokenEgress } from '../../adapters/google-oauth.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { exitAfterFlush, flushBeforeAnswer, setupProcessMetrics } from '../../adapters/metrics.ts';
@@ -37,7 +37,7 @@ async function loadServices(): Promise<ForwardServices> {
   return {
     ...(await deliveryServices(config, 'forward', erased)),
     send: tracedSend(createEgressSender({ allow: config.egressAllow, component: 'forward' })),
-    accessToken: createAccessTokens(),
+    accessToken: createAccessTokens(tokenEgress(config.egressAllow, 'forward')),
     definitionFor: (stamp) => andThen(definitions.get(stamp), (d) => d.exact(stamp)),
   };
 }

@@ -15,7 +15,7 @@ import { bigQueryInsertAll } from '../../adapters/bigquery-writer.ts';
 import { createOnly } from '../../adapters/create-only.ts';
 import { createDeliveriesPublisher, DELIVERIES_TOPIC } from '../../adapters/deliveries-publisher.ts';
 import { createEgressSender, type EgressSender } from '../../adapters/egress.ts';
-import { createAccessTokens } from '../../adapters/google-oauth.ts';
+import { createAccessTokens, tokenEgress } from '../../adapters/google-oauth.ts';
 import {
   createLedgerBigQueryWriter,
   createLedgerWriter,
@@ -77,6 +77,8 @@ const secrets = createSecrets({
 });
 /** Every call of the jobs to a platform, a webhook or a connection goes through the egress gate. */
 const sender = createEgressSender({ allow: config.egressAllow, component: 'schedule' });
+/** OAuth token refreshes (Google's endpoint only) through the same gate. */
+const tokens = tokenEgress(config.egressAllow, 'schedule');
 const timeoutSeconds =
   config.plan.functions.find((f) => f.name === 'schedule')?.sizing.timeout_seconds ?? 300;
 
@@ -184,7 +186,7 @@ function syncs(reader: RegistryReader, pubsub: PubSub, bigquery: BigQuery, stora
     syncs: (fresh) => (fresh ? reader.fresh('Sync') : reader.current('Sync')),
     secret: (name) => secrets.get(name),
     send: sender,
-    accessToken: createAccessTokens(),
+    accessToken: createAccessTokens(tokens),
     assertSelect: (sql) => assertSingleSelect(bigquery, { ...defaults, query: sql }),
     run: async (sql) => {
       const [rows] = await bigquery.query({ ...defaults, query: sql, maximumBytesBilled: String(maxBytes) });
@@ -331,7 +333,7 @@ function erasures(reader: RegistryReader, bucket: Bucket, bigquery: BigQuery): J
       syncs: (fresh) => (fresh ? reader.fresh('Sync') : reader.current('Sync')),
       secret: (name) => secrets.get(name),
       send: sender,
-      accessToken: createAccessTokens(),
+      accessToken: createAccessTokens(tokens),
       heldMembers: async (sync, hashes) => {
         const [rows] = await bigquery.query({
           query: heldMembersSql(syncTables(config.plan.ops.dataset, sync).state),
@@ -423,7 +425,7 @@ function googleAdsDiagnostics(bigquery: BigQuery): Job {
       return (rows as unknown[]).map((r) => plainValue(r) as Record<string, unknown>);
     },
     secret: async (name) => secrets.get(name),
-    accessToken: createAccessTokens(),
+    accessToken: createAccessTokens(tokens),
     get: (url, headers) => gatedGet(sender, url, headers),
     writeLedger: async (entries) => {
       const refused = await ledger.write(entries);

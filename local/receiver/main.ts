@@ -30,6 +30,7 @@ import {
   startTikTokReceiver,
   startXReceiver,
 } from '../platforms/index.ts';
+import { CAPTURE_PREFIX } from '../services.ts';
 import { type MountedPlatform, startReceiver } from './server.ts';
 
 // Every line this process writes leaves through the one redaction (core/privacy/redact-log.ts).
@@ -122,6 +123,14 @@ async function mountPlatforms(
     const server = await START[d.type as keyof typeof START](await standInOptions(d));
     servers.push(server);
     mounts.push({ prefix, destination: d.id, url: server.url });
+  }
+  // Catalogue destinations without a base_url: forward-catalog's gate sends their judged requests
+  // to `/capture` (EVENTBUS_CAPTURE_URL, local/services.ts), as does `eventbus connect`.
+  const captured = destinations.find((d) => d.type === 'segment_action' && d.base_url === undefined);
+  if (captured && !mounts.some((m) => m.prefix === CAPTURE_PREFIX)) {
+    const server = await startCaptureReceiver();
+    servers.push(server);
+    mounts.push({ prefix: CAPTURE_PREFIX, destination: captured.id, url: server.url });
   }
   // Meta custom audiences and Google Ads Customer Match lists that syncs fill (a connection's
   // url pointing here).

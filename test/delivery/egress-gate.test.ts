@@ -26,6 +26,7 @@ import { decodePush, deliveryMessage, type PushedMessage } from '../../core/deli
 import { parseAllowList } from '../../core/egress/policy.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { driverFor } from '../../core/platforms/drivers.ts';
+import { startCaptureReceiver } from '../../local/platforms/capture.ts';
 import type { Destination } from '../../schemas/settings.ts';
 
 /**
@@ -119,19 +120,28 @@ const REDIRECTS: Readonly<Record<string, readonly [number, string]>> = {
 
 type StandIn = Awaited<ReturnType<typeof standIn>>;
 
-/** For one describe: the allowed stand-in (on the allow-list; `ok` answers the rest) and the studio's (not on it). */
-function standIns(ok: string): { allowed: StandIn; studio: StandIn } {
-  const s = {} as { allowed: StandIn; studio: StandIn };
+/**
+ * For one describe: the allowed stand-in (on the allow-list; `ok` answers the rest), another
+ * origin also on the allow-list (`/to-other-<status>` on the first redirects there), and the
+ * studio's (not on it).
+ */
+function standIns(ok: string): { allowed: StandIn; other: StandIn; studio: StandIn } {
+  const s = {} as { allowed: StandIn; other: StandIn; studio: StandIn };
   before(async () => {
     s.allowed = await standIn((req, res) => {
-      const hop = REDIRECTS[req.url ?? ''];
+      const away = /^\/to-other-(\d{3})$/.exec(req.url ?? '');
+      const hop: readonly [number, string] | undefined = away
+        ? [Number(away[1]), `${s.other.origin}/landing`]
+        : REDIRECTS[req.url ?? ''];
       if (hop) res.writeHead(hop[0], { location: hop[1] });
       res.end(hop ? undefined : ok);
     });
+    s.other = await standIn((_req, res) => res.end('other'));
     s.studio = await standIn((_req, res) => res.end('studio'));
   });
   after(() => {
     s.allowed.server.close();
+    s.other.server.close();
     s.studio.server.close();
   });
   return s;
@@ -145,7 +155,7 @@ describe('egress gate: refusals come before any connection', () => {
     const logged: Record<string, unknown>[] = [];
     const resolve = resolverOf({ 'crm.example.test': '10.0.0.1', 'rebind.example.test': '169.254.169.254' });
     const send = createEgressSender({
-      allow: parseAllowList(s.allowed.origin),
+      allow: parseAllowList(`${s.allowed.origin},${s.other.origin}`),
       component: 'test',
       resolve,
       log: (line) => logged.push({ ...line }),
@@ -225,6 +235,52 @@ describe('egress gate: refusals come before any connection', () => {
     assert.equal(g.counts.connections, 1);
   });
 
+  it("a redirect away from the destination's allowed_hosts (307, 303) is refused at that hop: nothing reaches the other host", async () => {
+    const allowedHost = new URL(s.allowed.origin).host;
+    for (const status of [307, 303]) {
+      const g = gate({ maxRedirects: 5 });
+      const before = s.other.seen.requests.length;
+      const answer = await g.send(
+        {
+          ...post(`${s.allowed.origin}/to-other-${status}`, { 'x-api-key': 'k-secret' }),
+          allowedHosts: [allowedHost],
+        },
+        2000,
+      );
+      assert.ok(answer.kind === 'refused', `${status}: ${JSON.stringify(answer)}`);
+      assert.match(
+        answer.reason,
+        new RegExp(
+          `^egress refused: 127\\.0\\.0\\.1:${new URL(s.other.origin).port} is not one of the destination's allowed_hosts`,
+        ),
+      );
+      assert.equal(s.other.seen.requests.length, before, `${status}: the other host was never asked`);
+      assert.equal(s.other.seen.connections, 0, `${status}: not even connected to`);
+    }
+  });
+
+  it('a cross-origin redirect carries none of the headers the destination supplied, only those describing the body', async () => {
+    const g = gate({ maxRedirects: 5 });
+    const supplied = {
+      authorization: 'Bearer secret',
+      'x-api-key': 'k-secret',
+      'x-goog-api-key': 'g-secret',
+      'api-key': 'a-secret',
+      'x-custom-token': 't-secret',
+      accept: 'application/json',
+    };
+    const answer = await g.send(post(`${s.allowed.origin}/to-other-307`, supplied), 2000);
+    assert.ok(answer.kind === 'response' && answer.status === 200, JSON.stringify(answer));
+    const landed = s.other.seen.requests.at(-1);
+    assert.equal(landed?.method, 'POST', '307 keeps the method');
+    const sent = Object.keys(landed?.headers ?? {}).filter(
+      (h) => !['host', 'connection', 'content-length'].includes(h),
+    );
+    assert.deepEqual(sent.sort(), ['accept', 'content-type']);
+    const first = s.allowed.seen.requests.at(-1);
+    assert.equal(first?.headers['x-api-key'], 'k-secret', 'the first origin got what was meant for it');
+  });
+
   it('redirects are bounded: a loop ends refused after maxRedirects hops', async () => {
     const g = gate({ maxRedirects: 3 });
     const before = s.allowed.seen.requests.length;
@@ -246,6 +302,20 @@ describe('egress gate: refusals come before any connection', () => {
       Host: 'metadata.google.internal',
     });
     await assertRefused(`${s.allowed.origin}/hook`, /CR, LF/, { 'x-note': 'a\r\nHost: 169.254.169.254' });
+  });
+
+  it("a Host naming the URL's own host is sent (IQM's action sets one); it still goes to that host", async () => {
+    const g = gate();
+    const own = new URL(s.allowed.origin).host;
+    const answer = await g.send(post(`${s.allowed.origin}/hook`, { Host: own }), 2000);
+    assert.ok(answer.kind === 'response' && answer.status === 200, JSON.stringify(answer));
+    assert.equal(s.allowed.seen.requests.at(-1)?.headers.host, own);
+  });
+
+  it('a header value beyond Latin-1 is refused, not thrown: no connection', async () => {
+    await assertRefused(`${s.allowed.origin}/hook`, /x-note holds a character HTTP cannot carry/, {
+      'x-note': 'caf\u00e9 \u{1F389}',
+    });
   });
 
   it('a resolver that never answers is a network error at the deadline, never a connection', async () => {
@@ -338,16 +408,17 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     return decoded.push;
   }
 
-  function catalogDeps(destination: Destination = webhook) {
+  function catalogDeps(destination: Destination = webhook, extra: Partial<EgressOptions> = {}) {
     const agents = countingAgents();
     const send = createEgressSender({
-      allow: parseAllowList(s.allowed.origin),
+      allow: parseAllowList(`${s.allowed.origin},${s.other.origin}`),
       component: 'forward-catalog',
       resolve: resolverOf({ 'crm.example.test': '10.0.0.1' }),
       maxRedirects: 5,
       log: () => {},
       httpAgent: agents.httpAgent,
       httpsAgent: agents.httpsAgent,
+      ...extra,
     });
     const driver = segmentActionDriver(egressFetch(send, 5000));
     const deps: ForwardDeps = {
@@ -413,6 +484,73 @@ describe('egress gate in delivery: a refusal is a rejected ledger row', () => {
     const listed = catalogDeps({ ...webhook, allow_event_urls: true, allowed_hosts: [`127.0.0.1:${port}`] });
     const sent = await forwardPush(pushOf(event(`${s.allowed.origin}/hook`), 'hook'), listed.deps);
     assert.equal(sent.entries[0]?.row.status, 'delivered');
+  });
+
+  it("a catalogue action's redirect from an allowed host to another is refused at that hop, nothing sent there", async () => {
+    const allowedHost = new URL(s.allowed.origin).host;
+    const before = s.other.seen.requests.length;
+    for (const status of [307, 303]) {
+      const { deps } = catalogDeps({ ...webhook, allow_event_urls: true, allowed_hosts: [allowedHost] });
+      const result = await forwardPush(pushOf(event(`${s.allowed.origin}/to-other-${status}`), 'hook'), deps);
+      const row = result.entries[0]?.row;
+      assert.equal(row?.status, 'rejected', `${status}: ${JSON.stringify(row)}`);
+      assert.match(row?.reason ?? '', /egress refused: .* is not one of the destination's allowed_hosts/);
+    }
+    assert.equal(s.other.seen.requests.length, before);
+    assert.equal(s.other.seen.connections, 0);
+  });
+
+  it('locally, the capturing stand-in receives a catalogue request only after the gate judged its real target, as in the cloud (#98)', async () => {
+    const capture = await startCaptureReceiver();
+    try {
+      // An operator's fixed URL (no event involved), each with the verdict the cloud gives it.
+      const cases: [string, RegExp | 'delivered'][] = [
+        ['http://169.254.169.254/computeMetadata/v1/', /metadata server/],
+        ['https://10.0.0.5/hook', /10\.0\.0\.5 is a private address/],
+        ['https://db.corp.internal/hook', /an internal name/],
+        ['https://[::ffff:0:a9fe:a9fe]/hook', /IPv4-translated/],
+        ['http://hooks.example.test/hook', /over http/],
+        ['https://hooks.example.test/hook', 'delivered'],
+      ];
+      for (const [url, verdict] of cases) {
+        const fixed: Destination = {
+          ...webhook,
+          actions: [
+            {
+              action: 'send',
+              when: 'type = "track"',
+              mapping: { url, method: 'POST', data: { '@path': '$.properties' } },
+            },
+          ],
+        };
+        const before = capture.captured().length;
+        const local = catalogDeps(fixed, {
+          allow: parseAllowList(`${s.allowed.origin},${new URL(capture.url).origin}`),
+          capture: capture.url,
+          resolve: () => Promise.reject(new Error('the local twin resolves no vendor name')),
+        });
+        const cloud = catalogDeps(fixed);
+        const here = (await forwardPush(pushOf(event(url), 'hook'), local.deps)).entries[0]?.row;
+        if (verdict === 'delivered') {
+          assert.equal(here?.status, 'delivered', `${url}: ${JSON.stringify(here)}`);
+          const got = capture.captured().slice(before);
+          assert.deepEqual(
+            got.map((r) => `${r.method} ${r.host}${r.path}`),
+            ['POST hooks.example.test/hook'],
+            'the stand-in recorded the real target',
+          );
+          continue;
+        }
+        const there = (await forwardPush(pushOf(event(url), 'hook'), cloud.deps)).entries[0]?.row;
+        assert.equal(here?.status, 'rejected', `${url}: ${JSON.stringify(here)}`);
+        assert.match(here?.reason ?? '', verdict, url);
+        assert.equal(here?.reason, there?.reason, `${url}: the same refusal locally and in the cloud`);
+        assert.equal(capture.captured().length, before, `${url}: nothing reached the stand-in`);
+        assert.equal(local.counts.connections, 0, `${url}: no connection`);
+      }
+    } finally {
+      await capture.close();
+    }
   });
 
   it('a refusal is not silence: refused calls never hold the destination back, its next event delivers (#75)', async () => {

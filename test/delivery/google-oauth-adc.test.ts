@@ -37,8 +37,8 @@ describe('Google OAuth without a key: the function’s own identity', () => {
 
   it('gets a token for the Data Manager scope from the metadata server, no credentials secret', async () => {
     const port = (server.address() as AddressInfo).port;
-    const script = `import { createAccessTokens } from ${JSON.stringify(join(ROOT, 'adapters/google-oauth.ts'))};
-console.log(await createAccessTokens()('', 'https://www.googleapis.com/auth/datamanager', false));`;
+    const script = `import { createAccessTokens, tokenEgress } from ${JSON.stringify(join(ROOT, 'adapters/google-oauth.ts'))};
+console.log(await createAccessTokens(tokenEgress(new Set(), 'test'))('', 'https://www.googleapis.com/auth/datamanager', false));`;
     const out = await new Promise<string>((done, fail) => {
       const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
         env: {

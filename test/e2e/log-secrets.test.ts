@@ -35,6 +35,9 @@ const DESTINATIONS = `${GOOGLE_ADS_DESTINATION}  - id: hook
     type: segment_action
     destination: webhook
     base_url: http://127.0.0.1:9
+    # The URL comes from the event: an opt-in with allowed_hosts, or start refuses it (#98).
+    allow_event_urls: true
+    allowed_hosts: [127.0.0.1]
     actions:
       - action: send
         when: 'type = "track"'

@@ -9,7 +9,13 @@ import {
   startCaptureReceiver,
 } from '../../local/platforms/capture.ts';
 import { SCRIPT_PATH } from '../../local/platforms/server.ts';
-import { DEFAULT_PORTS, localSettings } from '../../local/services.ts';
+import {
+  DEFAULT_PORTS,
+  forwardCatalogFunction,
+  forwardFunction,
+  type LocalContext,
+  localSettings,
+} from '../../local/services.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 describe('the capturing stand-in', () => {
@@ -105,16 +111,27 @@ describe('npm start and the capturing stand-in', () => {
     ],
   } as unknown as Settings;
 
-  it('gives a segment_action destination without a base_url the receiver’s /capture, and keeps the others', () => {
+  it('leaves every base_url as written: forward-catalog is told the stand-in instead, and judges the real target first (#98)', () => {
     const local = localSettings(settings, DEFAULT_PORTS);
     assert.deepEqual(
       local.destinations?.map((d) => d.base_url),
-      ['http://127.0.0.1:8099/capture', 'https://egress.example.com', 'http://127.0.0.1:8099/meta'],
+      [undefined, 'https://egress.example.com', 'http://127.0.0.1:8099/meta'],
     );
     const moved = localSettings(settings, { ...DEFAULT_PORTS, receiver: 18099 });
     assert.deepEqual(
       moved.destinations?.map((d) => d.base_url),
-      ['http://127.0.0.1:18099/capture', 'https://egress.example.com', 'http://127.0.0.1:18099/meta'],
+      [undefined, 'https://egress.example.com', 'http://127.0.0.1:18099/meta'],
     );
+    const ctx: LocalContext = {
+      root: '/repo',
+      dataDir: '/data',
+      logDir: '/data/logs',
+      ports: { ...DEFAULT_PORTS, receiver: 18099 },
+      settings: moved,
+      project: 'local-project',
+      node: process.execPath,
+    };
+    assert.equal(forwardCatalogFunction(ctx).env['EVENTBUS_CAPTURE_URL'], 'http://127.0.0.1:18099/capture');
+    assert.equal(forwardFunction(ctx).env['EVENTBUS_CAPTURE_URL'], undefined, 'forward captures nothing');
   });
 });

@@ -12,7 +12,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { type AccessTokens, createAccessTokens } from '../../adapters/google-oauth.ts';
+import type { AccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
 import { DATA_MANAGER_SCOPE } from '../../core/platforms/google-ads/driver.ts';
@@ -31,13 +31,14 @@ import {
 } from '../../local/platforms/index.ts';
 import type { Connection, Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
+import { loopbackTokens } from '../support/loopback-tokens.ts';
 
 const sha = (s: string) => JSON.stringify({ emailAddress: createHash('sha256').update(s).digest('hex') });
 
 describe('sync to a Google Ads Customer Match list (schedule function, Data Manager stand-in)', () => {
   let standIn: GoogleAdsReceiver;
   // One token source for every page, as one function instance has.
-  const accessToken = createAccessTokens();
+  const accessToken = loopbackTokens();
   before(async () => {
     standIn = await startGoogleAdsReceiver();
   });

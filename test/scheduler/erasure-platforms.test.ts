@@ -10,7 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { type AccessTokens, createAccessTokens } from '../../adapters/google-oauth.ts';
+import type { AccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
 import { GA4_USER_DELETION_SCOPE } from '../../core/platforms/ga4/erasure.ts';
@@ -32,6 +32,7 @@ import {
 } from '../../local/platforms/index.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
+import { loopbackTokens } from '../support/loopback-tokens.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 const OWN_TOKEN = 'ya29.schedule-own';
@@ -70,7 +71,7 @@ describe('erasure at the platforms (schedule function, GA4, Data Manager and Met
   let ga4: PlatformReceiver;
   let ads: GoogleAdsReceiver;
   let meta: PlatformReceiver;
-  const realTokens = createAccessTokens();
+  const realTokens = loopbackTokens();
   before(async () => {
     [ga4, ads, meta] = await Promise.all([
       startGa4Receiver({ accessToken: OWN_TOKEN }),

@@ -16,7 +16,6 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
-import { createAccessTokens } from '../../adapters/google-oauth.ts';
 import { createHttpSender } from '../../adapters/http-sender.ts';
 import type { Snapshot } from '../../adapters/registry.ts';
 import { plainValue } from '../../adapters/user-sql.ts';
@@ -38,6 +37,7 @@ import { emulatorBigQuery, provision } from '../../local/provision.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
 import { testSettings } from '../storage/support.ts';
+import { loopbackTokens } from '../support/loopback-tokens.ts';
 
 const PEOPLE = [
   { user_id: 'u1', email: 'Ana.Vip@Example.com', phone: '+49 151 23456701', ltv: 300 },
@@ -201,7 +201,7 @@ describe('syncs keep no raw e-mail or phone in the ops dataset (Sync job on the 
       secret: async (name) =>
         name === 'ADS_CREDS' ? standInCredentials(ads.url) : name === 'META_TOKEN' ? 'token' : undefined,
       send: createHttpSender(),
-      accessToken: createAccessTokens(),
+      accessToken: loopbackTokens(),
       assertSelect: async () => {},
       run: query,
       page: async (table, startIndex, maxResults) => {

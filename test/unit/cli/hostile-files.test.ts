@@ -84,7 +84,7 @@ describe('cli: hostile files', () => {
     assert.match(r.err, /destinations\[0\]\.base_url: http:\/\/127\.0\.0\.1:8099 is a loopback address/);
   });
 
-  it('settings check names an internal base_url and a mapping that reads its URL from the event (#75)', async () => {
+  it('settings check names an internal base_url and an internal URL written in a mapping (#75)', async () => {
     const file = join(dir, 'egress.yaml');
     writeFileSync(
       file,
@@ -101,7 +101,7 @@ describe('cli: hostile files', () => {
         '      - action: send',
         '        when: [purchase]',
         '        mapping:',
-        '          url: { "@path": "$.properties.callback" }',
+        '          url: https://hooks.example.com/x',
         '          headers: { "X-Studio": "https://127.0.0.1:8090/v1/admin/apply" }',
         '',
       ].join('\n'),
@@ -114,15 +114,11 @@ describe('cli: hostile files', () => {
     );
     assert.match(
       r.err,
-      /warning: destinations\[1\]\.actions\[0\]\.mapping\.url: read from the event, so whoever sends an event chooses where the request goes.*allow_event_urls: true with allowed_hosts on destination hook/,
-    );
-    assert.match(
-      r.err,
       /warning: destinations\[1\]\.actions\[0\]\.mapping\.headers\.X-Studio: https:\/\/127\.0\.0\.1:8090\/v1\/admin\/apply is a loopback address/,
     );
   });
 
-  it('an event-read URL is quiet only with allow_event_urls and allowed_hosts; CGNAT and .internal are inside', () => {
+  it('an event-read URL is refused unless allow_event_urls and allowed_hosts (#98); CGNAT and .internal are inside', () => {
     const base = { name: 'prod', project: 'some-project', region: 'europe-west1' };
     const hook = (extra: Record<string, unknown>) => ({
       ...base,
@@ -147,8 +143,12 @@ describe('cli: hostile files', () => {
       assert.ok(r.ok, JSON.stringify(!r.ok && r.errors));
       return addressWarnings(r.settings as Settings).map((w) => w.split(': ')[0]);
     };
-    assert.deepEqual(warned(hook({})), ['destinations[0].actions[0].mapping.headers']);
-    assert.deepEqual(warned(hook({ allow_event_urls: true })), [
+    const refused = (value: unknown) => {
+      const r = checkSettings(value);
+      return r.ok ? [] : r.errors.map((e) => e.field);
+    };
+    assert.deepEqual(refused(hook({})), ['destinations[0].actions[0].mapping.headers']);
+    assert.deepEqual(refused(hook({ allow_event_urls: true })), [
       'destinations[0].actions[0].mapping.headers',
     ]);
     assert.deepEqual(warned(hook({ allow_event_urls: true, allowed_hosts: ['hooks.example.com'] })), []);

@@ -76,6 +76,49 @@ describe('consent: US Privacy and GPP', () => {
     assert.ok(tcf.work() <= worst.length * 1.2, String(tcf.work()));
   });
 
+  it('every US section a CMP writes still reads, opted out or not (the checks refuse noise only)', () => {
+    const sections = ['usnat', 'usca', 'usva', 'usco', 'usut', 'usct'];
+    for (const name of sections) {
+      const m = new GppModel();
+      m.setFieldValue(name, 'SaleOptOutNotice', 1);
+      m.setFieldValue(name, 'SaleOptOut', 2);
+      assert.deepEqual(readGpp(m.encode(), undefined), { ok: true }, `${name} not opted out`);
+      m.setFieldValue(name, 'SaleOptOut', 1);
+      assert.deepEqual(readGpp(m.encode(), undefined), { ok: true, optOut: `${name} SaleOptOut` }, name);
+    }
+  });
+
+  describe('hostile GPP strings, each with its verdict', () => {
+    // usnat's header (section 7); noise from a fixed generator, so each run reads the same strings.
+    const header = 'DBABLA';
+    let seed = 98;
+    const noise = (length: number) =>
+      Array.from({ length }, () => {
+        seed = (seed * 1103515245 + 12345) % 2 ** 31;
+        return 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'[seed % 64];
+      }).join('');
+    const cases: [string, string, RegExp][] = [
+      [
+        'a 16 KB usnat section',
+        `${header}~${noise(GPP_MAX_LENGTH - header.length - 1)}`,
+        /usnat section is \d+ characters/,
+      ],
+      ['a 257-character usnat section', `${header}~${noise(257)}`, /usnat section is 257 characters/],
+      ...Array.from({ length: 200 }, (_, i): [string, string, RegExp] => [
+        `base64 noise #${i + 1} as a usnat section`,
+        `${header}~${noise(12 + (i % 40))}`,
+        /usnat section's (version|\w+ holds a value)/,
+      ]),
+    ];
+    it(`${cases.length} strings: malformed, never "no opt-out"`, () => {
+      for (const [name, gpp, why] of cases) {
+        const r = readGpp(gpp, undefined);
+        assert.equal(r.ok, false, `${name}: ${JSON.stringify(r)}`);
+        assert.match(r.ok ? '' : r.why, why, name);
+      }
+    });
+  });
+
   it('a GPP string longer than the schema allows is malformed without being decoded', () => {
     const r = readGpp(`DBABMA~${'A'.repeat(GPP_MAX_LENGTH)}`, undefined);
     assert.equal(r.ok, false);

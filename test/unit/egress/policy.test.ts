@@ -3,6 +3,7 @@
  * and why. Pure: nothing here resolves or connects (the gate's own tests: test/delivery/egress-gate.test.ts).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   checkTarget,
   parseAllowList,
@@ -121,4 +122,54 @@ describe('egress policy: headers', () => {
       undefined,
     );
   });
+});
+
+/** A hostile case of test/fixtures/hostile/egress/addresses-and-headers.json: the input, and the verdict expected beside it. */
+interface HostileCase {
+  readonly name: string;
+  readonly kind: 'address' | 'url' | 'headers';
+  readonly input: string | Record<string, string>;
+  readonly expect: { readonly verdict: 'refused' | 'sent'; readonly why?: string };
+}
+
+describe('egress policy: a Host header naming the URL’s own host', () => {
+  it('is taken (Segment’s IQM action sets one); any other Host is refused', () => {
+    const url = new URL('https://postback.iqm.com/?a=1');
+    assert.equal(refusedHeaders({ HOST: 'postback.iqm.com' }, url), undefined);
+    assert.equal(refusedHeaders({ host: 'PostBack.IQM.com ' }, url), undefined);
+    assert.match(
+      refusedHeaders({ HOST: 'metadata.google.internal' }, url) ?? '',
+      /HOST is set by the sender/,
+    );
+    assert.match(refusedHeaders({ HOST: 'postback.iqm.com:8443' }, url) ?? '', /set by the sender/);
+    assert.match(
+      refusedHeaders({ HOST: 'postback.iqm.com' }) ?? '',
+      /set by the sender/,
+      'no target: refused',
+    );
+    const ported = new URL('https://hooks.example.com:8443/x');
+    assert.equal(refusedHeaders({ host: 'hooks.example.com:8443' }, ported), undefined);
+    assert.match(refusedHeaders({ host: 'hooks.example.com' }, ported) ?? '', /set by the sender/);
+  });
+});
+
+describe('egress policy: hostile cases (test/fixtures/hostile/egress/addresses-and-headers.json)', () => {
+  const cases = JSON.parse(
+    readFileSync(
+      new URL('../../fixtures/hostile/egress/addresses-and-headers.json', import.meta.url),
+      'utf8',
+    ),
+  ) as HostileCase[];
+  const verdictOf = (c: HostileCase): string | undefined => {
+    if (c.kind === 'address') return refusedAddress(c.input as string);
+    if (c.kind === 'headers') return refusedHeaders(c.input as Record<string, string>);
+    const t = checkTarget(c.input as string, none);
+    return 'refused' in t ? t.refused : undefined;
+  };
+  for (const c of cases)
+    it(`${c.name}: ${c.expect.verdict}`, () => {
+      const why = verdictOf(c);
+      if (c.expect.verdict === 'sent') assert.equal(why, undefined);
+      else assert.ok(why?.includes(c.expect.why ?? ''), `${JSON.stringify(why)} should name ${c.expect.why}`);
+    });
 });

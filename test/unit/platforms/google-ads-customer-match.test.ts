@@ -7,7 +7,6 @@
 
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createAccessTokens } from '../../../adapters/google-oauth.ts';
 import {
   CUSTOMER_MATCH_MAX_MEMBERS,
   customerMatchIdentifiers,
@@ -25,6 +24,7 @@ import {
   standInCredentials,
   startGoogleAdsReceiver,
 } from '../../../local/platforms/index.ts';
+import { loopbackTokens } from '../../support/loopback-tokens.ts';
 import { sendOverHttp } from '../linkage/sample-events.ts';
 
 const sha = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
@@ -131,7 +131,7 @@ describe('Google Ads Customer Match (Data Manager audienceMembers)', () => {
     after(() => standIn.close());
 
     const sync = async (changes: ReturnType<typeof change>[]) => {
-      const token = await createAccessTokens()(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false);
+      const token = await loopbackTokens()(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false);
       const built = customerMatchRequests({ ...TARGET, origin: standIn.url, termsAccepted: true }, changes);
       for (const r of built.requests) {
         const answer = await sendOverHttp({
@@ -167,7 +167,7 @@ describe('Google Ads Customer Match (Data Manager audienceMembers)', () => {
         url: `${standIn.url}/v1/audienceMembers:ingest`,
         redactedUrl: '',
         headers: {
-          authorization: `Bearer ${await createAccessTokens()(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false)}`,
+          authorization: `Bearer ${await loopbackTokens()(standInCredentials(standIn.url), DATA_MANAGER_SCOPE, false)}`,
         },
         body: JSON.stringify({
           destinations: [

@@ -6,7 +6,6 @@
  * answered 401 until a fresh one is asked for.
  */
 import assert from 'node:assert/strict';
-import { createAccessTokens } from '../../../adapters/google-oauth.ts';
 import type { StoredEvent } from '../../../core/event.ts';
 import type { DriverContext } from '../../../core/platforms/driver.ts';
 import { DATA_MANAGER_SCOPE } from '../../../core/platforms/google-ads/driver.ts';
@@ -22,13 +21,14 @@ import {
   startGoogleAdsReceiver,
 } from '../../../local/platforms/index.ts';
 import type { Destination } from '../../../schemas/settings.ts';
+import { loopbackTokens } from '../../support/loopback-tokens.ts';
 import { sendOverHttp as send, storedEvent } from '../linkage/sample-events.ts';
 
 describe('Google Ads driver against its local stand-in', () => {
   let standIn: GoogleAdsReceiver;
   let destination: Destination;
   let credentials: string;
-  const tokens = createAccessTokens();
+  const tokens = loopbackTokens();
   before(async () => {
     standIn = await startGoogleAdsReceiver();
     destination = {
