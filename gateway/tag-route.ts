@@ -91,14 +91,16 @@ export function tagCookie(c: PageCookie): string {
 
 /** The tag and its reader bundled from their sources: the reader first, its version in the tag. */
 export async function buildTagScripts(): Promise<TagScripts> {
-  const cmp = await bundle(ENTRIES.cmp, {});
-  const tag = await bundle(ENTRIES.tag, {
-    CMP_VERSION: JSON.stringify(tagOf(cmp).version),
+  // Both bundles hold the tag's context module (the reader imports its consent helpers), so both
+  // get the platforms' facts it reads.
+  const facts = {
     // The platforms' click ids, from their facts: the tag reads them from the landing URL.
     CLICK_ID_PARAMS: JSON.stringify(CLICK_IDS.map((c) => c.param)),
     // And the cookies their pixels set that the tag reads, by name without the underscore.
     PAGE_COOKIES: JSON.stringify(PAGE_COOKIES.map(tagCookie)),
-  });
+  };
+  const cmp = await bundle(ENTRIES.cmp, facts);
+  const tag = await bundle(ENTRIES.tag, { ...facts, CMP_VERSION: JSON.stringify(tagOf(cmp).version) });
   return { tag, cmp };
 }
 
