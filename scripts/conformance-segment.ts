@@ -37,7 +37,14 @@ import {
   totalsOf,
   type WorkerLine,
 } from './conformance-segment/classify.ts';
-import { type ReplayCase, replayCases, writeReplay } from './conformance-segment/replay.ts';
+import {
+  type NotReplayed,
+  REPLAY_FILE,
+  type ReplayCase,
+  readReplay,
+  replayCases,
+  writeReplay,
+} from './conformance-segment/replay.ts';
 import { type ConformanceReport, conformanceSection, withSection } from './conformance-segment/table.ts';
 import { type CommittedFigure, verdict } from './conformance-segment/verdict.ts';
 
@@ -52,7 +59,7 @@ const WORKER_TIMEOUT_MS = 10 * 60_000;
 
 function usage(message: string): never {
   console.error(
-    `${message}\nusage: npm run conformance:segment -- <checkout of segmentio/action-destinations> [--only slug,slug] [--jobs n] [--accept] [--results file] [--reviewed file]`,
+    `${message}\nusage: npm run conformance:segment -- <checkout of segmentio/action-destinations> [--only slug,slug] [--jobs n] [--accept] [--replay] [--results file] [--reviewed file]`,
   );
   process.exit(2);
 }
@@ -159,7 +166,7 @@ async function main(): Promise<void> {
     .sort();
   const tmp = mkdtempSync(join(tmpdir(), 'segment-conformance-'));
   const results = new Map<string, CaseResult[]>();
-  const replays = new Map<string, ReplayCase[]>();
+  const replays = new Map<string, (ReplayCase | NotReplayed)[]>();
   let next = 0;
   const work = async () => {
     for (let i = next++; i < slugs.length; i = next++) {
@@ -201,6 +208,14 @@ async function main(): Promise<void> {
     writeFileSync(REPORT_PATH, `${JSON.stringify(report, null, 1)}\n`);
     writeFileSync(DOC_PATH, withSection(readFileSync(DOC_PATH, 'utf8'), conformanceSection(report)));
     writeReplay(REPLAY_DIR, report, replays, commitOf(checkout, option('--commit')));
+  }
+  // `--only … --replay`: the CI tier's data of these destinations written again, the others kept
+  // (the committed results unchanged: only a run that holds against them).
+  if (only && args.includes('--replay') && problems.length === 0) {
+    const kept = readReplay(join(REPLAY_DIR, REPLAY_FILE));
+    const merged = new Map(Object.entries(kept.destinations).map(([s, c]) => [s, [...c]]));
+    for (const [slug, cases] of replays) merged.set(slug, cases);
+    writeReplay(REPLAY_DIR, kept, merged, commitOf(checkout, option('--commit')));
   }
   if (problems.length > 0 && !args.includes('--accept')) process.exitCode = 1;
 }

@@ -6,9 +6,10 @@
  * (test/unit/platforms/segment-action/conformance-replay.test.ts).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { type EgressSender, egressFetch } from '../../adapters/egress.ts';
-import { runSegmentEvent } from '../../adapters/segment-actions/run.ts';
+import type { runSegmentEvent } from '../../adapters/segment-actions/run.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import { type CaseResult, caseId } from './classify.ts';
 import { pinned } from './pinned.ts';
@@ -37,19 +38,40 @@ export interface ReplayCase {
   readonly segment: readonly Wire[];
 }
 
+/** A passing case the data cannot replay: its test mocks something of its own (why). */
+export interface NotReplayed {
+  readonly name: string;
+  readonly notReplayed: string;
+}
+
 export interface ReplayData {
   readonly package: string;
   readonly version: string;
   /** The commit of the checkout whose tests gave the data. */
   readonly commit: string;
-  readonly destinations: Readonly<Record<string, readonly ReplayCase[]>>;
+  readonly destinations: Readonly<Record<string, readonly (ReplayCase | NotReplayed)[]>>;
+}
+
+const require = createRequire(import.meta.url);
+const DESTINATIONS_BUILD = dirname(require.resolve('@segment/action-destinations/package.json'));
+
+/**
+ * Our runtime loaded afresh, with the installed destinations: as in the run (worker.ts), where each
+ * test file starts with modules of its own, a module's state (Friendbuy's cached token) never
+ * carries from one file's cases to the next. `n` names the load.
+ */
+export async function freshRuntime(n: number): Promise<typeof runSegmentEvent> {
+  for (const key of Object.keys(require.cache))
+    if (key.startsWith(`${DESTINATIONS_BUILD}/`)) delete require.cache[key];
+  const url = `../../adapters/segment-actions/run.ts?replay=${n}`;
+  return ((await import(url)) as { runSegmentEvent: typeof runSegmentEvent }).runSegmentEvent;
 }
 
 /**
  * One case through our runtime, its answers given back in order, behind the egress gate's fetch:
  * how what it sends differs from Segment's, or undefined when it is the same.
  */
-export async function replayCase(c: ReplayCase): Promise<string | undefined> {
+export async function replayCase(c: ReplayCase, run: typeof runSegmentEvent): Promise<string | undefined> {
   const sent: Wire[] = [];
   const send: EgressSender = async (request) => {
     const answer = c.answers[sent.length];
@@ -63,9 +85,7 @@ export async function replayCase(c: ReplayCase): Promise<string | undefined> {
     };
   };
   const fetch = egressFetch(send, 30_000);
-  await pinned(c.at, () =>
-    runSegmentEvent(c.event, c.destination, c.secrets, { fetch, now: new Date(c.at) }),
-  );
+  await pinned(c.at, () => run(c.event, c.destination, c.secrets, { fetch, now: new Date(c.at) }));
   return wireDiff(sent, c.segment);
 }
 
@@ -73,13 +93,13 @@ export async function replayCase(c: ReplayCase): Promise<string | undefined> {
  * The CI tier's data (replay.ts): each testAction of a passing case, its input and what Segment's
  * own code sent for it, by destination; no test code. Inputs are the tests' own (made-up values).
  */
-export function replayCases(file: string, cases: readonly CaseResult[]): ReplayCase[] {
+export function replayCases(file: string, cases: readonly CaseResult[]): (ReplayCase | NotReplayed)[] {
   const passing = new Set(cases.filter((c) => c.result === 'pass').map((c) => `${c.file}\u0000${c.name}`));
   if (!existsSync(file)) return [];
   return readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as ReplayCase & { file: string; same: boolean })
+    .map((l) => JSON.parse(l) as (ReplayCase | NotReplayed) & { file: string; same: boolean })
     .filter((r) => r.same && passing.has(`${r.file}\u0000${r.name}`))
     .map(({ file: f, same: _same, ...rest }) => ({ ...rest, name: caseId(f, rest.name, 1) }));
 }
@@ -92,7 +112,7 @@ export function replayCases(file: string, cases: readonly CaseResult[]): ReplayC
 export function writeReplay(
   dir: string,
   report: Pick<ConformanceReport, 'package' | 'version'>,
-  replays: ReadonlyMap<string, ReplayCase[]>,
+  replays: ReadonlyMap<string, readonly (ReplayCase | NotReplayed)[]>,
   commit: string,
 ): void {
   rmSync(dir, { recursive: true, force: true });
@@ -110,9 +130,9 @@ export function readReplay(file: string): ReplayData {
   const [head, ...rest] = readFileSync(file, 'utf8')
     .split('\n')
     .filter((l) => l !== '');
-  const destinations: Record<string, ReplayCase[]> = {};
+  const destinations: Record<string, (ReplayCase | NotReplayed)[]> = {};
   for (const line of rest) {
-    const { slug, ...c } = JSON.parse(line) as ReplayCase & { slug: string };
+    const { slug, ...c } = JSON.parse(line) as (ReplayCase | NotReplayed) & { slug: string };
     const list = destinations[slug] ?? [];
     list.push(c);
     destinations[slug] = list;

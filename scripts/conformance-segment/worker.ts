@@ -194,6 +194,9 @@ function segmentRefusesSettings(definition: Definition, settings: Record<string,
   }
 }
 
+const NATIVE_RANDOM = Math.random;
+const NATIVE_NOW = Date.now;
+
 /** The test file being run (its cases' lines name it). */
 let currentFile = '';
 
@@ -404,25 +407,46 @@ async function ourTestAction(
     c.wireCompared++;
     const diff = wireDiff(wire, theirs);
     if (diff !== undefined) c.wireDiffs.push(diff);
-    appendFileSync(
-      replayOut,
-      `${JSON.stringify({
-        file: currentFile,
-        name: c.name,
-        destination,
-        event,
-        secrets: token !== undefined ? { access_token: token } : {},
-        at,
-        answers: exchanges.map(({ status, statusText, headers, text }) => ({
-          status,
-          statusText,
-          headers,
-          text,
-        })),
-        segment: theirs,
-        same: diff === undefined,
-      })}\n`,
-    );
+    // What the test's own code mocks (a module, Math.random, the clock) is not in the data: such a
+    // case is named in it, without inputs, and the CI tier counts it apart.
+    const mocked = hasModuleMocks()
+      ? 'module mocks (jest.mock)'
+      : Math.random !== NATIVE_RANDOM || Date.now !== NATIVE_NOW
+        ? "the test's own mock of Math.random or the clock"
+        : undefined;
+    if (mocked)
+      appendFileSync(
+        replayOut,
+        `${JSON.stringify({ file: currentFile, name: c.name, same: diff === undefined, notReplayed: mocked })}\n`,
+      );
+    else
+      appendFileSync(
+        replayOut,
+        `${JSON.stringify({
+          file: currentFile,
+          name: c.name,
+          // A mapping field the test gives as undefined (to leave a default out) is null here: JSON
+          // drops undefined, and null is how our mapping clears a field.
+          destination: {
+            ...destination,
+            actions: destination.actions?.map((x) => ({
+              ...x,
+              mapping: Object.fromEntries(Object.entries(x.mapping ?? {}).map(([k, v]) => [k, v ?? null])),
+            })),
+          },
+          event,
+          secrets: token !== undefined ? { access_token: token } : {},
+          at,
+          answers: exchanges.map(({ status, statusText, headers, text }) => ({
+            status,
+            statusText,
+            headers,
+            text,
+          })),
+          segment: theirs,
+          same: diff === undefined,
+        })}\n`,
+      );
   }
   carried.push(...exchanges.map((x, i) => decorated(x, captured[i])));
   if (result.thrown.length > 0) throw result.thrown[0];
