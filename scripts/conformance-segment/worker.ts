@@ -753,5 +753,6 @@ for (const [index, file] of files.entries()) {
   }
   console.error(`${mode} ${slug} ${name}`);
 }
-rmSync(CACHE, { recursive: true, force: true });
+// This process's bundles, its folder with them.
+rmSync(dirname(CACHE), { recursive: true, force: true });
 process.exit(0);
