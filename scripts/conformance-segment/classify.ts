@@ -12,6 +12,8 @@ export type WorkerLine = { readonly file: string; readonly load?: string } & Par
 export interface CaseResult {
   readonly file: string;
   readonly name: string;
+  /** The case's name in the committed results (caseId). */
+  readonly id: string;
   readonly result: 'pass' | 'fail' | 'not runnable';
   readonly reason?: string;
   readonly actions: readonly string[];
@@ -19,6 +21,10 @@ export interface CaseResult {
   readonly message?: string;
   /** Run with stand-ins for required settings the test leaves out. */
   readonly standIns?: true;
+  /** For a runnable case: whether Segment's assertions held, run through ours. */
+  readonly assertions?: boolean;
+  /** For a runnable case: whether every request ours sent is the one Segment's own code sends. */
+  readonly wire?: boolean;
 }
 
 /** Why a test that calls something else than testAction is not a run of our runtime. */
@@ -44,14 +50,20 @@ export const NO_SUCH_ACTION = 'no such action';
 export const NO_SUCH_ACTION_REASON =
   "runs an action the destination does not have (a typo in Segment's test): actions-core's test integration runs nothing and the test checks nothing";
 
-/** A value the harness stands in (worker.ts: `conformance-<key>`, `conformance-access-token`). */
-const STAND_IN = 'conformance-';
+/**
+ * Recorded (worker.ts) when Segment's own settings check (actions-core's `validateSettings`, run by
+ * the harness on the test's settings, never by our runtime) refuses what the test gives.
+ */
+export const SETTINGS_INVALID = 'settings refused by actions-core';
 
 export const STAND_IN_COMPARED =
-  'the test compares a required setting or OAuth token as absent (`api_key: undefined`, `Bearer undefined`), which a configured destination always has: ours ran with a stand-in';
+  'the test leaves out a required setting or OAuth token and fails when ours runs with a stand-in for it (it compares the value as absent: `api_key: undefined`, `Bearer undefined`)';
 
 export const SETTINGS_REFUSED =
-  "the test gives settings values the destination's schema refuses (not one of a field's choices): our runtime refuses them before any action runs, as Segment's app does";
+  "the test gives settings values the destination's schema refuses (actions-core's own settings check refuses them): our runtime refuses them before any action runs, as Segment's app does";
+
+/** A case whose assertions pass but whose requests are not the ones Segment's own code sends. */
+export const WIRE_DIFFERS = "the request on the wire differs from the one Segment's own code sends";
 
 /** A failure under Segment's own test integration: a limit of the harness, by kind. */
 function harnessReason(message: string): string {
@@ -100,12 +112,14 @@ export function classify(
   ours: readonly WorkerLine[],
   declared: (file: string) => number,
 ): CaseResult[] {
-  const key = (l: WorkerLine, seen: Map<string, number>) => {
+  const occurrence = (l: WorkerLine, seen: Map<string, number>) => {
     const k = `${l.file}\u0000${l.name ?? ''}`;
     const n = (seen.get(k) ?? 0) + 1;
     seen.set(k, n);
-    return `${k}\u0000${n}`;
+    return n;
   };
+  const key = (l: WorkerLine, seen: Map<string, number>) =>
+    `${l.file}\u0000${l.name ?? ''}\u0000${occurrence(l, seen)}`;
   const oursSeen = new Map<string, number>();
   const byKey = new Map(ours.filter((l) => !l.load).map((l) => [key(l, oursSeen), l]));
   const seen = new Map<string, number>();
@@ -113,37 +127,67 @@ export function classify(
   for (const line of segment) {
     if (line.load) {
       const reason = loadReason(line.load);
-      for (let i = 0; i < declared(line.file); i++)
-        out.push({ file: line.file, name: `(test ${i + 1})`, result: 'not runnable', reason, actions: [] });
+      for (let i = 0; i < declared(line.file); i++) {
+        const name = `(test ${i + 1})`;
+        const id = caseId(line.file, name, 1);
+        out.push({ file: line.file, name, id, result: 'not runnable', reason, actions: [] });
+      }
       continue;
     }
-    const own = byKey.get(key(line, seen));
-    const base = { file: line.file, name: line.name ?? '', actions: [...new Set(line.actions ?? [])] };
+    const n = occurrence(line, seen);
+    const own = byKey.get(`${line.file}\u0000${line.name ?? ''}\u0000${n}`);
+    const base = {
+      file: line.file,
+      name: line.name ?? '',
+      id: caseId(line.file, line.name ?? '', n),
+      actions: [...new Set(line.actions ?? [])],
+    };
     const other = (line.calls ?? []).find((c) => c !== 'testAction');
     const notRunnable = (reason: string) => out.push({ ...base, result: 'not runnable', reason });
     if (line.status === 'skip') notRunnable("skipped in Segment's file (it.skip, it.todo)");
     else if (other) notRunnable(OTHER_CALLS[other] ?? `calls ${other}`);
     else if ((line.calls ?? []).length === 0) notRunnable('no action run (a unit test of a helper)');
     else if ((line.unsupported ?? []).includes(NO_SUCH_ACTION)) notRunnable(NO_SUCH_ACTION_REASON);
+    else if ((line.unsupported ?? []).includes(SETTINGS_INVALID)) notRunnable(SETTINGS_REFUSED);
     else if ((line.unsupported ?? []).includes('results'))
       notRunnable("reads the action's return value (results): our runtime keeps outcomes, not return values");
     else if ((line.unsupported ?? []).length > 0)
       notRunnable("Segment-internal inputs (features, stateContext, statsContext…): Segment's own services");
     else if (line.status === 'fail') notRunnable(harnessReason(line.message ?? ''));
     else if (!own) out.push({ ...base, result: 'fail', reason: 'no result from our run (the worker ended)' });
-    else if ((own.message ?? '').includes('settings refused by ')) notRunnable(SETTINGS_REFUSED);
-    else if (own.status === 'pass') out.push({ ...base, result: 'pass', ...withStandIns(own) });
-    else if ((own.message ?? '').includes(STAND_IN)) notRunnable(STAND_IN_COMPARED);
-    else
-      out.push({
-        ...base,
-        ...withStandIns(own),
-        result: 'fail',
-        reason: failureReason(own.message ?? ''),
-        message: (own.message ?? '').slice(0, 300),
-      });
+    else if (own.status !== 'pass' && (own.standIns ?? []).length > 0) notRunnable(STAND_IN_COMPARED);
+    else {
+      const wire = wireOf(own);
+      const assertions = own.status === 'pass';
+      const verdict = { ...base, ...withStandIns(own), assertions, wire: wire.same };
+      if (assertions && wire.same) out.push({ ...verdict, result: 'pass' });
+      else
+        out.push({
+          ...verdict,
+          result: 'fail',
+          reason: assertions ? WIRE_DIFFERS : failureReason(own.message ?? ''),
+          message: (assertions ? (wire.diff ?? '') : (own.message ?? '')).slice(0, 300),
+        });
+    }
   }
   return out;
+}
+
+/**
+ * Whether every request ours sent is the one Segment's own code sent for the same input (worker.ts
+ * compares them); a line without a comparison (no testAction reached the comparison) is not the same.
+ */
+function wireOf(line: WorkerLine): { same: boolean; diff?: string } {
+  const compared = line.wireCompared ?? 0;
+  const diff = line.wireDiffs?.[0];
+  if (diff !== undefined) return { same: false, diff };
+  return compared > 0 ? { same: true } : { same: false, diff: 'no request comparison recorded' };
+}
+
+/** A case's name as the committed results keep it: its file under the destination, its name, its occurrence. */
+export function caseId(file: string, name: string, occurrence: number): string {
+  const under = file.replace(/^.*\/src\/destinations\/[^/]+\//, '');
+  return occurrence > 1 ? `${under} › ${name} #${occurrence}` : `${under} › ${name}`;
 }
 
 const withStandIns = (line: WorkerLine): { standIns?: true } =>
@@ -159,9 +203,16 @@ export interface DestinationFigure {
   readonly slug: string;
   readonly cases: number;
   readonly runnable: number;
+  /** Runnable cases whose Segment assertions and wire comparison both hold. */
   readonly passing: number;
+  /** Runnable cases whose Segment assertions hold, run through ours. */
+  readonly assertions: number;
+  /** Runnable cases whose every request is the one Segment's own code sends. */
+  readonly wire: number;
   /** Runnable cases run with stand-ins for required settings the test leaves out. */
   readonly withStandIns: number;
+  /** The passing cases by name (caseId): a later run in which one of them does not pass fails. */
+  readonly passed: readonly string[];
   /** Actions with runnable cases, each verified when all of them pass. */
   readonly actions: readonly ActionFigure[];
   readonly notRunnable: Readonly<Record<string, number>>;
@@ -189,7 +240,10 @@ export function destinationFigure(slug: string, cases: readonly CaseResult[]): D
     cases: cases.length,
     runnable: runnable.length,
     passing: runnable.filter((c) => c.result === 'pass').length,
+    assertions: runnable.filter((c) => c.assertions).length,
+    wire: runnable.filter((c) => c.wire).length,
     withStandIns: runnable.filter((c) => c.standIns).length,
+    passed: runnable.filter((c) => c.result === 'pass').map((c) => c.id),
     actions: [...actions].sort(([a], [b]) => a.localeCompare(b)).map(([action, f]) => ({ action, ...f })),
     notRunnable: counted(cases.flatMap((c) => (c.result === 'not runnable' && c.reason ? [c.reason] : []))),
     failing: cases
@@ -207,6 +261,8 @@ export interface ConformanceTotals {
   readonly cases: number;
   readonly runnable: number;
   readonly passing: number;
+  readonly assertions: number;
+  readonly wire: number;
   readonly withStandIns: number;
   /** Destinations with at least one verified action. */
   readonly destinationsVerified: number;
@@ -227,6 +283,8 @@ export function totalsOf(destinations: readonly DestinationFigure[]): Conformanc
     cases: sum((d) => d.cases),
     runnable: sum((d) => d.runnable),
     passing: sum((d) => d.passing),
+    assertions: sum((d) => d.assertions),
+    wire: sum((d) => d.wire),
     withStandIns: sum((d) => d.withStandIns),
     destinationsVerified: destinations.filter((d) => verifiedActions(d).length > 0).length,
     actionsVerified: sum((d) => verifiedActions(d).length),

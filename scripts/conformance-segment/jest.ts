@@ -27,6 +27,10 @@ export interface CaseRecord {
   readonly actions: string[];
   /** Required settings the test left out, given stand-ins in our run (worker.ts). */
   readonly standIns: string[];
+  /** How many of its testAction calls had their requests compared with Segment's own (worker.ts). */
+  wireCompared: number;
+  /** How the requests differed, one line per differing call. */
+  readonly wireDiffs: string[];
 }
 
 type Fn = (...args: unknown[]) => unknown;
@@ -404,6 +408,8 @@ async function runBlock(
       unsupported: [],
       actions: [],
       standIns: [],
+      wireCompared: 0,
+      wireDiffs: [],
     };
     if (child.skip) {
       c.status = 'skip';

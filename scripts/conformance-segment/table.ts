@@ -42,22 +42,24 @@ export function conformanceSection(report: ConformanceReport): string {
     `Measured with the tests of \`${report.tests}\` against the installed \`${report.package}@${report.version}\`:`,
     `**${t.destinationsVerified} destinations** have at least one action whose runnable Segment test cases all pass`,
     `through our runtime (${t.actionsVerified} of ${t.actionsWithRunnableCases} actions with runnable cases);`,
-    `**${t.passing} of ${t.runnable} runnable cases pass (${percent(t.passing, t.runnable)} %)**; ${t.withStandIns} of them ran with`,
+    `**${t.passing} of ${t.runnable} runnable cases pass (${percent(t.passing, t.runnable)} %)**: a case passes when Segment's`,
+    `assertions hold (${t.assertions} cases) and every request ours sends, after the egress gate's fetch, is the one`,
+    `Segment's own code sends for the same input: method, URL, headers and body (${t.wire} cases). ${t.withStandIns} of them ran with`,
     "stand-ins for required settings the test leaves out (Segment's test integration runs without them). Of",
     `${t.cases} cases in`,
     `${t.destinationsWithTests} destinations' tests, ${t.cases - t.runnable} are not runnable here, each for its reason below.`,
     ...reasonsTable('Not runnable, why', t.notRunnable),
     ...reasonsTable('Runnable but failing, why', t.failing),
     '',
-    '| Destination | Actions verified | Runnable cases passing | Not runnable | Failing (why) |',
-    '| --- | --- | ---: | ---: | --- |',
+    '| Destination | Actions verified | Runnable cases passing | Assertions | Wire | Not runnable | Failing (why) |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
     ...report.destinations.map((d) => {
       const verified = verifiedActions(d).map((a) => a.action);
       const actions =
         d.actions.length === 0
           ? '—'
           : `${verified.length} of ${d.actions.length}${verified.length > 0 ? ` (${verified.join(', ')})` : ''}`;
-      return `| \`${d.slug}\` | ${actions} | ${d.passing} / ${d.runnable} | ${d.cases - d.runnable} | ${failingSummary(d) || '—'} |`;
+      return `| \`${d.slug}\` | ${actions} | ${d.passing} / ${d.runnable} | ${d.assertions} | ${d.wire} | ${d.cases - d.runnable} | ${failingSummary(d) || '—'} |`;
     }),
     '',
     SECTION_END,

@@ -13,14 +13,15 @@
  * `node scripts/conformance-segment/worker.ts <mode> <slug> <out.jsonl> <test files…>`: one JSON
  * line per test (jest.ts CaseRecord, with its file), or per file that could not load.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
+import { type EgressSender, egressFetch } from '../../adapters/egress.ts';
 import type { RunResult } from '../../adapters/segment-actions/run.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { NO_SUCH_ACTION } from './classify.ts';
+import { NO_SUCH_ACTION, SETTINGS_INVALID } from './classify.ts';
 import {
   type CaseRecord,
   currentCase,
@@ -32,6 +33,8 @@ import {
   runFile,
   startModuleMocks,
 } from './jest.ts';
+import { pinned } from './pinned.ts';
+import { isMutation, mutatedFetch, type Wire, wireDiff } from './wire.ts';
 
 const [mode, slug, outArg, ...files] = process.argv.slice(2);
 if ((mode !== 'segment' && mode !== 'ours') || !slug || !outArg) {
@@ -39,9 +42,30 @@ if ((mode !== 'segment' && mode !== 'ours') || !slug || !outArg) {
   process.exit(2);
 }
 const out: string = outArg;
+/**
+ * Our runtime broken on purpose (wire.ts MUTATIONS), for the runner's own tests: the run must fail.
+ * Only in `ours` mode; never set by the run itself.
+ */
+const mutationArg = process.env['CONFORMANCE_MUTATION'];
+if (mutationArg !== undefined && !isMutation(mutationArg)) {
+  console.error(`CONFORMANCE_MUTATION: no mutation ${mutationArg}`);
+  process.exit(2);
+}
+const mutation = mode === 'ours' && isMutation(mutationArg) ? mutationArg : undefined;
+/** Each testAction of ours, with what Segment's own code sent for it: the CI tier's data (replay.ts). */
+const replayOut = `${out}.replay`;
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CACHE = join(HERE, '..', '..', 'node_modules', '.cache', 'segment-conformance', mode, slug);
+const CACHE = join(
+  HERE,
+  '..',
+  '..',
+  'node_modules',
+  '.cache',
+  'segment-conformance',
+  `${mode}-${process.pid}`,
+  slug,
+);
 const require = createRequire(join(HERE, '..', '..', 'package.json'));
 const TEST_TIMEOUT_MS = 30_000;
 /** actions-core's CommonJS build, the instance our runtime loads. */
@@ -148,11 +172,33 @@ interface Exchange {
   text: string;
 }
 
-/** Whether the run stopped at the settings (the destination's schema refused them). */
-const refusedSettings = (result: RunResult) =>
-  result.outcomes.some(
-    (o) => o.outcome.status === 'rejected' && o.outcome.reason.startsWith('settings refused by '),
-  );
+const oauthOf = (definition: Definition) =>
+  definition.authentication?.scheme === 'oauth2' || definition.authentication?.scheme === 'oauth-managed';
+
+/** actions-core's own settings check, one Destination per definition (Segment's code, not ours). */
+const checkers = new WeakMap<Definition, { validateSettings(s: Record<string, unknown>): void }>();
+function segmentRefusesSettings(definition: Definition, settings: Record<string, unknown>): boolean {
+  let checker = checkers.get(definition);
+  if (!checker) {
+    const Core = core['Destination'] as unknown as new (
+      d: unknown,
+    ) => { validateSettings(s: Record<string, unknown>): void };
+    checker = new Core({ ...definition, name: `segment-${slug}` });
+    checkers.set(definition, checker);
+  }
+  try {
+    checker.validateSettings(settings);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+const NATIVE_RANDOM = Math.random;
+const NATIVE_NOW = Date.now;
+
+/** The test file being run (its cases' lines name it). */
+let currentFile = '';
 
 /** A stand-in for each required setting the test leaves out: its default, first choice, or a value of its type. */
 function missingRequired(definition: Definition, settings: Record<string, unknown>): Record<string, unknown> {
@@ -178,37 +224,130 @@ async function runOurs(
   event: Record<string, unknown>,
   destination: Destination,
   accessToken: string | undefined,
+  at: number,
 ) {
   runtime ??= (await import(runtimeUrl)) as Runtime;
-  // An OAuth destination runs with the test's token, else a stand-in one: Segment's test integration
-  // runs without any, where our runtime (as a configured destination always has one) needs one.
-  const scheme = definition.authentication?.scheme;
-  const oauth = scheme === 'oauth2' || scheme === 'oauth-managed';
-  const secrets: Record<string, string> = oauth ? { access_token: accessToken ?? STAND_IN_TOKEN } : {};
+  // An OAuth destination runs with the test's token, else a stand-in one (ourTestAction): Segment's
+  // test integration runs without any, where our runtime (as a configured destination always has one) needs one.
+  const secrets: Record<string, string> =
+    oauthOf(definition) && accessToken !== undefined ? { access_token: accessToken } : {};
   const exchanges: Exchange[] = [];
-  const send = (async (url: string, init: Record<string, unknown>) => {
+  const wire: Wire[] = [];
+  const handed: Record<string, unknown>[] = [];
+  // The transport after the egress gate's fetch (adapters/egress.ts egressFetch, as forward-catalog
+  // gives it): what it is handed is the wire, sent on to nock's interceptors.
+  const sender: EgressSender = async (request) => {
+    const { method, url, headers, body } = request;
+    // Every request the runtime hands the gate's fetch reaches here, in order: its index is the wire's.
+    const index = wire.length;
+    wire.push({ method, url, headers, body });
+    const init = { method, headers, ...(body !== '' ? { body } : {}) };
     const answer = await nodeFetch(url, init);
     const text = await answer.text();
-    const headers: [string, string][] = [];
+    const answerHeaders: [string, string][] = [];
     answer.headers.forEach((value, key) => {
-      headers.push([key, value]);
+      answerHeaders.push([key, value]);
     });
-    exchanges.push({ url, init, status: answer.status, statusText: answer.statusText, headers, text });
-    return new fetchModule.Response(text === '' ? null : text, {
+    exchanges.push({
+      url,
+      // The request as the runtime handed it to the gate's fetch (header names as written): what
+      // the test reads; the wire above is what the gate made of it.
+      init: handed[index] ?? init,
       status: answer.status,
       statusText: answer.statusText,
-      headers,
-      url,
+      headers: answerHeaders,
+      text,
     });
-  }) as unknown as typeof fetch;
+    return {
+      kind: 'response',
+      status: answer.status,
+      headers: Object.fromEntries(answerHeaders),
+      body: text,
+    };
+  };
+  const gate = egressFetch(sender, TEST_TIMEOUT_MS);
+  const recorded = ((url: string, init: Record<string, unknown>) => {
+    handed.push({ ...init });
+    return gate(url, init);
+  }) as typeof fetch;
+  const send = mutation ? mutatedFetch(mutation, recorded) : recorded;
   const captured: Record<string, unknown>[] = [];
   capturing = captured;
-  const result = await runtime
-    .runSegmentEvent(event, destination, secrets, { fetch: send, now: new Date() })
-    .finally(() => {
-      capturing = undefined;
+  const result = await (mutation === 'refuse-settings'
+    ? Promise.resolve(refusedRun(destination))
+    : pinned(at, () =>
+        (runtime as Runtime).runSegmentEvent(event, destination, secrets, { fetch: send, now: new Date(at) }),
+      )
+  ).finally(() => {
+    capturing = undefined;
+  });
+  return { result, exchanges, captured, wire };
+}
+
+/** The `refuse-settings` mutation: every action refused before any request, as a broken settings check does. */
+const refusedRun = (destination: Destination): RunResult => ({
+  outcomes: (destination.actions ?? []).map((a) => ({
+    action: a.action,
+    outcome: { status: 'rejected', reason: `settings refused by ${slug}: (mutation)` },
+  })),
+  requests: [],
+  bodies: [],
+  thrown: [],
+});
+
+/** A request as actions-core's request client hands it to fetch (node-fetch's Request), as a Wire. */
+async function wireOfRequest(request: {
+  url: string;
+  method: string;
+  headers: { raw(): Record<string, string[]> };
+  text(): Promise<string>;
+}): Promise<Wire> {
+  const headers: Record<string, string> = {};
+  for (const [key, values] of Object.entries(request.headers.raw()))
+    headers[key.toLowerCase()] = values.join(', ');
+  const method = request.method.toUpperCase();
+  const body = method === 'GET' || method === 'HEAD' ? '' : await request.text();
+  return { method, url: request.url, headers, body };
+}
+
+/**
+ * Segment's own code for the same input: actions-core's test integration (a fresh one) runs the
+ * action with the event, mapping, settings and token ours ran with, its fetch answered with the
+ * answers ours got, in order; what it sends is kept. Whether it throws is not judged here (the
+ * test judges ours); only what it sends.
+ */
+async function segmentWire(
+  definition: Definition,
+  action: string,
+  input: TestInput,
+  answers: readonly Exchange[],
+  at: number,
+): Promise<Wire[]> {
+  const td = (core['createTestIntegration'] as Any)({ ...definition, name: `segment-${slug}` }) as Record<
+    string,
+    Any
+  >;
+  const sent: Wire[] = [];
+  const dispatcher = fetchModule.default;
+  fetchModule.default = (async (request: Parameters<typeof wireOfRequest>[0]) => {
+    const answer = answers[sent.length];
+    sent.push(await wireOfRequest(request));
+    if (!answer) throw new Error("Segment's code sends a request ours did not: no answer to give it");
+    return new fetchModule.Response(answer.text === '' ? null : answer.text, {
+      status: answer.status,
+      statusText: answer.statusText,
+      headers: answer.headers,
+      url: request.url,
     });
-  return { result, exchanges, captured };
+  }) as unknown as typeof fetchModule.default;
+  try {
+    await pinned(at, async () => td['testAction']?.(action, input));
+  } catch {
+    // judged by the test, on ours
+  } finally {
+    fetchModule.default = dispatcher;
+  }
+  return sent;
 }
 
 /**
@@ -232,25 +371,82 @@ async function ourTestAction(
           .filter(([key, field]) => field.default !== undefined && !Object.hasOwn(given, key))
           .map(([key]) => [key, null]),
       );
-  const run = (config: Record<string, unknown>) => {
-    const destination = {
-      id: 'conformance',
-      type: 'segment_action',
-      destination: slug,
-      config,
-      actions: [{ action, when: `type = "${String(event['type'])}"`, mapping: { ...cleared, ...given } }],
-    } as unknown as Destination;
-    return runOurs(definition, event, destination, input.auth?.accessToken);
-  };
   const settings = input.settings ?? {};
-  let { result, exchanges, captured } = await run(settings);
   // Settings without a required field are refused before any request (as Segment's app refuses
-  // them); Segment's tests often leave credentials out. Run again with a stand-in for each one
-  // missing, recorded on the case, and let the test judge what is sent.
+  // them); Segment's tests often leave credentials out. Ours runs with a stand-in for each one
+  // missing (and for the OAuth token), recorded on the case, and the test judges what is sent.
   const standIns = missingRequired(definition, settings);
-  if (refusedSettings(result) && Object.keys(standIns).length > 0) {
-    currentCase()?.standIns.push(...Object.keys(standIns));
-    ({ result, exchanges, captured } = await run({ ...settings, ...standIns }));
+  const config = { ...settings, ...standIns };
+  const token = oauthOf(definition) ? (input.auth?.accessToken ?? STAND_IN_TOKEN) : input.auth?.accessToken;
+  const recorded = [...Object.keys(standIns), ...(token === STAND_IN_TOKEN ? ['access_token'] : [])];
+  if (recorded.length > 0) currentCase()?.standIns.push(...recorded);
+  const destination = {
+    id: 'conformance',
+    type: 'segment_action',
+    destination: slug,
+    config,
+    actions: [{ action, when: `type = "${String(event['type'])}"`, mapping: { ...cleared, ...given } }],
+  } as unknown as Destination;
+  // One instant and one seed for both runs (pinned.ts): a timestamp or nonce is then the same.
+  const at = Date.now();
+  const { result, exchanges, captured, wire } = await runOurs(definition, event, destination, token, at);
+  const theirs = await segmentWire(
+    definition,
+    action,
+    {
+      ...input,
+      event,
+      settings: config,
+      ...(token !== undefined ? { auth: { ...input.auth, accessToken: token } } : {}),
+    },
+    exchanges,
+    at,
+  );
+  const c = currentCase();
+  if (c) {
+    c.wireCompared++;
+    const diff = wireDiff(wire, theirs);
+    if (diff !== undefined) c.wireDiffs.push(diff);
+    // What the test's own code mocks (a module, Math.random, the clock) is not in the data: such a
+    // case is named in it, without inputs, and the CI tier counts it apart.
+    const mocked = hasModuleMocks()
+      ? 'module mocks (jest.mock)'
+      : Math.random !== NATIVE_RANDOM || Date.now !== NATIVE_NOW
+        ? "the test's own mock of Math.random or the clock"
+        : undefined;
+    if (mocked)
+      appendFileSync(
+        replayOut,
+        `${JSON.stringify({ file: currentFile, name: c.name, same: diff === undefined, notReplayed: mocked })}\n`,
+      );
+    else
+      appendFileSync(
+        replayOut,
+        `${JSON.stringify({
+          file: currentFile,
+          name: c.name,
+          // A mapping field the test gives as undefined (to leave a default out) is null here: JSON
+          // drops undefined, and null is how our mapping clears a field.
+          destination: {
+            ...destination,
+            actions: destination.actions?.map((x) => ({
+              ...x,
+              mapping: Object.fromEntries(Object.entries(x.mapping ?? {}).map(([k, v]) => [k, v ?? null])),
+            })),
+          },
+          event,
+          secrets: token !== undefined ? { access_token: token } : {},
+          at,
+          answers: exchanges.map(({ status, statusText, headers, text }) => ({
+            status,
+            statusText,
+            headers,
+            text,
+          })),
+          segment: theirs,
+          same: diff === undefined,
+        })}\n`,
+      );
   }
   carried.push(...exchanges.map((x, i) => decorated(x, captured[i])));
   if (result.thrown.length > 0) throw result.thrown[0];
@@ -345,6 +541,11 @@ function createTestIntegration(definition: Definition): unknown {
         // actions-core's executeAction runs nothing for an action the destination lacks (a typo in
         // the test): the test then checks nothing, in either mode.
         if (!Object.hasOwn(definition.actions, action)) c.unsupported.push(NO_SUCH_ACTION);
+        // Settings actions-core's own check refuses (with the stand-ins ours runs with): Segment's
+        // app never runs them; decided by Segment's code on the input, in both modes alike.
+        const settings = input.settings ?? {};
+        if (segmentRefusesSettings(definition, { ...settings, ...missingRequired(definition, settings) }))
+          c.unsupported.push(SETTINGS_INVALID);
       }
       return mode === 'ours' ? ourTestAction(definition, action, input, carried) : original.apply(td, args);
     }) as Any;
@@ -485,6 +686,7 @@ function mocksRefused(text: string, hoisted: HoistedMocks | undefined): string |
 mkdirSync(CACHE, { recursive: true });
 for (const [index, file] of files.entries()) {
   const name = relative(join(dirname(file), '..'), file);
+  currentFile = file;
   const text = readFileSync(file, 'utf8');
   const hoisted = /\bjest\.mock\(/.test(text) ? hoistMocks(text) : undefined;
   const refused = mocksRefused(text, hoisted);
@@ -551,4 +753,6 @@ for (const [index, file] of files.entries()) {
   }
   console.error(`${mode} ${slug} ${name}`);
 }
+// This process's bundles, its folder with them.
+rmSync(dirname(CACHE), { recursive: true, force: true });
 process.exit(0);

@@ -4,16 +4,22 @@
  * is put where its reason says, and snapshots are printed and read as Jest 27 does.
  */
 import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   classify,
   destinationFigure,
   NO_SUCH_ACTION,
   NO_SUCH_ACTION_REASON,
+  SETTINGS_INVALID,
+  SETTINGS_REFUSED,
+  STAND_IN_COMPARED,
   totalsOf,
+  WIRE_DIFFERS,
   type WorkerLine,
 } from '../../../../scripts/conformance-segment/classify.ts';
 import { hoistMocks, serialize, stripIndentation } from '../../../../scripts/conformance-segment/jest.ts';
+import { pinned } from '../../../../scripts/conformance-segment/pinned.ts';
 import {
   type ConformanceReport,
   conformanceSection,
@@ -22,11 +28,29 @@ import {
   sectionOf,
   withSection,
 } from '../../../../scripts/conformance-segment/table.ts';
+import { verdict } from '../../../../scripts/conformance-segment/verdict.ts';
+import { wireDiff } from '../../../../scripts/conformance-segment/wire.ts';
 
 const REPORT = JSON.parse(
   readFileSync(new URL('../../../../docs/data/segment-conformance.json', import.meta.url), 'utf8'),
 ) as ConformanceReport;
 const DOC = readFileSync(new URL('../../../../docs/catalog-destinations.md', import.meta.url), 'utf8');
+const REVIEWED = JSON.parse(
+  readFileSync(new URL('../../../../scripts/conformance-segment/not-runnable.json', import.meta.url), 'utf8'),
+) as Record<string, number>;
+
+/** A worker line of a case that ran `track` through testAction and passed, its wire compared. */
+const workerLine = (over: Partial<WorkerLine>): WorkerLine => ({
+  file: 'a.test.ts',
+  name: 'x',
+  status: 'pass',
+  calls: ['testAction'],
+  unsupported: [],
+  actions: ['track'],
+  wireCompared: 1,
+  wireDiffs: [],
+  ...over,
+});
 
 describe('segment_action: conformance with Segment’s own tests', () => {
   it('the table in docs/catalog-destinations.md is the one the committed results give', () => {
@@ -52,6 +76,9 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     assert.deepEqual(REPORT.totals, totalsOf(REPORT.destinations));
     for (const d of REPORT.destinations) {
       assert.ok(d.passing <= d.runnable && d.runnable <= d.cases, d.slug);
+      assert.ok(d.passing <= d.assertions && d.passing <= d.wire && d.wire <= d.runnable, d.slug);
+      assert.equal(d.passed.length, d.passing, d.slug);
+      assert.equal(new Set(d.passed).size, d.passing, `${d.slug}: each passing case named once`);
       assert.equal(d.runnable - d.passing, d.failing.length, d.slug);
       assert.equal(
         Object.values(d.notRunnable).reduce((a, b) => a + b, 0),
@@ -70,16 +97,16 @@ describe('segment_action: conformance with Segment’s own tests', () => {
     );
   });
 
+  it('the reviewed reasons a case is not runnable are the committed run’s, reason by reason and count by count', () => {
+    assert.deepEqual(
+      REVIEWED,
+      REPORT.totals.notRunnable,
+      'review the change, then write the new counts in scripts/conformance-segment/not-runnable.json',
+    );
+  });
+
   it('a case is ours to pass only when it runs testAction alone and passes Segment’s own way', () => {
-    const at = (name: string, over: Partial<WorkerLine>): WorkerLine => ({
-      file: 'a.test.ts',
-      name,
-      status: 'pass',
-      calls: ['testAction'],
-      unsupported: [],
-      actions: ['track'],
-      ...over,
-    });
+    const at = (name: string, over: Partial<WorkerLine>): WorkerLine => workerLine({ name, ...over });
     const segment = [
       at('passes both', {}),
       at('fails ours', {}),
@@ -87,8 +114,9 @@ describe('segment_action: conformance with Segment’s own tests', () => {
       at('helper', { calls: [], actions: [] }),
       at('flags', { unsupported: ['features'] }),
       at('harness', { status: 'fail', message: 'no stored snapshot (Jest in CI fails the same way)' }),
-      at('settings', {}),
+      at('settings', { unsupported: [SETTINGS_INVALID] }),
       at('stand-in', {}),
+      at('wire', {}),
       { file: 'b.test.ts', load: 'module mocks (jest.mock)' },
     ];
     const ours = [
@@ -98,32 +126,107 @@ describe('segment_action: conformance with Segment’s own tests', () => {
       at('helper', { calls: [], actions: [] }),
       at('flags', {}),
       at('harness', { status: 'fail', message: 'no stored snapshot' }),
-      at('settings', {
-        status: 'fail',
-        message: "settings refused by x: The root value is missing the required field 'apiKey'.",
-      }),
-      at('stand-in', {
-        status: 'fail',
-        message: 'expect(received)… api_key: "conformance-apiKey"',
-        standIns: ['apiKey'],
-      }),
+      at('settings', { status: 'fail', message: 'anything' }),
+      at('stand-in', { status: 'fail', message: 'expect(received)… api_key: "x"', standIns: ['apiKey'] }),
+      at('wire', { wireDiffs: ['request 1: header authorization is absent in ours'] }),
     ];
     const cases = classify(segment, ours, (f) => (f === 'b.test.ts' ? 2 : 0));
     const results = cases.map((c) => `${c.name}: ${c.result}`);
     assert.equal(
       results.join('; '),
       'passes both: pass; fails ours: fail; batch: not runnable; helper: not runnable; flags: not runnable; ' +
-        'harness: not runnable; settings: not runnable; stand-in: not runnable; (test 1): not runnable; (test 2): not runnable',
+        'harness: not runnable; settings: not runnable; stand-in: not runnable; wire: fail; (test 1): not runnable; (test 2): not runnable',
     );
     const figure = destinationFigure('x', cases);
-    assert.deepEqual([figure.cases, figure.runnable, figure.passing], [10, 2, 1]);
+    assert.deepEqual(
+      [figure.cases, figure.runnable, figure.passing, figure.assertions, figure.wire],
+      [11, 3, 1, 2, 2],
+    );
+    assert.deepEqual(figure.passed, ['a.test.ts › passes both']);
     assert.deepEqual(
       figure.failing.map((f) => f.reason),
-      ["request differs from Segment's snapshot"],
+      ["request differs from Segment's snapshot", WIRE_DIFFERS],
     );
+    assert.equal(figure.notRunnable[SETTINGS_REFUSED], 1);
+    assert.equal(figure.notRunnable[STAND_IN_COMPARED], 1);
     // `track` has a failing case: not verified, so the destination is not either.
     assert.equal(totalsOf([figure]).destinationsVerified, 0);
     assert.equal(totalsOf([destinationFigure('y', cases.slice(0, 1))]).destinationsVerified, 1);
+  });
+
+  it('a failure whose message reads like a refusal or a stand-in is still a failure: no text decides', () => {
+    const line = workerLine;
+    for (const message of [
+      "settings refused by x: The root value is missing 'apiKey'",
+      'Bearer conformance-access-token',
+    ]) {
+      const [c] = classify([line({})], [line({ status: 'fail', message })], () => 0);
+      assert.equal(c?.result, 'fail', message);
+    }
+    // A passing assertion without a recorded comparison is not a pass.
+    const [unchecked] = classify([line({})], [line({ wireCompared: 0 })], () => 0);
+    assert.deepEqual([unchecked?.result, unchecked?.assertions, unchecked?.wire], ['fail', true, false]);
+  });
+
+  it('the verdict: a case that passed and does not now, a destination gone, a reason unreviewed or over its count', () => {
+    const figure = (passed: string[], notRunnable: Record<string, number> = {}) => ({
+      ...destinationFigure('d', []),
+      passing: passed.length,
+      passed,
+      notRunnable,
+    });
+    const committed = [figure(['a', 'b'])];
+    assert.deepEqual(verdict(committed, [figure(['a', 'b', 'c'], { r: 2 })], ['d'], { r: 2 }), []);
+    assert.deepEqual(verdict(committed, [figure(['a'])], ['d'], {}), [
+      'd: "b" passed in the committed results, not now',
+    ]);
+    assert.deepEqual(verdict(committed, [], ['d'], {}), [
+      'd: 2 cases passed in the committed results, none ran now',
+    ]);
+    assert.deepEqual(verdict(committed, [], ['other'], {}), [], 'a destination not run is not judged');
+    assert.deepEqual(verdict(committed, [figure(['a', 'b'], { r: 3, s: 1 })], ['d'], { r: 2 }), [
+      '3 cases not runnable (2 reviewed): r',
+      '1 cases not runnable for a reason not reviewed: s',
+    ]);
+  });
+
+  it('compares the wire request by request: method and URL, each header, the body', () => {
+    const w = {
+      method: 'POST',
+      url: 'https://a.example/x',
+      headers: { 'Content-Type': 'application/json' },
+      body: '{}',
+    };
+    assert.equal(wireDiff([w], [{ ...w, headers: { 'content-type': 'application/json' } }]), undefined);
+    assert.match(wireDiff([], [w]) ?? '', /ours sends nothing/);
+    assert.match(wireDiff([w], []) ?? '', /Segment's code sends nothing/);
+    assert.match(wireDiff([{ ...w, url: `${w.url}?q=1` }], [w]) ?? '', /request 1: ours is POST/);
+    assert.match(wireDiff([{ ...w, headers: {} }], [w]) ?? '', /header content-type is absent/);
+    assert.match(wireDiff([{ ...w, body: '{"a":1}' }], [w]) ?? '', /body differs/);
+    // JSON: the same value with its keys in another order is the same body; a value or an array's order is not.
+    const json = (body: string) => ({ ...w, body });
+    assert.equal(wireDiff([json('{"a":1,"b":[1,2]}')], [json('{"b":[1,2],"a":1}')]), undefined);
+    assert.match(wireDiff([json('{"a":1,"b":[2,1]}')], [json('{"b":[1,2],"a":1}')]) ?? '', /body differs/);
+    assert.match(wireDiff([json('a=1&b=2')], [json('b=2&a=1')]) ?? '', /body differs/);
+  });
+
+  it('holds the clock and randomness still for both runs of an input, then gives them back', async () => {
+    const sample = () =>
+      pinned(1_700_000_000_000, async () => [
+        new Date().toISOString(),
+        Date.now(),
+        Math.random(),
+        randomBytes(4).toString('hex'),
+        randomUUID(),
+        new Date(0).toISOString(),
+      ]);
+    const first = await sample();
+    assert.deepEqual(await sample(), first);
+    assert.deepEqual(first.slice(0, 2), ['2023-11-14T22:13:20.000Z', 1_700_000_000_000]);
+    assert.equal(first[5], '1970-01-01T00:00:00.000Z');
+    assert.ok(Date.now() > 1_700_000_000_000);
+    assert.notEqual(new Date().toISOString(), first[0]);
+    assert.notEqual(randomUUID(), first[4]);
   });
 
   it('a test running an action its destination lacks checks nothing: not runnable, in either mode', () => {
