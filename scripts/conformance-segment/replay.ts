@@ -3,7 +3,7 @@
  * against the pinned checkout (test/fixtures/segment-conformance/replay.jsonl: each passing case's
  * inputs, the answers the test's mocks gave, and the requests Segment's own code sent), replayed
  * through our runtime without the network or the checkout
- * (test/unit/platforms/segment-action/conformance-replay.test.ts).
+ * (test/delivery/conformance/conformance-replay.test.ts).
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,7 +1,7 @@
 /**
  * The wire of the conformance run (worker.ts, the CI tier): a request as it leaves, its comparison
  * with the one Segment's own code sends for the same input, and the runtimes broken on purpose that
- * the runner's own tests run it with (test/unit/platforms/segment-action/conformance-mutations.test.ts).
+ * the runner's own tests run it with (test/delivery/conformance/conformance-mutations.test.ts).
  * Pure, but for the mutations, which wrap a fetch.
  */
 

@@ -8,14 +8,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { freshRuntime, readReplay, replayCase } from '../../../../scripts/conformance-segment/replay.ts';
-import type { ConformanceReport } from '../../../../scripts/conformance-segment/table.ts';
+import { freshRuntime, readReplay, replayCase } from '../../../scripts/conformance-segment/replay.ts';
+import type { ConformanceReport } from '../../../scripts/conformance-segment/table.ts';
 
 const REPORT = JSON.parse(
-  readFileSync(new URL('../../../../docs/data/segment-conformance.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../../docs/data/segment-conformance.json', import.meta.url), 'utf8'),
 ) as ConformanceReport;
 const DATA = readReplay(
-  fileURLToPath(new URL('../../../../test/fixtures/segment-conformance/replay.jsonl', import.meta.url)),
+  fileURLToPath(new URL('../../../test/fixtures/segment-conformance/replay.jsonl', import.meta.url)),
 );
 
 describe('segment_action: the conformance tier replayed through our runtime (no network)', function () {

@@ -11,9 +11,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { MUTATIONS } from '../../../../scripts/conformance-segment/wire.ts';
+import { MUTATIONS } from '../../../scripts/conformance-segment/wire.ts';
 
-const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SCRIPT = join(ROOT, 'scripts', 'conformance-segment.ts');
 const VERSION = (
   JSON.parse(
