@@ -40,6 +40,8 @@ const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(
       'typeform',
       'calendly',
       'paypal',
+      'standard_webhooks',
+      'svix',
     ] as const
   ).map((scheme) => signatureHeader({ scheme, secrets: ['x'] })),
 );

@@ -39,6 +39,10 @@ export function signatureHeader(sig: TranslatorSignature): string | undefined {
       return 'calendly-webhook-signature';
     case 'paypal':
       return 'paypal-transmission-sig';
+    case 'standard_webhooks':
+      return 'webhook-signature';
+    case 'svix':
+      return 'svix-signature';
     case 'hmac':
       return (sig.header ?? 'x-signature').toLowerCase();
     case 'sns':
