@@ -7,6 +7,7 @@
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
+import { type DeliveryColumn, deliveryColumns, type VendorKey, vendorKey } from './delivery.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -101,6 +102,11 @@ export interface Draft {
     spec: Record<string, unknown>;
   };
   readonly translator: { kind: 'Translator'; name: string; description?: string; spec: TranslatorSpec };
+  /**
+   * The event's identity as drafted (core/samples/delivery.ts): the delivery metadata left out of
+   * the event whatever was chosen for it, and the vendor's key where none was chosen.
+   */
+  readonly identity: { readonly left: readonly DeliveryColumn[]; readonly key?: VendorKey };
 }
 
 /** Whether a sample's values are text (CSV cells, form values) rather than typed JSON values. */
@@ -170,9 +176,16 @@ export function draftResources(input: {
   const specFields: FieldSpec[] = [];
   const tFields: TranslatorField[] = [];
   const key: string[] = [];
+  // A vendor's delivery is not the event: its attempt counters, delivery times and ids and
+  // signatures stay out of the event's fields, so out of its identity (delivery.ts).
+  const delivery = deliveryColumns(input.fields);
+  const isDelivery = new Set(delivery.map((d) => d.column));
+  const left = delivery.filter((d) =>
+    input.choices.some((c) => c.column === d.column && c.target !== 'skip'),
+  );
   for (const c of input.choices) {
     const f = byColumn.get(c.column);
-    if (!f || c.target === 'skip') continue;
+    if (!f || c.target === 'skip' || isDelivery.has(c.column)) continue;
     if (c.target === 'event_id') {
       key.push(c.column);
       continue;
@@ -229,7 +242,12 @@ export function draftResources(input: {
   const mappings = input.platforms ? platformMappings(input.platforms) : {};
   // A key folds re-sent rows only with an event_time from the payload (the translator's rule).
   const keyed = key.length > 0 && tFields.some((t) => t.target === 'event_time');
+  // None chosen: the vendor's own id (or its object's id and change) is the key, so a retry or a
+  // second webhook about the same change is the same event_id (with no payload time, the receive
+  // time is a server field, outside the identity: core/identity.ts).
+  const vendor = key.length === 0 ? vendorKey(input.sample, input.fields, delivery) : undefined;
   return {
+    identity: { left, ...(vendor ? { key: vendor } : {}) },
     definition: {
       kind: 'EventDefinition',
       name: input.eventName,
@@ -243,8 +261,9 @@ export function draftResources(input: {
       spec: {
         event: input.eventName,
         format,
-        fields: keyed ? tFields : [...tFields, ...key.map((k) => ({ target: 'event_id', source: k }))],
-        ...(keyed ? { key } : {}),
+        fields:
+          keyed || vendor ? tFields : [...tFields, ...key.map((k) => ({ target: 'event_id', source: k }))],
+        ...(keyed ? { key } : vendor ? { key: [...vendor.columns] } : {}),
       },
     },
   };
