@@ -49,3 +49,14 @@ export function signatureHeader(sig: TranslatorSignature): string | undefined {
       return undefined;
   }
 }
+
+/**
+ * The header a scheme signs that names the message (Standard Webhooks' `webhook-id`, Svix's
+ * `svix-id`): the same on every retry of one message, and covered by the signature, so under that
+ * scheme it may make the event's id (a `header:` key), where any other header may not.
+ */
+export function signedIdHeader(sig: TranslatorSignature | undefined): string | undefined {
+  if (sig?.scheme === 'standard_webhooks') return 'webhook-id';
+  if (sig?.scheme === 'svix') return 'svix-id';
+  return undefined;
+}

@@ -22,6 +22,7 @@ import {
   type ColumnChoice,
   type Draft,
   draftResources,
+  keyedBySignature,
   type PlatformChoice,
 } from '../../core/samples/draft.ts';
 import {
@@ -347,7 +348,7 @@ function saved(draft: Draft): Saved {
   const cat = catalogueDraft(draft, state.fields);
   const base = cat?.translator ?? draft.translator;
   const auth = authSpec();
-  const translator = auth ? { ...base, spec: { ...base.spec, auth } } : base;
+  const translator = auth ? { ...base, spec: keyedBySignature({ ...base.spec, auth }) } : base;
   return cat
     ? { event: cat.event, catalogue: true, translator, documents: [translator] }
     : {

@@ -10,13 +10,17 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
+import { keyedBySignature } from '../../../core/samples/draft.ts';
 import { type StandardDelivery, secretKey, sign, verify } from '../../../core/signing/standard-webhooks.ts';
+import { headerViolations, readableHeaders } from '../../../core/translate/headers.ts';
+import { translate } from '../../../core/translate/index.ts';
 import {
   type SignatureCheck,
   type SignedRequest,
   signRequest,
   verifySignature,
 } from '../../../core/translate/signatures.ts';
+import type { TranslatorSpec } from '../../../schemas/translator.ts';
 import type { TranslatorSignature } from '../../../schemas/translator-signature.ts';
 
 // The test vector the Standard Webhooks libraries share (secret, id, timestamp, body, signature).
@@ -151,13 +155,14 @@ describe('signing: Standard Webhooks', () => {
   });
 });
 
+const request = (headers: Record<string, string>, body: string): SignedRequest => ({
+  method: 'POST',
+  url: 'https://gateway.example/v1/translators/t',
+  header: (h) => headers[h],
+  body: Buffer.from(body),
+});
+
 describe('signatures: the standard_webhooks and svix schemes of a translator', () => {
-  const request = (headers: Record<string, string>, body: string): SignedRequest => ({
-    method: 'POST',
-    url: 'https://gateway.example/v1/translators/t',
-    header: (h) => headers[h],
-    body: Buffer.from(body),
-  });
   for (const scheme of ['standard_webhooks', 'svix'] as const)
     it(`${scheme}: our signRequest passes verifySignature, the message id names the delivery, the other family's headers do not count`, () => {
       const sig: TranslatorSignature = { scheme, secrets: ['VENDOR_SECRET'] };
@@ -213,5 +218,75 @@ describe('signatures: the standard_webhooks and svix schemes of a translator', (
     const moved = { ...headers, 'x-webhook-timestamp': String(at + 1) };
     const bad = verifySignature(sig, request(moved, body), ['secret'], at * 1000) as SignatureCheck;
     assert.equal(bad.ok ? 'ok' : bad.reason, 'bad_signature');
+  });
+});
+
+describe('a delivery-id header → one: the signed message id as the key', () => {
+  const base = {
+    event: 'payment_received',
+    format: { type: 'json' },
+    fields: [{ target: 'amount', source: 'amount' }],
+  } as unknown as TranslatorSpec;
+  const signedBy = (scheme: 'standard_webhooks' | 'svix' | 'github'): TranslatorSpec => ({
+    ...base,
+    auth: { signature: { scheme, secrets: ['S'] } },
+  });
+
+  it('keys a drafted spec with no id of its own on webhook-id or svix-id, and nothing else', () => {
+    assert.deepEqual(keyedBySignature(signedBy('standard_webhooks')).key, ['header:webhook-id']);
+    assert.deepEqual(keyedBySignature(signedBy('svix')).key, ['header:svix-id']);
+    assert.equal(keyedBySignature(signedBy('github')).key, undefined);
+    assert.equal(keyedBySignature(base).key, undefined);
+    const own = { ...signedBy('standard_webhooks'), key: ['id'] };
+    assert.deepEqual(keyedBySignature(own).key, ['id']);
+  });
+
+  it('takes the signed id header as the key under its own scheme only', () => {
+    const keyed = keyedBySignature(signedBy('standard_webhooks'));
+    assert.deepEqual(headerViolations(keyed, 'spec'), []);
+    const other = { ...signedBy('standard_webhooks'), key: ['header:X-Delivery'] };
+    assert.match(headerViolations(other, 'spec')[0]?.description ?? '', /is not signed/);
+    const crossed = { ...signedBy('svix'), key: ['header:webhook-id'] };
+    assert.match(headerViolations(crossed, 'spec')[0]?.description ?? '', /is not signed/);
+  });
+
+  it('a retry with the same webhook-id and a changed body is the same event id; another message another', () => {
+    const spec = keyedBySignature(signedBy('standard_webhooks'));
+    const key = newSecret();
+    const idOf = (body: object, headers: Record<string, string>) => {
+      const text = JSON.stringify(body);
+      const sent = verifySignature(
+        spec.auth?.signature as TranslatorSignature,
+        request(headers, text),
+        [key],
+        Date.now(),
+      ) as SignatureCheck;
+      assert.equal(sent.ok, true);
+      const r = translate({
+        translator: 't',
+        spec,
+        eventName: spec.event,
+        body: Buffer.from(text),
+        contentType: 'application/json',
+        headers: readableHeaders(headers, spec),
+      });
+      assert.ok(r.ok && r.problems.length === 0, JSON.stringify(r));
+      return r.rows[0]?.event['event_id'];
+    };
+    const signedHeaders = (id: string, text: string) => {
+      const timestamp = nowSeconds();
+      return {
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': sign({ id, timestamp, body: text, secrets: [key] }),
+      };
+    };
+    const first = { amount: 49.9, sent_at: '2026-11-27T04:00:00Z' };
+    const retry = { amount: 49.9, sent_at: '2026-11-27T04:05:00Z' };
+    const a = idOf(first, signedHeaders('msg_1', JSON.stringify(first)));
+    const b = idOf(retry, signedHeaders('msg_1', JSON.stringify(retry)));
+    const c = idOf(first, signedHeaders('msg_2', JSON.stringify(first)));
+    assert.equal(a, b);
+    assert.notEqual(a, c);
   });
 });
