@@ -34,7 +34,12 @@ const DELIVERY_PARENTS = /^(delivery|delivery_info|delivery_attempt|webhook_deli
 const ATTEMPT =
   /^(attempt|attempts|attempt_number|attempt_count|attempt_no|delivery_attempt|delivery_attempts|delivery_count|retry|retries|retry_count|retry_number|num_retries|redelivery_count|redeliveries)$/;
 const DELIVERY_TIME =
-  /^(delivered_at|delivery_time|delivery_timestamp|delivery_date|attempted_at|attempt_time|first_attempt_at|last_attempt_at|last_attempted_at|next_attempt_at|next_retry_at|retried_at|webhook_sent_at|webhook_timestamp|sent_at|dispatched_at)$/;
+  /^(delivered_at|delivery_time|delivery_timestamp|delivery_date|attempted_at|attempt_time|first_attempt_at|last_attempt_at|last_attempted_at|next_attempt_at|next_retry_at|retried_at|webhook_sent_at|webhook_timestamp)$/;
+/**
+ * Send times that are the delivery's only in an envelope (a top-level column beside a nested
+ * event): in a flat export or an e-mail's own record, `sent_at` is when the message was sent.
+ */
+const ENVELOPE_TIME = /^(sent_at|dispatched_at|sent|timestamp_sent)$/;
 const DELIVERY_ID =
   /^(delivery_id|delivery_uuid|webhook_delivery_id|attempt_id|attempt_uuid|retry_id|request_id|dispatch_id)$/;
 const SIGNATURE =
@@ -59,6 +64,7 @@ const isScalar = (f: InferredField) => f.type !== 'boolean';
  */
 export function deliveryColumns(fields: readonly InferredField[]): DeliveryColumn[] {
   const out: DeliveryColumn[] = [];
+  const enveloped = fields.some((f) => f.name.includes('.'));
   for (const f of fields) {
     const segs = segments(f.name);
     const last = segs[segs.length - 1] ?? '';
@@ -69,7 +75,10 @@ export function deliveryColumns(fields: readonly InferredField[]): DeliveryColum
         'attempt',
         `${f.name} counts the vendor's delivery attempts: a retry changes it, the event does not`,
       );
-    else if (DELIVERY_TIME.test(last) && isTime(f))
+    else if (
+      (DELIVERY_TIME.test(last) || (enveloped && segs.length === 1 && ENVELOPE_TIME.test(last))) &&
+      isTime(f)
+    )
       say(
         'delivery_time',
         `${f.name} is when this delivery was sent: a retry changes it, the event does not`,

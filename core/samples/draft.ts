@@ -6,8 +6,8 @@
 
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
-import { signedIdHeader } from '../translate/signature-header.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
+import { signedIdHeader } from '../translate/signature-header.ts';
 import { type DeliveryColumn, deliveryColumns, type VendorKey, vendorKey } from './delivery.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
@@ -22,6 +22,11 @@ export interface ColumnChoice {
   readonly required?: boolean;
   readonly pii?: boolean;
   readonly description?: string;
+  /**
+   * The only values the person allows (they tightened the field). A sample cannot prove a list:
+   * two events show two values of many, so the values seen are never written on their own.
+   */
+  readonly enum?: readonly string[];
   /**
    * The column's amounts are minor units (cents), scaled into major units by the currency read
    * from a column of the record (`source`, a sample column) or fixed (`currency`): the translator's
@@ -192,12 +197,15 @@ export function draftResources(input: {
       continue;
     }
     // A date column as the event's time: midnight of that day in the zone. A number as a context
-    // id (`user_id`, `user.external_id`, a postal code) is the text the context holds.
+    // id (`user_id`, `user.external_id`, a postal code) is the text the context holds, as is an
+    // integer beyond 2^53 (an id: the definition refuses it as an integer).
+    const unsafe =
+      f.type === 'integer' && f.examples.some((v) => typeof v === 'number' && !Number.isSafeInteger(v));
     const transforms: TranslatorTransform[] = c.majorUnits
       ? [{ major_units: c.majorUnits }]
       : c.target === 'event_time' && f.type === 'date'
         ? [{ timestamp: f.pattern && !ISO.has(f.pattern) ? f.pattern : 'YYYY-MM-DD', zone }]
-        : (f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target)
+        : unsafe || ((f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target))
           ? ['string' as const]
           : transformsFor(f, input.sample, zone);
     const target = c.target === 'event_data' ? (c.field ?? dataFieldName(c.column)) : c.target;
@@ -211,12 +219,14 @@ export function draftResources(input: {
     if (c.target !== 'event_data') continue;
     specFields.push({
       name: target,
-      type: c.majorUnits ? 'number' : f.type,
+      type: c.majorUnits ? 'number' : unsafe ? 'string' : f.type,
       ...(c.required ? { required: true } : {}),
       ...(c.description ? { description: c.description } : {}),
       // A format the sample's own values fail (`loose`) would refuse its rows: never written.
       ...(f.format && !f.loose && f.type === 'string' ? { format: f.format } : {}),
-      ...(f.enum && f.type === 'string' ? { enum: [...f.enum] } : {}),
+      // What a small sample cannot prove (a list of values, lengths, ranges) stays open unless
+      // the person tightened it: the vendor's next batch brings values the sample did not.
+      ...(c.enum && c.enum.length > 0 && f.type === 'string' ? { enum: [...c.enum] } : {}),
       ...(c.pii ? { pii: true } : {}),
     });
   }
