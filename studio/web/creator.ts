@@ -246,7 +246,7 @@ function renderFields(): void {
       f.distinct === 0
         ? 'always empty'
         : `${f.type}${f.format ? ` (${f.format})` : ''}${f.pattern ? `, ${f.pattern}` : ''}${f.text ? ', written as text: converted' : ''}${f.nullable ? ', sometimes empty' : ''}`;
-    const why = el('td', { class: 'guess' }, state.whys[i] ?? '', evidenceLine(i));
+    const why = el('td', { class: 'guess' }, el('span', {}, state.whys[i] ?? ''), ' ', evidenceLine(i));
     // The guess's reason stands until the person changes the column: then it is theirs.
     target.addEventListener('change', () => {
       why.textContent = 'your choice';
@@ -273,8 +273,9 @@ function evidenceLine(i: number): HTMLElement | string {
   const g = state.guesses?.columns[i];
   if (!g || state.whys[i] !== g.why) return '';
   const e = g.evidence;
+  // Its own line, so it never runs into the why ("matches50% sure", #94).
   return el(
-    'span',
+    'div',
     { class: 'hint evidence' },
     `${Math.round(g.confidence * 100)}% sure. Name: ${e.name}. Type: ${e.type}. Values: ${e.shape}. Position: ${e.position}.`,
   );
@@ -345,7 +346,10 @@ function showGuesses(g: Guesses): void {
 }
 
 function saved(draft: Draft): Saved {
-  const cat = catalogueDraft(draft, state.fields);
+  const personal = new Set(
+    state.choices.filter((c) => c.pii && c.target === 'event_data').map((c) => c.column),
+  );
+  const cat = catalogueDraft(draft, state.fields, personal);
   const base = cat?.translator ?? draft.translator;
   const auth = authSpec();
   const translator = auth ? { ...base, spec: keyedBySignature({ ...base.spec, auth }) } : base;
@@ -402,7 +406,11 @@ function update(): void {
   const blocked = blockers();
   $('slot-errors')?.replaceChildren(...slotErrors().map((e) => el('li', { class: 'err' }, e)));
   const dataFields = target ? 1 : (draft.definition.spec['fields'] as unknown[]).length;
-  $<HTMLButtonElement>('check').disabled = true;
+  // Whether the draft may be checked is known now (the name, the fields, the blockers), not only
+  // after the row check: a field left by a click (its change event re-drafts) must not disable
+  // the very button that click lands on, or the first click on it does nothing (#94).
+  const checkable = name.ok && dataFields > 0 && blocked.length === 0;
+  $<HTMLButtonElement>('check').disabled = !checkable;
   $<HTMLButtonElement>('save').disabled = true;
   $('plan').replaceChildren();
   $('payloads').replaceChildren();
@@ -428,7 +436,7 @@ function update(): void {
       ...blocked,
     ].join(' ');
     rowCheck.className = dataFields === 0 || bad > 0 || blocked.length > 0 ? 'warn' : 'ok';
-    $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0 || blocked.length > 0;
+    $<HTMLButtonElement>('check').disabled = !checkable;
   };
   rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
 }
@@ -539,6 +547,7 @@ function validateRows(draft: Draft): Map<number, string> {
 }
 
 async function checkSave(dryRun: boolean): Promise<void> {
+  flushRowCheck();
   const draft = state.draft;
   if (!draft) return;
   const s = saved(draft);
