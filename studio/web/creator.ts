@@ -401,6 +401,7 @@ function update(): void {
     platforms: platformChoice(),
   });
   state.draft = draft;
+  $('identity-note').textContent = identityNote(draft);
   refreshValueOptions(draft, state.choices);
   renderAuth(saved(draft).translator.name);
   const blocked = blockers();
@@ -439,6 +440,24 @@ function update(): void {
     $<HTMLButtonElement>('check').disabled = !checkable;
   };
   rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
+}
+
+/**
+ * What makes a row one event (core/samples/delivery.ts): the vendor's delivery metadata left out
+ * of it, and the vendor's own id as the key, so a retry folds into the first copy.
+ */
+function identityNote(draft: Draft): string {
+  const { left, key } = draft.identity;
+  return [
+    ...(left.length > 0
+      ? [
+          `Left out of the event (the delivery, not the event: a retry changes it): ${left.map((d) => d.why).join('; ')}.`,
+        ]
+      : []),
+    ...(key
+      ? [`Each row's event id comes from ${key.columns.join(' + ')}: ${key.why}; a retry is the same event.`]
+      : []),
+  ].join(' ');
 }
 
 let rowCheckTimer: ReturnType<typeof setTimeout> | undefined;

@@ -217,4 +217,22 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
     assert.deepEqual(errors, []);
     await page.close();
   });
+
+  it('says which of a vendor’s delivery fields are left out of the event, and what keys it', async () => {
+    const webhook = JSON.stringify({
+      event_id: 'evt_7gHk2LmN',
+      type: 'payment.succeeded',
+      attempt_number: 2,
+      data: { id: 'pay_1', amount: 49.9, currency: 'EUR' },
+    });
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(webhook);
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON/).waitFor();
+    const note = page.locator('#identity-note');
+    await note.getByText(/attempt_number counts the vendor's delivery attempts/).waitFor();
+    assert.match((await note.textContent()) ?? '', /Left out of the event/);
+    await page.close();
+  });
 });
