@@ -7,17 +7,18 @@
  */
 import assert from 'node:assert/strict';
 import { definedEvent, definedEvents } from '../../../core/definitions/defined-events.ts';
-import { normalizeEvent, normalizeOptions } from '../../../core/event.ts';
+import { normalizeEvent } from '../../../core/event.ts';
 import { applyViolations } from '../../../core/registry/resources.ts';
 import { draftResources } from '../../../core/samples/draft.ts';
-import { guessChoices, inferFields, parseSample, type TimeWindow } from '../../../core/samples/index.ts';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { discriminatorOf, draftMultiType, rowsByType } from '../../../core/samples/multi-type.ts';
 import type { ParsedSample } from '../../../core/samples/sample.ts';
 import { translate } from '../../../core/translate/index.ts';
+import { CREATOR_NOW, CREATOR_OPTIONS, CREATOR_WINDOW } from '../../support/creator-clock.ts';
 
-const options = normalizeOptions({ name: 't', project: 't', region: 'europe-west1' } as never);
-const NOW = Date.parse('2026-11-23T12:00:00Z');
-const window: TimeWindow = { now: NOW, pastMs: options.eventTimePastMs, futureMs: options.eventTimeFutureMs };
+const options = CREATOR_OPTIONS;
+const NOW = CREATOR_NOW;
+const window = CREATOR_WINDOW;
 
 const ROWS = [
   {

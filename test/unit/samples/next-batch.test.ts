@@ -8,15 +8,16 @@
  */
 import assert from 'node:assert/strict';
 import { definedEvent, definedEvents } from '../../../core/definitions/defined-events.ts';
-import { normalizeEvent, normalizeOptions } from '../../../core/event.ts';
+import { normalizeEvent } from '../../../core/event.ts';
 import { applyViolations } from '../../../core/registry/resources.ts';
 import { type ColumnChoice, draftResources } from '../../../core/samples/draft.ts';
-import { guessChoices, inferFields, parseSample, type TimeWindow } from '../../../core/samples/index.ts';
+import { guessChoices, inferFields, parseSample } from '../../../core/samples/index.ts';
 import { translate } from '../../../core/translate/index.ts';
+import { CREATOR_NOW, CREATOR_OPTIONS, CREATOR_WINDOW } from '../../support/creator-clock.ts';
 
-const options = normalizeOptions({ name: 't', project: 't', region: 'europe-west1' } as never);
-const NOW = Date.parse('2026-11-23T12:00:00Z');
-const window: TimeWindow = { now: NOW, pastMs: options.eventTimePastMs, futureMs: options.eventTimeFutureMs };
+const options = CREATOR_OPTIONS;
+const NOW = CREATOR_NOW;
+const window = CREATOR_WINDOW;
 
 // Two events as a vendor's documentation shows them: one status, one plan, the same time, and a
 // 64-bit order number written as a JSON number.
