@@ -7,7 +7,6 @@
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
-import { signedIdHeader } from '../translate/signature-header.ts';
 import { type DeliveryColumn, deliveryColumns, type VendorKey, vendorKey } from './delivery.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
@@ -278,16 +277,4 @@ export function draftResources(input: {
       },
     },
   };
-}
-
-/**
- * A translator spec with its auth (the page adds it after the draft): where the vendor's body gave
- * no key and no event id, a scheme that signs its message id (Standard Webhooks' `webhook-id`,
- * Svix's `svix-id`) keys the rows on that header, the same on every retry of one message, so a
- * retry whose body changed (a send time inside it) is still one event. Else the spec unchanged.
- */
-export function keyedBySignature(spec: TranslatorSpec): TranslatorSpec {
-  const header = signedIdHeader(spec.auth?.signature);
-  if (!header || spec.key || spec.fields.some((f) => f.target === 'event_id')) return spec;
-  return { ...spec, key: [`header:${header}`] };
 }

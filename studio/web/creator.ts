@@ -22,7 +22,6 @@ import {
   type ColumnChoice,
   type Draft,
   draftResources,
-  keyedBySignature,
   type PlatformChoice,
 } from '../../core/samples/draft.ts';
 import {
@@ -37,6 +36,7 @@ import {
 } from '../../core/samples/index.ts';
 import { offeredScheme } from '../../core/samples/sender-scheme.ts';
 import { translate } from '../../core/translate/index.ts';
+import { keyedBySignature } from '../../core/translate/signature-header.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import {
   $,

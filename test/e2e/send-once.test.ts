@@ -22,9 +22,10 @@ import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import { stringify } from 'yaml';
 import { normalizeOptions } from '../../core/event.ts';
-import { draftResources, keyedBySignature } from '../../core/samples/draft.ts';
+import { draftResources } from '../../core/samples/draft.ts';
 import { guessChoices, inferFields, parseSample } from '../../core/samples/index.ts';
 import { sign } from '../../core/signing/standard-webhooks.ts';
+import { keyedBySignature } from '../../core/translate/signature-header.ts';
 import { putSecret } from '../../local/local-secrets.ts';
 import {
   addSdkAndStripeSources,

@@ -10,10 +10,10 @@ import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import { keyedBySignature } from '../../../core/samples/draft.ts';
 import { type StandardDelivery, secretKey, sign, verify } from '../../../core/signing/standard-webhooks.ts';
 import { headerViolations, readableHeaders } from '../../../core/translate/headers.ts';
 import { translate } from '../../../core/translate/index.ts';
+import { keyedBySignature } from '../../../core/translate/signature-header.ts';
 import {
   type SignatureCheck,
   type SignedRequest,
