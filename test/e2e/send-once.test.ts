@@ -364,11 +364,9 @@ describe('end to end: one event, one delivery, whatever path the copy took', fun
     const secretName = `eventbus-translator-sw-${run}`;
     const secret = `whsec_${Buffer.from(`sw-secret-${run}`.padEnd(32, '0')).toString('base64')}`;
     await putSecret(`http://127.0.0.1:${ports['secret-manager']}`, 'local-project', secretName, secret);
-    // The vendor's body names no id of its own; only its send time changes between attempts.
+    // The vendor's envelope names no id of its own; only its send time changes between attempts.
     const body = () => ({
-      amount: 19.9,
-      currency: 'EUR',
-      plan: `gold-${run}`,
+      data: { amount: 19.9, currency: 'EUR', plan: `gold-${run}` },
       sent_at: new Date(Date.now() - 1000).toISOString(),
     });
     const { url, draft } = await applyDraft('header_retry', body(), {
