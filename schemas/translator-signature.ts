@@ -29,10 +29,12 @@ export const TranslatorSignature = Type.Object(
         Type.Literal('hmac'),
         Type.Literal('sns'),
         Type.Literal('paypal'),
+        Type.Literal('standard_webhooks'),
+        Type.Literal('svix'),
       ],
       {
         description:
-          'The vendor whose signature is checked, `hmac` for the generic form, or `sns` and `paypal` for certificate-signed deliveries (Amazon SNS, PayPal)',
+          'The vendor whose signature is checked, `standard_webhooks` or `svix` for the Standard Webhooks form (`webhook-` or `svix-` headers), `hmac` for the generic form, or `sns` and `paypal` for certificate-signed deliveries (Amazon SNS, PayPal)',
       },
     ),
     secrets: Type.Optional(
@@ -74,16 +76,21 @@ export const TranslatorSignature = Type.Object(
     ),
     signed: Type.Optional(
       Type.Union(
-        [Type.Literal('body'), Type.Literal('url_form'), Type.Literal('method_url_body_timestamp')],
+        [
+          Type.Literal('body'),
+          Type.Literal('url_form'),
+          Type.Literal('method_url_body_timestamp'),
+          Type.Literal('timestamp_body'),
+        ],
         {
           description:
-            '`hmac` only: the body (default); `url_form`, the URL called then each form parameter’s name and value, sorted by name (Twilio); `method_url_body_timestamp`, method, URL, body and the timestamp header’s text (HubSpot v3)',
+            '`hmac` only: the body (default); `url_form`, the URL called then each form parameter’s name and value, sorted by name (Twilio); `method_url_body_timestamp`, method, URL, body and the timestamp header’s text (HubSpot v3); `timestamp_body`, the timestamp header’s text, a `.`, then the body',
         },
       ),
     ),
     timestamp_header: Type.Optional(
       HeaderName(
-        '`hmac` with `signed: method_url_body_timestamp` (and only there): the header with the signed timestamp, seconds or milliseconds since 1970',
+        '`hmac` with `signed: method_url_body_timestamp` or `timestamp_body` (and only there): the header with the signed timestamp, seconds or milliseconds since 1970',
       ),
     ),
     delivery_id_header: Type.Optional(

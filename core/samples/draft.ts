@@ -8,6 +8,7 @@ import { CONSENT_PURPOSES, type ConsentPurposeName } from '../../schemas/consent
 import type { TranslatorField, TranslatorSpec, TranslatorTransform } from '../../schemas/translator.ts';
 import type { FieldSpec } from '../definitions/definitions.ts';
 import { ACTION_SOURCE_TARGETS, type PlatformType, VALUE_TARGETS } from '../platforms/standard-events.ts';
+import { type DeliveryColumn, deliveryColumns, type VendorKey, vendorKey } from './delivery.ts';
 import type { InferredField, ParsedSample } from './sample.ts';
 import { dataFieldName } from './suggest.ts';
 
@@ -21,6 +22,11 @@ export interface ColumnChoice {
   readonly required?: boolean;
   readonly pii?: boolean;
   readonly description?: string;
+  /**
+   * The only values the person allows (they tightened the field). A sample cannot prove a list:
+   * two events show two values of many, so the values seen are never written on their own.
+   */
+  readonly enum?: readonly string[];
   /**
    * The column's amounts are minor units (cents), scaled into major units by the currency read
    * from a column of the record (`source`, a sample column) or fixed (`currency`): the translator's
@@ -102,6 +108,11 @@ export interface Draft {
     spec: Record<string, unknown>;
   };
   readonly translator: { kind: 'Translator'; name: string; description?: string; spec: TranslatorSpec };
+  /**
+   * The event's identity as drafted (core/samples/delivery.ts): the delivery metadata left out of
+   * the event whatever was chosen for it, and the vendor's key where none was chosen.
+   */
+  readonly identity: { readonly left: readonly DeliveryColumn[]; readonly key?: VendorKey };
 }
 
 /** Whether a sample's values are text (CSV cells, form values) rather than typed JSON values. */
@@ -171,20 +182,30 @@ export function draftResources(input: {
   const specFields: FieldSpec[] = [];
   const tFields: TranslatorField[] = [];
   const key: string[] = [];
+  // A vendor's delivery is not the event: its attempt counters, delivery times and ids and
+  // signatures stay out of the event's fields, so out of its identity (delivery.ts).
+  const delivery = deliveryColumns(input.fields);
+  const isDelivery = new Set(delivery.map((d) => d.column));
+  const left = delivery.filter((d) =>
+    input.choices.some((c) => c.column === d.column && c.target !== 'skip'),
+  );
   for (const c of input.choices) {
     const f = byColumn.get(c.column);
-    if (!f || c.target === 'skip') continue;
+    if (!f || c.target === 'skip' || isDelivery.has(c.column)) continue;
     if (c.target === 'event_id') {
       key.push(c.column);
       continue;
     }
     // A date column as the event's time: midnight of that day in the zone. A number as a context
-    // id (`user_id`, `user.external_id`, a postal code) is the text the context holds.
+    // id (`user_id`, `user.external_id`, a postal code) is the text the context holds, as is an
+    // integer beyond 2^53 (an id: the definition refuses it as an integer).
+    const unsafe =
+      f.type === 'integer' && f.examples.some((v) => typeof v === 'number' && !Number.isSafeInteger(v));
     const transforms: TranslatorTransform[] = c.majorUnits
       ? [{ major_units: c.majorUnits }]
       : c.target === 'event_time' && f.type === 'date'
         ? [{ timestamp: f.pattern && !ISO.has(f.pattern) ? f.pattern : 'YYYY-MM-DD', zone }]
-        : (f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target)
+        : unsafe || ((f.type === 'integer' || f.type === 'number') && !NUMERIC_TARGET.has(c.target))
           ? ['string' as const]
           : transformsFor(f, input.sample, zone);
     const target = c.target === 'event_data' ? (c.field ?? dataFieldName(c.column)) : c.target;
@@ -198,12 +219,14 @@ export function draftResources(input: {
     if (c.target !== 'event_data') continue;
     specFields.push({
       name: target,
-      type: c.majorUnits ? 'number' : f.type,
+      type: c.majorUnits ? 'number' : unsafe ? 'string' : f.type,
       ...(c.required ? { required: true } : {}),
       ...(c.description ? { description: c.description } : {}),
       // A format the sample's own values fail (`loose`) would refuse its rows: never written.
       ...(f.format && !f.loose && f.type === 'string' ? { format: f.format } : {}),
-      ...(f.enum && f.type === 'string' ? { enum: [...f.enum] } : {}),
+      // What a small sample cannot prove (a list of values, lengths, ranges) stays open unless
+      // the person tightened it: the vendor's next batch brings values the sample did not.
+      ...(c.enum && c.enum.length > 0 && f.type === 'string' ? { enum: [...c.enum] } : {}),
       ...(c.pii ? { pii: true } : {}),
     });
   }
@@ -230,7 +253,12 @@ export function draftResources(input: {
   const mappings = input.platforms ? platformMappings(input.platforms) : {};
   // A key folds re-sent rows only with an event_time from the payload (the translator's rule).
   const keyed = key.length > 0 && tFields.some((t) => t.target === 'event_time');
+  // None chosen: the vendor's own id (or its object's id and change) is the key, so a retry or a
+  // second webhook about the same change is the same event_id (with no payload time, the receive
+  // time is a server field, outside the identity: core/identity.ts).
+  const vendor = key.length === 0 ? vendorKey(input.sample, input.fields, delivery) : undefined;
   return {
+    identity: { left, ...(vendor ? { key: vendor } : {}) },
     definition: {
       kind: 'EventDefinition',
       name: input.eventName,
@@ -244,8 +272,9 @@ export function draftResources(input: {
       spec: {
         event: input.eventName,
         format,
-        fields: keyed ? tFields : [...tFields, ...key.map((k) => ({ target: 'event_id', source: k }))],
-        ...(keyed ? { key } : {}),
+        fields:
+          keyed || vendor ? tFields : [...tFields, ...key.map((k) => ({ target: 'event_id', source: k }))],
+        ...(keyed ? { key } : vendor ? { key: [...vendor.columns] } : {}),
       },
     },
   };

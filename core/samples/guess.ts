@@ -284,12 +284,14 @@ function chooseEventTime(
 /**
  * Why a time column is not when each event happened, or undefined: its name says it is a version
  * (Twilio's `ApiVersion: "2010-04-01"`), or it holds one value in every row of a sample of
- * several (a constant date is no event's time).
+ * three or more (a constant date is no event's time).
  */
 function notWhenItHappened(f: InferredField, rows: readonly Record<string, unknown>[]): string | undefined {
   if (versionNamed(f.name)) return `${f.name} is not a time: its name says it is a version`;
   const filled = rows.filter((r) => r[f.name] !== undefined && r[f.name] !== null && r[f.name] !== '').length;
-  if (f.distinct === 1 && filled >= 2)
+  // Two events of a sample may share a time (a vendor's documented examples often do): only
+  // three or more rows with one value say it is a constant.
+  if (f.distinct === 1 && filled >= 3)
     return `${f.name} is not a time: the same value in all ${filled} rows (a constant, not when each happened)`;
   return undefined;
 }

@@ -7,7 +7,7 @@
  */
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import type { FieldViolation } from '../validation.ts';
-import { signatureHeader } from './signature-header.ts';
+import { signatureHeader, signedIdHeader } from './signature-header.ts';
 
 /** The prefix of a header source. */
 export const HEADER_SOURCE = 'header:';
@@ -40,6 +40,8 @@ const SIGNATURE_HEADERS: ReadonlySet<string> = new Set(
       'typeform',
       'calendly',
       'paypal',
+      'standard_webhooks',
+      'svix',
     ] as const
   ).map((scheme) => signatureHeader({ scheme, secrets: ['x'] })),
 );
@@ -107,7 +109,8 @@ export function readableHeaders(
 
 /**
  * The apply checks of a spec's header sources: well-formed names, no credential header, and under
- * a signature no header for the event id (a field targeting `event_id`, or an entry of `key`).
+ * a signature no header for the event id (a field targeting `event_id`, or an entry of `key`)
+ * but the one the scheme signs (`webhook-id`, `svix-id`).
  */
 export function headerViolations(spec: TranslatorSpec, prefix: string): FieldViolation[] {
   const out: FieldViolation[] = [];
@@ -124,7 +127,7 @@ export function headerViolations(spec: TranslatorSpec, prefix: string): FieldVio
     }
     const why = credentialWhy(name, spec);
     if (why) out.push({ field: at, description: why });
-    else if (isId && signed)
+    else if (isId && signed && name !== signedIdHeader(spec.auth?.signature))
       out.push({
         field: at,
         description: `${name} is not signed: under a signature the signed body decides a delivery's id (a header could be changed by anyone replaying the body); take the id from the body, or leave it to the body's digest`,

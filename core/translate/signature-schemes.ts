@@ -48,7 +48,7 @@ export const SCHEME_FACTS: Readonly<Record<SignatureScheme, SchemeFacts>> = {
   hmac: {
     header: '`header` (default `X-Signature`), after an optional `prefix`',
     signed:
-      '`signed`: the body (default), the URL and sorted form parameters, or method, URL, body and timestamp ([below](#the-generic-scheme))',
+      '`signed`: the body (default), the URL and sorted form parameters, method, URL, body and timestamp, or timestamp `.` body ([below](#the-generic-scheme))',
     digest:
       '`algorithm` sha256 (default), sha1, sha512 or md5; `encoding` hex (default), base64 or base64url',
   },
@@ -66,5 +66,17 @@ export const SCHEME_FACTS: Readonly<Record<SignatureScheme, SchemeFacts>> = {
       'transmission id, transmission time, `webhook_id` and the CRC32 of the body (unsigned decimal), joined by `\\|`',
     digest:
       'RSA, SHA256withRSA, under the certificate at `PAYPAL-CERT-URL` ([below](#paypal-a-certificate-per-delivery)); the time within the tolerance',
+  },
+  standard_webhooks: {
+    header:
+      '`webhook-signature: v1,<base64>` (several, space-separated, during a rotation), with `webhook-id` and `webhook-timestamp`',
+    signed: '`webhook-id` `.` `webhook-timestamp` `.` body',
+    digest:
+      'HMAC-SHA256, base64, under the key after `whsec_`; the timestamp within the tolerance ([below](#standard-webhooks-and-svix))',
+  },
+  svix: {
+    header: '`svix-signature: v1,<base64>`, with `svix-id` and `svix-timestamp`',
+    signed: '`svix-id` `.` `svix-timestamp` `.` body',
+    digest: 'as `standard_webhooks`',
   },
 };

@@ -8,7 +8,18 @@ import type { FieldViolation } from '../validation.ts';
 import { CERTIFICATE_SCHEMES } from './signature-header.ts';
 
 /** The vendor schemes that sign a timestamp of their own. */
-const TIMESTAMPED: ReadonlySet<string> = new Set(['stripe', 'hubspot', 'paddle', 'calendly', 'paypal']);
+const TIMESTAMPED: ReadonlySet<string> = new Set([
+  'stripe',
+  'hubspot',
+  'paddle',
+  'calendly',
+  'paypal',
+  'standard_webhooks',
+  'svix',
+]);
+
+/** The generic kinds that sign the timestamp header's text. */
+const SIGNS_TIME: ReadonlySet<string> = new Set(['method_url_body_timestamp', 'timestamp_body']);
 
 /** The fields only the generic scheme takes. */
 const GENERIC_ONLY = [
@@ -42,19 +53,19 @@ export function signatureSpecViolations(
   if (sig.scheme === 'paypal' && !sig.webhook_id)
     say('webhook_id', 'is the Webhook ID PayPal gave this URL: PayPal signs it, so it is required');
   if (sig.scheme !== 'paypal' && sig.webhook_id) say('webhook_id', 'is for the paypal scheme');
-  const signedTime = sig.signed === 'method_url_body_timestamp';
+  const signedTime = SIGNS_TIME.has(sig.signed ?? 'body');
   if (sig.scheme === 'hmac' && signedTime && !sig.timestamp_header)
-    say('timestamp_header', 'names the header whose timestamp method_url_body_timestamp signs');
+    say('timestamp_header', `names the header whose timestamp ${sig.signed} signs`);
   if (sig.scheme === 'hmac' && sig.timestamp_header && !signedTime)
     say(
       'timestamp_header',
-      `goes with signed: method_url_body_timestamp: under ${sig.signed ?? 'body'} the timestamp is not signed, so a replay could freshen it`,
+      `goes with signed: method_url_body_timestamp or timestamp_body: under ${sig.signed ?? 'body'} the timestamp is not signed, so a replay could freshen it`,
     );
   const timed = TIMESTAMPED.has(sig.scheme) || sig.scheme === 'sns' || (sig.scheme === 'hmac' && signedTime);
   if (sig.tolerance_seconds !== undefined && !timed)
     say(
       'tolerance_seconds',
-      `${sig.scheme === 'hmac' ? `hmac under signed: ${sig.signed ?? 'body'}` : sig.scheme} signs no timestamp (only ${[...TIMESTAMPED].join(', ')}, sns and hmac with method_url_body_timestamp do)`,
+      `${sig.scheme === 'hmac' ? `hmac under signed: ${sig.signed ?? 'body'}` : sig.scheme} signs no timestamp (only ${[...TIMESTAMPED].join(', ')}, sns and hmac with method_url_body_timestamp or timestamp_body do)`,
     );
   if (urlToken)
     out.push({

@@ -14,6 +14,12 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { TranslatorSignature } from '../../schemas/translator-signature.ts';
 import type { MaybePromise } from '../maybe-async.ts';
 import {
+  STANDARD_HEADERS,
+  type StandardFamily,
+  sign as standardSign,
+  verify as standardVerify,
+} from '../signing/standard-webhooks.ts';
+import {
   DEFAULT_TOLERANCE_SECONDS,
   fresh,
   refuse,
@@ -131,6 +137,8 @@ function genericParts(sig: TranslatorSignature, req: Omit<SignedRequest, 'header
       return [req.url, ...sortedFormParts(req.body)];
     case 'method_url_body_timestamp':
       return [req.method, req.url, req.body, ts];
+    case 'timestamp_body':
+      return [`${ts}.`, req.body];
     default:
       return [req.body];
   }
@@ -145,6 +153,10 @@ function deliveryHeader(sig: TranslatorSignature): string | undefined {
       return 'x-shopify-webhook-id';
     case 'woocommerce':
       return 'x-wc-webhook-delivery-id';
+    case 'standard_webhooks':
+    case 'svix':
+      // The message id: the same on every retry of one message (the specification's idempotency key).
+      return STANDARD_HEADERS[sig.scheme].id;
     case 'hmac':
       return sig.delivery_id_header?.toLowerCase();
     default:
@@ -181,6 +193,8 @@ export function verifySignature(
 ): MaybePromise<SignatureCheck> {
   if (sig.scheme === 'sns') return verifySns(sig, req.body, nowMs, certificates);
   if (sig.scheme === 'paypal') return verifyPaypal(sig, req, nowMs, certificates);
+  if (sig.scheme === 'standard_webhooks' || sig.scheme === 'svix')
+    return verifyStandard(sig, sig.scheme, req, secrets, nowMs);
   const name = signatureHeader(sig) ?? '';
   const value = req.header(name);
   if (value === undefined || value.trim() === '') return refuse('missing_signature', `no ${name} header`);
@@ -254,6 +268,30 @@ export function verifySignature(
   }
 }
 
+/** A Standard Webhooks (or Svix) delivery checked by the one module that also signs them. */
+function verifyStandard(
+  sig: TranslatorSignature,
+  family: StandardFamily,
+  req: SignedRequest,
+  secrets: readonly string[],
+  nowMs: number,
+): SignatureCheck {
+  const names = STANDARD_HEADERS[family];
+  const id = req.header(names.id);
+  const verdict = standardVerify({
+    id,
+    timestamp: req.header(names.timestamp),
+    signature: req.header(names.signature),
+    body: req.body,
+    secrets,
+    nowMs,
+    toleranceSeconds: sig.tolerance_seconds ?? DEFAULT_TOLERANCE_SECONDS,
+    family,
+  });
+  if (!verdict.ok) return refuse(verdict.reason, verdict.detail);
+  return { ok: true, delivery: deliveryOf(sig, req, []) };
+}
+
 /**
  * The headers a sender under `sig` would send for `req` (what our relays and tests send, and
  * what the vendors' verifiers accept). `timestamp` is in seconds (HubSpot's header takes it in
@@ -280,6 +318,16 @@ export function signRequest(
       return {
         [name]: `ts=${timestamp};h1=${hmac('sha256', secret, [`${timestamp}:`, body]).toString('hex')}`,
       };
+    case 'standard_webhooks':
+    case 'svix': {
+      const names = STANDARD_HEADERS[sig.scheme];
+      const id = `msg_${createHash('sha256').update(body).update(String(timestamp)).digest('hex').slice(0, 24)}`;
+      return {
+        [names.id]: id,
+        [names.timestamp]: String(timestamp),
+        [names.signature]: standardSign({ id, timestamp, body, secrets: [secret] }),
+      };
+    }
     case 'hubspot': {
       const ms = String(timestamp * 1000);
       const digest = hmac('sha256', secret, [req.method, hubspotUrl(req.url), body, ms]);

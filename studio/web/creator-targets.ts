@@ -265,6 +265,7 @@ function slotTransforms(
 export function catalogueDraft(
   draft: Draft,
   fields: readonly InferredField[],
+  personal: ReadonlySet<string> = new Set(),
 ): { event: string; translator: Draft['translator'] } | undefined {
   const target = catalogueTarget();
   if (!target) return undefined;
@@ -280,6 +281,20 @@ export function catalogueDraft(
     // A slotted column is read as its slot; another column the guesses named like a slot
     // (`order_number` as `transaction_id`) keeps its values under its own name, not lost.
     if (typeof source === 'string' && used.has(source)) return [];
+    // A catalogue event has no definition of ours to mark a field personal: a column kept beside
+    // its slots that the person ticked as personal data (an organizer's e-mail) is stored as its
+    // SHA-256 (trimmed, lower-cased), never in clear (#94).
+    if (typeof source === 'string' && personal.has(source) && !slotNames.has(t.target))
+      return [
+        {
+          ...t,
+          transforms: [
+            ...(t.transforms ?? []),
+            ...(fields.find((f) => f.name === source)?.type === 'string' ? [] : ['string' as const]),
+            'sha256',
+          ],
+        },
+      ];
     if (!slotNames.has(t.target)) return [t];
     const own = typeof source === 'string' ? fieldName(source) : undefined;
     return own && !slotNames.has(own) ? [{ ...t, target: own }] : [];

@@ -35,6 +35,7 @@ import {
 } from '../../core/samples/index.ts';
 import { offeredScheme } from '../../core/samples/sender-scheme.ts';
 import { translate } from '../../core/translate/index.ts';
+import { keyedBySignature } from '../../core/translate/signature-header.ts';
 import type { DestinationType, Settings } from '../../schemas/settings.ts';
 import {
   $,
@@ -246,7 +247,7 @@ function renderFields(): void {
       f.distinct === 0
         ? 'always empty'
         : `${f.type}${f.format ? ` (${f.format})` : ''}${f.pattern ? `, ${f.pattern}` : ''}${f.text ? ', written as text: converted' : ''}${f.nullable ? ', sometimes empty' : ''}`;
-    const why = el('td', { class: 'guess' }, state.whys[i] ?? '', evidenceLine(i));
+    const why = el('td', { class: 'guess' }, el('span', {}, state.whys[i] ?? ''), ' ', evidenceLine(i));
     // The guess's reason stands until the person changes the column: then it is theirs.
     target.addEventListener('change', () => {
       why.textContent = 'your choice';
@@ -273,8 +274,9 @@ function evidenceLine(i: number): HTMLElement | string {
   const g = state.guesses?.columns[i];
   if (!g || state.whys[i] !== g.why) return '';
   const e = g.evidence;
+  // Its own line, so it never runs into the why ("matches50% sure", #94).
   return el(
-    'span',
+    'div',
     { class: 'hint evidence' },
     `${Math.round(g.confidence * 100)}% sure. Name: ${e.name}. Type: ${e.type}. Values: ${e.shape}. Position: ${e.position}.`,
   );
@@ -345,10 +347,13 @@ function showGuesses(g: Guesses): void {
 }
 
 function saved(draft: Draft): Saved {
-  const cat = catalogueDraft(draft, state.fields);
+  const personal = new Set(
+    state.choices.filter((c) => c.pii && c.target === 'event_data').map((c) => c.column),
+  );
+  const cat = catalogueDraft(draft, state.fields, personal);
   const base = cat?.translator ?? draft.translator;
   const auth = authSpec();
-  const translator = auth ? { ...base, spec: { ...base.spec, auth } } : base;
+  const translator = auth ? { ...base, spec: keyedBySignature({ ...base.spec, auth }) } : base;
   return cat
     ? { event: cat.event, catalogue: true, translator, documents: [translator] }
     : {
@@ -397,12 +402,17 @@ function update(): void {
     platforms: platformChoice(),
   });
   state.draft = draft;
+  $('identity-note').textContent = identityNote(draft);
   refreshValueOptions(draft, state.choices);
   renderAuth(saved(draft).translator.name);
   const blocked = blockers();
   $('slot-errors')?.replaceChildren(...slotErrors().map((e) => el('li', { class: 'err' }, e)));
   const dataFields = target ? 1 : (draft.definition.spec['fields'] as unknown[]).length;
-  $<HTMLButtonElement>('check').disabled = true;
+  // Whether the draft may be checked is known now (the name, the fields, the blockers), not only
+  // after the row check: a field left by a click (its change event re-drafts) must not disable
+  // the very button that click lands on, or the first click on it does nothing (#94).
+  const checkable = name.ok && dataFields > 0 && blocked.length === 0;
+  $<HTMLButtonElement>('check').disabled = !checkable;
   $<HTMLButtonElement>('save').disabled = true;
   $('plan').replaceChildren();
   $('payloads').replaceChildren();
@@ -428,9 +438,27 @@ function update(): void {
       ...blocked,
     ].join(' ');
     rowCheck.className = dataFields === 0 || bad > 0 || blocked.length > 0 ? 'warn' : 'ok';
-    $<HTMLButtonElement>('check').disabled = !name.ok || dataFields === 0 || blocked.length > 0;
+    $<HTMLButtonElement>('check').disabled = !checkable;
   };
   rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
+}
+
+/**
+ * What makes a row one event (core/samples/delivery.ts): the vendor's delivery metadata left out
+ * of it, and the vendor's own id as the key, so a retry folds into the first copy.
+ */
+function identityNote(draft: Draft): string {
+  const { left, key } = draft.identity;
+  return [
+    ...(left.length > 0
+      ? [
+          `Left out of the event (the delivery, not the event: a retry changes it): ${left.map((d) => d.why).join('; ')}.`,
+        ]
+      : []),
+    ...(key
+      ? [`Each row's event id comes from ${key.columns.join(' + ')}: ${key.why}; a retry is the same event.`]
+      : []),
+  ].join(' ');
 }
 
 let rowCheckTimer: ReturnType<typeof setTimeout> | undefined;
@@ -523,6 +551,7 @@ function validateRows(draft: Draft): Map<number, string> {
 }
 
 async function checkSave(dryRun: boolean): Promise<void> {
+  flushRowCheck();
   const draft = state.draft;
   if (!draft) return;
   const s = saved(draft);

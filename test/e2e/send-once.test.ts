@@ -9,12 +9,24 @@
  * claim in `forward`, never BigQuery's insertId window, so the wait changes nothing but the
  * test's length (test/unit/claims/send-once.test.ts runs the same rules at +2 min, +10 min and
  * 3 days).
+ *
+ * A vendor's own retries through translators the creator drafted (#94; unit-level:
+ * test/unit/samples/delivery.test.ts): an envelope whose attempt counter and send time change, a
+ * Standard Webhooks-signed delivery whose body changes under the same `webhook-id` header, and two
+ * webhooks about one payment with no event id of their own. Each is one row and one delivery.
  */
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
+import { stringify } from 'yaml';
+import { normalizeOptions } from '../../core/event.ts';
+import { draftResources } from '../../core/samples/draft.ts';
+import { guessChoices, inferFields, parseSample } from '../../core/samples/index.ts';
+import { sign } from '../../core/signing/standard-webhooks.ts';
+import { keyedBySignature } from '../../core/translate/signature-header.ts';
+import { putSecret } from '../../local/local-secrets.ts';
 import {
   addSdkAndStripeSources,
   eventbusIn,
@@ -96,6 +108,93 @@ describe('end to end: one event, one delivery, whatever path the copy took', fun
     for (const [destination, n] of Object.entries(got))
       assert.equal(n, 1, `${destination} received it ${n} times`);
   };
+
+  /**
+   * What the creator drafts from `sample` with every guess taken (consent given at collection),
+   * applied; `auth` is added as the page adds it. Returns the translator's endpoint.
+   */
+  const applyDraft = async (eventName: string, sample: object, auth?: Record<string, unknown>) => {
+    const options = normalizeOptions({ name: 't', project: 't', region: 'europe-west1' } as never);
+    const parsed = parseSample(JSON.stringify(sample));
+    const fields = inferFields(parsed);
+    const window = { now: Date.now(), pastMs: options.eventTimePastMs, futureMs: options.eventTimeFutureMs };
+    const granted = 'granted' as const;
+    const draft = draftResources({
+      eventName,
+      translatorName: eventName.replace(/_/g, '-'),
+      sample: parsed,
+      fields,
+      choices: guessChoices(fields, parsed.rows, { window }).columns,
+      platforms: { events: {}, consent: { analytics: granted, ads: granted, ad_user_data: granted } },
+    });
+    const spec = auth ? keyedBySignature({ ...draft.translator.spec, auth } as never) : draft.translator.spec;
+    const file = join(dataDir, `${eventName}.yaml`);
+    writeFileSync(
+      file,
+      [draft.definition, { ...draft.translator, spec }].map((d) => stringify(d)).join('---\n'),
+    );
+    await eventbusIn(dataDir)('apply', '-f', file);
+    return { url: `${gateway()}/v1/translators/${draft.translator.name}`, draft: { ...draft, spec } };
+  };
+  /** The one event id stored under an event name (two would be the retry stored twice). */
+  const storedId = async (eventName: string) => {
+    const ids = await until(
+      `${eventName} stored`,
+      async () => {
+        const r = await query<{ event_id: string }>(
+          'SELECT DISTINCT event_id FROM events.events WHERE event_name = @eventName',
+          { eventName },
+        );
+        return r.length > 0 ? r.map((x) => x.event_id) : undefined;
+      },
+      60_000,
+    );
+    assert.equal(ids.length, 1, `one event id for ${eventName}: ${ids.join(', ')}`);
+    return ids[0] as string;
+  };
+  /** POSTs JSON until the translator is live (not 404), then answers its status. */
+  const postJson = async (url: string, body: object, headers: Record<string, string>) => {
+    const text = JSON.stringify(body);
+    const r = await until(
+      `${url} live`,
+      async () => {
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: text,
+        });
+        return res.status === 404 ? undefined : { status: res.status, text: await res.text() };
+      },
+      60_000,
+    );
+    assert.equal(r.status, 200, r.text);
+  };
+  /** Sends `first`, waits for its delivery, sends `again`: one row, one delivery. */
+  const retried = async (
+    eventName: string,
+    url: string,
+    first: () => [object, Record<string, string>],
+    again: () => [object, Record<string, string>],
+  ) => {
+    await postJson(url, ...first());
+    const id = await storedId(eventName);
+    await until(
+      'the first delivery',
+      async () => ((await ledger(id, 'delivered'))['webhook'] ? true : undefined),
+      60_000,
+    );
+    await postJson(url, ...again());
+    await assertOnce(id, 1);
+    assert.equal(await storedId(eventName), id);
+  };
+  const bearer = () => ({ authorization: `Bearer ${token()}` });
+  const payment = (id: string, status: string) => ({
+    id,
+    amount: 4990,
+    currency: 'eur',
+    status,
+    created: Math.floor(Date.now() / 1000) - 120,
+  });
 
   before(async () => {
     const local = await startLocalCli({ prefix: 'eventbus-send-once-' });
@@ -240,5 +339,71 @@ describe('end to end: one event, one delivery, whatever path the copy took', fun
     );
     assert.equal((await post()).status, 200);
     await assertOnce(messageId, 1);
+  });
+
+  it('a vendor’s retry with another attempt number and send time (a drafted translator): one row, one delivery', async () => {
+    const paid = payment(`pay_a_${run}`, 'succeeded');
+    const envelope = (attempt: number) => ({
+      event_id: `evt_attempt_${run}`,
+      type: 'payment.succeeded',
+      attempt_number: attempt,
+      sent_at: new Date(Date.now() - 1000).toISOString(),
+      data: paid,
+    });
+    const { url, draft } = await applyDraft('attempt_retry', envelope(1));
+    assert.deepEqual(draft.spec.key, ['event_id']);
+    await retried(
+      'attempt_retry',
+      url,
+      () => [envelope(1), bearer()],
+      () => [envelope(2), bearer()],
+    );
+  });
+
+  it('a delivery-id header: a Standard Webhooks-signed retry whose body changed, same webhook-id: one row, one delivery', async () => {
+    const secretName = `eventbus-translator-sw-${run}`;
+    const secret = `whsec_${Buffer.from(`sw-secret-${run}`.padEnd(32, '0')).toString('base64')}`;
+    await putSecret(`http://127.0.0.1:${ports['secret-manager']}`, 'local-project', secretName, secret);
+    // The vendor's envelope names no id of its own; only its send time changes between attempts.
+    const body = () => ({
+      data: { amount: 19.9, currency: 'EUR', plan: `gold-${run}` },
+      sent_at: new Date(Date.now() - 1000).toISOString(),
+    });
+    const { url, draft } = await applyDraft('header_retry', body(), {
+      signature: { scheme: 'standard_webhooks', secrets: [secretName] },
+    });
+    assert.deepEqual(draft.spec.key, ['header:webhook-id']);
+    const signed = (): [object, Record<string, string>] => {
+      const b = body();
+      const timestamp = Math.floor(Date.now() / 1000);
+      const id = `msg_${run}`;
+      return [
+        b,
+        {
+          'webhook-id': id,
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': sign({ id, timestamp, body: JSON.stringify(b), secrets: [secret] }),
+        },
+      ];
+    };
+    await retried('header_retry', url, signed, signed);
+  });
+
+  it('two webhooks for one payment, no event id in the envelope (a drafted translator): one row, one delivery', async () => {
+    const captured = payment(`pay_b_${run}`, 'captured');
+    const webhook = () => ({
+      entity: 'event',
+      event: 'payment.captured',
+      sent_at: new Date(Date.now() - 1000).toISOString(),
+      payload: { payment: { entity: captured } },
+    });
+    const { url, draft } = await applyDraft('two_webhooks', webhook());
+    assert.deepEqual(draft.spec.key, ['payload.payment.entity.id', 'event', 'payload.payment.entity.status']);
+    await retried(
+      'two_webhooks',
+      url,
+      () => [webhook(), bearer()],
+      () => [webhook(), bearer()],
+    );
   });
 });

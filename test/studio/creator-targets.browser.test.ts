@@ -5,7 +5,11 @@
  * alone, its URL-token choice in `spec.auth` and in the URL shown; a definition named `purchase`
  * is still refused as a redefinition; a signature's options come from the Translator schema and
  * land in `spec.auth.signature`. The signed round trip through a real gateway is
- * test/e2e/creator-signed.browser.test.ts.
+ * test/e2e/creator-signed.browser.test.ts. And what a person sees (#94): the confidence on a line
+ * of its own, never glued to the why ("matches50% sure"); the first click on "Show what will be
+ * saved" right after typing in a signature field works (the field's change used to disable the
+ * button under the click); the "personal data" tick on a column kept beside a catalogue event's
+ * slots is saved: the translator stores that column's SHA-256, never the e-mail in clear.
  */
 import assert from 'node:assert/strict';
 import { RegistryClient } from '../../adapters/registry.ts';
@@ -14,17 +18,22 @@ import { studioInBrowser } from '../support/studio-browser.ts';
 
 const TOKEN = 'creator-targets-admin-token-0123456789';
 const ORDERS = ['order_no,order_total,currency_code', 'A-1,19.90,eur', 'A-2,5.00,eur'].join('\n');
+const VENUE_ORDERS = [
+  'order_no,order_total,currency_code,organizer_email',
+  'A-1,19.90,eur,host@venue.example',
+  'A-2,5.00,eur,host@venue.example',
+].join('\n');
 
 describe('studio creator: catalogue targets and the sender’s authentication', function () {
   this.timeout(60_000);
   const ui = studioInBrowser('creator-targets', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
 
-  const open = async (width = 1280) => {
+  const open = async (width = 1280, sample = ORDERS) => {
     const page = await ui.browser().newPage({ viewport: { width, height: 900 } });
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
-    await page.getByLabel('Paste the raw data').fill(ORDERS);
+    await page.getByLabel('Paste the raw data').fill(sample);
     await page.getByRole('button', { name: 'Read the sample' }).click();
     await page.getByText(/Read as CSV/).waitFor();
     return { page, errors };
@@ -139,6 +148,91 @@ describe('studio creator: catalogue targets and the sender’s authentication', 
       },
     });
     assert.doesNotMatch(JSON.stringify(tr), /do-not-save-me/);
+    await page.close();
+  });
+
+  // What a person sees (#94): the confidence on its own line, the first click after typing in a
+  // signature field, the "personal data" tick under a catalogue event.
+  it('shows the confidence on a line of its own, never run into the why', async () => {
+    const { page, errors } = await open(1280, VENUE_ORDERS);
+    const cells = await page
+      .locator('#fields td.guess')
+      .evaluateAll((tds) => tds.map((td) => (td as HTMLElement).innerText));
+    assert.ok(
+      cells.some((t) => /% sure/.test(t)),
+      cells.join(' | '),
+    );
+    for (const text of cells) {
+      assert.doesNotMatch(text, /(?<![\s\d])\d{1,3}% sure/, `glued: ${text}`);
+      if (/% sure/.test(text)) assert.match(text, /\n\d{1,3}% sure\./, text);
+    }
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('takes the first click on "Show what will be saved" right after typing in a signature field', async () => {
+    const { page, errors } = await open(1280, VENUE_ORDERS);
+    await page.getByLabel('Event name').fill('shop_order');
+    await page.getByText('All 2 sample rows fit the definition.').waitFor();
+    await page.getByLabel('The sender sends').selectOption('signature');
+    await page.getByLabel('Signature scheme').selectOption('hmac');
+    await page.getByLabel('algorithm', { exact: true }).selectOption('sha256');
+    // Typed, focus still in the field: the one click below is what leaves it.
+    await page.getByLabel('header', { exact: true }).fill('X-Shop-Signature');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('Translator/shop-order-csv: would be created 1.0').waitFor({ timeout: 5000 });
+    assert.match((await page.locator('#yaml').textContent()) ?? '', /header: X-Shop-Signature/);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('saves the "personal data" tick of a column kept under a catalogue event: stored hashed, not in clear', async () => {
+    const { page, errors } = await open(1280, VENUE_ORDERS);
+    await page.getByLabel('The rows become').selectOption('purchase');
+    await page.getByLabel('Column for transaction_id').selectOption('order_no');
+    await page.getByLabel('Column for value').selectOption('order_total');
+    await page.getByLabel('Column for currency').selectOption('currency_code');
+    await page.getByLabel('Endpoint (translator) name').fill('venue-orders');
+    // The organizer's e-mail is not the buyer's: kept as an event field of its own, and personal.
+    await page.getByLabel('Where organizer_email goes').selectOption('event_data');
+    const tick = page.getByLabel('organizer_email is personal data');
+    await tick.check();
+    await page.getByText('All 2 sample rows fit the purchase event.').waitFor();
+    await page.getByLabel('The sender sends').selectOption('url_token');
+    await page.getByRole('button', { name: 'Show what will be saved' }).click();
+    await page.getByText('Translator/venue-orders: would be created 1.0').waitFor();
+    const yaml = (await page.locator('#yaml').textContent()) ?? '';
+    assert.match(yaml, /source: organizer_email\n\s+transforms:\n(\s+- \w+\n)*\s+- sha256/);
+    await page.getByRole('button', { name: 'Save and go live' }).click();
+    await page
+      .locator('#endpoint')
+      .getByText(/venue-orders/)
+      .first()
+      .waitFor();
+    const registry = new RegistryClient(ui.bucket());
+    const spec = (await registry.readVersion('Translator', 'venue-orders', '1.0')).spec as TranslatorSpec;
+    const organizer = spec.fields.find((f) => 'source' in f && f.source === 'organizer_email');
+    assert.ok(organizer, JSON.stringify(spec.fields));
+    assert.equal(organizer.transforms?.at(-1), 'sha256');
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+
+  it('says which of a vendor’s delivery fields are left out of the event, and what keys it', async () => {
+    const webhook = JSON.stringify({
+      event_id: 'evt_7gHk2LmN',
+      type: 'payment.succeeded',
+      attempt_number: 2,
+      data: { id: 'pay_1', amount: 49.9, currency: 'EUR' },
+    });
+    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
+    await page.getByLabel('Paste the raw data').fill(webhook);
+    await page.getByRole('button', { name: 'Read the sample' }).click();
+    await page.getByText(/Read as JSON/).waitFor();
+    const note = page.locator('#identity-note');
+    await note.getByText(/attempt_number counts the vendor's delivery attempts/).waitFor();
+    assert.match((await note.textContent()) ?? '', /Left out of the event/);
     await page.close();
   });
 });

@@ -131,11 +131,14 @@ describe('the creator’s roles and questions', () => {
     const sample = parseSample(text);
     const g = guessChoices(inferFields(sample), sample.rows, { window });
     assert.equal(g.eventTime.column, 'sent_at');
-    const one = 'published,x\n2020-01-01,1\n2020-01-01,2\n';
+    const one = 'published,x\n2020-01-01,1\n2020-01-01,2\n2020-01-01,3\n';
     const s2 = parseSample(one);
     const g2 = guessChoices(inferFields(s2), s2.rows, { window });
     assert.equal(g2.eventTime.column, undefined);
-    assert.match(g2.eventTime.why, /same value in all 2 rows/);
+    assert.match(g2.eventTime.why, /same value in all 3 rows/);
+    // Two events may share a time (a vendor's documented examples often do): not a constant.
+    const two = parseSample('created_at,x\n2026-11-20T10:00:00Z,1\n2026-11-20T10:00:00Z,2\n');
+    assert.equal(guessChoices(inferFields(two), two.rows, { window }).eventTime.column, 'created_at');
   });
 
   it('the page’s field-name check is the save’s: reserved names and the name rule', () => {
