@@ -7,14 +7,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { HTTP } from 'cloudevents';
-import { Webhook as StandardWebhook } from 'standardwebhooks';
-import { Webhook as SvixWebhook } from 'svix';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
 import { WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
 import { cloudEventType, rotationState } from '../../core/platforms/webhook/formats.ts';
 import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import { webhookFormatWarnings } from '../../core/platforms/webhook/warnings.ts';
 import type { Destination } from '../../schemas/settings.ts';
+import { verdicts } from './support/webhook-verdicts.ts';
 
 const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const KEY = secret();
@@ -50,23 +49,6 @@ function send(
   const p = webhookDriver.prepare(event, { destination, secrets, now, environment: 'prod' });
   assert.ok(p.ok, p.ok ? '' : p.reason);
   return p.request;
-}
-
-/** What each library makes of a delivery: 'ok' or its error's message. */
-function verdicts(r: OutboundRequest, key: string): { standard: string; svix: string } {
-  const headers = { ...r.headers };
-  const run = (f: () => unknown) => {
-    try {
-      f();
-      return 'ok';
-    } catch (err) {
-      return (err as Error).message;
-    }
-  };
-  return {
-    standard: run(() => new StandardWebhook(key).verify(r.body, headers)),
-    svix: run(() => new SvixWebhook(key).verify(r.body, headers)),
-  };
 }
 
 describe('webhook formats, verified by the receivers’ libraries', () => {
