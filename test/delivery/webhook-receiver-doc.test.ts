@@ -8,8 +8,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
+import { standardDelivery } from './support/webhook-verdicts.ts';
 
 type Receive = (
   secret: string,
@@ -34,23 +34,7 @@ describe('webhook: the documented Standard Webhooks receiver', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
-  const send = (now: Date, eventId = 'e-1') => {
-    const p = webhookDriver.prepare(
-      { event_id: eventId, event_name: 'purchase', event_time: now.toISOString(), event_data: { value: 1 } },
-      {
-        destination: {
-          id: 'crm',
-          type: 'webhook',
-          base_url: 'https://crm.example',
-          config: { format: 'standard-webhooks' },
-        },
-        secrets: { signing_key: secret },
-        now,
-      },
-    );
-    assert.ok(p.ok);
-    return p.request;
-  };
+  const send = (now: Date, eventId = 'e-1') => standardDelivery(secret, now, eventId);
 
   it('acts once on a delivery, refuses a wrong key, a changed body and an old timestamp', async () => {
     const acted: unknown[] = [];
