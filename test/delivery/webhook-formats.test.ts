@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { HTTP } from 'cloudevents';
 import type { OutboundRequest } from '../../core/platforms/driver.ts';
 import { WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
-import { cloudEventType, rotationState } from '../../core/platforms/webhook/formats.ts';
+import { cloudEventType, rotationState, webhookSigning } from '../../core/platforms/webhook/formats.ts';
 import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import { webhookFormatWarnings } from '../../core/platforms/webhook/warnings.ts';
 import type { Destination } from '../../schemas/settings.ts';
@@ -193,5 +193,32 @@ describe('webhook formats, verified by the receivers’ libraries', () => {
       /without config\.format sends the eventbus-v2 format.*format: standard-webhooks/,
     );
     assert.match(warnings[1] ?? '', /signing_key_previous is named without config\.previous_key_until/);
+  });
+
+  it('the studio’s line per webhook: its format and where its key rotation stands', () => {
+    const now = new Date('2026-11-27T00:00:00Z');
+    const pair = { signing_key: 'a', signing_key_previous: 'b' };
+    assert.deepEqual(
+      webhookSigning(
+        [
+          hook({}),
+          {
+            ...hook({ format: 'cloudevents-binary', previous_key_until: '2026-12-01T00:00:00Z' }, pair),
+            id: 'ce',
+          },
+          {
+            ...hook({ format: 'standard-webhooks', previous_key_until: '2026-11-01T00:00:00Z' }, pair),
+            id: 'sw',
+          },
+          { id: 'meta', type: 'meta_capi' },
+        ],
+        now,
+      ),
+      {
+        crm: 'eventbus-v2 (no format set: as before); one key',
+        ce: 'cloudevents-binary; key rotation: the current and the previous key both sign until 2026-12-01T00:00:00Z',
+        sw: 'standard-webhooks; key rotation ended at 2026-11-01T00:00:00Z: only the current key signs',
+      },
+    );
   });
 });

@@ -113,3 +113,28 @@ export function cloudEventAttributes(
     subject: event.event_id,
   };
 }
+
+/**
+ * How each webhook destination signs at `now`, in words, by destination id: its format and where
+ * a key rotation stands (the studio's destination page shows it; no secret value is read).
+ */
+export function webhookSigning(
+  destinations: readonly Readonly<Destination>[],
+  now: Date,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of destinations) {
+    if (d.type !== 'webhook') continue;
+    const format = webhookFormat(d) ?? `unknown format ${String(d.config?.['format'])}`;
+    const legacy = d.config?.['format'] === undefined ? ' (no format set: as before)' : '';
+    const r = rotationState(d, now);
+    const rotation =
+      r.state === 'overlap'
+        ? `key rotation: the current and the previous key both sign until ${r.until}`
+        : r.state === 'ended'
+          ? `key rotation ended${r.until ? ` at ${r.until}` : ' (no end date set)'}: only the current key signs`
+          : 'one key';
+    out[d.id] = `${format}${legacy}; ${rotation}`;
+  }
+  return out;
+}
