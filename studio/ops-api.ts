@@ -11,6 +11,7 @@
  * - `alert-status` `{alerts: [name]}`: each alert firing, clear or never evaluated, and since
  *   when (the ops table `alert_states`, core/alerts/status.ts).
  */
+
 import { plainValue } from '../adapters/user-sql.ts';
 import { alertStatusSql, shapeAlertStatus } from '../core/alerts/status.ts';
 import {
@@ -21,6 +22,7 @@ import {
 } from '../core/console/destination-health.ts';
 import { liveProblem, liveSql, REFUSALS_TABLE } from '../core/console/live-events.ts';
 import { overviewRangeProblem } from '../core/console/overview.ts';
+import { webhookSigning } from '../core/platforms/webhook/formats.ts';
 import { fail, ok, type Step } from '../core/step.ts';
 import { OPS_TABLES, TABLES } from '../core/warehouse/warehouse.ts';
 import type { CreatorApiOptions } from './creator-api.ts';
@@ -120,6 +122,8 @@ async function destinationHealth(
   const known = (o.settings?.destinations ?? []).map((d) => d.id);
   return ok({
     types: Object.fromEntries((o.settings?.destinations ?? []).map((d) => [d.id, d.type])),
+    // Each webhook's format and key rotation state (never a secret's value).
+    signing: webhookSigning(o.settings?.destinations ?? [], new Date()),
     match: { since: recent, shares: shapeMatch(match.map((r) => plainValue(r) as Record<string, unknown>)) },
     destinations: shapeDestinationHealth(known, {
       hours: hours.map((r) => plainValue(r) as Record<string, unknown>),

@@ -34,6 +34,7 @@ export function register(program: Command): void {
       const { minInstancesWarnings } = await import('../../core/plan-warnings/min-instances.ts');
       const { customerMatchTermsWarnings } = await import('../../core/plan-warnings/customer-match-terms.ts');
       const { apiSunsetWarnings } = await import('../../core/plan-warnings/api-sunset.ts');
+      const { webhookFormatWarnings } = await import('../../core/platforms/webhook/warnings.ts');
       const { catalogActionWarnings } = await import('../../core/plan-warnings/catalog-actions.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
@@ -46,6 +47,7 @@ export function register(program: Command): void {
         ...customerMatchTermsWarnings(settings),
         ...apiSunsetWarnings(settings, new Date()),
         ...catalogActionWarnings(settings),
+        ...webhookFormatWarnings(settings, new Date()),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);

@@ -48,6 +48,8 @@ export interface ForwardDeps {
   readonly destinations: readonly Readonly<Destination>[];
   /** `producers.honor_gpc`: whether Global Privacy Control opts out (what platforms are told). Default true. */
   readonly honorGpc?: boolean;
+  /** The environment's name (settings `name`), handed to drivers (a CloudEvents `source`). */
+  readonly environment?: string;
   readonly driverFor: (type: Destination['type']) => Driver | undefined;
   /**
    * Reads a secret by name; undefined when it has no value, throws (or rejects) when the store
@@ -311,6 +313,7 @@ function prepare(d: Delivery): MaybePromise<ForwardResult> {
     destination: d.destination,
     secrets,
     now: d.deps.now(),
+    ...(d.deps.environment === undefined ? {} : { environment: d.deps.environment }),
     ...(d.deps.honorGpc === false ? { honorGpc: false } : {}),
   };
   if (d.driver.perform !== undefined)

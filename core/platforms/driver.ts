@@ -61,6 +61,8 @@ export interface DriverContext {
   /** Secret values by role (`access_token`, `api_secret`, `signing_key`…), read at run time. */
   readonly secrets: Readonly<Record<string, string>>;
   readonly now: Date;
+  /** The environment's name (settings `name`): a CloudEvents webhook's `source`. */
+  readonly environment?: string;
   /** Whether Global Privacy Control opts out (`producers.honor_gpc`); default true. */
   readonly honorGpc?: boolean;
 }

@@ -7,13 +7,55 @@
  * of scheme `standard_webhooks` or `svix`), so the two cannot drift apart. Pure: the secrets and
  * the clock are passed in; comparison is constant-time.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createPrivateKey, createPublicKey, sign as edSign, timingSafeEqual } from 'node:crypto';
 
 /** The prefix of a Standard Webhooks signing secret as vendors show it. */
 export const SECRET_PREFIX = 'whsec_';
 
 /** The version tag of a symmetric (HMAC-SHA256) signature entry. */
 const VERSION = 'v1';
+
+/** The prefix of an asymmetric (ed25519) signing key, and of its public key a receiver holds. */
+export const SIGNING_KEY_PREFIX = 'whsk_';
+export const PUBLIC_KEY_PREFIX = 'whpk_';
+/** The version tag of an asymmetric (ed25519) signature entry. */
+const ASYMMETRIC_VERSION = 'v1a';
+
+/** PKCS#8 DER of an ed25519 private key, before its 32-byte seed (RFC 8410). */
+const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * The ed25519 private key of a `whsk_` secret: the base64 of the 32-byte seed, or of the seed
+ * followed by the 32-byte public key (the 64-byte form many libraries print); undefined otherwise.
+ */
+function ed25519Key(secret: string): ReturnType<typeof createPrivateKey> | undefined {
+  const b64 = secret.trim().slice(SIGNING_KEY_PREFIX.length);
+  if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) return undefined;
+  const raw = Buffer.from(b64, 'base64');
+  if (raw.length !== 32 && raw.length !== 64) return undefined;
+  return createPrivateKey({
+    key: Buffer.concat([ED25519_PKCS8_PREFIX, raw.subarray(0, 32)]),
+    format: 'der',
+    type: 'pkcs8',
+  });
+}
+
+/** The ed25519 signature of `text` under a `whsk_` secret (exported for the RFC 8032 vectors). */
+export function ed25519Signature(secret: string, text: Uint8Array | string): Buffer {
+  const key = ed25519Key(secret);
+  if (!key)
+    throw new Error('a Standard Webhooks signing key is whsk_ followed by the base64 of an ed25519 key');
+  return edSign(null, typeof text === 'string' ? Buffer.from(text) : text, key);
+}
+
+/** The `whpk_` public key a receiver verifies `v1a` signatures with, from a `whsk_` secret. */
+export function publicKeyOf(secret: string): string {
+  const key = ed25519Key(secret);
+  if (!key)
+    throw new Error('a Standard Webhooks signing key is whsk_ followed by the base64 of an ed25519 key');
+  const spki = createPublicKey(key).export({ format: 'der', type: 'spki' });
+  return `${PUBLIC_KEY_PREFIX}${spki.subarray(spki.length - 32).toString('base64')}`;
+}
 
 /** The three headers of a delivery, by lower-case name, for each of the two header families. */
 export const STANDARD_HEADERS = {
@@ -46,14 +88,22 @@ const digest = (key: Buffer, m: StandardMessage): Buffer =>
   createHmac('sha256', key).update(`${m.id}.${m.timestamp}.`).update(m.body).digest();
 
 /**
- * The signature header's value for `message`: one `v1,<base64>` entry per secret, in the order
- * given, space-separated (the new key and the old one during a rotation). Throws on a secret that
- * is not a Standard Webhooks key: a sender's configuration mistake, never a request's.
+ * The signature header's value for `message`: one entry per secret, in the order given,
+ * space-separated (the new key and the old one during a rotation): `v1,<base64 HMAC>` for a
+ * `whsec_` secret, `v1a,<base64 ed25519>` for a `whsk_` signing key. Throws on a secret that is
+ * neither: a sender's configuration mistake, never a request's.
  */
 export function sign(message: StandardMessage & { readonly secrets: readonly string[] }): string {
   if (message.secrets.length === 0) throw new Error('Standard Webhooks signing needs at least one secret');
   return message.secrets
     .map((s) => {
+      if (s.trim().startsWith(SIGNING_KEY_PREFIX)) {
+        const text = Buffer.concat([
+          Buffer.from(`${message.id}.${message.timestamp}.`),
+          Buffer.from(message.body),
+        ]);
+        return `${ASYMMETRIC_VERSION},${ed25519Signature(s, text).toString('base64')}`;
+      }
       const key = secretKey(s);
       if (!key) throw new Error('a Standard Webhooks secret is whsec_ followed by base64');
       return `${VERSION},${digest(key, message).toString('base64')}`;

@@ -67,6 +67,7 @@ export function createForwardHandler(
     deps = {
       destinations,
       honorGpc: config.settings.producers?.honor_gpc ?? true,
+      environment: config.settings.name,
       driverFor: s.driverFor ?? builtInDrivers,
       // A fresh cached secret is returned as is: no promise per delivery.
       getSecret: (name) => {

@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { verifyWebhookSignature, WEBHOOK_HEADERS } from '../../core/platforms/webhook/driver.ts';
+import { webhookFormat } from '../../core/platforms/webhook/formats.ts';
 import {
   Enforcement,
   type IdentityListeners,
@@ -136,7 +137,35 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
       body,
     };
     const key = await options.signingKey(d);
+    let how: string | undefined;
     if (key !== undefined) {
+      const check = await checkSignature(req, d, key, raw);
+      if (!check.ok) {
+        record({ ...base, verified: false, status: 401, note: check.reason });
+        json(res, 401, { error: check.reason });
+        return;
+      }
+      how = check.how;
+    }
+    const verified = key === undefined ? null : true;
+    const status = options.respond?.({ ...base, verified }) ?? 200;
+    record({ ...base, verified, status, ...(how ? { note: how } : {}) });
+    json(res, status, status < 300 ? { ok: true } : { error: `scripted ${status}` });
+  };
+
+  /**
+   * A webhook's signature, checked in its destination's format: Standard Webhooks (also on the
+   * CloudEvents formats) with the `standardwebhooks` library as a receiver would, our `v2` with
+   * the destination's own check. `how` says which, for the page.
+   */
+  const checkSignature = async (
+    req: IncomingMessage,
+    d: Readonly<Destination>,
+    key: string,
+    raw: string,
+  ): Promise<{ ok: true; how: string } | { ok: false; reason: string }> => {
+    const format = webhookFormat(d);
+    if (format === 'eventbus-v2') {
       const check = verifyWebhookSignature({
         key,
         method: req.method ?? 'POST',
@@ -147,16 +176,18 @@ export async function startReceiver(options: ReceiverOptions): Promise<Receiver>
         signature: header(req, WEBHOOK_HEADERS.signature),
         now: now(),
       });
-      if (!check.ok) {
-        record({ ...base, verified: false, status: 401, note: check.reason });
-        json(res, 401, { error: check.reason });
-        return;
-      }
+      return check.ok ? { ok: true, how: 'eventbus-v2 signature verified' } : check;
     }
-    const verified = key === undefined ? null : true;
-    const status = options.respond?.({ ...base, verified }) ?? 200;
-    record({ ...base, verified, status });
-    json(res, status, status < 300 ? { ok: true } : { error: `scripted ${status}` });
+    const { Webhook } = await import('standardwebhooks');
+    const headers: Record<string, string> = {};
+    for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature'])
+      headers[name] = header(req, name) ?? '';
+    try {
+      new Webhook(key).verify(raw, headers);
+      return { ok: true, how: `${format} verified with standardwebhooks (${headers['webhook-id']})` };
+    } catch (err) {
+      return { ok: false, reason: `${format ?? 'unknown format'}: ${(err as Error).message}` };
+    }
   };
 
   const proxy = async (req: IncomingMessage, res: ServerResponse, p: MountedPlatform, raw: string) => {

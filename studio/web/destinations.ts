@@ -20,6 +20,8 @@ interface HealthAnswer {
   readonly destinations: readonly DestinationHealth[];
   readonly errors: readonly Record<string, unknown>[];
   readonly types: Readonly<Record<string, string>>;
+  /** Each webhook destination's format and key rotation state, in words. */
+  readonly signing?: Readonly<Record<string, string>>;
   readonly match: { readonly since: string; readonly shares: readonly MatchShare[] };
 }
 
@@ -73,6 +75,11 @@ function destinations(list: readonly DestinationHealth[]): HTMLElement {
       ms(d.latency.max_ms),
     ]),
   );
+}
+
+/** How each webhook signs: its format and where its key rotation stands (one line each). */
+function signing(byId: Readonly<Record<string, string>>): HTMLElement[] {
+  return Object.entries(byId).map(([id, how]) => el('p', { class: 'hint' }, `Webhook ${id} signs: ${how}.`));
 }
 
 function errors(rows: HealthAnswer['errors']): HTMLElement {
@@ -187,7 +194,7 @@ async function load(): Promise<void> {
     return;
   }
   const answer = json as HealthAnswer;
-  $('destinations').replaceChildren(destinations(answer.destinations));
+  $('destinations').replaceChildren(destinations(answer.destinations), ...signing(answer.signing ?? {}));
   $('errors').replaceChildren(errors(answer.errors));
   $('hours').replaceChildren(...hours(answer.destinations));
   const m = match(answer);

@@ -11,6 +11,13 @@ import { deliveryId } from '../../identity.ts';
 import { scrubPayload } from '../../pii.ts';
 import type { DriverContext, Prepared } from '../driver.ts';
 import { scrubsPii } from '../prepare.ts';
+import {
+  cloudEventAttributes,
+  signingSecrets,
+  standardHeaders,
+  WEBHOOK_FORMATS,
+  webhookFormat,
+} from './formats.ts';
 
 export const WEBHOOK_HEADERS = Object.freeze({
   timestamp: 'x-eventbus-timestamp',
@@ -83,28 +90,78 @@ export function verifyWebhookSignature(input: {
   return ok ? { ok: true } : { ok: false, reason: 'signature does not match' };
 }
 
-/** The signed request of one stored event (scrubbed only when the destination asks: `scrub_pii`). */
+/**
+ * The signed request of one stored event (scrubbed only when the destination asks: `scrub_pii`),
+ * in the destination's `config.format` (formats.ts; absent: `eventbus-v2`, as every earlier
+ * release sent).
+ */
 export function webhookPrepare(event: StoredEvent, ctx: DriverContext): Prepared {
   const { destination } = ctx;
   if (!destination.base_url) return { ok: false, reason: 'webhook destination has no base_url' };
   const path = destination.config?.['path'];
   if (path !== undefined && (typeof path !== 'string' || (path !== '' && !path.startsWith('/'))))
     return { ok: false, reason: 'config.path must be a string starting with "/"' };
+  const format = webhookFormat(destination);
+  if (!format) return { ok: false, reason: `config.format must be one of ${WEBHOOK_FORMATS.join(', ')}` };
+  // Always signed: a webhook without its key is not sent (the settings check requires it).
+  if (!ctx.secrets['signing_key'])
+    return { ok: false, reason: `secret signing_key is missing for destination ${destination.id}` };
   const url = webhookUrl(destination.base_url, path);
-  const body = JSON.stringify(scrubsPii(destination, false) ? scrubPayload(event) : event);
-  const timestamp = String(Math.floor(ctx.now.getTime() / 1000));
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
+  const stored = scrubsPii(destination, false) ? scrubPayload(event) : event;
+  const id = webhookDeliveryId(event.event_id, event.payload_digest, destination.id);
+  const common: Record<string, string> = {
     'user-agent': 'eventbus-webhook/1',
     [WEBHOOK_HEADERS.eventId]: event.event_id,
     [WEBHOOK_HEADERS.eventName]: event.event_name,
-    [WEBHOOK_HEADERS.timestamp]: timestamp,
-    [WEBHOOK_HEADERS.deliveryId]: webhookDeliveryId(event.event_id, event.payload_digest, destination.id),
+    ...(destination.test_mode ? { [WEBHOOK_HEADERS.test]: '1' } : {}),
   };
-  // Always signed: a webhook without its key is not sent (the settings check requires it).
-  const key = ctx.secrets['signing_key'];
-  if (!key) return { ok: false, reason: `secret signing_key is missing for destination ${destination.id}` };
-  headers[WEBHOOK_HEADERS.signature] = signWebhook(key, { timestamp, method: 'POST', url, body });
-  if (destination.test_mode) headers[WEBHOOK_HEADERS.test] = '1';
+  if (format === 'eventbus-v2') return eventbusV2(stored, url, id, common, ctx);
+  let body: string;
+  let headers: Record<string, string>;
+  if (format === 'standard-webhooks') {
+    body = JSON.stringify(stored);
+    headers = { 'content-type': 'application/json' };
+  } else {
+    const attributes = cloudEventAttributes(event, id, ctx.environment);
+    if (format === 'cloudevents-structured') {
+      body = JSON.stringify({ ...attributes, data: stored });
+      headers = { 'content-type': 'application/cloudevents+json; charset=utf-8' };
+    } else {
+      body = JSON.stringify(stored);
+      headers = { 'content-type': attributes['datacontenttype'] ?? 'application/json' };
+      for (const [k, v] of Object.entries(attributes)) if (k !== 'datacontenttype') headers[`ce-${k}`] = v;
+    }
+  }
+  const secrets = signingSecrets(destination, ctx.secrets, ctx.now);
+  let signed: Record<string, string>;
+  try {
+    signed = standardHeaders(id, ctx.now, body, secrets);
+  } catch (err) {
+    return { ok: false, reason: `destination ${destination.id}: ${(err as Error).message}` };
+  }
+  return {
+    ok: true,
+    request: { method: 'POST', url, redactedUrl: url, headers: { ...headers, ...common, ...signed }, body },
+  };
+}
+
+/** Our own format: `X-Eventbus-Signature: v2=…` over the timestamp, method, URL and body. */
+function eventbusV2(
+  stored: StoredEvent,
+  url: string,
+  id: string,
+  common: Readonly<Record<string, string>>,
+  ctx: DriverContext,
+): Prepared {
+  const body = JSON.stringify(stored);
+  const timestamp = String(Math.floor(ctx.now.getTime() / 1000));
+  const key = ctx.secrets['signing_key'] ?? '';
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    ...common,
+    [WEBHOOK_HEADERS.timestamp]: timestamp,
+    [WEBHOOK_HEADERS.deliveryId]: id,
+    [WEBHOOK_HEADERS.signature]: signWebhook(key, { timestamp, method: 'POST', url, body }),
+  };
   return { ok: true, request: { method: 'POST', url, redactedUrl: url, headers, body } };
 }

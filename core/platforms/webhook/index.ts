@@ -6,13 +6,23 @@
 import { definePlatform, type Platform } from '../platform.ts';
 import { webhookPrepare } from './driver.ts';
 import { WEBHOOK_FACTS } from './facts.ts';
+import { PREVIOUS_UNTIL_KEY, WEBHOOK_FORMATS } from './formats.ts';
 import { WEBHOOK_RESPONSES } from './responses.ts';
+
+const FORMAT_PATTERN = new RegExp(`^(${WEBHOOK_FORMATS.join('|')})$`);
 
 export const WEBHOOK_PLATFORM: Platform = definePlatform({
   ...WEBHOOK_FACTS,
   requirements: {
     config: [],
-    optionalConfig: ['path'],
+    optionalConfig: ['path', 'format', PREVIOUS_UNTIL_KEY],
+    configFormats: {
+      format: { pattern: FORMAT_PATTERN, description: `one of ${WEBHOOK_FORMATS.join(', ')}` },
+      [PREVIOUS_UNTIL_KEY]: {
+        pattern: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/,
+        description: 'an RFC 3339 time with its offset (2026-12-01T00:00:00Z)',
+      },
+    },
     // Always signed (HMAC-SHA256 with the shared signing_key; docs/architecture.md §2).
     secrets: ['signing_key'],
     baseUrl: true,

@@ -81,11 +81,25 @@ export function testSettings(extraDestinations: Settings['destinations'] = []): 
 // read this only from the environment, so the test process sets it once.
 process.env['METADATA_SERVER_DETECTION'] ??= 'none';
 
-export async function startStack(base: Settings, respond?: ReceiverOptions['respond']): Promise<Stack> {
+/** What a test adds to the stack: more secret values by name, webhooks that keep their own URL. */
+export interface StackExtras {
+  readonly secrets?: Readonly<Record<string, string>>;
+  /** Ids of webhook destinations sent to the test's own endpoint rather than the receiver. */
+  readonly ownEndpoints?: readonly string[];
+}
+
+export async function startStack(
+  base: Settings,
+  respond?: ReceiverOptions['respond'],
+  extras: StackExtras = {},
+): Promise<Stack> {
   const dataDir = mkdtempSync(join(tmpdir(), 'eventbus-delivery-'));
   const secretsDir = join(dataDir, 'secrets');
   mkdirSync(secretsDir);
   writeFileSync(join(secretsDir, SIGNING_KEY_NAME), `${SIGNING_KEY}\n`);
+  for (const [name, value] of Object.entries(extras.secrets ?? {}))
+    writeFileSync(join(secretsDir, name), `${value}\n`);
+  const own = (d: { readonly id: string }) => extras.ownEndpoints?.includes(d.id) === true;
   const children: ChildProcess[] = [];
   let ps: PubSubEmulator | undefined;
   let bq: BigQueryEmulator | undefined;
@@ -122,7 +136,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     const withUrls: Settings = {
       ...base,
       destinations: (base.destinations ?? []).map((d) =>
-        d.type === 'webhook' ? { ...d, base_url: receiver?.url as string } : d,
+        d.type === 'webhook' && !own(d) ? { ...d, base_url: receiver?.url as string } : d,
       ),
     };
     const checked = checkSettings(withUrls);
@@ -132,7 +146,7 @@ export async function startStack(base: Settings, respond?: ReceiverOptions['resp
     await receiver.close();
     receiver = await startReceiver({
       port: Number(new URL(receiver.url).port),
-      webhooks: (settings.destinations ?? []).filter((d) => d.type === 'webhook'),
+      webhooks: (settings.destinations ?? []).filter((d) => d.type === 'webhook' && !own(d)),
       signingKey: async () => SIGNING_KEY,
       ...(respond ? { respond } : {}),
     });
