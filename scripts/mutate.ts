@@ -1,7 +1,8 @@
 /**
  * `npm run mutate -- <module>`: Stryker (stryker.config.mjs) over one module that holds a promise,
  * with the tests that keep it (docs/testing.md). A module is a name below, or a file of core/
- * (`core/consent/us-privacy.ts`) with its folder's tests. `npm run mutate` alone lists them.
+ * (`core/consent/us-privacy.ts`) with its folder's tests. `npm run mutate` alone lists them;
+ * `--no-check` skips the TypeScript check of each mutant.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -56,7 +57,11 @@ export function moduleOf(name: string): { mutate: string[]; tests: string[] } | 
   return { mutate: [path], tests };
 }
 
-async function main(args: readonly string[]): Promise<number> {
+async function main(argv: readonly string[]): Promise<number> {
+  // `--no-check`: no TypeScript check of each mutant (on a busy machine it costs about a minute a
+  // mutant); a mutant that would not compile then runs, and survives if no test fails.
+  const noCheck = argv.includes('--no-check');
+  const args = argv.filter((a) => a !== '--no-check');
   const name = args[0];
   const module = name === undefined ? undefined : moduleOf(name);
   if (module === undefined) {
@@ -70,6 +75,7 @@ async function main(args: readonly string[]): Promise<number> {
   const started = Date.now();
   const results = await new Stryker({
     configFile: join(root, 'stryker.config.mjs'),
+    ...(noCheck ? { checkers: [] } : {}),
     mutate: module.mutate,
     // Mocha as a command (stryker.config.mjs says why), on the module's tests only.
     commandRunner: {
