@@ -57,6 +57,23 @@ describe('consent: US Privacy and GPP', () => {
     assert.deepEqual(readGpp(m.encode(), undefined), { ok: true, optOut: 'usca SharingOptOut' });
   });
 
+  it("GPP: a later section's opt-out decides when an earlier one states none", () => {
+    const m = new GppModel();
+    m.setFieldValue('usca', 'SharingOptOutNotice', 1);
+    m.setFieldValue('usca', 'SharingOptOut', 2);
+    m.setFieldValue('usva', 'SaleOptOutNotice', 1);
+    m.setFieldValue('usva', 'SaleOptOut', 1);
+    assert.deepEqual(readGpp(m.encode(), undefined), { ok: true, optOut: 'usva SaleOptOut' });
+  });
+
+  it('GPP: a string read again gives the reading kept from the first time', () => {
+    const m = new GppModel();
+    m.setFieldValue('usca', 'SharingOptOut', 1);
+    const gpp = m.encode();
+    assert.equal(readGpp(gpp, '8'), readGpp(gpp, '8'));
+    assert.notEqual(readGpp(gpp, '8'), readGpp(gpp, undefined), 'another gpp_sid is another reading');
+  });
+
   it('GPP: a string whose header and sections disagree in number, or of too many sections, is malformed', () => {
     const m = new GppModel();
     m.setFieldValue('usca', 'SharingOptOut', 1);
