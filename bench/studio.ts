@@ -93,7 +93,6 @@ async function samplesBundle(): Promise<string> {
 
 async function creatorFigures({ rows, runs, clicks: clickCount }: Size): Promise<BenchFigure[]> {
   const browser = await launchChromium();
-  if (!browser) return [];
   const csv = sampleCsv(rows);
   const storageDir = mkdtempSync(join(tmpdir(), 'studio-bench-gcs-'));
   const gcs = await startStorageEmulator({ port: 0, dataDir: storageDir, fsync: 'none' });

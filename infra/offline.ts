@@ -9,7 +9,7 @@
 import * as pulumi from '@pulumi/pulumi';
 import { PROJECT_NUMBER } from '../core/access/offline-project.ts';
 import { catalogSlugs, type DestinationLike } from '../core/deploy/catalog-function.ts';
-import type { BundleManifest } from '../scripts/build-functions.ts';
+import type { BundleManifest } from './bundle-manifest.ts';
 
 export { PROJECT_NUMBER };
 

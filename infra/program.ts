@@ -13,7 +13,7 @@ import {
   withBilling,
 } from '../core/deploy/billing-kept.ts';
 import { plan } from '../core/plan.ts';
-import type { BundleManifest } from '../scripts/build-functions.ts';
+import type { BundleManifest } from './bundle-manifest.ts';
 import type { StackConfig } from './config.ts';
 import { declareEnvironment, type EnvironmentOutputs } from './environment.ts';
 

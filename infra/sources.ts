@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as gcp from '@pulumi/gcp';
 import * as pulumi from '@pulumi/pulumi';
-import type { BundleManifest, BundleName } from '../scripts/build-functions.ts';
+import type { BundleManifest, BundleName } from './bundle-manifest.ts';
 import { REPO_ROOT } from './config.ts';
 
 /**

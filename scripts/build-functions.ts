@@ -31,6 +31,7 @@ import {
 } from 'esbuild';
 import { catalogSlugs, SEGMENT_DESTINATIONS_PACKAGE } from '../core/deploy/catalog-function.ts';
 import { parseSettings } from '../core/settings.ts';
+import type { BuiltBundle, BundleKind, BundleManifest, BundleName } from '../infra/bundle-manifest.ts';
 import { type ArchiveEntry, tarGz, zip } from './archive.ts';
 import {
   bundledDestinations,
@@ -39,16 +40,6 @@ import {
   segmentFiles,
   segmentPlugin,
 } from './segment-bundle.ts';
-
-export type BundleName =
-  | 'store'
-  | 'forward'
-  | 'schedule'
-  | 'gateway'
-  | 'studio'
-  | 'store-service'
-  | 'forward-service'
-  | 'forward-catalog';
 
 export interface VendorGroup {
   readonly file: string;
@@ -61,7 +52,7 @@ export interface BundleSpec {
   /** Entry module, relative to the repository root. */
   readonly entry: string;
   /** `function`: a functions-framework source (zip); `service`: a Cloud Run source (tar.gz). */
-  readonly kind: 'function' | 'service';
+  readonly kind: BundleKind;
   /** Its Google clients' vendor files (default: SERVICE_VENDOR_GROUPS); services only. */
   readonly vendor?: readonly VendorGroup[];
   /** Carries the studio's web pages, built into `web/` beside its main file (studio/assets.ts). */
@@ -81,25 +72,6 @@ export interface BundleSpec {
    */
   readonly segmentDestinations?: readonly string[];
 }
-
-export interface BuiltBundle {
-  readonly name: string;
-  readonly kind: BundleSpec['kind'];
-  /** Folder holding the unpacked bundle (what the functions framework is started on). */
-  readonly dir: string;
-  /** The file Node runs: `index.js` for functions, `main.js` for the gateway. */
-  readonly main: string;
-  /** The archive to upload, relative to the repository root. */
-  readonly archive: string;
-  /** Cloud Storage object name: `<name>-<hash>.<ext>`. */
-  readonly object: string;
-  readonly sha256: string;
-  readonly bytes: number;
-  /** forward-catalog: the Segment destination folders it carries (the Pulumi program checks them). */
-  readonly segmentDestinations?: readonly string[];
-}
-
-export type BundleManifest = Readonly<Record<string, BuiltBundle>>;
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const FRAMEWORK = '@google-cloud/functions-framework';

@@ -119,9 +119,8 @@ describe('end to end: consent from one resolver, a browser through the local env
 !function(){var a=window.analytics=window.analytics||[];if(!a.eventbus)["page","track","identify","reset","consent","debug","flush","ready"].forEach(function(m){a[m]=a[m]||function(){a.push([m].concat([].slice.call(arguments)))}})}();
 </script><script async src="${gateway}/v1/tag.js" data-key="${key}"></script></head><body>shop</body></html>`;
 
-  before(async function () {
+  before(async () => {
     browser = await launchChromium();
-    if (!browser) this.skip();
     site = createServer((req, res) => {
       const body = served.get(new URL(req.url ?? '/', 'http://site').pathname);
       if (req.url === '/favicon.ico') return void res.writeHead(204).end();

@@ -14,9 +14,9 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { DEFAULT_PORTS } from '../../local/services.ts';
 import { freePort } from '../../local/supervisor.ts';
+import { launchChromium } from '../support/chromium.ts';
 import { until } from '../support/until.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -262,9 +262,7 @@ describe('end to end: the first hour, as the README says, beside another environ
     }
   });
 
-  it("the README's browser snippet, in Chromium with a write key, reaches GA4", async function () {
-    // As the other browser tests: Chromium is a system package (apt install chromium).
-    if (!existsSync('/usr/bin/chromium')) this.skip();
+  it("the README's browser snippet, in Chromium with a write key, reaches GA4", async () => {
     const html = blocks('html')[0];
     assert.ok(html, 'the README has a browser snippet');
     const pagePort = await freePort();
@@ -281,19 +279,7 @@ describe('end to end: the first hour, as the README says, beside another environ
       res.end(`<!doctype html><html><body>${page}</body></html>`);
     });
     await new Promise<void>((r) => server.listen(pagePort, '127.0.0.1', r));
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: [
-        '--no-sandbox',
-        '--headless',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const browser = await launchChromium();
     try {
       // A person's browser, not a headless one: store flags HeadlessChrome as a bot and the
       // platforms skip bots by default (docs/enrichment.md, "Bots").

@@ -70,10 +70,9 @@ describe('end to end: the first-party tag on a page of another origin', function
   mkdirSync(shots, { recursive: true });
   const run = Date.now().toString(36);
 
-  before(async function () {
+  before(async () => {
     assert.match(SNIPPET, /data-key="ebk_…"/, 'docs/browser.md opens with the snippet');
     browser = await launchChromium();
-    if (!browser) this.skip();
     const pagePort = await freePort();
     origin = `http://127.0.0.1:${pagePort}`;
     // The shop's origin may publish (CORS): the environment's settings with it added.

@@ -8,8 +8,8 @@
  * order, as the sources' docs say.
  */
 import assert from 'node:assert/strict';
-import { startCatalogueGateway } from '../support/catalogue-gateway.ts';
 import { iso, json, shopifyTopicHeaders, signed } from '../support/source-cases.ts';
+import { startCatalogueGateway } from './catalogue-gateway.ts';
 import { type FakePublisher, post, type TestGateway } from './support.ts';
 
 interface Published {

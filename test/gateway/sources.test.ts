@@ -9,9 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
-import { catalogueByName, startCatalogueGateway } from '../support/catalogue-gateway.ts';
 import { SOURCE_CASES } from '../support/source-cases.ts';
 import { SHAPE_CASES } from '../support/source-shape-cases.ts';
+import { catalogueByName, startCatalogueGateway } from './catalogue-gateway.ts';
 import { type FakePublisher, post, type TestGateway } from './support.ts';
 
 interface Published {

@@ -95,9 +95,8 @@ describe('gateway: one storage truth — every consent state through the tag in 
   let browser: Browser;
   let origin = '';
 
-  before(async function () {
+  before(async () => {
     world = await startTagSite(pub, (path) => pages.get(path) ?? { head: '', attrs: '' });
-    if (!world) return this.skip();
     ({ browser, origin } = world);
   });
   after(() => world?.close());

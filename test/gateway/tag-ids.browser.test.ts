@@ -50,9 +50,8 @@ describe('gateway: ids set in the answer to the tag’s batch', function () {
   /** What the proxy forwarded, `METHOD path` (the page's own requests are counted by the browser). */
   const forwarded: string[] = [];
 
-  before(async function () {
+  before(async () => {
     browser = await launchChromium(['--host-resolver-rules=MAP www.shop.test 127.0.0.1']);
-    if (!browser) this.skip();
     proxy = createServer((req, res) => {
       if (!req.url?.startsWith('/_eb/')) {
         res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });

@@ -28,13 +28,12 @@ export interface TagSite {
   readonly close: () => Promise<unknown>;
 }
 
-/** Starts it all; undefined where no Chromium is installed (the caller skips, saying so). */
+/** Starts it all (a Chromium from test/support/chromium.ts, which throws where none launches). */
 export async function startTagSite(
   publisher: FakePublisher,
   pageAt: (path: string) => SitePage,
-): Promise<TagSite | undefined> {
+): Promise<TagSite> {
   const browser = await launchChromium();
-  if (!browser) return undefined;
   let key = '';
   let tagUrl = '';
   const site = createServer((req, res) => {

@@ -37,9 +37,8 @@ describe('gateway: the first-party tag in a browser', function () {
   let before_ = '';
   let attrs = '';
 
-  before(async function () {
+  before(async () => {
     browser = await launchChromium();
-    if (!browser) this.skip();
     site = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
       res.end(`<!doctype html><html><head><title>Shop ${req.url}</title><script>

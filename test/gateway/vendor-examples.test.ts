@@ -11,9 +11,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { INVALID_ERRORS_ATTRIBUTE } from '../../core/store/invalid-call.ts';
-import { catalogueByName, startCatalogueGateway } from '../support/catalogue-gateway.ts';
 import { signed } from '../support/source-cases.ts';
 import { VENDOR_EXAMPLES } from '../support/vendor-examples.ts';
+import { catalogueByName, startCatalogueGateway } from './catalogue-gateway.ts';
 import { baseSettings, type FakePublisher, post, type TestGateway } from './support.ts';
 
 interface Published {

@@ -216,11 +216,11 @@ describe('studio: the per-destination debugger in a browser, send again included
       })
     )[0].map((r) => plainValue(r) as Record<string, unknown>);
 
-  it("shows Meta's last attempt with the platform's answer, and its send again leaves a replay row", async function () {
+  it("shows Meta's last attempt with the platform's answer, and its send again leaves a replay row", async () => {
     assert.deepEqual(await ledgerRows(), [
       { status: 'delivered', replay: false, platform_ref: 'AbCdEfGh123', platform_events_received: 1 },
     ]);
-    await onStudioPage(this, `${studio.url}/destinations#token=${TOKEN}`, 1280, async (page) => {
+    await onStudioPage(`${studio.url}/destinations#token=${TOKEN}`, 1280, async (page) => {
       // From the destinations page, Meta's name opens its debugger.
       await page.getByRole('link', { name: 'meta: open its debugger' }).click();
       await page.waitForURL(/\/debugger\?destination=meta$/);
@@ -299,8 +299,8 @@ describe('studio: the per-destination debugger in a browser, send again included
     });
   });
 
-  it('works at 390 px: the table scrolls in its box, the detail fits', async function () {
-    await onStudioPage(this, `${studio.url}/debugger?destination=meta#token=${TOKEN}`, 390, async (page) => {
+  it('works at 390 px: the table scrolls in its box, the detail fits', async () => {
+    await onStudioPage(`${studio.url}/debugger?destination=meta#token=${TOKEN}`, 390, async (page) => {
       await page.getByRole('table', { name: 'Attempts' }).locator('tbody tr').first().waitFor();
       await page
         .getByRole('button', { name: /^Details of / })

@@ -332,8 +332,8 @@ describe('studio: destination health agrees with SQL over the ledger', function 
   });
 
   for (const width of [1280, 390])
-    it(`shows them in the page at ${width} px`, async function () {
-      await onStudioPage(this, `${studio.url}/destinations#token=${TOKEN}`, width, async (page) => {
+    it(`shows them in the page at ${width} px`, async () => {
+      await onStudioPage(`${studio.url}/destinations#token=${TOKEN}`, width, async (page) => {
         const table = page.getByRole('table', { name: 'Destinations' });
         const meta = table.locator('tr', { hasText: 'meta' });
         await meta.waitFor();

@@ -122,8 +122,8 @@ describe('studio: live events show a refused request with its reason', function 
 
   const live = (body: unknown) => adminCall(studio.url, TOKEN, 'live', body);
 
-  const inBrowser = (ctx: Mocha.Context, width: number, walk: (page: Page) => Promise<void>) =>
-    onStudioPage(ctx, `${studio.url}/live#token=${TOKEN}`, width, walk);
+  const inBrowser = (width: number, walk: (page: Page) => Promise<void>) =>
+    onStudioPage(`${studio.url}/live#token=${TOKEN}`, width, walk);
 
   /**
    * The filter's labels that are not where a reader looks for them: each belongs on its control's
@@ -145,8 +145,8 @@ describe('studio: live events show a refused request with its reason', function 
       }),
     );
 
-  it('a request refused at the gateway appears on the open page with its reason, and the filter narrows it', async function () {
-    await inBrowser(this, 1280, async (page) => {
+  it('a request refused at the gateway appears on the open page with its reason, and the filter narrows it', async () => {
+    await inBrowser(1280, async (page) => {
       await page.getByRole('table', { name: 'Stored events' }).getByText('ev-form-1').waitFor();
       assert.deepEqual(await strayLabels(page), []);
       assert.ok(await page.getByText('No refused request in this window.').isVisible());
@@ -192,8 +192,8 @@ describe('studio: live events show a refused request with its reason', function 
     });
   });
 
-  it('reads well at 390 px, and the API agrees with plain SQL over the ops table', async function () {
-    await inBrowser(this, 390, async (page) => {
+  it('reads well at 390 px, and the API agrees with plain SQL over the ops table', async () => {
+    await inBrowser(390, async (page) => {
       await page.getByRole('table', { name: 'Refused requests' }).getByText('INVALID_CREDENTIALS').waitFor();
       // "Show" and "From" on their controls' lines, not at the end of the line before.
       assert.deepEqual(await strayLabels(page), []);

@@ -1,6 +1,6 @@
 /**
  * A browser walk against the whole local environment (`npm start`), for a describe block:
- * Debian's Chromium (the tests skip where it is not installed), the local CLI on a fresh data
+ * Chromium (test/support/chromium.ts), the local CLI on a fresh data
  * dir and free ports, the BigQuery emulator's client, the studio's URL with the admin token, and
  * a directory for screenshots ($SCREENSHOTS, default a temp dir). Also the page problems a walk
  * must not meet (uncaught errors, dialogs).
@@ -39,9 +39,8 @@ export function localInBrowser(prefix: string): LocalBrowser {
       `http://127.0.0.1:${env.ports['studio']}/#token=${readFileSync(join(env.dataDir, 'admin-token'), 'utf8').trim()}`,
     gateway: () => `http://127.0.0.1:${env.ports['gateway']}`,
   } as Omit<LocalBrowser, 'browser' | 'bigquery'> as LocalBrowser;
-  before(async function () {
+  before(async () => {
     launched = await launchChromium();
-    if (!launched) this.skip();
     env.browser = launched;
     const local = await startLocalCli({ prefix });
     child = local.child;

@@ -1,6 +1,6 @@
 /**
- * The studio's pages in a browser test: Debian's Chromium for the describe block (the tests skip
- * where it is not installed), a studio on a fresh registry bucket of the Cloud Storage emulator
+ * The studio's pages in a browser test: one Chromium (test/support/chromium.ts) for the describe
+ * block, a studio on a fresh registry bucket of the Cloud Storage emulator
  * for each test, and a directory for screenshots ($SCREENSHOTS, default a temp dir).
  */
 import { mkdirSync, mkdtempSync } from 'node:fs';
@@ -27,9 +27,8 @@ export function studioInBrowser(
   let studio: Awaited<ReturnType<typeof startStudio>> | undefined;
   const shots = process.env.SCREENSHOTS ?? mkdtempSync(join(tmpdir(), `${bucketPrefix}-shots-`));
   mkdirSync(shots, { recursive: true });
-  before(async function () {
+  before(async () => {
     browser = await launchChromium();
-    if (!browser) this.skip();
   });
   after(() => browser?.close());
   beforeEach(async () => {

@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { ENTRY_FILES } from '../support/entry-files.ts';
+import { codeFiles, scratchCopy } from '../support/scratch-tree.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -40,52 +41,158 @@ function importsOfText(text: string): string[] {
 }
 
 /**
- * Modules core/ and schemas/ never import: I/O, and what loads code or keeps state across calls
- * at run time (node:module's require, node:async_hooks' stores, vm).
+ * Modules core/ and schemas/ never import: I/O, and what loads code, keeps state across calls or
+ * acts on the process at run time (node:module's require, node:async_hooks' stores, vm, timers,
+ * the process object).
  */
 const IO_MODULES =
-  /^(node:)?(fs|fs\/promises|http|https|http2|net|tls|dgram|child_process|worker_threads|cluster|module|async_hooks|vm)$/;
+  /^(node:)?(fs|fs\/promises|http|https|http2|net|tls|dgram|child_process|worker_threads|cluster|module|async_hooks|vm|timers|timers\/promises|process)$/;
 const CLIENTS = /^(@google-cloud\/|google-auth-library|google-gax|@grpc\/|@pulumi\/|@duckdb\/)/;
+
+/** The names the global object goes by. */
+const GLOBAL_OBJECTS = new Set(['globalThis', 'global', 'window', 'self']);
+/** Built-ins a patch would change for every caller in the process. */
+const BUILT_INS = new Set(
+  'Object Array String Number Boolean Symbol BigInt Function Promise Map Set WeakMap WeakSet Date Math JSON Reflect RegExp Error TypeError RangeError Intl console crypto performance URL URLSearchParams TextEncoder TextDecoder Buffer AbortController AbortSignal structuredClone fetch'.split(
+    ' ',
+  ),
+);
+/** What schedules work for later: a pure function returns its answer, it leaves nothing running. */
+const TIMERS = new Set(['setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask']);
+/** The calls that change an object's properties or prototype, their target first. */
+const PATCHING_CALLS =
+  /^(Object\.(defineProperty|defineProperties|assign|setPrototypeOf)|Reflect\.(set|defineProperty|deleteProperty|setPrototypeOf))$/;
+
+/** `x`, `(x)`, `x as T`, `x!`, `<T>x`, `x satisfies T`: the expression inside. */
+function bare(node: ts.Expression): ts.Expression {
+  let n = node;
+  while (
+    ts.isParenthesizedExpression(n) ||
+    ts.isAsExpression(n) ||
+    ts.isNonNullExpression(n) ||
+    ts.isTypeAssertionExpression(n) ||
+    ts.isSatisfiesExpression(n)
+  )
+    n = n.expression;
+  return n;
+}
+
+/** The identifier a member chain starts from (`a` of `a.b['c'].d`), and whether it passes a prototype. */
+function chainOf(node: ts.Expression): { root: string | undefined; prototype: boolean } {
+  let n = bare(node);
+  let prototype = false;
+  while (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) {
+    const name = ts.isPropertyAccessExpression(n)
+      ? n.name.text
+      : ts.isStringLiteralLike(n.argumentExpression)
+        ? n.argumentExpression.text
+        : '';
+    if (name === 'prototype' || name === '__proto__') prototype = true;
+    n = bare(n.expression);
+  }
+  return { root: ts.isIdentifier(n) ? n.text : undefined, prototype };
+}
 
 /**
  * What a pure file never does, found in its syntax tree: load a module at run time (`import()`,
- * `require()`, `createRequire`) or patch the process's globals (an assignment to, or
- * `Object.defineProperty`/`Object.assign` on, `globalThis`/`global`). `typeof import('…')` is a
- * type and stays allowed.
+ * `require()`, `createRequire`); patch what others share — the global object (also through an
+ * alias, `const g = globalThis; g.fetch = …`), a built-in (`Math.random = …`), a prototype
+ * (`Array.prototype.x = …`, `Object.defineProperty(String.prototype, …)`) or an imported module
+ * (`import * as m …; m.f = …`), by assignment, `delete`, `++`, Object.defineProperty/assign/
+ * setPrototypeOf or Reflect's setters; start a timer (setTimeout, setInterval, setImmediate,
+ * queueMicrotask); or touch the process (`process.on(…)`, `process.exit()`). `typeof import('…')`
+ * is a type and stays allowed, as do reading a global and a local named like one.
  */
 function runtimeEffects(where: string, text: string): string[] {
   const problems: string[] = [];
   const source = ts.createSourceFile(where, text, ts.ScriptTarget.Latest, true);
   const line = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
-  const isGlobal = (node: ts.Node): boolean => {
-    let n: ts.Node = node;
-    while (ts.isPropertyAccessExpression(n) || ts.isElementAccessExpression(n)) n = n.expression;
-    return ts.isIdentifier(n) && (n.text === 'globalThis' || n.text === 'global');
+  const aliases = new Set<string>(); // names bound to the global object or one of its members
+  const imported = new Set<string>(); // names an import binds
+  for (const statement of source.statements) {
+    const clause = ts.isImportDeclaration(statement) ? statement.importClause : undefined;
+    if (clause?.name) imported.add(clause.name.text);
+    const bindings = clause?.namedBindings;
+    if (bindings && ts.isNamespaceImport(bindings)) imported.add(bindings.name.text);
+    if (bindings && ts.isNamedImports(bindings)) for (const e of bindings.elements) imported.add(e.name.text);
+  }
+  const isGlobal = (root: string | undefined) =>
+    root !== undefined && (GLOBAL_OBJECTS.has(root) || aliases.has(root));
+  /** Why changing `target` (a member chain, or an object handed to a patching call) is impure. */
+  const patched = (target: ts.Expression, member: boolean): string | undefined => {
+    const { root, prototype } = chainOf(target);
+    if (prototype) return 'patches a prototype';
+    if (root === undefined) return undefined;
+    if (GLOBAL_OBJECTS.has(root)) return 'patches globalThis';
+    if (aliases.has(root)) return 'patches globalThis through an alias';
+    if (BUILT_INS.has(root) && (member || ts.isIdentifier(bare(target)))) return 'patches a built-in';
+    if (imported.has(root)) return 'patches an import';
+    return undefined;
+  };
+  const report = (node: ts.Node, reason: string | undefined, what: string) => {
+    if (reason) problems.push(`${where}:${line(node)} ${reason} (${what})`);
   };
   const visit = (node: ts.Node): void => {
+    if (ts.isVariableDeclaration(node) && node.initializer) {
+      const init = chainOf(node.initializer);
+      if (isGlobal(init.root) && !init.prototype) {
+        if (ts.isIdentifier(node.name)) aliases.add(node.name.text);
+        else
+          for (const element of ts.isObjectBindingPattern(node.name) ? node.name.elements : [])
+            if (ts.isIdentifier(element.name)) aliases.add(element.name.text);
+      }
+    }
     if (ts.isCallExpression(node)) {
-      const callee = node.expression;
+      const callee = bare(node.expression);
       if (callee.kind === ts.SyntaxKind.ImportKeyword)
         problems.push(`${where}:${line(node)} loads a module at run time (import())`);
       if (ts.isIdentifier(callee) && (callee.text === 'require' || callee.text === 'createRequire'))
         problems.push(`${where}:${line(node)} loads a module at run time (${callee.text}())`);
       const first = node.arguments[0];
-      if (
-        ts.isPropertyAccessExpression(callee) &&
-        /^(defineProperty|defineProperties|assign|setPrototypeOf)$/.test(callee.name.text) &&
-        first !== undefined &&
-        isGlobal(first)
-      )
-        problems.push(`${where}:${line(node)} patches globalThis (${callee.getText()})`);
+      if (first !== undefined && PATCHING_CALLS.test(callee.getText()))
+        report(node, patched(first, false), callee.getText());
     }
-    if (
+    const assigned =
       ts.isBinaryExpression(node) &&
       node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
-      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
-      (ts.isPropertyAccessExpression(node.left) || ts.isElementAccessExpression(node.left)) &&
-      isGlobal(node.left)
-    )
-      problems.push(`${where}:${line(node)} patches globalThis (${node.left.getText()} =)`);
+      node.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+        ? node.left
+        : ts.isDeleteExpression(node)
+          ? node.expression
+          : (ts.isPrefixUnaryExpression(node) || ts.isPostfixUnaryExpression(node)) &&
+              (node.operator === ts.SyntaxKind.PlusPlusToken ||
+                node.operator === ts.SyntaxKind.MinusMinusToken)
+            ? node.operand
+            : undefined;
+    if (assigned) {
+      const member = bare(assigned);
+      if (ts.isPropertyAccessExpression(member) || ts.isElementAccessExpression(member))
+        report(node, patched(member, true), `${member.getText()} =`);
+    }
+    if (ts.isIdentifier(node) && (TIMERS.has(node.text) || node.text === 'process')) {
+      const parent = node.parent;
+      const isName =
+        (ts.isPropertyAccessExpression(parent) &&
+          parent.name === node &&
+          !isGlobal(chainOf(parent.expression).root)) ||
+        ((ts.isPropertyAssignment(parent) ||
+          ts.isPropertySignature(parent) ||
+          ts.isMethodDeclaration(parent) ||
+          ts.isVariableDeclaration(parent) ||
+          ts.isParameter(parent) ||
+          ts.isBindingElement(parent) ||
+          ts.isFunctionDeclaration(parent)) &&
+          parent.name === node);
+      const inType =
+        ts.findAncestor(node, (n) => ts.isTypeNode(n) || ts.isImportDeclaration(n)) !== undefined;
+      if (!isName && !inType) {
+        const use = ts.isPropertyAccessExpression(parent) && parent.expression === node ? parent : node;
+        const what = ts.isPropertyAccessExpression(use) ? use.getText() : node.text;
+        problems.push(
+          `${where}:${line(node)} ${TIMERS.has(node.text) ? 'starts a timer' : 'touches the process'} (${what})`,
+        );
+      }
+    }
     ts.forEachChild(node, visit);
   };
   visit(source);
@@ -108,12 +215,110 @@ function impurities(where: string, text: string): string[] {
   return [...problems, ...runtimeEffects(where, text)];
 }
 
+/** Every impurity of the code files of core/ and schemas/ under `base` (the repository, or a scratch copy). */
+function purityProblems(base: string): string[] {
+  return codeFiles(base, ['core', 'schemas']).flatMap((file) =>
+    impurities(file, readFileSync(join(base, file), 'utf8')),
+  );
+}
+
 describe('architecture: dependency direction', () => {
   it('core and schemas import no Google client, no I/O module and nothing above them', () => {
-    const problems: string[] = [];
-    for (const file of [...tsFiles('core'), ...tsFiles('schemas')])
-      problems.push(...impurities(relative(root, file), readFileSync(file, 'utf8')));
-    assert.deepEqual(problems, []);
+    assert.deepEqual(purityProblems(root), []);
+  });
+
+  it('a scratch copy of core/ with impure files planted: the check names every one, and only those', function () {
+    this.timeout(20_000);
+    const scratch = scratchCopy(['core', 'schemas']);
+    const PLANTED: Record<string, [string, string]> = {
+      alias: [
+        'const g = globalThis;\nexport function f() { g.fetch = () => 1; }',
+        'patches globalThis through an alias (g.fetch =)',
+      ],
+      'alias-cast': [
+        'const g = globalThis as unknown as Record<string, unknown>;\ng["fetch"] = 1;',
+        'patches globalThis through an alias (g["fetch"] =)',
+      ],
+      'alias-destructured': [
+        'const { Math: m } = globalThis;\nm.random = () => 4;',
+        'patches globalThis through an alias (m.random =)',
+      ],
+      prototype: [
+        'Array.prototype.last = function () { return this.at(-1); };',
+        'patches a prototype (Array.prototype.last =)',
+      ],
+      'prototype-defined': [
+        "Object.defineProperty(String.prototype, 'x', { value: 1 });",
+        'patches a prototype (Object.defineProperty)',
+      ],
+      'proto-key': [
+        "const o = {};\no['__proto__'].polluted = true;",
+        "patches a prototype (o['__proto__'].polluted =)",
+      ],
+      'built-in': ['Math.random = () => 0.5;', 'patches a built-in (Math.random =)'],
+      'built-in-assign': [
+        'Object.assign(JSON, { parse: () => ({}) });',
+        'patches a built-in (Object.assign)',
+      ],
+      'import-namespace': [
+        "import * as hashing from '../pii.ts';\n(hashing as any).sha256 = () => '';",
+        'patches an import ((hashing as any).sha256 =)',
+      ],
+      'import-named': [
+        "import { PLATFORMS } from '../platforms/platforms.ts';\ndelete (PLATFORMS as any).meta_capi;",
+        'patches an import ((PLATFORMS as any).meta_capi =)',
+      ],
+      'import-reflect': [
+        "import { ENV } from '../runtime-config.ts';\nReflect.set(ENV, 'X', 'y');",
+        'patches an import (Reflect.set)',
+      ],
+      timeout: ['export const later = (f: () => void) => setTimeout(f, 10);', 'starts a timer (setTimeout)'],
+      interval: [
+        'export const every = (f: () => void) => globalThis.setInterval(f, 10);',
+        'starts a timer (setInterval)',
+      ],
+      immediate: [
+        'const s = setImmediate;\nexport const soon = (f: () => void) => s(f);',
+        'starts a timer (setImmediate)',
+      ],
+      microtask: [
+        'export const next = (f: () => void) => queueMicrotask(f);',
+        'starts a timer (queueMicrotask)',
+      ],
+      'timers-module': [
+        "import { setTimeout as wait } from 'node:timers/promises';\nexport const pause = () => wait(5);",
+        'imports node:timers/promises (I/O)',
+      ],
+      'process-on': ["process.on('exit', () => undefined);", 'touches the process (process.on)'],
+      'process-once': [
+        "globalThis.process.once('SIGTERM', () => undefined);",
+        'touches the process (process)',
+      ],
+      'process-exit': ['export function stop() { process.exit(1); }', 'touches the process (process.exit)'],
+      'process-module': [
+        "import { on } from 'node:process';\non('exit', () => undefined);",
+        'imports node:process (I/O)',
+      ],
+    };
+    try {
+      for (const [name, [code]] of Object.entries(PLANTED))
+        scratch.plant(`core/planted/${name}.ts`, `${code}\n`);
+      const found = purityProblems(scratch.root);
+      const missed = Object.entries(PLANTED)
+        .filter(
+          ([name, [, reason]]) =>
+            !found.some((p) => p.startsWith(`core/planted/${name}.ts`) && p.endsWith(reason)),
+        )
+        .map(([name, [, reason]]) => `${name}: ${reason}`);
+      assert.deepEqual(missed, [], `found:\n${found.join('\n')}`);
+      assert.deepEqual(
+        found.filter((p) => !p.startsWith('core/planted/')),
+        [],
+        'the rest of the copy is pure',
+      );
+    } finally {
+      scratch.remove();
+    }
   });
 
   it('the purity check finds each kind of planted violation (module loading, hooks, global patches)', () => {
@@ -142,6 +347,11 @@ describe('architecture: dependency direction', () => {
       "type T = typeof import('./catalog.ts');",
       'const f = globalThis.fetch;',
       'let global = 1; global = 2;',
+      "const row: Record<string, unknown> = {};\nObject.defineProperty(row, '__proto__', { value: 1 });",
+      'const copy = Object.assign({}, { a: 1 });',
+      'type T = { setTimeout: number; process: string };',
+      'const o = { process: 1, setTimeout: 2 };\nconst p = o.process + o.setTimeout;',
+      'const now = Date.now();',
     ];
     for (const code of clean) assert.deepEqual(impurities('core/platforms/planted.ts', code), [], code);
   });

@@ -1,44 +1,41 @@
 /**
- * core/ points one way as folders too: taking each folder of core/ as one node and each root
- * file of core/ as its own node, no path of imports leads back to where it started. The
- * file-level test (import-cycles.test.ts) allows `registry/a.ts → syncs/b.ts → registry/c.ts`;
- * this one does not, so a folder's base never has to know what is built on it. A failure
- * lists every cycle, `a → b → a`, with one file-level import that makes each edge.
+ * The house points one way as folders (issue #99): each top-level folder is one node (`infra/`,
+ * `scripts/`, `gateway/`…), but core/ and test/, which hold layers and suites, count each
+ * subfolder as its own node (`core/registry/`, `test/support/`) and each root file as its own.
+ * No path of imports leads back to where it started, anywhere: the file-level test
+ * (import-cycles.test.ts) allows `registry/a.ts → syncs/b.ts → registry/c.ts`; this one does
+ * not, so a folder's base never has to know what is built on it. A failure lists every cycle,
+ * `a → b → a`, with one file-level import that makes each edge.
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { codeFiles, REPO_ROOT, scratchCopy } from '../support/scratch-tree.ts';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const core = join(root, 'core');
+/** Folders whose subfolders are nodes of their own. */
+const SPLIT = new Set(['core', 'test']);
 
-/** Every .ts file under core/, as paths relative to the repository (`core/registry/resources.ts`). */
-function coreFiles(): string[] {
-  const entries = readdirSync(core, { recursive: true, withFileTypes: true });
-  return entries
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => relative(root, join(e.parentPath, e.name)).split(sep).join('/'))
-    .sort();
-}
-
-/** The node a file of core/ belongs to: its top folder (`core/registry/`), or itself at the root. */
+/** The node a file belongs to: its top folder, a subfolder of core/ or test/, or a root file itself. */
 function nodeOf(path: string): string {
   const parts = path.split('/');
-  return parts.length > 2 ? `core/${parts[1]}/` : path;
+  if (SPLIT.has(parts[0] as string)) return parts.length > 2 ? `${parts[0]}/${parts[1]}/` : path;
+  return parts.length > 1 ? `${parts[0]}/` : path;
 }
 
-/** Relative specifiers a file imports, re-exports or loads with `import()`. */
+/**
+ * Relative specifiers a file imports, re-exports or loads with `import()`, read by TypeScript's
+ * pre-processor (so an import written inside a string or a comment is not one).
+ */
 function specifiers(text: string): string[] {
-  const statics = text.matchAll(/^\s*(?:import|export)\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm);
-  const dynamics = text.matchAll(/import\(\s*['"](\.[^'"]+)['"]\s*\)/g);
-  return [...statics, ...dynamics].map((m) => m[1] as string);
+  const { importedFiles } = ts.preProcessFile(text, true, true);
+  return importedFiles.map((f) => f.fileName).filter((name) => name.startsWith('.'));
 }
 
 /** node → node it imports → the first file-level import making that edge (`a.ts imports b.ts`). */
 type FolderGraph = Map<string, Map<string, string>>;
 
-function folderGraph(files: readonly string[]): FolderGraph {
+function folderGraph(root: string, files: readonly string[]): FolderGraph {
   const graph: FolderGraph = new Map();
   for (const file of files) {
     const from = nodeOf(file);
@@ -48,7 +45,6 @@ function folderGraph(files: readonly string[]): FolderGraph {
       const target = relative(root, resolve(root, dirname(file), spec))
         .split(sep)
         .join('/');
-      if (!target.startsWith('core/')) continue;
       const to = nodeOf(target);
       if (to !== from && !edges.has(to)) edges.set(to, `${file} imports ${target}`);
     }
@@ -58,7 +54,7 @@ function folderGraph(files: readonly string[]): FolderGraph {
 
 /**
  * Every elementary cycle, each once: it is found from its smallest node, walking only through
- * larger ones. core/ has a few dozen nodes, so the plain search is quick.
+ * larger ones. The house has about sixty nodes, so the plain search is quick.
  */
 function elementaryCycles(graph: ReadonlyMap<string, ReadonlyMap<string, string>>): string[][] {
   const found: string[][] = [];
@@ -85,7 +81,7 @@ function describeCycle(cycle: readonly string[], graph: FolderGraph): string {
   return [cycle.join(' → '), ...edges].join('\n');
 }
 
-describe('architecture: core/ folders import one way', () => {
+describe("architecture: the house's folders import one way", () => {
   it('finds every cycle, each once, from its smallest node (the checker itself)', () => {
     const edge = (pairs: [string, string][]) => new Map(pairs.map(([to]) => [to, `→ ${to}`]));
     const g = new Map([
@@ -106,16 +102,48 @@ describe('architecture: core/ folders import one way', () => {
     ]);
   });
 
-  it('takes a folder of core/ as one node and a root file as its own', () => {
+  it('takes a top folder as one node, core/ and test/ by subfolder, a root file as its own', () => {
     assert.equal(nodeOf('core/registry/resources.ts'), 'core/registry/');
     assert.equal(nodeOf('core/platforms/meta/index.ts'), 'core/platforms/');
     assert.equal(nodeOf('core/plan.ts'), 'core/plan.ts');
+    assert.equal(nodeOf('test/support/chromium.ts'), 'test/support/');
+    assert.equal(nodeOf('studio/web/creator.ts'), 'studio/');
+    assert.equal(nodeOf('scripts/build-functions.ts'), 'scripts/');
   });
 
-  it('no folder or root file of core/ reaches itself through its imports', () => {
-    const graph = folderGraph(coreFiles());
-    assert.ok(graph.size > 20, `core/ has ${graph.size} nodes`);
+  it('no folder or root file of the house reaches itself through its imports', () => {
+    const graph = folderGraph(REPO_ROOT, codeFiles(REPO_ROOT));
+    assert.ok(graph.size > 50, `the house has ${graph.size} nodes`);
     const cycles = elementaryCycles(graph).map((c) => describeCycle(c, graph));
     assert.deepEqual(cycles, [], `\n${cycles.join('\n')}`);
+  });
+
+  it('finds a cycle planted anywhere: between top folders, through three, inside core/ or test/', function () {
+    this.timeout(20_000);
+    const scratch = scratchCopy();
+    try {
+      // Each plant closes a cycle over edges the house already has (scripts → infra, bench →
+      // test/support, core/decision → core/consent, local → gateway → core).
+      scratch.plant('infra/planted.ts', "import { x } from '../scripts/planted.ts';\n");
+      scratch.plant('scripts/planted.ts', "export { y } from '../infra/config.ts';\n");
+      scratch.plant('test/support/planted.ts', "const m = await import('../../bench/planted.ts');\n");
+      scratch.plant('bench/planted.ts', "import '../test/support/planted.ts';\n");
+      scratch.plant('core/consent/planted.ts', "import { d } from '../decision/planted.ts';\n");
+      scratch.plant('core/decision/planted.ts', "import { c } from '../consent/planted.ts';\n");
+      scratch.plant('core/planted.ts', "import { l } from '../local/planted.ts';\n");
+      scratch.plant('local/planted.ts', "import { g } from '../gateway/planted.ts';\n");
+      scratch.plant('gateway/planted.ts', "import { c } from '../core/planted.ts';\n");
+      const graph = folderGraph(scratch.root, codeFiles(scratch.root));
+      const cycles = elementaryCycles(graph).map((c) => c.join(' → '));
+      for (const expected of [
+        'infra/ → scripts/ → infra/',
+        'bench/ → test/support/ → bench/',
+        'core/consent/ → core/decision/ → core/consent/',
+        'core/planted.ts → local/ → gateway/ → core/planted.ts',
+      ])
+        assert.ok(cycles.includes(expected), `${expected} not found among:\n${cycles.join('\n')}`);
+    } finally {
+      scratch.remove();
+    }
   });
 });

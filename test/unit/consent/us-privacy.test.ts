@@ -41,6 +41,65 @@ describe('consent: US Privacy and GPP', () => {
     assert.deepEqual(readGpp(gpp, '7'), { ok: true });
   });
 
+  it("GPP: the uspv1 section's OptOutSale N opts out of nothing", () => {
+    const m = new GppModel();
+    m.setFieldValue('uspv1', 'Notice', 'Y');
+    m.setFieldValue('uspv1', 'OptOutSale', 'N');
+    assert.deepEqual(readGpp(m.encode(), '6'), { ok: true });
+  });
+
+  it('GPP: the first opt-out decides; a later section without one does not undo it', () => {
+    const m = new GppModel();
+    m.setFieldValue('usca', 'SharingOptOutNotice', 1);
+    m.setFieldValue('usca', 'SharingOptOut', 1);
+    m.setFieldValue('usva', 'SaleOptOutNotice', 1);
+    m.setFieldValue('usva', 'SaleOptOut', 2);
+    assert.deepEqual(readGpp(m.encode(), undefined), { ok: true, optOut: 'usca SharingOptOut' });
+  });
+
+  it("GPP: a later section's opt-out decides when an earlier one states none", () => {
+    const m = new GppModel();
+    m.setFieldValue('usca', 'SharingOptOutNotice', 1);
+    m.setFieldValue('usca', 'SharingOptOut', 2);
+    m.setFieldValue('usva', 'SaleOptOutNotice', 1);
+    m.setFieldValue('usva', 'SaleOptOut', 1);
+    assert.deepEqual(readGpp(m.encode(), undefined), { ok: true, optOut: 'usva SaleOptOut' });
+  });
+
+  it('GPP: a string read again gives the reading kept from the first time', () => {
+    const m = new GppModel();
+    m.setFieldValue('usca', 'SharingOptOut', 1);
+    const gpp = m.encode();
+    assert.equal(readGpp(gpp, '8'), readGpp(gpp, '8'));
+    assert.notEqual(readGpp(gpp, '8'), readGpp(gpp, undefined), 'another gpp_sid is another reading');
+  });
+
+  it('GPP: a string whose header and sections disagree in number, or of too many sections, is malformed', () => {
+    const m = new GppModel();
+    m.setFieldValue('usca', 'SharingOptOut', 1);
+    const gpp = m.encode();
+    assert.deepEqual(readGpp(`${gpp}~BAAAAAA`, undefined), {
+      ok: false,
+      why: 'the header and the sections disagree on how many there are',
+    });
+    assert.deepEqual(readGpp(gpp.split('~')[0] as string, undefined), {
+      ok: false,
+      why: 'the header names more sections than the 0 the string carries',
+    });
+    const many = `${gpp.split('~')[0]}${'~x'.repeat(65)}`;
+    assert.deepEqual(readGpp(many, undefined), { ok: false, why: 'more than 64 sections' });
+    const most = `${gpp.split('~')[0]}${'~x'.repeat(64)}`;
+    assert.notEqual((readGpp(most, undefined) as { why?: string }).why, 'more than 64 sections');
+  });
+
+  it('a GPP header of another type or version says which', () => {
+    const header = (type: number, version: number) =>
+      base64(`${type.toString(2).padStart(6, '0')}${version.toString(2).padStart(6, '0')}${'0'.repeat(12)}`);
+    assert.throws(() => gppSectionIds(header(4, 1), 10), /^.*not a GPP header \(type is not 3\)$/);
+    assert.throws(() => gppSectionIds(header(3, 2), 10), /GPP header version is not 1$/);
+    assert.deepEqual(gppSectionIds(header(3, 1), 10), []);
+  });
+
   it('an undecodable GPP string is a reading that says why', () => {
     const r = readGpp('garbage', undefined);
     assert.equal(r.ok, false);

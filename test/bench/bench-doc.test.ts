@@ -1,7 +1,7 @@
 /** docs/bench.md as `npm run bench` writes it (bench/report.ts): sections replaced per suite run. */
 import assert from 'node:assert/strict';
-import type { SuiteOutcome } from '../../../bench/lib.ts';
-import { BENCH_DOC_HEAD, benchDoc } from '../../../bench/report.ts';
+import type { SuiteOutcome } from '../../bench/lib.ts';
+import { BENCH_DOC_HEAD, benchDoc } from '../../bench/report.ts';
 
 const outcome = (suite: string, value: number, problems: string[] = []): SuiteOutcome => ({
   suite,

@@ -6,8 +6,8 @@
 import { readCatalogue } from '../../adapters/source-catalogue.ts';
 import { type Source, secretName, sourceTranslator } from '../../core/translate/sources.ts';
 import type { ConsentPurpose, Settings } from '../../schemas/settings.ts';
-import { FakePublisher, fixedTranslators, startTestGateway, type TestGateway } from '../gateway/support.ts';
-import { TEST_SECRET } from './source-cases.ts';
+import { TEST_SECRET } from '../support/source-cases.ts';
+import { FakePublisher, fixedTranslators, startTestGateway, type TestGateway } from './support.ts';
 
 export interface CatalogueGateway {
   readonly g: TestGateway;
