@@ -94,12 +94,22 @@ export function previewDelivery(
   return 'outcome' in d ? d : driverPreview(d.destination, d.event, now);
 }
 
+/**
+ * A secret's stand-in in a preview: `REDACTED` and the role in letters and digits, padded to a
+ * multiple of four, so it is also a key a driver can sign with (a Standard Webhooks key is
+ * base64), and any header or value it shows up in is redacted.
+ */
+const placeholderOf = (role: string): string => {
+  const text = `${REDACTED}${role.toUpperCase().replace(/[^A-Z0-9]/g, '')}`;
+  return text.padEnd(Math.ceil(text.length / 4) * 4, 'X');
+};
+
 /** The request the destination's driver prepares for an event past the decision layer. */
 function driverPreview(destination: Destination, event: StoredEvent, now: Date): PreviewResult {
   const driver = driverFor(destination.type);
   if (driver === undefined) return { outcome: 'not_sent', reason: `no driver for ${destination.type}` };
   const roles = new Set([...driver.requiredSecrets, ...Object.keys(destination.secrets ?? {})]);
-  const secrets = Object.fromEntries([...roles].map((r) => [r, `${REDACTED}_${r.toUpperCase()}`]));
+  const secrets = Object.fromEntries([...roles].map((r) => [r, placeholderOf(r)]));
   const prepared = driver.prepare(event, { destination, secrets, now });
   if (!prepared.ok) return { outcome: 'not_sent', reason: prepared.reason };
   const placeholders = Object.values(secrets);
