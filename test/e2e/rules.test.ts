@@ -71,7 +71,7 @@ describe('end to end: a rule acts on stored events (experimental)', function () 
         // The local webhook destination takes the events the rule publishes (a custom event
         // reaches a webhook when it is allowed there, docs/architecture.md §3).
         const local = readFileSync(join(REPO, 'environments', 'local.yaml'), 'utf8');
-        const hook = '    config: { path: /webhook }\n';
+        const hook = '    config: { path: /webhook, format: standard-webhooks }\n';
         assert.ok(local.includes(hook), 'environments/local.yaml has the webhook destination');
         writeFileSync(
           file,
