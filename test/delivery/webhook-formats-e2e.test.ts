@@ -161,7 +161,11 @@ describe('webhook formats end to end (emulators, functions, libraries’ verifie
     assert.notEqual(first.headers['webhook-timestamp'], second.headers['webhook-timestamp']);
     assert.notEqual(first.headers['webhook-signature'], second.headers['webhook-signature']);
     assert.deepEqual(verdicts(second, NEW_KEY), { standard: 'ok', svix: 'ok' });
-    const rows = (await stack.ledger(id)).filter((r) => r.destination === 'overlap');
+    // The ledger row is written after the receiver's answer: wait for it, as a reader would.
+    const rows = await waitFor('the delivered ledger row', async () => {
+      const got = (await stack.ledger(id)).filter((r) => r.destination === 'overlap');
+      return got.some((r) => r.status === 'delivered') ? got : undefined;
+    });
     assert.deepEqual(
       rows.map((r) => r.status),
       ['failed', 'delivered'],
