@@ -13,10 +13,10 @@ describe('BigQuery emulator API: the server and malformed requests', () => {
   after(() => h.stop());
 
   describe('server', () => {
-    it('answers GET /health with {"status":"ok"}', async () => {
+    it('answers GET /health with {"status":"ok"}, its job latency and the jobs it cancelled', async () => {
       const res = await fetch(`${h.emulator.url}/health`);
       assert.equal(res.status, 200);
-      assert.deepStrictEqual(await res.json(), { status: 'ok' });
+      assert.deepStrictEqual(await res.json(), { status: 'ok', jobLatencyMs: 0, cancelledJobs: 0 });
     });
 
     it('serves the API with and without the /bigquery/v2 prefix', async () => {
