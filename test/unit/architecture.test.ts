@@ -377,6 +377,8 @@ describe('architecture: dependency direction', () => {
       'core/pii.ts',
       // The egress policy: the gate's rules, and the refusal the platforms' runtimes pass on.
       'core/egress/policy.ts',
+      // Standard Webhooks signing: the translators verify with it, the webhook platform signs.
+      'core/signing/standard-webhooks.ts',
     ];
     // Consent: the signals' readers and their one resolver (pure functions of the stored event)
     // decide at the decision layer and say what each platform is told, so both layers use them.
