@@ -34,6 +34,9 @@ const recorded = await declare(async () => {
     'gcp:region': 'europe-west1',
     'eventbus:settingsFile': settingsFile,
     'eventbus:buildRoot': buildRoot,
+    // Secret stack config later programs ask for (a program that does not ignores them).
+    'eventbus:sessionSalt': 'salt-of-the-recording',
+    'eventbus:edgeSecret': 'edge-secret-of-the-recording',
   });
   const program = await import('../../infra/index.ts');
   await new Promise((r) => pulumi.output(program.gatewayUrl).apply(r));

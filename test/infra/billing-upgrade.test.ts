@@ -31,7 +31,12 @@ const STATES = join(import.meta.dirname, '..', 'fixtures', 'stack-states');
  * unless `cost.billing` said otherwise, and exported no `billing`. A fixture added for a release
  * tag needs its line here.
  */
-const RUNS: Readonly<Record<string, Billing>> = { '0ce37e97': 'instance', '56188c8b': 'request' };
+const RUNS: Readonly<Record<string, Billing>> = {
+  '0ce37e97': 'instance',
+  '56188c8b': 'request',
+  // v0.2.0: Cloud Functions unless cost.billing says otherwise; the example says nothing.
+  '130b1e17': 'request',
+};
 
 /** The resource types that hold data: replacing one loses or moves it. */
 const DATA_BEARING = [
