@@ -13,8 +13,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { HTTP } from 'cloudevents';
 import type { Destination } from '../../schemas/settings.ts';
+import { verdicts } from '../support/webhook-verdicts.ts';
 import { type Stack, startStack, testSettings, waitFor } from './support/stack.ts';
-import { verdicts } from './support/webhook-verdicts.ts';
 
 const NEW_KEY = `whsec_${randomBytes(32).toString('base64')}`;
 const OLD_KEY = `whsec_${randomBytes(32).toString('base64')}`;

@@ -13,7 +13,7 @@ import { cloudEventType, rotationState, webhookSigning } from '../../core/platfo
 import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 import { webhookFormatWarnings } from '../../core/platforms/webhook/warnings.ts';
 import type { Destination } from '../../schemas/settings.ts';
-import { verdicts } from './support/webhook-verdicts.ts';
+import { verdicts } from '../support/webhook-verdicts.ts';
 
 const secret = () => `whsec_${randomBytes(24).toString('base64')}`;
 const KEY = secret();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { REPO_ROOT } from '../../local/settings-file.ts';
-import { standardDelivery } from './support/webhook-verdicts.ts';
+import { standardDelivery } from '../support/webhook-verdicts.ts';
 
 type Receive = (
   secret: string,

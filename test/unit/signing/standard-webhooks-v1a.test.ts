@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createPublicKey, verify } from 'node:crypto';
 import { ed25519Signature, publicKeyOf } from '../../../core/signing/standard-webhooks.ts';
-import { standardDelivery } from '../../delivery/support/webhook-verdicts.ts';
+import { standardDelivery } from '../../support/webhook-verdicts.ts';
 
 const RFC8032 = [
   {

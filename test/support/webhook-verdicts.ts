@@ -4,8 +4,8 @@
  */
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { Webhook as SvixWebhook } from 'svix';
-import type { OutboundRequest } from '../../../core/platforms/driver.ts';
-import { webhookDriver } from '../../../core/platforms/webhook/index.ts';
+import type { OutboundRequest } from '../../core/platforms/driver.ts';
+import { webhookDriver } from '../../core/platforms/webhook/index.ts';
 
 export interface SignedDelivery {
   readonly headers: Readonly<Record<string, string>>;
