@@ -470,26 +470,47 @@ describe('local supervisor', () => {
 });
 
 describe('freePort across processes', () => {
-  /** Starts `count` processes at once, each asking freePort for five ports; their answers. */
+  /**
+   * Starts `count` processes at once, each asking freePort for five ports; their answers. Each
+   * keeps running (holding its slices) until every one has answered: a process that ended before
+   * a slow one started would free its slice for it, which is no overlap of processes running at
+   * once (on a loaded machine a fixed wait was not enough).
+   */
   async function draw(count: number): Promise<number[][]> {
     const script = `import { freePort } from ${JSON.stringify(join(root, 'local/supervisor.ts'))};
 const ports = [];
 for (let i = 0; i < 5; i++) ports.push(await freePort());
 console.log(JSON.stringify(ports));
-setTimeout(() => {}, 300); // hold the slice while the others draw`;
-    return Promise.all(
-      Array.from({ length: count }, async () => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
-          stdio: ['ignore', 'pipe', 'inherit'],
-        });
-        let out = '';
-        child.stdout.on('data', (b: Buffer) => {
-          out += b.toString();
-        });
-        await new Promise((done) => child.once('close', done));
-        return JSON.parse(out) as number[];
+process.stdin.resume();
+process.stdin.on('end', () => process.exit(0));`;
+    const children = Array.from({ length: count }, () =>
+      spawn(process.execPath, ['--input-type=module', '-e', script], {
+        stdio: ['pipe', 'pipe', 'inherit'],
       }),
     );
+    try {
+      return await Promise.all(
+        children.map(
+          (child) =>
+            new Promise<number[]>((done, fail) => {
+              let out = '';
+              child.stdout.on('data', (b: Buffer) => {
+                out += b.toString();
+                if (out.includes('\n')) done(JSON.parse(out) as number[]);
+              });
+              child.once('close', () => fail(new Error(`a drawing process ended first: ${out}`)));
+            }),
+        ),
+      );
+    } finally {
+      await Promise.all(
+        children.map((child) => {
+          const closed = new Promise((done) => child.once('close', done));
+          child.stdin.end();
+          return child.exitCode === null ? closed : undefined;
+        }),
+      );
+    }
   }
 
   it('gives processes running at once disjoint port ranges, below the ephemeral range', async function () {
