@@ -35,7 +35,7 @@ const RUNS: Readonly<Record<string, Billing>> = {
   '0ce37e97': 'instance',
   '56188c8b': 'request',
   // v0.2.0: Cloud Functions unless cost.billing says otherwise; the example says nothing.
-  '130b1e17': 'request',
+  '9bd8104b': 'request',
 };
 
 /** The resource types that hold data: replacing one loses or moves it. */
