@@ -60,6 +60,7 @@ import {
 import { authProblem, authSpec, offerScheme, renderAuth, startAuth } from './creator-auth.ts';
 import { byColumn, checkName, renderPreview } from './creator-checks.ts';
 import { consentWarning } from './creator-consent.ts';
+import { showConstraints, tightenControls } from './creator-constraints.ts';
 import { goLive, type Saved, startLive } from './creator-live.ts';
 import { PLATFORM_CONTROL_IDS, platformEvents, renderPlatformControls } from './creator-platforms.ts';
 import { answer, fieldNameProblems, showQuestions } from './creator-questions.ts';
@@ -255,9 +256,17 @@ function renderFields(): void {
   const head = el(
     'tr',
     {},
-    ...['Column', 'Goes to', 'Why', 'Found', 'Examples', 'Field name', 'Required', 'Personal data'].map((h) =>
-      el('th', { scope: 'col' }, h),
-    ),
+    ...[
+      'Column',
+      'Goes to',
+      'Why',
+      'Found',
+      'Saved as (what the definition checks)',
+      'Examples',
+      'Field name',
+      'Required',
+      'Personal data',
+    ].map((h) => el('th', { scope: 'col' }, h)),
   );
   const rows = state.fields.map((f, i) => {
     const choice = state.choices[i] as ColumnChoice;
@@ -284,9 +293,14 @@ function renderFields(): void {
     pii.checked = choice.pii ?? (guessed?.personal === true || f.format === 'email' || f.format === 'phone');
     // Name, required and personal data are a field's: only an event field has them here (the
     // context's own fields, user.email…, are hashed per the settings).
+    // What a sample cannot prove, tightened only by the person (creator-constraints.ts).
+    const tighten = tightenControls(f, choice, (change) => {
+      state.choices[i] = change(state.choices[i] as ColumnChoice);
+      update();
+    });
     const enable = () => {
       const data = state.choices[i]?.target === 'event_data';
-      for (const input of [name, required, pii]) input.disabled = !data;
+      for (const input of [name, required, pii, ...tighten.inputs]) input.disabled = !data;
       name.placeholder = data ? '' : '—';
       if (!data) name.value = '';
       else if (name.value === '') name.value = state.choices[i]?.field ?? '';
@@ -324,6 +338,7 @@ function renderFields(): void {
       el('td', {}, target),
       why,
       el('td', {}, found),
+      el('td', {}, el('span', { class: 'saved-as' }), tighten.cell),
       el('td', {}, f.examples.map(show).join(' · ')),
       el('td', {}, name),
       el('td', {}, required),
@@ -490,6 +505,7 @@ function update(): void {
     view.choices = state.choices;
   }
   $('identity-note').textContent = identityNote(draft);
+  showConstraints($('fields'), draft, state.choices, state.fields, target);
   refreshValueOptions(draft, state.choices);
   renderAuth(saved(draft).translator.name);
   const blocked = blockers();
