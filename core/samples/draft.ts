@@ -283,7 +283,17 @@ export function draftResources(input: {
         event: input.eventName,
         format,
         fields:
-          keyed || vendor ? tFields : [...tFields, ...key.map((k) => ({ target: 'event_id', source: k }))],
+          keyed || vendor
+            ? tFields
+            : [
+                ...tFields,
+                // An event id is text: a vendor's numeric id (WooCommerce's order `id`) made so.
+                ...key.map((k): TranslatorField => {
+                  const type = byColumn.get(k)?.type;
+                  const numeric = type === 'integer' || type === 'number';
+                  return { target: 'event_id', source: k, ...(numeric ? { transforms: ['string'] } : {}) };
+                }),
+              ],
         ...(keyed ? { key } : vendor ? { key: [...vendor.columns] } : {}),
       },
     },
