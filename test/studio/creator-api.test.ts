@@ -19,6 +19,7 @@ import { emulatorWithFreshBuckets } from '../../emulators/storage/test/support/h
 import { fileTokenStore } from '../../gateway/token-store.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { startStudio } from '../../studio/server.ts';
+import { adminCall } from '../support/admin-call.ts';
 
 const TOKEN = 'creator-api-admin-token-0123456789';
 
@@ -355,12 +356,8 @@ describe('studio creator API: arrivals of an endpoint of several event types', (
   afterEach(() => studio.close());
 
   const call = async (body: unknown) => {
-    const res = await fetch(`${studio.url}/v1/admin/arrivals`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    const { status, json } = await adminCall<Record<string, unknown>>(studio.url, TOKEN, 'arrivals', body);
+    return { status, body: json };
   };
 
   it('looks at every type’s typed view and ledger, each row saying whose it is', async () => {

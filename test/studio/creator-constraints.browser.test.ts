@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { parseAllDocuments } from 'yaml';
-import { studioInBrowser } from '../support/studio-browser.ts';
+import { creatorWithSample, studioInBrowser } from '../support/studio-browser.ts';
 
 const TOKEN = 'creator-constraints-admin-token-0123456789';
 const ORDERS = [
@@ -53,13 +53,11 @@ describe('studio creator: what the saved definition checks', function () {
   });
 
   it('shows each field’s checks as saved; what the sample cannot prove stays open until tightened', async () => {
-    const page = await ui.browser().newPage({ viewport: { width: 1280, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
-    await page.getByLabel('Paste the raw data').fill(ORDERS);
-    await page.getByRole('button', { name: 'Read the sample' }).click();
-    await page.getByText(/^Read as CSV/).waitFor();
+    const { page, errors } = await creatorWithSample(
+      ui.browser(),
+      `${ui.studio().url}/#token=${TOKEN}`,
+      ORDERS,
+    );
     await page.getByLabel('Event name').fill('plan_order');
     await page.getByText('All 4 sample rows fit the definition.').waitFor();
 

@@ -12,7 +12,7 @@ import type { Page } from 'playwright-core';
 import { RegistryClient } from '../../adapters/registry.ts';
 import type { TranslatorSpec } from '../../schemas/translator.ts';
 import { assertNoSidewaysScroll } from '../support/page-checks.ts';
-import { studioInBrowser } from '../support/studio-browser.ts';
+import { creatorWithSample, studioInBrowser } from '../support/studio-browser.ts';
 
 const TOKEN = 'creator-types-admin-token-0123456789';
 const hoursAgo = (h: number) => new Date(Date.now() - h * 3_600_000).toISOString();
@@ -45,16 +45,8 @@ describe('studio creator: one endpoint, several event types', function () {
   this.timeout(60_000);
   const ui = studioInBrowser('creator-types', { adminToken: TOKEN, gatewayUrl: 'http://127.0.0.1:8080' });
 
-  const open = async (width: number) => {
-    const page = await ui.browser().newPage({ viewport: { width, height: 900 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    await page.goto(`${ui.studio().url}/#token=${TOKEN}`);
-    await page.getByLabel('Paste the raw data').fill(VENDOR);
-    await page.getByRole('button', { name: 'Read the sample' }).click();
-    await page.getByText(/^Read as JSON/).waitFor();
-    return { page, errors };
-  };
+  const open = (width: number) =>
+    creatorWithSample(ui.browser(), `${ui.studio().url}/#token=${TOKEN}`, VENDOR, width);
 
   it('maps each type on its own and saves them as one translator with a definition per type', async () => {
     const { page, errors } = await open(1280);
