@@ -7,7 +7,12 @@
  * choice), and what is saved is every type's definition and ONE translator that names each row's
  * event by the discriminator. Browser-only: the page's elements.
  */
-import { type ColumnChoice, type Draft, draftResources } from '../../core/samples/draft.ts';
+import {
+  type ColumnChoice,
+  type Draft,
+  draftResources,
+  type PlatformChoice,
+} from '../../core/samples/draft.ts';
 import {
   type Guesses,
   guessChoices,
@@ -36,6 +41,10 @@ export interface TypeView {
   controls?: Record<string, string>;
   /** Its draft as last made: while shown, or from its guesses before it ever was. */
   draft: Draft;
+  /** Its own description, the choices as drafted (minor units applied) and step 3's platforms. */
+  description?: string;
+  drafted?: ColumnChoice[];
+  platforms?: PlatformChoice;
 }
 
 export interface Types {
@@ -55,6 +64,7 @@ export function guessedChoices(g: Guesses, fields: readonly InferredField[]): Co
 
 /** The step 3 controls one type keeps of its own: the platforms' events, value, currency, consent. */
 const CONTROLS = [
+  'description',
   ...PLATFORM_CONTROL_IDS,
   'value-field',
   'currency-field',
@@ -70,9 +80,9 @@ export function keepControls(): Record<string, string> {
   return Object.fromEntries(CONTROLS.map((id) => [id, $<HTMLInputElement>(id).value]));
 }
 
-/** The type's own step 3 values back; a type never shown is sent to no platform. */
+/** The type's own description and step 3 values back; a type never shown has none and is sent to no platform. */
 export function restoreControls(saved: Record<string, string> | undefined): void {
-  for (const id of saved ? CONTROLS : PLATFORM_CONTROL_IDS) {
+  for (const id of saved ? CONTROLS : ['description', ...PLATFORM_CONTROL_IDS]) {
     const input = $<HTMLInputElement | HTMLSelectElement>(id);
     input.value = saved?.[id] ?? '';
   }

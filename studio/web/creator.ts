@@ -80,6 +80,7 @@ import {
   offerTypes,
   restoreControls,
   type Types,
+  type TypeView,
   typeProblems,
   typesTranslatorName,
   typeViews,
@@ -487,23 +488,21 @@ function update(): void {
   check.textContent = name.text;
   check.className = name.cls;
   const zone = $<HTMLInputElement>('zone').value.trim() || 'UTC';
+  const description = $<HTMLInputElement>('description').value.trim();
+  const drafted = withMinorUnits(state.choices);
+  const platforms = platformChoice();
   const draft = draftResources({
     eventName: eventName || 'unnamed_event',
-    description: $<HTMLInputElement>('description').value.trim(),
+    description,
     translatorName: `${(eventName || 'unnamed_event').replace(/_/g, '-')}-${sample.format}`,
     sample,
     fields: state.fields,
-    choices: withMinorUnits(state.choices),
+    choices: drafted,
     zone,
-    platforms: platformChoice(),
+    platforms,
   });
   state.draft = draft;
-  const view = types?.views[types.current];
-  if (view) {
-    view.draft = draft;
-    view.eventName = eventName;
-    view.choices = state.choices;
-  }
+  if (types) redraftTypes(types, { draft, eventName, description, drafted, platforms }, zone);
   $('identity-note').textContent = identityNote(draft);
   showConstraints($('fields'), draft, state.choices, state.fields, target);
   refreshValueOptions(draft, state.choices);
@@ -551,6 +550,33 @@ function update(): void {
     $<HTMLButtonElement>('check').disabled = !checkable;
   };
   rowCheckTimer = setTimeout(() => pendingRowCheck?.(), 250);
+}
+
+/**
+ * The shown type takes the draft just made and what it was made from; every other type is drafted
+ * again from its own choices, name and platforms, with what all types share (the time zone).
+ */
+function redraftTypes(
+  types: Types,
+  shown: Pick<TypeView, 'draft' | 'eventName' | 'description' | 'drafted' | 'platforms'>,
+  zone: string,
+): void {
+  types.views.forEach((v, i) => {
+    if (i === types.current) {
+      Object.assign(v, shown, { choices: state.choices });
+      return;
+    }
+    v.draft = draftResources({
+      eventName: v.eventName || 'unnamed_event',
+      ...(v.description ? { description: v.description } : {}),
+      translatorName: 'types',
+      sample: v.sample,
+      fields: v.fields,
+      choices: v.drafted ?? v.choices,
+      zone,
+      ...(v.platforms ? { platforms: v.platforms } : {}),
+    });
+  });
 }
 
 /**

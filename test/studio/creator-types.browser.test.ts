@@ -65,14 +65,23 @@ describe('studio creator: one endpoint, several event types', function () {
     assert.equal(await name.inputValue(), 'payment_succeeded');
     await page.getByText('All 3 sample rows fit the definitions of their 3 types.').waitFor();
 
+    // Each type's own step 3: the payment goes to Meta as a Purchase, the renewal nowhere.
+    const meta = page.locator('#platform-meta_capi');
+    await meta.selectOption('Purchase');
+    await page.getByLabel('Description').fill('A payment went through.');
+
     // The renewal: its own columns and name; a field renamed here is kept while another type is shown.
     await pick.selectOption({ label: 'subscription.renewed (1 row)' });
+    assert.equal(await meta.inputValue(), '');
+    assert.equal(await page.getByLabel('Description').inputValue(), '');
     assert.ok((await columnsShown(page)).includes('data.plan'));
     assert.ok(!(await columnsShown(page)).includes('data.amount'));
     assert.equal(await name.inputValue(), 'subscription_renewed');
     await page.getByLabel('Field name for data.plan').fill('plan_name');
     await pick.selectOption({ label: 'payment.succeeded (1 row)' });
     assert.equal(await name.inputValue(), 'payment_succeeded');
+    assert.equal(await meta.inputValue(), 'Purchase');
+    assert.equal(await page.getByLabel('Description').inputValue(), 'A payment went through.');
     await pick.selectOption({ label: 'subscription.renewed (1 row)' });
     assert.equal(await page.getByLabel('Field name for data.plan').inputValue(), 'plan_name');
 
@@ -129,6 +138,13 @@ describe('studio creator: one endpoint, several event types', function () {
     const fields = (def.spec as { fields: { name: string }[] }).fields.map((f) => f.name);
     assert.ok(fields.includes('plan_name'), fields.join());
     assert.ok(!fields.includes('amount'), fields.join());
+    assert.equal((def.spec as { mappings?: unknown }).mappings, undefined, 'the renewal goes to no platform');
+    const payment = await registry.readVersion('EventDefinition', 'payment_succeeded', '1.0');
+    assert.equal(payment.description, 'A payment went through.');
+    assert.equal(
+      (payment.spec as { mappings?: { meta_capi?: { event: string } } }).mappings?.meta_capi?.event,
+      'Purchase',
+    );
     assert.deepEqual(errors, []);
     await page.close();
   });
