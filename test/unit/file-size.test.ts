@@ -14,7 +14,6 @@ const LIMIT = 800;
 
 /** Files over the limit when the rule came: their line count then, which they may not pass. */
 const SHRINK_ONLY: Readonly<Record<string, number>> = {
-  'core/store/store.ts': 846,
   'schemas/settings.ts': 838,
   'local/supervisor.ts': 814,
 };
@@ -54,7 +53,7 @@ describe('architecture: no code file over 800 lines', () => {
     assert.equal(lines('a\n\n'), 2);
   });
 
-  it('every code file of the repository is within 800 lines, the three listed within their count', () => {
+  it('every code file of the repository is within 800 lines, the two listed within their count', () => {
     assert.deepEqual(oversized(REPO_ROOT), []);
   });
 
