@@ -14,7 +14,6 @@ const LIMIT = 800;
 
 /** Files over the limit when the rule came: their line count then, which they may not pass. */
 const SHRINK_ONLY: Readonly<Record<string, number>> = {
-  'schemas/settings.ts': 838,
   'local/supervisor.ts': 814,
 };
 
@@ -53,7 +52,7 @@ describe('architecture: no code file over 800 lines', () => {
     assert.equal(lines('a\n\n'), 2);
   });
 
-  it('every code file of the repository is within 800 lines, the two listed within their count', () => {
+  it('every code file of the repository is within 800 lines, the one listed within its count', () => {
     assert.deepEqual(oversized(REPO_ROOT), []);
   });
 
