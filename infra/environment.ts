@@ -52,8 +52,13 @@ export interface EnvironmentOutputs {
   /** With `gateway.domain`: `https://<domain>`, and the DNS record to create for it. */
   readonly gatewayDomainUrl?: string;
   readonly gatewayDnsRecord?: pulumi.Output<string>;
-  /** With `gateway.origin_path`: the command that points the site's HTTPS proxy at the declared URL map. */
+  /**
+   * With `gateway.origin_path` through the site's load balancer: the command that adds the path
+   * rule to the site's URL map (or, the previous release's form, points its proxy at ours).
+   */
   readonly gatewayOriginUrlMap?: pulumi.Output<string>;
+  /** With `gateway.site_url_map`: the same path rule as a Pulumi snippet for the site's own program. */
+  readonly gatewayOriginPulumi?: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -478,6 +483,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       ? { gatewayDomainUrl: gatewayDomain.url, gatewayDnsRecord: gatewayDomain.dnsRecord }
       : {}),
     ...(gatewayOrigin ? { gatewayOriginUrlMap: gatewayOrigin.instruction } : {}),
+    ...(gatewayOrigin?.pulumiSnippet ? { gatewayOriginPulumi: gatewayOrigin.pulumiSnippet } : {}),
   };
 }
 
