@@ -163,18 +163,18 @@ describe('infra: gateway.origin_path (the gateway under a path of the site’s o
   });
 
   it('settings fixtures: a classic load balancer and a map of another project without a grant are refused with the reason', () => {
-    const classic = fixture('origin-path-classic-lb.yaml');
+    const classic = fixture('invalid/origin-path-classic-lb.yaml');
     assert.equal(classic.ok, false);
     const [c] = classic.ok ? [] : classic.errors;
     assert.equal(c?.field, 'gateway.site_scheme');
     assert.match(c?.description ?? '', /classic Application Load Balancer \(EXTERNAL\).*EXTERNAL_MANAGED/);
-    const other = fixture('origin-path-other-project.yaml');
+    const other = fixture('invalid/origin-path-other-project.yaml');
     assert.deepEqual(other.ok ? [] : other.errors.map((e) => e.field), ['gateway.site_url_map']);
     assert.match(
       other.ok ? '' : (other.errors[0]?.description ?? ''),
       /is in project shop-web-prod, not shop-events-prod: .*roles\/compute\.loadBalancerServiceUser.*gateway\.site_url_map_grant/,
     );
-    const good = fixture('origin-path-site-map.yaml');
+    const good = fixture('valid/gateway-origin-path-site-map.yaml');
     assert.equal(good.ok, true, JSON.stringify(good.ok ? [] : good.errors));
     assert.deepEqual(good.ok ? siteUrlMapWarnings(good.settings) : ['?'], []);
   });
