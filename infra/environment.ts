@@ -14,6 +14,7 @@ import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { minInstancesWarnings } from '../core/plan-warnings/min-instances.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
+import { rotatedRefreshTokenSecrets } from '../core/platforms/segment-action/oauth.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { addressWarnings } from '../core/settings.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
@@ -153,6 +154,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           // Version Manager, since Version Adder cannot destroy.
           roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionManager'],
         },
+        // forward-catalog writes a rotated OAuth refresh token back as a new version, and claims a
+        // refresh by disabling the newest one (refresh-rotation.ts): Version Manager on those alone.
+        ...deliverers
+          .filter((d) => d.who === 'forward-catalog')
+          .map((d) => ({
+            ...d,
+            secrets: rotatedRefreshTokenSecrets(settings),
+            roles: ['roles/secretmanager.secretVersionManager'],
+          }))
+          .filter((d) => d.secrets.length > 0),
       ],
     },
     after,
