@@ -17,7 +17,8 @@ export const SECRET_TTL_MS = 5 * 60_000;
 /** A missing value is re-checked sooner: setting it should fix deliveries within seconds. */
 export const MISSING_TTL_MS = 10_000;
 
-const SECRET_NAME = /^[A-Za-z0-9_-]{1,255}$/;
+/** A secret's name, or `<name>@<version>` for one version of it (a webhook key rotation). */
+const SECRET_NAME = /^[A-Za-z0-9_-]{1,255}(@[1-9][0-9]{0,9})?$/;
 
 export interface SecretsOptions {
   /** The explicit environment (entry points pass process.env). */
@@ -190,7 +191,9 @@ export function secretManagerCall(
 export function restSecretManager(auth?: GoogleAuth, endpoint?: string): SecretManagerAccess {
   const { base, call } = secretManagerCall(auth, endpoint);
   return async (project, name) => {
-    const url = `${base}/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(name)}/versions/latest:access`;
+    // `<secret>@<version>` reads that version; a bare name the newest.
+    const [secret = name, version = 'latest'] = name.split('@');
+    const url = `${base}/v1/projects/${encodeURIComponent(project)}/secrets/${encodeURIComponent(secret)}/versions/${version}:access`;
     const { status, body } = await call('GET', url);
     if (status === 200) {
       const data = (body as { payload?: { data?: string } } | undefined)?.payload?.data;
