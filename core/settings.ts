@@ -4,8 +4,9 @@
  * file is the caller's job.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import { DOMAIN_PATTERN, DURATION_PATTERN, ORIGIN_PATH_PATTERN, Settings } from '../schemas/settings.ts';
-import { SITE_BACKEND_PATTERN, SITE_HOST_PATTERN, SITE_URL_MAP_PATTERN } from '../schemas/site-url-map.ts';
+import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
+import { DOMAIN_PATTERN, ORIGIN_PATH_PATTERN, SITE_BACKEND_PATTERN } from '../schemas/settings-gateway.ts';
+import { SITE_HOST_PATTERN, SITE_URL_MAP_PATTERN } from '../schemas/site-url-map.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { claimsLocationErrors } from './deploy/firestore-locations.ts';
 import { siteUrlMapRefusals } from './deploy/site-url-map.ts';

@@ -6,9 +6,6 @@
  */
 import Type from 'typebox';
 
-/** A global backend service: its name in the project, or its (partial) URL. */
-export const SITE_BACKEND_PATTERN =
-  '^((https://www\\.googleapis\\.com/compute/v1/)?projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/global/backendServices/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
 /** A global URL map: its name in the project, or its (partial) URL. */
 export const SITE_URL_MAP_PATTERN =
   '^((https://www\\.googleapis\\.com/compute/v1/)?projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/global/urlMaps/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
