@@ -35,8 +35,10 @@ import type {
 } from '../platforms/driver.ts';
 import type { AnswerColumns } from '../platforms/platform-answer.ts';
 import { secretRefs } from '../platforms/webhook/formats.ts';
+import type { Handshakes } from '../platforms/webhook/handshake.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
+import { handshakeRefusal } from './handshake.ts';
 import { requestIdentifiers } from './identifiers.ts';
 import { attemptEntry, type LedgerEntry, type LedgerStatus } from './ledger.ts';
 import type { ConcurrencyLimiter } from './limiter.ts';
@@ -97,6 +99,8 @@ export interface ForwardDeps {
    * identifiers, or not at all (docs/privacy.md). Absent: no list.
    */
   readonly suppression?: () => Suppression | undefined;
+  /** CloudEvents webhooks' handshake answers in this process (webhook/handshake.ts); absent: none asked. */
+  readonly handshakes?: Handshakes;
 }
 
 export interface ForwardResult {
@@ -328,7 +332,10 @@ function prepare(d: Delivery): MaybePromise<ForwardResult> {
   }
   if (!prepared.ok) return done(d, true, 'rejected', prepared.reason);
   d.carried = requestIdentifiers(prepared.request.body);
-  return passBreaker({ delivery: d, ctx, request: prepared.request, dropped: prepared.dropped });
+  const call: Call = { delivery: d, ctx, request: prepared.request, dropped: prepared.dropped };
+  // A CloudEvents webhook's endpoint must have allowed our origin first, asked once (webhook/handshake.ts).
+  const refusal = handshakeRefusal(d.destination, d.deps, d.destination.timeout_ms ?? DEFAULT_TIMEOUT_MS);
+  return andThen(refusal, (no) => (no === undefined ? passBreaker(call) : retry(d, no)));
 }
 
 /**
