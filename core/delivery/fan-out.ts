@@ -26,10 +26,13 @@ export function planFanOut(
   const messages: DeliveryMessage[] = [];
   const skips: LedgerEntry[] = [];
   for (const event of events) {
+    const sighting = sightingOf(event);
+    // One `skipped` row per event and destination: a producer's copy (a browser's or a vendor's
+    // retry) is decided as its first message was, which wrote the rows.
+    const recordSkips = sighting?.owner !== false;
     for (const d of decide(settings, event, options)) {
-      if (d.action === 'send')
-        messages.push(deliveryMessage(event, d.destination, false, false, sightingOf(event)));
-      else skips.push(skippedEntry(event, d.destination, d.reason, now));
+      if (d.action === 'send') messages.push(deliveryMessage(event, d.destination, false, false, sighting));
+      else if (recordSkips) skips.push(skippedEntry(event, d.destination, d.reason, now));
     }
   }
   return { messages, skips };
