@@ -108,6 +108,11 @@ function warehouse() {
   return { rows, writer, asked, alreadyStored };
 }
 
+/** What storeMessages needs to recognise copies: the warehouse's stored check and the claims. */
+function claimingDeps(w: ReturnType<typeof warehouse>, now: () => number) {
+  return { writer: w.writer, config, now, alreadyStored: w.alreadyStored, claim: claims(now) };
+}
+
 /** An in-memory first-sighting registry, as adapters/identity-claims.ts keeps it in the bucket. */
 function claims(now: () => number): ClaimIdentity {
   const seen = new Map<string, { event_time: string; message_id: string; claimed_at: number }>();
@@ -187,13 +192,7 @@ describe('storage: one event, one row (retry identity)', () => {
   it('stores a retry of an event without a time once, under the first copy’s time, and fans it out for the send-once claims to fold', async () => {
     const w = warehouse();
     let now = T0;
-    const deps = {
-      writer: w.writer,
-      config,
-      now: () => now,
-      alreadyStored: w.alreadyStored,
-      claim: claims(() => now),
-    };
+    const deps = claimingDeps(w, () => now);
     const first = await storeMessages([gatewayCopy(T0, '203.0.113.7', 'curl/8')], deps);
     assert.equal(first.stored.length, 1);
     now = T0 + 5 * 60_000; // the producer's retry, five minutes later, from another address
@@ -220,13 +219,7 @@ describe('storage: one event, one row (retry identity)', () => {
   it('writes one skipped row per event and destination for two copies of a refused event', async () => {
     const w = warehouse();
     let now = T0;
-    const deps = {
-      writer: w.writer,
-      config,
-      now: () => now,
-      alreadyStored: w.alreadyStored,
-      claim: claims(() => now),
-    };
+    const deps = claimingDeps(w, () => now);
     // Meta needs `ads` and `ad_user_data`, which the lead does not state: refused; the webhook needs none.
     const withDestinations: Settings = {
       ...settings,
