@@ -21,6 +21,7 @@ import { awaitsConsent } from '../consent/resolve.ts';
 import { webConsent } from '../consent/web-consent.ts';
 import { CATALOGUE_OPTIONS, type DecisionOptions, decideOne } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
+import { DEFAULT_CONSENT } from '../platforms/requirements.ts';
 import { sightingOf } from '../store/store.ts';
 import { type DeliveryMessage, reevaluatedMessage } from './message.ts';
 
@@ -162,7 +163,12 @@ export function createConsentWait(
   skips: readonly { event: StoredEvent; destination: string; reason: string }[],
   now: number,
 ) => Promise<readonly DeliveryMessage[]> {
+  // Where no destination needs a purpose, no event ever waits: no record is read.
+  const gated = (deps.settings.destinations ?? []).some(
+    (d) => d.enabled !== false && (d.consent ?? DEFAULT_CONSENT[d.type]).length > 0,
+  );
   return async (events, skips, now) => {
+    if (!gated) return [];
     const pages = new Map<string, { key: ClaimKey; adds: Waiting[]; answer?: StoredEvent }>();
     const page = (event: StoredEvent) => {
       const key = pageViewKey(event);

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { createStoreFanOut } from '../../adapters/store-fan-out.ts';
-import { WAIT_MS } from '../../core/delivery/consent-wait.ts';
+import { createConsentWait, WAIT_MS } from '../../core/delivery/consent-wait.ts';
 import { type FanOutPlan, planFanOut } from '../../core/delivery/fan-out.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../../core/delivery/message.ts';
 import type { StoredEvent } from '../../core/event.ts';
@@ -168,6 +168,25 @@ describe('consent wait: events decided before the consent platform answered (#96
       [],
     );
     assert.ok(WAIT_MS >= 30 * 60_000);
+  });
+
+  it('reads no record where no destination needs a purpose', async () => {
+    const asked: string[] = [];
+    const claims = memoryClaims();
+    const counting = {
+      ...claims,
+      read: async (k: Parameters<typeof claims.read>[0]) => {
+        asked.push(k.id);
+        return claims.read(k);
+      },
+    };
+    const wait = createConsentWait({
+      settings: { ...SETTINGS, destinations: [{ id: 'hook', type: 'webhook' }] },
+      records: counting,
+      publish: async () => {},
+    });
+    assert.deepEqual(await wait([event('page_view', GRANTED, 'page-6')], [], T0), []);
+    assert.deepEqual(asked, []);
   });
 
   it('plans the refusals it keeps: only those awaiting an answer', () => {
