@@ -22,7 +22,7 @@ import { webConsent } from '../consent/web-consent.ts';
 import { CATALOGUE_OPTIONS, type DecisionOptions, decideOne } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
 import { DEFAULT_CONSENT } from '../platforms/requirements.ts';
-import { sightingOf } from '../store/store.ts';
+import { sightingOf } from '../store/copies.ts';
 import { type DeliveryMessage, reevaluatedMessage } from './message.ts';
 
 /** How long an event decided without the consent platform's answer waits for it (60 minutes). */
