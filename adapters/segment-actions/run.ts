@@ -21,6 +21,14 @@ import type { StoredEvent } from '../../core/event.ts';
 import type { Outcome } from '../../core/platforms/driver.ts';
 import type { PlatformAnswer } from '../../core/platforms/platform-answer.ts';
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
+import {
+  type BatchableAction,
+  type Batching,
+  batchingOf,
+  errorOfNode,
+  type MultiStatusNode,
+} from '../../core/platforms/segment-action/batching.ts';
+import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { createAccessTokens, type TokenEntry } from '../../core/platforms/segment-action/oauth-tokens.ts';
 import { NETWORK_ERROR_CODE, outcomeOfError } from '../../core/platforms/segment-action/outcome.ts';
@@ -35,11 +43,18 @@ import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts'
 import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
+import type { Batches } from './batches.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
   readonly fetch: typeof fetch;
   readonly now: Date;
+  /**
+   * The instance's open batches (batches.ts): a run that Segment batches (batching.ts) joins one
+   * and is sent by the action's `performBatch`. Absent (the conformance run, previews): each
+   * event is performed alone.
+   */
+  readonly batches?: Batches;
 }
 
 /** A request an action made: where (without its query string, which may hold a key) and what came back. */
@@ -76,7 +91,13 @@ interface LoadedDefinition {
   readonly name: string;
   readonly authentication?: { readonly scheme?: string; readonly refreshAccessToken?: unknown };
   readonly actions: Readonly<
-    Record<string, { readonly defaultSubscription?: string; readonly fields: Record<string, PresetField> }>
+    Record<
+      string,
+      BatchableAction & {
+        readonly defaultSubscription?: string;
+        readonly fields: Record<string, PresetField>;
+      }
+    >
   >;
   /** Segment's presets: an action, a subscription and a mapping each (presets.ts reads them). */
   readonly presets?: readonly Readonly<Record<string, unknown>>[];
@@ -87,10 +108,10 @@ interface CoreDestination {
   validateSettings(settings: Record<string, unknown>): void;
   onSubscription(
     subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> },
-    event: Record<string, unknown>,
+    event: Record<string, unknown> | readonly Record<string, unknown>[],
     settings: Record<string, unknown>,
     auth: Record<string, unknown>,
-  ): Promise<readonly { readonly output?: unknown }[]>;
+  ): Promise<readonly { readonly output?: unknown; readonly multistatus?: readonly MultiStatusNode[] }[]>;
   /** actions-core's call of the definition's `refreshAccessToken` (undefined when it has none). */
   refreshAccessToken(
     settings: Record<string, unknown>,
@@ -125,6 +146,11 @@ const current = new AsyncLocalStorage<RunContext>();
 /** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
 interface CoreModule {
   readonly Destination: new (definition: LoadedDefinition) => CoreDestination;
+  /** mapping-kit's resolution of a mapping against an event (a batch's keys). */
+  readonly transform: (
+    mapping: Record<string, unknown>,
+    data: Record<string, unknown>,
+  ) => Record<string, unknown>;
 }
 interface FetchModule {
   default: (request: NodeFetchRequest) => Promise<unknown>;
@@ -365,15 +391,23 @@ export async function runSegmentEvent(
     if (subscribe === undefined) continue;
     const mapping = effectiveMapping(action.fields, step.setting?.mapping, step.preset);
     const before = run.requests.length;
+    const batching = io.batches ? batchingOf(action, mapping) : undefined;
+    const fql = batching ? compileFql(subscribe) : undefined;
+    // Not taken by the subscription: as an event alone, nothing to send (an unreadable one runs alone, and says so).
+    if (fql && fql.error === undefined && !fql.takes(segmentEvent)) continue;
     const perform = async (token: string | undefined) => {
       const withToken = session && token !== undefined ? session.apply(token) : auth;
-      return current.run(run, () =>
-        core.onSubscription(
-          { subscribe, partnerAction: step.action, mapping },
+      const subscription = { subscribe, partnerAction: step.action, mapping };
+      if (io.batches && batching && fql?.error === undefined)
+        return inBatch(
+          io.batches,
+          batching,
+          { slug: destination.id, core, subscription, ...withToken },
           segmentEvent,
-          withToken.settings,
-          withToken.auth,
-        ),
+          run,
+        );
+      return current.run(run, () =>
+        core.onSubscription(subscription, segmentEvent, withToken.settings, withToken.auth),
       );
     };
     let results: Awaited<ReturnType<typeof perform>>;
@@ -407,6 +441,98 @@ export async function runSegmentEvent(
     });
   }
   return result(outcomes);
+}
+
+/** What one batch is sent with: the same for each of its events (its key says so). */
+interface BatchCall {
+  /** The destination's id: batches never mix destinations. */
+  readonly slug: string;
+  readonly core: CoreDestination;
+  readonly subscription: { subscribe: string; partnerAction: string; mapping: Record<string, unknown> };
+  readonly settings: Record<string, unknown>;
+  readonly auth: Record<string, unknown>;
+}
+
+/** An event in a batch, and the run it belongs to (the batch's requests are its requests too). */
+interface BatchItem {
+  readonly event: Record<string, unknown>;
+  readonly run: RunContext;
+}
+
+/**
+ * One event's run of a batched action: it joins the open batch of its destination, action,
+ * settings and token (and the values of the action's batch keys), and its entry of the batch's
+ * multi-status answer is its result; a failed entry is thrown as the action would have thrown
+ * it for the event alone, so the outcome (and a refresh after a refused token) is the same.
+ */
+async function inBatch(
+  batches: Batches,
+  batching: Batching,
+  call: BatchCall,
+  event: Record<string, unknown>,
+  run: RunContext,
+): Promise<readonly { readonly output?: unknown }[]> {
+  const mapping = call.subscription.mapping;
+  const shared =
+    batching.keys.length > 0
+      ? actionsCore().transform(
+          Object.fromEntries(
+            batching.keys.filter((k) => Object.hasOwn(mapping, k)).map((k) => [k, mapping[k]]),
+          ),
+          event,
+        )
+      : {};
+  const key = createHash('sha256')
+    .update(JSON.stringify([call.slug, call.subscription, call.settings, call.auth, shared]))
+    .digest('base64url');
+  const before = run.requests.length;
+  const node = await batches.add<BatchItem, MultiStatusNode>(key, { event, run }, batching, (items) =>
+    sendBatch(call, items),
+  );
+  const failed = errorOfNode(node, run.requests.length > before ? run.requests.at(-1)?.status : undefined);
+  if (failed) throw failed;
+  return [{ output: node }];
+}
+
+/** A multi-status answer without an entry for an event: as actions-core answers it, worth another attempt. */
+const NO_ENTRY: MultiStatusNode = {
+  status: 500,
+  errormessage: "the action's multi-status answer has no entry for the event",
+};
+
+/** Sends a batch by the action's `performBatch` (actions-core's own batch path): one entry per event. */
+async function sendBatch(call: BatchCall, items: readonly BatchItem[]): Promise<readonly MultiStatusNode[]> {
+  const first = items[0] as BatchItem;
+  const batchRun: RunContext = {
+    fetch: first.run.fetch,
+    baseUrl: first.run.baseUrl,
+    allowedHosts: first.run.allowedHosts,
+    requests: [],
+    bodies: [],
+  };
+  let entries: readonly MultiStatusNode[] = [];
+  try {
+    const results = await current.run(batchRun, () =>
+      call.core.onSubscription(
+        call.subscription,
+        items.map((i) => i.event),
+        call.settings,
+        call.auth,
+      ),
+    );
+    entries = results.find((r) => Array.isArray(r.multistatus))?.multistatus ?? [];
+    return items.map((_, i) => entries[i] ?? NO_ENTRY);
+  } finally {
+    // Each event's run made the batch's requests: its row, its breaker and its limiter learn from
+    // them. What it carried is its own entry's payload (`sent`) when the answer names it.
+    items.forEach(({ run }, i) => {
+      run.requests.push(...batchRun.requests);
+      const sent = entries[i]?.sent;
+      if (sent !== undefined) run.bodies.push(JSON.stringify(sent));
+      else run.bodies.push(...batchRun.bodies);
+      if (batchRun.answer) run.answer = batchRun.answer;
+    });
+  }
 }
 
 /** A refresh that failed, apart from the action's own failures: its reason names the connection. */
