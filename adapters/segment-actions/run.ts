@@ -19,7 +19,7 @@ import { dirname, join } from 'node:path';
 import { EGRESS_REFUSED, EGRESS_REFUSED_CODE, hostAllowed } from '../../core/egress/policy.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { Outcome } from '../../core/platforms/driver.ts';
-import type { PlatformAnswer } from '../../core/platforms/platform-answer.ts';
+import { type PlatformAnswer, scrubText } from '../../core/platforms/platform-answer.ts';
 import { catalogAnswer } from '../../core/platforms/segment-action/answer.ts';
 import {
   type BatchableAction,
@@ -28,6 +28,11 @@ import {
   errorOfNode,
   type MultiStatusNode,
 } from '../../core/platforms/segment-action/batching.ts';
+import {
+  environmentOf,
+  environmentRoles,
+  SEGMENT_ENVIRONMENT_NAMES,
+} from '../../core/platforms/segment-action/environment.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { createAccessTokens, type TokenEntry } from '../../core/platforms/segment-action/oauth-tokens.ts';
@@ -140,8 +145,41 @@ interface RunContext {
    * answer's `expires_in` is noted here.
    */
   readonly refreshing?: { expiresIn?: number };
+  /**
+   * What the destination's code reads from Segment's own environment, from our settings
+   * (environment.ts): `process.env.<name>` answers it while the run's actions run.
+   */
+  readonly env?: Readonly<Record<string, string>>;
 }
-const current = new AsyncLocalStorage<RunContext>();
+/**
+ * One per process, whatever number of times this module is loaded (the conformance run loads it
+ * afresh per test file): `process.env` is answered from it (answerEnvironmentFromRuns).
+ */
+const SHARED = Symbol.for('eventbus.segment-action.run');
+const shared = globalThis as { [SHARED]?: { current: AsyncLocalStorage<RunContext>; environment: boolean } };
+shared[SHARED] ??= { current: new AsyncLocalStorage<RunContext>(), environment: false };
+const perProcess = shared[SHARED];
+const current = perProcess.current;
+
+/**
+ * `process.env` as Segment's destinations read it: a name of environment.ts answered by the run
+ * in progress when its settings give it (each delivery its own destination's value, whatever runs
+ * beside it), anything else the process's own. Put in place once per process, with actions-core.
+ */
+function answerEnvironmentFromRuns(): void {
+  if (perProcess.environment) return;
+  perProcess.environment = true;
+  const own = process.env;
+  process.env = new Proxy(own, {
+    get(target, name) {
+      if (typeof name === 'string' && SEGMENT_ENVIRONMENT_NAMES.has(name)) {
+        const env = current.getStore()?.env;
+        if (env !== undefined && Object.hasOwn(env, name)) return env[name];
+      }
+      return Reflect.get(target, name);
+    },
+  });
+}
 
 /** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
 interface CoreModule {
@@ -187,6 +225,7 @@ function actionsCore(): CoreModule {
     const run = current.getStore();
     return run ? dispatch(run, request, fetchModule.Response) : original(request);
   };
+  answerEnvironmentFromRuns();
   core = require(index) as CoreModule;
   return core;
 }
@@ -339,12 +378,14 @@ export async function runSegmentEvent(
   secrets: Readonly<Record<string, string>>,
   io: RunIo,
 ): Promise<RunResult> {
+  const env = environmentOf(destination.destination ?? '', secrets);
   const run: RunContext = {
     fetch: io.fetch,
     baseUrl: destination.base_url,
     allowedHosts: destination.allowed_hosts,
     requests: [],
     bodies: [],
+    ...(Object.keys(env).length > 0 ? { env } : {}),
   };
   const thrown: unknown[] = [];
   const tokens: string[] = [];
@@ -483,7 +524,7 @@ async function inBatch(
         )
       : {};
   const key = createHash('sha256')
-    .update(JSON.stringify([call.slug, call.subscription, call.settings, call.auth, shared]))
+    .update(JSON.stringify([call.slug, call.subscription, call.settings, call.auth, run.env, shared]))
     .digest('base64url');
   const before = run.requests.length;
   const node = await batches.add<BatchItem, MultiStatusNode>(key, { event, run }, batching, (items) =>
@@ -509,6 +550,7 @@ async function sendBatch(call: BatchCall, items: readonly BatchItem[]): Promise<
     allowedHosts: first.run.allowedHosts,
     requests: [],
     bodies: [],
+    ...(first.run.env ? { env: first.run.env } : {}),
   };
   let entries: readonly MultiStatusNode[] = [];
   try {
@@ -585,7 +627,16 @@ function refreshFailed(
   destination: Readonly<Destination>,
   secrets: readonly string[],
 ): Outcome {
-  const o = outcomeOfError(action, err, secrets);
+  const e = err as { code?: unknown; response?: unknown };
+  // The definition refused to try (its client id or secret, its refresh token missing: LinkedIn's
+  // `Missing client ID`, thrown as a 500): nothing was sent, and no retry gives what the settings lack.
+  const o: Outcome =
+    e.code === 'OAUTH_REFRESH_FAILED' && e.response === undefined
+      ? {
+          status: 'rejected',
+          reason: `${action}: ${scrubText(err.message, secrets)} (the oauth2 connection's client_id, client_secret and refresh_token: eventbus connect)`,
+        }
+      : outcomeOfError(action, err, secrets);
   if (o.status === 'delivered') return o;
   // The token endpoint refused the credentials (invalid_grant, invalid_client): only a new consent fixes it.
   const refused = o.status === 'rejected' && o.httpStatus !== undefined;
@@ -741,7 +792,10 @@ function authOf(
     [OAUTH_ROLES.client_secret]: clientSecret,
     ...rest
   } = secrets;
-  const settings = { ...config, ...rest };
+  // What Segment reads from its environment is not a setting of the destination's (environment.ts).
+  const own: Record<string, string> = { ...rest };
+  for (const { role } of environmentRoles(slug)) delete own[role];
+  const settings = { ...config, ...own };
   if (!oauth)
     return { ok: true, settings: token ? { ...settings, [ACCESS_TOKEN_ROLE]: token } : settings, auth: {} };
   const canRefresh = typeof definition.authentication?.refreshAccessToken === 'function';
