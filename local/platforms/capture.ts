@@ -15,7 +15,7 @@
  *   its requests that carry that text, so events sent in parallel do not take each other's;
  * - `GET /_standin/requests[?host=<host>]`: what arrived, oldest first.
  * The OAuth destinations' token endpoints (every URL of oauth-destinations.json, Google's among
- * them) are served by the OAuth stand-in (oauth.ts; `POST /_standin/oauth/clients` registers a
+ * them, and any other URL a form with an OAuth `grant_type` is posted to) are served by the OAuth stand-in (oauth.ts; `POST /_standin/oauth/clients` registers a
  * client, `GET /_standin/oauth/authorize` is its authorization endpoint), and sheets.googleapis.com
  * by the Google Sheets stand-in (google-sheets.ts; `POST /_standin/sheets/spreadsheets` creates a
  * spreadsheet, `GET /_standin/sheets/spreadsheets/<id>` reads it back).
@@ -160,6 +160,18 @@ const TOKEN_ENDPOINTS: ReadonlySet<string> = new Set(
   }),
 );
 
+/**
+ * A token request to an endpoint the catalogue data does not name (a destination that builds its
+ * token URL at run time: Salesforce's instance, Acoustic's region, Snap, Taboola, HubSpot…): a POST
+ * of a form with an OAuth `grant_type` (RFC 6749 §4.1.3, §6). The OAuth stand-in answers it as
+ * it answers the named endpoints, so every OAuth destination gets a token locally.
+ */
+function isTokenRequest(method: string, headers: Readonly<Record<string, string>>, raw: string): boolean {
+  if (method !== 'POST' || !/^application\/x-www-form-urlencoded\b/i.test(headers['content-type'] ?? ''))
+    return false;
+  return /(?:^|&)grant_type=(?:refresh_token|authorization_code)(?:&|$)/.test(raw);
+}
+
 const matches = (rule: Rule, method: string, host: string, path: string): boolean =>
   (rule.host.startsWith('.') ? host.endsWith(rule.host) : host === rule.host) &&
   (rule.method === undefined || rule.method === method) &&
@@ -249,7 +261,8 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
     const i = queued.findIndex((q) => q.contains === undefined || text.includes(q.contains));
     const scripted = i < 0 ? undefined : queued.splice(i, 1)[0];
     if (scripted) return scripted.answer;
-    if (TOKEN_ENDPOINTS.has(`${at.host}${at.path}`)) return oauth.token({ method, headers, raw });
+    if (TOKEN_ENDPOINTS.has(`${at.host}${at.path}`) || isTokenRequest(method, headers, raw))
+      return oauth.token({ method, headers, raw });
     if (at.host === 'sheets.googleapis.com')
       return sheets.handle({ method, path: at.path, query, headers, body });
     return RULES.find((r) => matches(r, method, at.host, at.path))?.answer ?? { status: 200, body: {} };

@@ -8,6 +8,7 @@ import {
   splitCapturedPath,
   startCaptureReceiver,
 } from '../../local/platforms/capture.ts';
+import { CLIENTS_PATH } from '../../local/platforms/oauth.ts';
 import { SCRIPT_PATH } from '../../local/platforms/server.ts';
 import {
   DEFAULT_PORTS,
@@ -59,6 +60,29 @@ describe('the capturing stand-in', () => {
     assert.equal(captured?.path, '/api/events/');
     assert.deepEqual(captured?.body, { data: { type: 'event' } });
     assert.equal(stand.captured('companydomain.pipedrive.com')[0]?.query['term'], 'u-1');
+  });
+
+  it("serves the OAuth stand-in's token endpoint at a token URL the catalogue data does not name", async () => {
+    const registered = await send(CLIENTS_PATH, {
+      body: JSON.stringify({ client_id: 'c-sf', client_secret: 's-sf', refresh_token: 'r-sf' }),
+    });
+    assert.equal(registered.status, 204);
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    // Salesforce's token URL is its instance's, built at run time.
+    const token = await send('/acme.my.salesforce.com/services/oauth2/token', {
+      headers: form,
+      body: 'grant_type=refresh_token&refresh_token=r-sf&client_id=c-sf&client_secret=s-sf',
+    });
+    assert.equal(token.status, 200);
+    assert.equal(((await token.json()) as { token_type?: string }).token_type, 'Bearer');
+    const unknown = await send('/acme.my.salesforce.com/services/oauth2/token', {
+      headers: form,
+      body: 'grant_type=refresh_token&refresh_token=nope&client_id=c-sf&client_secret=s-sf',
+    });
+    assert.equal(((await unknown.json()) as { error?: string }).error, 'invalid_grant');
+    // A form without a grant is an ordinary request, answered by the vendor rules.
+    const other = await send('/acme.my.salesforce.com/services/data', { headers: form, body: 'a=1' });
+    assert.deepEqual(await other.json(), {});
   });
 
   it('answers a path with no host 404, naming what it expected', async () => {
