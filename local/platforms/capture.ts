@@ -20,9 +20,10 @@
  * by the Google Sheets stand-in (google-sheets.ts; `POST /_standin/sheets/spreadsheets` creates a
  * spreadsheet, `GET /_standin/sheets/spreadsheets/<id>` reads it back).
  */
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { oauthDefinitions } from '../../core/platforms/segment-action/oauth.ts';
 import { createSheetsStandIn, SPREADSHEETS_PATH } from './google-sheets.ts';
-import { AUTHORIZE_PATH, CLIENTS_PATH, createOAuthStandIn } from './oauth.ts';
+import { AUTHORIZE_PATH, CLIENTS_PATH, createOAuthStandIn, type OAuthStandIn } from './oauth.ts';
 import {
   type Answer,
   type PlatformReceiver,
@@ -220,8 +221,39 @@ function answersOf(body: unknown): Answer[] | undefined {
   return out;
 }
 
+/** Where the capturing stand-in keeps what must outlive it. */
+export interface CaptureOptions {
+  /**
+   * A file holding the OAuth stand-in's client registrations, one JSON line each: read at start,
+   * each new registration appended, so `eventbus connect --stand-in` survives a restart.
+   */
+  readonly oauthClients?: string;
+}
+
+/** The OAuth stand-in's `register`, kept in `file` when one is given: what it holds registered first. */
+function keptRegistrations(
+  oauth: OAuthStandIn,
+  file: string | undefined,
+): (raw: unknown) => string | undefined {
+  if (file === undefined) return (raw) => oauth.register(raw);
+  if (existsSync(file))
+    for (const line of readFileSync(file, 'utf8').split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        oauth.register(JSON.parse(line));
+      } catch {
+        // A line cut short by a crash: the registrations before and after it still count.
+      }
+    }
+  return (raw) => {
+    const problem = oauth.register(raw);
+    if (problem === undefined) appendFileSync(file, `${JSON.stringify(raw)}\n`, { mode: 0o600 });
+    return problem;
+  };
+}
+
 /** Starts the capturing stand-in on 127.0.0.1 (any non-empty credential is taken). */
-export async function startCaptureReceiver(): Promise<CaptureReceiver> {
+export async function startCaptureReceiver(options: CaptureOptions = {}): Promise<CaptureReceiver> {
   const next = new Map<string, { answer: Answer; contains: string | undefined }[]>();
   const answerNext = (host: string, answers: readonly Answer[], contains?: string) => {
     const key = host.toLowerCase();
@@ -229,6 +261,7 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
   };
   let captured: (host?: string) => CapturedRequest[] = () => [];
   const oauth = createOAuthStandIn();
+  const register = keptRegistrations(oauth, options.oauthClients);
   const sheets = createSheetsStandIn(oauth);
   const server = await startPlatformServer(({ method, path, query, headers, body, raw }) => {
     if (path.startsWith(OWN)) {
@@ -276,7 +309,7 @@ export async function startCaptureReceiver(): Promise<CaptureReceiver> {
   ): Answer | undefined {
     const refusedOrDone = (problem: string | undefined): Answer =>
       problem ? { status: 400, body: { error: problem } } : { status: 204 };
-    if (method === 'POST' && path === CLIENTS_PATH) return refusedOrDone(oauth.register(body));
+    if (method === 'POST' && path === CLIENTS_PATH) return refusedOrDone(register(body));
     if (method === 'GET' && path === AUTHORIZE_PATH) return oauth.authorize(query);
     if (method === 'POST' && path === SPREADSHEETS_PATH) return refusedOrDone(sheets.create(body));
     if (method === 'GET' && path.startsWith(`${SPREADSHEETS_PATH}/`)) {

@@ -3,6 +3,9 @@
  * port, and how `npm start` points a segment_action destination without a base_url at it.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   type CaptureReceiver,
   splitCapturedPath,
@@ -83,6 +86,42 @@ describe('the capturing stand-in', () => {
     // A form without a grant is an ordinary request, answered by the vendor rules.
     const other = await send('/acme.my.salesforce.com/services/data', { headers: form, body: 'a=1' });
     assert.deepEqual(await other.json(), {});
+  });
+
+  it('keeps the OAuth registrations in its file: a restarted stand-in still knows the client', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'eventbus-oauth-clients-'));
+    const file = join(dir, 'oauth-clients.jsonl');
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+    const grant = 'grant_type=refresh_token&refresh_token=r-kept&client_id=c-kept&client_secret=s-kept';
+    try {
+      const first = await startCaptureReceiver({ oauthClients: file });
+      const registered = await fetch(`${first.url}${CLIENTS_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_id: 'c-kept', client_secret: 's-kept', refresh_token: 'r-kept' }),
+      });
+      assert.equal(registered.status, 204);
+      await first.close();
+      const again = await startCaptureReceiver({ oauthClients: file });
+      const token = await fetch(`${again.url}/oauth2.googleapis.com/token`, {
+        method: 'POST',
+        headers: form,
+        body: grant,
+      });
+      assert.equal(token.status, 200, await token.clone().text());
+      await again.close();
+      // Without the file, a new stand-in knows nothing of it.
+      const fresh = await startCaptureReceiver();
+      const refused = await fetch(`${fresh.url}/oauth2.googleapis.com/token`, {
+        method: 'POST',
+        headers: form,
+        body: grant,
+      });
+      assert.equal(refused.status, 401);
+      await fresh.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('answers a path with no host 404, naming what it expected', async () => {
