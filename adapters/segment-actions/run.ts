@@ -12,7 +12,6 @@
  * under the destination's `base_url` when it has one. Outside a run the original is used. Only
  * `forward-catalog` (and tests) load this file: ~90 MB of dependencies stay out of `forward`.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -28,11 +27,7 @@ import {
   errorOfNode,
   type MultiStatusNode,
 } from '../../core/platforms/segment-action/batching.ts';
-import {
-  environmentOf,
-  environmentRoles,
-  SEGMENT_ENVIRONMENT_NAMES,
-} from '../../core/platforms/segment-action/environment.ts';
+import { environmentOf, environmentRoles } from '../../core/platforms/segment-action/environment.ts';
 import { compileFql } from '../../core/platforms/segment-action/fql.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import { createAccessTokens, type TokenEntry } from '../../core/platforms/segment-action/oauth-tokens.ts';
@@ -49,6 +44,7 @@ import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segme
 import type { Destination } from '../../schemas/settings.ts';
 import type { EgressInit } from '../egress.ts';
 import type { Batches } from './batches.ts';
+import { type ActionRequest, current, type RunContext } from './run-context.ts';
 
 /** What the runtime is given besides the event and the destination: the network and the clock. */
 export interface RunIo {
@@ -60,15 +56,6 @@ export interface RunIo {
    * event is performed alone.
    */
   readonly batches?: Batches;
-}
-
-/** A request an action made: where (without its query string, which may hold a key) and what came back. */
-export interface ActionRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly status?: number;
-  /** The answer's Retry-After, when it gave one (the forward core holds the destination back). */
-  readonly retryAfter?: string;
 }
 
 export interface RunResult {
@@ -129,58 +116,6 @@ const require = createRequire(import.meta.url);
 /** Folder names only: a slug never walks out of the destinations folder. */
 const SLUG = /^[a-z0-9][a-z0-9-]{0,127}$/;
 
-/** The run in progress, for the fetch dispatcher. */
-interface RunContext {
-  readonly fetch: typeof fetch;
-  readonly baseUrl: string | undefined;
-  /** The destination's `allowed_hosts`: its actions send nowhere else (docs/security.md, "Egress"). */
-  readonly allowedHosts: readonly string[] | undefined;
-  readonly requests: ActionRequest[];
-  readonly bodies: string[];
-  /** The last answer, as the ledger keeps it (answer.ts). */
-  answer?: PlatformAnswer;
-  /**
-   * Set while Segment's `refreshAccessToken` runs: its requests are listed, but their bodies
-   * (credentials) are not kept, the token endpoint's answer is not the platform's, and the
-   * answer's `expires_in` is noted here.
-   */
-  readonly refreshing?: { expiresIn?: number };
-  /**
-   * What the destination's code reads from Segment's own environment, from our settings
-   * (environment.ts): `process.env.<name>` answers it while the run's actions run.
-   */
-  readonly env?: Readonly<Record<string, string>>;
-}
-/**
- * One per process, whatever number of times this module is loaded (the conformance run loads it
- * afresh per test file): `process.env` is answered from it (answerEnvironmentFromRuns).
- */
-const SHARED = Symbol.for('eventbus.segment-action.run');
-const shared = globalThis as { [SHARED]?: { current: AsyncLocalStorage<RunContext>; environment: boolean } };
-shared[SHARED] ??= { current: new AsyncLocalStorage<RunContext>(), environment: false };
-const perProcess = shared[SHARED];
-const current = perProcess.current;
-
-/**
- * `process.env` as Segment's destinations read it: a name of environment.ts answered by the run
- * in progress when its settings give it (each delivery its own destination's value, whatever runs
- * beside it), anything else the process's own. Put in place once per process, with actions-core.
- */
-function answerEnvironmentFromRuns(): void {
-  if (perProcess.environment) return;
-  perProcess.environment = true;
-  const own = process.env;
-  process.env = new Proxy(own, {
-    get(target, name) {
-      if (typeof name === 'string' && SEGMENT_ENVIRONMENT_NAMES.has(name)) {
-        const env = current.getStore()?.env;
-        if (env !== undefined && Object.hasOwn(env, name)) return env[name];
-      }
-      return Reflect.get(target, name);
-    },
-  });
-}
-
 /** actions-core's CommonJS build, the one the destinations require (not its ESM build: another instance). */
 interface CoreModule {
   readonly Destination: new (definition: LoadedDefinition) => CoreDestination;
@@ -225,7 +160,6 @@ function actionsCore(): CoreModule {
     const run = current.getStore();
     return run ? dispatch(run, request, fetchModule.Response) : original(request);
   };
-  answerEnvironmentFromRuns();
   core = require(index) as CoreModule;
   return core;
 }

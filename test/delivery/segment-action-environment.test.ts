@@ -10,6 +10,7 @@
  */
 import assert from 'node:assert/strict';
 import { runSegmentEvent } from '../../adapters/segment-actions/run.ts';
+import { runEnvironment } from '../../adapters/segment-actions/run-context.ts';
 import { segmentActionProblems } from '../../core/platforms/segment-action/check.ts';
 import { OAUTH_ROLES } from '../../core/platforms/segment-action/oauth.ts';
 import type { Destination } from '../../schemas/settings.ts';
@@ -69,6 +70,15 @@ const googleAds = (customerId: string): Destination => ({
 });
 
 describe('segment_action: what Segment reads from its environment comes from our settings', () => {
+  // As forward-catalog's entry puts it in place (functions/forward-catalog/index.ts).
+  const own = process.env;
+  before(() => {
+    process.env = runEnvironment(own);
+  });
+  after(() => {
+    process.env = own;
+  });
+
   it("Google Ads Conversions sends the destination's developer token, each delivery its own", async () => {
     const { fetch, sent } = recording(() => json({ results: [{}] }));
     const run = (customer: string, token: string) =>
