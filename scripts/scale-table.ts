@@ -250,11 +250,11 @@ function originPathTable(): string {
       `| example | ${b.scenario} | **${usd(b.total)}** | ${usd(line?.monthly ?? 0)} | ${line?.detail ?? ''} |`,
     );
   }
-  const { forwardingRuleHourly, processedPerGib } = MONTHLY_PRICES.loadBalancer;
+  const { processedPerGib } = MONTHLY_PRICES.loadBalancer;
   const { cacheEgressPerGib, lookupsPer10k } = MONTHLY_PRICES.cdn;
   lines.push('');
   lines.push(
-    `Prices: a forwarding rule $${forwardingRuleHourly} an hour, data processed $${processedPerGib} per GiB, cache egress $${cacheEgressPerGib} per GiB (Europe and North America, the first 10 TiB), cache lookups $${lookupsPer10k} per 10,000. A load of the tag (${TAG_BYTES / 1024} KiB, a cache hit) per ${EVENTS_PER_TAG_LOAD} events, every batch a lookup too (an upper bound); the forwarding rule is the site's, counted in full (a site already behind a load balancer pays it anyway).`,
+    `Prices: data processed $${processedPerGib} per GiB, cache egress $${cacheEgressPerGib} per GiB (Europe and North America, the first 10 TiB), cache lookups $${lookupsPer10k} per 10,000. A load of the tag (${TAG_BYTES / 1024} KiB, a cache hit) per ${EVENTS_PER_TAG_LOAD} events, every batch a lookup too (an upper bound). No forwarding rule: the program creates none, the URL map goes behind the site's own rule, which the site pays anyway (\`gateway.domain\`'s load balancer, which the program does create, bills its rule).`,
   );
   return lines.join('\n');
 }
