@@ -19,6 +19,7 @@ import {
   MONTHLY_PRICES,
   TAG_BYTES,
 } from '../core/deploy/bill.ts';
+import { billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
 import {
   type Billing,
@@ -220,6 +221,15 @@ export function scaleTables(): string {
   lines.push('');
   lines.push(
     `Instance-based billing costs less than request-based above about ${even(sizing.store, STORE_LATENCY_SECONDS)} pushes/s to \`store\`, ${even(sizing.forward, PLATFORM_LATENCY_SECONDS)} to \`forward\` and ${even(sizing.gateway, 0)} requests/s to the gateway (sustained); below that, an instance kept up by a trickle costs about ${usd(idleInstanceMonthly(shape(sizing.store, 0)))} a month per service (store: ${sizing.store.cpu} vCPU, ${sizing.store.memory}; forward: ${sizing.forward.cpu} vCPU, ${sizing.forward.memory}).`,
+  );
+  // The recommendation settings check and pulumi up print, for the example's stated rate.
+  const example = exampleSettings();
+  const recommended = billingRecommendation(example, plan(example));
+  lines.push('');
+  lines.push(
+    recommended
+      ? `**environments/example.yaml**: ${recommended.message}.`
+      : 'environments/example.yaml: its billing is already the cheaper at its stated rate.',
   );
   lines.push('');
   lines.push(billTables());
