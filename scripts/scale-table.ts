@@ -17,6 +17,8 @@ import {
   EVENTS_PER_BATCH,
   EVENTS_PER_TAG_LOAD,
   MONTHLY_PRICES,
+  type PubSubTopology,
+  pubsubBytesPerEvent,
   TAG_BYTES,
 } from '../core/deploy/bill.ts';
 import { billingRecommendation } from '../core/deploy/billing-advice.ts';
@@ -205,6 +207,8 @@ export function scaleTables(): string {
   lines.push(metricsTable());
   lines.push('');
   lines.push(claimsTable());
+  lines.push('');
+  lines.push(pubsubTable());
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -501,6 +505,45 @@ function claimsTable(): string {
     '| Before #97: an identity claim an event; redeliveries asked the ledger in BigQuery | 1,000,000 | 0 | $1.20 + queries | the ledger check: ~46 GB billed a check at 1,000 events/s |',
     '',
     `Firestore Standard, regional, as last known (unverified offline): $${f.writePer100k} per 100,000 writes, $${f.deletePer100k} per 100,000 deletes (a TTL deletion is one), $${f.readPer100k} per 100,000 reads, $${f.storagePerGibMonth} per GiB-month stored; ${CLAIM_RETRY_SHARE * 100} % of deliveries retried, copied or replayed (a claim, a read, a settlement each). No field is indexed.`,
+  ].join('\n');
+}
+
+/**
+ * Pub/Sub per million events by topology (core/deploy/bill.ts, pubsubBytesPerEvent): what ships,
+ * a topic per destination, and producers' batches as one message, for the example's 4 destinations.
+ */
+function pubsubTable(): string {
+  const example = exampleSettings();
+  const subscriptions = plan(example).destinations.length;
+  const shapes = [
+    { eventBytes: 1000, eventsPerRequest: 1, destinationsPerEvent: 2 },
+    { eventBytes: 300, eventsPerRequest: 10, destinationsPerEvent: 2 },
+  ];
+  const first = shapes[0] as (typeof shapes)[number];
+  const cell = (t: PubSubTopology, shape: (typeof shapes)[number]) =>
+    `$${(((pubsubBytesPerEvent(t, shape, subscriptions) * 1e6) / 2 ** 40) * PRICES.pubsubPerTib).toFixed(2)}`;
+  const row = (name: string, t: PubSubTopology, keeps: string) =>
+    `| ${name} | ${shapes.map((shape) => cell(t, shape)).join(' | ')} | ${keeps} |`;
+  return [
+    `| Pub/Sub per million events, 2 deliveries an event of ${subscriptions} destinations | 1,000-byte events, one a request | 300-byte events, 10 a request | what it keeps, what it needs |`,
+    '| --- | ---: | ---: | --- |',
+    row(
+      '**Shipped**: one `deliveries` topic, a filtered subscription per destination',
+      'filtered',
+      `per-destination retry, dead letters and alerts; each delivery message billed by all ${subscriptions} subscriptions`,
+    ),
+    row(
+      'Modelled, not built: a topic per destination (`deliveries-<id>`), one subscription each',
+      'topic-per-destination',
+      'the same isolation, each delivery billed once; plan(), store’s publish, replay and re-drive name the topic, and a deployed stack moves its backlogs over',
+    ),
+    row(
+      'Modelled, not built: a topic per destination, a producer’s batch one message (events and deliveries)',
+      'batched',
+      'the same; pays only under 1,000 bytes an event (Pub/Sub bills at least 1,000 bytes a message), and forward then sends a batch per push',
+    ),
+    '',
+    `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. Recommended next: a topic per destination (${cell('filtered', first)} → ${cell('topic-per-destination', first)} a million here), since it keeps every per-destination promise; batching pays only for small events.`,
   ].join('\n');
 }
 

@@ -376,6 +376,34 @@ export function schedulerBackground(plan: Plan, shape: TrafficShape) {
   };
 }
 
+/**
+ * How `deliveries` reaches each destination's `forward` push (docs/scale.md, "A fan-out billed
+ * once"): `filtered` is what ships, one topic with a filtered subscription per destination;
+ * `topic-per-destination` publishes each delivery to its destination's own topic; `batched` also
+ * publishes a producer's batch (`eventsPerRequest` events) as one message on the events topic and
+ * one per destination. Only `filtered` is built.
+ */
+export type PubSubTopology = 'filtered' | 'topic-per-destination' | 'batched';
+
+/**
+ * Pub/Sub bytes billed per event (publish and delivery alike, at least 1000 bytes a message): the
+ * event published and pushed to `store`; each delivery message published and pushed, plus a
+ * stated share pushed again (CLAIM_RETRY_SHARE). With `filtered`, every destination's subscription
+ * bills each delivery message, the ones its filter drops too (Pub/Sub bills a filtered-out
+ * message as a delivery without egress).
+ */
+export function pubsubBytesPerEvent(
+  topology: PubSubTopology,
+  shape: Pick<TrafficShape, 'eventBytes' | 'destinationsPerEvent' | 'eventsPerRequest'>,
+  subscriptions: number,
+): number {
+  const perMessage = topology === 'batched' ? Math.max(1, shape.eventsPerRequest) : 1;
+  // A message's billed bytes shared among the events it carries.
+  const each = Math.max(PRICES.pubsubMinimumBytes, shape.eventBytes * perMessage) / perMessage;
+  const billedBy = topology === 'filtered' ? subscriptions : 1;
+  return (2 + shape.destinationsPerEvent * (1 + billedBy + CLAIM_RETRY_SHARE)) * each;
+}
+
 /** The bill of one scenario for a plan and traffic shape. */
 export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficShape): MonthlyBill {
   const hours = scenario === 'idle' ? 0 : scenario === 'workday' ? WORKDAY_HOURS : MONTH_SECONDS / 3600;
@@ -406,14 +434,8 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
     });
   }
   loggedBytes += background.runs * RUN_LOG_BYTES;
-  const minimum = (bytes: number) => Math.max(PRICES.pubsubMinimumBytes, bytes);
   const subscriptions = plan.destinations.length;
-  // The event published and pushed to store; each delivery message published, then billed by
-  // every destination's subscription on `deliveries` (the one it matches delivers it; the others
-  // filter it out, which Pub/Sub bills as delivery all the same).
-  // A retried, copied or replayed delivery (CLAIM_RETRY_SHARE) is pushed again by its one subscription.
-  const pubsubPerEvent =
-    (2 + shape.destinationsPerEvent * (1 + subscriptions + CLAIM_RETRY_SHARE)) * minimum(shape.eventBytes);
+  const pubsubPerEvent = pubsubBytesPerEvent('filtered', shape, subscriptions);
   const pubsubBackground =
     (2 * (background.ticks + background.runs) + background.backlogPulls) * PRICES.pubsubMinimumBytes;
   const pubsubBytes = events * pubsubPerEvent + pubsubBackground;

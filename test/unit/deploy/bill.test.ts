@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import {
   MONTH_SECONDS,
   monthlyBill,
+  pubsubBytesPerEvent,
   trafficShape,
   type Workload,
   workloadCost,
@@ -151,6 +152,35 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     const events = 1000 * MONTH_SECONDS;
     const expected = (subs: number) => ((events * perEvent(subs)) / 2 ** 40) * PRICES.pubsubPerTib;
     assert.ok(Math.abs(pubsub(4) - pubsub(1) - (expected(4) - expected(1))) < 0.05);
+  });
+
+  it('prices each fan-out topology’s Pub/Sub bytes: filtered subscriptions bill a delivery once each, a topic per destination once', () => {
+    const kb = { eventBytes: 1000, eventsPerRequest: 1, destinationsPerEvent: 2 };
+    // Publish and store push (2), then per delivery: its publish, 4 subscriptions, 2 % pushed again.
+    assert.equal(Math.round(pubsubBytesPerEvent('filtered', kb, 4)), (2 + 2 * (1 + 4 + 0.02)) * 1000);
+    assert.equal(
+      Math.round(pubsubBytesPerEvent('topic-per-destination', kb, 4)),
+      (2 + 2 * (1 + 1 + 0.02)) * 1000,
+    );
+    // A topic per destination does not grow with the destinations; filtered subscriptions do.
+    assert.equal(
+      pubsubBytesPerEvent('topic-per-destination', kb, 50),
+      pubsubBytesPerEvent('topic-per-destination', kb, 4),
+    );
+    assert.ok(pubsubBytesPerEvent('filtered', kb, 50) > (8 * pubsubBytesPerEvent('filtered', kb, 4)) / 2);
+    // Batching pays only under the 1,000-byte minimum: 10 events of 300 bytes share a message.
+    const small = { eventBytes: 300, eventsPerRequest: 10, destinationsPerEvent: 2 };
+    assert.equal(Math.round(pubsubBytesPerEvent('batched', small, 4)), Math.round((2 + 2 * 2.02) * 300));
+    assert.equal(pubsubBytesPerEvent('batched', kb, 4), pubsubBytesPerEvent('topic-per-destination', kb, 4));
+    // The bill's Pub/Sub line is the shipped topology's.
+    const s = example();
+    const p = plan(s);
+    const shape = trafficShape(s, p.destinations.length, { eventsPerSecond: 1000 });
+    const noEvents = monthlyBill(p, 'idle', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+    const busy = monthlyBill(p, 'busy', shape).items.find((i) => i.item === 'Pub/Sub')?.monthly ?? 0;
+    const events = 1000 * MONTH_SECONDS;
+    const expected = ((events * pubsubBytesPerEvent('filtered', shape, 4)) / 2 ** 40) * PRICES.pubsubPerTib;
+    assert.ok(Math.abs(busy - noEvents - expected) < 0.05, `${busy} - ${noEvents} against ${expected}`);
   });
 
   it('bills the Storage Write API on the rows’ own bytes, and takes its free 2 TiB a month off', () => {
