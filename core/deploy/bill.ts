@@ -102,9 +102,10 @@ export function claimCounts(
   events: number,
   deliveriesPerEvent: number,
   design: ClaimDesign = 'per-delivery',
+  retryShare = CLAIM_RETRY_SHARE,
 ): ClaimCounts & { readonly documents: number } {
   const deliveries = events * deliveriesPerEvent;
-  const others = deliveries * CLAIM_RETRY_SHARE;
+  const others = deliveries * retryShare;
   // per-delivery (shipped): an identity claim an event, a settled record a delivery.
   // per-batch (modelled): one identity claim and one settled record per destination for a
   // producer's batch or push of `EVENTS_PER_BATCH` events.
