@@ -9,17 +9,21 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  BUILT,
   CLAIM_RETRY_SHARE,
   type ClaimDesign,
   claimCost,
   claimCounts,
   claimStorageCost,
+  type Design,
   EVENTS_PER_BATCH,
   EVENTS_PER_TAG_LOAD,
   MONTHLY_PRICES,
+  monthlyBill,
   type PubSubTopology,
   pubsubBytesPerEvent,
   TAG_BYTES,
+  trafficShape,
 } from '../core/deploy/bill.ts';
 import { billingRecommendation } from '../core/deploy/billing-advice.ts';
 import { CATALOG_CPU_SECONDS, CATALOG_FUNCTION } from '../core/deploy/catalog-function.ts';
@@ -209,6 +213,8 @@ export function scaleTables(): string {
   lines.push(claimsTable());
   lines.push('');
   lines.push(pubsubTable());
+  lines.push('');
+  lines.push(floorTable());
   const top = ceiling(input);
   lines.push('');
   lines.push(
@@ -544,6 +550,55 @@ function pubsubTable(): string {
     ),
     '',
     `Pub/Sub at $${PRICES.pubsubPerTib}/TiB of messages published and delivered, at least 1,000 bytes a message (the model's reading; Google's page words the minimum per request, so a batched publish may bill less); ${CLAIM_RETRY_SHARE * 100} % of deliveries pushed again. Recommended next: a topic per destination (${cell('filtered', first)} → ${cell('topic-per-destination', first)} a million here), since it keeps every per-destination promise; batching pays only for small events.`,
+  ].join('\n');
+}
+
+/**
+ * The busy month per million events of the example at its stated rate, per billing, as built and
+ * with the designs modelled (a topic per destination, claims per batch): where #97's goal stands.
+ */
+function floorTable(): string {
+  const example = exampleSettings();
+  const billed = (billing: 'request' | 'instance') => {
+    const s: Settings =
+      billing === 'request'
+        ? example
+        : {
+            ...example,
+            cost: {
+              ...example.cost,
+              billing: { store: 'instance', forward: 'instance', gateway: 'instance' },
+            },
+          };
+    const p = plan(s);
+    return { p, shape: trafficShape(s, p.destinations.length) };
+  };
+  const perMillion = (billing: 'request' | 'instance', design: Design) => {
+    const { p, shape } = billed(billing);
+    const b = monthlyBill(p, 'busy', shape, design);
+    return b.total / (b.events / 1e6);
+  };
+  const designs: readonly [string, Design][] = [
+    ['**As built**', BUILT],
+    ['Modelled: a topic per destination', { topology: 'topic-per-destination', claims: 'per-delivery' }],
+    [
+      `Modelled: claims per batch (${EVENTS_PER_BATCH} events)`,
+      { topology: 'filtered', claims: 'per-batch' },
+    ],
+    ['Modelled: both', { topology: 'topic-per-destination', claims: 'per-batch' }],
+  ];
+  const rate = billed('request').shape.eventsPerSecond.toLocaleString('en-US');
+  const built = perMillion('instance', BUILT);
+  const best = Math.min(...designs.map(([, d]) => perMillion('instance', d)));
+  return [
+    `| Busy per million events, the example at its stated ${rate} events/s (the bill, free tiers off) | request-based (as shipped) | instance-based (recommended) |`,
+    '| --- | ---: | ---: |',
+    ...designs.map(
+      ([name, d]) =>
+        `| ${name} | $${perMillion('request', d).toFixed(2)} | $${perMillion('instance', d).toFixed(2)} |`,
+    ),
+    '',
+    `#97's goal, busy ≤ $0.50 per million at the recommended billing: ${built <= 0.5 ? 'met' : `not met ($${built.toFixed(2)} as built, $${best.toFixed(2)} with every design modelled here)`}.`,
   ].join('\n');
 }
 

@@ -405,8 +405,20 @@ export function pubsubBytesPerEvent(
   return (2 + shape.destinationsPerEvent * (1 + billedBy + CLAIM_RETRY_SHARE)) * each;
 }
 
-/** The bill of one scenario for a plan and traffic shape. */
-export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficShape): MonthlyBill {
+/** What the bill prices: the fan-out's topology and the claims' design (BUILT: what ships). */
+export interface Design {
+  readonly topology: PubSubTopology;
+  readonly claims: ClaimDesign;
+}
+export const BUILT: Design = Object.freeze({ topology: 'filtered', claims: 'per-delivery' });
+
+/** The bill of one scenario for a plan and traffic shape (and a design modelled, not built). */
+export function monthlyBill(
+  plan: Plan,
+  scenario: ScenarioName,
+  shape: TrafficShape,
+  design: Design = BUILT,
+): MonthlyBill {
   const hours = scenario === 'idle' ? 0 : scenario === 'workday' ? WORKDAY_HOURS : MONTH_SECONDS / 3600;
   const rate = scenario === 'idle' ? 0 : shape.eventsPerSecond;
   const activeSeconds = hours * 3600;
@@ -436,7 +448,7 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
   }
   loggedBytes += background.runs * RUN_LOG_BYTES;
   const subscriptions = plan.destinations.length;
-  const pubsubPerEvent = pubsubBytesPerEvent('filtered', shape, subscriptions);
+  const pubsubPerEvent = pubsubBytesPerEvent(design.topology, shape, subscriptions);
   const pubsubBackground =
     (2 * (background.ticks + background.runs) + background.backlogPulls) * PRICES.pubsubMinimumBytes;
   const pubsubBytes = events * pubsubPerEvent + pubsubBackground;
@@ -490,11 +502,11 @@ export function monthlyBill(plan: Plan, scenario: ScenarioName, shape: TrafficSh
   // The claims (docs/delivery.md, "One event, one delivery"): each event's first sighting in
   // store and each delivery's settled record, one document written and one TTL deletion each;
   // retries, copies and replays (CLAIM_RETRY_SHARE of deliveries) take, read and settle a claim.
-  const counted = claimCounts(events, shape.destinationsPerEvent);
+  const counted = claimCounts(events, shape.destinationsPerEvent, design.claims);
   items.push({
     item: 'Send-once claims (Firestore)',
     monthly: claimCost(counted),
-    detail: `${Math.round(events).toLocaleString('en-US')} first sightings and a settled record per delivery (${shape.destinationsPerEvent} an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
+    detail: `${Math.round(events).toLocaleString('en-US')} events, ${design.claims === 'per-delivery' ? 'an identity claim each and a settled record per delivery' : `a claim per batch of ${EVENTS_PER_BATCH} and per batch and destination`} (${shape.destinationsPerEvent} deliveries an event), ${CLAIM_RETRY_SHARE * 100} % of deliveries retried or copied: ${Math.round(counted.writes).toLocaleString('en-US')} writes, ${Math.round(counted.deletes).toLocaleString('en-US')} TTL deletions, ${Math.round(counted.reads).toLocaleString('en-US')} reads`,
   });
   items.push({
     item: 'Firestore storage (claims)',

@@ -8,6 +8,9 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import {
+  BUILT,
+  claimCost,
+  claimCounts,
   MONTH_SECONDS,
   monthlyBill,
   pubsubBytesPerEvent,
@@ -181,6 +184,31 @@ describe('the monthly bill (core/deploy/bill.ts) and npm run scale -- --env', ()
     const events = 1000 * MONTH_SECONDS;
     const expected = ((events * pubsubBytesPerEvent('filtered', shape, 4)) / 2 ** 40) * PRICES.pubsubPerTib;
     assert.ok(Math.abs(busy - noEvents - expected) < 0.05, `${busy} - ${noEvents} against ${expected}`);
+  });
+
+  it('prices a design modelled, not built, through the same bill: its claims and its topology alone change', () => {
+    const s = example();
+    const p = plan(s);
+    const shape = trafficShape(s, p.destinations.length, { eventsPerSecond: 1000 });
+    const line = (b: ReturnType<typeof monthlyBill>, name: string) =>
+      b.items.find((i) => i.item === name)?.monthly ?? assert.fail(name);
+    const built = monthlyBill(p, 'busy', shape);
+    assert.deepEqual(monthlyBill(p, 'busy', shape, BUILT), built);
+    const both = monthlyBill(p, 'busy', shape, { topology: 'topic-per-destination', claims: 'per-batch' });
+    const events = 1000 * MONTH_SECONDS;
+    assert.ok(
+      Math.abs(line(both, 'Send-once claims (Firestore)') - claimCost(claimCounts(events, 2, 'per-batch'))) <
+        0.01,
+    );
+    const pubsubSaved = line(built, 'Pub/Sub') - line(both, 'Pub/Sub');
+    // Each delivery message billed by 1 subscription instead of 4: 2 × 3 × 1000 bytes an event less.
+    assert.ok(
+      Math.abs(pubsubSaved - ((events * 6000) / 2 ** 40) * PRICES.pubsubPerTib) < 0.05,
+      String(pubsubSaved),
+    );
+    for (const i of built.items)
+      if (!/^(Send-once claims|Firestore storage|Pub\/Sub|Free tiers)/.test(i.item))
+        assert.equal(both.items.find((x) => x.item === i.item)?.monthly, i.monthly, i.item);
   });
 
   it('bills the Storage Write API on the rows’ own bytes, and takes its free 2 TiB a month off', () => {
