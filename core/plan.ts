@@ -4,7 +4,8 @@
  * it, so what runs locally is what deploys. Pure.
  */
 
-import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
+import type { Destination, Settings } from '../schemas/settings.ts';
+import type { FunctionSizing } from '../schemas/settings-cost.ts';
 import { SEND_ONCE_DAYS } from './claims/send-once.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
 import {

@@ -4,13 +4,8 @@
  * file is the caller's job.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import {
-  DOMAIN_PATTERN,
-  DURATION_PATTERN,
-  ORIGIN_PATH_PATTERN,
-  Settings,
-  SITE_BACKEND_PATTERN,
-} from '../schemas/settings.ts';
+import { DURATION_PATTERN, Settings } from '../schemas/settings.ts';
+import { DOMAIN_PATTERN, ORIGIN_PATH_PATTERN, SITE_BACKEND_PATTERN } from '../schemas/settings-gateway.ts';
 import { checkDestinationNeeds } from './decision/destination-checks.ts';
 import { claimsLocationErrors } from './deploy/firestore-locations.ts';
 import { checkStudioIap } from './deploy/studio-iap.ts';
