@@ -28,6 +28,9 @@ export interface HandshakeDeps {
  * without a handshake (not CloudEvents), or an endpoint that allowed our origin. The handshake
  * goes out through `deps.send` (the egress gate) once per endpoint; synchronous once answered.
  */
+/** Why no endpoint answered: a network error or timeout (in words), or the egress gate's refusal. */
+type Unasked = string | { readonly gate: string };
+
 export function handshakeRefusal(
   destination: Readonly<Destination>,
   deps: HandshakeDeps,
@@ -37,7 +40,7 @@ export function handshakeRefusal(
   const request = handshakes && handshakeRequest(destination, deps.environment);
   if (!handshakes || !request) return undefined;
   const origin = request.headers[HANDSHAKE_HEADERS.origin] ?? '';
-  const ask = (): Promise<HandshakeAnswer | string> => {
+  const ask = (): Promise<HandshakeAnswer | Unasked> => {
     let sent: Promise<InboundResponse>;
     try {
       sent = deps.send(request, timeoutMs);
@@ -45,9 +48,14 @@ export function handshakeRefusal(
       sent = Promise.reject(err);
     }
     return sent.then(
-      (response) =>
-        readHandshake(response, origin) ??
-        (response.kind === 'network_error' ? response.message : 'no answer'),
+      (response) => {
+        // The gate refused the URL: no endpoint answered; the delivery's own call is refused the same way.
+        if (response.kind === 'refused') return { gate: response.reason };
+        return (
+          readHandshake(response, origin) ??
+          (response.kind === 'network_error' ? response.message : 'no answer')
+        );
+      },
       (err: unknown) => (err as Error).message,
     );
   };
@@ -55,6 +63,8 @@ export function handshakeRefusal(
   return andThen(
     handshakes.answer(request.url, () => deps.now().getTime(), ask),
     (answer) => {
+      // Not kept: the gate's verdict is the delivery's to record (a permanent `rejected` row).
+      if (typeof answer === 'object' && 'gate' in answer) return undefined;
       if (typeof answer === 'string')
         return `${where} got no answer (${answer}); asked again at the next attempt`;
       if (answer.allowed) return undefined;

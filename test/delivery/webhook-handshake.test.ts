@@ -147,10 +147,13 @@ describe('CloudEvents webhook handshake (through the egress gate, loopback recei
     });
   }
 
-  it('an endpoint the gate refuses is refused without a connection', async () => {
+  it('an endpoint the gate refuses: the delivery is rejected by the gate as any other, no connection', async () => {
     const outside: Destination = { ...hook('out', '/x'), base_url: 'http://169.254.169.254' };
     const result = await forwardPush(pushOf(event('o1'), 'out'), depsFor([outside]));
-    assert.match(result.entries[0]?.row.reason ?? '', /handshake .* was refused \(egress refused: /);
+    const row = result.entries[0]?.row;
+    assert.equal(row?.status, 'rejected', JSON.stringify(row));
+    assert.match(row?.reason ?? '', /^egress refused: /);
+    assert.equal(result.ack, true, 'permanent, acknowledged');
     assert.equal(seen.length, 0);
   });
 

@@ -59,10 +59,10 @@ export function handshakeRequest(
   };
 }
 
-/** Reads the receiver's answer to the handshake (headers by their lower-case names). */
+/** Reads the receiver's answer to the handshake (headers by lower-case names); undefined when none came. */
 export function readHandshake(response: InboundResponse, origin: string): HandshakeAnswer | undefined {
   if (response.kind === 'network_error') return undefined;
-  if (response.kind === 'refused') return { allowed: false, reason: response.reason };
+  if (response.kind === 'refused') return undefined;
   if (response.status < 200 || response.status > 299)
     return { allowed: false, reason: `the endpoint answered the handshake with HTTP ${response.status}` };
   const allowed = response.headers[HANDSHAKE_HEADERS.allowedOrigin]?.trim();
@@ -83,25 +83,25 @@ export function readHandshake(response: InboundResponse, origin: string): Handsh
  */
 export class Handshakes {
   readonly #kept = new Map<string, { answer: HandshakeAnswer; until: number }>();
-  readonly #asking = new Map<string, Promise<HandshakeAnswer | string>>();
+  readonly #asking = new Map<string, Promise<unknown>>();
 
   /**
    * The endpoint's answer: the kept one while it holds (no promise), else the one `ask` gets
    * (shared with every caller meanwhile). `ask` resolves with the answer, or with why none came
-   * (a network error, a timeout), which is not kept: the next delivery asks again.
+   * (a network error, a timeout, the egress gate), which is not kept: the next delivery asks again.
    */
-  answer(
+  answer<U>(
     url: string,
     now: () => number,
-    ask: () => Promise<HandshakeAnswer | string>,
-  ): HandshakeAnswer | Promise<HandshakeAnswer | string> {
+    ask: () => Promise<HandshakeAnswer | U>,
+  ): HandshakeAnswer | Promise<HandshakeAnswer | U> {
     const hit = this.#kept.get(url);
     if (hit !== undefined && hit.until > now()) return hit.answer;
     const asking = this.#asking.get(url);
-    if (asking !== undefined) return asking;
+    if (asking !== undefined) return asking as Promise<HandshakeAnswer | U>;
     const asked = ask()
       .then((answer) => {
-        if (typeof answer !== 'string') this.#keep(url, answer, now());
+        if (isAnswer(answer)) this.#keep(url, answer, now());
         return answer;
       })
       .finally(() => this.#asking.delete(url));
@@ -114,4 +114,12 @@ export class Handshakes {
     if (this.#kept.size >= KEPT_MAX) this.#kept.clear();
     this.#kept.set(url, { answer, until: answer.allowed ? Number.POSITIVE_INFINITY : now + REFUSAL_KEPT_MS });
   }
+}
+
+function isAnswer(value: unknown): value is HandshakeAnswer {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as { allowed?: unknown }).allowed === 'boolean'
+  );
 }
