@@ -24,6 +24,7 @@ import { OAUTH_CONNECTION, withOAuthConnection } from './platforms/segment-actio
 import { protoDuration, seconds } from './settings.ts';
 import { platformDiagnosticsTable } from './warehouse/platform-diagnostics.ts';
 import { privacyAuditTables } from './warehouse/privacy-audit.ts';
+import { platformCountsTable, reconciliationViews } from './warehouse/reconciliation.ts';
 import { partitionExpiration } from './warehouse/retention.ts';
 import {
   alertStateColumns,
@@ -323,8 +324,13 @@ export function warehousePlan(settings: Readonly<Settings>): { tables: TablePlan
   const ref = (name: string) => tableRef(settings.project, settings.dataset ?? 'events', name);
   const models = modelPlan(settings);
   return {
-    tables: [...base.tables, ...models.tables],
-    views: [...base.views, ...destinationHealthViews(ref), ...models.views],
+    tables: [...base.tables, platformCountsTable(settings), ...models.tables],
+    views: [
+      ...base.views,
+      ...destinationHealthViews(ref),
+      ...reconciliationViews(settings, ref),
+      ...models.views,
+    ],
   };
 }
 

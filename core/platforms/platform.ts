@@ -142,7 +142,18 @@ export interface PlatformFacts {
   readonly events?: StandardEvents;
   /** The API version its requests carry, with the platform's sunset for it (its api-version.ts). */
   readonly apiVersion: ApiVersion;
+  /** Where its own count of the events it received is read, or why none is (docs/delivery.md). */
+  readonly counts: CountsFact;
 }
+
+/**
+ * The platform's own count of what it received (docs/delivery.md, "Counted by the platform"):
+ * `reads` names the reporting API the scheduler's PlatformCounts job asks, `none` says why no
+ * count is read; `doc` is the public page the fact comes from.
+ */
+export type CountsFact =
+  | { readonly reads: string; readonly doc: string }
+  | { readonly none: string; readonly doc: string };
 
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
 export interface MappedPayload extends StandardEvents {

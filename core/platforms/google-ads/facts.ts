@@ -26,4 +26,9 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   step3: { kind: 'id', label: 'Google Ads conversion action id', pattern: '[0-9]+', numeric: true },
   events: GOOGLE_ADS_STANDARD_EVENTS,
   apiVersion: GOOGLE_ADS_API,
+  counts: {
+    reads:
+      'Data Manager `requestStatus:retrieve`: each upload request’s processed status and the records it refused',
+    doc: 'https://developers.google.com/data-manager/api/reference/rest/v1/requestStatus/retrieve',
+  },
 };
