@@ -17,6 +17,7 @@ import {
 import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
 import { modelPlan } from './models/models.ts';
+import { countsSecretRoles } from './platforms/counts.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
 import { DEFAULT_CONSENT } from './platforms/requirements.ts';
@@ -522,13 +523,16 @@ export function plan(settings: Readonly<Settings>): Plan {
     ),
   ].sort();
   // What the scheduler reads of destinations' secrets for work after delivery (Google Ads'
-  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`).
+  // diagnostics; Meta's dataset quality, for a destination with `config.diagnostics: true`; the
+  // platforms' counts, for one with `config.counts: true`).
   const scheduledSecrets = (settings.destinations ?? [])
     .filter((d) => d.enabled !== false)
     .flatMap((d) =>
-      [...(PLATFORMS[d.type].scheduledSecrets ?? []), ...diagnosticsSecretRoles(d)].map(
-        (role) => d.secrets?.[role],
-      ),
+      [
+        ...(PLATFORMS[d.type].scheduledSecrets ?? []),
+        ...diagnosticsSecretRoles(d),
+        ...countsSecretRoles(d, PLATFORMS[d.type].countReads),
+      ].map((role) => d.secrets?.[role]),
     )
     .filter((name): name is string => typeof name === 'string');
   const scheduleSecrets = [...new Set([...connectionSecrets, ...scheduledSecrets])].sort();

@@ -59,6 +59,7 @@ import { erasureJob } from './erasures.ts';
 import { googleAdsDiagnosticsJob } from './google-ads-diagnostics.ts';
 import { createScheduleHandler, MESSAGE_TYPE_ATTRIBUTE, type ScheduleDeps } from './handler.ts';
 import { modelJob } from './models.ts';
+import { countsSender, countsWriter, platformCountsJob } from './platform-counts.ts';
 import { platformDiagnosticsJob } from './platform-diagnostics.ts';
 import { redriveJob } from './redrive.ts';
 import { replayJob } from './replays.ts';
@@ -408,6 +409,7 @@ async function loadDeps(): Promise<ScheduleDeps> {
       }),
       googleAdsDiagnostics(bigquery),
       platformDiagnostics(bigquery),
+      platformCounts(bigquery),
     ],
   };
 }
@@ -455,6 +457,19 @@ function platformDiagnostics(bigquery: BigQuery): Job {
       );
       if (refused.length > 0) throw new Error(`platform_diagnostics refused a row: ${refused[0]?.message}`);
     },
+    log: (entry) => console.log(JSON.stringify(entry)),
+  });
+}
+
+/** What the platforms counted, into the events dataset (platform-counts.ts). */
+function platformCounts(bigquery: BigQuery): Job {
+  const insert = bigQueryInsertAll(bigquery, config.plan.dataset);
+  return platformCountsJob({
+    settings: config.settings,
+    secret: async (name) => secrets.get(name),
+    accessToken: createAccessTokens(tokens),
+    send: countsSender(sender),
+    write: countsWriter(insert),
     log: (entry) => console.log(JSON.stringify(entry)),
   });
 }

@@ -27,8 +27,7 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   events: GOOGLE_ADS_STANDARD_EVENTS,
   apiVersion: GOOGLE_ADS_API,
   counts: {
-    reads:
-      'Data Manager `requestStatus:retrieve`: each upload request’s processed status and the records it refused',
+    none: 'no daily count is read yet: Data Manager’s `requestStatus:retrieve` reports each upload request’s refused records (the ledger’s later refusals, `refused_later`), not a count per day',
     doc: 'https://developers.google.com/data-manager/api/reference/rest/v1/requestStatus/retrieve',
   },
 };
