@@ -13,14 +13,12 @@
 import { createHash } from 'node:crypto';
 import type { InsertAll } from '../../adapters/bigquery-writer.ts';
 import type { EgressSender } from '../../adapters/egress.ts';
-import { type CountReads, type CountsRequest, countsEnabled } from '../../core/platforms/counts.ts';
+import { countedDestinations, PLATFORM_COUNTS_KIND, runDays } from '../../core/platforms/counted.ts';
+import type { CountReads, CountsRequest } from '../../core/platforms/counts.ts';
 import { scrubText } from '../../core/platforms/platform-answer.ts';
-import { PLATFORMS } from '../../core/platforms/platforms.ts';
 import { PLATFORM_COUNTS_TABLE } from '../../core/warehouse/reconciliation.ts';
 import type { Destination, Settings } from '../../schemas/settings.ts';
 import type { Job } from './runner.ts';
-
-export const PLATFORM_COUNTS_KIND = 'PlatformCounts';
 
 /** A row of `platform_counts`, as written. */
 export interface PlatformCountRow {
@@ -46,33 +44,6 @@ export interface PlatformCountsDeps {
     rows: readonly { readonly insertId: string; readonly row: PlatformCountRow }[],
   ) => Promise<void>;
   readonly log: (entry: Readonly<Record<string, unknown>>) => void;
-}
-
-/** The destinations whose counts are read, each with its platform's reads. */
-export function countedDestinations(
-  s: Readonly<Settings>,
-): { readonly destination: Readonly<Destination>; readonly reads: CountReads }[] {
-  return (s.destinations ?? []).flatMap((d) => {
-    const reads = PLATFORMS[d.type].countReads;
-    return reads && countsEnabled(d) ? [{ destination: d, reads }] : [];
-  });
-}
-
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
-const DAY_MS = 86_400_000;
-
-/** A manual run's name: the destination and the day it reads. */
-export function countsRunName(destination: string, day: string): string {
-  return `${destination}@${day}`;
-}
-
-/** The destination and days a run reads: a named day, else yesterday and today (UTC). */
-export function runDays(name: string, now: Date): { readonly destination: string; readonly days: string[] } {
-  const at = name.lastIndexOf('@');
-  const day = at > 0 ? name.slice(at + 1) : '';
-  if (at > 0 && DAY.test(day)) return { destination: name.slice(0, at), days: [day] };
-  const today = now.toISOString().slice(0, 10);
-  return { destination: name, days: [new Date(now.getTime() - DAY_MS).toISOString().slice(0, 10), today] };
 }
 
 /** The insertId of a read's row: the same for a retried chunk of one run. */

@@ -14,13 +14,12 @@ import type { BigQuery } from '@google-cloud/bigquery';
 import { bigQueryInsertAll } from '../../adapters/bigquery-writer.ts';
 import { createEgressSender } from '../../adapters/egress.ts';
 import { plan } from '../../core/plan.ts';
+import { countsRunName, PLATFORM_COUNTS_KIND } from '../../core/platforms/counted.ts';
 import { PLATFORM_COUNTS_TABLE } from '../../core/warehouse/reconciliation.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import {
-  countsRunName,
   countsSender,
   countsWriter,
-  PLATFORM_COUNTS_KIND,
   type PlatformCountsDeps,
   platformCountsJob,
 } from '../../functions/schedule/platform-counts.ts';
