@@ -47,6 +47,7 @@ import { runKey } from '../../core/scheduler/dispatch.ts';
 import { syncTables } from '../../core/syncs/sync-sql.ts';
 import { PLATFORM_DIAGNOSTICS_TABLE } from '../../core/warehouse/platform-diagnostics.ts';
 import { PRIVACY_TABLES } from '../../core/warehouse/privacy-audit.ts';
+import { RECONCILIATION_VIEW } from '../../core/warehouse/reconciliation.ts';
 import { OPS_TABLES, TABLES, tableRef } from '../../core/warehouse/warehouse.ts';
 import type { RuleSpec } from '../../schemas/rule.ts';
 import type { SyncSpec } from '../../schemas/sync.ts';
@@ -228,6 +229,7 @@ function alerts(reader: RegistryReader, bigquery: BigQuery): Job {
     invalidEvents: ref(config.plan.dataset, TABLES.invalidEvents),
     deliveries: ref(config.plan.dataset, TABLES.deliveries),
     erasures: ref(config.plan.ops.dataset, PRIVACY_TABLES.erasures),
+    reconciliation: ref(config.plan.dataset, RECONCILIATION_VIEW),
   };
   const states = ref(config.plan.ops.dataset, OPS_TABLES.alertStates);
   const insert = bigQueryInsertAll(bigquery, config.plan.ops.dataset);
