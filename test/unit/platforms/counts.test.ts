@@ -8,6 +8,7 @@ import { countOf, countsEnabled, sumByName } from '../../../core/platforms/count
 import { GA4_COUNTS } from '../../../core/platforms/ga4/counts.ts';
 import { META_COUNTS } from '../../../core/platforms/meta/counts.ts';
 import { PLATFORM_LIST } from '../../../core/platforms/platforms.ts';
+import { configProblem } from '../../../core/platforms/prepare.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 
 describe('platform counts: where each platform’s own count is read', () => {
@@ -22,6 +23,25 @@ describe('platform counts: where each platform’s own count is read', () => {
       PLATFORM_LIST.filter((p) => p.countReads).map((p) => p.type),
       ['meta_capi', 'ga4_mp'],
     );
+  });
+
+  it('a destination with counts or diagnostics on still sends its events', () => {
+    for (const [type, config] of [
+      ['meta_capi', { pixel_id: '42', counts: true, diagnostics: true }],
+      ['ga4_mp', { measurement_id: 'G-1', counts: true, counts_property: '7' }],
+    ] as const) {
+      const p = PLATFORM_LIST.find((x) => x.type === type);
+      assert.ok(p);
+      const destination = { id: 'd', type, config } as unknown as Destination;
+      const secrets = { access_token: 't', api_secret: 's' };
+      assert.equal(configProblem({ destination, secrets, now: new Date() }, p.requirements), undefined, type);
+      // A string where the boolean belongs is still refused.
+      const quoted = { ...destination, config: { ...config, counts: 'true' } } as unknown as Destination;
+      assert.match(
+        String(configProblem({ destination: quoted, secrets, now: new Date() }, p.requirements)),
+        /config.counts must be a boolean/,
+      );
+    }
   });
 
   it('turns on with the boolean only', () => {
