@@ -11,6 +11,7 @@ import { type ResolvedPurposes, resolvePurposes } from '../consent/resolve.ts';
 import type { StoredEvent } from '../event.ts';
 import type { MappedEvent } from '../linkage/engine.ts';
 import type { FieldViolation } from '../validation.ts';
+import type { CountReads } from './counts.ts';
 import type {
   DestinationRequirements,
   Driver,
@@ -149,7 +150,18 @@ export interface PlatformFacts {
   readonly events?: StandardEvents;
   /** The API version its requests carry, with the platform's sunset for it (its api-version.ts). */
   readonly apiVersion: ApiVersion;
+  /** Where its own count of the events it received is read, or why none is (docs/delivery.md). */
+  readonly counts: CountsFact;
 }
+
+/**
+ * The platform's own count of what it received (docs/delivery.md, "Counted by the platform"):
+ * `reads` names the reporting API the scheduler's PlatformCounts job asks, `none` says why no
+ * count is read; `doc` is the public page the fact comes from.
+ */
+export type CountsFact =
+  | { readonly reads: string; readonly doc: string }
+  | { readonly none: string; readonly doc: string };
 
 /** A platform whose payload comes from a mapping (Meta, GA4, TikTok). */
 export interface MappedPayload extends StandardEvents {
@@ -258,6 +270,8 @@ export interface PlatformSpec extends PlatformFacts {
   readonly erasure?: ErasureSlot;
   /** OAuth credentials exchanged for an access token before each call (Google's APIs). */
   readonly oauth?: OAuthNeeds;
+  /** How the platform's own count of a day's events is asked for (its counts.ts); absent: none is. */
+  readonly countReads?: CountReads;
   /**
    * Why a catalogue event is not sent to a destination whose settings route it nowhere (Google
    * Ads: no conversion action named for it): the decision layer skips it with this reason.

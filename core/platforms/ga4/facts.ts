@@ -25,4 +25,8 @@ export const GA4_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Google Analytics 4' },
   events: GA4_STANDARD_EVENTS,
   apiVersion: GA4_API,
+  counts: {
+    reads: 'Analytics Data API `properties/{property}:runReport`: `eventCount` by `eventName` and `date`',
+    doc: 'https://developers.google.com/analytics/devguides/reporting/data/v1/rest/v1beta/properties/runReport',
+  },
 };

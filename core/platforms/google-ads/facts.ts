@@ -28,4 +28,8 @@ export const GOOGLE_ADS_FACTS: PlatformFacts = {
   step3: { kind: 'id', label: 'Google Ads conversion action id', pattern: '[0-9]+', numeric: true },
   events: GOOGLE_ADS_STANDARD_EVENTS,
   apiVersion: GOOGLE_ADS_API,
+  counts: {
+    none: 'no daily count is read yet: Data Manager’s `requestStatus:retrieve` reports each upload request’s refused records (the ledger’s later refusals, `refused_later`), not a count per day',
+    doc: 'https://developers.google.com/data-manager/api/reference/rest/v1/requestStatus/retrieve',
+  },
 };

@@ -19,4 +19,8 @@ export const LINKEDIN_FACTS: PlatformFacts = {
   step3: { kind: 'id', label: 'LinkedIn conversion rule id', pattern: '[0-9]+', numeric: true },
   events: LINKEDIN_STANDARD_EVENTS,
   apiVersion: LINKEDIN_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request; Campaign Manager shows the rest',
+    doc: 'https://learn.microsoft.com/en-us/linkedin/marketing/integrations/ads-reporting/conversions-api',
+  },
 };

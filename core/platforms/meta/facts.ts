@@ -57,4 +57,8 @@ export const META_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Meta' },
   events: META_STANDARD_EVENTS,
   apiVersion: META_API,
+  counts: {
+    reads: 'Graph API `GET /{pixel_id}/stats?aggregation=event`: events received per event name and hour',
+    doc: 'https://developers.facebook.com/docs/marketing-api/reference/ads-pixel/stats/',
+  },
 };

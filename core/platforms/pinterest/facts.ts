@@ -21,4 +21,8 @@ export const PINTEREST_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Pinterest' },
   events: PINTEREST_STANDARD_EVENTS,
   apiVersion: PINTEREST_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request (`num_events_received`, `num_events_processed`), read into the ledger',
+    doc: 'https://developers.pinterest.com/docs/api/v5/',
+  },
 };

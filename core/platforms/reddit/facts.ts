@@ -20,4 +20,8 @@ export const REDDIT_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Reddit' },
   events: REDDIT_STANDARD_EVENTS,
   apiVersion: REDDIT_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request',
+    doc: 'https://ads-api.reddit.com/docs/v3/',
+  },
 };

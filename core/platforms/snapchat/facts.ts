@@ -21,4 +21,8 @@ export const SNAPCHAT_FACTS: PlatformFacts = {
   step3: { kind: 'events', label: 'Snapchat' },
   events: SNAPCHAT_STANDARD_EVENTS,
   apiVersion: SNAPCHAT_API,
+  counts: {
+    none: 'the platform reports no counts to this service: the Conversions API answers per request; Events Manager shows the rest',
+    doc: 'https://developers.snap.com/api/marketing-api/Conversions-API',
+  },
 };
