@@ -6,6 +6,7 @@
  * later withdrawal of consent by the same person narrows the consent as collected.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import {
   ageRefusal,
   isBackfill,
@@ -17,6 +18,7 @@ import type { LedgerEntry } from '../../../core/delivery/ledger.ts';
 import { DELIVERY_ATTRIBUTES, type DeliveryMessage } from '../../../core/delivery/message.ts';
 import { sliceSender } from '../../../core/delivery/slice-replay.ts';
 import type { StoredEvent } from '../../../core/event.ts';
+import { FACTS_LIST } from '../../../core/platforms/facts.ts';
 import type { Destination } from '../../../schemas/settings.ts';
 
 const NOW = new Date('2026-11-27T12:00:00.000Z');
@@ -152,6 +154,17 @@ describe('backfill: a destination added after its events were stored', () => {
     const before = { ...withdrawn, received_at: hoursAgo(30), event_time: hoursAgo(30) };
     const other = { ...withdrawn, user_id: 'u9' };
     assert.equal((await send(META, [granted], { later: [before, other] })).page.republished, 1);
+  });
+
+  it('names every platform’s age limit and its source in docs/delivery.md', () => {
+    const docs = readFileSync(new URL('../../../docs/delivery.md', import.meta.url), 'utf8');
+    const limits = FACTS_LIST.filter((f) => f.ageLimit !== undefined);
+    assert.ok(limits.length >= 3);
+    for (const f of limits) {
+      const table = docs.slice(docs.indexOf('### Age limits'));
+      const line = table.split('\n').find((l) => l.startsWith(`| ${f.names.short} |`));
+      assert.ok(line?.includes(f.ageLimit?.source ?? '?'), `${f.names.short}: ${line}`);
+    }
   });
 
   it('picks the person’s newest later consent and asks only for the persons of a page', () => {
