@@ -4,7 +4,7 @@
  * drain loop.
  */
 import type { PubSub, v1 } from '@google-cloud/pubsub';
-import type { PubSubMessage } from '../core/store/store.ts';
+import type { PubSubMessage } from '../core/store/message.ts';
 
 /** A message pulled from a backlog subscription. */
 export interface Pulled {

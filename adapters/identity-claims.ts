@@ -10,7 +10,7 @@
  */
 import type { ClaimStore } from '../core/claims/claim-store.ts';
 import { IDENTITY_CLAIM_DAYS } from '../core/plan.ts';
-import type { ClaimAnswer, ClaimIdentity } from '../core/store/store.ts';
+import type { ClaimAnswer, ClaimIdentity } from '../core/store/copies.ts';
 
 const WINDOW_MS = IDENTITY_CLAIM_DAYS * 86_400_000;
 

@@ -8,7 +8,7 @@
  */
 import type { BigQuery } from '@google-cloud/bigquery';
 import { identityKey } from '../core/identity.ts';
-import type { AlreadyStored, StoredQuestion } from '../core/store/store.ts';
+import type { AlreadyStored, StoredQuestion } from '../core/store/copies.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
 import { createBatchedLookup } from './batched-lookup.ts';
 

@@ -11,7 +11,8 @@ import { readFileSync } from 'node:fs';
 import { countryDatabasePath, countryLookup, loadReferrerList } from '../adapters/enrichment.ts';
 import { createEnricher, type Enricher, referrerTable } from '../core/enrich/index.ts';
 import { plan } from '../core/plan.ts';
-import { messageRows, type PubSubMessage, type StoreConfig, storeConfig } from '../core/store/store.ts';
+import type { PubSubMessage } from '../core/store/message.ts';
+import { messageRows, type StoreConfig, storeConfig } from '../core/store/store.ts';
 import type { Settings } from '../schemas/settings.ts';
 import type { BenchFigure, BenchSuite } from './lib.ts';
 

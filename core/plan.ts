@@ -4,7 +4,8 @@
  * it, so what runs locally is what deploys. Pure.
  */
 
-import type { Destination, FunctionSizing, Settings } from '../schemas/settings.ts';
+import type { Destination, Settings } from '../schemas/settings.ts';
+import type { FunctionSizing } from '../schemas/settings-cost.ts';
 import { SEND_ONCE_DAYS } from './claims/send-once.ts';
 import { destinationHealthViews } from './console/destination-health.ts';
 import {
@@ -16,6 +17,7 @@ import {
 } from './deploy/catalog-function.ts';
 import { type Billing, DEFAULT_PEAK_EVENTS_PER_SECOND, forwardSizing } from './deploy/cost.ts';
 import { deployedServiceName } from './deploy/service-names.ts';
+import { type SiteMapPlan, siteMapPlan } from './deploy/site-url-map.ts';
 import { modelPlan } from './models/models.ts';
 import { diagnosticsSecretRoles } from './platforms/meta/dataset-quality.ts';
 import { PLATFORMS } from './platforms/platforms.ts';
@@ -219,6 +221,11 @@ export interface Plan {
       readonly siteBackend: string | undefined;
       /** What routes the path to the gateway (`gateway.origin_via`; default the site's load balancer). */
       readonly via: OriginVia;
+      /**
+       * The site's own URL map the path rule is added to (core/deploy/site-url-map.ts); none with
+       * the previous release's form (`site_backend` alone), whose whole map is kept.
+       */
+      readonly siteMap?: SiteMapPlan;
     };
   };
   /** The studio service (the admin API of runtime resources, the registry's only writer). */
@@ -703,6 +710,14 @@ export function plan(settings: Readonly<Settings>): Plan {
               path: settings.gateway.origin_path,
               siteBackend: settings.gateway.site_backend,
               via: settings.gateway.origin_via ?? 'load_balancer',
+              ...(settings.gateway.site_url_map
+                ? {
+                    siteMap: siteMapPlan(settings.project, {
+                      ...settings.gateway,
+                      site_url_map: settings.gateway.site_url_map,
+                    }),
+                  }
+                : {}),
             },
           }
         : {}),

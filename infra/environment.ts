@@ -14,6 +14,7 @@ import { ACTIONS_TOPIC, RUNS_TOPIC } from '../core/plan.ts';
 import { buildRegionWarnings } from '../core/plan-warnings/build-regions.ts';
 import { minInstancesWarnings } from '../core/plan-warnings/min-instances.ts';
 import { retentionWarnings } from '../core/plan-warnings/retention.ts';
+import { rotatedRefreshTokenSecrets } from '../core/platforms/segment-action/oauth.ts';
 import { ERASURE_REQUESTS_PREFIX } from '../core/privacy/erasure.ts';
 import { addressWarnings } from '../core/settings.ts';
 import { TABLES } from '../core/warehouse/warehouse.ts';
@@ -52,8 +53,13 @@ export interface EnvironmentOutputs {
   /** With `gateway.domain`: `https://<domain>`, and the DNS record to create for it. */
   readonly gatewayDomainUrl?: string;
   readonly gatewayDnsRecord?: pulumi.Output<string>;
-  /** With `gateway.origin_path`: the command that points the site's HTTPS proxy at the declared URL map. */
+  /**
+   * With `gateway.origin_path` through the site's load balancer: the command that adds the path
+   * rule to the site's URL map (or, the previous release's form, points its proxy at ours).
+   */
   readonly gatewayOriginUrlMap?: pulumi.Output<string>;
+  /** With `gateway.site_url_map`: the same path rule as a Pulumi snippet for the site's own program. */
+  readonly gatewayOriginPulumi?: pulumi.Output<string>;
 }
 
 /** Declares every resource of the environment and returns the stack outputs. */
@@ -148,6 +154,16 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
           // Version Manager, since Version Adder cannot destroy.
           roles: ['roles/secretmanager.secretAccessor', 'roles/secretmanager.secretVersionManager'],
         },
+        // forward-catalog writes a rotated OAuth refresh token back as a new version, and claims a
+        // refresh by disabling the newest one (refresh-rotation.ts): Version Manager on those alone.
+        ...deliverers
+          .filter((d) => d.who === 'forward-catalog')
+          .map((d) => ({
+            ...d,
+            secrets: rotatedRefreshTokenSecrets(settings),
+            roles: ['roles/secretmanager.secretVersionManager'],
+          }))
+          .filter((d) => d.secrets.length > 0),
       ],
     },
     after,
@@ -478,6 +494,7 @@ export function declareEnvironment(config: StackConfig, bundles: BundleManifest)
       ? { gatewayDomainUrl: gatewayDomain.url, gatewayDnsRecord: gatewayDomain.dnsRecord }
       : {}),
     ...(gatewayOrigin ? { gatewayOriginUrlMap: gatewayOrigin.instruction } : {}),
+    ...(gatewayOrigin?.pulumiSnippet ? { gatewayOriginPulumi: gatewayOrigin.pulumiSnippet } : {}),
   };
 }
 

@@ -7,11 +7,11 @@
  * the environment); any other child that dies is reported and stops the whole environment.
  */
 
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WORKLOADS, type Workload } from '../core/access/needs.ts';
@@ -19,6 +19,7 @@ import { plan as planOf, TICKS_TOPIC } from '../core/plan.ts';
 import { acquireOwnerLock, LockHeldError, selfRecord } from '../emulators/common/owner-lock.ts';
 import type { Settings } from '../schemas/settings.ts';
 import { accessFilePath, plannedAccess, writeAccessFile } from './access-file.ts';
+import { Child } from './child.ts';
 import {
   readEnvironmentRecord,
   removeEnvironmentRecord,
@@ -26,6 +27,7 @@ import {
 } from './environment-record.ts';
 import { seedSecrets } from './local-secrets.ts';
 import { standInCredentials } from './platforms/google-ads.ts';
+import { canListen, freePort } from './ports.ts';
 import { type ProvisionReport, provision } from './provision.ts';
 import {
   DEFAULT_PORTS,
@@ -143,111 +145,6 @@ export class StartError extends Error {
   }
 }
 
-const TAIL_LINES = 30;
-
-/** One running child: its output goes to its log file and a short tail kept for reports. */
-class Child {
-  readonly spec: ServiceSpec;
-  readonly process: ChildProcess;
-  readonly tail: string[] = [];
-  readonly exited: Promise<{ code: number | null; signal: string | null }>;
-  exit: { code: number | null; signal: string | null } | undefined;
-  private readonly lineListeners = new Set<(line: string) => void>();
-
-  constructor(spec: ServiceSpec, baseEnv: Readonly<Record<string, string | undefined>>) {
-    this.spec = spec;
-    const log = createWriteStream(spec.logFile, { flags: 'a' });
-    log.write(`\n=== ${new Date().toISOString()} ${spec.command} ${spec.args.join(' ')}\n`);
-    this.process = spawn(spec.command, [...spec.args], {
-      cwd: spec.cwd,
-      env: { ...baseEnv, ...spec.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      // Its own process group: Ctrl-C reaches the supervisor only, which stops children in
-      // order, and a group kill also reaches anything the child started.
-      detached: true,
-    });
-    let partial = '';
-    const onData = (chunk: Buffer) => {
-      log.write(chunk);
-      const lines = (partial + chunk.toString('utf8')).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) this.line(line);
-    };
-    this.process.stdout?.on('data', onData);
-    this.process.stderr?.on('data', onData);
-    this.exited = new Promise((done) => {
-      this.process.on('error', (err) => {
-        this.line(`(could not start: ${err.message})`);
-        this.exit ??= { code: null, signal: null };
-        log.end();
-        done(this.exit);
-      });
-      this.process.on('close', (code, signal) => {
-        if (partial) this.line(partial);
-        this.exit ??= { code, signal };
-        log.end();
-        done(this.exit);
-      });
-    });
-  }
-
-  private line(line: string): void {
-    this.tail.push(line);
-    if (this.tail.length > TAIL_LINES) this.tail.shift();
-    for (const l of this.lineListeners) l(line);
-  }
-
-  onLine(listener: (line: string) => void): () => void {
-    this.lineListeners.add(listener);
-    return () => this.lineListeners.delete(listener);
-  }
-
-  /** Signals the whole process group; a group that is already gone is fine. */
-  signal(signal: NodeJS.Signals): void {
-    const pid = this.process.pid;
-    if (pid === undefined) return;
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // ESRCH: already gone.
-    }
-  }
-
-  async stop(graceMs: number): Promise<void> {
-    if (this.exit === undefined) {
-      this.signal('SIGTERM');
-      // The grace timer is cancelled once the child is gone: left pending, it would hold the
-      // command's event loop open for the whole grace period after "stopped".
-      const cancel = new AbortController();
-      const timer = sleep(graceMs, 'timeout' as const, { signal: cancel.signal }).catch(
-        () => 'exited' as const,
-      );
-      const first = await Promise.race([this.exited, timer]);
-      cancel.abort();
-      if (first === 'timeout') {
-        process.stderr.write(`${this.spec.name} did not stop within ${graceMs} ms of SIGTERM: killing it\n`);
-        this.signal('SIGKILL');
-      }
-      await this.exited;
-    }
-    // Sweep the group: the leader may have left children of its own behind. Wait (bounded)
-    // until the group is empty, so "stopped" means no process is left.
-    this.signal('SIGKILL');
-    for (let i = 0; i < 40 && this.groupAlive(); i++) await sleep(50);
-  }
-
-  private groupAlive(): boolean {
-    const pid = this.process.pid;
-    if (pid === undefined) return false;
-    try {
-      process.kill(-pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
-
 /**
  * Starts local/guardian.ts, which stops every child's process group if this process dies
  * without stopping them (crash, SIGKILL): children run in their own groups, so nothing else
@@ -270,91 +167,6 @@ function startGuardian(graceMs: number): {
     watch: (pgid, stage) => guardian.stdin?.write(`${pgid} ${stage}\n`),
     release: () => guardian.stdin?.end('done\n'),
   };
-}
-
-/** A loopback port free right now, outside the range the kernel gives outgoing connections. */
-export async function freePort(): Promise<number> {
-  // Below the kernel's ephemeral range (Linux 32768–60999, macOS 49152–65535): a port asked of
-  // the kernel with listen(0) comes from that range, and between this probe and the service's own
-  // listen an outgoing connection may take it as its local port (seen in CI: EADDRINUSE).
-  // Each process draws from slices of the range it alone holds (claimNextSlice): two processes probing
-  // the same free port at once would both hand it out, and one of their services would not start.
-  for (let n = 0; ; n++) {
-    const range = n < slices.length ? slices[n] : await claimNextSlice();
-    if (!range) break;
-    const size = range.to - range.from;
-    const start = Math.floor(Math.random() * size);
-    for (let i = 0; i < size; i++) {
-      const port = range.from + ((start + i) % size);
-      if (await tryPort(port)) return port;
-    }
-  }
-  // Every slice held by a running process: share the whole range, as before.
-  for (let tries = 0; tries < 50; tries++) {
-    const port = PROBE_FROM + Math.floor(Math.random() * (PROBE_TO - PROBE_FROM));
-    if (await tryPort(port)) return port;
-  }
-  throw new Error(`no free loopback port found in ${PROBE_FROM}–${PROBE_TO}`);
-}
-
-const PROBE_FROM = 20_000;
-const PROBE_TO = 32_000;
-const SLICE_SIZE = 250;
-/** Ports this process already handed out: two services must not be given the same one. */
-const handedOut = new Set<number>();
-/** The slices this process holds, in the order it claimed them. */
-const slices: { from: number; to: number }[] = [];
-
-/**
- * One more slice of the probe range for this process. A slice is held by listening on its first
- * port for as long as the process lives (the socket is unref'd: it keeps nothing running), and
- * its other ports are this process's to hand out. The kernel makes the claim exclusive and ends
- * it with the process, however it dies. (A file per slice, taken over from a dead owner, let two
- * processes that took over the same stale file at once both hold it: seen in CI.) Undefined when
- * every slice is held.
- */
-async function claimNextSlice(): Promise<{ from: number; to: number } | undefined> {
-  const count = Math.floor((PROBE_TO - PROBE_FROM) / SLICE_SIZE);
-  const first = process.pid % count;
-  for (let i = 0; i < count; i++) {
-    const n = (first + i) % count;
-    const lock = PROBE_FROM + n * SLICE_SIZE;
-    if (slices.some((r) => r.from === lock + 1) || !(await holdPort(lock))) continue;
-    const range = { from: lock + 1, to: lock + SLICE_SIZE };
-    slices.push(range);
-    return range;
-  }
-  return undefined;
-}
-
-/** Listens on `port` for the rest of the process's life; false when it is taken. */
-function holdPort(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.once('error', () => done(false));
-    server.listen(port, LOCAL_HOST, () => {
-      server.unref();
-      done(true);
-    });
-  });
-}
-
-/** Hands `port` out if no call of this process has and it can be listened on; held while probed. */
-async function tryPort(port: number): Promise<boolean> {
-  if (handedOut.has(port)) return false;
-  handedOut.add(port); // calls running at once must not probe (and hand out) the same port
-  if (await canListen(port)) return true;
-  handedOut.delete(port);
-  return false;
-}
-
-function canListen(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', () => done(false));
-    server.listen(port, LOCAL_HOST, () => server.close(() => done(true)));
-  });
 }
 
 /** The ports an environment uses: defaults + offset, free ports if asked, then overrides. */

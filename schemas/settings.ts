@@ -5,6 +5,9 @@
 import Type, { type Static, type TLiteral } from 'typebox';
 import { CONSENT_PURPOSES } from './consent-purposes.ts';
 import { MappingsSetting } from './mapping.ts';
+import { CostSettings, FunctionsSettings } from './settings-cost.ts';
+import { DOMAIN_PATTERN, GatewaySettings } from './settings-gateway.ts';
+import { WarehouseSettings } from './settings-warehouse.ts';
 
 const Id = (description: string) => Type.String({ pattern: '^[a-z][a-z0-9_-]{0,62}$', description });
 /** A duration in seconds or minutes ("10s", "0.5s", "5m"); the plan hands Pub/Sub seconds. */
@@ -115,42 +118,6 @@ export const Enrichment = Type.Object(
   { additionalProperties: false },
 );
 export type Enrichment = Static<typeof Enrichment>;
-
-/**
- * The incremental models the scheduler keeps in the events dataset (docs/sessions.md): sessions,
- * the identity map and the first/last-touch views over them.
- */
-export const WarehouseModels = Type.Object(
-  {
-    enabled: Type.Optional(
-      Type.Boolean({ description: 'Keep sessions and identity_map up to date (default true)' }),
-    ),
-    every: Type.Optional(
-      Type.String({
-        pattern: '^[0-9]{1,6}(m|h|d)$',
-        description: 'How often the Model job runs (default 15m; at least 1m)',
-      }),
-    ),
-    session_gap_minutes: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1440, description: 'Inactivity that ends a session (default 30)' }),
-    ),
-    lookback_hours: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 8784,
-        description: 'How old an arriving event may be and still be modelled incrementally (default 72)',
-      }),
-    ),
-    conversions: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 128 }), {
-        description:
-          'Event names that are conversions (default purchase, generate_lead, lead, sign_up, subscribe, begin_checkout)',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type WarehouseModels = Static<typeof WarehouseModels>;
 
 /**
  * One action a `segment_action` destination runs for each event it takes (docs/catalog-destinations.md):
@@ -383,37 +350,6 @@ export const Connection = Type.Object(
 );
 export type Connection = Static<typeof Connection>;
 
-export const FunctionSizing = Type.Object(
-  {
-    memory: Type.Optional(Type.String({ pattern: '^[0-9]+(Mi|Gi)$' })),
-    cpu: Type.Optional(Type.Number({ minimum: 0.08, maximum: 8 })),
-    concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    min_instances: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
-    max_instances: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
-    timeout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600 })),
-  },
-  { additionalProperties: false },
-);
-export type FunctionSizing = Static<typeof FunctionSizing>;
-
-/**
- * Cloud Run billing of a pushed function: `request` (a Cloud Function, billed per request while
- * it handles one) or `instance` (a Cloud Run service with CPU always allocated, billed for its
- * instances' lifetime, no request fee). docs/deploy.md says how each is deployed.
- */
-export const Billing = Type.Union([Type.Literal('request'), Type.Literal('instance')]);
-
-/**
- * A DNS name in lower case, e.g. `acme.com`: labels of letters, digits and inner hyphens, the
- * last one letters only.
- */
-/** A path of the site's origin for the gateway (`gateway.origin_path`): one segment, e.g. `/_eb`. */
-export const ORIGIN_PATH_PATTERN = '^/[a-z0-9_-]{1,32}$';
-/** A global backend service: its name in the project, or its (partial) URL. */
-export const SITE_BACKEND_PATTERN =
-  '^((https://www\\.googleapis\\.com/compute/v1/)?projects/[a-z][a-z0-9-]{4,28}[a-z0-9]/global/backendServices/)?[a-z]([-a-z0-9]{0,61}[a-z0-9])?$';
-export const DOMAIN_PATTERN = '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
-
 /** IAM members granted IAP access to the studio, each list a role inside it (studio/auth.ts). */
 const StudioMembers = (description: string) =>
   Type.Array(Type.String({ pattern: '^(serviceAccount|user|group|domain):.+$' }), { description });
@@ -476,59 +412,7 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    gateway: Type.Optional(
-      Type.Object(
-        {
-          domain: Type.Optional(
-            Type.String({
-              // A subdomain: at least three labels (the site's own name stays the site's).
-              pattern: '^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\\.){2,}[a-z]{2,63}$',
-              maxLength: 64,
-              description:
-                "The site's own subdomain the gateway is served on, e.g. events.shop.example: `pulumi up` declares it and exports the DNS record to create (docs/browser.md#first-party-domains)",
-            }),
-          ),
-          domain_via: Type.Optional(
-            Type.Union([Type.Literal('load_balancer'), Type.Literal('mapping')], {
-              default: 'load_balancer',
-              description:
-                'How the domain reaches the gateway: `load_balancer`, a global external Application Load Balancer with a Google-managed certificate (every region, a fixed monthly cost); `mapping`, a Cloud Run domain mapping (no cost; Preview, some regions only, the domain verified by whoever runs `pulumi up`)',
-            }),
-          ),
-          cookie_domain: Type.Optional(
-            Type.String({
-              pattern: DOMAIN_PATTERN,
-              maxLength: 253,
-              description:
-                "The site's registrable domain the ids the gateway sets in its answers live on (e.g. shop.example, so www. and shop. share them); default: `domain` less its first label; unset with no `domain`: host-only cookies (docs/browser.md#ids-the-server-sets)",
-            }),
-          ),
-          origin_path: Type.Optional(
-            Type.String({
-              pattern: ORIGIN_PATH_PATTERN,
-              description:
-                "A path of the site's own origin the tag, its batches and the SDK paths are served under (e.g. /_eb): the gateway takes requests under it as its own, and `pulumi up` declares a load balancer URL map sending it to the gateway through Cloud CDN, everything else to `site_backend` (docs/browser.md#same-origin-path)",
-            }),
-          ),
-          site_backend: Type.Optional(
-            Type.String({
-              pattern: SITE_BACKEND_PATTERN,
-              maxLength: 1024,
-              description:
-                "With `origin_path`: the backend service the site's own external Application Load Balancer sends its pages to (a name in the project, or its URL, projects/<p>/global/backendServices/<name>); the declared URL map's default",
-            }),
-          ),
-          origin_via: Type.Optional(
-            Type.Union([Type.Literal('load_balancer'), Type.Literal('cloudflare'), Type.Literal('akamai')], {
-              default: 'load_balancer',
-              description:
-                "With `origin_path`: what in front of the site sends the path to the gateway. `load_balancer` (default), the site's Google external Application Load Balancer: `pulumi up` declares its path rule and Cloud CDN (needs `site_backend`), and the gateway knows it by the site's host; `cloudflare` or `akamai`: the checked-in Worker or rule (examples/edge/) does it, no load balancer is declared, and `pulumi up` declares the edge secret the Worker or rule proves itself with (docs/browser.md#same-origin-path)",
-            }),
-          ),
-        },
-        { additionalProperties: false, description: "The gateway's public address (docs/deploy.md)" },
-      ),
-    ),
+    gateway: Type.Optional(GatewaySettings),
     tokens: Type.Optional(
       Type.Object(
         {
@@ -558,97 +442,7 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    warehouse: Type.Optional(
-      Type.Object(
-        {
-          partition_expiration_days: Type.Optional(Type.Integer({ minimum: 1 })),
-          time_travel_hours: Type.Optional(
-            Type.Integer({
-              minimum: 48,
-              maximum: 168,
-              multipleOf: 24,
-              description:
-                'Hours BigQuery keeps changed and deleted rows for time travel in both datasets (48–168, whole days; BigQuery’s default 168); the 7-day fail-safe after it cannot be shortened (docs/privacy.md#time-travel-and-fail-safe)',
-            }),
-          ),
-          retention: Type.Optional(
-            Type.Object(
-              {
-                events: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description:
-                      "Days `events` partitions are kept; default none (the business's own record)",
-                  }),
-                ),
-                invalid_events: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `invalid_events` partitions are kept; default 90',
-                  }),
-                ),
-                deliveries: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days the delivery ledger (`deliveries`) keeps a partition; default 400',
-                  }),
-                ),
-                hook_failures: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `hook_failures` partitions are kept; default 90',
-                  }),
-                ),
-                action_runs: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `action_runs` (rules) partitions are kept; default 400',
-                  }),
-                ),
-                gateway_refusals: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `gateway_refusals` (ops dataset) partitions are kept; default 30',
-                  }),
-                ),
-                sync_failed_rows: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `sync_failed_rows` (ops dataset) partitions are kept; default 90',
-                  }),
-                ),
-                sessions: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `sessions` (the models) partitions are kept; default as `events`',
-                  }),
-                ),
-                platform_diagnostics: Type.Optional(
-                  Type.Integer({
-                    minimum: 1,
-                    description: 'Days `platform_diagnostics` (ops dataset) partitions are kept; default 400',
-                  }),
-                ),
-              },
-              {
-                additionalProperties: false,
-                description:
-                  'Days each table keeps a partition (docs/privacy.md#retention); a table not named takes partition_expiration_days, else its default',
-              },
-            ),
-          ),
-          deletion_protection: Type.Optional(Type.Boolean({ default: true })),
-          max_bytes_billed: Type.Optional(
-            Type.Integer({
-              minimum: 1,
-              description: 'Cap on the bytes one query people write (eventbus sql) may bill; default 10 GiB',
-            }),
-          ),
-          models: Type.Optional(WarehouseModels),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    warehouse: Type.Optional(WarehouseSettings),
     enrichment: Type.Optional(Enrichment),
     pii: Type.Optional(
       Type.Object(
@@ -775,63 +569,8 @@ export const Settings = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    cost: Type.Optional(
-      Type.Object(
-        {
-          exclude_success_logs: Type.Optional(
-            Type.Boolean({
-              description:
-                'Exclude Cloud Run request logs of successful publishes and pushes (errors and refusals are kept)',
-              default: true,
-            }),
-          ),
-          peak_events_per_second: Type.Optional(
-            Type.Integer({
-              minimum: 1,
-              maximum: 1000000,
-              description:
-                'Peak rate `forward` is sized for (concurrency, max_instances) unless functions.forward sets them; sizing only, never billing',
-              default: 5000,
-            }),
-          ),
-          sustained_events_per_second: Type.Optional(
-            Type.Number({
-              minimum: 0,
-              maximum: 1000000,
-              description:
-                'The steady rate you expect (events a second, around the clock): `settings check` and `pulumi up` recommend instance-based billing where it passes the break-even, with the monthly figures both ways; never switches by itself',
-            }),
-          ),
-          billing: Type.Optional(
-            Type.Object(
-              {
-                store: Type.Optional(Billing),
-                forward: Type.Optional(Billing),
-                gateway: Type.Optional(Billing),
-              },
-              {
-                additionalProperties: false,
-                description:
-                  'Cloud Run billing of the pushed functions and the gateway; unset, `request` for a new stack: store and forward as Cloud Functions (gen2), the design, and the gateway without CPU between requests; an existing stack keeps the store and forward billing it runs (docs/deploy.md, Upgrading)',
-              },
-            ),
-          ),
-        },
-        { additionalProperties: false, description: 'Production cost choices (docs/scale.md)' },
-      ),
-    ),
-    functions: Type.Optional(
-      Type.Object(
-        {
-          store: Type.Optional(FunctionSizing),
-          forward: Type.Optional(FunctionSizing),
-          gateway: Type.Optional(FunctionSizing),
-          schedule: Type.Optional(FunctionSizing),
-          studio: Type.Optional(FunctionSizing),
-        },
-        { additionalProperties: false },
-      ),
-    ),
+    cost: Type.Optional(CostSettings),
+    functions: Type.Optional(FunctionsSettings),
   },
   { additionalProperties: false },
 );

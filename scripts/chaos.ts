@@ -43,9 +43,9 @@ import { createLedgerBigQueryWriter, createLedgerWriter } from '../adapters/ledg
 import { replayDestinationSlice } from '../cli/commands/replay-destination.ts';
 import { backlogSubscriptionName, deadLetterTopicName, forwardSubscriptionName } from '../core/plan.ts';
 import { deliveredWithoutStoredRowSql } from '../core/warehouse/warehouse.ts';
+import { freePort } from '../local/ports.ts';
 import { emulatorPubSub } from '../local/provision.ts';
 import { DEFAULT_PORTS } from '../local/services.ts';
-import { freePort } from '../local/supervisor.ts';
 import type { Settings } from '../schemas/settings.ts';
 
 const REPO = resolve(import.meta.dirname, '..');

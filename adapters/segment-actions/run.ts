@@ -31,6 +31,11 @@ import {
   type PresetField,
   presetOf,
 } from '../../core/platforms/segment-action/presets.ts';
+import {
+  type RefreshTokenVersions,
+  type RotationClock,
+  refreshUnderClaim,
+} from '../../core/platforms/segment-action/refresh-rotation.ts';
 import { ACCESS_TOKEN_ROLE } from '../../core/platforms/segment-action/roles.ts';
 import { NO_IP, segmentEventOf } from '../../core/platforms/segment-action/segment-event.ts';
 import type { Destination } from '../../schemas/settings.ts';
@@ -40,6 +45,18 @@ import type { EgressInit } from '../egress.ts';
 export interface RunIo {
   readonly fetch: typeof fetch;
   readonly now: Date;
+  /**
+   * The refresh-token secret's versions by secret name, where the secrets are Secret Manager's: a
+   * refresh is then made under the claim of refresh-rotation.ts and a rotated token written back
+   * as a new version. Without it (tests, the conformance run) a rotated token lives in memory.
+   */
+  readonly refreshTokens?: RefreshTokenStore;
+}
+
+/** Where refresh tokens survive the instance (forward-catalog's index.ts builds it). */
+export interface RefreshTokenStore {
+  versions(secret: string): RefreshTokenVersions;
+  readonly clock: RotationClock;
 }
 
 /** A request an action made: where (without its query string, which may hold a key) and what came back. */
@@ -347,7 +364,7 @@ export async function runSegmentEvent(
   const secretValues = Object.values(secrets);
   // An OAuth connection's token: the cached one, the one configured, else a refresh before the first call.
   const session = auth.oauth
-    ? oauthSession(auth.oauth, destination, core, auth.settings, run, tokens)
+    ? oauthSession(auth.oauth, destination, core, auth.settings, run, tokens, io.refreshTokens)
     : undefined;
   const outcomes: { action: string; outcome: Outcome }[] = [];
   // One action after another: the requests of one event keep their order at the platform.
@@ -516,30 +533,42 @@ function oauthSession(
   settings: Record<string, unknown>,
   run: RunContext,
   obtained: string[],
+  store: RefreshTokenStore | undefined,
 ): OAuthSession {
   const c = oauth.credentials;
   // Per connection and per credential: a rotated secret (another refresh token, another client) starts afresh.
   const key = createHash('sha256')
     .update(`${destination.connection ?? destination.id}\0${c.clientId}\0${c.refreshToken}`)
     .digest('base64url');
+  // The secret the connection's refresh token is kept in: there a rotated one survives the instance.
+  const secret = destination.secrets?.[OAUTH_ROLES.refresh_token];
   const refresh = async (stale: string | undefined): Promise<TokenEntry> => {
     const cached = ACCESS_TOKENS.current(key);
     const refreshing: { expiresIn?: number } = {};
-    const answered = await current.run({ ...run, refreshing }, () =>
-      core.refreshAccessToken(settings, {
-        accessToken: stale ?? '',
-        refreshToken: cached?.refreshToken ?? c.refreshToken,
-        clientId: c.clientId,
-        clientSecret: c.clientSecret,
-      }),
-    );
-    const accessToken = answered?.accessToken;
+    const call = async (refreshToken: string) => {
+      const answered = await current.run({ ...run, refreshing }, () =>
+        core.refreshAccessToken(settings, {
+          accessToken: stale ?? '',
+          refreshToken,
+          clientId: c.clientId,
+          clientSecret: c.clientSecret,
+        }),
+      );
+      const rotated = typeof answered?.refreshToken === 'string' ? answered.refreshToken : undefined;
+      if (rotated) obtained.push(rotated);
+      return { accessToken: answered?.accessToken, ...(rotated ? { refreshToken: rotated } : {}) };
+    };
+    const answered =
+      store && secret
+        ? await refreshUnderClaim(secret, store.versions(secret), call, store.clock)
+        : await call(cached?.refreshToken ?? c.refreshToken);
+    const accessToken = answered.accessToken;
     if (typeof accessToken !== 'string' || accessToken === '')
       throw Object.assign(new Error('the token endpoint answered no access token'), {
         name: 'InvalidAuthenticationError',
         code: 'OAUTH_REFRESH_FAILED',
       });
-    const rotated = typeof answered?.refreshToken === 'string' ? answered.refreshToken : cached?.refreshToken;
+    const rotated = answered.refreshToken ?? cached?.refreshToken;
     return {
       accessToken,
       ...(refreshing.expiresIn !== undefined ? { expiresAt: Date.now() + refreshing.expiresIn * 1000 } : {}),

@@ -8,7 +8,8 @@
  */
 import type { Command } from 'commander';
 import type { Plan } from '../../core/plan.ts';
-import type { AfterStored, AlreadyStored, ClaimIdentity, StoreConfig } from '../../core/store/store.ts';
+import type { AlreadyStored, ClaimIdentity } from '../../core/store/copies.ts';
+import type { AfterStored, StoreConfig } from '../../core/store/store.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import {
   DATA_DIR_OPTION,

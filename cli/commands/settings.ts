@@ -36,6 +36,7 @@ export function register(program: Command): void {
       const { apiSunsetWarnings } = await import('../../core/plan-warnings/api-sunset.ts');
       const { webhookFormatWarnings } = await import('../../core/platforms/webhook/warnings.ts');
       const { catalogActionWarnings } = await import('../../core/plan-warnings/catalog-actions.ts');
+      const { siteUrlMapWarnings } = await import('../../core/deploy/site-url-map.ts');
       const warn = command.configureOutput().writeErr ?? ((t: string) => process.stderr.write(t));
       for (const w of [
         ...retryBudgetWarnings(plan),
@@ -48,6 +49,7 @@ export function register(program: Command): void {
         ...apiSunsetWarnings(settings, new Date()),
         ...catalogActionWarnings(settings),
         ...webhookFormatWarnings(settings, new Date()),
+        ...siteUrlMapWarnings(settings),
         ...billingAdvice(settings, plan).map((a) => a.message),
       ])
         warn(`warning: ${w}\n`);

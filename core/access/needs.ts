@@ -16,6 +16,7 @@ import { GOOGLE_ADS_BASE_URL } from '../platforms/google-ads/driver.ts';
 import { GOOGLE_ADS_PLATFORM } from '../platforms/google-ads/index.ts';
 import type { Platform } from '../platforms/platform.ts';
 import { PLATFORMS } from '../platforms/platforms.ts';
+import { rotatedRefreshTokenSecrets } from '../platforms/segment-action/oauth.ts';
 import { ERASURE_REQUESTS_PREFIX, SUPPRESSION_OBJECT } from '../privacy/erasure.ts';
 import { indexPath } from '../registry/registry.ts';
 import { REPLAYS_PREFIX } from '../scheduler/replays.ts';
@@ -253,6 +254,18 @@ export function accessNeeds(plan: Plan, settings: Readonly<Settings>): AccessNee
         'adapters/secrets.ts',
       );
   }
+  // An OAuth connection's rotated refresh token, written back; a refresh claimed by disabling the
+  // newest version with its etag (core/platforms/segment-action/refresh-rotation.ts, issue #100).
+  if (deliverers.includes('forward-catalog'))
+    for (const s of rotatedRefreshTokenSecrets(settings))
+      for (const verb of ['get', 'disable', 'enable', 'add'])
+        need(
+          'forward-catalog',
+          `secretmanager.versions.${verb}`,
+          `${p}/secrets/${s}`,
+          'OAuth refresh tokens that survive the instance (rotation written back)',
+          'adapters/secret-versions.ts',
+        );
 
   // schedule: re-drive, alerts, syncs, replays, locks, ledger reads; the secrets connections name
   // (none for a google_ads_audience connection without `credentials`: its own account calls).

@@ -7,7 +7,7 @@
 import type { Settings } from '../../schemas/settings.ts';
 import { CATALOGUE_OPTIONS, type DecisionOptions, decide } from '../decision/decision.ts';
 import type { StoredEvent } from '../event.ts';
-import { sightingOf } from '../store/store.ts';
+import { sightingOf } from '../store/copies.ts';
 import { type LedgerEntry, skippedEntry } from './ledger.ts';
 import { type DeliveryMessage, deliveryMessage } from './message.ts';
 

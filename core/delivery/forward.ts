@@ -34,6 +34,7 @@ import type {
   Prepared,
 } from '../platforms/driver.ts';
 import type { AnswerColumns } from '../platforms/platform-answer.ts';
+import { secretRefs } from '../platforms/webhook/formats.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
 import { type Breaker, FAILURES_TO_OPEN, retryAfterTime, retryInfoTime } from './breaker.ts';
 import { requestIdentifiers } from './identifiers.ts';
@@ -722,7 +723,8 @@ function readSecrets(
   driver: Driver,
   getSecret: ForwardDeps['getSecret'],
 ): MaybePromise<SecretsResult> {
-  const named = destination.secrets ?? {};
+  // A webhook's signing key may be named by versions of its secret (formats.ts, secretRefs).
+  const named = secretRefs(destination);
   for (const role of driver.requiredSecrets) {
     if (!Object.hasOwn(named, role))
       return {

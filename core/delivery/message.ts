@@ -5,7 +5,7 @@
  */
 import type { StoredEvent } from '../event.ts';
 import { decodePushBody } from '../push.ts';
-import type { Sighting } from '../store/store.ts';
+import type { Sighting } from '../store/copies.ts';
 
 /** Attribute names on `deliveries` messages. */
 export const DELIVERY_ATTRIBUTES = Object.freeze({

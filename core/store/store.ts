@@ -8,12 +8,11 @@
 
 import type { Settings } from '../../schemas/settings.ts';
 import { UNVERIFIED_ATTRIBUTE, unverifiedOf } from '../decision/unverified.ts';
-import type { DefinedEvent, DefinedEvents } from '../definitions/defined-events.ts';
+import type { DefinedEvents } from '../definitions/defined-events.ts';
 import { type Enricher, withEnrichment } from '../enrich/index.ts';
 import type { StoredEvent } from '../event.ts';
 import {
   lastIso,
-  type NormalizedEvent,
   type NormalizeOptions,
   normalizeEvent,
   normalizeOptions,
@@ -22,55 +21,29 @@ import {
   serverFieldsOf,
 } from '../event.ts';
 import { identityDigest, payloadDigest } from '../identity.ts';
-import { applyPiiPolicy, type PiiPolicy, scrubText, sha256 } from '../pii.ts';
+import type { PiiPolicy } from '../pii.ts';
 import {
   backlogSubscriptionName,
   deadLetterLedgerSubscriptionName,
   type Plan,
   POISON_ATTEMPTS,
 } from '../plan.ts';
-import { decodePushBody } from '../push.ts';
 import { SENDER_ATTRIBUTE, senderOf } from '../sender.ts';
 import { type Suppression, stripIdentifiers, suppressionVerdict } from '../suppression/erased.ts';
-import { traceIdOf } from '../tracing/trace-context.ts';
 import type { FieldViolation } from '../validation.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../warehouse/rows.ts';
 import { TABLES } from '../warehouse/warehouse.ts';
-import { callIdentity, callPolicy, invalidCallErrors, invalidCallOf, strippedCall } from './invalid-call.ts';
-
-/** A Pub/Sub message as the store path needs it, whether pushed or pulled. */
-export interface PubSubMessage {
-  readonly messageId: string;
-  /** RFC 3339, as Pub/Sub sets it when it accepts the publish. */
-  readonly publishTime: string;
-  readonly attributes: Readonly<Record<string, string>>;
-  readonly data: Uint8Array;
-  readonly orderingKey?: string;
-  /** Full name (`projects/p/subscriptions/s`) or id of the subscription that delivered it. */
-  readonly subscription: string;
-  /** 1-based; Pub/Sub sends it only when the subscription has a dead-letter policy. */
-  readonly deliveryAttempt: number;
-}
-
-export type PushDecode =
-  | { readonly ok: true; readonly message: PubSubMessage }
-  | { readonly ok: false; readonly violations: readonly FieldViolation[] };
-
-/**
- * Decodes a classic push body for the store path (core/push.ts), which also needs the
- * publishTime (the fallback event_time) and the subscription (the event's topic).
- */
-export function decodeStorePush(body: unknown): PushDecode {
-  const decoded = decodePushBody(body);
-  if (!decoded.ok) return decoded;
-  const { publishTime, subscription } = decoded.message;
-  const problems: FieldViolation[] = [];
-  if (publishTime === undefined)
-    problems.push({ field: 'message.publishTime', description: 'is required, as an RFC 3339 timestamp' });
-  if (subscription === '') problems.push({ field: 'subscription', description: 'is required' });
-  if (problems.length > 0) return { ok: false, violations: problems };
-  return { ok: true, message: { ...decoded.message, publishTime: publishTime as string } };
-}
+import {
+  type AlreadyStored,
+  type ClaimIdentity,
+  type EventEntry,
+  lateCopy,
+  type Parsed,
+  settleCopies,
+} from './copies.ts';
+import { callIdentity, invalidCallErrors, invalidCallOf, strippedCall } from './invalid-call.ts';
+import { DEAD_LETTER_PUBLISH_TIME, DEAD_LETTER_SOURCE, type PubSubMessage } from './message.ts';
+import { eventRow, type InvalidReason, invalidRow, payloadText, utf8 } from './rows.ts';
 
 /** What the store path reads from the environment, resolved once at cold start. */
 export interface StoreConfig extends PiiPolicy {
@@ -128,14 +101,6 @@ export function storeConfig(settings: Readonly<Settings>, plan: Plan): StoreConf
     ),
   });
 }
-
-/**
- * Attribute Pub/Sub sets on dead-lettered messages: the subscription they came from. Only ever
- * informative: a producer can set any attribute Pub/Sub does not reserve (the gateway refuses
- * this family, but the native path cannot), so the store path never derives the topic from it.
- */
-export const DEAD_LETTER_SOURCE = 'CloudPubSubDeadLetterSourceSubscription';
-
 const lastSegment = (name: string) => name.slice(name.lastIndexOf('/') + 1);
 
 /**
@@ -150,9 +115,6 @@ export function topicOf(message: PubSubMessage, config: StoreConfig): string {
   return sub.endsWith('-store') ? sub.slice(0, -'-store'.length) : sub;
 }
 
-/** Pub/Sub's attribute on a dead letter: when the message was first published. */
-export const DEAD_LETTER_PUBLISH_TIME = 'CloudPubSubDeadLetterSourceTopicPublishTime';
-
 /**
  * When the producer's message was published: its publishTime, or for a dead letter (a message on
  * a dead-letter subscription the plan knows, where Pub/Sub sets the attribute) the original one,
@@ -165,15 +127,6 @@ function firstPublishMs(message: PubSubMessage, config: StoreConfig): number {
   const original = Date.parse(message.attributes[DEAD_LETTER_PUBLISH_TIME] ?? '');
   return Number.isNaN(original) ? own : original;
 }
-
-/** Why a message landed in `invalid_events` (the `reason` column). */
-export type InvalidReason =
-  | 'invalid_event'
-  | 'not_json'
-  | 'malformed_push'
-  | 'rejected_by_warehouse'
-  | 'poison';
-
 /** One message's fate: an event row (and the stored event for the decision layer), or an invalid row. */
 export type MessageRows =
   | {
@@ -192,22 +145,6 @@ export type MessageRows =
   | { readonly kind: 'invalid'; readonly row: InsertRow }
   /** An erased person's event, dropped (`privacy.erased_events: drop`): acknowledged, never stored. */
   | { readonly kind: 'suppressed' };
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function payloadText(data: Uint8Array): { text: string; base64: boolean } {
-  try {
-    return { text: utf8.decode(data), base64: false };
-  } catch {
-    return { text: Buffer.from(data).toString('base64'), base64: true };
-  }
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> =>
-  v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** stored_at and received_at alternate, so each has its own memory. */
-const iso = lastIso();
 const isoReceived = lastIso();
 
 /**
@@ -365,137 +302,6 @@ function poisonRow(
     raw,
   );
 }
-
-function eventRow(
-  event: NormalizedEvent & Pick<StoredEvent, 'enriched'>,
-  meta: {
-    digest: string;
-    receivedAt: string;
-    now: number;
-    topic: string;
-    messageId: string;
-    version: number;
-    definition: DefinedEvent | undefined;
-    attributes: Readonly<Record<string, string>>;
-    config: StoreConfig;
-  },
-): Record<string, unknown> {
-  // A definition's `pii` fields are hashed like the settings' hash_in_warehouse paths (unless the
-  // settings drop them).
-  const extra = meta.definition?.piiPaths.filter((p) => !meta.config.drop.includes(p)) ?? [];
-  const { event_data, ...context } = applyPiiPolicy(event, {
-    hashInWarehouse:
-      extra.length > 0 ? [...meta.config.hashInWarehouse, ...extra] : meta.config.hashInWarehouse,
-    drop: meta.config.drop,
-  });
-  return {
-    ...context,
-    received_at: meta.receivedAt,
-    stored_at: iso(meta.now),
-    topic: meta.topic,
-    message_id: meta.messageId,
-    schema_version: meta.version,
-    // JSON columns take JSON text in insertAll.
-    event_data: JSON.stringify(event_data),
-    attributes: JSON.stringify(meta.attributes),
-    ...(meta.definition ? { definition_version: meta.definition.stamp } : {}),
-    payload_digest: meta.digest,
-    // The trace the event travelled under (core/trace-context.ts), for SQL joins to the traces.
-    trace_id: traceIdOf(meta.attributes),
-  };
-}
-
-interface InvalidInput {
-  readonly insertId: string;
-  readonly receivedAt: string;
-  readonly now: number;
-  readonly reason: InvalidReason;
-  readonly topic?: string | undefined;
-  readonly subscription?: string | undefined;
-  readonly messageId?: string | undefined;
-  /** The parsed payload, when it parsed: event_id / event_name are read from it. */
-  readonly raw?: unknown;
-  readonly payload: string;
-  readonly attributes?: Readonly<Record<string, string>> | undefined;
-  readonly errors: readonly FieldViolation[];
-  /** The warehouse's PII policy, applied to the payload too (it is kept for debugging, not for PII). */
-  readonly pii?: PiiPolicy | undefined;
-}
-
-/**
- * The raw payload as the warehouse may keep it: when it is a JSON object, the PII policy's
- * fields are hashed or dropped and the rest keeps its shape (re-serialised); other text, whose
- * fields cannot be found, has emails and international phone numbers replaced.
- */
-function keptPayload(payload: string, pii: PiiPolicy | undefined): string {
-  if (!pii || (pii.hashInWarehouse.length === 0 && pii.drop.length === 0)) return payload;
-  let value: unknown;
-  try {
-    value = JSON.parse(payload);
-  } catch {
-    return scrubText(payload);
-  }
-  if (!isObject(value)) return scrubText(payload);
-  // A refused call keeps its fields where the sender put them (traits, Segment's names).
-  const call = invalidCallOf(value);
-  if (call) return JSON.stringify({ ...value, invalid_call: applyPiiPolicy(call, callPolicy(pii)) });
-  return JSON.stringify(applyPiiPolicy(value, rawPaths(pii)));
-}
-
-/**
- * The policy for a payload as the producer sent it: an event field (`event_data.x`) may sit at
- * the top level there, so each such path also applies without its `event_data.` prefix.
- */
-function rawPaths(pii: PiiPolicy): PiiPolicy {
-  const both = (paths: readonly string[]) =>
-    paths.flatMap((p) => (p.startsWith('event_data.') ? [p, p.slice('event_data.'.length)] : [p]));
-  return { hashInWarehouse: both(pii.hashInWarehouse), drop: both(pii.drop) };
-}
-
-/**
- * An `invalid_events` row; event_id and event_name are kept when they can be read (a refused
- * call's own, not its wrapper's).
- */
-export function invalidRow(input: InvalidInput): InsertRow {
-  const raw = invalidCallOf(input.raw) ?? (isObject(input.raw) ? input.raw : {});
-  const text = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 1024) : null);
-  return {
-    insertId: input.insertId,
-    json: {
-      received_at: input.receivedAt,
-      stored_at: iso(input.now),
-      reason: input.reason,
-      topic: input.topic ?? null,
-      subscription: input.subscription ?? null,
-      message_id: input.messageId ?? null,
-      event_id: text(raw['event_id']),
-      event_name: text(raw['event_name']),
-      payload: keptPayload(input.payload, input.pii),
-      attributes: input.attributes ? JSON.stringify(input.attributes) : null,
-      errors: input.errors.map((e) => ({ path: e.field, message: e.description })),
-    },
-  };
-}
-
-/**
- * The row for a request that is not a push body at all (a stray POST): kept with its raw
- * body so nothing is lost, with an insertId from the body's hash so a retried POST folds.
- */
-export function malformedPushRow(
-  body: string,
-  violations: readonly FieldViolation[],
-  now: number,
-): InsertRow {
-  return invalidRow({
-    insertId: `malformed/${sha256(body)}`,
-    receivedAt: iso(now),
-    now,
-    reason: 'malformed_push',
-    payload: body,
-    errors: violations,
-  });
-}
-
 /** Called with the events of a batch once their rows are written (the decision layer's hook). */
 export type AfterStored = (
   events: readonly StoredEvent[],
@@ -512,73 +318,6 @@ export interface StoreOutcome {
   /** Producers' copies of events already stored: no row written; fanned out, and folded by each destination's send-once claim. */
   readonly copies?: number;
 }
-
-/**
- * How long BigQuery (and the emulator) are counted on to fold a repeated insertId. Past it, a
- * redelivery asks the warehouse whether its row is there before writing it again.
- */
-export const INSERT_ID_WINDOW_MS = 55_000;
-
-/** What a late redelivery asks the warehouse: is the row of this identity stored? */
-export interface StoredQuestion {
-  readonly event_id: string;
-  readonly event_time: string;
-  readonly payload_digest: string;
-}
-
-/**
- * Answers a StoredQuestion. Rejects when it cannot tell (the query failed or took too long):
- * storeMessages then fails the push, so Pub/Sub brings it back later. "Not stored" is never a
- * guess, since it means writing and fanning out again.
- */
-export type AlreadyStored = (question: StoredQuestion) => Promise<boolean>;
-
-/**
- * The first sighting of an identity whose time the server stamped (adapters/identity-claims.ts):
- * the first copy claims it with its event_time; a later copy learns the first one's time and
- * message. Only such events need it: a producer's own event_time makes every copy's row alike.
- */
-export interface IdentityClaim {
-  readonly digest: string;
-  readonly event_time: string;
-  readonly message_id: string;
-}
-export type ClaimAnswer =
-  | { readonly first: true }
-  | {
-      readonly first: false;
-      /** The first copy's event_time and message, as it claimed them. */
-      readonly event_time: string;
-      readonly message_id: string;
-      /** When the first copy claimed it (epoch ms). */
-      readonly claimed_at: number;
-    };
-export type ClaimIdentity = (claim: IdentityClaim) => Promise<ClaimAnswer>;
-
-/**
- * How long a copy waits for the first copy's row: while the first one is younger and not stored,
- * the copy's push fails and comes back later (the first is in flight, or retrying). Past it the
- * copy is written under the first one's time (the same row, so it still folds) and fanned out.
- */
-export const COPY_SETTLE_MS = 10 * 60_000;
-
-/** Why storeMessages failed a push on purpose (the handler logs it as a warning). */
-export class NotYet extends Error {}
-
-/**
- * A message that may have been stored already by an earlier push of the same content, beyond the
- * insertId window: a redelivery (attempt > 1) published more than a window ago, or a dead letter.
- * A redelivery that an older release may have stored under its own digest is asked at once.
- */
-function lateCopy(message: PubSubMessage, now: number, legacy: boolean): boolean {
-  if (message.attributes[DEAD_LETTER_SOURCE] !== undefined) return true;
-  if (message.deliveryAttempt <= 1) return false;
-  return legacy || now - Date.parse(message.publishTime) > INSERT_ID_WINDOW_MS;
-}
-
-type EventEntry = { row: InsertRow; event: StoredEvent; message: PubSubMessage };
-type Parsed = EventEntry & { serverFields?: readonly ServerField[]; legacyDigest?: string };
-
 /**
  * Writes a batch of messages: events to `events`, the rest to `invalid_events`. An event
  * row the warehouse refused for good (it passed our schema but not the table's) is written
@@ -637,122 +376,6 @@ export function storeMessages(
     ),
   );
 }
-
-/**
- * How store saw each event it fanned out (core/claims/send-once.ts): the first fan-out of an
- * identity holds the send-once claim for its destinations; any other (a copy, a redelivery) does
- * not. Kept beside the events, not in them: the fan-out reads it (core/delivery/fan-out.ts).
- */
-const sightings = new WeakMap<StoredEvent, Sighting>();
-
-/** How store saw an event's identity when it fanned it out. */
-export interface Sighting {
-  /**
-   * This fan-out is the identity's first: its messages hold the send-once claim. True only for a
-   * push that wrote the row now (no earlier push wrote it, so none fanned it out).
-   */
-  readonly first: boolean;
-  /**
-   * When this push saw the identity (epoch ms). Another fan-out's messages were published at most
-   * one store push after it: the send-once claim's horizon counts from here.
-   */
-  readonly at: number;
-}
-
-/** How store saw this stored event's identity, when it claimed it. */
-export function sightingOf(event: StoredEvent): Sighting | undefined {
-  return sightings.get(event);
-}
-
-/** Marks an event with how its identity was seen, and hands it on. */
-function seen<E extends EventEntry>(entry: E, first: boolean, at: number): E {
-  sightings.set(entry.event, { first, at });
-  return entry;
-}
-
-/** The copy's row and event under the first copy's time. */
-function withTime(entry: Parsed, time: string): Parsed {
-  return {
-    ...entry,
-    row: { ...entry.row, json: { ...entry.row.json, event_time: time } },
-    event: { ...entry.event, event_time: time },
-  };
-}
-
-/**
- * Sorts late copies and claimed events into what to write and what is stored already (fanned out
- * again: a redelivery's earlier attempt may have stopped before its fan-out; a producer's copy
- * is folded by each destination's send-once claim), counting producers' copies. Rejects with NotYet while a copy's first one is young and not stored yet.
- */
-async function settleCopies(
-  late: readonly Parsed[],
-  claimed: readonly Parsed[],
-  deps: { readonly alreadyStored?: AlreadyStored; readonly claim?: ClaimIdentity },
-  now: number,
-): Promise<{ write: EventEntry[]; present: EventEntry[]; copies: number }> {
-  const write: EventEntry[] = [];
-  const present: EventEntry[] = [];
-  let copies = 0;
-  const ask = deps.alreadyStored;
-  const stored = async (e: Parsed): Promise<string | undefined> => {
-    if (!ask) return undefined;
-    const q = { event_id: e.event.event_id, event_time: e.event.event_time };
-    const digests = [e.event.payload_digest as string, ...(e.legacyDigest ? [e.legacyDigest] : [])];
-    const found = await Promise.all(digests.map((d) => ask({ ...q, payload_digest: d })));
-    return digests[found.indexOf(true)];
-  };
-  /** Stored under a legacy digest: the fan-out names the row that is there. */
-  const named = (e: Parsed, digest: string): EventEntry =>
-    digest === e.event.payload_digest ? e : { ...e, event: { ...e.event, payload_digest: digest } };
-  const claim = deps.claim as ClaimIdentity;
-  await Promise.all([
-    ...late.map(async (e) => {
-      const digest = await stored(e);
-      (digest ? present : write).push(digest ? named(e, digest) : e);
-    }),
-    ...claimed.map(async (e) => {
-      const answer = await claim({
-        digest: e.event.payload_digest as string,
-        event_time: e.event.event_time,
-        message_id: e.message.messageId,
-      });
-      // The first sighting: written at once, unless it may have been written before (a late copy).
-      if (answer.first) {
-        const digest = lateCopy(e.message, now, e.legacyDigest !== undefined) ? await stored(e) : undefined;
-        if (digest) present.push(seen(named(e, digest), false, now));
-        else write.push(seen(e, true, now));
-        return;
-      }
-      // The first copy itself, back (a crash between the write and the acknowledgement, a
-      // redelivery), or its dead letter (a new message, the same event): its row may be there
-      // already, whatever the attempt says, so the warehouse is asked first.
-      if (
-        answer.message_id === e.message.messageId ||
-        e.message.attributes[DEAD_LETTER_SOURCE] !== undefined
-      ) {
-        const digest = await stored(e);
-        // Not stored: no earlier attempt wrote it, so none fanned it out, and this is the first.
-        if (digest) present.push(seen(named(e, digest), false, now));
-        else write.push(seen(e, true, now));
-        return;
-      }
-      // A producer's copy: one row, the first one's. It is fanned out again, so each destination's
-      // send-once claim records it as folded (core/claims/send-once.ts), and sends nothing twice.
-      const copy = withTime(e, answer.event_time);
-      const digest = await stored(copy);
-      if (digest) {
-        copies++;
-        present.push(seen(named(copy, digest), false, now));
-      } else if (now - answer.claimed_at < COPY_SETTLE_MS)
-        throw new NotYet(
-          `event ${e.event.event_id} is a copy of message ${answer.message_id}, whose row is not stored yet: trying again later`,
-        );
-      else write.push(seen(copy, false, now));
-    }),
-  ]);
-  return { write, present, copies };
-}
-
 /** The writes of storeMessages; `present` are events found already stored (no write). */
 function writeRows(
   events: readonly EventEntry[],
@@ -822,7 +445,7 @@ async function keepRefused(
     const e = events[r.index] as (typeof events)[number];
     return invalidRow({
       insertId: `${e.message.messageId}/refused`,
-      receivedAt: e.event.received_at ?? iso(now),
+      receivedAt: e.event.received_at ?? isoReceived(now),
       now,
       reason: 'rejected_by_warehouse',
       topic: e.event.topic,

@@ -13,6 +13,7 @@ import { createEgressSender, egressFetch } from '../../adapters/egress.ts';
 import { loadOnce, warmInBackground } from '../../adapters/load-once.ts';
 import { redactProcessOutput } from '../../adapters/log-redaction.ts';
 import { exitAfterFlush, flushBeforeAnswer, setupProcessMetrics } from '../../adapters/metrics.ts';
+import { refreshTokenStore } from '../../adapters/secret-versions.ts';
 import { readSettingsText } from '../../adapters/settings-file.ts';
 import { registryErasedList } from '../../adapters/suppression-list.ts';
 import { setupProcessTracing } from '../../adapters/tracing.ts';
@@ -45,9 +46,12 @@ async function loadServices(): Promise<ForwardCatalogServices> {
     // Locally: judged as in the cloud, then received by the capturing stand-in (docs/local.md).
     ...(config.captureUrl ? { capture: config.captureUrl } : {}),
   });
+  // A rotated OAuth refresh token is written back as a new version of its secret (issue #100).
+  const refreshTokens = refreshTokenStore(config);
   return {
     ...(await deliveryServices(config, 'forward-catalog', erased)),
     fetch: egressFetch(gate, CATALOG_CALL_TIMEOUT_MS),
+    ...(refreshTokens ? { refreshTokens } : {}),
   };
 }
 

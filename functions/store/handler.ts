@@ -10,15 +10,11 @@ import type { DefinedEvents } from '../../core/definitions/defined-events.ts';
 import { apiError } from '../../core/errors.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import { andThen } from '../../core/maybe-async.ts';
+import { type AlreadyStored, type ClaimIdentity, NotYet } from '../../core/store/copies.ts';
+import { DEAD_LETTER_SOURCE, decodeStorePush, type PubSubMessage } from '../../core/store/message.ts';
+import { malformedPushRow } from '../../core/store/rows.ts';
 import {
   type AfterStored,
-  type AlreadyStored,
-  type ClaimIdentity,
-  DEAD_LETTER_SOURCE,
-  decodeStorePush,
-  malformedPushRow,
-  NotYet,
-  type PubSubMessage,
   type StoreConfig,
   type StoreOutcome,
   storeMessages,

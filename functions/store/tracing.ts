@@ -14,7 +14,7 @@ import {
   startSpan,
   tracer,
 } from '../../adapters/tracing.ts';
-import type { PubSubMessage } from '../../core/store/store.ts';
+import type { PubSubMessage } from '../../core/store/message.ts';
 import { traceIdOf } from '../../core/tracing/trace-context.ts';
 import type { RowWriter } from '../../core/warehouse/rows.ts';
 import { TABLES } from '../../core/warehouse/warehouse.ts';

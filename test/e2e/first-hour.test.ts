@@ -14,8 +14,8 @@ import { createServer as createTcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../local/ports.ts';
 import { DEFAULT_PORTS } from '../../local/services.ts';
-import { freePort } from '../../local/supervisor.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { until } from '../support/until.ts';
 

@@ -13,8 +13,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
+import { freePort } from '../../local/ports.ts';
 import { runtimeEnv } from '../../local/services.ts';
-import { freePort } from '../../local/supervisor.ts';
 import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
 import { until } from '../support/until.ts';
 

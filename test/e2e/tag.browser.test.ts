@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { Browser } from 'playwright-core';
-import { freePort } from '../../local/supervisor.ts';
+import { freePort } from '../../local/ports.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { eventbusIn, localBigQuery, REPO, startLocalCli, stopLocal } from '../support/local-start.ts';
 import { until } from '../support/until.ts';

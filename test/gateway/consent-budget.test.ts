@@ -9,7 +9,8 @@
 import assert from 'node:assert/strict';
 import { planFanOut } from '../../core/delivery/fan-out.ts';
 import { plan } from '../../core/plan.ts';
-import { type PubSubMessage, storeConfig, storeMessages } from '../../core/store/store.ts';
+import type { PubSubMessage } from '../../core/store/message.ts';
+import { storeConfig, storeMessages } from '../../core/store/store.ts';
 import type { InsertRow, RowWriter } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 import { worstTcString } from '../support/tc-strings.ts';

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { setupTracing, type Tracing } from '../../adapters/tracing.ts';
-import { freePort } from '../../local/supervisor.ts';
+import { freePort } from '../../local/ports.ts';
 import { tracingInto } from '../support/tracing.ts';
 import { FakePublisher, post, startTestGateway, type TestGateway } from './support.ts';
 

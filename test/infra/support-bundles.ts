@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { FRAMEWORK, REPO_ROOT } from '../../scripts/build-functions.ts';
 
 // The framework CLI prints no port, so it cannot be told to use 0.
-export { freePort } from '../../local/supervisor.ts';
+export { freePort } from '../../local/ports.ts';
 export { linkFramework } from '../../scripts/build-functions.ts';
 
 export const FRAMEWORK_CLI = join(REPO_ROOT, 'node_modules', FRAMEWORK, 'build', 'src', 'main.js');

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { readEnvironmentRecord } from '../../local/environment-record.ts';
+import { freePort } from '../../local/ports.ts';
 import {
   bigqueryEmulator,
   DEFAULT_PORTS,
@@ -19,7 +20,6 @@ import {
 } from '../../local/services.ts';
 import { readSettingsFile } from '../../local/settings-file.ts';
 import {
-  freePort,
   type LocalEnvironment,
   REPLACEMENTS,
   resolvePorts,
@@ -477,7 +477,7 @@ describe('freePort across processes', () => {
    * once (on a loaded machine a fixed wait was not enough).
    */
   async function draw(count: number): Promise<number[][]> {
-    const script = `import { freePort } from ${JSON.stringify(join(root, 'local/supervisor.ts'))};
+    const script = `import { freePort } from ${JSON.stringify(join(root, 'local/ports.ts'))};
 const ports = [];
 for (let i = 0; i < 5; i++) ports.push(await freePort());
 console.log(JSON.stringify(ports));

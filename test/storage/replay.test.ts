@@ -13,7 +13,7 @@ import { createBatchingWriter } from '../../adapters/bigquery-writer.ts';
 import type { PullSource } from '../../cli/commands/backlog.ts';
 import { eventDeadLetterBacklogs, replayEventDeadLetters } from '../../cli/commands/replay.ts';
 import { plan } from '../../core/plan.ts';
-import type { PubSubMessage } from '../../core/store/store.ts';
+import type { PubSubMessage } from '../../core/store/message.ts';
 import { storeConfig } from '../../core/store/store.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
 import { eventually, type StorageStack, startStorageStack, testSettings } from './support.ts';

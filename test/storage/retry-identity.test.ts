@@ -24,14 +24,12 @@ import {
   type ClaimAnswer,
   type ClaimIdentity,
   COPY_SETTLE_MS,
-  messageRows,
   NotYet,
-  type PubSubMessage,
   type StoredQuestion,
   sightingOf,
-  storeConfig,
-  storeMessages,
-} from '../../core/store/store.ts';
+} from '../../core/store/copies.ts';
+import type { PubSubMessage } from '../../core/store/message.ts';
+import { messageRows, storeConfig, storeMessages } from '../../core/store/store.ts';
 import type { InsertRow, RowWriter } from '../../core/warehouse/rows.ts';
 import {
   type EnvelopeContext,

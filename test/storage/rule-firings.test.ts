@@ -9,7 +9,7 @@ import type { Snapshot } from '../../adapters/registry.ts';
 import { createRuleFirings } from '../../adapters/rule-firings.ts';
 import type { StoredEvent } from '../../core/event.ts';
 import type { ResourceVersion } from '../../core/registry/registry.ts';
-import type { PubSubMessage } from '../../core/store/store.ts';
+import type { PubSubMessage } from '../../core/store/message.ts';
 
 const ruleVersion = (name: string, period: string): ResourceVersion => ({
   kind: 'Rule',

@@ -2,17 +2,10 @@ import assert from 'node:assert/strict';
 import { definedEvent, definedEvents } from '../../core/definitions/defined-events.ts';
 import { sha256 } from '../../core/pii.ts';
 import { POISON_STORE_SUBSCRIPTION, plan } from '../../core/plan.ts';
-import {
-  decodeStorePush,
-  INSERT_ID_WINDOW_MS,
-  malformedPushRow,
-  messageRows,
-  type PubSubMessage,
-  type StoredQuestion,
-  storeConfig,
-  storeMessages,
-  topicOf,
-} from '../../core/store/store.ts';
+import { INSERT_ID_WINDOW_MS, type StoredQuestion } from '../../core/store/copies.ts';
+import { decodeStorePush, type PubSubMessage } from '../../core/store/message.ts';
+import { malformedPushRow } from '../../core/store/rows.ts';
+import { messageRows, storeConfig, storeMessages, topicOf } from '../../core/store/store.ts';
 import type { InsertRow, RowRejection, RowWriter } from '../../core/warehouse/rows.ts';
 import type { Settings } from '../../schemas/settings.ts';
 

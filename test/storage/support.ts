@@ -15,6 +15,7 @@ import { type Plan, plan } from '../../core/plan.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../emulators/pubsub/server.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../emulators/storage/server.ts';
+import { freePort } from '../../local/ports.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../local/provision.ts';
 import {
   DEFAULT_PORTS,
@@ -23,7 +24,6 @@ import {
   writeSettingsFile,
 } from '../../local/services.ts';
 import { REPO_ROOT } from '../../local/settings-file.ts';
-import { freePort } from '../../local/supervisor.ts';
 import type { Settings } from '../../schemas/settings.ts';
 
 // Google's clients in this process probe the GCE metadata server unless told not to (docs/google-wire.md §2);

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readSecret } from '../../local/local-secrets.ts';
+import { freePort } from '../../local/ports.ts';
 import { DEFAULT_PORTS } from '../../local/services.ts';
-import { freePort } from '../../local/supervisor.ts';
 import { until } from './until.ts';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -19,11 +19,11 @@ import { checkSettings, formatErrors } from '../../../core/settings.ts';
 import { type BigQueryEmulator, startBigQueryEmulator } from '../../../emulators/bigquery/server.ts';
 import { type PubSubEmulator, startPubSubEmulator } from '../../../emulators/pubsub/server.ts';
 import { type StorageEmulator, startStorageEmulator } from '../../../emulators/storage/server.ts';
+import { freePort } from '../../../local/ports.ts';
 import { emulatorBigQuery, emulatorPubSub, provision } from '../../../local/provision.ts';
 import { type Receiver, type ReceiverOptions, startReceiver } from '../../../local/receiver/server.ts';
 import { functionService, type LocalContext, writeSettingsFile } from '../../../local/services.ts';
 import { REPO_ROOT } from '../../../local/settings-file.ts';
-import { freePort } from '../../../local/supervisor.ts';
 import type { Settings } from '../../../schemas/settings.ts';
 
 export const SIGNING_KEY_NAME = 'TEST_WEBHOOK_KEY';

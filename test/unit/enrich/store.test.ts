@@ -12,7 +12,8 @@ import { storedEventFromRow } from '../../../core/delivery/replay.ts';
 import { createEnricher, referrerTable } from '../../../core/enrich/index.ts';
 import type { StoredEvent } from '../../../core/event.ts';
 import { plan } from '../../../core/plan.ts';
-import { decodeStorePush, messageRows, type StoreConfig, storeConfig } from '../../../core/store/store.ts';
+import { decodeStorePush } from '../../../core/store/message.ts';
+import { messageRows, type StoreConfig, storeConfig } from '../../../core/store/store.ts';
 import { eventColumns } from '../../../core/warehouse/warehouse.ts';
 import type { Destination, Settings } from '../../../schemas/settings.ts';
 
