@@ -2,9 +2,10 @@
  * A backfill (docs/delivery.md#backfill): a slice replay to a destination added after some of the
  * slice's events were stored. Pure parts, used by the one slice replay (slice-replay.ts) that the
  * CLI and the scheduler's Replay job share:
- * - when the destination went live: its first ledger row not written by a replay (`store` writes
- *   one for every event it decides, sent or skipped, from the moment the settings hold the
- *   destination); an event stored before that was never fanned out to it, and is backfilled;
+ * - when the destination went live: when the event of its first ledger row not written by a
+ *   replay was received (`store` writes one for every event it decides, sent or skipped, from the
+ *   moment the settings hold the destination); an event received before it was never fanned out
+ *   to it, and is backfilled;
  * - the platform's own age limit (its folder's age-limit.ts), applied to every event a replay
  *   would send, so an event the platform would refuse is a `skipped` row naming the limit;
  * - consent as collected, narrowed by a later withdrawal: the person's newest later event that
@@ -15,9 +16,19 @@ import type { StoredEvent } from '../event.ts';
 import { PLATFORM_FACTS } from '../platforms/facts.ts';
 import { tableRef } from '../warehouse/table-plan.ts';
 
-/** The first row `store` or `forward` wrote for the destination outside a replay: when it went live. */
+/**
+ * When the destination went live: when the first event it was decided for outside a replay (its
+ * first ledger row by `store` or `forward`) was received. That event and every later one were
+ * fanned out to it; an event received before it never was.
+ */
 export function wentLiveQuery(project: string, dataset: string): string {
-  return `SELECT MIN(recorded_at) AS went_live FROM ${tableRef(project, dataset, 'deliveries')} WHERE destination = @destination AND NOT replay`;
+  const deliveries = tableRef(project, dataset, 'deliveries');
+  return [
+    `SELECT MIN(e.received_at) AS went_live FROM ${deliveries} d`,
+    `JOIN ${tableRef(project, dataset, 'events_dedup')} e ON e.event_id = d.event_id`,
+    'WHERE d.destination = @destination AND NOT d.replay',
+    `AND d.recorded_at = (SELECT MIN(recorded_at) FROM ${deliveries} WHERE destination = @destination AND NOT replay)`,
+  ].join(' ');
 }
 
 /** The went-live instant from the query's row; none (it never saw an event yet): `now`. */
